@@ -1,0 +1,32 @@
+// Bundles the action's entry points and the CLI into dist/ (committed: the runner executes it as is).
+import commonjs from "@rollup/plugin-commonjs";
+import json from "@rollup/plugin-json";
+import { nodeResolve } from "@rollup/plugin-node-resolve";
+import typescript from "@rollup/plugin-typescript";
+
+export default {
+  input: {
+    cli: "src/cli.ts",
+    "action/main": "src/action/main.ts",
+    "action/post": "src/action/post.ts",
+  },
+  output: {
+    dir: "dist",
+    format: "es",
+    entryFileNames: "[name].js",
+    chunkFileNames: "chunks/[name].js",
+    sourcemap: false,
+  },
+  plugins: [
+    typescript({ tsconfig: "./tsconfig.build.json" }),
+    nodeResolve({ preferBuiltins: true, exportConditions: ["node"] }),
+    commonjs(),
+    json(),
+  ],
+  onwarn(warning, warn) {
+    // Dependencies (the Actions toolkit, Azure SDK) use `this` at module scope and circular imports.
+    if (["THIS_IS_UNDEFINED", "CIRCULAR_DEPENDENCY", "INVALID_ANNOTATION"].includes(warning.code ?? ""))
+      return;
+    warn(warning);
+  },
+};

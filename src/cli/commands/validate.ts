@@ -1,0 +1,57 @@
+import { defaultConfigFile, loadConfig } from "../../config/load.js";
+import { renderSummary, summarizeConfig } from "../../config/summary.js";
+import { type CliCommand, parseCommandArgs, stringOption } from "../command.js";
+import { ExitCode } from "../errors.js";
+
+export const validateCommand: CliCommand = {
+  name: "validate",
+  summary: "check a config file and print what it will run",
+  usage: `Usage: vllm-perf-gate validate [--config FILE] [--json]
+
+Reads the config, checks it against the schema and prints a normalised summary: cells, load,
+requests per run, runs per side and an estimate of GPU time.
+
+Options:
+  -c, --config FILE  config file (default: ${defaultConfigFile})
+      --json         print the normalised config as JSON instead of the summary
+  -h, --help         show this help
+
+Every problem is reported at once, each with the file, line, the path in the YAML
+(e.g. cells[2].load.rate) and what was expected. \${VAR} and \${VAR:-default} in values are read
+from the environment; their values are never printed.
+Exit codes: 0 valid, 2 invalid (or unreadable).
+`,
+  async run(argv, io) {
+    const args = parseCommandArgs(argv, {
+      config: { type: "string", short: "c" },
+      json: { type: "boolean" },
+    });
+    if (args.help) {
+      io.stdout.write(this.usage);
+      return ExitCode.ok;
+    }
+    const file = stringOption(args, "config") ?? defaultConfigFile;
+    const loaded = await loadConfig(file, { env: io.env, cwd: io.cwd });
+    if (args.values.json === true) {
+      // Values that came from the environment are replaced by their template: they may be secrets.
+      const masked = JSON.parse(JSON.stringify(loaded.config)) as Record<string, unknown>;
+      for (const [path, template] of loaded.fromEnvironment) setDottedPath(masked, path, template);
+      io.stdout.write(`${JSON.stringify(masked, null, 2)}\n`);
+      return ExitCode.ok;
+    }
+    io.stdout.write(renderSummary(file, summarizeConfig(loaded.config, loaded.fromEnvironment)));
+    return ExitCode.ok;
+  },
+};
+
+function setDottedPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const segments = path.match(/[^.[\]]+/g) ?? [];
+  let node: unknown = target;
+  segments.forEach((segment, index) => {
+    if (node === null || typeof node !== "object") return;
+    const key = /^\d+$/.test(segment) ? Number(segment) : segment;
+    const container = node as Record<string | number, unknown>;
+    if (index === segments.length - 1) container[key] = value;
+    else node = container[key];
+  });
+}

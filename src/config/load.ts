@@ -1,0 +1,214 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { isAbsolute, resolve } from "node:path";
+import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import type { z } from "zod";
+import { InputError } from "../cli/errors.js";
+import { describeValue } from "./fields.js";
+import { formatPath, interpolateEnvironment } from "./interpolate.js";
+import { type Config, configSchema, duplicateCellNames } from "./schema.js";
+
+export interface ConfigProblem {
+  /** `cells[2].load.rate` */
+  path: string;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+export interface LoadedConfig {
+  config: Config;
+  /** Absolute path of the file read. */
+  path: string;
+  /** sha256 of the file's bytes: part of the fingerprint, so a changed config is never compared silently. */
+  sha256: string;
+  /** Paths whose values came from `${VAR}`; shown as their template, never as their value. */
+  fromEnvironment: Map<string, string>;
+}
+
+export class ConfigError extends InputError {
+  constructor(
+    readonly file: string,
+    readonly problems: readonly ConfigProblem[],
+  ) {
+    super(
+      `${file}: ${problems.length} problem${problems.length === 1 ? "" : "s"} in the config\n` +
+        problems
+          .map((problem) => {
+            const where = problem.line ? `${file}:${problem.line}:${problem.column ?? 1} ` : "";
+            return `  ${where}${problem.path}: ${problem.message}`;
+          })
+          .join("\n"),
+    );
+  }
+}
+
+export const defaultConfigFile = "vllm-perf-gate.yml";
+
+export async function loadConfig(
+  file: string,
+  options: { env?: Readonly<Record<string, string | undefined>>; cwd?: string } = {},
+): Promise<LoadedConfig> {
+  const path = isAbsolute(file) ? file : resolve(options.cwd ?? process.cwd(), file);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason =
+      code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : String(error);
+    throw new InputError(
+      `${file}: cannot read the config (${reason}). Create one with \`vllm-perf-gate init --preset chat\`.`,
+    );
+  }
+  return parseConfigText(bytes.toString("utf8"), file, {
+    env: options.env ?? process.env,
+    absolutePath: path,
+    sha256: createHash("sha256").update(bytes).digest("hex"),
+  });
+}
+
+export function parseConfigText(
+  text: string,
+  file: string,
+  options: {
+    env?: Readonly<Record<string, string | undefined>>;
+    absolutePath?: string;
+    sha256?: string;
+  } = {},
+): LoadedConfig {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  if (document.errors.length > 0) {
+    throw new ConfigError(
+      file,
+      document.errors.map((error) => {
+        const position = error.linePos?.[0];
+        return {
+          path: "(YAML syntax)",
+          message: (error.message.split("\n")[0] ?? error.message).replace(/ at line \d+, column \d+:?$/, ""),
+          ...(position ? { line: position.line, column: position.col } : {}),
+        };
+      }),
+    );
+  }
+  const raw: unknown = document.toJS();
+  if (raw === null || raw === undefined) {
+    throw new ConfigError(file, [
+      {
+        path: "(top level)",
+        message: "the file is empty; expected a mapping with version, server, model and cells",
+      },
+    ]);
+  }
+  const interpolated = interpolateEnvironment(raw, options.env ?? {});
+  const locate = (path: readonly PropertyKey[]) =>
+    locateNode(document.contents as Node | null, path, lineCounter);
+  const problems: ConfigProblem[] = interpolated.problems.map((problem) => ({
+    path: formatPath(problem.path),
+    message: problem.message,
+    ...locate(problem.path),
+  }));
+
+  const result = configSchema.safeParse(interpolated.value, { reportInput: true });
+  if (!result.success) {
+    problems.push(...issuesToProblems(result.error.issues, interpolated.fromEnvironment, locate));
+    // Refinements do not run while fields are invalid, but a duplicate name is worth reporting at once.
+    const cells = (interpolated.value as { cells?: unknown } | null)?.cells;
+    if (Array.isArray(cells)) {
+      for (const problem of duplicateCellNames(cells)) {
+        problems.push({ path: formatPath(problem.path), message: problem.message, ...locate(problem.path) });
+      }
+    }
+  }
+  if (problems.length > 0 || !result.success) throw new ConfigError(file, orderProblems(problems));
+  return {
+    config: result.data,
+    path: options.absolutePath ?? file,
+    sha256: options.sha256 ?? createHash("sha256").update(text).digest("hex"),
+    fromEnvironment: interpolated.fromEnvironment,
+  };
+}
+
+/** By position in the file, without repeats (a refinement and a field check can say the same thing). */
+function orderProblems(problems: ConfigProblem[]): ConfigProblem[] {
+  const seen = new Set<string>();
+  return problems
+    .filter((problem) => {
+      const key = `${problem.path}\u0000${problem.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+}
+
+function issuesToProblems(
+  issues: readonly z.core.$ZodIssue[],
+  fromEnvironment: Map<string, string>,
+  locate: (path: readonly PropertyKey[]) => { line?: number; column?: number },
+): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const issue of issues) {
+    // A union reports each branch's failure; the user needs the branch closest to what they wrote, i.e.
+    // one whose errors are not simply "this is the wrong type of value".
+    if (issue.code === "invalid_union" && issue.errors.length > 0) {
+      const plausible = issue.errors.filter(
+        (branch) => !branch.every((inner) => inner.path.length === 0 && inner.code === "invalid_type"),
+      );
+      if (plausible.length > 0) {
+        const best = plausible.reduce((a, b) => (a.length <= b.length ? a : b));
+        problems.push(
+          ...issuesToProblems(
+            best.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }) as z.core.$ZodIssue),
+            fromEnvironment,
+            locate,
+          ),
+        );
+        continue;
+      }
+    }
+    const path = formatPath(issue.path);
+    let message = issue.message;
+    const template = fromEnvironment.get(path);
+    if (template !== undefined) {
+      // The value may be a secret: replace any echo of it with the template that produced it.
+      message = message.replace(/, got .*$/, `, got the value of ${template} (not shown)`);
+    }
+    if (issue.code === "invalid_value" && !/^expected /.test(message)) {
+      const got =
+        template !== undefined
+          ? `the value of ${template} (not shown)`
+          : describeValue((issue as { input?: unknown }).input);
+      message = `expected one of ${issue.values.map((value) => JSON.stringify(value)).join(", ")}, got ${got}`;
+    }
+    if (issue.code === "invalid_type" && !/^expected /.test(message)) {
+      message = `expected ${issue.expected}, got ${describeValue((issue as { input?: unknown }).input)}`;
+    }
+    problems.push({ path, message, ...locate(issue.path) });
+  }
+  return problems;
+}
+
+function locateNode(
+  root: Node | null,
+  path: readonly PropertyKey[],
+  lineCounter: LineCounter,
+): { line?: number; column?: number } {
+  let node: unknown = root;
+  let lastFound: unknown = root;
+  for (const segment of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isScalar(item.key) && item.key.value === segment);
+      node = pair ? (pair.value ?? pair.key) : undefined;
+    } else if (isSeq(node) && typeof segment === "number") {
+      node = node.items[segment];
+    } else node = undefined;
+    if (node === undefined) break;
+    lastFound = node;
+  }
+  const range = (lastFound as { range?: [number, number, number] } | undefined)?.range;
+  if (!range) return {};
+  const position = lineCounter.linePos(range[0]);
+  return { line: position.line, column: position.col };
+}

@@ -1,0 +1,274 @@
+/**
+ * Starter configs written by `vllm-perf-gate init --preset NAME`. They are YAML text (not objects) so the
+ * comments that explain each choice reach the user's file; a test validates every preset with every
+ * server kind.
+ */
+export const presetNames = ["chat", "rag", "batch", "matrix-18"] as const;
+export type PresetName = (typeof presetNames)[number];
+
+export const serverKinds = ["docker", "command", "external", "sim"] as const;
+export type ServerKind = (typeof serverKinds)[number];
+
+export const presetDescriptions: Record<PresetName, string> = {
+  chat: "an interactive assistant: short prompts, medium answers, usual and near-capacity load",
+  rag: "retrieval-augmented answers: one long document, many short questions (prefix reuse) and fresh documents",
+  batch: "offline generation: long outputs at high concurrency, judged on completed volume",
+  "matrix-18":
+    "the validation matrix: 3 task types x fresh/reused prefix x low/usual/near-capacity load, plus a traffic spike",
+};
+
+const header = (preset: PresetName, schemaRef: string) => `# yaml-language-server: $schema=${schemaRef}
+# vllm-perf-gate config (preset: ${preset}): ${presetDescriptions[preset]}.
+# Reference: README.md#config-reference. Check it with: npx vllm-perf-gate validate --config <this file>
+version: 1
+name: ${preset}
+seed: 0
+`;
+
+function serverBlock(kind: ServerKind): string {
+  switch (kind) {
+    case "docker":
+      return `
+# How the server is started. Pin the image by digest (docker inspect --format '{{index .RepoDigests 0}}' IMAGE)
+# so that a new image is a declared change, not noise.
+server:
+  kind: docker
+  image: vllm/vllm-openai:v0.11.0
+  args: [--max-num-seqs, "256", --max-num-batched-tokens, "8192", --generation-config, vllm]
+  env: [HF_TOKEN]            # names only: values come from the runner's environment and are redacted from logs
+  gpus: all
+  port: 8000
+  hf_cache_dir: /opt/hf-cache
+  startup_timeout_s: 900
+  lifecycle: per-cell        # per-run restarts the server before every run: captures start-to-start variance, costs a start each run
+`;
+    case "command":
+      return `
+# How the server is started: any command line, e.g. vLLM from a virtualenv on the runner.
+server:
+  kind: command
+  argv: [.venv/bin/vllm, serve, Qwen/Qwen3-0.6B, --port, "8000", --max-num-seqs, "256", --generation-config, vllm]
+  env: { VLLM_SERVER_DEV_MODE: "1" }   # lets the gate reset the prefix cache between runs
+  port: 8000
+  startup_timeout_s: 900
+  lifecycle: per-cell
+`;
+    case "external":
+      return `
+# A server the team already runs (e.g. a multi-node deployment): nothing is started, it is probed and measured.
+server:
+  kind: external
+  base_url: \${VLLM_BASE_URL:-http://127.0.0.1:8000}
+  api_key_env: VLLM_API_KEY  # the name of the variable holding the key, never the key itself
+  startup_timeout_s: 60
+`;
+    case "sim":
+      return `
+# The built-in vLLM-compatible simulator: no GPU needed (demos, trying the tool, testing the workflow).
+server:
+  kind: sim
+  profile: small-gpu
+  seed: 0
+  lifecycle: per-cell
+`;
+  }
+}
+
+const model = (kind: ServerKind) => `
+# The served model name sent in requests, and the revisions pinned and recorded with every result.
+model:
+  name: ${kind === "sim" ? "sim-model" : "Qwen/Qwen3-0.6B"}
+  revision: main
+  tokenizer_revision: main
+  max_model_len: 32768
+
+# Sampling is frozen: every field is sent explicitly (vLLM's defaults changed between versions).
+sampling:
+  temperature: 0
+  top_p: 1
+  ignore_eos: true           # exact output lengths: fewer moving parts between runs
+`;
+
+const gate = `
+# Runs per side: the gate decides after min runs and adds runs while the verdict is inconclusive, up to max.
+repeats:
+  min: 3
+  max: 10
+
+# What blocks a merge. Every other metric is reported as advisory.
+gate:
+  metrics: [ttft_p95, tpot_p95, e2el_p95, output_throughput, error_rate]
+  tolerance: 0.05            # changes within 5% are not regressions
+  confidence: 0.95           # family-wise, over all gated metrics of all cells (Holm)
+  fail_on: regression        # or: inconclusive (stricter), never (report only)
+  error_rate_limit: 0.01
+  allowed_differences: [server.image, server.args]   # the thing a PR may change; anything else makes results not comparable
+
+cost:
+  gpu_hourly_usd: 4.0        # optional: prints cost per 1,000 successful requests
+`;
+
+const chatCells = `
+cells:
+  - name: chat-usual
+    description: short conversations at the usual arrival rate
+    endpoint: chat
+    dataset:
+      type: synthetic
+      input_tokens: { distribution: lognormal, median: 256, sigma: 0.6, min: 16, max: 2048 }
+      output_tokens: { distribution: lognormal, median: 200, sigma: 0.5, min: 16, max: 1024 }
+    load: { type: rate, rate: 4, burstiness: 1, max_concurrency: 128 }
+    size: { requests: 300 }
+    warmup: { requests: 8 }
+    prefix: fresh
+    slo: { ttft_ms: 500, tpot_ms: 50, e2el_ms: 15000 }
+  - name: chat-peak
+    description: the same conversations near capacity
+    endpoint: chat
+    dataset:
+      type: synthetic
+      input_tokens: { distribution: lognormal, median: 256, sigma: 0.6, min: 16, max: 2048 }
+      output_tokens: { distribution: lognormal, median: 200, sigma: 0.5, min: 16, max: 1024 }
+    load: { type: concurrency, concurrency: 64 }
+    size: { requests: 300 }
+    warmup: { requests: 8 }
+    prefix: fresh
+    slo: { ttft_ms: 1000, tpot_ms: 80, e2el_ms: 25000 }
+`;
+
+const ragCells = `
+cells:
+  - name: rag-reuse
+    description: many short questions over one long document (the prefix cache should serve the document)
+    endpoint: chat
+    dataset:
+      type: long_document
+      num_documents: 4
+      document_tokens: 6000
+      question_tokens: { distribution: uniform, min: 16, max: 64 }
+      output_tokens: { distribution: uniform, min: 48, max: 160 }
+    load: { type: rate, rate: 2, burstiness: 1, max_concurrency: 64 }
+    size: { requests: 250 }
+    warmup: { requests: 4 }
+    prefix: reuse
+    slo: { ttft_ms: 1500, tpot_ms: 60, e2el_ms: 12000 }
+  - name: rag-fresh
+    description: a new long document with every question (no reuse, so prefill-bound)
+    endpoint: completions
+    dataset:
+      type: synthetic
+      input_tokens: { distribution: uniform, min: 4000, max: 8000 }
+      output_tokens: { distribution: uniform, min: 48, max: 160 }
+    load: { type: rate, rate: 1, burstiness: 1, max_concurrency: 64 }
+    size: { requests: 200 }
+    warmup: { requests: 4 }
+    prefix: fresh
+    slo: { ttft_ms: 3000, tpot_ms: 60, e2el_ms: 15000 }
+`;
+
+const batchCells = `
+cells:
+  - name: batch-long-output
+    description: long generations at a fixed high concurrency; completed volume matters most
+    endpoint: completions
+    dataset:
+      type: synthetic
+      input_tokens: { distribution: uniform, min: 256, max: 768 }
+      output_tokens: { distribution: fixed, value: 1024 }
+    load: { type: concurrency, concurrency: 128 }
+    size: { requests: 256 }
+    warmup: { requests: 8 }
+    prefix: fresh
+    slo: { e2el_ms: 120000 }
+`;
+
+interface MatrixTask {
+  name: string;
+  description: string;
+  endpoint: "chat" | "completions";
+  fresh: string;
+  reuse: string;
+  rates: [number, number, number];
+  slo: string;
+}
+
+const matrixTasks: MatrixTask[] = [
+  {
+    name: "chat",
+    description: "short conversation",
+    endpoint: "chat",
+    fresh: `{ type: synthetic, input_tokens: { distribution: lognormal, median: 256, sigma: 0.6, min: 16, max: 2048 }, output_tokens: { distribution: lognormal, median: 200, sigma: 0.5, min: 16, max: 1024 } }`,
+    reuse: `{ type: shared_prefix, num_prefixes: 8, prefix_tokens: 512, suffix_tokens: { distribution: uniform, min: 32, max: 256 }, output_tokens: { distribution: lognormal, median: 200, sigma: 0.5, min: 16, max: 1024 } }`,
+    rates: [1, 4, 8],
+    slo: "{ ttft_ms: 500, tpot_ms: 50, e2el_ms: 15000 }",
+  },
+  {
+    name: "rag",
+    description: "long document, short answer",
+    endpoint: "completions",
+    fresh: `{ type: synthetic, input_tokens: { distribution: uniform, min: 4000, max: 8000 }, output_tokens: { distribution: uniform, min: 48, max: 160 } }`,
+    reuse: `{ type: long_document, num_documents: 4, document_tokens: 6000, question_tokens: { distribution: uniform, min: 16, max: 64 }, output_tokens: { distribution: uniform, min: 48, max: 160 } }`,
+    rates: [0.5, 1, 2],
+    slo: "{ ttft_ms: 3000, tpot_ms: 60, e2el_ms: 15000 }",
+  },
+  {
+    name: "longgen",
+    description: "long output",
+    endpoint: "completions",
+    fresh: `{ type: synthetic, input_tokens: { distribution: uniform, min: 128, max: 512 }, output_tokens: { distribution: fixed, value: 1024 } }`,
+    reuse: `{ type: shared_prefix, num_prefixes: 4, prefix_tokens: 256, suffix_tokens: { distribution: uniform, min: 32, max: 128 }, output_tokens: { distribution: fixed, value: 1024 } }`,
+    rates: [0.5, 1, 2],
+    slo: "{ tpot_ms: 60, e2el_ms: 90000 }",
+  },
+];
+
+function matrixCells(): string {
+  const loads = ["low", "usual", "peak"] as const;
+  const lines = [
+    "",
+    "# 3 task types x fresh/reused prefix x low/usual/near-capacity load = 18 cells, plus a spike.",
+    "# Set the three rates of each task from your own traffic (low, usual, near the knee).",
+    "cells:",
+  ];
+  for (const task of matrixTasks) {
+    for (const prefix of ["fresh", "reuse"] as const) {
+      loads.forEach((load, index) => {
+        lines.push(
+          `  - name: ${task.name}-${prefix}-${load}`,
+          `    description: ${task.description}, ${prefix === "fresh" ? "no reusable prefix" : "reused prefix"}, ${load} load`,
+          `    endpoint: ${task.endpoint}`,
+          `    dataset: ${prefix === "fresh" ? task.fresh : task.reuse}`,
+          `    load: { type: rate, rate: ${task.rates[index]}, burstiness: 1, max_concurrency: 256 }`,
+          `    size: { requests: ${load === "peak" ? 400 : 240} }`,
+          `    warmup: { requests: 4 }`,
+          `    prefix: ${prefix}`,
+          `    slo: ${task.slo}`,
+        );
+      });
+    }
+  }
+  lines.push(
+    `  - name: spike`,
+    `    description: a sudden rush of users on top of usual chat traffic (effective rate, queueing, failures)`,
+    `    endpoint: chat`,
+    `    dataset: ${matrixTasks[0]!.fresh}`,
+    `    load:`,
+    `      type: stages`,
+    `      max_concurrency: 512`,
+    `      stages:`,
+    `        - { duration_s: 30, rate: 4 }`,
+    `        - { duration_s: 15, rate: 24 }`,
+    `        - { duration_s: 30, rate: 4 }`,
+    `    size: { duration_s: 75 }`,
+    `    warmup: { requests: 4 }`,
+    `    prefix: fresh`,
+    `    slo: ${matrixTasks[0]!.slo}`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+/** `schemaRef` is the path or URL of schema/vllm-perf-gate.schema.json that editors should use. */
+export function presetText(preset: PresetName, kind: ServerKind, schemaRef: string): string {
+  const cells = { chat: chatCells, rag: ragCells, batch: batchCells, "matrix-18": matrixCells() }[preset];
+  return `${header(preset, schemaRef)}${serverBlock(kind)}${model(kind)}${cells}${gate}`;
+}

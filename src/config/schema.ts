@@ -1,0 +1,447 @@
+import { z } from "zod";
+import {
+  choice,
+  describeValue,
+  envVarName,
+  fraction,
+  httpUrl,
+  nonEmptyString,
+  nonNegativeInt,
+  nonNegativeNumber,
+  port,
+  positiveInt,
+  positiveNumber,
+  strictObject,
+} from "./fields.js";
+import { gatedMetricNames, metricNames } from "./metric-names.js";
+
+/**
+ * The config file `vllm-perf-gate.yml`: the single source of truth for its shape, its defaults and its
+ * documentation. The JSON Schema in `schema/` and the README's reference are generated from it.
+ */
+
+const startupTimeout = positiveNumber("a positive number of seconds")
+  .default(900)
+  .describe("Seconds to wait for /health and /v1/models to answer before giving up.");
+
+const serverLifecycle = z
+  .enum(["per-run", "per-cell"])
+  .default("per-cell")
+  .describe(
+    "per-cell: one server for all runs of a cell, prefix cache reset between runs (cheaper). per-run: a fresh server for every run (captures start-to-start variance, costs a start-up per run).",
+  );
+
+const apiKeyEnv = envVarName()
+  .optional()
+  .describe("Name of the environment variable holding the API key sent as a Bearer token.");
+
+const dockerServer = strictObject({
+  kind: z.literal("docker"),
+  image: nonEmptyString("a container image such as vllm/vllm-openai@sha256:...").describe(
+    "The vLLM image, pinned by digest (vllm/vllm-openai@sha256:...) for reproducibility; a tag-only pin gets a warning.",
+  ),
+  args: z
+    .array(z.string())
+    .default([])
+    .describe("vLLM engine arguments passed after the image, e.g. [--max-num-seqs, '256']."),
+  env: z
+    .array(envVarName())
+    .default([])
+    .describe(
+      "Names of environment variables passed through to the container, e.g. [HF_TOKEN]. Their values are redacted from logs.",
+    ),
+  gpus: nonEmptyString().default("all").describe("Value for docker --gpus (all, a count, or device=0,1)."),
+  port: port().default(8000).describe("Host port the server listens on."),
+  hf_cache_dir: z
+    .string()
+    .optional()
+    .describe("Host directory mounted as /root/.cache/huggingface so weights are not downloaded each run."),
+  docker_args: z
+    .array(z.string())
+    .default([])
+    .describe("Extra arguments for docker run itself (before the image)."),
+  api_key_env: apiKeyEnv,
+  startup_timeout_s: startupTimeout,
+  lifecycle: serverLifecycle,
+});
+
+const commandServer = strictObject({
+  kind: z.literal("command"),
+  argv: z
+    .array(z.string())
+    .min(1, "expected a non-empty list such as [vllm, serve, MODEL]")
+    .describe(
+      "The command and its arguments, e.g. [.venv/bin/vllm, serve, Qwen/Qwen3-0.6B, --port, '8000'].",
+    ),
+  env: z.record(z.string(), z.string()).default({}).describe("Extra environment for the process."),
+  cwd: z.string().optional().describe("Working directory of the process."),
+  port: port().default(8000).describe("Port the command's server listens on."),
+  host: nonEmptyString().default("127.0.0.1").describe("Host the client connects to."),
+  api_key_env: apiKeyEnv,
+  startup_timeout_s: startupTimeout,
+  lifecycle: serverLifecycle,
+});
+
+const externalServer = strictObject({
+  kind: z.literal("external"),
+  base_url: httpUrl().describe(
+    "Base URL of a running OpenAI-compatible server, e.g. https://vllm.internal:8000.",
+  ),
+  metrics_url: httpUrl()
+    .optional()
+    .describe("Where Prometheus metrics are scraped, when not base_url + /metrics."),
+  api_key_env: apiKeyEnv,
+  startup_timeout_s: startupTimeout,
+});
+
+const simServer = strictObject({
+  kind: z.literal("sim"),
+  profile: nonEmptyString()
+    .default("small-gpu")
+    .describe("A built-in simulator profile name or a path to a profile file."),
+  set: z
+    .record(z.string(), z.union([z.number(), z.string(), z.boolean()]))
+    .default({})
+    .describe("Profile overrides, as `vllm-perf-gate sim --set key=value`."),
+  seed: nonNegativeInt()
+    .default(0)
+    .describe("Seed of the simulator's speed noise; each server start draws from it."),
+  port: port().default(0).describe("Port to listen on; 0 picks a free one."),
+  args: z
+    .array(z.string())
+    .default([])
+    .describe("Extra vLLM engine flags for the simulator, e.g. [--max-num-seqs, '64']."),
+  api_key_env: apiKeyEnv,
+  startup_timeout_s: startupTimeout,
+  lifecycle: serverLifecycle,
+});
+
+export const serverSchema = choice(
+  "kind",
+  [dockerServer, commandServer, externalServer, simServer],
+  ["docker", "command", "external", "sim"],
+).describe(
+  "How to get a server: start a pinned container, run a command, use a running endpoint, or the built-in simulator.",
+);
+
+const modelSchema = strictObject({
+  name: nonEmptyString().describe(
+    "The served model name sent in requests (vLLM's --served-model-name or the model id).",
+  ),
+  source: z.string().optional().describe("Hugging Face repository id when it differs from name."),
+  revision: nonEmptyString("a commit hash or tag")
+    .optional()
+    .describe("Model revision (commit) pinned and recorded."),
+  tokenizer_revision: z.string().optional().describe("Tokenizer revision pinned and recorded."),
+  max_model_len: positiveInt()
+    .optional()
+    .describe("Expected max_model_len; prompts longer than it are rejected by validate."),
+});
+
+const samplingSchema = strictObject({
+  temperature: nonNegativeNumber()
+    .default(0)
+    .describe("Sent with every request (vLLM's default changed across versions, so it is always explicit)."),
+  top_p: z.number().gt(0).max(1).default(1),
+  top_k: z.number().int().min(-1).optional(),
+  min_p: fraction().optional(),
+  seed: nonNegativeInt().optional().describe("Per-request sampling seed; omitted when unset."),
+  ignore_eos: z
+    .boolean()
+    .default(true)
+    .describe("Generate exactly the requested output length (recommended for gating: fewer moving parts)."),
+  min_tokens: nonNegativeInt().optional(),
+  repetition_penalty: positiveNumber().optional(),
+  extra_body: z
+    .record(z.string(), z.unknown())
+    .default({})
+    .describe("Extra JSON fields merged into every request body."),
+});
+
+const fixedLength = strictObject({ distribution: z.literal("fixed"), value: positiveInt() });
+const uniformLength = strictObject({
+  distribution: z.literal("uniform"),
+  min: positiveInt(),
+  max: positiveInt(),
+});
+const normalLength = strictObject({
+  distribution: z.literal("normal"),
+  mean: positiveNumber(),
+  sd: nonNegativeNumber(),
+  min: positiveInt().default(1),
+  max: positiveInt().optional(),
+});
+const lognormalLength = strictObject({
+  distribution: z.literal("lognormal"),
+  median: positiveNumber(),
+  sigma: nonNegativeNumber(),
+  min: positiveInt().default(1),
+  max: positiveInt().optional(),
+});
+
+export const lengthSchema = z
+  .union(
+    [
+      positiveInt("a token count (whole number >= 1) or a distribution mapping"),
+      choice(
+        "distribution",
+        [fixedLength, uniformLength, normalLength, lognormalLength],
+        ["fixed", "uniform", "normal", "lognormal"],
+      ),
+    ],
+    {
+      error: (issue) =>
+        `expected a token count (whole number >= 1) or a distribution mapping, got ${describeValue(issue.input)}`,
+    },
+  )
+  .describe(
+    "A token count, or a distribution: fixed, uniform (min..max), normal (mean, sd) or lognormal (median, sigma), clipped to [min, max].",
+  );
+
+const syntheticDataset = strictObject({
+  type: z.literal("synthetic"),
+  input_tokens: lengthSchema,
+  output_tokens: lengthSchema,
+});
+const sharegptDataset = strictObject({
+  type: z.literal("sharegpt"),
+  path: nonEmptyString("a path to a ShareGPT JSON file"),
+  output_tokens: lengthSchema.optional().describe("Override the dataset's own answer lengths."),
+  max_input_tokens: positiveInt().optional().describe("Skip conversations whose prompt is longer."),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
+    .optional()
+    .describe("Expected checksum; the run fails when the file differs."),
+});
+const jsonlDataset = strictObject({
+  type: z.literal("jsonl"),
+  path: nonEmptyString("a path to a JSONL file"),
+  output_tokens: lengthSchema.optional().describe("Used for lines without max_tokens."),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
+    .optional(),
+});
+const sharedPrefixDataset = strictObject({
+  type: z.literal("shared_prefix"),
+  num_prefixes: positiveInt(),
+  prefix_tokens: positiveInt(),
+  suffix_tokens: lengthSchema,
+  output_tokens: lengthSchema,
+});
+const longDocumentDataset = strictObject({
+  type: z.literal("long_document"),
+  num_documents: positiveInt().default(1),
+  document_tokens: positiveInt(),
+  question_tokens: lengthSchema,
+  output_tokens: lengthSchema,
+});
+
+export const datasetSchema = choice(
+  "type",
+  [syntheticDataset, sharegptDataset, jsonlDataset, sharedPrefixDataset, longDocumentDataset],
+  ["synthetic", "sharegpt", "jsonl", "shared_prefix", "long_document"],
+);
+
+const concurrencyLoad = strictObject({
+  type: z.literal("concurrency"),
+  concurrency: positiveInt().describe("Requests kept in flight (closed loop)."),
+});
+const rateLoad = strictObject({
+  type: z.literal("rate"),
+  rate: positiveNumber().describe("Requests per second (open loop, on an absolute schedule)."),
+  burstiness: positiveNumber()
+    .default(1)
+    .describe("Gamma shape of inter-arrival gaps: 1 = Poisson, < 1 burstier, large = regular."),
+  max_concurrency: positiveInt()
+    .optional()
+    .describe("Cap on requests in flight; arrivals beyond it wait in the client (measured)."),
+});
+const stageSchema = strictObject({
+  duration_s: positiveNumber("a positive number of seconds"),
+  rate: positiveNumber().optional(),
+  concurrency: positiveInt().optional(),
+  burstiness: positiveNumber().default(1),
+}).refine((stage) => (stage.rate === undefined) !== (stage.concurrency === undefined), {
+  message: "expected exactly one of rate or concurrency in each stage",
+});
+const stagesLoad = strictObject({
+  type: z.literal("stages"),
+  stages: z.array(stageSchema).min(1, "expected at least one stage"),
+  max_concurrency: positiveInt().optional(),
+});
+
+export const loadSchema = choice(
+  "type",
+  [concurrencyLoad, rateLoad, stagesLoad],
+  ["concurrency", "rate", "stages"],
+);
+
+const sizeSchema = z.union(
+  [
+    strictObject({ requests: positiveInt().describe("Measured requests per run.") }),
+    strictObject({
+      duration_s: positiveNumber("a positive number of seconds").describe("Measured seconds per run."),
+    }),
+  ],
+  { error: () => "expected { requests: N } or { duration_s: S }" },
+);
+
+const warmupSchema = z
+  .union(
+    [
+      strictObject({ requests: nonNegativeInt() }),
+      strictObject({ duration_s: nonNegativeNumber("a number of seconds >= 0") }),
+    ],
+    { error: () => "expected { requests: N } or { duration_s: S }" },
+  )
+  .default({ requests: 4 });
+
+const sloSchema = strictObject({
+  ttft_ms: positiveNumber().optional(),
+  tpot_ms: positiveNumber().optional(),
+  e2el_ms: positiveNumber().optional(),
+}).describe("Latency objectives for goodput: a successful request is good when it meets every one given.");
+
+export const cellSchema = strictObject({
+  name: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_.-]*$/, "expected a name of lower-case letters, digits, '.', '_' or '-'"),
+  description: z.string().optional(),
+  endpoint: z.enum(["completions", "chat"]).default("completions"),
+  dataset: datasetSchema,
+  load: loadSchema,
+  size: sizeSchema,
+  warmup: warmupSchema,
+  prefix: z
+    .enum(["fresh", "reuse"])
+    .default("fresh")
+    .describe(
+      "fresh: a new cache_salt per run and a cache reset where the server allows it. reuse: prefixes stay warm; the hit rate is reported.",
+    ),
+  slo: sloSchema.optional(),
+  timeout_s: positiveNumber().default(600).describe("Per-request timeout in seconds."),
+  seed: nonNegativeInt().optional().describe("Workload seed; defaults to the top-level seed."),
+});
+
+const gateSchema = strictObject({
+  metrics: z
+    .array(z.enum(metricNames))
+    .default([...gatedMetricNames])
+    .describe("Metrics in the blocking family (per cell); all others are advisory."),
+  tolerance: fraction()
+    .default(0.05)
+    .describe("Relative change tolerated before a significant change counts (0.05 = 5%)."),
+  metric_tolerance: z
+    .partialRecord(z.enum(metricNames), fraction())
+    .default({})
+    .describe("Per-metric tolerance overrides."),
+  confidence: z
+    .number()
+    .gt(0.5)
+    .lt(1)
+    .default(0.95)
+    .describe("Family-wise confidence of the blocking decision."),
+  fail_on: z.enum(["regression", "inconclusive", "never"]).default("regression"),
+  error_rate_limit: fraction()
+    .default(0.01)
+    .describe("Absolute limit on the candidate's failed-request fraction."),
+  min_requests: strictObject({
+    p90: positiveInt().default(100),
+    p95: positiveInt().default(200),
+    p99: positiveInt().default(1000),
+    p99_9: positiveInt().default(10000),
+  })
+    .default({ p90: 100, p95: 200, p99: 1000, p99_9: 10000 })
+    .describe(
+      "Successful requests every run needs before that percentile is gated; below it the metric is advisory.",
+    ),
+  allowed_differences: z
+    .array(z.string())
+    .default([])
+    .describe(
+      "Fingerprint fields allowed to differ between baseline and candidate (the thing under test), e.g. server.image, server.args.",
+    ),
+  on_not_comparable: z.enum(["fail", "warn"]).default("fail"),
+  session_drift_sd: nonNegativeNumber()
+    .default(0.02)
+    .describe("Between-session sd of ln(metric) assumed for a stored baseline from another job."),
+});
+
+const repeatsSchema = strictObject({
+  min: positiveInt().default(3).describe("Runs per side before the first decision."),
+  max: positiveInt().default(10).describe("Most runs per side when the verdict stays inconclusive."),
+}).refine((repeats) => repeats.max >= repeats.min, { message: "expected max >= min" });
+
+const costSchema = strictObject({
+  gpu_hourly_usd: positiveNumber()
+    .optional()
+    .describe("Hourly price of the GPUs the server uses, for cost per 1,000 successful requests."),
+});
+
+const telemetrySchema = strictObject({
+  metrics_interval_s: positiveNumber().default(2).describe("How often /metrics is sampled during a run."),
+  nvidia_smi_interval_s: positiveNumber()
+    .default(1)
+    .describe("How often nvidia-smi is sampled, where present."),
+});
+
+const clientSchema = strictObject({
+  max_schedule_lag_ms: positiveNumber()
+    .default(10)
+    .describe("Median lateness of sends beyond which a run is flagged client-bound."),
+  max_event_loop_lag_ms: positiveNumber()
+    .default(50)
+    .describe("Event-loop delay (p99) beyond which a run is flagged client-bound."),
+});
+
+export const configSchema = strictObject({
+  version: z.literal(1, {
+    error: (issue) => `expected 1 (the only config version), got ${JSON.stringify(issue.input)}`,
+  }),
+  name: z.string().optional().describe("A label for reports."),
+  seed: nonNegativeInt().default(0).describe("Workload seed shared by all cells unless a cell sets its own."),
+  server: serverSchema,
+  model: modelSchema,
+  sampling: samplingSchema.default({ temperature: 0, top_p: 1, ignore_eos: true, extra_body: {} }),
+  cells: z.array(cellSchema).min(1, "expected at least one cell"),
+  repeats: repeatsSchema.default({ min: 3, max: 10 }),
+  gate: gateSchema.default(gateSchema.parse({})),
+  cost: costSchema.default({}),
+  telemetry: telemetrySchema.default({ metrics_interval_s: 2, nvidia_smi_interval_s: 1 }),
+  client: clientSchema.default({ max_schedule_lag_ms: 10, max_event_loop_lag_ms: 50 }),
+}).superRefine((config, context) => {
+  for (const problem of duplicateCellNames(config.cells)) context.addIssue({ code: "custom", ...problem });
+});
+
+/** Cell names key the results directories and the report, so they must be unique. */
+export function duplicateCellNames(
+  cells: readonly unknown[],
+): { path: (string | number)[]; message: string }[] {
+  const seen = new Map<string, number>();
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  cells.forEach((cell, index) => {
+    const name = (cell as { name?: unknown } | null)?.name;
+    if (typeof name !== "string") return;
+    const first = seen.get(name);
+    if (first === undefined) seen.set(name, index);
+    else
+      problems.push({
+        path: ["cells", index, "name"],
+        message: `duplicate cell name "${name}" (also cells[${first}].name)`,
+      });
+  });
+  return problems;
+}
+
+export type Config = z.output<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+export type ServerConfig = Config["server"];
+export type CellConfig = Config["cells"][number];
+export type DatasetConfig = CellConfig["dataset"];
+export type LoadConfig = CellConfig["load"];
+export type LengthConfig = z.output<typeof lengthSchema>;
+export type GateConfig = Config["gate"];
+export type SamplingConfig = Config["sampling"];
+export type ModelConfig = Config["model"];

@@ -1,0 +1,126 @@
+import { z } from "zod";
+
+/**
+ * `run.json`: everything measured in one run of one cell. It is the contract between `run` (writer)
+ * and `compare` (reader), so it is versioned: a reader accepts every version it knows and says exactly
+ * why it rejects any other.
+ */
+export const runFileSchemaVersion = 1;
+
+const nullableNumber = z.number().nullable();
+
+/** mean/std/median/percentiles of one latency phase, in milliseconds; null when there was no sample. */
+export const latencySummarySchema = z.object({
+  count: z.number().int().nonnegative(),
+  mean: nullableNumber,
+  std: nullableNumber,
+  median: nullableNumber,
+  p50: nullableNumber,
+  p90: nullableNumber,
+  p95: nullableNumber,
+  p99: nullableNumber,
+  p99_9: nullableNumber,
+});
+
+export type LatencySummary = z.output<typeof latencySummarySchema>;
+
+/** A value the server may not expose: `null` means missing, never zero. */
+const serverValue = z.number().nullable();
+
+export const serverMetricsSummarySchema = z.object({
+  preemptions: serverValue,
+  prefix_cache_queries: serverValue,
+  prefix_cache_hits: serverValue,
+  prefix_cache_hit_rate: serverValue,
+  kv_cache_usage_max: serverValue,
+  kv_cache_usage_mean: serverValue,
+  running_max: serverValue,
+  waiting_max: serverValue,
+  prompt_tokens: serverValue,
+  generation_tokens: serverValue,
+  server_ttft_p50_ms: serverValue,
+  server_ttft_p95_ms: serverValue,
+  server_queue_p50_ms: serverValue,
+  server_queue_p95_ms: serverValue,
+  requests_completed: serverValue,
+  missing: z.array(z.string()).describe("Metric names the server did not expose."),
+});
+
+export const runFileSchema = z.object({
+  schemaVersion: z.literal(runFileSchemaVersion),
+  tool: z.object({ name: z.string(), version: z.string() }),
+  cell: z.string(),
+  run: z.number().int().nonnegative().describe("Run index within the cell, from 0."),
+  /** `baseline` or `candidate` in interleaved jobs; free-form label otherwise. */
+  side: z.string().optional(),
+  startedAt: z.string().describe("ISO-8601 wall-clock time the measured phase began."),
+  durationS: z.number().nonnegative().describe("Measured phase: first dispatch to last completion."),
+  /** How the run was sized and loaded, as executed (for re-analysis). */
+  load: z.object({
+    type: z.enum(["concurrency", "rate", "stages"]),
+    targetRate: z.number().nullable(),
+    targetConcurrency: z.number().nullable(),
+    achievedRate: z.number(),
+    achievedConcurrencyMean: z.number(),
+    peakConcurrency: z.number().int(),
+    scheduleLagP50Ms: z.number().nullable(),
+    scheduleLagP99Ms: z.number().nullable(),
+    eventLoopLagP99Ms: z.number().nullable(),
+  }),
+  requests: z.object({
+    total: z.number().int().nonnegative(),
+    completed: z.number().int().nonnegative(),
+    failed: z.number().int().nonnegative(),
+    errorsByKind: z.record(z.string(), z.number().int().nonnegative()),
+    finishReasons: z.record(z.string(), z.number().int().nonnegative()),
+    warmup: z.number().int().nonnegative(),
+  }),
+  tokens: z.object({
+    input: z.number().int().nonnegative(),
+    output: z.number().int().nonnegative(),
+    inputLengths: latencySummarySchema.describe("Distribution of prompt tokens per request (not ms)."),
+    outputLengths: latencySummarySchema.describe("Distribution of output tokens per request (not ms)."),
+  }),
+  latency: z.object({
+    ttft: latencySummarySchema,
+    tpot: latencySummarySchema,
+    itl: latencySummarySchema,
+    e2el: latencySummarySchema,
+    queue: latencySummarySchema.describe("Client-side wait for a concurrency slot."),
+  }),
+  throughput: z.object({
+    request: z.number().nonnegative(),
+    output: z.number().nonnegative(),
+    total: z.number().nonnegative(),
+    goodput: z.number().nonnegative().nullable().describe("Good requests per second; null without SLOs."),
+    sloAttainment: z.number().min(0).max(1).nullable(),
+  }),
+  server: serverMetricsSummarySchema.nullable(),
+  flags: z.object({
+    clientBound: z.boolean(),
+    clientBoundReason: z.string().optional(),
+    serverCrashed: z.boolean(),
+    cutShort: z.boolean(),
+    notes: z.array(z.string()).default([]),
+  }),
+  prefix: z.object({
+    policy: z.enum(["fresh", "reuse"]),
+    cacheSalt: z.string().nullable(),
+    cacheReset: z.boolean(),
+  }),
+  /** Conditions of the run; see server/fingerprint. Opaque here so compare can diff it field by field. */
+  fingerprint: z.record(z.string(), z.unknown()),
+  telemetry: z
+    .object({
+      gpuUtilizationMean: z.number().nullable(),
+      gpuUtilizationMax: z.number().nullable(),
+      gpuMemoryUsedMaxMiB: z.number().nullable(),
+      gpuPowerMeanW: z.number().nullable(),
+      smClockMeanMHz: z.number().nullable(),
+    })
+    .nullable()
+    .default(null),
+});
+
+export type RunFile = z.output<typeof runFileSchema>;
+export type ServerMetricsSummary = z.output<typeof serverMetricsSummarySchema>;

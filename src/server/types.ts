@@ -1,0 +1,39 @@
+/**
+ * The seam between the runner (which measures) and the launchers (which start, watch and stop servers).
+ * The runner only sees these interfaces; `--base-url` and every `server.kind` provide them.
+ */
+export interface ServerEndpoint {
+  /** e.g. http://127.0.0.1:8000 (no trailing slash). */
+  readonly baseUrl: string;
+  /** Where Prometheus text is scraped; usually baseUrl + "/metrics". */
+  readonly metricsUrl: string;
+  /** Sent as `Authorization: Bearer` when set. Never written to any file. */
+  readonly apiKey?: string;
+}
+
+export interface ServerSession {
+  readonly endpoint: ServerEndpoint;
+  /** Conditions of this server (version, model, max_model_len, image digest, GPU, ...) for run.json. */
+  fingerprint(): Promise<Record<string, unknown>>;
+  /**
+   * Resolves (never rejects) when the server dies on its own (process exit, container stop): the runner
+   * uses it to mark a run cut short by a crash instead of blaming the server's latency.
+   */
+  readonly exited: Promise<{ reason: string }>;
+  /** Stops the server whatever state it is in; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export interface ServerStartContext {
+  readonly cell: string;
+  /** Run index when the lifecycle is per-run; undefined for a server shared by all runs of a cell. */
+  readonly run?: number;
+  /** Directory where the launcher writes its (redacted) log and telemetry. */
+  readonly logDir: string;
+}
+
+export interface ServerProvider {
+  /** Whether each run gets its own server (per-run) or a cell shares one (per-cell). */
+  readonly lifecycle: "per-run" | "per-cell";
+  start(context: ServerStartContext): Promise<ServerSession>;
+}

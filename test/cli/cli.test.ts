@@ -1,0 +1,117 @@
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { commands } from "../../src/cli/main.js";
+import { toolVersion } from "../../src/version.js";
+import { cli } from "./helpers.js";
+
+describe("vllm-perf-gate CLI", () => {
+  it("prints usage on stderr and exits 2 without a command", async () => {
+    const result = await cli([]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/Usage: vllm-perf-gate <command>/);
+    for (const name of ["validate", "init", "sim", "run", "compare", "demo"])
+      expect(result.stderr).toContain(`  ${name}`);
+  });
+
+  it("rejects an unknown command with usage on stderr and exit 2", async () => {
+    const result = await cli(["benchmark"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/unknown command "benchmark"/);
+    expect(result.stdout).toBe("");
+  });
+
+  it("prints its version", async () => {
+    expect(await cli(["--version"])).toMatchObject({ code: 0, stdout: `${toolVersion}\n` });
+    expect(await cli(["-V"])).toMatchObject({ code: 0, stdout: `${toolVersion}\n` });
+  });
+
+  for (const command of commands) {
+    it(`${command.name} --help prints its usage on stdout`, async () => {
+      const result = await cli([command.name, "--help"]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`vllm-perf-gate ${command.name}`);
+      expect(result.stderr).toBe("");
+    });
+
+    it(`${command.name} rejects an unknown flag with its usage and exit 2`, async () => {
+      const result = await cli([command.name, "--no-such-flag"]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/--no-such-flag/);
+      expect(result.stderr).toContain(`vllm-perf-gate ${command.name}`);
+    });
+  }
+});
+
+describe("init and validate", () => {
+  it("writes the matrix-18 preset and validate lists its 19 cells", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "vpg-init-"));
+    const init = await cli(["init", "--preset", "matrix-18"], { cwd: dir });
+    expect(init.code).toBe(0);
+    const text = await readFile(join(dir, "vllm-perf-gate.yml"), "utf8");
+    expect(text).toMatch(/^# yaml-language-server: \$schema=\S+vllm-perf-gate\.schema\.json\n/);
+    const validate = await cli(["validate"], { cwd: dir });
+    expect(validate.code).toBe(0);
+    expect(validate.stdout).toMatch(/19 cells:/);
+    const cellLines = validate.stdout
+      .split("\n")
+      .filter((line) => /^ {2}(chat|rag|longgen|spike)/.test(line));
+    expect(cellLines).toHaveLength(19);
+    expect(validate.stdout).toMatch(/estimated GPU time per side/);
+  });
+
+  it("refuses to overwrite without --force", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "vpg-init-"));
+    expect((await cli(["init"], { cwd: dir })).code).toBe(0);
+    const again = await cli(["init"], { cwd: dir });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/already exists; pass --force/);
+    expect((await cli(["init", "--force", "--preset", "rag"], { cwd: dir })).code).toBe(0);
+  });
+
+  it("rejects an unknown preset", async () => {
+    const result = await cli(["init", "--preset", "chatty"], { cwd: await mkdtemp(join(tmpdir(), "vpg-")) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/unknown preset "chatty"; expected one of: chat, rag, batch, matrix-18/);
+  });
+
+  it("exits 2 with every problem and no stack trace on a bad config", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "vpg-bad-"));
+    await writeFile(
+      join(dir, "bad.yml"),
+      "version: 1\nserver: { kind: sim }\nmodel: { name: m }\ncells:\n  - { name: a, dataset: { type: synthetic, input_tokens: 8, output_tokens: 8 }, load: { type: rate, rate: fast }, size: { requests: 0 } }\n",
+    );
+    const result = await cli(["validate", "--config", "bad.yml"], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/bad\.yml: 2 problems in the config/);
+    expect(result.stderr).toMatch(/cells\[0\]\.load\.rate: expected a positive number, got "fast"/);
+    expect(result.stderr).toMatch(/cells\[0\]\.size\.requests: expected a whole number >= 1, got 0/);
+    expect(result.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+  });
+
+  it("names a missing file", async () => {
+    const result = await cli(["validate", "--config", "nope.yml"], {
+      cwd: await mkdtemp(join(tmpdir(), "vpg-")),
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/nope\.yml: cannot read the config \(no such file\)/);
+  });
+
+  it("never prints a value that came from the environment", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "vpg-env-"));
+    await writeFile(
+      join(dir, "c.yml"),
+      "version: 1\nserver: { kind: external, base_url: '${SECRET_URL}' }\nmodel: { name: m }\ncells:\n  - { name: a, dataset: { type: synthetic, input_tokens: 8, output_tokens: 8 }, load: { type: concurrency, concurrency: 1 }, size: { requests: 1 } }\n",
+    );
+    const env = { SECRET_URL: "https://user:hunter2@vllm.internal" };
+    const summary = await cli(["validate", "--config", "c.yml"], { cwd: dir, env });
+    const json = await cli(["validate", "--config", "c.yml", "--json"], { cwd: dir, env });
+    expect(summary.code).toBe(0);
+    expect(json.code).toBe(0);
+    for (const output of [summary.stdout, json.stdout]) {
+      expect(output).not.toContain("hunter2");
+      expect(output).toContain("${SECRET_URL}");
+    }
+  });
+});

@@ -1,0 +1,216 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfigText } from "../../src/config/load.js";
+
+const validCell = `  - name: chat
+    dataset: { type: synthetic, input_tokens: 128, output_tokens: 64 }
+    load: { type: concurrency, concurrency: 4 }
+    size: { requests: 20 }
+`;
+const base = (
+  overrides: { server?: string; model?: string; cells?: string; extra?: string } = {},
+) => `version: 1
+server: ${overrides.server ?? "{ kind: sim }"}
+model: ${overrides.model ?? "{ name: sim-model }"}
+cells:
+${overrides.cells ?? validCell}${overrides.extra ?? ""}`;
+
+function problemsOf(text: string, env: Record<string, string> = {}): string[] {
+  try {
+    parseConfigText(text, "bad.yml", { env });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems.map((problem) => `${problem.path}: ${problem.message}`);
+  }
+  throw new Error("expected the config to be rejected");
+}
+
+/** Each entry: what the user wrote wrong, and the message they need to fix it. */
+const catalogue: { name: string; text: string; expected: RegExp[]; env?: Record<string, string> }[] = [
+  {
+    name: "rate given as a word",
+    text: base({
+      cells: validCell.replace("{ type: concurrency, concurrency: 4 }", '{ type: rate, rate: "fast" }'),
+    }),
+    expected: [/^cells\[0\]\.load\.rate: expected a positive number, got "fast"$/],
+  },
+  {
+    name: "unknown top-level key with a typo",
+    text: base({ extra: "repeat: { min: 3 }\n" }),
+    expected: [/^\(top level\): unknown key "repeat" \(did you mean "repeats"\?\)/],
+  },
+  {
+    name: "unknown server kind",
+    text: base({ server: "{ kind: kubernetes }" }),
+    expected: [/^server\.kind: expected one of "docker", "command", "external", "sim", got "kubernetes"$/],
+  },
+  {
+    name: "docker without an image",
+    text: base({ server: "{ kind: docker }" }),
+    expected: [
+      /^server\.image: expected a container image such as vllm\/vllm-openai@sha256:\.\.\., got nothing/,
+    ],
+  },
+  {
+    name: "command with an empty argv",
+    text: base({ server: "{ kind: command, argv: [] }" }),
+    expected: [/^server\.argv: expected a non-empty list such as \[vllm, serve, MODEL\]$/],
+  },
+  {
+    name: "external endpoint that is not a URL",
+    text: base({ server: "{ kind: external, base_url: localhost:8000 }" }),
+    expected: [/^server\.base_url: expected an http\(s\) URL, got "localhost:8000"$/],
+  },
+  {
+    name: "port out of range",
+    text: base({ server: "{ kind: sim, port: 70000 }" }),
+    expected: [/^server\.port: expected a TCP port \(0-65535\), got 70000$/],
+  },
+  {
+    name: "missing model name",
+    text: base({ model: "{ revision: abc }" }),
+    expected: [/^model\.name: expected a non-empty string, got nothing/],
+  },
+  {
+    name: "no cells",
+    text: base({ cells: "" }).replace("cells:\n", "cells: []\n"),
+    expected: [/^cells: expected at least one cell$/],
+  },
+  {
+    name: "duplicate cell names",
+    text: base({ cells: validCell + validCell }),
+    expected: [/^cells\[1\]\.name: duplicate cell name "chat" \(also cells\[0\]\.name\)$/],
+  },
+  {
+    name: "unknown dataset type",
+    text: base({ cells: validCell.replace("type: synthetic", "type: csv") }),
+    expected: [
+      /^cells\[0\]\.dataset\.type: expected one of "synthetic", "sharegpt", "jsonl", "shared_prefix", "long_document", got "csv"$/,
+    ],
+  },
+  {
+    name: "uniform length without max",
+    text: base({
+      cells: validCell.replace("output_tokens: 64", "output_tokens: { distribution: uniform, min: 10 }"),
+    }),
+    expected: [/^cells\[0\]\.dataset\.output_tokens\.max: expected a whole number >= 1, got nothing/],
+  },
+  {
+    name: "fractional token count",
+    text: base({ cells: validCell.replace("input_tokens: 128", "input_tokens: 12.5") }),
+    expected: [
+      /^cells\[0\]\.dataset\.input_tokens: expected a token count \(whole number >= 1\) or a distribution mapping, got 12\.5$/,
+    ],
+  },
+  {
+    name: "size with a typo",
+    text: base({ cells: validCell.replace("size: { requests: 20 }", "size: { request: 20 }") }),
+    expected: [/^cells\[0\]\.size: unknown key "request" \(did you mean "requests"\?\)/],
+  },
+  {
+    name: "prefix policy not fresh or reuse",
+    text: base({ cells: `${validCell}    prefix: warm\n` }),
+    expected: [/^cells\[0\]\.prefix: expected one of "fresh", "reuse", got "warm"$/],
+  },
+  {
+    name: "stage with both rate and concurrency",
+    text: base({
+      cells: validCell.replace(
+        "{ type: concurrency, concurrency: 4 }",
+        "{ type: stages, stages: [{ duration_s: 5, rate: 2, concurrency: 3 }] }",
+      ),
+    }),
+    expected: [/^cells\[0\]\.load\.stages\[0\]: expected exactly one of rate or concurrency in each stage$/],
+  },
+  {
+    name: "repeats max below min",
+    text: base({ extra: "repeats: { min: 5, max: 3 }\n" }),
+    expected: [/^repeats: expected max >= min$/],
+  },
+  {
+    name: "tolerance given in percent",
+    text: base({ extra: "gate: { tolerance: 5 }\n" }),
+    expected: [/^gate\.tolerance: expected a fraction between 0 and 1, got 5$/],
+  },
+  {
+    name: "unknown gated metric",
+    text: base({ extra: "gate: { metrics: [ttft_p95, ttft_p42] }\n" }),
+    expected: [/^gate\.metrics\[1\]: expected one of .*"ttft_p95".*, got "ttft_p42"$/],
+  },
+  {
+    name: "fail_on not a policy",
+    text: base({ extra: "gate: { fail_on: sometimes }\n" }),
+    expected: [/^gate\.fail_on: expected one of "regression", "inconclusive", "never", got "sometimes"$/],
+  },
+  {
+    name: "wrong config version",
+    text: base().replace("version: 1", "version: 2"),
+    expected: [/^version: expected 1 \(the only config version\), got 2$/],
+  },
+  {
+    name: "environment variable not set",
+    text: base({ server: "{ kind: external, base_url: '${VLLM_URL}' }" }),
+    expected: [
+      /^server\.base_url: environment variable VLLM_URL is not set \(referenced as \$\{VLLM_URL\}\)$/,
+    ],
+  },
+  {
+    name: "secret from the environment is never echoed",
+    text: base({ server: "{ kind: external, base_url: '${VLLM_URL}' }" }),
+    env: { VLLM_URL: "sk-super-secret-value" },
+    expected: [
+      /^server\.base_url: expected an http\(s\) URL, got the value of \$\{VLLM_URL\} \(not shown\)$/,
+    ],
+  },
+  {
+    name: "YAML syntax error",
+    text: "version: 1\nserver: { kind: sim\n",
+    expected: [/^\(YAML syntax\): /],
+  },
+  {
+    name: "env pass-through names that are not variable names",
+    text: base({ server: "{ kind: docker, image: vllm/vllm-openai:v0.11.0, env: [HF TOKEN] }" }),
+    expected: [/^server\.env\[0\]: expected an environment variable name like HF_TOKEN, got "HF TOKEN"$/],
+  },
+];
+
+describe("bad configs", () => {
+  it("has a catalogue of at least 15 cases", () => {
+    expect(catalogue.length).toBeGreaterThanOrEqual(15);
+  });
+
+  for (const entry of catalogue) {
+    it(`explains: ${entry.name}`, () => {
+      const problems = problemsOf(entry.text, entry.env);
+      for (const pattern of entry.expected) {
+        expect(problems, problems.join("\n")).toEqual(
+          expect.arrayContaining([expect.stringMatching(pattern)]),
+        );
+      }
+      if (entry.env) {
+        for (const value of Object.values(entry.env)) expect(problems.join("\n")).not.toContain(value);
+      }
+    });
+  }
+
+  it("reports every problem at once, in file order, with line numbers", () => {
+    const text = base({
+      server: "{ kind: sim, profil: fast }",
+      cells:
+        validCell.replace("concurrency: 4", "concurrency: -1") +
+        `${validCell.replace("name: chat", "name: other").replace("requests: 20", "requests: 0")}`,
+    });
+    let error: ConfigError | undefined;
+    try {
+      parseConfigText(text, "bad.yml");
+    } catch (caught) {
+      error = caught as ConfigError;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const paths = error!.problems.map((problem) => problem.path);
+    expect(paths).toEqual(["server", "cells[0].load.concurrency", "cells[1].size.requests"]);
+    expect(error!.problems.map((problem) => problem.line)).toEqual([2, 7, 12]);
+    expect(error!.message).toMatch(
+      /^bad\.yml: 3 problems in the config\n {2}bad\.yml:2:\d+ server: unknown key "profil" \(did you mean "profile"\?\)/,
+    );
+  });
+});

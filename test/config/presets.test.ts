@@ -1,0 +1,71 @@
+import { readdir, readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { configJsonSchema } from "../../src/config/json-schema.js";
+import { loadConfig, parseConfigText } from "../../src/config/load.js";
+import { presetNames, presetText, serverKinds } from "../../src/config/presets.js";
+import { summarizeConfig } from "../../src/config/summary.js";
+
+const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+
+describe("presets", () => {
+  for (const preset of presetNames) {
+    for (const kind of serverKinds) {
+      it(`${preset} with a ${kind} server validates`, () => {
+        const text = presetText(preset, kind, "./schema.json");
+        const { config } = parseConfigText(text, `${preset}.yml`, { env: {} });
+        expect(config.server.kind).toBe(kind);
+        expect(text.startsWith("# yaml-language-server: $schema=./schema.json\n")).toBe(true);
+      });
+    }
+  }
+
+  it("matrix-18 is 3 task types x fresh/reuse x 3 loads plus a spike", () => {
+    const { config } = parseConfigText(presetText("matrix-18", "docker", "s.json"), "m.yml", { env: {} });
+    expect(config.cells).toHaveLength(19);
+    const grid = config.cells.filter((cell) => cell.name !== "spike");
+    expect(new Set(grid.map((cell) => cell.name.split("-")[0]))).toEqual(new Set(["chat", "rag", "longgen"]));
+    expect(grid.filter((cell) => cell.prefix === "reuse")).toHaveLength(9);
+    expect(new Set(grid.map((cell) => cell.name.split("-")[2]))).toEqual(new Set(["low", "usual", "peak"]));
+    const spike = config.cells.find((cell) => cell.name === "spike");
+    expect(spike?.load.type).toBe("stages");
+  });
+
+  it("summaries warn about a tag-only image and estimate GPU time", () => {
+    const { config } = parseConfigText(presetText("chat", "docker", "s.json"), "c.yml", { env: {} });
+    const summary = summarizeConfig(config);
+    expect(summary.warnings.join("\n")).toMatch(/pinned by tag only/);
+    expect(summary.gpuHours.candidateAtMax).toBeGreaterThan(summary.gpuHours.candidateAtMin);
+    expect(summary.costUsd?.atMin).toBeCloseTo(summary.gpuHours.candidateAtMin * 4, 6);
+  });
+});
+
+describe("examples", async () => {
+  const files = (await readdir(`${repoRoot}examples`)).filter((file) => file.endsWith(".yml"));
+  it("has the chat, RAG, batch, matrix and external-endpoint configs", () => {
+    expect(files).toEqual(
+      expect.arrayContaining(["chat.yml", "rag.yml", "batch.yml", "matrix-18.yml", "external-endpoint.yml"]),
+    );
+  });
+  for (const file of files) {
+    it(`examples/${file} validates`, async () => {
+      const loaded = await loadConfig(`${repoRoot}examples/${file}`, { env: {} });
+      expect(loaded.config.cells.length).toBeGreaterThan(0);
+    });
+  }
+});
+
+describe("JSON Schema", () => {
+  it("the committed schema is the one generated from the zod schema (npm run schema)", async () => {
+    const committed = JSON.parse(await readFile(`${repoRoot}schema/vllm-perf-gate.schema.json`, "utf8"));
+    expect(committed).toEqual(configJsonSchema());
+  });
+
+  it("documents fields for editors", () => {
+    const schema = configJsonSchema() as { properties: Record<string, { description?: string }> };
+    expect(schema.properties.seed?.description).toMatch(/seed/i);
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining(["server", "model", "cells", "gate", "repeats"]),
+    );
+  });
+});
