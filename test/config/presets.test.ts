@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { configJsonSchema } from "../../src/config/json-schema.js";
 import { loadConfig, parseConfigText } from "../../src/config/load.js";
 import { presetNames, presetText, serverKinds } from "../../src/config/presets.js";
+import { renderConfigReference } from "../../src/config/reference.js";
 import { summarizeConfig } from "../../src/config/summary.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -59,6 +60,12 @@ describe("JSON Schema", () => {
   it("the committed schema is the one generated from the zod schema (npm run schema)", async () => {
     const committed = JSON.parse(await readFile(`${repoRoot}schema/vllm-perf-gate.schema.json`, "utf8"));
     expect(committed).toEqual(configJsonSchema());
+  });
+
+  it("the committed config reference is generated from the schema (npm run schema)", async () => {
+    const committed = await readFile(`${repoRoot}docs/config-reference.md`, "utf8");
+    expect(committed).toBe(renderConfigReference());
+    expect(committed).toContain("| `cells[].load (type: rate).burstiness` |");
   });
 
   it("documents fields for editors", () => {

@@ -1,0 +1,109 @@
+import { configJsonSchema } from "./json-schema.js";
+
+/**
+ * The config reference in markdown, generated from the JSON Schema (itself generated from the zod schema),
+ * so the documentation cannot drift from what `validate` accepts. A test compares it with the committed
+ * docs/config-reference.md.
+ */
+interface JsonSchemaNode {
+  type?: string | string[];
+  description?: string;
+  default?: unknown;
+  const?: unknown;
+  enum?: unknown[];
+  properties?: Record<string, JsonSchemaNode>;
+  required?: string[];
+  items?: JsonSchemaNode;
+  oneOf?: JsonSchemaNode[];
+  anyOf?: JsonSchemaNode[];
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  additionalProperties?: JsonSchemaNode | boolean;
+  propertyNames?: JsonSchemaNode;
+}
+
+function typeText(node: JsonSchemaNode): string {
+  if (node.const !== undefined) return `\`${JSON.stringify(node.const)}\``;
+  if (node.enum) return node.enum.map((value) => `\`${String(value)}\``).join(" | ");
+  const variants = node.oneOf ?? node.anyOf;
+  if (variants) {
+    const discriminators = variants.map(
+      (variant) =>
+        Object.entries(variant.properties ?? {}).find(([, property]) => property.const !== undefined)?.[0],
+    );
+    const key = discriminators[0];
+    if (key !== undefined && discriminators.every((candidate) => candidate === key))
+      return `mapping chosen by \`${key}\``;
+    return [...new Set(variants.map(typeText))].join(" or ");
+  }
+  if (node.type === "array") return `list of ${node.items ? typeText(node.items) : "values"}`;
+  if (node.type === "object" && !node.properties) {
+    const values =
+      typeof node.additionalProperties === "object" ? typeText(node.additionalProperties) : "values";
+    const keys = node.propertyNames?.enum
+      ? ` (keys: ${node.propertyNames.enum.map((key) => `\`${String(key)}\``).join(", ")})`
+      : "";
+    return `mapping of ${values}${keys}`;
+  }
+  if (node.type === "object") return "mapping";
+  const base = Array.isArray(node.type) ? node.type.join(" | ") : (node.type ?? "any");
+  const bounds: string[] = [];
+  if (node.exclusiveMinimum !== undefined) bounds.push(`> ${node.exclusiveMinimum}`);
+  if (node.minimum !== undefined && node.minimum > -Number.MAX_SAFE_INTEGER)
+    bounds.push(`>= ${node.minimum}`);
+  if (node.exclusiveMaximum !== undefined) bounds.push(`< ${node.exclusiveMaximum}`);
+  if (node.maximum !== undefined && node.maximum < Number.MAX_SAFE_INTEGER) bounds.push(`<= ${node.maximum}`);
+  return bounds.length > 0 ? `${base} ${bounds.join(", ")}` : base;
+}
+
+function escapeCell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+
+function rows(node: JsonSchemaNode, prefix: string, out: string[]): void {
+  for (const [key, child] of Object.entries(node.properties ?? {})) {
+    const path = `${prefix}${key}`;
+    const required = node.required?.includes(key) ?? false;
+    const defaultText =
+      child.default !== undefined ? `\`${JSON.stringify(child.default)}\`` : required ? "required" : "";
+    out.push(
+      `| \`${path}\` | ${escapeCell(typeText(child))} | ${escapeCell(defaultText)} | ${escapeCell(child.description ?? "")} |`,
+    );
+    const variants = child.oneOf ?? child.anyOf;
+    if (child.properties) rows(child, `${path}.`, out);
+    else if (child.type === "array" && child.items?.properties) rows(child.items, `${path}[].`, out);
+    else if (child.type === "array" && (child.items?.oneOf ?? child.items?.anyOf))
+      variantRows(child.items!, `${path}[]`, out);
+    else if (variants) variantRows(child, path, out);
+  }
+}
+
+function variantRows(node: JsonSchemaNode, path: string, out: string[]): void {
+  for (const variant of node.oneOf ?? node.anyOf ?? []) {
+    if (!variant.properties) continue;
+    const discriminator = Object.entries(variant.properties).find(
+      ([, property]) => property.const !== undefined,
+    );
+    const label = discriminator ? `${path} (${discriminator[0]}: ${String(discriminator[1].const)})` : path;
+    rows(variant, `${label}.`, out);
+  }
+}
+
+export function renderConfigReference(): string {
+  const schema = configJsonSchema() as JsonSchemaNode;
+  const out = [
+    "# Config reference (`vllm-perf-gate.yml`)",
+    "",
+    "Generated from `src/config/schema.ts` by `npm run schema`; a test fails when this file is stale.",
+    "Keys are snake_case. Unknown keys are errors. `${VAR}` and `${VAR:-default}` in any string value are read",
+    "from the environment (values are never printed). Add `# yaml-language-server: $schema=<path or URL of",
+    "schema/vllm-perf-gate.schema.json>` as the first line for completion and checks in editors.",
+    "",
+    "| key | type | default | meaning |",
+    "| --- | --- | --- | --- |",
+  ];
+  rows(schema, "", out);
+  return `${out.join("\n")}\n`;
+}
