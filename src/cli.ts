@@ -2,8 +2,14 @@
 import { processIo } from "./cli/io.js";
 import { runCli } from "./cli/main.js";
 
-// Long-running commands (sim, run) keep the process alive themselves; the exit code is set, not forced,
-// so streams flush and servers close cleanly.
-runCli(process.argv.slice(2), processIo()).then((code) => {
+const argv = process.argv.slice(2);
+runCli(argv, processIo()).then((code) => {
   process.exitCode = code;
+  // `sim` serves until it is signalled; every other command is done here. Exit once output is flushed,
+  // so that an idle keep-alive socket or a timer left by a library cannot hold a finished CI step.
+  if (argv[0] === "sim") return;
+  if (process.env.VLLM_PERF_GATE_DEBUG_HANDLES) {
+    process.stderr.write(`active resources at exit: ${process.getActiveResourcesInfo().join(", ")}\n`);
+  }
+  process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));
 });

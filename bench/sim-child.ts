@@ -1,0 +1,121 @@
+/**
+ * The simulator in a process of its own for the client benchmarks: the client's CPU time and event loop
+ * are then its own. Started by startSimProcess(); speaks over IPC: {baseUrl} once listening, then answers
+ * "truth" with the chunk records (content chunks: [clientRequestId, timeMs, tokens]) and "close" by exiting.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export interface SimProcess {
+  baseUrl: string;
+  truth(): Promise<[string, number, number][]>;
+  close(): Promise<void>;
+}
+
+/** mode "sim": the simulator; mode "burst": every response's 256 chunks in one write (a parsing-bound load). */
+export async function startSimProcess(
+  set: Record<string, number | string | boolean>,
+  recordChunkTimes = false,
+  mode: "sim" | "burst" = "sim",
+): Promise<SimProcess> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", fileURLToPath(import.meta.url), JSON.stringify({ set, recordChunkTimes, mode })],
+    {
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    },
+  );
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    child.once("message", (message: { baseUrl: string }) => resolve(message.baseUrl));
+    child.once("exit", (code) => reject(new Error(`simulator process exited (${code})`)));
+  });
+  return {
+    baseUrl,
+    truth: () =>
+      new Promise((resolve) => {
+        child.once("message", (message: [string, number, number][]) => resolve(message));
+        child.send("truth");
+      }),
+    close: () =>
+      new Promise((resolve) => {
+        child.once("exit", () => resolve());
+        child.send("close");
+      }),
+  };
+}
+
+/** A completions stream in vLLM's chunk shapes (shared/reference/vllm-protocol-and-metrics.md §2.1). */
+export function burstBody(tokens: number, promptTokens = 64): Buffer {
+  let text = "";
+  for (let index = 0; index < tokens; index++) {
+    const finish = index === tokens - 1 ? '"length"' : "null";
+    text += `data: {"id":"cmpl-8f3a9c2e1b7d4e6f","object":"text_completion","created":1764475200,"model":"sim-model","choices":[{"index":0,"text":" baba","logprobs":null,"finish_reason":${finish},"stop_reason":null}]}\n\n`;
+  }
+  text += `data: {"id":"cmpl-8f3a9c2e1b7d4e6f","object":"text_completion","created":1764475200,"model":"sim-model","choices":[],"usage":{"prompt_tokens":${promptTokens},"total_tokens":${promptTokens + tokens},"completion_tokens":${tokens}}}\n\n`;
+  return Buffer.from(`${text}data: [DONE]\n\n`);
+}
+
+async function startBurstServer(): Promise<void> {
+  const { createServer } = await import("node:http");
+  const bodies = new Map<number, Buffer>();
+  const server = createServer((request, response) => {
+    const parts: Buffer[] = [];
+    request.on("data", (part: Buffer) => parts.push(part));
+    request.on("end", () => {
+      if (request.method === "GET") {
+        response.writeHead(request.url === "/v1/models" ? 200 : 404, { "content-type": "application/json" });
+        response.end(request.url === "/v1/models" ? '{"object":"list","data":[{"id":"sim-model"}]}' : "");
+        return;
+      }
+      if (request.url !== "/v1/completions") {
+        response.writeHead(404).end();
+        return;
+      }
+      const body = JSON.parse(Buffer.concat(parts).toString("utf8")) as { max_tokens: number };
+      let bytes = bodies.get(body.max_tokens);
+      if (!bytes) {
+        bytes = burstBody(body.max_tokens);
+        bodies.set(body.max_tokens, bytes);
+      }
+      response.writeHead(200, { "content-type": "text/event-stream", "content-length": bytes.length });
+      response.end(bytes);
+    });
+  });
+  server.keepAliveTimeout = 120_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address() as { port: number };
+  process.on("message", (message) => {
+    if (message === "truth") process.send!([]);
+    else if (message === "close") server.close(() => process.exit(0));
+  });
+  process.send!({ baseUrl: `http://127.0.0.1:${address.port}` });
+}
+
+if (process.send && process.argv[2] && JSON.parse(process.argv[2]).mode === "burst") {
+  await startBurstServer();
+} else if (process.send && process.argv[2]) {
+  const { set, recordChunkTimes } = JSON.parse(process.argv[2]) as {
+    set: Record<string, number>;
+    recordChunkTimes: boolean;
+  };
+  const { startSimulator } = await import("../src/sim/index.js");
+  const sim = await startSimulator({
+    profile: "noiseless",
+    set,
+    devMode: true,
+    recordChunkTimes,
+    model: "sim-model",
+  });
+  process.on("message", (message) => {
+    if (message === "truth") {
+      const records = sim
+        .chunkRecords()
+        .filter((record) => record.kind === "content")
+        .map((record) => [record.clientRequestId ?? "", record.timeMs, record.tokens]);
+      process.send!(records);
+    } else if (message === "close") {
+      void sim.close().then(() => process.exit(0));
+    }
+  });
+  process.send({ baseUrl: sim.baseUrl });
+}

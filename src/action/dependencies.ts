@@ -1,0 +1,74 @@
+import type { BaselineInfo, ComparisonMode, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
+import type { ArtifactStore } from "../github/artifact-store.js";
+import type { GitHubClient } from "../github/client.js";
+import type { FailOnPolicy } from "./inputs.js";
+
+/**
+ * What the action needs from the other parts, as small injected functions: the orchestrator never
+ * imports the runner, compare or the server launchers, so it is tested with simple real implementations
+ * and wired to the real ones in one place (`createDefaultDependencies`).
+ */
+
+export interface MeasureRequest {
+  /** Absolute path of the config to run. */
+  configPath: string;
+  /** Writes `<resultsDir>/<cell>/run-<k>/run.json` (plus logs and scrapes beside it). */
+  resultsDir: string;
+  /** Subset of the config's cells; null runs them all. */
+  cells: string[] | null;
+  /** Index of the first run to write; runs already in resultsDir are kept. */
+  firstRun: number;
+  /** Runs to add per cell; null means the config's repeats.min. */
+  runs: number | null;
+  /** `baseline` / `candidate` in interleaved jobs (recorded in run.json `side`); null otherwise. */
+  side: "baseline" | "candidate" | null;
+  /** Where launchers record live servers, so the post step can stop them if the job is cancelled. */
+  serverStateFile: string;
+  workingDirectory: string;
+}
+
+export type Measure = (request: MeasureRequest) => Promise<void>;
+
+export interface CompareRequest {
+  baselineDir: string;
+  candidateDir: string;
+  configPath: string;
+  mode: ComparisonMode;
+  baselineInfo: BaselineInfo | null;
+  /** null: the config's gate.fail_on. */
+  failOn: FailOnPolicy | null;
+  /** Where compare writes verdict.json and report.md. */
+  outDir: string;
+  workingDirectory: string;
+}
+
+export interface CompareOutcome {
+  verdict: OverallVerdict;
+  /** 0 passes, 1 fails, under the fail-on policy. */
+  exitCode: 0 | 1;
+  /** The markdown report (comment and summary body, without our marker). */
+  report: string;
+  /** When inconclusive: how many runs to add before looking again; null when no more looks are allowed. */
+  nextLook: VerdictFile["nextLook"];
+}
+
+export type Compare = (request: CompareRequest) => Promise<CompareOutcome>;
+
+/** Stops servers recorded in the state file (post step, after a cancelled or crashed main step). */
+export type CleanupServers = (serverStateFile: string) => Promise<void>;
+
+export interface ArtifactStoreContext {
+  token: string;
+  owner: string;
+  repo: string;
+  runId: number;
+}
+
+export interface ActionDependencies {
+  measure: Measure;
+  compare: Compare;
+  cleanupServers: CleanupServers;
+  github: (token: string, apiUrl: string) => GitHubClient;
+  artifacts: (context: ArtifactStoreContext) => ArtifactStore;
+  now: () => Date;
+}

@@ -1,0 +1,57 @@
+import type { ActionContext } from "../github/context.js";
+import { branchOfRef } from "../github/context.js";
+import type { ActionInputs } from "./inputs.js";
+
+/**
+ * What this job does, decided from the mode and the event before anything runs. `auto` records a
+ * baseline on the default branch and gates everything else; `cells` makes the job one part of a matrix
+ * whose `aggregate` job judges.
+ */
+
+export type Role = "baseline" | "gate";
+export type Source = "measure" | "interleaved" | "aggregate";
+
+export interface RunPlan {
+  role: Role;
+  source: Source;
+  /** Measures a subset of cells for an aggregate job; uploads them and judges nothing. */
+  partial: boolean;
+  /** Branch whose baseline a gate compares against. */
+  baseBranch: string | null;
+  /** The PR's base commit: preferred baseline, and the base config for interleaved runs. */
+  baseSha: string | null;
+}
+
+export class PlanError extends Error {
+  override readonly name = "PlanError";
+}
+
+const baselineEvents = new Set(["push", "schedule", "workflow_dispatch"]);
+
+export function planRun(inputs: ActionInputs, context: ActionContext): RunPlan {
+  const pr = context.pullRequest;
+  const branch = branchOfRef(context.ref);
+  const onDefaultBranch =
+    !pr && baselineEvents.has(context.eventName) && branch !== null && branch === context.defaultBranch;
+  const eventRole: Role = onDefaultBranch ? "baseline" : "gate";
+  const baseBranch = pr?.baseRef ?? context.defaultBranch;
+  const baseSha = pr?.baseSha ?? null;
+  const partial = inputs.cells !== null && inputs.mode !== "aggregate";
+  switch (inputs.mode) {
+    case "auto":
+      return { role: eventRole, source: "measure", partial, baseBranch, baseSha };
+    case "gate":
+      return { role: "gate", source: "measure", partial, baseBranch, baseSha };
+    case "baseline":
+      return { role: "baseline", source: "measure", partial, baseBranch, baseSha };
+    case "aggregate":
+      return { role: eventRole, source: "aggregate", partial: false, baseBranch, baseSha };
+    case "interleaved":
+      if (!pr) {
+        throw new PlanError(
+          `mode interleaved needs a pull_request event (it runs the base commit's config against the PR's); this is a ${context.eventName} event`,
+        );
+      }
+      return { role: "gate", source: "interleaved", partial, baseBranch, baseSha };
+  }
+}

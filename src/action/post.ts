@@ -1,0 +1,5 @@
+import { runnerIO } from "./action-io.js";
+import { createDefaultDependencies } from "./default-dependencies.js";
+import { runPostStep } from "./run-from-environment.js";
+
+await runPostStep(createDefaultDependencies(), runnerIO);

@@ -1,0 +1,110 @@
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readActionContext } from "../github/context.js";
+import { createRedactor } from "../server/redact.js";
+import type { ActionIO } from "./action-io.js";
+import { outputNames, stateKeys } from "./action-io.js";
+import type { ActionDependencies } from "./dependencies.js";
+import { parseActionInputs } from "./inputs.js";
+import { type ActionResult, runAction } from "./orchestrator.js";
+
+/**
+ * The main step as the runner runs it: inputs from INPUT_*, context from GITHUB_* and the event file,
+ * outputs/state/summary through `io`. Returns instead of calling setFailed so tests can run it in-process;
+ * main.ts turns `failed` into the step's failure.
+ */
+
+/** Environment values that look like credentials: a safety net on top of the token itself. */
+function secretLookingValues(env: NodeJS.ProcessEnv): string[] {
+  return Object.entries(env)
+    .filter(
+      ([name, value]) =>
+        /TOKEN|SECRET|PASSWORD|API_KEY|APIKEY|PRIVATE/i.test(name) && value && value.length >= 8,
+    )
+    .map(([, value]) => value as string);
+}
+
+export async function runMainStep(
+  deps: ActionDependencies,
+  io: ActionIO,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ActionResult> {
+  const secrets = secretLookingValues(env);
+  const redactor = createRedactor(secrets);
+  try {
+    const inputs = parseActionInputs();
+    if (inputs.githubToken) io.setSecret(inputs.githubToken);
+    const context = readActionContext(env);
+    const workRoot = env.RUNNER_TEMP || tmpdir();
+    const workDir = await mkdtemp(join(workRoot, `vllm-perf-gate-${context.runId}-`));
+    return await runAction(deps, inputs, context, io, {
+      workDir,
+      workspace: env.GITHUB_WORKSPACE || process.cwd(),
+      secrets,
+    });
+  } catch (error) {
+    const message = redactor.redact(error instanceof Error ? error.message : String(error));
+    io.setOutput(outputNames.verdict, "error");
+    await io
+      .appendSummary(`## vllm-perf-gate: error\n\n\`\`\`\n${message.replaceAll("```", "'''")}\n\`\`\`\n`)
+      .catch(() => {});
+    return {
+      verdict: "error",
+      failed: true,
+      failureMessage: message,
+      reportPath: null,
+      resultsDir: "",
+      commentUrl: null,
+      baselineSha: null,
+    };
+  }
+}
+
+/**
+ * The post step (runs `always()`): stops servers a cancelled or crashed main step left running, then
+ * uploads the evidence if main could not. Never fails the job for its own reasons: it only warns.
+ */
+export async function runPostStep(
+  deps: ActionDependencies,
+  io: ActionIO,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  const serverStateFile = io.getState(stateKeys.serverStateFile);
+  if (serverStateFile) {
+    const present = await readFile(serverStateFile).then(
+      () => true,
+      () => false,
+    );
+    if (present) {
+      await deps.cleanupServers(serverStateFile).catch((error: unknown) => {
+        io.warning(`Could not stop the servers recorded in ${serverStateFile}: ${(error as Error).message}`);
+      });
+    }
+  }
+  const evidenceDir = io.getState(stateKeys.evidenceDir);
+  const name = io.getState(stateKeys.evidenceArtifact);
+  if (!evidenceDir || !name || io.getState(stateKeys.uploaded) === "true") return;
+  try {
+    const context = readActionContext(env);
+    const store = deps.artifacts({
+      token: "",
+      owner: context.owner,
+      repo: context.repo,
+      runId: context.runId,
+    });
+    const retention = Number.parseInt(io.getState(stateKeys.retentionDays), 10);
+    const artifact = await store.upload(
+      name,
+      evidenceDir,
+      Number.isFinite(retention) ? { retentionDays: retention } : {},
+    );
+    io.info(
+      artifact
+        ? `Post step uploaded artifact ${name} (${artifact.sizeBytes} bytes).`
+        : `Post step: nothing to upload in ${evidenceDir}.`,
+    );
+  } catch (error) {
+    io.warning(`Post step could not upload the evidence from ${evidenceDir}: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,79 @@
+import { resolve } from "node:path";
+import { runDemo } from "../../demo/run-demo.js";
+import { type ScenarioName, scenarioNames, scenarios } from "../../demo/scenarios.js";
+import { streamProgress } from "../../runner/progress.js";
+import { type CliCommand, parseCommandArgs, stringOption } from "../command.js";
+import { ExitCode, FailureError, UsageError } from "../errors.js";
+
+const defaultOut = "vllm-perf-gate-demo";
+
+const usage = `Usage: vllm-perf-gate demo [--scenario NAME] [--out DIR] [--no-color]
+
+Runs the whole gate on this machine, no GPU and no network: the built-in simulator plays the
+baseline and a candidate server, a 3-cell workload (chat, long document + short answer, long output)
+runs alternately on both with repeats, and the comparison prints the verdict the pull request
+comment would carry. Writes report.md, verdict.json, both configs and the raw results under DIR.
+
+Options:
+  -s, --scenario NAME  what the candidate changed (default: tradeoff)
+${scenarioNames.map((name) => `                         ${name.padEnd(10)} ${scenarios[name].story}`).join("\n")}
+  -o, --out DIR        output directory (default: ./${defaultOut}; cleared when it holds a previous demo)
+      --no-color       plain output even on a terminal (also NO_COLOR=1)
+  -h, --help           show this help
+
+Exit codes: 0 when the demo ran as intended, whatever the verdict (it prints the exit code the gate
+itself would have given); 1 when it could not run; 2 on invalid options.
+`;
+
+export const demoCommand: CliCommand = {
+  name: "demo",
+  summary: "see the gate work on this machine: simulated baseline vs candidate, verdict",
+  usage,
+  async run(argv, io) {
+    const args = parseCommandArgs(argv, {
+      scenario: { type: "string", short: "s" },
+      out: { type: "string", short: "o" },
+      "no-color": { type: "boolean" },
+    });
+    if (args.help) {
+      io.stdout.write(usage);
+      return ExitCode.ok;
+    }
+    const name = stringOption(args, "scenario") ?? "tradeoff";
+    if (!scenarioNames.includes(name as ScenarioName)) {
+      throw new UsageError(`unknown scenario "${name}"; expected one of: ${scenarioNames.join(", ")}`);
+    }
+    const scenario = scenarios[name as ScenarioName];
+    const outDir = resolve(io.cwd, stringOption(args, "out") ?? defaultOut);
+    const color = io.stdout.isTTY === true && args.values["no-color"] !== true && !io.env.NO_COLOR;
+    const progress = streamProgress(io.stderr, { intervalMs: 10_000 });
+    io.stdout.write(
+      `vllm-perf-gate demo, scenario "${scenario.name}": ${scenario.story}.\n` +
+        `Expect ${scenario.expectation}.\n` +
+        `Baseline and candidate are simulated vLLM servers measured alternately, ${scenario.repeats.min} to ${scenario.repeats.max} runs each.\n\n`,
+    );
+    const started = Date.now();
+    let result: Awaited<ReturnType<typeof runDemo>>;
+    try {
+      result = await runDemo({ scenario, outDir, color, progress, env: io.env });
+    } catch (error) {
+      throw new FailureError(`the demo could not run: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const { verdict } = result.outcome;
+    io.stdout.write(`\n${result.terminalReport}\n`);
+    io.stdout.write(
+      [
+        `Measured ${result.runsPerSide} run(s) per side in ${Math.round((Date.now() - started) / 1000)} s.`,
+        `Report: ${result.reportPath}`,
+        `Verdict file: ${result.verdictPath}`,
+        `Raw results: ${outDir}/baseline and ${outDir}/candidate`,
+        `As a CI step the gate would have exited ${verdict.exitCode} (${verdict.verdict}, fail_on: ${verdict.settings.failOn}).`,
+        result.verdictAsExpected
+          ? `This is the outcome the "${scenario.name}" scenario is built to show.`
+          : `Note: the "${scenario.name}" scenario usually ends ${scenario.expectedVerdicts.join(" or ")}; this time the data said ${verdict.verdict} (simulated noise is random too).`,
+        "",
+      ].join("\n"),
+    );
+    return ExitCode.ok;
+  },
+};

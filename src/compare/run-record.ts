@@ -1,0 +1,68 @@
+import type { MetricName } from "../config/metric-names.js";
+import { latencyPhases, latencyStatistics } from "../config/metric-names.js";
+import type { RunFile } from "../metrics/run-schema.js";
+
+/**
+ * One run, reduced to what `compare` needs: one number per metric, request counts, conditions and
+ * health flags. Both `run.json` files and `vllm bench serve` result files become this.
+ */
+export interface RunRecord {
+  /** File the run came from (shown in messages and in the report). */
+  source: string;
+  cell: string;
+  run: number | null;
+  startedAt: string | null;
+  /** Per-run metric values: latencies in ms, throughputs per second, error_rate as a fraction. */
+  metrics: Partial<Record<MetricName, number | null>>;
+  requests: { total: number; completed: number; failed: number };
+  fingerprint: Record<string, unknown>;
+  /** Why the run must not be used, empty when it is healthy. */
+  exclusionReasons: string[];
+  /**
+   * The job/session the run came from (the results directory given on the command line). Baseline
+   * runs from several sessions let compare estimate the between-session drift.
+   */
+  session?: string | null;
+}
+
+export function errorRate(requests: { total: number; failed: number }): number | null {
+  return requests.total > 0 ? requests.failed / requests.total : null;
+}
+
+export function runRecordFromRunFile(file: RunFile, source: string): RunRecord {
+  const metrics: RunRecord["metrics"] = {};
+  for (const phase of latencyPhases) {
+    const summary = file.latency[phase];
+    for (const statistic of latencyStatistics) {
+      const value = statistic === "p50" ? (summary.p50 ?? summary.median) : summary[statistic];
+      metrics[`${phase}_${statistic}`] = value;
+    }
+  }
+  metrics.request_throughput = file.throughput.request;
+  metrics.output_throughput = file.throughput.output;
+  metrics.total_token_throughput = file.throughput.total;
+  metrics.request_goodput = file.throughput.goodput;
+  metrics.error_rate = errorRate(file.requests);
+  const exclusionReasons: string[] = [];
+  if (file.flags.clientBound) {
+    exclusionReasons.push(
+      `client-bound${file.flags.clientBoundReason ? `: ${file.flags.clientBoundReason}` : ""}`,
+    );
+  }
+  if (file.flags.serverCrashed) exclusionReasons.push("server crashed during the run");
+  if (file.flags.cutShort) exclusionReasons.push("run cut short");
+  return {
+    source,
+    cell: file.cell,
+    run: file.run,
+    startedAt: file.startedAt,
+    metrics,
+    requests: {
+      total: file.requests.total,
+      completed: file.requests.completed,
+      failed: file.requests.failed,
+    },
+    fingerprint: file.fingerprint,
+    exclusionReasons,
+  };
+}

@@ -1,0 +1,157 @@
+import { z } from "zod";
+import { metricNames } from "../config/metric-names.js";
+
+/**
+ * `verdict.json`: the machine-readable outcome of `compare`, read by the action (to label the PR,
+ * add runs, fail the job) and by people re-analysing a decision. Versioned like every file we write.
+ */
+export const verdictSchemaVersion = 1;
+
+export const overallVerdicts = ["pass", "regression", "inconclusive", "not-comparable", "error"] as const;
+export const metricVerdicts = ["regression", "improvement", "no-change", "inconclusive"] as const;
+export const comparisonModes = ["stored", "interleaved"] as const;
+
+export const baselineInfoSchema = z.object({
+  commit: z.string().optional(),
+  runId: z.string().optional(),
+  date: z.string().optional(),
+  ref: z.string().optional(),
+  url: z.string().optional(),
+  note: z.string().optional(),
+});
+
+const interval = z.tuple([z.number(), z.number()]);
+
+export const comparisonSchema = z.object({
+  cell: z.string(),
+  metric: z.enum(metricNames),
+  /** In the blocking family (Holm) or advisory (BH). */
+  gated: z.boolean(),
+  higherIsBetter: z.boolean(),
+  tolerance: z.number(),
+  /** Geometric mean of the per-run values (error_rate: pooled failed / total). */
+  baseline: z.number().nullable(),
+  candidate: z.number().nullable(),
+  /** candidate / baseline. */
+  ratio: z.number().nullable(),
+  /** Interval for the ratio, two-sided 1 − 2·passAlpha: no-change exactly when its worse end is within tolerance. */
+  ci: interval.nullable(),
+  /** Adjusted one-sided p for the direction observed (worse or better). */
+  p: z.number().nullable(),
+  pRaw: z.number().nullable(),
+  verdict: z.enum(metricVerdicts),
+  note: z.string().nullable(),
+  runs: z.object({ baseline: z.number().int(), candidate: z.number().int() }),
+  crossCheck: z
+    .object({ mannWhitneyP: z.number(), hodgesLehmannRatio: z.number() })
+    .nullable()
+    .describe("Rank-based cross-check at >= 5 runs per side (one-sided MWU p for 'worse'; never blocks)."),
+});
+
+export const runRefSchema = z.object({
+  side: z.enum(["baseline", "candidate"]),
+  cell: z.string(),
+  run: z.number().int().nullable(),
+  source: z.string(),
+});
+
+export const fingerprintDifferenceSchema = z.object({
+  field: z.string(),
+  cells: z.array(z.string()),
+  baseline: z.unknown(),
+  candidate: z.unknown(),
+  allowed: z.boolean(),
+});
+
+export const nextLookSchema = z.object({
+  runsPerSide: z.number().int().positive(),
+  addCandidateRuns: z.number().int().nonnegative(),
+  addBaselineRuns: z.number().int().nonnegative(),
+  cells: z.array(z.string()),
+  reason: z.string(),
+});
+
+export const impactSchema = z.object({
+  cell: z.string(),
+  successfulPerHour: z.object({ baseline: z.number(), candidate: z.number(), change: z.number() }).nullable(),
+  ttftP95Ms: z.object({ baseline: z.number(), candidate: z.number(), change: z.number() }).nullable(),
+  e2elP95Ms: z.object({ baseline: z.number(), candidate: z.number(), change: z.number() }).nullable(),
+});
+
+export const verdictFileSchema = z.object({
+  schemaVersion: z.literal(verdictSchemaVersion),
+  tool: z.object({ name: z.string(), version: z.string() }),
+  generatedAt: z.string(),
+  verdict: z.enum(overallVerdicts),
+  /** 0 passes, 1 fails, under the fail_on policy. */
+  exitCode: z.union([z.literal(0), z.literal(1)]),
+  headline: z.string(),
+  counts: z.object({
+    gated: z.number().int(),
+    regression: z.number().int(),
+    improvement: z.number().int(),
+    noChange: z.number().int(),
+    inconclusive: z.number().int(),
+  }),
+  mode: z.enum(comparisonModes),
+  baselineInfo: baselineInfoSchema.nullable(),
+  settings: z.object({
+    tolerance: z.number(),
+    metricTolerance: z.record(z.string(), z.number()),
+    confidence: z.number(),
+    familyAlpha: z.number(),
+    lookAlpha: z
+      .number()
+      .describe("One-sided level of the regression/improvement tests at each look (before Holm)."),
+    passAlpha: z
+      .number()
+      .describe(
+        "One-sided level of the non-inferiority bound behind no-change; the CI shown is 1 − 2·passAlpha.",
+      ),
+    looks: z.array(z.number().int()),
+    failOn: z.enum(["regression", "inconclusive", "never"]),
+    errorRateLimit: z.number(),
+    sessionDriftSd: z
+      .number()
+      .describe("sd of the ln shift between two sessions added in stored mode; 0 in interleaved."),
+    sessionDriftEstimates: z
+      .record(z.string(), z.object({ sd: z.number(), sessions: z.number().int() }))
+      .describe(
+        "Per metric, the drift estimated from baseline runs of >= 3 sessions; the larger of it and the default is used.",
+      ),
+    gatedMetrics: z.array(z.string()),
+    minRequests: z.record(z.string(), z.number()),
+    allowedDifferences: z.array(z.string()),
+    onNotComparable: z.enum(["fail", "warn"]),
+  }),
+  cells: z.array(
+    z.object({
+      name: z.string(),
+      baselineRuns: z.number().int(),
+      candidateRuns: z.number().int(),
+      status: z.enum(["compared", "too-few-runs", "missing-baseline", "missing-candidate"]),
+      note: z.string().nullable(),
+    }),
+  ),
+  comparisons: z.array(comparisonSchema),
+  mixed: z.array(z.object({ cell: z.string(), better: z.array(z.string()), worse: z.array(z.string()) })),
+  impact: z.array(impactSchema),
+  fingerprints: z.object({
+    baseline: z.record(z.string(), z.unknown()),
+    candidate: z.record(z.string(), z.unknown()),
+    differences: z.array(fingerprintDifferenceSchema),
+  }),
+  runs: z.object({
+    used: z.array(runRefSchema),
+    excluded: z.array(runRefSchema.extend({ reasons: z.array(z.string()) })),
+  }),
+  nextLook: nextLookSchema.nullable(),
+  warnings: z.array(z.string()),
+});
+
+export type VerdictFile = z.output<typeof verdictFileSchema>;
+export type Comparison = z.output<typeof comparisonSchema>;
+export type BaselineInfo = z.output<typeof baselineInfoSchema>;
+export type ComparisonMode = (typeof comparisonModes)[number];
+export type OverallVerdict = (typeof overallVerdicts)[number];
+export type FingerprintDifference = z.output<typeof fingerprintDifferenceSchema>;

@@ -1,0 +1,141 @@
+import { cp, lstat, mkdir, readFile, writeFile } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { DefaultArtifactClient } from "@actions/artifact";
+import { z } from "zod";
+import { listFilesRecursively } from "./files.js";
+
+export { listFilesRecursively };
+
+/**
+ * Where evidence and baselines are kept between jobs. The action talks to this interface only; the
+ * GitHub implementation wraps `@actions/artifact`, the local one keeps a directory per run (tests, and
+ * trying the action outside GitHub).
+ */
+
+export interface ArtifactRef {
+  id: number;
+  name: string;
+  sizeBytes: number;
+  /** The workflow run that owns it; undefined for the current run. */
+  runId?: number;
+}
+
+export interface ArtifactStore {
+  /** Uploads every regular file under rootDir; null when there is nothing to upload. */
+  upload(name: string, rootDir: string, options?: { retentionDays?: number }): Promise<ArtifactRef | null>;
+  /** Artifacts already uploaded by other jobs of the current workflow run. */
+  listCurrentRun(): Promise<ArtifactRef[]>;
+  /** Extracts the artifact's files into destination. */
+  download(artifact: ArtifactRef, destination: string): Promise<void>;
+}
+
+export interface GitHubArtifactStoreOptions {
+  /** Token with `actions: read`, used to download artifacts of other workflow runs. */
+  token: string;
+  owner: string;
+  repo: string;
+}
+
+export class GitHubArtifactStore implements ArtifactStore {
+  private readonly client = new DefaultArtifactClient();
+
+  constructor(private readonly options: GitHubArtifactStoreOptions) {}
+
+  async upload(
+    name: string,
+    rootDir: string,
+    options: { retentionDays?: number } = {},
+  ): Promise<ArtifactRef | null> {
+    const files = await listFilesRecursively(rootDir);
+    if (files.length === 0) return null;
+    const response = await this.client.uploadArtifact(name, files, rootDir, {
+      ...(options.retentionDays ? { retentionDays: options.retentionDays } : {}),
+    });
+    return { id: response.id ?? 0, name, sizeBytes: response.size ?? 0 };
+  }
+
+  async listCurrentRun(): Promise<ArtifactRef[]> {
+    const { artifacts } = await this.client.listArtifacts({ latest: true });
+    return artifacts.map((artifact) => ({ id: artifact.id, name: artifact.name, sizeBytes: artifact.size }));
+  }
+
+  async download(artifact: ArtifactRef, destination: string): Promise<void> {
+    await mkdir(destination, { recursive: true });
+    const findBy =
+      artifact.runId === undefined
+        ? undefined
+        : {
+            token: this.options.token,
+            workflowRunId: artifact.runId,
+            repositoryOwner: this.options.owner,
+            repositoryName: this.options.repo,
+          };
+    await this.client.downloadArtifact(artifact.id, { path: destination, ...(findBy ? { findBy } : {}) });
+  }
+}
+
+const localArtifactMeta = z.object({
+  schemaVersion: z.literal(1),
+  id: z.number().int().positive(),
+  name: z.string(),
+  runId: z.number().int(),
+  sizeBytes: z.number().int().nonnegative(),
+});
+
+/**
+ * Artifacts as directories: `<root>/<runId>/<name>/files/...` plus `artifact.json`. Ids are unique
+ * within the root, like GitHub's, so the same ArtifactRef can be handed between runs.
+ */
+export class LocalArtifactStore implements ArtifactStore {
+  constructor(
+    private readonly root: string,
+    private readonly currentRunId: number,
+  ) {}
+
+  private async all(): Promise<Array<z.output<typeof localArtifactMeta>>> {
+    const metas: Array<z.output<typeof localArtifactMeta>> = [];
+    for (const file of await listFilesRecursively(this.root)) {
+      if (relative(this.root, file).split(/[\\/]/).length !== 3 || !file.endsWith("artifact.json")) continue;
+      metas.push(localArtifactMeta.parse(JSON.parse(await readFile(file, "utf8"))));
+    }
+    return metas;
+  }
+
+  async upload(
+    name: string,
+    rootDir: string,
+    options: { retentionDays?: number } = {},
+  ): Promise<ArtifactRef | null> {
+    void options;
+    const files = await listFilesRecursively(rootDir);
+    if (files.length === 0) return null;
+    const target = join(this.root, String(this.currentRunId), name);
+    if ((await this.all()).some((meta) => meta.runId === this.currentRunId && meta.name === name)) {
+      // Same rule as GitHub: artifacts are immutable, one per name per run.
+      throw new Error(`an artifact named ${name} already exists in run ${this.currentRunId}`);
+    }
+    let sizeBytes = 0;
+    for (const file of files) {
+      const destination = join(target, "files", relative(rootDir, file));
+      await cp(file, destination);
+      sizeBytes += (await lstat(file)).size;
+    }
+    const id = Math.max(0, ...(await this.all()).map((meta) => meta.id)) + 1;
+    const meta = { schemaVersion: 1 as const, id, name, runId: this.currentRunId, sizeBytes };
+    await writeFile(join(target, "artifact.json"), `${JSON.stringify(meta, null, 2)}\n`);
+    return { id, name, sizeBytes };
+  }
+
+  async listCurrentRun(): Promise<ArtifactRef[]> {
+    return (await this.all())
+      .filter((meta) => meta.runId === this.currentRunId)
+      .map((meta) => ({ id: meta.id, name: meta.name, sizeBytes: meta.sizeBytes }));
+  }
+
+  async download(artifact: ArtifactRef, destination: string): Promise<void> {
+    const meta = (await this.all()).find((candidate) => candidate.id === artifact.id);
+    if (!meta) throw new Error(`artifact ${artifact.id} (${artifact.name}) not found in ${this.root}`);
+    await mkdir(destination, { recursive: true });
+    await cp(join(this.root, String(meta.runId), meta.name, "files"), destination, { recursive: true });
+  }
+}

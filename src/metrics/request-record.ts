@@ -1,0 +1,52 @@
+import { z } from "zod";
+
+/**
+ * One line of `requests.jsonl` (measured requests) or `warmup.jsonl`. Times are milliseconds on the run's
+ * monotonic clock, relative to the start of the measured phase (`t0`); chunk times are relative to the
+ * request's own send time (in microseconds). Written as each request finishes, so a crash loses nothing already measured.
+ */
+export const requestRecordSchemaVersion = 1;
+
+const ms = z.number();
+
+export const requestRecordSchema = z.object({
+  v: z.literal(requestRecordSchemaVersion),
+  index: z.number().int().nonnegative(),
+  phase: z.enum(["measure", "warmup"]),
+  requestId: z.string(),
+  /** Stage index (stages load) or 0. */
+  stage: z.number().int().nonnegative(),
+  /** When the schedule wanted it sent (open loop), or when its slot freed (closed loop). */
+  scheduledMs: ms,
+  /** When the client got round to it: scheduledMs + lag caused by the client itself. */
+  readyMs: ms,
+  /** Wait for a concurrency slot (max_concurrency), excluded from latency like vLLM's client_queue_time. */
+  queueMs: ms,
+  sentMs: ms,
+  /** When undici handed it a connection (relative to send); null if it never got one. */
+  socketMs: ms.nullable(),
+  headersMs: ms.nullable(),
+  /**
+   * Arrival of every chunk with choices, in whole microseconds after sentMs (integers serialise several
+   * times faster than fractional milliseconds, and this list is most of each line).
+   */
+  chunksUs: z.array(z.number().int().nonnegative()),
+  /** Tokens per chunk when the server reports cumulative usage on each chunk; otherwise null. */
+  chunkTokens: z.array(z.number().int().nonnegative()).nullable(),
+  endMs: ms,
+  ok: z.boolean(),
+  errorKind: z.string().nullable(),
+  error: z.string().nullable(),
+  httpStatus: z.number().int().nullable(),
+  finishReason: z.string().nullable(),
+  promptTokens: z.number().int().nonnegative().nullable(),
+  /** usage.completion_tokens; when the server sent no usage, the number of chunks (noted in the run). */
+  outputTokens: z.number().int().nonnegative().nullable(),
+  outputTokensSource: z.enum(["usage", "chunks"]).nullable(),
+  cachedTokens: z.number().int().nonnegative().nullable(),
+  targetInputTokens: z.number().int().nullable(),
+  maxTokens: z.number().int(),
+  prefixGroup: z.number().int().nullable(),
+});
+
+export type RequestRecord = z.output<typeof requestRecordSchema>;

@@ -1,0 +1,165 @@
+import { type PrometheusSample, parsePrometheusText } from "../server/prometheus-text.js";
+import type { ServerMetricsSummary } from "./run-schema.js";
+
+export interface MetricsScrape {
+  phase: "before" | "during" | "after";
+  /** ms since the measured phase began (negative before it). */
+  atMs: number;
+  status: number | null;
+  text: string | null;
+  error: string | null;
+}
+
+/** The current name first, then the pre-0.9 name vLLM deprecated. */
+const names = {
+  preemptions: ["vllm:num_preemptions_total"],
+  prefixQueries: ["vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"],
+  prefixHits: ["vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"],
+  kvUsage: ["vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"],
+  running: ["vllm:num_requests_running"],
+  waiting: ["vllm:num_requests_waiting"],
+  promptTokens: ["vllm:prompt_tokens_total"],
+  generationTokens: ["vllm:generation_tokens_total"],
+  success: ["vllm:request_success_total"],
+  ttft: ["vllm:time_to_first_token_seconds"],
+  queue: ["vllm:request_queue_time_seconds"],
+} as const;
+
+type Samples = readonly PrometheusSample[];
+
+function present(samples: Samples, candidates: readonly string[]): string | null {
+  for (const name of candidates) if (samples.some((sample) => sample.name === name)) return name;
+  return null;
+}
+
+function total(samples: Samples, name: string): number {
+  let sum = 0;
+  for (const sample of samples) if (sample.name === name) sum += sample.value;
+  return sum;
+}
+
+/** Cumulative bucket counts by upper bound, summed over engines and models. */
+function buckets(samples: Samples, histogram: string): Map<number, number> {
+  const out = new Map<number, number>();
+  const bucketName = `${histogram}_bucket`;
+  for (const sample of samples) {
+    if (sample.name !== bucketName || sample.labels.le === undefined) continue;
+    const bound = sample.labels.le === "+Inf" ? Number.POSITIVE_INFINITY : Number(sample.labels.le);
+    out.set(bound, (out.get(bound) ?? 0) + sample.value);
+  }
+  return out;
+}
+
+/**
+ * Prometheus' histogram_quantile on the difference of two cumulative histograms: linear within the bucket
+ * holding the rank; a rank in the +Inf bucket gives the highest finite bound.
+ */
+export function histogramQuantile(
+  before: Map<number, number>,
+  after: Map<number, number>,
+  q: number,
+): number | null {
+  const bounds = [...after.keys()].sort((a, b) => a - b);
+  const counts = bounds.map((bound) => (after.get(bound) ?? 0) - (before.get(bound) ?? 0));
+  const totalCount = counts[counts.length - 1] ?? 0;
+  if (!(totalCount > 0)) return null;
+  const rank = q * totalCount;
+  let previousBound = 0;
+  let previousCount = 0;
+  for (let index = 0; index < bounds.length; index++) {
+    const bound = bounds[index]!;
+    const count = counts[index]!;
+    if (count >= rank) {
+      if (bound === Number.POSITIVE_INFINITY) return previousBound;
+      if (count === previousCount) return bound;
+      return previousBound + ((bound - previousBound) * (rank - previousCount)) / (count - previousCount);
+    }
+    previousBound = bound;
+    previousCount = count;
+  }
+  return previousBound;
+}
+
+/**
+ * The server-side view of one run from /metrics scraped before, during and after it: counter deltas,
+ * gauge maxima and means, and histogram percentiles. A metric the server does not expose is null and
+ * named in `missing`, never zero.
+ */
+export function summarizeServerMetrics(scrapes: readonly MetricsScrape[]): ServerMetricsSummary | null {
+  const parsed = scrapes
+    .filter((scrape) => scrape.text !== null && scrape.status === 200)
+    .map((scrape) => ({ phase: scrape.phase, samples: parsePrometheusText(scrape.text!) }));
+  const before = parsed.find((scrape) => scrape.phase === "before")?.samples;
+  const after = [...parsed].reverse().find((scrape) => scrape.phase === "after")?.samples;
+  if (!before || !after) return null;
+  const missing: string[] = [];
+
+  const counterDelta = (candidates: readonly string[]): number | null => {
+    const name = present(after, candidates);
+    if (name === null) {
+      missing.push(candidates[0]!);
+      return null;
+    }
+    return total(after, name) - total(before, name);
+  };
+  const gauge = (candidates: readonly string[]): { max: number; mean: number } | null => {
+    const name =
+      present(after, candidates) ?? parsed.map((scrape) => present(scrape.samples, candidates)).find(Boolean);
+    if (!name) {
+      missing.push(candidates[0]!);
+      return null;
+    }
+    const during = parsed.filter((scrape) => scrape.phase === "during");
+    const pool = (during.length > 0 ? during : parsed).filter((scrape) =>
+      scrape.samples.some((s) => s.name === name),
+    );
+    const values = pool.map((scrape) => total(scrape.samples, name));
+    if (values.length === 0) return null;
+    return { max: Math.max(...values), mean: values.reduce((sum, value) => sum + value, 0) / values.length };
+  };
+  const quantiles = (candidates: readonly string[]): { p50: number | null; p95: number | null } => {
+    const name = present(
+      after,
+      candidates.map((candidate) => `${candidate}_bucket`),
+    );
+    if (name === null) {
+      missing.push(candidates[0]!);
+      return { p50: null, p95: null };
+    }
+    const histogram = name.slice(0, -"_bucket".length);
+    const start = buckets(before, histogram);
+    const end = buckets(after, histogram);
+    const toMs = (value: number | null) => (value === null ? null : value * 1000);
+    return { p50: toMs(histogramQuantile(start, end, 0.5)), p95: toMs(histogramQuantile(start, end, 0.95)) };
+  };
+
+  const preemptions = counterDelta(names.preemptions);
+  const queries = counterDelta(names.prefixQueries);
+  const hits = counterDelta(names.prefixHits);
+  const kv = gauge(names.kvUsage);
+  const running = gauge(names.running);
+  const waiting = gauge(names.waiting);
+  const promptTokens = counterDelta(names.promptTokens);
+  const generationTokens = counterDelta(names.generationTokens);
+  const success = counterDelta(names.success);
+  const ttft = quantiles(names.ttft);
+  const queue = quantiles(names.queue);
+  return {
+    preemptions,
+    prefix_cache_queries: queries,
+    prefix_cache_hits: hits,
+    prefix_cache_hit_rate: queries !== null && hits !== null && queries > 0 ? hits / queries : null,
+    kv_cache_usage_max: kv?.max ?? null,
+    kv_cache_usage_mean: kv?.mean ?? null,
+    running_max: running?.max ?? null,
+    waiting_max: waiting?.max ?? null,
+    prompt_tokens: promptTokens,
+    generation_tokens: generationTokens,
+    server_ttft_p50_ms: ttft.p50,
+    server_ttft_p95_ms: ttft.p95,
+    server_queue_p50_ms: queue.p50,
+    server_queue_p95_ms: queue.p95,
+    requests_completed: success,
+    missing,
+  };
+}

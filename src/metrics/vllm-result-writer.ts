@@ -1,0 +1,109 @@
+import type { RequestRecord } from "./request-record.js";
+import { requestLatencies } from "./run-metrics.js";
+import type { LatencySummary, RunFile } from "./run-schema.js";
+import { summarize } from "./summary.js";
+import type { VllmResult } from "./vllm-result.js";
+
+export interface VllmResultContext {
+  model: string;
+  endpoint: "completions" | "chat";
+  /** Unix ms of the measured phase's start, for the `date` key. */
+  startedAtMs: number;
+  burstiness: number | null;
+  maxConcurrency: number | null;
+}
+
+const percentiles: [string, keyof LatencySummary][] = [
+  ["50", "p50"],
+  ["90", "p90"],
+  ["95", "p95"],
+  ["99", "p99"],
+  ["99.9", "p99_9"],
+];
+
+function pad(value: number): string {
+  return String(value).padStart(2, "0");
+}
+
+/** vLLM's `%Y%m%d-%H%M%S`, in UTC. */
+function vllmDate(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}-${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}`;
+}
+
+/**
+ * One run as the result JSON of `vllm bench serve --save-result --save-detailed` (keys of
+ * vllm/benchmarks/serve.py, as summarised in shared/reference/vllm-protocol-and-metrics.md §1.6), so existing
+ * tooling can read our runs. Like vLLM: an empty metric is 0, times in lists are seconds, failed requests
+ * keep their place in the lists with 0 latencies and their error text. Unlike vLLM: a mid-stream error
+ * is a failure, and `generated_texts` are empty (we do not keep the generated text).
+ */
+export function toVllmResult(
+  records: readonly RequestRecord[],
+  run: RunFile,
+  context: VllmResultContext,
+): VllmResult {
+  const ms = (summary: LatencySummary, key: keyof LatencySummary) => (summary[key] as number | null) ?? 0;
+  const metrics: Record<string, number> = {};
+  const e2el = summarize(records.flatMap((record) => requestLatencies(record)?.e2el ?? []));
+  const phases: [string, LatencySummary][] = [
+    ["ttft", run.latency.ttft],
+    ["tpot", run.latency.tpot],
+    ["itl", run.latency.itl],
+    ["e2el", e2el],
+  ];
+  for (const [name, summary] of phases) {
+    metrics[`mean_${name}_ms`] = ms(summary, "mean");
+    metrics[`median_${name}_ms`] = ms(summary, "median");
+    metrics[`std_${name}_ms`] = ms(summary, "std");
+    for (const [label, key] of percentiles) metrics[`p${label}_${name}_ms`] = ms(summary, key);
+  }
+  return {
+    date: vllmDate(context.startedAtMs),
+    backend: context.endpoint === "chat" ? "openai-chat" : "openai",
+    endpoint_type: context.endpoint === "chat" ? "openai-chat" : "openai",
+    label: null,
+    model_id: context.model,
+    tokenizer_id: context.model,
+    num_prompts: run.requests.total,
+    request_rate: run.load.targetRate ?? "inf",
+    burstiness: context.burstiness,
+    max_concurrency: context.maxConcurrency,
+    duration: run.durationS,
+    completed: run.requests.completed,
+    failed: run.requests.failed,
+    total_input_tokens: run.tokens.input,
+    total_output_tokens: run.tokens.output,
+    request_throughput: run.throughput.request,
+    request_goodput: run.throughput.goodput,
+    output_throughput: run.throughput.output,
+    total_token_throughput: run.throughput.total,
+    max_output_tokens_per_s: maxOutputTokensPerSecond(records),
+    max_concurrent_requests: run.load.peakConcurrency,
+    ...metrics,
+    latencies: records.map((record) => (requestLatencies(record)?.e2el ?? 0) / 1000),
+    queue_times: records.map((record) => record.queueMs / 1000),
+    input_lens: records.map((record) => record.promptTokens ?? record.targetInputTokens ?? 0),
+    output_lens: records.map((record) => (record.ok ? (record.outputTokens ?? record.chunksUs.length) : 0)),
+    start_times: records.map((record) => record.sentMs / 1000),
+    ttfts: records.map((record) => (requestLatencies(record)?.ttft ?? 0) / 1000),
+    itls: records.map((record) =>
+      record.ok ? record.chunksUs.slice(1).map((time, index) => (time - record.chunksUs[index]!) / 1e6) : [],
+    ),
+    generated_texts: records.map(() => ""),
+    errors: records.map((record) => (record.ok ? "" : (record.error ?? record.errorKind ?? "error"))),
+  };
+}
+
+/** Most output tokens received in any whole second of the run (chunks of successful requests). */
+function maxOutputTokensPerSecond(records: readonly RequestRecord[]): number {
+  const perSecond = new Map<number, number>();
+  for (const record of records) {
+    if (!record.ok) continue;
+    record.chunksUs.forEach((time, index) => {
+      const second = Math.floor((record.sentMs + time / 1000) / 1000);
+      perSecond.set(second, (perSecond.get(second) ?? 0) + (record.chunkTokens?.[index] ?? 1));
+    });
+  }
+  return perSecond.size === 0 ? 0 : Math.max(...perSecond.values());
+}

@@ -1,0 +1,206 @@
+import { z } from "zod";
+import type { RunRecord } from "../compare/run-record.js";
+import type { MetricName } from "../config/metric-names.js";
+import { latencyPhases } from "../config/metric-names.js";
+import { percentileSorted, sortNumbers } from "../stats/percentile.js";
+
+/**
+ * The result file of `vllm bench serve --save-result` (keys per vllm/benchmarks/serve.py@009e6d4a,
+ * summarised in shared/reference/vllm-protocol-and-metrics.md §1.6). Per selected metric m it holds
+ * `mean_{m}_ms median_{m}_ms std_{m}_ms p{P}_{m}_ms`; `--save-detailed` adds per-request lists.
+ * Loose: `--metadata K=V` and `spec_decode_*` add keys we keep but do not interpret.
+ */
+const count = z.number().int().nonnegative();
+
+/**
+ * Per-request lists hold thousands of numbers per file; a plain loop checks them ~20x faster than an
+ * element-by-element schema, which matters when a comparison reads hundreds of detailed results.
+ */
+function numberList(what: string) {
+  return z.custom<number[]>(
+    (value) => {
+      if (!Array.isArray(value)) return false;
+      for (const item of value) if (typeof item !== "number" || !Number.isFinite(item)) return false;
+      return true;
+    },
+    { error: `expected a list of numbers (${what})` },
+  );
+}
+
+function numberListList(what: string) {
+  return z.custom<number[][]>(
+    (value) => {
+      if (!Array.isArray(value)) return false;
+      for (const inner of value) {
+        if (!Array.isArray(inner)) return false;
+        for (const item of inner) if (typeof item !== "number" || !Number.isFinite(item)) return false;
+      }
+      return true;
+    },
+    { error: `expected a list of lists of numbers (${what})` },
+  );
+}
+
+const seconds = numberList("seconds per request");
+
+export const vllmResultSchema = z.looseObject({
+  date: z.string().optional(),
+  backend: z.string().optional(),
+  endpoint_type: z.string().optional(),
+  label: z.string().nullable().optional(),
+  model_id: z.string().optional(),
+  tokenizer_id: z.string().optional(),
+  num_prompts: count.optional(),
+  request_rate: z.union([z.number(), z.literal("inf"), z.string()]).optional(),
+  burstiness: z.number().nullable().optional(),
+  max_concurrency: z.number().nullable().optional(),
+  duration: z.number().positive(),
+  completed: count,
+  failed: count.optional(),
+  total_input_tokens: count.optional(),
+  total_output_tokens: count.optional(),
+  request_throughput: z.number().nonnegative(),
+  request_goodput: z.number().nonnegative().nullable().optional(),
+  output_throughput: z.number().nonnegative(),
+  total_token_throughput: z.number().nonnegative().optional(),
+  max_output_tokens_per_s: z.number().optional(),
+  max_concurrent_requests: z.number().optional(),
+  latencies: seconds.optional(),
+  queue_times: seconds.optional(),
+  input_lens: numberList("tokens per request").optional(),
+  output_lens: numberList("tokens per request").optional(),
+  start_times: seconds.optional(),
+  ttfts: seconds.optional(),
+  itls: numberListList("chunk gaps in seconds per request").optional(),
+  generated_texts: z.array(z.string()).optional(),
+  errors: z.array(z.string()).optional(),
+});
+
+export type VllmResult = z.output<typeof vllmResultSchema>;
+
+/** Keys that describe the conditions of the run rather than its outcome: its fingerprint. */
+const conditionKeys = [
+  "backend",
+  "endpoint_type",
+  "model_id",
+  "tokenizer_id",
+  "num_prompts",
+  "request_rate",
+  "burstiness",
+  "max_concurrency",
+] as const;
+
+const percentileSuffix: Record<string, "p50" | "p90" | "p95" | "p99" | "p99_9"> = {
+  "50": "p50",
+  "90": "p90",
+  "95": "p95",
+  "99": "p99",
+  "99.9": "p99_9",
+};
+
+/** True when a parsed JSON object looks like a vLLM result rather than our run.json. */
+export function looksLikeVllmResult(value: unknown): boolean {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !("schemaVersion" in value) &&
+    "request_throughput" in value
+  );
+}
+
+function summaryFromSamples(samplesMs: number[]): Partial<Record<string, number>> {
+  if (samplesMs.length === 0) return {};
+  const sorted = sortNumbers(samplesMs);
+  let sum = 0;
+  for (const v of samplesMs) sum += v;
+  return {
+    mean: sum / samplesMs.length,
+    p50: percentileSorted(sorted, 0.5),
+    p90: percentileSorted(sorted, 0.9),
+    p95: percentileSorted(sorted, 0.95),
+    p99: percentileSorted(sorted, 0.99),
+    p99_9: percentileSorted(sorted, 0.999),
+  };
+}
+
+/** Per-request samples (ms) from `--save-detailed` lists, successful requests only. */
+function detailedSamples(result: VllmResult): Partial<Record<(typeof latencyPhases)[number], number[]>> {
+  const n = result.ttfts?.length ?? result.latencies?.length ?? 0;
+  const ok = new Uint8Array(n);
+  const errors = result.errors && result.errors.length === n ? result.errors : null;
+  for (let i = 0; i < n; i++) {
+    // Without an error list, vLLM leaves 0 for requests that never produced a chunk.
+    ok[i] = errors
+      ? errors[i] === ""
+        ? 1
+        : 0
+      : (result.ttfts?.[i] ?? result.latencies?.[i] ?? 0) > 0
+        ? 1
+        : 0;
+  }
+  const successfulMs = (values: readonly number[]): number[] => {
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) if (ok[i]) out.push(values[i]! * 1000);
+    return out;
+  };
+  const out: Partial<Record<(typeof latencyPhases)[number], number[]>> = {};
+  const { ttfts, latencies, output_lens: outputLens, itls } = result;
+  if (ttfts) out.ttft = successfulMs(ttfts);
+  if (latencies && latencies.length === n) out.e2el = successfulMs(latencies);
+  if (ttfts && latencies && outputLens && latencies.length === n && outputLens.length === n) {
+    const tpot: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const outLen = outputLens[i]!;
+      if (ok[i] && outLen > 1) tpot.push(((latencies[i]! - ttfts[i]!) / (outLen - 1)) * 1000);
+    }
+    out.tpot = tpot;
+  }
+  if (itls && itls.length === n) {
+    const pooled: number[] = [];
+    for (let i = 0; i < n; i++) if (ok[i]) for (const gap of itls[i]!) pooled.push(gap * 1000);
+    out.itl = pooled;
+  }
+  return out;
+}
+
+/** Turns one `vllm bench serve` result into a run record; aggregates win, detail fills the gaps. */
+export function runRecordFromVllmResult(result: VllmResult, source: string, index: number): RunRecord {
+  const metrics: RunRecord["metrics"] = {};
+  const detail = detailedSamples(result);
+  for (const phase of latencyPhases) {
+    const fromDetail = detail[phase] ? summaryFromSamples(detail[phase]) : {};
+    for (const [statistic, value] of Object.entries(fromDetail)) {
+      if (value !== undefined) metrics[`${phase}_${statistic}` as MetricName] = value;
+    }
+    const mean = result[`mean_${phase}_ms`];
+    if (typeof mean === "number") metrics[`${phase}_mean`] = mean;
+    const median = result[`median_${phase}_ms`];
+    if (typeof median === "number") metrics[`${phase}_p50`] = median;
+    for (const [suffix, statistic] of Object.entries(percentileSuffix)) {
+      const value = result[`p${suffix}_${phase}_ms`];
+      if (typeof value === "number") metrics[`${phase}_${statistic}`] = value;
+    }
+  }
+  const failed =
+    result.failed ??
+    (result.num_prompts !== undefined ? Math.max(0, result.num_prompts - result.completed) : 0);
+  const total = result.completed + failed;
+  metrics.request_throughput = result.request_throughput;
+  metrics.output_throughput = result.output_throughput;
+  if (result.total_token_throughput !== undefined)
+    metrics.total_token_throughput = result.total_token_throughput;
+  metrics.request_goodput = result.request_goodput ?? null;
+  metrics.error_rate = total > 0 ? failed / total : null;
+  const fingerprint: Record<string, unknown> = { source: "vllm bench serve" };
+  for (const key of conditionKeys) if (result[key] !== undefined) fingerprint[key] = result[key];
+  return {
+    source,
+    cell: result.label ? result.label : "default",
+    run: index,
+    startedAt: result.date ?? null,
+    metrics,
+    requests: { total, completed: result.completed, failed },
+    fingerprint,
+    exclusionReasons: [],
+  };
+}

@@ -1,0 +1,53 @@
+import type { MetricName } from "../config/metric-names.js";
+
+/** Numbers for people: 3 significant figures is plenty for latencies and rates. */
+export function formatNumber(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return "–";
+  const abs = Math.abs(value);
+  if (abs >= 100) return Math.round(value).toLocaleString("en-US");
+  if (abs >= 10) return value.toFixed(1);
+  if (abs >= 1) return value.toFixed(2);
+  if (abs === 0) return "0";
+  return value.toPrecision(3);
+}
+
+export function formatMetricValue(metric: MetricName, value: number | null): string {
+  if (value === null) return "–";
+  if (metric === "error_rate") return `${(value * 100).toFixed(2)}%`;
+  if (metric.endsWith("throughput") || metric === "request_goodput") {
+    return `${formatNumber(value)} ${metric === "output_throughput" || metric === "total_token_throughput" ? "tok/s" : "req/s"}`;
+  }
+  return `${formatNumber(value)} ms`;
+}
+
+export function formatChange(ratio: number | null): string {
+  if (ratio === null || !Number.isFinite(ratio)) return "–";
+  const percent = (ratio - 1) * 100;
+  const sign = percent > 0 ? "+" : percent < 0 ? "−" : "±";
+  return `${sign}${Math.abs(percent).toFixed(1)}%`;
+}
+
+export function formatInterval(ci: readonly [number, number] | null): string {
+  if (ci === null) return "–";
+  return `${formatChange(ci[0])} … ${formatChange(ci[1])}`;
+}
+
+export function formatP(p: number | null): string {
+  if (p === null) return "–";
+  if (p < 0.0001) return "<0.0001";
+  return p.toFixed(4);
+}
+
+export function formatSignedNumber(value: number, unit: string): string {
+  const sign = value > 0 ? "+" : value < 0 ? "−" : "±";
+  return `${sign}${formatNumber(Math.abs(value))}${unit}`;
+}
+
+export function formatPercent(fraction: number): string {
+  return `${(fraction * 100).toFixed(fraction < 0.01 ? 2 : 1).replace(/\.0+$/, "")}%`;
+}
+
+/** 0.05 → "5%", 0.025 → "2.5%". */
+export function formatFractionAsPercent(fraction: number): string {
+  return `${Number((fraction * 100).toPrecision(3))}%`;
+}

@@ -1,0 +1,349 @@
+import { describeMetric } from "../compare/metric-labels.js";
+import type { Comparison, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
+import type { MetricName } from "../config/metric-names.js";
+import { escapeHtml, escapeMarkdown, escapeValue } from "./escape.js";
+import {
+  formatChange,
+  formatFractionAsPercent,
+  formatInterval,
+  formatMetricValue,
+  formatNumber,
+  formatP,
+  formatSignedNumber,
+} from "./format.js";
+
+/** GitHub's limit on a comment body. */
+export const commentBudget = 65_536;
+
+export const verdictIcons: Record<OverallVerdict, string> = {
+  pass: "✅",
+  regression: "❌",
+  inconclusive: "⚠️",
+  "not-comparable": "🚫",
+  error: "⛔",
+};
+
+export const metricVerdictLabels: Record<Comparison["verdict"], string> = {
+  regression: "🔴 regression",
+  improvement: "🟢 improvement",
+  "no-change": "⚪ no change",
+  inconclusive: "🟡 inconclusive",
+};
+
+const verdictTitles: Record<OverallVerdict, string> = {
+  pass: "pass",
+  regression: "regression",
+  inconclusive: "inconclusive",
+  "not-comparable": "not comparable",
+  error: "error",
+};
+
+interface Section {
+  /** Rendered in full. */
+  full: string;
+  /** What replaces it when the budget is short; null for the sections that are never shed. */
+  short: string | null;
+  /** Lower sheds first. */
+  shedRank: number;
+}
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+  return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
+}
+
+function cellLabel(cell: string): string {
+  return escapeMarkdown(cell, 60);
+}
+
+function confidenceLabel(verdict: VerdictFile): string {
+  return `${formatFractionAsPercent(1 - 2 * verdict.settings.passAlpha)} CI`;
+}
+
+function headline(verdict: VerdictFile): string {
+  const title = `## ${verdictIcons[verdict.verdict]} vllm-perf-gate: ${verdictTitles[verdict.verdict]}`;
+  const c = verdict.counts;
+  const counts = `**${c.regression}** regressed · **${c.improvement}** improved · **${c.noChange}** unchanged · **${c.inconclusive}** inconclusive — ${c.gated} gated checks in ${verdict.cells.length} cell${verdict.cells.length === 1 ? "" : "s"}`;
+  // The headline and the next-look reason are our own words (counts only), so they are not escaped.
+  const lines = [title, "", `**${verdict.headline}**`, "", counts];
+  if (verdict.nextLook) {
+    const n = verdict.nextLook;
+    lines.push(
+      "",
+      `**More runs needed:** ${n.runsPerSide} runs per side (add ${n.addCandidateRuns} candidate${n.addBaselineRuns > 0 ? ` and ${n.addBaselineRuns} baseline` : ""} run${n.addCandidateRuns + n.addBaselineRuns === 1 ? "" : "s"}): ${n.reason}.`,
+    );
+  }
+  return lines.join("\n");
+}
+
+function impactSection(verdict: VerdictFile): string {
+  if (verdict.impact.length === 0) return "";
+  const lines = ["### What it means at this load", ""];
+  for (const impact of verdict.impact) {
+    const parts: string[] = [];
+    if (impact.successfulPerHour) {
+      const s = impact.successfulPerHour;
+      parts.push(
+        `${formatSignedNumber(s.change, "")} successful requests per hour (${formatNumber(s.baseline)} → ${formatNumber(s.candidate)})`,
+      );
+    }
+    if (impact.ttftP95Ms) {
+      const t = impact.ttftP95Ms;
+      parts.push(
+        `the slowest 5% wait ${formatSignedNumber(t.change, " ms")} for their first token (p95 ${formatNumber(t.baseline)} → ${formatNumber(t.candidate)} ms)`,
+      );
+    }
+    if (impact.e2elP95Ms) {
+      const e = impact.e2elP95Ms;
+      parts.push(
+        `${formatSignedNumber(e.change, " ms")} for the whole answer (p95 ${formatNumber(e.baseline)} → ${formatNumber(e.candidate)} ms)`,
+      );
+    }
+    if (parts.length > 0) lines.push(`- **${cellLabel(impact.cell)}**: ${parts.join("; ")}.`);
+  }
+  return lines.length > 2 ? lines.join("\n") : "";
+}
+
+function mixedSection(verdict: VerdictFile): string {
+  if (verdict.mixed.length === 0) return "";
+  const lines = ["> [!WARNING]", "> **Mixed result**: some phases got better while others got worse."];
+  for (const mixed of verdict.mixed) {
+    const names = (metrics: string[]) => metrics.map((m) => describeMetric(m as MetricName)).join(", ");
+    lines.push(`> - ${cellLabel(mixed.cell)}: better ${names(mixed.better)}; worse ${names(mixed.worse)}.`);
+  }
+  return lines.join("\n");
+}
+
+function comparisonRow(c: Comparison, withCell: boolean): string[] {
+  const row = [
+    describeMetric(c.metric) + (c.higherIsBetter ? " ↑" : " ↓"),
+    `±${formatFractionAsPercent(c.tolerance)}`,
+    formatMetricValue(c.metric, c.baseline),
+    formatMetricValue(c.metric, c.candidate),
+    formatChange(c.ratio),
+    formatInterval(c.ci),
+    formatP(c.p),
+    metricVerdictLabels[c.verdict] + (c.note ? ` (${escapeMarkdown(c.note, 160)})` : ""),
+  ];
+  return withCell ? [cellLabel(c.cell), ...row] : row;
+}
+
+function acceptanceSection(verdict: VerdictFile): string {
+  const gated = verdict.comparisons.filter((c) => c.gated);
+  const header = [
+    "Cell",
+    "Metric",
+    "Tolerance",
+    "Baseline",
+    "Candidate",
+    "Change",
+    confidenceLabel(verdict),
+    "p (adj.)",
+    "Verdict",
+  ];
+  const body =
+    gated.length > 0
+      ? table(
+          header,
+          gated.map((c) => comparisonRow(c, true)),
+        )
+      : "_No gated metric could be compared._";
+  return [
+    "### Acceptance (gated metrics)",
+    "",
+    body,
+    "",
+    "↓ lower is better · ↑ higher is better · baseline and candidate are geometric means over runs",
+  ].join("\n");
+}
+
+function cellsSection(verdict: VerdictFile): string {
+  const problems = verdict.cells.filter((cell) => cell.status !== "compared");
+  if (problems.length === 0) return "";
+  return [
+    "### Cells that could not be fully compared",
+    "",
+    ...problems.map(
+      (cell) =>
+        `- **${cellLabel(cell.name)}**: ${cell.status.replace(/-/g, " ")} (${cell.baselineRuns} baseline, ${cell.candidateRuns} candidate usable runs)${cell.note ? `: ${escapeMarkdown(cell.note, 200)}` : ""}`,
+    ),
+  ].join("\n");
+}
+
+function driftEstimateNote(verdict: VerdictFile): string {
+  const estimates = Object.entries(verdict.settings.sessionDriftEstimates);
+  if (estimates.length === 0) return "";
+  const largest = estimates.reduce((a, b) => (b[1].sd > a[1].sd ? b : a));
+  const sessions = Math.min(...estimates.map(([, e]) => e.sessions));
+  return ` The baseline spans ${sessions}+ sessions, so the drift was also estimated from them and the larger value used (largest: sd ${formatNumber(largest[1].sd)} for ${describeMetric(largest[0] as MetricName)}).`;
+}
+
+function modeSection(verdict: VerdictFile, withMethod = true): string {
+  const mode =
+    verdict.mode === "interleaved"
+      ? "**Mode: interleaved**: baseline and candidate ran in the same job on the same runner, so no session-drift term is added."
+      : `**Mode: stored baseline**: the baseline came from another job, so a between-session drift (sd ${formatNumber(verdict.settings.sessionDriftSd)} on the log scale) that more runs cannot remove is added to every interval.${driftEstimateNote(verdict)}`;
+  const info = verdict.baselineInfo;
+  const parts: string[] = [];
+  if (info?.commit) parts.push(`commit ${escapeMarkdown(info.commit, 64)}`);
+  if (info?.ref) parts.push(`ref ${escapeMarkdown(info.ref, 80)}`);
+  if (info?.runId) parts.push(`run ${escapeMarkdown(info.runId, 64)}`);
+  if (info?.date) parts.push(`date ${escapeMarkdown(info.date, 64)}`);
+  if (info?.url) parts.push(`link ${escapeMarkdown(info.url, 200)}`);
+  if (info?.note) parts.push(escapeMarkdown(info.note, 200));
+  const baseline = parts.length > 0 ? `Baseline: ${parts.join(" · ")}.` : "Baseline: no provenance given.";
+  const s = verdict.settings;
+  const method = `Per cell and metric, one number per run (the run is the unit of replication); Welch's t on the logs; tolerance ±${formatFractionAsPercent(s.tolerance)} unless set per metric; gated family Holm-corrected, advisory metrics Benjamini-Hochberg; family confidence ${formatFractionAsPercent(s.confidence)}; regressions tested one-sided at α = ${Number(s.lookAlpha.toPrecision(3))} per look before Holm (looks at ${s.looks.join("/")} runs per side); no change means the ${formatFractionAsPercent(1 - s.passAlpha)} upper bound is within tolerance.`;
+  return ["### Comparison", "", mode, "", baseline, ...(withMethod ? ["", method] : [])].join("\n");
+}
+
+function warningsSection(verdict: VerdictFile, limit: number): string {
+  if (verdict.warnings.length === 0) return "";
+  const shown = verdict.warnings.slice(0, limit).map((w) => `- ${escapeMarkdown(w, 300)}`);
+  if (verdict.warnings.length > limit)
+    shown.push(`- … and ${verdict.warnings.length - limit} more (see verdict.json)`);
+  return ["### Warnings", "", ...shown].join("\n");
+}
+
+function excludedSection(verdict: VerdictFile, full: boolean): string {
+  const excluded = verdict.runs.excluded;
+  if (excluded.length === 0) return "";
+  if (!full) return `### Runs excluded\n\n${excluded.length} runs were excluded (details in verdict.json).`;
+  const rows = excluded.map((run) => [
+    run.side,
+    cellLabel(run.cell),
+    run.run === null ? "–" : String(run.run),
+    escapeMarkdown(run.reasons.join("; "), 200),
+    escapeMarkdown(run.source, 120),
+  ]);
+  return ["### Runs excluded", "", table(["Side", "Cell", "Run", "Why", "File"], rows)].join("\n");
+}
+
+function environmentSection(verdict: VerdictFile, full: boolean): string {
+  const differences = verdict.fingerprints.differences;
+  const lines = ["### Environment", ""];
+  if (differences.length === 0) lines.push("Baseline and candidate ran under the same recorded conditions.");
+  else if (!full) lines.push(`${differences.length} recorded conditions differ (details in verdict.json).`);
+  else {
+    lines.push(
+      table(
+        ["Field", "Baseline", "Candidate", "Allowed", "Cells"],
+        differences.map((d) => [
+          escapeMarkdown(d.field, 80),
+          escapeValue(d.baseline),
+          escapeValue(d.candidate),
+          d.allowed ? "yes (under test)" : "**no**",
+          d.cells.length > 3 ? `${d.cells.length} cells` : d.cells.map((cell) => cellLabel(cell)).join(", "),
+        ]),
+      ),
+    );
+  }
+  return lines.join("\n");
+}
+
+function fingerprintDetails(verdict: VerdictFile): string {
+  const base = verdict.fingerprints.baseline;
+  const cand = verdict.fingerprints.candidate;
+  const fields = [...new Set([...Object.keys(base), ...Object.keys(cand)])].sort();
+  if (fields.length === 0) return "";
+  const rows = fields.map((field) => [
+    escapeMarkdown(field, 80),
+    escapeValue(base[field]),
+    escapeValue(cand[field]),
+  ]);
+  return [
+    "<details><summary>All recorded conditions</summary>",
+    "",
+    table(["Field", "Baseline", "Candidate"], rows),
+    "",
+    "</details>",
+  ].join("\n");
+}
+
+function perCellDetails(verdict: VerdictFile): string {
+  const blocks: string[] = [];
+  for (const cell of verdict.cells) {
+    const rows = verdict.comparisons.filter((c) => c.cell === cell.name);
+    if (rows.length === 0) continue;
+    const header = [
+      "Metric",
+      "Tolerance",
+      "Baseline",
+      "Candidate",
+      "Change",
+      confidenceLabel(verdict),
+      "p (adj.)",
+      "Verdict",
+      "Family",
+    ];
+    const body = rows.map((c) => [...comparisonRow(c, false), c.gated ? "gated" : "advisory"]);
+    const cross = rows.filter((c) => c.crossCheck && c.gated);
+    blocks.push(
+      [
+        `<details><summary>All metrics: ${escapeHtml(cell.name, 60)} (${cell.baselineRuns} baseline, ${cell.candidateRuns} candidate runs)</summary>`,
+        "",
+        table(header, body),
+        ...(cross.length > 0
+          ? [
+              "",
+              `Rank cross-check (never blocks): ${cross
+                .map(
+                  (c) =>
+                    `${describeMetric(c.metric)} Mann-Whitney p ${formatP(c.crossCheck!.mannWhitneyP)}, Hodges-Lehmann ${formatChange(c.crossCheck!.hodgesLehmannRatio)}`,
+                )
+                .join("; ")}.`,
+            ]
+          : []),
+        "",
+        "</details>",
+      ].join("\n"),
+    );
+  }
+  return blocks.join("\n\n");
+}
+
+/**
+ * The PR comment. Sections shed in a fixed order when the body would exceed the budget: per-cell
+ * detail, then all conditions, then the excluded-run table, then the environment differences, then
+ * warnings. The headline and the acceptance table are never shed.
+ */
+export function renderMarkdown(verdict: VerdictFile, budget = commentBudget): string {
+  const sections: Section[] = [
+    { full: headline(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
+    { full: mixedSection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
+    { full: impactSection(verdict), short: "", shedRank: 6 },
+    { full: acceptanceSection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
+    { full: cellsSection(verdict), short: "", shedRank: 5 },
+    { full: modeSection(verdict), short: modeSection(verdict, false), shedRank: 7 },
+    { full: warningsSection(verdict, 50), short: warningsSection(verdict, 3), shedRank: 4 },
+    { full: excludedSection(verdict, true), short: excludedSection(verdict, false), shedRank: 2 },
+    { full: environmentSection(verdict, true), short: environmentSection(verdict, false), shedRank: 3 },
+    { full: fingerprintDetails(verdict), short: "", shedRank: 1 },
+    { full: perCellDetails(verdict), short: "", shedRank: 0 },
+  ];
+  const footer = `<sub>vllm-perf-gate ${escapeHtml(verdict.tool.version, 40)} · verdict.json schema ${verdict.schemaVersion}</sub>`;
+  const render = (parts: readonly string[]) =>
+    [...parts.filter((p) => p.length > 0), footer].join("\n\n") + "\n";
+  const current = sections.map((s) => s.full);
+  let text = render(current);
+  const order = sections
+    .map((s, i) => ({ s, i }))
+    .filter(({ s }) => s.short !== null)
+    .sort((a, b) => a.s.shedRank - b.s.shedRank);
+  let shedAny = false;
+  for (const { s, i } of order) {
+    if (text.length <= budget) break;
+    current[i] = s.short!;
+    shedAny = true;
+    text = render([
+      ...current,
+      "_Some detail was left out to fit the comment size limit; verdict.json has everything._",
+    ]);
+  }
+  if (text.length > budget) {
+    // Only reachable with hundreds of gated checks: keep the head, say so plainly.
+    const note = "\n\n_Truncated to fit the comment size limit; verdict.json has everything._\n";
+    text = text.slice(0, budget - note.length) + note;
+  } else if (!shedAny) text = render(current);
+  return text;
+}

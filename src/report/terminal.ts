@@ -1,0 +1,111 @@
+import { describeMetric } from "../compare/metric-labels.js";
+import type { Comparison, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
+import type { MetricName } from "../config/metric-names.js";
+import {
+  formatChange,
+  formatFractionAsPercent,
+  formatInterval,
+  formatMetricValue,
+  formatSignedNumber,
+} from "./format.js";
+
+/** The `compare` summary for a terminal: colour on a TTY, plain text otherwise (logs, CI). */
+
+const ansi = { red: 31, green: 32, yellow: 33, magenta: 35, bold: 1, dim: 2 } as const;
+type Style = keyof typeof ansi;
+
+/** Control characters from outside strings would move the cursor or recolour the terminal. */
+function clean(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
+}
+
+const verdictStyle: Record<OverallVerdict, Style> = {
+  pass: "green",
+  regression: "red",
+  inconclusive: "yellow",
+  "not-comparable": "magenta",
+  error: "red",
+};
+
+const metricStyle: Record<Comparison["verdict"], Style | null> = {
+  regression: "red",
+  improvement: "green",
+  "no-change": null,
+  inconclusive: "yellow",
+};
+
+export function renderTerminal(verdict: VerdictFile, { color }: { color: boolean }): string {
+  const paint = (style: Style | null, text: string) =>
+    color && style ? `\u001b[${ansi[style]}m${text}\u001b[0m` : text;
+  const lines: string[] = [];
+  lines.push(
+    paint("bold", paint(verdictStyle[verdict.verdict], `vllm-perf-gate: ${verdict.verdict.toUpperCase()}`)),
+  );
+  lines.push(clean(verdict.headline));
+  if (verdict.nextLook) {
+    const n = verdict.nextLook;
+    lines.push(
+      paint(
+        "yellow",
+        `More runs needed: ${n.runsPerSide} per side (add ${n.addCandidateRuns} candidate, ${n.addBaselineRuns} baseline): ${clean(n.reason)}`,
+      ),
+    );
+  }
+  for (const mixed of verdict.mixed) {
+    const names = (metrics: string[]) => metrics.map((m) => describeMetric(m as MetricName)).join(", ");
+    lines.push(
+      paint(
+        "yellow",
+        `Mixed result in ${clean(mixed.cell)}: better ${names(mixed.better)}; worse ${names(mixed.worse)}`,
+      ),
+    );
+  }
+  for (const impact of verdict.impact) {
+    const parts: string[] = [];
+    if (impact.successfulPerHour)
+      parts.push(`${formatSignedNumber(impact.successfulPerHour.change, "")} successful req/h`);
+    if (impact.ttftP95Ms) parts.push(`TTFT p95 ${formatSignedNumber(impact.ttftP95Ms.change, " ms")}`);
+    if (impact.e2elP95Ms) parts.push(`E2E p95 ${formatSignedNumber(impact.e2elP95Ms.change, " ms")}`);
+    if (parts.length > 0) lines.push(`  ${clean(impact.cell)}: ${parts.join(", ")}`);
+  }
+  lines.push("");
+  const rows = verdict.comparisons
+    .filter((c) => c.gated)
+    .map((c) => [
+      clean(c.cell),
+      describeMetric(c.metric),
+      formatMetricValue(c.metric, c.baseline),
+      formatMetricValue(c.metric, c.candidate),
+      formatChange(c.ratio),
+      formatInterval(c.ci),
+      c.verdict,
+    ]);
+  const header = [
+    "cell",
+    "metric",
+    "baseline",
+    "candidate",
+    "change",
+    `${formatFractionAsPercent(1 - 2 * verdict.settings.passAlpha)} CI`,
+    "verdict",
+  ];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const format = (r: string[]) =>
+    r
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
+  lines.push(paint("dim", format(header)));
+  verdict.comparisons
+    .filter((c) => c.gated)
+    .forEach((c, i) => {
+      lines.push(paint(metricStyle[c.verdict], format(rows[i]!)));
+    });
+  const excluded = verdict.runs.excluded.length;
+  lines.push("");
+  lines.push(
+    `mode: ${verdict.mode}; runs used: ${verdict.runs.used.length}; excluded: ${excluded}; condition differences: ${verdict.fingerprints.differences.length}`,
+  );
+  for (const warning of verdict.warnings) lines.push(paint("yellow", `warning: ${clean(warning)}`));
+  return `${lines.join("\n")}\n`;
+}

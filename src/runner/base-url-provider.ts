@@ -1,0 +1,66 @@
+import { FailureError } from "../cli/errors.js";
+import type { ModelConfig, SamplingConfig } from "../config/schema.js";
+import { buildFingerprint } from "../server/fingerprint.js";
+import { getServedModels, getText, getVllmVersion } from "../server/probe.js";
+import { cacheConfigFromMetrics, parsePrometheusText } from "../server/prometheus-text.js";
+import type { ServerProvider, ServerSession } from "../server/types.js";
+import { toolName, toolVersion } from "../version.js";
+
+/**
+ * `--base-url`: a server someone else runs. Its sessions start nothing and stop nothing; the fingerprint
+ * comes from what the server says about itself (/version, /v1/models, vllm:cache_config_info).
+ */
+export function baseUrlProvider(options: {
+  baseUrl: string;
+  apiKey?: string;
+  metricsUrl?: string;
+  model: ModelConfig;
+  sampling?: SamplingConfig;
+  env?: Readonly<Record<string, string | undefined>>;
+}): ServerProvider {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const endpoint = {
+    baseUrl,
+    metricsUrl: options.metricsUrl ?? `${baseUrl}/metrics`,
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+  };
+  return {
+    lifecycle: "per-cell",
+    async start(): Promise<ServerSession> {
+      // Fail before measuring anything when nothing answers there.
+      await getServedModels({ baseUrl, apiKey: options.apiKey }).catch((error: unknown) => {
+        throw new FailureError(
+          `--base-url ${baseUrl}: GET /v1/models failed (${error instanceof Error ? error.message : String(error)})`,
+        );
+      });
+      return {
+        endpoint,
+        async fingerprint() {
+          const target = { baseUrl, apiKey: options.apiKey };
+          const [vllmVersion, servedModels, metricsText] = await Promise.all([
+            getVllmVersion(target),
+            getServedModels(target).catch(() => []),
+            getText(endpoint.metricsUrl).catch(() => null),
+          ]);
+          return buildFingerprint({
+            tool: { name: toolName, version: toolVersion },
+            server: { kind: "external", args: [] },
+            probes: {
+              vllmVersion,
+              servedModels,
+              cacheConfig:
+                metricsText === null ? null : cacheConfigFromMetrics(parsePrometheusText(metricsText)),
+            },
+            model: options.model,
+            sampling: options.sampling ?? null,
+            gpu: null,
+            env: options.env ?? {},
+          });
+        },
+        // Never resolves: we cannot see an external server's process, only its failed requests.
+        exited: new Promise(() => {}),
+        async stop() {},
+      };
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
+
+/** Event-loop delay while a run is measured, in ms. */
+export interface EventLoopProbe {
+  stop(): { p99Ms: number | null; maxMs: number | null };
+}
+
+const resolutionMs = 10;
+
+/**
+ * Samples the event loop's delay with perf_hooks (a timer every 10 ms records how late it fired). The
+ * histogram's values include the sampling interval itself, which is subtracted.
+ */
+export function startEventLoopProbe(): EventLoopProbe {
+  const histogram = monitorEventLoopDelay({ resolution: resolutionMs });
+  histogram.enable();
+  return {
+    stop() {
+      histogram.disable();
+      if (histogram.count === 0) return { p99Ms: null, maxMs: null };
+      const toMs = (ns: number) => Math.max(0, ns / 1e6 - resolutionMs);
+      return { p99Ms: toMs(histogram.percentile(99)), maxMs: toMs(histogram.max) };
+    },
+  };
+}
+
+export interface ClientBoundInput {
+  scheduleLagP50Ms: number | null;
+  eventLoopLagP99Ms: number | null;
+  targetConcurrency: number | null;
+  /** Most requests that held a connection at once (what the server could see). */
+  peakOnSocket: number;
+  /** Successful requests: a run with fewer than its concurrency (or one the server refused) cannot reach it. */
+  completed: number;
+  thresholds: { maxScheduleLagMs: number; maxEventLoopLagMs: number };
+}
+
+/**
+ * Whether the client, not the server, limited the run, and why. A tool must never report its own slowness
+ * as the server's: the flag travels with run.json to the verdict.
+ */
+export function clientBoundReasons(input: ClientBoundInput): string[] {
+  const reasons: string[] = [];
+  if (input.scheduleLagP50Ms !== null && input.scheduleLagP50Ms > input.thresholds.maxScheduleLagMs) {
+    reasons.push(
+      `median send lag ${input.scheduleLagP50Ms.toFixed(1)} ms > ${input.thresholds.maxScheduleLagMs} ms (client.max_schedule_lag_ms)`,
+    );
+  }
+  if (input.eventLoopLagP99Ms !== null && input.eventLoopLagP99Ms > input.thresholds.maxEventLoopLagMs) {
+    reasons.push(
+      `event-loop delay p99 ${input.eventLoopLagP99Ms.toFixed(1)} ms > ${input.thresholds.maxEventLoopLagMs} ms (client.max_event_loop_lag_ms)`,
+    );
+  }
+  if (
+    input.targetConcurrency !== null &&
+    input.completed >= input.targetConcurrency &&
+    input.peakOnSocket < input.targetConcurrency
+  ) {
+    reasons.push(
+      `achieved concurrency ${input.peakOnSocket} < asked ${input.targetConcurrency} (a connection cap in the client)`,
+    );
+  }
+  return reasons;
+}

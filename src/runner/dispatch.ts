@@ -1,0 +1,140 @@
+import type { Clock } from "../client/clock.js";
+import { arrivalStream, countedArrivals } from "../workload/arrivals.js";
+import { createRng } from "../workload/rng.js";
+import type { LoadPlan } from "./load-plan.js";
+
+/** One request the dispatcher decided to send. Times are on the injected clock. */
+export interface Ticket {
+  index: number;
+  stage: number;
+  /** When the schedule wanted it (open loop) or when the previous request on its slot ended (closed loop). */
+  scheduledAt: number;
+  /** When the dispatcher actually got to it; readyAt - scheduledAt is the client's own lag. */
+  readyAt: number;
+  /** When it obtained a concurrency slot (== readyAt without a cap). */
+  slotAt: number;
+}
+
+/** Sends one request and resolves with the time its response ended (the next closed-loop request's schedule). */
+export type SendFn = (ticket: Ticket) => Promise<number>;
+
+export interface DispatchResult {
+  /** Clock time the measured phase began (before the first arrival's wait). */
+  startedAt: number;
+  dispatched: number;
+  lastReadyAt: number | null;
+  peakInFlight: number;
+}
+
+class Slots {
+  private readonly waiters: (() => void)[] = [];
+  private used = 0;
+  constructor(private readonly limit: number | null) {}
+  acquire(): Promise<void> | null {
+    if (this.limit === null || this.used < this.limit) {
+      this.used++;
+      return null;
+    }
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+  release(): void {
+    const next = this.waiters.shift();
+    if (next) next();
+    else this.used--;
+  }
+}
+
+/**
+ * Executes a load plan: open-loop segments send on an absolute gamma schedule (waiting for a slot under
+ * max_concurrency), closed-loop segments keep N requests in flight. Stops at the request count or the
+ * duration, whichever comes first, then waits for everything in flight. Pure scheduling: the clock and
+ * the send function are injected, so it runs on virtual time in tests.
+ */
+export async function dispatchLoad(options: {
+  plan: LoadPlan;
+  clock: Clock;
+  seed: number;
+  send: SendFn;
+  shouldStop?: () => boolean;
+}): Promise<DispatchResult> {
+  const { plan, clock, send } = options;
+  const startedAt = clock.now();
+  const deadline = plan.maxDurationMs === null ? Number.POSITIVE_INFINITY : startedAt + plan.maxDurationMs;
+  const slots = new Slots(plan.maxConcurrency);
+  const inFlight = new Set<Promise<unknown>>();
+  let nextIndex = 0;
+  let inFlightCount = 0;
+  let peakInFlight = 0;
+  let lastReadyAt: number | null = null;
+
+  const exhausted = () =>
+    (plan.maxRequests !== null && nextIndex >= plan.maxRequests) || options.shouldStop?.() === true;
+
+  const run = async (ticket: Omit<Ticket, "slotAt">, slotted: boolean): Promise<number> => {
+    inFlightCount++;
+    if (inFlightCount > peakInFlight) peakInFlight = inFlightCount;
+    try {
+      return await send({ ...ticket, slotAt: slotted ? clock.now() : ticket.readyAt });
+    } finally {
+      inFlightCount--;
+    }
+  };
+
+  let segmentStart = startedAt;
+  for (let stage = 0; stage < plan.segments.length; stage++) {
+    const segment = plan.segments[stage]!;
+    const segmentEnd = Math.min(
+      deadline,
+      segment.durationMs === null ? Number.POSITIVE_INFINITY : segmentStart + segment.durationMs,
+    );
+    if (exhausted() || segmentStart >= deadline) break;
+
+    if (segment.kind === "rate") {
+      const rng = createRng(options.seed, "arrivals", stage);
+      const counted =
+        segment.durationMs === null && plan.maxRequests !== null && plan.maxDurationMs === null
+          ? countedArrivals(rng, plan.maxRequests - nextIndex, segment.rate, segment.burstiness)
+          : null;
+      const stream = counted ? null : arrivalStream(rng, segment.rate, segment.burstiness);
+      for (let arrival = 0; ; arrival++) {
+        if (exhausted()) break;
+        const offset = counted ? counted[arrival] : stream!.next();
+        if (offset === undefined) break;
+        const scheduledAt = segmentStart + offset;
+        if (scheduledAt >= segmentEnd) break;
+        await clock.sleepUntil(scheduledAt);
+        if (options.shouldStop?.() === true) break;
+        const readyAt = clock.now();
+        lastReadyAt = readyAt;
+        const ticket = { index: nextIndex++, stage, scheduledAt, readyAt };
+        const waiting = slots.acquire();
+        const task = (waiting ? waiting.then(() => run(ticket, true)) : run(ticket, false)).finally(() => {
+          slots.release();
+          inFlight.delete(task);
+        });
+        inFlight.add(task);
+      }
+    } else {
+      const worker = async () => {
+        let scheduledAt = clock.now();
+        while (!exhausted() && clock.now() < segmentEnd) {
+          const readyAt = clock.now();
+          lastReadyAt = readyAt;
+          const ticket = { index: nextIndex++, stage, scheduledAt, readyAt };
+          scheduledAt = await run(ticket, false);
+        }
+      };
+      const workers = Array.from({ length: segment.concurrency }, worker);
+      if (segmentEnd === Number.POSITIVE_INFINITY) await Promise.all(workers);
+      else {
+        // The next stage starts on time; this stage's requests still in flight finish in the background.
+        const all: Promise<unknown> = Promise.all(workers).finally(() => inFlight.delete(all));
+        inFlight.add(all);
+        await Promise.race([all, clock.sleepUntil(segmentEnd)]);
+      }
+    }
+    segmentStart = segmentEnd === Number.POSITIVE_INFINITY ? clock.now() : segmentEnd;
+  }
+  while (inFlight.size > 0) await Promise.all([...inFlight]);
+  return { startedAt, dispatched: nextIndex, lastReadyAt, peakInFlight };
+}

@@ -1,0 +1,79 @@
+import type { CellConfig } from "../config/schema.js";
+
+export type Segment =
+  | { kind: "rate"; rate: number; burstiness: number; durationMs: number | null }
+  | { kind: "concurrency"; concurrency: number; durationMs: number | null };
+
+/** What the dispatcher executes: segments in order, stopped by a request count and/or a duration. */
+export interface LoadPlan {
+  segments: Segment[];
+  maxRequests: number | null;
+  maxDurationMs: number | null;
+  /** Cap on requests in flight for open-loop segments; arrivals beyond it wait for a slot (measured). */
+  maxConcurrency: number | null;
+}
+
+export function loadPlanOf(cell: CellConfig): LoadPlan {
+  const size = cell.size;
+  const maxRequests = "requests" in size ? size.requests : null;
+  const sizeDurationMs = "duration_s" in size ? size.duration_s * 1000 : null;
+  const load = cell.load;
+  switch (load.type) {
+    case "concurrency":
+      return {
+        segments: [{ kind: "concurrency", concurrency: load.concurrency, durationMs: null }],
+        maxRequests,
+        maxDurationMs: sizeDurationMs,
+        maxConcurrency: load.concurrency,
+      };
+    case "rate":
+      return {
+        segments: [{ kind: "rate", rate: load.rate, burstiness: load.burstiness, durationMs: null }],
+        maxRequests,
+        maxDurationMs: sizeDurationMs,
+        maxConcurrency: load.max_concurrency ?? null,
+      };
+    case "stages": {
+      const segments: Segment[] = load.stages.map((stage) =>
+        stage.rate !== undefined
+          ? {
+              kind: "rate",
+              rate: stage.rate,
+              burstiness: stage.burstiness,
+              durationMs: stage.duration_s * 1000,
+            }
+          : { kind: "concurrency", concurrency: stage.concurrency!, durationMs: stage.duration_s * 1000 },
+      );
+      const stagesMs = segments.reduce((sum, segment) => sum + (segment.durationMs ?? 0), 0);
+      return {
+        segments,
+        maxRequests,
+        maxDurationMs: sizeDurationMs === null ? stagesMs : Math.min(stagesMs, sizeDurationMs),
+        maxConcurrency: load.max_concurrency ?? null,
+      };
+    }
+  }
+}
+
+/** Connections the client pool needs: the most requests the plan can have in flight (null = unbounded). */
+export function poolSizeOf(plan: LoadPlan): number | null {
+  let most = 0;
+  for (const segment of plan.segments) {
+    if (segment.kind === "concurrency") most = Math.max(most, segment.concurrency);
+    else if (plan.maxConcurrency === null) return null;
+  }
+  return Math.max(most, plan.maxConcurrency ?? 0);
+}
+
+/** The concurrency a run asks for, to check against what the client achieved; null for open loop. */
+export function targetConcurrencyOf(plan: LoadPlan): number | null {
+  const closed = plan.segments.filter((segment) => segment.kind === "concurrency");
+  if (closed.length === 0) return null;
+  return Math.max(...closed.map((segment) => (segment.kind === "concurrency" ? segment.concurrency : 0)));
+}
+
+export function targetRateOf(plan: LoadPlan): number | null {
+  const open = plan.segments.filter((segment) => segment.kind === "rate");
+  if (open.length === 0) return null;
+  return Math.max(...open.map((segment) => (segment.kind === "rate" ? segment.rate : 0)));
+}

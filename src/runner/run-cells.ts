@@ -1,0 +1,187 @@
+import { join } from "node:path";
+import { InputError } from "../cli/errors.js";
+import { type ControlClient, createControlClient } from "../client/stream-client.js";
+import type { CellConfig, Config } from "../config/schema.js";
+import type { RunFile } from "../metrics/run-schema.js";
+import type { ServerProvider, ServerSession } from "../server/types.js";
+import { calibrateTokenModel } from "../workload/calibrate.js";
+import { defaultTokenModel, type TokenModel } from "../workload/token-model.js";
+import { createWorkload } from "../workload/workload.js";
+import { prepareCell } from "./cell-context.js";
+import { type ProgressSink, silentProgress } from "./progress.js";
+import { type OutputFormat, runOnce } from "./run-once.js";
+
+export interface RunCellsOptions {
+  config: Config;
+  /** Where servers come from: `baseUrlProvider(...)` for --base-url, or a launcher for `server.kind`. */
+  provider: ServerProvider;
+  /** Results go to outDir/<cell>/run-<k>/. */
+  outDir: string;
+  /** Directory that relative dataset paths are resolved from (the config file's directory). */
+  baseDir: string;
+  /** Names of the cells to run; all when omitted. */
+  cells?: readonly string[];
+  /** Runs per cell; config.repeats.min when omitted. */
+  runs?: number;
+  /** First run index (for adding runs to an existing directory); 0 when omitted. */
+  firstRun?: number;
+  formats?: readonly OutputFormat[];
+  /** Label written into run.json (e.g. baseline or candidate). */
+  side?: string;
+  progress?: ProgressSink;
+  /** Polled between requests; when true the current run ends early (its data is kept) and no more start. */
+  shouldAbort?: () => boolean;
+  /** Fit prompt lengths to the server's tokenizer with POST /tokenize (default true). */
+  calibrate?: boolean;
+  /** Called right before each run's first measured dispatch and after its last completion (benchmarks). */
+  /** The measured phase's start is the origin of the times in requests.jsonl (epochMs: its Unix time, sub-ms). */
+  onMeasuredPhase?: (edge: "start" | "end", epochMs: number) => void;
+}
+
+export interface RunOutput {
+  cell: string;
+  run: number;
+  dir: string;
+  file: RunFile;
+}
+
+export interface RunCellsResult {
+  runs: RunOutput[];
+}
+
+export function selectCells(config: Config, names: readonly string[] | undefined): CellConfig[] {
+  if (!names || names.length === 0) return config.cells;
+  const known = config.cells.map((cell) => cell.name);
+  return names.map((name) => {
+    const cell = config.cells.find((candidate) => candidate.name === name);
+    if (!cell) throw new InputError(`--cells: no cell named "${name}"; the config has: ${known.join(", ")}`);
+    return cell;
+  });
+}
+
+/**
+ * Runs every selected cell N times against servers from the provider and writes each run's evidence.
+ * Per-cell lifecycle: one session per cell, its fingerprint taken once; per-run: a session per run.
+ */
+export async function runCells(options: RunCellsOptions): Promise<RunCellsResult> {
+  const { config, provider } = options;
+  const progress = options.progress ?? silentProgress;
+  const runs = options.runs ?? config.repeats.min;
+  const firstRun = options.firstRun ?? 0;
+  const outputs: RunOutput[] = [];
+  const cells = selectCells(config, options.cells);
+  for (const cell of cells) {
+    if (options.shouldAbort?.()) break;
+    const context = await prepareCell(config, cell, options.baseDir);
+    const cellDir = join(options.outDir, cell.name);
+    let shared: {
+      session: ServerSession;
+      control: ControlClient;
+      fingerprint: Record<string, unknown>;
+    } | null = null;
+    let tokenModel: TokenModel | null = null;
+    const open = async (run?: number) => {
+      const session = await provider.start({
+        cell: cell.name,
+        logDir: cellDir,
+        ...(run === undefined ? {} : { run }),
+      });
+      const control = createControlClient({
+        baseUrl: session.endpoint.baseUrl,
+        ...(session.endpoint.apiKey ? { apiKey: session.endpoint.apiKey } : {}),
+      });
+      return { session, control, fingerprint: await session.fingerprint() };
+    };
+    const close = async (handle: NonNullable<typeof shared>) => {
+      await handle.control.close();
+      await handle.session.stop();
+    };
+    try {
+      for (let k = firstRun; k < firstRun + runs; k++) {
+        if (options.shouldAbort?.()) break;
+        if (provider.lifecycle === "per-cell" && shared === null) shared = await open();
+        const handle = provider.lifecycle === "per-cell" && shared !== null ? shared : await open(k);
+        try {
+          tokenModel ??=
+            options.calibrate === false || cell.dataset.type === "sharegpt" || cell.dataset.type === "jsonl"
+              ? defaultTokenModel
+              : await calibrateTokenModel(
+                  tokenCounter(handle.control, config.model.name, cell.endpoint),
+                  context.seed,
+                );
+          const workload = createWorkload(cell, {
+            seed: context.seed,
+            tokenModel,
+            ...(context.file ? { file: context.file } : {}),
+          });
+          progress.message(
+            `${cell.name}: run ${k + 1 - firstRun}/${runs} against ${handle.session.endpoint.baseUrl}`,
+          );
+          const file = await runOnce({
+            context,
+            workload,
+            session: handle.session,
+            control: handle.control,
+            runIndex: k,
+            runs,
+            dir: join(cellDir, `run-${k}`),
+            formats: options.formats ?? [],
+            progress,
+            serverFingerprint: handle.fingerprint,
+            ...(options.side ? { side: options.side } : {}),
+            ...(options.shouldAbort ? { shouldAbort: options.shouldAbort } : {}),
+            ...(options.onMeasuredPhase ? { onMeasuredPhase: options.onMeasuredPhase } : {}),
+          });
+          outputs.push({ cell: cell.name, run: k, dir: join(cellDir, `run-${k}`), file });
+          progress.message(summaryLine(file));
+        } finally {
+          if (provider.lifecycle === "per-run") await close(handle);
+        }
+      }
+    } finally {
+      if (shared) await close(shared);
+    }
+  }
+  return { runs: outputs };
+}
+
+function tokenCounter(control: ControlClient, model: string, endpoint: CellConfig["endpoint"]) {
+  return async (text: string): Promise<number | null> => {
+    const body =
+      endpoint === "chat" ? { model, messages: [{ role: "user", content: text }] } : { model, prompt: text };
+    try {
+      const response = await control.post("/tokenize", body);
+      if (response.status !== 200) return null;
+      const parsed = JSON.parse(response.text) as { count?: unknown; tokens?: unknown };
+      if (typeof parsed.count === "number") return parsed.count;
+      return Array.isArray(parsed.tokens) ? parsed.tokens.length : null;
+    } catch {
+      return null;
+    }
+  };
+}
+
+function fmt(value: number | null, digits = 1): string {
+  return value === null ? "-" : value.toFixed(digits);
+}
+
+export function summaryLine(file: RunFile): string {
+  const flags = [
+    file.flags.clientBound ? `CLIENT-BOUND (${file.flags.clientBoundReason})` : "",
+    file.flags.serverCrashed ? "SERVER CRASHED" : "",
+    file.flags.cutShort ? "cut short" : "",
+  ].filter(Boolean);
+  return (
+    `${file.cell} run ${file.run}: ${file.requests.completed}/${file.requests.total} ok` +
+    `${
+      file.requests.failed > 0
+        ? ` (${Object.entries(file.requests.errorsByKind)
+            .map(([kind, n]) => `${kind} ${n}`)
+            .join(", ")})`
+        : ""
+    }` +
+    `, ${fmt(file.throughput.output, 0)} out tok/s, TTFT p50 ${fmt(file.latency.ttft.p50)} ms` +
+    `, TPOT p50 ${fmt(file.latency.tpot.p50, 2)} ms, E2E p95 ${fmt(file.latency.e2el.p95)} ms` +
+    (flags.length > 0 ? `  [${flags.join("; ")}]` : "")
+  );
+}

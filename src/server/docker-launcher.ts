@@ -1,0 +1,233 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import type { ModelConfig, ServerConfig } from "../config/schema.js";
+import { diagnoseLog } from "./diagnose.js";
+import { ServerStartError } from "./errors.js";
+import { execFileCapture } from "./exec.js";
+import {
+  flagValue,
+  hasFlag,
+  type LaunchedServer,
+  type LaunchServices,
+  type TeardownNotes,
+} from "./launch.js";
+
+type DockerConfig = Extract<ServerConfig, { kind: "docker" }>;
+
+const defaultContainerPort = 8000;
+
+/**
+ * Engine arguments as the container will get them: the configured ones, plus the model pins from the
+ * `model` section when the arguments do not already say them, so the recorded pins are the ones served.
+ */
+export function dockerEngineArgs(config: DockerConfig, model: ModelConfig): string[] {
+  const args = [...config.args];
+  const positionalModel = args.length > 0 && !args[0]!.startsWith("-");
+  const extra: string[] = [];
+  if (!positionalModel && !hasFlag(args, "--model")) extra.push("--model", model.source ?? model.name);
+  if (!hasFlag(args, "--served-model-name")) extra.push("--served-model-name", model.name);
+  if (model.revision && !hasFlag(args, "--revision")) extra.push("--revision", model.revision);
+  if (model.tokenizer_revision && !hasFlag(args, "--tokenizer-revision")) {
+    extra.push("--tokenizer-revision", model.tokenizer_revision);
+  }
+  return positionalModel ? [args[0]!, ...extra, ...args.slice(1)] : [...extra, ...args];
+}
+
+/** `docker run` arguments: GPUs, shared memory for NCCL (--ipc=host), the port, the HF cache, env by name. */
+export function dockerRunArgs(
+  config: DockerConfig,
+  engineArgs: readonly string[],
+  containerName: string,
+  options: { devMode: boolean },
+): string[] {
+  const containerPort = Number(flagValue(engineArgs, "--port") ?? defaultContainerPort);
+  return [
+    "run",
+    "--detach",
+    "--name",
+    containerName,
+    "--label",
+    "vllm-perf-gate=1",
+    "--gpus",
+    config.gpus,
+    "--ipc=host",
+    "--publish",
+    `${config.port}:${containerPort}`,
+    ...(config.hf_cache_dir ? ["--volume", `${config.hf_cache_dir}:/root/.cache/huggingface`] : []),
+    // By name only: docker copies the value from its own environment, so no secret is on a command line.
+    ...config.env.flatMap((name) => ["--env", name]),
+    ...(options.devMode ? ["--env", "VLLM_SERVER_DEV_MODE=1"] : []),
+    ...config.docker_args,
+    config.image,
+    ...engineArgs,
+  ];
+}
+
+/** The repo digest matching the configured repository, from `docker image inspect` RepoDigests. */
+export function pickRepoDigest(repoDigests: readonly string[], image: string): string | null {
+  const repository = image.split("@")[0]!.replace(/:[^/:]+$/, "");
+  const matching = repoDigests.find((digest) => digest.split("@")[0] === repository);
+  return matching ?? repoDigests[0] ?? null;
+}
+
+export async function launchDocker(
+  config: DockerConfig,
+  model: ModelConfig,
+  services: LaunchServices & { dockerCommand: string; devMode: boolean },
+): Promise<LaunchedServer> {
+  const { log, env } = services;
+  const docker = services.dockerCommand;
+  const fail = (summary: string, lines: string[]) =>
+    new ServerStartError({
+      summary,
+      stage: "launch",
+      diagnosis: diagnoseLog(lines),
+      lastLogLines: lines.slice(-20),
+      logFile: log.path,
+    });
+
+  const imageDigest = await resolveImage(config.image, services, fail);
+  if (!config.image.includes("@sha256:")) {
+    services.warn(
+      `server.image "${config.image}" is pinned by tag only (resolved to ${imageDigest ?? "an unknown digest"}); a tag can move, so pin the digest (image@sha256:...) for reproducible comparisons.`,
+    );
+  }
+
+  const engineArgs = dockerEngineArgs(config, model);
+  const containerName = `vllm-perf-gate-${services.id}`;
+  const runArgs = dockerRunArgs(config, engineArgs, containerName, { devMode: services.devMode });
+  // Remembered before `docker run`: a main step cancelled during the run still leaves a name to remove.
+  await services.remember({
+    kind: "docker",
+    container: containerName,
+    dockerCommand: docker,
+    port: config.port,
+    logFile: log.path,
+  });
+  log.note(`${docker} ${runArgs.join(" ")}`);
+  const run = await execFileCapture(docker, runArgs, { env, timeoutMs: services.startupTimeoutMs });
+  if (run.code !== 0) {
+    const lines = `${run.stdout}\n${run.stderr}`.split("\n").filter((line) => line.trim() !== "");
+    for (const line of lines) log.line(line);
+    await execFileCapture(docker, ["rm", "--force", containerName], { env, timeoutMs: 30_000 });
+    throw fail(
+      run.timedOut
+        ? `docker run did not return within ${Math.round(services.startupTimeoutMs / 1000)} s.`
+        : `docker run ${config.image} failed (exit code ${run.code}).`,
+      log.lastLines(20),
+    );
+  }
+  log.note(`container ${containerName} started (id ${run.stdout.trim().slice(0, 12)})`);
+
+  const logs = spawn(docker, ["logs", "--follow", containerName], { env, stdio: ["ignore", "pipe", "pipe"] });
+  logs.on("error", () => {});
+  log.follow(logs.stdout);
+  log.follow(logs.stderr);
+  let stopping = false;
+  const waiter = spawn(docker, ["wait", containerName], { env, stdio: ["ignore", "pipe", "ignore"] });
+  const exited = new Promise<{ reason: string }>((resolve) => {
+    let output = "";
+    waiter.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+    });
+    const report = () => {
+      if (stopping) return;
+      const code = output.trim();
+      resolve({
+        reason: code
+          ? `container ${containerName} exited with code ${code}`
+          : `container ${containerName} stopped`,
+      });
+    };
+    waiter.once("close", report);
+    waiter.once("error", report);
+  });
+
+  let stopped: Promise<TeardownNotes> | undefined;
+  return {
+    baseUrl: `http://127.0.0.1:${config.port}`,
+    metricsUrl: `http://127.0.0.1:${config.port}/metrics`,
+    port: config.port,
+    exited,
+    conditions: { image: config.image, imageDigest, args: engineArgs },
+    stop() {
+      stopping = true;
+      stopped ??= stopContainer(containerName, [logs, waiter], services);
+      return stopped;
+    },
+  };
+}
+
+async function resolveImage(
+  image: string,
+  services: LaunchServices & { dockerCommand: string },
+  fail: (summary: string, lines: string[]) => ServerStartError,
+): Promise<string | null> {
+  const docker = services.dockerCommand;
+  const inspect = () =>
+    execFileCapture(docker, ["image", "inspect", "--format", "{{json .RepoDigests}}", image], {
+      env: services.env,
+      timeoutMs: 30_000,
+    });
+  let result = await inspect();
+  if (result.spawnError) {
+    throw fail(
+      `"${docker}" could not be run (${result.spawnError.code ?? result.spawnError.message}): server.kind docker needs the docker CLI on PATH and a running daemon.`,
+      [],
+    );
+  }
+  if (result.code !== 0) {
+    services.log.note(`image ${image} not present locally; pulling`);
+    const pull = await execFileCapture(docker, ["pull", image], {
+      env: services.env,
+      timeoutMs: services.startupTimeoutMs,
+      onLine: (line) => services.log.line(line),
+    });
+    if (pull.code !== 0) {
+      throw fail(
+        pull.timedOut
+          ? `docker pull ${image} did not finish within ${Math.round(services.startupTimeoutMs / 1000)} s.`
+          : `docker pull ${image} failed (exit code ${pull.code}): the server was not started.`,
+        services.log.lastLines(20),
+      );
+    }
+    result = await inspect();
+  }
+  if (result.code !== 0) return null;
+  try {
+    const digests = JSON.parse(result.stdout.trim()) as unknown;
+    return Array.isArray(digests) ? pickRepoDigest(digests.map(String), image) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function stopContainer(
+  containerName: string,
+  followers: readonly ChildProcess[],
+  services: LaunchServices & { dockerCommand: string },
+): Promise<TeardownNotes> {
+  const docker = services.dockerCommand;
+  const graceS = Math.max(1, Math.ceil(services.stopGraceMs / 1000));
+  const notes: string[] = [];
+  const started = services.clock.now();
+  // docker stop sends SIGTERM, waits --time seconds, then SIGKILLs; rm --force removes whatever is left.
+  const stop = await execFileCapture(docker, ["stop", "--time", String(graceS), containerName], {
+    env: services.env,
+    timeoutMs: services.stopGraceMs + 30_000,
+  });
+  const escalated = stop.code === 0 && services.clock.now() - started >= graceS * 1000;
+  // `docker logs --follow` ends by itself once the container stops; let it deliver the last lines.
+  const [logs] = followers;
+  if (logs && logs.exitCode === null && logs.signalCode === null) {
+    await Promise.race([new Promise((resolve) => logs.once("close", resolve)), services.clock.sleep(2_000)]);
+  }
+  if (escalated) notes.push(`container ${containerName} ignored SIGTERM for ${graceS} s and was killed`);
+  const remove = await execFileCapture(docker, ["rm", "--force", containerName], {
+    env: services.env,
+    timeoutMs: 30_000,
+  });
+  const survived = remove.code !== 0 && !/No such container/i.test(remove.stderr);
+  if (survived) notes.push(`docker rm --force ${containerName} failed: ${remove.stderr.trim()}`);
+  for (const follower of followers) if (follower.exitCode === null) follower.kill("SIGKILL");
+  return { escalated, survived, notes };
+}

@@ -1,0 +1,191 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import type { ModelConfig, SamplingConfig } from "../config/schema.js";
+import type { GpuInventory } from "./nvidia-smi.js";
+import type { ServedModel } from "./probe.js";
+
+/**
+ * The conditions of a run, as a plain record that two runs can be diffed on field by field. Built purely
+ * from facts gathered elsewhere (probes, nvidia-smi, docker inspect, the environment), so it is testable and
+ * identical inputs always give an identical fingerprint.
+ */
+export const fingerprintSchemaVersion = 1;
+
+const nullableString = z.string().nullable();
+
+export const fingerprintSchema = z.object({
+  schemaVersion: z.literal(fingerprintSchemaVersion),
+  tool: z.object({ name: z.string(), version: z.string() }),
+  server: z.object({
+    kind: z.enum(["docker", "command", "external", "sim"]),
+    image: nullableString.describe("Image reference as configured (docker)."),
+    imageDigest: nullableString.describe("Resolved repo digest, e.g. vllm/vllm-openai@sha256:... (docker)."),
+    command: z
+      .array(z.string())
+      .nullable()
+      .describe("Command line (command and sim kinds), secrets redacted."),
+    args: z.array(z.string()).describe("Engine arguments passed to vLLM (or the simulator)."),
+    vllmVersion: nullableString.describe("From GET /version."),
+    servedModels: z.array(z.string()),
+    maxModelLen: z.number().nullable(),
+    cacheConfig: z.record(z.string(), z.string()).nullable().describe("Labels of vllm:cache_config_info."),
+  }),
+  model: z.object({
+    name: z.string(),
+    source: nullableString,
+    revision: nullableString,
+    tokenizerRevision: nullableString,
+  }),
+  sampling: z.record(z.string(), z.unknown()).nullable(),
+  gpu: z
+    .object({
+      count: z.number().int().nonnegative(),
+      names: z.array(z.string()),
+      memoryTotalMiB: z.array(z.number()),
+      driverVersion: nullableString,
+      cudaVersion: nullableString,
+    })
+    .nullable(),
+  runner: z.object({ os: nullableString, name: nullableString, arch: nullableString }),
+  configHash: nullableString,
+  datasets: z.record(z.string(), z.string()).describe("sha256 of each dataset, by cell or file name."),
+});
+
+export type Fingerprint = z.output<typeof fingerprintSchema>;
+
+export interface FingerprintFacts {
+  readonly tool: { name: string; version: string };
+  readonly server: {
+    kind: Fingerprint["server"]["kind"];
+    image?: string | null;
+    imageDigest?: string | null;
+    command?: readonly string[] | null;
+    args: readonly string[];
+  };
+  readonly probes: {
+    vllmVersion: string | null;
+    servedModels: readonly ServedModel[];
+    cacheConfig: Record<string, string> | null;
+  };
+  readonly model: ModelConfig;
+  readonly sampling?: SamplingConfig | Record<string, unknown> | null;
+  readonly gpu: GpuInventory | null;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly configHash?: string | null;
+  readonly datasetChecksums?: Readonly<Record<string, string>>;
+}
+
+export function buildFingerprint(facts: FingerprintFacts): Fingerprint {
+  const served = facts.probes.servedModels;
+  const primary = served.find((model) => model.id === facts.model.name) ?? served[0];
+  return {
+    schemaVersion: fingerprintSchemaVersion,
+    tool: { ...facts.tool },
+    server: {
+      kind: facts.server.kind,
+      image: facts.server.image ?? null,
+      imageDigest: facts.server.imageDigest ?? null,
+      command: facts.server.command ? [...facts.server.command] : null,
+      args: [...facts.server.args],
+      vllmVersion: facts.probes.vllmVersion,
+      servedModels: served.map((model) => model.id).sort(),
+      maxModelLen: primary?.maxModelLen ?? null,
+      cacheConfig: facts.probes.cacheConfig,
+    },
+    model: {
+      name: facts.model.name,
+      source: facts.model.source ?? null,
+      revision: facts.model.revision ?? null,
+      tokenizerRevision: facts.model.tokenizer_revision ?? null,
+    },
+    sampling: facts.sampling ? sortKeys(facts.sampling) : null,
+    gpu: facts.gpu
+      ? {
+          count: facts.gpu.count,
+          names: [...facts.gpu.names],
+          memoryTotalMiB: [...facts.gpu.memoryTotalMiB],
+          driverVersion: facts.gpu.driverVersion,
+          cudaVersion: facts.gpu.cudaVersion,
+        }
+      : null,
+    runner: {
+      os: facts.env.RUNNER_OS ?? null,
+      name: facts.env.RUNNER_NAME ?? null,
+      arch: facts.env.RUNNER_ARCH ?? null,
+    },
+    configHash: facts.configHash ?? null,
+    datasets: sortKeys(facts.datasetChecksums ?? {}) as Record<string, string>,
+  };
+}
+
+function sortKeys(record: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** JSON with object keys sorted at every level: equal values always serialise identically. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner && typeof inner === "object" && !Array.isArray(inner)
+      ? sortKeys(inner as Record<string, unknown>)
+      : inner,
+  );
+}
+
+/** sha256 of the canonical JSON of a (parsed) config, so key order and formatting do not change it. */
+export function hashConfig(config: unknown): string {
+  return createHash("sha256").update(canonicalJson(config)).digest("hex");
+}
+
+/**
+ * Leaves of the fingerprint by dotted path ("server.image", "gpu.names"). Arrays and the free-form maps
+ * (cache config, sampling, datasets) are leaves one level down, so `allowed_differences` can name either a
+ * whole group ("sampling") or one field ("sampling.temperature").
+ */
+export function flattenFingerprint(fingerprint: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const flat: Record<string, unknown> = {};
+  const walk = (value: unknown, path: string) => {
+    if (value && typeof value === "object" && !Array.isArray(value)) {
+      const entries = Object.entries(value as Record<string, unknown>);
+      if (entries.length === 0 && path) flat[path] = {};
+      for (const [key, inner] of entries) walk(inner, path ? `${path}.${key}` : key);
+    } else flat[path] = value;
+  };
+  walk(fingerprint, "");
+  return flat;
+}
+
+export interface FingerprintDifference {
+  readonly field: string;
+  readonly baseline: unknown;
+  readonly candidate: unknown;
+  /** Named (or under a group named) in allowed_differences: the thing under test. */
+  readonly allowed: boolean;
+}
+
+/**
+ * Recorded but never a reason to call runs incomparable: the tool build, the runner of a pool, and the
+ * config hash (it changes whenever the thing under test is itself in the config).
+ */
+const informationalFields = ["tool.version", "runner.name", "configHash"];
+
+export function diffFingerprints(
+  baseline: Readonly<Record<string, unknown>>,
+  candidate: Readonly<Record<string, unknown>>,
+  allowedDifferences: readonly string[] = [],
+): FingerprintDifference[] {
+  const left = flattenFingerprint(baseline);
+  const right = flattenFingerprint(candidate);
+  const fields = [...new Set([...Object.keys(left), ...Object.keys(right)])].sort();
+  const allowed = [...allowedDifferences, ...informationalFields];
+  const differences: FingerprintDifference[] = [];
+  for (const field of fields) {
+    if (canonicalJson(left[field] ?? null) === canonicalJson(right[field] ?? null)) continue;
+    differences.push({
+      field,
+      baseline: left[field] ?? null,
+      candidate: right[field] ?? null,
+      allowed: allowed.some((name) => field === name || field.startsWith(`${name}.`)),
+    });
+  }
+  return differences;
+}

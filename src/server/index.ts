@@ -1,0 +1,50 @@
+export { type CleanupOutcome, cleanupFromState } from "./cleanup.js";
+export { type Clock, systemClock } from "./clock.js";
+export { type Diagnosis, diagnoseLog, type LikelyCause } from "./diagnose.js";
+export { type ServerFailureStage, ServerStartError } from "./errors.js";
+export {
+  buildFingerprint,
+  canonicalJson,
+  diffFingerprints,
+  type Fingerprint,
+  type FingerprintDifference,
+  type FingerprintFacts,
+  fingerprintSchema,
+  fingerprintSchemaVersion,
+  flattenFingerprint,
+  hashConfig,
+} from "./fingerprint.js";
+export { type GpuInventory, type GpuUsage, NvidiaSmi } from "./nvidia-smi.js";
+export { isPortFree } from "./port.js";
+export { cacheConfigFromMetrics, type PrometheusSample, parsePrometheusText } from "./prometheus-text.js";
+export {
+  createServerProvider,
+  type ManagedServerProvider,
+  type ManagedServerSession,
+  type ServerProviderOptions,
+} from "./provider.js";
+export { createRedactor, type Redactor, redactionMark } from "./redact.js";
+export { stopServersOnSignals } from "./signals.js";
+export { defaultCliCommand, findPackageRoot } from "./sim-command.js";
+export {
+  type LiveServer,
+  liveServerSchema,
+  readServerState,
+  type ServerState,
+  serverStateSchema,
+  serverStateSchemaVersion,
+} from "./state.js";
+export {
+  type GpuSample,
+  type MetricsSample,
+  runTelemetry,
+  startTelemetry,
+  summariseTelemetry,
+  type TelemetryOptions,
+  type TelemetryRecord,
+  type TelemetrySampler,
+  type TelemetrySummary,
+  telemetryRecordSchema,
+  telemetrySchemaVersion,
+} from "./telemetry.js";
+export type { ServerEndpoint, ServerProvider, ServerSession, ServerStartContext } from "./types.js";

@@ -1,0 +1,70 @@
+import { z } from "zod";
+
+/** The few server endpoints the launcher reads (vLLM's OpenAI-compatible server; the simulator mirrors it). */
+
+const modelsResponseSchema = z.object({
+  data: z.array(
+    z.looseObject({
+      id: z.string(),
+      root: z.string().nullish(),
+      max_model_len: z.number().nullish(),
+    }),
+  ),
+});
+
+export type ServedModel = { id: string; root: string | null; maxModelLen: number | null };
+
+export interface ProbeTarget {
+  readonly baseUrl: string;
+  readonly apiKey?: string | undefined;
+}
+
+const probeTimeoutMs = 5_000;
+
+function headers(target: ProbeTarget): Record<string, string> {
+  return target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {};
+}
+
+export async function getStatus(target: ProbeTarget, path: string): Promise<number> {
+  const response = await fetch(`${target.baseUrl}${path}`, {
+    headers: headers(target),
+    signal: AbortSignal.timeout(probeTimeoutMs),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
+export async function getText(url: string, apiKey?: string): Promise<string> {
+  const response = await fetch(url, {
+    headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+    signal: AbortSignal.timeout(probeTimeoutMs),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`GET ${url} answered HTTP ${response.status}`);
+  return text;
+}
+
+export async function getServedModels(target: ProbeTarget): Promise<ServedModel[]> {
+  const text = await getText(`${target.baseUrl}/v1/models`, target.apiKey);
+  const parsed = modelsResponseSchema.safeParse(JSON.parse(text));
+  if (!parsed.success)
+    throw new Error(
+      `GET ${target.baseUrl}/v1/models: expected {"data":[{"id":...}]}, got ${text.slice(0, 200)}`,
+    );
+  return parsed.data.data.map((model) => ({
+    id: model.id,
+    root: model.root ?? null,
+    maxModelLen: model.max_model_len ?? null,
+  }));
+}
+
+export async function getVllmVersion(target: ProbeTarget): Promise<string | null> {
+  try {
+    const json = JSON.parse(await getText(`${target.baseUrl}/version`, target.apiKey)) as {
+      version?: unknown;
+    };
+    return typeof json.version === "string" ? json.version : null;
+  } catch {
+    return null;
+  }
+}

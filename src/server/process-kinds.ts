@@ -1,0 +1,131 @@
+import type { ModelConfig, ServerConfig } from "../config/schema.js";
+import { ServerStartError } from "./errors.js";
+import type { LaunchedServer, LaunchServices } from "./launch.js";
+import { spawnServerProcess } from "./process-launcher.js";
+import { defaultCliCommand } from "./sim-command.js";
+
+type CommandConfig = Extract<ServerConfig, { kind: "command" }>;
+type SimConfig = Extract<ServerConfig, { kind: "sim" }>;
+
+export async function launchCommand(
+  config: CommandConfig,
+  services: LaunchServices,
+): Promise<LaunchedServer> {
+  const argv = config.argv;
+  services.log.note(`starting: ${argv.join(" ")}`);
+  const spawned = await spawnServerProcess(
+    argv,
+    { cwd: config.cwd, env: { ...services.env, ...config.env }, kind: "command", port: config.port },
+    services,
+  );
+  if ("spawnError" in spawned) {
+    throw new ServerStartError({
+      summary: `server.argv could not be started: ${spawned.spawnError}.`,
+      stage: "launch",
+      logFile: services.log.path,
+    });
+  }
+  const baseUrl = `http://${config.host}:${config.port}`;
+  return {
+    baseUrl,
+    metricsUrl: `${baseUrl}/metrics`,
+    port: config.port,
+    exited: spawned.exited,
+    conditions: { command: argv.map(services.log.redact), args: argv.slice(1).map(services.log.redact) },
+    stop: () => spawned.stop(),
+  };
+}
+
+/** Simulator flags as the sim command takes them; also what the fingerprint records (no machine paths). */
+export function simArgs(config: SimConfig, model: ModelConfig, seed: number): string[] {
+  return [
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(config.port),
+    "--profile",
+    config.profile,
+    "--seed",
+    String(seed),
+    ...Object.entries(config.set)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .flatMap(([key, value]) => ["--set", `${key}=${value}`]),
+    "--served-model-name",
+    model.name,
+    ...config.args,
+  ];
+}
+
+const listeningLine = /vllm-perf-gate sim listening on (https?:\/\/\S+)/;
+
+export async function launchSim(
+  config: SimConfig,
+  model: ModelConfig,
+  services: LaunchServices,
+  options: { cliCommand?: readonly string[] | undefined; startIndex: number },
+): Promise<LaunchedServer> {
+  // Each start draws its own noise from the configured seed, so per-run servers are not identical replicas.
+  const args = simArgs(config, model, config.seed + options.startIndex);
+  const argv = [...(options.cliCommand ?? defaultCliCommand()), "sim", ...args];
+  services.log.note(`starting simulator: vllm-perf-gate sim ${args.join(" ")}`);
+  let announced: (url: string) => void = () => {};
+  const listening = new Promise<string>((resolve) => {
+    announced = resolve;
+  });
+  const unsubscribe = services.log.onLine((line) => {
+    const url = listeningLine.exec(line)?.[1];
+    if (url) announced(url.replace("//0.0.0.0:", "//127.0.0.1:").replace(/\/+$/, ""));
+  });
+  const launchedAt = services.clock.now();
+  const spawned = await spawnServerProcess(
+    argv,
+    { env: services.env, kind: "sim", port: config.port },
+    services,
+  );
+  if ("spawnError" in spawned) {
+    unsubscribe();
+    throw new ServerStartError({
+      summary: `The simulator could not be started: ${spawned.spawnError}.`,
+      stage: "launch",
+      logFile: services.log.path,
+    });
+  }
+  let baseUrl = `http://127.0.0.1:${config.port}`;
+  if (config.port === 0) {
+    // The port is only known once the simulator says where it listens.
+    const timeout = services.clock.sleep(services.startupTimeoutMs).then(() => undefined);
+    const url = await Promise.race([listening, spawned.exited.then(() => undefined), timeout]);
+    if (url === undefined) {
+      await spawned.stop();
+      throw new ServerStartError({
+        summary:
+          'The simulator did not announce its address ("vllm-perf-gate sim listening on ...") before it exited or timed out.',
+        stage: "readiness",
+        lastLogLines: services.log.lastLines(20),
+        logFile: services.log.path,
+      });
+    }
+    baseUrl = url;
+  }
+  unsubscribe();
+  const port = Number(new URL(baseUrl).port);
+  // The configured seed is the condition; the per-start seed derived from it is in the log.
+  const recordedArgs = simArgs(config, model, config.seed);
+  return {
+    baseUrl,
+    metricsUrl: `${baseUrl}/metrics`,
+    port,
+    exited: spawned.exited,
+    launchedAt,
+    conditions: {
+      command: ["vllm-perf-gate", "sim", ...recordedArgs.filter((_, i) => !isPortPair(recordedArgs, i))],
+      args: config.args,
+    },
+    stop: () => spawned.stop(),
+  };
+}
+
+/** A picked port is incidental, not a condition: drop `--port N` from the recorded command line. */
+function isPortPair(args: readonly string[], index: number): boolean {
+  return args[index] === "--port" || args[index - 1] === "--port";
+}

@@ -1,0 +1,92 @@
+import type { Clock } from "./clock.js";
+import { getServedModels, getStatus, type ProbeTarget, type ServedModel } from "./probe.js";
+
+export type ReadinessOutcome =
+  | { readonly ready: true; readonly models: ServedModel[]; readonly waitedMs: number }
+  | { readonly ready: false; readonly reason: "exited"; readonly detail: string; readonly waitedMs: number }
+  | { readonly ready: false; readonly reason: "timeout"; readonly detail: string; readonly waitedMs: number }
+  | {
+      readonly ready: false;
+      readonly reason: "wrong-model";
+      readonly detail: string;
+      readonly waitedMs: number;
+    };
+
+/**
+ * Polls /health until 200, then /v1/models until it lists models (vLLM binds its socket only once the engine
+ * is up, but /v1/models is what the load will use). Gives up at the deadline, and at once when the process
+ * or container exits: waiting out a 15-minute timeout for a server that already crashed helps nobody.
+ */
+export async function waitForReady(options: {
+  target: ProbeTarget;
+  timeoutMs: number;
+  pollMs: number;
+  clock: Clock;
+  exited: Promise<{ reason: string }>;
+  /** The served model name the load will request; readiness fails clearly when the server does not serve it. */
+  expectedModel?: string | undefined;
+}): Promise<ReadinessOutcome> {
+  const { clock } = options;
+  const started = clock.now();
+  let exitReason: string | undefined;
+  const stopPolling = new AbortController();
+  void options.exited.then(({ reason }) => {
+    exitReason = reason;
+    stopPolling.abort();
+  });
+  let healthy = false;
+  let lastProblem = "no answer yet";
+  for (;;) {
+    // Let an already-settled exit win over one more probe.
+    await Promise.resolve();
+    if (exitReason !== undefined) {
+      return { ready: false, reason: "exited", detail: exitReason, waitedMs: clock.now() - started };
+    }
+    try {
+      if (!healthy) {
+        const status = await getStatus(options.target, "/health");
+        healthy = status === 200;
+        lastProblem = `/health answered HTTP ${status}`;
+      }
+      if (healthy) {
+        const models = await getServedModels(options.target);
+        if (models.length > 0) {
+          const waitedMs = clock.now() - started;
+          if (
+            options.expectedModel !== undefined &&
+            !models.some((model) => model.id === options.expectedModel)
+          ) {
+            return {
+              ready: false,
+              reason: "wrong-model",
+              detail: `the server serves ${models.map((model) => `"${model.id}"`).join(", ")} but model.name is "${options.expectedModel}"`,
+              waitedMs,
+            };
+          }
+          return { ready: true, models, waitedMs };
+        }
+        lastProblem = "/v1/models listed no model";
+      }
+    } catch (error) {
+      lastProblem = describeProbeError(error);
+    }
+    if (exitReason !== undefined) continue;
+    const elapsed = clock.now() - started;
+    if (elapsed >= options.timeoutMs) {
+      return {
+        ready: false,
+        reason: "timeout",
+        detail: `not ready after ${Math.round(elapsed / 1000)} s (last probe: ${lastProblem})`,
+        waitedMs: elapsed,
+      };
+    }
+    await clock.sleep(Math.min(options.pollMs, Math.max(0, options.timeoutMs - elapsed)), stopPolling.signal);
+  }
+}
+
+function describeProbeError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string } }).cause;
+  if (cause?.code === "ECONNREFUSED") return "connection refused";
+  if ((error as Error).name === "TimeoutError") return "no answer within 5 s";
+  return (error as Error).message ?? String(error);
+}

@@ -1,0 +1,100 @@
+import { randomUUID } from "node:crypto";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { z } from "zod";
+
+/**
+ * The list of servers this job started and has not stopped yet. The main step writes it as it launches
+ * and stops servers; the action's post step reads it to stop whatever a cancelled or failed main step left
+ * running (see cleanup.ts).
+ */
+export const serverStateSchemaVersion = 1;
+
+export const liveServerSchema = z.object({
+  id: z.string().min(1),
+  kind: z.enum(["docker", "command", "sim"]),
+  startedAt: z.string(),
+  cell: z.string(),
+  run: z.number().int().nonnegative().nullable(),
+  /** Leader of the server's process group (command and sim kinds). */
+  pid: z.number().int().positive().optional(),
+  processGroup: z.number().int().positive().optional(),
+  /** Container name (docker kind) and the docker executable that started it. */
+  container: z.string().optional(),
+  dockerCommand: z.string().optional(),
+  port: z.number().int().min(0).max(65535).optional(),
+  logFile: z.string().optional(),
+});
+
+export const serverStateSchema = z.object({
+  schemaVersion: z.literal(serverStateSchemaVersion),
+  servers: z.array(liveServerSchema),
+});
+
+export type LiveServer = z.output<typeof liveServerSchema>;
+export type ServerState = z.output<typeof serverStateSchema>;
+
+export function newServerId(): string {
+  return randomUUID().slice(0, 12);
+}
+
+export async function readServerState(path: string): Promise<ServerState> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT")
+      return { schemaVersion: serverStateSchemaVersion, servers: [] };
+    throw error;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error(`${path}: expected a JSON server state file, got text that is not JSON`);
+  }
+  const parsed = serverStateSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(
+      `${path}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid server state"}`,
+    );
+  }
+  return parsed.data;
+}
+
+const queues = new Map<string, Promise<unknown>>();
+
+/** Read-modify-write, serialised per file and written atomically (a half-written file would strand servers). */
+export function updateServerState(
+  path: string,
+  change: (state: ServerState) => ServerState,
+): Promise<ServerState> {
+  const previous = queues.get(path) ?? Promise.resolve();
+  const next = previous
+    .catch(() => {})
+    .then(async () => {
+      const updated = change(await readServerState(path));
+      await mkdir(dirname(path), { recursive: true });
+      const temporary = `${path}.${process.pid}.tmp`;
+      await writeFile(temporary, `${JSON.stringify(updated, null, 2)}\n`);
+      await rename(temporary, path);
+      return updated;
+    });
+  queues.set(path, next);
+  return next;
+}
+
+export function addLiveServer(path: string, server: LiveServer): Promise<ServerState> {
+  return updateServerState(path, (state) => ({
+    ...state,
+    servers: [...state.servers.filter((s) => s.id !== server.id), server],
+  }));
+}
+
+export function removeLiveServer(path: string, id: string): Promise<ServerState> {
+  return updateServerState(path, (state) => ({
+    ...state,
+    servers: state.servers.filter((s) => s.id !== id),
+  }));
+}

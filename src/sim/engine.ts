@@ -1,0 +1,457 @@
+import { KvCache } from "./kv-cache.js";
+import { type EffectiveCosts, effectiveCosts, type SimProfile } from "./profile.js";
+import { mixSeed, type Random, seededRandom } from "./random.js";
+import { EngineStats, type FinishReason } from "./stats.js";
+import { vocabularySize } from "./tokenizer.js";
+
+/**
+ * The continuous-batching model, pure and deterministic: the caller owns time. `beginStep(now)` picks
+ * the batch and says how long the step takes; `endStep()` applies it at now + duration and returns the
+ * tokens produced. Same profile, seed and arrivals give the same timeline, on virtual or real time.
+ */
+
+/** The id the simulator samples as end-of-sequence; it has no text. */
+export const eosTokenId = vocabularySize;
+
+export interface EngineRequestSpec {
+  id: string;
+  promptTokens: readonly number[];
+  maxTokens: number;
+  minTokens?: number;
+  ignoreEos?: boolean;
+  /** The request's own `seed`; otherwise derived from the engine seed and the arrival order. */
+  seed?: number;
+  cacheSalt?: string;
+}
+
+export interface SequenceTimes {
+  arrival: number;
+  firstScheduled?: number;
+  firstToken?: number;
+  lastToken?: number;
+  finished?: number;
+}
+
+interface Sequence {
+  spec: EngineRequestSpec;
+  promptLen: number;
+  /** Output tokens to produce, the EOS (if any) included; decided at arrival from the request's seed. */
+  outputLength: number;
+  plannedReason: "stop" | "length";
+  outputs: number[];
+  rng: Random;
+  numComputed: number;
+  blockHashes: string[] | undefined;
+  sharedBlocks: string[];
+  privateBlocks: number;
+  times: SequenceTimes;
+  preemptions: number;
+  state: "waiting" | "running" | "finished";
+}
+
+export interface StepEvent {
+  id: string;
+  /** The token sampled this step. */
+  token: number;
+  eos: boolean;
+  first: boolean;
+  /** Output tokens so far, this one included. */
+  outputTokens: number;
+  promptTokens: number;
+  cachedPromptTokens: number;
+  finishReason?: FinishReason;
+}
+
+interface ScheduledWork {
+  seq: Sequence;
+  tokens: number;
+}
+
+export interface StepPlan {
+  durationMs: number;
+  prefillTokens: number;
+  decodeSequences: number;
+}
+
+export class Engine {
+  readonly stats: EngineStats;
+  private profile: SimProfile;
+  private costs: EffectiveCosts;
+  private readonly kv: KvCache;
+  private readonly noise: Random;
+  private readonly speedNormal: number;
+  private readonly waiting: Sequence[] = [];
+  private readonly running: Sequence[] = [];
+  private readonly byId = new Map<string, Sequence>();
+  private readonly cachedPromptTokens = new Map<string, number>();
+  private arrivals = 0;
+  private readonly rejected: string[] = [];
+  private current: { start: number; end: number; work: ScheduledWork[] } | undefined;
+
+  constructor(
+    profile: SimProfile,
+    private readonly seed = 0,
+  ) {
+    this.profile = { ...profile };
+    this.costs = effectiveCosts(profile);
+    this.kv = new KvCache(this.costs.numGpuBlocks);
+    this.noise = seededRandom(mixSeed(seed, 0x5eed));
+    // One draw per engine (= per server start); sigma scales it later, so changing sigma keeps the draw.
+    this.speedNormal = this.noise.normal();
+    this.stats = new EngineStats(profile.max_model_len, profile.max_num_batched_tokens);
+  }
+
+  get config(): SimProfile {
+    return this.profile;
+  }
+
+  /** The per-server-start multiplier of every step time. */
+  get speedFactor(): number {
+    return this.profile.speed_factor * Math.exp(this.profile.speed_sigma * this.speedNormal);
+  }
+
+  /** Takes effect from the next step. block_size may only change while idle (blocks are sized by it). */
+  setProfile(profile: SimProfile): void {
+    if (profile.block_size !== this.profile.block_size) {
+      if (this.hasWork()) throw new Error("block_size can only change while no request is in flight");
+      this.resetPrefixCache();
+    }
+    this.profile = { ...profile };
+    this.costs = effectiveCosts(profile);
+    this.kv.resize(this.costs.numGpuBlocks);
+  }
+
+  get numRunning(): number {
+    return this.running.length;
+  }
+  get numWaiting(): number {
+    return this.waiting.length;
+  }
+  get kvUsage(): number {
+    return this.kv.usage;
+  }
+  get kvCapacityBlocks(): number {
+    return this.kv.total;
+  }
+  hasWork(): boolean {
+    return this.running.length > 0 || this.waiting.length > 0;
+  }
+  get stepInProgress(): boolean {
+    return this.current !== undefined;
+  }
+
+  timesOf(id: string): SequenceTimes | undefined {
+    return this.byId.get(id)?.times;
+  }
+
+  addRequest(spec: EngineRequestSpec, now: number): void {
+    if (this.byId.has(spec.id)) throw new Error(`duplicate request id ${spec.id}`);
+    const ordinal = this.arrivals++;
+    const rng = seededRandom(
+      spec.seed !== undefined ? mixSeed(spec.seed, 0x7e57) : mixSeed(this.seed, ordinal + 1),
+    );
+    const { outputLength, reason } = this.plannedOutput(spec, rng);
+    const seq: Sequence = {
+      spec,
+      promptLen: spec.promptTokens.length,
+      outputLength,
+      plannedReason: reason,
+      outputs: [],
+      rng,
+      numComputed: 0,
+      blockHashes: undefined,
+      sharedBlocks: [],
+      privateBlocks: 0,
+      times: { arrival: now },
+      preemptions: 0,
+      state: "waiting",
+    };
+    this.byId.set(spec.id, seq);
+    this.waiting.push(seq);
+    this.stats.maxTokensParam.observe(spec.maxTokens);
+  }
+
+  /** Client gone or stream faulted: free its KV and count it as finished with reason abort. */
+  abort(id: string, now: number): boolean {
+    const seq = this.byId.get(id);
+    if (!seq || seq.state === "finished") return false;
+    this.removeFrom(this.waiting, seq);
+    this.removeFrom(this.running, seq);
+    if (this.current) this.current.work = this.current.work.filter((work) => work.seq !== seq);
+    this.finish(seq, "abort", now);
+    return true;
+  }
+
+  /** Forget a finished request's record (the server calls this once the response is written). */
+  forget(id: string): void {
+    const seq = this.byId.get(id);
+    if (seq?.state === "finished") this.byId.delete(id);
+  }
+
+  resetPrefixCache(): boolean {
+    return this.kv.resetEvictable();
+  }
+
+  /** Schedules the next step at `now`; undefined when there is nothing to run. */
+  beginStep(now: number): StepPlan | undefined {
+    if (this.current) throw new Error("beginStep while a step is in progress");
+    const work = this.schedule(now);
+    if (work.length === 0) return undefined;
+    let prefillTokens = 0;
+    let decodeSequences = 0;
+    let contextTokens = 0;
+    let batched = 0;
+    for (const { seq, tokens } of work) {
+      batched += tokens;
+      if (
+        seq.outputs.length > 0 &&
+        tokens === 1 &&
+        seq.numComputed === seq.promptLen + seq.outputs.length - 1
+      ) {
+        decodeSequences++;
+        contextTokens += seq.numComputed + 1;
+      } else {
+        prefillTokens += tokens;
+      }
+    }
+    const p = this.profile;
+    const c = this.costs;
+    const base =
+      p.step_overhead_ms +
+      c.prefillPerTokenMs * prefillTokens +
+      c.decodePerSeqMs * decodeSequences +
+      c.attentionPerContextTokenMs * contextTokens;
+    const jitter = p.jitter_sigma > 0 ? Math.exp(p.jitter_sigma * this.noise.normal()) : 1;
+    const durationMs = base * this.speedFactor * jitter;
+    this.stats.iterationTokens.observe(batched);
+    this.current = { start: now, end: now + durationMs, work };
+    return { durationMs, prefillTokens, decodeSequences };
+  }
+
+  /** Applies the step begun last; returns one event per sequence that sampled a token. */
+  endStep(): StepEvent[] {
+    const step = this.current;
+    if (!step) throw new Error("endStep without beginStep");
+    this.current = undefined;
+    const now = step.end;
+    const events: StepEvent[] = [];
+    for (const { seq, tokens } of step.work) {
+      if (seq.state !== "running") continue;
+      seq.numComputed += tokens;
+      this.registerFullPromptBlocks(seq);
+      if (seq.numComputed < seq.promptLen + seq.outputs.length) continue;
+      const event = this.sample(seq, now);
+      events.push(event);
+    }
+    return events;
+  }
+
+  private sample(seq: Sequence, now: number): StepEvent {
+    const isLast = seq.outputs.length + 1 >= seq.outputLength;
+    const eos = isLast && seq.plannedReason === "stop";
+    const token = eos ? eosTokenId : Math.floor(seq.rng.next() * vocabularySize);
+    seq.outputs.push(token);
+    const first = seq.outputs.length === 1;
+    const times = seq.times;
+    if (first) {
+      times.firstToken = now;
+      this.stats.ttft.observe((now - times.arrival) / 1000);
+      this.stats.promptTokens += seq.promptLen;
+    } else if (times.lastToken !== undefined) {
+      this.stats.itl.observe((now - times.lastToken) / 1000);
+    }
+    times.lastToken = now;
+    this.stats.generationTokens++;
+    const event: StepEvent = {
+      id: seq.spec.id,
+      token,
+      eos,
+      first,
+      outputTokens: seq.outputs.length,
+      promptTokens: seq.promptLen,
+      cachedPromptTokens: this.cachedPromptTokens.get(seq.spec.id) ?? 0,
+    };
+    if (isLast) {
+      this.removeFrom(this.running, seq);
+      this.finish(seq, seq.plannedReason, now);
+      event.finishReason = seq.plannedReason;
+    }
+    return event;
+  }
+
+  private plannedOutput(
+    spec: EngineRequestSpec,
+    rng: Random,
+  ): { outputLength: number; reason: "stop" | "length" } {
+    const maxTokens = Math.max(
+      1,
+      Math.min(spec.maxTokens, this.profile.max_model_len - spec.promptTokens.length),
+    );
+    const mean = this.profile.eos_mean_tokens;
+    if (spec.ignoreEos || mean <= 0) return { outputLength: maxTokens, reason: "length" };
+    const minTokens = spec.minTokens ?? 0;
+    const p = Math.min(1, 1 / mean);
+    // Geometric position of the EOS among the outputs, never before min_tokens real tokens.
+    const u = 1 - rng.next();
+    const draw = p >= 1 ? 1 : 1 + Math.floor(Math.log(u) / Math.log(1 - p));
+    const eosAt = minTokens + draw;
+    return eosAt <= maxTokens
+      ? { outputLength: eosAt, reason: "stop" }
+      : { outputLength: maxTokens, reason: "length" };
+  }
+
+  private schedule(now: number): ScheduledWork[] {
+    const p = this.profile;
+    let budget = p.max_num_batched_tokens;
+    const work: ScheduledWork[] = [];
+    let preempted = false;
+    // Running sequences first, oldest first, as vLLM V1's scheduler does.
+    for (let i = 0; i < this.running.length && budget > 0; i++) {
+      const seq = this.running[i]!;
+      const tokens = Math.min(seq.promptLen + seq.outputs.length - seq.numComputed, budget);
+      if (tokens <= 0) continue;
+      let fits = this.allocate(seq, seq.numComputed + tokens);
+      while (!fits) {
+        const victim = this.running[this.running.length - 1]!;
+        this.preempt(victim);
+        preempted = true;
+        if (victim === seq) break;
+        fits = this.allocate(seq, seq.numComputed + tokens);
+      }
+      if (!fits) break;
+      work.push({ seq, tokens });
+      budget -= tokens;
+    }
+    if (!preempted) {
+      while (this.waiting.length > 0 && this.running.length < p.max_num_seqs && budget > 0) {
+        const seq = this.waiting[0]!;
+        const admitted = this.admit(seq, budget, now);
+        if (!admitted) {
+          if (this.running.length > 0 || work.length > 0) break;
+          this.rejectUnfittable(seq, now);
+          continue;
+        }
+        this.waiting.shift();
+        this.running.push(seq);
+        work.push(admitted);
+        budget -= admitted.tokens;
+      }
+    }
+    return work;
+  }
+
+  /** A request that cannot fit even in an empty cache would block the queue forever. */
+  private rejectUnfittable(seq: Sequence, now: number): void {
+    this.waiting.shift();
+    this.finish(seq, "abort", now);
+    this.rejected.push(seq.spec.id);
+  }
+
+  /** Ids of requests the engine gave up on (they could never fit in the KV cache); cleared on read. */
+  takeRejected(): string[] {
+    return this.rejected.splice(0, this.rejected.length);
+  }
+
+  private admit(seq: Sequence, budget: number, now: number): ScheduledWork | undefined {
+    const p = this.profile;
+    const numTokens = seq.promptLen + seq.outputs.length;
+    let hitBlocks: string[] = [];
+    if (p.enable_prefix_caching) {
+      seq.blockHashes ??= this.kv.hashPromptBlocks(
+        seq.spec.promptTokens,
+        p.block_size,
+        seq.spec.cacheSalt ?? "",
+      );
+      // At least one token is always computed, so the last token's logits exist.
+      const maxHit = Math.floor((numTokens - 1) / p.block_size);
+      hitBlocks = this.kv.lookup(seq.blockHashes, maxHit);
+    }
+    const hitTokens = hitBlocks.length * p.block_size;
+    const tokens = Math.min(numTokens - hitTokens, budget);
+    if (!this.kv.acquire(hitBlocks)) return undefined;
+    seq.sharedBlocks = hitBlocks;
+    seq.numComputed = hitTokens;
+    if (!this.allocate(seq, hitTokens + tokens)) {
+      this.kv.release(hitBlocks);
+      seq.sharedBlocks = [];
+      seq.numComputed = 0;
+      return undefined;
+    }
+    if (p.enable_prefix_caching) {
+      this.stats.prefixQueries += numTokens;
+      this.stats.prefixHits += hitTokens;
+    }
+    if (seq.outputs.length === 0) this.cachedPromptTokens.set(seq.spec.id, hitTokens);
+    seq.state = "running";
+    seq.times.firstScheduled ??= now;
+    return { seq, tokens };
+  }
+
+  private allocate(seq: Sequence, tokens: number): boolean {
+    const needed = Math.ceil(tokens / this.profile.block_size) - seq.sharedBlocks.length - seq.privateBlocks;
+    if (needed <= 0) return true;
+    if (!this.kv.allocatePrivate(needed)) return false;
+    seq.privateBlocks += needed;
+    return true;
+  }
+
+  private registerFullPromptBlocks(seq: Sequence): void {
+    if (!this.profile.enable_prefix_caching || !seq.blockHashes) return;
+    const full = Math.min(
+      Math.floor(Math.min(seq.numComputed, seq.promptLen) / this.profile.block_size),
+      seq.blockHashes.length,
+    );
+    while (seq.sharedBlocks.length < full && seq.privateBlocks > 0) {
+      const hash = seq.blockHashes[seq.sharedBlocks.length]!;
+      this.kv.promote(hash);
+      seq.privateBlocks--;
+      seq.sharedBlocks.push(hash);
+    }
+  }
+
+  private releaseBlocks(seq: Sequence): void {
+    this.kv.release(seq.sharedBlocks);
+    this.kv.freePrivate(seq.privateBlocks);
+    seq.sharedBlocks = [];
+    seq.privateBlocks = 0;
+  }
+
+  /** Recompute preemption: the newest running sequence loses its KV and goes back to the queue's head. */
+  private preempt(seq: Sequence): void {
+    this.removeFrom(this.running, seq);
+    this.releaseBlocks(seq);
+    seq.numComputed = 0;
+    seq.state = "waiting";
+    seq.preemptions++;
+    this.waiting.unshift(seq);
+    this.stats.preemptions++;
+  }
+
+  private finish(seq: Sequence, reason: FinishReason, now: number): void {
+    this.releaseBlocks(seq);
+    seq.state = "finished";
+    this.cachedPromptTokens.delete(seq.spec.id);
+    const t = seq.times;
+    t.finished = now;
+    const s = this.stats;
+    s.success[reason]++;
+    s.e2e.observe((now - t.arrival) / 1000);
+    s.queue.observe(((t.firstScheduled ?? now) - t.arrival) / 1000);
+    if (t.firstScheduled !== undefined) {
+      s.inference.observe(((t.lastToken ?? now) - t.firstScheduled) / 1000);
+      s.prefill.observe(((t.firstToken ?? now) - t.firstScheduled) / 1000);
+    }
+    if (t.firstToken !== undefined && t.lastToken !== undefined) {
+      s.decode.observe((t.lastToken - t.firstToken) / 1000);
+      if (seq.outputs.length > 1)
+        s.tpot.observe((t.lastToken - t.firstToken) / 1000 / (seq.outputs.length - 1));
+    }
+    s.promptTokensPerRequest.observe(seq.promptLen);
+    s.generationTokensPerRequest.observe(seq.outputs.length);
+  }
+
+  private removeFrom(list: Sequence[], seq: Sequence): void {
+    const index = list.indexOf(seq);
+    if (index >= 0) list.splice(index, 1);
+  }
+}

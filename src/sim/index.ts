@@ -1,0 +1,123 @@
+import type { AddressInfo } from "node:net";
+import { type LoopLateness, monotonicClock } from "./loop.js";
+import { applyOverrides, coerceOverrides, resolveProfile, type SimProfile } from "./profile.js";
+import { type ChunkRecord, SimServer } from "./server.js";
+
+export type { StepEvent } from "./engine.js";
+export { Engine, eosTokenId } from "./engine.js";
+export type { Clock, LoopLateness } from "./loop.js";
+export type { KnobName, SimProfile } from "./profile.js";
+export {
+  applyOverrides,
+  builtInProfile,
+  builtInProfiles,
+  knobNames,
+  knobSpecs,
+  loadProfileFile,
+  ProfileError,
+  parseSetting,
+  resolveProfile,
+} from "./profile.js";
+export type { ChunkRecord } from "./server.js";
+export { countTokens, detokenize, tokenize } from "./tokenizer.js";
+
+export interface SimulatorOptions {
+  /** Built-in profile name (default "small-gpu"), a profile file path, or a loaded profile. */
+  profile?: string | SimProfile;
+  /** Overrides, as `--set key=value`. */
+  set?: Record<string, string | number | boolean>;
+  /** Seeds the per-start speed factor, the step jitter, EOS positions and fault draws. */
+  seed?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: a free port. */
+  port?: number;
+  /** Served model name, default "sim-model". */
+  model?: string;
+  /** When set, /v1/* needs `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  /** Enables POST /reset_prefix_cache (also VLLM_SERVER_DEV_MODE=1). */
+  devMode?: boolean;
+  /** Keep the truth: when each chunk was really written. */
+  recordChunkTimes?: boolean;
+  /** Window (ms) before a step boundary waited by yielding instead of a timer; default 1.2. */
+  loopSpinMs?: number;
+  /**
+   * An injected exit fault killed the engine. Default: the server closes every connection and stops
+   * listening, as a dead process would; the CLI exits the process instead.
+   */
+  onEngineDeath?: (reason: string) => void;
+}
+
+export interface RunningSimulator {
+  baseUrl: string;
+  port: number;
+  close(): Promise<void>;
+  /** Truth per chunk, when recordChunkTimes. */
+  chunkRecords(): ChunkRecord[];
+  /** The effective profile now. */
+  profile(): SimProfile;
+  /** Same as POST /admin/config: validated, applied atomically. */
+  configure(overrides: Record<string, string | number | boolean>): SimProfile;
+  /** The step loop's lateness so far (for the bench). */
+  loopLateness(): LoopLateness;
+  resetLoopLateness(): void;
+  /** Settles when the server stopped: close() or an injected engine death. */
+  readonly closed: Promise<void>;
+}
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  let profile = resolveProfile(options.profile);
+  const overrides = coerceOverrides(options.set ?? {});
+  if (Object.keys(overrides).length > 0) {
+    profile = applyOverrides(profile, overrides, "--set");
+  }
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+  let server: SimServer | undefined;
+  const close = async () => {
+    if (server) await server.close();
+    resolveClosed();
+  };
+  server = new SimServer({
+    profile,
+    seed: options.seed ?? 0,
+    model: options.model ?? "sim-model",
+    apiKey: options.apiKey,
+    devMode: options.devMode ?? process.env.VLLM_SERVER_DEV_MODE === "1",
+    recordChunkTimes: options.recordChunkTimes ?? false,
+    clock: monotonicClock,
+    spinMs: options.loopSpinMs,
+    onEngineDeath: (reason) => {
+      if (options.onEngineDeath) options.onEngineDeath(reason);
+      else void close();
+    },
+  });
+  const host = options.host ?? "127.0.0.1";
+  const http = server.http;
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    // A deep accept backlog: a benchmark opens hundreds of connections at once, and SYNs dropped from a
+    // full backlog come back only after a 1 s retransmit, which would read as server latency.
+    http.listen({ port: options.port ?? 0, host, backlog: 4096 }, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (http.address() as AddressInfo).port;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  const running = server;
+  return {
+    baseUrl: `http://${urlHost}:${port}`,
+    port,
+    close,
+    chunkRecords: () => running.chunkLog.slice(),
+    profile: () => ({ ...running.profile }),
+    configure: (set) => running.setProfile(coerceOverrides(set), "configure()"),
+    loopLateness: () => running.loop.latency(),
+    resetLoopLateness: () => running.loop.resetLatency(),
+    closed,
+  };
+}

@@ -1,0 +1,343 @@
+import { type ChatMessage, chatPromptText, tokenize } from "./tokenizer.js";
+
+/**
+ * Request parsing and response shapes of vLLM's OpenAI-compatible server. Shapes follow
+ * vllm/entrypoints/openai/engine/protocol.py@040a2cc2, completion/serving.py@030ea52e and
+ * chat_completion/serving.py@006c49d4: chunks are serialised with exclude_unset, so only the fields
+ * vLLM sets appear.
+ */
+
+export interface ErrorBody {
+  error: { message: string; type: string; param: string | null; code: number };
+}
+
+const errorTypes: Record<number, string> = {
+  400: "BadRequestError",
+  401: "UnauthorizedError",
+  403: "PermissionDeniedError",
+  404: "NotFoundError",
+  408: "RequestTimeoutError",
+  422: "UnprocessableEntityError",
+  429: "RateLimitError",
+  500: "InternalServerError",
+  502: "BadGatewayError",
+  503: "ServiceUnavailableError",
+  504: "GatewayTimeoutError",
+};
+
+export function errorBody(code: number, message: string, param: string | null = null): ErrorBody {
+  return {
+    error: {
+      message,
+      type: errorTypes[code] ?? (code >= 500 ? "InternalServerError" : "BadRequestError"),
+      param,
+      code,
+    },
+  };
+}
+
+export class ProtocolError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly param: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+export type Endpoint = "completions" | "chat";
+
+export interface GenerationRequest {
+  endpoint: Endpoint;
+  model: string;
+  promptTokens: number[];
+  maxTokens: number;
+  minTokens: number;
+  ignoreEos: boolean;
+  seed: number | undefined;
+  cacheSalt: string | undefined;
+  stream: boolean;
+  includeUsage: boolean;
+  continuousUsage: boolean;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function optionalInt(body: Record<string, unknown>, key: string, min: number): number | undefined {
+  const value = body[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
+    throw new ProtocolError(400, `${key} must be an integer >= ${min}, got ${JSON.stringify(value)}.`, key);
+  }
+  return value;
+}
+
+function optionalBool(body: Record<string, unknown>, key: string): boolean | undefined {
+  const value = body[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "boolean") throw new ProtocolError(400, `${key} must be a boolean.`, key);
+  return value;
+}
+
+function promptTokensOf(prompt: unknown): number[] {
+  if (typeof prompt === "string") return tokenize(prompt);
+  if (Array.isArray(prompt)) {
+    if (prompt.length === 1 && (typeof prompt[0] === "string" || Array.isArray(prompt[0]))) {
+      return promptTokensOf(prompt[0]);
+    }
+    if (prompt.every((id) => typeof id === "number" && Number.isInteger(id) && id >= 0))
+      return prompt as number[];
+    if (prompt.length > 1)
+      throw new ProtocolError(400, "The simulator serves one prompt per request.", "prompt");
+  }
+  throw new ProtocolError(
+    400,
+    "prompt must be a string, a list of token ids, or a list of one of those.",
+    "prompt",
+  );
+}
+
+function messagesOf(messages: unknown): ChatMessage[] {
+  if (!Array.isArray(messages) || messages.length === 0) {
+    throw new ProtocolError(400, "messages must be a non-empty list.", "messages");
+  }
+  return messages.map((message, i) => {
+    if (!isRecord(message) || typeof message.role !== "string") {
+      throw new ProtocolError(400, `messages[${i}] must have a string role.`, "messages");
+    }
+    const content = message.content;
+    if (typeof content === "string") return { role: message.role, content };
+    if (content === null || content === undefined) return { role: message.role, content: "" };
+    if (Array.isArray(content)) {
+      const text = content
+        .map((part) =>
+          isRecord(part) && part.type === "text" && typeof part.text === "string" ? part.text : "",
+        )
+        .join(" ");
+      return { role: message.role, content: text };
+    }
+    throw new ProtocolError(
+      400,
+      `messages[${i}].content must be a string or a list of text parts.`,
+      "messages",
+    );
+  });
+}
+
+export function chatPromptTokens(messages: unknown): number[] {
+  return tokenize(chatPromptText(messagesOf(messages)));
+}
+
+export interface ParseContext {
+  servedModel: string;
+  maxModelLen: number;
+}
+
+export function parseGenerationRequest(
+  endpoint: Endpoint,
+  body: unknown,
+  ctx: ParseContext,
+): GenerationRequest {
+  if (!isRecord(body)) throw new ProtocolError(400, "The request body must be a JSON object.");
+  const model = body.model;
+  if (model !== undefined && model !== null && model !== ctx.servedModel) {
+    throw new ProtocolError(404, `The model \`${String(model)}\` does not exist.`, "model");
+  }
+  const stream = optionalBool(body, "stream") ?? false;
+  const streamOptions = body.stream_options;
+  if (streamOptions !== undefined && streamOptions !== null) {
+    if (!stream) {
+      throw new ProtocolError(
+        400,
+        "Stream options can only be defined when `stream=True`.",
+        "stream_options",
+      );
+    }
+    if (!isRecord(streamOptions))
+      throw new ProtocolError(400, "stream_options must be an object.", "stream_options");
+  }
+  const n = optionalInt(body, "n", 1);
+  if (n !== undefined && n !== 1) throw new ProtocolError(400, "The simulator supports n=1 only.", "n");
+  const promptTokens = endpoint === "chat" ? chatPromptTokens(body.messages) : promptTokensOf(body.prompt);
+  const promptLen = promptTokens.length;
+  if (promptLen >= ctx.maxModelLen) {
+    throw new ProtocolError(
+      400,
+      `This model's maximum context length is ${ctx.maxModelLen} tokens. However, your request has ${promptLen} input tokens. Please reduce the length of the input messages.`,
+      "messages",
+    );
+  }
+  const requested =
+    endpoint === "chat"
+      ? (optionalInt(body, "max_completion_tokens", 1) ?? optionalInt(body, "max_tokens", 1))
+      : optionalInt(body, "max_tokens", 1);
+  const maxTokens = requested ?? (endpoint === "chat" ? ctx.maxModelLen - promptLen : 16);
+  if (promptLen + maxTokens > ctx.maxModelLen) {
+    throw new ProtocolError(
+      400,
+      `This model's maximum context length is ${ctx.maxModelLen} tokens. However, you requested ${promptLen + maxTokens} tokens (${promptLen} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
+      "max_tokens",
+    );
+  }
+  const minTokens = optionalInt(body, "min_tokens", 0) ?? 0;
+  if (minTokens > maxTokens) {
+    throw new ProtocolError(
+      400,
+      `min_tokens must be less than or equal to max_tokens=${maxTokens}, got ${minTokens}.`,
+      "min_tokens",
+    );
+  }
+  const salt = body.cache_salt;
+  if (salt !== undefined && salt !== null && (typeof salt !== "string" || salt === "")) {
+    throw new ProtocolError(
+      400,
+      "Parameter 'cache_salt' must be a non-empty string if provided.",
+      "cache_salt",
+    );
+  }
+  const options = isRecord(streamOptions) ? streamOptions : undefined;
+  const includeUsage = options ? options.include_usage !== false : false;
+  return {
+    endpoint,
+    model: ctx.servedModel,
+    promptTokens,
+    maxTokens,
+    minTokens,
+    ignoreEos: optionalBool(body, "ignore_eos") ?? false,
+    seed: optionalInt(body, "seed", Number.MIN_SAFE_INTEGER),
+    cacheSalt: typeof salt === "string" ? salt : undefined,
+    stream,
+    includeUsage,
+    continuousUsage: includeUsage && options?.continuous_usage_stats === true,
+  };
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  total_tokens: number;
+  completion_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number } | null;
+}
+
+/** `cachedTokens` only with --enable-prompt-tokens-details: vLLM adds the details then. */
+export function usageOf(promptTokens: number, completionTokens: number, cachedTokens?: number): Usage {
+  const usage: Usage = {
+    prompt_tokens: promptTokens,
+    total_tokens: promptTokens + completionTokens,
+    completion_tokens: completionTokens,
+  };
+  if (cachedTokens !== undefined) usage.prompt_tokens_details = { cached_tokens: cachedTokens };
+  return usage;
+}
+
+/**
+ * Pre-rendered pieces of one stream's chunks: only the text, finish reason and usage vary, so each chunk
+ * is a concatenation instead of a JSON.stringify of the whole object.
+ */
+export class ChunkWriter {
+  private readonly head: string;
+  constructor(
+    readonly endpoint: Endpoint,
+    readonly id: string,
+    created: number,
+    model: string,
+  ) {
+    const object = endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
+    this.head = `data: {"id":${JSON.stringify(id)},"object":"${object}","created":${created},"model":${JSON.stringify(model)},"choices":[`;
+  }
+
+  /** Chat only: the first chunk, sent with the first engine output. */
+  role(usage?: Usage): string {
+    return `${this.head}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usageTail(usage)}}\n\n`;
+  }
+
+  content(text: string, finishReason: string | null, usage?: Usage): string {
+    const reason = finishReason === null ? "null" : `"${finishReason}"`;
+    const choice =
+      this.endpoint === "chat"
+        ? `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":${reason}}`
+        : `{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${reason},"stop_reason":null}`;
+    return `${this.head}${choice}]${usageTail(usage)}}\n\n`;
+  }
+
+  usage(usage: Usage): string {
+    return `${this.head}]${usageTail(usage)}}\n\n`;
+  }
+}
+
+function usageTail(usage: Usage | undefined): string {
+  return usage ? `,"usage":${JSON.stringify(usage)}` : "";
+}
+
+export const doneEvent = "data: [DONE]\n\n";
+
+export function streamErrorEvent(code: number, message: string): string {
+  return `data: ${JSON.stringify(errorBody(code, message))}\n\n`;
+}
+
+export function completionResponse(
+  req: GenerationRequest,
+  id: string,
+  created: number,
+  text: string,
+  finishReason: string,
+  completionTokens: number,
+  cachedTokens: number | undefined,
+): Record<string, unknown> {
+  const counted = usageOf(req.promptTokens.length, completionTokens, cachedTokens);
+  const usage = { ...counted, prompt_tokens_details: counted.prompt_tokens_details ?? null };
+  if (req.endpoint === "chat") {
+    return {
+      id,
+      object: "chat.completion",
+      created,
+      model: req.model,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: "assistant",
+            content: text,
+            refusal: null,
+            annotations: null,
+            audio: null,
+            function_call: null,
+            tool_calls: [],
+            reasoning_content: null,
+          },
+          logprobs: null,
+          finish_reason: finishReason,
+          stop_reason: null,
+        },
+      ],
+      service_tier: null,
+      system_fingerprint: null,
+      usage,
+      prompt_logprobs: null,
+      kv_transfer_params: null,
+    };
+  }
+  return {
+    id,
+    object: "text_completion",
+    created,
+    model: req.model,
+    choices: [
+      {
+        index: 0,
+        text,
+        logprobs: null,
+        finish_reason: finishReason,
+        stop_reason: null,
+        prompt_logprobs: null,
+      },
+    ],
+    service_tier: null,
+    system_fingerprint: null,
+    usage,
+    kv_transfer_params: null,
+  };
+}

@@ -1,0 +1,30 @@
+/** A small seeded generator (mulberry32): the engine's only source of randomness, so runs replay. */
+export interface Random {
+  next(): number;
+  normal(): number;
+}
+
+export function seededRandom(seed: number): Random {
+  let state = (Math.floor(seed) ^ 0x9e3779b9) >>> 0;
+  const next = (): number => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const normal = (): number => {
+    // Box-Muller; 1 - next() keeps the log argument away from zero.
+    const u = 1 - next();
+    const v = next();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  };
+  return { next, normal };
+}
+
+/** Mixes two numbers into a 32-bit seed, for per-request streams derived from the server seed. */
+export function mixSeed(a: number, b: number): number {
+  let h = Math.imul((a >>> 0) ^ 0x85ebca6b, 0xc2b2ae35);
+  h = Math.imul(h ^ (b >>> 0) ^ (h >>> 13), 0x27d4eb2f);
+  return (h ^ (h >>> 16)) >>> 0;
+}

@@ -1,0 +1,75 @@
+import type { Engine, EngineRequestSpec, StepEvent } from "./engine.js";
+
+/** Runs an engine on virtual time: the same step loop the server runs, without waiting. For tests and analysis. */
+export interface VirtualArrival {
+  at: number;
+  spec: EngineRequestSpec;
+}
+
+export interface VirtualOutcome {
+  id: string;
+  arrival: number;
+  tokenTimes: number[];
+  finishReason?: string;
+  cachedPromptTokens: number;
+}
+
+export interface VirtualRun {
+  outcomes: Map<string, VirtualOutcome>;
+  endTime: number;
+  steps: number;
+  /** Running/waiting counts sampled at each step start. */
+  samples: { at: number; running: number; waiting: number; kvUsage: number }[];
+}
+
+export function runVirtual(engine: Engine, arrivals: readonly VirtualArrival[], startAt = 0): VirtualRun {
+  const pending = [...arrivals].sort((a, b) => a.at - b.at);
+  const outcomes = new Map<string, VirtualOutcome>();
+  const samples: VirtualRun["samples"] = [];
+  let now = startAt;
+  let next = 0;
+  let steps = 0;
+  const admitUntil = (time: number) => {
+    while (next < pending.length && pending[next]!.at <= time) {
+      const arrival = pending[next++]!;
+      outcomes.set(arrival.spec.id, {
+        id: arrival.spec.id,
+        arrival: arrival.at,
+        tokenTimes: [],
+        cachedPromptTokens: 0,
+      });
+      engine.addRequest(arrival.spec, arrival.at);
+    }
+  };
+  const apply = (events: StepEvent[], time: number) => {
+    for (const event of events) {
+      const outcome = outcomes.get(event.id)!;
+      outcome.tokenTimes.push(time);
+      outcome.cachedPromptTokens = event.cachedPromptTokens;
+      if (event.finishReason) outcome.finishReason = event.finishReason;
+    }
+  };
+  for (;;) {
+    admitUntil(now);
+    const plan = engine.beginStep(now);
+    for (const id of engine.takeRejected()) outcomes.get(id)!.finishReason = "abort";
+    if (!plan) {
+      if (next >= pending.length) break;
+      now = Math.max(now, pending[next]!.at);
+      continue;
+    }
+    samples.push({
+      at: now,
+      running: engine.numRunning,
+      waiting: engine.numWaiting,
+      kvUsage: engine.kvUsage,
+    });
+    steps++;
+    const end = now + plan.durationMs;
+    // Requests arriving during the step join at the next step boundary, with their true arrival time.
+    while (next < pending.length && pending[next]!.at < end) admitUntil(pending[next]!.at);
+    apply(engine.endStep(), end);
+    now = end;
+  }
+  return { outcomes, endTime: now, steps, samples };
+}

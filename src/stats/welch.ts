@@ -1,0 +1,90 @@
+import { studentTCdf, studentTQuantile } from "./distributions.js";
+
+export interface SampleSummary {
+  n: number;
+  mean: number;
+  /** Sample variance (n - 1 denominator); 0 when n < 2. */
+  variance: number;
+}
+
+export function summarize(values: readonly number[]): SampleSummary {
+  const n = values.length;
+  let mean = 0;
+  for (const v of values) mean += v;
+  mean /= n;
+  let ss = 0;
+  for (const v of values) ss += (v - mean) ** 2;
+  return { n, mean, variance: n > 1 ? ss / (n - 1) : 0 };
+}
+
+export interface WelchOptions {
+  /**
+   * Variance added to the difference for effects that more runs cannot shrink (session drift of a
+   * stored baseline). It is treated as known, so it adds no degrees-of-freedom terms.
+   */
+  extraVariance?: number;
+}
+
+export interface WelchResult {
+  /** ȳ_candidate − ȳ_baseline. */
+  difference: number;
+  standardError: number;
+  df: number;
+  t: number;
+}
+
+/**
+ * Welch's unequal-variance t for candidate minus baseline. With extraVariance the Satterthwaite df
+ * gets only the estimated components in its denominator.
+ */
+export function welch(
+  baseline: readonly number[],
+  candidate: readonly number[],
+  options: WelchOptions = {},
+): WelchResult {
+  const b = summarize(baseline);
+  const c = summarize(candidate);
+  if (b.n < 2 || c.n < 2)
+    throw new RangeError(`Welch needs at least 2 values per side (got ${b.n} and ${c.n})`);
+  const vb = b.variance / b.n;
+  const vc = c.variance / c.n;
+  const extra = options.extraVariance ?? 0;
+  const variance = vb + vc + extra;
+  const difference = c.mean - b.mean;
+  const denominator = (vb * vb) / (b.n - 1) + (vc * vc) / (c.n - 1);
+  // All-identical runs on both sides (a deterministic simulator) leave no estimated variance.
+  const df = denominator > 0 ? (variance * variance) / denominator : Number.POSITIVE_INFINITY;
+  const standardError = Math.sqrt(variance);
+  const t =
+    standardError > 0
+      ? difference / standardError
+      : difference === 0
+        ? 0
+        : Math.sign(difference) * Number.POSITIVE_INFINITY;
+  return { difference, standardError, df, t };
+}
+
+/** One-sided p for H0: difference <= margin (large when the data say "not above the margin"). */
+export function pAbove(result: WelchResult, margin = 0): number {
+  if (result.standardError === 0) return result.difference > margin ? 0 : 1;
+  return 1 - studentTCdf((result.difference - margin) / result.standardError, result.df);
+}
+
+/** One-sided p for H0: difference >= margin. */
+export function pBelow(result: WelchResult, margin = 0): number {
+  if (result.standardError === 0) return result.difference < margin ? 0 : 1;
+  return studentTCdf((result.difference - margin) / result.standardError, result.df);
+}
+
+export function twoSidedP(result: WelchResult): number {
+  return Math.min(1, 2 * Math.min(pAbove(result), pBelow(result)));
+}
+
+/** Two-sided (1 − 2·alphaEachSide) interval for the difference. */
+export function interval(result: WelchResult, alphaEachSide: number): [number, number] {
+  if (result.standardError === 0) return [result.difference, result.difference];
+  const q = Number.isFinite(result.df)
+    ? studentTQuantile(1 - alphaEachSide, result.df)
+    : studentTQuantile(1 - alphaEachSide, Number.POSITIVE_INFINITY);
+  return [result.difference - q * result.standardError, result.difference + q * result.standardError];
+}

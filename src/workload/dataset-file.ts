@@ -1,0 +1,137 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { isAbsolute, resolve } from "node:path";
+import { InputError } from "../cli/errors.js";
+
+export interface ChatMessage {
+  role: string;
+  content: string;
+}
+
+/** One usable entry of a dataset file: a prompt (text or messages) and, when the file says, an answer length. */
+export interface DatasetEntry {
+  prompt: string | null;
+  messages: ChatMessage[] | null;
+  /** max_tokens from the file (JSONL), or null. */
+  maxTokens: number | null;
+  /** The reference answer's text (ShareGPT), used to estimate an output length when none is configured. */
+  answer: string | null;
+}
+
+export interface DatasetFile {
+  path: string;
+  sha256: string;
+  entries: DatasetEntry[];
+  skipped: number;
+}
+
+/**
+ * Reads a ShareGPT JSON array or a JSONL file. Paths are relative to the config's directory. The checksum
+ * is of the bytes read; a configured sha256 that differs is an input error, so a silently changed dataset
+ * is never compared against an old baseline.
+ */
+export async function readDatasetFile(options: {
+  kind: "sharegpt" | "jsonl";
+  path: string;
+  baseDir: string;
+  expectedSha256?: string;
+  field: string;
+}): Promise<DatasetFile> {
+  const path = isAbsolute(options.path) ? options.path : resolve(options.baseDir, options.path);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    throw new InputError(
+      `${options.field}.path: cannot read dataset ${path} (${(error as NodeJS.ErrnoException).code ?? error})`,
+    );
+  }
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  if (options.expectedSha256 && options.expectedSha256 !== sha256) {
+    throw new InputError(
+      `${options.field}.sha256: dataset ${path} has sha256 ${sha256}, expected ${options.expectedSha256} (the file changed)`,
+    );
+  }
+  const text = bytes.toString("utf8");
+  const raw = options.kind === "sharegpt" ? parseJsonArray(text, path) : parseJsonLines(text, path);
+  const entries: DatasetEntry[] = [];
+  let skipped = 0;
+  for (const item of raw) {
+    const entry = toEntry(item);
+    if (entry) entries.push(entry);
+    else skipped++;
+  }
+  if (entries.length === 0) {
+    throw new InputError(
+      `${options.field}.path: dataset ${path} has no usable entries (expected "conversations" with a human turn, "prompt" or "messages")`,
+    );
+  }
+  return { path, sha256, entries, skipped };
+}
+
+function parseJsonArray(text: string, path: string): unknown[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new InputError(`${path}: not valid JSON (${(error as Error).message}); expected a ShareGPT array`);
+  }
+  if (!Array.isArray(value))
+    throw new InputError(`${path}: expected a JSON array of conversations, got ${typeof value}`);
+  return value;
+}
+
+function parseJsonLines(text: string, path: string): unknown[] {
+  const items: unknown[] = [];
+  text.split(/\r?\n/).forEach((line, index) => {
+    if (line.trim() === "") return;
+    try {
+      items.push(JSON.parse(line));
+    } catch (error) {
+      throw new InputError(`${path}:${index + 1}: not valid JSON (${(error as Error).message})`);
+    }
+  });
+  return items;
+}
+
+function toEntry(item: unknown): DatasetEntry | null {
+  if (!item || typeof item !== "object") return null;
+  const record = item as Record<string, unknown>;
+  const maxTokens = positiveInteger(record.max_tokens ?? record.output_tokens ?? record.output_len);
+  if (typeof record.prompt === "string" && record.prompt.length > 0) {
+    return { prompt: record.prompt, messages: null, maxTokens, answer: null };
+  }
+  if (Array.isArray(record.messages)) {
+    const messages = record.messages.flatMap((message) => {
+      const value = message as Record<string, unknown>;
+      return typeof value?.role === "string" && typeof value.content === "string"
+        ? [{ role: value.role, content: value.content }]
+        : [];
+    });
+    if (messages.length > 0) return { prompt: null, messages, maxTokens, answer: null };
+  }
+  const conversation = record.conversations ?? record.conversation;
+  if (Array.isArray(conversation)) {
+    const turns = conversation.map((turn) => {
+      const value = turn as Record<string, unknown>;
+      return {
+        from: String(value?.from ?? value?.role ?? ""),
+        text: String(value?.value ?? value?.content ?? ""),
+      };
+    });
+    const question = turns.findIndex((turn) => turn.from === "human" || turn.from === "user");
+    if (question < 0 || turns[question]!.text.length === 0) return null;
+    const reply = turns[question + 1];
+    return {
+      prompt: turns[question]!.text,
+      messages: null,
+      maxTokens,
+      answer: reply && (reply.from === "gpt" || reply.from === "assistant") ? reply.text : null,
+    };
+  }
+  return null;
+}
+
+function positiveInteger(value: unknown): number | null {
+  return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : null;
+}

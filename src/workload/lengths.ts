@@ -1,0 +1,39 @@
+import type { LengthConfig } from "../config/schema.js";
+import type { Rng } from "./rng.js";
+
+/** Draws one token count from a configured length distribution, clipped to [min, max] and >= 1. */
+export function drawLength(length: LengthConfig, rng: Rng): number {
+  if (typeof length === "number") return length;
+  switch (length.distribution) {
+    case "fixed":
+      return length.value;
+    case "uniform": {
+      const low = Math.min(length.min, length.max);
+      const high = Math.max(length.min, length.max);
+      return rng.int(low, high);
+    }
+    case "normal":
+      return clip(Math.round(length.mean + length.sd * rng.normal()), length.min, length.max);
+    case "lognormal":
+      return clip(Math.round(length.median * Math.exp(length.sigma * rng.normal())), length.min, length.max);
+  }
+}
+
+function clip(value: number, min: number, max: number | undefined): number {
+  const lower = Math.max(1, min);
+  const clipped = Math.max(lower, value);
+  return max === undefined ? clipped : Math.min(max, clipped);
+}
+
+/** The largest value a distribution can produce (for sizing), or undefined when it is unbounded. */
+export function maxLength(length: LengthConfig): number | undefined {
+  if (typeof length === "number") return length;
+  switch (length.distribution) {
+    case "fixed":
+      return length.value;
+    case "uniform":
+      return Math.max(length.min, length.max);
+    default:
+      return length.max;
+  }
+}

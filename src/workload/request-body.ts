@@ -1,0 +1,46 @@
+import type { SamplingConfig } from "../config/schema.js";
+import type { WorkloadRequest } from "./workload.js";
+
+export type Endpoint = "completions" | "chat";
+
+export const endpointPath: Record<Endpoint, string> = {
+  completions: "/v1/completions",
+  chat: "/v1/chat/completions",
+};
+
+export interface BodyOptions {
+  model: string;
+  sampling: SamplingConfig;
+  /** Salts the server's prefix cache (policy fresh): one salt per run means no hits across runs. */
+  cacheSalt: string | null;
+}
+
+/**
+ * The JSON body of one streamed request. Every sampling parameter is explicit because vLLM's defaults
+ * changed between versions; usage is requested so output tokens come from the server, not an estimate.
+ */
+export function buildRequestBody(request: WorkloadRequest, options: BodyOptions): Record<string, unknown> {
+  const sampling = options.sampling;
+  const body: Record<string, unknown> = { model: options.model };
+  if (request.messages !== null) body.messages = request.messages;
+  else body.prompt = request.prompt ?? "";
+  body.max_tokens = request.maxTokens;
+  body.stream = true;
+  body.stream_options = { include_usage: true };
+  body.temperature = sampling.temperature;
+  body.top_p = sampling.top_p;
+  if (sampling.top_k !== undefined) body.top_k = sampling.top_k;
+  if (sampling.min_p !== undefined) body.min_p = sampling.min_p;
+  if (sampling.seed !== undefined) body.seed = sampling.seed;
+  body.ignore_eos = sampling.ignore_eos;
+  if (sampling.min_tokens !== undefined) body.min_tokens = sampling.min_tokens;
+  if (sampling.repetition_penalty !== undefined) body.repetition_penalty = sampling.repetition_penalty;
+  if (options.cacheSalt !== null) body.cache_salt = options.cacheSalt;
+  return { ...body, ...sampling.extra_body };
+}
+
+/** Whether a body asks for cumulative usage on every chunk (then per-chunk token counts are exact). */
+export function wantsPerChunkUsage(body: Record<string, unknown>): boolean {
+  const options = body.stream_options as Record<string, unknown> | undefined;
+  return options?.continuous_usage_stats === true;
+}

@@ -1,0 +1,161 @@
+import type { CellConfig, LengthConfig } from "../config/schema.js";
+import type { ChatMessage, DatasetEntry, DatasetFile } from "./dataset-file.js";
+import { drawLength } from "./lengths.js";
+import { createRng, type Rng } from "./rng.js";
+import { randomWords, shuffledIndexes } from "./text.js";
+import { defaultTokenModel, type TokenModel, wordsForPart, wordsForPrompt } from "./token-model.js";
+
+export type Phase = "measure" | "warmup";
+
+/** One request of a workload, before it becomes an HTTP body. */
+export interface WorkloadRequest {
+  index: number;
+  phase: Phase;
+  prompt: string | null;
+  messages: ChatMessage[] | null;
+  /** The prompt length asked for (synthetic workloads), null when the text comes from a file. */
+  targetInputTokens: number | null;
+  maxTokens: number;
+  /** Shared-prefix group or document index, null otherwise. */
+  prefixGroup: number | null;
+}
+
+export interface WorkloadInfo {
+  type: CellConfig["dataset"]["type"];
+  seed: number;
+  datasetSha256: string | null;
+  datasetEntries: number | null;
+  tokenModel: TokenModel;
+}
+
+/**
+ * A seeded workload: `request(i)` is a pure function of (cell, seed, token model, i), so request i is the
+ * same prompt on every machine and in every run, whatever the run's size.
+ */
+export interface Workload {
+  readonly info: WorkloadInfo;
+  request(index: number, phase?: Phase): WorkloadRequest;
+}
+
+export interface WorkloadOptions {
+  seed: number;
+  tokenModel?: TokenModel;
+  /** Required for sharegpt and jsonl datasets. */
+  file?: DatasetFile;
+}
+
+/** Fallback answer length when a ShareGPT entry has neither max_tokens nor a configured output length. */
+const defaultOutputTokens = 128;
+
+export function createWorkload(cell: CellConfig, options: WorkloadOptions): Workload {
+  const tokenModel = options.tokenModel ?? defaultTokenModel;
+  const dataset = cell.dataset;
+  const seed = options.seed;
+  const chat = cell.endpoint === "chat";
+  const shape = (request: Omit<WorkloadRequest, "prompt" | "messages">, text: string): WorkloadRequest =>
+    chat
+      ? { ...request, prompt: null, messages: [{ role: "user", content: text }] }
+      : { ...request, prompt: text, messages: null };
+  // Warm-up requests come from their own stream: they never share a prompt (or a cached prefix) with
+  // measured requests, so warming the server does not warm the measured prompts.
+  const stream = (phase: Phase) => (phase === "warmup" ? "warmup" : "measure");
+  const info: WorkloadInfo = {
+    type: dataset.type,
+    seed,
+    datasetSha256: options.file?.sha256 ?? null,
+    datasetEntries: options.file?.entries.length ?? null,
+    tokenModel,
+  };
+
+  switch (dataset.type) {
+    case "synthetic":
+      return {
+        info,
+        request(index, phase = "measure") {
+          const rng = createRng(seed, cell.name, stream(phase), index);
+          const inputTokens = drawLength(dataset.input_tokens, rng);
+          const maxTokens = drawLength(dataset.output_tokens, rng);
+          const text = randomWords(rng, wordsForPrompt(tokenModel, inputTokens));
+          return shape({ index, phase, targetInputTokens: inputTokens, maxTokens, prefixGroup: null }, text);
+        },
+      };
+    case "shared_prefix":
+    case "long_document": {
+      const groups = dataset.type === "shared_prefix" ? dataset.num_prefixes : dataset.num_documents;
+      const sharedTokens = dataset.type === "shared_prefix" ? dataset.prefix_tokens : dataset.document_tokens;
+      const partLength = dataset.type === "shared_prefix" ? dataset.suffix_tokens : dataset.question_tokens;
+      const sharedWords = wordsForPrompt(tokenModel, sharedTokens);
+      const sharedTexts = new Map<string, string>();
+      const sharedText = (phase: Phase, group: number) => {
+        const key = `${stream(phase)}:${group}`;
+        let text = sharedTexts.get(key);
+        if (text === undefined) {
+          text = randomWords(createRng(seed, cell.name, stream(phase), "shared", group), sharedWords);
+          sharedTexts.set(key, text);
+        }
+        return text;
+      };
+      return {
+        info,
+        request(index, phase = "measure") {
+          // Balanced groups: every block of `groups` consecutive requests visits each group once, in a
+          // seeded order, so any run size sees the prefixes equally often.
+          const block = Math.floor(index / groups);
+          const order = shuffledIndexes(createRng(seed, cell.name, stream(phase), "order", block), groups);
+          const group = order[index % groups]!;
+          const rng = createRng(seed, cell.name, stream(phase), index);
+          const partTokens = drawLength(partLength, rng);
+          const maxTokens = drawLength(dataset.output_tokens, rng);
+          const text = `${sharedText(phase, group)} ${randomWords(rng, wordsForPart(tokenModel, partTokens))}`;
+          return shape(
+            { index, phase, targetInputTokens: sharedTokens + partTokens, maxTokens, prefixGroup: group },
+            text,
+          );
+        },
+      };
+    }
+    case "sharegpt":
+    case "jsonl": {
+      const file = options.file;
+      if (!file)
+        throw new Error(
+          `cell ${cell.name}: the ${dataset.type} dataset was not read before building the workload`,
+        );
+      const entries = file.entries;
+      return {
+        info,
+        request(index, phase = "measure") {
+          const block = Math.floor(index / entries.length);
+          const order = shuffledIndexes(
+            createRng(seed, cell.name, stream(phase), "order", block),
+            entries.length,
+          );
+          const entry = entries[order[index % entries.length]!]!;
+          const rng = createRng(seed, cell.name, stream(phase), index);
+          const maxTokens = entryMaxTokens(entry, dataset.output_tokens, rng);
+          const request = { index, phase, targetInputTokens: null, maxTokens, prefixGroup: null };
+          if (chat) {
+            return {
+              ...request,
+              prompt: null,
+              messages: entry.messages ?? [{ role: "user", content: entry.prompt ?? "" }],
+            };
+          }
+          return {
+            ...request,
+            prompt: entry.prompt ?? (entry.messages ?? []).map((message) => message.content).join("\n"),
+            messages: null,
+          };
+        },
+      };
+    }
+  }
+}
+
+function entryMaxTokens(entry: DatasetEntry, configured: LengthConfig | undefined, rng: Rng): number {
+  if (configured !== undefined) return drawLength(configured, rng);
+  if (entry.maxTokens !== null) return entry.maxTokens;
+  // Without a tokenizer, ~4 characters per token (documented in docs/run.md); vLLM's client re-tokenizes.
+  if (entry.answer !== null) return Math.max(1, Math.round(entry.answer.length / 4));
+  return defaultOutputTokens;
+}

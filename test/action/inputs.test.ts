@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { parseActionInputs } from "../../src/action/inputs.js";
+
+const from = (values: Record<string, string>) => ({ getInput: (name: string) => values[name] ?? "" });
+
+describe("parseActionInputs", () => {
+  it("applies action.yml's defaults to unset inputs", () => {
+    expect(parseActionInputs(from({}))).toEqual({
+      config: "vllm-perf-gate.yml",
+      mode: "auto",
+      githubToken: "",
+      baselineArtifact: "vllm-perf-gate-baseline",
+      baselinePath: null,
+      baselineWorkflow: null,
+      failOn: null,
+      overrideLabel: "perf-regression-accepted",
+      comment: true,
+      artifactName: "vllm-perf-gate-results",
+      retentionDays: null,
+      cells: null,
+      maxRuns: null,
+      allowForkPrs: false,
+      workingDirectory: ".",
+    });
+  });
+
+  it("reads every input", () => {
+    const inputs = parseActionInputs(
+      from({
+        config: "perf/gate.yml",
+        mode: "interleaved",
+        "github-token": "t",
+        "baseline-artifact": "base",
+        "baseline-path": "old-results",
+        "baseline-workflow": ".github/workflows/baseline-on-main.yml",
+        "fail-on": "inconclusive",
+        "override-label": "none",
+        comment: "FALSE",
+        "artifact-name": "evidence",
+        "retention-days": "14",
+        cells: "chat, batch\nlong-doc",
+        "max-runs": "8",
+        "allow-fork-prs": "True",
+        "working-directory": "serving",
+      }),
+    );
+    expect(inputs).toMatchObject({
+      mode: "interleaved",
+      baselinePath: "old-results",
+      baselineWorkflow: "baseline-on-main.yml",
+      failOn: "inconclusive",
+      overrideLabel: null,
+      comment: false,
+      retentionDays: 14,
+      cells: ["chat", "batch", "long-doc"],
+      maxRuns: 8,
+      allowForkPrs: true,
+    });
+  });
+
+  it.each([
+    [
+      "mode",
+      "fast",
+      'input mode: expected one of auto | gate | baseline | aggregate | interleaved, got "fast"',
+    ],
+    ["comment", "yes", 'input comment: expected true or false (YAML 1.2 core schema), got "yes"'],
+    ["allow-fork-prs", "1", 'input allow-fork-prs: expected true or false (YAML 1.2 core schema), got "1"'],
+    ["fail-on", "always", 'input fail-on: expected one of regression | inconclusive | never, got "always"'],
+    ["retention-days", "91", 'input retention-days: expected a whole number from 1 to 90, got "91"'],
+    ["max-runs", "2.5", 'input max-runs: expected a whole number from 1 to 1000, got "2.5"'],
+    [
+      "baseline-workflow",
+      "../x",
+      'input baseline-workflow: expected a workflow file name such as bench.yml, got "../x"',
+    ],
+    ["cells", "Chat", 'input cells: expected cell names separated by commas or newlines, got "Chat"'],
+  ])("rejects %s=%s", (name, value, message) => {
+    expect(() => parseActionInputs(from({ [name]: value }))).toThrow(message);
+  });
+
+  it("rejects artifact names GitHub would refuse", () => {
+    expect(() => parseActionInputs(from({ "artifact-name": "a/b" }))).toThrow(
+      /input artifact-name: expected an artifact name/,
+    );
+  });
+});

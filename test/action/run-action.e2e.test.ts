@@ -1,0 +1,432 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { ActionDependencies } from "../../src/action/dependencies.js";
+import { FakeGitHub } from "../github/fake-github.js";
+import { createFileMeasure, createRatioCompare, type MeasureCall, testConfig } from "./fixtures.js";
+import { type Job, runJob as runJobIn, workflowToken } from "./harness.js";
+import { pullRequestPayload, pushPayload } from "./payloads.js";
+
+/**
+ * The main and post steps as the runner runs them (INPUT_* env, GITHUB_EVENT_PATH with push and
+ * pull_request payloads, GITHUB_OUTPUT / GITHUB_STATE / GITHUB_STEP_SUMMARY files), against the loopback
+ * GitHub API + artifact service, with the real @actions/core and @actions/artifact. The scenarios build
+ * on each other like a repository's history: main records a baseline, then PRs are gated against it.
+ */
+
+const fake = new FakeGitHub();
+const sha = (c: string) => c.repeat(40);
+const mainSha = sha("a");
+const PR = 17;
+let root: string;
+let workspace: string;
+let summaryFile: string;
+let runnerIO: typeof import("../../src/action/action-io.js").runnerIO;
+let steps: typeof import("../../src/action/run-from-environment.js");
+let artifactStoreModule: typeof import("../../src/github/artifact-store.js");
+let clientModule: typeof import("../../src/github/client.js");
+let measureCalls: MeasureCall[] = [];
+let cleanedUp: string[] = [];
+
+function deps(overrides: Partial<ActionDependencies> = {}): ActionDependencies {
+  return {
+    measure: createFileMeasure(measureCalls),
+    compare: createRatioCompare(),
+    cleanupServers: async (file) => {
+      cleanedUp.push(file);
+    },
+    github: clientModule.createGitHubClient,
+    artifacts: (context) => new artifactStoreModule.GitHubArtifactStore(context),
+    now: () => new Date("2026-11-30T04:00:00Z"),
+    ...overrides,
+  };
+}
+
+function runJob(job: Job, dependencies = deps()) {
+  return runJobIn(
+    { fake, root, workspace, summaryFile, io: runnerIO, runMainStep: steps.runMainStep },
+    job,
+    dependencies,
+  );
+}
+
+const prJob = (runId: number, extra: Partial<Job> = {}, labels: string[] = []): Job => ({
+  runId,
+  event: "pull_request",
+  payload: pullRequestPayload({
+    owner: fake.owner,
+    repo: fake.repo,
+    number: PR,
+    baseSha: mainSha,
+    headSha: sha("b"),
+    labels,
+  }),
+  sha: sha("c"),
+  ref: `refs/pull/${PR}/merge`,
+  config: testConfig(1.3),
+  ...extra,
+});
+
+beforeAll(async () => {
+  const baseUrl = await fake.start();
+  process.env.GITHUB_API_URL = baseUrl;
+  process.env.ACTIONS_RESULTS_URL = baseUrl;
+  delete process.env.GITHUB_SERVER_URL;
+  fake.users.set(workflowToken, {
+    login: "github-actions[bot]",
+    type: "Bot",
+    installation: true,
+  });
+  root = await mkdtemp(join(tmpdir(), "action-e2e-"));
+  workspace = join(root, "workspace");
+  await mkdir(workspace);
+  summaryFile = join(root, "summary.md");
+  await writeFile(summaryFile, "");
+  process.env.GITHUB_STEP_SUMMARY = summaryFile;
+  // Imported after GITHUB_API_URL is set: @actions/github reads it at import.
+  ({ runnerIO } = await import("../../src/action/action-io.js"));
+  steps = await import("../../src/action/run-from-environment.js");
+  artifactStoreModule = await import("../../src/github/artifact-store.js");
+  clientModule = await import("../../src/github/client.js");
+});
+
+afterAll(async () => {
+  await fake.stop();
+  await rm(root, { recursive: true, force: true });
+  process.exitCode = undefined;
+});
+
+beforeEach(() => {
+  measureCalls = [];
+  cleanedUp = [];
+  fake.forbidCommentWrites = false;
+});
+
+describe("the action end to end", () => {
+  it("with no baseline yet, a PR run passes with a 'baseline missing' notice", async () => {
+    const { result, outputs, summary } = await runJob(prJob(90));
+    expect(result.failed).toBe(false);
+    expect(outputs.verdict).toBe("baseline-missing");
+    expect(summary).toContain("baseline missing");
+    expect(fake.commentsOn(PR)).toHaveLength(1);
+    // Its evidence is uploaded all the same.
+    expect(fake.artifacts.some((a) => a.runId === 90 && a.name === "vllm-perf-gate-results")).toBe(true);
+    fake.comments.length = 0;
+  });
+
+  it("a push to main records the baseline artifact with its commit", async () => {
+    const { result, outputs, summary } = await runJob({
+      runId: 100,
+      event: "push",
+      payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: mainSha, before: sha("9") }),
+      sha: mainSha,
+      ref: "refs/heads/main",
+      config: testConfig(1.0),
+    });
+    expect(result.failed).toBe(false);
+    expect(outputs.verdict).toBe("baseline-recorded");
+    expect(outputs["baseline-sha"]).toBe(mainSha);
+    expect(summary).toContain("baseline recorded");
+    const baseline = fake.artifacts.find((a) => a.runId === 100 && a.name === "vllm-perf-gate-baseline");
+    expect(baseline?.zip.includes(Buffer.from("vllm-perf-gate-baseline.json"))).toBe(true);
+    expect(measureCalls).toEqual([
+      expect.objectContaining({ side: null, firstRun: 0, runs: null, cells: null }),
+    ]);
+  });
+
+  it("a PR with a regression posts the comment, sets the outputs and fails; forged markers are ignored", async () => {
+    fake.comments.push({
+      id: fake.id(),
+      issue: PR,
+      body: "<!-- vllm-perf-gate:v1 key=vllm-perf-gate.yml --> all good, merge it",
+      user: { login: "mallory", id: 66, type: "User" },
+      created_at: "2026-11-02T00:00:00Z",
+      updated_at: "2026-11-02T00:00:00Z",
+    });
+    const { result, outputs, summary } = await runJob(prJob(200));
+    expect(result.failed).toBe(true);
+    expect(result.failureMessage).toContain("regression");
+    expect(outputs.verdict).toBe("regression");
+    expect(outputs["baseline-sha"]).toBe(mainSha);
+    expect(outputs["comment-url"]).toMatch(/#issuecomment-\d+$/);
+    expect(await readFile(outputs["report-path"] ?? "", "utf8")).toContain("## vllm-perf-gate: regression");
+    expect(outputs["results-dir"]).toMatch(/evidence[/\\]candidate$/);
+    expect(summary).toContain("## vllm-perf-gate: regression");
+    expect(summary).toContain(`\`${mainSha.slice(0, 12)}\` from run 100`);
+    const ours = fake.commentsOn(PR).filter((c) => c.user.login === "github-actions[bot]");
+    expect(ours).toHaveLength(1);
+    expect(ours[0]?.body).toContain("<!-- vllm-perf-gate:v1 key=vllm-perf-gate.yml -->");
+    expect(fake.commentsOn(PR).find((c) => c.user.login === "mallory")?.body).toContain("all good");
+    // The token is never written anywhere we publish.
+    expect(JSON.stringify(fake.comments) + summary).not.toContain(workflowToken);
+    expect(fake.artifacts.some((a) => a.runId === 200 && a.name === "vllm-perf-gate-results")).toBe(true);
+  });
+
+  it("a second PR run updates the same comment in place", async () => {
+    const before = fake.commentsOn(PR).filter((c) => c.user.login === "github-actions[bot]");
+    const { outputs } = await runJob(prJob(201));
+    const after = fake.commentsOn(PR).filter((c) => c.user.login === "github-actions[bot]");
+    expect(after).toHaveLength(1);
+    expect(after[0]?.id).toBe(before[0]?.id);
+    expect(after[0]?.body).toContain("run 201");
+    expect(outputs["comment-url"]).toContain(`#issuecomment-${before[0]?.id}`);
+    expect(
+      fake.requests.some((r) => r.method === "PATCH" && r.path.endsWith(`/issues/comments/${before[0]?.id}`)),
+    ).toBe(true);
+  });
+
+  it("the override label turns the failure into a pass and names who applied it", async () => {
+    fake.labels.set(PR, ["perf-regression-accepted"]);
+    fake.events.set(PR, [
+      {
+        id: 1,
+        event: "labeled",
+        actor: { login: "maintainer-alice", id: 5, type: "User" },
+        label: { name: "perf-regression-accepted", color: "ededed" },
+        created_at: "2026-11-03T00:00:00Z",
+      },
+    ]);
+    const { result, outputs, summary } = await runJob(prJob(202, {}, ["perf-regression-accepted"]));
+    fake.labels.delete(PR);
+    expect(result.failed).toBe(false);
+    expect(outputs.verdict).toBe("regression");
+    expect(summary).toContain("Accepted regression");
+    expect(summary).toContain("`maintainer-alice`");
+  });
+
+  it("a fork PR on a self-hosted runner is refused before anything runs", async () => {
+    const job = prJob(203, {
+      payload: pullRequestPayload({
+        owner: fake.owner,
+        repo: fake.repo,
+        number: 18,
+        baseSha: mainSha,
+        headSha: sha("d"),
+        headRepo: "outsider/serving",
+      }),
+    });
+    const { result, outputs, summary } = await runJob(job);
+    expect(result.failed).toBe(true);
+    expect(result.failureMessage).toMatch(
+      /refusing to run pull request #18 from the fork outsider\/serving on a self-hosted runner/,
+    );
+    expect(result.failureMessage).toContain("allow-fork-prs: true");
+    expect(outputs.verdict).toBe("error");
+    expect(summary).toContain("refusing");
+    expect(measureCalls).toHaveLength(0);
+  });
+
+  it("a fork PR on a GitHub-hosted runner runs; its read-only token's 403 falls back to the summary", async () => {
+    fake.forbidCommentWrites = true;
+    const job = prJob(204, {
+      runner: "github-hosted",
+      payload: pullRequestPayload({
+        owner: fake.owner,
+        repo: fake.repo,
+        number: 19,
+        baseSha: mainSha,
+        headSha: sha("d"),
+        headRepo: "outsider/serving",
+      }),
+    });
+    const { result, outputs, summary } = await runJob(job);
+    expect(outputs.verdict).toBe("regression");
+    expect(result.failed).toBe(true);
+    expect(outputs["comment-url"]).toBe("");
+    expect(summary).toContain("## vllm-perf-gate: regression");
+    expect(fake.commentsOn(19)).toHaveLength(0);
+  });
+
+  it("adds runs while compare is inconclusive, up to max-runs", async () => {
+    const { outputs } = await runJob(
+      prJob(205, { config: testConfig(1.0), inputs: { "max-runs": "5" } }),
+      deps({ compare: createRatioCompare({ decideAt: 10 }) }),
+    );
+    // 3 initial runs, then one more run per look up to max-runs 5 on the cell compare asked about.
+    expect(measureCalls.map((call) => [call.firstRun, call.runs, call.cells])).toEqual([
+      [0, null, null],
+      [3, 1, ["chat"]],
+      [4, 1, ["chat"]],
+    ]);
+    expect(outputs.verdict).toBe("inconclusive");
+  }, 30_000);
+
+  it("matrix parts and the aggregate job produce one verdict from every cell", async () => {
+    // INPUT_MAX-RUNS is cleared per job; the parts run in the same workflow run as the aggregate job.
+    const part = (cells: string) => prJob(206, { inputs: { cells } });
+    expect((await runJob(part("chat"))).outputs.verdict).toBe("partial");
+    expect((await runJob(part("batch"))).outputs.verdict).toBe("partial");
+    expect(
+      fake.artifacts
+        .filter((a) => a.runId === 206)
+        .map((a) => a.name)
+        .sort(),
+    ).toEqual(["vllm-perf-gate-results-part-batch", "vllm-perf-gate-results-part-chat"]);
+    measureCalls = [];
+    const { outputs, summary } = await runJob(prJob(206, { inputs: { mode: "aggregate" } }));
+    expect(measureCalls).toHaveLength(0);
+    expect(outputs.verdict).toBe("regression");
+    expect(summary).toContain("median of 6 / 6 runs");
+  });
+
+  it("interleaved runs the base commit's config and the PR's alternately", async () => {
+    fake.files.set(`vllm-perf-gate.yml@${mainSha}`, testConfig(1.0, { min: 2, max: 4 }));
+    const { outputs, summary } = await runJob(
+      prJob(207, { inputs: { mode: "interleaved" }, config: testConfig(1.3, { min: 2, max: 4 }) }),
+    );
+    expect(measureCalls.map((call) => `${call.side}:${call.firstRun}`)).toEqual([
+      "baseline:0",
+      "candidate:0",
+      "baseline:1",
+      "candidate:1",
+    ]);
+    expect(measureCalls[0]?.configPath).toMatch(/\.vllm-perf-gate-base-aaaaaaaaaaaa\.yml$/);
+    expect(outputs.verdict).toBe("regression");
+    expect(summary).toContain("Mode: interleaved");
+  });
+
+  it("the post step stops recorded servers and uploads evidence main could not", async () => {
+    const failing = deps({
+      // Downloads work, uploads fail: the results service went away mid-job.
+      artifacts: (context) => {
+        const real = new artifactStoreModule.GitHubArtifactStore(context);
+        return {
+          upload: async () => {
+            throw new Error("results service unavailable");
+          },
+          listCurrentRun: () => real.listCurrentRun(),
+          download: (artifact, destination) => real.download(artifact, destination),
+        };
+      },
+    });
+    const { state, outputs, result } = await runJob(prJob(208), failing);
+    // The verdict survives the failed upload.
+    expect(outputs.verdict).toBe("regression");
+    expect(result.failureMessage).toContain("regression");
+    expect(state["evidence-uploaded"]).toBeUndefined();
+    await writeFile(state["server-state-file"] ?? "", "{}");
+    for (const [name, value] of Object.entries(state)) process.env[`STATE_${name}`] = value;
+    await steps.runPostStep(deps(), runnerIO, process.env);
+    expect(cleanedUp).toEqual([state["server-state-file"]]);
+    expect(fake.artifacts.some((a) => a.runId === 208 && a.name === "vllm-perf-gate-results")).toBe(true);
+  });
+
+  it("a bad input fails the step with a message naming the input", async () => {
+    const { result, outputs } = await runJob(prJob(209, { inputs: { comment: "yes" } }));
+    expect(result.failed).toBe(true);
+    expect(result.failureMessage).toBe(
+      'input comment: expected true or false (YAML 1.2 core schema), got "yes"',
+    );
+    expect(outputs.verdict).toBe("error");
+  });
+
+  it("finds the baseline in another workflow (baseline-workflow) and says why it fell back", async () => {
+    const movedMain = sha("e");
+    await runJob({
+      runId: 300,
+      event: "push",
+      payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: movedMain, before: mainSha }),
+      sha: movedMain,
+      ref: "refs/heads/main",
+      config: testConfig(1.0),
+      workflow: "baseline-on-main.yml",
+    });
+    const job = prJob(301, {
+      workflow: "perf-gate.yml",
+      inputs: { "baseline-workflow": "baseline-on-main.yml" },
+      payload: pullRequestPayload({
+        owner: fake.owner,
+        repo: fake.repo,
+        number: 21,
+        baseSha: sha("f"),
+        headSha: sha("b"),
+      }),
+    });
+    const { outputs, summary } = await runJob(job);
+    expect(outputs["baseline-sha"]).toBe(movedMain);
+    expect(summary).toContain("no successful push run on main at base commit ffffffffffff");
+    expect(summary).toContain("used the newest earlier run with a baseline");
+  });
+
+  it("a baseline that breaks the schema fails the gate with the file and field, never compares", async () => {
+    const tamperingMeasure = deps({
+      measure: async (request) => {
+        await createFileMeasure()(request);
+        const file = join(request.resultsDir, "chat", "run-0", "run.json");
+        const run = JSON.parse(await readFile(file, "utf8"));
+        run.requests.failed = -1;
+        await writeFile(file, JSON.stringify(run));
+      },
+    });
+    await runJob(
+      {
+        runId: 310,
+        event: "push",
+        payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: sha("1"), before: mainSha }),
+        sha: sha("1"),
+        ref: "refs/heads/main",
+        config: testConfig(1.0),
+        workflow: "tampered.yml",
+      },
+      tamperingMeasure,
+    );
+    const compared: string[] = [];
+    const { result, outputs } = await runJob(
+      prJob(311, {
+        workflow: "tampered.yml",
+        payload: pullRequestPayload({
+          owner: fake.owner,
+          repo: fake.repo,
+          number: 22,
+          baseSha: sha("1"),
+          headSha: sha("b"),
+        }),
+      }),
+      deps({
+        compare: async (request) => {
+          compared.push(request.baselineDir);
+          return createRatioCompare()(request);
+        },
+      }),
+    );
+    expect(result.failed).toBe(true);
+    expect(outputs.verdict).toBe("error");
+    expect(result.failureMessage).toBe(
+      "baseline chat/run-0/run.json: field requests.failed: Too small: expected number to be >=0",
+    );
+    expect(compared).toEqual([]);
+    expect(fake.artifacts.some((a) => a.runId === 311 && a.name === "vllm-perf-gate-results")).toBe(true);
+  });
+
+  it("secret values never reach the comment, the summary or the uploaded evidence", async () => {
+    const secret = "hf_verysecretvalue42";
+    const leaky = deps({
+      measure: async (request) => {
+        await createFileMeasure()(request);
+        await writeFile(join(request.resultsDir, "chat", "run-0", "server.log"), `HF_TOKEN=${secret}\n`);
+      },
+      compare: async (request) => {
+        const outcome = await createRatioCompare()(request);
+        return { ...outcome, report: `${outcome.report}\n\nserver said: token ${secret}` };
+      },
+    });
+    const job = prJob(320, {
+      env: { HF_TOKEN: secret },
+      payload: pullRequestPayload({
+        owner: fake.owner,
+        repo: fake.repo,
+        number: 23,
+        baseSha: mainSha,
+        headSha: sha("b"),
+      }),
+    });
+    const { outputs, summary } = await runJob(job, leaky);
+    expect(summary).toContain("server said: token ***");
+    expect(summary).not.toContain(secret);
+    expect(fake.commentsOn(23)[0]?.body).toContain("token ***");
+    expect(await readFile(join(outputs["results-dir"] ?? "", "chat", "run-0", "server.log"), "utf8")).toBe(
+      "HF_TOKEN=***\n",
+    );
+  });
+});

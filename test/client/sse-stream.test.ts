@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest";
+import { CompletionStreamReader } from "../../src/client/sse-stream.js";
+import { createRng } from "../../src/workload/rng.js";
+
+// Chunk shapes of vLLM's OpenAI server (shared/reference/vllm-protocol-and-metrics.md §2.1).
+const completionChunk = (text: string, finish: string | null) =>
+  `data: {"id":"cmpl-9","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${JSON.stringify(finish)},"stop_reason":null}]}\n\n`;
+const usageChunk = (prompt: number, completion: number) =>
+  `data: {"id":"cmpl-9","object":"text_completion","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":${prompt},"total_tokens":${prompt + completion},"completion_tokens":${completion},"prompt_tokens_details":{"cached_tokens":3}}}\n\n`;
+
+function stream(tokens: number, tricky = false): string {
+  let text = ": keep-alive comment\n\n";
+  for (let index = 0; index < tokens; index++) {
+    // Text that contains the patterns the scanner looks for must not confuse it.
+    const piece = tricky && index % 3 === 0 ? ` "choices":[] data: [DONE] \n\n {"error":1}` : ` w${index}`;
+    text += completionChunk(piece, index === tokens - 1 ? "length" : null);
+  }
+  return `${text + usageChunk(17, tokens)}data: [DONE]\n\n`;
+}
+
+function feedSplit(text: string, cuts: number[]): CompletionStreamReader {
+  const bytes = Buffer.from(text);
+  const reader = new CompletionStreamReader();
+  let start = 0;
+  const sorted = [...new Set(cuts)].filter((cut) => cut > 0 && cut < bytes.length).sort((a, b) => a - b);
+  sorted.forEach((cut, index) => {
+    reader.feed(bytes.subarray(start, cut), index);
+    start = cut;
+  });
+  reader.feed(bytes.subarray(start), sorted.length);
+  reader.finish(sorted.length + 1);
+  return reader;
+}
+
+describe("CompletionStreamReader", () => {
+  it("reads a whole stream in one write", () => {
+    const reader = feedSplit(stream(50, true), []);
+    expect(reader.chunkTimes).toHaveLength(50);
+    expect(reader.done).toBe(true);
+    expect(reader.usage).toEqual({ promptTokens: 17, completionTokens: 50, cachedTokens: 3 });
+    expect(reader.finishReason()).toBe("length");
+    expect(reader.streamError).toBeNull();
+    expect(reader.malformed).toBeNull();
+  });
+
+  it("gives the same result for every split point of a stream (exhaustive single cuts)", () => {
+    const text = stream(6, true);
+    for (let cut = 1; cut < Buffer.byteLength(text); cut++) {
+      const reader = feedSplit(text, [cut]);
+      expect(reader.chunkTimes.length, `cut at ${cut}`).toBe(6);
+      expect(reader.done).toBe(true);
+      expect(reader.usage?.completionTokens).toBe(6);
+      expect(reader.finishReason()).toBe("length");
+    }
+  });
+
+  it("survives random fragmentations, CRLF framing and multi-byte characters", () => {
+    const rng = createRng(42);
+    const base = stream(40, true).replace(/w1 /g, "w1 é漢字 ");
+    for (const text of [base, base.replace(/\n/g, "\r\n")]) {
+      const length = Buffer.byteLength(text);
+      for (let trial = 0; trial < 300; trial++) {
+        const cuts = Array.from({ length: rng.int(1, 60) }, () => rng.int(1, length - 1));
+        const reader = feedSplit(text, cuts);
+        expect(reader.chunkTimes).toHaveLength(40);
+        expect(reader.done).toBe(true);
+        expect(reader.usage?.completionTokens).toBe(40);
+        expect(reader.malformed).toBeNull();
+      }
+    }
+  });
+
+  it("timestamps each chunk with the read that completed it", () => {
+    const text = completionChunk("a", null) + completionChunk("b", "stop");
+    const bytes = Buffer.from(text);
+    const reader = new CompletionStreamReader();
+    const middle = Buffer.byteLength(completionChunk("a", null)) + 10;
+    reader.feed(bytes.subarray(0, 5), 1);
+    reader.feed(bytes.subarray(5, middle), 2);
+    reader.feed(bytes.subarray(middle), 3);
+    expect(reader.chunkTimes).toEqual([2, 3]);
+  });
+
+  it("reports a mid-stream error event sent over HTTP 200", () => {
+    const text = `${completionChunk("a", null)}data: {"error": {"object": "error", "message": "engine died", "type": "InternalServerError", "param": null, "code": 500}}\n\ndata: [DONE]\n\n`;
+    const reader = feedSplit(text, [7, 90]);
+    expect(reader.chunkTimes).toHaveLength(1);
+    expect(reader.streamError).toBe("engine died (500)");
+  });
+
+  it("reads the older flat error shape and `event: error`", () => {
+    expect(feedSplit('data: {"object":"error","message":"bad","code":400}\n\n', []).streamError).toBe(
+      "bad (400)",
+    );
+    expect(feedSplit('event: error\ndata: {"message":"overloaded"}\n\n', []).streamError).toBe("overloaded");
+  });
+
+  it("counts the chat role chunk as the first chunk, as vLLM's client does", () => {
+    const role = `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}\n\n`;
+    const reader = feedSplit(`${role + completionChunk("x", "stop")}data: [DONE]\n\n`, []);
+    expect(reader.chunkTimes).toHaveLength(2);
+  });
+
+  it("accepts spaced JSON (Python json.dumps separators)", () => {
+    const text = `data: {"id": "x", "choices": [{"index": 0, "text": "hi", "finish_reason": "stop"}]}\n\ndata: {"id": "x", "choices": [], "usage": {"prompt_tokens": 2, "completion_tokens": 1}}\n\ndata: [DONE]\n\n`;
+    const reader = feedSplit(text, []);
+    expect(reader.chunkTimes).toHaveLength(1);
+    expect(reader.usage?.completionTokens).toBe(1);
+    expect(reader.finishReason()).toBe("stop");
+  });
+
+  it("flags unreadable events", () => {
+    expect(feedSplit("data: {not json\n\n", []).malformed).toMatch(/not JSON/);
+    expect(feedSplit("data: hello\n\n", []).malformed).toMatch(/unreadable/);
+  });
+
+  it("derives per-chunk token counts from cumulative usage when the server sends it", () => {
+    const chunkWithUsage = (text: string, cumulative: number) =>
+      `data: {"id":"c","choices":[{"index":0,"text":"${text}","finish_reason":null}],"usage":{"prompt_tokens":3,"total_tokens":${3 + cumulative},"completion_tokens":${cumulative}}}\n\n`;
+    const reader = new CompletionStreamReader(true);
+    reader.feed(Buffer.from(chunkWithUsage("a", 1) + chunkWithUsage("b c", 3) + chunkWithUsage("d", 4)), 0);
+    expect(reader.chunkTokens).toEqual([1, 2, 1]);
+  });
+
+  it("reads a final event that lacks its blank line", () => {
+    const reader = feedSplit(`${completionChunk("a", "stop")}data: [DONE]`, []);
+    expect(reader.done).toBe(true);
+  });
+});

@@ -1,0 +1,377 @@
+import { describe, expect, it } from "vitest";
+import { compareRecords, defaultCompareSettings } from "../../src/compare/index.js";
+import { type RunRecord, runRecordFromRunFile } from "../../src/compare/run-record.js";
+import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
+import type { RunFile } from "../../src/metrics/run-schema.js";
+import { baseFingerprint, makeRunFile, noisyRuns, runsWithFactors, steadyFactors } from "./fixtures.js";
+
+const records = (runs: RunFile[], side: string) =>
+  runs.map((run, i) => runRecordFromRunFile(run, `${side}/${run.cell}/run-${i}/run.json`));
+const now = new Date("2026-11-30T05:00:00Z");
+
+function compare(
+  baseline: RunRecord[],
+  candidate: RunRecord[],
+  tweak: (s: ReturnType<typeof defaultCompareSettings>) => void = () => {},
+  mode: "stored" | "interleaved" = "interleaved",
+) {
+  const settings = defaultCompareSettings();
+  tweak(settings);
+  const outcome = compareRecords({ baseline, candidate, settings, mode, now });
+  verdictFileSchema.parse(outcome.verdict);
+  return outcome;
+}
+
+const find = (outcome: ReturnType<typeof compare>, metric: string, cell = "chat") =>
+  outcome.verdict.comparisons.find((c) => c.metric === metric && c.cell === cell)!;
+
+describe("verdict rules", () => {
+  it("passes an A/A comparison with no change", () => {
+    const outcome = compare(records(noisyRuns(5, { seed: 1 }), "b"), records(noisyRuns(5, { seed: 2 }), "c"));
+    expect(outcome.verdict.verdict).toBe("pass");
+    expect(outcome.exitCode).toBe(0);
+    expect(find(outcome, "ttft_p95").verdict).toBe("no-change");
+    expect(outcome.verdict.counts.gated).toBe(5);
+    expect(outcome.verdict.nextLook).toBeNull();
+  });
+
+  it("blocks a 20% latency regression and says how big it is", () => {
+    const outcome = compare(
+      records(noisyRuns(5, { seed: 3 }), "b"),
+      records(noisyRuns(5, { seed: 4, shift: 1.2 }), "c"),
+    );
+    expect(outcome.verdict.verdict).toBe("regression");
+    expect(outcome.exitCode).toBe(1);
+    const ttft = find(outcome, "ttft_p95");
+    expect(ttft.verdict).toBe("regression");
+    expect(ttft.ratio).toBeGreaterThan(1.12);
+    expect(ttft.ci![0]).toBeGreaterThan(1);
+    // Throughput falls as latency rises: direction-aware, still a regression.
+    expect(find(outcome, "output_throughput").verdict).toBe("regression");
+    expect(outcome.verdict.impact[0]!.ttftP95Ms!.change).toBeGreaterThan(0);
+    expect(outcome.verdict.impact[0]!.successfulPerHour!.change).toBeLessThan(0);
+  });
+
+  it("calls a clear speed-up an improvement and passes", () => {
+    const outcome = compare(
+      records(noisyRuns(5, { seed: 5 }), "b"),
+      records(noisyRuns(5, { seed: 6, shift: 0.8 }), "c"),
+    );
+    expect(outcome.verdict.verdict).toBe("pass");
+    expect(find(outcome, "e2el_p95").verdict).toBe("improvement");
+    expect(find(outcome, "output_throughput").verdict).toBe("improvement");
+  });
+
+  it("is inconclusive when noise hides a change near the tolerance, and asks for more runs", () => {
+    const outcome = compare(
+      records(noisyRuns(3, { seed: 7, sd: 0.08 }), "b"),
+      records(noisyRuns(3, { seed: 8, sd: 0.08, shift: 1.05 }), "c"),
+    );
+    expect(outcome.verdict.verdict).toBe("inconclusive");
+    expect(outcome.exitCode).toBe(0);
+    expect(outcome.verdict.nextLook).toMatchObject({
+      runsPerSide: 5,
+      addCandidateRuns: 2,
+      addBaselineRuns: 2,
+    });
+    const failOnInconclusive = compare(
+      records(noisyRuns(3, { seed: 7, sd: 0.08 }), "b"),
+      records(noisyRuns(3, { seed: 8, sd: 0.08, shift: 1.05 }), "c"),
+      (s) => {
+        s.gate.fail_on = "inconclusive";
+      },
+    );
+    expect(failOnInconclusive.exitCode).toBe(1);
+  });
+
+  it("stops asking for runs at repeats.max, and a stored baseline asks only for candidate runs", () => {
+    const atMax = compare(
+      records(noisyRuns(3, { seed: 7, sd: 0.08 }), "b"),
+      records(noisyRuns(3, { seed: 8, sd: 0.08, shift: 1.05 }), "c"),
+      (s) => {
+        s.repeats = { min: 2, max: 3 };
+      },
+    );
+    expect(atMax.verdict.verdict).toBe("inconclusive");
+    expect(atMax.verdict.nextLook).toBeNull();
+    const stored = compare(
+      records(runsWithFactors(steadyFactors), "b"),
+      records(runsWithFactors([0.92, 0.98, 1.04]), "c"),
+      () => {},
+      "stored",
+    );
+    expect(stored.verdict.verdict).toBe("inconclusive");
+    expect(stored.verdict.nextLook).toMatchObject({
+      runsPerSide: 5,
+      addCandidateRuns: 2,
+      addBaselineRuns: 0,
+    });
+  });
+
+  it("does not ask for runs that cannot help: a stored baseline's drift does not shrink", () => {
+    const base = records(runsWithFactors(steadyFactors), "b");
+    const cand = records(runsWithFactors([1.035, 1.036, 1.034]), "c");
+    const outcome = compare(base, cand, () => {}, "stored");
+    expect(outcome.verdict.verdict).toBe("inconclusive");
+    expect(outcome.verdict.nextLook).toBeNull();
+    expect(outcome.verdict.warnings.join()).toMatch(/session drift \(sd 0\.02\) does not shrink with runs/);
+    // The same data from one job (no drift term) is decisive.
+    const interleaved = compare(base, cand);
+    expect(interleaved.verdict.verdict).toBe("pass");
+  });
+
+  it("widens intervals in stored mode by the session drift", () => {
+    const base = records(noisyRuns(5, { seed: 9 }), "b");
+    const cand = records(noisyRuns(5, { seed: 10 }), "c");
+    const interleaved = find(
+      compare(base, cand, () => {}, "interleaved"),
+      "ttft_p95",
+    );
+    const stored = compare(base, cand, () => {}, "stored");
+    const storedTtft = find(stored, "ttft_p95");
+    expect(storedTtft.ci![1] - storedTtft.ci![0]).toBeGreaterThan(interleaved.ci![1] - interleaved.ci![0]);
+    expect(stored.verdict.mode).toBe("stored");
+    expect(stored.verdict.settings.sessionDriftSd).toBe(0.02);
+  });
+
+  it("fails fail_on never only in the report, never in the exit code", () => {
+    const outcome = compare(
+      records(noisyRuns(5, { seed: 3 }), "b"),
+      records(noisyRuns(5, { seed: 4, shift: 1.2 }), "c"),
+      (s) => {
+        s.gate.fail_on = "never";
+      },
+    );
+    expect(outcome.verdict.verdict).toBe("regression");
+    expect(outcome.exitCode).toBe(0);
+  });
+});
+
+describe("blocking family (Holm) and advisory metrics", () => {
+  it("adjusts gated p-values across every cell", () => {
+    const cells = ["a", "b", "c"];
+    const base = cells.flatMap((cell, i) => records(noisyRuns(5, { seed: 20 + i, cell }), "b"));
+    const cand = cells.flatMap((cell, i) => records(noisyRuns(5, { seed: 30 + i, cell, shift: 1.2 }), "c"));
+    const outcome = compare(base, cand);
+    const gated = outcome.verdict.comparisons.filter((c) => c.gated && c.metric !== "error_rate");
+    expect(gated).toHaveLength(12);
+    // Holm's adjusted p is never below the raw p, and the smallest is multiplied by the family size.
+    for (const c of gated) expect(c.p!).toBeGreaterThanOrEqual(c.pRaw!);
+    const smallest = gated.reduce((a, b) => (a.pRaw! < b.pRaw! ? a : b));
+    expect(smallest.p!).toBeCloseTo(Math.min(1, smallest.pRaw! * 15), 10);
+  });
+
+  it("keeps non-gated metrics advisory (BH) and never blocks on them", () => {
+    const base = records(noisyRuns(5, { seed: 40 }), "b");
+    const cand = records(
+      noisyRuns(5, { seed: 41 }).map((run) => ({
+        ...run,
+        latency: { ...run.latency, itl: { ...run.latency.itl, p99: run.latency.itl.p99! * 1.5 } },
+      })),
+      "c",
+    );
+    const outcome = compare(base, cand);
+    const itl = find(outcome, "itl_p99");
+    expect(itl.gated).toBe(false);
+    expect(itl.verdict).toBe("regression");
+    expect(outcome.verdict.verdict).toBe("pass");
+  });
+
+  it("makes a gated percentile advisory when a run has too few successful requests", () => {
+    const base = records(noisyRuns(5, { seed: 42, completed: 150 }), "b");
+    const cand = records(noisyRuns(5, { seed: 43, completed: 150, shift: 1.3 }), "c");
+    const outcome = compare(base, cand, (s) => {
+      s.gate.metrics = ["ttft_p95", "ttft_p50"];
+    });
+    const p95 = find(outcome, "ttft_p95");
+    expect(p95.gated).toBe(false);
+    expect(p95.note).toMatch(/needs >= 200 successful requests in every run \(fewest: 150\)/);
+    expect(find(outcome, "ttft_p50").gated).toBe(true);
+    expect(outcome.verdict.verdict).toBe("regression");
+  });
+
+  it("gates p95 once every run reaches the minimum", () => {
+    const outcome = compare(
+      records(noisyRuns(5, { seed: 44, completed: 200 }), "b"),
+      records(noisyRuns(5, { seed: 45, completed: 200 }), "c"),
+    );
+    expect(find(outcome, "ttft_p95").gated).toBe(true);
+    expect(find(outcome, "ttft_p99").gated).toBe(false);
+  });
+});
+
+describe("errors", () => {
+  it("blocks a candidate above the absolute error-rate limit even when latency improved", () => {
+    const outcome = compare(
+      records(noisyRuns(5, { seed: 50 }), "b"),
+      records(noisyRuns(5, { seed: 51, shift: 0.8, failed: 30 }), "c"),
+    );
+    const errors = find(outcome, "error_rate");
+    expect(errors.verdict).toBe("regression");
+    expect(errors.note).toMatch(/above the 1\.00% limit/);
+    expect(outcome.verdict.verdict).toBe("regression");
+  });
+
+  it("blocks a significant rise in errors below the limit", () => {
+    const outcome = compare(
+      records(noisyRuns(5, { seed: 52 }), "b"),
+      records(noisyRuns(5, { seed: 53, failed: 10 }), "c"),
+      (s) => {
+        s.gate.error_rate_limit = 0.5;
+      },
+    );
+    expect(find(outcome, "error_rate").verdict).toBe("regression");
+    expect(find(outcome, "error_rate").candidate).toBeCloseTo(10 / 1210, 10);
+  });
+});
+
+describe("run health and comparability", () => {
+  it("excludes client-bound and crashed runs and lists why", () => {
+    const cand = noisyRuns(5, { seed: 60 });
+    cand[1] = {
+      ...cand[1]!,
+      flags: { ...cand[1]!.flags, clientBound: true, clientBoundReason: "event loop lag 80 ms" },
+    };
+    cand[2] = { ...cand[2]!, flags: { ...cand[2]!.flags, serverCrashed: true, cutShort: true } };
+    const outcome = compare(records(noisyRuns(5, { seed: 61 }), "b"), records(cand, "c"));
+    expect(outcome.verdict.runs.excluded).toHaveLength(2);
+    expect(outcome.verdict.runs.excluded[0]!.reasons[0]).toBe("client-bound: event loop lag 80 ms");
+    expect(outcome.verdict.runs.excluded[1]!.reasons).toEqual([
+      "server crashed during the run",
+      "run cut short",
+    ]);
+    expect(outcome.verdict.cells[0]!.candidateRuns).toBe(3);
+    expect(outcome.verdict.runs.used).toHaveLength(8);
+  });
+
+  it("never passes when every candidate run is excluded", () => {
+    const cand = noisyRuns(3, { seed: 62, flags: { serverCrashed: true } });
+    const outcome = compare(records(noisyRuns(3, { seed: 63 }), "b"), records(cand, "c"));
+    expect(outcome.verdict.verdict).toBe("error");
+    expect(outcome.exitCode).toBe(1);
+    expect(outcome.verdict.cells[0]).toMatchObject({
+      status: "missing-candidate",
+      note: "every candidate run of this cell was excluded",
+    });
+    expect(outcome.verdict.nextLook).toMatchObject({ runsPerSide: 3, addCandidateRuns: 3 });
+  });
+
+  it("is inconclusive, not pass, with a single usable run", () => {
+    const outcome = compare(
+      records(noisyRuns(3, { seed: 64 }), "b"),
+      records(noisyRuns(1, { seed: 65 }), "c"),
+    );
+    expect(outcome.verdict.verdict).toBe("inconclusive");
+    expect(outcome.verdict.cells[0]!.status).toBe("too-few-runs");
+  });
+
+  it("a missing cell is an error", () => {
+    const outcome = compare(
+      records([...noisyRuns(3, { seed: 66 }), ...noisyRuns(3, { seed: 67, cell: "long" })], "b"),
+      records(noisyRuns(3, { seed: 68 }), "c"),
+    );
+    expect(outcome.verdict.verdict).toBe("error");
+    expect(outcome.verdict.cells.find((c) => c.name === "long")!.status).toBe("missing-candidate");
+  });
+
+  it("reports conditions that differ outside the allowed differences as not comparable", () => {
+    const changed = { ...baseFingerprint, model: { ...baseFingerprint.model, revision: "def456" } };
+    const base = records(noisyRuns(5, { seed: 70, sd: 0.01 }), "b");
+    const cand = records(noisyRuns(5, { seed: 71, sd: 0.01, fingerprint: changed }), "c");
+    const outcome = compare(base, cand);
+    expect(outcome.verdict.verdict).toBe("not-comparable");
+    expect(outcome.exitCode).toBe(1);
+    expect(outcome.verdict.fingerprints.differences).toEqual([
+      { field: "model.revision", cells: ["chat"], baseline: "abc123", candidate: "def456", allowed: false },
+    ]);
+    const warned = compare(base, cand, (s) => {
+      s.gate.on_not_comparable = "warn";
+    });
+    expect(warned.verdict.verdict).toBe("pass");
+    expect(warned.verdict.warnings.join()).toMatch(/model\.revision/);
+  });
+
+  it("accepts differences declared in allowed_differences, by prefix", () => {
+    const changed = {
+      ...baseFingerprint,
+      server: { image: "vllm/vllm-openai@sha256:bbbb", args: ["--max-num-seqs", "128"] },
+    };
+    const outcome = compare(
+      records(noisyRuns(5, { seed: 72, sd: 0.01 }), "b"),
+      records(noisyRuns(5, { seed: 73, sd: 0.01, fingerprint: changed }), "c"),
+      (s) => {
+        s.gate.allowed_differences = ["server"];
+      },
+    );
+    expect(outcome.verdict.verdict).toBe("pass");
+    expect(outcome.verdict.fingerprints.differences.map((d) => [d.field, d.allowed])).toEqual([
+      ["server.args", true],
+      ["server.image", true],
+    ]);
+  });
+});
+
+describe("mixed results", () => {
+  it("calls out throughput up while TTFT got worse", () => {
+    const base = records(noisyRuns(5, { seed: 80, sd: 0.01 }), "b");
+    const cand = records(noisyRuns(5, { seed: 81, sd: 0.01, ttftFactor: 1.1, throughputFactor: 1.1 }), "c");
+    const outcome = compare(base, cand);
+    expect(outcome.verdict.mixed).toEqual([
+      { cell: "chat", better: ["request_throughput", "output_throughput"], worse: ["ttft_p50", "ttft_p95"] },
+    ]);
+    expect(outcome.verdict.verdict).toBe("regression");
+  });
+});
+
+describe("cross-checks", () => {
+  it("adds Mann-Whitney and Hodges-Lehmann at >= 5 runs per side only", () => {
+    const five = compare(
+      records(noisyRuns(5, { seed: 90 }), "b"),
+      records(noisyRuns(5, { seed: 91, shift: 1.2 }), "c"),
+    );
+    expect(find(five, "ttft_p95").crossCheck!.mannWhitneyP).toBeCloseTo(1 / 252, 6);
+    expect(find(five, "ttft_p95").crossCheck!.hodgesLehmannRatio).toBeGreaterThan(1.1);
+    const three = compare(records(noisyRuns(3, { seed: 90 }), "b"), records(noisyRuns(3, { seed: 91 }), "c"));
+    expect(find(three, "ttft_p95").crossCheck).toBeNull();
+  });
+});
+
+it("single fixed run helper is schema-valid", () => {
+  expect(makeRunFile().schemaVersion).toBe(1);
+});
+
+describe("session drift from baseline history", () => {
+  it("estimates the between-session variance when the baseline spans >= 3 sessions", () => {
+    const sessionShifts = [0.9, 1.0, 1.1];
+    const base = sessionShifts.flatMap((shift, s) =>
+      records(noisyRuns(4, { seed: 200 + s, sd: 0.01, shift }), `session-${s}`).map((run) => ({
+        ...run,
+        session: `session-${s}`,
+      })),
+    );
+    const cand = records(noisyRuns(4, { seed: 210, sd: 0.01 }), "c").map((run) => ({
+      ...run,
+      session: "cand",
+    }));
+    const outcome = compare(base, cand, () => {}, "stored");
+    const estimate = outcome.verdict.settings.sessionDriftEstimates.ttft_p95!;
+    expect(estimate.sessions).toBe(3);
+    // Session means differ by ~10%: sd of ln shifts ≈ 0.095, times √(1 + 1/3).
+    expect(estimate.sd).toBeGreaterThan(0.08);
+    expect(estimate.sd).toBeLessThan(0.15);
+    expect(outcome.reportMarkdown).toMatch(/The baseline spans 3\+ sessions/);
+    // Without session labels the default applies and the interval is much narrower.
+    const pooled = compare(
+      base.map((run) => ({ ...run, session: null })),
+      cand,
+      () => {},
+      "stored",
+    );
+    expect(pooled.verdict.settings.sessionDriftEstimates).toEqual({});
+    const width = (o: typeof outcome) => {
+      const c = find(o, "ttft_p95");
+      return c.ci![1] - c.ci![0];
+    };
+    expect(width(outcome)).toBeGreaterThan(width(pooled));
+  });
+});

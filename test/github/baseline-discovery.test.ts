@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { findBaseline } from "../../src/github/baseline-discovery.js";
+import { createGitHubClient, type GitHubClient } from "../../src/github/client.js";
+import { FakeGitHub } from "./fake-github.js";
+
+const fake = new FakeGitHub();
+let client: GitHubClient;
+const sha = (c: string) => c.repeat(40);
+
+beforeAll(async () => {
+  const baseUrl = await fake.start();
+  fake.users.set("pat", { login: "alice", type: "User", installation: false });
+  fake.users.set("no-actions-read", { login: "bob", type: "User", installation: false, denyActions: true });
+  client = createGitHubClient("pat", baseUrl);
+});
+afterAll(() => fake.stop());
+beforeEach(() => {
+  fake.runs.length = 0;
+  fake.artifacts.length = 0;
+});
+
+function run(id: number, headSha: string, minutes: number, extra: Partial<(typeof fake.runs)[number]> = {}) {
+  fake.runs.push({
+    id,
+    head_sha: headSha,
+    head_branch: "main",
+    event: "push",
+    conclusion: "success",
+    workflowFile: "bench.yml",
+    created_at: new Date(Date.UTC(2026, 10, 1, 0, minutes)).toISOString(),
+    ...extra,
+  });
+}
+
+function artifact(runId: number, name = "vllm-perf-gate-baseline", expired = false) {
+  fake.artifacts.push({
+    id: fake.id(),
+    runId,
+    name,
+    expired,
+    zip: Buffer.from("PK"),
+    created_at: "2026-11-01T00:00:00Z",
+  });
+}
+
+const query = {
+  owner: "acme",
+  repo: "serving",
+  workflowFile: "bench.yml",
+  baseBranch: "main",
+  preferredSha: sha("b"),
+  artifactName: "vllm-perf-gate-baseline",
+};
+
+describe("findBaseline", () => {
+  it("prefers the run at the PR's base commit over a newer one", async () => {
+    run(1, sha("a"), 1);
+    run(2, sha("b"), 2);
+    run(3, sha("c"), 3);
+    [1, 2, 3].forEach((id) => {
+      artifact(id);
+    });
+    const search = await findBaseline(client, query);
+    expect(search.found).toMatchObject({ runId: 2, headSha: sha("b"), fallbackReason: null });
+    const listCall = fake.requests.findLast((r) => r.path.endsWith("/actions/workflows/bench.yml/runs"));
+    expect(Object.fromEntries(listCall?.query ?? [])).toMatchObject({
+      branch: "main",
+      event: "push",
+      status: "success",
+      head_sha: sha("b"),
+    });
+  });
+
+  it("walks back past expired and missing artifacts, and says why it fell back", async () => {
+    run(1, sha("a"), 1);
+    run(2, sha("b"), 2);
+    run(3, sha("c"), 3);
+    run(4, sha("d"), 4);
+    artifact(1);
+    artifact(2, "vllm-perf-gate-baseline", true);
+    artifact(3, "something-else");
+    artifact(4, "vllm-perf-gate-baseline", true);
+    const search = await findBaseline(client, query);
+    expect(search.found?.runId).toBe(1);
+    expect(search.rejected).toEqual([
+      `run 2 at ${sha("b").slice(0, 12)}: artifact "vllm-perf-gate-baseline" expired`,
+      `run 4 at ${sha("d").slice(0, 12)}: artifact "vllm-perf-gate-baseline" expired`,
+      `run 3 at ${sha("c").slice(0, 12)}: artifact "vllm-perf-gate-baseline" not uploaded`,
+    ]);
+    expect(search.found?.fallbackReason).toContain("used the newest earlier run with a baseline");
+    expect(search.found?.fallbackReason).toContain("run 2");
+  });
+
+  it("ignores failed runs, other branches and pull_request runs", async () => {
+    run(1, sha("a"), 1, { conclusion: "failure" });
+    run(2, sha("b"), 2, { head_branch: "feature" });
+    run(3, sha("c"), 3, { event: "pull_request" });
+    [1, 2, 3].forEach((id) => {
+      artifact(id);
+    });
+    const search = await findBaseline(client, query);
+    expect(search.found).toBeNull();
+    expect(search.rejected).toEqual([
+      `no successful push run on main at base commit ${sha("b").slice(0, 12)}`,
+    ]);
+  });
+
+  it("reports a workflow with no runs (404) as a problem, not a crash", async () => {
+    const search = await findBaseline(client, { ...query, workflowFile: "never-ran.yml" });
+    expect(search.found).toBeNull();
+    expect(search.problem).toMatch(/never-ran\.yml has no runs visible to the token \(404\)/);
+  });
+
+  it("searches every workflow of the repository when the workflow file is unknown", async () => {
+    run(5, sha("b"), 5, { workflowFile: "other.yml" });
+    artifact(5);
+    const search = await findBaseline(client, { ...query, workflowFile: null });
+    expect(search.found?.runId).toBe(5);
+    expect(fake.requests.at(-2)?.path).toBe("/repos/acme/serving/actions/runs");
+  });
+
+  it("explains a token without actions: read", async () => {
+    run(1, sha("b"), 1);
+    artifact(1);
+    const search = await findBaseline(createGitHubClient("no-actions-read", fake.baseUrl), query);
+    expect(search.found).toBeNull();
+    expect(search.problem).toContain("grant `actions: read`");
+  });
+});

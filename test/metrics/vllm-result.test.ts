@@ -1,0 +1,82 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadRuns } from "../../src/compare/load.js";
+import {
+  looksLikeVllmResult,
+  runRecordFromVllmResult,
+  vllmResultSchema,
+} from "../../src/metrics/vllm-result.js";
+import { vllmResult } from "./vllm-fixtures.js";
+
+describe("vllm bench serve results", () => {
+  it("maps aggregate keys to our metric names", () => {
+    const record = runRecordFromVllmResult(vllmResultSchema.parse(vllmResult()), "r.json", 0);
+    expect(record.cell).toBe("default");
+    expect(record.metrics.ttft_p99).toBe(59.7);
+    expect(record.metrics.ttft_p50).toBe(51.0);
+    expect(record.metrics.ttft_mean).toBe(52.5);
+    expect(record.metrics.tpot_p99).toBe(8.1);
+    expect(record.metrics.output_throughput).toBe(256);
+    expect(record.metrics.request_goodput).toBeNull();
+    expect(record.metrics.error_rate).toBe(0);
+    expect(record.requests).toEqual({ total: 4, completed: 4, failed: 0 });
+    expect(record.fingerprint).toMatchObject({
+      model_id: "Qwen/Qwen3-0.6B",
+      request_rate: "inf",
+      max_concurrency: 2,
+    });
+  });
+
+  it("computes missing percentiles from the per-request lists (numpy linear)", () => {
+    const record = runRecordFromVllmResult(vllmResultSchema.parse(vllmResult()), "r.json", 0);
+    // e2el from `latencies` (seconds): h = 0.95·3 = 2.85 → 1100 + 0.85·100 = 1185 ms.
+    expect(record.metrics.e2el_p95).toBeCloseTo(1185, 9);
+    expect(record.metrics.e2el_p50).toBeCloseTo(1050, 9);
+  });
+
+  it("uses --save-detailed fields, skipping failed requests", () => {
+    const detailed = vllmResult({
+      completed: 3,
+      failed: 1,
+      latencies: [0.9, 1.0, 0, 1.2],
+      ttfts: [0.05, 0.06, 0, 0.08],
+      output_lens: [101, 101, 0, 101],
+      itls: [[0.01, 0.02], [0.03], [], [0.04]],
+      errors: ["", "", "Never received a valid chunk to calculate TTFT.", ""],
+      input_lens: [1024, 1024, 1024, 1024],
+      start_times: [0, 0.1, 0.2, 0.3],
+      generated_texts: ["a", "b", "", "d"],
+      p99_ttft_ms: undefined,
+    });
+    const record = runRecordFromVllmResult(vllmResultSchema.parse(detailed), "r.json", 0);
+    // successful TTFTs 50, 60, 80 ms: h = 0.99·2 = 1.98 → 60 + 0.98·20
+    expect(record.metrics.ttft_p99).toBeCloseTo(79.6, 9);
+    // TPOT = (latency − ttft) / (out − 1): 8.5, 9.4, 11.2 ms; p95 h = 1.9 → 9.4 + 0.9·1.8. The
+    // aggregate median_tpot_ms in the file wins over the recomputed median.
+    expect(record.metrics.tpot_p95).toBeCloseTo(11.02, 9);
+    expect(record.metrics.tpot_p50).toBe(7.4);
+    // ITL pools every chunk gap of successful requests: 10, 20, 30, 40 ms.
+    expect(record.metrics.itl_p95).toBeCloseTo(38.5, 9);
+    expect(record.metrics.error_rate).toBeCloseTo(0.25, 12);
+  });
+
+  it("groups runs into cells by label and tells run.json apart", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "vpg-vllm-"));
+    await writeFile(join(dir, "a.json"), JSON.stringify(vllmResult({ label: "short-chat" })));
+    await writeFile(join(dir, "b.json"), JSON.stringify(vllmResult({ label: "long-doc" })));
+    const records = await loadRuns([dir], "baseline");
+    expect(records.map((r) => r.cell)).toEqual(["short-chat", "long-doc"]);
+    expect(looksLikeVllmResult({ schemaVersion: 1, request_throughput: 1 })).toBe(false);
+  });
+
+  it("names the file and the field when a key has the wrong type", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "vpg-vllm-"));
+    const file = join(dir, "bad.json");
+    await writeFile(file, JSON.stringify(vllmResult({ completed: "four" })));
+    await expect(loadRuns([file], "candidate")).rejects.toThrow(
+      new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: invalid content\\n  completed: `),
+    );
+  });
+});

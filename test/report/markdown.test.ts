@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import { compareRecords, defaultCompareSettings } from "../../src/compare/index.js";
+import { runRecordFromRunFile } from "../../src/compare/run-record.js";
+import { renderMarkdown } from "../../src/report/markdown.js";
+import { renderTerminal } from "../../src/report/terminal.js";
+import { baseFingerprint, noisyRuns } from "../compare/fixtures.js";
+
+const evil = "x](https://evil.example) <b>@octocat</b>";
+
+function outcome(cells: number, { evilStrings = false } = {}) {
+  const cellNames = Array.from({ length: cells }, (_, i) => `cell-${i}`);
+  const fingerprint = evilStrings ? { ...baseFingerprint, note: `<img src=x> ${evil}` } : baseFingerprint;
+  const base = cellNames.flatMap((cell, i) => noisyRuns(5, { seed: i, cell, fingerprint }));
+  const cand = cellNames.flatMap((cell, i) =>
+    noisyRuns(5, {
+      seed: 100 + i,
+      cell,
+      ttftFactor: i === 0 ? 1.3 : 1,
+      fingerprint: evilStrings ? { ...fingerprint, note: evil } : fingerprint,
+    }),
+  );
+  if (evilStrings)
+    cand[0] = { ...cand[0]!, flags: { ...cand[0]!.flags, clientBound: true, clientBoundReason: evil } };
+  const toRecords = (runs: typeof base, side: string) =>
+    runs.map((run) => runRecordFromRunFile(run, `${side}/${run.cell}/run-${run.run}/run.json`));
+  return compareRecords({
+    baseline: toRecords(base, "base"),
+    candidate: toRecords(cand, "cand"),
+    settings: defaultCompareSettings(),
+    mode: "interleaved",
+    baselineInfo: { commit: "0123abc", runId: "987", date: "2026-11-29", note: evil },
+    now: new Date("2026-11-30T05:00:00Z"),
+  });
+}
+
+describe("markdown report", () => {
+  it("leads with the verdict, answers the user's question and shows the acceptance table", () => {
+    const { reportMarkdown } = outcome(1);
+    const lines = reportMarkdown.split("\n");
+    expect(lines[0]).toBe("## ❌ vllm-perf-gate: regression");
+    expect(reportMarkdown).toMatch(/successful requests per hour/);
+    expect(reportMarkdown).toMatch(/the slowest 5% wait \+[\d.,]+ ms for their first token/);
+    expect(reportMarkdown).toMatch(/for the whole answer/);
+    expect(reportMarkdown).toMatch(/\| cell\\-0 \| TTFT p95 ↓ \| ±5% \|.*🔴 regression \|/);
+    expect(reportMarkdown).toMatch(/Mode: interleaved/);
+    expect(reportMarkdown).toMatch(/Baseline: commit 0123abc · run 987 · date 2026\\-11\\-29/);
+  });
+
+  it("escapes every outside string: no raw HTML, links or mentions survive", () => {
+    const { reportMarkdown } = outcome(1, { evilStrings: true });
+    expect(reportMarkdown).not.toContain("<b>");
+    expect(reportMarkdown).not.toContain("<img");
+    expect(reportMarkdown).not.toContain("](https://evil");
+    expect(reportMarkdown).not.toMatch(/@octocat/);
+    expect(reportMarkdown).toContain("@\u200boctocat");
+    // The fingerprint difference and the excluded run are both shown, escaped.
+    expect(reportMarkdown).toMatch(/\| note \|/);
+    expect(reportMarkdown).toContain("client\\-bound\\: x\\]\\(https");
+  });
+
+  it("fits the 65,536-character budget by shedding detail, never the headline or acceptance table", () => {
+    const big = outcome(18, { evilStrings: true });
+    const full = renderMarkdown(big.verdict, 1_000_000);
+    expect(full.length).toBeGreaterThan(20_000);
+    const budget = 20_000;
+    const shed = renderMarkdown(big.verdict, budget);
+    expect(shed.length).toBeLessThanOrEqual(budget);
+    // The candidate's fingerprint note differs, so the verdict is "not comparable".
+    expect(shed).toMatch(/^## 🚫 vllm-perf-gate: not comparable/);
+    expect(shed).toContain("### Acceptance (gated metrics)");
+    for (let i = 0; i < 18; i++) expect(shed).toContain(`| cell\\-${i} | TTFT p95 ↓`);
+    expect(shed).not.toContain("All metrics: cell-0");
+    expect(shed).toContain("Some detail was left out to fit the comment size limit");
+    // Per-cell detail goes first: a budget just below the full size keeps everything else.
+    const justBelow = renderMarkdown(big.verdict, full.length - 1);
+    expect(justBelow).not.toContain("<summary>All metrics");
+    expect(justBelow).toContain("<summary>All recorded conditions</summary>");
+    expect(big.reportMarkdown.length).toBeLessThanOrEqual(65_536);
+  });
+
+  it("keeps the head even when nothing else fits", () => {
+    const big = outcome(18);
+    const tiny = renderMarkdown(big.verdict, 3_000);
+    expect(tiny.length).toBeLessThanOrEqual(3_000);
+    expect(tiny.startsWith("## ❌ vllm-perf-gate: regression")).toBe(true);
+    expect(tiny).toMatch(/Truncated to fit the comment size limit/);
+  });
+});
+
+describe("terminal output", () => {
+  it("is plain without a TTY and coloured with one", () => {
+    const { verdict } = outcome(1);
+    const plain = renderTerminal(verdict, { color: false });
+    expect(plain).not.toContain("\u001b[");
+    expect(plain).toMatch(/^vllm-perf-gate: REGRESSION/);
+    expect(plain).toMatch(/cell-0 +TTFT p95 +[\d.,]+ ms +[\d.,]+ ms +\+\d+\.\d% .* regression/);
+    const coloured = renderTerminal(verdict, { color: true });
+    expect(coloured).toContain("\u001b[31m");
+  });
+
+  it("strips control characters from outside strings", () => {
+    const { verdict } = outcome(1);
+    const hostile = { ...verdict, warnings: ["bad \u001b[2J clear"] };
+    expect(renderTerminal(hostile, { color: false })).toContain("warning: bad  [2J clear");
+  });
+});

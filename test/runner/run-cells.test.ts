@@ -1,0 +1,161 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { requestRecordSchema } from "../../src/metrics/request-record.js";
+import { runFileSchema } from "../../src/metrics/run-schema.js";
+import { baseUrlProvider } from "../../src/runner/base-url-provider.js";
+import { runCells } from "../../src/runner/run-cells.js";
+import { type FakeServer, startFakeServer } from "./helpers/fake-openai-server.js";
+import { testConfig } from "./helpers/run-config.js";
+
+let server: FakeServer | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  server = undefined;
+  dir = undefined;
+});
+
+const metricsText = (hits: number) =>
+  [
+    "# TYPE vllm:prefix_cache_queries counter",
+    `vllm:prefix_cache_queries_total{engine="0",model_name="m"} ${hits * 10}`,
+    `vllm:prefix_cache_hits_total{engine="0",model_name="m"} ${hits}`,
+    `vllm:num_requests_running{engine="0",model_name="m"} 3`,
+  ].join("\n");
+
+describe("runCells against a loopback server", () => {
+  it("counts a mid-stream error, an HTTP 500, a reset and a timeout while the run completes", async () => {
+    let scrapes = 0;
+    server = await startFakeServer({
+      behaviour: (body, index) => {
+        const prompt = String(body.prompt);
+        if (prompt.startsWith("warm")) return { kind: "ok", tokens: 2 };
+        return (
+          [
+            { kind: "mid-error", after: 2 } as const,
+            { kind: "http", status: 500 } as const,
+            { kind: "reset", after: 1 } as const,
+            { kind: "hang" } as const,
+          ][index % 10] ?? { kind: "ok", tokens: 8, itlMs: 1 }
+        );
+      },
+      metrics: () => metricsText(scrapes++),
+    });
+    dir = mkdtempSync(join(tmpdir(), "vpg-run-"));
+    const config = testConfig([
+      {
+        name: "mixed",
+        dataset: { type: "synthetic", input_tokens: 8, output_tokens: 8 },
+        load: { type: "concurrency", concurrency: 4 },
+        size: { requests: 40 },
+        warmup: { requests: 0 },
+        timeout_s: 0.4,
+      },
+    ]);
+    const result = await runCells({
+      config,
+      provider: baseUrlProvider({ baseUrl: server.baseUrl, model: config.model }),
+      outDir: dir,
+      baseDir: dir,
+      runs: 1,
+      formats: ["vllm"],
+    });
+    expect(result.runs).toHaveLength(1);
+    const file = runFileSchema.parse(
+      JSON.parse(readFileSync(join(dir, "mixed", "run-0", "run.json"), "utf8")),
+    );
+    expect(file.requests.total).toBe(40);
+    // Index order interleaves with concurrency, so count kinds rather than positions.
+    expect(file.requests.failed).toBe(16);
+    expect(file.requests.errorsByKind).toEqual({ stream_error: 4, http_500: 4, reset: 4, timeout: 4 });
+    expect(file.requests.completed).toBe(24);
+    expect(file.requests.finishReasons).toEqual({ length: 24 });
+    expect(file.tokens.output).toBe(24 * 8);
+    expect(file.prefix.policy).toBe("fresh");
+    expect(file.prefix.cacheReset).toBe(true);
+    expect(file.server?.running_max).toBe(3);
+    expect(file.server?.missing).toContain("vllm:num_preemptions_total");
+    expect(file.server?.preemptions).toBeNull();
+    const lines = readFileSync(join(dir, "mixed", "run-0", "requests.jsonl"), "utf8")
+      .trim()
+      .split("\n");
+    expect(lines).toHaveLength(40);
+    for (const line of lines) requestRecordSchema.parse(JSON.parse(line));
+    const scrapeLines = readFileSync(join(dir, "mixed", "run-0", "scrapes.jsonl"), "utf8")
+      .trim()
+      .split("\n");
+    expect(scrapeLines.map((line) => JSON.parse(line).phase)).toContain("after");
+    const vllm = JSON.parse(readFileSync(join(dir, "mixed", "run-0", "vllm-result.json"), "utf8"));
+    expect(vllm.completed).toBe(24);
+    expect(vllm.failed).toBe(16);
+    expect(vllm.errors.filter((error: string) => error !== "")).toHaveLength(16);
+    // Every measured request carried the run's salt; the fake saw a reset before the run.
+    const measured = server.requests.filter((request) => request.path === "/v1/completions");
+    expect(new Set(measured.map((request) => request.body.cache_salt)).size).toBe(1);
+    expect(measured[0]!.body.cache_salt).toBe(file.prefix.cacheSalt);
+    expect(server.resets).toBe(1);
+  });
+
+  it("flags a run client-bound when the event loop is blocked, and not otherwise", async () => {
+    server = await startFakeServer({ behaviour: () => ({ kind: "ok", tokens: 4, itlMs: 2 }) });
+    dir = mkdtempSync(join(tmpdir(), "vpg-run-"));
+    const cell = {
+      name: "steady",
+      dataset: { type: "synthetic", input_tokens: 4, output_tokens: 4 },
+      load: { type: "rate", rate: 100 },
+      size: { duration_s: 1.2 },
+      warmup: { requests: 0 },
+      prefix: "reuse",
+    };
+    const config = testConfig([cell], { client: { max_schedule_lag_ms: 10, max_event_loop_lag_ms: 100 } });
+    const provider = baseUrlProvider({ baseUrl: server.baseUrl, model: config.model });
+    const clean = await runCells({ config, provider, outDir: join(dir, "clean"), baseDir: dir, runs: 1 });
+    expect(clean.runs[0]!.file.flags.clientBound).toBe(false);
+    expect(clean.runs[0]!.file.prefix).toEqual({ policy: "reuse", cacheSalt: null, cacheReset: false });
+
+    // Starve the client: hold the event loop for 300 ms every 350 ms.
+    const blocker = setInterval(() => {
+      const until = Date.now() + 300;
+      while (Date.now() < until) {
+        // busy: the loop cannot run timers or read sockets
+      }
+    }, 350);
+    try {
+      const starved = await runCells({
+        config,
+        provider,
+        outDir: join(dir, "starved"),
+        baseDir: dir,
+        runs: 1,
+      });
+      const flags = starved.runs[0]!.file.flags;
+      expect(flags.clientBound).toBe(true);
+      expect(flags.clientBoundReason).toMatch(/event-loop delay|send lag/);
+    } finally {
+      clearInterval(blocker);
+    }
+  });
+
+  it("rejects an unknown cell name", async () => {
+    const config = testConfig([
+      {
+        name: "a",
+        dataset: { type: "synthetic", input_tokens: 4, output_tokens: 4 },
+        load: { type: "concurrency", concurrency: 1 },
+        size: { requests: 1 },
+      },
+    ]);
+    await expect(
+      runCells({
+        config,
+        provider: baseUrlProvider({ baseUrl: "http://127.0.0.1:1", model: config.model }),
+        outDir: "/nonexistent",
+        baseDir: "/",
+        cells: ["b"],
+      }),
+    ).rejects.toThrow(/no cell named "b"; the config has: a/);
+  });
+});

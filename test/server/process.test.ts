@@ -1,0 +1,368 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { configSchema, type ServerConfig } from "../../src/config/schema.js";
+import {
+  cleanupFromState,
+  createServerProvider,
+  readServerState,
+  ServerStartError,
+} from "../../src/server/index.js";
+import { fakeVllmArgv, groupAlive, simArgv } from "./fake-host.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const work = mkdtempSync(join(tmpdir(), "vpg-server-process-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const model = { name: "sim-model" };
+const cells = [
+  {
+    name: "c",
+    dataset: { type: "synthetic", input_tokens: 8, output_tokens: 8 },
+    load: { type: "concurrency", concurrency: 1 },
+    size: { requests: 2 },
+  },
+];
+
+function configWith(server: Record<string, unknown>) {
+  return { version: 1, server: { startup_timeout_s: 20, ...server }, model, cells };
+}
+function serverConfig(server: Record<string, unknown>): ServerConfig {
+  return configSchema.parse(configWith(server)).server;
+}
+let counter = 0;
+const logDir = () => join(work, `logs-${counter++}`);
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function livePids(stateFile: string): Promise<number[]> {
+  return (await readServerState(stateFile)).servers.flatMap((server) =>
+    server.processGroup ? [server.processGroup] : [],
+  );
+}
+
+describe("command kind", () => {
+  it("runs argv in its own process group, waits for readiness and stops the whole group", async () => {
+    const port = await freePort();
+    const stateFile = join(work, "command-state.json");
+    const provider = createServerProvider(
+      serverConfig({
+        kind: "command",
+        argv: [...fakeVllmArgv, "--served-model-name", "sim-model", "--port", String(port)],
+        port,
+      }),
+      {
+        model,
+        stateFile,
+        pollIntervalMs: 100,
+        nvidiaSmiCommand: null,
+      },
+    );
+    const session = await provider.start({ cell: "c", run: 1, logDir: logDir() });
+    const [pid] = await livePids(stateFile);
+    expect(groupAlive(pid!)).toBe(true);
+    const fingerprint = await session.fingerprint();
+    expect(fingerprint.server.command).toEqual([
+      ...fakeVllmArgv,
+      "--served-model-name",
+      "sim-model",
+      "--port",
+      String(port),
+    ]);
+    expect(fingerprint.server.cacheConfig).toEqual({
+      block_size: "16",
+      cache_dtype: "auto",
+      enable_prefix_caching: "True",
+      engine: "0",
+      gpu_memory_utilization: "0.9",
+    });
+    expect(fingerprint.server.maxModelLen).toBe(4096);
+    expect(session.logFile).toMatch(/server-c-run1\.log$/);
+    await session.stop();
+    expect(groupAlive(pid!)).toBe(false);
+    expect(await livePids(stateFile)).toEqual([]);
+  });
+
+  it("escalates to SIGKILL when the server ignores SIGTERM", async () => {
+    const port = await freePort();
+    const warnings: string[] = [];
+    const stateFile = join(work, "stubborn-state.json");
+    const provider = createServerProvider(
+      serverConfig({
+        kind: "command",
+        argv: [
+          ...fakeVllmArgv,
+          "--ignore-sigterm",
+          "--served-model-name",
+          "sim-model",
+          "--port",
+          String(port),
+        ],
+        port,
+      }),
+      {
+        model,
+        stateFile,
+        pollIntervalMs: 100,
+        stopGraceMs: 500,
+        nvidiaSmiCommand: null,
+        warn: (message) => warnings.push(message),
+      },
+    );
+    const session = await provider.start({ cell: "c", logDir: logDir() });
+    const [pid] = await livePids(stateFile);
+    await session.stop();
+    expect(groupAlive(pid!)).toBe(false);
+    expect(warnings.join("\n")).toMatch(/ignored SIGTERM for 500 ms and was killed \(SIGKILL\)/);
+    expect(readFileSync(session.logFile, "utf8")).toContain("received SIGTERM, ignoring it");
+  });
+
+  it("times out a server that never listens, names the timeout and leaves nothing behind", async () => {
+    const port = await freePort();
+    const stateFile = join(work, "hang-state.json");
+    const provider = createServerProvider(
+      serverConfig({
+        kind: "command",
+        argv: [...fakeVllmArgv, "--never-listen"],
+        port,
+        startup_timeout_s: 1,
+      }),
+      { model, stateFile, pollIntervalMs: 100, stopGraceMs: 1_000, nvidiaSmiCommand: null },
+    );
+    const error = (await provider
+      .start({ cell: "c", logDir: logDir() })
+      .catch((e: unknown) => e)) as ServerStartError;
+    expect(error).toBeInstanceOf(ServerStartError);
+    expect(error.message).toMatch(/not ready within server.startup_timeout_s \(1 s\).*connection refused/);
+    expect(error.message).toContain("loading weights (forever)");
+    expect(await livePids(stateFile)).toEqual([]);
+    const entries = readFileSync(error.logFile!, "utf8");
+    expect(entries).toContain("not ready");
+  });
+
+  it("fails fast with the likely cause when the process exits during start-up (missing HF token)", async () => {
+    const port = await freePort();
+    const provider = createServerProvider(
+      serverConfig({
+        kind: "command",
+        argv: [...fakeVllmArgv, "--require-env", "HF_TOKEN"],
+        port,
+        startup_timeout_s: 60,
+      }),
+      { model, env: { ...process.env, HF_TOKEN: "" }, pollIntervalMs: 100, nvidiaSmiCommand: null },
+    );
+    const started = Date.now();
+    const error = (await provider
+      .start({ cell: "c", logDir: logDir() })
+      .catch((e: unknown) => e)) as ServerStartError;
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(error.message).toMatch(/stopped before it was ready \(the server process exited with code 1\)/);
+    expect(error.likelyCause).toBe("missing-hf-token");
+  });
+
+  it("says which executable is missing", async () => {
+    const provider = createServerProvider(
+      serverConfig({ kind: "command", argv: ["/nonexistent/vllm", "serve"], port: await freePort() }),
+      {
+        model,
+        nvidiaSmiCommand: null,
+      },
+    );
+    await expect(provider.start({ cell: "c", logDir: logDir() })).rejects.toThrow(
+      /"\/nonexistent\/vllm" was not found/,
+    );
+  });
+
+  it("reports a model name the server does not serve", async () => {
+    const port = await freePort();
+    const provider = createServerProvider(
+      serverConfig({
+        kind: "command",
+        argv: [...fakeVllmArgv, "--served-model-name", "other", "--port", String(port)],
+        port,
+      }),
+      { model, pollIntervalMs: 100, nvidiaSmiCommand: null },
+    );
+    await expect(provider.start({ cell: "c", logDir: logDir() })).rejects.toThrow(
+      /the server serves "other" but model.name is "sim-model"/,
+    );
+  });
+});
+
+describe("sim kind", () => {
+  it("starts the simulator on a picked port, records its conditions and survives a crash report", async () => {
+    const provider = createServerProvider(
+      serverConfig({ kind: "sim", seed: 7, args: ["--max-num-seqs", "4", "--fault", "exit-after:1"] }),
+      {
+        model,
+        cliCommand: simArgv.slice(0, -1),
+        pollIntervalMs: 100,
+      },
+    );
+    const session = await provider.start({ cell: "c", logDir: logDir() });
+    expect(session.endpoint.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const fingerprint = await session.fingerprint();
+    expect(fingerprint.server.command).toEqual([
+      "vllm-perf-gate",
+      "sim",
+      "--host",
+      "127.0.0.1",
+      "--profile",
+      "small-gpu",
+      "--seed",
+      "7",
+      "--served-model-name",
+      "sim-model",
+      "--max-num-seqs",
+      "4",
+      "--fault",
+      "exit-after:1",
+    ]);
+    expect(fingerprint.server.servedModels).toEqual(["sim-model"]);
+    expect(fingerprint.gpu).toBeNull();
+    const response = await fetch(`${session.endpoint.baseUrl}/v1/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "sim-model", prompt: "one two", max_tokens: 2 }),
+    });
+    expect(response.status).toBe(200);
+    await response.text();
+    const exit = await Promise.race([
+      session.exited,
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 10_000)),
+    ]);
+    expect(exit?.reason).toMatch(/exited with code 1/);
+    await session.stop();
+    expect(existsSync(session.logFile)).toBe(true);
+  });
+});
+
+describe("cancellation", () => {
+  it("post step: stops a server whose main step was killed", async () => {
+    const stateFile = join(work, "cancel-state.json");
+    const port = await freePort();
+    const config = configWith({
+      kind: "command",
+      argv: [...fakeVllmArgv, "--served-model-name", "sim-model", "--port", String(port)],
+      port,
+    });
+    const { main, ready } = await startMainStep(config, stateFile);
+    main.kill("SIGKILL");
+    await new Promise((resolve) => main.once("exit", resolve));
+    const [pid] = await livePids(stateFile);
+    // The server outlives its cancelled main step: that is what the post step is for.
+    expect(groupAlive(pid!)).toBe(true);
+    expect((await fetch(`${ready}/health`)).status).toBe(200);
+    const outcomes = await cleanupFromState(stateFile, { stopGraceMs: 5_000 });
+    expect(outcomes).toHaveLength(1);
+    expect(outcomes[0]!.stopped).toBe(true);
+    expect(groupAlive(pid!)).toBe(false);
+    expect(await livePids(stateFile)).toEqual([]);
+    expect(await cleanupFromState(stateFile)).toEqual([]);
+  });
+
+  it("a main step that handles SIGINT stops its server itself and leaves an empty state file", async () => {
+    const port = await freePort();
+    const stateFile = join(work, "signal-state.json");
+    const config = configWith({
+      kind: "command",
+      argv: [...fakeVllmArgv, "--served-model-name", "sim-model", "--port", String(port)],
+      port,
+    });
+    const { main } = await startMainStep(config, stateFile, "handle-signals");
+    const [pid] = await livePids(stateFile);
+    expect(groupAlive(pid!)).toBe(true);
+    const exit = new Promise<NodeJS.Signals | null>((resolve) =>
+      main.once("exit", (_code, signal) => resolve(signal)),
+    );
+    main.kill("SIGINT");
+    expect(await exit).toBe("SIGINT");
+    expect(groupAlive(pid!)).toBe(false);
+    expect(await livePids(stateFile)).toEqual([]);
+  });
+});
+
+async function startMainStep(config: unknown, stateFile: string, mode = "") {
+  const script = join(here, "fixtures", "main-step.ts");
+  const main = spawn(
+    process.execPath,
+    ["--import", "tsx", script, JSON.stringify(config), stateFile, logDir(), mode],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  const ready = await new Promise<string>((resolve, reject) => {
+    let output = "";
+    main.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /READY (\S+)/.exec(output);
+      if (match) resolve(match[1]!);
+    });
+    main.once("exit", (code) => reject(new Error(`main step exited early (${code})`)));
+  });
+  return { main, ready };
+}
+
+describe("external kind", () => {
+  it("probes a running server without launching or stopping it", async () => {
+    const port = await freePort();
+    const owner = createServerProvider(
+      serverConfig({
+        kind: "command",
+        argv: [...fakeVllmArgv, "--served-model-name", "sim-model", "--port", String(port)],
+        port,
+      }),
+      {
+        model,
+        pollIntervalMs: 100,
+        nvidiaSmiCommand: null,
+      },
+    );
+    const running = await owner.start({ cell: "c", logDir: logDir() });
+    try {
+      const external = createServerProvider(
+        serverConfig({ kind: "external", base_url: `http://127.0.0.1:${port}/` }),
+        { model, pollIntervalMs: 100 },
+      );
+      expect(external.lifecycle).toBe("per-cell");
+      const session = await external.start({ cell: "c", logDir: logDir() });
+      expect(session.endpoint).toEqual({
+        baseUrl: `http://127.0.0.1:${port}`,
+        metricsUrl: `http://127.0.0.1:${port}/metrics`,
+      });
+      expect((await session.fingerprint()).server).toMatchObject({
+        kind: "external",
+        vllmVersion: "0.11.0",
+        maxModelLen: 4096,
+      });
+      await session.stop();
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it("fails after the startup timeout when nothing answers", async () => {
+    const port = await freePort();
+    const provider = createServerProvider(
+      serverConfig({ kind: "external", base_url: `http://127.0.0.1:${port}`, startup_timeout_s: 0.5 }),
+      {
+        model,
+        pollIntervalMs: 100,
+      },
+    );
+    await expect(provider.start({ cell: "c", logDir: logDir() })).rejects.toThrow(
+      /not ready within .*connection refused/,
+    );
+  });
+});

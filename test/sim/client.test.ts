@@ -1,0 +1,129 @@
+import http from "node:http";
+import { describe, expect, it } from "vitest";
+import { builtInProfile, startSimulator } from "../../src/sim/index.js";
+import { postStream, promptOf } from "./sse-client.js";
+
+/**
+ * Wall-clock tests: the bounds are generous (this machine is shared), the exactness is proven on
+ * virtual time in engine.test.ts and measured by bench/sim.ts.
+ */
+describe("a stock OpenAI-style streaming client", () => {
+  it("reads a chat stream end to end and its timing follows the profile formula", async () => {
+    const p = builtInProfile("noiseless");
+    // Slow steps, so that timer and scheduling noise are small against them.
+    const set = {
+      step_overhead_ms: 20,
+      prefill_per_token_ms: 0.1,
+      decode_per_seq_ms: 5,
+      attention_per_context_token_ms: 0,
+    };
+    const sim = await startSimulator({ profile: p, set, recordChunkTimes: true });
+    try {
+      // Warm the connection pool and the JIT, as a benchmark's warmup request would.
+      for (let i = 0; i < 3; i++) {
+        await postStream(`${sim.baseUrl}/v1/chat/completions`, {
+          messages: [{ role: "user", content: `warm up ${i}` }],
+          max_tokens: 2,
+          stream: true,
+        });
+      }
+      const r = await postStream(
+        `${sim.baseUrl}/v1/chat/completions`,
+        {
+          model: "sim-model",
+          messages: [{ role: "user", content: promptOf(199) }],
+          max_tokens: 6,
+          ignore_eos: true,
+          stream: true,
+          stream_options: { include_usage: true },
+        },
+        { "x-request-id": "client-1" },
+      );
+      expect(r.status).toBe(200);
+      const deltas = r.events
+        .filter((e) => e.json && (e.json as { choices: unknown[] }).choices.length > 0)
+        .map(
+          (e) => (e.json as { choices: { delta: { role?: string; content?: string } }[] }).choices[0]!.delta,
+        );
+      expect(deltas[0]).toEqual({ role: "assistant", content: "" });
+      const text = deltas.map((d) => d.content ?? "").join("");
+      expect(text.split(" ")).toHaveLength(6);
+      expect(r.events.at(-1)!.data).toBe("[DONE]");
+      // Prompt: the role word plus 199 words = 200 tokens.
+      const ttft = r.events[0]!.at - r.sentAt;
+      const formulaTtft = 20 + 0.1 * 200;
+      expect(ttft).toBeGreaterThanOrEqual(formulaTtft - 0.5);
+      expect(ttft).toBeLessThan(formulaTtft + 250);
+      const contentTimes = r.events.slice(1, 7).map((e) => e.at);
+      const gaps = contentTimes.slice(1).map((t, i) => t - contentTimes[i]!);
+      const median = [...gaps].sort((a, b) => a - b)[2]!;
+      expect(median).toBeGreaterThan(25 - 5);
+      expect(median).toBeLessThan(25 + 40);
+      // The truth: what the server wrote and when, joinable by the client's x-request-id.
+      const truth = sim.chunkRecords().filter((c) => c.clientRequestId === "client-1");
+      expect(truth.map((c) => c.kind)).toEqual([
+        "role",
+        "content",
+        "content",
+        "content",
+        "content",
+        "content",
+        "content",
+        "usage",
+        "done",
+      ]);
+      expect(truth.reduce((sum, c) => sum + c.tokens, 0)).toBe(6);
+      const written = truth.filter((c) => c.kind === "content").map((c) => c.timeMs);
+      // Steps stay on the engine's timeline: a late step does not push the later ones back.
+      const writtenGaps = written.slice(1).map((t, i) => t - written[i]!);
+      expect([...writtenGaps].sort((a, b) => a - b)[2]!).toBeGreaterThan(25 - 1);
+      expect(written.at(-1)! - written[0]!).toBeGreaterThan(5 * 25 - 10);
+      for (let i = 0; i < written.length; i++)
+        expect(contentTimes[i]!).toBeGreaterThanOrEqual(written[i]! - 1);
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it("holds 1,000 concurrent streams", async () => {
+    const sim = await startSimulator({ set: { max_num_seqs: 1024, num_gpu_blocks: 32768 } });
+    // node:http rather than fetch: the client's own cost should not dominate a test of the server.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
+    try {
+      const events = await Promise.all(
+        Array.from(
+          { length: 1000 },
+          (_, i) =>
+            new Promise<string[]>((resolve, reject) => {
+              const body = JSON.stringify({
+                prompt: promptOf(16, `r${i}`),
+                max_tokens: 5,
+                ignore_eos: true,
+                stream: true,
+              });
+              const req = http.request(
+                `${sim.baseUrl}/v1/completions`,
+                { method: "POST", agent, headers: { "content-length": Buffer.byteLength(body) } },
+                (res) => {
+                  let text = "";
+                  res.setEncoding("utf8");
+                  res.on("data", (data: string) => {
+                    text += data;
+                  });
+                  res.on("end", () => resolve(text.split("\n\n").filter((e) => e !== "")));
+                  res.on("error", reject);
+                },
+              );
+              req.on("error", reject);
+              req.end(body);
+            }),
+        ),
+      );
+      expect(events.every((e) => e.length === 4 && e[3] === "data: [DONE]")).toBe(true);
+      expect(Math.max(...sim.loopLateness().lateness)).toBeGreaterThanOrEqual(0);
+    } finally {
+      agent.destroy();
+      await sim.close();
+    }
+  });
+});
