@@ -20,7 +20,8 @@ export default {
   plugins: [
     typescript({ tsconfig: "./tsconfig.build.json" }),
     nodeResolve({ preferBuiltins: true, exportConditions: ["node"] }),
-    commonjs(),
+    // undici requires node:sqlite for an optional cache store we never use; Node 20 has no such module.
+    commonjs({ ignore: ["node:sqlite"] }),
     json(),
   ],
   onwarn(warning, warn) {

@@ -1,6 +1,8 @@
 /**
  * Monte-Carlo check of the gate's error rates (statistics.md §6), run through the real decision code
- * (`compareRecords`). Usage: npx tsx bench/gate.ts [--reps 2000] [--seed 1] [--no-18] [--no-stored]
+ * (`analyze`, the decision `compare` makes).
+ * Usage: npx tsx bench/gate.ts [--reps 1500] [--reps18 500] [--seed 1] [--sd 0.03] [--no-18] [--no-stored]
+ * (--reps: simulated PRs per row for 3 cells; --reps18: for the 18-cell matrix, which costs 6x more).
  *
  * Noise model, per cell and metric, on the log scale of one run's statistic:
  *   ln y = μ + session shift + τ·u_run + σ_w·w_run (+ ln(1+Δ) for the injected regression)
@@ -18,13 +20,15 @@
  * Fixed-threshold rule (what simple peer actions do): one candidate run vs one baseline run, block if
  * any gated latency rises or throughput falls by more than 10%.
  */
-import { compareRecords, defaultCompareSettings } from "../src/compare/index.js";
+import { analyze } from "../src/compare/analyze.js";
+import { defaultCompareSettings } from "../src/compare/index.js";
 import type { RunRecord } from "../src/compare/run-record.js";
 import { percentileSorted } from "../src/stats/percentile.js";
 import { lookSchedule, perLookLevel } from "../src/stats/sequential.js";
 
 interface Options {
   reps: number;
+  reps18: number;
   seed: number;
   eighteen: boolean;
   stored: boolean;
@@ -32,19 +36,29 @@ interface Options {
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const options: Options = { reps: 2000, seed: 1, eighteen: true, stored: true, sd: 0.03 };
+  const options: Options = { reps: 1500, reps18: 500, seed: 1, eighteen: true, stored: true, sd: 0.03 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--reps") options.reps = Number(argv[++i]);
+    else if (arg === "--reps18") options.reps18 = Number(argv[++i]);
     else if (arg === "--seed") options.seed = Number(argv[++i]);
     else if (arg === "--sd") options.sd = Number(argv[++i]);
     else if (arg === "--no-18") options.eighteen = false;
     else if (arg === "--no-stored") options.stored = false;
     else
-      throw new Error(`unknown argument ${arg}; expected --reps N, --seed N, --sd X, --no-18, --no-stored`);
+      throw new Error(
+        `unknown argument ${arg}; expected --reps N, --reps18 N, --seed N, --sd X, --no-18, --no-stored`,
+      );
   }
-  if (!(Number.isInteger(options.reps) && options.reps > 0))
-    throw new Error("--reps expects a whole number > 0");
+  if (
+    !(
+      Number.isInteger(options.reps) &&
+      options.reps > 0 &&
+      Number.isInteger(options.reps18) &&
+      options.reps18 > 0
+    )
+  )
+    throw new Error("--reps and --reps18 expect a whole number > 0");
   return options;
 }
 
@@ -203,12 +217,15 @@ function simulatePr(
   addRuns("baseline", stored ? settings.repeats.max : initial);
   addRuns("candidate", initial);
   for (;;) {
-    const { verdict } = compareRecords({
+    // The decision itself (what compare runs before rendering the report).
+    const verdict = analyze({
       baseline,
       candidate,
-      settings,
+      gate: settings.gate,
+      repeats: settings.repeats,
       mode: scenario.mode,
-      now: new Date(0),
+      now: "1970-01-01T00:00:00.000Z",
+      tool: { name: "bench", version: "0" },
     });
     const runs = candidate.length / scenario.cells;
     if (scenario.rule !== "adaptive" || verdict.nextLook === null) {
@@ -275,7 +292,7 @@ function main(): void {
   const look = (mode: "stored" | "interleaved") =>
     perLookLevel(1 - settings.gate.confidence, lookCount, mode).toFixed(5);
   print(
-    `# bench:gate — ${options.reps} simulated PRs per row, per-run sd(ln p95) = ${options.sd}, seed ${options.seed}`,
+    `# bench:gate — simulated PRs per row: ${options.reps} (3 cells), ${options.reps18} (18 cells); per-run sd(ln p95) = ${options.sd}, seed ${options.seed}`,
   );
   print(
     `Defaults: tolerance ${settings.gate.tolerance}, confidence ${settings.gate.confidence}, looks 3/5/7/10, per-look one-sided α ${look("interleaved")} interleaved / ${look("stored")} stored (before Holm), session drift sd ${driftSd} (stored mode)`,
@@ -306,7 +323,8 @@ function main(): void {
           );
           const scenario: Scenario = { cells, mode, effect, rule: rule === "threshold" ? 1 : rule };
           const outcomes: Outcome[] = [];
-          for (let i = 0; i < options.reps; i++) {
+          const reps = cells === 18 ? options.reps18 : options.reps;
+          for (let i = 0; i < reps; i++) {
             outcomes.push(
               rule === "threshold"
                 ? simulateThresholdRule(world, scenario, driftSd)

@@ -119,6 +119,7 @@ async function lateness(streams: number): Promise<LatenessFigures> {
   const sim = await startSimulator({
     profile: "small-gpu",
     set: { max_num_seqs: 1024, num_gpu_blocks: 65536 },
+    loopSpinMs,
   });
   const started = performance.now();
   let steadyAt = started;
@@ -200,7 +201,7 @@ async function fidelity(): Promise<string[]> {
 
 async function main(): Promise<void> {
   console.log(
-    `sim bench (${quick ? "quick" : "full"}), node ${process.version}, profile small-gpu (max_num_seqs 1024)`,
+    `sim bench (${quick ? "quick" : "full"}), node ${process.version}, profile small-gpu (max_num_seqs 1024), loop spin ${loopSpinMs ?? "default 1.2"} ms`,
   );
   console.log(
     `step loop lateness and chunk delivery in steady state, ms (client in a worker thread; median of ${quick ? 1 : 3} reps by p99):`,

@@ -44,7 +44,9 @@ export const measureWithRunner: Measure = async (request) => {
     const cut = result.runs.filter((run) => run.file.flags.cutShort);
     if (cut.length > 0) {
       // Kept and flagged: compare decides what a cut-short run may still prove.
-      core.warning(`${cut.length} run(s) were cut short: ${cut.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`);
+      core.warning(
+        `${cut.length} run(s) were cut short: ${cut.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`,
+      );
     }
   } finally {
     await provider.stopAll();
@@ -53,7 +55,9 @@ export const measureWithRunner: Measure = async (request) => {
 
 export const compareWithStatistics: Compare = async (request) => {
   const loaded = await loadConfig(request.configPath, { env: process.env, cwd: request.workingDirectory });
-  const config = request.failOn ? { ...loaded.config, gate: { ...loaded.config.gate, fail_on: request.failOn } } : loaded.config;
+  const config = request.failOn
+    ? { ...loaded.config, gate: { ...loaded.config.gate, fail_on: request.failOn } }
+    : loaded.config;
   const outcome = await compareResults({
     baseline: [request.baselineDir],
     candidate: [request.candidateDir],
@@ -74,7 +78,8 @@ export const compareWithStatistics: Compare = async (request) => {
 export const cleanupRecordedServers: CleanupServers = async (serverStateFile) => {
   const outcomes = await cleanupFromState(serverStateFile, { log: (message) => core.info(message) });
   const left = outcomes.filter((outcome) => !outcome.stopped);
-  if (left.length > 0) core.warning(`${left.length} server(s) could not be stopped: ${left.map((o) => o.detail).join("; ")}`);
+  if (left.length > 0)
+    core.warning(`${left.length} server(s) could not be stopped: ${left.map((o) => o.detail).join("; ")}`);
 };
 
 export function createDefaultDependencies(): ActionDependencies {

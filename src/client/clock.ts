@@ -10,16 +10,20 @@ export interface Clock {
   sleepUntil(at: number): Promise<void>;
 }
 
+const spinWindowMs = 1.5;
+
 export const monotonicClock: Clock = {
   now: () => performance.now(),
   sleepUntil(at) {
     if (at - performance.now() <= 0) return Promise.resolve();
     return new Promise((resolve) => {
-      // Timers fire on whole milliseconds measured from a cached loop time, sometimes a little early.
+      // Timers fire on whole milliseconds, often a millisecond late: sleep on a timer to within
+      // `spinWindowMs`, then yield turn by turn (I/O still runs between turns) until the moment comes.
       const wait = () => {
         const delay = at - performance.now();
         if (delay <= 0) resolve();
-        else setTimeout(wait, Math.ceil(delay));
+        else if (delay <= spinWindowMs) setImmediate(wait);
+        else setTimeout(wait, Math.max(1, Math.floor(delay - spinWindowMs)));
       };
       wait();
     });

@@ -88,7 +88,7 @@ export class CompletionStreamReader {
     if (text.trim().length > 0) this.multiLineEvent(text, now);
   }
 
-  /** Whether the stream received no choices chunk after the first one ended in a finish reason. */
+  /** Whether any chunk with choices arrived (vLLM's test for a request that produced output). */
   get sawChoices(): boolean {
     return this.chunkTimes.length > 0;
   }

@@ -5,10 +5,11 @@ import { classify, logRatioTest, type MetricVerdict, resolvableWithMoreRuns } fr
 import { bhAdjust, holmAdjust } from "../stats/multiplicity.js";
 import { hodgesLehmann, mannWhitney } from "../stats/rank-tests.js";
 import { lookSchedule, nextLookAfter, passLevel, perLookLevel } from "../stats/sequential.js";
-import { varianceComponents } from "../stats/variance-components.js";
 import { diffFingerprints, flattenFingerprint } from "./fingerprint.js";
 import { describeMetric } from "./metric-labels.js";
 import type { RunRecord } from "./run-record.js";
+import { type DriftEstimate, estimateSessionDrift } from "./session-drift.js";
+import { headlineFor, impactOf, mixedResults } from "./summary.js";
 import {
   type BaselineInfo,
   type Comparison,
@@ -122,11 +123,13 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   const gatedSet = new Set<MetricName>(gate.metrics);
   const warnings: string[] = [];
 
+  const candidateInput = pairSingleCells(input.baseline, input.candidate, warnings);
+  const sides = { baseline: input.baseline, candidate: candidateInput };
   const used: VerdictFile["runs"]["used"] = [];
   const excluded: VerdictFile["runs"]["excluded"] = [];
   const usable = { baseline: [] as RunRecord[], candidate: [] as RunRecord[] };
   for (const side of ["baseline", "candidate"] as const) {
-    for (const run of input[side]) {
+    for (const run of sides[side]) {
       const ref = { side, cell: run.cell, run: run.run, source: run.source };
       if (run.exclusionReasons.length > 0) excluded.push({ ...ref, reasons: run.exclusionReasons });
       else {
@@ -137,7 +140,7 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   }
   const cellsBySide = { baseline: groupByCell(usable.baseline), candidate: groupByCell(usable.candidate) };
   const allCells = [
-    ...new Set([...input.baseline.map((r) => r.cell), ...input.candidate.map((r) => r.cell)]),
+    ...new Set([...sides.baseline.map((r) => r.cell), ...sides.candidate.map((r) => r.cell)]),
   ];
 
   const cells: VerdictFile["cells"] = [];
@@ -148,7 +151,7 @@ export function analyze(input: AnalyzeInput): VerdictFile {
     candidate: Record<string, unknown>;
   }[] = [];
   const firstBySide = (side: Side, cell: string) =>
-    cellsBySide[side].get(cell)?.[0] ?? input[side].find((run) => run.cell === cell);
+    cellsBySide[side].get(cell)?.[0] ?? sides[side].find((run) => run.cell === cell);
 
   for (const cell of allCells) {
     const base = cellsBySide.baseline.get(cell) ?? [];
@@ -159,7 +162,7 @@ export function analyze(input: AnalyzeInput): VerdictFile {
       fingerprintPairs.push({ cell, baseline: baseFirst.fingerprint, candidate: candFirst.fingerprint });
     if (base.length === 0 || cand.length === 0) {
       const side: Side = base.length === 0 ? "baseline" : "candidate";
-      const present = input[side].some((run) => run.cell === cell);
+      const present = sides[side].some((run) => run.cell === cell);
       cells.push({
         name: cell,
         baselineRuns: base.length,
@@ -300,7 +303,10 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   const gatedCount = comparisons.filter((c) => c.gated).length;
   const resolvable = (c: Comparison): boolean => {
     const draft = drafts.find((d) => d.cell === c.cell && d.metric === c.metric);
-    if (!draft?.variances || draft.worse === null) return true;
+    // Only a floor that more runs cannot lower (a stored baseline's drift) justifies stopping early:
+    // without one, more runs always narrow the interval, and 3-run variance estimates are too noisy
+    // to predict by how much.
+    if (!draft?.variances || draft.worse === null || draft.variances.extra === 0) return true;
     return resolvableWithMoreRuns({
       worse: draft.worse,
       tolerance: draft.tolerance,
@@ -323,14 +329,12 @@ export function analyze(input: AnalyzeInput): VerdictFile {
       Math.min(...cells.map((c) => c.candidateRuns)) < input.repeats.max
     ) {
       warnings.push(
-        mode === "stored"
-          ? `more runs would not settle the ${stuck.length} inconclusive check${stuck.length === 1 ? "" : "s"}: the stored baseline's session drift (sd ${driftSd}) does not shrink with runs; compare against a baseline run in the same job (mode interleaved) or widen the tolerance`
-          : `more runs would not settle the ${stuck.length} inconclusive check${stuck.length === 1 ? "" : "s"} at the current estimates`,
+        `more runs would not settle the ${stuck.length} inconclusive check${stuck.length === 1 ? "" : "s"}: the stored baseline's session drift does not shrink with runs; compare against a baseline run in the same job (mode interleaved) or widen the tolerance`,
       );
     }
   }
   const exitCode = exitCodeFor(verdict, gate.fail_on);
-  const firstFingerprint = (side: Side) => flattenFingerprint(input[side][0]?.fingerprint ?? {});
+  const firstFingerprint = (side: Side) => flattenFingerprint(sides[side][0]?.fingerprint ?? {});
 
   return {
     schemaVersion: verdictSchemaVersion,
@@ -366,7 +370,7 @@ export function analyze(input: AnalyzeInput): VerdictFile {
     },
     cells,
     comparisons,
-    mixed: mixedResults(comparisons),
+    mixed: mixedResults(comparisons, alpha),
     impact: impactOf(cells, comparisons),
     fingerprints: {
       baseline: firstFingerprint("baseline"),
@@ -379,46 +383,25 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   };
 }
 
-interface DriftEstimate {
-  /** Variance of the shift between the candidate's session and the mean of the baseline sessions. */
-  differenceVariance: number;
-  sessions: number;
-}
-
 /**
- * Between-session variance of ln(metric) from baseline runs spread over >= 3 sessions (Kalibera-Jones
- * T₂², per cell on balanced groups, averaged over cells). The candidate is one more session, the
- * baseline the mean of k: the shift between them has variance T₂²·(1 + 1/k).
+ * `vllm bench serve --label` often names the side ("main", "pr") rather than the workload: with one
+ * cell per side under different names, they are the same cell. Said in a warning, never silent.
  */
-function estimateSessionDrift(baseline: readonly RunRecord[]): Map<MetricName, DriftEstimate> {
-  const estimates = new Map<MetricName, DriftEstimate>();
-  const byCell = groupByCell(baseline);
-  for (const metric of metricNames) {
-    if (metric === "error_rate") continue;
-    const perCell: { t2: number; sessions: number }[] = [];
-    for (const runs of byCell.values()) {
-      const sessions = new Map<string, number[]>();
-      for (const run of runs) {
-        const value = run.metrics[metric];
-        if (value === null || value === undefined || !(value > 0) || !run.session) continue;
-        const list = sessions.get(run.session) ?? [];
-        list.push(Math.log(value));
-        sessions.set(run.session, list);
-      }
-      const groups = [...sessions.values()].filter((g) => g.length >= 2);
-      if (groups.length < 3) continue;
-      const size = Math.min(...groups.map((g) => g.length));
-      perCell.push({
-        t2: varianceComponents(groups.map((g) => g.slice(0, size))).t2,
-        sessions: groups.length,
-      });
-    }
-    if (perCell.length === 0) continue;
-    const t2 = perCell.reduce((s, c) => s + c.t2, 0) / perCell.length;
-    const sessions = Math.min(...perCell.map((c) => c.sessions));
-    estimates.set(metric, { differenceVariance: t2 * (1 + 1 / sessions), sessions });
-  }
-  return estimates;
+function pairSingleCells(
+  baseline: readonly RunRecord[],
+  candidate: readonly RunRecord[],
+  warnings: string[],
+): readonly RunRecord[] {
+  const baseCells = new Set(baseline.map((run) => run.cell));
+  const candCells = new Set(candidate.map((run) => run.cell));
+  if (baseCells.size !== 1 || candCells.size !== 1) return candidate;
+  const [baseCell] = baseCells;
+  const [candCell] = candCells;
+  if (baseCell === candCell) return candidate;
+  warnings.push(
+    `one cell per side with different names: candidate "${candCell}" compared with baseline "${baseCell}"`,
+  );
+  return candidate.map((run) => ({ ...run, cell: baseCell! }));
 }
 
 function errorRateDraft(
@@ -566,83 +549,4 @@ function planNextLook(
       : "too few usable runs";
   const next = nextLookAfter(candidateRuns, baselineRuns, looks, mode === "interleaved", reason);
   return next ? { ...next, cells: needy.map((cell) => cell.name) } : null;
-}
-
-function headlineFor(
-  verdict: OverallVerdict,
-  counts: VerdictFile["counts"],
-  comparisons: readonly Comparison[],
-  brokenCells: number,
-  notComparable: number,
-): string {
-  const tally = `${counts.regression} regressed, ${counts.improvement} improved, ${counts.noChange} unchanged, ${counts.inconclusive} inconclusive of ${counts.gated} gated checks`;
-  switch (verdict) {
-    case "pass":
-      return `Pass: no gated metric got worse beyond tolerance (${tally})`;
-    case "regression": {
-      const worst = comparisons.filter((c) => c.gated && c.verdict === "regression").length;
-      return `Regression: ${worst} gated check${worst === 1 ? "" : "s"} got worse beyond tolerance (${tally})`;
-    }
-    case "inconclusive":
-      return `Inconclusive: the runs cannot yet tell a change within tolerance from a regression (${tally})`;
-    case "not-comparable":
-      return `Not comparable: ${notComparable} condition${notComparable === 1 ? "" : "s"} differ between baseline and candidate outside the allowed differences`;
-    case "error":
-      return brokenCells > 0
-        ? `Error: ${brokenCells} cell${brokenCells === 1 ? " has" : "s have"} no usable runs on one side`
-        : "Error: nothing could be compared";
-  }
-}
-
-const mixedCandidates: readonly MetricName[] = [
-  "ttft_p50",
-  "ttft_p95",
-  "tpot_p50",
-  "tpot_p95",
-  "itl_p95",
-  "e2el_p50",
-  "e2el_p95",
-  "output_throughput",
-  "request_throughput",
-  "request_goodput",
-];
-
-function mixedResults(comparisons: readonly Comparison[]): VerdictFile["mixed"] {
-  const byCell = new Map<string, { better: string[]; worse: string[] }>();
-  for (const c of comparisons) {
-    if (!mixedCandidates.includes(c.metric)) continue;
-    if (c.verdict !== "improvement" && c.verdict !== "regression") continue;
-    const entry = byCell.get(c.cell) ?? { better: [], worse: [] };
-    (c.verdict === "improvement" ? entry.better : entry.worse).push(c.metric);
-    byCell.set(c.cell, entry);
-  }
-  return [...byCell.entries()]
-    .filter(([, entry]) => entry.better.length > 0 && entry.worse.length > 0)
-    .map(([cell, entry]) => ({ cell, ...entry }));
-}
-
-function impactOf(cells: VerdictFile["cells"], comparisons: readonly Comparison[]): VerdictFile["impact"] {
-  const find = (cell: string, metric: MetricName) => {
-    const c = comparisons.find((comparison) => comparison.cell === cell && comparison.metric === metric);
-    return c && c.baseline !== null && c.candidate !== null
-      ? { baseline: c.baseline, candidate: c.candidate }
-      : null;
-  };
-  const withChange = (pair: { baseline: number; candidate: number } | null, scale = 1) =>
-    pair
-      ? {
-          baseline: pair.baseline * scale,
-          candidate: pair.candidate * scale,
-          change: (pair.candidate - pair.baseline) * scale,
-        }
-      : null;
-  return cells
-    .filter((cell) => cell.status === "compared" || cell.status === "too-few-runs")
-    .map((cell) => ({
-      cell: cell.name,
-      // request_throughput counts completed (successful) requests per second, as vLLM's does.
-      successfulPerHour: withChange(find(cell.name, "request_throughput"), 3600),
-      ttftP95Ms: withChange(find(cell.name, "ttft_p95")),
-      e2elP95Ms: withChange(find(cell.name, "e2el_p95")),
-    }));
 }

@@ -104,8 +104,16 @@ export async function loadRuns(paths: readonly string[], side: string): Promise<
     const expanded = await expandPath(path);
     for (const file of expanded.files) files.push({ file, session: expanded.isDirectory ? path : "(files)" });
   }
-  const records: RunRecord[] = [];
-  for (const [index, { file, session }] of files.entries())
-    records.push({ ...(await readRunFile(file, index)), session });
-  return records;
+  // Reads overlap; the first failure in input order is the one reported, so messages are stable.
+  const settled = await Promise.allSettled(
+    files.map(
+      async ({ file, session }, index): Promise<RunRecord> => ({
+        ...(await readRunFile(file, index)),
+        session,
+      }),
+    ),
+  );
+  const failure = settled.find((result) => result.status === "rejected");
+  if (failure) throw failure.reason;
+  return settled.map((result) => (result as PromiseFulfilledResult<RunRecord>).value);
 }

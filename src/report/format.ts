@@ -43,10 +43,6 @@ export function formatSignedNumber(value: number, unit: string): string {
   return `${sign}${formatNumber(Math.abs(value))}${unit}`;
 }
 
-export function formatPercent(fraction: number): string {
-  return `${(fraction * 100).toFixed(fraction < 0.01 ? 2 : 1).replace(/\.0+$/, "")}%`;
-}
-
 /** 0.05 → "5%", 0.025 → "2.5%". */
 export function formatFractionAsPercent(fraction: number): string {
   return `${Number((fraction * 100).toPrecision(3))}%`;

@@ -30,6 +30,11 @@ export interface ClientBoundInput {
   targetConcurrency: number | null;
   /** Most requests that held a connection at once (what the server could see). */
   peakOnSocket: number;
+  /**
+   * Open loop with a request count: the schedule is exact (rescaled to N / rate), so an achieved rate
+   * short of the target can only be the client's lateness. null otherwise.
+   */
+  exactRate: { target: number; achieved: number } | null;
   /** Successful requests: a run with fewer than its concurrency (or one the server refused) cannot reach it. */
   completed: number;
   thresholds: { maxScheduleLagMs: number; maxEventLoopLagMs: number };
@@ -60,5 +65,13 @@ export function clientBoundReasons(input: ClientBoundInput): string[] {
       `achieved concurrency ${input.peakOnSocket} < asked ${input.targetConcurrency} (a connection cap in the client)`,
     );
   }
+  if (input.exactRate !== null && input.exactRate.achieved < input.exactRate.target * (1 - rateTolerance)) {
+    reasons.push(
+      `achieved rate ${input.exactRate.achieved.toFixed(2)}/s < ${((1 - rateTolerance) * 100).toFixed(0)}% of the target ${input.exactRate.target}/s`,
+    );
+  }
   return reasons;
 }
+
+/** Shortfall of the achieved arrival rate tolerated before the client is blamed. */
+const rateTolerance = 0.02;

@@ -77,3 +77,30 @@ export function targetRateOf(plan: LoadPlan): number | null {
   if (open.length === 0) return null;
   return Math.max(...open.map((segment) => (segment.kind === "rate" ? segment.rate : 0)));
 }
+
+/**
+ * Warm-up: closed loop at the run's concurrency (the pool gets warm connections, the server warm kernels),
+ * for a request count or a duration; null when there is none.
+ */
+export function warmupPlanOf(cell: CellConfig, plan: LoadPlan): LoadPlan | null {
+  const warmup = cell.warmup;
+  const concurrency = Math.max(1, poolSizeOf(plan) ?? targetConcurrencyOf(plan) ?? 8);
+  if ("requests" in warmup) {
+    if (warmup.requests === 0) return null;
+    return {
+      segments: [
+        { kind: "concurrency", concurrency: Math.min(concurrency, warmup.requests), durationMs: null },
+      ],
+      maxRequests: warmup.requests,
+      maxDurationMs: null,
+      maxConcurrency: null,
+    };
+  }
+  if (warmup.duration_s === 0) return null;
+  return {
+    segments: [{ kind: "concurrency", concurrency, durationMs: null }],
+    maxRequests: null,
+    maxDurationMs: warmup.duration_s * 1000,
+    maxConcurrency: null,
+  };
+}

@@ -4,9 +4,9 @@ import { type ControlClient, createControlClient } from "../client/stream-client
 import type { CellConfig, Config } from "../config/schema.js";
 import type { RunFile } from "../metrics/run-schema.js";
 import type { ServerProvider, ServerSession } from "../server/types.js";
-import { calibrateTokenModel } from "../workload/calibrate.js";
+import { calibrateTokenModel, checkPromptLengths } from "../workload/calibrate.js";
 import { defaultTokenModel, type TokenModel } from "../workload/token-model.js";
-import { createWorkload } from "../workload/workload.js";
+import { createWorkload, type Workload } from "../workload/workload.js";
 import { prepareCell } from "./cell-context.js";
 import { type ProgressSink, silentProgress } from "./progress.js";
 import { type OutputFormat, runOnce } from "./run-once.js";
@@ -33,9 +33,63 @@ export interface RunCellsOptions {
   shouldAbort?: () => boolean;
   /** Fit prompt lengths to the server's tokenizer with POST /tokenize (default true). */
   calibrate?: boolean;
+  /**
+   * Keeps per-cell sessions (and their calibration) open across calls, for callers that measure one run
+   * at a time (interleaved A/B): runCells leaves them open, the caller ends them with `cache.close()`.
+   */
+  sessions?: SessionCache;
   /** Called right before each run's first measured dispatch and after its last completion (benchmarks). */
   /** The measured phase's start is the origin of the times in requests.jsonl (epochMs: its Unix time, sub-ms). */
   onMeasuredPhase?: (edge: "start" | "end", epochMs: number) => void;
+}
+
+interface OpenSession {
+  session: ServerSession;
+  control: ControlClient;
+  fingerprint: Record<string, unknown>;
+}
+
+export interface CellState {
+  shared: OpenSession | null;
+  tokenModel: TokenModel | null;
+  lengthNote: string | null | undefined;
+}
+
+/** Per-cell server sessions and calibration kept between runCells calls (see RunCellsOptions.sessions). */
+export class SessionCache {
+  private readonly byProvider = new Map<ServerProvider, Map<string, CellState>>();
+
+  /** The state of one cell on one provider (two sides of an A/B run have separate providers). */
+  state(provider: ServerProvider, cell: string): CellState {
+    let cells = this.byProvider.get(provider);
+    if (!cells) {
+      cells = new Map();
+      this.byProvider.set(provider, cells);
+    }
+    let state = cells.get(cell);
+    if (!state) {
+      state = { shared: null, tokenModel: null, lengthNote: undefined };
+      cells.set(cell, state);
+    }
+    return state;
+  }
+
+  /** Stops every session still open. */
+  async close(): Promise<void> {
+    for (const cells of this.byProvider.values()) {
+      for (const state of cells.values()) {
+        const open = state.shared;
+        state.shared = null;
+        if (open) await closeSession(open);
+      }
+    }
+    this.byProvider.clear();
+  }
+}
+
+async function closeSession(handle: OpenSession): Promise<void> {
+  await handle.control.close();
+  await handle.session.stop();
 }
 
 export interface RunOutput {
@@ -74,13 +128,11 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
     if (options.shouldAbort?.()) break;
     const context = await prepareCell(config, cell, options.baseDir);
     const cellDir = join(options.outDir, cell.name);
-    let shared: {
-      session: ServerSession;
-      control: ControlClient;
-      fingerprint: Record<string, unknown>;
-    } | null = null;
-    let tokenModel: TokenModel | null = null;
-    const open = async (run?: number) => {
+    // Sessions and calibration live for this call, or in the caller's cache across calls.
+    const state: CellState = options.sessions
+      ? options.sessions.state(provider, cell.name)
+      : { shared: null, tokenModel: null, lengthNote: undefined };
+    const open = async (run?: number): Promise<OpenSession> => {
       const session = await provider.start({
         cell: cell.name,
         logDir: cellDir,
@@ -92,28 +144,34 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
       });
       return { session, control, fingerprint: await session.fingerprint() };
     };
-    const close = async (handle: NonNullable<typeof shared>) => {
-      await handle.control.close();
-      await handle.session.stop();
-    };
     try {
       for (let k = firstRun; k < firstRun + runs; k++) {
         if (options.shouldAbort?.()) break;
-        if (provider.lifecycle === "per-cell" && shared === null) shared = await open();
-        const handle = provider.lifecycle === "per-cell" && shared !== null ? shared : await open(k);
+        if (provider.lifecycle === "per-cell" && state.shared === null) state.shared = await open();
+        const handle =
+          provider.lifecycle === "per-cell" && state.shared !== null ? state.shared : await open(k);
         try {
-          tokenModel ??=
+          state.tokenModel ??=
             options.calibrate === false || cell.dataset.type === "sharegpt" || cell.dataset.type === "jsonl"
               ? defaultTokenModel
               : await calibrateTokenModel(
                   tokenCounter(handle.control, config.model.name, cell.endpoint),
                   context.seed,
                 );
+          const tokenModel = state.tokenModel;
           const workload = createWorkload(cell, {
             seed: context.seed,
             tokenModel,
             ...(context.file ? { file: context.file } : {}),
           });
+          if (tokenModel.source === "tokenize" && state.lengthNote === undefined) {
+            state.lengthNote = await describeLengthCheck(
+              handle.control,
+              config.model.name,
+              cell.endpoint,
+              workload,
+            );
+          }
           progress.message(
             `${cell.name}: run ${k + 1 - firstRun}/${runs} against ${handle.session.endpoint.baseUrl}`,
           );
@@ -128,21 +186,52 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
             formats: options.formats ?? [],
             progress,
             serverFingerprint: handle.fingerprint,
+            notes: state.lengthNote ? [state.lengthNote] : [],
             ...(options.side ? { side: options.side } : {}),
             ...(options.shouldAbort ? { shouldAbort: options.shouldAbort } : {}),
             ...(options.onMeasuredPhase ? { onMeasuredPhase: options.onMeasuredPhase } : {}),
           });
           outputs.push({ cell: cell.name, run: k, dir: join(cellDir, `run-${k}`), file });
+          if (file.flags.serverCrashed && state.shared !== null) {
+            // The cell's server died: the next run gets a new one rather than a dead endpoint.
+            const dead = state.shared;
+            state.shared = null;
+            await closeSession(dead);
+          }
           progress.message(summaryLine(file));
         } finally {
-          if (provider.lifecycle === "per-run") await close(handle);
+          if (provider.lifecycle === "per-run") await closeSession(handle);
         }
       }
     } finally {
-      if (shared) await close(shared);
+      if (!options.sessions && state.shared) await closeSession(state.shared);
     }
   }
   return { runs: outputs };
+}
+
+const lengthCheckSample = 16;
+
+async function describeLengthCheck(
+  control: ControlClient,
+  model: string,
+  endpoint: CellConfig["endpoint"],
+  workload: Workload,
+): Promise<string | null> {
+  const prompts = Array.from({ length: lengthCheckSample }, (_, index) => workload.request(index)).flatMap(
+    (request) =>
+      request.targetInputTokens === null
+        ? []
+        : [
+            {
+              text: request.prompt ?? request.messages?.[0]?.content ?? "",
+              target: request.targetInputTokens,
+            },
+          ],
+  );
+  const check = await checkPromptLengths(tokenCounter(control, model, endpoint), prompts);
+  if (check === null) return null;
+  return `prompt lengths checked on the server's tokenizer: ${check.checked} prompts, max error ${check.maxAbsError} tokens, mean ${check.meanAbsError.toFixed(2)}`;
 }
 
 function tokenCounter(control: ControlClient, model: string, endpoint: CellConfig["endpoint"]) {

@@ -2,9 +2,8 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Clock, epochMsOf, monotonicClock } from "../client/clock.js";
-import { type ControlClient, createStreamClient, type StreamOutcome } from "../client/stream-client.js";
+import { type ControlClient, createStreamClient } from "../client/stream-client.js";
 import type { RequestRecord } from "../metrics/request-record.js";
-import { requestRecordSchemaVersion } from "../metrics/request-record.js";
 import { computeRunMetrics } from "../metrics/run-metrics.js";
 import { type RunFile, runFileSchema, runFileSchemaVersion } from "../metrics/run-schema.js";
 import { summarizeServerMetrics } from "../metrics/server-metrics.js";
@@ -13,14 +12,15 @@ import { toVllmResult } from "../metrics/vllm-result-writer.js";
 import type { ServerSession } from "../server/types.js";
 import { toolName, toolVersion } from "../version.js";
 import { buildRequestBody, endpointPath, wantsPerChunkUsage } from "../workload/request-body.js";
-import type { Phase, Workload, WorkloadRequest } from "../workload/workload.js";
+import type { Phase, Workload } from "../workload/workload.js";
 import type { CellContext } from "./cell-context.js";
 import { clientBoundReasons, startEventLoopProbe } from "./client-bound.js";
-import { dispatchLoad, type Ticket } from "./dispatch.js";
+import { dispatchLoad } from "./dispatch.js";
 import { JsonlAppender } from "./jsonl-appender.js";
-import { type LoadPlan, loadPlanOf, poolSizeOf, targetConcurrencyOf, targetRateOf } from "./load-plan.js";
+import { loadPlanOf, poolSizeOf, targetConcurrencyOf, targetRateOf, warmupPlanOf } from "./load-plan.js";
 import { MetricsScraper } from "./metrics-scraper.js";
 import type { ProgressSink } from "./progress.js";
+import { toRecord } from "./request-record.js";
 
 export type OutputFormat = "vllm";
 
@@ -41,11 +41,14 @@ export interface RunOnceOptions {
   shouldAbort?: () => boolean;
   /** Fingerprint of the server session, gathered once per session. */
   serverFingerprint: Record<string, unknown>;
+  /** Notes about the run's preparation (e.g. prompt-length check), copied into run.json. */
+  notes?: readonly string[];
   /** Called right before the first measured dispatch and right after the last completion (benchmarks). */
   onMeasuredPhase?: (edge: "start" | "end", epochMs: number) => void;
 }
 
-const round3 = (value: number) => Math.round(value * 1000) / 1000;
+/** Consecutive refused connections after which a run stops (and is marked cut short). */
+const unreachableAfterRefusals = 20;
 
 /** Connections opened ahead of an open-loop run without a concurrency cap (more open on demand). */
 const defaultOpenLoopConnections = 32;
@@ -62,7 +65,7 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
   const { cell, config } = context;
   const clock = options.clock ?? monotonicClock;
   mkdirSync(dir, { recursive: true });
-  const notes: string[] = [];
+  const notes: string[] = [...(options.notes ?? [])];
 
   // Prefix policy: a salt per run keeps runs from sharing cached prefixes; the reset also clears what
   // earlier runs (or other jobs) left, where the server exposes it (vLLM dev mode).
@@ -112,7 +115,13 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
   void session.exited.then(({ reason }) => {
     crashed = reason;
   });
-  const stop = () => crashed !== null || options.shouldAbort?.() === true;
+  // A server that refuses every connection would otherwise be hammered for the whole duration.
+  let refusedInARow = 0;
+  const unreachable = () => refusedInARow >= unreachableAfterRefusals;
+  const noteRefusal = (record: RequestRecord) => {
+    refusedInARow = record.errorKind === "connect" ? refusedInARow + 1 : 0;
+  };
+  const stop = () => crashed !== null || unreachable() || options.shouldAbort?.() === true;
 
   try {
     await client.prime(poolSize ?? defaultOpenLoopConnections);
@@ -142,6 +151,7 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
             warmupLog.append(record);
             warmupCount++;
             if (!record.ok) errors++;
+            noteRefusal(record);
             progress.update({
               cell: cell.name,
               run: runIndex,
@@ -201,6 +211,7 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
           requestLog.append(record);
           records.push(record);
           if (!record.ok) errors++;
+          noteRefusal(record);
           lastEnd = Math.max(lastEnd, outcome.endAt);
           progress.update({
             cell: cell.name,
@@ -223,85 +234,27 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
       requestLog.close();
       scrapeLog.close();
 
-      records.sort((a, b) => a.index - b.index);
-      const durationS = Math.max(0, lastEnd - origin) / 1000;
-      const metrics = computeRunMetrics(records, { durationS, slo: cell.slo, warmup: warmupCount });
-      const lags = records.map((record) => record.readyMs - record.scheduledMs);
-      const lagSummary = summarize(lags);
-      const targetConcurrency = targetConcurrencyOf(plan);
-      const reasons = clientBoundReasons({
-        scheduleLagP50Ms: lagSummary.p50,
-        eventLoopLagP99Ms: loop.p99Ms,
-        targetConcurrency,
-        peakOnSocket: client.peakOnSocket,
-        completed: metrics.requests.completed,
-        thresholds: {
-          maxScheduleLagMs: config.client.max_schedule_lag_ms,
-          maxEventLoopLagMs: config.client.max_event_loop_lag_ms,
-        },
-      });
-      const sendWindowS = result.lastReadyAt === null ? 0 : (result.lastReadyAt - result.startedAt) / 1000;
-      const busyMs = records.reduce((sum, record) => sum + (record.endMs - record.sentMs), 0);
-      if (records.some((record) => record.ok && record.outputTokensSource === "chunks")) {
-        notes.push("the server sent no usage for some requests: their output tokens are counted as chunks");
-      }
-      if (workload.info.tokenModel.source === "tokenize") {
-        const model = workload.info.tokenModel;
-        notes.push(
-          `prompt lengths calibrated with POST /tokenize: ${model.tokensPerWord} tokens/word + ${model.offset}`,
-        );
-      }
-      const cutShort = crashed !== null || options.shouldAbort?.() === true;
-      const runFile: RunFile = runFileSchema.parse({
-        schemaVersion: runFileSchemaVersion,
-        tool: { name: toolName, version: toolVersion },
-        cell: cell.name,
-        run: runIndex,
+      const runFile = assembleRunFile({
+        context,
+        workload,
+        plan,
+        runIndex,
         ...(options.side ? { side: options.side } : {}),
-        startedAt: new Date(startedAtEpochMs).toISOString(),
-        durationS,
-        load: {
-          type: cell.load.type,
-          targetRate: targetRateOf(plan),
-          targetConcurrency,
-          achievedRate:
-            cell.load.type === "concurrency"
-              ? metrics.throughput.request
-              : sendWindowS > 0
-                ? result.dispatched / sendWindowS
-                : 0,
-          achievedConcurrencyMean: durationS > 0 ? busyMs / (durationS * 1000) : 0,
-          peakConcurrency: client.peakOnSocket,
-          scheduleLagP50Ms: lagSummary.p50,
-          scheduleLagP99Ms: lagSummary.p99,
-          eventLoopLagP99Ms: loop.p99Ms,
-        },
-        ...metrics,
-        server: summarizeServerMetrics(scraper.scrapes),
-        flags: {
-          clientBound: reasons.length > 0,
-          ...(reasons.length > 0 ? { clientBoundReason: reasons.join("; ") } : {}),
-          serverCrashed: crashed !== null,
-          cutShort,
-          notes: crashed !== null ? [`server exited during the run: ${crashed}`, ...notes] : notes,
-        },
+        records,
+        warmupCount,
+        origin,
+        lastEnd,
+        startedAtEpochMs,
+        dispatch: result,
+        eventLoopLagP99Ms: loop.p99Ms,
+        peakOnSocket: client.peakOnSocket,
+        scrapes: scraper.scrapes,
+        crashReason: crashed,
+        refusedInARow: unreachable() ? refusedInARow : null,
+        aborted: options.shouldAbort?.() === true,
+        notes,
         prefix: { policy: cell.prefix, cacheSalt, cacheReset },
-        fingerprint: {
-          ...options.serverFingerprint,
-          workload: {
-            cell: cell.name,
-            endpoint: cell.endpoint,
-            dataset: cell.dataset,
-            load: cell.load,
-            size: cell.size,
-            warmup: cell.warmup,
-            prefix: cell.prefix,
-            seed: context.seed,
-            datasetSha256: workload.info.datasetSha256,
-            tokenModel: workload.info.tokenModel,
-          },
-        },
-        telemetry: null,
+        serverFingerprint: options.serverFingerprint,
       });
       writeFileSync(join(dir, "run.json"), `${JSON.stringify(runFile, null, 2)}\n`);
       if (options.formats.includes("vllm")) {
@@ -323,69 +276,4 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
   } finally {
     await client.close();
   }
-}
-
-function warmupPlanOf(cell: RunOnceOptions["context"]["cell"], plan: LoadPlan): LoadPlan | null {
-  const warmup = cell.warmup;
-  const concurrency = Math.max(1, poolSizeOf(plan) ?? targetConcurrencyOf(plan) ?? 8);
-  if ("requests" in warmup) {
-    if (warmup.requests === 0) return null;
-    return {
-      segments: [
-        { kind: "concurrency", concurrency: Math.min(concurrency, warmup.requests), durationMs: null },
-      ],
-      maxRequests: warmup.requests,
-      maxDurationMs: null,
-      maxConcurrency: null,
-    };
-  }
-  if (warmup.duration_s === 0) return null;
-  return {
-    segments: [{ kind: "concurrency", concurrency, durationMs: null }],
-    maxRequests: null,
-    maxDurationMs: warmup.duration_s * 1000,
-    maxConcurrency: null,
-  };
-}
-
-function toRecord(
-  phase: Phase,
-  ticket: Ticket,
-  outcome: StreamOutcome,
-  request: Pick<WorkloadRequest, "targetInputTokens" | "maxTokens" | "prefixGroup">,
-  origin: number,
-  cell: string,
-  run: number,
-): RequestRecord {
-  const sent = outcome.sentAt;
-  const usageTokens = outcome.completionTokens;
-  const outputTokens = usageTokens ?? (outcome.chunkTimes.length > 0 ? outcome.chunkTimes.length : null);
-  return {
-    v: requestRecordSchemaVersion,
-    index: ticket.index,
-    phase,
-    requestId: `${cell}-${run}-${phase === "warmup" ? "warmup-" : ""}${ticket.index}`,
-    stage: ticket.stage,
-    scheduledMs: round3(ticket.scheduledAt - origin),
-    readyMs: round3(ticket.readyAt - origin),
-    queueMs: round3(Math.max(0, sent - ticket.readyAt)),
-    sentMs: round3(sent - origin),
-    socketMs: outcome.onSocketAt === null ? null : round3(outcome.onSocketAt - sent),
-    headersMs: outcome.headersAt === null ? null : round3(outcome.headersAt - sent),
-    chunksUs: outcome.chunkTimes.map((time) => Math.round((time - sent) * 1000)),
-    chunkTokens: outcome.chunkTokens,
-    endMs: round3(outcome.endAt - origin),
-    ok: outcome.ok,
-    errorKind: outcome.errorKind,
-    error: outcome.errorMessage,
-    httpStatus: outcome.httpStatus,
-    finishReason: outcome.finishReason,
-    promptTokens: outcome.promptTokens,
-    outputTokens,
-    outputTokensSource: usageTokens !== null ? "usage" : outputTokens !== null ? "chunks" : null,
-    cachedTokens: outcome.cachedTokens,
-    targetInputTokens: request.targetInputTokens,
-    maxTokens: request.maxTokens,
-    prefixGroup: request.prefixGroup,
-  };
 }

@@ -27,6 +27,7 @@ export { createRedactor, type Redactor, redactionMark } from "./redact.js";
 export { stopServersOnSignals } from "./signals.js";
 export { defaultCliCommand, findPackageRoot } from "./sim-command.js";
 export {
+  defaultServerStateFile,
   type LiveServer,
   liveServerSchema,
   readServerState,

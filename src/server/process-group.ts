@@ -62,7 +62,7 @@ export async function terminateGroup(
   processGroup: number,
   options: { graceMs: number; killWaitMs?: number; clock: Clock; pollMs?: number },
 ): Promise<GroupTermination> {
-  const pollMs = options.pollMs ?? 50;
+  const pollMs = options.pollMs ?? 100;
   if (!isGroupAlive(processGroup)) return { escalated: false, survived: false };
   signalGroup(processGroup, "SIGTERM");
   if (await waitForGroupExit(processGroup, options.graceMs, options.clock, pollMs)) {
@@ -77,7 +77,7 @@ export async function waitForGroupExit(
   processGroup: number,
   timeoutMs: number,
   clock: Clock,
-  pollMs = 50,
+  pollMs = 100,
 ): Promise<boolean> {
   const deadline = clock.now() + timeoutMs;
   while (isGroupAlive(processGroup)) {

@@ -7,15 +7,26 @@ import { defaultCliCommand } from "./sim-command.js";
 type CommandConfig = Extract<ServerConfig, { kind: "command" }>;
 type SimConfig = Extract<ServerConfig, { kind: "sim" }>;
 
+/** vLLM registers POST /reset_prefix_cache only in dev mode; a server shared by a cell's runs needs it. */
+function devModeEnv(devMode: boolean): NodeJS.ProcessEnv {
+  return devMode ? { VLLM_SERVER_DEV_MODE: "1" } : {};
+}
+
 export async function launchCommand(
   config: CommandConfig,
   services: LaunchServices,
+  options: { devMode: boolean },
 ): Promise<LaunchedServer> {
   const argv = config.argv;
   services.log.note(`starting: ${argv.join(" ")}`);
   const spawned = await spawnServerProcess(
     argv,
-    { cwd: config.cwd, env: { ...services.env, ...config.env }, kind: "command", port: config.port },
+    {
+      cwd: config.cwd,
+      env: { ...services.env, ...devModeEnv(options.devMode), ...config.env },
+      kind: "command",
+      port: config.port,
+    },
     services,
   );
   if ("spawnError" in spawned) {
@@ -62,7 +73,7 @@ export async function launchSim(
   config: SimConfig,
   model: ModelConfig,
   services: LaunchServices,
-  options: { cliCommand?: readonly string[] | undefined; startIndex: number },
+  options: { cliCommand?: readonly string[] | undefined; startIndex: number; devMode: boolean },
 ): Promise<LaunchedServer> {
   // Each start draws its own noise from the configured seed, so per-run servers are not identical replicas.
   const args = simArgs(config, model, config.seed + options.startIndex);
@@ -79,7 +90,7 @@ export async function launchSim(
   const launchedAt = services.clock.now();
   const spawned = await spawnServerProcess(
     argv,
-    { env: services.env, kind: "sim", port: config.port },
+    { env: { ...services.env, ...devModeEnv(options.devMode) }, kind: "sim", port: config.port },
     services,
   );
   if ("spawnError" in spawned) {

@@ -58,15 +58,8 @@ export async function spawnServerProcess(
         });
       }),
   );
-  await services.remember({
-    kind: options.kind,
-    pid,
-    processGroup: pid,
-    port: options.port,
-    logFile: services.log.path,
-  });
   let stopped: Promise<TeardownNotes> | undefined;
-  return {
+  const server: SpawnedServer = {
     child,
     pid,
     exited,
@@ -85,4 +78,18 @@ export async function spawnServerProcess(
       return stopped;
     },
   };
+  try {
+    await services.remember({
+      kind: options.kind,
+      pid,
+      processGroup: pid,
+      port: options.port,
+      logFile: services.log.path,
+    });
+  } catch (error) {
+    // A server nobody could clean up after a cancellation must not be left running.
+    await server.stop();
+    throw error;
+  }
+  return server;
 }

@@ -16,6 +16,7 @@ import { waitForReady } from "./readiness.js";
 import { createRedactor, secretValues } from "./redact.js";
 import { ServerLog } from "./server-log.js";
 import { addLiveServer, newServerId, removeLiveServer } from "./state.js";
+import { startTelemetry, type TelemetrySampler } from "./telemetry.js";
 import type { ServerProvider, ServerSession, ServerStartContext } from "./types.js";
 
 /** Environment variables redacted from logs whenever they are set, passed or not (a server may echo them). */
@@ -63,6 +64,12 @@ export interface ManagedServerSession extends ServerSession {
   readonly servedModels: readonly ServedModel[];
   readonly readyAfterMs: number;
   fingerprint(): Promise<Fingerprint>;
+  /**
+   * POST /reset_prefix_cache, so the next run of a shared (per-cell) server starts cold. True when the
+   * server did it; false when it does not offer it (vLLM outside dev mode answers 404) or is unreachable.
+   */
+  resetPrefixCache(): Promise<boolean>;
+  startTelemetry(intervals: { metricsIntervalMs: number; gpuIntervalMs: number }): TelemetrySampler;
 }
 
 export interface ManagedServerProvider extends ServerProvider {
@@ -228,6 +235,31 @@ export function createServerProvider(
         });
         return fingerprint;
       },
+      async resetPrefixCache() {
+        try {
+          const response = await fetch(`${launched.baseUrl}/reset_prefix_cache`, {
+            method: "POST",
+            headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+            signal: AbortSignal.timeout(30_000),
+          });
+          await response.body?.cancel();
+          log.note(`POST /reset_prefix_cache: HTTP ${response.status}`);
+          return response.ok;
+        } catch (error) {
+          log.note(`POST /reset_prefix_cache failed: ${(error as Error).message}`);
+          return false;
+        }
+      },
+      startTelemetry(intervals) {
+        const gpus = usesLocalGpu ? nvidiaSmi : null;
+        return startTelemetry({
+          metricsUrl: launched.metricsUrl,
+          apiKey,
+          clock,
+          ...intervals,
+          queryGpus: gpus ? () => gpus.usage() : null,
+        });
+      },
       stop: teardown,
     };
     return session;
@@ -257,9 +289,13 @@ function launchKind(
         devMode: sharedByCell,
       });
     case "command":
-      return launchCommand(config, services);
+      return launchCommand(config, services, { devMode: sharedByCell });
     case "sim":
-      return launchSim(config, options.model, services, { cliCommand: options.cliCommand, startIndex });
+      return launchSim(config, options.model, services, {
+        cliCommand: options.cliCommand,
+        startIndex,
+        devMode: sharedByCell,
+      });
     case "external": {
       const baseUrl = config.base_url.replace(/\/+$/, "");
       services.log.note(`external server at ${baseUrl}: nothing to launch`);

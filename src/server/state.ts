@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { tmpdir, userInfo } from "node:os";
+import { dirname, join } from "node:path";
 import { z } from "zod";
 
 /**
@@ -33,6 +34,18 @@ export const serverStateSchema = z.object({
 
 export type LiveServer = z.output<typeof liveServerSchema>;
 export type ServerState = z.output<typeof serverStateSchema>;
+
+/**
+ * Where the main step records its servers and the post step looks for them. On a GitHub runner RUNNER_TEMP
+ * is per job and emptied after it, so both steps agree on the path without passing state; elsewhere a
+ * per-user temporary directory.
+ */
+export function defaultServerStateFile(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
+  if (env.RUNNER_TEMP) return join(env.RUNNER_TEMP, "vllm-perf-gate", "servers.json");
+  return join(tmpdir(), `vllm-perf-gate-${userInfo().uid}`, "servers.json");
+}
 
 export function newServerId(): string {
   return randomUUID().slice(0, 12);

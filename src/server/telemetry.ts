@@ -143,8 +143,9 @@ export function startTelemetry(options: TelemetryOptions): TelemetrySampler {
     let next = clock.now();
     while (!halt.signal.aborted) {
       await sample();
-      next += intervalMs;
-      const wait = Math.max(0, next - clock.now());
+      // Behind schedule (a scrape slower than the interval): skip the missed ticks rather than burst.
+      next = Math.max(next + intervalMs, clock.now());
+      const wait = next - clock.now();
       await clock.sleep(wait, halt.signal);
     }
   };

@@ -1,3 +1,5 @@
+import type { TelemetrySampler } from "./telemetry.js";
+
 /**
  * The seam between the runner (which measures) and the launchers (which start, watch and stop servers).
  * The runner only sees these interfaces; `--base-url` and every `server.kind` provide them.
@@ -22,6 +24,15 @@ export interface ServerSession {
   readonly exited: Promise<{ reason: string }>;
   /** Stops the server whatever state it is in; safe to call twice. */
   stop(): Promise<void>;
+  /** The redacted server log kept with the results (launched servers). */
+  readonly logFile?: string;
+  /**
+   * POST /reset_prefix_cache, between runs of a server shared by a cell. False when the server does not
+   * offer it (vLLM outside dev mode) or could not be reached.
+   */
+  resetPrefixCache?(): Promise<boolean>;
+  /** Samples /metrics (and nvidia-smi for a local GPU server) until the returned sampler is stopped. */
+  startTelemetry?(intervals: { metricsIntervalMs: number; gpuIntervalMs: number }): TelemetrySampler;
 }
 
 export interface ServerStartContext {
@@ -36,4 +47,6 @@ export interface ServerProvider {
   /** Whether each run gets its own server (per-run) or a cell shares one (per-cell). */
   readonly lifecycle: "per-run" | "per-cell";
   start(context: ServerStartContext): Promise<ServerSession>;
+  /** Stops every server this provider started and has not stopped (signal handlers, finally blocks). */
+  stopAll?(): Promise<void>;
 }

@@ -35,6 +35,8 @@ export const ignoredEngineFlags = [
   "uvicorn-log-level",
   "quantization",
   "load-format",
+  "tokenizer-mode",
+  "max-logprobs",
 ] as const;
 export const ignoredEngineSwitches = [
   "trust-remote-code",
@@ -42,6 +44,9 @@ export const ignoredEngineSwitches = [
   "disable-log-requests",
   "disable-uvicorn-access-log",
   "enable-chunked-prefill",
+  "no-enable-chunked-prefill",
+  "disable-frontend-multiprocessing",
+  "enable-log-requests",
 ] as const;
 
 /** Boolean vLLM switches that set a knob to true. */

@@ -140,6 +140,11 @@ export class Engine {
     return this.current !== undefined;
   }
 
+  /** Whether a request with this id is still tracked (in flight, or finished and not yet forgotten). */
+  knows(id: string): boolean {
+    return this.byId.has(id);
+  }
+
   timesOf(id: string): SequenceTimes | undefined {
     return this.byId.get(id)?.times;
   }

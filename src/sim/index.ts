@@ -3,7 +3,7 @@ import { type LoopLateness, monotonicClock } from "./loop.js";
 import { applyOverrides, coerceOverrides, resolveProfile, type SimProfile } from "./profile.js";
 import { type ChunkRecord, SimServer } from "./server.js";
 
-export type { StepEvent } from "./engine.js";
+export type { EngineRequestSpec, StepEvent } from "./engine.js";
 export { Engine, eosTokenId } from "./engine.js";
 export type { Clock, LoopLateness } from "./loop.js";
 export type { KnobName, SimProfile } from "./profile.js";
@@ -17,9 +17,12 @@ export {
   ProfileError,
   parseSetting,
   resolveProfile,
+  simProfileFileSchema,
 } from "./profile.js";
 export type { ChunkRecord } from "./server.js";
 export { countTokens, detokenize, tokenize } from "./tokenizer.js";
+export type { VirtualArrival, VirtualOutcome, VirtualRun } from "./virtual.js";
+export { runVirtual } from "./virtual.js";
 
 export interface SimulatorOptions {
   /** Built-in profile name (default "small-gpu"), a profile file path, or a loaded profile. */

@@ -258,7 +258,8 @@ export class ChunkWriter {
     const reason = finishReason === null ? "null" : `"${finishReason}"`;
     const choice =
       this.endpoint === "chat"
-        ? `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":${reason}}`
+        ? // vLLM sets stop_reason only on the chat stream's final choice, so only that one carries it.
+          `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":${reason}${finishReason === null ? "" : ',"stop_reason":null'}}`
         : `{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${reason},"stop_reason":null}`;
     return `${this.head}${choice}]${usageTail(usage)}}\n\n`;
   }

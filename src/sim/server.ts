@@ -366,6 +366,18 @@ export class SimServer {
       case "GET /admin/config":
         this.sendJson(res, 200, this.adminView(), path);
         return;
+      case "GET /admin/chunks": {
+        // The truth for a client in another process: ?offset=N skips records already fetched.
+        const offset = Number(new URL(req.url ?? "/", "http://sim").searchParams.get("offset") ?? 0);
+        const from = Number.isInteger(offset) && offset > 0 ? offset : 0;
+        this.sendJson(
+          res,
+          200,
+          { recording: o.recordChunkTimes, total: this.chunkLog.length, records: this.chunkLog.slice(from) },
+          path,
+        );
+        return;
+      }
       case "POST /admin/config":
         return this.adminConfig(req, res);
     }
@@ -553,8 +565,15 @@ export class SimServer {
       fault = { kind: "reset", afterTokens: p.fault_after_tokens };
     }
     const prefix = endpoint === "chat" ? "chatcmpl-" : "cmpl-";
-    const id = `${prefix}${randomUUID().replaceAll("-", "")}`;
     const clientRequestId = headerValue(req.headers["x-request-id"]);
+    // As vLLM does: the id is the prefix plus X-Request-Id, else the body's request_id, else a uuid.
+    const bodyRequestId = (body.value as { request_id?: unknown }).request_id;
+    const base = clientRequestId ?? (typeof bodyRequestId === "string" ? bodyRequestId : undefined);
+    const wanted = base !== undefined && base !== "" ? `${prefix}${base}` : undefined;
+    const id =
+      wanted !== undefined && !this.active.has(wanted) && !this.engine.knows(wanted)
+        ? wanted
+        : `${prefix}${randomUUID().replaceAll("-", "")}`;
     const active = new ActiveRequest(
       this,
       parsed,

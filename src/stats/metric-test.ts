@@ -52,7 +52,8 @@ export function logRatioTest(
   const oriented: WelchResult = { ...raw, difference: sign * raw.difference, t: sign * raw.t };
   const margin = Math.log(1 + options.tolerance);
   const [lo, hi] = interval(raw, options.alphaEachSide);
-  const [wLo, wHi] = interval(oriented, options.alphaEachSide);
+  // The oriented interval is the raw one, mirrored for higher-is-better metrics.
+  const [wLo, wHi] = sign > 0 ? [lo, hi] : [-hi, -lo];
   return {
     ratio: Math.exp(raw.difference),
     worse: oriented.difference,

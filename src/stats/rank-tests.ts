@@ -32,8 +32,20 @@ function midRanks(values: readonly number[]): { ranks: number[]; tieSizes: numbe
   return { ranks, tieSizes };
 }
 
-/** Counts of U = 0..n1·n2 over all C(n1+n2, n1) arrangements (no ties). */
-export function exactUDistribution(n1: number, n2: number): number[] {
+const exactCache = new Map<string, readonly number[]>();
+
+/** Counts of U = 0..n1·n2 over all C(n1+n2, n1) arrangements (no ties); memoised, it is reused a lot. */
+export function exactUDistribution(n1: number, n2: number): readonly number[] {
+  const key = `${n1},${n2}`;
+  let counts = exactCache.get(key);
+  if (!counts) {
+    counts = computeExactUDistribution(n1, n2);
+    exactCache.set(key, counts);
+  }
+  return counts;
+}
+
+function computeExactUDistribution(n1: number, n2: number): number[] {
   // f(i, j)[u]: number of arrangements of i x's and j y's with U = u (recursion on the largest value).
   let previous: number[][] = [];
   for (let i = 0; i <= n1; i++) {

@@ -27,3 +27,29 @@ export async function calibrateTokenModel(countTokens: TokenCounter, seed: numbe
   const offset = small - tokensPerWord * probeWords[0];
   return { tokensPerWord, offset: Math.round(offset * 1000) / 1000, source: "tokenize" };
 }
+
+/** How far sampled prompts are from their target lengths on the server's tokenizer (tokens). */
+export interface CalibrationCheck {
+  checked: number;
+  maxAbsError: number;
+  meanAbsError: number;
+}
+
+/** Tokenizes the first `count` prompts and compares them with their targets; null without /tokenize. */
+export async function checkPromptLengths(
+  countTokens: TokenCounter,
+  prompts: readonly { text: string; target: number }[],
+): Promise<CalibrationCheck | null> {
+  const errors: number[] = [];
+  for (const prompt of prompts) {
+    const tokens = await countTokens(prompt.text);
+    if (tokens === null) return null;
+    errors.push(Math.abs(tokens - prompt.target));
+  }
+  if (errors.length === 0) return null;
+  return {
+    checked: errors.length,
+    maxAbsError: Math.max(...errors),
+    meanAbsError: errors.reduce((sum, error) => sum + error, 0) / errors.length,
+  };
+}

@@ -270,7 +270,7 @@ describe("the action end to end", () => {
     expect(summary).toContain("median of 6 / 6 runs");
   });
 
-  it("interleaved runs the base commit's config and the PR's alternately", async () => {
+  it("interleaved runs the base commit's config and the PR's alternately, flipping the order each pair", async () => {
     fake.files.set(`vllm-perf-gate.yml@${mainSha}`, testConfig(1.0, { min: 2, max: 4 }));
     const { outputs, summary } = await runJob(
       prJob(207, { inputs: { mode: "interleaved" }, config: testConfig(1.3, { min: 2, max: 4 }) }),
@@ -278,12 +278,32 @@ describe("the action end to end", () => {
     expect(measureCalls.map((call) => `${call.side}:${call.firstRun}`)).toEqual([
       "baseline:0",
       "candidate:0",
-      "baseline:1",
       "candidate:1",
+      "baseline:1",
     ]);
     expect(measureCalls[0]?.configPath).toMatch(/\.vllm-perf-gate-base-aaaaaaaaaaaa\.yml$/);
     expect(outputs.verdict).toBe("regression");
     expect(summary).toContain("Mode: interleaved");
+  });
+
+  it("interleaved explains a config that does not exist at the base commit", async () => {
+    const job = prJob(212, {
+      inputs: { mode: "interleaved", config: "perf/new.yml" },
+      payload: pullRequestPayload({
+        owner: fake.owner,
+        repo: fake.repo,
+        number: 24,
+        baseSha: sha("7"),
+        headSha: sha("b"),
+      }),
+    });
+    await mkdir(join(workspace, "perf"), { recursive: true });
+    await writeFile(join(workspace, "perf", "new.yml"), testConfig(1));
+    const { result } = await runJob(job);
+    expect(result.failureMessage).toBe(
+      "mode interleaved: perf/new.yml does not exist at the base commit 777777777777, so there is no base side to run; use mode gate (stored baseline) for this PR",
+    );
+    expect(measureCalls).toEqual([]);
   });
 
   it("the post step stops recorded servers and uploads evidence main could not", async () => {

@@ -72,7 +72,8 @@ describe("createStreamClient", () => {
   });
 
   it("holds as many requests on the wire as the pool allows, and no more", async () => {
-    server = await startFakeServer({ behaviour: () => ({ kind: "ok", tokens: 3, ttftMs: 150 }) });
+    // Each response is held long enough for all 64 to be on the wire at once, even on a busy machine.
+    server = await startFakeServer({ behaviour: () => ({ kind: "ok", tokens: 3, ttftMs: 1000 }) });
     client = createStreamClient({ baseUrl: server.baseUrl, connections: 64 });
     const all = await Promise.all(
       Array.from({ length: 64 }, () =>

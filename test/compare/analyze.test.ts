@@ -114,7 +114,7 @@ describe("verdict rules", () => {
     const outcome = compare(base, cand, () => {}, "stored");
     expect(outcome.verdict.verdict).toBe("inconclusive");
     expect(outcome.verdict.nextLook).toBeNull();
-    expect(outcome.verdict.warnings.join()).toMatch(/session drift \(sd 0\.02\) does not shrink with runs/);
+    expect(outcome.verdict.warnings.join()).toMatch(/session drift does not shrink with runs/);
     // The same data from one job (no drift term) is decisive.
     const interleaved = compare(base, cand);
     expect(interleaved.verdict.verdict).toBe("pass");
@@ -373,5 +373,32 @@ describe("session drift from baseline history", () => {
       return c.ci![1] - c.ci![0];
     };
     expect(width(outcome)).toBeGreaterThan(width(pooled));
+  });
+});
+
+describe("cell pairing", () => {
+  it("pairs one differently-labelled cell per side and says so", () => {
+    const outcome = compare(
+      records(noisyRuns(5, { seed: 300, cell: "main" }), "b"),
+      records(noisyRuns(5, { seed: 301, cell: "pr-42" }), "c"),
+    );
+    expect(outcome.verdict.cells.map((c) => c.name)).toEqual(["main"]);
+    expect(outcome.verdict.warnings).toContain(
+      'one cell per side with different names: candidate "pr-42" compared with baseline "main"',
+    );
+  });
+});
+
+describe("mixed results within tolerance", () => {
+  it("flags a TTFT regression next to a significant throughput gain below the tolerance", () => {
+    // The FP8 KV-cache pattern: throughput +3% (significant, within the 5% tolerance), TTFT +12%.
+    const base = records(runsWithFactors(steadyFactors), "b");
+    const cand = records(runsWithFactors(steadyFactors, { ttftFactor: 1.12, throughputFactor: 1.03 }), "c");
+    const outcome = compare(base, cand);
+    expect(find(outcome, "output_throughput").verdict).toBe("no-change");
+    expect(find(outcome, "ttft_p95").verdict).toBe("regression");
+    expect(outcome.verdict.mixed).toEqual([
+      { cell: "chat", better: ["request_throughput", "output_throughput"], worse: ["ttft_p50", "ttft_p95"] },
+    ]);
   });
 });

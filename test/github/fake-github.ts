@@ -22,6 +22,8 @@ export interface FakeUser {
   installation: boolean;
   /** A token without `actions: read`: the Actions endpoints answer 403. */
   denyActions?: boolean;
+  /** GraphQL refuses this token too (then only the documented default identity is left). */
+  denyGraphql?: boolean;
 }
 
 export interface FakeRun {
@@ -166,6 +168,7 @@ export class FakeGitHub {
     // https://docs.github.com/en/graphql/reference/queries#viewer
     if (method === "POST" && path === "/graphql") {
       const { query } = JSON.parse(body.toString("utf8")) as { query: string };
+      if (user.denyGraphql) return json(403, { message: "Resource not accessible by integration" });
       if (/viewer\s*{\s*login/.test(query)) return json(200, { data: { viewer: { login: user.login } } });
       return json(200, { errors: [{ message: "unsupported by the fake" }] });
     }

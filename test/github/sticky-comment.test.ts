@@ -17,6 +17,12 @@ beforeAll(async () => {
   fake.users.set("ghs_actions", { login: "github-actions[bot]", type: "Bot", installation: true });
   fake.users.set("ghs_app", { login: "perf-bot[bot]", type: "Bot", installation: true });
   fake.users.set("ghp_alice", { login: "alice", type: "User", installation: false });
+  fake.users.set("ghs_locked", {
+    login: "github-actions[bot]",
+    type: "Bot",
+    installation: true,
+    denyGraphql: true,
+  });
 });
 afterAll(() => fake.stop());
 beforeEach(() => {
@@ -42,6 +48,8 @@ describe("sticky comment", () => {
     expect(await resolveTokenIdentity(createGitHubClient("ghp_alice", baseUrl))).toBe("alice");
     expect(await resolveTokenIdentity(createGitHubClient("ghs_app", baseUrl))).toBe("perf-bot[bot]");
     expect(fake.requests.some((r) => r.path === "/graphql" && r.token === "ghs_app")).toBe(true);
+    // Neither answers: GITHUB_TOKEN's documented identity.
+    expect(await resolveTokenIdentity(createGitHubClient("ghs_locked", baseUrl))).toBe("github-actions[bot]");
   });
 
   it("marker is versioned and keyed, and cannot be broken by the key", () => {

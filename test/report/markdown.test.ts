@@ -104,3 +104,22 @@ describe("terminal output", () => {
     expect(renderTerminal(hostile, { color: false })).toContain("warning: bad  [2J clear");
   });
 });
+
+describe("adaptive repeats in the report", () => {
+  it("says how many more runs are needed when inconclusive", () => {
+    const toRecords = (runs: ReturnType<typeof noisyRuns>) =>
+      runs.map((run) => runRecordFromRunFile(run, "x/run.json"));
+    const { reportMarkdown, verdict } = compareRecords({
+      baseline: toRecords(noisyRuns(3, { seed: 7, sd: 0.08 })),
+      candidate: toRecords(noisyRuns(3, { seed: 8, sd: 0.08, shift: 1.05 })),
+      settings: defaultCompareSettings(),
+      mode: "interleaved",
+    });
+    expect(verdict.verdict).toBe("inconclusive");
+    expect(reportMarkdown).toMatch(/^## ⚠️ vllm-perf-gate: inconclusive/);
+    expect(reportMarkdown).toMatch(
+      /\*\*More runs needed:\*\* 5 runs per side \(add 2 candidate and 2 baseline runs\)/,
+    );
+    expect(reportMarkdown).toContain("🟡 inconclusive");
+  });
+});

@@ -55,6 +55,7 @@ describe("client-bound decision", () => {
         targetConcurrency: 8,
         peakOnSocket: 8,
         completed: 100,
+        exactRate: { target: 10, achieved: 9.9 },
         thresholds,
       }),
     ).toEqual([]);
@@ -64,9 +65,11 @@ describe("client-bound decision", () => {
       targetConcurrency: 100,
       peakOnSocket: 10,
       completed: 500,
+      exactRate: { target: 10, achieved: 9.7 },
       thresholds,
     });
-    expect(reasons).toHaveLength(3);
+    expect(reasons).toHaveLength(4);
+    expect(reasons[3]).toMatch(/achieved rate 9.70\/s < 98% of the target 10\/s/);
     expect(reasons[2]).toMatch(/achieved concurrency 10 < asked 100/);
   });
 });

@@ -53,6 +53,7 @@ describe("runner against the simulator", () => {
       runs: 1,
     });
     const file = result.runs[0]!.file;
+    expect(file.requests.errorsByKind).toEqual({});
     expect(file.requests.completed).toBe(64);
     expect(file.tokens.output).toBe(64 * 24);
     expect(file.load.peakConcurrency).toBe(8);
@@ -93,6 +94,41 @@ describe("runner against the simulator", () => {
     const spread = delays.map((delay) => Math.abs(delay - centre));
     expect(median(spread)).toBeLessThan(2);
     expect(median(gapErrors)).toBeLessThan(1);
+  });
+
+  it("streams the chat endpoint, counting the role chunk as the first chunk", async () => {
+    sim = await startSimulator({
+      profile: "noiseless",
+      set: { eos_mean_tokens: 0 },
+      devMode: true,
+      model: "m",
+    });
+    dir = mkdtempSync(join(tmpdir(), "vpg-sim-"));
+    const config = testConfig([
+      {
+        name: "chat",
+        endpoint: "chat",
+        dataset: { type: "synthetic", input_tokens: 16, output_tokens: 6 },
+        load: { type: "concurrency", concurrency: 2 },
+        size: { requests: 8 },
+        warmup: { requests: 0 },
+      },
+    ]);
+    const result = await runCells({
+      config,
+      provider: baseUrlProvider({ baseUrl: sim.baseUrl, model: config.model }),
+      outDir: dir,
+      baseDir: dir,
+      runs: 1,
+    });
+    const file = result.runs[0]!.file;
+    expect(file.requests.errorsByKind).toEqual({});
+    expect(file.tokens.output).toBe(8 * 6);
+    const records = readFileSync(join(dir, "chat", "run-0", "requests.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => requestRecordSchema.parse(JSON.parse(line)));
+    for (const record of records) expect(record.chunksUs).toHaveLength(7);
   });
 
   it("fresh prefix policy shows no cross-run prefix hits; reuse does", async () => {

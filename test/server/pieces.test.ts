@@ -13,7 +13,12 @@ import { isPortFree } from "../../src/server/port.js";
 import { isGroupAlive, terminateGroup } from "../../src/server/process-group.js";
 import { createRedactor } from "../../src/server/redact.js";
 import { ServerLog } from "../../src/server/server-log.js";
-import { addLiveServer, readServerState, removeLiveServer } from "../../src/server/state.js";
+import {
+  addLiveServer,
+  defaultServerStateFile,
+  readServerState,
+  removeLiveServer,
+} from "../../src/server/state.js";
 
 const work = mkdtempSync(join(tmpdir(), "vpg-server-pieces-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -189,6 +194,13 @@ describe("docker arguments", () => {
 });
 
 describe("state file", () => {
+  it("lives in the job's RUNNER_TEMP on a runner, so main and post steps agree on it", () => {
+    expect(defaultServerStateFile({ RUNNER_TEMP: "/home/runner/work/_temp" })).toBe(
+      "/home/runner/work/_temp/vllm-perf-gate/servers.json",
+    );
+    expect(defaultServerStateFile({})).toMatch(/vllm-perf-gate-\d+\/servers\.json$/);
+  });
+
   it("adds and removes live servers atomically and rejects a malformed file clearly", async () => {
     const path = join(work, "state", "servers.json");
     expect((await readServerState(path)).servers).toEqual([]);

@@ -88,6 +88,9 @@ describe("command kind", () => {
     });
     expect(fingerprint.server.maxModelLen).toBe(4096);
     expect(session.logFile).toMatch(/server-c-run1\.log$/);
+    // Shared by a cell's runs (the default lifecycle): dev mode is on, so the prefix cache can be reset.
+    expect(provider.lifecycle).toBe("per-cell");
+    expect(await session.resetPrefixCache()).toBe(true);
     await session.stop();
     expect(groupAlive(pid!)).toBe(false);
     expect(await livePids(stateFile)).toEqual([]);
@@ -109,6 +112,7 @@ describe("command kind", () => {
           String(port),
         ],
         port,
+        lifecycle: "per-run",
       }),
       {
         model,
@@ -119,8 +123,10 @@ describe("command kind", () => {
         warn: (message) => warnings.push(message),
       },
     );
-    const session = await provider.start({ cell: "c", logDir: logDir() });
+    const session = await provider.start({ cell: "c", run: 0, logDir: logDir() });
     const [pid] = await livePids(stateFile);
+    // A fresh server per run needs no reset, and does not get the dev-mode endpoint.
+    expect(await session.resetPrefixCache()).toBe(false);
     await session.stop();
     expect(groupAlive(pid!)).toBe(false);
     expect(warnings.join("\n")).toMatch(/ignored SIGTERM for 500 ms and was killed \(SIGKILL\)/);
@@ -230,6 +236,8 @@ describe("sim kind", () => {
     ]);
     expect(fingerprint.server.servedModels).toEqual(["sim-model"]);
     expect(fingerprint.gpu).toBeNull();
+    // Per-cell (the default): the simulator runs in dev mode, so runs can start with a cold prefix cache.
+    expect(await session.resetPrefixCache()).toBe(true);
     const response = await fetch(`${session.endpoint.baseUrl}/v1/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },

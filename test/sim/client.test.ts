@@ -49,18 +49,20 @@ describe("a stock OpenAI-style streaming client", () => {
       const text = deltas.map((d) => d.content ?? "").join("");
       expect(text.split(" ")).toHaveLength(6);
       expect(r.events.at(-1)!.data).toBe("[DONE]");
-      // Prompt: the role word plus 199 words = 200 tokens.
-      const ttft = r.events[0]!.at - r.sentAt;
+      // Prompt: the role word plus 199 words = 200 tokens. Token k is due no earlier than
+      // send + TTFT formula + k ITLs, whatever the load: the model never runs early.
       const formulaTtft = 20 + 0.1 * 200;
-      expect(ttft).toBeGreaterThanOrEqual(formulaTtft - 0.5);
-      expect(ttft).toBeLessThan(formulaTtft + 250);
+      const itl = 20 + 5;
       const contentTimes = r.events.slice(1, 7).map((e) => e.at);
-      const gaps = contentTimes.slice(1).map((t, i) => t - contentTimes[i]!);
-      const median = [...gaps].sort((a, b) => a - b)[2]!;
-      expect(median).toBeGreaterThan(25 - 5);
-      expect(median).toBeLessThan(25 + 40);
+      contentTimes.forEach((t, k) => {
+        expect(t - r.sentAt).toBeGreaterThanOrEqual(formulaTtft + k * itl - 0.5);
+      });
+      // Generous: a loaded 2-core machine can delay a step by a lot; the bench measures the real error.
+      expect(contentTimes.at(-1)! - r.sentAt).toBeLessThan(formulaTtft + 5 * itl + 2000);
       // The truth: what the server wrote and when, joinable by the client's x-request-id.
+      expect((r.events[0]!.json as { id: string }).id).toBe("chatcmpl-client-1");
       const truth = sim.chunkRecords().filter((c) => c.clientRequestId === "client-1");
+      expect(new Set(truth.map((c) => c.requestId))).toEqual(new Set(["chatcmpl-client-1"]));
       expect(truth.map((c) => c.kind)).toEqual([
         "role",
         "content",
@@ -73,13 +75,19 @@ describe("a stock OpenAI-style streaming client", () => {
         "done",
       ]);
       expect(truth.reduce((sum, c) => sum + c.tokens, 0)).toBe(6);
+      const overHttp = (await (await fetch(`${sim.baseUrl}/admin/chunks?offset=1`)).json()) as {
+        recording: boolean;
+        total: number;
+        records: unknown[];
+      };
+      expect(overHttp.recording).toBe(true);
+      expect(overHttp.records).toEqual(sim.chunkRecords().slice(1));
       const written = truth.filter((c) => c.kind === "content").map((c) => c.timeMs);
-      // Steps stay on the engine's timeline: a late step does not push the later ones back.
-      const writtenGaps = written.slice(1).map((t, i) => t - written[i]!);
-      expect([...writtenGaps].sort((a, b) => a - b)[2]!).toBeGreaterThan(25 - 1);
-      expect(written.at(-1)! - written[0]!).toBeGreaterThan(5 * 25 - 10);
-      for (let i = 0; i < written.length; i++)
-        expect(contentTimes[i]!).toBeGreaterThanOrEqual(written[i]! - 1);
+      written.forEach((t, k) => {
+        expect(t - r.sentAt).toBeGreaterThanOrEqual(formulaTtft + k * itl - 0.5);
+        // A chunk is read after it is written.
+        expect(contentTimes[k]!).toBeGreaterThanOrEqual(t - 0.5);
+      });
     } finally {
       await sim.close();
     }
@@ -97,7 +105,7 @@ describe("a stock OpenAI-style streaming client", () => {
             new Promise<string[]>((resolve, reject) => {
               const body = JSON.stringify({
                 prompt: promptOf(16, `r${i}`),
-                max_tokens: 5,
+                max_tokens: 3,
                 ignore_eos: true,
                 stream: true,
               });

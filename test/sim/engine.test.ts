@@ -211,6 +211,22 @@ describe("engine on virtual time", () => {
     expect(lone(applyOverrides(noiseless, { cache_dtype: "fp8" }))).toBeGreaterThan(lone(noiseless));
   });
 
+  it("a long prefill landing in the batch stretches the running sequences' ITL (chunked-prefill interference)", () => {
+    const p = applyOverrides(noiseless, { max_num_batched_tokens: 512 });
+    const engine = new Engine(p, 1);
+    const run = runVirtual(engine, [
+      { at: 0, spec: spec("decoder", prompt(10), 60) },
+      { at: 30, spec: spec("long", prompt(2000, 5000), 2) },
+    ]);
+    const times = run.outcomes.get("decoder")!.tokenTimes;
+    const gaps = times.slice(1).map((t, i) => t - times[i]!);
+    const quiet = p.step_overhead_ms + p.decode_per_seq_ms;
+    expect(Math.min(...gaps)).toBeGreaterThan(quiet - 0.01);
+    // A step carrying a 511-token prefill chunk next to the decode.
+    expect(Math.max(...gaps)).toBeCloseTo(quiet + p.prefill_per_token_ms * 511, 1);
+    expect(gaps.filter((gap) => gap > quiet + 1).length).toBeGreaterThanOrEqual(3);
+  });
+
   it("a runtime profile change (+10% decode) applies from the next step", () => {
     const engine = new Engine(applyOverrides(noiseless, { attention_per_context_token_ms: 0 }), 1);
     engine.addRequest(spec("a", prompt(10), 10), 0);

@@ -122,12 +122,17 @@ describe("faults", () => {
   });
 
   it("slow start: /health and generation answer 503 until the delay has passed", async () => {
-    const sim = await startSimulator({ set: { startup_delay_s: 0.3 } });
+    const sim = await startSimulator({ set: { startup_delay_s: 60 } });
     try {
       expect((await fetch(`${sim.baseUrl}/health`)).status).toBe(503);
       expect((await postJson(`${sim.baseUrl}/v1/completions`, { prompt: "a" })).status).toBe(503);
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      // The delay counts from the server's start; shortening it below the time already spent ends it.
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      sim.configure({ startup_delay_s: 0.05 });
       expect((await fetch(`${sim.baseUrl}/health`)).status).toBe(200);
+      expect((await postJson(`${sim.baseUrl}/v1/completions`, { prompt: "a", max_tokens: 1 })).status).toBe(
+        200,
+      );
     } finally {
       await sim.close();
     }

@@ -259,7 +259,7 @@ describe("prefix caching seen by the client", () => {
       controller.abort();
       await reader.read().catch(() => undefined);
       let metrics = "";
-      for (let i = 0; i < 50 && !metrics.includes('finished_reason="abort"} 1.0'); i++) {
+      for (let i = 0; i < 250 && !metrics.includes('finished_reason="abort"} 1.0'); i++) {
         await new Promise((resolve) => setTimeout(resolve, 20));
         metrics = await (await fetch(`${local.baseUrl}/metrics`)).text();
       }

@@ -18,18 +18,37 @@ describe("looks", () => {
   });
 
   it("asks for the next look, and for baseline runs only when interleaved", () => {
-    expect(nextLookAfter(3, 3, [3, 5, 7, 10], true, "r")).toEqual({ runsPerSide: 5, addCandidateRuns: 2, addBaselineRuns: 2, reason: "r" });
-    expect(nextLookAfter(4, 10, [3, 5, 7, 10], false, "r")).toEqual({ runsPerSide: 5, addCandidateRuns: 1, addBaselineRuns: 0, reason: "r" });
+    expect(nextLookAfter(3, 3, [3, 5, 7, 10], true, "r")).toEqual({
+      runsPerSide: 5,
+      addCandidateRuns: 2,
+      addBaselineRuns: 2,
+      reason: "r",
+    });
+    expect(nextLookAfter(4, 10, [3, 5, 7, 10], false, "r")).toEqual({
+      runsPerSide: 5,
+      addCandidateRuns: 1,
+      addBaselineRuns: 0,
+      reason: "r",
+    });
     expect(nextLookAfter(10, 10, [3, 5, 7, 10], true, "r")).toBeNull();
   });
 });
 
 describe("verdict rule (statistics.md §0)", () => {
-  const base = { tolerance: 0.05, pWorseAdjusted: 1, pBetterAdjusted: 1, pWithinTolerance: 1, alpha: 0.01, passAlpha: 0.05 };
+  const base = {
+    tolerance: 0.05,
+    pWorseAdjusted: 1,
+    pBetterAdjusted: 1,
+    pWithinTolerance: 1,
+    alpha: 0.01,
+    passAlpha: 0.05,
+  };
   it("needs both significance and magnitude for a regression", () => {
     expect(classify({ ...base, worse: 0.1, pWorseAdjusted: 0.001 })).toBe("regression");
     // Significant but within tolerance: not a regression; no change when the bound is inside.
-    expect(classify({ ...base, worse: 0.03, pWorseAdjusted: 0.001, pWithinTolerance: 0.01 })).toBe("no-change");
+    expect(classify({ ...base, worse: 0.03, pWorseAdjusted: 0.001, pWithinTolerance: 0.01 })).toBe(
+      "no-change",
+    );
     expect(classify({ ...base, worse: 0.03, pWorseAdjusted: 0.001 })).toBe("inconclusive");
     // Beyond tolerance but not significant at the adjusted level.
     expect(classify({ ...base, worse: 0.1, pWorseAdjusted: 0.02 })).toBe("inconclusive");

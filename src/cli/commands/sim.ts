@@ -15,6 +15,20 @@ import type { CliCommand, OptionSpec } from "../command.js";
 import { integerOption, parseCommandArgs, stringListOption, stringOption } from "../command.js";
 import { FailureError, InputError, UsageError } from "../errors.js";
 
+function wrap(words: readonly string[], width: number, indent: string): string {
+  const lines: string[] = [];
+  let line = indent;
+  for (const word of words) {
+    if (line.length + word.length + 2 > width && line.trim() !== "") {
+      lines.push(line.trimEnd());
+      line = indent;
+    }
+    line += `${word}, `;
+  }
+  lines.push(line.replace(/, $/, "."));
+  return lines.join("\n");
+}
+
 const usage = `Usage: vllm-perf-gate sim [options] [MODEL]
 
 A vLLM-compatible OpenAI server whose timing follows a continuous-batching model (no GPU needed).
@@ -31,13 +45,19 @@ Options:
   --api-key KEY               /v1/* needs "Authorization: Bearer KEY" (default: $VLLM_API_KEY)
   --dev-mode                  enable POST /reset_prefix_cache (also VLLM_SERVER_DEV_MODE=1)
   --fault SPEC                inject a fault (repeatable), see Faults
+  --record-chunk-times        keep when each chunk was written; read it at GET /admin/chunks
   --list-profiles             print the built-in profiles and exit
   -h, --help                  show this help
 
 vLLM engine flags (aliases of knobs): --max-num-seqs, --max-num-batched-tokens, --max-model-len (1k ok),
   --block-size, --num-gpu-blocks-override, --kv-cache-dtype, --gpu-memory-utilization,
-  --enable-prefix-caching / --no-enable-prefix-caching, --enable-prompt-tokens-details.
-Accepted and ignored: ${[...ignoredEngineFlags, ...ignoredEngineSwitches].map((flag) => `--${flag}`).join(", ")}.
+  --enable-prefix-caching / --no-enable-prefix-caching, --enable-prompt-tokens-details, --disable-log-stats.
+Accepted and ignored:
+${wrap(
+  [...ignoredEngineFlags, ...ignoredEngineSwitches].map((flag) => `--${flag}`),
+  100,
+  "  ",
+)}
 
 Profiles (illustrative shapes, not measurements of any GPU):
 ${profileHelp()}
@@ -53,7 +73,8 @@ ${faultForms.map(([form, help]) => `  ${form.padEnd(30)}${help}`).join("\n")}
 
 Endpoints: GET /health /ping /version /v1/models /metrics; POST /v1/completions /v1/chat/completions
 /tokenize /detokenize; dev mode: POST /reset_prefix_cache. Simulator only: GET /admin/config (the
-effective profile), POST /admin/config with a JSON object of knobs (validated, applied atomically).
+effective profile), POST /admin/config with a JSON object of knobs (validated, applied atomically),
+GET /admin/chunks[?offset=N] (with --record-chunk-times: when each chunk was really written).
 Tokenizer: one token per whitespace-separated word. See docs/sim.md.
 `;
 
@@ -69,6 +90,7 @@ const options: OptionSpec = {
   "dev-mode": { type: "boolean" },
   fault: { type: "string", multiple: true },
   "list-profiles": { type: "boolean" },
+  "record-chunk-times": { type: "boolean" },
   "enable-prefix-caching": { type: "boolean" },
   "no-enable-prefix-caching": { type: "boolean" },
   ...Object.fromEntries(Object.keys(engineFlagKnobs).map((flag) => [flag, { type: "string" as const }])),
@@ -144,6 +166,7 @@ export const simCommand: CliCommand = {
         model,
         apiKey: stringOption(args, "api-key") ?? io.env.VLLM_API_KEY,
         devMode: args.values["dev-mode"] === true || io.env.VLLM_SERVER_DEV_MODE === "1",
+        recordChunkTimes: args.values["record-chunk-times"] === true,
         onEngineDeath: (reason) => {
           death = reason;
           void sim.close();

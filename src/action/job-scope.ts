@@ -1,0 +1,76 @@
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { ComparisonMode } from "../compare/verdict-schema.js";
+import type { ArtifactStore } from "../github/artifact-store.js";
+import type { GitHubClient } from "../github/client.js";
+import type { ActionContext } from "../github/context.js";
+import type { Redactor } from "../server/redact.js";
+import type { ActionIO } from "./action-io.js";
+import type { ActionDependencies } from "./dependencies.js";
+import type { ActionInputs } from "./inputs.js";
+import type { RunPlan } from "./plan.js";
+
+/** Everything one step of the action works with, resolved once and shared by its parts. */
+export interface JobScope {
+  deps: ActionDependencies;
+  inputs: ActionInputs;
+  context: ActionContext;
+  io: ActionIO;
+  plan: RunPlan;
+  layout: Layout;
+  /** Absolute path of the PR's (or this commit's) config. */
+  configPath: string;
+  workingDirectory: string;
+  /** GITHUB_WORKSPACE: the repository checkout. */
+  workspace: string;
+  redactor: Redactor;
+  /** Created on first use, so jobs that never call the API need no token. */
+  github: () => GitHubClient;
+  store: ArtifactStore;
+}
+
+/** What measuring produced: which comparison it calls for, and the base config of interleaved runs. */
+export interface Measured {
+  mode: ComparisonMode;
+  baseConfigPath: string | null;
+}
+
+/**
+ * The step's scratch directory. `evidence/` is what gets uploaded: the candidate's results (and the base
+ * side's in interleaved runs), the comparison's files and the report.
+ */
+export interface Layout {
+  evidenceDir: string;
+  candidateDir: string;
+  baselineSideDir: string;
+  compareDir: string;
+  downloadDir: string;
+  serverStateFile: string;
+  reportPath: string;
+}
+
+export function layoutOf(workDir: string): Layout {
+  const evidenceDir = join(workDir, "evidence");
+  return {
+    evidenceDir,
+    candidateDir: join(evidenceDir, "candidate"),
+    baselineSideDir: join(evidenceDir, "baseline"),
+    compareDir: join(evidenceDir, "compare"),
+    downloadDir: join(workDir, "downloaded-baseline"),
+    serverStateFile: join(workDir, "servers.json"),
+    reportPath: join(evidenceDir, "report.md"),
+  };
+}
+
+export async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The smallest run count among the given cells (all cells when null). */
+export function fewestRuns(counts: Map<string, number>, cells: string[] | null): number {
+  const relevant = cells ? cells.map((cell) => counts.get(cell) ?? 0) : [...counts.values()];
+  return relevant.length === 0 ? 0 : Math.min(...relevant);
+}

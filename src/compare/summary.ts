@@ -1,0 +1,94 @@
+import type { MetricName } from "../config/metric-names.js";
+import type { Comparison, OverallVerdict, VerdictFile } from "./verdict-schema.js";
+
+/** The parts of the verdict written for people: headline, mixed results, impact at this load. */
+
+export function headlineFor(
+  verdict: OverallVerdict,
+  counts: VerdictFile["counts"],
+  comparisons: readonly Comparison[],
+  brokenCells: number,
+  notComparable: number,
+): string {
+  const tally = `${counts.regression} regressed, ${counts.improvement} improved, ${counts.noChange} unchanged, ${counts.inconclusive} inconclusive of ${counts.gated} gated checks`;
+  switch (verdict) {
+    case "pass":
+      return `Pass: no gated metric got worse beyond tolerance (${tally})`;
+    case "regression": {
+      const worst = comparisons.filter((c) => c.gated && c.verdict === "regression").length;
+      return `Regression: ${worst} gated check${worst === 1 ? "" : "s"} got worse beyond tolerance (${tally})`;
+    }
+    case "inconclusive":
+      return `Inconclusive: the runs cannot yet tell a change within tolerance from a regression (${tally})`;
+    case "not-comparable":
+      return `Not comparable: ${notComparable} condition${notComparable === 1 ? "" : "s"} differ between baseline and candidate outside the allowed differences`;
+    case "error":
+      return brokenCells > 0
+        ? `Error: ${brokenCells} cell${brokenCells === 1 ? " has" : "s have"} no usable runs on one side`
+        : "Error: nothing could be compared";
+  }
+}
+
+const mixedCandidates: readonly MetricName[] = [
+  "ttft_p50",
+  "ttft_p95",
+  "tpot_p50",
+  "tpot_p95",
+  "itl_p95",
+  "e2el_p50",
+  "e2el_p95",
+  "output_throughput",
+  "request_throughput",
+  "request_goodput",
+];
+
+/**
+ * A cell is mixed when one phase got better and another worse. At least one side must be a verdict
+ * (beyond tolerance); the other may be a significant change within tolerance, as in the FP8 KV-cache
+ * case (throughput +2-5%, median TTFT +7-11%).
+ */
+export function mixedResults(comparisons: readonly Comparison[], alpha: number): VerdictFile["mixed"] {
+  const byCell = new Map<string, { better: string[]; worse: string[]; decisive: boolean }>();
+  for (const c of comparisons) {
+    if (!mixedCandidates.includes(c.metric) || c.ratio === null || c.p === null) continue;
+    const decisive = c.verdict === "improvement" || c.verdict === "regression";
+    if (!decisive && c.p > alpha) continue;
+    const worse = c.higherIsBetter ? c.ratio < 1 : c.ratio > 1;
+    const entry = byCell.get(c.cell) ?? { better: [], worse: [], decisive: false };
+    (worse ? entry.worse : entry.better).push(c.metric);
+    entry.decisive ||= decisive;
+    byCell.set(c.cell, entry);
+  }
+  return [...byCell.entries()]
+    .filter(([, entry]) => entry.decisive && entry.better.length > 0 && entry.worse.length > 0)
+    .map(([cell, { better, worse }]) => ({ cell, better, worse }));
+}
+
+export function impactOf(
+  cells: VerdictFile["cells"],
+  comparisons: readonly Comparison[],
+): VerdictFile["impact"] {
+  const find = (cell: string, metric: MetricName) => {
+    const c = comparisons.find((comparison) => comparison.cell === cell && comparison.metric === metric);
+    return c && c.baseline !== null && c.candidate !== null
+      ? { baseline: c.baseline, candidate: c.candidate }
+      : null;
+  };
+  const withChange = (pair: { baseline: number; candidate: number } | null, scale = 1) =>
+    pair
+      ? {
+          baseline: pair.baseline * scale,
+          candidate: pair.candidate * scale,
+          change: (pair.candidate - pair.baseline) * scale,
+        }
+      : null;
+  return cells
+    .filter((cell) => cell.status === "compared" || cell.status === "too-few-runs")
+    .map((cell) => ({
+      cell: cell.name,
+      // request_throughput counts completed (successful) requests per second, as vLLM's does.
+      successfulPerHour: withChange(find(cell.name, "request_throughput"), 3600),
+      ttftP95Ms: withChange(find(cell.name, "ttft_p95")),
+      e2elP95Ms: withChange(find(cell.name, "e2el_p95")),
+    }));
+}

@@ -1,0 +1,143 @@
+import type { RequestRecord } from "../metrics/request-record.js";
+import { computeRunMetrics } from "../metrics/run-metrics.js";
+import { type RunFile, runFileSchema, runFileSchemaVersion } from "../metrics/run-schema.js";
+import { type MetricsScrape, summarizeServerMetrics } from "../metrics/server-metrics.js";
+import { summarize } from "../metrics/summary.js";
+import { toolName, toolVersion } from "../version.js";
+import type { Workload } from "../workload/workload.js";
+import type { CellContext } from "./cell-context.js";
+import { clientBoundReasons } from "./client-bound.js";
+import type { DispatchResult } from "./dispatch.js";
+import { type LoadPlan, targetConcurrencyOf, targetRateOf } from "./load-plan.js";
+
+/** Everything a finished run measured, gathered by runOnce. Times are on the run's monotonic clock. */
+export interface RunFacts {
+  context: CellContext;
+  workload: Workload;
+  plan: LoadPlan;
+  runIndex: number;
+  side?: string;
+  /** Measured requests, any order. */
+  records: RequestRecord[];
+  warmupCount: number;
+  /** Start of the measured phase, and the last response's end. */
+  origin: number;
+  lastEnd: number;
+  startedAtEpochMs: number;
+  dispatch: DispatchResult;
+  eventLoopLagP99Ms: number | null;
+  peakOnSocket: number;
+  scrapes: readonly MetricsScrape[];
+  /** Why the server exited during the run, or null. */
+  crashReason: string | null;
+  /** Refused connections in a row that stopped the run, or null. */
+  refusedInARow: number | null;
+  aborted: boolean;
+  notes: readonly string[];
+  prefix: RunFile["prefix"];
+  serverFingerprint: Record<string, unknown>;
+}
+
+/** run.json from a run's facts (pure): metrics, load fidelity, the client-bound verdict, flags, conditions. */
+export function assembleRunFile(facts: RunFacts): RunFile {
+  const { context, workload, plan, records, dispatch: result } = facts;
+  const { cell, config } = context;
+  const notes = [...facts.notes];
+  const origin = facts.origin;
+  const lastEnd = facts.lastEnd;
+  const startedAtEpochMs = facts.startedAtEpochMs;
+  const warmupCount = facts.warmupCount;
+  const sorted = [...records].sort((a, b) => a.index - b.index);
+  const durationS = Math.max(0, lastEnd - origin) / 1000;
+  const metrics = computeRunMetrics(sorted, { durationS, slo: cell.slo, warmup: warmupCount });
+  const lags = records.map((record) => record.readyMs - record.scheduledMs);
+  const lagSummary = summarize(lags);
+  const targetConcurrency = targetConcurrencyOf(plan);
+  const sendWindowS = result.lastReadyAt === null ? 0 : (result.lastReadyAt - result.startedAt) / 1000;
+  const achievedRate =
+    cell.load.type === "concurrency"
+      ? metrics.throughput.request
+      : sendWindowS > 0
+        ? result.dispatched / sendWindowS
+        : 0;
+  const exactSchedule = cell.load.type === "rate" && plan.maxRequests !== null && plan.maxDurationMs === null;
+  const reasons = clientBoundReasons({
+    exactRate:
+      exactSchedule && cell.load.type === "rate" && result.dispatched === plan.maxRequests
+        ? { target: cell.load.rate, achieved: achievedRate }
+        : null,
+    scheduleLagP50Ms: lagSummary.p50,
+    eventLoopLagP99Ms: facts.eventLoopLagP99Ms,
+    targetConcurrency,
+    peakOnSocket: facts.peakOnSocket,
+    completed: metrics.requests.completed,
+    thresholds: {
+      maxScheduleLagMs: config.client.max_schedule_lag_ms,
+      maxEventLoopLagMs: config.client.max_event_loop_lag_ms,
+    },
+  });
+
+  const busyMs = records.reduce((sum, record) => sum + (record.endMs - record.sentMs), 0);
+  if (records.some((record) => record.ok && record.outputTokensSource === "chunks")) {
+    notes.push("the server sent no usage for some requests: their output tokens are counted as chunks");
+  }
+  if (workload.info.tokenModel.source === "tokenize") {
+    const model = workload.info.tokenModel;
+    notes.push(
+      `prompt lengths calibrated with POST /tokenize: ${model.tokensPerWord} tokens/word + ${model.offset}`,
+    );
+  }
+  const crashed = facts.crashReason;
+  const cutShort = crashed !== null || facts.refusedInARow !== null || facts.aborted;
+  if (facts.refusedInARow !== null) {
+    notes.unshift(
+      `stopped after ${facts.refusedInARow} refused connections in a row: the server is unreachable`,
+    );
+  }
+  return runFileSchema.parse({
+    schemaVersion: runFileSchemaVersion,
+    tool: { name: toolName, version: toolVersion },
+    cell: cell.name,
+    run: facts.runIndex,
+    ...(facts.side ? { side: facts.side } : {}),
+    startedAt: new Date(startedAtEpochMs).toISOString(),
+    durationS,
+    load: {
+      type: cell.load.type,
+      targetRate: targetRateOf(plan),
+      targetConcurrency,
+      achievedRate,
+      achievedConcurrencyMean: durationS > 0 ? busyMs / (durationS * 1000) : 0,
+      peakConcurrency: facts.peakOnSocket,
+      scheduleLagP50Ms: lagSummary.p50,
+      scheduleLagP99Ms: lagSummary.p99,
+      eventLoopLagP99Ms: facts.eventLoopLagP99Ms,
+    },
+    ...metrics,
+    server: summarizeServerMetrics(facts.scrapes),
+    flags: {
+      clientBound: reasons.length > 0,
+      ...(reasons.length > 0 ? { clientBoundReason: reasons.join("; ") } : {}),
+      serverCrashed: crashed !== null,
+      cutShort,
+      notes: crashed !== null ? [`server exited during the run: ${crashed}`, ...notes] : notes,
+    },
+    prefix: facts.prefix,
+    fingerprint: {
+      ...facts.serverFingerprint,
+      workload: {
+        cell: cell.name,
+        endpoint: cell.endpoint,
+        dataset: cell.dataset,
+        load: cell.load,
+        size: cell.size,
+        warmup: cell.warmup,
+        prefix: cell.prefix,
+        seed: context.seed,
+        datasetSha256: workload.info.datasetSha256,
+        tokenModel: workload.info.tokenModel,
+      },
+    },
+    telemetry: null,
+  });
+}

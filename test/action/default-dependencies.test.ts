@@ -1,0 +1,67 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cleanupRecordedServers, compareWithStatistics } from "../../src/action/default-dependencies.js";
+import { testConfig, writeRun } from "./fixtures.js";
+
+/** The real wiring, on the parts that need no server: compare on written runs, and post-step cleanup. */
+describe("createDefaultDependencies' adapters", () => {
+  it("compare reads both sides, honours fail-on and writes verdict.json", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "wired-compare-"));
+    const configPath = join(dir, "vllm-perf-gate.yml");
+    await writeFile(configPath, testConfig(1));
+    for (const run of [0, 1, 2, 3, 4]) {
+      await writeRun(join(dir, "baseline"), "chat", run, 1);
+      await writeRun(join(dir, "candidate"), "chat", run, 1.5);
+    }
+    const request = {
+      baselineDir: join(dir, "baseline"),
+      candidateDir: join(dir, "candidate"),
+      configPath,
+      mode: "stored" as const,
+      baselineInfo: { commit: "a".repeat(40), runId: "7" },
+      outDir: join(dir, "compare"),
+      workingDirectory: dir,
+    };
+    const gated = await compareWithStatistics({ ...request, failOn: null });
+    expect(gated.verdict).toBe("regression");
+    expect(gated.exitCode).toBe(1);
+    expect(gated.report).toContain("regression");
+    const written = JSON.parse(await readFile(join(dir, "compare", "verdict.json"), "utf8"));
+    expect(written.baselineInfo).toMatchObject({ commit: "a".repeat(40), runId: "7" });
+    const tolerated = await compareWithStatistics({ ...request, failOn: "never" });
+    expect(tolerated).toMatchObject({ verdict: "regression", exitCode: 0 });
+  });
+
+  it("cleanup stops a server a cancelled main step left running", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "wired-cleanup-"));
+    const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], {
+      detached: true,
+      stdio: "ignore",
+    });
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    const stateFile = join(dir, "servers.json");
+    await writeFile(
+      stateFile,
+      JSON.stringify({
+        schemaVersion: 1,
+        servers: [
+          {
+            id: "s1",
+            kind: "sim",
+            startedAt: new Date().toISOString(),
+            cell: "chat",
+            run: null,
+            pid: child.pid,
+            processGroup: child.pid,
+          },
+        ],
+      }),
+    );
+    await cleanupRecordedServers(stateFile);
+    await exited;
+    expect(JSON.parse(await readFile(stateFile, "utf8")).servers).toEqual([]);
+  }, 30_000);
+});
