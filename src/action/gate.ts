@@ -1,6 +1,7 @@
 import type { BaselineInfo } from "../compare/verdict-schema.js";
 import { countRuns } from "../github/baseline-bundle.js";
-import { escapeMarkdown, inlineCode } from "../github/escape.js";
+import { inlineCode } from "../github/escape.js";
+import { escapeMarkdown } from "../report/escape.js";
 import { outputNames } from "./action-io.js";
 import type { CompareOutcome } from "./dependencies.js";
 import { fewestRuns, type JobScope, type Measured } from "./job-scope.js";
@@ -116,7 +117,7 @@ async function baselineMissing(scope: JobScope, reason: string): Promise<ActionR
   const report = [
     "## vllm-perf-gate: baseline missing",
     "",
-    `Nothing to compare with: ${escapeMarkdown(reason)}.`,
+    `Nothing to compare with: ${escapeMarkdown(reason, 300)}.`,
     "",
     `The candidate was measured (${runs.size} cell(s), ${fewestRuns(runs, null)} run(s) each) and its results are uploaded as artifact \`${inputs.artifactName}\`. ` +
       `Run this workflow on a push to ${plan.baseBranch ? inlineCode(plan.baseBranch) : "the base branch"} to record a baseline; the next run of this pull request compares with it.`,

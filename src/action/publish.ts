@@ -3,7 +3,7 @@ import type { BaselineInfo } from "../compare/verdict-schema.js";
 import type { GitHubClient } from "../github/client.js";
 import { httpStatusOf } from "../github/client.js";
 import type { ActionContext } from "../github/context.js";
-import { escapeMarkdown, inlineCode, safeLogin, safeSha } from "../github/escape.js";
+import { inlineCode, safeLogin, safeSha } from "../github/escape.js";
 import { findOverrideLabel } from "../github/override-label.js";
 import {
   commentMarker,
@@ -11,6 +11,7 @@ import {
   resolveTokenIdentity,
   upsertStickyComment,
 } from "../github/sticky-comment.js";
+import { escapeMarkdown } from "../report/escape.js";
 import type { Redactor } from "../server/redact.js";
 import type { ActionIO } from "./action-io.js";
 import { outputNames } from "./action-io.js";
@@ -78,7 +79,7 @@ function provenanceFooter(
     const date = baseline.date && !Number.isNaN(Date.parse(baseline.date)) ? new Date(baseline.date) : null;
     const when = date ? ` (${date.toISOString().slice(0, 16).replace("T", " ")} UTC)` : "";
     parts.push(`Baseline: ${commit}${run}${when}.`);
-    if (baseline.note) parts.push(`Note: ${escapeMarkdown(baseline.note)}.`);
+    if (baseline.note) parts.push(`Note: ${escapeMarkdown(baseline.note, 300)}.`);
   }
   parts.push(`Evidence: artifact \`${inputs.artifactName}\` of [run ${context.runId}](${runUrl}).`);
   return `<sub>${parts.join(" ")}</sub>`;

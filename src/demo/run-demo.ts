@@ -89,8 +89,20 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   try {
     const measured = await runAdaptive({
       sides: [
-        { name: "baseline", config: baseline!.config, provider: providers[0]!, outDir: baselineDir, baseDir: outDir },
-        { name: "candidate", config: candidate!.config, provider: providers[1]!, outDir: candidateDir, baseDir: outDir },
+        {
+          name: "baseline",
+          config: baseline!.config,
+          provider: providers[0]!,
+          outDir: baselineDir,
+          baseDir: outDir,
+        },
+        {
+          name: "candidate",
+          config: candidate!.config,
+          provider: providers[1]!,
+          outDir: candidateDir,
+          baseDir: outDir,
+        },
       ],
       minRuns: scenario.repeats.min,
       maxRuns: scenario.repeats.max,

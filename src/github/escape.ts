@@ -1,14 +1,7 @@
 /**
- * Text that came from outside this job (a downloaded baseline's note, a label, a login) is shown in
- * markdown escaped, so it cannot inject links, mentions, HTML or a forged comment marker.
+ * GitHub-specific guards for text from outside this job. Free text goes through report/escape.ts, the
+ * one markdown escaper; these recognise ids and logins, which are shown as they are or not at all.
  */
-export function escapeMarkdown(text: string): string {
-  return text
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "")
-    .replace(/[\\`*_{}[\]()#+\-.!|<>~&@]/g, (character) => `\\${character}`)
-    .replace(/\r?\n/g, " ");
-}
-
 /** A commit id is shown only when it looks like one; anything else is reported as invalid. */
 export function safeSha(value: string): string | null {
   return /^[0-9a-f]{7,64}$/i.test(value) ? value.toLowerCase() : null;

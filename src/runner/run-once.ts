@@ -4,23 +4,20 @@ import { join } from "node:path";
 import { type Clock, epochMsOf, monotonicClock } from "../client/clock.js";
 import { type ControlClient, createStreamClient } from "../client/stream-client.js";
 import type { RequestRecord } from "../metrics/request-record.js";
-import { computeRunMetrics } from "../metrics/run-metrics.js";
-import { type RunFile, runFileSchema, runFileSchemaVersion } from "../metrics/run-schema.js";
-import { summarizeServerMetrics } from "../metrics/server-metrics.js";
-import { summarize } from "../metrics/summary.js";
+import type { RunFile } from "../metrics/run-schema.js";
 import { toVllmResult } from "../metrics/vllm-result-writer.js";
 import type { ServerSession } from "../server/types.js";
-import { toolName, toolVersion } from "../version.js";
 import { buildRequestBody, endpointPath, wantsPerChunkUsage } from "../workload/request-body.js";
 import type { Phase, Workload } from "../workload/workload.js";
 import type { CellContext } from "./cell-context.js";
-import { clientBoundReasons, startEventLoopProbe } from "./client-bound.js";
+import { startEventLoopProbe } from "./client-bound.js";
 import { dispatchLoad } from "./dispatch.js";
 import { JsonlAppender } from "./jsonl-appender.js";
-import { loadPlanOf, poolSizeOf, targetConcurrencyOf, targetRateOf, warmupPlanOf } from "./load-plan.js";
+import { loadPlanOf, poolSizeOf, warmupPlanOf } from "./load-plan.js";
 import { MetricsScraper } from "./metrics-scraper.js";
 import type { ProgressSink } from "./progress.js";
 import { toRecord } from "./request-record.js";
+import { assembleRunFile } from "./run-file.js";
 
 export type OutputFormat = "vllm";
 
@@ -234,6 +231,7 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
       requestLog.close();
       scrapeLog.close();
 
+      records.sort((a, b) => a.index - b.index);
       const runFile = assembleRunFile({
         context,
         workload,

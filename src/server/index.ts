@@ -1,3 +1,8 @@
+export {
+  cacheConfigFromMetrics,
+  type PrometheusSample,
+  parsePrometheusText,
+} from "../metrics/prometheus-text.js";
 export { type CleanupOutcome, cleanupFromState } from "./cleanup.js";
 export { type Clock, systemClock } from "./clock.js";
 export { type Diagnosis, diagnoseLog, type LikelyCause } from "./diagnose.js";
@@ -16,7 +21,6 @@ export {
 } from "./fingerprint.js";
 export { type GpuInventory, type GpuUsage, NvidiaSmi } from "./nvidia-smi.js";
 export { isPortFree } from "./port.js";
-export { cacheConfigFromMetrics, type PrometheusSample, parsePrometheusText } from "./prometheus-text.js";
 export {
   createServerProvider,
   type ManagedServerProvider,

@@ -114,12 +114,17 @@ async function runDist(job: DistJob) {
     RUNNER_NAME: "gpu-runner-1",
     RUNNER_ENVIRONMENT: "self-hosted",
     "INPUT_GITHUB-TOKEN": workflowToken,
-    ...Object.fromEntries(Object.entries(job.inputs ?? {}).map(([name, value]) => [`INPUT_${name.toUpperCase()}`, value])),
+    ...Object.fromEntries(
+      Object.entries(job.inputs ?? {}).map(([name, value]) => [`INPUT_${name.toUpperCase()}`, value]),
+    ),
   };
   const exit = await runNode(mainEntry, env, workspace);
   // The runner runs the post step after main whatever happened, with main's saved state.
   const state = parseCommandFile(await readFile(files.state, "utf8"));
-  const postEnv = { ...env, ...Object.fromEntries(Object.entries(state).map(([key, value]) => [`STATE_${key}`, value])) };
+  const postEnv = {
+    ...env,
+    ...Object.fromEntries(Object.entries(state).map(([key, value]) => [`STATE_${key}`, value])),
+  };
   const post = await runNode(postEntry, postEnv, workspace);
   const run = fake.runs.find((candidate) => candidate.id === job.runId);
   if (run) run.conclusion = exit.code === 0 ? "success" : "failure";
@@ -224,7 +229,9 @@ describe("the bundled action (dist/) against the simulator and a fake GitHub", (
     expect(after[0]?.body).toContain("302");
   });
 
-  it("the override label turns the failure into a pass and names who applied it", { timeout: 400_000 }, async () => {
+  it("the override label turns the failure into a pass and names who applied it", {
+    timeout: 400_000,
+  }, async () => {
     fake.labels.set(PR, ["perf-regression-accepted"]);
     fake.events.set(PR, [
       {

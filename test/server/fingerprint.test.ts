@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { cacheConfigFromMetrics, parsePrometheusText } from "../../src/metrics/prometheus-text.js";
 import {
   buildFingerprint,
   diffFingerprints,
@@ -7,7 +8,6 @@ import {
   flattenFingerprint,
   hashConfig,
 } from "../../src/server/fingerprint.js";
-import { cacheConfigFromMetrics, parsePrometheusText } from "../../src/server/prometheus-text.js";
 
 const facts: FingerprintFacts = {
   tool: { name: "vllm-perf-gate", version: "0.1.0" },

@@ -57,7 +57,9 @@ export const demoCommand: CliCommand = {
     try {
       result = await runDemo({ scenario, outDir, color, progress, env: io.env });
     } catch (error) {
-      throw new FailureError(`the demo could not run: ${error instanceof Error ? error.message : String(error)}`);
+      throw new FailureError(
+        `the demo could not run: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     const { verdict } = result.outcome;
     io.stdout.write(`\n${result.terminalReport}\n`);

@@ -1,5 +1,5 @@
 /**
- * Just enough of the Prometheus text exposition format for the launcher: sample lines
+ * Just enough of the Prometheus text exposition format for the launcher and the run summary: sample lines
  * `name{label="value",...} number [timestamp]`, comments skipped, label values unescaped.
  */
 export interface PrometheusSample {
