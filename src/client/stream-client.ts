@@ -49,6 +49,8 @@ export interface StreamClient {
    * TCP set-up in its first requests' TTFT. Resolves with how many answered.
    */
   prime(count: number, path?: string): Promise<number>;
+  /** Ends every request in flight now, as failed with kind "aborted" (an interrupted run). */
+  abortAll(): void;
   close(): Promise<void>;
 }
 
@@ -80,6 +82,8 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
 
   let onSocket = 0;
   let peakOnSocket = 0;
+  /** Cancel functions of requests not yet settled. */
+  const active = new Set<() => void>();
 
   const stream = (request: StreamRequest): Promise<StreamOutcome> =>
     new Promise<StreamOutcome>((resolve) => {
@@ -104,6 +108,7 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        active.delete(cancel);
         releaseSocket();
         resolve({ ...outcome, sentAt, onSocketAt, headersAt, httpStatus: status });
       };
@@ -121,12 +126,17 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
           finishReason: reader.finishReason(),
         });
 
-      const timer = setTimeout(() => {
+      const stopWith = (kind: "timeout" | "aborted", message: string) => {
         timedOut = true;
-        const message = `no complete response within ${request.timeoutMs} ms`;
-        fail("timeout", message);
+        fail(kind, message);
         controller?.abort(new RequestTimeoutError(message));
-      }, request.timeoutMs);
+      };
+      const timer = setTimeout(
+        () => stopWith("timeout", `no complete response within ${request.timeoutMs} ms`),
+        request.timeoutMs,
+      );
+      const cancel = () => stopWith("aborted", "cancelled: the run was interrupted");
+      active.add(cancel);
 
       const handler: Dispatcher.DispatchHandler = {
         onRequestStart(requestController) {
@@ -184,7 +194,7 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
           });
         },
         onResponseError(_controller, error) {
-          if (error instanceof RequestTimeoutError) return fail("timeout", error.message);
+          if (error instanceof RequestTimeoutError) return;
           fail(classifyTransportError(error), describeError(error));
         },
       };
@@ -212,6 +222,9 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
     },
     resetPeak() {
       peakOnSocket = onSocket;
+    },
+    abortAll() {
+      for (const cancel of [...active]) cancel();
     },
     async prime(count, primePath = "/health") {
       const answers = await Promise.all(

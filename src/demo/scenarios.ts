@@ -19,8 +19,12 @@ export interface Scenario {
   repeats: { min: number; max: number };
 }
 
-/** Run-to-run noise of a server start, as on a quiet dedicated GPU host. */
-const quietNoise = { speed_sigma: 0.01, jitter_sigma: 0.02 };
+/**
+ * The demo's engine: decode-bound steps (as on a GPU, where decode reads the whole KV cache) with a
+ * visible prefill cost, and the run-to-run noise of a quiet dedicated host.
+ */
+const engine = { step_overhead_ms: 1, decode_per_seq_ms: 0.08, prefill_per_token_ms: 0.02 };
+const quietNoise = { ...engine, speed_sigma: 0.01, jitter_sigma: 0.02 };
 
 export const scenarios: Record<ScenarioName, Scenario> = {
   tradeoff: {
@@ -49,7 +53,7 @@ export const scenarios: Record<ScenarioName, Scenario> = {
     expectation: "TPOT, end-to-end latency and throughput regress beyond tolerance: the gate fails",
     expectedVerdicts: ["regression"],
     baselineSet: { ...quietNoise },
-    candidateSet: { ...quietNoise, decode_per_seq_ms: 0.0375, step_overhead_ms: 2.5 },
+    candidateSet: { ...quietNoise, decode_per_seq_ms: 0.1, step_overhead_ms: 1.25 },
     repeats: { min: 3, max: 6 },
   },
   flaky: {
@@ -59,8 +63,8 @@ export const scenarios: Record<ScenarioName, Scenario> = {
     expectation:
       "the data cannot tell a real change from noise within the runs allowed, so the verdict is inconclusive: the gate neither blocks nor claims a pass; add runs, quiet the host or use interleaved mode",
     expectedVerdicts: ["inconclusive"],
-    baselineSet: { speed_sigma: 0.15, jitter_sigma: 0.05 },
-    candidateSet: { speed_sigma: 0.15, jitter_sigma: 0.05 },
+    baselineSet: { ...engine, speed_sigma: 0.15, jitter_sigma: 0.05 },
+    candidateSet: { ...engine, speed_sigma: 0.15, jitter_sigma: 0.05 },
     repeats: { min: 3, max: 4 },
   },
 };
@@ -120,15 +124,15 @@ cells:
     size: { requests: 200 }
     warmup: { requests: 4 }
     prefix: reuse
-    slo: { ttft_ms: 100, tpot_ms: 4, e2el_ms: 400 }
+    slo: { ttft_ms: 150, tpot_ms: 8, e2el_ms: 600 }
   - name: longgen
     description: long outputs at high concurrency
     endpoint: completions
     dataset:
       type: synthetic
       input_tokens: { distribution: uniform, min: 32, max: 96 }
-      output_tokens: { distribution: fixed, value: 160 }
-    load: { type: concurrency, concurrency: 48 }
+      output_tokens: { distribution: fixed, value: 128 }
+    load: { type: concurrency, concurrency: 64 }
     size: { requests: 200 }
     warmup: { requests: 4 }
     prefix: fresh

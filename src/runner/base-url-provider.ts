@@ -1,4 +1,4 @@
-import { FailureError } from "../cli/errors.js";
+import { FailureError, InputError } from "../cli/errors.js";
 import type { ModelConfig, SamplingConfig } from "../config/schema.js";
 import { cacheConfigFromMetrics, parsePrometheusText } from "../metrics/prometheus-text.js";
 import { buildFingerprint } from "../server/fingerprint.js";
@@ -27,12 +27,17 @@ export function baseUrlProvider(options: {
   return {
     lifecycle: "per-cell",
     async start(): Promise<ServerSession> {
-      // Fail before measuring anything when nothing answers there.
-      await getServedModels({ baseUrl, apiKey: options.apiKey }).catch((error: unknown) => {
+      // Fail before measuring anything when nothing answers there, or it serves another model.
+      const served = await getServedModels({ baseUrl, apiKey: options.apiKey }).catch((error: unknown) => {
         throw new FailureError(
           `--base-url ${baseUrl}: GET /v1/models failed (${error instanceof Error ? error.message : String(error)})`,
         );
       });
+      if (served.length > 0 && !served.some((model) => model.id === options.model.name)) {
+        throw new InputError(
+          `model.name: "${options.model.name}" is not served at ${baseUrl}; it serves ${served.map((model) => `"${model.id}"`).join(", ")}`,
+        );
+      }
       return {
         endpoint,
         async fingerprint() {

@@ -120,6 +120,11 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
   };
   const stop = () => crashed !== null || unreachable() || options.shouldAbort?.() === true;
 
+  // An interrupt ends the requests in flight too, not just new sends (a dead server fails them itself).
+  const watchdog = setInterval(() => {
+    if (options.shouldAbort?.() === true) client.abortAll();
+  }, 200);
+  watchdog.unref();
   try {
     await client.prime(poolSize ?? defaultOpenLoopConnections);
     // Warm-up: closed loop at the run's concurrency, its own prompts, results kept apart.
@@ -272,6 +277,7 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
       scrapeLog.close();
     }
   } finally {
+    clearInterval(watchdog);
     await client.close();
   }
 }

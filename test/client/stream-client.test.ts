@@ -94,3 +94,17 @@ describe("createStreamClient", () => {
     expect(client.peakOnSocket).toBe(4);
   });
 });
+
+describe("abortAll", () => {
+  it("ends every request in flight as aborted", async () => {
+    server = await startFakeServer({ behaviour: () => ({ kind: "hang" }) });
+    client = createStreamClient({ baseUrl: server.baseUrl, connections: 4 });
+    const pending = Array.from({ length: 6 }, () =>
+      client!.stream({ path: "/v1/completions", body: body(), timeoutMs: 60_000 }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    client.abortAll();
+    const outcomes = await Promise.all(pending);
+    expect(outcomes.map((outcome) => outcome.errorKind)).toEqual(Array(6).fill("aborted"));
+  });
+});

@@ -138,6 +138,18 @@ describe("vllm-perf-gate run", () => {
       ),
     ).toBe(1);
     expect(unreachable.err()).toMatch(/--base-url http:\/\/127\.0\.0\.1:1: GET \/v1\/models failed/);
+    writeFileSync(
+      join(dir, "other-model.yml"),
+      config.replace("model: { name: m }", "model: { name: llama }"),
+    );
+    const wrongModel = fakeIo(dir);
+    expect(
+      await runCli(
+        ["run", "-c", "other-model.yml", "-o", "x", "--base-url", server.baseUrl, "-q"],
+        wrongModel.io,
+      ),
+    ).toBe(2);
+    expect(wrongModel.err()).toMatch(/model\.name: "llama" is not served at .*; it serves "m"/);
     const help = fakeIo(dir);
     expect(await runCli(["run", "--help"], help.io)).toBe(0);
     expect(help.out()).toMatch(/--format vllm/);
