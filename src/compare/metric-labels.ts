@@ -35,3 +35,10 @@ export function describeMetric(metric: MetricName): string {
 export function metricUnit(metric: MetricName): string {
   return rateUnits[metric] ?? "ms";
 }
+
+/** A metric, or `cell/metric` for one in a named cell (mixed results across cells). */
+export function describeMetricRef(ref: string): string {
+  const slash = ref.lastIndexOf("/");
+  if (slash < 0) return describeMetric(ref as MetricName);
+  return `${ref.slice(0, slash)} ${describeMetric(ref.slice(slash + 1) as MetricName)}`;
+}

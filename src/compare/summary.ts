@@ -59,10 +59,26 @@ export function mixedResults(comparisons: readonly Comparison[], alpha: number):
     entry.decisive ||= decisive;
     byCell.set(c.cell, entry);
   }
-  return [...byCell.entries()]
+  const perCell = [...byCell.entries()]
     .filter(([, entry]) => entry.decisive && entry.better.length > 0 && entry.worse.length > 0)
     .map(([cell, { better, worse }]) => ({ cell, better, worse }));
+  // Across cells: a change that makes long outputs faster and first tokens later shows up as an
+  // improvement in one cell and a regression in another; a reader must see both together.
+  const decided = (verdict: Comparison["verdict"]) =>
+    comparisons
+      .filter((c) => mixedCandidates.includes(c.metric) && c.verdict === verdict)
+      .map((c) => `${c.cell}/${c.metric}`);
+  const better = decided("improvement");
+  const worse = decided("regression");
+  const coveredByOneCell = perCell.length > 0 && better.every((ref) => perCell.some((m) => ref.startsWith(`${m.cell}/`)));
+  if (better.length > 0 && worse.length > 0 && !coveredByOneCell) {
+    perCell.push({ cell: acrossCells, better, worse });
+  }
+  return perCell;
 }
+
+/** The `cell` of a mixed entry that spans cells; its metrics are written `cell/metric`. */
+export const acrossCells = "(across cells)";
 
 export function impactOf(
   cells: VerdictFile["cells"],

@@ -1,4 +1,4 @@
-import { describeMetric } from "../compare/metric-labels.js";
+import { describeMetric, describeMetricRef } from "../compare/metric-labels.js";
 import type { Comparison, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
 import type { MetricName } from "../config/metric-names.js";
 import { escapeHtml, escapeMarkdown, escapeValue } from "./escape.js";
@@ -108,7 +108,7 @@ function mixedSection(verdict: VerdictFile): string {
   if (verdict.mixed.length === 0) return "";
   const lines = ["> [!WARNING]", "> **Mixed result**: some phases got better while others got worse."];
   for (const mixed of verdict.mixed) {
-    const names = (metrics: string[]) => metrics.map((m) => describeMetric(m as MetricName)).join(", ");
+    const names = (metrics: string[]) => metrics.map((ref) => escapeMarkdown(describeMetricRef(ref), 120)).join(", ");
     lines.push(`> - ${cellLabel(mixed.cell)}: better ${names(mixed.better)}; worse ${names(mixed.worse)}.`);
   }
   return lines.join("\n");

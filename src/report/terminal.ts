@@ -1,4 +1,4 @@
-import { describeMetric } from "../compare/metric-labels.js";
+import { describeMetric, describeMetricRef } from "../compare/metric-labels.js";
 import type { Comparison, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
 import type { MetricName } from "../config/metric-names.js";
 import {
@@ -52,7 +52,7 @@ export function renderTerminal(verdict: VerdictFile, { color }: { color: boolean
     );
   }
   for (const mixed of verdict.mixed) {
-    const names = (metrics: string[]) => metrics.map((m) => describeMetric(m as MetricName)).join(", ");
+    const names = (metrics: string[]) => metrics.map((ref) => clean(describeMetricRef(ref))).join(", ");
     lines.push(
       paint(
         "yellow",

@@ -323,6 +323,31 @@ describe("mixed results", () => {
   });
 });
 
+describe("mixed results across cells", () => {
+  it("pairs a regression in one cell with an improvement in another", () => {
+    const base = [
+      ...records(noisyRuns(5, { seed: 82, sd: 0.01, cell: "rag" }), "b"),
+      ...records(noisyRuns(5, { seed: 83, sd: 0.01, cell: "longgen" }), "b"),
+    ];
+    const cand = [
+      ...records(noisyRuns(5, { seed: 84, sd: 0.01, cell: "rag", ttftFactor: 1.3 }), "c"),
+      ...records(noisyRuns(5, { seed: 85, sd: 0.01, cell: "longgen", shift: 0.8 }), "c"),
+    ];
+    const outcome = compare(base, cand);
+    const across = outcome.verdict.mixed.find((entry) => entry.cell === "(across cells)");
+    expect(across?.worse).toEqual(expect.arrayContaining(["rag/ttft_p95"]));
+    expect(across?.better).toEqual(expect.arrayContaining(["longgen/e2el_p95"]));
+    expect(outcome.reportMarkdown).toMatch(/Mixed result/);
+    expect(outcome.reportMarkdown).toMatch(/better .*longgen E2E latency p95/);
+  });
+
+  it("is not reported when every decided change points the same way", () => {
+    const base = records(noisyRuns(5, { seed: 86, sd: 0.01, cell: "rag" }), "b");
+    const cand = records(noisyRuns(5, { seed: 87, sd: 0.01, cell: "rag", shift: 1.3 }), "c");
+    expect(compare(base, cand).verdict.mixed).toEqual([]);
+  });
+});
+
 describe("cross-checks", () => {
   it("adds Mann-Whitney and Hodges-Lehmann at >= 5 runs per side only", () => {
     const five = compare(
