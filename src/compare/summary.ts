@@ -70,7 +70,8 @@ export function mixedResults(comparisons: readonly Comparison[], alpha: number):
       .map((c) => `${c.cell}/${c.metric}`);
   const better = decided("improvement");
   const worse = decided("regression");
-  const coveredByOneCell = perCell.length > 0 && better.every((ref) => perCell.some((m) => ref.startsWith(`${m.cell}/`)));
+  const coveredByOneCell =
+    perCell.length > 0 && better.every((ref) => perCell.some((m) => ref.startsWith(`${m.cell}/`)));
   if (better.length > 0 && worse.length > 0 && !coveredByOneCell) {
     perCell.push({ cell: acrossCells, better, worse });
   }

@@ -108,7 +108,8 @@ function mixedSection(verdict: VerdictFile): string {
   if (verdict.mixed.length === 0) return "";
   const lines = ["> [!WARNING]", "> **Mixed result**: some phases got better while others got worse."];
   for (const mixed of verdict.mixed) {
-    const names = (metrics: string[]) => metrics.map((ref) => escapeMarkdown(describeMetricRef(ref), 120)).join(", ");
+    const names = (metrics: string[]) =>
+      metrics.map((ref) => escapeMarkdown(describeMetricRef(ref), 120)).join(", ");
     lines.push(`> - ${cellLabel(mixed.cell)}: better ${names(mixed.better)}; worse ${names(mixed.worse)}.`);
   }
   return lines.join("\n");

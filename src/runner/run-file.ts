@@ -36,6 +36,8 @@ export interface RunFacts {
   notes: readonly string[];
   prefix: RunFile["prefix"];
   serverFingerprint: Record<string, unknown>;
+  /** GPU telemetry summary of the measured phase; null where nothing about the GPUs was sampled. */
+  telemetry?: RunFile["telemetry"];
 }
 
 /** run.json from a run's facts (pure): metrics, load fidelity, the client-bound verdict, flags, conditions. */
@@ -138,6 +140,6 @@ export function assembleRunFile(facts: RunFacts): RunFile {
         tokenModel: workload.info.tokenModel,
       },
     },
-    telemetry: null,
+    telemetry: facts.telemetry ?? null,
   });
 }

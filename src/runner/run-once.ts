@@ -6,6 +6,7 @@ import { type ControlClient, createStreamClient } from "../client/stream-client.
 import type { RequestRecord } from "../metrics/request-record.js";
 import type { RunFile } from "../metrics/run-schema.js";
 import { toVllmResult } from "../metrics/vllm-result-writer.js";
+import { runTelemetry, type TelemetrySampler } from "../server/telemetry.js";
 import type { ServerSession } from "../server/types.js";
 import { buildRequestBody, endpointPath, wantsPerChunkUsage } from "../workload/request-body.js";
 import type { Phase, Workload } from "../workload/workload.js";
@@ -186,10 +187,16 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
     const scraper = new MetricsScraper(control, session.endpoint.metricsUrl, clock, () => origin, scrapeLog);
     const records: RequestRecord[] = [];
     let errors = 0;
+    let telemetry: TelemetrySampler | undefined;
     try {
       await scraper.scrape("before");
       scraper.startPeriodic(config.telemetry.metrics_interval_s * 1000);
       client.resetPeak();
+      // GPU and compact /metrics time series; absent for servers without a launcher (--base-url).
+      telemetry = session.startTelemetry?.({
+        metricsIntervalMs: config.telemetry.metrics_interval_s * 1000,
+        gpuIntervalMs: config.telemetry.nvidia_smi_interval_s * 1000,
+      });
       const loopProbe = startEventLoopProbe();
       origin = clock.now();
       const startedAtEpochMs = epochMsOf(origin);
@@ -233,6 +240,8 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
       options.onMeasuredPhase?.("end", epochMsOf(clock.now()));
       await scraper.stopPeriodic();
       await scraper.scrape("after");
+      const telemetryRecord = telemetry ? await telemetry.stop() : null;
+      if (telemetryRecord) writeFileSync(join(dir, "telemetry.json"), `${JSON.stringify(telemetryRecord)}\n`);
       requestLog.close();
       scrapeLog.close();
 
@@ -258,6 +267,7 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
         notes,
         prefix: { policy: cell.prefix, cacheSalt, cacheReset },
         serverFingerprint: options.serverFingerprint,
+        telemetry: telemetryRecord ? runTelemetry(telemetryRecord.summary) : null,
       });
       writeFileSync(join(dir, "run.json"), `${JSON.stringify(runFile, null, 2)}\n`);
       if (options.formats.includes("vllm")) {
@@ -273,6 +283,7 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
       return runFile;
     } finally {
       await scraper.stopPeriodic();
+      await telemetry?.stop();
       requestLog.close();
       scrapeLog.close();
     }
