@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { x as formatSignedNumber, y as describeMetric, z as formatMetricValue, A as formatChange, B as formatInterval, C as formatFractionAsPercent, U as UsageError, f as compareResults, w as writeCompareOutputs, j as runCells, D as parseConfigText, g as createServerProvider, h as hashConfig, E as ExitCode, F as streamProgress, G as FailureError, H as defaultConfigFile, I as getServedModels, J as getVllmVersion, K as getText, L as buildFingerprint, p as toolVersion, q as toolName, M as cacheConfigFromMetrics, N as parsePrometheusText, d as loadConfig, O as silentProgress, s as string, P as strictObject, l as literal, n as number, m as boolean, Q as distExports, R as describeValue, S as InputError, e as exitWhenFlushed } from './chunks/provider.js';
+import { y as formatSignedNumber, z as describeMetric, A as formatMetricValue, B as formatChange, C as formatInterval, D as formatFractionAsPercent, E as describeMetricRef, U as UsageError, f as compareResults, w as writeCompareOutputs, j as runCells, F as parseConfigText, g as createServerProvider, h as hashConfig, G as ExitCode, H as streamProgress, I as FailureError, J as defaultConfigFile, K as getServedModels, L as InputError, M as getVllmVersion, N as getText, O as buildFingerprint, p as toolVersion, q as toolName, P as cacheConfigFromMetrics, Q as parsePrometheusText, d as loadConfig, R as silentProgress, s as string, S as strictObject, l as literal, n as number, m as boolean, T as distExports, V as describeValue, e as exitWhenFlushed } from './chunks/provider.js';
 import { isAbsolute, resolve, join, dirname, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { existsSync, readFileSync } from 'node:fs';
@@ -61,7 +61,7 @@ function renderTerminal(verdict, { color }) {
         lines.push(paint("yellow", `More runs needed: ${n.runsPerSide} per side (add ${n.addCandidateRuns} candidate, ${n.addBaselineRuns} baseline): ${clean(n.reason)}`));
     }
     for (const mixed of verdict.mixed) {
-        const names = (metrics) => metrics.map((m) => describeMetric(m)).join(", ");
+        const names = (metrics) => metrics.map((ref) => clean(describeMetricRef(ref))).join(", ");
         lines.push(paint("yellow", `Mixed result in ${clean(mixed.cell)}: better ${names(mixed.better)}; worse ${names(mixed.worse)}`));
     }
     for (const impact of verdict.impact) {
@@ -332,8 +332,12 @@ async function runAdaptive(options) {
  * real changes do. Profiles are illustrative (see docs/sim.md), not measurements of any GPU.
  */
 const scenarioNames = ["tradeoff", "clean", "regression", "flaky"];
-/** Run-to-run noise of a server start, as on a quiet dedicated GPU host. */
-const quietNoise = { speed_sigma: 0.01, jitter_sigma: 0.02 };
+/**
+ * The demo's engine: decode-bound steps (as on a GPU, where decode reads the whole KV cache) with a
+ * visible prefill cost, and the run-to-run noise of a quiet dedicated host.
+ */
+const engine = { step_overhead_ms: 1, decode_per_seq_ms: 0.08, prefill_per_token_ms: 0.02 };
+const quietNoise = { ...engine, speed_sigma: 0.01, jitter_sigma: 0.02 };
 const scenarios = {
     tradeoff: {
         name: "tradeoff",
@@ -359,7 +363,7 @@ const scenarios = {
         expectation: "TPOT, end-to-end latency and throughput regress beyond tolerance: the gate fails",
         expectedVerdicts: ["regression"],
         baselineSet: { ...quietNoise },
-        candidateSet: { ...quietNoise, decode_per_seq_ms: 0.0375, step_overhead_ms: 2.5 },
+        candidateSet: { ...quietNoise, decode_per_seq_ms: 0.1, step_overhead_ms: 1.25 },
         repeats: { min: 3, max: 6 },
     },
     flaky: {
@@ -367,8 +371,8 @@ const scenarios = {
         story: "the candidate changes nothing, but the host is noisy: each server start runs up to 30% faster or slower than the last",
         expectation: "the data cannot tell a real change from noise within the runs allowed, so the verdict is inconclusive: the gate neither blocks nor claims a pass; add runs, quiet the host or use interleaved mode",
         expectedVerdicts: ["inconclusive"],
-        baselineSet: { speed_sigma: 0.15, jitter_sigma: 0.05 },
-        candidateSet: { speed_sigma: 0.15, jitter_sigma: 0.05 },
+        baselineSet: { ...engine, speed_sigma: 0.15, jitter_sigma: 0.05 },
+        candidateSet: { ...engine, speed_sigma: 0.15, jitter_sigma: 0.05 },
         repeats: { min: 3, max: 4 },
     },
 };
@@ -426,15 +430,15 @@ cells:
     size: { requests: 200 }
     warmup: { requests: 4 }
     prefix: reuse
-    slo: { ttft_ms: 100, tpot_ms: 4, e2el_ms: 400 }
+    slo: { ttft_ms: 150, tpot_ms: 8, e2el_ms: 600 }
   - name: longgen
     description: long outputs at high concurrency
     endpoint: completions
     dataset:
       type: synthetic
       input_tokens: { distribution: uniform, min: 32, max: 96 }
-      output_tokens: { distribution: fixed, value: 160 }
-    load: { type: concurrency, concurrency: 48 }
+      output_tokens: { distribution: fixed, value: 128 }
+    load: { type: concurrency, concurrency: 64 }
     size: { requests: 200 }
     warmup: { requests: 4 }
     prefix: fresh
@@ -501,8 +505,20 @@ async function runDemo(options) {
     try {
         const measured = await runAdaptive({
             sides: [
-                { name: "baseline", config: baseline.config, provider: providers[0], outDir: baselineDir, baseDir: outDir },
-                { name: "candidate", config: candidate.config, provider: providers[1], outDir: candidateDir, baseDir: outDir },
+                {
+                    name: "baseline",
+                    config: baseline.config,
+                    provider: providers[0],
+                    outDir: baselineDir,
+                    baseDir: outDir,
+                },
+                {
+                    name: "candidate",
+                    config: candidate.config,
+                    provider: providers[1],
+                    outDir: candidateDir,
+                    baseDir: outDir,
+                },
             ],
             minRuns: scenario.repeats.min,
             maxRuns: scenario.repeats.max,
@@ -914,10 +930,13 @@ function baseUrlProvider(options) {
     return {
         lifecycle: "per-cell",
         async start() {
-            // Fail before measuring anything when nothing answers there.
-            await getServedModels({ baseUrl, apiKey: options.apiKey }).catch((error) => {
+            // Fail before measuring anything when nothing answers there, or it serves another model.
+            const served = await getServedModels({ baseUrl, apiKey: options.apiKey }).catch((error) => {
                 throw new FailureError(`--base-url ${baseUrl}: GET /v1/models failed (${error instanceof Error ? error.message : String(error)})`);
             });
+            if (served.length > 0 && !served.some((model) => model.id === options.model.name)) {
+                throw new InputError(`model.name: "${options.model.name}" is not served at ${baseUrl}; it serves ${served.map((model) => `"${model.id}"`).join(", ")}`);
+            }
             return {
                 endpoint,
                 async fingerprint() {

@@ -16333,6 +16333,13 @@ function describeMetric(metric) {
     const statistic = rest.join("_").replace("p99_9", "p99.9");
     return `${phaseLabels[phase ?? ""] ?? phase} ${statistic}`;
 }
+/** A metric, or `cell/metric` for one in a named cell (mixed results across cells). */
+function describeMetricRef(ref) {
+    const slash = ref.lastIndexOf("/");
+    if (slash < 0)
+        return describeMetric(ref);
+    return `${ref.slice(0, slash)} ${describeMetric(ref.slice(slash + 1))}`;
+}
 
 /**
  * Every string that came from outside (labels, model names, file paths, error messages, fingerprint
@@ -16511,7 +16518,7 @@ function mixedSection(verdict) {
         return "";
     const lines = ["> [!WARNING]", "> **Mixed result**: some phases got better while others got worse."];
     for (const mixed of verdict.mixed) {
-        const names = (metrics) => metrics.map((m) => describeMetric(m)).join(", ");
+        const names = (metrics) => metrics.map((ref) => escapeMarkdown(describeMetricRef(ref), 120)).join(", ");
         lines.push(`> - ${cellLabel(mixed.cell)}: better ${names(mixed.better)}; worse ${names(mixed.worse)}.`);
     }
     return lines.join("\n");
@@ -17478,10 +17485,24 @@ function mixedResults(comparisons, alpha) {
         entry.decisive ||= decisive;
         byCell.set(c.cell, entry);
     }
-    return [...byCell.entries()]
+    const perCell = [...byCell.entries()]
         .filter(([, entry]) => entry.decisive && entry.better.length > 0 && entry.worse.length > 0)
         .map(([cell, { better, worse }]) => ({ cell, better, worse }));
+    // Across cells: a change that makes long outputs faster and first tokens later shows up as an
+    // improvement in one cell and a regression in another; a reader must see both together.
+    const decided = (verdict) => comparisons
+        .filter((c) => mixedCandidates.includes(c.metric) && c.verdict === verdict)
+        .map((c) => `${c.cell}/${c.metric}`);
+    const better = decided("improvement");
+    const worse = decided("regression");
+    const coveredByOneCell = perCell.length > 0 && better.every((ref) => perCell.some((m) => ref.startsWith(`${m.cell}/`)));
+    if (better.length > 0 && worse.length > 0 && !coveredByOneCell) {
+        perCell.push({ cell: acrossCells, better, worse });
+    }
+    return perCell;
 }
+/** The `cell` of a mixed entry that spans cells; its metrics are written `cell/metric`. */
+const acrossCells = "(across cells)";
 function impactOf(cells, comparisons) {
     const find = (cell, metric) => {
         const c = comparisons.find((comparison) => comparison.cell === cell && comparison.metric === metric);
@@ -58023,6 +58044,8 @@ function createStreamClient(options) {
         baseHeaders.authorization = `Bearer ${options.apiKey}`;
     let onSocket = 0;
     let peakOnSocket = 0;
+    /** Cancel functions of requests not yet settled. */
+    const active = new Set();
     const stream = (request) => new Promise((resolve) => {
         const reader = new CompletionStreamReader(request.perChunkUsage === true);
         const sentAt = performance$1.now();
@@ -58045,6 +58068,7 @@ function createStreamClient(options) {
                 return;
             settled = true;
             clearTimeout(timer);
+            active.delete(cancel);
             releaseSocket();
             resolve({ ...outcome, sentAt, onSocketAt, headersAt, httpStatus: status });
         };
@@ -58060,12 +58084,14 @@ function createStreamClient(options) {
             cachedTokens: reader.usage?.cachedTokens ?? null,
             finishReason: reader.finishReason(),
         });
-        const timer = setTimeout(() => {
+        const stopWith = (kind, message) => {
             timedOut = true;
-            const message = `no complete response within ${request.timeoutMs} ms`;
-            fail("timeout", message);
+            fail(kind, message);
             controller?.abort(new RequestTimeoutError(message));
-        }, request.timeoutMs);
+        };
+        const timer = setTimeout(() => stopWith("timeout", `no complete response within ${request.timeoutMs} ms`), request.timeoutMs);
+        const cancel = () => stopWith("aborted", "cancelled: the run was interrupted");
+        active.add(cancel);
         const handler = {
             onRequestStart(requestController) {
                 controller = requestController;
@@ -58125,7 +58151,7 @@ function createStreamClient(options) {
             },
             onResponseError(_controller, error) {
                 if (error instanceof RequestTimeoutError)
-                    return fail("timeout", error.message);
+                    return;
                 fail(classifyTransportError(error), describeError(error));
             },
         };
@@ -58149,6 +58175,10 @@ function createStreamClient(options) {
         },
         resetPeak() {
             peakOnSocket = onSocket;
+        },
+        abortAll() {
+            for (const cancel of [...active])
+                cancel();
         },
         async prime(count, primePath = "/health") {
             const answers = await Promise.all(Array.from({ length: count }, () => pool
@@ -58865,223 +58895,6 @@ function computeRunMetrics(records, options) {
     };
 }
 
-function parsePrometheusText(text) {
-    const samples = [];
-    for (const rawLine of text.split("\n")) {
-        const line = rawLine.trim();
-        if (line === "" || line.startsWith("#"))
-            continue;
-        const sample = parseSampleLine(line);
-        if (sample)
-            samples.push(sample);
-    }
-    return samples;
-}
-function parseSampleLine(line) {
-    const nameMatch = /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(line);
-    if (!nameMatch)
-        return undefined;
-    const name = nameMatch[0];
-    let rest = line.slice(name.length);
-    const labels = {};
-    if (rest.startsWith("{")) {
-        let index = 1;
-        for (;;) {
-            while (rest[index] === " " || rest[index] === ",")
-                index++;
-            if (rest[index] === "}") {
-                index++;
-                break;
-            }
-            const keyMatch = /^[a-zA-Z_][a-zA-Z0-9_]*/.exec(rest.slice(index));
-            if (!keyMatch ||
-                rest[index + keyMatch[0].length] !== "=" ||
-                rest[index + keyMatch[0].length + 1] !== '"') {
-                return undefined;
-            }
-            index += keyMatch[0].length + 2;
-            let value = "";
-            while (index < rest.length && rest[index] !== '"') {
-                if (rest[index] === "\\") {
-                    const next = rest[index + 1];
-                    value += next === "n" ? "\n" : (next ?? "");
-                    index += 2;
-                }
-                else
-                    value += rest[index++];
-            }
-            if (index >= rest.length)
-                return undefined;
-            index++;
-            labels[keyMatch[0]] = value;
-        }
-        rest = rest.slice(index);
-    }
-    const valueText = rest.trim().split(/\s+/)[0];
-    if (valueText === undefined || valueText === "")
-        return undefined;
-    const value = valueText === "+Inf"
-        ? Number.POSITIVE_INFINITY
-        : valueText === "-Inf"
-            ? Number.NEGATIVE_INFINITY
-            : Number(valueText);
-    if (Number.isNaN(value) && valueText !== "NaN")
-        return undefined;
-    return { name, labels, value };
-}
-/** The labels of `vllm:cache_config_info` (block size, cache dtype, prefix caching, memory utilisation, ...). */
-function cacheConfigFromMetrics(samples) {
-    const info = samples.find((sample) => sample.name === "vllm:cache_config_info");
-    if (!info)
-        return null;
-    return Object.fromEntries(Object.entries(info.labels).sort(([a], [b]) => a.localeCompare(b)));
-}
-
-/** The current name first, then the pre-0.9 name vLLM deprecated. */
-const names = {
-    preemptions: ["vllm:num_preemptions_total"],
-    prefixQueries: ["vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"],
-    prefixHits: ["vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"],
-    kvUsage: ["vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"],
-    running: ["vllm:num_requests_running"],
-    waiting: ["vllm:num_requests_waiting"],
-    promptTokens: ["vllm:prompt_tokens_total"],
-    generationTokens: ["vllm:generation_tokens_total"],
-    success: ["vllm:request_success_total"],
-    ttft: ["vllm:time_to_first_token_seconds"],
-    queue: ["vllm:request_queue_time_seconds"],
-};
-function present(samples, candidates) {
-    for (const name of candidates)
-        if (samples.some((sample) => sample.name === name))
-            return name;
-    return null;
-}
-function total(samples, name) {
-    let sum = 0;
-    for (const sample of samples)
-        if (sample.name === name)
-            sum += sample.value;
-    return sum;
-}
-/** Cumulative bucket counts by upper bound, summed over engines and models. */
-function buckets(samples, histogram) {
-    const out = new Map();
-    const bucketName = `${histogram}_bucket`;
-    for (const sample of samples) {
-        if (sample.name !== bucketName || sample.labels.le === undefined)
-            continue;
-        const bound = sample.labels.le === "+Inf" ? Number.POSITIVE_INFINITY : Number(sample.labels.le);
-        out.set(bound, (out.get(bound) ?? 0) + sample.value);
-    }
-    return out;
-}
-/**
- * Prometheus' histogram_quantile on the difference of two cumulative histograms: linear within the bucket
- * holding the rank; a rank in the +Inf bucket gives the highest finite bound.
- */
-function histogramQuantile(before, after, q) {
-    const bounds = [...after.keys()].sort((a, b) => a - b);
-    const counts = bounds.map((bound) => (after.get(bound) ?? 0) - (before.get(bound) ?? 0));
-    const totalCount = counts[counts.length - 1] ?? 0;
-    if (!(totalCount > 0))
-        return null;
-    const rank = q * totalCount;
-    let previousBound = 0;
-    let previousCount = 0;
-    for (let index = 0; index < bounds.length; index++) {
-        const bound = bounds[index];
-        const count = counts[index];
-        if (count >= rank) {
-            if (bound === Number.POSITIVE_INFINITY)
-                return previousBound;
-            if (count === previousCount)
-                return bound;
-            return previousBound + ((bound - previousBound) * (rank - previousCount)) / (count - previousCount);
-        }
-        previousBound = bound;
-        previousCount = count;
-    }
-    return previousBound;
-}
-/**
- * The server-side view of one run from /metrics scraped before, during and after it: counter deltas,
- * gauge maxima and means, and histogram percentiles. A metric the server does not expose is null and
- * named in `missing`, never zero.
- */
-function summarizeServerMetrics(scrapes) {
-    const parsed = scrapes
-        .filter((scrape) => scrape.text !== null && scrape.status === 200)
-        .map((scrape) => ({ phase: scrape.phase, samples: parsePrometheusText(scrape.text) }));
-    const before = parsed.find((scrape) => scrape.phase === "before")?.samples;
-    const after = [...parsed].reverse().find((scrape) => scrape.phase === "after")?.samples;
-    if (!before || !after)
-        return null;
-    const missing = [];
-    const counterDelta = (candidates) => {
-        const name = present(after, candidates);
-        if (name === null) {
-            missing.push(candidates[0]);
-            return null;
-        }
-        return total(after, name) - total(before, name);
-    };
-    const gauge = (candidates) => {
-        const name = present(after, candidates) ?? parsed.map((scrape) => present(scrape.samples, candidates)).find(Boolean);
-        if (!name) {
-            missing.push(candidates[0]);
-            return null;
-        }
-        const during = parsed.filter((scrape) => scrape.phase === "during");
-        const pool = (during.length > 0 ? during : parsed).filter((scrape) => scrape.samples.some((s) => s.name === name));
-        const values = pool.map((scrape) => total(scrape.samples, name));
-        if (values.length === 0)
-            return null;
-        return { max: Math.max(...values), mean: values.reduce((sum, value) => sum + value, 0) / values.length };
-    };
-    const quantiles = (candidates) => {
-        const name = present(after, candidates.map((candidate) => `${candidate}_bucket`));
-        if (name === null) {
-            missing.push(candidates[0]);
-            return { p50: null, p95: null };
-        }
-        const histogram = name.slice(0, -"_bucket".length);
-        const start = buckets(before, histogram);
-        const end = buckets(after, histogram);
-        const toMs = (value) => (value === null ? null : value * 1000);
-        return { p50: toMs(histogramQuantile(start, end, 0.5)), p95: toMs(histogramQuantile(start, end, 0.95)) };
-    };
-    const preemptions = counterDelta(names.preemptions);
-    const queries = counterDelta(names.prefixQueries);
-    const hits = counterDelta(names.prefixHits);
-    const kv = gauge(names.kvUsage);
-    const running = gauge(names.running);
-    const waiting = gauge(names.waiting);
-    const promptTokens = counterDelta(names.promptTokens);
-    const generationTokens = counterDelta(names.generationTokens);
-    const success = counterDelta(names.success);
-    const ttft = quantiles(names.ttft);
-    const queue = quantiles(names.queue);
-    return {
-        preemptions,
-        prefix_cache_queries: queries,
-        prefix_cache_hits: hits,
-        prefix_cache_hit_rate: queries !== null && hits !== null && queries > 0 ? hits / queries : null,
-        kv_cache_usage_max: kv?.max ?? null,
-        kv_cache_usage_mean: kv?.mean ?? null,
-        running_max: running?.max ?? null,
-        waiting_max: waiting?.max ?? null,
-        prompt_tokens: promptTokens,
-        generation_tokens: generationTokens,
-        server_ttft_p50_ms: ttft.p50,
-        server_ttft_p95_ms: ttft.p95,
-        server_queue_p50_ms: queue.p50,
-        server_queue_p95_ms: queue.p95,
-        requests_completed: success,
-        missing,
-    };
-}
-
 const percentiles = [
     ["50", "p50"],
     ["90", "p90"],
@@ -59167,6 +58980,304 @@ function maxOutputTokensPerSecond(records) {
         });
     }
     return perSecond.size === 0 ? 0 : Math.max(...perSecond.values());
+}
+
+function parsePrometheusText(text) {
+    const samples = [];
+    for (const rawLine of text.split("\n")) {
+        const line = rawLine.trim();
+        if (line === "" || line.startsWith("#"))
+            continue;
+        const sample = parseSampleLine(line);
+        if (sample)
+            samples.push(sample);
+    }
+    return samples;
+}
+function parseSampleLine(line) {
+    const nameMatch = /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(line);
+    if (!nameMatch)
+        return undefined;
+    const name = nameMatch[0];
+    let rest = line.slice(name.length);
+    const labels = {};
+    if (rest.startsWith("{")) {
+        let index = 1;
+        for (;;) {
+            while (rest[index] === " " || rest[index] === ",")
+                index++;
+            if (rest[index] === "}") {
+                index++;
+                break;
+            }
+            const keyMatch = /^[a-zA-Z_][a-zA-Z0-9_]*/.exec(rest.slice(index));
+            if (!keyMatch ||
+                rest[index + keyMatch[0].length] !== "=" ||
+                rest[index + keyMatch[0].length + 1] !== '"') {
+                return undefined;
+            }
+            index += keyMatch[0].length + 2;
+            let value = "";
+            while (index < rest.length && rest[index] !== '"') {
+                if (rest[index] === "\\") {
+                    const next = rest[index + 1];
+                    value += next === "n" ? "\n" : (next ?? "");
+                    index += 2;
+                }
+                else
+                    value += rest[index++];
+            }
+            if (index >= rest.length)
+                return undefined;
+            index++;
+            labels[keyMatch[0]] = value;
+        }
+        rest = rest.slice(index);
+    }
+    const valueText = rest.trim().split(/\s+/)[0];
+    if (valueText === undefined || valueText === "")
+        return undefined;
+    const value = valueText === "+Inf"
+        ? Number.POSITIVE_INFINITY
+        : valueText === "-Inf"
+            ? Number.NEGATIVE_INFINITY
+            : Number(valueText);
+    if (Number.isNaN(value) && valueText !== "NaN")
+        return undefined;
+    return { name, labels, value };
+}
+/** The labels of `vllm:cache_config_info` (block size, cache dtype, prefix caching, memory utilisation, ...). */
+function cacheConfigFromMetrics(samples) {
+    const info = samples.find((sample) => sample.name === "vllm:cache_config_info");
+    if (!info)
+        return null;
+    return Object.fromEntries(Object.entries(info.labels).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+const systemClock = {
+    now: () => performance.now(),
+    wallTime: () => new Date(),
+    sleep: (ms, signal) => new Promise((resolve) => {
+        if (signal?.aborted)
+            return resolve();
+        const timer = setTimeout(done, ms);
+        function done() {
+            clearTimeout(timer);
+            signal?.removeEventListener("abort", done);
+            resolve();
+        }
+        signal?.addEventListener("abort", done, { once: true });
+    }),
+};
+
+/** The few server endpoints the launcher reads (vLLM's OpenAI-compatible server; the simulator mirrors it). */
+const modelsResponseSchema = object({
+    data: array(looseObject({
+        id: string(),
+        root: string().nullish(),
+        max_model_len: number().nullish(),
+    })),
+});
+const probeTimeoutMs = 5_000;
+function headers(target) {
+    return target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {};
+}
+async function getStatus(target, path) {
+    const response = await fetch(`${target.baseUrl}${path}`, {
+        headers: headers(target),
+        signal: AbortSignal.timeout(probeTimeoutMs),
+    });
+    await response.body?.cancel();
+    return response.status;
+}
+async function getText(url, apiKey) {
+    const response = await fetch(url, {
+        headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+        signal: AbortSignal.timeout(probeTimeoutMs),
+    });
+    const text = await response.text();
+    if (!response.ok)
+        throw new Error(`GET ${url} answered HTTP ${response.status}`);
+    return text;
+}
+async function getServedModels(target) {
+    const text = await getText(`${target.baseUrl}/v1/models`, target.apiKey);
+    const parsed = modelsResponseSchema.safeParse(JSON.parse(text));
+    if (!parsed.success)
+        throw new Error(`GET ${target.baseUrl}/v1/models: expected {"data":[{"id":...}]}, got ${text.slice(0, 200)}`);
+    return parsed.data.data.map((model) => ({
+        id: model.id,
+        root: model.root ?? null,
+        maxModelLen: model.max_model_len ?? null,
+    }));
+}
+async function getVllmVersion(target) {
+    try {
+        const json = JSON.parse(await getText(`${target.baseUrl}/version`, target.apiKey));
+        return typeof json.version === "string" ? json.version : null;
+    }
+    catch {
+        return null;
+    }
+}
+
+/**
+ * What the server and the GPUs did during a run: /metrics and nvidia-smi sampled on fixed intervals, kept
+ * as time series next to the results, and summarised (mean/max) into run.json.
+ */
+const telemetrySchemaVersion = 1;
+const nullableNumber = number().nullable();
+const gpuUsageSchema = object({
+    index: number().int(),
+    utilizationPercent: nullableNumber,
+    memoryUsedMiB: nullableNumber,
+    powerW: nullableNumber,
+    smClockMHz: nullableNumber,
+});
+const telemetrySummarySchema = object({
+    /** Same names and meaning as run.json `telemetry`. */
+    gpuUtilizationMean: nullableNumber.describe("Mean utilisation (%) over all samples of all GPUs."),
+    gpuUtilizationMax: nullableNumber,
+    gpuMemoryUsedMaxMiB: nullableNumber.describe("Highest memory used by any one GPU."),
+    gpuPowerMeanW: nullableNumber.describe("Mean of the total power draw of all GPUs."),
+    smClockMeanMHz: nullableNumber,
+    /** mean/max of the scheduler gauges (running, waiting, KV-cache usage), null when never exposed. */
+    server: record(string(), object({ mean: number(), max: number() })),
+    metricsSamples: number().int().nonnegative(),
+    gpuSamples: number().int().nonnegative(),
+});
+object({
+    schemaVersion: literal(telemetrySchemaVersion),
+    startedAt: string(),
+    metricsIntervalMs: number().positive(),
+    gpuIntervalMs: number().positive().nullable(),
+    /** t: milliseconds since the sampler started; values: vLLM samples summed over labels (engines). */
+    metrics: array(object({ t: number(), values: record(string(), number()) })),
+    gpu: array(object({ t: number(), gpus: array(gpuUsageSchema) })),
+    failedScrapes: object({ metrics: number().int().nonnegative(), gpu: number().int().nonnegative() }),
+    summary: telemetrySummarySchema,
+});
+/** The gauges summarised per run; the old vLLM name is folded into the new one. */
+const summarisedGauges = {
+    "vllm:num_requests_running": "running",
+    "vllm:num_requests_waiting": "waiting",
+    "vllm:kv_cache_usage_perc": "kv_cache_usage",
+    "vllm:gpu_cache_usage_perc": "kv_cache_usage",
+};
+/** vLLM samples summed over labels; histogram buckets are left out (the run's own latencies are measured). */
+function metricsValues(text) {
+    const values = {};
+    for (const sample of parsePrometheusText(text)) {
+        if (!sample.name.startsWith("vllm:") ||
+            sample.name.endsWith("_bucket") ||
+            sample.name.endsWith("_created"))
+            continue;
+        if (!Number.isFinite(sample.value))
+            continue;
+        values[sample.name] = (values[sample.name] ?? 0) + sample.value;
+    }
+    return values;
+}
+function summariseTelemetry(metrics, gpu) {
+    const server = {};
+    for (const [metric, label] of Object.entries(summarisedGauges)) {
+        if (server[label])
+            continue;
+        const series = metrics
+            .map((sample) => sample.values[metric])
+            .filter((value) => value !== undefined);
+        if (series.length > 0)
+            server[label] = { mean: mean(series), max: Math.max(...series) };
+    }
+    const readings = gpu.flatMap((sample) => sample.gpus);
+    const pick = (key) => readings.map((reading) => reading[key]).filter((value) => value !== null);
+    const utilization = pick("utilizationPercent");
+    const memory = pick("memoryUsedMiB");
+    const clocks = pick("smClockMHz");
+    const totalPower = gpu
+        .filter((sample) => sample.gpus.some((reading) => reading.powerW !== null))
+        .map((sample) => sample.gpus.reduce((sum, reading) => sum + (reading.powerW ?? 0), 0));
+    return {
+        gpuUtilizationMean: utilization.length ? mean(utilization) : null,
+        gpuUtilizationMax: utilization.length ? Math.max(...utilization) : null,
+        gpuMemoryUsedMaxMiB: memory.length ? Math.max(...memory) : null,
+        gpuPowerMeanW: totalPower.length ? mean(totalPower) : null,
+        smClockMeanMHz: clocks.length ? mean(clocks) : null,
+        server,
+        metricsSamples: metrics.length,
+        gpuSamples: gpu.length,
+    };
+}
+function mean(values) {
+    return values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+function startTelemetry(options) {
+    const clock = options.clock ?? systemClock;
+    const startedAt = clock.wallTime().toISOString();
+    const origin = clock.now();
+    const metrics = [];
+    const gpu = [];
+    const failed = { metrics: 0, gpu: 0 };
+    const halt = new AbortController();
+    const scrape = options.scrapeMetrics ?? (() => getText(options.metricsUrl, options.apiKey));
+    const loop = async (intervalMs, sample) => {
+        // Sample on an absolute grid so a slow scrape does not stretch the interval for the rest of the run.
+        let next = clock.now();
+        while (!halt.signal.aborted) {
+            await sample();
+            // Behind schedule (a scrape slower than the interval): skip the missed ticks rather than burst.
+            next = Math.max(next + intervalMs, clock.now());
+            const wait = next - clock.now();
+            await clock.sleep(wait, halt.signal);
+        }
+    };
+    const metricsLoop = loop(options.metricsIntervalMs, async () => {
+        const t = clock.now() - origin;
+        try {
+            metrics.push({ t, values: metricsValues(await scrape()) });
+        }
+        catch {
+            failed.metrics++;
+        }
+    });
+    const queryGpus = options.queryGpus;
+    const gpuLoop = queryGpus
+        ? loop(options.gpuIntervalMs, async () => {
+            const t = clock.now() - origin;
+            const gpus = await queryGpus().catch(() => null);
+            if (gpus)
+                gpu.push({ t, gpus });
+            else
+                failed.gpu++;
+        })
+        : Promise.resolve();
+    let result;
+    return {
+        stop() {
+            result ??= (async () => {
+                halt.abort();
+                await Promise.all([metricsLoop, gpuLoop]);
+                return {
+                    schemaVersion: telemetrySchemaVersion,
+                    startedAt,
+                    metricsIntervalMs: options.metricsIntervalMs,
+                    gpuIntervalMs: queryGpus ? options.gpuIntervalMs : null,
+                    metrics: [...metrics].sort((a, b) => a.t - b.t),
+                    gpu: [...gpu].sort((a, b) => a.t - b.t),
+                    failedScrapes: { ...failed },
+                    summary: summariseTelemetry(metrics, gpu),
+                };
+            })();
+            return result;
+        },
+    };
+}
+/** The run.json `telemetry` block; null when nothing about the GPUs was sampled. */
+function runTelemetry(summary) {
+    if (summary.gpuSamples === 0)
+        return null;
+    const { gpuUtilizationMean, gpuUtilizationMax, gpuMemoryUsedMaxMiB, gpuPowerMeanW, smClockMeanMHz } = summary;
+    return { gpuUtilizationMean, gpuUtilizationMax, gpuMemoryUsedMaxMiB, gpuPowerMeanW, smClockMeanMHz };
 }
 
 const endpointPath = {
@@ -59682,6 +59793,248 @@ function toRecord(phase, ticket, outcome, request, origin, cell, run) {
     };
 }
 
+/** The current name first, then the pre-0.9 name vLLM deprecated. */
+const names = {
+    preemptions: ["vllm:num_preemptions_total"],
+    prefixQueries: ["vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"],
+    prefixHits: ["vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"],
+    kvUsage: ["vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"],
+    running: ["vllm:num_requests_running"],
+    waiting: ["vllm:num_requests_waiting"],
+    promptTokens: ["vllm:prompt_tokens_total"],
+    generationTokens: ["vllm:generation_tokens_total"],
+    success: ["vllm:request_success_total"],
+    ttft: ["vllm:time_to_first_token_seconds"],
+    queue: ["vllm:request_queue_time_seconds"],
+};
+function present(samples, candidates) {
+    for (const name of candidates)
+        if (samples.some((sample) => sample.name === name))
+            return name;
+    return null;
+}
+function total(samples, name) {
+    let sum = 0;
+    for (const sample of samples)
+        if (sample.name === name)
+            sum += sample.value;
+    return sum;
+}
+/** Cumulative bucket counts by upper bound, summed over engines and models. */
+function buckets(samples, histogram) {
+    const out = new Map();
+    const bucketName = `${histogram}_bucket`;
+    for (const sample of samples) {
+        if (sample.name !== bucketName || sample.labels.le === undefined)
+            continue;
+        const bound = sample.labels.le === "+Inf" ? Number.POSITIVE_INFINITY : Number(sample.labels.le);
+        out.set(bound, (out.get(bound) ?? 0) + sample.value);
+    }
+    return out;
+}
+/**
+ * Prometheus' histogram_quantile on the difference of two cumulative histograms: linear within the bucket
+ * holding the rank; a rank in the +Inf bucket gives the highest finite bound.
+ */
+function histogramQuantile(before, after, q) {
+    const bounds = [...after.keys()].sort((a, b) => a - b);
+    const counts = bounds.map((bound) => (after.get(bound) ?? 0) - (before.get(bound) ?? 0));
+    const totalCount = counts[counts.length - 1] ?? 0;
+    if (!(totalCount > 0))
+        return null;
+    const rank = q * totalCount;
+    let previousBound = 0;
+    let previousCount = 0;
+    for (let index = 0; index < bounds.length; index++) {
+        const bound = bounds[index];
+        const count = counts[index];
+        if (count >= rank) {
+            if (bound === Number.POSITIVE_INFINITY)
+                return previousBound;
+            if (count === previousCount)
+                return bound;
+            return previousBound + ((bound - previousBound) * (rank - previousCount)) / (count - previousCount);
+        }
+        previousBound = bound;
+        previousCount = count;
+    }
+    return previousBound;
+}
+/**
+ * The server-side view of one run from /metrics scraped before, during and after it: counter deltas,
+ * gauge maxima and means, and histogram percentiles. A metric the server does not expose is null and
+ * named in `missing`, never zero.
+ */
+function summarizeServerMetrics(scrapes) {
+    const parsed = scrapes
+        .filter((scrape) => scrape.text !== null && scrape.status === 200)
+        .map((scrape) => ({ phase: scrape.phase, samples: parsePrometheusText(scrape.text) }));
+    const before = parsed.find((scrape) => scrape.phase === "before")?.samples;
+    const after = [...parsed].reverse().find((scrape) => scrape.phase === "after")?.samples;
+    if (!before || !after)
+        return null;
+    const missing = [];
+    const counterDelta = (candidates) => {
+        const name = present(after, candidates);
+        if (name === null) {
+            missing.push(candidates[0]);
+            return null;
+        }
+        return total(after, name) - total(before, name);
+    };
+    const gauge = (candidates) => {
+        const name = present(after, candidates) ?? parsed.map((scrape) => present(scrape.samples, candidates)).find(Boolean);
+        if (!name) {
+            missing.push(candidates[0]);
+            return null;
+        }
+        const during = parsed.filter((scrape) => scrape.phase === "during");
+        const pool = (during.length > 0 ? during : parsed).filter((scrape) => scrape.samples.some((s) => s.name === name));
+        const values = pool.map((scrape) => total(scrape.samples, name));
+        if (values.length === 0)
+            return null;
+        return { max: Math.max(...values), mean: values.reduce((sum, value) => sum + value, 0) / values.length };
+    };
+    const quantiles = (candidates) => {
+        const name = present(after, candidates.map((candidate) => `${candidate}_bucket`));
+        if (name === null) {
+            missing.push(candidates[0]);
+            return { p50: null, p95: null };
+        }
+        const histogram = name.slice(0, -"_bucket".length);
+        const start = buckets(before, histogram);
+        const end = buckets(after, histogram);
+        const toMs = (value) => (value === null ? null : value * 1000);
+        return { p50: toMs(histogramQuantile(start, end, 0.5)), p95: toMs(histogramQuantile(start, end, 0.95)) };
+    };
+    const preemptions = counterDelta(names.preemptions);
+    const queries = counterDelta(names.prefixQueries);
+    const hits = counterDelta(names.prefixHits);
+    const kv = gauge(names.kvUsage);
+    const running = gauge(names.running);
+    const waiting = gauge(names.waiting);
+    const promptTokens = counterDelta(names.promptTokens);
+    const generationTokens = counterDelta(names.generationTokens);
+    const success = counterDelta(names.success);
+    const ttft = quantiles(names.ttft);
+    const queue = quantiles(names.queue);
+    return {
+        preemptions,
+        prefix_cache_queries: queries,
+        prefix_cache_hits: hits,
+        prefix_cache_hit_rate: queries !== null && hits !== null && queries > 0 ? hits / queries : null,
+        kv_cache_usage_max: kv?.max ?? null,
+        kv_cache_usage_mean: kv?.mean ?? null,
+        running_max: running?.max ?? null,
+        waiting_max: waiting?.max ?? null,
+        prompt_tokens: promptTokens,
+        generation_tokens: generationTokens,
+        server_ttft_p50_ms: ttft.p50,
+        server_ttft_p95_ms: ttft.p95,
+        server_queue_p50_ms: queue.p50,
+        server_queue_p95_ms: queue.p95,
+        requests_completed: success,
+        missing,
+    };
+}
+
+/** run.json from a run's facts (pure): metrics, load fidelity, the client-bound verdict, flags, conditions. */
+function assembleRunFile(facts) {
+    const { context, workload, plan, records, dispatch: result } = facts;
+    const { cell, config } = context;
+    const notes = [...facts.notes];
+    const origin = facts.origin;
+    const lastEnd = facts.lastEnd;
+    const startedAtEpochMs = facts.startedAtEpochMs;
+    const warmupCount = facts.warmupCount;
+    const sorted = [...records].sort((a, b) => a.index - b.index);
+    const durationS = Math.max(0, lastEnd - origin) / 1000;
+    const metrics = computeRunMetrics(sorted, { durationS, slo: cell.slo, warmup: warmupCount });
+    const lags = records.map((record) => record.readyMs - record.scheduledMs);
+    const lagSummary = summarize(lags);
+    const targetConcurrency = targetConcurrencyOf(plan);
+    const sendWindowS = result.lastReadyAt === null ? 0 : (result.lastReadyAt - result.startedAt) / 1000;
+    const achievedRate = cell.load.type === "concurrency"
+        ? metrics.throughput.request
+        : sendWindowS > 0
+            ? result.dispatched / sendWindowS
+            : 0;
+    const exactSchedule = cell.load.type === "rate" && plan.maxRequests !== null && plan.maxDurationMs === null;
+    const reasons = clientBoundReasons({
+        exactRate: exactSchedule && cell.load.type === "rate" && result.dispatched === plan.maxRequests
+            ? { target: cell.load.rate, achieved: achievedRate }
+            : null,
+        scheduleLagP50Ms: lagSummary.p50,
+        eventLoopLagP99Ms: facts.eventLoopLagP99Ms,
+        targetConcurrency,
+        peakOnSocket: facts.peakOnSocket,
+        completed: metrics.requests.completed,
+        thresholds: {
+            maxScheduleLagMs: config.client.max_schedule_lag_ms,
+            maxEventLoopLagMs: config.client.max_event_loop_lag_ms,
+        },
+    });
+    const busyMs = records.reduce((sum, record) => sum + (record.endMs - record.sentMs), 0);
+    if (records.some((record) => record.ok && record.outputTokensSource === "chunks")) {
+        notes.push("the server sent no usage for some requests: their output tokens are counted as chunks");
+    }
+    if (workload.info.tokenModel.source === "tokenize") {
+        const model = workload.info.tokenModel;
+        notes.push(`prompt lengths calibrated with POST /tokenize: ${model.tokensPerWord} tokens/word + ${model.offset}`);
+    }
+    const crashed = facts.crashReason;
+    const cutShort = crashed !== null || facts.refusedInARow !== null || facts.aborted;
+    if (facts.refusedInARow !== null) {
+        notes.unshift(`stopped after ${facts.refusedInARow} refused connections in a row: the server is unreachable`);
+    }
+    return runFileSchema.parse({
+        schemaVersion: runFileSchemaVersion,
+        tool: { name: toolName, version: toolVersion },
+        cell: cell.name,
+        run: facts.runIndex,
+        ...(facts.side ? { side: facts.side } : {}),
+        startedAt: new Date(startedAtEpochMs).toISOString(),
+        durationS,
+        load: {
+            type: cell.load.type,
+            targetRate: targetRateOf(plan),
+            targetConcurrency,
+            achievedRate,
+            achievedConcurrencyMean: durationS > 0 ? busyMs / (durationS * 1000) : 0,
+            peakConcurrency: facts.peakOnSocket,
+            scheduleLagP50Ms: lagSummary.p50,
+            scheduleLagP99Ms: lagSummary.p99,
+            eventLoopLagP99Ms: facts.eventLoopLagP99Ms,
+        },
+        ...metrics,
+        server: summarizeServerMetrics(facts.scrapes),
+        flags: {
+            clientBound: reasons.length > 0,
+            ...(reasons.length > 0 ? { clientBoundReason: reasons.join("; ") } : {}),
+            serverCrashed: crashed !== null,
+            cutShort,
+            notes: crashed !== null ? [`server exited during the run: ${crashed}`, ...notes] : notes,
+        },
+        prefix: facts.prefix,
+        fingerprint: {
+            ...facts.serverFingerprint,
+            workload: {
+                cell: cell.name,
+                endpoint: cell.endpoint,
+                dataset: cell.dataset,
+                load: cell.load,
+                size: cell.size,
+                warmup: cell.warmup,
+                prefix: cell.prefix,
+                seed: context.seed,
+                datasetSha256: workload.info.datasetSha256,
+                tokenModel: workload.info.tokenModel,
+            },
+        },
+        telemetry: facts.telemetry ?? null,
+    });
+}
+
 /** Consecutive refused connections after which a run stops (and is marked cut short). */
 const unreachableAfterRefusals = 20;
 /** Connections opened ahead of an open-loop run without a concurrency cap (more open on demand). */
@@ -59751,6 +60104,12 @@ async function runOnce(options) {
         refusedInARow = record.errorKind === "connect" ? refusedInARow + 1 : 0;
     };
     const stop = () => crashed !== null || unreachable() || options.shouldAbort?.() === true;
+    // An interrupt ends the requests in flight too, not just new sends (a dead server fails them itself).
+    const watchdog = setInterval(() => {
+        if (options.shouldAbort?.() === true)
+            client.abortAll();
+    }, 200);
+    watchdog.unref();
     try {
         await client.prime(poolSize ?? defaultOpenLoopConnections);
         // Warm-up: closed loop at the run's concurrency, its own prompts, results kept apart.
@@ -59812,10 +60171,16 @@ async function runOnce(options) {
         const scraper = new MetricsScraper(control, session.endpoint.metricsUrl, clock, () => origin, scrapeLog);
         const records = [];
         let errors = 0;
+        let telemetry;
         try {
             await scraper.scrape("before");
             scraper.startPeriodic(config.telemetry.metrics_interval_s * 1000);
             client.resetPeak();
+            // GPU and compact /metrics time series; absent for servers without a launcher (--base-url).
+            telemetry = session.startTelemetry?.({
+                metricsIntervalMs: config.telemetry.metrics_interval_s * 1000,
+                gpuIntervalMs: config.telemetry.nvidia_smi_interval_s * 1000,
+            });
             const loopProbe = startEventLoopProbe();
             origin = clock.now();
             const startedAtEpochMs = epochMsOf(origin);
@@ -59860,91 +60225,34 @@ async function runOnce(options) {
             options.onMeasuredPhase?.("end", epochMsOf(clock.now()));
             await scraper.stopPeriodic();
             await scraper.scrape("after");
+            const telemetryRecord = telemetry ? await telemetry.stop() : null;
+            if (telemetryRecord)
+                writeFileSync(join(dir, "telemetry.json"), `${JSON.stringify(telemetryRecord)}\n`);
             requestLog.close();
             scrapeLog.close();
             records.sort((a, b) => a.index - b.index);
-            const durationS = Math.max(0, lastEnd - origin) / 1000;
-            const metrics = computeRunMetrics(records, { durationS, slo: cell.slo, warmup: warmupCount });
-            const lags = records.map((record) => record.readyMs - record.scheduledMs);
-            const lagSummary = summarize(lags);
-            const targetConcurrency = targetConcurrencyOf(plan);
-            const sendWindowS = result.lastReadyAt === null ? 0 : (result.lastReadyAt - result.startedAt) / 1000;
-            const achievedRate = cell.load.type === "concurrency"
-                ? metrics.throughput.request
-                : sendWindowS > 0
-                    ? result.dispatched / sendWindowS
-                    : 0;
-            const exactSchedule = cell.load.type === "rate" && plan.maxRequests !== null && plan.maxDurationMs === null;
-            const reasons = clientBoundReasons({
-                exactRate: exactSchedule && cell.load.type === "rate" && result.dispatched === plan.maxRequests
-                    ? { target: cell.load.rate, achieved: achievedRate }
-                    : null,
-                scheduleLagP50Ms: lagSummary.p50,
-                eventLoopLagP99Ms: loop.p99Ms,
-                targetConcurrency,
-                peakOnSocket: client.peakOnSocket,
-                completed: metrics.requests.completed,
-                thresholds: {
-                    maxScheduleLagMs: config.client.max_schedule_lag_ms,
-                    maxEventLoopLagMs: config.client.max_event_loop_lag_ms,
-                },
-            });
-            const busyMs = records.reduce((sum, record) => sum + (record.endMs - record.sentMs), 0);
-            if (records.some((record) => record.ok && record.outputTokensSource === "chunks")) {
-                notes.push("the server sent no usage for some requests: their output tokens are counted as chunks");
-            }
-            if (workload.info.tokenModel.source === "tokenize") {
-                const model = workload.info.tokenModel;
-                notes.push(`prompt lengths calibrated with POST /tokenize: ${model.tokensPerWord} tokens/word + ${model.offset}`);
-            }
-            const cutShort = crashed !== null || unreachable() || options.shouldAbort?.() === true;
-            if (unreachable())
-                notes.unshift(`stopped after ${refusedInARow} refused connections in a row: the server is unreachable`);
-            const runFile = runFileSchema.parse({
-                schemaVersion: runFileSchemaVersion,
-                tool: { name: toolName, version: toolVersion },
-                cell: cell.name,
-                run: runIndex,
+            const runFile = assembleRunFile({
+                context,
+                workload,
+                plan,
+                runIndex,
                 ...(options.side ? { side: options.side } : {}),
-                startedAt: new Date(startedAtEpochMs).toISOString(),
-                durationS,
-                load: {
-                    type: cell.load.type,
-                    targetRate: targetRateOf(plan),
-                    targetConcurrency,
-                    achievedRate,
-                    achievedConcurrencyMean: durationS > 0 ? busyMs / (durationS * 1000) : 0,
-                    peakConcurrency: client.peakOnSocket,
-                    scheduleLagP50Ms: lagSummary.p50,
-                    scheduleLagP99Ms: lagSummary.p99,
-                    eventLoopLagP99Ms: loop.p99Ms,
-                },
-                ...metrics,
-                server: summarizeServerMetrics(scraper.scrapes),
-                flags: {
-                    clientBound: reasons.length > 0,
-                    ...(reasons.length > 0 ? { clientBoundReason: reasons.join("; ") } : {}),
-                    serverCrashed: crashed !== null,
-                    cutShort,
-                    notes: crashed !== null ? [`server exited during the run: ${crashed}`, ...notes] : notes,
-                },
+                records,
+                warmupCount,
+                origin,
+                lastEnd,
+                startedAtEpochMs,
+                dispatch: result,
+                eventLoopLagP99Ms: loop.p99Ms,
+                peakOnSocket: client.peakOnSocket,
+                scrapes: scraper.scrapes,
+                crashReason: crashed,
+                refusedInARow: unreachable() ? refusedInARow : null,
+                aborted: options.shouldAbort?.() === true,
+                notes,
                 prefix: { policy: cell.prefix, cacheSalt, cacheReset },
-                fingerprint: {
-                    ...options.serverFingerprint,
-                    workload: {
-                        cell: cell.name,
-                        endpoint: cell.endpoint,
-                        dataset: cell.dataset,
-                        load: cell.load,
-                        size: cell.size,
-                        warmup: cell.warmup,
-                        prefix: cell.prefix,
-                        seed: context.seed,
-                        datasetSha256: workload.info.datasetSha256,
-                        tokenModel: workload.info.tokenModel,
-                    },
-                },
-                telemetry: null,
+                serverFingerprint: options.serverFingerprint,
+                telemetry: telemetryRecord ? runTelemetry(telemetryRecord.summary) : null,
             });
             writeFileSync(join(dir, "run.json"), `${JSON.stringify(runFile, null, 2)}\n`);
             if (options.formats.includes("vllm")) {
@@ -59961,11 +60269,13 @@ async function runOnce(options) {
         }
         finally {
             await scraper.stopPeriodic();
+            await telemetry?.stop();
             requestLog.close();
             scrapeLog.close();
         }
     }
     finally {
+        clearInterval(watchdog);
         await client.close();
     }
 }
@@ -60128,22 +60438,6 @@ function summaryLine(file) {
         `, TPOT p50 ${fmt(file.latency.tpot.p50, 2)} ms, E2E p95 ${fmt(file.latency.e2el.p95)} ms` +
         (flags.length > 0 ? `  [${flags.join("; ")}]` : ""));
 }
-
-const systemClock = {
-    now: () => performance.now(),
-    wallTime: () => new Date(),
-    sleep: (ms, signal) => new Promise((resolve) => {
-        if (signal?.aborted)
-            return resolve();
-        const timer = setTimeout(done, ms);
-        function done() {
-            clearTimeout(timer);
-            signal?.removeEventListener("abort", done);
-            resolve();
-        }
-        signal?.addEventListener("abort", done, { once: true });
-    }),
-};
 
 /** Runs a short-lived helper (docker CLI, nvidia-smi) to completion and captures its output. */
 function execFileCapture(command, args, options = {}) {
@@ -60838,57 +61132,6 @@ async function stopContainer(containerName, followers, services) {
     return { escalated, survived, notes };
 }
 
-/** The few server endpoints the launcher reads (vLLM's OpenAI-compatible server; the simulator mirrors it). */
-const modelsResponseSchema = object({
-    data: array(looseObject({
-        id: string(),
-        root: string().nullish(),
-        max_model_len: number().nullish(),
-    })),
-});
-const probeTimeoutMs = 5_000;
-function headers(target) {
-    return target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {};
-}
-async function getStatus(target, path) {
-    const response = await fetch(`${target.baseUrl}${path}`, {
-        headers: headers(target),
-        signal: AbortSignal.timeout(probeTimeoutMs),
-    });
-    await response.body?.cancel();
-    return response.status;
-}
-async function getText(url, apiKey) {
-    const response = await fetch(url, {
-        headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
-        signal: AbortSignal.timeout(probeTimeoutMs),
-    });
-    const text = await response.text();
-    if (!response.ok)
-        throw new Error(`GET ${url} answered HTTP ${response.status}`);
-    return text;
-}
-async function getServedModels(target) {
-    const text = await getText(`${target.baseUrl}/v1/models`, target.apiKey);
-    const parsed = modelsResponseSchema.safeParse(JSON.parse(text));
-    if (!parsed.success)
-        throw new Error(`GET ${target.baseUrl}/v1/models: expected {"data":[{"id":...}]}, got ${text.slice(0, 200)}`);
-    return parsed.data.data.map((model) => ({
-        id: model.id,
-        root: model.root ?? null,
-        maxModelLen: model.max_model_len ?? null,
-    }));
-}
-async function getVllmVersion(target) {
-    try {
-        const json = JSON.parse(await getText(`${target.baseUrl}/version`, target.apiKey));
-        return typeof json.version === "string" ? json.version : null;
-    }
-    catch {
-        return null;
-    }
-}
-
 /**
  * Starts a server command as the leader of its own process group (vLLM forks engine and worker processes
  * that must die with it), streams its output into the redacted log and records it in the state file.
@@ -61304,158 +61547,6 @@ class ServerLog {
     }
 }
 
-/**
- * What the server and the GPUs did during a run: /metrics and nvidia-smi sampled on fixed intervals, kept
- * as time series next to the results, and summarised (mean/max) into run.json.
- */
-const telemetrySchemaVersion = 1;
-const nullableNumber = number().nullable();
-const gpuUsageSchema = object({
-    index: number().int(),
-    utilizationPercent: nullableNumber,
-    memoryUsedMiB: nullableNumber,
-    powerW: nullableNumber,
-    smClockMHz: nullableNumber,
-});
-const telemetrySummarySchema = object({
-    /** Same names and meaning as run.json `telemetry`. */
-    gpuUtilizationMean: nullableNumber.describe("Mean utilisation (%) over all samples of all GPUs."),
-    gpuUtilizationMax: nullableNumber,
-    gpuMemoryUsedMaxMiB: nullableNumber.describe("Highest memory used by any one GPU."),
-    gpuPowerMeanW: nullableNumber.describe("Mean of the total power draw of all GPUs."),
-    smClockMeanMHz: nullableNumber,
-    /** mean/max of the scheduler gauges (running, waiting, KV-cache usage), null when never exposed. */
-    server: record(string(), object({ mean: number(), max: number() })),
-    metricsSamples: number().int().nonnegative(),
-    gpuSamples: number().int().nonnegative(),
-});
-object({
-    schemaVersion: literal(telemetrySchemaVersion),
-    startedAt: string(),
-    metricsIntervalMs: number().positive(),
-    gpuIntervalMs: number().positive().nullable(),
-    /** t: milliseconds since the sampler started; values: vLLM samples summed over labels (engines). */
-    metrics: array(object({ t: number(), values: record(string(), number()) })),
-    gpu: array(object({ t: number(), gpus: array(gpuUsageSchema) })),
-    failedScrapes: object({ metrics: number().int().nonnegative(), gpu: number().int().nonnegative() }),
-    summary: telemetrySummarySchema,
-});
-/** The gauges summarised per run; the old vLLM name is folded into the new one. */
-const summarisedGauges = {
-    "vllm:num_requests_running": "running",
-    "vllm:num_requests_waiting": "waiting",
-    "vllm:kv_cache_usage_perc": "kv_cache_usage",
-    "vllm:gpu_cache_usage_perc": "kv_cache_usage",
-};
-/** vLLM samples summed over labels; histogram buckets are left out (the run's own latencies are measured). */
-function metricsValues(text) {
-    const values = {};
-    for (const sample of parsePrometheusText(text)) {
-        if (!sample.name.startsWith("vllm:") ||
-            sample.name.endsWith("_bucket") ||
-            sample.name.endsWith("_created"))
-            continue;
-        if (!Number.isFinite(sample.value))
-            continue;
-        values[sample.name] = (values[sample.name] ?? 0) + sample.value;
-    }
-    return values;
-}
-function summariseTelemetry(metrics, gpu) {
-    const server = {};
-    for (const [metric, label] of Object.entries(summarisedGauges)) {
-        if (server[label])
-            continue;
-        const series = metrics
-            .map((sample) => sample.values[metric])
-            .filter((value) => value !== undefined);
-        if (series.length > 0)
-            server[label] = { mean: mean(series), max: Math.max(...series) };
-    }
-    const readings = gpu.flatMap((sample) => sample.gpus);
-    const pick = (key) => readings.map((reading) => reading[key]).filter((value) => value !== null);
-    const utilization = pick("utilizationPercent");
-    const memory = pick("memoryUsedMiB");
-    const clocks = pick("smClockMHz");
-    const totalPower = gpu
-        .filter((sample) => sample.gpus.some((reading) => reading.powerW !== null))
-        .map((sample) => sample.gpus.reduce((sum, reading) => sum + (reading.powerW ?? 0), 0));
-    return {
-        gpuUtilizationMean: utilization.length ? mean(utilization) : null,
-        gpuUtilizationMax: utilization.length ? Math.max(...utilization) : null,
-        gpuMemoryUsedMaxMiB: memory.length ? Math.max(...memory) : null,
-        gpuPowerMeanW: totalPower.length ? mean(totalPower) : null,
-        smClockMeanMHz: clocks.length ? mean(clocks) : null,
-        server,
-        metricsSamples: metrics.length,
-        gpuSamples: gpu.length,
-    };
-}
-function mean(values) {
-    return values.reduce((sum, value) => sum + value, 0) / values.length;
-}
-function startTelemetry(options) {
-    const clock = options.clock ?? systemClock;
-    const startedAt = clock.wallTime().toISOString();
-    const origin = clock.now();
-    const metrics = [];
-    const gpu = [];
-    const failed = { metrics: 0, gpu: 0 };
-    const halt = new AbortController();
-    const scrape = options.scrapeMetrics ?? (() => getText(options.metricsUrl, options.apiKey));
-    const loop = async (intervalMs, sample) => {
-        // Sample on an absolute grid so a slow scrape does not stretch the interval for the rest of the run.
-        let next = clock.now();
-        while (!halt.signal.aborted) {
-            await sample();
-            // Behind schedule (a scrape slower than the interval): skip the missed ticks rather than burst.
-            next = Math.max(next + intervalMs, clock.now());
-            const wait = next - clock.now();
-            await clock.sleep(wait, halt.signal);
-        }
-    };
-    const metricsLoop = loop(options.metricsIntervalMs, async () => {
-        const t = clock.now() - origin;
-        try {
-            metrics.push({ t, values: metricsValues(await scrape()) });
-        }
-        catch {
-            failed.metrics++;
-        }
-    });
-    const queryGpus = options.queryGpus;
-    const gpuLoop = queryGpus
-        ? loop(options.gpuIntervalMs, async () => {
-            const t = clock.now() - origin;
-            const gpus = await queryGpus().catch(() => null);
-            if (gpus)
-                gpu.push({ t, gpus });
-            else
-                failed.gpu++;
-        })
-        : Promise.resolve();
-    let result;
-    return {
-        stop() {
-            result ??= (async () => {
-                halt.abort();
-                await Promise.all([metricsLoop, gpuLoop]);
-                return {
-                    schemaVersion: telemetrySchemaVersion,
-                    startedAt,
-                    metricsIntervalMs: options.metricsIntervalMs,
-                    gpuIntervalMs: queryGpus ? options.gpuIntervalMs : null,
-                    metrics: [...metrics].sort((a, b) => a.t - b.t),
-                    gpu: [...gpu].sort((a, b) => a.t - b.t),
-                    failedScrapes: { ...failed },
-                    summary: summariseTelemetry(metrics, gpu),
-                };
-            })();
-            return result;
-        },
-    };
-}
-
 /** Environment variables redacted from logs whenever they are set, passed or not (a server may echo them). */
 const wellKnownSecrets = [
     "HF_TOKEN",
@@ -61751,4 +61842,4 @@ async function collectFingerprint(launched, target, readyModels, options) {
     });
 }
 
-export { formatChange as A, formatInterval as B, formatFractionAsPercent as C, parseConfigText as D, ExitCode as E, streamProgress as F, FailureError as G, defaultConfigFile as H, getServedModels as I, getVllmVersion as J, getText as K, buildFingerprint as L, cacheConfigFromMetrics as M, parsePrometheusText as N, silentProgress as O, strictObject$1 as P, distExports as Q, describeValue as R, InputError as S, UsageError as U, ZodISODateTime as Z, _isoDateTime as _, systemClock as a, removeLiveServer as b, execFileCapture as c, loadConfig as d, exitWhenFlushed as e, compareResults as f, createServerProvider as g, hashConfig as h, isGroupAlive as i, runCells as j, array as k, literal as l, boolean as m, number as n, object as o, toolVersion as p, toolName as q, readServerState as r, string as s, terminateGroup as t, runFileSchema as u, createRedactor as v, writeCompareOutputs as w, formatSignedNumber as x, describeMetric as y, formatMetricValue as z };
+export { formatMetricValue as A, formatChange as B, formatInterval as C, formatFractionAsPercent as D, describeMetricRef as E, parseConfigText as F, ExitCode as G, streamProgress as H, FailureError as I, defaultConfigFile as J, getServedModels as K, InputError as L, getVllmVersion as M, getText as N, buildFingerprint as O, cacheConfigFromMetrics as P, parsePrometheusText as Q, silentProgress as R, strictObject$1 as S, distExports as T, UsageError as U, describeValue as V, ZodISODateTime as Z, _isoDateTime as _, systemClock as a, removeLiveServer as b, execFileCapture as c, loadConfig as d, exitWhenFlushed as e, compareResults as f, createServerProvider as g, hashConfig as h, isGroupAlive as i, runCells as j, array as k, literal as l, boolean as m, number as n, object as o, toolVersion as p, toolName as q, readServerState as r, string as s, terminateGroup as t, runFileSchema as u, escapeMarkdown as v, writeCompareOutputs as w, createRedactor as x, formatSignedNumber as y, describeMetric as z };

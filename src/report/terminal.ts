@@ -1,6 +1,5 @@
 import { describeMetric, describeMetricRef } from "../compare/metric-labels.js";
 import type { Comparison, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
-import type { MetricName } from "../config/metric-names.js";
 import {
   formatChange,
   formatFractionAsPercent,
