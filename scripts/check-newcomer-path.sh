@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The newcomer's path, checked end to end: clone the repository fresh, run exactly the README's two
+# commands (npm ci && npm run demo; npm test), then every demo scenario, and check each report, verdict
+# file and exit code. Usage: scripts/check-newcomer-path.sh [REPO] (default: this checkout).
+set -euo pipefail
+repo="$(cd "${1:-$(dirname "$0")/..}" && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+git clone --quiet "$repo" "$work/clone"
+cd "$work/clone"
+
+readme_commands=$(grep -E '^npm ci && npm run demo|^npm test' README.md | sed 's/ *#.*$//')
+expected=$'npm ci && npm run demo\nnpm test'
+if [ "$readme_commands" != "$expected" ]; then
+  echo "README's two commands changed; this script checks: $expected" >&2
+  exit 1
+fi
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+check_demo() { # scenario, expected verdicts (regex), expected gate exit code (regex), log file
+  local scenario=$1 verdicts=$2 gate_exit=$3 log=$4
+  local dir=vllm-perf-gate-demo
+  [ -s "$dir/report.md" ] || fail "$scenario: no report.md"
+  [ -s "$dir/verdict.json" ] || fail "$scenario: no verdict.json"
+  local verdict
+  verdict=$(node -e 'console.log(require(process.argv[1]).verdict)' "$PWD/$dir/verdict.json")
+  [[ "$verdict" =~ ^($verdicts)$ ]] || fail "$scenario: verdict $verdict, expected $verdicts"
+  grep -qE "^## .*vllm-perf-gate: " "$dir/report.md" || fail "$scenario: report has no headline"
+  grep -qE "gate would have exited ($gate_exit) " "$log" || fail "$scenario: gate exit code not $gate_exit"
+  echo "ok: $scenario -> $verdict ($(grep -oE 'gate would have exited [0-9]' "$log"))"
+}
+
+start=$(date +%s)
+echo "== npm ci && npm run demo"
+( npm ci --no-audit --no-fund >/dev/null && npm run demo ) > demo-tradeoff.log 2>&1 || fail "npm ci && npm run demo exited $?"
+echo "   took $(( $(date +%s) - start )) s (install + demo)"
+check_demo tradeoff "regression" "1" demo-tradeoff.log
+
+for spec in "clean:pass|inconclusive:0" "regression:regression:1" "flaky:inconclusive:0"; do
+  IFS=: read -r scenario verdicts gate_exit <<<"$spec"
+  t0=$(date +%s)
+  node dist/cli.js demo --scenario "$scenario" > "demo-$scenario.log" 2>&1 || fail "demo --scenario $scenario exited $?"
+  echo "   $scenario took $(( $(date +%s) - t0 )) s"
+  check_demo "$scenario" "$verdicts" "$gate_exit" "demo-$scenario.log"
+done
+
+echo "== npm test"
+npm test > test.log 2>&1 || { tail -40 test.log; fail "npm test"; }
+grep -E "Tests +[0-9]+ passed" test.log | tail -1
+echo "newcomer path OK in $(( $(date +%s) - start )) s"
