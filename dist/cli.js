@@ -2716,6 +2716,9 @@ class ActiveRequest {
         if (!this.req.stream)
             return;
         this.server.writeHead(this.res, 200, "text/event-stream; charset=utf-8", this.req.endpoint);
+        // Headers go out now, as vLLM's streaming response sends them before the first token; otherwise Node
+        // holds them for the first chunk and that chunk leaves later than the time recorded for it.
+        this.res.flushHeaders();
         if (this.fault?.afterTokens === 0)
             this.applyFault();
     }
