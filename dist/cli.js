@@ -414,7 +414,7 @@ cells:
       output_tokens: { distribution: uniform, min: 24, max: 72 }
     load: { type: concurrency, concurrency: 24 }
     size: { requests: 200 }
-    warmup: { requests: 4 }
+    warmup: { requests: 32 }
     prefix: fresh
     slo: { ttft_ms: 60, tpot_ms: 4, e2el_ms: 400 }
   - name: rag
@@ -428,7 +428,7 @@ cells:
       output_tokens: { distribution: uniform, min: 16, max: 48 }
     load: { type: rate, rate: 150, burstiness: 1, max_concurrency: 48 }
     size: { requests: 200 }
-    warmup: { requests: 4 }
+    warmup: { requests: 32 }
     prefix: reuse
     slo: { ttft_ms: 150, tpot_ms: 8, e2el_ms: 600 }
   - name: longgen
@@ -440,11 +440,13 @@ cells:
       output_tokens: { distribution: fixed, value: 128 }
     load: { type: concurrency, concurrency: 64 }
     size: { requests: 200 }
-    warmup: { requests: 4 }
+    warmup: { requests: 32 }
     prefix: fresh
 repeats: { min: ${scenario.repeats.min}, max: ${scenario.repeats.max} }
 gate:
-  tolerance: 0.05
+  # Wider than the 5% default: here the simulator and the client share the CPU of a laptop or a CI
+  # machine, which is noisier than a dedicated GPU runner.
+  tolerance: 0.1
   # The simulator's knobs are the thing under test here, as engine flags or the image would be for vLLM.
   allowed_differences: [server.args, server.command, server.cacheConfig, configHash]
 cost:

@@ -47,5 +47,5 @@ done
 
 echo "== npm test"
 npm test > test.log 2>&1 || { tail -40 test.log; fail "npm test"; }
-grep -E "Tests +[0-9]+ passed" test.log | tail -1
+sed "s/\x1b\[[0-9;]*m//g" test.log | grep -E "Tests +[0-9]+ passed" | tail -1
 echo "newcomer path OK in $(( $(date +%s) - start )) s"
