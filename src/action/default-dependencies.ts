@@ -6,7 +6,7 @@ import { GitHubArtifactStore } from "../github/artifact-store.js";
 import { createGitHubClient } from "../github/client.js";
 import type { ProgressSink } from "../runner/progress.js";
 import { runCells } from "../runner/run-cells.js";
-import { cleanupFromState, createServerProvider, hashConfig } from "../server/index.js";
+import { cleanupFromState, providerForConfig } from "../server/index.js";
 import type { ActionDependencies, CleanupServers, Compare, Measure } from "./dependencies.js";
 
 /**
@@ -20,11 +20,8 @@ const actionProgress: ProgressSink = { update() {}, message: (text) => core.info
 export const measureWithRunner: Measure = async (request) => {
   const loaded = await loadConfig(request.configPath, { env: process.env, cwd: request.workingDirectory });
   const { config } = loaded;
-  const provider = createServerProvider(config.server, {
-    model: config.model,
-    sampling: config.sampling,
+  const provider = providerForConfig(config, {
     env: { ...process.env },
-    configHash: hashConfig(config),
     // Recorded so the post step can stop servers a cancelled job left behind.
     stateFile: request.serverStateFile,
     warn: (message) => core.warning(message),

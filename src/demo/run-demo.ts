@@ -6,7 +6,7 @@ import { parseConfigText } from "../config/load.js";
 import { renderTerminal } from "../report/terminal.js";
 import { runAdaptive } from "../runner/interleaved.js";
 import type { ProgressSink } from "../runner/progress.js";
-import { createServerProvider, hashConfig, type ManagedServerProvider } from "../server/index.js";
+import { type ManagedServerProvider, providerForConfig } from "../server/index.js";
 import { demoConfigText, type Scenario } from "./scenarios.js";
 
 export interface DemoOptions {
@@ -61,11 +61,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   for (const side of sides) await writeFile(side.file, side.text);
 
   const providers: ManagedServerProvider[] = sides.map((side) =>
-    createServerProvider(side.config.server, {
-      model: side.config.model,
-      sampling: side.config.sampling,
+    providerForConfig(side.config, {
       env: { ...options.env },
-      configHash: hashConfig(side.config),
       nvidiaSmiCommand: null,
       pollIntervalMs: 50,
       stopGraceMs: 5000,

@@ -25,6 +25,7 @@ export {
   createServerProvider,
   type ManagedServerProvider,
   type ManagedServerSession,
+  providerForConfig,
   type ServerProviderOptions,
 } from "./provider.js";
 export { createRedactor, type Redactor, redactionMark } from "./redact.js";

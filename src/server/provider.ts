@@ -1,12 +1,12 @@
 import { join } from "node:path";
-import type { ModelConfig, SamplingConfig, ServerConfig } from "../config/schema.js";
+import type { Config, ModelConfig, SamplingConfig, ServerConfig } from "../config/schema.js";
 import { cacheConfigFromMetrics, parsePrometheusText } from "../metrics/prometheus-text.js";
 import { toolName, toolVersion } from "../version.js";
 import { type Clock, systemClock } from "./clock.js";
 import { diagnoseLog } from "./diagnose.js";
 import { launchDocker } from "./docker-launcher.js";
 import { ServerStartError } from "./errors.js";
-import { buildFingerprint, type Fingerprint } from "./fingerprint.js";
+import { buildFingerprint, type Fingerprint, hashConfig } from "./fingerprint.js";
 import type { LaunchedServer, LaunchServices } from "./launch.js";
 import { NvidiaSmi } from "./nvidia-smi.js";
 import { isPortFree } from "./port.js";
@@ -76,6 +76,22 @@ export interface ManagedServerProvider extends ServerProvider {
   start(context: ServerStartContext): Promise<ManagedServerSession>;
   /** Stops every session this provider started and has not stopped (for signal handlers and finally blocks). */
   stopAll(): Promise<void>;
+}
+
+/**
+ * The provider for a whole config: its server, recording the config's model, sampling and hash in every
+ * fingerprint, so every entry point (run, demo, action) records the same conditions.
+ */
+export function providerForConfig(
+  config: Config,
+  options: Omit<ServerProviderOptions, "model" | "sampling" | "configHash">,
+): ManagedServerProvider {
+  return createServerProvider(config.server, {
+    ...options,
+    model: config.model,
+    sampling: config.sampling,
+    configHash: hashConfig(config),
+  });
 }
 
 export function createServerProvider(

@@ -3,7 +3,7 @@ import { loadConfig } from "../../config/load.js";
 import { baseUrlProvider } from "../../runner/base-url-provider.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
 import { runCells } from "../../runner/run-cells.js";
-import { createServerProvider, hashConfig } from "../../server/index.js";
+import { providerForConfig } from "../../server/index.js";
 import type { ServerProvider } from "../../server/types.js";
 import type { CliCommand } from "../command.js";
 import { integerOption, parseCommandArgs, stringOption } from "../command.js";
@@ -74,11 +74,8 @@ export const runCommand: CliCommand = {
     const apiKey = apiKeyEnv ? io.env[apiKeyEnv] : undefined;
     const managed =
       baseUrl === undefined
-        ? createServerProvider(config.server, {
-            model: config.model,
-            sampling: config.sampling,
+        ? providerForConfig(config, {
             env: { ...io.env },
-            configHash: hashConfig(config),
             warn: (message) => progress.message(`warning: ${message}`),
           })
         : null;
