@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { y as formatSignedNumber, z as describeMetric, A as formatMetricValue, B as formatChange, C as formatInterval, D as formatFractionAsPercent, E as describeMetricRef, U as UsageError, f as compareResults, w as writeCompareOutputs, j as runCells, F as parseConfigText, g as createServerProvider, h as hashConfig, G as ExitCode, H as streamProgress, I as FailureError, J as defaultConfigFile, K as getServedModels, L as InputError, M as getVllmVersion, N as getText, O as buildFingerprint, p as toolVersion, q as toolName, P as cacheConfigFromMetrics, Q as parsePrometheusText, d as loadConfig, R as silentProgress, s as string, S as strictObject, l as literal, n as number, m as boolean, T as distExports, V as describeValue, e as exitWhenFlushed } from './chunks/provider.js';
+import { y as formatSignedNumber, z as describeMetric, A as formatMetricValue, B as formatChange, C as formatInterval, D as formatFractionAsPercent, E as describeMetricRef, U as UsageError, f as compareResults, w as writeCompareOutputs, F as parseConfigText, p as providerForConfig, G as runAdaptive, H as ExitCode, I as streamProgress, J as FailureError, K as defaultConfigFile, L as getServedModels, M as InputError, N as getVllmVersion, O as getText, P as buildFingerprint, k as toolVersion, m as toolName, Q as cacheConfigFromMetrics, R as parsePrometheusText, d as loadConfig, S as silentProgress, g as runCells, s as string, T as strictObject, l as literal, n as number, j as boolean, V as distExports, W as describeValue, e as exitWhenFlushed } from './chunks/interleaved.js';
 import { isAbsolute, resolve, join, dirname, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { existsSync, readFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import 'process';
 import 'buffer';
+import 'node:os';
 import 'node:perf_hooks';
 import 'node:assert';
 import 'node:stream';
@@ -26,7 +27,6 @@ import 'node:async_hooks';
 import 'node:console';
 import 'node:timers';
 import 'node:dns';
-import 'node:os';
 
 function processIo() {
     return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
@@ -282,52 +282,6 @@ const compareCommand = {
 };
 
 /**
- * Measures the sides alternately (A B, then B A, ...) so that slow drift of the machine (temperature,
- * clocks, neighbours) falls on both sides equally instead of biasing the later one, and adds runs only
- * while `decide` asks for them, up to `maxRuns`.
- */
-async function runAdaptive(options) {
-    if (options.minRuns < 1 || options.maxRuns < options.minRuns) {
-        throw new RangeError(`runs: expected 1 <= min (${options.minRuns}) <= max (${options.maxRuns})`);
-    }
-    const runs = [];
-    let target = options.minRuns;
-    let completed = 0;
-    while (completed < target) {
-        if (options.shouldAbort?.())
-            return { runsPerSide: completed, runs, stoppedBecause: "aborted" };
-        const order = completed % 2 === 0 ? options.sides : [...options.sides].reverse();
-        for (const side of order) {
-            options.progress?.message(`${side.name}: run ${completed + 1} of ${target} (at most ${options.maxRuns})`);
-            const result = await runCells({
-                config: side.config,
-                provider: side.provider,
-                outDir: side.outDir,
-                baseDir: side.baseDir,
-                runs: 1,
-                firstRun: completed,
-                side: side.name,
-                ...(options.cells ? { cells: options.cells } : {}),
-                ...(options.progress ? { progress: options.progress } : {}),
-                ...(options.shouldAbort ? { shouldAbort: options.shouldAbort } : {}),
-                ...(options.calibrate === undefined ? {} : { calibrate: options.calibrate }),
-            });
-            runs.push(...result.runs.map((run) => ({ ...run, side: side.name })));
-        }
-        completed++;
-        if (completed < target)
-            continue;
-        if (completed >= options.maxRuns)
-            return { runsPerSide: completed, runs, stoppedBecause: "max-runs" };
-        const wanted = await options.decide(completed);
-        if (wanted === null)
-            return { runsPerSide: completed, runs, stoppedBecause: "decided" };
-        target = Math.min(Math.max(wanted, completed + 1), options.maxRuns);
-    }
-    return { runsPerSide: completed, runs, stoppedBecause: "decided" };
-}
-
-/**
  * The demo's scenarios: one workload, a baseline simulator and a candidate whose profile differs the way
  * real changes do. Profiles are illustrative (see docs/sim.md), not measurements of any GPU.
  */
@@ -482,11 +436,8 @@ async function runDemo(options) {
     });
     for (const side of sides)
         await writeFile(side.file, side.text);
-    const providers = sides.map((side) => createServerProvider(side.config.server, {
-        model: side.config.model,
-        sampling: side.config.sampling,
+    const providers = sides.map((side) => providerForConfig(side.config, {
         env: { ...options.env },
-        configHash: hashConfig(side.config),
         nvidiaSmiCommand: null,
         pollIntervalMs: 50,
         stopGraceMs: 5000,
@@ -1033,11 +984,8 @@ const runCommand = {
         const apiKeyEnv = "api_key_env" in config.server ? config.server.api_key_env : undefined;
         const apiKey = apiKeyEnv ? io.env[apiKeyEnv] : undefined;
         const managed = baseUrl === undefined
-            ? createServerProvider(config.server, {
-                model: config.model,
-                sampling: config.sampling,
+            ? providerForConfig(config, {
                 env: { ...io.env },
-                configHash: hashConfig(config),
                 warn: (message) => progress.message(`warning: ${message}`),
             })
             : null;

@@ -1,5 +1,5 @@
 import { r as runMainStep, s as setFailed, a as runnerIO, c as createDefaultDependencies } from '../chunks/run-from-environment.js';
-import { e as exitWhenFlushed } from '../chunks/provider.js';
+import { e as exitWhenFlushed } from '../chunks/interleaved.js';
 import 'node:path';
 import 'node:fs/promises';
 import 'os';

@@ -4,6 +4,7 @@ import { loadConfig } from "../config/load.js";
 import { readFileAtCommit } from "../github/base-config.js";
 import { validateBaselineDir } from "../github/baseline-bundle.js";
 import { httpStatusOf } from "../github/client.js";
+import { alternatingOrder } from "../runner/interleaved.js";
 import { exists, type JobScope, type Measured } from "./job-scope.js";
 
 /**
@@ -29,10 +30,7 @@ export function measureRuns(
   });
 }
 
-/**
- * A B, B A, A B, ...: the sides alternate on the same machine within the hour, and each pair flips the
- * order, so slow drift (temperature, clocks, neighbours) falls on both sides instead of the later one.
- */
+/** The base and head configs measured alternately, one run of each per pair (see alternatingOrder). */
 export async function alternate(
   scope: JobScope,
   baseConfigPath: string,
@@ -51,7 +49,7 @@ export async function alternate(
     side: "candidate" as const,
   };
   for (let k = firstRun; k < firstRun + pairs; k++) {
-    for (const side of k % 2 === 0 ? [base, head] : [head, base]) {
+    for (const side of alternatingOrder(k, [base, head])) {
       await measureRuns(scope, { ...side, firstRun: k, runs: 1, cells });
     }
   }

@@ -39,6 +39,14 @@ export interface AdaptiveRunResult {
 }
 
 /**
+ * The order of the sides in pair k: A B, then B A, ... Each pair flips the order so that slow drift of the
+ * machine (temperature, clocks, neighbours) falls on both sides equally instead of on the later one.
+ */
+export function alternatingOrder<Side>(pair: number, sides: readonly Side[]): readonly Side[] {
+  return pair % 2 === 0 ? sides : [...sides].reverse();
+}
+
+/**
  * Measures the sides alternately (A B, then B A, ...) so that slow drift of the machine (temperature,
  * clocks, neighbours) falls on both sides equally instead of biasing the later one, and adds runs only
  * while `decide` asks for them, up to `maxRuns`.
@@ -52,8 +60,7 @@ export async function runAdaptive(options: AdaptiveRunOptions): Promise<Adaptive
   let completed = 0;
   while (completed < target) {
     if (options.shouldAbort?.()) return { runsPerSide: completed, runs, stoppedBecause: "aborted" };
-    const order = completed % 2 === 0 ? options.sides : [...options.sides].reverse();
-    for (const side of order) {
+    for (const side of alternatingOrder(completed, options.sides)) {
       options.progress?.message(
         `${side.name}: run ${completed + 1} of ${target} (at most ${options.maxRuns})`,
       );

@@ -1,0 +1,119 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { baseUrlProvider } from "../../src/runner/base-url-provider.js";
+import { alternatingOrder, runAdaptive, type SideSpec } from "../../src/runner/interleaved.js";
+import type { ServerProvider } from "../../src/server/types.js";
+import { type FakeServer, startFakeServer } from "./helpers/fake-openai-server.js";
+import { testConfig } from "./helpers/run-config.js";
+
+describe("alternatingOrder", () => {
+  it("flips the order of the sides with every pair", () => {
+    expect([0, 1, 2, 3].map((pair) => alternatingOrder(pair, ["A", "B"]).join(""))).toEqual([
+      "AB",
+      "BA",
+      "AB",
+      "BA",
+    ]);
+  });
+});
+
+describe("runAdaptive", () => {
+  let server: FakeServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it("measures the sides A B, B A, ... and adds runs only while decide asks, up to max", async () => {
+    server = await startFakeServer();
+    const dir = mkdtempSync(join(tmpdir(), "vpg-adaptive-"));
+    const config = testConfig([
+      {
+        name: "a",
+        dataset: { type: "synthetic", input_tokens: 4, output_tokens: 2 },
+        load: { type: "concurrency", concurrency: 1 },
+        size: { requests: 2 },
+        warmup: { requests: 0 },
+      },
+    ]);
+    const starts: string[] = [];
+    const recording = (name: string): ServerProvider => {
+      const inner = baseUrlProvider({ baseUrl: server!.baseUrl, model: config.model });
+      return {
+        lifecycle: "per-cell",
+        start(context) {
+          starts.push(name);
+          return inner.start(context);
+        },
+      };
+    };
+    const side = (name: SideSpec["name"]): SideSpec => ({
+      name,
+      config,
+      provider: recording(name),
+      outDir: join(dir, name),
+      baseDir: dir,
+    });
+    const looks: number[] = [];
+    const result = await runAdaptive({
+      sides: [side("baseline"), side("candidate")],
+      minRuns: 2,
+      maxRuns: 4,
+      calibrate: false,
+      // Inconclusive at 2 runs (asks for 3), still at 3 (asks for 5, capped at the maximum of 4).
+      decide: async (runs) => {
+        looks.push(runs);
+        return runs === 2 ? 3 : 5;
+      },
+    });
+    expect(looks).toEqual([2, 3]);
+    expect(result.stoppedBecause).toBe("max-runs");
+    expect(result.runsPerSide).toBe(4);
+    expect(starts).toEqual([
+      "baseline",
+      "candidate",
+      "candidate",
+      "baseline",
+      "baseline",
+      "candidate",
+      "candidate",
+      "baseline",
+    ]);
+    expect(result.runs.map((run) => `${run.side}/${run.run}`)).toEqual([
+      "baseline/0",
+      "candidate/0",
+      "candidate/1",
+      "baseline/1",
+      "baseline/2",
+      "candidate/2",
+      "candidate/3",
+      "baseline/3",
+    ]);
+  });
+
+  it("stops at the first look that decides", async () => {
+    server = await startFakeServer();
+    const dir = mkdtempSync(join(tmpdir(), "vpg-adaptive-"));
+    const config = testConfig([
+      {
+        name: "a",
+        dataset: { type: "synthetic", input_tokens: 4, output_tokens: 2 },
+        load: { type: "concurrency", concurrency: 1 },
+        size: { requests: 2 },
+        warmup: { requests: 0 },
+      },
+    ]);
+    const provider = baseUrlProvider({ baseUrl: server.baseUrl, model: config.model });
+    const result = await runAdaptive({
+      sides: [{ name: "candidate", config, provider, outDir: dir, baseDir: dir }],
+      minRuns: 3,
+      maxRuns: 10,
+      calibrate: false,
+      decide: async () => null,
+    });
+    expect(result).toMatchObject({ runsPerSide: 3, stoppedBecause: "decided" });
+    expect(result.runs).toHaveLength(3);
+  });
+});
