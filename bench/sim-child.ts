@@ -1,14 +1,25 @@
 /**
- * The simulator in a process of its own for the client benchmarks: the client's CPU time and event loop
- * are then its own. Started by startSimProcess(); speaks over IPC: {baseUrl} once listening, then answers
- * "truth" with the chunk records (content chunks: [clientRequestId, timeMs, tokens]) and "close" by exiting.
+ * The simulator in a process of its own, as `server.kind: sim` runs it: the client's CPU time, event loop
+ * and heap are then its own. Started by startSimProcess(); speaks over IPC: {baseUrl} once listening, then
+ * answers "truth" with the chunk records (content chunks: [clientRequestId, timeMs, tokens]), "loop" with
+ * the step loop's lateness and delivery times since the last "reset-loop", and "close" by exiting.
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
+export interface LoopFigures {
+  lateness: number[];
+  delivery: number[];
+  /** The simulator process's CPU time so far, ms. */
+  cpuMs: number;
+}
+
 export interface SimProcess {
   baseUrl: string;
   truth(): Promise<[string, number, number][]>;
+  /** Starts the loop figures afresh (e.g. once every stream is under way). */
+  resetLoop(): void;
+  loop(): Promise<LoopFigures>;
   close(): Promise<void>;
 }
 
@@ -17,10 +28,16 @@ export async function startSimProcess(
   set: Record<string, number | string | boolean>,
   recordChunkTimes = false,
   mode: "sim" | "burst" = "sim",
+  profile = "noiseless",
 ): Promise<SimProcess> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", fileURLToPath(import.meta.url), JSON.stringify({ set, recordChunkTimes, mode })],
+    [
+      "--import",
+      "tsx",
+      fileURLToPath(import.meta.url),
+      JSON.stringify({ set, recordChunkTimes, mode, profile }),
+    ],
     {
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     },
@@ -35,6 +52,12 @@ export async function startSimProcess(
       new Promise((resolve) => {
         child.once("message", (message: [string, number, number][]) => resolve(message));
         child.send("truth");
+      }),
+    resetLoop: () => child.send("reset-loop"),
+    loop: () =>
+      new Promise((resolve) => {
+        child.once("message", (message: LoopFigures) => resolve(message));
+        child.send("loop");
       }),
     close: () =>
       new Promise((resolve) => {
@@ -94,13 +117,14 @@ async function startBurstServer(): Promise<void> {
 if (process.send && process.argv[2] && JSON.parse(process.argv[2]).mode === "burst") {
   await startBurstServer();
 } else if (process.send && process.argv[2]) {
-  const { set, recordChunkTimes } = JSON.parse(process.argv[2]) as {
+  const { set, recordChunkTimes, profile } = JSON.parse(process.argv[2]) as {
     set: Record<string, number>;
     recordChunkTimes: boolean;
+    profile: string;
   };
   const { startSimulator } = await import("../src/sim/index.js");
   const sim = await startSimulator({
-    profile: "noiseless",
+    profile,
     set,
     devMode: true,
     recordChunkTimes,
@@ -113,6 +137,16 @@ if (process.send && process.argv[2] && JSON.parse(process.argv[2]).mode === "bur
         .filter((record) => record.kind === "content")
         .map((record) => [record.clientRequestId ?? "", record.timeMs, record.tokens]);
       process.send!(records);
+    } else if (message === "reset-loop") {
+      sim.resetLoopLateness();
+    } else if (message === "loop") {
+      const { lateness, delivery } = sim.loopLateness();
+      const cpu = process.cpuUsage();
+      process.send!({
+        lateness: Array.from(lateness),
+        delivery: Array.from(delivery),
+        cpuMs: (cpu.user + cpu.system) / 1000,
+      });
     } else if (message === "close") {
       void sim.close().then(() => process.exit(0));
     }

@@ -3,22 +3,22 @@
  * - Step-loop lateness (actual - intended step boundary) and chunk delivery time at 1/64/256/1000
  *   concurrent streams; the goal is p99 lateness < 1 ms at 256 streams.
  * - A lone request with noise off: TTFT and ITL seen from outside vs the profile's formula.
- * The client runs in a worker thread (its own event loop), as a separate client process would.
+ * The simulator runs in a process of its own, as `server.kind: sim` launches it; the client is a plain
+ * node:http streaming client in a worker thread of this process.
+ * Flags: --quick, --streams 1,64 (a subset).
  */
 import { Worker } from "node:worker_threads";
-import { startSimulator } from "../src/sim/index.js";
 import { builtInProfile } from "../src/sim/profile.js";
+import { startSimProcess } from "./sim-child.js";
 
 const quick = process.argv.includes("--quick");
-const spinArg = process.argv.indexOf("--spin-ms");
-const loopSpinMs = spinArg > 0 ? Number(process.argv[spinArg + 1]) : undefined;
 const onlyArg = process.argv.indexOf("--streams");
 const streamCounts = onlyArg > 0 ? process.argv[onlyArg + 1]!.split(",").map(Number) : [1, 64, 256, 1000];
 
 const clientSource = `
 const { parentPort, workerData } = require("node:worker_threads");
 const http = require("node:http");
-const { baseUrl, streams, maxTokens, promptWords, sequential } = workerData;
+const { baseUrl, streams, maxTokens, promptWords, sequential, warmup = 0 } = workerData;
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 const url = new URL(baseUrl + "/v1/completions");
 const prompt = Array.from({ length: promptWords }, (_, i) => "w" + i).join(" ");
@@ -31,7 +31,7 @@ function one(i) {
     const start = now();
     const times = [];
     const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json",
-      "content-length": Buffer.byteLength(body) } }, (res) => {
+      "content-length": Buffer.byteLength(body), "x-request-id": "r" + i } }, (res) => {
       let buffer = "";
       res.setEncoding("utf8");
       res.on("data", (data) => {
@@ -56,6 +56,8 @@ function one(i) {
 }
 async function main() {
   const results = [];
+  // Warm-up requests (same prompt, excluded) so that neither side runs cold code in the measured ones.
+  for (let i = 0; i < warmup; i++) await one(streams + i);
   if (sequential) for (let i = 0; i < streams; i++) results.push(await one(i));
   else results.push(...(await Promise.all(Array.from({ length: streams }, (_, i) => one(i)))));
   parentPort.postMessage(results);
@@ -74,6 +76,7 @@ interface ClientRun {
   maxTokens: number;
   promptWords: number;
   sequential?: boolean;
+  warmup?: number;
   onSteady?: () => void;
 }
 
@@ -116,11 +119,7 @@ interface LatenessFigures {
 
 /** Lateness in steady state: counted from when every stream has its first chunk (arrivals parsed). */
 async function lateness(streams: number): Promise<LatenessFigures> {
-  const sim = await startSimulator({
-    profile: "small-gpu",
-    set: { max_num_seqs: 1024, num_gpu_blocks: 65536 },
-    loopSpinMs,
-  });
+  const sim = await startSimProcess({ max_num_seqs: 1024, num_gpu_blocks: 65536 }, false, "sim", "small-gpu");
   const started = performance.now();
   let steadyAt = started;
   const results = await runClient(sim.baseUrl, {
@@ -128,12 +127,13 @@ async function lateness(streams: number): Promise<LatenessFigures> {
     maxTokens: quick ? 150 : 400,
     promptWords: 32,
     onSteady: () => {
-      sim.resetLoopLateness();
+      sim.resetLoop();
       steadyAt = performance.now();
     },
   });
   const wall = (performance.now() - steadyAt) / 1000;
-  const { lateness: late, delivery, count } = sim.loopLateness();
+  const { lateness: late, delivery } = await sim.loop();
+  const count = late.length;
   const steadyTokens = results.reduce(
     (sum, r) => sum + r.times.filter((t) => t - performance.timeOrigin >= steadyAt).length,
     0,
@@ -152,7 +152,7 @@ async function lateness(streams: number): Promise<LatenessFigures> {
 
 async function fidelity(): Promise<string[]> {
   const p = builtInProfile("noiseless");
-  const sim = await startSimulator({ profile: "noiseless", recordChunkTimes: true, loopSpinMs });
+  const sim = await startSimProcess({}, true, "sim", "noiseless");
   const promptWords = 256;
   const maxTokens = 50;
   const ttftErr: number[] = [];
@@ -163,12 +163,13 @@ async function fidelity(): Promise<string[]> {
     maxTokens,
     promptWords,
     sequential: true,
+    warmup: 10,
   });
   for (const [i, r] of results.entries()) {
-    // Unique suffix word: +1 prompt token; no prefix hits beyond the shared words, so the first call
-    // computes everything and later calls reuse 256 tokens. Formula with the actual cached count:
+    // Unique suffix word: +1 prompt token; the warm-up requests cached the 256 shared words, so every
+    // measured call computes only the rest. Formula with that cached count:
     const promptTokens = promptWords + 1;
-    const cached = i === 0 ? 0 : Math.floor((promptTokens - 1) / p.block_size) * p.block_size;
+    const cached = Math.floor((promptTokens - 1) / p.block_size) * p.block_size;
     const ttft = p.step_overhead_ms + p.prefill_per_token_ms * (promptTokens - cached);
     ttftErr.push(r!.times[0]! - r!.start - ttft);
     for (let k = 1; k < r!.times.length; k++) {
@@ -177,9 +178,11 @@ async function fidelity(): Promise<string[]> {
       itlErr.push(r!.times[k]! - r!.times[k - 1]! - itl);
     }
   }
-  const truth = sim.chunkRecords().filter((c) => c.kind === "content");
   const byRequest = new Map<string, number[]>();
-  for (const c of truth) byRequest.set(c.requestId, [...(byRequest.get(c.requestId) ?? []), c.timeMs]);
+  const measured = new Set(results.map((_, i) => `r${i}`));
+  for (const [id, timeMs] of await sim.truth()) {
+    if (measured.has(id)) byRequest.set(id, [...(byRequest.get(id) ?? []), timeMs]);
+  }
   for (const times of byRequest.values()) {
     for (let k = 1; k < times.length; k++) {
       truthErr.push(
@@ -201,7 +204,7 @@ async function fidelity(): Promise<string[]> {
 
 async function main(): Promise<void> {
   console.log(
-    `sim bench (${quick ? "quick" : "full"}), node ${process.version}, profile small-gpu (max_num_seqs 1024), loop spin ${loopSpinMs ?? "default 1.2"} ms`,
+    `sim bench (${quick ? "quick" : "full"}), node ${process.version}, profile small-gpu (max_num_seqs 1024)`,
   );
   console.log(
     `step loop lateness and chunk delivery in steady state, ms (client in a worker thread; median of ${quick ? 1 : 3} reps by p99):`,

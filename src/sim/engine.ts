@@ -330,6 +330,9 @@ export class Engine {
     if (!preempted) {
       while (this.waiting.length > 0 && this.running.length < p.max_num_seqs && budget > 0) {
         const seq = this.waiting[0]!;
+        // A step placed on the timeline before a request arrived cannot serve it (the real-time loop
+        // runs steps it was late for at their own times).
+        if (seq.times.arrival > now) break;
         const admitted = this.admit(seq, budget, now);
         if (!admitted) {
           if (this.running.length > 0 || work.length > 0) break;

@@ -13,7 +13,13 @@ export interface LoopOptions {
    * (setImmediate) instead of a timer, because Node timers fire up to ~1 ms late.
    */
   spinMs?: number;
-  /** Beyond this lateness the loop stops trying to catch up and restarts the timeline at "now". */
+  /**
+   * Inside that window the loop sleeps in slices this long (Atomics.wait) between turns of the event
+   * loop instead of spinning: the wake-up is as precise, the CPU is left to the client sharing the
+   * machine, and the scheduler favours a thread that sleeps over one that spins. 0 = spin.
+   */
+  sleepSliceMs?: number;
+  /** Beyond this lateness the loop stops catching up and restarts the timeline at "now". */
   resyncAfterMs?: number;
 }
 
@@ -30,6 +36,9 @@ export interface LoopLateness {
  * back to back on the engine's own timeline (the next starts when the last should have ended), so small
  * timer delays do not accumulate into the model.
  */
+/** Nothing ever notifies it: Atomics.wait on it is a sub-millisecond sleep. */
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+
 export class StepLoop {
   private idle = true;
   private stopped = false;
@@ -37,6 +46,7 @@ export class StepLoop {
   private immediate: NodeJS.Immediate | undefined;
   private readonly spinMs: number;
   private readonly resyncAfterMs: number;
+  private readonly sleepSliceMs: number;
   private latenessBuffer = new Float64Array(4096);
   private deliveryBuffer = new Float64Array(4096);
   private samples = 0;
@@ -49,17 +59,21 @@ export class StepLoop {
     options: LoopOptions = {},
   ) {
     this.spinMs = options.spinMs ?? 1.2;
-    this.resyncAfterMs = options.resyncAfterMs ?? 20;
+    this.resyncAfterMs = options.resyncAfterMs ?? 100;
+    this.sleepSliceMs = options.sleepSliceMs ?? 0.1;
   }
 
-  /** Call after adding a request: starts stepping if the engine was idle. */
-  wake(): void {
+  /**
+   * Call after adding a request that arrived at `arrival`: starts stepping if the engine was idle. The
+   * first step starts at that arrival, not after the simulator's own handling of the request.
+   */
+  wake(arrival: number): void {
     if (!this.idle || this.stopped) return;
     this.idle = false;
-    // setImmediate lets every request that arrived in this tick join the first step.
+    // setImmediate lets every request parsed in this tick join the first step (if it had arrived by then).
     this.immediate = setImmediate(() => {
       this.immediate = undefined;
-      this.startStep(this.clock.now());
+      this.startStep(Math.min(arrival, this.clock.now()));
     });
   }
 
@@ -109,15 +123,52 @@ export class StepLoop {
     this.waitUntil(end, () => this.finishStep(end));
   }
 
+  /**
+   * Ends the step due at `end`, then begins the next one on the engine's own timeline: the timeline does
+   * not slip when this process falls behind, as a GPU keeps stepping while vLLM's front end is busy.
+   * Later steps that are already due run at once and their tokens leave in the same delivery, a
+   * request's tokens in one chunk, as vLLM V1's output collector merges deltas its front end has not
+   * sent yet (profile knob coalesce_late_tokens; without it each late step is delivered on its own).
+   */
   private finishStep(end: number): void {
     if (this.stopped) return;
-    const actual = this.clock.now();
+    const handledAt = this.clock.now();
     const events = this.engine.endStep();
-    this.steps++;
-    this.deliver(events, [], end);
+    const rejected: string[] = [];
+    const boundaries = [end];
+    let boundary = end;
+    let next: number | undefined;
+    for (;;) {
+      // Far behind (the process was stopped, the machine overloaded): restart the timeline at "now"
+      // instead of bursting the backlog.
+      let start = handledAt - boundary > this.resyncAfterMs ? this.clock.now() : boundary;
+      let plan = this.engine.beginStep(start);
+      if (!plan && this.engine.hasWork()) {
+        // Only requests that arrived after that boundary are waiting: serve them from now.
+        start = this.clock.now();
+        plan = this.engine.beginStep(start);
+      }
+      for (const id of this.engine.takeRejected()) rejected.push(id);
+      if (!plan) break;
+      const stepEnd = start + plan.durationMs;
+      if (stepEnd > this.clock.now() || !this.engine.config.coalesce_late_tokens) {
+        next = stepEnd;
+        break;
+      }
+      for (const event of this.engine.endStep()) events.push(event);
+      boundaries.push(stepEnd);
+      boundary = stepEnd;
+    }
+    this.steps += boundaries.length;
+    this.deliver(events, rejected, boundary);
     const delivered = this.clock.now();
-    this.record(actual - end, delivered - actual);
-    this.startStep(delivered - end > this.resyncAfterMs ? delivered : end);
+    for (const due of boundaries) this.record(handledAt - due, delivered - handledAt);
+    if (next === undefined) {
+      this.idle = true;
+      return;
+    }
+    const target = next;
+    this.waitUntil(target, () => this.finishStep(target));
   }
 
   private waitUntil(target: number, then: () => void): void {
@@ -143,6 +194,8 @@ export class StepLoop {
     const spin = () => {
       this.immediate = undefined;
       if (this.stopped) return;
+      const left = target - this.clock.now();
+      if (left > 0 && this.sleepSliceMs > 0) Atomics.wait(sleepCell, 0, 0, Math.min(left, this.sleepSliceMs));
       if (this.clock.now() >= target) then();
       else this.immediate = setImmediate(spin);
     };

@@ -59,6 +59,10 @@ export const knobSpecs = {
     help: "mean output length when ignore_eos is false (seeded geometric EOS); 0 = never EOS",
   },
   tokens_per_chunk: { schema: int(1), help: "tokens per SSE chunk (k > 1 bundles tokens, as a fault)" },
+  coalesce_late_tokens: {
+    schema: z.boolean(),
+    help: "when the simulator falls behind its timeline, send the steps already due together, a request's tokens as one chunk (vLLM V1 merges undelivered outputs so); false = one chunk per step, late",
+  },
   vllm_version: { schema: z.string().min(1), help: "what GET /version reports" },
   disable_log_stats: {
     schema: z.boolean(),
@@ -151,6 +155,7 @@ const smallGpu: SimProfile = {
   fp8_decode_factor: 0.95,
   eos_mean_tokens: 256,
   tokens_per_chunk: 1,
+  coalesce_late_tokens: true,
   vllm_version: "0.11.0",
   enable_prompt_tokens_details: false,
   disable_log_stats: false,

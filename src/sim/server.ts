@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from "node:net";
 import { Engine, type StepEvent } from "./engine.js";
 import { type Clock, StepLoop } from "./loop.js";
+import { writeEventChunk } from "./event-stream.js";
 import { renderMetrics } from "./metrics-text.js";
 import { applyOverrides, coerceOverrides, ProfileError, type SimProfile } from "./profile.js";
 import {
@@ -59,6 +60,11 @@ class ActiveRequest {
   private pendingText = "";
   private pendingTokens = 0;
   private sentTokens = 0;
+  /** SSE events produced by the current delivery, written together by flush(). */
+  private outgoing = "";
+  private lastEvent: StepEvent | undefined;
+  /** In the server's flush list for the current delivery. */
+  queued = false;
   private fullText = "";
   done = false;
 
@@ -97,35 +103,54 @@ class ActiveRequest {
       if (finish) this.finishPlain(finish, event.outputTokens, this.cachedTokens(event));
       return;
     }
-    let out = "";
     if (event.first && this.req.endpoint === "chat") {
-      out += this.writer.role(this.req.continuousUsage ? usageOf(event.promptTokens, 0) : undefined);
+      this.outgoing += this.writer.role(this.req.continuousUsage ? usageOf(event.promptTokens, 0) : undefined);
       this.record("role", 0);
     }
     this.pendingText += text;
     this.pendingTokens++;
-    if (finish !== null || this.pendingTokens >= this.server.profile.tokens_per_chunk) {
-      const usage = this.req.continuousUsage ? usageOf(event.promptTokens, event.outputTokens) : undefined;
-      out += this.writer.content(this.pendingText, finish, usage);
-      this.record("content", this.pendingTokens);
-      this.sentTokens += this.pendingTokens;
-      this.pendingText = "";
-      this.pendingTokens = 0;
+    this.lastEvent = event;
+    if (finish !== null) this.finishStream(event, finish);
+  }
+
+  /**
+   * Sends what this delivery's events produced as one write: normally one token, several when the
+   * simulator caught up on steps it was late for (merged into one chunk, as vLLM V1 does).
+   */
+  flush(): void {
+    if (this.done || this.server.hung || !this.req.stream) return;
+    const event = this.lastEvent;
+    if (event && this.pendingTokens >= this.server.profile.tokens_per_chunk) {
+      this.outgoing += this.contentChunk(event, null);
     }
-    if (finish !== null) {
-      if (this.req.includeUsage) {
-        out += this.writer.usage(usageOf(event.promptTokens, event.outputTokens, this.cachedTokens(event)));
-        this.record("usage", 0);
-      }
-      out += doneEvent;
-      this.record("done", 0);
-      this.done = true;
-      this.res.end(out);
-      this.server.completed(this);
-      return;
-    }
-    if (out !== "") this.res.write(out);
+    if (this.outgoing === "") return;
+    writeEventChunk(this.res, this.outgoing);
+    this.outgoing = "";
     if (this.fault && this.sentTokens >= this.fault.afterTokens) this.applyFault();
+  }
+
+  private contentChunk(event: StepEvent, finish: string | null): string {
+    const usage = this.req.continuousUsage ? usageOf(event.promptTokens, event.outputTokens) : undefined;
+    const chunk = this.writer.content(this.pendingText, finish, usage);
+    this.record("content", this.pendingTokens);
+    this.sentTokens += this.pendingTokens;
+    this.pendingText = "";
+    this.pendingTokens = 0;
+    return chunk;
+  }
+
+  private finishStream(event: StepEvent, finish: string): void {
+    let out = this.outgoing + this.contentChunk(event, finish);
+    this.outgoing = "";
+    if (this.req.includeUsage) {
+      out += this.writer.usage(usageOf(event.promptTokens, event.outputTokens, this.cachedTokens(event)));
+      this.record("usage", 0);
+    }
+    out += doneEvent;
+    this.record("done", 0);
+    this.done = true;
+    this.res.end(out);
+    this.server.completed(this);
   }
 
   private cachedTokens(event: StepEvent): number | undefined {
@@ -202,6 +227,8 @@ export class SimServer {
   private readonly startedAt: number;
   private completedCount = 0;
   private readonly sockets = new Set<Socket>();
+  /** Requests with output from the delivery in progress (reused to spare an allocation per step). */
+  private readonly touched: ActiveRequest[] = [];
 
   constructor(readonly options: SimServerOptions) {
     this.engine = new Engine(options.profile, options.seed);
@@ -242,17 +269,31 @@ export class SimServer {
 
   private deliver(events: StepEvent[], rejected: string[]): void {
     // One broken response must not stop the loop that serves every other stream.
+    const touched = this.touched;
     for (const event of events) {
       const request = this.active.get(event.id);
       if (!request) continue;
-      try {
-        request.onEvent(event);
-      } catch {
-        request.res.destroy();
-        this.abort(request);
+      this.guarded(request, () => request.onEvent(event));
+      if (!request.queued) {
+        request.queued = true;
+        touched.push(request);
       }
     }
+    for (const request of touched) {
+      request.queued = false;
+      this.guarded(request, () => request.flush());
+    }
+    touched.length = 0;
     for (const id of rejected) this.active.get(id)?.reject();
+  }
+
+  private guarded(request: ActiveRequest, action: () => void): void {
+    try {
+      action();
+    } catch {
+      request.res.destroy();
+      this.abort(request);
+    }
   }
 
   completed(request: ActiveRequest): void {
@@ -323,6 +364,7 @@ export class SimServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const receivedAt = this.options.clock.now();
     const method = req.method ?? "GET";
     const path = (req.url ?? "/").split("?")[0]!;
     if (this.dead) {
@@ -359,9 +401,9 @@ export class SimServer {
         res.end(renderMetrics({ engine: this.engine, modelName: o.model, httpRequests: this.httpRequests }));
         return;
       case "POST /v1/completions":
-        return this.generate("completions", req, res);
+        return this.generate("completions", req, res, receivedAt);
       case "POST /v1/chat/completions":
-        return this.generate("chat", req, res);
+        return this.generate("chat", req, res, receivedAt);
       case "POST /tokenize":
         return this.tokenizeRoute(req, res);
       case "POST /detokenize":
@@ -514,10 +556,20 @@ export class SimServer {
     this.sendJson(res, 200, { prompt: detokenize(tokens as number[]) }, "/detokenize");
   }
 
-  private async generate(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * `receivedAt` is when the request's headers were parsed: the engine sees the request from then, so
+   * reading the body, tokenizing and checking it (the simulator's own work, not part of the modelled
+   * server) do not add to its TTFT.
+   */
+  private async generate(
+    endpoint: Endpoint,
+    req: IncomingMessage,
+    res: ServerResponse,
+    receivedAt: number,
+  ): Promise<void> {
     const handler = endpoint === "chat" ? "/v1/chat/completions" : "/v1/completions";
     const body = await readJson(req);
-    const arrival = this.options.clock.now();
+    const arrival = receivedAt;
     if (this.hung) return;
     const p = this.profile;
     if (this.starting()) {
@@ -608,7 +660,7 @@ export class SimServer {
       }
     });
     active.start();
-    if (!active.done) this.loop.wake();
+    if (!active.done) this.loop.wake(arrival);
   }
 }
 

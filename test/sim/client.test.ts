@@ -94,7 +94,10 @@ describe("a stock OpenAI-style streaming client", () => {
   });
 
   it("holds 1,000 concurrent streams", async () => {
-    const sim = await startSimulator({ set: { max_num_seqs: 1024, num_gpu_blocks: 32768 } });
+    // 1,000 streams on a shared machine do make the loop late; the per-event shape is what is checked.
+    const sim = await startSimulator({
+      set: { max_num_seqs: 1024, num_gpu_blocks: 32768, coalesce_late_tokens: false },
+    });
     // node:http rather than fetch: the client's own cost should not dominate a test of the server.
     const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
     try {

@@ -38,7 +38,9 @@ describe("faults", () => {
   });
 
   it("sends a mid-stream error event over HTTP 200, then [DONE]", async () => {
-    const sim = await startSimulator({ set: { fault_midstream_error_rate: 1, fault_after_tokens: 3 } });
+    const sim = await startSimulator({
+      set: { fault_midstream_error_rate: 1, fault_after_tokens: 3, coalesce_late_tokens: false },
+    });
     try {
       const r = await postStream(`${sim.baseUrl}/v1/completions`, stream);
       expect(r.status).toBe(200);

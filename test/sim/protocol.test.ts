@@ -26,7 +26,8 @@ let guarded: RunningSimulator;
 let dev: RunningSimulator;
 
 beforeAll(async () => {
-  sim = await startSimulator({ profile: "small-gpu", seed: 1 });
+  // One chunk per token even when a loaded machine makes the loop late: these tests compare exact shapes.
+  sim = await startSimulator({ profile: "small-gpu", seed: 1, set: { coalesce_late_tokens: false } });
   guarded = await startSimulator({ apiKey: "secret", set: { max_model_len: 64 } });
   dev = await startSimulator({ devMode: true, model: "org/model" });
 });
@@ -320,5 +321,66 @@ describe("other endpoints", () => {
     const r = await fetch(`${sim.baseUrl}/v2/nothing`);
     expect(r.status).toBe(404);
     expect(await r.json()).toEqual({ detail: "Not Found" });
+  });
+});
+
+describe("a simulator that falls behind its timeline", () => {
+  /** Blocks this process (and so the in-process simulator) once the stream is under way. */
+  async function stallMidStream(local: RunningSimulator, blockMs: number, body: unknown) {
+    const pending = postStream(`${local.baseUrl}/v1/completions`, body);
+    while (!local.chunkRecords().some((record) => record.kind === "content")) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    const until = performance.now() + blockMs;
+    while (performance.now() < until) {
+      // a stalled process: no timers, no I/O
+    }
+    return pending;
+  }
+
+  const body = {
+    prompt: "a b c",
+    max_tokens: 30,
+    ignore_eos: true,
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  const tokensPerChunk = (events: { json?: unknown }[]) =>
+    events
+      .filter((e) => e.json && (e.json as { choices: unknown[] }).choices.length > 0)
+      .map((e) => ((e.json as { choices: { text: string }[] }).choices[0]!.text.match(/\S+/g) ?? []).length);
+
+  it("sends the tokens of the steps already due as one chunk (vLLM V1 merges undelivered outputs)", async () => {
+    const local = await startSimulator({
+      recordChunkTimes: true,
+      set: { step_overhead_ms: 4, speed_sigma: 0, jitter_sigma: 0 },
+    });
+    try {
+      const result = await stallMidStream(local, 40, body);
+      const perChunk = tokensPerChunk(result.events);
+      expect(perChunk.reduce((a, b) => a + b, 0)).toBe(30);
+      expect(Math.max(...perChunk)).toBeGreaterThanOrEqual(5);
+      expect(perChunk.length).toBeLessThan(30);
+      const usage = (result.events.at(-2)!.json as { usage: { completion_tokens: number } }).usage;
+      expect(usage.completion_tokens).toBe(30);
+      // The truth records count the merged chunk's tokens too.
+      const content = local.chunkRecords().filter((record) => record.kind === "content");
+      expect(content.map((record) => record.tokens)).toEqual(perChunk);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it("with coalesce_late_tokens false still sends one chunk per token, late", async () => {
+    const local = await startSimulator({
+      recordChunkTimes: true,
+      set: { step_overhead_ms: 4, speed_sigma: 0, jitter_sigma: 0, coalesce_late_tokens: false },
+    });
+    try {
+      const result = await stallMidStream(local, 40, body);
+      expect(tokensPerChunk(result.events)).toEqual(Array.from({ length: 30 }, () => 1));
+    } finally {
+      await local.close();
+    }
   });
 });
