@@ -92,6 +92,20 @@ async function measure(scenario: Scenario) {
       },
     });
     const file = result.runs[0]!.file;
+    // Where the time between waves goes: the simulator's own view of TTFT and queueing (from /metrics,
+    // arrival to first token) against ours (send to first chunk), and how late its step loop ran.
+    const metrics = await (await fetch(`${sim.baseUrl}/metrics`)).text();
+    const sample = (name: string) =>
+      Number(
+        metrics
+          .split("\n")
+          .find((line) => line.startsWith(name))
+          ?.split(" ")
+          .at(-1),
+      );
+    const serverMeanMs = (histogram: string) =>
+      (sample(`${histogram}_sum`) / sample(`${histogram}_count`)) * 1000;
+    const loop = await sim.loop();
     const truth = new Map<string, number[]>();
     for (const [id, timeMs] of await sim.truth()) {
       const list = truth.get(id) ?? [];
@@ -141,6 +155,11 @@ async function measure(scenario: Scenario) {
       matched: ttftBias.length,
       failed: file.requests.failed,
       clientBound: file.flags.clientBound ? file.flags.clientBoundReason : "no",
+      ttftP50: file.latency.ttft.p50 ?? Number.NaN,
+      serverTtftMean: serverMeanMs("vllm:time_to_first_token_seconds"),
+      serverQueueMean: serverMeanMs("vllm:request_queue_time_seconds"),
+      loopLateP99: summarize(loop.lateness).p99 ?? Number.NaN,
+      simCpuS: loop.cpuMs / 1000,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -157,5 +176,9 @@ for (const scenario of scenarios) {
       `TTFT bias median ${run.ttftBiasMedian.toFixed(2)} ms (mean ${run.ttftBiasMean.toFixed(2)}; all chunks: median ${run.chunkBiasMedian.toFixed(2)} ms), ` +
       `ITL p99 ${run.itlP99?.toFixed(2)} vs truth ${run.truthItlP99?.toFixed(2)} ms (excess ${run.itlP99Excess.toFixed(2)} ms), ` +
       `matched ${run.matched}, failed ${run.failed}, client-bound: ${run.clientBound}`,
+  );
+  console.log(
+    `  TTFT p50 ${run.ttftP50.toFixed(1)} ms from send (the simulator's own, from arrival: mean ${run.serverTtftMean.toFixed(1)} ms, ` +
+      `of which queued ${run.serverQueueMean.toFixed(1)} ms); simulator step lateness p99 ${run.loopLateP99.toFixed(2)} ms, CPU ${run.simCpuS.toFixed(1)} s`,
   );
 }

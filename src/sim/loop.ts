@@ -151,7 +151,8 @@ export class StepLoop {
       for (const id of this.engine.takeRejected()) rejected.push(id);
       if (!plan) break;
       const stepEnd = start + plan.durationMs;
-      if (stepEnd > this.clock.now() || !this.engine.config.coalesce_late_tokens) {
+      // Zero-length steps (a profile with no costs: "as fast as possible") are never late: one per turn.
+      if (stepEnd > this.clock.now() || plan.durationMs <= 0 || !this.engine.config.coalesce_late_tokens) {
         next = stepEnd;
         break;
       }

@@ -683,18 +683,35 @@ async function drain(req: IncomingMessage): Promise<void> {
 
 type JsonResult = { ok: true; value: unknown } | { ok: false; error: string };
 
-async function readJson(req: IncomingMessage): Promise<JsonResult> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBodyBytes) return { ok: false, error: "body too large" };
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (error) {
-    return { ok: false, error: (error as Error).message };
-  }
+/**
+ * Plain 'data'/'end' events rather than an async iterator: a closed-loop client sends a whole wave of
+ * requests at once, and the per-request cost of reading them is time every one of them waits.
+ */
+function readJson(req: IncomingMessage): Promise<JsonResult> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBodyBytes) {
+        chunks.push(chunk);
+        return;
+      }
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.destroy();
+      resolve({ ok: false, error: "body too large" });
+    };
+    const onEnd = () => {
+      const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+      try {
+        resolve({ ok: true, value: JSON.parse(text) });
+      } catch (error) {
+        resolve({ ok: false, error: (error as Error).message });
+      }
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.once("error", reject);
+  });
 }

@@ -82,6 +82,20 @@ describe("the real-time step loop", () => {
     loop.stop();
   });
 
+  it("gives zero-length steps (a profile without costs) a turn each instead of merging them", async () => {
+    const clock = new ManualClock();
+    const engine = new Engine(applyOverrides(flatSteps(true), { step_overhead_ms: 0 }), 1);
+    const deliveries: Delivery[] = [];
+    const loop = new StepLoop(engine, clock, (events) => deliveries.push({ events: [...events] }), {
+      sleepSliceMs: 0,
+    });
+    engine.addRequest({ id: "a", promptTokens: [1, 2, 3], maxTokens: 5, ignoreEos: true }, 0);
+    loop.wake(0);
+    await delivered(deliveries, 5);
+    expect(deliveries.map((d) => tokensOf(d, "a"))).toEqual([1, 1, 1, 1, 1]);
+    loop.stop();
+  });
+
   it("restarts the timeline at now after a stall beyond the resync limit", async () => {
     const { clock, deliveries, loop, add } = harness(true);
     add("a", 0);
