@@ -165,7 +165,7 @@ async function fidelity(): Promise<string[]> {
     sequential: true,
     warmup: 10,
   });
-  for (const [i, r] of results.entries()) {
+  for (const r of results) {
     // Unique suffix word: +1 prompt token; the warm-up requests cached the 256 shared words, so every
     // measured call computes only the rest. Formula with that cached count:
     const promptTokens = promptWords + 1;

@@ -12,6 +12,7 @@ import { buildRequestBody, endpointPath, wantsPerChunkUsage } from "../workload/
 import type { Phase, Workload } from "../workload/workload.js";
 import type { CellContext } from "./cell-context.js";
 import { startEventLoopProbe } from "./client-bound.js";
+import { DeferredWork } from "./deferred-work.js";
 import { dispatchLoad } from "./dispatch.js";
 import { JsonlAppender } from "./jsonl-appender.js";
 import { loadPlanOf, poolSizeOf, warmupPlanOf } from "./load-plan.js";
@@ -126,6 +127,7 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
     if (options.shouldAbort?.() === true) client.abortAll();
   }, 200);
   watchdog.unref();
+  const bookkeeping = new DeferredWork();
   try {
     await client.prime(poolSize ?? defaultOpenLoopConnections);
     // Warm-up: closed loop at the run's concurrency, its own prompts, results kept apart.
@@ -150,25 +152,28 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
               timeoutMs,
               perChunkUsage: body.perChunkUsage,
             });
-            const record = toRecord("warmup", ticket, outcome, body.meta, origin, cell.name, runIndex);
-            warmupLog.append(record);
-            warmupCount++;
-            if (!record.ok) errors++;
-            noteRefusal(record);
-            progress.update({
-              cell: cell.name,
-              run: runIndex,
-              runs: options.runs,
-              phase: "warmup",
-              done: warmupCount,
-              total: warmupPlan.maxRequests,
-              errors,
-              elapsedS: (clock.now() - origin) / 1000,
-              plannedS: warmupPlan.maxDurationMs === null ? null : warmupPlan.maxDurationMs / 1000,
+            bookkeeping.later(() => {
+              const record = toRecord("warmup", ticket, outcome, body.meta, origin, cell.name, runIndex);
+              warmupLog.append(record);
+              warmupCount++;
+              if (!record.ok) errors++;
+              noteRefusal(record);
+              progress.update({
+                cell: cell.name,
+                run: runIndex,
+                runs: options.runs,
+                phase: "warmup",
+                done: warmupCount,
+                total: warmupPlan.maxRequests,
+                errors,
+                elapsedS: (clock.now() - origin) / 1000,
+                plannedS: warmupPlan.maxDurationMs === null ? null : warmupPlan.maxDurationMs / 1000,
+              });
             });
             return outcome.endAt;
           },
         });
+        await bookkeeping.settled();
       } finally {
         warmupLog.close();
       }
@@ -216,26 +221,29 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
             timeoutMs,
             perChunkUsage: body.perChunkUsage,
           });
-          const record = toRecord("measure", ticket, outcome, body.meta, origin, cell.name, runIndex);
-          requestLog.append(record);
-          records.push(record);
-          if (!record.ok) errors++;
-          noteRefusal(record);
           lastEnd = Math.max(lastEnd, outcome.endAt);
-          progress.update({
-            cell: cell.name,
-            run: runIndex,
-            runs: options.runs,
-            phase: "measure",
-            done: records.length,
-            total: plan.maxRequests,
-            errors,
-            elapsedS: (clock.now() - origin) / 1000,
-            plannedS: plan.maxDurationMs === null ? null : plan.maxDurationMs / 1000,
+          bookkeeping.later(() => {
+            const record = toRecord("measure", ticket, outcome, body.meta, origin, cell.name, runIndex);
+            requestLog.append(record);
+            records.push(record);
+            if (!record.ok) errors++;
+            noteRefusal(record);
+            progress.update({
+              cell: cell.name,
+              run: runIndex,
+              runs: options.runs,
+              phase: "measure",
+              done: records.length,
+              total: plan.maxRequests,
+              errors,
+              elapsedS: (clock.now() - origin) / 1000,
+              plannedS: plan.maxDurationMs === null ? null : plan.maxDurationMs / 1000,
+            });
           });
           return outcome.endAt;
         },
       });
+      await bookkeeping.settled();
       const loop = loopProbe.stop();
       options.onMeasuredPhase?.("end", epochMsOf(clock.now()));
       await scraper.stopPeriodic();

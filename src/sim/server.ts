@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { Engine, type StepEvent } from "./engine.js";
-import { type Clock, StepLoop } from "./loop.js";
 import { writeEventChunk } from "./event-stream.js";
+import { type Clock, StepLoop } from "./loop.js";
 import { renderMetrics } from "./metrics-text.js";
 import { applyOverrides, coerceOverrides, ProfileError, type SimProfile } from "./profile.js";
 import {
@@ -104,7 +104,9 @@ class ActiveRequest {
       return;
     }
     if (event.first && this.req.endpoint === "chat") {
-      this.outgoing += this.writer.role(this.req.continuousUsage ? usageOf(event.promptTokens, 0) : undefined);
+      this.outgoing += this.writer.role(
+        this.req.continuousUsage ? usageOf(event.promptTokens, 0) : undefined,
+      );
       this.record("role", 0);
     }
     this.pendingText += text;
