@@ -27,3 +27,16 @@ describe("DeferredWork", () => {
     expect(done).toEqual(["b"]);
   });
 });
+
+describe("DeferredWork slices", () => {
+  it("lets other callbacks run between slices", async () => {
+    const work = new DeferredWork(0);
+    const order: string[] = [];
+    work.later(() => order.push("w1"));
+    work.later(() => order.push("w2"));
+    // Queued after the first slice was scheduled: with zero-length slices it runs between w1 and w2.
+    setImmediate(() => order.push("io"));
+    await work.settled();
+    expect(order).toEqual(["w1", "io", "w2"]);
+  });
+});
