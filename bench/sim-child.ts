@@ -10,6 +10,8 @@ import { fileURLToPath } from "node:url";
 export interface LoopFigures {
   lateness: number[];
   delivery: number[];
+  /** Per step: how long the loop's thread waited on the run queue for a CPU, ms (Linux; else empty). */
+  runQueueWait: number[];
   /** The simulator process's CPU time so far, ms. */
   cpuMs: number;
 }
@@ -123,8 +125,15 @@ if (process.send && process.argv[2] && JSON.parse(process.argv[2]).mode === "bur
     profile: string;
   };
   const { startSimulator } = await import("../src/sim/index.js");
+  const { readFileSync, existsSync } = await import("node:fs");
+  // Linux schedstat: "<ns on CPU> <ns waiting on a run queue> <timeslices>" for the calling thread.
+  const schedstat = "/proc/thread-self/schedstat";
+  const runQueueWaitMs = existsSync(schedstat)
+    ? () => Number(readFileSync(schedstat, "utf8").split(" ")[1]) / 1e6
+    : undefined;
   const sim = await startSimulator({
     profile,
+    ...(runQueueWaitMs ? { loopProbe: runQueueWaitMs } : {}),
     set,
     devMode: true,
     recordChunkTimes,
@@ -140,11 +149,12 @@ if (process.send && process.argv[2] && JSON.parse(process.argv[2]).mode === "bur
     } else if (message === "reset-loop") {
       sim.resetLoopLateness();
     } else if (message === "loop") {
-      const { lateness, delivery } = sim.loopLateness();
+      const { lateness, delivery, probe } = sim.loopLateness();
       const cpu = process.cpuUsage();
       process.send!({
         lateness: Array.from(lateness),
         delivery: Array.from(delivery),
+        runQueueWait: Array.from(probe),
         cpuMs: (cpu.user + cpu.system) / 1000,
       });
     } else if (message === "close") {

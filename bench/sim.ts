@@ -115,6 +115,9 @@ interface LatenessFigures {
   deliveryP50: number;
   deliveryP99: number;
   tokensPerSecond: number;
+  /** Steps more than 1 ms late, and how many of them spent at least half of that waiting for a CPU. */
+  lateSteps: number;
+  lateWaitingForCpu: number | null;
 }
 
 /** Lateness in steady state: counted from when every stream has its first chunk (arrivals parsed). */
@@ -132,7 +135,7 @@ async function lateness(streams: number): Promise<LatenessFigures> {
     },
   });
   const wall = (performance.now() - steadyAt) / 1000;
-  const { lateness: late, delivery } = await sim.loop();
+  const { lateness: late, delivery, runQueueWait } = await sim.loop();
   const count = late.length;
   const steadyTokens = results.reduce(
     (sum, r) => sum + r.times.filter((t) => t - performance.timeOrigin >= steadyAt).length,
@@ -147,6 +150,11 @@ async function lateness(streams: number): Promise<LatenessFigures> {
     deliveryP50: percentile(delivery, 50),
     deliveryP99: percentile(delivery, 99),
     tokensPerSecond: steadyTokens / wall,
+    lateSteps: late.filter((value) => value > 1).length,
+    lateWaitingForCpu:
+      runQueueWait.length === late.length
+        ? late.filter((value, index) => value > 1 && runQueueWait[index]! >= value / 2).length
+        : null,
   };
 }
 
@@ -228,6 +236,7 @@ async function main(): Promise<void> {
         fmt(r.deliveryP99).padStart(9),
         String(Math.round(r.tokensPerSecond)).padStart(9),
         `  p99 of reps: ${runs.map((x) => fmt(x.p99)).join(" ")}`,
+        `  late > 1 ms: ${r.lateSteps} steps${r.lateWaitingForCpu === null ? "" : `, ${r.lateWaitingForCpu} of them waited >= half of that for a CPU`}`,
       ].join("  "),
     );
   }

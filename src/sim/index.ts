@@ -45,6 +45,8 @@ export interface SimulatorOptions {
   recordChunkTimes?: boolean;
   /** Window (ms) before a step boundary waited by yielding instead of a timer; default 1.2. */
   loopSpinMs?: number;
+  /** Read at every step; its increase is kept beside the step's lateness (benchmarks only). */
+  loopProbe?: () => number;
   /**
    * An injected exit fault killed the engine. Default: the server closes every connection and stops
    * listening, as a dead process would; the CLI exits the process instead.
@@ -93,6 +95,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     recordChunkTimes: options.recordChunkTimes ?? false,
     clock: monotonicClock,
     spinMs: options.loopSpinMs,
+    loopProbe: options.loopProbe,
     onEngineDeath: (reason) => {
       if (options.onEngineDeath) options.onEngineDeath(reason);
       else void close();

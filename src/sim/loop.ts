@@ -21,6 +21,11 @@ export interface LoopOptions {
   sleepSliceMs?: number;
   /** Beyond this lateness the loop stops catching up and restarts the timeline at "now". */
   resyncAfterMs?: number;
+  /**
+   * A cumulative counter read at every step (for the bench: the loop thread's run-queue wait, ms); its
+   * increase over each step is kept beside the step's lateness.
+   */
+  stepProbe?: () => number;
 }
 
 export interface LoopLateness {
@@ -29,6 +34,8 @@ export interface LoopLateness {
   count: number;
   /** Time spent delivering each step's events (writing chunks), ms. */
   delivery: Float64Array;
+  /** The probe's increase since the previous step (empty without a probe). */
+  probe: Float64Array;
 }
 
 /**
@@ -49,6 +56,9 @@ export class StepLoop {
   private readonly sleepSliceMs: number;
   private latenessBuffer = new Float64Array(4096);
   private deliveryBuffer = new Float64Array(4096);
+  private probeBuffer = new Float64Array(0);
+  private readonly stepProbe: (() => number) | undefined;
+  private lastProbe = 0;
   private samples = 0;
   steps = 0;
 
@@ -60,6 +70,11 @@ export class StepLoop {
   ) {
     this.spinMs = options.spinMs ?? 1.2;
     this.resyncAfterMs = options.resyncAfterMs ?? 100;
+    this.stepProbe = options.stepProbe;
+    if (this.stepProbe) {
+      this.probeBuffer = new Float64Array(4096);
+      this.lastProbe = this.stepProbe();
+    }
     this.sleepSliceMs = options.sleepSliceMs ?? 0.1;
   }
 
@@ -87,6 +102,7 @@ export class StepLoop {
     return {
       lateness: this.latenessBuffer.subarray(0, this.samples),
       delivery: this.deliveryBuffer.subarray(0, this.samples),
+      probe: this.probeBuffer.subarray(0, this.stepProbe ? this.samples : 0),
       count: this.samples,
     };
   }
@@ -104,9 +120,15 @@ export class StepLoop {
       };
       this.latenessBuffer = grow(this.latenessBuffer);
       this.deliveryBuffer = grow(this.deliveryBuffer);
+      if (this.stepProbe) this.probeBuffer = grow(this.probeBuffer);
     }
     this.latenessBuffer[this.samples] = lateness;
     this.deliveryBuffer[this.samples] = delivery;
+    if (this.stepProbe) {
+      const value = this.stepProbe();
+      this.probeBuffer[this.samples] = value - this.lastProbe;
+      this.lastProbe = value;
+    }
     this.samples++;
   }
 

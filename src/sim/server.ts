@@ -43,6 +43,8 @@ export interface SimServerOptions {
   recordChunkTimes: boolean;
   clock: Clock;
   spinMs: number | undefined;
+  /** See LoopOptions.stepProbe. */
+  loopProbe?: () => number;
   /** Called when an injected fault kills the engine (the CLI exits the process). */
   onEngineDeath: (reason: string) => void;
 }
@@ -240,6 +242,7 @@ export class SimServer {
       (events, rejected) => this.deliver(events, rejected),
       {
         spinMs: options.spinMs,
+        stepProbe: options.loopProbe,
       },
     );
     this.faultRandom = seededRandom(mixSeed(options.seed, 0xfa17));
