@@ -1098,6 +1098,10 @@ const knobSpecs = {
         help: "mean output length when ignore_eos is false (seeded geometric EOS); 0 = never EOS",
     },
     tokens_per_chunk: { schema: int(1), help: "tokens per SSE chunk (k > 1 bundles tokens, as a fault)" },
+    coalesce_late_tokens: {
+        schema: boolean(),
+        help: "when the simulator falls behind its timeline, send the steps already due together, a request's tokens as one chunk (vLLM V1 merges undelivered outputs so); false = one chunk per step, late",
+    },
     vllm_version: { schema: string().min(1), help: "what GET /version reports" },
     disable_log_stats: {
         schema: boolean(),
@@ -1176,6 +1180,7 @@ const smallGpu = {
     fp8_decode_factor: 0.95,
     eos_mean_tokens: 256,
     tokens_per_chunk: 1,
+    coalesce_late_tokens: true,
     vllm_version: "0.11.0",
     enable_prompt_tokens_details: false,
     disable_log_stats: false,
@@ -1487,6 +1492,8 @@ const monotonicClock = { now: () => performance.now() };
  * back to back on the engine's own timeline (the next starts when the last should have ended), so small
  * timer delays do not accumulate into the model.
  */
+/** Nothing ever notifies it: Atomics.wait on it is a sub-millisecond sleep. */
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
 class StepLoop {
     engine;
     clock;
@@ -1497,8 +1504,12 @@ class StepLoop {
     immediate;
     spinMs;
     resyncAfterMs;
+    sleepSliceMs;
     latenessBuffer = new Float64Array(4096);
     deliveryBuffer = new Float64Array(4096);
+    probeBuffer = new Float64Array(0);
+    stepProbe;
+    lastProbe = 0;
     samples = 0;
     steps = 0;
     constructor(engine, clock, deliver, options = {}) {
@@ -1506,17 +1517,26 @@ class StepLoop {
         this.clock = clock;
         this.deliver = deliver;
         this.spinMs = options.spinMs ?? 1.2;
-        this.resyncAfterMs = options.resyncAfterMs ?? 20;
+        this.resyncAfterMs = options.resyncAfterMs ?? 100;
+        this.stepProbe = options.stepProbe;
+        if (this.stepProbe) {
+            this.probeBuffer = new Float64Array(4096);
+            this.lastProbe = this.stepProbe();
+        }
+        this.sleepSliceMs = options.sleepSliceMs ?? 0.1;
     }
-    /** Call after adding a request: starts stepping if the engine was idle. */
-    wake() {
+    /**
+     * Call after adding a request that arrived at `arrival`: starts stepping if the engine was idle. The
+     * first step starts at that arrival, not after the simulator's own handling of the request.
+     */
+    wake(arrival) {
         if (!this.idle || this.stopped)
             return;
         this.idle = false;
-        // setImmediate lets every request that arrived in this tick join the first step.
+        // setImmediate lets every request parsed in this tick join the first step (if it had arrived by then).
         this.immediate = setImmediate(() => {
             this.immediate = undefined;
-            this.startStep(this.clock.now());
+            this.startStep(Math.min(arrival, this.clock.now()));
         });
     }
     stop() {
@@ -1530,6 +1550,7 @@ class StepLoop {
         return {
             lateness: this.latenessBuffer.subarray(0, this.samples),
             delivery: this.deliveryBuffer.subarray(0, this.samples),
+            probe: this.probeBuffer.subarray(0, this.stepProbe ? this.samples : 0),
             count: this.samples,
         };
     }
@@ -1545,9 +1566,16 @@ class StepLoop {
             };
             this.latenessBuffer = grow(this.latenessBuffer);
             this.deliveryBuffer = grow(this.deliveryBuffer);
+            if (this.stepProbe)
+                this.probeBuffer = grow(this.probeBuffer);
         }
         this.latenessBuffer[this.samples] = lateness;
         this.deliveryBuffer[this.samples] = delivery;
+        if (this.stepProbe) {
+            const value = this.stepProbe();
+            this.probeBuffer[this.samples] = value - this.lastProbe;
+            this.lastProbe = value;
+        }
         this.samples++;
     }
     startStep(start) {
@@ -1564,16 +1592,58 @@ class StepLoop {
         const end = start + plan.durationMs;
         this.waitUntil(end, () => this.finishStep(end));
     }
+    /**
+     * Ends the step due at `end`, then begins the next one on the engine's own timeline: the timeline does
+     * not slip when this process falls behind, as a GPU keeps stepping while vLLM's front end is busy.
+     * Later steps that are already due run at once and their tokens leave in the same delivery, a
+     * request's tokens in one chunk, as vLLM V1's output collector merges deltas its front end has not
+     * sent yet (profile knob coalesce_late_tokens; without it each late step is delivered on its own).
+     */
     finishStep(end) {
         if (this.stopped)
             return;
-        const actual = this.clock.now();
+        const handledAt = this.clock.now();
         const events = this.engine.endStep();
-        this.steps++;
-        this.deliver(events, [], end);
+        const rejected = [];
+        const boundaries = [end];
+        let boundary = end;
+        let next;
+        for (;;) {
+            // Far behind (the process was stopped, the machine overloaded): restart the timeline at "now"
+            // instead of bursting the backlog.
+            let start = handledAt - boundary > this.resyncAfterMs ? this.clock.now() : boundary;
+            let plan = this.engine.beginStep(start);
+            if (!plan && this.engine.hasWork()) {
+                // Only requests that arrived after that boundary are waiting: serve them from now.
+                start = this.clock.now();
+                plan = this.engine.beginStep(start);
+            }
+            for (const id of this.engine.takeRejected())
+                rejected.push(id);
+            if (!plan)
+                break;
+            const stepEnd = start + plan.durationMs;
+            // Zero-length steps (a profile with no costs: "as fast as possible") are never late: one per turn.
+            if (stepEnd > this.clock.now() || plan.durationMs <= 0 || !this.engine.config.coalesce_late_tokens) {
+                next = stepEnd;
+                break;
+            }
+            for (const event of this.engine.endStep())
+                events.push(event);
+            boundaries.push(stepEnd);
+            boundary = stepEnd;
+        }
+        this.steps += boundaries.length;
+        this.deliver(events, rejected, boundary);
         const delivered = this.clock.now();
-        this.record(actual - end, delivered - actual);
-        this.startStep(delivered - end > this.resyncAfterMs ? delivered : end);
+        for (const due of boundaries)
+            this.record(handledAt - due, delivered - handledAt);
+        if (next === undefined) {
+            this.idle = true;
+            return;
+        }
+        const target = next;
+        this.waitUntil(target, () => this.finishStep(target));
     }
     waitUntil(target, then) {
         const remaining = target - this.clock.now();
@@ -1596,6 +1666,9 @@ class StepLoop {
             this.immediate = undefined;
             if (this.stopped)
                 return;
+            const left = target - this.clock.now();
+            if (left > 0 && this.sleepSliceMs > 0)
+                Atomics.wait(sleepCell, 0, 0, Math.min(left, this.sleepSliceMs));
             if (this.clock.now() >= target)
                 then();
             else
@@ -2150,6 +2223,10 @@ class Engine {
         if (!preempted) {
             while (this.waiting.length > 0 && this.running.length < p.max_num_seqs && budget > 0) {
                 const seq = this.waiting[0];
+                // A step placed on the timeline before a request arrived cannot serve it (the real-time loop
+                // runs steps it was late for at their own times).
+                if (seq.times.arrival > now)
+                    break;
                 const admitted = this.admit(seq, budget, now);
                 if (!admitted) {
                     if (this.running.length > 0 || work.length > 0)
@@ -2270,6 +2347,28 @@ class Engine {
         if (index >= 0)
             list.splice(index, 1);
     }
+}
+
+/**
+ * Writes one SSE chunk of a streaming response as HTTP/1.1 chunked transfer encoding.
+ *
+ * `res.write` on a chunked response corks the socket, queues the size line, the data and two CRLFs as
+ * four writes and flushes them as one writev on the next tick: about a third more CPU per chunk and
+ * several short-lived objects, at 50,000 chunks a second the simulator's largest cost and the source of
+ * the garbage collections that made its steps late. When nothing of the response is held back inside
+ * Node (headers already on the socket, no queued output), the framed chunk goes to the socket as one
+ * write; otherwise, e.g. for an HTTP/1.0 client without chunked encoding, it takes the ordinary path.
+ */
+function writeEventChunk(res, text) {
+    const socket = res.socket;
+    if (socket !== null &&
+        res.headersSent &&
+        res.chunkedEncoding === true &&
+        res.writableLength === socket.writableLength) {
+        socket.write(`${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`);
+        return;
+    }
+    res.write(text);
 }
 
 /** prometheus_client renders floats Go-style: whole numbers get ".0". */
@@ -2650,6 +2749,11 @@ class ActiveRequest {
     pendingText = "";
     pendingTokens = 0;
     sentTokens = 0;
+    /** SSE events produced by the current delivery, written together by flush(). */
+    outgoing = "";
+    lastEvent;
+    /** In the server's flush list for the current delivery. */
+    queued = false;
     fullText = "";
     done = false;
     constructor(server, req, res, id, created, clientRequestId, fault) {
@@ -2688,37 +2792,55 @@ class ActiveRequest {
                 this.finishPlain(finish, event.outputTokens, this.cachedTokens(event));
             return;
         }
-        let out = "";
         if (event.first && this.req.endpoint === "chat") {
-            out += this.writer.role(this.req.continuousUsage ? usageOf(event.promptTokens, 0) : undefined);
+            this.outgoing += this.writer.role(this.req.continuousUsage ? usageOf(event.promptTokens, 0) : undefined);
             this.record("role", 0);
         }
         this.pendingText += text;
         this.pendingTokens++;
-        if (finish !== null || this.pendingTokens >= this.server.profile.tokens_per_chunk) {
-            const usage = this.req.continuousUsage ? usageOf(event.promptTokens, event.outputTokens) : undefined;
-            out += this.writer.content(this.pendingText, finish, usage);
-            this.record("content", this.pendingTokens);
-            this.sentTokens += this.pendingTokens;
-            this.pendingText = "";
-            this.pendingTokens = 0;
-        }
-        if (finish !== null) {
-            if (this.req.includeUsage) {
-                out += this.writer.usage(usageOf(event.promptTokens, event.outputTokens, this.cachedTokens(event)));
-                this.record("usage", 0);
-            }
-            out += doneEvent;
-            this.record("done", 0);
-            this.done = true;
-            this.res.end(out);
-            this.server.completed(this);
+        this.lastEvent = event;
+        if (finish !== null)
+            this.finishStream(event, finish);
+    }
+    /**
+     * Sends what this delivery's events produced as one write: normally one token, several when the
+     * simulator caught up on steps it was late for (merged into one chunk, as vLLM V1 does).
+     */
+    flush() {
+        if (this.done || this.server.hung || !this.req.stream)
             return;
+        const event = this.lastEvent;
+        if (event && this.pendingTokens >= this.server.profile.tokens_per_chunk) {
+            this.outgoing += this.contentChunk(event, null);
         }
-        if (out !== "")
-            this.res.write(out);
+        if (this.outgoing === "")
+            return;
+        writeEventChunk(this.res, this.outgoing);
+        this.outgoing = "";
         if (this.fault && this.sentTokens >= this.fault.afterTokens)
             this.applyFault();
+    }
+    contentChunk(event, finish) {
+        const usage = this.req.continuousUsage ? usageOf(event.promptTokens, event.outputTokens) : undefined;
+        const chunk = this.writer.content(this.pendingText, finish, usage);
+        this.record("content", this.pendingTokens);
+        this.sentTokens += this.pendingTokens;
+        this.pendingText = "";
+        this.pendingTokens = 0;
+        return chunk;
+    }
+    finishStream(event, finish) {
+        let out = this.outgoing + this.contentChunk(event, finish);
+        this.outgoing = "";
+        if (this.req.includeUsage) {
+            out += this.writer.usage(usageOf(event.promptTokens, event.outputTokens, this.cachedTokens(event)));
+            this.record("usage", 0);
+        }
+        out += doneEvent;
+        this.record("done", 0);
+        this.done = true;
+        this.res.end(out);
+        this.server.completed(this);
     }
     cachedTokens(event) {
         return this.server.profile.enable_prompt_tokens_details ? event.cachedPromptTokens : undefined;
@@ -2787,11 +2909,14 @@ class SimServer {
     startedAt;
     completedCount = 0;
     sockets = new Set();
+    /** Requests with output from the delivery in progress (reused to spare an allocation per step). */
+    touched = [];
     constructor(options) {
         this.options = options;
         this.engine = new Engine(options.profile, options.seed);
         this.loop = new StepLoop(this.engine, options.clock, (events, rejected) => this.deliver(events, rejected), {
             spinMs: options.spinMs,
+            stepProbe: options.loopProbe,
         });
         this.faultRandom = seededRandom(mixSeed(options.seed, 0xfa17));
         this.startedAt = options.clock.now();
@@ -2821,20 +2946,33 @@ class SimServer {
     }
     deliver(events, rejected) {
         // One broken response must not stop the loop that serves every other stream.
+        const touched = this.touched;
         for (const event of events) {
             const request = this.active.get(event.id);
             if (!request)
                 continue;
-            try {
-                request.onEvent(event);
-            }
-            catch {
-                request.res.destroy();
-                this.abort(request);
+            this.guarded(request, () => request.onEvent(event));
+            if (!request.queued) {
+                request.queued = true;
+                touched.push(request);
             }
         }
+        for (const request of touched) {
+            request.queued = false;
+            this.guarded(request, () => request.flush());
+        }
+        touched.length = 0;
         for (const id of rejected)
             this.active.get(id)?.reject();
+    }
+    guarded(request, action) {
+        try {
+            action();
+        }
+        catch {
+            request.res.destroy();
+            this.abort(request);
+        }
     }
     completed(request) {
         this.forget(request);
@@ -2897,6 +3035,7 @@ class SimServer {
         res.end();
     }
     async handle(req, res) {
+        const receivedAt = this.options.clock.now();
         const method = req.method ?? "GET";
         const path = (req.url ?? "/").split("?")[0];
         if (this.dead) {
@@ -2931,9 +3070,9 @@ class SimServer {
                 res.end(renderMetrics({ engine: this.engine, modelName: o.model, httpRequests: this.httpRequests }));
                 return;
             case "POST /v1/completions":
-                return this.generate("completions", req, res);
+                return this.generate("completions", req, res, receivedAt);
             case "POST /v1/chat/completions":
-                return this.generate("chat", req, res);
+                return this.generate("chat", req, res, receivedAt);
             case "POST /tokenize":
                 return this.tokenizeRoute(req, res);
             case "POST /detokenize":
@@ -3062,10 +3201,15 @@ class SimServer {
         }
         this.sendJson(res, 200, { prompt: detokenize(tokens) }, "/detokenize");
     }
-    async generate(endpoint, req, res) {
+    /**
+     * `receivedAt` is when the request's headers were parsed: the engine sees the request from then, so
+     * reading the body, tokenizing and checking it (the simulator's own work, not part of the modelled
+     * server) do not add to its TTFT.
+     */
+    async generate(endpoint, req, res, receivedAt) {
         const handler = endpoint === "chat" ? "/v1/chat/completions" : "/v1/completions";
         const body = await readJson(req);
-        const arrival = this.options.clock.now();
+        const arrival = receivedAt;
         if (this.hung)
             return;
         const p = this.profile;
@@ -3138,7 +3282,7 @@ class SimServer {
         });
         active.start();
         if (!active.done)
-            this.loop.wake();
+            this.loop.wake(arrival);
     }
 }
 function handlerPath(handler) {
@@ -3158,22 +3302,38 @@ async function drain(req) {
         // discard
     }
 }
-async function readJson(req) {
-    const chunks = [];
-    let size = 0;
-    for await (const chunk of req) {
-        size += chunk.length;
-        if (size > maxBodyBytes)
-            return { ok: false, error: "body too large" };
-        chunks.push(chunk);
-    }
-    const text = Buffer.concat(chunks).toString("utf8");
-    try {
-        return { ok: true, value: JSON.parse(text) };
-    }
-    catch (error) {
-        return { ok: false, error: error.message };
-    }
+/**
+ * Plain 'data'/'end' events rather than an async iterator: a closed-loop client sends a whole wave of
+ * requests at once, and the per-request cost of reading them is time every one of them waits.
+ */
+function readJson(req) {
+    return new Promise((resolve, reject) => {
+        const chunks = [];
+        let size = 0;
+        const onData = (chunk) => {
+            size += chunk.length;
+            if (size <= maxBodyBytes) {
+                chunks.push(chunk);
+                return;
+            }
+            req.off("data", onData);
+            req.off("end", onEnd);
+            req.destroy();
+            resolve({ ok: false, error: "body too large" });
+        };
+        const onEnd = () => {
+            const text = chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks).toString("utf8");
+            try {
+                resolve({ ok: true, value: JSON.parse(text) });
+            }
+            catch (error) {
+                resolve({ ok: false, error: error.message });
+            }
+        };
+        req.on("data", onData);
+        req.on("end", onEnd);
+        req.once("error", reject);
+    });
 }
 
 async function startSimulator(options = {}) {
@@ -3201,6 +3361,7 @@ async function startSimulator(options = {}) {
         recordChunkTimes: options.recordChunkTimes ?? false,
         clock: monotonicClock,
         spinMs: options.loopSpinMs,
+        loopProbe: options.loopProbe,
         onEngineDeath: (reason) => {
             if (options.onEngineDeath)
                 options.onEngineDeath(reason);

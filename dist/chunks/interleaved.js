@@ -59365,6 +59365,64 @@ function clientBoundReasons(input) {
 const rateTolerance = 0.02;
 
 /**
+ * Bookkeeping moved off a closed loop's critical path: a finished request's record is built and written
+ * after the next request is on its way, not before. When a wave of requests ends at once (equal lengths
+ * at a fixed concurrency), the last of them would otherwise wait for the records of all the others.
+ * The work runs in slices of at most `sliceMs`, one per turn of the event loop, so that reading the
+ * streams still in flight is never held up by more than one slice.
+ */
+class DeferredWork {
+    sliceMs;
+    queue = [];
+    head = 0;
+    scheduled = false;
+    whenIdle = null;
+    failure = null;
+    constructor(sliceMs = 0.25) {
+        this.sliceMs = sliceMs;
+    }
+    later(work) {
+        this.queue.push(work);
+        if (!this.scheduled) {
+            this.scheduled = true;
+            setImmediate(() => this.runSlice());
+        }
+    }
+    /** Resolves when every piece of work has run; rejects with the first error one of them threw. */
+    async settled() {
+        if (this.scheduled) {
+            await new Promise((resolve) => {
+                this.whenIdle = resolve;
+            });
+        }
+        if (this.failure)
+            throw this.failure.error;
+    }
+    runSlice() {
+        const until = performance$1.now() + this.sliceMs;
+        do {
+            const work = this.queue[this.head++];
+            try {
+                work();
+            }
+            catch (error) {
+                this.failure ??= { error };
+            }
+        } while (this.head < this.queue.length && performance$1.now() < until);
+        if (this.head < this.queue.length) {
+            setImmediate(() => this.runSlice());
+            return;
+        }
+        this.queue.length = 0;
+        this.head = 0;
+        this.scheduled = false;
+        const resolve = this.whenIdle;
+        this.whenIdle = null;
+        resolve?.();
+    }
+}
+
+/**
  * Open-loop arrival times (ms from the start of a segment) with gamma-distributed gaps: shape = burstiness
  * (1 = Poisson, < 1 burstier, large = regular), mean gap = 1/rate. The schedule is absolute, so a late
  * send never shifts later arrivals (the drift of sleep-per-gap clients).
@@ -60110,6 +60168,7 @@ async function runOnce(options) {
             client.abortAll();
     }, 200);
     watchdog.unref();
+    const bookkeeping = new DeferredWork();
     try {
         await client.prime(poolSize ?? defaultOpenLoopConnections);
         // Warm-up: closed loop at the run's concurrency, its own prompts, results kept apart.
@@ -60134,26 +60193,29 @@ async function runOnce(options) {
                             timeoutMs,
                             perChunkUsage: body.perChunkUsage,
                         });
-                        const record = toRecord("warmup", ticket, outcome, body.meta, origin, cell.name, runIndex);
-                        warmupLog.append(record);
-                        warmupCount++;
-                        if (!record.ok)
-                            errors++;
-                        noteRefusal(record);
-                        progress.update({
-                            cell: cell.name,
-                            run: runIndex,
-                            runs: options.runs,
-                            phase: "warmup",
-                            done: warmupCount,
-                            total: warmupPlan.maxRequests,
-                            errors,
-                            elapsedS: (clock.now() - origin) / 1000,
-                            plannedS: warmupPlan.maxDurationMs === null ? null : warmupPlan.maxDurationMs / 1000,
+                        bookkeeping.later(() => {
+                            const record = toRecord("warmup", ticket, outcome, body.meta, origin, cell.name, runIndex);
+                            warmupLog.append(record);
+                            warmupCount++;
+                            if (!record.ok)
+                                errors++;
+                            noteRefusal(record);
+                            progress.update({
+                                cell: cell.name,
+                                run: runIndex,
+                                runs: options.runs,
+                                phase: "warmup",
+                                done: warmupCount,
+                                total: warmupPlan.maxRequests,
+                                errors,
+                                elapsedS: (clock.now() - origin) / 1000,
+                                plannedS: warmupPlan.maxDurationMs === null ? null : warmupPlan.maxDurationMs / 1000,
+                            });
                         });
                         return outcome.endAt;
                     },
                 });
+                await bookkeeping.settled();
             }
             finally {
                 warmupLog.close();
@@ -60200,27 +60262,30 @@ async function runOnce(options) {
                         timeoutMs,
                         perChunkUsage: body.perChunkUsage,
                     });
-                    const record = toRecord("measure", ticket, outcome, body.meta, origin, cell.name, runIndex);
-                    requestLog.append(record);
-                    records.push(record);
-                    if (!record.ok)
-                        errors++;
-                    noteRefusal(record);
                     lastEnd = Math.max(lastEnd, outcome.endAt);
-                    progress.update({
-                        cell: cell.name,
-                        run: runIndex,
-                        runs: options.runs,
-                        phase: "measure",
-                        done: records.length,
-                        total: plan.maxRequests,
-                        errors,
-                        elapsedS: (clock.now() - origin) / 1000,
-                        plannedS: plan.maxDurationMs === null ? null : plan.maxDurationMs / 1000,
+                    bookkeeping.later(() => {
+                        const record = toRecord("measure", ticket, outcome, body.meta, origin, cell.name, runIndex);
+                        requestLog.append(record);
+                        records.push(record);
+                        if (!record.ok)
+                            errors++;
+                        noteRefusal(record);
+                        progress.update({
+                            cell: cell.name,
+                            run: runIndex,
+                            runs: options.runs,
+                            phase: "measure",
+                            done: records.length,
+                            total: plan.maxRequests,
+                            errors,
+                            elapsedS: (clock.now() - origin) / 1000,
+                            plannedS: plan.maxDurationMs === null ? null : plan.maxDurationMs / 1000,
+                        });
                     });
                     return outcome.endAt;
                 },
             });
+            await bookkeeping.settled();
             const loop = loopProbe.stop();
             options.onMeasuredPhase?.("end", epochMsOf(clock.now()));
             await scraper.stopPeriodic();

@@ -16,6 +16,9 @@ describe("a stock OpenAI-style streaming client", () => {
       prefill_per_token_ms: 0.1,
       decode_per_seq_ms: 5,
       attention_per_context_token_ms: 0,
+      // One chunk per token even if a loaded machine delays a step past the next: the timing of each
+      // token is what is checked.
+      coalesce_late_tokens: false,
     };
     const sim = await startSimulator({ profile: p, set, recordChunkTimes: true });
     try {

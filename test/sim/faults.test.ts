@@ -66,7 +66,8 @@ describe("faults", () => {
   });
 
   it("bundles k tokens per SSE chunk while usage still counts tokens", async () => {
-    const sim = await startSimulator({ set: { tokens_per_chunk: 3 } });
+    // Late steps would merge further (3 + 3 into one chunk): this checks the fault alone.
+    const sim = await startSimulator({ set: { tokens_per_chunk: 3, coalesce_late_tokens: false } });
     try {
       const r = await postStream(`${sim.baseUrl}/v1/completions`, stream);
       const texts = r.events
