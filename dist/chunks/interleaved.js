@@ -60169,6 +60169,45 @@ async function runOnce(options) {
     }, 200);
     watchdog.unref();
     const bookkeeping = new DeferredWork();
+    /**
+     * Sends the requests of one phase. A request's record is built, logged and counted after the next
+     * request is on its way (closed-loop waves), in `bookkeeping`.
+     */
+    const phaseSender = (phase, phasePlan, log, phaseOrigin, bodyOf, kept = null) => {
+        const tally = { done: 0, errors: 0 };
+        const send = async (ticket) => {
+            const body = bodyOf(ticket.index);
+            const outcome = await client.stream({
+                path,
+                body: body.bytes,
+                requestId: `${cell.name}-${runIndex}-${phase === "warmup" ? "warmup-" : ""}${ticket.index}`,
+                timeoutMs,
+                perChunkUsage: body.perChunkUsage,
+            });
+            bookkeeping.later(() => {
+                const record = toRecord(phase, ticket, outcome, body.meta, phaseOrigin(), cell.name, runIndex);
+                log.append(record);
+                kept?.push(record);
+                tally.done++;
+                if (!record.ok)
+                    tally.errors++;
+                noteRefusal(record);
+                progress.update({
+                    cell: cell.name,
+                    run: runIndex,
+                    runs: options.runs,
+                    phase,
+                    done: tally.done,
+                    total: phasePlan.maxRequests,
+                    errors: tally.errors,
+                    elapsedS: (clock.now() - phaseOrigin()) / 1000,
+                    plannedS: phasePlan.maxDurationMs === null ? null : phasePlan.maxDurationMs / 1000,
+                });
+            });
+            return outcome;
+        };
+        return { send, tally };
+    };
     try {
         await client.prime(poolSize ?? defaultOpenLoopConnections);
         // Warm-up: closed loop at the run's concurrency, its own prompts, results kept apart.
@@ -60177,51 +60216,24 @@ async function runOnce(options) {
         if (warmupPlan !== null) {
             const warmupLog = new JsonlAppender(join(dir, "warmup.jsonl"));
             const origin = clock.now();
-            let errors = 0;
+            const warmup = phaseSender("warmup", warmupPlan, warmupLog, () => origin, (index) => bodyFor("warmup", index));
             try {
                 await dispatchLoad({
                     plan: warmupPlan,
                     clock,
                     seed: context.seed,
                     shouldStop: stop,
-                    send: async (ticket) => {
-                        const body = bodyFor("warmup", ticket.index);
-                        const outcome = await client.stream({
-                            path,
-                            body: body.bytes,
-                            requestId: `${cell.name}-${runIndex}-warmup-${ticket.index}`,
-                            timeoutMs,
-                            perChunkUsage: body.perChunkUsage,
-                        });
-                        bookkeeping.later(() => {
-                            const record = toRecord("warmup", ticket, outcome, body.meta, origin, cell.name, runIndex);
-                            warmupLog.append(record);
-                            warmupCount++;
-                            if (!record.ok)
-                                errors++;
-                            noteRefusal(record);
-                            progress.update({
-                                cell: cell.name,
-                                run: runIndex,
-                                runs: options.runs,
-                                phase: "warmup",
-                                done: warmupCount,
-                                total: warmupPlan.maxRequests,
-                                errors,
-                                elapsedS: (clock.now() - origin) / 1000,
-                                plannedS: warmupPlan.maxDurationMs === null ? null : warmupPlan.maxDurationMs / 1000,
-                            });
-                        });
-                        return outcome.endAt;
-                    },
+                    send: async (ticket) => (await warmup.send(ticket)).endAt,
                 });
                 await bookkeeping.settled();
             }
             finally {
                 warmupLog.close();
             }
-            if (errors > 0)
-                notes.push(`${errors} of ${warmupCount} warm-up requests failed`);
+            warmupCount = warmup.tally.done;
+            if (warmup.tally.errors > 0) {
+                notes.push(`${warmup.tally.errors} of ${warmupCount} warm-up requests failed`);
+            }
         }
         // Serialise bodies before the clock starts when the size is known: the send path then only dispatches.
         const prebuilt = plan.maxRequests !== null && plan.maxRequests <= prebuildLimit
@@ -60232,7 +60244,7 @@ async function runOnce(options) {
         let origin = clock.now();
         const scraper = new MetricsScraper(control, session.endpoint.metricsUrl, clock, () => origin, scrapeLog);
         const records = [];
-        let errors = 0;
+        const measured = phaseSender("measure", plan, requestLog, () => origin, (index) => prebuilt?.[index] ?? bodyFor("measure", index), records);
         let telemetry;
         try {
             await scraper.scrape("before");
@@ -60254,34 +60266,8 @@ async function runOnce(options) {
                 seed: context.seed,
                 shouldStop: stop,
                 send: async (ticket) => {
-                    const body = prebuilt?.[ticket.index] ?? bodyFor("measure", ticket.index);
-                    const outcome = await client.stream({
-                        path,
-                        body: body.bytes,
-                        requestId: `${cell.name}-${runIndex}-${ticket.index}`,
-                        timeoutMs,
-                        perChunkUsage: body.perChunkUsage,
-                    });
+                    const outcome = await measured.send(ticket);
                     lastEnd = Math.max(lastEnd, outcome.endAt);
-                    bookkeeping.later(() => {
-                        const record = toRecord("measure", ticket, outcome, body.meta, origin, cell.name, runIndex);
-                        requestLog.append(record);
-                        records.push(record);
-                        if (!record.ok)
-                            errors++;
-                        noteRefusal(record);
-                        progress.update({
-                            cell: cell.name,
-                            run: runIndex,
-                            runs: options.runs,
-                            phase: "measure",
-                            done: records.length,
-                            total: plan.maxRequests,
-                            errors,
-                            elapsedS: (clock.now() - origin) / 1000,
-                            plannedS: plan.maxDurationMs === null ? null : plan.maxDurationMs / 1000,
-                        });
-                    });
                     return outcome.endAt;
                 },
             });

@@ -26,9 +26,9 @@ interface Delivery {
   events: StepEvent[];
 }
 
-function harness(coalesce: boolean) {
+function harness(coalesce: boolean, overrides: Record<string, number> = {}) {
   const clock = new ManualClock();
-  const engine = new Engine(flatSteps(coalesce), 1);
+  const engine = new Engine(applyOverrides(flatSteps(coalesce), overrides), 1);
   const deliveries: Delivery[] = [];
   const loop = new StepLoop(engine, clock, (events) => deliveries.push({ events: [...events] }), {
     sleepSliceMs: 0,
@@ -83,13 +83,8 @@ describe("the real-time step loop", () => {
   });
 
   it("gives zero-length steps (a profile without costs) a turn each instead of merging them", async () => {
-    const clock = new ManualClock();
-    const engine = new Engine(applyOverrides(flatSteps(true), { step_overhead_ms: 0 }), 1);
-    const deliveries: Delivery[] = [];
-    const loop = new StepLoop(engine, clock, (events) => deliveries.push({ events: [...events] }), {
-      sleepSliceMs: 0,
-    });
-    engine.addRequest({ id: "a", promptTokens: [1, 2, 3], maxTokens: 5, ignoreEos: true }, 0);
+    const { deliveries, loop, add } = harness(true, { step_overhead_ms: 0 });
+    add("a", 0, 5);
     loop.wake(0);
     await delivered(deliveries, 5);
     expect(deliveries.map((d) => tokensOf(d, "a"))).toEqual([1, 1, 1, 1, 1]);
