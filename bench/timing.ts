@@ -7,7 +7,7 @@
  *  - ITL p99 excess: our pooled ITL p99 minus the p99 of the gaps the simulator really wrote.
  * Targets (the issue): >= 99% of ideal; TTFT bias < 0.5 ms at 1 stream and < 5 ms at 256; ITL p99 excess
  * < 0.5 ms at 256. vLLM's client on this kind of machine: 91.3%, +2.2 ms / +77 ms, +2.7 ms.
- * Flag: --quick (fewer requests).
+ * Flags: --quick (fewer requests, one repetition), --reps N (default 3: medians are printed).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -167,18 +167,38 @@ async function measure(scenario: Scenario) {
   }
 }
 
+const repsIndex = process.argv.indexOf("--reps");
+const reps = repsIndex > 0 ? Number(process.argv[repsIndex + 1]) : quick ? 1 : 3;
+
+type Run = Awaited<ReturnType<typeof measure>>;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const each = (runs: Run[], pick: (run: Run) => number, digits: number) =>
+  runs.length === 1 ? "" : ` [${runs.map((run) => pick(run).toFixed(digits)).join(" ")}]`;
+
+console.log(
+  `timing bench (${quick ? "quick" : "full"}), node ${process.version}; ${reps} repetition(s) per scenario: medians, each repetition in brackets`,
+);
 for (const scenario of scenarios) {
-  const run = await measure(scenario);
+  const runs: Run[] = [];
+  for (let rep = 0; rep < reps; rep++) runs.push(await measure(scenario));
+  const m = (pick: (run: Run) => number) => median(runs.map(pick));
+  const ofIdeal = (run: Run) => run.ofIdeal * 100;
+  const ofDelivered = (run: Run) => run.ofDelivered * 100;
+  const bias = (run: Run) => run.ttftBiasMedian;
+  const chunkBias = (run: Run) => run.chunkBiasMedian;
+  const excess = (run: Run) => run.itlP99Excess;
   console.log(
     `${scenario.name} (${scenario.requests} x 64/${scenario.outputTokens} tokens): ` +
-      `${(run.ofIdeal * 100).toFixed(1)}% of ideal (${run.throughput.toFixed(0)} of ${run.ideal.toFixed(0)} tok/s; ` +
-      `the simulator wrote ${run.delivered.toFixed(0)} tok/s, we read ${(run.ofDelivered * 100).toFixed(1)}% of that), ` +
-      `TTFT bias median ${run.ttftBiasMedian.toFixed(2)} ms (mean ${run.ttftBiasMean.toFixed(2)}; all chunks: median ${run.chunkBiasMedian.toFixed(2)} ms), ` +
-      `ITL p99 ${run.itlP99?.toFixed(2)} vs truth ${run.truthItlP99?.toFixed(2)} ms (excess ${run.itlP99Excess.toFixed(2)} ms), ` +
-      `matched ${run.matched}, failed ${run.failed}, client-bound: ${run.clientBound}`,
+      `${m(ofIdeal).toFixed(1)}% of ideal${each(runs, ofIdeal, 1)} (ideal ${runs[0]!.ideal.toFixed(0)} tok/s; ` +
+      `we read ${m(ofDelivered).toFixed(1)}% of what the simulator wrote${each(runs, ofDelivered, 1)}), ` +
+      `TTFT bias median ${m(bias).toFixed(2)} ms${each(runs, bias, 2)} (all chunks: ${m(chunkBias).toFixed(2)} ms), ` +
+      `ITL p99 excess ${m(excess).toFixed(2)} ms${each(runs, excess, 2)} ` +
+      `(ours ${m((run) => run.itlP99 ?? Number.NaN).toFixed(2)} vs written ${m((run) => run.truthItlP99 ?? Number.NaN).toFixed(2)} ms), ` +
+      `failed ${runs.map((run) => run.failed).join("/")}, client-bound: ${runs.map((run) => run.clientBound).join("/")}`,
   );
   console.log(
-    `  TTFT p50 ${run.ttftP50.toFixed(1)} ms from send (the simulator's own, from arrival: mean ${run.serverTtftMean.toFixed(1)} ms, ` +
-      `of which queued ${run.serverQueueMean.toFixed(1)} ms); simulator step lateness p99 ${run.loopLateP99.toFixed(2)} ms, CPU ${run.simCpuS.toFixed(1)} s`,
+    `  TTFT p50 ${m((run) => run.ttftP50).toFixed(1)} ms from send (the simulator's own, from arrival: mean ` +
+      `${m((run) => run.serverTtftMean).toFixed(1)} ms, of which queued ${m((run) => run.serverQueueMean).toFixed(1)} ms); ` +
+      `simulator step lateness p99 ${m((run) => run.loopLateP99).toFixed(2)} ms, CPU ${m((run) => run.simCpuS).toFixed(1)} s`,
   );
 }
