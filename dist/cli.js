@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-import { y as formatSignedNumber, z as describeMetric, A as formatMetricValue, B as formatChange, C as formatInterval, D as formatFractionAsPercent, E as describeMetricRef, U as UsageError, f as compareResults, w as writeCompareOutputs, F as parseConfigText, p as providerForConfig, G as runAdaptive, H as ExitCode, I as streamProgress, J as FailureError, K as defaultConfigFile, L as getServedModels, M as InputError, N as getVllmVersion, O as getText, P as buildFingerprint, k as toolVersion, m as toolName, Q as cacheConfigFromMetrics, R as parsePrometheusText, d as loadConfig, S as silentProgress, g as runCells, s as string, T as strictObject, l as literal, n as number, j as boolean, V as distExports, W as describeValue, e as exitWhenFlushed } from './chunks/interleaved.js';
+import { y as formatSignedNumber, z as describeMetric, A as formatMetricValue, B as formatChange, C as formatInterval, D as formatFractionAsPercent, E as describeMetricRef, U as UsageError, f as compareResults, w as writeCompareOutputs, F as parseConfigText, p as providerForConfig, G as runAdaptive, H as ExitCode, I as streamProgress, J as FailureError, K as defaultConfigFile, L as getServedModels, M as InputError, N as getVllmVersion, O as getText, P as buildFingerprint, k as toolVersion, m as toolName, Q as cacheConfigFromMetrics, R as parsePrometheusText, d as loadConfig, S as silentProgress, g as runCells, s as string, T as strictObject, l as literal, n as number, j as boolean, V as distExports, W as describeValue, a as systemClock, e as exitWhenFlushed } from './chunks/interleaved.js';
 import { isAbsolute, resolve, join, dirname, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile, readdir, rm, mkdir, access } from 'node:fs/promises';
+import 'node:perf_hooks';
 import 'node:child_process';
 import 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +13,6 @@ import { createServer } from 'node:http';
 import 'process';
 import 'buffer';
 import 'node:os';
-import 'node:perf_hooks';
 import 'node:assert';
 import 'node:stream';
 import 'node:querystring';
@@ -1486,198 +1486,6 @@ function profileHelp() {
     return names.map((name) => `  ${name.padEnd(width)}  ${builtInProfiles[name].description}`).join("\n");
 }
 
-const monotonicClock = { now: () => performance.now() };
-/**
- * Drives the pure engine on real time: one loop for all streams, no per-request timers. Steps run
- * back to back on the engine's own timeline (the next starts when the last should have ended), so small
- * timer delays do not accumulate into the model.
- */
-/** Nothing ever notifies it: Atomics.wait on it is a sub-millisecond sleep. */
-const sleepCell = new Int32Array(new SharedArrayBuffer(4));
-class StepLoop {
-    engine;
-    clock;
-    deliver;
-    idle = true;
-    stopped = false;
-    timer;
-    immediate;
-    spinMs;
-    resyncAfterMs;
-    sleepSliceMs;
-    latenessBuffer = new Float64Array(4096);
-    deliveryBuffer = new Float64Array(4096);
-    probeBuffer = new Float64Array(0);
-    stepProbe;
-    lastProbe = 0;
-    samples = 0;
-    steps = 0;
-    constructor(engine, clock, deliver, options = {}) {
-        this.engine = engine;
-        this.clock = clock;
-        this.deliver = deliver;
-        this.spinMs = options.spinMs ?? 1.2;
-        this.resyncAfterMs = options.resyncAfterMs ?? 100;
-        this.stepProbe = options.stepProbe;
-        if (this.stepProbe) {
-            this.probeBuffer = new Float64Array(4096);
-            this.lastProbe = this.stepProbe();
-        }
-        this.sleepSliceMs = options.sleepSliceMs ?? 0.1;
-    }
-    /**
-     * Call after adding a request that arrived at `arrival`: starts stepping if the engine was idle. The
-     * first step starts at that arrival, not after the simulator's own handling of the request.
-     */
-    wake(arrival) {
-        if (!this.idle || this.stopped)
-            return;
-        this.idle = false;
-        // setImmediate lets every request parsed in this tick join the first step (if it had arrived by then).
-        this.immediate = setImmediate(() => {
-            this.immediate = undefined;
-            this.startStep(Math.min(arrival, this.clock.now()));
-        });
-    }
-    stop() {
-        this.stopped = true;
-        if (this.timer)
-            clearTimeout(this.timer);
-        if (this.immediate)
-            clearImmediate(this.immediate);
-    }
-    latency() {
-        return {
-            lateness: this.latenessBuffer.subarray(0, this.samples),
-            delivery: this.deliveryBuffer.subarray(0, this.samples),
-            probe: this.probeBuffer.subarray(0, this.stepProbe ? this.samples : 0),
-            count: this.samples,
-        };
-    }
-    resetLatency() {
-        this.samples = 0;
-    }
-    record(lateness, delivery) {
-        if (this.samples === this.latenessBuffer.length) {
-            const grow = (old) => {
-                const next = new Float64Array(old.length * 2);
-                next.set(old);
-                return next;
-            };
-            this.latenessBuffer = grow(this.latenessBuffer);
-            this.deliveryBuffer = grow(this.deliveryBuffer);
-            if (this.stepProbe)
-                this.probeBuffer = grow(this.probeBuffer);
-        }
-        this.latenessBuffer[this.samples] = lateness;
-        this.deliveryBuffer[this.samples] = delivery;
-        if (this.stepProbe) {
-            const value = this.stepProbe();
-            this.probeBuffer[this.samples] = value - this.lastProbe;
-            this.lastProbe = value;
-        }
-        this.samples++;
-    }
-    startStep(start) {
-        if (this.stopped)
-            return;
-        const plan = this.engine.beginStep(start);
-        const rejected = this.engine.takeRejected();
-        if (rejected.length > 0)
-            this.deliver([], rejected, start);
-        if (!plan) {
-            this.idle = true;
-            return;
-        }
-        const end = start + plan.durationMs;
-        this.waitUntil(end, () => this.finishStep(end));
-    }
-    /**
-     * Ends the step due at `end`, then begins the next one on the engine's own timeline: the timeline does
-     * not slip when this process falls behind, as a GPU keeps stepping while vLLM's front end is busy.
-     * Later steps that are already due run at once and their tokens leave in the same delivery, a
-     * request's tokens in one chunk, as vLLM V1's output collector merges deltas its front end has not
-     * sent yet (profile knob coalesce_late_tokens; without it each late step is delivered on its own).
-     */
-    finishStep(end) {
-        if (this.stopped)
-            return;
-        const handledAt = this.clock.now();
-        const events = this.engine.endStep();
-        const rejected = [];
-        const boundaries = [end];
-        let boundary = end;
-        let next;
-        for (;;) {
-            // Far behind (the process was stopped, the machine overloaded): restart the timeline at "now"
-            // instead of bursting the backlog.
-            let start = handledAt - boundary > this.resyncAfterMs ? this.clock.now() : boundary;
-            let plan = this.engine.beginStep(start);
-            if (!plan && this.engine.hasWork()) {
-                // Only requests that arrived after that boundary are waiting: serve them from now.
-                start = this.clock.now();
-                plan = this.engine.beginStep(start);
-            }
-            for (const id of this.engine.takeRejected())
-                rejected.push(id);
-            if (!plan)
-                break;
-            const stepEnd = start + plan.durationMs;
-            // Zero-length steps (a profile with no costs: "as fast as possible") are never late: one per turn.
-            if (stepEnd > this.clock.now() || plan.durationMs <= 0 || !this.engine.config.coalesce_late_tokens) {
-                next = stepEnd;
-                break;
-            }
-            for (const event of this.engine.endStep())
-                events.push(event);
-            boundaries.push(stepEnd);
-            boundary = stepEnd;
-        }
-        this.steps += boundaries.length;
-        this.deliver(events, rejected, boundary);
-        const delivered = this.clock.now();
-        for (const due of boundaries)
-            this.record(handledAt - due, delivered - handledAt);
-        if (next === undefined) {
-            this.idle = true;
-            return;
-        }
-        const target = next;
-        this.waitUntil(target, () => this.finishStep(target));
-    }
-    waitUntil(target, then) {
-        const remaining = target - this.clock.now();
-        if (remaining <= 0) {
-            // Not a direct call: steps that are already due must still let sockets be served in between.
-            this.immediate = setImmediate(() => {
-                this.immediate = undefined;
-                then();
-            });
-            return;
-        }
-        if (remaining > this.spinMs) {
-            this.timer = setTimeout(() => {
-                this.timer = undefined;
-                this.waitUntil(target, then);
-            }, Math.max(0, Math.floor(remaining - this.spinMs)));
-            return;
-        }
-        const spin = () => {
-            this.immediate = undefined;
-            if (this.stopped)
-                return;
-            const left = target - this.clock.now();
-            if (left > 0 && this.sleepSliceMs > 0)
-                Atomics.wait(sleepCell, 0, 0, Math.min(left, this.sleepSliceMs));
-            if (this.clock.now() >= target)
-                then();
-            else
-                this.immediate = setImmediate(spin);
-        };
-        this.immediate = setImmediate(spin);
-    }
-}
-
 /**
  * Block accounting of a paged KV cache with a prefix cache. Private blocks belong to one sequence; full
  * prompt blocks are promoted to shared, hash-addressed blocks with a reference count. Shared blocks nobody
@@ -2369,6 +2177,197 @@ function writeEventChunk(res, text) {
         return;
     }
     res.write(text);
+}
+
+/**
+ * Drives the pure engine on real time: one loop for all streams, no per-request timers. Steps run
+ * back to back on the engine's own timeline (the next starts when the last should have ended), so small
+ * timer delays do not accumulate into the model.
+ */
+/** Nothing ever notifies it: Atomics.wait on it is a sub-millisecond sleep. */
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+class StepLoop {
+    engine;
+    clock;
+    deliver;
+    idle = true;
+    stopped = false;
+    timer;
+    immediate;
+    spinMs;
+    resyncAfterMs;
+    sleepSliceMs;
+    latenessBuffer = new Float64Array(4096);
+    deliveryBuffer = new Float64Array(4096);
+    probeBuffer = new Float64Array(0);
+    stepProbe;
+    lastProbe = 0;
+    samples = 0;
+    steps = 0;
+    constructor(engine, clock, deliver, options = {}) {
+        this.engine = engine;
+        this.clock = clock;
+        this.deliver = deliver;
+        this.spinMs = options.spinMs ?? 1.2;
+        this.resyncAfterMs = options.resyncAfterMs ?? 100;
+        this.stepProbe = options.stepProbe;
+        if (this.stepProbe) {
+            this.probeBuffer = new Float64Array(4096);
+            this.lastProbe = this.stepProbe();
+        }
+        this.sleepSliceMs = options.sleepSliceMs ?? 0.1;
+    }
+    /**
+     * Call after adding a request that arrived at `arrival`: starts stepping if the engine was idle. The
+     * first step starts at that arrival, not after the simulator's own handling of the request.
+     */
+    wake(arrival) {
+        if (!this.idle || this.stopped)
+            return;
+        this.idle = false;
+        // setImmediate lets every request parsed in this tick join the first step (if it had arrived by then).
+        this.immediate = setImmediate(() => {
+            this.immediate = undefined;
+            this.startStep(Math.min(arrival, this.clock.now()));
+        });
+    }
+    stop() {
+        this.stopped = true;
+        if (this.timer)
+            clearTimeout(this.timer);
+        if (this.immediate)
+            clearImmediate(this.immediate);
+    }
+    latency() {
+        return {
+            lateness: this.latenessBuffer.subarray(0, this.samples),
+            delivery: this.deliveryBuffer.subarray(0, this.samples),
+            probe: this.probeBuffer.subarray(0, this.stepProbe ? this.samples : 0),
+            count: this.samples,
+        };
+    }
+    resetLatency() {
+        this.samples = 0;
+    }
+    record(lateness, delivery) {
+        if (this.samples === this.latenessBuffer.length) {
+            const grow = (old) => {
+                const next = new Float64Array(old.length * 2);
+                next.set(old);
+                return next;
+            };
+            this.latenessBuffer = grow(this.latenessBuffer);
+            this.deliveryBuffer = grow(this.deliveryBuffer);
+            if (this.stepProbe)
+                this.probeBuffer = grow(this.probeBuffer);
+        }
+        this.latenessBuffer[this.samples] = lateness;
+        this.deliveryBuffer[this.samples] = delivery;
+        if (this.stepProbe) {
+            const value = this.stepProbe();
+            this.probeBuffer[this.samples] = value - this.lastProbe;
+            this.lastProbe = value;
+        }
+        this.samples++;
+    }
+    startStep(start) {
+        if (this.stopped)
+            return;
+        const plan = this.engine.beginStep(start);
+        const rejected = this.engine.takeRejected();
+        if (rejected.length > 0)
+            this.deliver([], rejected, start);
+        if (!plan) {
+            this.idle = true;
+            return;
+        }
+        const end = start + plan.durationMs;
+        this.waitUntil(end, () => this.finishStep(end));
+    }
+    /**
+     * Ends the step due at `end`, then begins the next one on the engine's own timeline: the timeline does
+     * not slip when this process falls behind, as a GPU keeps stepping while vLLM's front end is busy.
+     * Later steps that are already due run at once and their tokens leave in the same delivery, a
+     * request's tokens in one chunk, as vLLM V1's output collector merges deltas its front end has not
+     * sent yet (profile knob coalesce_late_tokens; without it each late step is delivered on its own).
+     */
+    finishStep(end) {
+        if (this.stopped)
+            return;
+        const handledAt = this.clock.now();
+        const events = this.engine.endStep();
+        const rejected = [];
+        const boundaries = [end];
+        let boundary = end;
+        let next;
+        for (;;) {
+            // Far behind (the process was stopped, the machine overloaded): restart the timeline at "now"
+            // instead of bursting the backlog.
+            let start = handledAt - boundary > this.resyncAfterMs ? this.clock.now() : boundary;
+            let plan = this.engine.beginStep(start);
+            if (!plan && this.engine.hasWork()) {
+                // Only requests that arrived after that boundary are waiting: serve them from now.
+                start = this.clock.now();
+                plan = this.engine.beginStep(start);
+            }
+            for (const id of this.engine.takeRejected())
+                rejected.push(id);
+            if (!plan)
+                break;
+            const stepEnd = start + plan.durationMs;
+            // Zero-length steps (a profile with no costs: "as fast as possible") are never late: one per turn.
+            if (stepEnd > this.clock.now() || plan.durationMs <= 0 || !this.engine.config.coalesce_late_tokens) {
+                next = stepEnd;
+                break;
+            }
+            for (const event of this.engine.endStep())
+                events.push(event);
+            boundaries.push(stepEnd);
+            boundary = stepEnd;
+        }
+        this.steps += boundaries.length;
+        this.deliver(events, rejected, boundary);
+        const delivered = this.clock.now();
+        for (const due of boundaries)
+            this.record(handledAt - due, delivered - handledAt);
+        if (next === undefined) {
+            this.idle = true;
+            return;
+        }
+        const target = next;
+        this.waitUntil(target, () => this.finishStep(target));
+    }
+    waitUntil(target, then) {
+        const remaining = target - this.clock.now();
+        if (remaining <= 0) {
+            // Not a direct call: steps that are already due must still let sockets be served in between.
+            this.immediate = setImmediate(() => {
+                this.immediate = undefined;
+                then();
+            });
+            return;
+        }
+        if (remaining > this.spinMs) {
+            this.timer = setTimeout(() => {
+                this.timer = undefined;
+                this.waitUntil(target, then);
+            }, Math.max(0, Math.floor(remaining - this.spinMs)));
+            return;
+        }
+        const spin = () => {
+            this.immediate = undefined;
+            if (this.stopped)
+                return;
+            const left = target - this.clock.now();
+            if (left > 0 && this.sleepSliceMs > 0)
+                Atomics.wait(sleepCell, 0, 0, Math.min(left, this.sleepSliceMs));
+            if (this.clock.now() >= target)
+                then();
+            else
+                this.immediate = setImmediate(spin);
+        };
+        this.immediate = setImmediate(spin);
+    }
 }
 
 /** prometheus_client renders floats Go-style: whole numbers get ".0". */
@@ -3359,7 +3358,7 @@ async function startSimulator(options = {}) {
         apiKey: options.apiKey,
         devMode: options.devMode ?? process.env.VLLM_SERVER_DEV_MODE === "1",
         recordChunkTimes: options.recordChunkTimes ?? false,
-        clock: monotonicClock,
+        clock: systemClock,
         spinMs: options.loopSpinMs,
         loopProbe: options.loopProbe,
         onEngineDeath: (reason) => {

@@ -58725,33 +58725,6 @@ function streamProgress(stream, { intervalMs = 5000, now = () => Date.now() } = 
     };
 }
 
-const spinWindowMs = 1.5;
-const monotonicClock = {
-    now: () => performance$1.now(),
-    sleepUntil(at) {
-        if (at - performance$1.now() <= 0)
-            return Promise.resolve();
-        return new Promise((resolve) => {
-            // Timers fire on whole milliseconds, often a millisecond late: sleep on a timer to within
-            // `spinWindowMs`, then yield turn by turn (I/O still runs between turns) until the moment comes.
-            const wait = () => {
-                const delay = at - performance$1.now();
-                if (delay <= 0)
-                    resolve();
-                else if (delay <= spinWindowMs)
-                    setImmediate(wait);
-                else
-                    setTimeout(wait, Math.max(1, Math.floor(delay - spinWindowMs)));
-            };
-            wait();
-        });
-    },
-};
-/** performance.timeOrigin + now() as epoch milliseconds, for ISO timestamps tied to the monotonic clock. */
-function epochMsOf(monotonicMs) {
-    return performance$1.timeOrigin + monotonicMs;
-}
-
 /**
  * mean, std (population, ddof=0), median and numpy-linear percentiles, as `vllm bench serve` computes them.
  * Unlike vLLM, an empty sample gives nulls, not zeros: "no data" must never read as "instant".
@@ -59054,9 +59027,27 @@ function cacheConfigFromMetrics(samples) {
     return Object.fromEntries(Object.entries(info.labels).sort(([a], [b]) => a.localeCompare(b)));
 }
 
+const spinWindowMs = 1.5;
 const systemClock = {
-    now: () => performance.now(),
-    wallTime: () => new Date(),
+    now: () => performance$1.now(),
+    sleepUntil(at) {
+        if (at - performance$1.now() <= 0)
+            return Promise.resolve();
+        return new Promise((resolve) => {
+            // Timers fire on whole milliseconds, often a millisecond late: sleep on a timer to within
+            // `spinWindowMs`, then yield turn by turn (I/O still runs between turns) until the moment comes.
+            const wait = () => {
+                const delay = at - performance$1.now();
+                if (delay <= 0)
+                    resolve();
+                else if (delay <= spinWindowMs)
+                    setImmediate(wait);
+                else
+                    setTimeout(wait, Math.max(1, Math.floor(delay - spinWindowMs)));
+            };
+            wait();
+        });
+    },
     sleep: (ms, signal) => new Promise((resolve) => {
         if (signal?.aborted)
             return resolve();
@@ -59068,7 +59059,12 @@ const systemClock = {
         }
         signal?.addEventListener("abort", done, { once: true });
     }),
+    wallTime: () => new Date(),
 };
+/** performance.timeOrigin + now() as epoch milliseconds, for ISO timestamps tied to the monotonic clock. */
+function epochMsOf(monotonicMs) {
+    return performance$1.timeOrigin + monotonicMs;
+}
 
 /** The few server endpoints the launcher reads (vLLM's OpenAI-compatible server; the simulator mirrors it). */
 const modelsResponseSchema = object({
@@ -60106,7 +60102,7 @@ const prebuildLimit = 20_000;
 async function runOnce(options) {
     const { context, workload, session, control, runIndex, dir, progress } = options;
     const { cell, config } = context;
-    const clock = options.clock ?? monotonicClock;
+    const clock = options.clock ?? systemClock;
     mkdirSync(dir, { recursive: true });
     const notes = [...(options.notes ?? [])];
     // Prefix policy: a salt per run keeps runs from sharing cached prefixes; the reset also clears what

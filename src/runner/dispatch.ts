@@ -1,4 +1,4 @@
-import type { Clock } from "../client/clock.js";
+import type { ScheduleClock } from "../util/clock.js";
 import { arrivalStream, countedArrivals } from "../workload/arrivals.js";
 import { createRng } from "../workload/rng.js";
 import type { LoadPlan } from "./load-plan.js";
@@ -19,7 +19,7 @@ export interface Ticket {
 export type SendFn = (ticket: Ticket) => Promise<number>;
 
 export interface DispatchResult {
-  /** Clock time the measured phase began (before the first arrival's wait). */
+  /** ScheduleClock time the measured phase began (before the first arrival's wait). */
   startedAt: number;
   dispatched: number;
   lastReadyAt: number | null;
@@ -52,7 +52,7 @@ class Slots {
  */
 export async function dispatchLoad(options: {
   plan: LoadPlan;
-  clock: Clock;
+  clock: ScheduleClock;
   seed: number;
   send: SendFn;
   shouldStop?: () => boolean;

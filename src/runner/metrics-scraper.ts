@@ -1,7 +1,7 @@
-import type { Clock } from "../client/clock.js";
 import { describeError } from "../client/errors.js";
 import type { ControlClient } from "../client/stream-client.js";
 import type { MetricsScrape } from "../metrics/server-metrics.js";
+import type { ScheduleClock } from "../util/clock.js";
 import type { JsonlAppender } from "./jsonl-appender.js";
 
 /**
@@ -16,7 +16,7 @@ export class MetricsScraper {
   constructor(
     private readonly control: ControlClient,
     private readonly metricsUrl: string,
-    private readonly clock: Clock,
+    private readonly clock: ScheduleClock,
     private readonly origin: () => number,
     private readonly sink: JsonlAppender | null,
   ) {}

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Clock, epochMsOf, monotonicClock } from "../client/clock.js";
 import { type ControlClient, createStreamClient, type StreamOutcome } from "../client/stream-client.js";
 import type { RequestRecord } from "../metrics/request-record.js";
 import type { RunFile } from "../metrics/run-schema.js";
 import { toVllmResult } from "../metrics/vllm-result-writer.js";
 import { runTelemetry, type TelemetrySampler } from "../server/telemetry.js";
 import type { ServerSession } from "../server/types.js";
+import { epochMsOf, type ScheduleClock, systemClock } from "../util/clock.js";
 import { buildRequestBody, endpointPath, wantsPerChunkUsage } from "../workload/request-body.js";
 import type { Phase, Workload } from "../workload/workload.js";
 import type { CellContext } from "./cell-context.js";
@@ -35,7 +35,7 @@ export interface RunOnceOptions {
   formats: readonly OutputFormat[];
   side?: string;
   progress: ProgressSink;
-  clock?: Clock;
+  clock?: ScheduleClock;
   /** Set by the caller to end the run early (Ctrl-C); what was measured is kept. */
   shouldAbort?: () => boolean;
   /** Fingerprint of the server session, gathered once per session. */
@@ -62,7 +62,7 @@ const prebuildLimit = 20_000;
 export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
   const { context, workload, session, control, runIndex, dir, progress } = options;
   const { cell, config } = context;
-  const clock = options.clock ?? monotonicClock;
+  const clock = options.clock ?? systemClock;
   mkdirSync(dir, { recursive: true });
   const notes: string[] = [...(options.notes ?? [])];
 

@@ -1,10 +1,10 @@
-import type { Clock } from "../client/clock.js";
+import type { ScheduleClock } from "../util/clock.js";
 
 /**
  * A clock that only moves when told: sleepers wake in time order, and between wake-ups every pending
  * promise settles first (macrotask turns), so schedules are tested exactly and instantly.
  */
-export class VirtualClock implements Clock {
+export class VirtualClock implements ScheduleClock {
   private time = 0;
   private sequence = 0;
   private readonly sleepers: { at: number; order: number; wake: () => void }[] = [];

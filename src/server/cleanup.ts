@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from "./clock.js";
+import { systemClock, type TimerClock } from "../util/clock.js";
 import { execFileCapture } from "./exec.js";
 import { isGroupAlive, terminateGroup } from "./process-group.js";
 import { type LiveServer, readServerState, removeLiveServer } from "./state.js";
@@ -18,7 +18,7 @@ export async function cleanupFromState(
   stateFile: string,
   options: {
     env?: NodeJS.ProcessEnv;
-    clock?: Clock;
+    clock?: TimerClock;
     stopGraceMs?: number;
     log?: (message: string) => void;
   } = {},
@@ -45,7 +45,7 @@ function describe(server: LiveServer): string {
 
 async function stopRecordedServer(
   server: LiveServer,
-  options: { env?: NodeJS.ProcessEnv; clock: Clock; stopGraceMs?: number },
+  options: { env?: NodeJS.ProcessEnv; clock: TimerClock; stopGraceMs?: number },
 ): Promise<CleanupOutcome> {
   const graceMs = options.stopGraceMs ?? 10_000;
   if (server.container) {

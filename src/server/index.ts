@@ -3,8 +3,8 @@ export {
   type PrometheusSample,
   parsePrometheusText,
 } from "../metrics/prometheus-text.js";
+export { systemClock, type TimerClock } from "../util/clock.js";
 export { type CleanupOutcome, cleanupFromState } from "./cleanup.js";
-export { type Clock, systemClock } from "./clock.js";
 export { type Diagnosis, diagnoseLog, type LikelyCause } from "./diagnose.js";
 export { type ServerFailureStage, ServerStartError } from "./errors.js";
 export {

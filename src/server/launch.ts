@@ -1,4 +1,4 @@
-import type { Clock } from "./clock.js";
+import type { TimerClock } from "../util/clock.js";
 import type { NvidiaSmi } from "./nvidia-smi.js";
 import type { ServerLog } from "./server-log.js";
 import type { LiveServer } from "./state.js";
@@ -18,7 +18,7 @@ export interface LaunchedServer {
     command?: readonly string[] | null;
     args: readonly string[];
   };
-  /** Clock time the server process started; the startup timeout counts from here (a pull does not count). */
+  /** TimerClock time the server process started; the startup timeout counts from here (a pull does not count). */
   readonly launchedAt?: number;
   /** Stops the server; must not throw. */
   stop(): Promise<TeardownNotes>;
@@ -33,7 +33,7 @@ export interface TeardownNotes {
 /** Services a launcher gets from the provider. */
 export interface LaunchServices {
   readonly env: NodeJS.ProcessEnv;
-  readonly clock: Clock;
+  readonly clock: TimerClock;
   readonly log: ServerLog;
   readonly id: string;
   readonly stopGraceMs: number;

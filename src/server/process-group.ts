@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
-import type { Clock } from "./clock.js";
+import type { TimerClock } from "../util/clock.js";
 
 /**
  * Servers run in their own process group (vLLM forks engine-core and worker processes), so stopping one
@@ -60,7 +60,7 @@ export interface GroupTermination {
 /** SIGTERM to the group, up to `graceMs` for it to go, then SIGKILL and a short wait. */
 export async function terminateGroup(
   processGroup: number,
-  options: { graceMs: number; killWaitMs?: number; clock: Clock; pollMs?: number },
+  options: { graceMs: number; killWaitMs?: number; clock: TimerClock; pollMs?: number },
 ): Promise<GroupTermination> {
   const pollMs = options.pollMs ?? 100;
   if (!isGroupAlive(processGroup)) return { escalated: false, survived: false };
@@ -76,7 +76,7 @@ export async function terminateGroup(
 export async function waitForGroupExit(
   processGroup: number,
   timeoutMs: number,
-  clock: Clock,
+  clock: TimerClock,
   pollMs = 100,
 ): Promise<boolean> {
   const deadline = clock.now() + timeoutMs;

@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import type { Config, ModelConfig, SamplingConfig, ServerConfig } from "../config/schema.js";
 import { cacheConfigFromMetrics, parsePrometheusText } from "../metrics/prometheus-text.js";
+import { systemClock, type TimerClock } from "../util/clock.js";
 import { toolName, toolVersion } from "../version.js";
-import { type Clock, systemClock } from "./clock.js";
 import { diagnoseLog } from "./diagnose.js";
 import { launchDocker } from "./docker-launcher.js";
 import { ServerStartError } from "./errors.js";
@@ -36,7 +36,7 @@ export interface ServerProviderOptions {
   readonly logDir?: string;
   /** Where live servers are recorded for `cleanupFromState` (the action's post step); none when unset. */
   readonly stateFile?: string;
-  readonly clock?: Clock;
+  readonly clock?: TimerClock;
   readonly sampling?: SamplingConfig;
   /** For the fingerprint: hash of the parsed config (see hashConfig) and dataset sha256 by name. */
   readonly configHash?: string;
@@ -331,7 +331,7 @@ function createTeardown(
   launched: LaunchedServer,
   context: {
     log: ServerLog;
-    clock: Clock;
+    clock: TimerClock;
     nvidiaSmi: NvidiaSmi | null;
     gpuBaseline: Awaited<ReturnType<NvidiaSmi["usage"]>>;
     releaseTimeoutMs: number;
@@ -392,7 +392,7 @@ function totalMemory(usage: readonly { memoryUsedMiB: number | null }[]): number
 async function pollUntil(
   check: () => Promise<boolean>,
   timeoutMs: number,
-  clock: Clock,
+  clock: TimerClock,
   pollMs = 100,
 ): Promise<boolean> {
   const deadline = clock.now() + timeoutMs;

@@ -1,4 +1,4 @@
-import type { Clock } from "./clock.js";
+import type { TimerClock } from "../util/clock.js";
 import { getServedModels, getStatus, type ProbeTarget, type ServedModel } from "./probe.js";
 
 export type ReadinessOutcome =
@@ -21,7 +21,7 @@ export async function waitForReady(options: {
   target: ProbeTarget;
   timeoutMs: number;
   pollMs: number;
-  clock: Clock;
+  clock: TimerClock;
   exited: Promise<{ reason: string }>;
   /** The served model name the load will request; readiness fails clearly when the server does not serve it. */
   expectedModel?: string | undefined;

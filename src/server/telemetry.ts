@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parsePrometheusText } from "../metrics/prometheus-text.js";
-import { type Clock, systemClock } from "./clock.js";
+import { systemClock, type TimerClock } from "../util/clock.js";
 import type { GpuUsage } from "./nvidia-smi.js";
 import { getText } from "./probe.js";
 
@@ -116,7 +116,7 @@ export interface TelemetryOptions {
   readonly apiKey?: string | undefined;
   readonly metricsIntervalMs: number;
   readonly gpuIntervalMs: number;
-  readonly clock?: Clock;
+  readonly clock?: TimerClock;
   /** Defaults to GET metricsUrl. */
   readonly scrapeMetrics?: () => Promise<string>;
   /** nvidia-smi usage query (NvidiaSmi.usage); null or absent: no GPU sampling. */

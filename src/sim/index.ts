@@ -1,11 +1,13 @@
 import type { AddressInfo } from "node:net";
-import { type LoopLateness, monotonicClock } from "./loop.js";
+import { systemClock } from "../util/clock.js";
+import type { LoopLateness } from "./loop.js";
 import { applyOverrides, coerceOverrides, resolveProfile, type SimProfile } from "./profile.js";
 import { type ChunkRecord, SimServer } from "./server.js";
 
+export type { MonotonicClock } from "../util/clock.js";
 export type { EngineRequestSpec, StepEvent } from "./engine.js";
 export { Engine, eosTokenId } from "./engine.js";
-export type { Clock, LoopLateness } from "./loop.js";
+export type { LoopLateness } from "./loop.js";
 export type { KnobName, SimProfile } from "./profile.js";
 export {
   applyOverrides,
@@ -93,7 +95,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     apiKey: options.apiKey,
     devMode: options.devMode ?? process.env.VLLM_SERVER_DEV_MODE === "1",
     recordChunkTimes: options.recordChunkTimes ?? false,
-    clock: monotonicClock,
+    clock: systemClock,
     spinMs: options.loopSpinMs,
     loopProbe: options.loopProbe,
     onEngineDeath: (reason) => {

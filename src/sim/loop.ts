@@ -1,11 +1,5 @@
+import type { MonotonicClock } from "../util/clock.js";
 import type { Engine, StepEvent } from "./engine.js";
-
-export interface Clock {
-  /** Milliseconds, monotonic. */
-  now(): number;
-}
-
-export const monotonicClock: Clock = { now: () => performance.now() };
 
 export interface LoopOptions {
   /**
@@ -64,7 +58,7 @@ export class StepLoop {
 
   constructor(
     private readonly engine: Engine,
-    private readonly clock: Clock,
+    private readonly clock: MonotonicClock,
     private readonly deliver: (events: StepEvent[], rejected: string[], at: number) => void,
     options: LoopOptions = {},
   ) {

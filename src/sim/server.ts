@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import type { MonotonicClock } from "../util/clock.js";
 import { Engine, type StepEvent } from "./engine.js";
 import { writeEventChunk } from "./event-stream.js";
-import { type Clock, StepLoop } from "./loop.js";
+import { StepLoop } from "./loop.js";
 import { renderMetrics } from "./metrics-text.js";
 import { applyOverrides, coerceOverrides, ProfileError, type SimProfile } from "./profile.js";
 import {
@@ -41,7 +42,7 @@ export interface SimServerOptions {
   apiKey: string | undefined;
   devMode: boolean;
   recordChunkTimes: boolean;
-  clock: Clock;
+  clock: MonotonicClock;
   spinMs: number | undefined;
   /** See LoopOptions.stepProbe. */
   loopProbe?: () => number;

@@ -1,7 +1,7 @@
-import type { Clock } from "../../src/server/clock.js";
+import type { TimerClock } from "../../src/util/clock.js";
 
 /** Virtual time: sleeps resolve only when the test advances the clock past their deadline. */
-export class ManualClock implements Clock {
+export class ManualClock implements TimerClock {
   #now = 0;
   #sleepers: { until: number; resolve: () => void }[] = [];
 

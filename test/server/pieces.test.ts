@@ -5,7 +5,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { configSchema, type ServerConfig } from "../../src/config/schema.js";
-import { systemClock } from "../../src/server/clock.js";
 import { diagnoseLog } from "../../src/server/diagnose.js";
 import { dockerEngineArgs, dockerRunArgs, pickRepoDigest } from "../../src/server/docker-launcher.js";
 import { parseCsvRows, parseNumber } from "../../src/server/nvidia-smi.js";
@@ -19,6 +18,7 @@ import {
   readServerState,
   removeLiveServer,
 } from "../../src/server/state.js";
+import { systemClock } from "../../src/util/clock.js";
 
 const work = mkdtempSync(join(tmpdir(), "vpg-server-pieces-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
