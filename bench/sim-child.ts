@@ -25,11 +25,14 @@ export interface SimProcess {
   close(): Promise<void>;
 }
 
-/** mode "sim": the simulator; mode "burst": every response's 256 chunks in one write (a parsing-bound load). */
+/**
+ * mode "sim": the simulator; "burst": every response's 256 chunks in one write (a parsing-bound load);
+ * "paced": the plain paced SSE server of bench/paced-server.ts (set.itl_ms), vLLM's client's reference.
+ */
 export async function startSimProcess(
   set: Record<string, number | string | boolean>,
   recordChunkTimes = false,
-  mode: "sim" | "burst" = "sim",
+  mode: "sim" | "burst" | "paced" = "sim",
   profile = "noiseless",
 ): Promise<SimProcess> {
   const child = spawn(
@@ -116,8 +119,29 @@ async function startBurstServer(): Promise<void> {
   process.send!({ baseUrl: `http://127.0.0.1:${address.port}` });
 }
 
-if (process.send && process.argv[2] && JSON.parse(process.argv[2]).mode === "burst") {
+async function runPacedServer(itlMs: number): Promise<void> {
+  const { startPacedServer } = await import("./paced-server.js");
+  const server = await startPacedServer(itlMs);
+  process.on("message", (message) => {
+    if (message === "truth") process.send!(server.truth());
+    else if (message === "loop") {
+      const cpu = process.cpuUsage();
+      process.send!({
+        lateness: server.lateness(),
+        delivery: [],
+        runQueueWait: [],
+        cpuMs: (cpu.user + cpu.system) / 1000,
+      });
+    } else if (message === "close") void server.close().then(() => process.exit(0));
+  });
+  process.send!({ baseUrl: server.baseUrl });
+}
+
+const childArgs = process.send && process.argv[2] ? JSON.parse(process.argv[2]) : undefined;
+if (childArgs?.mode === "burst") {
   await startBurstServer();
+} else if (childArgs?.mode === "paced") {
+  await runPacedServer(Number(childArgs.set.itl_ms));
 } else if (process.send && process.argv[2]) {
   const { set, recordChunkTimes, profile } = JSON.parse(process.argv[2]) as {
     set: Record<string, number>;
