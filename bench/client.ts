@@ -39,7 +39,7 @@ function ours(chunk: Buffer): number {
   const reader = new CompletionStreamReader();
   reader.feed(chunk, performance.now());
   reader.finishReason();
-  return reader.chunkTimes.length;
+  return reader.chunkCount;
 }
 
 function tokensPerSecond(parse: (chunk: Buffer) => number, body: Buffer, seconds: number): number {

@@ -24,8 +24,13 @@ export interface StreamUsage {
 }
 
 export class CompletionStreamReader {
-  /** Arrival time (caller's clock, ms) of every chunk carrying choices, in order. */
-  readonly chunkTimes: number[] = [];
+  /**
+   * Arrival times (caller's clock, ms) of the chunks carrying choices, in a typed array sized for the
+   * response up front: its storage lies outside the JS heap, so the young-generation collections that
+   * run while hundreds of streams are open neither copy it nor pause longer for it.
+   */
+  private times: Float64Array;
+  private count = 0;
   /** Tokens per choices chunk, when the server sends cumulative usage on every chunk; otherwise null. */
   chunkTokens: number[] | null = null;
   done = false;
@@ -41,7 +46,22 @@ export class CompletionStreamReader {
   private lastChoicesEnd = 0;
   private previousCumulativeTokens = 0;
 
-  constructor(private readonly perChunkUsage = false) {}
+  /** `expectedChunks`: the response's likely number of choices chunks (max_tokens, +1 for chat's role chunk). */
+  constructor(
+    private readonly perChunkUsage = false,
+    expectedChunks = 16,
+  ) {
+    this.times = new Float64Array(Math.max(16, expectedChunks));
+  }
+
+  /** Arrival time (caller's clock, ms) of every chunk carrying choices, in order (a new array per call). */
+  get chunkTimes(): number[] {
+    return Array.from(this.times.subarray(0, this.count));
+  }
+
+  get chunkCount(): number {
+    return this.count;
+  }
 
   /** Feeds one network read that arrived at `now`. */
   feed(chunk: Buffer, now: number): void {
@@ -90,7 +110,7 @@ export class CompletionStreamReader {
 
   /** Whether any chunk with choices arrived (vLLM's test for a request that produced output). */
   get sawChoices(): boolean {
-    return this.chunkTimes.length > 0;
+    return this.count > 0;
   }
 
   /** finish_reason of the last choices chunk (parsed once, at the end). */
@@ -153,7 +173,12 @@ export class CompletionStreamReader {
   }
 
   private choicesChunk(buffer: Buffer, start: number, end: number, now: number): void {
-    this.chunkTimes.push(now);
+    if (this.count === this.times.length) {
+      const grown = new Float64Array(this.times.length * 2);
+      grown.set(this.times);
+      this.times = grown;
+    }
+    this.times[this.count++] = now;
     this.lastChoices = buffer;
     this.lastChoicesStart = start;
     this.lastChoicesEnd = end;
@@ -162,7 +187,7 @@ export class CompletionStreamReader {
       if (key >= start) {
         const cumulative = readInteger(buffer, key + COMPLETION_TOKENS_KEY.length, end);
         if (cumulative !== null) {
-          this.chunkTokens ??= new Array<number>(this.chunkTimes.length - 1).fill(0);
+          this.chunkTokens ??= new Array<number>(this.count - 1).fill(0);
           this.chunkTokens.push(cumulative - this.previousCumulativeTokens);
           this.previousCumulativeTokens = cumulative;
           return;

@@ -29,6 +29,8 @@ export interface StreamRequest {
   timeoutMs: number;
   /** Set when the body asks for cumulative usage on every chunk (stream_options.continuous_usage_stats). */
   perChunkUsage?: boolean;
+  /** How many choices chunks to make room for up front (max_tokens, +1 for chat's role chunk). */
+  expectedChunks?: number;
 }
 
 export interface StreamClientOptions {
@@ -87,7 +89,7 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
 
   const stream = (request: StreamRequest): Promise<StreamOutcome> =>
     new Promise<StreamOutcome>((resolve) => {
-      const reader = new CompletionStreamReader(request.perChunkUsage === true);
+      const reader = new CompletionStreamReader(request.perChunkUsage === true, request.expectedChunks);
       const sentAt = performance.now();
       let onSocketAt: number | null = null;
       let headersAt: number | null = null;
@@ -180,13 +182,14 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
           if (!reader.done && finishReason === null) {
             return fail("incomplete", "the stream ended without [DONE] or a finish reason", endAt);
           }
+          const chunkTimes = reader.chunkTimes;
           settle({
             ok: true,
             errorKind: null,
             errorMessage: null,
-            chunkTimes: reader.chunkTimes,
+            chunkTimes,
             chunkTokens: reader.chunkTokens,
-            endAt: reader.chunkTimes[reader.chunkTimes.length - 1] ?? endAt,
+            endAt: chunkTimes[chunkTimes.length - 1] ?? endAt,
             promptTokens: reader.usage?.promptTokens ?? null,
             completionTokens: reader.usage?.completionTokens ?? null,
             cachedTokens: reader.usage?.cachedTokens ?? null,

@@ -149,6 +149,7 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
         requestId: `${cell.name}-${runIndex}-${phase === "warmup" ? "warmup-" : ""}${ticket.index}`,
         timeoutMs,
         perChunkUsage: body.perChunkUsage,
+        expectedChunks: body.meta.maxTokens + 1,
       });
       bookkeeping.later(() => {
         const record = toRecord(phase, ticket, outcome, body.meta, phaseOrigin(), cell.name, runIndex);
