@@ -57765,8 +57765,13 @@ const COMPLETION_TOKENS_KEY = Buffer.from('"completion_tokens":');
 const DONE = Buffer.from("[DONE]");
 class CompletionStreamReader {
     perChunkUsage;
-    /** Arrival time (caller's clock, ms) of every chunk carrying choices, in order. */
-    chunkTimes = [];
+    /**
+     * Arrival times (caller's clock, ms) of the chunks carrying choices, in a typed array sized for the
+     * response up front: its storage lies outside the JS heap, so the young-generation collections that
+     * run while hundreds of streams are open neither copy it nor pause longer for it.
+     */
+    times;
+    count = 0;
     /** Tokens per choices chunk, when the server sends cumulative usage on every chunk; otherwise null. */
     chunkTokens = null;
     done = false;
@@ -57780,8 +57785,17 @@ class CompletionStreamReader {
     lastChoicesStart = 0;
     lastChoicesEnd = 0;
     previousCumulativeTokens = 0;
-    constructor(perChunkUsage = false) {
+    /** `expectedChunks`: the response's likely number of choices chunks (max_tokens, +1 for chat's role chunk). */
+    constructor(perChunkUsage = false, expectedChunks = 16) {
         this.perChunkUsage = perChunkUsage;
+        this.times = new Float64Array(Math.max(16, expectedChunks));
+    }
+    /** Arrival time (caller's clock, ms) of every chunk carrying choices, in order (a new array per call). */
+    get chunkTimes() {
+        return Array.from(this.times.subarray(0, this.count));
+    }
+    get chunkCount() {
+        return this.count;
     }
     /** Feeds one network read that arrived at `now`. */
     feed(chunk, now) {
@@ -57838,7 +57852,7 @@ class CompletionStreamReader {
     }
     /** Whether any chunk with choices arrived (vLLM's test for a request that produced output). */
     get sawChoices() {
-        return this.chunkTimes.length > 0;
+        return this.count > 0;
     }
     /** finish_reason of the last choices chunk (parsed once, at the end). */
     finishReason() {
@@ -57896,7 +57910,12 @@ class CompletionStreamReader {
         this.malformed ??= `unreadable event: ${truncate(buffer.toString("utf8", start, end))}`;
     }
     choicesChunk(buffer, start, end, now) {
-        this.chunkTimes.push(now);
+        if (this.count === this.times.length) {
+            const grown = new Float64Array(this.times.length * 2);
+            grown.set(this.times);
+            this.times = grown;
+        }
+        this.times[this.count++] = now;
         this.lastChoices = buffer;
         this.lastChoicesStart = start;
         this.lastChoicesEnd = end;
@@ -57905,7 +57924,7 @@ class CompletionStreamReader {
             if (key >= start) {
                 const cumulative = readInteger(buffer, key + COMPLETION_TOKENS_KEY.length, end);
                 if (cumulative !== null) {
-                    this.chunkTokens ??= new Array(this.chunkTimes.length - 1).fill(0);
+                    this.chunkTokens ??= new Array(this.count - 1).fill(0);
                     this.chunkTokens.push(cumulative - this.previousCumulativeTokens);
                     this.previousCumulativeTokens = cumulative;
                     return;
@@ -58047,7 +58066,7 @@ function createStreamClient(options) {
     /** Cancel functions of requests not yet settled. */
     const active = new Set();
     const stream = (request) => new Promise((resolve) => {
-        const reader = new CompletionStreamReader(request.perChunkUsage === true);
+        const reader = new CompletionStreamReader(request.perChunkUsage === true, request.expectedChunks);
         const sentAt = performance$1.now();
         let onSocketAt = null;
         let headersAt = null;
@@ -58136,13 +58155,14 @@ function createStreamClient(options) {
                 if (!reader.done && finishReason === null) {
                     return fail("incomplete", "the stream ended without [DONE] or a finish reason", endAt);
                 }
+                const chunkTimes = reader.chunkTimes;
                 settle({
                     ok: true,
                     errorKind: null,
                     errorMessage: null,
-                    chunkTimes: reader.chunkTimes,
+                    chunkTimes,
                     chunkTokens: reader.chunkTokens,
-                    endAt: reader.chunkTimes[reader.chunkTimes.length - 1] ?? endAt,
+                    endAt: chunkTimes[chunkTimes.length - 1] ?? endAt,
                     promptTokens: reader.usage?.promptTokens ?? null,
                     completionTokens: reader.usage?.completionTokens ?? null,
                     cachedTokens: reader.usage?.cachedTokens ?? null,
@@ -60179,6 +60199,7 @@ async function runOnce(options) {
                 requestId: `${cell.name}-${runIndex}-${phase === "warmup" ? "warmup-" : ""}${ticket.index}`,
                 timeoutMs,
                 perChunkUsage: body.perChunkUsage,
+                expectedChunks: body.meta.maxTokens + 1,
             });
             bookkeeping.later(() => {
                 const record = toRecord(phase, ticket, outcome, body.meta, phaseOrigin(), cell.name, runIndex);
