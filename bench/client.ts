@@ -15,7 +15,7 @@ import { CompletionStreamReader } from "../src/client/sse-stream.js";
 import { configSchema } from "../src/config/schema.js";
 import { baseUrlProvider } from "../src/runner/base-url-provider.js";
 import { runCells } from "../src/runner/run-cells.js";
-import { burstBody, startSimProcess } from "./sim-child.js";
+import { burstBody, flatSteps, startSimProcess } from "./sim-child.js";
 
 const quick = process.argv.includes("--quick");
 const onlyIndex = process.argv.indexOf("--only");
@@ -154,16 +154,7 @@ async function burstBench(): Promise<void> {
 }
 
 async function simBench(): Promise<void> {
-  const sim = await startSimProcess({
-    step_overhead_ms: 0,
-    prefill_per_token_ms: 0,
-    decode_per_seq_ms: 0,
-    attention_per_context_token_ms: 0,
-    eos_mean_tokens: 0,
-    max_num_seqs: 1024,
-    max_num_batched_tokens: 262144,
-    num_gpu_blocks: 65536,
-  });
+  const sim = await startSimProcess(flatSteps(0));
   try {
     for (const concurrency of [64, 256, 1024]) {
       const requests = quick ? concurrency * 2 : Math.max(1000, concurrency * 3);

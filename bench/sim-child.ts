@@ -72,6 +72,23 @@ export async function startSimProcess(
   };
 }
 
+/**
+ * Simulator settings for the client benchmarks: every step takes exactly `stepMs` (0 = as fast as it
+ * can), outputs run to max_tokens, and up to 1,024 streams decode together with room for all of them.
+ */
+export function flatSteps(stepMs: number): Record<string, number> {
+  return {
+    step_overhead_ms: stepMs,
+    prefill_per_token_ms: 0,
+    decode_per_seq_ms: 0,
+    attention_per_context_token_ms: 0,
+    eos_mean_tokens: 0,
+    max_num_seqs: 1024,
+    max_num_batched_tokens: 262144,
+    num_gpu_blocks: 65536,
+  };
+}
+
 /** A completions stream in vLLM's chunk shapes (shared/reference/vllm-protocol-and-metrics.md §2.1). */
 export function burstBody(tokens: number, promptTokens = 64): Buffer {
   let text = "";

@@ -18,7 +18,7 @@ import { requestRecordSchema } from "../src/metrics/request-record.js";
 import { summarize } from "../src/metrics/summary.js";
 import { baseUrlProvider } from "../src/runner/base-url-provider.js";
 import { runCells } from "../src/runner/run-cells.js";
-import { startSimProcess } from "./sim-child.js";
+import { flatSteps, startSimProcess } from "./sim-child.js";
 
 const quick = process.argv.includes("--quick");
 
@@ -54,19 +54,7 @@ async function measure(scenario: Scenario, server: ServerKind) {
   const sim =
     server === "paced"
       ? await startSimProcess({ itl_ms: scenario.itlMs }, true, "paced")
-      : await startSimProcess(
-          {
-            step_overhead_ms: scenario.itlMs,
-            prefill_per_token_ms: 0,
-            decode_per_seq_ms: 0,
-            attention_per_context_token_ms: 0,
-            eos_mean_tokens: 0,
-            max_num_seqs: 1024,
-            max_num_batched_tokens: 262144,
-            num_gpu_blocks: 65536,
-          },
-          true,
-        );
+      : await startSimProcess(flatSteps(scenario.itlMs), true);
   const dir = mkdtempSync(join(tmpdir(), "vpg-timing-"));
   try {
     const config = configSchema.parse({
