@@ -45,7 +45,7 @@ export interface SimulatorOptions {
   devMode?: boolean;
   /** Keep the truth: when each chunk was really written. */
   recordChunkTimes?: boolean;
-  /** Window (ms) before a step boundary waited by yielding instead of a timer; default 1.2. */
+  /** Window (ms) before a step boundary slept in short slices instead of on a timer; default 1.2. */
   loopSpinMs?: number;
   /** Read at every step; its increase is kept beside the step's lateness (benchmarks only). */
   loopProbe?: () => number;
