@@ -115,6 +115,21 @@ function mixedSection(verdict: VerdictFile): string {
   return lines.join("\n");
 }
 
+/** The header of comparisonRow's columns: the two are kept side by side so they cannot drift apart. */
+function comparisonHeader(verdict: VerdictFile, withCell: boolean): string[] {
+  const header = [
+    "Metric",
+    "Tolerance",
+    "Baseline",
+    "Candidate",
+    "Change",
+    confidenceLabel(verdict),
+    "p (adj.)",
+    "Verdict",
+  ];
+  return withCell ? ["Cell", ...header] : header;
+}
+
 function comparisonRow(c: Comparison, withCell: boolean): string[] {
   const row = [
     describeMetric(c.metric) + (c.higherIsBetter ? " ↑" : " ↓"),
@@ -131,17 +146,7 @@ function comparisonRow(c: Comparison, withCell: boolean): string[] {
 
 function acceptanceSection(verdict: VerdictFile): string {
   const gated = verdict.comparisons.filter((c) => c.gated);
-  const header = [
-    "Cell",
-    "Metric",
-    "Tolerance",
-    "Baseline",
-    "Candidate",
-    "Change",
-    confidenceLabel(verdict),
-    "p (adj.)",
-    "Verdict",
-  ];
+  const header = comparisonHeader(verdict, true);
   const body =
     gated.length > 0
       ? table(
@@ -266,17 +271,7 @@ function perCellDetails(verdict: VerdictFile): string {
   for (const cell of verdict.cells) {
     const rows = verdict.comparisons.filter((c) => c.cell === cell.name);
     if (rows.length === 0) continue;
-    const header = [
-      "Metric",
-      "Tolerance",
-      "Baseline",
-      "Candidate",
-      "Change",
-      confidenceLabel(verdict),
-      "p (adj.)",
-      "Verdict",
-      "Family",
-    ];
+    const header = [...comparisonHeader(verdict, false), "Family"];
     const body = rows.map((c) => [...comparisonRow(c, false), c.gated ? "gated" : "advisory"]);
     const cross = rows.filter((c) => c.crossCheck && c.gated);
     blocks.push(
