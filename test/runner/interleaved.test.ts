@@ -6,7 +6,7 @@ import { baseUrlProvider } from "../../src/runner/base-url-provider.js";
 import { alternatingOrder, runAdaptive, type SideSpec } from "../../src/runner/interleaved.js";
 import type { ServerProvider } from "../../src/server/types.js";
 import { type FakeServer, startFakeServer } from "./helpers/fake-openai-server.js";
-import { testConfig } from "./helpers/run-config.js";
+import { testConfig, tinyCell } from "./helpers/run-config.js";
 
 describe("alternatingOrder", () => {
   it("flips the order of the sides with every pair", () => {
@@ -29,15 +29,7 @@ describe("runAdaptive", () => {
   it("measures the sides A B, B A, ... and adds runs only while decide asks, up to max", async () => {
     server = await startFakeServer();
     const dir = mkdtempSync(join(tmpdir(), "vpg-adaptive-"));
-    const config = testConfig([
-      {
-        name: "a",
-        dataset: { type: "synthetic", input_tokens: 4, output_tokens: 2 },
-        load: { type: "concurrency", concurrency: 1 },
-        size: { requests: 2 },
-        warmup: { requests: 0 },
-      },
-    ]);
+    const config = testConfig([tinyCell("a")]);
     const starts: string[] = [];
     const recording = (name: string): ServerProvider => {
       const inner = baseUrlProvider({ baseUrl: server!.baseUrl, model: config.model });
@@ -96,15 +88,7 @@ describe("runAdaptive", () => {
   it("stops at the first look that decides", async () => {
     server = await startFakeServer();
     const dir = mkdtempSync(join(tmpdir(), "vpg-adaptive-"));
-    const config = testConfig([
-      {
-        name: "a",
-        dataset: { type: "synthetic", input_tokens: 4, output_tokens: 2 },
-        load: { type: "concurrency", concurrency: 1 },
-        size: { requests: 2 },
-        warmup: { requests: 0 },
-      },
-    ]);
+    const config = testConfig([tinyCell("a")]);
     const provider = baseUrlProvider({ baseUrl: server.baseUrl, model: config.model });
     const result = await runAdaptive({
       sides: [{ name: "candidate", config, provider, outDir: dir, baseDir: dir }],

@@ -8,7 +8,7 @@ import { baseUrlProvider } from "../../src/runner/base-url-provider.js";
 import { runCells, SessionCache } from "../../src/runner/run-cells.js";
 import type { ServerProvider } from "../../src/server/types.js";
 import { type FakeServer, startFakeServer } from "./helpers/fake-openai-server.js";
-import { testConfig } from "./helpers/run-config.js";
+import { testConfig, tinyCell } from "./helpers/run-config.js";
 
 let server: FakeServer | undefined;
 let dir: string | undefined;
@@ -261,15 +261,7 @@ describe("runCells against a loopback server", () => {
   it("keeps a cell's server across calls with a session cache (one run at a time)", async () => {
     server = await startFakeServer();
     dir = mkdtempSync(join(tmpdir(), "vpg-run-"));
-    const config = testConfig([
-      {
-        name: "a",
-        dataset: { type: "synthetic", input_tokens: 4, output_tokens: 2 },
-        load: { type: "concurrency", concurrency: 1 },
-        size: { requests: 2 },
-        warmup: { requests: 0 },
-      },
-    ]);
+    const config = testConfig([tinyCell("a")]);
     const inner = baseUrlProvider({ baseUrl: server.baseUrl, model: config.model });
     let starts = 0;
     let stops = 0;

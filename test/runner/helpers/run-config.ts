@@ -11,3 +11,14 @@ export function testConfig(cells: unknown[], extra: Record<string, unknown> = {}
     ...extra,
   });
 }
+
+/** The smallest cell that measures anything: two one-at-a-time requests of 4 prompt and 2 output tokens. */
+export function tinyCell(name: string): Record<string, unknown> {
+  return {
+    name,
+    dataset: { type: "synthetic", input_tokens: 4, output_tokens: 2 },
+    load: { type: "concurrency", concurrency: 1 },
+    size: { requests: 2 },
+    warmup: { requests: 0 },
+  };
+}
