@@ -12,91 +12,12 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compareResults } from "../src/compare/index.js";
-import { runFileSchema } from "../src/metrics/run-schema.js";
+import { mulberry32 } from "../src/util/random.js";
+import { makeRunFile } from "../test/compare/fixtures.js";
 
 const cells = 18;
 const runsPerSide = 10;
 const requests = 2000;
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function summary(p50: number, count: number) {
-  return {
-    count,
-    mean: p50 * 1.05,
-    std: p50 * 0.2,
-    median: p50,
-    p50,
-    p90: p50 * 1.4,
-    p95: p50 * 1.6,
-    p99: p50 * 2,
-    p99_9: p50 * 2.5,
-  };
-}
-
-function runFile(cell: string, run: number, speed: number) {
-  return runFileSchema.parse({
-    schemaVersion: 1,
-    tool: { name: "vllm-perf-gate", version: "0.1.0" },
-    cell,
-    run,
-    startedAt: "2026-11-30T04:00:00.000Z",
-    durationS: 100,
-    load: {
-      type: "rate",
-      targetRate: 20,
-      targetConcurrency: null,
-      achievedRate: 20,
-      achievedConcurrencyMean: 12,
-      peakConcurrency: 30,
-      scheduleLagP50Ms: 0.1,
-      scheduleLagP99Ms: 1,
-      eventLoopLagP99Ms: 2,
-    },
-    requests: {
-      total: requests,
-      completed: requests,
-      failed: 0,
-      errorsByKind: {},
-      finishReasons: { length: requests },
-      warmup: 4,
-    },
-    tokens: {
-      input: requests * 512,
-      output: requests * 128,
-      inputLengths: summary(512, requests),
-      outputLengths: summary(128, requests),
-    },
-    latency: {
-      ttft: summary(120 * speed, requests),
-      tpot: summary(20 * speed, requests),
-      itl: summary(19 * speed, requests * 127),
-      e2el: summary(2600 * speed, requests),
-      queue: summary(0.2, requests),
-    },
-    throughput: {
-      request: 20 / speed,
-      output: 2560 / speed,
-      total: 12800 / speed,
-      goodput: null,
-      sloAttainment: null,
-    },
-    server: null,
-    flags: { clientBound: false, serverCrashed: false, cutShort: false, notes: [] },
-    prefix: { policy: "fresh", cacheSalt: null, cacheReset: true },
-    fingerprint: { server: { image: "vllm/vllm-openai@sha256:0" }, model: { name: "m" } },
-    telemetry: null,
-  });
-}
 
 function vllmDetailed(cell: string, speed: number, random: () => number) {
   const ttfts: number[] = [];
@@ -132,7 +53,7 @@ function vllmDetailed(cell: string, speed: number, random: () => number) {
 }
 
 async function writeInputs(root: string) {
-  const random = rng(7);
+  const random = mulberry32(7);
   const sides = { baseline: 1, candidate: 1.03 };
   for (const [side, shift] of Object.entries(sides)) {
     for (let c = 0; c < cells; c++) {
@@ -140,7 +61,10 @@ async function writeInputs(root: string) {
         const speed = shift * Math.exp(0.03 * (random() - 0.5));
         const dir = join(root, "run-json", side, `cell-${c}`, `run-${r}`);
         await mkdir(dir, { recursive: true });
-        await writeFile(join(dir, "run.json"), JSON.stringify(runFile(`cell-${c}`, r, speed)));
+        await writeFile(
+          join(dir, "run.json"),
+          JSON.stringify(makeRunFile({ cell: `cell-${c}`, run: r, slowdown: speed, completed: requests })),
+        );
         const vllmDir = join(root, "vllm", side);
         await mkdir(vllmDir, { recursive: true });
         await writeFile(

@@ -25,6 +25,7 @@ import { defaultCompareSettings } from "../src/compare/index.js";
 import type { RunRecord } from "../src/compare/run-record.js";
 import { percentileSorted } from "../src/stats/percentile.js";
 import { lookSchedule, perLookLevel } from "../src/stats/sequential.js";
+import { mulberry32 } from "../src/util/random.js";
 
 interface Options {
   reps: number;
@@ -60,17 +61,6 @@ function parseOptions(argv: readonly string[]): Options {
   )
     throw new Error("--reps and --reps18 expect a whole number > 0");
   return options;
-}
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function normal(random: () => number): number {
@@ -135,7 +125,7 @@ class World {
     private readonly pool: Float64Array,
     private readonly sd: number,
   ) {
-    this.random = rng(seed);
+    this.random = mulberry32(seed);
   }
 
   /** A job's session shift per cell and metric (stored baseline only). */
@@ -279,7 +269,7 @@ function main(): void {
   const started = performance.now();
   const settings = defaultCompareSettings();
   const driftSd = settings.gate.session_drift_sd;
-  const pool = withinRunPool(rng(options.seed * 7919), 2000, 1000);
+  const pool = withinRunPool(mulberry32(options.seed * 7919), 2000, 1000);
   const effects = [0, 0.05, 0.1, 0.2];
   const rules: (number | "adaptive")[] = [3, 5, 10, "adaptive"];
   const modes: ("interleaved" | "stored")[] = options.stored ? ["interleaved", "stored"] : ["interleaved"];

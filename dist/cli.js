@@ -1609,15 +1609,23 @@ class KvCache {
     }
 }
 
-function seededRandom(seed) {
-    let state = (Math.floor(seed) ^ 0x9e3779b9) >>> 0;
-    const next = () => {
+/**
+ * mulberry32: a small, fast, seeded 32-bit generator, uniform in [0, 1). The same seed gives the same
+ * numbers on any machine; the simulator, the test fixtures and the Monte-Carlo benches all draw from it.
+ */
+function mulberry32(seed) {
+    let state = seed >>> 0;
+    return () => {
         state = (state + 0x6d2b79f5) >>> 0;
         let t = state;
         t = Math.imul(t ^ (t >>> 15), t | 1);
         t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
         return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
+}
+
+function seededRandom(seed) {
+    const next = mulberry32(Math.floor(seed) ^ 0x9e3779b9);
     const normal = () => {
         // Box-Muller; 1 - next() keeps the log argument away from zero.
         const u = 1 - next();

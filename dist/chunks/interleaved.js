@@ -16523,6 +16523,20 @@ function mixedSection(verdict) {
     }
     return lines.join("\n");
 }
+/** The header of comparisonRow's columns: the two are kept side by side so they cannot drift apart. */
+function comparisonHeader(verdict, withCell) {
+    const header = [
+        "Metric",
+        "Tolerance",
+        "Baseline",
+        "Candidate",
+        "Change",
+        confidenceLabel(verdict),
+        "p (adj.)",
+        "Verdict",
+    ];
+    return withCell ? ["Cell", ...header] : header;
+}
 function comparisonRow(c, withCell) {
     const row = [
         describeMetric(c.metric) + (c.higherIsBetter ? " ↑" : " ↓"),
@@ -16538,17 +16552,7 @@ function comparisonRow(c, withCell) {
 }
 function acceptanceSection(verdict) {
     const gated = verdict.comparisons.filter((c) => c.gated);
-    const header = [
-        "Cell",
-        "Metric",
-        "Tolerance",
-        "Baseline",
-        "Candidate",
-        "Change",
-        confidenceLabel(verdict),
-        "p (adj.)",
-        "Verdict",
-    ];
+    const header = comparisonHeader(verdict, true);
     const body = gated.length > 0
         ? table(header, gated.map((c) => comparisonRow(c, true)))
         : "_No gated metric could be compared._";
@@ -16667,17 +16671,7 @@ function perCellDetails(verdict) {
         const rows = verdict.comparisons.filter((c) => c.cell === cell.name);
         if (rows.length === 0)
             continue;
-        const header = [
-            "Metric",
-            "Tolerance",
-            "Baseline",
-            "Candidate",
-            "Change",
-            confidenceLabel(verdict),
-            "p (adj.)",
-            "Verdict",
-            "Family",
-        ];
+        const header = [...comparisonHeader(verdict, false), "Family"];
         const body = rows.map((c) => [...comparisonRow(c, false), c.gated ? "gated" : "advisory"]);
         const cross = rows.filter((c) => c.crossCheck && c.gated);
         blocks.push([

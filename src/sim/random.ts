@@ -1,3 +1,5 @@
+import { mulberry32 } from "../util/random.js";
+
 /** A small seeded generator (mulberry32): the engine's only source of randomness, so runs replay. */
 export interface Random {
   next(): number;
@@ -5,14 +7,7 @@ export interface Random {
 }
 
 export function seededRandom(seed: number): Random {
-  let state = (Math.floor(seed) ^ 0x9e3779b9) >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(Math.floor(seed) ^ 0x9e3779b9);
   const normal = (): number => {
     // Box-Muller; 1 - next() keeps the log argument away from zero.
     const u = 1 - next();

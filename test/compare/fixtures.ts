@@ -2,18 +2,10 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { LatencySummary, RunFile } from "../../src/metrics/run-schema.js";
 import { runFileSchema } from "../../src/metrics/run-schema.js";
+import { mulberry32 } from "../../src/util/random.js";
 
 /** Deterministic pseudo-random numbers (mulberry32) so fixtures never flake. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const seeded = mulberry32;
 
 export function gaussian(random: () => number): number {
   const u = Math.max(random(), 1e-12);
