@@ -10,14 +10,14 @@
  * Flags: --quick (fewer requests, one repetition), --reps N (default 3: medians are printed),
  * --server sim|paced (default both: the simulator, then the plain paced server of bench/paced-server.ts).
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configSchema } from "../src/config/schema.js";
-import { requestRecordSchema } from "../src/metrics/request-record.js";
 import { summarize } from "../src/metrics/summary.js";
 import { baseUrlProvider } from "../src/runner/base-url-provider.js";
 import { runCells } from "../src/runner/run-cells.js";
+import { readRequestRecords } from "../test/runner/helpers/records.js";
 import { flatSteps, startSimProcess } from "./sim-child.js";
 
 const quick = process.argv.includes("--quick");
@@ -106,10 +106,7 @@ async function measure(scenario: Scenario, server: ServerKind) {
       list.push(timeMs);
       truth.set(id, list);
     }
-    const records = readFileSync(join(dir, "timing", "run-0", "requests.jsonl"), "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => requestRecordSchema.parse(JSON.parse(line)));
+    const records = readRequestRecords(dir, "timing");
     const ttftBias: number[] = [];
     const chunkBias: number[] = [];
     const trueGaps: number[] = [];

@@ -2,12 +2,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { requestRecordSchema } from "../../src/metrics/request-record.js";
 import { runFileSchema } from "../../src/metrics/run-schema.js";
 import { baseUrlProvider } from "../../src/runner/base-url-provider.js";
 import { runCells, SessionCache } from "../../src/runner/run-cells.js";
 import type { ServerProvider } from "../../src/server/types.js";
 import { type FakeServer, startFakeServer } from "./helpers/fake-openai-server.js";
+import { readRequestRecords } from "./helpers/records.js";
 import { testConfig, tinyCell } from "./helpers/run-config.js";
 
 let server: FakeServer | undefined;
@@ -85,11 +85,7 @@ describe("runCells against a loopback server", () => {
     expect(file.server?.running_max).toBe(3);
     expect(file.server?.missing).toContain("vllm:num_preemptions_total");
     expect(file.server?.preemptions).toBeNull();
-    const lines = readFileSync(join(dir, "mixed", "run-0", "requests.jsonl"), "utf8")
-      .trim()
-      .split("\n");
-    expect(lines).toHaveLength(40);
-    for (const line of lines) requestRecordSchema.parse(JSON.parse(line));
+    expect(readRequestRecords(dir, "mixed")).toHaveLength(40);
     const scrapeLines = readFileSync(join(dir, "mixed", "run-0", "scrapes.jsonl"), "utf8")
       .trim()
       .split("\n");
@@ -178,10 +174,7 @@ describe("runCells against a loopback server", () => {
     expect(file.flags.notes[0]).toBe("server exited during the run: process exited with code 137");
     expect(file.requests.completed).toBeGreaterThan(0);
     expect(file.requests.total).toBeLessThan(1000);
-    const lines = readFileSync(join(dir, "crash", "run-0", "requests.jsonl"), "utf8")
-      .trim()
-      .split("\n");
-    expect(lines).toHaveLength(file.requests.total);
+    expect(readRequestRecords(dir, "crash")).toHaveLength(file.requests.total);
     server = undefined;
   });
 
@@ -241,10 +234,7 @@ describe("runCells against a loopback server", () => {
     // Within 2% of the target, or the run says the client fell behind: never a wrong rate, silently.
     if (Math.abs(file.load.achievedRate - 200) / 200 >= 0.02)
       expect(file.flags.clientBoundReason).toMatch(/achieved rate/);
-    const records = readFileSync(join(dir, "poisson", "run-0", "requests.jsonl"), "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line) as { scheduledMs: number; sentMs: number });
+    const records = readRequestRecords(dir, "poisson");
     // The schedule has the burstiness asked for (gamma shape 1: CV of gaps 1) ...
     const scheduled = records.map((record) => record.scheduledMs).sort((a, b) => a - b);
     const gaps = scheduled.slice(1).map((time, index) => time - scheduled[index]!);

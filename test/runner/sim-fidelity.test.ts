@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { requestRecordSchema } from "../../src/metrics/request-record.js";
 import { baseUrlProvider } from "../../src/runner/base-url-provider.js";
 import { runCells } from "../../src/runner/run-cells.js";
 import { type RunningSimulator, startSimulator } from "../../src/sim/index.js";
+import { readRequestRecords } from "./helpers/records.js";
 import { testConfig } from "./helpers/run-config.js";
 
 let sim: RunningSimulator | undefined;
@@ -57,10 +57,7 @@ describe("runner against the simulator", () => {
     expect(file.requests.completed).toBe(64);
     expect(file.tokens.output).toBe(64 * 24);
     expect(file.load.peakConcurrency).toBe(8);
-    const records = readFileSync(join(dir, "truth", "run-0", "requests.jsonl"), "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => requestRecordSchema.parse(JSON.parse(line)));
+    const records = readRequestRecords(dir, "truth");
     // Calibrated prompts hit their exact lengths (the simulator counts one token per word).
     for (const record of records) expect(record.promptTokens).toBe(record.targetInputTokens);
 
@@ -125,10 +122,7 @@ describe("runner against the simulator", () => {
     const file = result.runs[0]!.file;
     expect(file.requests.errorsByKind).toEqual({});
     expect(file.tokens.output).toBe(8 * 6);
-    const records = readFileSync(join(dir, "chat", "run-0", "requests.jsonl"), "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => requestRecordSchema.parse(JSON.parse(line)));
+    const records = readRequestRecords(dir, "chat");
     for (const record of records) expect(record.chunksUs).toHaveLength(7);
   });
 
