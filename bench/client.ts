@@ -15,6 +15,7 @@ import { CompletionStreamReader } from "../src/client/sse-stream.js";
 import { configSchema } from "../src/config/schema.js";
 import { baseUrlProvider } from "../src/runner/base-url-provider.js";
 import { runCells } from "../src/runner/run-cells.js";
+import { percentile } from "../src/stats/percentile.js";
 import { burstBody, flatSteps, startSimProcess } from "./sim-child.js";
 
 const quick = process.argv.includes("--quick");
@@ -50,10 +51,7 @@ function tokensPerSecond(parse: (chunk: Buffer) => number, body: Buffer, seconds
   return tokens / ((performance.now() - start) / 1000);
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
+const median = (values: number[]) => percentile(values, 0.5);
 
 function parseBench(): void {
   const body = burstBody(outputTokens);

@@ -9,6 +9,7 @@
  */
 import { Worker } from "node:worker_threads";
 import { builtInProfile } from "../src/sim/profile.js";
+import { percentile } from "../src/stats/percentile.js";
 import { startSimProcess } from "./sim-child.js";
 
 const quick = process.argv.includes("--quick");
@@ -96,15 +97,6 @@ function runClient(baseUrl: string, run: ClientRun): Promise<ClientResult[]> {
   });
 }
 
-function percentile(values: ArrayLike<number>, p: number): number {
-  const sorted = Array.from(values).sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const rank = (p / 100) * (sorted.length - 1);
-  const low = Math.floor(rank);
-  const high = Math.ceil(rank);
-  return sorted[low]! + (sorted[high]! - sorted[low]!) * (rank - low);
-}
-
 const fmt = (value: number) => value.toFixed(3);
 
 interface LatenessFigures {
@@ -144,11 +136,11 @@ async function lateness(streams: number): Promise<LatenessFigures> {
   await sim.close();
   return {
     steps: count,
-    p50: percentile(late, 50),
-    p99: percentile(late, 99),
+    p50: percentile(late, 0.5),
+    p99: percentile(late, 0.99),
     max: Math.max(...late),
-    deliveryP50: percentile(delivery, 50),
-    deliveryP99: percentile(delivery, 99),
+    deliveryP50: percentile(delivery, 0.5),
+    deliveryP99: percentile(delivery, 0.99),
     tokensPerSecond: steadyTokens / wall,
     lateSteps: late.filter((value) => value > 1).length,
     lateWaitingForCpu:
@@ -202,7 +194,7 @@ async function fidelity(): Promise<string[]> {
   }
   await sim.close();
   const line = (name: string, values: number[]) =>
-    `  ${name.padEnd(34)} p50 ${fmt(percentile(values, 50))}  p99 ${fmt(percentile(values, 99))}  max ${fmt(Math.max(...values))} ms`;
+    `  ${name.padEnd(34)} p50 ${fmt(percentile(values, 0.5))}  p99 ${fmt(percentile(values, 0.99))}  max ${fmt(Math.max(...values))} ms`;
   return [
     line("TTFT (client) - formula", ttftErr),
     line("ITL (client) - formula", itlErr),

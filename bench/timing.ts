@@ -17,6 +17,7 @@ import { configSchema } from "../src/config/schema.js";
 import { summarize } from "../src/metrics/summary.js";
 import { baseUrlProvider } from "../src/runner/base-url-provider.js";
 import { runCells } from "../src/runner/run-cells.js";
+import { percentile } from "../src/stats/percentile.js";
 import { readRequestRecords } from "../test/runner/helpers/records.js";
 import { flatSteps, startSimProcess } from "./sim-child.js";
 
@@ -164,7 +165,7 @@ const repsIndex = process.argv.indexOf("--reps");
 const reps = repsIndex > 0 ? Number(process.argv[repsIndex + 1]) : quick ? 1 : 3;
 
 type Run = Awaited<ReturnType<typeof measure>>;
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: number[]) => percentile(values, 0.5);
 const each = (runs: Run[], pick: (run: Run) => number, digits: number) =>
   runs.length === 1 ? "" : ` [${runs.map((run) => pick(run).toFixed(digits)).join(" ")}]`;
 
