@@ -72,7 +72,12 @@ export function pickRepoDigest(repoDigests: readonly string[], image: string): s
 export async function launchDocker(
   config: DockerConfig,
   model: ModelConfig,
-  services: LaunchServices & { dockerCommand: string; devMode: boolean },
+  services: LaunchServices & {
+    dockerCommand: string;
+    devMode: boolean;
+    /** The config as written (templates for values from the environment): what is printed and recorded. */
+    recorded?: { server: DockerConfig; model: ModelConfig };
+  },
 ): Promise<LaunchedServer> {
   const { log, env } = services;
   const docker = services.dockerCommand;
@@ -103,7 +108,11 @@ export async function launchDocker(
     port: config.port,
     logFile: log.path,
   });
-  log.note(`${docker} ${runArgs.join(" ")}`);
+  const recorded = services.recorded ?? { server: config, model };
+  const recordedEngineArgs = dockerEngineArgs(recorded.server, recorded.model);
+  log.note(
+    `${docker} ${dockerRunArgs(recorded.server, recordedEngineArgs, containerName, { devMode: services.devMode }).join(" ")}`,
+  );
   const run = await execFileCapture(docker, runArgs, { env, timeoutMs: services.startupTimeoutMs });
   if (run.code !== 0) {
     const lines = `${run.stdout}\n${run.stderr}`.split("\n").filter((line) => line.trim() !== "");
@@ -148,7 +157,7 @@ export async function launchDocker(
     metricsUrl: `http://127.0.0.1:${config.port}/metrics`,
     port: config.port,
     exited,
-    conditions: { image: config.image, imageDigest, args: engineArgs },
+    conditions: { image: recorded.server.image, imageDigest, args: recordedEngineArgs },
     stop() {
       stopping = true;
       stopped ??= stopContainer(containerName, [logs, waiter], services);

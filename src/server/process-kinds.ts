@@ -15,10 +15,12 @@ function devModeEnv(devMode: boolean): NodeJS.ProcessEnv {
 export async function launchCommand(
   config: CommandConfig,
   services: LaunchServices,
-  options: { devMode: boolean },
+  options: { devMode: boolean; recorded?: CommandConfig },
 ): Promise<LaunchedServer> {
   const argv = config.argv;
-  services.log.note(`starting: ${argv.join(" ")}`);
+  // Printed and recorded as the config writes it: `${VAR}` stays a template (it may be a secret).
+  const recordedArgv = (options.recorded ?? config).argv.map(services.log.redact);
+  services.log.note(`starting: ${recordedArgv.join(" ")}`);
   const spawned = await spawnServerProcess(
     argv,
     {
@@ -42,7 +44,7 @@ export async function launchCommand(
     metricsUrl: `${baseUrl}/metrics`,
     port: config.port,
     exited: spawned.exited,
-    conditions: { command: argv.map(services.log.redact), args: argv.slice(1).map(services.log.redact) },
+    conditions: { command: recordedArgv, args: recordedArgv.slice(1) },
     stop: () => spawned.stop(),
   };
 }
@@ -73,7 +75,12 @@ export async function launchSim(
   config: SimConfig,
   model: ModelConfig,
   services: LaunchServices,
-  options: { cliCommand?: readonly string[] | undefined; startIndex: number; devMode: boolean },
+  options: {
+    cliCommand?: readonly string[] | undefined;
+    startIndex: number;
+    devMode: boolean;
+    recorded?: { server: SimConfig; model: ModelConfig };
+  },
 ): Promise<LaunchedServer> {
   // Each start draws its own noise from the configured seed, so per-run servers are not identical replicas.
   const args = simArgs(config, model, config.seed + options.startIndex);
@@ -120,8 +127,10 @@ export async function launchSim(
   }
   unsubscribe();
   const port = Number(new URL(baseUrl).port);
-  // The configured seed is the condition; the per-start seed derived from it is in the log.
-  const recordedArgs = simArgs(config, model, config.seed);
+  // The configured seed is the condition; the per-start seed derived from it is in the log. Recorded
+  // from the config as written (templates for values from the environment).
+  const recordedConfig = options.recorded?.server ?? config;
+  const recordedArgs = simArgs(recordedConfig, options.recorded?.model ?? model, recordedConfig.seed);
   return {
     baseUrl,
     metricsUrl: `${baseUrl}/metrics`,
@@ -130,7 +139,7 @@ export async function launchSim(
     launchedAt,
     conditions: {
       command: ["vllm-perf-gate", "sim", ...recordedArgs.filter((_, i) => !isPortPair(recordedArgs, i))],
-      args: config.args,
+      args: recordedConfig.args,
     },
     stop: () => spawned.stop(),
   };
