@@ -121,9 +121,14 @@ describe("init and validate", () => {
       join(dir, "c.yml"),
       "version: 1\nserver: { kind: external, base_url: 'https://user:${PASS}@vllm.internal' }\nmodel: { name: m }\ncells:\n  - { name: a, dataset: { type: synthetic, input_tokens: 8, output_tokens: 8 }, load: { type: concurrency, concurrency: 1 }, size: { requests: 1 } }\n",
     );
-    const result = await cli(["validate", "--config", "c.yml"], { cwd: dir, env: { PASS: "hunter2hunter2" } });
+    const result = await cli(["validate", "--config", "c.yml"], {
+      cwd: dir,
+      env: { PASS: "hunter2hunter2" },
+    });
     expect(result.code).toBe(2);
     expect(result.stdout + result.stderr).not.toContain("hunter2");
-    expect(result.stderr).toMatch(/c\.yml:2:\d+ server\.base_url: credentials in the URL \(user:password@host\) are not supported.*server\.api_key_env/);
+    expect(result.stderr).toMatch(
+      /c\.yml:2:\d+ server\.base_url: credentials in the URL \(user:password@host\) are not supported.*server\.api_key_env/,
+    );
   });
 });
