@@ -7,6 +7,7 @@ import { listFilesRecursively } from "../src/github/files.js";
 import { escapeHtml, escapeMarkdown } from "../src/report/escape.js";
 import { defaultCliCommand } from "../src/server/sim-command.js";
 import { cli } from "./cli/helpers.js";
+import { baseFingerprint, noisyRuns, writeResultsDir } from "./compare/fixtures.js";
 
 /**
  * A secret read through `${VAR}` (a variable whose name does not look secret) into server.argv,
@@ -202,4 +203,46 @@ describe("a secret read through ${VAR} never leaves", () => {
     }
     expectClean("the CLI's output", outputs.join("\n"));
   }, 240_000);
+
+  it("compare redacts run files from outside before it escapes them (verdict.json, report.md, stdout)", async () => {
+    // Runs recorded by an older version, or by a server that echoed the value into a note.
+    const leaky = {
+      ...baseFingerprint,
+      server: { ...baseFingerprint.server, args: ["--api-key", secret] },
+      model: { ...baseFingerprint.model, revision: secret },
+    };
+    const other = "vpg_otherSECRET555qq_value";
+    const baseline = await writeResultsDir(join(dir, "leaky-base"), noisyRuns(5, { seed: 1 }));
+    const candidate = await writeResultsDir(
+      join(dir, "leaky-head"),
+      noisyRuns(5, {
+        seed: 2,
+        fingerprint: leaky,
+        flags: { notes: [`server said: key ${secret} / ${other}`] },
+      }),
+    );
+    const out = join(dir, "leaky-compare");
+    const outputs: string[] = [];
+    for (const format of ["text", "markdown", "json"]) {
+      const compared = await cli(
+        [
+          "compare",
+          ...["--baseline", baseline, "--candidate", candidate, "--config", simConfig],
+          ...["--out", out, "--format", format],
+        ],
+        // The config reads DEPLOY_REF; OTHER_API_KEY is redacted for its name alone.
+        { cwd: dir, env: { ...env, OTHER_API_KEY: other } },
+      );
+      expect(compared.code, compared.stderr).toBeLessThan(2);
+      outputs.push(compared.stdout, compared.stderr);
+    }
+    expectClean("compare's output", outputs.join("\n"));
+    await expectDirectoryClean(out);
+    const report = await readFile(join(out, "report.md"), "utf8");
+    // The difference is still reported, with the value replaced before it was escaped.
+    expect(report).toMatch(/model\\\.revision/);
+    expect(report).toContain("\\*\\*\\*");
+    const verdict = await readFile(join(out, "verdict.json"), "utf8");
+    expect(verdict).toContain("***");
+  });
 });
