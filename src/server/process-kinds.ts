@@ -85,7 +85,14 @@ export async function launchSim(
   // Each start draws its own noise from the configured seed, so per-run servers are not identical replicas.
   const args = simArgs(config, model, config.seed + options.startIndex);
   const argv = [...(options.cliCommand ?? defaultCliCommand()), "sim", ...args];
-  services.log.note(`starting simulator: vllm-perf-gate sim ${args.join(" ")}`);
+  // Printed as the config writes it: `${VAR}` stays a template (it may be a secret).
+  const recordedConfig = options.recorded?.server ?? config;
+  const recordedModel = options.recorded?.model ?? model;
+  const shownSeed =
+    typeof recordedConfig.seed === "number" ? recordedConfig.seed + options.startIndex : recordedConfig.seed;
+  services.log.note(
+    `starting simulator: vllm-perf-gate sim ${simArgs(recordedConfig, recordedModel, shownSeed).join(" ")}`,
+  );
   let announced: (url: string) => void = () => {};
   const listening = new Promise<string>((resolve) => {
     announced = resolve;
@@ -129,8 +136,7 @@ export async function launchSim(
   const port = Number(new URL(baseUrl).port);
   // The configured seed is the condition; the per-start seed derived from it is in the log. Recorded
   // from the config as written (templates for values from the environment).
-  const recordedConfig = options.recorded?.server ?? config;
-  const recordedArgs = simArgs(recordedConfig, options.recorded?.model ?? model, recordedConfig.seed);
+  const recordedArgs = simArgs(recordedConfig, recordedModel, recordedConfig.seed);
   return {
     baseUrl,
     metricsUrl: `${baseUrl}/metrics`,
