@@ -90,10 +90,11 @@ export async function launchDocker(
       logFile: log.path,
     });
 
+  const recorded = services.recorded ?? { server: config, model };
   const imageDigest = await resolveImage(config.image, services, fail);
   if (!config.image.includes("@sha256:")) {
     services.warn(
-      `server.image "${config.image}" is pinned by tag only (resolved to ${imageDigest ?? "an unknown digest"}); a tag can move, so pin the digest (image@sha256:...) for reproducible comparisons.`,
+      `server.image "${recorded.server.image}" is pinned by tag only (resolved to ${imageDigest ?? "an unknown digest"}); a tag can move, so pin the digest (image@sha256:...) for reproducible comparisons.`,
     );
   }
 
@@ -108,7 +109,6 @@ export async function launchDocker(
     port: config.port,
     logFile: log.path,
   });
-  const recorded = services.recorded ?? { server: config, model };
   const recordedEngineArgs = dockerEngineArgs(recorded.server, recorded.model);
   log.note(
     `${docker} ${dockerRunArgs(recorded.server, recordedEngineArgs, containerName, { devMode: services.devMode }).join(" ")}`,
@@ -121,7 +121,7 @@ export async function launchDocker(
     throw fail(
       run.timedOut
         ? `docker run did not return within ${Math.round(services.startupTimeoutMs / 1000)} s.`
-        : `docker run ${config.image} failed (exit code ${run.code}).`,
+        : `docker run ${recorded.server.image} failed (exit code ${run.code}).`,
       log.lastLines(20),
     );
   }
