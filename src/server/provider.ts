@@ -349,7 +349,8 @@ function launchKind(
       });
     case "external": {
       const baseUrl = config.base_url.replace(/\/+$/, "");
-      services.log.note(`external server at ${baseUrl}: nothing to launch`);
+      const shown = (recorded.server as typeof config).base_url;
+      services.log.note(`external server at ${shown}: nothing to launch`);
       return Promise.resolve({
         baseUrl,
         metricsUrl: config.metrics_url ?? `${baseUrl}/metrics`,
