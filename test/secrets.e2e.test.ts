@@ -19,7 +19,7 @@ import { baseFingerprint, noisyRuns, writeResultsDir } from "./compare/fixtures.
 
 const secret = 'mst_SECRET555qq-x.y:z*|<"`[a](b)#_';
 const core = "SECRET555qq";
-const env = { DEPLOY_REF: secret, CONCURRENCY: "2", REQUESTS: "4" };
+const env = { DEPLOY_REF: secret, CONCURRENCY: "2", REQUESTS: "4", INPUT_TOKENS: "8" };
 
 /** The forms a leaked value could take in our outputs. */
 const forms = [
@@ -56,7 +56,7 @@ async function freePort(): Promise<number> {
 
 const cell = `cells:
   - name: chat
-    dataset: { type: synthetic, input_tokens: 8, output_tokens: 4 }
+    dataset: { type: synthetic, input_tokens: "\${INPUT_TOKENS}", output_tokens: 4 }
     load: { type: concurrency, concurrency: "\${CONCURRENCY}" }
     size: { requests: "\${REQUESTS}" }
     warmup: { requests: 1 }
@@ -128,6 +128,7 @@ describe("a secret read through ${VAR} never leaves", () => {
       for (const output of [summary, json]) expectClean(file, output.stdout + output.stderr);
       expect(summary.stdout).toContain("model:  m @ ${DEPLOY_REF}");
       expect(summary.stdout).toMatch(/concurrency \$\{CONCURRENCY\}\s+\$\{REQUESTS\} req/);
+      expect(summary.stdout).toContain("synthetic in ${INPUT_TOKENS} / out 4");
       const shown = JSON.parse(json.stdout) as {
         model: { revision: string };
         sampling: { extra_body: Record<string, string> };

@@ -48,7 +48,8 @@ export function lengthMean(length: LengthConfig): number {
 }
 
 export function describeLength(length: LengthConfig): string {
-  if (typeof length === "number") return String(length);
+  // A template (a value from `${VAR}` in the printed view) is shown as written.
+  if (typeof length !== "object") return String(length);
   switch (length.distribution) {
     case "fixed":
       return String(length.value);
