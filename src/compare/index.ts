@@ -4,6 +4,7 @@ import { loadConfig } from "../config/load.js";
 import type { Config, GateConfig } from "../config/schema.js";
 import { configSchema } from "../config/schema.js";
 import { renderMarkdown } from "../report/markdown.js";
+import { createRedactor, credentialLikeValues, type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
 import { analyze } from "./analyze.js";
 import { loadRuns } from "./load.js";
@@ -38,6 +39,8 @@ export interface CompareRecordsInput {
   mode?: ComparisonMode;
   baselineInfo?: BaselineInfo | null;
   now?: Date;
+  /** Secrets to take out of the verdict before it is rendered or written (run files come from outside). */
+  redactor?: Redactor;
 }
 
 export interface CompareOutcome {
@@ -50,7 +53,7 @@ export interface CompareOutcome {
 /** Pure: decide and render from run records already in memory. */
 export function compareRecords(input: CompareRecordsInput): CompareOutcome {
   const settings = input.settings ?? defaultCompareSettings();
-  const verdict = analyze({
+  const decided = analyze({
     baseline: input.baseline,
     candidate: input.candidate,
     gate: settings.gate,
@@ -60,6 +63,8 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     now: (input.now ?? new Date()).toISOString(),
     tool: { name: toolName, version: toolVersion },
   });
+  // Redacted before rendering: the renderer escapes, and an escaped secret no longer matches its value.
+  const verdict = input.redactor ? redactValue(decided, input.redactor) : decided;
   return { verdict, reportMarkdown: renderMarkdown(verdict), exitCode: verdict.exitCode };
 }
 
@@ -74,14 +79,18 @@ export interface CompareResultsInput {
   now?: Date;
   env?: Readonly<Record<string, string | undefined>>;
   cwd?: string;
+  /** Default: the values the config read from the environment and credential-looking variables of env. */
+  redactor?: Redactor;
 }
 
 /** Loads both sides from disk (InputError on bad input) and compares them. */
 export async function compareResults(input: CompareResultsInput): Promise<CompareOutcome> {
   let settings = defaultCompareSettings();
+  const secrets = credentialLikeValues(input.env ?? {});
   if (typeof input.config === "string") {
     const loaded = await loadConfig(input.config, { env: input.env, cwd: input.cwd });
     settings = settingsFromConfig(loaded.config);
+    secrets.push(...loaded.interpolation.values.map((entry) => entry.value));
   } else if (input.config) settings = settingsFromConfig(input.config);
   const baseline = await loadRuns(input.baseline, "baseline");
   const candidate = await loadRuns(input.candidate, "candidate");
@@ -92,6 +101,7 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
     mode: input.mode,
     baselineInfo: input.baselineInfo,
     now: input.now,
+    redactor: input.redactor ?? createRedactor(secrets),
   });
 }
 
