@@ -6,7 +6,8 @@ import { configSchema } from "../config/schema.js";
 import { renderMarkdown } from "../report/markdown.js";
 import { toolName, toolVersion } from "../version.js";
 import { analyze } from "./analyze.js";
-import { loadRuns } from "./load.js";
+import { defaultInputLimits, type InputLimits } from "./input-limits.js";
+import { loadSides } from "./load.js";
 import type { RunRecord } from "./run-record.js";
 import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict-schema.js";
 
@@ -38,6 +39,8 @@ export interface CompareRecordsInput {
   mode?: ComparisonMode;
   baselineInfo?: BaselineInfo | null;
   now?: Date;
+  /** Notes about the inputs (duplicates dropped) that go first into the verdict's warnings. */
+  inputNotes?: readonly string[];
 }
 
 export interface CompareOutcome {
@@ -60,6 +63,8 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     now: (input.now ?? new Date()).toISOString(),
     tool: { name: toolName, version: toolVersion },
   });
+  if (input.inputNotes && input.inputNotes.length > 0)
+    verdict.warnings = [...input.inputNotes, ...verdict.warnings];
   return { verdict, reportMarkdown: renderMarkdown(verdict), exitCode: verdict.exitCode };
 }
 
@@ -74,6 +79,8 @@ export interface CompareResultsInput {
   now?: Date;
   env?: Readonly<Record<string, string | undefined>>;
   cwd?: string;
+  /** Size limits on the inputs (default: the action's, compare/input-limits.ts). */
+  limits?: InputLimits;
 }
 
 /** Loads both sides from disk (InputError on bad input) and compares them. */
@@ -83,11 +90,15 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
     const loaded = await loadConfig(input.config, { env: input.env, cwd: input.cwd });
     settings = settingsFromConfig(loaded.config);
   } else if (input.config) settings = settingsFromConfig(input.config);
-  const baseline = await loadRuns(input.baseline, "baseline");
-  const candidate = await loadRuns(input.candidate, "candidate");
+  const { baseline, candidate, notes } = await loadSides(
+    input.baseline,
+    input.candidate,
+    input.limits ?? defaultInputLimits,
+  );
   return compareRecords({
     baseline,
     candidate,
+    inputNotes: notes,
     settings,
     mode: input.mode,
     baselineInfo: input.baselineInfo,

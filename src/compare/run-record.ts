@@ -23,6 +23,11 @@ export interface RunRecord {
    * runs from several sessions let compare estimate the between-session drift.
    */
   session?: string | null;
+  /**
+   * sha256 of the run's parsed JSON, set when it was read from a file; with cell, run and startedAt
+   * it identifies the run, so a copy read twice is counted once (compare/load.ts dropDuplicateRuns).
+   */
+  contentHash?: string;
 }
 
 export function errorRate(requests: { total: number; failed: number }): number | null {

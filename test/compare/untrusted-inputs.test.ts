@@ -1,0 +1,101 @@
+import { cp, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { type VerdictFile, verdictFileSchema } from "../../src/compare/verdict-schema.js";
+import { cli } from "../cli/helpers.js";
+import { noisyRuns, writeResultsDir } from "./fixtures.js";
+
+/**
+ * `compare` on inputs nobody vouched for (issue 13, items 10, 11, 14): duplicated runs, internally
+ * inconsistent result files, oversized inputs.
+ */
+
+async function workspace() {
+  const dir = await mkdtemp(join(tmpdir(), "vpg-untrusted-"));
+  // A candidate 4% slower with 4 runs a side: not enough evidence to call it either way.
+  await writeResultsDir(join(dir, "base"), noisyRuns(4, { seed: 11, sd: 0.03 }));
+  await writeResultsDir(join(dir, "cand"), noisyRuns(4, { seed: 12, sd: 0.03, shift: 1.04 }));
+  return dir;
+}
+
+async function compare(dir: string, args: string[], out: string) {
+  const result = await cli(["compare", ...args, "--out", out, "--format", "none", "--mode", "interleaved"], {
+    cwd: dir,
+  });
+  const verdict =
+    result.code === 2
+      ? null
+      : verdictFileSchema.parse(JSON.parse(await readFile(join(dir, out, "verdict.json"), "utf8")));
+  return { ...result, verdict };
+}
+
+/** What the evidence decides: everything but the warnings and the time. */
+function decision(verdict: VerdictFile | null) {
+  if (!verdict) throw new Error("no verdict");
+  return {
+    verdict: verdict.verdict,
+    cells: verdict.cells,
+    comparisons: verdict.comparisons,
+    used: verdict.runs.used.length,
+  };
+}
+
+describe("duplicated runs are counted once (item 10)", () => {
+  it("byte-identical copies of runs inside a cell are dropped with a note", async () => {
+    const dir = await workspace();
+    const clean = await compare(dir, ["--baseline", "base", "--candidate", "cand"], "out-clean");
+    expect(clean.code, clean.stderr).not.toBe(2);
+    for (let copy = 0; copy < 12; copy++) {
+      const from = join(dir, "cand", "chat", `run-${copy % 4}`);
+      await cp(from, join(dir, "cand", "chat", `run-${4 + copy}`), { recursive: true });
+    }
+    const duplicated = await compare(dir, ["--baseline", "base", "--candidate", "cand"], "out-dup");
+    expect(decision(duplicated.verdict)).toEqual(decision(clean.verdict));
+    expect(duplicated.verdict?.cells[0]?.candidateRuns).toBe(4);
+    const notes = duplicated.verdict?.warnings.filter((w) => /duplicate/.test(w)) ?? [];
+    expect(notes).toHaveLength(4);
+    expect(notes[0]).toMatch(
+      /^candidate: 3 duplicates of cell chat run 0 started .* \(.*cand\/chat\/run-0\/run\.json\) dropped, counted once: .*run-4\/run\.json/,
+    );
+    expect(await readFile(join(dir, "out-dup", "report.md"), "utf8")).toMatch(
+      /3 duplicates of cell chat run 0/,
+    );
+  });
+
+  it("a copied cell directory and a re-indented copy are duplicates too", async () => {
+    const dir = await workspace();
+    const clean = await compare(dir, ["--baseline", "base", "--candidate", "cand"], "out-clean");
+    await cp(join(dir, "base", "chat"), join(dir, "base", "chat-copy"), { recursive: true });
+    const run = JSON.parse(await readFile(join(dir, "base", "chat", "run-1", "run.json"), "utf8"));
+    await mkdir(join(dir, "base", "chat", "run-9"));
+    await writeFile(join(dir, "base", "chat", "run-9", "run.json"), JSON.stringify(run));
+    const duplicated = await compare(dir, ["--baseline", "base", "--candidate", "cand"], "out-dup");
+    expect(decision(duplicated.verdict)).toEqual(decision(clean.verdict));
+    expect(duplicated.verdict?.warnings.filter((w) => /^baseline: .*duplicate/.test(w))).toHaveLength(4);
+  });
+
+  it("the same directory given twice counts once", async () => {
+    const dir = await workspace();
+    const clean = await compare(dir, ["--baseline", "base", "--candidate", "cand"], "out-clean");
+    const twice = await compare(
+      dir,
+      ["--baseline", "base", "--candidate", "cand", "cand", "cand"],
+      "out-twice",
+    );
+    expect(decision(twice.verdict)).toEqual(decision(clean.verdict));
+    expect(twice.verdict?.warnings.some((w) => /candidate: 2 duplicates of cell chat run 3/.test(w))).toBe(
+      true,
+    );
+  });
+
+  it("the same run on both sides is refused (exit 2) naming both files", async () => {
+    const dir = await workspace();
+    await cp(join(dir, "base", "chat", "run-2"), join(dir, "cand", "chat", "run-7"), { recursive: true });
+    const result = await compare(dir, ["--baseline", "base", "--candidate", "cand"], "out");
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /cand\/chat\/run-7\/run\.json: the same run \(cell chat run 2 started .*, identical content\) is on both sides, also as .*base\/chat\/run-2\/run\.json/,
+    );
+  });
+});
