@@ -3,8 +3,18 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { z } from "zod";
 import { InputError } from "../cli/errors.js";
-import { runFileSchema, runFileSchemaVersion } from "../metrics/run-schema.js";
-import { looksLikeVllmResult, runRecordFromVllmResult, vllmResultSchema } from "../metrics/vllm-result.js";
+import {
+  type InvariantIssue,
+  runFileInvariantIssues,
+  runFileSchema,
+  runFileSchemaVersion,
+} from "../metrics/run-schema.js";
+import {
+  looksLikeVllmResult,
+  runRecordFromVllmResult,
+  vllmResultInvariantIssues,
+  vllmResultSchema,
+} from "../metrics/vllm-result.js";
 import { defaultInputLimits, type InputLimits, mebibyte } from "./input-limits.js";
 import { type RunRecord, runRecordFromRunFile } from "./run-record.js";
 
@@ -21,6 +31,14 @@ function describeIssues(file: string, error: z.ZodError): string {
   });
   const more = error.issues.length > 5 ? `\n  ... and ${error.issues.length - 5} more` : "";
   return `${file}: invalid content\n${lines.join("\n")}${more}`;
+}
+
+/** Each field alone was valid; together they cannot be (a forged or edited file). */
+function throwOnInconsistency(file: string, issues: readonly InvariantIssue[]): void {
+  if (issues.length === 0) return;
+  const lines = issues.slice(0, 5).map((issue) => `  ${issue.field}: ${issue.message}`);
+  const more = issues.length > 5 ? `\n  ... and ${issues.length - 5} more` : "";
+  throw new InputError(`${file}: inconsistent content\n${lines.join("\n")}${more}`);
 }
 
 async function readJson(file: string): Promise<{ json: unknown; contentHash: string }> {
@@ -59,11 +77,13 @@ function parseRunJson(file: string, json: unknown, index: number): RunRecord {
     }
     const parsed = runFileSchema.safeParse(json);
     if (!parsed.success) throw new InputError(describeIssues(file, parsed.error));
+    throwOnInconsistency(file, runFileInvariantIssues(parsed.data));
     return runRecordFromRunFile(parsed.data, file);
   }
   if (looksLikeVllmResult(json)) {
     const parsed = vllmResultSchema.safeParse(json);
     if (!parsed.success) throw new InputError(describeIssues(file, parsed.error));
+    throwOnInconsistency(file, vllmResultInvariantIssues(parsed.data));
     return runRecordFromVllmResult(parsed.data, file, index);
   }
   throw new InputError(

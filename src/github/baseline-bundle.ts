@@ -2,7 +2,7 @@ import { lstat, readdir, readFile, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
 import { z } from "zod";
 import { defaultInputLimits, type InputLimits } from "../compare/input-limits.js";
-import { runFileSchema } from "../metrics/run-schema.js";
+import { runFileInvariantIssues, runFileSchema } from "../metrics/run-schema.js";
 import { toolName, toolVersion } from "../version.js";
 
 /**
@@ -159,6 +159,8 @@ export async function validateBaselineDir(
       const issue = result.error.issues[0];
       fail(file, `field ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
     } else {
+      const inconsistent = runFileInvariantIssues(result.data)[0];
+      if (inconsistent) fail(file, `field ${inconsistent.field}: ${inconsistent.message}`);
       const cellDir = basename(dirname(dirname(file)));
       if (result.data.cell !== cellDir) fail(file, `field cell: expected "${cellDir}" (its directory)`);
       cells.add(result.data.cell);

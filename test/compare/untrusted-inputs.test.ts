@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type VerdictFile, verdictFileSchema } from "../../src/compare/verdict-schema.js";
+import type { RunFile } from "../../src/metrics/run-schema.js";
 import { cli } from "../cli/helpers.js";
+import { vllmResult } from "../metrics/vllm-fixtures.js";
 import { noisyRuns, writeResultsDir } from "./fixtures.js";
 
 /**
@@ -96,6 +98,99 @@ describe("duplicated runs are counted once (item 10)", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
       /cand\/chat\/run-7\/run\.json: the same run \(cell chat run 2 started .*, identical content\) is on both sides, also as .*base\/chat\/run-2\/run\.json/,
+    );
+  });
+});
+
+/** Rewrites one run.json of a results directory through `edit`. */
+async function editRun(dir: string, side: string, run: number, edit: (json: RunFile) => void) {
+  const file = join(dir, side, "chat", `run-${run}`, "run.json");
+  const json = JSON.parse(await readFile(file, "utf8")) as RunFile;
+  edit(json);
+  await writeFile(file, JSON.stringify(json, null, 2));
+  return file;
+}
+
+describe("internally inconsistent result files are refused (item 11)", () => {
+  it("failed = 10 x total is exit 2 naming the file, the field and the invariant (it gave pass)", async () => {
+    const dir = await workspace();
+    // 1,200 requests, 12,000 failed: each field alone is a valid non-negative integer.
+    const file = await editRun(dir, "cand", 1, (json) => {
+      json.requests.failed = 10 * json.requests.total;
+      json.requests.errorsByKind = { http_500: json.requests.failed };
+    });
+    const result = await compare(dir, ["--baseline", "base", "--candidate", "cand"], "out");
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `${file}: inconsistent content\n  requests.total: 1200, but completed (1200) + failed (12000) = 13200 (expected equal)`,
+    );
+  });
+
+  it("completed > total, error kinds or finish reasons that do not add up, more samples than requests", async () => {
+    const cases: Array<[(json: RunFile) => void, RegExp]> = [
+      [
+        (json) => {
+          json.requests.completed = json.requests.total + 5;
+        },
+        /requests\.total: 1200, but completed \(1205\) \+ failed \(0\) = 1205 \(expected equal\)/,
+      ],
+      [
+        (json) => {
+          json.requests.errorsByKind = { timeout: 7 };
+        },
+        /requests\.errorsByKind: adds up to 7, but failed is 0 \(expected equal\)/,
+      ],
+      [
+        (json) => {
+          json.requests.finishReasons = { length: 3 };
+        },
+        /requests\.finishReasons: adds up to 3, but completed is 1200 \(expected equal\)/,
+      ],
+      [
+        (json) => {
+          json.latency.ttft.count = 5000;
+        },
+        /latency\.ttft\.count: 5000 samples, more than the 1200 completed requests/,
+      ],
+      [
+        (json) => {
+          json.latency.e2el.p99 = 1;
+        },
+        /latency\.e2el\.p99: 1 is below p95 = .* \(percentiles never decrease\)/,
+      ],
+      [
+        (json) => {
+          json.latency.ttft.p50 = -3;
+        },
+        /latency\.ttft\.p50: -3 is negative/,
+      ],
+    ];
+    for (const [edit, pattern] of cases) {
+      const dir = await workspace();
+      const file = await editRun(dir, "base", 0, edit);
+      const result = await compare(dir, ["--baseline", "base", "--candidate", "cand"], "out");
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`${file}: inconsistent content`);
+      expect(result.stderr).toMatch(pattern);
+    }
+  });
+
+  it("a vLLM result whose ttfts has 3 entries while latencies has 40 is exit 2", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "vpg-untrusted-"));
+    const latencies = Array.from({ length: 40 }, (_, i) => 1 + i / 100);
+    const result40 = vllmResult({
+      num_prompts: 40,
+      completed: 40,
+      latencies,
+      queue_times: latencies.map(() => 0),
+    });
+    await writeFile(join(dir, "base.json"), JSON.stringify(result40));
+    const file = join(dir, "cand.json");
+    await writeFile(file, JSON.stringify({ ...result40, ttfts: [0.05, 0.06, 0.07] }));
+    const result = await compare(dir, ["--baseline", "base.json", "--candidate", "cand.json"], "out");
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `${file}: inconsistent content\n  ttfts: 3 entries, but latencies has 40 (per-request lists have one entry per request)`,
     );
   });
 });
