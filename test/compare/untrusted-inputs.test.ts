@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { cp, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -192,5 +193,65 @@ describe("internally inconsistent result files are refused (item 11)", () => {
     expect(result.stderr).toContain(
       `${file}: inconsistent content\n  ttfts: 3 entries, but latencies has 40 (per-request lists have one entry per request)`,
     );
+  });
+});
+
+describe("compare applies the action's input size limits (item 14)", () => {
+  /** A valid run.json padded to about `mebibytes` MiB with a long note. */
+  async function paddedRun(dir: string, side: string, run: number, mebibytes: number) {
+    return editRun(dir, side, run, (json) => {
+      json.flags.notes = ["x".repeat(Math.round(mebibytes * 1024 * 1024))];
+    });
+  }
+
+  it("refuses a file over 16 MiB before reading it, naming the file, its size, the limit and the flag", async () => {
+    const dir = await workspace();
+    const file = await paddedRun(dir, "cand", 2, 17);
+    const refused = await compare(dir, ["--baseline", "base", "--candidate", "cand"], "out");
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: 17\\.0 MiB \\(\\d+ bytes\\), more than the 16\\.0 MiB allowed for one result file \\(limit maxRunFileBytes; raise it with compare --max-file-mb\\)`,
+      ),
+    );
+    expect(refused.stderr).not.toMatch(/at .*\.ts:\d+/);
+    // The flag raises it: the same inputs compare.
+    const raised = await compare(
+      dir,
+      ["--baseline", "base", "--candidate", "cand", "--max-file-mb", "32"],
+      "out",
+    );
+    expect(raised.code, raised.stderr).not.toBe(2);
+    expect(raised.verdict?.cells[0]?.candidateRuns).toBe(4);
+  });
+
+  it("bounds all inputs together with --max-total-mb, naming the file that crosses it", async () => {
+    const dir = await workspace();
+    for (const run of [0, 1, 2]) await paddedRun(dir, "base", run, 0.4);
+    const refused = await compare(
+      dir,
+      ["--baseline", "base", "--candidate", "cand", "--max-total-mb", "1"],
+      "out",
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /base\/chat\/run-2\/run\.json: the inputs reach 1\.\d\d MiB with this file, more than the 1\.00 MiB allowed for all result files together \(limit maxTotalBytes; raise it with compare --max-total-mb\)/,
+    );
+    const usage = await compare(
+      dir,
+      ["--baseline", "base", "--candidate", "cand", "--max-file-mb", "0"],
+      "out",
+    );
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/--max-file-mb expects a size in MiB above 0, got 0/);
+  });
+
+  it("refuses a path that is not a regular file (a FIFO would block the read forever)", async () => {
+    const dir = await workspace();
+    const fifo = join(dir, "pipe.json");
+    execFileSync("mkfifo", [fifo]);
+    const result = await compare(dir, ["--baseline", "base", "--candidate", "pipe.json"], "out");
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${fifo}: not a regular file (expected a result JSON file)`);
   });
 });
