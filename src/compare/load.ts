@@ -64,7 +64,17 @@ async function readJson(file: string): Promise<{ json: unknown; contentHash: str
 /** Parses one file: a run.json (has schemaVersion) or a vLLM result (has request_throughput). */
 export async function readRunFile(file: string, index: number): Promise<RunRecord> {
   const { json, contentHash } = await readJson(file);
-  return { ...parseRunJson(file, json, index), contentHash };
+  const record = parseRunJson(file, json, index);
+  const positional = looksLikeVllmResult(json);
+  return {
+    ...record,
+    identity: {
+      contentHash,
+      cell: record.cell,
+      run: positional ? null : record.run,
+      startedAt: record.startedAt,
+    },
+  };
 }
 
 function parseRunJson(file: string, json: unknown, index: number): RunRecord {
@@ -231,7 +241,8 @@ export async function loadRuns(
 }
 
 function describeRun(record: RunRecord): string {
-  const index = record.run === null ? "" : ` run ${record.run}`;
+  const run = record.identity ? record.identity.run : record.run;
+  const index = run === null ? "" : ` run ${run}`;
   const started = record.startedAt ? ` started ${record.startedAt}` : "";
   return `cell ${record.cell}${index}${started}`;
 }
@@ -247,10 +258,10 @@ export function dropDuplicateRuns(
   baseline: readonly RunRecord[],
   candidate: readonly RunRecord[],
 ): { baseline: RunRecord[]; candidate: RunRecord[]; notes: string[] } {
-  const keyOf = (record: RunRecord) =>
-    record.contentHash === undefined
-      ? null
-      : JSON.stringify([record.contentHash, record.cell, record.run, record.startedAt]);
+  const keyOf = (record: RunRecord) => {
+    const id = record.identity;
+    return id === undefined ? null : JSON.stringify([id.contentHash, id.cell, id.run, id.startedAt]);
+  };
   const notes: string[] = [];
   const dedupe = (records: readonly RunRecord[], side: string) => {
     const seen = new Map<string, RunRecord>();

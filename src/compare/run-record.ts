@@ -24,10 +24,12 @@ export interface RunRecord {
    */
   session?: string | null;
   /**
-   * sha256 of the run's parsed JSON, set when it was read from a file; with cell, run and startedAt
-   * it identifies the run, so a copy read twice is counted once (compare/load.ts dropDuplicateRuns).
+   * Set when the run was read from a file: the sha256 of its parsed JSON plus what the file says it
+   * is (cell, run index, start time; a vLLM result has no run index of its own, its `run` is the
+   * file's position). Two records with the same identity are one run read twice
+   * (compare/load.ts dropDuplicateRuns).
    */
-  contentHash?: string;
+  identity?: { contentHash: string; cell: string; run: number | null; startedAt: string | null };
 }
 
 export function errorRate(requests: { total: number; failed: number }): number | null {

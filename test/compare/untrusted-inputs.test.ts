@@ -255,3 +255,33 @@ describe("compare applies the action's input size limits (item 14)", () => {
     expect(result.stderr).toContain(`${fifo}: not a regular file (expected a result JSON file)`);
   });
 });
+
+describe("duplicated vLLM results (item 10)", () => {
+  it("a vLLM result copied under another name counts once, on both sides it is refused", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "vpg-untrusted-"));
+    await mkdir(join(dir, "base"));
+    await mkdir(join(dir, "cand"));
+    for (let i = 0; i < 3; i++) {
+      const result = vllmResult({ date: `20261130-04150${i}`, p99_ttft_ms: 59.7 + i });
+      await writeFile(join(dir, "base", `r${i}.json`), JSON.stringify(result));
+      await writeFile(
+        join(dir, "cand", `r${i}.json`),
+        JSON.stringify({ ...result, date: `20261130-05150${i}` }),
+      );
+    }
+    await cp(join(dir, "cand", "r1.json"), join(dir, "cand", "r1-copy.json"));
+    const result = await compare(dir, ["--baseline", "base", "--candidate", "cand"], "out");
+    expect(result.code, result.stderr).not.toBe(2);
+    expect(result.verdict?.cells[0]?.candidateRuns).toBe(3);
+    expect(result.verdict?.warnings[0]).toMatch(
+      /^candidate: 1 duplicate of cell default started 20261130-051501 .*r1-copy\.json\) dropped, counted once: .*r1\.json$/,
+    );
+
+    await cp(join(dir, "base", "r2.json"), join(dir, "cand", "r2-from-base.json"));
+    const both = await compare(dir, ["--baseline", "base", "--candidate", "cand"], "out");
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(
+      /r2-from-base\.json: the same run .* is on both sides, also as .*base\/r2\.json/,
+    );
+  });
+});
