@@ -24,7 +24,10 @@ export interface ExtractionLimits {
   maxTotalBytes: number;
   /** Entries in the archive (files and directories). */
   maxFiles: number;
-  /** Uncompressed / compressed bytes of one entry, checked once the entry has written ratioFloorBytes. */
+  /**
+   * Bytes an entry has written / compressed bytes it has consumed, checked while it inflates once
+   * it has written ratioFloorBytes.
+   */
   maxCompressionRatio: number;
 }
 
@@ -224,7 +227,7 @@ export async function extractZip(
               : entryNext > entry.uncompressedSize
                 ? `entry ${quoted} inflates to more than the ${entry.uncompressedSize} bytes it declares`
                 : entryNext > ratioFloorBytes &&
-                    entryNext > limits.maxCompressionRatio * Math.max(1, entry.compressedSize)
+                    entryNext > limits.maxCompressionRatio * Math.max(1, consumed)
                   ? `entry ${quoted} expands more than ${limits.maxCompressionRatio}:1 (limit maxCompressionRatio): a zip bomb`
                   : null;
           if (breach) {
@@ -240,12 +243,25 @@ export async function extractZip(
       const source =
         entry.compressedSize === 0
           ? Readable.from([])
-          : createReadStream(archive, { start, end: start + entry.compressedSize - 1 });
+          : createReadStream(archive, {
+              start,
+              end: start + entry.compressedSize - 1,
+              highWaterMark: 16 * 1024,
+            });
+      // Compressed bytes handed to the inflater so far: the ratio is judged as the entry inflates,
+      // so a bomb is stopped within its first MiBs, not after 200 times its whole compressed size.
+      let consumed = 0;
+      const input = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          consumed += chunk.length;
+          callback(null, chunk);
+        },
+      });
       const sink = createWriteStream(target, { flags: "wx" });
       try {
         if (entry.method === 8 && entry.compressedSize > 0)
-          await pipeline(source, createInflateRaw(), counter, sink);
-        else await pipeline(source, counter, sink);
+          await pipeline(source, input, createInflateRaw(), counter, sink);
+        else await pipeline(source, input, counter, sink);
       } catch (error) {
         if (error instanceof ArchiveLimitError) throw error;
         if ((error as NodeJS.ErrnoException).code === "EEXIST") fail(`entry ${quoted} appears twice`);
