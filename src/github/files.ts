@@ -3,7 +3,7 @@ import { lstat, mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { ArchiveLimitError, type ExtractionLimits } from "./zip-extract.js";
+import { ArchiveLimitError, assertEmptyOrAbsent, type ExtractionLimits } from "./zip-extract.js";
 
 /** Regular files only: symlinks are skipped so an upload never follows a link out of the directory. */
 export async function listFilesRecursively(rootDir: string): Promise<string[]> {
@@ -80,9 +80,10 @@ export async function copyTreeWithLimits(
       files++;
     }
   };
+  if (!(await lstat(sourceDir)).isDirectory()) fail(`${sourceDir} is not a directory`);
+  // Checked before anything can be removed: on a breach the whole destination goes.
+  await assertEmptyOrAbsent(destination);
   try {
-    const info = await lstat(sourceDir);
-    if (!info.isDirectory()) fail(`${sourceDir} is not a directory`);
     await walk(sourceDir, destination, "");
     return { files, bytes };
   } catch (error) {

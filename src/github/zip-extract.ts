@@ -1,6 +1,6 @@
 import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, open, readdir, rm, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { crc32, createInflateRaw } from "node:zlib";
@@ -170,6 +170,16 @@ async function readCentralDirectory(
   }
 }
 
+/** Accepts a directory that does not exist or is empty; refuses one with content. */
+export async function assertEmptyOrAbsent(dir: string): Promise<void> {
+  const entries = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return [];
+    throw error;
+  });
+  if (entries.length > 0)
+    throw new Error(`${dir} is not empty: an artifact is only extracted into an empty directory`);
+}
+
 async function dataOffset(archive: string, entry: Entry, fail: (message: string) => never): Promise<number> {
   const handle = await open(archive, "r");
   try {
@@ -198,12 +208,12 @@ export async function extractZip(
   };
   let written = 0;
   let files = 0;
+  // Checked before anything can be removed: on a breach the whole destination goes.
+  await assertEmptyOrAbsent(destination);
   try {
     const entries = await readCentralDirectory(archive, limits, fail);
     const archiveSize = (await stat(archive)).size;
     await mkdir(destination, { recursive: true });
-    if ((await readdir(destination)).length > 0)
-      throw new Error(`extracting an archive: ${destination} is not empty`);
     for (const entry of entries) {
       const target = join(destination, ...entry.name.replace(/\/$/, "").split("/"));
       if (entry.isDirectory) {
@@ -213,7 +223,7 @@ export async function extractZip(
       const start = await dataOffset(archive, entry, fail);
       if (start + entry.compressedSize > archiveSize)
         fail(`entry ${JSON.stringify(entry.name)}: its data lies outside the file`);
-      await mkdir(join(target, ".."), { recursive: true });
+      await mkdir(dirname(target), { recursive: true });
       let entryBytes = 0;
       let crc = 0;
       const quoted = JSON.stringify(entry.name);

@@ -252,6 +252,17 @@ describe("extracting a downloaded archive enforces the limits while writing", ()
     expect((fifo.error as Error).message).toMatch(/only regular files and directories are allowed/);
   });
 
+  it("extracts only into an empty directory and never removes what was there before", async () => {
+    const case_ = join(dir, `case-${counter++}`);
+    await mkdir(join(case_, "out"), { recursive: true });
+    await writeFile(join(case_, "out", "mine.txt"), "keep me\n");
+    await writeFile(join(case_, "a.zip"), craftZip([{ name: "../x", data: runJson }]));
+    await expect(extractZip(join(case_, "a.zip"), join(case_, "out"), defaultBaselineLimits)).rejects.toThrow(
+      /is not empty/,
+    );
+    expect(await readFile(join(case_, "out", "mine.txt"), "utf8")).toBe("keep me\n");
+  });
+
   it("refuses a name that appears twice (a later entry must not overwrite an earlier one)", async () => {
     const { error } = await extractCrafted([
       { name: "chat/run-0/run.json", data: runJson },
