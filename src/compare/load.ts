@@ -41,6 +41,28 @@ function throwOnInconsistency(file: string, issues: readonly InvariantIssue[]): 
   throw new InputError(`${file}: inconsistent content\n${lines.join("\n")}${more}`);
 }
 
+/**
+ * Result files are a few levels deep; JSON.parse accepts any depth, but every recursive walk after
+ * it (hashing, the fingerprint diff) would overflow the stack on a million nested brackets.
+ */
+export const maxJsonDepth = 64;
+
+/** Depth of a parsed JSON value, walked without recursion; stops counting past `limit`. */
+function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop() as { value: unknown; depth: number };
+    if (typeof current !== "object" || current === null) continue;
+    const level = depth + 1;
+    if (level > deepest) deepest = level;
+    if (deepest > limit) return deepest;
+    for (const child of Array.isArray(current) ? current : Object.values(current))
+      if (typeof child === "object" && child !== null) stack.push({ value: child, depth: level });
+  }
+  return deepest;
+}
+
 async function readJson(file: string): Promise<{ json: unknown; contentHash: string }> {
   let text: string;
   try {
@@ -54,6 +76,12 @@ async function readJson(file: string): Promise<{ json: unknown; contentHash: str
   } catch (error) {
     throw new InputError(
       `${file}: not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  const depth = nestingDepth(json, maxJsonDepth);
+  if (depth > maxJsonDepth) {
+    throw new InputError(
+      `${file}: nested deeper than ${maxJsonDepth} levels (limit maxJsonDepth; a result file needs fewer than 10)`,
     );
   }
   // Of the parsed value re-serialised: a copy that was only re-indented is still the same run.

@@ -285,3 +285,17 @@ describe("duplicated vLLM results (item 10)", () => {
     );
   });
 });
+
+describe("deeply nested JSON", () => {
+  it("a run.json nested a million levels deep is exit 2, not a stack overflow", async () => {
+    const dir = await workspace();
+    const file = join(dir, "cand", "chat", "run-0", "run.json");
+    const json = JSON.parse(await readFile(file, "utf8"));
+    const text = JSON.stringify({ ...json, fingerprint: { deep: null } });
+    const depth = 1_000_000;
+    await writeFile(file, text.replace('"deep":null', `"deep":${"[".repeat(depth)}${"]".repeat(depth)}`));
+    const result = await compare(dir, ["--baseline", "base", "--candidate", "cand"], "out");
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${file}: nested deeper than 64 levels (limit maxJsonDepth`);
+  });
+});
