@@ -84,8 +84,13 @@ async function readJson(file: string): Promise<{ json: unknown; contentHash: str
       `${file}: nested deeper than ${maxJsonDepth} levels (limit maxJsonDepth; a result file needs fewer than 10)`,
     );
   }
-  // Of the parsed value re-serialised: a copy that was only re-indented is still the same run.
-  const contentHash = createHash("sha256").update(JSON.stringify(json)).digest("hex");
+  // A run.json (a few KiB) is hashed re-serialised, so a copy that was only re-indented is still the
+  // same run; a vLLM result can hold hundreds of KiB of per-request lists, where re-serialising costs
+  // ~2 ms a file, so its bytes are hashed (byte-identical copies).
+  const canonical = typeof json === "object" && json !== null && "schemaVersion" in json;
+  const contentHash = createHash("sha256")
+    .update(canonical ? JSON.stringify(json) : text)
+    .digest("hex");
   return { json, contentHash };
 }
 
