@@ -137,7 +137,9 @@ const localArtifactMeta = z.object({
 
 /**
  * Artifacts as directories: `<root>/<runId>/<name>/files/...` plus `artifact.json`. Ids are unique
- * within the root, like GitHub's, so the same ArtifactRef can be handed between runs.
+ * within the root, like GitHub's, so the same ArtifactRef can be handed between runs. An artifact
+ * may instead hold `<name>/artifact.zip`, the archive GitHub would hand out; either way a download
+ * applies the same limits as GitHubArtifactStore's.
  */
 export class LocalArtifactStore implements ArtifactStore {
   constructor(
