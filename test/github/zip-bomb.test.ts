@@ -282,10 +282,18 @@ describe("the artifact stores extract with the limits", () => {
     withLimits: BaselineLimits = limits,
   ) {
     const destination = join(dir, `download-${counter++}`, "baseline");
-    await expect(store.download(ref, destination, withLimits)).rejects.toThrow(pattern);
+    const error = await store.download(ref, destination, withLimits).then(
+      () => null,
+      (caught: unknown) => caught as Error,
+    );
+    expect(error?.message).toMatch(pattern);
+    // What it had written when it stopped stays under the limit (and is removed).
+    const written = /stopped after writing (\d+) bytes; nothing of it was kept\)$/.exec(error?.message ?? "");
+    if (written) expect(Number(written[1])).toBeLessThanOrEqual(withLimits.maxTotalBytes);
     await expect(stat(destination)).rejects.toThrow(/ENOENT/);
     // No staging leftovers either.
     expect(await bytesUnder(join(destination, ".."))).toBe(0);
+    return written ? Number(written[1]) : null;
   }
 
   it("GitHubArtifactStore: a bomb served by the artifact service is stopped and nothing is kept", async () => {
@@ -307,12 +315,14 @@ describe("the artifact stores extract with the limits", () => {
       owner: fake.owner,
       repo: fake.repo,
     });
-    await expectRefused(
+    const written = await expectRefused(
       store,
       { id: 9001, name: "bomb", sizeBytes: zip.length, runId: 9 },
-      /artifact bomb \(9001\): entry "chat\/run-0\/scrapes.jsonl" expands more than 200:1 \(limit maxCompressionRatio\).*nothing of it was kept/,
+      /artifact bomb \(9001\): entry "chat\/run-0\/scrapes.jsonl" expands more than 200:1 \(limit maxCompressionRatio\): a zip bomb \(stopped after writing \d+ bytes; nothing of it was kept\)$/,
       defaultBaselineLimits,
     );
+    // 64 MiB of zeros in ~64 KiB: stopped within its first MiBs.
+    expect(written).toBeLessThan(8 * 1024 * 1024);
   });
 
   it("GitHubArtifactStore: symlink and traversal entries are refused", async () => {
