@@ -7,7 +7,8 @@ import { renderMarkdown } from "../report/markdown.js";
 import { createRedactor, credentialLikeValues, type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
 import { analyze } from "./analyze.js";
-import { loadRuns } from "./load.js";
+import { defaultInputLimits, type InputLimits } from "./input-limits.js";
+import { loadSides } from "./load.js";
 import type { RunRecord } from "./run-record.js";
 import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict-schema.js";
 
@@ -41,6 +42,8 @@ export interface CompareRecordsInput {
   now?: Date;
   /** Secrets to take out of the verdict before it is rendered or written (run files come from outside). */
   redactor?: Redactor;
+  /** Notes about the inputs (duplicates dropped) that go first into the verdict's warnings. */
+  inputNotes?: readonly string[];
 }
 
 export interface CompareOutcome {
@@ -63,6 +66,8 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     now: (input.now ?? new Date()).toISOString(),
     tool: { name: toolName, version: toolVersion },
   });
+  if (input.inputNotes && input.inputNotes.length > 0)
+    decided.warnings = [...input.inputNotes, ...decided.warnings];
   // Redacted before rendering: the renderer escapes, and an escaped secret no longer matches its value.
   const verdict = input.redactor ? redactValue(decided, input.redactor) : decided;
   return { verdict, reportMarkdown: renderMarkdown(verdict), exitCode: verdict.exitCode };
@@ -81,6 +86,8 @@ export interface CompareResultsInput {
   cwd?: string;
   /** Default: the values the config read from the environment and credential-looking variables of env. */
   redactor?: Redactor;
+  /** Size limits on the inputs (default: the action's, compare/input-limits.ts). */
+  limits?: InputLimits;
 }
 
 /** Loads both sides from disk (InputError on bad input) and compares them. */
@@ -92,11 +99,15 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
     settings = settingsFromConfig(loaded.config);
     secrets.push(...loaded.interpolation.values.map((entry) => entry.value));
   } else if (input.config) settings = settingsFromConfig(input.config);
-  const baseline = await loadRuns(input.baseline, "baseline");
-  const candidate = await loadRuns(input.candidate, "candidate");
+  const { baseline, candidate, notes } = await loadSides(
+    input.baseline,
+    input.candidate,
+    input.limits ?? defaultInputLimits,
+  );
   return compareRecords({
     baseline,
     candidate,
+    inputNotes: notes,
     settings,
     mode: input.mode,
     baselineInfo: input.baselineInfo,
