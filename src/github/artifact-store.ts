@@ -121,10 +121,15 @@ export async function extractArtifactZip(
   try {
     await extractZip(archive, destination, limits);
   } catch (error) {
-    if (error instanceof ArchiveLimitError)
-      throw new UntrustedBaselineError(`${label}: ${error.message}; nothing of it was kept`);
+    if (error instanceof ArchiveLimitError) throw new UntrustedBaselineError(refusalMessage(label, error));
     throw error;
   }
+}
+
+/** Says how far extraction got before the breach, so a reader can see the limit held. */
+function refusalMessage(label: string, error: ArchiveLimitError): string {
+  const written = error.bytesWritten > 0 ? `stopped after writing ${error.bytesWritten} bytes; ` : "";
+  return `${label}: ${error.message} (${written}nothing of it was kept)`;
 }
 
 const localArtifactMeta = z.object({
@@ -210,8 +215,7 @@ export class LocalArtifactStore implements ArtifactStore {
     try {
       await copyTreeWithLimits(join(stored, "files"), destination, limits);
     } catch (error) {
-      if (error instanceof ArchiveLimitError)
-        throw new UntrustedBaselineError(`${label}: ${error.message}; nothing of it was kept`);
+      if (error instanceof ArchiveLimitError) throw new UntrustedBaselineError(refusalMessage(label, error));
       throw error;
     }
   }
