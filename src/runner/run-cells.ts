@@ -145,11 +145,17 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
       ? options.sessions.state(provider, cell.name)
       : { shared: null, tokenModel: null, lengthNote: undefined };
     const open = async (run?: number): Promise<OpenSession> => {
-      const session = await provider.start({
-        cell: cell.name,
-        logDir: cellDir,
-        ...(run === undefined ? {} : { run }),
-      });
+      // An interrupt during a start-up (minutes for vLLM) ends the wait at once; the caller's stopAll()
+      // then stops the server still starting.
+      const session = await untilAborted(
+        provider.start({
+          cell: cell.name,
+          logDir: cellDir,
+          ...(run === undefined ? {} : { run }),
+        }),
+        signal,
+        "while the server was starting",
+      );
       const control = createControlClient({
         baseUrl: session.endpoint.baseUrl,
         ...(session.endpoint.apiKey ? { apiKey: session.endpoint.apiKey } : {}),
@@ -223,6 +229,26 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
     }
   }
   return { runs: outputs };
+}
+
+/** The promise, or a rejection as soon as `signal` aborts (the promise itself keeps running). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, doing: string): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error(`interrupted by ${String(signal.reason)} ${doing}`));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /**

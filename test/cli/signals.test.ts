@@ -50,11 +50,18 @@ function longRunConfig(): string {
   return file;
 }
 
-/** A `command` server that never listens and ignores SIGTERM (test/fixtures/bin/fake-vllm.mjs). */
-function stubbornConfig(): string {
+/** A `command` server that never listens, and ignores SIGTERM unless told (test/fixtures/bin/fake-vllm.mjs). */
+function stubbornConfig(ignoreSigterm = true): string {
   const file = join(work, `stubborn-${counter++}.yml`);
   const port = 20_000 + ((process.pid * 7 + counter * 13) % 20_000);
-  const argv = [process.execPath, fakeVllm, "--never-listen", "--ignore-sigterm", "--port", String(port)];
+  const argv = [
+    process.execPath,
+    fakeVllm,
+    "--never-listen",
+    ...(ignoreSigterm ? ["--ignore-sigterm"] : []),
+    "--port",
+    String(port),
+  ];
   writeFileSync(
     file,
     [
@@ -123,6 +130,16 @@ function childGroups(pid: number): number[] {
   return found;
 }
 
+/** Waits until the fake server of a run in `out` says it is loading (its signal handlers are installed). */
+async function serverLoading(out: string): Promise<void> {
+  const log = join(out, "chat", "server-chat.log");
+  await until(
+    "the server to start loading",
+    () => (existsSync(log) && readFileSync(log, "utf8").includes("loading weights") ? true : undefined),
+    60_000,
+  );
+}
+
 async function expectGone(processGroups: readonly number[]): Promise<void> {
   await until(
     "the simulators to be gone",
@@ -189,9 +206,8 @@ describe("run under signals", () => {
     expect(existsSync(join(out, "chat", "run-1"))).toBe(false);
   }, 120_000);
 
-  it("a second Ctrl-C exits at once with 130 and still kills the server's process group", async () => {
-    // A server that never listens and ignores SIGTERM: the first signal's orderly stop cannot finish.
-    const cli = startCli(["run", "--config", stubbornConfig(), "--out", join(work, "out-int")]);
+  it("a signal during a server's start-up ends the wait at once and stops the server", async () => {
+    const cli = startCli(["run", "--config", stubbornConfig(false), "--out", join(work, "out-starting")]);
     const servers = await until(
       "the server",
       () => {
@@ -201,6 +217,31 @@ describe("run under signals", () => {
       60_000,
     );
     groups.push(...servers);
+    cli.child.kill("SIGTERM");
+    const { code } = await cli.exited;
+    expect(code, cli.stderr()).toBe(143);
+    expect(cli.stderr().trim().split("\n").at(-1)).toMatch(
+      /^interrupted by SIGTERM while the server was starting; the runs finished before are kept in .*; the servers it started are stopped$/,
+    );
+    // It did not need the wind-down limit: the orderly stop did it.
+    expect(cli.stderr()).not.toMatch(/not wound down/);
+    await expectGone(servers);
+  }, 120_000);
+
+  it("a second Ctrl-C exits at once with 130 and still kills the server's process group", async () => {
+    // A server that never listens and ignores SIGTERM: the first signal's orderly stop cannot finish.
+    const out = join(work, "out-int");
+    const cli = startCli(["run", "--config", stubbornConfig(), "--out", out]);
+    const servers = await until(
+      "the server",
+      () => {
+        const found = childGroups(cli.child.pid!);
+        return found.length > 0 ? found : undefined;
+      },
+      60_000,
+    );
+    groups.push(...servers);
+    await serverLoading(out);
     cli.child.kill("SIGINT");
     await until(
       "the first signal to be seen",
@@ -215,7 +256,8 @@ describe("run under signals", () => {
   }, 120_000);
 
   it("one signal that cannot wind down in time: the servers are stopped for it and it exits 143", async () => {
-    const cli = startCli(["run", "--config", stubbornConfig(), "--out", join(work, "out-stuck")]);
+    const out = join(work, "out-stuck");
+    const cli = startCli(["run", "--config", stubbornConfig(), "--out", out]);
     const servers = await until(
       "the server",
       () => {
@@ -225,6 +267,7 @@ describe("run under signals", () => {
       60_000,
     );
     groups.push(...servers);
+    await serverLoading(out);
     cli.child.kill("SIGTERM");
     const { code } = await cli.exited;
     expect(code, cli.stderr()).toBe(143);
@@ -239,7 +282,11 @@ describe("demo under signals", () => {
   it("SIGTERM stops both simulators and exits 143 with what was kept", async () => {
     const out = join(work, "demo");
     const cli = startCli(["demo", "--out", out, "--no-color"]);
-    await until("the first run", () => (/baseline: run 1 of/.test(cli.stderr()) ? true : undefined), 60_000);
+    await until(
+      "a measured run",
+      () => (/: run 1\/1 against http/.test(cli.stderr()) ? true : undefined),
+      60_000,
+    );
     const sims = await until(
       "both simulators",
       () => {

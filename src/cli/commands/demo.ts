@@ -66,8 +66,9 @@ export const demoCommand: CliCommand = {
       result = await runDemo({ scenario, outDir, color, progress, env: io.env, signal: interruption.signal });
     } catch (error) {
       if (interruption.received() !== null) {
+        const detail = error instanceof Error ? error.message : String(error);
         io.stderr.write(
-          `interrupted by ${interruption.received()}: ${error instanceof Error ? error.message : String(error)}; the simulators are stopped\n`,
+          `${detail.startsWith("interrupted by") ? detail : `interrupted by ${interruption.received()}: ${detail}`}; nothing was compared; the simulators are stopped\n`,
         );
         return interruption.exitCode()!;
       }

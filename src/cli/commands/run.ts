@@ -139,10 +139,13 @@ export const runCommand: CliCommand = {
       }
       return 0;
     } catch (error) {
-      if (interruption.received() !== null) {
+      const signal = interruption.received();
+      if (signal !== null) {
         // Interrupted while a server was starting (or stopping): the runs already written are all there is.
+        await managed?.stopAll();
+        const detail = error instanceof Error ? error.message : String(error);
         io.stderr.write(
-          `interrupted by ${interruption.received()} before the first run finished: ${error instanceof Error ? error.message : String(error)}\n`,
+          `${detail.startsWith("interrupted by") ? detail : `interrupted by ${signal}: ${detail}`}; the runs finished before are kept in ${outDir}; the servers it started are stopped\n`,
         );
         return interruption.exitCode()!;
       }
