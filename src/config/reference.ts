@@ -136,6 +136,7 @@ function limitsSection(): string[] {
     `| any duration or timeout (\`duration_s\`, \`timeout_s\`, \`startup_timeout_s\`, telemetry intervals) | ${n(L.seconds)} s |`,
     `| any token count or length (lengths, \`prefix_tokens\`, \`document_tokens\`, \`max_input_tokens\`, \`min_tokens\`) | ${n(L.tokens)} |`,
     `| \`sigma\` of a lognormal length | ${L.lognormalSigma} |`,
+    `| prompt tokens per run: \`size.requests\` x the longest prompt (generated datasets; the mean or median for a distribution without \`max\`) | ${n(L.promptTokensPerRun)} |`,
     `| \`num_prefixes\`, \`num_documents\` | ${n(L.datasetItems)} |`,
     `| stages of a \`stages\` load | ${L.stages} |`,
     `| cells | ${n(L.cells)} |`,

@@ -37,6 +37,8 @@ export const configLimits = {
   seconds: 86_400,
   /** Any token count or length. */
   tokens: 1_000_000,
+  /** Prompt tokens of one run's requests together (size.requests x the longest prompt). */
+  promptTokensPerRun: 100_000_000,
   /** Prefixes or documents of a generated dataset. */
   datasetItems: 100_000,
   /** sigma of a lognormal length (larger spreads overflow any token limit). */
@@ -516,7 +518,53 @@ export const configSchema = strictObject({
   client: clientSchema.default({ max_schedule_lag_ms: 10, max_event_loop_lag_ms: 50 }),
 }).superRefine((config, context) => {
   for (const problem of duplicateCellNames(config.cells)) context.addIssue({ code: "custom", ...problem });
+  for (const problem of promptTokenBudget(config.cells)) context.addIssue({ code: "custom", ...problem });
 });
+
+/** The largest (or, for an unbounded distribution, typical) value of a length. */
+function lengthCeiling(length: LengthConfig): number {
+  if (typeof length === "number") return length;
+  switch (length.distribution) {
+    case "fixed":
+      return length.value;
+    case "uniform":
+      return Math.max(length.min, length.max);
+    case "normal":
+      return length.max ?? length.mean;
+    case "lognormal":
+      return length.max ?? length.median;
+  }
+}
+
+/**
+ * Prompt tokens a run of `size.requests` sends at most (the runner builds the bodies before the measured
+ * phase): bounded by configLimits.promptTokensPerRun so a run's prompts fit in memory. Datasets read from
+ * files are not estimated here.
+ */
+function promptTokenBudget(cells: readonly CellConfig[]): { path: (string | number)[]; message: string }[] {
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  cells.forEach((cell, index) => {
+    if (!("requests" in cell.size)) return;
+    const dataset = cell.dataset;
+    const perRequest =
+      dataset.type === "synthetic"
+        ? lengthCeiling(dataset.input_tokens)
+        : dataset.type === "shared_prefix"
+          ? dataset.prefix_tokens + lengthCeiling(dataset.suffix_tokens)
+          : dataset.type === "long_document"
+            ? dataset.document_tokens + lengthCeiling(dataset.question_tokens)
+            : null;
+    if (perRequest === null) return;
+    const limit = configLimits.promptTokensPerRun;
+    if (cell.size.requests * perRequest > limit) {
+      problems.push({
+        path: ["cells", index, "size", "requests"],
+        message: `expected at most ${Math.max(1, Math.floor(limit / perRequest))} requests with prompts of up to ${perRequest} tokens (the limit of ${limit} prompt tokens per run; see docs/config-reference.md#limits), got ${cell.size.requests}`,
+      });
+    }
+  });
+  return problems;
+}
 
 /** Cell names key the results directories and the report, so they must be unique. */
 export function duplicateCellNames(

@@ -315,6 +315,14 @@ describe("what run cannot execute is refused by validate (configLimits, docs/con
       expected: /^cells\[0\]\.dataset\.input_tokens: expected at most 1000000 \(the limit on token counts/,
     },
     {
+      name: "more prompt tokens in one run than fit in memory",
+      cells: validCell
+        .replace("input_tokens: 128", "input_tokens: 1000000")
+        .replace("requests: 20", "requests: 200"),
+      expected:
+        /^cells\[0\]\.size\.requests: expected at most 100 requests with prompts of up to 1000000 tokens \(the limit of 100000000 prompt tokens per run; see docs\/config-reference\.md#limits\), got 200$/,
+    },
+    {
       name: "a timeout past what a timer can hold",
       cells: `${validCell}    timeout_s: 1e12\n`,
       expected: /^cells\[0\]\.timeout_s: expected at most 86400 \(the limit on seconds/,
