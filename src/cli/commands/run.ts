@@ -98,7 +98,8 @@ export const runCommand: CliCommand = {
     // SIGINT/SIGTERM: stop sending, cancel what is in flight, write the files, stop the servers, exit
     // 130/143; a second signal kills the servers and exits at once (server/signals.ts).
     const interruption = handleInterrupts({
-      log: (line) => progress.message(line),
+      // Even with --quiet: the user must learn that servers were killed or the wind-down limit was hit.
+      log: (line) => io.stderr.write(`${line}\n`),
       onFirstSignal: (signal) =>
         progress.message(
           `${signal}: stopping; cancelling requests in flight and writing this run's files (again to force)`,
