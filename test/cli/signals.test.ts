@@ -300,7 +300,7 @@ describe("demo under signals", () => {
     const { code } = await cli.exited;
     expect(code, cli.stderr()).toBe(143);
     expect(cli.stderr().trim().split("\n").at(-1)).toMatch(
-      /^interrupted by SIGTERM: kept \d+ run\(s\) under .*; nothing was compared; the simulators are stopped$/,
+      /^interrupted by SIGTERM(: kept \d+ run\(s\) under .*| while the server was starting); nothing was compared; the simulators are stopped$/,
     );
     await expectGone(sims);
     expect(existsSync(join(out, "verdict.json"))).toBe(false);
