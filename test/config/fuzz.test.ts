@@ -118,7 +118,23 @@ const textMutations: ((text: string, random: Random) => string)[] = [
     const at = Math.floor(random() * text.length);
     return (
       text.slice(0, at) +
-      pick(random, ["\t", ":", "- ", "{", "]", "&a ", "*a", "!!binary ", "\u0000", "---\n", "? "]) +
+      pick(random, [
+        "\t",
+        ":",
+        "- ",
+        "{",
+        "]",
+        "&a ",
+        "*a",
+        "!!binary ",
+        "!!set ",
+        "!!timestamp ",
+        "!custom ",
+        "%YAML 1.1\n",
+        "\u0000",
+        "---\n",
+        "? ",
+      ]) +
       text.slice(at)
     );
   },
