@@ -27,6 +27,8 @@ export interface AdaptiveRunOptions {
   decide(runsPerSide: number): Promise<number | null>;
   readonly progress?: ProgressSink;
   readonly shouldAbort?: () => boolean;
+  /** An interrupt: ends the run in progress (marked interrupted, see runCells) and starts no more. */
+  readonly signal?: AbortSignal;
   /** Fit prompt lengths with POST /tokenize (default true). */
   readonly calibrate?: boolean;
 }
@@ -59,7 +61,8 @@ export async function runAdaptive(options: AdaptiveRunOptions): Promise<Adaptive
   let target = options.minRuns;
   let completed = 0;
   while (completed < target) {
-    if (options.shouldAbort?.()) return { runsPerSide: completed, runs, stoppedBecause: "aborted" };
+    if (options.shouldAbort?.() || options.signal?.aborted)
+      return { runsPerSide: completed, runs, stoppedBecause: "aborted" };
     for (const side of alternatingOrder(completed, options.sides)) {
       options.progress?.message(
         `${side.name}: run ${completed + 1} of ${target} (at most ${options.maxRuns})`,
@@ -75,10 +78,13 @@ export async function runAdaptive(options: AdaptiveRunOptions): Promise<Adaptive
         ...(options.cells ? { cells: options.cells } : {}),
         ...(options.progress ? { progress: options.progress } : {}),
         ...(options.shouldAbort ? { shouldAbort: options.shouldAbort } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
         ...(options.calibrate === undefined ? {} : { calibrate: options.calibrate }),
       });
       runs.push(...result.runs.map((run) => ({ ...run, side: side.name })));
     }
+    if (options.shouldAbort?.() || options.signal?.aborted)
+      return { runsPerSide: completed, runs, stoppedBecause: "aborted" };
     completed++;
     if (completed < target) continue;
     if (completed >= options.maxRuns) return { runsPerSide: completed, runs, stoppedBecause: "max-runs" };
