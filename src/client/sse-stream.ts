@@ -177,7 +177,7 @@ export class CompletionStreamReader {
   }
 
   private tooLong(bytes: number): void {
-    this.oversized = `an SSE event or line of more than ${bytes >= sseEventLimitBytes ? sseEventLimitBytes : bytes} bytes without its end (the client's limit is ${sseEventLimitBytes} bytes, ${sseEventLimitBytes / 1024 / 1024} MiB)`;
+    this.oversized = `an SSE event or line of ${bytes} bytes or more (the client's limit is ${sseEventLimitBytes} bytes, ${sseEventLimitBytes / 1024 / 1024} MiB)`;
     this.pending = null;
     this.pendingLength = 0;
   }

@@ -175,7 +175,13 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
     return { send, tally };
   };
   try {
-    await client.prime(poolSize ?? defaultOpenLoopConnections);
+    const connections = poolSize ?? defaultOpenLoopConnections;
+    const primed = await client.prime(connections);
+    if (primed.problem !== null) {
+      notes.push(
+        `${primed.answered} of ${connections} connections opened before the run (${primed.problem}); the first requests' TTFT may include connection set-up`,
+      );
+    }
     // Warm-up: closed loop at the run's concurrency, its own prompts, results kept apart.
     const warmupPlan = warmupPlanOf(cell, plan);
     let warmupCount = 0;
