@@ -51,6 +51,7 @@ export function runRecordFromRunFile(file: RunFile, source: string): RunRecord {
   }
   if (file.flags.serverCrashed) exclusionReasons.push("server crashed during the run");
   if (file.flags.cutShort) exclusionReasons.push("run cut short");
+  exclusionReasons.push(...(file.flags.unusableReasons ?? []));
   return {
     source,
     cell: file.cell,

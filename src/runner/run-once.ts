@@ -104,7 +104,8 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
       perChunkUsage: wantsPerChunkUsage(body),
       meta: {
         targetInputTokens: request.targetInputTokens,
-        maxTokens: request.maxTokens,
+        // What was asked, after sampling.extra_body (which may set max_tokens itself).
+        maxTokens: Number.isSafeInteger(body.max_tokens) ? (body.max_tokens as number) : request.maxTokens,
         prefixGroup: request.prefixGroup,
       },
     };
