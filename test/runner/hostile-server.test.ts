@@ -283,3 +283,25 @@ describe("waits with deadlines", () => {
     expect(result.runs.every((run) => run.file.flags.cutShort)).toBe(true);
   });
 });
+
+describe("a lying /tokenize", () => {
+  it("is refused with a clear error before any prompt is sized from it", async () => {
+    // 1e-4 tokens per word: prompts sized from it would be 10,000 times too long.
+    server = await startFakeServer({ tokenize: (words) => Math.max(1, Math.round(words * 1e-4)) });
+    const result = await runCommand(1);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(
+      /POST \/tokenize counted 1 tokens for 64 words and 1 for 512: 0\.00 tokens per word .* outside the plausible 0\.25-8 tokens per word/,
+    );
+    expect(server.requests.some((request) => request.path === "/v1/completions")).toBe(false);
+  });
+
+  it("is believed within the bounds (a byte-level tokenizer, a chat template)", async () => {
+    server = await startFakeServer({ tokenize: (words) => words * 5 + 40 });
+    const result = await runCommand(1);
+    expect(result.code).toBe(0);
+    expect(result.file("first", 0).flags.notes).toContain(
+      "prompt lengths calibrated with POST /tokenize: 5 tokens/word + 40",
+    );
+  });
+});
