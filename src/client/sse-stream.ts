@@ -63,8 +63,11 @@ export class CompletionStreamReader {
   private lastChoicesEnd = 0;
   private previousCumulativeTokens = 0;
   /** The last chunk that validated as JSON: its bytes before and after its text (see isJsonChunk). */
-  private validBeforeString: Buffer | null = null;
-  private validAfterString: Buffer | null = null;
+  private validBeforeString: DataView | null = null;
+  private validAfterString: DataView | null = null;
+  /** A DataView of the buffer being scanned, for sameBytes (made once per network read). */
+  private view: DataView | null = null;
+  private viewOf: Buffer | null = null;
 
   /** `expectedChunks`: the response's likely number of choices chunks (max_tokens, +1 for chat's role chunk). */
   constructor(
@@ -129,10 +132,16 @@ export class CompletionStreamReader {
     let lf = -2;
     let cr = -2;
     for (;;) {
-      if (lf !== -1 && lf < pos) lf = buffer.indexOf(LF, pos);
-      if (cr !== -1 && cr < pos) cr = buffer.indexOf(CR, pos);
-      const terminator = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
-      if (terminator < 0) {
+      let terminator: number;
+      const here = buffer[pos];
+      // The blank line after an event needs no search.
+      if (here === LF || here === CR) terminator = pos;
+      else {
+        if (lf !== -1 && lf < pos) lf = buffer.indexOf(LF, pos);
+        if (cr !== -1 && cr < pos) cr = buffer.indexOf(CR, pos);
+        terminator = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+      }
+      if (terminator < 0 || terminator >= length) {
         pos = length;
         break;
       }
@@ -256,6 +265,11 @@ export class CompletionStreamReader {
   private payload(buffer: Buffer, start: number, end: number, now: number): void {
     const first = buffer[start];
     if (first === OPEN_BRACE) {
+      // The usual chunk: the last valid choices chunk's bytes around a new text (no key search needed).
+      if (this.matchesValidChunk(buffer, start, end)) {
+        this.choicesChunk(buffer, start, end, now);
+        return;
+      }
       const key = buffer.indexOf(CHOICES_KEY, start);
       if (key >= 0 && key < end) {
         let cursor = key + CHOICES_KEY.length;
@@ -265,7 +279,7 @@ export class CompletionStreamReader {
           while (buffer[cursor] === SPACE) cursor++;
           if (buffer[cursor] !== CLOSE_BRACKET) {
             // Counted as a token only when the whole event is JSON (checked without building it).
-            if (this.isJsonChunk(buffer, start, key + CHOICES_KEY.length, end)) {
+            if (this.validateChunk(buffer, start, key + CHOICES_KEY.length, end)) {
               this.choicesChunk(buffer, start, end, now);
             } else {
               this.malformed ??= `event is not JSON: ${truncate(buffer.toString("utf8", start, end))}`;
@@ -285,31 +299,33 @@ export class CompletionStreamReader {
   }
 
   /**
-   * Whether the choices chunk [start, end) is JSON. A stream's chunks repeat the same bytes around the
-   * token's text (id, object, created, model, index, then logprobs, finish_reason), so the last chunk
-   * that validated is remembered as the bytes before its first string value after `"choices":` and the
-   * bytes after it: a chunk with the same bytes around a valid string is valid (two native compares and
-   * the string's bytes). Any other chunk is validated in full, from the same parser states.
+   * Whether [start, end) is the last validated choices chunk with another text. A stream's chunks repeat
+   * the same bytes around the token's text (id, object, created, model, index; then logprobs,
+   * finish_reason), so the last chunk that validated is remembered as its bytes before its first string
+   * value after `"choices":` and the bytes after that string: a chunk with the same bytes around a valid
+   * JSON string is a valid choices chunk too (two comparisons and the string's bytes).
    */
-  private isJsonChunk(buffer: Buffer, start: number, keyEnd: number, end: number): boolean {
+  private matchesValidChunk(buffer: Buffer, start: number, end: number): boolean {
     const before = this.validBeforeString;
     const after = this.validAfterString;
-    if (before !== null && after !== null) {
-      const stringStart = start + before.length;
-      if (
-        stringStart < end &&
-        buffer[stringStart] === QUOTE &&
-        buffer.compare(before, 0, before.length, start, stringStart) === 0
-      ) {
-        const stringEnd = jsonStringEnd(buffer, stringStart, end);
-        if (
-          stringEnd > 0 &&
-          end - stringEnd === after.length &&
-          buffer.compare(after, 0, after.length, stringEnd, end) === 0
-        )
-          return true;
-      }
+    if (before === null || after === null) return false;
+    const stringStart = start + before.byteLength;
+    if (stringStart >= end || buffer[stringStart] !== QUOTE) return false;
+    if (this.viewOf !== buffer) {
+      this.view = new DataView(buffer.buffer, buffer.byteOffset, buffer.length);
+      this.viewOf = buffer;
     }
+    const view = this.view!;
+    if (!sameBytes(view, start, before)) return false;
+    const stringEnd = jsonStringEnd(buffer, stringStart, end);
+    return stringEnd > 0 && end - stringEnd === after.byteLength && sameBytes(view, stringEnd, after);
+  }
+
+  /**
+   * Whether the choices chunk [start, end) (`"choices":` ending at keyEnd) is JSON, validated in full;
+   * a valid one is remembered for matchesValidChunk.
+   */
+  private validateChunk(buffer: Buffer, start: number, keyEnd: number, end: number): boolean {
     if (jsonScan(buffer, start, keyEnd, 0, 0) !== valueInTopObject) return isJsonValue(buffer, start, end);
     const stopped = jsonScan(buffer, keyEnd, end, 0, 1, true);
     if (stopped < stoppedAtString) return stopped === afterTopLevelValue;
@@ -318,8 +334,8 @@ export class CompletionStreamReader {
     if (stringEnd < 0) return false;
     if (jsonScan(buffer, stringEnd, end, 4, stopped - stoppedAtString) !== afterTopLevelValue) return false;
     if (stringStart - start <= maxRememberedBytes && end - stringEnd <= maxRememberedBytes) {
-      this.validBeforeString = Buffer.from(buffer.subarray(start, stringStart));
-      this.validAfterString = Buffer.from(buffer.subarray(stringEnd, end));
+      this.validBeforeString = copyView(buffer, start, stringStart);
+      this.validAfterString = copyView(buffer, stringEnd, end);
     }
     return true;
   }
@@ -404,6 +420,27 @@ export class CompletionStreamReader {
     const buffer = Buffer.from(joined);
     this.payload(buffer, 0, buffer.length, now);
   }
+}
+
+/** A copy of bytes [start, end) as a DataView. */
+function copyView(buffer: Buffer, start: number, end: number): DataView {
+  const copy = new Uint8Array(end - start);
+  copy.set(buffer.subarray(start, end));
+  return new DataView(copy.buffer);
+}
+
+/**
+ * Whether `view` holds `template`'s bytes at `at`, compared four bytes at a time (for the short ranges of
+ * a chunk this is faster than Buffer#compare, whose call overhead dominates).
+ */
+function sameBytes(view: DataView, at: number, template: DataView): boolean {
+  const length = template.byteLength;
+  let index = 0;
+  for (; index + 4 <= length; index += 4) {
+    if (view.getInt32(at + index, true) !== template.getInt32(index, true)) return false;
+  }
+  for (; index < length; index++) if (view.getUint8(at + index) !== template.getUint8(index)) return false;
+  return true;
 }
 
 const QUOTE = 34;

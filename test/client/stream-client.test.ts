@@ -206,3 +206,47 @@ describe("prime", () => {
     expect(performance.now() - started).toBeLessThan(primeTimeoutMs - 1_000);
   });
 });
+
+describe("stream framing", () => {
+  const events = (separator: string) =>
+    [0, 1, 2]
+      .map(
+        (index) =>
+          `data: {"id":"c","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":" w${index}","logprobs":null,"finish_reason":${index === 2 ? '"length"' : "null"}}]}`,
+      )
+      .concat([
+        'data: {"id":"c","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":3,"total_tokens":6}}',
+        "data: [DONE]",
+      ])
+      .join(separator) + separator;
+
+  it("reads a stream framed with lone CRs as one framed with LFs", async () => {
+    for (const separator of ["\r\r", "\n\n", "\r\n\r\n"]) {
+      const outcome = await one({
+        kind: "raw",
+        respond: (response) => {
+          response.writeHead(200, { "content-type": "text/event-stream" });
+          response.end(events(separator));
+        },
+      });
+      expect(outcome, JSON.stringify(separator)).toMatchObject({ ok: true, completionTokens: 3 });
+      expect(outcome.chunkTimes).toHaveLength(3);
+      await server?.close();
+      server = undefined;
+      await client?.close();
+      client = undefined;
+    }
+  });
+
+  it("fails a request with a choices event that is not JSON as malformed", async () => {
+    const outcome = await one({
+      kind: "raw",
+      respond: (response) => {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        response.end(events("\n\n").replace('" w1","logprobs":null', '" w1" "logprobs":null'));
+      },
+    });
+    expect(outcome).toMatchObject({ ok: false, errorKind: "malformed" });
+    expect(outcome.errorMessage).toMatch(/not JSON/);
+  });
+});
