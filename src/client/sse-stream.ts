@@ -2,9 +2,11 @@
  * Incremental reader of an OpenAI-style completion stream (`data: {...}\n\n` events, `data: [DONE]`).
  *
  * Timing accuracy is the reason for its shape: each network read is timestamped once by the caller and
- * scanned at the byte level. A choices chunk costs one newline search, a few byte compares and one
- * pattern search; JSON is parsed only for the rare events that need it (usage, errors, unusual shapes)
- * and once at the end for the finish reason. Events may be split at any byte across reads.
+ * scanned at the byte level. A choices chunk costs one newline search and a comparison with the last valid
+ * chunk around its text (otherwise one key search and a one-pass JSON validation); JSON is parsed only for
+ * the rare events that need it (usage, errors, unusual shapes) and once at the end for the finish reason.
+ * Events may be split at any byte across reads; lines end in LF, CRLF or a lone CR; an incomplete event is
+ * kept with its scan state, so a long line costs linear time, up to sseEventLimitBytes.
  */
 
 const LF = 10;
