@@ -84,8 +84,7 @@ export function histogramQuantile(
 /**
  * The server-side view of one run from /metrics scraped before, during and after it: counter deltas,
  * gauge maxima and means, and histogram percentiles. A metric the server does not expose is null and
- * named in `missing`, never zero; one whose samples give no finite number (NaN, +Inf) is null and named in
- * `notFinite`.
+ * named in `missing`, never zero.
  */
 export function summarizeServerMetrics(scrapes: readonly MetricsScrape[]): ServerMetricsSummary | null {
   const parsed = scrapes
@@ -146,7 +145,7 @@ export function summarizeServerMetrics(scrapes: readonly MetricsScrape[]): Serve
   const success = counterDelta(names.success);
   const ttft = quantiles(names.ttft);
   const queue = quantiles(names.queue);
-  const values = {
+  return {
     preemptions,
     prefix_cache_queries: queries,
     prefix_cache_hits: hits,
@@ -162,15 +161,6 @@ export function summarizeServerMetrics(scrapes: readonly MetricsScrape[]): Serve
     server_queue_p50_ms: queue.p50,
     server_queue_p95_ms: queue.p95,
     requests_completed: success,
+    missing,
   };
-  // NaN and +-Inf are legal sample values in the exposition format; a summary of them is no number.
-  const notFinite: string[] = [];
-  const finite = Object.fromEntries(
-    Object.entries(values).map(([key, value]) => {
-      if (value === null || Number.isFinite(value)) return [key, value];
-      notFinite.push(key);
-      return [key, null];
-    }),
-  ) as typeof values;
-  return { notFinite, ...finite, missing };
 }

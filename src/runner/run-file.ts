@@ -1,6 +1,11 @@
 import type { RequestRecord, UsageIssueKind } from "../metrics/request-record.js";
 import { computeRunMetrics } from "../metrics/run-metrics.js";
-import { type RunFile, runFileSchema, runFileSchemaVersion } from "../metrics/run-schema.js";
+import {
+  type RunFile,
+  runFileSchema,
+  runFileSchemaVersion,
+  type ServerMetricsSummary,
+} from "../metrics/run-schema.js";
 import { type MetricsScrape, summarizeServerMetrics } from "../metrics/server-metrics.js";
 import { summarize } from "../metrics/summary.js";
 import { toolName, toolVersion } from "../version.js";
@@ -85,7 +90,7 @@ export function assembleRunFile(facts: RunFacts): RunFile {
   }
   const usage = usageVerdict(records);
   notes.push(...usage.notes);
-  const server = summarizeServerMetrics(facts.scrapes);
+  const server = withFiniteValues(summarizeServerMetrics(facts.scrapes));
   if (server !== null && (server.notFinite?.length ?? 0) > 0) {
     notes.push(
       `/metrics gave no finite number (NaN or Inf samples) for ${server.notFinite!.join(", ")}: recorded as null`,
@@ -195,4 +200,19 @@ function usageVerdict(records: readonly RequestRecord[]): {
     notes: [`${summary}; their output tokens are counted as chunks where usage was wrong`],
     unusable: [],
   };
+}
+
+/**
+ * NaN and +-Inf are legal sample values in the Prometheus text format; a server summary field they leave
+ * without a finite number becomes null and is named in `notFinite` (run.json holds only finite numbers).
+ */
+function withFiniteValues(summary: ServerMetricsSummary | null): ServerMetricsSummary | null {
+  if (summary === null) return null;
+  const notFinite: string[] = [];
+  const entries = Object.entries(summary).map(([key, value]) => {
+    if (typeof value !== "number" || Number.isFinite(value)) return [key, value];
+    notFinite.push(key);
+    return [key, null];
+  });
+  return { ...(Object.fromEntries(entries) as ServerMetricsSummary), notFinite };
 }
