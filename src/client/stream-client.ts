@@ -15,6 +15,17 @@ export const primeTimeoutMs = 5_000;
 /** Largest answer a control request (/metrics, /tokenize, /version, ...) may have: 16 MiB. */
 export const controlBodyLimitBytes = 16 * 1024 * 1024;
 
+/**
+ * Deadline of a control request, for the whole exchange: 10 s. vLLM answers these in milliseconds; an
+ * endpoint that does not answer (a gateway routing only /v1/*) must not hold a run for long.
+ */
+export const controlTimeoutMs = 10_000;
+
+/** A control request got no complete answer within its deadline. */
+export class ControlDeadlineError extends Error {
+  override readonly name = "ControlDeadlineError";
+}
+
 /** The outcome of one streamed request; times are monotonic milliseconds (performance.now()). */
 export interface StreamOutcome {
   ok: boolean;
@@ -342,7 +353,7 @@ export function createControlClient(options: {
   apiKey?: string;
   timeoutMs?: number;
 }): ControlClient {
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? controlTimeoutMs;
   const agent = new Agent({ connections: 4, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   const base = options.baseUrl.replace(/\/+$/, "");
   const headers: Record<string, string> = { "content-type": "application/json" };
@@ -376,7 +387,9 @@ export function createControlClient(options: {
       return { status: response.statusCode, text: Buffer.concat(parts).toString("utf8") };
     } catch (error) {
       if (signal.aborted) {
-        throw new Error(`${what}: no complete answer within ${timeoutMs} ms (the control-request deadline)`);
+        throw new ControlDeadlineError(
+          `${what}: no complete answer within ${timeoutMs} ms (the control-request deadline)`,
+        );
       }
       throw error;
     }

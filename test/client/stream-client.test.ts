@@ -2,6 +2,8 @@ import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { sseEventLimitBytes } from "../../src/client/sse-stream.js";
 import {
+  controlBodyLimitBytes,
+  createControlClient,
   createStreamClient,
   errorBodyLimitBytes,
   primeTimeoutMs,
@@ -248,5 +250,44 @@ describe("stream framing", () => {
     });
     expect(outcome).toMatchObject({ ok: false, errorKind: "malformed" });
     expect(outcome.errorMessage).toMatch(/not JSON/);
+  });
+});
+
+describe("createControlClient", () => {
+  it("gives a trickling answer one deadline for the whole exchange", async () => {
+    server = await startFakeServer({
+      route: (url, _request, response) => {
+        if (url !== "/metrics") return false;
+        response.writeHead(200, { "content-type": "text/plain" });
+        const timer = setInterval(
+          () => (response.destroyed ? clearInterval(timer) : response.write("#\n")),
+          20,
+        );
+        return true;
+      },
+    });
+    const control = createControlClient({ baseUrl: server.baseUrl, timeoutMs: 300 });
+    const started = performance.now();
+    await expect(control.get("/metrics")).rejects.toThrow(
+      /GET \/metrics: no complete answer within 300 ms \(the control-request deadline\)/,
+    );
+    expect(performance.now() - started).toBeLessThan(2_000);
+    await control.close();
+  });
+
+  it("refuses an answer larger than its limit", async () => {
+    server = await startFakeServer({
+      route: (url, _request, response) => {
+        if (url !== "/metrics") return false;
+        response.writeHead(200, { "content-type": "text/plain" });
+        response.end(Buffer.alloc(controlBodyLimitBytes + 1024, "a".charCodeAt(0)));
+        return true;
+      },
+    });
+    const control = createControlClient({ baseUrl: server.baseUrl });
+    await expect(control.get("/metrics")).rejects.toThrow(
+      new RegExp(`larger than ${controlBodyLimitBytes} bytes \\(the control-request limit\\)`),
+    );
+    await control.close();
   });
 });
