@@ -124,6 +124,7 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
       let status: number | null = null;
       let errorBody: Buffer[] | null = null;
       let errorBodyBytes = 0;
+      let contentType: string | null = null;
       let controller: Dispatcher.DispatchController | null = null;
       let settled = false;
       let holdsSocket = false;
@@ -196,6 +197,7 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
             errorBody = [];
             return;
           }
+          contentType = headerValue(headers["content-type"]);
           const encoding = headerValue(headers["content-encoding"]);
           if (encoding !== null && encoding.toLowerCase() !== "identity") {
             stopWith(
@@ -231,8 +233,13 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
           const finishReason = reader.finishReason();
           if (reader.streamError !== null) return fail("stream_error", reader.streamError, endAt);
           if (reader.malformed !== null) return fail("malformed", reader.malformed, endAt);
-          if (!reader.sawChoices)
-            return fail("no_output", "the stream ended without any choices chunk", endAt);
+          if (!reader.sawChoices) {
+            const notSse =
+              contentType !== null && !contentType.toLowerCase().startsWith("text/event-stream")
+                ? ` (content-type: ${contentType}, not text/event-stream)`
+                : "";
+            return fail("no_output", `the stream ended without any choices chunk${notSse}`, endAt);
+          }
           if (!reader.done && finishReason === null) {
             return fail("incomplete", "the stream ended without [DONE] or a finish reason", endAt);
           }

@@ -161,6 +161,18 @@ describe("a misbehaving server", () => {
     expect(server!.requests[0]!.headers["accept-encoding"]).toBe("identity");
   });
 
+  it("names the content type of a response that is not an event stream", async () => {
+    const outcome = await one({
+      kind: "raw",
+      respond: (response) => {
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end('{"id":"cmpl-1","object":"text_completion","choices":[{"index":0,"text":"hi"}]}');
+      },
+    });
+    expect(outcome).toMatchObject({ ok: false, errorKind: "no_output" });
+    expect(outcome.errorMessage).toMatch(/content-type: application\/json, not text\/event-stream/);
+  });
+
   it("fails a request with a 50 MB SSE line at the line limit, quickly", async () => {
     const hugeLine = async (response: import("node:http").ServerResponse) => {
       response.writeHead(200, { "content-type": "text/event-stream" });
