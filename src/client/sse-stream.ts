@@ -60,6 +60,8 @@ export class CompletionStreamReader {
   private lineStart = 0;
   private lastLineEnd = -1;
   private lines = 0;
+  /** The last read ended in a CR: an LF at the start of the next completes that CRLF. */
+  private skipLeadingLf = false;
   private lastChoices: Buffer | null = null;
   private lastChoicesStart = 0;
   private lastChoicesEnd = 0;
@@ -89,8 +91,14 @@ export class CompletionStreamReader {
   }
 
   /** Feeds one network read that arrived at `now`. */
-  feed(chunk: Buffer, now: number): void {
+  feed(input: Buffer, now: number): void {
     if (this.oversized !== null) return;
+    let chunk = input;
+    if (this.skipLeadingLf) {
+      this.skipLeadingLf = false;
+      if (chunk[0] === LF) chunk = chunk.subarray(1);
+      if (chunk.length === 0) return;
+    }
     if (this.pendingLength === 0) {
       // Common case: the read starts at an event boundary; scan it in place.
       const consumed = this.scan(chunk, 0, 0, -1, 0, now);
@@ -149,12 +157,10 @@ export class CompletionStreamReader {
       }
       let after = terminator + 1;
       if (buffer[terminator] === CR) {
-        // A CR as the last byte may be the first half of a CRLF: decide when the next byte arrives.
-        if (after >= length) {
-          pos = terminator;
-          break;
-        }
-        if (buffer[after] === LF) after++;
+        // A CR as the last byte ends its line now (a lone-CR stream's event is not held until the next
+        // read); an LF starting the next read is then the second half of a CRLF, and skipped.
+        if (after >= length) this.skipLeadingLf = true;
+        else if (buffer[after] === LF) after++;
       }
       if (terminator === lineStart) {
         // Empty line: the event (if it has any line) is complete.

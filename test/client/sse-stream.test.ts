@@ -81,6 +81,20 @@ describe("CompletionStreamReader", () => {
     expect(reader.chunkTimes).toEqual([2, 3]);
   });
 
+  it("timestamps a lone-CR event with its own read, and a CRLF split after its CR with the read that ends it", () => {
+    const reader = new CompletionStreamReader();
+    reader.feed(Buffer.from(completionChunk("a", null).replace(/\n/g, "\r")), 1);
+    expect(reader.chunkTimes).toEqual([1]);
+    const second = completionChunk("b", "stop").replace(/\n/g, "\r\n");
+    const cut = second.length - 3;
+    reader.feed(Buffer.from(second.slice(0, cut)), 2);
+    reader.feed(Buffer.from(second.slice(cut)), 3);
+    reader.feed(Buffer.from("data: [DONE]\r\n\r\n"), 4);
+    expect(reader.chunkTimes).toEqual([1, 3]);
+    expect(reader.done).toBe(true);
+    expect(reader.malformed).toBeNull();
+  });
+
   it("reports a mid-stream error event sent over HTTP 200", () => {
     const text = `${completionChunk("a", null)}data: {"error": {"object": "error", "message": "engine died", "type": "InternalServerError", "param": null, "code": 500}}\n\ndata: [DONE]\n\n`;
     const reader = feedSplit(text, [7, 90]);
