@@ -35,7 +35,8 @@ const isCount = (value: number | null): value is number =>
   value !== null && Number.isSafeInteger(value) && value >= 0;
 
 /**
- * The usage a request reported, checked against itself, the chunks received and max_tokens (pure). A
+ * The usage a request reported, checked against itself, the chunks received and `maxTokens` (max_tokens
+ * times the choices asked for) (pure). A
  * count that is not a non-negative integer is dropped; output tokens that disagree with the chunks (by
  * more than the margins above) are replaced by the chunk count. Either way the record says why.
  */
@@ -115,13 +116,13 @@ export function toRecord(
   phase: Phase,
   ticket: Ticket,
   outcome: StreamOutcome,
-  request: Pick<WorkloadRequest, "targetInputTokens" | "maxTokens" | "prefixGroup">,
+  request: Pick<WorkloadRequest, "targetInputTokens" | "maxTokens" | "prefixGroup"> & { choices?: number },
   origin: number,
   cell: string,
   run: number,
 ): RequestRecord {
   const sent = outcome.sentAt;
-  const usage = checkUsage(outcome, request.maxTokens);
+  const usage = checkUsage(outcome, request.maxTokens * (request.choices ?? 1));
   return {
     v: requestRecordSchemaVersion,
     index: ticket.index,

@@ -106,6 +106,8 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
         targetInputTokens: request.targetInputTokens,
         // What was asked, after sampling.extra_body (which may set max_tokens itself).
         maxTokens: Number.isSafeInteger(body.max_tokens) ? (body.max_tokens as number) : request.maxTokens,
+        // Choices per request (extra_body may ask for n > 1): usage and chunks count all of them.
+        choices: Number.isSafeInteger(body.n) && (body.n as number) > 1 ? (body.n as number) : 1,
         prefixGroup: request.prefixGroup,
       },
     };
