@@ -11,6 +11,8 @@ export type ErrorKind =
   | "incomplete"
   | "no_output"
   | "malformed"
+  | "oversized_event"
+  | "unsupported_encoding"
   | "aborted"
   | "other";
 

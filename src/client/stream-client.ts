@@ -3,6 +3,29 @@ import { Agent, type Dispatcher, Pool } from "undici";
 import { classifyTransportError, describeError, type ErrorKind } from "./errors.js";
 import { CompletionStreamReader } from "./sse-stream.js";
 
+/**
+ * How much of an HTTP error's body is kept for its message: 64 KiB. The rest is not read: a request whose
+ * error body goes on is failed as `http_<status>` as soon as the limit is reached (or at its deadline).
+ */
+export const errorBodyLimitBytes = 64 * 1024;
+
+/** Deadline of the GET requests that open the pool's connections before a run (connection priming). */
+export const primeTimeoutMs = 5_000;
+
+/** Largest answer a control request (/metrics, /tokenize, /version, ...) may have: 16 MiB. */
+export const controlBodyLimitBytes = 16 * 1024 * 1024;
+
+/**
+ * Deadline of a control request, for the whole exchange: 10 s. vLLM answers these in milliseconds; an
+ * endpoint that does not answer (a gateway routing only /v1/*) must not hold a run for long.
+ */
+export const controlTimeoutMs = 10_000;
+
+/** A control request got no complete answer within its deadline. */
+export class ControlDeadlineError extends Error {
+  override readonly name = "ControlDeadlineError";
+}
+
 /** The outcome of one streamed request; times are monotonic milliseconds (performance.now()). */
 export interface StreamOutcome {
   ok: boolean;
@@ -48,10 +71,11 @@ export interface StreamClient {
   resetPeak(): void;
   /**
    * Opens `count` connections up front (concurrent GETs of `path`), so the measured phase does not pay
-   * TCP set-up in its first requests' TTFT. Resolves with how many answered.
+   * TCP set-up in its first requests' TTFT. Each GET has primeTimeoutMs (abortAll ends them at once).
+   * Resolves with how many answered, and why the first that did not.
    */
-  prime(count: number, path?: string): Promise<number>;
-  /** Ends every request in flight now, as failed with kind "aborted" (an interrupted run). */
+  prime(count: number, path?: string): Promise<{ answered: number; problem: string | null }>;
+  /** Ends every request in flight now, as failed with kind "aborted" (an interrupted run), and priming. */
   abortAll(): void;
   close(): Promise<void>;
 }
@@ -80,7 +104,11 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
     "content-type": "application/json",
     accept: "text/event-stream",
   };
+  // The reader parses the bytes as they come: a compressed stream cannot be timed chunk by chunk.
+  baseHeaders["accept-encoding"] = "identity";
   if (options.apiKey) baseHeaders.authorization = `Bearer ${options.apiKey}`;
+  /** Aborts the connection-priming GETs (abortAll, close). */
+  let primeAbort = new AbortController();
 
   let onSocket = 0;
   let peakOnSocket = 0;
@@ -95,6 +123,8 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
       let headersAt: number | null = null;
       let status: number | null = null;
       let errorBody: Buffer[] | null = null;
+      let errorBodyBytes = 0;
+      let contentType: string | null = null;
       let controller: Dispatcher.DispatchController | null = null;
       let settled = false;
       let holdsSocket = false;
@@ -128,15 +158,21 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
           finishReason: reader.finishReason(),
         });
 
-      const stopWith = (kind: "timeout" | "aborted", message: string) => {
+      const stopWith = (kind: ErrorKind, message: string) => {
         timedOut = true;
         fail(kind, message);
         controller?.abort(new RequestTimeoutError(message));
       };
-      const timer = setTimeout(
-        () => stopWith("timeout", `no complete response within ${request.timeoutMs} ms`),
-        request.timeoutMs,
-      );
+      const errorText = () => Buffer.concat(errorBody ?? []).toString("utf8");
+      const timer = setTimeout(() => {
+        // An error status is what the request got, even when its body never ended.
+        if (errorBody !== null) {
+          stopWith(
+            `http_${status ?? 0}`,
+            `${httpErrorMessage(status ?? 0, errorText())} (the error body did not end within ${request.timeoutMs} ms, timeout_s)`,
+          );
+        } else stopWith("timeout", `no complete response within ${request.timeoutMs} ms (timeout_s)`);
+      }, request.timeoutMs);
       const cancel = () => stopWith("aborted", "cancelled: the run was interrupted");
       active.add(cancel);
 
@@ -154,31 +190,56 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
             if (onSocket > peakOnSocket) peakOnSocket = onSocket;
           }
         },
-        onResponseStart(_controller, statusCode) {
+        onResponseStart(_controller, statusCode, headers) {
           headersAt = performance.now();
           status = statusCode;
-          if (statusCode !== 200) errorBody = [];
+          if (statusCode !== 200) {
+            errorBody = [];
+            return;
+          }
+          contentType = headerValue(headers["content-type"]);
+          const encoding = headerValue(headers["content-encoding"]);
+          if (encoding !== null && encoding.toLowerCase() !== "identity") {
+            stopWith(
+              "unsupported_encoding",
+              `the server sent the stream with content-encoding: ${encoding}; the client reads uncompressed streams only (it asks for accept-encoding: identity)`,
+            );
+          }
         },
         onResponseData(_controller, chunk) {
-          if (errorBody !== null) errorBody.push(chunk);
-          else reader.feed(chunk, performance.now());
+          if (settled) return;
+          if (errorBody !== null) {
+            const room = errorBodyLimitBytes - errorBodyBytes;
+            errorBody.push(room < chunk.length ? chunk.subarray(0, room) : chunk);
+            errorBodyBytes += Math.min(room, chunk.length);
+            if (errorBodyBytes >= errorBodyLimitBytes) {
+              stopWith(
+                `http_${status ?? 0}`,
+                `${httpErrorMessage(status ?? 0, errorText())} (error body cut at ${errorBodyLimitBytes} bytes, the client's limit)`,
+              );
+            }
+            return;
+          }
+          reader.feed(chunk, performance.now());
+          if (reader.oversized !== null) stopWith("oversized_event", reader.oversized);
         },
         onResponseEnd() {
           const endAt = performance.now();
           if (errorBody !== null) {
-            fail(
-              `http_${status ?? 0}`,
-              httpErrorMessage(status ?? 0, Buffer.concat(errorBody).toString("utf8")),
-              endAt,
-            );
+            fail(`http_${status ?? 0}`, httpErrorMessage(status ?? 0, errorText()), endAt);
             return;
           }
           reader.finish(endAt);
           const finishReason = reader.finishReason();
           if (reader.streamError !== null) return fail("stream_error", reader.streamError, endAt);
           if (reader.malformed !== null) return fail("malformed", reader.malformed, endAt);
-          if (!reader.sawChoices)
-            return fail("no_output", "the stream ended without any choices chunk", endAt);
+          if (!reader.sawChoices) {
+            const notSse =
+              contentType !== null && !contentType.toLowerCase().startsWith("text/event-stream")
+                ? ` (content-type: ${contentType}, not text/event-stream)`
+                : "";
+            return fail("no_output", `the stream ended without any choices chunk${notSse}`, endAt);
+          }
           if (!reader.done && finishReason === null) {
             return fail("incomplete", "the stream ended without [DONE] or a finish reason", endAt);
           }
@@ -228,25 +289,49 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
     },
     abortAll() {
       for (const cancel of [...active]) cancel();
+      primeAbort.abort(new Error("the run was interrupted"));
+      primeAbort = new AbortController();
     },
     async prime(count, primePath = "/health") {
+      const deadline = AbortSignal.timeout(primeTimeoutMs);
+      const signal = AbortSignal.any([deadline, primeAbort.signal]);
+      let problem: string | null = null;
       const answers = await Promise.all(
         Array.from({ length: count }, () =>
           pool
-            .request({ path: pathPrefix + primePath, method: "GET", headers: baseHeaders })
+            .request({
+              path: pathPrefix + primePath,
+              method: "GET",
+              headers: baseHeaders,
+              signal,
+              headersTimeout: primeTimeoutMs,
+              bodyTimeout: primeTimeoutMs,
+            })
             .then(async (response) => {
-              await response.body.dump();
+              await response.body.dump({ limit: 64 * 1024, signal });
               return 1;
             })
-            .catch(() => 0),
+            .catch((error: unknown) => {
+              problem ??= deadline.aborted
+                ? `GET ${primePath} did not answer within ${primeTimeoutMs} ms (the connection-priming deadline)`
+                : signal.aborted
+                  ? "connection priming was interrupted"
+                  : `GET ${primePath} failed: ${describeError(error)}`;
+              return 0;
+            }),
         ),
       );
-      return answers.reduce<number>((sum, value) => sum + value, 0);
+      return { answered: answers.reduce<number>((sum, value) => sum + value, 0), problem };
     },
     async close() {
       await pool.destroy();
     },
   };
+}
+
+function headerValue(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(", ") : value;
 }
 
 function httpErrorMessage(status: number, body: string): string {
@@ -275,24 +360,46 @@ export function createControlClient(options: {
   apiKey?: string;
   timeoutMs?: number;
 }): ControlClient {
-  const agent = new Agent({
-    connections: 4,
-    headersTimeout: options.timeoutMs ?? 30_000,
-    bodyTimeout: options.timeoutMs ?? 30_000,
-  });
+  const timeoutMs = options.timeoutMs ?? controlTimeoutMs;
+  const agent = new Agent({ connections: 4, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   const base = options.baseUrl.replace(/\/+$/, "");
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   const send = async (url: string, method: "GET" | "POST", body?: unknown) => {
-    const response = await agent.request({
-      origin: new URL(url).origin,
-      path: new URL(url).pathname + new URL(url).search,
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.body.text();
-    return { status: response.statusCode, text };
+    const target = new URL(url);
+    // One deadline for the whole exchange: undici's timeouts are idle times, which a trickle never hits.
+    const signal = AbortSignal.timeout(timeoutMs);
+    const what = `${method} ${target.pathname}`;
+    try {
+      const response = await agent.request({
+        origin: target.origin,
+        path: target.pathname + target.search,
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
+      const parts: Buffer[] = [];
+      let size = 0;
+      for await (const part of response.body as AsyncIterable<Buffer>) {
+        size += part.length;
+        if (size > controlBodyLimitBytes) {
+          response.body.destroy();
+          throw new Error(
+            `${what}: the answer is larger than ${controlBodyLimitBytes} bytes (the control-request limit)`,
+          );
+        }
+        parts.push(part);
+      }
+      return { status: response.statusCode, text: Buffer.concat(parts).toString("utf8") };
+    } catch (error) {
+      if (signal.aborted) {
+        throw new ControlDeadlineError(
+          `${what}: no complete answer within ${timeoutMs} ms (the control-request deadline)`,
+        );
+      }
+      throw error;
+    }
   };
   return {
     get: (path) => send(base + path, "GET"),

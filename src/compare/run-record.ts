@@ -59,6 +59,7 @@ export function runRecordFromRunFile(file: RunFile, source: string): RunRecord {
   if (file.flags.serverCrashed) exclusionReasons.push("server crashed during the run");
   if (file.flags.interrupted) exclusionReasons.push(`interrupted by ${file.flags.interrupted}`);
   else if (file.flags.cutShort) exclusionReasons.push("run cut short");
+  exclusionReasons.push(...(file.flags.unusableReasons ?? []));
   return {
     source,
     cell: file.cell,

@@ -7,6 +7,20 @@ import { z } from "zod";
  */
 export const requestRecordSchemaVersion = 1;
 
+/**
+ * Why a request's usage was not taken as the server reported it (docs/run.md, "Usage checks"):
+ * `invalid_usage` (a count that is not a non-negative integer, or cumulative counts that go down),
+ * `usage_exceeds_chunks` / `usage_below_chunks` (completion_tokens far from the chunks received),
+ * `exceeds_max_tokens` (more output than the request's max_tokens allows).
+ */
+export const usageIssueKinds = [
+  "invalid_usage",
+  "usage_exceeds_chunks",
+  "usage_below_chunks",
+  "exceeds_max_tokens",
+] as const;
+export type UsageIssueKind = (typeof usageIssueKinds)[number];
+
 const ms = z.number();
 
 export const requestRecordSchema = z.object({
@@ -47,6 +61,8 @@ export const requestRecordSchema = z.object({
   targetInputTokens: z.number().int().nullable(),
   maxTokens: z.number().int(),
   prefixGroup: z.number().int().nullable(),
+  /** Present when the server's usage failed a check; the detail names the values and the margin. */
+  usageIssue: z.object({ kind: z.enum(usageIssueKinds), detail: z.string() }).optional(),
 });
 
 export type RequestRecord = z.output<typeof requestRecordSchema>;

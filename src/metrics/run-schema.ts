@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { usageIssueKinds } from "./request-record.js";
 
 /**
  * `run.json`: everything measured in one run of one cell. It is the contract between `run` (writer)
@@ -28,6 +29,10 @@ export type LatencySummary = z.output<typeof latencySummarySchema>;
 const serverValue = z.number().nullable();
 
 export const serverMetricsSummarySchema = z.object({
+  notFinite: z
+    .array(z.string())
+    .optional()
+    .describe("Fields below whose samples were NaN or +-Inf in /metrics: recorded as null."),
   preemptions: serverValue,
   prefix_cache_queries: serverValue,
   prefix_cache_hits: serverValue,
@@ -106,6 +111,14 @@ export const runFileSchema = z.object({
       .optional()
       .describe("The signal (SIGINT, SIGTERM) that interrupted the run; such a run is also cut short."),
     notes: z.array(z.string()).default([]),
+    usageIssues: z
+      .partialRecord(z.enum(usageIssueKinds), z.number().int().nonnegative())
+      .optional()
+      .describe("Measured requests whose usage failed a check, by kind (docs/run.md, Usage checks)."),
+    unusableReasons: z
+      .array(z.string())
+      .optional()
+      .describe("Why compare must not use this run (besides the flags above); empty when it is usable."),
   }),
   prefix: z.object({
     policy: z.enum(["fresh", "reuse"]),

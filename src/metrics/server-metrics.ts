@@ -45,6 +45,7 @@ function buckets(samples: Samples, histogram: string): Map<number, number> {
   for (const sample of samples) {
     if (sample.name !== bucketName || sample.labels.le === undefined) continue;
     const bound = sample.labels.le === "+Inf" ? Number.POSITIVE_INFINITY : Number(sample.labels.le);
+    if (Number.isNaN(bound)) continue;
     out.set(bound, (out.get(bound) ?? 0) + sample.value);
   }
   return out;

@@ -1,23 +1,128 @@
 import type { StreamOutcome } from "../client/stream-client.js";
-import { type RequestRecord, requestRecordSchemaVersion } from "../metrics/request-record.js";
+import {
+  type RequestRecord,
+  requestRecordSchemaVersion,
+  type UsageIssueKind,
+} from "../metrics/request-record.js";
 import type { Phase, WorkloadRequest } from "../workload/workload.js";
 import type { Ticket } from "./dispatch.js";
 
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
+
+/**
+ * Margins of the usage checks (docs/run.md, "Usage checks"). vLLM sends one choices chunk per token by
+ * default; `--stream-interval` and speculative decoding put several tokens in one chunk, up to this many
+ * are believed. Chunks without a token (chat's role chunk, a final chunk carrying only the finish reason)
+ * are allowed for twice.
+ */
+export const maxTokensPerChunk = 16;
+export const tokenlessChunksAllowed = 2;
+/** usage.completion_tokens may exceed max_tokens by this many tokens (vLLM never exceeds it). */
+export const maxTokensMargin = 0;
+
+interface CheckedUsage {
+  promptTokens: number | null;
+  completionTokens: number | null;
+  cachedTokens: number | null;
+  chunkTokens: number[] | null;
+  /** Output tokens as recorded and their source. */
+  outputTokens: number | null;
+  source: "usage" | "chunks" | null;
+  issue: { kind: UsageIssueKind; detail: string } | null;
+}
+
+const isCount = (value: number | null): value is number =>
+  value !== null && Number.isSafeInteger(value) && value >= 0;
+
+/**
+ * The usage a request reported, checked against itself, the chunks received and `maxTokens` (max_tokens
+ * times the choices asked for) (pure). A
+ * count that is not a non-negative integer is dropped; output tokens that disagree with the chunks (by
+ * more than the margins above) are replaced by the chunk count. Either way the record says why.
+ */
+export function checkUsage(
+  outcome: Pick<
+    StreamOutcome,
+    "promptTokens" | "completionTokens" | "cachedTokens" | "chunkTokens" | "chunkTimes"
+  >,
+  maxTokens: number,
+): CheckedUsage {
+  let issue: CheckedUsage["issue"] = null;
+  const invalid = (field: string, value: unknown) => {
+    issue ??= { kind: "invalid_usage", detail: `${field} ${String(value)} is not a non-negative integer` };
+    return null;
+  };
+  const promptTokens =
+    outcome.promptTokens === null || isCount(outcome.promptTokens)
+      ? outcome.promptTokens
+      : invalid("usage.prompt_tokens", outcome.promptTokens);
+  const cachedTokens =
+    outcome.cachedTokens === null || isCount(outcome.cachedTokens)
+      ? outcome.cachedTokens
+      : invalid("usage.prompt_tokens_details.cached_tokens", outcome.cachedTokens);
+  let completionTokens =
+    outcome.completionTokens === null || isCount(outcome.completionTokens)
+      ? outcome.completionTokens
+      : invalid("usage.completion_tokens", outcome.completionTokens);
+  let chunkTokens = outcome.chunkTokens;
+  if (chunkTokens !== null && !chunkTokens.every((tokens) => isCount(tokens))) {
+    issue ??= { kind: "invalid_usage", detail: "per-chunk cumulative usage went down or was not an integer" };
+    chunkTokens = null;
+  }
+  const chunks = outcome.chunkTimes.length;
+  if (completionTokens !== null && chunks > 0) {
+    if (completionTokens > maxTokensPerChunk * chunks) {
+      issue ??= {
+        kind: "usage_exceeds_chunks",
+        detail: `usage.completion_tokens ${completionTokens} > ${maxTokensPerChunk} x ${chunks} chunks received`,
+      };
+      completionTokens = null;
+    } else if (completionTokens < chunks - tokenlessChunksAllowed) {
+      issue ??= {
+        kind: "usage_below_chunks",
+        detail: `usage.completion_tokens ${completionTokens} < ${chunks} chunks received - ${tokenlessChunksAllowed}`,
+      };
+      completionTokens = null;
+    }
+  }
+  const chunksWithinMax = chunks <= maxTokens + tokenlessChunksAllowed;
+  if (completionTokens !== null && completionTokens > maxTokens + maxTokensMargin) {
+    issue ??= {
+      kind: "exceeds_max_tokens",
+      detail: `usage.completion_tokens ${completionTokens} > max_tokens ${maxTokens}${chunksWithinMax ? ` over ${chunks} chunks` : ""}`,
+    };
+    // The chunks kept to max_tokens: the usage is what is wrong.
+    if (chunksWithinMax && chunks > 0) completionTokens = null;
+  } else if (!chunksWithinMax) {
+    issue ??= {
+      kind: "exceeds_max_tokens",
+      detail: `${chunks} chunks received for max_tokens ${maxTokens}: the server ignored max_tokens`,
+    };
+  }
+  const outputTokens = completionTokens ?? (chunks > 0 ? chunks : null);
+  return {
+    promptTokens,
+    completionTokens,
+    cachedTokens,
+    chunkTokens,
+    outputTokens,
+    source: completionTokens !== null ? "usage" : outputTokens !== null ? "chunks" : null,
+    issue,
+  };
+}
 
 /** One finished request as a requests.jsonl line, times relative to the phase origin. */
 export function toRecord(
   phase: Phase,
   ticket: Ticket,
   outcome: StreamOutcome,
-  request: Pick<WorkloadRequest, "targetInputTokens" | "maxTokens" | "prefixGroup">,
+  request: Pick<WorkloadRequest, "targetInputTokens" | "maxTokens" | "prefixGroup"> & { choices?: number },
   origin: number,
   cell: string,
   run: number,
 ): RequestRecord {
   const sent = outcome.sentAt;
-  const usageTokens = outcome.completionTokens;
-  const outputTokens = usageTokens ?? (outcome.chunkTimes.length > 0 ? outcome.chunkTimes.length : null);
+  const usage = checkUsage(outcome, request.maxTokens * (request.choices ?? 1));
   return {
     v: requestRecordSchemaVersion,
     index: ticket.index,
@@ -30,20 +135,21 @@ export function toRecord(
     sentMs: round3(sent - origin),
     socketMs: outcome.onSocketAt === null ? null : round3(outcome.onSocketAt - sent),
     headersMs: outcome.headersAt === null ? null : round3(outcome.headersAt - sent),
-    chunksUs: outcome.chunkTimes.map((time) => Math.round((time - sent) * 1000)),
-    chunkTokens: outcome.chunkTokens,
+    chunksUs: outcome.chunkTimes.map((time) => Math.max(0, Math.round((time - sent) * 1000))),
+    chunkTokens: usage.chunkTokens,
     endMs: round3(outcome.endAt - origin),
     ok: outcome.ok,
     errorKind: outcome.errorKind,
     error: outcome.errorMessage,
     httpStatus: outcome.httpStatus,
     finishReason: outcome.finishReason,
-    promptTokens: outcome.promptTokens,
-    outputTokens,
-    outputTokensSource: usageTokens !== null ? "usage" : outputTokens !== null ? "chunks" : null,
-    cachedTokens: outcome.cachedTokens,
+    promptTokens: usage.promptTokens,
+    outputTokens: usage.outputTokens,
+    outputTokensSource: usage.source,
+    cachedTokens: usage.cachedTokens,
     targetInputTokens: request.targetInputTokens,
     maxTokens: request.maxTokens,
     prefixGroup: request.prefixGroup,
+    ...(usage.issue !== null ? { usageIssue: usage.issue } : {}),
   };
 }

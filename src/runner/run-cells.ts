@@ -325,6 +325,7 @@ export function summaryLine(file: RunFile): string {
       : file.flags.cutShort
         ? "cut short"
         : "",
+    ...(file.flags.unusableReasons ?? []).map((reason) => `UNUSABLE (${reason})`),
   ].filter(Boolean);
   return (
     `${file.cell} run ${file.run}: ${file.requests.completed}/${file.requests.total} ok` +

@@ -1,6 +1,11 @@
-import type { RequestRecord } from "../metrics/request-record.js";
+import type { RequestRecord, UsageIssueKind } from "../metrics/request-record.js";
 import { computeRunMetrics } from "../metrics/run-metrics.js";
-import { type RunFile, runFileSchema, runFileSchemaVersion } from "../metrics/run-schema.js";
+import {
+  type RunFile,
+  runFileSchema,
+  runFileSchemaVersion,
+  type ServerMetricsSummary,
+} from "../metrics/run-schema.js";
 import { type MetricsScrape, summarizeServerMetrics } from "../metrics/server-metrics.js";
 import { summarize } from "../metrics/summary.js";
 import { toolName, toolVersion } from "../version.js";
@@ -80,8 +85,16 @@ export function assembleRunFile(facts: RunFacts): RunFile {
   });
 
   const busyMs = records.reduce((sum, record) => sum + (record.endMs - record.sentMs), 0);
-  if (records.some((record) => record.ok && record.outputTokensSource === "chunks")) {
+  if (records.some((record) => record.ok && record.outputTokensSource === "chunks" && !record.usageIssue)) {
     notes.push("the server sent no usage for some requests: their output tokens are counted as chunks");
+  }
+  const usage = usageVerdict(records);
+  notes.push(...usage.notes);
+  const server = withFiniteValues(summarizeServerMetrics(facts.scrapes));
+  if (server !== null && (server.notFinite?.length ?? 0) > 0) {
+    notes.push(
+      `/metrics gave no finite number (NaN or Inf samples) for ${server.notFinite!.join(", ")}: recorded as null`,
+    );
   }
   if (workload.info.tokenModel.source === "tokenize") {
     const model = workload.info.tokenModel;
@@ -116,13 +129,15 @@ export function assembleRunFile(facts: RunFacts): RunFile {
       eventLoopLagP99Ms: facts.eventLoopLagP99Ms,
     },
     ...metrics,
-    server: summarizeServerMetrics(facts.scrapes),
+    server,
     flags: {
       clientBound: reasons.length > 0,
       ...(reasons.length > 0 ? { clientBoundReason: reasons.join("; ") } : {}),
       serverCrashed: crashed !== null,
       cutShort,
       notes: crashed !== null ? [`server exited during the run: ${crashed}`, ...notes] : notes,
+      ...(Object.keys(usage.counts).length > 0 ? { usageIssues: usage.counts } : {}),
+      ...(usage.unusable.length > 0 ? { unusableReasons: usage.unusable } : {}),
     },
     prefix: facts.prefix,
     fingerprint: {
@@ -142,4 +157,62 @@ export function assembleRunFile(facts: RunFacts): RunFile {
     },
     telemetry: facts.telemetry ?? null,
   });
+}
+
+/**
+ * Share of a run's measured requests with a usage issue above which the run is unusable: 5%. Below it the
+ * flagged requests are counted (their output tokens come from the chunks) and the run is kept.
+ */
+export const usageIssueLimit = 0.05;
+
+/** Counts the measured requests whose usage failed a check, and whether that makes the run unusable. */
+function usageVerdict(records: readonly RequestRecord[]): {
+  counts: Partial<Record<UsageIssueKind, number>>;
+  notes: string[];
+  unusable: string[];
+} {
+  const counts: Partial<Record<UsageIssueKind, number>> = {};
+  let flagged = 0;
+  let example: string | null = null;
+  for (const record of records) {
+    if (!record.usageIssue) continue;
+    flagged++;
+    counts[record.usageIssue.kind] = (counts[record.usageIssue.kind] ?? 0) + 1;
+    example ??= `request ${record.index}: ${record.usageIssue.detail}`;
+  }
+  if (flagged === 0) return { counts, notes: [], unusable: [] };
+  const kinds = Object.entries(counts)
+    .map(([kind, count]) => `${count} ${kind}`)
+    .join(", ");
+  const share = flagged / records.length;
+  const summary = `${flagged} of ${records.length} requests (${(share * 100).toFixed(1)}%) had usage that failed its checks (${kinds}; e.g. ${example})`;
+  if (share > usageIssueLimit) {
+    return {
+      counts,
+      notes: [],
+      unusable: [
+        `${summary}: more than ${usageIssueLimit * 100}% makes the run unusable, its token counts and throughputs cannot be trusted`,
+      ],
+    };
+  }
+  return {
+    counts,
+    notes: [`${summary}; their output tokens are counted as chunks where usage was wrong`],
+    unusable: [],
+  };
+}
+
+/**
+ * NaN and +-Inf are legal sample values in the Prometheus text format; a server summary field they leave
+ * without a finite number becomes null and is named in `notFinite` (run.json holds only finite numbers).
+ */
+function withFiniteValues(summary: ServerMetricsSummary | null): ServerMetricsSummary | null {
+  if (summary === null) return null;
+  const notFinite: string[] = [];
+  const entries = Object.entries(summary).map(([key, value]) => {
+    if (typeof value !== "number" || Number.isFinite(value)) return [key, value];
+    notFinite.push(key);
+    return [key, null];
+  });
+  return { ...(Object.fromEntries(entries) as ServerMetricsSummary), notFinite };
 }

@@ -104,7 +104,10 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
       perChunkUsage: wantsPerChunkUsage(body),
       meta: {
         targetInputTokens: request.targetInputTokens,
-        maxTokens: request.maxTokens,
+        // What was asked, after sampling.extra_body (which may set max_tokens itself).
+        maxTokens: Number.isSafeInteger(body.max_tokens) ? (body.max_tokens as number) : request.maxTokens,
+        // Choices per request (extra_body may ask for n > 1): usage and chunks count all of them.
+        choices: Number.isSafeInteger(body.n) && (body.n as number) > 1 ? (body.n as number) : 1,
         prefixGroup: request.prefixGroup,
       },
     };
@@ -175,7 +178,13 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
     return { send, tally };
   };
   try {
-    await client.prime(poolSize ?? defaultOpenLoopConnections);
+    const connections = poolSize ?? defaultOpenLoopConnections;
+    const primed = await client.prime(connections);
+    if (primed.problem !== null) {
+      notes.push(
+        `${primed.answered} of ${connections} connections opened before the run (${primed.problem}); the first requests' TTFT may include connection set-up`,
+      );
+    }
     // Warm-up: closed loop at the run's concurrency, its own prompts, results kept apart.
     const warmupPlan = warmupPlanOf(cell, plan);
     let warmupCount = 0;

@@ -21,6 +21,20 @@ export interface ProbeTarget {
 
 const probeTimeoutMs = 5_000;
 
+/** A probe answered with an HTTP error status. */
+export class ProbeStatusError extends Error {
+  override readonly name = "ProbeStatusError";
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+/** 401 and 403: the server wants credentials the client did not send, or refuses the ones it sent. */
+export const isUnauthorizedStatus = (status: number): boolean => status === 401 || status === 403;
+
 function headers(target: ProbeTarget): Record<string, string> {
   return target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {};
 }
@@ -40,7 +54,8 @@ export async function getText(url: string, apiKey?: string): Promise<string> {
     signal: AbortSignal.timeout(probeTimeoutMs),
   });
   const text = await response.text();
-  if (!response.ok) throw new Error(`GET ${url} answered HTTP ${response.status}`);
+  if (!response.ok)
+    throw new ProbeStatusError(`GET ${url} answered HTTP ${response.status}`, response.status);
   return text;
 }
 

@@ -260,7 +260,9 @@ export function createServerProvider(
           ? `The server stopped before it was ready (${outcome.detail}).`
           : outcome.reason === "timeout"
             ? `The server was not ready within server.startup_timeout_s (${timeoutS} s): ${outcome.detail}.`
-            : `The server is up but ${outcome.detail}; set model.name to the served model name.`,
+            : outcome.reason === "unauthorized"
+              ? `The server is up but ${outcome.detail}.`
+              : `The server is up but ${outcome.detail}; set model.name to the served model name.`,
         "readiness",
       );
     }

@@ -1,10 +1,23 @@
 import type { TimerClock } from "../util/clock.js";
-import { getServedModels, getStatus, type ProbeTarget, type ServedModel } from "./probe.js";
+import {
+  getServedModels,
+  getStatus,
+  isUnauthorizedStatus,
+  ProbeStatusError,
+  type ProbeTarget,
+  type ServedModel,
+} from "./probe.js";
 
 export type ReadinessOutcome =
   | { readonly ready: true; readonly models: ServedModel[]; readonly waitedMs: number }
   | { readonly ready: false; readonly reason: "exited"; readonly detail: string; readonly waitedMs: number }
   | { readonly ready: false; readonly reason: "timeout"; readonly detail: string; readonly waitedMs: number }
+  | {
+      readonly ready: false;
+      readonly reason: "unauthorized";
+      readonly detail: string;
+      readonly waitedMs: number;
+    }
   | {
       readonly ready: false;
       readonly reason: "wrong-model";
@@ -16,6 +29,8 @@ export type ReadinessOutcome =
  * Polls /health until 200, then /v1/models until it lists models (vLLM binds its socket only once the engine
  * is up, but /v1/models is what the load will use). Gives up at the deadline, and at once when the process
  * or container exits: waiting out a 15-minute timeout for a server that already crashed helps nobody.
+ * An HTTP 401 or 403 also ends the wait at once (`unauthorized`): a server that refuses the credentials
+ * will not accept them later.
  */
 export async function waitForReady(options: {
   target: ProbeTarget;
@@ -45,6 +60,8 @@ export async function waitForReady(options: {
     try {
       if (!healthy) {
         const status = await getStatus(options.target, "/health");
+        if (isUnauthorizedStatus(status))
+          return unauthorized("GET /health", status, options.target, started, clock);
         healthy = status === 200;
         lastProblem = `/health answered HTTP ${status}`;
       }
@@ -68,6 +85,9 @@ export async function waitForReady(options: {
         lastProblem = "/v1/models listed no model";
       }
     } catch (error) {
+      if (error instanceof ProbeStatusError && isUnauthorizedStatus(error.status)) {
+        return unauthorized("GET /v1/models", error.status, options.target, started, clock);
+      }
       lastProblem = describeProbeError(error);
     }
     if (exitReason !== undefined) continue;
@@ -82,6 +102,25 @@ export async function waitForReady(options: {
     }
     await clock.sleep(Math.min(options.pollMs, Math.max(0, options.timeoutMs - elapsed)), stopPolling.signal);
   }
+}
+
+function unauthorized(
+  probe: string,
+  status: number,
+  target: ProbeTarget,
+  started: number,
+  clock: TimerClock,
+): ReadinessOutcome {
+  return {
+    ready: false,
+    reason: "unauthorized",
+    detail: `${probe} answered HTTP ${status} (unauthorized): the server ${
+      target.apiKey
+        ? "refuses the API key sent (server.api_key_env)"
+        : "wants an API key and none is sent (set server.api_key_env)"
+    }`,
+    waitedMs: clock.now() - started,
+  };
 }
 
 function describeProbeError(error: unknown): string {

@@ -1,3 +1,4 @@
+import { FailureError } from "../cli/errors.js";
 import { createRng } from "./rng.js";
 import { randomWords } from "./text.js";
 import type { TokenModel } from "./token-model.js";
@@ -7,6 +8,15 @@ import { defaultTokenModel } from "./token-model.js";
 export type TokenCounter = (text: string) => Promise<number | null>;
 
 const probeWords = [64, 512] as const;
+
+/**
+ * Bounds of a believable fit (docs/run.md, "Exact input lengths"). The prompts are common English words:
+ * a BPE tokenizer spends about one token on each, a byte-level one up to about six; a chat template adds a
+ * few dozen tokens (a default system prompt, special tokens). A fit outside these would size prompts
+ * from a tokenizer that cannot be right (1e-4 tokens per word made prompts 10,000 times too long).
+ */
+export const plausibleTokensPerWord = { min: 0.25, max: 8 } as const;
+export const plausibleOffsetTokens = { min: -16, max: 2048 } as const;
 
 /**
  * Fits tokens = a * words + b from two probes through the server's own tokenizer, so synthetic prompts hit
@@ -23,8 +33,19 @@ export async function calibrateTokenModel(countTokens: TokenCounter, seed: numbe
   }
   const [small, large] = counts as [number, number];
   const tokensPerWord = (large - small) / (probeWords[1] - probeWords[0]);
-  if (!(tokensPerWord > 0)) return defaultTokenModel;
   const offset = small - tokensPerWord * probeWords[0];
+  if (
+    !(tokensPerWord >= plausibleTokensPerWord.min && tokensPerWord <= plausibleTokensPerWord.max) ||
+    !(offset >= plausibleOffsetTokens.min && offset <= plausibleOffsetTokens.max)
+  ) {
+    throw new FailureError(
+      `POST /tokenize counted ${small} tokens for ${probeWords[0]} words and ${large} for ${probeWords[1]}: ` +
+        `${tokensPerWord.toPrecision(3)} tokens per word + ${offset.toPrecision(3)}, outside the plausible ` +
+        `${plausibleTokensPerWord.min}-${plausibleTokensPerWord.max} tokens per word and ` +
+        `${plausibleOffsetTokens.min}..${plausibleOffsetTokens.max} tokens of template; ` +
+        "the prompts will not be sized from this tokenizer (check what answers /tokenize at this server)",
+    );
+  }
   return { tokensPerWord, offset: Math.round(offset * 1000) / 1000, source: "tokenize" };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CompletionStreamReader } from "../../src/client/sse-stream.js";
+import { CompletionStreamReader, isJsonValue, sseEventLimitBytes } from "../../src/client/sse-stream.js";
 import { createRng } from "../../src/workload/rng.js";
 
 // Chunk shapes of vLLM's OpenAI server (shared/reference/vllm-protocol-and-metrics.md §2.1).
@@ -81,6 +81,20 @@ describe("CompletionStreamReader", () => {
     expect(reader.chunkTimes).toEqual([2, 3]);
   });
 
+  it("timestamps a lone-CR event with its own read, and a CRLF split after its CR with the read that ends it", () => {
+    const reader = new CompletionStreamReader();
+    reader.feed(Buffer.from(completionChunk("a", null).replace(/\n/g, "\r")), 1);
+    expect(reader.chunkTimes).toEqual([1]);
+    const second = completionChunk("b", "stop").replace(/\n/g, "\r\n");
+    const cut = second.length - 3;
+    reader.feed(Buffer.from(second.slice(0, cut)), 2);
+    reader.feed(Buffer.from(second.slice(cut)), 3);
+    reader.feed(Buffer.from("data: [DONE]\r\n\r\n"), 4);
+    expect(reader.chunkTimes).toEqual([1, 3]);
+    expect(reader.done).toBe(true);
+    expect(reader.malformed).toBeNull();
+  });
+
   it("reports a mid-stream error event sent over HTTP 200", () => {
     const text = `${completionChunk("a", null)}data: {"error": {"object": "error", "message": "engine died", "type": "InternalServerError", "param": null, "code": 500}}\n\ndata: [DONE]\n\n`;
     const reader = feedSplit(text, [7, 90]);
@@ -125,5 +139,114 @@ describe("CompletionStreamReader", () => {
   it("reads a final event that lacks its blank line", () => {
     const reader = feedSplit(`${completionChunk("a", "stop")}data: [DONE]`, []);
     expect(reader.done).toBe(true);
+  });
+
+  it("reads lone-CR line endings (valid SSE) as it reads LF and CRLF, at every split", () => {
+    const text = stream(6, true).replace(/\n/g, "\r");
+    for (let cut = 1; cut < Buffer.byteLength(text); cut++) {
+      const reader = feedSplit(text, [cut]);
+      expect(reader.chunkTimes.length, `cut at ${cut}`).toBe(6);
+      expect(reader.done).toBe(true);
+      expect(reader.usage?.completionTokens).toBe(6);
+      expect(reader.malformed).toBeNull();
+    }
+    const rng = createRng(7);
+    const mixed = stream(30)
+      .split("\n\n")
+      .map((event, index) => (index % 3 === 0 ? event : index % 3 === 1 ? event.replace(/\n/g, "\r") : event))
+      .join(["\n\n", "\r\r", "\r\n\r\n"][rng.int(0, 2)]);
+    expect(feedSplit(mixed, [5, 700, 701, 2000]).chunkTimes).toHaveLength(30);
+  });
+
+  it("counts an event with a choices array that is not JSON as malformed, not as a token", () => {
+    for (const bad of [
+      'data: {"choices": [{ this is not json\n\n',
+      'data: {"choices": [{"index":0,"text":"a"}]} trailing\n\n',
+      'data: {"choices":[{"index":0,"text":"a",}]}\n\n',
+      'data: {"choices":[{"index":0,"text":"a"}]\n\n',
+      'data: {"choices":[{"index":01,"text":"a"}]}\n\n',
+    ]) {
+      const reader = feedSplit(
+        `${completionChunk("x", null)}${bad}${completionChunk("y", "stop")}data: [DONE]\n\n`,
+        [],
+      );
+      expect(reader.chunkCount, bad).toBe(2);
+      expect(reader.malformed, bad).toMatch(/not JSON/);
+    }
+    // A chunk that differs from the previous one only in its text is still checked (its text is a string).
+    const reader = feedSplit(
+      completionChunk("a", null) + completionChunk("b", null).replace('"b"', '"b\\q"'),
+      [],
+    );
+    expect(reader.chunkCount).toBe(1);
+    expect(reader.malformed).toMatch(/not JSON/);
+  });
+
+  it("validates JSON exactly as JSON.parse does (seeded mutations of vLLM chunks)", () => {
+    const rng = createRng(2026);
+    const seeds = [
+      completionChunk('a "quoted" \\ é 漢 \u0001', "length").slice(6, -2),
+      '{"id": "x", "choices": [{"index": 0, "delta": {"content": "hi"}, "logprobs": null}], "usage": {"prompt_tokens": 2, "completion_tokens": -1.5e+3}}',
+      '[1, -0, 0.5, 1E5, true, false, null, "\\u00e9", {}, []]',
+    ];
+    const alphabet = '{}[]",:\\ -+.eE0123456789tfnul\u00e9x\t';
+    for (let trial = 0; trial < 4000; trial++) {
+      let text = seeds[trial % seeds.length]!;
+      for (let edit = rng.int(0, 3); edit > 0; edit--) {
+        const at = rng.int(0, text.length);
+        const op = rng.int(0, 2);
+        const piece = alphabet[rng.int(0, alphabet.length - 1)]!;
+        text =
+          op === 0
+            ? text.slice(0, at) + text.slice(at + 1)
+            : op === 1
+              ? text.slice(0, at) + piece + text.slice(at)
+              : text.slice(0, at) + piece + text.slice(at + 1);
+      }
+      let parses = true;
+      try {
+        JSON.parse(text);
+      } catch {
+        parses = false;
+      }
+      const bytes = Buffer.from(text);
+      expect(isJsonValue(bytes, 0, bytes.length), text).toBe(parses);
+    }
+  });
+
+  it("reads a long line split over many reads in linear time", () => {
+    // 3 MiB of text in 1 kB reads: the old reader re-concatenated and rescanned what was pending on every read.
+    const text = "x".repeat(3 * 1024 * 1024);
+    const event = Buffer.from(
+      `data: {"id":"a","choices":[{"index":0,"text":"${text}","finish_reason":"stop"}]}\n\ndata: [DONE]\n\n`,
+    );
+    const reader = new CompletionStreamReader();
+    const started = performance.now();
+    for (let offset = 0; offset < event.length; offset += 1024)
+      reader.feed(event.subarray(offset, offset + 1024), offset);
+    reader.finish(event.length);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(reader.chunkCount).toBe(1);
+    expect(reader.done).toBe(true);
+    expect(reader.oversized).toBeNull();
+  });
+
+  it("gives up on an event or line longer than the limit and ignores the rest", () => {
+    const reader = new CompletionStreamReader();
+    const piece = Buffer.alloc(64 * 1024, "x".charCodeAt(0));
+    reader.feed(Buffer.from(completionChunk("a", null)), 0);
+    reader.feed(Buffer.from("data: "), 1);
+    const started = performance.now();
+    // 50 MB without a line end.
+    for (let index = 0; index < 800; index++) reader.feed(piece, 2);
+    reader.feed(Buffer.from(`\n\n${completionChunk("b", "stop")}data: [DONE]\n\n`), 3);
+    reader.finish(4);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(reader.oversized).toMatch(new RegExp(`limit is ${sseEventLimitBytes} bytes`));
+    expect(reader.chunkCount).toBe(1);
+    // A complete event over the limit in one read is refused too.
+    const big = new CompletionStreamReader();
+    big.feed(Buffer.from(`data: ${"y".repeat(sseEventLimitBytes + 10)}\n\n`), 0);
+    expect(big.oversized).not.toBeNull();
   });
 });

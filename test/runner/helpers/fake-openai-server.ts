@@ -12,7 +12,12 @@ export type Behaviour =
   | { kind: "mid-error"; after: number }
   | { kind: "reset"; after: number }
   | { kind: "hang" }
-  | { kind: "no-done"; tokens: number };
+  | { kind: "no-done"; tokens: number }
+  /** Full control of the response, for hostile-server tests. */
+  | {
+      kind: "raw";
+      respond: (response: ServerResponse, body: Record<string, unknown>) => void | Promise<void>;
+    };
 
 export interface FakeServer {
   baseUrl: string;
@@ -34,6 +39,10 @@ export async function startFakeServer(
     behaviour?: (body: Record<string, unknown>, index: number) => Behaviour;
     resetStatus?: number;
     metrics?: () => string;
+    /** Answers any other path first (e.g. a /health that never answers); return false to fall through. */
+    route?: (url: string, request: IncomingMessage, response: ServerResponse) => boolean;
+    /** The /tokenize count for a prompt of `words` words (default words + 1). */
+    tokenize?: (words: number) => number;
   } = {},
 ): Promise<FakeServer> {
   const requests: FakeServer["requests"] = [];
@@ -53,6 +62,10 @@ export async function startFakeServer(
     const chat = request.url === "/v1/chat/completions";
     const plan = behaviour(body, count++);
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    if (plan.kind === "raw") {
+      await plan.respond(response, body);
+      return;
+    }
     if (plan.kind === "http") {
       response.writeHead(plan.status, { "content-type": "application/json" });
       response.end(
@@ -111,9 +124,15 @@ export async function startFakeServer(
     request.on("data", (part: Buffer) => parts.push(part));
     request.on("end", () => {
       const text = Buffer.concat(parts).toString("utf8");
-      const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+      let body: Record<string, unknown> = {};
+      try {
+        body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+      } catch {
+        // not JSON: routes that read no body
+      }
       requests.push({ path: request.url ?? "", body, headers: request.headers });
       const url = request.url ?? "";
+      if (options.route?.(url, request, response) === true) return;
       if (url === "/v1/completions" || url === "/v1/chat/completions") {
         void stream(request, response, body);
       } else if (url === "/reset_prefix_cache") {
@@ -123,7 +142,9 @@ export async function startFakeServer(
         const prompt = String(body.prompt ?? "");
         response.writeHead(200, { "content-type": "application/json" }).end(
           JSON.stringify({
-            count: prompt.split(/\s+/).filter(Boolean).length + 1,
+            count: (options.tokenize ?? ((words: number) => words + 1))(
+              prompt.split(/\s+/).filter(Boolean).length,
+            ),
             max_model_len: 4096,
             tokens: [],
           }),
