@@ -8,12 +8,12 @@
 export const standardLooks = [3, 5, 7, 10] as const;
 
 /**
- * Fraction of the family level spent over all looks, by comparison mode. Bonferroni over looks
- * (share 1) bounds the false-block rate by 1 − confidence; the product's target is stricter (<= 1%
- * per PR at the default 95%). bench/gate.ts calibrates these: with a stored baseline the session drift
- * is common to every look and every metric, so it needs the smaller share.
+ * Fraction of the family level spent over all looks, by comparison mode. The regression test is against
+ * the tolerance margin, so the binding case is a true change at the tolerance, and Holm within a look
+ * plus Bonferroni over looks (share 1) bounds the chance of blocking it by the family level under any
+ * dependence between looks and metrics. bench/gate.ts measures how far below the bound it stays.
  */
-export const lookLevelShare = { interleaved: 0.5, stored: 0.25 } as const;
+export const lookLevelShare = { interleaved: 1, stored: 1 } as const;
 
 /** Look points within [min, max]: min, every standard look above it, and max. */
 export function lookSchedule(minRuns: number, maxRuns: number): number[] {
@@ -36,7 +36,7 @@ export function perLookLevel(
 }
 
 /**
- * Level of the non-inferiority bound behind "no change" (U < d). A false "no change" can only happen
+ * Level of the non-inferiority bound behind "within tolerance" (U < d). A false pass can only happen
  * for a change at or near the tolerance itself, so it is not split over looks; it is the family level.
  */
 export function passLevel(familyAlpha: number): number {

@@ -30,7 +30,7 @@ describe("verdict rules", () => {
     const outcome = compare(records(noisyRuns(5, { seed: 1 }), "b"), records(noisyRuns(5, { seed: 2 }), "c"));
     expect(outcome.verdict.verdict).toBe("pass");
     expect(outcome.exitCode).toBe(0);
-    expect(find(outcome, "ttft_p95").verdict).toBe("no-change");
+    expect(find(outcome, "ttft_p95").verdict).toBe("within-tolerance");
     expect(outcome.verdict.counts.gated).toBe(5);
     expect(outcome.verdict.nextLook).toBeNull();
   });
@@ -253,7 +253,7 @@ describe("run health and comparability", () => {
       status: "missing-candidate",
       note: "every candidate run of this cell was excluded",
     });
-    expect(outcome.verdict.nextLook).toMatchObject({ runsPerSide: 3, addCandidateRuns: 3 });
+    expect(outcome.verdict.nextLook).toMatchObject({ runsPerSide: 6, addCandidateRuns: 3 });
   });
 
   it("is inconclusive, not pass, with a single usable run", () => {
@@ -420,7 +420,7 @@ describe("mixed results within tolerance", () => {
     const base = records(runsWithFactors(steadyFactors), "b");
     const cand = records(runsWithFactors(steadyFactors, { ttftFactor: 1.12, throughputFactor: 1.03 }), "c");
     const outcome = compare(base, cand);
-    expect(find(outcome, "output_throughput").verdict).toBe("no-change");
+    expect(find(outcome, "output_throughput").verdict).toBe("within-tolerance");
     expect(find(outcome, "ttft_p95").verdict).toBe("regression");
     expect(outcome.verdict.mixed).toEqual([
       { cell: "chat", better: ["request_throughput", "output_throughput"], worse: ["ttft_p50", "ttft_p95"] },
