@@ -129,7 +129,9 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   const { gate, mode } = input;
   const familyAlpha = 1 - gate.confidence;
   const looks = lookSchedule(input.repeats.min, input.repeats.max);
-  const alpha = perLookLevel(familyAlpha, looks.length, mode);
+  // The stage of the PR: the most candidate runs measured in any cell (screened runs included).
+  const stage = Math.max(0, ...[...groupByCell(input.candidate).values()].map((runs) => runs.length));
+  const alpha = perLookLevel(familyAlpha, looks, stage, mode);
   const passAlpha = passLevel(familyAlpha);
   const driftSd = mode === "stored" ? gate.session_drift_sd : 0;
   const defaultDriftVariance = driftSd * driftSd;

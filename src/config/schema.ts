@@ -390,8 +390,12 @@ const gateSchema = strictObject({
 });
 
 const repeatsSchema = strictObject({
-  min: positiveInt().default(3).describe("Runs per side before the first decision."),
-  max: positiveInt().default(10).describe("Most runs per side when the verdict stays inconclusive."),
+  min: positiveInt().default(5).describe("Runs per side before the first decision."),
+  max: positiveInt()
+    .default(25)
+    .describe(
+      "Most runs per side (measured, screened outlier runs included) while the verdict stays inconclusive; looks at 5, 10, 15, 20 and 25 by default.",
+    ),
 }).refine((repeats) => repeats.max >= repeats.min, { message: "expected max >= min" });
 
 const costSchema = strictObject({
@@ -426,7 +430,7 @@ export const configSchema = strictObject({
   model: modelSchema,
   sampling: samplingSchema.default({ temperature: 0, top_p: 1, ignore_eos: true, extra_body: {} }),
   cells: z.array(cellSchema).min(1, "expected at least one cell"),
-  repeats: repeatsSchema.default({ min: 3, max: 10 }),
+  repeats: repeatsSchema.default({ min: 5, max: 25 }),
   gate: gateSchema.default(gateSchema.parse({})),
   cost: costSchema.default({}),
   telemetry: telemetrySchema.default({ metrics_interval_s: 2, nvidia_smi_interval_s: 1 }),

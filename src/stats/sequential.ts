@@ -1,11 +1,12 @@
 /**
- * Adaptive repeats (statistics.md §7): decide at a few looks (3, 5, 7, 10 runs per side by default),
- * adding runs only while the verdict is inconclusive. Each look tests at the same (Pocock-like)
- * level, a fraction of the family level chosen so the false-block rate over all looks stays within
- * target; `bench/gate.ts` is the calibration that backs the factor.
+ * Adaptive repeats (statistics.md §7): decide at a few looks (5, 10, 15, 20, 25 runs per side by default),
+ * adding runs only while the verdict is inconclusive. The family level is spent over the looks in
+ * proportion to their run counts (Bonferroni with unequal weights, so the sum over looks is the family
+ * level): early looks, with little information, test strictly and catch only large regressions; the last
+ * look gets the largest share, which is where a change near the tolerance is decided.
  */
 
-export const standardLooks = [3, 5, 7, 10] as const;
+export const standardLooks = [3, 5, 10, 15, 20, 25, 30, 40] as const;
 
 /**
  * Fraction of the family level spent over all looks, by comparison mode. The regression test is against
@@ -23,16 +24,28 @@ export function lookSchedule(minRuns: number, maxRuns: number): number[] {
   return [...looks].sort((a, b) => a - b);
 }
 
+/** The look a decision at `runs` measured runs per side belongs to: the last look at or below it. */
+export function lookIndex(looks: readonly number[], runs: number): number {
+  let index = 0;
+  looks.forEach((look, i) => {
+    if (look <= runs) index = i;
+  });
+  return index;
+}
+
 /**
- * Share of the family level spent at each look, by number of looks. Calibrated by bench/gate.ts
- * (Pocock's constant-level idea: the same threshold at every look, stricter than one fixed test).
+ * One-sided level of the regression and improvement tests (before Holm) at the look `runs` falls in:
+ * familyAlpha × share × look / Σ looks.
  */
 export function perLookLevel(
   familyAlpha: number,
-  lookCount: number,
+  looks: readonly number[],
+  runs: number,
   mode: keyof typeof lookLevelShare,
 ): number {
-  return (familyAlpha * lookLevelShare[mode]) / Math.max(1, lookCount);
+  const total = looks.reduce((sum, look) => sum + look, 0);
+  if (total <= 0) return familyAlpha * lookLevelShare[mode];
+  return (familyAlpha * lookLevelShare[mode] * looks[lookIndex(looks, runs)]!) / total;
 }
 
 /**

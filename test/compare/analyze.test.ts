@@ -253,7 +253,8 @@ describe("run health and comparability", () => {
       status: "missing-candidate",
       note: "every candidate run of this cell was excluded",
     });
-    expect(outcome.verdict.nextLook).toMatchObject({ runsPerSide: 6, addCandidateRuns: 3 });
+    // Excluded runs are replaced: 3 measured, none usable, so 5 more reach the first look (5).
+    expect(outcome.verdict.nextLook).toMatchObject({ runsPerSide: 8, addCandidateRuns: 5 });
   });
 
   it("is inconclusive, not pass, with a single usable run", () => {

@@ -9,17 +9,25 @@ import {
 import { lookSchedule, nextLookAfter, passLevel, perLookLevel } from "../../src/stats/sequential.js";
 
 describe("looks", () => {
-  it("places looks at 3/5/7/10 within the repeats range", () => {
-    expect(lookSchedule(3, 10)).toEqual([3, 5, 7, 10]);
+  it("places looks at 3/5/10/15/20 within the repeats range", () => {
+    expect(lookSchedule(5, 20)).toEqual([5, 10, 15, 20]);
+    expect(lookSchedule(3, 10)).toEqual([3, 5, 10]);
     expect(lookSchedule(2, 6)).toEqual([2, 3, 5, 6]);
     expect(lookSchedule(5, 5)).toEqual([5]);
-    expect(lookSchedule(4, 12)).toEqual([4, 5, 7, 10, 12]);
+    expect(lookSchedule(4, 12)).toEqual([4, 5, 10, 12]);
   });
 
   it("spends a calibrated share of the family level per look", () => {
-    // Bonferroni over looks: the chance of blocking a change at the tolerance stays within α.
-    expect(perLookLevel(0.05, 4, "interleaved")).toBeCloseTo(0.0125, 12);
-    expect(perLookLevel(0.05, 4, "stored")).toBeCloseTo(0.0125, 12);
+    // Bonferroni over looks, weighted by runs: the levels sum to α, so the chance of blocking a change
+    // at the tolerance stays within α over all looks.
+    const looks = [5, 10, 15, 20];
+    expect(perLookLevel(0.05, looks, 5, "interleaved")).toBeCloseTo(0.005, 12);
+    expect(perLookLevel(0.05, looks, 12, "interleaved")).toBeCloseTo(0.01, 12);
+    expect(perLookLevel(0.05, looks, 20, "stored")).toBeCloseTo(0.02, 12);
+    expect(looks.reduce((sum, look) => sum + perLookLevel(0.05, looks, look, "interleaved"), 0)).toBeCloseTo(
+      0.05,
+      12,
+    );
     expect(passLevel(0.05)).toBe(0.05);
   });
 
