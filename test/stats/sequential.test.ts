@@ -6,6 +6,7 @@ import {
   minimumDetectableChange,
   resolvableWithMoreRuns,
 } from "../../src/stats/metric-test.js";
+import { mannWhitney } from "../../src/stats/rank-tests.js";
 import { lookSchedule, nextLookAfter, passLevel, perLookLevel } from "../../src/stats/sequential.js";
 
 describe("looks", () => {
@@ -152,5 +153,14 @@ describe("error-rate increase test", () => {
     expect(errorIncreaseP({ failed: 5, total: 1000 }, { failed: 0, total: 1000 })).toBe(1);
     // 2 of 4 failures on the candidate: P(X >= 2), X ~ Bin(4, 1/2) = 11/16.
     expect(errorIncreaseP({ failed: 2, total: 500 }, { failed: 2, total: 500 })).toBeCloseTo(11 / 16, 12);
+  });
+});
+
+describe("Mann-Whitney with every value tied", () => {
+  it("gives p = 1 instead of NaN (identical runs of a deterministic simulator)", () => {
+    const result = mannWhitney([5, 5, 5, 5, 5], [5, 5, 5, 5, 5, 5, 5, 5, 5]);
+    expect(result.pLess).toBe(1);
+    expect(result.pGreater).toBe(1);
+    expect(result.pTwoSided).toBe(1);
   });
 });
