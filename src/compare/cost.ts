@@ -29,9 +29,10 @@ export function runMinutesOf(size: { duration_s?: number } | { requests?: number
 /**
  * Server starts to measure `runs` runs per side of one cell, alternating A B B A A B ... with the
  * server kept up across consecutive runs of the same side: R + 1 starts for R runs per side (R >= 1).
+ * With the alternation in blocks of `runsPerBlock` runs (A^k B^k B^k A^k ...), ⌈R / k⌉ + 1.
  */
-export function interleavedStarts(runsPerSide: number): number {
-  return runsPerSide <= 0 ? 0 : runsPerSide + 1;
+export function interleavedStarts(runsPerSide: number, runsPerBlock = 1): number {
+  return runsPerSide <= 0 ? 0 : Math.ceil(runsPerSide / Math.max(1, runsPerBlock)) + 1;
 }
 
 export interface PlanCost {
@@ -43,6 +44,8 @@ export interface PlanCost {
   baselineRuns?: number;
   /** Separate measuring rounds (looks) in stored mode: each starts the candidate's server again. */
   rounds?: number;
+  /** Interleaved: runs per side measured back to back on one server start (1: A B B A per run). */
+  runsPerBlock?: number;
 }
 
 /** GPU-minutes a PR spends on a plan (every server start counted). */

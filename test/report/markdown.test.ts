@@ -124,3 +124,42 @@ describe("adaptive repeats in the report", () => {
     expect(reportMarkdown).toContain("🟡 inconclusive");
   });
 });
+
+describe("what the reviewer sees", () => {
+  const toRecords = (runs: ReturnType<typeof noisyRuns>) =>
+    runs.map((run) => runRecordFromRunFile(run, "x/run.json"));
+
+  it("labels a non-inferior result 'within tolerance', prints the decision interval and the detectable change", () => {
+    const { reportMarkdown, verdict } = compareRecords({
+      baseline: toRecords(noisyRuns(10, { seed: 21 })),
+      candidate: toRecords(noisyRuns(10, { seed: 22, shift: 1.02 })),
+      settings: defaultCompareSettings(),
+      mode: "interleaved",
+    });
+    expect(verdict.verdict).toBe("pass");
+    expect(reportMarkdown).toContain("⚪ within tolerance");
+    expect(reportMarkdown).not.toMatch(/no change/);
+    expect(reportMarkdown).toMatch(
+      /\| Change \| Decision interval \| p \(adj\.\) \| Detectable \| Verdict \|/,
+    );
+    expect(reportMarkdown).toMatch(/\| TTFT p95 ↓ \| ±5% \|[^\n]*\| \+\d+\.\d% \| ⚪ within tolerance/);
+    expect(reportMarkdown).toMatch(/within tolerance/);
+    const plain = renderTerminal(verdict, { color: false });
+    expect(plain).toMatch(/decision interval +detectable +verdict/);
+    expect(plain).toMatch(/within tolerance/);
+  });
+
+  it("says how many more runs and about how many GPU-minutes would settle an inconclusive verdict", () => {
+    const { reportMarkdown, verdict } = compareRecords({
+      baseline: toRecords(noisyRuns(5, { seed: 11, sd: 0.04 })),
+      candidate: toRecords(noisyRuns(5, { seed: 12, sd: 0.04, shift: 1.06 })),
+      settings: defaultCompareSettings(),
+      mode: "interleaved",
+    });
+    expect(verdict.verdict).toBe("inconclusive");
+    expect(reportMarkdown).toMatch(
+      /About \d+ usable runs per side \(\d+ more\) and ~\d+ GPU-minutes would settle it if the estimates hold\./,
+    );
+    expect(renderTerminal(verdict, { color: false })).toMatch(/GPU-minutes would settle it/);
+  });
+});
