@@ -8,6 +8,7 @@ import {
   type MetricVerdict,
   minimumDetectableChange,
   resolvableWithMoreRuns,
+  runsToDetect,
   runsToSettle,
   worseBound,
 } from "../stats/metric-test.js";
@@ -435,6 +436,14 @@ export function analyze(input: AnalyzeInput): VerdictFile {
     verdict === "inconclusive"
       ? settleEstimate(comparisons, draftOf, futilityInput, resolvable, mode, input.repeats.max, rates)
       : null;
+  const detection = detectionSummary(
+    comparisons,
+    draftOf,
+    gate.detect_change,
+    alpha / Math.max(1, gatedCount),
+    mode,
+    input.repeats.max,
+  );
   const exitCode = exitCodeFor(verdict, gate.fail_on);
   const firstFingerprint = (side: Side) => flattenFingerprint(sides[side][0]?.fingerprint ?? {});
 
@@ -485,7 +494,45 @@ export function analyze(input: AnalyzeInput): VerdictFile {
     runs: { used, excluded },
     nextLook,
     settle,
+    detection,
     warnings,
+  };
+}
+
+/** The least sensitive gated check: what these runs can catch, and the runs gate.detect_change needs. */
+function detectionSummary(
+  comparisons: readonly Comparison[],
+  draftOf: (comparison: Comparison) => Draft | undefined,
+  detectChange: number,
+  alpha: number,
+  mode: ComparisonMode,
+  maxRuns: number,
+): VerdictFile["detection"] {
+  const checks = comparisons.filter((c) => c.gated && c.detectableChange !== null);
+  if (checks.length === 0) return null;
+  const worst = checks.reduce((a, b) => (b.detectableChange! > a.detectableChange! ? b : a));
+  const draft = draftOf(worst);
+  if (!draft?.variances || !draft.test) return null;
+  const runs = runsToDetect(
+    {
+      baselineVariance: draft.variances.baseline,
+      candidateVariance: draft.variances.candidate,
+      extraVariance: draft.variances.extra,
+      tolerance: draft.tolerance,
+      alpha,
+      df: draft.test.df,
+    },
+    worst.runs,
+    detectChange,
+    Math.max(maxRuns, 100),
+    mode === "interleaved",
+  );
+  return {
+    cell: worst.cell,
+    metric: worst.metric,
+    detectableChange: worst.detectableChange!,
+    detectChange,
+    runsPerSideForDetectChange: runs,
   };
 }
 

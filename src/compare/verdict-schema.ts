@@ -179,6 +179,19 @@ export const verdictFileSchema = z.object({
   nextLook: nextLookSchema.nullable(),
   /** For an inconclusive verdict: how many runs and about how many GPU-minutes would settle it. */
   settle: settleSchema.nullable(),
+  /**
+   * The least sensitive gated check: the smallest worsening these runs catch with 90% power, and the
+   * runs per side at which gate.detect_change would be caught (null: not within 100 runs).
+   */
+  detection: z
+    .object({
+      cell: z.string(),
+      metric: z.enum(metricNames),
+      detectableChange: z.number(),
+      detectChange: z.number(),
+      runsPerSideForDetectChange: z.number().int().nullable(),
+    })
+    .nullable(),
   warnings: z.array(z.string()),
 });
 

@@ -173,10 +173,23 @@ function acceptanceSection(verdict: VerdictFile): string {
           gated.map((c) => comparisonRow(c, true)),
         )
       : "_No gated metric could be compared._";
+  const d = verdict.detection;
+  const detection = d
+    ? [
+        "",
+        `These runs catch a worsening of ${formatDetectable({ detectableChange: d.detectableChange } as Comparison)} or more with 90% power (least sensitive check: ${cellLabel(d.cell)} ${describeMetric(d.metric)}); ` +
+          (d.detectableChange <= d.detectChange
+            ? `that covers the +${formatFractionAsPercent(d.detectChange)} the gate must catch (gate.detect_change).`
+            : d.runsPerSideForDetectChange === null
+              ? `catching +${formatFractionAsPercent(d.detectChange)} (gate.detect_change) is out of reach with these conditions${verdict.mode === "stored" ? " (the stored baseline's drift does not shrink with runs)" : ""}.`
+              : `catching +${formatFractionAsPercent(d.detectChange)} (gate.detect_change) needs about ${d.runsPerSideForDetectChange} runs per side.`),
+      ]
+    : [];
   return [
     "### Acceptance (gated metrics)",
     "",
     body,
+    ...detection,
     "",
     "↓ lower is better · ↑ higher is better · baseline and candidate are geometric means over runs · " +
       "decision interval: its worse end at the level the regression test faced (after Holm and the look's α" +

@@ -213,3 +213,26 @@ export function runsToSettle(
   }
   return null;
 }
+
+/**
+ * Runs per side (from `from` up to `max`) at which the minimum detectable change reaches `target`
+ * (gate.detect_change), or null when `max` runs do not get there (a stored baseline's drift or too
+ * wide a run variance). `interleaved`: both sides grow; otherwise the baseline stays as it is.
+ */
+export function runsToDetect(
+  input: Omit<DetectableInput, "baselineRuns" | "candidateRuns"> & { df?: number },
+  current: { baseline: number; candidate: number },
+  target: number,
+  max: number,
+  interleaved: boolean,
+): number | null {
+  for (let runs = Math.max(2, current.candidate); runs <= max; runs++) {
+    const mde = minimumDetectableChange({
+      ...input,
+      baselineRuns: interleaved ? Math.max(runs, current.baseline) : current.baseline,
+      candidateRuns: runs,
+    });
+    if (mde <= target) return runs;
+  }
+  return null;
+}

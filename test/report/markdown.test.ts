@@ -143,7 +143,10 @@ describe("what the reviewer sees", () => {
       /\| Change \| Decision interval \| p \(adj\.\) \| Detectable \| Verdict \|/,
     );
     expect(reportMarkdown).toMatch(/\| TTFT p95 ↓ \| ±5% \|[^\n]*\| \+\d+\.\d% \| ⚪ within tolerance/);
-    expect(reportMarkdown).toMatch(/within tolerance/);
+    expect(reportMarkdown).toMatch(
+      /These runs catch a worsening of \+\d+\.\d% or more with 90% power \(least sensitive check: chat [^)]+\); (that covers|catching \+10% \(gate\.detect_change\) needs about \d+ runs per side)/,
+    );
+    expect(verdict.detection!.detectableChange).toBeGreaterThan(0.05);
     const plain = renderTerminal(verdict, { color: false });
     expect(plain).toMatch(/decision interval +detectable +verdict/);
     expect(plain).toMatch(/within tolerance/);
