@@ -203,6 +203,8 @@ interface Outcome {
   passed: boolean;
   runsPerSide: number;
   gpuMinutes: number;
+  /** The same runs with the A B B A alternation in blocks of 5 runs per server start (interleaved). */
+  gpuMinutesBlocks: number;
 }
 
 type Settings = ReturnType<typeof defaultCompareSettings>;
@@ -260,25 +262,30 @@ function simulatePr(world: World, design: Design, change: Change, settings: Sett
     });
     const next = verdict.nextLook;
     if (next === null || verdict.verdict !== "inconclusive") {
-      let cost = 0;
-      for (let cell = 0; cell < cells; cell++)
-        cost += stored
-          ? gpuMinutes(measured.rounds[cell]!, measured.candidate[cell]!, { runMinutes: design.runMinutes })
-          : planGpuMinutes(
-              {
-                mode: "interleaved",
-                cells: 1,
-                candidateRuns: measured.candidate[cell]!,
-                baselineRuns: measured.baseline[cell]!,
-              },
-              { runMinutes: design.runMinutes },
-            );
+      const costWith = (runsPerBlock: number) => {
+        let cost = 0;
+        for (let cell = 0; cell < cells; cell++)
+          cost += stored
+            ? gpuMinutes(measured.rounds[cell]!, measured.candidate[cell]!, { runMinutes: design.runMinutes })
+            : planGpuMinutes(
+                {
+                  mode: "interleaved",
+                  cells: 1,
+                  candidateRuns: measured.candidate[cell]!,
+                  baselineRuns: measured.baseline[cell]!,
+                  runsPerBlock,
+                },
+                { runMinutes: design.runMinutes },
+              );
+        return cost;
+      };
       return {
         blocked: verdict.verdict === "regression",
         inconclusive: verdict.verdict === "inconclusive",
         passed: verdict.verdict === "pass",
         runsPerSide: Math.max(...measured.candidate),
-        gpuMinutes: cost,
+        gpuMinutes: costWith(1),
+        gpuMinutesBlocks: costWith(5),
       };
     }
     const wanted = new Set(next.cells.map((name) => Number(name.slice("cell-".length))));
@@ -312,21 +319,31 @@ function simulateThresholdRule(world: World, design: Design, change: Change): Ou
   const cost = stored
     ? design.cells * gpuMinutes(1, 1, rates)
     : planGpuMinutes({ mode: "interleaved", cells: design.cells, candidateRuns: 1, baselineRuns: 1 }, rates);
-  return { blocked, inconclusive: false, passed: !blocked, runsPerSide: 1, gpuMinutes: cost };
+  return {
+    blocked,
+    inconclusive: false,
+    passed: !blocked,
+    runsPerSide: 1,
+    gpuMinutes: cost,
+    gpuMinutesBlocks: cost,
+  };
 }
 
 interface Rate {
   p: number;
   se: number;
+  n: number;
 }
 
 function rate(outcomes: readonly Outcome[], f: (o: Outcome) => boolean): Rate {
   const n = outcomes.length;
   const p = outcomes.filter(f).length / n;
-  return { p, se: Math.sqrt(Math.max(p * (1 - p), 1 / n) / n) };
+  return { p, se: Math.sqrt((p * (1 - p)) / n), n };
 }
 
 function pct(r: Rate): string {
+  // None observed: the rule-of-three 95% upper bound, 3/n.
+  if (r.p === 0) return `0% (<${((3 / r.n) * 100).toFixed(1)}%)`;
   return `${(r.p * 100).toFixed(1)}% ±${(r.se * 100).toFixed(1)}`;
 }
 
@@ -338,10 +355,10 @@ function mean(outcomes: readonly Outcome[], f: (o: Outcome) => number): { m: num
 }
 
 /** GPU-minutes per decisive verdict: mean cost per PR ÷ P(blocked), with a delta-method SE. */
-function perDecisive(outcomes: readonly Outcome[]): string {
-  const cost = mean(outcomes, (o) => o.gpuMinutes);
+function perDecisive(outcomes: readonly Outcome[], blocks = false): string {
+  const cost = mean(outcomes, (o) => (blocks ? o.gpuMinutesBlocks : o.gpuMinutes));
   const power = rate(outcomes, (o) => o.blocked);
-  if (power.p === 0) return "∞";
+  if (power.p === 0) return "∞ (nothing blocked)";
   const value = cost.m / power.p;
   const se = value * Math.sqrt((cost.se / cost.m) ** 2 + (power.se / power.p) ** 2);
   return `${value.toFixed(0)} ±${se.toFixed(0)}`;
@@ -398,8 +415,8 @@ function main(): void {
   print();
   const header =
     "| mode | rule | false block, no change | false block at tolerance (all metrics +" +
-    `${tolerance * 100}%) | power, +10% on one p95 | clean PR inconclusive | mean runs/side (clean, +10%) | GPU-min per PR (+10%) | GPU-min per decisive +10% |`;
-  const separator = "|---|---|---|---|---|---|---|---|---|";
+    `${tolerance * 100}%) | power, +10% on one p95 | clean PR inconclusive | mean runs/side (clean, +10%) | GPU-min per PR (+10%) | GPU-min per decisive +10% | same, A B B A in blocks of 5 runs |`;
+  const separator = "|---|---|---|---|---|---|---|---|---|---|";
   const row = (mode: string, rule: string, design: Design, kind: "gate" | "threshold", heavy: boolean) => {
     const n = heavy ? reps : light;
     const clean = simulate(design, { kind: "none" }, n, kind);
@@ -409,7 +426,7 @@ function main(): void {
     const runs10 = mean(plus10, (o) => o.runsPerSide).m;
     const cost10 = mean(plus10, (o) => o.gpuMinutes);
     print(
-      `| ${mode} | ${rule} | ${pct(rate(clean, (o) => o.blocked))} | ${pct(rate(atTolerance, (o) => o.blocked))} | ${pct(rate(plus10, (o) => o.blocked))} | ${kind === "threshold" ? "–" : pct(rate(clean, (o) => o.inconclusive))} | ${runsClean.toFixed(1)}, ${runs10.toFixed(1)} | ${cost10.m.toFixed(0)} | ${perDecisive(plus10)} |`,
+      `| ${mode} | ${rule} | ${pct(rate(clean, (o) => o.blocked))} | ${pct(rate(atTolerance, (o) => o.blocked))} | ${pct(rate(plus10, (o) => o.blocked))} | ${kind === "threshold" ? "–" : pct(rate(clean, (o) => o.inconclusive))} | ${runsClean.toFixed(1)}, ${runs10.toFixed(1)} | ${cost10.m.toFixed(0)} | ${perDecisive(plus10)} | ${design.mode === "interleaved" && kind === "gate" ? perDecisive(plus10, true) : "–"} |`,
     );
   };
   const want = (part: string) => options.only === null || options.only === part;

@@ -55,7 +55,7 @@ export function planGpuMinutes(plan: PlanCost, rates: CostRates = {}): number {
     return (
       plan.cells *
       gpuMinutes(
-        interleavedStarts(runs),
+        interleavedStarts(runs, plan.runsPerBlock),
         plan.candidateRuns + (plan.baselineRuns ?? plan.candidateRuns),
         rates,
       )
