@@ -344,7 +344,8 @@ function rate(outcomes: readonly Outcome[], f: (o: Outcome) => boolean): Rate {
 function pct(r: Rate): string {
   // None observed: the rule-of-three 95% upper bound, 3/n.
   if (r.p === 0) return `0% (<${((3 / r.n) * 100).toFixed(1)}%)`;
-  return `${(r.p * 100).toFixed(1)}% ±${(r.se * 100).toFixed(1)}`;
+  const se = r.se * 100;
+  return `${(r.p * 100).toFixed(1)}% ±${se < 0.1 ? se.toFixed(2) : se.toFixed(1)}`;
 }
 
 function mean(outcomes: readonly Outcome[], f: (o: Outcome) => number): { m: number; se: number } {
