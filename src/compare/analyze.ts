@@ -551,6 +551,8 @@ function screenRuns(
     for (const [cell, runs] of groupByCell(healthy[side])) groups.push({ side, cell, runs });
   const result = screenOutliers(
     groups.map((group) => ({
+      // Both sides of a cell share a scale: same workload, same spread; other cells may be noisier.
+      pool: group.cell,
       values: group.runs.map((run) =>
         metrics.map((metric) => {
           const value = run.metrics[metric];

@@ -7,8 +7,9 @@ const median = (values: readonly number[]): number => percentile(values, 0.5);
  *
  * Each group is the runs of one side of one cell; each run has one value per screened metric on the
  * log scale, oriented so that + is worse. A run's score is the mean over metrics of its distance from
- * its group's median in robust sd units (1.4826 × the median absolute deviation, pooled over every
- * group for that metric, so the scale is stable at 5 runs per side). A run whose |score| exceeds the
+ * its group's median in robust sd units (1.4826 × the median absolute deviation, pooled over the groups
+ * that share a `pool` key, e.g. both sides of one cell, so the scale is stable at 5 runs per side while
+ * a noisier cell keeps its own scale). A run whose |score| exceeds the
  * threshold is an outlier. Because distances are from the run's own side's median, a shift that every
  * run of a side shares (a real regression) moves the median with it and is never screened.
  *
@@ -36,6 +37,8 @@ export const defaultScreenOptions: ScreenOptions = {
 export interface ScreenGroup {
   /** values[run][metric]: ln value oriented + = worse; NaN where the metric is missing. */
   values: readonly (readonly number[])[];
+  /** Groups with the same key share one robust scale per metric (default: all groups). */
+  pool?: string;
 }
 
 export interface ScreenedRun {
@@ -49,8 +52,8 @@ export interface ScreenedRun {
 
 export interface ScreenResult {
   screened: ScreenedRun[];
-  /** Robust sd per metric used as the unit. */
-  scales: number[];
+  /** Robust sd per metric used as the unit, per group. */
+  scales: number[][];
   /** Groups where more than maxShare of the runs were far out, so none were screened. */
   tooManyOutliers: number[];
 }
@@ -68,20 +71,29 @@ export function screenOutliers(
   options: ScreenOptions = defaultScreenOptions,
 ): ScreenResult {
   const medians = groups.map((group) => groupMedians(group, metrics));
-  const scales = Array.from({ length: metrics }, (_, k) => {
-    const deviations: number[] = [];
-    groups.forEach((group, g) => {
-      if (group.values.length < options.minRuns) return;
-      const centre = medians[g]![k]!;
-      const column = group.values.map((row) => row[k]!).filter((v) => Number.isFinite(v));
-      // The median run of an odd group sits at distance 0 by construction; leaving it out keeps the
-      // pooled MAD from being biased low at 5 runs.
-      const deviationsHere = column.map((v) => Math.abs(v - centre)).sort((a, b) => a - b);
-      deviations.push(...(column.length % 2 === 1 ? deviationsHere.slice(1) : deviationsHere));
-    });
-    const mad = deviations.length > 0 ? median(deviations) : 0;
-    return Math.max(options.minScale, 1.4826 * mad);
-  });
+  const poolOf = (group: ScreenGroup) => group.pool ?? "";
+  const scaleByPool = new Map<string, number[]>();
+  for (const key of new Set(groups.map(poolOf))) {
+    const members = groups.map((group, g) => ({ group, g })).filter(({ group }) => poolOf(group) === key);
+    scaleByPool.set(
+      key,
+      Array.from({ length: metrics }, (_, k) => {
+        const deviations: number[] = [];
+        for (const { group, g } of members) {
+          if (group.values.length < options.minRuns) continue;
+          const centre = medians[g]![k]!;
+          const column = group.values.map((row) => row[k]!).filter((v) => Number.isFinite(v));
+          // The median run of an odd group sits at distance 0 by construction; leaving it out keeps the
+          // pooled MAD from being biased low at 5 runs.
+          const here = column.map((v) => Math.abs(v - centre)).sort((a, b) => a - b);
+          deviations.push(...(column.length % 2 === 1 ? here.slice(1) : here));
+        }
+        const mad = deviations.length > 0 ? median(deviations) : 0;
+        return Math.max(options.minScale, 1.4826 * mad);
+      }),
+    );
+  }
+  const scales = groups.map((group) => scaleByPool.get(poolOf(group))!);
   const screened: ScreenedRun[] = [];
   const tooManyOutliers: number[] = [];
   groups.forEach((group, g) => {
@@ -99,7 +111,7 @@ export function screenOutliers(
           ratios.push(Number.NaN);
           continue;
         }
-        sum += (v - centre) / scales[k]!;
+        sum += (v - centre) / scales[g]![k]!;
         count++;
         ratios.push(Math.exp(v - centre));
       }

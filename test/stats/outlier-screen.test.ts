@@ -24,7 +24,11 @@ describe("robust outlier-run screen", () => {
     let screened = 0;
     for (let pr = 0; pr < 2000; pr++) {
       const perSide = 5 + (pr % 5) * 5;
-      const groups = Array.from({ length: 6 }, () => ({ values: side(random, perSide, 0.03) }));
+      // As compare pools them: both sides of a cell share a scale.
+      const groups = Array.from({ length: 6 }, (_, g) => ({
+        pool: `cell-${g >> 1}`,
+        values: side(random, perSide, 0.03),
+      }));
       runs += 6 * perSide;
       screened += screenOutliers(groups, 4).screened.length;
     }
@@ -45,6 +49,22 @@ describe("robust outlier-run screen", () => {
     const random = mulberry32(4);
     const groups = [{ values: side(random, 10, 0.03) }, { values: side(random, 10, 0.03, Math.log(1.3)) }];
     expect(screenOutliers(groups, 4).screened).toHaveLength(0);
+  });
+
+  it("gives each pool its own scale: a noisier cell's ordinary runs are not outliers", () => {
+    const random = mulberry32(6);
+    const groups = [
+      ...Array.from({ length: 4 }, (_, i) => ({ pool: `quiet-${i >> 1}`, values: side(random, 10, 0.02) })),
+      { pool: "noisy", values: side(random, 10, 0.1) },
+      { pool: "noisy", values: side(random, 10, 0.1) },
+    ];
+    expect(screenOutliers(groups, 4).screened).toHaveLength(0);
+    // One pool for all: the quiet cells set the unit and the noisy cell's runs look far out.
+    const pooled = screenOutliers(
+      groups.map((g) => ({ values: g.values })),
+      4,
+    );
+    expect(pooled.screened.length + pooled.tooManyOutliers.length).toBeGreaterThan(0);
   });
 
   it("leaves sides under 5 runs alone and refuses to screen more than 1 run in 5", () => {
