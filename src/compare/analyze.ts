@@ -930,10 +930,9 @@ function settleEstimate(
   for (const c of stuck) {
     const draft = draftOf(c);
     from = Math.min(from, c.runs.candidate);
-    if (!resolvable(c) || !draft?.variances || draft.worse === null) {
-      if (draft?.unfixable || !draft?.variances)
-        return { runsPerSide: null, addRuns: null, gpuMinutes: null, cells: [c.cell] };
-    }
+    // Missing data or a stored baseline that cannot grow: no number of runs settles it.
+    if (!resolvable(c)) return { runsPerSide: null, addRuns: null, gpuMinutes: null, cells: [c.cell] };
+    // Too few runs to estimate the spread yet: no estimate for this check.
     if (!draft?.variances || draft.worse === null) continue;
     const runs = runsToSettle(futilityInput(draft), c.runs, maxRuns, mode === "interleaved");
     if (runs === null) return { runsPerSide: null, addRuns: null, gpuMinutes: null, cells: [c.cell] };

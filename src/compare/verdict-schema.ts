@@ -131,11 +131,13 @@ export const verdictFileSchema = z.object({
     familyAlpha: z.number(),
     lookAlpha: z
       .number()
-      .describe("One-sided level of the regression/improvement tests at each look (before Holm)."),
+      .describe(
+        "One-sided level of the regression/improvement tests (against the tolerance) at this look, before Holm: α × look / Σ looks.",
+      ),
     passAlpha: z
       .number()
       .describe(
-        "One-sided level of the non-inferiority bound behind no-change; the CI shown is 1 − 2·passAlpha.",
+        "One-sided level of the non-inferiority bound behind within-tolerance (the better end of the decision interval); ci90 is 1 − 2·passAlpha.",
       ),
     looks: z.array(z.number().int()),
     failOn: z.enum(["regression", "inconclusive", "never"]),

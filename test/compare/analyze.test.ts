@@ -274,6 +274,9 @@ describe("run health and comparability", () => {
     );
     expect(outcome.verdict.verdict).toBe("inconclusive");
     expect(outcome.verdict.cells[0]!.status).toBe("too-few-runs");
+    // Interleaved: more runs do help, so they are asked for, and no "would not settle" is claimed.
+    expect(outcome.verdict.nextLook).toMatchObject({ runsPerSide: 5 });
+    expect(outcome.verdict.settle).toBeNull();
   });
 
   it("a missing cell is an error", () => {
