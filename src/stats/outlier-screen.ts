@@ -7,9 +7,9 @@ const median = (values: readonly number[]): number => percentile(values, 0.5);
  *
  * Each group is the runs of one side of one cell; each run has one value per screened metric on the
  * log scale, oriented so that + is worse. A run's score is the mean over metrics of its distance from
- * its group's median in robust sd units (1.4826 × the median absolute deviation, pooled over the groups
- * that share a `pool` key, e.g. both sides of one cell, so the scale is stable at 5 runs per side while
- * a noisier cell keeps its own scale). A run whose |score| exceeds the
+ * its group's median in robust sd units: 1.4826 × the median absolute deviation pooled over all groups
+ * (stable at 5 runs per side), or over the groups sharing its `pool` key (both sides of one cell) when
+ * that is larger, so a noisier cell keeps its own wider scale. A run whose |score| exceeds the
  * threshold is an outlier. Because distances are from the run's own side's median, a shift that every
  * run of a side shares (a real regression) moves the median with it and is never screened.
  *
@@ -72,28 +72,33 @@ export function screenOutliers(
 ): ScreenResult {
   const medians = groups.map((group) => groupMedians(group, metrics));
   const poolOf = (group: ScreenGroup) => group.pool ?? "";
+  const scaleOf = (members: { group: ScreenGroup; g: number }[]) =>
+    Array.from({ length: metrics }, (_, k) => {
+      const deviations: number[] = [];
+      for (const { group, g } of members) {
+        if (group.values.length < options.minRuns) continue;
+        const centre = medians[g]![k]!;
+        const column = group.values.map((row) => row[k]!).filter((v) => Number.isFinite(v));
+        // The median run of an odd group sits at distance 0 by construction; leaving it out keeps the
+        // pooled MAD from being biased low at 5 runs.
+        const here = column.map((v) => Math.abs(v - centre)).sort((a, b) => a - b);
+        deviations.push(...(column.length % 2 === 1 ? here.slice(1) : here));
+      }
+      const mad = deviations.length > 0 ? median(deviations) : 0;
+      return Math.max(options.minScale, 1.4826 * mad);
+    });
   const scaleByPool = new Map<string, number[]>();
-  for (const key of new Set(groups.map(poolOf))) {
-    const members = groups.map((group, g) => ({ group, g })).filter(({ group }) => poolOf(group) === key);
+  for (const key of new Set(groups.map(poolOf)))
     scaleByPool.set(
       key,
-      Array.from({ length: metrics }, (_, k) => {
-        const deviations: number[] = [];
-        for (const { group, g } of members) {
-          if (group.values.length < options.minRuns) continue;
-          const centre = medians[g]![k]!;
-          const column = group.values.map((row) => row[k]!).filter((v) => Number.isFinite(v));
-          // The median run of an odd group sits at distance 0 by construction; leaving it out keeps the
-          // pooled MAD from being biased low at 5 runs.
-          const here = column.map((v) => Math.abs(v - centre)).sort((a, b) => a - b);
-          deviations.push(...(column.length % 2 === 1 ? here.slice(1) : here));
-        }
-        const mad = deviations.length > 0 ? median(deviations) : 0;
-        return Math.max(options.minScale, 1.4826 * mad);
-      }),
+      scaleOf(groups.map((group, g) => ({ group, g })).filter(({ group }) => poolOf(group) === key)),
     );
-  }
-  const scales = groups.map((group) => scaleByPool.get(poolOf(group))!);
+  // All groups together give the most stable scale; a pool whose own spread is wider (a noisier cell)
+  // keeps its own. Never smaller than the all-groups scale, so a small pool's noisy MAD cannot shrink it.
+  const overall = groups.length > 0 ? scaleOf(groups.map((group, g) => ({ group, g }))) : [];
+  const scales = groups.map((group) =>
+    scaleByPool.get(poolOf(group))!.map((scale, k) => Math.max(scale, overall[k] ?? 0)),
+  );
   const screened: ScreenedRun[] = [];
   const tooManyOutliers: number[] = [];
   groups.forEach((group, g) => {
