@@ -434,7 +434,7 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   }
   const settle =
     verdict === "inconclusive"
-      ? settleEstimate(comparisons, draftOf, futilityInput, resolvable, mode, input.repeats.max, rates)
+      ? settleEstimate(comparisons, draftOf, futilityInput, resolvable, mode, input.repeats.max, rates, looks)
       : null;
   const detection = detectionSummary(
     comparisons,
@@ -921,6 +921,7 @@ function settleEstimate(
   mode: ComparisonMode,
   maxRuns: number,
   rates: CostRates,
+  looks: readonly number[],
 ): VerdictFile["settle"] {
   const stuck = comparisons.filter((c) => c.gated && c.verdict === "inconclusive");
   if (stuck.length === 0) return null;
@@ -940,7 +941,9 @@ function settleEstimate(
     cells.add(c.cell);
   }
   if (!Number.isFinite(from) || runsPerSide === 0) return null;
+  // Decisions are taken at looks only: round up to the first look at or above the estimate.
   runsPerSide = Math.max(runsPerSide, from + 1);
+  runsPerSide = looks.find((look) => look >= runsPerSide) ?? runsPerSide;
   return {
     runsPerSide,
     addRuns: runsPerSide - from,

@@ -62,8 +62,11 @@ function confidenceLabel(): string {
 }
 
 /** "+12%": the smallest true worsening this run count catches with 90% power. */
-export function formatDetectable(c: Comparison): string {
-  return c.detectableChange === null ? "–" : `+${(c.detectableChange * 100).toFixed(1)}%`;
+export function formatDetectable(c: Pick<Comparison, "detectableChange" | "higherIsBetter">): string {
+  if (c.detectableChange === null) return "–";
+  // In the metric's own direction: a throughput worsening is a drop.
+  if (c.higherIsBetter) return `−${((1 - 1 / (1 + c.detectableChange)) * 100).toFixed(1)}%`;
+  return `+${(c.detectableChange * 100).toFixed(1)}%`;
 }
 
 /** "About 7 runs per side (+2) and ~24 GPU-minutes would settle it", for an inconclusive verdict. */
@@ -177,7 +180,7 @@ function acceptanceSection(verdict: VerdictFile): string {
   const detection = d
     ? [
         "",
-        `These runs catch a worsening of ${formatDetectable({ detectableChange: d.detectableChange } as Comparison)} or more with 90% power (least sensitive check: ${cellLabel(d.cell)} ${describeMetric(d.metric)}); ` +
+        `These runs catch a worsening of ${formatDetectable({ detectableChange: d.detectableChange, higherIsBetter: false })} or more with 90% power (least sensitive check: ${cellLabel(d.cell)} ${describeMetric(d.metric)}); ` +
           (d.detectableChange <= d.detectChange
             ? `that covers the +${formatFractionAsPercent(d.detectChange)} the gate must catch (gate.detect_change).`
             : d.runsPerSideForDetectChange === null

@@ -676,6 +676,8 @@ describe("what the reviewer sees", () => {
     expect(ttft.detectableChange!).toBeGreaterThan(0.05);
     expect(outcome.verdict.settle).not.toBeNull();
     expect(outcome.verdict.settle!.runsPerSide!).toBeGreaterThan(5);
+    // Decisions happen at looks, so the estimate is a look.
+    expect(outcome.verdict.settings.looks).toContain(outcome.verdict.settle!.runsPerSide);
     expect(outcome.verdict.settle!.gpuMinutes!).toBeGreaterThan(0);
     expect(outcome.verdict.nextLook!.gpuMinutes).toBeGreaterThan(0);
   });

@@ -143,6 +143,10 @@ describe("what the reviewer sees", () => {
       /\| Change \| Decision interval \| p \(adj\.\) \| Detectable \| Verdict \|/,
     );
     expect(reportMarkdown).toMatch(/\| TTFT p95 ↓ \| ±5% \|[^\n]*\| \+\d+\.\d% \| ⚪ within tolerance/);
+    // A throughput worsening is a drop: shown in the metric's own direction.
+    expect(reportMarkdown).toMatch(
+      /\| Output throughput ↑ \| ±5% \|[^\n]*\| −\d+\.\d% \| ⚪ within tolerance/,
+    );
     expect(reportMarkdown).toMatch(
       /These runs catch a worsening of \+\d+\.\d% or more with 90% power \(least sensitive check: chat [^)]+\); (that covers|catching \+10% \(gate\.detect_change\) needs about \d+ runs per side)/,
     );
