@@ -23,7 +23,9 @@ describe("GPU-time cost model (src/compare/cost.ts)", () => {
     // 3 cells, 10 runs per side, 1-minute runs: 3 × (11 × 3 + 20).
     expect(planGpuMinutes({ mode: "interleaved", cells: 3, candidateRuns: 10 })).toBe(159);
     // In blocks of 5 runs per start (A5 B10 A10 B10 A5 for 20 runs per side): 5 starts per cell.
-    expect(planGpuMinutes({ mode: "interleaved", cells: 1, candidateRuns: 20, runsPerBlock: 5 })).toBe(5 * 3 + 40);
+    expect(planGpuMinutes({ mode: "interleaved", cells: 1, candidateRuns: 20, runsPerBlock: 5 })).toBe(
+      5 * 3 + 40,
+    );
     // Stored: only the candidate is measured, one start per cell per round.
     expect(planGpuMinutes({ mode: "stored", cells: 3, candidateRuns: 10, rounds: 2 })).toBe(48);
   });
