@@ -1,65 +1,65 @@
 /**
- * Monte-Carlo check of the gate's error rates (statistics.md §6), run through the real decision code
- * (`analyze`, the decision `compare` makes).
- * Usage: npx tsx bench/gate.ts [--reps 1500] [--reps18 500] [--seed 1] [--sd 0.03] [--no-18] [--no-stored]
- * (--reps: simulated PRs per row for 3 cells; --reps18: for the 18-cell matrix, which costs 6x more).
+ * Monte-Carlo check of the gate's error rates and GPU cost (statistics.md §6), run through the real
+ * decision code (`analyze`, the decision `compare` makes) with the default config: 3 cells × 5 gated
+ * metrics (TTFT p95, TPOT p95, E2E p95, output throughput, error rate).
  *
- * Noise model, per cell and metric, on the log scale of one run's statistic:
- *   ln y = μ + session shift + τ·u_run + σ_w·w_run (+ ln(1+Δ) for the injected regression)
- * - u_run: run-level random effect (server start, allocator state, host noise), correlated across a
- *   run's metrics (0.7 among latencies; throughput moves against latency with 0.5).
+ * Usage: npx tsx bench/gate.ts [--reps 1000] [--seed 1] [--quick] [--only interleaved|stored|length]
+ *
+ * Noise model, per cell and metric, on the log scale of one run's statistic (what real GPU runners do):
+ *   ln y = μ + session shift + τ·u_run + σ_w(L)·w_run (+ ln(1+Δ) for an injected change)
+ * - u_run: run-level effect (allocator and KV state, clocks, host noise), heavy-tailed: Student t with
+ *   3 df scaled to unit variance; correlated across a run's metrics (common factor, 0.7 of the variance
+ *   of each latency; throughput moves against latency with 0.5). τ = 0.025 (latencies), 0.02 (throughput).
  * - w_run: sampling noise of the run's p95, drawn from a pool of real percentile computations over
- *   1,000 heavy-tailed, autocorrelated request latencies (AR(1) ρ = 0.5 on ln latency, σ = 0.5, plus
- *   2% stalls ×(1 + Pareto(2.5))), standardised, so its shape (skew, tails) is kept.
- * - per-run sd(ln p95) = √(τ² + σ_w²) = 0.03 by default (τ = 0.0224, σ_w = 0.02); throughput sd 0.02.
- * - session shift (stored baseline only): each job's session moves every metric by N(0, s²/2) (half
- *   shared by all metrics of the job, half per metric), so two sessions differ by sd s = 0.02, the
- *   default gate.session_drift_sd the gate assumes.
- * - failed requests: Poisson(1) per run of 1,000 requests (0.1%), on both sides.
- * Regression: ×(1 + Δ) on TTFT p95 of the first cell of the candidate only.
- * Fixed-threshold rule (what simple peer actions do): one candidate run vs one baseline run, block if
+ *   heavy-tailed, autocorrelated request latencies (AR(1) ρ = 0.5 on ln latency, σ = 0.5, 2% stalls
+ *   ×(1 + Pareto(2.5))), standardised. σ_w = 0.0166 for a 1-minute run (1,000 requests) and scales as
+ *   1/√L with the run length L, so per-run sd(ln p95) = 0.030 at 1 minute; the run-level effect is 69%
+ *   of the variance, which is what makes many shorter runs cheaper per unit of power than few long ones.
+ * - 5% of runs are 1.3x slower on every latency (and 1/1.3 on throughput): a thermal dip, a neighbour.
+ * - session shift (stored baseline only): each job moves every metric by N(0, s²/2) (half shared by all
+ *   metrics of the job, half per metric), so two sessions differ by sd s; s = 0.02 (the assumed
+ *   gate.session_drift_sd) and, in the "drift larger than assumed" rows, s = 0.04.
+ * - failed requests: Poisson(0.1% of the requests) per run, on both sides.
+ * Injected changes: "+10% on one p95": TTFT p95 of the first cell of the candidate only. "at the
+ * tolerance": every gated latency of every cell × (1 + tolerance) and throughput ÷ (1 + tolerance).
+ *
+ * Modes: interleaved (baseline re-measured in the PR's job, A B B A order, server kept up across
+ * consecutive same-side runs: R + 1 server starts per cell); stored (baseline from a 10-session
+ * history of the base branch, 5 runs per session; the PR measures only the candidate, one server start
+ * per cell per measuring round). Cost: src/compare/cost.ts (3 min per start, L min per cell-run).
+ * "GPU-min per decisive +10%" = mean GPU-minutes per PR at +10% ÷ fraction of those PRs blocked.
+ * The one-run 10% rule (what simple peer actions do): one candidate run vs one baseline run, block if
  * any gated latency rises or throughput falls by more than 10%.
  */
 import { analyze } from "../src/compare/analyze.js";
+import { gpuMinutes, planGpuMinutes } from "../src/compare/cost.js";
 import { defaultCompareSettings } from "../src/compare/index.js";
 import type { RunRecord } from "../src/compare/run-record.js";
 import { percentileSorted } from "../src/stats/percentile.js";
-import { lookSchedule, perLookLevel } from "../src/stats/sequential.js";
 import { mulberry32 } from "../src/util/random.js";
 
 interface Options {
   reps: number;
-  reps18: number;
   seed: number;
-  eighteen: boolean;
-  stored: boolean;
-  sd: number;
+  quick: boolean;
+  only: string | null;
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const options: Options = { reps: 1500, reps18: 500, seed: 1, eighteen: true, stored: true, sd: 0.03 };
+  const options: Options = { reps: 1000, seed: 1, quick: false, only: null };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--reps") options.reps = Number(argv[++i]);
-    else if (arg === "--reps18") options.reps18 = Number(argv[++i]);
     else if (arg === "--seed") options.seed = Number(argv[++i]);
-    else if (arg === "--sd") options.sd = Number(argv[++i]);
-    else if (arg === "--no-18") options.eighteen = false;
-    else if (arg === "--no-stored") options.stored = false;
+    else if (arg === "--quick") options.quick = true;
+    else if (arg === "--only") options.only = argv[++i] ?? null;
     else
       throw new Error(
-        `unknown argument ${arg}; expected --reps N, --reps18 N, --seed N, --sd X, --no-18, --no-stored`,
+        `unknown argument ${arg}; expected --reps N, --seed N, --quick, --only interleaved|stored|length`,
       );
   }
-  if (
-    !(
-      Number.isInteger(options.reps) &&
-      options.reps > 0 &&
-      Number.isInteger(options.reps18) &&
-      options.reps18 > 0
-    )
-  )
-    throw new Error("--reps and --reps18 expect a whole number > 0");
+  if (!(Number.isInteger(options.reps) && options.reps > 0))
+    throw new Error("--reps expects a whole number > 0");
   return options;
 }
 
@@ -67,12 +67,20 @@ function normal(random: () => number): number {
   return Math.sqrt(-2 * Math.log(Math.max(random(), 1e-300))) * Math.cos(2 * Math.PI * random());
 }
 
+/** Student t with 3 df, scaled to unit variance (var t₃ = 3). */
+function t3(random: () => number): number {
+  const z = normal(random);
+  let chi = 0;
+  for (let k = 0; k < 3; k++) chi += normal(random) ** 2;
+  return z / Math.sqrt(chi / 3) / Math.sqrt(3);
+}
+
 function poisson(random: () => number, mean: number): number {
   let k = 0;
   let p = Math.exp(-mean);
   let cumulative = p;
   const u = random();
-  while (u > cumulative) {
+  while (u > cumulative && k < 1000) {
     k++;
     p *= mean / k;
     cumulative += p;
@@ -106,249 +114,390 @@ function withinRunPool(random: () => number, runs: number, requests: number): Fl
   return values.map((v) => (v - mean) / sd);
 }
 
-interface Scenario {
-  cells: number;
-  mode: "stored" | "interleaved";
-  /** Relative regression injected on TTFT p95 of cell 0. */
-  effect: number;
-  /** Fixed runs per side, or "adaptive". */
-  rule: number | "adaptive";
-}
-
 const latencyMetrics = ["ttft_p95", "tpot_p95", "e2el_p95"] as const;
 const medians = { ttft_p95: 250, tpot_p95: 30, e2el_p95: 4000, output_throughput: 2000 };
+const tau = 0.025;
+const tauThroughput = 0.02;
+const sigmaW1 = 0.0166;
+const outlierRate = 0.05;
+const outlierFactor = 1.3;
+
+type Change = { kind: "none" } | { kind: "one-p95"; effect: number } | { kind: "all"; effect: number };
 
 class World {
   private readonly random: () => number;
   constructor(
     seed: number,
     private readonly pool: Float64Array,
-    private readonly sd: number,
+    private readonly runMinutes: number,
   ) {
     this.random = mulberry32(seed);
   }
 
-  /** A job's session shift per cell and metric (stored baseline only). */
+  /** A job's session shift per cell and metric (4 per cell: 3 latencies, throughput). */
   session(cells: number, driftSd: number): number[][] {
-    const shared = normal(this.random) * (driftSd / Math.SQRT2) * Math.SQRT1_2;
+    const part = (driftSd / Math.SQRT2) * Math.SQRT1_2;
+    const shared = normal(this.random) * part;
     return Array.from({ length: cells }, () =>
-      Array.from({ length: 4 }, () => shared + normal(this.random) * (driftSd / Math.SQRT2) * Math.SQRT1_2),
+      Array.from({ length: 4 }, () => shared + normal(this.random) * part),
     );
   }
 
-  run(cell: number, index: number, shift: number[], effect: number, side: string): RunRecord {
+  run(
+    cell: number,
+    index: number,
+    shift: readonly number[],
+    change: Change,
+    side: string,
+    session: string,
+  ): RunRecord {
     const random = this.random;
-    const tau = Math.sqrt(Math.max(0, this.sd ** 2 - ((this.sd * 2) / 3) * ((this.sd * 2) / 3)));
-    const within = (this.sd * 2) / 3;
-    const common = normal(random);
+    const within = sigmaW1 / Math.sqrt(this.runMinutes);
+    const common = t3(random);
+    const outlier = random() < outlierRate ? Math.log(outlierFactor) : 0;
     const metrics: RunRecord["metrics"] = {};
     latencyMetrics.forEach((metric, k) => {
-      const u = Math.sqrt(0.7) * common + Math.sqrt(0.3) * normal(random);
+      const u = Math.sqrt(0.7) * common + Math.sqrt(0.3) * t3(random);
       const w = this.pool[Math.floor(random() * this.pool.length)]!;
-      const regression = metric === "ttft_p95" && cell === 0 ? Math.log(1 + effect) : 0;
-      metrics[metric] = medians[metric] * Math.exp(shift[k]! + tau * u + within * w + regression);
+      let injected = 0;
+      if (change.kind === "all") injected = Math.log(1 + change.effect);
+      if (change.kind === "one-p95" && metric === "ttft_p95" && cell === 0)
+        injected = Math.log(1 + change.effect);
+      metrics[metric] = medians[metric] * Math.exp(shift[k]! + tau * u + within * w + injected + outlier);
     });
-    const uThroughput = -(Math.SQRT1_2 * common + Math.SQRT1_2 * normal(random));
-    metrics.output_throughput = medians.output_throughput * Math.exp(shift[3]! + 0.02 * uThroughput);
-    const failed = poisson(random, 1);
+    const uThroughput = -(Math.SQRT1_2 * common + Math.SQRT1_2 * t3(random));
+    const tpChange = change.kind === "all" ? Math.log(1 + change.effect) : 0;
+    metrics.output_throughput =
+      medians.output_throughput * Math.exp(shift[3]! + tauThroughput * uThroughput - outlier - tpChange);
+    const total = Math.round(1000 * this.runMinutes);
+    const failed = poisson(random, total / 1000);
     return {
-      source: `${side}/${cell}/${index}`,
+      source: `${side}/${session}/${cell}/${index}`,
       cell: `cell-${cell}`,
       run: index,
       startedAt: null,
       metrics,
-      requests: { total: 1000, completed: 1000 - failed, failed },
+      requests: { total, completed: total - failed, failed },
       fingerprint: {},
       exclusionReasons: [],
+      session,
     };
   }
 }
 
-interface Outcome {
-  blocked: boolean;
-  /** Gated metrics that blocked, with the look (runs per side) at which they did. */
-  blockers: string[];
-  inconclusive: boolean;
-  runsPerSide: number;
+interface Design {
+  mode: "stored" | "interleaved";
+  cells: number;
+  runMinutes: number;
+  repeats: { min: number; max: number };
+  /** True session drift sd (stored mode). */
+  driftSd: number;
+  historySessions: number;
+  runsPerSession: number;
+  screen: boolean;
 }
 
-function simulatePr(
-  world: World,
-  scenario: Scenario,
-  settings: ReturnType<typeof defaultCompareSettings>,
-  driftSd: number,
-): Outcome {
-  const stored = scenario.mode === "stored";
-  const baseShift = stored
-    ? world.session(scenario.cells, driftSd)
-    : Array.from({ length: scenario.cells }, () => [0, 0, 0, 0]);
-  const candShift = stored ? world.session(scenario.cells, driftSd) : baseShift;
+interface Outcome {
+  blocked: boolean;
+  inconclusive: boolean;
+  passed: boolean;
+  runsPerSide: number;
+  gpuMinutes: number;
+  /** The same runs with the A B B A alternation in blocks of 5 runs per server start (interleaved). */
+  gpuMinutesBlocks: number;
+}
+
+type Settings = ReturnType<typeof defaultCompareSettings>;
+
+function simulatePr(world: World, design: Design, change: Change, settings: Settings): Outcome {
+  const stored = design.mode === "stored";
+  const cells = design.cells;
   const baseline: RunRecord[] = [];
   const candidate: RunRecord[] = [];
-  const addRuns = (side: "baseline" | "candidate", target: number) => {
-    const list = side === "baseline" ? baseline : candidate;
-    const perCell = list.length / scenario.cells;
-    for (let k = perCell; k < target; k++) {
-      for (let cell = 0; cell < scenario.cells; cell++) {
-        list.push(
-          world.run(
-            cell,
-            k,
-            (side === "baseline" ? baseShift : candShift)[cell]!,
-            side === "candidate" ? scenario.effect : 0,
-            side,
-          ),
-        );
-      }
+  const zero = Array.from({ length: cells }, () => [0, 0, 0, 0]);
+  if (stored) {
+    for (let s = 0; s < design.historySessions; s++) {
+      const shift = world.session(cells, design.driftSd);
+      for (let k = 0; k < design.runsPerSession; k++)
+        for (let cell = 0; cell < cells; cell++)
+          baseline.push(world.run(cell, k, shift[cell]!, { kind: "none" }, "baseline", `base-${s}`));
     }
+  }
+  const candShift = stored ? world.session(cells, design.driftSd) : zero;
+  const measured = {
+    candidate: new Array<number>(cells).fill(0),
+    baseline: new Array<number>(cells).fill(0),
+    rounds: new Array<number>(cells).fill(0),
   };
-  // A stored baseline was recorded once with the maximum number of runs.
-  const initial = scenario.rule === "adaptive" ? settings.repeats.min : scenario.rule;
-  addRuns("baseline", stored ? settings.repeats.max : initial);
-  addRuns("candidate", initial);
-  for (;;) {
-    // The decision itself (what compare runs before rendering the report).
+  const add = (side: "baseline" | "candidate", cell: number, target: number) => {
+    const list = side === "baseline" ? baseline : candidate;
+    for (let k = measured[side][cell]!; k < target; k++)
+      list.push(
+        world.run(
+          cell,
+          k,
+          (side === "baseline" ? zero : candShift)[cell]!,
+          side === "candidate" ? change : { kind: "none" },
+          side,
+          side,
+        ),
+      );
+    if (side === "candidate" && target > measured.candidate[cell]!) measured.rounds[cell]!++;
+    measured[side][cell] = Math.max(measured[side][cell]!, target);
+  };
+  for (let cell = 0; cell < cells; cell++) {
+    add("candidate", cell, design.repeats.min);
+    if (!stored) add("baseline", cell, design.repeats.min);
+  }
+  for (let look = 0; look < 50; look++) {
     const verdict = analyze({
       baseline,
       candidate,
       gate: settings.gate,
       repeats: settings.repeats,
-      mode: scenario.mode,
+      mode: design.mode,
       now: "1970-01-01T00:00:00.000Z",
       tool: { name: "bench", version: "0" },
+      runMinutes: design.runMinutes,
     });
-    const runs = candidate.length / scenario.cells;
-    if (scenario.rule !== "adaptive" || verdict.nextLook === null) {
-      const blockers = verdict.comparisons
-        .filter((c) => c.gated && c.verdict === "regression")
-        .map((c) => `${c.metric}@${runs}`);
+    const next = verdict.nextLook;
+    if (next === null || verdict.verdict !== "inconclusive") {
+      const costWith = (runsPerBlock: number) => {
+        let cost = 0;
+        for (let cell = 0; cell < cells; cell++)
+          cost += stored
+            ? gpuMinutes(measured.rounds[cell]!, measured.candidate[cell]!, { runMinutes: design.runMinutes })
+            : planGpuMinutes(
+                {
+                  mode: "interleaved",
+                  cells: 1,
+                  candidateRuns: measured.candidate[cell]!,
+                  baselineRuns: measured.baseline[cell]!,
+                  runsPerBlock,
+                },
+                { runMinutes: design.runMinutes },
+              );
+        return cost;
+      };
       return {
-        blocked: verdict.exitCode === 1,
-        blockers,
+        blocked: verdict.verdict === "regression",
         inconclusive: verdict.verdict === "inconclusive",
-        runsPerSide: runs,
+        passed: verdict.verdict === "pass",
+        runsPerSide: Math.max(...measured.candidate),
+        gpuMinutes: costWith(1),
+        gpuMinutesBlocks: costWith(5),
       };
     }
-    addRuns("candidate", verdict.nextLook.runsPerSide);
-    if (!stored) addRuns("baseline", verdict.nextLook.runsPerSide);
+    const wanted = new Set(next.cells.map((name) => Number(name.slice("cell-".length))));
+    for (let cell = 0; cell < cells; cell++) {
+      if (!wanted.has(cell)) continue;
+      const target = Math.min(
+        design.repeats.max,
+        measured.candidate[cell]! + Math.max(1, next.addCandidateRuns),
+      );
+      add("candidate", cell, target);
+      if (!stored) add("baseline", cell, target);
+    }
   }
+  throw new Error("the gate never stopped asking for runs");
 }
 
-function simulateThresholdRule(world: World, scenario: Scenario, driftSd: number): Outcome {
-  const stored = scenario.mode === "stored";
-  const baseShift = stored
-    ? world.session(scenario.cells, driftSd)
-    : Array.from({ length: scenario.cells }, () => [0, 0, 0, 0]);
-  const candShift = stored ? world.session(scenario.cells, driftSd) : baseShift;
+/** One candidate run vs one baseline run; block beyond ±10% on any gated latency or throughput. */
+function simulateThresholdRule(world: World, design: Design, change: Change): Outcome {
+  const stored = design.mode === "stored";
+  const zero = Array.from({ length: design.cells }, () => [0, 0, 0, 0]);
+  const baseShift = stored ? world.session(design.cells, design.driftSd) : zero;
+  const candShift = stored ? world.session(design.cells, design.driftSd) : zero;
   let blocked = false;
-  for (let cell = 0; cell < scenario.cells; cell++) {
-    const b = world.run(cell, 0, baseShift[cell]!, 0, "baseline");
-    const c = world.run(cell, 0, candShift[cell]!, scenario.effect, "candidate");
+  for (let cell = 0; cell < design.cells; cell++) {
+    const b = world.run(cell, 0, baseShift[cell]!, { kind: "none" }, "baseline", "b");
+    const c = world.run(cell, 0, candShift[cell]!, change, "candidate", "c");
     for (const metric of latencyMetrics) if (c.metrics[metric]! > b.metrics[metric]! * 1.1) blocked = true;
     if (c.metrics.output_throughput! < b.metrics.output_throughput! / 1.1) blocked = true;
   }
-  return { blocked, blockers: [], inconclusive: false, runsPerSide: 1 };
-}
-
-function summarise(outcomes: readonly Outcome[]) {
-  const n = outcomes.length;
-  const rate = (f: (o: Outcome) => boolean) => outcomes.filter(f).length / n;
+  const rates = { runMinutes: design.runMinutes };
+  const cost = stored
+    ? design.cells * gpuMinutes(1, 1, rates)
+    : planGpuMinutes({ mode: "interleaved", cells: design.cells, candidateRuns: 1, baselineRuns: 1 }, rates);
   return {
-    block: rate((o) => o.blocked),
-    inconclusive: rate((o) => o.inconclusive),
-    meanRuns: outcomes.reduce((s, o) => s + o.runsPerSide, 0) / n,
+    blocked,
+    inconclusive: false,
+    passed: !blocked,
+    runsPerSide: 1,
+    gpuMinutes: cost,
+    gpuMinutesBlocks: cost,
   };
 }
 
-function pct(x: number): string {
-  return `${(x * 100).toFixed(1)}%`;
+interface Rate {
+  p: number;
+  se: number;
+  n: number;
+}
+
+function rate(outcomes: readonly Outcome[], f: (o: Outcome) => boolean): Rate {
+  const n = outcomes.length;
+  const p = outcomes.filter(f).length / n;
+  return { p, se: Math.sqrt((p * (1 - p)) / n), n };
+}
+
+function pct(r: Rate): string {
+  // None observed: the rule-of-three 95% upper bound, 3/n.
+  if (r.p === 0) return `0% (<${((3 / r.n) * 100).toFixed(1)}%)`;
+  const se = r.se * 100;
+  return `${(r.p * 100).toFixed(1)}% ±${se < 0.1 ? se.toFixed(2) : se.toFixed(1)}`;
+}
+
+function mean(outcomes: readonly Outcome[], f: (o: Outcome) => number): { m: number; se: number } {
+  const values = outcomes.map(f);
+  const m = values.reduce((s, v) => s + v, 0) / values.length;
+  const variance = values.reduce((s, v) => s + (v - m) ** 2, 0) / Math.max(1, values.length - 1);
+  return { m, se: Math.sqrt(variance / values.length) };
+}
+
+/** GPU-minutes per decisive verdict: mean cost per PR ÷ P(blocked), with a delta-method SE. */
+function perDecisive(outcomes: readonly Outcome[], blocks = false): string {
+  const cost = mean(outcomes, (o) => (blocks ? o.gpuMinutesBlocks : o.gpuMinutes));
+  const power = rate(outcomes, (o) => o.blocked);
+  if (power.p === 0) return "∞ (nothing blocked)";
+  const value = cost.m / power.p;
+  const se = value * Math.sqrt((cost.se / cost.m) ** 2 + (power.se / power.p) ** 2);
+  return `${value.toFixed(0)} ±${se.toFixed(0)}`;
+}
+
+function settingsFor(design: Design): Settings {
+  const settings = defaultCompareSettings();
+  settings.repeats = { ...design.repeats };
+  if (!design.screen) settings.gate.outlier_threshold = 0;
+  return settings;
 }
 
 function main(): void {
   const options = parseOptions(process.argv.slice(2));
   const started = performance.now();
-  const settings = defaultCompareSettings();
-  const driftSd = settings.gate.session_drift_sd;
+  const defaults = defaultCompareSettings();
+  const tolerance = defaults.gate.tolerance;
   const pool = withinRunPool(mulberry32(options.seed * 7919), 2000, 1000);
-  const effects = [0, 0.05, 0.1, 0.2];
-  const rules: (number | "adaptive")[] = [3, 5, 10, "adaptive"];
-  const modes: ("interleaved" | "stored")[] = options.stored ? ["interleaved", "stored"] : ["interleaved"];
-  const lines: string[] = [];
-  const print = (line = "") => {
-    lines.push(line);
-    console.log(line);
+  const print = (line = "") => console.log(line);
+  const base: Design = {
+    mode: "interleaved",
+    cells: 3,
+    runMinutes: 0.5,
+    repeats: { ...defaults.repeats },
+    driftSd: 0.02,
+    historySessions: 10,
+    runsPerSession: 5,
+    screen: true,
   };
-  const lookCount = lookSchedule(settings.repeats.min, settings.repeats.max).length;
-  const look = (mode: "stored" | "interleaved") =>
-    perLookLevel(1 - settings.gate.confidence, lookCount, mode).toFixed(5);
+  let seedCounter = 0;
+  const simulate = (design: Design, change: Change, reps: number, rule: "gate" | "threshold" = "gate") => {
+    const world = new World(options.seed * 1_000_003 + ++seedCounter * 7717, pool, design.runMinutes);
+    const settings = settingsFor(design);
+    const outcomes: Outcome[] = [];
+    for (let i = 0; i < reps; i++)
+      outcomes.push(
+        rule === "threshold"
+          ? simulateThresholdRule(world, design, change)
+          : simulatePr(world, design, change, settings),
+      );
+    return outcomes;
+  };
+  const reps = options.reps;
+  const light = options.quick ? Math.max(100, Math.round(reps / 4)) : Math.max(200, Math.round(reps / 2));
   print(
-    `# bench:gate — simulated PRs per row: ${options.reps} (3 cells), ${options.reps18} (18 cells); per-run sd(ln p95) = ${options.sd}, seed ${options.seed}`,
+    `# bench:gate — ${reps} simulated PRs per key cell (${light} for the others), seed ${options.seed}; 3 cells × 5 gated metrics, default config`,
   );
   print(
-    `Defaults: tolerance ${settings.gate.tolerance}, confidence ${settings.gate.confidence}, looks 3/5/7/10, per-look one-sided α ${look("interleaved")} interleaved / ${look("stored")} stored (before Holm), session drift sd ${driftSd} (stored mode)`,
+    `Defaults: tolerance ${tolerance}, detect_change ${defaults.gate.detect_change}, confidence ${defaults.gate.confidence}, repeats ${defaults.repeats.min}..${defaults.repeats.max}, outlier screen ${defaults.gate.outlier_threshold} robust sd, min_run_sd ${defaults.gate.min_run_sd}, session_drift_sd ${defaults.gate.session_drift_sd}`,
   );
-  const cellCounts = options.eighteen ? [3, 18] : [3];
-  for (const cells of cellCounts) {
-    for (const mode of modes) {
-      print();
-      print(
-        `## ${cells} cells × 5 gated metrics, ${mode} baseline${mode === "stored" ? " (baseline: 10 runs from another session)" : ""}`,
-      );
-      print();
-      print(
-        "| rule | false block (A/A) | A/A inconclusive | power +5% | power +10% | power +20% | mean runs/side A/A | mean runs/side +10% |",
-      );
-      print("|---|---|---|---|---|---|---|---|");
-      const ruleList: (number | "adaptive" | "threshold")[] =
-        cells === 18 ? [10, "adaptive", "threshold"] : [...rules, "threshold"];
-      const falseBlockNotes: string[] = [];
-      for (const rule of ruleList) {
-        const row: ReturnType<typeof summarise>[] = [];
-        const effectList = cells === 18 ? [0, 0.1] : effects;
-        for (const [e, effect] of effectList.entries()) {
-          const world = new World(
-            options.seed * 1_000_003 + e * 7717 + cells * 31 + (mode === "stored" ? 17 : 0),
-            pool,
-            options.sd,
-          );
-          const scenario: Scenario = { cells, mode, effect, rule: rule === "threshold" ? 1 : rule };
-          const outcomes: Outcome[] = [];
-          const reps = cells === 18 ? options.reps18 : options.reps;
-          for (let i = 0; i < reps; i++) {
-            outcomes.push(
-              rule === "threshold"
-                ? simulateThresholdRule(world, scenario, driftSd)
-                : simulatePr(world, scenario, settings, driftSd),
-            );
-          }
-          row[e] = summarise(outcomes);
-          if (effect === 0) {
-            const tally = new Map<string, number>();
-            for (const o of outcomes) for (const b of o.blockers) tally.set(b, (tally.get(b) ?? 0) + 1);
-            if (tally.size > 0)
-              falseBlockNotes.push(`${rule}: ${[...tally].map(([k, v]) => `${k} ×${v}`).join(", ")}`);
-          }
-        }
-        const name =
-          rule === "threshold"
-            ? "fixed ±10%, 1 run vs 1"
-            : rule === "adaptive"
-              ? "adaptive 3/5/7/10"
-              : `R = ${rule}`;
-        const at = (effect: number) => row[(cells === 18 ? [0, 0.1] : effects).indexOf(effect)];
-        print(
-          `| ${name} | ${pct(at(0)!.block)} | ${pct(at(0)!.inconclusive)} | ${at(0.05) ? pct(at(0.05)!.block) : "–"} | ${pct(at(0.1)!.block)} | ${at(0.2) ? pct(at(0.2)!.block) : "–"} | ${at(0)!.meanRuns.toFixed(1)} | ${at(0.1)!.meanRuns.toFixed(1)} |`,
-        );
-      }
-      if (falseBlockNotes.length > 0) print(`\nA/A blocks by metric@runs: ${falseBlockNotes.join("; ")}`);
-    }
-  }
+  print(
+    "Noise: run effect τ 0.025 (t, 3 df, correlated across metrics), σ_w 0.0166/√L, 5% of runs 1.3x slower, session drift 0.02 (stored; 0.04 where marked). Figures: rate ± Monte-Carlo SE.",
+  );
   print();
+  const header =
+    "| mode | rule | false block, no change | false block at tolerance (all metrics +" +
+    `${tolerance * 100}%) | power, +10% on one p95 | clean PR inconclusive | mean runs/side (clean, +10%) | GPU-min per PR (+10%) | GPU-min per decisive +10% | same, A B B A in blocks of 5 runs |`;
+  const separator = "|---|---|---|---|---|---|---|---|---|---|";
+  const row = (mode: string, rule: string, design: Design, kind: "gate" | "threshold", heavy: boolean) => {
+    const n = heavy ? reps : light;
+    const clean = simulate(design, { kind: "none" }, n, kind);
+    const atTolerance = simulate(design, { kind: "all", effect: tolerance }, heavy ? n : light, kind);
+    const plus10 = simulate(design, { kind: "one-p95", effect: 0.1 }, n, kind);
+    const runsClean = mean(clean, (o) => o.runsPerSide).m;
+    const runs10 = mean(plus10, (o) => o.runsPerSide).m;
+    const cost10 = mean(plus10, (o) => o.gpuMinutes);
+    print(
+      `| ${mode} | ${rule} | ${pct(rate(clean, (o) => o.blocked))} | ${pct(rate(atTolerance, (o) => o.blocked))} | ${pct(rate(plus10, (o) => o.blocked))} | ${kind === "threshold" ? "–" : pct(rate(clean, (o) => o.inconclusive))} | ${runsClean.toFixed(1)}, ${runs10.toFixed(1)} | ${cost10.m.toFixed(0)} | ${perDecisive(plus10)} | ${design.mode === "interleaved" && kind === "gate" ? perDecisive(plus10, true) : "–"} |`,
+    );
+  };
+  const want = (part: string) => options.only === null || options.only === part;
+  if (want("interleaved") || want("stored")) {
+    print("## The gate at its defaults");
+    print();
+    print(header);
+    print(separator);
+    if (want("interleaved")) {
+      row(
+        "interleaved (default PR mode)",
+        `adaptive ${defaults.repeats.min}..${defaults.repeats.max}`,
+        base,
+        "gate",
+        true,
+      );
+      row("interleaved", "adaptive, outlier screen off", { ...base, screen: false }, "gate", false);
+      row("interleaved", "one-run 10% rule", base, "threshold", false);
+    }
+    if (want("stored")) {
+      const stored: Design = { ...base, mode: "stored" };
+      row(
+        "stored, 10-session history",
+        `adaptive ${defaults.repeats.min}..${defaults.repeats.max}`,
+        stored,
+        "gate",
+        true,
+      );
+      row("stored, true drift 0.04", "adaptive", { ...stored, driftSd: 0.04 }, "gate", false);
+      row("stored", "one-run 10% rule", stored, "threshold", false);
+      row("stored, true drift 0.04", "one-run 10% rule", { ...stored, driftSd: 0.04 }, "threshold", false);
+    }
+    print();
+  }
+  if (want("length")) {
+    print("## Run length against run count (interleaved, adaptive; same run-minutes at the maximum)");
+    print();
+    print(
+      "| run length | repeats | power, +10% on one p95 | clean PR inconclusive | mean runs/side at +10% | GPU-min per decisive +10% | same, server kept up (1 start per cell and side) |",
+    );
+    print("|---|---|---|---|---|---|---|");
+    const lengths: [number, number, number][] = options.quick
+      ? [
+          [0.5, 5, 20],
+          [1, 3, 10],
+        ]
+      : [
+          [0.25, 5, 40],
+          [0.5, 5, 20],
+          [0.5, 5, 25],
+          [1, 3, 10],
+          [2, 3, 5],
+        ];
+    for (const [runMinutes, min, max] of lengths) {
+      const design: Design = { ...base, runMinutes, repeats: { min, max } };
+      const clean = simulate(design, { kind: "none" }, light);
+      const plus10 = simulate(design, { kind: "one-p95", effect: 0.1 }, light);
+      // The same runs if the server stayed up for all runs of a side (2 starts per cell).
+      const keptUp = plus10.map((o) => ({
+        ...o,
+        gpuMinutes: design.cells * gpuMinutes(2, 2 * o.runsPerSide, { runMinutes }),
+      }));
+      print(
+        `| ${runMinutes} min | ${min}..${max} | ${pct(rate(plus10, (o) => o.blocked))} | ${pct(rate(clean, (o) => o.inconclusive))} | ${mean(plus10, (o) => o.runsPerSide).m.toFixed(1)} | ${perDecisive(plus10)} | ${perDecisive(keptUp)} |`,
+      );
+    }
+    print();
+  }
   print(
-    `Monte-Carlo SE at 1%: ±${pct(Math.sqrt((0.01 * 0.99) / options.reps))}; at 90%: ±${pct(Math.sqrt(0.09 / options.reps))}.`,
-  );
-  print(
-    `Targets (3 cells, default settings, sd 0.03): false block <= 1% per PR; power >= 90% at +10% with adaptive mean <= 7 runs/side.`,
+    "Targets: false block <= 1% with no change and <= 5% at the tolerance; power >= 90% at +10% (default PR mode); clean PRs inconclusive <= 20%; <= 100 GPU-minutes per decisive +10% verdict (default mode).",
   );
   print(`Elapsed ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }

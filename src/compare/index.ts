@@ -7,6 +7,7 @@ import { renderMarkdown } from "../report/markdown.js";
 import { createRedactor, credentialLikeValues, type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
 import { analyze } from "./analyze.js";
+import { runMinutesOf } from "./cost.js";
 import { defaultInputLimits, type InputLimits } from "./input-limits.js";
 import { loadSides } from "./load.js";
 import type { RunRecord } from "./run-record.js";
@@ -20,6 +21,8 @@ export { verdictFileSchema } from "./verdict-schema.js";
 export interface CompareSettings {
   gate: GateConfig;
   repeats: { min: number; max: number };
+  /** Minutes of one cell-run for GPU-time estimates (the config's duration_s; default 1). */
+  runMinutes?: number;
 }
 
 export function defaultCompareSettings(): CompareSettings {
@@ -30,7 +33,9 @@ export function defaultCompareSettings(): CompareSettings {
 }
 
 export function settingsFromConfig(config: Config): CompareSettings {
-  return { gate: config.gate, repeats: config.repeats };
+  const minutes = config.cells.map((cell) => runMinutesOf(cell.size));
+  const runMinutes = minutes.reduce((sum, m) => sum + m, 0) / Math.max(1, minutes.length);
+  return { gate: config.gate, repeats: config.repeats, runMinutes };
 }
 
 export interface CompareRecordsInput {
@@ -61,6 +66,7 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     candidate: input.candidate,
     gate: settings.gate,
     repeats: settings.repeats,
+    ...(settings.runMinutes === undefined ? {} : { runMinutes: settings.runMinutes }),
     mode: input.mode ?? "stored",
     baselineInfo: input.baselineInfo ?? null,
     now: (input.now ?? new Date()).toISOString(),

@@ -10,7 +10,7 @@ export function headlineFor(
   brokenCells: number,
   notComparable: number,
 ): string {
-  const tally = `${counts.regression} regressed, ${counts.improvement} improved, ${counts.noChange} unchanged, ${counts.inconclusive} inconclusive of ${counts.gated} gated checks`;
+  const tally = `${counts.regression} regressed, ${counts.improvement} improved, ${counts.withinTolerance} within tolerance, ${counts.inconclusive} inconclusive of ${counts.gated} gated checks`;
   switch (verdict) {
     case "pass":
       return `Pass: no gated metric got worse beyond tolerance (${tally})`;
@@ -50,9 +50,10 @@ const mixedCandidates: readonly MetricName[] = [
 export function mixedResults(comparisons: readonly Comparison[], alpha: number): VerdictFile["mixed"] {
   const byCell = new Map<string, { better: string[]; worse: string[]; decisive: boolean }>();
   for (const c of comparisons) {
-    if (!mixedCandidates.includes(c.metric) || c.ratio === null || c.p === null) continue;
+    if (!mixedCandidates.includes(c.metric) || c.ratio === null || c.pChange === null) continue;
     const decisive = c.verdict === "improvement" || c.verdict === "regression";
-    if (!decisive && c.p > alpha) continue;
+    // Within tolerance but significantly moved (against 0) counts as the other side of a mix.
+    if (!decisive && c.pChange > alpha) continue;
     const worse = c.higherIsBetter ? c.ratio < 1 : c.ratio > 1;
     const entry = byCell.get(c.cell) ?? { better: [], worse: [], decisive: false };
     (worse ? entry.worse : entry.better).push(c.metric);

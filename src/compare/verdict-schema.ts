@@ -5,10 +5,10 @@ import { metricNames } from "../config/metric-names.js";
  * `verdict.json`: the machine-readable outcome of `compare`, read by the action (to label the PR,
  * add runs, fail the job) and by people re-analysing a decision. Versioned like every file we write.
  */
-export const verdictSchemaVersion = 1;
+export const verdictSchemaVersion = 2;
 
 export const overallVerdicts = ["pass", "regression", "inconclusive", "not-comparable", "error"] as const;
-export const metricVerdicts = ["regression", "improvement", "no-change", "inconclusive"] as const;
+export const metricVerdicts = ["regression", "improvement", "within-tolerance", "inconclusive"] as const;
 export const comparisonModes = ["stored", "interleaved"] as const;
 
 export const baselineInfoSchema = z.object({
@@ -25,6 +25,8 @@ const interval = z.tuple([z.number(), z.number()]);
 export const comparisonSchema = z.object({
   cell: z.string(),
   metric: z.enum(metricNames),
+  /** The metric whose values were judged when `metric` is absent from the inputs (e.g. p99 for p95). */
+  judgedOn: z.enum(metricNames).nullable(),
   /** In the blocking family (Holm) or advisory (BH). */
   gated: z.boolean(),
   higherIsBetter: z.boolean(),
@@ -34,11 +36,27 @@ export const comparisonSchema = z.object({
   candidate: z.number().nullable(),
   /** candidate / baseline. */
   ratio: z.number().nullable(),
-  /** Interval for the ratio, two-sided 1 − 2·passAlpha: no-change exactly when its worse end is within tolerance. */
+  /**
+   * The interval the verdict was decided on, in the metric's direction: its worse end at the level the
+   * regression test faced after Holm and the look's α (regression exactly when it is beyond the
+   * tolerance), its better end at the within-tolerance level (or the improvement test's level when that
+   * decided). Stored-mode drift is included. error_rate: null.
+   */
   ci: interval.nullable(),
-  /** Adjusted one-sided p for the direction observed (worse or better). */
+  /** One-sided levels of ci's lower and upper end. */
+  ciLevels: interval.nullable(),
+  /** The plain two-sided 1 − 2·passAlpha interval (same width on both sides), for reference. */
+  ci90: interval.nullable(),
+  /** Adjusted one-sided p of the test against the tolerance, in the direction observed (worse or better). */
   p: z.number().nullable(),
   pRaw: z.number().nullable(),
+  /** Adjusted one-sided p of "moved at all" (against 0) in the direction observed: used for mixed results. */
+  pChange: z.number().nullable(),
+  /**
+   * Minimum detectable change: the smallest true worsening this run count blocks with 90% power at the
+   * strictest level the check can face (gated, tested checks only).
+   */
+  detectableChange: z.number().nullable(),
   verdict: z.enum(metricVerdicts),
   note: z.string().nullable(),
   runs: z.object({ baseline: z.number().int(), candidate: z.number().int() }),
@@ -69,6 +87,16 @@ export const nextLookSchema = z.object({
   addBaselineRuns: z.number().int().nonnegative(),
   cells: z.array(z.string()),
   reason: z.string(),
+  /** GPU-minutes the added runs cost (src/compare/cost.ts: 3 min per server start, run length per cell-run). */
+  gpuMinutes: z.number().nonnegative().optional(),
+});
+
+export const settleSchema = z.object({
+  /** Runs per side at which every inconclusive gated check would decide if its estimates held; null: not within repeats.max. */
+  runsPerSide: z.number().int().nullable(),
+  addRuns: z.number().int().nullable(),
+  gpuMinutes: z.number().nullable(),
+  cells: z.array(z.string()),
 });
 
 export const impactSchema = z.object({
@@ -90,23 +118,26 @@ export const verdictFileSchema = z.object({
     gated: z.number().int(),
     regression: z.number().int(),
     improvement: z.number().int(),
-    noChange: z.number().int(),
+    withinTolerance: z.number().int(),
     inconclusive: z.number().int(),
   }),
   mode: z.enum(comparisonModes),
   baselineInfo: baselineInfoSchema.nullable(),
   settings: z.object({
     tolerance: z.number(),
+    detectChange: z.number().describe("gate.detect_change: the regression the run plan is sized to catch."),
     metricTolerance: z.record(z.string(), z.number()),
     confidence: z.number(),
     familyAlpha: z.number(),
     lookAlpha: z
       .number()
-      .describe("One-sided level of the regression/improvement tests at each look (before Holm)."),
+      .describe(
+        "One-sided level of the regression/improvement tests (against the tolerance) at this look, before Holm: α × look / Σ looks.",
+      ),
     passAlpha: z
       .number()
       .describe(
-        "One-sided level of the non-inferiority bound behind no-change; the CI shown is 1 − 2·passAlpha.",
+        "One-sided level of the non-inferiority bound behind within-tolerance (the better end of the decision interval); ci90 is 1 − 2·passAlpha.",
       ),
     looks: z.array(z.number().int()),
     failOn: z.enum(["regression", "inconclusive", "never"]),
@@ -119,6 +150,8 @@ export const verdictFileSchema = z.object({
       .describe(
         "Per metric, the drift estimated from baseline runs of >= 3 sessions; the larger of it and the default is used.",
       ),
+    minRunSd: z.number().describe("Floor on the per-side run-to-run sd of ln(metric) (gate.min_run_sd)."),
+    outlierThreshold: z.number().describe("Robust-sd threshold of the outlier-run screen; 0 = off."),
     gatedMetrics: z.array(z.string()),
     minRequests: z.record(z.string(), z.number()),
     allowedDifferences: z.array(z.string()),
@@ -146,6 +179,21 @@ export const verdictFileSchema = z.object({
     excluded: z.array(runRefSchema.extend({ reasons: z.array(z.string()) })),
   }),
   nextLook: nextLookSchema.nullable(),
+  /** For an inconclusive verdict: how many runs and about how many GPU-minutes would settle it. */
+  settle: settleSchema.nullable(),
+  /**
+   * The least sensitive gated check: the smallest worsening these runs catch with 90% power, and the
+   * runs per side at which gate.detect_change would be caught (null: not within 100 runs).
+   */
+  detection: z
+    .object({
+      cell: z.string(),
+      metric: z.enum(metricNames),
+      detectableChange: z.number(),
+      detectChange: z.number(),
+      runsPerSideForDetectChange: z.number().int().nullable(),
+    })
+    .nullable(),
   warnings: z.array(z.string()),
 });
 

@@ -421,7 +421,14 @@ const gateSchema = strictObject({
     .describe("Metrics in the blocking family (per cell); all others are advisory."),
   tolerance: fraction()
     .default(0.05)
-    .describe("Relative change tolerated before a significant change counts (0.05 = 5%)."),
+    .describe(
+      "Relative change that is acceptable (0.05 = 5%): a true change at or inside it is blocked with probability at most 1 − confidence.",
+    ),
+  detect_change: fraction()
+    .default(0.1)
+    .describe(
+      "Smallest regression the gate must catch (0.1 = 10%), larger than tolerance: the report states each check's minimum detectable change against it and how many more runs would reach it.",
+    ),
   metric_tolerance: z
     .partialRecord(z.enum(metricNames), fraction())
     .default({})
@@ -456,17 +463,32 @@ const gateSchema = strictObject({
   session_drift_sd: nonNegativeNumber()
     .default(0.02)
     .describe("Between-session sd of ln(metric) assumed for a stored baseline from another job."),
+  min_run_sd: nonNegativeNumber()
+    .default(0.005)
+    .describe(
+      "Floor on the run-to-run sd of ln(metric) per side: identical runs (a deterministic simulator) are treated as varying by this much, never as infinite certainty.",
+    ),
+  outlier_threshold: nonNegativeNumber()
+    .default(5)
+    .describe(
+      "Screen out a run whose gated metrics sit, on average, more than this many robust sd from its side's median (sides of >= 5 runs; at most 1 in 5 runs); 0 turns the screen off.",
+    ),
+}).refine((gate) => gate.detect_change > gate.tolerance, {
+  message: "expected detect_change > tolerance (the change to catch must be larger than the one accepted)",
+  path: ["detect_change"],
 });
 
 const repeatsSchema = strictObject({
   min: positiveInt()
     .max(configLimits.runs, atMost(configLimits.runs, "runs per side"))
-    .default(3)
+    .default(5)
     .describe("Runs per side before the first decision."),
   max: positiveInt()
     .max(configLimits.runs, atMost(configLimits.runs, "runs per side"))
-    .default(10)
-    .describe("Most runs per side when the verdict stays inconclusive."),
+    .default(25)
+    .describe(
+      "Most runs per side (measured, screened outlier runs included) while the verdict stays inconclusive; looks at 5, 10, 15, 20 and 25 by default.",
+    ),
 }).refine((repeats) => repeats.max >= repeats.min, { message: "expected max >= min" });
 
 const costSchema = strictObject({
@@ -511,7 +533,7 @@ export const configSchema = strictObject({
       configLimits.cells,
       `expected at most ${configLimits.cells} cells (the limit on cells; see docs/config-reference.md#limits)`,
     ),
-  repeats: repeatsSchema.default({ min: 3, max: 10 }),
+  repeats: repeatsSchema.default({ min: 5, max: 25 }),
   gate: gateSchema.default(gateSchema.parse({})),
   cost: costSchema.default({}),
   telemetry: telemetrySchema.default({ metrics_interval_s: 2, nvidia_smi_interval_s: 1 }),

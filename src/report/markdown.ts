@@ -26,7 +26,7 @@ export const verdictIcons: Record<OverallVerdict, string> = {
 export const metricVerdictLabels: Record<Comparison["verdict"], string> = {
   regression: "🔴 regression",
   improvement: "🟢 improvement",
-  "no-change": "⚪ no change",
+  "within-tolerance": "⚪ within tolerance",
   inconclusive: "🟡 inconclusive",
 };
 
@@ -56,23 +56,43 @@ function cellLabel(cell: string): string {
   return escapeMarkdown(cell, 60);
 }
 
-function confidenceLabel(verdict: VerdictFile): string {
-  return `${formatFractionAsPercent(1 - 2 * verdict.settings.passAlpha)} CI`;
+/** The interval column: the interval each verdict was decided on (levels in the note under the table). */
+function confidenceLabel(): string {
+  return "Decision interval";
+}
+
+/** "+12%": the smallest true worsening this run count catches with 90% power. */
+export function formatDetectable(c: Pick<Comparison, "detectableChange" | "higherIsBetter">): string {
+  if (c.detectableChange === null) return "–";
+  // In the metric's own direction: a throughput worsening is a drop.
+  if (c.higherIsBetter) return `−${((1 - 1 / (1 + c.detectableChange)) * 100).toFixed(1)}%`;
+  return `+${(c.detectableChange * 100).toFixed(1)}%`;
+}
+
+/** "About 7 runs per side (+2) and ~24 GPU-minutes would settle it", for an inconclusive verdict. */
+export function settleSentence(verdict: VerdictFile): string | null {
+  const s = verdict.settle;
+  if (!s) return null;
+  if (s.runsPerSide === null)
+    return `More runs up to repeats.max would not settle it with the current estimates (cell ${s.cells.join(", ")}).`;
+  return `About ${s.runsPerSide} usable runs per side (${s.addRuns} more) and ~${Math.round(s.gpuMinutes ?? 0)} GPU-minutes would settle it if the estimates hold.`;
 }
 
 function headline(verdict: VerdictFile): string {
   const title = `## ${verdictIcons[verdict.verdict]} vllm-perf-gate: ${verdictTitles[verdict.verdict]}`;
   const c = verdict.counts;
-  const counts = `**${c.regression}** regressed · **${c.improvement}** improved · **${c.noChange}** unchanged · **${c.inconclusive}** inconclusive — ${c.gated} gated checks in ${verdict.cells.length} cell${verdict.cells.length === 1 ? "" : "s"}`;
+  const counts = `**${c.regression}** regressed · **${c.improvement}** improved · **${c.withinTolerance}** within tolerance · **${c.inconclusive}** inconclusive — ${c.gated} gated checks in ${verdict.cells.length} cell${verdict.cells.length === 1 ? "" : "s"}`;
   // The headline and the next-look reason are our own words (counts only), so they are not escaped.
   const lines = [title, "", `**${verdict.headline}**`, "", counts];
   if (verdict.nextLook) {
     const n = verdict.nextLook;
     lines.push(
       "",
-      `**More runs needed:** ${n.runsPerSide} runs per side (add ${n.addCandidateRuns} candidate${n.addBaselineRuns > 0 ? ` and ${n.addBaselineRuns} baseline` : ""} run${n.addCandidateRuns + n.addBaselineRuns === 1 ? "" : "s"}): ${n.reason}.`,
+      `**More runs needed:** ${n.runsPerSide} runs per side (add ${n.addCandidateRuns} candidate${n.addBaselineRuns > 0 ? ` and ${n.addBaselineRuns} baseline` : ""} run${n.addCandidateRuns + n.addBaselineRuns === 1 ? "" : "s"}, ${n.gpuMinutes === undefined ? "" : `about ${Math.round(n.gpuMinutes)} GPU-minutes`}): ${n.reason}.`,
     );
   }
+  const settle = settleSentence(verdict);
+  if (settle) lines.push("", settle);
   return lines.join("\n");
 }
 
@@ -116,15 +136,16 @@ function mixedSection(verdict: VerdictFile): string {
 }
 
 /** The header of comparisonRow's columns: the two are kept side by side so they cannot drift apart. */
-function comparisonHeader(verdict: VerdictFile, withCell: boolean): string[] {
+function comparisonHeader(withCell: boolean): string[] {
   const header = [
     "Metric",
     "Tolerance",
     "Baseline",
     "Candidate",
     "Change",
-    confidenceLabel(verdict),
+    confidenceLabel(),
     "p (adj.)",
+    "Detectable",
     "Verdict",
   ];
   return withCell ? ["Cell", ...header] : header;
@@ -139,6 +160,7 @@ function comparisonRow(c: Comparison, withCell: boolean): string[] {
     formatChange(c.ratio),
     formatInterval(c.ci),
     formatP(c.p),
+    formatDetectable(c),
     metricVerdictLabels[c.verdict] + (c.note ? ` (${escapeMarkdown(c.note, 160)})` : ""),
   ];
   return withCell ? [cellLabel(c.cell), ...row] : row;
@@ -146,7 +168,7 @@ function comparisonRow(c: Comparison, withCell: boolean): string[] {
 
 function acceptanceSection(verdict: VerdictFile): string {
   const gated = verdict.comparisons.filter((c) => c.gated);
-  const header = comparisonHeader(verdict, true);
+  const header = comparisonHeader(true);
   const body =
     gated.length > 0
       ? table(
@@ -154,12 +176,29 @@ function acceptanceSection(verdict: VerdictFile): string {
           gated.map((c) => comparisonRow(c, true)),
         )
       : "_No gated metric could be compared._";
+  const d = verdict.detection;
+  const detection = d
+    ? [
+        "",
+        `These runs catch a worsening of ${formatDetectable({ detectableChange: d.detectableChange, higherIsBetter: false })} or more with 90% power (least sensitive check: ${cellLabel(d.cell)} ${describeMetric(d.metric)}); ` +
+          (d.detectableChange <= d.detectChange
+            ? `that covers the +${formatFractionAsPercent(d.detectChange)} the gate must catch (gate.detect_change).`
+            : d.runsPerSideForDetectChange === null
+              ? `catching +${formatFractionAsPercent(d.detectChange)} (gate.detect_change) is out of reach with these conditions${verdict.mode === "stored" ? " (the stored baseline's drift does not shrink with runs)" : ""}.`
+              : `catching +${formatFractionAsPercent(d.detectChange)} (gate.detect_change) needs about ${d.runsPerSideForDetectChange} runs per side.`),
+      ]
+    : [];
   return [
     "### Acceptance (gated metrics)",
     "",
     body,
+    ...detection,
     "",
-    "↓ lower is better · ↑ higher is better · baseline and candidate are geometric means over runs",
+    "↓ lower is better · ↑ higher is better · baseline and candidate are geometric means over runs · " +
+      "decision interval: its worse end at the level the regression test faced (after Holm and the look's α" +
+      (verdict.mode === "stored" ? ", with the session drift" : "") +
+      "), its better end at the within-tolerance level: regression when the whole interval is beyond the tolerance, within tolerance when its worse end is inside · " +
+      `p (adj.): Holm-adjusted p of the test against the tolerance · detectable: the smallest worsening these runs catch with 90% power (gate.detect_change ${formatFractionAsPercent(verdict.settings.detectChange)})`,
   ].join("\n");
 }
 
@@ -199,7 +238,7 @@ function modeSection(verdict: VerdictFile, withMethod = true): string {
   if (info?.note) parts.push(escapeMarkdown(info.note, 200));
   const baseline = parts.length > 0 ? `Baseline: ${parts.join(" · ")}.` : "Baseline: no provenance given.";
   const s = verdict.settings;
-  const method = `Per cell and metric, one number per run (the run is the unit of replication); Welch's t on the logs; tolerance ±${formatFractionAsPercent(s.tolerance)} unless set per metric; gated family Holm-corrected, advisory metrics Benjamini-Hochberg; family confidence ${formatFractionAsPercent(s.confidence)}; regressions tested one-sided at α = ${Number(s.lookAlpha.toPrecision(3))} per look before Holm (looks at ${s.looks.join("/")} runs per side); no change means the ${formatFractionAsPercent(1 - s.passAlpha)} upper bound is within tolerance.`;
+  const method = `Per cell and metric, one number per run (the run is the unit of replication); Welch's t on the logs; tolerance ±${formatFractionAsPercent(s.tolerance)} unless set per metric; gated family Holm-corrected, advisory metrics Benjamini-Hochberg; family confidence ${formatFractionAsPercent(s.confidence)}; regression means significantly worse than the tolerance (one-sided test against the margin at α = ${Number(s.lookAlpha.toPrecision(3))} per look before Holm; looks at ${s.looks.join("/")} runs per side), so a true change inside the tolerance is blocked at most ${formatFractionAsPercent(s.familyAlpha)} of the time; improvement is the mirror; within tolerance means the ${formatFractionAsPercent(1 - s.passAlpha)} upper bound is inside the tolerance; runs whose gated metrics sit more than ${s.outlierThreshold} robust sd from their side's median are screened out (sides of 5+ runs) and replaced; run-to-run sd is floored at ${s.minRunSd}.`;
   return ["### Comparison", "", mode, "", baseline, ...(withMethod ? ["", method] : [])].join("\n");
 }
 
@@ -271,7 +310,7 @@ function perCellDetails(verdict: VerdictFile): string {
   for (const cell of verdict.cells) {
     const rows = verdict.comparisons.filter((c) => c.cell === cell.name);
     if (rows.length === 0) continue;
-    const header = [...comparisonHeader(verdict, false), "Family"];
+    const header = [...comparisonHeader(false), "Family"];
     const body = rows.map((c) => [...comparisonRow(c, false), c.gated ? "gated" : "advisory"]);
     const cross = rows.filter((c) => c.crossCheck && c.gated);
     blocks.push(

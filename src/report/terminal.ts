@@ -1,12 +1,7 @@
 import { describeMetric, describeMetricRef } from "../compare/metric-labels.js";
 import type { Comparison, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
-import {
-  formatChange,
-  formatFractionAsPercent,
-  formatInterval,
-  formatMetricValue,
-  formatSignedNumber,
-} from "./format.js";
+import { formatChange, formatInterval, formatMetricValue, formatSignedNumber } from "./format.js";
+import { formatDetectable, settleSentence } from "./markdown.js";
 
 /** The `compare` summary for a terminal: colour on a TTY, plain text otherwise (logs, CI). */
 
@@ -29,7 +24,7 @@ const verdictStyle: Record<OverallVerdict, Style> = {
 const metricStyle: Record<Comparison["verdict"], Style | null> = {
   regression: "red",
   improvement: "green",
-  "no-change": null,
+  "within-tolerance": null,
   inconclusive: "yellow",
 };
 
@@ -46,10 +41,12 @@ export function renderTerminal(verdict: VerdictFile, { color }: { color: boolean
     lines.push(
       paint(
         "yellow",
-        `More runs needed: ${n.runsPerSide} per side (add ${n.addCandidateRuns} candidate, ${n.addBaselineRuns} baseline): ${clean(n.reason)}`,
+        `More runs needed: ${n.runsPerSide} per side (add ${n.addCandidateRuns} candidate, ${n.addBaselineRuns} baseline; ${n.gpuMinutes === undefined ? "" : `about ${Math.round(n.gpuMinutes)} GPU-minutes`}): ${clean(n.reason)}`,
       ),
     );
   }
+  const settle = settleSentence(verdict);
+  if (settle) lines.push(paint("yellow", settle));
   for (const mixed of verdict.mixed) {
     const names = (metrics: string[]) => metrics.map((ref) => clean(describeMetricRef(ref))).join(", ");
     lines.push(
@@ -77,7 +74,8 @@ export function renderTerminal(verdict: VerdictFile, { color }: { color: boolean
       formatMetricValue(c.metric, c.candidate),
       formatChange(c.ratio),
       formatInterval(c.ci),
-      c.verdict,
+      formatDetectable(c),
+      c.verdict.replace("-", " "),
     ]);
   const header = [
     "cell",
@@ -85,7 +83,8 @@ export function renderTerminal(verdict: VerdictFile, { color }: { color: boolean
     "baseline",
     "candidate",
     "change",
-    `${formatFractionAsPercent(1 - 2 * verdict.settings.passAlpha)} CI`,
+    "decision interval",
+    "detectable",
     "verdict",
   ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

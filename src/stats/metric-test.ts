@@ -1,13 +1,14 @@
-import { normalQuantile } from "./distributions.js";
+import { normalQuantile, studentTQuantile } from "./distributions.js";
 import { interval, pAbove, pBelow, summarize, type WelchResult, welch } from "./welch.js";
-
-function variance(values: readonly number[]): number {
-  return summarize(values).variance;
-}
 
 /**
  * The per-metric comparison of statistics.md §0 on the log scale, oriented so that a positive
  * difference is always "worse" (latency up, throughput down).
+ *
+ * The tolerance means what users read: the regression test is against the margin (H0: worse <= d,
+ * d = ln(1 + tolerance)), so a true change at or inside the tolerance is blocked with probability at
+ * most the test's level. Improvement mirrors it (H0: worse >= −d). "Within tolerance" is
+ * non-inferiority (H0: worse >= d rejected).
  */
 export interface LogRatioTest {
   /** exp(mean ln candidate − mean ln baseline): candidate / baseline, in the metric's own direction. */
@@ -16,19 +17,25 @@ export interface LogRatioTest {
   worse: number;
   standardError: number;
   df: number;
-  /** One-sided p, H0: not worse (worse <= 0). */
+  /** One-sided p, H0: not worse (worse <= 0): "did it move at all". */
   pWorse: number;
   /** One-sided p, H0: not better (worse >= 0). */
   pBetter: number;
-  /** One-sided p, H0: worse by at least the tolerance (worse >= d); small means non-inferior. */
+  /** One-sided p, H0: worse <= d (at most the tolerance worse): the regression test. */
+  pBeyondTolerance: number;
+  /** One-sided p, H0: worse >= −d (at most the tolerance better): the improvement test. */
+  pBetterBeyondTolerance: number;
+  /** One-sided p, H0: worse by at least the tolerance (worse >= d); small means within tolerance. */
   pWithinTolerance: number;
-  /** Two-sided two-sided ratio interval for the chosen per-side level, in the metric's direction. */
+  /** Two-sided ratio interval for the chosen per-side level, in the metric's direction. */
   ratioInterval: [number, number];
   /** Interval of `worse` at the same level. */
   worseInterval: [number, number];
-  /** Sample variances of the per-run logs, for projecting how more runs would narrow the interval. */
+  /** Sample variances of the per-run logs (after the floor), for projecting how more runs narrow it. */
   baselineVariance: number;
   candidateVariance: number;
+  /** True when a side's run-to-run variance was below the floor and the floor was used instead. */
+  floored: boolean;
 }
 
 export interface LogRatioOptions {
@@ -38,6 +45,11 @@ export interface LogRatioOptions {
   /** Per-side level of the displayed interval (0.05 → 90% two-sided). */
   alphaEachSide: number;
   extraVariance?: number;
+  /**
+   * Smallest run-to-run sd of ln(metric) believed (gate.min_run_sd): identical runs (a deterministic
+   * simulator) would otherwise read as infinite certainty.
+   */
+  minRunSd?: number;
 }
 
 export function logRatioTest(
@@ -47,13 +59,16 @@ export function logRatioTest(
 ): LogRatioTest {
   const lb = baseline.map(Math.log);
   const lc = candidate.map(Math.log);
-  const raw = welch(lb, lc, { extraVariance: options.extraVariance ?? 0 });
+  const floor = (options.minRunSd ?? 0) ** 2;
+  const raw = welch(lb, lc, { extraVariance: options.extraVariance ?? 0, varianceFloor: floor });
   const sign = options.higherIsBetter ? -1 : 1;
   const oriented: WelchResult = { ...raw, difference: sign * raw.difference, t: sign * raw.t };
   const margin = Math.log(1 + options.tolerance);
   const [lo, hi] = interval(raw, options.alphaEachSide);
   // The oriented interval is the raw one, mirrored for higher-is-better metrics.
   const [wLo, wHi] = sign > 0 ? [lo, hi] : [-hi, -lo];
+  const vb = summarize(lb).variance;
+  const vc = summarize(lc).variance;
   return {
     ratio: Math.exp(raw.difference),
     worse: oriented.difference,
@@ -61,23 +76,36 @@ export function logRatioTest(
     df: raw.df,
     pWorse: pAbove(oriented, 0),
     pBetter: pBelow(oriented, 0),
+    pBeyondTolerance: pAbove(oriented, margin),
+    pBetterBeyondTolerance: pBelow(oriented, -margin),
     pWithinTolerance: pBelow(oriented, margin),
     ratioInterval: [Math.exp(lo), Math.exp(hi)],
     worseInterval: [wLo, wHi],
-    baselineVariance: variance(lb),
-    candidateVariance: variance(lc),
+    baselineVariance: Math.max(vb, floor),
+    candidateVariance: Math.max(vc, floor),
+    floored: vb < floor || vc < floor,
   };
 }
 
-export type MetricVerdict = "regression" | "improvement" | "no-change" | "inconclusive";
+/** One-sided bound of the oriented difference at level `alpha` (lower: worse − t·se; upper: +). */
+export function worseBound(
+  test: Pick<LogRatioTest, "worse" | "standardError" | "df">,
+  alpha: number,
+  side: "lower" | "upper",
+): number {
+  if (test.standardError === 0) return test.worse;
+  const a = Math.min(0.5, Math.max(alpha, 1e-300));
+  const q = studentTQuantile(1 - a, test.df);
+  return side === "lower" ? test.worse - q * test.standardError : test.worse + q * test.standardError;
+}
+
+export type MetricVerdict = "regression" | "improvement" | "within-tolerance" | "inconclusive";
 
 export interface ClassifyInput {
-  /** Oriented ln difference (+ = worse). */
-  worse: number;
-  tolerance: number;
-  /** Multiplicity-adjusted one-sided p values. */
-  pWorseAdjusted: number;
-  pBetterAdjusted: number;
+  /** Multiplicity-adjusted one-sided p of H0: worse <= d (regression test against the margin). */
+  pBeyondToleranceAdjusted: number;
+  /** Multiplicity-adjusted one-sided p of H0: worse >= −d (improvement test against the margin). */
+  pBetterBeyondToleranceAdjusted: number;
   /** Non-inferiority p; not adjusted: a pass needs every metric within tolerance (intersection-union). */
   pWithinTolerance: number;
   /** Level for regression and improvement (per look). */
@@ -87,15 +115,55 @@ export interface ClassifyInput {
 }
 
 /**
- * statistics.md §0: regression = significantly worse and beyond tolerance; improvement = the mirror;
- * no-change = the upper bound is within tolerance; otherwise inconclusive (more runs needed).
+ * regression = significantly worse than the tolerance (the lower bound is beyond it); improvement =
+ * the mirror; within tolerance = the upper bound is inside the tolerance; otherwise inconclusive.
  */
 export function classify(input: ClassifyInput): MetricVerdict {
-  const margin = Math.log(1 + input.tolerance);
-  if (input.pWorseAdjusted <= input.alpha && input.worse > margin) return "regression";
-  if (input.pBetterAdjusted <= input.alpha && input.worse < -margin) return "improvement";
-  if (input.pWithinTolerance <= (input.passAlpha ?? input.alpha)) return "no-change";
+  if (input.pBeyondToleranceAdjusted <= input.alpha) return "regression";
+  if (input.pBetterBeyondToleranceAdjusted <= input.alpha) return "improvement";
+  if (input.pWithinTolerance <= (input.passAlpha ?? input.alpha)) return "within-tolerance";
   return "inconclusive";
+}
+
+/** Power the run plan is sized for at gate.detect_change (statistics.md §6 target). */
+export const plannedPower = 0.9;
+
+export interface DetectableInput {
+  baselineVariance: number;
+  candidateVariance: number;
+  baselineRuns: number;
+  candidateRuns: number;
+  extraVariance: number;
+  tolerance: number;
+  /** One-sided level the regression test faces (per look and Holm's strictest step). */
+  alpha: number;
+  power?: number;
+}
+
+function standardErrorAt(input: {
+  baselineVariance: number;
+  candidateVariance: number;
+  baselineRuns: number;
+  candidateRuns: number;
+  extraVariance: number;
+}): number {
+  return Math.sqrt(
+    input.baselineVariance / input.baselineRuns +
+      input.candidateVariance / input.candidateRuns +
+      input.extraVariance,
+  );
+}
+
+/**
+ * Minimum detectable effect: the smallest true relative worsening that this run count blocks with
+ * probability `power` (0.9) at level `alpha`, for a test against the tolerance margin (normal
+ * approximation with the t quantile at the Welch df of the current data).
+ */
+export function minimumDetectableChange(input: DetectableInput & { df?: number }): number {
+  const se = standardErrorAt(input);
+  const df = input.df ?? Number.POSITIVE_INFINITY;
+  const q = studentTQuantile(1 - input.alpha, df) + normalQuantile(input.power ?? plannedPower);
+  return Math.exp(Math.log(1 + input.tolerance) + q * se) - 1;
 }
 
 export interface ResolvableInput {
@@ -113,17 +181,58 @@ export interface ResolvableInput {
 }
 
 /**
- * Futility check for adaptive repeats: with the current estimates, could the added runs make this
- * metric decisive? A stored baseline's drift term does not shrink with runs, so often they cannot.
+ * Could this metric become decisive with the given run counts, if the point estimate and run
+ * variances stayed as they are? (The futility check of adaptive repeats and the "runs to settle"
+ * estimate.)
  */
 export function resolvableWithMoreRuns(input: ResolvableInput): boolean {
-  const se = Math.sqrt(
-    input.baselineVariance / input.baselineRuns +
-      input.candidateVariance / input.candidateRuns +
-      input.extraVariance,
-  );
+  const se = standardErrorAt(input);
   const margin = Math.log(1 + input.tolerance);
   const canPass = input.worse + normalQuantile(1 - input.passAlpha) * se < margin;
-  const canBlock = input.worse > margin && input.worse - normalQuantile(1 - input.regressionAlpha) * se > 0;
+  const canBlock = input.worse - normalQuantile(1 - input.regressionAlpha) * se > margin;
   return canPass || canBlock;
+}
+
+/**
+ * Fewest runs per side (from `from` up to `max`) at which resolvableWithMoreRuns holds, or null when
+ * even `max` would not settle it. `interleaved`: both sides grow; otherwise only the candidate.
+ */
+export function runsToSettle(
+  input: Omit<ResolvableInput, "baselineRuns" | "candidateRuns">,
+  current: { baseline: number; candidate: number },
+  max: number,
+  interleaved: boolean,
+): number | null {
+  for (let runs = Math.max(current.candidate, 2); runs <= max; runs++) {
+    const ok = resolvableWithMoreRuns({
+      ...input,
+      baselineRuns: interleaved ? Math.max(runs, current.baseline) : current.baseline,
+      candidateRuns: runs,
+    });
+    if (ok) return runs;
+  }
+  return null;
+}
+
+/**
+ * Runs per side (from `from` up to `max`) at which the minimum detectable change reaches `target`
+ * (gate.detect_change), or null when `max` runs do not get there (a stored baseline's drift or too
+ * wide a run variance). `interleaved`: both sides grow; otherwise the baseline stays as it is.
+ */
+export function runsToDetect(
+  input: Omit<DetectableInput, "baselineRuns" | "candidateRuns"> & { df?: number },
+  current: { baseline: number; candidate: number },
+  target: number,
+  max: number,
+  interleaved: boolean,
+): number | null {
+  for (let runs = Math.max(2, current.candidate); runs <= max; runs++) {
+    const mde = minimumDetectableChange({
+      ...input,
+      baselineRuns: interleaved ? Math.max(runs, current.baseline) : current.baseline,
+      candidateRuns: runs,
+    });
+    if (mde <= target) return runs;
+  }
+  return null;
 }

@@ -99,6 +99,8 @@ export function mannWhitney(x: readonly number[], y: readonly number[]): MannWhi
   const mu = (n1 * n2) / 2;
   const tieTerm = tieSizes.reduce((s, t) => s + (t ** 3 - t), 0) / (n * (n - 1));
   const sigma = Math.sqrt(((n1 * n2) / 12) * (n + 1 - tieTerm));
+  // Every value tied (identical runs of a deterministic simulator): no evidence either way.
+  if (!(sigma > 0)) return { u, method: "asymptotic", pLess: 1, pGreater: 1, pTwoSided: 1 };
   const pLess = normalCdf((u - mu + 0.5) / sigma);
   const pGreater = 1 - normalCdf((u - mu - 0.5) / sigma);
   const zTwo = (Math.abs(u - mu) - 0.5) / sigma;

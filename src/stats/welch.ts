@@ -23,6 +23,12 @@ export interface WelchOptions {
    * stored baseline). It is treated as known, so it adds no degrees-of-freedom terms.
    */
   extraVariance?: number;
+  /**
+   * Smallest per-run variance believed for each side: a side whose runs agree more closely (identical
+   * runs of a deterministic simulator) is treated as having this variance, so the test never reads
+   * zero spread as infinite certainty.
+   */
+  varianceFloor?: number;
 }
 
 export interface WelchResult {
@@ -46,8 +52,9 @@ export function welch(
   const c = summarize(candidate);
   if (b.n < 2 || c.n < 2)
     throw new RangeError(`Welch needs at least 2 values per side (got ${b.n} and ${c.n})`);
-  const vb = b.variance / b.n;
-  const vc = c.variance / c.n;
+  const floor = options.varianceFloor ?? 0;
+  const vb = Math.max(b.variance, floor) / b.n;
+  const vc = Math.max(c.variance, floor) / c.n;
   const extra = options.extraVariance ?? 0;
   const variance = vb + vc + extra;
   const difference = c.mean - b.mean;

@@ -3,7 +3,17 @@ import { compareRecords, defaultCompareSettings } from "../../src/compare/index.
 import { type RunRecord, runRecordFromRunFile } from "../../src/compare/run-record.js";
 import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
 import type { RunFile } from "../../src/metrics/run-schema.js";
-import { baseFingerprint, makeRunFile, noisyRuns, runsWithFactors, steadyFactors } from "./fixtures.js";
+import { runRecordFromVllmResult, vllmResultSchema } from "../../src/metrics/vllm-result.js";
+import { vllmResult } from "../metrics/vllm-fixtures.js";
+import {
+  baseFingerprint,
+  gaussian,
+  makeRunFile,
+  noisyRuns,
+  runsWithFactors,
+  seeded,
+  steadyFactors,
+} from "./fixtures.js";
 
 const records = (runs: RunFile[], side: string) =>
   runs.map((run, i) => runRecordFromRunFile(run, `${side}/${run.cell}/run-${i}/run.json`));
@@ -30,7 +40,7 @@ describe("verdict rules", () => {
     const outcome = compare(records(noisyRuns(5, { seed: 1 }), "b"), records(noisyRuns(5, { seed: 2 }), "c"));
     expect(outcome.verdict.verdict).toBe("pass");
     expect(outcome.exitCode).toBe(0);
-    expect(find(outcome, "ttft_p95").verdict).toBe("no-change");
+    expect(find(outcome, "ttft_p95").verdict).toBe("within-tolerance");
     expect(outcome.verdict.counts.gated).toBe(5);
     expect(outcome.verdict.nextLook).toBeNull();
   });
@@ -253,7 +263,8 @@ describe("run health and comparability", () => {
       status: "missing-candidate",
       note: "every candidate run of this cell was excluded",
     });
-    expect(outcome.verdict.nextLook).toMatchObject({ runsPerSide: 3, addCandidateRuns: 3 });
+    // Excluded runs are replaced: 3 measured, none usable, so 5 more reach the first look (5).
+    expect(outcome.verdict.nextLook).toMatchObject({ runsPerSide: 8, addCandidateRuns: 5 });
   });
 
   it("is inconclusive, not pass, with a single usable run", () => {
@@ -263,6 +274,9 @@ describe("run health and comparability", () => {
     );
     expect(outcome.verdict.verdict).toBe("inconclusive");
     expect(outcome.verdict.cells[0]!.status).toBe("too-few-runs");
+    // Interleaved: more runs do help, so they are asked for, and no "would not settle" is claimed.
+    expect(outcome.verdict.nextLook).toMatchObject({ runsPerSide: 5 });
+    expect(outcome.verdict.settle).toBeNull();
   });
 
   it("a missing cell is an error", () => {
@@ -420,10 +434,251 @@ describe("mixed results within tolerance", () => {
     const base = records(runsWithFactors(steadyFactors), "b");
     const cand = records(runsWithFactors(steadyFactors, { ttftFactor: 1.12, throughputFactor: 1.03 }), "c");
     const outcome = compare(base, cand);
-    expect(find(outcome, "output_throughput").verdict).toBe("no-change");
+    expect(find(outcome, "output_throughput").verdict).toBe("within-tolerance");
     expect(find(outcome, "ttft_p95").verdict).toBe("regression");
     expect(outcome.verdict.mixed).toEqual([
       { cell: "chat", better: ["request_throughput", "output_throughput"], worse: ["ttft_p50", "ttft_p95"] },
     ]);
+  });
+});
+
+describe("the tolerance means what users read (issue 12, item 3)", () => {
+  it("blocks a true change at the tolerance at most α of the time (seeded Monte-Carlo)", () => {
+    // Old rule (significant vs 0 and point estimate beyond the tolerance) blocked +5% ~20-39% of the time.
+    let blocked = 0;
+    const prs = 300;
+    for (let i = 0; i < prs; i++) {
+      const outcome = compare(
+        records(noisyRuns(10, { seed: 5000 + i }), "b"),
+        records(noisyRuns(10, { seed: 9000 + i, shift: 1.05 }), "c"),
+      );
+      if (outcome.verdict.verdict === "regression") blocked++;
+    }
+    expect(blocked / prs).toBeLessThanOrEqual(0.05);
+  });
+
+  it("a point estimate beyond the tolerance that is not significantly beyond it is not a regression", () => {
+    const outcome = compare(
+      records(runsWithFactors(steadyFactors), "b"),
+      records(runsWithFactors(steadyFactors.map((f) => f * 1.056)), "c"),
+    );
+    const ttft = find(outcome, "ttft_p95");
+    expect(ttft.ratio!).toBeGreaterThan(1.05);
+    expect(ttft.pChange!).toBeLessThan(0.001);
+    expect(ttft.verdict).toBe("inconclusive");
+    // The decision interval holds the tolerance: neither beyond it nor inside it.
+    expect(ttft.ci![0]).toBeLessThanOrEqual(1.05);
+    expect(ttft.ci![1]).toBeGreaterThanOrEqual(1.05);
+  });
+});
+
+describe("robust screen for outlier runs (issue 12, item 2)", () => {
+  const withOutlier = (runs: RunFile[], index: number, factor = 1.3) =>
+    runs.map((run, i) => (i === index ? makeRunFile({ run: run.run, slowdown: factor }) : run));
+
+  it("excludes a run 1.3x slower on every latency, lists why, and still passes a clean PR", () => {
+    const base = records(noisyRuns(10, { seed: 301 }), "b");
+    const cand = records(withOutlier(noisyRuns(10, { seed: 302 }), 4), "c");
+    const outcome = compare(base, cand);
+    const screened = outcome.verdict.runs.excluded.filter((run) =>
+      run.reasons.join().includes("outlier run"),
+    );
+    expect(screened).toHaveLength(1);
+    expect(screened[0]).toMatchObject({ side: "candidate", run: 4 });
+    expect(screened[0]!.reasons[0]).toMatch(/worse than the other candidate runs.*TTFT p95 \+/);
+    expect(outcome.verdict.verdict).toBe("pass");
+    expect(find(outcome, "ttft_p95").runs.candidate).toBe(9);
+    expect(outcome.reportMarkdown).toMatch(/### Runs excluded[\s\S]*outlier run/);
+  });
+
+  it("never hides a shift that every candidate run shares", () => {
+    const base = records(noisyRuns(10, { seed: 303 }), "b");
+    const cand = records(withOutlier(noisyRuns(10, { seed: 304, shift: 1.2 }), 2, 1.2 * 1.3), "c");
+    const outcome = compare(base, cand);
+    expect(outcome.verdict.verdict).toBe("regression");
+    const screened = outcome.verdict.runs.excluded.filter((run) => run.side === "candidate");
+    expect(screened.map((run) => run.run)).toEqual([2]);
+    expect(find(outcome, "ttft_p95").ratio!).toBeGreaterThan(1.15);
+  });
+
+  it("asks for a replacement run within repeats.max when a screened run leaves the look short", () => {
+    const base = records(noisyRuns(5, { seed: 305 }), "b");
+    const cand = records(withOutlier(noisyRuns(5, { seed: 306, shift: 1.05 }), 1, 1.05 * 1.3), "c");
+    const outcome = compare(base, cand);
+    expect(outcome.verdict.verdict).toBe("inconclusive");
+    expect(outcome.verdict.cells[0]).toMatchObject({ candidateRuns: 4, baselineRuns: 5 });
+    // 4 usable of 5 measured: one replacement reaches the look at 5 usable runs.
+    expect(outcome.verdict.nextLook).toMatchObject({
+      runsPerSide: 6,
+      addCandidateRuns: 1,
+      addBaselineRuns: 1,
+    });
+    expect(outcome.verdict.nextLook!.reason).toMatch(/1 excluded run replaced/);
+    const atMax = compare(base, cand, (s) => {
+      s.repeats = { min: 5, max: 5 };
+    });
+    expect(atMax.verdict.nextLook).toBeNull();
+  });
+
+  it("is off with gate.outlier_threshold 0, and does not screen sides of fewer than 5 runs", () => {
+    const cand = records(withOutlier(noisyRuns(10, { seed: 308 }), 4), "c");
+    const off = compare(records(noisyRuns(10, { seed: 307 }), "b"), cand, (s) => {
+      s.gate.outlier_threshold = 0;
+    });
+    expect(off.verdict.runs.excluded).toHaveLength(0);
+    const small = compare(
+      records(noisyRuns(4, { seed: 309 }), "b"),
+      records(withOutlier(noisyRuns(4, { seed: 310 }), 1), "c"),
+    );
+    expect(small.verdict.runs.excluded).toHaveLength(0);
+  });
+});
+
+describe("gated metrics absent from the inputs (issue 12, item 5)", () => {
+  // `vllm bench serve` defaults: --metric-percentiles 99, so no p95 (test/metrics/vllm-fixtures.ts).
+  const vllmRuns = (count: number, seed: number, ttft: number, completed: number) => {
+    const random = seeded(seed);
+    return Array.from({ length: count }, (_, i) => {
+      const wobble = Math.exp(0.02 * gaussian(random));
+      const latencies = Array.from({ length: completed }, (_, k) => (1 + (k % 50) / 100) * wobble);
+      const result = vllmResultSchema.parse(
+        vllmResult({
+          num_prompts: completed,
+          completed,
+          duration: 60,
+          latencies,
+          queue_times: latencies.map(() => 0),
+          mean_ttft_ms: 50 * ttft * wobble,
+          median_ttft_ms: 48 * ttft * wobble,
+          p99_ttft_ms: 90 * ttft * wobble,
+          mean_tpot_ms: 7.5 * wobble,
+          median_tpot_ms: 7.4 * wobble,
+          p99_tpot_ms: 9 * wobble,
+          output_throughput: 256 / wobble,
+        }),
+      );
+      return runRecordFromVllmResult(result, `run-${seed}-${i}.json`, i);
+    });
+  };
+
+  it("judges TTFT p95 on p99 when only p99 is saved, and blocks a 1.5x TTFT regression", () => {
+    const outcome = compare(vllmRuns(5, 1, 1, 1000), vllmRuns(5, 2, 1.5, 1000));
+    expect(outcome.verdict.verdict).toBe("regression");
+    expect(outcome.exitCode).toBe(1);
+    const ttft = find(outcome, "ttft_p95", "default");
+    expect(ttft).toMatchObject({ judgedOn: "ttft_p99", verdict: "regression", gated: true });
+    expect(ttft.note).toMatch(/--metric-percentiles 95,99/);
+    expect(outcome.verdict.warnings.join()).toMatch(/judged on TTFT p99 instead/);
+  });
+
+  it("never passes when the stand-in cannot be gated: inconclusive, naming the flag, no more runs", () => {
+    // 500 requests per run: too few to gate p99 (gate.min_requests.p99 = 1000).
+    const outcome = compare(vllmRuns(5, 3, 1, 500), vllmRuns(5, 4, 1.5, 500));
+    expect(outcome.verdict.verdict).not.toBe("pass");
+    expect(outcome.verdict.verdict).toBe("inconclusive");
+    expect(find(outcome, "ttft_p95", "default")).toMatchObject({ verdict: "inconclusive", gated: true });
+    expect(outcome.verdict.nextLook).toBeNull();
+    expect(outcome.verdict.warnings.join()).toMatch(/--metric-percentiles 95,99/);
+  });
+});
+
+describe("runs that cannot decide stop early, with the real cause (issue 12, item 6)", () => {
+  it("a stored baseline with under 2 usable runs: no candidate runs asked for", () => {
+    const outcome = compare(
+      records(noisyRuns(1, { seed: 401 }), "b"),
+      records(noisyRuns(5, { seed: 402 }), "c"),
+      () => {},
+      "stored",
+    );
+    expect(outcome.verdict.verdict).toBe("inconclusive");
+    expect(outcome.verdict.nextLook).toBeNull();
+    expect(outcome.verdict.warnings.join()).toMatch(/stored baseline has 1 usable run of cell "chat"/);
+  });
+
+  it("a gated metric missing on one side: no more runs", () => {
+    const base = records(noisyRuns(5, { seed: 403 }), "b").map((run) => ({
+      ...run,
+      metrics: { ...run.metrics, e2el_p95: null },
+    }));
+    const outcome = compare(base, records(noisyRuns(5, { seed: 404 }), "c"));
+    expect(outcome.verdict.verdict).toBe("inconclusive");
+    expect(outcome.verdict.nextLook).toBeNull();
+    expect(outcome.verdict.warnings.join()).toMatch(/E2E latency p95 is missing or zero in 5 baseline/);
+  });
+
+  it("a baseline whose requests all failed: no more runs", () => {
+    const base = records(noisyRuns(5, { seed: 405 }), "b").map((run) => ({
+      ...run,
+      metrics: Object.fromEntries(
+        Object.keys(run.metrics).map((key) => [key, key === "error_rate" ? 1 : null]),
+      ),
+      requests: { total: 1200, completed: 0, failed: 1200 },
+    }));
+    const outcome = compare(base, records(noisyRuns(5, { seed: 406 }), "c"), () => {}, "stored");
+    expect(outcome.verdict.verdict).not.toBe("pass");
+    expect(outcome.verdict.nextLook).toBeNull();
+    expect(outcome.verdict.warnings.join()).toMatch(
+      /every request of every baseline run of cell "chat" failed/,
+    );
+  });
+
+  it("names wide run variance, not drift, when one baseline run is the outlier", () => {
+    const base = records(runsWithFactors([1, 1.004, 0.996, 1.35]), "b");
+    const cand = records(runsWithFactors([1.08, 1.085, 1.075]), "c");
+    const outcome = compare(base, cand, () => {}, "stored");
+    expect(outcome.verdict.verdict).toBe("inconclusive");
+    expect(outcome.verdict.nextLook).toBeNull();
+    const text = outcome.verdict.warnings.join();
+    expect(text).toMatch(/the runs vary too widely .* baseline side/);
+    expect(text).not.toMatch(/session drift does not shrink/);
+  });
+
+  it("identical runs (a deterministic simulator) do not read as infinite certainty", () => {
+    const base = records(runsWithFactors([1, 1, 1]), "b");
+    const cand = records(runsWithFactors([1.08, 1.08, 1.08]), "c");
+    const ttft = find(compare(base, cand), "ttft_p95");
+    expect(ttft.pRaw!).toBeGreaterThan(0);
+    expect(ttft.ci90![1] - ttft.ci90![0]).toBeGreaterThan(0.005);
+    expect(ttft.note).toMatch(/floored at 0.005 \(gate.min_run_sd\)/);
+  });
+});
+
+describe("what the reviewer sees", () => {
+  it("never shows an interval entirely beyond the tolerance next to inconclusive; regression iff beyond", () => {
+    for (let i = 0; i < 150; i++) {
+      const sd = 0.02 + (i % 5) * 0.015;
+      const outcome = compare(
+        records(noisyRuns(3 + (i % 4), { seed: 700 + i, sd }), "b"),
+        records(noisyRuns(3 + (i % 4), { seed: 900 + i, sd, shift: 1 + (i % 7) * 0.025 }), "c"),
+        () => {},
+        i % 2 === 0 ? "interleaved" : "stored",
+      );
+      for (const c of outcome.verdict.comparisons.filter((x) => x.gated && x.ci)) {
+        const [lo, hi] = c.higherIsBetter ? [1 / c.ci![1], 1 / c.ci![0]] : c.ci!;
+        const limit = 1 + c.tolerance;
+        if (c.verdict === "inconclusive") {
+          expect(lo).toBeLessThanOrEqual(limit * (1 + 1e-9));
+          expect(hi).toBeGreaterThanOrEqual(limit * (1 - 1e-9));
+        }
+        if (c.verdict === "regression") expect(lo).toBeGreaterThan(limit);
+        if (c.verdict === "within-tolerance") expect(hi).toBeLessThan(limit);
+      }
+    }
+  });
+
+  it("states the minimum detectable change, and for an inconclusive verdict the runs and GPU-minutes to settle it", () => {
+    const outcome = compare(
+      records(noisyRuns(5, { seed: 11, sd: 0.04 }), "b"),
+      records(noisyRuns(5, { seed: 12, sd: 0.04, shift: 1.06 }), "c"),
+    );
+    expect(outcome.verdict.verdict).toBe("inconclusive");
+    const ttft = find(outcome, "ttft_p95");
+    expect(ttft.detectableChange!).toBeGreaterThan(0.05);
+    expect(outcome.verdict.settle).not.toBeNull();
+    expect(outcome.verdict.settle!.runsPerSide!).toBeGreaterThan(5);
+    // Decisions happen at looks, so the estimate is a look.
+    expect(outcome.verdict.settings.looks).toContain(outcome.verdict.settle!.runsPerSide);
+    expect(outcome.verdict.settle!.gpuMinutes!).toBeGreaterThan(0);
+    expect(outcome.verdict.nextLook!.gpuMinutes).toBeGreaterThan(0);
   });
 });

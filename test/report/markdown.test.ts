@@ -15,7 +15,8 @@ function outcome(cells: number, { evilStrings = false } = {}) {
     noisyRuns(5, {
       seed: 100 + i,
       cell,
-      ttftFactor: i === 0 ? 1.3 : 1,
+      // Large enough to block at the first look even with 18 cells × 5 gated checks under Holm.
+      ttftFactor: i === 0 ? 1.6 : 1,
       fingerprint: evilStrings ? { ...fingerprint, note: evil } : fingerprint,
     }),
   );
@@ -118,8 +119,54 @@ describe("adaptive repeats in the report", () => {
     expect(verdict.verdict).toBe("inconclusive");
     expect(reportMarkdown).toMatch(/^## ⚠️ vllm-perf-gate: inconclusive/);
     expect(reportMarkdown).toMatch(
-      /\*\*More runs needed:\*\* 5 runs per side \(add 2 candidate and 2 baseline runs\)/,
+      /\*\*More runs needed:\*\* 5 runs per side \(add 2 candidate and 2 baseline runs, about \d+ GPU-minutes\)/,
     );
     expect(reportMarkdown).toContain("🟡 inconclusive");
+  });
+});
+
+describe("what the reviewer sees", () => {
+  const toRecords = (runs: ReturnType<typeof noisyRuns>) =>
+    runs.map((run) => runRecordFromRunFile(run, "x/run.json"));
+
+  it("labels a non-inferior result 'within tolerance', prints the decision interval and the detectable change", () => {
+    const { reportMarkdown, verdict } = compareRecords({
+      baseline: toRecords(noisyRuns(10, { seed: 21 })),
+      candidate: toRecords(noisyRuns(10, { seed: 22, shift: 1.02 })),
+      settings: defaultCompareSettings(),
+      mode: "interleaved",
+    });
+    expect(verdict.verdict).toBe("pass");
+    expect(reportMarkdown).toContain("⚪ within tolerance");
+    expect(reportMarkdown).not.toMatch(/no change/);
+    expect(reportMarkdown).toMatch(
+      /\| Change \| Decision interval \| p \(adj\.\) \| Detectable \| Verdict \|/,
+    );
+    expect(reportMarkdown).toMatch(/\| TTFT p95 ↓ \| ±5% \|[^\n]*\| \+\d+\.\d% \| ⚪ within tolerance/);
+    // A throughput worsening is a drop: shown in the metric's own direction.
+    expect(reportMarkdown).toMatch(
+      /\| Output throughput ↑ \| ±5% \|[^\n]*\| −\d+\.\d% \| ⚪ within tolerance/,
+    );
+    expect(reportMarkdown).toMatch(
+      /These runs catch a worsening of \+\d+\.\d% or more with 90% power \(least sensitive check: chat [^)]+\); (that covers|catching \+10% \(gate\.detect_change\) needs about \d+ runs per side)/,
+    );
+    expect(verdict.detection!.detectableChange).toBeGreaterThan(0.05);
+    const plain = renderTerminal(verdict, { color: false });
+    expect(plain).toMatch(/decision interval +detectable +verdict/);
+    expect(plain).toMatch(/within tolerance/);
+  });
+
+  it("says how many more runs and about how many GPU-minutes would settle an inconclusive verdict", () => {
+    const { reportMarkdown, verdict } = compareRecords({
+      baseline: toRecords(noisyRuns(5, { seed: 11, sd: 0.04 })),
+      candidate: toRecords(noisyRuns(5, { seed: 12, sd: 0.04, shift: 1.06 })),
+      settings: defaultCompareSettings(),
+      mode: "interleaved",
+    });
+    expect(verdict.verdict).toBe("inconclusive");
+    expect(reportMarkdown).toMatch(
+      /About \d+ usable runs per side \(\d+ more\) and ~\d+ GPU-minutes would settle it if the estimates hold\./,
+    );
+    expect(renderTerminal(verdict, { color: false })).toMatch(/GPU-minutes would settle it/);
   });
 });

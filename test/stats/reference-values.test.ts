@@ -94,12 +94,12 @@ describe("Welch on logs (§8)", () => {
     const test = logRatioTest(base, cand, { higherIsBetter: false, tolerance: 0.05, alphaEachSide: 0.05 });
     expect(test.ratio).toBeCloseTo(1.083326, 6);
     expect(test.ratioInterval[0]).toBeCloseTo(1.05332, 5);
+    // The regression test is against the margin: p(H0: ratio <= 1.05) = 0.03622 (statistics.md §8).
+    expect(test.pBeyondTolerance).toBeCloseTo(0.03622, 5);
     expect(
       classify({
-        worse: test.worse,
-        tolerance: 0.05,
-        pWorseAdjusted: test.pWorse,
-        pBetterAdjusted: test.pBetter,
+        pBeyondToleranceAdjusted: test.pBeyondTolerance,
+        pBetterBeyondToleranceAdjusted: test.pBetterBeyondTolerance,
         pWithinTolerance: test.pWithinTolerance,
         alpha: 0.05,
       }),
