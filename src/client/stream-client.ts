@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { performance } from "node:perf_hooks";
 import { Agent, type Dispatcher, Pool } from "undici";
 import { classifyTransportError, describeError, type ErrorKind } from "./errors.js";
@@ -295,6 +296,8 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
     async prime(count, primePath = "/health") {
       const deadline = AbortSignal.timeout(primeTimeoutMs);
       const signal = AbortSignal.any([deadline, primeAbort.signal]);
+      // Every priming request listens on this one signal: that many listeners are expected, not a leak.
+      setMaxListeners(count + 10, signal);
       let problem: string | null = null;
       const answers = await Promise.all(
         Array.from({ length: count }, () =>

@@ -425,9 +425,9 @@ const gateSchema = strictObject({
       "Relative change that is acceptable (0.05 = 5%): a true change at or inside it is blocked with probability at most 1 − confidence.",
     ),
   detect_change: fraction()
-    .default(0.1)
+    .optional()
     .describe(
-      "Smallest regression the gate must catch (0.1 = 10%), larger than tolerance: the report states each check's minimum detectable change against it and how many more runs would reach it.",
+      "Smallest regression the gate must catch (0.1 = 10%), larger than tolerance: the report states each check's minimum detectable change against it and how many more runs would reach it. Default: twice the tolerance (0.1 at the default 0.05).",
     ),
   metric_tolerance: z
     .partialRecord(z.enum(metricNames), fraction())
@@ -473,10 +473,13 @@ const gateSchema = strictObject({
     .describe(
       "Screen out a run whose gated metrics sit, on average, more than this many robust sd from its side's median (sides of >= 5 runs; at most 1 in 5 runs); 0 turns the screen off.",
     ),
-}).refine((gate) => gate.detect_change > gate.tolerance, {
-  message: "expected detect_change > tolerance (the change to catch must be larger than the one accepted)",
-  path: ["detect_change"],
-});
+})
+  .refine((gate) => gate.detect_change === undefined || gate.detect_change > gate.tolerance, {
+    message: "expected detect_change > tolerance (the change to catch must be larger than the one accepted)",
+    path: ["detect_change"],
+  })
+  // Derived when absent, so raising the tolerance alone never makes a config invalid.
+  .transform((gate) => ({ ...gate, detect_change: gate.detect_change ?? 2 * gate.tolerance }));
 
 const repeatsSchema = strictObject({
   min: positiveInt()
