@@ -5,7 +5,7 @@ import { classify, logRatioTest, type MetricVerdict, resolvableWithMoreRuns } fr
 import { bhAdjust, holmAdjust } from "../stats/multiplicity.js";
 import { hodgesLehmann, mannWhitney } from "../stats/rank-tests.js";
 import { lookSchedule, nextLookAfter, passLevel, perLookLevel } from "../stats/sequential.js";
-import { diffFingerprints, flattenFingerprint } from "./fingerprint.js";
+import { describeDifference, diffFingerprints, flattenFingerprint } from "./fingerprint.js";
 import { describeMetric } from "./metric-labels.js";
 import type { RunRecord } from "./run-record.js";
 import { type DriftEstimate, estimateSessionDrift } from "./session-drift.js";
@@ -276,7 +276,7 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   const notComparable = differences.filter((difference) => !difference.allowed);
   if (notComparable.length > 0 && gate.on_not_comparable === "warn") {
     warnings.push(
-      `conditions differ outside the allowed differences: ${notComparable.map((d) => d.field).join(", ")}`,
+      `conditions differ outside the allowed differences: ${notComparable.map((d) => describeDifference(d)).join("; ")}`,
     );
   }
 

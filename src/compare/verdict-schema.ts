@@ -60,7 +60,10 @@ export const fingerprintDifferenceSchema = z.object({
   cells: z.array(z.string()),
   baseline: z.unknown(),
   candidate: z.unknown(),
+  /** Does not block: the thing under test (allowed_differences and what follows from it) or informational. */
   allowed: z.boolean(),
+  /** Recorded only (tool build, runner name, whole-config hash): never a reason to call runs not comparable. */
+  informational: z.boolean().default(false),
 });
 
 export const nextLookSchema = z.object({

@@ -229,8 +229,14 @@ function environmentSection(verdict: VerdictFile, full: boolean): string {
   const differences = verdict.fingerprints.differences;
   const lines = ["### Environment", ""];
   if (differences.length === 0) lines.push("Baseline and candidate ran under the same recorded conditions.");
-  else if (!full) lines.push(`${differences.length} recorded conditions differ (details in verdict.json).`);
-  else {
+  else if (!full) {
+    const blocking = differences.filter((d) => !d.allowed);
+    lines.push(`${differences.length} recorded conditions differ (details in verdict.json).`);
+    for (const d of blocking.slice(0, 5))
+      lines.push(
+        `- not comparable: ${escapeMarkdown(d.field, 80)}: ${escapeValue(d.baseline, 60)} (baseline) vs ${escapeValue(d.candidate, 60)} (candidate)`,
+      );
+  } else {
     lines.push(
       table(
         ["Field", "Baseline", "Candidate", "Allowed", "Cells"],
@@ -238,7 +244,7 @@ function environmentSection(verdict: VerdictFile, full: boolean): string {
           escapeMarkdown(d.field, 80),
           escapeValue(d.baseline),
           escapeValue(d.candidate),
-          d.allowed ? "yes (under test)" : "**no**",
+          d.informational ? "yes (recorded only)" : d.allowed ? "yes (under test)" : "**no**",
           d.cells.length > 3 ? `${d.cells.length} cells` : d.cells.map((cell) => cellLabel(cell)).join(", "),
         ]),
       ),

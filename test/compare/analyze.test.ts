@@ -282,7 +282,14 @@ describe("run health and comparability", () => {
     expect(outcome.verdict.verdict).toBe("not-comparable");
     expect(outcome.exitCode).toBe(1);
     expect(outcome.verdict.fingerprints.differences).toEqual([
-      { field: "model.revision", cells: ["chat"], baseline: "abc123", candidate: "def456", allowed: false },
+      {
+        field: "model.revision",
+        cells: ["chat"],
+        baseline: "abc123",
+        candidate: "def456",
+        allowed: false,
+        informational: false,
+      },
     ]);
     const warned = compare(base, cand, (s) => {
       s.gate.on_not_comparable = "warn";
