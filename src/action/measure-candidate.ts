@@ -65,12 +65,20 @@ export async function measureCandidate(scope: JobScope): Promise<Measured> {
     return { mode: "interleaved", baseConfigPath };
   }
   const cells = scope.inputs.cells;
-  scope.io.info(`Measuring ${cells ? `cells ${cells.join(", ")}` : "every cell"} of ${scope.configPath}.`);
+  // A stored baseline is measured once and read by every PR until the next one: it gets repeats.baseline
+  // runs, while a PR's side starts at repeats.min and adds runs only while the comparison is undecided.
+  const runs =
+    scope.plan.role === "baseline"
+      ? (await loadConfig(scope.configPath, { cwd: scope.workingDirectory })).config.repeats.baseline
+      : null;
+  scope.io.info(
+    `Measuring ${cells ? `cells ${cells.join(", ")}` : "every cell"} of ${scope.configPath}${runs === null ? "" : ` (${runs} baseline runs per cell, repeats.baseline)`}.`,
+  );
   await measureRuns(scope, {
     configPath: scope.configPath,
     resultsDir: scope.layout.candidateDir,
     firstRun: 0,
-    runs: null,
+    runs,
     cells,
     side: null,
   });

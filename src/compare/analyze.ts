@@ -26,6 +26,11 @@ export interface AnalyzeInput {
   repeats: { min: number; max: number };
   mode: ComparisonMode;
   baselineInfo?: BaselineInfo | null;
+  /**
+   * Stored mode: runs of earlier baseline sessions of the base branch (each with its `session`), used only
+   * to estimate the between-session drift; the baseline side itself is `baseline`.
+   */
+  history?: readonly RunRecord[];
   /** ISO time stamped into verdict.json (injected: the core stays deterministic). */
   now: string;
   tool: { name: string; version: string };
@@ -112,14 +117,21 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   const passAlpha = passLevel(familyAlpha);
   const driftSd = mode === "stored" ? gate.session_drift_sd : 0;
   const defaultDriftVariance = driftSd * driftSd;
+  const driftBaseline = input.baseline.filter((run) => run.exclusionReasons.length === 0);
+  const driftRuns = [...driftBaseline];
+  const driftSources = new Set(driftBaseline.map((run) => run.source));
+  for (const run of input.history ?? [])
+    if (run.exclusionReasons.length === 0 && !driftSources.has(run.source)) driftRuns.push(run);
   const driftEstimates =
     mode === "stored"
-      ? estimateSessionDrift(input.baseline.filter((run) => run.exclusionReasons.length === 0))
+      ? estimateSessionDrift(driftRuns, {
+          priorSd: driftSd,
+          baselineSessions: Math.max(1, new Set(driftBaseline.map((run) => run.session ?? "")).size),
+        })
       : new Map<MetricName, DriftEstimate>();
-  const driftVarianceFor = (metric: MetricName): number => {
-    const estimate = driftEstimates.get(metric);
-    return estimate ? Math.max(defaultDriftVariance, estimate.differenceVariance) : defaultDriftVariance;
-  };
+  // The history's estimate, shrunk towards the prior, replaces it (up or down): the prior is no floor.
+  const driftVarianceFor = (metric: MetricName): number =>
+    driftEstimates.get(metric)?.differenceVariance ?? defaultDriftVariance;
   const gatedSet = new Set<MetricName>(gate.metrics);
   const warnings: string[] = [];
 
@@ -360,7 +372,15 @@ export function analyze(input: AnalyzeInput): VerdictFile {
       sessionDriftEstimates: Object.fromEntries(
         [...driftEstimates].map(([metric, estimate]) => [
           metric,
-          { sd: Math.sqrt(estimate.differenceVariance), sessions: estimate.sessions },
+          {
+            sd: Math.sqrt(estimate.differenceVariance),
+            sessions: estimate.sessions,
+            source: estimate.source,
+            historySd: estimate.historyT2 === null ? null : Math.sqrt(2 * estimate.historyT2),
+            historyWeight: estimate.historyWeight,
+            screenedSessions: estimate.screenedSessions,
+            screenedRuns: estimate.screenedRuns,
+          },
         ]),
       ),
       gatedMetrics: [...gate.metrics],

@@ -37,6 +37,8 @@ export interface CompareRecordsInput {
   settings?: CompareSettings;
   mode?: ComparisonMode;
   baselineInfo?: BaselineInfo | null;
+  /** Stored mode: runs of earlier baseline sessions, for the between-session drift only. */
+  history?: readonly RunRecord[];
   now?: Date;
 }
 
@@ -57,6 +59,7 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     repeats: settings.repeats,
     mode: input.mode ?? "stored",
     baselineInfo: input.baselineInfo ?? null,
+    ...(input.history ? { history: input.history } : {}),
     now: (input.now ?? new Date()).toISOString(),
     tool: { name: toolName, version: toolVersion },
   });
@@ -71,6 +74,8 @@ export interface CompareResultsInput {
   config?: Config | string;
   mode?: ComparisonMode;
   baselineInfo?: BaselineInfo | null;
+  /** Results directories of earlier baseline sessions (one session each), for the drift estimate. */
+  history?: readonly string[];
   now?: Date;
   env?: Readonly<Record<string, string | undefined>>;
   cwd?: string;
@@ -85,9 +90,11 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
   } else if (input.config) settings = settingsFromConfig(input.config);
   const baseline = await loadRuns(input.baseline, "baseline");
   const candidate = await loadRuns(input.candidate, "candidate");
+  const history = input.history && input.history.length > 0 ? await loadRuns(input.history, "history") : [];
   return compareRecords({
     baseline,
     candidate,
+    history,
     settings,
     mode: input.mode,
     baselineInfo: input.baselineInfo,

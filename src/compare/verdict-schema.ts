@@ -116,11 +116,33 @@ export const verdictFileSchema = z.object({
     errorRateLimit: z.number(),
     sessionDriftSd: z
       .number()
-      .describe("sd of the ln shift between two sessions added in stored mode; 0 in interleaved."),
-    sessionDriftEstimates: z
-      .record(z.string(), z.object({ sd: z.number(), sessions: z.number().int() }))
       .describe(
-        "Per metric, the drift estimated from baseline runs of >= 3 sessions; the larger of it and the default is used.",
+        "Prior sd of the ln shift between two sessions (gate.session_drift_sd) in stored mode; 0 in interleaved.",
+      ),
+    sessionDriftEstimates: z
+      .record(
+        z.string(),
+        z.object({
+          sd: z
+            .number()
+            .describe("sd of the ln shift between the candidate's session and the baseline, as used."),
+          sessions: z
+            .number()
+            .int()
+            .describe("Baseline sessions the estimate rests on (0: the prior alone)."),
+          source: z.enum(["prior", "history"]).default("history"),
+          historySd: z
+            .number()
+            .nullable()
+            .default(null)
+            .describe("The history's own estimate of the shift between two sessions, before shrinking."),
+          historyWeight: z.number().default(1).describe("Weight of the history against the prior."),
+          screenedSessions: z.array(z.string()).default([]),
+          screenedRuns: z.number().int().default(0),
+        }),
+      )
+      .describe(
+        "Stored mode, per metric: the drift used, estimated from the baseline sessions (the last N of the base branch) and shrunk towards the prior session_drift_sd, or the prior alone with fewer than 2 sessions.",
       ),
     gatedMetrics: z.array(z.string()),
     minRequests: z.record(z.string(), z.number()),

@@ -366,12 +366,27 @@ const gateSchema = strictObject({
   on_not_comparable: z.enum(["fail", "warn"]).default("fail"),
   session_drift_sd: nonNegativeNumber()
     .default(0.02)
-    .describe("Between-session sd of ln(metric) assumed for a stored baseline from another job."),
+    .describe(
+      "Prior for the sd of the ln shift between two sessions (jobs) in stored mode; the baseline history's estimate is shrunk towards it.",
+    ),
+  baseline_sessions: positiveInt()
+    .default(10)
+    .describe(
+      "Stored baselines of the base branch a pull request reads (stored mode): the one it compares with plus up to this many minus one earlier ones, from which the between-session drift is estimated.",
+    ),
 });
 
 const repeatsSchema = strictObject({
   min: positiveInt().default(3).describe("Runs per side before the first decision."),
   max: positiveInt().default(10).describe("Most runs per side when the verdict stays inconclusive."),
+  baseline: z
+    .number()
+    .int()
+    .min(2, "expected a whole number >= 2 (a stored baseline needs 2 runs to estimate run-to-run noise)")
+    .default(10)
+    .describe(
+      "Runs per cell a stored baseline records (mode baseline, or auto on the default branch). A pull request adds runs only on its own side, so the baseline is measured once with enough runs.",
+    ),
 }).refine((repeats) => repeats.max >= repeats.min, { message: "expected max >= min" });
 
 const costSchema = strictObject({
@@ -406,7 +421,7 @@ export const configSchema = strictObject({
   model: modelSchema,
   sampling: samplingSchema.default({ temperature: 0, top_p: 1, ignore_eos: true, extra_body: {} }),
   cells: z.array(cellSchema).min(1, "expected at least one cell"),
-  repeats: repeatsSchema.default({ min: 3, max: 10 }),
+  repeats: repeatsSchema.default({ min: 3, max: 10, baseline: 10 }),
   gate: gateSchema.default(gateSchema.parse({})),
   cost: costSchema.default({}),
   telemetry: telemetrySchema.default({ metrics_interval_s: 2, nvidia_smi_interval_s: 1 }),

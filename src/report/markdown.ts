@@ -1,6 +1,5 @@
 import { describeMetric, describeMetricRef } from "../compare/metric-labels.js";
 import type { Comparison, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
-import type { MetricName } from "../config/metric-names.js";
 import { escapeHtml, escapeMarkdown, escapeValue } from "./escape.js";
 import {
   formatChange,
@@ -176,19 +175,39 @@ function cellsSection(verdict: VerdictFile): string {
   ].join("\n");
 }
 
-function driftEstimateNote(verdict: VerdictFile): string {
-  const estimates = Object.entries(verdict.settings.sessionDriftEstimates);
-  if (estimates.length === 0) return "";
-  const largest = estimates.reduce((a, b) => (b[1].sd > a[1].sd ? b : a));
-  const sessions = Math.min(...estimates.map(([, e]) => e.sessions));
-  return ` The baseline spans ${sessions}+ sessions, so the drift was also estimated from them and the larger value used (largest: sd ${formatNumber(largest[1].sd)} for ${describeMetric(largest[0] as MetricName)}).`;
+/** What drift the stored comparison added, and where it came from (the prior or the baseline history). */
+function driftNote(verdict: VerdictFile): string {
+  const prior = formatNumber(verdict.settings.sessionDriftSd);
+  const gated = new Set(verdict.settings.gatedMetrics);
+  const all = Object.entries(verdict.settings.sessionDriftEstimates);
+  const estimates =
+    all.filter(([metric]) => gated.has(metric)).length > 0
+      ? all.filter(([metric]) => gated.has(metric))
+      : all;
+  const fromHistory = estimates.filter(([, e]) => e.source === "history");
+  if (fromHistory.length === 0)
+    return `a between-session drift (sd ${prior} on the log scale, the prior \`gate.session_drift_sd\`: fewer than 2 baseline sessions to estimate it from) that more runs cannot remove is added to every interval.`;
+  const sds = fromHistory.map(([, e]) => e.sd);
+  const low = formatNumber(Math.min(...sds));
+  const high = formatNumber(Math.max(...sds));
+  const sessions = Math.min(...fromHistory.map(([, e]) => e.sessions));
+  const weight = Math.min(...fromHistory.map(([, e]) => e.historyWeight));
+  const screened = [...new Set(fromHistory.flatMap(([, e]) => e.screenedSessions))];
+  const runs = Math.max(...fromHistory.map(([, e]) => e.screenedRuns));
+  const screenedText = [
+    screened.length > 0
+      ? `${screened.length} outlier session${screened.length === 1 ? "" : "s"} screened (${screened.map((name) => escapeMarkdown(name, 60)).join(", ")})`
+      : "",
+    runs > 0 ? `${runs} outlier run${runs === 1 ? "" : "s"} screened` : "",
+  ].filter((text) => text.length > 0);
+  return `a between-session drift that more runs cannot remove is added to every interval: sd ${low === high ? low : `${low}–${high}`} on the log scale, estimated from ${sessions} baseline sessions and shrunk towards the prior ${prior} (history weight ${Number(weight.toFixed(2))})${screenedText.length > 0 ? `; ${screenedText.join(", ")}` : ""}.`;
 }
 
 function modeSection(verdict: VerdictFile, withMethod = true): string {
   const mode =
     verdict.mode === "interleaved"
       ? "**Mode: interleaved**: baseline and candidate ran in the same job on the same runner, so no session-drift term is added."
-      : `**Mode: stored baseline**: the baseline came from another job, so a between-session drift (sd ${formatNumber(verdict.settings.sessionDriftSd)} on the log scale) that more runs cannot remove is added to every interval.${driftEstimateNote(verdict)}`;
+      : `**Mode: stored baseline**: the baseline came from another job, so ${driftNote(verdict)}`;
   const info = verdict.baselineInfo;
   const parts: string[] = [];
   if (info?.commit) parts.push(`commit ${escapeMarkdown(info.commit, 64)}`);

@@ -372,42 +372,6 @@ it("single fixed run helper is schema-valid", () => {
   expect(makeRunFile().schemaVersion).toBe(1);
 });
 
-describe("session drift from baseline history", () => {
-  it("estimates the between-session variance when the baseline spans >= 3 sessions", () => {
-    const sessionShifts = [0.9, 1.0, 1.1];
-    const base = sessionShifts.flatMap((shift, s) =>
-      records(noisyRuns(4, { seed: 200 + s, sd: 0.01, shift }), `session-${s}`).map((run) => ({
-        ...run,
-        session: `session-${s}`,
-      })),
-    );
-    const cand = records(noisyRuns(4, { seed: 210, sd: 0.01 }), "c").map((run) => ({
-      ...run,
-      session: "cand",
-    }));
-    const outcome = compare(base, cand, () => {}, "stored");
-    const estimate = outcome.verdict.settings.sessionDriftEstimates.ttft_p95!;
-    expect(estimate.sessions).toBe(3);
-    // Session means differ by ~10%: sd of ln shifts ≈ 0.095, times √(1 + 1/3).
-    expect(estimate.sd).toBeGreaterThan(0.08);
-    expect(estimate.sd).toBeLessThan(0.15);
-    expect(outcome.reportMarkdown).toMatch(/The baseline spans 3\+ sessions/);
-    // Without session labels the default applies and the interval is much narrower.
-    const pooled = compare(
-      base.map((run) => ({ ...run, session: null })),
-      cand,
-      () => {},
-      "stored",
-    );
-    expect(pooled.verdict.settings.sessionDriftEstimates).toEqual({});
-    const width = (o: typeof outcome) => {
-      const c = find(o, "ttft_p95");
-      return c.ci![1] - c.ci![0];
-    };
-    expect(width(outcome)).toBeGreaterThan(width(pooled));
-  });
-});
-
 describe("cell pairing", () => {
   it("pairs one differently-labelled cell per side and says so", () => {
     const outcome = compare(
