@@ -4,7 +4,7 @@ import { loadConfig } from "../config/load.js";
 import { readFileAtCommit } from "../github/base-config.js";
 import { validateBaselineDir } from "../github/baseline-bundle.js";
 import { httpStatusOf } from "../github/client.js";
-import { alternatingOrder } from "../runner/interleaved.js";
+import { alternatingBlocks } from "../runner/interleaved.js";
 import { exists, type JobScope, type Measured } from "./job-scope.js";
 
 /**
@@ -30,7 +30,11 @@ export function measureRuns(
   });
 }
 
-/** The base and head configs measured alternately, one run of each per pair (see alternatingOrder). */
+/**
+ * The base and head configs measured alternately, one run of each per pair in the order A B, B A, ...
+ * (see alternatingBlocks). Consecutive runs of one side are one measure call, so one server start per
+ * cell: R pairs cost R + 1 starts per cell, not 2R.
+ */
 export async function alternate(
   scope: JobScope,
   baseConfigPath: string,
@@ -48,10 +52,8 @@ export async function alternate(
     resultsDir: scope.layout.candidateDir,
     side: "candidate" as const,
   };
-  for (let k = firstRun; k < firstRun + pairs; k++) {
-    for (const side of alternatingOrder(k, [base, head])) {
-      await measureRuns(scope, { ...side, firstRun: k, runs: 1, cells });
-    }
+  for (const block of alternatingBlocks(firstRun, pairs, [base, head])) {
+    await measureRuns(scope, { ...block.side, firstRun: block.firstRun, runs: block.runs, cells });
   }
 }
 

@@ -272,16 +272,17 @@ describe("the action end to end", () => {
     expect(summary).toContain("median of 20 / 6 runs");
   });
 
-  it("interleaved runs the base commit's config and the PR's alternately, flipping the order each pair", async () => {
+  it("interleaved runs the base commit's config and the PR's alternately, flipping the order each pair, one start per block", async () => {
     fake.files.set(`vllm-perf-gate.yml@${mainSha}`, testConfig(1.0, { min: 2, max: 4 }));
     const { outputs, summary } = await runJob(
       prJob(207, { inputs: { mode: "interleaved" }, config: testConfig(1.3, { min: 2, max: 4 }) }),
     );
-    expect(measureCalls.map((call) => `${call.side}:${call.firstRun}`)).toEqual([
-      "baseline:0",
-      "candidate:0",
-      "candidate:1",
-      "baseline:1",
+    // A B, B A: the candidate's two consecutive runs are one measure call (one server start per cell),
+    // so 2 pairs cost 3 starts per cell, not 4.
+    expect(measureCalls.map((call) => `${call.side}:${call.firstRun}+${call.runs}`)).toEqual([
+      "baseline:0+1",
+      "candidate:0+2",
+      "baseline:1+1",
     ]);
     expect(measureCalls[0]?.configPath).toMatch(/\.vllm-perf-gate-base-aaaaaaaaaaaa\.yml$/);
     expect(outputs.verdict).toBe("regression");
