@@ -393,6 +393,11 @@ const costSchema = strictObject({
   gpu_hourly_usd: positiveNumber()
     .optional()
     .describe("Hourly price of the GPUs the server uses, for cost per 1,000 successful requests."),
+  server_start_s: nonNegativeNumber()
+    .optional()
+    .describe(
+      "GPU seconds one server start costs (image pull aside: weights load, compile, warm-up), for the GPU-minutes validate estimates and the report prints. Default 180 for docker and command, 0 for external, 1 for sim.",
+    ),
 });
 
 const telemetrySchema = strictObject({
