@@ -3,9 +3,11 @@ import { join } from "node:path";
 import { loadConfig } from "../config/load.js";
 import type { Config, GateConfig } from "../config/schema.js";
 import { configSchema } from "../config/schema.js";
+import { serverLifecycle, serverStartSeconds } from "../config/summary.js";
 import { renderMarkdown } from "../report/markdown.js";
 import { toolName, toolVersion } from "../version.js";
 import { analyze } from "./analyze.js";
+import { type CostModel, defaultCostModel, gpuMinutesSpent } from "./cost.js";
 import { loadRuns } from "./load.js";
 import type { RunRecord } from "./run-record.js";
 import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict-schema.js";
@@ -18,6 +20,8 @@ export { verdictFileSchema } from "./verdict-schema.js";
 export interface CompareSettings {
   gate: GateConfig;
   repeats: { min: number; max: number };
+  /** For the GPU-minutes spent; without a config, 3 minutes a start and one server per cell. */
+  cost?: CostModel;
 }
 
 export function defaultCompareSettings(): CompareSettings {
@@ -28,7 +32,11 @@ export function defaultCompareSettings(): CompareSettings {
 }
 
 export function settingsFromConfig(config: Config): CompareSettings {
-  return { gate: config.gate, repeats: config.repeats };
+  return {
+    gate: config.gate,
+    repeats: config.repeats,
+    cost: { serverStartS: serverStartSeconds(config), lifecycle: serverLifecycle(config) },
+  };
 }
 
 export interface CompareRecordsInput {
@@ -63,6 +71,12 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     now: (input.now ?? new Date()).toISOString(),
     tool: { name: toolName, version: toolVersion },
   });
+  verdict.gpuMinutes = gpuMinutesSpent(
+    verdict.mode,
+    { baseline: input.baseline, candidate: input.candidate },
+    verdict.settings.looks,
+    settings.cost ?? defaultCostModel,
+  );
   return { verdict, reportMarkdown: renderMarkdown(verdict), exitCode: verdict.exitCode };
 }
 

@@ -81,6 +81,19 @@ export const impactSchema = z.object({
   e2elP95Ms: z.object({ baseline: z.number(), candidate: z.number(), change: z.number() }).nullable(),
 });
 
+export const gpuMinutesSpentSchema = z.object({
+  total: z.number().nonnegative(),
+  /** Measured phases of the runs read (durationS), in minutes. */
+  runs: z.number().nonnegative(),
+  /** Server starts the runs' schedule needed (per cell: one per measuring step, R + 1 per interleaved look). */
+  serverStarts: z.number().int().nonnegative(),
+  serverStartMinutes: z.number().nonnegative(),
+  serverStartS: z.number().nonnegative(),
+  /** Which runs were this job's: both sides (interleaved) or the candidate's (stored baseline). */
+  sides: z.enum(["both", "candidate"]),
+  runsWithoutDuration: z.number().int().nonnegative(),
+});
+
 export const verdictFileSchema = z.object({
   schemaVersion: z.literal(verdictSchemaVersion),
   tool: z.object({ name: z.string(), version: z.string() }),
@@ -172,6 +185,8 @@ export const verdictFileSchema = z.object({
   }),
   nextLook: nextLookSchema.nullable(),
   warnings: z.array(z.string()),
+  /** GPU-minutes the comparison's runs cost, every server start counted (set by compare, after analyze). */
+  gpuMinutes: gpuMinutesSpentSchema.optional(),
 });
 
 export type VerdictFile = z.output<typeof verdictFileSchema>;
@@ -180,3 +195,4 @@ export type BaselineInfo = z.output<typeof baselineInfoSchema>;
 export type ComparisonMode = (typeof comparisonModes)[number];
 export type OverallVerdict = (typeof overallVerdicts)[number];
 export type FingerprintDifference = z.output<typeof fingerprintDifferenceSchema>;
+export type GpuMinutesSpent = z.output<typeof gpuMinutesSpentSchema>;

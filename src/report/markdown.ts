@@ -219,7 +219,30 @@ function modeSection(verdict: VerdictFile, withMethod = true): string {
   const baseline = parts.length > 0 ? `Baseline: ${parts.join(" · ")}.` : "Baseline: no provenance given.";
   const s = verdict.settings;
   const method = `Per cell and metric, one number per run (the run is the unit of replication); Welch's t on the logs; tolerance ±${formatFractionAsPercent(s.tolerance)} unless set per metric; gated family Holm-corrected, advisory metrics Benjamini-Hochberg; family confidence ${formatFractionAsPercent(s.confidence)}; regressions tested one-sided at α = ${Number(s.lookAlpha.toPrecision(3))} per look before Holm (looks at ${s.looks.join("/")} runs per side); no change means the ${formatFractionAsPercent(1 - s.passAlpha)} upper bound is within tolerance.`;
-  return ["### Comparison", "", mode, "", baseline, ...(withMethod ? ["", method] : [])].join("\n");
+  return [
+    "### Comparison",
+    "",
+    mode,
+    "",
+    baseline,
+    ...gpuMinutesLine(verdict),
+    ...(withMethod ? ["", method] : []),
+  ].join("\n");
+}
+
+/** One line: what the comparison's runs cost, every server start counted. */
+function gpuMinutesLine(verdict: VerdictFile): string[] {
+  const g = verdict.gpuMinutes;
+  if (!g) return [];
+  const round = (minutes: number) => (minutes < 10 ? minutes.toFixed(1) : String(Math.round(minutes)));
+  const sides =
+    g.sides === "both"
+      ? "both sides, measured here"
+      : "the candidate's runs; the stored baseline was measured once in its own job";
+  return [
+    "",
+    `GPU time: ~${round(g.total)} GPU-minutes (${round(g.runs)} min of measured runs, ${sides}, plus ${g.serverStarts} server start${g.serverStarts === 1 ? "" : "s"} at ${round(g.serverStartS / 60)} min each).`,
+  ];
 }
 
 function warningsSection(verdict: VerdictFile, limit: number): string {
