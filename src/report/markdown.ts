@@ -196,7 +196,7 @@ function driftNote(verdict: VerdictFile): string {
   const runs = Math.max(...fromHistory.map(([, e]) => e.screenedRuns));
   const screenedText = [
     screened.length > 0
-      ? `${screened.length} outlier session${screened.length === 1 ? "" : "s"} screened (${screened.map((name) => escapeMarkdown(name, 60)).join(", ")})`
+      ? `${screened.length} outlier session${screened.length === 1 ? "" : "s"} screened (${screened.map((name) => escapeMarkdown(name.split(/[\\/]/).filter(Boolean).at(-1) ?? name, 60)).join(", ")})`
       : "",
     runs > 0 ? `${runs} outlier run${runs === 1 ? "" : "s"} screened` : "",
   ].filter((text) => text.length > 0);
@@ -235,13 +235,12 @@ function gpuMinutesLine(verdict: VerdictFile): string[] {
   const g = verdict.gpuMinutes;
   if (!g) return [];
   const round = (minutes: number) => (minutes < 10 ? minutes.toFixed(1) : String(Math.round(minutes)));
-  const sides =
-    g.sides === "both"
-      ? "both sides, measured here"
-      : "the candidate's runs; the stored baseline was measured once in its own job";
+  const runs = g.sides === "both" ? "measured runs on both sides" : "the candidate's measured runs";
+  const starts = `${g.serverStarts} server start${g.serverStarts === 1 ? "" : "s"} at ${round(g.serverStartS / 60)} min each`;
+  const stored = g.sides === "both" ? "" : " (the stored baseline was measured once, in its own job)";
   return [
     "",
-    `GPU time: ~${round(g.total)} GPU-minutes (${round(g.runs)} min of measured runs, ${sides}, plus ${g.serverStarts} server start${g.serverStarts === 1 ? "" : "s"} at ${round(g.serverStartS / 60)} min each).`,
+    `GPU time: ~${round(g.total)} GPU-minutes: ${round(g.runs)} min of ${runs} plus ${starts}${stored}.`,
   ];
 }
 

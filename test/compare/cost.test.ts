@@ -36,7 +36,7 @@ describe("GPU-minutes spent", () => {
       runsWithoutDuration: 0,
     });
     expect(outcome.reportMarkdown).toContain(
-      "GPU time: ~31 GPU-minutes (10 min of measured runs, both sides, measured here, plus 7 server starts at 3.0 min each).",
+      "GPU time: ~31 GPU-minutes: 10 min of measured runs on both sides plus 7 server starts at 3.0 min each.",
     );
   });
 
@@ -52,8 +52,8 @@ describe("GPU-minutes spent", () => {
       serverStarts: 2,
       sides: "candidate",
     });
-    expect(outcome.reportMarkdown).toMatch(
-      /GPU time: ~7\.0 GPU-minutes .*the stored baseline was measured once/,
+    expect(outcome.reportMarkdown).toContain(
+      "GPU time: ~7.0 GPU-minutes: 5.0 min of the candidate's measured runs plus 2 server starts at 1.0 min each (the stored baseline was measured once, in its own job).",
     );
   });
 });

@@ -111,6 +111,16 @@ describe("between-session drift from the baseline history", () => {
       all.filter((run) => run.session !== "session-0"),
     ).verdict.settings.sessionDriftEstimates.ttft_p95!;
     expect(estimate.screenedSessions).toEqual(["session-9"]);
+    // The action's sessions are download directories: the report names the run id, not the path.
+    const asDirs = all.map((run) => ({
+      ...run,
+      session: `/tmp/job/baseline-history/${run.session!.slice(8)}`,
+    }));
+    const report = stored(
+      asDirs.filter((run) => run.session.endsWith("/0")),
+      asDirs.filter((run) => !run.session.endsWith("/0")),
+    ).reportMarkdown;
+    expect(report).toContain("1 outlier session screened (9), 1 outlier run screened");
     expect(estimate.screenedRuns).toBe(1);
     expect(estimate.sessions).toBe(9);
     expect(estimate.historySd!).toBeLessThan(0.01);
