@@ -7,6 +7,7 @@ import { createGitHubClient } from "../github/client.js";
 import type { ProgressSink } from "../runner/progress.js";
 import { runCells } from "../runner/run-cells.js";
 import { cleanupFromState, providerForConfig } from "../server/index.js";
+import { createRedactor, credentialLikeValues } from "../server/redact.js";
 import type { ActionDependencies, CleanupServers, Compare, Measure } from "./dependencies.js";
 
 /**
@@ -22,6 +23,7 @@ export const measureWithRunner: Measure = async (request) => {
   const { config } = loaded;
   const provider = providerForConfig(config, {
     env: { ...process.env },
+    interpolation: loaded.interpolation,
     // Recorded so the post step can stop servers a cancelled job left behind.
     stateFile: request.serverStateFile,
     warn: (message) => core.warning(message),
@@ -63,6 +65,11 @@ export const compareWithStatistics: Compare = async (request) => {
     mode: request.mode,
     baselineInfo: request.baselineInfo,
     cwd: request.workingDirectory,
+    // Before the verdict is rendered: the values the config read and credential-looking variables.
+    redactor: createRedactor([
+      ...credentialLikeValues(process.env),
+      ...loaded.interpolation.values.map((entry) => entry.value),
+    ]),
   });
   await writeCompareOutputs(request.outDir, outcome);
   return {

@@ -1,6 +1,6 @@
 import { cp, readdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
-import { loadConfig } from "../config/load.js";
+import { environmentValuesOf, loadConfig } from "../config/load.js";
 import { readFileAtCommit } from "../github/base-config.js";
 import { validateBaselineDir } from "../github/baseline-bundle.js";
 import { httpStatusOf } from "../github/client.js";
@@ -62,6 +62,8 @@ export async function measureCandidate(scope: JobScope): Promise<Measured> {
   if (source === "aggregate") return collectParts(scope);
   if (source === "interleaved") {
     const baseConfigPath = await fetchBaseConfig(scope);
+    // The base side's config may read other variables: their values are secrets too.
+    scope.redactor = scope.redactor.with(await environmentValuesOf(baseConfigPath));
     const { config } = await loadConfig(scope.configPath);
     await alternate(scope, baseConfigPath, 0, config.repeats.min, scope.inputs.cells);
     return { mode: "interleaved", baseConfigPath };

@@ -1,11 +1,13 @@
 import { createHash } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
+import { environmentValuesOf } from "../config/load.js";
 import { countRuns, createBaselineManifest, writeBaselineManifest } from "../github/baseline-bundle.js";
 import type { GitHubClient } from "../github/client.js";
 import type { ActionContext } from "../github/context.js";
 import { inlineCode } from "../github/escape.js";
-import { createRedactor } from "../server/redact.js";
+import { renderedForms } from "../report/escape.js";
+import { createRedactor, minimumSecretLength } from "../server/redact.js";
 import type { ActionIO } from "./action-io.js";
 import { outputNames, stateKeys } from "./action-io.js";
 import type { ActionDependencies } from "./dependencies.js";
@@ -55,6 +57,10 @@ export async function runAction(
   const layout = layoutOf(options.workDir);
   await mkdir(layout.candidateDir, { recursive: true });
   let client: GitHubClient | null = null;
+  const configPath = resolve(workingDirectory, inputs.config);
+  const configSecrets = await environmentValuesOf(configPath);
+  // GitHub masks them in the job log too (our own redaction covers files, the summary and the comment).
+  for (const value of configSecrets) if (value.length >= minimumSecretLength) io.setSecret(value);
   const scope: JobScope = {
     deps,
     inputs,
@@ -62,10 +68,14 @@ export async function runAction(
     io,
     plan,
     layout,
-    configPath: resolve(workingDirectory, inputs.config),
+    configPath,
     workingDirectory,
     workspace: options.workspace,
-    redactor: createRedactor([inputs.githubToken, ...options.secrets]),
+    // Every value the config reads from the environment is a secret whatever its name; the forms let
+    // the last pass over a report find a value that was escaped (publish.ts, redact-evidence.ts).
+    redactor: createRedactor([inputs.githubToken, ...options.secrets, ...configSecrets], {
+      forms: renderedForms,
+    }),
     github: () => {
       if (!inputs.githubToken)
         throw new Error("input github-token is empty: it is needed to reach the GitHub API");

@@ -2,7 +2,7 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readActionContext } from "../github/context.js";
-import { createRedactor } from "../server/redact.js";
+import { createRedactor, credentialLikeValues } from "../server/redact.js";
 import type { ActionIO } from "./action-io.js";
 import { outputNames, stateKeys } from "./action-io.js";
 import type { ActionDependencies } from "./dependencies.js";
@@ -15,22 +15,13 @@ import { type ActionResult, runAction } from "./orchestrator.js";
  * main.ts turns `failed` into the step's failure.
  */
 
-/** Environment values that look like credentials: a safety net on top of the token itself. */
-function secretLookingValues(env: NodeJS.ProcessEnv): string[] {
-  return Object.entries(env)
-    .filter(
-      ([name, value]) =>
-        /TOKEN|SECRET|PASSWORD|API_KEY|APIKEY|PRIVATE/i.test(name) && value && value.length >= 8,
-    )
-    .map(([, value]) => value as string);
-}
-
 export async function runMainStep(
   deps: ActionDependencies,
   io: ActionIO,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ActionResult> {
-  const secrets = secretLookingValues(env);
+  // A safety net on top of the token and the values the config reads (see runAction).
+  const secrets = credentialLikeValues(env);
   const redactor = createRedactor(secrets);
   try {
     const inputs = parseActionInputs();

@@ -5,10 +5,12 @@ import type { Config, GateConfig } from "../config/schema.js";
 import { configSchema } from "../config/schema.js";
 import { serverLifecycle, serverStartSeconds } from "../config/summary.js";
 import { renderMarkdown } from "../report/markdown.js";
+import { createRedactor, credentialLikeValues, type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
 import { analyze } from "./analyze.js";
 import { type CostModel, defaultCostModel, gpuMinutesSpent } from "./cost.js";
-import { loadRuns } from "./load.js";
+import { defaultInputLimits, type InputLimits } from "./input-limits.js";
+import { loadRuns, loadSides } from "./load.js";
 import type { RunRecord } from "./run-record.js";
 import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict-schema.js";
 
@@ -48,6 +50,10 @@ export interface CompareRecordsInput {
   /** Stored mode: runs of earlier baseline sessions, for the between-session drift only. */
   history?: readonly RunRecord[];
   now?: Date;
+  /** Secrets to take out of the verdict before it is rendered or written (run files come from outside). */
+  redactor?: Redactor;
+  /** Notes about the inputs (duplicates dropped) that go first into the verdict's warnings. */
+  inputNotes?: readonly string[];
 }
 
 export interface CompareOutcome {
@@ -60,7 +66,7 @@ export interface CompareOutcome {
 /** Pure: decide and render from run records already in memory. */
 export function compareRecords(input: CompareRecordsInput): CompareOutcome {
   const settings = input.settings ?? defaultCompareSettings();
-  const verdict = analyze({
+  const decided = analyze({
     baseline: input.baseline,
     candidate: input.candidate,
     gate: settings.gate,
@@ -71,12 +77,16 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     now: (input.now ?? new Date()).toISOString(),
     tool: { name: toolName, version: toolVersion },
   });
-  verdict.gpuMinutes = gpuMinutesSpent(
-    verdict.mode,
+  decided.gpuMinutes = gpuMinutesSpent(
+    decided.mode,
     { baseline: input.baseline, candidate: input.candidate },
-    verdict.settings.looks,
+    decided.settings.looks,
     settings.cost ?? defaultCostModel,
   );
+  if (input.inputNotes && input.inputNotes.length > 0)
+    decided.warnings = [...input.inputNotes, ...decided.warnings];
+  // Redacted before rendering: the renderer escapes, and an escaped secret no longer matches its value.
+  const verdict = input.redactor ? redactValue(decided, input.redactor) : decided;
   return { verdict, reportMarkdown: renderMarkdown(verdict), exitCode: verdict.exitCode };
 }
 
@@ -93,26 +103,35 @@ export interface CompareResultsInput {
   now?: Date;
   env?: Readonly<Record<string, string | undefined>>;
   cwd?: string;
+  /** Default: the values the config read from the environment and credential-looking variables of env. */
+  redactor?: Redactor;
+  /** Size limits on the inputs (default: the action's, compare/input-limits.ts). */
+  limits?: InputLimits;
 }
 
 /** Loads both sides from disk (InputError on bad input) and compares them. */
 export async function compareResults(input: CompareResultsInput): Promise<CompareOutcome> {
   let settings = defaultCompareSettings();
+  const secrets = credentialLikeValues(input.env ?? {});
   if (typeof input.config === "string") {
     const loaded = await loadConfig(input.config, { env: input.env, cwd: input.cwd });
     settings = settingsFromConfig(loaded.config);
+    secrets.push(...loaded.interpolation.values.map((entry) => entry.value));
   } else if (input.config) settings = settingsFromConfig(input.config);
-  const baseline = await loadRuns(input.baseline, "baseline");
-  const candidate = await loadRuns(input.candidate, "candidate");
-  const history = input.history && input.history.length > 0 ? await loadRuns(input.history, "history") : [];
+  const limits = input.limits ?? defaultInputLimits;
+  const { baseline, candidate, notes } = await loadSides(input.baseline, input.candidate, limits);
+  const history =
+    input.history && input.history.length > 0 ? await loadRuns(input.history, "history", { limits }) : [];
   return compareRecords({
     baseline,
     candidate,
     history,
+    inputNotes: notes,
     settings,
     mode: input.mode,
     baselineInfo: input.baselineInfo,
     now: input.now,
+    redactor: input.redactor ?? createRedactor(secrets),
   });
 }
 

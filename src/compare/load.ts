@@ -1,9 +1,21 @@
+import { createHash } from "node:crypto";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { z } from "zod";
 import { InputError } from "../cli/errors.js";
-import { runFileSchema, runFileSchemaVersion } from "../metrics/run-schema.js";
-import { looksLikeVllmResult, runRecordFromVllmResult, vllmResultSchema } from "../metrics/vllm-result.js";
+import {
+  type InvariantIssue,
+  runFileInvariantIssues,
+  runFileSchema,
+  runFileSchemaVersion,
+} from "../metrics/run-schema.js";
+import {
+  looksLikeVllmResult,
+  runRecordFromVllmResult,
+  vllmResultInvariantIssues,
+  vllmResultSchema,
+} from "../metrics/vllm-result.js";
+import { defaultInputLimits, type InputLimits, mebibyte } from "./input-limits.js";
 import { type RunRecord, runRecordFromRunFile } from "./run-record.js";
 
 /**
@@ -21,25 +33,84 @@ function describeIssues(file: string, error: z.ZodError): string {
   return `${file}: invalid content\n${lines.join("\n")}${more}`;
 }
 
-async function readJson(file: string): Promise<unknown> {
+/** Each field alone was valid; together they cannot be (a forged or edited file). */
+function throwOnInconsistency(file: string, issues: readonly InvariantIssue[]): void {
+  if (issues.length === 0) return;
+  const lines = issues.slice(0, 5).map((issue) => `  ${issue.field}: ${issue.message}`);
+  const more = issues.length > 5 ? `\n  ... and ${issues.length - 5} more` : "";
+  throw new InputError(`${file}: inconsistent content\n${lines.join("\n")}${more}`);
+}
+
+/**
+ * Result files are a few levels deep; JSON.parse accepts any depth, but every recursive walk after
+ * it (hashing, the fingerprint diff) would overflow the stack on a million nested brackets.
+ */
+export const maxJsonDepth = 64;
+
+/** Depth of a parsed JSON value, walked without recursion; stops counting past `limit`. */
+function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop() as { value: unknown; depth: number };
+    if (typeof current !== "object" || current === null) continue;
+    const level = depth + 1;
+    if (level > deepest) deepest = level;
+    if (deepest > limit) return deepest;
+    for (const child of Array.isArray(current) ? current : Object.values(current))
+      if (typeof child === "object" && child !== null) stack.push({ value: child, depth: level });
+  }
+  return deepest;
+}
+
+async function readJson(file: string): Promise<{ json: unknown; contentHash: string }> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
     throw new InputError(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
+  let json: unknown;
   try {
-    return JSON.parse(text);
+    json = JSON.parse(text);
   } catch (error) {
     throw new InputError(
       `${file}: not valid JSON (${error instanceof Error ? error.message : String(error)})`,
     );
   }
+  const depth = nestingDepth(json, maxJsonDepth);
+  if (depth > maxJsonDepth) {
+    throw new InputError(
+      `${file}: nested deeper than ${maxJsonDepth} levels (limit maxJsonDepth; a result file needs fewer than 10)`,
+    );
+  }
+  // A run.json (a few KiB) is hashed re-serialised, so a copy that was only re-indented is still the
+  // same run; a vLLM result can hold hundreds of KiB of per-request lists, where re-serialising costs
+  // ~2 ms a file, so its bytes are hashed (byte-identical copies).
+  const canonical = typeof json === "object" && json !== null && "schemaVersion" in json;
+  const contentHash = createHash("sha256")
+    .update(canonical ? JSON.stringify(json) : text)
+    .digest("hex");
+  return { json, contentHash };
 }
 
 /** Parses one file: a run.json (has schemaVersion) or a vLLM result (has request_throughput). */
 export async function readRunFile(file: string, index: number): Promise<RunRecord> {
-  const json = await readJson(file);
+  const { json, contentHash } = await readJson(file);
+  const record = parseRunJson(file, json, index);
+  const positional = looksLikeVllmResult(json);
+  return {
+    ...record,
+    identity: {
+      contentHash,
+      cell: record.cell,
+      run: positional ? null : record.run,
+      startedAt: record.startedAt,
+    },
+  };
+}
+
+function parseRunJson(file: string, json: unknown, index: number): RunRecord {
   if (typeof json === "object" && json !== null && !Array.isArray(json) && "schemaVersion" in json) {
     const version = (json as { schemaVersion: unknown }).schemaVersion;
     if (version !== runFileSchemaVersion) {
@@ -49,11 +120,13 @@ export async function readRunFile(file: string, index: number): Promise<RunRecor
     }
     const parsed = runFileSchema.safeParse(json);
     if (!parsed.success) throw new InputError(describeIssues(file, parsed.error));
+    throwOnInconsistency(file, runFileInvariantIssues(parsed.data));
     return runRecordFromRunFile(parsed.data, file);
   }
   if (looksLikeVllmResult(json)) {
     const parsed = vllmResultSchema.safeParse(json);
     if (!parsed.success) throw new InputError(describeIssues(file, parsed.error));
+    throwOnInconsistency(file, vllmResultInvariantIssues(parsed.data));
     return runRecordFromVllmResult(parsed.data, file, index);
   }
   throw new InputError(
@@ -95,7 +168,78 @@ async function expandPath(path: string): Promise<{ files: string[]; isDirectory:
   );
 }
 
-export async function loadRuns(paths: readonly string[], side: string): Promise<RunRecord[]> {
+function mib(bytes: number): string {
+  return `${(bytes / mebibyte).toFixed(bytes < 10 * mebibyte ? 2 : 1)} MiB`;
+}
+
+/**
+ * Checks the sizes before anything is read (a 200 MB file would otherwise take minutes and GBs):
+ * each file against maxRunFileBytes, all files of both sides against maxTotalBytes, in input order
+ * so the message is stable. Only regular files are read (a FIFO would block forever).
+ */
+async function checkInputSizes(
+  files: readonly string[],
+  limits: InputLimits,
+  budget: { bytes: number },
+): Promise<void> {
+  for (const file of files) {
+    let info: Awaited<ReturnType<typeof stat>>;
+    try {
+      info = await stat(file);
+    } catch (error) {
+      throw new InputError(
+        `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      );
+    }
+    if (!info.isFile()) throw new InputError(`${file}: not a regular file (expected a result JSON file)`);
+    if (info.size > limits.maxRunFileBytes) {
+      throw new InputError(
+        `${file}: ${mib(info.size)} (${info.size} bytes), more than the ${mib(limits.maxRunFileBytes)} allowed for one result file (limit maxRunFileBytes; raise it with compare --max-file-mb)`,
+      );
+    }
+    budget.bytes += info.size;
+    if (budget.bytes > limits.maxTotalBytes) {
+      throw new InputError(
+        `${file}: the inputs reach ${mib(budget.bytes)} with this file, more than the ${mib(limits.maxTotalBytes)} allowed for all result files together (limit maxTotalBytes; raise it with compare --max-total-mb)`,
+      );
+    }
+  }
+}
+
+/** Runs `work` over items with at most `width` at a time, results in input order. */
+async function boundedAll<T, R>(
+  items: readonly T[],
+  width: number,
+  work: (item: T, index: number) => Promise<R>,
+) {
+  const settled: PromiseSettledResult<R>[] = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const index = next++;
+      try {
+        settled[index] = { status: "fulfilled", value: await work(items[index] as T, index) };
+      } catch (reason) {
+        settled[index] = { status: "rejected", reason };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
+  return settled;
+}
+
+export interface LoadOptions {
+  limits?: InputLimits;
+  /** Shared between the sides so maxTotalBytes bounds everything one comparison reads. */
+  budget?: { bytes: number };
+}
+
+export async function loadRuns(
+  paths: readonly string[],
+  side: string,
+  options: LoadOptions = {},
+): Promise<RunRecord[]> {
+  const limits = options.limits ?? defaultInputLimits;
   if (paths.length === 0)
     throw new InputError(`--${side}: expected at least one results directory or result file`);
   // Each directory is one session (one job); loose files together form one.
@@ -103,17 +247,100 @@ export async function loadRuns(paths: readonly string[], side: string): Promise<
   for (const path of paths) {
     const expanded = await expandPath(path);
     for (const file of expanded.files) files.push({ file, session: expanded.isDirectory ? path : "(files)" });
+    if (files.length > limits.maxFiles) {
+      throw new InputError(
+        `--${side}: more than ${limits.maxFiles} result files (limit maxFiles), the last from ${path}`,
+      );
+    }
   }
-  // Reads overlap; the first failure in input order is the one reported, so messages are stable.
-  const settled = await Promise.allSettled(
-    files.map(
-      async ({ file, session }, index): Promise<RunRecord> => ({
-        ...(await readRunFile(file, index)),
-        session,
-      }),
-    ),
+  await checkInputSizes(
+    files.map(({ file }) => file),
+    limits,
+    options.budget ?? { bytes: 0 },
+  );
+  // A few reads overlap (not all: every text is in memory until parsed); the first failure in input
+  // order is the one reported, so messages are stable.
+  const settled = await boundedAll(
+    files,
+    4,
+    async ({ file, session }, index): Promise<RunRecord> => ({
+      ...(await readRunFile(file, index)),
+      session,
+    }),
   );
   const failure = settled.find((result) => result.status === "rejected");
   if (failure) throw failure.reason;
   return settled.map((result) => (result as PromiseFulfilledResult<RunRecord>).value);
+}
+
+function describeRun(record: RunRecord): string {
+  const run = record.identity ? record.identity.run : record.run;
+  const index = run === null ? "" : ` run ${run}`;
+  const started = record.startedAt ? ` started ${record.startedAt}` : "";
+  return `cell ${record.cell}${index}${started}`;
+}
+
+/**
+ * A run is its content (the hash of its parsed JSON) plus its identity (cell, run index, start
+ * time): two records with both equal are one run read twice (a copied file or cell directory, the
+ * same directory given twice), and counting it twice would narrow the intervals with no new
+ * evidence. Within a side the first is kept and the others dropped, each with a note; the same run
+ * on both sides is refused, since a run cannot be its own baseline.
+ */
+export function dropDuplicateRuns(
+  baseline: readonly RunRecord[],
+  candidate: readonly RunRecord[],
+): { baseline: RunRecord[]; candidate: RunRecord[]; notes: string[] } {
+  const keyOf = (record: RunRecord) => {
+    const id = record.identity;
+    return id === undefined ? null : JSON.stringify([id.contentHash, id.cell, id.run, id.startedAt]);
+  };
+  const notes: string[] = [];
+  const dedupe = (records: readonly RunRecord[], side: string) => {
+    const seen = new Map<string, RunRecord>();
+    const kept: RunRecord[] = [];
+    const dropped = new Map<RunRecord, string[]>();
+    for (const record of records) {
+      const key = keyOf(record);
+      const first = key === null ? undefined : seen.get(key);
+      if (first) {
+        dropped.set(first, [...(dropped.get(first) ?? []), record.source]);
+        continue;
+      }
+      if (key !== null) seen.set(key, record);
+      kept.push(record);
+    }
+    for (const [first, copies] of dropped) {
+      notes.push(
+        `${side}: ${copies.length} duplicate${copies.length === 1 ? "" : "s"} of ${describeRun(first)} (${first.source}) dropped, counted once: ${copies.join(", ")}`,
+      );
+    }
+    return { kept, seen };
+  };
+  const base = dedupe(baseline, "baseline");
+  const cand = dedupe(candidate, "candidate");
+  for (const [key, record] of cand.seen) {
+    const twin = base.seen.get(key);
+    if (twin) {
+      throw new InputError(
+        `${record.source}: the same run (${describeRun(record)}, identical content) is on both sides, also as ${twin.source}: a run cannot be its own baseline`,
+      );
+    }
+  }
+  return { baseline: base.kept, candidate: cand.kept, notes };
+}
+
+/**
+ * Loads both sides of a comparison with one size budget, then drops duplicated runs (notes for the
+ * verdict's warnings) or refuses a run that is on both sides.
+ */
+export async function loadSides(
+  baselinePaths: readonly string[],
+  candidatePaths: readonly string[],
+  limits: InputLimits = defaultInputLimits,
+): Promise<{ baseline: RunRecord[]; candidate: RunRecord[]; notes: string[] }> {
+  const budget = { bytes: 0 };
+  const baseline = await loadRuns(baselinePaths, "baseline", { limits, budget });
+  const candidate = await loadRuns(candidatePaths, "candidate", { limits, budget });
+  return dropDuplicateRuns(baseline, candidate);
 }

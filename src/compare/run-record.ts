@@ -25,6 +25,13 @@ export interface RunRecord {
    * runs from several sessions let compare estimate the between-session drift.
    */
   session?: string | null;
+  /**
+   * Set when the run was read from a file: the sha256 of its content (a run.json re-serialised, a vLLM result's bytes) plus what the file says it
+   * is (cell, run index, start time; a vLLM result has no run index of its own, its `run` is the
+   * file's position). Two records with the same identity are one run read twice
+   * (compare/load.ts dropDuplicateRuns).
+   */
+  identity?: { contentHash: string; cell: string; run: number | null; startedAt: string | null };
 }
 
 export function errorRate(requests: { total: number; failed: number }): number | null {

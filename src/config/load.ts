@@ -5,7 +5,13 @@ import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "y
 import type { z } from "zod";
 import { InputError } from "../cli/errors.js";
 import { describeValue } from "./fields.js";
-import { formatPath, interpolateEnvironment } from "./interpolate.js";
+import {
+  type ConfigInterpolation,
+  type ConfigPath,
+  formatPath,
+  interpolateEnvironment,
+  type TemplateAt,
+} from "./interpolate.js";
 import { type Config, configSchema, duplicateCellNames } from "./schema.js";
 
 export interface ConfigProblem {
@@ -24,6 +30,11 @@ export interface LoadedConfig {
   sha256: string;
   /** Paths whose values came from `${VAR}`; shown as their template, never as their value. */
   fromEnvironment: Map<string, string>;
+  /**
+   * The templates by path (for `templateView`) and the values read from the environment (for the
+   * redactor): whatever is printed or recorded shows the template, and the values are redacted elsewhere.
+   */
+  interpolation: ConfigInterpolation;
 }
 
 export class ConfigError extends InputError {
@@ -68,6 +79,20 @@ export async function loadConfig(
   });
 }
 
+/**
+ * The values a config reads from the environment (for a redactor set up before the config is used);
+ * none when it cannot be loaded: that fails later, with its own message.
+ */
+export async function environmentValuesOf(
+  file: string,
+  options: { env?: Readonly<Record<string, string | undefined>>; cwd?: string } = {},
+): Promise<string[]> {
+  return loadConfig(file, options).then(
+    (loaded) => loaded.interpolation.values.map((entry) => entry.value),
+    () => [],
+  );
+}
+
 export function parseConfigText(
   text: string,
   file: string,
@@ -110,7 +135,8 @@ export function parseConfigText(
     ...locate(problem.path),
   }));
 
-  const result = configSchema.safeParse(interpolated.value, { reportInput: true });
+  problems.push(...credentialsInUrls(interpolated.value, locate));
+  const result = parseCoercingTemplates(interpolated.value, interpolated.templates);
   if (!result.success) {
     problems.push(...issuesToProblems(result.error.issues, interpolated.fromEnvironment, locate));
     // Refinements do not run while fields are invalid, but a duplicate name is worth reporting at once.
@@ -127,7 +153,98 @@ export function parseConfigText(
     path: options.absolutePath ?? file,
     sha256: options.sha256 ?? createHash("sha256").update(text).digest("hex"),
     fromEnvironment: interpolated.fromEnvironment,
+    interpolation: { templates: interpolated.templates, values: interpolated.values },
   };
+}
+
+/**
+ * Schema validation where a number or boolean field may be written as `"${N}"`: interpolation yields a
+ * string, so a field that rejects it as the wrong type gets the string's number (or true/false) and the
+ * config is checked again. A string that is no number stays an error naming the field and the template.
+ */
+function parseCoercingTemplates(value: unknown, templates: readonly TemplateAt[]) {
+  const templated = new Set(templates.map((entry) => formatPath(entry.path)));
+  let current = value;
+  let result = configSchema.safeParse(current, { reportInput: true });
+  // Each round fixes every field the previous one rejected; a union can reveal a nested field once.
+  for (let round = 0; round < 4 && !result.success; round++) {
+    const coercions: { path: ConfigPath; value: number | boolean }[] = [];
+    for (const issue of flattenIssues(result.error.issues)) {
+      if (issue.code !== "invalid_type" || !templated.has(formatPath(issue.path))) continue;
+      const input = (issue as { input?: unknown }).input;
+      if (typeof input !== "string") continue;
+      const coerced =
+        issue.expected === "number"
+          ? toNumber(input)
+          : issue.expected === "boolean"
+            ? toBoolean(input)
+            : undefined;
+      if (coerced !== undefined) coercions.push({ path: issue.path as ConfigPath, value: coerced });
+    }
+    if (coercions.length === 0) break;
+    current = structuredClone(current);
+    for (const coercion of coercions) setAt(current, coercion.path, coercion.value);
+    result = configSchema.safeParse(current, { reportInput: true });
+  }
+  return result;
+}
+
+/** Issues with those inside a union's branches, every path from the top. */
+function flattenIssues(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[] = []): z.core.$ZodIssue[] {
+  const out: z.core.$ZodIssue[] = [];
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === "invalid_union") {
+      for (const branch of issue.errors) out.push(...flattenIssues(branch, path));
+    } else out.push({ ...issue, path } as z.core.$ZodIssue);
+  }
+  return out;
+}
+
+function toNumber(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(trimmed)) return undefined;
+  const number = Number(trimmed);
+  return Number.isFinite(number) ? number : undefined;
+}
+
+function toBoolean(text: string): boolean | undefined {
+  const trimmed = text.trim();
+  return trimmed === "true" ? true : trimmed === "false" ? false : undefined;
+}
+
+function setAt(root: unknown, path: ConfigPath, value: unknown): void {
+  let node = root;
+  for (const segment of path.slice(0, -1)) {
+    if (node === null || typeof node !== "object") return;
+    node = (node as Record<string | number, unknown>)[segment];
+  }
+  if (node !== null && typeof node === "object" && path.length > 0)
+    (node as Record<string | number, unknown>)[path[path.length - 1]!] = value;
+}
+
+/**
+ * A URL with `user:password@` validates as a URL but cannot work (vLLM authenticates with a Bearer key)
+ * and would put the password in every message and record: refused, without echoing the URL.
+ */
+function credentialsInUrls(
+  value: unknown,
+  locate: (path: readonly PropertyKey[]) => { line?: number; column?: number },
+): ConfigProblem[] {
+  const server = (value as { server?: unknown } | null)?.server;
+  if (server === null || typeof server !== "object") return [];
+  const problems: ConfigProblem[] = [];
+  for (const key of ["base_url", "metrics_url"]) {
+    const url = (server as Record<string, unknown>)[key];
+    if (typeof url !== "string" || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url)) continue;
+    problems.push({
+      path: `server.${key}`,
+      message:
+        "credentials in the URL (user:password@host) are not supported: they would be sent nowhere useful and shown in messages and records; remove them, put the API key in an environment variable and name it in server.api_key_env",
+      ...locate(["server", key]),
+    });
+  }
+  return problems;
 }
 
 /** By position in the file, without repeats (a refinement and a field check can say the same thing). */
@@ -183,8 +300,14 @@ function issuesToProblems(
       message = `expected one of ${issue.values.map((value) => JSON.stringify(value)).join(", ")}, got ${got}`;
     }
     if (issue.code === "invalid_type" && !/^expected /.test(message)) {
-      message = `expected ${issue.expected}, got ${describeValue((issue as { input?: unknown }).input)}`;
+      const got =
+        template !== undefined
+          ? `the value of ${template} (not shown)`
+          : describeValue((issue as { input?: unknown }).input);
+      message = `expected ${issue.expected}, got ${got}`;
     }
+    if (template !== undefined && issue.code === "invalid_type" && issue.expected === "number")
+      message += ", which is not a number";
     problems.push({ path, message, ...locate(issue.path) });
   }
   return problems;

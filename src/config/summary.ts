@@ -1,3 +1,4 @@
+import { type TemplateAt, templateView } from "./interpolate.js";
 import type { CellConfig, Config, LengthConfig, LoadConfig } from "./schema.js";
 
 /**
@@ -45,7 +46,8 @@ export function lengthMean(length: LengthConfig): number {
 }
 
 export function describeLength(length: LengthConfig): string {
-  if (typeof length === "number") return String(length);
+  // A template (a value from `${VAR}` in the printed view) is shown as written.
+  if (typeof length !== "object") return String(length);
   switch (length.distribution) {
     case "fixed":
       return String(length.value);
@@ -116,37 +118,19 @@ function describeWarmup(cell: CellConfig): string {
  */
 export function summarizeConfig(
   config: Config,
-  fromEnvironment: ReadonlyMap<string, string> = new Map(),
+  templates: readonly TemplateAt[] = [],
   looks?: readonly number[],
 ): ConfigSummary {
-  const shown = (path: string, value: string) => fromEnvironment.get(path) ?? value;
+  // Text is built from the view that holds templates where values came from `${VAR}` (they may be
+  // secrets); estimates and checks use the values.
+  const shown = templateView(config, templates);
   const warnings: string[] = [];
   const server = config.server;
-  let serverText: string;
-  switch (server.kind) {
-    case "docker":
-      serverText = `docker ${shown("server.image", server.image)}${server.args.length ? ` ${server.args.join(" ")}` : ""}`;
-      if (!/@sha256:[0-9a-f]{64}$/.test(server.image)) {
-        warnings.push(
-          `server.image is pinned by tag only (${shown("server.image", server.image)}): a re-pushed tag changes the server silently; pin it by digest (image@sha256:...)`,
-        );
-      }
-      break;
-    case "command":
-      serverText = `command ${server.argv.join(" ")}`;
-      break;
-    case "external":
-      serverText = `external ${shown("server.base_url", server.base_url)}`;
-      break;
-    case "sim":
-      serverText = `simulator, profile ${server.profile}${
-        Object.keys(server.set).length
-          ? ` (${Object.entries(server.set)
-              .map(([key, value]) => `${key}=${value}`)
-              .join(", ")})`
-          : ""
-      }`;
-      break;
+  const serverText = describeServer(shown.server);
+  if (server.kind === "docker" && !/@sha256:[0-9a-f]{64}$/.test(server.image)) {
+    warnings.push(
+      `server.image is pinned by tag only (${(shown.server as typeof server).image}): a re-pushed tag changes the server silently; pin it by digest (image@sha256:...)`,
+    );
   }
   if (!config.model.revision)
     warnings.push("model.revision is not set: the model can change under the same name; pin a commit");
@@ -155,34 +139,35 @@ export function summarizeConfig(
       `repeats.min is ${config.repeats.min}: fewer than 3 runs per side can rarely support a verdict`,
     );
 
-  const cells = config.cells.map((cell): CellSummary => {
-    const size = "requests" in cell.size ? `${cell.size.requests} req` : `${cell.size.duration_s} s`;
+  const cells = config.cells.map((cell, index): CellSummary => {
+    const text = shown.cells[index]!;
+    const size = "requests" in text.size ? `${text.size.requests} req` : `${text.size.duration_s} s`;
     if ("requests" in cell.size && cell.size.requests < config.gate.min_requests.p95) {
       const gatedPercentiles = config.gate.metrics.filter((metric) => metric.endsWith("_p95"));
       if (gatedPercentiles.length > 0) {
         warnings.push(
-          `cells "${cell.name}": ${cell.size.requests} requests per run is below gate.min_requests.p95 (${config.gate.min_requests.p95}); ${gatedPercentiles.join(", ")} will be advisory only`,
+          `cells "${text.name}": ${(text.size as { requests: number }).requests} requests per run is below gate.min_requests.p95 (${config.gate.min_requests.p95}); ${gatedPercentiles.join(", ")} will be advisory only`,
         );
       }
     }
     return {
-      name: cell.name,
-      endpoint: cell.endpoint,
-      dataset: describeDataset(cell),
-      load: describeLoad(cell.load),
+      name: text.name,
+      endpoint: text.endpoint,
+      dataset: describeDataset(text),
+      load: describeLoad(text.load),
       size,
-      prefix: cell.prefix,
-      warmup: describeWarmup(cell),
+      prefix: text.prefix,
+      warmup: describeWarmup(text),
       estimatedSecondsPerRun: estimateSeconds(cell),
     };
   });
 
   return {
     server: serverText,
-    model: `${config.model.name}${config.model.revision ? ` @ ${config.model.revision}` : ""}`,
+    model: `${shown.model.name}${shown.model.revision ? ` @ ${shown.model.revision}` : ""}`,
     cells,
     runs: { min: config.repeats.min, max: config.repeats.max },
-    gate: `${config.gate.metrics.join(", ")}; tolerance ${(config.gate.tolerance * 100).toFixed(1)}%, confidence ${config.gate.confidence}, fail on ${config.gate.fail_on}`,
+    gate: `${shown.gate.metrics.join(", ")}; tolerance ${typeof shown.gate.tolerance === "number" ? `${(shown.gate.tolerance * 100).toFixed(1)}%` : shown.gate.tolerance}, confidence ${shown.gate.confidence}, fail on ${shown.gate.fail_on}`,
     warnings,
     gpuMinutes: estimateGpuMinutes(
       config,
@@ -190,6 +175,26 @@ export function summarizeConfig(
       looks ?? [config.repeats.min, config.repeats.max],
     ),
   };
+}
+
+/** One line for the server section (of the template view: it is printed). */
+function describeServer(server: Config["server"]): string {
+  switch (server.kind) {
+    case "docker":
+      return `docker ${server.image}${server.args.length ? ` ${server.args.join(" ")}` : ""}`;
+    case "command":
+      return `command ${server.argv.join(" ")}`;
+    case "external":
+      return `external ${server.base_url}`;
+    case "sim":
+      return `simulator, profile ${server.profile}${
+        Object.keys(server.set).length
+          ? ` (${Object.entries(server.set)
+              .map(([key, value]) => `${key}=${value}`)
+              .join(", ")})`
+          : ""
+      }`;
+  }
 }
 
 export function renderSummary(file: string, summary: ConfigSummary): string {

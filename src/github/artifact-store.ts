@@ -1,8 +1,10 @@
-import { cp, lstat, mkdir, readFile, writeFile } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { cp, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { dirname, join, relative } from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
 import { z } from "zod";
-import { listFilesRecursively } from "./files.js";
+import { type BaselineLimits, defaultBaselineLimits, UntrustedBaselineError } from "./baseline-bundle.js";
+import { copyTreeWithLimits, listFilesRecursively } from "./files.js";
+import { ArchiveLimitError, extractZip } from "./zip-extract.js";
 
 export { listFilesRecursively };
 
@@ -25,8 +27,12 @@ export interface ArtifactStore {
   upload(name: string, rootDir: string, options?: { retentionDays?: number }): Promise<ArtifactRef | null>;
   /** Artifacts already uploaded by other jobs of the current workflow run. */
   listCurrentRun(): Promise<ArtifactRef[]>;
-  /** Extracts the artifact's files into destination. */
-  download(artifact: ArtifactRef, destination: string): Promise<void>;
+  /**
+   * Extracts the artifact's files into destination with the limits enforced while writing (bytes,
+   * entries, compression ratio, names, no links): on a breach it removes what it wrote and throws an
+   * UntrustedBaselineError naming the limit. Every artifact is untrusted input.
+   */
+  download(artifact: ArtifactRef, destination: string, limits?: BaselineLimits): Promise<void>;
 }
 
 export interface GitHubArtifactStoreOptions {
@@ -59,8 +65,19 @@ export class GitHubArtifactStore implements ArtifactStore {
     return artifacts.map((artifact) => ({ id: artifact.id, name: artifact.name, sizeBytes: artifact.size }));
   }
 
-  async download(artifact: ArtifactRef, destination: string): Promise<void> {
-    await mkdir(destination, { recursive: true });
+  async download(
+    artifact: ArtifactRef,
+    destination: string,
+    limits: BaselineLimits = defaultBaselineLimits,
+  ): Promise<void> {
+    const label = `artifact ${artifact.name} (${artifact.id})`;
+    // The compressed download is bounded by the size GitHub reports; what it expands to is bounded
+    // by extracting it ourselves (@actions/artifact's own extraction checks no limit).
+    if (artifact.sizeBytes > limits.maxTotalBytes) {
+      throw new UntrustedBaselineError(
+        `${label}: ${artifact.sizeBytes} bytes compressed, more than the ${limits.maxTotalBytes} allowed (limit maxTotalBytes)`,
+      );
+    }
     const findBy =
       artifact.runId === undefined
         ? undefined
@@ -70,8 +87,49 @@ export class GitHubArtifactStore implements ArtifactStore {
             repositoryOwner: this.options.owner,
             repositoryName: this.options.repo,
           };
-    await this.client.downloadArtifact(artifact.id, { path: destination, ...(findBy ? { findBy } : {}) });
+    await mkdir(dirname(destination), { recursive: true });
+    const staging = await mkdtemp(join(dirname(destination), ".artifact-download-"));
+    try {
+      await this.client.downloadArtifact(artifact.id, {
+        path: staging,
+        skipDecompress: true,
+        ...(findBy ? { findBy } : {}),
+      });
+      const saved = await readdir(staging);
+      if (saved.length !== 1 || saved[0] === undefined)
+        throw new Error(`${label}: expected one archive from the download, found ${saved.length} files`);
+      await extractArtifactZip(label, join(staging, saved[0]), destination, limits);
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
   }
+}
+
+/** Extracts one downloaded artifact archive; limit breaches become UntrustedBaselineErrors. */
+export async function extractArtifactZip(
+  label: string,
+  archive: string,
+  destination: string,
+  limits: BaselineLimits = defaultBaselineLimits,
+): Promise<void> {
+  const archiveBytes = (await lstat(archive)).size;
+  if (archiveBytes > limits.maxTotalBytes) {
+    throw new UntrustedBaselineError(
+      `${label}: ${archiveBytes} bytes compressed, more than the ${limits.maxTotalBytes} allowed (limit maxTotalBytes)`,
+    );
+  }
+  try {
+    await extractZip(archive, destination, limits);
+  } catch (error) {
+    if (error instanceof ArchiveLimitError) throw new UntrustedBaselineError(refusalMessage(label, error));
+    throw error;
+  }
+}
+
+/** Says how far extraction got before the breach, so a reader can see the limit held. */
+function refusalMessage(label: string, error: ArchiveLimitError): string {
+  const written = error.bytesWritten > 0 ? `stopped after writing ${error.bytesWritten} bytes; ` : "";
+  return `${label}: ${error.message} (${written}nothing of it was kept)`;
 }
 
 const localArtifactMeta = z.object({
@@ -84,7 +142,9 @@ const localArtifactMeta = z.object({
 
 /**
  * Artifacts as directories: `<root>/<runId>/<name>/files/...` plus `artifact.json`. Ids are unique
- * within the root, like GitHub's, so the same ArtifactRef can be handed between runs.
+ * within the root, like GitHub's, so the same ArtifactRef can be handed between runs. An artifact
+ * may instead hold `<name>/artifact.zip`, the archive GitHub would hand out; either way a download
+ * applies the same limits as GitHubArtifactStore's.
  */
 export class LocalArtifactStore implements ArtifactStore {
   constructor(
@@ -132,10 +192,31 @@ export class LocalArtifactStore implements ArtifactStore {
       .map((meta) => ({ id: meta.id, name: meta.name, sizeBytes: meta.sizeBytes }));
   }
 
-  async download(artifact: ArtifactRef, destination: string): Promise<void> {
+  async download(
+    artifact: ArtifactRef,
+    destination: string,
+    limits: BaselineLimits = defaultBaselineLimits,
+  ): Promise<void> {
     const meta = (await this.all()).find((candidate) => candidate.id === artifact.id);
     if (!meta) throw new Error(`artifact ${artifact.id} (${artifact.name}) not found in ${this.root}`);
-    await mkdir(destination, { recursive: true });
-    await cp(join(this.root, String(meta.runId), meta.name, "files"), destination, { recursive: true });
+    const label = `artifact ${meta.name} (${meta.id})`;
+    const stored = join(this.root, String(meta.runId), meta.name);
+    // An artifact stored as an archive (what GitHub hands out) is extracted like a downloaded one.
+    const archive = join(stored, "artifact.zip");
+    if (
+      await lstat(archive).then(
+        (s) => s.isFile(),
+        () => false,
+      )
+    ) {
+      await extractArtifactZip(label, archive, destination, limits);
+      return;
+    }
+    try {
+      await copyTreeWithLimits(join(stored, "files"), destination, limits);
+    } catch (error) {
+      if (error instanceof ArchiveLimitError) throw new UntrustedBaselineError(refusalMessage(label, error));
+      throw error;
+    }
   }
 }

@@ -1,7 +1,8 @@
 import { lstat, readdir, readFile, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
 import { z } from "zod";
-import { runFileSchema } from "../metrics/run-schema.js";
+import { defaultInputLimits, type InputLimits } from "../compare/input-limits.js";
+import { runFileInvariantIssues, runFileSchema } from "../metrics/run-schema.js";
 import { toolName, toolVersion } from "../version.js";
 
 /**
@@ -33,17 +34,18 @@ export const baselineManifestSchema = z.object({
 });
 export type BaselineManifest = z.output<typeof baselineManifestSchema>;
 
-export interface BaselineLimits {
-  maxTotalBytes: number;
-  maxFiles: number;
-  maxRunFileBytes: number;
+/**
+ * The input limits every reader applies (compare/input-limits.ts), plus the compression ratio an
+ * archive entry may have: ours compress about 5-20:1 (JSON lines), a deflate bomb about 1000:1.
+ */
+export interface BaselineLimits extends InputLimits {
+  maxCompressionRatio: number;
 }
 
-export const defaultBaselineLimits: BaselineLimits = {
-  maxTotalBytes: 512 * 1024 * 1024,
-  maxFiles: 20_000,
-  maxRunFileBytes: 16 * 1024 * 1024,
-};
+export const defaultBaselineLimits: Readonly<BaselineLimits> = Object.freeze({
+  ...defaultInputLimits,
+  maxCompressionRatio: 200,
+});
 
 export class UntrustedBaselineError extends Error {
   override readonly name = "UntrustedBaselineError";
@@ -132,8 +134,9 @@ export async function validateBaselineDir(
       if (!entry.isFile()) fail(path, "only regular files are allowed in a baseline");
       files++;
       totalBytes += (await lstat(path)).size;
-      if (files > limits.maxFiles) fail(dir, `more than ${limits.maxFiles} files`);
-      if (totalBytes > limits.maxTotalBytes) fail(dir, `larger than ${limits.maxTotalBytes} bytes`);
+      if (files > limits.maxFiles) fail(dir, `more than ${limits.maxFiles} files (limit maxFiles)`);
+      if (totalBytes > limits.maxTotalBytes)
+        fail(dir, `larger than ${limits.maxTotalBytes} bytes (limit maxTotalBytes)`);
       if (entry.name === "run.json") runFiles.push(path);
     }
   };
@@ -144,7 +147,7 @@ export async function validateBaselineDir(
   for (const file of runFiles) {
     const size = (await lstat(file)).size;
     if (size > limits.maxRunFileBytes)
-      fail(file, `${size} bytes, more than the ${limits.maxRunFileBytes} allowed`);
+      fail(file, `${size} bytes, more than the ${limits.maxRunFileBytes} allowed (limit maxRunFileBytes)`);
     let parsed: unknown;
     try {
       parsed = JSON.parse(await readFile(file, "utf8"));
@@ -156,6 +159,8 @@ export async function validateBaselineDir(
       const issue = result.error.issues[0];
       fail(file, `field ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
     } else {
+      const inconsistent = runFileInvariantIssues(result.data)[0];
+      if (inconsistent) fail(file, `field ${inconsistent.field}: ${inconsistent.message}`);
       const cellDir = basename(dirname(dirname(file)));
       if (result.data.cell !== cellDir) fail(file, `field cell: expected "${cellDir}" (its directory)`);
       cells.add(result.data.cell);

@@ -124,3 +124,110 @@ export const runFileSchema = z.object({
 
 export type RunFile = z.output<typeof runFileSchema>;
 export type ServerMetricsSummary = z.output<typeof serverMetricsSummarySchema>;
+
+/** A relation between fields that every run.json `run` writes satisfies; a file that breaks one was edited or forged. */
+export interface InvariantIssue {
+  /** Dotted path of the field that breaks it. */
+  field: string;
+  message: string;
+}
+
+const percentileOrder = ["p50", "p90", "p95", "p99", "p99_9"] as const;
+
+/** Checks one summary: ordered percentiles, no negative values, no statistics without samples. */
+export function latencySummaryIssues(summary: LatencySummary, field: string): InvariantIssue[] {
+  const issues: InvariantIssue[] = [];
+  const values = [summary.mean, summary.std, summary.median, ...percentileOrder.map((key) => summary[key])];
+  if (summary.count === 0 && values.some((value) => value !== null))
+    issues.push({ field: `${field}.count`, message: "0 samples, but statistics are given (expected null)" });
+  for (const key of ["mean", "std", "median", ...percentileOrder] as const) {
+    const value = summary[key];
+    if (value !== null && value < 0)
+      issues.push({ field: `${field}.${key}`, message: `${value} is negative (expected >= 0)` });
+  }
+  let previous: { key: string; value: number } | null = null;
+  for (const key of percentileOrder) {
+    const value = summary[key];
+    if (value === null) continue;
+    if (previous && value < previous.value) {
+      issues.push({
+        field: `${field}.${key}`,
+        message: `${value} is below ${previous.key} = ${previous.value} (percentiles never decrease)`,
+      });
+    }
+    previous = { key, value };
+  }
+  return issues;
+}
+
+function sum(record: Readonly<Record<string, number>>): number {
+  let total = 0;
+  for (const value of Object.values(record)) total += value;
+  return total;
+}
+
+/**
+ * The relations `run` guarantees between the fields of a run.json (metrics/run-metrics.ts builds
+ * them from the same records): completed + failed = total, the error kinds add up to failed, the
+ * finish reasons to completed, no latency has more samples than completed requests, and every
+ * summary is ordered. Checked when a run.json is read (compare, baseline validation), not when it
+ * is written, so a measured run is never lost to a check.
+ */
+export function runFileInvariantIssues(file: RunFile): InvariantIssue[] {
+  const issues: InvariantIssue[] = [];
+  const { total, completed, failed, errorsByKind, finishReasons } = file.requests;
+  if (completed + failed !== total) {
+    issues.push({
+      field: "requests.total",
+      message: `${total}, but completed (${completed}) + failed (${failed}) = ${completed + failed} (expected equal)`,
+    });
+  }
+  const errors = sum(errorsByKind);
+  if (errors !== failed) {
+    issues.push({
+      field: "requests.errorsByKind",
+      message: `adds up to ${errors}, but failed is ${failed} (expected equal)`,
+    });
+  }
+  const finished = sum(finishReasons);
+  if (finished !== completed) {
+    issues.push({
+      field: "requests.finishReasons",
+      message: `adds up to ${finished}, but completed is ${completed} (expected equal)`,
+    });
+  }
+  for (const phase of ["ttft", "tpot", "e2el"] as const) {
+    const count = file.latency[phase].count;
+    if (count > completed) {
+      issues.push({
+        field: `latency.${phase}.count`,
+        message: `${count} samples, more than the ${completed} completed requests`,
+      });
+    }
+  }
+  if (file.latency.queue.count > total) {
+    issues.push({
+      field: "latency.queue.count",
+      message: `${file.latency.queue.count} samples, more than the ${total} requests`,
+    });
+  }
+  for (const which of ["inputLengths", "outputLengths"] as const) {
+    const count = file.tokens[which].count;
+    if (count > completed) {
+      issues.push({
+        field: `tokens.${which}.count`,
+        message: `${count} samples, more than the ${completed} completed requests`,
+      });
+    }
+  }
+  for (const phase of ["ttft", "tpot", "itl", "e2el", "queue"] as const)
+    issues.push(...latencySummaryIssues(file.latency[phase], `latency.${phase}`));
+  const { goodput, request } = file.throughput;
+  if (goodput !== null && goodput > request * (1 + 1e-9)) {
+    issues.push({
+      field: "throughput.goodput",
+      message: `${goodput}/s, more than the request throughput ${request}/s (good requests are a subset)`,
+    });
+  }
+  return issues;
+}

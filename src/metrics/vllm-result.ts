@@ -78,6 +78,87 @@ export const vllmResultSchema = z.looseObject({
 
 export type VllmResult = z.output<typeof vllmResultSchema>;
 
+/** Per-request lists of `--save-detailed` (and `latencies`, `queue_times`): one entry per request each. */
+const perRequestLists = [
+  "latencies",
+  "queue_times",
+  "ttfts",
+  "itls",
+  "input_lens",
+  "output_lens",
+  "start_times",
+  "generated_texts",
+  "errors",
+] as const;
+
+/**
+ * Relations vLLM's writer guarantees between the fields of a result (vllm/benchmarks/serve.py@009e6d4a):
+ * every per-request list has one entry per request (so all have the same length, between `completed`
+ * and `completed + failed`), `completed + failed` never exceeds `num_prompts`, and each metric's
+ * percentiles never decrease (median <= p90 <= p99 <= p99.9). A file that breaks one was edited or
+ * forged; computing percentiles from misaligned lists would pair one request's TTFT with another's
+ * latency. Returns dotted fields and messages, empty when consistent.
+ */
+export function vllmResultInvariantIssues(result: VllmResult): Array<{ field: string; message: string }> {
+  const issues: Array<{ field: string; message: string }> = [];
+  const failed = result.failed ?? 0;
+  if (result.num_prompts !== undefined && result.completed + failed > result.num_prompts) {
+    issues.push({
+      field: "completed",
+      message: `completed (${result.completed}) + failed (${failed}) = ${result.completed + failed}, more than num_prompts (${result.num_prompts})`,
+    });
+  }
+  const lengths: Array<{ key: string; length: number }> = [];
+  for (const key of perRequestLists) {
+    const list = result[key];
+    if (Array.isArray(list)) lengths.push({ key, length: list.length });
+  }
+  const first = lengths[0];
+  if (first) {
+    for (const other of lengths.slice(1)) {
+      if (other.length !== first.length) {
+        issues.push({
+          field: other.key,
+          message: `${other.length} entries, but ${first.key} has ${first.length} (per-request lists have one entry per request)`,
+        });
+      }
+    }
+    if (first.length < result.completed) {
+      issues.push({
+        field: first.key,
+        message: `${first.length} entries, fewer than the ${result.completed} completed requests`,
+      });
+    }
+    if (result.failed !== undefined && first.length > result.completed + result.failed) {
+      issues.push({
+        field: first.key,
+        message: `${first.length} entries, more than completed + failed = ${result.completed + result.failed} requests`,
+      });
+    }
+  }
+  for (const phase of latencyPhases) {
+    const ordered: Array<{ key: string; value: number }> = [];
+    for (const key of [
+      `median_${phase}_ms`,
+      ...Object.keys(percentileSuffix).map((p) => `p${p}_${phase}_ms`),
+    ]) {
+      const value = result[key];
+      if (typeof value === "number") ordered.push({ key, value });
+    }
+    for (let i = 1; i < ordered.length; i++) {
+      const previous = ordered[i - 1]!;
+      const current = ordered[i]!;
+      if (current.value < previous.value) {
+        issues.push({
+          field: current.key,
+          message: `${current.value} is below ${previous.key} = ${previous.value} (percentiles never decrease)`,
+        });
+      }
+    }
+  }
+  return issues;
+}
+
 /** Keys that describe the conditions of the run rather than its outcome: its fingerprint. */
 const conditionKeys = [
   "backend",

@@ -1,7 +1,8 @@
 /**
  * Every string that came from outside (labels, model names, file paths, error messages, fingerprint
  * values) goes through one of these before it reaches the PR comment, so it renders as the literal
- * text and cannot open markdown structure, HTML, links or @-mentions.
+ * text and cannot open markdown structure, HTML, links or @-mentions. Secrets are redacted before
+ * (compare redacts the verdict it renders): escaping changes a value, and a redactor looks for values.
  */
 
 const maxOutsideLength = 120;
@@ -19,9 +20,12 @@ function defuseMentions(text: string): string {
 
 /** For markdown text and table cells: entities for HTML, backslashes for all other punctuation. */
 export function escapeMarkdown(text: string, max = maxOutsideLength): string {
-  const clipped = clip(text, max);
+  return markdownCharacters(clip(text, max));
+}
+
+function markdownCharacters(text: string): string {
   let out = "";
-  for (const ch of clipped) {
+  for (const ch of text) {
     if (ch === "&") out += "&amp;";
     else if (ch === "<") out += "&lt;";
     else if (ch === ">") out += "&gt;";
@@ -34,7 +38,11 @@ export function escapeMarkdown(text: string, max = maxOutsideLength): string {
 
 /** For text inside HTML elements (e.g. <summary>), where markdown is not parsed. */
 export function escapeHtml(text: string, max = maxOutsideLength): string {
-  const escaped = clip(text, max)
+  return htmlCharacters(clip(text, max));
+}
+
+function htmlCharacters(text: string): string {
+  const escaped = text
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
     .replace(/>/g, "&gt;")
@@ -47,4 +55,12 @@ export function escapeHtml(text: string, max = maxOutsideLength): string {
 export function escapeValue(value: unknown, max = maxOutsideLength): string {
   if (value === undefined || value === null) return "–";
   return escapeMarkdown(typeof value === "string" ? value : JSON.stringify(value), max);
+}
+
+/**
+ * The forms a value takes once escaped here, for the redactor's last pass over a finished report (see
+ * server/redact.ts). Text from outside is redacted before it is escaped; this catches any that was not.
+ */
+export function renderedForms(value: string): string[] {
+  return [markdownCharacters(value), htmlCharacters(value)];
 }

@@ -1,4 +1,5 @@
 import { FailureError, InputError } from "../cli/errors.js";
+import { type ConfigInterpolation, templateView } from "../config/interpolate.js";
 import type { ModelConfig, SamplingConfig } from "../config/schema.js";
 import { cacheConfigFromMetrics, parsePrometheusText } from "../metrics/prometheus-text.js";
 import { buildFingerprint } from "../server/fingerprint.js";
@@ -17,7 +18,10 @@ export function baseUrlProvider(options: {
   model: ModelConfig;
   sampling?: SamplingConfig;
   env?: Readonly<Record<string, string | undefined>>;
+  /** What loading the config interpolated: the fingerprint records templates, not these values. */
+  interpolation?: ConfigInterpolation;
 }): ServerProvider {
+  const templates = options.interpolation?.templates ?? [];
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const endpoint = {
     baseUrl,
@@ -56,10 +60,11 @@ export function baseUrlProvider(options: {
               cacheConfig:
                 metricsText === null ? null : cacheConfigFromMetrics(parsePrometheusText(metricsText)),
             },
-            model: options.model,
-            sampling: options.sampling ?? null,
+            model: templateView(options.model, templates, ["model"]),
+            sampling: templateView(options.sampling ?? null, templates, ["sampling"]),
             gpu: null,
             env: options.env ?? {},
+            environment: options.interpolation?.values ?? [],
           });
         },
         // Never resolves: we cannot see an external server's process, only its failed requests.

@@ -72,7 +72,12 @@ export function pickRepoDigest(repoDigests: readonly string[], image: string): s
 export async function launchDocker(
   config: DockerConfig,
   model: ModelConfig,
-  services: LaunchServices & { dockerCommand: string; devMode: boolean },
+  services: LaunchServices & {
+    dockerCommand: string;
+    devMode: boolean;
+    /** The config as written (templates for values from the environment): what is printed and recorded. */
+    recorded?: { server: DockerConfig; model: ModelConfig };
+  },
 ): Promise<LaunchedServer> {
   const { log, env } = services;
   const docker = services.dockerCommand;
@@ -85,10 +90,11 @@ export async function launchDocker(
       logFile: log.path,
     });
 
+  const recorded = services.recorded ?? { server: config, model };
   const imageDigest = await resolveImage(config.image, services, fail);
   if (!config.image.includes("@sha256:")) {
     services.warn(
-      `server.image "${config.image}" is pinned by tag only (resolved to ${imageDigest ?? "an unknown digest"}); a tag can move, so pin the digest (image@sha256:...) for reproducible comparisons.`,
+      `server.image "${recorded.server.image}" is pinned by tag only (resolved to ${imageDigest ?? "an unknown digest"}); a tag can move, so pin the digest (image@sha256:...) for reproducible comparisons.`,
     );
   }
 
@@ -103,7 +109,10 @@ export async function launchDocker(
     port: config.port,
     logFile: log.path,
   });
-  log.note(`${docker} ${runArgs.join(" ")}`);
+  const recordedEngineArgs = dockerEngineArgs(recorded.server, recorded.model);
+  log.note(
+    `${docker} ${dockerRunArgs(recorded.server, recordedEngineArgs, containerName, { devMode: services.devMode }).join(" ")}`,
+  );
   const run = await execFileCapture(docker, runArgs, { env, timeoutMs: services.startupTimeoutMs });
   if (run.code !== 0) {
     const lines = `${run.stdout}\n${run.stderr}`.split("\n").filter((line) => line.trim() !== "");
@@ -112,7 +121,7 @@ export async function launchDocker(
     throw fail(
       run.timedOut
         ? `docker run did not return within ${Math.round(services.startupTimeoutMs / 1000)} s.`
-        : `docker run ${config.image} failed (exit code ${run.code}).`,
+        : `docker run ${recorded.server.image} failed (exit code ${run.code}).`,
       log.lastLines(20),
     );
   }
@@ -148,7 +157,7 @@ export async function launchDocker(
     metricsUrl: `http://127.0.0.1:${config.port}/metrics`,
     port: config.port,
     exited,
-    conditions: { image: config.image, imageDigest, args: engineArgs },
+    conditions: { image: recorded.server.image, imageDigest, args: recordedEngineArgs },
     stop() {
       stopping = true;
       stopped ??= stopContainer(containerName, [logs, waiter], services);

@@ -15,10 +15,12 @@ function devModeEnv(devMode: boolean): NodeJS.ProcessEnv {
 export async function launchCommand(
   config: CommandConfig,
   services: LaunchServices,
-  options: { devMode: boolean },
+  options: { devMode: boolean; recorded?: CommandConfig },
 ): Promise<LaunchedServer> {
   const argv = config.argv;
-  services.log.note(`starting: ${argv.join(" ")}`);
+  // Printed and recorded as the config writes it: `${VAR}` stays a template (it may be a secret).
+  const recordedArgv = (options.recorded ?? config).argv.map(services.log.redact);
+  services.log.note(`starting: ${recordedArgv.join(" ")}`);
   const spawned = await spawnServerProcess(
     argv,
     {
@@ -42,7 +44,7 @@ export async function launchCommand(
     metricsUrl: `${baseUrl}/metrics`,
     port: config.port,
     exited: spawned.exited,
-    conditions: { command: argv.map(services.log.redact), args: argv.slice(1).map(services.log.redact) },
+    conditions: { command: recordedArgv, args: recordedArgv.slice(1) },
     stop: () => spawned.stop(),
   };
 }
@@ -73,12 +75,24 @@ export async function launchSim(
   config: SimConfig,
   model: ModelConfig,
   services: LaunchServices,
-  options: { cliCommand?: readonly string[] | undefined; startIndex: number; devMode: boolean },
+  options: {
+    cliCommand?: readonly string[] | undefined;
+    startIndex: number;
+    devMode: boolean;
+    recorded?: { server: SimConfig; model: ModelConfig };
+  },
 ): Promise<LaunchedServer> {
   // Each start draws its own noise from the configured seed, so per-run servers are not identical replicas.
   const args = simArgs(config, model, config.seed + options.startIndex);
   const argv = [...(options.cliCommand ?? defaultCliCommand()), "sim", ...args];
-  services.log.note(`starting simulator: vllm-perf-gate sim ${args.join(" ")}`);
+  // Printed as the config writes it: `${VAR}` stays a template (it may be a secret).
+  const recordedConfig = options.recorded?.server ?? config;
+  const recordedModel = options.recorded?.model ?? model;
+  const shownSeed =
+    typeof recordedConfig.seed === "number" ? recordedConfig.seed + options.startIndex : recordedConfig.seed;
+  services.log.note(
+    `starting simulator: vllm-perf-gate sim ${simArgs(recordedConfig, recordedModel, shownSeed).join(" ")}`,
+  );
   let announced: (url: string) => void = () => {};
   const listening = new Promise<string>((resolve) => {
     announced = resolve;
@@ -120,8 +134,9 @@ export async function launchSim(
   }
   unsubscribe();
   const port = Number(new URL(baseUrl).port);
-  // The configured seed is the condition; the per-start seed derived from it is in the log.
-  const recordedArgs = simArgs(config, model, config.seed);
+  // The configured seed is the condition; the per-start seed derived from it is in the log. Recorded
+  // from the config as written (templates for values from the environment).
+  const recordedArgs = simArgs(recordedConfig, recordedModel, recordedConfig.seed);
   return {
     baseUrl,
     metricsUrl: `${baseUrl}/metrics`,
@@ -130,7 +145,7 @@ export async function launchSim(
     launchedAt,
     conditions: {
       command: ["vllm-perf-gate", "sim", ...recordedArgs.filter((_, i) => !isPortPair(recordedArgs, i))],
-      args: config.args,
+      args: recordedConfig.args,
     },
     stop: () => spawned.stop(),
   };

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { type ConfigInterpolation, noInterpolation, templateView } from "../config/interpolate.js";
 import type { Config, ModelConfig, SamplingConfig, ServerConfig } from "../config/schema.js";
 import { cacheConfigFromMetrics, parsePrometheusText } from "../metrics/prometheus-text.js";
 import { systemClock, type TimerClock } from "../util/clock.js";
@@ -41,6 +42,11 @@ export interface ServerProviderOptions {
   /** For the fingerprint: hash of the parsed config (see hashConfig) and dataset sha256 by name. */
   readonly configHash?: string;
   readonly datasetChecksums?: Readonly<Record<string, string>>;
+  /**
+   * What loading the config interpolated (templates by path from the config's top, values read): the
+   * values are redacted from the log and messages, and the fingerprint records the templates.
+   */
+  readonly interpolation?: ConfigInterpolation;
   /** Argv that runs this tool's CLI (the launcher appends `sim ...`); default: dist/cli.js, else tsx src/cli.ts. */
   readonly cliCommand?: readonly string[];
   readonly dockerCommand?: string;
@@ -86,11 +92,13 @@ export function providerForConfig(
   config: Config,
   options: Omit<ServerProviderOptions, "model" | "sampling" | "configHash">,
 ): ManagedServerProvider {
+  const templates = options.interpolation?.templates ?? [];
   return createServerProvider(config.server, {
     ...options,
     model: config.model,
     sampling: config.sampling,
-    configHash: hashConfig(config),
+    // Of the config as the file says it: a hash of values read from the environment could be guessed back.
+    configHash: hashConfig(templateView(config, templates)),
   });
 }
 
@@ -107,6 +115,13 @@ export function createServerProvider(
   const live = new Set<() => Promise<void>>();
   let starts = 0;
   const lifecycle = serverConfig.kind === "external" ? "per-cell" : serverConfig.lifecycle;
+  const interpolation = options.interpolation ?? noInterpolation;
+  // What is recorded and printed: the config with templates where values came from the environment.
+  const recorded = {
+    server: templateView(serverConfig, interpolation.templates, ["server"]),
+    model: templateView(options.model, interpolation.templates, ["model"]),
+    sampling: templateView(options.sampling ?? null, interpolation.templates, ["sampling"]),
+  };
 
   async function start(context: ServerStartContext): Promise<ManagedServerSession> {
     const id = newServerId();
@@ -114,7 +129,11 @@ export function createServerProvider(
     const apiKeyName = serverConfig.api_key_env;
     const apiKey = apiKeyName ? env[apiKeyName] : undefined;
     const passedNames = serverConfig.kind === "docker" ? serverConfig.env : [];
-    const redactor = createRedactor([...secretValues(env, [...passedNames, ...wellKnownSecrets]), apiKey]);
+    const redactor = createRedactor([
+      ...secretValues(env, [...passedNames, ...wellKnownSecrets]),
+      apiKey,
+      ...interpolation.values.map((entry) => entry.value),
+    ]);
     const logName = `server-${context.cell}${context.run === undefined ? "" : `-run${context.run}`}.log`;
     const log = new ServerLog(join(options.logDir ?? context.logDir, logName), redactor);
     const noteWarning = (message: string) => {
@@ -177,7 +196,14 @@ export function createServerProvider(
 
     let launched: LaunchedServer;
     try {
-      launched = await launchKind(serverConfig, options, services, startIndex, lifecycle === "per-cell");
+      launched = await launchKind(
+        serverConfig,
+        options,
+        services,
+        startIndex,
+        lifecycle === "per-cell",
+        recorded,
+      );
     } catch (error) {
       await forget();
       await log.close();
@@ -245,6 +271,9 @@ export function createServerProvider(
       fingerprint() {
         fingerprint ??= collectFingerprint(launched, target, outcome.models, {
           ...options,
+          model: recorded.model,
+          sampling: recorded.sampling,
+          environment: interpolation.values,
           kind: serverConfig.kind,
           env,
           nvidiaSmi: usesLocalGpu ? nvidiaSmi : null,
@@ -296,6 +325,7 @@ function launchKind(
   services: LaunchServices,
   startIndex: number,
   sharedByCell: boolean,
+  recorded: { server: ServerConfig; model: ModelConfig },
 ): Promise<LaunchedServer> {
   switch (config.kind) {
     case "docker":
@@ -303,18 +333,24 @@ function launchKind(
         ...services,
         dockerCommand: options.dockerCommand ?? "docker",
         devMode: sharedByCell,
+        recorded: { server: recorded.server as typeof config, model: recorded.model },
       });
     case "command":
-      return launchCommand(config, services, { devMode: sharedByCell });
+      return launchCommand(config, services, {
+        devMode: sharedByCell,
+        recorded: recorded.server as typeof config,
+      });
     case "sim":
       return launchSim(config, options.model, services, {
         cliCommand: options.cliCommand,
         startIndex,
         devMode: sharedByCell,
+        recorded: { server: recorded.server as typeof config, model: recorded.model },
       });
     case "external": {
       const baseUrl = config.base_url.replace(/\/+$/, "");
-      services.log.note(`external server at ${baseUrl}: nothing to launch`);
+      const shown = (recorded.server as typeof config).base_url;
+      services.log.note(`external server at ${shown}: nothing to launch`);
       return Promise.resolve({
         baseUrl,
         metricsUrl: config.metrics_url ?? `${baseUrl}/metrics`,
@@ -407,7 +443,9 @@ async function collectFingerprint(
   launched: LaunchedServer,
   target: { baseUrl: string; apiKey?: string | undefined },
   readyModels: ServedModel[],
-  options: ServerProviderOptions & {
+  options: Omit<ServerProviderOptions, "sampling"> & {
+    sampling: SamplingConfig | null;
+    environment: ConfigInterpolation["values"];
     kind: ServerConfig["kind"];
     env: NodeJS.ProcessEnv;
     nvidiaSmi: NvidiaSmi | null;
@@ -433,5 +471,6 @@ async function collectFingerprint(
     env: options.env,
     configHash: options.configHash ?? null,
     datasetChecksums: options.datasetChecksums ?? {},
+    environment: options.environment,
   });
 }

@@ -45,7 +45,8 @@ describe("createDefaultDependencies' adapters", () => {
     for (const [session, level] of levels.entries()) {
       for (const run of [0, 1, 2, 3, 4]) await writeRun(join(dir, `session-${session}`), "chat", run, level);
     }
-    for (const run of [0, 1, 2, 3, 4]) await writeRun(join(dir, "candidate"), "chat", run, 1);
+    // A new session: not byte-identical to the baseline's runs (that would be one run on both sides).
+    for (const run of [0, 1, 2, 3, 4]) await writeRun(join(dir, "candidate"), "chat", run, 1.002);
     const request = {
       baselineDir: join(dir, "session-0"),
       candidateDir: join(dir, "candidate"),

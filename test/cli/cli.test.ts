@@ -104,7 +104,7 @@ describe("init and validate", () => {
       join(dir, "c.yml"),
       "version: 1\nserver: { kind: external, base_url: '${SECRET_URL}' }\nmodel: { name: m }\ncells:\n  - { name: a, dataset: { type: synthetic, input_tokens: 8, output_tokens: 8 }, load: { type: concurrency, concurrency: 1 }, size: { requests: 1 } }\n",
     );
-    const env = { SECRET_URL: "https://user:hunter2@vllm.internal" };
+    const env = { SECRET_URL: "https://vllm-hunter2.internal/tenant-hunter2" };
     const summary = await cli(["validate", "--config", "c.yml"], { cwd: dir, env });
     const json = await cli(["validate", "--config", "c.yml", "--json"], { cwd: dir, env });
     expect(summary.code).toBe(0);
@@ -113,5 +113,22 @@ describe("init and validate", () => {
       expect(output).not.toContain("hunter2");
       expect(output).toContain("${SECRET_URL}");
     }
+  });
+
+  it("refuses a base_url with credentials, without printing them, and says to use api_key_env", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "vpg-env-"));
+    await writeFile(
+      join(dir, "c.yml"),
+      "version: 1\nserver: { kind: external, base_url: 'https://user:${PASS}@vllm.internal' }\nmodel: { name: m }\ncells:\n  - { name: a, dataset: { type: synthetic, input_tokens: 8, output_tokens: 8 }, load: { type: concurrency, concurrency: 1 }, size: { requests: 1 } }\n",
+    );
+    const result = await cli(["validate", "--config", "c.yml"], {
+      cwd: dir,
+      env: { PASS: "hunter2hunter2" },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stdout + result.stderr).not.toContain("hunter2");
+    expect(result.stderr).toMatch(
+      /c\.yml:2:\d+ server\.base_url: credentials in the URL \(user:password@host\) are not supported.*server\.api_key_env/,
+    );
   });
 });

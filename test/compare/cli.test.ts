@@ -117,7 +117,13 @@ describe("vllm-perf-gate compare", () => {
       await writeFile(
         file,
         JSON.stringify(
-          vllmResult({ label: "chat", p99_ttft_ms: 59.7 * factor, output_throughput: 256 / factor }),
+          // Each run its own start time: identical files would be one run on both sides (refused).
+          vllmResult({
+            label: "chat",
+            date: `20261130-04150${i}`,
+            p99_ttft_ms: 59.7 * factor,
+            output_throughput: 256 / factor,
+          }),
         ),
       );
     }

@@ -41,7 +41,7 @@ describe("GPU-minutes per pull request, every server start counted", () => {
   });
 
   it("validate prints the estimate per mode, with 3 minutes per start unless configured", () => {
-    const summary = summarizeConfig(config(), new Map(), looks);
+    const summary = summarizeConfig(config(), [], looks);
     const byMode = Object.fromEntries(summary.gpuMinutes.map((e) => [e.mode, e]));
     // stored: 3 cells x 3 runs x 1 min + 3 starts x 3 min; at 10 runs: 30 + 12 starts x 3.
     expect(byMode.stored).toMatchObject({
@@ -68,12 +68,12 @@ describe("GPU-minutes per pull request, every server start counted", () => {
     expect(text).toContain("per baseline job (push/schedule): 39 at 10 runs, 3 server starts");
 
     // cost.server_start_s: 60 -> 9 minutes of runs and 3 starts of 1 minute.
-    const fastStart = summarizeConfig(withStart(60), new Map(), looks);
+    const fastStart = summarizeConfig(withStart(60), [], looks);
     expect(fastStart.gpuMinutes.find((e) => e.mode === "stored")!.minutes.first).toBe(9 + 3);
   });
 
   it("a per-run lifecycle costs a start per run", () => {
-    const summary = summarizeConfig(config("  lifecycle: per-run\n"), new Map(), looks);
+    const summary = summarizeConfig(config("  lifecycle: per-run\n"), [], looks);
     const interleaved = summary.gpuMinutes.find((e) => e.mode === "interleaved")!;
     expect(interleaved.serverStarts.max).toBe(3 * 20);
   });

@@ -64,6 +64,18 @@ describe("baseline bundle", () => {
     await expect(validateBaselineDir(dir)).rejects.toThrow('field cell: expected "chat"');
   });
 
+  it("rejects a run.json whose fields contradict each other (failed = 10 x total)", async () => {
+    const dir = await baselineDir();
+    const file = join(dir, "chat", "run-1", "run.json");
+    const run = JSON.parse(await readFile(file, "utf8"));
+    run.requests.failed = 10 * run.requests.total;
+    run.requests.errorsByKind = { http_500: run.requests.failed };
+    await writeFile(file, JSON.stringify(run));
+    await expect(validateBaselineDir(dir)).rejects.toThrow(
+      "baseline chat/run-1/run.json: field requests.total: 50, but completed (50) + failed (500) = 550 (expected equal)",
+    );
+  });
+
   it("rejects symlinks, oversize baselines, bad manifests and empty ones", async () => {
     const linked = await baselineDir();
     await symlink("/etc/hostname", join(linked, "chat", "run-0", "server.log.link"));

@@ -6,6 +6,7 @@ import { loadRuns } from "../../src/compare/load.js";
 import {
   looksLikeVllmResult,
   runRecordFromVllmResult,
+  vllmResultInvariantIssues,
   vllmResultSchema,
 } from "../../src/metrics/vllm-result.js";
 import { vllmResult } from "./vllm-fixtures.js";
@@ -78,5 +79,36 @@ describe("vllm bench serve results", () => {
     await expect(loadRuns([file], "candidate")).rejects.toThrow(
       new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: invalid content\\n  completed: `),
     );
+  });
+});
+
+describe("vllm bench serve results: invariants between fields", () => {
+  const check = (overrides: Record<string, unknown>) =>
+    vllmResultInvariantIssues(vllmResultSchema.parse(vllmResult(overrides)));
+
+  it("accepts the writer's own shape", () => {
+    expect(check({})).toEqual([]);
+  });
+
+  it("refuses per-request lists of different lengths, and lists shorter than completed", () => {
+    expect(check({ ttfts: [0.05, 0.06, 0.07] })).toEqual([
+      {
+        field: "ttfts",
+        message: "3 entries, but latencies has 4 (per-request lists have one entry per request)",
+      },
+    ]);
+    expect(check({ latencies: [1, 1], queue_times: [0, 0] })).toEqual([
+      { field: "latencies", message: "2 entries, fewer than the 4 completed requests" },
+    ]);
+  });
+
+  it("refuses completed + failed over num_prompts, and decreasing percentiles", () => {
+    expect(check({ completed: 40 })[0]).toEqual({
+      field: "completed",
+      message: "completed (40) + failed (0) = 40, more than num_prompts (4)",
+    });
+    expect(check({ p99_ttft_ms: 10 })).toEqual([
+      { field: "p99_ttft_ms", message: "10 is below median_ttft_ms = 51 (percentiles never decrease)" },
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { escapeHtml, escapeMarkdown, escapeValue } from "../../src/report/escape.js";
+import { escapeHtml, escapeMarkdown, escapeValue, renderedForms } from "../../src/report/escape.js";
 
 describe("escaping outside strings", () => {
   it("neutralises markdown structure, links and HTML", () => {
@@ -36,5 +36,15 @@ describe("escaping outside strings", () => {
   it("renders JSON values and missing values", () => {
     expect(escapeValue(null)).toBe("–");
     expect(escapeValue(["--flag", "1"])).toBe('\\[\\"\\-\\-flag\\"\\,\\"1\\"\\]');
+  });
+});
+
+describe("escaped forms of a value", () => {
+  it("are what escapeMarkdown and escapeHtml make of it (unclipped)", () => {
+    const value = "mst_SECRET555qq-x.y:z*|<`";
+    const [markdown, html] = renderedForms(value);
+    expect(escapeMarkdown(value)).toBe(markdown);
+    expect(escapeHtml(value)).toBe(html);
+    expect(markdown).toBe("mst\\_SECRET555qq\\-x\\.y\\:z\\*\\|&lt;\\`");
   });
 });

@@ -137,6 +137,39 @@ describe("docker kind against fake docker and nvidia-smi", () => {
     expect(log).not.toContain(hfToken);
   });
 
+  it("records and notes the engine arguments with ${VAR} templates, never the value", async () => {
+    const fake = setup({ [pinned]: simArgv });
+    const secret = "mst_SECRET555qq-x.y:z";
+    const provider = createServerProvider(
+      dockerConfig({ port: await freePort(), args: ["--max-num-seqs", "8", `--revision=${secret}`] }),
+      {
+        model: { ...model, revision: secret },
+        env: fake.env,
+        pollIntervalMs: 100,
+        releaseTimeoutMs: 5_000,
+        // What loading `args: [..., "--revision=${DEPLOY_REF}"]` and `revision: "${DEPLOY_REF}"` leaves.
+        interpolation: {
+          templates: [
+            { path: ["server", "args", 2], template: "--revision=${DEPLOY_REF}" },
+            { path: ["model", "revision"], template: "${DEPLOY_REF}" },
+          ],
+          values: [{ name: "DEPLOY_REF", value: secret }],
+        },
+      },
+    );
+    const session = await provider.start({ cell: "c", logDir: join(fake.dir, "logs") });
+    const fingerprint = await session.fingerprint();
+    await session.stop();
+    expect(fingerprint.server.args).toContain("--revision=${DEPLOY_REF}");
+    expect(fingerprint.model.revision).toBe("${DEPLOY_REF}");
+    expect(JSON.stringify(fingerprint)).not.toContain("SECRET555qq");
+    const log = readFileSync(session.logFile, "utf8");
+    expect(log).toMatch(/ run .*--revision=\$\{DEPLOY_REF\}/);
+    expect(log).not.toContain("SECRET555qq");
+    // The container got the value itself.
+    expect(fake.dockerCalls().find((call) => call[0] === "run")).toContain(`--revision=${secret}`);
+  });
+
   it("fails early and clearly when the image cannot be pulled", async () => {
     const fake = setup({});
     const stateFile = join(fake.dir, "state.json");

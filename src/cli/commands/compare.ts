@@ -1,9 +1,10 @@
 import { isAbsolute, resolve } from "node:path";
 import { compareResults, writeCompareOutputs } from "../../compare/index.js";
+import { defaultInputLimits, type InputLimits, mebibyte } from "../../compare/input-limits.js";
 import type { BaselineInfo, ComparisonMode } from "../../compare/verdict-schema.js";
 import { renderTerminal } from "../../report/terminal.js";
 import type { CliCommand } from "../command.js";
-import { parseCommandArgs, stringListOption, stringOption } from "../command.js";
+import { numberOption, parseCommandArgs, stringListOption, stringOption } from "../command.js";
 import { UsageError } from "../errors.js";
 
 const usage = `Usage: vllm-perf-gate compare --baseline PATH... --candidate PATH... [options]
@@ -29,7 +30,12 @@ Options:
   --baseline-url URL
   --baseline-note TEXT
   --format FORMAT          what to print: text (default), markdown, json or none
+  --max-file-mb N          largest result file read, in MiB (default 16, the action's limit)
+  --max-total-mb N         all result files of both sides together, in MiB (default 512)
   -h, --help               show this help
+
+Inputs are untrusted: a file over a limit, a run found on both sides or a file whose fields
+contradict each other is exit 2; duplicated runs are counted once (see docs/compare.md).
 
 Exit codes: 0 the gate passes, 1 the gate fails (per gate.fail_on), 2 invalid input.
 `;
@@ -47,6 +53,23 @@ export function expandListFlags(argv: readonly string[]): string[] {
     while (i + 1 < argv.length && !argv[i + 1]!.startsWith("-")) out.push(arg, argv[++i]!);
   }
   return out;
+}
+
+/** The action's input limits (compare/input-limits.ts), raised or lowered by the size flags. */
+function inputLimitsFrom(args: Parameters<typeof stringOption>[0]): InputLimits {
+  const megabytes = (flag: string): number | undefined => {
+    const value = numberOption(args, flag);
+    if (value !== undefined && !(value > 0))
+      throw new UsageError(`--${flag} expects a size in MiB above 0, got ${value}`);
+    return value;
+  };
+  const file = megabytes("max-file-mb");
+  const total = megabytes("max-total-mb");
+  return {
+    ...defaultInputLimits,
+    ...(file === undefined ? {} : { maxRunFileBytes: Math.floor(file * mebibyte) }),
+    ...(total === undefined ? {} : { maxTotalBytes: Math.floor(total * mebibyte) }),
+  };
 }
 
 export const compareCommand: CliCommand = {
@@ -68,6 +91,8 @@ export const compareCommand: CliCommand = {
       "baseline-url": { type: "string" },
       "baseline-note": { type: "string" },
       format: { type: "string" },
+      "max-file-mb": { type: "string" },
+      "max-total-mb": { type: "string" },
     });
     if (args.help) {
       io.stdout.write(usage);
@@ -99,6 +124,7 @@ export const compareCommand: CliCommand = {
       const value = stringOption(args, flag);
       if (value !== undefined) info[key] = value;
     }
+    const limits = inputLimitsFrom(args);
     const config = stringOption(args, "config");
     const outcome = await compareResults({
       baseline,
@@ -109,6 +135,7 @@ export const compareCommand: CliCommand = {
       baselineInfo: Object.keys(info).length > 0 ? info : null,
       env: io.env,
       cwd: io.cwd,
+      limits,
     });
     const out = abs(stringOption(args, "out") ?? "perf-gate-compare");
     const { verdictPath, reportPath } = await writeCompareOutputs(out, outcome);

@@ -76,6 +76,7 @@ export const runCommand: CliCommand = {
       baseUrl === undefined
         ? providerForConfig(config, {
             env: { ...io.env },
+            interpolation: loaded.interpolation,
             warn: (message) => progress.message(`warning: ${message}`),
           })
         : null;
@@ -87,6 +88,7 @@ export const runCommand: CliCommand = {
         model: config.model,
         sampling: config.sampling,
         env: io.env,
+        interpolation: loaded.interpolation,
       });
 
     let interrupted = false;

@@ -1,3 +1,4 @@
+import { templateView } from "../../config/interpolate.js";
 import { defaultConfigFile, loadConfig } from "../../config/load.js";
 import { renderSummary, summarizeConfig } from "../../config/summary.js";
 import { lookSchedule } from "../../stats/sequential.js";
@@ -34,27 +35,16 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
     const file = stringOption(args, "config") ?? defaultConfigFile;
     const loaded = await loadConfig(file, { env: io.env, cwd: io.cwd });
     if (args.values.json === true) {
-      // Values that came from the environment are replaced by their template: they may be secrets.
-      const masked = JSON.parse(JSON.stringify(loaded.config)) as Record<string, unknown>;
-      for (const [path, template] of loaded.fromEnvironment) setDottedPath(masked, path, template);
+      // Values that came from the environment are shown as their template: they may be secrets.
+      const masked = templateView(loaded.config, loaded.interpolation.templates);
       io.stdout.write(`${JSON.stringify(masked, null, 2)}\n`);
       return ExitCode.ok;
     }
     const { repeats } = loaded.config;
     const looks = lookSchedule(repeats.min, repeats.max);
-    io.stdout.write(renderSummary(file, summarizeConfig(loaded.config, loaded.fromEnvironment, looks)));
+    io.stdout.write(
+      renderSummary(file, summarizeConfig(loaded.config, loaded.interpolation.templates, looks)),
+    );
     return ExitCode.ok;
   },
 };
-
-function setDottedPath(target: Record<string, unknown>, path: string, value: unknown): void {
-  const segments = path.match(/[^.[\]]+/g) ?? [];
-  let node: unknown = target;
-  segments.forEach((segment, index) => {
-    if (node === null || typeof node !== "object") return;
-    const key = /^\d+$/.test(segment) ? Number(segment) : segment;
-    const container = node as Record<string | number, unknown>;
-    if (index === segments.length - 1) container[key] = value;
-    else node = container[key];
-  });
-}
