@@ -10,6 +10,8 @@ import type { FingerprintDifference } from "./verdict-schema.js";
  * - Fields named in `allowed_differences` (or under a group named there) are the thing under test, and so
  *   are the fields that follow from them: a new image has a new digest and vLLM version, new engine
  *   arguments a new command line and cache config.
+ * - A field one side did not record at all, when the two sides were recorded by different versions of
+ *   the tool (a baseline from before the field existed), is informational too: unknown is not different.
  * - Every other difference makes the runs not comparable, and is reported with its value on each side.
  */
 export const informationalFields: readonly string[] = ["tool", "runner.name", "configHash"];
@@ -78,6 +80,7 @@ export function diffFingerprints(
   for (const { cell, baseline, candidate } of perCell) {
     const flatBase = flattenFingerprint(baseline);
     const flatCand = flattenFingerprint(candidate);
+    const versionsDiffer = canonical(flatBase["tool.version"]) !== canonical(flatCand["tool.version"]);
     const fields = [...new Set([...Object.keys(flatBase), ...Object.keys(flatCand)])].sort();
     for (const field of fields) {
       const b = flatBase[field];
@@ -87,7 +90,8 @@ export function diffFingerprints(
       const existing = merged.get(key);
       if (existing) existing.cells.push(cell);
       else {
-        const informational = isInformationalField(field);
+        const recordedByOneVersion = versionsDiffer && (!(field in flatBase) || !(field in flatCand));
+        const informational = isInformationalField(field) || recordedByOneVersion;
         merged.set(key, {
           field,
           cells: [cell],

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { EnvironmentValue } from "../config/interpolate.js";
-import type { ModelConfig, SamplingConfig } from "../config/schema.js";
+import type { ModelConfig, SamplingConfig, ServerConfig } from "../config/schema.js";
 import type { GpuInventory } from "./nvidia-smi.js";
 import type { ServedModel } from "./probe.js";
 import { createRedactor, redactValue } from "./redact.js";
@@ -31,6 +31,12 @@ export const fingerprintSchema = z.object({
     servedModels: z.array(z.string()),
     maxModelLen: z.number().nullable(),
     cacheConfig: z.record(z.string(), z.string()).nullable().describe("Labels of vllm:cache_config_info."),
+    settings: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        "How the server was started beyond image, command and args (docker gpus and docker_args, names of the variables passed, lifecycle), as the config says it (templates).",
+      ),
   }),
   model: z.object({
     name: z.string(),
@@ -63,6 +69,8 @@ export interface FingerprintFacts {
     imageDigest?: string | null;
     command?: readonly string[] | null;
     args: readonly string[];
+    /** See serverSettings. */
+    settings?: Readonly<Record<string, unknown>>;
   };
   readonly probes: {
     vllmVersion: string | null;
@@ -109,6 +117,7 @@ function collectConditions(facts: FingerprintFacts): Fingerprint {
       servedModels: served.map((model) => model.id).sort(),
       maxModelLen: primary?.maxModelLen ?? null,
       cacheConfig: facts.probes.cacheConfig,
+      ...(facts.server.settings ? { settings: sortKeys(facts.server.settings) } : {}),
     },
     model: {
       name: facts.model.name,
@@ -134,6 +143,30 @@ function collectConditions(facts: FingerprintFacts): Fingerprint {
     configHash: facts.configHash ?? null,
     datasets: sortKeys(facts.datasetChecksums ?? {}) as Record<string, string>,
   };
+}
+
+/**
+ * The server config's settings that change what is measured and are not already recorded as image,
+ * command or args, so compare can diff them field by field: docker's `gpus` and `docker_args`, the names
+ * of the variables passed in (never their values), and the lifecycle. Ports, paths on the machine and
+ * timeouts are left out: they do not change the measurement. Pass the template view of the config.
+ */
+export function serverSettings(server: ServerConfig): Record<string, unknown> {
+  switch (server.kind) {
+    case "docker":
+      return {
+        gpus: server.gpus,
+        dockerArgs: [...server.docker_args],
+        env: [...server.env].sort(),
+        lifecycle: server.lifecycle,
+      };
+    case "command":
+      return { env: Object.keys(server.env).sort(), lifecycle: server.lifecycle };
+    case "sim":
+      return { lifecycle: server.lifecycle };
+    case "external":
+      return {};
+  }
 }
 
 function sortKeys(record: Readonly<Record<string, unknown>>): Record<string, unknown> {

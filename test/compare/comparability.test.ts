@@ -6,7 +6,7 @@ import { parseConfigText } from "../../src/config/load.js";
 import { presetText } from "../../src/config/presets.js";
 import type { Config } from "../../src/config/schema.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
-import { buildFingerprint, hashConfig } from "../../src/server/fingerprint.js";
+import { buildFingerprint, hashConfig, serverSettings } from "../../src/server/fingerprint.js";
 import { noisyRuns } from "./fixtures.js";
 
 /**
@@ -20,7 +20,14 @@ function initConfig(edit: (text: string) => string = (text) => text): Config {
 
 function fingerprintFor(
   config: Config,
-  facts: { imageDigest?: string; vllmVersion?: string; runner?: string; toolVersion?: string } = {},
+  facts: {
+    imageDigest?: string;
+    vllmVersion?: string;
+    runner?: string;
+    toolVersion?: string;
+    /** As a version of the tool from before server.settings was recorded. */
+    withoutSettings?: boolean;
+  } = {},
 ) {
   if (config.server.kind !== "docker") throw new Error("expected the docker preset");
   return buildFingerprint({
@@ -30,6 +37,7 @@ function fingerprintFor(
       image: config.server.image,
       imageDigest: facts.imageDigest ?? "vllm/vllm-openai@sha256:aaaa",
       args: config.server.args,
+      ...(facts.withoutSettings ? {} : { settings: serverSettings(config.server) }),
     },
     probes: {
       vllmVersion: facts.vllmVersion ?? "0.11.0",
@@ -96,6 +104,43 @@ describe("one comparability rule", () => {
     expect(renderMarkdown(verdict)).toMatch(
       /runner\\\.name.*gpu\\-runner\\-1.*gpu\\-runner\\-7.*recorded only/,
     );
+  });
+
+  it("compares docker's own settings field by field, now that the whole-config hash does not block", () => {
+    const main = initConfig();
+    const shm = initConfig((text) =>
+      text.replace(/^(\s+)image: /m, "$1docker_args: [--shm-size, 16g]\n$1image: "),
+    );
+    expect(shm.server.kind === "docker" && shm.server.docker_args).toEqual(["--shm-size", "16g"]);
+    const verdict = compare(shm, fingerprintFor(main), fingerprintFor(shm));
+    expect(verdict.verdict).toBe("not-comparable");
+    expect(verdict.fingerprints.differences.filter((d) => !d.allowed)).toEqual([
+      {
+        field: "server.settings.dockerArgs",
+        cells: ["chat"],
+        baseline: [],
+        candidate: ["--shm-size", "16g"],
+        allowed: false,
+        informational: false,
+      },
+    ]);
+  });
+
+  it("a field a baseline from an older tool version never recorded does not block; from the same version it does", () => {
+    const config = initConfig();
+    const older = compare(
+      config,
+      fingerprintFor(config, { toolVersion: "0.0.9", withoutSettings: true }),
+      fingerprintFor(config),
+    );
+    expect(older.verdict).toBe("pass");
+    expect(
+      older.fingerprints.differences
+        .filter((d) => d.field.startsWith("server.settings"))
+        .every((d) => d.informational),
+    ).toBe(true);
+    const same = compare(config, fingerprintFor(config, { withoutSettings: true }), fingerprintFor(config));
+    expect(same.verdict).toBe("not-comparable");
   });
 
   it("blocks a real difference and names the field with its value on each side", () => {
