@@ -18,7 +18,10 @@ import type { ActionDependencies, CleanupServers, Compare, Measure } from "./dep
 // Per-request progress would flood the job log; run-level lines are what a reader of the log needs.
 const actionProgress: ProgressSink = { update() {}, message: (text) => core.info(text) };
 
-export const measureWithRunner: Measure = async (request) => {
+export const measureWithRunner: Measure = (request) => measureUntil(request, undefined);
+
+/** measureWithRunner that stops on `signal` (the main step's interrupt): the runs so far are kept, then it throws. */
+async function measureUntil(request: Parameters<Measure>[0], signal: AbortSignal | undefined): Promise<void> {
   const loaded = await loadConfig(request.configPath, { env: process.env, cwd: request.workingDirectory });
   const { config } = loaded;
   const provider = providerForConfig(config, {
@@ -39,7 +42,13 @@ export const measureWithRunner: Measure = async (request) => {
       firstRun: request.firstRun,
       ...(request.side ? { side: request.side } : {}),
       progress: actionProgress,
+      ...(signal ? { signal } : {}),
     });
+    if (signal?.aborted) {
+      throw new Error(
+        `interrupted by ${String(signal.reason)}: ${result.runs.length} run(s) kept in ${request.resultsDir}, the interrupted one marked in its run.json`,
+      );
+    }
     const cut = result.runs.filter((run) => run.file.flags.cutShort);
     if (cut.length > 0) {
       // Kept and flagged: compare decides what a cut-short run may still prove.
@@ -50,7 +59,7 @@ export const measureWithRunner: Measure = async (request) => {
   } finally {
     await provider.stopAll();
   }
-};
+}
 
 export const compareWithStatistics: Compare = async (request) => {
   const loaded = await loadConfig(request.configPath, { env: process.env, cwd: request.workingDirectory });
@@ -87,9 +96,9 @@ export const cleanupRecordedServers: CleanupServers = async (serverStateFile) =>
     core.warning(`${left.length} server(s) could not be stopped: ${left.map((o) => o.detail).join("; ")}`);
 };
 
-export function createDefaultDependencies(): ActionDependencies {
+export function createDefaultDependencies(options: { signal?: AbortSignal } = {}): ActionDependencies {
   return {
-    measure: measureWithRunner,
+    measure: options.signal ? (request) => measureUntil(request, options.signal) : measureWithRunner,
     compare: compareWithStatistics,
     cleanupServers: cleanupRecordedServers,
     github: createGitHubClient,

@@ -1,9 +1,21 @@
 import * as core from "@actions/core";
+import { handleInterrupts, stopLaunchedServersOnCrash } from "../server/signals.js";
 import { exitWhenFlushed } from "../util/exit.js";
 import { runnerIO } from "./action-io.js";
 import { createDefaultDependencies } from "./default-dependencies.js";
 import { runMainStep } from "./run-from-environment.js";
 
-const result = await runMainStep(createDefaultDependencies(), runnerIO);
-if (result.failed) core.setFailed(result.failureMessage ?? `vllm-perf-gate: ${result.verdict}`);
-exitWhenFlushed();
+// A cancelled job gets SIGINT, SIGTERM 7.5 s later, SIGKILL 2.5 s after that. The first signal ends the
+// measurement (the run in progress is written, marked interrupted) and stops the servers; a second one
+// kills them at once; an uncaught error stops them too. The post step stops whatever is still left.
+stopLaunchedServersOnCrash();
+const interruption = handleInterrupts({
+  log: (line) => core.info(line),
+  onFirstSignal: (signal) => core.info(`${signal}: stopping the measurement and the servers`),
+});
+const result = await runMainStep(createDefaultDependencies({ signal: interruption.signal }), runnerIO);
+interruption.dispose();
+const signal = interruption.received();
+if (signal !== null) core.setFailed(`vllm-perf-gate: interrupted by ${signal}`);
+else if (result.failed) core.setFailed(result.failureMessage ?? `vllm-perf-gate: ${result.verdict}`);
+exitWhenFlushed(interruption.exitCode() ?? undefined);

@@ -33,7 +33,8 @@ export function topLevelUsage(): string {
     "  -h, --help     show help (also after a command: <command> --help)",
     "  -V, --version  print the version",
     "",
-    "Exit codes: 0 success or gate passed, 1 gate failed or the work failed, 2 invalid input or usage.",
+    "Exit codes: 0 success or gate passed, 1 gate failed or the work failed, 2 invalid input or usage,",
+    "130/143 interrupted by SIGINT/SIGTERM (what was measured is kept; the servers started are stopped).",
     "",
   ].join("\n");
 }

@@ -59,7 +59,8 @@ export function runRecordFromRunFile(file: RunFile, source: string): RunRecord {
     );
   }
   if (file.flags.serverCrashed) exclusionReasons.push("server crashed during the run");
-  if (file.flags.cutShort) exclusionReasons.push("run cut short");
+  if (file.flags.interrupted) exclusionReasons.push(`interrupted by ${file.flags.interrupted}`);
+  else if (file.flags.cutShort) exclusionReasons.push("run cut short");
   return {
     source,
     cell: file.cell,

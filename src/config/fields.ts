@@ -76,16 +76,24 @@ export function closestKey(unknown: string, known: readonly string[]): string | 
  * A mapping that rejects unknown keys, naming each with a did-you-mean drawn from the keys it accepts.
  * Every mapping in the config uses it, so a typo is never silently ignored.
  */
+/** Unknown keys of one mapping named in its message; the rest are counted. */
+export const maxListedKeys = 10;
+
 export function strictObject<Shape extends z.ZodRawShape>(shape: Shape) {
   const known = Object.keys(shape);
   return z.strictObject(shape, {
     error: (issue) => {
       if (issue.code === "unrecognized_keys") {
+        const rest = issue.keys.length - maxListedKeys;
         return issue.keys
+          .slice(0, maxListedKeys)
           .map((key) => {
             const suggestion = closestKey(key, known);
             return `unknown key "${key}"${suggestion ? ` (did you mean "${suggestion}"?)` : ""}; expected one of: ${known.join(", ")}`;
           })
+          .concat(
+            rest > 0 ? [`and ${rest} more unknown keys (only the first ${maxListedKeys} are listed)`] : [],
+          )
           .join("; ");
       }
       if (issue.code === "invalid_type") return `expected a mapping, got ${describeValue(issue.input)}`;

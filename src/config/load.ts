@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { isMap, isScalar, isSeq, type LineCounter, type Node } from "yaml";
 import type { z } from "zod";
 import { InputError } from "../cli/errors.js";
-import { describeValue } from "./fields.js";
+import { describeValue, maxListedKeys } from "./fields.js";
 import {
   type ConfigInterpolation,
   type ConfigPath,
@@ -12,6 +12,7 @@ import {
   interpolateEnvironment,
   type TemplateAt,
 } from "./interpolate.js";
+import { parseConfigYaml, yamlLimits } from "./parse-yaml.js";
 import { type Config, configSchema, duplicateCellNames } from "./schema.js";
 
 export interface ConfigProblem {
@@ -37,19 +38,35 @@ export interface LoadedConfig {
   interpolation: ConfigInterpolation;
 }
 
+/** Problems listed in a ConfigError's message; the rest are counted (all stay in `problems`). */
+export const maxListedProblems = 50;
+
+/** Characters of one problem's message that are printed; the rest are counted. */
+export const maxProblemChars = 2_000;
+
+function clip(message: string): string {
+  if (message.length <= maxProblemChars) return message;
+  return `${message.slice(0, maxProblemChars)}... (${message.length - maxProblemChars} more characters)`;
+}
+
 export class ConfigError extends InputError {
   constructor(
     readonly file: string,
     readonly problems: readonly ConfigProblem[],
   ) {
+    const rest = problems.length - maxListedProblems;
     super(
       `${file}: ${problems.length} problem${problems.length === 1 ? "" : "s"} in the config\n` +
         problems
+          .slice(0, maxListedProblems)
           .map((problem) => {
             const where = problem.line ? `${file}:${problem.line}:${problem.column ?? 1} ` : "";
-            return `  ${where}${problem.path}: ${problem.message}`;
+            return `  ${where}${problem.path}: ${clip(problem.message)}`;
           })
-          .join("\n"),
+          .join("\n") +
+        (rest > 0
+          ? `\n  ... and ${rest} more problem${rest === 1 ? "" : "s"} (only the first ${maxListedProblems} are listed)`
+          : ""),
     );
   }
 }
@@ -63,8 +80,18 @@ export async function loadConfig(
   const path = isAbsolute(file) ? file : resolve(options.cwd ?? process.cwd(), file);
   let bytes: Buffer;
   try {
+    const size = (await stat(path)).size;
+    if (size > yamlLimits.maxBytes) {
+      throw new ConfigError(file, [
+        {
+          path: "(file)",
+          message: `the file has ${size} bytes; the limit is ${yamlLimits.maxBytes} (1 MiB)`,
+        },
+      ]);
+    }
     bytes = await readFile(path);
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const reason =
       code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : String(error);
@@ -102,22 +129,10 @@ export function parseConfigText(
     sha256?: string;
   } = {},
 ): LoadedConfig {
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
-  if (document.errors.length > 0) {
-    throw new ConfigError(
-      file,
-      document.errors.map((error) => {
-        const position = error.linePos?.[0];
-        return {
-          path: "(YAML syntax)",
-          message: (error.message.split("\n")[0] ?? error.message).replace(/ at line \d+, column \d+:?$/, ""),
-          ...(position ? { line: position.line, column: position.col } : {}),
-        };
-      }),
-    );
-  }
-  const raw: unknown = document.toJS();
+  const parsed = parseConfigYaml(text);
+  if (!parsed.ok) throw new ConfigError(file, parsed.problems);
+  const { document, lineCounter } = parsed;
+  const raw: unknown = parsed.value;
   if (raw === null || raw === undefined) {
     throw new ConfigError(file, [
       {
@@ -299,6 +314,13 @@ function issuesToProblems(
           : describeValue((issue as { input?: unknown }).input);
       message = `expected one of ${issue.values.map((value) => JSON.stringify(value)).join(", ")}, got ${got}`;
     }
+    if (issue.code === "unrecognized_keys" && message.startsWith("Unrecognized key")) {
+      const rest = issue.keys.length - maxListedKeys;
+      message = `unknown key${issue.keys.length === 1 ? "" : "s"} ${issue.keys
+        .slice(0, maxListedKeys)
+        .map((key) => JSON.stringify(key))
+        .join(", ")}${rest > 0 ? ` and ${rest} more (only the first ${maxListedKeys} are listed)` : ""}`;
+    }
     if (issue.code === "invalid_type" && !/^expected /.test(message)) {
       const got =
         template !== undefined
@@ -313,6 +335,20 @@ function issuesToProblems(
   return problems;
 }
 
+/** Each mapping's pairs by key, built once: locating every problem stays linear in the problems. */
+const pairIndexes = new WeakMap<object, Map<unknown, { key: unknown; value: unknown }>>();
+function pairIndex(map: { items: { key: unknown; value: unknown }[] }) {
+  let index = pairIndexes.get(map);
+  if (!index) {
+    index = new Map();
+    for (const item of map.items) {
+      if (isScalar(item.key) && !index.has(item.key.value)) index.set(item.key.value, item);
+    }
+    pairIndexes.set(map, index);
+  }
+  return index;
+}
+
 function locateNode(
   root: Node | null,
   path: readonly PropertyKey[],
@@ -322,7 +358,7 @@ function locateNode(
   let lastFound: unknown = root;
   for (const segment of path) {
     if (isMap(node)) {
-      const pair = node.items.find((item) => isScalar(item.key) && item.key.value === segment);
+      const pair = pairIndex(node).get(segment);
       node = pair ? (pair.value ?? pair.key) : undefined;
     } else if (isSeq(node) && typeof segment === "number") {
       node = node.items[segment];

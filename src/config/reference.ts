@@ -1,4 +1,8 @@
+import { maxListedKeys } from "./fields.js";
 import { configJsonSchema } from "./json-schema.js";
+import { maxListedProblems, maxProblemChars } from "./load.js";
+import { yamlLimits } from "./parse-yaml.js";
+import { configLimits } from "./schema.js";
 
 /**
  * The config reference in markdown, generated from the JSON Schema (itself generated from the zod schema),
@@ -106,5 +110,41 @@ export function renderConfigReference(): string {
     "| --- | --- | --- | --- |",
   ];
   rows(schema, "", out);
+  out.push("", ...limitsSection());
   return `${out.join("\n")}\n`;
+}
+
+/** The limits `validate` enforces, from the constants the code checks (so this list cannot drift). */
+function limitsSection(): string[] {
+  const n = (value: number) => value.toLocaleString("en-US");
+  const L = configLimits;
+  return [
+    "## Limits",
+    "",
+    "`validate` (and every command that reads a config) refuses a config beyond these limits with exit 2 and a",
+    "message naming the limit, so a config that validates never crashes or stalls `run` by its size alone.",
+    "",
+    "| what | limit |",
+    "| --- | --- |",
+    `| config file size | ${n(yamlLimits.maxBytes)} bytes (1 MiB) |`,
+    `| nesting of mappings and lists | ${yamlLimits.maxDepth} levels |`,
+    `| values once every YAML alias (\`*name\`) is expanded | ${n(yamlLimits.maxExpandedValues)} (aliases must be defined before use and may not refer to a node containing them) |`,
+    "| duplicate keys in a mapping | none |",
+    `| requests in flight (\`concurrency\`, \`max_concurrency\`, a stage's \`concurrency\`) | ${n(L.concurrency)} |`,
+    `| requests per second (\`rate\`, a stage's \`rate\`) | ${n(L.ratePerSecond)} |`,
+    `| measured requests per run (\`size.requests\`) | ${n(L.requestsPerRun)} |`,
+    `| warm-up requests per run | ${n(L.warmupRequests)} |`,
+    `| any duration or timeout (\`duration_s\`, \`timeout_s\`, \`startup_timeout_s\`, telemetry intervals) | ${n(L.seconds)} s |`,
+    `| any token count or length (lengths, \`prefix_tokens\`, \`document_tokens\`, \`max_input_tokens\`, \`min_tokens\`) | ${n(L.tokens)} |`,
+    `| \`sigma\` of a lognormal length | ${L.lognormalSigma} |`,
+    `| prompt tokens per run: \`size.requests\` x the longest prompt (generated datasets; the mean or median for a distribution without \`max\`) | ${n(L.promptTokensPerRun)} |`,
+    `| \`num_prefixes\`, \`num_documents\` | ${n(L.datasetItems)} |`,
+    `| stages of a \`stages\` load | ${L.stages} |`,
+    `| cells | ${n(L.cells)} |`,
+    `| \`repeats.min\`, \`repeats.max\`, \`repeats.baseline\` | ${n(L.runs)} |`,
+    `| \`gate.baseline_sessions\` | ${n(L.baselineSessions)} |`,
+    "",
+    `The client opens at most as many connections as a run has requests. A config with many problems lists the first ${maxListedProblems} (each message`,
+    `at most ${n(maxProblemChars)} characters, at most ${maxListedKeys} unknown keys named per mapping) and counts the rest; checking is linear in the size of the file.`,
+  ];
 }

@@ -20,7 +20,47 @@ import { gatedMetricNames, metricNames } from "./metric-names.js";
  * documentation. The JSON Schema in `schema/` and the README's reference are generated from it.
  */
 
+/**
+ * The most `run` can execute: validate rejects anything beyond (docs/config-reference.md#limits), so a config that
+ * validates never crashes or stalls the runner by its size alone.
+ */
+export const configLimits = {
+  /** Requests in flight (closed-loop concurrency, max_concurrency, a stage's concurrency). */
+  concurrency: 4096,
+  /** Measured requests per run. */
+  requestsPerRun: 100_000,
+  /** Warm-up requests per run. */
+  warmupRequests: 10_000,
+  /** Requests per second (open loop, a stage's rate). */
+  ratePerSecond: 10_000,
+  /** Any duration or timeout, in seconds (one day). */
+  seconds: 86_400,
+  /** Any token count or length. */
+  tokens: 1_000_000,
+  /** Prompt tokens of one run's requests together (size.requests x the longest prompt). */
+  promptTokensPerRun: 100_000_000,
+  /** Prefixes or documents of a generated dataset. */
+  datasetItems: 100_000,
+  /** sigma of a lognormal length (larger spreads overflow any token limit). */
+  lognormalSigma: 5,
+  stages: 100,
+  cells: 1000,
+  /** repeats.min, repeats.max and repeats.baseline. */
+  runs: 1000,
+  /** gate.baseline_sessions: one page of the GitHub API's run listing. */
+  baselineSessions: 100,
+} as const;
+
+/** The message of a limit: names the limit and where it is documented. */
+function atMost(limit: number, name: string) {
+  return {
+    error: (issue: { input?: unknown }) =>
+      `expected at most ${limit} (the limit on ${name}; see docs/config-reference.md#limits), got ${describeValue(issue.input)}`,
+  };
+}
+
 const startupTimeout = positiveNumber("a positive number of seconds")
+  .max(configLimits.seconds, atMost(configLimits.seconds, "seconds"))
   .default(900)
   .describe("Seconds to wait for /health and /v1/models to answer before giving up.");
 
@@ -150,7 +190,9 @@ const samplingSchema = strictObject({
     .boolean()
     .default(true)
     .describe("Generate exactly the requested output length (recommended for gating: fewer moving parts)."),
-  min_tokens: nonNegativeInt().optional(),
+  min_tokens: nonNegativeInt()
+    .max(configLimits.tokens, atMost(configLimits.tokens, "token counts"))
+    .optional(),
   repetition_penalty: positiveNumber().optional(),
   extra_body: z
     .record(z.string(), z.unknown())
@@ -158,31 +200,36 @@ const samplingSchema = strictObject({
     .describe("Extra JSON fields merged into every request body."),
 });
 
-const fixedLength = strictObject({ distribution: z.literal("fixed"), value: positiveInt() });
+const tokenCount = (what?: string) =>
+  positiveInt(what).max(configLimits.tokens, atMost(configLimits.tokens, "token counts"));
+const fixedLength = strictObject({ distribution: z.literal("fixed"), value: tokenCount() });
 const uniformLength = strictObject({
   distribution: z.literal("uniform"),
-  min: positiveInt(),
-  max: positiveInt(),
+  min: tokenCount(),
+  max: tokenCount(),
 });
 const normalLength = strictObject({
   distribution: z.literal("normal"),
-  mean: positiveNumber(),
-  sd: nonNegativeNumber(),
-  min: positiveInt().default(1),
-  max: positiveInt().optional(),
+  mean: positiveNumber().max(configLimits.tokens, atMost(configLimits.tokens, "token counts")),
+  sd: nonNegativeNumber().max(configLimits.tokens, atMost(configLimits.tokens, "token counts")),
+  min: tokenCount().default(1),
+  max: tokenCount().optional(),
 });
 const lognormalLength = strictObject({
   distribution: z.literal("lognormal"),
-  median: positiveNumber(),
-  sigma: nonNegativeNumber(),
-  min: positiveInt().default(1),
-  max: positiveInt().optional(),
+  median: positiveNumber().max(configLimits.tokens, atMost(configLimits.tokens, "token counts")),
+  sigma: nonNegativeNumber().max(
+    configLimits.lognormalSigma,
+    atMost(configLimits.lognormalSigma, "a lognormal sigma"),
+  ),
+  min: tokenCount().default(1),
+  max: tokenCount().optional(),
 });
 
 export const lengthSchema = z
   .union(
     [
-      positiveInt("a token count (whole number >= 1) or a distribution mapping"),
+      tokenCount("a token count (whole number >= 1) or a distribution mapping"),
       choice(
         "distribution",
         [fixedLength, uniformLength, normalLength, lognormalLength],
@@ -207,7 +254,7 @@ const sharegptDataset = strictObject({
   type: z.literal("sharegpt"),
   path: nonEmptyString("a path to a ShareGPT JSON file"),
   output_tokens: lengthSchema.optional().describe("Override the dataset's own answer lengths."),
-  max_input_tokens: positiveInt().optional().describe("Skip conversations whose prompt is longer."),
+  max_input_tokens: tokenCount().optional().describe("Skip conversations whose prompt is longer."),
   sha256: z
     .string()
     .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
@@ -225,15 +272,20 @@ const jsonlDataset = strictObject({
 });
 const sharedPrefixDataset = strictObject({
   type: z.literal("shared_prefix"),
-  num_prefixes: positiveInt(),
-  prefix_tokens: positiveInt(),
+  num_prefixes: positiveInt().max(
+    configLimits.datasetItems,
+    atMost(configLimits.datasetItems, "generated dataset items"),
+  ),
+  prefix_tokens: tokenCount(),
   suffix_tokens: lengthSchema,
   output_tokens: lengthSchema,
 });
 const longDocumentDataset = strictObject({
   type: z.literal("long_document"),
-  num_documents: positiveInt().default(1),
-  document_tokens: positiveInt(),
+  num_documents: positiveInt()
+    .max(configLimits.datasetItems, atMost(configLimits.datasetItems, "generated dataset items"))
+    .default(1),
+  document_tokens: tokenCount(),
   question_tokens: lengthSchema,
   output_tokens: lengthSchema,
 });
@@ -246,30 +298,50 @@ export const datasetSchema = choice(
 
 const concurrencyLoad = strictObject({
   type: z.literal("concurrency"),
-  concurrency: positiveInt().describe("Requests kept in flight (closed loop)."),
+  concurrency: positiveInt()
+    .max(configLimits.concurrency, atMost(configLimits.concurrency, "requests in flight"))
+    .describe("Requests kept in flight (closed loop)."),
 });
 const rateLoad = strictObject({
   type: z.literal("rate"),
-  rate: positiveNumber().describe("Requests per second (open loop, on an absolute schedule)."),
+  rate: positiveNumber()
+    .max(configLimits.ratePerSecond, atMost(configLimits.ratePerSecond, "requests per second"))
+    .describe("Requests per second (open loop, on an absolute schedule)."),
   burstiness: positiveNumber()
     .default(1)
     .describe("Gamma shape of inter-arrival gaps: 1 = Poisson, < 1 burstier, large = regular."),
   max_concurrency: positiveInt()
+    .max(configLimits.concurrency, atMost(configLimits.concurrency, "requests in flight"))
     .optional()
     .describe("Cap on requests in flight; arrivals beyond it wait in the client (measured)."),
 });
 const stageSchema = strictObject({
-  duration_s: positiveNumber("a positive number of seconds"),
-  rate: positiveNumber().optional(),
-  concurrency: positiveInt().optional(),
+  duration_s: positiveNumber("a positive number of seconds").max(
+    configLimits.seconds,
+    atMost(configLimits.seconds, "seconds"),
+  ),
+  rate: positiveNumber()
+    .max(configLimits.ratePerSecond, atMost(configLimits.ratePerSecond, "requests per second"))
+    .optional(),
+  concurrency: positiveInt()
+    .max(configLimits.concurrency, atMost(configLimits.concurrency, "requests in flight"))
+    .optional(),
   burstiness: positiveNumber().default(1),
 }).refine((stage) => (stage.rate === undefined) !== (stage.concurrency === undefined), {
   message: "expected exactly one of rate or concurrency in each stage",
 });
 const stagesLoad = strictObject({
   type: z.literal("stages"),
-  stages: z.array(stageSchema).min(1, "expected at least one stage"),
-  max_concurrency: positiveInt().optional(),
+  stages: z
+    .array(stageSchema)
+    .min(1, "expected at least one stage")
+    .max(
+      configLimits.stages,
+      `expected at most ${configLimits.stages} stages (the limit on stages; see docs/config-reference.md#limits)`,
+    ),
+  max_concurrency: positiveInt()
+    .max(configLimits.concurrency, atMost(configLimits.concurrency, "requests in flight"))
+    .optional(),
 });
 
 export const loadSchema = choice(
@@ -280,9 +352,15 @@ export const loadSchema = choice(
 
 const sizeSchema = z.union(
   [
-    strictObject({ requests: positiveInt().describe("Measured requests per run.") }),
     strictObject({
-      duration_s: positiveNumber("a positive number of seconds").describe("Measured seconds per run."),
+      requests: positiveInt()
+        .max(configLimits.requestsPerRun, atMost(configLimits.requestsPerRun, "measured requests per run"))
+        .describe("Measured requests per run."),
+    }),
+    strictObject({
+      duration_s: positiveNumber("a positive number of seconds")
+        .max(configLimits.seconds, atMost(configLimits.seconds, "seconds"))
+        .describe("Measured seconds per run."),
     }),
   ],
   { error: () => "expected { requests: N } or { duration_s: S }" },
@@ -291,8 +369,18 @@ const sizeSchema = z.union(
 const warmupSchema = z
   .union(
     [
-      strictObject({ requests: nonNegativeInt() }),
-      strictObject({ duration_s: nonNegativeNumber("a number of seconds >= 0") }),
+      strictObject({
+        requests: nonNegativeInt().max(
+          configLimits.warmupRequests,
+          atMost(configLimits.warmupRequests, "warm-up requests per run"),
+        ),
+      }),
+      strictObject({
+        duration_s: nonNegativeNumber("a number of seconds >= 0").max(
+          configLimits.seconds,
+          atMost(configLimits.seconds, "seconds"),
+        ),
+      }),
     ],
     { error: () => "expected { requests: N } or { duration_s: S }" },
   )
@@ -321,7 +409,10 @@ export const cellSchema = strictObject({
       "fresh: a new cache_salt per run and a cache reset where the server allows it. reuse: prefixes stay warm; the hit rate is reported.",
     ),
   slo: sloSchema.optional(),
-  timeout_s: positiveNumber().default(600).describe("Per-request timeout in seconds."),
+  timeout_s: positiveNumber()
+    .max(configLimits.seconds, atMost(configLimits.seconds, "seconds"))
+    .default(600)
+    .describe("Per-request timeout in seconds."),
   seed: nonNegativeInt().optional().describe("Workload seed; defaults to the top-level seed."),
 });
 
@@ -370,6 +461,7 @@ const gateSchema = strictObject({
       "Prior for the sd of the ln shift between two sessions (jobs) in stored mode; the baseline history's estimate is shrunk towards it.",
     ),
   baseline_sessions: positiveInt()
+    .max(configLimits.baselineSessions, atMost(configLimits.baselineSessions, "baseline sessions"))
     .default(10)
     .describe(
       "Stored baselines of the base branch a pull request reads (stored mode): the one it compares with plus up to this many minus one earlier ones, from which the between-session drift is estimated.",
@@ -377,12 +469,19 @@ const gateSchema = strictObject({
 });
 
 const repeatsSchema = strictObject({
-  min: positiveInt().default(3).describe("Runs per side before the first decision."),
-  max: positiveInt().default(10).describe("Most runs per side when the verdict stays inconclusive."),
+  min: positiveInt()
+    .max(configLimits.runs, atMost(configLimits.runs, "runs per side"))
+    .default(3)
+    .describe("Runs per side before the first decision."),
+  max: positiveInt()
+    .max(configLimits.runs, atMost(configLimits.runs, "runs per side"))
+    .default(10)
+    .describe("Most runs per side when the verdict stays inconclusive."),
   baseline: z
     .number()
     .int()
     .min(2, "expected a whole number >= 2 (a stored baseline needs 2 runs to estimate run-to-run noise)")
+    .max(configLimits.runs, atMost(configLimits.runs, "runs per side"))
     .default(10)
     .describe(
       "Runs per cell a stored baseline records (mode baseline, or auto on the default branch). A pull request adds runs only on its own side, so the baseline is measured once with enough runs.",
@@ -401,8 +500,12 @@ const costSchema = strictObject({
 });
 
 const telemetrySchema = strictObject({
-  metrics_interval_s: positiveNumber().default(2).describe("How often /metrics is sampled during a run."),
+  metrics_interval_s: positiveNumber()
+    .max(configLimits.seconds, atMost(configLimits.seconds, "seconds"))
+    .default(2)
+    .describe("How often /metrics is sampled during a run."),
   nvidia_smi_interval_s: positiveNumber()
+    .max(configLimits.seconds, atMost(configLimits.seconds, "seconds"))
     .default(1)
     .describe("How often nvidia-smi is sampled, where present."),
 });
@@ -425,7 +528,13 @@ export const configSchema = strictObject({
   server: serverSchema,
   model: modelSchema,
   sampling: samplingSchema.default({ temperature: 0, top_p: 1, ignore_eos: true, extra_body: {} }),
-  cells: z.array(cellSchema).min(1, "expected at least one cell"),
+  cells: z
+    .array(cellSchema)
+    .min(1, "expected at least one cell")
+    .max(
+      configLimits.cells,
+      `expected at most ${configLimits.cells} cells (the limit on cells; see docs/config-reference.md#limits)`,
+    ),
   repeats: repeatsSchema.default({ min: 3, max: 10, baseline: 10 }),
   gate: gateSchema.default(gateSchema.parse({})),
   cost: costSchema.default({}),
@@ -433,7 +542,53 @@ export const configSchema = strictObject({
   client: clientSchema.default({ max_schedule_lag_ms: 10, max_event_loop_lag_ms: 50 }),
 }).superRefine((config, context) => {
   for (const problem of duplicateCellNames(config.cells)) context.addIssue({ code: "custom", ...problem });
+  for (const problem of promptTokenBudget(config.cells)) context.addIssue({ code: "custom", ...problem });
 });
+
+/** The largest (or, for an unbounded distribution, typical) value of a length. */
+function lengthCeiling(length: LengthConfig): number {
+  if (typeof length === "number") return length;
+  switch (length.distribution) {
+    case "fixed":
+      return length.value;
+    case "uniform":
+      return Math.max(length.min, length.max);
+    case "normal":
+      return length.max ?? length.mean;
+    case "lognormal":
+      return length.max ?? length.median;
+  }
+}
+
+/**
+ * Prompt tokens a run of `size.requests` sends at most (the runner builds the bodies before the measured
+ * phase): bounded by configLimits.promptTokensPerRun so a run's prompts fit in memory. Datasets read from
+ * files are not estimated here.
+ */
+function promptTokenBudget(cells: readonly CellConfig[]): { path: (string | number)[]; message: string }[] {
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  cells.forEach((cell, index) => {
+    if (!("requests" in cell.size)) return;
+    const dataset = cell.dataset;
+    const perRequest =
+      dataset.type === "synthetic"
+        ? lengthCeiling(dataset.input_tokens)
+        : dataset.type === "shared_prefix"
+          ? dataset.prefix_tokens + lengthCeiling(dataset.suffix_tokens)
+          : dataset.type === "long_document"
+            ? dataset.document_tokens + lengthCeiling(dataset.question_tokens)
+            : null;
+    if (perRequest === null) return;
+    const limit = configLimits.promptTokensPerRun;
+    if (cell.size.requests * perRequest > limit) {
+      problems.push({
+        path: ["cells", index, "size", "requests"],
+        message: `expected at most ${Math.max(1, Math.floor(limit / perRequest))} requests with prompts of up to ${perRequest} tokens (the limit of ${limit} prompt tokens per run; see docs/config-reference.md#limits), got ${cell.size.requests}`,
+      });
+    }
+  });
+  return problems;
+}
 
 /** Cell names key the results directories and the report, so they must be unique. */
 export function duplicateCellNames(

@@ -18,6 +18,15 @@ export interface DemoOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** Argv that runs this tool's CLI, for starting simulators; the launcher's default when omitted. */
   cliCommand?: readonly string[];
+  /** An interrupt (SIGINT/SIGTERM): the run in progress ends early, the simulators stop, nothing is compared. */
+  signal?: AbortSignal;
+}
+
+/** A demo stopped by an interrupt: what was measured is on disk, nothing was compared. */
+export interface DemoInterrupted {
+  interrupted: string;
+  /** Runs written (both sides; the interrupted one included, marked in its run.json). */
+  runsWritten: number;
 }
 
 export interface DemoResult {
@@ -49,7 +58,7 @@ async function prepareOutDir(outDir: string): Promise<void> {
  * Baseline and candidate simulators measured alternately in one job (interleaved mode), runs added while
  * the verdict is inconclusive, then compared and reported exactly as the action would.
  */
-export async function runDemo(options: DemoOptions): Promise<DemoResult> {
+export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoInterrupted> {
   const { scenario, outDir, progress } = options;
   await prepareOutDir(outDir);
   const sides = (["baseline", "candidate"] as const).map((name, index) => {
@@ -83,6 +92,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     });
 
   let runsPerSide: number;
+  let runsWritten = 0;
   try {
     const measured = await runAdaptive({
       sides: [
@@ -104,6 +114,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       minRuns: scenario.repeats.min,
       maxRuns: scenario.repeats.max,
       progress,
+      ...(options.signal ? { signal: options.signal } : {}),
       decide: async (runs) => {
         const { verdict } = await compare();
         if (!verdict.nextLook) return null;
@@ -112,9 +123,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       },
     });
     runsPerSide = measured.runsPerSide;
+    runsWritten = measured.runs.length;
   } finally {
     await Promise.all(providers.map((provider) => provider.stopAll()));
   }
+  if (options.signal?.aborted) return { interrupted: String(options.signal.reason), runsWritten };
 
   const outcome = await compare();
   const { verdictPath, reportPath } = await writeCompareOutputs(outDir, outcome);

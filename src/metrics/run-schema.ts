@@ -101,6 +101,10 @@ export const runFileSchema = z.object({
     clientBoundReason: z.string().optional(),
     serverCrashed: z.boolean(),
     cutShort: z.boolean(),
+    interrupted: z
+      .string()
+      .optional()
+      .describe("The signal (SIGINT, SIGTERM) that interrupted the run; such a run is also cut short."),
     notes: z.array(z.string()).default([]),
   }),
   prefix: z.object({

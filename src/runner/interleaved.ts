@@ -27,6 +27,8 @@ export interface AdaptiveRunOptions {
   decide(runsPerSide: number): Promise<number | null>;
   readonly progress?: ProgressSink;
   readonly shouldAbort?: () => boolean;
+  /** An interrupt: ends the run in progress (marked interrupted, see runCells) and starts no more. */
+  readonly signal?: AbortSignal;
   /** Fit prompt lengths with POST /tokenize (default true). */
   readonly calibrate?: boolean;
 }
@@ -86,10 +88,14 @@ export async function runAdaptive(options: AdaptiveRunOptions): Promise<Adaptive
   const runs: AdaptiveRunResult["runs"] = [];
   let target = options.minRuns;
   let completed = 0;
+  /** Per side, the run index its measuring has reached; pairs done = the smallest (for an abort). */
+  const measuredUpTo = new Map<SideSpec, number>(options.sides.map((side) => [side, 0]));
+  const pairsDone = () => Math.min(...measuredUpTo.values());
   while (completed < target) {
     // Every pair up to the target in one go: consecutive runs of a side share a server start.
     for (const block of alternatingBlocks(completed, target - completed, options.sides)) {
-      if (options.shouldAbort?.()) return { runsPerSide: completed, runs, stoppedBecause: "aborted" };
+      if (options.shouldAbort?.() || options.signal?.aborted)
+        return { runsPerSide: pairsDone(), runs, stoppedBecause: "aborted" };
       const side = block.side;
       const last = block.firstRun + block.runs;
       options.progress?.message(
@@ -106,10 +112,19 @@ export async function runAdaptive(options: AdaptiveRunOptions): Promise<Adaptive
         ...(options.cells ? { cells: options.cells } : {}),
         ...(options.progress ? { progress: options.progress } : {}),
         ...(options.shouldAbort ? { shouldAbort: options.shouldAbort } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
         ...(options.calibrate === undefined ? {} : { calibrate: options.calibrate }),
       });
       runs.push(...result.runs.map((run) => ({ ...run, side: side.name })));
+      // Runs of every cell of this block that were measured (fewer when the block was stopped).
+      const cellNames = options.cells ?? side.config.cells.map((cell) => cell.name);
+      const fewest = Math.min(
+        ...cellNames.map((cell) => result.runs.filter((run) => run.cell === cell).length),
+      );
+      measuredUpTo.set(side, block.firstRun + fewest);
     }
+    if (options.shouldAbort?.() || options.signal?.aborted)
+      return { runsPerSide: pairsDone(), runs, stoppedBecause: "aborted" };
     completed = target;
     if (completed >= options.maxRuns) return { runsPerSide: completed, runs, stoppedBecause: "max-runs" };
     const wanted = await options.decide(completed);

@@ -55,14 +55,20 @@ export function loadPlanOf(cell: CellConfig): LoadPlan {
   }
 }
 
-/** Connections the client pool needs: the most requests the plan can have in flight (null = unbounded). */
+/**
+ * Connections the client pool needs: the most requests the plan can have in flight, never more than its
+ * request count (null = unbounded).
+ */
 export function poolSizeOf(plan: LoadPlan): number | null {
   let most = 0;
   for (const segment of plan.segments) {
     if (segment.kind === "concurrency") most = Math.max(most, segment.concurrency);
     else if (plan.maxConcurrency === null) return null;
   }
-  return Math.max(most, plan.maxConcurrency ?? 0);
+  const size = Math.max(most, plan.maxConcurrency ?? 0);
+  // No more requests than maxRequests can be in flight: connections beyond that are opened for nothing
+  // (concurrency 100000 with 10 requests spent minutes opening them).
+  return plan.maxRequests === null ? size : Math.min(size, plan.maxRequests);
 }
 
 /** The concurrency a run asks for, to check against what the client achieved; null for open loop. */

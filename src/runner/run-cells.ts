@@ -1,8 +1,9 @@
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { InputError } from "../cli/errors.js";
 import { type ControlClient, createControlClient } from "../client/stream-client.js";
 import type { CellConfig, Config } from "../config/schema.js";
-import type { RunFile } from "../metrics/run-schema.js";
+import { type RunFile, runFileSchema } from "../metrics/run-schema.js";
 import type { ServerProvider, ServerSession } from "../server/types.js";
 import { calibrateTokenModel, checkPromptLengths } from "../workload/calibrate.js";
 import { defaultTokenModel, type TokenModel } from "../workload/token-model.js";
@@ -31,6 +32,12 @@ export interface RunCellsOptions {
   progress?: ProgressSink;
   /** Polled between requests; when true the current run ends early (its data is kept) and no more start. */
   shouldAbort?: () => boolean;
+  /**
+   * An interrupt (SIGINT/SIGTERM, see server/signals.ts): when it aborts, the current run stops sending,
+   * its requests in flight end as "aborted", its run.json is written with `flags.interrupted` set to the
+   * abort's reason (compare excludes it), and no more runs start.
+   */
+  signal?: AbortSignal;
   /** Fit prompt lengths to the server's tokenizer with POST /tokenize (default true). */
   calibrate?: boolean;
   /**
@@ -124,8 +131,13 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
   const firstRun = options.firstRun ?? 0;
   const outputs: RunOutput[] = [];
   const cells = selectCells(config, options.cells);
+  const signal = options.signal;
+  const shouldAbort =
+    signal || options.shouldAbort
+      ? () => signal?.aborted === true || options.shouldAbort?.() === true
+      : undefined;
   for (const cell of cells) {
-    if (options.shouldAbort?.()) break;
+    if (shouldAbort?.()) break;
     const context = await prepareCell(config, cell, options.baseDir);
     const cellDir = join(options.outDir, cell.name);
     // Sessions and calibration live for this call, or in the caller's cache across calls.
@@ -133,11 +145,17 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
       ? options.sessions.state(provider, cell.name)
       : { shared: null, tokenModel: null, lengthNote: undefined };
     const open = async (run?: number): Promise<OpenSession> => {
-      const session = await provider.start({
-        cell: cell.name,
-        logDir: cellDir,
-        ...(run === undefined ? {} : { run }),
-      });
+      // An interrupt during a start-up (minutes for vLLM) ends the wait at once; the caller's stopAll()
+      // then stops the server still starting.
+      const session = await untilAborted(
+        provider.start({
+          cell: cell.name,
+          logDir: cellDir,
+          ...(run === undefined ? {} : { run }),
+        }),
+        signal,
+        "while the server was starting",
+      );
       const control = createControlClient({
         baseUrl: session.endpoint.baseUrl,
         ...(session.endpoint.apiKey ? { apiKey: session.endpoint.apiKey } : {}),
@@ -146,7 +164,7 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
     };
     try {
       for (let k = firstRun; k < firstRun + runs; k++) {
-        if (options.shouldAbort?.()) break;
+        if (shouldAbort?.()) break;
         if (provider.lifecycle === "per-cell" && state.shared === null) state.shared = await open();
         const handle =
           provider.lifecycle === "per-cell" && state.shared !== null ? state.shared : await open(k);
@@ -175,7 +193,7 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
           progress.message(
             `${cell.name}: run ${k + 1 - firstRun}/${runs} against ${handle.session.endpoint.baseUrl}`,
           );
-          const file = await runOnce({
+          let file = await runOnce({
             context,
             workload,
             session: handle.session,
@@ -188,9 +206,12 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
             serverFingerprint: handle.fingerprint,
             notes: state.lengthNote ? [state.lengthNote] : [],
             ...(options.side ? { side: options.side } : {}),
-            ...(options.shouldAbort ? { shouldAbort: options.shouldAbort } : {}),
+            ...(shouldAbort ? { shouldAbort } : {}),
             ...(options.onMeasuredPhase ? { onMeasuredPhase: options.onMeasuredPhase } : {}),
           });
+          if (signal?.aborted && file.flags.cutShort) {
+            file = markInterrupted(join(cellDir, `run-${k}`), file, String(signal.reason ?? "interrupt"));
+          }
           outputs.push({ cell: cell.name, run: k, dir: join(cellDir, `run-${k}`), file });
           if (file.flags.serverCrashed && state.shared !== null) {
             // The cell's server died: the next run gets a new one rather than a dead endpoint.
@@ -208,6 +229,47 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
     }
   }
   return { runs: outputs };
+}
+
+/** The promise, or a rejection as soon as `signal` aborts (the promise itself keeps running). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, doing: string): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error(`interrupted by ${String(signal.reason)} ${doing}`));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Marks a run that an interrupt cut short: `flags.interrupted` names the signal (compare excludes the run
+ * with that reason) and a note says what its records hold; run.json is rewritten in place.
+ */
+function markInterrupted(dir: string, file: RunFile, reason: string): RunFile {
+  const cancelled = file.requests.errorsByKind.aborted ?? 0;
+  const marked = runFileSchema.parse({
+    ...file,
+    flags: {
+      ...file.flags,
+      interrupted: reason,
+      notes: [
+        `interrupted by ${reason}: ${file.requests.total} request(s) recorded, ${cancelled} of them cancelled in flight (error kind "aborted"); the run is incomplete and excluded from comparisons`,
+        ...file.flags.notes,
+      ],
+    },
+  });
+  writeFileSync(join(dir, "run.json"), `${JSON.stringify(marked, null, 2)}\n`);
+  return marked;
 }
 
 const lengthCheckSample = 16;
@@ -258,7 +320,11 @@ export function summaryLine(file: RunFile): string {
   const flags = [
     file.flags.clientBound ? `CLIENT-BOUND (${file.flags.clientBoundReason})` : "",
     file.flags.serverCrashed ? "SERVER CRASHED" : "",
-    file.flags.cutShort ? "cut short" : "",
+    file.flags.interrupted
+      ? `interrupted by ${file.flags.interrupted}`
+      : file.flags.cutShort
+        ? "cut short"
+        : "",
   ].filter(Boolean);
   return (
     `${file.cell} run ${file.run}: ${file.requests.completed}/${file.requests.total} ok` +

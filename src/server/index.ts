@@ -26,7 +26,15 @@ export {
   type ServerProviderOptions,
 } from "./provider.js";
 export { createRedactor, type Redactor, redactionMark } from "./redact.js";
-export { stopServersOnSignals } from "./signals.js";
+export {
+  handleInterrupts,
+  type Interruption,
+  killLaunchedServersNow,
+  launchedServers,
+  signalExitCode,
+  stopLaunchedServers,
+  stopLaunchedServersOnCrash,
+} from "./signals.js";
 export { defaultCliCommand, findPackageRoot } from "./sim-command.js";
 export {
   defaultServerStateFile,

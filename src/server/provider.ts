@@ -16,6 +16,7 @@ import { launchCommand, launchSim } from "./process-kinds.js";
 import { waitForReady } from "./readiness.js";
 import { createRedactor, secretValues } from "./redact.js";
 import { ServerLog } from "./server-log.js";
+import { trackLaunchedServer, untrackLaunchedServer } from "./signals.js";
 import { addLiveServer, newServerId, removeLiveServer } from "./state.js";
 import { startTelemetry, type TelemetrySampler } from "./telemetry.js";
 import type { ServerProvider, ServerSession, ServerStartContext } from "./types.js";
@@ -180,6 +181,13 @@ export function createServerProvider(
       startupTimeoutMs: serverConfig.startup_timeout_s * 1000,
       nvidiaSmi,
       remember: async (server) => {
+        trackLaunchedServer({
+          id,
+          processGroup: server.processGroup,
+          container: server.container,
+          dockerCommand: server.dockerCommand,
+          env,
+        });
         if (!options.stateFile) return;
         await addLiveServer(options.stateFile, {
           ...server,
@@ -191,6 +199,7 @@ export function createServerProvider(
       },
     };
     const forget = async () => {
+      untrackLaunchedServer(id);
       if (options.stateFile) await removeLiveServer(options.stateFile, id).catch(() => {});
     };
 

@@ -1,30 +1,208 @@
+import { spawn } from "node:child_process";
+import { systemClock } from "../util/clock.js";
+import { execFileCapture } from "./exec.js";
+import { isGroupAlive, terminateGroup } from "./process-group.js";
+
 /**
- * Stops servers when the job is cancelled. A cancelled GitHub Actions step gets SIGINT, then SIGTERM 7.5 s
- * later, then SIGKILL 2.5 s after that; whatever this cannot stop in time, the post step stops from the
- * state file. Returns a function that removes the handlers.
+ * Every server this process launched and has not stopped yet, process-wide: the in-memory twin of the
+ * state file (state.ts), kept whether or not a state file is used. The provider adds a server as soon as
+ * it is launched (before readiness) and removes it once its teardown is done, so a signal or a crash at
+ * any moment knows what to stop.
  */
-export function stopServersOnSignals(
-  stop: () => Promise<void>,
-  options: { signals?: readonly NodeJS.Signals[]; onSignal?: (signal: NodeJS.Signals) => void } = {},
-): () => void {
+export interface TrackedServer {
+  readonly id: string;
+  /** Process group of a command or sim server (the leader's pid). */
+  readonly processGroup?: number | undefined;
+  /** Container name and docker executable of a docker server, with the environment that reaches its daemon. */
+  readonly container?: string | undefined;
+  readonly dockerCommand?: string | undefined;
+  readonly env?: NodeJS.ProcessEnv | undefined;
+}
+
+const launched = new Map<string, TrackedServer>();
+
+export function trackLaunchedServer(server: TrackedServer): void {
+  launched.set(server.id, server);
+}
+
+export function untrackLaunchedServer(id: string): void {
+  launched.delete(id);
+}
+
+/** Servers launched and not stopped yet (for messages and tests). */
+export function launchedServers(): readonly TrackedServer[] {
+  return [...launched.values()];
+}
+
+/**
+ * Kills every launched server now, synchronously: SIGKILL to each process group; for containers a detached
+ * `docker rm --force` that outlives this process. For the last moments of a process (a second signal,
+ * `process.on("exit")`), when there is no time to wait. Returns how many servers it signalled.
+ */
+export function killLaunchedServersNow(): number {
+  let count = 0;
+  for (const server of launched.values()) {
+    if (server.processGroup !== undefined) {
+      try {
+        process.kill(-server.processGroup, "SIGKILL");
+        count++;
+      } catch {
+        // Already gone.
+      }
+    }
+    if (server.container) {
+      try {
+        const remover = spawn(server.dockerCommand ?? "docker", ["rm", "--force", server.container], {
+          env: server.env ?? process.env,
+          detached: true,
+          stdio: "ignore",
+        });
+        remover.on("error", () => {});
+        remover.unref();
+        count++;
+      } catch {
+        // No docker to ask: the post step's cleanup is the last resort.
+      }
+    }
+  }
+  launched.clear();
+  return count;
+}
+
+/**
+ * Stops every launched server, bounded: SIGTERM to each process group, `graceMs` for it to go, then
+ * SIGKILL; `docker rm --force` for containers. For a first signal whose orderly wind-down took too long,
+ * and for uncaught errors. Never throws.
+ */
+export async function stopLaunchedServers(graceMs = 3_000): Promise<void> {
+  const servers = [...launched.values()];
+  await Promise.all(
+    servers.map(async (server) => {
+      try {
+        if (server.processGroup !== undefined && isGroupAlive(server.processGroup)) {
+          await terminateGroup(server.processGroup, { graceMs, killWaitMs: 2_000, clock: systemClock });
+        }
+        if (server.container) {
+          await execFileCapture(server.dockerCommand ?? "docker", ["rm", "--force", server.container], {
+            env: server.env ?? process.env,
+            timeoutMs: graceMs + 10_000,
+          });
+        }
+      } catch {
+        // Best effort: whatever is left, the exit handler kills and the post step finds in the state file.
+      }
+      launched.delete(server.id);
+    }),
+  );
+}
+
+const signalNumbers: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 };
+
+/** The shell's exit code for death by a signal: 128 + its number (SIGINT 130, SIGTERM 143). */
+export function signalExitCode(signal: NodeJS.Signals): number {
+  return 128 + (signalNumbers[signal] ?? 15);
+}
+
+export interface Interruption {
+  /** Aborted on the first signal; its reason is the signal's name. */
+  readonly signal: AbortSignal;
+  /** The first signal received, or null. */
+  received(): NodeJS.Signals | null;
+  /** 130 after SIGINT, 143 after SIGTERM, null when no signal came. */
+  exitCode(): number | null;
+  /** Removes the handlers and the wind-down deadline (call once the work and its cleanup are done). */
+  dispose(): void;
+}
+
+export interface InterruptOptions {
+  readonly signals?: readonly NodeJS.Signals[];
+  /** Called on the first signal, after the abort (e.g. to print what happens next). */
+  readonly onFirstSignal?: (signal: NodeJS.Signals) => void;
+  /** One line for the user (stderr). */
+  readonly log?: (line: string) => void;
+  /**
+   * How long the work may take to wind down after the first signal (finish its files, stop its servers)
+   * before the servers are stopped for it and the process exits; default 5 s, inside the 7.5 s GitHub
+   * Actions leaves between SIGINT and SIGTERM on a cancelled job.
+   */
+  readonly windDownMs?: number;
+  /** Ends the process (default process.exit); tests inject it. */
+  readonly exit?: (code: number) => void;
+}
+
+/**
+ * Interrupt handling for a command that launches servers (run, demo, the action's main step):
+ * - first SIGINT/SIGTERM: `signal` aborts, so the work stops sending, cancels what is in flight, writes its
+ *   files and stops its servers on its own; if it has not finished after `windDownMs`, the launched servers
+ *   are stopped (SIGTERM, then SIGKILL) and the process exits with 130/143;
+ * - a second signal: every launched server's process group gets SIGKILL (containers `docker rm --force`)
+ *   and the process exits at once with 130/143.
+ * The work itself returns `exitCode()` when `received()` is set.
+ */
+export function handleInterrupts(options: InterruptOptions = {}): Interruption {
   const signals = options.signals ?? ["SIGINT", "SIGTERM"];
-  let stopping = false;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+  const windDownMs = options.windDownMs ?? 5_000;
+  const controller = new AbortController();
+  let first: NodeJS.Signals | null = null;
+  let deadline: NodeJS.Timeout | undefined;
+  let forcing = false;
   const handler = (signal: NodeJS.Signals) => {
-    options.onSignal?.(signal);
-    // A second signal while stopping changes nothing: the stop already under way is the fastest way out.
-    if (stopping) return;
-    stopping = true;
-    void stop()
-      .catch(() => {})
-      .finally(() => {
-        uninstall();
-        // Die of the same signal, so the parent sees how the process ended.
-        process.kill(process.pid, signal);
-      });
-  };
-  const uninstall = () => {
-    for (const signal of signals) process.off(signal, handler);
+    if (first === null) {
+      first = signal;
+      controller.abort(signal);
+      options.onFirstSignal?.(signal);
+      deadline = setTimeout(() => {
+        forcing = true;
+        const count = launchedServers().length;
+        log(
+          `${signal}: not wound down within ${windDownMs / 1000} s; stopping ${count} launched server(s) and exiting ${signalExitCode(signal)}; files already written are kept`,
+        );
+        void stopLaunchedServers().finally(() => exit(signalExitCode(signal)));
+      }, windDownMs);
+      return;
+    }
+    const killed = killLaunchedServersNow();
+    log(
+      `${signal} again: killed ${killed} launched server(s) and exiting ${signalExitCode(first)}${forcing ? "" : "; the interrupted run's files may be incomplete"}`,
+    );
+    exit(signalExitCode(first));
   };
   for (const signal of signals) process.on(signal, handler);
-  return uninstall;
+  return {
+    signal: controller.signal,
+    received: () => first,
+    exitCode: () => (first === null ? null : signalExitCode(first)),
+    dispose() {
+      if (deadline) clearTimeout(deadline);
+      for (const signal of signals) process.off(signal, handler);
+    },
+  };
+}
+
+let crashHandlersInstalled = false;
+
+/**
+ * For entry points (src/cli.ts, the action's main step): an uncaught exception or unhandled rejection
+ * prints its stack, stops every launched server (bounded) and exits 1; any exit with servers still running
+ * (process.exit from anywhere, the end of the event loop) kills them with SIGKILL on the way out.
+ */
+export function stopLaunchedServersOnCrash(
+  log: (text: string) => void = (text) => process.stderr.write(text),
+): void {
+  if (crashHandlersInstalled) return;
+  crashHandlersInstalled = true;
+  let crashing = false;
+  const crash = (error: unknown) => {
+    if (crashing) return;
+    crashing = true;
+    log(`unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    void stopLaunchedServers().finally(() => process.exit(1));
+  };
+  process.on("uncaughtException", crash);
+  process.on("unhandledRejection", crash);
+  process.on("exit", () => {
+    killLaunchedServersNow();
+  });
 }

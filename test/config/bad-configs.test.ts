@@ -214,3 +214,166 @@ describe("bad configs", () => {
     );
   });
 });
+
+/** Nine levels of ten aliases each: 10^9 values once expanded ("billion laughs"). */
+function aliasBomb(): string {
+  let text = 'x0: &x0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n';
+  for (let level = 1; level <= 8; level++) {
+    text += `x${level}: &x${level} [${Array.from({ length: 10 }, () => `*x${level - 1}`).join(", ")}]\n`;
+  }
+  return text;
+}
+
+describe("YAML limits (docs/config-reference.md#limits): exit 2 with a message, never a crash", () => {
+  const cases: { name: string; text: string; expected: RegExp }[] = [
+    {
+      name: "an alias bomb",
+      text: base({ extra: aliasBomb() }),
+      expected: /^x\d: aliases expand this to more than 100000 values \(the limit on the expanded document/,
+    },
+    {
+      name: "an undefined alias",
+      text: base({ extra: "name: *nope\n" }),
+      expected: /^name: alias \*nope is not defined \(define &nope before using it\)$/,
+    },
+    {
+      name: "a self-referencing anchor",
+      text: base({ extra: "name: &loop [*loop]\n" }),
+      expected: /^name\[0\]: alias \*loop refers to a node that contains it/,
+    },
+    {
+      name: "2,000-deep flow nesting",
+      text: base({ extra: `name: ${"[".repeat(2000)}${"]".repeat(2000)}\n` }),
+      expected: /nested deeper than 64 levels \(the limit on mappings and lists inside each other\)$/,
+    },
+    {
+      name: "65-deep nesting the parser can read",
+      text: base({ extra: `name: ${"[".repeat(65)}${"]".repeat(65)}\n` }),
+      expected: /^name(\[0\]){9}\.\.\.: nested deeper than 64 levels/,
+    },
+    {
+      name: "a duplicate key",
+      text: base({ extra: "version: 1\n" }),
+      expected: /^version: duplicate key "version" \(first on line 1\); keys must be unique$/,
+    },
+    {
+      name: "two YAML documents",
+      text: `${base()}---\nversion: 1\n`,
+      expected: /^\(YAML syntax\): the file holds more than one YAML document/,
+    },
+    {
+      name: "a file over 1 MiB",
+      text: base({ extra: `name: "${"x".repeat(1024 * 1024)}"\n` }),
+      expected: /^\(file\): the file has \d+ characters; the limit is 1048576 \(1 MiB\)$/,
+    },
+  ];
+  for (const entry of cases) {
+    it(`explains: ${entry.name}`, () => {
+      const problems = problemsOf(entry.text);
+      expect(problems, problems.join("\n")).toEqual(
+        expect.arrayContaining([expect.stringMatching(entry.expected)]),
+      );
+    });
+  }
+
+  it("keeps aliases that expand to little", () => {
+    const text = base({
+      cells: `${validCell.replace("  - name: chat\n    dataset: {", "  - name: chat\n    dataset: &data {")}  - name: other\n    dataset: *data\n    load: { type: concurrency, concurrency: 1 }\n    size: { requests: 5 }\n`,
+    });
+    const { config } = parseConfigText(text, "ok.yml");
+    expect(config.cells[1]!.dataset).toEqual(config.cells[0]!.dataset);
+  });
+});
+
+describe("what run cannot execute is refused by validate (configLimits, docs/config-reference.md#limits)", () => {
+  const cases: { name: string; cells: string; expected: RegExp }[] = [
+    {
+      name: "concurrency: 1e15 (crashed run with Invalid array length)",
+      cells: validCell.replace("concurrency: 4", "concurrency: 1e15"),
+      expected:
+        /^cells\[0\]\.load\.concurrency: expected at most 4096 \(the limit on requests in flight; see docs\/config-reference\.md#limits\), got 1000000000000000$/,
+    },
+    {
+      name: "concurrency: 100000",
+      cells: validCell.replace("concurrency: 4", "concurrency: 100000"),
+      expected: /^cells\[0\]\.load\.concurrency: expected at most 4096 /,
+    },
+    {
+      name: "a rate of a million per second",
+      cells: validCell.replace("{ type: concurrency, concurrency: 4 }", "{ type: rate, rate: 1e6 }"),
+      expected: /^cells\[0\]\.load\.rate: expected at most 10000 \(the limit on requests per second/,
+    },
+    {
+      name: "10 million requests per run",
+      cells: validCell.replace("requests: 20", "requests: 10000000"),
+      expected:
+        /^cells\[0\]\.size\.requests: expected at most 100000 \(the limit on measured requests per run/,
+    },
+    {
+      name: "a prompt of 1e12 tokens",
+      cells: validCell.replace("input_tokens: 128", "input_tokens: 1e12"),
+      expected: /^cells\[0\]\.dataset\.input_tokens: expected at most 1000000 \(the limit on token counts/,
+    },
+    {
+      name: "more prompt tokens in one run than fit in memory",
+      cells: validCell
+        .replace("input_tokens: 128", "input_tokens: 1000000")
+        .replace("requests: 20", "requests: 200"),
+      expected:
+        /^cells\[0\]\.size\.requests: expected at most 100 requests with prompts of up to 1000000 tokens \(the limit of 100000000 prompt tokens per run; see docs\/config-reference\.md#limits\), got 200$/,
+    },
+    {
+      name: "a timeout past what a timer can hold",
+      cells: `${validCell}    timeout_s: 1e12\n`,
+      expected: /^cells\[0\]\.timeout_s: expected at most 86400 \(the limit on seconds/,
+    },
+  ];
+  for (const entry of cases) {
+    it(`refuses ${entry.name}`, () => {
+      const problems = problemsOf(base({ cells: entry.cells }));
+      expect(problems, problems.join("\n")).toEqual(
+        expect.arrayContaining([expect.stringMatching(entry.expected)]),
+      );
+    });
+  }
+});
+
+describe("many problems: the first ones listed, the rest counted, in linear time", () => {
+  it("50,000 unknown keys: one problem naming ten of them, a message of bounded size", () => {
+    const keys = Array.from({ length: 50_000 }, (_, index) => `k${index}: 1\n`).join("");
+    let error: ConfigError | undefined;
+    try {
+      parseConfigText(base({ extra: keys }), "bad.yml");
+    } catch (caught) {
+      error = caught as ConfigError;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error!.problems).toHaveLength(1);
+    expect(error!.message).toMatch(/and 49990 more unknown keys \(only the first 10 are listed\)$/);
+    expect(error!.message.length).toBeLessThan(3_000);
+  });
+
+  it("50,000 bad values: 50 problems listed and a count of the rest", () => {
+    const args = Array.from({ length: 50_000 }, () => "1").join(", ");
+    let error: ConfigError | undefined;
+    try {
+      parseConfigText(base({ server: `{ kind: sim, args: [${args}] }` }), "bad.yml");
+    } catch (caught) {
+      error = caught as ConfigError;
+    }
+    expect(error!.problems).toHaveLength(50_000);
+    const lines = error!.message.split("\n");
+    expect(lines).toHaveLength(1 + 50 + 1);
+    expect(lines.at(-1)).toBe("  ... and 49950 more problems (only the first 50 are listed)");
+  });
+
+  it("50,000 unknown keys of a record: ten named, the rest counted", () => {
+    const keys = Array.from({ length: 50_000 }, (_, index) => `    m${index}: 0.1\n`).join("");
+    const problems = problemsOf(base({ extra: `gate:\n  metric_tolerance:\n${keys}` }));
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^gate\.metric_tolerance: unknown keys "m0", .*, "m9" and 49990 more \(only the first 10 are listed\)$/,
+      ),
+    ]);
+  });
+});

@@ -18,8 +18,10 @@ const cell = (load: unknown, size: unknown = { requests: 10 }) =>
 
 describe("load plans", () => {
   it("sizes the pool to the load and knows what was asked", () => {
-    const closed = loadPlanOf(cell({ type: "concurrency", concurrency: 64 }));
+    const closed = loadPlanOf(cell({ type: "concurrency", concurrency: 64 }, { requests: 100 }));
     expect(poolSizeOf(closed)).toBe(64);
+    // No more connections than requests: concurrency 4096 with 10 requests opens 10.
+    expect(poolSizeOf(loadPlanOf(cell({ type: "concurrency", concurrency: 4096 })))).toBe(10);
     expect(targetConcurrencyOf(closed)).toBe(64);
     const open = loadPlanOf(cell({ type: "rate", rate: 5 }, { duration_s: 30 }));
     expect(poolSizeOf(open)).toBeNull();

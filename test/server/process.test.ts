@@ -290,13 +290,28 @@ describe("cancellation", () => {
     const { main } = await startMainStep(config, stateFile, "handle-signals");
     const [pid] = await livePids(stateFile);
     expect(groupAlive(pid!)).toBe(true);
-    const exit = new Promise<NodeJS.Signals | null>((resolve) =>
-      main.once("exit", (_code, signal) => resolve(signal)),
-    );
+    const exit = new Promise<number | null>((resolve) => main.once("exit", (code) => resolve(code)));
     main.kill("SIGINT");
-    expect(await exit).toBe("SIGINT");
+    expect(await exit).toBe(130);
     expect(groupAlive(pid!)).toBe(false);
     expect(await livePids(stateFile)).toEqual([]);
+  });
+
+  it("an uncaught error stops the server before the process exits 1", async () => {
+    const port = await freePort();
+    const stateFile = join(work, "crash-state.json");
+    const config = configWith({
+      kind: "command",
+      argv: [...fakeVllmArgv, "--ignore-sigterm", "--served-model-name", "sim-model", "--port", String(port)],
+      port,
+    });
+    const { main, stderr } = await startMainStep(config, stateFile, "crash");
+    const [pid] = await livePids(stateFile);
+    const exit = new Promise<number | null>((resolve) => main.once("exit", (code) => resolve(code)));
+    expect(await exit).toBe(1);
+    expect(stderr()).toMatch(/unexpected error: Error: boom: a bug after the server started\n\s+at /);
+    // The server ignored SIGTERM: it took SIGKILL, before the process ended.
+    expect(groupAlive(pid!)).toBe(false);
   });
 });
 
@@ -306,9 +321,13 @@ async function startMainStep(config: unknown, stateFile: string, mode = "") {
     process.execPath,
     ["--import", "tsx", script, JSON.stringify(config), stateFile, logDir(), mode],
     {
-      stdio: ["ignore", "pipe", "inherit"],
+      stdio: ["ignore", "pipe", "pipe"],
     },
   );
+  let errors = "";
+  main.stderr.on("data", (chunk: Buffer) => {
+    errors += chunk.toString();
+  });
   const ready = await new Promise<string>((resolve, reject) => {
     let output = "";
     main.stdout.on("data", (chunk: Buffer) => {
@@ -318,7 +337,7 @@ async function startMainStep(config: unknown, stateFile: string, mode = "") {
     });
     main.once("exit", (code) => reject(new Error(`main step exited early (${code})`)));
   });
-  return { main, ready };
+  return { main, ready, stderr: () => errors };
 }
 
 describe("external kind", () => {

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { runDemo } from "../../demo/run-demo.js";
 import { type ScenarioName, scenarioNames, scenarios } from "../../demo/scenarios.js";
 import { streamProgress } from "../../runner/progress.js";
+import { handleInterrupts } from "../../server/signals.js";
 import { type CliCommand, parseCommandArgs, stringOption } from "../command.js";
 import { ExitCode, FailureError, UsageError } from "../errors.js";
 
@@ -22,7 +23,8 @@ ${scenarioNames.map((name) => `                         ${name.padEnd(10)} ${sce
   -h, --help           show this help
 
 Exit codes: 0 when the demo ran as intended, whatever the verdict (it prints the exit code the gate
-itself would have given); 1 when it could not run; 2 on invalid options.
+itself would have given); 1 when it could not run; 2 on invalid options; 130/143 when interrupted
+by SIGINT/SIGTERM (the simulators are stopped; a second signal kills them and exits at once).
 `;
 
 export const demoCommand: CliCommand = {
@@ -53,13 +55,34 @@ export const demoCommand: CliCommand = {
         `Baseline and candidate are simulated vLLM servers measured alternately, ${scenario.repeats.min} to ${scenario.repeats.max} runs each.\n\n`,
     );
     const started = Date.now();
+    // SIGINT/SIGTERM: the run in progress ends, both simulators stop, exit 130/143; again: kill and exit.
+    const interruption = handleInterrupts({
+      log: (line) => progress.message(line),
+      onFirstSignal: (signal) =>
+        progress.message(`${signal}: stopping the demo and its simulators (again to force)`),
+    });
     let result: Awaited<ReturnType<typeof runDemo>>;
     try {
-      result = await runDemo({ scenario, outDir, color, progress, env: io.env });
+      result = await runDemo({ scenario, outDir, color, progress, env: io.env, signal: interruption.signal });
     } catch (error) {
+      if (interruption.received() !== null) {
+        const detail = error instanceof Error ? error.message : String(error);
+        io.stderr.write(
+          `${detail.startsWith("interrupted by") ? detail : `interrupted by ${interruption.received()}: ${detail}`}; nothing was compared; the simulators are stopped\n`,
+        );
+        return interruption.exitCode()!;
+      }
       throw new FailureError(
         `the demo could not run: ${error instanceof Error ? error.message : String(error)}`,
       );
+    } finally {
+      interruption.dispose();
+    }
+    if ("interrupted" in result) {
+      io.stderr.write(
+        `interrupted by ${result.interrupted}: kept ${result.runsWritten} run(s) under ${outDir} (the interrupted one is marked in its run.json); nothing was compared; the simulators are stopped\n`,
+      );
+      return interruption.exitCode() ?? ExitCode.failure;
     }
     const { verdict } = result.outcome;
     io.stdout.write(`\n${result.terminalReport}\n`);

@@ -2,8 +2,9 @@ import { dirname, resolve } from "node:path";
 import { loadConfig } from "../../config/load.js";
 import { baseUrlProvider } from "../../runner/base-url-provider.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
-import { runCells } from "../../runner/run-cells.js";
+import { type RunOutput, runCells } from "../../runner/run-cells.js";
 import { providerForConfig } from "../../server/index.js";
+import { handleInterrupts } from "../../server/signals.js";
 import type { ServerProvider } from "../../server/types.js";
 import type { CliCommand } from "../command.js";
 import { integerOption, parseCommandArgs, stringOption } from "../command.js";
@@ -25,8 +26,13 @@ Options:
   -q, --quiet         no progress output
   -h, --help          show this help
 
+Interrupts: on SIGINT or SIGTERM the run in progress stops sending, its requests in flight are
+recorded as cancelled (error kind "aborted"), its run.json is written with flags.interrupted (compare
+excludes it), every server started is stopped, and the exit code is 130 (SIGINT) or 143 (SIGTERM).
+A second signal kills the servers (their process groups) and exits at once.
+
 Exit codes: 0 all runs measured (failed requests are data, see run.json), 1 a run was cut short
-(server crash, interrupt) or the server could not be started, 2 invalid input.
+(server crash) or the server could not be started, 2 invalid input, 130/143 interrupted.
 `;
 
 export const runCommand: CliCommand = {
@@ -91,25 +97,29 @@ export const runCommand: CliCommand = {
         interpolation: loaded.interpolation,
       });
 
-    let interrupted = false;
-    const onSignal = () => {
-      interrupted = true;
-      progress.message("interrupted: finishing the current run's bookkeeping; press Ctrl-C again to force");
-      process.once("SIGINT", () => process.exit(130));
-    };
-    process.once("SIGINT", onSignal);
+    // SIGINT/SIGTERM: stop sending, cancel what is in flight, write the files, stop the servers, exit
+    // 130/143; a second signal kills the servers and exits at once (server/signals.ts).
+    const interruption = handleInterrupts({
+      // Even with --quiet: the user must learn that servers were killed or the wind-down limit was hit.
+      log: (line) => io.stderr.write(`${line}\n`),
+      onFirstSignal: (signal) =>
+        progress.message(
+          `${signal}: stopping; cancelling requests in flight and writing this run's files (again to force)`,
+        ),
+    });
+    const outDir = resolve(io.cwd, out);
     try {
       const result = await runCells({
         config,
         provider,
-        outDir: resolve(io.cwd, out),
+        outDir,
         baseDir: dirname(loaded.path),
         ...(cells ? { cells } : {}),
         ...(runs !== undefined ? { runs } : {}),
         formats: format === "vllm" ? ["vllm"] : [],
         ...(stringOption(args, "side") ? { side: stringOption(args, "side")! } : {}),
         progress,
-        shouldAbort: () => interrupted,
+        signal: interruption.signal,
       });
       const cut = result.runs.filter((run) => run.file.flags.cutShort);
       const bound = result.runs.filter((run) => run.file.flags.clientBound);
@@ -118,8 +128,13 @@ export const runCommand: CliCommand = {
           `warning: ${bound.length} run(s) were client-bound (the client, not the server, limited them): ${bound.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`,
         );
       }
-      if (!quiet) io.stdout.write(`wrote ${result.runs.length} run(s) to ${resolve(io.cwd, out)}\n`);
-      if (interrupted) throw new FailureError("interrupted; the runs measured so far are kept");
+      if (!quiet) io.stdout.write(`wrote ${result.runs.length} run(s) to ${outDir}\n`);
+      const signal = interruption.received();
+      if (signal !== null) {
+        await managed?.stopAll();
+        io.stderr.write(`${interruptSummary(signal, result.runs, outDir)}\n`);
+        return interruption.exitCode()!;
+      }
       if (cut.length > 0) {
         throw new FailureError(
           `${cut.length} run(s) were cut short: ${cut.map((run) => `${run.cell}/run-${run.run} (${run.file.flags.notes[0] ?? "cut short"})`).join(", ")}`,
@@ -127,11 +142,35 @@ export const runCommand: CliCommand = {
       }
       return 0;
     } catch (error) {
+      const signal = interruption.received();
+      if (signal !== null) {
+        // Interrupted while a server was starting (or stopping): the runs already written are all there is.
+        await managed?.stopAll();
+        const detail = error instanceof Error ? error.message : String(error);
+        io.stderr.write(
+          `${detail.startsWith("interrupted by") ? detail : `interrupted by ${signal}: ${detail}`}; the runs finished before are kept in ${outDir}; the servers it started are stopped\n`,
+        );
+        return interruption.exitCode()!;
+      }
       if (error instanceof Error && error.name === "ServerStartError") throw new FailureError(error.message);
       throw error;
     } finally {
-      process.removeListener("SIGINT", onSignal);
       await managed?.stopAll();
+      interruption.dispose();
     }
   },
 };
+
+/** The one line an interrupted `run` ends with: what was kept, and where. */
+export function interruptSummary(signal: NodeJS.Signals, runs: readonly RunOutput[], outDir: string): string {
+  const whole = runs.filter((run) => !run.file.flags.interrupted);
+  const cut = runs.filter((run) => run.file.flags.interrupted);
+  const parts = [`${whole.length} complete run(s)`];
+  for (const run of cut) {
+    const cancelled = run.file.requests.errorsByKind.aborted ?? 0;
+    parts.push(
+      `${run.cell}/run-${run.run} interrupted (${run.file.requests.total} request(s) recorded, ${cancelled} cancelled; excluded from comparisons)`,
+    );
+  }
+  return `interrupted by ${signal}: kept ${parts.join(" and ")} in ${outDir}; the servers it started are stopped`;
+}
