@@ -68,6 +68,7 @@ export const compareWithStatistics: Compare = async (request) => {
     : loaded.config;
   const outcome = await compareResults({
     baseline: [request.baselineDir],
+    history: request.historyDirs,
     candidate: [request.candidateDir],
     config,
     mode: request.mode,

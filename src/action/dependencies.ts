@@ -31,6 +31,8 @@ export type Measure = (request: MeasureRequest) => Promise<void>;
 
 export interface CompareRequest {
   baselineDir: string;
+  /** Stored mode: earlier baseline sessions of the base branch, for the between-session drift estimate. */
+  historyDirs: string[];
   candidateDir: string;
   configPath: string;
   mode: ComparisonMode;

@@ -15,13 +15,20 @@ import { acquireBaseline } from "./stored-baseline.js";
  * label, publish, and decide whether the step fails.
  */
 
-function compare(scope: JobScope, measured: Measured, baselineDir: string, info: BaselineInfo) {
+interface BaselineSide {
+  dir: string;
+  historyDirs: string[];
+  info: BaselineInfo;
+}
+
+function compare(scope: JobScope, measured: Measured, baseline: BaselineSide) {
   return scope.deps.compare({
-    baselineDir,
+    baselineDir: baseline.dir,
+    historyDirs: baseline.historyDirs,
     candidateDir: scope.layout.candidateDir,
     configPath: scope.configPath,
     mode: measured.mode,
-    baselineInfo: info,
+    baselineInfo: baseline.info,
     failOn: scope.inputs.failOn,
     outDir: scope.layout.compareDir,
     workingDirectory: scope.workingDirectory,
@@ -32,10 +39,9 @@ function compare(scope: JobScope, measured: Measured, baselineDir: string, info:
 async function compareUntilDecided(
   scope: JobScope,
   measured: Measured,
-  baselineDir: string,
-  info: BaselineInfo,
+  baseline: BaselineSide,
 ): Promise<CompareOutcome> {
-  let outcome = await compare(scope, measured, baselineDir, info);
+  let outcome = await compare(scope, measured, baseline);
   const maxRuns = scope.inputs.maxRuns ?? Number.POSITIVE_INFINITY;
   // compare stops asking at repeats.max; the bound on looks only guards against a compare that never does.
   for (let look = 0; look < 100 && outcome.verdict === "inconclusive" && outcome.nextLook; look++) {
@@ -62,7 +68,7 @@ async function compareUntilDecided(
         side: null,
       });
     }
-    outcome = await compare(scope, measured, baselineDir, info);
+    outcome = await compare(scope, measured, baseline);
   }
   return outcome;
 }
@@ -71,7 +77,7 @@ export async function gate(scope: JobScope, measured: Measured): Promise<ActionR
   const { inputs, io, layout } = scope;
   const baseline = await acquireBaseline(scope, measured);
   if ("missing" in baseline) return baselineMissing(scope, baseline.missing);
-  const outcome = await compareUntilDecided(scope, measured, baseline.dir, baseline.info);
+  const outcome = await compareUntilDecided(scope, measured, baseline);
   let failed = decideFailure(outcome, inputs.failOn);
   let overrideNote: string | null = null;
   if (failed) {

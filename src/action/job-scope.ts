@@ -45,6 +45,8 @@ export interface Layout {
   baselineSideDir: string;
   compareDir: string;
   downloadDir: string;
+  /** Earlier baseline sessions of the base branch, one directory per run id (stored mode's drift history). */
+  historyDir: string;
   serverStateFile: string;
   reportPath: string;
 }
@@ -57,6 +59,7 @@ export function layoutOf(workDir: string): Layout {
     baselineSideDir: join(evidenceDir, "baseline"),
     compareDir: join(evidenceDir, "compare"),
     downloadDir: join(workDir, "downloaded-baseline"),
+    historyDir: join(workDir, "baseline-history"),
     serverStateFile: join(workDir, "servers.json"),
     reportPath: join(evidenceDir, "report.md"),
   };

@@ -4,7 +4,7 @@ import { environmentValuesOf, loadConfig } from "../config/load.js";
 import { readFileAtCommit } from "../github/base-config.js";
 import { validateBaselineDir } from "../github/baseline-bundle.js";
 import { httpStatusOf } from "../github/client.js";
-import { alternatingOrder } from "../runner/interleaved.js";
+import { alternatingBlocks } from "../runner/interleaved.js";
 import { exists, type JobScope, type Measured } from "./job-scope.js";
 
 /**
@@ -30,7 +30,11 @@ export function measureRuns(
   });
 }
 
-/** The base and head configs measured alternately, one run of each per pair (see alternatingOrder). */
+/**
+ * The base and head configs measured alternately, one run of each per pair in the order A B, B A, ...
+ * (see alternatingBlocks). Consecutive runs of one side are one measure call, so one server start per
+ * cell: R pairs cost R + 1 starts per cell, not 2R.
+ */
 export async function alternate(
   scope: JobScope,
   baseConfigPath: string,
@@ -48,10 +52,8 @@ export async function alternate(
     resultsDir: scope.layout.candidateDir,
     side: "candidate" as const,
   };
-  for (let k = firstRun; k < firstRun + pairs; k++) {
-    for (const side of alternatingOrder(k, [base, head])) {
-      await measureRuns(scope, { ...side, firstRun: k, runs: 1, cells });
-    }
+  for (const block of alternatingBlocks(firstRun, pairs, [base, head])) {
+    await measureRuns(scope, { ...block.side, firstRun: block.firstRun, runs: block.runs, cells });
   }
 }
 
@@ -67,12 +69,20 @@ export async function measureCandidate(scope: JobScope): Promise<Measured> {
     return { mode: "interleaved", baseConfigPath };
   }
   const cells = scope.inputs.cells;
-  scope.io.info(`Measuring ${cells ? `cells ${cells.join(", ")}` : "every cell"} of ${scope.configPath}.`);
+  // A stored baseline is measured once and read by every PR until the next one: it gets repeats.baseline
+  // runs, while a PR's side starts at repeats.min and adds runs only while the comparison is undecided.
+  const runs =
+    scope.plan.role === "baseline"
+      ? (await loadConfig(scope.configPath, { cwd: scope.workingDirectory })).config.repeats.baseline
+      : null;
+  scope.io.info(
+    `Measuring ${cells ? `cells ${cells.join(", ")}` : "every cell"} of ${scope.configPath}${runs === null ? "" : ` (${runs} baseline runs per cell, repeats.baseline)`}.`,
+  );
   await measureRuns(scope, {
     configPath: scope.configPath,
     resultsDir: scope.layout.candidateDir,
     firstRun: 0,
-    runs: null,
+    runs,
     cells,
     side: null,
   });

@@ -1,3 +1,4 @@
+import { baselineEvents } from "../github/baseline-discovery.js";
 import type { ActionContext } from "../github/context.js";
 import { branchOfRef } from "../github/context.js";
 import type { ActionInputs } from "./inputs.js";
@@ -26,13 +27,11 @@ export class PlanError extends Error {
   override readonly name = "PlanError";
 }
 
-const baselineEvents = new Set(["push", "schedule", "workflow_dispatch"]);
-
 export function planRun(inputs: ActionInputs, context: ActionContext): RunPlan {
   const pr = context.pullRequest;
   const branch = branchOfRef(context.ref);
   const onDefaultBranch =
-    !pr && baselineEvents.has(context.eventName) && branch !== null && branch === context.defaultBranch;
+    !pr && baselineEvents.includes(context.eventName) && branch !== null && branch === context.defaultBranch;
   const eventRole: Role = onDefaultBranch ? "baseline" : "gate";
   const baseBranch = pr?.baseRef ?? context.defaultBranch;
   const baseSha = pr?.baseSha ?? null;

@@ -1,17 +1,23 @@
 import { rm } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { BaselineInfo } from "../compare/verdict-schema.js";
+import { loadConfig } from "../config/load.js";
 import {
   defaultBaselineLimits,
   UntrustedBaselineError,
   validateBaselineDir,
 } from "../github/baseline-bundle.js";
-import { findBaseline } from "../github/baseline-discovery.js";
+import { type FoundBaseline, findBaseline } from "../github/baseline-discovery.js";
 import { safeSha } from "../github/escape.js";
 import { exists, type JobScope, type Measured } from "./job-scope.js";
 
-/** The baseline side of a comparison, or why there is none yet. */
-export type BaselineSource = { dir: string; info: BaselineInfo; sha: string | null } | { missing: string };
+/**
+ * The baseline side of a comparison, or why there is none yet. `historyDirs` are earlier baseline sessions
+ * of the base branch (stored mode), read only to estimate the between-session drift.
+ */
+export type BaselineSource =
+  | { dir: string; historyDirs: string[]; info: BaselineInfo; sha: string | null }
+  | { missing: string };
 
 /**
  * Where the baseline comes from: the base side measured in this job (interleaved), the user's local
@@ -22,6 +28,7 @@ export async function acquireBaseline(scope: JobScope, measured: Measured): Prom
   if (measured.mode === "interleaved") {
     return {
       dir: layout.baselineSideDir,
+      historyDirs: [],
       info: {
         ...(plan.baseSha ? { commit: plan.baseSha } : {}),
         note: "measured in this job, interleaved (A B, B A, ...)",
@@ -33,13 +40,14 @@ export async function acquireBaseline(scope: JobScope, measured: Measured): Prom
     // The user's own files on the runner: trusted, and may be vLLM JSON that compare converts.
     const dir = resolve(scope.workingDirectory, inputs.baselinePath);
     if (!(await exists(dir))) throw new Error(`input baseline-path: ${dir} does not exist`);
-    return { dir, info: { note: `local baseline-path ${inputs.baselinePath}` }, sha: null };
+    return { dir, historyDirs: [], info: { note: `local baseline-path ${inputs.baselinePath}` }, sha: null };
   }
   if (!plan.baseBranch) {
     return {
       missing: "the base branch is unknown (no pull request and no default branch in the event payload)",
     };
   }
+  const { config } = await loadConfig(scope.configPath, { cwd: scope.workingDirectory });
   const search = await findBaseline(scope.github(), {
     owner: context.owner,
     repo: context.repo,
@@ -47,6 +55,7 @@ export async function acquireBaseline(scope: JobScope, measured: Measured): Prom
     baseBranch: plan.baseBranch,
     preferredSha: plan.baseSha,
     artifactName: inputs.baselineArtifact,
+    sessions: config.gate.baseline_sessions,
   });
   if (!search.found) {
     if (search.problem) io.warning(`Baseline search: ${search.problem}`);
@@ -56,22 +65,7 @@ export async function acquireBaseline(scope: JobScope, measured: Measured): Prom
     };
   }
   const found = search.found;
-  if (found.artifactSizeBytes > defaultBaselineLimits.maxTotalBytes) {
-    throw new UntrustedBaselineError(
-      `baseline artifact of run ${found.runId} is ${found.artifactSizeBytes} bytes, over the ${defaultBaselineLimits.maxTotalBytes} allowed`,
-    );
-  }
-  await rm(layout.downloadDir, { recursive: true, force: true });
-  await scope.store.download(
-    {
-      id: found.artifactId,
-      name: inputs.baselineArtifact,
-      sizeBytes: found.artifactSizeBytes,
-      runId: found.runId,
-    },
-    layout.downloadDir,
-  );
-  const validated = await validateBaselineDir(layout.downloadDir);
+  const validated = await downloadBaseline(scope, found, layout.downloadDir);
   if (validated.manifest && validated.manifest.commit !== found.headSha) {
     io.warning(
       `The baseline's manifest names commit ${validated.manifest.commit.slice(0, 12)} but its run was for ${found.headSha.slice(0, 12)}; the run's commit is reported.`,
@@ -80,8 +74,10 @@ export async function acquireBaseline(scope: JobScope, measured: Measured): Prom
   io.info(
     `Baseline: run ${found.runId} at ${found.headSha.slice(0, 12)} on ${plan.baseBranch}${found.fallbackReason ? ` (fell back: ${found.fallbackReason})` : ""}.`,
   );
+  const historyDirs = await downloadHistory(scope, search.history);
   return {
     dir: layout.downloadDir,
+    historyDirs,
     info: {
       commit: found.headSha,
       runId: String(found.runId),
@@ -92,4 +88,49 @@ export async function acquireBaseline(scope: JobScope, measured: Measured): Prom
     },
     sha: safeSha(found.headSha),
   };
+}
+
+/** Downloads one baseline artifact into `dir` and checks it as untrusted input. */
+async function downloadBaseline(scope: JobScope, found: FoundBaseline, dir: string) {
+  if (found.artifactSizeBytes > defaultBaselineLimits.maxTotalBytes) {
+    throw new UntrustedBaselineError(
+      `baseline artifact of run ${found.runId} is ${found.artifactSizeBytes} bytes, over the ${defaultBaselineLimits.maxTotalBytes} allowed`,
+    );
+  }
+  await rm(dir, { recursive: true, force: true });
+  await scope.store.download(
+    {
+      id: found.artifactId,
+      name: scope.inputs.baselineArtifact,
+      sizeBytes: found.artifactSizeBytes,
+      runId: found.runId,
+    },
+    dir,
+  );
+  return validateBaselineDir(dir);
+}
+
+/**
+ * The earlier baseline sessions, each checked like the baseline itself. One that cannot be downloaded or
+ * fails the checks is left out with a warning: the history only refines the drift estimate.
+ */
+async function downloadHistory(scope: JobScope, history: readonly FoundBaseline[]): Promise<string[]> {
+  const dirs: string[] = [];
+  for (const found of history) {
+    const dir = join(scope.layout.historyDir, String(found.runId));
+    try {
+      await downloadBaseline(scope, found, dir);
+      dirs.push(dir);
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      scope.io.warning(
+        `Baseline history: left out run ${found.runId} at ${found.headSha.slice(0, 12)} (${(error as Error).message}).`,
+      );
+    }
+  }
+  if (history.length > 0)
+    scope.io.info(
+      `Baseline history: ${dirs.length} earlier session(s) for the drift estimate (gate.baseline_sessions).`,
+    );
+  return dirs;
 }

@@ -17,7 +17,7 @@ import { screenOutliers } from "../stats/outlier-screen.js";
 import { hodgesLehmann, mannWhitney } from "../stats/rank-tests.js";
 import { lookSchedule, nextLookAfter, passLevel, perLookLevel } from "../stats/sequential.js";
 import { addedGpuMinutes, type CostRates } from "./cost.js";
-import { diffFingerprints, flattenFingerprint } from "./fingerprint.js";
+import { describeDifference, diffFingerprints, flattenFingerprint } from "./fingerprint.js";
 import { describeMetric } from "./metric-labels.js";
 import type { RunRecord } from "./run-record.js";
 import { type DriftEstimate, estimateSessionDrift } from "./session-drift.js";
@@ -38,6 +38,11 @@ export interface AnalyzeInput {
   repeats: { min: number; max: number };
   mode: ComparisonMode;
   baselineInfo?: BaselineInfo | null;
+  /**
+   * Stored mode: runs of earlier baseline sessions of the base branch (each with its `session`), used only
+   * to estimate the between-session drift; the baseline side itself is `baseline`.
+   */
+  history?: readonly RunRecord[];
   /** ISO time stamped into verdict.json (injected: the core stays deterministic). */
   now: string;
   tool: { name: string; version: string };
@@ -136,14 +141,21 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   const passAlpha = passLevel(familyAlpha);
   const driftSd = mode === "stored" ? gate.session_drift_sd : 0;
   const defaultDriftVariance = driftSd * driftSd;
+  const driftBaseline = input.baseline.filter((run) => run.exclusionReasons.length === 0);
+  const driftRuns = [...driftBaseline];
+  const driftSources = new Set(driftBaseline.map((run) => run.source));
+  for (const run of input.history ?? [])
+    if (run.exclusionReasons.length === 0 && !driftSources.has(run.source)) driftRuns.push(run);
   const driftEstimates =
     mode === "stored"
-      ? estimateSessionDrift(input.baseline.filter((run) => run.exclusionReasons.length === 0))
+      ? estimateSessionDrift(driftRuns, {
+          priorSd: driftSd,
+          baselineSessions: Math.max(1, new Set(driftBaseline.map((run) => run.session ?? "")).size),
+        })
       : new Map<MetricName, DriftEstimate>();
-  const driftVarianceFor = (metric: MetricName): number => {
-    const estimate = driftEstimates.get(metric);
-    return estimate ? Math.max(defaultDriftVariance, estimate.differenceVariance) : defaultDriftVariance;
-  };
+  // The history's estimate, shrunk towards the prior, replaces it (up or down): the prior is no floor.
+  const driftVarianceFor = (metric: MetricName): number =>
+    driftEstimates.get(metric)?.differenceVariance ?? defaultDriftVariance;
   const gatedSet = new Set<MetricName>(gate.metrics);
   const warnings: string[] = [];
 
@@ -367,7 +379,7 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   const notComparable = differences.filter((difference) => !difference.allowed);
   if (notComparable.length > 0 && gate.on_not_comparable === "warn") {
     warnings.push(
-      `conditions differ outside the allowed differences: ${notComparable.map((d) => d.field).join(", ")}`,
+      `conditions differ outside the allowed differences: ${notComparable.map((d) => describeDifference(d)).join("; ")}`,
     );
   }
 
@@ -472,7 +484,15 @@ export function analyze(input: AnalyzeInput): VerdictFile {
       sessionDriftEstimates: Object.fromEntries(
         [...driftEstimates].map(([metric, estimate]) => [
           metric,
-          { sd: Math.sqrt(estimate.differenceVariance), sessions: estimate.sessions },
+          {
+            sd: Math.sqrt(estimate.differenceVariance),
+            sessions: estimate.sessions,
+            source: estimate.source,
+            historySd: estimate.historyT2 === null ? null : Math.sqrt(2 * estimate.historyT2),
+            historyWeight: estimate.historyWeight,
+            screenedSessions: estimate.screenedSessions,
+            screenedRuns: estimate.screenedRuns,
+          },
         ]),
       ),
       minRunSd: gate.min_run_sd,

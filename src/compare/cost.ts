@@ -1,10 +1,16 @@
+import { type CostMode, defaultServerStartSeconds, serverStartsPerCell } from "../config/summary.js";
+import type { RunRecord } from "./run-record.js";
+import type { ComparisonMode, GpuMinutesSpent } from "./verdict-schema.js";
+
 /**
- * The GPU-time cost model, in one place for the report ("about N GPU-minutes would settle it"),
- * `validate`'s plan and bench/gate.ts: every server start costs `startMinutes` (load weights, compile,
- * warm up: 3 min by default), every run of one cell costs `runMinutes` (the run length; 1 min unless the
- * config gives a duration).
+ * The GPU-time cost model, in one place: what a plan will cost (the report's "about N GPU-minutes would
+ * settle it", bench/gate.ts) and what a comparison spent (`gpuMinutesSpent`, verdict.json). Every server
+ * start costs `startMinutes` (load weights, compile, warm up: a vLLM container's 3 min by default), every
+ * run of one cell costs `runMinutes` (the run length; 1 min unless the config gives a duration). How many
+ * starts a schedule needs is one rule, `serverStartsPerCell` (config/summary.ts, which `validate` prints
+ * from).
  */
-export const defaultStartMinutes = 3;
+export const defaultStartMinutes = defaultServerStartSeconds.docker / 60;
 export const defaultRunMinutes = 1;
 
 export interface CostRates {
@@ -32,7 +38,9 @@ export function runMinutesOf(size: { duration_s?: number } | { requests?: number
  * With the alternation in blocks of `runsPerBlock` runs (A^k B^k B^k A^k ...), ⌈R / k⌉ + 1.
  */
 export function interleavedStarts(runsPerSide: number, runsPerBlock = 1): number {
-  return runsPerSide <= 0 ? 0 : Math.ceil(runsPerSide / Math.max(1, runsPerBlock)) + 1;
+  // One block of k runs per side behaves as one run of the per-run alternation.
+  const blocks = Math.ceil(runsPerSide / Math.max(1, runsPerBlock));
+  return serverStartsPerCell("interleaved", blocks, [], "per-cell");
 }
 
 export interface PlanCost {
@@ -82,4 +90,50 @@ export function addedGpuMinutes(
       planGpuMinutes({ mode, cells, candidateRuns: from }, rates)
     );
   return cells * gpuMinutes(1, to - from, rates);
+}
+
+/** What compare knows of how the runs were measured: the config's server start cost and lifecycle. */
+export interface CostModel {
+  /** GPU seconds one server start costs (cost.server_start_s or the server kind's default). */
+  serverStartS: number;
+  lifecycle: "per-cell" | "per-run";
+}
+
+/** Without a config: the issue's model of a vLLM container, 3 minutes a start, one server per cell. */
+export const defaultCostModel: CostModel = { serverStartS: 180, lifecycle: "per-cell" };
+
+/**
+ * GPU-minutes this comparison spent: the measured phases of the runs it read (both sides when
+ * interleaved; the candidate's only for a stored baseline, measured once in another job) plus the server
+ * starts their schedule needed (counted as validate counts them, per cell, from the runs and the looks).
+ */
+export function gpuMinutesSpent(
+  mode: ComparisonMode,
+  runs: { baseline: readonly RunRecord[]; candidate: readonly RunRecord[] },
+  looks: readonly number[],
+  model: CostModel,
+): GpuMinutesSpent {
+  const counted = mode === "interleaved" ? [...runs.baseline, ...runs.candidate] : [...runs.candidate];
+  let runSeconds = 0;
+  let withoutDuration = 0;
+  for (const run of counted) {
+    if (typeof run.durationS === "number" && Number.isFinite(run.durationS)) runSeconds += run.durationS;
+    else withoutDuration++;
+  }
+  const perCell = new Map<string, number>();
+  for (const run of runs.candidate) perCell.set(run.cell, (perCell.get(run.cell) ?? 0) + 1);
+  const costMode: CostMode = mode === "interleaved" ? "interleaved" : "stored";
+  let serverStarts = 0;
+  for (const count of perCell.values())
+    serverStarts += serverStartsPerCell(costMode, count, looks, model.lifecycle);
+  const startMinutes = (serverStarts * model.serverStartS) / 60;
+  return {
+    total: runSeconds / 60 + startMinutes,
+    runs: runSeconds / 60,
+    serverStarts,
+    serverStartMinutes: startMinutes,
+    serverStartS: model.serverStartS,
+    sides: mode === "interleaved" ? "both" : "candidate",
+    runsWithoutDuration: withoutDuration,
+  };
 }

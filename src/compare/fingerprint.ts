@@ -1,6 +1,35 @@
 import type { FingerprintDifference } from "./verdict-schema.js";
 
 /**
+ * The one comparability rule: which recorded conditions may differ between a baseline and a candidate.
+ *
+ * - Informational fields are recorded and shown but never block: the tool build, the runner's name (two
+ *   runners of one pool are the same machine type) and the whole-config hash (it changes whenever the thing
+ *   under test is itself in the config; the conditions it covers are compared field by field instead:
+ *   `server.*`, `model.*`, `sampling.*`, `workload.*`, `gpu.*`).
+ * - Fields named in `allowed_differences` (or under a group named there) are the thing under test, and so
+ *   are the fields that follow from them: a new image has a new digest and vLLM version, new engine
+ *   arguments a new command line and cache config.
+ * - A field one side did not record at all, when the two sides were recorded by different versions of
+ *   the tool (a baseline from before the field existed), is informational too: unknown is not different.
+ * - Every other difference makes the runs not comparable, and is reported with its value on each side.
+ */
+export const informationalFields: readonly string[] = ["tool", "runner.name", "configHash"];
+
+/** Recorded fields that follow from a configured one: allowing the source allows them too. */
+export const derivedFields: Readonly<Record<string, readonly string[]>> = {
+  "server.image": ["server.imageDigest", "server.vllmVersion", "server.cacheConfig"],
+  "server.args": ["server.command", "server.cacheConfig", "server.maxModelLen", "server.servedModels"],
+  "server.command": [
+    "server.args",
+    "server.vllmVersion",
+    "server.cacheConfig",
+    "server.maxModelLen",
+    "server.servedModels",
+  ],
+};
+
+/**
  * Flattens a fingerprint into dotted paths (`server.image`). Arrays stay whole: an inserted engine
  * argument is one readable difference, not a cascade of shifted indices.
  */
@@ -19,13 +48,27 @@ export function flattenFingerprint(
   return out;
 }
 
-/** `server.args` allows `server.args` and everything below it. */
+const covers = (rule: string, field: string) => field === rule || field.startsWith(`${rule}.`);
+
+/** `server.args` allows `server.args` and everything below it, and the fields derived from it. */
 export function isAllowedDifference(field: string, allowed: readonly string[]): boolean {
-  return allowed.some((rule) => field === rule || field.startsWith(`${rule}.`));
+  const expanded = allowed.flatMap((rule) => [rule, ...(derivedFields[rule] ?? [])]);
+  return expanded.some((rule) => covers(rule, field));
 }
 
-function sameValue(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+export function isInformationalField(field: string): boolean {
+  return informationalFields.some((rule) => covers(rule, field));
+}
+
+/** Key-order-insensitive equality of JSON values (a re-ordered map is the same condition). */
+function canonical(value: unknown): string {
+  return JSON.stringify(value ?? null, (_key, inner: unknown) =>
+    inner && typeof inner === "object" && !Array.isArray(inner)
+      ? Object.fromEntries(
+          Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)),
+        )
+      : inner,
+  );
 }
 
 /** Field-by-field differences per cell, merged across cells that differ the same way. */
@@ -37,23 +80,37 @@ export function diffFingerprints(
   for (const { cell, baseline, candidate } of perCell) {
     const flatBase = flattenFingerprint(baseline);
     const flatCand = flattenFingerprint(candidate);
+    const versionsDiffer = canonical(flatBase["tool.version"]) !== canonical(flatCand["tool.version"]);
     const fields = [...new Set([...Object.keys(flatBase), ...Object.keys(flatCand)])].sort();
     for (const field of fields) {
       const b = flatBase[field];
       const c = flatCand[field];
-      if (sameValue(b, c)) continue;
-      const key = `${field}\u0000${JSON.stringify(b)}\u0000${JSON.stringify(c)}`;
+      if (canonical(b) === canonical(c)) continue;
+      const key = `${field}\u0000${canonical(b)}\u0000${canonical(c)}`;
       const existing = merged.get(key);
       if (existing) existing.cells.push(cell);
-      else
+      else {
+        const recordedByOneVersion = versionsDiffer && (!(field in flatBase) || !(field in flatCand));
+        const informational = isInformationalField(field) || recordedByOneVersion;
         merged.set(key, {
           field,
           cells: [cell],
           baseline: b ?? null,
           candidate: c ?? null,
-          allowed: isAllowedDifference(field, allowed),
+          allowed: informational || isAllowedDifference(field, allowed),
+          informational,
         });
+      }
     }
   }
   return [...merged.values()];
+}
+
+/** `model.revision: "abc" (baseline) vs "def" (candidate)`, for warnings and headlines. */
+export function describeDifference(difference: FingerprintDifference, max = 80): string {
+  const show = (value: unknown) => {
+    const text = value === null || value === undefined ? "not recorded" : JSON.stringify(value);
+    return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  };
+  return `${difference.field}: ${show(difference.baseline)} (baseline) vs ${show(difference.candidate)} (candidate)`;
 }

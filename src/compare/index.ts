@@ -3,13 +3,14 @@ import { join } from "node:path";
 import { loadConfig } from "../config/load.js";
 import type { Config, GateConfig } from "../config/schema.js";
 import { configSchema } from "../config/schema.js";
+import { serverLifecycle, serverStartSeconds } from "../config/summary.js";
 import { renderMarkdown } from "../report/markdown.js";
 import { createRedactor, credentialLikeValues, type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
 import { analyze } from "./analyze.js";
-import { runMinutesOf } from "./cost.js";
+import { type CostModel, defaultCostModel, gpuMinutesSpent, runMinutesOf } from "./cost.js";
 import { defaultInputLimits, type InputLimits } from "./input-limits.js";
-import { loadSides } from "./load.js";
+import { loadRuns, loadSides } from "./load.js";
 import type { RunRecord } from "./run-record.js";
 import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict-schema.js";
 
@@ -23,6 +24,8 @@ export interface CompareSettings {
   repeats: { min: number; max: number };
   /** Minutes of one cell-run for GPU-time estimates (the config's duration_s; default 1). */
   runMinutes?: number;
+  /** For the GPU-minutes spent; without a config, 3 minutes a start and one server per cell. */
+  cost?: CostModel;
 }
 
 export function defaultCompareSettings(): CompareSettings {
@@ -35,7 +38,12 @@ export function defaultCompareSettings(): CompareSettings {
 export function settingsFromConfig(config: Config): CompareSettings {
   const minutes = config.cells.map((cell) => runMinutesOf(cell.size));
   const runMinutes = minutes.reduce((sum, m) => sum + m, 0) / Math.max(1, minutes.length);
-  return { gate: config.gate, repeats: config.repeats, runMinutes };
+  return {
+    gate: config.gate,
+    repeats: config.repeats,
+    runMinutes,
+    cost: { serverStartS: serverStartSeconds(config), lifecycle: serverLifecycle(config) },
+  };
 }
 
 export interface CompareRecordsInput {
@@ -44,6 +52,8 @@ export interface CompareRecordsInput {
   settings?: CompareSettings;
   mode?: ComparisonMode;
   baselineInfo?: BaselineInfo | null;
+  /** Stored mode: runs of earlier baseline sessions, for the between-session drift only. */
+  history?: readonly RunRecord[];
   now?: Date;
   /** Secrets to take out of the verdict before it is rendered or written (run files come from outside). */
   redactor?: Redactor;
@@ -69,9 +79,16 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     ...(settings.runMinutes === undefined ? {} : { runMinutes: settings.runMinutes }),
     mode: input.mode ?? "stored",
     baselineInfo: input.baselineInfo ?? null,
+    ...(input.history ? { history: input.history } : {}),
     now: (input.now ?? new Date()).toISOString(),
     tool: { name: toolName, version: toolVersion },
   });
+  decided.gpuMinutes = gpuMinutesSpent(
+    decided.mode,
+    { baseline: input.baseline, candidate: input.candidate },
+    decided.settings.looks,
+    settings.cost ?? defaultCostModel,
+  );
   if (input.inputNotes && input.inputNotes.length > 0)
     decided.warnings = [...input.inputNotes, ...decided.warnings];
   // Redacted before rendering: the renderer escapes, and an escaped secret no longer matches its value.
@@ -87,6 +104,8 @@ export interface CompareResultsInput {
   config?: Config | string;
   mode?: ComparisonMode;
   baselineInfo?: BaselineInfo | null;
+  /** Results directories of earlier baseline sessions (one session each), for the drift estimate. */
+  history?: readonly string[];
   now?: Date;
   env?: Readonly<Record<string, string | undefined>>;
   cwd?: string;
@@ -105,14 +124,14 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
     settings = settingsFromConfig(loaded.config);
     secrets.push(...loaded.interpolation.values.map((entry) => entry.value));
   } else if (input.config) settings = settingsFromConfig(input.config);
-  const { baseline, candidate, notes } = await loadSides(
-    input.baseline,
-    input.candidate,
-    input.limits ?? defaultInputLimits,
-  );
+  const limits = input.limits ?? defaultInputLimits;
+  const { baseline, candidate, notes } = await loadSides(input.baseline, input.candidate, limits);
+  const history =
+    input.history && input.history.length > 0 ? await loadRuns(input.history, "history", { limits }) : [];
   return compareRecords({
     baseline,
     candidate,
+    history,
     inputNotes: notes,
     settings,
     mode: input.mode,

@@ -12,6 +12,8 @@ export interface RunRecord {
   cell: string;
   run: number | null;
   startedAt: string | null;
+  /** Measured phase in seconds (first dispatch to last completion), for the GPU time spent; null if unknown. */
+  durationS?: number | null;
   /** Per-run metric values: latencies in ms, throughputs per second, error_rate as a fraction. */
   metrics: Partial<Record<MetricName, number | null>>;
   requests: { total: number; completed: number; failed: number };
@@ -65,6 +67,7 @@ export function runRecordFromRunFile(file: RunFile, source: string): RunRecord {
     cell: file.cell,
     run: file.run,
     startedAt: file.startedAt,
+    durationS: file.durationS,
     metrics,
     requests: {
       total: file.requests.total,

@@ -78,7 +78,10 @@ export const fingerprintDifferenceSchema = z.object({
   cells: z.array(z.string()),
   baseline: z.unknown(),
   candidate: z.unknown(),
+  /** Does not block: the thing under test (allowed_differences and what follows from it) or informational. */
   allowed: z.boolean(),
+  /** Recorded only (tool build, runner name, whole-config hash): never a reason to call runs not comparable. */
+  informational: z.boolean().default(false),
 });
 
 export const nextLookSchema = z.object({
@@ -104,6 +107,19 @@ export const impactSchema = z.object({
   successfulPerHour: z.object({ baseline: z.number(), candidate: z.number(), change: z.number() }).nullable(),
   ttftP95Ms: z.object({ baseline: z.number(), candidate: z.number(), change: z.number() }).nullable(),
   e2elP95Ms: z.object({ baseline: z.number(), candidate: z.number(), change: z.number() }).nullable(),
+});
+
+export const gpuMinutesSpentSchema = z.object({
+  total: z.number().nonnegative(),
+  /** Measured phases of the runs read (durationS), in minutes. */
+  runs: z.number().nonnegative(),
+  /** Server starts the runs' schedule needed (per cell: one per measuring step, R + 1 per interleaved look). */
+  serverStarts: z.number().int().nonnegative(),
+  serverStartMinutes: z.number().nonnegative(),
+  serverStartS: z.number().nonnegative(),
+  /** Which runs were this job's: both sides (interleaved) or the candidate's (stored baseline). */
+  sides: z.enum(["both", "candidate"]),
+  runsWithoutDuration: z.number().int().nonnegative(),
 });
 
 export const verdictFileSchema = z.object({
@@ -144,11 +160,33 @@ export const verdictFileSchema = z.object({
     errorRateLimit: z.number(),
     sessionDriftSd: z
       .number()
-      .describe("sd of the ln shift between two sessions added in stored mode; 0 in interleaved."),
-    sessionDriftEstimates: z
-      .record(z.string(), z.object({ sd: z.number(), sessions: z.number().int() }))
       .describe(
-        "Per metric, the drift estimated from baseline runs of >= 3 sessions; the larger of it and the default is used.",
+        "Prior sd of the ln shift between two sessions (gate.session_drift_sd) in stored mode; 0 in interleaved.",
+      ),
+    sessionDriftEstimates: z
+      .record(
+        z.string(),
+        z.object({
+          sd: z
+            .number()
+            .describe("sd of the ln shift between the candidate's session and the baseline, as used."),
+          sessions: z
+            .number()
+            .int()
+            .describe("Baseline sessions the estimate rests on (0: the prior alone)."),
+          source: z.enum(["prior", "history"]).default("history"),
+          historySd: z
+            .number()
+            .nullable()
+            .default(null)
+            .describe("The history's own estimate of the shift between two sessions, before shrinking."),
+          historyWeight: z.number().default(1).describe("Weight of the history against the prior."),
+          screenedSessions: z.array(z.string()).default([]),
+          screenedRuns: z.number().int().default(0),
+        }),
+      )
+      .describe(
+        "Stored mode, per metric: the drift used, estimated from the baseline sessions (the last N of the base branch) and shrunk towards the prior session_drift_sd, or the prior alone with fewer than 2 sessions.",
       ),
     minRunSd: z.number().describe("Floor on the per-side run-to-run sd of ln(metric) (gate.min_run_sd)."),
     outlierThreshold: z.number().describe("Robust-sd threshold of the outlier-run screen; 0 = off."),
@@ -195,6 +233,8 @@ export const verdictFileSchema = z.object({
     })
     .nullable(),
   warnings: z.array(z.string()),
+  /** GPU-minutes the comparison's runs cost, every server start counted (set by compare, after analyze). */
+  gpuMinutes: gpuMinutesSpentSchema.optional(),
 });
 
 export type VerdictFile = z.output<typeof verdictFileSchema>;
@@ -203,3 +243,4 @@ export type BaselineInfo = z.output<typeof baselineInfoSchema>;
 export type ComparisonMode = (typeof comparisonModes)[number];
 export type OverallVerdict = (typeof overallVerdicts)[number];
 export type FingerprintDifference = z.output<typeof fingerprintDifferenceSchema>;
+export type GpuMinutesSpent = z.output<typeof gpuMinutesSpentSchema>;

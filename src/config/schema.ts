@@ -45,8 +45,10 @@ export const configLimits = {
   lognormalSigma: 5,
   stages: 100,
   cells: 1000,
-  /** repeats.min and repeats.max. */
+  /** repeats.min, repeats.max and repeats.baseline. */
   runs: 1000,
+  /** gate.baseline_sessions: one page of the GitHub API's run listing. */
+  baselineSessions: 100,
 } as const;
 
 /** The message of a limit: names the limit and where it is documented. */
@@ -462,7 +464,15 @@ const gateSchema = strictObject({
   on_not_comparable: z.enum(["fail", "warn"]).default("fail"),
   session_drift_sd: nonNegativeNumber()
     .default(0.02)
-    .describe("Between-session sd of ln(metric) assumed for a stored baseline from another job."),
+    .describe(
+      "Prior for the sd of the ln shift between two sessions (jobs) in stored mode; the baseline history's estimate is shrunk towards it.",
+    ),
+  baseline_sessions: positiveInt()
+    .max(configLimits.baselineSessions, atMost(configLimits.baselineSessions, "baseline sessions"))
+    .default(10)
+    .describe(
+      "Stored baselines of the base branch a pull request reads (stored mode): the one it compares with plus up to this many minus one earlier ones, from which the between-session drift is estimated.",
+    ),
   min_run_sd: nonNegativeNumber()
     .default(0.005)
     .describe(
@@ -492,12 +502,26 @@ const repeatsSchema = strictObject({
     .describe(
       "Most runs per side (measured, screened outlier runs included) while the verdict stays inconclusive; looks at 5, 10, 15, 20 and 25 by default.",
     ),
+  baseline: z
+    .number()
+    .int()
+    .min(2, "expected a whole number >= 2 (a stored baseline needs 2 runs to estimate run-to-run noise)")
+    .max(configLimits.runs, atMost(configLimits.runs, "runs per side"))
+    .default(10)
+    .describe(
+      "Runs per cell a stored baseline records (mode baseline, or auto on the default branch). A pull request adds runs only on its own side, so the baseline is measured once with enough runs.",
+    ),
 }).refine((repeats) => repeats.max >= repeats.min, { message: "expected max >= min" });
 
 const costSchema = strictObject({
   gpu_hourly_usd: positiveNumber()
     .optional()
     .describe("Hourly price of the GPUs the server uses, for cost per 1,000 successful requests."),
+  server_start_s: nonNegativeNumber()
+    .optional()
+    .describe(
+      "GPU seconds one server start costs (image pull aside: weights load, compile, warm-up), for the GPU-minutes validate estimates and the report prints. Default 180 for docker and command, 0 for external, 1 for sim.",
+    ),
 });
 
 const telemetrySchema = strictObject({
@@ -536,7 +560,7 @@ export const configSchema = strictObject({
       configLimits.cells,
       `expected at most ${configLimits.cells} cells (the limit on cells; see docs/config-reference.md#limits)`,
     ),
-  repeats: repeatsSchema.default({ min: 5, max: 25 }),
+  repeats: repeatsSchema.default({ min: 5, max: 25, baseline: 10 }),
   gate: gateSchema.default(gateSchema.parse({})),
   cost: costSchema.default({}),
   telemetry: telemetrySchema.default({ metrics_interval_s: 2, nvidia_smi_interval_s: 1 }),

@@ -24,14 +24,12 @@ export interface ConfigSummary {
   runs: { min: number; max: number };
   gate: string;
   warnings: string[];
-  /** GPU hours for both sides at min runs and at max runs (stored baseline: candidate side only). */
-  gpuHours: { candidateAtMin: number; candidateAtMax: number };
-  costUsd?: { atMin: number; atMax: number };
+  /** GPU-minutes per pull request in each mode, and per baseline job, every server start counted. */
+  gpuMinutes: GpuMinutesEstimate[];
 }
 
 /** Assumed per-stream decode speed for closed-loop estimates; the estimate says so. */
 const assumedSecondsPerOutputToken = 0.03;
-const assumedServerStartSeconds: Record<string, number> = { docker: 180, command: 120, external: 0, sim: 1 };
 
 export function lengthMean(length: LengthConfig): number {
   if (typeof length === "number") return length;
@@ -114,7 +112,15 @@ function describeWarmup(cell: CellConfig): string {
   return "requests" in cell.warmup ? `${cell.warmup.requests} req` : `${cell.warmup.duration_s} s`;
 }
 
-export function summarizeConfig(config: Config, templates: readonly TemplateAt[] = []): ConfigSummary {
+/**
+ * `looks`: the run counts per side at which compare decides (stats/sequential lookSchedule; passed in, as
+ * config comes first in the pipeline); each look after the first is another measuring step.
+ */
+export function summarizeConfig(
+  config: Config,
+  templates: readonly TemplateAt[] = [],
+  looks?: readonly number[],
+): ConfigSummary {
   // Text is built from the view that holds templates where values came from `${VAR}` (they may be
   // secrets); estimates and checks use the values.
   const shown = templateView(config, templates);
@@ -156,19 +162,6 @@ export function summarizeConfig(config: Config, templates: readonly TemplateAt[]
     };
   });
 
-  const startSeconds = assumedServerStartSeconds[server.kind] ?? 0;
-  const lifecycle = "lifecycle" in server ? server.lifecycle : "per-cell";
-  const secondsFor = (runs: number) =>
-    cells.reduce(
-      (total, cell) =>
-        total + runs * cell.estimatedSecondsPerRun + (lifecycle === "per-run" ? runs : 1) * startSeconds,
-      0,
-    );
-  const gpuHours = {
-    candidateAtMin: secondsFor(config.repeats.min) / 3600,
-    candidateAtMax: secondsFor(config.repeats.max) / 3600,
-  };
-  const price = config.cost.gpu_hourly_usd;
   return {
     server: serverText,
     model: `${shown.model.name}${shown.model.revision ? ` @ ${shown.model.revision}` : ""}`,
@@ -176,10 +169,11 @@ export function summarizeConfig(config: Config, templates: readonly TemplateAt[]
     runs: { min: config.repeats.min, max: config.repeats.max },
     gate: `${shown.gate.metrics.join(", ")}; tolerance ${typeof shown.gate.tolerance === "number" ? `${(shown.gate.tolerance * 100).toFixed(1)}%` : shown.gate.tolerance}, confidence ${shown.gate.confidence}, fail on ${shown.gate.fail_on}`,
     warnings,
-    gpuHours,
-    ...(price !== undefined
-      ? { costUsd: { atMin: gpuHours.candidateAtMin * price, atMax: gpuHours.candidateAtMax * price } }
-      : {}),
+    gpuMinutes: estimateGpuMinutes(
+      config,
+      cells.map((cell) => cell.estimatedSecondsPerRun),
+      looks ?? [config.repeats.min, config.repeats.max],
+    ),
   };
 }
 
@@ -201,10 +195,6 @@ function describeServer(server: Config["server"]): string {
           : ""
       }`;
   }
-}
-
-function formatHours(hours: number): string {
-  return hours < 1 ? `${Math.round(hours * 60)} min` : `${hours.toFixed(1)} h`;
 }
 
 export function renderSummary(file: string, summary: ConfigSummary): string {
@@ -235,12 +225,115 @@ export function renderSummary(file: string, summary: ConfigSummary): string {
     ...rows.map((row) => `  ${line(row)}`),
     `runs per side: ${summary.runs.min} to ${summary.runs.max} (more only while the verdict is inconclusive)`,
     `gated: ${summary.gate}`,
-    `estimated GPU time per side: ${formatHours(summary.gpuHours.candidateAtMin)} at ${summary.runs.min} runs, ${formatHours(summary.gpuHours.candidateAtMax)} at ${summary.runs.max} runs` +
-      (summary.costUsd
-        ? ` (~$${summary.costUsd.atMin.toFixed(2)} to $${summary.costUsd.atMax.toFixed(2)})`
-        : "") +
-      ` (rough: schedules as declared, closed-loop cells at ${assumedSecondsPerOutputToken * 1000} ms per output token, plus server starts)`,
+    ...renderGpuMinutes(summary.gpuMinutes),
   ];
   for (const warning of summary.warnings) out.push(`warning: ${warning}`);
   return `${out.join("\n")}\n`;
+}
+
+// GPU-minutes per pull request and per mode. Every server start is counted: a start loads weights and
+// compiles kernels on the GPU before the first request (cost.server_start_s, default 3 minutes for vLLM).
+
+export type CostMode = "stored" | "interleaved" | "baseline";
+
+/** GPU seconds of one server start: cost.server_start_s, else a default for the server kind. */
+export const defaultServerStartSeconds: Readonly<Record<Config["server"]["kind"], number>> = {
+  docker: 180,
+  command: 180,
+  external: 0,
+  sim: 1,
+};
+
+export function serverStartSeconds(config: Pick<Config, "server" | "cost">): number {
+  return config.cost.server_start_s ?? defaultServerStartSeconds[config.server.kind];
+}
+
+export function serverLifecycle(config: Pick<Config, "server">): "per-cell" | "per-run" {
+  return "lifecycle" in config.server ? config.server.lifecycle : "per-cell";
+}
+
+/**
+ * Server starts per cell to reach `runs` runs per side. stored (the PR's side only): one start per
+ * measuring step, i.e. per look reached; interleaved (both sides, A B | B A ...): each look's p pairs are
+ * p + 1 blocks of consecutive same-side runs, one start each; baseline (the push job): one start. Under
+ * `lifecycle: per-run` every run is a start.
+ */
+export function serverStartsPerCell(
+  mode: CostMode,
+  runs: number,
+  looks: readonly number[],
+  lifecycle: "per-cell" | "per-run",
+): number {
+  if (runs <= 0) return 0;
+  if (lifecycle === "per-run") return mode === "interleaved" ? 2 * runs : runs;
+  if (mode === "baseline") return 1;
+  const steps = looks.filter((look) => look < runs).length + 1;
+  return mode === "interleaved" ? runs + steps : steps;
+}
+
+export interface GpuMinutesEstimate {
+  mode: CostMode;
+  /** Runs per side (the baseline job: runs recorded) at the first look and when every look is used. */
+  runs: { first: number; max: number };
+  serverStarts: { first: number; max: number };
+  minutes: { first: number; max: number };
+  usd?: { first: number; max: number };
+}
+
+export function estimateGpuMinutes(
+  config: Config,
+  secondsPerRunByCell: readonly number[],
+  looks: readonly number[],
+): GpuMinutesEstimate[] {
+  const startSeconds = serverStartSeconds(config);
+  const lifecycle = serverLifecycle(config);
+  const runSeconds = secondsPerRunByCell.reduce((sum, seconds) => sum + seconds, 0);
+  const cells = secondsPerRunByCell.length;
+  const price = config.cost.gpu_hourly_usd;
+  const at = (mode: CostMode, runs: number) => {
+    const starts = cells * serverStartsPerCell(mode, runs, looks, lifecycle);
+    const sides = mode === "interleaved" ? 2 : 1;
+    return { starts, minutes: (sides * runs * runSeconds + starts * startSeconds) / 60 };
+  };
+  const entry = (mode: CostMode, first: number, max: number): GpuMinutesEstimate => {
+    const a = at(mode, first);
+    const b = at(mode, max);
+    return {
+      mode,
+      runs: { first, max },
+      serverStarts: { first: a.starts, max: b.starts },
+      minutes: { first: a.minutes, max: b.minutes },
+      ...(price !== undefined
+        ? { usd: { first: (a.minutes / 60) * price, max: (b.minutes / 60) * price } }
+        : {}),
+    };
+  };
+  const { min, max, baseline } = config.repeats;
+  return [entry("stored", min, max), entry("interleaved", min, max), entry("baseline", baseline, baseline)];
+}
+
+function renderGpuMinutes(estimates: readonly GpuMinutesEstimate[]): string[] {
+  const minutes = (value: number) => (value < 10 ? value.toFixed(1) : String(Math.round(value)));
+  const usd = (e: GpuMinutesEstimate) =>
+    e.usd
+      ? ` (~$${e.usd.first.toFixed(2)}${e.usd.max !== e.usd.first ? ` to $${e.usd.max.toFixed(2)}` : ""})`
+      : "";
+  const lines = ["estimated GPU-minutes (measured runs plus every server start):"];
+  for (const e of estimates) {
+    const label =
+      e.mode === "stored"
+        ? "per PR, stored baseline (PR side only)"
+        : e.mode === "interleaved"
+          ? "per PR, interleaved (both sides)"
+          : "per baseline job (push/schedule)";
+    lines.push(
+      e.mode === "baseline"
+        ? `  ${label}: ${minutes(e.minutes.first)} at ${e.runs.first} runs, ${e.serverStarts.first} server starts${usd(e)}`
+        : `  ${label}: ${minutes(e.minutes.first)} at ${e.runs.first} runs (${e.serverStarts.first} starts), ${minutes(e.minutes.max)} at ${e.runs.max} runs (${e.serverStarts.max} starts)${usd(e)}`,
+    );
+  }
+  lines.push(
+    `  (rough: schedules as declared, closed-loop cells at ${assumedSecondsPerOutputToken * 1000} ms per output token; a server start counted as cost.server_start_s)`,
+  );
+  return lines;
 }

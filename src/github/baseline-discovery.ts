@@ -2,11 +2,18 @@ import type { GitHubClient } from "./client.js";
 import { httpStatusOf } from "./client.js";
 
 /**
- * Finds the baseline artifact for a pull request: the newest successful push run of the same workflow on
- * the base branch, preferring the run at the PR's base commit, walking back past runs whose artifact
- * expired or was never uploaded. Everything it looked at is returned so the report can say why it fell
- * back.
+ * Finds the baseline artifact for a pull request: the newest successful run of the same workflow on the
+ * base branch that recorded one (a push, the scheduled refresh or a manual dispatch), preferring the run at
+ * the PR's base commit, walking back past runs whose artifact expired or was never uploaded. With
+ * `sessions` > 1 it also returns the next newest baselines of the branch (the history the between-session
+ * drift is estimated from). Everything it looked at is returned so the report can say why it fell back.
  */
+
+/**
+ * Events whose runs execute the base branch's own workflow and code, so their artifacts may be trusted as
+ * a baseline. A pull_request run's branch is the PR's head (a fork may name it `main`): never a baseline.
+ */
+export const baselineEvents: readonly string[] = ["push", "schedule", "workflow_dispatch"];
 
 export interface BaselineQuery {
   owner: string;
@@ -17,8 +24,10 @@ export interface BaselineQuery {
   /** The PR's base commit: a run at exactly this commit is preferred. */
   preferredSha: string | null;
   artifactName: string;
-  /** How many runs of the base branch to look at before giving up. */
+  /** How many runs of the base branch to look at before giving up (at most 100). */
   maxRuns?: number;
+  /** Baseline sessions wanted: the one compared with plus up to sessions − 1 earlier ones (default 1). */
+  sessions?: number;
 }
 
 export interface FoundBaseline {
@@ -33,6 +42,8 @@ export interface FoundBaseline {
 
 export interface BaselineSearch {
   found: FoundBaseline | null;
+  /** Further baselines of the branch, newest first, not including `found` (at most sessions − 1). */
+  history: FoundBaseline[];
   /** One line per run considered and rejected, newest first. */
   rejected: string[];
   /** Set when the search itself could not be done (permissions, unknown workflow). */
@@ -43,6 +54,7 @@ interface WorkflowRun {
   id: number;
   head_sha: string;
   created_at: string;
+  event: string;
 }
 
 interface RunArtifact {
@@ -57,7 +69,7 @@ async function listRuns(client: GitHubClient, query: BaselineQuery, perPage: num
     owner: query.owner,
     repo: query.repo,
     branch: query.baseBranch,
-    event: "push",
+    // Every event: `event` takes one value, and baselines come from pushes, schedules and dispatches.
     status: "success" as const,
     per_page: perPage,
     ...(headSha ? { head_sha: headSha } : {}),
@@ -67,7 +79,9 @@ async function listRuns(client: GitHubClient, query: BaselineQuery, perPage: num
   const response = query.workflowFile
     ? await client.rest.actions.listWorkflowRuns({ ...parameters, workflow_id: query.workflowFile })
     : await client.rest.actions.listWorkflowRunsForRepo(parameters);
-  return response.data.workflow_runs as WorkflowRun[];
+  return (response.data.workflow_runs as WorkflowRun[]).sort((a, b) =>
+    b.created_at.localeCompare(a.created_at),
+  );
 }
 
 async function findArtifact(client: GitHubClient, query: BaselineQuery, runId: number) {
@@ -92,38 +106,54 @@ function short(sha: string): string {
 export async function findBaseline(client: GitHubClient, query: BaselineQuery): Promise<BaselineSearch> {
   const rejected: string[] = [];
   const seen = new Set<number>();
+  const wanted = Math.max(1, query.sessions ?? 1);
+  let found: FoundBaseline | null = null;
+  const history: FoundBaseline[] = [];
   const describeMiss = (run: WorkflowRun, expired: boolean) =>
     `run ${run.id} at ${short(run.head_sha)}: artifact "${query.artifactName}" ${expired ? "expired" : "not uploaded"}`;
+  /** True when `run` gave a baseline (the first one found, or one more for the history). */
+  const consider = async (run: WorkflowRun, reason: () => string | null): Promise<boolean> => {
+    seen.add(run.id);
+    if (!baselineEvents.includes(run.event)) {
+      rejected.push(`run ${run.id} at ${short(run.head_sha)}: a ${run.event} run is never a baseline`);
+      return false;
+    }
+    const { live, expired } = await findArtifact(client, query, run.id);
+    if (!live) {
+      if (!found) rejected.push(describeMiss(run, expired));
+      return false;
+    }
+    if (found) history.push(toFound(run, live, null));
+    else found = toFound(run, live, reason());
+    return true;
+  };
   try {
     if (query.preferredSha) {
       for (const run of await listRuns(client, query, 5, query.preferredSha)) {
-        seen.add(run.id);
-        const { live, expired } = await findArtifact(client, query, run.id);
-        if (live) return { found: toFound(run, live, null), rejected, problem: null };
-        rejected.push(describeMiss(run, expired));
+        if (await consider(run, () => null)) break;
       }
       if (seen.size === 0)
         rejected.push(
-          `no successful push run on ${query.baseBranch} at base commit ${short(query.preferredSha)}`,
+          `no successful ${baselineEvents.join("/")} run on ${query.baseBranch} at base commit ${short(query.preferredSha)}`,
         );
     }
-    for (const run of await listRuns(client, query, query.maxRuns ?? 20)) {
+    const complete = () => found !== null && history.length >= wanted - 1;
+    if (complete()) return { found, history, rejected, problem: null };
+    const perPage = Math.min(100, Math.max(query.maxRuns ?? 20, 2 * wanted));
+    for (const run of await listRuns(client, query, perPage)) {
+      if (complete()) break;
       if (seen.has(run.id)) continue;
-      const { live, expired } = await findArtifact(client, query, run.id);
-      if (live) {
-        const reason = query.preferredSha
-          ? `${rejected.join("; ")}; used the newest earlier run with a baseline`
-          : null;
-        return { found: toFound(run, live, reason), rejected, problem: null };
-      }
-      rejected.push(describeMiss(run, expired));
+      await consider(run, () =>
+        query.preferredSha ? `${rejected.join("; ")}; used the newest earlier run with a baseline` : null,
+      );
     }
-    return { found: null, rejected, problem: null };
+    return { found, history, rejected, problem: null };
   } catch (error) {
     const status = httpStatusOf(error);
     if (status === 404) {
       return {
         found: null,
+        history: [],
         rejected,
         problem: `workflow ${query.workflowFile ?? "(any)"} has no runs visible to the token (404)`,
       };
@@ -131,6 +161,7 @@ export async function findBaseline(client: GitHubClient, query: BaselineQuery): 
     if (status === 403 || status === 401) {
       return {
         found: null,
+        history: [],
         rejected,
         problem: `the token may not list workflow runs or artifacts (HTTP ${status}): grant \`actions: read\``,
       };

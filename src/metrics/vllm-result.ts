@@ -279,6 +279,7 @@ export function runRecordFromVllmResult(result: VllmResult, source: string, inde
     cell: result.label ? result.label : "default",
     run: index,
     startedAt: result.date ?? null,
+    durationS: result.duration,
     metrics,
     requests: { total, completed: result.completed, failed },
     fingerprint,

@@ -1,6 +1,5 @@
 import { describeMetric, describeMetricRef } from "../compare/metric-labels.js";
 import type { Comparison, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
-import type { MetricName } from "../config/metric-names.js";
 import { escapeHtml, escapeMarkdown, escapeValue } from "./escape.js";
 import {
   formatChange,
@@ -215,19 +214,39 @@ function cellsSection(verdict: VerdictFile): string {
   ].join("\n");
 }
 
-function driftEstimateNote(verdict: VerdictFile): string {
-  const estimates = Object.entries(verdict.settings.sessionDriftEstimates);
-  if (estimates.length === 0) return "";
-  const largest = estimates.reduce((a, b) => (b[1].sd > a[1].sd ? b : a));
-  const sessions = Math.min(...estimates.map(([, e]) => e.sessions));
-  return ` The baseline spans ${sessions}+ sessions, so the drift was also estimated from them and the larger value used (largest: sd ${formatNumber(largest[1].sd)} for ${describeMetric(largest[0] as MetricName)}).`;
+/** What drift the stored comparison added, and where it came from (the prior or the baseline history). */
+function driftNote(verdict: VerdictFile): string {
+  const prior = formatNumber(verdict.settings.sessionDriftSd);
+  const gated = new Set(verdict.settings.gatedMetrics);
+  const all = Object.entries(verdict.settings.sessionDriftEstimates);
+  const estimates =
+    all.filter(([metric]) => gated.has(metric)).length > 0
+      ? all.filter(([metric]) => gated.has(metric))
+      : all;
+  const fromHistory = estimates.filter(([, e]) => e.source === "history");
+  if (fromHistory.length === 0)
+    return `a between-session drift (sd ${prior} on the log scale, the prior \`gate.session_drift_sd\`: fewer than 2 baseline sessions to estimate it from) that more runs cannot remove is added to every interval.`;
+  const sds = fromHistory.map(([, e]) => e.sd);
+  const low = formatNumber(Math.min(...sds));
+  const high = formatNumber(Math.max(...sds));
+  const sessions = Math.min(...fromHistory.map(([, e]) => e.sessions));
+  const weight = Math.min(...fromHistory.map(([, e]) => e.historyWeight));
+  const screened = [...new Set(fromHistory.flatMap(([, e]) => e.screenedSessions))];
+  const runs = Math.max(...fromHistory.map(([, e]) => e.screenedRuns));
+  const screenedText = [
+    screened.length > 0
+      ? `${screened.length} outlier session${screened.length === 1 ? "" : "s"} screened (${screened.map((name) => escapeMarkdown(name.split(/[\\/]/).filter(Boolean).at(-1) ?? name, 60)).join(", ")})`
+      : "",
+    runs > 0 ? `${runs} outlier run${runs === 1 ? "" : "s"} screened` : "",
+  ].filter((text) => text.length > 0);
+  return `a between-session drift that more runs cannot remove is added to every interval: sd ${low === high ? low : `${low}–${high}`} on the log scale, estimated from ${sessions} baseline sessions and shrunk towards the prior ${prior} (history weight ${Number(weight.toFixed(2))})${screenedText.length > 0 ? `; ${screenedText.join(", ")}` : ""}.`;
 }
 
 function modeSection(verdict: VerdictFile, withMethod = true): string {
   const mode =
     verdict.mode === "interleaved"
       ? "**Mode: interleaved**: baseline and candidate ran in the same job on the same runner, so no session-drift term is added."
-      : `**Mode: stored baseline**: the baseline came from another job, so a between-session drift (sd ${formatNumber(verdict.settings.sessionDriftSd)} on the log scale) that more runs cannot remove is added to every interval.${driftEstimateNote(verdict)}`;
+      : `**Mode: stored baseline**: the baseline came from another job, so ${driftNote(verdict)}`;
   const info = verdict.baselineInfo;
   const parts: string[] = [];
   if (info?.commit) parts.push(`commit ${escapeMarkdown(info.commit, 64)}`);
@@ -239,7 +258,29 @@ function modeSection(verdict: VerdictFile, withMethod = true): string {
   const baseline = parts.length > 0 ? `Baseline: ${parts.join(" · ")}.` : "Baseline: no provenance given.";
   const s = verdict.settings;
   const method = `Per cell and metric, one number per run (the run is the unit of replication); Welch's t on the logs; tolerance ±${formatFractionAsPercent(s.tolerance)} unless set per metric; gated family Holm-corrected, advisory metrics Benjamini-Hochberg; family confidence ${formatFractionAsPercent(s.confidence)}; regression means significantly worse than the tolerance (one-sided test against the margin at α = ${Number(s.lookAlpha.toPrecision(3))} per look before Holm; looks at ${s.looks.join("/")} runs per side), so a true change inside the tolerance is blocked at most ${formatFractionAsPercent(s.familyAlpha)} of the time; improvement is the mirror; within tolerance means the ${formatFractionAsPercent(1 - s.passAlpha)} upper bound is inside the tolerance; runs whose gated metrics sit more than ${s.outlierThreshold} robust sd from their side's median are screened out (sides of 5+ runs) and replaced; run-to-run sd is floored at ${s.minRunSd}.`;
-  return ["### Comparison", "", mode, "", baseline, ...(withMethod ? ["", method] : [])].join("\n");
+  return [
+    "### Comparison",
+    "",
+    mode,
+    "",
+    baseline,
+    ...gpuMinutesLine(verdict),
+    ...(withMethod ? ["", method] : []),
+  ].join("\n");
+}
+
+/** One line: what the comparison's runs cost, every server start counted. */
+function gpuMinutesLine(verdict: VerdictFile): string[] {
+  const g = verdict.gpuMinutes;
+  if (!g) return [];
+  const round = (minutes: number) => (minutes < 10 ? minutes.toFixed(1) : String(Math.round(minutes)));
+  const runs = g.sides === "both" ? "measured runs on both sides" : "the candidate's measured runs";
+  const starts = `${g.serverStarts} server start${g.serverStarts === 1 ? "" : "s"} at ${round(g.serverStartS / 60)} min each`;
+  const stored = g.sides === "both" ? "" : " (the stored baseline was measured once, in its own job)";
+  return [
+    "",
+    `GPU time: ~${round(g.total)} GPU-minutes: ${round(g.runs)} min of ${runs} plus ${starts}${stored}.`,
+  ];
 }
 
 function warningsSection(verdict: VerdictFile, limit: number): string {
@@ -268,8 +309,14 @@ function environmentSection(verdict: VerdictFile, full: boolean): string {
   const differences = verdict.fingerprints.differences;
   const lines = ["### Environment", ""];
   if (differences.length === 0) lines.push("Baseline and candidate ran under the same recorded conditions.");
-  else if (!full) lines.push(`${differences.length} recorded conditions differ (details in verdict.json).`);
-  else {
+  else if (!full) {
+    const blocking = differences.filter((d) => !d.allowed);
+    lines.push(`${differences.length} recorded conditions differ (details in verdict.json).`);
+    for (const d of blocking.slice(0, 5))
+      lines.push(
+        `- not comparable: ${escapeMarkdown(d.field, 80)}: ${escapeValue(d.baseline, 60)} (baseline) vs ${escapeValue(d.candidate, 60)} (candidate)`,
+      );
+  } else {
     lines.push(
       table(
         ["Field", "Baseline", "Candidate", "Allowed", "Cells"],
@@ -277,7 +324,7 @@ function environmentSection(verdict: VerdictFile, full: boolean): string {
           escapeMarkdown(d.field, 80),
           escapeValue(d.baseline),
           escapeValue(d.candidate),
-          d.allowed ? "yes (under test)" : "**no**",
+          d.informational ? "yes (recorded only)" : d.allowed ? "yes (under test)" : "**no**",
           d.cells.length > 3 ? `${d.cells.length} cells` : d.cells.map((cell) => cellLabel(cell)).join(", "),
         ]),
       ),

@@ -48,6 +48,34 @@ export function alternatingOrder<Side>(pair: number, sides: readonly Side[]): re
   return pair % 2 === 0 ? sides : [...sides].reverse();
 }
 
+/** Consecutive runs of one side, measured on one server start (per-cell lifecycle). */
+export interface SideBlock<Side> {
+  side: Side;
+  firstRun: number;
+  runs: number;
+}
+
+/**
+ * The runs of pairs firstPair .. firstPair + pairs − 1 in alternating order, with consecutive runs of the
+ * same side merged into one block: A B | B A | A B gives A, BB, AA, B. Each block is one server start per
+ * cell, so R pairs cost R + 1 starts per cell instead of 2R, in the same order of runs.
+ */
+export function alternatingBlocks<Side>(
+  firstPair: number,
+  pairs: number,
+  sides: readonly Side[],
+): SideBlock<Side>[] {
+  const blocks: SideBlock<Side>[] = [];
+  for (let pair = firstPair; pair < firstPair + pairs; pair++) {
+    for (const side of alternatingOrder(pair, sides)) {
+      const last = blocks.at(-1);
+      if (last && last.side === side) last.runs++;
+      else blocks.push({ side, firstRun: pair, runs: 1 });
+    }
+  }
+  return blocks;
+}
+
 /**
  * Measures the sides alternately (A B, then B A, ...) so that slow drift of the machine (temperature,
  * clocks, neighbours) falls on both sides equally instead of biasing the later one, and adds runs only
@@ -60,20 +88,26 @@ export async function runAdaptive(options: AdaptiveRunOptions): Promise<Adaptive
   const runs: AdaptiveRunResult["runs"] = [];
   let target = options.minRuns;
   let completed = 0;
+  /** Per side, the run index its measuring has reached; pairs done = the smallest (for an abort). */
+  const measuredUpTo = new Map<SideSpec, number>(options.sides.map((side) => [side, 0]));
+  const pairsDone = () => Math.min(...measuredUpTo.values());
   while (completed < target) {
-    if (options.shouldAbort?.() || options.signal?.aborted)
-      return { runsPerSide: completed, runs, stoppedBecause: "aborted" };
-    for (const side of alternatingOrder(completed, options.sides)) {
+    // Every pair up to the target in one go: consecutive runs of a side share a server start.
+    for (const block of alternatingBlocks(completed, target - completed, options.sides)) {
+      if (options.shouldAbort?.() || options.signal?.aborted)
+        return { runsPerSide: pairsDone(), runs, stoppedBecause: "aborted" };
+      const side = block.side;
+      const last = block.firstRun + block.runs;
       options.progress?.message(
-        `${side.name}: run ${completed + 1} of ${target} (at most ${options.maxRuns})`,
+        `${side.name}: run${block.runs === 1 ? "" : "s"} ${block.firstRun + 1}${block.runs === 1 ? "" : `-${last}`} of ${target} (at most ${options.maxRuns})`,
       );
       const result = await runCells({
         config: side.config,
         provider: side.provider,
         outDir: side.outDir,
         baseDir: side.baseDir,
-        runs: 1,
-        firstRun: completed,
+        runs: block.runs,
+        firstRun: block.firstRun,
         side: side.name,
         ...(options.cells ? { cells: options.cells } : {}),
         ...(options.progress ? { progress: options.progress } : {}),
@@ -82,11 +116,16 @@ export async function runAdaptive(options: AdaptiveRunOptions): Promise<Adaptive
         ...(options.calibrate === undefined ? {} : { calibrate: options.calibrate }),
       });
       runs.push(...result.runs.map((run) => ({ ...run, side: side.name })));
+      // Runs of every cell of this block that were measured (fewer when the block was stopped).
+      const cellNames = options.cells ?? side.config.cells.map((cell) => cell.name);
+      const fewest = Math.min(
+        ...cellNames.map((cell) => result.runs.filter((run) => run.cell === cell).length),
+      );
+      measuredUpTo.set(side, block.firstRun + fewest);
     }
     if (options.shouldAbort?.() || options.signal?.aborted)
-      return { runsPerSide: completed, runs, stoppedBecause: "aborted" };
-    completed++;
-    if (completed < target) continue;
+      return { runsPerSide: pairsDone(), runs, stoppedBecause: "aborted" };
+    completed = target;
     if (completed >= options.maxRuns) return { runsPerSide: completed, runs, stoppedBecause: "max-runs" };
     const wanted = await options.decide(completed);
     if (wanted === null) return { runsPerSide: completed, runs, stoppedBecause: "decided" };

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { EnvironmentValue } from "../config/interpolate.js";
-import type { ModelConfig, SamplingConfig } from "../config/schema.js";
+import type { ModelConfig, SamplingConfig, ServerConfig } from "../config/schema.js";
 import type { GpuInventory } from "./nvidia-smi.js";
 import type { ServedModel } from "./probe.js";
 import { createRedactor, redactValue } from "./redact.js";
@@ -31,6 +31,12 @@ export const fingerprintSchema = z.object({
     servedModels: z.array(z.string()),
     maxModelLen: z.number().nullable(),
     cacheConfig: z.record(z.string(), z.string()).nullable().describe("Labels of vllm:cache_config_info."),
+    settings: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        "How the server was started beyond image, command and args (docker gpus and docker_args, names of the variables passed, lifecycle), as the config says it (templates).",
+      ),
   }),
   model: z.object({
     name: z.string(),
@@ -63,6 +69,8 @@ export interface FingerprintFacts {
     imageDigest?: string | null;
     command?: readonly string[] | null;
     args: readonly string[];
+    /** See serverSettings. */
+    settings?: Readonly<Record<string, unknown>>;
   };
   readonly probes: {
     vllmVersion: string | null;
@@ -109,6 +117,7 @@ function collectConditions(facts: FingerprintFacts): Fingerprint {
       servedModels: served.map((model) => model.id).sort(),
       maxModelLen: primary?.maxModelLen ?? null,
       cacheConfig: facts.probes.cacheConfig,
+      ...(facts.server.settings ? { settings: sortKeys(facts.server.settings) } : {}),
     },
     model: {
       name: facts.model.name,
@@ -136,6 +145,30 @@ function collectConditions(facts: FingerprintFacts): Fingerprint {
   };
 }
 
+/**
+ * The server config's settings that change what is measured and are not already recorded as image,
+ * command or args, so compare can diff them field by field: docker's `gpus` and `docker_args`, the names
+ * of the variables passed in (never their values), and the lifecycle. Ports, paths on the machine and
+ * timeouts are left out: they do not change the measurement. Pass the template view of the config.
+ */
+export function serverSettings(server: ServerConfig): Record<string, unknown> {
+  switch (server.kind) {
+    case "docker":
+      return {
+        gpus: server.gpus,
+        dockerArgs: [...server.docker_args],
+        env: [...server.env].sort(),
+        lifecycle: server.lifecycle,
+      };
+    case "command":
+      return { env: Object.keys(server.env).sort(), lifecycle: server.lifecycle };
+    case "sim":
+      return { lifecycle: server.lifecycle };
+    case "external":
+      return {};
+  }
+}
+
 function sortKeys(record: Readonly<Record<string, unknown>>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
 }
@@ -152,58 +185,4 @@ export function canonicalJson(value: unknown): string {
 /** sha256 of the canonical JSON of a (parsed) config, so key order and formatting do not change it. */
 export function hashConfig(config: unknown): string {
   return createHash("sha256").update(canonicalJson(config)).digest("hex");
-}
-
-/**
- * Leaves of the fingerprint by dotted path ("server.image", "gpu.names"). Arrays and the free-form maps
- * (cache config, sampling, datasets) are leaves one level down, so `allowed_differences` can name either a
- * whole group ("sampling") or one field ("sampling.temperature").
- */
-export function flattenFingerprint(fingerprint: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const flat: Record<string, unknown> = {};
-  const walk = (value: unknown, path: string) => {
-    if (value && typeof value === "object" && !Array.isArray(value)) {
-      const entries = Object.entries(value as Record<string, unknown>);
-      if (entries.length === 0 && path) flat[path] = {};
-      for (const [key, inner] of entries) walk(inner, path ? `${path}.${key}` : key);
-    } else flat[path] = value;
-  };
-  walk(fingerprint, "");
-  return flat;
-}
-
-export interface FingerprintDifference {
-  readonly field: string;
-  readonly baseline: unknown;
-  readonly candidate: unknown;
-  /** Named (or under a group named) in allowed_differences: the thing under test. */
-  readonly allowed: boolean;
-}
-
-/**
- * Recorded but never a reason to call runs incomparable: the tool build, the runner of a pool, and the
- * config hash (it changes whenever the thing under test is itself in the config).
- */
-const informationalFields = ["tool.version", "runner.name", "configHash"];
-
-export function diffFingerprints(
-  baseline: Readonly<Record<string, unknown>>,
-  candidate: Readonly<Record<string, unknown>>,
-  allowedDifferences: readonly string[] = [],
-): FingerprintDifference[] {
-  const left = flattenFingerprint(baseline);
-  const right = flattenFingerprint(candidate);
-  const fields = [...new Set([...Object.keys(left), ...Object.keys(right)])].sort();
-  const allowed = [...allowedDifferences, ...informationalFields];
-  const differences: FingerprintDifference[] = [];
-  for (const field of fields) {
-    if (canonicalJson(left[field] ?? null) === canonicalJson(right[field] ?? null)) continue;
-    differences.push({
-      field,
-      baseline: left[field] ?? null,
-      candidate: right[field] ?? null,
-      allowed: allowed.some((name) => field === name || field.startsWith(`${name}.`)),
-    });
-  }
-  return differences;
 }

@@ -10,13 +10,10 @@ export { type ServerFailureStage, ServerStartError } from "./errors.js";
 export {
   buildFingerprint,
   canonicalJson,
-  diffFingerprints,
   type Fingerprint,
-  type FingerprintDifference,
   type FingerprintFacts,
   fingerprintSchema,
   fingerprintSchemaVersion,
-  flattenFingerprint,
   hashConfig,
 } from "./fingerprint.js";
 export { type GpuInventory, type GpuUsage, NvidiaSmi } from "./nvidia-smi.js";

@@ -7,7 +7,7 @@ import { toolName, toolVersion } from "../version.js";
 import { diagnoseLog } from "./diagnose.js";
 import { launchDocker } from "./docker-launcher.js";
 import { ServerStartError } from "./errors.js";
-import { buildFingerprint, type Fingerprint, hashConfig } from "./fingerprint.js";
+import { buildFingerprint, type Fingerprint, hashConfig, serverSettings } from "./fingerprint.js";
 import type { LaunchedServer, LaunchServices } from "./launch.js";
 import { NvidiaSmi } from "./nvidia-smi.js";
 import { isPortFree } from "./port.js";
@@ -286,6 +286,7 @@ export function createServerProvider(
           sampling: recorded.sampling,
           environment: interpolation.values,
           kind: serverConfig.kind,
+          settings: serverSettings(recorded.server as ServerConfig),
           env,
           nvidiaSmi: usesLocalGpu ? nvidiaSmi : null,
         });
@@ -458,6 +459,7 @@ async function collectFingerprint(
     sampling: SamplingConfig | null;
     environment: ConfigInterpolation["values"];
     kind: ServerConfig["kind"];
+    settings: Record<string, unknown>;
     env: NodeJS.ProcessEnv;
     nvidiaSmi: NvidiaSmi | null;
   },
@@ -470,7 +472,7 @@ async function collectFingerprint(
   ]);
   return buildFingerprint({
     tool: { name: toolName, version: toolVersion },
-    server: { kind: options.kind, ...launched.conditions },
+    server: { kind: options.kind, ...launched.conditions, settings: options.settings },
     probes: {
       vllmVersion,
       servedModels,

@@ -18,6 +18,7 @@ describe("createDefaultDependencies' adapters", () => {
     }
     const request = {
       baselineDir: join(dir, "baseline"),
+      historyDirs: [],
       candidateDir: join(dir, "candidate"),
       configPath,
       mode: "stored" as const,
@@ -33,6 +34,42 @@ describe("createDefaultDependencies' adapters", () => {
     expect(written.baselineInfo).toMatchObject({ commit: "a".repeat(40), runId: "7" });
     const tolerated = await compareWithStatistics({ ...request, failOn: "never" });
     expect(tolerated).toMatchObject({ verdict: "regression", exitCode: 0 });
+  });
+
+  it("compare estimates the session drift from the baseline history it is given", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "wired-history-"));
+    const configPath = join(dir, "vllm-perf-gate.yml");
+    await writeFile(configPath, testConfig(1));
+    // The baseline at the PR's base and four earlier sessions whose levels moved by a few percent.
+    const levels = [1, 1.04, 0.96, 1.02, 0.98];
+    for (const [session, level] of levels.entries()) {
+      for (const run of [0, 1, 2, 3, 4]) await writeRun(join(dir, `session-${session}`), "chat", run, level);
+    }
+    // A new session: not byte-identical to the baseline's runs (that would be one run on both sides).
+    for (const run of [0, 1, 2, 3, 4]) await writeRun(join(dir, "candidate"), "chat", run, 1.002);
+    const request = {
+      baselineDir: join(dir, "session-0"),
+      candidateDir: join(dir, "candidate"),
+      configPath,
+      mode: "stored" as const,
+      baselineInfo: null,
+      outDir: join(dir, "compare"),
+      workingDirectory: dir,
+      failOn: null,
+    };
+    await compareWithStatistics({
+      ...request,
+      historyDirs: levels.slice(1).map((_, i) => join(dir, `session-${i + 1}`)),
+    });
+    const withHistory = JSON.parse(await readFile(join(dir, "compare", "verdict.json"), "utf8"));
+    expect(withHistory.settings.sessionDriftEstimates.ttft_p95).toMatchObject({
+      source: "history",
+      sessions: 5,
+    });
+    await compareWithStatistics({ ...request, historyDirs: [] });
+    const alone = JSON.parse(await readFile(join(dir, "compare", "verdict.json"), "utf8"));
+    expect(alone.settings.sessionDriftEstimates.ttft_p95).toMatchObject({ source: "prior", sessions: 0 });
+    expect(alone.settings.sessionDriftEstimates.ttft_p95.sd).toBeCloseTo(0.02, 10);
   });
 
   it("cleanup stops a server a cancelled main step left running", async () => {

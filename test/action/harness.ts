@@ -23,7 +23,7 @@ export function parseCommandFile(text: string): Record<string, string> {
 
 export interface Job {
   runId: number;
-  event: "push" | "pull_request";
+  event: "push" | "pull_request" | "schedule" | "workflow_dispatch";
   payload: object;
   sha: string;
   ref: string;
@@ -50,7 +50,7 @@ export async function runJob(environment: JobEnvironment, job: Job, dependencies
     fake.runs.push({
       id: job.runId,
       head_sha: job.sha,
-      head_branch: job.event === "push" ? "main" : "fp8-kv",
+      head_branch: job.event === "pull_request" ? "fp8-kv" : "main",
       event: job.event,
       conclusion: "failure",
       workflowFile: job.workflow ?? "bench.yml",

@@ -1,6 +1,7 @@
 /**
  * Event payloads with the real webhook shapes, trimmed to a representative subset of fields:
- * https://docs.github.com/en/webhooks/webhook-events-and-payloads#push and #pull_request.
+ * https://docs.github.com/en/webhooks/webhook-events-and-payloads#push, #pull_request and
+ * #workflow_dispatch.
  */
 
 const repository = (fullName: string, fork: boolean) => {
@@ -41,6 +42,17 @@ export function pushPayload(options: { owner: string; repo: string; sha: string;
     repository: { ...repository(full, false), master_branch: "main" },
     pusher: { name: "alice", email: "alice@example.com" },
     sender: { login: "alice", id: 2, type: "User" },
+  };
+}
+
+export function workflowDispatchPayload(options: { owner: string; repo: string }) {
+  const full = `${options.owner}/${options.repo}`;
+  return {
+    inputs: {},
+    ref: "refs/heads/main",
+    repository: repository(full, false),
+    sender: { login: "alice", id: 2, type: "User" },
+    workflow: ".github/workflows/bench.yml",
   };
 }
 

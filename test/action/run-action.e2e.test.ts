@@ -2,11 +2,11 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ActionDependencies } from "../../src/action/dependencies.js";
+import type { ActionDependencies, CompareRequest } from "../../src/action/dependencies.js";
 import { FakeGitHub } from "../github/fake-github.js";
 import { createFileMeasure, createRatioCompare, type MeasureCall, testConfig } from "./fixtures.js";
 import { type Job, runJob as runJobIn, workflowToken } from "./harness.js";
-import { pullRequestPayload, pushPayload } from "./payloads.js";
+import { pullRequestPayload, pushPayload, workflowDispatchPayload } from "./payloads.js";
 
 /**
  * The main and post steps as the runner runs them (INPUT_* env, GITHUB_EVENT_PATH with push and
@@ -130,8 +130,9 @@ describe("the action end to end", () => {
     expect(summary).toContain("baseline recorded");
     const baseline = fake.artifacts.find((a) => a.runId === 100 && a.name === "vllm-perf-gate-baseline");
     expect(baseline?.zip.includes(Buffer.from("vllm-perf-gate-baseline.json"))).toBe(true);
+    // A stored baseline is measured once with repeats.baseline runs (default 10), not repeats.min.
     expect(measureCalls).toEqual([
-      expect.objectContaining({ side: null, firstRun: 0, runs: null, cells: null }),
+      expect.objectContaining({ side: null, firstRun: 0, runs: 10, cells: null }),
     ]);
   });
 
@@ -267,19 +268,21 @@ describe("the action end to end", () => {
     const { outputs, summary } = await runJob(prJob(206, { inputs: { mode: "aggregate" } }));
     expect(measureCalls).toHaveLength(0);
     expect(outputs.verdict).toBe("regression");
-    expect(summary).toContain("median of 6 / 6 runs");
+    // The stored baseline holds repeats.baseline (10) runs of each of the 2 cells.
+    expect(summary).toContain("median of 20 / 6 runs");
   });
 
-  it("interleaved runs the base commit's config and the PR's alternately, flipping the order each pair", async () => {
+  it("interleaved runs the base commit's config and the PR's alternately, flipping the order each pair, one start per block", async () => {
     fake.files.set(`vllm-perf-gate.yml@${mainSha}`, testConfig(1.0, { min: 2, max: 4 }));
     const { outputs, summary } = await runJob(
       prJob(207, { inputs: { mode: "interleaved" }, config: testConfig(1.3, { min: 2, max: 4 }) }),
     );
-    expect(measureCalls.map((call) => `${call.side}:${call.firstRun}`)).toEqual([
-      "baseline:0",
-      "candidate:0",
-      "candidate:1",
-      "baseline:1",
+    // A B, B A: the candidate's two consecutive runs are one measure call (one server start per cell),
+    // so 2 pairs cost 3 starts per cell, not 4.
+    expect(measureCalls.map((call) => `${call.side}:${call.firstRun}+${call.runs}`)).toEqual([
+      "baseline:0+1",
+      "candidate:0+2",
+      "baseline:1+1",
     ]);
     expect(measureCalls[0]?.configPath).toMatch(/\.vllm-perf-gate-base-aaaaaaaaaaaa\.yml$/);
     expect(outputs.verdict).toBe("regression");
@@ -365,8 +368,49 @@ describe("the action end to end", () => {
     });
     const { outputs, summary } = await runJob(job);
     expect(outputs["baseline-sha"]).toBe(movedMain);
-    expect(summary).toContain("no successful push run on main at base commit ffffffffffff");
+    expect(summary).toContain("run on main at base commit ffffffffffff");
     expect(summary).toContain("used the newest earlier run with a baseline");
+  });
+
+  it("a manually dispatched baseline is found by the next PR, with earlier baselines as its drift history", async () => {
+    const dispatched = sha("7");
+    const recorded = await runJob({
+      runId: 320,
+      event: "workflow_dispatch",
+      payload: workflowDispatchPayload({ owner: fake.owner, repo: fake.repo }),
+      sha: dispatched,
+      ref: "refs/heads/main",
+      config: testConfig(1.0),
+    });
+    expect(recorded.outputs.verdict).toBe("baseline-recorded");
+    expect(measureCalls.at(-1)).toMatchObject({ runs: 10, side: null });
+    const requests: CompareRequest[] = [];
+    const ratio = createRatioCompare();
+    const { outputs } = await runJob(
+      prJob(321, {
+        config: testConfig(1.0),
+        payload: pullRequestPayload({
+          owner: fake.owner,
+          repo: fake.repo,
+          number: 22,
+          baseSha: dispatched,
+          headSha: sha("b"),
+        }),
+      }),
+      deps({
+        compare: async (request) => {
+          requests.push(request);
+          return ratio(request);
+        },
+      }),
+    );
+    expect(outputs["baseline-sha"]).toBe(dispatched);
+    // The push baseline recorded earlier on main (run 100) is history for the drift estimate.
+    const history = requests[0]!.historyDirs;
+    expect(history.some((dir) => dir.endsWith("/100"))).toBe(true);
+    expect(history.every((dir) => !dir.endsWith("/320"))).toBe(true);
+    for (const dir of history)
+      expect(await readFile(join(dir, "chat", "run-0", "run.json"), "utf8")).toContain("schemaVersion");
   });
 
   it("a baseline that breaks the schema fails the gate with the file and field, never compares", async () => {

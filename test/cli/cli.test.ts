@@ -58,7 +58,7 @@ describe("init and validate", () => {
       .split("\n")
       .filter((line) => /^ {2}(chat|rag|longgen|spike)/.test(line));
     expect(cellLines).toHaveLength(19);
-    expect(validate.stdout).toMatch(/estimated GPU time per side/);
+    expect(validate.stdout).toMatch(/estimated GPU-minutes \(measured runs plus every server start\)/);
   });
 
   it("refuses to overwrite without --force", async () => {

@@ -78,6 +78,36 @@ describe("vllm-perf-gate compare", () => {
     expect(t.stdout()).toContain("Mode: stored baseline");
   });
 
+  it("reads --history sessions for the stored drift estimate, not as baseline runs", async () => {
+    const { dir } = await workspace(1);
+    for (const s of [1, 2, 3])
+      await writeResultsDir(join(dir, `h${s}`), noisyRuns(5, { seed: 20 + s, sd: 0.01 }));
+    const t = fakeIo(dir);
+    const code = await runCli(
+      [
+        "compare",
+        "--baseline",
+        "base",
+        "--candidate",
+        "cand",
+        "--history",
+        "h1",
+        "h2",
+        "h3",
+        "--out",
+        "out",
+        "--format",
+        "json",
+      ],
+      t.io,
+    );
+    expect(t.stderr()).toBe("");
+    expect(code).toBe(0);
+    const verdict = verdictFileSchema.parse(JSON.parse(t.stdout()));
+    expect(verdict.settings.sessionDriftEstimates.ttft_p95).toMatchObject({ source: "history", sessions: 4 });
+    expect(verdict.cells[0]!.baselineRuns).toBe(5);
+  });
+
   it("accepts several paths after one flag and vLLM result files", async () => {
     const dir = await mkdtemp(join(tmpdir(), "vpg-compare-"));
     const files: string[] = [];

@@ -36,8 +36,9 @@ describe("presets", () => {
     const { config } = parseConfigText(presetText("chat", "docker", "s.json"), "c.yml", { env: {} });
     const summary = summarizeConfig(config);
     expect(summary.warnings.join("\n")).toMatch(/pinned by tag only/);
-    expect(summary.gpuHours.candidateAtMax).toBeGreaterThan(summary.gpuHours.candidateAtMin);
-    expect(summary.costUsd?.atMin).toBeCloseTo(summary.gpuHours.candidateAtMin * 4, 6);
+    const stored = summary.gpuMinutes.find((e) => e.mode === "stored")!;
+    expect(stored.minutes.max).toBeGreaterThan(stored.minutes.first);
+    expect(stored.usd?.first).toBeCloseTo((stored.minutes.first / 60) * 4, 6);
   });
 });
 

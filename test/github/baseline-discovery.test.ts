@@ -65,10 +65,11 @@ describe("findBaseline", () => {
     const listCall = fake.requests.findLast((r) => r.path.endsWith("/actions/workflows/bench.yml/runs"));
     expect(Object.fromEntries(listCall?.query ?? [])).toMatchObject({
       branch: "main",
-      event: "push",
       status: "success",
       head_sha: sha("b"),
     });
+    // One event per query is all the API filters on; baselines come from three kinds of run.
+    expect(listCall?.query.has("event")).toBe(false);
   });
 
   it("walks back past expired and missing artifacts, and says why it fell back", async () => {
@@ -91,18 +92,69 @@ describe("findBaseline", () => {
     expect(search.found?.fallbackReason).toContain("run 2");
   });
 
-  it("ignores failed runs, other branches and pull_request runs", async () => {
+  it("ignores failed runs, other branches and pull_request runs (even from a fork's branch named main)", async () => {
     run(1, sha("a"), 1, { conclusion: "failure" });
     run(2, sha("b"), 2, { head_branch: "feature" });
     run(3, sha("c"), 3, { event: "pull_request" });
-    [1, 2, 3].forEach((id) => {
+    run(4, sha("d"), 4, { event: "pull_request_target" });
+    [1, 2, 3, 4].forEach((id) => {
       artifact(id);
     });
     const search = await findBaseline(client, query);
     expect(search.found).toBeNull();
     expect(search.rejected).toEqual([
-      `no successful push run on main at base commit ${sha("b").slice(0, 12)}`,
+      `no successful push/schedule/workflow_dispatch run on main at base commit ${sha("b").slice(0, 12)}`,
+      `run 4 at ${sha("d").slice(0, 12)}: a pull_request_target run is never a baseline`,
+      `run 3 at ${sha("c").slice(0, 12)}: a pull_request run is never a baseline`,
     ]);
+  });
+
+  for (const event of ["push", "schedule", "workflow_dispatch"]) {
+    it(`finds a baseline recorded by a ${event} run`, async () => {
+      run(1, sha("a"), 1, { event });
+      artifact(1);
+      run(2, sha("c"), 2, { event });
+      artifact(2, "vllm-perf-gate-baseline", true);
+      const search = await findBaseline(client, { ...query, preferredSha: null });
+      expect(search.found).toMatchObject({ runId: 1, headSha: sha("a"), fallbackReason: null });
+      expect(search.rejected).toEqual([
+        `run 2 at ${sha("c").slice(0, 12)}: artifact "vllm-perf-gate-baseline" expired`,
+      ]);
+    });
+  }
+
+  it("takes the newest baseline of any kind when the base commit has none", async () => {
+    run(1, sha("a"), 1, { event: "push" });
+    run(2, sha("c"), 2, { event: "schedule" });
+    run(3, sha("d"), 3, { event: "workflow_dispatch" });
+    run(4, sha("e"), 4, { event: "schedule" });
+    [1, 2, 3].forEach((id) => {
+      artifact(id);
+    });
+    const search = await findBaseline(client, query);
+    expect(search.found?.runId).toBe(3);
+    expect(search.found?.fallbackReason).toContain("no successful push/schedule/workflow_dispatch run");
+  });
+
+  it("returns the last N baseline sessions of the branch, newest first, past expired ones", async () => {
+    run(1, sha("a"), 1, { event: "push" });
+    run(2, sha("b"), 2, { event: "schedule" });
+    run(3, sha("c"), 3, { event: "workflow_dispatch" });
+    run(4, sha("d"), 4, { event: "push" });
+    run(5, sha("e"), 5, { event: "schedule" });
+    run(6, sha("f"), 6, { event: "pull_request" });
+    [1, 2, 3, 5, 6].forEach((id) => {
+      artifact(id);
+    });
+    artifact(4, "vllm-perf-gate-baseline", true);
+    const search = await findBaseline(client, { ...query, sessions: 4 });
+    // The base commit's own run is the one compared with; the history is the newest others.
+    expect(search.found?.runId).toBe(2);
+    expect(search.history.map((found) => found.runId)).toEqual([5, 3, 1]);
+    const fewer = await findBaseline(client, { ...query, sessions: 2 });
+    expect(fewer.history.map((found) => found.runId)).toEqual([5]);
+    const one = await findBaseline(client, query);
+    expect(one.history).toEqual([]);
   });
 
   it("reports a workflow with no runs (404) as a problem, not a crash", async () => {

@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { baseUrlProvider } from "../../src/runner/base-url-provider.js";
-import { alternatingOrder, runAdaptive, type SideSpec } from "../../src/runner/interleaved.js";
+import {
+  alternatingBlocks,
+  alternatingOrder,
+  runAdaptive,
+  type SideSpec,
+} from "../../src/runner/interleaved.js";
 import type { ServerProvider } from "../../src/server/types.js";
 import { type FakeServer, startFakeServer } from "./helpers/fake-openai-server.js";
 import { testConfig, tinyCell } from "./helpers/run-config.js";
@@ -15,6 +20,33 @@ describe("alternatingOrder", () => {
       "BA",
       "AB",
       "BA",
+    ]);
+  });
+});
+
+describe("alternatingBlocks", () => {
+  it("merges consecutive runs of a side: R pairs need R + 1 blocks, in the same order of runs", () => {
+    const blocks = alternatingBlocks(0, 4, ["A", "B"]);
+    expect(blocks.map((b) => `${b.side}${b.firstRun}+${b.runs}`)).toEqual([
+      "A0+1",
+      "B0+2",
+      "A1+2",
+      "B2+2",
+      "A3+1",
+    ]);
+    const order = blocks.flatMap((b) =>
+      Array.from({ length: b.runs }, (_, i) => `${b.side}${b.firstRun + i}`),
+    );
+    expect(order).toEqual(
+      [0, 1, 2, 3].flatMap((pair) => alternatingOrder(pair, ["A", "B"]).map((side) => `${side}${pair}`)),
+    );
+    for (const pairs of [1, 2, 3, 5, 10])
+      expect(alternatingBlocks(0, pairs, ["A", "B"])).toHaveLength(pairs + 1);
+    // A later look continues the order where the last one stopped.
+    expect(alternatingBlocks(3, 2, ["A", "B"]).map((b) => `${b.side}${b.firstRun}+${b.runs}`)).toEqual([
+      "B3+1",
+      "A3+2",
+      "B4+1",
     ]);
   });
 });
@@ -63,9 +95,9 @@ describe("runAdaptive", () => {
     expect(looks).toEqual([2, 3]);
     expect(result.stoppedBecause).toBe("max-runs");
     expect(result.runsPerSide).toBe(4);
+    // One start per block of consecutive same-side runs: A | BB A (look at 2), then A B (3), then B A (4).
     expect(starts).toEqual([
       "baseline",
-      "candidate",
       "candidate",
       "baseline",
       "baseline",
@@ -83,6 +115,39 @@ describe("runAdaptive", () => {
       "candidate/3",
       "baseline/3",
     ]);
+  });
+
+  it("keeps one server per block: 5 pairs in one look cost 6 starts per cell, not 10", async () => {
+    server = await startFakeServer();
+    const dir = mkdtempSync(join(tmpdir(), "vpg-adaptive-"));
+    const config = testConfig([tinyCell("a"), tinyCell("b")]);
+    const starts: string[] = [];
+    const side = (name: SideSpec["name"]): SideSpec => {
+      const inner = baseUrlProvider({ baseUrl: server!.baseUrl, model: config.model });
+      return {
+        name,
+        config,
+        provider: {
+          lifecycle: "per-cell",
+          start(context) {
+            starts.push(`${name}/${context.cell}`);
+            return inner.start(context);
+          },
+        },
+        outDir: join(dir, name),
+        baseDir: dir,
+      };
+    };
+    const result = await runAdaptive({
+      sides: [side("baseline"), side("candidate")],
+      minRuns: 5,
+      maxRuns: 5,
+      calibrate: false,
+      decide: async () => null,
+    });
+    expect(result.runs).toHaveLength(20);
+    expect(starts.filter((s) => s.endsWith("/a"))).toHaveLength(6);
+    expect(starts.filter((s) => s.endsWith("/b"))).toHaveLength(6);
   });
 
   it("stops at the first look that decides", async () => {

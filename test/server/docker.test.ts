@@ -58,6 +58,13 @@ describe("docker kind against fake docker and nvidia-smi", () => {
       imageDigest: pinned,
       servedModels: [model.name],
     });
+    // The docker settings compare diffs field by field: names of passed variables, never values.
+    expect(fingerprint.server.settings).toEqual({
+      dockerArgs: [],
+      env: ["HF_TOKEN"],
+      gpus: "all",
+      lifecycle: "per-cell",
+    });
     expect(fingerprint.server.args).toEqual([
       "--model",
       model.name,

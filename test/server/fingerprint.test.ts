@@ -1,13 +1,19 @@
 import { describe, expect, it } from "vitest";
+import { diffFingerprints as diffPerCell, flattenFingerprint } from "../../src/compare/fingerprint.js";
 import { cacheConfigFromMetrics, parsePrometheusText } from "../../src/metrics/prometheus-text.js";
 import {
   buildFingerprint,
-  diffFingerprints,
   type FingerprintFacts,
   fingerprintSchema,
-  flattenFingerprint,
   hashConfig,
 } from "../../src/server/fingerprint.js";
+
+/** The comparability rule (src/compare/fingerprint.ts) on one cell's pair of built fingerprints. */
+const diffFingerprints = (
+  baseline: Record<string, unknown>,
+  candidate: Record<string, unknown>,
+  allowed: readonly string[] = [],
+) => diffPerCell([{ cell: "chat", baseline, candidate }], allowed);
 
 const facts: FingerprintFacts = {
   tool: { name: "vllm-perf-gate", version: "0.1.0" },
@@ -64,7 +70,7 @@ describe("fingerprint", () => {
     expect(JSON.stringify(fingerprint)).not.toContain("secret");
   });
 
-  it("diffs field by field and marks the allowed differences", () => {
+  it("diffs built fingerprints field by field: allowed, informational and blocking", () => {
     const baseline = buildFingerprint(facts);
     const candidate = buildFingerprint({
       ...facts,
@@ -77,13 +83,18 @@ describe("fingerprint", () => {
       env: { ...facts.env, RUNNER_NAME: "gpu-runner-4" },
     });
     expect(diffFingerprints(baseline, baseline)).toEqual([]);
-    const differences = diffFingerprints(baseline, candidate, ["server.image", "server.imageDigest"]);
-    expect(differences.map(({ field, allowed }) => [field, allowed])).toEqual([
-      ["runner.name", true],
-      ["sampling.temperature", false],
-      ["server.image", true],
-      ["server.imageDigest", true],
+    const differences = diffFingerprints(baseline, candidate, ["server.image"]);
+    expect(differences.map(({ field, allowed, informational }) => [field, allowed, informational])).toEqual([
+      ["runner.name", true, true],
+      ["sampling.temperature", false, false],
+      ["server.image", true, false],
+      // Follows from the image: allowing server.image allows its digest.
+      ["server.imageDigest", true, false],
     ]);
+    expect(differences.find((d) => d.field === "sampling.temperature")).toMatchObject({
+      baseline: 0,
+      candidate: 0.7,
+    });
     expect(
       diffFingerprints(baseline, candidate, ["server", "sampling"]).every((difference) => difference.allowed),
     ).toBe(true);

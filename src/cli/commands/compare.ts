@@ -17,6 +17,8 @@ Writes DIR/verdict.json and DIR/report.md and prints the verdict.
 Options:
   --baseline PATH...       baseline results (repeat the flag or list several paths)
   --candidate PATH...      candidate results
+  --history PATH...        earlier baseline sessions (one results directory each), read only to estimate
+                           the between-session drift in stored mode
   --config FILE            config whose gate and repeats sections apply (default: built-in defaults)
   --out DIR                where verdict.json and report.md go (default: perf-gate-compare)
   --mode MODE              stored (baseline from another job: adds session drift, default) or
@@ -38,7 +40,7 @@ contradict each other is exit 2; duplicated runs are counted once (see docs/comp
 Exit codes: 0 the gate passes, 1 the gate fails (per gate.fail_on), 2 invalid input.
 `;
 
-const listFlags = new Set(["--baseline", "--candidate"]);
+const listFlags = new Set(["--baseline", "--candidate", "--history"]);
 
 /** `--baseline a b c` → `--baseline a --baseline b --baseline c` (node's parser wants one value per flag). */
 export function expandListFlags(argv: readonly string[]): string[] {
@@ -78,6 +80,7 @@ export const compareCommand: CliCommand = {
     const args = parseCommandArgs(expandListFlags(argv), {
       baseline: { type: "string", multiple: true },
       candidate: { type: "string", multiple: true },
+      history: { type: "string", multiple: true },
       config: { type: "string" },
       out: { type: "string" },
       mode: { type: "string" },
@@ -98,6 +101,7 @@ export const compareCommand: CliCommand = {
     const abs = (path: string) => (isAbsolute(path) ? path : resolve(io.cwd, path));
     const baseline = stringListOption(args, "baseline").map(abs);
     const candidate = stringListOption(args, "candidate").map(abs);
+    const history = stringListOption(args, "history").map(abs);
     if (baseline.length === 0) throw new UsageError("--baseline is required");
     if (candidate.length === 0) throw new UsageError("--candidate is required");
     const mode = stringOption(args, "mode") ?? "stored";
@@ -125,6 +129,7 @@ export const compareCommand: CliCommand = {
     const outcome = await compareResults({
       baseline,
       candidate,
+      history,
       config: config === undefined ? undefined : abs(config),
       mode: mode as ComparisonMode,
       baselineInfo: Object.keys(info).length > 0 ? info : null,

@@ -1,6 +1,7 @@
 import { templateView } from "../../config/interpolate.js";
 import { defaultConfigFile, loadConfig } from "../../config/load.js";
 import { renderSummary, summarizeConfig } from "../../config/summary.js";
+import { lookSchedule } from "../../stats/sequential.js";
 import { type CliCommand, parseCommandArgs, stringOption } from "../command.js";
 import { ExitCode } from "../errors.js";
 
@@ -39,7 +40,11 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
       io.stdout.write(`${JSON.stringify(masked, null, 2)}\n`);
       return ExitCode.ok;
     }
-    io.stdout.write(renderSummary(file, summarizeConfig(loaded.config, loaded.interpolation.templates)));
+    const { repeats } = loaded.config;
+    const looks = lookSchedule(repeats.min, repeats.max);
+    io.stdout.write(
+      renderSummary(file, summarizeConfig(loaded.config, loaded.interpolation.templates, looks)),
+    );
     return ExitCode.ok;
   },
 };

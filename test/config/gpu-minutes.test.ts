@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { parseConfigText } from "../../src/config/load.js";
+import { renderSummary, serverStartsPerCell, summarizeConfig } from "../../src/config/summary.js";
+import { lookSchedule } from "../../src/stats/sequential.js";
+
+/** Three cells of exactly 1 minute each, a vLLM container: the issue's cost model (3 min a start). */
+function config(extra = "") {
+  const cell = (name: string) => `  - name: ${name}
+    dataset: { type: synthetic, input_tokens: 128, output_tokens: 64 }
+    load: { type: rate, rate: 4 }
+    size: { duration_s: 60 }`;
+  return parseConfigText(
+    `version: 1
+server:
+  kind: docker
+  image: vllm/vllm-openai@sha256:${"a".repeat(64)}
+${extra}model:
+  name: m
+  revision: abc
+cells:
+${["chat", "rag", "batch"].map(cell).join("\n")}
+repeats: { min: 3, max: 10, baseline: 10 }
+`,
+    "c.yml",
+    { env: {} },
+  ).config;
+}
+
+describe("GPU-minutes per pull request, every server start counted", () => {
+  const looks = lookSchedule(3, 10);
+
+  it("counts one start per measuring step (stored) and R + 1 per look (interleaved)", () => {
+    expect(looks).toEqual([3, 5, 7, 10]);
+    expect(serverStartsPerCell("stored", 3, looks, "per-cell")).toBe(1);
+    expect(serverStartsPerCell("stored", 10, looks, "per-cell")).toBe(4);
+    // Looks of 3, 2, 2 and 3 pairs: 4 + 3 + 3 + 4 blocks of consecutive same-side runs.
+    expect(serverStartsPerCell("interleaved", 3, looks, "per-cell")).toBe(4);
+    expect(serverStartsPerCell("interleaved", 10, looks, "per-cell")).toBe(14);
+    expect(serverStartsPerCell("interleaved", 10, looks, "per-run")).toBe(20);
+    expect(serverStartsPerCell("baseline", 10, looks, "per-cell")).toBe(1);
+  });
+
+  it("validate prints the estimate per mode, with 3 minutes per start unless configured", () => {
+    const summary = summarizeConfig(config(), [], looks);
+    const byMode = Object.fromEntries(summary.gpuMinutes.map((e) => [e.mode, e]));
+    // stored: 3 cells x 3 runs x 1 min + 3 starts x 3 min; at 10 runs: 30 + 12 starts x 3.
+    expect(byMode.stored).toMatchObject({
+      minutes: { first: 18, max: 66 },
+      serverStarts: { first: 3, max: 12 },
+    });
+    // interleaved: both sides, 2 x 3 x 3 + 12 starts x 3; at 10: 60 + 42 x 3.
+    expect(byMode.interleaved).toMatchObject({
+      minutes: { first: 54, max: 186 },
+      serverStarts: { first: 12, max: 42 },
+    });
+    expect(byMode.baseline).toMatchObject({
+      runs: { first: 10 },
+      minutes: { first: 39 },
+      serverStarts: { first: 3 },
+    });
+    const text = renderSummary("c.yml", summary);
+    expect(text).toContain(
+      "per PR, stored baseline (PR side only): 18 at 3 runs (3 starts), 66 at 10 runs (12 starts)",
+    );
+    expect(text).toContain(
+      "per PR, interleaved (both sides): 54 at 3 runs (12 starts), 186 at 10 runs (42 starts)",
+    );
+    expect(text).toContain("per baseline job (push/schedule): 39 at 10 runs, 3 server starts");
+
+    // cost.server_start_s: 60 -> 9 minutes of runs and 3 starts of 1 minute.
+    const fastStart = summarizeConfig(withStart(60), [], looks);
+    expect(fastStart.gpuMinutes.find((e) => e.mode === "stored")!.minutes.first).toBe(9 + 3);
+  });
+
+  it("a per-run lifecycle costs a start per run", () => {
+    const summary = summarizeConfig(config("  lifecycle: per-run\n"), [], looks);
+    const interleaved = summary.gpuMinutes.find((e) => e.mode === "interleaved")!;
+    expect(interleaved.serverStarts.max).toBe(3 * 20);
+  });
+});
+
+function withStart(seconds: number) {
+  const base = config();
+  return { ...base, cost: { ...base.cost, server_start_s: seconds } };
+}
