@@ -83,12 +83,14 @@ function headline(verdict: VerdictFile): string {
   const counts = `**${c.regression}** regressed · **${c.improvement}** improved · **${c.withinTolerance}** within tolerance · **${c.inconclusive}** inconclusive — ${c.gated} gated checks in ${verdict.cells.length} cell${verdict.cells.length === 1 ? "" : "s"}`;
   // The headline and the next-look reason are our own words (counts only), so they are not escaped.
   const lines = [title, "", `**${verdict.headline}**`, "", counts];
+  // The reason for "not comparable" is the verdict itself: it stays in the part no budget sheds.
+  const blocking = blockingDifferenceLines(verdict, 5);
+  if (blocking.length > 0) lines.push("", ...blocking);
   if (verdict.nextLook) {
     const n = verdict.nextLook;
-    lines.push(
-      "",
-      `**More runs needed:** ${n.runsPerSide} runs per side (add ${n.addCandidateRuns} candidate${n.addBaselineRuns > 0 ? ` and ${n.addBaselineRuns} baseline` : ""} run${n.addCandidateRuns + n.addBaselineRuns === 1 ? "" : "s"}, ${n.gpuMinutes === undefined ? "" : `about ${Math.round(n.gpuMinutes)} GPU-minutes`}): ${n.reason}.`,
-    );
+    const added = `add ${n.addCandidateRuns} candidate${n.addBaselineRuns > 0 ? ` and ${n.addBaselineRuns} baseline` : ""} run${n.addCandidateRuns + n.addBaselineRuns === 1 ? "" : "s"}`;
+    const cost = n.gpuMinutes === undefined ? "" : `, about ${Math.round(n.gpuMinutes)} GPU-minutes`;
+    lines.push("", `**More runs needed:** ${n.runsPerSide} runs per side (${added}${cost}): ${n.reason}.`);
   }
   const settle = settleSentence(verdict);
   if (settle) lines.push("", settle);
@@ -305,17 +307,26 @@ function excludedSection(verdict: VerdictFile, full: boolean): string {
   return ["### Runs excluded", "", table(["Side", "Cell", "Run", "Why", "File"], rows)].join("\n");
 }
 
+/** The fields that make the sides not comparable, each with its value on both sides (at most `limit`). */
+function blockingDifferenceLines(verdict: VerdictFile, limit: number): string[] {
+  const blocking = verdict.fingerprints.differences.filter((d) => !d.allowed && !d.informational);
+  const lines = blocking
+    .slice(0, limit)
+    .map(
+      (d) =>
+        `- not comparable: ${escapeMarkdown(d.field, 80)}: ${escapeValue(d.baseline, 60)} (baseline) vs ${escapeValue(d.candidate, 60)} (candidate)`,
+    );
+  if (blocking.length > limit) lines.push(`- … and ${blocking.length - limit} more (see verdict.json)`);
+  return lines;
+}
+
 function environmentSection(verdict: VerdictFile, full: boolean): string {
   const differences = verdict.fingerprints.differences;
   const lines = ["### Environment", ""];
   if (differences.length === 0) lines.push("Baseline and candidate ran under the same recorded conditions.");
   else if (!full) {
-    const blocking = differences.filter((d) => !d.allowed);
     lines.push(`${differences.length} recorded conditions differ (details in verdict.json).`);
-    for (const d of blocking.slice(0, 5))
-      lines.push(
-        `- not comparable: ${escapeMarkdown(d.field, 80)}: ${escapeValue(d.baseline, 60)} (baseline) vs ${escapeValue(d.candidate, 60)} (candidate)`,
-      );
+    lines.push(...blockingDifferenceLines(verdict, 5));
   } else {
     lines.push(
       table(

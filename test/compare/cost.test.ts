@@ -47,7 +47,10 @@ const side = (count: number, seed: number, name: string) =>
     runRecordFromRunFile(run, `${name}/chat/run-${i}/run.json`),
   );
 
-function compare(mode: "stored" | "interleaved", settings = defaultCompareSettings()) {
+// Looks at 3, 5 and 10 runs per side, so the 5 runs below are reached in two measuring steps.
+const threeToTen = { ...defaultCompareSettings(), repeats: { min: 3, max: 10 } };
+
+function compare(mode: "stored" | "interleaved", settings = threeToTen) {
   const outcome = compareRecords({
     baseline: side(5, 1, "b"),
     candidate: side(5, 2, "c"),
@@ -79,7 +82,7 @@ describe("GPU-minutes spent", () => {
 
   it("stored: the candidate's runs and one start per measuring step, at the configured start cost", () => {
     const settings = {
-      ...defaultCompareSettings(),
+      ...threeToTen,
       cost: { serverStartS: 60, lifecycle: "per-cell" as const },
     };
     const outcome = compare("stored", settings);

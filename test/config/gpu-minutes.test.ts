@@ -30,12 +30,12 @@ describe("GPU-minutes per pull request, every server start counted", () => {
   const looks = lookSchedule(3, 10);
 
   it("counts one start per measuring step (stored) and R + 1 per look (interleaved)", () => {
-    expect(looks).toEqual([3, 5, 7, 10]);
+    expect(looks).toEqual([3, 5, 10]);
     expect(serverStartsPerCell("stored", 3, looks, "per-cell")).toBe(1);
-    expect(serverStartsPerCell("stored", 10, looks, "per-cell")).toBe(4);
-    // Looks of 3, 2, 2 and 3 pairs: 4 + 3 + 3 + 4 blocks of consecutive same-side runs.
+    expect(serverStartsPerCell("stored", 10, looks, "per-cell")).toBe(3);
+    // Looks of 3, 2 and 5 pairs: 4 + 3 + 6 blocks of consecutive same-side runs.
     expect(serverStartsPerCell("interleaved", 3, looks, "per-cell")).toBe(4);
-    expect(serverStartsPerCell("interleaved", 10, looks, "per-cell")).toBe(14);
+    expect(serverStartsPerCell("interleaved", 10, looks, "per-cell")).toBe(13);
     expect(serverStartsPerCell("interleaved", 10, looks, "per-run")).toBe(20);
     expect(serverStartsPerCell("baseline", 10, looks, "per-cell")).toBe(1);
   });
@@ -43,15 +43,15 @@ describe("GPU-minutes per pull request, every server start counted", () => {
   it("validate prints the estimate per mode, with 3 minutes per start unless configured", () => {
     const summary = summarizeConfig(config(), [], looks);
     const byMode = Object.fromEntries(summary.gpuMinutes.map((e) => [e.mode, e]));
-    // stored: 3 cells x 3 runs x 1 min + 3 starts x 3 min; at 10 runs: 30 + 12 starts x 3.
+    // stored: 3 cells x 3 runs x 1 min + 3 starts x 3 min; at 10 runs: 30 + 9 starts x 3.
     expect(byMode.stored).toMatchObject({
-      minutes: { first: 18, max: 66 },
-      serverStarts: { first: 3, max: 12 },
+      minutes: { first: 18, max: 57 },
+      serverStarts: { first: 3, max: 9 },
     });
-    // interleaved: both sides, 2 x 3 x 3 + 12 starts x 3; at 10: 60 + 42 x 3.
+    // interleaved: both sides, 2 x 3 x 3 + 12 starts x 3; at 10: 60 + 39 x 3.
     expect(byMode.interleaved).toMatchObject({
-      minutes: { first: 54, max: 186 },
-      serverStarts: { first: 12, max: 42 },
+      minutes: { first: 54, max: 177 },
+      serverStarts: { first: 12, max: 39 },
     });
     expect(byMode.baseline).toMatchObject({
       runs: { first: 10 },
@@ -60,10 +60,10 @@ describe("GPU-minutes per pull request, every server start counted", () => {
     });
     const text = renderSummary("c.yml", summary);
     expect(text).toContain(
-      "per PR, stored baseline (PR side only): 18 at 3 runs (3 starts), 66 at 10 runs (12 starts)",
+      "per PR, stored baseline (PR side only): 18 at 3 runs (3 starts), 57 at 10 runs (9 starts)",
     );
     expect(text).toContain(
-      "per PR, interleaved (both sides): 54 at 3 runs (12 starts), 186 at 10 runs (42 starts)",
+      "per PR, interleaved (both sides): 54 at 3 runs (12 starts), 177 at 10 runs (39 starts)",
     );
     expect(text).toContain("per baseline job (push/schedule): 39 at 10 runs, 3 server starts");
 
