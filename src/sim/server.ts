@@ -230,6 +230,8 @@ export class SimServer {
   private readonly active = new Map<string, ActiveRequest>();
   private readonly faultRandom: Random;
   private readonly startedAt: number;
+  /** Unix seconds the server started: the metrics' `_created` samples. */
+  private readonly createdAt = Date.now() / 1000;
   private completedCount = 0;
   private readonly sockets = new Set<Socket>();
   /** Requests with output from the delivery in progress (reused to spare an allocation per step). */
@@ -404,7 +406,14 @@ export class SimServer {
       case "GET /metrics":
         this.count(path, method, 200);
         res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
-        res.end(renderMetrics({ engine: this.engine, modelName: o.model, httpRequests: this.httpRequests }));
+        res.end(
+          renderMetrics({
+            engine: this.engine,
+            modelName: o.model,
+            httpRequests: this.httpRequests,
+            createdAt: this.createdAt,
+          }),
+        );
         return;
       case "POST /v1/completions":
         return this.generate("completions", req, res, receivedAt);
