@@ -6,7 +6,13 @@ import { Engine, type StepEvent } from "./engine.js";
 import { writeEventChunk } from "./event-stream.js";
 import { StepLoop } from "./loop.js";
 import { renderMetrics } from "./metrics-text.js";
-import { applyOverrides, coerceOverrides, ProfileError, type SimProfile } from "./profile.js";
+import {
+  applyOverrides,
+  checkKvCapacity,
+  coerceOverrides,
+  ProfileError,
+  type SimProfile,
+} from "./profile.js";
 import {
   ChunkWriter,
   chatPromptTokens,
@@ -16,7 +22,9 @@ import {
   errorBody,
   type GenerationRequest,
   ProtocolError,
+  type ProtocolShape,
   parseGenerationRequest,
+  protocolShapeOf,
   streamErrorEvent,
   usageOf,
 } from "./protocol.js";
@@ -80,7 +88,7 @@ class ActiveRequest {
     readonly clientRequestId: string | undefined,
     readonly fault: FaultPlan | undefined,
   ) {
-    this.writer = new ChunkWriter(req.endpoint, id, created, req.model);
+    this.writer = new ChunkWriter(req.endpoint, id, created, req.model, server.protocolShape);
   }
 
   start(): void {
@@ -172,6 +180,7 @@ class ActiveRequest {
       finish,
       completionTokens,
       cachedTokens,
+      this.server.protocolShape,
     );
     this.server.sendJson(this.res, 200, body, this.req.endpoint);
     this.server.completed(this);
@@ -266,8 +275,13 @@ export class SimServer {
     return this.engine.config;
   }
 
+  get protocolShape(): ProtocolShape {
+    return protocolShapeOf(this.engine.config.vllm_version);
+  }
+
   setProfile(overrides: Record<string, unknown>, where: string): SimProfile {
     const next = applyOverrides(this.engine.config, overrides, where);
+    checkKvCapacity(next, where);
     if (next.block_size !== this.engine.config.block_size && this.engine.hasWork()) {
       throw new ProfileError(`${where}: field "block_size": can only change while no request is in flight`);
     }
@@ -348,26 +362,43 @@ export class SimServer {
     return this.options.clock.now() - this.startedAt < this.profile.startup_delay_s * 1000;
   }
 
+  /**
+   * http_requests_total as vLLM's instrumentator counts it: grouped status, and not for the handlers it
+   * excludes (excluded_handlers in vllm/entrypoints/openai/api_server.py @ v0.11.0).
+   */
   private count(handler: string, method: string, status: number): void {
+    if (uninstrumentedHandlers.has(handler)) return;
     const key = `${handler} ${method} ${Math.floor(status / 100)}xx`;
     this.httpRequests.set(key, (this.httpRequests.get(key) ?? 0) + 1);
   }
 
+  /** Starlette's StreamingResponse(media_type="text/event-stream") under uvicorn: no cache headers. */
   writeHead(res: ServerResponse, status: number, contentType: string, handler: string): void {
     this.count(handlerPath(handler), res.req.method ?? "GET", status);
-    res.writeHead(status, { "content-type": contentType, "cache-control": "no-cache" });
+    res.writeHead(status, { server: "uvicorn", "content-type": contentType });
   }
 
-  sendJson(res: ServerResponse, status: number, body: unknown, handler: string): void {
+  sendJson(
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    handler: string,
+    extra: Record<string, string> = {},
+  ): void {
     const text = JSON.stringify(body);
     this.count(handlerPath(handler), res.req.method ?? "GET", status);
-    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+    res.writeHead(status, {
+      server: "uvicorn",
+      "content-length": Buffer.byteLength(text),
+      "content-type": "application/json",
+      ...extra,
+    });
     res.end(text);
   }
 
   private sendEmpty(res: ServerResponse, status: number, handler: string): void {
     this.count(handler, res.req.method ?? "GET", status);
-    res.writeHead(status, { "content-length": 0 });
+    res.writeHead(status, { server: "uvicorn", "content-length": 0 });
     res.end();
   }
 
@@ -405,7 +436,7 @@ export class SimServer {
         return;
       case "GET /metrics":
         this.count(path, method, 200);
-        res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
+        res.writeHead(200, { server: "uvicorn", "content-type": "text/plain; version=0.0.4; charset=utf-8" });
         res.end(
           renderMetrics({
             engine: this.engine,
@@ -459,7 +490,14 @@ export class SimServer {
       }
     }
     await drain(req);
-    this.sendJson(res, 404, { detail: "Not Found" }, "unmatched");
+    // A path served with other methods: Starlette answers 405 with Allow (the instrumentator labels
+    // requests that match no route fully handler="none").
+    const allowed = routeMethods(path, o.devMode);
+    if (allowed.length > 0) {
+      this.sendJson(res, 405, { detail: "Method Not Allowed" }, "none", { allow: allowed.join(", ") });
+      return;
+    }
+    this.sendJson(res, 404, { detail: "Not Found" }, "none");
   }
 
   private models(): unknown {
@@ -663,6 +701,7 @@ export class SimServer {
         ignoreEos: parsed.ignoreEos,
         seed: parsed.seed,
         cacheSalt: parsed.cacheSalt,
+        temperature: parsed.temperature,
       },
       arrival,
     );
@@ -677,6 +716,33 @@ export class SimServer {
     active.start();
     if (!active.done) this.loop.wake(arrival);
   }
+}
+
+/** Handlers vLLM's instrumentator leaves out of http_requests_total. */
+const uninstrumentedHandlers = new Set(["/health", "/metrics", "/version"]);
+
+const routes: Record<string, readonly string[]> = {
+  "/health": ["GET"],
+  "/ping": ["GET", "POST"],
+  "/version": ["GET"],
+  "/v1/models": ["GET"],
+  "/metrics": ["GET"],
+  "/v1/completions": ["POST"],
+  "/v1/chat/completions": ["POST"],
+  "/tokenize": ["POST"],
+  "/detokenize": ["POST"],
+  "/admin/config": ["GET", "POST"],
+  "/admin/chunks": ["GET"],
+};
+const devRoutes: Record<string, readonly string[]> = {
+  "/reset_prefix_cache": ["POST"],
+  "/reset_mm_cache": ["POST"],
+  "/reset_encoder_cache": ["POST"],
+  "/server_info": ["GET"],
+};
+
+function routeMethods(path: string, devMode: boolean): readonly string[] {
+  return routes[path] ?? (devMode ? devRoutes[path] : undefined) ?? [];
 }
 
 function handlerPath(handler: string): string {

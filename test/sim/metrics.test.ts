@@ -202,7 +202,7 @@ describe("/metrics", () => {
   it("--disable-log-stats leaves only the HTTP metrics, as in vLLM", async () => {
     const quiet = await startSimulator({ set: { disable_log_stats: true } });
     try {
-      await fetch(`${quiet.baseUrl}/health`);
+      await fetch(`${quiet.baseUrl}/v1/models`);
       const { samples } = parsePrometheus(await (await fetch(`${quiet.baseUrl}/metrics`)).text());
       expect(samples.length).toBeGreaterThan(0);
       expect(samples.every((s) => s.name.startsWith("http_requests_"))).toBe(true);
