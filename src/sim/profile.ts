@@ -249,7 +249,7 @@ export const builtInProfiles: Readonly<Record<string, SimProfile>> = {
       "the load shape of a GPU: throughput bends well before max_num_seqs, prefill grows with the prompt squared",
     step_overhead_ms: 6,
     prefill_per_token_ms: 0.02,
-    prefill_attention_per_token_pair_ms: 0.000002,
+    prefill_attention_per_token_pair_ms: 0.000004,
     decode_per_seq_ms: 0.08,
     attention_per_context_token_ms: 0.00004,
   },
