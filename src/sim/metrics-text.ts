@@ -23,11 +23,18 @@ export interface MetricsContext {
   createdAt: number;
 }
 
-/** prometheus_client renders floats Go-style: whole numbers get ".0". */
+/**
+ * prometheus_client renders floats with floatToGoString (prometheus_client/utils.py): Python's repr, whole
+ * numbers with ".0", seven or more integer digits as an exponent.
+ */
 export function formatValue(value: number): string {
   if (value === Number.POSITIVE_INFINITY) return "+Inf";
   if (value === Number.NEGATIVE_INFINITY) return "-Inf";
   if (Number.isNaN(value)) return "NaN";
+  // Python's repr writes magnitudes below 1e-4 with an exponent of at least two digits ("4e-06").
+  if (value !== 0 && Math.abs(value) < 1e-4) {
+    return value.toExponential().replace(/e([+-])(\d)$/, "e$10$2");
+  }
   const text = Number.isInteger(value) && Math.abs(value) < 1e16 ? `${value}.0` : String(value);
   // Python's repr, then prometheus_client's floatToGoString: seven or more integer digits become an
   // exponent ("1.2345678e+07").

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type MetricsScrape, summarizeServerMetrics } from "../../src/metrics/server-metrics.js";
 import { startSimulator } from "../../src/sim/index.js";
+import { formatValue } from "../../src/sim/metrics-text.js";
 import { postStream, promptOf } from "./sse-client.js";
 
 /**
@@ -181,5 +182,20 @@ describe("speculative decoding in run.json", () => {
     const hot = await rate(1);
     expect(cold).toBeGreaterThan(hot);
     expect(cold).toBeGreaterThan(0.5);
+  });
+});
+
+describe("values as prometheus_client writes them (floatToGoString)", () => {
+  it("whole numbers get .0, seven or more integer digits an exponent, tiny values Python's repr", () => {
+    expect(formatValue(0)).toBe("0.0");
+    expect(formatValue(12)).toBe("12.0");
+    expect(formatValue(0.25)).toBe("0.25");
+    expect(formatValue(123456)).toBe("123456.0");
+    expect(formatValue(12345678)).toBe("1.2345678e+07");
+    expect(formatValue(1796116896.873)).toBe("1.796116896873e+09");
+    expect(formatValue(1e10)).toBe("1e+010");
+    expect(formatValue(0.000004)).toBe("4e-06");
+    expect(formatValue(1.5e-5)).toBe("1.5e-05");
+    expect(formatValue(Number.POSITIVE_INFINITY)).toBe("+Inf");
   });
 });
