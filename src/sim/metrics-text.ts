@@ -1,4 +1,5 @@
 import type { Engine } from "./engine.js";
+import type { HttpMetrics, SizeSummary } from "./http-metrics.js";
 import { type MetricSet, metricSetOf } from "./profile.js";
 import type { Histogram } from "./stats.js";
 
@@ -18,7 +19,7 @@ import type { Histogram } from "./stats.js";
 export interface MetricsContext {
   engine: Engine;
   modelName: string;
-  httpRequests: ReadonlyMap<string, number>;
+  http: HttpMetrics;
   /** Unix seconds the metrics were created (the `_created` samples). */
   createdAt: number;
 }
@@ -67,7 +68,7 @@ class Writer {
     this.family(`${name}_created`, "gauge", help);
     for (const labels of labelSets) this.sample(`${name}_created`, labels, this.createdAt);
   }
-  family(name: string, type: "gauge" | "counter" | "histogram", help: string): void {
+  family(name: string, type: "gauge" | "counter" | "histogram" | "summary", help: string): void {
     this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
   }
   sample(name: string, labels: Readonly<Record<string, string>>, value: number): void {
@@ -80,6 +81,10 @@ class Writer {
     histogram: Histogram,
   ): void {
     this.family(name, "histogram", help);
+    this.histogramSamples(name, labels, histogram);
+    this.created(name, help, [labels]);
+  }
+  histogramSamples(name: string, labels: Readonly<Record<string, string>>, histogram: Histogram): void {
     let cumulative = 0;
     histogram.buckets.forEach((bound, i) => {
       cumulative += histogram.counts[i]!;
@@ -88,17 +93,16 @@ class Writer {
     this.sample(`${name}_bucket`, { ...labels, le: "+Inf" }, histogram.count);
     this.sample(`${name}_count`, labels, histogram.count);
     this.sample(`${name}_sum`, labels, histogram.sum);
-    this.created(name, help, [labels]);
   }
 }
 
-export function renderMetrics({ engine, modelName, httpRequests, createdAt }: MetricsContext): string {
+export function renderMetrics({ engine, modelName, http, createdAt }: MetricsContext): string {
   const w = new Writer(createdAt);
   const labels = { model_name: modelName, engine: "0" };
   const s = engine.stats;
   const p = engine.config;
   if (p.disable_log_stats) {
-    writeHttpRequests(w, httpRequests);
+    writeHttp(w, http);
     return `${w.lines.join("\n")}\n`;
   }
   const set: MetricSet = metricSetOf(p.vllm_version);
@@ -238,7 +242,7 @@ export function renderMetrics({ engine, modelName, httpRequests, createdAt }: Me
   for (const [name, help, histogram] of histograms) w.histogram(name, help, labels, histogram);
   w.family("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig");
   w.sample("vllm:cache_config_info", cacheConfigLabels(engine), 1);
-  writeHttpRequests(w, httpRequests);
+  writeHttp(w, http);
   return `${w.lines.join("\n")}\n`;
 }
 
@@ -299,20 +303,66 @@ function writeSpecDecode(w: Writer, labels: Readonly<Record<string, string>>, en
   );
 }
 
-/** prometheus_fastapi_instrumentator's counter, as vLLM's API server registers it. */
-function writeHttpRequests(w: Writer, httpRequests: ReadonlyMap<string, number>): void {
-  w.family("http_requests_total", "counter", "Total number of requests by method, status and handler.");
-  const keys = [...httpRequests.keys()].map((key) => key.split(" "));
-  for (const [handler, method, status] of keys) {
+/**
+ * prometheus_fastapi_instrumentator's default families, as vLLM's API server registers them: the request
+ * counter, request and response sizes (summaries), and latency with many buckets and no labels and with
+ * three buckets by handler and method.
+ */
+function writeHttp(w: Writer, http: HttpMetrics): void {
+  const totalHelp = "Total number of requests by method, status and handler.";
+  w.family("http_requests_total", "counter", totalHelp);
+  const keys = [...http.requests.keys()].map((key) => key.split(" "));
+  const requestLabels = keys.map(([handler, method, status]) => ({
+    handler: handler!,
+    method: method!,
+    status: status!,
+  }));
+  for (const labels of requestLabels) {
     w.sample(
       "http_requests_total",
-      { handler: handler!, method: method!, status: status! },
-      httpRequests.get(`${handler} ${method} ${status}`)!,
+      labels,
+      http.requests.get(`${labels.handler} ${labels.method} ${labels.status}`)!,
     );
   }
-  w.created(
-    "http_requests",
-    "Total number of requests by method, status and handler.",
-    keys.map(([handler, method, status]) => ({ handler: handler!, method: method!, status: status! })),
+  w.created("http_requests", totalHelp, requestLabels);
+  summary(
+    w,
+    "http_request_size_bytes",
+    "Content length of incoming requests by handler. Only value of header is respected. Otherwise ignored. No percentile calculated. ",
+    http.requestSize,
   );
+  summary(
+    w,
+    "http_response_size_bytes",
+    "Content length of outgoing responses by handler. Only value of header is respected. Otherwise ignored. No percentile calculated. ",
+    http.responseSize,
+  );
+  w.histogram(
+    "http_request_duration_highr_seconds",
+    "Latency with many buckets but no API specific labels. Made for more accurate percentile calculations. ",
+    {},
+    http.durationHighr,
+  );
+  const durationHelp =
+    "Latency with only few buckets by handler. Made to be only used if aggregation by handler is important. ";
+  w.family("http_request_duration_seconds", "histogram", durationHelp);
+  const durationLabels: Record<string, string>[] = [];
+  for (const [key, histogram] of http.duration) {
+    const [handler, method] = key.split(" ");
+    const labels = { handler: handler!, method: method! };
+    durationLabels.push(labels);
+    w.histogramSamples("http_request_duration_seconds", labels, histogram);
+  }
+  w.created("http_request_duration_seconds", durationHelp, durationLabels);
+}
+
+function summary(w: Writer, name: string, help: string, sizes: ReadonlyMap<string, SizeSummary>): void {
+  w.family(name, "summary", help);
+  const labelSets: Record<string, string>[] = [];
+  for (const [handler, size] of sizes) {
+    labelSets.push({ handler });
+    w.sample(`${name}_count`, { handler }, size.count);
+    w.sample(`${name}_sum`, { handler }, size.sum);
+  }
+  w.created(name, help, labelSets);
 }

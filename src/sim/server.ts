@@ -4,6 +4,7 @@ import type { Socket } from "node:net";
 import type { MonotonicClock } from "../util/clock.js";
 import { Engine, type StepEvent } from "./engine.js";
 import { writeEventChunk } from "./event-stream.js";
+import { HttpMetrics } from "./http-metrics.js";
 import { StepLoop } from "./loop.js";
 import { renderMetrics } from "./metrics-text.js";
 import {
@@ -233,7 +234,12 @@ export class SimServer {
   readonly loop: StepLoop;
   readonly http: Server;
   readonly chunkLog: ChunkRecord[] = [];
-  readonly httpRequests = new Map<string, number>();
+  readonly httpMetrics = new HttpMetrics();
+  /** What the instrumentator will record for a response when it ends. */
+  private readonly httpRecords = new WeakMap<
+    ServerResponse,
+    { handler: string; status: number; responseBytes: number }
+  >();
   hung = false;
   dead = false;
   private readonly active = new Map<string, ActiveRequest>();
@@ -363,18 +369,38 @@ export class SimServer {
   }
 
   /**
-   * http_requests_total as vLLM's instrumentator counts it: grouped status, and not for the handlers it
-   * excludes (excluded_handlers in vllm/entrypoints/openai/api_server.py @ v0.11.0).
+   * The HTTP metrics of a response, recorded when it ends (as vLLM's instrumentator does: grouped status,
+   * and nothing for the handlers it excludes).
    */
-  private count(handler: string, method: string, status: number): void {
-    if (uninstrumentedHandlers.has(handler)) return;
-    const key = `${handler} ${method} ${Math.floor(status / 100)}xx`;
-    this.httpRequests.set(key, (this.httpRequests.get(key) ?? 0) + 1);
+  private count(res: ServerResponse, handler: string, status: number, responseBytes = 0): void {
+    this.httpRecords.set(res, { handler, status, responseBytes });
+  }
+
+  private instrument(req: IncomingMessage, res: ServerResponse, receivedAt: number): void {
+    let done = false;
+    const record = () => {
+      if (done) return;
+      done = true;
+      const info = this.httpRecords.get(res);
+      if (!info) return;
+      const requestBytes = Number(req.headers["content-length"] ?? 0) || 0;
+      const seconds = (this.options.clock.now() - receivedAt) / 1000;
+      this.httpMetrics.record(
+        info.handler,
+        req.method ?? "GET",
+        info.status,
+        requestBytes,
+        info.responseBytes,
+        seconds,
+      );
+    };
+    res.once("finish", record);
+    res.once("close", record);
   }
 
   /** Starlette's StreamingResponse(media_type="text/event-stream") under uvicorn: no cache headers. */
   writeHead(res: ServerResponse, status: number, contentType: string, handler: string): void {
-    this.count(handlerPath(handler), res.req.method ?? "GET", status);
+    this.count(res, handlerPath(handler), status);
     res.writeHead(status, { server: "uvicorn", "content-type": contentType });
   }
 
@@ -386,7 +412,7 @@ export class SimServer {
     extra: Record<string, string> = {},
   ): void {
     const text = JSON.stringify(body);
-    this.count(handlerPath(handler), res.req.method ?? "GET", status);
+    this.count(res, handlerPath(handler), status, Buffer.byteLength(text));
     res.writeHead(status, {
       server: "uvicorn",
       "content-length": Buffer.byteLength(text),
@@ -397,7 +423,7 @@ export class SimServer {
   }
 
   private sendEmpty(res: ServerResponse, status: number, handler: string): void {
-    this.count(handler, res.req.method ?? "GET", status);
+    this.count(res, handler, status);
     res.writeHead(status, { server: "uvicorn", "content-length": 0 });
     res.end();
   }
@@ -410,6 +436,7 @@ export class SimServer {
       res.destroy();
       return;
     }
+    this.instrument(req, res, receivedAt);
     const o = this.options;
     if (
       o.apiKey !== undefined &&
@@ -435,13 +462,13 @@ export class SimServer {
         this.sendJson(res, 200, this.models(), path);
         return;
       case "GET /metrics":
-        this.count(path, method, 200);
+        this.count(res, path, 200);
         res.writeHead(200, { server: "uvicorn", "content-type": "text/plain; version=0.0.4; charset=utf-8" });
         res.end(
           renderMetrics({
             engine: this.engine,
             modelName: o.model,
-            httpRequests: this.httpRequests,
+            http: this.httpMetrics,
             createdAt: this.createdAt,
           }),
         );
@@ -717,9 +744,6 @@ export class SimServer {
     if (!active.done) this.loop.wake(arrival);
   }
 }
-
-/** Handlers vLLM's instrumentator leaves out of http_requests_total. */
-const uninstrumentedHandlers = new Set(["/health", "/metrics", "/version"]);
 
 const routes: Record<string, readonly string[]> = {
   "/health": ["GET"],

@@ -205,7 +205,7 @@ describe("/metrics", () => {
       await fetch(`${quiet.baseUrl}/v1/models`);
       const { samples } = parsePrometheus(await (await fetch(`${quiet.baseUrl}/metrics`)).text());
       expect(samples.length).toBeGreaterThan(0);
-      expect(samples.every((s) => s.name.startsWith("http_requests_"))).toBe(true);
+      expect(samples.every((s) => s.name.startsWith("http_"))).toBe(true);
     } finally {
       await quiet.close();
     }

@@ -37,6 +37,44 @@ describe("HTTP surface as vLLM's FastAPI server", () => {
     }
   });
 
+  it("exports prometheus_fastapi_instrumentator's default families, recorded when a response ends", async () => {
+    const local = await startSimulator({ set: { step_overhead_ms: 5 } });
+    try {
+      const body = JSON.stringify({ prompt: "a b", max_tokens: 4, ignore_eos: true, stream: true });
+      const stream = await fetch(`${local.baseUrl}/v1/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      });
+      await stream.text();
+      const plain = await postJson(`${local.baseUrl}/v1/completions`, { prompt: "a", max_tokens: 1 });
+      const plainBytes = JSON.stringify(plain.body).length;
+      const text = await (await fetch(`${local.baseUrl}/metrics`)).text();
+      const line = (prefix: string) =>
+        text
+          .split("\n")
+          .find((l) => l.startsWith(prefix))
+          ?.split(" ")
+          .at(-1);
+      const handler = '{handler="/v1/completions"}';
+      expect(line('http_requests_total{handler="/v1/completions",method="POST",status="2xx"}')).toBe("2.0");
+      expect(line(`http_request_size_bytes_count${handler}`)).toBe("2.0");
+      expect(Number(line(`http_request_size_bytes_sum${handler}`))).toBeGreaterThan(body.length);
+      // A stream has no Content-Length, so only the plain body's size counts.
+      expect(Number(line(`http_response_size_bytes_sum${handler}`))).toBe(plainBytes);
+      expect(line('http_request_duration_highr_seconds_bucket{le="+Inf"}')).toBe("2.0");
+      expect(line('http_request_duration_seconds_count{handler="/v1/completions",method="POST"}')).toBe(
+        "2.0",
+      );
+      // The stream took at least its 5 steps of 5 ms.
+      expect(Number(line("http_request_duration_highr_seconds_sum"))).toBeGreaterThan(0.02);
+      expect(text).toContain("# TYPE http_request_size_bytes summary");
+      expect(text).toContain("# TYPE http_request_duration_seconds_created gauge");
+    } finally {
+      await local.close();
+    }
+  });
+
   it("stream and JSON headers are those of Starlette under uvicorn (no cache-control)", async () => {
     const stream = await fetch(`${sim.baseUrl}/v1/completions`, {
       method: "POST",
