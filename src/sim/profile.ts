@@ -71,7 +71,7 @@ export const knobSpecs = {
     schema: z
       .string()
       .regex(
-        /^(0\.(1[0-9]|[2-9][0-9])|[1-9][0-9]*\.[0-9]+)(\.[0-9]+)?([.+-][0-9A-Za-z.+-]*)?$/,
+        /^(0\.(1[0-9]|[2-9][0-9])|[1-9][0-9]*\.[0-9]+)(\.[0-9]+)?(([.+-]|[a-z])[0-9A-Za-z.+-]*)?$/,
         "expected a vLLM version of 0.10 or later, such as 0.10.2, 0.11.0 or 0.12.0",
       ),
     help: "what GET /version reports; its minor line selects the exported metric families (0.10, 0.11, 0.12 and later = current)",

@@ -185,6 +185,26 @@ describe("speculative decoding in run.json", () => {
   });
 });
 
+describe("the vllm_version knob", () => {
+  it("takes release, rc and dev versions of 0.10 and later, and names the field otherwise", async () => {
+    const { applyOverrides, builtInProfile, metricSetOf } = await import("../../src/sim/profile.js");
+    const base = builtInProfile("small-gpu");
+    for (const [version, set] of [
+      ["0.10.0", "0.10"],
+      ["0.10.2", "0.10"],
+      ["0.11.1rc2.dev5+g1234abc", "0.11"],
+      ["0.12.0", "current"],
+      ["0.30.0", "current"],
+      ["1.0.0", "current"],
+    ] as const) {
+      expect(metricSetOf(applyOverrides(base, { vllm_version: version }).vllm_version)).toBe(set);
+    }
+    for (const bad of ["0.9.2", "v0.11.0", "latest", "0.11.0 "]) {
+      expect(() => applyOverrides(base, { vllm_version: bad }), bad).toThrow(/field "vllm_version"/);
+    }
+  });
+});
+
 describe("values as prometheus_client writes them (floatToGoString)", () => {
   it("whole numbers get .0, seven or more integer digits an exponent, tiny values Python's repr", () => {
     expect(formatValue(0)).toBe("0.0");
