@@ -170,7 +170,11 @@ async function fidelity(): Promise<string[]> {
     // measured call computes only the rest. Formula with that cached count:
     const promptTokens = promptWords + 1;
     const cached = Math.floor((promptTokens - 1) / p.block_size) * p.block_size;
-    const ttft = p.step_overhead_ms + p.prefill_per_token_ms * (promptTokens - cached);
+    const computed = promptTokens - cached;
+    const ttft =
+      p.step_overhead_ms +
+      p.prefill_per_token_ms * computed +
+      p.prefill_attention_per_token_pair_ms * (computed * cached + (computed * (computed - 1)) / 2);
     ttftErr.push(r!.times[0]! - r!.start - ttft);
     for (let k = 1; k < r!.times.length; k++) {
       const itl =

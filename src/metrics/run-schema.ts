@@ -28,6 +28,17 @@ export type LatencySummary = z.output<typeof latencySummarySchema>;
 /** A value the server may not expose: `null` means missing, never zero. */
 const serverValue = z.number().nullable();
 
+/**
+ * What a histogram really knows about one of its quantiles: the bucket the rank falls in. The _ms figure
+ * beside it is interpolated inside this bucket, so it is no finer than [lower_ms, upper_ms].
+ */
+export const percentileResolutionSchema = z.object({
+  lower_ms: z.number(),
+  upper_ms: z.number().nullable().describe("null: the +Inf bucket"),
+  display: z.string().describe('What is known, e.g. "< 300 ms" or "300 ms to 500 ms".'),
+});
+export type PercentileResolution = z.output<typeof percentileResolutionSchema>;
+
 export const serverMetricsSummarySchema = z.object({
   notFinite: z
     .array(z.string())
@@ -49,6 +60,16 @@ export const serverMetricsSummarySchema = z.object({
   server_queue_p95_ms: serverValue,
   requests_completed: serverValue,
   missing: z.array(z.string()).describe("Metric names the server did not expose."),
+  server_percentile_resolution: z
+    .record(z.string(), percentileResolutionSchema)
+    .optional()
+    .describe("Per server_*_p*_ms figure read from a histogram: the bucket it lies in."),
+  spec_decode_drafts: serverValue.optional(),
+  spec_decode_draft_tokens: serverValue.optional(),
+  spec_decode_accepted_tokens: serverValue.optional(),
+  spec_decode_acceptance_rate: serverValue
+    .optional()
+    .describe("Accepted / draft tokens over the run; null without speculative decoding."),
 });
 
 export const runFileSchema = z.object({

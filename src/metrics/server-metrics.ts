@@ -1,5 +1,5 @@
 import { type PrometheusSample, parsePrometheusText } from "./prometheus-text.js";
-import type { ServerMetricsSummary } from "./run-schema.js";
+import type { PercentileResolution, ServerMetricsSummary } from "./run-schema.js";
 
 export interface MetricsScrape {
   phase: "before" | "during" | "after";
@@ -134,6 +134,23 @@ export function summarizeServerMetrics(scrapes: readonly MetricsScrape[]): Serve
     return { p50: toMs(histogramQuantile(start, end, 0.5)), p95: toMs(histogramQuantile(start, end, 0.95)) };
   };
 
+  const resolution: Record<string, PercentileResolution> = {};
+  const resolve = (figure: string, candidates: readonly string[], q: number) => {
+    const name = present(
+      after,
+      candidates.map((candidate) => `${candidate}_bucket`),
+    );
+    if (name === null) return;
+    const histogram = name.slice(0, -"_bucket".length);
+    const bucket = histogramQuantileBucket(buckets(before, histogram), buckets(after, histogram), q);
+    if (bucket) resolution[figure] = bucket;
+  };
+  resolve("server_ttft_p50_ms", names.ttft, 0.5);
+  resolve("server_ttft_p95_ms", names.ttft, 0.95);
+  resolve("server_queue_p50_ms", names.queue, 0.5);
+  resolve("server_queue_p95_ms", names.queue, 0.95);
+  const spec = specDecodeSummary(before, after);
+
   const preemptions = counterDelta(names.preemptions);
   const queries = counterDelta(names.prefixQueries);
   const hits = counterDelta(names.prefixHits);
@@ -162,5 +179,65 @@ export function summarizeServerMetrics(scrapes: readonly MetricsScrape[]): Serve
     server_queue_p95_ms: queue.p95,
     requests_completed: success,
     missing,
+    server_percentile_resolution: resolution,
+    ...spec,
+  };
+}
+
+/**
+ * The bucket a histogram quantile falls in, in ms: all that the histogram really knows about it. The
+ * interpolated figure (histogramQuantile) is only a guess inside [lower, upper]; `display` says what is
+ * known, "< 300 ms" for a rank in the first bucket.
+ */
+export function histogramQuantileBucket(
+  before: Map<number, number>,
+  after: Map<number, number>,
+  q: number,
+): PercentileResolution | null {
+  const bounds = [...after.keys()].sort((a, b) => a - b);
+  const counts = bounds.map((bound) => (after.get(bound) ?? 0) - (before.get(bound) ?? 0));
+  const totalCount = counts[counts.length - 1] ?? 0;
+  if (!(totalCount > 0)) return null;
+  const rank = q * totalCount;
+  let lower = 0;
+  for (let index = 0; index < bounds.length; index++) {
+    const bound = bounds[index]!;
+    if (counts[index]! >= rank && counts[index]! > 0) {
+      const upper = bound === Number.POSITIVE_INFINITY ? null : bound * 1000;
+      return { lower_ms: lower * 1000, upper_ms: upper, display: describeBucket(lower * 1000, upper) };
+    }
+    lower = bound;
+  }
+  return null;
+}
+
+function formatMs(ms: number): string {
+  if (ms >= 1000) return `${Number((ms / 1000).toPrecision(6))} s`;
+  return `${Number(ms.toPrecision(6))} ms`;
+}
+
+function describeBucket(lowerMs: number, upperMs: number | null): string {
+  if (upperMs === null) return `> ${formatMs(lowerMs)}`;
+  if (lowerMs === 0) return `< ${formatMs(upperMs)}`;
+  return `${formatMs(lowerMs)} to ${formatMs(upperMs)}`;
+}
+
+/**
+ * Speculative decoding over the run, from vLLM's counters (vllm/v1/spec_decode/metrics.py @ 016a8587):
+ * acceptance rate = accepted / draft tokens. All null when the server does not speculate; these are not
+ * listed in `missing`, since most servers have no draft model.
+ */
+function specDecodeSummary(before: Samples, after: Samples) {
+  const delta = (name: string): number | null =>
+    after.some((sample) => sample.name === name) ? total(after, name) - total(before, name) : null;
+  const drafts = delta("vllm:spec_decode_num_drafts_total");
+  const draftTokens = delta("vllm:spec_decode_num_draft_tokens_total");
+  const accepted = delta("vllm:spec_decode_num_accepted_tokens_total");
+  return {
+    spec_decode_drafts: drafts,
+    spec_decode_draft_tokens: draftTokens,
+    spec_decode_accepted_tokens: accepted,
+    spec_decode_acceptance_rate:
+      draftTokens !== null && accepted !== null && draftTokens > 0 ? accepted / draftTokens : null,
   };
 }

@@ -22,6 +22,8 @@ export interface EngineRequestSpec {
   /** The request's own `seed`; otherwise derived from the engine seed and the arrival order. */
   seed?: number;
   cacheSalt?: string;
+  /** Sampling temperature (default 1.0); only speculative decoding's acceptance depends on it. */
+  temperature?: number;
 }
 
 export interface SequenceTimes {
@@ -40,6 +42,8 @@ interface Sequence {
   plannedReason: "stop" | "length";
   outputs: number[];
   rng: Random;
+  /** Draws of speculative-decoding acceptance, apart from `rng` so that outputs do not depend on them. */
+  specRng: Random | undefined;
   numComputed: number;
   blockHashes: string[] | undefined;
   sharedBlocks: string[];
@@ -64,7 +68,11 @@ export interface StepEvent {
 
 interface ScheduledWork {
   seq: Sequence;
+  /** Tokens computed this step: a prefill chunk, or 1 + drafts for a decode. */
   tokens: number;
+  decode: boolean;
+  /** Draft tokens verified with this decode (speculative decoding). */
+  drafts: number;
 }
 
 export interface StepPlan {
@@ -98,7 +106,7 @@ export class Engine {
     this.noise = seededRandom(mixSeed(seed, 0x5eed));
     // One draw per engine (= per server start); sigma scales it later, so changing sigma keeps the draw.
     this.speedNormal = this.noise.normal();
-    this.stats = new EngineStats(profile.max_model_len, profile.max_num_batched_tokens);
+    this.stats = new EngineStats(profile.max_model_len);
   }
 
   get config(): SimProfile {
@@ -156,6 +164,8 @@ export class Engine {
       spec.seed !== undefined ? mixSeed(spec.seed, 0x7e57) : mixSeed(this.seed, ordinal + 1),
     );
     const { outputLength, reason } = this.plannedOutput(spec, rng);
+    const specSeed =
+      spec.seed !== undefined ? mixSeed(spec.seed, 0x5bec) : mixSeed(this.seed, -(ordinal + 1));
     const seq: Sequence = {
       spec,
       promptLen: spec.promptTokens.length,
@@ -163,6 +173,7 @@ export class Engine {
       plannedReason: reason,
       outputs: [],
       rng,
+      specRng: this.profile.spec_decode_num_tokens > 0 ? seededRandom(specSeed) : undefined,
       numComputed: 0,
       blockHashes: undefined,
       sharedBlocks: [],
@@ -173,17 +184,19 @@ export class Engine {
     };
     this.byId.set(spec.id, seq);
     this.waiting.push(seq);
-    this.stats.maxTokensParam.observe(spec.maxTokens);
   }
 
-  /** Client gone or stream faulted: free its KV and count it as finished with reason abort. */
+  /**
+   * Client gone or stream faulted: free its KV. As in vLLM, a client abort is not a finished request: no
+   * request_success_total, no per-request histogram (its TTFT and ITLs, observed per step, stay).
+   */
   abort(id: string, now: number): boolean {
     const seq = this.byId.get(id);
     if (!seq || seq.state === "finished") return false;
     this.removeFrom(this.waiting, seq);
     this.removeFrom(this.running, seq);
     if (this.current) this.current.work = this.current.work.filter((work) => work.seq !== seq);
-    this.finish(seq, "abort", now);
+    this.finish(seq, "abort", now, false);
     return true;
   }
 
@@ -205,30 +218,31 @@ export class Engine {
     let prefillTokens = 0;
     let decodeSequences = 0;
     let contextTokens = 0;
-    let batched = 0;
-    for (const { seq, tokens } of work) {
-      batched += tokens;
-      if (
-        seq.outputs.length > 0 &&
-        tokens === 1 &&
-        seq.numComputed === seq.promptLen + seq.outputs.length - 1
-      ) {
+    // Sum over prefill tokens of the context each attends to (tokens before it): attention makes a
+    // prompt's prefill cost grow with its length squared.
+    let prefillContext = 0;
+    let draftTokens = 0;
+    for (const { seq, tokens, decode, drafts } of work) {
+      if (decode) {
         decodeSequences++;
         contextTokens += seq.numComputed + 1;
+        draftTokens += drafts;
       } else {
         prefillTokens += tokens;
+        prefillContext += tokens * seq.numComputed + (tokens * (tokens - 1)) / 2;
       }
     }
     const p = this.profile;
     const c = this.costs;
     const base =
       p.step_overhead_ms +
-      c.prefillPerTokenMs * prefillTokens +
+      c.prefillPerTokenMs * (prefillTokens + draftTokens) +
+      p.prefill_attention_per_token_pair_ms * prefillContext +
       c.decodePerSeqMs * decodeSequences +
-      c.attentionPerContextTokenMs * contextTokens;
+      c.attentionPerContextTokenMs * contextTokens +
+      p.spec_decode_draft_per_token_ms * draftTokens;
     const jitter = p.jitter_sigma > 0 ? Math.exp(p.jitter_sigma * this.noise.normal()) : 1;
     const durationMs = base * this.speedFactor * jitter;
-    this.stats.iterationTokens.observe(batched);
     this.current = { start: now, end: now + durationMs, work };
     return { durationMs, prefillTokens, decodeSequences };
   }
@@ -240,15 +254,66 @@ export class Engine {
     this.current = undefined;
     const now = step.end;
     const events: StepEvent[] = [];
-    for (const { seq, tokens } of step.work) {
+    // vllm:iteration_tokens_total observes, per step with output, the prompt length of each request that
+    // got its first token plus the tokens generated (IterationStats in vllm/v1/metrics/stats.py).
+    let iterationTokens = 0;
+    for (const { seq, tokens, decode, drafts } of step.work) {
       if (seq.state !== "running") continue;
-      seq.numComputed += tokens;
-      this.registerFullPromptBlocks(seq);
-      if (seq.numComputed < seq.promptLen + seq.outputs.length) continue;
-      const event = this.sample(seq, now);
-      events.push(event);
+      let produce = 1;
+      if (decode) {
+        const accepted = drafts > 0 ? this.acceptDrafts(seq, drafts) : 0;
+        seq.numComputed += 1 + accepted;
+        produce = 1 + accepted;
+      } else {
+        seq.numComputed += tokens;
+        this.registerFullPromptBlocks(seq);
+        if (seq.numComputed < seq.promptLen + seq.outputs.length) continue;
+      }
+      if (seq.outputs.length === 0) iterationTokens += seq.promptLen;
+      iterationTokens += produce;
+      this.observeStepOutput(seq, now);
+      for (let i = 0; i < produce && seq.state === "running"; i++) events.push(this.sample(seq, now));
     }
+    if (iterationTokens > 0) this.stats.iterationTokens.observe(iterationTokens);
     return events;
+  }
+
+  /** Drafts accepted in a chain: position j counts only if every draft before it was accepted. */
+  private acceptDrafts(seq: Sequence, drafts: number): number {
+    const p = this.profile;
+    const t = Math.min(2, Math.max(0, seq.spec.temperature ?? 1));
+    const rate = Math.min(
+      1,
+      Math.max(
+        0,
+        p.spec_decode_acceptance_t0 + (p.spec_decode_acceptance_t1 - p.spec_decode_acceptance_t0) * t,
+      ),
+    );
+    const s = this.stats.specDecode;
+    s.drafts++;
+    s.draftTokens += drafts;
+    let accepted = 0;
+    const rng = seq.specRng ?? seededRandom(mixSeed(this.seed, 0x5bec));
+    seq.specRng = rng;
+    while (accepted < drafts && rng.next() < rate) {
+      s.acceptedPerPosition[accepted] = (s.acceptedPerPosition[accepted] ?? 0) + 1;
+      accepted++;
+    }
+    s.acceptedTokens += accepted;
+    return accepted;
+  }
+
+  /** TTFT at the first output, else one inter-token latency per step with output (not per token). */
+  private observeStepOutput(seq: Sequence, now: number): void {
+    const times = seq.times;
+    if (seq.outputs.length === 0) {
+      times.firstToken = now;
+      this.stats.ttft.observe((now - times.arrival) / 1000);
+      this.stats.promptTokens += seq.promptLen;
+    } else if (times.lastToken !== undefined) {
+      this.stats.itl.observe((now - times.lastToken) / 1000);
+    }
+    times.lastToken = now;
   }
 
   private sample(seq: Sequence, now: number): StepEvent {
@@ -257,15 +322,6 @@ export class Engine {
     const token = eos ? eosTokenId : Math.floor(seq.rng.next() * vocabularySize);
     seq.outputs.push(token);
     const first = seq.outputs.length === 1;
-    const times = seq.times;
-    if (first) {
-      times.firstToken = now;
-      this.stats.ttft.observe((now - times.arrival) / 1000);
-      this.stats.promptTokens += seq.promptLen;
-    } else if (times.lastToken !== undefined) {
-      this.stats.itl.observe((now - times.lastToken) / 1000);
-    }
-    times.lastToken = now;
     this.stats.generationTokens++;
     const event: StepEvent = {
       id: seq.spec.id,
@@ -313,7 +369,16 @@ export class Engine {
     // Running sequences first, oldest first, as vLLM V1's scheduler does.
     for (let i = 0; i < this.running.length && budget > 0; i++) {
       const seq = this.running[i]!;
-      const tokens = Math.min(seq.promptLen + seq.outputs.length - seq.numComputed, budget);
+      const remaining = seq.promptLen + seq.outputs.length - seq.numComputed;
+      const decode = seq.outputs.length > 0 && remaining === 1;
+      // Speculative decoding: a decode verifies up to k drafts, never more than the output still to come.
+      const drafts = decode
+        ? Math.max(
+            0,
+            Math.min(p.spec_decode_num_tokens, seq.outputLength - seq.outputs.length - 1, budget - 1),
+          )
+        : 0;
+      const tokens = decode ? 1 + drafts : Math.min(remaining, budget);
       if (tokens <= 0) continue;
       let fits = this.allocate(seq, seq.numComputed + tokens);
       while (!fits) {
@@ -324,7 +389,7 @@ export class Engine {
         fits = this.allocate(seq, seq.numComputed + tokens);
       }
       if (!fits) break;
-      work.push({ seq, tokens });
+      work.push({ seq, tokens, decode, drafts });
       budget -= tokens;
     }
     if (!preempted) {
@@ -351,7 +416,8 @@ export class Engine {
   /** A request that cannot fit even in an empty cache would block the queue forever. */
   private rejectUnfittable(seq: Sequence, now: number): void {
     this.waiting.shift();
-    this.finish(seq, "abort", now);
+    // The engine gave up on it: vLLM counts an engine-side abort as a finished request.
+    this.finish(seq, "abort", now, true);
     this.rejected.push(seq.spec.id);
   }
 
@@ -385,14 +451,17 @@ export class Engine {
       seq.numComputed = 0;
       return undefined;
     }
-    if (p.enable_prefix_caching) {
+    // vLLM 0.11+ keeps the re-lookups of preempted requests out of the exported counters
+    // (PrefixCacheStats.preempted_* in vllm/v1/core/kv_cache_manager.py), so the hit rate stays the
+    // share of prompt tokens served from the cache.
+    if (p.enable_prefix_caching && seq.preemptions === 0) {
       this.stats.prefixQueries += numTokens;
       this.stats.prefixHits += hitTokens;
     }
     if (seq.outputs.length === 0) this.cachedPromptTokens.set(seq.spec.id, hitTokens);
     seq.state = "running";
     seq.times.firstScheduled ??= now;
-    return { seq, tokens };
+    return { seq, tokens, decode: false, drafts: 0 };
   }
 
   private allocate(seq: Sequence, tokens: number): boolean {
@@ -435,27 +504,38 @@ export class Engine {
     this.stats.preemptions++;
   }
 
-  private finish(seq: Sequence, reason: FinishReason, now: number): void {
+  /**
+   * `counted`: a finished request in vLLM's sense (stop, length, an engine-side abort), observed in
+   * request_success_total and the per-request histograms (FinishedRequestStats in vllm/v1/metrics/stats.py).
+   */
+  private finish(seq: Sequence, reason: FinishReason, now: number, counted = true): void {
     this.releaseBlocks(seq);
     seq.state = "finished";
     this.cachedPromptTokens.delete(seq.spec.id);
     const t = seq.times;
     t.finished = now;
+    if (!counted) return;
     const s = this.stats;
     s.success[reason]++;
     s.e2e.observe((now - t.arrival) / 1000);
     s.queue.observe(((t.firstScheduled ?? now) - t.arrival) / 1000);
     if (t.firstScheduled !== undefined) {
       s.inference.observe(((t.lastToken ?? now) - t.firstScheduled) / 1000);
-      s.prefill.observe(((t.firstToken ?? now) - t.firstScheduled) / 1000);
+      const prefillS = ((t.firstToken ?? now) - t.firstScheduled) / 1000;
+      s.prefill.observe(prefillS);
+      if (seq.promptLen > 0) s.prefillPerToken.observe(prefillS / seq.promptLen);
     }
-    if (t.firstToken !== undefined && t.lastToken !== undefined) {
-      s.decode.observe((t.lastToken - t.firstToken) / 1000);
-      if (seq.outputs.length > 1)
-        s.tpot.observe((t.lastToken - t.firstToken) / 1000 / (seq.outputs.length - 1));
-    }
+    const decodeS =
+      t.firstToken !== undefined && t.lastToken !== undefined ? (t.lastToken - t.firstToken) / 1000 : 0;
+    if (t.firstToken !== undefined) s.decode.observe(decodeS);
+    // vLLM records 0 for a request with at most one output token (mean_time_per_output_token).
+    s.tpot.observe(seq.outputs.length > 1 ? decodeS / (seq.outputs.length - 1) : 0);
     s.promptTokensPerRequest.observe(seq.promptLen);
     s.generationTokensPerRequest.observe(seq.outputs.length);
+    // Observed at finish, as vLLM does, and only for requests that finished.
+    s.maxTokensParam.observe(seq.spec.maxTokens);
+    s.maxGenerationTokens.observe(seq.outputs.length);
+    s.nParam.observe(1);
   }
 
   private removeFrom(list: Sequence[], seq: Sequence): void {

@@ -1,7 +1,13 @@
 import type { AddressInfo } from "node:net";
 import { systemClock } from "../util/clock.js";
 import type { LoopLateness } from "./loop.js";
-import { applyOverrides, coerceOverrides, resolveProfile, type SimProfile } from "./profile.js";
+import {
+  applyOverrides,
+  checkKvCapacity,
+  coerceOverrides,
+  resolveProfile,
+  type SimProfile,
+} from "./profile.js";
 import { type ChunkRecord, SimServer } from "./server.js";
 
 export type { MonotonicClock } from "../util/clock.js";
@@ -79,6 +85,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   if (Object.keys(overrides).length > 0) {
     profile = applyOverrides(profile, overrides, "--set");
   }
+  // As vLLM: a KV cache that cannot hold one max_model_len request refuses to start.
+  checkKvCapacity(profile, `profile ${profile.name}`);
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;

@@ -38,6 +38,10 @@ export const knobSpecs = {
     schema: num(0),
     help: "cost per context token (prompt + output so far) of each decoding sequence",
   },
+  prefill_attention_per_token_pair_ms: {
+    schema: num(0),
+    help: "cost per (prefill token x earlier token it attends to): makes prefill grow with the prompt length squared",
+  },
   speed_factor: { schema: num(0.001), help: "fixed multiplier of every step time (1 = profile speed)" },
   speed_sigma: {
     schema: num(0),
@@ -63,7 +67,32 @@ export const knobSpecs = {
     schema: z.boolean(),
     help: "when the simulator falls behind its timeline, send the steps already due together, a request's tokens as one chunk (vLLM V1 merges undelivered outputs so); false = one chunk per step, late",
   },
-  vllm_version: { schema: z.string().min(1), help: "what GET /version reports" },
+  vllm_version: {
+    schema: z
+      .string()
+      .regex(
+        /^(0\.(1[0-9]|[2-9][0-9])|[1-9][0-9]*\.[0-9]+)(\.[0-9]+)?(([.+-]|[a-z])[0-9A-Za-z.+-]*)?$/,
+        "expected a vLLM version of 0.10 or later, such as 0.10.2, 0.11.0 or 0.12.0",
+      ),
+    help: "what GET /version reports; its minor line selects the exported metric families (0.10, 0.11, 0.12 and later = current)",
+  },
+  // Speculative decoding (off at 0 drafts).
+  spec_decode_num_tokens: {
+    schema: int(0),
+    help: "draft tokens proposed per decode step (vLLM num_speculative_tokens); 0 = no speculative decoding",
+  },
+  spec_decode_acceptance_t0: {
+    schema: frac(),
+    help: "chance that each draft token is accepted (given the ones before it were) at temperature 0",
+  },
+  spec_decode_acceptance_t1: {
+    schema: frac(),
+    help: "the same at temperature 1; linear in between, extended to temperature 2",
+  },
+  spec_decode_draft_per_token_ms: {
+    schema: num(0),
+    help: "cost of proposing one draft token for one sequence (the draft model's share of the step)",
+  },
   disable_log_stats: {
     schema: z.boolean(),
     help: "/metrics carries no vllm:* metrics, as with vLLM --disable-log-stats",
@@ -147,6 +176,7 @@ const smallGpu: SimProfile = {
   prefill_per_token_ms: 0.004,
   decode_per_seq_ms: 0.03,
   attention_per_context_token_ms: 0.000004,
+  prefill_attention_per_token_pair_ms: 0,
   speed_factor: 1,
   speed_sigma: 0.02,
   jitter_sigma: 0.02,
@@ -157,6 +187,10 @@ const smallGpu: SimProfile = {
   tokens_per_chunk: 1,
   coalesce_late_tokens: true,
   vllm_version: "0.11.0",
+  spec_decode_num_tokens: 0,
+  spec_decode_acceptance_t0: 0.8,
+  spec_decode_acceptance_t1: 0.6,
+  spec_decode_draft_per_token_ms: 0.01,
   enable_prompt_tokens_details: false,
   disable_log_stats: false,
   ...noFaults,
@@ -207,6 +241,24 @@ export const builtInProfiles: Readonly<Record<string, SimProfile>> = {
     name: "fp8-kv",
     description: "small-gpu with cache_dtype fp8: 2x KV capacity, 5% cheaper decode, 10% costlier prefill",
     cache_dtype: "fp8",
+  },
+  "gpu-shaped": {
+    ...smallGpu,
+    name: "gpu-shaped",
+    description:
+      "the load shape of a GPU: throughput bends well before max_num_seqs, prefill grows with the prompt squared",
+    step_overhead_ms: 6,
+    prefill_per_token_ms: 0.02,
+    prefill_attention_per_token_pair_ms: 0.000004,
+    decode_per_seq_ms: 0.08,
+    attention_per_context_token_ms: 0.00004,
+  },
+  "spec-decode": {
+    ...smallGpu,
+    name: "spec-decode",
+    description:
+      "small-gpu with a draft model proposing 3 tokens per step; acceptance falls with temperature (0.8 at 0, 0.6 at 1)",
+    spec_decode_num_tokens: 3,
   },
 };
 
@@ -321,6 +373,30 @@ export function resolveProfile(profile: string | SimProfile | undefined): SimPro
   if (profile in builtInProfiles) return builtInProfile(profile);
   if (/[/\\.]/.test(profile)) return loadProfileFile(profile);
   return builtInProfile(profile);
+}
+
+/**
+ * vLLM refuses to start when the KV cache cannot hold one request of max_model_len tokens
+ * (check_enough_kv_cache_memory in vllm/v1/core/kv_cache_utils.py @ v0.11.0); so does the simulator.
+ */
+export function checkKvCapacity(profile: SimProfile, where = "profile"): void {
+  const blocks = effectiveCosts(profile).numGpuBlocks;
+  const needed = Math.ceil(profile.max_model_len / profile.block_size);
+  if (blocks >= needed) return;
+  const estimated = blocks * profile.block_size;
+  throw new ProfileError(
+    `${where}: field "num_gpu_blocks": to serve at least one request with the model's max seq len (${profile.max_model_len}), ${needed} KV-cache blocks of ${profile.block_size} tokens are needed, more than the ${blocks} available. Based on the available memory, the estimated maximum model length is ${estimated}. Try increasing \`gpu_memory_utilization\` (num_gpu_blocks) or decreasing \`max_model_len\` when initializing the engine.`,
+  );
+}
+
+/** Which exported metric families a vLLM version has: the 0.10 line, the 0.11 line, or 0.12 and later. */
+export type MetricSet = "0.10" | "0.11" | "current";
+
+export function metricSetOf(version: string): MetricSet {
+  const [major, minor] = version.split(".").map((part) => Number.parseInt(part, 10)) as [number, number];
+  if (major === 0 && minor <= 10) return "0.10";
+  if (major === 0 && minor === 11) return "0.11";
+  return "current";
 }
 
 /** The effective engine numbers after the fp8 trade-off, so the engine reads one place. */

@@ -4,8 +4,33 @@ import { type ChatMessage, chatPromptText, tokenize } from "./tokenizer.js";
  * Request parsing and response shapes of vLLM's OpenAI-compatible server. Shapes follow
  * vllm/entrypoints/openai/engine/protocol.py@040a2cc2, completion/serving.py@030ea52e and
  * chat_completion/serving.py@006c49d4: chunks are serialised with exclude_unset, so only the fields
- * vLLM sets appear.
+ * vLLM sets appear, and a field it sets to None explicitly appears as null. How that differs by version
+ * is `ProtocolShape`.
  */
+
+/** What differs in the response bytes between vLLM versions. */
+export interface ProtocolShape {
+  /**
+   * 0.10.2 and later (return_token_ids): choices carry `token_ids: null`, completion choices and chat's
+   * first chunk and body `prompt_token_ids: null`, because serving passes them explicitly as None.
+   */
+  tokenIdFields: boolean;
+  /**
+   * The 0.10 and 0.11 lines dump completion chunks with exclude_unset=False
+   * (vllm/entrypoints/openai/serving_completion.py @ v0.11.0), so every chunk ends with `"usage":null`;
+   * later lines use exclude_unset and leave it out.
+   */
+  completionUsageNull: boolean;
+}
+
+export function protocolShapeOf(version: string): ProtocolShape {
+  const [major = 0, minor = 0, patch = 0] = version
+    .split(/[.+-]/)
+    .map((part) => Number.parseInt(part, 10) || 0);
+  const atLeast = (a: number, b: number, c: number) =>
+    major !== a ? major > a : minor !== b ? minor > b : patch >= c;
+  return { tokenIdFields: atLeast(0, 10, 2), completionUsageNull: !atLeast(0, 12, 0) };
+}
 
 export interface ErrorBody {
   error: { message: string; type: string; param: string | null; code: number };
@@ -60,6 +85,8 @@ export interface GenerationRequest {
   stream: boolean;
   includeUsage: boolean;
   continuousUsage: boolean;
+  /** Default 1.0, as vLLM uses without a generation config. */
+  temperature: number;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -149,7 +176,9 @@ export function parseGenerationRequest(
   const stream = optionalBool(body, "stream") ?? false;
   const streamOptions = body.stream_options;
   if (streamOptions !== undefined && streamOptions !== null) {
-    if (!stream) {
+    // vLLM's validator tests `data.get("stream_options") and not data.get("stream")`: an empty object is
+    // falsy in Python, so `stream_options: {}` without streaming is accepted (engine/protocol.py@040a2cc2).
+    if (!stream && !(isRecord(streamOptions) && Object.keys(streamOptions).length === 0)) {
       throw new ProtocolError(
         400,
         "Stream options can only be defined when `stream=True`.",
@@ -163,11 +192,12 @@ export function parseGenerationRequest(
   if (n !== undefined && n !== 1) throw new ProtocolError(400, "The simulator supports n=1 only.", "n");
   const promptTokens = endpoint === "chat" ? chatPromptTokens(body.messages) : promptTokensOf(body.prompt);
   const promptLen = promptTokens.length;
+  // V1 wording and params (vllm/entrypoints/openai/serving_engine.py _validate_input @ v0.11.0).
   if (promptLen >= ctx.maxModelLen) {
     throw new ProtocolError(
       400,
       `This model's maximum context length is ${ctx.maxModelLen} tokens. However, your request has ${promptLen} input tokens. Please reduce the length of the input messages.`,
-      "messages",
+      "input_tokens",
     );
   }
   const requested =
@@ -176,9 +206,10 @@ export function parseGenerationRequest(
       : optionalInt(body, "max_tokens", 1);
   const maxTokens = requested ?? (endpoint === "chat" ? ctx.maxModelLen - promptLen : 16);
   if (promptLen + maxTokens > ctx.maxModelLen) {
+    // Clients parse this sentence to retry with a smaller max_tokens.
     throw new ProtocolError(
       400,
-      `This model's maximum context length is ${ctx.maxModelLen} tokens. However, you requested ${promptLen + maxTokens} tokens (${promptLen} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`,
+      `'max_tokens' or 'max_completion_tokens' is too large: ${maxTokens}. This model's maximum context length is ${ctx.maxModelLen} tokens and your request has ${promptLen} input tokens (${maxTokens} > ${ctx.maxModelLen} - ${promptLen}).`,
       "max_tokens",
     );
   }
@@ -198,7 +229,19 @@ export function parseGenerationRequest(
       "cache_salt",
     );
   }
-  const options = isRecord(streamOptions) ? streamOptions : undefined;
+  const temperature = body.temperature;
+  if (
+    temperature !== undefined &&
+    temperature !== null &&
+    (typeof temperature !== "number" || !Number.isFinite(temperature) || temperature < 0)
+  ) {
+    throw new ProtocolError(
+      400,
+      `temperature must be non-negative, got ${JSON.stringify(temperature)}.`,
+      "temperature",
+    );
+  }
+  const options = stream && isRecord(streamOptions) ? streamOptions : undefined;
   const includeUsage = options ? options.include_usage !== false : false;
   return {
     endpoint,
@@ -212,6 +255,7 @@ export function parseGenerationRequest(
     stream,
     includeUsage,
     continuousUsage: includeUsage && options?.continuous_usage_stats === true,
+    temperature: typeof temperature === "number" ? temperature : 1,
   };
 }
 
@@ -239,29 +283,39 @@ export function usageOf(promptTokens: number, completionTokens: number, cachedTo
  */
 export class ChunkWriter {
   private readonly head: string;
+  private readonly tokenIds: string;
   constructor(
     readonly endpoint: Endpoint,
     readonly id: string,
     created: number,
     model: string,
+    readonly shape: ProtocolShape = protocolShapeOf("0.11.0"),
   ) {
     const object = endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
     this.head = `data: {"id":${JSON.stringify(id)},"object":"${object}","created":${created},"model":${JSON.stringify(model)},"choices":[`;
+    this.tokenIds = shape.tokenIdFields
+      ? endpoint === "chat"
+        ? ',"token_ids":null'
+        : ',"prompt_token_ids":null,"token_ids":null'
+      : "";
   }
 
-  /** Chat only: the first chunk, sent with the first engine output. */
+  /** Chat only: the first chunk, sent with the first engine output; 0.10.2+ sets prompt_token_ids on it. */
   role(usage?: Usage): string {
-    return `${this.head}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usageTail(usage)}}\n\n`;
+    const promptIds = this.shape.tokenIdFields ? ',"prompt_token_ids":null' : "";
+    return `${this.head}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usageTail(usage)}${promptIds}}\n\n`;
   }
 
   content(text: string, finishReason: string | null, usage?: Usage): string {
     const reason = finishReason === null ? "null" : `"${finishReason}"`;
-    const choice =
-      this.endpoint === "chat"
-        ? // vLLM sets stop_reason only on the chat stream's final choice, so only that one carries it.
-          `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":${reason}${finishReason === null ? "" : ',"stop_reason":null'}}`
-        : `{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${reason},"stop_reason":null}`;
-    return `${this.head}${choice}]${usageTail(usage)}}\n\n`;
+    if (this.endpoint === "chat") {
+      // vLLM sets stop_reason only on the chat stream's final choice, so only that one carries it.
+      const choice = `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":${reason}${finishReason === null ? "" : ',"stop_reason":null'}${this.tokenIds}}`;
+      return `${this.head}${choice}]${usageTail(usage)}}\n\n`;
+    }
+    const choice = `{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${reason},"stop_reason":null${this.tokenIds}}`;
+    const tail = usage ? usageTail(usage) : this.shape.completionUsageNull ? ',"usage":null' : "";
+    return `${this.head}${choice}]${tail}}\n\n`;
   }
 
   usage(usage: Usage): string {
@@ -287,9 +341,11 @@ export function completionResponse(
   finishReason: string,
   completionTokens: number,
   cachedTokens: number | undefined,
+  shape: ProtocolShape = protocolShapeOf("0.11.0"),
 ): Record<string, unknown> {
   const counted = usageOf(req.promptTokens.length, completionTokens, cachedTokens);
   const usage = { ...counted, prompt_tokens_details: counted.prompt_tokens_details ?? null };
+  const ids = shape.tokenIdFields;
   if (req.endpoint === "chat") {
     return {
       id,
@@ -312,12 +368,14 @@ export function completionResponse(
           logprobs: null,
           finish_reason: finishReason,
           stop_reason: null,
+          ...(ids ? { token_ids: null } : {}),
         },
       ],
       service_tier: null,
       system_fingerprint: null,
       usage,
       prompt_logprobs: null,
+      ...(ids ? { prompt_token_ids: null } : {}),
       kv_transfer_params: null,
     };
   }
@@ -334,6 +392,7 @@ export function completionResponse(
         finish_reason: finishReason,
         stop_reason: null,
         prompt_logprobs: null,
+        ...(ids ? { prompt_token_ids: null, token_ids: null } : {}),
       },
     ],
     service_tier: null,

@@ -4,9 +4,16 @@ import type { Socket } from "node:net";
 import type { MonotonicClock } from "../util/clock.js";
 import { Engine, type StepEvent } from "./engine.js";
 import { writeEventChunk } from "./event-stream.js";
+import { HttpMetrics } from "./http-metrics.js";
 import { StepLoop } from "./loop.js";
 import { renderMetrics } from "./metrics-text.js";
-import { applyOverrides, coerceOverrides, ProfileError, type SimProfile } from "./profile.js";
+import {
+  applyOverrides,
+  checkKvCapacity,
+  coerceOverrides,
+  ProfileError,
+  type SimProfile,
+} from "./profile.js";
 import {
   ChunkWriter,
   chatPromptTokens,
@@ -16,7 +23,9 @@ import {
   errorBody,
   type GenerationRequest,
   ProtocolError,
+  type ProtocolShape,
   parseGenerationRequest,
+  protocolShapeOf,
   streamErrorEvent,
   usageOf,
 } from "./protocol.js";
@@ -80,7 +89,7 @@ class ActiveRequest {
     readonly clientRequestId: string | undefined,
     readonly fault: FaultPlan | undefined,
   ) {
-    this.writer = new ChunkWriter(req.endpoint, id, created, req.model);
+    this.writer = new ChunkWriter(req.endpoint, id, created, req.model, server.protocolShape);
   }
 
   start(): void {
@@ -172,6 +181,7 @@ class ActiveRequest {
       finish,
       completionTokens,
       cachedTokens,
+      this.server.protocolShape,
     );
     this.server.sendJson(this.res, 200, body, this.req.endpoint);
     this.server.completed(this);
@@ -224,12 +234,19 @@ export class SimServer {
   readonly loop: StepLoop;
   readonly http: Server;
   readonly chunkLog: ChunkRecord[] = [];
-  readonly httpRequests = new Map<string, number>();
+  readonly httpMetrics = new HttpMetrics();
+  /** What the instrumentator will record for a response when it ends. */
+  private readonly httpRecords = new WeakMap<
+    ServerResponse,
+    { handler: string; status: number; responseBytes: number }
+  >();
   hung = false;
   dead = false;
   private readonly active = new Map<string, ActiveRequest>();
   private readonly faultRandom: Random;
   private readonly startedAt: number;
+  /** Unix seconds the server started: the metrics' `_created` samples. */
+  private readonly createdAt = Date.now() / 1000;
   private completedCount = 0;
   private readonly sockets = new Set<Socket>();
   /** Requests with output from the delivery in progress (reused to spare an allocation per step). */
@@ -264,8 +281,13 @@ export class SimServer {
     return this.engine.config;
   }
 
+  get protocolShape(): ProtocolShape {
+    return protocolShapeOf(this.engine.config.vllm_version);
+  }
+
   setProfile(overrides: Record<string, unknown>, where: string): SimProfile {
     const next = applyOverrides(this.engine.config, overrides, where);
+    checkKvCapacity(next, where);
     if (next.block_size !== this.engine.config.block_size && this.engine.hasWork()) {
       throw new ProfileError(`${where}: field "block_size": can only change while no request is in flight`);
     }
@@ -346,26 +368,63 @@ export class SimServer {
     return this.options.clock.now() - this.startedAt < this.profile.startup_delay_s * 1000;
   }
 
-  private count(handler: string, method: string, status: number): void {
-    const key = `${handler} ${method} ${Math.floor(status / 100)}xx`;
-    this.httpRequests.set(key, (this.httpRequests.get(key) ?? 0) + 1);
+  /**
+   * The HTTP metrics of a response, recorded when it ends (as vLLM's instrumentator does: grouped status,
+   * and nothing for the handlers it excludes).
+   */
+  private count(res: ServerResponse, handler: string, status: number, responseBytes = 0): void {
+    this.httpRecords.set(res, { handler, status, responseBytes });
   }
 
+  private instrument(req: IncomingMessage, res: ServerResponse, receivedAt: number): void {
+    let done = false;
+    const record = () => {
+      if (done) return;
+      done = true;
+      const info = this.httpRecords.get(res);
+      if (!info) return;
+      const requestBytes = Number(req.headers["content-length"] ?? 0) || 0;
+      const seconds = (this.options.clock.now() - receivedAt) / 1000;
+      this.httpMetrics.record(
+        info.handler,
+        req.method ?? "GET",
+        info.status,
+        requestBytes,
+        info.responseBytes,
+        seconds,
+      );
+    };
+    res.once("finish", record);
+    res.once("close", record);
+  }
+
+  /** Starlette's StreamingResponse(media_type="text/event-stream") under uvicorn: no cache headers. */
   writeHead(res: ServerResponse, status: number, contentType: string, handler: string): void {
-    this.count(handlerPath(handler), res.req.method ?? "GET", status);
-    res.writeHead(status, { "content-type": contentType, "cache-control": "no-cache" });
+    this.count(res, handlerPath(handler), status);
+    res.writeHead(status, { server: "uvicorn", "content-type": contentType });
   }
 
-  sendJson(res: ServerResponse, status: number, body: unknown, handler: string): void {
+  sendJson(
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    handler: string,
+    extra: Record<string, string> = {},
+  ): void {
     const text = JSON.stringify(body);
-    this.count(handlerPath(handler), res.req.method ?? "GET", status);
-    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+    this.count(res, handlerPath(handler), status, Buffer.byteLength(text));
+    res.writeHead(status, {
+      server: "uvicorn",
+      "content-length": Buffer.byteLength(text),
+      "content-type": "application/json",
+      ...extra,
+    });
     res.end(text);
   }
 
   private sendEmpty(res: ServerResponse, status: number, handler: string): void {
-    this.count(handler, res.req.method ?? "GET", status);
-    res.writeHead(status, { "content-length": 0 });
+    this.count(res, handler, status);
+    res.writeHead(status, { server: "uvicorn", "content-length": 0 });
     res.end();
   }
 
@@ -377,6 +436,7 @@ export class SimServer {
       res.destroy();
       return;
     }
+    this.instrument(req, res, receivedAt);
     const o = this.options;
     if (
       o.apiKey !== undefined &&
@@ -402,9 +462,16 @@ export class SimServer {
         this.sendJson(res, 200, this.models(), path);
         return;
       case "GET /metrics":
-        this.count(path, method, 200);
-        res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
-        res.end(renderMetrics({ engine: this.engine, modelName: o.model, httpRequests: this.httpRequests }));
+        this.count(res, path, 200);
+        res.writeHead(200, { server: "uvicorn", "content-type": "text/plain; version=0.0.4; charset=utf-8" });
+        res.end(
+          renderMetrics({
+            engine: this.engine,
+            modelName: o.model,
+            http: this.httpMetrics,
+            createdAt: this.createdAt,
+          }),
+        );
         return;
       case "POST /v1/completions":
         return this.generate("completions", req, res, receivedAt);
@@ -450,7 +517,14 @@ export class SimServer {
       }
     }
     await drain(req);
-    this.sendJson(res, 404, { detail: "Not Found" }, "unmatched");
+    // A path served with other methods: Starlette answers 405 with Allow (the instrumentator labels
+    // requests that match no route fully handler="none").
+    const allowed = routeMethods(path, o.devMode);
+    if (allowed.length > 0) {
+      this.sendJson(res, 405, { detail: "Method Not Allowed" }, "none", { allow: allowed.join(", ") });
+      return;
+    }
+    this.sendJson(res, 404, { detail: "Not Found" }, "none");
   }
 
   private models(): unknown {
@@ -654,6 +728,7 @@ export class SimServer {
         ignoreEos: parsed.ignoreEos,
         seed: parsed.seed,
         cacheSalt: parsed.cacheSalt,
+        temperature: parsed.temperature,
       },
       arrival,
     );
@@ -668,6 +743,30 @@ export class SimServer {
     active.start();
     if (!active.done) this.loop.wake(arrival);
   }
+}
+
+const routes: Record<string, readonly string[]> = {
+  "/health": ["GET"],
+  "/ping": ["GET", "POST"],
+  "/version": ["GET"],
+  "/v1/models": ["GET"],
+  "/metrics": ["GET"],
+  "/v1/completions": ["POST"],
+  "/v1/chat/completions": ["POST"],
+  "/tokenize": ["POST"],
+  "/detokenize": ["POST"],
+  "/admin/config": ["GET", "POST"],
+  "/admin/chunks": ["GET"],
+};
+const devRoutes: Record<string, readonly string[]> = {
+  "/reset_prefix_cache": ["POST"],
+  "/reset_mm_cache": ["POST"],
+  "/reset_encoder_cache": ["POST"],
+  "/server_info": ["GET"],
+};
+
+function routeMethods(path: string, devMode: boolean): readonly string[] {
+  return routes[path] ?? (devMode ? devRoutes[path] : undefined) ?? [];
 }
 
 function handlerPath(handler: string): string {

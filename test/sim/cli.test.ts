@@ -89,6 +89,18 @@ describe("vllm-perf-gate sim (in-process)", () => {
     const badFault = fakeIo();
     expect(await runCli(["sim", "--fault", "error:503:2"], badFault)).toBe(2);
     expect(badFault.err()).toContain("rate between 0 and 1");
+    const badVersion = fakeIo();
+    expect(await runCli(["sim", "--set", "vllm_version=0.9.2"], badVersion)).toBe(2);
+    expect(badVersion.err()).toContain('field "vllm_version": expected a vLLM version of 0.10 or later');
+    // vLLM refuses to start when the KV cache cannot hold one max_model_len request.
+    const smallKv = fakeIo();
+    expect(
+      await runCli(
+        ["sim", "--port", "0", "--num-gpu-blocks-override", "64", "--max-model-len", "4096"],
+        smallKv,
+      ),
+    ).toBe(2);
+    expect(smallKv.err()).toContain("estimated maximum model length is 1024");
     const badFlag = fakeIo();
     expect(await runCli(["sim", "--warp"], badFlag)).toBe(2);
     expect(badFlag.err()).toContain("Usage: vllm-perf-gate sim");

@@ -250,7 +250,7 @@ describe("engine on virtual time", () => {
     }).toThrow(/block_size/);
   });
 
-  it("aborts free the KV cache and count as finished with reason abort", () => {
+  it("a client abort frees the KV cache and, as in vLLM, is not a finished request", () => {
     const engine = new Engine(noiseless, 1);
     engine.addRequest(spec("a", prompt(100), 50), 0);
     engine.beginStep(0);
@@ -258,8 +258,17 @@ describe("engine on virtual time", () => {
     expect(engine.kvUsage).toBeGreaterThan(0);
     expect(engine.abort("a", 5)).toBe(true);
     expect(engine.kvUsage).toBe(0);
-    expect(engine.stats.success.abort).toBe(1);
     expect(engine.hasWork()).toBe(false);
+    // vllm/v1/metrics/loggers.py @ v0.11.0: request_success and the per-request histograms observe
+    // finished requests only; TTFT, ITL and the token counters are per step.
+    const s = engine.stats;
+    expect(s.success).toEqual({ stop: 0, length: 0, abort: 0 });
+    for (const h of [s.e2e, s.queue, s.prefill, s.decode, s.inference, s.tpot, s.maxTokensParam]) {
+      expect(h.count).toBe(0);
+    }
+    expect(s.promptTokensPerRequest.count).toBe(0);
+    expect(s.ttft.count).toBe(1);
+    expect(s.generationTokens).toBe(1);
   });
 
   it("rejects a request that can never fit in the KV cache instead of blocking the queue", () => {

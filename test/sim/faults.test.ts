@@ -47,10 +47,20 @@ describe("faults", () => {
       expect(r.events).toHaveLength(5);
       expect(r.events[3]!.json).toMatchObject({ error: { type: "InternalServerError", code: 500 } });
       expect(r.events[4]!.data).toBe("[DONE]");
+      // A stream the server abandoned is not a finished request in vLLM: nothing in request_success_total
+      // or the per-request histograms; its tokens and first-token time were counted per step
+      // (vllm/v1/metrics/loggers.py @ v0.11.0 observes finished_requests only).
       const metrics = await (await fetch(`${sim.baseUrl}/metrics`)).text();
       expect(metrics).toContain(
-        'vllm:request_success_total{model_name="sim-model",engine="0",finished_reason="abort"} 1.0',
+        'vllm:request_success_total{model_name="sim-model",engine="0",finished_reason="abort"} 0.0',
       );
+      expect(metrics).toContain(
+        'vllm:e2e_request_latency_seconds_count{model_name="sim-model",engine="0"} 0.0',
+      );
+      expect(metrics).toContain(
+        'vllm:time_to_first_token_seconds_count{model_name="sim-model",engine="0"} 1.0',
+      );
+      expect(metrics).toContain('vllm:generation_tokens_total{model_name="sim-model",engine="0"} 3.0');
     } finally {
       await sim.close();
     }

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSimulator, startSimulator } from "../../src/sim/index.js";
-import { itlBuckets, requestLatencyBuckets, ttftBuckets } from "../../src/sim/stats.js";
+import {
+  iterationTokenBuckets,
+  itlBuckets,
+  requestLatencyBuckets,
+  ttftBuckets,
+} from "../../src/sim/stats.js";
 import { postStream, promptOf } from "./sse-client.js";
 
 interface Sample {
@@ -90,7 +95,10 @@ describe("/metrics", () => {
       "vllm:prefix_cache_hits_total": "counter",
       "vllm:time_to_first_token_seconds": "histogram",
       "vllm:inter_token_latency_seconds": "histogram",
-      "vllm:request_time_per_output_token_seconds": "histogram",
+      "vllm:time_per_output_token_seconds": "histogram",
+      "vllm:iteration_tokens_total": "histogram",
+      "vllm:request_params_n": "histogram",
+      "vllm:request_max_num_generation_tokens": "histogram",
       "vllm:e2e_request_latency_seconds": "histogram",
       "vllm:request_queue_time_seconds": "histogram",
       "vllm:request_inference_time_seconds": "histogram",
@@ -108,11 +116,24 @@ describe("/metrics", () => {
     expect(buckets(samples, "vllm:time_to_first_token_seconds")).toEqual([...ttftBuckets]);
     expect(buckets(samples, "vllm:inter_token_latency_seconds")).toEqual([...itlBuckets]);
     expect(buckets(samples, "vllm:e2e_request_latency_seconds")).toEqual([...requestLatencyBuckets]);
+    // Fixed boundaries, not 1-2-5 (vllm/v1/metrics/loggers.py @ v0.11.0).
+    expect(buckets(samples, "vllm:iteration_tokens_total")).toEqual([...iterationTokenBuckets]);
+    expect(buckets(samples, "vllm:request_params_n")).toEqual([1, 2, 5, 10, 20]);
+    // prometheus_client writes a _created gauge after each counter and histogram.
+    expect(types.get("vllm:prompt_tokens_created")).toBe("gauge");
+    expect(types.get("vllm:e2e_request_latency_seconds_created")).toBe("gauge");
     const info = samples.find((s) => s.name === "vllm:cache_config_info")!;
+    // Every CacheConfig field as a label (CacheConfig.metrics_info, vllm/config/cache.py @ v0.11.0).
     expect(info.labels).toMatchObject({
       block_size: "16",
       cache_dtype: "auto",
       enable_prefix_caching: "True",
+      gpu_memory_utilization: "0.9",
+      num_gpu_blocks: "8192",
+      num_gpu_blocks_override: "None",
+      swap_space: "4",
+      prefix_caching_hash_algo: "sha256",
+      engine: "0",
     });
     expect(info.value).toBe(1);
   });
@@ -181,10 +202,10 @@ describe("/metrics", () => {
   it("--disable-log-stats leaves only the HTTP metrics, as in vLLM", async () => {
     const quiet = await startSimulator({ set: { disable_log_stats: true } });
     try {
-      await fetch(`${quiet.baseUrl}/health`);
+      await fetch(`${quiet.baseUrl}/v1/models`);
       const { samples } = parsePrometheus(await (await fetch(`${quiet.baseUrl}/metrics`)).text());
       expect(samples.length).toBeGreaterThan(0);
-      expect(samples.every((s) => s.name === "http_requests_total")).toBe(true);
+      expect(samples.every((s) => s.name.startsWith("http_"))).toBe(true);
     } finally {
       await quiet.close();
     }

@@ -58,18 +58,49 @@ describe("streaming shapes match vLLM's (fixtures cite the source)", () => {
     });
   }
 
-  it("omits usage without stream_options and sends [DONE] last", async () => {
+  it("sends no usage chunk without stream_options, usage null on 0.11 completion chunks, [DONE] last", async () => {
     const result = await postStream(`${sim.baseUrl}/v1/completions`, {
       prompt: "a b",
       max_tokens: 2,
       ignore_eos: true,
       stream: true,
     });
-    expect(result.events.map((e) => e.data === "[DONE]" || "usage" in (e.json as object))).toEqual([
-      false,
-      false,
-      true,
-    ]);
+    // serving_completion.py @ v0.11.0 dumps chunks with exclude_unset=False: "usage":null on every one.
+    expect(
+      result.events.map((e) => (e.data === "[DONE]" ? "[DONE]" : (e.json as { usage: unknown }).usage)),
+    ).toEqual([null, null, "[DONE]"]);
+    expect(result.events[0]!.data).toContain('"token_ids":null}],"usage":null}');
+  });
+
+  it("on the current line (0.12+) completion chunks leave usage out (exclude_unset)", async () => {
+    const current = await startSimulator({ set: { coalesce_late_tokens: false, vllm_version: "0.12.0" } });
+    try {
+      const f = fixture("completions-stream-current.json");
+      const result = await postStream(`${current.baseUrl}/v1/completions`, f.request);
+      const events = result.events.map((event) =>
+        event.data === "[DONE]" ? "[DONE]" : normalise(event.json),
+      );
+      expect(events).toEqual(f.events);
+    } finally {
+      await current.close();
+    }
+  });
+
+  it("0.10.0/0.10.1 predate return_token_ids: no token_ids fields", async () => {
+    const old = await startSimulator({ set: { coalesce_late_tokens: false, vllm_version: "0.10.1" } });
+    try {
+      const result = await postStream(`${old.baseUrl}/v1/chat/completions`, {
+        messages: [{ role: "user", content: "hi" }],
+        max_tokens: 2,
+        ignore_eos: true,
+        stream: true,
+      });
+      for (const event of result.events) expect(event.data).not.toContain("token_ids");
+      const body = await postJson(`${old.baseUrl}/v1/completions`, { prompt: "a", max_tokens: 2 });
+      expect(JSON.stringify(body.body)).not.toContain("token_ids");
+    } finally {
+      await old.close();
+    }
   });
 
   it("without ignore_eos ends at a seeded EOS: an empty final text, finish_reason stop, EOS counted", async () => {
@@ -154,26 +185,38 @@ describe("errors in vLLM's shapes and statuses", () => {
       { authorization: "Bearer secret" },
     );
     expect({ status: r.status, body: normalise(r.body) }).toEqual(cases.prompt_too_long);
-    expect((r.body as { error: { message: string } }).error.message).toContain(
-      "maximum context length is 64 tokens",
+    const error = (r.body as { error: { message: string; param: string } }).error;
+    expect(error.message).toBe(
+      "This model's maximum context length is 64 tokens. However, your request has 64 input tokens. Please reduce the length of the input messages.",
     );
+    expect(error.param).toBe("input_tokens");
     const over = await postJson(
       `${guarded.baseUrl}/v1/completions`,
       { prompt: promptOf(60), max_tokens: 10 },
       { authorization: "Bearer secret" },
     );
-    expect(over.status).toBe(400);
-    expect((over.body as { error: { message: string } }).error.message).toContain(
-      "(60 in the messages, 10 in the completion)",
-    );
+    expect({ status: over.status, body: normalise(over.body) }).toEqual(cases.max_tokens_too_large);
+    // V1's wording, which clients parse to retry with a smaller max_tokens.
+    expect((over.body as { error: { message: string; param: string } }).error).toMatchObject({
+      message:
+        "'max_tokens' or 'max_completion_tokens' is too large: 10. This model's maximum context length is 64 tokens and your request has 60 input tokens (10 > 64 - 60).",
+      param: "max_tokens",
+    });
   });
 
-  it("stream_options without stream is 400", async () => {
+  it("stream_options without stream is 400, but an empty stream_options is accepted", async () => {
     const r = await postJson(`${sim.baseUrl}/v1/completions`, {
       prompt: "a",
       stream_options: { include_usage: true },
     });
     expect({ status: r.status, body: normalise(r.body) }).toEqual(cases.stream_options_without_stream);
+    const empty = await postJson(`${sim.baseUrl}/v1/completions`, {
+      prompt: "a",
+      max_tokens: 1,
+      stream_options: {},
+    });
+    expect(empty.status).toBe(200);
+    expect((empty.body as { object: string }).object).toBe("text_completion");
   });
 
   it("an unknown model is 404", async () => {
@@ -246,7 +289,7 @@ describe("prefix caching seen by the client", () => {
     }
   });
 
-  it("a client that goes away mid-stream frees its slot; it counts as aborted", async () => {
+  it("a client that goes away mid-stream frees its slot and, as in vLLM, is not a finished request", async () => {
     const local = await startSimulator({ set: { step_overhead_ms: 5 } });
     try {
       const controller = new AbortController();
@@ -259,13 +302,21 @@ describe("prefix caching seen by the client", () => {
       await reader.read();
       controller.abort();
       await reader.read().catch(() => undefined);
+      const idle = 'vllm:num_requests_running{model_name="sim-model",engine="0"} 0.0';
       let metrics = "";
-      for (let i = 0; i < 250 && !metrics.includes('finished_reason="abort"} 1.0'); i++) {
+      for (let i = 0; i < 250 && !metrics.includes(idle); i++) {
         await new Promise((resolve) => setTimeout(resolve, 20));
         metrics = await (await fetch(`${local.baseUrl}/metrics`)).text();
       }
-      expect(metrics).toContain('finished_reason="abort"} 1.0');
-      expect(metrics).toContain('vllm:num_requests_running{model_name="sim-model",engine="0"} 0.0');
+      expect(metrics).toContain(idle);
+      expect(metrics).toContain('vllm:kv_cache_usage_perc{model_name="sim-model",engine="0"} 0.0');
+      // vllm/v1/metrics/loggers.py @ v0.11.0: only finished requests reach request_success_total.
+      for (const reason of ["stop", "length", "abort"]) {
+        expect(metrics).toContain(`finished_reason="${reason}"} 0.0`);
+      }
+      expect(metrics).toContain(
+        'vllm:request_queue_time_seconds_count{model_name="sim-model",engine="0"} 0.0',
+      );
     } finally {
       await local.close();
     }
