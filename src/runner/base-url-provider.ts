@@ -4,6 +4,7 @@ import type { ModelConfig, SamplingConfig } from "../config/schema.js";
 import { cacheConfigFromMetrics, parsePrometheusText } from "../metrics/prometheus-text.js";
 import { buildFingerprint } from "../server/fingerprint.js";
 import { getServedModels, getText, getVllmVersion } from "../server/probe.js";
+import { createRedactor, credentialLikeValues } from "../server/redact.js";
 import type { ServerProvider, ServerSession } from "../server/types.js";
 import { toolName, toolVersion } from "../version.js";
 
@@ -28,6 +29,11 @@ export function baseUrlProvider(options: {
     metricsUrl: options.metricsUrl ?? `${baseUrl}/metrics`,
     ...(options.apiKey ? { apiKey: options.apiKey } : {}),
   };
+  const redactor = createRedactor([
+    options.apiKey,
+    ...credentialLikeValues(options.env ?? {}),
+    ...(options.interpolation?.values ?? []).map((entry) => entry.value),
+  ]);
   return {
     lifecycle: "per-cell",
     async start(): Promise<ServerSession> {
@@ -44,6 +50,7 @@ export function baseUrlProvider(options: {
       }
       return {
         endpoint,
+        redact: redactor.redact,
         async fingerprint() {
           const target = { baseUrl, apiKey: options.apiKey };
           const [vllmVersion, servedModels, metricsText] = await Promise.all([

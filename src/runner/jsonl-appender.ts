@@ -15,6 +15,8 @@ export class JsonlAppender {
     readonly path: string,
     private readonly flushMs = 100,
     private readonly maxPending = 512,
+    /** Applied to each batch of lines before it is written (secrets a server echoed). */
+    private readonly redact: (text: string) => string = (text) => text,
   ) {
     this.fd = openSync(path, "a");
   }
@@ -35,7 +37,8 @@ export class JsonlAppender {
       this.timer = null;
     }
     if (this.pending.length === 0) return;
-    const text = `${this.pending.join("\n")}\n`;
+    // The redactor also knows each secret's JSON-escaped form, and "***" needs no escaping: lines stay JSON.
+    const text = this.redact(`${this.pending.join("\n")}\n`);
     this.pending = [];
     writeSync(this.fd, text);
   }

@@ -210,7 +210,12 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
             ...(options.onMeasuredPhase ? { onMeasuredPhase: options.onMeasuredPhase } : {}),
           });
           if (signal?.aborted && file.flags.cutShort) {
-            file = markInterrupted(join(cellDir, `run-${k}`), file, String(signal.reason ?? "interrupt"));
+            file = markInterrupted(
+              join(cellDir, `run-${k}`),
+              file,
+              String(signal.reason ?? "interrupt"),
+              handle.session.redact,
+            );
           }
           outputs.push({ cell: cell.name, run: k, dir: join(cellDir, `run-${k}`), file });
           if (file.flags.serverCrashed && state.shared !== null) {
@@ -255,7 +260,12 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, d
  * Marks a run that an interrupt cut short: `flags.interrupted` names the signal (compare excludes the run
  * with that reason) and a note says what its records hold; run.json is rewritten in place.
  */
-function markInterrupted(dir: string, file: RunFile, reason: string): RunFile {
+function markInterrupted(
+  dir: string,
+  file: RunFile,
+  reason: string,
+  redact: (text: string) => string = (text) => text,
+): RunFile {
   const cancelled = file.requests.errorsByKind.aborted ?? 0;
   const marked = runFileSchema.parse({
     ...file,
@@ -268,7 +278,7 @@ function markInterrupted(dir: string, file: RunFile, reason: string): RunFile {
       ],
     },
   });
-  writeFileSync(join(dir, "run.json"), `${JSON.stringify(marked, null, 2)}\n`);
+  writeFileSync(join(dir, "run.json"), redact(`${JSON.stringify(marked, null, 2)}\n`));
   return marked;
 }
 

@@ -177,6 +177,8 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
     };
     return { send, tally };
   };
+  // Everything this run writes passes through the server's redactor: a server may echo a secret.
+  const redact = session.redact ?? ((text: string) => text);
   try {
     const connections = poolSize ?? defaultOpenLoopConnections;
     const primed = await client.prime(connections);
@@ -189,7 +191,7 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
     const warmupPlan = warmupPlanOf(cell, plan);
     let warmupCount = 0;
     if (warmupPlan !== null) {
-      const warmupLog = new JsonlAppender(join(dir, "warmup.jsonl"));
+      const warmupLog = new JsonlAppender(join(dir, "warmup.jsonl"), undefined, undefined, redact);
       const origin = clock.now();
       const warmup = phaseSender(
         "warmup",
@@ -222,8 +224,8 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
         ? Array.from({ length: plan.maxRequests }, (_, index) => bodyFor("measure", index))
         : null;
 
-    const scrapeLog = new JsonlAppender(join(dir, "scrapes.jsonl"));
-    const requestLog = new JsonlAppender(join(dir, "requests.jsonl"));
+    const scrapeLog = new JsonlAppender(join(dir, "scrapes.jsonl"), undefined, undefined, redact);
+    const requestLog = new JsonlAppender(join(dir, "requests.jsonl"), undefined, undefined, redact);
     let origin = clock.now();
     const scraper = new MetricsScraper(control, session.endpoint.metricsUrl, clock, () => origin, scrapeLog);
     const records: RequestRecord[] = [];
@@ -267,7 +269,8 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
       await scraper.stopPeriodic();
       await scraper.scrape("after");
       const telemetryRecord = telemetry ? await telemetry.stop() : null;
-      if (telemetryRecord) writeFileSync(join(dir, "telemetry.json"), `${JSON.stringify(telemetryRecord)}\n`);
+      if (telemetryRecord)
+        writeFileSync(join(dir, "telemetry.json"), redact(`${JSON.stringify(telemetryRecord)}\n`));
       requestLog.close();
       scrapeLog.close();
 
@@ -295,7 +298,7 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
         serverFingerprint: options.serverFingerprint,
         telemetry: telemetryRecord ? runTelemetry(telemetryRecord.summary) : null,
       });
-      writeFileSync(join(dir, "run.json"), `${JSON.stringify(runFile, null, 2)}\n`);
+      writeFileSync(join(dir, "run.json"), redact(`${JSON.stringify(runFile, null, 2)}\n`));
       if (options.formats.includes("vllm")) {
         const vllm = toVllmResult(records, runFile, {
           model: config.model.name,
@@ -304,7 +307,7 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
           burstiness: cell.load.type === "rate" ? cell.load.burstiness : null,
           maxConcurrency: plan.maxConcurrency,
         });
-        writeFileSync(join(dir, "vllm-result.json"), `${JSON.stringify(vllm)}\n`);
+        writeFileSync(join(dir, "vllm-result.json"), redact(`${JSON.stringify(vllm)}\n`));
       }
       return runFile;
     } finally {

@@ -272,6 +272,7 @@ export function createServerProvider(
     const session: ManagedServerSession = {
       id,
       logFile: log.path,
+      redact: redactor.redact,
       servedModels: outcome.models,
       readyAfterMs: outcome.waitedMs,
       endpoint: { baseUrl: launched.baseUrl, metricsUrl: launched.metricsUrl, ...(apiKey ? { apiKey } : {}) },

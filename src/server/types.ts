@@ -27,6 +27,12 @@ export interface ServerSession {
   /** The redacted server log kept with the results (launched servers). */
   readonly logFile?: string;
   /**
+   * Hides every secret this server's config knows of (values read through `${VAR}`, the API key, passed
+   * variables) in a text: the runner passes everything it writes (requests.jsonl, run.json, ...) through
+   * it, since a server may echo a secret in an error body or a metric label.
+   */
+  readonly redact?: (text: string) => string;
+  /**
    * POST /reset_prefix_cache, between runs of a server shared by a cell. False when the server does not
    * offer it (vLLM outside dev mode) or could not be reached.
    */
