@@ -35,6 +35,8 @@ export interface RunActionOptions {
   workspace: string;
   /** Values never to be written to a comment, summary or artifact. */
   secrets: string[];
+  /** Told each secret as soon as it is known (the token, the config's values), for the caller's error path. */
+  onSecrets?: (values: readonly string[]) => void;
 }
 
 /** Partial artifacts of a matrix are named `<artifact-name>-part-<cells>`. */
@@ -58,7 +60,9 @@ export async function runAction(
   await mkdir(layout.candidateDir, { recursive: true });
   let client: GitHubClient | null = null;
   const configPath = resolve(workingDirectory, inputs.config);
+  options.onSecrets?.([inputs.githubToken]);
   const configSecrets = await environmentValuesOf(configPath);
+  options.onSecrets?.(configSecrets);
   // GitHub masks them in the job log too (our own redaction covers files, the summary and the comment).
   for (const value of configSecrets) if (value.length >= minimumSecretLength) io.setSecret(value);
   const scope: JobScope = {

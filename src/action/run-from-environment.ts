@@ -22,7 +22,8 @@ export async function runMainStep(
 ): Promise<ActionResult> {
   // A safety net on top of the token and the values the config reads (see runAction).
   const secrets = credentialLikeValues(env);
-  const redactor = createRedactor(secrets);
+  // Grows as runAction learns the token and the values the config reads: an error may quote either.
+  const known = [...secrets];
   try {
     const inputs = parseActionInputs();
     if (inputs.githubToken) io.setSecret(inputs.githubToken);
@@ -33,8 +34,10 @@ export async function runMainStep(
       workDir,
       workspace: env.GITHUB_WORKSPACE || process.cwd(),
       secrets,
+      onSecrets: (values) => known.push(...values),
     });
   } catch (error) {
+    const redactor = createRedactor(known);
     const message = redactor.redact(error instanceof Error ? error.message : String(error));
     io.setOutput(outputNames.verdict, "error");
     await io

@@ -186,4 +186,29 @@ describe("the action never publishes a value read through ${VAR}", () => {
     );
     for (const file of uploaded) expectClean(file, await readFile(file, "utf8"));
   }, 120_000);
+
+  it("an error that quotes a config value is redacted in the failure message and the summary", async () => {
+    const env = { DEPLOY_REF: secret };
+    const failing: Measure = async () => {
+      throw new Error(`the server refused revision ${secret}`);
+    };
+    const { result, summary } = await runJobIn(
+      environment(),
+      {
+        runId: 602,
+        event: "push",
+        payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: mainSha, before: sha("9") }),
+        sha: mainSha,
+        ref: "refs/heads/main",
+        config,
+        env,
+      },
+      deps(failing),
+    );
+    expect(result.verdict).toBe("error");
+    expect(result.failureMessage).toContain("the server refused revision ***");
+    expectClean("the failure message", result.failureMessage ?? "");
+    expect(summary).toContain("the server refused revision ***");
+    expectClean("the error summary", summary);
+  }, 60_000);
 });
