@@ -3,7 +3,13 @@ import { type ConfigInterpolation, templateView } from "../config/interpolate.js
 import type { ModelConfig, SamplingConfig } from "../config/schema.js";
 import { cacheConfigFromMetrics, parsePrometheusText } from "../metrics/prometheus-text.js";
 import { buildFingerprint } from "../server/fingerprint.js";
-import { getServedModels, getText, getVllmVersion } from "../server/probe.js";
+import {
+  getServedModels,
+  getText,
+  getVllmVersion,
+  isUnauthorizedStatus,
+  ProbeStatusError,
+} from "../server/probe.js";
 import { createRedactor, credentialLikeValues } from "../server/redact.js";
 import type { ServerProvider, ServerSession } from "../server/types.js";
 import { toolName, toolVersion } from "../version.js";
@@ -39,6 +45,15 @@ export function baseUrlProvider(options: {
     async start(): Promise<ServerSession> {
       // Fail before measuring anything when nothing answers there, or it serves another model.
       const served = await getServedModels({ baseUrl, apiKey: options.apiKey }).catch((error: unknown) => {
+        if (error instanceof ProbeStatusError && isUnauthorizedStatus(error.status)) {
+          throw new FailureError(
+            `--base-url ${baseUrl}: GET /v1/models answered HTTP ${error.status} (unauthorized): the server ${
+              options.apiKey
+                ? "refuses the API key sent (the variable server.api_key_env names)"
+                : "wants an API key and none is sent (set server.api_key_env in the config)"
+            }`,
+          );
+        }
         throw new FailureError(
           `--base-url ${baseUrl}: GET /v1/models failed (${error instanceof Error ? error.message : String(error)})`,
         );
