@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { y as formatSignedNumber, z as describeMetric, A as formatMetricValue, B as formatChange, C as formatInterval, D as formatFractionAsPercent, E as describeMetricRef, U as UsageError, f as compareResults, w as writeCompareOutputs, F as parseConfigText, p as providerForConfig, G as runAdaptive, H as ExitCode, I as streamProgress, J as FailureError, K as defaultConfigFile, L as getServedModels, M as InputError, N as getVllmVersion, O as getText, P as buildFingerprint, k as toolVersion, m as toolName, Q as cacheConfigFromMetrics, R as parsePrometheusText, d as loadConfig, S as silentProgress, g as runCells, s as string, T as strictObject, l as literal, n as number, j as boolean, V as distExports, W as describeValue, a as systemClock, e as exitWhenFlushed } from './chunks/interleaved.js';
+import { G as settleSentence, H as formatSignedNumber, I as describeMetric, J as formatMetricValue, K as formatChange, L as formatInterval, M as formatDetectable, N as describeMetricRef, U as UsageError, u as compareResults, x as writeCompareOutputs, d as defaultInputLimits, O as mebibyte, P as parseConfigText, y as providerForConfig, Q as runAdaptive, R as ExitCode, S as streamProgress, h as handleInterrupts, T as FailureError, V as defaultConfigFile, v as createRedactor, w as credentialLikeValues, W as getServedModels, X as ProbeStatusError, Y as isUnauthorizedStatus, $ as InputError, a0 as getVllmVersion, a1 as getText, a2 as buildFingerprint, t as toolVersion, c as toolName, a3 as templateView, a4 as cacheConfigFromMetrics, a5 as parsePrometheusText, q as loadConfig, a6 as silentProgress, z as runCells, b as string, a7 as strictObject, l as literal, n as number, A as boolean, a8 as distExports, a9 as describeValue, g as systemClock, aa as lookSchedule, ab as renderSummary, ac as summarizeConfig, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/interleaved.js';
 import { isAbsolute, resolve, join, dirname, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { existsSync, readFileSync } from 'node:fs';
@@ -13,10 +13,10 @@ import { createServer } from 'node:http';
 import 'process';
 import 'buffer';
 import 'node:os';
+import 'node:events';
 import 'node:assert';
 import 'node:stream';
 import 'node:querystring';
-import 'node:events';
 import 'node:diagnostics_channel';
 import 'node:buffer';
 import 'node:tls';
@@ -48,7 +48,7 @@ const verdictStyle = {
 const metricStyle = {
     regression: "red",
     improvement: "green",
-    "no-change": null,
+    "within-tolerance": null,
     inconclusive: "yellow",
 };
 function renderTerminal(verdict, { color }) {
@@ -58,8 +58,11 @@ function renderTerminal(verdict, { color }) {
     lines.push(clean(verdict.headline));
     if (verdict.nextLook) {
         const n = verdict.nextLook;
-        lines.push(paint("yellow", `More runs needed: ${n.runsPerSide} per side (add ${n.addCandidateRuns} candidate, ${n.addBaselineRuns} baseline): ${clean(n.reason)}`));
+        lines.push(paint("yellow", `More runs needed: ${n.runsPerSide} per side (add ${n.addCandidateRuns} candidate, ${n.addBaselineRuns} baseline; ${n.gpuMinutes === undefined ? "" : `about ${Math.round(n.gpuMinutes)} GPU-minutes`}): ${clean(n.reason)}`));
     }
+    const settle = settleSentence(verdict);
+    if (settle)
+        lines.push(paint("yellow", settle));
     for (const mixed of verdict.mixed) {
         const names = (metrics) => metrics.map((ref) => clean(describeMetricRef(ref))).join(", ");
         lines.push(paint("yellow", `Mixed result in ${clean(mixed.cell)}: better ${names(mixed.better)}; worse ${names(mixed.worse)}`));
@@ -85,7 +88,8 @@ function renderTerminal(verdict, { color }) {
         formatMetricValue(c.metric, c.candidate),
         formatChange(c.ratio),
         formatInterval(c.ci),
-        c.verdict,
+        formatDetectable(c),
+        c.verdict.replace("-", " "),
     ]);
     const header = [
         "cell",
@@ -93,7 +97,8 @@ function renderTerminal(verdict, { color }) {
         "baseline",
         "candidate",
         "change",
-        `${formatFractionAsPercent(1 - 2 * verdict.settings.passAlpha)} CI`,
+        "decision interval",
+        "detectable",
         "verdict",
     ];
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
@@ -163,6 +168,15 @@ function integerOption(args, name, { min = 0 } = {}) {
     }
     return value;
 }
+function numberOption(args, name) {
+    const raw = stringOption(args, name);
+    if (raw === undefined)
+        return undefined;
+    const value = Number(raw);
+    if (!Number.isFinite(value))
+        throw new UsageError(`--${name} expects a number, got "${raw}"`);
+    return value;
+}
 
 const usage$3 = `Usage: vllm-perf-gate compare --baseline PATH... --candidate PATH... [options]
 
@@ -174,6 +188,8 @@ Writes DIR/verdict.json and DIR/report.md and prints the verdict.
 Options:
   --baseline PATH...       baseline results (repeat the flag or list several paths)
   --candidate PATH...      candidate results
+  --history PATH...        earlier baseline sessions (one results directory each), read only to estimate
+                           the between-session drift in stored mode
   --config FILE            config whose gate and repeats sections apply (default: built-in defaults)
   --out DIR                where verdict.json and report.md go (default: perf-gate-compare)
   --mode MODE              stored (baseline from another job: adds session drift, default) or
@@ -185,11 +201,16 @@ Options:
   --baseline-url URL
   --baseline-note TEXT
   --format FORMAT          what to print: text (default), markdown, json or none
+  --max-file-mb N          largest result file read, in MiB (default 16, the action's limit)
+  --max-total-mb N         all result files of both sides together, in MiB (default 512)
   -h, --help               show this help
+
+Inputs are untrusted: a file over a limit, a run found on both sides or a file whose fields
+contradict each other is exit 2; duplicated runs are counted once (see docs/compare.md).
 
 Exit codes: 0 the gate passes, 1 the gate fails (per gate.fail_on), 2 invalid input.
 `;
-const listFlags = new Set(["--baseline", "--candidate"]);
+const listFlags = new Set(["--baseline", "--candidate", "--history"]);
 /** `--baseline a b c` → `--baseline a --baseline b --baseline c` (node's parser wants one value per flag). */
 function expandListFlags(argv) {
     const out = [];
@@ -205,6 +226,22 @@ function expandListFlags(argv) {
     }
     return out;
 }
+/** The action's input limits (compare/input-limits.ts), raised or lowered by the size flags. */
+function inputLimitsFrom(args) {
+    const megabytes = (flag) => {
+        const value = numberOption(args, flag);
+        if (value !== undefined && !(value > 0))
+            throw new UsageError(`--${flag} expects a size in MiB above 0, got ${value}`);
+        return value;
+    };
+    const file = megabytes("max-file-mb");
+    const total = megabytes("max-total-mb");
+    return {
+        ...defaultInputLimits,
+        ...(file === undefined ? {} : { maxRunFileBytes: Math.floor(file * mebibyte) }),
+        ...(total === undefined ? {} : { maxTotalBytes: Math.floor(total * mebibyte) }),
+    };
+}
 const compareCommand = {
     name: "compare",
     summary: "compare candidate runs against a baseline and decide the gate",
@@ -213,6 +250,7 @@ const compareCommand = {
         const args = parseCommandArgs(expandListFlags(argv), {
             baseline: { type: "string", multiple: true },
             candidate: { type: "string", multiple: true },
+            history: { type: "string", multiple: true },
             config: { type: "string" },
             out: { type: "string" },
             mode: { type: "string" },
@@ -223,6 +261,8 @@ const compareCommand = {
             "baseline-url": { type: "string" },
             "baseline-note": { type: "string" },
             format: { type: "string" },
+            "max-file-mb": { type: "string" },
+            "max-total-mb": { type: "string" },
         });
         if (args.help) {
             io.stdout.write(usage$3);
@@ -231,6 +271,7 @@ const compareCommand = {
         const abs = (path) => (isAbsolute(path) ? path : resolve(io.cwd, path));
         const baseline = stringListOption(args, "baseline").map(abs);
         const candidate = stringListOption(args, "candidate").map(abs);
+        const history = stringListOption(args, "history").map(abs);
         if (baseline.length === 0)
             throw new UsageError("--baseline is required");
         if (candidate.length === 0)
@@ -256,15 +297,18 @@ const compareCommand = {
             if (value !== undefined)
                 info[key] = value;
         }
+        const limits = inputLimitsFrom(args);
         const config = stringOption(args, "config");
         const outcome = await compareResults({
             baseline,
             candidate,
+            history,
             config: config === undefined ? undefined : abs(config),
             mode: mode,
             baselineInfo: Object.keys(info).length > 0 ? info : null,
             env: io.env,
             cwd: io.cwd,
+            limits,
         });
         const out = abs(stringOption(args, "out") ?? "perf-gate-compare");
         const { verdictPath, reportPath } = await writeCompareOutputs(out, outcome);
@@ -455,6 +499,7 @@ async function runDemo(options) {
         baselineInfo: { note: `demo scenario "${scenario.name}": ${scenario.story}` },
     });
     let runsPerSide;
+    let runsWritten = 0;
     try {
         const measured = await runAdaptive({
             sides: [
@@ -476,6 +521,7 @@ async function runDemo(options) {
             minRuns: scenario.repeats.min,
             maxRuns: scenario.repeats.max,
             progress,
+            ...(options.signal ? { signal: options.signal } : {}),
             decide: async (runs) => {
                 const { verdict } = await compare();
                 if (!verdict.nextLook)
@@ -485,10 +531,13 @@ async function runDemo(options) {
             },
         });
         runsPerSide = measured.runsPerSide;
+        runsWritten = measured.runs.length;
     }
     finally {
         await Promise.all(providers.map((provider) => provider.stopAll()));
     }
+    if (options.signal?.aborted)
+        return { interrupted: String(options.signal.reason), runsWritten };
     const outcome = await compare();
     const { verdictPath, reportPath } = await writeCompareOutputs(outDir, outcome);
     return {
@@ -517,7 +566,8 @@ ${scenarioNames.map((name) => `                         ${name.padEnd(10)} ${sce
   -h, --help           show this help
 
 Exit codes: 0 when the demo ran as intended, whatever the verdict (it prints the exit code the gate
-itself would have given); 1 when it could not run; 2 on invalid options.
+itself would have given); 1 when it could not run; 2 on invalid options; 130/143 when interrupted
+by SIGINT/SIGTERM (the simulators are stopped; a second signal kills them and exits at once).
 `;
 const demoCommand = {
     name: "demo",
@@ -545,12 +595,29 @@ const demoCommand = {
             `Expect ${scenario.expectation}.\n` +
             `Baseline and candidate are simulated vLLM servers measured alternately, ${scenario.repeats.min} to ${scenario.repeats.max} runs each.\n\n`);
         const started = Date.now();
+        // SIGINT/SIGTERM: the run in progress ends, both simulators stop, exit 130/143; again: kill and exit.
+        const interruption = handleInterrupts({
+            log: (line) => progress.message(line),
+            onFirstSignal: (signal) => progress.message(`${signal}: stopping the demo and its simulators (again to force)`),
+        });
         let result;
         try {
-            result = await runDemo({ scenario, outDir, color, progress, env: io.env });
+            result = await runDemo({ scenario, outDir, color, progress, env: io.env, signal: interruption.signal });
         }
         catch (error) {
+            if (interruption.received() !== null) {
+                const detail = error instanceof Error ? error.message : String(error);
+                io.stderr.write(`${detail.startsWith("interrupted by") ? detail : `interrupted by ${interruption.received()}: ${detail}`}; nothing was compared; the simulators are stopped\n`);
+                return interruption.exitCode();
+            }
             throw new FailureError(`the demo could not run: ${error instanceof Error ? error.message : String(error)}`);
+        }
+        finally {
+            interruption.dispose();
+        }
+        if ("interrupted" in result) {
+            io.stderr.write(`interrupted by ${result.interrupted}: kept ${result.runsWritten} run(s) under ${outDir} (the interrupted one is marked in its run.json); nothing was compared; the simulators are stopped\n`);
+            return interruption.exitCode() ?? ExitCode.failure;
         }
         const { verdict } = result.outcome;
         io.stdout.write(`\n${result.terminalReport}\n`);
@@ -653,9 +720,10 @@ sampling:
 `;
 const gate = `
 # Runs per side: the gate decides after min runs and adds runs while the verdict is inconclusive, up to max.
+# Many short runs (>= 200 requests each for p95) buy more power per GPU-minute than few long ones.
 repeats:
-  min: 3
-  max: 10
+  min: 5
+  max: 25
 
 # What blocks a merge. Every other metric is reported as advisory.
 gate:
@@ -874,17 +942,28 @@ async function exists(path) {
  * comes from what the server says about itself (/version, /v1/models, vllm:cache_config_info).
  */
 function baseUrlProvider(options) {
+    const templates = options.interpolation?.templates ?? [];
     const baseUrl = options.baseUrl.replace(/\/+$/, "");
     const endpoint = {
         baseUrl,
         metricsUrl: options.metricsUrl ?? `${baseUrl}/metrics`,
         ...(options.apiKey ? { apiKey: options.apiKey } : {}),
     };
+    const redactor = createRedactor([
+        options.apiKey,
+        ...credentialLikeValues(options.env ?? {}),
+        ...(options.interpolation?.values ?? []).map((entry) => entry.value),
+    ]);
     return {
         lifecycle: "per-cell",
         async start() {
             // Fail before measuring anything when nothing answers there, or it serves another model.
             const served = await getServedModels({ baseUrl, apiKey: options.apiKey }).catch((error) => {
+                if (error instanceof ProbeStatusError && isUnauthorizedStatus(error.status)) {
+                    throw new FailureError(`--base-url ${baseUrl}: GET /v1/models answered HTTP ${error.status} (unauthorized): the server ${options.apiKey
+                        ? "refuses the API key sent (the variable server.api_key_env names)"
+                        : "wants an API key and none is sent (set server.api_key_env in the config)"}`);
+                }
                 throw new FailureError(`--base-url ${baseUrl}: GET /v1/models failed (${error instanceof Error ? error.message : String(error)})`);
             });
             if (served.length > 0 && !served.some((model) => model.id === options.model.name)) {
@@ -892,6 +971,7 @@ function baseUrlProvider(options) {
             }
             return {
                 endpoint,
+                redact: redactor.redact,
                 async fingerprint() {
                     const target = { baseUrl, apiKey: options.apiKey };
                     const [vllmVersion, servedModels, metricsText] = await Promise.all([
@@ -907,10 +987,11 @@ function baseUrlProvider(options) {
                             servedModels,
                             cacheConfig: metricsText === null ? null : cacheConfigFromMetrics(parsePrometheusText(metricsText)),
                         },
-                        model: options.model,
-                        sampling: options.sampling ?? null,
+                        model: templateView(options.model, templates, ["model"]),
+                        sampling: templateView(options.sampling ?? null, templates, ["sampling"]),
                         gpu: null,
                         env: options.env ?? {},
+                        environment: options.interpolation?.values ?? [],
                     });
                 },
                 // Never resolves: we cannot see an external server's process, only its failed requests.
@@ -937,8 +1018,13 @@ Options:
   -q, --quiet         no progress output
   -h, --help          show this help
 
+Interrupts: on SIGINT or SIGTERM the run in progress stops sending, its requests in flight are
+recorded as cancelled (error kind "aborted"), its run.json is written with flags.interrupted (compare
+excludes it), every server started is stopped, and the exit code is 130 (SIGINT) or 143 (SIGTERM).
+A second signal kills the servers (their process groups) and exits at once.
+
 Exit codes: 0 all runs measured (failed requests are data, see run.json), 1 a run was cut short
-(server crash, interrupt) or the server could not be started, 2 invalid input.
+(server crash) or the server could not be started, 2 invalid input, 130/143 interrupted.
 `;
 const runCommand = {
     name: "run",
@@ -986,6 +1072,7 @@ const runCommand = {
         const managed = baseUrl === undefined
             ? providerForConfig(config, {
                 env: { ...io.env },
+                interpolation: loaded.interpolation,
                 warn: (message) => progress.message(`warning: ${message}`),
             })
             : null;
@@ -996,26 +1083,28 @@ const runCommand = {
                 model: config.model,
                 sampling: config.sampling,
                 env: io.env,
+                interpolation: loaded.interpolation,
             });
-        let interrupted = false;
-        const onSignal = () => {
-            interrupted = true;
-            progress.message("interrupted: finishing the current run's bookkeeping; press Ctrl-C again to force");
-            process.once("SIGINT", () => process.exit(130));
-        };
-        process.once("SIGINT", onSignal);
+        // SIGINT/SIGTERM: stop sending, cancel what is in flight, write the files, stop the servers, exit
+        // 130/143; a second signal kills the servers and exits at once (server/signals.ts).
+        const interruption = handleInterrupts({
+            // Even with --quiet: the user must learn that servers were killed or the wind-down limit was hit.
+            log: (line) => io.stderr.write(`${line}\n`),
+            onFirstSignal: (signal) => progress.message(`${signal}: stopping; cancelling requests in flight and writing this run's files (again to force)`),
+        });
+        const outDir = resolve(io.cwd, out);
         try {
             const result = await runCells({
                 config,
                 provider,
-                outDir: resolve(io.cwd, out),
+                outDir,
                 baseDir: dirname(loaded.path),
                 ...(cells ? { cells } : {}),
                 ...(runs !== undefined ? { runs } : {}),
                 formats: format === "vllm" ? ["vllm"] : [],
                 ...(stringOption(args, "side") ? { side: stringOption(args, "side") } : {}),
                 progress,
-                shouldAbort: () => interrupted,
+                signal: interruption.signal,
             });
             const cut = result.runs.filter((run) => run.file.flags.cutShort);
             const bound = result.runs.filter((run) => run.file.flags.clientBound);
@@ -1023,25 +1112,48 @@ const runCommand = {
                 progress.message(`warning: ${bound.length} run(s) were client-bound (the client, not the server, limited them): ${bound.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`);
             }
             if (!quiet)
-                io.stdout.write(`wrote ${result.runs.length} run(s) to ${resolve(io.cwd, out)}\n`);
-            if (interrupted)
-                throw new FailureError("interrupted; the runs measured so far are kept");
+                io.stdout.write(`wrote ${result.runs.length} run(s) to ${outDir}\n`);
+            const signal = interruption.received();
+            if (signal !== null) {
+                await managed?.stopAll();
+                io.stderr.write(`${interruptSummary(signal, result.runs, outDir)}\n`);
+                return interruption.exitCode();
+            }
             if (cut.length > 0) {
                 throw new FailureError(`${cut.length} run(s) were cut short: ${cut.map((run) => `${run.cell}/run-${run.run} (${run.file.flags.notes[0] ?? "cut short"})`).join(", ")}`);
             }
             return 0;
         }
         catch (error) {
+            const signal = interruption.received();
+            if (signal !== null) {
+                // Interrupted while a server was starting (or stopping): the runs already written are all there is.
+                await managed?.stopAll();
+                const detail = error instanceof Error ? error.message : String(error);
+                io.stderr.write(`${detail.startsWith("interrupted by") ? detail : `interrupted by ${signal}: ${detail}`}; the runs finished before are kept in ${outDir}; the servers it started are stopped\n`);
+                return interruption.exitCode();
+            }
             if (error instanceof Error && error.name === "ServerStartError")
                 throw new FailureError(error.message);
             throw error;
         }
         finally {
-            process.removeListener("SIGINT", onSignal);
             await managed?.stopAll();
+            interruption.dispose();
         }
     },
 };
+/** The one line an interrupted `run` ends with: what was kept, and where. */
+function interruptSummary(signal, runs, outDir) {
+    const whole = runs.filter((run) => !run.file.flags.interrupted);
+    const cut = runs.filter((run) => run.file.flags.interrupted);
+    const parts = [`${whole.length} complete run(s)`];
+    for (const run of cut) {
+        const cancelled = run.file.requests.errorsByKind.aborted ?? 0;
+        parts.push(`${run.cell}/run-${run.run} interrupted (${run.file.requests.total} request(s) recorded, ${cancelled} cancelled; excluded from comparisons)`);
+    }
+    return `interrupted by ${signal}: kept ${parts.join(" and ")} in ${outDir}; the servers it started are stopped`;
+}
 
 /**
  * Every knob of the simulator in one table: the zod schema is the single source of truth for profile
@@ -1077,6 +1189,10 @@ const knobSpecs = {
         schema: num(0),
         help: "cost per context token (prompt + output so far) of each decoding sequence",
     },
+    prefill_attention_per_token_pair_ms: {
+        schema: num(0),
+        help: "cost per (prefill token x earlier token it attends to): makes prefill grow with the prompt length squared",
+    },
     speed_factor: { schema: num(0.001), help: "fixed multiplier of every step time (1 = profile speed)" },
     speed_sigma: {
         schema: num(0),
@@ -1102,7 +1218,28 @@ const knobSpecs = {
         schema: boolean(),
         help: "when the simulator falls behind its timeline, send the steps already due together, a request's tokens as one chunk (vLLM V1 merges undelivered outputs so); false = one chunk per step, late",
     },
-    vllm_version: { schema: string().min(1), help: "what GET /version reports" },
+    vllm_version: {
+        schema: string()
+            .regex(/^(0\.(1[0-9]|[2-9][0-9])|[1-9][0-9]*\.[0-9]+)(\.[0-9]+)?(([.+-]|[a-z])[0-9A-Za-z.+-]*)?$/, "expected a vLLM version of 0.10 or later, such as 0.10.2, 0.11.0 or 0.12.0"),
+        help: "what GET /version reports; its minor line selects the exported metric families (0.10, 0.11, 0.12 and later = current)",
+    },
+    // Speculative decoding (off at 0 drafts).
+    spec_decode_num_tokens: {
+        schema: int(0),
+        help: "draft tokens proposed per decode step (vLLM num_speculative_tokens); 0 = no speculative decoding",
+    },
+    spec_decode_acceptance_t0: {
+        schema: frac(),
+        help: "chance that each draft token is accepted (given the ones before it were) at temperature 0",
+    },
+    spec_decode_acceptance_t1: {
+        schema: frac(),
+        help: "the same at temperature 1; linear in between, extended to temperature 2",
+    },
+    spec_decode_draft_per_token_ms: {
+        schema: num(0),
+        help: "cost of proposing one draft token for one sequence (the draft model's share of the step)",
+    },
     disable_log_stats: {
         schema: boolean(),
         help: "/metrics carries no vllm:* metrics, as with vLLM --disable-log-stats",
@@ -1172,6 +1309,7 @@ const smallGpu = {
     prefill_per_token_ms: 0.004,
     decode_per_seq_ms: 0.03,
     attention_per_context_token_ms: 0.000004,
+    prefill_attention_per_token_pair_ms: 0,
     speed_factor: 1,
     speed_sigma: 0.02,
     jitter_sigma: 0.02,
@@ -1182,6 +1320,10 @@ const smallGpu = {
     tokens_per_chunk: 1,
     coalesce_late_tokens: true,
     vllm_version: "0.11.0",
+    spec_decode_num_tokens: 0,
+    spec_decode_acceptance_t0: 0.8,
+    spec_decode_acceptance_t1: 0.6,
+    spec_decode_draft_per_token_ms: 0.01,
     enable_prompt_tokens_details: false,
     disable_log_stats: false,
     ...noFaults,
@@ -1231,6 +1373,22 @@ const builtInProfiles = {
         name: "fp8-kv",
         description: "small-gpu with cache_dtype fp8: 2x KV capacity, 5% cheaper decode, 10% costlier prefill",
         cache_dtype: "fp8",
+    },
+    "gpu-shaped": {
+        ...smallGpu,
+        name: "gpu-shaped",
+        description: "the load shape of a GPU: throughput bends well before max_num_seqs, prefill grows with the prompt squared",
+        step_overhead_ms: 6,
+        prefill_per_token_ms: 0.02,
+        prefill_attention_per_token_pair_ms: 0.000004,
+        decode_per_seq_ms: 0.08,
+        attention_per_context_token_ms: 0.00004,
+    },
+    "spec-decode": {
+        ...smallGpu,
+        name: "spec-decode",
+        description: "small-gpu with a draft model proposing 3 tokens per step; acceptance falls with temperature (0.8 at 0, 0.6 at 1)",
+        spec_decode_num_tokens: 3,
     },
 };
 class ProfileError extends Error {
@@ -1340,6 +1498,26 @@ function resolveProfile(profile) {
     if (/[/\\.]/.test(profile))
         return loadProfileFile(profile);
     return builtInProfile(profile);
+}
+/**
+ * vLLM refuses to start when the KV cache cannot hold one request of max_model_len tokens
+ * (check_enough_kv_cache_memory in vllm/v1/core/kv_cache_utils.py @ v0.11.0); so does the simulator.
+ */
+function checkKvCapacity(profile, where = "profile") {
+    const blocks = effectiveCosts(profile).numGpuBlocks;
+    const needed = Math.ceil(profile.max_model_len / profile.block_size);
+    if (blocks >= needed)
+        return;
+    const estimated = blocks * profile.block_size;
+    throw new ProfileError(`${where}: field "num_gpu_blocks": to serve at least one request with the model's max seq len (${profile.max_model_len}), ${needed} KV-cache blocks of ${profile.block_size} tokens are needed, more than the ${blocks} available. Based on the available memory, the estimated maximum model length is ${estimated}. Try increasing \`gpu_memory_utilization\` (num_gpu_blocks) or decreasing \`max_model_len\` when initializing the engine.`);
+}
+function metricSetOf(version) {
+    const [major, minor] = version.split(".").map((part) => Number.parseInt(part, 10));
+    if (major === 0 && minor <= 10)
+        return "0.10";
+    if (major === 0 && minor === 11)
+        return "0.11";
+    return "current";
 }
 function effectiveCosts(profile) {
     const fp8 = profile.cache_dtype.toLowerCase().startsWith("fp8");
@@ -1643,7 +1821,9 @@ function mixSeed(a, b) {
 
 /**
  * What the engine counts, in vLLM V1's units (seconds, tokens). Plain data, so the engine stays pure and
- * the Prometheus rendering lives elsewhere. Bucket boundaries: vllm/v1/metrics/loggers.py@005a810b.
+ * the Prometheus rendering (which families a vLLM version exports) lives in metrics-text.ts.
+ * Bucket boundaries: vllm/v1/metrics/loggers.py @ v0.10 (005a810b) and the 0.11 / 0.12+ lines, which keep
+ * the same boundaries.
  */
 const ttftBuckets = [
     0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640,
@@ -1655,7 +1835,15 @@ const itlBuckets = [
 const requestLatencyBuckets = [
     0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680,
 ];
-/** 1-2-5 steps up to the context length, as vLLM builds token histograms. */
+/** vllm:iteration_tokens_total: fixed boundaries (loggers.py @ 005a810b and v0.11.0), not 1-2-5. */
+const iterationTokenBuckets = [
+    1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
+];
+/** vllm:request_params_n. */
+const nParamBuckets = [1, 2, 5, 10, 20];
+/** vllm:time_per_prefill_token_request_seconds (the 0.10 line only, loggers.py @ 005a810b). */
+const prefillPerTokenBuckets = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1];
+/** 1-2-5 steps up to the context length, as vLLM builds token histograms (build_1_2_5_buckets). */
 function tokenBuckets(maxModelLen) {
     const out = [];
     for (let exponent = 1;; exponent *= 10) {
@@ -1689,31 +1877,46 @@ class Histogram {
         }
     }
 }
+/** Speculative-decoding counters (vllm/v1/spec_decode/metrics.py @ 016a8587). */
+class SpecDecodeStats {
+    drafts = 0;
+    draftTokens = 0;
+    acceptedTokens = 0;
+    /** Accepted drafts by position (0 = the first draft token). */
+    acceptedPerPosition = [];
+}
 class EngineStats {
     preemptions = 0;
     promptTokens = 0;
     generationTokens = 0;
+    /** Prefix-cache lookups of requests scheduled for the first time; re-lookups after a preemption are not counted (vLLM 0.11+). */
     prefixQueries = 0;
     prefixHits = 0;
     success = { stop: 0, length: 0, abort: 0 };
     ttft = new Histogram(ttftBuckets);
+    /** One observation per engine step that gave a request output after its first (vLLM's inter-token latency). */
     itl = new Histogram(itlBuckets);
+    /** Per finished request: decode time / (outputs - 1), 0 for a request with one output token. */
     tpot = new Histogram(itlBuckets);
     e2e = new Histogram(requestLatencyBuckets);
     queue = new Histogram(requestLatencyBuckets);
     inference = new Histogram(requestLatencyBuckets);
     prefill = new Histogram(requestLatencyBuckets);
     decode = new Histogram(requestLatencyBuckets);
+    prefillPerToken = new Histogram(prefillPerTokenBuckets);
     promptTokensPerRequest;
     generationTokensPerRequest;
     maxTokensParam;
-    iterationTokens;
-    constructor(maxModelLen, maxNumBatchedTokens) {
+    maxGenerationTokens;
+    nParam = new Histogram(nParamBuckets);
+    iterationTokens = new Histogram(iterationTokenBuckets);
+    specDecode = new SpecDecodeStats();
+    constructor(maxModelLen) {
         const tokens = tokenBuckets(maxModelLen);
         this.promptTokensPerRequest = new Histogram(tokens);
         this.generationTokensPerRequest = new Histogram(tokens);
         this.maxTokensParam = new Histogram(tokens);
-        this.iterationTokens = new Histogram(tokenBuckets(Math.max(maxNumBatchedTokens, 1)));
+        this.maxGenerationTokens = new Histogram(tokens);
     }
 }
 
@@ -1817,7 +2020,7 @@ class Engine {
         this.noise = seededRandom(mixSeed(seed, 0x5eed));
         // One draw per engine (= per server start); sigma scales it later, so changing sigma keeps the draw.
         this.speedNormal = this.noise.normal();
-        this.stats = new EngineStats(profile.max_model_len, profile.max_num_batched_tokens);
+        this.stats = new EngineStats(profile.max_model_len);
     }
     get config() {
         return this.profile;
@@ -1868,6 +2071,7 @@ class Engine {
         const ordinal = this.arrivals++;
         const rng = seededRandom(spec.seed !== undefined ? mixSeed(spec.seed, 0x7e57) : mixSeed(this.seed, ordinal + 1));
         const { outputLength, reason } = this.plannedOutput(spec, rng);
+        const specSeed = spec.seed !== undefined ? mixSeed(spec.seed, 0x5bec) : mixSeed(this.seed, -(ordinal + 1));
         const seq = {
             spec,
             promptLen: spec.promptTokens.length,
@@ -1875,6 +2079,7 @@ class Engine {
             plannedReason: reason,
             outputs: [],
             rng,
+            specRng: this.profile.spec_decode_num_tokens > 0 ? seededRandom(specSeed) : undefined,
             numComputed: 0,
             blockHashes: undefined,
             sharedBlocks: [],
@@ -1885,9 +2090,11 @@ class Engine {
         };
         this.byId.set(spec.id, seq);
         this.waiting.push(seq);
-        this.stats.maxTokensParam.observe(spec.maxTokens);
     }
-    /** Client gone or stream faulted: free its KV and count it as finished with reason abort. */
+    /**
+     * Client gone or stream faulted: free its KV. As in vLLM, a client abort is not a finished request: no
+     * request_success_total, no per-request histogram (its TTFT and ITLs, observed per step, stay).
+     */
     abort(id, now) {
         const seq = this.byId.get(id);
         if (!seq || seq.state === "finished")
@@ -1896,7 +2103,7 @@ class Engine {
         this.removeFrom(this.running, seq);
         if (this.current)
             this.current.work = this.current.work.filter((work) => work.seq !== seq);
-        this.finish(seq, "abort", now);
+        this.finish(seq, "abort", now, false);
         return true;
     }
     /** Forget a finished request's record (the server calls this once the response is written). */
@@ -1918,28 +2125,31 @@ class Engine {
         let prefillTokens = 0;
         let decodeSequences = 0;
         let contextTokens = 0;
-        let batched = 0;
-        for (const { seq, tokens } of work) {
-            batched += tokens;
-            if (seq.outputs.length > 0 &&
-                tokens === 1 &&
-                seq.numComputed === seq.promptLen + seq.outputs.length - 1) {
+        // Sum over prefill tokens of the context each attends to (tokens before it): attention makes a
+        // prompt's prefill cost grow with its length squared.
+        let prefillContext = 0;
+        let draftTokens = 0;
+        for (const { seq, tokens, decode, drafts } of work) {
+            if (decode) {
                 decodeSequences++;
                 contextTokens += seq.numComputed + 1;
+                draftTokens += drafts;
             }
             else {
                 prefillTokens += tokens;
+                prefillContext += tokens * seq.numComputed + (tokens * (tokens - 1)) / 2;
             }
         }
         const p = this.profile;
         const c = this.costs;
         const base = p.step_overhead_ms +
-            c.prefillPerTokenMs * prefillTokens +
+            c.prefillPerTokenMs * (prefillTokens + draftTokens) +
+            p.prefill_attention_per_token_pair_ms * prefillContext +
             c.decodePerSeqMs * decodeSequences +
-            c.attentionPerContextTokenMs * contextTokens;
+            c.attentionPerContextTokenMs * contextTokens +
+            p.spec_decode_draft_per_token_ms * draftTokens;
         const jitter = p.jitter_sigma > 0 ? Math.exp(p.jitter_sigma * this.noise.normal()) : 1;
         const durationMs = base * this.speedFactor * jitter;
-        this.stats.iterationTokens.observe(batched);
         this.current = { start: now, end: now + durationMs, work };
         return { durationMs, prefillTokens, decodeSequences };
     }
@@ -1951,26 +2161,57 @@ class Engine {
         this.current = undefined;
         const now = step.end;
         const events = [];
-        for (const { seq, tokens } of step.work) {
+        // vllm:iteration_tokens_total observes, per step with output, the prompt length of each request that
+        // got its first token plus the tokens generated (IterationStats in vllm/v1/metrics/stats.py).
+        let iterationTokens = 0;
+        for (const { seq, tokens, decode, drafts } of step.work) {
             if (seq.state !== "running")
                 continue;
-            seq.numComputed += tokens;
-            this.registerFullPromptBlocks(seq);
-            if (seq.numComputed < seq.promptLen + seq.outputs.length)
-                continue;
-            const event = this.sample(seq, now);
-            events.push(event);
+            let produce = 1;
+            if (decode) {
+                const accepted = drafts > 0 ? this.acceptDrafts(seq, drafts) : 0;
+                seq.numComputed += 1 + accepted;
+                produce = 1 + accepted;
+            }
+            else {
+                seq.numComputed += tokens;
+                this.registerFullPromptBlocks(seq);
+                if (seq.numComputed < seq.promptLen + seq.outputs.length)
+                    continue;
+            }
+            if (seq.outputs.length === 0)
+                iterationTokens += seq.promptLen;
+            iterationTokens += produce;
+            this.observeStepOutput(seq, now);
+            for (let i = 0; i < produce && seq.state === "running"; i++)
+                events.push(this.sample(seq, now));
         }
+        if (iterationTokens > 0)
+            this.stats.iterationTokens.observe(iterationTokens);
         return events;
     }
-    sample(seq, now) {
-        const isLast = seq.outputs.length + 1 >= seq.outputLength;
-        const eos = isLast && seq.plannedReason === "stop";
-        const token = eos ? eosTokenId : Math.floor(seq.rng.next() * vocabularySize);
-        seq.outputs.push(token);
-        const first = seq.outputs.length === 1;
+    /** Drafts accepted in a chain: position j counts only if every draft before it was accepted. */
+    acceptDrafts(seq, drafts) {
+        const p = this.profile;
+        const t = Math.min(2, Math.max(0, seq.spec.temperature ?? 1));
+        const rate = Math.min(1, Math.max(0, p.spec_decode_acceptance_t0 + (p.spec_decode_acceptance_t1 - p.spec_decode_acceptance_t0) * t));
+        const s = this.stats.specDecode;
+        s.drafts++;
+        s.draftTokens += drafts;
+        let accepted = 0;
+        const rng = seq.specRng ?? seededRandom(mixSeed(this.seed, 0x5bec));
+        seq.specRng = rng;
+        while (accepted < drafts && rng.next() < rate) {
+            s.acceptedPerPosition[accepted] = (s.acceptedPerPosition[accepted] ?? 0) + 1;
+            accepted++;
+        }
+        s.acceptedTokens += accepted;
+        return accepted;
+    }
+    /** TTFT at the first output, else one inter-token latency per step with output (not per token). */
+    observeStepOutput(seq, now) {
         const times = seq.times;
-        if (first) {
+        if (seq.outputs.length === 0) {
             times.firstToken = now;
             this.stats.ttft.observe((now - times.arrival) / 1000);
             this.stats.promptTokens += seq.promptLen;
@@ -1979,6 +2220,13 @@ class Engine {
             this.stats.itl.observe((now - times.lastToken) / 1000);
         }
         times.lastToken = now;
+    }
+    sample(seq, now) {
+        const isLast = seq.outputs.length + 1 >= seq.outputLength;
+        const eos = isLast && seq.plannedReason === "stop";
+        const token = eos ? eosTokenId : Math.floor(seq.rng.next() * vocabularySize);
+        seq.outputs.push(token);
+        const first = seq.outputs.length === 1;
         this.stats.generationTokens++;
         const event = {
             id: seq.spec.id,
@@ -2019,7 +2267,13 @@ class Engine {
         // Running sequences first, oldest first, as vLLM V1's scheduler does.
         for (let i = 0; i < this.running.length && budget > 0; i++) {
             const seq = this.running[i];
-            const tokens = Math.min(seq.promptLen + seq.outputs.length - seq.numComputed, budget);
+            const remaining = seq.promptLen + seq.outputs.length - seq.numComputed;
+            const decode = seq.outputs.length > 0 && remaining === 1;
+            // Speculative decoding: a decode verifies up to k drafts, never more than the output still to come.
+            const drafts = decode
+                ? Math.max(0, Math.min(p.spec_decode_num_tokens, seq.outputLength - seq.outputs.length - 1, budget - 1))
+                : 0;
+            const tokens = decode ? 1 + drafts : Math.min(remaining, budget);
             if (tokens <= 0)
                 continue;
             let fits = this.allocate(seq, seq.numComputed + tokens);
@@ -2033,7 +2287,7 @@ class Engine {
             }
             if (!fits)
                 break;
-            work.push({ seq, tokens });
+            work.push({ seq, tokens, decode, drafts });
             budget -= tokens;
         }
         if (!preempted) {
@@ -2061,7 +2315,8 @@ class Engine {
     /** A request that cannot fit even in an empty cache would block the queue forever. */
     rejectUnfittable(seq, now) {
         this.waiting.shift();
-        this.finish(seq, "abort", now);
+        // The engine gave up on it: vLLM counts an engine-side abort as a finished request.
+        this.finish(seq, "abort", now, true);
         this.rejected.push(seq.spec.id);
     }
     /** Ids of requests the engine gave up on (they could never fit in the KV cache); cleared on read. */
@@ -2090,7 +2345,10 @@ class Engine {
             seq.numComputed = 0;
             return undefined;
         }
-        if (p.enable_prefix_caching) {
+        // vLLM 0.11+ keeps the re-lookups of preempted requests out of the exported counters
+        // (PrefixCacheStats.preempted_* in vllm/v1/core/kv_cache_manager.py), so the hit rate stays the
+        // share of prompt tokens served from the cache.
+        if (p.enable_prefix_caching && seq.preemptions === 0) {
             this.stats.prefixQueries += numTokens;
             this.stats.prefixHits += hitTokens;
         }
@@ -2098,7 +2356,7 @@ class Engine {
             this.cachedPromptTokens.set(seq.spec.id, hitTokens);
         seq.state = "running";
         seq.times.firstScheduled ??= now;
-        return { seq, tokens };
+        return { seq, tokens, decode: false, drafts: 0 };
     }
     allocate(seq, tokens) {
         const needed = Math.ceil(tokens / this.profile.block_size) - seq.sharedBlocks.length - seq.privateBlocks;
@@ -2136,27 +2394,40 @@ class Engine {
         this.waiting.unshift(seq);
         this.stats.preemptions++;
     }
-    finish(seq, reason, now) {
+    /**
+     * `counted`: a finished request in vLLM's sense (stop, length, an engine-side abort), observed in
+     * request_success_total and the per-request histograms (FinishedRequestStats in vllm/v1/metrics/stats.py).
+     */
+    finish(seq, reason, now, counted = true) {
         this.releaseBlocks(seq);
         seq.state = "finished";
         this.cachedPromptTokens.delete(seq.spec.id);
         const t = seq.times;
         t.finished = now;
+        if (!counted)
+            return;
         const s = this.stats;
         s.success[reason]++;
         s.e2e.observe((now - t.arrival) / 1000);
         s.queue.observe(((t.firstScheduled ?? now) - t.arrival) / 1000);
         if (t.firstScheduled !== undefined) {
             s.inference.observe(((t.lastToken ?? now) - t.firstScheduled) / 1000);
-            s.prefill.observe(((t.firstToken ?? now) - t.firstScheduled) / 1000);
+            const prefillS = ((t.firstToken ?? now) - t.firstScheduled) / 1000;
+            s.prefill.observe(prefillS);
+            if (seq.promptLen > 0)
+                s.prefillPerToken.observe(prefillS / seq.promptLen);
         }
-        if (t.firstToken !== undefined && t.lastToken !== undefined) {
-            s.decode.observe((t.lastToken - t.firstToken) / 1000);
-            if (seq.outputs.length > 1)
-                s.tpot.observe((t.lastToken - t.firstToken) / 1000 / (seq.outputs.length - 1));
-        }
+        const decodeS = t.firstToken !== undefined && t.lastToken !== undefined ? (t.lastToken - t.firstToken) / 1000 : 0;
+        if (t.firstToken !== undefined)
+            s.decode.observe(decodeS);
+        // vLLM records 0 for a request with at most one output token (mean_time_per_output_token).
+        s.tpot.observe(seq.outputs.length > 1 ? decodeS / (seq.outputs.length - 1) : 0);
         s.promptTokensPerRequest.observe(seq.promptLen);
         s.generationTokensPerRequest.observe(seq.outputs.length);
+        // Observed at finish, as vLLM does, and only for requests that finished.
+        s.maxTokensParam.observe(seq.spec.maxTokens);
+        s.maxGenerationTokens.observe(seq.outputs.length);
+        s.nParam.observe(1);
     }
     removeFrom(list, seq) {
         const index = list.indexOf(seq);
@@ -2185,6 +2456,51 @@ function writeEventChunk(res, text) {
         return;
     }
     res.write(text);
+}
+
+/**
+ * The HTTP families prometheus_fastapi_instrumentator's default metrics export on vLLM's API server
+ * (Instrumentator().add(metrics.default()) in vllm/entrypoints/openai/api_server.py @ v0.11.0), recorded
+ * when a response ends, as the instrumentator's middleware does: a stream counts once it is over.
+ */
+const durationHighrBuckets = [
+    0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 7.5, 10, 30, 60,
+];
+const durationLowrBuckets = [0.1, 0.5, 1];
+/** Handlers vLLM's instrumentator leaves out (excluded_handlers). */
+const uninstrumentedHandlers = new Set(["/health", "/metrics", "/version"]);
+class HttpMetrics {
+    /** "handler method 2xx" -> count. */
+    requests = new Map();
+    /** By handler: the Content-Length of requests (0 without one). */
+    requestSize = new Map();
+    /** By handler: the Content-Length of responses (0 for a stream, which has none). */
+    responseSize = new Map();
+    durationHighr = new Histogram(durationHighrBuckets);
+    /** "handler method" -> latency with few buckets. */
+    duration = new Map();
+    record(handler, method, status, requestBytes, responseBytes, seconds) {
+        if (uninstrumentedHandlers.has(handler))
+            return;
+        const key = `${handler} ${method} ${Math.floor(status / 100)}xx`;
+        this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
+        add(this.requestSize, handler, requestBytes);
+        add(this.responseSize, handler, responseBytes);
+        this.durationHighr.observe(seconds);
+        const durationKey = `${handler} ${method}`;
+        let histogram = this.duration.get(durationKey);
+        if (!histogram) {
+            histogram = new Histogram(durationLowrBuckets);
+            this.duration.set(durationKey, histogram);
+        }
+        histogram.observe(seconds);
+    }
+}
+function add(map, key, value) {
+    const summary = map.get(key) ?? { count: 0, sum: 0 };
+    summary.count++;
+    summary.sum += value;
+    map.set(key, summary);
 }
 
 /**
@@ -2378,7 +2694,10 @@ class StepLoop {
     }
 }
 
-/** prometheus_client renders floats Go-style: whole numbers get ".0". */
+/**
+ * prometheus_client renders floats with floatToGoString (prometheus_client/utils.py): Python's repr, whole
+ * numbers with ".0", seven or more integer digits as an exponent.
+ */
 function formatValue(value) {
     if (value === Number.POSITIVE_INFINITY)
         return "+Inf";
@@ -2386,7 +2705,19 @@ function formatValue(value) {
         return "-Inf";
     if (Number.isNaN(value))
         return "NaN";
-    return Number.isInteger(value) ? `${value}.0` : String(value);
+    // Python's repr writes magnitudes below 1e-4 with an exponent of at least two digits ("4e-06").
+    if (value !== 0 && Math.abs(value) < 1e-4) {
+        return value.toExponential().replace(/e([+-])(\d)$/, "e$10$2");
+    }
+    const text = Number.isInteger(value) && Math.abs(value) < 1e16 ? `${value}.0` : String(value);
+    // Python's repr, then prometheus_client's floatToGoString: seven or more integer digits become an
+    // exponent ("1.2345678e+07").
+    const dot = text.indexOf(".");
+    if (value > 0 && dot > 6 && !text.includes("e")) {
+        const mantissa = `${text[0]}.${text.slice(1, dot)}${text.slice(dot + 1)}`.replace(/[0.]+$/, "");
+        return `${mantissa}e+0${dot - 1}`;
+    }
+    return text;
 }
 function escapeLabel(value) {
     return value.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\n");
@@ -2396,7 +2727,22 @@ function labelText(labels) {
     return parts.length > 0 ? `{${parts.join(",")}}` : "";
 }
 class Writer {
+    createdAt;
     lines = [];
+    constructor(createdAt) {
+        this.createdAt = createdAt;
+    }
+    /**
+     * prometheus_client's text output moves a family's `_created` samples into a gauge family of their own
+     * right after it (generate_latest in prometheus_client/exposition.py).
+     */
+    created(name, help, labelSets) {
+        if (labelSets.length === 0)
+            return;
+        this.family(`${name}_created`, "gauge", help);
+        for (const labels of labelSets)
+            this.sample(`${name}_created`, labels, this.createdAt);
+    }
     family(name, type, help) {
         this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
     }
@@ -2405,6 +2751,10 @@ class Writer {
     }
     histogram(name, help, labels, histogram) {
         this.family(name, "histogram", help);
+        this.histogramSamples(name, labels, histogram);
+        this.created(name, help, [labels]);
+    }
+    histogramSamples(name, labels, histogram) {
         let cumulative = 0;
         histogram.buckets.forEach((bound, i) => {
             cumulative += histogram.counts[i];
@@ -2415,83 +2765,209 @@ class Writer {
         this.sample(`${name}_sum`, labels, histogram.sum);
     }
 }
-function renderMetrics({ engine, modelName, httpRequests }) {
-    const w = new Writer();
+function renderMetrics({ engine, modelName, http, createdAt }) {
+    const w = new Writer(createdAt);
     const labels = { model_name: modelName, engine: "0" };
     const s = engine.stats;
     const p = engine.config;
     if (p.disable_log_stats) {
-        writeHttpRequests(w, httpRequests);
+        writeHttp(w, http);
         return `${w.lines.join("\n")}\n`;
     }
-    const gauge = (name, help, value) => {
+    const set = metricSetOf(p.vllm_version);
+    const gauge = (name, help, value, extra = {}) => {
         w.family(name, "gauge", help);
-        w.sample(name, labels, value);
+        w.sample(name, { ...labels, ...extra }, value);
     };
+    /** `name` without `_total`: the family, as prometheus_client names it; the sample gets `_total`. */
     const counter = (name, help, value) => {
-        w.family(name, "counter", help);
-        w.sample(name, labels, value);
+        w.family(`${name}_total`, "counter", help);
+        w.sample(`${name}_total`, labels, value);
+        w.created(name, help, [labels]);
     };
     gauge("vllm:num_requests_running", "Number of requests in model execution batches.", engine.numRunning);
     gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", engine.numWaiting);
+    if (set === "current") {
+        w.family("vllm:engine_sleep_state", "gauge", "Engine sleep state; awake = 0 means engine is sleeping; awake = 1 means engine is awake; weights_offloaded = 1 means sleep level 1; discard_all = 1 means sleep level 2.");
+        for (const [state, value] of [
+            ["awake", 1],
+            ["weights_offloaded", 0],
+            ["discard_all", 0],
+        ]) {
+            w.sample("vllm:engine_sleep_state", { ...labels, sleep_state: state }, value);
+        }
+    }
+    if (set === "0.10") {
+        gauge("vllm:gpu_cache_usage_perc", "GPU KV-cache usage. 1 means 100 percent usage.DEPRECATED: Use vllm:kv_cache_usage_perc instead.", engine.kvUsage);
+        counter("vllm:gpu_prefix_cache_queries", "GPU prefix cache queries, in terms of number of queriedtokens. DEPRECATED: Use vllm:prefix_cache_queries instead.", s.prefixQueries);
+        counter("vllm:gpu_prefix_cache_hits", "GPU prefix cache hits, in terms of number of cached tokens. DEPRECATED: Use vllm:prefix_cache_hits instead.", s.prefixHits);
+    }
     gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", engine.kvUsage);
-    counter("vllm:num_preemptions_total", "Cumulative number of preemption from the engine.", s.preemptions);
-    counter("vllm:prompt_tokens_total", "Number of prefill tokens processed.", s.promptTokens);
-    counter("vllm:generation_tokens_total", "Number of generation tokens processed.", s.generationTokens);
-    counter("vllm:prefix_cache_queries_total", "Prefix cache queries, in terms of number of queried tokens.", s.prefixQueries);
-    counter("vllm:prefix_cache_hits_total", "Prefix cache hits, in terms of number of cached tokens.", s.prefixHits);
+    counter("vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.", s.prefixQueries);
+    counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.", s.prefixHits);
+    if (set === "current") {
+        counter("vllm:external_prefix_cache_queries", "External prefix cache queries from KV connector cross-instance cache sharing, in terms of number of queried tokens.", 0);
+        counter("vllm:external_prefix_cache_hits", "External prefix cache hits from KV connector cross-instance cache sharing, in terms of number of cached tokens.", 0);
+        counter("vllm:mm_cache_queries", "Multi-modal cache queries, in terms of number of queried items.", 0);
+        counter("vllm:mm_cache_hits", "Multi-modal cache hits, in terms of number of cached items.", 0);
+    }
+    counter("vllm:num_preemptions", "Cumulative number of preemption from the engine.", s.preemptions);
+    counter("vllm:prompt_tokens", "Number of prefill tokens processed.", s.promptTokens);
+    counter("vllm:generation_tokens", "Number of generation tokens processed.", s.generationTokens);
     w.family("vllm:request_success_total", "counter", "Count of successfully processed requests.");
     for (const reason of ["stop", "length", "abort"]) {
         w.sample("vllm:request_success_total", { ...labels, finished_reason: reason }, s.success[reason]);
     }
+    w.created("vllm:request_success", "Count of successfully processed requests.", ["stop", "length", "abort"].map((reason) => ({ ...labels, finished_reason: reason })));
+    if (p.spec_decode_num_tokens > 0)
+        writeSpecDecode(w, labels, engine);
     const histograms = [
-        ["vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", s.ttft],
-        ["vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", s.itl],
-        [
-            "vllm:request_time_per_output_token_seconds",
-            "Histogram of time_per_output_token_seconds per request.",
-            s.tpot,
-        ],
-        ["vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", s.e2e],
-        ["vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", s.queue],
-        [
-            "vllm:request_inference_time_seconds",
-            "Histogram of time spent in RUNNING phase for request.",
-            s.inference,
-        ],
-        ["vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.", s.prefill],
-        ["vllm:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request.", s.decode],
         ["vllm:request_prompt_tokens", "Number of prefill tokens processed.", s.promptTokensPerRequest],
         [
             "vllm:request_generation_tokens",
             "Number of generation tokens processed.",
             s.generationTokensPerRequest,
         ],
-        ["vllm:request_params_max_tokens", "Histogram of the max_tokens request parameter.", s.maxTokensParam],
         ["vllm:iteration_tokens_total", "Histogram of number of tokens per engine_step.", s.iterationTokens],
+        [
+            "vllm:request_max_num_generation_tokens",
+            "Histogram of maximum number of requested generation tokens.",
+            s.maxGenerationTokens,
+        ],
+        ["vllm:request_params_n", "Histogram of the n request parameter.", s.nParam],
+        ["vllm:request_params_max_tokens", "Histogram of the max_tokens request parameter.", s.maxTokensParam],
+        ["vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", s.ttft],
     ];
+    if (set === "0.10") {
+        histograms.push(["vllm:time_per_output_token_seconds", "Histogram of time per output token in seconds.", s.itl], [
+            "vllm:time_per_prefill_token_request_seconds",
+            "Time spent per token during prefill  phase in seconds",
+            s.prefillPerToken,
+        ]);
+    }
+    else if (set === "0.11") {
+        histograms.push([
+            "vllm:time_per_output_token_seconds",
+            "Histogram of time per output token in seconds.DEPRECATED: Use vllm:inter_token_latency_seconds instead.",
+            s.itl,
+        ], ["vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", s.itl]);
+    }
+    else {
+        histograms.push(["vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", s.itl], [
+            "vllm:request_time_per_output_token_seconds",
+            "Histogram of time_per_output_token_seconds per request.",
+            s.tpot,
+        ]);
+    }
+    histograms.push(["vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", s.e2e], ["vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", s.queue], [
+        "vllm:request_inference_time_seconds",
+        "Histogram of time spent in RUNNING phase for request.",
+        s.inference,
+    ], ["vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.", s.prefill], ["vllm:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request.", s.decode]);
     for (const [name, help, histogram] of histograms)
         w.histogram(name, help, labels, histogram);
     w.family("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig");
-    w.sample("vllm:cache_config_info", {
-        block_size: String(p.block_size),
-        cache_dtype: p.cache_dtype,
-        enable_prefix_caching: p.enable_prefix_caching ? "True" : "False",
-        gpu_memory_utilization: String(p.gpu_memory_utilization),
-        num_gpu_blocks: String(engine.kvCapacityBlocks),
-        engine: "0",
-    }, 1);
-    writeHttpRequests(w, httpRequests);
+    w.sample("vllm:cache_config_info", cacheConfigLabels(engine), 1);
+    writeHttp(w, http);
     return `${w.lines.join("\n")}\n`;
 }
-function writeHttpRequests(w, httpRequests) {
-    w.family("http_requests_total", "counter", "Total number of requests by method, status and handler.");
-    for (const [key, count] of httpRequests) {
-        const [handler, method, status] = key.split(" ");
-        w.sample("http_requests_total", { handler: handler, method: method, status: status }, count);
+/**
+ * CacheConfig.metrics_info(): every field of vLLM's CacheConfig as a string label, plus engine
+ * (vllm/config/cache.py @ v0.11.0; fields the simulator has no notion of carry vLLM's defaults). Sorted, as
+ * prometheus_client orders the label names it is given by the dict, which is sorted here for stability.
+ */
+function cacheConfigLabels(engine) {
+    const p = engine.config;
+    const labels = {
+        block_size: String(p.block_size),
+        cache_dtype: p.cache_dtype,
+        calculate_kv_scales: "False",
+        cpu_offload_gb: "0",
+        enable_prefix_caching: p.enable_prefix_caching ? "True" : "False",
+        engine: "0",
+        gpu_memory_utilization: String(p.gpu_memory_utilization),
+        is_attention_free: "False",
+        kv_sharing_fast_prefill: "False",
+        mamba_cache_dtype: "auto",
+        mamba_ssm_cache_dtype: "auto",
+        num_cpu_blocks: "None",
+        num_gpu_blocks: String(engine.kvCapacityBlocks),
+        num_gpu_blocks_override: "None",
+        prefix_caching_hash_algo: "sha256",
+        sliding_window: "None",
+        swap_space: "4",
+    };
+    return labels;
+}
+/** vllm/v1/spec_decode/metrics.py @ 016a8587 (SpecDecodingProm): counters, accepted per draft position. */
+function writeSpecDecode(w, labels, engine) {
+    const spec = engine.stats.specDecode;
+    const one = (name, help, value) => {
+        w.family(`${name}_total`, "counter", help);
+        w.sample(`${name}_total`, labels, value);
+        w.created(name, help, [labels]);
+    };
+    one("vllm:spec_decode_num_drafts", "Number of spec decoding drafts.", spec.drafts);
+    one("vllm:spec_decode_num_draft_tokens", "Number of draft tokens.", spec.draftTokens);
+    one("vllm:spec_decode_num_accepted_tokens", "Number of accepted tokens.", spec.acceptedTokens);
+    const name = "vllm:spec_decode_num_accepted_tokens_per_pos";
+    w.family(`${name}_total`, "counter", "Accepted tokens per draft position.");
+    const positions = engine.config.spec_decode_num_tokens;
+    for (let position = 0; position < positions; position++) {
+        w.sample(`${name}_total`, { ...labels, position: String(position) }, spec.acceptedPerPosition[position] ?? 0);
     }
+    w.created(name, "Accepted tokens per draft position.", Array.from({ length: positions }, (_, position) => ({ ...labels, position: String(position) })));
+}
+/**
+ * prometheus_fastapi_instrumentator's default families, as vLLM's API server registers them: the request
+ * counter, request and response sizes (summaries), and latency with many buckets and no labels and with
+ * three buckets by handler and method.
+ */
+function writeHttp(w, http) {
+    const totalHelp = "Total number of requests by method, status and handler.";
+    w.family("http_requests_total", "counter", totalHelp);
+    const keys = [...http.requests.keys()].map((key) => key.split(" "));
+    const requestLabels = keys.map(([handler, method, status]) => ({
+        handler: handler,
+        method: method,
+        status: status,
+    }));
+    for (const labels of requestLabels) {
+        w.sample("http_requests_total", labels, http.requests.get(`${labels.handler} ${labels.method} ${labels.status}`));
+    }
+    w.created("http_requests", totalHelp, requestLabels);
+    summary(w, "http_request_size_bytes", "Content length of incoming requests by handler. Only value of header is respected. Otherwise ignored. No percentile calculated. ", http.requestSize);
+    summary(w, "http_response_size_bytes", "Content length of outgoing responses by handler. Only value of header is respected. Otherwise ignored. No percentile calculated. ", http.responseSize);
+    w.histogram("http_request_duration_highr_seconds", "Latency with many buckets but no API specific labels. Made for more accurate percentile calculations. ", {}, http.durationHighr);
+    const durationHelp = "Latency with only few buckets by handler. Made to be only used if aggregation by handler is important. ";
+    w.family("http_request_duration_seconds", "histogram", durationHelp);
+    const durationLabels = [];
+    for (const [key, histogram] of http.duration) {
+        const [handler, method] = key.split(" ");
+        const labels = { handler: handler, method: method };
+        durationLabels.push(labels);
+        w.histogramSamples("http_request_duration_seconds", labels, histogram);
+    }
+    w.created("http_request_duration_seconds", durationHelp, durationLabels);
+}
+function summary(w, name, help, sizes) {
+    w.family(name, "summary", help);
+    const labelSets = [];
+    for (const [handler, size] of sizes) {
+        labelSets.push({ handler });
+        w.sample(`${name}_count`, { handler }, size.count);
+        w.sample(`${name}_sum`, { handler }, size.sum);
+    }
+    w.created(name, help, labelSets);
 }
 
+function protocolShapeOf(version) {
+    const [major = 0, minor = 0, patch = 0] = version
+        .split(/[.+-]/)
+        .map((part) => Number.parseInt(part, 10) || 0);
+    const atLeast = (a, b, c) => major !== a ? major > a : minor !== b ? minor > b : patch >= c;
+    return { tokenIdFields: atLeast(0, 10, 2), completionUsageNull: !atLeast(0, 12, 0) };
+}
 const errorTypes = {
     400: "BadRequestError",
     401: "UnauthorizedError",
@@ -2593,7 +3069,9 @@ function parseGenerationRequest(endpoint, body, ctx) {
     const stream = optionalBool(body, "stream") ?? false;
     const streamOptions = body.stream_options;
     if (streamOptions !== undefined && streamOptions !== null) {
-        if (!stream) {
+        // vLLM's validator tests `data.get("stream_options") and not data.get("stream")`: an empty object is
+        // falsy in Python, so `stream_options: {}` without streaming is accepted (engine/protocol.py@040a2cc2).
+        if (!stream && !(isRecord(streamOptions) && Object.keys(streamOptions).length === 0)) {
             throw new ProtocolError(400, "Stream options can only be defined when `stream=True`.", "stream_options");
         }
         if (!isRecord(streamOptions))
@@ -2604,15 +3082,17 @@ function parseGenerationRequest(endpoint, body, ctx) {
         throw new ProtocolError(400, "The simulator supports n=1 only.", "n");
     const promptTokens = endpoint === "chat" ? chatPromptTokens(body.messages) : promptTokensOf(body.prompt);
     const promptLen = promptTokens.length;
+    // V1 wording and params (vllm/entrypoints/openai/serving_engine.py _validate_input @ v0.11.0).
     if (promptLen >= ctx.maxModelLen) {
-        throw new ProtocolError(400, `This model's maximum context length is ${ctx.maxModelLen} tokens. However, your request has ${promptLen} input tokens. Please reduce the length of the input messages.`, "messages");
+        throw new ProtocolError(400, `This model's maximum context length is ${ctx.maxModelLen} tokens. However, your request has ${promptLen} input tokens. Please reduce the length of the input messages.`, "input_tokens");
     }
     const requested = endpoint === "chat"
         ? (optionalInt(body, "max_completion_tokens", 1) ?? optionalInt(body, "max_tokens", 1))
         : optionalInt(body, "max_tokens", 1);
     const maxTokens = requested ?? (endpoint === "chat" ? ctx.maxModelLen - promptLen : 16);
     if (promptLen + maxTokens > ctx.maxModelLen) {
-        throw new ProtocolError(400, `This model's maximum context length is ${ctx.maxModelLen} tokens. However, you requested ${promptLen + maxTokens} tokens (${promptLen} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`, "max_tokens");
+        // Clients parse this sentence to retry with a smaller max_tokens.
+        throw new ProtocolError(400, `'max_tokens' or 'max_completion_tokens' is too large: ${maxTokens}. This model's maximum context length is ${ctx.maxModelLen} tokens and your request has ${promptLen} input tokens (${maxTokens} > ${ctx.maxModelLen} - ${promptLen}).`, "max_tokens");
     }
     const minTokens = optionalInt(body, "min_tokens", 0) ?? 0;
     if (minTokens > maxTokens) {
@@ -2622,7 +3102,13 @@ function parseGenerationRequest(endpoint, body, ctx) {
     if (salt !== undefined && salt !== null && (typeof salt !== "string" || salt === "")) {
         throw new ProtocolError(400, "Parameter 'cache_salt' must be a non-empty string if provided.", "cache_salt");
     }
-    const options = isRecord(streamOptions) ? streamOptions : undefined;
+    const temperature = body.temperature;
+    if (temperature !== undefined &&
+        temperature !== null &&
+        (typeof temperature !== "number" || !Number.isFinite(temperature) || temperature < 0)) {
+        throw new ProtocolError(400, `temperature must be non-negative, got ${JSON.stringify(temperature)}.`, "temperature");
+    }
+    const options = stream && isRecord(streamOptions) ? streamOptions : undefined;
     const includeUsage = options ? options.include_usage !== false : false;
     return {
         endpoint,
@@ -2636,6 +3122,7 @@ function parseGenerationRequest(endpoint, body, ctx) {
         stream,
         includeUsage,
         continuousUsage: includeUsage && options?.continuous_usage_stats === true,
+        temperature: typeof temperature === "number" ? temperature : 1,
     };
 }
 /** `cachedTokens` only with --enable-prompt-tokens-details: vLLM adds the details then. */
@@ -2656,24 +3143,36 @@ function usageOf(promptTokens, completionTokens, cachedTokens) {
 class ChunkWriter {
     endpoint;
     id;
+    shape;
     head;
-    constructor(endpoint, id, created, model) {
+    tokenIds;
+    constructor(endpoint, id, created, model, shape = protocolShapeOf("0.11.0")) {
         this.endpoint = endpoint;
         this.id = id;
+        this.shape = shape;
         const object = endpoint === "chat" ? "chat.completion.chunk" : "text_completion";
         this.head = `data: {"id":${JSON.stringify(id)},"object":"${object}","created":${created},"model":${JSON.stringify(model)},"choices":[`;
+        this.tokenIds = shape.tokenIdFields
+            ? endpoint === "chat"
+                ? ',"token_ids":null'
+                : ',"prompt_token_ids":null,"token_ids":null'
+            : "";
     }
-    /** Chat only: the first chunk, sent with the first engine output. */
+    /** Chat only: the first chunk, sent with the first engine output; 0.10.2+ sets prompt_token_ids on it. */
     role(usage) {
-        return `${this.head}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usageTail(usage)}}\n\n`;
+        const promptIds = this.shape.tokenIdFields ? ',"prompt_token_ids":null' : "";
+        return `${this.head}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usageTail(usage)}${promptIds}}\n\n`;
     }
     content(text, finishReason, usage) {
         const reason = finishReason === null ? "null" : `"${finishReason}"`;
-        const choice = this.endpoint === "chat"
-            ? // vLLM sets stop_reason only on the chat stream's final choice, so only that one carries it.
-                `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":${reason}${finishReason === null ? "" : ',"stop_reason":null'}}`
-            : `{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${reason},"stop_reason":null}`;
-        return `${this.head}${choice}]${usageTail(usage)}}\n\n`;
+        if (this.endpoint === "chat") {
+            // vLLM sets stop_reason only on the chat stream's final choice, so only that one carries it.
+            const choice = `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":${reason}${finishReason === null ? "" : ',"stop_reason":null'}${this.tokenIds}}`;
+            return `${this.head}${choice}]${usageTail(usage)}}\n\n`;
+        }
+        const choice = `{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${reason},"stop_reason":null${this.tokenIds}}`;
+        const tail = usage ? usageTail(usage) : this.shape.completionUsageNull ? ',"usage":null' : "";
+        return `${this.head}${choice}]${tail}}\n\n`;
     }
     usage(usage) {
         return `${this.head}]${usageTail(usage)}}\n\n`;
@@ -2686,9 +3185,10 @@ const doneEvent = "data: [DONE]\n\n";
 function streamErrorEvent(code, message) {
     return `data: ${JSON.stringify(errorBody(code, message))}\n\n`;
 }
-function completionResponse(req, id, created, text, finishReason, completionTokens, cachedTokens) {
+function completionResponse(req, id, created, text, finishReason, completionTokens, cachedTokens, shape = protocolShapeOf("0.11.0")) {
     const counted = usageOf(req.promptTokens.length, completionTokens, cachedTokens);
     const usage = { ...counted, prompt_tokens_details: counted.prompt_tokens_details ?? null };
+    const ids = shape.tokenIdFields;
     if (req.endpoint === "chat") {
         return {
             id,
@@ -2711,12 +3211,14 @@ function completionResponse(req, id, created, text, finishReason, completionToke
                     logprobs: null,
                     finish_reason: finishReason,
                     stop_reason: null,
+                    ...(ids ? { token_ids: null } : {}),
                 },
             ],
             service_tier: null,
             system_fingerprint: null,
             usage,
             prompt_logprobs: null,
+            ...(ids ? { prompt_token_ids: null } : {}),
             kv_transfer_params: null,
         };
     }
@@ -2733,6 +3235,7 @@ function completionResponse(req, id, created, text, finishReason, completionToke
                 finish_reason: finishReason,
                 stop_reason: null,
                 prompt_logprobs: null,
+                ...(ids ? { prompt_token_ids: null, token_ids: null } : {}),
             },
         ],
         service_tier: null,
@@ -2771,7 +3274,7 @@ class ActiveRequest {
         this.created = created;
         this.clientRequestId = clientRequestId;
         this.fault = fault;
-        this.writer = new ChunkWriter(req.endpoint, id, created, req.model);
+        this.writer = new ChunkWriter(req.endpoint, id, created, req.model, server.protocolShape);
     }
     start() {
         if (!this.req.stream)
@@ -2854,7 +3357,7 @@ class ActiveRequest {
     }
     finishPlain(finish, completionTokens, cachedTokens) {
         this.done = true;
-        const body = completionResponse(this.req, this.id, this.created, this.fullText, finish, completionTokens, cachedTokens);
+        const body = completionResponse(this.req, this.id, this.created, this.fullText, finish, completionTokens, cachedTokens, this.server.protocolShape);
         this.server.sendJson(this.res, 200, body, this.req.endpoint);
         this.server.completed(this);
     }
@@ -2908,12 +3411,16 @@ class SimServer {
     loop;
     http;
     chunkLog = [];
-    httpRequests = new Map();
+    httpMetrics = new HttpMetrics();
+    /** What the instrumentator will record for a response when it ends. */
+    httpRecords = new WeakMap();
     hung = false;
     dead = false;
     active = new Map();
     faultRandom;
     startedAt;
+    /** Unix seconds the server started: the metrics' `_created` samples. */
+    createdAt = Date.now() / 1000;
     completedCount = 0;
     sockets = new Set();
     /** Requests with output from the delivery in progress (reused to spare an allocation per step). */
@@ -2943,8 +3450,12 @@ class SimServer {
     get profile() {
         return this.engine.config;
     }
+    get protocolShape() {
+        return protocolShapeOf(this.engine.config.vllm_version);
+    }
     setProfile(overrides, where) {
         const next = applyOverrides(this.engine.config, overrides, where);
+        checkKvCapacity(next, where);
         if (next.block_size !== this.engine.config.block_size && this.engine.hasWork()) {
             throw new ProfileError(`${where}: field "block_size": can only change while no request is in flight`);
         }
@@ -3022,23 +3533,48 @@ class SimServer {
     starting() {
         return this.options.clock.now() - this.startedAt < this.profile.startup_delay_s * 1000;
     }
-    count(handler, method, status) {
-        const key = `${handler} ${method} ${Math.floor(status / 100)}xx`;
-        this.httpRequests.set(key, (this.httpRequests.get(key) ?? 0) + 1);
+    /**
+     * The HTTP metrics of a response, recorded when it ends (as vLLM's instrumentator does: grouped status,
+     * and nothing for the handlers it excludes).
+     */
+    count(res, handler, status, responseBytes = 0) {
+        this.httpRecords.set(res, { handler, status, responseBytes });
     }
+    instrument(req, res, receivedAt) {
+        let done = false;
+        const record = () => {
+            if (done)
+                return;
+            done = true;
+            const info = this.httpRecords.get(res);
+            if (!info)
+                return;
+            const requestBytes = Number(req.headers["content-length"] ?? 0) || 0;
+            const seconds = (this.options.clock.now() - receivedAt) / 1000;
+            this.httpMetrics.record(info.handler, req.method ?? "GET", info.status, requestBytes, info.responseBytes, seconds);
+        };
+        res.once("finish", record);
+        res.once("close", record);
+    }
+    /** Starlette's StreamingResponse(media_type="text/event-stream") under uvicorn: no cache headers. */
     writeHead(res, status, contentType, handler) {
-        this.count(handlerPath(handler), res.req.method ?? "GET", status);
-        res.writeHead(status, { "content-type": contentType, "cache-control": "no-cache" });
+        this.count(res, handlerPath(handler), status);
+        res.writeHead(status, { server: "uvicorn", "content-type": contentType });
     }
-    sendJson(res, status, body, handler) {
+    sendJson(res, status, body, handler, extra = {}) {
         const text = JSON.stringify(body);
-        this.count(handlerPath(handler), res.req.method ?? "GET", status);
-        res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+        this.count(res, handlerPath(handler), status, Buffer.byteLength(text));
+        res.writeHead(status, {
+            server: "uvicorn",
+            "content-length": Buffer.byteLength(text),
+            "content-type": "application/json",
+            ...extra,
+        });
         res.end(text);
     }
     sendEmpty(res, status, handler) {
-        this.count(handler, res.req.method ?? "GET", status);
-        res.writeHead(status, { "content-length": 0 });
+        this.count(res, handler, status);
+        res.writeHead(status, { server: "uvicorn", "content-length": 0 });
         res.end();
     }
     async handle(req, res) {
@@ -3049,6 +3585,7 @@ class SimServer {
             res.destroy();
             return;
         }
+        this.instrument(req, res, receivedAt);
         const o = this.options;
         if (o.apiKey !== undefined &&
             path.startsWith("/v1") &&
@@ -3072,9 +3609,14 @@ class SimServer {
                 this.sendJson(res, 200, this.models(), path);
                 return;
             case "GET /metrics":
-                this.count(path, method, 200);
-                res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" });
-                res.end(renderMetrics({ engine: this.engine, modelName: o.model, httpRequests: this.httpRequests }));
+                this.count(res, path, 200);
+                res.writeHead(200, { server: "uvicorn", "content-type": "text/plain; version=0.0.4; charset=utf-8" });
+                res.end(renderMetrics({
+                    engine: this.engine,
+                    modelName: o.model,
+                    http: this.httpMetrics,
+                    createdAt: this.createdAt,
+                }));
                 return;
             case "POST /v1/completions":
                 return this.generate("completions", req, res, receivedAt);
@@ -3115,7 +3657,14 @@ class SimServer {
             }
         }
         await drain(req);
-        this.sendJson(res, 404, { detail: "Not Found" }, "unmatched");
+        // A path served with other methods: Starlette answers 405 with Allow (the instrumentator labels
+        // requests that match no route fully handler="none").
+        const allowed = routeMethods(path, o.devMode);
+        if (allowed.length > 0) {
+            this.sendJson(res, 405, { detail: "Method Not Allowed" }, "none", { allow: allowed.join(", ") });
+            return;
+        }
+        this.sendJson(res, 404, { detail: "Not Found" }, "none");
     }
     models() {
         const created = Math.floor(Date.now() / 1000);
@@ -3278,6 +3827,7 @@ class SimServer {
             ignoreEos: parsed.ignoreEos,
             seed: parsed.seed,
             cacheSalt: parsed.cacheSalt,
+            temperature: parsed.temperature,
         }, arrival);
         // A write racing a client reset reports the error here; the close handler does the cleanup.
         res.on("error", () => undefined);
@@ -3291,6 +3841,28 @@ class SimServer {
         if (!active.done)
             this.loop.wake(arrival);
     }
+}
+const routes = {
+    "/health": ["GET"],
+    "/ping": ["GET", "POST"],
+    "/version": ["GET"],
+    "/v1/models": ["GET"],
+    "/metrics": ["GET"],
+    "/v1/completions": ["POST"],
+    "/v1/chat/completions": ["POST"],
+    "/tokenize": ["POST"],
+    "/detokenize": ["POST"],
+    "/admin/config": ["GET", "POST"],
+    "/admin/chunks": ["GET"],
+};
+const devRoutes = {
+    "/reset_prefix_cache": ["POST"],
+    "/reset_mm_cache": ["POST"],
+    "/reset_encoder_cache": ["POST"],
+    "/server_info": ["GET"],
+};
+function routeMethods(path, devMode) {
+    return routes[path] ?? (devMode ? devRoutes[path] : undefined) ?? [];
 }
 function handlerPath(handler) {
     if (handler === "chat")
@@ -3349,6 +3921,8 @@ async function startSimulator(options = {}) {
     if (Object.keys(overrides).length > 0) {
         profile = applyOverrides(profile, overrides, "--set");
     }
+    // As vLLM: a KV cache that cannot hold one max_model_len request refuses to start.
+    checkKvCapacity(profile, `profile ${profile.name}`);
     let resolveClosed;
     const closed = new Promise((resolve) => {
         resolveClosed = resolve;
@@ -3589,194 +4163,6 @@ const simCommand = {
     },
 };
 
-/** Assumed per-stream decode speed for closed-loop estimates; the estimate says so. */
-const assumedSecondsPerOutputToken = 0.03;
-const assumedServerStartSeconds = { docker: 180, command: 120, external: 0, sim: 1 };
-function lengthMean(length) {
-    if (typeof length === "number")
-        return length;
-    switch (length.distribution) {
-        case "fixed":
-            return length.value;
-        case "uniform":
-            return (length.min + length.max) / 2;
-        case "normal":
-            return length.mean;
-        case "lognormal":
-            return length.median * Math.exp((length.sigma * length.sigma) / 2);
-    }
-}
-function describeLength(length) {
-    if (typeof length === "number")
-        return String(length);
-    switch (length.distribution) {
-        case "fixed":
-            return String(length.value);
-        case "uniform":
-            return `${length.min}-${length.max}`;
-        case "normal":
-            return `normal(${length.mean}, sd ${length.sd})`;
-        case "lognormal":
-            return `lognormal(median ${length.median}, sigma ${length.sigma})`;
-    }
-}
-function describeDataset(cell) {
-    const dataset = cell.dataset;
-    switch (dataset.type) {
-        case "synthetic":
-            return `synthetic in ${describeLength(dataset.input_tokens)} / out ${describeLength(dataset.output_tokens)}`;
-        case "sharegpt":
-            return `ShareGPT ${dataset.path}`;
-        case "jsonl":
-            return `JSONL ${dataset.path}`;
-        case "shared_prefix":
-            return `${dataset.num_prefixes} prefixes x ${dataset.prefix_tokens} + ${describeLength(dataset.suffix_tokens)} / out ${describeLength(dataset.output_tokens)}`;
-        case "long_document":
-            return `${dataset.num_documents} doc x ${dataset.document_tokens} + q ${describeLength(dataset.question_tokens)} / out ${describeLength(dataset.output_tokens)}`;
-    }
-}
-function outputTokensMean(cell) {
-    const dataset = cell.dataset;
-    if ("output_tokens" in dataset && dataset.output_tokens !== undefined)
-        return lengthMean(dataset.output_tokens);
-    return 256;
-}
-function describeLoad(load) {
-    switch (load.type) {
-        case "concurrency":
-            return `concurrency ${load.concurrency}`;
-        case "rate":
-            return `${load.rate} req/s${load.burstiness === 1 ? " Poisson" : ` burstiness ${load.burstiness}`}${load.max_concurrency ? `, max ${load.max_concurrency} in flight` : ""}`;
-        case "stages":
-            return `stages ${load.stages.map((stage) => (stage.rate !== undefined ? `${stage.rate}/s` : `c${stage.concurrency}`) + ` ${stage.duration_s}s`).join(" -> ")}`;
-    }
-}
-function estimateSeconds(cell) {
-    if ("duration_s" in cell.size)
-        return cell.size.duration_s;
-    const requests = cell.size.requests;
-    const requestSeconds = outputTokensMean(cell) * assumedSecondsPerOutputToken;
-    switch (cell.load.type) {
-        case "rate":
-            return requests / cell.load.rate + requestSeconds;
-        case "concurrency":
-            return (requests / cell.load.concurrency) * requestSeconds;
-        case "stages":
-            return cell.load.stages.reduce((total, stage) => total + stage.duration_s, 0);
-    }
-}
-function describeWarmup(cell) {
-    return "requests" in cell.warmup ? `${cell.warmup.requests} req` : `${cell.warmup.duration_s} s`;
-}
-function summarizeConfig(config, fromEnvironment = new Map()) {
-    const shown = (path, value) => fromEnvironment.get(path) ?? value;
-    const warnings = [];
-    const server = config.server;
-    let serverText;
-    switch (server.kind) {
-        case "docker":
-            serverText = `docker ${shown("server.image", server.image)}${server.args.length ? ` ${server.args.join(" ")}` : ""}`;
-            if (!/@sha256:[0-9a-f]{64}$/.test(server.image)) {
-                warnings.push(`server.image is pinned by tag only (${shown("server.image", server.image)}): a re-pushed tag changes the server silently; pin it by digest (image@sha256:...)`);
-            }
-            break;
-        case "command":
-            serverText = `command ${server.argv.join(" ")}`;
-            break;
-        case "external":
-            serverText = `external ${shown("server.base_url", server.base_url)}`;
-            break;
-        case "sim":
-            serverText = `simulator, profile ${server.profile}${Object.keys(server.set).length
-                ? ` (${Object.entries(server.set)
-                    .map(([key, value]) => `${key}=${value}`)
-                    .join(", ")})`
-                : ""}`;
-            break;
-    }
-    if (!config.model.revision)
-        warnings.push("model.revision is not set: the model can change under the same name; pin a commit");
-    if (config.repeats.min < 3)
-        warnings.push(`repeats.min is ${config.repeats.min}: fewer than 3 runs per side can rarely support a verdict`);
-    const cells = config.cells.map((cell) => {
-        const size = "requests" in cell.size ? `${cell.size.requests} req` : `${cell.size.duration_s} s`;
-        if ("requests" in cell.size && cell.size.requests < config.gate.min_requests.p95) {
-            const gatedPercentiles = config.gate.metrics.filter((metric) => metric.endsWith("_p95"));
-            if (gatedPercentiles.length > 0) {
-                warnings.push(`cells "${cell.name}": ${cell.size.requests} requests per run is below gate.min_requests.p95 (${config.gate.min_requests.p95}); ${gatedPercentiles.join(", ")} will be advisory only`);
-            }
-        }
-        return {
-            name: cell.name,
-            endpoint: cell.endpoint,
-            dataset: describeDataset(cell),
-            load: describeLoad(cell.load),
-            size,
-            prefix: cell.prefix,
-            warmup: describeWarmup(cell),
-            estimatedSecondsPerRun: estimateSeconds(cell),
-        };
-    });
-    const startSeconds = assumedServerStartSeconds[server.kind] ?? 0;
-    const lifecycle = "lifecycle" in server ? server.lifecycle : "per-cell";
-    const secondsFor = (runs) => cells.reduce((total, cell) => total + runs * cell.estimatedSecondsPerRun + (lifecycle === "per-run" ? runs : 1) * startSeconds, 0);
-    const gpuHours = {
-        candidateAtMin: secondsFor(config.repeats.min) / 3600,
-        candidateAtMax: secondsFor(config.repeats.max) / 3600,
-    };
-    const price = config.cost.gpu_hourly_usd;
-    return {
-        server: serverText,
-        model: `${config.model.name}${config.model.revision ? ` @ ${config.model.revision}` : ""}`,
-        cells,
-        runs: { min: config.repeats.min, max: config.repeats.max },
-        gate: `${config.gate.metrics.join(", ")}; tolerance ${(config.gate.tolerance * 100).toFixed(1)}%, confidence ${config.gate.confidence}, fail on ${config.gate.fail_on}`,
-        warnings,
-        gpuHours,
-        ...(price !== undefined
-            ? { costUsd: { atMin: gpuHours.candidateAtMin * price, atMax: gpuHours.candidateAtMax * price } }
-            : {}),
-    };
-}
-function formatHours(hours) {
-    return hours < 1 ? `${Math.round(hours * 60)} min` : `${hours.toFixed(1)} h`;
-}
-function renderSummary(file, summary) {
-    const header = ["cell", "endpoint", "dataset", "load", "per run", "warm-up", "prefix"];
-    const rows = summary.cells.map((cell) => [
-        cell.name,
-        cell.endpoint,
-        cell.dataset,
-        cell.load,
-        cell.size,
-        cell.warmup,
-        cell.prefix,
-    ]);
-    const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
-    const line = (row) => row
-        .map((value, column) => value.padEnd(widths[column]))
-        .join("  ")
-        .trimEnd();
-    const out = [
-        `${file}: valid`,
-        `server: ${summary.server}`,
-        `model:  ${summary.model}`,
-        `${summary.cells.length} cell${summary.cells.length === 1 ? "" : "s"}:`,
-        `  ${line(header)}`,
-        ...rows.map((row) => `  ${line(row)}`),
-        `runs per side: ${summary.runs.min} to ${summary.runs.max} (more only while the verdict is inconclusive)`,
-        `gated: ${summary.gate}`,
-        `estimated GPU time per side: ${formatHours(summary.gpuHours.candidateAtMin)} at ${summary.runs.min} runs, ${formatHours(summary.gpuHours.candidateAtMax)} at ${summary.runs.max} runs` +
-            (summary.costUsd
-                ? ` (~$${summary.costUsd.atMin.toFixed(2)} to $${summary.costUsd.atMax.toFixed(2)})`
-                : "") +
-            ` (rough: schedules as declared, closed-loop cells at ${assumedSecondsPerOutputToken * 1000} ms per output token, plus server starts)`,
-    ];
-    for (const warning of summary.warnings)
-        out.push(`warning: ${warning}`);
-    return `${out.join("\n")}\n`;
-}
-
 const validateCommand = {
     name: "validate",
     summary: "check a config file and print what it will run",
@@ -3807,31 +4193,17 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
         const file = stringOption(args, "config") ?? defaultConfigFile;
         const loaded = await loadConfig(file, { env: io.env, cwd: io.cwd });
         if (args.values.json === true) {
-            // Values that came from the environment are replaced by their template: they may be secrets.
-            const masked = JSON.parse(JSON.stringify(loaded.config));
-            for (const [path, template] of loaded.fromEnvironment)
-                setDottedPath(masked, path, template);
+            // Values that came from the environment are shown as their template: they may be secrets.
+            const masked = templateView(loaded.config, loaded.interpolation.templates);
             io.stdout.write(`${JSON.stringify(masked, null, 2)}\n`);
             return ExitCode.ok;
         }
-        io.stdout.write(renderSummary(file, summarizeConfig(loaded.config, loaded.fromEnvironment)));
+        const { repeats } = loaded.config;
+        const looks = lookSchedule(repeats.min, repeats.max);
+        io.stdout.write(renderSummary(file, summarizeConfig(loaded.config, loaded.interpolation.templates, looks)));
         return ExitCode.ok;
     },
 };
-function setDottedPath(target, path, value) {
-    const segments = path.match(/[^.[\]]+/g) ?? [];
-    let node = target;
-    segments.forEach((segment, index) => {
-        if (node === null || typeof node !== "object")
-            return;
-        const key = /^\d+$/.test(segment) ? Number(segment) : segment;
-        const container = node;
-        if (index === segments.length - 1)
-            container[key] = value;
-        else
-            node = container[key];
-    });
-}
 
 const commands = [
     validateCommand,
@@ -3856,7 +4228,8 @@ function topLevelUsage() {
         "  -h, --help     show help (also after a command: <command> --help)",
         "  -V, --version  print the version",
         "",
-        "Exit codes: 0 success or gate passed, 1 gate failed or the work failed, 2 invalid input or usage.",
+        "Exit codes: 0 success or gate passed, 1 gate failed or the work failed, 2 invalid input or usage,",
+        "130/143 interrupted by SIGINT/SIGTERM (what was measured is kept; the servers started are stopped).",
         "",
     ].join("\n");
 }
@@ -3901,6 +4274,8 @@ async function runCli(argv, io) {
 }
 
 const argv = process.argv.slice(2);
+// An uncaught error stops every server this process launched before exiting 1; no exit leaves one running.
+stopLaunchedServersOnCrash();
 runCli(argv, processIo()).then((code) => {
     process.exitCode = code;
     // `sim` serves until it is signalled; every other command is done here.

@@ -1,5 +1,5 @@
-import { r as runMainStep, s as setFailed, a as runnerIO, c as createDefaultDependencies } from '../chunks/run-from-environment.js';
-import { e as exitWhenFlushed } from '../chunks/interleaved.js';
+import { r as runMainStep, c as createDefaultDependencies, s as setFailed, i as info, a as runnerIO } from '../chunks/run-from-environment.js';
+import { s as stopLaunchedServersOnCrash, h as handleInterrupts, e as exitWhenFlushed } from '../chunks/interleaved.js';
 import 'node:path';
 import 'node:fs/promises';
 import 'os';
@@ -34,6 +34,7 @@ import 'constants';
 import 'node:events';
 import 'node:string_decoder';
 import 'zlib';
+import 'node:stream/promises';
 import 'node:perf_hooks';
 import 'node:child_process';
 import 'node:net';
@@ -52,7 +53,19 @@ import 'timers';
 import 'process';
 import 'node:timers';
 
-const result = await runMainStep(createDefaultDependencies(), runnerIO);
-if (result.failed)
+// A cancelled job gets SIGINT, SIGTERM 7.5 s later, SIGKILL 2.5 s after that. The first signal ends the
+// measurement (the run in progress is written, marked interrupted) and stops the servers; a second one
+// kills them at once; an uncaught error stops them too. The post step stops whatever is still left.
+stopLaunchedServersOnCrash();
+const interruption = handleInterrupts({
+    log: (line) => info(line),
+    onFirstSignal: (signal) => info(`${signal}: stopping the measurement and the servers`),
+});
+const result = await runMainStep(createDefaultDependencies({ signal: interruption.signal }), runnerIO);
+interruption.dispose();
+const signal = interruption.received();
+if (signal !== null)
+    setFailed(`vllm-perf-gate: interrupted by ${signal}`);
+else if (result.failed)
     setFailed(result.failureMessage ?? `vllm-perf-gate: ${result.verdict}`);
-exitWhenFlushed();
+exitWhenFlushed(interruption.exitCode() ?? undefined);
