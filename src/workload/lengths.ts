@@ -24,16 +24,3 @@ function clip(value: number, min: number, max: number | undefined): number {
   const clipped = Math.max(lower, value);
   return max === undefined ? clipped : Math.min(max, clipped);
 }
-
-/** The largest value a distribution can produce (for sizing), or undefined when it is unbounded. */
-export function maxLength(length: LengthConfig): number | undefined {
-  if (typeof length === "number") return length;
-  switch (length.distribution) {
-    case "fixed":
-      return length.value;
-    case "uniform":
-      return Math.max(length.min, length.max);
-    default:
-      return length.max;
-  }
-}

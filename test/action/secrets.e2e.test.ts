@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ActionDependencies, Measure } from "../../src/action/dependencies.js";
 import { listFilesRecursively } from "../../src/github/files.js";
-import { escapeHtml, escapeMarkdown } from "../../src/report/escape.js";
 import { FakeGitHub } from "../github/fake-github.js";
+import { expectNoPlantedSecret, plantedSecret } from "../secret-forms.js";
 import { createFileMeasure, testConfig } from "./fixtures.js";
 import { runJob as runJobIn, workflowToken } from "./harness.js";
 import { pullRequestPayload, pushPayload } from "./payloads.js";
@@ -18,22 +18,8 @@ import { pullRequestPayload, pushPayload } from "./payloads.js";
  * in any form escaping gives it.
  */
 
-const secret = 'mst_SECRET555qq-x.y:z*|<"`[a](b)#_';
-const core = "SECRET555qq";
-const forms = [
-  secret,
-  JSON.stringify(secret).slice(1, -1),
-  encodeURIComponent(secret),
-  escapeMarkdown(secret, 1000),
-  escapeHtml(secret, 1000),
-  core,
-];
-
-function expectClean(where: string, text: string): void {
-  for (const form of forms) {
-    if (text.includes(form)) throw new Error(`${where} contains the secret as ${JSON.stringify(form)}`);
-  }
-}
+const secret = plantedSecret;
+const expectClean = expectNoPlantedSecret;
 
 const fake = new FakeGitHub();
 const sha = (c: string) => c.repeat(40);
