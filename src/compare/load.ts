@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { z } from "zod";
-import { InputError } from "../cli/errors.js";
 import {
   type InvariantIssue,
   runFileInvariantIssues,
@@ -15,6 +14,7 @@ import {
   vllmResultInvariantIssues,
   vllmResultSchema,
 } from "../metrics/vllm-result.js";
+import { InputError } from "../util/errors.js";
 import { defaultInputLimits, type InputLimits, mebibyte } from "./input-limits.js";
 import { type RunRecord, runRecordFromRunFile } from "./run-record.js";
 

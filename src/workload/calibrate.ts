@@ -1,4 +1,4 @@
-import { FailureError } from "../cli/errors.js";
+import { FailureError } from "../util/errors.js";
 import { createRng } from "./rng.js";
 import { randomWords } from "./text.js";
 import type { TokenModel } from "./token-model.js";
