@@ -1,8 +1,8 @@
 import { type ConfigInterpolation, templateView } from "../config/interpolate.js";
 import type { ModelConfig, SamplingConfig } from "../config/schema.js";
-import { cacheConfigFromMetrics, parsePrometheusText } from "../metrics/prometheus-text.js";
 import { buildFingerprint } from "../server/fingerprint.js";
 import { getServedModels, getText, getVllmVersion } from "../server/probe.js";
+import { cacheConfigFromMetrics, parsePrometheusText } from "../server/prometheus-text.js";
 import type { ServerProvider, ServerSession } from "../server/types.js";
 import { FailureError, InputError } from "../util/errors.js";
 import { toolName, toolVersion } from "../version.js";

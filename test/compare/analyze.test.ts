@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compareRecords, defaultCompareSettings } from "../../src/compare/index.js";
-import { type RunRecord, runRecordFromRunFile } from "../../src/compare/run-record.js";
 import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
+import { type RunRecord, runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import type { RunFile } from "../../src/metrics/run-schema.js";
 import { runRecordFromVllmResult, vllmResultSchema } from "../../src/metrics/vllm-result.js";
 import { vllmResult } from "../metrics/vllm-fixtures.js";
