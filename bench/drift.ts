@@ -13,7 +13,7 @@
  * Monte-Carlo standard errors, and the drift sd the history gave (median, 10th, 90th percentile).
  */
 import { compareRecords, defaultCompareSettings } from "../src/compare/index.js";
-import { type RunRecord, runRecordFromRunFile } from "../src/compare/run-record.js";
+import { type RunRecord, runRecordFromRunFile } from "../src/metrics/run-record.js";
 import { mulberry32 } from "../src/util/random.js";
 import { gaussian, noisyRuns } from "../test/compare/fixtures.js";
 

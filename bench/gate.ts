@@ -34,8 +34,8 @@
 import { analyze } from "../src/compare/analyze.js";
 import { gpuMinutes, planGpuMinutes } from "../src/compare/cost.js";
 import { defaultCompareSettings } from "../src/compare/index.js";
-import type { RunRecord } from "../src/compare/run-record.js";
-import { percentileSorted } from "../src/stats/percentile.js";
+import { percentileSorted } from "../src/metrics/percentile.js";
+import type { RunRecord } from "../src/metrics/run-record.js";
 import { mulberry32 } from "../src/util/random.js";
 
 interface Options {

@@ -1,5 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { UsageError } from "./errors.js";
+import { UsageError } from "../util/errors.js";
 import type { CliIo } from "./io.js";
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;

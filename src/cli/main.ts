@@ -1,3 +1,4 @@
+import { ExitCode, FailureError, InputError, UsageError } from "../util/errors.js";
 import { toolName, toolVersion } from "../version.js";
 import type { CliCommand } from "./command.js";
 import { compareCommand } from "./commands/compare.js";
@@ -6,7 +7,6 @@ import { initCommand } from "./commands/init.js";
 import { runCommand } from "./commands/run.js";
 import { simCommand } from "./commands/sim.js";
 import { validateCommand } from "./commands/validate.js";
-import { ExitCode, FailureError, InputError, UsageError } from "./errors.js";
 import type { CliIo } from "./io.js";
 
 export const commands: readonly CliCommand[] = [

@@ -1,5 +1,6 @@
 import { higherIsBetter as higherIsBetterSet, type MetricName, metricNames } from "../config/metric-names.js";
 import type { GateConfig } from "../config/schema.js";
+import type { RunRecord } from "../metrics/run-record.js";
 import { errorIncreaseP } from "../stats/error-rate.js";
 import {
   classify,
@@ -19,7 +20,6 @@ import { lookSchedule, nextLookAfter, passLevel, perLookLevel } from "../stats/s
 import { addedGpuMinutes, type CostRates } from "./cost.js";
 import { describeDifference, diffFingerprints, flattenFingerprint } from "./fingerprint.js";
 import { describeMetric } from "./metric-labels.js";
-import type { RunRecord } from "./run-record.js";
 import { type DriftEstimate, estimateSessionDrift } from "./session-drift.js";
 import { headlineFor, impactOf, mixedResults } from "./summary.js";
 import {

@@ -1,5 +1,5 @@
 import { type CostMode, defaultServerStartSeconds, serverStartsPerCell } from "../config/summary.js";
-import type { RunRecord } from "./run-record.js";
+import type { RunRecord } from "../metrics/run-record.js";
 import type { ComparisonMode, GpuMinutesSpent } from "./verdict-schema.js";
 
 /**

@@ -4,6 +4,7 @@ import { loadConfig } from "../config/load.js";
 import type { Config, GateConfig } from "../config/schema.js";
 import { configSchema } from "../config/schema.js";
 import { serverLifecycle, serverStartSeconds } from "../config/summary.js";
+import type { RunRecord } from "../metrics/run-record.js";
 import { renderMarkdown } from "../report/markdown.js";
 import { createRedactor, credentialLikeValues, type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
@@ -11,10 +12,9 @@ import { analyze } from "./analyze.js";
 import { type CostModel, defaultCostModel, gpuMinutesSpent, runMinutesOf } from "./cost.js";
 import { defaultInputLimits, type InputLimits } from "./input-limits.js";
 import { loadRuns, loadSides } from "./load.js";
-import type { RunRecord } from "./run-record.js";
 import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict-schema.js";
 
-export type { RunRecord } from "./run-record.js";
+export type { RunRecord } from "../metrics/run-record.js";
 export type { BaselineInfo, Comparison, ComparisonMode, VerdictFile } from "./verdict-schema.js";
 export { verdictFileSchema } from "./verdict-schema.js";
 

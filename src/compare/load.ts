@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { z } from "zod";
-import { InputError } from "../cli/errors.js";
+import { type RunRecord, runRecordFromRunFile } from "../metrics/run-record.js";
 import {
   type InvariantIssue,
   runFileInvariantIssues,
@@ -15,8 +15,8 @@ import {
   vllmResultInvariantIssues,
   vllmResultSchema,
 } from "../metrics/vllm-result.js";
+import { InputError } from "../util/errors.js";
 import { defaultInputLimits, type InputLimits, mebibyte } from "./input-limits.js";
-import { type RunRecord, runRecordFromRunFile } from "./run-record.js";
 
 /**
  * Reads the inputs of one side of a comparison: results directories written by `run`

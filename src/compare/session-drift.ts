@@ -1,5 +1,5 @@
 import { type MetricName, metricNames } from "../config/metric-names.js";
-import type { RunRecord } from "./run-record.js";
+import type { RunRecord } from "../metrics/run-record.js";
 
 /**
  * Between-session drift for a stored baseline: how far the level of a metric moves from one job (session)

@@ -3,7 +3,7 @@ import { readFile, stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { isMap, isScalar, isSeq, type LineCounter, type Node } from "yaml";
 import type { z } from "zod";
-import { InputError } from "../cli/errors.js";
+import { InputError } from "../util/errors.js";
 import { describeValue, maxListedKeys } from "./fields.js";
 import {
   type ConfigInterpolation,

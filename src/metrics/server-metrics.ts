@@ -1,4 +1,4 @@
-import { type PrometheusSample, parsePrometheusText } from "./prometheus-text.js";
+import { type PrometheusSample, parsePrometheusText } from "../server/prometheus-text.js";
 import type { PercentileResolution, ServerMetricsSummary } from "./run-schema.js";
 
 export interface MetricsScrape {

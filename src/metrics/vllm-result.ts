@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { RunRecord } from "../compare/run-record.js";
 import type { MetricName } from "../config/metric-names.js";
 import { latencyPhases } from "../config/metric-names.js";
-import { percentileSorted, sortNumbers } from "../stats/percentile.js";
+import { percentileSorted, sortNumbers } from "./percentile.js";
+import type { RunRecord } from "./run-record.js";
 
 /**
  * The result file of `vllm bench serve --save-result` (keys per vllm/benchmarks/serve.py@009e6d4a,

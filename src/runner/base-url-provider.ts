@@ -1,7 +1,5 @@
-import { FailureError, InputError } from "../cli/errors.js";
 import { type ConfigInterpolation, templateView } from "../config/interpolate.js";
 import type { ModelConfig, SamplingConfig } from "../config/schema.js";
-import { cacheConfigFromMetrics, parsePrometheusText } from "../metrics/prometheus-text.js";
 import { buildFingerprint } from "../server/fingerprint.js";
 import {
   getServedModels,
@@ -10,8 +8,10 @@ import {
   isUnauthorizedStatus,
   ProbeStatusError,
 } from "../server/probe.js";
+import { cacheConfigFromMetrics, parsePrometheusText } from "../server/prometheus-text.js";
 import { createRedactor, credentialLikeValues } from "../server/redact.js";
 import type { ServerProvider, ServerSession } from "../server/types.js";
+import { FailureError, InputError } from "../util/errors.js";
 import { toolName, toolVersion } from "../version.js";
 
 /**

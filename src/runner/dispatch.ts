@@ -1,6 +1,6 @@
 import type { ScheduleClock } from "../util/clock.js";
+import { createRng } from "../util/random.js";
 import { arrivalStream, countedArrivals } from "../workload/arrivals.js";
-import { createRng } from "../workload/rng.js";
 import type { LoadPlan } from "./load-plan.js";
 
 /** One request the dispatcher decided to send. Times are on the injected clock. */

@@ -1,10 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { InputError } from "../cli/errors.js";
 import { type ControlClient, createControlClient } from "../client/stream-client.js";
 import type { CellConfig, Config } from "../config/schema.js";
 import { type RunFile, runFileSchema } from "../metrics/run-schema.js";
 import type { ServerProvider, ServerSession } from "../server/types.js";
+import { InputError } from "../util/errors.js";
 import { calibrateTokenModel, checkPromptLengths } from "../workload/calibrate.js";
 import { defaultTokenModel, type TokenModel } from "../workload/token-model.js";
 import { createWorkload, type Workload } from "../workload/workload.js";

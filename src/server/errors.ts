@@ -1,4 +1,4 @@
-import { FailureError } from "../cli/errors.js";
+import { FailureError } from "../util/errors.js";
 import type { Diagnosis, LikelyCause } from "./diagnose.js";
 
 export type ServerFailureStage = "launch" | "readiness" | "probe";

@@ -1,8 +1,3 @@
-export {
-  cacheConfigFromMetrics,
-  type PrometheusSample,
-  parsePrometheusText,
-} from "../metrics/prometheus-text.js";
 export { systemClock, type TimerClock } from "../util/clock.js";
 export { type CleanupOutcome, cleanupFromState } from "./cleanup.js";
 export { type Diagnosis, diagnoseLog, type LikelyCause } from "./diagnose.js";
@@ -18,6 +13,11 @@ export {
 } from "./fingerprint.js";
 export { type GpuInventory, type GpuUsage, NvidiaSmi } from "./nvidia-smi.js";
 export { isPortFree } from "./port.js";
+export {
+  cacheConfigFromMetrics,
+  type PrometheusSample,
+  parsePrometheusText,
+} from "./prometheus-text.js";
 export {
   createServerProvider,
   type ManagedServerProvider,

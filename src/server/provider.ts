@@ -1,7 +1,6 @@
 import { join } from "node:path";
 import { type ConfigInterpolation, noInterpolation, templateView } from "../config/interpolate.js";
 import type { Config, ModelConfig, SamplingConfig, ServerConfig } from "../config/schema.js";
-import { cacheConfigFromMetrics, parsePrometheusText } from "../metrics/prometheus-text.js";
 import { systemClock, type TimerClock } from "../util/clock.js";
 import { toolName, toolVersion } from "../version.js";
 import { diagnoseLog } from "./diagnose.js";
@@ -13,6 +12,7 @@ import { NvidiaSmi } from "./nvidia-smi.js";
 import { isPortFree } from "./port.js";
 import { getServedModels, getText, getVllmVersion, type ServedModel } from "./probe.js";
 import { launchCommand, launchSim } from "./process-kinds.js";
+import { cacheConfigFromMetrics, parsePrometheusText } from "./prometheus-text.js";
 import { waitForReady } from "./readiness.js";
 import { createRedactor, secretValues } from "./redact.js";
 import { ServerLog } from "./server-log.js";

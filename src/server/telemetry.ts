@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { parsePrometheusText } from "../metrics/prometheus-text.js";
 import { systemClock, type TimerClock } from "../util/clock.js";
 import type { GpuUsage } from "./nvidia-smi.js";
 import { getText } from "./probe.js";
+import { parsePrometheusText } from "./prometheus-text.js";
 
 /**
  * What the server and the GPUs did during a run: /metrics and nvidia-smi sampled on fixed intervals, kept

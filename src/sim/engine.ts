@@ -1,6 +1,6 @@
+import { mixSeed, type Random, seededRandom } from "../util/random.js";
 import { KvCache } from "./kv-cache.js";
 import { type EffectiveCosts, effectiveCosts, type SimProfile } from "./profile.js";
-import { mixSeed, type Random, seededRandom } from "./random.js";
 import { EngineStats, type FinishReason } from "./stats.js";
 import { vocabularySize } from "./tokenizer.js";
 

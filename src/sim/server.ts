@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { MonotonicClock } from "../util/clock.js";
+import { mixSeed, type Random, seededRandom } from "../util/random.js";
 import { Engine, type StepEvent } from "./engine.js";
 import { writeEventChunk } from "./event-stream.js";
 import { HttpMetrics } from "./http-metrics.js";
@@ -29,7 +30,6 @@ import {
   streamErrorEvent,
   usageOf,
 } from "./protocol.js";
-import { mixSeed, type Random, seededRandom } from "./random.js";
 import { detokenize, tokenize, tokenText } from "./tokenizer.js";
 
 export interface ChunkRecord {

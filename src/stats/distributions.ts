@@ -1,6 +1,6 @@
 /**
- * Distribution functions the gate needs (Student t, normal, binomial), implemented here because
- * simple-statistics has no t CDF or quantile. Accuracy target: ~1e-10 relative, checked against scipy
+ * Distribution functions the gate needs (Student t, normal, binomial), implemented here (no statistics
+ * package is a dependency; see ARCHITECTURE.md, Dependencies). Accuracy target: ~1e-10 relative, checked against scipy
  * values in the tests.
  */
 

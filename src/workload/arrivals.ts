@@ -1,4 +1,4 @@
-import type { Rng } from "./rng.js";
+import type { Rng } from "../util/random.js";
 
 /**
  * Open-loop arrival times (ms from the start of a segment) with gamma-distributed gaps: shape = burstiness

@@ -1,5 +1,5 @@
-import { FailureError } from "../cli/errors.js";
-import { createRng } from "./rng.js";
+import { FailureError } from "../util/errors.js";
+import { createRng } from "../util/random.js";
 import { randomWords } from "./text.js";
 import type { TokenModel } from "./token-model.js";
 import { defaultTokenModel } from "./token-model.js";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
-import { InputError } from "../cli/errors.js";
+import { InputError } from "../util/errors.js";
 
 export interface ChatMessage {
   role: string;

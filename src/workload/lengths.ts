@@ -1,5 +1,5 @@
 import type { LengthConfig } from "../config/schema.js";
-import type { Rng } from "./rng.js";
+import type { Rng } from "../util/random.js";
 
 /** Draws one token count from a configured length distribution, clipped to [min, max] and >= 1. */
 export function drawLength(length: LengthConfig, rng: Rng): number {

@@ -1,4 +1,4 @@
-import type { Rng } from "./rng.js";
+import type { Rng } from "../util/random.js";
 import { vocabulary } from "./vocabulary.js";
 
 /** `count` seeded words joined by single spaces. */

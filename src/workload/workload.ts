@@ -1,7 +1,7 @@
 import type { CellConfig, LengthConfig } from "../config/schema.js";
+import { createRng, type Rng } from "../util/random.js";
 import type { ChatMessage, DatasetEntry, DatasetFile } from "./dataset-file.js";
 import { drawLength } from "./lengths.js";
-import { createRng, type Rng } from "./rng.js";
 import { randomWords, shuffledIndexes } from "./text.js";
 import { defaultTokenModel, type TokenModel, wordsForPart, wordsForPrompt } from "./token-model.js";
 

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { runRecordFromRunFile } from "../../src/compare/run-record.js";
+import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { runFileSchema } from "../../src/metrics/run-schema.js";
 import { isGroupAlive } from "../../src/server/process-group.js";
 import { defaultCliCommand } from "../../src/server/sim-command.js";

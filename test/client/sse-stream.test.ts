@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CompletionStreamReader, isJsonValue, sseEventLimitBytes } from "../../src/client/sse-stream.js";
-import { createRng } from "../../src/workload/rng.js";
+import { createRng } from "../../src/util/random.js";
 
 // Chunk shapes of vLLM's OpenAI server (shared/reference/vllm-protocol-and-metrics.md §2.1).
 const completionChunk = (text: string, finish: string | null) =>

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { compareRecords, settingsFromConfig } from "../../src/compare/index.js";
-import { type RunRecord, runRecordFromRunFile } from "../../src/compare/run-record.js";
 import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
 import { parseConfigText } from "../../src/config/load.js";
 import { presetText } from "../../src/config/presets.js";
 import type { Config } from "../../src/config/schema.js";
+import { type RunRecord, runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
 import { buildFingerprint, hashConfig, serverSettings } from "../../src/server/fingerprint.js";
 import { noisyRuns } from "./fixtures.js";

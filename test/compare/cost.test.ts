@@ -7,8 +7,8 @@ import {
   runMinutesOf,
 } from "../../src/compare/cost.js";
 import { compareRecords, defaultCompareSettings } from "../../src/compare/index.js";
-import { runRecordFromRunFile } from "../../src/compare/run-record.js";
 import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
+import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { noisyRuns } from "./fixtures.js";
 
 describe("GPU-time cost model (src/compare/cost.ts)", () => {

@@ -2,14 +2,14 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { LatencySummary, RunFile } from "../../src/metrics/run-schema.js";
 import { runFileSchema } from "../../src/metrics/run-schema.js";
-import { mulberry32 } from "../../src/util/random.js";
+import { boxMuller, mulberry32 } from "../../src/util/random.js";
 
 /** Deterministic pseudo-random numbers (mulberry32) so fixtures never flake. */
 export const seeded = mulberry32;
 
 export function gaussian(random: () => number): number {
   const u = Math.max(random(), 1e-12);
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
+  return boxMuller(u, random());
 }
 
 function summary(p50: number, count: number): LatencySummary {

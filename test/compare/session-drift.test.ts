@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { compareRecords, defaultCompareSettings } from "../../src/compare/index.js";
-import { type RunRecord, runRecordFromRunFile } from "../../src/compare/run-record.js";
 import { cellSessionDrift, estimateSessionDrift } from "../../src/compare/session-drift.js";
 import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
+import { type RunRecord, runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { gaussian, noisyRuns, seeded } from "./fixtures.js";
 
 const now = new Date("2026-12-01T09:00:00Z");

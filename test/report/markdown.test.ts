@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compareRecords, defaultCompareSettings } from "../../src/compare/index.js";
-import { runRecordFromRunFile } from "../../src/compare/run-record.js";
+import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
 import { renderTerminal } from "../../src/report/terminal.js";
 import { baseFingerprint, noisyRuns } from "../compare/fixtures.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { dispatchLoad, type Ticket } from "../../src/runner/dispatch.js";
 import type { LoadPlan } from "../../src/runner/load-plan.js";
-import { VirtualClock } from "../../src/runner/virtual-clock.js";
+import { VirtualClock } from "../util/virtual-clock.js";
 
 function simulate(plan: LoadPlan, latencyMs: (ticket: Ticket) => number, seed = 1) {
   const clock = new VirtualClock();

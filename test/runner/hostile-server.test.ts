@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/main.js";
 import { primeTimeoutMs } from "../../src/client/stream-client.js";
-import { runRecordFromRunFile } from "../../src/compare/run-record.js";
+import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { type RunFile, runFileSchema } from "../../src/metrics/run-schema.js";
 import { baseUrlProvider } from "../../src/runner/base-url-provider.js";
 import { runCells } from "../../src/runner/run-cells.js";

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { diffFingerprints as diffPerCell, flattenFingerprint } from "../../src/compare/fingerprint.js";
-import { cacheConfigFromMetrics, parsePrometheusText } from "../../src/metrics/prometheus-text.js";
 import {
   buildFingerprint,
   type FingerprintFacts,
   fingerprintSchema,
   hashConfig,
 } from "../../src/server/fingerprint.js";
+import { cacheConfigFromMetrics, parsePrometheusText } from "../../src/server/prometheus-text.js";
 
 /** The comparability rule (src/compare/fingerprint.ts) on one cell's pair of built fingerprints. */
 const diffFingerprints = (

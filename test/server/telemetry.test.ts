@@ -7,7 +7,7 @@ import {
   summariseTelemetry,
   telemetryRecordSchema,
 } from "../../src/server/telemetry.js";
-import { ManualClock } from "./manual-clock.js";
+import { VirtualClock } from "../util/virtual-clock.js";
 
 const metricsText = (running: number, waiting: number, usage: number) =>
   [
@@ -74,7 +74,7 @@ describe("telemetry", () => {
   });
 
   it("samples on its intervals in virtual time and counts failed scrapes", async () => {
-    const clock = new ManualClock();
+    const clock = new VirtualClock();
     let scrapes = 0;
     let queries = 0;
     const sampler = startTelemetry({
@@ -102,7 +102,7 @@ describe("telemetry", () => {
   });
 
   it("works without GPUs (no nvidia-smi)", async () => {
-    const clock = new ManualClock();
+    const clock = new VirtualClock();
     const sampler = startTelemetry({
       metricsUrl: "http://unused",
       metricsIntervalMs: 1_000,

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Engine, type StepEvent } from "../../src/sim/engine.js";
 import { StepLoop } from "../../src/sim/loop.js";
 import { applyOverrides, builtInProfile } from "../../src/sim/profile.js";
+import { VirtualClock } from "../util/virtual-clock.js";
 
 /** Every step takes exactly 10 ms, whatever it holds. */
 function flatSteps(coalesce: boolean) {
@@ -14,20 +15,13 @@ function flatSteps(coalesce: boolean) {
   });
 }
 
-/** The loop's decisions follow this clock; its waiting uses real timers, so tests move the clock past the deadlines. */
-class ManualClock {
-  time = 0;
-  now(): number {
-    return this.time;
-  }
-}
-
 interface Delivery {
   events: StepEvent[];
 }
 
 function harness(coalesce: boolean, overrides: Record<string, number> = {}) {
-  const clock = new ManualClock();
+  // The loop's decisions follow this clock; its waiting uses real timers, so tests move the clock past the deadlines.
+  const clock = new VirtualClock();
   const engine = new Engine(applyOverrides(flatSteps(coalesce), overrides), 1);
   const deliveries: Delivery[] = [];
   const loop = new StepLoop(engine, clock, (events) => deliveries.push({ events: [...events] }), {
@@ -58,14 +52,14 @@ describe("the real-time step loop", () => {
     const { clock, deliveries, loop, add } = harness(true);
     add("a", 0);
     add("b", 0);
-    clock.time = 35; // the process stalled: steps ending at 10, 20 and 30 are all due
+    clock.set(35); // the process stalled: steps ending at 10, 20 and 30 are all due
     loop.wake(0);
     await delivered(deliveries, 1);
     expect(tokensOf(deliveries[0]!, "a")).toBe(3);
     expect(tokensOf(deliveries[0]!, "b")).toBe(3);
     expect(Array.from(loop.latency().lateness)).toEqual([25, 15, 5]);
     // The next step still ends at 40 on the timeline, not 10 ms after the stall.
-    clock.time = 40;
+    clock.set(40);
     await delivered(deliveries, 2);
     expect(Array.from(loop.latency().lateness).at(-1)).toBe(0);
     loop.stop();
@@ -74,7 +68,7 @@ describe("the real-time step loop", () => {
   it("without coalescing delivers each late step on its own, still on the timeline", async () => {
     const { clock, deliveries, loop, add } = harness(false);
     add("a", 0);
-    clock.time = 35;
+    clock.set(35);
     loop.wake(0);
     await delivered(deliveries, 3);
     expect(deliveries.map((d) => tokensOf(d, "a"))).toEqual([1, 1, 1]);
@@ -94,14 +88,14 @@ describe("the real-time step loop", () => {
   it("restarts the timeline at now after a stall beyond the resync limit", async () => {
     const { clock, deliveries, loop, add } = harness(true);
     add("a", 0);
-    clock.time = 500;
+    clock.set(500);
     loop.wake(0);
     await delivered(deliveries, 1);
     // One step (the one due at 10) and no burst of the 49 steps the stall skipped.
     expect(deliveries.map((d) => tokensOf(d, "a"))).toEqual([1]);
-    clock.time = 509;
+    clock.set(509);
     await delivered(deliveries, 1);
-    clock.time = 510;
+    clock.set(510);
     await delivered(deliveries, 2);
     loop.stop();
   });
@@ -109,11 +103,11 @@ describe("the real-time step loop", () => {
   it("starts the first step at the request's arrival, not after the simulator handled it", async () => {
     const { clock, deliveries, loop, add } = harness(true);
     add("a", 0);
-    clock.time = 3; // reading and tokenizing the request took 3 ms
+    clock.set(3); // reading and tokenizing the request took 3 ms
     loop.wake(0);
     await settle();
     expect(deliveries).toHaveLength(0);
-    clock.time = 10.5;
+    clock.set(10.5);
     await delivered(deliveries, 1);
     expect(loop.latency().lateness[0]).toBeCloseTo(0.5, 9);
     loop.stop();
@@ -123,18 +117,18 @@ describe("the real-time step loop", () => {
     const { clock, deliveries, loop, add } = harness(true);
     add("a", 0);
     loop.wake(0);
-    clock.time = 25; // behind: the next boundaries are 10 and 20; "b" arrives at 25
+    clock.set(25); // behind: the next boundaries are 10 and 20; "b" arrives at 25
     add("b", 25);
     // Steps ending at 10 and 20 were due, and the step from 20 to 30 is under way: "b" is in none of
     // them and joins at the next boundary, 30, for its first token at 40.
     await delivered(deliveries, 1);
     expect(tokensOf(deliveries[0]!, "a")).toBe(2);
     expect(tokensOf(deliveries[0]!, "b")).toBe(0);
-    clock.time = 30;
+    clock.set(30);
     await delivered(deliveries, 2);
     expect(tokensOf(deliveries[1]!, "a")).toBe(1);
     expect(tokensOf(deliveries[1]!, "b")).toBe(0);
-    clock.time = 40;
+    clock.set(40);
     await delivered(deliveries, 3);
     expect(tokensOf(deliveries[2]!, "b")).toBe(1);
     loop.stop();

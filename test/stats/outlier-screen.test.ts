@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { defaultScreenOptions, screenOutliers } from "../../src/stats/outlier-screen.js";
-import { mulberry32 } from "../../src/util/random.js";
+import { boxMuller, mulberry32 } from "../../src/util/random.js";
 
 function normal(random: () => number): number {
-  return Math.sqrt(-2 * Math.log(Math.max(random(), 1e-300))) * Math.cos(2 * Math.PI * random());
+  return boxMuller(Math.max(random(), 1e-300), random());
 }
 
 /** One side of one cell: `runs` runs × 4 metrics, a run effect shared by the metrics (corr 0.7). */

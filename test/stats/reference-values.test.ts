@@ -1,8 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { harrellDavis } from "../../src/stats/harrell-davis.js";
 import { classify, logRatioTest } from "../../src/stats/metric-test.js";
 import { bhAdjust, holmAdjust } from "../../src/stats/multiplicity.js";
-import { orderStatisticInterval, percentile, sortNumbers } from "../../src/stats/percentile.js";
 import { hodgesLehmann, mannWhitney } from "../../src/stats/rank-tests.js";
 import {
   grandMeanHalfWidth,
@@ -12,63 +10,6 @@ import {
 import { interval, pAbove, twoSidedP, welch } from "../../src/stats/welch.js";
 
 // Every value below is from statistics.md §8 (computed with numpy 2.4.6 / scipy 1.17.1).
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-
-describe("numpy linear percentiles (§8)", () => {
-  it("1..10", () => {
-    const x = range(1, 10);
-    expect(percentile(x, 0.5)).toBeCloseTo(5.5, 12);
-    expect(percentile(x, 0.9)).toBeCloseTo(9.1, 12);
-    expect(percentile(x, 0.95)).toBeCloseTo(9.55, 12);
-    expect(percentile(x, 0.99)).toBeCloseTo(9.91, 12);
-  });
-  it("1..100", () => {
-    const x = range(1, 100);
-    expect(percentile(x, 0.5)).toBeCloseTo(50.5, 12);
-    expect(percentile(x, 0.95)).toBeCloseTo(95.05, 12);
-    expect(percentile(x, 0.99)).toBeCloseTo(99.01, 12);
-  });
-  it("unsorted with an outlier", () => {
-    const x = [12, 15.5, 11.2, 30.1, 14.8, 13.3, 90];
-    expect(percentile(x, 0.5)).toBeCloseTo(14.8, 12);
-    expect(percentile(x, 0.9)).toBeCloseTo(54.06, 10);
-    expect(percentile(x, 0.95)).toBeCloseTo(72.03, 10);
-    expect(percentile(x, 0.99)).toBeCloseTo(86.406, 10);
-  });
-  it("is NaN for no data and rejects q outside [0, 1]", () => {
-    expect(percentile([], 0.5)).toBeNaN();
-    expect(() => percentile([1], 95)).toThrow(RangeError);
-  });
-});
-
-describe("order-statistic CI (§5, §8)", () => {
-  it("p99 of 1..1000 is (983, 997) with coverage 0.9761", () => {
-    const ci = orderStatisticInterval(sortNumbers(range(1, 1000)), 0.99, 0.95);
-    expect(ci.lowerRank).toBe(983);
-    expect(ci.upperRank).toBe(997);
-    expect(ci.lower).toBe(983);
-    expect(ci.upper).toBe(997);
-    expect(ci.coverage).toBeCloseTo(0.9761, 4);
-    expect(percentile(range(1, 1000), 0.99)).toBeCloseTo(990.01, 10);
-  });
-  it("gives the §5 ranks and no upper bound below the minimum n", () => {
-    expect(orderStatisticInterval(sortNumbers(range(1, 200)), 0.95)).toMatchObject({
-      lowerRank: 184,
-      upperRank: 197,
-    });
-    expect(orderStatisticInterval(sortNumbers(range(1, 1000)), 0.95)).toMatchObject({
-      lowerRank: 936,
-      upperRank: 964,
-    });
-    expect(orderStatisticInterval(sortNumbers(range(1, 2000)), 0.99)).toMatchObject({
-      lowerRank: 1971,
-      upperRank: 1989,
-    });
-    // p95 needs n >= 72 for an upper bound at 95%.
-    expect(orderStatisticInterval(sortNumbers(range(1, 71)), 0.95).upperRank).toBeNull();
-    expect(orderStatisticInterval(sortNumbers(range(1, 72)), 0.95).upperRank).not.toBeNull();
-  });
-});
 
 describe("Welch on logs (§8)", () => {
   const base = [812, 798, 845, 806, 830];
@@ -169,20 +110,6 @@ describe("Holm and BH (§8)", () => {
   it("keeps input order", () => {
     expect(holmAdjust([0.2, 0.0005])).toEqual([0.2, 0.001]);
     expect(bhAdjust([0.2, 0.0005])).toEqual([0.2, 0.001]);
-  });
-});
-
-describe("Harrell-Davis (§5, §8)", () => {
-  it("matches the scipy hdquantiles example", () => {
-    const x = [1.2, 2.5, 3.7, 4.0, 5.1, 6.3, 7.0, 8.2, 9.4];
-    expect(harrellDavis(x, 0.25)).toBeCloseTo(3.150582, 6);
-    expect(harrellDavis(x, 0.5)).toBeCloseTo(5.1943441, 6);
-    expect(harrellDavis(x, 0.75)).toBeCloseTo(7.4306264, 6);
-  });
-  it("1..100", () => {
-    const x = range(1, 100);
-    expect(harrellDavis(x, 0.95)).toBeCloseTo(95.49998, 4);
-    expect(harrellDavis(x, 0.99)).toBeCloseTo(99.41983, 4);
   });
 });
 

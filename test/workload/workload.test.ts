@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type CellConfig, cellSchema } from "../../src/config/schema.js";
+import { createRng } from "../../src/util/random.js";
 import { calibrateTokenModel } from "../../src/workload/calibrate.js";
 import { readDatasetFile } from "../../src/workload/dataset-file.js";
 import { drawLength } from "../../src/workload/lengths.js";
 import { buildRequestBody } from "../../src/workload/request-body.js";
-import { createRng } from "../../src/workload/rng.js";
 import { createWorkload } from "../../src/workload/workload.js";
 import { testConfig } from "../runner/helpers/run-config.js";
 

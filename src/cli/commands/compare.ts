@@ -3,9 +3,9 @@ import { compareResults, writeCompareOutputs } from "../../compare/index.js";
 import { defaultInputLimits, type InputLimits, mebibyte } from "../../compare/input-limits.js";
 import type { BaselineInfo, ComparisonMode } from "../../compare/verdict-schema.js";
 import { renderTerminal } from "../../report/terminal.js";
+import { UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
 import { numberOption, parseCommandArgs, stringListOption, stringOption } from "../command.js";
-import { UsageError } from "../errors.js";
 
 const usage = `Usage: vllm-perf-gate compare --baseline PATH... --candidate PATH... [options]
 

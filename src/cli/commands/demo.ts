@@ -3,8 +3,8 @@ import { runDemo } from "../../demo/run-demo.js";
 import { type ScenarioName, scenarioNames, scenarios } from "../../demo/scenarios.js";
 import { streamProgress } from "../../runner/progress.js";
 import { handleInterrupts } from "../../server/signals.js";
+import { ExitCode, FailureError, UsageError } from "../../util/errors.js";
 import { type CliCommand, parseCommandArgs, stringOption } from "../command.js";
-import { ExitCode, FailureError, UsageError } from "../errors.js";
 
 const defaultOut = "vllm-perf-gate-demo";
 

@@ -11,8 +11,8 @@ import {
   type ServerKind,
   serverKinds,
 } from "../../config/presets.js";
+import { ExitCode, UsageError } from "../../util/errors.js";
 import { type CliCommand, parseCommandArgs, stringOption } from "../command.js";
-import { ExitCode, UsageError } from "../errors.js";
 
 /** The JSON Schema shipped with this copy of the tool (repository checkout, npm install or action). */
 function shippedSchemaPath(): string | undefined {

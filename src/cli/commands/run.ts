@@ -6,9 +6,9 @@ import { type RunOutput, runCells } from "../../runner/run-cells.js";
 import { providerForConfig } from "../../server/index.js";
 import { handleInterrupts } from "../../server/signals.js";
 import type { ServerProvider } from "../../server/types.js";
+import { FailureError, UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
 import { integerOption, parseCommandArgs, stringOption } from "../command.js";
-import { FailureError, UsageError } from "../errors.js";
 
 const usage = `Usage: vllm-perf-gate run --config FILE --out DIR [options]
 

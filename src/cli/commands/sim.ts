@@ -11,9 +11,9 @@ import {
   profileHelp,
 } from "../../sim/cli-args.js";
 import { ProfileError, resolveProfile, type SimProfile, startSimulator } from "../../sim/index.js";
+import { FailureError, InputError, UsageError } from "../../util/errors.js";
 import type { CliCommand, OptionSpec } from "../command.js";
 import { integerOption, parseCommandArgs, stringListOption, stringOption } from "../command.js";
-import { FailureError, InputError, UsageError } from "../errors.js";
 
 function wrap(words: readonly string[], width: number, indent: string): string {
   const lines: string[] = [];

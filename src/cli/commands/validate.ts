@@ -2,8 +2,8 @@ import { templateView } from "../../config/interpolate.js";
 import { defaultConfigFile, loadConfig } from "../../config/load.js";
 import { renderSummary, summarizeConfig } from "../../config/summary.js";
 import { lookSchedule } from "../../stats/sequential.js";
+import { ExitCode } from "../../util/errors.js";
 import { type CliCommand, parseCommandArgs, stringOption } from "../command.js";
-import { ExitCode } from "../errors.js";
 
 export const validateCommand: CliCommand = {
   name: "validate",

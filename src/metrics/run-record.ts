@@ -1,6 +1,6 @@
 import type { MetricName } from "../config/metric-names.js";
 import { latencyPhases, latencyStatistics } from "../config/metric-names.js";
-import type { RunFile } from "../metrics/run-schema.js";
+import type { RunFile } from "./run-schema.js";
 
 /**
  * One run, reduced to what `compare` needs: one number per metric, request counts, conditions and

@@ -1,0 +1,205 @@
+import { readdir, readFile } from "node:fs/promises";
+import { dirname, join, posix, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+/**
+ * The import-direction check (`npm run check:imports`, a step of `.ci/run`): every relative import in
+ * `src/` must point down the pipeline, never against it. A folder may import from its own folder and
+ * from any folder on a lower layer; two folders on one layer (server and sim, action and demo) do not
+ * import each other. Type-only and dynamic imports count like any other.
+ */
+export const layers: readonly (readonly string[])[] = [
+  // The ground floor: errors, the seeded random module, the clock, exit handling, the version.
+  ["util", "version"],
+  ["config"],
+  // The simulator sits beside server/: it is the server the runner talks to when there is no vLLM,
+  // launched by server/ as a command (never imported by it) and importing only the floors below.
+  ["server", "sim"],
+  ["workload"],
+  ["client"],
+  ["runner"],
+  ["metrics"],
+  ["stats"],
+  ["compare"],
+  ["report"],
+  ["github"],
+  ["action", "demo"],
+  // The CLI dispatches every use case, the demo's among them.
+  ["cli"],
+];
+
+/** Imports against the flow that are known and allowed, each with its reason; an entry no import uses fails the check. */
+export interface AllowedImport {
+  /** A file or folder under src/ (folder ending in "/"). */
+  from: string;
+  to: string;
+  reason: string;
+}
+
+export const allowedImports: readonly AllowedImport[] = [
+  {
+    from: "runner/",
+    to: "metrics/",
+    reason:
+      "the runner writes run.json and requests.jsonl with the schema and per-run summaries metrics/ defines; " +
+      "the summarising step leaves the runner when the use cases get their own layer (issue 14 step 1)",
+  },
+  {
+    from: "version.ts",
+    to: "../package.json",
+    reason: "the tool's one version string is package.json's (rollup inlines it into dist/)",
+  },
+  {
+    from: "compare/index.ts",
+    to: "report/markdown.ts",
+    reason: "compare() renders the markdown report; rendering becomes the use case's step (issue 14 step 1)",
+  },
+];
+
+export interface Violation {
+  file: string;
+  specifier: string;
+  target: string;
+  message: string;
+}
+
+export interface CheckResult {
+  violations: Violation[];
+  /** Allowed entries that matched no import (stale: remove them). */
+  unusedAllowances: AllowedImport[];
+  /** Files whose folder is on no layer. */
+  unplaced: string[];
+}
+
+const staticImport = /(?:^|\n)[ \t]*(?:import|export)[ \t]+[\w\s{},*$]*?from[ \t]*["']([^"']+)["']/g;
+const sideEffectImport = /(?:^|\n)[ \t]*import[ \t]*["']([^"']+)["']/g;
+const dynamicImport = /\bimport\(\s*["']([^"']+)["']\s*\)/g;
+
+/** The module specifiers a TypeScript source imports or re-exports from. */
+export function importSpecifiers(source: string): string[] {
+  const found: string[] = [];
+  for (const pattern of [staticImport, sideEffectImport, dynamicImport]) {
+    for (const match of source.matchAll(pattern)) found.push(match[1]!);
+  }
+  return found;
+}
+
+/** The unit a path under src/ belongs to: its folder, or for a top-level file its name ("cli.ts" is with "cli/"). */
+function unitOf(path: string): string {
+  const slash = path.indexOf("/");
+  return slash === -1 ? path.replace(/\.[cm]?ts$/, "") : path.slice(0, slash);
+}
+
+function layerOf(unit: string): number {
+  return layers.findIndex((layer) => layer.includes(unit));
+}
+
+function matches(pattern: string, path: string): boolean {
+  return pattern.endsWith("/") ? path.startsWith(pattern) : path === pattern;
+}
+
+/**
+ * Checks sources given as paths relative to src/ (posix separators) and their text. Only relative
+ * imports are followed; packages and node: builtins are outside the layering.
+ */
+export function checkImports(
+  files: ReadonlyMap<string, string>,
+  allowed: readonly AllowedImport[] = allowedImports,
+): CheckResult {
+  const violations: Violation[] = [];
+  const used = new Set<AllowedImport>();
+  const unplaced = new Set<string>();
+  for (const [file, source] of files) {
+    const fromUnit = unitOf(file);
+    const fromLayer = layerOf(fromUnit);
+    if (fromLayer === -1) unplaced.add(file);
+    for (const specifier of importSpecifiers(source)) {
+      if (!specifier.startsWith(".")) continue;
+      const resolved = posix.normalize(posix.join(posix.dirname(file), specifier)).replace(/\.js$/, ".ts");
+      const allowance = allowed.find((entry) => matches(entry.from, file) && matches(entry.to, resolved));
+      if (resolved.startsWith("..")) {
+        if (allowance) {
+          used.add(allowance);
+          continue;
+        }
+        violations.push({
+          file,
+          specifier,
+          target: resolved,
+          message: `src/${file} imports "${specifier}", outside src/`,
+        });
+        continue;
+      }
+      const toUnit = unitOf(resolved);
+      if (toUnit === fromUnit) continue;
+      const toLayer = layerOf(toUnit);
+      if (fromLayer !== -1 && toLayer !== -1 && toLayer < fromLayer) continue;
+      if (allowance) {
+        used.add(allowance);
+        continue;
+      }
+      const where =
+        toLayer === -1
+          ? `${toUnit} is on no layer`
+          : fromLayer === -1
+            ? `${fromUnit} is on no layer`
+            : toLayer === fromLayer
+              ? `${fromUnit} and ${toUnit} are on the same layer`
+              : `${toUnit} (layer ${toLayer}) is above ${fromUnit} (layer ${fromLayer})`;
+      violations.push({
+        file,
+        specifier,
+        target: resolved,
+        message: `src/${file} imports "${specifier}" (src/${resolved}) against the flow: ${where}`,
+      });
+    }
+  }
+  return {
+    violations,
+    unusedAllowances: allowed.filter((entry) => !used.has(entry)),
+    unplaced: [...unplaced].sort(),
+  };
+}
+
+async function sourcesUnder(root: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else if (/\.(ts|mts|cts)$/.test(entry.name)) {
+        files.set(relative(root, path).split("\\").join("/"), await readFile(path, "utf8"));
+      }
+    }
+  };
+  await walk(root);
+  return new Map([...files].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** `tsx scripts/check-imports.ts [src-dir]`: checks the tree's src/ (or the directory given). */
+async function main(): Promise<number> {
+  const src = process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), "..", "src");
+  const files = await sourcesUnder(src);
+  const result = checkImports(files);
+  for (const violation of result.violations) console.error(violation.message);
+  for (const file of result.unplaced)
+    console.error(`src/${file}: its folder is on no layer of scripts/check-imports.ts`);
+  for (const entry of result.unusedAllowances) {
+    console.error(
+      `allowed import ${entry.from} -> ${entry.to} is used by no import: remove it from scripts/check-imports.ts`,
+    );
+  }
+  const failed = result.violations.length + result.unplaced.length + result.unusedAllowances.length;
+  if (failed > 0) {
+    console.error(`check-imports: ${failed} problem(s) in ${files.size} files under src/`);
+    return 1;
+  }
+  console.log(
+    `check-imports: ${files.size} files under src/, no import against the flow (${allowedImports.length} allowed exceptions, listed in scripts/check-imports.ts)`,
+  );
+  return 0;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.exitCode = await main();
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { checkImports, importSpecifiers } from "../../scripts/check-imports.js";
+
+const tree = (files: Record<string, string>) => new Map(Object.entries(files));
+
+describe("the import-direction check", () => {
+  it("passes imports down the pipeline and within a folder, and ignores packages", () => {
+    const result = checkImports(
+      tree({
+        "runner/run-once.ts":
+          'import { x } from "../workload/workload.js";\nimport { y } from "./dispatch.js";\nimport { z } from "undici";',
+        "workload/workload.ts": 'import { InputError } from "../util/errors.js";',
+      }),
+      [],
+    );
+    expect(result).toEqual({ violations: [], unusedAllowances: [], unplaced: [] });
+  });
+
+  it("names the file and the import that runs against the flow, type-only, multi-line and dynamic alike", () => {
+    const result = checkImports(
+      tree({
+        "config/load.ts": 'import { InputError } from "../cli/errors.js";',
+        "metrics/vllm-result.ts": 'import type {\n  RunRecord,\n  Other,\n} from "../compare/run-record.js";',
+        "server/provider.ts": 'const m = await import("../runner/run-once.js");',
+      }),
+      [],
+    );
+    expect(result.violations.map((v) => v.message)).toEqual([
+      'src/config/load.ts imports "../cli/errors.js" (src/cli/errors.ts) against the flow: cli (layer 12) is above config (layer 1)',
+      'src/metrics/vllm-result.ts imports "../compare/run-record.js" (src/compare/run-record.ts) against the flow: compare (layer 8) is above metrics (layer 6)',
+      'src/server/provider.ts imports "../runner/run-once.js" (src/runner/run-once.ts) against the flow: runner (layer 5) is above server (layer 2)',
+    ]);
+  });
+
+  it("keeps two folders on one layer apart (server and sim)", () => {
+    const result = checkImports(
+      tree({ "server/launch.ts": 'import { Engine } from "../sim/engine.js";' }),
+      [],
+    );
+    expect(result.violations.map((v) => v.message)).toEqual([
+      'src/server/launch.ts imports "../sim/engine.js" (src/sim/engine.ts) against the flow: server and sim are on the same layer',
+    ]);
+  });
+
+  it("lets a listed exception through and reports an exception no import uses", () => {
+    const used = { from: "runner/", to: "metrics/", reason: "test" };
+    const stale = { from: "compare/index.ts", to: "report/markdown.ts", reason: "test" };
+    const result = checkImports(
+      tree({ "runner/run-file.ts": 'import { summarize } from "../metrics/summary.js";' }),
+      [used, stale],
+    );
+    expect(result.violations).toEqual([]);
+    expect(result.unusedAllowances).toEqual([stale]);
+  });
+
+  it("reports files on no layer and imports leaving src/", () => {
+    const result = checkImports(
+      tree({ "widgets/a.ts": 'import data from "../../package.json" with { type: "json" };' }),
+      [],
+    );
+    expect(result.unplaced).toEqual(["widgets/a.ts"]);
+    expect(result.violations.map((v) => v.message)).toEqual([
+      'src/widgets/a.ts imports "../../package.json", outside src/',
+    ]);
+  });
+
+  it("reads re-exports and side-effect imports, not code that merely mentions a path", () => {
+    expect(
+      importSpecifiers(
+        'export { a } from "./a.js";\nexport * from "./b.js";\nimport "./c.js";\nconst s = "from \\"./d.js\\"";\n// import { e } from "./e.js"',
+      ),
+    ).toEqual(["./a.js", "./b.js", "./c.js"]);
+  });
+});
