@@ -145,11 +145,11 @@ export function vllmResultInvariantIssues(result: VllmResult): Array<{ field: st
       });
     }
   }
+  const percentiles = latencyStatistics.filter(
+    (statistic) => latencyStatisticSpec(statistic).quantile !== null,
+  );
   for (const phase of latencyPhases) {
     const ordered: Array<{ key: string; value: number }> = [];
-    const percentiles = latencyStatistics.filter(
-      (statistic) => latencyStatisticSpec(statistic).quantile !== null,
-    );
     for (const key of percentiles.flatMap((statistic) => metricSpecs[`${phase}_${statistic}`].vllmKeys)) {
       const value = result[key];
       if (typeof value === "number") ordered.push({ key, value });
