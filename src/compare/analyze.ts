@@ -1,4 +1,11 @@
-import { higherIsBetter as higherIsBetterSet, type MetricName, metricNames } from "../config/metric-names.js";
+import {
+  describeMetric,
+  type LatencyStatistic,
+  latencyMetricName,
+  type MetricName,
+  metricNames,
+  metricSpecs,
+} from "../config/metric-names.js";
 import type { GateConfig } from "../config/schema.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { errorIncreaseP } from "../stats/error-rate.js";
@@ -19,7 +26,6 @@ import { hodgesLehmann, mannWhitney } from "../stats/rank-tests.js";
 import { lookSchedule, nextLookAfter, passLevel, perLookLevel } from "../stats/sequential.js";
 import { addedGpuMinutes, type CostRates } from "./cost.js";
 import { describeDifference, diffFingerprints, flattenFingerprint } from "./fingerprint.js";
-import { describeMetric } from "./metric-labels.js";
 import { type DriftEstimate, estimateSessionDrift } from "./session-drift.js";
 import { headlineFor, impactOf, mixedResults } from "./summary.js";
 import {
@@ -83,13 +89,6 @@ interface Draft {
   variances: { baseline: number; candidate: number; extra: number } | null;
 }
 
-const minimumRequestKey: Partial<Record<string, keyof GateConfig["min_requests"]>> = {
-  p90: "p90",
-  p95: "p95",
-  p99: "p99",
-  p99_9: "p99_9",
-};
-
 function geometricMean(values: readonly number[]): number {
   let sum = 0;
   for (const v of values) sum += Math.log(v);
@@ -120,11 +119,6 @@ function metricValues(
     else values.push(value);
   }
   return { values, missing, nonPositive };
-}
-
-function percentileStatistic(metric: MetricName): keyof GateConfig["min_requests"] | undefined {
-  const statistic = metric.replace(/^(ttft|tpot|itl|e2el)_/, "");
-  return statistic === metric ? undefined : minimumRequestKey[statistic];
 }
 
 function toleranceFor(gate: GateConfig, metric: MetricName): number {
@@ -241,11 +235,13 @@ export function analyze(input: AnalyzeInput): VerdictFile {
       unfixableCells.set(cell, `every request of every baseline run of cell "${cell}" failed`);
     const fewestCompleted = Math.min(...[...base, ...cand].map((run) => run.requests.completed));
     for (const metric of metricNames) {
-      const higher = higherIsBetterSet.has(metric);
+      const higher = metricSpecs[metric].higherIsBetter;
       const tolerance = toleranceFor(gate, metric);
       const runs = { baseline: base.length, candidate: cand.length };
-      if (metric === "error_rate") {
-        drafts.push(errorRateDraft(cell, base, cand, gatedSet.has(metric), tolerance, gate.error_rate_limit));
+      if (metricSpecs[metric].judged === "pooled-failures") {
+        drafts.push(
+          errorRateDraft(cell, metric, base, cand, gatedSet.has(metric), tolerance, gate.error_rate_limit),
+        );
         continue;
       }
       let b = metricValues(base, metric);
@@ -276,7 +272,7 @@ export function analyze(input: AnalyzeInput): VerdictFile {
         variances: null,
       };
       const absent = (v: ReturnType<typeof metricValues>) => v.values.length === 0 && v.nonPositive === 0;
-      let statistic = percentileStatistic(metric);
+      let statistic = metricSpecs[metric].minRequests;
       if (absent(b) && absent(c)) {
         // Absent from every input: vLLM's `--metric-percentiles` defaults to 99, so p95 is often missing.
         if (!draft.gated) continue;
@@ -295,7 +291,7 @@ export function analyze(input: AnalyzeInput): VerdictFile {
         draft.judgedOn = substitute;
         b = metricValues(base, substitute);
         c = metricValues(cand, substitute);
-        statistic = percentileStatistic(substitute);
+        statistic = metricSpecs[substitute].minRequests;
         draft.notes.push(
           `judged on ${describeMetric(substitute)}: the inputs have no ${describeMetric(metric)}; ${flag}`,
         );
@@ -305,7 +301,7 @@ export function analyze(input: AnalyzeInput): VerdictFile {
       }
       draft.baseline = b.values.length > 0 ? geometricMean(b.values) : null;
       draft.candidate = c.values.length > 0 ? geometricMean(c.values) : null;
-      if (draft.gated && statistic !== undefined && fewestCompleted < gate.min_requests[statistic]) {
+      if (draft.gated && statistic !== null && fewestCompleted < gate.min_requests[statistic]) {
         const why = `gating ${statistic} needs >= ${gate.min_requests[statistic]} successful requests in every run (fewest: ${fewestCompleted})`;
         if (draft.judgedOn !== null) {
           // A stand-in for a gated metric must not turn into an advisory one: that would let it pass.
@@ -564,7 +560,7 @@ function screenRuns(
 ): Map<RunRecord, string> {
   const reasons = new Map<RunRecord, string>();
   if (gate.outlier_threshold <= 0) return reasons;
-  const metrics = gate.metrics.filter((metric) => metric !== "error_rate");
+  const metrics = gate.metrics.filter((metric) => metricSpecs[metric].judged === "per-run");
   if (metrics.length === 0) return reasons;
   const groups: { side: Side; cell: string; runs: RunRecord[] }[] = [];
   for (const side of ["baseline", "candidate"] as const)
@@ -577,7 +573,7 @@ function screenRuns(
         metrics.map((metric) => {
           const value = run.metrics[metric];
           if (value === null || value === undefined || !(value > 0)) return Number.NaN;
-          return (higherIsBetterSet.has(metric) ? -1 : 1) * Math.log(value);
+          return (metricSpecs[metric].higherIsBetter ? -1 : 1) * Math.log(value);
         }),
       ),
     })),
@@ -618,7 +614,7 @@ function defaultScreenOptionsFor(gate: GateConfig) {
 }
 
 /** Nearest percentile of the same phase that every run on both sides has (p95 → p99, then p90). */
-const fallbackOrder: Record<string, readonly string[]> = {
+const fallbackOrder: Partial<Record<LatencyStatistic, readonly LatencyStatistic[]>> = {
   p90: ["p95", "p99"],
   p95: ["p99", "p90"],
   p99: ["p99_9", "p95"],
@@ -630,10 +626,10 @@ function fallbackPercentile(
   base: readonly RunRecord[],
   cand: readonly RunRecord[],
 ): MetricName | null {
-  const match = /^(ttft|tpot|itl|e2el)_(.+)$/.exec(metric);
-  if (!match) return null;
-  for (const statistic of fallbackOrder[match[2]!] ?? []) {
-    const other = `${match[1]}_${statistic}` as MetricName;
+  const source = metricSpecs[metric].source;
+  if (source.kind !== "latency") return null;
+  for (const statistic of fallbackOrder[source.statistic] ?? []) {
+    const other = latencyMetricName(source.phase, statistic);
     const complete = (runs: readonly RunRecord[]) => metricValues(runs, other).values.length === runs.length;
     if (complete(base) && complete(cand)) return other;
   }
@@ -663,6 +659,7 @@ function pairSingleCells(
 
 function errorRateDraft(
   cell: string,
+  metric: MetricName,
   base: readonly RunRecord[],
   cand: readonly RunRecord[],
   gated: boolean,
@@ -682,9 +679,9 @@ function errorRateDraft(
   const pBetter = errorIncreaseP(c, b);
   const draft: Draft = {
     cell,
-    metric: "error_rate",
+    metric,
     gated,
-    higherIsBetter: false,
+    higherIsBetter: metricSpecs[metric].higherIsBetter,
     tolerance,
     baseline: baseRate,
     candidate: candRate,
@@ -747,7 +744,7 @@ function decide(drafts: Draft[], alpha: number, passAlpha: number, gatedCount: n
     const adj = adjusted.get(draft);
     let verdict: MetricVerdict;
     if (draft.forced !== null) verdict = draft.forced;
-    else if (draft.metric === "error_rate") {
+    else if (metricSpecs[draft.metric].judged === "pooled-failures") {
       // A pooled count has no run-to-run spread: significance against 0 plus the relative tolerance.
       const margin = Math.log(1 + draft.tolerance);
       if (adj!.worse <= alpha && (draft.worse ?? 0) > margin) verdict = "regression";

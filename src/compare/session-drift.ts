@@ -1,4 +1,4 @@
-import { type MetricName, metricNames } from "../config/metric-names.js";
+import { type MetricName, metricNames, metricSpecs } from "../config/metric-names.js";
 import type { RunRecord } from "../metrics/run-record.js";
 
 /**
@@ -156,7 +156,7 @@ export function estimateSessionDrift(
   }
   const estimates = new Map<MetricName, DriftEstimate>();
   for (const metric of metricNames) {
-    if (metric === "error_rate") continue;
+    if (metricSpecs[metric].judged !== "per-run") continue;
     const perCell: CellDrift[] = [];
     for (const cellRuns of byCell.values()) {
       const sessions = new Map<string, number[]>();

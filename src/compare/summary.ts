@@ -1,4 +1,4 @@
-import type { MetricName } from "../config/metric-names.js";
+import { type MetricName, metricSpecs } from "../config/metric-names.js";
 import type { Comparison, OverallVerdict, VerdictFile } from "./verdict-schema.js";
 
 /** The parts of the verdict written for people: headline, mixed results, impact at this load. */
@@ -29,19 +29,6 @@ export function headlineFor(
   }
 }
 
-const mixedCandidates: readonly MetricName[] = [
-  "ttft_p50",
-  "ttft_p95",
-  "tpot_p50",
-  "tpot_p95",
-  "itl_p95",
-  "e2el_p50",
-  "e2el_p95",
-  "output_throughput",
-  "request_throughput",
-  "request_goodput",
-];
-
 /**
  * A cell is mixed when one phase got better and another worse. At least one side must be a verdict
  * (beyond tolerance); the other may be a significant change within tolerance, as in the FP8 KV-cache
@@ -50,7 +37,7 @@ const mixedCandidates: readonly MetricName[] = [
 export function mixedResults(comparisons: readonly Comparison[], alpha: number): VerdictFile["mixed"] {
   const byCell = new Map<string, { better: string[]; worse: string[]; decisive: boolean }>();
   for (const c of comparisons) {
-    if (!mixedCandidates.includes(c.metric) || c.ratio === null || c.pChange === null) continue;
+    if (!metricSpecs[c.metric].mixed || c.ratio === null || c.pChange === null) continue;
     const decisive = c.verdict === "improvement" || c.verdict === "regression";
     // Within tolerance but significantly moved (against 0) counts as the other side of a mix.
     if (!decisive && c.pChange > alpha) continue;
@@ -67,7 +54,7 @@ export function mixedResults(comparisons: readonly Comparison[], alpha: number):
   // improvement in one cell and a regression in another; a reader must see both together.
   const decided = (verdict: Comparison["verdict"]) =>
     comparisons
-      .filter((c) => mixedCandidates.includes(c.metric) && c.verdict === verdict)
+      .filter((c) => metricSpecs[c.metric].mixed && c.verdict === verdict)
       .map((c) => `${c.cell}/${c.metric}`);
   const better = decided("improvement");
   const worse = decided("regression");

@@ -1,40 +1,266 @@
 /**
- * The metric catalogue shared by config, metrics, stats and report. A name is `<phase>_<statistic>`
- * for latencies (ttft, tpot, itl, e2el, queue) and a plain name for rates.
+ * The metric catalogue: every metric the tool measures, compares and reports is declared here once,
+ * with the facts each folder needs: config (the names `gate.metrics` accepts, the default blocking
+ * family), metrics (what the value is, so run.json and `vllm bench serve` results are read the same
+ * way; the vLLM result keys), compare (direction, how it is judged, the `gate.min_requests`
+ * percentile, whether it counts toward a mixed result) and report (label, unit, format). It is the
+ * lowest file on the pipeline and imports nothing, so every folder can read it.
+ *
+ * A latency metric is `<phase>_<statistic>`: one entry in `latencyPhaseSpecs` adds a phase with every
+ * statistic, one in `latencyStatisticSpecs` a statistic for every phase. A rate is one entry in
+ * `rateSpecs`. The tables are `satisfies`-checked and the readers switch exhaustively on
+ * `MetricSource`, so the compiler lists what a new entry still needs (ARCHITECTURE.md, "Adding a metric").
  */
-export const latencyPhases = ["ttft", "tpot", "itl", "e2el"] as const;
-export const latencyStatistics = ["mean", "p50", "p90", "p95", "p99", "p99_9"] as const;
-export const rateMetrics = [
-  "request_throughput",
-  "output_throughput",
-  "total_token_throughput",
-  "request_goodput",
-  "error_rate",
-] as const;
 
-export type LatencyPhase = (typeof latencyPhases)[number];
-export type LatencyStatistic = (typeof latencyStatistics)[number];
+/** The `gate.min_requests` keys: percentiles gated only when every run has that many successful requests. */
+export type MinRequestsStatistic = "p90" | "p95" | "p99" | "p99_9";
 
-export const metricNames = [
-  ...latencyPhases.flatMap((phase) => latencyStatistics.map((statistic) => `${phase}_${statistic}` as const)),
+interface LatencyStatisticSpec {
+  /** As shown after the phase label: "TTFT p99.9". */
+  label: string;
+  /** The quantile (numpy-linear), null for the mean. */
+  quantile: number | null;
+  /** vLLM's aggregate key `{mean|median}_{phase}_ms` (both also LatencySummary fields), if any. */
+  vllmAggregate: "mean" | "median" | null;
+  /** P of vLLM's `p{P}_{phase}_ms`, as `--metric-percentiles` spells it, if any. */
+  vllmPercentile: string | null;
+  minRequests: MinRequestsStatistic | null;
+}
+
+const latencyStatisticSpecs = {
+  mean: { label: "mean", quantile: null, vllmAggregate: "mean", vllmPercentile: null, minRequests: null },
+  p50: { label: "p50", quantile: 0.5, vllmAggregate: "median", vllmPercentile: "50", minRequests: null },
+  p90: { label: "p90", quantile: 0.9, vllmAggregate: null, vllmPercentile: "90", minRequests: "p90" },
+  p95: { label: "p95", quantile: 0.95, vllmAggregate: null, vllmPercentile: "95", minRequests: "p95" },
+  p99: { label: "p99", quantile: 0.99, vllmAggregate: null, vllmPercentile: "99", minRequests: "p99" },
+  p99_9: {
+    label: "p99.9",
+    quantile: 0.999,
+    vllmAggregate: null,
+    vllmPercentile: "99.9",
+    minRequests: "p99_9",
+  },
+} as const satisfies Record<string, LatencyStatisticSpec>;
+
+export type LatencyStatistic = keyof typeof latencyStatisticSpecs;
+
+interface LatencyPhaseSpec {
+  label: string;
+  /** Statistics of this phase in the default blocking family (`gate.metrics`; statistics.md §4). */
+  defaultGated: readonly LatencyStatistic[];
+  /** Statistics that count toward a mixed result (one phase better, another worse). */
+  mixed: readonly LatencyStatistic[];
+}
+
+/** Per-request latencies in ms, as `vllm bench serve` defines them (metrics/run-metrics.ts computes them). */
+const latencyPhaseSpecs = {
+  ttft: { label: "TTFT", defaultGated: ["p95"], mixed: ["p50", "p95"] },
+  tpot: { label: "TPOT", defaultGated: ["p95"], mixed: ["p50", "p95"] },
+  itl: { label: "ITL", defaultGated: [], mixed: ["p95"] },
+  e2el: { label: "E2E latency", defaultGated: ["p95"], mixed: ["p50", "p95"] },
+} as const satisfies Record<string, LatencyPhaseSpec>;
+
+export type LatencyPhase = keyof typeof latencyPhaseSpecs;
+
+/** A run.json `throughput` field (per second of the measured phase). */
+export type ThroughputField = "request" | "output" | "total" | "goodput";
+
+/**
+ * What a metric's value is. Each reader (metrics/metric-values.ts for run.json, metrics/vllm-result.ts
+ * for `vllm bench serve` results) switches on the kind exhaustively.
+ */
+export type MetricSource =
+  | { kind: "latency"; phase: LatencyPhase; statistic: LatencyStatistic }
+  | { kind: "throughput"; field: ThroughputField }
+  /** Failed / total requests of the run. */
+  | { kind: "failed-fraction" };
+
+/**
+ * How compare judges it: `per-run` tests one value per run (Welch on the logs); `pooled-failures`
+ * pools failed / total requests over a side's runs (a count has no run-to-run spread) and also holds
+ * the candidate to `gate.error_rate_limit`.
+ */
+export type MetricJudgement = "per-run" | "pooled-failures";
+
+interface MetricFacts {
+  label: string;
+  /** "fraction" values are shown as percentages. */
+  unit: "ms" | "req/s" | "tok/s" | "fraction";
+  format: "number" | "percent";
+  higherIsBetter: boolean;
+  source: MetricSource;
+  /** Keys of a `vllm bench serve` result holding the value, read in order (a later one wins); empty when derived. */
+  vllmKeys: readonly string[];
+  judged: MetricJudgement;
+  /** Accepted in `gate.metrics`. */
+  gatable: boolean;
+  /** In the default `gate.metrics`. */
+  defaultGated: boolean;
+  /** The `gate.min_requests` entry that decides whether it may block; null when any count may. */
+  minRequests: MinRequestsStatistic | null;
+  /** Counts toward a mixed result (compare/summary.ts). */
+  mixed: boolean;
+}
+
+/** Rates and fractions of one run (not per request), declared one by one. */
+const rateSpecs = {
+  request_throughput: {
+    label: "Request throughput",
+    unit: "req/s",
+    format: "number",
+    higherIsBetter: true,
+    source: { kind: "throughput", field: "request" },
+    vllmKeys: ["request_throughput"],
+    judged: "per-run",
+    gatable: true,
+    defaultGated: false,
+    minRequests: null,
+    mixed: true,
+  },
+  output_throughput: {
+    label: "Output throughput",
+    unit: "tok/s",
+    format: "number",
+    higherIsBetter: true,
+    source: { kind: "throughput", field: "output" },
+    vllmKeys: ["output_throughput"],
+    judged: "per-run",
+    gatable: true,
+    defaultGated: true,
+    minRequests: null,
+    mixed: true,
+  },
+  total_token_throughput: {
+    label: "Total token throughput",
+    unit: "tok/s",
+    format: "number",
+    higherIsBetter: true,
+    source: { kind: "throughput", field: "total" },
+    vllmKeys: ["total_token_throughput"],
+    judged: "per-run",
+    gatable: true,
+    defaultGated: false,
+    minRequests: null,
+    mixed: false,
+  },
+  request_goodput: {
+    label: "Goodput",
+    unit: "req/s",
+    format: "number",
+    higherIsBetter: true,
+    source: { kind: "throughput", field: "goodput" },
+    vllmKeys: ["request_goodput"],
+    judged: "per-run",
+    gatable: true,
+    defaultGated: false,
+    minRequests: null,
+    mixed: true,
+  },
+  error_rate: {
+    label: "Error rate",
+    unit: "fraction",
+    format: "percent",
+    higherIsBetter: false,
+    source: { kind: "failed-fraction" },
+    vllmKeys: [],
+    judged: "pooled-failures",
+    gatable: true,
+    defaultGated: true,
+    minRequests: null,
+    mixed: false,
+  },
+} as const satisfies Record<string, MetricFacts>;
+
+export type RateMetric = keyof typeof rateSpecs;
+export type LatencyMetric = `${LatencyPhase}_${LatencyStatistic}`;
+export type MetricName = LatencyMetric | RateMetric;
+
+/** Everything known about one metric. */
+export interface MetricSpec extends MetricFacts {
+  name: MetricName;
+}
+
+/** vLLM result keys of the `throughput` metrics: metrics/vllm-result-writer.ts must write each. */
+export type VllmThroughputKey = {
+  [M in RateMetric]: (typeof rateSpecs)[M]["source"]["kind"] extends "throughput"
+    ? (typeof rateSpecs)[M]["vllmKeys"][number]
+    : never;
+}[RateMetric];
+
+export const latencyPhases = Object.keys(latencyPhaseSpecs) as LatencyPhase[];
+export const latencyStatistics = Object.keys(latencyStatisticSpecs) as LatencyStatistic[];
+export const rateMetrics = Object.keys(rateSpecs) as RateMetric[];
+
+export function latencyMetricName(phase: LatencyPhase, statistic: LatencyStatistic): LatencyMetric {
+  return `${phase}_${statistic}`;
+}
+
+/** The statistic as vLLM's writer names it for `phase`: `mean_ttft_ms`, `median_ttft_ms`, `p99.9_ttft_ms`. */
+function latencyVllmKeys(phase: LatencyPhase, statistic: LatencyStatistic): string[] {
+  const spec: LatencyStatisticSpec = latencyStatisticSpecs[statistic];
+  const keys: string[] = [];
+  if (spec.vllmAggregate !== null) keys.push(`${spec.vllmAggregate}_${phase}_ms`);
+  if (spec.vllmPercentile !== null) keys.push(`p${spec.vllmPercentile}_${phase}_ms`);
+  return keys;
+}
+
+export function latencyStatisticSpec(statistic: LatencyStatistic): Readonly<LatencyStatisticSpec> {
+  return latencyStatisticSpecs[statistic];
+}
+
+function latencySpec(phase: LatencyPhase, statistic: LatencyStatistic): MetricSpec {
+  const phaseSpec: LatencyPhaseSpec = latencyPhaseSpecs[phase];
+  const statisticSpec: LatencyStatisticSpec = latencyStatisticSpecs[statistic];
+  return {
+    name: latencyMetricName(phase, statistic),
+    label: `${phaseSpec.label} ${statisticSpec.label}`,
+    unit: "ms",
+    format: "number",
+    higherIsBetter: false,
+    source: { kind: "latency", phase, statistic },
+    vllmKeys: latencyVllmKeys(phase, statistic),
+    judged: "per-run",
+    gatable: true,
+    defaultGated: phaseSpec.defaultGated.includes(statistic),
+    minRequests: statisticSpec.minRequests,
+    mixed: phaseSpec.mixed.includes(statistic),
+  };
+}
+
+/** Every metric in report order: each phase with each statistic, then the rates. */
+export const metricNames: readonly MetricName[] = [
+  ...latencyPhases.flatMap((phase) =>
+    latencyStatistics.map((statistic) => latencyMetricName(phase, statistic)),
+  ),
   ...rateMetrics,
-] as const;
+];
 
-export type MetricName = (typeof metricNames)[number];
+/** The catalogue, by name. */
+export const metricSpecs: Readonly<Record<MetricName, Readonly<MetricSpec>>> = Object.fromEntries([
+  ...latencyPhases.flatMap((phase) =>
+    latencyStatistics.map((statistic) => [
+      latencyMetricName(phase, statistic),
+      latencySpec(phase, statistic),
+    ]),
+  ),
+  ...rateMetrics.map((name) => [name, { name, ...(rateSpecs[name] satisfies MetricFacts) }]),
+]) as Record<MetricName, MetricSpec>;
+
+export function isMetricName(value: string): value is MetricName {
+  return Object.hasOwn(metricSpecs, value);
+}
+
+/** Accepted in `gate.metrics`. */
+export const gatableMetricNames: readonly MetricName[] = metricNames.filter(
+  (name) => metricSpecs[name].gatable,
+);
 
 /** The default blocking family per cell (statistics.md §4: keep it small). */
-export const gatedMetricNames = [
-  "ttft_p95",
-  "tpot_p95",
-  "e2el_p95",
-  "output_throughput",
-  "error_rate",
-] as const satisfies readonly MetricName[];
+export const gatedMetricNames: readonly MetricName[] = metricNames.filter(
+  (name) => metricSpecs[name].defaultGated,
+);
 
-/** Higher is better for these; lower is better for every latency and for error_rate. */
-export const higherIsBetter: ReadonlySet<MetricName> = new Set<MetricName>([
-  "request_throughput",
-  "output_throughput",
-  "total_token_throughput",
-  "request_goodput",
-]);
+/** "TTFT p95", "Output throughput". */
+export function describeMetric(metric: MetricName): string {
+  return metricSpecs[metric].label;
+}

@@ -3,6 +3,8 @@
  * comments that explain each choice reach the user's file; a test validates every preset with every
  * server kind.
  */
+import { gatedMetricNames } from "./metric-names.js";
+
 export const presetNames = ["chat", "rag", "batch", "matrix-18"] as const;
 export type PresetName = (typeof presetNames)[number];
 
@@ -98,7 +100,7 @@ repeats:
 
 # What blocks a merge. Every other metric is reported as advisory.
 gate:
-  metrics: [ttft_p95, tpot_p95, e2el_p95, output_throughput, error_rate]
+  metrics: [${gatedMetricNames.join(", ")}]
   tolerance: 0.05            # changes within 5% are not regressions
   confidence: 0.95           # family-wise, over all gated metrics of all cells (Holm)
   fail_on: regression        # or: inconclusive (stricter), never (report only)

@@ -13,7 +13,7 @@ import {
   positiveNumber,
   strictObject,
 } from "./fields.js";
-import { gatedMetricNames, metricNames } from "./metric-names.js";
+import { gatableMetricNames, gatedMetricNames, metricNames } from "./metric-names.js";
 
 /**
  * The config file `vllm-perf-gate.yml`: the single source of truth for its shape, its defaults and its
@@ -418,7 +418,7 @@ export const cellSchema = strictObject({
 
 const gateSchema = strictObject({
   metrics: z
-    .array(z.enum(metricNames))
+    .array(z.enum(gatableMetricNames))
     .default([...gatedMetricNames])
     .describe("Metrics in the blocking family (per cell); all others are advisory."),
   tolerance: fraction()

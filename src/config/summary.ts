@@ -1,4 +1,5 @@
 import { type TemplateAt, templateView } from "./interpolate.js";
+import { metricSpecs } from "./metric-names.js";
 import type { CellConfig, Config, LengthConfig, LoadConfig } from "./schema.js";
 
 /**
@@ -143,7 +144,9 @@ export function summarizeConfig(
     const text = shown.cells[index]!;
     const size = "requests" in text.size ? `${text.size.requests} req` : `${text.size.duration_s} s`;
     if ("requests" in cell.size && cell.size.requests < config.gate.min_requests.p95) {
-      const gatedPercentiles = config.gate.metrics.filter((metric) => metric.endsWith("_p95"));
+      const gatedPercentiles = config.gate.metrics.filter(
+        (metric) => metricSpecs[metric].minRequests === "p95",
+      );
       if (gatedPercentiles.length > 0) {
         warnings.push(
           `cells "${text.name}": ${(text.size as { requests: number }).requests} requests per run is below gate.min_requests.p95 (${config.gate.min_requests.p95}); ${gatedPercentiles.join(", ")} will be advisory only`,

@@ -1,5 +1,5 @@
 import type { MetricName } from "../config/metric-names.js";
-import { latencyPhases, latencyStatistics } from "../config/metric-names.js";
+import { runFileMetrics } from "./metric-values.js";
 import type { RunFile } from "./run-schema.js";
 
 /**
@@ -34,24 +34,8 @@ export interface RunRecord {
   identity?: { contentHash: string; cell: string; run: number | null; startedAt: string | null };
 }
 
-export function errorRate(requests: { total: number; failed: number }): number | null {
-  return requests.total > 0 ? requests.failed / requests.total : null;
-}
-
 export function runRecordFromRunFile(file: RunFile, source: string): RunRecord {
-  const metrics: RunRecord["metrics"] = {};
-  for (const phase of latencyPhases) {
-    const summary = file.latency[phase];
-    for (const statistic of latencyStatistics) {
-      const value = statistic === "p50" ? (summary.p50 ?? summary.median) : summary[statistic];
-      metrics[`${phase}_${statistic}`] = value;
-    }
-  }
-  metrics.request_throughput = file.throughput.request;
-  metrics.output_throughput = file.throughput.output;
-  metrics.total_token_throughput = file.throughput.total;
-  metrics.request_goodput = file.throughput.goodput;
-  metrics.error_rate = errorRate(file.requests);
+  const metrics = runFileMetrics(file);
   const exclusionReasons: string[] = [];
   if (file.flags.clientBound) {
     exclusionReasons.push(

@@ -1,3 +1,10 @@
+import {
+  type LatencyPhase,
+  latencyPhases,
+  latencyStatisticSpec,
+  latencyStatistics,
+  type VllmThroughputKey,
+} from "../config/metric-names.js";
 import type { RequestRecord } from "./request-record.js";
 import { requestLatencies } from "./run-metrics.js";
 import type { LatencySummary, RunFile } from "./run-schema.js";
@@ -12,14 +19,6 @@ export interface VllmResultContext {
   burstiness: number | null;
   maxConcurrency: number | null;
 }
-
-const percentiles: [string, keyof LatencySummary][] = [
-  ["50", "p50"],
-  ["90", "p90"],
-  ["95", "p95"],
-  ["99", "p99"],
-  ["99.9", "p99_9"],
-];
 
 function pad(value: number): string {
   return String(value).padStart(2, "0");
@@ -46,18 +45,32 @@ export function toVllmResult(
   const ms = (summary: LatencySummary, key: keyof LatencySummary) => (summary[key] as number | null) ?? 0;
   const metrics: Record<string, number> = {};
   const e2el = summarize(records.flatMap((record) => requestLatencies(record)?.e2el ?? []));
-  const phases: [string, LatencySummary][] = [
-    ["ttft", run.latency.ttft],
-    ["tpot", run.latency.tpot],
-    ["itl", run.latency.itl],
-    ["e2el", e2el],
-  ];
-  for (const [name, summary] of phases) {
-    metrics[`mean_${name}_ms`] = ms(summary, "mean");
-    metrics[`median_${name}_ms`] = ms(summary, "median");
+  const phases: Record<LatencyPhase, LatencySummary> = {
+    ttft: run.latency.ttft,
+    tpot: run.latency.tpot,
+    itl: run.latency.itl,
+    e2el,
+  };
+  for (const name of latencyPhases) {
+    const summary = phases[name];
+    // vLLM's order: mean, median, std, then the percentiles.
+    for (const statistic of latencyStatistics) {
+      const { vllmAggregate } = latencyStatisticSpec(statistic);
+      if (vllmAggregate !== null) metrics[`${vllmAggregate}_${name}_ms`] = ms(summary, vllmAggregate);
+    }
     metrics[`std_${name}_ms`] = ms(summary, "std");
-    for (const [label, key] of percentiles) metrics[`p${label}_${name}_ms`] = ms(summary, key);
+    for (const statistic of latencyStatistics) {
+      const { vllmPercentile } = latencyStatisticSpec(statistic);
+      if (vllmPercentile !== null) metrics[`p${vllmPercentile}_${name}_ms`] = ms(summary, statistic);
+    }
   }
+  // Every catalogue throughput with a vLLM key, in vLLM's order.
+  const throughput = {
+    request_throughput: run.throughput.request,
+    request_goodput: run.throughput.goodput,
+    output_throughput: run.throughput.output,
+    total_token_throughput: run.throughput.total,
+  } satisfies Record<VllmThroughputKey, number | null>;
   return {
     date: vllmDate(context.startedAtMs),
     backend: context.endpoint === "chat" ? "openai-chat" : "openai",
@@ -74,10 +87,7 @@ export function toVllmResult(
     failed: run.requests.failed,
     total_input_tokens: run.tokens.input,
     total_output_tokens: run.tokens.output,
-    request_throughput: run.throughput.request,
-    request_goodput: run.throughput.goodput,
-    output_throughput: run.throughput.output,
-    total_token_throughput: run.throughput.total,
+    ...throughput,
     max_output_tokens_per_s: maxOutputTokensPerSecond(records),
     max_concurrent_requests: run.load.peakConcurrency,
     ...metrics,

@@ -1,6 +1,15 @@
 import { z } from "zod";
 import type { MetricName } from "../config/metric-names.js";
-import { latencyPhases } from "../config/metric-names.js";
+import {
+  type LatencyPhase,
+  type LatencyStatistic,
+  latencyPhases,
+  latencyStatisticSpec,
+  latencyStatistics,
+  metricNames,
+  metricSpecs,
+} from "../config/metric-names.js";
+import { errorRate, unknownSource } from "./metric-values.js";
 import { percentileSorted, sortNumbers } from "./percentile.js";
 import type { RunRecord } from "./run-record.js";
 
@@ -136,12 +145,12 @@ export function vllmResultInvariantIssues(result: VllmResult): Array<{ field: st
       });
     }
   }
+  const percentiles = latencyStatistics.filter(
+    (statistic) => latencyStatisticSpec(statistic).quantile !== null,
+  );
   for (const phase of latencyPhases) {
     const ordered: Array<{ key: string; value: number }> = [];
-    for (const key of [
-      `median_${phase}_ms`,
-      ...Object.keys(percentileSuffix).map((p) => `p${p}_${phase}_ms`),
-    ]) {
+    for (const key of percentiles.flatMap((statistic) => metricSpecs[`${phase}_${statistic}`].vllmKeys)) {
       const value = result[key];
       if (typeof value === "number") ordered.push({ key, value });
     }
@@ -171,14 +180,6 @@ const conditionKeys = [
   "max_concurrency",
 ] as const;
 
-const percentileSuffix: Record<string, "p50" | "p90" | "p95" | "p99" | "p99_9"> = {
-  "50": "p50",
-  "90": "p90",
-  "95": "p95",
-  "99": "p99",
-  "99.9": "p99_9",
-};
-
 /** True when a parsed JSON object looks like a vLLM result rather than our run.json. */
 export function looksLikeVllmResult(value: unknown): boolean {
   return (
@@ -189,23 +190,22 @@ export function looksLikeVllmResult(value: unknown): boolean {
   );
 }
 
-function summaryFromSamples(samplesMs: number[]): Partial<Record<string, number>> {
+/** Each latency statistic of the samples (numpy-linear percentiles); empty without samples. */
+function summaryFromSamples(samplesMs: number[]): Partial<Record<LatencyStatistic, number>> {
   if (samplesMs.length === 0) return {};
   const sorted = sortNumbers(samplesMs);
   let sum = 0;
   for (const v of samplesMs) sum += v;
-  return {
-    mean: sum / samplesMs.length,
-    p50: percentileSorted(sorted, 0.5),
-    p90: percentileSorted(sorted, 0.9),
-    p95: percentileSorted(sorted, 0.95),
-    p99: percentileSorted(sorted, 0.99),
-    p99_9: percentileSorted(sorted, 0.999),
-  };
+  const summary: Partial<Record<LatencyStatistic, number>> = {};
+  for (const statistic of latencyStatistics) {
+    const { quantile } = latencyStatisticSpec(statistic);
+    summary[statistic] = quantile === null ? sum / samplesMs.length : percentileSorted(sorted, quantile);
+  }
+  return summary;
 }
 
 /** Per-request samples (ms) from `--save-detailed` lists, successful requests only. */
-function detailedSamples(result: VllmResult): Partial<Record<(typeof latencyPhases)[number], number[]>> {
+function detailedSamples(result: VllmResult): Partial<Record<LatencyPhase, number[]>> {
   const n = result.ttfts?.length ?? result.latencies?.length ?? 0;
   const ok = new Uint8Array(n);
   const errors = result.errors && result.errors.length === n ? result.errors : null;
@@ -224,7 +224,7 @@ function detailedSamples(result: VllmResult): Partial<Record<(typeof latencyPhas
     for (let i = 0; i < n; i++) if (ok[i]) out.push(values[i]! * 1000);
     return out;
   };
-  const out: Partial<Record<(typeof latencyPhases)[number], number[]>> = {};
+  const out: Partial<Record<LatencyPhase, number[]>> = {};
   const { ttfts, latencies, output_lens: outputLens, itls } = result;
   if (ttfts) out.ttft = successfulMs(ttfts);
   if (latencies && latencies.length === n) out.e2el = successfulMs(latencies);
@@ -246,32 +246,21 @@ function detailedSamples(result: VllmResult): Partial<Record<(typeof latencyPhas
 
 /** Turns one `vllm bench serve` result into a run record; aggregates win, detail fills the gaps. */
 export function runRecordFromVllmResult(result: VllmResult, source: string, index: number): RunRecord {
-  const metrics: RunRecord["metrics"] = {};
-  const detail = detailedSamples(result);
-  for (const phase of latencyPhases) {
-    const fromDetail = detail[phase] ? summaryFromSamples(detail[phase]) : {};
-    for (const [statistic, value] of Object.entries(fromDetail)) {
-      if (value !== undefined) metrics[`${phase}_${statistic}` as MetricName] = value;
-    }
-    const mean = result[`mean_${phase}_ms`];
-    if (typeof mean === "number") metrics[`${phase}_mean`] = mean;
-    const median = result[`median_${phase}_ms`];
-    if (typeof median === "number") metrics[`${phase}_p50`] = median;
-    for (const [suffix, statistic] of Object.entries(percentileSuffix)) {
-      const value = result[`p${suffix}_${phase}_ms`];
-      if (typeof value === "number") metrics[`${phase}_${statistic}`] = value;
-    }
-  }
   const failed =
     result.failed ??
     (result.num_prompts !== undefined ? Math.max(0, result.num_prompts - result.completed) : 0);
   const total = result.completed + failed;
-  metrics.request_throughput = result.request_throughput;
-  metrics.output_throughput = result.output_throughput;
-  if (result.total_token_throughput !== undefined)
-    metrics.total_token_throughput = result.total_token_throughput;
-  metrics.request_goodput = result.request_goodput ?? null;
-  metrics.error_rate = total > 0 ? failed / total : null;
+  const metrics: RunRecord["metrics"] = {};
+  const samples = detailedSamples(result);
+  const detail: Partial<Record<LatencyPhase, Partial<Record<LatencyStatistic, number>>>> = {};
+  for (const phase of latencyPhases) {
+    const phaseSamples = samples[phase];
+    if (phaseSamples) detail[phase] = summaryFromSamples(phaseSamples);
+  }
+  for (const metric of metricNames) {
+    const value = vllmResultMetric(result, metric, detail, { total, failed });
+    if (value !== undefined) metrics[metric] = value;
+  }
   const fingerprint: Record<string, unknown> = { source: "vllm bench serve" };
   for (const key of conditionKeys) if (result[key] !== undefined) fingerprint[key] = result[key];
   return {
@@ -285,4 +274,33 @@ export function runRecordFromVllmResult(result: VllmResult, source: string, inde
     fingerprint,
     exclusionReasons: [],
   };
+}
+
+/**
+ * One catalogue metric of a vLLM result: the last of its `vllmKeys` that holds a number; a latency
+ * without one falls back to the per-request lists (`detail`), a failed fraction comes from the counts.
+ * Undefined when the result does not have the latency at all (vLLM writes only the chosen percentiles).
+ */
+function vllmResultMetric(
+  result: VllmResult,
+  metric: MetricName,
+  detail: Partial<Record<LatencyPhase, Partial<Record<LatencyStatistic, number>>>>,
+  requests: { total: number; failed: number },
+): number | null | undefined {
+  const { source, vllmKeys } = metricSpecs[metric];
+  let aggregate: number | undefined;
+  for (const key of vllmKeys) {
+    const value = result[key];
+    if (typeof value === "number") aggregate = value;
+  }
+  switch (source.kind) {
+    case "latency":
+      return aggregate ?? detail[source.phase]?.[source.statistic];
+    case "throughput":
+      return aggregate ?? null;
+    case "failed-fraction":
+      return errorRate(requests);
+    default:
+      return unknownSource(source);
+  }
 }

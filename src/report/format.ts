@@ -1,4 +1,4 @@
-import type { MetricName } from "../config/metric-names.js";
+import { describeMetric, isMetricName, type MetricName, metricSpecs } from "../config/metric-names.js";
 
 /** Numbers for people: 3 significant figures is plenty for latencies and rates. */
 export function formatNumber(value: number | null | undefined): string {
@@ -11,13 +11,24 @@ export function formatNumber(value: number | null | undefined): string {
   return value.toPrecision(3);
 }
 
+/** A value in its catalogue unit and format: "1,234 ms", "512 tok/s", "0.50%". */
 export function formatMetricValue(metric: MetricName, value: number | null): string {
   if (value === null) return "–";
-  if (metric === "error_rate") return `${(value * 100).toFixed(2)}%`;
-  if (metric.endsWith("throughput") || metric === "request_goodput") {
-    return `${formatNumber(value)} ${metric === "output_throughput" || metric === "total_token_throughput" ? "tok/s" : "req/s"}`;
+  const { format, unit } = metricSpecs[metric];
+  switch (format) {
+    case "percent":
+      return `${(value * 100).toFixed(2)}%`;
+    case "number":
+      return `${formatNumber(value)} ${unit}`;
   }
-  return `${formatNumber(value)} ms`;
+}
+
+/** A metric, or `cell/metric` for one in a named cell (mixed results across cells). */
+export function describeMetricRef(ref: string): string {
+  const slash = ref.lastIndexOf("/");
+  const name = ref.slice(slash + 1);
+  const label = isMetricName(name) ? describeMetric(name) : name;
+  return slash < 0 ? label : `${ref.slice(0, slash)} ${label}`;
 }
 
 export function formatChange(ratio: number | null): string {

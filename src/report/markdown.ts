@@ -1,7 +1,8 @@
-import { describeMetric, describeMetricRef } from "../compare/metric-labels.js";
 import type { Comparison, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
+import { describeMetric } from "../config/metric-names.js";
 import { escapeHtml, escapeMarkdown, escapeValue } from "./escape.js";
 import {
+  describeMetricRef,
   formatChange,
   formatFractionAsPercent,
   formatInterval,

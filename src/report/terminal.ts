@@ -1,6 +1,12 @@
-import { describeMetric, describeMetricRef } from "../compare/metric-labels.js";
 import type { Comparison, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
-import { formatChange, formatInterval, formatMetricValue, formatSignedNumber } from "./format.js";
+import { describeMetric } from "../config/metric-names.js";
+import {
+  describeMetricRef,
+  formatChange,
+  formatInterval,
+  formatMetricValue,
+  formatSignedNumber,
+} from "./format.js";
 import { formatDetectable, settleSentence } from "./markdown.js";
 
 /** The `compare` summary for a terminal: colour on a TTY, plain text otherwise (logs, CI). */

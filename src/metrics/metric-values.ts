@@ -1,0 +1,38 @@
+import { type MetricName, type MetricSource, metricNames, metricSpecs } from "../config/metric-names.js";
+import type { RunFile } from "./run-schema.js";
+
+/** Per-run metric values: latencies in ms, throughputs per second, error_rate as a fraction. */
+export type MetricValues = Partial<Record<MetricName, number | null>>;
+
+/** Failed / total requests; null without requests. */
+export function errorRate(requests: { total: number; failed: number }): number | null {
+  return requests.total > 0 ? requests.failed / requests.total : null;
+}
+
+/** Marks a switch as exhaustive: a new `MetricSource` kind fails to compile until each reader handles it. */
+export function unknownSource(source: never): never {
+  throw new Error(`unknown metric source ${JSON.stringify(source)}`);
+}
+
+/** One catalogue metric of a run.json; null when the run has no value for it. */
+export function runFileMetric(file: RunFile, source: MetricSource): number | null {
+  switch (source.kind) {
+    case "latency": {
+      const summary = file.latency[source.phase];
+      return source.statistic === "p50" ? (summary.p50 ?? summary.median) : summary[source.statistic];
+    }
+    case "throughput":
+      return file.throughput[source.field];
+    case "failed-fraction":
+      return errorRate(file.requests);
+    default:
+      return unknownSource(source);
+  }
+}
+
+/** Every catalogue metric of a run.json. */
+export function runFileMetrics(file: RunFile): MetricValues {
+  const values: MetricValues = {};
+  for (const metric of metricNames) values[metric] = runFileMetric(file, metricSpecs[metric].source);
+  return values;
+}

@@ -1,0 +1,200 @@
+import { describe, expect, it } from "vitest";
+import { parseConfigText } from "../../src/config/load.js";
+import {
+  describeMetric,
+  gatableMetricNames,
+  gatedMetricNames,
+  latencyPhases,
+  latencyStatistics,
+  type MetricName,
+  metricNames,
+  metricSpecs,
+} from "../../src/config/metric-names.js";
+import { presetText } from "../../src/config/presets.js";
+import { runFileMetrics } from "../../src/metrics/metric-values.js";
+import type { RequestRecord } from "../../src/metrics/request-record.js";
+import { computeRunMetrics } from "../../src/metrics/run-metrics.js";
+import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
+import { type RunFile, runFileSchema } from "../../src/metrics/run-schema.js";
+import { runRecordFromVllmResult, vllmResultSchema } from "../../src/metrics/vllm-result.js";
+import { toVllmResult } from "../../src/metrics/vllm-result-writer.js";
+import { describeMetricRef, formatMetricValue } from "../../src/report/format.js";
+import { makeRunFile } from "../compare/fixtures.js";
+
+const request = {
+  v: 1 as const,
+  phase: "measure" as const,
+  stage: 0,
+  scheduledMs: 0,
+  readyMs: 0,
+  queueMs: 0,
+  socketMs: 0,
+  headersMs: 0,
+  chunkTokens: null,
+  errorKind: null,
+  error: null,
+  httpStatus: 200,
+  finishReason: "length",
+  promptTokens: 12,
+  outputTokensSource: "usage" as const,
+  cachedTokens: null,
+  targetInputTokens: 12,
+  maxTokens: 4,
+  prefixGroup: null,
+  ok: true,
+  outputTokens: 4,
+};
+
+/** Four successful requests (every latency phase has samples, one misses the TTFT objective) and one failure. */
+const records: RequestRecord[] = [
+  { ...request, index: 0, requestId: "a", sentMs: 0, chunksUs: [40000, 52000, 61000, 75000], endMs: 75 },
+  { ...request, index: 1, requestId: "b", sentMs: 4, chunksUs: [31000, 45000, 47000, 66000], endMs: 70 },
+  { ...request, index: 2, requestId: "c", sentMs: 9, chunksUs: [27000, 29000, 58000, 61000], endMs: 70 },
+  { ...request, index: 3, requestId: "d", sentMs: 12, chunksUs: [55000, 56000, 70000, 99000], endMs: 111 },
+  {
+    ...request,
+    index: 4,
+    requestId: "e",
+    sentMs: 15,
+    chunksUs: [20000],
+    endMs: 40,
+    ok: false,
+    errorKind: "stream_error",
+    error: "engine died",
+    outputTokens: 1,
+    finishReason: null,
+  },
+];
+
+/** A run.json with a value for every metric: goodput needs an SLO, error_rate a failure. */
+function completeRun(): RunFile {
+  const measured = computeRunMetrics(records, { durationS: 0.25, slo: { ttft_ms: 50 } });
+  return runFileSchema.parse({ ...makeRunFile(), ...measured, durationS: 0.25 });
+}
+
+describe("the metric catalogue", () => {
+  it("names each metric once, in report order, each entry under its own name", () => {
+    expect(new Set(metricNames).size).toBe(metricNames.length);
+    expect(Object.keys(metricSpecs)).toEqual([...metricNames]);
+    for (const name of metricNames) expect(metricSpecs[name].name).toBe(name);
+    expect(metricNames).toHaveLength(latencyPhases.length * latencyStatistics.length + 5);
+    expect(metricNames.slice(0, 7)).toEqual([
+      "ttft_mean",
+      "ttft_p50",
+      "ttft_p90",
+      "ttft_p95",
+      "ttft_p99",
+      "ttft_p99_9",
+      "tpot_mean",
+    ]);
+    expect(metricNames.slice(-5)).toEqual([
+      "request_throughput",
+      "output_throughput",
+      "total_token_throughput",
+      "request_goodput",
+      "error_rate",
+    ]);
+    expect(new Set(metricNames.map(describeMetric)).size).toBe(metricNames.length);
+  });
+
+  it("keeps the labels, directions and value formats of the report", () => {
+    expect(describeMetric("ttft_p95")).toBe("TTFT p95");
+    expect(describeMetric("e2el_p99_9")).toBe("E2E latency p99.9");
+    expect(describeMetric("itl_mean")).toBe("ITL mean");
+    expect(describeMetric("request_goodput")).toBe("Goodput");
+    expect(describeMetricRef("chat/tpot_p50")).toBe("chat TPOT p50");
+    expect(describeMetricRef("a/b/output_throughput")).toBe("a/b Output throughput");
+    const higher = metricNames.filter((name) => metricSpecs[name].higherIsBetter);
+    expect(higher).toEqual([
+      "request_throughput",
+      "output_throughput",
+      "total_token_throughput",
+      "request_goodput",
+    ]);
+    expect(formatMetricValue("ttft_p95", 1234.5)).toBe("1,235 ms");
+    expect(formatMetricValue("output_throughput", 512.3)).toBe("512 tok/s");
+    expect(formatMetricValue("request_goodput", 3.456)).toBe("3.46 req/s");
+    expect(formatMetricValue("error_rate", 0.005)).toBe("0.50%");
+    expect(formatMetricValue("error_rate", null)).toBe("–");
+    for (const name of metricNames)
+      expect(metricSpecs[name].format === "percent").toBe(metricSpecs[name].unit === "fraction");
+  });
+
+  it("gives gate.metrics its names and default family, and min_requests its percentiles", () => {
+    const preset = presetText("chat", "sim", "schema.json");
+    const { config } = parseConfigText(preset, "ok.yml");
+    expect(config.gate.metrics).toEqual([
+      "ttft_p95",
+      "tpot_p95",
+      "e2el_p95",
+      "output_throughput",
+      "error_rate",
+    ]);
+    expect(gatedMetricNames).toEqual(config.gate.metrics);
+    const withoutGate = preset.replace(/^ {2}metrics: .*$/m, "");
+    expect(withoutGate).not.toBe(preset);
+    expect(parseConfigText(withoutGate, "ok.yml").config.gate.metrics).toEqual(gatedMetricNames);
+    expect(gatableMetricNames).toEqual(metricNames);
+    const every = preset.replace(/^ {2}metrics: .*$/m, `  metrics: [${gatableMetricNames.join(", ")}]`);
+    expect(parseConfigText(every, "ok.yml").config.gate.metrics).toEqual(gatableMetricNames);
+    expect(() =>
+      parseConfigText(preset.replace(/^ {2}metrics: \[/m, "  metrics: [ttft_p98, "), "bad.yml"),
+    ).toThrow(/gate\.metrics/);
+    for (const name of metricNames) {
+      const { minRequests, source } = metricSpecs[name];
+      const percentile =
+        source.kind === "latency" && /^p(9|99)/.test(source.statistic) ? source.statistic : null;
+      expect(minRequests, name).toBe(percentile);
+      if (minRequests !== null) expect(config.gate.min_requests[minRequests]).toBeGreaterThan(0);
+    }
+  });
+
+  it("has a run.json reader for every metric", () => {
+    const run = completeRun();
+    const values = runFileMetrics(run);
+    for (const name of metricNames) {
+      expect(Number.isFinite(values[name]), name).toBe(true);
+      expect(values[name]!, name).toBeGreaterThan(0);
+    }
+    expect(values.ttft_p99_9).toBe(run.latency.ttft.p99_9);
+    expect(values.tpot_mean).toBe(run.latency.tpot.mean);
+    expect(values.request_goodput).toBe(run.throughput.goodput);
+    expect(values.error_rate).toBe(1 / 5);
+    expect(runRecordFromRunFile(run, "run.json").metrics).toEqual(values);
+  });
+
+  it("round-trips every metric through the vLLM result writer and reader", () => {
+    const run = completeRun();
+    const written = toVllmResult(records, run, {
+      model: "m",
+      endpoint: "chat",
+      startedAtMs: Date.parse(run.startedAt),
+      burstiness: null,
+      maxConcurrency: 5,
+    });
+    const parsed = vllmResultSchema.parse(JSON.parse(JSON.stringify(written)));
+    const fromVllm = runRecordFromVllmResult(parsed, "result.json", 0).metrics;
+    const fromRun = runFileMetrics(run);
+    const withKeys: MetricName[] = [];
+    for (const name of metricNames) {
+      const { vllmKeys } = metricSpecs[name];
+      for (const key of vllmKeys) expect(typeof parsed[key], `${name}: ${key}`).toBe("number");
+      if (vllmKeys.length > 0) withKeys.push(name);
+      expect(fromVllm[name], name).toBeCloseTo(fromRun[name]!, 9);
+    }
+    // Only the error rate is derived (from completed and failed) rather than stored under a key.
+    expect(metricNames.filter((name) => !withKeys.includes(name))).toEqual(["error_rate"]);
+  });
+
+  it("declares each vLLM result key once, the rates among the keys the reader validates", () => {
+    const keys = metricNames.flatMap((name) => metricSpecs[name].vllmKeys);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(metricSpecs.ttft_p50.vllmKeys).toEqual(["median_ttft_ms", "p50_ttft_ms"]);
+    expect(metricSpecs.e2el_p99_9.vllmKeys).toEqual(["p99.9_e2el_ms"]);
+    for (const name of metricNames) {
+      if (metricSpecs[name].source.kind !== "throughput") continue;
+      for (const key of metricSpecs[name].vllmKeys)
+        expect(Object.keys(vllmResultSchema.shape)).toContain(key);
+    }
+  });
+});
