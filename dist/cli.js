@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { G as settleSentence, H as formatSignedNumber, I as describeMetric, J as formatMetricValue, K as formatChange, L as formatInterval, M as formatDetectable, N as describeMetricRef, U as UsageError, u as compareResults, x as writeCompareOutputs, d as defaultInputLimits, O as mebibyte, P as parseConfigText, y as providerForConfig, Q as runAdaptive, R as ExitCode, S as streamProgress, h as handleInterrupts, T as FailureError, V as defaultConfigFile, v as createRedactor, w as credentialLikeValues, W as getServedModels, X as ProbeStatusError, Y as isUnauthorizedStatus, $ as InputError, a0 as getVllmVersion, a1 as getText, a2 as buildFingerprint, t as toolVersion, c as toolName, a3 as templateView, a4 as cacheConfigFromMetrics, a5 as parsePrometheusText, q as loadConfig, a6 as silentProgress, z as runCells, b as string, a7 as strictObject, l as literal, n as number, A as boolean, a8 as distExports, a9 as describeValue, g as systemClock, aa as lookSchedule, ab as renderSummary, ac as summarizeConfig, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/interleaved.js';
+import { G as settleSentence, H as formatSignedNumber, I as describeMetric, J as formatMetricValue, K as formatChange, L as formatInterval, M as formatDetectable, N as describeMetricRef, U as UsageError, u as compareResults, x as writeCompareOutputs, d as defaultInputLimits, O as mebibyte, P as parseConfigText, y as providerForConfig, Q as runAdaptive, R as ExitCode, S as streamProgress, h as handleInterrupts, T as FailureError, V as gatedMetricNames, W as defaultConfigFile, v as createRedactor, w as credentialLikeValues, X as getServedModels, Y as ProbeStatusError, $ as isUnauthorizedStatus, a0 as InputError, a1 as getVllmVersion, a2 as getText, a3 as buildFingerprint, t as toolVersion, c as toolName, a4 as templateView, a5 as cacheConfigFromMetrics, a6 as parsePrometheusText, q as loadConfig, a7 as silentProgress, z as runCells, b as string, a8 as strictObject, l as literal, n as number, A as boolean, a9 as distExports, aa as describeValue, ab as seededRandom, ac as mixSeed, g as systemClock, ad as lookSchedule, ae as renderSummary, af as summarizeConfig, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/interleaved.js';
 import { isAbsolute, resolve, join, dirname, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { existsSync, readFileSync } from 'node:fs';
@@ -727,7 +727,7 @@ repeats:
 
 # What blocks a merge. Every other metric is reported as advisory.
 gate:
-  metrics: [ttft_p95, tpot_p95, e2el_p95, output_throughput, error_rate]
+  metrics: [${gatedMetricNames.join(", ")}]
   tolerance: 0.05            # changes within 5% are not regressions
   confidence: 0.95           # family-wise, over all gated metrics of all cells (Holm)
   fail_on: regression        # or: inconclusive (stricter), never (report only)
@@ -1785,38 +1785,6 @@ class KvCache {
         this.evictable.clear();
         return true;
     }
-}
-
-/**
- * mulberry32: a small, fast, seeded 32-bit generator, uniform in [0, 1). The same seed gives the same
- * numbers on any machine; the simulator, the test fixtures and the Monte-Carlo benches all draw from it.
- */
-function mulberry32(seed) {
-    let state = seed >>> 0;
-    return () => {
-        state = (state + 0x6d2b79f5) >>> 0;
-        let t = state;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-}
-
-function seededRandom(seed) {
-    const next = mulberry32(Math.floor(seed) ^ 0x9e3779b9);
-    const normal = () => {
-        // Box-Muller; 1 - next() keeps the log argument away from zero.
-        const u = 1 - next();
-        const v = next();
-        return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-    };
-    return { next, normal };
-}
-/** Mixes two numbers into a 32-bit seed, for per-request streams derived from the server seed. */
-function mixSeed(a, b) {
-    let h = Math.imul((a >>> 0) ^ 0x85ebca6b, 0xc2b2ae35);
-    h = Math.imul(h ^ (b >>> 0) ^ (h >>> 13), 0x27d4eb2f);
-    return (h ^ (h >>> 16)) >>> 0;
 }
 
 /**

@@ -16355,37 +16355,168 @@ function duplicateKeys(pairs, path, at, lineCounter, problems) {
 }
 
 /**
- * The metric catalogue shared by config, metrics, stats and report. A name is `<phase>_<statistic>`
- * for latencies (ttft, tpot, itl, e2el, queue) and a plain name for rates.
+ * The metric catalogue: every metric the tool measures, compares and reports is declared here once,
+ * with the facts each folder needs: config (the names `gate.metrics` accepts, the default blocking
+ * family), metrics (what the value is, so run.json and `vllm bench serve` results are read the same
+ * way; the vLLM result keys), compare (direction, how it is judged, the `gate.min_requests`
+ * percentile, whether it counts toward a mixed result) and report (label, unit, format). It is the
+ * lowest file on the pipeline and imports nothing, so every folder can read it.
+ *
+ * A latency metric is `<phase>_<statistic>`: one entry in `latencyPhaseSpecs` adds a phase with every
+ * statistic, one in `latencyStatisticSpecs` a statistic for every phase. A rate is one entry in
+ * `rateSpecs`. The tables are `satisfies`-checked and the readers switch exhaustively on
+ * `MetricSource`, so the compiler lists what a new entry still needs (ARCHITECTURE.md, "Adding a metric").
  */
-const latencyPhases = ["ttft", "tpot", "itl", "e2el"];
-const latencyStatistics = ["mean", "p50", "p90", "p95", "p99", "p99_9"];
-const rateMetrics = [
-    "request_throughput",
-    "output_throughput",
-    "total_token_throughput",
-    "request_goodput",
-    "error_rate",
-];
+const latencyStatisticSpecs = {
+    mean: { label: "mean", quantile: null, vllmAggregate: "mean", vllmPercentile: null, minRequests: null },
+    p50: { label: "p50", quantile: 0.5, vllmAggregate: "median", vllmPercentile: "50", minRequests: null },
+    p90: { label: "p90", quantile: 0.9, vllmAggregate: null, vllmPercentile: "90", minRequests: "p90" },
+    p95: { label: "p95", quantile: 0.95, vllmAggregate: null, vllmPercentile: "95", minRequests: "p95" },
+    p99: { label: "p99", quantile: 0.99, vllmAggregate: null, vllmPercentile: "99", minRequests: "p99" },
+    p99_9: {
+        label: "p99.9",
+        quantile: 0.999,
+        vllmAggregate: null,
+        vllmPercentile: "99.9",
+        minRequests: "p99_9",
+    },
+};
+/** Per-request latencies in ms, as `vllm bench serve` defines them (metrics/run-metrics.ts computes them). */
+const latencyPhaseSpecs = {
+    ttft: { label: "TTFT", defaultGated: ["p95"], mixed: ["p50", "p95"] },
+    tpot: { label: "TPOT", defaultGated: ["p95"], mixed: ["p50", "p95"] },
+    itl: { label: "ITL", defaultGated: [], mixed: ["p95"] },
+    e2el: { label: "E2E latency", defaultGated: ["p95"], mixed: ["p50", "p95"] },
+};
+/** Rates and fractions of one run (not per request), declared one by one. */
+const rateSpecs = {
+    request_throughput: {
+        label: "Request throughput",
+        unit: "req/s",
+        format: "number",
+        higherIsBetter: true,
+        source: { kind: "throughput", field: "request" },
+        vllmKeys: ["request_throughput"],
+        judged: "per-run",
+        gatable: true,
+        defaultGated: false,
+        minRequests: null,
+        mixed: true,
+    },
+    output_throughput: {
+        label: "Output throughput",
+        unit: "tok/s",
+        format: "number",
+        higherIsBetter: true,
+        source: { kind: "throughput", field: "output" },
+        vllmKeys: ["output_throughput"],
+        judged: "per-run",
+        gatable: true,
+        defaultGated: true,
+        minRequests: null,
+        mixed: true,
+    },
+    total_token_throughput: {
+        label: "Total token throughput",
+        unit: "tok/s",
+        format: "number",
+        higherIsBetter: true,
+        source: { kind: "throughput", field: "total" },
+        vllmKeys: ["total_token_throughput"],
+        judged: "per-run",
+        gatable: true,
+        defaultGated: false,
+        minRequests: null,
+        mixed: false,
+    },
+    request_goodput: {
+        label: "Goodput",
+        unit: "req/s",
+        format: "number",
+        higherIsBetter: true,
+        source: { kind: "throughput", field: "goodput" },
+        vllmKeys: ["request_goodput"],
+        judged: "per-run",
+        gatable: true,
+        defaultGated: false,
+        minRequests: null,
+        mixed: true,
+    },
+    error_rate: {
+        label: "Error rate",
+        unit: "fraction",
+        format: "percent",
+        higherIsBetter: false,
+        source: { kind: "failed-fraction" },
+        vllmKeys: [],
+        judged: "pooled-failures",
+        gatable: true,
+        defaultGated: true,
+        minRequests: null,
+        mixed: false,
+    },
+};
+const latencyPhases = Object.keys(latencyPhaseSpecs);
+const latencyStatistics = Object.keys(latencyStatisticSpecs);
+const rateMetrics = Object.keys(rateSpecs);
+function latencyMetricName(phase, statistic) {
+    return `${phase}_${statistic}`;
+}
+/** The statistic as vLLM's writer names it for `phase`: `mean_ttft_ms`, `median_ttft_ms`, `p99.9_ttft_ms`. */
+function latencyVllmKeys(phase, statistic) {
+    const spec = latencyStatisticSpecs[statistic];
+    const keys = [];
+    if (spec.vllmAggregate !== null)
+        keys.push(`${spec.vllmAggregate}_${phase}_ms`);
+    if (spec.vllmPercentile !== null)
+        keys.push(`p${spec.vllmPercentile}_${phase}_ms`);
+    return keys;
+}
+function latencyStatisticSpec(statistic) {
+    return latencyStatisticSpecs[statistic];
+}
+function latencySpec(phase, statistic) {
+    const phaseSpec = latencyPhaseSpecs[phase];
+    const statisticSpec = latencyStatisticSpecs[statistic];
+    return {
+        name: latencyMetricName(phase, statistic),
+        label: `${phaseSpec.label} ${statisticSpec.label}`,
+        unit: "ms",
+        format: "number",
+        higherIsBetter: false,
+        source: { kind: "latency", phase, statistic },
+        vllmKeys: latencyVllmKeys(phase, statistic),
+        judged: "per-run",
+        gatable: true,
+        defaultGated: phaseSpec.defaultGated.includes(statistic),
+        minRequests: statisticSpec.minRequests,
+        mixed: phaseSpec.mixed.includes(statistic),
+    };
+}
+/** Every metric in report order: each phase with each statistic, then the rates. */
 const metricNames = [
-    ...latencyPhases.flatMap((phase) => latencyStatistics.map((statistic) => `${phase}_${statistic}`)),
+    ...latencyPhases.flatMap((phase) => latencyStatistics.map((statistic) => latencyMetricName(phase, statistic))),
     ...rateMetrics,
 ];
-/** The default blocking family per cell (statistics.md §4: keep it small). */
-const gatedMetricNames = [
-    "ttft_p95",
-    "tpot_p95",
-    "e2el_p95",
-    "output_throughput",
-    "error_rate",
-];
-/** Higher is better for these; lower is better for every latency and for error_rate. */
-const higherIsBetter = new Set([
-    "request_throughput",
-    "output_throughput",
-    "total_token_throughput",
-    "request_goodput",
+/** The catalogue, by name. */
+const metricSpecs = Object.fromEntries([
+    ...latencyPhases.flatMap((phase) => latencyStatistics.map((statistic) => [
+        latencyMetricName(phase, statistic),
+        latencySpec(phase, statistic),
+    ])),
+    ...rateMetrics.map((name) => [name, { name, ...rateSpecs[name] }]),
 ]);
+function isMetricName(value) {
+    return Object.hasOwn(metricSpecs, value);
+}
+/** Accepted in `gate.metrics`. */
+const gatableMetricNames = metricNames.filter((name) => metricSpecs[name].gatable);
+/** The default blocking family per cell (statistics.md §4: keep it small). */
+const gatedMetricNames = metricNames.filter((name) => metricSpecs[name].defaultGated);
+/** "TTFT p95", "Output throughput". */
+function describeMetric(metric) {
+    return metricSpecs[metric].label;
+}
 
 /**
  * The config file `vllm-perf-gate.yml`: the single source of truth for its shape, its defaults and its
@@ -16685,7 +16816,7 @@ const cellSchema = strictObject({
     seed: nonNegativeInt().optional().describe("Workload seed; defaults to the top-level seed."),
 });
 const gateSchema = strictObject({
-    metrics: array(_enum(metricNames))
+    metrics: array(_enum(gatableMetricNames))
         .default([...gatedMetricNames])
         .describe("Metrics in the blocking family (per cell); all others are advisory."),
     tolerance: fraction()
@@ -17264,7 +17395,7 @@ function summarizeConfig(config, templates = [], looks) {
         const text = shown.cells[index];
         const size = "requests" in text.size ? `${text.size.requests} req` : `${text.size.duration_s} s`;
         if ("requests" in cell.size && cell.size.requests < config.gate.min_requests.p95) {
-            const gatedPercentiles = config.gate.metrics.filter((metric) => metric.endsWith("_p95"));
+            const gatedPercentiles = config.gate.metrics.filter((metric) => metricSpecs[metric].minRequests === "p95");
             if (gatedPercentiles.length > 0) {
                 warnings.push(`cells "${text.name}": ${text.size.requests} requests per run is below gate.min_requests.p95 (${config.gate.min_requests.p95}); ${gatedPercentiles.join(", ")} will be advisory only`);
             }
@@ -17414,36 +17545,6 @@ function renderGpuMinutes(estimates) {
     return lines;
 }
 
-const phaseLabels = {
-    ttft: "TTFT",
-    tpot: "TPOT",
-    itl: "ITL",
-    e2el: "E2E latency",
-};
-const rateLabels = {
-    request_throughput: "Request throughput",
-    output_throughput: "Output throughput",
-    total_token_throughput: "Total token throughput",
-    request_goodput: "Goodput",
-    error_rate: "Error rate",
-};
-/** "TTFT p95", "Output throughput". */
-function describeMetric(metric) {
-    const rate = rateLabels[metric];
-    if (rate)
-        return rate;
-    const [phase, ...rest] = metric.split("_");
-    const statistic = rest.join("_").replace("p99_9", "p99.9");
-    return `${phaseLabels[phase ?? ""] ?? phase} ${statistic}`;
-}
-/** A metric, or `cell/metric` for one in a named cell (mixed results across cells). */
-function describeMetricRef(ref) {
-    const slash = ref.lastIndexOf("/");
-    if (slash < 0)
-        return describeMetric(ref);
-    return `${ref.slice(0, slash)} ${describeMetric(ref.slice(slash + 1))}`;
-}
-
 /**
  * Every string that came from outside (labels, model names, file paths, error messages, fingerprint
  * values) goes through one of these before it reaches the PR comment, so it renders as the literal
@@ -17524,15 +17625,24 @@ function formatNumber(value) {
         return "0";
     return value.toPrecision(3);
 }
+/** A value in its catalogue unit and format: "1,234 ms", "512 tok/s", "0.50%". */
 function formatMetricValue(metric, value) {
     if (value === null)
         return "–";
-    if (metric === "error_rate")
-        return `${(value * 100).toFixed(2)}%`;
-    if (metric.endsWith("throughput") || metric === "request_goodput") {
-        return `${formatNumber(value)} ${metric === "output_throughput" || metric === "total_token_throughput" ? "tok/s" : "req/s"}`;
+    const { format, unit } = metricSpecs[metric];
+    switch (format) {
+        case "percent":
+            return `${(value * 100).toFixed(2)}%`;
+        case "number":
+            return `${formatNumber(value)} ${unit}`;
     }
-    return `${formatNumber(value)} ms`;
+}
+/** A metric, or `cell/metric` for one in a named cell (mixed results across cells). */
+function describeMetricRef(ref) {
+    const slash = ref.lastIndexOf("/");
+    const name = ref.slice(slash + 1);
+    const label = isMetricName(name) ? describeMetric(name) : name;
+    return slash < 0 ? label : `${ref.slice(0, slash)} ${label}`;
 }
 function formatChange(ratio) {
     if (ratio === null || !Number.isFinite(ratio))
@@ -18049,8 +18159,8 @@ const toolVersion = packageJson.version;
 const toolName = "vllm-perf-gate";
 
 /**
- * Distribution functions the gate needs (Student t, normal, binomial), implemented here because
- * simple-statistics has no t CDF or quantile. Accuracy target: ~1e-10 relative, checked against scipy
+ * Distribution functions the gate needs (Student t, normal, binomial), implemented here (no statistics
+ * package is a dependency; see ARCHITECTURE.md, Dependencies). Accuracy target: ~1e-10 relative, checked against scipy
  * values in the tests.
  */
 const lanczosCoefficients = [
@@ -19070,7 +19180,7 @@ function estimateSessionDrift(runs, settings) {
     }
     const estimates = new Map();
     for (const metric of metricNames) {
-        if (metric === "error_rate")
+        if (metricSpecs[metric].judged !== "per-run")
             continue;
         const perCell = [];
         for (const cellRuns of byCell.values()) {
@@ -19134,18 +19244,6 @@ function headlineFor(verdict, counts, comparisons, brokenCells, notComparable) {
                 : "Error: nothing could be compared";
     }
 }
-const mixedCandidates = [
-    "ttft_p50",
-    "ttft_p95",
-    "tpot_p50",
-    "tpot_p95",
-    "itl_p95",
-    "e2el_p50",
-    "e2el_p95",
-    "output_throughput",
-    "request_throughput",
-    "request_goodput",
-];
 /**
  * A cell is mixed when one phase got better and another worse. At least one side must be a verdict
  * (beyond tolerance); the other may be a significant change within tolerance, as in the FP8 KV-cache
@@ -19154,7 +19252,7 @@ const mixedCandidates = [
 function mixedResults(comparisons, alpha) {
     const byCell = new Map();
     for (const c of comparisons) {
-        if (!mixedCandidates.includes(c.metric) || c.ratio === null || c.pChange === null)
+        if (!metricSpecs[c.metric].mixed || c.ratio === null || c.pChange === null)
             continue;
         const decisive = c.verdict === "improvement" || c.verdict === "regression";
         // Within tolerance but significantly moved (against 0) counts as the other side of a mix.
@@ -19172,7 +19270,7 @@ function mixedResults(comparisons, alpha) {
     // Across cells: a change that makes long outputs faster and first tokens later shows up as an
     // improvement in one cell and a regression in another; a reader must see both together.
     const decided = (verdict) => comparisons
-        .filter((c) => mixedCandidates.includes(c.metric) && c.verdict === verdict)
+        .filter((c) => metricSpecs[c.metric].mixed && c.verdict === verdict)
         .map((c) => `${c.cell}/${c.metric}`);
     const better = decided("improvement");
     const worse = decided("regression");
@@ -19412,12 +19510,6 @@ object({
     gpuMinutes: gpuMinutesSpentSchema.optional(),
 });
 
-const minimumRequestKey = {
-    p90: "p90",
-    p95: "p95",
-    p99: "p99",
-    p99_9: "p99_9",
-};
 function geometricMean(values) {
     let sum = 0;
     for (const v of values)
@@ -19449,10 +19541,6 @@ function metricValues(runs, metric) {
             values.push(value);
     }
     return { values, missing, nonPositive };
-}
-function percentileStatistic(metric) {
-    const statistic = metric.replace(/^(ttft|tpot|itl|e2el)_/, "");
-    return statistic === metric ? undefined : minimumRequestKey[statistic];
 }
 function toleranceFor(gate, metric) {
     return gate.metric_tolerance[metric] ?? gate.tolerance;
@@ -19557,11 +19645,11 @@ function analyze(input) {
             unfixableCells.set(cell, `every request of every baseline run of cell "${cell}" failed`);
         const fewestCompleted = Math.min(...[...base, ...cand].map((run) => run.requests.completed));
         for (const metric of metricNames) {
-            const higher = higherIsBetter.has(metric);
+            const higher = metricSpecs[metric].higherIsBetter;
             const tolerance = toleranceFor(gate, metric);
             const runs = { baseline: base.length, candidate: cand.length };
-            if (metric === "error_rate") {
-                drafts.push(errorRateDraft(cell, base, cand, gatedSet.has(metric), tolerance, gate.error_rate_limit));
+            if (metricSpecs[metric].judged === "pooled-failures") {
+                drafts.push(errorRateDraft(cell, metric, base, cand, gatedSet.has(metric), tolerance, gate.error_rate_limit));
                 continue;
             }
             let b = metricValues(base, metric);
@@ -19592,7 +19680,7 @@ function analyze(input) {
                 variances: null,
             };
             const absent = (v) => v.values.length === 0 && v.nonPositive === 0;
-            let statistic = percentileStatistic(metric);
+            let statistic = metricSpecs[metric].minRequests;
             if (absent(b) && absent(c)) {
                 // Absent from every input: vLLM's `--metric-percentiles` defaults to 99, so p95 is often missing.
                 if (!draft.gated)
@@ -19610,13 +19698,13 @@ function analyze(input) {
                 draft.judgedOn = substitute;
                 b = metricValues(base, substitute);
                 c = metricValues(cand, substitute);
-                statistic = percentileStatistic(substitute);
+                statistic = metricSpecs[substitute].minRequests;
                 draft.notes.push(`judged on ${describeMetric(substitute)}: the inputs have no ${describeMetric(metric)}; ${flag}`);
                 warnings.push(`${describeMetric(metric)} is not in the inputs of cell "${cell}"; it was judged on ${describeMetric(substitute)} instead (${flag})`);
             }
             draft.baseline = b.values.length > 0 ? geometricMean(b.values) : null;
             draft.candidate = c.values.length > 0 ? geometricMean(c.values) : null;
-            if (draft.gated && statistic !== undefined && fewestCompleted < gate.min_requests[statistic]) {
+            if (draft.gated && statistic !== null && fewestCompleted < gate.min_requests[statistic]) {
                 const why = `gating ${statistic} needs >= ${gate.min_requests[statistic]} successful requests in every run (fewest: ${fewestCompleted})`;
                 if (draft.judgedOn !== null) {
                     // A stand-in for a gated metric must not turn into an advisory one: that would let it pass.
@@ -19842,7 +19930,7 @@ function screenRuns(healthy, gate, warnings) {
     const reasons = new Map();
     if (gate.outlier_threshold <= 0)
         return reasons;
-    const metrics = gate.metrics.filter((metric) => metric !== "error_rate");
+    const metrics = gate.metrics.filter((metric) => metricSpecs[metric].judged === "per-run");
     if (metrics.length === 0)
         return reasons;
     const groups = [];
@@ -19856,7 +19944,7 @@ function screenRuns(healthy, gate, warnings) {
             const value = run.metrics[metric];
             if (value === null || value === undefined || !(value > 0))
                 return Number.NaN;
-            return (higherIsBetter.has(metric) ? -1 : 1) * Math.log(value);
+            return (metricSpecs[metric].higherIsBetter ? -1 : 1) * Math.log(value);
         })),
     })), metrics.length, { ...defaultScreenOptionsFor(gate) });
     for (const flagged of result.screened) {
@@ -19891,11 +19979,11 @@ const fallbackOrder = {
     p99_9: ["p99"],
 };
 function fallbackPercentile(metric, base, cand) {
-    const match = /^(ttft|tpot|itl|e2el)_(.+)$/.exec(metric);
-    if (!match)
+    const source = metricSpecs[metric].source;
+    if (source.kind !== "latency")
         return null;
-    for (const statistic of fallbackOrder[match[2]] ?? []) {
-        const other = `${match[1]}_${statistic}`;
+    for (const statistic of fallbackOrder[source.statistic] ?? []) {
+        const other = latencyMetricName(source.phase, statistic);
         const complete = (runs) => metricValues(runs, other).values.length === runs.length;
         if (complete(base) && complete(cand))
             return other;
@@ -19918,7 +20006,7 @@ function pairSingleCells(baseline, candidate, warnings) {
     warnings.push(`one cell per side with different names: candidate "${candCell}" compared with baseline "${baseCell}"`);
     return candidate.map((run) => ({ ...run, cell: baseCell }));
 }
-function errorRateDraft(cell, base, cand, gated, tolerance, limit) {
+function errorRateDraft(cell, metric, base, cand, gated, tolerance, limit) {
     const pool = (runs) => runs.reduce((acc, run) => ({ failed: acc.failed + run.requests.failed, total: acc.total + run.requests.total }), { failed: 0, total: 0 });
     const b = pool(base);
     const c = pool(cand);
@@ -19928,9 +20016,9 @@ function errorRateDraft(cell, base, cand, gated, tolerance, limit) {
     const pBetter = errorIncreaseP(c, b);
     const draft = {
         cell,
-        metric: "error_rate",
+        metric,
         gated,
-        higherIsBetter: false,
+        higherIsBetter: metricSpecs[metric].higherIsBetter,
         tolerance,
         baseline: baseRate,
         candidate: candRate,
@@ -19990,7 +20078,7 @@ function decide(drafts, alpha, passAlpha, gatedCount) {
         let verdict;
         if (draft.forced !== null)
             verdict = draft.forced;
-        else if (draft.metric === "error_rate") {
+        else if (metricSpecs[draft.metric].judged === "pooled-failures") {
             // A pooled count has no run-to-run spread: significance against 0 plus the relative tolerance.
             const margin = Math.log(1 + draft.tolerance);
             if (adj.worse <= alpha && (draft.worse ?? 0) > margin)
@@ -20192,6 +20280,67 @@ const defaultInputLimits = Object.freeze({
     maxFiles: 20_000,
     maxRunFileBytes: 16 * mebibyte,
 });
+
+/** Failed / total requests; null without requests. */
+function errorRate(requests) {
+    return requests.total > 0 ? requests.failed / requests.total : null;
+}
+/** Marks a switch as exhaustive: a new `MetricSource` kind fails to compile until each reader handles it. */
+function unknownSource(source) {
+    throw new Error(`unknown metric source ${JSON.stringify(source)}`);
+}
+/** One catalogue metric of a run.json; null when the run has no value for it. */
+function runFileMetric(file, source) {
+    switch (source.kind) {
+        case "latency": {
+            const summary = file.latency[source.phase];
+            return source.statistic === "p50" ? (summary.p50 ?? summary.median) : summary[source.statistic];
+        }
+        case "throughput":
+            return file.throughput[source.field];
+        case "failed-fraction":
+            return errorRate(file.requests);
+        default:
+            return unknownSource(source);
+    }
+}
+/** Every catalogue metric of a run.json. */
+function runFileMetrics(file) {
+    const values = {};
+    for (const metric of metricNames)
+        values[metric] = runFileMetric(file, metricSpecs[metric].source);
+    return values;
+}
+
+function runRecordFromRunFile(file, source) {
+    const metrics = runFileMetrics(file);
+    const exclusionReasons = [];
+    if (file.flags.clientBound) {
+        exclusionReasons.push(`client-bound${file.flags.clientBoundReason ? `: ${file.flags.clientBoundReason}` : ""}`);
+    }
+    if (file.flags.serverCrashed)
+        exclusionReasons.push("server crashed during the run");
+    if (file.flags.interrupted)
+        exclusionReasons.push(`interrupted by ${file.flags.interrupted}`);
+    else if (file.flags.cutShort)
+        exclusionReasons.push("run cut short");
+    exclusionReasons.push(...(file.flags.unusableReasons ?? []));
+    return {
+        source,
+        cell: file.cell,
+        run: file.run,
+        startedAt: file.startedAt,
+        durationS: file.durationS,
+        metrics,
+        requests: {
+            total: file.requests.total,
+            completed: file.requests.completed,
+            failed: file.requests.failed,
+        },
+        fingerprint: file.fingerprint,
+        exclusionReasons,
+    };
+}
 
 /**
  * One line of `requests.jsonl` (measured requests) or `warmup.jsonl`. Times are milliseconds on the run's
@@ -20622,12 +20771,10 @@ function vllmResultInvariantIssues(result) {
             });
         }
     }
+    const percentiles = latencyStatistics.filter((statistic) => latencyStatisticSpec(statistic).quantile !== null);
     for (const phase of latencyPhases) {
         const ordered = [];
-        for (const key of [
-            `median_${phase}_ms`,
-            ...Object.keys(percentileSuffix).map((p) => `p${p}_${phase}_ms`),
-        ]) {
+        for (const key of percentiles.flatMap((statistic) => metricSpecs[`${phase}_${statistic}`].vllmKeys)) {
             const value = result[key];
             if (typeof value === "number")
                 ordered.push({ key, value });
@@ -20656,13 +20803,6 @@ const conditionKeys = [
     "burstiness",
     "max_concurrency",
 ];
-const percentileSuffix = {
-    "50": "p50",
-    "90": "p90",
-    "95": "p95",
-    "99": "p99",
-    "99.9": "p99_9",
-};
 /** True when a parsed JSON object looks like a vLLM result rather than our run.json. */
 function looksLikeVllmResult(value) {
     return (typeof value === "object" &&
@@ -20670,6 +20810,7 @@ function looksLikeVllmResult(value) {
         !("schemaVersion" in value) &&
         "request_throughput" in value);
 }
+/** Each latency statistic of the samples (numpy-linear percentiles); empty without samples. */
 function summaryFromSamples(samplesMs) {
     if (samplesMs.length === 0)
         return {};
@@ -20677,14 +20818,12 @@ function summaryFromSamples(samplesMs) {
     let sum = 0;
     for (const v of samplesMs)
         sum += v;
-    return {
-        mean: sum / samplesMs.length,
-        p50: percentileSorted(sorted, 0.5),
-        p90: percentileSorted(sorted, 0.9),
-        p95: percentileSorted(sorted, 0.95),
-        p99: percentileSorted(sorted, 0.99),
-        p99_9: percentileSorted(sorted, 0.999),
-    };
+    const summary = {};
+    for (const statistic of latencyStatistics) {
+        const { quantile } = latencyStatisticSpec(statistic);
+        summary[statistic] = quantile === null ? sum / samplesMs.length : percentileSorted(sorted, quantile);
+    }
+    return summary;
 }
 /** Per-request samples (ms) from `--save-detailed` lists, successful requests only. */
 function detailedSamples(result) {
@@ -20735,35 +20874,22 @@ function detailedSamples(result) {
 }
 /** Turns one `vllm bench serve` result into a run record; aggregates win, detail fills the gaps. */
 function runRecordFromVllmResult(result, source, index) {
-    const metrics = {};
-    const detail = detailedSamples(result);
-    for (const phase of latencyPhases) {
-        const fromDetail = detail[phase] ? summaryFromSamples(detail[phase]) : {};
-        for (const [statistic, value] of Object.entries(fromDetail)) {
-            if (value !== undefined)
-                metrics[`${phase}_${statistic}`] = value;
-        }
-        const mean = result[`mean_${phase}_ms`];
-        if (typeof mean === "number")
-            metrics[`${phase}_mean`] = mean;
-        const median = result[`median_${phase}_ms`];
-        if (typeof median === "number")
-            metrics[`${phase}_p50`] = median;
-        for (const [suffix, statistic] of Object.entries(percentileSuffix)) {
-            const value = result[`p${suffix}_${phase}_ms`];
-            if (typeof value === "number")
-                metrics[`${phase}_${statistic}`] = value;
-        }
-    }
     const failed = result.failed ??
         (result.num_prompts !== undefined ? Math.max(0, result.num_prompts - result.completed) : 0);
     const total = result.completed + failed;
-    metrics.request_throughput = result.request_throughput;
-    metrics.output_throughput = result.output_throughput;
-    if (result.total_token_throughput !== undefined)
-        metrics.total_token_throughput = result.total_token_throughput;
-    metrics.request_goodput = result.request_goodput ?? null;
-    metrics.error_rate = total > 0 ? failed / total : null;
+    const metrics = {};
+    const samples = detailedSamples(result);
+    const detail = {};
+    for (const phase of latencyPhases) {
+        const phaseSamples = samples[phase];
+        if (phaseSamples)
+            detail[phase] = summaryFromSamples(phaseSamples);
+    }
+    for (const metric of metricNames) {
+        const value = vllmResultMetric(result, metric, detail, { total, failed });
+        if (value !== undefined)
+            metrics[metric] = value;
+    }
     const fingerprint = { source: "vllm bench serve" };
     for (const key of conditionKeys)
         if (result[key] !== undefined)
@@ -20780,50 +20906,29 @@ function runRecordFromVllmResult(result, source, index) {
         exclusionReasons: [],
     };
 }
-
-function errorRate(requests) {
-    return requests.total > 0 ? requests.failed / requests.total : null;
-}
-function runRecordFromRunFile(file, source) {
-    const metrics = {};
-    for (const phase of latencyPhases) {
-        const summary = file.latency[phase];
-        for (const statistic of latencyStatistics) {
-            const value = statistic === "p50" ? (summary.p50 ?? summary.median) : summary[statistic];
-            metrics[`${phase}_${statistic}`] = value;
-        }
+/**
+ * One catalogue metric of a vLLM result: the last of its `vllmKeys` that holds a number; a latency
+ * without one falls back to the per-request lists (`detail`), a failed fraction comes from the counts.
+ * Undefined when the result does not have the latency at all (vLLM writes only the chosen percentiles).
+ */
+function vllmResultMetric(result, metric, detail, requests) {
+    const { source, vllmKeys } = metricSpecs[metric];
+    let aggregate;
+    for (const key of vllmKeys) {
+        const value = result[key];
+        if (typeof value === "number")
+            aggregate = value;
     }
-    metrics.request_throughput = file.throughput.request;
-    metrics.output_throughput = file.throughput.output;
-    metrics.total_token_throughput = file.throughput.total;
-    metrics.request_goodput = file.throughput.goodput;
-    metrics.error_rate = errorRate(file.requests);
-    const exclusionReasons = [];
-    if (file.flags.clientBound) {
-        exclusionReasons.push(`client-bound${file.flags.clientBoundReason ? `: ${file.flags.clientBoundReason}` : ""}`);
+    switch (source.kind) {
+        case "latency":
+            return aggregate ?? detail[source.phase]?.[source.statistic];
+        case "throughput":
+            return aggregate ?? null;
+        case "failed-fraction":
+            return errorRate(requests);
+        default:
+            return unknownSource(source);
     }
-    if (file.flags.serverCrashed)
-        exclusionReasons.push("server crashed during the run");
-    if (file.flags.interrupted)
-        exclusionReasons.push(`interrupted by ${file.flags.interrupted}`);
-    else if (file.flags.cutShort)
-        exclusionReasons.push("run cut short");
-    exclusionReasons.push(...(file.flags.unusableReasons ?? []));
-    return {
-        source,
-        cell: file.cell,
-        run: file.run,
-        startedAt: file.startedAt,
-        durationS: file.durationS,
-        metrics,
-        requests: {
-            total: file.requests.total,
-            completed: file.requests.completed,
-            failed: file.requests.failed,
-        },
-        fingerprint: file.fingerprint,
-        exclusionReasons,
-    };
 }
 
 /**
@@ -61310,9 +61415,47 @@ function createControlClient(options) {
 }
 
 /**
- * Seeded randomness for workloads. Streams are derived from (seed, purpose, index) so request i gets the
- * same prompt whether a run asks for 10 requests or 10,000, and on any machine (pure 32-bit integer math).
+ * The one seeded random module: every random number in the tool and its tests comes from here, so the
+ * same seed gives the same numbers on any machine (pure 32-bit integer math). Three generators, each
+ * kept because fixed sequences depend on it: `mulberry32` (test fixtures, Monte-Carlo benches),
+ * `seededRandom` (the simulator's engine, mulberry32 underneath) and `createRng` (sfc32, workloads
+ * and arrival schedules); one Box-Muller transform (`boxMuller`) serves every normal draw.
  */
+/** mulberry32: a small, fast, seeded 32-bit generator, uniform in [0, 1). */
+function mulberry32(seed) {
+    let state = seed >>> 0;
+    return () => {
+        state = (state + 0x6d2b79f5) >>> 0;
+        let t = state;
+        t = Math.imul(t ^ (t >>> 15), t | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+}
+/**
+ * Box-Muller: a standard normal from two uniforms, u in (0, 1] (the caller keeps it off zero, each in
+ * its own way, since fixed sequences depend on it) and v in [0, 1). `sine` gives the pair's second draw.
+ */
+function boxMuller(u, v, sine = false) {
+    const radius = Math.sqrt(-2 * Math.log(u));
+    return radius * (sine ? Math.sin(2 * Math.PI * v) : Math.cos(2 * Math.PI * v));
+}
+function seededRandom(seed) {
+    const next = mulberry32(Math.floor(seed) ^ 0x9e3779b9);
+    const normal = () => {
+        // 1 - next() keeps the log argument away from zero.
+        const u = 1 - next();
+        const v = next();
+        return boxMuller(u, v);
+    };
+    return { next, normal };
+}
+/** Mixes two numbers into a 32-bit seed, for per-request streams derived from the server seed. */
+function mixSeed(a, b) {
+    let h = Math.imul((a >>> 0) ^ 0x85ebca6b, 0xc2b2ae35);
+    h = Math.imul(h ^ (b >>> 0) ^ (h >>> 13), 0x27d4eb2f);
+    return (h ^ (h >>> 16)) >>> 0;
+}
 function mix32(value) {
     let z = (value + 0x9e3779b9) | 0;
     z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
@@ -61326,7 +61469,10 @@ function hashString(text) {
     }
     return hash >>> 0;
 }
-/** sfc32: small, fast, and good enough for picking words and gaps. */
+/**
+ * sfc32 for workloads: small, fast, and good enough for picking words and gaps. Streams are derived from
+ * (seed, purpose, index) so request i gets the same prompt whether a run asks for 10 requests or 10,000.
+ */
 function createRng(seed, ...streams) {
     let a = mix32(seed >>> 0);
     let b = mix32(a ^ 0x6a09e667);
@@ -61363,9 +61509,8 @@ function createRng(seed, ...streams) {
         while (u === 0)
             u = next();
         const v = next();
-        const radius = Math.sqrt(-2 * Math.log(u));
-        spareNormal = radius * Math.sin(2 * Math.PI * v);
-        return radius * Math.cos(2 * Math.PI * v);
+        spareNormal = boxMuller(u, v, true);
+        return boxMuller(u, v);
     };
     const gamma = (shape, scale) => {
         if (shape < 1) {
@@ -61953,13 +62098,6 @@ function computeRunMetrics(records, options) {
     };
 }
 
-const percentiles = [
-    ["50", "p50"],
-    ["90", "p90"],
-    ["95", "p95"],
-    ["99", "p99"],
-    ["99.9", "p99_9"],
-];
 function pad(value) {
     return String(value).padStart(2, "0");
 }
@@ -61979,19 +62117,34 @@ function toVllmResult(records, run, context) {
     const ms = (summary, key) => summary[key] ?? 0;
     const metrics = {};
     const e2el = summarize(records.flatMap((record) => requestLatencies(record)?.e2el ?? []));
-    const phases = [
-        ["ttft", run.latency.ttft],
-        ["tpot", run.latency.tpot],
-        ["itl", run.latency.itl],
-        ["e2el", e2el],
-    ];
-    for (const [name, summary] of phases) {
-        metrics[`mean_${name}_ms`] = ms(summary, "mean");
-        metrics[`median_${name}_ms`] = ms(summary, "median");
+    const phases = {
+        ttft: run.latency.ttft,
+        tpot: run.latency.tpot,
+        itl: run.latency.itl,
+        e2el,
+    };
+    for (const name of latencyPhases) {
+        const summary = phases[name];
+        // vLLM's order: mean, median, std, then the percentiles.
+        for (const statistic of latencyStatistics) {
+            const { vllmAggregate } = latencyStatisticSpec(statistic);
+            if (vllmAggregate !== null)
+                metrics[`${vllmAggregate}_${name}_ms`] = ms(summary, vllmAggregate);
+        }
         metrics[`std_${name}_ms`] = ms(summary, "std");
-        for (const [label, key] of percentiles)
-            metrics[`p${label}_${name}_ms`] = ms(summary, key);
+        for (const statistic of latencyStatistics) {
+            const { vllmPercentile } = latencyStatisticSpec(statistic);
+            if (vllmPercentile !== null)
+                metrics[`p${vllmPercentile}_${name}_ms`] = ms(summary, statistic);
+        }
     }
+    // Every catalogue throughput with a vLLM key, in vLLM's order.
+    const throughput = {
+        request_throughput: run.throughput.request,
+        request_goodput: run.throughput.goodput,
+        output_throughput: run.throughput.output,
+        total_token_throughput: run.throughput.total,
+    };
     return {
         date: vllmDate(context.startedAtMs),
         backend: context.endpoint === "chat" ? "openai-chat" : "openai",
@@ -62008,10 +62161,7 @@ function toVllmResult(records, run, context) {
         failed: run.requests.failed,
         total_input_tokens: run.tokens.input,
         total_output_tokens: run.tokens.output,
-        request_throughput: run.throughput.request,
-        request_goodput: run.throughput.goodput,
-        output_throughput: run.throughput.output,
-        total_token_throughput: run.throughput.total,
+        ...throughput,
         max_output_tokens_per_s: maxOutputTokensPerSecond(records),
         max_concurrent_requests: run.load.peakConcurrency,
         ...metrics,
@@ -62038,6 +62188,68 @@ function maxOutputTokensPerSecond(records) {
         });
     }
     return perSecond.size === 0 ? 0 : Math.max(...perSecond.values());
+}
+
+/** The few server endpoints the launcher reads (vLLM's OpenAI-compatible server; the simulator mirrors it). */
+const modelsResponseSchema = object({
+    data: array(looseObject({
+        id: string(),
+        root: string().nullish(),
+        max_model_len: number().nullish(),
+    })),
+});
+const probeTimeoutMs = 5_000;
+/** A probe answered with an HTTP error status. */
+class ProbeStatusError extends Error {
+    status;
+    name = "ProbeStatusError";
+    constructor(message, status) {
+        super(message);
+        this.status = status;
+    }
+}
+/** 401 and 403: the server wants credentials the client did not send, or refuses the ones it sent. */
+const isUnauthorizedStatus = (status) => status === 401 || status === 403;
+function headers(target) {
+    return target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {};
+}
+async function getStatus(target, path) {
+    const response = await fetch(`${target.baseUrl}${path}`, {
+        headers: headers(target),
+        signal: AbortSignal.timeout(probeTimeoutMs),
+    });
+    await response.body?.cancel();
+    return response.status;
+}
+async function getText(url, apiKey) {
+    const response = await fetch(url, {
+        headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+        signal: AbortSignal.timeout(probeTimeoutMs),
+    });
+    const text = await response.text();
+    if (!response.ok)
+        throw new ProbeStatusError(`GET ${url} answered HTTP ${response.status}`, response.status);
+    return text;
+}
+async function getServedModels(target) {
+    const text = await getText(`${target.baseUrl}/v1/models`, target.apiKey);
+    const parsed = modelsResponseSchema.safeParse(JSON.parse(text));
+    if (!parsed.success)
+        throw new Error(`GET ${target.baseUrl}/v1/models: expected {"data":[{"id":...}]}, got ${text.slice(0, 200)}`);
+    return parsed.data.data.map((model) => ({
+        id: model.id,
+        root: model.root ?? null,
+        maxModelLen: model.max_model_len ?? null,
+    }));
+}
+async function getVllmVersion(target) {
+    try {
+        const json = JSON.parse(await getText(`${target.baseUrl}/version`, target.apiKey));
+        return typeof json.version === "string" ? json.version : null;
+    }
+    catch {
+        return null;
+    }
 }
 
 function parsePrometheusText(text) {
@@ -62110,68 +62322,6 @@ function cacheConfigFromMetrics(samples) {
     if (!info)
         return null;
     return Object.fromEntries(Object.entries(info.labels).sort(([a], [b]) => a.localeCompare(b)));
-}
-
-/** The few server endpoints the launcher reads (vLLM's OpenAI-compatible server; the simulator mirrors it). */
-const modelsResponseSchema = object({
-    data: array(looseObject({
-        id: string(),
-        root: string().nullish(),
-        max_model_len: number().nullish(),
-    })),
-});
-const probeTimeoutMs = 5_000;
-/** A probe answered with an HTTP error status. */
-class ProbeStatusError extends Error {
-    status;
-    name = "ProbeStatusError";
-    constructor(message, status) {
-        super(message);
-        this.status = status;
-    }
-}
-/** 401 and 403: the server wants credentials the client did not send, or refuses the ones it sent. */
-const isUnauthorizedStatus = (status) => status === 401 || status === 403;
-function headers(target) {
-    return target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {};
-}
-async function getStatus(target, path) {
-    const response = await fetch(`${target.baseUrl}${path}`, {
-        headers: headers(target),
-        signal: AbortSignal.timeout(probeTimeoutMs),
-    });
-    await response.body?.cancel();
-    return response.status;
-}
-async function getText(url, apiKey) {
-    const response = await fetch(url, {
-        headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
-        signal: AbortSignal.timeout(probeTimeoutMs),
-    });
-    const text = await response.text();
-    if (!response.ok)
-        throw new ProbeStatusError(`GET ${url} answered HTTP ${response.status}`, response.status);
-    return text;
-}
-async function getServedModels(target) {
-    const text = await getText(`${target.baseUrl}/v1/models`, target.apiKey);
-    const parsed = modelsResponseSchema.safeParse(JSON.parse(text));
-    if (!parsed.success)
-        throw new Error(`GET ${target.baseUrl}/v1/models: expected {"data":[{"id":...}]}, got ${text.slice(0, 200)}`);
-    return parsed.data.data.map((model) => ({
-        id: model.id,
-        root: model.root ?? null,
-        maxModelLen: model.max_model_len ?? null,
-    }));
-}
-async function getVllmVersion(target) {
-    try {
-        const json = JSON.parse(await getText(`${target.baseUrl}/version`, target.apiKey));
-        return typeof json.version === "string" ? json.version : null;
-    }
-    catch {
-        return null;
-    }
 }
 
 /**
@@ -65225,4 +65375,4 @@ async function runAdaptive(options) {
     return { runsPerSide: completed, runs, stoppedBecause: "decided" };
 }
 
-export { InputError as $, boolean as A, environmentValuesOf as B, alternatingBlocks as C, escapeMarkdown as D, minimumSecretLength as E, renderedForms as F, settleSentence as G, formatSignedNumber as H, describeMetric as I, formatMetricValue as J, formatChange as K, formatInterval as L, formatDetectable as M, describeMetricRef as N, mebibyte as O, parseConfigText as P, runAdaptive as Q, ExitCode as R, streamProgress as S, FailureError as T, UsageError as U, defaultConfigFile as V, getServedModels as W, ProbeStatusError as X, isUnauthorizedStatus as Y, ZodISODateTime as Z, _isoDateTime as _, array as a, getVllmVersion as a0, getText as a1, buildFingerprint as a2, templateView as a3, cacheConfigFromMetrics as a4, parsePrometheusText as a5, silentProgress as a6, strictObject$1 as a7, distExports as a8, describeValue as a9, lookSchedule as aa, renderSummary as ab, summarizeConfig as ac, string as b, toolName as c, defaultInputLimits as d, exitWhenFlushed as e, runFileInvariantIssues as f, systemClock as g, handleInterrupts as h, readServerState as i, removeLiveServer as j, execFileCapture as k, literal as l, isGroupAlive as m, number as n, object as o, terminateGroup as p, loadConfig as q, runFileSchema as r, stopLaunchedServersOnCrash as s, toolVersion as t, compareResults as u, createRedactor as v, credentialLikeValues as w, writeCompareOutputs as x, providerForConfig as y, runCells as z };
+export { isUnauthorizedStatus as $, boolean as A, environmentValuesOf as B, alternatingBlocks as C, escapeMarkdown as D, minimumSecretLength as E, renderedForms as F, settleSentence as G, formatSignedNumber as H, describeMetric as I, formatMetricValue as J, formatChange as K, formatInterval as L, formatDetectable as M, describeMetricRef as N, mebibyte as O, parseConfigText as P, runAdaptive as Q, ExitCode as R, streamProgress as S, FailureError as T, UsageError as U, gatedMetricNames as V, defaultConfigFile as W, getServedModels as X, ProbeStatusError as Y, ZodISODateTime as Z, _isoDateTime as _, array as a, InputError as a0, getVllmVersion as a1, getText as a2, buildFingerprint as a3, templateView as a4, cacheConfigFromMetrics as a5, parsePrometheusText as a6, silentProgress as a7, strictObject$1 as a8, distExports as a9, describeValue as aa, seededRandom as ab, mixSeed as ac, lookSchedule as ad, renderSummary as ae, summarizeConfig as af, string as b, toolName as c, defaultInputLimits as d, exitWhenFlushed as e, runFileInvariantIssues as f, systemClock as g, handleInterrupts as h, readServerState as i, removeLiveServer as j, execFileCapture as k, literal as l, isGroupAlive as m, number as n, object as o, terminateGroup as p, loadConfig as q, runFileSchema as r, stopLaunchedServersOnCrash as s, toolVersion as t, compareResults as u, createRedactor as v, credentialLikeValues as w, writeCompareOutputs as x, providerForConfig as y, runCells as z };
