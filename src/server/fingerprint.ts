@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { EnvironmentValue } from "../config/interpolate.js";
 import type { ModelConfig, SamplingConfig, ServerConfig } from "../config/schema.js";
+import { serverKinds } from "../config/server-kinds.js";
 import type { GpuInventory } from "./nvidia-smi.js";
 import type { ServedModel } from "./probe.js";
 import { createRedactor, redactValue } from "./redact.js";
@@ -19,7 +20,7 @@ export const fingerprintSchema = z.object({
   schemaVersion: z.literal(fingerprintSchemaVersion),
   tool: z.object({ name: z.string(), version: z.string() }),
   server: z.object({
-    kind: z.enum(["docker", "command", "external", "sim"]),
+    kind: z.enum(serverKinds),
     image: nullableString.describe("Image reference as configured (docker)."),
     imageDigest: nullableString.describe("Resolved repo digest, e.g. vllm/vllm-openai@sha256:... (docker)."),
     command: z
