@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseUrlProvider } from "../../src/runner/base-url-provider.js";
+import { baseUrlProvider } from "../../src/server/base-url.js";
 
 /** A server that wants `Bearer right-key-123` on every route, as `vllm serve --api-key` does. */
 let server: Server;
