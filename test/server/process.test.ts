@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { createControlClient } from "../../src/client/stream-client.js";
 import { configSchema, type ServerConfig } from "../../src/config/schema.js";
+import { baseUrlProvider } from "../../src/server/base-url.js";
 import {
   cleanupFromState,
   createServerProvider,
@@ -383,6 +384,16 @@ describe("external kind", () => {
         vllmVersion: "0.11.0",
         maxModelLen: 4096,
       });
+      // --base-url is the same kind given on the command line: same endpoint, same collector, same
+      // conditions (it records no settings, as before the registry, so its stored baselines still compare).
+      const fromCommandLine = await baseUrlProvider({ baseUrl: `http://127.0.0.1:${port}/`, model }).start({
+        cell: "c",
+        logDir: logDir(),
+      });
+      expect(fromCommandLine.endpoint).toEqual(session.endpoint);
+      const { settings, ...conditions } = (await session.fingerprint()).server;
+      expect(settings).toEqual({});
+      expect((await fromCommandLine.fingerprint()).server).toEqual(conditions);
       await session.stop();
       expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
     } finally {
