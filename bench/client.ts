@@ -14,8 +14,8 @@ import { performance } from "node:perf_hooks";
 import { CompletionStreamReader } from "../src/client/sse-stream.js";
 import { configSchema } from "../src/config/schema.js";
 import { percentile } from "../src/metrics/percentile.js";
-import { baseUrlProvider } from "../src/runner/base-url-provider.js";
 import { runCells } from "../src/runner/run-cells.js";
+import { baseUrlProvider } from "../src/server/base-url.js";
 import { burstBody, flatSteps, startSimProcess } from "./sim-child.js";
 
 const quick = process.argv.includes("--quick");

@@ -16,8 +16,8 @@ import { join } from "node:path";
 import { configSchema } from "../src/config/schema.js";
 import { percentile } from "../src/metrics/percentile.js";
 import { summarize } from "../src/metrics/summary.js";
-import { baseUrlProvider } from "../src/runner/base-url-provider.js";
 import { runCells } from "../src/runner/run-cells.js";
+import { baseUrlProvider } from "../src/server/base-url.js";
 import { readRequestRecords } from "../test/runner/helpers/records.js";
 import { flatSteps, startSimProcess } from "./sim-child.js";
 

@@ -102,11 +102,21 @@ export function strictObject<Shape extends z.ZodRawShape>(shape: Shape) {
   });
 }
 
-/** One of several mapping variants chosen by a key such as `kind` or `type`. */
+/** The values of the discriminating key, in the order of the variants (each variant's `z.literal`). */
+function discriminatorValues(key: string, options: readonly z.core.$ZodTypeDiscriminable[]): string[] {
+  return options.map((option) =>
+    String((option as unknown as { shape: Record<string, { value: unknown }> }).shape[key]!.value),
+  );
+}
+
+/**
+ * One of several mapping variants chosen by a key such as `kind` or `type`; `names` (for messages)
+ * defaults to the variants' own literals, so the list of kinds is written once, by the variants.
+ */
 export function choice<
   const Key extends string,
   Options extends readonly [z.core.$ZodTypeDiscriminable, ...z.core.$ZodTypeDiscriminable[]],
->(key: Key, options: Options, names: readonly string[]) {
+>(key: Key, options: Options, names: readonly string[] = discriminatorValues(key, options)) {
   return z.discriminatedUnion(key, options as never, {
     error: (issue: { input?: unknown; code?: string }) => {
       const input = issue.input as Record<string, unknown> | undefined;

@@ -4,12 +4,12 @@
  * server kind.
  */
 import { gatedMetricNames } from "./metric-names.js";
+import type { ServerKind } from "./server-kinds.js";
 
 export const presetNames = ["chat", "rag", "batch", "matrix-18"] as const;
 export type PresetName = (typeof presetNames)[number];
 
-export const serverKinds = ["docker", "command", "external", "sim"] as const;
-export type ServerKind = (typeof serverKinds)[number];
+export { type ServerKind, serverKinds } from "./server-kinds.js";
 
 export const presetDescriptions: Record<PresetName, string> = {
   chat: "an interactive assistant: short prompts, medium answers, usual and near-capacity load",

@@ -156,11 +156,7 @@ const simServer = strictObject({
   lifecycle: serverLifecycle,
 });
 
-export const serverSchema = choice(
-  "kind",
-  [dockerServer, commandServer, externalServer, simServer],
-  ["docker", "command", "external", "sim"],
-).describe(
+export const serverSchema = choice("kind", [dockerServer, commandServer, externalServer, simServer]).describe(
   "How to get a server: start a pinned container, run a command, use a running endpoint, or the built-in simulator.",
 );
 
@@ -290,11 +286,13 @@ const longDocumentDataset = strictObject({
   output_tokens: lengthSchema,
 });
 
-export const datasetSchema = choice(
-  "type",
-  [syntheticDataset, sharegptDataset, jsonlDataset, sharedPrefixDataset, longDocumentDataset],
-  ["synthetic", "sharegpt", "jsonl", "shared_prefix", "long_document"],
-);
+export const datasetSchema = choice("type", [
+  syntheticDataset,
+  sharegptDataset,
+  jsonlDataset,
+  sharedPrefixDataset,
+  longDocumentDataset,
+]);
 
 const concurrencyLoad = strictObject({
   type: z.literal("concurrency"),
@@ -640,6 +638,29 @@ export type ConfigInput = z.input<typeof configSchema>;
 export type ServerConfig = Config["server"];
 export type CellConfig = Config["cells"][number];
 export type DatasetConfig = CellConfig["dataset"];
+
+/**
+ * Per dataset kind: whether it reads a file (`path`, optional `sha256`). Declared once here; the runner reads
+ * the file of such a cell once and skips the token-length calibration for it (its prompts are the file's).
+ * A new dataset kind is one schema branch above plus its entry here (the compiler asks for it).
+ */
+export const datasetReadsFile = {
+  synthetic: false,
+  sharegpt: true,
+  jsonl: true,
+  shared_prefix: false,
+  long_document: false,
+} as const satisfies Record<DatasetConfig["type"], boolean>;
+
+type FileDatasetType = {
+  [K in keyof typeof datasetReadsFile]: (typeof datasetReadsFile)[K] extends true ? K : never;
+}[keyof typeof datasetReadsFile];
+export type FileDatasetConfig = Extract<DatasetConfig, { type: FileDatasetType }>;
+
+/** True when the dataset's prompts come from a file (see datasetReadsFile). */
+export function isFileBacked(dataset: DatasetConfig): dataset is FileDatasetConfig {
+  return datasetReadsFile[dataset.type];
+}
 export type LoadConfig = CellConfig["load"];
 export type LengthConfig = z.output<typeof lengthSchema>;
 export type GateConfig = Config["gate"];

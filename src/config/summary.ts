@@ -1,6 +1,13 @@
 import { type TemplateAt, templateView } from "./interpolate.js";
 import { metricSpecs } from "./metric-names.js";
 import type { CellConfig, Config, LengthConfig, LoadConfig } from "./schema.js";
+import {
+  describeServer,
+  type ServerKind,
+  serverKindFacts,
+  serverKinds,
+  serverLifecycle,
+} from "./server-kinds.js";
 
 /**
  * A normalised, human-readable view of a validated config, with a rough GPU-time estimate. Pure: the
@@ -180,26 +187,6 @@ export function summarizeConfig(
   };
 }
 
-/** One line for the server section (of the template view: it is printed). */
-function describeServer(server: Config["server"]): string {
-  switch (server.kind) {
-    case "docker":
-      return `docker ${server.image}${server.args.length ? ` ${server.args.join(" ")}` : ""}`;
-    case "command":
-      return `command ${server.argv.join(" ")}`;
-    case "external":
-      return `external ${server.base_url}`;
-    case "sim":
-      return `simulator, profile ${server.profile}${
-        Object.keys(server.set).length
-          ? ` (${Object.entries(server.set)
-              .map(([key, value]) => `${key}=${value}`)
-              .join(", ")})`
-          : ""
-      }`;
-  }
-}
-
 export function renderSummary(file: string, summary: ConfigSummary): string {
   const header = ["cell", "endpoint", "dataset", "load", "per run", "warm-up", "prefix"];
   const rows = summary.cells.map((cell) => [
@@ -239,21 +226,16 @@ export function renderSummary(file: string, summary: ConfigSummary): string {
 
 export type CostMode = "stored" | "interleaved" | "baseline";
 
-/** GPU seconds of one server start: cost.server_start_s, else a default for the server kind. */
-export const defaultServerStartSeconds: Readonly<Record<Config["server"]["kind"], number>> = {
-  docker: 180,
-  command: 180,
-  external: 0,
-  sim: 1,
-};
+/** GPU seconds of one server start: cost.server_start_s, else the default of the server kind (server-kinds.ts). */
+export const defaultServerStartSeconds: Readonly<Record<ServerKind, number>> = Object.fromEntries(
+  serverKinds.map((kind) => [kind, serverKindFacts[kind].defaultStartSeconds]),
+) as Record<ServerKind, number>;
 
 export function serverStartSeconds(config: Pick<Config, "server" | "cost">): number {
   return config.cost.server_start_s ?? defaultServerStartSeconds[config.server.kind];
 }
 
-export function serverLifecycle(config: Pick<Config, "server">): "per-cell" | "per-run" {
-  return "lifecycle" in config.server ? config.server.lifecycle : "per-cell";
-}
+export { serverLifecycle };
 
 /**
  * Server starts per cell to reach `runs` runs per side. stored (the PR's side only): one start per

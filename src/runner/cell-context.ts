@@ -1,4 +1,4 @@
-import type { CellConfig, Config } from "../config/schema.js";
+import { type CellConfig, type Config, isFileBacked } from "../config/schema.js";
 import { type DatasetFile, readDatasetFile } from "../workload/dataset-file.js";
 
 /** The config of one cell with what the runner derives from the whole config. */
@@ -7,7 +7,7 @@ export interface CellContext {
   cell: CellConfig;
   /** Workload seed: the cell's own or the top-level one. */
   seed: number;
-  /** Dataset file, read once per cell (sharegpt and jsonl). */
+  /** Dataset file, read once per cell (file-backed dataset kinds: isFileBacked). */
   file: DatasetFile | undefined;
 }
 
@@ -15,15 +15,14 @@ export async function prepareCell(config: Config, cell: CellConfig, baseDir: str
   const index = config.cells.indexOf(cell);
   const field = `cells[${index}].dataset`;
   const dataset = cell.dataset;
-  const file =
-    dataset.type === "sharegpt" || dataset.type === "jsonl"
-      ? await readDatasetFile({
-          kind: dataset.type,
-          path: dataset.path,
-          baseDir,
-          field,
-          ...(dataset.sha256 ? { expectedSha256: dataset.sha256 } : {}),
-        })
-      : undefined;
+  const file = isFileBacked(dataset)
+    ? await readDatasetFile({
+        kind: dataset.type,
+        path: dataset.path,
+        baseDir,
+        field,
+        ...(dataset.sha256 ? { expectedSha256: dataset.sha256 } : {}),
+      })
+    : undefined;
   return { config, cell, seed: cell.seed ?? config.seed, file };
 }

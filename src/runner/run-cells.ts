@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ControlClient, createControlClient } from "../client/stream-client.js";
-import type { CellConfig, Config } from "../config/schema.js";
+import { type CellConfig, type Config, isFileBacked } from "../config/schema.js";
 import { type RunFile, runFileSchema } from "../metrics/run-schema.js";
 import type { ServerProvider, ServerSession } from "../server/types.js";
 import { InputError } from "../util/errors.js";
@@ -170,7 +170,7 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
           provider.lifecycle === "per-cell" && state.shared !== null ? state.shared : await open(k);
         try {
           state.tokenModel ??=
-            options.calibrate === false || cell.dataset.type === "sharegpt" || cell.dataset.type === "jsonl"
+            options.calibrate === false || isFileBacked(cell.dataset)
               ? defaultTokenModel
               : await calibrateTokenModel(
                   tokenCounter(handle.control, config.model.name, cell.endpoint),

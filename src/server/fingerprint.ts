@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { EnvironmentValue } from "../config/interpolate.js";
-import type { ModelConfig, SamplingConfig, ServerConfig } from "../config/schema.js";
+import type { ModelConfig, SamplingConfig } from "../config/schema.js";
+import { serverKinds } from "../config/server-kinds.js";
 import type { GpuInventory } from "./nvidia-smi.js";
 import type { ServedModel } from "./probe.js";
 import { createRedactor, redactValue } from "./redact.js";
@@ -19,7 +20,7 @@ export const fingerprintSchema = z.object({
   schemaVersion: z.literal(fingerprintSchemaVersion),
   tool: z.object({ name: z.string(), version: z.string() }),
   server: z.object({
-    kind: z.enum(["docker", "command", "external", "sim"]),
+    kind: z.enum(serverKinds),
     image: nullableString.describe("Image reference as configured (docker)."),
     imageDigest: nullableString.describe("Resolved repo digest, e.g. vllm/vllm-openai@sha256:... (docker)."),
     command: z
@@ -69,7 +70,7 @@ export interface FingerprintFacts {
     imageDigest?: string | null;
     command?: readonly string[] | null;
     args: readonly string[];
-    /** See serverSettings. */
+    /** See serverSettings (kinds.ts). */
     settings?: Readonly<Record<string, unknown>>;
   };
   readonly probes: {
@@ -143,30 +144,6 @@ function collectConditions(facts: FingerprintFacts): Fingerprint {
     configHash: facts.configHash ?? null,
     datasets: sortKeys(facts.datasetChecksums ?? {}) as Record<string, string>,
   };
-}
-
-/**
- * The server config's settings that change what is measured and are not already recorded as image,
- * command or args, so compare can diff them field by field: docker's `gpus` and `docker_args`, the names
- * of the variables passed in (never their values), and the lifecycle. Ports, paths on the machine and
- * timeouts are left out: they do not change the measurement. Pass the template view of the config.
- */
-export function serverSettings(server: ServerConfig): Record<string, unknown> {
-  switch (server.kind) {
-    case "docker":
-      return {
-        gpus: server.gpus,
-        dockerArgs: [...server.docker_args],
-        env: [...server.env].sort(),
-        lifecycle: server.lifecycle,
-      };
-    case "command":
-      return { env: Object.keys(server.env).sort(), lifecycle: server.lifecycle };
-    case "sim":
-      return { lifecycle: server.lifecycle };
-    case "external":
-      return {};
-  }
 }
 
 function sortKeys(record: Readonly<Record<string, unknown>>): Record<string, unknown> {

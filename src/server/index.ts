@@ -1,4 +1,5 @@
 export { systemClock, type TimerClock } from "../util/clock.js";
+export { baseUrlProvider } from "./base-url.js";
 export { type CleanupOutcome, cleanupFromState } from "./cleanup.js";
 export { type Diagnosis, diagnoseLog, type LikelyCause } from "./diagnose.js";
 export { type ServerFailureStage, ServerStartError } from "./errors.js";
@@ -11,6 +12,14 @@ export {
   fingerprintSchemaVersion,
   hashConfig,
 } from "./fingerprint.js";
+export {
+  externalEndpoint,
+  type KindLaunch,
+  kindEntry,
+  type ServerKindEntry,
+  serverKindRegistry,
+  serverSettings,
+} from "./kinds.js";
 export { type GpuInventory, type GpuUsage, NvidiaSmi } from "./nvidia-smi.js";
 export { isPortFree } from "./port.js";
 export {

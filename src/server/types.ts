@@ -32,11 +32,6 @@ export interface ServerSession {
    * it, since a server may echo a secret in an error body or a metric label.
    */
   readonly redact?: (text: string) => string;
-  /**
-   * POST /reset_prefix_cache, between runs of a server shared by a cell. False when the server does not
-   * offer it (vLLM outside dev mode) or could not be reached.
-   */
-  resetPrefixCache?(): Promise<boolean>;
   /** Samples /metrics (and nvidia-smi for a local GPU server) until the returned sampler is stopped. */
   startTelemetry?(intervals: { metricsIntervalMs: number; gpuIntervalMs: number }): TelemetrySampler;
 }

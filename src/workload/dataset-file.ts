@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
+import type { FileDatasetConfig } from "../config/schema.js";
 import { InputError } from "../util/errors.js";
 
 export interface ChatMessage {
@@ -31,7 +32,7 @@ export interface DatasetFile {
  * is never compared against an old baseline.
  */
 export async function readDatasetFile(options: {
-  kind: "sharegpt" | "jsonl";
+  kind: FileDatasetConfig["type"];
   path: string;
   baseDir: string;
   expectedSha256?: string;

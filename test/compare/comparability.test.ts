@@ -6,7 +6,8 @@ import { presetText } from "../../src/config/presets.js";
 import type { Config } from "../../src/config/schema.js";
 import { type RunRecord, runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
-import { buildFingerprint, hashConfig, serverSettings } from "../../src/server/fingerprint.js";
+import { buildFingerprint, hashConfig } from "../../src/server/fingerprint.js";
+import { serverSettings } from "../../src/server/kinds.js";
 import { noisyRuns } from "./fixtures.js";
 
 /**

@@ -2,13 +2,13 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { baseUrlProvider } from "../../src/runner/base-url-provider.js";
 import {
   alternatingBlocks,
   alternatingOrder,
   runAdaptive,
   type SideSpec,
 } from "../../src/runner/interleaved.js";
+import { baseUrlProvider } from "../../src/server/base-url.js";
 import type { ServerProvider } from "../../src/server/types.js";
 import { type FakeServer, startFakeServer } from "./helpers/fake-openai-server.js";
 import { testConfig, tinyCell } from "./helpers/run-config.js";

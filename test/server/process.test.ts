@@ -5,7 +5,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { createControlClient } from "../../src/client/stream-client.js";
 import { configSchema, type ServerConfig } from "../../src/config/schema.js";
+import { baseUrlProvider } from "../../src/server/base-url.js";
 import {
   cleanupFromState,
   createServerProvider,
@@ -13,6 +15,16 @@ import {
   ServerStartError,
 } from "../../src/server/index.js";
 import { fakeVllmArgv, groupAlive, simArgv } from "./fake-host.js";
+
+/** The runner's cache reset before a fresh-prefix run (run-once.ts): POST /reset_prefix_cache on the control client. */
+async function resetsPrefixCache(session: { endpoint: { baseUrl: string } }): Promise<boolean> {
+  const control = createControlClient({ baseUrl: session.endpoint.baseUrl });
+  try {
+    return (await control.post("/reset_prefix_cache", {})).status === 200;
+  } finally {
+    await control.close();
+  }
+}
 
 const here = dirname(fileURLToPath(import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "vpg-server-process-"));
@@ -90,7 +102,7 @@ describe("command kind", () => {
     expect(session.logFile).toMatch(/server-c-run1\.log$/);
     // Shared by a cell's runs (the default lifecycle): dev mode is on, so the prefix cache can be reset.
     expect(provider.lifecycle).toBe("per-cell");
-    expect(await session.resetPrefixCache()).toBe(true);
+    expect(await resetsPrefixCache(session)).toBe(true);
     await session.stop();
     expect(groupAlive(pid!)).toBe(false);
     expect(await livePids(stateFile)).toEqual([]);
@@ -126,7 +138,7 @@ describe("command kind", () => {
     const session = await provider.start({ cell: "c", run: 0, logDir: logDir() });
     const [pid] = await livePids(stateFile);
     // A fresh server per run needs no reset, and does not get the dev-mode endpoint.
-    expect(await session.resetPrefixCache()).toBe(false);
+    expect(await resetsPrefixCache(session)).toBe(false);
     await session.stop();
     expect(groupAlive(pid!)).toBe(false);
     expect(warnings.join("\n")).toMatch(/ignored SIGTERM for 500 ms and was killed \(SIGKILL\)/);
@@ -237,7 +249,7 @@ describe("sim kind", () => {
     expect(fingerprint.server.servedModels).toEqual(["sim-model"]);
     expect(fingerprint.gpu).toBeNull();
     // Per-cell (the default): the simulator runs in dev mode, so runs can start with a cold prefix cache.
-    expect(await session.resetPrefixCache()).toBe(true);
+    expect(await resetsPrefixCache(session)).toBe(true);
     const response = await fetch(`${session.endpoint.baseUrl}/v1/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -372,6 +384,16 @@ describe("external kind", () => {
         vllmVersion: "0.11.0",
         maxModelLen: 4096,
       });
+      // --base-url is the same kind given on the command line: same endpoint, same collector, same
+      // conditions (it records no settings, as before the registry, so its stored baselines still compare).
+      const fromCommandLine = await baseUrlProvider({ baseUrl: `http://127.0.0.1:${port}/`, model }).start({
+        cell: "c",
+        logDir: logDir(),
+      });
+      expect(fromCommandLine.endpoint).toEqual(session.endpoint);
+      const { settings, ...conditions } = (await session.fingerprint()).server;
+      expect(settings).toEqual({});
+      expect((await fromCommandLine.fingerprint()).server).toEqual(conditions);
       await session.stop();
       expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
     } finally {

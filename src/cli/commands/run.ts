@@ -1,8 +1,8 @@
 import { dirname, resolve } from "node:path";
 import { loadConfig } from "../../config/load.js";
-import { baseUrlProvider } from "../../runner/base-url-provider.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
 import { type RunOutput, runCells } from "../../runner/run-cells.js";
+import { baseUrlProvider } from "../../server/base-url.js";
 import { providerForConfig } from "../../server/index.js";
 import { handleInterrupts } from "../../server/signals.js";
 import type { ServerProvider } from "../../server/types.js";

@@ -1,22 +1,18 @@
 import { type ConfigInterpolation, templateView } from "../config/interpolate.js";
 import type { ModelConfig, SamplingConfig } from "../config/schema.js";
-import { buildFingerprint } from "../server/fingerprint.js";
-import {
-  getServedModels,
-  getText,
-  getVllmVersion,
-  isUnauthorizedStatus,
-  ProbeStatusError,
-} from "../server/probe.js";
-import { cacheConfigFromMetrics, parsePrometheusText } from "../server/prometheus-text.js";
-import { createRedactor, credentialLikeValues } from "../server/redact.js";
-import type { ServerProvider, ServerSession } from "../server/types.js";
+import type { ServerConfigOf } from "../config/server-kinds.js";
 import { FailureError, InputError } from "../util/errors.js";
-import { toolName, toolVersion } from "../version.js";
+import { collectFingerprint } from "./collect-fingerprint.js";
+import { externalEndpoint } from "./kinds.js";
+import { getServedModels, isUnauthorizedStatus, ProbeStatusError } from "./probe.js";
+import { createRedactor, credentialLikeValues } from "./redact.js";
+import type { ServerProvider, ServerSession } from "./types.js";
 
 /**
- * `--base-url`: a server someone else runs. Its sessions start nothing and stop nothing; the fingerprint
- * comes from what the server says about itself (/version, /v1/models, vllm:cache_config_info).
+ * `--base-url`: an `external` server given on the command line instead of in the config. It is reached
+ * and fingerprinted as the registry's external kind is (kinds.ts, collect-fingerprint.ts); unlike a
+ * config's external server it is probed once, not polled, and nothing is written for it but the runs:
+ * it fails at once when nothing answers there, it refuses the key, or it serves another model.
  */
 export function baseUrlProvider(options: {
   baseUrl: string;
@@ -29,12 +25,17 @@ export function baseUrlProvider(options: {
   interpolation?: ConfigInterpolation;
 }): ServerProvider {
   const templates = options.interpolation?.templates ?? [];
-  const baseUrl = options.baseUrl.replace(/\/+$/, "");
-  const endpoint = {
-    baseUrl,
-    metricsUrl: options.metricsUrl ?? `${baseUrl}/metrics`,
-    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+  const server: ServerConfigOf<"external"> = {
+    kind: "external",
+    base_url: options.baseUrl,
+    ...(options.metricsUrl ? { metrics_url: options.metricsUrl } : {}),
+    startup_timeout_s: 0,
   };
+  const { baseUrl, metricsUrl } = externalEndpoint(server);
+  const endpoint = { baseUrl, metricsUrl, ...(options.apiKey ? { apiKey: options.apiKey } : {}) };
+  const target = { baseUrl, apiKey: options.apiKey };
+  // Everything the runner writes for it passes through this: the key, anything credential-like in the
+  // environment (the command line names no variables to pass), and what the config read from it.
   const redactor = createRedactor([
     options.apiKey,
     ...credentialLikeValues(options.env ?? {}),
@@ -44,7 +45,7 @@ export function baseUrlProvider(options: {
     lifecycle: "per-cell",
     async start(): Promise<ServerSession> {
       // Fail before measuring anything when nothing answers there, or it serves another model.
-      const served = await getServedModels({ baseUrl, apiKey: options.apiKey }).catch((error: unknown) => {
+      const served = await getServedModels(target).catch((error: unknown) => {
         if (error instanceof ProbeStatusError && isUnauthorizedStatus(error.status)) {
           throw new FailureError(
             `--base-url ${baseUrl}: GET /v1/models answered HTTP ${error.status} (unauthorized): the server ${
@@ -66,29 +67,19 @@ export function baseUrlProvider(options: {
       return {
         endpoint,
         redact: redactor.redact,
-        async fingerprint() {
-          const target = { baseUrl, apiKey: options.apiKey };
-          const [vllmVersion, servedModels, metricsText] = await Promise.all([
-            getVllmVersion(target),
-            getServedModels(target).catch(() => []),
-            getText(endpoint.metricsUrl).catch(() => null),
-          ]);
-          return buildFingerprint({
-            tool: { name: toolName, version: toolVersion },
-            server: { kind: "external", args: [] },
-            probes: {
-              vllmVersion,
-              servedModels,
-              cacheConfig:
-                metricsText === null ? null : cacheConfigFromMetrics(parsePrometheusText(metricsText)),
-            },
+        fingerprint: () =>
+          collectFingerprint({
+            target,
+            metricsUrl,
+            // As before the registry: no settings (the command line gives none), so stored baselines still compare.
+            server: { kind: server.kind, args: [] },
+            readyModels: served,
             model: templateView(options.model, templates, ["model"]),
             sampling: templateView(options.sampling ?? null, templates, ["sampling"]),
-            gpu: null,
+            nvidiaSmi: null,
             env: options.env ?? {},
             environment: options.interpolation?.values ?? [],
-          });
-        },
+          }),
         // Never resolves: we cannot see an external server's process, only its failed requests.
         exited: new Promise(() => {}),
         async stop() {},

@@ -1,0 +1,261 @@
+import { join } from "node:path";
+import type { ConfigInterpolation } from "../config/interpolate.js";
+import type { ModelConfig, SamplingConfig, ServerConfig } from "../config/schema.js";
+import type { TimerClock } from "../util/clock.js";
+import { collectFingerprint } from "./collect-fingerprint.js";
+import { diagnoseLog } from "./diagnose.js";
+import { ServerStartError } from "./errors.js";
+import type { Fingerprint } from "./fingerprint.js";
+import { kindEntry } from "./kinds.js";
+import type { LaunchedServer, LaunchServices } from "./launch.js";
+import type { NvidiaSmi } from "./nvidia-smi.js";
+import { isPortFree } from "./port.js";
+import type { ServedModel } from "./probe.js";
+import { waitForReady } from "./readiness.js";
+import { createRedactor, secretValues } from "./redact.js";
+import { ServerLog } from "./server-log.js";
+import { trackLaunchedServer, untrackLaunchedServer } from "./signals.js";
+import { addLiveServer, newServerId, removeLiveServer } from "./state.js";
+import { createTeardown } from "./teardown.js";
+import { startTelemetry, type TelemetrySampler } from "./telemetry.js";
+import type { ServerSession, ServerStartContext } from "./types.js";
+
+/** Environment variables redacted from logs whenever they are set, passed or not (a server may echo them). */
+const wellKnownSecrets = [
+  "HF_TOKEN",
+  "HUGGING_FACE_HUB_TOKEN",
+  "VLLM_API_KEY",
+  "OPENAI_API_KEY",
+  "GITHUB_TOKEN",
+];
+
+export interface ManagedServerSession extends ServerSession {
+  readonly id: string;
+  /** The redacted server log, kept with the results. */
+  readonly logFile: string;
+  /** Models listed by /v1/models when the server became ready. */
+  readonly servedModels: readonly ServedModel[];
+  readonly readyAfterMs: number;
+  fingerprint(): Promise<Fingerprint>;
+  startTelemetry(intervals: { metricsIntervalMs: number; gpuIntervalMs: number }): TelemetrySampler;
+}
+
+/** What every session of one provider shares (see provider.ts). */
+export interface SessionEnvironment {
+  readonly server: ServerConfig;
+  readonly model: ModelConfig;
+  /** The config as recorded and printed: templates where values came from the environment. */
+  readonly recorded: { server: ServerConfig; model: ModelConfig; sampling: SamplingConfig | null };
+  readonly interpolation: ConfigInterpolation;
+  readonly lifecycle: "per-run" | "per-cell";
+  readonly env: NodeJS.ProcessEnv;
+  readonly clock: TimerClock;
+  readonly warn: (message: string) => void;
+  readonly nvidiaSmi: NvidiaSmi | null;
+  readonly logDir?: string | undefined;
+  readonly stateFile?: string | undefined;
+  readonly configHash?: string | undefined;
+  readonly datasetChecksums?: Readonly<Record<string, string>> | undefined;
+  readonly cliCommand?: readonly string[] | undefined;
+  readonly dockerCommand: string;
+  readonly pollIntervalMs: number;
+  readonly stopGraceMs: number;
+  readonly releaseTimeoutMs: number;
+}
+
+/**
+ * Starts one server of the provider's kind and waits until it is ready: checks the API key and the port,
+ * launches through the kind's registry entry (recording it for signal handlers and the post step),
+ * waits for /health and /v1/models, and returns the session with its one teardown. A failure is a
+ * ServerStartError with the redacted log's diagnosis; nothing it started is left running.
+ */
+export async function startServerSession(
+  setup: SessionEnvironment,
+  context: ServerStartContext,
+  startIndex: number,
+  /** The provider's set of teardowns of servers not yet stopped; the session adds and removes its own. */
+  live: Set<() => Promise<void>>,
+): Promise<ManagedServerSession> {
+  const { server: serverConfig, env, clock, nvidiaSmi, interpolation } = setup;
+  const kind = kindEntry(serverConfig);
+  const id = newServerId();
+  const apiKeyName = serverConfig.api_key_env;
+  const apiKey = apiKeyName ? env[apiKeyName] : undefined;
+  const redactor = createRedactor([
+    ...secretValues(env, [...kind.passedEnv(serverConfig), ...wellKnownSecrets]),
+    apiKey,
+    ...interpolation.values.map((entry) => entry.value),
+  ]);
+  const logName = `server-${context.cell}${context.run === undefined ? "" : `-run${context.run}`}.log`;
+  const log = new ServerLog(join(setup.logDir ?? context.logDir, logName), redactor);
+  const noteWarning = (message: string) => {
+    log.note(`warning: ${message}`);
+    setup.warn(redactor.redact(message));
+  };
+  const fail = (summary: string, stage: "launch" | "readiness") =>
+    new ServerStartError({
+      summary: redactor.redact(summary),
+      stage,
+      diagnosis: diagnoseLog(log.lastLines(50)),
+      lastLogLines: log.lastLines(20),
+      logFile: log.path,
+    });
+
+  if (apiKeyName && !apiKey) {
+    await log.close();
+    throw fail(`server.api_key_env names ${apiKeyName}, but that environment variable is not set.`, "launch");
+  }
+  const fixedPort = kind.fixedPort(serverConfig);
+  if (fixedPort !== 0 && !(await isPortFree(fixedPort))) {
+    log.note(`port ${fixedPort} is already in use`);
+    await log.close();
+    throw new ServerStartError({
+      summary: `Port ${fixedPort} is already in use, so the server (server.port: ${fixedPort}) cannot listen on it; another server may still be running.`,
+      stage: "launch",
+      diagnosis: diagnoseLog(["address already in use"]),
+      logFile: log.path,
+    });
+  }
+  const localGpus = kind.usesLocalGpu ? nvidiaSmi : null;
+  const gpuBaseline = localGpus ? await localGpus.usage() : null;
+
+  const services: LaunchServices = {
+    env,
+    clock,
+    log,
+    id,
+    warn: noteWarning,
+    stopGraceMs: setup.stopGraceMs,
+    startupTimeoutMs: serverConfig.startup_timeout_s * 1000,
+    nvidiaSmi,
+    remember: async (server) => {
+      trackLaunchedServer({
+        id,
+        processGroup: server.processGroup,
+        container: server.container,
+        dockerCommand: server.dockerCommand,
+        env,
+      });
+      if (!setup.stateFile) return;
+      await addLiveServer(setup.stateFile, {
+        ...server,
+        id,
+        startedAt: clock.wallTime().toISOString(),
+        cell: context.cell,
+        run: context.run ?? null,
+      });
+    },
+  };
+  const forget = async () => {
+    untrackLaunchedServer(id);
+    if (setup.stateFile) await removeLiveServer(setup.stateFile, id).catch(() => {});
+  };
+
+  let launched: LaunchedServer;
+  try {
+    launched = await kind.launch({
+      config: serverConfig,
+      recorded: { server: setup.recorded.server as typeof serverConfig, model: setup.recorded.model },
+      model: setup.model,
+      services,
+      startIndex,
+      sharedByCell: setup.lifecycle === "per-cell",
+      dockerCommand: setup.dockerCommand,
+      cliCommand: setup.cliCommand,
+    });
+  } catch (error) {
+    await forget();
+    await log.close();
+    if (error instanceof ServerStartError) throw error;
+    throw fail(`The server could not be launched: ${(error as Error).message}`, "launch");
+  }
+
+  let stoppedWhileStarting: () => void = () => {};
+  const stopRequested = new Promise<{ reason: string }>((resolve) => {
+    stoppedWhileStarting = () => resolve({ reason: "stopped by vllm-perf-gate while starting" });
+  });
+  const stopOnce = createTeardown(launched, {
+    log,
+    clock,
+    nvidiaSmi,
+    gpuBaseline,
+    releaseTimeoutMs: setup.releaseTimeoutMs,
+    warn: noteWarning,
+    forget,
+  });
+  const teardown = async () => {
+    stoppedWhileStarting();
+    await stopOnce();
+    live.delete(teardown);
+  };
+  live.add(teardown);
+  const target = { baseUrl: launched.baseUrl, apiKey };
+  const outcome = await waitForReady({
+    target,
+    timeoutMs: Math.max(0, services.startupTimeoutMs - (clock.now() - (launched.launchedAt ?? clock.now()))),
+    pollMs: setup.pollIntervalMs,
+    clock,
+    exited: Promise.race([launched.exited, stopRequested]),
+    expectedModel: setup.model.name,
+  });
+  if (!outcome.ready) {
+    log.note(`not ready: ${outcome.detail}`);
+    await teardown();
+    const timeoutS = serverConfig.startup_timeout_s;
+    throw fail(
+      outcome.reason === "exited"
+        ? `The server stopped before it was ready (${outcome.detail}).`
+        : outcome.reason === "timeout"
+          ? `The server was not ready within server.startup_timeout_s (${timeoutS} s): ${outcome.detail}.`
+          : outcome.reason === "unauthorized"
+            ? `The server is up but ${outcome.detail}.`
+            : `The server is up but ${outcome.detail}; set model.name to the served model name.`,
+      "readiness",
+    );
+  }
+  log.note(`ready after ${(outcome.waitedMs / 1000).toFixed(1)} s at ${launched.baseUrl}`);
+
+  let fingerprint: Promise<Fingerprint> | undefined;
+  return {
+    id,
+    logFile: log.path,
+    redact: redactor.redact,
+    servedModels: outcome.models,
+    readyAfterMs: outcome.waitedMs,
+    endpoint: { baseUrl: launched.baseUrl, metricsUrl: launched.metricsUrl, ...(apiKey ? { apiKey } : {}) },
+    exited: launched.exited.then((exit) => {
+      log.note(`server exited on its own: ${exit.reason}`);
+      return exit;
+    }),
+    fingerprint() {
+      fingerprint ??= collectFingerprint({
+        target,
+        metricsUrl: launched.metricsUrl,
+        server: {
+          kind: serverConfig.kind,
+          ...launched.conditions,
+          settings: kind.settings(setup.recorded.server as typeof serverConfig),
+        },
+        readyModels: outcome.models,
+        model: setup.recorded.model,
+        sampling: setup.recorded.sampling,
+        nvidiaSmi: localGpus,
+        env,
+        configHash: setup.configHash,
+        datasetChecksums: setup.datasetChecksums,
+        environment: interpolation.values,
+      });
+      return fingerprint;
+    },
+    startTelemetry(intervals) {
+      return startTelemetry({
+        metricsUrl: launched.metricsUrl,
+        apiKey,
+        clock,
+        ...intervals,
+        queryGpus: localGpus ? () => localGpus.usage() : null,
+      });
+    },
+    stop: teardown,
+  };
+}
