@@ -117,27 +117,11 @@ function metricDraft(
   if (absent(b) && absent(c)) {
     // Absent from every input: vLLM's `--metric-percentiles` defaults to 99, so p95 is often missing.
     if (!draft.gated) return null;
-    const substitute = fallbackPercentile(metric, base, cand);
-    const flag = "add --metric-percentiles 95,99 (or --save-detailed) to vllm bench serve";
-    if (substitute === null) {
-      draft.forced = "inconclusive";
-      draft.unfixable = `${describeMetric(metric)} is in none of the inputs; ${flag}`;
-      draft.notes.push(`not in the inputs; ${flag}`);
-      warnings.push(
-        `${describeMetric(metric)} is gated but not in the inputs of cell "${cell}", so the cell cannot pass: ${flag}`,
-      );
-      return draft;
-    }
-    draft.judgedOn = substitute;
+    const substitute = judgeOnStandIn(draft, base, cand, warnings);
+    if (substitute === null) return draft;
     b = metricValues(base, substitute);
     c = metricValues(cand, substitute);
     statistic = metricSpecs[substitute].minRequests;
-    draft.notes.push(
-      `judged on ${describeMetric(substitute)}: the inputs have no ${describeMetric(metric)}; ${flag}`,
-    );
-    warnings.push(
-      `${describeMetric(metric)} is not in the inputs of cell "${cell}"; it was judged on ${describeMetric(substitute)} instead (${flag})`,
-    );
   }
   draft.baseline = b.values.length > 0 ? geometricMean(b.values) : null;
   draft.candidate = c.values.length > 0 ? geometricMean(c.values) : null;
@@ -169,6 +153,38 @@ function metricDraft(
   }
   testOnRunLogs(draft, b.values, c.values, driftVarianceFor(metric), gate.min_run_sd, passAlpha);
   return draft;
+}
+
+/**
+ * A gated metric in none of the inputs: the nearest percentile every run has stands in for it (noted and
+ * warned), or the check is forced inconclusive, for good, when there is none. Returns the stand-in.
+ */
+function judgeOnStandIn(
+  draft: Draft,
+  base: readonly RunRecord[],
+  cand: readonly RunRecord[],
+  warnings: string[],
+): MetricName | null {
+  const { cell, metric } = draft;
+  const substitute = fallbackPercentile(metric, base, cand);
+  const flag = "add --metric-percentiles 95,99 (or --save-detailed) to vllm bench serve";
+  if (substitute === null) {
+    draft.forced = "inconclusive";
+    draft.unfixable = `${describeMetric(metric)} is in none of the inputs; ${flag}`;
+    draft.notes.push(`not in the inputs; ${flag}`);
+    warnings.push(
+      `${describeMetric(metric)} is gated but not in the inputs of cell "${cell}", so the cell cannot pass: ${flag}`,
+    );
+    return null;
+  }
+  draft.judgedOn = substitute;
+  draft.notes.push(
+    `judged on ${describeMetric(substitute)}: the inputs have no ${describeMetric(metric)}; ${flag}`,
+  );
+  warnings.push(
+    `${describeMetric(metric)} is not in the inputs of cell "${cell}"; it was judged on ${describeMetric(substitute)} instead (${flag})`,
+  );
+  return substitute;
 }
 
 /** The Welch test on per-run logs, with the rank tests as a cross-check from 5 runs a side: fills the draft. */
