@@ -1,0 +1,107 @@
+import { metricSpecs } from "../../config/metric-names.js";
+import {
+  classify,
+  type MetricVerdict,
+  minimumDetectableChange,
+  worseBound,
+} from "../../stats/metric-test.js";
+import { bhAdjust, holmAdjust } from "../../stats/multiplicity.js";
+import type { Comparison } from "../verdict-schema.js";
+import type { Draft } from "./drafts.js";
+
+/**
+ * Stage 4: multiplicity and classification. Holm over the gated checks, Benjamini-Hochberg over the
+ * advisory ones; each draft classified on its adjusted p-values, with the interval it was decided on.
+ */
+export function decide(drafts: Draft[], alpha: number, passAlpha: number, gatedCount: number): Comparison[] {
+  const adjusted = new Map<Draft, { beyond: number; betterBeyond: number; worse: number; better: number }>();
+  for (const gatedFamily of [true, false]) {
+    const family = drafts.filter(
+      (d) => d.gated === gatedFamily && d.forced === null && d.pBeyond !== null && d.pBetterBeyond !== null,
+    );
+    const adjust = gatedFamily ? holmAdjust : bhAdjust;
+    const beyond = adjust(family.map((d) => d.pBeyond!));
+    const betterBeyond = adjust(family.map((d) => d.pBetterBeyond!));
+    const worse = adjust(family.map((d) => d.pWorse!));
+    const better = adjust(family.map((d) => d.pBetter!));
+    family.forEach((d, i) => {
+      adjusted.set(d, {
+        beyond: beyond[i]!,
+        betterBeyond: betterBeyond[i]!,
+        worse: worse[i]!,
+        better: better[i]!,
+      });
+    });
+  }
+  return drafts.map((draft) => {
+    const adj = adjusted.get(draft);
+    let verdict: MetricVerdict;
+    if (draft.forced !== null) verdict = draft.forced;
+    else if (metricSpecs[draft.metric].judged === "pooled-failures") {
+      // A pooled count has no run-to-run spread: significance against 0 plus the relative tolerance.
+      const margin = Math.log(1 + draft.tolerance);
+      if (adj!.worse <= alpha && (draft.worse ?? 0) > margin) verdict = "regression";
+      else if (adj!.better <= alpha && (draft.worse ?? 0) < -margin) verdict = "improvement";
+      else verdict = "within-tolerance";
+    } else {
+      verdict = classify({
+        pBeyondToleranceAdjusted: adj!.beyond,
+        pBetterBeyondToleranceAdjusted: adj!.betterBeyond,
+        pWithinTolerance: draft.pWithinTolerance!,
+        alpha,
+        passAlpha,
+      });
+    }
+    const towardsWorse = (draft.worse ?? 0) >= 0;
+    let ci = draft.ci;
+    let ciLevels: [number, number] | null = null;
+    let detectable: number | null = null;
+    if (draft.test && adj) {
+      // The interval the verdict was decided on: the worse-side bound at the level the regression test
+      // was passed after Holm (p·α/p_adj), the better-side bound at the within-tolerance level, or at the
+      // improvement test's level when that decided. Regression ⇔ lower bound beyond the tolerance.
+      const effective = (p: number, pAdj: number) => (pAdj > 0 ? (alpha * p) / pAdj : alpha);
+      const lowerLevel = effective(draft.pBeyond!, adj.beyond);
+      const upperLevel =
+        verdict === "improvement" ? effective(draft.pBetterBeyond!, adj.betterBeyond) : passAlpha;
+      const lower = worseBound(draft.test, lowerLevel, "lower");
+      const upper = worseBound(draft.test, upperLevel, "upper");
+      // Back to the metric's own direction (higher-is-better metrics mirror).
+      ci = draft.higherIsBetter ? [Math.exp(-upper), Math.exp(-lower)] : [Math.exp(lower), Math.exp(upper)];
+      ciLevels = draft.higherIsBetter ? [upperLevel, lowerLevel] : [lowerLevel, upperLevel];
+      if (draft.gated && draft.variances)
+        detectable = minimumDetectableChange({
+          baselineVariance: draft.variances.baseline,
+          candidateVariance: draft.variances.candidate,
+          baselineRuns: draft.runs.baseline,
+          candidateRuns: draft.runs.candidate,
+          extraVariance: draft.variances.extra,
+          tolerance: draft.tolerance,
+          alpha: alpha / Math.max(1, gatedCount),
+          df: draft.test.df,
+        });
+    }
+    return {
+      cell: draft.cell,
+      metric: draft.metric,
+      judgedOn: draft.judgedOn,
+      gated: draft.gated,
+      higherIsBetter: draft.higherIsBetter,
+      tolerance: draft.tolerance,
+      baseline: draft.baseline,
+      candidate: draft.candidate,
+      ratio: draft.ratio,
+      ci,
+      ciLevels,
+      ci90: draft.ci,
+      p: adj ? (towardsWorse ? adj.beyond : adj.betterBeyond) : null,
+      pRaw: draft.pBeyond === null ? null : towardsWorse ? draft.pBeyond : draft.pBetterBeyond,
+      pChange: adj ? (towardsWorse ? adj.worse : adj.better) : null,
+      detectableChange: detectable,
+      verdict,
+      note: draft.notes.length > 0 ? draft.notes.join("; ") : null,
+      runs: draft.runs,
+      crossCheck: draft.crossCheck,
+    };
+  });
+}

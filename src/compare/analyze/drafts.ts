@@ -1,0 +1,342 @@
+import {
+  describeMetric,
+  type LatencyStatistic,
+  latencyMetricName,
+  type MetricName,
+  metricNames,
+  metricSpecs,
+} from "../../config/metric-names.js";
+import type { GateConfig } from "../../config/schema.js";
+import type { RunRecord } from "../../metrics/run-record.js";
+import { errorIncreaseP } from "../../stats/error-rate.js";
+import { type LogRatioTest, logRatioTest, type MetricVerdict } from "../../stats/metric-test.js";
+import { hodgesLehmann, mannWhitney } from "../../stats/rank-tests.js";
+import type { Comparison } from "../verdict-schema.js";
+import type { ComparedCell } from "./cells.js";
+
+/** One metric of one cell before multiplicity: its estimates, raw p-values and what forced its verdict. */
+export interface Draft {
+  cell: string;
+  metric: MetricName;
+  gated: boolean;
+  higherIsBetter: boolean;
+  tolerance: number;
+  baseline: number | null;
+  candidate: number | null;
+  ratio: number | null;
+  ci: [number, number] | null;
+  worse: number | null;
+  pWorse: number | null;
+  pBetter: number | null;
+  pWithinTolerance: number | null;
+  /** Regression / improvement tests against the tolerance margin. */
+  pBeyond: number | null;
+  pBetterBeyond: number | null;
+  test: LogRatioTest | null;
+  /** The metric whose values were judged when the gated one is absent from the inputs. */
+  judgedOn: MetricName | null;
+  /** Set when the verdict is decided without a test (missing data, error-rate limit). */
+  forced: MetricVerdict | null;
+  /** Why more runs can never decide this check (null when they might). */
+  unfixable: string | null;
+  notes: string[];
+  runs: { baseline: number; candidate: number };
+  crossCheck: Comparison["crossCheck"];
+  /** Variances of per-run logs, for the futility check of adaptive repeats. */
+  variances: { baseline: number; candidate: number; extra: number } | null;
+}
+
+/** What every per-metric draft of a comparison shares. */
+export interface DraftSettings {
+  gate: GateConfig;
+  gatedSet: ReadonlySet<MetricName>;
+  /** Level of each side of the within-tolerance test. */
+  passAlpha: number;
+  /** Between-session drift variance of a metric's ln values (0 when both sides share a session). */
+  driftVarianceFor: (metric: MetricName) => number;
+}
+
+/**
+ * Stage 3: the per-metric drafts of one compared cell: the test on per-run logs (or the pooled error
+ * count), a stand-in percentile for one the inputs lack, and the reasons a check is forced. Metrics absent
+ * from every input and not gated get no draft.
+ */
+export function draftsForCell(compared: ComparedCell, settings: DraftSettings, warnings: string[]): Draft[] {
+  const { base, cand } = compared;
+  const fewestCompleted = Math.min(...[...base, ...cand].map((run) => run.requests.completed));
+  const drafts: Draft[] = [];
+  for (const metric of metricNames) {
+    const draft = metricDraft(compared, metric, fewestCompleted, settings, warnings);
+    if (draft !== null) drafts.push(draft);
+  }
+  return drafts;
+}
+
+function metricDraft(
+  { cell, base, cand, tooFew }: ComparedCell,
+  metric: MetricName,
+  fewestCompleted: number,
+  { gate, gatedSet, passAlpha, driftVarianceFor }: DraftSettings,
+  warnings: string[],
+): Draft | null {
+  const higher = metricSpecs[metric].higherIsBetter;
+  const tolerance = toleranceFor(gate, metric);
+  const runs = { baseline: base.length, candidate: cand.length };
+  if (metricSpecs[metric].judged === "pooled-failures") {
+    return errorRateDraft(cell, metric, base, cand, gatedSet.has(metric), tolerance, gate.error_rate_limit);
+  }
+  let b = metricValues(base, metric);
+  let c = metricValues(cand, metric);
+  const draft: Draft = {
+    cell,
+    metric,
+    gated: gatedSet.has(metric),
+    higherIsBetter: higher,
+    tolerance,
+    baseline: null,
+    candidate: null,
+    ratio: null,
+    ci: null,
+    worse: null,
+    pWorse: null,
+    pBetter: null,
+    pWithinTolerance: null,
+    pBeyond: null,
+    pBetterBeyond: null,
+    test: null,
+    judgedOn: null,
+    forced: null,
+    unfixable: null,
+    notes: [],
+    runs,
+    crossCheck: null,
+    variances: null,
+  };
+  const absent = (v: ReturnType<typeof metricValues>) => v.values.length === 0 && v.nonPositive === 0;
+  let statistic = metricSpecs[metric].minRequests;
+  if (absent(b) && absent(c)) {
+    // Absent from every input: vLLM's `--metric-percentiles` defaults to 99, so p95 is often missing.
+    if (!draft.gated) return null;
+    const substitute = judgeOnStandIn(draft, base, cand, warnings);
+    if (substitute === null) return draft;
+    b = metricValues(base, substitute);
+    c = metricValues(cand, substitute);
+    statistic = metricSpecs[substitute].minRequests;
+  }
+  draft.baseline = b.values.length > 0 ? geometricMean(b.values) : null;
+  draft.candidate = c.values.length > 0 ? geometricMean(c.values) : null;
+  if (draft.gated && statistic !== null && fewestCompleted < gate.min_requests[statistic]) {
+    const why = `gating ${statistic} needs >= ${gate.min_requests[statistic]} successful requests in every run (fewest: ${fewestCompleted})`;
+    if (draft.judgedOn !== null) {
+      // A stand-in for a gated metric must not turn into an advisory one: that would let it pass.
+      draft.forced = "inconclusive";
+      draft.unfixable = `${describeMetric(metric)} is missing and its stand-in cannot be gated: ${why}`;
+      draft.notes.push(why);
+      return draft;
+    }
+    draft.gated = false;
+    draft.notes.push(`advisory: ${why}`);
+  }
+  if (b.missing + c.missing + b.nonPositive + c.nonPositive > 0) {
+    draft.forced = "inconclusive";
+    const note = `missing or zero in ${b.missing + b.nonPositive} baseline and ${c.missing + c.nonPositive} candidate runs`;
+    draft.notes.push(note);
+    // Those runs stay in the sample, so more runs cannot fill the gap.
+    draft.unfixable = `${describeMetric(metric)} is ${note} of cell "${cell}"`;
+    return draft;
+  }
+  if (tooFew) {
+    draft.forced = "inconclusive";
+    draft.ratio = draft.candidate! / draft.baseline!;
+    draft.notes.push("fewer than 2 usable runs on a side");
+    return draft;
+  }
+  testOnRunLogs(draft, b.values, c.values, driftVarianceFor(metric), gate.min_run_sd, passAlpha);
+  return draft;
+}
+
+/**
+ * A gated metric in none of the inputs: the nearest percentile every run has stands in for it (noted and
+ * warned), or the check is forced inconclusive, for good, when there is none. Returns the stand-in.
+ */
+function judgeOnStandIn(
+  draft: Draft,
+  base: readonly RunRecord[],
+  cand: readonly RunRecord[],
+  warnings: string[],
+): MetricName | null {
+  const { cell, metric } = draft;
+  const substitute = fallbackPercentile(metric, base, cand);
+  const flag = "add --metric-percentiles 95,99 (or --save-detailed) to vllm bench serve";
+  if (substitute === null) {
+    draft.forced = "inconclusive";
+    draft.unfixable = `${describeMetric(metric)} is in none of the inputs; ${flag}`;
+    draft.notes.push(`not in the inputs; ${flag}`);
+    warnings.push(
+      `${describeMetric(metric)} is gated but not in the inputs of cell "${cell}", so the cell cannot pass: ${flag}`,
+    );
+    return null;
+  }
+  draft.judgedOn = substitute;
+  draft.notes.push(
+    `judged on ${describeMetric(substitute)}: the inputs have no ${describeMetric(metric)}; ${flag}`,
+  );
+  warnings.push(
+    `${describeMetric(metric)} is not in the inputs of cell "${cell}"; it was judged on ${describeMetric(substitute)} instead (${flag})`,
+  );
+  return substitute;
+}
+
+/** The Welch test on per-run logs, with the rank tests as a cross-check from 5 runs a side: fills the draft. */
+function testOnRunLogs(
+  draft: Draft,
+  baseline: readonly number[],
+  candidate: readonly number[],
+  extraVariance: number,
+  minRunSd: number,
+  passAlpha: number,
+): void {
+  const test = logRatioTest(baseline, candidate, {
+    higherIsBetter: draft.higherIsBetter,
+    tolerance: draft.tolerance,
+    alphaEachSide: passAlpha,
+    extraVariance,
+    minRunSd,
+  });
+  draft.test = test;
+  draft.ratio = test.ratio;
+  draft.ci = test.ratioInterval;
+  draft.worse = test.worse;
+  draft.pWorse = test.pWorse;
+  draft.pBetter = test.pBetter;
+  draft.pBeyond = test.pBeyondTolerance;
+  draft.pBetterBeyond = test.pBetterBeyondTolerance;
+  draft.pWithinTolerance = test.pWithinTolerance;
+  if (test.floored)
+    draft.notes.push(`runs nearly identical: run-to-run sd floored at ${minRunSd} (gate.min_run_sd)`);
+  draft.variances = {
+    baseline: test.baselineVariance,
+    candidate: test.candidateVariance,
+    extra: extraVariance,
+  };
+  if (baseline.length >= 5 && candidate.length >= 5) {
+    const mwu = mannWhitney(candidate, baseline);
+    const hl = hodgesLehmann(baseline.map(Math.log), candidate.map(Math.log));
+    draft.crossCheck = {
+      mannWhitneyP: draft.higherIsBetter ? mwu.pLess : mwu.pGreater,
+      hodgesLehmannRatio: Math.exp(hl.shift),
+    };
+  }
+}
+
+function toleranceFor(gate: GateConfig, metric: MetricName): number {
+  return gate.metric_tolerance[metric] ?? gate.tolerance;
+}
+
+function geometricMean(values: readonly number[]): number {
+  let sum = 0;
+  for (const v of values) sum += Math.log(v);
+  return Math.exp(sum / values.length);
+}
+
+function metricValues(
+  runs: readonly RunRecord[],
+  metric: MetricName,
+): { values: number[]; missing: number; nonPositive: number } {
+  const values: number[] = [];
+  let missing = 0;
+  let nonPositive = 0;
+  for (const run of runs) {
+    const value = run.metrics[metric];
+    if (value === undefined || value === null || !Number.isFinite(value)) missing++;
+    else if (value <= 0) nonPositive++;
+    else values.push(value);
+  }
+  return { values, missing, nonPositive };
+}
+
+function errorRateDraft(
+  cell: string,
+  metric: MetricName,
+  base: readonly RunRecord[],
+  cand: readonly RunRecord[],
+  gated: boolean,
+  tolerance: number,
+  limit: number,
+): Draft {
+  const pool = (runs: readonly RunRecord[]) =>
+    runs.reduce(
+      (acc, run) => ({ failed: acc.failed + run.requests.failed, total: acc.total + run.requests.total }),
+      { failed: 0, total: 0 },
+    );
+  const b = pool(base);
+  const c = pool(cand);
+  const baseRate = b.total > 0 ? b.failed / b.total : null;
+  const candRate = c.total > 0 ? c.failed / c.total : null;
+  const pWorse = errorIncreaseP(b, c);
+  const pBetter = errorIncreaseP(c, b);
+  const draft: Draft = {
+    cell,
+    metric,
+    gated,
+    higherIsBetter: metricSpecs[metric].higherIsBetter,
+    tolerance,
+    baseline: baseRate,
+    candidate: candRate,
+    ratio: baseRate !== null && candRate !== null && baseRate > 0 ? candRate / baseRate : null,
+    ci: null,
+    // Orientation for the shared rule: beyond tolerance only when the rate rose by more than δ relative.
+    worse: baseRate !== null && candRate !== null ? Math.log((candRate + 1e-12) / (baseRate + 1e-12)) : null,
+    pWorse,
+    pBetter,
+    // No estimate of run-to-run spread for a pooled count: "no change" means no significant increase.
+    pWithinTolerance: null,
+    pBeyond: pWorse,
+    pBetterBeyond: pBetter,
+    test: null,
+    judgedOn: null,
+    forced: null,
+    unfixable: null,
+    notes: [],
+    runs: { baseline: base.length, candidate: cand.length },
+    crossCheck: null,
+    variances: null,
+  };
+  if (candRate !== null && candRate > limit) {
+    // A candidate that fails more requests than allowed cannot pass on latency: always blocking.
+    draft.gated = true;
+    draft.forced = "regression";
+    draft.notes.push(
+      `candidate error rate ${(candRate * 100).toFixed(2)}% is above the ${(limit * 100).toFixed(2)}% limit`,
+    );
+  }
+  if (b.total === 0 || c.total === 0) {
+    draft.forced = "inconclusive";
+    draft.notes.push("no requests recorded on a side");
+    if (b.total === 0) draft.unfixable = `no baseline requests recorded in cell "${cell}"`;
+  }
+  return draft;
+}
+
+/** Nearest percentile of the same phase that every run on both sides has (p95 → p99, then p90). */
+const fallbackOrder: Partial<Record<LatencyStatistic, readonly LatencyStatistic[]>> = {
+  p90: ["p95", "p99"],
+  p95: ["p99", "p90"],
+  p99: ["p99_9", "p95"],
+  p99_9: ["p99"],
+};
+
+function fallbackPercentile(
+  metric: MetricName,
+  base: readonly RunRecord[],
+  cand: readonly RunRecord[],
+): MetricName | null {
+  const source = metricSpecs[metric].source;
+  if (source.kind !== "latency") return null;
+  for (const statistic of fallbackOrder[source.statistic] ?? []) {
+    const other = latencyMetricName(source.phase, statistic);
+    const complete = (runs: readonly RunRecord[]) => metricValues(runs, other).values.length === runs.length;
+    if (complete(base) && complete(cand)) return other;
+  }
+  return null;
+}

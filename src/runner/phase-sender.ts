@@ -1,0 +1,117 @@
+import type { StreamClient, StreamOutcome } from "../client/stream-client.js";
+import type { RequestRecord } from "../metrics/request-record.js";
+import type { ServerSession } from "../server/types.js";
+import type { ScheduleClock } from "../util/clock.js";
+import type { Phase } from "../workload/workload.js";
+import type { DeferredWork } from "./deferred-work.js";
+import type { Ticket } from "./dispatch.js";
+import type { JsonlAppender } from "./jsonl-appender.js";
+import type { LoadPlan } from "./load-plan.js";
+import type { ProgressSink } from "./progress.js";
+import type { RequestBody } from "./request-bodies.js";
+import { toRecord } from "./request-record.js";
+
+/** Consecutive refused connections after which a run stops (and is marked cut short). */
+const unreachableAfterRefusals = 20;
+
+/** Why a run stops early: the server exited, refuses every connection, or the caller interrupted. */
+export interface RunGuard {
+  /** The server's exit reason once it exited during the run, else null. */
+  crashed: () => string | null;
+  unreachable: () => boolean;
+  refusedInARow: () => number;
+  noteRefusal: (record: RequestRecord) => void;
+  aborted: () => boolean;
+  /** Stop sending: any of the above. */
+  stop: () => boolean;
+}
+
+export function runGuard(session: ServerSession, shouldAbort: (() => boolean) | undefined): RunGuard {
+  let crashed: string | null = null;
+  void session.exited.then(({ reason }) => {
+    crashed = reason;
+  });
+  // A server that refuses every connection would otherwise be hammered for the whole duration.
+  let refusedInARow = 0;
+  const unreachable = () => refusedInARow >= unreachableAfterRefusals;
+  const noteRefusal = (record: RequestRecord) => {
+    refusedInARow = record.errorKind === "connect" ? refusedInARow + 1 : 0;
+  };
+  const aborted = () => shouldAbort?.() === true;
+  const stop = () => crashed !== null || unreachable() || aborted();
+  return {
+    crashed: () => crashed,
+    unreachable,
+    refusedInARow: () => refusedInARow,
+    noteRefusal,
+    aborted,
+    stop,
+  };
+}
+
+export interface PhaseSenderSetup {
+  client: StreamClient;
+  path: string;
+  cell: string;
+  runIndex: number;
+  runs: number;
+  timeoutMs: number;
+  clock: ScheduleClock;
+  progress: ProgressSink;
+  bookkeeping: DeferredWork;
+  guard: RunGuard;
+}
+
+export interface PhaseSender {
+  send: (ticket: Ticket) => Promise<StreamOutcome>;
+  tally: { done: number; errors: number };
+}
+
+/**
+ * Sends the requests of one phase. A request's record is built, logged and counted after the next
+ * request is on its way (closed-loop waves), in `bookkeeping`.
+ */
+export function phaseSender(
+  setup: PhaseSenderSetup,
+  phase: Phase,
+  phasePlan: LoadPlan,
+  log: JsonlAppender,
+  phaseOrigin: () => number,
+  bodyOf: (index: number) => RequestBody,
+  kept: RequestRecord[] | null = null,
+): PhaseSender {
+  const { client, path, cell, runIndex, timeoutMs, clock, progress, bookkeeping, guard } = setup;
+  const tally = { done: 0, errors: 0 };
+  const send = async (ticket: Ticket): Promise<StreamOutcome> => {
+    const body = bodyOf(ticket.index);
+    const outcome = await client.stream({
+      path,
+      body: body.bytes,
+      requestId: `${cell}-${runIndex}-${phase === "warmup" ? "warmup-" : ""}${ticket.index}`,
+      timeoutMs,
+      perChunkUsage: body.perChunkUsage,
+      expectedChunks: body.meta.maxTokens + 1,
+    });
+    bookkeeping.later(() => {
+      const record = toRecord(phase, ticket, outcome, body.meta, phaseOrigin(), cell, runIndex);
+      log.append(record);
+      kept?.push(record);
+      tally.done++;
+      if (!record.ok) tally.errors++;
+      guard.noteRefusal(record);
+      progress.update({
+        cell,
+        run: runIndex,
+        runs: setup.runs,
+        phase,
+        done: tally.done,
+        total: phasePlan.maxRequests,
+        errors: tally.errors,
+        elapsedS: (clock.now() - phaseOrigin()) / 1000,
+        plannedS: phasePlan.maxDurationMs === null ? null : phasePlan.maxDurationMs / 1000,
+      });
+    });
+    return outcome;
+  };
+  return { send, tally };
+}

@@ -1,0 +1,75 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { RunFile } from "../metrics/run-schema.js";
+import { toVllmResult } from "../metrics/vllm-result-writer.js";
+import { runTelemetry } from "../server/telemetry.js";
+import type { Workload } from "../workload/workload.js";
+import type { CellContext } from "./cell-context.js";
+import type { LoadPlan } from "./load-plan.js";
+import type { Measurement } from "./measured-phase.js";
+import { assembleRunFile } from "./run-file.js";
+
+export type OutputFormat = "vllm";
+
+/** What the run knows besides the measurement when run.json is assembled (read at that moment). */
+export interface RunOutcome {
+  context: CellContext;
+  workload: Workload;
+  plan: LoadPlan;
+  runIndex: number;
+  side: string | undefined;
+  warmupCount: number;
+  peakOnSocket: number;
+  crashReason: string | null;
+  refusedInARow: number | null;
+  aborted: boolean;
+  notes: string[];
+  prefix: { policy: CellContext["cell"]["prefix"]; cacheSalt: string | null; cacheReset: boolean };
+  serverFingerprint: Record<string, unknown>;
+  formats: readonly OutputFormat[];
+  dir: string;
+  redact: (text: string) => string;
+}
+
+/** Assembles run.json from the measurement and writes it, and vllm-result.json when asked, redacted. */
+export function writeRunOutputs(measurement: Measurement, outcome: RunOutcome): RunFile {
+  const { context, workload, plan, runIndex, dir, redact } = outcome;
+  const { cell, config } = context;
+  const { records, startedAtEpochMs } = measurement;
+  const telemetryRecord = measurement.telemetry;
+  const runFile = assembleRunFile({
+    context,
+    workload,
+    plan,
+    runIndex,
+    ...(outcome.side ? { side: outcome.side } : {}),
+    records,
+    warmupCount: outcome.warmupCount,
+    origin: measurement.origin,
+    lastEnd: measurement.lastEnd,
+    startedAtEpochMs,
+    dispatch: measurement.dispatch,
+    eventLoopLagP99Ms: measurement.eventLoopLagP99Ms,
+    peakOnSocket: outcome.peakOnSocket,
+    scrapes: measurement.scrapes,
+    crashReason: outcome.crashReason,
+    refusedInARow: outcome.refusedInARow,
+    aborted: outcome.aborted,
+    notes: outcome.notes,
+    prefix: outcome.prefix,
+    serverFingerprint: outcome.serverFingerprint,
+    telemetry: telemetryRecord ? runTelemetry(telemetryRecord.summary) : null,
+  });
+  writeFileSync(join(dir, "run.json"), redact(`${JSON.stringify(runFile, null, 2)}\n`));
+  if (outcome.formats.includes("vllm")) {
+    const vllm = toVllmResult(records, runFile, {
+      model: config.model.name,
+      endpoint: cell.endpoint,
+      startedAtMs: startedAtEpochMs,
+      burstiness: cell.load.type === "rate" ? cell.load.burstiness : null,
+      maxConcurrency: plan.maxConcurrency,
+    });
+    writeFileSync(join(dir, "vllm-result.json"), redact(`${JSON.stringify(vllm)}\n`));
+  }
+  return runFile;
+}

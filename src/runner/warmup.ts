@@ -1,0 +1,55 @@
+import { join } from "node:path";
+import type { ScheduleClock } from "../util/clock.js";
+import type { CellContext } from "./cell-context.js";
+import { dispatchLoad } from "./dispatch.js";
+import { JsonlAppender } from "./jsonl-appender.js";
+import { type LoadPlan, warmupPlanOf } from "./load-plan.js";
+import { type PhaseSenderSetup, phaseSender } from "./phase-sender.js";
+import type { BodyFor } from "./request-bodies.js";
+
+/**
+ * Warm-up: closed loop at the run's concurrency, its own prompts, results kept apart (warmup.jsonl).
+ * Returns the number of warm-up requests done; failures are noted.
+ */
+export async function runWarmup(
+  setup: PhaseSenderSetup,
+  context: CellContext,
+  plan: LoadPlan,
+  dir: string,
+  clock: ScheduleClock,
+  bodyFor: BodyFor,
+  redact: (text: string) => string,
+  notes: string[],
+): Promise<number> {
+  const warmupPlan = warmupPlanOf(context.cell, plan);
+  let warmupCount = 0;
+  if (warmupPlan !== null) {
+    const warmupLog = new JsonlAppender(join(dir, "warmup.jsonl"), undefined, undefined, redact);
+    const origin = clock.now();
+    const warmup = phaseSender(
+      setup,
+      "warmup",
+      warmupPlan,
+      warmupLog,
+      () => origin,
+      (index) => bodyFor("warmup", index),
+    );
+    try {
+      await dispatchLoad({
+        plan: warmupPlan,
+        clock,
+        seed: context.seed,
+        shouldStop: setup.guard.stop,
+        send: async (ticket) => (await warmup.send(ticket)).endAt,
+      });
+      await setup.bookkeeping.settled();
+    } finally {
+      warmupLog.close();
+    }
+    warmupCount = warmup.tally.done;
+    if (warmup.tally.errors > 0) {
+      notes.push(`${warmup.tally.errors} of ${warmupCount} warm-up requests failed`);
+    }
+  }
+  return warmupCount;
+}

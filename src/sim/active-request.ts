@@ -1,0 +1,213 @@
+import type { ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import type { StepEvent } from "./engine.js";
+import { writeEventChunk } from "./event-stream.js";
+import type { HttpResponder } from "./http-responses.js";
+import type { SimProfile } from "./profile.js";
+import {
+  ChunkWriter,
+  completionResponse,
+  doneEvent,
+  errorBody,
+  type GenerationRequest,
+  type ProtocolShape,
+  streamErrorEvent,
+  usageOf,
+} from "./protocol.js";
+import { tokenText } from "./tokenizer.js";
+
+export interface ChunkRecord {
+  /** The response's `id` (cmpl-... / chatcmpl-...). */
+  requestId: string;
+  /** The client's `x-request-id` header, when sent. */
+  clientRequestId: string | undefined;
+  /** performance.timeOrigin + performance.now() when the chunk was handed to the socket (ms). */
+  timeMs: number;
+  /** Output tokens the chunk carries (0 for the role chunk, usage chunk, error event and [DONE]). */
+  tokens: number;
+  kind: "role" | "content" | "usage" | "error" | "done";
+}
+
+/** What a request in flight needs of the server that owns it (the SimServer). */
+export interface RequestHost {
+  readonly hung: boolean;
+  readonly profile: SimProfile;
+  readonly protocolShape: ProtocolShape;
+  readonly options: { readonly recordChunkTimes: boolean };
+  readonly chunkLog: ChunkRecord[];
+  readonly responses: HttpResponder;
+  /** The request finished normally (counts towards the injected exit and hang faults). */
+  completed(request: ActiveRequest): void;
+  /** The request is done without finishing (rejected): drop it from the server and the engine. */
+  forget(request: ActiveRequest): void;
+  /** The request ends early: the engine stops generating for it. */
+  abort(request: ActiveRequest): void;
+}
+
+export interface FaultPlan {
+  kind: "midstream" | "reset";
+  afterTokens: number;
+}
+
+/** One generation request in flight: turns engine events into the response the client reads. */
+export class ActiveRequest {
+  readonly writer: ChunkWriter;
+  private pendingText = "";
+  private pendingTokens = 0;
+  private sentTokens = 0;
+  /** SSE events produced by the current delivery, written together by flush(). */
+  private outgoing = "";
+  private lastEvent: StepEvent | undefined;
+  /** In the server's flush list for the current delivery. */
+  queued = false;
+  private fullText = "";
+  done = false;
+
+  constructor(
+    readonly server: RequestHost,
+    readonly req: GenerationRequest,
+    readonly res: ServerResponse,
+    readonly id: string,
+    readonly created: number,
+    readonly clientRequestId: string | undefined,
+    readonly fault: FaultPlan | undefined,
+  ) {
+    this.writer = new ChunkWriter(req.endpoint, id, created, req.model, server.protocolShape);
+  }
+
+  start(): void {
+    if (!this.req.stream) return;
+    this.server.responses.writeHead(this.res, 200, "text/event-stream; charset=utf-8", this.req.endpoint);
+    // Headers go out now, as vLLM's streaming response sends them before the first token; otherwise Node
+    // holds them for the first chunk and that chunk leaves later than the time recorded for it.
+    this.res.flushHeaders();
+    if (this.fault?.afterTokens === 0) this.applyFault();
+  }
+
+  onEvent(event: StepEvent): void {
+    if (this.done || this.server.hung) return;
+    const text = event.eos ? "" : tokenText(event.token, event.outputTokens === 1);
+    const finish = event.finishReason ?? null;
+    if (!this.req.stream) {
+      this.fullText += text;
+      this.sentTokens = event.outputTokens;
+      if (this.fault && this.sentTokens >= this.fault.afterTokens && this.fault.kind === "reset") {
+        this.applyFault();
+        return;
+      }
+      if (finish) this.finishPlain(finish, event.outputTokens, this.cachedTokens(event));
+      return;
+    }
+    if (event.first && this.req.endpoint === "chat") {
+      this.outgoing += this.writer.role(
+        this.req.continuousUsage ? usageOf(event.promptTokens, 0) : undefined,
+      );
+      this.record("role", 0);
+    }
+    this.pendingText += text;
+    this.pendingTokens++;
+    this.lastEvent = event;
+    if (finish !== null) this.finishStream(event, finish);
+  }
+
+  /**
+   * Sends what this delivery's events produced as one write: normally one token, several when the
+   * simulator caught up on steps it was late for (merged into one chunk, as vLLM V1 does).
+   */
+  flush(): void {
+    if (this.done || this.server.hung || !this.req.stream) return;
+    const event = this.lastEvent;
+    if (event && this.pendingTokens >= this.server.profile.tokens_per_chunk) {
+      this.outgoing += this.contentChunk(event, null);
+    }
+    if (this.outgoing === "") return;
+    writeEventChunk(this.res, this.outgoing);
+    this.outgoing = "";
+    if (this.fault && this.sentTokens >= this.fault.afterTokens) this.applyFault();
+  }
+
+  private contentChunk(event: StepEvent, finish: string | null): string {
+    const usage = this.req.continuousUsage ? usageOf(event.promptTokens, event.outputTokens) : undefined;
+    const chunk = this.writer.content(this.pendingText, finish, usage);
+    this.record("content", this.pendingTokens);
+    this.sentTokens += this.pendingTokens;
+    this.pendingText = "";
+    this.pendingTokens = 0;
+    return chunk;
+  }
+
+  private finishStream(event: StepEvent, finish: string): void {
+    let out = this.outgoing + this.contentChunk(event, finish);
+    this.outgoing = "";
+    if (this.req.includeUsage) {
+      out += this.writer.usage(usageOf(event.promptTokens, event.outputTokens, this.cachedTokens(event)));
+      this.record("usage", 0);
+    }
+    out += doneEvent;
+    this.record("done", 0);
+    this.done = true;
+    this.res.end(out);
+    this.server.completed(this);
+  }
+
+  private cachedTokens(event: StepEvent): number | undefined {
+    return this.server.profile.enable_prompt_tokens_details ? event.cachedPromptTokens : undefined;
+  }
+
+  private finishPlain(finish: string, completionTokens: number, cachedTokens: number | undefined): void {
+    this.done = true;
+    const body = completionResponse(
+      this.req,
+      this.id,
+      this.created,
+      this.fullText,
+      finish,
+      completionTokens,
+      cachedTokens,
+      this.server.protocolShape,
+    );
+    this.server.responses.sendJson(this.res, 200, body, this.req.endpoint);
+    this.server.completed(this);
+  }
+
+  /** The engine gave up on the request (it can never fit in the KV cache). */
+  reject(): void {
+    if (this.done) return;
+    this.done = true;
+    const message = "The request cannot fit in the KV cache and was aborted.";
+    if (this.req.stream) {
+      this.record("error", 0);
+      this.record("done", 0);
+      this.res.end(streamErrorEvent(500, message) + doneEvent);
+    } else {
+      this.server.responses.sendJson(this.res, 500, errorBody(500, message), this.req.endpoint);
+    }
+    this.server.forget(this);
+  }
+
+  private applyFault(): void {
+    const fault = this.fault!;
+    this.done = true;
+    this.server.abort(this);
+    if (fault.kind === "reset") {
+      const socket = this.res.socket as (Socket & { resetAndDestroy?: () => void }) | null;
+      if (socket?.resetAndDestroy) socket.resetAndDestroy();
+      else socket?.destroy();
+      return;
+    }
+    this.record("error", 0);
+    this.record("done", 0);
+    this.res.end(streamErrorEvent(500, "Simulated fault: the engine failed mid-stream.") + doneEvent);
+  }
+
+  private record(kind: ChunkRecord["kind"], tokens: number): void {
+    if (!this.server.options.recordChunkTimes) return;
+    this.server.chunkLog.push({
+      requestId: this.id,
+      clientRequestId: this.clientRequestId,
+      timeMs: performance.timeOrigin + performance.now(),
+      tokens,
+      kind,
+    });
+  }
+}
