@@ -1,15 +1,15 @@
 #!/usr/bin/env node
-import { G as settleSentence, H as formatSignedNumber, I as describeMetric, J as formatMetricValue, K as formatChange, L as formatInterval, M as formatDetectable, N as describeMetricRef, U as UsageError, u as compareResults, x as writeCompareOutputs, d as defaultInputLimits, O as mebibyte, P as parseConfigText, y as providerForConfig, Q as runAdaptive, R as ExitCode, S as streamProgress, h as handleInterrupts, T as FailureError, V as gatedMetricNames, W as defaultConfigFile, v as createRedactor, w as credentialLikeValues, X as getServedModels, Y as ProbeStatusError, $ as isUnauthorizedStatus, a0 as InputError, a1 as getVllmVersion, a2 as getText, a3 as buildFingerprint, t as toolVersion, c as toolName, a4 as templateView, a5 as cacheConfigFromMetrics, a6 as parsePrometheusText, q as loadConfig, a7 as silentProgress, z as runCells, b as string, a8 as strictObject, l as literal, n as number, A as boolean, a9 as distExports, aa as describeValue, ab as seededRandom, ac as mixSeed, g as systemClock, ad as lookSchedule, ae as renderSummary, af as summarizeConfig, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/interleaved.js';
+import { G as externalEndpoint, v as createRedactor, w as credentialLikeValues, H as getServedModels, P as ProbeStatusError, I as isUnauthorizedStatus, J as FailureError, K as InputError, L as collectFingerprint, M as templateView, N as settleSentence, O as formatSignedNumber, Q as describeMetric, R as formatMetricValue, S as formatChange, T as formatInterval, U as formatDetectable, V as describeMetricRef, W as UsageError, u as compareResults, x as writeCompareOutputs, d as defaultInputLimits, X as mebibyte, Y as parseConfigText, y as providerForConfig, $ as runAdaptive, a0 as ExitCode, a1 as streamProgress, h as handleInterrupts, a2 as gatedMetricNames, a3 as defaultConfigFile, a4 as serverKinds, q as loadConfig, a5 as silentProgress, z as runCells, b as string, a6 as strictObject, l as literal, n as number, A as boolean, a7 as distExports, a8 as describeValue, a9 as seededRandom, aa as mixSeed, g as systemClock, ab as lookSchedule, ac as renderSummary, ad as summarizeConfig, t as toolVersion, c as toolName, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/interleaved.js';
 import { isAbsolute, resolve, join, dirname, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile, readdir, rm, mkdir, access } from 'node:fs/promises';
 import 'node:perf_hooks';
 import 'node:child_process';
-import 'node:net';
 import { fileURLToPath } from 'node:url';
-import { randomUUID } from 'node:crypto';
+import 'node:net';
 import { createServer } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import 'process';
 import 'buffer';
 import 'node:os';
@@ -27,6 +27,66 @@ import 'node:async_hooks';
 import 'node:console';
 import 'node:timers';
 import 'node:dns';
+
+/**
+ * `--base-url`: an `external` server given on the command line instead of in the config. It is reached
+ * and fingerprinted as the registry's external kind is (kinds.ts, collect-fingerprint.ts); unlike a
+ * config's external server it is probed once, not polled, and nothing is written for it but the runs:
+ * it fails at once when nothing answers there, it refuses the key, or it serves another model.
+ */
+function baseUrlProvider(options) {
+    const templates = options.interpolation?.templates ?? [];
+    const server = {
+        kind: "external",
+        base_url: options.baseUrl,
+        ...(options.metricsUrl ? { metrics_url: options.metricsUrl } : {})};
+    const { baseUrl, metricsUrl } = externalEndpoint(server);
+    const endpoint = { baseUrl, metricsUrl, ...(options.apiKey ? { apiKey: options.apiKey } : {}) };
+    const target = { baseUrl, apiKey: options.apiKey };
+    // Everything the runner writes for it passes through this: the key, anything credential-like in the
+    // environment (the command line names no variables to pass), and what the config read from it.
+    const redactor = createRedactor([
+        options.apiKey,
+        ...credentialLikeValues(options.env ?? {}),
+        ...(options.interpolation?.values ?? []).map((entry) => entry.value),
+    ]);
+    return {
+        lifecycle: "per-cell",
+        async start() {
+            // Fail before measuring anything when nothing answers there, or it serves another model.
+            const served = await getServedModels(target).catch((error) => {
+                if (error instanceof ProbeStatusError && isUnauthorizedStatus(error.status)) {
+                    throw new FailureError(`--base-url ${baseUrl}: GET /v1/models answered HTTP ${error.status} (unauthorized): the server ${options.apiKey
+                        ? "refuses the API key sent (the variable server.api_key_env names)"
+                        : "wants an API key and none is sent (set server.api_key_env in the config)"}`);
+                }
+                throw new FailureError(`--base-url ${baseUrl}: GET /v1/models failed (${error instanceof Error ? error.message : String(error)})`);
+            });
+            if (served.length > 0 && !served.some((model) => model.id === options.model.name)) {
+                throw new InputError(`model.name: "${options.model.name}" is not served at ${baseUrl}; it serves ${served.map((model) => `"${model.id}"`).join(", ")}`);
+            }
+            return {
+                endpoint,
+                redact: redactor.redact,
+                fingerprint: () => collectFingerprint({
+                    target,
+                    metricsUrl,
+                    // As before the registry: no settings (the command line gives none), so stored baselines still compare.
+                    server: { kind: server.kind, args: [] },
+                    readyModels: served,
+                    model: templateView(options.model, templates, ["model"]),
+                    sampling: templateView(options.sampling ?? null, templates, ["sampling"]),
+                    nvidiaSmi: null,
+                    env: options.env ?? {},
+                    environment: options.interpolation?.values ?? [],
+                }),
+                // Never resolves: we cannot see an external server's process, only its failed requests.
+                exited: new Promise(() => { }),
+                async stop() { },
+            };
+        },
+    };
+}
 
 function processIo() {
     return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
@@ -642,7 +702,6 @@ const demoCommand = {
  * server kind.
  */
 const presetNames = ["chat", "rag", "batch", "matrix-18"];
-const serverKinds = ["docker", "command", "external", "sim"];
 const presetDescriptions = {
     chat: "an interactive assistant: short prompts, medium answers, usual and near-capacity load",
     rag: "retrieval-augmented answers: one long document, many short questions (prefix reuse) and fresh documents",
@@ -935,71 +994,6 @@ async function exists(path) {
     catch {
         return false;
     }
-}
-
-/**
- * `--base-url`: a server someone else runs. Its sessions start nothing and stop nothing; the fingerprint
- * comes from what the server says about itself (/version, /v1/models, vllm:cache_config_info).
- */
-function baseUrlProvider(options) {
-    const templates = options.interpolation?.templates ?? [];
-    const baseUrl = options.baseUrl.replace(/\/+$/, "");
-    const endpoint = {
-        baseUrl,
-        metricsUrl: options.metricsUrl ?? `${baseUrl}/metrics`,
-        ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-    };
-    const redactor = createRedactor([
-        options.apiKey,
-        ...credentialLikeValues(options.env ?? {}),
-        ...(options.interpolation?.values ?? []).map((entry) => entry.value),
-    ]);
-    return {
-        lifecycle: "per-cell",
-        async start() {
-            // Fail before measuring anything when nothing answers there, or it serves another model.
-            const served = await getServedModels({ baseUrl, apiKey: options.apiKey }).catch((error) => {
-                if (error instanceof ProbeStatusError && isUnauthorizedStatus(error.status)) {
-                    throw new FailureError(`--base-url ${baseUrl}: GET /v1/models answered HTTP ${error.status} (unauthorized): the server ${options.apiKey
-                        ? "refuses the API key sent (the variable server.api_key_env names)"
-                        : "wants an API key and none is sent (set server.api_key_env in the config)"}`);
-                }
-                throw new FailureError(`--base-url ${baseUrl}: GET /v1/models failed (${error instanceof Error ? error.message : String(error)})`);
-            });
-            if (served.length > 0 && !served.some((model) => model.id === options.model.name)) {
-                throw new InputError(`model.name: "${options.model.name}" is not served at ${baseUrl}; it serves ${served.map((model) => `"${model.id}"`).join(", ")}`);
-            }
-            return {
-                endpoint,
-                redact: redactor.redact,
-                async fingerprint() {
-                    const target = { baseUrl, apiKey: options.apiKey };
-                    const [vllmVersion, servedModels, metricsText] = await Promise.all([
-                        getVllmVersion(target),
-                        getServedModels(target).catch(() => []),
-                        getText(endpoint.metricsUrl).catch(() => null),
-                    ]);
-                    return buildFingerprint({
-                        tool: { name: toolName, version: toolVersion },
-                        server: { kind: "external", args: [] },
-                        probes: {
-                            vllmVersion,
-                            servedModels,
-                            cacheConfig: metricsText === null ? null : cacheConfigFromMetrics(parsePrometheusText(metricsText)),
-                        },
-                        model: templateView(options.model, templates, ["model"]),
-                        sampling: templateView(options.sampling ?? null, templates, ["sampling"]),
-                        gpu: null,
-                        env: options.env ?? {},
-                        environment: options.interpolation?.values ?? [],
-                    });
-                },
-                // Never resolves: we cannot see an external server's process, only its failed requests.
-                exited: new Promise(() => { }),
-                async stop() { },
-            };
-        },
-    };
 }
 
 const usage$1 = `Usage: vllm-perf-gate run --config FILE --out DIR [options]
@@ -2405,28 +2399,6 @@ class Engine {
 }
 
 /**
- * Writes one SSE chunk of a streaming response as HTTP/1.1 chunked transfer encoding.
- *
- * `res.write` on a chunked response corks the socket, queues the size line, the data and two CRLFs as
- * four writes and flushes them as one writev on the next tick: about a third more CPU per chunk and
- * several short-lived objects, at 50,000 chunks a second the simulator's largest cost and the source of
- * the garbage collections that made its steps late. When nothing of the response is held back inside
- * Node (headers already on the socket, no queued output), the framed chunk goes to the socket as one
- * write; otherwise, e.g. for an HTTP/1.0 client without chunked encoding, it takes the ordinary path.
- */
-function writeEventChunk(res, text) {
-    const socket = res.socket;
-    if (socket !== null &&
-        res.headersSent &&
-        res.chunkedEncoding === true &&
-        res.writableLength === socket.writableLength) {
-        socket.write(`${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`);
-        return;
-    }
-    res.write(text);
-}
-
-/**
  * The HTTP families prometheus_fastapi_instrumentator's default metrics export on vLLM's API server
  * (Instrumentator().add(metrics.default()) in vllm/entrypoints/openai/api_server.py @ v0.11.0), recorded
  * when a response ends, as the instrumentator's middleware does: a stream counts once it is over.
@@ -2469,6 +2441,71 @@ function add(map, key, value) {
     summary.count++;
     summary.sum += value;
     map.set(key, summary);
+}
+
+/**
+ * The simulator's responses as uvicorn writes them, and their HTTP metrics: each response is recorded
+ * when it ends, as vLLM's instrumentator does.
+ */
+class HttpResponder {
+    clock;
+    httpMetrics = new HttpMetrics();
+    /** What the instrumentator will record for a response when it ends. */
+    httpRecords = new WeakMap();
+    constructor(clock) {
+        this.clock = clock;
+    }
+    /**
+     * The HTTP metrics of a response, recorded when it ends (as vLLM's instrumentator does: grouped status,
+     * and nothing for the handlers it excludes).
+     */
+    count(res, handler, status, responseBytes = 0) {
+        this.httpRecords.set(res, { handler, status, responseBytes });
+    }
+    instrument(req, res, receivedAt) {
+        let done = false;
+        const record = () => {
+            if (done)
+                return;
+            done = true;
+            const info = this.httpRecords.get(res);
+            if (!info)
+                return;
+            const requestBytes = Number(req.headers["content-length"] ?? 0) || 0;
+            const seconds = (this.clock.now() - receivedAt) / 1000;
+            this.httpMetrics.record(info.handler, req.method ?? "GET", info.status, requestBytes, info.responseBytes, seconds);
+        };
+        res.once("finish", record);
+        res.once("close", record);
+    }
+    /** Starlette's StreamingResponse(media_type="text/event-stream") under uvicorn: no cache headers. */
+    writeHead(res, status, contentType, handler) {
+        this.count(res, handlerPath(handler), status);
+        res.writeHead(status, { server: "uvicorn", "content-type": contentType });
+    }
+    sendJson(res, status, body, handler, extra = {}) {
+        const text = JSON.stringify(body);
+        this.count(res, handlerPath(handler), status, Buffer.byteLength(text));
+        res.writeHead(status, {
+            server: "uvicorn",
+            "content-length": Buffer.byteLength(text),
+            "content-type": "application/json",
+            ...extra,
+        });
+        res.end(text);
+    }
+    sendEmpty(res, status, handler) {
+        this.count(res, handler, status);
+        res.writeHead(status, { server: "uvicorn", "content-length": 0 });
+        res.end();
+    }
+}
+function handlerPath(handler) {
+    if (handler === "chat")
+        return "/v1/chat/completions";
+    if (handler === "completions")
+        return "/v1/completions";
+    return handler;
 }
 
 /**
@@ -2660,273 +2697,6 @@ class StepLoop {
         };
         this.immediate = setImmediate(spin);
     }
-}
-
-/**
- * prometheus_client renders floats with floatToGoString (prometheus_client/utils.py): Python's repr, whole
- * numbers with ".0", seven or more integer digits as an exponent.
- */
-function formatValue(value) {
-    if (value === Number.POSITIVE_INFINITY)
-        return "+Inf";
-    if (value === Number.NEGATIVE_INFINITY)
-        return "-Inf";
-    if (Number.isNaN(value))
-        return "NaN";
-    // Python's repr writes magnitudes below 1e-4 with an exponent of at least two digits ("4e-06").
-    if (value !== 0 && Math.abs(value) < 1e-4) {
-        return value.toExponential().replace(/e([+-])(\d)$/, "e$10$2");
-    }
-    const text = Number.isInteger(value) && Math.abs(value) < 1e16 ? `${value}.0` : String(value);
-    // Python's repr, then prometheus_client's floatToGoString: seven or more integer digits become an
-    // exponent ("1.2345678e+07").
-    const dot = text.indexOf(".");
-    if (value > 0 && dot > 6 && !text.includes("e")) {
-        const mantissa = `${text[0]}.${text.slice(1, dot)}${text.slice(dot + 1)}`.replace(/[0.]+$/, "");
-        return `${mantissa}e+0${dot - 1}`;
-    }
-    return text;
-}
-function escapeLabel(value) {
-    return value.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\n");
-}
-function labelText(labels) {
-    const parts = Object.entries(labels).map(([key, value]) => `${key}="${escapeLabel(value)}"`);
-    return parts.length > 0 ? `{${parts.join(",")}}` : "";
-}
-class Writer {
-    createdAt;
-    lines = [];
-    constructor(createdAt) {
-        this.createdAt = createdAt;
-    }
-    /**
-     * prometheus_client's text output moves a family's `_created` samples into a gauge family of their own
-     * right after it (generate_latest in prometheus_client/exposition.py).
-     */
-    created(name, help, labelSets) {
-        if (labelSets.length === 0)
-            return;
-        this.family(`${name}_created`, "gauge", help);
-        for (const labels of labelSets)
-            this.sample(`${name}_created`, labels, this.createdAt);
-    }
-    family(name, type, help) {
-        this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-    }
-    sample(name, labels, value) {
-        this.lines.push(`${name}${labelText(labels)} ${formatValue(value)}`);
-    }
-    histogram(name, help, labels, histogram) {
-        this.family(name, "histogram", help);
-        this.histogramSamples(name, labels, histogram);
-        this.created(name, help, [labels]);
-    }
-    histogramSamples(name, labels, histogram) {
-        let cumulative = 0;
-        histogram.buckets.forEach((bound, i) => {
-            cumulative += histogram.counts[i];
-            this.sample(`${name}_bucket`, { ...labels, le: formatValue(bound) }, cumulative);
-        });
-        this.sample(`${name}_bucket`, { ...labels, le: "+Inf" }, histogram.count);
-        this.sample(`${name}_count`, labels, histogram.count);
-        this.sample(`${name}_sum`, labels, histogram.sum);
-    }
-}
-function renderMetrics({ engine, modelName, http, createdAt }) {
-    const w = new Writer(createdAt);
-    const labels = { model_name: modelName, engine: "0" };
-    const s = engine.stats;
-    const p = engine.config;
-    if (p.disable_log_stats) {
-        writeHttp(w, http);
-        return `${w.lines.join("\n")}\n`;
-    }
-    const set = metricSetOf(p.vllm_version);
-    const gauge = (name, help, value, extra = {}) => {
-        w.family(name, "gauge", help);
-        w.sample(name, { ...labels, ...extra }, value);
-    };
-    /** `name` without `_total`: the family, as prometheus_client names it; the sample gets `_total`. */
-    const counter = (name, help, value) => {
-        w.family(`${name}_total`, "counter", help);
-        w.sample(`${name}_total`, labels, value);
-        w.created(name, help, [labels]);
-    };
-    gauge("vllm:num_requests_running", "Number of requests in model execution batches.", engine.numRunning);
-    gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", engine.numWaiting);
-    if (set === "current") {
-        w.family("vllm:engine_sleep_state", "gauge", "Engine sleep state; awake = 0 means engine is sleeping; awake = 1 means engine is awake; weights_offloaded = 1 means sleep level 1; discard_all = 1 means sleep level 2.");
-        for (const [state, value] of [
-            ["awake", 1],
-            ["weights_offloaded", 0],
-            ["discard_all", 0],
-        ]) {
-            w.sample("vllm:engine_sleep_state", { ...labels, sleep_state: state }, value);
-        }
-    }
-    if (set === "0.10") {
-        gauge("vllm:gpu_cache_usage_perc", "GPU KV-cache usage. 1 means 100 percent usage.DEPRECATED: Use vllm:kv_cache_usage_perc instead.", engine.kvUsage);
-        counter("vllm:gpu_prefix_cache_queries", "GPU prefix cache queries, in terms of number of queriedtokens. DEPRECATED: Use vllm:prefix_cache_queries instead.", s.prefixQueries);
-        counter("vllm:gpu_prefix_cache_hits", "GPU prefix cache hits, in terms of number of cached tokens. DEPRECATED: Use vllm:prefix_cache_hits instead.", s.prefixHits);
-    }
-    gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", engine.kvUsage);
-    counter("vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.", s.prefixQueries);
-    counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.", s.prefixHits);
-    if (set === "current") {
-        counter("vllm:external_prefix_cache_queries", "External prefix cache queries from KV connector cross-instance cache sharing, in terms of number of queried tokens.", 0);
-        counter("vllm:external_prefix_cache_hits", "External prefix cache hits from KV connector cross-instance cache sharing, in terms of number of cached tokens.", 0);
-        counter("vllm:mm_cache_queries", "Multi-modal cache queries, in terms of number of queried items.", 0);
-        counter("vllm:mm_cache_hits", "Multi-modal cache hits, in terms of number of cached items.", 0);
-    }
-    counter("vllm:num_preemptions", "Cumulative number of preemption from the engine.", s.preemptions);
-    counter("vllm:prompt_tokens", "Number of prefill tokens processed.", s.promptTokens);
-    counter("vllm:generation_tokens", "Number of generation tokens processed.", s.generationTokens);
-    w.family("vllm:request_success_total", "counter", "Count of successfully processed requests.");
-    for (const reason of ["stop", "length", "abort"]) {
-        w.sample("vllm:request_success_total", { ...labels, finished_reason: reason }, s.success[reason]);
-    }
-    w.created("vllm:request_success", "Count of successfully processed requests.", ["stop", "length", "abort"].map((reason) => ({ ...labels, finished_reason: reason })));
-    if (p.spec_decode_num_tokens > 0)
-        writeSpecDecode(w, labels, engine);
-    const histograms = [
-        ["vllm:request_prompt_tokens", "Number of prefill tokens processed.", s.promptTokensPerRequest],
-        [
-            "vllm:request_generation_tokens",
-            "Number of generation tokens processed.",
-            s.generationTokensPerRequest,
-        ],
-        ["vllm:iteration_tokens_total", "Histogram of number of tokens per engine_step.", s.iterationTokens],
-        [
-            "vllm:request_max_num_generation_tokens",
-            "Histogram of maximum number of requested generation tokens.",
-            s.maxGenerationTokens,
-        ],
-        ["vllm:request_params_n", "Histogram of the n request parameter.", s.nParam],
-        ["vllm:request_params_max_tokens", "Histogram of the max_tokens request parameter.", s.maxTokensParam],
-        ["vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", s.ttft],
-    ];
-    if (set === "0.10") {
-        histograms.push(["vllm:time_per_output_token_seconds", "Histogram of time per output token in seconds.", s.itl], [
-            "vllm:time_per_prefill_token_request_seconds",
-            "Time spent per token during prefill  phase in seconds",
-            s.prefillPerToken,
-        ]);
-    }
-    else if (set === "0.11") {
-        histograms.push([
-            "vllm:time_per_output_token_seconds",
-            "Histogram of time per output token in seconds.DEPRECATED: Use vllm:inter_token_latency_seconds instead.",
-            s.itl,
-        ], ["vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", s.itl]);
-    }
-    else {
-        histograms.push(["vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", s.itl], [
-            "vllm:request_time_per_output_token_seconds",
-            "Histogram of time_per_output_token_seconds per request.",
-            s.tpot,
-        ]);
-    }
-    histograms.push(["vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", s.e2e], ["vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", s.queue], [
-        "vllm:request_inference_time_seconds",
-        "Histogram of time spent in RUNNING phase for request.",
-        s.inference,
-    ], ["vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.", s.prefill], ["vllm:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request.", s.decode]);
-    for (const [name, help, histogram] of histograms)
-        w.histogram(name, help, labels, histogram);
-    w.family("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig");
-    w.sample("vllm:cache_config_info", cacheConfigLabels(engine), 1);
-    writeHttp(w, http);
-    return `${w.lines.join("\n")}\n`;
-}
-/**
- * CacheConfig.metrics_info(): every field of vLLM's CacheConfig as a string label, plus engine
- * (vllm/config/cache.py @ v0.11.0; fields the simulator has no notion of carry vLLM's defaults). Sorted, as
- * prometheus_client orders the label names it is given by the dict, which is sorted here for stability.
- */
-function cacheConfigLabels(engine) {
-    const p = engine.config;
-    const labels = {
-        block_size: String(p.block_size),
-        cache_dtype: p.cache_dtype,
-        calculate_kv_scales: "False",
-        cpu_offload_gb: "0",
-        enable_prefix_caching: p.enable_prefix_caching ? "True" : "False",
-        engine: "0",
-        gpu_memory_utilization: String(p.gpu_memory_utilization),
-        is_attention_free: "False",
-        kv_sharing_fast_prefill: "False",
-        mamba_cache_dtype: "auto",
-        mamba_ssm_cache_dtype: "auto",
-        num_cpu_blocks: "None",
-        num_gpu_blocks: String(engine.kvCapacityBlocks),
-        num_gpu_blocks_override: "None",
-        prefix_caching_hash_algo: "sha256",
-        sliding_window: "None",
-        swap_space: "4",
-    };
-    return labels;
-}
-/** vllm/v1/spec_decode/metrics.py @ 016a8587 (SpecDecodingProm): counters, accepted per draft position. */
-function writeSpecDecode(w, labels, engine) {
-    const spec = engine.stats.specDecode;
-    const one = (name, help, value) => {
-        w.family(`${name}_total`, "counter", help);
-        w.sample(`${name}_total`, labels, value);
-        w.created(name, help, [labels]);
-    };
-    one("vllm:spec_decode_num_drafts", "Number of spec decoding drafts.", spec.drafts);
-    one("vllm:spec_decode_num_draft_tokens", "Number of draft tokens.", spec.draftTokens);
-    one("vllm:spec_decode_num_accepted_tokens", "Number of accepted tokens.", spec.acceptedTokens);
-    const name = "vllm:spec_decode_num_accepted_tokens_per_pos";
-    w.family(`${name}_total`, "counter", "Accepted tokens per draft position.");
-    const positions = engine.config.spec_decode_num_tokens;
-    for (let position = 0; position < positions; position++) {
-        w.sample(`${name}_total`, { ...labels, position: String(position) }, spec.acceptedPerPosition[position] ?? 0);
-    }
-    w.created(name, "Accepted tokens per draft position.", Array.from({ length: positions }, (_, position) => ({ ...labels, position: String(position) })));
-}
-/**
- * prometheus_fastapi_instrumentator's default families, as vLLM's API server registers them: the request
- * counter, request and response sizes (summaries), and latency with many buckets and no labels and with
- * three buckets by handler and method.
- */
-function writeHttp(w, http) {
-    const totalHelp = "Total number of requests by method, status and handler.";
-    w.family("http_requests_total", "counter", totalHelp);
-    const keys = [...http.requests.keys()].map((key) => key.split(" "));
-    const requestLabels = keys.map(([handler, method, status]) => ({
-        handler: handler,
-        method: method,
-        status: status,
-    }));
-    for (const labels of requestLabels) {
-        w.sample("http_requests_total", labels, http.requests.get(`${labels.handler} ${labels.method} ${labels.status}`));
-    }
-    w.created("http_requests", totalHelp, requestLabels);
-    summary(w, "http_request_size_bytes", "Content length of incoming requests by handler. Only value of header is respected. Otherwise ignored. No percentile calculated. ", http.requestSize);
-    summary(w, "http_response_size_bytes", "Content length of outgoing responses by handler. Only value of header is respected. Otherwise ignored. No percentile calculated. ", http.responseSize);
-    w.histogram("http_request_duration_highr_seconds", "Latency with many buckets but no API specific labels. Made for more accurate percentile calculations. ", {}, http.durationHighr);
-    const durationHelp = "Latency with only few buckets by handler. Made to be only used if aggregation by handler is important. ";
-    w.family("http_request_duration_seconds", "histogram", durationHelp);
-    const durationLabels = [];
-    for (const [key, histogram] of http.duration) {
-        const [handler, method] = key.split(" ");
-        const labels = { handler: handler, method: method };
-        durationLabels.push(labels);
-        w.histogramSamples("http_request_duration_seconds", labels, histogram);
-    }
-    w.created("http_request_duration_seconds", durationHelp, durationLabels);
-}
-function summary(w, name, help, sizes) {
-    w.family(name, "summary", help);
-    const labelSets = [];
-    for (const [handler, size] of sizes) {
-        labelSets.push({ handler });
-        w.sample(`${name}_count`, { handler }, size.count);
-        w.sample(`${name}_sum`, { handler }, size.sum);
-    }
-    w.created(name, help, labelSets);
 }
 
 function protocolShapeOf(version) {
@@ -3213,7 +2983,116 @@ function completionResponse(req, id, created, text, finishReason, completionToke
     };
 }
 
+/** Largest request body the simulator reads; a larger one is answered 400 "body too large". */
 const maxBodyBytes = 64 * 1024 * 1024;
+function headerValue(value) {
+    return Array.isArray(value) ? value[0] : value;
+}
+/** Reads and discards a body the route does not use. */
+async function drain(req) {
+    if (req.readableEnded)
+        return;
+    for await (const _ of req) {
+        // discard
+    }
+}
+/**
+ * Plain 'data'/'end' events rather than an async iterator: a closed-loop client sends a whole wave of
+ * requests at once, and the per-request cost of reading them is time every one of them waits.
+ */
+function readJson(req) {
+    return new Promise((resolve, reject) => {
+        const chunks = [];
+        let size = 0;
+        const onData = (chunk) => {
+            size += chunk.length;
+            if (size <= maxBodyBytes) {
+                chunks.push(chunk);
+                return;
+            }
+            req.off("data", onData);
+            req.off("end", onEnd);
+            req.destroy();
+            resolve({ ok: false, error: "body too large" });
+        };
+        const onEnd = () => {
+            const text = chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks).toString("utf8");
+            try {
+                resolve({ ok: true, value: JSON.parse(text) });
+            }
+            catch (error) {
+                resolve({ ok: false, error: error.message });
+            }
+        };
+        req.on("data", onData);
+        req.on("end", onEnd);
+        req.once("error", reject);
+    });
+}
+
+/** GET /admin/config (and dev mode's /server_info): the profile and the engine's state. */
+function adminView(server) {
+    return {
+        profile: server.profile,
+        model: server.options.model,
+        seed: server.options.seed,
+        speedFactor: server.engine.speedFactor,
+        kvCapacityBlocks: server.engine.kvCapacityBlocks,
+        completedRequests: server.completedRequests,
+    };
+}
+/** POST /admin/config: knobs changed at run time, checked as a profile file's are. */
+async function adminConfig(server, req, res) {
+    const body = await readJson(req);
+    if (!body.ok || typeof body.value !== "object" || body.value === null || Array.isArray(body.value)) {
+        server.responses.sendJson(res, 400, errorBody(400, "POST /admin/config expects a JSON object of knobs"), "/admin/config");
+        return;
+    }
+    try {
+        server.setProfile(coerceOverrides(body.value), "POST /admin/config");
+    }
+    catch (error) {
+        if (error instanceof ProfileError) {
+            server.responses.sendJson(res, 400, errorBody(400, error.message), "/admin/config");
+            return;
+        }
+        throw error;
+    }
+    server.responses.sendJson(res, 200, adminView(server), "/admin/config");
+}
+/** GET /admin/chunks: the chunk-time truth for a client in another process; ?offset=N skips records already fetched. */
+function adminChunks(server, req, res, path) {
+    const offset = Number(new URL(req.url ?? "/", "http://sim").searchParams.get("offset") ?? 0);
+    const from = Number.isInteger(offset) && offset > 0 ? offset : 0;
+    server.responses.sendJson(res, 200, {
+        recording: server.options.recordChunkTimes,
+        total: server.chunkLog.length,
+        records: server.chunkLog.slice(from),
+    }, path);
+}
+
+/**
+ * Writes one SSE chunk of a streaming response as HTTP/1.1 chunked transfer encoding.
+ *
+ * `res.write` on a chunked response corks the socket, queues the size line, the data and two CRLFs as
+ * four writes and flushes them as one writev on the next tick: about a third more CPU per chunk and
+ * several short-lived objects, at 50,000 chunks a second the simulator's largest cost and the source of
+ * the garbage collections that made its steps late. When nothing of the response is held back inside
+ * Node (headers already on the socket, no queued output), the framed chunk goes to the socket as one
+ * write; otherwise, e.g. for an HTTP/1.0 client without chunked encoding, it takes the ordinary path.
+ */
+function writeEventChunk(res, text) {
+    const socket = res.socket;
+    if (socket !== null &&
+        res.headersSent &&
+        res.chunkedEncoding === true &&
+        res.writableLength === socket.writableLength) {
+        socket.write(`${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`);
+        return;
+    }
+    res.write(text);
+}
+
 /** One generation request in flight: turns engine events into the response the client reads. */
 class ActiveRequest {
     server;
@@ -3247,7 +3126,7 @@ class ActiveRequest {
     start() {
         if (!this.req.stream)
             return;
-        this.server.writeHead(this.res, 200, "text/event-stream; charset=utf-8", this.req.endpoint);
+        this.server.responses.writeHead(this.res, 200, "text/event-stream; charset=utf-8", this.req.endpoint);
         // Headers go out now, as vLLM's streaming response sends them before the first token; otherwise Node
         // holds them for the first chunk and that chunk leaves later than the time recorded for it.
         this.res.flushHeaders();
@@ -3326,7 +3205,7 @@ class ActiveRequest {
     finishPlain(finish, completionTokens, cachedTokens) {
         this.done = true;
         const body = completionResponse(this.req, this.id, this.created, this.fullText, finish, completionTokens, cachedTokens, this.server.protocolShape);
-        this.server.sendJson(this.res, 200, body, this.req.endpoint);
+        this.server.responses.sendJson(this.res, 200, body, this.req.endpoint);
         this.server.completed(this);
     }
     /** The engine gave up on the request (it can never fit in the KV cache). */
@@ -3341,7 +3220,7 @@ class ActiveRequest {
             this.res.end(streamErrorEvent(500, message) + doneEvent);
         }
         else {
-            this.server.sendJson(this.res, 500, errorBody(500, message), this.req.endpoint);
+            this.server.responses.sendJson(this.res, 500, errorBody(500, message), this.req.endpoint);
         }
         this.server.forget(this);
     }
@@ -3373,17 +3252,561 @@ class ActiveRequest {
         });
     }
 }
+
+/**
+ * POST /v1/completions and /v1/chat/completions: the request checked and parsed, the injected faults
+ * drawn, the response id chosen as vLLM does, and the request handed to the engine; the response is
+ * written by its ActiveRequest as the engine produces tokens.
+ *
+ * `receivedAt` is when the request's headers were parsed: the engine sees the request from then, so
+ * reading the body, tokenizing and checking it (the simulator's own work, not part of the modelled
+ * server) do not add to its TTFT.
+ */
+async function generate(server, endpoint, req, res, receivedAt) {
+    const handler = endpoint === "chat" ? "/v1/chat/completions" : "/v1/completions";
+    const body = await readJson(req);
+    const arrival = receivedAt;
+    if (server.hung)
+        return;
+    const p = server.profile;
+    if (server.starting()) {
+        server.responses.sendJson(res, 503, errorBody(503, "The server is starting."), handler);
+        return;
+    }
+    if (p.engine_dead) {
+        server.responses.sendJson(res, 500, errorBody(500, "EngineCore encountered an issue. See stack trace for the root cause."), handler);
+        return;
+    }
+    if (!body.ok) {
+        server.responses.sendJson(res, 400, errorBody(400, `Invalid JSON body: ${body.error}`), handler);
+        return;
+    }
+    let parsed;
+    try {
+        parsed = parseGenerationRequest(endpoint, body.value, {
+            servedModel: server.options.model,
+            maxModelLen: p.max_model_len,
+        });
+    }
+    catch (error) {
+        if (error instanceof ProtocolError) {
+            server.responses.sendJson(res, error.status, errorBody(error.status, error.message, error.param), handler);
+            return;
+        }
+        throw error;
+    }
+    const draw = server.faultRandom.next();
+    if (draw < p.fault_error_rate) {
+        server.responses.sendJson(res, p.fault_error_status, errorBody(p.fault_error_status, `Simulated fault: status ${p.fault_error_status}.`), handler);
+        return;
+    }
+    const faultDraw = server.faultRandom.next();
+    let fault;
+    if (parsed.stream && faultDraw < p.fault_midstream_error_rate) {
+        fault = { kind: "midstream", afterTokens: p.fault_after_tokens };
+    }
+    else if (faultDraw >= 1 - p.fault_reset_rate) {
+        fault = { kind: "reset", afterTokens: p.fault_after_tokens };
+    }
+    const prefix = endpoint === "chat" ? "chatcmpl-" : "cmpl-";
+    const clientRequestId = headerValue(req.headers["x-request-id"]);
+    // As vLLM does: the id is the prefix plus X-Request-Id, else the body's request_id, else a uuid.
+    const bodyRequestId = body.value.request_id;
+    const base = clientRequestId ?? (typeof bodyRequestId === "string" ? bodyRequestId : undefined);
+    const wanted = base !== undefined && base !== "" ? `${prefix}${base}` : undefined;
+    const id = wanted !== undefined && !server.active.has(wanted) && !server.engine.knows(wanted)
+        ? wanted
+        : `${prefix}${randomUUID().replaceAll("-", "")}`;
+    const active = new ActiveRequest(server, parsed, res, id, Math.floor(Date.now() / 1000), clientRequestId, fault);
+    server.active.set(id, active);
+    server.engine.addRequest({
+        id,
+        promptTokens: parsed.promptTokens,
+        maxTokens: parsed.maxTokens,
+        minTokens: parsed.minTokens,
+        ignoreEos: parsed.ignoreEos,
+        seed: parsed.seed,
+        cacheSalt: parsed.cacheSalt,
+        temperature: parsed.temperature,
+    }, arrival);
+    // A write racing a client reset reports the error here; the close handler does the cleanup.
+    res.on("error", () => undefined);
+    res.on("close", () => {
+        if (!active.done) {
+            active.done = true;
+            server.abort(active);
+        }
+    });
+    active.start();
+    if (!active.done)
+        server.loop.wake(arrival);
+}
+
+/**
+ * prometheus_client renders floats with floatToGoString (prometheus_client/utils.py): Python's repr, whole
+ * numbers with ".0", seven or more integer digits as an exponent.
+ */
+function formatValue(value) {
+    if (value === Number.POSITIVE_INFINITY)
+        return "+Inf";
+    if (value === Number.NEGATIVE_INFINITY)
+        return "-Inf";
+    if (Number.isNaN(value))
+        return "NaN";
+    // Python's repr writes magnitudes below 1e-4 with an exponent of at least two digits ("4e-06").
+    if (value !== 0 && Math.abs(value) < 1e-4) {
+        return value.toExponential().replace(/e([+-])(\d)$/, "e$10$2");
+    }
+    const text = Number.isInteger(value) && Math.abs(value) < 1e16 ? `${value}.0` : String(value);
+    // Python's repr, then prometheus_client's floatToGoString: seven or more integer digits become an
+    // exponent ("1.2345678e+07").
+    const dot = text.indexOf(".");
+    if (value > 0 && dot > 6 && !text.includes("e")) {
+        const mantissa = `${text[0]}.${text.slice(1, dot)}${text.slice(dot + 1)}`.replace(/[0.]+$/, "");
+        return `${mantissa}e+0${dot - 1}`;
+    }
+    return text;
+}
+function escapeLabel(value) {
+    return value.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\n");
+}
+function labelText(labels) {
+    const parts = Object.entries(labels).map(([key, value]) => `${key}="${escapeLabel(value)}"`);
+    return parts.length > 0 ? `{${parts.join(",")}}` : "";
+}
+class Writer {
+    createdAt;
+    lines = [];
+    constructor(createdAt) {
+        this.createdAt = createdAt;
+    }
+    /**
+     * prometheus_client's text output moves a family's `_created` samples into a gauge family of their own
+     * right after it (generate_latest in prometheus_client/exposition.py).
+     */
+    created(name, help, labelSets) {
+        if (labelSets.length === 0)
+            return;
+        this.family(`${name}_created`, "gauge", help);
+        for (const labels of labelSets)
+            this.sample(`${name}_created`, labels, this.createdAt);
+    }
+    family(name, type, help) {
+        this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    }
+    sample(name, labels, value) {
+        this.lines.push(`${name}${labelText(labels)} ${formatValue(value)}`);
+    }
+    histogram(name, help, labels, histogram) {
+        this.family(name, "histogram", help);
+        this.histogramSamples(name, labels, histogram);
+        this.created(name, help, [labels]);
+    }
+    histogramSamples(name, labels, histogram) {
+        let cumulative = 0;
+        histogram.buckets.forEach((bound, i) => {
+            cumulative += histogram.counts[i];
+            this.sample(`${name}_bucket`, { ...labels, le: formatValue(bound) }, cumulative);
+        });
+        this.sample(`${name}_bucket`, { ...labels, le: "+Inf" }, histogram.count);
+        this.sample(`${name}_count`, labels, histogram.count);
+        this.sample(`${name}_sum`, labels, histogram.sum);
+    }
+}
+function renderMetrics({ engine, modelName, http, createdAt }) {
+    const w = new Writer(createdAt);
+    const labels = { model_name: modelName, engine: "0" };
+    const s = engine.stats;
+    const p = engine.config;
+    if (p.disable_log_stats) {
+        writeHttp(w, http);
+        return `${w.lines.join("\n")}\n`;
+    }
+    const set = metricSetOf(p.vllm_version);
+    const gauge = (name, help, value, extra = {}) => {
+        w.family(name, "gauge", help);
+        w.sample(name, { ...labels, ...extra }, value);
+    };
+    /** `name` without `_total`: the family, as prometheus_client names it; the sample gets `_total`. */
+    const counter = (name, help, value) => {
+        w.family(`${name}_total`, "counter", help);
+        w.sample(`${name}_total`, labels, value);
+        w.created(name, help, [labels]);
+    };
+    gauge("vllm:num_requests_running", "Number of requests in model execution batches.", engine.numRunning);
+    gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", engine.numWaiting);
+    if (set === "current") {
+        w.family("vllm:engine_sleep_state", "gauge", "Engine sleep state; awake = 0 means engine is sleeping; awake = 1 means engine is awake; weights_offloaded = 1 means sleep level 1; discard_all = 1 means sleep level 2.");
+        for (const [state, value] of [
+            ["awake", 1],
+            ["weights_offloaded", 0],
+            ["discard_all", 0],
+        ]) {
+            w.sample("vllm:engine_sleep_state", { ...labels, sleep_state: state }, value);
+        }
+    }
+    if (set === "0.10") {
+        gauge("vllm:gpu_cache_usage_perc", "GPU KV-cache usage. 1 means 100 percent usage.DEPRECATED: Use vllm:kv_cache_usage_perc instead.", engine.kvUsage);
+        counter("vllm:gpu_prefix_cache_queries", "GPU prefix cache queries, in terms of number of queriedtokens. DEPRECATED: Use vllm:prefix_cache_queries instead.", s.prefixQueries);
+        counter("vllm:gpu_prefix_cache_hits", "GPU prefix cache hits, in terms of number of cached tokens. DEPRECATED: Use vllm:prefix_cache_hits instead.", s.prefixHits);
+    }
+    gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", engine.kvUsage);
+    counter("vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.", s.prefixQueries);
+    counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.", s.prefixHits);
+    if (set === "current") {
+        counter("vllm:external_prefix_cache_queries", "External prefix cache queries from KV connector cross-instance cache sharing, in terms of number of queried tokens.", 0);
+        counter("vllm:external_prefix_cache_hits", "External prefix cache hits from KV connector cross-instance cache sharing, in terms of number of cached tokens.", 0);
+        counter("vllm:mm_cache_queries", "Multi-modal cache queries, in terms of number of queried items.", 0);
+        counter("vllm:mm_cache_hits", "Multi-modal cache hits, in terms of number of cached items.", 0);
+    }
+    counter("vllm:num_preemptions", "Cumulative number of preemption from the engine.", s.preemptions);
+    counter("vllm:prompt_tokens", "Number of prefill tokens processed.", s.promptTokens);
+    counter("vllm:generation_tokens", "Number of generation tokens processed.", s.generationTokens);
+    w.family("vllm:request_success_total", "counter", "Count of successfully processed requests.");
+    for (const reason of ["stop", "length", "abort"]) {
+        w.sample("vllm:request_success_total", { ...labels, finished_reason: reason }, s.success[reason]);
+    }
+    w.created("vllm:request_success", "Count of successfully processed requests.", ["stop", "length", "abort"].map((reason) => ({ ...labels, finished_reason: reason })));
+    if (p.spec_decode_num_tokens > 0)
+        writeSpecDecode(w, labels, engine);
+    const histograms = [
+        ["vllm:request_prompt_tokens", "Number of prefill tokens processed.", s.promptTokensPerRequest],
+        [
+            "vllm:request_generation_tokens",
+            "Number of generation tokens processed.",
+            s.generationTokensPerRequest,
+        ],
+        ["vllm:iteration_tokens_total", "Histogram of number of tokens per engine_step.", s.iterationTokens],
+        [
+            "vllm:request_max_num_generation_tokens",
+            "Histogram of maximum number of requested generation tokens.",
+            s.maxGenerationTokens,
+        ],
+        ["vllm:request_params_n", "Histogram of the n request parameter.", s.nParam],
+        ["vllm:request_params_max_tokens", "Histogram of the max_tokens request parameter.", s.maxTokensParam],
+        ["vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", s.ttft],
+    ];
+    if (set === "0.10") {
+        histograms.push(["vllm:time_per_output_token_seconds", "Histogram of time per output token in seconds.", s.itl], [
+            "vllm:time_per_prefill_token_request_seconds",
+            "Time spent per token during prefill  phase in seconds",
+            s.prefillPerToken,
+        ]);
+    }
+    else if (set === "0.11") {
+        histograms.push([
+            "vllm:time_per_output_token_seconds",
+            "Histogram of time per output token in seconds.DEPRECATED: Use vllm:inter_token_latency_seconds instead.",
+            s.itl,
+        ], ["vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", s.itl]);
+    }
+    else {
+        histograms.push(["vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", s.itl], [
+            "vllm:request_time_per_output_token_seconds",
+            "Histogram of time_per_output_token_seconds per request.",
+            s.tpot,
+        ]);
+    }
+    histograms.push(["vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", s.e2e], ["vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", s.queue], [
+        "vllm:request_inference_time_seconds",
+        "Histogram of time spent in RUNNING phase for request.",
+        s.inference,
+    ], ["vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.", s.prefill], ["vllm:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request.", s.decode]);
+    for (const [name, help, histogram] of histograms)
+        w.histogram(name, help, labels, histogram);
+    w.family("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig");
+    w.sample("vllm:cache_config_info", cacheConfigLabels(engine), 1);
+    writeHttp(w, http);
+    return `${w.lines.join("\n")}\n`;
+}
+/**
+ * CacheConfig.metrics_info(): every field of vLLM's CacheConfig as a string label, plus engine
+ * (vllm/config/cache.py @ v0.11.0; fields the simulator has no notion of carry vLLM's defaults). Sorted, as
+ * prometheus_client orders the label names it is given by the dict, which is sorted here for stability.
+ */
+function cacheConfigLabels(engine) {
+    const p = engine.config;
+    const labels = {
+        block_size: String(p.block_size),
+        cache_dtype: p.cache_dtype,
+        calculate_kv_scales: "False",
+        cpu_offload_gb: "0",
+        enable_prefix_caching: p.enable_prefix_caching ? "True" : "False",
+        engine: "0",
+        gpu_memory_utilization: String(p.gpu_memory_utilization),
+        is_attention_free: "False",
+        kv_sharing_fast_prefill: "False",
+        mamba_cache_dtype: "auto",
+        mamba_ssm_cache_dtype: "auto",
+        num_cpu_blocks: "None",
+        num_gpu_blocks: String(engine.kvCapacityBlocks),
+        num_gpu_blocks_override: "None",
+        prefix_caching_hash_algo: "sha256",
+        sliding_window: "None",
+        swap_space: "4",
+    };
+    return labels;
+}
+/** vllm/v1/spec_decode/metrics.py @ 016a8587 (SpecDecodingProm): counters, accepted per draft position. */
+function writeSpecDecode(w, labels, engine) {
+    const spec = engine.stats.specDecode;
+    const one = (name, help, value) => {
+        w.family(`${name}_total`, "counter", help);
+        w.sample(`${name}_total`, labels, value);
+        w.created(name, help, [labels]);
+    };
+    one("vllm:spec_decode_num_drafts", "Number of spec decoding drafts.", spec.drafts);
+    one("vllm:spec_decode_num_draft_tokens", "Number of draft tokens.", spec.draftTokens);
+    one("vllm:spec_decode_num_accepted_tokens", "Number of accepted tokens.", spec.acceptedTokens);
+    const name = "vllm:spec_decode_num_accepted_tokens_per_pos";
+    w.family(`${name}_total`, "counter", "Accepted tokens per draft position.");
+    const positions = engine.config.spec_decode_num_tokens;
+    for (let position = 0; position < positions; position++) {
+        w.sample(`${name}_total`, { ...labels, position: String(position) }, spec.acceptedPerPosition[position] ?? 0);
+    }
+    w.created(name, "Accepted tokens per draft position.", Array.from({ length: positions }, (_, position) => ({ ...labels, position: String(position) })));
+}
+/**
+ * prometheus_fastapi_instrumentator's default families, as vLLM's API server registers them: the request
+ * counter, request and response sizes (summaries), and latency with many buckets and no labels and with
+ * three buckets by handler and method.
+ */
+function writeHttp(w, http) {
+    const totalHelp = "Total number of requests by method, status and handler.";
+    w.family("http_requests_total", "counter", totalHelp);
+    const keys = [...http.requests.keys()].map((key) => key.split(" "));
+    const requestLabels = keys.map(([handler, method, status]) => ({
+        handler: handler,
+        method: method,
+        status: status,
+    }));
+    for (const labels of requestLabels) {
+        w.sample("http_requests_total", labels, http.requests.get(`${labels.handler} ${labels.method} ${labels.status}`));
+    }
+    w.created("http_requests", totalHelp, requestLabels);
+    summary(w, "http_request_size_bytes", "Content length of incoming requests by handler. Only value of header is respected. Otherwise ignored. No percentile calculated. ", http.requestSize);
+    summary(w, "http_response_size_bytes", "Content length of outgoing responses by handler. Only value of header is respected. Otherwise ignored. No percentile calculated. ", http.responseSize);
+    w.histogram("http_request_duration_highr_seconds", "Latency with many buckets but no API specific labels. Made for more accurate percentile calculations. ", {}, http.durationHighr);
+    const durationHelp = "Latency with only few buckets by handler. Made to be only used if aggregation by handler is important. ";
+    w.family("http_request_duration_seconds", "histogram", durationHelp);
+    const durationLabels = [];
+    for (const [key, histogram] of http.duration) {
+        const [handler, method] = key.split(" ");
+        const labels = { handler: handler, method: method };
+        durationLabels.push(labels);
+        w.histogramSamples("http_request_duration_seconds", labels, histogram);
+    }
+    w.created("http_request_duration_seconds", durationHelp, durationLabels);
+}
+function summary(w, name, help, sizes) {
+    w.family(name, "summary", help);
+    const labelSets = [];
+    for (const [handler, size] of sizes) {
+        labelSets.push({ handler });
+        w.sample(`${name}_count`, { handler }, size.count);
+        w.sample(`${name}_sum`, { handler }, size.sum);
+    }
+    w.created(name, help, labelSets);
+}
+
+/** GET /v1/models: the one served model, in vLLM's shape. */
+function models(server) {
+    const created = Math.floor(Date.now() / 1000);
+    const model = server.options.model;
+    return {
+        object: "list",
+        data: [
+            {
+                id: model,
+                object: "model",
+                created,
+                owned_by: "vllm",
+                root: model,
+                parent: null,
+                max_model_len: server.profile.max_model_len,
+                permission: [
+                    {
+                        id: `modelperm-${randomUUID().replaceAll("-", "")}`,
+                        object: "model_permission",
+                        created,
+                        allow_create_engine: false,
+                        allow_sampling: true,
+                        allow_logprobs: true,
+                        allow_search_indices: false,
+                        allow_view: true,
+                        allow_fine_tuning: false,
+                        organization: "*",
+                        group: null,
+                        is_blocking: false,
+                    },
+                ],
+            },
+        ],
+    };
+}
+/** POST /tokenize: a prompt or chat messages to token ids. */
+async function tokenizeRoute(server, req, res) {
+    const body = await readJson(req);
+    const value = body.ok ? body.value : null;
+    let tokens;
+    try {
+        if (value && typeof value.prompt === "string")
+            tokens = tokenize(value.prompt);
+        else if (value && value.messages !== undefined)
+            tokens = chatPromptTokens(value.messages);
+        else
+            throw new ProtocolError(400, "POST /tokenize expects a prompt string or a messages list.");
+    }
+    catch (error) {
+        const e = error instanceof ProtocolError ? error : new ProtocolError(400, String(error));
+        server.responses.sendJson(res, e.status, errorBody(e.status, e.message, e.param), "/tokenize");
+        return;
+    }
+    server.responses.sendJson(res, 200, { count: tokens.length, max_model_len: server.profile.max_model_len, tokens, token_strs: null }, "/tokenize");
+}
+/** POST /detokenize: token ids back to text. */
+async function detokenizeRoute(server, req, res) {
+    const body = await readJson(req);
+    const value = body.ok ? body.value : null;
+    const tokens = value?.tokens;
+    if (!Array.isArray(tokens) || !tokens.every((id) => Number.isInteger(id) && id >= 0)) {
+        server.responses.sendJson(res, 400, errorBody(400, "POST /detokenize expects tokens: a list of token ids.", "tokens"), "/detokenize");
+        return;
+    }
+    server.responses.sendJson(res, 200, { prompt: detokenize(tokens) }, "/detokenize");
+}
+
+/**
+ * The routing of one request: the API key on /v1, then the route table (health, version, models,
+ * metrics, generation, tokenizer, admin; the dev-mode routes when enabled), else 405 or 404 as
+ * Starlette answers them.
+ */
+async function handleRequest(server, req, res) {
+    const receivedAt = server.options.clock.now();
+    const method = req.method ?? "GET";
+    const path = (req.url ?? "/").split("?")[0];
+    if (server.dead) {
+        res.destroy();
+        return;
+    }
+    server.responses.instrument(req, res, receivedAt);
+    const o = server.options;
+    if (o.apiKey !== undefined &&
+        path.startsWith("/v1") &&
+        req.headers.authorization !== `Bearer ${o.apiKey}`) {
+        await drain(req);
+        server.responses.sendJson(res, 401, { error: "Unauthorized" }, path);
+        return;
+    }
+    const route = `${method} ${path}`;
+    switch (route) {
+        case "GET /health":
+        case "GET /ping":
+        case "POST /ping":
+            await drain(req);
+            server.responses.sendEmpty(res, server.starting() || server.profile.engine_dead ? 503 : 200, path);
+            return;
+        case "GET /version":
+            server.responses.sendJson(res, 200, { version: server.profile.vllm_version }, path);
+            return;
+        case "GET /v1/models":
+            server.responses.sendJson(res, 200, models(server), path);
+            return;
+        case "GET /metrics":
+            server.responses.count(res, path, 200);
+            res.writeHead(200, { server: "uvicorn", "content-type": "text/plain; version=0.0.4; charset=utf-8" });
+            res.end(renderMetrics({
+                engine: server.engine,
+                modelName: o.model,
+                http: server.httpMetrics,
+                createdAt: server.createdAt,
+            }));
+            return;
+        case "POST /v1/completions":
+            return generate(server, "completions", req, res, receivedAt);
+        case "POST /v1/chat/completions":
+            return generate(server, "chat", req, res, receivedAt);
+        case "POST /tokenize":
+            return tokenizeRoute(server, req, res);
+        case "POST /detokenize":
+            return detokenizeRoute(server, req, res);
+        case "GET /admin/config":
+            server.responses.sendJson(res, 200, adminView(server), path);
+            return;
+        case "GET /admin/chunks":
+            adminChunks(server, req, res, path);
+            return;
+        case "POST /admin/config":
+            return adminConfig(server, req, res);
+    }
+    if (o.devMode) {
+        if (route === "POST /reset_prefix_cache") {
+            await drain(req);
+            server.engine.resetPrefixCache();
+            server.responses.sendEmpty(res, 200, path);
+            return;
+        }
+        if (route === "POST /reset_mm_cache" || route === "POST /reset_encoder_cache") {
+            await drain(req);
+            server.responses.sendEmpty(res, 200, path);
+            return;
+        }
+        if (route === "GET /server_info") {
+            server.responses.sendJson(res, 200, { vllm_config: adminView(server) }, path);
+            return;
+        }
+    }
+    await drain(req);
+    // A path served with other methods: Starlette answers 405 with Allow (the instrumentator labels
+    // requests that match no route fully handler="none").
+    const allowed = routeMethods(path, o.devMode);
+    if (allowed.length > 0) {
+        server.responses.sendJson(res, 405, { detail: "Method Not Allowed" }, "none", {
+            allow: allowed.join(", "),
+        });
+        return;
+    }
+    server.responses.sendJson(res, 404, { detail: "Not Found" }, "none");
+}
+const routes = {
+    "/health": ["GET"],
+    "/ping": ["GET", "POST"],
+    "/version": ["GET"],
+    "/v1/models": ["GET"],
+    "/metrics": ["GET"],
+    "/v1/completions": ["POST"],
+    "/v1/chat/completions": ["POST"],
+    "/tokenize": ["POST"],
+    "/detokenize": ["POST"],
+    "/admin/config": ["GET", "POST"],
+    "/admin/chunks": ["GET"],
+};
+const devRoutes = {
+    "/reset_prefix_cache": ["POST"],
+    "/reset_mm_cache": ["POST"],
+    "/reset_encoder_cache": ["POST"],
+    "/server_info": ["GET"],
+};
+function routeMethods(path, devMode) {
+    return routes[path] ?? (devMode ? devRoutes[path] : undefined) ?? [];
+}
+
+/**
+ * The simulated vLLM server: the engine and its step loop, the HTTP listener, the requests in flight and
+ * the injected faults that end the server. Routing is `routes.ts`, generation `generation.ts`, a
+ * response in flight `active-request.ts`, the admin and model routes `admin.ts` and `model-routes.ts`.
+ * The members without `private` are read by those modules (they are the simulator's own, not an API).
+ */
 class SimServer {
     options;
     engine;
     loop;
     http;
     chunkLog = [];
-    httpMetrics = new HttpMetrics();
-    /** What the instrumentator will record for a response when it ends. */
-    httpRecords = new WeakMap();
+    responses;
     hung = false;
     dead = false;
+    /** The requests in flight, by response id. */
     active = new Map();
     faultRandom;
     startedAt;
@@ -3395,6 +3818,7 @@ class SimServer {
     touched = [];
     constructor(options) {
         this.options = options;
+        this.responses = new HttpResponder(options.clock);
         this.engine = new Engine(options.profile, options.seed);
         this.loop = new StepLoop(this.engine, options.clock, (events, rejected) => this.deliver(events, rejected), {
             spinMs: options.spinMs,
@@ -3403,9 +3827,9 @@ class SimServer {
         this.faultRandom = seededRandom(mixSeed(options.seed, 0xfa17));
         this.startedAt = options.clock.now();
         this.http = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
-            this.handle(req, res).catch((error) => {
+            handleRequest(this, req, res).catch((error) => {
                 if (!res.headersSent)
-                    this.sendJson(res, 500, errorBody(500, String(error)), "other");
+                    this.responses.sendJson(res, 500, errorBody(500, String(error)), "other");
                 else
                     res.destroy();
             });
@@ -3420,6 +3844,13 @@ class SimServer {
     }
     get protocolShape() {
         return protocolShapeOf(this.engine.config.vllm_version);
+    }
+    get httpMetrics() {
+        return this.responses.httpMetrics;
+    }
+    /** Requests completed since the server started (the injected exit and hang faults count them). */
+    get completedRequests() {
+        return this.completedCount;
     }
     setProfile(overrides, where) {
         const next = applyOverrides(this.engine.config, overrides, where);
@@ -3498,389 +3929,10 @@ class SimServer {
                 socket.destroy();
         });
     }
+    /** Within the profile's startup delay: health and generation answer 503. */
     starting() {
         return this.options.clock.now() - this.startedAt < this.profile.startup_delay_s * 1000;
     }
-    /**
-     * The HTTP metrics of a response, recorded when it ends (as vLLM's instrumentator does: grouped status,
-     * and nothing for the handlers it excludes).
-     */
-    count(res, handler, status, responseBytes = 0) {
-        this.httpRecords.set(res, { handler, status, responseBytes });
-    }
-    instrument(req, res, receivedAt) {
-        let done = false;
-        const record = () => {
-            if (done)
-                return;
-            done = true;
-            const info = this.httpRecords.get(res);
-            if (!info)
-                return;
-            const requestBytes = Number(req.headers["content-length"] ?? 0) || 0;
-            const seconds = (this.options.clock.now() - receivedAt) / 1000;
-            this.httpMetrics.record(info.handler, req.method ?? "GET", info.status, requestBytes, info.responseBytes, seconds);
-        };
-        res.once("finish", record);
-        res.once("close", record);
-    }
-    /** Starlette's StreamingResponse(media_type="text/event-stream") under uvicorn: no cache headers. */
-    writeHead(res, status, contentType, handler) {
-        this.count(res, handlerPath(handler), status);
-        res.writeHead(status, { server: "uvicorn", "content-type": contentType });
-    }
-    sendJson(res, status, body, handler, extra = {}) {
-        const text = JSON.stringify(body);
-        this.count(res, handlerPath(handler), status, Buffer.byteLength(text));
-        res.writeHead(status, {
-            server: "uvicorn",
-            "content-length": Buffer.byteLength(text),
-            "content-type": "application/json",
-            ...extra,
-        });
-        res.end(text);
-    }
-    sendEmpty(res, status, handler) {
-        this.count(res, handler, status);
-        res.writeHead(status, { server: "uvicorn", "content-length": 0 });
-        res.end();
-    }
-    async handle(req, res) {
-        const receivedAt = this.options.clock.now();
-        const method = req.method ?? "GET";
-        const path = (req.url ?? "/").split("?")[0];
-        if (this.dead) {
-            res.destroy();
-            return;
-        }
-        this.instrument(req, res, receivedAt);
-        const o = this.options;
-        if (o.apiKey !== undefined &&
-            path.startsWith("/v1") &&
-            req.headers.authorization !== `Bearer ${o.apiKey}`) {
-            await drain(req);
-            this.sendJson(res, 401, { error: "Unauthorized" }, path);
-            return;
-        }
-        const route = `${method} ${path}`;
-        switch (route) {
-            case "GET /health":
-            case "GET /ping":
-            case "POST /ping":
-                await drain(req);
-                this.sendEmpty(res, this.starting() || this.profile.engine_dead ? 503 : 200, path);
-                return;
-            case "GET /version":
-                this.sendJson(res, 200, { version: this.profile.vllm_version }, path);
-                return;
-            case "GET /v1/models":
-                this.sendJson(res, 200, this.models(), path);
-                return;
-            case "GET /metrics":
-                this.count(res, path, 200);
-                res.writeHead(200, { server: "uvicorn", "content-type": "text/plain; version=0.0.4; charset=utf-8" });
-                res.end(renderMetrics({
-                    engine: this.engine,
-                    modelName: o.model,
-                    http: this.httpMetrics,
-                    createdAt: this.createdAt,
-                }));
-                return;
-            case "POST /v1/completions":
-                return this.generate("completions", req, res, receivedAt);
-            case "POST /v1/chat/completions":
-                return this.generate("chat", req, res, receivedAt);
-            case "POST /tokenize":
-                return this.tokenizeRoute(req, res);
-            case "POST /detokenize":
-                return this.detokenizeRoute(req, res);
-            case "GET /admin/config":
-                this.sendJson(res, 200, this.adminView(), path);
-                return;
-            case "GET /admin/chunks": {
-                // The truth for a client in another process: ?offset=N skips records already fetched.
-                const offset = Number(new URL(req.url ?? "/", "http://sim").searchParams.get("offset") ?? 0);
-                const from = Number.isInteger(offset) && offset > 0 ? offset : 0;
-                this.sendJson(res, 200, { recording: o.recordChunkTimes, total: this.chunkLog.length, records: this.chunkLog.slice(from) }, path);
-                return;
-            }
-            case "POST /admin/config":
-                return this.adminConfig(req, res);
-        }
-        if (o.devMode) {
-            if (route === "POST /reset_prefix_cache") {
-                await drain(req);
-                this.engine.resetPrefixCache();
-                this.sendEmpty(res, 200, path);
-                return;
-            }
-            if (route === "POST /reset_mm_cache" || route === "POST /reset_encoder_cache") {
-                await drain(req);
-                this.sendEmpty(res, 200, path);
-                return;
-            }
-            if (route === "GET /server_info") {
-                this.sendJson(res, 200, { vllm_config: this.adminView() }, path);
-                return;
-            }
-        }
-        await drain(req);
-        // A path served with other methods: Starlette answers 405 with Allow (the instrumentator labels
-        // requests that match no route fully handler="none").
-        const allowed = routeMethods(path, o.devMode);
-        if (allowed.length > 0) {
-            this.sendJson(res, 405, { detail: "Method Not Allowed" }, "none", { allow: allowed.join(", ") });
-            return;
-        }
-        this.sendJson(res, 404, { detail: "Not Found" }, "none");
-    }
-    models() {
-        const created = Math.floor(Date.now() / 1000);
-        const model = this.options.model;
-        return {
-            object: "list",
-            data: [
-                {
-                    id: model,
-                    object: "model",
-                    created,
-                    owned_by: "vllm",
-                    root: model,
-                    parent: null,
-                    max_model_len: this.profile.max_model_len,
-                    permission: [
-                        {
-                            id: `modelperm-${randomUUID().replaceAll("-", "")}`,
-                            object: "model_permission",
-                            created,
-                            allow_create_engine: false,
-                            allow_sampling: true,
-                            allow_logprobs: true,
-                            allow_search_indices: false,
-                            allow_view: true,
-                            allow_fine_tuning: false,
-                            organization: "*",
-                            group: null,
-                            is_blocking: false,
-                        },
-                    ],
-                },
-            ],
-        };
-    }
-    adminView() {
-        return {
-            profile: this.profile,
-            model: this.options.model,
-            seed: this.options.seed,
-            speedFactor: this.engine.speedFactor,
-            kvCapacityBlocks: this.engine.kvCapacityBlocks,
-            completedRequests: this.completedCount,
-        };
-    }
-    async adminConfig(req, res) {
-        const body = await readJson(req);
-        if (!body.ok || typeof body.value !== "object" || body.value === null || Array.isArray(body.value)) {
-            this.sendJson(res, 400, errorBody(400, "POST /admin/config expects a JSON object of knobs"), "/admin/config");
-            return;
-        }
-        try {
-            this.setProfile(coerceOverrides(body.value), "POST /admin/config");
-        }
-        catch (error) {
-            if (error instanceof ProfileError) {
-                this.sendJson(res, 400, errorBody(400, error.message), "/admin/config");
-                return;
-            }
-            throw error;
-        }
-        this.sendJson(res, 200, this.adminView(), "/admin/config");
-    }
-    async tokenizeRoute(req, res) {
-        const body = await readJson(req);
-        const value = body.ok ? body.value : null;
-        let tokens;
-        try {
-            if (value && typeof value.prompt === "string")
-                tokens = tokenize(value.prompt);
-            else if (value && value.messages !== undefined)
-                tokens = chatPromptTokens(value.messages);
-            else
-                throw new ProtocolError(400, "POST /tokenize expects a prompt string or a messages list.");
-        }
-        catch (error) {
-            const e = error instanceof ProtocolError ? error : new ProtocolError(400, String(error));
-            this.sendJson(res, e.status, errorBody(e.status, e.message, e.param), "/tokenize");
-            return;
-        }
-        this.sendJson(res, 200, { count: tokens.length, max_model_len: this.profile.max_model_len, tokens, token_strs: null }, "/tokenize");
-    }
-    async detokenizeRoute(req, res) {
-        const body = await readJson(req);
-        const value = body.ok ? body.value : null;
-        const tokens = value?.tokens;
-        if (!Array.isArray(tokens) || !tokens.every((id) => Number.isInteger(id) && id >= 0)) {
-            this.sendJson(res, 400, errorBody(400, "POST /detokenize expects tokens: a list of token ids.", "tokens"), "/detokenize");
-            return;
-        }
-        this.sendJson(res, 200, { prompt: detokenize(tokens) }, "/detokenize");
-    }
-    /**
-     * `receivedAt` is when the request's headers were parsed: the engine sees the request from then, so
-     * reading the body, tokenizing and checking it (the simulator's own work, not part of the modelled
-     * server) do not add to its TTFT.
-     */
-    async generate(endpoint, req, res, receivedAt) {
-        const handler = endpoint === "chat" ? "/v1/chat/completions" : "/v1/completions";
-        const body = await readJson(req);
-        const arrival = receivedAt;
-        if (this.hung)
-            return;
-        const p = this.profile;
-        if (this.starting()) {
-            this.sendJson(res, 503, errorBody(503, "The server is starting."), handler);
-            return;
-        }
-        if (p.engine_dead) {
-            this.sendJson(res, 500, errorBody(500, "EngineCore encountered an issue. See stack trace for the root cause."), handler);
-            return;
-        }
-        if (!body.ok) {
-            this.sendJson(res, 400, errorBody(400, `Invalid JSON body: ${body.error}`), handler);
-            return;
-        }
-        let parsed;
-        try {
-            parsed = parseGenerationRequest(endpoint, body.value, {
-                servedModel: this.options.model,
-                maxModelLen: p.max_model_len,
-            });
-        }
-        catch (error) {
-            if (error instanceof ProtocolError) {
-                this.sendJson(res, error.status, errorBody(error.status, error.message, error.param), handler);
-                return;
-            }
-            throw error;
-        }
-        const draw = this.faultRandom.next();
-        if (draw < p.fault_error_rate) {
-            this.sendJson(res, p.fault_error_status, errorBody(p.fault_error_status, `Simulated fault: status ${p.fault_error_status}.`), handler);
-            return;
-        }
-        const faultDraw = this.faultRandom.next();
-        let fault;
-        if (parsed.stream && faultDraw < p.fault_midstream_error_rate) {
-            fault = { kind: "midstream", afterTokens: p.fault_after_tokens };
-        }
-        else if (faultDraw >= 1 - p.fault_reset_rate) {
-            fault = { kind: "reset", afterTokens: p.fault_after_tokens };
-        }
-        const prefix = endpoint === "chat" ? "chatcmpl-" : "cmpl-";
-        const clientRequestId = headerValue(req.headers["x-request-id"]);
-        // As vLLM does: the id is the prefix plus X-Request-Id, else the body's request_id, else a uuid.
-        const bodyRequestId = body.value.request_id;
-        const base = clientRequestId ?? (typeof bodyRequestId === "string" ? bodyRequestId : undefined);
-        const wanted = base !== undefined && base !== "" ? `${prefix}${base}` : undefined;
-        const id = wanted !== undefined && !this.active.has(wanted) && !this.engine.knows(wanted)
-            ? wanted
-            : `${prefix}${randomUUID().replaceAll("-", "")}`;
-        const active = new ActiveRequest(this, parsed, res, id, Math.floor(Date.now() / 1000), clientRequestId, fault);
-        this.active.set(id, active);
-        this.engine.addRequest({
-            id,
-            promptTokens: parsed.promptTokens,
-            maxTokens: parsed.maxTokens,
-            minTokens: parsed.minTokens,
-            ignoreEos: parsed.ignoreEos,
-            seed: parsed.seed,
-            cacheSalt: parsed.cacheSalt,
-            temperature: parsed.temperature,
-        }, arrival);
-        // A write racing a client reset reports the error here; the close handler does the cleanup.
-        res.on("error", () => undefined);
-        res.on("close", () => {
-            if (!active.done) {
-                active.done = true;
-                this.abort(active);
-            }
-        });
-        active.start();
-        if (!active.done)
-            this.loop.wake(arrival);
-    }
-}
-const routes = {
-    "/health": ["GET"],
-    "/ping": ["GET", "POST"],
-    "/version": ["GET"],
-    "/v1/models": ["GET"],
-    "/metrics": ["GET"],
-    "/v1/completions": ["POST"],
-    "/v1/chat/completions": ["POST"],
-    "/tokenize": ["POST"],
-    "/detokenize": ["POST"],
-    "/admin/config": ["GET", "POST"],
-    "/admin/chunks": ["GET"],
-};
-const devRoutes = {
-    "/reset_prefix_cache": ["POST"],
-    "/reset_mm_cache": ["POST"],
-    "/reset_encoder_cache": ["POST"],
-    "/server_info": ["GET"],
-};
-function routeMethods(path, devMode) {
-    return routes[path] ?? (devMode ? devRoutes[path] : undefined) ?? [];
-}
-function handlerPath(handler) {
-    if (handler === "chat")
-        return "/v1/chat/completions";
-    if (handler === "completions")
-        return "/v1/completions";
-    return handler;
-}
-function headerValue(value) {
-    return Array.isArray(value) ? value[0] : value;
-}
-async function drain(req) {
-    if (req.readableEnded)
-        return;
-    for await (const _ of req) {
-        // discard
-    }
-}
-/**
- * Plain 'data'/'end' events rather than an async iterator: a closed-loop client sends a whole wave of
- * requests at once, and the per-request cost of reading them is time every one of them waits.
- */
-function readJson(req) {
-    return new Promise((resolve, reject) => {
-        const chunks = [];
-        let size = 0;
-        const onData = (chunk) => {
-            size += chunk.length;
-            if (size <= maxBodyBytes) {
-                chunks.push(chunk);
-                return;
-            }
-            req.off("data", onData);
-            req.off("end", onEnd);
-            req.destroy();
-            resolve({ ok: false, error: "body too large" });
-        };
-        const onEnd = () => {
-            const text = chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks).toString("utf8");
-            try {
-                resolve({ ok: true, value: JSON.parse(text) });
-            }
-            catch (error) {
-                resolve({ ok: false, error: error.message });
-            }
-        };
-        req.on("data", onData);
-        req.on("end", onEnd);
-        req.once("error", reject);
-    });
 }
 
 async function startSimulator(options = {}) {

@@ -4,9 +4,9 @@ import require$$2$1, { createHash, randomUUID } from 'node:crypto';
 import require$$0 from 'process';
 import require$$0$1 from 'buffer';
 import { spawn } from 'node:child_process';
-import require$$0$5, { createConnection, createServer } from 'node:net';
-import { readdirSync, readFileSync, openSync, writeSync, fsyncSync, closeSync, mkdirSync, writeFileSync, existsSync, createWriteStream } from 'node:fs';
+import { readdirSync, readFileSync, openSync, writeSync, fsyncSync, closeSync, writeFileSync, mkdirSync, existsSync, createWriteStream } from 'node:fs';
 import require$$1$1, { fileURLToPath } from 'node:url';
+import require$$0$5, { createConnection, createServer } from 'node:net';
 import 'node:os';
 import require$$0$2, { setMaxListeners } from 'node:events';
 import require$$5$1, { performance as performance$1, monitorEventLoopDelay } from 'node:perf_hooks';
@@ -16060,8 +16060,15 @@ function strictObject(shape) {
         },
     });
 }
-/** One of several mapping variants chosen by a key such as `kind` or `type`. */
-function choice(key, options, names) {
+/** The values of the discriminating key, in the order of the variants (each variant's `z.literal`). */
+function discriminatorValues(key, options) {
+    return options.map((option) => String(option.shape[key].value));
+}
+/**
+ * One of several mapping variants chosen by a key such as `kind` or `type`; `names` (for messages)
+ * defaults to the variants' own literals, so the list of kinds is written once, by the variants.
+ */
+function choice(key, options, names = discriminatorValues(key, options)) {
     return discriminatedUnion(key, options, {
         error: (issue) => {
             const input = issue.input;
@@ -16630,7 +16637,7 @@ const simServer = strictObject({
     startup_timeout_s: startupTimeout,
     lifecycle: serverLifecycle$1,
 });
-const serverSchema = choice("kind", [dockerServer, commandServer, externalServer, simServer], ["docker", "command", "external", "sim"]).describe("How to get a server: start a pinned container, run a command, use a running endpoint, or the built-in simulator.");
+const serverSchema = choice("kind", [dockerServer, commandServer, externalServer, simServer]).describe("How to get a server: start a pinned container, run a command, use a running endpoint, or the built-in simulator.");
 const modelSchema = strictObject({
     name: nonEmptyString().describe("The served model name sent in requests (vLLM's --served-model-name or the model id)."),
     source: string().optional().describe("Hugging Face repository id when it differs from name."),
@@ -16728,7 +16735,13 @@ const longDocumentDataset = strictObject({
     question_tokens: lengthSchema,
     output_tokens: lengthSchema,
 });
-const datasetSchema = choice("type", [syntheticDataset, sharegptDataset, jsonlDataset, sharedPrefixDataset, longDocumentDataset], ["synthetic", "sharegpt", "jsonl", "shared_prefix", "long_document"]);
+const datasetSchema = choice("type", [
+    syntheticDataset,
+    sharegptDataset,
+    jsonlDataset,
+    sharedPrefixDataset,
+    longDocumentDataset,
+]);
 const concurrencyLoad = strictObject({
     type: literal("concurrency"),
     concurrency: positiveInt()
@@ -16997,6 +17010,22 @@ function duplicateCellNames(cells) {
             });
     });
     return problems;
+}
+/**
+ * Per dataset kind: whether it reads a file (`path`, optional `sha256`). Declared once here; the runner reads
+ * the file of such a cell once and skips the token-length calibration for it (its prompts are the file's).
+ * A new dataset kind is one schema branch above plus its entry here (the compiler asks for it).
+ */
+const datasetReadsFile = {
+    synthetic: false,
+    sharegpt: true,
+    jsonl: true,
+    shared_prefix: false,
+    long_document: false,
+};
+/** True when the dataset's prompts come from a file (see datasetReadsFile). */
+function isFileBacked(dataset) {
+    return datasetReadsFile[dataset.type];
 }
 
 /** Problems listed in a ConfigError's message; the rest are counted (all stay in `problems`). */
@@ -17294,6 +17323,48 @@ function locateNode(root, path, lineCounter) {
     return { line: position.line, column: position.col };
 }
 
+const serverKindFacts = {
+    docker: {
+        defaultStartSeconds: 180,
+        lifecycle: (server) => server.lifecycle,
+        describe: (server) => `docker ${server.image}${server.args.length ? ` ${server.args.join(" ")}` : ""}`,
+    },
+    command: {
+        defaultStartSeconds: 180,
+        lifecycle: (server) => server.lifecycle,
+        describe: (server) => `command ${server.argv.join(" ")}`,
+    },
+    external: {
+        // Someone else started it: no start is ours to pay for, and one server serves every run.
+        defaultStartSeconds: 0,
+        lifecycle: () => "per-cell",
+        describe: (server) => `external ${server.base_url}`,
+    },
+    sim: {
+        defaultStartSeconds: 1,
+        lifecycle: (server) => server.lifecycle,
+        describe: (server) => `simulator, profile ${server.profile}${Object.keys(server.set).length
+            ? ` (${Object.entries(server.set)
+                .map(([key, value]) => `${key}=${value}`)
+                .join(", ")})`
+            : ""}`,
+    },
+};
+/** The entry of a config's kind, typed for that config. */
+function factsOf(server) {
+    return serverKindFacts[server.kind];
+}
+/** Every server kind, in the order of the entries (init's --server choices, presets, tests). */
+const serverKinds = Object.keys(serverKindFacts);
+/** Whether each run gets its own server or a cell's runs share one. */
+function serverLifecycle(config) {
+    return factsOf(config.server).lifecycle(config.server);
+}
+/** One line for the server section of `validate` (pass the template view: it is printed). */
+function describeServer(server) {
+    return factsOf(server).describe(server);
+}
+
 /** Assumed per-stream decode speed for closed-loop estimates; the estimate says so. */
 const assumedSecondsPerOutputToken = 0.03;
 function lengthMean(length) {
@@ -17421,23 +17492,6 @@ function summarizeConfig(config, templates = [], looks) {
         gpuMinutes: estimateGpuMinutes(config, cells.map((cell) => cell.estimatedSecondsPerRun), looks ?? [config.repeats.min, config.repeats.max]),
     };
 }
-/** One line for the server section (of the template view: it is printed). */
-function describeServer(server) {
-    switch (server.kind) {
-        case "docker":
-            return `docker ${server.image}${server.args.length ? ` ${server.args.join(" ")}` : ""}`;
-        case "command":
-            return `command ${server.argv.join(" ")}`;
-        case "external":
-            return `external ${server.base_url}`;
-        case "sim":
-            return `simulator, profile ${server.profile}${Object.keys(server.set).length
-                ? ` (${Object.entries(server.set)
-                    .map(([key, value]) => `${key}=${value}`)
-                    .join(", ")})`
-                : ""}`;
-    }
-}
 function renderSummary(file, summary) {
     const header = ["cell", "endpoint", "dataset", "load", "per run", "warm-up", "prefix"];
     const rows = summary.cells.map((cell) => [
@@ -17469,18 +17523,10 @@ function renderSummary(file, summary) {
         out.push(`warning: ${warning}`);
     return `${out.join("\n")}\n`;
 }
-/** GPU seconds of one server start: cost.server_start_s, else a default for the server kind. */
-const defaultServerStartSeconds = {
-    docker: 180,
-    command: 180,
-    external: 0,
-    sim: 1,
-};
+/** GPU seconds of one server start: cost.server_start_s, else the default of the server kind (server-kinds.ts). */
+const defaultServerStartSeconds = Object.fromEntries(serverKinds.map((kind) => [kind, serverKindFacts[kind].defaultStartSeconds]));
 function serverStartSeconds(config) {
     return config.cost.server_start_s ?? defaultServerStartSeconds[config.server.kind];
-}
-function serverLifecycle(config) {
-    return "lifecycle" in config.server ? config.server.lifecycle : "per-cell";
 }
 /**
  * Server starts per cell to reach `runs` runs per side. stored (the PR's side only): one start per
@@ -18159,6 +18205,444 @@ const toolVersion = packageJson.version;
 const toolName = "vllm-perf-gate";
 
 /**
+ * Adaptive repeats (statistics.md §7): decide at a few looks (5, 10, 15, 20, 25 runs per side by default),
+ * adding runs only while the verdict is inconclusive. The family level is spent over the looks in
+ * proportion to their run counts (Bonferroni with unequal weights, so the sum over looks is the family
+ * level): early looks, with little information, test strictly and catch only large regressions; the last
+ * look gets the largest share, which is where a change near the tolerance is decided.
+ */
+const standardLooks = [3, 5, 10, 15, 20, 25, 30, 40];
+/**
+ * Fraction of the family level spent over all looks, by comparison mode. The regression test is against
+ * the tolerance margin, so the binding case is a true change at the tolerance, and Holm within a look
+ * plus Bonferroni over looks (share 1) bounds the chance of blocking it by the family level under any
+ * dependence between looks and metrics. bench/gate.ts measures how far below the bound it stays.
+ */
+const lookLevelShare = { interleaved: 1, stored: 1 };
+/** Look points within [min, max]: min, every standard look above it, and max. */
+function lookSchedule(minRuns, maxRuns) {
+    const looks = new Set([minRuns]);
+    for (const look of standardLooks)
+        if (look > minRuns && look < maxRuns)
+            looks.add(look);
+    looks.add(maxRuns);
+    return [...looks].sort((a, b) => a - b);
+}
+/** The look a decision at `runs` measured runs per side belongs to: the last look at or below it. */
+function lookIndex(looks, runs) {
+    let index = 0;
+    looks.forEach((look, i) => {
+        if (look <= runs)
+            index = i;
+    });
+    return index;
+}
+/**
+ * One-sided level of the regression and improvement tests (before Holm) at the look `runs` falls in:
+ * familyAlpha × share × look / Σ looks.
+ */
+function perLookLevel(familyAlpha, looks, runs, mode) {
+    const total = looks.reduce((sum, look) => sum + look, 0);
+    if (total <= 0)
+        return familyAlpha * lookLevelShare[mode];
+    return (familyAlpha * lookLevelShare[mode] * looks[lookIndex(looks, runs)]) / total;
+}
+/**
+ * Level of the non-inferiority bound behind "within tolerance" (U < d). A false pass can only happen
+ * for a change at or near the tolerance itself, so it is not split over looks; it is the family level.
+ */
+function passLevel(familyAlpha) {
+    return familyAlpha;
+}
+function nextLookAfter(candidateRuns, baselineRuns, looks, interleaved, reason) {
+    const target = looks.find((look) => look > candidateRuns);
+    if (target === undefined)
+        return null;
+    return {
+        runsPerSide: target,
+        addCandidateRuns: target - candidateRuns,
+        addBaselineRuns: interleaved ? Math.max(0, target - baselineRuns) : 0,
+        reason,
+    };
+}
+
+/**
+ * The one comparability rule: which recorded conditions may differ between a baseline and a candidate.
+ *
+ * - Informational fields are recorded and shown but never block: the tool build, the runner's name (two
+ *   runners of one pool are the same machine type) and the whole-config hash (it changes whenever the thing
+ *   under test is itself in the config; the conditions it covers are compared field by field instead:
+ *   `server.*`, `model.*`, `sampling.*`, `workload.*`, `gpu.*`).
+ * - Fields named in `allowed_differences` (or under a group named there) are the thing under test, and so
+ *   are the fields that follow from them: a new image has a new digest and vLLM version, new engine
+ *   arguments a new command line and cache config.
+ * - A field one side did not record at all, when the two sides were recorded by different versions of
+ *   the tool (a baseline from before the field existed), is informational too: unknown is not different.
+ * - Every other difference makes the runs not comparable, and is reported with its value on each side.
+ */
+const informationalFields = ["tool", "runner.name", "configHash"];
+/** Recorded fields that follow from a configured one: allowing the source allows them too. */
+const derivedFields = {
+    "server.image": ["server.imageDigest", "server.vllmVersion", "server.cacheConfig"],
+    "server.args": ["server.command", "server.cacheConfig", "server.maxModelLen", "server.servedModels"],
+    "server.command": [
+        "server.args",
+        "server.vllmVersion",
+        "server.cacheConfig",
+        "server.maxModelLen",
+        "server.servedModels",
+    ],
+};
+/**
+ * Flattens a fingerprint into dotted paths (`server.image`). Arrays stay whole: an inserted engine
+ * argument is one readable difference, not a cascade of shifted indices.
+ */
+function flattenFingerprint(value, prefix = "", out = {}) {
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+        const entries = Object.entries(value);
+        if (entries.length === 0 && prefix)
+            out[prefix] = {};
+        for (const [key, inner] of entries)
+            flattenFingerprint(inner, prefix ? `${prefix}.${key}` : key, out);
+    }
+    else if (prefix) {
+        out[prefix] = value;
+    }
+    return out;
+}
+const covers = (rule, field) => field === rule || field.startsWith(`${rule}.`);
+/** `server.args` allows `server.args` and everything below it, and the fields derived from it. */
+function isAllowedDifference(field, allowed) {
+    const expanded = allowed.flatMap((rule) => [rule, ...(derivedFields[rule] ?? [])]);
+    return expanded.some((rule) => covers(rule, field));
+}
+function isInformationalField(field) {
+    return informationalFields.some((rule) => covers(rule, field));
+}
+/** Key-order-insensitive equality of JSON values (a re-ordered map is the same condition). */
+function canonical(value) {
+    return JSON.stringify(value ?? null, (_key, inner) => inner && typeof inner === "object" && !Array.isArray(inner)
+        ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : 1)))
+        : inner);
+}
+/** Field-by-field differences per cell, merged across cells that differ the same way. */
+function diffFingerprints(perCell, allowed) {
+    const merged = new Map();
+    for (const { cell, baseline, candidate } of perCell) {
+        const flatBase = flattenFingerprint(baseline);
+        const flatCand = flattenFingerprint(candidate);
+        const versionsDiffer = canonical(flatBase["tool.version"]) !== canonical(flatCand["tool.version"]);
+        const fields = [...new Set([...Object.keys(flatBase), ...Object.keys(flatCand)])].sort();
+        for (const field of fields) {
+            const b = flatBase[field];
+            const c = flatCand[field];
+            if (canonical(b) === canonical(c))
+                continue;
+            const key = `${field}\u0000${canonical(b)}\u0000${canonical(c)}`;
+            const existing = merged.get(key);
+            if (existing)
+                existing.cells.push(cell);
+            else {
+                const recordedByOneVersion = versionsDiffer && (!(field in flatBase) || !(field in flatCand));
+                const informational = isInformationalField(field) || recordedByOneVersion;
+                merged.set(key, {
+                    field,
+                    cells: [cell],
+                    baseline: b ?? null,
+                    candidate: c ?? null,
+                    allowed: informational || isAllowedDifference(field, allowed),
+                    informational,
+                });
+            }
+        }
+    }
+    return [...merged.values()];
+}
+/** `model.revision: "abc" (baseline) vs "def" (candidate)`, for warnings and headlines. */
+function describeDifference(difference, max = 80) {
+    const show = (value) => {
+        const text = value === null || value === undefined ? "not recorded" : JSON.stringify(value);
+        return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+    };
+    return `${difference.field}: ${show(difference.baseline)} (baseline) vs ${show(difference.candidate)} (candidate)`;
+}
+
+/**
+ * numpy's default ("linear", Hyndman-Fan type 7) percentile of already-sorted values: rank h = (n-1)q,
+ * interpolated between neighbours. vLLM's client uses exactly this, so our numbers match theirs.
+ */
+function percentileSorted(sorted, q) {
+    const n = sorted.length;
+    if (n === 0)
+        return Number.NaN;
+    if (!(q >= 0 && q <= 1))
+        throw new RangeError(`percentile needs 0 <= q <= 1 (got ${q})`);
+    const h = (n - 1) * q;
+    const lower = Math.floor(h);
+    const upper = Math.min(lower + 1, n - 1);
+    const a = sorted[lower];
+    const b = sorted[upper];
+    return a + (h - lower) * (b - a);
+}
+function sortNumbers(values) {
+    const sorted = Float64Array.from(values);
+    sorted.sort();
+    return sorted;
+}
+/** numpy-linear percentile of unsorted values (q in [0, 1]). */
+function percentile(values, q) {
+    return percentileSorted(sortNumbers(values), q);
+}
+
+const median$1 = (values) => percentile(values, 0.5);
+const defaultScreenOptions = {
+    threshold: 5,
+    minRuns: 5,
+    maxShare: 0.2,
+    minScale: 0.01,
+};
+function groupMedians(group, metrics) {
+    return Array.from({ length: metrics }, (_, k) => {
+        const column = group.values.map((row) => row[k]).filter((v) => Number.isFinite(v));
+        return column.length > 0 ? median$1(column) : Number.NaN;
+    });
+}
+function screenOutliers(groups, metrics, options = defaultScreenOptions) {
+    const medians = groups.map((group) => groupMedians(group, metrics));
+    const poolOf = (group) => group.pool ?? "";
+    const scaleOf = (members) => Array.from({ length: metrics }, (_, k) => {
+        const deviations = [];
+        for (const { group, g } of members) {
+            if (group.values.length < options.minRuns)
+                continue;
+            const centre = medians[g][k];
+            const column = group.values.map((row) => row[k]).filter((v) => Number.isFinite(v));
+            // The median run of an odd group sits at distance 0 by construction; leaving it out keeps the
+            // pooled MAD from being biased low at 5 runs.
+            const here = column.map((v) => Math.abs(v - centre)).sort((a, b) => a - b);
+            deviations.push(...(column.length % 2 === 1 ? here.slice(1) : here));
+        }
+        const mad = deviations.length > 0 ? median$1(deviations) : 0;
+        return Math.max(options.minScale, 1.4826 * mad);
+    });
+    const scaleByPool = new Map();
+    for (const key of new Set(groups.map(poolOf)))
+        scaleByPool.set(key, scaleOf(groups.map((group, g) => ({ group, g })).filter(({ group }) => poolOf(group) === key)));
+    // All groups together give the most stable scale; a pool whose own spread is wider (a noisier cell)
+    // keeps its own. Never smaller than the all-groups scale, so a small pool's noisy MAD cannot shrink it.
+    const overall = groups.length > 0 ? scaleOf(groups.map((group, g) => ({ group, g }))) : [];
+    const scales = groups.map((group) => scaleByPool.get(poolOf(group)).map((scale, k) => Math.max(scale, overall[k] ?? 0)));
+    const screened = [];
+    const tooManyOutliers = [];
+    groups.forEach((group, g) => {
+        const n = group.values.length;
+        if (n < options.minRuns)
+            return;
+        const candidates = [];
+        group.values.forEach((row, r) => {
+            let sum = 0;
+            let count = 0;
+            const ratios = [];
+            for (let k = 0; k < metrics; k++) {
+                const v = row[k];
+                const centre = medians[g][k];
+                if (!Number.isFinite(v) || !Number.isFinite(centre)) {
+                    ratios.push(Number.NaN);
+                    continue;
+                }
+                sum += (v - centre) / scales[g][k];
+                count++;
+                ratios.push(Math.exp(v - centre));
+            }
+            if (count === 0)
+                return;
+            const score = sum / count;
+            if (Math.abs(score) > options.threshold)
+                candidates.push({ group: g, run: r, score, ratios });
+        });
+        if (candidates.length === 0)
+            return;
+        if (candidates.length > Math.floor(n * options.maxShare))
+            tooManyOutliers.push(g);
+        else
+            screened.push(...candidates);
+    });
+    return { screened, scales, tooManyOutliers };
+}
+
+function groupByCell(runs) {
+    const cells = new Map();
+    for (const run of runs) {
+        const list = cells.get(run.cell);
+        if (list)
+            list.push(run);
+        else
+            cells.set(run.cell, [run]);
+    }
+    return cells;
+}
+/**
+ * Stage 1: the runs the comparison may use. Pairs a single cell per side, drops the runs excluded while
+ * measuring, then screens the healthy ones for outlier runs; says what it left out and why.
+ */
+function selectUsableRuns(baseline, candidate, gate, warnings) {
+    const candidateInput = pairSingleCells(baseline, candidate, warnings);
+    const sides = { baseline, candidate: candidateInput };
+    const excluded = [];
+    const healthy = { baseline: [], candidate: [] };
+    const refOf = (side, run) => ({ side, cell: run.cell, run: run.run, source: run.source });
+    for (const side of ["baseline", "candidate"]) {
+        for (const run of sides[side]) {
+            if (run.exclusionReasons.length > 0)
+                excluded.push({ ...refOf(side, run), reasons: run.exclusionReasons });
+            else
+                healthy[side].push(run);
+        }
+    }
+    const screened = screenRuns(healthy, gate, warnings);
+    const usable = {
+        baseline: healthy.baseline.filter((run) => !screened.has(run)),
+        candidate: healthy.candidate.filter((run) => !screened.has(run)),
+    };
+    for (const side of ["baseline", "candidate"])
+        for (const run of healthy[side]) {
+            const reason = screened.get(run);
+            if (reason)
+                excluded.push({ ...refOf(side, run), reasons: [reason] });
+        }
+    const used = [
+        ...usable.baseline.map((run) => refOf("baseline", run)),
+        ...usable.candidate.map((run) => refOf("candidate", run)),
+    ];
+    return { sides, usable, used, excluded };
+}
+/**
+ * `vllm bench serve --label` often names the side ("main", "pr") rather than the workload: with one
+ * cell per side under different names, they are the same cell. Said in a warning, never silent.
+ */
+function pairSingleCells(baseline, candidate, warnings) {
+    const baseCells = new Set(baseline.map((run) => run.cell));
+    const candCells = new Set(candidate.map((run) => run.cell));
+    if (baseCells.size !== 1 || candCells.size !== 1)
+        return candidate;
+    const [baseCell] = baseCells;
+    const [candCell] = candCells;
+    if (baseCell === candCell)
+        return candidate;
+    warnings.push(`one cell per side with different names: candidate "${candCell}" compared with baseline "${baseCell}"`);
+    return candidate.map((run) => ({ ...run, cell: baseCell }));
+}
+/** Metrics screened for outlier runs: the gated ones measured per run (error rate is pooled). */
+function screenRuns(healthy, gate, warnings) {
+    const reasons = new Map();
+    if (gate.outlier_threshold <= 0)
+        return reasons;
+    const metrics = gate.metrics.filter((metric) => metricSpecs[metric].judged === "per-run");
+    if (metrics.length === 0)
+        return reasons;
+    const groups = [];
+    for (const side of ["baseline", "candidate"])
+        for (const [cell, runs] of groupByCell(healthy[side]))
+            groups.push({ side, cell, runs });
+    const result = screenOutliers(groups.map((group) => ({
+        // Both sides of a cell share a scale: same workload, same spread; other cells may be noisier.
+        pool: group.cell,
+        values: group.runs.map((run) => metrics.map((metric) => {
+            const value = run.metrics[metric];
+            if (value === null || value === undefined || !(value > 0))
+                return Number.NaN;
+            return (metricSpecs[metric].higherIsBetter ? -1 : 1) * Math.log(value);
+        })),
+    })), metrics.length, { ...defaultScreenOptionsFor(gate) });
+    for (const flagged of result.screened) {
+        const group = groups[flagged.group];
+        const run = group.runs[flagged.run];
+        const moved = metrics
+            .map((metric, k) => ({ metric, ratio: flagged.ratios[k] }))
+            .filter((m) => Number.isFinite(m.ratio))
+            .map((m) => `${describeMetric(m.metric)} ${m.ratio >= 1 ? "+" : ""}${((m.ratio - 1) * 100).toFixed(1)}%`)
+            .join(", ");
+        reasons.set(run, `outlier run: on average ${Math.abs(flagged.score).toFixed(1)} robust sd ${flagged.score > 0 ? "worse" : "better"} than the other ${group.side} runs of this cell on the gated metrics (${moved} vs their median; gate.outlier_threshold ${gate.outlier_threshold})`);
+    }
+    for (const g of result.tooManyOutliers) {
+        const group = groups[g];
+        warnings.push(`the ${group.side} runs of cell "${group.cell}" split into groups too far apart to call one an outlier; none were screened`);
+    }
+    return reasons;
+}
+function defaultScreenOptionsFor(gate) {
+    return {
+        threshold: gate.outlier_threshold,
+        minRuns: 5,
+        maxShare: 0.2,
+        minScale: Math.max(0.01, 2 * gate.min_run_sd),
+    };
+}
+
+/**
+ * Stage 2: the cells of both sides paired. Each gets its status (compared, too few runs, a side missing)
+ * and the fingerprints to check for comparability; a stored baseline that cannot grow marks its cell unfixable.
+ */
+function pairCells(runs, mode) {
+    const { sides, usable } = runs;
+    const cellsBySide = { baseline: groupByCell(usable.baseline), candidate: groupByCell(usable.candidate) };
+    const allCells = [
+        ...new Set([...sides.baseline.map((r) => r.cell), ...sides.candidate.map((r) => r.cell)]),
+    ];
+    const measuredRuns = (side, cell) => sides[side].filter((run) => run.cell === cell).length;
+    const cells = [];
+    const compared = [];
+    const unfixableCells = new Map();
+    const fingerprintPairs = [];
+    const firstBySide = (side, cell) => cellsBySide[side].get(cell)?.[0] ?? sides[side].find((run) => run.cell === cell);
+    for (const cell of allCells) {
+        const base = cellsBySide.baseline.get(cell) ?? [];
+        const cand = cellsBySide.candidate.get(cell) ?? [];
+        const baseFirst = firstBySide("baseline", cell);
+        const candFirst = firstBySide("candidate", cell);
+        if (baseFirst && candFirst)
+            fingerprintPairs.push({ cell, baseline: baseFirst.fingerprint, candidate: candFirst.fingerprint });
+        if (base.length === 0 || cand.length === 0) {
+            const side = base.length === 0 ? "baseline" : "candidate";
+            const present = sides[side].some((run) => run.cell === cell);
+            cells.push({
+                name: cell,
+                baselineRuns: base.length,
+                candidateRuns: cand.length,
+                status: side === "baseline" ? "missing-baseline" : "missing-candidate",
+                note: present ? `every ${side} run of this cell was excluded` : `no ${side} runs for this cell`,
+            });
+            if (side === "baseline" && mode === "stored")
+                unfixableCells.set(cell, `the stored baseline has no usable run of cell "${cell}"`);
+            continue;
+        }
+        const tooFew = base.length < 2 || cand.length < 2;
+        cells.push({
+            name: cell,
+            baselineRuns: base.length,
+            candidateRuns: cand.length,
+            status: tooFew ? "too-few-runs" : "compared",
+            note: tooFew ? "at least 2 usable runs per side are needed to estimate run-to-run noise" : null,
+        });
+        if (mode === "stored" && base.length < 2)
+            unfixableCells.set(cell, `the stored baseline has ${base.length} usable run of cell "${cell}" and at least 2 are needed; record the baseline again with more runs`);
+        if (base.every((run) => run.requests.completed === 0))
+            unfixableCells.set(cell, `every request of every baseline run of cell "${cell}" failed`);
+        compared.push({ cell, base, cand, tooFew });
+    }
+    return { allCells, cells, compared, unfixableCells, fingerprintPairs, measuredRuns };
+}
+/** The comparability check: fingerprint differences per cell, and the ones the gate does not allow. */
+function checkComparability(fingerprintPairs, gate, warnings) {
+    const differences = diffFingerprints(fingerprintPairs, gate.allowed_differences);
+    const notComparable = differences.filter((difference) => !difference.allowed);
+    if (notComparable.length > 0 && gate.on_not_comparable === "warn") {
+        warnings.push(`conditions differ outside the allowed differences: ${notComparable.map((d) => describeDifference(d)).join("; ")}`);
+    }
+    return { differences, notComparable };
+}
+
+/**
  * Distribution functions the gate needs (Student t, normal, binomial), implemented here (no statistics
  * package is a dependency; see ARCHITECTURE.md, Dependencies). Accuracy target: ~1e-10 relative, checked against scipy
  * values in the tests.
@@ -18395,20 +18879,6 @@ function binomialCdf(k, n, q) {
     return regularizedIncompleteBeta(1 - q, n - k, k + 1);
 }
 
-/**
- * One-sided exact conditional test for "the candidate fails more often": given k failures in total,
- * under H0 (same rate) the candidate's share is Binomial(k, n_c / (n_b + n_c)). Works with zero
- * failures, where a log-scale test cannot.
- */
-function errorIncreaseP(baseline, candidate) {
-    const k = baseline.failed + candidate.failed;
-    if (k === 0 || candidate.total === 0 || baseline.total === 0)
-        return 1;
-    const share = candidate.total / (baseline.total + candidate.total);
-    // P(X >= k_c) = 1 − P(X <= k_c − 1)
-    return 1 - binomialCdf(candidate.failed - 1, k, share);
-}
-
 function summarize$1(values) {
     const n = values.length;
     let mean = 0;
@@ -18614,106 +19084,116 @@ function bhAdjust(pValues) {
 }
 
 /**
- * numpy's default ("linear", Hyndman-Fan type 7) percentile of already-sorted values: rank h = (n-1)q,
- * interpolated between neighbours. vLLM's client uses exactly this, so our numbers match theirs.
+ * Stage 4: multiplicity and classification. Holm over the gated checks, Benjamini-Hochberg over the
+ * advisory ones; each draft classified on its adjusted p-values, with the interval it was decided on.
  */
-function percentileSorted(sorted, q) {
-    const n = sorted.length;
-    if (n === 0)
-        return Number.NaN;
-    if (!(q >= 0 && q <= 1))
-        throw new RangeError(`percentile needs 0 <= q <= 1 (got ${q})`);
-    const h = (n - 1) * q;
-    const lower = Math.floor(h);
-    const upper = Math.min(lower + 1, n - 1);
-    const a = sorted[lower];
-    const b = sorted[upper];
-    return a + (h - lower) * (b - a);
-}
-function sortNumbers(values) {
-    const sorted = Float64Array.from(values);
-    sorted.sort();
-    return sorted;
-}
-/** numpy-linear percentile of unsorted values (q in [0, 1]). */
-function percentile(values, q) {
-    return percentileSorted(sortNumbers(values), q);
+function decide(drafts, alpha, passAlpha, gatedCount) {
+    const adjusted = new Map();
+    for (const gatedFamily of [true, false]) {
+        const family = drafts.filter((d) => d.gated === gatedFamily && d.forced === null && d.pBeyond !== null && d.pBetterBeyond !== null);
+        const adjust = gatedFamily ? holmAdjust : bhAdjust;
+        const beyond = adjust(family.map((d) => d.pBeyond));
+        const betterBeyond = adjust(family.map((d) => d.pBetterBeyond));
+        const worse = adjust(family.map((d) => d.pWorse));
+        const better = adjust(family.map((d) => d.pBetter));
+        family.forEach((d, i) => {
+            adjusted.set(d, {
+                beyond: beyond[i],
+                betterBeyond: betterBeyond[i],
+                worse: worse[i],
+                better: better[i],
+            });
+        });
+    }
+    return drafts.map((draft) => {
+        const adj = adjusted.get(draft);
+        let verdict;
+        if (draft.forced !== null)
+            verdict = draft.forced;
+        else if (metricSpecs[draft.metric].judged === "pooled-failures") {
+            // A pooled count has no run-to-run spread: significance against 0 plus the relative tolerance.
+            const margin = Math.log(1 + draft.tolerance);
+            if (adj.worse <= alpha && (draft.worse ?? 0) > margin)
+                verdict = "regression";
+            else if (adj.better <= alpha && (draft.worse ?? 0) < -margin)
+                verdict = "improvement";
+            else
+                verdict = "within-tolerance";
+        }
+        else {
+            verdict = classify({
+                pBeyondToleranceAdjusted: adj.beyond,
+                pBetterBeyondToleranceAdjusted: adj.betterBeyond,
+                pWithinTolerance: draft.pWithinTolerance,
+                alpha,
+                passAlpha,
+            });
+        }
+        const towardsWorse = (draft.worse ?? 0) >= 0;
+        let ci = draft.ci;
+        let ciLevels = null;
+        let detectable = null;
+        if (draft.test && adj) {
+            // The interval the verdict was decided on: the worse-side bound at the level the regression test
+            // was passed after Holm (p·α/p_adj), the better-side bound at the within-tolerance level, or at the
+            // improvement test's level when that decided. Regression ⇔ lower bound beyond the tolerance.
+            const effective = (p, pAdj) => (pAdj > 0 ? (alpha * p) / pAdj : alpha);
+            const lowerLevel = effective(draft.pBeyond, adj.beyond);
+            const upperLevel = verdict === "improvement" ? effective(draft.pBetterBeyond, adj.betterBeyond) : passAlpha;
+            const lower = worseBound(draft.test, lowerLevel, "lower");
+            const upper = worseBound(draft.test, upperLevel, "upper");
+            // Back to the metric's own direction (higher-is-better metrics mirror).
+            ci = draft.higherIsBetter ? [Math.exp(-upper), Math.exp(-lower)] : [Math.exp(lower), Math.exp(upper)];
+            ciLevels = draft.higherIsBetter ? [upperLevel, lowerLevel] : [lowerLevel, upperLevel];
+            if (draft.gated && draft.variances)
+                detectable = minimumDetectableChange({
+                    baselineVariance: draft.variances.baseline,
+                    candidateVariance: draft.variances.candidate,
+                    baselineRuns: draft.runs.baseline,
+                    candidateRuns: draft.runs.candidate,
+                    extraVariance: draft.variances.extra,
+                    tolerance: draft.tolerance,
+                    alpha: alpha / Math.max(1, gatedCount),
+                    df: draft.test.df,
+                });
+        }
+        return {
+            cell: draft.cell,
+            metric: draft.metric,
+            judgedOn: draft.judgedOn,
+            gated: draft.gated,
+            higherIsBetter: draft.higherIsBetter,
+            tolerance: draft.tolerance,
+            baseline: draft.baseline,
+            candidate: draft.candidate,
+            ratio: draft.ratio,
+            ci,
+            ciLevels,
+            ci90: draft.ci,
+            p: adj ? (towardsWorse ? adj.beyond : adj.betterBeyond) : null,
+            pRaw: draft.pBeyond === null ? null : towardsWorse ? draft.pBeyond : draft.pBetterBeyond,
+            pChange: adj ? (towardsWorse ? adj.worse : adj.better) : null,
+            detectableChange: detectable,
+            verdict,
+            note: draft.notes.length > 0 ? draft.notes.join("; ") : null,
+            runs: draft.runs,
+            crossCheck: draft.crossCheck,
+        };
+    });
 }
 
-const median$1 = (values) => percentile(values, 0.5);
-const defaultScreenOptions = {
-    threshold: 5,
-    minRuns: 5,
-    maxShare: 0.2,
-    minScale: 0.01,
-};
-function groupMedians(group, metrics) {
-    return Array.from({ length: metrics }, (_, k) => {
-        const column = group.values.map((row) => row[k]).filter((v) => Number.isFinite(v));
-        return column.length > 0 ? median$1(column) : Number.NaN;
-    });
-}
-function screenOutliers(groups, metrics, options = defaultScreenOptions) {
-    const medians = groups.map((group) => groupMedians(group, metrics));
-    const poolOf = (group) => group.pool ?? "";
-    const scaleOf = (members) => Array.from({ length: metrics }, (_, k) => {
-        const deviations = [];
-        for (const { group, g } of members) {
-            if (group.values.length < options.minRuns)
-                continue;
-            const centre = medians[g][k];
-            const column = group.values.map((row) => row[k]).filter((v) => Number.isFinite(v));
-            // The median run of an odd group sits at distance 0 by construction; leaving it out keeps the
-            // pooled MAD from being biased low at 5 runs.
-            const here = column.map((v) => Math.abs(v - centre)).sort((a, b) => a - b);
-            deviations.push(...(column.length % 2 === 1 ? here.slice(1) : here));
-        }
-        const mad = deviations.length > 0 ? median$1(deviations) : 0;
-        return Math.max(options.minScale, 1.4826 * mad);
-    });
-    const scaleByPool = new Map();
-    for (const key of new Set(groups.map(poolOf)))
-        scaleByPool.set(key, scaleOf(groups.map((group, g) => ({ group, g })).filter(({ group }) => poolOf(group) === key)));
-    // All groups together give the most stable scale; a pool whose own spread is wider (a noisier cell)
-    // keeps its own. Never smaller than the all-groups scale, so a small pool's noisy MAD cannot shrink it.
-    const overall = groups.length > 0 ? scaleOf(groups.map((group, g) => ({ group, g }))) : [];
-    const scales = groups.map((group) => scaleByPool.get(poolOf(group)).map((scale, k) => Math.max(scale, overall[k] ?? 0)));
-    const screened = [];
-    const tooManyOutliers = [];
-    groups.forEach((group, g) => {
-        const n = group.values.length;
-        if (n < options.minRuns)
-            return;
-        const candidates = [];
-        group.values.forEach((row, r) => {
-            let sum = 0;
-            let count = 0;
-            const ratios = [];
-            for (let k = 0; k < metrics; k++) {
-                const v = row[k];
-                const centre = medians[g][k];
-                if (!Number.isFinite(v) || !Number.isFinite(centre)) {
-                    ratios.push(Number.NaN);
-                    continue;
-                }
-                sum += (v - centre) / scales[g][k];
-                count++;
-                ratios.push(Math.exp(v - centre));
-            }
-            if (count === 0)
-                return;
-            const score = sum / count;
-            if (Math.abs(score) > options.threshold)
-                candidates.push({ group: g, run: r, score, ratios });
-        });
-        if (candidates.length === 0)
-            return;
-        if (candidates.length > Math.floor(n * options.maxShare))
-            tooManyOutliers.push(g);
-        else
-            screened.push(...candidates);
-    });
-    return { screened, scales, tooManyOutliers };
+/**
+ * One-sided exact conditional test for "the candidate fails more often": given k failures in total,
+ * under H0 (same rate) the candidate's share is Binomial(k, n_c / (n_b + n_c)). Works with zero
+ * failures, where a log-scale test cannot.
+ */
+function errorIncreaseP(baseline, candidate) {
+    const k = baseline.failed + candidate.failed;
+    if (k === 0 || candidate.total === 0 || baseline.total === 0)
+        return 1;
+    const share = candidate.total / (baseline.total + candidate.total);
+    // P(X >= k_c) = 1 − P(X <= k_c − 1)
+    return 1 - binomialCdf(candidate.failed - 1, k, share);
 }
 
 function midRanks(values) {
@@ -18840,65 +19320,244 @@ function hodgesLehmann(x, y, confidence = 0.95) {
 }
 
 /**
- * Adaptive repeats (statistics.md §7): decide at a few looks (5, 10, 15, 20, 25 runs per side by default),
- * adding runs only while the verdict is inconclusive. The family level is spent over the looks in
- * proportion to their run counts (Bonferroni with unequal weights, so the sum over looks is the family
- * level): early looks, with little information, test strictly and catch only large regressions; the last
- * look gets the largest share, which is where a change near the tolerance is decided.
+ * Stage 3: the per-metric drafts of one compared cell: the test on per-run logs (or the pooled error
+ * count), a stand-in percentile for one the inputs lack, and the reasons a check is forced. Metrics absent
+ * from every input and not gated get no draft.
  */
-const standardLooks = [3, 5, 10, 15, 20, 25, 30, 40];
-/**
- * Fraction of the family level spent over all looks, by comparison mode. The regression test is against
- * the tolerance margin, so the binding case is a true change at the tolerance, and Holm within a look
- * plus Bonferroni over looks (share 1) bounds the chance of blocking it by the family level under any
- * dependence between looks and metrics. bench/gate.ts measures how far below the bound it stays.
- */
-const lookLevelShare = { interleaved: 1, stored: 1 };
-/** Look points within [min, max]: min, every standard look above it, and max. */
-function lookSchedule(minRuns, maxRuns) {
-    const looks = new Set([minRuns]);
-    for (const look of standardLooks)
-        if (look > minRuns && look < maxRuns)
-            looks.add(look);
-    looks.add(maxRuns);
-    return [...looks].sort((a, b) => a - b);
+function draftsForCell(compared, settings, warnings) {
+    const { base, cand } = compared;
+    const fewestCompleted = Math.min(...[...base, ...cand].map((run) => run.requests.completed));
+    const drafts = [];
+    for (const metric of metricNames) {
+        const draft = metricDraft(compared, metric, fewestCompleted, settings, warnings);
+        if (draft !== null)
+            drafts.push(draft);
+    }
+    return drafts;
 }
-/** The look a decision at `runs` measured runs per side belongs to: the last look at or below it. */
-function lookIndex(looks, runs) {
-    let index = 0;
-    looks.forEach((look, i) => {
-        if (look <= runs)
-            index = i;
-    });
-    return index;
-}
-/**
- * One-sided level of the regression and improvement tests (before Holm) at the look `runs` falls in:
- * familyAlpha × share × look / Σ looks.
- */
-function perLookLevel(familyAlpha, looks, runs, mode) {
-    const total = looks.reduce((sum, look) => sum + look, 0);
-    if (total <= 0)
-        return familyAlpha * lookLevelShare[mode];
-    return (familyAlpha * lookLevelShare[mode] * looks[lookIndex(looks, runs)]) / total;
-}
-/**
- * Level of the non-inferiority bound behind "within tolerance" (U < d). A false pass can only happen
- * for a change at or near the tolerance itself, so it is not split over looks; it is the family level.
- */
-function passLevel(familyAlpha) {
-    return familyAlpha;
-}
-function nextLookAfter(candidateRuns, baselineRuns, looks, interleaved, reason) {
-    const target = looks.find((look) => look > candidateRuns);
-    if (target === undefined)
-        return null;
-    return {
-        runsPerSide: target,
-        addCandidateRuns: target - candidateRuns,
-        addBaselineRuns: interleaved ? Math.max(0, target - baselineRuns) : 0,
-        reason,
+function metricDraft({ cell, base, cand, tooFew }, metric, fewestCompleted, { gate, gatedSet, passAlpha, driftVarianceFor }, warnings) {
+    const higher = metricSpecs[metric].higherIsBetter;
+    const tolerance = toleranceFor(gate, metric);
+    const runs = { baseline: base.length, candidate: cand.length };
+    if (metricSpecs[metric].judged === "pooled-failures") {
+        return errorRateDraft(cell, metric, base, cand, gatedSet.has(metric), tolerance, gate.error_rate_limit);
+    }
+    let b = metricValues(base, metric);
+    let c = metricValues(cand, metric);
+    const draft = {
+        cell,
+        metric,
+        gated: gatedSet.has(metric),
+        higherIsBetter: higher,
+        tolerance,
+        baseline: null,
+        candidate: null,
+        ratio: null,
+        ci: null,
+        worse: null,
+        pWorse: null,
+        pBetter: null,
+        pWithinTolerance: null,
+        pBeyond: null,
+        pBetterBeyond: null,
+        test: null,
+        judgedOn: null,
+        forced: null,
+        unfixable: null,
+        notes: [],
+        runs,
+        crossCheck: null,
+        variances: null,
     };
+    const absent = (v) => v.values.length === 0 && v.nonPositive === 0;
+    let statistic = metricSpecs[metric].minRequests;
+    if (absent(b) && absent(c)) {
+        // Absent from every input: vLLM's `--metric-percentiles` defaults to 99, so p95 is often missing.
+        if (!draft.gated)
+            return null;
+        const substitute = judgeOnStandIn(draft, base, cand, warnings);
+        if (substitute === null)
+            return draft;
+        b = metricValues(base, substitute);
+        c = metricValues(cand, substitute);
+        statistic = metricSpecs[substitute].minRequests;
+    }
+    draft.baseline = b.values.length > 0 ? geometricMean(b.values) : null;
+    draft.candidate = c.values.length > 0 ? geometricMean(c.values) : null;
+    if (draft.gated && statistic !== null && fewestCompleted < gate.min_requests[statistic]) {
+        const why = `gating ${statistic} needs >= ${gate.min_requests[statistic]} successful requests in every run (fewest: ${fewestCompleted})`;
+        if (draft.judgedOn !== null) {
+            // A stand-in for a gated metric must not turn into an advisory one: that would let it pass.
+            draft.forced = "inconclusive";
+            draft.unfixable = `${describeMetric(metric)} is missing and its stand-in cannot be gated: ${why}`;
+            draft.notes.push(why);
+            return draft;
+        }
+        draft.gated = false;
+        draft.notes.push(`advisory: ${why}`);
+    }
+    if (b.missing + c.missing + b.nonPositive + c.nonPositive > 0) {
+        draft.forced = "inconclusive";
+        const note = `missing or zero in ${b.missing + b.nonPositive} baseline and ${c.missing + c.nonPositive} candidate runs`;
+        draft.notes.push(note);
+        // Those runs stay in the sample, so more runs cannot fill the gap.
+        draft.unfixable = `${describeMetric(metric)} is ${note} of cell "${cell}"`;
+        return draft;
+    }
+    if (tooFew) {
+        draft.forced = "inconclusive";
+        draft.ratio = draft.candidate / draft.baseline;
+        draft.notes.push("fewer than 2 usable runs on a side");
+        return draft;
+    }
+    testOnRunLogs(draft, b.values, c.values, driftVarianceFor(metric), gate.min_run_sd, passAlpha);
+    return draft;
+}
+/**
+ * A gated metric in none of the inputs: the nearest percentile every run has stands in for it (noted and
+ * warned), or the check is forced inconclusive, for good, when there is none. Returns the stand-in.
+ */
+function judgeOnStandIn(draft, base, cand, warnings) {
+    const { cell, metric } = draft;
+    const substitute = fallbackPercentile(metric, base, cand);
+    const flag = "add --metric-percentiles 95,99 (or --save-detailed) to vllm bench serve";
+    if (substitute === null) {
+        draft.forced = "inconclusive";
+        draft.unfixable = `${describeMetric(metric)} is in none of the inputs; ${flag}`;
+        draft.notes.push(`not in the inputs; ${flag}`);
+        warnings.push(`${describeMetric(metric)} is gated but not in the inputs of cell "${cell}", so the cell cannot pass: ${flag}`);
+        return null;
+    }
+    draft.judgedOn = substitute;
+    draft.notes.push(`judged on ${describeMetric(substitute)}: the inputs have no ${describeMetric(metric)}; ${flag}`);
+    warnings.push(`${describeMetric(metric)} is not in the inputs of cell "${cell}"; it was judged on ${describeMetric(substitute)} instead (${flag})`);
+    return substitute;
+}
+/** The Welch test on per-run logs, with the rank tests as a cross-check from 5 runs a side: fills the draft. */
+function testOnRunLogs(draft, baseline, candidate, extraVariance, minRunSd, passAlpha) {
+    const test = logRatioTest(baseline, candidate, {
+        higherIsBetter: draft.higherIsBetter,
+        tolerance: draft.tolerance,
+        alphaEachSide: passAlpha,
+        extraVariance,
+        minRunSd,
+    });
+    draft.test = test;
+    draft.ratio = test.ratio;
+    draft.ci = test.ratioInterval;
+    draft.worse = test.worse;
+    draft.pWorse = test.pWorse;
+    draft.pBetter = test.pBetter;
+    draft.pBeyond = test.pBeyondTolerance;
+    draft.pBetterBeyond = test.pBetterBeyondTolerance;
+    draft.pWithinTolerance = test.pWithinTolerance;
+    if (test.floored)
+        draft.notes.push(`runs nearly identical: run-to-run sd floored at ${minRunSd} (gate.min_run_sd)`);
+    draft.variances = {
+        baseline: test.baselineVariance,
+        candidate: test.candidateVariance,
+        extra: extraVariance,
+    };
+    if (baseline.length >= 5 && candidate.length >= 5) {
+        const mwu = mannWhitney(candidate, baseline);
+        const hl = hodgesLehmann(baseline.map(Math.log), candidate.map(Math.log));
+        draft.crossCheck = {
+            mannWhitneyP: draft.higherIsBetter ? mwu.pLess : mwu.pGreater,
+            hodgesLehmannRatio: Math.exp(hl.shift),
+        };
+    }
+}
+function toleranceFor(gate, metric) {
+    return gate.metric_tolerance[metric] ?? gate.tolerance;
+}
+function geometricMean(values) {
+    let sum = 0;
+    for (const v of values)
+        sum += Math.log(v);
+    return Math.exp(sum / values.length);
+}
+function metricValues(runs, metric) {
+    const values = [];
+    let missing = 0;
+    let nonPositive = 0;
+    for (const run of runs) {
+        const value = run.metrics[metric];
+        if (value === undefined || value === null || !Number.isFinite(value))
+            missing++;
+        else if (value <= 0)
+            nonPositive++;
+        else
+            values.push(value);
+    }
+    return { values, missing, nonPositive };
+}
+function errorRateDraft(cell, metric, base, cand, gated, tolerance, limit) {
+    const pool = (runs) => runs.reduce((acc, run) => ({ failed: acc.failed + run.requests.failed, total: acc.total + run.requests.total }), { failed: 0, total: 0 });
+    const b = pool(base);
+    const c = pool(cand);
+    const baseRate = b.total > 0 ? b.failed / b.total : null;
+    const candRate = c.total > 0 ? c.failed / c.total : null;
+    const pWorse = errorIncreaseP(b, c);
+    const pBetter = errorIncreaseP(c, b);
+    const draft = {
+        cell,
+        metric,
+        gated,
+        higherIsBetter: metricSpecs[metric].higherIsBetter,
+        tolerance,
+        baseline: baseRate,
+        candidate: candRate,
+        ratio: baseRate !== null && candRate !== null && baseRate > 0 ? candRate / baseRate : null,
+        ci: null,
+        // Orientation for the shared rule: beyond tolerance only when the rate rose by more than δ relative.
+        worse: baseRate !== null && candRate !== null ? Math.log((candRate + 1e-12) / (baseRate + 1e-12)) : null,
+        pWorse,
+        pBetter,
+        // No estimate of run-to-run spread for a pooled count: "no change" means no significant increase.
+        pWithinTolerance: null,
+        pBeyond: pWorse,
+        pBetterBeyond: pBetter,
+        test: null,
+        judgedOn: null,
+        forced: null,
+        unfixable: null,
+        notes: [],
+        runs: { baseline: base.length, candidate: cand.length },
+        crossCheck: null,
+        variances: null,
+    };
+    if (candRate !== null && candRate > limit) {
+        // A candidate that fails more requests than allowed cannot pass on latency: always blocking.
+        draft.gated = true;
+        draft.forced = "regression";
+        draft.notes.push(`candidate error rate ${(candRate * 100).toFixed(2)}% is above the ${(limit * 100).toFixed(2)}% limit`);
+    }
+    if (b.total === 0 || c.total === 0) {
+        draft.forced = "inconclusive";
+        draft.notes.push("no requests recorded on a side");
+        if (b.total === 0)
+            draft.unfixable = `no baseline requests recorded in cell "${cell}"`;
+    }
+    return draft;
+}
+/** Nearest percentile of the same phase that every run on both sides has (p95 → p99, then p90). */
+const fallbackOrder = {
+    p90: ["p95", "p99"],
+    p95: ["p99", "p90"],
+    p99: ["p99_9", "p95"],
+    p99_9: ["p99"],
+};
+function fallbackPercentile(metric, base, cand) {
+    const source = metricSpecs[metric].source;
+    if (source.kind !== "latency")
+        return null;
+    for (const statistic of fallbackOrder[source.statistic] ?? []) {
+        const other = latencyMetricName(source.phase, statistic);
+        const complete = (runs) => metricValues(runs, other).values.length === runs.length;
+        if (complete(base) && complete(cand))
+            return other;
+    }
+    return null;
 }
 
 /**
@@ -18988,105 +19647,211 @@ function gpuMinutesSpent(mode, runs, looks, model) {
     };
 }
 
+/** The gated checks counted by verdict. */
+function countGated(comparisons) {
+    const gated = comparisons.filter((comparison) => comparison.gated);
+    const count = (verdict) => gated.filter((comparison) => comparison.verdict === verdict).length;
+    return {
+        gated: gated.length,
+        regression: count("regression"),
+        improvement: count("improvement"),
+        withinTolerance: count("within-tolerance"),
+        inconclusive: count("inconclusive"),
+    };
+}
 /**
- * The one comparability rule: which recorded conditions may differ between a baseline and a candidate.
- *
- * - Informational fields are recorded and shown but never block: the tool build, the runner's name (two
- *   runners of one pool are the same machine type) and the whole-config hash (it changes whenever the thing
- *   under test is itself in the config; the conditions it covers are compared field by field instead:
- *   `server.*`, `model.*`, `sampling.*`, `workload.*`, `gpu.*`).
- * - Fields named in `allowed_differences` (or under a group named there) are the thing under test, and so
- *   are the fields that follow from them: a new image has a new digest and vLLM version, new engine
- *   arguments a new command line and cache config.
- * - A field one side did not record at all, when the two sides were recorded by different versions of
- *   the tool (a baseline from before the field existed), is informational too: unknown is not different.
- * - Every other difference makes the runs not comparable, and is reported with its value on each side.
+ * Stage 5: the overall verdict. Not comparable (when the gate fails on it) before a regression, a
+ * regression before a broken or empty comparison, then inconclusive, else pass.
  */
-const informationalFields = ["tool", "runner.name", "configHash"];
-/** Recorded fields that follow from a configured one: allowing the source allows them too. */
-const derivedFields = {
-    "server.image": ["server.imageDigest", "server.vllmVersion", "server.cacheConfig"],
-    "server.args": ["server.command", "server.cacheConfig", "server.maxModelLen", "server.servedModels"],
-    "server.command": [
-        "server.args",
-        "server.vllmVersion",
-        "server.cacheConfig",
-        "server.maxModelLen",
-        "server.servedModels",
-    ],
-};
+function overallVerdict(counts, brokenCells, cellCount, notComparable, onNotComparable) {
+    if (notComparable > 0 && onNotComparable === "fail")
+        return "not-comparable";
+    if (counts.regression > 0)
+        return "regression";
+    if (brokenCells > 0 || cellCount === 0 || counts.gated === 0)
+        return "error";
+    if (counts.inconclusive > 0)
+        return "inconclusive";
+    return "pass";
+}
+/** What more runs can and cannot do for each check: its draft, the futility inputs, resolvability. */
+function futilityModel(drafts, unfixableCells, levels, mode, maxRuns) {
+    const { alpha, passAlpha, gatedCount } = levels;
+    const draftOf = (c) => drafts.find((d) => d.cell === c.cell && d.metric === c.metric);
+    const futilityInput = (draft) => ({
+        worse: draft.worse,
+        tolerance: draft.tolerance,
+        baselineVariance: draft.variances.baseline,
+        candidateVariance: draft.variances.candidate,
+        extraVariance: draft.variances.extra,
+        regressionAlpha: alpha / Math.max(1, gatedCount),
+        passAlpha,
+    });
+    const resolvable = (c) => {
+        const draft = draftOf(c);
+        if (draft?.unfixable || unfixableCells.has(c.cell))
+            return false;
+        // Only a floor that more runs cannot lower (a stored baseline's drift) justifies stopping early:
+        // without one, more runs always narrow the interval, and 3-run variance estimates are too noisy
+        // to predict by how much.
+        if (!draft?.variances || draft.worse === null || draft.variances.extra === 0)
+            return true;
+        return resolvableWithMoreRuns({
+            ...futilityInput(draft),
+            baselineRuns: mode === "interleaved" ? Math.max(maxRuns, draft.runs.baseline) : draft.runs.baseline,
+            candidateRuns: Math.max(maxRuns, draft.runs.candidate),
+        });
+    };
+    return { draftOf, futilityInput, resolvable };
+}
+function exitCodeFor(verdict, failOn) {
+    if (failOn === "never")
+        return 0;
+    if (verdict === "pass")
+        return 0;
+    if (verdict === "inconclusive")
+        return failOn === "inconclusive" ? 1 : 0;
+    return 1;
+}
 /**
- * Flattens a fingerprint into dotted paths (`server.image`). Arrays stay whole: an inserted engine
- * argument is one readable difference, not a cascade of shifted indices.
+ * The next look, in measured runs per side (screened and excluded runs are replaced, so the usable
+ * count reaches the look), never beyond repeats.max measured runs and never for cells that more
+ * candidate runs cannot help.
  */
-function flattenFingerprint(value, prefix = "", out = {}) {
-    if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-        const entries = Object.entries(value);
-        if (entries.length === 0 && prefix)
-            out[prefix] = {};
-        for (const [key, inner] of entries)
-            flattenFingerprint(inner, prefix ? `${prefix}.${key}` : key, out);
+function planNextLook(input) {
+    const { verdict, cells, comparisons, looks, mode, maxRuns, resolvable } = input;
+    if (verdict !== "inconclusive" && verdict !== "error")
+        return null;
+    const needy = cells.filter((cell) => !input.unfixableCells.has(cell.name) &&
+        ((cell.status !== "compared" && cell.status !== "missing-baseline") ||
+            comparisons.some((c) => c.cell === cell.name && c.gated && c.verdict === "inconclusive" && resolvable(c))));
+    if (needy.length === 0)
+        return null;
+    const candidateRuns = Math.min(...needy.map((cell) => cell.candidateRuns));
+    const baselineRuns = Math.min(...needy.map((cell) => cell.baselineRuns));
+    const measuredCandidate = Math.max(...needy.map((cell) => input.measuredRuns("candidate", cell.name)));
+    const measuredBaseline = Math.max(...needy.map((cell) => input.measuredRuns("baseline", cell.name)));
+    if (measuredCandidate >= maxRuns)
+        return null;
+    const undecided = comparisons.filter((c) => c.gated && c.verdict === "inconclusive").length;
+    const screened = measuredCandidate - candidateRuns;
+    const reason = (undecided > 0
+        ? `${undecided} gated check${undecided === 1 ? " is" : "s are"} inconclusive at ${candidateRuns} usable candidate run${candidateRuns === 1 ? "" : "s"}`
+        : "too few usable runs") +
+        (screened > 0 ? ` (${screened} excluded run${screened === 1 ? "" : "s"} replaced)` : "");
+    const next = nextLookAfter(candidateRuns, baselineRuns, looks, mode === "interleaved", reason);
+    if (!next)
+        return null;
+    const add = Math.min(next.addCandidateRuns, maxRuns - measuredCandidate);
+    const runsPerSide = measuredCandidate + add;
+    const addBaselineRuns = mode === "interleaved" ? Math.max(0, Math.min(maxRuns, runsPerSide) - measuredBaseline) : 0;
+    return {
+        runsPerSide,
+        addCandidateRuns: add,
+        addBaselineRuns,
+        cells: needy.map((cell) => cell.name),
+        reason: next.reason,
+        gpuMinutes: addedGpuMinutes(mode, needy.length, measuredCandidate, runsPerSide, input.rates),
+    };
+}
+/** Why no more runs are asked for although the verdict is undecided: the real cause, per check. */
+function futilityWarnings(comparisons, cells, maxRuns, resolvable, draftOf, unfixableCells) {
+    const warnings = [];
+    for (const reason of new Set(unfixableCells.values()))
+        warnings.push(`more runs cannot settle this: ${reason}`);
+    const stuck = comparisons.filter((c) => c.gated && c.verdict === "inconclusive" && !resolvable(c));
+    const fixedReasons = new Set();
+    for (const c of stuck) {
+        const draft = draftOf(c);
+        if (draft?.unfixable && !unfixableCells.has(c.cell))
+            fixedReasons.add(draft.unfixable);
     }
-    else if (prefix) {
-        out[prefix] = value;
-    }
-    return out;
-}
-const covers = (rule, field) => field === rule || field.startsWith(`${rule}.`);
-/** `server.args` allows `server.args` and everything below it, and the fields derived from it. */
-function isAllowedDifference(field, allowed) {
-    const expanded = allowed.flatMap((rule) => [rule, ...(derivedFields[rule] ?? [])]);
-    return expanded.some((rule) => covers(rule, field));
-}
-function isInformationalField(field) {
-    return informationalFields.some((rule) => covers(rule, field));
-}
-/** Key-order-insensitive equality of JSON values (a re-ordered map is the same condition). */
-function canonical(value) {
-    return JSON.stringify(value ?? null, (_key, inner) => inner && typeof inner === "object" && !Array.isArray(inner)
-        ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : 1)))
-        : inner);
-}
-/** Field-by-field differences per cell, merged across cells that differ the same way. */
-function diffFingerprints(perCell, allowed) {
-    const merged = new Map();
-    for (const { cell, baseline, candidate } of perCell) {
-        const flatBase = flattenFingerprint(baseline);
-        const flatCand = flattenFingerprint(candidate);
-        const versionsDiffer = canonical(flatBase["tool.version"]) !== canonical(flatCand["tool.version"]);
-        const fields = [...new Set([...Object.keys(flatBase), ...Object.keys(flatCand)])].sort();
-        for (const field of fields) {
-            const b = flatBase[field];
-            const c = flatCand[field];
-            if (canonical(b) === canonical(c))
-                continue;
-            const key = `${field}\u0000${canonical(b)}\u0000${canonical(c)}`;
-            const existing = merged.get(key);
-            if (existing)
-                existing.cells.push(cell);
-            else {
-                const recordedByOneVersion = versionsDiffer && (!(field in flatBase) || !(field in flatCand));
-                const informational = isInformationalField(field) || recordedByOneVersion;
-                merged.set(key, {
-                    field,
-                    cells: [cell],
-                    baseline: b ?? null,
-                    candidate: c ?? null,
-                    allowed: informational || isAllowedDifference(field, allowed),
-                    informational,
-                });
-            }
+    for (const reason of fixedReasons)
+        warnings.push(`more runs cannot settle this: ${reason}`);
+    const byNoise = stuck.filter((c) => {
+        const draft = draftOf(c);
+        return draft && !draft.unfixable && !unfixableCells.has(c.cell) && draft.variances;
+    });
+    const runsLeft = Math.min(...cells.map((c) => c.candidateRuns)) < maxRuns;
+    if (byNoise.length > 0 && runsLeft) {
+        // Name the larger part of the variance at the maximum: the runs' own spread or the session drift.
+        const spread = byNoise.map((c) => {
+            const v = draftOf(c).variances;
+            return { c, runVar: v.baseline / c.runs.baseline + v.candidate / maxRuns, extra: v.extra, v };
+        });
+        const driftBound = spread.filter((s) => s.extra >= s.runVar);
+        const noiseBound = spread.filter((s) => s.extra < s.runVar);
+        const plural = (n) => `${n} inconclusive check${n === 1 ? "" : "s"}`;
+        if (driftBound.length > 0)
+            warnings.push(`more runs would not settle the ${plural(driftBound.length)}: the stored baseline's session drift does not shrink with runs; compare against a baseline run in the same job (mode interleaved) or widen the tolerance`);
+        if (noiseBound.length > 0) {
+            const widest = noiseBound.reduce((a, b) => Math.max(b.v.baseline, b.v.candidate) > Math.max(a.v.baseline, a.v.candidate) ? b : a);
+            const side = widest.v.baseline >= widest.v.candidate ? "baseline" : "candidate";
+            const sd = Math.sqrt(Math.max(widest.v.baseline, widest.v.candidate));
+            warnings.push(`more runs would not settle the ${plural(noiseBound.length)}: the runs vary too widely (run-to-run sd ${(sd * 100).toFixed(1)}% on the ${side} side of ${describeMetric(widest.c.metric)} in cell "${widest.c.cell}"; look for an odd run in the table of runs), not the session drift`);
         }
     }
-    return [...merged.values()];
+    return warnings;
 }
-/** `model.revision: "abc" (baseline) vs "def" (candidate)`, for warnings and headlines. */
-function describeDifference(difference, max = 80) {
-    const show = (value) => {
-        const text = value === null || value === undefined ? "not recorded" : JSON.stringify(value);
-        return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+/** How many runs per side and about how many GPU-minutes would settle every inconclusive gated check. */
+function settleEstimate(comparisons, draftOf, futilityInput, resolvable, mode, maxRuns, rates, looks) {
+    const stuck = comparisons.filter((c) => c.gated && c.verdict === "inconclusive");
+    if (stuck.length === 0)
+        return null;
+    let runsPerSide = 0;
+    let from = Number.POSITIVE_INFINITY;
+    const cells = new Set();
+    for (const c of stuck) {
+        const draft = draftOf(c);
+        from = Math.min(from, c.runs.candidate);
+        // Missing data or a stored baseline that cannot grow: no number of runs settles it.
+        if (!resolvable(c))
+            return { runsPerSide: null, addRuns: null, gpuMinutes: null, cells: [c.cell] };
+        // Too few runs to estimate the spread yet: no estimate for this check.
+        if (!draft?.variances || draft.worse === null)
+            continue;
+        const runs = runsToSettle(futilityInput(draft), c.runs, maxRuns, mode === "interleaved");
+        if (runs === null)
+            return { runsPerSide: null, addRuns: null, gpuMinutes: null, cells: [c.cell] };
+        runsPerSide = Math.max(runsPerSide, runs);
+        cells.add(c.cell);
+    }
+    if (!Number.isFinite(from) || runsPerSide === 0)
+        return null;
+    // Decisions are taken at looks only: round up to the first look at or above the estimate.
+    runsPerSide = Math.max(runsPerSide, from + 1);
+    runsPerSide = looks.find((look) => look >= runsPerSide) ?? runsPerSide;
+    return {
+        runsPerSide,
+        addRuns: runsPerSide - from,
+        gpuMinutes: addedGpuMinutes(mode, cells.size, from, runsPerSide, rates),
+        cells: [...cells],
     };
-    return `${difference.field}: ${show(difference.baseline)} (baseline) vs ${show(difference.candidate)} (candidate)`;
+}
+/** The least sensitive gated check: what these runs can catch, and the runs gate.detect_change needs. */
+function detectionSummary(comparisons, draftOf, detectChange, alpha, mode, maxRuns) {
+    const checks = comparisons.filter((c) => c.gated && c.detectableChange !== null);
+    if (checks.length === 0)
+        return null;
+    const worst = checks.reduce((a, b) => (b.detectableChange > a.detectableChange ? b : a));
+    const draft = draftOf(worst);
+    if (!draft?.variances || !draft.test)
+        return null;
+    const runs = runsToDetect({
+        baselineVariance: draft.variances.baseline,
+        candidateVariance: draft.variances.candidate,
+        extraVariance: draft.variances.extra,
+        tolerance: draft.tolerance,
+        alpha,
+        df: draft.test.df,
+    }, worst.runs, detectChange, Math.max(maxRuns, 100), mode === "interleaved");
+    return {
+        cell: worst.cell,
+        metric: worst.metric,
+        detectableChange: worst.detectableChange,
+        detectChange,
+        runsPerSideForDetectChange: runs,
+    };
 }
 
 const driftDefaults = {
@@ -19510,49 +20275,17 @@ object({
     gpuMinutes: gpuMinutesSpentSchema.optional(),
 });
 
-function geometricMean(values) {
-    let sum = 0;
-    for (const v of values)
-        sum += Math.log(v);
-    return Math.exp(sum / values.length);
-}
-function groupByCell(runs) {
-    const cells = new Map();
-    for (const run of runs) {
-        const list = cells.get(run.cell);
-        if (list)
-            list.push(run);
-        else
-            cells.set(run.cell, [run]);
-    }
-    return cells;
-}
-function metricValues(runs, metric) {
-    const values = [];
-    let missing = 0;
-    let nonPositive = 0;
-    for (const run of runs) {
-        const value = run.metrics[metric];
-        if (value === undefined || value === null || !Number.isFinite(value))
-            missing++;
-        else if (value <= 0)
-            nonPositive++;
-        else
-            values.push(value);
-    }
-    return { values, missing, nonPositive };
-}
-function toleranceFor(gate, metric) {
-    return gate.metric_tolerance[metric] ?? gate.tolerance;
-}
-function analyze(input) {
-    const { gate, mode } = input;
-    const familyAlpha = 1 - gate.confidence;
+function levelsOf(input) {
+    const familyAlpha = 1 - input.gate.confidence;
     const looks = lookSchedule(input.repeats.min, input.repeats.max);
     // The stage of the PR: the most candidate runs measured in any cell (screened runs included).
     const stage = Math.max(0, ...[...groupByCell(input.candidate).values()].map((runs) => runs.length));
-    const alpha = perLookLevel(familyAlpha, looks, stage, mode);
-    const passAlpha = passLevel(familyAlpha);
+    const alpha = perLookLevel(familyAlpha, looks, stage, input.mode);
+    return { familyAlpha, looks, alpha, passAlpha: passLevel(familyAlpha) };
+}
+/** Stored mode: the between-session drift per metric from the baseline and its history, shrunk towards the prior. */
+function sessionDriftOf(input) {
+    const { gate, mode } = input;
     const driftSd = mode === "stored" ? gate.session_drift_sd : 0;
     const defaultDriftVariance = driftSd * driftSd;
     const driftBaseline = input.baseline.filter((run) => run.exclusionReasons.length === 0);
@@ -19561,329 +20294,77 @@ function analyze(input) {
     for (const run of input.history ?? [])
         if (run.exclusionReasons.length === 0 && !driftSources.has(run.source))
             driftRuns.push(run);
-    const driftEstimates = mode === "stored"
+    const estimates = mode === "stored"
         ? estimateSessionDrift(driftRuns, {
             priorSd: driftSd,
             baselineSessions: Math.max(1, new Set(driftBaseline.map((run) => run.session ?? "")).size),
         })
         : new Map();
     // The history's estimate, shrunk towards the prior, replaces it (up or down): the prior is no floor.
-    const driftVarianceFor = (metric) => driftEstimates.get(metric)?.differenceVariance ?? defaultDriftVariance;
-    const gatedSet = new Set(gate.metrics);
+    const varianceFor = (metric) => estimates.get(metric)?.differenceVariance ?? defaultDriftVariance;
+    return { driftSd, estimates, varianceFor };
+}
+/**
+ * The comparison of two sides, in stages: the usable runs (outliers screened), the cells paired, a draft
+ * per metric and cell, multiplicity and classification, the comparability check, the overall verdict with
+ * the next look and what settling would cost, then verdict.json assembled. Pure: same input, same file.
+ */
+function analyze(input) {
+    const { gate, mode } = input;
+    const levels = levelsOf(input);
+    const { alpha, passAlpha, looks } = levels;
+    const drift = sessionDriftOf(input);
     const warnings = [];
-    const candidateInput = pairSingleCells(input.baseline, input.candidate, warnings);
-    const sides = { baseline: input.baseline, candidate: candidateInput };
-    const excluded = [];
-    const healthy = { baseline: [], candidate: [] };
-    const refOf = (side, run) => ({ side, cell: run.cell, run: run.run, source: run.source });
-    for (const side of ["baseline", "candidate"]) {
-        for (const run of sides[side]) {
-            if (run.exclusionReasons.length > 0)
-                excluded.push({ ...refOf(side, run), reasons: run.exclusionReasons });
-            else
-                healthy[side].push(run);
-        }
-    }
-    const screened = screenRuns(healthy, gate, warnings);
-    const usable = {
-        baseline: healthy.baseline.filter((run) => !screened.has(run)),
-        candidate: healthy.candidate.filter((run) => !screened.has(run)),
+    const runs = selectUsableRuns(input.baseline, input.candidate, gate, warnings);
+    const pairing = pairCells(runs, mode);
+    const { cells, unfixableCells } = pairing;
+    const draftSettings = {
+        gate,
+        gatedSet: new Set(gate.metrics),
+        passAlpha,
+        driftVarianceFor: drift.varianceFor,
     };
-    for (const side of ["baseline", "candidate"])
-        for (const run of healthy[side]) {
-            const reason = screened.get(run);
-            if (reason)
-                excluded.push({ ...refOf(side, run), reasons: [reason] });
-        }
-    const used = [
-        ...usable.baseline.map((run) => refOf("baseline", run)),
-        ...usable.candidate.map((run) => refOf("candidate", run)),
-    ];
-    const cellsBySide = { baseline: groupByCell(usable.baseline), candidate: groupByCell(usable.candidate) };
-    const allCells = [
-        ...new Set([...sides.baseline.map((r) => r.cell), ...sides.candidate.map((r) => r.cell)]),
-    ];
-    const measuredRuns = (side, cell) => sides[side].filter((run) => run.cell === cell).length;
-    const cells = [];
-    const drafts = [];
-    /** Cells that more candidate runs cannot help, with the reason. */
-    const unfixableCells = new Map();
-    const fingerprintPairs = [];
-    const firstBySide = (side, cell) => cellsBySide[side].get(cell)?.[0] ?? sides[side].find((run) => run.cell === cell);
-    for (const cell of allCells) {
-        const base = cellsBySide.baseline.get(cell) ?? [];
-        const cand = cellsBySide.candidate.get(cell) ?? [];
-        const baseFirst = firstBySide("baseline", cell);
-        const candFirst = firstBySide("candidate", cell);
-        if (baseFirst && candFirst)
-            fingerprintPairs.push({ cell, baseline: baseFirst.fingerprint, candidate: candFirst.fingerprint });
-        if (base.length === 0 || cand.length === 0) {
-            const side = base.length === 0 ? "baseline" : "candidate";
-            const present = sides[side].some((run) => run.cell === cell);
-            cells.push({
-                name: cell,
-                baselineRuns: base.length,
-                candidateRuns: cand.length,
-                status: side === "baseline" ? "missing-baseline" : "missing-candidate",
-                note: present ? `every ${side} run of this cell was excluded` : `no ${side} runs for this cell`,
-            });
-            if (side === "baseline" && mode === "stored")
-                unfixableCells.set(cell, `the stored baseline has no usable run of cell "${cell}"`);
-            continue;
-        }
-        const tooFew = base.length < 2 || cand.length < 2;
-        cells.push({
-            name: cell,
-            baselineRuns: base.length,
-            candidateRuns: cand.length,
-            status: tooFew ? "too-few-runs" : "compared",
-            note: tooFew ? "at least 2 usable runs per side are needed to estimate run-to-run noise" : null,
-        });
-        if (mode === "stored" && base.length < 2)
-            unfixableCells.set(cell, `the stored baseline has ${base.length} usable run of cell "${cell}" and at least 2 are needed; record the baseline again with more runs`);
-        if (base.every((run) => run.requests.completed === 0))
-            unfixableCells.set(cell, `every request of every baseline run of cell "${cell}" failed`);
-        const fewestCompleted = Math.min(...[...base, ...cand].map((run) => run.requests.completed));
-        for (const metric of metricNames) {
-            const higher = metricSpecs[metric].higherIsBetter;
-            const tolerance = toleranceFor(gate, metric);
-            const runs = { baseline: base.length, candidate: cand.length };
-            if (metricSpecs[metric].judged === "pooled-failures") {
-                drafts.push(errorRateDraft(cell, metric, base, cand, gatedSet.has(metric), tolerance, gate.error_rate_limit));
-                continue;
-            }
-            let b = metricValues(base, metric);
-            let c = metricValues(cand, metric);
-            const draft = {
-                cell,
-                metric,
-                gated: gatedSet.has(metric),
-                higherIsBetter: higher,
-                tolerance,
-                baseline: null,
-                candidate: null,
-                ratio: null,
-                ci: null,
-                worse: null,
-                pWorse: null,
-                pBetter: null,
-                pWithinTolerance: null,
-                pBeyond: null,
-                pBetterBeyond: null,
-                test: null,
-                judgedOn: null,
-                forced: null,
-                unfixable: null,
-                notes: [],
-                runs,
-                crossCheck: null,
-                variances: null,
-            };
-            const absent = (v) => v.values.length === 0 && v.nonPositive === 0;
-            let statistic = metricSpecs[metric].minRequests;
-            if (absent(b) && absent(c)) {
-                // Absent from every input: vLLM's `--metric-percentiles` defaults to 99, so p95 is often missing.
-                if (!draft.gated)
-                    continue;
-                const substitute = fallbackPercentile(metric, base, cand);
-                const flag = "add --metric-percentiles 95,99 (or --save-detailed) to vllm bench serve";
-                if (substitute === null) {
-                    draft.forced = "inconclusive";
-                    draft.unfixable = `${describeMetric(metric)} is in none of the inputs; ${flag}`;
-                    draft.notes.push(`not in the inputs; ${flag}`);
-                    warnings.push(`${describeMetric(metric)} is gated but not in the inputs of cell "${cell}", so the cell cannot pass: ${flag}`);
-                    drafts.push(draft);
-                    continue;
-                }
-                draft.judgedOn = substitute;
-                b = metricValues(base, substitute);
-                c = metricValues(cand, substitute);
-                statistic = metricSpecs[substitute].minRequests;
-                draft.notes.push(`judged on ${describeMetric(substitute)}: the inputs have no ${describeMetric(metric)}; ${flag}`);
-                warnings.push(`${describeMetric(metric)} is not in the inputs of cell "${cell}"; it was judged on ${describeMetric(substitute)} instead (${flag})`);
-            }
-            draft.baseline = b.values.length > 0 ? geometricMean(b.values) : null;
-            draft.candidate = c.values.length > 0 ? geometricMean(c.values) : null;
-            if (draft.gated && statistic !== null && fewestCompleted < gate.min_requests[statistic]) {
-                const why = `gating ${statistic} needs >= ${gate.min_requests[statistic]} successful requests in every run (fewest: ${fewestCompleted})`;
-                if (draft.judgedOn !== null) {
-                    // A stand-in for a gated metric must not turn into an advisory one: that would let it pass.
-                    draft.forced = "inconclusive";
-                    draft.unfixable = `${describeMetric(metric)} is missing and its stand-in cannot be gated: ${why}`;
-                    draft.notes.push(why);
-                    drafts.push(draft);
-                    continue;
-                }
-                draft.gated = false;
-                draft.notes.push(`advisory: ${why}`);
-            }
-            if (b.missing + c.missing + b.nonPositive + c.nonPositive > 0) {
-                draft.forced = "inconclusive";
-                const note = `missing or zero in ${b.missing + b.nonPositive} baseline and ${c.missing + c.nonPositive} candidate runs`;
-                draft.notes.push(note);
-                // Those runs stay in the sample, so more runs cannot fill the gap.
-                draft.unfixable = `${describeMetric(metric)} is ${note} of cell "${cell}"`;
-                drafts.push(draft);
-                continue;
-            }
-            if (tooFew) {
-                draft.forced = "inconclusive";
-                draft.ratio = draft.candidate / draft.baseline;
-                draft.notes.push("fewer than 2 usable runs on a side");
-                drafts.push(draft);
-                continue;
-            }
-            const extraVariance = driftVarianceFor(metric);
-            const test = logRatioTest(b.values, c.values, {
-                higherIsBetter: higher,
-                tolerance,
-                alphaEachSide: passAlpha,
-                extraVariance,
-                minRunSd: gate.min_run_sd,
-            });
-            draft.test = test;
-            draft.ratio = test.ratio;
-            draft.ci = test.ratioInterval;
-            draft.worse = test.worse;
-            draft.pWorse = test.pWorse;
-            draft.pBetter = test.pBetter;
-            draft.pBeyond = test.pBeyondTolerance;
-            draft.pBetterBeyond = test.pBetterBeyondTolerance;
-            draft.pWithinTolerance = test.pWithinTolerance;
-            if (test.floored)
-                draft.notes.push(`runs nearly identical: run-to-run sd floored at ${gate.min_run_sd} (gate.min_run_sd)`);
-            draft.variances = {
-                baseline: test.baselineVariance,
-                candidate: test.candidateVariance,
-                extra: extraVariance,
-            };
-            if (b.values.length >= 5 && c.values.length >= 5) {
-                const mwu = mannWhitney(c.values, b.values);
-                const hl = hodgesLehmann(b.values.map(Math.log), c.values.map(Math.log));
-                draft.crossCheck = {
-                    mannWhitneyP: higher ? mwu.pLess : mwu.pGreater,
-                    hodgesLehmannRatio: Math.exp(hl.shift),
-                };
-            }
-            drafts.push(draft);
-        }
-    }
+    const drafts = pairing.compared.flatMap((cell) => draftsForCell(cell, draftSettings, warnings));
     const gatedCount = drafts.filter((d) => d.gated).length;
     const rates = input.runMinutes === undefined ? {} : { runMinutes: input.runMinutes };
     const comparisons = decide(drafts, alpha, passAlpha, gatedCount);
-    const differences = diffFingerprints(fingerprintPairs, gate.allowed_differences);
-    const notComparable = differences.filter((difference) => !difference.allowed);
-    if (notComparable.length > 0 && gate.on_not_comparable === "warn") {
-        warnings.push(`conditions differ outside the allowed differences: ${notComparable.map((d) => describeDifference(d)).join("; ")}`);
-    }
-    const gated = comparisons.filter((comparison) => comparison.gated);
-    const count = (verdict) => gated.filter((comparison) => comparison.verdict === verdict).length;
-    const counts = {
-        gated: gated.length,
-        regression: count("regression"),
-        improvement: count("improvement"),
-        withinTolerance: count("within-tolerance"),
-        inconclusive: count("inconclusive"),
-    };
+    const { differences, notComparable } = checkComparability(pairing.fingerprintPairs, gate, warnings);
+    const counts = countGated(comparisons);
     const brokenCells = cells.filter((cell) => cell.status === "missing-baseline" || cell.status === "missing-candidate");
-    let verdict;
-    if (notComparable.length > 0 && gate.on_not_comparable === "fail")
-        verdict = "not-comparable";
-    else if (counts.regression > 0)
-        verdict = "regression";
-    else if (brokenCells.length > 0 || allCells.length === 0 || counts.gated === 0)
-        verdict = "error";
-    else if (counts.inconclusive > 0)
-        verdict = "inconclusive";
-    else
-        verdict = "pass";
-    const draftOf = (c) => drafts.find((d) => d.cell === c.cell && d.metric === c.metric);
-    const futilityInput = (draft) => ({
-        worse: draft.worse,
-        tolerance: draft.tolerance,
-        baselineVariance: draft.variances.baseline,
-        candidateVariance: draft.variances.candidate,
-        extraVariance: draft.variances.extra,
-        regressionAlpha: alpha / Math.max(1, gatedCount),
-        passAlpha,
-    });
-    const resolvable = (c) => {
-        const draft = draftOf(c);
-        if (draft?.unfixable || unfixableCells.has(c.cell))
-            return false;
-        // Only a floor that more runs cannot lower (a stored baseline's drift) justifies stopping early:
-        // without one, more runs always narrow the interval, and 3-run variance estimates are too noisy
-        // to predict by how much.
-        if (!draft?.variances || draft.worse === null || draft.variances.extra === 0)
-            return true;
-        return resolvableWithMoreRuns({
-            ...futilityInput(draft),
-            baselineRuns: mode === "interleaved" ? Math.max(input.repeats.max, draft.runs.baseline) : draft.runs.baseline,
-            candidateRuns: Math.max(input.repeats.max, draft.runs.candidate),
-        });
-    };
+    const verdict = overallVerdict(counts, brokenCells.length, pairing.allCells.length, notComparable.length, gate.on_not_comparable);
+    const maxRuns = input.repeats.max;
+    const { draftOf, futilityInput, resolvable } = futilityModel(drafts, unfixableCells, { alpha, passAlpha, gatedCount }, mode, maxRuns);
     const nextLook = planNextLook({
         verdict,
         cells,
         comparisons,
         looks,
         mode,
-        maxRuns: input.repeats.max,
+        maxRuns,
         resolvable,
         unfixableCells,
-        measuredRuns,
+        measuredRuns: pairing.measuredRuns,
         rates,
     });
     if ((verdict === "inconclusive" || verdict === "error") && nextLook === null) {
-        warnings.push(...futilityWarnings(comparisons, cells, input.repeats.max, resolvable, draftOf, unfixableCells));
+        warnings.push(...futilityWarnings(comparisons, cells, maxRuns, resolvable, draftOf, unfixableCells));
     }
     const settle = verdict === "inconclusive"
-        ? settleEstimate(comparisons, draftOf, futilityInput, resolvable, mode, input.repeats.max, rates, looks)
+        ? settleEstimate(comparisons, draftOf, futilityInput, resolvable, mode, maxRuns, rates, looks)
         : null;
-    const detection = detectionSummary(comparisons, draftOf, gate.detect_change, alpha / Math.max(1, gatedCount), mode, input.repeats.max);
-    const exitCode = exitCodeFor(verdict, gate.fail_on);
-    const firstFingerprint = (side) => flattenFingerprint(sides[side][0]?.fingerprint ?? {});
+    const detection = detectionSummary(comparisons, draftOf, gate.detect_change, alpha / Math.max(1, gatedCount), mode, maxRuns);
+    const firstFingerprint = (side) => flattenFingerprint(runs.sides[side][0]?.fingerprint ?? {});
     return {
         schemaVersion: verdictSchemaVersion,
         tool: input.tool,
         generatedAt: input.now,
         verdict,
-        exitCode,
+        exitCode: exitCodeFor(verdict, gate.fail_on),
         headline: headlineFor(verdict, counts, comparisons, brokenCells.length, notComparable.length),
         counts,
         mode,
         baselineInfo: input.baselineInfo ?? null,
-        settings: {
-            tolerance: gate.tolerance,
-            detectChange: gate.detect_change,
-            metricTolerance: gate.metric_tolerance,
-            confidence: gate.confidence,
-            familyAlpha,
-            lookAlpha: alpha,
-            passAlpha,
-            looks,
-            failOn: gate.fail_on,
-            errorRateLimit: gate.error_rate_limit,
-            sessionDriftSd: driftSd,
-            sessionDriftEstimates: Object.fromEntries([...driftEstimates].map(([metric, estimate]) => [
-                metric,
-                {
-                    sd: Math.sqrt(estimate.differenceVariance),
-                    sessions: estimate.sessions,
-                    source: estimate.source,
-                    historySd: estimate.historyT2 === null ? null : Math.sqrt(2 * estimate.historyT2),
-                    historyWeight: estimate.historyWeight,
-                    screenedSessions: estimate.screenedSessions,
-                    screenedRuns: estimate.screenedRuns,
-                },
-            ])),
-            minRunSd: gate.min_run_sd,
-            outlierThreshold: gate.outlier_threshold,
-            gatedMetrics: [...gate.metrics],
-            minRequests: { ...gate.min_requests },
-            allowedDifferences: [...gate.allowed_differences],
-            onNotComparable: gate.on_not_comparable,
-        },
+        settings: settingsOf(gate, levels, drift),
         cells,
         comparisons,
         mixed: mixedResults(comparisons, alpha),
@@ -19893,384 +20374,45 @@ function analyze(input) {
             candidate: firstFingerprint("candidate"),
             differences,
         },
-        runs: { used, excluded },
+        runs: { used: runs.used, excluded: runs.excluded },
         nextLook,
         settle,
         detection,
         warnings,
     };
 }
-/** The least sensitive gated check: what these runs can catch, and the runs gate.detect_change needs. */
-function detectionSummary(comparisons, draftOf, detectChange, alpha, mode, maxRuns) {
-    const checks = comparisons.filter((c) => c.gated && c.detectableChange !== null);
-    if (checks.length === 0)
-        return null;
-    const worst = checks.reduce((a, b) => (b.detectableChange > a.detectableChange ? b : a));
-    const draft = draftOf(worst);
-    if (!draft?.variances || !draft.test)
-        return null;
-    const runs = runsToDetect({
-        baselineVariance: draft.variances.baseline,
-        candidateVariance: draft.variances.candidate,
-        extraVariance: draft.variances.extra,
-        tolerance: draft.tolerance,
-        alpha,
-        df: draft.test.df,
-    }, worst.runs, detectChange, Math.max(maxRuns, 100), mode === "interleaved");
+/** The settings block of verdict.json: what the verdict was decided with. */
+function settingsOf(gate, levels, drift) {
     return {
-        cell: worst.cell,
-        metric: worst.metric,
-        detectableChange: worst.detectableChange,
-        detectChange,
-        runsPerSideForDetectChange: runs,
-    };
-}
-/** Metrics screened for outlier runs: the gated ones measured per run (error rate is pooled). */
-function screenRuns(healthy, gate, warnings) {
-    const reasons = new Map();
-    if (gate.outlier_threshold <= 0)
-        return reasons;
-    const metrics = gate.metrics.filter((metric) => metricSpecs[metric].judged === "per-run");
-    if (metrics.length === 0)
-        return reasons;
-    const groups = [];
-    for (const side of ["baseline", "candidate"])
-        for (const [cell, runs] of groupByCell(healthy[side]))
-            groups.push({ side, cell, runs });
-    const result = screenOutliers(groups.map((group) => ({
-        // Both sides of a cell share a scale: same workload, same spread; other cells may be noisier.
-        pool: group.cell,
-        values: group.runs.map((run) => metrics.map((metric) => {
-            const value = run.metrics[metric];
-            if (value === null || value === undefined || !(value > 0))
-                return Number.NaN;
-            return (metricSpecs[metric].higherIsBetter ? -1 : 1) * Math.log(value);
-        })),
-    })), metrics.length, { ...defaultScreenOptionsFor(gate) });
-    for (const flagged of result.screened) {
-        const group = groups[flagged.group];
-        const run = group.runs[flagged.run];
-        const moved = metrics
-            .map((metric, k) => ({ metric, ratio: flagged.ratios[k] }))
-            .filter((m) => Number.isFinite(m.ratio))
-            .map((m) => `${describeMetric(m.metric)} ${m.ratio >= 1 ? "+" : ""}${((m.ratio - 1) * 100).toFixed(1)}%`)
-            .join(", ");
-        reasons.set(run, `outlier run: on average ${Math.abs(flagged.score).toFixed(1)} robust sd ${flagged.score > 0 ? "worse" : "better"} than the other ${group.side} runs of this cell on the gated metrics (${moved} vs their median; gate.outlier_threshold ${gate.outlier_threshold})`);
-    }
-    for (const g of result.tooManyOutliers) {
-        const group = groups[g];
-        warnings.push(`the ${group.side} runs of cell "${group.cell}" split into groups too far apart to call one an outlier; none were screened`);
-    }
-    return reasons;
-}
-function defaultScreenOptionsFor(gate) {
-    return {
-        threshold: gate.outlier_threshold,
-        minRuns: 5,
-        maxShare: 0.2,
-        minScale: Math.max(0.01, 2 * gate.min_run_sd),
-    };
-}
-/** Nearest percentile of the same phase that every run on both sides has (p95 → p99, then p90). */
-const fallbackOrder = {
-    p90: ["p95", "p99"],
-    p95: ["p99", "p90"],
-    p99: ["p99_9", "p95"],
-    p99_9: ["p99"],
-};
-function fallbackPercentile(metric, base, cand) {
-    const source = metricSpecs[metric].source;
-    if (source.kind !== "latency")
-        return null;
-    for (const statistic of fallbackOrder[source.statistic] ?? []) {
-        const other = latencyMetricName(source.phase, statistic);
-        const complete = (runs) => metricValues(runs, other).values.length === runs.length;
-        if (complete(base) && complete(cand))
-            return other;
-    }
-    return null;
-}
-/**
- * `vllm bench serve --label` often names the side ("main", "pr") rather than the workload: with one
- * cell per side under different names, they are the same cell. Said in a warning, never silent.
- */
-function pairSingleCells(baseline, candidate, warnings) {
-    const baseCells = new Set(baseline.map((run) => run.cell));
-    const candCells = new Set(candidate.map((run) => run.cell));
-    if (baseCells.size !== 1 || candCells.size !== 1)
-        return candidate;
-    const [baseCell] = baseCells;
-    const [candCell] = candCells;
-    if (baseCell === candCell)
-        return candidate;
-    warnings.push(`one cell per side with different names: candidate "${candCell}" compared with baseline "${baseCell}"`);
-    return candidate.map((run) => ({ ...run, cell: baseCell }));
-}
-function errorRateDraft(cell, metric, base, cand, gated, tolerance, limit) {
-    const pool = (runs) => runs.reduce((acc, run) => ({ failed: acc.failed + run.requests.failed, total: acc.total + run.requests.total }), { failed: 0, total: 0 });
-    const b = pool(base);
-    const c = pool(cand);
-    const baseRate = b.total > 0 ? b.failed / b.total : null;
-    const candRate = c.total > 0 ? c.failed / c.total : null;
-    const pWorse = errorIncreaseP(b, c);
-    const pBetter = errorIncreaseP(c, b);
-    const draft = {
-        cell,
-        metric,
-        gated,
-        higherIsBetter: metricSpecs[metric].higherIsBetter,
-        tolerance,
-        baseline: baseRate,
-        candidate: candRate,
-        ratio: baseRate !== null && candRate !== null && baseRate > 0 ? candRate / baseRate : null,
-        ci: null,
-        // Orientation for the shared rule: beyond tolerance only when the rate rose by more than δ relative.
-        worse: baseRate !== null && candRate !== null ? Math.log((candRate + 1e-12) / (baseRate + 1e-12)) : null,
-        pWorse,
-        pBetter,
-        // No estimate of run-to-run spread for a pooled count: "no change" means no significant increase.
-        pWithinTolerance: null,
-        pBeyond: pWorse,
-        pBetterBeyond: pBetter,
-        test: null,
-        judgedOn: null,
-        forced: null,
-        unfixable: null,
-        notes: [],
-        runs: { baseline: base.length, candidate: cand.length },
-        crossCheck: null,
-        variances: null,
-    };
-    if (candRate !== null && candRate > limit) {
-        // A candidate that fails more requests than allowed cannot pass on latency: always blocking.
-        draft.gated = true;
-        draft.forced = "regression";
-        draft.notes.push(`candidate error rate ${(candRate * 100).toFixed(2)}% is above the ${(limit * 100).toFixed(2)}% limit`);
-    }
-    if (b.total === 0 || c.total === 0) {
-        draft.forced = "inconclusive";
-        draft.notes.push("no requests recorded on a side");
-        if (b.total === 0)
-            draft.unfixable = `no baseline requests recorded in cell "${cell}"`;
-    }
-    return draft;
-}
-function decide(drafts, alpha, passAlpha, gatedCount) {
-    const adjusted = new Map();
-    for (const gatedFamily of [true, false]) {
-        const family = drafts.filter((d) => d.gated === gatedFamily && d.forced === null && d.pBeyond !== null && d.pBetterBeyond !== null);
-        const adjust = gatedFamily ? holmAdjust : bhAdjust;
-        const beyond = adjust(family.map((d) => d.pBeyond));
-        const betterBeyond = adjust(family.map((d) => d.pBetterBeyond));
-        const worse = adjust(family.map((d) => d.pWorse));
-        const better = adjust(family.map((d) => d.pBetter));
-        family.forEach((d, i) => {
-            adjusted.set(d, {
-                beyond: beyond[i],
-                betterBeyond: betterBeyond[i],
-                worse: worse[i],
-                better: better[i],
-            });
-        });
-    }
-    return drafts.map((draft) => {
-        const adj = adjusted.get(draft);
-        let verdict;
-        if (draft.forced !== null)
-            verdict = draft.forced;
-        else if (metricSpecs[draft.metric].judged === "pooled-failures") {
-            // A pooled count has no run-to-run spread: significance against 0 plus the relative tolerance.
-            const margin = Math.log(1 + draft.tolerance);
-            if (adj.worse <= alpha && (draft.worse ?? 0) > margin)
-                verdict = "regression";
-            else if (adj.better <= alpha && (draft.worse ?? 0) < -margin)
-                verdict = "improvement";
-            else
-                verdict = "within-tolerance";
-        }
-        else {
-            verdict = classify({
-                pBeyondToleranceAdjusted: adj.beyond,
-                pBetterBeyondToleranceAdjusted: adj.betterBeyond,
-                pWithinTolerance: draft.pWithinTolerance,
-                alpha,
-                passAlpha,
-            });
-        }
-        const towardsWorse = (draft.worse ?? 0) >= 0;
-        let ci = draft.ci;
-        let ciLevels = null;
-        let detectable = null;
-        if (draft.test && adj) {
-            // The interval the verdict was decided on: the worse-side bound at the level the regression test
-            // was passed after Holm (p·α/p_adj), the better-side bound at the within-tolerance level, or at the
-            // improvement test's level when that decided. Regression ⇔ lower bound beyond the tolerance.
-            const effective = (p, pAdj) => (pAdj > 0 ? (alpha * p) / pAdj : alpha);
-            const lowerLevel = effective(draft.pBeyond, adj.beyond);
-            const upperLevel = verdict === "improvement" ? effective(draft.pBetterBeyond, adj.betterBeyond) : passAlpha;
-            const lower = worseBound(draft.test, lowerLevel, "lower");
-            const upper = worseBound(draft.test, upperLevel, "upper");
-            // Back to the metric's own direction (higher-is-better metrics mirror).
-            ci = draft.higherIsBetter ? [Math.exp(-upper), Math.exp(-lower)] : [Math.exp(lower), Math.exp(upper)];
-            ciLevels = draft.higherIsBetter ? [upperLevel, lowerLevel] : [lowerLevel, upperLevel];
-            if (draft.gated && draft.variances)
-                detectable = minimumDetectableChange({
-                    baselineVariance: draft.variances.baseline,
-                    candidateVariance: draft.variances.candidate,
-                    baselineRuns: draft.runs.baseline,
-                    candidateRuns: draft.runs.candidate,
-                    extraVariance: draft.variances.extra,
-                    tolerance: draft.tolerance,
-                    alpha: alpha / Math.max(1, gatedCount),
-                    df: draft.test.df,
-                });
-        }
-        return {
-            cell: draft.cell,
-            metric: draft.metric,
-            judgedOn: draft.judgedOn,
-            gated: draft.gated,
-            higherIsBetter: draft.higherIsBetter,
-            tolerance: draft.tolerance,
-            baseline: draft.baseline,
-            candidate: draft.candidate,
-            ratio: draft.ratio,
-            ci,
-            ciLevels,
-            ci90: draft.ci,
-            p: adj ? (towardsWorse ? adj.beyond : adj.betterBeyond) : null,
-            pRaw: draft.pBeyond === null ? null : towardsWorse ? draft.pBeyond : draft.pBetterBeyond,
-            pChange: adj ? (towardsWorse ? adj.worse : adj.better) : null,
-            detectableChange: detectable,
-            verdict,
-            note: draft.notes.length > 0 ? draft.notes.join("; ") : null,
-            runs: draft.runs,
-            crossCheck: draft.crossCheck,
-        };
-    });
-}
-function exitCodeFor(verdict, failOn) {
-    if (failOn === "never")
-        return 0;
-    if (verdict === "pass")
-        return 0;
-    if (verdict === "inconclusive")
-        return failOn === "inconclusive" ? 1 : 0;
-    return 1;
-}
-/**
- * The next look, in measured runs per side (screened and excluded runs are replaced, so the usable
- * count reaches the look), never beyond repeats.max measured runs and never for cells that more
- * candidate runs cannot help.
- */
-function planNextLook(input) {
-    const { verdict, cells, comparisons, looks, mode, maxRuns, resolvable } = input;
-    if (verdict !== "inconclusive" && verdict !== "error")
-        return null;
-    const needy = cells.filter((cell) => !input.unfixableCells.has(cell.name) &&
-        ((cell.status !== "compared" && cell.status !== "missing-baseline") ||
-            comparisons.some((c) => c.cell === cell.name && c.gated && c.verdict === "inconclusive" && resolvable(c))));
-    if (needy.length === 0)
-        return null;
-    const candidateRuns = Math.min(...needy.map((cell) => cell.candidateRuns));
-    const baselineRuns = Math.min(...needy.map((cell) => cell.baselineRuns));
-    const measuredCandidate = Math.max(...needy.map((cell) => input.measuredRuns("candidate", cell.name)));
-    const measuredBaseline = Math.max(...needy.map((cell) => input.measuredRuns("baseline", cell.name)));
-    if (measuredCandidate >= maxRuns)
-        return null;
-    const undecided = comparisons.filter((c) => c.gated && c.verdict === "inconclusive").length;
-    const screened = measuredCandidate - candidateRuns;
-    const reason = (undecided > 0
-        ? `${undecided} gated check${undecided === 1 ? " is" : "s are"} inconclusive at ${candidateRuns} usable candidate run${candidateRuns === 1 ? "" : "s"}`
-        : "too few usable runs") +
-        (screened > 0 ? ` (${screened} excluded run${screened === 1 ? "" : "s"} replaced)` : "");
-    const next = nextLookAfter(candidateRuns, baselineRuns, looks, mode === "interleaved", reason);
-    if (!next)
-        return null;
-    const add = Math.min(next.addCandidateRuns, maxRuns - measuredCandidate);
-    const runsPerSide = measuredCandidate + add;
-    const addBaselineRuns = mode === "interleaved" ? Math.max(0, Math.min(maxRuns, runsPerSide) - measuredBaseline) : 0;
-    return {
-        runsPerSide,
-        addCandidateRuns: add,
-        addBaselineRuns,
-        cells: needy.map((cell) => cell.name),
-        reason: next.reason,
-        gpuMinutes: addedGpuMinutes(mode, needy.length, measuredCandidate, runsPerSide, input.rates),
-    };
-}
-/** Why no more runs are asked for although the verdict is undecided: the real cause, per check. */
-function futilityWarnings(comparisons, cells, maxRuns, resolvable, draftOf, unfixableCells) {
-    const warnings = [];
-    for (const reason of new Set(unfixableCells.values()))
-        warnings.push(`more runs cannot settle this: ${reason}`);
-    const stuck = comparisons.filter((c) => c.gated && c.verdict === "inconclusive" && !resolvable(c));
-    const fixedReasons = new Set();
-    for (const c of stuck) {
-        const draft = draftOf(c);
-        if (draft?.unfixable && !unfixableCells.has(c.cell))
-            fixedReasons.add(draft.unfixable);
-    }
-    for (const reason of fixedReasons)
-        warnings.push(`more runs cannot settle this: ${reason}`);
-    const byNoise = stuck.filter((c) => {
-        const draft = draftOf(c);
-        return draft && !draft.unfixable && !unfixableCells.has(c.cell) && draft.variances;
-    });
-    const runsLeft = Math.min(...cells.map((c) => c.candidateRuns)) < maxRuns;
-    if (byNoise.length > 0 && runsLeft) {
-        // Name the larger part of the variance at the maximum: the runs' own spread or the session drift.
-        const spread = byNoise.map((c) => {
-            const v = draftOf(c).variances;
-            return { c, runVar: v.baseline / c.runs.baseline + v.candidate / maxRuns, extra: v.extra, v };
-        });
-        const driftBound = spread.filter((s) => s.extra >= s.runVar);
-        const noiseBound = spread.filter((s) => s.extra < s.runVar);
-        const plural = (n) => `${n} inconclusive check${n === 1 ? "" : "s"}`;
-        if (driftBound.length > 0)
-            warnings.push(`more runs would not settle the ${plural(driftBound.length)}: the stored baseline's session drift does not shrink with runs; compare against a baseline run in the same job (mode interleaved) or widen the tolerance`);
-        if (noiseBound.length > 0) {
-            const widest = noiseBound.reduce((a, b) => Math.max(b.v.baseline, b.v.candidate) > Math.max(a.v.baseline, a.v.candidate) ? b : a);
-            const side = widest.v.baseline >= widest.v.candidate ? "baseline" : "candidate";
-            const sd = Math.sqrt(Math.max(widest.v.baseline, widest.v.candidate));
-            warnings.push(`more runs would not settle the ${plural(noiseBound.length)}: the runs vary too widely (run-to-run sd ${(sd * 100).toFixed(1)}% on the ${side} side of ${describeMetric(widest.c.metric)} in cell "${widest.c.cell}"; look for an odd run in the table of runs), not the session drift`);
-        }
-    }
-    return warnings;
-}
-/** How many runs per side and about how many GPU-minutes would settle every inconclusive gated check. */
-function settleEstimate(comparisons, draftOf, futilityInput, resolvable, mode, maxRuns, rates, looks) {
-    const stuck = comparisons.filter((c) => c.gated && c.verdict === "inconclusive");
-    if (stuck.length === 0)
-        return null;
-    let runsPerSide = 0;
-    let from = Number.POSITIVE_INFINITY;
-    const cells = new Set();
-    for (const c of stuck) {
-        const draft = draftOf(c);
-        from = Math.min(from, c.runs.candidate);
-        // Missing data or a stored baseline that cannot grow: no number of runs settles it.
-        if (!resolvable(c))
-            return { runsPerSide: null, addRuns: null, gpuMinutes: null, cells: [c.cell] };
-        // Too few runs to estimate the spread yet: no estimate for this check.
-        if (!draft?.variances || draft.worse === null)
-            continue;
-        const runs = runsToSettle(futilityInput(draft), c.runs, maxRuns, mode === "interleaved");
-        if (runs === null)
-            return { runsPerSide: null, addRuns: null, gpuMinutes: null, cells: [c.cell] };
-        runsPerSide = Math.max(runsPerSide, runs);
-        cells.add(c.cell);
-    }
-    if (!Number.isFinite(from) || runsPerSide === 0)
-        return null;
-    // Decisions are taken at looks only: round up to the first look at or above the estimate.
-    runsPerSide = Math.max(runsPerSide, from + 1);
-    runsPerSide = looks.find((look) => look >= runsPerSide) ?? runsPerSide;
-    return {
-        runsPerSide,
-        addRuns: runsPerSide - from,
-        gpuMinutes: addedGpuMinutes(mode, cells.size, from, runsPerSide, rates),
-        cells: [...cells],
+        tolerance: gate.tolerance,
+        detectChange: gate.detect_change,
+        metricTolerance: gate.metric_tolerance,
+        confidence: gate.confidence,
+        familyAlpha: levels.familyAlpha,
+        lookAlpha: levels.alpha,
+        passAlpha: levels.passAlpha,
+        looks: levels.looks,
+        failOn: gate.fail_on,
+        errorRateLimit: gate.error_rate_limit,
+        sessionDriftSd: drift.driftSd,
+        sessionDriftEstimates: Object.fromEntries([...drift.estimates].map(([metric, estimate]) => [
+            metric,
+            {
+                sd: Math.sqrt(estimate.differenceVariance),
+                sessions: estimate.sessions,
+                source: estimate.source,
+                historySd: estimate.historyT2 === null ? null : Math.sqrt(2 * estimate.historyT2),
+                historyWeight: estimate.historyWeight,
+                screenedSessions: estimate.screenedSessions,
+                screenedRuns: estimate.screenedRuns,
+            },
+        ])),
+        minRunSd: gate.min_run_sd,
+        outlierThreshold: gate.outlier_threshold,
+        gatedMetrics: [...gate.metrics],
+        minRequests: { ...gate.min_requests },
+        allowedDifferences: [...gate.allowed_differences],
+        onNotComparable: gate.on_not_comparable,
     };
 }
 
@@ -61888,7 +62030,7 @@ async function prepareCell(config, cell, baseDir) {
     const index = config.cells.indexOf(cell);
     const field = `cells[${index}].dataset`;
     const dataset = cell.dataset;
-    const file = dataset.type === "sharegpt" || dataset.type === "jsonl"
+    const file = isFileBacked(dataset)
         ? await readDatasetFile({
             kind: dataset.type,
             path: dataset.path,
@@ -61953,6 +62095,802 @@ function streamProgress(stream, { intervalMs = 5000, now = () => Date.now() } = 
             stream.write(`${text}\n`);
         },
     };
+}
+
+const endpointPath = {
+    completions: "/v1/completions",
+    chat: "/v1/chat/completions",
+};
+/**
+ * The JSON body of one streamed request. Every sampling parameter is explicit because vLLM's defaults
+ * changed between versions; usage is requested so output tokens come from the server, not an estimate.
+ */
+function buildRequestBody(request, options) {
+    const sampling = options.sampling;
+    const body = { model: options.model };
+    if (request.messages !== null)
+        body.messages = request.messages;
+    else
+        body.prompt = request.prompt ?? "";
+    body.max_tokens = request.maxTokens;
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+    body.temperature = sampling.temperature;
+    body.top_p = sampling.top_p;
+    if (sampling.top_k !== undefined)
+        body.top_k = sampling.top_k;
+    if (sampling.min_p !== undefined)
+        body.min_p = sampling.min_p;
+    if (sampling.seed !== undefined)
+        body.seed = sampling.seed;
+    body.ignore_eos = sampling.ignore_eos;
+    if (sampling.min_tokens !== undefined)
+        body.min_tokens = sampling.min_tokens;
+    if (sampling.repetition_penalty !== undefined)
+        body.repetition_penalty = sampling.repetition_penalty;
+    if (options.cacheSalt !== null)
+        body.cache_salt = options.cacheSalt;
+    return { ...body, ...sampling.extra_body };
+}
+/** Whether a body asks for cumulative usage on every chunk (then per-chunk token counts are exact). */
+function wantsPerChunkUsage(body) {
+    const options = body.stream_options;
+    return options?.continuous_usage_stats === true;
+}
+
+/**
+ * Bookkeeping moved off a closed loop's critical path: a finished request's record is built and written
+ * after the next request is on its way, not before. When a wave of requests ends at once (equal lengths
+ * at a fixed concurrency), the last of them would otherwise wait for the records of all the others.
+ * The work runs in slices of at most `sliceMs`, one per turn of the event loop, so that reading the
+ * streams still in flight is never held up by more than one slice.
+ */
+class DeferredWork {
+    sliceMs;
+    queue = [];
+    head = 0;
+    scheduled = false;
+    whenIdle = null;
+    failure = null;
+    constructor(sliceMs = 0.25) {
+        this.sliceMs = sliceMs;
+    }
+    later(work) {
+        this.queue.push(work);
+        if (!this.scheduled) {
+            this.scheduled = true;
+            setImmediate(() => this.runSlice());
+        }
+    }
+    /** Resolves when every piece of work has run; rejects with the first error one of them threw. */
+    async settled() {
+        if (this.scheduled) {
+            await new Promise((resolve) => {
+                this.whenIdle = resolve;
+            });
+        }
+        if (this.failure)
+            throw this.failure.error;
+    }
+    runSlice() {
+        const until = performance$1.now() + this.sliceMs;
+        do {
+            const work = this.queue[this.head++];
+            try {
+                work();
+            }
+            catch (error) {
+                this.failure ??= { error };
+            }
+        } while (this.head < this.queue.length && performance$1.now() < until);
+        if (this.head < this.queue.length) {
+            setImmediate(() => this.runSlice());
+            return;
+        }
+        this.queue.length = 0;
+        this.head = 0;
+        this.scheduled = false;
+        const resolve = this.whenIdle;
+        this.whenIdle = null;
+        resolve?.();
+    }
+}
+
+function loadPlanOf(cell) {
+    const size = cell.size;
+    const maxRequests = "requests" in size ? size.requests : null;
+    const sizeDurationMs = "duration_s" in size ? size.duration_s * 1000 : null;
+    const load = cell.load;
+    switch (load.type) {
+        case "concurrency":
+            return {
+                segments: [{ kind: "concurrency", concurrency: load.concurrency, durationMs: null }],
+                maxRequests,
+                maxDurationMs: sizeDurationMs,
+                maxConcurrency: load.concurrency,
+            };
+        case "rate":
+            return {
+                segments: [{ kind: "rate", rate: load.rate, burstiness: load.burstiness, durationMs: null }],
+                maxRequests,
+                maxDurationMs: sizeDurationMs,
+                maxConcurrency: load.max_concurrency ?? null,
+            };
+        case "stages": {
+            const segments = load.stages.map((stage) => stage.rate !== undefined
+                ? {
+                    kind: "rate",
+                    rate: stage.rate,
+                    burstiness: stage.burstiness,
+                    durationMs: stage.duration_s * 1000,
+                }
+                : { kind: "concurrency", concurrency: stage.concurrency, durationMs: stage.duration_s * 1000 });
+            const stagesMs = segments.reduce((sum, segment) => sum + (segment.durationMs ?? 0), 0);
+            return {
+                segments,
+                maxRequests,
+                maxDurationMs: sizeDurationMs === null ? stagesMs : Math.min(stagesMs, sizeDurationMs),
+                maxConcurrency: load.max_concurrency ?? null,
+            };
+        }
+    }
+}
+/**
+ * Connections the client pool needs: the most requests the plan can have in flight, never more than its
+ * request count (null = unbounded).
+ */
+function poolSizeOf(plan) {
+    let most = 0;
+    for (const segment of plan.segments) {
+        if (segment.kind === "concurrency")
+            most = Math.max(most, segment.concurrency);
+        else if (plan.maxConcurrency === null)
+            return null;
+    }
+    const size = Math.max(most, plan.maxConcurrency ?? 0);
+    // No more requests than maxRequests can be in flight: connections beyond that are opened for nothing
+    // (concurrency 100000 with 10 requests spent minutes opening them).
+    return plan.maxRequests === null ? size : Math.min(size, plan.maxRequests);
+}
+/** The concurrency a run asks for, to check against what the client achieved; null for open loop. */
+function targetConcurrencyOf(plan) {
+    const closed = plan.segments.filter((segment) => segment.kind === "concurrency");
+    if (closed.length === 0)
+        return null;
+    return Math.max(...closed.map((segment) => (segment.kind === "concurrency" ? segment.concurrency : 0)));
+}
+function targetRateOf(plan) {
+    const open = plan.segments.filter((segment) => segment.kind === "rate");
+    if (open.length === 0)
+        return null;
+    return Math.max(...open.map((segment) => (segment.kind === "rate" ? segment.rate : 0)));
+}
+/**
+ * Warm-up: closed loop at the run's concurrency (the pool gets warm connections, the server warm kernels),
+ * for a request count or a duration; null when there is none.
+ */
+function warmupPlanOf(cell, plan) {
+    const warmup = cell.warmup;
+    const concurrency = Math.max(1, poolSizeOf(plan) ?? targetConcurrencyOf(plan) ?? 8);
+    if ("requests" in warmup) {
+        if (warmup.requests === 0)
+            return null;
+        return {
+            segments: [
+                { kind: "concurrency", concurrency: Math.min(concurrency, warmup.requests), durationMs: null },
+            ],
+            maxRequests: warmup.requests,
+            maxDurationMs: null,
+            maxConcurrency: null,
+        };
+    }
+    if (warmup.duration_s === 0)
+        return null;
+    return {
+        segments: [{ kind: "concurrency", concurrency, durationMs: null }],
+        maxRequests: null,
+        maxDurationMs: warmup.duration_s * 1000,
+        maxConcurrency: null,
+    };
+}
+
+const resolutionMs = 10;
+/**
+ * Samples the event loop's delay with perf_hooks (a timer every 10 ms records how late it fired). The
+ * histogram's values include the sampling interval itself, which is subtracted.
+ */
+function startEventLoopProbe() {
+    const histogram = monitorEventLoopDelay({ resolution: resolutionMs });
+    histogram.enable();
+    return {
+        stop() {
+            histogram.disable();
+            if (histogram.count === 0)
+                return { p99Ms: null, maxMs: null };
+            const toMs = (ns) => Math.max(0, ns / 1e6 - resolutionMs);
+            return { p99Ms: toMs(histogram.percentile(99)), maxMs: toMs(histogram.max) };
+        },
+    };
+}
+/**
+ * Whether the client, not the server, limited the run, and why. A tool must never report its own slowness
+ * as the server's: the flag travels with run.json to the verdict.
+ */
+function clientBoundReasons(input) {
+    const reasons = [];
+    if (input.scheduleLagP50Ms !== null && input.scheduleLagP50Ms > input.thresholds.maxScheduleLagMs) {
+        reasons.push(`median send lag ${input.scheduleLagP50Ms.toFixed(1)} ms > ${input.thresholds.maxScheduleLagMs} ms (client.max_schedule_lag_ms)`);
+    }
+    if (input.eventLoopLagP99Ms !== null && input.eventLoopLagP99Ms > input.thresholds.maxEventLoopLagMs) {
+        reasons.push(`event-loop delay p99 ${input.eventLoopLagP99Ms.toFixed(1)} ms > ${input.thresholds.maxEventLoopLagMs} ms (client.max_event_loop_lag_ms)`);
+    }
+    if (input.targetConcurrency !== null &&
+        input.completed >= input.targetConcurrency &&
+        input.peakOnSocket < input.targetConcurrency) {
+        reasons.push(`achieved concurrency ${input.peakOnSocket} < asked ${input.targetConcurrency} (a connection cap in the client)`);
+    }
+    if (input.exactRate !== null && input.exactRate.achieved < input.exactRate.target * (1 - rateTolerance)) {
+        reasons.push(`achieved rate ${input.exactRate.achieved.toFixed(2)}/s < ${((1 - rateTolerance) * 100).toFixed(0)}% of the target ${input.exactRate.target}/s`);
+    }
+    return reasons;
+}
+/** Shortfall of the achieved arrival rate tolerated before the client is blamed. */
+const rateTolerance = 0.02;
+
+/**
+ * Open-loop arrival times (ms from the start of a segment) with gamma-distributed gaps: shape = burstiness
+ * (1 = Poisson, < 1 burstier, large = regular), mean gap = 1/rate. The schedule is absolute, so a late
+ * send never shifts later arrivals (the drift of sleep-per-gap clients).
+ */
+function gammaGapMs(rng, rate, burstiness) {
+    if (!Number.isFinite(burstiness))
+        return 1000 / rate;
+    return rng.gamma(burstiness, 1 / (rate * burstiness)) * 1000;
+}
+/**
+ * Exactly `count` arrivals, rescaled as vLLM's client does so the last one lands at count/rate: the
+ * realised mean rate equals the target whatever the seed, and the gaps keep their shape.
+ */
+function countedArrivals(rng, count, rate, burstiness) {
+    const times = new Array(count);
+    let elapsed = 0;
+    for (let index = 0; index < count; index++) {
+        elapsed += gammaGapMs(rng, rate, burstiness);
+        times[index] = elapsed;
+    }
+    const target = (count / rate) * 1000;
+    const scale = elapsed > 0 ? target / elapsed : 1;
+    // vLLM's client sends the first request at its first gap; so do we.
+    for (let index = 0; index < count; index++)
+        times[index] = times[index] * scale;
+    return times;
+}
+/** An endless arrival stream for duration-bound segments: next() gives the next absolute time in ms. */
+function arrivalStream(rng, rate, burstiness) {
+    let elapsed = 0;
+    return {
+        next() {
+            elapsed += gammaGapMs(rng, rate, burstiness);
+            return elapsed;
+        },
+    };
+}
+
+class Slots {
+    limit;
+    waiters = [];
+    used = 0;
+    constructor(limit) {
+        this.limit = limit;
+    }
+    acquire() {
+        if (this.limit === null || this.used < this.limit) {
+            this.used++;
+            return null;
+        }
+        return new Promise((resolve) => this.waiters.push(resolve));
+    }
+    release() {
+        const next = this.waiters.shift();
+        if (next)
+            next();
+        else
+            this.used--;
+    }
+}
+/**
+ * Executes a load plan: open-loop segments send on an absolute gamma schedule (waiting for a slot under
+ * max_concurrency), closed-loop segments keep N requests in flight. Stops at the request count or the
+ * duration, whichever comes first, then waits for everything in flight. Pure scheduling: the clock and
+ * the send function are injected, so it runs on virtual time in tests.
+ */
+async function dispatchLoad(options) {
+    const { plan, clock, send } = options;
+    const startedAt = clock.now();
+    const deadline = plan.maxDurationMs === null ? Number.POSITIVE_INFINITY : startedAt + plan.maxDurationMs;
+    const slots = new Slots(plan.maxConcurrency);
+    const inFlight = new Set();
+    let nextIndex = 0;
+    let inFlightCount = 0;
+    let peakInFlight = 0;
+    let lastReadyAt = null;
+    const exhausted = () => (plan.maxRequests !== null && nextIndex >= plan.maxRequests) || options.shouldStop?.() === true;
+    const run = async (ticket, slotted) => {
+        inFlightCount++;
+        if (inFlightCount > peakInFlight)
+            peakInFlight = inFlightCount;
+        try {
+            return await send({ ...ticket, slotAt: slotted ? clock.now() : ticket.readyAt });
+        }
+        finally {
+            inFlightCount--;
+        }
+    };
+    let segmentStart = startedAt;
+    for (let stage = 0; stage < plan.segments.length; stage++) {
+        const segment = plan.segments[stage];
+        const segmentEnd = Math.min(deadline, segment.durationMs === null ? Number.POSITIVE_INFINITY : segmentStart + segment.durationMs);
+        if (exhausted() || segmentStart >= deadline)
+            break;
+        if (segment.kind === "rate") {
+            const rng = createRng(options.seed, "arrivals", stage);
+            const counted = segment.durationMs === null && plan.maxRequests !== null && plan.maxDurationMs === null
+                ? countedArrivals(rng, plan.maxRequests - nextIndex, segment.rate, segment.burstiness)
+                : null;
+            const stream = counted ? null : arrivalStream(rng, segment.rate, segment.burstiness);
+            for (let arrival = 0;; arrival++) {
+                if (exhausted())
+                    break;
+                const offset = counted ? counted[arrival] : stream.next();
+                if (offset === undefined)
+                    break;
+                const scheduledAt = segmentStart + offset;
+                if (scheduledAt >= segmentEnd)
+                    break;
+                await clock.sleepUntil(scheduledAt);
+                if (options.shouldStop?.() === true)
+                    break;
+                const readyAt = clock.now();
+                lastReadyAt = readyAt;
+                const ticket = { index: nextIndex++, stage, scheduledAt, readyAt };
+                const waiting = slots.acquire();
+                const task = (waiting ? waiting.then(() => run(ticket, true)) : run(ticket, false)).finally(() => {
+                    slots.release();
+                    inFlight.delete(task);
+                });
+                inFlight.add(task);
+            }
+        }
+        else {
+            const worker = async () => {
+                let scheduledAt = clock.now();
+                while (!exhausted() && clock.now() < segmentEnd) {
+                    const readyAt = clock.now();
+                    lastReadyAt = readyAt;
+                    const ticket = { index: nextIndex++, stage, scheduledAt, readyAt };
+                    scheduledAt = await run(ticket, false);
+                }
+            };
+            const workers = Array.from({ length: segment.concurrency }, worker);
+            if (segmentEnd === Number.POSITIVE_INFINITY)
+                await Promise.all(workers);
+            else {
+                // The next stage starts on time; this stage's requests still in flight finish in the background.
+                const all = Promise.all(workers).finally(() => inFlight.delete(all));
+                inFlight.add(all);
+                await Promise.race([all, clock.sleepUntil(segmentEnd)]);
+            }
+        }
+        segmentStart = segmentEnd === Number.POSITIVE_INFINITY ? clock.now() : segmentEnd;
+    }
+    while (inFlight.size > 0)
+        await Promise.all([...inFlight]);
+    return { startedAt, dispatched: nextIndex, lastReadyAt, peakInFlight };
+}
+
+/**
+ * Appends JSON lines to a file as they come, flushing to the OS in small batches (every `flushMs`, or at
+ * `maxPending` lines) with synchronous writes: a crash loses at most one batch, and the event loop is
+ * never held by a write per request at high request rates.
+ */
+class JsonlAppender {
+    path;
+    flushMs;
+    maxPending;
+    redact;
+    fd;
+    pending = [];
+    timer = null;
+    closed = false;
+    constructor(path, flushMs = 100, maxPending = 512, 
+    /** Applied to each batch of lines before it is written (secrets a server echoed). */
+    redact = (text) => text) {
+        this.path = path;
+        this.flushMs = flushMs;
+        this.maxPending = maxPending;
+        this.redact = redact;
+        this.fd = openSync(path, "a");
+    }
+    append(value) {
+        if (this.closed)
+            throw new Error(`${this.path}: append after close`);
+        this.pending.push(JSON.stringify(value));
+        if (this.pending.length >= this.maxPending)
+            this.flush();
+        else if (this.timer === null) {
+            this.timer = setTimeout(() => this.flush(), this.flushMs);
+            this.timer.unref();
+        }
+    }
+    flush() {
+        if (this.timer !== null) {
+            clearTimeout(this.timer);
+            this.timer = null;
+        }
+        if (this.pending.length === 0)
+            return;
+        // The redactor also knows each secret's JSON-escaped form, and "***" needs no escaping: lines stay JSON.
+        const text = this.redact(`${this.pending.join("\n")}\n`);
+        this.pending = [];
+        writeSync(this.fd, text);
+    }
+    close() {
+        if (this.closed)
+            return;
+        this.flush();
+        fsyncSync(this.fd);
+        closeSync(this.fd);
+        this.closed = true;
+    }
+}
+
+/**
+ * Scrapes the server's Prometheus text before, periodically during, and after a run. Raw text is kept
+ * (written to scrapes.jsonl as it comes) and parsed only after the run, off the measured path. After a
+ * scrape misses the control-request deadline, the endpoint is not asked again in this run (each later
+ * scrape is recorded as skipped), so a /metrics that never answers costs one deadline, not one per scrape.
+ */
+class MetricsScraper {
+    control;
+    metricsUrl;
+    clock;
+    origin;
+    sink;
+    scrapes = [];
+    timer = null;
+    inFlight = null;
+    gaveUp = null;
+    constructor(control, metricsUrl, clock, origin, sink) {
+        this.control = control;
+        this.metricsUrl = metricsUrl;
+        this.clock = clock;
+        this.origin = origin;
+        this.sink = sink;
+    }
+    async scrape(phase) {
+        const atMs = this.clock.now() - this.origin();
+        let scrape;
+        if (this.gaveUp !== null) {
+            scrape = { phase, atMs, status: null, text: null, error: `not scraped: ${this.gaveUp}` };
+        }
+        else {
+            try {
+                const response = await this.control.getUrl(this.metricsUrl);
+                scrape = { phase, atMs, status: response.status, text: response.text, error: null };
+            }
+            catch (error) {
+                if (error instanceof ControlDeadlineError)
+                    this.gaveUp = `an earlier scrape failed (${error.message})`;
+                scrape = { phase, atMs, status: null, text: null, error: describeError(error) };
+            }
+        }
+        this.scrapes.push(scrape);
+        this.sink?.append(scrape);
+        return scrape;
+    }
+    startPeriodic(intervalMs) {
+        this.timer = setInterval(() => {
+            if (this.inFlight || this.gaveUp !== null)
+                return;
+            this.inFlight = this.scrape("during").then(() => {
+                this.inFlight = null;
+            });
+        }, intervalMs);
+        this.timer.unref();
+    }
+    async stopPeriodic() {
+        if (this.timer)
+            clearInterval(this.timer);
+        this.timer = null;
+        await this.inFlight;
+    }
+}
+
+const round3 = (value) => Math.round(value * 1000) / 1000;
+/**
+ * Margins of the usage checks (docs/run.md, "Usage checks"). vLLM sends one choices chunk per token by
+ * default; `--stream-interval` and speculative decoding put several tokens in one chunk, up to this many
+ * are believed. Chunks without a token (chat's role chunk, a final chunk carrying only the finish reason)
+ * are allowed for twice.
+ */
+const maxTokensPerChunk = 16;
+const tokenlessChunksAllowed = 2;
+/** usage.completion_tokens may exceed max_tokens by this many tokens (vLLM never exceeds it). */
+const maxTokensMargin = 0;
+const isCount = (value) => value !== null && Number.isSafeInteger(value) && value >= 0;
+/**
+ * The usage a request reported, checked against itself, the chunks received and `maxTokens` (max_tokens
+ * times the choices asked for) (pure). A
+ * count that is not a non-negative integer is dropped; output tokens that disagree with the chunks (by
+ * more than the margins above) are replaced by the chunk count. Either way the record says why.
+ */
+function checkUsage(outcome, maxTokens) {
+    let issue = null;
+    const invalid = (field, value) => {
+        issue ??= { kind: "invalid_usage", detail: `${field} ${String(value)} is not a non-negative integer` };
+        return null;
+    };
+    const promptTokens = outcome.promptTokens === null || isCount(outcome.promptTokens)
+        ? outcome.promptTokens
+        : invalid("usage.prompt_tokens", outcome.promptTokens);
+    const cachedTokens = outcome.cachedTokens === null || isCount(outcome.cachedTokens)
+        ? outcome.cachedTokens
+        : invalid("usage.prompt_tokens_details.cached_tokens", outcome.cachedTokens);
+    let completionTokens = outcome.completionTokens === null || isCount(outcome.completionTokens)
+        ? outcome.completionTokens
+        : invalid("usage.completion_tokens", outcome.completionTokens);
+    let chunkTokens = outcome.chunkTokens;
+    if (chunkTokens !== null && !chunkTokens.every((tokens) => isCount(tokens))) {
+        issue ??= { kind: "invalid_usage", detail: "per-chunk cumulative usage went down or was not an integer" };
+        chunkTokens = null;
+    }
+    const chunks = outcome.chunkTimes.length;
+    if (completionTokens !== null && chunks > 0) {
+        if (completionTokens > maxTokensPerChunk * chunks) {
+            issue ??= {
+                kind: "usage_exceeds_chunks",
+                detail: `usage.completion_tokens ${completionTokens} > ${maxTokensPerChunk} x ${chunks} chunks received`,
+            };
+            completionTokens = null;
+        }
+        else if (completionTokens < chunks - tokenlessChunksAllowed) {
+            issue ??= {
+                kind: "usage_below_chunks",
+                detail: `usage.completion_tokens ${completionTokens} < ${chunks} chunks received - ${tokenlessChunksAllowed}`,
+            };
+            completionTokens = null;
+        }
+    }
+    const chunksWithinMax = chunks <= maxTokens + tokenlessChunksAllowed;
+    if (completionTokens !== null && completionTokens > maxTokens + maxTokensMargin) {
+        issue ??= {
+            kind: "exceeds_max_tokens",
+            detail: `usage.completion_tokens ${completionTokens} > max_tokens ${maxTokens}${chunksWithinMax ? ` over ${chunks} chunks` : ""}`,
+        };
+        // The chunks kept to max_tokens: the usage is what is wrong.
+        if (chunksWithinMax && chunks > 0)
+            completionTokens = null;
+    }
+    else if (!chunksWithinMax) {
+        issue ??= {
+            kind: "exceeds_max_tokens",
+            detail: `${chunks} chunks received for max_tokens ${maxTokens}: the server ignored max_tokens`,
+        };
+    }
+    const outputTokens = completionTokens ?? (chunks > 0 ? chunks : null);
+    return {
+        promptTokens,
+        completionTokens,
+        cachedTokens,
+        chunkTokens,
+        outputTokens,
+        source: completionTokens !== null ? "usage" : outputTokens !== null ? "chunks" : null,
+        issue,
+    };
+}
+/** One finished request as a requests.jsonl line, times relative to the phase origin. */
+function toRecord(phase, ticket, outcome, request, origin, cell, run) {
+    const sent = outcome.sentAt;
+    const usage = checkUsage(outcome, request.maxTokens * (request.choices ?? 1));
+    return {
+        v: requestRecordSchemaVersion,
+        index: ticket.index,
+        phase,
+        requestId: `${cell}-${run}-${phase === "warmup" ? "warmup-" : ""}${ticket.index}`,
+        stage: ticket.stage,
+        scheduledMs: round3(ticket.scheduledAt - origin),
+        readyMs: round3(ticket.readyAt - origin),
+        queueMs: round3(Math.max(0, sent - ticket.readyAt)),
+        sentMs: round3(sent - origin),
+        socketMs: outcome.onSocketAt === null ? null : round3(outcome.onSocketAt - sent),
+        headersMs: outcome.headersAt === null ? null : round3(outcome.headersAt - sent),
+        chunksUs: outcome.chunkTimes.map((time) => Math.max(0, Math.round((time - sent) * 1000))),
+        chunkTokens: usage.chunkTokens,
+        endMs: round3(outcome.endAt - origin),
+        ok: outcome.ok,
+        errorKind: outcome.errorKind,
+        error: outcome.errorMessage,
+        httpStatus: outcome.httpStatus,
+        finishReason: outcome.finishReason,
+        promptTokens: usage.promptTokens,
+        outputTokens: usage.outputTokens,
+        outputTokensSource: usage.source,
+        cachedTokens: usage.cachedTokens,
+        targetInputTokens: request.targetInputTokens,
+        maxTokens: request.maxTokens,
+        prefixGroup: request.prefixGroup,
+        ...(usage.issue !== null ? { usageIssue: usage.issue } : {}),
+    };
+}
+
+/** Consecutive refused connections after which a run stops (and is marked cut short). */
+const unreachableAfterRefusals = 20;
+function runGuard(session, shouldAbort) {
+    let crashed = null;
+    void session.exited.then(({ reason }) => {
+        crashed = reason;
+    });
+    // A server that refuses every connection would otherwise be hammered for the whole duration.
+    let refusedInARow = 0;
+    const unreachable = () => refusedInARow >= unreachableAfterRefusals;
+    const noteRefusal = (record) => {
+        refusedInARow = record.errorKind === "connect" ? refusedInARow + 1 : 0;
+    };
+    const aborted = () => shouldAbort?.() === true;
+    const stop = () => crashed !== null || unreachable() || aborted();
+    return {
+        crashed: () => crashed,
+        unreachable,
+        refusedInARow: () => refusedInARow,
+        noteRefusal,
+        aborted,
+        stop,
+    };
+}
+/**
+ * Sends the requests of one phase. A request's record is built, logged and counted after the next
+ * request is on its way (closed-loop waves), in `bookkeeping`.
+ */
+function phaseSender(setup, phase, phasePlan, log, phaseOrigin, bodyOf, kept = null) {
+    const { client, path, cell, runIndex, timeoutMs, clock, progress, bookkeeping, guard } = setup;
+    const tally = { done: 0, errors: 0 };
+    const send = async (ticket) => {
+        const body = bodyOf(ticket.index);
+        const outcome = await client.stream({
+            path,
+            body: body.bytes,
+            requestId: `${cell}-${runIndex}-${phase === "warmup" ? "warmup-" : ""}${ticket.index}`,
+            timeoutMs,
+            perChunkUsage: body.perChunkUsage,
+            expectedChunks: body.meta.maxTokens + 1,
+        });
+        bookkeeping.later(() => {
+            const record = toRecord(phase, ticket, outcome, body.meta, phaseOrigin(), cell, runIndex);
+            log.append(record);
+            kept?.push(record);
+            tally.done++;
+            if (!record.ok)
+                tally.errors++;
+            guard.noteRefusal(record);
+            progress.update({
+                cell,
+                run: runIndex,
+                runs: setup.runs,
+                phase,
+                done: tally.done,
+                total: phasePlan.maxRequests,
+                errors: tally.errors,
+                elapsedS: (clock.now() - phaseOrigin()) / 1000,
+                plannedS: phasePlan.maxDurationMs === null ? null : phasePlan.maxDurationMs / 1000,
+            });
+        });
+        return outcome;
+    };
+    return { send, tally };
+}
+
+/** Bodies are serialised before the measured phase when the run's size is known (up to this many). */
+const prebuildLimit = 20_000;
+/** The body of request `index` of a phase: the workload's request with the model, sampling and cache salt. */
+function requestBodies(context, workload, cacheSalt) {
+    const { config } = context;
+    return (phase, index) => {
+        const request = workload.request(index, phase);
+        const body = buildRequestBody(request, {
+            model: config.model.name,
+            sampling: config.sampling,
+            cacheSalt,
+        });
+        return {
+            bytes: Buffer.from(JSON.stringify(body)),
+            perChunkUsage: wantsPerChunkUsage(body),
+            meta: {
+                targetInputTokens: request.targetInputTokens,
+                // What was asked, after sampling.extra_body (which may set max_tokens itself).
+                maxTokens: Number.isSafeInteger(body.max_tokens) ? body.max_tokens : request.maxTokens,
+                // Choices per request (extra_body may ask for n > 1): usage and chunks count all of them.
+                choices: Number.isSafeInteger(body.n) && body.n > 1 ? body.n : 1,
+                prefixGroup: request.prefixGroup,
+            },
+        };
+    };
+}
+/** Serialise bodies before the clock starts when the size is known: the send path then only dispatches. */
+function prebuildMeasuredBodies(plan, bodyFor) {
+    return plan.maxRequests !== null && plan.maxRequests <= prebuildLimit
+        ? Array.from({ length: plan.maxRequests }, (_, index) => bodyFor("measure", index))
+        : null;
+}
+
+/**
+ * The measured phase: /metrics scraped before, periodically during and after, GPU telemetry sampled
+ * (telemetry.json), requests.jsonl appended as requests finish. `finish` writes the run's files from the
+ * measurement while the phase still holds its scraper, telemetry and logs; they are released after it.
+ */
+async function runMeasuredPhase(setup, finish) {
+    const { sender, context, session, control, plan, dir, clock, bodyFor, redact } = setup;
+    const { config } = context;
+    const prebuilt = prebuildMeasuredBodies(plan, bodyFor);
+    const scrapeLog = new JsonlAppender(join(dir, "scrapes.jsonl"), undefined, undefined, redact);
+    const requestLog = new JsonlAppender(join(dir, "requests.jsonl"), undefined, undefined, redact);
+    let origin = clock.now();
+    const scraper = new MetricsScraper(control, session.endpoint.metricsUrl, clock, () => origin, scrapeLog);
+    const records = [];
+    const measured = phaseSender(sender, "measure", plan, requestLog, () => origin, (index) => prebuilt?.[index] ?? bodyFor("measure", index), records);
+    let telemetry;
+    try {
+        await scraper.scrape("before");
+        scraper.startPeriodic(config.telemetry.metrics_interval_s * 1000);
+        sender.client.resetPeak();
+        // GPU and compact /metrics time series; absent for servers without a launcher (--base-url).
+        telemetry = session.startTelemetry?.({
+            metricsIntervalMs: config.telemetry.metrics_interval_s * 1000,
+            gpuIntervalMs: config.telemetry.nvidia_smi_interval_s * 1000,
+        });
+        const loopProbe = startEventLoopProbe();
+        origin = clock.now();
+        const startedAtEpochMs = epochMsOf(origin);
+        setup.onMeasuredPhase?.("start", startedAtEpochMs);
+        let lastEnd = origin;
+        const result = await dispatchLoad({
+            plan,
+            clock,
+            seed: context.seed,
+            shouldStop: sender.guard.stop,
+            send: async (ticket) => {
+                const outcome = await measured.send(ticket);
+                lastEnd = Math.max(lastEnd, outcome.endAt);
+                return outcome.endAt;
+            },
+        });
+        await sender.bookkeeping.settled();
+        const loop = loopProbe.stop();
+        setup.onMeasuredPhase?.("end", epochMsOf(clock.now()));
+        await scraper.stopPeriodic();
+        await scraper.scrape("after");
+        const telemetryRecord = telemetry ? await telemetry.stop() : null;
+        if (telemetryRecord)
+            writeFileSync(join(dir, "telemetry.json"), redact(`${JSON.stringify(telemetryRecord)}\n`));
+        requestLog.close();
+        scrapeLog.close();
+        records.sort((a, b) => a.index - b.index);
+        return finish({
+            records,
+            origin,
+            lastEnd,
+            startedAtEpochMs,
+            dispatch: result,
+            eventLoopLagP99Ms: loop.p99Ms,
+            scrapes: scraper.scrapes,
+            telemetry: telemetryRecord,
+        });
+    }
+    finally {
+        await scraper.stopPeriodic();
+        await telemetry?.stop();
+        requestLog.close();
+        scrapeLog.close();
+    }
 }
 
 /**
@@ -62483,632 +63421,6 @@ function runTelemetry(summary) {
     return { gpuUtilizationMean, gpuUtilizationMax, gpuMemoryUsedMaxMiB, gpuPowerMeanW, smClockMeanMHz };
 }
 
-const endpointPath = {
-    completions: "/v1/completions",
-    chat: "/v1/chat/completions",
-};
-/**
- * The JSON body of one streamed request. Every sampling parameter is explicit because vLLM's defaults
- * changed between versions; usage is requested so output tokens come from the server, not an estimate.
- */
-function buildRequestBody(request, options) {
-    const sampling = options.sampling;
-    const body = { model: options.model };
-    if (request.messages !== null)
-        body.messages = request.messages;
-    else
-        body.prompt = request.prompt ?? "";
-    body.max_tokens = request.maxTokens;
-    body.stream = true;
-    body.stream_options = { include_usage: true };
-    body.temperature = sampling.temperature;
-    body.top_p = sampling.top_p;
-    if (sampling.top_k !== undefined)
-        body.top_k = sampling.top_k;
-    if (sampling.min_p !== undefined)
-        body.min_p = sampling.min_p;
-    if (sampling.seed !== undefined)
-        body.seed = sampling.seed;
-    body.ignore_eos = sampling.ignore_eos;
-    if (sampling.min_tokens !== undefined)
-        body.min_tokens = sampling.min_tokens;
-    if (sampling.repetition_penalty !== undefined)
-        body.repetition_penalty = sampling.repetition_penalty;
-    if (options.cacheSalt !== null)
-        body.cache_salt = options.cacheSalt;
-    return { ...body, ...sampling.extra_body };
-}
-/** Whether a body asks for cumulative usage on every chunk (then per-chunk token counts are exact). */
-function wantsPerChunkUsage(body) {
-    const options = body.stream_options;
-    return options?.continuous_usage_stats === true;
-}
-
-const resolutionMs = 10;
-/**
- * Samples the event loop's delay with perf_hooks (a timer every 10 ms records how late it fired). The
- * histogram's values include the sampling interval itself, which is subtracted.
- */
-function startEventLoopProbe() {
-    const histogram = monitorEventLoopDelay({ resolution: resolutionMs });
-    histogram.enable();
-    return {
-        stop() {
-            histogram.disable();
-            if (histogram.count === 0)
-                return { p99Ms: null, maxMs: null };
-            const toMs = (ns) => Math.max(0, ns / 1e6 - resolutionMs);
-            return { p99Ms: toMs(histogram.percentile(99)), maxMs: toMs(histogram.max) };
-        },
-    };
-}
-/**
- * Whether the client, not the server, limited the run, and why. A tool must never report its own slowness
- * as the server's: the flag travels with run.json to the verdict.
- */
-function clientBoundReasons(input) {
-    const reasons = [];
-    if (input.scheduleLagP50Ms !== null && input.scheduleLagP50Ms > input.thresholds.maxScheduleLagMs) {
-        reasons.push(`median send lag ${input.scheduleLagP50Ms.toFixed(1)} ms > ${input.thresholds.maxScheduleLagMs} ms (client.max_schedule_lag_ms)`);
-    }
-    if (input.eventLoopLagP99Ms !== null && input.eventLoopLagP99Ms > input.thresholds.maxEventLoopLagMs) {
-        reasons.push(`event-loop delay p99 ${input.eventLoopLagP99Ms.toFixed(1)} ms > ${input.thresholds.maxEventLoopLagMs} ms (client.max_event_loop_lag_ms)`);
-    }
-    if (input.targetConcurrency !== null &&
-        input.completed >= input.targetConcurrency &&
-        input.peakOnSocket < input.targetConcurrency) {
-        reasons.push(`achieved concurrency ${input.peakOnSocket} < asked ${input.targetConcurrency} (a connection cap in the client)`);
-    }
-    if (input.exactRate !== null && input.exactRate.achieved < input.exactRate.target * (1 - rateTolerance)) {
-        reasons.push(`achieved rate ${input.exactRate.achieved.toFixed(2)}/s < ${((1 - rateTolerance) * 100).toFixed(0)}% of the target ${input.exactRate.target}/s`);
-    }
-    return reasons;
-}
-/** Shortfall of the achieved arrival rate tolerated before the client is blamed. */
-const rateTolerance = 0.02;
-
-/**
- * Bookkeeping moved off a closed loop's critical path: a finished request's record is built and written
- * after the next request is on its way, not before. When a wave of requests ends at once (equal lengths
- * at a fixed concurrency), the last of them would otherwise wait for the records of all the others.
- * The work runs in slices of at most `sliceMs`, one per turn of the event loop, so that reading the
- * streams still in flight is never held up by more than one slice.
- */
-class DeferredWork {
-    sliceMs;
-    queue = [];
-    head = 0;
-    scheduled = false;
-    whenIdle = null;
-    failure = null;
-    constructor(sliceMs = 0.25) {
-        this.sliceMs = sliceMs;
-    }
-    later(work) {
-        this.queue.push(work);
-        if (!this.scheduled) {
-            this.scheduled = true;
-            setImmediate(() => this.runSlice());
-        }
-    }
-    /** Resolves when every piece of work has run; rejects with the first error one of them threw. */
-    async settled() {
-        if (this.scheduled) {
-            await new Promise((resolve) => {
-                this.whenIdle = resolve;
-            });
-        }
-        if (this.failure)
-            throw this.failure.error;
-    }
-    runSlice() {
-        const until = performance$1.now() + this.sliceMs;
-        do {
-            const work = this.queue[this.head++];
-            try {
-                work();
-            }
-            catch (error) {
-                this.failure ??= { error };
-            }
-        } while (this.head < this.queue.length && performance$1.now() < until);
-        if (this.head < this.queue.length) {
-            setImmediate(() => this.runSlice());
-            return;
-        }
-        this.queue.length = 0;
-        this.head = 0;
-        this.scheduled = false;
-        const resolve = this.whenIdle;
-        this.whenIdle = null;
-        resolve?.();
-    }
-}
-
-/**
- * Open-loop arrival times (ms from the start of a segment) with gamma-distributed gaps: shape = burstiness
- * (1 = Poisson, < 1 burstier, large = regular), mean gap = 1/rate. The schedule is absolute, so a late
- * send never shifts later arrivals (the drift of sleep-per-gap clients).
- */
-function gammaGapMs(rng, rate, burstiness) {
-    if (!Number.isFinite(burstiness))
-        return 1000 / rate;
-    return rng.gamma(burstiness, 1 / (rate * burstiness)) * 1000;
-}
-/**
- * Exactly `count` arrivals, rescaled as vLLM's client does so the last one lands at count/rate: the
- * realised mean rate equals the target whatever the seed, and the gaps keep their shape.
- */
-function countedArrivals(rng, count, rate, burstiness) {
-    const times = new Array(count);
-    let elapsed = 0;
-    for (let index = 0; index < count; index++) {
-        elapsed += gammaGapMs(rng, rate, burstiness);
-        times[index] = elapsed;
-    }
-    const target = (count / rate) * 1000;
-    const scale = elapsed > 0 ? target / elapsed : 1;
-    // vLLM's client sends the first request at its first gap; so do we.
-    for (let index = 0; index < count; index++)
-        times[index] = times[index] * scale;
-    return times;
-}
-/** An endless arrival stream for duration-bound segments: next() gives the next absolute time in ms. */
-function arrivalStream(rng, rate, burstiness) {
-    let elapsed = 0;
-    return {
-        next() {
-            elapsed += gammaGapMs(rng, rate, burstiness);
-            return elapsed;
-        },
-    };
-}
-
-class Slots {
-    limit;
-    waiters = [];
-    used = 0;
-    constructor(limit) {
-        this.limit = limit;
-    }
-    acquire() {
-        if (this.limit === null || this.used < this.limit) {
-            this.used++;
-            return null;
-        }
-        return new Promise((resolve) => this.waiters.push(resolve));
-    }
-    release() {
-        const next = this.waiters.shift();
-        if (next)
-            next();
-        else
-            this.used--;
-    }
-}
-/**
- * Executes a load plan: open-loop segments send on an absolute gamma schedule (waiting for a slot under
- * max_concurrency), closed-loop segments keep N requests in flight. Stops at the request count or the
- * duration, whichever comes first, then waits for everything in flight. Pure scheduling: the clock and
- * the send function are injected, so it runs on virtual time in tests.
- */
-async function dispatchLoad(options) {
-    const { plan, clock, send } = options;
-    const startedAt = clock.now();
-    const deadline = plan.maxDurationMs === null ? Number.POSITIVE_INFINITY : startedAt + plan.maxDurationMs;
-    const slots = new Slots(plan.maxConcurrency);
-    const inFlight = new Set();
-    let nextIndex = 0;
-    let inFlightCount = 0;
-    let peakInFlight = 0;
-    let lastReadyAt = null;
-    const exhausted = () => (plan.maxRequests !== null && nextIndex >= plan.maxRequests) || options.shouldStop?.() === true;
-    const run = async (ticket, slotted) => {
-        inFlightCount++;
-        if (inFlightCount > peakInFlight)
-            peakInFlight = inFlightCount;
-        try {
-            return await send({ ...ticket, slotAt: slotted ? clock.now() : ticket.readyAt });
-        }
-        finally {
-            inFlightCount--;
-        }
-    };
-    let segmentStart = startedAt;
-    for (let stage = 0; stage < plan.segments.length; stage++) {
-        const segment = plan.segments[stage];
-        const segmentEnd = Math.min(deadline, segment.durationMs === null ? Number.POSITIVE_INFINITY : segmentStart + segment.durationMs);
-        if (exhausted() || segmentStart >= deadline)
-            break;
-        if (segment.kind === "rate") {
-            const rng = createRng(options.seed, "arrivals", stage);
-            const counted = segment.durationMs === null && plan.maxRequests !== null && plan.maxDurationMs === null
-                ? countedArrivals(rng, plan.maxRequests - nextIndex, segment.rate, segment.burstiness)
-                : null;
-            const stream = counted ? null : arrivalStream(rng, segment.rate, segment.burstiness);
-            for (let arrival = 0;; arrival++) {
-                if (exhausted())
-                    break;
-                const offset = counted ? counted[arrival] : stream.next();
-                if (offset === undefined)
-                    break;
-                const scheduledAt = segmentStart + offset;
-                if (scheduledAt >= segmentEnd)
-                    break;
-                await clock.sleepUntil(scheduledAt);
-                if (options.shouldStop?.() === true)
-                    break;
-                const readyAt = clock.now();
-                lastReadyAt = readyAt;
-                const ticket = { index: nextIndex++, stage, scheduledAt, readyAt };
-                const waiting = slots.acquire();
-                const task = (waiting ? waiting.then(() => run(ticket, true)) : run(ticket, false)).finally(() => {
-                    slots.release();
-                    inFlight.delete(task);
-                });
-                inFlight.add(task);
-            }
-        }
-        else {
-            const worker = async () => {
-                let scheduledAt = clock.now();
-                while (!exhausted() && clock.now() < segmentEnd) {
-                    const readyAt = clock.now();
-                    lastReadyAt = readyAt;
-                    const ticket = { index: nextIndex++, stage, scheduledAt, readyAt };
-                    scheduledAt = await run(ticket, false);
-                }
-            };
-            const workers = Array.from({ length: segment.concurrency }, worker);
-            if (segmentEnd === Number.POSITIVE_INFINITY)
-                await Promise.all(workers);
-            else {
-                // The next stage starts on time; this stage's requests still in flight finish in the background.
-                const all = Promise.all(workers).finally(() => inFlight.delete(all));
-                inFlight.add(all);
-                await Promise.race([all, clock.sleepUntil(segmentEnd)]);
-            }
-        }
-        segmentStart = segmentEnd === Number.POSITIVE_INFINITY ? clock.now() : segmentEnd;
-    }
-    while (inFlight.size > 0)
-        await Promise.all([...inFlight]);
-    return { startedAt, dispatched: nextIndex, lastReadyAt, peakInFlight };
-}
-
-/**
- * Appends JSON lines to a file as they come, flushing to the OS in small batches (every `flushMs`, or at
- * `maxPending` lines) with synchronous writes: a crash loses at most one batch, and the event loop is
- * never held by a write per request at high request rates.
- */
-class JsonlAppender {
-    path;
-    flushMs;
-    maxPending;
-    redact;
-    fd;
-    pending = [];
-    timer = null;
-    closed = false;
-    constructor(path, flushMs = 100, maxPending = 512, 
-    /** Applied to each batch of lines before it is written (secrets a server echoed). */
-    redact = (text) => text) {
-        this.path = path;
-        this.flushMs = flushMs;
-        this.maxPending = maxPending;
-        this.redact = redact;
-        this.fd = openSync(path, "a");
-    }
-    append(value) {
-        if (this.closed)
-            throw new Error(`${this.path}: append after close`);
-        this.pending.push(JSON.stringify(value));
-        if (this.pending.length >= this.maxPending)
-            this.flush();
-        else if (this.timer === null) {
-            this.timer = setTimeout(() => this.flush(), this.flushMs);
-            this.timer.unref();
-        }
-    }
-    flush() {
-        if (this.timer !== null) {
-            clearTimeout(this.timer);
-            this.timer = null;
-        }
-        if (this.pending.length === 0)
-            return;
-        // The redactor also knows each secret's JSON-escaped form, and "***" needs no escaping: lines stay JSON.
-        const text = this.redact(`${this.pending.join("\n")}\n`);
-        this.pending = [];
-        writeSync(this.fd, text);
-    }
-    close() {
-        if (this.closed)
-            return;
-        this.flush();
-        fsyncSync(this.fd);
-        closeSync(this.fd);
-        this.closed = true;
-    }
-}
-
-function loadPlanOf(cell) {
-    const size = cell.size;
-    const maxRequests = "requests" in size ? size.requests : null;
-    const sizeDurationMs = "duration_s" in size ? size.duration_s * 1000 : null;
-    const load = cell.load;
-    switch (load.type) {
-        case "concurrency":
-            return {
-                segments: [{ kind: "concurrency", concurrency: load.concurrency, durationMs: null }],
-                maxRequests,
-                maxDurationMs: sizeDurationMs,
-                maxConcurrency: load.concurrency,
-            };
-        case "rate":
-            return {
-                segments: [{ kind: "rate", rate: load.rate, burstiness: load.burstiness, durationMs: null }],
-                maxRequests,
-                maxDurationMs: sizeDurationMs,
-                maxConcurrency: load.max_concurrency ?? null,
-            };
-        case "stages": {
-            const segments = load.stages.map((stage) => stage.rate !== undefined
-                ? {
-                    kind: "rate",
-                    rate: stage.rate,
-                    burstiness: stage.burstiness,
-                    durationMs: stage.duration_s * 1000,
-                }
-                : { kind: "concurrency", concurrency: stage.concurrency, durationMs: stage.duration_s * 1000 });
-            const stagesMs = segments.reduce((sum, segment) => sum + (segment.durationMs ?? 0), 0);
-            return {
-                segments,
-                maxRequests,
-                maxDurationMs: sizeDurationMs === null ? stagesMs : Math.min(stagesMs, sizeDurationMs),
-                maxConcurrency: load.max_concurrency ?? null,
-            };
-        }
-    }
-}
-/**
- * Connections the client pool needs: the most requests the plan can have in flight, never more than its
- * request count (null = unbounded).
- */
-function poolSizeOf(plan) {
-    let most = 0;
-    for (const segment of plan.segments) {
-        if (segment.kind === "concurrency")
-            most = Math.max(most, segment.concurrency);
-        else if (plan.maxConcurrency === null)
-            return null;
-    }
-    const size = Math.max(most, plan.maxConcurrency ?? 0);
-    // No more requests than maxRequests can be in flight: connections beyond that are opened for nothing
-    // (concurrency 100000 with 10 requests spent minutes opening them).
-    return plan.maxRequests === null ? size : Math.min(size, plan.maxRequests);
-}
-/** The concurrency a run asks for, to check against what the client achieved; null for open loop. */
-function targetConcurrencyOf(plan) {
-    const closed = plan.segments.filter((segment) => segment.kind === "concurrency");
-    if (closed.length === 0)
-        return null;
-    return Math.max(...closed.map((segment) => (segment.kind === "concurrency" ? segment.concurrency : 0)));
-}
-function targetRateOf(plan) {
-    const open = plan.segments.filter((segment) => segment.kind === "rate");
-    if (open.length === 0)
-        return null;
-    return Math.max(...open.map((segment) => (segment.kind === "rate" ? segment.rate : 0)));
-}
-/**
- * Warm-up: closed loop at the run's concurrency (the pool gets warm connections, the server warm kernels),
- * for a request count or a duration; null when there is none.
- */
-function warmupPlanOf(cell, plan) {
-    const warmup = cell.warmup;
-    const concurrency = Math.max(1, poolSizeOf(plan) ?? targetConcurrencyOf(plan) ?? 8);
-    if ("requests" in warmup) {
-        if (warmup.requests === 0)
-            return null;
-        return {
-            segments: [
-                { kind: "concurrency", concurrency: Math.min(concurrency, warmup.requests), durationMs: null },
-            ],
-            maxRequests: warmup.requests,
-            maxDurationMs: null,
-            maxConcurrency: null,
-        };
-    }
-    if (warmup.duration_s === 0)
-        return null;
-    return {
-        segments: [{ kind: "concurrency", concurrency, durationMs: null }],
-        maxRequests: null,
-        maxDurationMs: warmup.duration_s * 1000,
-        maxConcurrency: null,
-    };
-}
-
-/**
- * Scrapes the server's Prometheus text before, periodically during, and after a run. Raw text is kept
- * (written to scrapes.jsonl as it comes) and parsed only after the run, off the measured path. After a
- * scrape misses the control-request deadline, the endpoint is not asked again in this run (each later
- * scrape is recorded as skipped), so a /metrics that never answers costs one deadline, not one per scrape.
- */
-class MetricsScraper {
-    control;
-    metricsUrl;
-    clock;
-    origin;
-    sink;
-    scrapes = [];
-    timer = null;
-    inFlight = null;
-    gaveUp = null;
-    constructor(control, metricsUrl, clock, origin, sink) {
-        this.control = control;
-        this.metricsUrl = metricsUrl;
-        this.clock = clock;
-        this.origin = origin;
-        this.sink = sink;
-    }
-    async scrape(phase) {
-        const atMs = this.clock.now() - this.origin();
-        let scrape;
-        if (this.gaveUp !== null) {
-            scrape = { phase, atMs, status: null, text: null, error: `not scraped: ${this.gaveUp}` };
-        }
-        else {
-            try {
-                const response = await this.control.getUrl(this.metricsUrl);
-                scrape = { phase, atMs, status: response.status, text: response.text, error: null };
-            }
-            catch (error) {
-                if (error instanceof ControlDeadlineError)
-                    this.gaveUp = `an earlier scrape failed (${error.message})`;
-                scrape = { phase, atMs, status: null, text: null, error: describeError(error) };
-            }
-        }
-        this.scrapes.push(scrape);
-        this.sink?.append(scrape);
-        return scrape;
-    }
-    startPeriodic(intervalMs) {
-        this.timer = setInterval(() => {
-            if (this.inFlight || this.gaveUp !== null)
-                return;
-            this.inFlight = this.scrape("during").then(() => {
-                this.inFlight = null;
-            });
-        }, intervalMs);
-        this.timer.unref();
-    }
-    async stopPeriodic() {
-        if (this.timer)
-            clearInterval(this.timer);
-        this.timer = null;
-        await this.inFlight;
-    }
-}
-
-const round3 = (value) => Math.round(value * 1000) / 1000;
-/**
- * Margins of the usage checks (docs/run.md, "Usage checks"). vLLM sends one choices chunk per token by
- * default; `--stream-interval` and speculative decoding put several tokens in one chunk, up to this many
- * are believed. Chunks without a token (chat's role chunk, a final chunk carrying only the finish reason)
- * are allowed for twice.
- */
-const maxTokensPerChunk = 16;
-const tokenlessChunksAllowed = 2;
-/** usage.completion_tokens may exceed max_tokens by this many tokens (vLLM never exceeds it). */
-const maxTokensMargin = 0;
-const isCount = (value) => value !== null && Number.isSafeInteger(value) && value >= 0;
-/**
- * The usage a request reported, checked against itself, the chunks received and `maxTokens` (max_tokens
- * times the choices asked for) (pure). A
- * count that is not a non-negative integer is dropped; output tokens that disagree with the chunks (by
- * more than the margins above) are replaced by the chunk count. Either way the record says why.
- */
-function checkUsage(outcome, maxTokens) {
-    let issue = null;
-    const invalid = (field, value) => {
-        issue ??= { kind: "invalid_usage", detail: `${field} ${String(value)} is not a non-negative integer` };
-        return null;
-    };
-    const promptTokens = outcome.promptTokens === null || isCount(outcome.promptTokens)
-        ? outcome.promptTokens
-        : invalid("usage.prompt_tokens", outcome.promptTokens);
-    const cachedTokens = outcome.cachedTokens === null || isCount(outcome.cachedTokens)
-        ? outcome.cachedTokens
-        : invalid("usage.prompt_tokens_details.cached_tokens", outcome.cachedTokens);
-    let completionTokens = outcome.completionTokens === null || isCount(outcome.completionTokens)
-        ? outcome.completionTokens
-        : invalid("usage.completion_tokens", outcome.completionTokens);
-    let chunkTokens = outcome.chunkTokens;
-    if (chunkTokens !== null && !chunkTokens.every((tokens) => isCount(tokens))) {
-        issue ??= { kind: "invalid_usage", detail: "per-chunk cumulative usage went down or was not an integer" };
-        chunkTokens = null;
-    }
-    const chunks = outcome.chunkTimes.length;
-    if (completionTokens !== null && chunks > 0) {
-        if (completionTokens > maxTokensPerChunk * chunks) {
-            issue ??= {
-                kind: "usage_exceeds_chunks",
-                detail: `usage.completion_tokens ${completionTokens} > ${maxTokensPerChunk} x ${chunks} chunks received`,
-            };
-            completionTokens = null;
-        }
-        else if (completionTokens < chunks - tokenlessChunksAllowed) {
-            issue ??= {
-                kind: "usage_below_chunks",
-                detail: `usage.completion_tokens ${completionTokens} < ${chunks} chunks received - ${tokenlessChunksAllowed}`,
-            };
-            completionTokens = null;
-        }
-    }
-    const chunksWithinMax = chunks <= maxTokens + tokenlessChunksAllowed;
-    if (completionTokens !== null && completionTokens > maxTokens + maxTokensMargin) {
-        issue ??= {
-            kind: "exceeds_max_tokens",
-            detail: `usage.completion_tokens ${completionTokens} > max_tokens ${maxTokens}${chunksWithinMax ? ` over ${chunks} chunks` : ""}`,
-        };
-        // The chunks kept to max_tokens: the usage is what is wrong.
-        if (chunksWithinMax && chunks > 0)
-            completionTokens = null;
-    }
-    else if (!chunksWithinMax) {
-        issue ??= {
-            kind: "exceeds_max_tokens",
-            detail: `${chunks} chunks received for max_tokens ${maxTokens}: the server ignored max_tokens`,
-        };
-    }
-    const outputTokens = completionTokens ?? (chunks > 0 ? chunks : null);
-    return {
-        promptTokens,
-        completionTokens,
-        cachedTokens,
-        chunkTokens,
-        outputTokens,
-        source: completionTokens !== null ? "usage" : outputTokens !== null ? "chunks" : null,
-        issue,
-    };
-}
-/** One finished request as a requests.jsonl line, times relative to the phase origin. */
-function toRecord(phase, ticket, outcome, request, origin, cell, run) {
-    const sent = outcome.sentAt;
-    const usage = checkUsage(outcome, request.maxTokens * (request.choices ?? 1));
-    return {
-        v: requestRecordSchemaVersion,
-        index: ticket.index,
-        phase,
-        requestId: `${cell}-${run}-${phase === "warmup" ? "warmup-" : ""}${ticket.index}`,
-        stage: ticket.stage,
-        scheduledMs: round3(ticket.scheduledAt - origin),
-        readyMs: round3(ticket.readyAt - origin),
-        queueMs: round3(Math.max(0, sent - ticket.readyAt)),
-        sentMs: round3(sent - origin),
-        socketMs: outcome.onSocketAt === null ? null : round3(outcome.onSocketAt - sent),
-        headersMs: outcome.headersAt === null ? null : round3(outcome.headersAt - sent),
-        chunksUs: outcome.chunkTimes.map((time) => Math.max(0, Math.round((time - sent) * 1000))),
-        chunkTokens: usage.chunkTokens,
-        endMs: round3(outcome.endAt - origin),
-        ok: outcome.ok,
-        errorKind: outcome.errorKind,
-        error: outcome.errorMessage,
-        httpStatus: outcome.httpStatus,
-        finishReason: outcome.finishReason,
-        promptTokens: usage.promptTokens,
-        outputTokens: usage.outputTokens,
-        outputTokensSource: usage.source,
-        cachedTokens: usage.cachedTokens,
-        targetInputTokens: request.targetInputTokens,
-        maxTokens: request.maxTokens,
-        prefixGroup: request.prefixGroup,
-        ...(usage.issue !== null ? { usageIssue: usage.issue } : {}),
-    };
-}
-
 /** The current name first, then the pre-0.9 name vLLM deprecated. */
 const names = {
     preemptions: ["vllm:num_preemptions_total"],
@@ -63485,24 +63797,167 @@ function withFiniteValues(summary) {
     return { ...Object.fromEntries(entries), notFinite };
 }
 
-/** Consecutive refused connections after which a run stops (and is marked cut short). */
-const unreachableAfterRefusals = 20;
+/** Assembles run.json from the measurement and writes it, and vllm-result.json when asked, redacted. */
+function writeRunOutputs(measurement, outcome) {
+    const { context, workload, plan, runIndex, dir, redact } = outcome;
+    const { cell, config } = context;
+    const { records, startedAtEpochMs } = measurement;
+    const telemetryRecord = measurement.telemetry;
+    const runFile = assembleRunFile({
+        context,
+        workload,
+        plan,
+        runIndex,
+        ...(outcome.side ? { side: outcome.side } : {}),
+        records,
+        warmupCount: outcome.warmupCount,
+        origin: measurement.origin,
+        lastEnd: measurement.lastEnd,
+        startedAtEpochMs,
+        dispatch: measurement.dispatch,
+        eventLoopLagP99Ms: measurement.eventLoopLagP99Ms,
+        peakOnSocket: outcome.peakOnSocket,
+        scrapes: measurement.scrapes,
+        crashReason: outcome.crashReason,
+        refusedInARow: outcome.refusedInARow,
+        aborted: outcome.aborted,
+        notes: outcome.notes,
+        prefix: outcome.prefix,
+        serverFingerprint: outcome.serverFingerprint,
+        telemetry: telemetryRecord ? runTelemetry(telemetryRecord.summary) : null,
+    });
+    writeFileSync(join(dir, "run.json"), redact(`${JSON.stringify(runFile, null, 2)}\n`));
+    if (outcome.formats.includes("vllm")) {
+        const vllm = toVllmResult(records, runFile, {
+            model: config.model.name,
+            endpoint: cell.endpoint,
+            startedAtMs: startedAtEpochMs,
+            burstiness: cell.load.type === "rate" ? cell.load.burstiness : null,
+            maxConcurrency: plan.maxConcurrency,
+        });
+        writeFileSync(join(dir, "vllm-result.json"), redact(`${JSON.stringify(vllm)}\n`));
+    }
+    return runFile;
+}
+
+/**
+ * Warm-up: closed loop at the run's concurrency, its own prompts, results kept apart (warmup.jsonl).
+ * Returns the number of warm-up requests done; failures are noted.
+ */
+async function runWarmup(setup, context, plan, dir, clock, bodyFor, redact, notes) {
+    const warmupPlan = warmupPlanOf(context.cell, plan);
+    let warmupCount = 0;
+    if (warmupPlan !== null) {
+        const warmupLog = new JsonlAppender(join(dir, "warmup.jsonl"), undefined, undefined, redact);
+        const origin = clock.now();
+        const warmup = phaseSender(setup, "warmup", warmupPlan, warmupLog, () => origin, (index) => bodyFor("warmup", index));
+        try {
+            await dispatchLoad({
+                plan: warmupPlan,
+                clock,
+                seed: context.seed,
+                shouldStop: setup.guard.stop,
+                send: async (ticket) => (await warmup.send(ticket)).endAt,
+            });
+            await setup.bookkeeping.settled();
+        }
+        finally {
+            warmupLog.close();
+        }
+        warmupCount = warmup.tally.done;
+        if (warmup.tally.errors > 0) {
+            notes.push(`${warmup.tally.errors} of ${warmupCount} warm-up requests failed`);
+        }
+    }
+    return warmupCount;
+}
+
 /** Connections opened ahead of an open-loop run without a concurrency cap (more open on demand). */
 const defaultOpenLoopConnections = 32;
-/** Bodies are serialised before the measured phase when the run's size is known (up to this many). */
-const prebuildLimit = 20_000;
 /**
  * One run of one cell: prefix policy, warm-up (excluded), the measured phase with /metrics scraped
  * before, during and after, and its files: requests.jsonl (as requests finish), scrapes.jsonl, run.json.
  */
 async function runOnce(options) {
     const { context, workload, session, control, runIndex, dir, progress } = options;
-    const { cell, config } = context;
+    const { cell } = context;
     const clock = options.clock ?? systemClock;
     mkdirSync(dir, { recursive: true });
     const notes = [...(options.notes ?? [])];
-    // Prefix policy: a salt per run keeps runs from sharing cached prefixes; the reset also clears what
-    // earlier runs (or other jobs) left, where the server exposes it (vLLM dev mode).
+    const { cacheSalt, cacheReset } = await applyPrefixPolicy(cell, runIndex, control, notes);
+    const plan = loadPlanOf(cell);
+    const poolSize = poolSizeOf(plan);
+    const client = createStreamClient({
+        baseUrl: session.endpoint.baseUrl,
+        ...(session.endpoint.apiKey ? { apiKey: session.endpoint.apiKey } : {}),
+        connections: poolSize,
+    });
+    const bodyFor = requestBodies(context, workload, cacheSalt);
+    const guard = runGuard(session, options.shouldAbort);
+    // An interrupt ends the requests in flight too, not just new sends (a dead server fails them itself).
+    const watchdog = setInterval(() => {
+        if (options.shouldAbort?.() === true)
+            client.abortAll();
+    }, 200);
+    watchdog.unref();
+    const sender = {
+        client,
+        path: endpointPath[cell.endpoint],
+        cell: cell.name,
+        runIndex,
+        runs: options.runs,
+        timeoutMs: cell.timeout_s * 1000,
+        clock,
+        progress,
+        bookkeeping: new DeferredWork(),
+        guard,
+    };
+    // Everything this run writes passes through the server's redactor: a server may echo a secret.
+    const redact = session.redact ?? ((text) => text);
+    try {
+        await primeConnections(client, poolSize ?? defaultOpenLoopConnections, notes);
+        const warmupCount = await runWarmup(sender, context, plan, dir, clock, bodyFor, redact, notes);
+        const measuredPhase = {
+            sender,
+            context,
+            session,
+            control,
+            plan,
+            dir,
+            clock,
+            bodyFor,
+            redact,
+            onMeasuredPhase: options.onMeasuredPhase,
+        };
+        return await runMeasuredPhase(measuredPhase, (measurement) => writeRunOutputs(measurement, {
+            context,
+            workload,
+            plan,
+            runIndex,
+            side: options.side,
+            warmupCount,
+            peakOnSocket: client.peakOnSocket,
+            crashReason: guard.crashed(),
+            refusedInARow: guard.unreachable() ? guard.refusedInARow() : null,
+            aborted: guard.aborted(),
+            notes,
+            prefix: { policy: cell.prefix, cacheSalt, cacheReset },
+            serverFingerprint: options.serverFingerprint,
+            formats: options.formats,
+            dir,
+            redact,
+        }));
+    }
+    finally {
+        clearInterval(watchdog);
+        await client.close();
+    }
+}
+/**
+ * Prefix policy: a salt per run keeps runs from sharing cached prefixes; the reset also clears what
+ * earlier runs (or other jobs) left, where the server exposes it (vLLM dev mode).
+ */
+async function applyPrefixPolicy(cell, runIndex, control, notes) {
     let cacheSalt = null;
     let cacheReset = false;
     if (cell.prefix === "fresh") {
@@ -63517,219 +63972,13 @@ async function runOnce(options) {
             notes.push(`POST /reset_prefix_cache failed (${error.message}); relying on cache_salt alone`);
         }
     }
-    const plan = loadPlanOf(cell);
-    const poolSize = poolSizeOf(plan);
-    const client = createStreamClient({
-        baseUrl: session.endpoint.baseUrl,
-        ...(session.endpoint.apiKey ? { apiKey: session.endpoint.apiKey } : {}),
-        connections: poolSize,
-    });
-    const path = endpointPath[cell.endpoint];
-    const bodyFor = (phase, index) => {
-        const request = workload.request(index, phase);
-        const body = buildRequestBody(request, {
-            model: config.model.name,
-            sampling: config.sampling,
-            cacheSalt,
-        });
-        return {
-            bytes: Buffer.from(JSON.stringify(body)),
-            perChunkUsage: wantsPerChunkUsage(body),
-            meta: {
-                targetInputTokens: request.targetInputTokens,
-                // What was asked, after sampling.extra_body (which may set max_tokens itself).
-                maxTokens: Number.isSafeInteger(body.max_tokens) ? body.max_tokens : request.maxTokens,
-                // Choices per request (extra_body may ask for n > 1): usage and chunks count all of them.
-                choices: Number.isSafeInteger(body.n) && body.n > 1 ? body.n : 1,
-                prefixGroup: request.prefixGroup,
-            },
-        };
-    };
-    const timeoutMs = cell.timeout_s * 1000;
-    let crashed = null;
-    void session.exited.then(({ reason }) => {
-        crashed = reason;
-    });
-    // A server that refuses every connection would otherwise be hammered for the whole duration.
-    let refusedInARow = 0;
-    const unreachable = () => refusedInARow >= unreachableAfterRefusals;
-    const noteRefusal = (record) => {
-        refusedInARow = record.errorKind === "connect" ? refusedInARow + 1 : 0;
-    };
-    const stop = () => crashed !== null || unreachable() || options.shouldAbort?.() === true;
-    // An interrupt ends the requests in flight too, not just new sends (a dead server fails them itself).
-    const watchdog = setInterval(() => {
-        if (options.shouldAbort?.() === true)
-            client.abortAll();
-    }, 200);
-    watchdog.unref();
-    const bookkeeping = new DeferredWork();
-    /**
-     * Sends the requests of one phase. A request's record is built, logged and counted after the next
-     * request is on its way (closed-loop waves), in `bookkeeping`.
-     */
-    const phaseSender = (phase, phasePlan, log, phaseOrigin, bodyOf, kept = null) => {
-        const tally = { done: 0, errors: 0 };
-        const send = async (ticket) => {
-            const body = bodyOf(ticket.index);
-            const outcome = await client.stream({
-                path,
-                body: body.bytes,
-                requestId: `${cell.name}-${runIndex}-${phase === "warmup" ? "warmup-" : ""}${ticket.index}`,
-                timeoutMs,
-                perChunkUsage: body.perChunkUsage,
-                expectedChunks: body.meta.maxTokens + 1,
-            });
-            bookkeeping.later(() => {
-                const record = toRecord(phase, ticket, outcome, body.meta, phaseOrigin(), cell.name, runIndex);
-                log.append(record);
-                kept?.push(record);
-                tally.done++;
-                if (!record.ok)
-                    tally.errors++;
-                noteRefusal(record);
-                progress.update({
-                    cell: cell.name,
-                    run: runIndex,
-                    runs: options.runs,
-                    phase,
-                    done: tally.done,
-                    total: phasePlan.maxRequests,
-                    errors: tally.errors,
-                    elapsedS: (clock.now() - phaseOrigin()) / 1000,
-                    plannedS: phasePlan.maxDurationMs === null ? null : phasePlan.maxDurationMs / 1000,
-                });
-            });
-            return outcome;
-        };
-        return { send, tally };
-    };
-    // Everything this run writes passes through the server's redactor: a server may echo a secret.
-    const redact = session.redact ?? ((text) => text);
-    try {
-        const connections = poolSize ?? defaultOpenLoopConnections;
-        const primed = await client.prime(connections);
-        if (primed.problem !== null) {
-            notes.push(`${primed.answered} of ${connections} connections opened before the run (${primed.problem}); the first requests' TTFT may include connection set-up`);
-        }
-        // Warm-up: closed loop at the run's concurrency, its own prompts, results kept apart.
-        const warmupPlan = warmupPlanOf(cell, plan);
-        let warmupCount = 0;
-        if (warmupPlan !== null) {
-            const warmupLog = new JsonlAppender(join(dir, "warmup.jsonl"), undefined, undefined, redact);
-            const origin = clock.now();
-            const warmup = phaseSender("warmup", warmupPlan, warmupLog, () => origin, (index) => bodyFor("warmup", index));
-            try {
-                await dispatchLoad({
-                    plan: warmupPlan,
-                    clock,
-                    seed: context.seed,
-                    shouldStop: stop,
-                    send: async (ticket) => (await warmup.send(ticket)).endAt,
-                });
-                await bookkeeping.settled();
-            }
-            finally {
-                warmupLog.close();
-            }
-            warmupCount = warmup.tally.done;
-            if (warmup.tally.errors > 0) {
-                notes.push(`${warmup.tally.errors} of ${warmupCount} warm-up requests failed`);
-            }
-        }
-        // Serialise bodies before the clock starts when the size is known: the send path then only dispatches.
-        const prebuilt = plan.maxRequests !== null && plan.maxRequests <= prebuildLimit
-            ? Array.from({ length: plan.maxRequests }, (_, index) => bodyFor("measure", index))
-            : null;
-        const scrapeLog = new JsonlAppender(join(dir, "scrapes.jsonl"), undefined, undefined, redact);
-        const requestLog = new JsonlAppender(join(dir, "requests.jsonl"), undefined, undefined, redact);
-        let origin = clock.now();
-        const scraper = new MetricsScraper(control, session.endpoint.metricsUrl, clock, () => origin, scrapeLog);
-        const records = [];
-        const measured = phaseSender("measure", plan, requestLog, () => origin, (index) => prebuilt?.[index] ?? bodyFor("measure", index), records);
-        let telemetry;
-        try {
-            await scraper.scrape("before");
-            scraper.startPeriodic(config.telemetry.metrics_interval_s * 1000);
-            client.resetPeak();
-            // GPU and compact /metrics time series; absent for servers without a launcher (--base-url).
-            telemetry = session.startTelemetry?.({
-                metricsIntervalMs: config.telemetry.metrics_interval_s * 1000,
-                gpuIntervalMs: config.telemetry.nvidia_smi_interval_s * 1000,
-            });
-            const loopProbe = startEventLoopProbe();
-            origin = clock.now();
-            const startedAtEpochMs = epochMsOf(origin);
-            options.onMeasuredPhase?.("start", startedAtEpochMs);
-            let lastEnd = origin;
-            const result = await dispatchLoad({
-                plan,
-                clock,
-                seed: context.seed,
-                shouldStop: stop,
-                send: async (ticket) => {
-                    const outcome = await measured.send(ticket);
-                    lastEnd = Math.max(lastEnd, outcome.endAt);
-                    return outcome.endAt;
-                },
-            });
-            await bookkeeping.settled();
-            const loop = loopProbe.stop();
-            options.onMeasuredPhase?.("end", epochMsOf(clock.now()));
-            await scraper.stopPeriodic();
-            await scraper.scrape("after");
-            const telemetryRecord = telemetry ? await telemetry.stop() : null;
-            if (telemetryRecord)
-                writeFileSync(join(dir, "telemetry.json"), redact(`${JSON.stringify(telemetryRecord)}\n`));
-            requestLog.close();
-            scrapeLog.close();
-            records.sort((a, b) => a.index - b.index);
-            const runFile = assembleRunFile({
-                context,
-                workload,
-                plan,
-                runIndex,
-                ...(options.side ? { side: options.side } : {}),
-                records,
-                warmupCount,
-                origin,
-                lastEnd,
-                startedAtEpochMs,
-                dispatch: result,
-                eventLoopLagP99Ms: loop.p99Ms,
-                peakOnSocket: client.peakOnSocket,
-                scrapes: scraper.scrapes,
-                crashReason: crashed,
-                refusedInARow: unreachable() ? refusedInARow : null,
-                aborted: options.shouldAbort?.() === true,
-                notes,
-                prefix: { policy: cell.prefix, cacheSalt, cacheReset },
-                serverFingerprint: options.serverFingerprint,
-                telemetry: telemetryRecord ? runTelemetry(telemetryRecord.summary) : null,
-            });
-            writeFileSync(join(dir, "run.json"), redact(`${JSON.stringify(runFile, null, 2)}\n`));
-            if (options.formats.includes("vllm")) {
-                const vllm = toVllmResult(records, runFile, {
-                    model: config.model.name,
-                    endpoint: cell.endpoint,
-                    startedAtMs: startedAtEpochMs,
-                    burstiness: cell.load.type === "rate" ? cell.load.burstiness : null,
-                    maxConcurrency: plan.maxConcurrency,
-                });
-                writeFileSync(join(dir, "vllm-result.json"), redact(`${JSON.stringify(vllm)}\n`));
-            }
-            return runFile;
-        }
-        finally {
-            await scraper.stopPeriodic();
-            await telemetry?.stop();
-            requestLog.close();
-            scrapeLog.close();
-        }
-    }
-    finally {
-        clearInterval(watchdog);
-        await client.close();
+    return { cacheSalt, cacheReset };
+}
+/** Opens the run's connections before the clock starts; a shortfall is noted (the first TTFTs may include set-up). */
+async function primeConnections(client, connections, notes) {
+    const primed = await client.prime(connections);
+    if (primed.problem !== null) {
+        notes.push(`${primed.answered} of ${connections} connections opened before the run (${primed.problem}); the first requests' TTFT may include connection set-up`);
     }
 }
 
@@ -63795,7 +64044,7 @@ async function runCells(options) {
                 const handle = provider.lifecycle === "per-cell" && state.shared !== null ? state.shared : await open(k);
                 try {
                     state.tokenModel ??=
-                        options.calibrate === false || cell.dataset.type === "sharegpt" || cell.dataset.type === "jsonl"
+                        options.calibrate === false || isFileBacked(cell.dataset)
                             ? defaultTokenModel
                             : await calibrateTokenModel(tokenCounter(handle.control, config.model.name, cell.endpoint), context.seed);
                     const tokenModel = state.tokenModel;
@@ -63945,171 +64194,6 @@ function summaryLine(file) {
 }
 
 /**
- * The list of servers this job started and has not stopped yet. The main step writes it as it launches
- * and stops servers; the action's post step reads it to stop whatever a cancelled or failed main step left
- * running (see cleanup.ts).
- */
-const serverStateSchemaVersion = 1;
-const liveServerSchema = object({
-    id: string().min(1),
-    kind: _enum(["docker", "command", "sim"]),
-    startedAt: string(),
-    cell: string(),
-    run: number().int().nonnegative().nullable(),
-    /** Leader of the server's process group (command and sim kinds). */
-    pid: number().int().positive().optional(),
-    processGroup: number().int().positive().optional(),
-    /** Container name (docker kind) and the docker executable that started it. */
-    container: string().optional(),
-    dockerCommand: string().optional(),
-    port: number().int().min(0).max(65535).optional(),
-    logFile: string().optional(),
-});
-const serverStateSchema = object({
-    schemaVersion: literal(serverStateSchemaVersion),
-    servers: array(liveServerSchema),
-});
-function newServerId() {
-    return randomUUID().slice(0, 12);
-}
-async function readServerState(path) {
-    let text;
-    try {
-        text = await readFile(path, "utf8");
-    }
-    catch (error) {
-        if (error.code === "ENOENT")
-            return { schemaVersion: serverStateSchemaVersion, servers: [] };
-        throw error;
-    }
-    let json;
-    try {
-        json = JSON.parse(text);
-    }
-    catch {
-        throw new Error(`${path}: expected a JSON server state file, got text that is not JSON`);
-    }
-    const parsed = serverStateSchema.safeParse(json);
-    if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new Error(`${path}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid server state"}`);
-    }
-    return parsed.data;
-}
-const queues = new Map();
-/** Read-modify-write, serialised per file and written atomically (a half-written file would strand servers). */
-function updateServerState(path, change) {
-    const previous = queues.get(path) ?? Promise.resolve();
-    const next = previous
-        .catch(() => { })
-        .then(async () => {
-        const updated = change(await readServerState(path));
-        await mkdir(dirname(path), { recursive: true });
-        const temporary = `${path}.${process.pid}.tmp`;
-        await writeFile(temporary, `${JSON.stringify(updated, null, 2)}\n`);
-        await rename(temporary, path);
-        return updated;
-    });
-    queues.set(path, next);
-    return next;
-}
-function addLiveServer(path, server) {
-    return updateServerState(path, (state) => ({
-        ...state,
-        servers: [...state.servers.filter((s) => s.id !== server.id), server],
-    }));
-}
-function removeLiveServer(path, id) {
-    return updateServerState(path, (state) => ({
-        ...state,
-        servers: state.servers.filter((s) => s.id !== id),
-    }));
-}
-
-const causePatterns = [
-    {
-        cause: "missing-hf-token",
-        pattern: /GatedRepoError|Cannot access gated repo|Access to model .* is restricted|401 Client Error|You are trying to access a gated repo|Invalid user token|must be authenticated/i,
-        advice: "the model is gated or private: pass a Hugging Face token (server.env: [HF_TOKEN]) that has access to it",
-    },
-    {
-        cause: "model-not-found",
-        pattern: /RepositoryNotFoundError|Repository Not Found|is not a local folder and is not a valid model identifier|404 Client Error|RevisionNotFoundError|Invalid repository ID|does not appear to have a file named config\.json/i,
-        advice: "the model (or its revision) was not found: check model.name, model.source and model.revision",
-    },
-    {
-        cause: "kv-cache-too-small",
-        pattern: /larger than the maximum number of tokens that can be stored in KV cache|KV cache is needed, which is larger than the available KV cache memory|No available memory for the cache blocks/i,
-        advice: "the KV cache does not fit max_model_len: lower --max-model-len or raise --gpu-memory-utilization",
-    },
-    {
-        cause: "gpu-out-of-memory",
-        pattern: /CUDA out of memory|OutOfMemoryError|out of memory|Free memory on device .* is less than desired GPU memory utilization/i,
-        advice: "GPU out of memory: another process may hold the GPU (check nvidia-smi), or lower --gpu-memory-utilization / --max-model-len",
-    },
-    {
-        cause: "no-gpu-runtime",
-        pattern: /could not select device driver .* with capabilities: \[\[gpu\]\]|nvidia-container-cli|unknown or invalid runtime name: nvidia/i,
-        advice: "docker cannot give the container a GPU: install and configure the NVIDIA Container Toolkit on the runner",
-    },
-    {
-        cause: "cuda-error",
-        pattern: /CUDA error|CUDA driver version is insufficient|no CUDA-capable device|NVIDIA driver on your system is too old|cudaErrorNoDevice|NCCL error|Found no NVIDIA driver/i,
-        advice: "a CUDA error: check the driver version against the image's CUDA version and that the GPU is visible",
-    },
-    {
-        cause: "port-in-use",
-        pattern: /address already in use|EADDRINUSE|port is already allocated|\[Errno 98\]/i,
-        advice: "the port is already in use: stop the other server or pick another server.port",
-    },
-    {
-        cause: "image-not-found",
-        pattern: /pull access denied|manifest unknown|repository does not exist|not found: manifest|No such image/i,
-        advice: "the image could not be pulled: check server.image (and docker login for a private registry)",
-    },
-];
-function diagnoseLog(lines) {
-    // The latest lines carry the fatal error; earlier ones may hold recovered warnings.
-    for (let index = lines.length - 1; index >= 0; index--) {
-        const line = lines[index];
-        for (const { cause, pattern, advice } of causePatterns) {
-            if (pattern.test(line))
-                return { cause, advice, evidence: line.trim() };
-        }
-    }
-    return undefined;
-}
-
-/**
- * A server that would not start (or could not be reached). The message is complete on its own: what failed,
- * the likely cause and the last log lines, already redacted; the CLI prints it and exits 1.
- */
-class ServerStartError extends FailureError {
-    stage;
-    likelyCause;
-    lastLogLines;
-    logFile;
-    constructor(options) {
-        super(formatStartFailure(options));
-        this.stage = options.stage;
-        this.likelyCause = options.diagnosis?.cause;
-        this.lastLogLines = options.lastLogLines ?? [];
-        this.logFile = options.logFile;
-    }
-}
-function formatStartFailure(options) {
-    const parts = [options.summary];
-    if (options.diagnosis)
-        parts.push(`Likely cause: ${options.diagnosis.advice} (log: "${options.diagnosis.evidence}").`);
-    const lines = options.lastLogLines ?? [];
-    if (lines.length > 0)
-        parts.push(`Last ${lines.length} log lines:\n${lines.map((line) => `  | ${line}`).join("\n")}`);
-    if (options.logFile)
-        parts.push(`Full log: ${options.logFile}`);
-    return parts.join("\n");
-}
-
-/**
  * The conditions of a run, as a plain record that two runs can be diffed on field by field. Built purely
  * from facts gathered elsewhere (probes, nvidia-smi, docker inspect, the environment), so it is testable and
  * identical inputs always give an identical fingerprint.
@@ -64120,7 +64204,7 @@ object({
     schemaVersion: literal(fingerprintSchemaVersion),
     tool: object({ name: string(), version: string() }),
     server: object({
-        kind: _enum(["docker", "command", "external", "sim"]),
+        kind: _enum(serverKinds),
         image: nullableString.describe("Image reference as configured (docker)."),
         imageDigest: nullableString.describe("Resolved repo digest, e.g. vllm/vllm-openai@sha256:... (docker)."),
         command: array(string())
@@ -64205,29 +64289,6 @@ function collectConditions(facts) {
         datasets: sortKeys(facts.datasetChecksums ?? {}),
     };
 }
-/**
- * The server config's settings that change what is measured and are not already recorded as image,
- * command or args, so compare can diff them field by field: docker's `gpus` and `docker_args`, the names
- * of the variables passed in (never their values), and the lifecycle. Ports, paths on the machine and
- * timeouts are left out: they do not change the measurement. Pass the template view of the config.
- */
-function serverSettings(server) {
-    switch (server.kind) {
-        case "docker":
-            return {
-                gpus: server.gpus,
-                dockerArgs: [...server.docker_args],
-                env: [...server.env].sort(),
-                lifecycle: server.lifecycle,
-            };
-        case "command":
-            return { env: Object.keys(server.env).sort(), lifecycle: server.lifecycle };
-        case "sim":
-            return { lifecycle: server.lifecycle };
-        case "external":
-            return {};
-    }
-}
 function sortKeys(record) {
     return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
 }
@@ -64242,102 +64303,118 @@ function hashConfig(config) {
     return createHash("sha256").update(canonicalJson(config)).digest("hex");
 }
 
-const queryTimeoutMs = 10_000;
-function parseCsvRows(text) {
-    return text
-        .split("\n")
-        .map((line) => line.trim())
-        .filter((line) => line.length > 0)
-        .map((line) => line.split(",").map((field) => field.trim()));
+/**
+ * The one fingerprint collector of every server, launched or reached (a config's kind or --base-url):
+ * asks the server about itself (/version, /v1/models, vllm:cache_config_info) and nvidia-smi about the
+ * GPUs, then builds the record compare diffs.
+ */
+async function collectFingerprint(sources) {
+    const { target } = sources;
+    const [vllmVersion, servedModels, metricsText, gpu] = await Promise.all([
+        getVllmVersion(target),
+        getServedModels(target).catch(() => [...sources.readyModels]),
+        getText(sources.metricsUrl, target.apiKey).catch(() => null),
+        sources.nvidiaSmi ? sources.nvidiaSmi.inventory() : Promise.resolve(null),
+    ]);
+    return buildFingerprint({
+        tool: { name: toolName, version: toolVersion },
+        server: sources.server,
+        probes: {
+            vllmVersion,
+            servedModels,
+            cacheConfig: metricsText === null ? null : cacheConfigFromMetrics(parsePrometheusText(metricsText)),
+        },
+        model: sources.model,
+        sampling: sources.sampling,
+        gpu,
+        env: sources.env,
+        configHash: sources.configHash ?? null,
+        datasetChecksums: sources.datasetChecksums ?? {},
+        environment: sources.environment,
+    });
 }
-function parseNumber(field) {
-    if (field === undefined || field === "" || field.startsWith("["))
-        return null;
-    const value = Number(field);
-    return Number.isFinite(value) ? value : null;
-}
-function textOrNull(field) {
-    return field === undefined || field === "" || field.startsWith("[") ? null : field;
-}
-class NvidiaSmi {
-    command;
-    #env;
-    constructor(command = "nvidia-smi", env = process.env) {
-        this.command = command;
-        this.#env = env;
+
+const causePatterns = [
+    {
+        cause: "missing-hf-token",
+        pattern: /GatedRepoError|Cannot access gated repo|Access to model .* is restricted|401 Client Error|You are trying to access a gated repo|Invalid user token|must be authenticated/i,
+        advice: "the model is gated or private: pass a Hugging Face token (server.env: [HF_TOKEN]) that has access to it",
+    },
+    {
+        cause: "model-not-found",
+        pattern: /RepositoryNotFoundError|Repository Not Found|is not a local folder and is not a valid model identifier|404 Client Error|RevisionNotFoundError|Invalid repository ID|does not appear to have a file named config\.json/i,
+        advice: "the model (or its revision) was not found: check model.name, model.source and model.revision",
+    },
+    {
+        cause: "kv-cache-too-small",
+        pattern: /larger than the maximum number of tokens that can be stored in KV cache|KV cache is needed, which is larger than the available KV cache memory|No available memory for the cache blocks/i,
+        advice: "the KV cache does not fit max_model_len: lower --max-model-len or raise --gpu-memory-utilization",
+    },
+    {
+        cause: "gpu-out-of-memory",
+        pattern: /CUDA out of memory|OutOfMemoryError|out of memory|Free memory on device .* is less than desired GPU memory utilization/i,
+        advice: "GPU out of memory: another process may hold the GPU (check nvidia-smi), or lower --gpu-memory-utilization / --max-model-len",
+    },
+    {
+        cause: "no-gpu-runtime",
+        pattern: /could not select device driver .* with capabilities: \[\[gpu\]\]|nvidia-container-cli|unknown or invalid runtime name: nvidia/i,
+        advice: "docker cannot give the container a GPU: install and configure the NVIDIA Container Toolkit on the runner",
+    },
+    {
+        cause: "cuda-error",
+        pattern: /CUDA error|CUDA driver version is insufficient|no CUDA-capable device|NVIDIA driver on your system is too old|cudaErrorNoDevice|NCCL error|Found no NVIDIA driver/i,
+        advice: "a CUDA error: check the driver version against the image's CUDA version and that the GPU is visible",
+    },
+    {
+        cause: "port-in-use",
+        pattern: /address already in use|EADDRINUSE|port is already allocated|\[Errno 98\]/i,
+        advice: "the port is already in use: stop the other server or pick another server.port",
+    },
+    {
+        cause: "image-not-found",
+        pattern: /pull access denied|manifest unknown|repository does not exist|not found: manifest|No such image/i,
+        advice: "the image could not be pulled: check server.image (and docker login for a private registry)",
+    },
+];
+function diagnoseLog(lines) {
+    // The latest lines carry the fatal error; earlier ones may hold recovered warnings.
+    for (let index = lines.length - 1; index >= 0; index--) {
+        const line = lines[index];
+        for (const { cause, pattern, advice } of causePatterns) {
+            if (pattern.test(line))
+                return { cause, advice, evidence: line.trim() };
+        }
     }
-    async #query(args) {
-        const result = await execFileCapture(this.command, args, { env: this.#env, timeoutMs: queryTimeoutMs });
-        if (result.spawnError || result.code !== 0)
-            return null;
-        return result.stdout;
-    }
-    async inventory() {
-        const csv = await this.#query([
-            "--query-gpu=index,name,memory.total,driver_version",
-            "--format=csv,noheader,nounits",
-        ]);
-        if (csv === null)
-            return null;
-        const rows = parseCsvRows(csv);
-        // The CUDA version (the driver's, not the image's) is only in the banner of the plain output.
-        const banner = await this.#query([]);
-        const cuda = banner?.match(/CUDA Version:\s*([0-9.]+)/)?.[1] ?? null;
-        return {
-            count: rows.length,
-            // A GPU name never contains a comma; everything between index and the two numeric columns is the name.
-            names: rows.map((row) => row.slice(1, -2).join(",")),
-            memoryTotalMiB: rows.map((row) => parseNumber(row.at(-2)) ?? 0),
-            driverVersion: textOrNull(rows[0]?.at(-1)),
-            cudaVersion: cuda,
-        };
-    }
-    async usage() {
-        const csv = await this.#query([
-            "--query-gpu=index,utilization.gpu,memory.used,power.draw,clocks.sm",
-            "--format=csv,noheader,nounits",
-        ]);
-        if (csv === null)
-            return null;
-        return parseCsvRows(csv).map((row) => ({
-            index: parseNumber(row[0]) ?? 0,
-            utilizationPercent: parseNumber(row[1]),
-            memoryUsedMiB: parseNumber(row[2]),
-            powerW: parseNumber(row[3]),
-            smClockMHz: parseNumber(row[4]),
-        }));
-    }
+    return undefined;
 }
 
 /**
- * Whether a TCP port can be used by a new server. Both checks matter: a bind test catches listeners on any
- * interface, a connect test catches a listener the bind test cannot see (another network namespace, such
- * as a container publishing the port through docker-proxy on some setups).
+ * A server that would not start (or could not be reached). The message is complete on its own: what failed,
+ * the likely cause and the last log lines, already redacted; the CLI prints it and exits 1.
  */
-async function isPortFree(port, host = "127.0.0.1") {
-    if (await acceptsConnections(port, host))
-        return false;
-    return canBind(port);
+class ServerStartError extends FailureError {
+    stage;
+    likelyCause;
+    lastLogLines;
+    logFile;
+    constructor(options) {
+        super(formatStartFailure(options));
+        this.stage = options.stage;
+        this.likelyCause = options.diagnosis?.cause;
+        this.lastLogLines = options.lastLogLines ?? [];
+        this.logFile = options.logFile;
+    }
 }
-function canBind(port) {
-    return new Promise((resolve) => {
-        const server = createServer();
-        server.once("error", () => resolve(false));
-        // Unspecified address: docker publishes on 0.0.0.0, vLLM binds all interfaces by default.
-        server.listen({ port, exclusive: true }, () => server.close(() => resolve(true)));
-    });
-}
-function acceptsConnections(port, host) {
-    return new Promise((resolve) => {
-        const socket = createConnection({ port, host });
-        const finish = (open) => {
-            socket.destroy();
-            resolve(open);
-        };
-        socket.setTimeout(1_000, () => finish(false));
-        socket.once("connect", () => finish(true));
-        socket.once("error", () => finish(false));
-    });
+function formatStartFailure(options) {
+    const parts = [options.summary];
+    if (options.diagnosis)
+        parts.push(`Likely cause: ${options.diagnosis.advice} (log: "${options.diagnosis.evidence}").`);
+    const lines = options.lastLogLines ?? [];
+    if (lines.length > 0)
+        parts.push(`Last ${lines.length} log lines:\n${lines.map((line) => `  | ${line}`).join("\n")}`);
+    if (options.logFile)
+        parts.push(`Full log: ${options.logFile}`);
+    return parts.join("\n");
 }
 
 /** Engine flags are `--name value` or `--name=value`; finds a value either way. */
@@ -64791,6 +64868,245 @@ function isPortPair(args, index) {
     return args[index] === "--port" || args[index - 1] === "--port";
 }
 
+/** Where an external server (a config's or --base-url's) is reached. */
+function externalEndpoint(server) {
+    const baseUrl = server.base_url.replace(/\/+$/, "");
+    return { baseUrl, metricsUrl: server.metrics_url ?? `${baseUrl}/metrics` };
+}
+const serverKindRegistry = {
+    docker: {
+        launch: ({ config, model, services, sharedByCell, recorded, dockerCommand }) => launchDocker(config, model, { ...services, dockerCommand, devMode: sharedByCell, recorded }),
+        settings: (server) => ({
+            gpus: server.gpus,
+            dockerArgs: [...server.docker_args],
+            env: [...server.env].sort(),
+            lifecycle: server.lifecycle,
+        }),
+        usesLocalGpu: true,
+        fixedPort: (server) => server.port,
+        passedEnv: (server) => server.env,
+    },
+    command: {
+        launch: ({ config, services, sharedByCell, recorded }) => launchCommand(config, services, { devMode: sharedByCell, recorded: recorded.server }),
+        settings: (server) => ({ env: Object.keys(server.env).sort(), lifecycle: server.lifecycle }),
+        usesLocalGpu: true,
+        fixedPort: (server) => server.port,
+        passedEnv: () => [],
+    },
+    external: {
+        launch: ({ config, services, recorded }) => {
+            services.log.note(`external server at ${recorded.server.base_url}: nothing to launch`);
+            return Promise.resolve({
+                ...externalEndpoint(config),
+                // An external server is not ours to watch or stop.
+                exited: new Promise(() => { }),
+                conditions: { args: [] },
+                stop: async () => ({ escalated: false, survived: false, notes: [] }),
+            });
+        },
+        settings: () => ({}),
+        usesLocalGpu: false,
+        fixedPort: () => 0,
+        passedEnv: () => [],
+    },
+    sim: {
+        launch: ({ config, model, services, startIndex, sharedByCell, recorded, cliCommand }) => launchSim(config, model, services, {
+            cliCommand,
+            startIndex,
+            devMode: sharedByCell,
+            recorded,
+        }),
+        settings: (server) => ({ lifecycle: server.lifecycle }),
+        usesLocalGpu: false,
+        fixedPort: (server) => server.port,
+        passedEnv: () => [],
+    },
+};
+/** The registry entry of a config's kind, typed for that config. */
+function kindEntry(server) {
+    return serverKindRegistry[server.kind];
+}
+
+/**
+ * The list of servers this job started and has not stopped yet. The main step writes it as it launches
+ * and stops servers; the action's post step reads it to stop whatever a cancelled or failed main step left
+ * running (see cleanup.ts).
+ */
+const serverStateSchemaVersion = 1;
+const liveServerSchema = object({
+    id: string().min(1),
+    kind: _enum(["docker", "command", "sim"]),
+    startedAt: string(),
+    cell: string(),
+    run: number().int().nonnegative().nullable(),
+    /** Leader of the server's process group (command and sim kinds). */
+    pid: number().int().positive().optional(),
+    processGroup: number().int().positive().optional(),
+    /** Container name (docker kind) and the docker executable that started it. */
+    container: string().optional(),
+    dockerCommand: string().optional(),
+    port: number().int().min(0).max(65535).optional(),
+    logFile: string().optional(),
+});
+const serverStateSchema = object({
+    schemaVersion: literal(serverStateSchemaVersion),
+    servers: array(liveServerSchema),
+});
+function newServerId() {
+    return randomUUID().slice(0, 12);
+}
+async function readServerState(path) {
+    let text;
+    try {
+        text = await readFile(path, "utf8");
+    }
+    catch (error) {
+        if (error.code === "ENOENT")
+            return { schemaVersion: serverStateSchemaVersion, servers: [] };
+        throw error;
+    }
+    let json;
+    try {
+        json = JSON.parse(text);
+    }
+    catch {
+        throw new Error(`${path}: expected a JSON server state file, got text that is not JSON`);
+    }
+    const parsed = serverStateSchema.safeParse(json);
+    if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new Error(`${path}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid server state"}`);
+    }
+    return parsed.data;
+}
+const queues = new Map();
+/** Read-modify-write, serialised per file and written atomically (a half-written file would strand servers). */
+function updateServerState(path, change) {
+    const previous = queues.get(path) ?? Promise.resolve();
+    const next = previous
+        .catch(() => { })
+        .then(async () => {
+        const updated = change(await readServerState(path));
+        await mkdir(dirname(path), { recursive: true });
+        const temporary = `${path}.${process.pid}.tmp`;
+        await writeFile(temporary, `${JSON.stringify(updated, null, 2)}\n`);
+        await rename(temporary, path);
+        return updated;
+    });
+    queues.set(path, next);
+    return next;
+}
+function addLiveServer(path, server) {
+    return updateServerState(path, (state) => ({
+        ...state,
+        servers: [...state.servers.filter((s) => s.id !== server.id), server],
+    }));
+}
+function removeLiveServer(path, id) {
+    return updateServerState(path, (state) => ({
+        ...state,
+        servers: state.servers.filter((s) => s.id !== id),
+    }));
+}
+
+const queryTimeoutMs = 10_000;
+function parseCsvRows(text) {
+    return text
+        .split("\n")
+        .map((line) => line.trim())
+        .filter((line) => line.length > 0)
+        .map((line) => line.split(",").map((field) => field.trim()));
+}
+function parseNumber(field) {
+    if (field === undefined || field === "" || field.startsWith("["))
+        return null;
+    const value = Number(field);
+    return Number.isFinite(value) ? value : null;
+}
+function textOrNull(field) {
+    return field === undefined || field === "" || field.startsWith("[") ? null : field;
+}
+class NvidiaSmi {
+    command;
+    #env;
+    constructor(command = "nvidia-smi", env = process.env) {
+        this.command = command;
+        this.#env = env;
+    }
+    async #query(args) {
+        const result = await execFileCapture(this.command, args, { env: this.#env, timeoutMs: queryTimeoutMs });
+        if (result.spawnError || result.code !== 0)
+            return null;
+        return result.stdout;
+    }
+    async inventory() {
+        const csv = await this.#query([
+            "--query-gpu=index,name,memory.total,driver_version",
+            "--format=csv,noheader,nounits",
+        ]);
+        if (csv === null)
+            return null;
+        const rows = parseCsvRows(csv);
+        // The CUDA version (the driver's, not the image's) is only in the banner of the plain output.
+        const banner = await this.#query([]);
+        const cuda = banner?.match(/CUDA Version:\s*([0-9.]+)/)?.[1] ?? null;
+        return {
+            count: rows.length,
+            // A GPU name never contains a comma; everything between index and the two numeric columns is the name.
+            names: rows.map((row) => row.slice(1, -2).join(",")),
+            memoryTotalMiB: rows.map((row) => parseNumber(row.at(-2)) ?? 0),
+            driverVersion: textOrNull(rows[0]?.at(-1)),
+            cudaVersion: cuda,
+        };
+    }
+    async usage() {
+        const csv = await this.#query([
+            "--query-gpu=index,utilization.gpu,memory.used,power.draw,clocks.sm",
+            "--format=csv,noheader,nounits",
+        ]);
+        if (csv === null)
+            return null;
+        return parseCsvRows(csv).map((row) => ({
+            index: parseNumber(row[0]) ?? 0,
+            utilizationPercent: parseNumber(row[1]),
+            memoryUsedMiB: parseNumber(row[2]),
+            powerW: parseNumber(row[3]),
+            smClockMHz: parseNumber(row[4]),
+        }));
+    }
+}
+
+/**
+ * Whether a TCP port can be used by a new server. Both checks matter: a bind test catches listeners on any
+ * interface, a connect test catches a listener the bind test cannot see (another network namespace, such
+ * as a container publishing the port through docker-proxy on some setups).
+ */
+async function isPortFree(port, host = "127.0.0.1") {
+    if (await acceptsConnections(port, host))
+        return false;
+    return canBind(port);
+}
+function canBind(port) {
+    return new Promise((resolve) => {
+        const server = createServer();
+        server.once("error", () => resolve(false));
+        // Unspecified address: docker publishes on 0.0.0.0, vLLM binds all interfaces by default.
+        server.listen({ port, exclusive: true }, () => server.close(() => resolve(true)));
+    });
+}
+function acceptsConnections(port, host) {
+    return new Promise((resolve) => {
+        const socket = createConnection({ port, host });
+        const finish = (open) => {
+            socket.destroy();
+            resolve(open);
+        };
+        socket.setTimeout(1_000, () => finish(false));
+        socket.once("connect", () => finish(true));
+        socket.once("error", () => finish(false));
+    });
+}
+
 /**
  * Polls /health until 200, then /v1/models until it lists models (vLLM binds its socket only once the engine
  * is up, but /v1/models is what the load will use). Gives up at the deadline, and at once when the process
@@ -64952,269 +65268,11 @@ class ServerLog {
     }
 }
 
-/** Environment variables redacted from logs whenever they are set, passed or not (a server may echo them). */
-const wellKnownSecrets = [
-    "HF_TOKEN",
-    "HUGGING_FACE_HUB_TOKEN",
-    "VLLM_API_KEY",
-    "OPENAI_API_KEY",
-    "GITHUB_TOKEN",
-];
 /**
- * The provider for a whole config: its server, recording the config's model, sampling and hash in every
- * fingerprint, so every entry point (run, demo, action) records the same conditions.
+ * The stop of one launched server, run once however often it is called: stop the process (or container),
+ * wait for its port and GPU memory to be released (warning when they are not), forget it, close the log.
+ * Never throws: a teardown error is a warning.
  */
-function providerForConfig(config, options) {
-    const templates = options.interpolation?.templates ?? [];
-    return createServerProvider(config.server, {
-        ...options,
-        model: config.model,
-        sampling: config.sampling,
-        // Of the config as the file says it: a hash of values read from the environment could be guessed back.
-        configHash: hashConfig(templateView(config, templates)),
-    });
-}
-function createServerProvider(serverConfig, options) {
-    const env = options.env ?? process.env;
-    const clock = options.clock ?? systemClock;
-    const warn = options.warn ?? (() => { });
-    const nvidiaSmi = options.nvidiaSmiCommand === null ? null : new NvidiaSmi(options.nvidiaSmiCommand ?? "nvidia-smi", env);
-    /** Teardowns of every server launched and not yet stopped, ready or still starting. */
-    const live = new Set();
-    let starts = 0;
-    const lifecycle = serverConfig.kind === "external" ? "per-cell" : serverConfig.lifecycle;
-    const interpolation = options.interpolation ?? noInterpolation;
-    // What is recorded and printed: the config with templates where values came from the environment.
-    const recorded = {
-        server: templateView(serverConfig, interpolation.templates, ["server"]),
-        model: templateView(options.model, interpolation.templates, ["model"]),
-        sampling: templateView(options.sampling ?? null, interpolation.templates, ["sampling"]),
-    };
-    async function start(context) {
-        const id = newServerId();
-        const startIndex = starts++;
-        const apiKeyName = serverConfig.api_key_env;
-        const apiKey = apiKeyName ? env[apiKeyName] : undefined;
-        const passedNames = serverConfig.kind === "docker" ? serverConfig.env : [];
-        const redactor = createRedactor([
-            ...secretValues(env, [...passedNames, ...wellKnownSecrets]),
-            apiKey,
-            ...interpolation.values.map((entry) => entry.value),
-        ]);
-        const logName = `server-${context.cell}${context.run === undefined ? "" : `-run${context.run}`}.log`;
-        const log = new ServerLog(join(options.logDir ?? context.logDir, logName), redactor);
-        const noteWarning = (message) => {
-            log.note(`warning: ${message}`);
-            warn(redactor.redact(message));
-        };
-        const fail = (summary, stage) => new ServerStartError({
-            summary: redactor.redact(summary),
-            stage,
-            diagnosis: diagnoseLog(log.lastLines(50)),
-            lastLogLines: log.lastLines(20),
-            logFile: log.path,
-        });
-        if (apiKeyName && !apiKey) {
-            await log.close();
-            throw fail(`server.api_key_env names ${apiKeyName}, but that environment variable is not set.`, "launch");
-        }
-        const fixedPort = serverConfig.kind === "external" ? 0 : serverConfig.port;
-        if (fixedPort !== 0 && !(await isPortFree(fixedPort))) {
-            log.note(`port ${fixedPort} is already in use`);
-            await log.close();
-            throw new ServerStartError({
-                summary: `Port ${fixedPort} is already in use, so the server (server.port: ${fixedPort}) cannot listen on it; another server may still be running.`,
-                stage: "launch",
-                diagnosis: diagnoseLog(["address already in use"]),
-                logFile: log.path,
-            });
-        }
-        const usesLocalGpu = serverConfig.kind === "docker" || serverConfig.kind === "command";
-        const gpuBaseline = usesLocalGpu && nvidiaSmi ? await nvidiaSmi.usage() : null;
-        const services = {
-            env,
-            clock,
-            log,
-            id,
-            warn: noteWarning,
-            stopGraceMs: options.stopGraceMs ?? 30_000,
-            startupTimeoutMs: serverConfig.startup_timeout_s * 1000,
-            nvidiaSmi,
-            remember: async (server) => {
-                trackLaunchedServer({
-                    id,
-                    processGroup: server.processGroup,
-                    container: server.container,
-                    dockerCommand: server.dockerCommand,
-                    env,
-                });
-                if (!options.stateFile)
-                    return;
-                await addLiveServer(options.stateFile, {
-                    ...server,
-                    id,
-                    startedAt: clock.wallTime().toISOString(),
-                    cell: context.cell,
-                    run: context.run ?? null,
-                });
-            },
-        };
-        const forget = async () => {
-            untrackLaunchedServer(id);
-            if (options.stateFile)
-                await removeLiveServer(options.stateFile, id).catch(() => { });
-        };
-        let launched;
-        try {
-            launched = await launchKind(serverConfig, options, services, startIndex, lifecycle === "per-cell", recorded);
-        }
-        catch (error) {
-            await forget();
-            await log.close();
-            if (error instanceof ServerStartError)
-                throw error;
-            throw fail(`The server could not be launched: ${error.message}`, "launch");
-        }
-        let stoppedWhileStarting = () => { };
-        const stopRequested = new Promise((resolve) => {
-            stoppedWhileStarting = () => resolve({ reason: "stopped by vllm-perf-gate while starting" });
-        });
-        const stopOnce = createTeardown(launched, {
-            log,
-            clock,
-            nvidiaSmi,
-            gpuBaseline,
-            releaseTimeoutMs: options.releaseTimeoutMs ?? 15_000,
-            warn: noteWarning,
-            forget,
-        });
-        const teardown = async () => {
-            stoppedWhileStarting();
-            await stopOnce();
-            live.delete(teardown);
-        };
-        live.add(teardown);
-        const target = { baseUrl: launched.baseUrl, apiKey };
-        const outcome = await waitForReady({
-            target,
-            timeoutMs: Math.max(0, services.startupTimeoutMs - (clock.now() - (launched.launchedAt ?? clock.now()))),
-            pollMs: options.pollIntervalMs ?? 1_000,
-            clock,
-            exited: Promise.race([launched.exited, stopRequested]),
-            expectedModel: options.model.name,
-        });
-        if (!outcome.ready) {
-            log.note(`not ready: ${outcome.detail}`);
-            await teardown();
-            const timeoutS = serverConfig.startup_timeout_s;
-            throw fail(outcome.reason === "exited"
-                ? `The server stopped before it was ready (${outcome.detail}).`
-                : outcome.reason === "timeout"
-                    ? `The server was not ready within server.startup_timeout_s (${timeoutS} s): ${outcome.detail}.`
-                    : outcome.reason === "unauthorized"
-                        ? `The server is up but ${outcome.detail}.`
-                        : `The server is up but ${outcome.detail}; set model.name to the served model name.`, "readiness");
-        }
-        log.note(`ready after ${(outcome.waitedMs / 1000).toFixed(1)} s at ${launched.baseUrl}`);
-        let fingerprint;
-        const session = {
-            id,
-            logFile: log.path,
-            redact: redactor.redact,
-            servedModels: outcome.models,
-            readyAfterMs: outcome.waitedMs,
-            endpoint: { baseUrl: launched.baseUrl, metricsUrl: launched.metricsUrl, ...(apiKey ? { apiKey } : {}) },
-            exited: launched.exited.then((exit) => {
-                log.note(`server exited on its own: ${exit.reason}`);
-                return exit;
-            }),
-            fingerprint() {
-                fingerprint ??= collectFingerprint(launched, target, outcome.models, {
-                    ...options,
-                    model: recorded.model,
-                    sampling: recorded.sampling,
-                    environment: interpolation.values,
-                    kind: serverConfig.kind,
-                    settings: serverSettings(recorded.server),
-                    env,
-                    nvidiaSmi: usesLocalGpu ? nvidiaSmi : null,
-                });
-                return fingerprint;
-            },
-            async resetPrefixCache() {
-                try {
-                    const response = await fetch(`${launched.baseUrl}/reset_prefix_cache`, {
-                        method: "POST",
-                        headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
-                        signal: AbortSignal.timeout(30_000),
-                    });
-                    await response.body?.cancel();
-                    log.note(`POST /reset_prefix_cache: HTTP ${response.status}`);
-                    return response.ok;
-                }
-                catch (error) {
-                    log.note(`POST /reset_prefix_cache failed: ${error.message}`);
-                    return false;
-                }
-            },
-            startTelemetry(intervals) {
-                const gpus = usesLocalGpu ? nvidiaSmi : null;
-                return startTelemetry({
-                    metricsUrl: launched.metricsUrl,
-                    apiKey,
-                    clock,
-                    ...intervals,
-                    queryGpus: gpus ? () => gpus.usage() : null,
-                });
-            },
-            stop: teardown,
-        };
-        return session;
-    }
-    return {
-        lifecycle,
-        start,
-        async stopAll() {
-            await Promise.all([...live].map((teardown) => teardown()));
-        },
-    };
-}
-function launchKind(config, options, services, startIndex, sharedByCell, recorded) {
-    switch (config.kind) {
-        case "docker":
-            return launchDocker(config, options.model, {
-                ...services,
-                dockerCommand: options.dockerCommand ?? "docker",
-                devMode: sharedByCell,
-                recorded: { server: recorded.server, model: recorded.model },
-            });
-        case "command":
-            return launchCommand(config, services, {
-                devMode: sharedByCell,
-                recorded: recorded.server,
-            });
-        case "sim":
-            return launchSim(config, options.model, services, {
-                cliCommand: options.cliCommand,
-                startIndex,
-                devMode: sharedByCell,
-                recorded: { server: recorded.server, model: recorded.model },
-            });
-        case "external": {
-            const baseUrl = config.base_url.replace(/\/+$/, "");
-            const shown = recorded.server.base_url;
-            services.log.note(`external server at ${shown}: nothing to launch`);
-            return Promise.resolve({
-                baseUrl,
-                metricsUrl: config.metrics_url ?? `${baseUrl}/metrics`,
-                // An external server is not ours to watch or stop.
-                exited: new Promise(() => { }),
-                conditions: { args: [] },
-                stop: async () => ({ escalated: false, survived: false, notes: [] }),
-            });
-        }
-    }
-}
 function createTeardown(launched, context) {
     let done;
     return () => {
@@ -65269,29 +65327,256 @@ async function pollUntil(check, timeoutMs, clock, pollMs = 100) {
         await clock.sleep(pollMs);
     }
 }
-async function collectFingerprint(launched, target, readyModels, options) {
-    const [vllmVersion, servedModels, metricsText, gpu] = await Promise.all([
-        getVllmVersion(target),
-        getServedModels(target).catch(() => readyModels),
-        getText(launched.metricsUrl, target.apiKey).catch(() => null),
-        options.nvidiaSmi ? options.nvidiaSmi.inventory() : Promise.resolve(null),
+
+/** Environment variables redacted from logs whenever they are set, passed or not (a server may echo them). */
+const wellKnownSecrets = [
+    "HF_TOKEN",
+    "HUGGING_FACE_HUB_TOKEN",
+    "VLLM_API_KEY",
+    "OPENAI_API_KEY",
+    "GITHUB_TOKEN",
+];
+/**
+ * Starts one server of the provider's kind and waits until it is ready: checks the API key and the port,
+ * launches through the kind's registry entry (recording it for signal handlers and the post step),
+ * waits for /health and /v1/models, and returns the session with its one teardown. A failure is a
+ * ServerStartError with the redacted log's diagnosis; nothing it started is left running.
+ */
+async function startServerSession(setup, context, startIndex, 
+/** The provider's set of teardowns of servers not yet stopped; the session adds and removes its own. */
+live) {
+    const { server: serverConfig, env, clock, nvidiaSmi, interpolation } = setup;
+    const kind = kindEntry(serverConfig);
+    const id = newServerId();
+    const apiKeyName = serverConfig.api_key_env;
+    const apiKey = apiKeyName ? env[apiKeyName] : undefined;
+    const redactor = createRedactor([
+        ...secretValues(env, [...kind.passedEnv(serverConfig), ...wellKnownSecrets]),
+        apiKey,
+        ...interpolation.values.map((entry) => entry.value),
     ]);
-    return buildFingerprint({
-        tool: { name: toolName, version: toolVersion },
-        server: { kind: options.kind, ...launched.conditions, settings: options.settings },
-        probes: {
-            vllmVersion,
-            servedModels,
-            cacheConfig: metricsText === null ? null : cacheConfigFromMetrics(parsePrometheusText(metricsText)),
-        },
-        model: options.model,
-        sampling: options.sampling ?? null,
-        gpu,
-        env: options.env,
-        configHash: options.configHash ?? null,
-        datasetChecksums: options.datasetChecksums ?? {},
-        environment: options.environment,
+    const logName = `server-${context.cell}${context.run === undefined ? "" : `-run${context.run}`}.log`;
+    const log = new ServerLog(join(setup.logDir ?? context.logDir, logName), redactor);
+    const noteWarning = (message) => {
+        log.note(`warning: ${message}`);
+        setup.warn(redactor.redact(message));
+    };
+    const fail = (summary, stage) => new ServerStartError({
+        summary: redactor.redact(summary),
+        stage,
+        diagnosis: diagnoseLog(log.lastLines(50)),
+        lastLogLines: log.lastLines(20),
+        logFile: log.path,
     });
+    if (apiKeyName && !apiKey) {
+        await log.close();
+        throw fail(`server.api_key_env names ${apiKeyName}, but that environment variable is not set.`, "launch");
+    }
+    const fixedPort = kind.fixedPort(serverConfig);
+    if (fixedPort !== 0 && !(await isPortFree(fixedPort))) {
+        log.note(`port ${fixedPort} is already in use`);
+        await log.close();
+        throw new ServerStartError({
+            summary: `Port ${fixedPort} is already in use, so the server (server.port: ${fixedPort}) cannot listen on it; another server may still be running.`,
+            stage: "launch",
+            diagnosis: diagnoseLog(["address already in use"]),
+            logFile: log.path,
+        });
+    }
+    const localGpus = kind.usesLocalGpu ? nvidiaSmi : null;
+    const gpuBaseline = localGpus ? await localGpus.usage() : null;
+    const services = {
+        env,
+        clock,
+        log,
+        id,
+        warn: noteWarning,
+        stopGraceMs: setup.stopGraceMs,
+        startupTimeoutMs: serverConfig.startup_timeout_s * 1000,
+        nvidiaSmi,
+        remember: async (server) => {
+            trackLaunchedServer({
+                id,
+                processGroup: server.processGroup,
+                container: server.container,
+                dockerCommand: server.dockerCommand,
+                env,
+            });
+            if (!setup.stateFile)
+                return;
+            await addLiveServer(setup.stateFile, {
+                ...server,
+                id,
+                startedAt: clock.wallTime().toISOString(),
+                cell: context.cell,
+                run: context.run ?? null,
+            });
+        },
+    };
+    const forget = async () => {
+        untrackLaunchedServer(id);
+        if (setup.stateFile)
+            await removeLiveServer(setup.stateFile, id).catch(() => { });
+    };
+    let launched;
+    try {
+        launched = await kind.launch({
+            config: serverConfig,
+            recorded: { server: setup.recorded.server, model: setup.recorded.model },
+            model: setup.model,
+            services,
+            startIndex,
+            sharedByCell: setup.lifecycle === "per-cell",
+            dockerCommand: setup.dockerCommand,
+            cliCommand: setup.cliCommand,
+        });
+    }
+    catch (error) {
+        await forget();
+        await log.close();
+        if (error instanceof ServerStartError)
+            throw error;
+        throw fail(`The server could not be launched: ${error.message}`, "launch");
+    }
+    let stoppedWhileStarting = () => { };
+    const stopRequested = new Promise((resolve) => {
+        stoppedWhileStarting = () => resolve({ reason: "stopped by vllm-perf-gate while starting" });
+    });
+    const stopOnce = createTeardown(launched, {
+        log,
+        clock,
+        nvidiaSmi,
+        gpuBaseline,
+        releaseTimeoutMs: setup.releaseTimeoutMs,
+        warn: noteWarning,
+        forget,
+    });
+    const teardown = async () => {
+        stoppedWhileStarting();
+        await stopOnce();
+        live.delete(teardown);
+    };
+    live.add(teardown);
+    const target = { baseUrl: launched.baseUrl, apiKey };
+    const outcome = await waitForReady({
+        target,
+        timeoutMs: Math.max(0, services.startupTimeoutMs - (clock.now() - (launched.launchedAt ?? clock.now()))),
+        pollMs: setup.pollIntervalMs,
+        clock,
+        exited: Promise.race([launched.exited, stopRequested]),
+        expectedModel: setup.model.name,
+    });
+    if (!outcome.ready) {
+        log.note(`not ready: ${outcome.detail}`);
+        await teardown();
+        const timeoutS = serverConfig.startup_timeout_s;
+        throw fail(outcome.reason === "exited"
+            ? `The server stopped before it was ready (${outcome.detail}).`
+            : outcome.reason === "timeout"
+                ? `The server was not ready within server.startup_timeout_s (${timeoutS} s): ${outcome.detail}.`
+                : outcome.reason === "unauthorized"
+                    ? `The server is up but ${outcome.detail}.`
+                    : `The server is up but ${outcome.detail}; set model.name to the served model name.`, "readiness");
+    }
+    log.note(`ready after ${(outcome.waitedMs / 1000).toFixed(1)} s at ${launched.baseUrl}`);
+    let fingerprint;
+    return {
+        id,
+        logFile: log.path,
+        redact: redactor.redact,
+        servedModels: outcome.models,
+        readyAfterMs: outcome.waitedMs,
+        endpoint: { baseUrl: launched.baseUrl, metricsUrl: launched.metricsUrl, ...(apiKey ? { apiKey } : {}) },
+        exited: launched.exited.then((exit) => {
+            log.note(`server exited on its own: ${exit.reason}`);
+            return exit;
+        }),
+        fingerprint() {
+            fingerprint ??= collectFingerprint({
+                target,
+                metricsUrl: launched.metricsUrl,
+                server: {
+                    kind: serverConfig.kind,
+                    ...launched.conditions,
+                    settings: kind.settings(setup.recorded.server),
+                },
+                readyModels: outcome.models,
+                model: setup.recorded.model,
+                sampling: setup.recorded.sampling,
+                nvidiaSmi: localGpus,
+                env,
+                configHash: setup.configHash,
+                datasetChecksums: setup.datasetChecksums,
+                environment: interpolation.values,
+            });
+            return fingerprint;
+        },
+        startTelemetry(intervals) {
+            return startTelemetry({
+                metricsUrl: launched.metricsUrl,
+                apiKey,
+                clock,
+                ...intervals,
+                queryGpus: localGpus ? () => localGpus.usage() : null,
+            });
+        },
+        stop: teardown,
+    };
+}
+
+/**
+ * The provider for a whole config: its server, recording the config's model, sampling and hash in every
+ * fingerprint, so every entry point (run, demo, action) records the same conditions.
+ */
+function providerForConfig(config, options) {
+    const templates = options.interpolation?.templates ?? [];
+    return createServerProvider(config.server, {
+        ...options,
+        model: config.model,
+        sampling: config.sampling,
+        // Of the config as the file says it: a hash of values read from the environment could be guessed back.
+        configHash: hashConfig(templateView(config, templates)),
+    });
+}
+/** The provider of one server config: its sessions (session.ts) and the teardowns of those not stopped. */
+function createServerProvider(serverConfig, options) {
+    const env = options.env ?? process.env;
+    const interpolation = options.interpolation ?? noInterpolation;
+    const setup = {
+        server: serverConfig,
+        model: options.model,
+        // What is recorded and printed: the config with templates where values came from the environment.
+        recorded: {
+            server: templateView(serverConfig, interpolation.templates, ["server"]),
+            model: templateView(options.model, interpolation.templates, ["model"]),
+            sampling: templateView(options.sampling ?? null, interpolation.templates, ["sampling"]),
+        },
+        interpolation,
+        lifecycle: serverLifecycle({ server: serverConfig }),
+        env,
+        clock: options.clock ?? systemClock,
+        warn: options.warn ?? (() => { }),
+        nvidiaSmi: options.nvidiaSmiCommand === null ? null : new NvidiaSmi(options.nvidiaSmiCommand ?? "nvidia-smi", env),
+        logDir: options.logDir,
+        stateFile: options.stateFile,
+        configHash: options.configHash,
+        datasetChecksums: options.datasetChecksums,
+        cliCommand: options.cliCommand,
+        dockerCommand: options.dockerCommand ?? "docker",
+        pollIntervalMs: options.pollIntervalMs ?? 1_000,
+        stopGraceMs: options.stopGraceMs ?? 30_000,
+        releaseTimeoutMs: options.releaseTimeoutMs ?? 15_000,
+    };
+    /** Teardowns of every server launched and not yet stopped, ready or still starting. */
+    const live = new Set();
+    let starts = 0;
+    return {
+        lifecycle: setup.lifecycle,
+        start: (context) => startServerSession(setup, context, starts++, live),
+        async stopAll() {
+            await Promise.all([...live].map((teardown) => teardown()));
+        },
+    };
 }
 
 /**
@@ -65375,4 +65660,4 @@ async function runAdaptive(options) {
     return { runsPerSide: completed, runs, stoppedBecause: "decided" };
 }
 
-export { isUnauthorizedStatus as $, boolean as A, environmentValuesOf as B, alternatingBlocks as C, escapeMarkdown as D, minimumSecretLength as E, renderedForms as F, settleSentence as G, formatSignedNumber as H, describeMetric as I, formatMetricValue as J, formatChange as K, formatInterval as L, formatDetectable as M, describeMetricRef as N, mebibyte as O, parseConfigText as P, runAdaptive as Q, ExitCode as R, streamProgress as S, FailureError as T, UsageError as U, gatedMetricNames as V, defaultConfigFile as W, getServedModels as X, ProbeStatusError as Y, ZodISODateTime as Z, _isoDateTime as _, array as a, InputError as a0, getVllmVersion as a1, getText as a2, buildFingerprint as a3, templateView as a4, cacheConfigFromMetrics as a5, parsePrometheusText as a6, silentProgress as a7, strictObject$1 as a8, distExports as a9, describeValue as aa, seededRandom as ab, mixSeed as ac, lookSchedule as ad, renderSummary as ae, summarizeConfig as af, string as b, toolName as c, defaultInputLimits as d, exitWhenFlushed as e, runFileInvariantIssues as f, systemClock as g, handleInterrupts as h, readServerState as i, removeLiveServer as j, execFileCapture as k, literal as l, isGroupAlive as m, number as n, object as o, terminateGroup as p, loadConfig as q, runFileSchema as r, stopLaunchedServersOnCrash as s, toolVersion as t, compareResults as u, createRedactor as v, credentialLikeValues as w, writeCompareOutputs as x, providerForConfig as y, runCells as z };
+export { runAdaptive as $, boolean as A, environmentValuesOf as B, alternatingBlocks as C, escapeMarkdown as D, minimumSecretLength as E, renderedForms as F, externalEndpoint as G, getServedModels as H, isUnauthorizedStatus as I, FailureError as J, InputError as K, collectFingerprint as L, templateView as M, settleSentence as N, formatSignedNumber as O, ProbeStatusError as P, describeMetric as Q, formatMetricValue as R, formatChange as S, formatInterval as T, formatDetectable as U, describeMetricRef as V, UsageError as W, mebibyte as X, parseConfigText as Y, ZodISODateTime as Z, _isoDateTime as _, array as a, ExitCode as a0, streamProgress as a1, gatedMetricNames as a2, defaultConfigFile as a3, serverKinds as a4, silentProgress as a5, strictObject$1 as a6, distExports as a7, describeValue as a8, seededRandom as a9, mixSeed as aa, lookSchedule as ab, renderSummary as ac, summarizeConfig as ad, string as b, toolName as c, defaultInputLimits as d, exitWhenFlushed as e, runFileInvariantIssues as f, systemClock as g, handleInterrupts as h, readServerState as i, removeLiveServer as j, execFileCapture as k, literal as l, isGroupAlive as m, number as n, object as o, terminateGroup as p, loadConfig as q, runFileSchema as r, stopLaunchedServersOnCrash as s, toolVersion as t, compareResults as u, createRedactor as v, credentialLikeValues as w, writeCompareOutputs as x, providerForConfig as y, runCells as z };
