@@ -322,7 +322,7 @@ export function checkCellsMatch(baseline: readonly RunRecord[], candidate: reado
 
 function describeRun(record: RunRecord): string {
   const run = record.identity ? record.identity.run : record.run;
-  const index = run === null ? "" : ` run ${run}`;
+  const index = run === null ? "" : ` run-${run}`;
   const started = record.startedAt ? ` started ${record.startedAt}` : "";
   return `cell ${record.cell}${index}${started}`;
 }

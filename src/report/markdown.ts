@@ -301,7 +301,7 @@ function excludedSection(verdict: VerdictFile, full: boolean): string {
   const rows = excluded.map((run) => [
     run.side,
     cellLabel(run.cell),
-    run.run === null ? "–" : String(run.run),
+    run.run === null ? "–" : `run-${run.run}`,
     escapeMarkdown(run.reasons.join("; "), 200),
     escapeMarkdown(run.source, 120),
   ]);
