@@ -25,7 +25,7 @@ function compare(a: Version, b: Version): number {
 }
 
 /** The subset of npm's range grammar that engines fields use: ||, >=, <=, >, <, ^, x-ranges. */
-export function satisfies(node: string, range: string): boolean {
+function satisfies(node: string, range: string): boolean {
   const v = parseVersion(node).version;
   return range.split("||").some((set) => {
     const comparators = set
