@@ -296,15 +296,17 @@ function listSources(records: readonly RunRecord[], cell: string): string {
 }
 
 /**
- * Refuses two sides that have no cell in common (unless each has exactly one, which analysis pairs
- * with a warning): nothing could be compared, and the verdict would blame missing runs. The usual
- * cause is `vllm bench serve` files without a label (all in cell "default") next to results
- * directories or labelled files.
+ * Refuses two sides that have no cell in common when `vllm bench serve` files are among the inputs
+ * (unless each side has exactly one cell, which analysis pairs with a warning): their cells come from
+ * labels, and nothing matching means the labels are missing or name something else (files without a
+ * label are all cell "default"), so the verdict would blame missing runs. Results directories alone
+ * keep their verdict: their cells are the config's, and a cell renamed by the PR is reported per cell.
  */
 export function checkCellsMatch(baseline: readonly RunRecord[], candidate: readonly RunRecord[]): void {
   const baseCells = [...new Set(baseline.map((record) => record.cell))];
   const candCells = [...new Set(candidate.map((record) => record.cell))];
   if (baseCells.length === 0 || candCells.length === 0) return;
+  if (![...baseline, ...candidate].some((record) => record.identity?.run === null)) return;
   if (baseCells.some((cell) => candCells.includes(cell))) return;
   if (baseCells.length === 1 && candCells.length === 1) return;
   const describe = (records: readonly RunRecord[], cells: readonly string[]) =>

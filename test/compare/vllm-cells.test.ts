@@ -87,6 +87,31 @@ describe("compare: vLLM result files are grouped into cells by label", () => {
     expect(result.stdout).not.toMatch(/more runs/);
   });
 
+  it("keeps the per-cell verdict for two results directories without a common cell (cells renamed in the config)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "vpg-cells-"));
+    await writeResultsDir(join(dir, "base"), [
+      ...noisyRuns(3, { seed: 1, cell: "a" }),
+      ...noisyRuns(3, { seed: 2, cell: "b" }),
+    ]);
+    await writeResultsDir(join(dir, "cand"), [
+      ...noisyRuns(3, { seed: 3, cell: "c" }),
+      ...noisyRuns(3, { seed: 4, cell: "d" }),
+    ]);
+    const result = await cli(
+      ["compare", "--baseline", "base", "--candidate", "cand", "--format", "json", "--out", "o"],
+      { cwd: dir },
+    );
+    expect(result.stderr).toBe("");
+    const verdict = verdictFileSchema.parse(JSON.parse(result.stdout));
+    expect(verdict.verdict).toBe("error");
+    expect(verdict.cells.map((c) => c.status).sort()).toEqual([
+      "missing-baseline",
+      "missing-baseline",
+      "missing-candidate",
+      "missing-candidate",
+    ]);
+  });
+
   it("still pairs one differently named cell per side (a label naming the side)", async () => {
     const dir = await mkdtemp(join(tmpdir(), "vpg-cells-"));
     const base = await vllmFiles(dir, ["main", "main", "main"]);
