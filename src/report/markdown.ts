@@ -132,7 +132,7 @@ function impactSection(verdict: VerdictFile): string {
       const t = impact.ttftP95Ms;
       figures.push({
         key: "ttftP95Ms",
-        name: "time to first token (p95)",
+        name: "time to first token",
         change: `the slowest 5% wait ${formatSignedNumber(t.change, " ms")} for their first token`,
         values: `p95 ${formatNumber(t.baseline)} → ${formatNumber(t.candidate)} ms`,
       });
@@ -141,7 +141,7 @@ function impactSection(verdict: VerdictFile): string {
       const e = impact.e2elP95Ms;
       figures.push({
         key: "e2elP95Ms",
-        name: "whole-answer time (p95)",
+        name: "whole-answer time",
         change: `${formatSignedNumber(e.change, " ms")} for the whole answer`,
         values: `p95 ${formatNumber(e.baseline)} → ${formatNumber(e.candidate)} ms`,
       });
@@ -376,13 +376,20 @@ function valueText(value: unknown): string {
  * characters, with "…" where something was left out: a long `server.command` that differs only near its
  * end shows that end, not the shared beginning.
  */
-export function excerptAround(text: string, from: number, width = differenceExcerptLength): string {
+export function excerptAround(
+  text: string,
+  from: number,
+  width = differenceExcerptLength,
+  /** The shorter of the two values, so both excerpts start at the same place and line up. */
+  alignTo = text.length,
+): string {
   const flat = text.replace(/[\r\n\t\u2028\u2029]+/g, " ");
   if (flat.length <= width) return flat;
   const lead = 12;
-  const start = Math.max(0, Math.min(from - lead, flat.length - (width - 1)));
+  const start = Math.max(0, Math.min(from - lead, Math.min(flat.length, alignTo) - (width - 1)));
   const head = start > 0 ? "…" : "";
-  const room = width - head.length;
+  // The longer value gets its extra characters (up to `width` more), so both end at the same place.
+  const room = width - head.length + Math.min(width, Math.max(0, flat.length - alignTo));
   const body = flat.slice(start, start + room);
   return start + room < flat.length ? `${head}${body.slice(0, -1)}…` : `${head}${body}`;
 }
@@ -439,8 +446,14 @@ function environmentSection(verdict: VerdictFile, full: boolean): string {
       const from = firstDifference(base, cand);
       return [
         escapeMarkdown(d.field, 80),
-        escapeMarkdown(excerptAround(base, from), Number.POSITIVE_INFINITY),
-        escapeMarkdown(excerptAround(cand, from), Number.POSITIVE_INFINITY),
+        escapeMarkdown(
+          excerptAround(base, from, differenceExcerptLength, Math.min(base.length, cand.length)),
+          Number.POSITIVE_INFINITY,
+        ),
+        escapeMarkdown(
+          excerptAround(cand, from, differenceExcerptLength, Math.min(base.length, cand.length)),
+          Number.POSITIVE_INFINITY,
+        ),
         d.informational ? "yes (recorded only)" : d.allowed ? "yes (under test)" : "**no**",
         d.cells.length > 3 ? `${d.cells.length} cells` : d.cells.map((cell) => cellLabel(cell)).join(", "),
       ];

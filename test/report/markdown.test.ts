@@ -43,7 +43,7 @@ describe("markdown report", () => {
     expect(reportMarkdown).toMatch(/the slowest 5% wait \+[\d.,]+ ms for their first token/);
     // E2E latency did not move beyond noise: named, not quoted as a change.
     expect(reportMarkdown).toMatch(
-      /within noise \(the runs cannot tell it from run-to-run variation\): [^;]*whole-answer time \(p95\)/,
+      /within noise \(the runs cannot tell it from run-to-run variation\): [^;]*whole-answer time \(p95 /,
     );
     expect(reportMarkdown).toMatch(/\| cell\\-0 \| TTFT p95 ↓ \| ±5% \|.*🔴 regression \|/);
     expect(reportMarkdown).toMatch(/Mode: interleaved/);
