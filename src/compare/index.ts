@@ -66,6 +66,8 @@ export interface CompareOutcome {
   reportMarkdown: string;
   /** 0 gate passes, 1 gate fails (fail_on policy). Invalid input throws InputError instead (exit 2). */
   exitCode: 0 | 1;
+  /** The run records compared (for the per-run values of the dashboard exports, src/report/export-*.ts). */
+  runs: { baseline: readonly RunRecord[]; candidate: readonly RunRecord[] };
 }
 
 /** Pure: decide and render from run records already in memory. */
@@ -93,7 +95,12 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     decided.warnings = [...input.inputNotes, ...decided.warnings];
   // Redacted before rendering: the renderer escapes, and an escaped secret no longer matches its value.
   const verdict = input.redactor ? redactValue(decided, input.redactor) : decided;
-  return { verdict, reportMarkdown: renderMarkdown(verdict), exitCode: verdict.exitCode };
+  return {
+    verdict,
+    reportMarkdown: renderMarkdown(verdict),
+    exitCode: verdict.exitCode,
+    runs: { baseline: input.baseline, candidate: input.candidate },
+  };
 }
 
 export interface CompareResultsInput {

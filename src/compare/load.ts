@@ -270,12 +270,61 @@ export async function loadRuns(
   );
   const failure = settled.find((result) => result.status === "rejected");
   if (failure) throw failure.reason;
-  return settled.map((result) => (result as PromiseFulfilledResult<RunRecord>).value);
+  return numberPositionalRuns(settled.map((result) => (result as PromiseFulfilledResult<RunRecord>).value));
+}
+
+/**
+ * A `vllm bench serve` file has no run index: its cell is its label and its run is its place among
+ * the files of that cell and session (0, 1, ...), so `run 2` of a cell is the third file of that cell
+ * rather than the third file given.
+ */
+function numberPositionalRuns(records: readonly RunRecord[]): RunRecord[] {
+  const next = new Map<string, number>();
+  return records.map((record) => {
+    if (record.identity === undefined || record.identity.run !== null) return record;
+    const key = JSON.stringify([record.session ?? "", record.cell]);
+    const run = next.get(key) ?? 0;
+    next.set(key, run + 1);
+    return { ...record, run };
+  });
+}
+
+function listSources(records: readonly RunRecord[], cell: string): string {
+  const sources = records.filter((record) => record.cell === cell).map((record) => record.source);
+  const shown = sources.slice(0, 3).join(", ");
+  return sources.length > 3 ? `${shown} and ${sources.length - 3} more` : shown;
+}
+
+/**
+ * Refuses two sides that have no cell in common when `vllm bench serve` files are among the inputs
+ * (unless each side has exactly one cell, which analysis pairs with a warning): their cells come from
+ * labels, and nothing matching means the labels are missing or name something else (files without a
+ * label are all cell "default"), so the verdict would blame missing runs. Results directories alone
+ * keep their verdict: their cells are the config's, and a cell renamed by the PR is reported per cell.
+ */
+export function checkCellsMatch(baseline: readonly RunRecord[], candidate: readonly RunRecord[]): void {
+  const baseCells = [...new Set(baseline.map((record) => record.cell))];
+  const candCells = [...new Set(candidate.map((record) => record.cell))];
+  if (baseCells.length === 0 || candCells.length === 0) return;
+  if (![...baseline, ...candidate].some((record) => record.identity?.run === null)) return;
+  if (baseCells.some((cell) => candCells.includes(cell))) return;
+  if (baseCells.length === 1 && candCells.length === 1) return;
+  const describe = (records: readonly RunRecord[], cells: readonly string[]) =>
+    cells.map((cell) => `  "${cell}": ${listSources(records, cell)}`).join("\n");
+  const unlabelled = [...baseline, ...candidate].some(
+    (record) => record.cell === "default" && record.identity?.run === null,
+  );
+  const hint = unlabelled
+    ? 'vLLM result files are grouped into cells by their "label"; a file without one is cell "default": give each file its cell name as label (vllm bench serve --label NAME; `run --format vllm` writes it)'
+    : "compare results of the same config (the same cell names), or one cell per side";
+  throw new InputError(
+    `the baseline and the candidate have no cell in common, so nothing can be compared (exit 2, nothing was judged):\nbaseline cells:\n${describe(baseline, baseCells)}\ncandidate cells:\n${describe(candidate, candCells)}\n${hint}`,
+  );
 }
 
 function describeRun(record: RunRecord): string {
   const run = record.identity ? record.identity.run : record.run;
-  const index = run === null ? "" : ` run ${run}`;
+  const index = run === null ? "" : ` run-${run}`;
   const started = record.startedAt ? ` started ${record.startedAt}` : "";
   return `cell ${record.cell}${index}${started}`;
 }
@@ -332,7 +381,7 @@ export function dropDuplicateRuns(
 
 /**
  * Loads both sides of a comparison with one size budget, then drops duplicated runs (notes for the
- * verdict's warnings) or refuses a run that is on both sides.
+ * verdict's warnings) or refuses a run that is on both sides, and refuses sides without a common cell.
  */
 export async function loadSides(
   baselinePaths: readonly string[],
@@ -342,5 +391,7 @@ export async function loadSides(
   const budget = { bytes: 0 };
   const baseline = await loadRuns(baselinePaths, "baseline", { limits, budget });
   const candidate = await loadRuns(candidatePaths, "candidate", { limits, budget });
-  return dropDuplicateRuns(baseline, candidate);
+  const sides = dropDuplicateRuns(baseline, candidate);
+  checkCellsMatch(sides.baseline, sides.candidate);
+  return sides;
 }

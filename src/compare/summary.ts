@@ -3,6 +3,11 @@ import type { Comparison, OverallVerdict, VerdictFile } from "./verdict-schema.j
 
 /** The parts of the verdict written for people: headline, mixed results, impact at this load. */
 
+/** "1 regressed, 0 improved, ... of 9 gated checks": the counts the headline ends with, in brackets. */
+export function tallyOf(counts: VerdictFile["counts"]): string {
+  return `${counts.regression} regressed, ${counts.improvement} improved, ${counts.withinTolerance} within tolerance, ${counts.inconclusive} inconclusive of ${counts.gated} gated checks`;
+}
+
 export function headlineFor(
   verdict: OverallVerdict,
   counts: VerdictFile["counts"],
@@ -10,7 +15,7 @@ export function headlineFor(
   brokenCells: number,
   notComparable: number,
 ): string {
-  const tally = `${counts.regression} regressed, ${counts.improvement} improved, ${counts.withinTolerance} within tolerance, ${counts.inconclusive} inconclusive of ${counts.gated} gated checks`;
+  const tally = tallyOf(counts);
   switch (verdict) {
     case "pass":
       return `Pass: no gated metric got worse beyond tolerance (${tally})`;
@@ -69,6 +74,28 @@ export function mixedResults(comparisons: readonly Comparison[], alpha: number):
 /** The `cell` of a mixed entry that spans cells; its metrics are written `cell/metric`. */
 export const acrossCells = "(across cells)";
 
+/** The comparison behind each figure of "what it means at this load". */
+export const impactMetrics = {
+  successfulPerHour: "request_throughput",
+  ttftP95Ms: "ttft_p95",
+  e2elP95Ms: "e2el_p95",
+} as const satisfies Record<Exclude<keyof VerdictFile["impact"][number], "cell">, MetricName>;
+
+/**
+ * How far an impact figure can be quoted: `decided` when the gate judged its metric a regression or
+ * an improvement (the verdict stands on it), `within-tolerance` when the change is real (significant
+ * against 0 at the look's level, as for mixed results) but inside the tolerance, `noise` when the
+ * change cannot be told from run-to-run variation, `unsettled` when its check is inconclusive.
+ */
+export type ImpactStanding = "decided" | "within-tolerance" | "noise" | "unsettled";
+
+export function impactStanding(comparison: Comparison | undefined, alpha: number): ImpactStanding {
+  if (!comparison) return "noise";
+  if (comparison.verdict === "regression" || comparison.verdict === "improvement") return "decided";
+  if (comparison.verdict === "inconclusive") return "unsettled";
+  return comparison.pChange !== null && comparison.pChange <= alpha ? "within-tolerance" : "noise";
+}
+
 export function impactOf(
   cells: VerdictFile["cells"],
   comparisons: readonly Comparison[],
@@ -92,8 +119,8 @@ export function impactOf(
     .map((cell) => ({
       cell: cell.name,
       // request_throughput counts completed (successful) requests per second, as vLLM's does.
-      successfulPerHour: withChange(find(cell.name, "request_throughput"), 3600),
-      ttftP95Ms: withChange(find(cell.name, "ttft_p95")),
-      e2elP95Ms: withChange(find(cell.name, "e2el_p95")),
+      successfulPerHour: withChange(find(cell.name, impactMetrics.successfulPerHour), 3600),
+      ttftP95Ms: withChange(find(cell.name, impactMetrics.ttftP95Ms)),
+      e2elP95Ms: withChange(find(cell.name, impactMetrics.e2elP95Ms)),
     }));
 }

@@ -21,7 +21,8 @@ export const presetDescriptions: Record<PresetName, string> = {
 
 const header = (preset: PresetName, schemaRef: string) => `# yaml-language-server: $schema=${schemaRef}
 # vllm-perf-gate config (preset: ${preset}): ${presetDescriptions[preset]}.
-# Reference: README.md#config-reference. Check it with: npx vllm-perf-gate validate --config <this file>
+# Reference: docs/config-reference.md (every key) and README.md#config in the vllm-perf-gate repository.
+# Check it with: npx vllm-perf-gate validate --config <this file>
 version: 1
 name: ${preset}
 seed: 0
@@ -31,11 +32,13 @@ function serverBlock(kind: ServerKind): string {
   switch (kind) {
     case "docker":
       return `
-# How the server is started. Pin the image by digest (docker inspect --format '{{index .RepoDigests 0}}' IMAGE)
-# so that a new image is a declared change, not noise.
+# How the server is started. The image is pinned by digest so that a new image is a declared change, not noise.
+# REPLACE the zeros below with the digest of the tag you want; it is printed by:
+#   docker pull vllm/vllm-openai:v0.11.0 && docker inspect --format '{{index .RepoDigests 0}}' vllm/vllm-openai:v0.11.0
+# (until then pulling the image fails: no image has that digest).
 server:
   kind: docker
-  image: vllm/vllm-openai:v0.11.0
+  image: vllm/vllm-openai:v0.11.0@sha256:0000000000000000000000000000000000000000000000000000000000000000
   args: [--max-num-seqs, "256", --max-num-batched-tokens, "8192", --generation-config, vllm]
   env: [HF_TOKEN]            # names only: values come from the runner's environment and are redacted from logs
   gpus: all

@@ -35,7 +35,8 @@ function vllmDate(ms: number): string {
  * vllm/benchmarks/serve.py, as summarised in shared/reference/vllm-protocol-and-metrics.md §1.6), so existing
  * tooling can read our runs. Like vLLM: an empty metric is 0, times in lists are seconds, failed requests
  * keep their place in the lists with 0 latencies and their error text. Unlike vLLM: a mid-stream error
- * is a failure, and `generated_texts` are empty (we do not keep the generated text).
+ * is a failure, `generated_texts` are empty (we do not keep the generated text), and `label` is always
+ * the cell's name (vLLM's is whatever `--label` said, often null).
  */
 export function toVllmResult(
   records: readonly RequestRecord[],
@@ -75,7 +76,9 @@ export function toVllmResult(
     date: vllmDate(context.startedAtMs),
     backend: context.endpoint === "chat" ? "openai-chat" : "openai",
     endpoint_type: context.endpoint === "chat" ? "openai-chat" : "openai",
-    label: null,
+    // The cell's name, so `compare` groups these files into the same cells as the run.json files
+    // (vLLM's `--label`; a null label would put every cell into one "default" cell).
+    label: run.cell,
     model_id: context.model,
     tokenizer_id: context.model,
     num_prompts: run.requests.total,

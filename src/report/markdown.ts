@@ -1,3 +1,4 @@
+import { impactMetrics, impactStanding, tallyOf } from "../compare/summary.js";
 import type { Comparison, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
 import { describeMetric } from "../config/metric-names.js";
 import { escapeHtml, escapeMarkdown, escapeValue } from "./escape.js";
@@ -83,7 +84,10 @@ function headline(verdict: VerdictFile): string {
   const c = verdict.counts;
   const counts = `**${c.regression}** regressed · **${c.improvement}** improved · **${c.withinTolerance}** within tolerance · **${c.inconclusive}** inconclusive — ${c.gated} gated checks in ${verdict.cells.length} cell${verdict.cells.length === 1 ? "" : "s"}`;
   // The headline and the next-look reason are our own words (counts only), so they are not escaped.
-  const lines = [title, "", `**${verdict.headline}**`, "", counts];
+  // The counts line below says the tally the headline ends with: it is said once.
+  const tally = ` (${tallyOf(verdict.counts)})`;
+  const said = verdict.headline.endsWith(tally) ? verdict.headline.slice(0, -tally.length) : verdict.headline;
+  const lines = [title, "", `**${said}**`, "", counts];
   // The reason for "not comparable" is the verdict itself: it stays in the part no budget sheds.
   const blocking = blockingDifferenceLines(verdict, 5);
   if (blocking.length > 0) lines.push("", ...blocking);
@@ -98,29 +102,64 @@ function headline(verdict: VerdictFile): string {
   return lines.join("\n");
 }
 
+/**
+ * What the changes mean for users at the measured load, quoting only what the verdict stands on: a
+ * figure whose check was decided (regression or improvement) is quoted as a change; one that moved
+ * for real but within tolerance says so; one within noise or not yet settled is named as such, with
+ * no signed change a reader could take for a finding.
+ */
 function impactSection(verdict: VerdictFile): string {
   if (verdict.impact.length === 0) return "";
   const lines = ["### What it means at this load", ""];
+  const alpha = verdict.settings.lookAlpha;
   for (const impact of verdict.impact) {
-    const parts: string[] = [];
+    const standing = (key: keyof typeof impactMetrics) =>
+      impactStanding(
+        verdict.comparisons.find((c) => c.cell === impact.cell && c.metric === impactMetrics[key]),
+        alpha,
+      );
+    const figures: { key: keyof typeof impactMetrics; change: string; values: string; name: string }[] = [];
     if (impact.successfulPerHour) {
       const s = impact.successfulPerHour;
-      parts.push(
-        `${formatSignedNumber(s.change, "")} successful requests per hour (${formatNumber(s.baseline)} → ${formatNumber(s.candidate)})`,
-      );
+      figures.push({
+        key: "successfulPerHour",
+        name: "successful requests per hour",
+        change: `${formatSignedNumber(s.change, "")} successful requests per hour`,
+        values: `${formatNumber(s.baseline)} → ${formatNumber(s.candidate)}`,
+      });
     }
     if (impact.ttftP95Ms) {
       const t = impact.ttftP95Ms;
-      parts.push(
-        `the slowest 5% wait ${formatSignedNumber(t.change, " ms")} for their first token (p95 ${formatNumber(t.baseline)} → ${formatNumber(t.candidate)} ms)`,
-      );
+      figures.push({
+        key: "ttftP95Ms",
+        name: "time to first token",
+        change: `the slowest 5% wait ${formatSignedNumber(t.change, " ms")} for their first token`,
+        values: `p95 ${formatNumber(t.baseline)} → ${formatNumber(t.candidate)} ms`,
+      });
     }
     if (impact.e2elP95Ms) {
       const e = impact.e2elP95Ms;
-      parts.push(
-        `${formatSignedNumber(e.change, " ms")} for the whole answer (p95 ${formatNumber(e.baseline)} → ${formatNumber(e.candidate)} ms)`,
-      );
+      figures.push({
+        key: "e2elP95Ms",
+        name: "whole-answer time",
+        change: `${formatSignedNumber(e.change, " ms")} for the whole answer`,
+        values: `p95 ${formatNumber(e.baseline)} → ${formatNumber(e.candidate)} ms`,
+      });
     }
+    const parts: string[] = [];
+    const quiet: Record<"noise" | "unsettled", string[]> = { noise: [], unsettled: [] };
+    for (const figure of figures) {
+      const judged = standing(figure.key);
+      if (judged === "decided") parts.push(`${figure.change} (${figure.values})`);
+      else if (judged === "within-tolerance")
+        parts.push(`${figure.name} ${figure.values}: a real change, within tolerance`);
+      else quiet[judged].push(`${figure.name} (${figure.values})`);
+    }
+    if (quiet.noise.length > 0)
+      parts.push(
+        `within noise (the runs cannot tell it from run-to-run variation): ${quiet.noise.join(", ")}`,
+      );
+    if (quiet.unsettled.length > 0) parts.push(`not settled yet: ${quiet.unsettled.join(", ")}`);
     if (parts.length > 0) lines.push(`- **${cellLabel(impact.cell)}**: ${parts.join("; ")}.`);
   }
   return lines.length > 2 ? lines.join("\n") : "";
@@ -301,7 +340,7 @@ function excludedSection(verdict: VerdictFile, full: boolean): string {
   const rows = excluded.map((run) => [
     run.side,
     cellLabel(run.cell),
-    run.run === null ? "–" : String(run.run),
+    run.run === null ? "–" : `run-${run.run}`,
     escapeMarkdown(run.reasons.join("; "), 200),
     escapeMarkdown(run.source, 120),
   ]);
@@ -321,6 +360,78 @@ function blockingDifferenceLines(verdict: VerdictFile, limit: number): string[] 
   return lines;
 }
 
+/** Differing values are shown around where they differ, this many characters each in the table. */
+const differenceExcerptLength = 60;
+/** Full values of differing fields are wrapped at this width, and cut after this many characters. */
+const fullValueWrap = 100;
+export const fullValueMaxChars = 4000;
+
+function valueText(value: unknown): string {
+  if (value === undefined || value === null) return "–";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/**
+ * The part of `text` from a little before `from` (where the two values first differ), at most `width`
+ * characters, with "…" where something was left out: a long `server.command` that differs only near its
+ * end shows that end, not the shared beginning.
+ */
+export function excerptAround(
+  text: string,
+  from: number,
+  width = differenceExcerptLength,
+  /** The shorter of the two values, so both excerpts start at the same place and line up. */
+  alignTo = text.length,
+): string {
+  const flat = text.replace(/[\r\n\t\u2028\u2029]+/g, " ");
+  if (flat.length <= width) return flat;
+  const lead = 12;
+  const start = Math.max(0, Math.min(from - lead, Math.min(flat.length, alignTo) - (width - 1)));
+  const head = start > 0 ? "…" : "";
+  // The longer value gets its extra characters (up to `width` more), so both end at the same place.
+  const room = width - head.length + Math.min(width, Math.max(0, flat.length - alignTo));
+  const body = flat.slice(start, start + room);
+  return start + room < flat.length ? `${head}${body.slice(0, -1)}…` : `${head}${body}`;
+}
+
+function firstDifference(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
+/** A long value as lines of at most `width` characters, broken after spaces or commas where possible. */
+export function wrapValue(text: string, width = fullValueWrap): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split(/\r?\n/)) {
+    let rest = paragraph;
+    while (rest.length > width) {
+      const window = rest.slice(0, width);
+      const breakAt = Math.max(window.lastIndexOf(" "), window.lastIndexOf(","));
+      const cut = breakAt > width / 2 ? breakAt + 1 : width;
+      lines.push(rest.slice(0, cut));
+      rest = rest.slice(cut);
+    }
+    lines.push(rest);
+  }
+  return lines;
+}
+
+/** One field's full value in a <pre> block: HTML-escaped, wrapped, cut at fullValueMaxChars. */
+function fullValueBlock(value: unknown): string {
+  const text = valueText(value);
+  const cut = text.length > fullValueMaxChars;
+  const shown = cut ? text.slice(0, fullValueMaxChars) : text;
+  const lines = wrapValue(shown).map((line) => escapeHtml(line, Number.POSITIVE_INFINITY));
+  if (cut) lines.push(`… ${text.length - fullValueMaxChars} more characters in verdict.json`);
+  return `<pre>${lines.join("\n")}</pre>`;
+}
+
+/**
+ * The differing fields only: each value in the table is an excerpt around where the two sides first
+ * differ (so the real difference is visible however long the value), and the full values of those
+ * fields follow, wrapped, in a collapsed section.
+ */
 function environmentSection(verdict: VerdictFile, full: boolean): string {
   const differences = verdict.fingerprints.differences;
   const lines = ["### Environment", ""];
@@ -329,18 +440,45 @@ function environmentSection(verdict: VerdictFile, full: boolean): string {
     lines.push(`${differences.length} recorded conditions differ (details in verdict.json).`);
     lines.push(...blockingDifferenceLines(verdict, 5));
   } else {
-    lines.push(
-      table(
-        ["Field", "Baseline", "Candidate", "Allowed", "Cells"],
-        differences.map((d) => [
-          escapeMarkdown(d.field, 80),
-          escapeValue(d.baseline),
-          escapeValue(d.candidate),
-          d.informational ? "yes (recorded only)" : d.allowed ? "yes (under test)" : "**no**",
-          d.cells.length > 3 ? `${d.cells.length} cells` : d.cells.map((cell) => cellLabel(cell)).join(", "),
-        ]),
-      ),
+    const rows = differences.map((d) => {
+      const base = valueText(d.baseline);
+      const cand = valueText(d.candidate);
+      const from = firstDifference(base, cand);
+      return [
+        escapeMarkdown(d.field, 80),
+        escapeMarkdown(
+          excerptAround(base, from, differenceExcerptLength, Math.min(base.length, cand.length)),
+          Number.POSITIVE_INFINITY,
+        ),
+        escapeMarkdown(
+          excerptAround(cand, from, differenceExcerptLength, Math.min(base.length, cand.length)),
+          Number.POSITIVE_INFINITY,
+        ),
+        d.informational ? "yes (recorded only)" : d.allowed ? "yes (under test)" : "**no**",
+        d.cells.length > 3 ? `${d.cells.length} cells` : d.cells.map((cell) => cellLabel(cell)).join(", "),
+      ];
+    });
+    lines.push(table(["Field", "Baseline", "Candidate", "Allowed", "Cells"], rows));
+    const long = differences.filter(
+      (d) =>
+        valueText(d.baseline).length > differenceExcerptLength ||
+        valueText(d.candidate).length > differenceExcerptLength,
     );
+    if (long.length > 0) {
+      lines.push(
+        "",
+        "<details><summary>Full values of the differing fields</summary>",
+        "",
+        ...long.flatMap((d) => [
+          `<b>${escapeHtml(d.field, 80)}</b>, baseline:`,
+          fullValueBlock(d.baseline),
+          "candidate:",
+          fullValueBlock(d.candidate),
+          "",
+        ]),
+        "</details>",
+      );
+    }
   }
   return lines.join("\n");
 }

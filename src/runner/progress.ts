@@ -1,8 +1,26 @@
+/**
+ * Runs have one numbering everywhere: the run index k, from 0, as in the directory `run-<k>`, the
+ * `run` field of run.json, the progress lines and the report. A count ("2 of 3") is only ever said as
+ * "i of n" next to the name, never as a second run number.
+ */
+export function runName(run: number): string {
+  return `run-${run}`;
+}
+
+/** "run-5 (1 of 3)": the run's name, and how far this invocation is through its `runs` runs. */
+export function runPosition(run: number, firstRun: number, runs: number): string {
+  return `${runName(run)} (${run - firstRun + 1} of ${runs})`;
+}
+
 /** What a run reports while it goes; the CLI renders it, tests collect it. */
 export interface ProgressEvent {
   cell: string;
+  /** The run index (directory `run-<k>`). */
   run: number;
+  /** How many runs of this cell this invocation makes. */
   runs: number;
+  /** The index of this invocation's first run (after an `--append`, the existing runs); default 0. */
+  firstRun?: number;
   phase: "warmup" | "measure";
   done: number;
   /** Planned requests, or null for duration-bound runs. */
@@ -32,7 +50,7 @@ export function formatProgress(event: ProgressEvent): string {
   const rate = event.elapsedS > 0 ? event.done / event.elapsedS : 0;
   const total = event.total === null ? "" : `/${event.total}`;
   return (
-    `[${event.cell} run ${event.run + 1}/${event.runs}${event.phase === "warmup" ? " warm-up" : ""}] ` +
+    `[${event.cell} ${runPosition(event.run, event.firstRun ?? 0, event.runs)}${event.phase === "warmup" ? " warm-up" : ""}] ` +
     `${event.done}${total} requests  ${rate.toFixed(1)} req/s  errors ${event.errors}  ETA ${formatEta(event, rate)}`
   );
 }

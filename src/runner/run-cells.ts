@@ -9,7 +9,7 @@ import { calibrateTokenModel, checkPromptLengths } from "../workload/calibrate.j
 import { defaultTokenModel, type TokenModel } from "../workload/token-model.js";
 import { createWorkload, type Workload } from "../workload/workload.js";
 import { prepareCell } from "./cell-context.js";
-import { type ProgressSink, silentProgress } from "./progress.js";
+import { type ProgressSink, runName, runPosition, silentProgress } from "./progress.js";
 import { type OutputFormat, runOnce } from "./run-once.js";
 
 export interface RunCellsOptions {
@@ -26,6 +26,8 @@ export interface RunCellsOptions {
   runs?: number;
   /** First run index (for adding runs to an existing directory); 0 when omitted. */
   firstRun?: number;
+  /** Per cell, the index of its first run (`run --append` after existing runs); wins over firstRun. */
+  firstRunByCell?: Readonly<Record<string, number>>;
   formats?: readonly OutputFormat[];
   /** Label written into run.json (e.g. baseline or candidate). */
   side?: string;
@@ -128,7 +130,6 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
   const { config, provider } = options;
   const progress = options.progress ?? silentProgress;
   const runs = options.runs ?? config.repeats.min;
-  const firstRun = options.firstRun ?? 0;
   const outputs: RunOutput[] = [];
   const cells = selectCells(config, options.cells);
   const signal = options.signal;
@@ -138,6 +139,7 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
       : undefined;
   for (const cell of cells) {
     if (shouldAbort?.()) break;
+    const firstRun = options.firstRunByCell?.[cell.name] ?? options.firstRun ?? 0;
     const context = await prepareCell(config, cell, options.baseDir);
     const cellDir = join(options.outDir, cell.name);
     // Sessions and calibration live for this call, or in the caller's cache across calls.
@@ -191,7 +193,7 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
             );
           }
           progress.message(
-            `${cell.name}: run ${k + 1 - firstRun}/${runs} against ${handle.session.endpoint.baseUrl}`,
+            `${cell.name}: ${runPosition(k, firstRun, runs)} against ${handle.session.endpoint.baseUrl}`,
           );
           let file = await runOnce({
             context,
@@ -200,9 +202,9 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
             control: handle.control,
             runIndex: k,
             runs,
-            dir: join(cellDir, `run-${k}`),
+            dir: join(cellDir, runName(k)),
             formats: options.formats ?? [],
-            progress,
+            progress: firstRun === 0 ? progress : withFirstRun(progress, firstRun),
             serverFingerprint: handle.fingerprint,
             notes: state.lengthNote ? [state.lengthNote] : [],
             ...(options.side ? { side: options.side } : {}),
@@ -211,13 +213,13 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
           });
           if (signal?.aborted && file.flags.cutShort) {
             file = markInterrupted(
-              join(cellDir, `run-${k}`),
+              join(cellDir, runName(k)),
               file,
               String(signal.reason ?? "interrupt"),
               handle.session.redact,
             );
           }
-          outputs.push({ cell: cell.name, run: k, dir: join(cellDir, `run-${k}`), file });
+          outputs.push({ cell: cell.name, run: k, dir: join(cellDir, runName(k)), file });
           if (file.flags.serverCrashed && state.shared !== null) {
             // The cell's server died: the next run gets a new one rather than a dead endpoint.
             const dead = state.shared;
@@ -234,6 +236,14 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
     }
   }
   return { runs: outputs };
+}
+
+/** Progress events of runs numbered from `firstRun` (an `--append`), so "i of n" counts this invocation. */
+function withFirstRun(progress: ProgressSink, firstRun: number): ProgressSink {
+  return {
+    update: (event) => progress.update({ ...event, firstRun }),
+    message: (text) => progress.message(text),
+  };
 }
 
 /** The promise, or a rejection as soon as `signal` aborts (the promise itself keeps running). */
@@ -338,7 +348,7 @@ export function summaryLine(file: RunFile): string {
     ...(file.flags.unusableReasons ?? []).map((reason) => `UNUSABLE (${reason})`),
   ].filter(Boolean);
   return (
-    `${file.cell} run ${file.run}: ${file.requests.completed}/${file.requests.total} ok` +
+    `${file.cell} ${runName(file.run)}: ${file.requests.completed}/${file.requests.total} ok` +
     `${
       file.requests.failed > 0
         ? ` (${Object.entries(file.requests.errorsByKind)

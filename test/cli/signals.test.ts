@@ -161,7 +161,7 @@ describe("run under signals", () => {
     const cli = startCli(["run", "--config", longRunConfig(), "--out", out, "--runs", "3"]);
     await until(
       "the run to start",
-      () => (/chat: run 1\/3 against/.test(cli.stderr()) ? true : undefined),
+      () => (/chat: run-0 \(1 of 3\) against/.test(cli.stderr()) ? true : undefined),
       60_000,
     );
     const sims = await until(
@@ -284,7 +284,7 @@ describe("demo under signals", () => {
     const cli = startCli(["demo", "--out", out, "--no-color"]);
     await until(
       "a measured run",
-      () => (/: run 1\/1 against http/.test(cli.stderr()) ? true : undefined),
+      () => (/: run-0 \(1 of 1\) against http/.test(cli.stderr()) ? true : undefined),
       60_000,
     );
     const sims = await until(

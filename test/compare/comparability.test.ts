@@ -74,7 +74,13 @@ function compare(config: Config, baseline: Record<string, unknown>, candidate: R
 describe("one comparability rule", () => {
   it("compares an image bump under the config init writes (config hash differs, image is allowed)", () => {
     const main = initConfig();
-    const bumped = initConfig((text) => text.replace("vllm/vllm-openai:v0.11.0", "vllm/vllm-openai:v0.12.0"));
+    // The image line (the starter's comment names the same tag in the command that finds its digest).
+    const bumped = initConfig((text) =>
+      text.replace(
+        /image: vllm\/vllm-openai:v0\.11\.0@sha256:0+/,
+        `image: vllm/vllm-openai:v0.12.0@sha256:${"1".repeat(64)}`,
+      ),
+    );
     expect(hashConfig(main)).not.toBe(hashConfig(bumped));
     const verdict = compare(
       bumped,

@@ -59,10 +59,11 @@ describe("duplicated runs are counted once (item 10)", () => {
     const notes = duplicated.verdict?.warnings.filter((w) => /duplicate/.test(w)) ?? [];
     expect(notes).toHaveLength(4);
     expect(notes[0]).toMatch(
-      /^candidate: 3 duplicates of cell chat run 0 started .* \(.*cand\/chat\/run-0\/run\.json\) dropped, counted once: .*run-4\/run\.json/,
+      /^candidate: 3 duplicates of cell chat run-0 started .* \(.*cand\/chat\/run-0\/run\.json\) dropped, counted once: .*run-4\/run\.json/,
     );
     expect(await readFile(join(dir, "out-dup", "report.md"), "utf8")).toMatch(
-      /3 duplicates of cell chat run 0/,
+      // Markdown-escaped: renders as "run-0".
+      /3 duplicates of cell chat run\\-0/,
     );
   });
 
@@ -87,7 +88,7 @@ describe("duplicated runs are counted once (item 10)", () => {
       "out-twice",
     );
     expect(decision(twice.verdict)).toEqual(decision(clean.verdict));
-    expect(twice.verdict?.warnings.some((w) => /candidate: 2 duplicates of cell chat run 3/.test(w))).toBe(
+    expect(twice.verdict?.warnings.some((w) => /candidate: 2 duplicates of cell chat run-3/.test(w))).toBe(
       true,
     );
   });
@@ -98,7 +99,7 @@ describe("duplicated runs are counted once (item 10)", () => {
     const result = await compare(dir, ["--baseline", "base", "--candidate", "cand"], "out");
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
-      /cand\/chat\/run-7\/run\.json: the same run \(cell chat run 2 started .*, identical content\) is on both sides, also as .*base\/chat\/run-2\/run\.json/,
+      /cand\/chat\/run-7\/run\.json: the same run \(cell chat run-2 started .*, identical content\) is on both sides, also as .*base\/chat\/run-2\/run\.json/,
     );
   });
 });

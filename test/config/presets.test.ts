@@ -32,8 +32,38 @@ describe("presets", () => {
     expect(spike?.load.type).toBe("stages");
   });
 
+  it("the docker starter pins the image by a digest placeholder, with the command that finds the digest", () => {
+    const text = presetText("chat", "docker", "s.json");
+    const { config } = parseConfigText(text, "c.yml", { env: {} });
+    expect(summarizeConfig(config).warnings.join("\n")).not.toMatch(/pinned by tag only/);
+    expect(text).toContain(`image: vllm/vllm-openai:v0.11.0@sha256:${"0".repeat(64)}`);
+    expect(text).toContain(
+      "docker pull vllm/vllm-openai:v0.11.0 && docker inspect --format '{{index .RepoDigests 0}}' vllm/vllm-openai:v0.11.0",
+    );
+  });
+
+  it("the starter's header links only files and anchors that exist", async () => {
+    const text = presetText("chat", "sim", "s.json");
+    const links = [...text.matchAll(/([\w./-]+\.md)(#[\w-]+)?/g)].map((m) => ({ file: m[1]!, anchor: m[2] }));
+    expect(links.length).toBeGreaterThan(0);
+    for (const { file, anchor } of links) {
+      const body = await readFile(`${repoRoot}${file}`, "utf8");
+      if (!anchor) continue;
+      // GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens.
+      const anchors = [...body.matchAll(/^#{1,6} (.+)$/gm)].map((m) =>
+        m[1]!
+          .trim()
+          .toLowerCase()
+          .replace(/[^\w\- ]/g, "")
+          .replace(/ /g, "-"),
+      );
+      expect(anchors, `${file}${anchor}`).toContain(anchor.slice(1));
+    }
+  });
+
   it("summaries warn about a tag-only image and estimate GPU time", () => {
-    const { config } = parseConfigText(presetText("chat", "docker", "s.json"), "c.yml", { env: {} });
+    const text = presetText("chat", "docker", "s.json").replace(/@sha256:0+/, "");
+    const { config } = parseConfigText(text, "c.yml", { env: {} });
     const summary = summarizeConfig(config);
     expect(summary.warnings.join("\n")).toMatch(/pinned by tag only/);
     const stored = summary.gpuMinutes.find((e) => e.mode === "stored")!;

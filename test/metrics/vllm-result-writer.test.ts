@@ -116,4 +116,15 @@ describe("toVllmResult", () => {
     expect(parsed.start_times).toEqual([0, 0.005, 0.008]);
     expect(parsed.max_concurrent_requests).toBe(3);
   });
+
+  it("names the cell as label, so compare groups the files into the run's cells", () => {
+    const result = toVllmResult(records, runFile(), {
+      model: "m",
+      endpoint: "chat",
+      startedAtMs: 0,
+      burstiness: null,
+      maxConcurrency: 3,
+    });
+    expect(vllmResultSchema.parse(result).label).toBe("c");
+  });
 });

@@ -108,7 +108,13 @@ describe("progress", () => {
     plannedS: null,
   };
   it("says done/total, rate, errors and ETA", () => {
-    expect(formatProgress(event)).toBe("[c run 1/3] 50/200 requests  5.0 req/s  errors 2  ETA 30s");
+    expect(formatProgress(event)).toBe("[c run-0 (1 of 3)] 50/200 requests  5.0 req/s  errors 2  ETA 30s");
+  });
+  it("names the run as its directory and counts this invocation's runs, after existing ones too", () => {
+    // Run 5 of a cell whose runs 0-4 exist, one run added: never "run 6/1".
+    expect(formatProgress({ ...event, run: 5, runs: 1, firstRun: 5 })).toBe(
+      "[c run-5 (1 of 1)] 50/200 requests  5.0 req/s  errors 2  ETA 30s",
+    );
   });
   it("prints a line every interval on a plain stream, and the final one", () => {
     const lines: string[] = [];
@@ -124,6 +130,10 @@ describe("progress", () => {
     sink.update({ ...event, done: 120 });
     now = 6500;
     sink.update({ ...event, done: 200 });
-    expect(lines.map((line) => line.split(" ")[3])).toEqual(["50/200", "120/200", "200/200"]);
+    expect(lines.map((line) => /\] (\S+) requests/.exec(line)?.[1])).toEqual([
+      "50/200",
+      "120/200",
+      "200/200",
+    ]);
   });
 });

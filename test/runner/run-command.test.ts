@@ -70,7 +70,7 @@ describe("vllm-perf-gate run", () => {
     expect(err()).not.toMatch(/unexpected/);
     expect(code).toBe(0);
     expect(out()).toMatch(/wrote 2 run\(s\)/);
-    expect(err()).toMatch(/small run 0: 6\/6 ok/);
+    expect(err()).toMatch(/small run-0: 6\/6 ok/);
     expect(readdirSync(join(dir, "results"))).toEqual(["small"]);
     for (const run of ["run-0", "run-1"]) {
       const files = readdirSync(join(dir, "results", "small", run)).sort();
@@ -89,6 +89,38 @@ describe("vllm-perf-gate run", () => {
     }
   });
 
+  it("refuses a second run into the same --out, and adds runs after the existing ones with --append", async () => {
+    server = await startFakeServer();
+    dir = mkdtempSync(join(tmpdir(), "vpg-cli-"));
+    writeFileSync(join(dir, "gate.yml"), config);
+    const argv = ["run", "-c", "gate.yml", "-o", "r", "--base-url", server.baseUrl, "--cells", "small"];
+    expect(await runCli([...argv, "--runs", "2"], fakeIo(dir).io)).toBe(0);
+    const before = readFileSync(join(dir, "r", "small", "run-0", "run.json"), "utf8");
+    const again = fakeIo(dir);
+    expect(await runCli([...argv, "--runs", "1"], again.io)).toBe(2);
+    expect(again.err()).toContain(`${join(dir, "r", "small")} (2 run(s), up to run-1)`);
+    expect(again.err()).toMatch(/nothing was run\. Add --append/);
+    expect(readFileSync(join(dir, "r", "small", "run-0", "run.json"), "utf8")).toBe(before);
+    const appended = fakeIo(dir);
+    expect(await runCli([...argv, "--runs", "2", "--append"], appended.io)).toBe(0);
+    expect(appended.err()).toContain(
+      `--append: adding runs after the existing ones in ${join(dir, "r")}: small from run-2`,
+    );
+    expect(appended.err()).toContain("small: run-2 (1 of 2) against");
+    expect(appended.err()).toContain("small: run-3 (2 of 2) against");
+    expect(appended.err()).toMatch(/small run-3: 6\/6 ok/);
+    expect(
+      readdirSync(join(dir, "r", "small"))
+        .filter((name) => name.startsWith("run-"))
+        .sort(),
+    ).toEqual(["run-0", "run-1", "run-2", "run-3"]);
+    expect(readFileSync(join(dir, "r", "small", "run-0", "run.json"), "utf8")).toBe(before);
+    const third = runFileSchema.parse(
+      JSON.parse(readFileSync(join(dir, "r", "small", "run-3", "run.json"), "utf8")),
+    );
+    expect(third.run).toBe(3);
+  });
+
   it("draws a live bar on a TTY and is silent with --quiet", async () => {
     server = await startFakeServer();
     dir = mkdtempSync(join(tmpdir(), "vpg-cli-"));
@@ -100,7 +132,7 @@ describe("vllm-perf-gate run", () => {
         tty.io,
       ),
     ).toBe(0);
-    expect(tty.err()).toMatch(/\r\x1b\[2K\[#+-*\] \[other run 1\/1\]/);
+    expect(tty.err()).toMatch(/\r\x1b\[2K\[#+-*\] \[other run-0 \(1 of 1\)\]/);
     const quiet = fakeIo(dir);
     expect(
       await runCli(

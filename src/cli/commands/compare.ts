@@ -1,7 +1,10 @@
-import { isAbsolute, resolve } from "node:path";
+import { writeFile } from "node:fs/promises";
+import { isAbsolute, join, resolve } from "node:path";
 import { compareResults, writeCompareOutputs } from "../../compare/index.js";
 import { defaultInputLimits, type InputLimits, mebibyte } from "../../compare/input-limits.js";
 import type { BaselineInfo, ComparisonMode } from "../../compare/verdict-schema.js";
+import { toBencherReport } from "../../report/export-bencher.js";
+import { toPytorchRecords } from "../../report/export-pytorch.js";
 import { renderTerminal } from "../../report/terminal.js";
 import { UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
@@ -29,7 +32,11 @@ Options:
   --baseline-date DATE
   --baseline-url URL
   --baseline-note TEXT
-  --format FORMAT          what to print: text (default), markdown, json or none
+  --format LIST            outputs, comma-separated (or the flag repeated). What to print, at most one:
+                           text (default), md (or markdown), json (the verdict) or none. Files to add
+                           to DIR: pytorch (pytorch-benchmark.json, PyTorch OSS benchmark records as
+                           vLLM's dashboard ingests) and bencher (bencher.json, Bencher Metric Format).
+                           html is not available yet. verdict.json and report.md are always written.
   --max-file-mb N          largest result file read, in MiB (default 16, the action's limit)
   --max-total-mb N         all result files of both sides together, in MiB (default 512)
   -h, --help               show this help
@@ -39,6 +46,52 @@ contradict each other is exit 2; duplicated runs are counted once (see docs/comp
 
 Exit codes: 0 the gate passes, 1 the gate fails (per gate.fail_on), 2 invalid input.
 `;
+
+export type CompareExport = "pytorch" | "bencher";
+
+/** The file each export adds to the --out directory. */
+export const exportFileNames: Record<CompareExport, string> = {
+  pytorch: "pytorch-benchmark.json",
+  bencher: "bencher.json",
+};
+
+const printFormats = {
+  text: "text",
+  md: "markdown",
+  markdown: "markdown",
+  json: "json",
+  none: "none",
+} as const;
+
+/**
+ * `--format` values, comma-separated or repeated: at most one of text|md|markdown|json|none (what is
+ * printed; text when none is named) and any of pytorch|bencher (files added to DIR). html is refused
+ * as not available yet.
+ */
+export function parseCompareFormats(values: readonly string[]): {
+  print: (typeof printFormats)[keyof typeof printFormats];
+  files: CompareExport[];
+} {
+  const names = values.flatMap((value) => value.split(",")).map((name) => name.trim());
+  const prints: (typeof printFormats)[keyof typeof printFormats][] = [];
+  const files: CompareExport[] = [];
+  for (const name of names) {
+    if (name in printFormats) prints.push(printFormats[name as keyof typeof printFormats]);
+    else if (name === "pytorch" || name === "bencher") {
+      if (!files.includes(name)) files.push(name);
+    } else if (name === "html")
+      throw new UsageError("--format html is not available yet: use md (report.md) or json (verdict.json)");
+    else
+      throw new UsageError(
+        `--format expects text, md, json, none, pytorch or bencher (comma-separated), got "${name}"`,
+      );
+  }
+  if (new Set(prints).size > 1)
+    throw new UsageError(
+      `--format: at most one of text, md, json and none is printed, got ${prints.join(", ")}`,
+    );
+  return { print: prints[0] ?? "text", files };
+}
 
 const listFlags = new Set(["--baseline", "--candidate", "--history"]);
 
@@ -90,7 +143,7 @@ export const compareCommand: CliCommand = {
       "baseline-date": { type: "string" },
       "baseline-url": { type: "string" },
       "baseline-note": { type: "string" },
-      format: { type: "string" },
+      format: { type: "string", multiple: true },
       "max-file-mb": { type: "string" },
       "max-total-mb": { type: "string" },
     });
@@ -107,10 +160,7 @@ export const compareCommand: CliCommand = {
     const mode = stringOption(args, "mode") ?? "stored";
     if (mode !== "stored" && mode !== "interleaved")
       throw new UsageError(`--mode expects stored or interleaved, got "${mode}"`);
-    const format = stringOption(args, "format") ?? "text";
-    if (!["text", "markdown", "json", "none"].includes(format)) {
-      throw new UsageError(`--format expects text, markdown, json or none, got "${format}"`);
-    }
+    const { print: format, files: exportFiles } = parseCompareFormats(stringListOption(args, "format"));
     const info: BaselineInfo = {};
     const provenance = [
       ["commit", "baseline-commit"],
@@ -139,10 +189,21 @@ export const compareCommand: CliCommand = {
     });
     const out = abs(stringOption(args, "out") ?? "perf-gate-compare");
     const { verdictPath, reportPath } = await writeCompareOutputs(out, outcome);
+    const exported: string[] = [];
+    for (const file of exportFiles) {
+      const path = join(out, exportFileNames[file]);
+      const content =
+        file === "pytorch"
+          ? toPytorchRecords(outcome.verdict, outcome.runs)
+          : toBencherReport(outcome.verdict);
+      await writeFile(path, `${JSON.stringify(content, null, 2)}\n`);
+      exported.push(path);
+    }
     if (format === "text") {
       const color = io.stdout.isTTY === true && io.env.NO_COLOR === undefined;
       io.stdout.write(renderTerminal(outcome.verdict, { color }));
-      io.stdout.write(`\nWrote ${verdictPath} and ${reportPath}\n`);
+      const written = [verdictPath, reportPath, ...exported];
+      io.stdout.write(`\nWrote ${written.slice(0, -1).join(", ")} and ${written.at(-1)}\n`);
     } else if (format === "markdown") io.stdout.write(outcome.reportMarkdown);
     else if (format === "json") io.stdout.write(`${JSON.stringify(outcome.verdict, null, 2)}\n`);
     return outcome.exitCode;

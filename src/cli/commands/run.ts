@@ -1,19 +1,22 @@
-import { dirname, resolve } from "node:path";
+import { readdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { loadConfig } from "../../config/load.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
-import { type RunOutput, runCells } from "../../runner/run-cells.js";
+import { type RunOutput, runCells, selectCells } from "../../runner/run-cells.js";
 import { baseUrlProvider } from "../../server/base-url.js";
 import { providerForConfig } from "../../server/index.js";
 import { handleInterrupts } from "../../server/signals.js";
 import type { ServerProvider } from "../../server/types.js";
-import { FailureError, UsageError } from "../../util/errors.js";
+import { FailureError, InputError, UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
 import { integerOption, parseCommandArgs, stringOption } from "../command.js";
 
 const usage = `Usage: vllm-perf-gate run --config FILE --out DIR [options]
 
 Runs each cell of the config N times against a server and writes, per run,
-DIR/<cell>/run-<k>/{requests.jsonl, warmup.jsonl, scrapes.jsonl, run.json}.
+DIR/<cell>/run-<k>/{requests.jsonl, warmup.jsonl, scrapes.jsonl, run.json}. Runs are numbered from 0
+everywhere: the directory run-<k>, run.json's "run", the progress lines ("run-3 (1 of 2)": the run,
+and how far this invocation is) and the report.
 
 Options:
   -c, --config FILE   the config (default vllm-perf-gate.yml)
@@ -23,6 +26,9 @@ Options:
       --runs N        runs per cell (default: repeats.min of the config)
       --format vllm   also write each run as a \`vllm bench serve\` result JSON (vllm-result.json)
       --side LABEL    label written into run.json (e.g. baseline, candidate)
+      --append        add runs after the existing ones of each cell in DIR (run-<k> continues from
+                      the highest k there); without it, a DIR that already has runs of a selected
+                      cell is refused (exit 2) rather than overwritten
   -q, --quiet         no progress output
   -h, --help          show this help
 
@@ -49,6 +55,7 @@ export const runCommand: CliCommand = {
       format: { type: "string" },
       side: { type: "string" },
       quiet: { type: "boolean", short: "q" },
+      append: { type: "boolean" },
     });
     if (args.help) {
       io.stdout.write(usage);
@@ -108,6 +115,17 @@ export const runCommand: CliCommand = {
         ),
     });
     const outDir = resolve(io.cwd, out);
+    const firstRunByCell = firstRunsIn(
+      outDir,
+      selectCells(config, cells).map((cell) => cell.name),
+      args.values.append === true,
+    );
+    const appended = Object.entries(firstRunByCell).filter(([, first]) => first > 0);
+    if (appended.length > 0) {
+      progress.message(
+        `--append: adding runs after the existing ones in ${outDir}: ${appended.map(([cell, first]) => `${cell} from run-${first}`).join(", ")}`,
+      );
+    }
     try {
       const result = await runCells({
         config,
@@ -117,6 +135,7 @@ export const runCommand: CliCommand = {
         ...(cells ? { cells } : {}),
         ...(runs !== undefined ? { runs } : {}),
         formats: format === "vllm" ? ["vllm"] : [],
+        firstRunByCell,
         ...(stringOption(args, "side") ? { side: stringOption(args, "side")! } : {}),
         progress,
         signal: interruption.signal,
@@ -160,6 +179,50 @@ export const runCommand: CliCommand = {
     }
   },
 };
+
+/** The run indices k of the `run-<k>` directories of one cell directory (none when it does not exist). */
+function existingRunIndices(cellDir: string): number[] {
+  let names: string[];
+  try {
+    names = readdirSync(cellDir);
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    const match = /^run-(\d+)$/.exec(name);
+    return match ? [Number(match[1])] : [];
+  });
+}
+
+/**
+ * Where each selected cell's runs start in DIR: 0 for a cell without runs there; with `append`, one
+ * past the highest existing run-<k>. Without `append`, existing runs are refused (exit 2, naming the
+ * directory), since writing run-0 again would silently replace what was measured.
+ */
+export function firstRunsIn(
+  outDir: string,
+  cells: readonly string[],
+  append: boolean,
+): Record<string, number> {
+  const first: Record<string, number> = {};
+  const occupied: string[] = [];
+  for (const cell of cells) {
+    const cellDir = join(outDir, cell);
+    const indices = existingRunIndices(cellDir);
+    if (indices.length === 0) first[cell] = 0;
+    else {
+      const highest = Math.max(...indices);
+      first[cell] = highest + 1;
+      occupied.push(`${cellDir} (${indices.length} run(s), up to run-${highest})`);
+    }
+  }
+  if (occupied.length > 0 && !append) {
+    throw new InputError(
+      `--out ${outDir} already has runs, which this run would overwrite: ${occupied.join(", ")}; nothing was run. Add --append to add runs after them (run-<k> continues from the highest k), or choose another --out`,
+    );
+  }
+  return first;
+}
 
 /** The one line an interrupted `run` ends with: what was kept, and where. */
 export function interruptSummary(signal: NodeJS.Signals, runs: readonly RunOutput[], outDir: string): string {

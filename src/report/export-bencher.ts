@@ -1,0 +1,61 @@
+import { z } from "zod";
+import type { VerdictFile } from "../compare/verdict-schema.js";
+import { metricSpecs } from "../config/metric-names.js";
+
+/**
+ * A comparison's candidate as Bencher Metric Format JSON (bencher.dev docs, reference/bencher-metric-format):
+ * `{benchmark: {measure: {value, lower_value?, upper_value?}}}`. One benchmark per cell
+ * (`vllm-perf-gate/<cell>`), one measure per metric (its name in kebab case with the unit, e.g.
+ * `ttft-p95-ms`, at most 64 characters as Bencher's measure slugs). `value` is the candidate's geometric
+ * mean over runs; `lower_value`/`upper_value` are the baseline times the ends of the decision interval
+ * (the range of candidate values the interval allows), when there is one. Upload with
+ * `bencher run --adapter json --file bencher.json`.
+ */
+
+export const bencherMetricSchema = z
+  .object({
+    value: z.number().finite(),
+    lower_value: z.number().finite().optional(),
+    upper_value: z.number().finite().optional(),
+  })
+  .strict();
+
+export const bencherReportSchema = z.record(
+  z.string().min(1).max(1024),
+  z.record(z.string().min(1).max(64), bencherMetricSchema),
+);
+
+export type BencherReport = z.infer<typeof bencherReportSchema>;
+
+const unitSlug: Record<string, string> = {
+  ms: "ms",
+  "req/s": "req-s",
+  "tok/s": "tok-s",
+  fraction: "fraction",
+};
+
+export function bencherMeasure(metric: keyof typeof metricSpecs): string {
+  return `${metric.replace(/_/g, "-")}-${unitSlug[metricSpecs[metric].unit]}`;
+}
+
+export function bencherBenchmark(cell: string): string {
+  return `vllm-perf-gate/${cell}`;
+}
+
+export function toBencherReport(verdict: VerdictFile): BencherReport {
+  const report: BencherReport = {};
+  for (const c of verdict.comparisons) {
+    if (c.candidate === null || !Number.isFinite(c.candidate)) continue;
+    const metric: z.infer<typeof bencherMetricSchema> = { value: c.candidate };
+    if (c.ci && c.baseline !== null) {
+      const [low, high] = [c.baseline * c.ci[0], c.baseline * c.ci[1]];
+      if (Number.isFinite(low) && Number.isFinite(high)) {
+        metric.lower_value = Math.min(low, high);
+        metric.upper_value = Math.max(low, high);
+      }
+    }
+    const benchmark = bencherBenchmark(c.cell);
+    report[benchmark] = { ...report[benchmark], [bencherMeasure(c.metric)]: metric };
+  }
+  return bencherReportSchema.parse(report);
+}

@@ -1,0 +1,39 @@
+import type { Comparison, VerdictFile } from "../compare/verdict-schema.js";
+import type { RunRecord } from "../metrics/run-record.js";
+
+/**
+ * What the dashboard exports share: the run records a comparison read, and per comparison the
+ * values of the runs it used on one side (excluded and screened runs left out), in input order.
+ */
+export interface ExportRuns {
+  baseline: readonly RunRecord[];
+  candidate: readonly RunRecord[];
+}
+
+export type ExportSide = "baseline" | "candidate";
+
+/** The per-run values behind one side of a comparison: runs the verdict used, in this cell. */
+export function usedRunValues(
+  verdict: VerdictFile,
+  runs: ExportRuns | undefined,
+  comparison: Comparison,
+  side: ExportSide,
+): number[] {
+  if (!runs) return [];
+  const used = new Set(
+    verdict.runs.used
+      .filter((ref) => ref.side === side && ref.cell === comparison.cell)
+      .map((ref) => ref.source),
+  );
+  return runs[side]
+    .filter((run) => used.has(run.source))
+    .map((run) => run.metrics[comparison.metric])
+    .filter((value): value is number => typeof value === "number" && Number.isFinite(value));
+}
+
+/** The model of one side, from its recorded conditions (run.json's `model.name`, vLLM's `model_id`). */
+export function modelOf(verdict: VerdictFile, side: ExportSide): string {
+  const fingerprint = verdict.fingerprints[side];
+  const name = fingerprint["model.name"] ?? fingerprint.model_id;
+  return typeof name === "string" && name.length > 0 ? name : "unknown";
+}
