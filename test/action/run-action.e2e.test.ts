@@ -109,6 +109,10 @@ describe("the action end to end", () => {
     expect(result.failed).toBe(false);
     expect(outputs.verdict).toBe("baseline-missing");
     expect(summary).toContain("baseline missing");
+    // auto runs a PR interleaved; with no config at the base commit it says why it could not.
+    expect(summary.replace(/\\/g, "")).toContain(
+      `Note: interleaved runs were not possible (vllm-perf-gate.yml does not exist at the base commit ${mainSha.slice(0, 12)}), so this PR is gated against the stored baseline.`,
+    );
     expect(fake.commentsOn(PR)).toHaveLength(1);
     // Its evidence is uploaded all the same.
     expect(fake.artifacts.some((a) => a.runId === 90 && a.name === "vllm-perf-gate-results")).toBe(true);
@@ -155,6 +159,8 @@ describe("the action end to end", () => {
     expect(outputs["results-dir"]).toMatch(/evidence[/\\]candidate$/);
     expect(summary).toContain("## vllm-perf-gate: regression");
     expect(summary).toContain(`\`${mainSha.slice(0, 12)}\` from run 100`);
+    expect(summary).toContain("Mode: stored");
+    expect(summary).toContain("interleaved runs were not possible");
     const ours = fake.commentsOn(PR).filter((c) => c.user.login === "github-actions[bot]");
     expect(ours).toHaveLength(1);
     expect(ours[0]?.body).toContain("<!-- vllm-perf-gate:v1 key=vllm-perf-gate.yml -->");
@@ -307,6 +313,82 @@ describe("the action end to end", () => {
       "mode interleaved: perf/new.yml does not exist at the base commit 777777777777, so there is no base side to run; use mode gate (stored baseline) for this PR",
     );
     expect(measureCalls).toEqual([]);
+  });
+
+  it("auto runs a PR interleaved when the base commit has the config, and records nothing", async () => {
+    const base = sha("5");
+    fake.files.set(`vllm-perf-gate.yml@${base}`, testConfig(1.0));
+    const artifactsBefore = fake.artifacts.length;
+    const { outputs, summary } = await runJob(
+      prJob(213, {
+        payload: pullRequestPayload({
+          owner: fake.owner,
+          repo: fake.repo,
+          number: 25,
+          baseSha: base,
+          headSha: sha("b"),
+        }),
+      }),
+    );
+    // repeats.min 3 pairs: A B | B A | A B, consecutive runs of a side on one start.
+    expect(measureCalls.map((call) => `${call.side}:${call.firstRun}+${call.runs}`)).toEqual([
+      "baseline:0+1",
+      "candidate:0+2",
+      "baseline:1+2",
+      "candidate:2+1",
+    ]);
+    expect(outputs.verdict).toBe("regression");
+    expect(outputs["baseline-sha"]).toBe(base);
+    expect(summary).toContain("Mode: interleaved");
+    expect(summary).not.toContain("not possible");
+    // Only the evidence is uploaded: a PR never records a baseline.
+    expect(fake.artifacts.slice(artifactsBefore).map((a) => a.name)).toEqual(["vllm-perf-gate-results"]);
+  });
+
+  it("auto falls back to the stored baseline when the base commit's config cannot be used, and says why", async () => {
+    const base = sha("6");
+    fake.files.set(`vllm-perf-gate.yml@${base}`, "version: 1\nserver: {kind: sim}\nnot_a_field: 3\n");
+    const { outputs, summary } = await runJob(
+      prJob(214, {
+        payload: pullRequestPayload({
+          owner: fake.owner,
+          repo: fake.repo,
+          number: 26,
+          baseSha: base,
+          headSha: sha("b"),
+        }),
+      }),
+    );
+    expect(measureCalls.map((call) => call.side)).toEqual([null]);
+    expect(outputs.verdict).toBe("regression");
+    expect(summary).toContain("Mode: stored");
+    // One line naming the file as the repository knows it, and the first problem.
+    expect(summary.replace(/\\/g, "")).toContain(
+      "Note: interleaved runs were not possible (the base commit's config cannot be used: vllm-perf-gate.yml at 666666666666: 3 problems in the config, the first: model: expected a mapping, got nothing (the key is missing)), so this PR is gated against the stored baseline",
+    );
+    // The fetched base config is not left in the checkout.
+    expect(
+      await readFile(join(workspace, ".vllm-perf-gate-base-666666666666.yml"), "utf8").catch(() => null),
+    ).toBeNull();
+  });
+
+  it("mode gate compares a PR with the stored baseline even when the base commit has the config", async () => {
+    const { outputs, summary } = await runJob(
+      prJob(215, {
+        inputs: { mode: "gate" },
+        payload: pullRequestPayload({
+          owner: fake.owner,
+          repo: fake.repo,
+          number: 27,
+          baseSha: sha("5"),
+          headSha: sha("b"),
+        }),
+      }),
+    );
+    expect(measureCalls.map((call) => call.side)).toEqual([null]);
+    expect(outputs.verdict).toBe("regression");
+    expect(summary).toContain("Mode: stored");
+    expect(summary).not.toContain("not possible");
   });
 
   it("the post step stops recorded servers and uploads evidence main could not", async () => {
