@@ -31,15 +31,15 @@ export function measureRuns(
 }
 
 /**
- * The base and head configs measured alternately, one run of each per pair in the order A B, B A, ...
- * (see alternatingBlocks). Consecutive runs of one side are one measure call, so one server start per
- * cell: R pairs cost R + 1 starts per cell, not 2R.
+ * The base and head configs measured alternately from run `firstRun` on, `runs` more runs per side, in
+ * groups of repeats.block runs per side in the order A B, B A, ... (see alternatingBlocks). Consecutive
+ * runs of one side are one measure call, so one server start per cell: ⌈R / k⌉ + 1 starts per cell.
  */
 export async function alternate(
   scope: JobScope,
   baseConfigPath: string,
   firstRun: number,
-  pairs: number,
+  runs: number,
   cells: string[] | null,
 ): Promise<void> {
   const base = {
@@ -52,7 +52,9 @@ export async function alternate(
     resultsDir: scope.layout.candidateDir,
     side: "candidate" as const,
   };
-  for (const block of alternatingBlocks(firstRun, pairs, [base, head])) {
+  // The PR's config says how the comparison is measured (as it does for the repeats and the gate).
+  const { config } = await loadConfig(scope.configPath, { cwd: scope.workingDirectory });
+  for (const block of alternatingBlocks(firstRun, runs, [base, head], config.repeats.block)) {
     await measureRuns(scope, { ...block.side, firstRun: block.firstRun, runs: block.runs, cells });
   }
 }

@@ -35,7 +35,7 @@ export interface AnalyzeInput {
   baseline: readonly RunRecord[];
   candidate: readonly RunRecord[];
   gate: GateConfig;
-  repeats: { min: number; max: number };
+  repeats: { min: number; max: number; block?: number };
   mode: ComparisonMode;
   baselineInfo?: BaselineInfo | null;
   /**
@@ -373,7 +373,10 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   }
 
   const gatedCount = drafts.filter((d) => d.gated).length;
-  const rates: CostRates = input.runMinutes === undefined ? {} : { runMinutes: input.runMinutes };
+  const rates: CostRates = {
+    ...(input.runMinutes === undefined ? {} : { runMinutes: input.runMinutes }),
+    ...(input.repeats.block === undefined ? {} : { runsPerBlock: input.repeats.block }),
+  };
   const comparisons = decide(drafts, alpha, passAlpha, gatedCount);
   const differences = diffFingerprints(fingerprintPairs, gate.allowed_differences);
   const notComparable = differences.filter((difference) => !difference.allowed);

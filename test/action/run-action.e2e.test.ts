@@ -279,9 +279,12 @@ describe("the action end to end", () => {
   });
 
   it("interleaved runs the base commit's config and the PR's alternately, flipping the order each pair, one start per block", async () => {
-    fake.files.set(`vllm-perf-gate.yml@${mainSha}`, testConfig(1.0, { min: 2, max: 4 }));
+    fake.files.set(`vllm-perf-gate.yml@${mainSha}`, testConfig(1.0, { min: 2, max: 4, block: 1 }));
     const { outputs, summary } = await runJob(
-      prJob(207, { inputs: { mode: "interleaved" }, config: testConfig(1.3, { min: 2, max: 4 }) }),
+      prJob(207, {
+        inputs: { mode: "interleaved" },
+        config: testConfig(1.3, { min: 2, max: 4, block: 1 }),
+      }),
     );
     // A B, B A: the candidate's two consecutive runs are one measure call (one server start per cell),
     // so 2 pairs cost 3 starts per cell, not 4.
@@ -330,12 +333,10 @@ describe("the action end to end", () => {
         }),
       }),
     );
-    // repeats.min 3 pairs: A B | B A | A B, consecutive runs of a side on one start.
+    // repeats.min 3 runs per side in one group of the default repeats.block (5): A3 B3, one start each.
     expect(measureCalls.map((call) => `${call.side}:${call.firstRun}+${call.runs}`)).toEqual([
-      "baseline:0+1",
-      "candidate:0+2",
-      "baseline:1+2",
-      "candidate:2+1",
+      "baseline:0+3",
+      "candidate:0+3",
     ]);
     expect(outputs.verdict).toBe("regression");
     expect(outputs["baseline-sha"]).toBe(base);
