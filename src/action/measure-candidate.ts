@@ -117,6 +117,15 @@ class BaseSideUnavailable extends Error {
  */
 async function prepareBaseSide(scope: JobScope): Promise<string | { reason: string }> {
   let path: string | null = null;
+  if (scope.plan.fallbackToStored) {
+    // An endpoint this job does not start is one deployment: both sides would measure the same server.
+    const { config } = await loadConfig(scope.configPath, { cwd: scope.workingDirectory });
+    if (config.server.kind === "external")
+      return {
+        reason:
+          "the server is external (server.kind: external): both sides would measure the same deployment",
+      };
+  }
   try {
     path = await fetchBaseConfig(scope);
     // The base side's config may read other variables: their values are secrets too.

@@ -373,6 +373,32 @@ describe("the action end to end", () => {
     ).toBeNull();
   });
 
+  it("auto never interleaves an external endpoint: both sides would measure the same deployment", async () => {
+    const external = testConfig(1.3).replace(
+      /server:\n( {2}.*\n)+?model:/,
+      "server:\n  kind: external\n  base_url: http://127.0.0.1:9\nmodel:",
+    );
+    expect(external).toContain("kind: external");
+    fake.files.set(`vllm-perf-gate.yml@${sha("5")}`, external);
+    const { summary } = await runJob(
+      prJob(216, {
+        config: external,
+        payload: pullRequestPayload({
+          owner: fake.owner,
+          repo: fake.repo,
+          number: 28,
+          baseSha: sha("5"),
+          headSha: sha("b"),
+        }),
+      }),
+    );
+    expect(measureCalls.map((call) => call.side)).toEqual([null]);
+    expect(summary).toContain("Mode: stored");
+    expect(summary.replace(/\\/g, "")).toContain(
+      "interleaved runs were not possible (the server is external (server.kind: external): both sides would measure the same deployment)",
+    );
+  });
+
   it("mode gate compares a PR with the stored baseline even when the base commit has the config", async () => {
     const { outputs, summary } = await runJob(
       prJob(215, {
