@@ -45,7 +45,7 @@ export const configLimits = {
   lognormalSigma: 5,
   stages: 100,
   cells: 1000,
-  /** repeats.min, repeats.max and repeats.baseline. */
+  /** repeats.min, repeats.max, repeats.baseline and repeats.block. */
   runs: 1000,
   /** gate.baseline_sessions: one page of the GitHub API's run listing. */
   baselineSessions: 100,
