@@ -45,7 +45,8 @@ export const scenarios: Record<ScenarioName, Scenario> = {
     expectedVerdicts: ["pass"],
     baselineSet: { ...quietNoise },
     candidateSet: { ...quietNoise },
-    repeats: { min: 3, max: 6 },
+    // Room to replace runs the client-health check excludes on a loaded machine.
+    repeats: { min: 3, max: 8 },
   },
   regression: {
     name: "regression",
@@ -148,6 +149,11 @@ gate:
   tolerance: 0.1
   # The simulator's knobs are the thing under test here, as engine flags or the image would be for vLLM.
   allowed_differences: [server.args, server.command, server.cacheConfig, configHash]
+# The client shares the CPU with the simulator (and, on a CI machine, with other jobs): a run during
+# which its event loop stalled for more than 20 ms measured the stall, not the server (TTFT p95 of
+# 40 ms went to 100-290 ms in such runs on a loaded 2-core machine), so it is excluded and replaced.
+client:
+  max_event_loop_lag_ms: 20
 cost:
   gpu_hourly_usd: 2.5
 `;
