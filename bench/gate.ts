@@ -23,10 +23,14 @@
  * Injected changes: "+10% on one p95": TTFT p95 of the first cell of the candidate only. "at the
  * tolerance": every gated latency of every cell × (1 + tolerance) and throughput ÷ (1 + tolerance).
  *
- * Modes: interleaved (baseline re-measured in the PR's job, A B B A order, server kept up across
- * consecutive same-side runs: R + 1 server starts per cell); stored (baseline from a 10-session
- * history of the base branch, 5 runs per session; the PR measures only the candidate, one server start
- * per cell per measuring round). Cost: src/compare/cost.ts (3 min per start, L min per cell-run).
+ * Modes: interleaved (baseline re-measured in the PR's job, A B B A order in groups of repeats.block
+ * runs per side, the server kept up across consecutive same-side runs: ⌈R / k⌉ + 1 server starts per cell
+ * and measuring step, src/runner/interleaved.ts alternatingBlocks); stored (as the action records it:
+ * gate.baseline_sessions push jobs of repeats.baseline runs each, the newest the baseline and the rest
+ * compare's history for the drift estimate; the PR measures only the candidate, one server start per
+ * cell per measuring round). Cost: src/compare/cost.ts and serverStartsPerCell (3 min per start, L min
+ * per cell-run). Rows marked "job drift" add a linear drift of every latency within the interleaved job
+ * (5% per hour of GPU time on the job's clock): what the coarser alternation of larger blocks risks.
  * "GPU-min per decisive +10%" = mean GPU-minutes per PR at +10% ÷ fraction of those PRs blocked.
  * The one-run 10% rule (what simple peer actions do): one candidate run vs one baseline run, block if
  * any gated latency rises or throughput falls by more than 10%.
@@ -34,8 +38,11 @@
 import { analyze } from "../src/compare/analyze.js";
 import { gpuMinutes, planGpuMinutes } from "../src/compare/cost.js";
 import { defaultCompareSettings } from "../src/compare/index.js";
+import { configSchema } from "../src/config/schema.js";
+import { serverStartsPerCell } from "../src/config/summary.js";
 import { percentileSorted } from "../src/metrics/percentile.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
+import { alternatingBlocks } from "../src/runner/interleaved.js";
 import { mulberry32 } from "../src/util/random.js";
 
 interface Options {
@@ -150,6 +157,7 @@ class World {
     change: Change,
     side: string,
     session: string,
+    latencyDrift = 0,
   ): RunRecord {
     const random = this.random;
     const within = sigmaW1 / Math.sqrt(this.runMinutes);
@@ -163,12 +171,14 @@ class World {
       if (change.kind === "all") injected = Math.log(1 + change.effect);
       if (change.kind === "one-p95" && metric === "ttft_p95" && cell === 0)
         injected = Math.log(1 + change.effect);
-      metrics[metric] = medians[metric] * Math.exp(shift[k]! + tau * u + within * w + injected + outlier);
+      metrics[metric] =
+        medians[metric] * Math.exp(shift[k]! + tau * u + within * w + injected + outlier + latencyDrift);
     });
     const uThroughput = -(Math.SQRT1_2 * common + Math.SQRT1_2 * t3(random));
     const tpChange = change.kind === "all" ? Math.log(1 + change.effect) : 0;
     metrics.output_throughput =
-      medians.output_throughput * Math.exp(shift[3]! + tauThroughput * uThroughput - outlier - tpChange);
+      medians.output_throughput *
+      Math.exp(shift[3]! + tauThroughput * uThroughput - outlier - tpChange - latencyDrift);
     const total = Math.round(1000 * this.runMinutes);
     const failed = poisson(random, total / 1000);
     return {
@@ -192,9 +202,15 @@ interface Design {
   repeats: { min: number; max: number };
   /** True session drift sd (stored mode). */
   driftSd: number;
+  /** Stored mode: baseline sessions the action reads (gate.baseline_sessions): the newest is the baseline, the rest its drift history. */
   historySessions: number;
+  /** Runs per baseline session (repeats.baseline). */
   runsPerSession: number;
   screen: boolean;
+  /** Interleaved: runs per side per server start (repeats.block). */
+  runsPerBlock: number;
+  /** Interleaved: a linear drift of every latency within the job, ln units per hour of GPU time (0: none). */
+  jobDriftPerHour: number;
 }
 
 interface Outcome {
@@ -202,9 +218,10 @@ interface Outcome {
   inconclusive: boolean;
   passed: boolean;
   runsPerSide: number;
+  /** GPU-minutes of the PR as measured (interleaved: in blocks of design.runsPerBlock runs per start). */
   gpuMinutes: number;
-  /** The same runs with the A B B A alternation in blocks of 5 runs per server start (interleaved). */
-  gpuMinutesBlocks: number;
+  /** The same runs with the A B B A alternation one run per block (interleaved). */
+  gpuMinutesPerRun: number;
 }
 
 type Settings = ReturnType<typeof defaultCompareSettings>;
@@ -213,45 +230,69 @@ function simulatePr(world: World, design: Design, change: Change, settings: Sett
   const stored = design.mode === "stored";
   const cells = design.cells;
   const baseline: RunRecord[] = [];
+  const history: RunRecord[] = [];
   const candidate: RunRecord[] = [];
   const zero = Array.from({ length: cells }, () => [0, 0, 0, 0]);
   if (stored) {
+    // As the action records and reads it: baseline_sessions push jobs of repeats.baseline runs each;
+    // the newest is the baseline, the earlier ones only feed the drift estimate (compare's history).
     for (let s = 0; s < design.historySessions; s++) {
       const shift = world.session(cells, design.driftSd);
+      const target = s === 0 ? baseline : history;
       for (let k = 0; k < design.runsPerSession; k++)
         for (let cell = 0; cell < cells; cell++)
-          baseline.push(world.run(cell, k, shift[cell]!, { kind: "none" }, "baseline", `base-${s}`));
+          target.push(world.run(cell, k, shift[cell]!, { kind: "none" }, "baseline", `base-${s}`));
     }
   }
   const candShift = stored ? world.session(cells, design.driftSd) : zero;
-  const measured = {
-    candidate: new Array<number>(cells).fill(0),
-    baseline: new Array<number>(cells).fill(0),
-    rounds: new Array<number>(cells).fill(0),
+  const measured = new Array<number>(cells).fill(0);
+  /** Per cell, the runs per side at which each measuring step ended (the looks reached). */
+  const steps: number[][] = Array.from({ length: cells }, () => []);
+  // GPU time elapsed in the job per cell, for the within-job drift (a start, then the runs, per block).
+  const clock = new Array<number>(cells).fill(0);
+  const rates = { runMinutes: design.runMinutes };
+  const startMinutes = gpuMinutes(1, 0, rates);
+  const measure = (cell: number, target: number) => {
+    const from = measured[cell]!;
+    if (target <= from) return;
+    if (stored) {
+      for (let k = from; k < target; k++)
+        candidate.push(world.run(cell, k, candShift[cell]!, change, "candidate", "candidate"));
+    } else {
+      for (const block of alternatingBlocks(
+        from,
+        target - from,
+        ["baseline", "candidate"] as const,
+        design.runsPerBlock,
+      )) {
+        clock[cell]! += startMinutes;
+        for (let k = block.firstRun; k < block.firstRun + block.runs; k++) {
+          clock[cell]! += design.runMinutes / 2;
+          const drift = (design.jobDriftPerHour * clock[cell]!) / 60;
+          clock[cell]! += design.runMinutes / 2;
+          const list = block.side === "baseline" ? baseline : candidate;
+          list.push(
+            world.run(
+              cell,
+              k,
+              zero[cell]!,
+              block.side === "candidate" ? change : { kind: "none" },
+              block.side,
+              block.side,
+              drift,
+            ),
+          );
+        }
+      }
+    }
+    if (from > 0) steps[cell]!.push(from);
+    measured[cell] = target;
   };
-  const add = (side: "baseline" | "candidate", cell: number, target: number) => {
-    const list = side === "baseline" ? baseline : candidate;
-    for (let k = measured[side][cell]!; k < target; k++)
-      list.push(
-        world.run(
-          cell,
-          k,
-          (side === "baseline" ? zero : candShift)[cell]!,
-          side === "candidate" ? change : { kind: "none" },
-          side,
-          side,
-        ),
-      );
-    if (side === "candidate" && target > measured.candidate[cell]!) measured.rounds[cell]!++;
-    measured[side][cell] = Math.max(measured[side][cell]!, target);
-  };
-  for (let cell = 0; cell < cells; cell++) {
-    add("candidate", cell, design.repeats.min);
-    if (!stored) add("baseline", cell, design.repeats.min);
-  }
+  for (let cell = 0; cell < cells; cell++) measure(cell, design.repeats.min);
   for (let look = 0; look < 50; look++) {
     const verdict = analyze({
       baseline,
+      ...(history.length > 0 ? { history } : {}),
       candidate,
       gate: settings.gate,
       repeats: settings.repeats,
@@ -264,39 +305,32 @@ function simulatePr(world: World, design: Design, change: Change, settings: Sett
     if (next === null || verdict.verdict !== "inconclusive") {
       const costWith = (runsPerBlock: number) => {
         let cost = 0;
-        for (let cell = 0; cell < cells; cell++)
-          cost += stored
-            ? gpuMinutes(measured.rounds[cell]!, measured.candidate[cell]!, { runMinutes: design.runMinutes })
-            : planGpuMinutes(
-                {
-                  mode: "interleaved",
-                  cells: 1,
-                  candidateRuns: measured.candidate[cell]!,
-                  baselineRuns: measured.baseline[cell]!,
-                  runsPerBlock,
-                },
-                { runMinutes: design.runMinutes },
-              );
+        for (let cell = 0; cell < cells; cell++) {
+          const runs = measured[cell]!;
+          const starts = serverStartsPerCell(
+            stored ? "stored" : "interleaved",
+            runs,
+            steps[cell]!,
+            "per-cell",
+            runsPerBlock,
+          );
+          cost += gpuMinutes(starts, (stored ? 1 : 2) * runs, rates);
+        }
         return cost;
       };
       return {
         blocked: verdict.verdict === "regression",
         inconclusive: verdict.verdict === "inconclusive",
         passed: verdict.verdict === "pass",
-        runsPerSide: Math.max(...measured.candidate),
-        gpuMinutes: costWith(1),
-        gpuMinutesBlocks: costWith(5),
+        runsPerSide: Math.max(...measured),
+        gpuMinutes: costWith(design.runsPerBlock),
+        gpuMinutesPerRun: costWith(1),
       };
     }
     const wanted = new Set(next.cells.map((name) => Number(name.slice("cell-".length))));
     for (let cell = 0; cell < cells; cell++) {
       if (!wanted.has(cell)) continue;
-      const target = Math.min(
-        design.repeats.max,
-        measured.candidate[cell]! + Math.max(1, next.addCandidateRuns),
-      );
-      add("candidate", cell, target);
-      if (!stored) add("baseline", cell, target);
+      measure(cell, Math.min(design.repeats.max, measured[cell]! + Math.max(1, next.addCandidateRuns)));
     }
   }
   throw new Error("the gate never stopped asking for runs");
@@ -325,7 +359,7 @@ function simulateThresholdRule(world: World, design: Design, change: Change): Ou
     passed: !blocked,
     runsPerSide: 1,
     gpuMinutes: cost,
-    gpuMinutesBlocks: cost,
+    gpuMinutesPerRun: cost,
   };
 }
 
@@ -356,8 +390,8 @@ function mean(outcomes: readonly Outcome[], f: (o: Outcome) => number): { m: num
 }
 
 /** GPU-minutes per decisive verdict: mean cost per PR ÷ P(blocked), with a delta-method SE. */
-function perDecisive(outcomes: readonly Outcome[], blocks = false): string {
-  const cost = mean(outcomes, (o) => (blocks ? o.gpuMinutesBlocks : o.gpuMinutes));
+function perDecisive(outcomes: readonly Outcome[], perRun = false): string {
+  const cost = mean(outcomes, (o) => (perRun ? o.gpuMinutesPerRun : o.gpuMinutes));
   const power = rate(outcomes, (o) => o.blocked);
   if (power.p === 0) return "∞ (nothing blocked)";
   const value = cost.m / power.p;
@@ -367,7 +401,7 @@ function perDecisive(outcomes: readonly Outcome[], blocks = false): string {
 
 function settingsFor(design: Design): Settings {
   const settings = defaultCompareSettings();
-  settings.repeats = { ...design.repeats };
+  settings.repeats = { ...design.repeats, block: design.runsPerBlock };
   if (!design.screen) settings.gate.outlier_threshold = 0;
   return settings;
 }
@@ -376,6 +410,8 @@ function main(): void {
   const options = parseOptions(process.argv.slice(2));
   const started = performance.now();
   const defaults = defaultCompareSettings();
+  // The config's defaults as the action uses them: runs per stored-baseline session and per block.
+  const repeatDefaults = configSchema.shape.repeats.parse(undefined);
   const tolerance = defaults.gate.tolerance;
   const pool = withinRunPool(mulberry32(options.seed * 7919), 2000, 1000);
   const print = (line = "") => console.log(line);
@@ -383,11 +419,13 @@ function main(): void {
     mode: "interleaved",
     cells: 3,
     runMinutes: 0.5,
-    repeats: { ...defaults.repeats },
+    repeats: { min: defaults.repeats.min, max: defaults.repeats.max },
     driftSd: 0.02,
-    historySessions: 10,
-    runsPerSession: 5,
+    historySessions: defaults.gate.baseline_sessions,
+    runsPerSession: repeatDefaults.baseline,
     screen: true,
+    runsPerBlock: repeatDefaults.block,
+    jobDriftPerHour: 0,
   };
   let seedCounter = 0;
   const simulate = (design: Design, change: Change, reps: number, rule: "gate" | "threshold" = "gate") => {
@@ -408,7 +446,7 @@ function main(): void {
     `# bench:gate — ${reps} simulated PRs per key cell (${light} for the others), seed ${options.seed}; 3 cells × 5 gated metrics, default config`,
   );
   print(
-    `Defaults: tolerance ${tolerance}, detect_change ${defaults.gate.detect_change}, confidence ${defaults.gate.confidence}, repeats ${defaults.repeats.min}..${defaults.repeats.max}, outlier screen ${defaults.gate.outlier_threshold} robust sd, min_run_sd ${defaults.gate.min_run_sd}, session_drift_sd ${defaults.gate.session_drift_sd}`,
+    `Defaults: tolerance ${tolerance}, detect_change ${defaults.gate.detect_change}, confidence ${defaults.gate.confidence}, repeats ${defaults.repeats.min}..${defaults.repeats.max}, block ${repeatDefaults.block}, baseline ${repeatDefaults.baseline} runs x ${defaults.gate.baseline_sessions} sessions, outlier screen ${defaults.gate.outlier_threshold} robust sd, min_run_sd ${defaults.gate.min_run_sd}, session_drift_sd ${defaults.gate.session_drift_sd}`,
   );
   print(
     "Noise: run effect τ 0.025 (t, 3 df, correlated across metrics), σ_w 0.0166/√L, 5% of runs 1.3x slower, session drift 0.02 (stored; 0.04 where marked). Figures: rate ± Monte-Carlo SE.",
@@ -416,7 +454,7 @@ function main(): void {
   print();
   const header =
     "| mode | rule | false block, no change | false block at tolerance (all metrics +" +
-    `${tolerance * 100}%) | power, +10% on one p95 | clean PR inconclusive | mean runs/side (clean, +10%) | GPU-min per PR (+10%) | GPU-min per decisive +10% | same, A B B A in blocks of 5 runs |`;
+    `${tolerance * 100}%) | power, +10% on one p95 | clean PR inconclusive | mean runs/side (clean, +10%) | GPU-min per PR (+10%) | GPU-min per decisive +10% | same, A B B A one run per block |`;
   const separator = "|---|---|---|---|---|---|---|---|---|---|";
   const row = (mode: string, rule: string, design: Design, kind: "gate" | "threshold", heavy: boolean) => {
     const n = heavy ? reps : light;
@@ -443,6 +481,17 @@ function main(): void {
         base,
         "gate",
         true,
+      );
+      row("interleaved, block 1", "adaptive, A B B A per run", { ...base, runsPerBlock: 1 }, "gate", false);
+      // Coarser alternation against drift within the job: every latency drifts 5% per hour of GPU time.
+      const drifting = { ...base, jobDriftPerHour: 0.05 };
+      row(`interleaved, job drift 5%/h`, `adaptive, block ${base.runsPerBlock}`, drifting, "gate", false);
+      row(
+        "interleaved, job drift 5%/h",
+        "adaptive, block 1",
+        { ...drifting, runsPerBlock: 1 },
+        "gate",
+        false,
       );
       row("interleaved", "adaptive, outlier screen off", { ...base, screen: false }, "gate", false);
       row("interleaved", "one-run 10% rule", base, "threshold", false);

@@ -76,7 +76,7 @@ async function compareUntilDecided(
 export async function gate(scope: JobScope, measured: Measured): Promise<ActionResult> {
   const { inputs, io, layout } = scope;
   const baseline = await acquireBaseline(scope, measured);
-  if ("missing" in baseline) return baselineMissing(scope, baseline.missing);
+  if ("missing" in baseline) return baselineMissing(scope, baseline.missing, measured.fallbackReason);
   const outcome = await compareUntilDecided(scope, measured, baseline);
   let failed = decideFailure(outcome, inputs.failOn);
   let overrideNote: string | null = null;
@@ -117,13 +117,18 @@ function publishing(scope: JobScope) {
 }
 
 /** No baseline yet is not a failure: the PR is measured, its evidence kept, and the step passes. */
-async function baselineMissing(scope: JobScope, reason: string): Promise<ActionResult> {
+async function baselineMissing(
+  scope: JobScope,
+  reason: string,
+  fallbackReason: string | null,
+): Promise<ActionResult> {
   const { inputs, io, layout, plan } = scope;
   const runs = await countRuns(layout.candidateDir);
   const report = [
     "## vllm-perf-gate: baseline missing",
     "",
     `Nothing to compare with: ${escapeMarkdown(reason, 300)}.`,
+    ...(fallbackReason ? ["", `Note: ${escapeMarkdown(fallbackReason, 300)}.`] : []),
     "",
     `The candidate was measured (${runs.size} cell(s), ${fewestRuns(runs, null)} run(s) each) and its results are uploaded as artifact \`${inputs.artifactName}\`. ` +
       `Run this workflow on a push to ${plan.baseBranch ? inlineCode(plan.baseBranch) : "the base branch"} to record a baseline; the next run of this pull request compares with it.`,

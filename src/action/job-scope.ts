@@ -33,6 +33,8 @@ export interface JobScope {
 export interface Measured {
   mode: ComparisonMode;
   baseConfigPath: string | null;
+  /** Why `auto` gates this PR against the stored baseline instead of interleaved; null otherwise. */
+  fallbackReason: string | null;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { cp, readdir, writeFile } from "node:fs/promises";
+import { cp, readdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { environmentValuesOf, loadConfig } from "../config/load.js";
 import { readFileAtCommit } from "../github/base-config.js";
@@ -31,15 +31,15 @@ export function measureRuns(
 }
 
 /**
- * The base and head configs measured alternately, one run of each per pair in the order A B, B A, ...
- * (see alternatingBlocks). Consecutive runs of one side are one measure call, so one server start per
- * cell: R pairs cost R + 1 starts per cell, not 2R.
+ * The base and head configs measured alternately from run `firstRun` on, `runs` more runs per side, in
+ * groups of repeats.block runs per side in the order A B, B A, ... (see alternatingBlocks). Consecutive
+ * runs of one side are one measure call, so one server start per cell: ⌈R / k⌉ + 1 starts per cell.
  */
 export async function alternate(
   scope: JobScope,
   baseConfigPath: string,
   firstRun: number,
-  pairs: number,
+  runs: number,
   cells: string[] | null,
 ): Promise<void> {
   const base = {
@@ -52,7 +52,9 @@ export async function alternate(
     resultsDir: scope.layout.candidateDir,
     side: "candidate" as const,
   };
-  for (const block of alternatingBlocks(firstRun, pairs, [base, head])) {
+  // The PR's config says how the comparison is measured (as it does for the repeats and the gate).
+  const { config } = await loadConfig(scope.configPath, { cwd: scope.workingDirectory });
+  for (const block of alternatingBlocks(firstRun, runs, [base, head], config.repeats.block)) {
     await measureRuns(scope, { ...block.side, firstRun: block.firstRun, runs: block.runs, cells });
   }
 }
@@ -60,13 +62,16 @@ export async function alternate(
 export async function measureCandidate(scope: JobScope): Promise<Measured> {
   const { source } = scope.plan;
   if (source === "aggregate") return collectParts(scope);
+  let fallbackReason: string | null = null;
   if (source === "interleaved") {
-    const baseConfigPath = await fetchBaseConfig(scope);
-    // The base side's config may read other variables: their values are secrets too.
-    scope.redactor = scope.redactor.with(await environmentValuesOf(baseConfigPath));
-    const { config } = await loadConfig(scope.configPath);
-    await alternate(scope, baseConfigPath, 0, config.repeats.min, scope.inputs.cells);
-    return { mode: "interleaved", baseConfigPath };
+    const base = await prepareBaseSide(scope);
+    if (typeof base === "string") {
+      const { config } = await loadConfig(scope.configPath);
+      await alternate(scope, base, 0, config.repeats.min, scope.inputs.cells);
+      return { mode: "interleaved", baseConfigPath: base, fallbackReason: null };
+    }
+    fallbackReason = `interleaved runs were not possible (${base.reason}), so this PR is gated against the stored baseline`;
+    scope.io.notice(`vllm-perf-gate: ${fallbackReason}.`);
   }
   const cells = scope.inputs.cells;
   // A stored baseline is measured once and read by every PR until the next one: it gets repeats.baseline
@@ -86,7 +91,7 @@ export async function measureCandidate(scope: JobScope): Promise<Measured> {
     cells,
     side: null,
   });
-  return { mode: "stored", baseConfigPath: null };
+  return { mode: "stored", baseConfigPath: null, fallbackReason };
 }
 
 /** Path where the base commit's config is written: next to the PR's, so relative paths resolve alike. */
@@ -94,20 +99,90 @@ export function baseConfigPathFor(configPath: string, baseSha: string): string {
   return join(dirname(configPath), `.vllm-perf-gate-base-${baseSha.slice(0, 12)}.yml`);
 }
 
+/** Why there is no base side to run (the config is new in this PR, or it cannot be read). */
+class BaseSideUnavailable extends Error {
+  override readonly name = "BaseSideUnavailable";
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The base commit's config, fetched and checked (it parses and validates under this tool version), its
+ * secrets added to the redactor. When `auto` may fall back to the stored baseline, a base side that cannot
+ * be had is returned as its reason; an explicit `mode: interleaved` fails with it.
+ */
+async function prepareBaseSide(scope: JobScope): Promise<string | { reason: string }> {
+  let path: string | null = null;
+  if (scope.plan.fallbackToStored) {
+    // An endpoint this job does not start is one deployment: both sides would measure the same server.
+    const { config } = await loadConfig(scope.configPath, { cwd: scope.workingDirectory });
+    if (config.server.kind === "external")
+      return {
+        reason:
+          "the server is external (server.kind: external): both sides would measure the same deployment",
+      };
+  }
+  try {
+    path = await fetchBaseConfig(scope);
+    // The base side's config may read other variables: their values are secrets too.
+    scope.redactor = scope.redactor.with(await environmentValuesOf(path));
+    await loadConfig(path, { cwd: scope.workingDirectory });
+    return path;
+  } catch (error) {
+    if (!scope.plan.fallbackToStored) throw error;
+    if (path) await rm(path, { force: true });
+    const reason =
+      error instanceof BaseSideUnavailable
+        ? error.reason
+        : `the base commit's config cannot be used: ${briefly((error as Error).message, path, scope)}`;
+    return { reason: scope.redactor.redact(reason) };
+  }
+}
+
+/** A config error in one line, naming the file as the repository knows it (path at commit). */
+function briefly(message: string, path: string | null, scope: JobScope): string {
+  const shown = `${relative(scope.workspace, scope.configPath).split("\\").join("/")} at ${scope.plan.baseSha?.slice(0, 12)}`;
+  const lines = (path ? message.split(path).join(shown) : message)
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
+  if (lines.length < 2) return lines[0] ?? message;
+  // The problems repeat the file name with a line:column; the first one is enough to say what is wrong.
+  const first = lines[1]!.startsWith(shown)
+    ? lines[1]!.slice(shown.length).replace(/^:\d+:\d+\s*/, "")
+    : lines[1];
+  return `${lines[0]}, the first: ${first}`;
+}
+
 async function fetchBaseConfig(scope: JobScope): Promise<string> {
   const baseSha = scope.plan.baseSha;
-  if (!baseSha) throw new Error("interleaved runs need the pull request's base commit");
+  if (!baseSha) {
+    const reason = "the pull request's base commit is unknown";
+    throw new BaseSideUnavailable(reason, `interleaved runs need the pull request's base commit`);
+  }
   const repoPath = relative(scope.workspace, scope.configPath).split("\\").join("/");
-  if (repoPath.startsWith(".."))
-    throw new Error(`config ${scope.configPath} is outside the checked-out repository`);
+  if (repoPath.startsWith("..")) {
+    const reason = `config ${scope.configPath} is outside the checked-out repository`;
+    throw new BaseSideUnavailable(reason, reason);
+  }
   const text = await readFileAtCommit(scope.github(), {
     owner: scope.context.owner,
     repo: scope.context.repo,
     path: repoPath,
     ref: baseSha,
   }).catch((error: unknown) => {
-    if (httpStatusOf(error) !== 404) throw error;
-    throw new Error(
+    if (httpStatusOf(error) !== 404) {
+      throw new BaseSideUnavailable(
+        `${repoPath} could not be read at the base commit ${baseSha.slice(0, 12)}: ${(error as Error).message}`,
+        (error as Error).message,
+      );
+    }
+    throw new BaseSideUnavailable(
+      `${repoPath} does not exist at the base commit ${baseSha.slice(0, 12)}`,
       `mode interleaved: ${repoPath} does not exist at the base commit ${baseSha.slice(0, 12)}, so there is no base side to run; use mode gate (stored baseline) for this PR`,
     );
   });
@@ -152,5 +227,5 @@ async function collectParts(scope: JobScope): Promise<Measured> {
   scope.io.info(
     `Aggregated ${parts.length} partial result(s): ${parts.map((part) => part.name).join(", ")}.`,
   );
-  return { mode, baseConfigPath: null };
+  return { mode, baseConfigPath: null, fallbackReason: null };
 }

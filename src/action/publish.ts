@@ -79,7 +79,8 @@ function provenanceFooter(
     const date = baseline.date && !Number.isNaN(Date.parse(baseline.date)) ? new Date(baseline.date) : null;
     const when = date ? ` (${date.toISOString().slice(0, 16).replace("T", " ")} UTC)` : "";
     parts.push(`Baseline: ${commit}${run}${when}.`);
-    if (baseline.note) parts.push(`Note: ${escapeMarkdown(baseline.note, 300)}.`);
+    // Room for both reasons a note can hold: why auto did not run interleaved, and why an older run was used.
+    if (baseline.note) parts.push(`Note: ${escapeMarkdown(baseline.note, 500)}.`);
   }
   parts.push(`Evidence: artifact \`${inputs.artifactName}\` of [run ${context.runId}](${runUrl}).`);
   return `<sub>${parts.join(" ")}</sub>`;

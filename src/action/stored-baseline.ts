@@ -84,10 +84,16 @@ export async function acquireBaseline(scope: JobScope, measured: Measured): Prom
       date: found.runCreatedAt,
       ref: plan.baseBranch,
       url: `${context.serverUrl}/${context.owner}/${context.repo}/actions/runs/${found.runId}`,
-      ...(found.fallbackReason ? { note: found.fallbackReason } : {}),
+      ...noteOf([measured.fallbackReason, found.fallbackReason]),
     },
     sha: safeSha(found.headSha),
   };
+}
+
+/** The baseline's note: why `auto` did not run interleaved, and why an older baseline run was used. */
+function noteOf(reasons: readonly (string | null)[]): { note?: string } {
+  const present = reasons.filter((reason): reason is string => Boolean(reason));
+  return present.length > 0 ? { note: present.join("; ") } : {};
 }
 
 /** Downloads one baseline artifact into `dir` and checks it as untrusted input. */

@@ -31,7 +31,7 @@ export interface AnalyzeInput {
   baseline: readonly RunRecord[];
   candidate: readonly RunRecord[];
   gate: GateConfig;
-  repeats: { min: number; max: number };
+  repeats: { min: number; max: number; block?: number };
   mode: ComparisonMode;
   baselineInfo?: BaselineInfo | null;
   /**
@@ -119,7 +119,10 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   const drafts: Draft[] = pairing.compared.flatMap((cell) => draftsForCell(cell, draftSettings, warnings));
 
   const gatedCount = drafts.filter((d) => d.gated).length;
-  const rates: CostRates = input.runMinutes === undefined ? {} : { runMinutes: input.runMinutes };
+  const rates: CostRates = {
+    ...(input.runMinutes === undefined ? {} : { runMinutes: input.runMinutes }),
+    ...(input.repeats.block === undefined ? {} : { runsPerBlock: input.repeats.block }),
+  };
   const comparisons = decide(drafts, alpha, passAlpha, gatedCount);
   const { differences, notComparable } = checkComparability(pairing.fingerprintPairs, gate, warnings);
 

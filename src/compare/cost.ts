@@ -1,4 +1,9 @@
-import { type CostMode, defaultServerStartSeconds, serverStartsPerCell } from "../config/summary.js";
+import {
+  type CostMode,
+  defaultServerStartSeconds,
+  interleavedStepStarts,
+  serverStartsPerCell,
+} from "../config/summary.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import type { ComparisonMode, GpuMinutesSpent } from "./verdict-schema.js";
 
@@ -16,6 +21,8 @@ export const defaultRunMinutes = 1;
 export interface CostRates {
   startMinutes?: number;
   runMinutes?: number;
+  /** Interleaved: runs per side measured back to back on one server start (repeats.block; default 1). */
+  runsPerBlock?: number;
 }
 
 export function gpuMinutes(serverStarts: number, cellRuns: number, rates: CostRates = {}): number {
@@ -33,14 +40,12 @@ export function runMinutesOf(size: { duration_s?: number } | { requests?: number
 }
 
 /**
- * Server starts to measure `runs` runs per side of one cell, alternating A B B A A B ... with the
- * server kept up across consecutive runs of the same side: R + 1 starts for R runs per side (R >= 1).
- * With the alternation in blocks of `runsPerBlock` runs (A^k B^k B^k A^k ...), ⌈R / k⌉ + 1.
+ * Server starts to measure `runs` runs per side of one cell in one measuring step, alternating A B B A
+ * A B ... with the server kept up across consecutive runs of the same side: R + 1 starts for R runs per
+ * side (R >= 1). With the alternation in blocks of `runsPerBlock` runs (A^k B^k B^k A^k ...), ⌈R / k⌉ + 1.
  */
 export function interleavedStarts(runsPerSide: number, runsPerBlock = 1): number {
-  // One block of k runs per side behaves as one run of the per-run alternation.
-  const blocks = Math.ceil(runsPerSide / Math.max(1, runsPerBlock));
-  return serverStartsPerCell("interleaved", blocks, [], "per-cell");
+  return serverStartsPerCell("interleaved", runsPerSide, [], "per-cell", runsPerBlock);
 }
 
 export interface PlanCost {
@@ -54,6 +59,11 @@ export interface PlanCost {
   rounds?: number;
   /** Interleaved: runs per side measured back to back on one server start (1: A B B A per run). */
   runsPerBlock?: number;
+  /**
+   * Interleaved: runs per side at which earlier measuring steps (looks) ended; each step starts its
+   * first block afresh (serverStartsPerCell). None: all runs in one step.
+   */
+  steps?: readonly number[];
 }
 
 /** GPU-minutes a PR spends on a plan (every server start counted). */
@@ -63,7 +73,7 @@ export function planGpuMinutes(plan: PlanCost, rates: CostRates = {}): number {
     return (
       plan.cells *
       gpuMinutes(
-        interleavedStarts(runs, plan.runsPerBlock),
+        serverStartsPerCell("interleaved", runs, plan.steps ?? [], "per-cell", plan.runsPerBlock),
         plan.candidateRuns + (plan.baselineRuns ?? plan.candidateRuns),
         rates,
       )
@@ -73,8 +83,9 @@ export function planGpuMinutes(plan: PlanCost, rates: CostRates = {}): number {
 }
 
 /**
- * GPU-minutes to go from `from` to `to` runs per side in `cells` cells: the difference of the plans,
- * so interleaved starts are counted as the alternation continues (stored: one more round).
+ * GPU-minutes to go from `from` to `to` runs per side in `cells` cells in one more measuring step: the
+ * step's runs (both sides when interleaved) and its server starts (interleaved: the blocks of the step,
+ * as serverStartsPerCell counts them; stored: one more round).
  */
 export function addedGpuMinutes(
   mode: "stored" | "interleaved",
@@ -84,11 +95,9 @@ export function addedGpuMinutes(
   rates: CostRates = {},
 ): number {
   if (to <= from) return 0;
+  // A new measuring step: its first block is a new server start even when it continues the last side.
   if (mode === "interleaved")
-    return (
-      planGpuMinutes({ mode, cells, candidateRuns: to }, rates) -
-      planGpuMinutes({ mode, cells, candidateRuns: from }, rates)
-    );
+    return cells * gpuMinutes(interleavedStepStarts(from, to, rates.runsPerBlock), 2 * (to - from), rates);
   return cells * gpuMinutes(1, to - from, rates);
 }
 
@@ -97,6 +106,8 @@ export interface CostModel {
   /** GPU seconds one server start costs (cost.server_start_s or the server kind's default). */
   serverStartS: number;
   lifecycle: "per-cell" | "per-run";
+  /** Interleaved: runs per side per server start (repeats.block); 1 when not given. */
+  runsPerBlock?: number;
 }
 
 /** Without a config: the issue's model of a vLLM container, 3 minutes a start, one server per cell. */
@@ -125,7 +136,7 @@ export function gpuMinutesSpent(
   const costMode: CostMode = mode === "interleaved" ? "interleaved" : "stored";
   let serverStarts = 0;
   for (const count of perCell.values())
-    serverStarts += serverStartsPerCell(costMode, count, looks, model.lifecycle);
+    serverStarts += serverStartsPerCell(costMode, count, looks, model.lifecycle, model.runsPerBlock);
   const startMinutes = (serverStarts * model.serverStartS) / 60;
   return {
     total: runSeconds / 60 + startMinutes,

@@ -21,7 +21,7 @@ export { verdictFileSchema } from "./verdict-schema.js";
 /** What compare needs of the config; everything else in it is irrelevant here. */
 export interface CompareSettings {
   gate: GateConfig;
-  repeats: { min: number; max: number };
+  repeats: { min: number; max: number; block?: number };
   /** Minutes of one cell-run for GPU-time estimates (the config's duration_s; default 1). */
   runMinutes?: number;
   /** For the GPU-minutes spent; without a config, 3 minutes a start and one server per cell. */
@@ -42,7 +42,11 @@ export function settingsFromConfig(config: Config): CompareSettings {
     gate: config.gate,
     repeats: config.repeats,
     runMinutes,
-    cost: { serverStartS: serverStartSeconds(config), lifecycle: serverLifecycle(config) },
+    cost: {
+      serverStartS: serverStartSeconds(config),
+      lifecycle: serverLifecycle(config),
+      runsPerBlock: config.repeats.block,
+    },
   };
 }
 
@@ -89,7 +93,7 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     decided.mode,
     { baseline: input.baseline, candidate: input.candidate },
     decided.settings.looks,
-    settings.cost ?? defaultCostModel,
+    settings.cost ?? { ...defaultCostModel, runsPerBlock: settings.repeats.block ?? 1 },
   );
   if (input.inputNotes && input.inputNotes.length > 0)
     decided.warnings = [...input.inputNotes, ...decided.warnings];

@@ -104,13 +104,17 @@ export function cellSessionDrift(
   // 1. Runs far from their session's median, in pooled within-session sds.
   const within = withinVariance(withSpread.map(([, values]) => values));
   let screenedRuns = 0;
-  const screened = entries.map(([name, values]): [string, number[]] => {
-    if (values.length < 3 || within === 0) return [name, [...values]];
-    const center = median(values);
-    const kept = values.filter((v) => Math.abs(v - center) <= runCutoff * Math.sqrt(within));
-    screenedRuns += values.length - kept.length;
-    return [name, kept];
-  });
+  const screened = entries
+    .map(([name, values]): [string, number[]] => {
+      if (values.length < 3 || within === 0) return [name, [...values]];
+      const center = median(values);
+      const kept = values.filter((v) => Math.abs(v - center) <= runCutoff * Math.sqrt(within));
+      screenedRuns += values.length - kept.length;
+      return [name, kept];
+    })
+    // A session split in two clusters can lose every run around a median between them: it is left
+    // out, never averaged as an empty session (which made the drift NaN and the gate throw).
+    .filter(([, values]) => values.length > 0);
   // 2. Sessions far from the others, in robust sds of the session means.
   let kept = screened;
   const screenedSessions: string[] = [];

@@ -141,7 +141,7 @@ function limitsSection(): string[] {
     `| \`num_prefixes\`, \`num_documents\` | ${n(L.datasetItems)} |`,
     `| stages of a \`stages\` load | ${L.stages} |`,
     `| cells | ${n(L.cells)} |`,
-    `| \`repeats.min\`, \`repeats.max\`, \`repeats.baseline\` | ${n(L.runs)} |`,
+    `| \`repeats.min\`, \`repeats.max\`, \`repeats.baseline\`, \`repeats.block\` | ${n(L.runs)} |`,
     `| \`gate.baseline_sessions\` | ${n(L.baselineSessions)} |`,
     "",
     `The client opens at most as many connections as a run has requests. A config with many problems lists the first ${maxListedProblems} (each message`,

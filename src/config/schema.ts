@@ -45,7 +45,7 @@ export const configLimits = {
   lognormalSigma: 5,
   stages: 100,
   cells: 1000,
-  /** repeats.min, repeats.max and repeats.baseline. */
+  /** repeats.min, repeats.max, repeats.baseline and repeats.block. */
   runs: 1000,
   /** gate.baseline_sessions: one page of the GitHub API's run listing. */
   baselineSessions: 100,
@@ -509,6 +509,12 @@ const repeatsSchema = strictObject({
     .describe(
       "Runs per cell a stored baseline records (mode baseline, or auto on the default branch). A pull request adds runs only on its own side, so the baseline is measured once with enough runs.",
     ),
+  block: positiveInt()
+    .max(configLimits.runs, atMost(configLimits.runs, "runs per side"))
+    .default(5)
+    .describe(
+      "Interleaved mode: runs per side measured back to back on one server start, alternating in groups (A5 B10 A10 B10 A5 for 20 runs at 5). Larger blocks cost fewer server starts; 1 (A B B A per run) protects best against drift within the job.",
+    ),
 }).refine((repeats) => repeats.max >= repeats.min, { message: "expected max >= min" });
 
 const costSchema = strictObject({
@@ -558,7 +564,7 @@ export const configSchema = strictObject({
       configLimits.cells,
       `expected at most ${configLimits.cells} cells (the limit on cells; see docs/config-reference.md#limits)`,
     ),
-  repeats: repeatsSchema.default({ min: 5, max: 25, baseline: 10 }),
+  repeats: repeatsSchema.default({ min: 5, max: 25, baseline: 10, block: 5 }),
   gate: gateSchema.default(gateSchema.parse({})),
   cost: costSchema.default({}),
   telemetry: telemetrySchema.default({ metrics_interval_s: 2, nvidia_smi_interval_s: 1 }),

@@ -239,21 +239,37 @@ export { serverLifecycle };
 
 /**
  * Server starts per cell to reach `runs` runs per side. stored (the PR's side only): one start per
- * measuring step, i.e. per look reached; interleaved (both sides, A B | B A ...): each look's p pairs are
- * p + 1 blocks of consecutive same-side runs, one start each; baseline (the push job): one start. Under
- * `lifecycle: per-run` every run is a start.
+ * measuring step, i.e. per look reached; interleaved (both sides, alternating in groups of
+ * `runsPerBlock` runs per side, A B | B A ...): each look's step from a to b runs touches g groups and is
+ * g + 1 blocks of consecutive same-side runs, one start each (k = 1: b − a + 1); baseline (the push job):
+ * one start. Under `lifecycle: per-run` every run is a start.
  */
 export function serverStartsPerCell(
   mode: CostMode,
   runs: number,
   looks: readonly number[],
   lifecycle: "per-cell" | "per-run",
+  runsPerBlock = 1,
 ): number {
   if (runs <= 0) return 0;
   if (lifecycle === "per-run") return mode === "interleaved" ? 2 * runs : runs;
   if (mode === "baseline") return 1;
-  const steps = looks.filter((look) => look < runs).length + 1;
-  return mode === "interleaved" ? runs + steps : steps;
+  const bounds = [...new Set([0, ...looks.filter((look) => look > 0 && look < runs), runs])].sort(
+    (a, b) => a - b,
+  );
+  if (mode === "stored") return bounds.length - 1;
+  let starts = 0;
+  for (let i = 1; i < bounds.length; i++)
+    starts += interleavedStepStarts(bounds[i - 1]!, bounds[i]!, runsPerBlock);
+  return starts;
+}
+
+/** Server starts per cell of one interleaved measuring step from `from` to `to` runs per side. */
+export function interleavedStepStarts(from: number, to: number, runsPerBlock = 1): number {
+  if (to <= from) return 0;
+  const k = Math.max(1, Math.floor(runsPerBlock));
+  const groups = Math.floor((to - 1) / k) - Math.floor(from / k) + 1;
+  return groups + 1;
 }
 
 export interface GpuMinutesEstimate {
@@ -276,7 +292,7 @@ export function estimateGpuMinutes(
   const cells = secondsPerRunByCell.length;
   const price = config.cost.gpu_hourly_usd;
   const at = (mode: CostMode, runs: number) => {
-    const starts = cells * serverStartsPerCell(mode, runs, looks, lifecycle);
+    const starts = cells * serverStartsPerCell(mode, runs, looks, lifecycle, config.repeats.block);
     const sides = mode === "interleaved" ? 2 : 1;
     return { starts, minutes: (sides * runs * runSeconds + starts * startSeconds) / 60 };
   };

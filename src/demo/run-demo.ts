@@ -113,6 +113,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoIn
       ],
       minRuns: scenario.repeats.min,
       maxRuns: scenario.repeats.max,
+      runsPerBlock: baseline!.config.repeats.block,
       progress,
       ...(options.signal ? { signal: options.signal } : {}),
       decide: async (runs) => {

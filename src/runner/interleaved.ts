@@ -31,6 +31,8 @@ export interface AdaptiveRunOptions {
   readonly signal?: AbortSignal;
   /** Fit prompt lengths with POST /tokenize (default true). */
   readonly calibrate?: boolean;
+  /** Runs per side measured back to back on one server start (repeats.block; default 1). */
+  readonly runsPerBlock?: number;
 }
 
 export interface AdaptiveRunResult {
@@ -56,28 +58,36 @@ export interface SideBlock<Side> {
 }
 
 /**
- * The runs of pairs firstPair .. firstPair + pairs − 1 in alternating order, with consecutive runs of the
- * same side merged into one block: A B | B A | A B gives A, BB, AA, B. Each block is one server start per
- * cell, so R pairs cost R + 1 starts per cell instead of 2R, in the same order of runs.
+ * The runs firstRun .. firstRun + runs − 1 of every side in alternating order, with consecutive runs of
+ * the same side merged into one block. The alternation is in groups of `runsPerBlock` runs per side,
+ * group g in the order of pair g (A B, then B A, ...): with 1, A B | B A | A B gives A, BB, AA, B; with
+ * 5 and 20 runs, A5 B10 A10 B10 A5. Each block is one server start per cell, so R runs per side cost
+ * ⌈R / k⌉ + 1 starts per cell (R + 1 with k = 1) instead of 2R, and every two groups stay balanced
+ * against linear drift (A B B A). A group cut by `firstRun` or the end is measured in the same order.
  */
 export function alternatingBlocks<Side>(
-  firstPair: number,
-  pairs: number,
+  firstRun: number,
+  runs: number,
   sides: readonly Side[],
+  runsPerBlock = 1,
 ): SideBlock<Side>[] {
+  const k = Math.max(1, Math.floor(runsPerBlock));
+  const end = firstRun + runs;
   const blocks: SideBlock<Side>[] = [];
-  for (let pair = firstPair; pair < firstPair + pairs; pair++) {
-    for (const side of alternatingOrder(pair, sides)) {
+  for (let group = Math.floor(firstRun / k); group * k < end; group++) {
+    const from = Math.max(group * k, firstRun);
+    const to = Math.min((group + 1) * k, end);
+    for (const side of alternatingOrder(group, sides)) {
       const last = blocks.at(-1);
-      if (last && last.side === side) last.runs++;
-      else blocks.push({ side, firstRun: pair, runs: 1 });
+      if (last && last.side === side && last.firstRun + last.runs === from) last.runs += to - from;
+      else blocks.push({ side, firstRun: from, runs: to - from });
     }
   }
   return blocks;
 }
 
 /**
- * Measures the sides alternately (A B, then B A, ...) so that slow drift of the machine (temperature,
+ * Measures the sides alternately (A B, then B A, ..., in groups of `runsPerBlock` runs) so that slow drift of the machine (temperature,
  * clocks, neighbours) falls on both sides equally instead of biasing the later one, and adds runs only
  * while `decide` asks for them, up to `maxRuns`.
  */
@@ -93,7 +103,12 @@ export async function runAdaptive(options: AdaptiveRunOptions): Promise<Adaptive
   const pairsDone = () => Math.min(...measuredUpTo.values());
   while (completed < target) {
     // Every pair up to the target in one go: consecutive runs of a side share a server start.
-    for (const block of alternatingBlocks(completed, target - completed, options.sides)) {
+    for (const block of alternatingBlocks(
+      completed,
+      target - completed,
+      options.sides,
+      options.runsPerBlock,
+    )) {
       if (options.shouldAbort?.() || options.signal?.aborted)
         return { runsPerSide: pairsDone(), runs, stoppedBecause: "aborted" };
       const side = block.side;

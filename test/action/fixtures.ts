@@ -11,7 +11,10 @@ import { type RunFile, runFileSchema } from "../../src/metrics/run-schema.js";
  * them in the lead's end-to-end test.
  */
 
-export const testConfig = (slowdown: number, repeats = { min: 3, max: 6 }) => `version: 1
+export const testConfig = (
+  slowdown: number,
+  repeats: { min: number; max: number; block?: number } = { min: 3, max: 6 },
+) => `version: 1
 server:
   kind: sim
   profile: small-gpu
@@ -28,7 +31,7 @@ cells:
     dataset: { type: synthetic, input_tokens: 512, output_tokens: 32 }
     load: { type: concurrency, concurrency: 16 }
     size: { requests: 50 }
-repeats: { min: ${repeats.min}, max: ${repeats.max} }
+repeats: { min: ${repeats.min}, max: ${repeats.max}${repeats.block === undefined ? "" : `, block: ${repeats.block}`} }
 `;
 
 function latency(scale: number, base: number) {

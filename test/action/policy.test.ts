@@ -39,7 +39,7 @@ const pr = (fromFork: boolean) => ({
 });
 
 describe("planRun", () => {
-  it("auto records a baseline on the default branch and gates PRs and other branches", () => {
+  it("auto records a baseline on the default branch, gates PRs interleaved and other branches stored", () => {
     expect(planRun(inputs(), context())).toMatchObject({
       role: "baseline",
       source: "measure",
@@ -51,10 +51,30 @@ describe("planRun", () => {
       baseBranch: "main",
       baseSha: null,
     });
+    expect(planRun(inputs(), context({ ref: "refs/heads/feature" }))).toMatchObject({
+      source: "measure",
+      fallbackToStored: false,
+    });
     expect(planRun(inputs(), context({ eventName: "pull_request", pullRequest: pr(false) }))).toMatchObject({
       role: "gate",
+      source: "interleaved",
+      fallbackToStored: true,
       baseBranch: "main",
       baseSha: "b".repeat(40),
+    });
+  });
+
+  it("a PR with a local baseline-path, or mode gate, compares with the stored baseline", () => {
+    const prContext = context({ eventName: "pull_request", pullRequest: pr(false) });
+    expect(planRun(inputs({ "baseline-path": "perf/base" }), prContext)).toMatchObject({
+      role: "gate",
+      source: "measure",
+    });
+    expect(planRun(inputs({ mode: "gate" }), prContext)).toMatchObject({ role: "gate", source: "measure" });
+    // An explicit interleaved mode never falls back.
+    expect(planRun(inputs({ mode: "interleaved" }), prContext)).toMatchObject({
+      source: "interleaved",
+      fallbackToStored: false,
     });
   });
 

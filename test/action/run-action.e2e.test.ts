@@ -109,6 +109,10 @@ describe("the action end to end", () => {
     expect(result.failed).toBe(false);
     expect(outputs.verdict).toBe("baseline-missing");
     expect(summary).toContain("baseline missing");
+    // auto runs a PR interleaved; with no config at the base commit it says why it could not.
+    expect(summary.replace(/\\/g, "")).toContain(
+      `Note: interleaved runs were not possible (vllm-perf-gate.yml does not exist at the base commit ${mainSha.slice(0, 12)}), so this PR is gated against the stored baseline.`,
+    );
     expect(fake.commentsOn(PR)).toHaveLength(1);
     // Its evidence is uploaded all the same.
     expect(fake.artifacts.some((a) => a.runId === 90 && a.name === "vllm-perf-gate-results")).toBe(true);
@@ -155,6 +159,8 @@ describe("the action end to end", () => {
     expect(outputs["results-dir"]).toMatch(/evidence[/\\]candidate$/);
     expect(summary).toContain("## vllm-perf-gate: regression");
     expect(summary).toContain(`\`${mainSha.slice(0, 12)}\` from run 100`);
+    expect(summary).toContain("Mode: stored");
+    expect(summary).toContain("interleaved runs were not possible");
     const ours = fake.commentsOn(PR).filter((c) => c.user.login === "github-actions[bot]");
     expect(ours).toHaveLength(1);
     expect(ours[0]?.body).toContain("<!-- vllm-perf-gate:v1 key=vllm-perf-gate.yml -->");
@@ -273,9 +279,12 @@ describe("the action end to end", () => {
   });
 
   it("interleaved runs the base commit's config and the PR's alternately, flipping the order each pair, one start per block", async () => {
-    fake.files.set(`vllm-perf-gate.yml@${mainSha}`, testConfig(1.0, { min: 2, max: 4 }));
+    fake.files.set(`vllm-perf-gate.yml@${mainSha}`, testConfig(1.0, { min: 2, max: 4, block: 1 }));
     const { outputs, summary } = await runJob(
-      prJob(207, { inputs: { mode: "interleaved" }, config: testConfig(1.3, { min: 2, max: 4 }) }),
+      prJob(207, {
+        inputs: { mode: "interleaved" },
+        config: testConfig(1.3, { min: 2, max: 4, block: 1 }),
+      }),
     );
     // A B, B A: the candidate's two consecutive runs are one measure call (one server start per cell),
     // so 2 pairs cost 3 starts per cell, not 4.
@@ -307,6 +316,106 @@ describe("the action end to end", () => {
       "mode interleaved: perf/new.yml does not exist at the base commit 777777777777, so there is no base side to run; use mode gate (stored baseline) for this PR",
     );
     expect(measureCalls).toEqual([]);
+  });
+
+  it("auto runs a PR interleaved when the base commit has the config, and records nothing", async () => {
+    const base = sha("5");
+    fake.files.set(`vllm-perf-gate.yml@${base}`, testConfig(1.0));
+    const artifactsBefore = fake.artifacts.length;
+    const { outputs, summary } = await runJob(
+      prJob(213, {
+        payload: pullRequestPayload({
+          owner: fake.owner,
+          repo: fake.repo,
+          number: 25,
+          baseSha: base,
+          headSha: sha("b"),
+        }),
+      }),
+    );
+    // repeats.min 3 runs per side in one group of the default repeats.block (5): A3 B3, one start each.
+    expect(measureCalls.map((call) => `${call.side}:${call.firstRun}+${call.runs}`)).toEqual([
+      "baseline:0+3",
+      "candidate:0+3",
+    ]);
+    expect(outputs.verdict).toBe("regression");
+    expect(outputs["baseline-sha"]).toBe(base);
+    expect(summary).toContain("Mode: interleaved");
+    expect(summary).not.toContain("not possible");
+    // Only the evidence is uploaded: a PR never records a baseline.
+    expect(fake.artifacts.slice(artifactsBefore).map((a) => a.name)).toEqual(["vllm-perf-gate-results"]);
+  });
+
+  it("auto falls back to the stored baseline when the base commit's config cannot be used, and says why", async () => {
+    const base = sha("6");
+    fake.files.set(`vllm-perf-gate.yml@${base}`, "version: 1\nserver: {kind: sim}\nnot_a_field: 3\n");
+    const { outputs, summary } = await runJob(
+      prJob(214, {
+        payload: pullRequestPayload({
+          owner: fake.owner,
+          repo: fake.repo,
+          number: 26,
+          baseSha: base,
+          headSha: sha("b"),
+        }),
+      }),
+    );
+    expect(measureCalls.map((call) => call.side)).toEqual([null]);
+    expect(outputs.verdict).toBe("regression");
+    expect(summary).toContain("Mode: stored");
+    // One line naming the file as the repository knows it, and the first problem.
+    expect(summary.replace(/\\/g, "")).toContain(
+      "Note: interleaved runs were not possible (the base commit's config cannot be used: vllm-perf-gate.yml at 666666666666: 3 problems in the config, the first: model: expected a mapping, got nothing (the key is missing)), so this PR is gated against the stored baseline",
+    );
+    // The fetched base config is not left in the checkout.
+    expect(
+      await readFile(join(workspace, ".vllm-perf-gate-base-666666666666.yml"), "utf8").catch(() => null),
+    ).toBeNull();
+  });
+
+  it("auto never interleaves an external endpoint: both sides would measure the same deployment", async () => {
+    const external = testConfig(1.3).replace(
+      /server:\n( {2}.*\n)+?model:/,
+      "server:\n  kind: external\n  base_url: http://127.0.0.1:9\nmodel:",
+    );
+    expect(external).toContain("kind: external");
+    fake.files.set(`vllm-perf-gate.yml@${sha("5")}`, external);
+    const { summary } = await runJob(
+      prJob(216, {
+        config: external,
+        payload: pullRequestPayload({
+          owner: fake.owner,
+          repo: fake.repo,
+          number: 28,
+          baseSha: sha("5"),
+          headSha: sha("b"),
+        }),
+      }),
+    );
+    expect(measureCalls.map((call) => call.side)).toEqual([null]);
+    expect(summary).toContain("Mode: stored");
+    expect(summary.replace(/\\/g, "")).toContain(
+      "interleaved runs were not possible (the server is external (server.kind: external): both sides would measure the same deployment)",
+    );
+  });
+
+  it("mode gate compares a PR with the stored baseline even when the base commit has the config", async () => {
+    const { outputs, summary } = await runJob(
+      prJob(215, {
+        inputs: { mode: "gate" },
+        payload: pullRequestPayload({
+          owner: fake.owner,
+          repo: fake.repo,
+          number: 27,
+          baseSha: sha("5"),
+          headSha: sha("b"),
+        }),
+      }),
+    );
+    expect(measureCalls.map((call) => call.side)).toEqual([null]);
+    expect(outputs.verdict).toBe("regression");
+    expect(summary).toContain("Mode: stored");
+    expect(summary).not.toContain("not possible");
   });
 
   it("the post step stops recorded servers and uploads evidence main could not", async () => {

@@ -34,8 +34,11 @@ describe("GPU-time cost model (src/compare/cost.ts)", () => {
     expect(planGpuMinutes({ mode: "stored", cells: 3, candidateRuns: 10, rounds: 2 })).toBe(48);
   });
 
-  it("prices added runs as the difference of the plans", () => {
-    expect(addedGpuMinutes("interleaved", 2, 5, 10)).toBe(2 * (5 * 3 + 10));
+  it("prices added runs as one more measuring step, its first block a new server start", () => {
+    // 5 -> 10 runs per side at one run per block: B, AA, BB, AA, BB, A is 6 starts per cell (not 5).
+    expect(addedGpuMinutes("interleaved", 2, 5, 10)).toBe(2 * (6 * 3 + 10));
+    // In blocks of 5 (repeats.block): B5 A5, 2 starts per cell.
+    expect(addedGpuMinutes("interleaved", 2, 5, 10, { runsPerBlock: 5 })).toBe(2 * (2 * 3 + 10));
     expect(addedGpuMinutes("stored", 2, 5, 10, { runMinutes: 0.5 })).toBe(2 * (3 + 2.5));
     expect(addedGpuMinutes("stored", 2, 10, 10)).toBe(0);
   });

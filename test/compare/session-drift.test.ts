@@ -142,6 +142,23 @@ describe("between-session drift from the baseline history", () => {
     expect(width(withHistory)).toBeLessThan(width(prior));
   });
 
+  it("a session whose runs are all screened is left out, never averaged as empty (NaN)", () => {
+    // Half the runs of s3 are 1.3x slower: its median lies between the clusters, beyond 4 sds of each.
+    const quiet = (shift: number) => [0, 0.01, -0.01, 0.005, -0.005, 0.002].map((v) => 5 + shift + v);
+    const split = [5, 5.01, 5.005, 5.26, 5.27, 5.265];
+    const drift = cellSessionDrift(
+      new Map([
+        ["s1", quiet(0)],
+        ["s2", quiet(0.01)],
+        ["s3", split],
+        ["s4", quiet(-0.01)],
+      ]),
+    )!;
+    expect(Number.isFinite(drift.t2)).toBe(true);
+    expect(drift.sessions).toBe(3);
+    expect(drift.screenedRuns).toBe(6);
+  });
+
   it("cellSessionDrift follows the Kalibera-Jones moments on clean balanced data", () => {
     const data = new Map([
       ["a", [10, 11, 12, 11].map(Math.log)],

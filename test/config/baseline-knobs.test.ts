@@ -24,7 +24,7 @@ function problemsOf(source: string): string[] {
 describe("the stored baseline's knobs", () => {
   it("default to 10 baseline runs, 10 sessions of history and no configured start cost", () => {
     const { config } = parseConfigText(text(""), "c.yml", { env: {} });
-    expect(config.repeats).toEqual({ min: 5, max: 25, baseline: 10 });
+    expect(config.repeats).toEqual({ min: 5, max: 25, baseline: 10, block: 5 });
     expect(config.gate.baseline_sessions).toBe(10);
     expect(config.cost.server_start_s).toBeUndefined();
   });
@@ -42,6 +42,18 @@ describe("the stored baseline's knobs", () => {
     ]);
     expect(problemsOf(text("cost: { server_start_s: -1 }\n"))).toEqual([
       expect.stringMatching(/^cost\.server_start_s: /),
+    ]);
+  });
+
+  it("repeats.block is a whole number of runs from 1 to the runs limit", () => {
+    expect(parseConfigText(text("repeats: { block: 1 }\n"), "c.yml", { env: {} }).config.repeats.block).toBe(
+      1,
+    );
+    expect(problemsOf(text("repeats: { block: 0 }\n"))).toEqual([expect.stringMatching(/^repeats\.block: /)]);
+    expect(problemsOf(text("repeats: { block: 2000 }\n"))).toEqual([
+      expect.stringMatching(
+        /^repeats\.block: expected at most 1000 \(the limit on runs per side; see docs\/config-reference\.md#limits\)/,
+      ),
     ]);
   });
 });

@@ -4,7 +4,7 @@ import { renderSummary, serverStartsPerCell, summarizeConfig } from "../../src/c
 import { lookSchedule } from "../../src/stats/sequential.js";
 
 /** Three cells of exactly 1 minute each, a vLLM container: the issue's cost model (3 min a start). */
-function config(extra = "") {
+function config(extra = "", block = 1) {
   const cell = (name: string) => `  - name: ${name}
     dataset: { type: synthetic, input_tokens: 128, output_tokens: 64 }
     load: { type: rate, rate: 4 }
@@ -19,7 +19,7 @@ ${extra}model:
   revision: abc
 cells:
 ${["chat", "rag", "batch"].map(cell).join("\n")}
-repeats: { min: 3, max: 10, baseline: 10 }
+repeats: { min: 3, max: 10, baseline: 10, block: ${block} }
 `,
     "c.yml",
     { env: {} },
@@ -70,6 +70,26 @@ describe("GPU-minutes per pull request, every server start counted", () => {
     // cost.server_start_s: 60 -> 9 minutes of runs and 3 starts of 1 minute.
     const fastStart = summarizeConfig(withStart(60), [], looks);
     expect(fastStart.gpuMinutes.find((e) => e.mode === "stored")!.minutes.first).toBe(9 + 3);
+  });
+
+  it("blocks of k runs per side on one start: ⌈R / k⌉ + 1 starts per look, 1 and 5 alike", () => {
+    // One step of 20 runs: A B B A ... (21 blocks) against A5 B10 A10 B10 A5 (5 blocks).
+    expect(serverStartsPerCell("interleaved", 20, [], "per-cell", 1)).toBe(21);
+    expect(serverStartsPerCell("interleaved", 20, [], "per-cell", 5)).toBe(5);
+    // The default looks at 5, 10, 15, 20, 25: each look is one group of 5 per side, 2 starts.
+    const defaultLooks = lookSchedule(5, 25);
+    expect(defaultLooks).toEqual([5, 10, 15, 20, 25]);
+    expect(serverStartsPerCell("interleaved", 25, defaultLooks, "per-cell", 5)).toBe(10);
+    expect(serverStartsPerCell("interleaved", 25, defaultLooks, "per-cell", 1)).toBe(30);
+    // A look that cuts a group: 3 then 5 runs at k = 5 (A3 B3, then A2 B2 in the same group's order).
+    expect(serverStartsPerCell("interleaved", 5, [3], "per-cell", 5)).toBe(4);
+    // A per-run lifecycle restarts every run whatever the block.
+    expect(serverStartsPerCell("interleaved", 20, [], "per-run", 5)).toBe(40);
+    // validate uses repeats.block: 3 + 2 + 5 runs at k = 5 are 2 + 2 + 2 starts per cell.
+    const summary = summarizeConfig(config("", 5), [], looks);
+    const interleaved = summary.gpuMinutes.find((e) => e.mode === "interleaved")!;
+    expect(interleaved.serverStarts).toEqual({ first: 6, max: 18 });
+    expect(interleaved.minutes.max).toBe(60 + 18 * 3);
   });
 
   it("a per-run lifecycle costs a start per run", () => {

@@ -49,6 +49,46 @@ describe("alternatingBlocks", () => {
       "B4+1",
     ]);
   });
+
+  it("in blocks of 5 runs per side: 20 runs are A5 B10 A10 B10 A5, balanced like A B B A", () => {
+    const blocks = alternatingBlocks(0, 20, ["A", "B"], 5);
+    expect(blocks.map((b) => `${b.side}${b.firstRun}+${b.runs}`)).toEqual([
+      "A0+5",
+      "B0+10",
+      "A5+10",
+      "B10+10",
+      "A15+5",
+    ]);
+    // ⌈R / k⌉ + 1 blocks (server starts per cell); k = 1 gives R + 1.
+    for (const [runs, expected] of [
+      [1, 2],
+      [5, 2],
+      [6, 3],
+      [10, 3],
+      [25, 6],
+    ] as const)
+      expect(alternatingBlocks(0, runs, ["A", "B"], 5)).toHaveLength(expected);
+    expect(alternatingBlocks(0, 20, ["A", "B"], 1)).toHaveLength(21);
+    // Against linear drift: over every 2k runs the mean position (time) of A and B is equal.
+    const position = (side: string) => {
+      let t = 0;
+      let sum = 0;
+      for (const b of blocks) for (let i = 0; i < b.runs; i++, t++) if (b.side === side) sum += t;
+      return sum / 20;
+    };
+    expect(position("A")).toBe(position("B"));
+    // Later looks continue the groups: runs 5..9 are group 1 (B first), and a look that cuts a group
+    // keeps that group's order.
+    expect(alternatingBlocks(5, 5, ["A", "B"], 5).map((b) => `${b.side}${b.firstRun}+${b.runs}`)).toEqual([
+      "B5+5",
+      "A5+5",
+    ]);
+    expect(alternatingBlocks(3, 4, ["A", "B"], 5).map((b) => `${b.side}${b.firstRun}+${b.runs}`)).toEqual([
+      "A3+2",
+      "B3+4",
+      "A5+2",
+    ]);
+  });
 });
 
 describe("runAdaptive", () => {
@@ -148,6 +188,43 @@ describe("runAdaptive", () => {
     expect(result.runs).toHaveLength(20);
     expect(starts.filter((s) => s.endsWith("/a"))).toHaveLength(6);
     expect(starts.filter((s) => s.endsWith("/b"))).toHaveLength(6);
+  });
+
+  it("in blocks of 5 (repeats.block), 10 runs per side in two looks cost 2 starts per look and cell", async () => {
+    server = await startFakeServer();
+    const dir = mkdtempSync(join(tmpdir(), "vpg-adaptive-"));
+    const config = testConfig([tinyCell("a")]);
+    const starts: string[] = [];
+    const side = (name: SideSpec["name"]): SideSpec => {
+      const inner = baseUrlProvider({ baseUrl: server!.baseUrl, model: config.model });
+      return {
+        name,
+        config,
+        provider: {
+          lifecycle: "per-cell",
+          start(context) {
+            starts.push(name);
+            return inner.start(context);
+          },
+        },
+        outDir: join(dir, name),
+        baseDir: dir,
+      };
+    };
+    const result = await runAdaptive({
+      sides: [side("baseline"), side("candidate")],
+      minRuns: 5,
+      maxRuns: 10,
+      runsPerBlock: 5,
+      calibrate: false,
+      decide: async (runs) => (runs === 5 ? 10 : null),
+    });
+    expect(result).toMatchObject({ runsPerSide: 10, stoppedBecause: "max-runs" });
+    // A5 B5 at the first look, then B5 A5: 4 starts, against 5 + 1 + 5 + 1 = 12 at one run per block.
+    expect(starts).toEqual(["baseline", "candidate", "candidate", "baseline"]);
+    expect(result.runs.map((run) => `${run.side[0]}${run.run}`).join(" ")).toBe(
+      "b0 b1 b2 b3 b4 c0 c1 c2 c3 c4 c5 c6 c7 c8 c9 b5 b6 b7 b8 b9",
+    );
   });
 
   it("stops at the first look that decides", async () => {

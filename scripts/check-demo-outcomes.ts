@@ -1,0 +1,152 @@
+/**
+ * Measures what the README promises of the demo on this machine: each scenario run N times (default 10)
+ * into fresh temporary directories, its verdict read from verdict.json, and the share that matches the
+ * promise printed as a table. Exits 1 when a scenario matches in fewer than 9 of 10 runs (the same share
+ * for other N), 2 on bad arguments. A measurement, not a test: it takes minutes per run.
+ *
+ * Usage: npx tsx scripts/check-demo-outcomes.ts [--runs N] [--scenario NAME ...] [--keep]
+ *
+ * Promises (issue 12, README "Try it"): clean passes; regression fails (verdict regression); tradeoff is
+ * mixed (verdict regression with some gated checks better and some worse, verdict.json `mixed`); flaky
+ * is inconclusive.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type ScenarioName, scenarioNames } from "../src/demo/scenarios.js";
+
+interface VerdictSummary {
+  verdict: string;
+  mixed: { better: string[]; worse: string[] }[];
+}
+
+const promises: Record<ScenarioName, { says: string; holds: (v: VerdictSummary) => boolean }> = {
+  clean: { says: "pass", holds: (v) => v.verdict === "pass" },
+  regression: { says: "regression", holds: (v) => v.verdict === "regression" },
+  tradeoff: {
+    says: "regression, mixed",
+    holds: (v) =>
+      v.verdict === "regression" && v.mixed.some((m) => m.better.length > 0 && m.worse.length > 0),
+  },
+  flaky: { says: "inconclusive", holds: (v) => v.verdict === "inconclusive" },
+};
+
+/** At least 9 of 10. */
+const requiredShare = 0.9;
+
+function usage(message: string): never {
+  process.stderr.write(
+    `check-demo-outcomes: ${message}\nusage: npx tsx scripts/check-demo-outcomes.ts [--runs N] [--scenario ${scenarioNames.join("|")} ...] [--keep]\n`,
+  );
+  process.exit(2);
+}
+
+function parseArgs(argv: readonly string[]) {
+  let runs = 10;
+  const scenarios: ScenarioName[] = [];
+  let keep = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--runs") {
+      runs = Number(argv[++i]);
+      if (!(Number.isInteger(runs) && runs > 0)) usage(`--runs expects a whole number > 0, got ${argv[i]}`);
+    } else if (arg === "--scenario") {
+      const name = argv[++i] as ScenarioName;
+      if (!scenarioNames.includes(name)) usage(`--scenario expects one of ${scenarioNames.join(", ")}`);
+      scenarios.push(name);
+    } else if (arg === "--keep") keep = true;
+    else usage(`unknown argument ${arg}`);
+  }
+  return { runs, scenarios: scenarios.length > 0 ? scenarios : [...scenarioNames], keep };
+}
+
+function runDemo(scenario: ScenarioName, root: string): { outcome: string; seconds: number } {
+  const out = mkdtempSync(join(tmpdir(), `demo-check-${scenario}-`));
+  const started = Date.now();
+  const result = spawnSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      join(root, "src", "cli.ts"),
+      "demo",
+      "--scenario",
+      scenario,
+      "--out",
+      out,
+      "--no-color",
+    ],
+    { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const seconds = (Date.now() - started) / 1000;
+  let outcome: string;
+  try {
+    const verdict = JSON.parse(readFileSync(join(out, "verdict.json"), "utf8")) as VerdictSummary;
+    outcome = promises[scenario].holds(verdict)
+      ? `ok:${verdict.verdict}`
+      : `${verdict.verdict}${verdict.verdict === "regression" && verdict.mixed.length === 0 ? " (not mixed)" : ""}`;
+  } catch {
+    const tail = `${result.stderr ?? ""}${result.stdout ?? ""}`.trim().split("\n").slice(-1)[0] ?? "";
+    outcome = `error (exit ${result.status}: ${tail.slice(0, 120)})`;
+  }
+  if (!keepDirs) rmSync(out, { recursive: true, force: true });
+  return { outcome, seconds };
+}
+
+/** --keep: leave each run's directory (its report, verdict and raw results) for a look afterwards. */
+let keepDirs = false;
+
+function main(): void {
+  const { runs, scenarios, keep } = parseArgs(process.argv.slice(2));
+  keepDirs = keep;
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  const started = new Date();
+  const loads: number[] = [];
+  console.log(
+    `# check-demo-outcomes: ${runs} fresh run(s) per scenario, started ${started.toISOString()}, ${cpus().length} cores, load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+  const rows: string[] = [];
+  let failed = false;
+  for (const scenario of scenarios) {
+    const outcomes: string[] = [];
+    const seconds: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const { outcome, seconds: s } = runDemo(scenario, root);
+      loads.push(loadavg()[0]!);
+      outcomes.push(outcome);
+      seconds.push(s);
+      console.log(
+        `${scenario} run ${i + 1}/${runs}: ${outcome} (${s.toFixed(0)} s, load ${loadavg()[0]!.toFixed(2)})`,
+      );
+    }
+    const matched = outcomes.filter((o) => o.startsWith("ok:")).length;
+    const counts = new Map<string, number>();
+    for (const o of outcomes) {
+      const key = o.startsWith("ok:") ? o.slice(3) : o;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    const ok = matched / runs >= requiredShare;
+    if (!ok) failed = true;
+    const seen = [...counts].map(([k, n]) => `${k} ${n}`).join(", ");
+    const medianSeconds = [...seconds].sort((a, b) => a - b)[Math.floor(seconds.length / 2)]!;
+    rows.push(
+      `| ${scenario} | ${promises[scenario].says} | ${seen} | ${matched}/${runs} | ${ok ? "yes" : "NO"} | ${medianSeconds.toFixed(0)} s |`,
+    );
+  }
+  const meanLoad = loads.reduce((s, l) => s + l, 0) / Math.max(1, loads.length);
+  console.log();
+  console.log(
+    `Finished ${new Date().toISOString()}; 1-minute load average after each run: mean ${meanLoad.toFixed(2)}, max ${Math.max(...loads).toFixed(2)} on ${cpus().length} cores.`,
+  );
+  console.log();
+  console.log("| scenario | promise | outcomes | matching | >= 9/10 | median time per run |");
+  console.log("|---|---|---|---|---|---|");
+  for (const row of rows) console.log(row);
+  process.exit(failed ? 1 : 0);
+}
+
+main();
