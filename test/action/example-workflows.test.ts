@@ -1,7 +1,11 @@
 import { readdir, readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { parseActionInputs } from "../../src/action/inputs.js";
+import { loadConfig } from "../../src/config/load.js";
+import { summarizeConfig } from "../../src/config/summary.js";
+import { lookSchedule } from "../../src/stats/sequential.js";
 
 const dir = new URL("../../examples/workflows/", import.meta.url);
 
@@ -51,5 +55,30 @@ describe("example workflows", async () => {
       }
     }
     expect(uses).toBeGreaterThan(0);
+  });
+
+  it("matrix-across-runners.yml gives each part the time validate estimates for it", async () => {
+    const workflow = parse(await readFile(new URL("matrix-across-runners.yml", dir), "utf8")) as {
+      jobs: Record<string, { "timeout-minutes"?: string; strategy?: { matrix?: { cells?: string[] } } }>;
+    };
+    const part = Object.values(workflow.jobs).find((job) => job.strategy?.matrix?.cells);
+    const timeout = /^\$\{\{ github\.event_name == 'push' && (\d+) \|\| (\d+) \}\}$/.exec(
+      String(part?.["timeout-minutes"]),
+    );
+    expect(timeout, "timeout-minutes set per event").not.toBeNull();
+    const [pushMinutes, prMinutes] = [Number(timeout![1]), Number(timeout![2])];
+    const { config } = await loadConfig(fileURLToPath(new URL("../matrix-18.yml", dir)), { env: {} });
+    for (const cells of part!.strategy!.matrix!.cells!) {
+      const names = cells.split(",");
+      const partConfig = { ...config, cells: config.cells.filter((cell) => names.includes(cell.name)) };
+      expect(partConfig.cells.length, cells).toBe(names.length);
+      const looks = lookSchedule(config.repeats.min, config.repeats.max);
+      const estimate = Object.fromEntries(
+        summarizeConfig(partConfig, [], looks).gpuMinutes.map((entry) => [entry.mode, entry]),
+      );
+      // A part measures repeats.min runs and never adds more: interleaved on a PR, the baseline on a push.
+      expect(estimate.interleaved?.minutes.first, cells).toBeLessThanOrEqual(prMinutes);
+      expect(estimate.baseline?.minutes.first, cells).toBeLessThanOrEqual(pushMinutes);
+    }
   });
 });
