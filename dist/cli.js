@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-import { G as externalEndpoint, v as createRedactor, w as credentialLikeValues, H as getServedModels, P as ProbeStatusError, I as isUnauthorizedStatus, J as FailureError, K as InputError, L as collectFingerprint, M as templateView, N as settleSentence, O as formatSignedNumber, Q as describeMetric, R as formatMetricValue, S as formatChange, T as formatInterval, U as formatDetectable, V as describeMetricRef, W as UsageError, u as compareResults, x as writeCompareOutputs, d as defaultInputLimits, X as mebibyte, Y as parseConfigText, y as providerForConfig, $ as runAdaptive, a0 as ExitCode, a1 as streamProgress, h as handleInterrupts, a2 as gatedMetricNames, a3 as defaultConfigFile, a4 as serverKinds, q as loadConfig, a5 as silentProgress, z as runCells, b as string, a6 as strictObject, l as literal, n as number, A as boolean, a7 as distExports, a8 as describeValue, a9 as seededRandom, aa as mixSeed, g as systemClock, ab as lookSchedule, ac as renderSummary, ad as summarizeConfig, t as toolVersion, c as toolName, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/interleaved.js';
-import { isAbsolute, resolve, join, dirname, relative } from 'node:path';
-import { parseArgs } from 'node:util';
-import { existsSync, readFileSync } from 'node:fs';
+import { G as externalEndpoint, v as createRedactor, w as credentialLikeValues, H as getServedModels, P as ProbeStatusError, I as isUnauthorizedStatus, J as FailureError, K as InputError, L as collectFingerprint, M as templateView, o as object, n as number, N as record, b as string, O as metricSpecs, a as array, Q as settleSentence, R as formatSignedNumber, S as describeMetric, T as formatMetricValue, U as formatChange, V as formatInterval, W as formatDetectable, X as describeMetricRef, Y as UsageError, u as compareResults, x as writeCompareOutputs, d as defaultInputLimits, $ as mebibyte, a0 as parseConfigText, y as providerForConfig, a1 as runAdaptive, a2 as ExitCode, a3 as streamProgress, h as handleInterrupts, a4 as gatedMetricNames, a5 as defaultConfigFile, a6 as serverKinds, q as loadConfig, a7 as silentProgress, a8 as selectCells, z as runCells, a9 as strictObject, l as literal, A as boolean, aa as distExports, ab as describeValue, ac as seededRandom, ad as mixSeed, g as systemClock, ae as lookSchedule, af as renderSummary, ag as summarizeConfig, t as toolVersion, c as toolName, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/interleaved.js';
 import { writeFile, readdir, rm, mkdir, access } from 'node:fs/promises';
+import { join, isAbsolute, resolve, dirname, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import 'node:perf_hooks';
 import 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -90,6 +90,163 @@ function baseUrlProvider(options) {
 
 function processIo() {
     return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+}
+
+/**
+ * A comparison's candidate as Bencher Metric Format JSON (bencher.dev docs, reference/bencher-metric-format):
+ * `{benchmark: {measure: {value, lower_value?, upper_value?}}}`. One benchmark per cell
+ * (`vllm-perf-gate/<cell>`), one measure per metric (its name in kebab case with the unit, e.g.
+ * `ttft-p95-ms`, at most 64 characters as Bencher's measure slugs). `value` is the candidate's geometric
+ * mean over runs; `lower_value`/`upper_value` are the baseline times the ends of the decision interval
+ * (the range of candidate values the interval allows), when there is one. Upload with
+ * `bencher run --adapter json --file bencher.json`.
+ */
+const bencherMetricSchema = object({
+    value: number().finite(),
+    lower_value: number().finite().optional(),
+    upper_value: number().finite().optional(),
+})
+    .strict();
+const bencherReportSchema = record(string().min(1).max(1024), record(string().min(1).max(64), bencherMetricSchema));
+const unitSlug = {
+    ms: "ms",
+    "req/s": "req-s",
+    "tok/s": "tok-s",
+    fraction: "fraction",
+};
+function bencherMeasure(metric) {
+    return `${metric.replace(/_/g, "-")}-${unitSlug[metricSpecs[metric].unit]}`;
+}
+function bencherBenchmark(cell) {
+    return `vllm-perf-gate/${cell}`;
+}
+function toBencherReport(verdict) {
+    const report = {};
+    for (const c of verdict.comparisons) {
+        if (c.candidate === null || !Number.isFinite(c.candidate))
+            continue;
+        const metric = { value: c.candidate };
+        if (c.ci && c.baseline !== null) {
+            const [low, high] = [c.baseline * c.ci[0], c.baseline * c.ci[1]];
+            if (Number.isFinite(low) && Number.isFinite(high)) {
+                metric.lower_value = Math.min(low, high);
+                metric.upper_value = Math.max(low, high);
+            }
+        }
+        const benchmark = bencherBenchmark(c.cell);
+        report[benchmark] = { ...report[benchmark], [bencherMeasure(c.metric)]: metric };
+    }
+    return bencherReportSchema.parse(report);
+}
+
+/** The per-run values behind one side of a comparison: runs the verdict used, in this cell. */
+function usedRunValues(verdict, runs, comparison, side) {
+    if (!runs)
+        return [];
+    const used = new Set(verdict.runs.used
+        .filter((ref) => ref.side === side && ref.cell === comparison.cell)
+        .map((ref) => ref.source));
+    return runs[side]
+        .filter((run) => used.has(run.source))
+        .map((run) => run.metrics[comparison.metric])
+        .filter((value) => typeof value === "number" && Number.isFinite(value));
+}
+/** The model of one side, from its recorded conditions (run.json's `model.name`, vLLM's `model_id`). */
+function modelOf(verdict, side) {
+    const fingerprint = verdict.fingerprints[side];
+    const name = fingerprint["model.name"] ?? fingerprint.model_id;
+    return typeof name === "string" && name.length > 0 ? name : "unknown";
+}
+
+/**
+ * A comparison as PyTorch OSS benchmark records (the "v3" shape), the format vLLM writes with
+ * SAVE_TO_PYTORCH_BENCHMARK_FORMAT and the PyTorch HUD reads from the ClickHouse table
+ * `oss_ci_benchmark_v3` (pytorch/test-infra clickhouse_db_schema/oss_ci_benchmark_v3/schema.sql). One
+ * record per cell, metric and side: `metric.benchmark_values` holds the value of every run the verdict
+ * used on that side (the schema's list "for multiple runs"), `extra_info` maps hold strings only (the
+ * table's Map(String, String)). Job metadata (timestamp, repo, head_sha, workflow_id, ...) is added by
+ * the uploader, as for vLLM's records, and is not written here.
+ */
+const stringMap = record(string(), string());
+const pytorchRecordSchema = object({
+    benchmark: object({ name: string(), mode: string(), dtype: string(), extra_info: stringMap })
+        .strict(),
+    model: object({
+        name: string(),
+        type: string(),
+        backend: string(),
+        origins: array(string()),
+        extra_info: stringMap,
+    })
+        .strict(),
+    metric: object({
+        name: string(),
+        benchmark_values: array(number().finite()).min(1),
+        target_value: number().finite(),
+        extra_info: stringMap,
+    })
+        .strict(),
+})
+    .strict();
+const pytorchBenchmarkName = "vllm-perf-gate";
+function text(value) {
+    return value === null || value === undefined ? "" : String(value);
+}
+function toPytorchRecords(verdict, runs) {
+    const records = [];
+    for (const c of verdict.comparisons) {
+        for (const side of ["baseline", "candidate"]) {
+            const mean = c[side];
+            if (mean === null || !Number.isFinite(mean))
+                continue;
+            const perRun = usedRunValues(verdict, runs, c, side);
+            const revision = verdict.fingerprints[side]["model.revision"];
+            records.push(pytorchRecordSchema.parse({
+                benchmark: {
+                    name: pytorchBenchmarkName,
+                    mode: "inference",
+                    dtype: "",
+                    extra_info: {
+                        cell: c.cell,
+                        side,
+                        comparison_mode: verdict.mode,
+                        overall_verdict: verdict.verdict,
+                        tool_version: verdict.tool.version,
+                    },
+                },
+                model: {
+                    name: modelOf(verdict, side),
+                    type: "",
+                    backend: "vllm",
+                    origins: [],
+                    extra_info: typeof revision === "string" ? { revision } : {},
+                },
+                metric: {
+                    name: c.metric,
+                    // Without the runs (a verdict read back), the side's geometric mean stands for them.
+                    benchmark_values: perRun.length > 0 ? perRun : [mean],
+                    target_value: 0,
+                    extra_info: {
+                        unit: metricSpecs[c.metric].unit,
+                        higher_is_better: String(c.higherIsBetter),
+                        geometric_mean: String(mean),
+                        runs: String(c.runs[side]),
+                        gated: String(c.gated),
+                        ...(side === "candidate"
+                            ? {
+                                verdict: c.verdict,
+                                change_ratio: text(c.ratio),
+                                decision_interval_low: text(c.ci?.[0]),
+                                decision_interval_high: text(c.ci?.[1]),
+                                tolerance: String(c.tolerance),
+                            }
+                            : {}),
+                    },
+                },
+            }));
+        }
+    }
+    return records;
 }
 
 /** The `compare` summary for a terminal: colour on a TTY, plain text otherwise (logs, CI). */
@@ -260,7 +417,11 @@ Options:
   --baseline-date DATE
   --baseline-url URL
   --baseline-note TEXT
-  --format FORMAT          what to print: text (default), markdown, json or none
+  --format LIST            outputs, comma-separated (or the flag repeated). What to print, at most one:
+                           text (default), md (or markdown), json (the verdict) or none. Files to add
+                           to DIR: pytorch (pytorch-benchmark.json, PyTorch OSS benchmark records as
+                           vLLM's dashboard ingests) and bencher (bencher.json, Bencher Metric Format).
+                           html is not available yet. verdict.json and report.md are always written.
   --max-file-mb N          largest result file read, in MiB (default 16, the action's limit)
   --max-total-mb N         all result files of both sides together, in MiB (default 512)
   -h, --help               show this help
@@ -270,6 +431,43 @@ contradict each other is exit 2; duplicated runs are counted once (see docs/comp
 
 Exit codes: 0 the gate passes, 1 the gate fails (per gate.fail_on), 2 invalid input.
 `;
+/** The file each export adds to the --out directory. */
+const exportFileNames = {
+    pytorch: "pytorch-benchmark.json",
+    bencher: "bencher.json",
+};
+const printFormats = {
+    text: "text",
+    md: "markdown",
+    markdown: "markdown",
+    json: "json",
+    none: "none",
+};
+/**
+ * `--format` values, comma-separated or repeated: at most one of text|md|markdown|json|none (what is
+ * printed; text when none is named) and any of pytorch|bencher (files added to DIR). html is refused
+ * as not available yet.
+ */
+function parseCompareFormats(values) {
+    const names = values.flatMap((value) => value.split(",")).map((name) => name.trim());
+    const prints = [];
+    const files = [];
+    for (const name of names) {
+        if (name in printFormats)
+            prints.push(printFormats[name]);
+        else if (name === "pytorch" || name === "bencher") {
+            if (!files.includes(name))
+                files.push(name);
+        }
+        else if (name === "html")
+            throw new UsageError("--format html is not available yet: use md (report.md) or json (verdict.json)");
+        else
+            throw new UsageError(`--format expects text, md, json, none, pytorch or bencher (comma-separated), got "${name}"`);
+    }
+    if (new Set(prints).size > 1)
+        throw new UsageError(`--format: at most one of text, md, json and none is printed, got ${prints.join(", ")}`);
+    return { print: prints[0] ?? "text", files };
+}
 const listFlags = new Set(["--baseline", "--candidate", "--history"]);
 /** `--baseline a b c` → `--baseline a --baseline b --baseline c` (node's parser wants one value per flag). */
 function expandListFlags(argv) {
@@ -320,7 +518,7 @@ const compareCommand = {
             "baseline-date": { type: "string" },
             "baseline-url": { type: "string" },
             "baseline-note": { type: "string" },
-            format: { type: "string" },
+            format: { type: "string", multiple: true },
             "max-file-mb": { type: "string" },
             "max-total-mb": { type: "string" },
         });
@@ -339,10 +537,7 @@ const compareCommand = {
         const mode = stringOption(args, "mode") ?? "stored";
         if (mode !== "stored" && mode !== "interleaved")
             throw new UsageError(`--mode expects stored or interleaved, got "${mode}"`);
-        const format = stringOption(args, "format") ?? "text";
-        if (!["text", "markdown", "json", "none"].includes(format)) {
-            throw new UsageError(`--format expects text, markdown, json or none, got "${format}"`);
-        }
+        const { print: format, files: exportFiles } = parseCompareFormats(stringListOption(args, "format"));
         const info = {};
         const provenance = [
             ["commit", "baseline-commit"],
@@ -372,10 +567,20 @@ const compareCommand = {
         });
         const out = abs(stringOption(args, "out") ?? "perf-gate-compare");
         const { verdictPath, reportPath } = await writeCompareOutputs(out, outcome);
+        const exported = [];
+        for (const file of exportFiles) {
+            const path = join(out, exportFileNames[file]);
+            const content = file === "pytorch"
+                ? toPytorchRecords(outcome.verdict, outcome.runs)
+                : toBencherReport(outcome.verdict);
+            await writeFile(path, `${JSON.stringify(content, null, 2)}\n`);
+            exported.push(path);
+        }
         if (format === "text") {
             const color = io.stdout.isTTY === true && io.env.NO_COLOR === undefined;
             io.stdout.write(renderTerminal(outcome.verdict, { color }));
-            io.stdout.write(`\nWrote ${verdictPath} and ${reportPath}\n`);
+            const written = [verdictPath, reportPath, ...exported];
+            io.stdout.write(`\nWrote ${written.slice(0, -1).join(", ")} and ${written.at(-1)}\n`);
         }
         else if (format === "markdown")
             io.stdout.write(outcome.reportMarkdown);
@@ -404,7 +609,8 @@ const scenarios = {
         expectedVerdicts: ["regression"],
         baselineSet: { ...quietNoise },
         candidateSet: { ...quietNoise, cache_dtype: "fp8", fp8_prefill_factor: 1.35, fp8_decode_factor: 0.8 },
-        repeats: { min: 3, max: 6 },
+        // Room to replace runs the client-health check excludes on a loaded machine.
+        repeats: { min: 3, max: 8 },
     },
     clean: {
         name: "clean",
@@ -413,7 +619,8 @@ const scenarios = {
         expectedVerdicts: ["pass"],
         baselineSet: { ...quietNoise },
         candidateSet: { ...quietNoise },
-        repeats: { min: 3, max: 6 },
+        // Room to replace runs the client-health check excludes on a loaded machine.
+        repeats: { min: 3, max: 8 },
     },
     regression: {
         name: "regression",
@@ -464,14 +671,17 @@ sampling:
   ignore_eos: true
 cells:
   - name: chat
-    description: short conversations at a steady concurrency
+    description: short conversations arriving at a steady rate
     endpoint: chat
     dataset:
       type: synthetic
       input_tokens: { distribution: uniform, min: 64, max: 192 }
       output_tokens: { distribution: uniform, min: 24, max: 72 }
-    load: { type: concurrency, concurrency: 24 }
-    size: { requests: 200 }
+    # Open loop: with a closed loop of 24, the first wave of 24 requests (12% of a 200-request run)
+    # queued their prefills together and made TTFT p95 jump between runs by up to 1.7x. 400 requests:
+    # a stall of the shared CPU (tens of ms, hitting a few requests) no longer moves the p95.
+    load: { type: rate, rate: 90, burstiness: 1, max_concurrency: 48 }
+    size: { requests: 400 }
     warmup: { requests: 32 }
     prefix: fresh
     slo: { ttft_ms: 60, tpot_ms: 4, e2el_ms: 400 }
@@ -485,7 +695,7 @@ cells:
       question_tokens: { distribution: uniform, min: 16, max: 48 }
       output_tokens: { distribution: uniform, min: 16, max: 48 }
     load: { type: rate, rate: 150, burstiness: 1, max_concurrency: 48 }
-    size: { requests: 200 }
+    size: { requests: 400 }
     warmup: { requests: 32 }
     prefix: reuse
     slo: { ttft_ms: 150, tpot_ms: 8, e2el_ms: 600 }
@@ -500,13 +710,20 @@ cells:
     size: { requests: 200 }
     warmup: { requests: 32 }
     prefix: fresh
-repeats: { min: ${scenario.repeats.min}, max: ${scenario.repeats.max} }
+# block 1: A B B A per run. Every run restarts the simulator here (lifecycle per-run), so larger
+# blocks would save nothing and leave the first look less balanced against a drifting host.
+repeats: { min: ${scenario.repeats.min}, max: ${scenario.repeats.max}, block: 1 }
 gate:
   # Wider than the 5% default: here the simulator and the client share the CPU of a laptop or a CI
   # machine, which is noisier than a dedicated GPU runner.
   tolerance: 0.1
   # The simulator's knobs are the thing under test here, as engine flags or the image would be for vLLM.
   allowed_differences: [server.args, server.command, server.cacheConfig, configHash]
+# The client shares the CPU with the simulator (and, on a CI machine, with other jobs): a run during
+# which its event loop stalled for more than 20 ms measured the stall, not the server (TTFT p95 of
+# 40 ms went to 100-290 ms in such runs on a loaded 2-core machine), so it is excluded and replaced.
+client:
+  max_event_loop_lag_ms: 20
 cost:
   gpu_hourly_usd: 2.5
 `;
@@ -580,6 +797,7 @@ async function runDemo(options) {
             ],
             minRuns: scenario.repeats.min,
             maxRuns: scenario.repeats.max,
+            runsPerBlock: baseline.config.repeats.block,
             progress,
             ...(options.signal ? { signal: options.signal } : {}),
             decide: async (runs) => {
@@ -710,7 +928,8 @@ const presetDescriptions = {
 };
 const header = (preset, schemaRef) => `# yaml-language-server: $schema=${schemaRef}
 # vllm-perf-gate config (preset: ${preset}): ${presetDescriptions[preset]}.
-# Reference: README.md#config-reference. Check it with: npx vllm-perf-gate validate --config <this file>
+# Reference: docs/config-reference.md (every key) and README.md#config in the vllm-perf-gate repository.
+# Check it with: npx vllm-perf-gate validate --config <this file>
 version: 1
 name: ${preset}
 seed: 0
@@ -719,11 +938,13 @@ function serverBlock(kind) {
     switch (kind) {
         case "docker":
             return `
-# How the server is started. Pin the image by digest (docker inspect --format '{{index .RepoDigests 0}}' IMAGE)
-# so that a new image is a declared change, not noise.
+# How the server is started. The image is pinned by digest so that a new image is a declared change, not noise.
+# REPLACE the zeros below with the digest of the tag you want; it is printed by:
+#   docker pull vllm/vllm-openai:v0.11.0 && docker inspect --format '{{index .RepoDigests 0}}' vllm/vllm-openai:v0.11.0
+# (until then pulling the image fails: no image has that digest).
 server:
   kind: docker
-  image: vllm/vllm-openai:v0.11.0
+  image: vllm/vllm-openai:v0.11.0@sha256:0000000000000000000000000000000000000000000000000000000000000000
   args: [--max-num-seqs, "256", --max-num-batched-tokens, "8192", --generation-config, vllm]
   env: [HF_TOKEN]            # names only: values come from the runner's environment and are redacted from logs
   gpus: all
@@ -999,7 +1220,9 @@ async function exists(path) {
 const usage$1 = `Usage: vllm-perf-gate run --config FILE --out DIR [options]
 
 Runs each cell of the config N times against a server and writes, per run,
-DIR/<cell>/run-<k>/{requests.jsonl, warmup.jsonl, scrapes.jsonl, run.json}.
+DIR/<cell>/run-<k>/{requests.jsonl, warmup.jsonl, scrapes.jsonl, run.json}. Runs are numbered from 0
+everywhere: the directory run-<k>, run.json's "run", the progress lines ("run-3 (1 of 2)": the run,
+and how far this invocation is) and the report.
 
 Options:
   -c, --config FILE   the config (default vllm-perf-gate.yml)
@@ -1009,6 +1232,9 @@ Options:
       --runs N        runs per cell (default: repeats.min of the config)
       --format vllm   also write each run as a \`vllm bench serve\` result JSON (vllm-result.json)
       --side LABEL    label written into run.json (e.g. baseline, candidate)
+      --append        add runs after the existing ones of each cell in DIR (run-<k> continues from
+                      the highest k there); without it, a DIR that already has runs of a selected
+                      cell is refused (exit 2) rather than overwritten
   -q, --quiet         no progress output
   -h, --help          show this help
 
@@ -1034,6 +1260,7 @@ const runCommand = {
             format: { type: "string" },
             side: { type: "string" },
             quiet: { type: "boolean", short: "q" },
+            append: { type: "boolean" },
         });
         if (args.help) {
             io.stdout.write(usage$1);
@@ -1087,6 +1314,11 @@ const runCommand = {
             onFirstSignal: (signal) => progress.message(`${signal}: stopping; cancelling requests in flight and writing this run's files (again to force)`),
         });
         const outDir = resolve(io.cwd, out);
+        const firstRunByCell = firstRunsIn(outDir, selectCells(config, cells).map((cell) => cell.name), args.values.append === true);
+        const appended = Object.entries(firstRunByCell).filter(([, first]) => first > 0);
+        if (appended.length > 0) {
+            progress.message(`--append: adding runs after the existing ones in ${outDir}: ${appended.map(([cell, first]) => `${cell} from run-${first}`).join(", ")}`);
+        }
         try {
             const result = await runCells({
                 config,
@@ -1096,6 +1328,7 @@ const runCommand = {
                 ...(cells ? { cells } : {}),
                 ...(runs !== undefined ? { runs } : {}),
                 formats: format === "vllm" ? ["vllm"] : [],
+                firstRunByCell,
                 ...(stringOption(args, "side") ? { side: stringOption(args, "side") } : {}),
                 progress,
                 signal: interruption.signal,
@@ -1137,6 +1370,44 @@ const runCommand = {
         }
     },
 };
+/** The run indices k of the `run-<k>` directories of one cell directory (none when it does not exist). */
+function existingRunIndices(cellDir) {
+    let names;
+    try {
+        names = readdirSync(cellDir);
+    }
+    catch {
+        return [];
+    }
+    return names.flatMap((name) => {
+        const match = /^run-(\d+)$/.exec(name);
+        return match ? [Number(match[1])] : [];
+    });
+}
+/**
+ * Where each selected cell's runs start in DIR: 0 for a cell without runs there; with `append`, one
+ * past the highest existing run-<k>. Without `append`, existing runs are refused (exit 2, naming the
+ * directory), since writing run-0 again would silently replace what was measured.
+ */
+function firstRunsIn(outDir, cells, append) {
+    const first = {};
+    const occupied = [];
+    for (const cell of cells) {
+        const cellDir = join(outDir, cell);
+        const indices = existingRunIndices(cellDir);
+        if (indices.length === 0)
+            first[cell] = 0;
+        else {
+            const highest = Math.max(...indices);
+            first[cell] = highest + 1;
+            occupied.push(`${cellDir} (${indices.length} run(s), up to run-${highest})`);
+        }
+    }
+    if (occupied.length > 0 && !append) {
+        throw new InputError(`--out ${outDir} already has runs, which this run would overwrite: ${occupied.join(", ")}; nothing was run. Add --append to add runs after them (run-<k> continues from the highest k), or choose another --out`);
+    }
+    return first;
+}
 /** The one line an interrupted `run` ends with: what was kept, and where. */
 function interruptSummary(signal, runs, outDir) {
     const whole = runs.filter((run) => !run.file.flags.interrupted);

@@ -16554,7 +16554,7 @@ const configLimits = {
     lognormalSigma: 5,
     stages: 100,
     cells: 1000,
-    /** repeats.min, repeats.max and repeats.baseline. */
+    /** repeats.min, repeats.max, repeats.baseline and repeats.block. */
     runs: 1000,
     /** gate.baseline_sessions: one page of the GitHub API's run listing. */
     baselineSessions: 100,
@@ -16897,6 +16897,10 @@ const repeatsSchema = strictObject({
         .max(configLimits.runs, atMost(configLimits.runs, "runs per side"))
         .default(10)
         .describe("Runs per cell a stored baseline records (mode baseline, or auto on the default branch). A pull request adds runs only on its own side, so the baseline is measured once with enough runs."),
+    block: positiveInt()
+        .max(configLimits.runs, atMost(configLimits.runs, "runs per side"))
+        .default(5)
+        .describe("Interleaved mode: runs per side measured back to back on one server start, alternating in groups (A5 B10 A10 B10 A5 for 20 runs at 5). Larger blocks cost fewer server starts; 1 (A B B A per run) protects best against drift within the job."),
 }).refine((repeats) => repeats.max >= repeats.min, { message: "expected max >= min" });
 const costSchema = strictObject({
     gpu_hourly_usd: positiveNumber()
@@ -16936,7 +16940,7 @@ const configSchema = strictObject({
     cells: array(cellSchema)
         .min(1, "expected at least one cell")
         .max(configLimits.cells, `expected at most ${configLimits.cells} cells (the limit on cells; see docs/config-reference.md#limits)`),
-    repeats: repeatsSchema.default({ min: 5, max: 25, baseline: 10 }),
+    repeats: repeatsSchema.default({ min: 5, max: 25, baseline: 10, block: 5 }),
     gate: gateSchema.default(gateSchema.parse({})),
     cost: costSchema.default({}),
     telemetry: telemetrySchema.default({ metrics_interval_s: 2, nvidia_smi_interval_s: 1 }),
@@ -17530,19 +17534,33 @@ function serverStartSeconds(config) {
 }
 /**
  * Server starts per cell to reach `runs` runs per side. stored (the PR's side only): one start per
- * measuring step, i.e. per look reached; interleaved (both sides, A B | B A ...): each look's p pairs are
- * p + 1 blocks of consecutive same-side runs, one start each; baseline (the push job): one start. Under
- * `lifecycle: per-run` every run is a start.
+ * measuring step, i.e. per look reached; interleaved (both sides, alternating in groups of
+ * `runsPerBlock` runs per side, A B | B A ...): each look's step from a to b runs touches g groups and is
+ * g + 1 blocks of consecutive same-side runs, one start each (k = 1: b − a + 1); baseline (the push job):
+ * one start. Under `lifecycle: per-run` every run is a start.
  */
-function serverStartsPerCell(mode, runs, looks, lifecycle) {
+function serverStartsPerCell(mode, runs, looks, lifecycle, runsPerBlock = 1) {
     if (runs <= 0)
         return 0;
     if (lifecycle === "per-run")
         return mode === "interleaved" ? 2 * runs : runs;
     if (mode === "baseline")
         return 1;
-    const steps = looks.filter((look) => look < runs).length + 1;
-    return mode === "interleaved" ? runs + steps : steps;
+    const bounds = [...new Set([0, ...looks.filter((look) => look > 0 && look < runs), runs])].sort((a, b) => a - b);
+    if (mode === "stored")
+        return bounds.length - 1;
+    let starts = 0;
+    for (let i = 1; i < bounds.length; i++)
+        starts += interleavedStepStarts(bounds[i - 1], bounds[i], runsPerBlock);
+    return starts;
+}
+/** Server starts per cell of one interleaved measuring step from `from` to `to` runs per side. */
+function interleavedStepStarts(from, to, runsPerBlock = 1) {
+    if (to <= from)
+        return 0;
+    const k = Math.max(1, Math.floor(runsPerBlock));
+    const groups = Math.floor((to - 1) / k) - Math.floor(from / k) + 1;
+    return groups + 1;
 }
 function estimateGpuMinutes(config, secondsPerRunByCell, looks) {
     const startSeconds = serverStartSeconds(config);
@@ -17551,7 +17569,7 @@ function estimateGpuMinutes(config, secondsPerRunByCell, looks) {
     const cells = secondsPerRunByCell.length;
     const price = config.cost.gpu_hourly_usd;
     const at = (mode, runs) => {
-        const starts = cells * serverStartsPerCell(mode, runs, looks, lifecycle);
+        const starts = cells * serverStartsPerCell(mode, runs, looks, lifecycle, config.repeats.block);
         const sides = mode === "interleaved" ? 2 : 1;
         return { starts, minutes: (sides * runs * runSeconds + starts * startSeconds) / 60 };
     };
@@ -17589,6 +17607,108 @@ function renderGpuMinutes(estimates) {
     }
     lines.push(`  (rough: schedules as declared, closed-loop cells at ${assumedSecondsPerOutputToken * 1000} ms per output token; a server start counted as cost.server_start_s)`);
     return lines;
+}
+
+/** The parts of the verdict written for people: headline, mixed results, impact at this load. */
+/** "1 regressed, 0 improved, ... of 9 gated checks": the counts the headline ends with, in brackets. */
+function tallyOf(counts) {
+    return `${counts.regression} regressed, ${counts.improvement} improved, ${counts.withinTolerance} within tolerance, ${counts.inconclusive} inconclusive of ${counts.gated} gated checks`;
+}
+function headlineFor(verdict, counts, comparisons, brokenCells, notComparable) {
+    const tally = tallyOf(counts);
+    switch (verdict) {
+        case "pass":
+            return `Pass: no gated metric got worse beyond tolerance (${tally})`;
+        case "regression": {
+            const worst = comparisons.filter((c) => c.gated && c.verdict === "regression").length;
+            return `Regression: ${worst} gated check${worst === 1 ? "" : "s"} got worse beyond tolerance (${tally})`;
+        }
+        case "inconclusive":
+            return `Inconclusive: the runs cannot yet tell a change within tolerance from a regression (${tally})`;
+        case "not-comparable":
+            return `Not comparable: ${notComparable} condition${notComparable === 1 ? "" : "s"} differ between baseline and candidate outside the allowed differences`;
+        case "error":
+            return brokenCells > 0
+                ? `Error: ${brokenCells} cell${brokenCells === 1 ? " has" : "s have"} no usable runs on one side`
+                : "Error: nothing could be compared";
+    }
+}
+/**
+ * A cell is mixed when one phase got better and another worse. At least one side must be a verdict
+ * (beyond tolerance); the other may be a significant change within tolerance, as in the FP8 KV-cache
+ * case (throughput +2-5%, median TTFT +7-11%).
+ */
+function mixedResults(comparisons, alpha) {
+    const byCell = new Map();
+    for (const c of comparisons) {
+        if (!metricSpecs[c.metric].mixed || c.ratio === null || c.pChange === null)
+            continue;
+        const decisive = c.verdict === "improvement" || c.verdict === "regression";
+        // Within tolerance but significantly moved (against 0) counts as the other side of a mix.
+        if (!decisive && c.pChange > alpha)
+            continue;
+        const worse = c.higherIsBetter ? c.ratio < 1 : c.ratio > 1;
+        const entry = byCell.get(c.cell) ?? { better: [], worse: [], decisive: false };
+        (worse ? entry.worse : entry.better).push(c.metric);
+        entry.decisive ||= decisive;
+        byCell.set(c.cell, entry);
+    }
+    const perCell = [...byCell.entries()]
+        .filter(([, entry]) => entry.decisive && entry.better.length > 0 && entry.worse.length > 0)
+        .map(([cell, { better, worse }]) => ({ cell, better, worse }));
+    // Across cells: a change that makes long outputs faster and first tokens later shows up as an
+    // improvement in one cell and a regression in another; a reader must see both together.
+    const decided = (verdict) => comparisons
+        .filter((c) => metricSpecs[c.metric].mixed && c.verdict === verdict)
+        .map((c) => `${c.cell}/${c.metric}`);
+    const better = decided("improvement");
+    const worse = decided("regression");
+    const coveredByOneCell = perCell.length > 0 && better.every((ref) => perCell.some((m) => ref.startsWith(`${m.cell}/`)));
+    if (better.length > 0 && worse.length > 0 && !coveredByOneCell) {
+        perCell.push({ cell: acrossCells, better, worse });
+    }
+    return perCell;
+}
+/** The `cell` of a mixed entry that spans cells; its metrics are written `cell/metric`. */
+const acrossCells = "(across cells)";
+/** The comparison behind each figure of "what it means at this load". */
+const impactMetrics = {
+    successfulPerHour: "request_throughput",
+    ttftP95Ms: "ttft_p95",
+    e2elP95Ms: "e2el_p95",
+};
+function impactStanding(comparison, alpha) {
+    if (!comparison)
+        return "noise";
+    if (comparison.verdict === "regression" || comparison.verdict === "improvement")
+        return "decided";
+    if (comparison.verdict === "inconclusive")
+        return "unsettled";
+    return comparison.pChange !== null && comparison.pChange <= alpha ? "within-tolerance" : "noise";
+}
+function impactOf(cells, comparisons) {
+    const find = (cell, metric) => {
+        const c = comparisons.find((comparison) => comparison.cell === cell && comparison.metric === metric);
+        return c && c.baseline !== null && c.candidate !== null
+            ? { baseline: c.baseline, candidate: c.candidate }
+            : null;
+    };
+    const withChange = (pair, scale = 1) => pair
+        ? {
+            baseline: pair.baseline * scale,
+            candidate: pair.candidate * scale,
+            change: (pair.candidate - pair.baseline) * scale,
+        }
+        : null;
+    return cells
+        .filter((cell) => cell.status === "compared" || cell.status === "too-few-runs")
+        .map((cell) => ({
+        cell: cell.name,
+        // request_throughput counts completed (successful) requests per second, as vLLM's does.
+        successfulPerHour: withChange(find(cell.name, impactMetrics.successfulPerHour), 3600),
+        ttftP95Ms: withChange(find(cell.name, impactMetrics.ttftP95Ms)),
+        e2elP95Ms: withChange(find(cell.name, impactMetrics.e2elP95Ms)),
+    }));
 }
 
 /**
@@ -17774,7 +17894,10 @@ function headline(verdict) {
     const c = verdict.counts;
     const counts = `**${c.regression}** regressed · **${c.improvement}** improved · **${c.withinTolerance}** within tolerance · **${c.inconclusive}** inconclusive — ${c.gated} gated checks in ${verdict.cells.length} cell${verdict.cells.length === 1 ? "" : "s"}`;
     // The headline and the next-look reason are our own words (counts only), so they are not escaped.
-    const lines = [title, "", `**${verdict.headline}**`, "", counts];
+    // The counts line below says the tally the headline ends with: it is said once.
+    const tally = ` (${tallyOf(verdict.counts)})`;
+    const said = verdict.headline.endsWith(tally) ? verdict.headline.slice(0, -tally.length) : verdict.headline;
+    const lines = [title, "", `**${said}**`, "", counts];
     // The reason for "not comparable" is the verdict itself: it stays in the part no budget sheds.
     const blocking = blockingDifferenceLines(verdict, 5);
     if (blocking.length > 0)
@@ -17790,24 +17913,62 @@ function headline(verdict) {
         lines.push("", settle);
     return lines.join("\n");
 }
+/**
+ * What the changes mean for users at the measured load, quoting only what the verdict stands on: a
+ * figure whose check was decided (regression or improvement) is quoted as a change; one that moved
+ * for real but within tolerance says so; one within noise or not yet settled is named as such, with
+ * no signed change a reader could take for a finding.
+ */
 function impactSection(verdict) {
     if (verdict.impact.length === 0)
         return "";
     const lines = ["### What it means at this load", ""];
+    const alpha = verdict.settings.lookAlpha;
     for (const impact of verdict.impact) {
-        const parts = [];
+        const standing = (key) => impactStanding(verdict.comparisons.find((c) => c.cell === impact.cell && c.metric === impactMetrics[key]), alpha);
+        const figures = [];
         if (impact.successfulPerHour) {
             const s = impact.successfulPerHour;
-            parts.push(`${formatSignedNumber(s.change, "")} successful requests per hour (${formatNumber(s.baseline)} → ${formatNumber(s.candidate)})`);
+            figures.push({
+                key: "successfulPerHour",
+                name: "successful requests per hour",
+                change: `${formatSignedNumber(s.change, "")} successful requests per hour`,
+                values: `${formatNumber(s.baseline)} → ${formatNumber(s.candidate)}`,
+            });
         }
         if (impact.ttftP95Ms) {
             const t = impact.ttftP95Ms;
-            parts.push(`the slowest 5% wait ${formatSignedNumber(t.change, " ms")} for their first token (p95 ${formatNumber(t.baseline)} → ${formatNumber(t.candidate)} ms)`);
+            figures.push({
+                key: "ttftP95Ms",
+                name: "time to first token",
+                change: `the slowest 5% wait ${formatSignedNumber(t.change, " ms")} for their first token`,
+                values: `p95 ${formatNumber(t.baseline)} → ${formatNumber(t.candidate)} ms`,
+            });
         }
         if (impact.e2elP95Ms) {
             const e = impact.e2elP95Ms;
-            parts.push(`${formatSignedNumber(e.change, " ms")} for the whole answer (p95 ${formatNumber(e.baseline)} → ${formatNumber(e.candidate)} ms)`);
+            figures.push({
+                key: "e2elP95Ms",
+                name: "whole-answer time",
+                change: `${formatSignedNumber(e.change, " ms")} for the whole answer`,
+                values: `p95 ${formatNumber(e.baseline)} → ${formatNumber(e.candidate)} ms`,
+            });
         }
+        const parts = [];
+        const quiet = { noise: [], unsettled: [] };
+        for (const figure of figures) {
+            const judged = standing(figure.key);
+            if (judged === "decided")
+                parts.push(`${figure.change} (${figure.values})`);
+            else if (judged === "within-tolerance")
+                parts.push(`${figure.name} ${figure.values}: a real change, within tolerance`);
+            else
+                quiet[judged].push(`${figure.name} (${figure.values})`);
+        }
+        if (quiet.noise.length > 0)
+            parts.push(`within noise (the runs cannot tell it from run-to-run variation): ${quiet.noise.join(", ")}`);
+        if (quiet.unsettled.length > 0)
+            parts.push(`not settled yet: ${quiet.unsettled.join(", ")}`);
         if (parts.length > 0)
             lines.push(`- **${cellLabel(impact.cell)}**: ${parts.join("; ")}.`);
     }
@@ -17981,7 +18142,7 @@ function excludedSection(verdict, full) {
     const rows = excluded.map((run) => [
         run.side,
         cellLabel(run.cell),
-        run.run === null ? "–" : String(run.run),
+        run.run === null ? "–" : `run-${run.run}`,
         escapeMarkdown(run.reasons.join("; "), 200),
         escapeMarkdown(run.source, 120),
     ]);
@@ -17997,6 +18158,72 @@ function blockingDifferenceLines(verdict, limit) {
         lines.push(`- … and ${blocking.length - limit} more (see verdict.json)`);
     return lines;
 }
+/** Differing values are shown around where they differ, this many characters each in the table. */
+const differenceExcerptLength = 60;
+/** Full values of differing fields are wrapped at this width, and cut after this many characters. */
+const fullValueWrap = 100;
+const fullValueMaxChars = 4000;
+function valueText(value) {
+    if (value === undefined || value === null)
+        return "–";
+    return typeof value === "string" ? value : JSON.stringify(value);
+}
+/**
+ * The part of `text` from a little before `from` (where the two values first differ), at most `width`
+ * characters, with "…" where something was left out: a long `server.command` that differs only near its
+ * end shows that end, not the shared beginning.
+ */
+function excerptAround(text, from, width = differenceExcerptLength, 
+/** The shorter of the two values, so both excerpts start at the same place and line up. */
+alignTo = text.length) {
+    const flat = text.replace(/[\r\n\t\u2028\u2029]+/g, " ");
+    if (flat.length <= width)
+        return flat;
+    const lead = 12;
+    const start = Math.max(0, Math.min(from - lead, Math.min(flat.length, alignTo) - (width - 1)));
+    const head = start > 0 ? "…" : "";
+    // The longer value gets its extra characters (up to `width` more), so both end at the same place.
+    const room = width - head.length + Math.min(width, Math.max(0, flat.length - alignTo));
+    const body = flat.slice(start, start + room);
+    return start + room < flat.length ? `${head}${body.slice(0, -1)}…` : `${head}${body}`;
+}
+function firstDifference(a, b) {
+    let i = 0;
+    while (i < a.length && i < b.length && a[i] === b[i])
+        i++;
+    return i;
+}
+/** A long value as lines of at most `width` characters, broken after spaces or commas where possible. */
+function wrapValue(text, width = fullValueWrap) {
+    const lines = [];
+    for (const paragraph of text.split(/\r?\n/)) {
+        let rest = paragraph;
+        while (rest.length > width) {
+            const window = rest.slice(0, width);
+            const breakAt = Math.max(window.lastIndexOf(" "), window.lastIndexOf(","));
+            const cut = breakAt > width / 2 ? breakAt + 1 : width;
+            lines.push(rest.slice(0, cut));
+            rest = rest.slice(cut);
+        }
+        lines.push(rest);
+    }
+    return lines;
+}
+/** One field's full value in a <pre> block: HTML-escaped, wrapped, cut at fullValueMaxChars. */
+function fullValueBlock(value) {
+    const text = valueText(value);
+    const cut = text.length > fullValueMaxChars;
+    const shown = cut ? text.slice(0, fullValueMaxChars) : text;
+    const lines = wrapValue(shown).map((line) => escapeHtml(line, Number.POSITIVE_INFINITY));
+    if (cut)
+        lines.push(`… ${text.length - fullValueMaxChars} more characters in verdict.json`);
+    return `<pre>${lines.join("\n")}</pre>`;
+}
+/**
+ * The differing fields only: each value in the table is an excerpt around where the two sides first
+ * differ (so the real difference is visible however long the value), and the full values of those
+ * fields follow, wrapped, in a collapsed section.
+ */
 function environmentSection(verdict, full) {
     const differences = verdict.fingerprints.differences;
     const lines = ["### Environment", ""];
@@ -18007,13 +18234,30 @@ function environmentSection(verdict, full) {
         lines.push(...blockingDifferenceLines(verdict, 5));
     }
     else {
-        lines.push(table(["Field", "Baseline", "Candidate", "Allowed", "Cells"], differences.map((d) => [
-            escapeMarkdown(d.field, 80),
-            escapeValue(d.baseline),
-            escapeValue(d.candidate),
-            d.informational ? "yes (recorded only)" : d.allowed ? "yes (under test)" : "**no**",
-            d.cells.length > 3 ? `${d.cells.length} cells` : d.cells.map((cell) => cellLabel(cell)).join(", "),
-        ])));
+        const rows = differences.map((d) => {
+            const base = valueText(d.baseline);
+            const cand = valueText(d.candidate);
+            const from = firstDifference(base, cand);
+            return [
+                escapeMarkdown(d.field, 80),
+                escapeMarkdown(excerptAround(base, from, differenceExcerptLength, Math.min(base.length, cand.length)), Number.POSITIVE_INFINITY),
+                escapeMarkdown(excerptAround(cand, from, differenceExcerptLength, Math.min(base.length, cand.length)), Number.POSITIVE_INFINITY),
+                d.informational ? "yes (recorded only)" : d.allowed ? "yes (under test)" : "**no**",
+                d.cells.length > 3 ? `${d.cells.length} cells` : d.cells.map((cell) => cellLabel(cell)).join(", "),
+            ];
+        });
+        lines.push(table(["Field", "Baseline", "Candidate", "Allowed", "Cells"], rows));
+        const long = differences.filter((d) => valueText(d.baseline).length > differenceExcerptLength ||
+            valueText(d.candidate).length > differenceExcerptLength);
+        if (long.length > 0) {
+            lines.push("", "<details><summary>Full values of the differing fields</summary>", "", ...long.flatMap((d) => [
+                `<b>${escapeHtml(d.field, 80)}</b>, baseline:`,
+                fullValueBlock(d.baseline),
+                "candidate:",
+                fullValueBlock(d.candidate),
+                "",
+            ]), "</details>");
+        }
     }
     return lines.join("\n");
 }
@@ -19581,34 +19825,16 @@ function runMinutesOf(size) {
         : defaultRunMinutes;
 }
 /**
- * Server starts to measure `runs` runs per side of one cell, alternating A B B A A B ... with the
- * server kept up across consecutive runs of the same side: R + 1 starts for R runs per side (R >= 1).
- * With the alternation in blocks of `runsPerBlock` runs (A^k B^k B^k A^k ...), ⌈R / k⌉ + 1.
- */
-function interleavedStarts(runsPerSide, runsPerBlock = 1) {
-    // One block of k runs per side behaves as one run of the per-run alternation.
-    const blocks = Math.ceil(runsPerSide / Math.max(1, runsPerBlock));
-    return serverStartsPerCell("interleaved", blocks, [], "per-cell");
-}
-/** GPU-minutes a PR spends on a plan (every server start counted). */
-function planGpuMinutes(plan, rates = {}) {
-    if (plan.mode === "interleaved") {
-        const runs = Math.max(plan.candidateRuns, plan.baselineRuns ?? plan.candidateRuns);
-        return (plan.cells *
-            gpuMinutes(interleavedStarts(runs, plan.runsPerBlock), plan.candidateRuns + (plan.baselineRuns ?? plan.candidateRuns), rates));
-    }
-    return plan.cells * gpuMinutes(plan.candidateRuns > 0 ? (plan.rounds ?? 1) : 0, plan.candidateRuns, rates);
-}
-/**
- * GPU-minutes to go from `from` to `to` runs per side in `cells` cells: the difference of the plans,
- * so interleaved starts are counted as the alternation continues (stored: one more round).
+ * GPU-minutes to go from `from` to `to` runs per side in `cells` cells in one more measuring step: the
+ * step's runs (both sides when interleaved) and its server starts (interleaved: the blocks of the step,
+ * as serverStartsPerCell counts them; stored: one more round).
  */
 function addedGpuMinutes(mode, cells, from, to, rates = {}) {
     if (to <= from)
         return 0;
+    // A new measuring step: its first block is a new server start even when it continues the last side.
     if (mode === "interleaved")
-        return (planGpuMinutes({ mode, cells, candidateRuns: to }, rates) -
-            planGpuMinutes({ mode, cells, candidateRuns: from }, rates));
+        return cells * gpuMinutes(interleavedStepStarts(from, to, rates.runsPerBlock), 2 * (to - from), rates);
     return cells * gpuMinutes(1, to - from, rates);
 }
 /** Without a config: the issue's model of a vLLM container, 3 minutes a start, one server per cell. */
@@ -19634,7 +19860,7 @@ function gpuMinutesSpent(mode, runs, looks, model) {
     const costMode = mode === "interleaved" ? "interleaved" : "stored";
     let serverStarts = 0;
     for (const count of perCell.values())
-        serverStarts += serverStartsPerCell(costMode, count, looks, model.lifecycle);
+        serverStarts += serverStartsPerCell(costMode, count, looks, model.lifecycle, model.runsPerBlock);
     const startMinutes = (serverStarts * model.serverStartS) / 60;
     return {
         total: runSeconds / 60 + startMinutes,
@@ -19893,14 +20119,18 @@ function cellSessionDrift(sessions, settings = {}) {
     // 1. Runs far from their session's median, in pooled within-session sds.
     const within = withinVariance(withSpread.map(([, values]) => values));
     let screenedRuns = 0;
-    const screened = entries.map(([name, values]) => {
+    const screened = entries
+        .map(([name, values]) => {
         if (values.length < 3 || within === 0)
             return [name, [...values]];
         const center = median(values);
         const kept = values.filter((v) => Math.abs(v - center) <= runCutoff * Math.sqrt(within));
         screenedRuns += values.length - kept.length;
         return [name, kept];
-    });
+    })
+        // A session split in two clusters can lose every run around a median between them: it is left
+        // out, never averaged as an empty session (which made the drift NaN and the gate throw).
+        .filter(([, values]) => values.length > 0);
     // 2. Sessions far from the others, in robust sds of the session means.
     let kept = screened;
     const screenedSessions = [];
@@ -19987,89 +20217,6 @@ function estimateSessionDrift(runs, settings) {
         });
     }
     return estimates;
-}
-
-/** The parts of the verdict written for people: headline, mixed results, impact at this load. */
-function headlineFor(verdict, counts, comparisons, brokenCells, notComparable) {
-    const tally = `${counts.regression} regressed, ${counts.improvement} improved, ${counts.withinTolerance} within tolerance, ${counts.inconclusive} inconclusive of ${counts.gated} gated checks`;
-    switch (verdict) {
-        case "pass":
-            return `Pass: no gated metric got worse beyond tolerance (${tally})`;
-        case "regression": {
-            const worst = comparisons.filter((c) => c.gated && c.verdict === "regression").length;
-            return `Regression: ${worst} gated check${worst === 1 ? "" : "s"} got worse beyond tolerance (${tally})`;
-        }
-        case "inconclusive":
-            return `Inconclusive: the runs cannot yet tell a change within tolerance from a regression (${tally})`;
-        case "not-comparable":
-            return `Not comparable: ${notComparable} condition${notComparable === 1 ? "" : "s"} differ between baseline and candidate outside the allowed differences`;
-        case "error":
-            return brokenCells > 0
-                ? `Error: ${brokenCells} cell${brokenCells === 1 ? " has" : "s have"} no usable runs on one side`
-                : "Error: nothing could be compared";
-    }
-}
-/**
- * A cell is mixed when one phase got better and another worse. At least one side must be a verdict
- * (beyond tolerance); the other may be a significant change within tolerance, as in the FP8 KV-cache
- * case (throughput +2-5%, median TTFT +7-11%).
- */
-function mixedResults(comparisons, alpha) {
-    const byCell = new Map();
-    for (const c of comparisons) {
-        if (!metricSpecs[c.metric].mixed || c.ratio === null || c.pChange === null)
-            continue;
-        const decisive = c.verdict === "improvement" || c.verdict === "regression";
-        // Within tolerance but significantly moved (against 0) counts as the other side of a mix.
-        if (!decisive && c.pChange > alpha)
-            continue;
-        const worse = c.higherIsBetter ? c.ratio < 1 : c.ratio > 1;
-        const entry = byCell.get(c.cell) ?? { better: [], worse: [], decisive: false };
-        (worse ? entry.worse : entry.better).push(c.metric);
-        entry.decisive ||= decisive;
-        byCell.set(c.cell, entry);
-    }
-    const perCell = [...byCell.entries()]
-        .filter(([, entry]) => entry.decisive && entry.better.length > 0 && entry.worse.length > 0)
-        .map(([cell, { better, worse }]) => ({ cell, better, worse }));
-    // Across cells: a change that makes long outputs faster and first tokens later shows up as an
-    // improvement in one cell and a regression in another; a reader must see both together.
-    const decided = (verdict) => comparisons
-        .filter((c) => metricSpecs[c.metric].mixed && c.verdict === verdict)
-        .map((c) => `${c.cell}/${c.metric}`);
-    const better = decided("improvement");
-    const worse = decided("regression");
-    const coveredByOneCell = perCell.length > 0 && better.every((ref) => perCell.some((m) => ref.startsWith(`${m.cell}/`)));
-    if (better.length > 0 && worse.length > 0 && !coveredByOneCell) {
-        perCell.push({ cell: acrossCells, better, worse });
-    }
-    return perCell;
-}
-/** The `cell` of a mixed entry that spans cells; its metrics are written `cell/metric`. */
-const acrossCells = "(across cells)";
-function impactOf(cells, comparisons) {
-    const find = (cell, metric) => {
-        const c = comparisons.find((comparison) => comparison.cell === cell && comparison.metric === metric);
-        return c && c.baseline !== null && c.candidate !== null
-            ? { baseline: c.baseline, candidate: c.candidate }
-            : null;
-    };
-    const withChange = (pair, scale = 1) => pair
-        ? {
-            baseline: pair.baseline * scale,
-            candidate: pair.candidate * scale,
-            change: (pair.candidate - pair.baseline) * scale,
-        }
-        : null;
-    return cells
-        .filter((cell) => cell.status === "compared" || cell.status === "too-few-runs")
-        .map((cell) => ({
-        cell: cell.name,
-        // request_throughput counts completed (successful) requests per second, as vLLM's does.
-        successfulPerHour: withChange(find(cell.name, "request_throughput"), 3600),
-        ttftP95Ms: withChange(find(cell.name, "ttft_p95")),
-        e2elP95Ms: withChange(find(cell.name, "e2el_p95")),
-    }));
 }
 
 /**
@@ -20326,7 +20473,10 @@ function analyze(input) {
     };
     const drafts = pairing.compared.flatMap((cell) => draftsForCell(cell, draftSettings, warnings));
     const gatedCount = drafts.filter((d) => d.gated).length;
-    const rates = input.runMinutes === undefined ? {} : { runMinutes: input.runMinutes };
+    const rates = {
+        ...(input.runMinutes === undefined ? {} : { runMinutes: input.runMinutes }),
+        ...(input.repeats.block === undefined ? {} : { runsPerBlock: input.repeats.block }),
+    };
     const comparisons = decide(drafts, alpha, passAlpha, gatedCount);
     const { differences, notComparable } = checkComparability(pairing.fingerprintPairs, gate, warnings);
     const counts = countGated(comparisons);
@@ -21286,11 +21436,57 @@ async function loadRuns(paths, side, options = {}) {
     const failure = settled.find((result) => result.status === "rejected");
     if (failure)
         throw failure.reason;
-    return settled.map((result) => result.value);
+    return numberPositionalRuns(settled.map((result) => result.value));
+}
+/**
+ * A `vllm bench serve` file has no run index: its cell is its label and its run is its place among
+ * the files of that cell and session (0, 1, ...), so `run 2` of a cell is the third file of that cell
+ * rather than the third file given.
+ */
+function numberPositionalRuns(records) {
+    const next = new Map();
+    return records.map((record) => {
+        if (record.identity === undefined || record.identity.run !== null)
+            return record;
+        const key = JSON.stringify([record.session ?? "", record.cell]);
+        const run = next.get(key) ?? 0;
+        next.set(key, run + 1);
+        return { ...record, run };
+    });
+}
+function listSources(records, cell) {
+    const sources = records.filter((record) => record.cell === cell).map((record) => record.source);
+    const shown = sources.slice(0, 3).join(", ");
+    return sources.length > 3 ? `${shown} and ${sources.length - 3} more` : shown;
+}
+/**
+ * Refuses two sides that have no cell in common when `vllm bench serve` files are among the inputs
+ * (unless each side has exactly one cell, which analysis pairs with a warning): their cells come from
+ * labels, and nothing matching means the labels are missing or name something else (files without a
+ * label are all cell "default"), so the verdict would blame missing runs. Results directories alone
+ * keep their verdict: their cells are the config's, and a cell renamed by the PR is reported per cell.
+ */
+function checkCellsMatch(baseline, candidate) {
+    const baseCells = [...new Set(baseline.map((record) => record.cell))];
+    const candCells = [...new Set(candidate.map((record) => record.cell))];
+    if (baseCells.length === 0 || candCells.length === 0)
+        return;
+    if (![...baseline, ...candidate].some((record) => record.identity?.run === null))
+        return;
+    if (baseCells.some((cell) => candCells.includes(cell)))
+        return;
+    if (baseCells.length === 1 && candCells.length === 1)
+        return;
+    const describe = (records, cells) => cells.map((cell) => `  "${cell}": ${listSources(records, cell)}`).join("\n");
+    const unlabelled = [...baseline, ...candidate].some((record) => record.cell === "default" && record.identity?.run === null);
+    const hint = unlabelled
+        ? 'vLLM result files are grouped into cells by their "label"; a file without one is cell "default": give each file its cell name as label (vllm bench serve --label NAME; `run --format vllm` writes it)'
+        : "compare results of the same config (the same cell names), or one cell per side";
+    throw new InputError(`the baseline and the candidate have no cell in common, so nothing can be compared (exit 2, nothing was judged):\nbaseline cells:\n${describe(baseline, baseCells)}\ncandidate cells:\n${describe(candidate, candCells)}\n${hint}`);
 }
 function describeRun(record) {
     const run = record.identity ? record.identity.run : record.run;
-    const index = run === null ? "" : ` run ${run}`;
+    const index = run === null ? "" : ` run-${run}`;
     const started = record.startedAt ? ` started ${record.startedAt}` : "";
     return `cell ${record.cell}${index}${started}`;
 }
@@ -21339,13 +21535,15 @@ function dropDuplicateRuns(baseline, candidate) {
 }
 /**
  * Loads both sides of a comparison with one size budget, then drops duplicated runs (notes for the
- * verdict's warnings) or refuses a run that is on both sides.
+ * verdict's warnings) or refuses a run that is on both sides, and refuses sides without a common cell.
  */
 async function loadSides(baselinePaths, candidatePaths, limits = defaultInputLimits) {
     const budget = { bytes: 0 };
     const baseline = await loadRuns(baselinePaths, "baseline", { limits, budget });
     const candidate = await loadRuns(candidatePaths, "candidate", { limits, budget });
-    return dropDuplicateRuns(baseline, candidate);
+    const sides = dropDuplicateRuns(baseline, candidate);
+    checkCellsMatch(sides.baseline, sides.candidate);
+    return sides;
 }
 
 function defaultCompareSettings() {
@@ -21361,7 +21559,11 @@ function settingsFromConfig(config) {
         gate: config.gate,
         repeats: config.repeats,
         runMinutes,
-        cost: { serverStartS: serverStartSeconds(config), lifecycle: serverLifecycle(config) },
+        cost: {
+            serverStartS: serverStartSeconds(config),
+            lifecycle: serverLifecycle(config),
+            runsPerBlock: config.repeats.block,
+        },
     };
 }
 /** Pure: decide and render from run records already in memory. */
@@ -21379,12 +21581,17 @@ function compareRecords(input) {
         now: (input.now ?? new Date()).toISOString(),
         tool: { name: toolName, version: toolVersion },
     });
-    decided.gpuMinutes = gpuMinutesSpent(decided.mode, { baseline: input.baseline, candidate: input.candidate }, decided.settings.looks, settings.cost ?? defaultCostModel);
+    decided.gpuMinutes = gpuMinutesSpent(decided.mode, { baseline: input.baseline, candidate: input.candidate }, decided.settings.looks, settings.cost ?? { ...defaultCostModel, runsPerBlock: settings.repeats.block ?? 1 });
     if (input.inputNotes && input.inputNotes.length > 0)
         decided.warnings = [...input.inputNotes, ...decided.warnings];
     // Redacted before rendering: the renderer escapes, and an escaped secret no longer matches its value.
     const verdict = input.redactor ? redactValue(decided, input.redactor) : decided;
-    return { verdict, reportMarkdown: renderMarkdown(verdict), exitCode: verdict.exitCode };
+    return {
+        verdict,
+        reportMarkdown: renderMarkdown(verdict),
+        exitCode: verdict.exitCode,
+        runs: { baseline: input.baseline, candidate: input.candidate },
+    };
 }
 /** Loads both sides from disk (InputError on bad input) and compares them. */
 async function compareResults(input) {
@@ -62042,6 +62249,18 @@ async function prepareCell(config, cell, baseDir) {
     return { config, cell, seed: cell.seed ?? config.seed, file };
 }
 
+/**
+ * Runs have one numbering everywhere: the run index k, from 0, as in the directory `run-<k>`, the
+ * `run` field of run.json, the progress lines and the report. A count ("2 of 3") is only ever said as
+ * "i of n" next to the name, never as a second run number.
+ */
+function runName(run) {
+    return `run-${run}`;
+}
+/** "run-5 (1 of 3)": the run's name, and how far this invocation is through its `runs` runs. */
+function runPosition(run, firstRun, runs) {
+    return `${runName(run)} (${run - firstRun + 1} of ${runs})`;
+}
 const silentProgress = { update() { }, message() { } };
 function formatEta(event, rate) {
     if (event.total !== null && rate > 0)
@@ -62053,7 +62272,7 @@ function formatEta(event, rate) {
 function formatProgress(event) {
     const rate = event.elapsedS > 0 ? event.done / event.elapsedS : 0;
     const total = event.total === null ? "" : `/${event.total}`;
-    return (`[${event.cell} run ${event.run + 1}/${event.runs}${event.phase === "warmup" ? " warm-up" : ""}] ` +
+    return (`[${event.cell} ${runPosition(event.run, event.firstRun ?? 0, event.runs)}${event.phase === "warmup" ? " warm-up" : ""}] ` +
         `${event.done}${total} requests  ${rate.toFixed(1)} req/s  errors ${event.errors}  ETA ${formatEta(event, rate)}`);
 }
 /**
@@ -63049,7 +63268,8 @@ function vllmDate(ms) {
  * vllm/benchmarks/serve.py, as summarised in shared/reference/vllm-protocol-and-metrics.md §1.6), so existing
  * tooling can read our runs. Like vLLM: an empty metric is 0, times in lists are seconds, failed requests
  * keep their place in the lists with 0 latencies and their error text. Unlike vLLM: a mid-stream error
- * is a failure, and `generated_texts` are empty (we do not keep the generated text).
+ * is a failure, `generated_texts` are empty (we do not keep the generated text), and `label` is always
+ * the cell's name (vLLM's is whatever `--label` said, often null).
  */
 function toVllmResult(records, run, context) {
     const ms = (summary, key) => summary[key] ?? 0;
@@ -63087,7 +63307,9 @@ function toVllmResult(records, run, context) {
         date: vllmDate(context.startedAtMs),
         backend: context.endpoint === "chat" ? "openai-chat" : "openai",
         endpoint_type: context.endpoint === "chat" ? "openai-chat" : "openai",
-        label: null,
+        // The cell's name, so `compare` groups these files into the same cells as the run.json files
+        // (vLLM's `--label`; a null label would put every cell into one "default" cell).
+        label: run.cell,
         model_id: context.model,
         tokenizer_id: context.model,
         num_prompts: run.requests.total,
@@ -64005,7 +64227,6 @@ async function runCells(options) {
     const { config, provider } = options;
     const progress = options.progress ?? silentProgress;
     const runs = options.runs ?? config.repeats.min;
-    const firstRun = options.firstRun ?? 0;
     const outputs = [];
     const cells = selectCells(config, options.cells);
     const signal = options.signal;
@@ -64015,6 +64236,7 @@ async function runCells(options) {
     for (const cell of cells) {
         if (shouldAbort?.())
             break;
+        const firstRun = options.firstRunByCell?.[cell.name] ?? options.firstRun ?? 0;
         const context = await prepareCell(config, cell, options.baseDir);
         const cellDir = join(options.outDir, cell.name);
         // Sessions and calibration live for this call, or in the caller's cache across calls.
@@ -64056,7 +64278,7 @@ async function runCells(options) {
                     if (tokenModel.source === "tokenize" && state.lengthNote === undefined) {
                         state.lengthNote = await describeLengthCheck(handle.control, config.model.name, cell.endpoint, workload);
                     }
-                    progress.message(`${cell.name}: run ${k + 1 - firstRun}/${runs} against ${handle.session.endpoint.baseUrl}`);
+                    progress.message(`${cell.name}: ${runPosition(k, firstRun, runs)} against ${handle.session.endpoint.baseUrl}`);
                     let file = await runOnce({
                         context,
                         workload,
@@ -64064,9 +64286,9 @@ async function runCells(options) {
                         control: handle.control,
                         runIndex: k,
                         runs,
-                        dir: join(cellDir, `run-${k}`),
+                        dir: join(cellDir, runName(k)),
                         formats: options.formats ?? [],
-                        progress,
+                        progress: firstRun === 0 ? progress : withFirstRun(progress, firstRun),
                         serverFingerprint: handle.fingerprint,
                         notes: state.lengthNote ? [state.lengthNote] : [],
                         ...(options.side ? { side: options.side } : {}),
@@ -64074,9 +64296,9 @@ async function runCells(options) {
                         ...(options.onMeasuredPhase ? { onMeasuredPhase: options.onMeasuredPhase } : {}),
                     });
                     if (signal?.aborted && file.flags.cutShort) {
-                        file = markInterrupted(join(cellDir, `run-${k}`), file, String(signal.reason ?? "interrupt"), handle.session.redact);
+                        file = markInterrupted(join(cellDir, runName(k)), file, String(signal.reason ?? "interrupt"), handle.session.redact);
                     }
-                    outputs.push({ cell: cell.name, run: k, dir: join(cellDir, `run-${k}`), file });
+                    outputs.push({ cell: cell.name, run: k, dir: join(cellDir, runName(k)), file });
                     if (file.flags.serverCrashed && state.shared !== null) {
                         // The cell's server died: the next run gets a new one rather than a dead endpoint.
                         const dead = state.shared;
@@ -64097,6 +64319,13 @@ async function runCells(options) {
         }
     }
     return { runs: outputs };
+}
+/** Progress events of runs numbered from `firstRun` (an `--append`), so "i of n" counts this invocation. */
+function withFirstRun(progress, firstRun) {
+    return {
+        update: (event) => progress.update({ ...event, firstRun }),
+        message: (text) => progress.message(text),
+    };
 }
 /** The promise, or a rejection as soon as `signal` aborts (the promise itself keeps running). */
 function untilAborted(promise, signal, doing) {
@@ -64182,7 +64411,7 @@ function summaryLine(file) {
                 : "",
         ...(file.flags.unusableReasons ?? []).map((reason) => `UNUSABLE (${reason})`),
     ].filter(Boolean);
-    return (`${file.cell} run ${file.run}: ${file.requests.completed}/${file.requests.total} ok` +
+    return (`${file.cell} ${runName(file.run)}: ${file.requests.completed}/${file.requests.total} ok` +
         `${file.requests.failed > 0
             ? ` (${Object.entries(file.requests.errorsByKind)
                 .map(([kind, n]) => `${kind} ${n}`)
@@ -65587,25 +65816,32 @@ function alternatingOrder(pair, sides) {
     return pair % 2 === 0 ? sides : [...sides].reverse();
 }
 /**
- * The runs of pairs firstPair .. firstPair + pairs − 1 in alternating order, with consecutive runs of the
- * same side merged into one block: A B | B A | A B gives A, BB, AA, B. Each block is one server start per
- * cell, so R pairs cost R + 1 starts per cell instead of 2R, in the same order of runs.
+ * The runs firstRun .. firstRun + runs − 1 of every side in alternating order, with consecutive runs of
+ * the same side merged into one block. The alternation is in groups of `runsPerBlock` runs per side,
+ * group g in the order of pair g (A B, then B A, ...): with 1, A B | B A | A B gives A, BB, AA, B; with
+ * 5 and 20 runs, A5 B10 A10 B10 A5. Each block is one server start per cell, so R runs per side cost
+ * ⌈R / k⌉ + 1 starts per cell (R + 1 with k = 1) instead of 2R, and every two groups stay balanced
+ * against linear drift (A B B A). A group cut by `firstRun` or the end is measured in the same order.
  */
-function alternatingBlocks(firstPair, pairs, sides) {
+function alternatingBlocks(firstRun, runs, sides, runsPerBlock = 1) {
+    const k = Math.max(1, Math.floor(runsPerBlock));
+    const end = firstRun + runs;
     const blocks = [];
-    for (let pair = firstPair; pair < firstPair + pairs; pair++) {
-        for (const side of alternatingOrder(pair, sides)) {
+    for (let group = Math.floor(firstRun / k); group * k < end; group++) {
+        const from = Math.max(group * k, firstRun);
+        const to = Math.min((group + 1) * k, end);
+        for (const side of alternatingOrder(group, sides)) {
             const last = blocks.at(-1);
-            if (last && last.side === side)
-                last.runs++;
+            if (last && last.side === side && last.firstRun + last.runs === from)
+                last.runs += to - from;
             else
-                blocks.push({ side, firstRun: pair, runs: 1 });
+                blocks.push({ side, firstRun: from, runs: to - from });
         }
     }
     return blocks;
 }
 /**
- * Measures the sides alternately (A B, then B A, ...) so that slow drift of the machine (temperature,
+ * Measures the sides alternately (A B, then B A, ..., in groups of `runsPerBlock` runs) so that slow drift of the machine (temperature,
  * clocks, neighbours) falls on both sides equally instead of biasing the later one, and adds runs only
  * while `decide` asks for them, up to `maxRuns`.
  */
@@ -65621,7 +65857,7 @@ async function runAdaptive(options) {
     const pairsDone = () => Math.min(...measuredUpTo.values());
     while (completed < target) {
         // Every pair up to the target in one go: consecutive runs of a side share a server start.
-        for (const block of alternatingBlocks(completed, target - completed, options.sides)) {
+        for (const block of alternatingBlocks(completed, target - completed, options.sides, options.runsPerBlock)) {
             if (options.shouldAbort?.() || options.signal?.aborted)
                 return { runsPerSide: pairsDone(), runs, stoppedBecause: "aborted" };
             const side = block.side;
@@ -65660,4 +65896,4 @@ async function runAdaptive(options) {
     return { runsPerSide: completed, runs, stoppedBecause: "decided" };
 }
 
-export { runAdaptive as $, boolean as A, environmentValuesOf as B, alternatingBlocks as C, escapeMarkdown as D, minimumSecretLength as E, renderedForms as F, externalEndpoint as G, getServedModels as H, isUnauthorizedStatus as I, FailureError as J, InputError as K, collectFingerprint as L, templateView as M, settleSentence as N, formatSignedNumber as O, ProbeStatusError as P, describeMetric as Q, formatMetricValue as R, formatChange as S, formatInterval as T, formatDetectable as U, describeMetricRef as V, UsageError as W, mebibyte as X, parseConfigText as Y, ZodISODateTime as Z, _isoDateTime as _, array as a, ExitCode as a0, streamProgress as a1, gatedMetricNames as a2, defaultConfigFile as a3, serverKinds as a4, silentProgress as a5, strictObject$1 as a6, distExports as a7, describeValue as a8, seededRandom as a9, mixSeed as aa, lookSchedule as ab, renderSummary as ac, summarizeConfig as ad, string as b, toolName as c, defaultInputLimits as d, exitWhenFlushed as e, runFileInvariantIssues as f, systemClock as g, handleInterrupts as h, readServerState as i, removeLiveServer as j, execFileCapture as k, literal as l, isGroupAlive as m, number as n, object as o, terminateGroup as p, loadConfig as q, runFileSchema as r, stopLaunchedServersOnCrash as s, toolVersion as t, compareResults as u, createRedactor as v, credentialLikeValues as w, writeCompareOutputs as x, providerForConfig as y, runCells as z };
+export { mebibyte as $, boolean as A, environmentValuesOf as B, alternatingBlocks as C, escapeMarkdown as D, minimumSecretLength as E, renderedForms as F, externalEndpoint as G, getServedModels as H, isUnauthorizedStatus as I, FailureError as J, InputError as K, collectFingerprint as L, templateView as M, record as N, metricSpecs as O, ProbeStatusError as P, settleSentence as Q, formatSignedNumber as R, describeMetric as S, formatMetricValue as T, formatChange as U, formatInterval as V, formatDetectable as W, describeMetricRef as X, UsageError as Y, ZodISODateTime as Z, _isoDateTime as _, array as a, parseConfigText as a0, runAdaptive as a1, ExitCode as a2, streamProgress as a3, gatedMetricNames as a4, defaultConfigFile as a5, serverKinds as a6, silentProgress as a7, selectCells as a8, strictObject$1 as a9, distExports as aa, describeValue as ab, seededRandom as ac, mixSeed as ad, lookSchedule as ae, renderSummary as af, summarizeConfig as ag, string as b, toolName as c, defaultInputLimits as d, exitWhenFlushed as e, runFileInvariantIssues as f, systemClock as g, handleInterrupts as h, readServerState as i, removeLiveServer as j, execFileCapture as k, literal as l, isGroupAlive as m, number as n, object as o, terminateGroup as p, loadConfig as q, runFileSchema as r, stopLaunchedServersOnCrash as s, toolVersion as t, compareResults as u, createRedactor as v, credentialLikeValues as w, writeCompareOutputs as x, providerForConfig as y, runCells as z };
