@@ -134,8 +134,8 @@ function isGroupAlive(processGroup) {
     const members = livingGroupMembers(processGroup);
     return members === undefined || members > 0;
 }
-/** Non-zombie processes in the group, from /proc; undefined where /proc is not available. */
-function livingGroupMembers(processGroup) {
+/** Every process /proc lists (those that exit while it is read are skipped); undefined without /proc. */
+function processStats() {
     let entries;
     try {
         entries = readdirSync("/proc");
@@ -143,7 +143,7 @@ function livingGroupMembers(processGroup) {
     catch {
         return undefined;
     }
-    let living = 0;
+    const stats = [];
     for (const entry of entries) {
         if (!/^\d+$/.test(entry))
             continue;
@@ -155,11 +155,17 @@ function livingGroupMembers(processGroup) {
             continue;
         }
         // Fields after the command name (which may contain spaces and parentheses): state ppid pgrp ...
-        const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        if (Number(group) === processGroup && state !== "Z" && state !== "X")
-            living++;
+        const [state = "", ppid, group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        stats.push({ pid: Number(entry), state, ppid: Number(ppid), group: Number(group) });
     }
-    return living;
+    return stats;
+}
+/** Non-zombie processes in the group, from /proc; undefined where /proc is not available. */
+function livingGroupMembers(processGroup) {
+    const stats = processStats();
+    if (stats === undefined)
+        return undefined;
+    return stats.filter((p) => p.group === processGroup && p.state !== "Z" && p.state !== "X").length;
 }
 function signalGroup(processGroup, signal) {
     try {

@@ -18,15 +18,23 @@ export function isGroupAlive(processGroup: number): boolean {
   return members === undefined || members > 0;
 }
 
-/** Non-zombie processes in the group, from /proc; undefined where /proc is not available. */
-function livingGroupMembers(processGroup: number): number | undefined {
+/** One process as /proc/<pid>/stat describes it. */
+export interface ProcessStat {
+  pid: number;
+  state: string;
+  ppid: number;
+  group: number;
+}
+
+/** Every process /proc lists (those that exit while it is read are skipped); undefined without /proc. */
+export function processStats(): ProcessStat[] | undefined {
   let entries: string[];
   try {
     entries = readdirSync("/proc");
   } catch {
     return undefined;
   }
-  let living = 0;
+  const stats: ProcessStat[] = [];
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
@@ -36,10 +44,17 @@ function livingGroupMembers(processGroup: number): number | undefined {
       continue;
     }
     // Fields after the command name (which may contain spaces and parentheses): state ppid pgrp ...
-    const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(group) === processGroup && state !== "Z" && state !== "X") living++;
+    const [state = "", ppid, group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    stats.push({ pid: Number(entry), state, ppid: Number(ppid), group: Number(group) });
   }
-  return living;
+  return stats;
+}
+
+/** Non-zombie processes in the group, from /proc; undefined where /proc is not available. */
+function livingGroupMembers(processGroup: number): number | undefined {
+  const stats = processStats();
+  if (stats === undefined) return undefined;
+  return stats.filter((p) => p.group === processGroup && p.state !== "Z" && p.state !== "X").length;
 }
 
 function signalGroup(processGroup: number, signal: NodeJS.Signals): void {

@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { runFileSchema } from "../../src/metrics/run-schema.js";
-import { isGroupAlive } from "../../src/server/process-group.js";
+import { isGroupAlive, processStats } from "../../src/server/process-group.js";
 import { defaultCliCommand } from "../../src/server/sim-command.js";
 import { fakeVllmArgv } from "../server/fake-host.js";
 
@@ -115,19 +115,7 @@ async function until<T>(what: string, probe: () => T | undefined, timeoutMs: num
 
 /** Process groups led by children of `pid` (the simulators it launched run detached, as group leaders). */
 function childGroups(pid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-    } catch {
-      continue;
-    }
-    const [, ppid, group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(ppid) === pid && Number(group) === Number(entry)) found.push(Number(entry));
-  }
-  return found;
+  return (processStats() ?? []).filter((p) => p.ppid === pid && p.group === p.pid).map((p) => p.pid);
 }
 
 /** Waits until the fake server of a run in `out` says it is loading (its signal handlers are installed). */
