@@ -1,6 +1,6 @@
 import { dirname } from "node:path";
 import * as core from "@actions/core";
-import { compareResults, writeCompareOutputs } from "../compare/index.js";
+import { compareResults, writeCompareOutputs } from "../app/compare.js";
 import { loadConfig } from "../config/load.js";
 import { GitHubArtifactStore } from "../github/artifact-store.js";
 import { createGitHubClient } from "../github/client.js";

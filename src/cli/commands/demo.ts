@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { runDemo } from "../../demo/run-demo.js";
+import { runDemo } from "../../app/demo.js";
 import { type ScenarioName, scenarioNames, scenarios } from "../../demo/scenarios.js";
 import { streamProgress } from "../../runner/progress.js";
 import { handleInterrupts } from "../../server/signals.js";

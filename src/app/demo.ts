@@ -1,13 +1,13 @@
 import { existsSync } from "node:fs";
 import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type CompareOutcome, compareResults, writeCompareOutputs } from "../compare/index.js";
 import { parseConfigText } from "../config/load.js";
+import { demoConfigText, type Scenario } from "../demo/scenarios.js";
 import { renderTerminal } from "../report/terminal.js";
 import { runAdaptive } from "../runner/interleaved.js";
 import type { ProgressSink } from "../runner/progress.js";
 import { type ManagedServerProvider, providerForConfig } from "../server/index.js";
-import { demoConfigText, type Scenario } from "./scenarios.js";
+import { type ComparisonReport, compareResults, writeCompareOutputs } from "./compare.js";
 
 export interface DemoOptions {
   scenario: Scenario;
@@ -30,7 +30,7 @@ export interface DemoInterrupted {
 }
 
 export interface DemoResult {
-  outcome: CompareOutcome;
+  outcome: ComparisonReport;
   terminalReport: string;
   reportPath: string;
   verdictPath: string;
