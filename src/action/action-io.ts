@@ -1,20 +1,7 @@
 import * as core from "@actions/core";
+import type { ActionIO } from "../app/gate/job-io.js";
 
-/**
- * The runner-facing side effects of a step, behind one seam. `runnerIO` is @actions/core itself (which
- * writes GITHUB_OUTPUT, GITHUB_STATE and GITHUB_STEP_SUMMARY): end-to-end tests use it with real files.
- */
-export interface ActionIO {
-  info(message: string): void;
-  notice(message: string): void;
-  warning(message: string): void;
-  error(message: string): void;
-  setOutput(name: string, value: string): void;
-  saveState(name: string, value: string): void;
-  getState(name: string): string;
-  setSecret(value: string): void;
-  appendSummary(markdown: string): Promise<void>;
-}
+export { type ActionIO, outputNames, stateKeys } from "../app/gate/job-io.js";
 
 /** GitHub refuses step summaries over 1 MiB ("supports content up to a size of 1024k"). */
 export const summaryLimit = 1024 * 1024 - 1024;
@@ -46,22 +33,3 @@ export const runnerIO: ActionIO = {
     }
   },
 };
-
-export const outputNames = {
-  verdict: "verdict",
-  reportPath: "report-path",
-  resultsDir: "results-dir",
-  commentUrl: "comment-url",
-  baselineSha: "baseline-sha",
-} as const;
-
-/** Keys shared by main (saveState) and post (getState). */
-export const stateKeys = {
-  workDir: "work-dir",
-  evidenceDir: "evidence-dir",
-  evidenceArtifact: "evidence-artifact",
-  retentionDays: "retention-days",
-  uploaded: "evidence-uploaded",
-  serverStateFile: "server-state-file",
-  token: "token-present",
-} as const;

@@ -1,6 +1,7 @@
 import { dirname } from "node:path";
 import * as core from "@actions/core";
 import { compareResults, writeCompareOutputs } from "../app/compare.js";
+import type { ActionDependencies, CleanupServers, Compare, Measure } from "../app/gate/dependencies.js";
 import { loadConfig } from "../config/load.js";
 import { GitHubArtifactStore } from "../github/artifact-store.js";
 import { createGitHubClient } from "../github/client.js";
@@ -8,7 +9,6 @@ import type { ProgressSink } from "../runner/progress.js";
 import { runCells } from "../runner/run-cells.js";
 import { cleanupFromState, providerForConfig } from "../server/index.js";
 import { createRedactor, credentialLikeValues } from "../server/redact.js";
-import type { ActionDependencies, CleanupServers, Compare, Measure } from "./dependencies.js";
 
 /**
  * The single place where the action meets the real runner, compare and server launchers. Everything

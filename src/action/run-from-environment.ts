@@ -1,13 +1,13 @@
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ActionDependencies } from "../app/gate/dependencies.js";
+import { type ActionResult, runAction } from "../app/gate/orchestrator.js";
 import { readActionContext } from "../github/context.js";
 import { createRedactor, credentialLikeValues } from "../server/redact.js";
 import type { ActionIO } from "./action-io.js";
 import { outputNames, stateKeys } from "./action-io.js";
-import type { ActionDependencies } from "./dependencies.js";
 import { parseActionInputs } from "./inputs.js";
-import { type ActionResult, runAction } from "./orchestrator.js";
 
 /**
  * The main step as the runner runs it: inputs from INPUT_*, context from GITHUB_* and the event file,

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ActionDependencies, CompareRequest } from "../../src/action/dependencies.js";
+import type { ActionDependencies, CompareRequest } from "../../src/app/gate/dependencies.js";
 import { FakeGitHub } from "../github/fake-github.js";
 import { createFileMeasure, createRatioCompare, type MeasureCall, testConfig } from "./fixtures.js";
 import { type Job, runJob as runJobIn, workflowToken } from "./harness.js";

@@ -1,22 +1,22 @@
 import { writeFile } from "node:fs/promises";
-import type { BaselineInfo } from "../compare/verdict-schema.js";
-import type { GitHubClient } from "../github/client.js";
-import { httpStatusOf } from "../github/client.js";
-import type { ActionContext } from "../github/context.js";
-import { inlineCode, safeLogin, safeSha } from "../github/escape.js";
-import { findOverrideLabel } from "../github/override-label.js";
+import type { BaselineInfo } from "../../compare/verdict-schema.js";
+import type { GitHubClient } from "../../github/client.js";
+import { httpStatusOf } from "../../github/client.js";
+import type { ActionContext } from "../../github/context.js";
+import { inlineCode, safeLogin, safeSha } from "../../github/escape.js";
+import { findOverrideLabel } from "../../github/override-label.js";
 import {
   commentMarker,
   fitCommentBody,
   resolveTokenIdentity,
   upsertStickyComment,
-} from "../github/sticky-comment.js";
-import { escapeMarkdown } from "../report/escape.js";
-import type { Redactor } from "../server/redact.js";
-import type { ActionIO } from "./action-io.js";
-import { outputNames } from "./action-io.js";
+} from "../../github/sticky-comment.js";
+import { escapeMarkdown } from "../../report/escape.js";
+import type { Redactor } from "../../server/redact.js";
 import type { CompareOutcome } from "./dependencies.js";
 import type { ActionInputs, FailOnPolicy } from "./inputs.js";
+import type { ActionIO } from "./job-io.js";
+import { outputNames } from "./job-io.js";
 
 /** Whether the step fails: the explicit fail-on input, else compare's own verdict under the config. */
 export function decideFailure(

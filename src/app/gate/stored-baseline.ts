@@ -1,14 +1,14 @@
 import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { BaselineInfo } from "../compare/verdict-schema.js";
-import { loadConfig } from "../config/load.js";
+import type { BaselineInfo } from "../../compare/verdict-schema.js";
+import { loadConfig } from "../../config/load.js";
 import {
   defaultBaselineLimits,
   UntrustedBaselineError,
   validateBaselineDir,
-} from "../github/baseline-bundle.js";
-import { type FoundBaseline, findBaseline } from "../github/baseline-discovery.js";
-import { safeSha } from "../github/escape.js";
+} from "../../github/baseline-bundle.js";
+import { type FoundBaseline, findBaseline } from "../../github/baseline-discovery.js";
+import { safeSha } from "../../github/escape.js";
 import { exists, type JobScope, type Measured } from "./job-scope.js";
 
 /**

@@ -1,6 +1,11 @@
-import type { BaselineInfo, ComparisonMode, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
-import type { ArtifactStore } from "../github/artifact-store.js";
-import type { GitHubClient } from "../github/client.js";
+import type {
+  BaselineInfo,
+  ComparisonMode,
+  OverallVerdict,
+  VerdictFile,
+} from "../../compare/verdict-schema.js";
+import type { ArtifactStore } from "../../github/artifact-store.js";
+import type { GitHubClient } from "../../github/client.js";
 import type { FailOnPolicy } from "./inputs.js";
 
 /**

@@ -1,13 +1,13 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { ComparisonMode } from "../compare/verdict-schema.js";
-import type { ArtifactStore } from "../github/artifact-store.js";
-import type { GitHubClient } from "../github/client.js";
-import type { ActionContext } from "../github/context.js";
-import type { Redactor } from "../server/redact.js";
-import type { ActionIO } from "./action-io.js";
+import type { ComparisonMode } from "../../compare/verdict-schema.js";
+import type { ArtifactStore } from "../../github/artifact-store.js";
+import type { GitHubClient } from "../../github/client.js";
+import type { ActionContext } from "../../github/context.js";
+import type { Redactor } from "../../server/redact.js";
 import type { ActionDependencies } from "./dependencies.js";
 import type { ActionInputs } from "./inputs.js";
+import type { ActionIO } from "./job-io.js";
 import type { RunPlan } from "./plan.js";
 
 /** Everything one step of the action works with, resolved once and shared by its parts. */

@@ -1,10 +1,10 @@
 import { cp, readdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
-import { environmentValuesOf, loadConfig } from "../config/load.js";
-import { readFileAtCommit } from "../github/base-config.js";
-import { validateBaselineDir } from "../github/baseline-bundle.js";
-import { httpStatusOf } from "../github/client.js";
-import { alternatingBlocks } from "../runner/interleaved.js";
+import { environmentValuesOf, loadConfig } from "../../config/load.js";
+import { readFileAtCommit } from "../../github/base-config.js";
+import { validateBaselineDir } from "../../github/baseline-bundle.js";
+import { httpStatusOf } from "../../github/client.js";
+import { alternatingBlocks } from "../../runner/interleaved.js";
 import { exists, type JobScope, type Measured } from "./job-scope.js";
 
 /**

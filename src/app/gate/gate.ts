@@ -1,9 +1,9 @@
-import type { BaselineInfo } from "../compare/verdict-schema.js";
-import { countRuns } from "../github/baseline-bundle.js";
-import { inlineCode } from "../github/escape.js";
-import { escapeMarkdown } from "../report/escape.js";
-import { outputNames } from "./action-io.js";
+import type { BaselineInfo } from "../../compare/verdict-schema.js";
+import { countRuns } from "../../github/baseline-bundle.js";
+import { inlineCode } from "../../github/escape.js";
+import { escapeMarkdown } from "../../report/escape.js";
 import type { CompareOutcome } from "./dependencies.js";
+import { outputNames } from "./job-io.js";
 import { fewestRuns, type JobScope, type Measured } from "./job-scope.js";
 import { alternate, measureRuns } from "./measure-candidate.js";
 import type { ActionResult } from "./orchestrator-types.js";
