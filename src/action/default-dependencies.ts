@@ -2,7 +2,6 @@ import { dirname } from "node:path";
 import * as core from "@actions/core";
 import { compareResults, writeCompareOutputs } from "../app/compare.js";
 import type { ActionDependencies, CleanupServers, Compare, Measure } from "../app/gate/dependencies.js";
-import { loadConfig } from "../config/load.js";
 import { GitHubArtifactStore } from "../github/artifact-store.js";
 import { createGitHubClient } from "../github/client.js";
 import type { ProgressSink } from "../runner/progress.js";
@@ -22,7 +21,8 @@ export const measureWithRunner: Measure = (request) => measureUntil(request, und
 
 /** measureWithRunner that stops on `signal` (the main step's interrupt): the runs so far are kept, then it throws. */
 async function measureUntil(request: Parameters<Measure>[0], signal: AbortSignal | undefined): Promise<void> {
-  const loaded = await loadConfig(request.configPath, { env: process.env, cwd: request.workingDirectory });
+  // Loaded once per job by the use case (src/app/gate/orchestrator.ts), not again per measure call.
+  const loaded = request.config;
   const { config } = loaded;
   const provider = providerForConfig(config, {
     env: { ...process.env },
@@ -62,7 +62,7 @@ async function measureUntil(request: Parameters<Measure>[0], signal: AbortSignal
 }
 
 export const compareWithStatistics: Compare = async (request) => {
-  const loaded = await loadConfig(request.configPath, { env: process.env, cwd: request.workingDirectory });
+  const loaded = request.config;
   const config = request.failOn
     ? { ...loaded.config, gate: { ...loaded.config.gate, fail_on: request.failOn } }
     : loaded.config;

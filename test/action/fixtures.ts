@@ -156,7 +156,8 @@ export function createFileMeasure(calls: MeasureCall[] = []): Measure {
       runs: request.runs,
       cells: request.cells,
     });
-    const { config } = await loadConfig(request.configPath);
+    // The config the use case loaded once for the job (measure reads no file).
+    const { config } = request.config;
     const slowdown = config.server.kind === "sim" ? Number(config.server.set.slowdown ?? 1) : 1;
     const cells = config.cells
       .map((cell) => cell.name)

@@ -27,6 +27,7 @@ function compare(scope: JobScope, measured: Measured, baseline: BaselineSide) {
     historyDirs: baseline.historyDirs,
     candidateDir: scope.layout.candidateDir,
     configPath: scope.configPath,
+    config: scope.config,
     mode: measured.mode,
     baselineInfo: baseline.info,
     failOn: scope.inputs.failOn,
@@ -56,11 +57,12 @@ async function compareUntilDecided(
     scope.io.info(
       `Inconclusive (${next.reason}); adding ${add} run(s) per side to ${cells?.join(", ") ?? "every cell"}.`,
     );
-    if (measured.baseConfigPath) {
-      await alternate(scope, measured.baseConfigPath, have, add, cells);
+    if (measured.base) {
+      await alternate(scope, measured.base, have, add, cells);
     } else {
       await measureRuns(scope, {
         configPath: scope.configPath,
+        config: scope.config,
         resultsDir: scope.layout.candidateDir,
         firstRun: have,
         runs: add,

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { environmentValuesOf } from "../../config/load.js";
+import { type LoadedConfig, loadConfig } from "../../config/load.js";
 import { countRuns, createBaselineManifest, writeBaselineManifest } from "../../github/baseline-bundle.js";
 import type { GitHubClient } from "../../github/client.js";
 import type { ActionContext } from "../../github/context.js";
@@ -61,7 +61,16 @@ export async function runAction(
   let client: GitHubClient | null = null;
   const configPath = resolve(workingDirectory, inputs.config);
   options.onSecrets?.([inputs.githubToken]);
-  const configSecrets = await environmentValuesOf(configPath);
+  // The config is loaded once for the whole job. One that cannot be loaded fails the job where it is
+  // first needed (its error is kept until then), so the step's state and outputs are set up first.
+  const loading: { config: LoadedConfig } | { error: unknown } = await loadConfig(configPath, {
+    cwd: workingDirectory,
+  }).then(
+    (config) => ({ config }),
+    (error: unknown) => ({ error }),
+  );
+  const configSecrets =
+    "config" in loading ? loading.config.interpolation.values.map((entry) => entry.value) : [];
   options.onSecrets?.(configSecrets);
   // GitHub masks them in the job log too (our own redaction covers files, the summary and the comment).
   for (const value of configSecrets) if (value.length >= minimumSecretLength) io.setSecret(value);
@@ -73,6 +82,10 @@ export async function runAction(
     plan,
     layout,
     configPath,
+    get config(): LoadedConfig {
+      if ("error" in loading) throw loading.error;
+      return loading.config;
+    },
     workingDirectory,
     workspace: options.workspace,
     // Every value the config reads from the environment is a secret whatever its name; the forms let
@@ -147,7 +160,7 @@ export async function runAction(
     await uploadEvidence();
     return result;
   } finally {
-    if (measured?.baseConfigPath) await rm(measured.baseConfigPath, { force: true });
+    if (measured?.base) await rm(measured.base.path, { force: true });
     if (!uploaded && (await exists(layout.evidenceDir))) await uploadEvidence();
   }
 }

@@ -1,7 +1,6 @@
 import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { BaselineInfo } from "../../compare/verdict-schema.js";
-import { loadConfig } from "../../config/load.js";
 import {
   defaultBaselineLimits,
   UntrustedBaselineError,
@@ -47,7 +46,7 @@ export async function acquireBaseline(scope: JobScope, measured: Measured): Prom
       missing: "the base branch is unknown (no pull request and no default branch in the event payload)",
     };
   }
-  const { config } = await loadConfig(scope.configPath, { cwd: scope.workingDirectory });
+  const { config } = scope.config;
   const search = await findBaseline(scope.github(), {
     owner: context.owner,
     repo: context.repo,
