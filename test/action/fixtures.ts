@@ -1,7 +1,6 @@
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Compare, CompareOutcome, Measure } from "../../src/app/gate/dependencies.js";
-import { loadConfig } from "../../src/config/load.js";
 import { type RunFile, runFileSchema } from "../../src/metrics/run-schema.js";
 
 /**
