@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { ActionDependencies } from "../app/gate/dependencies.js";
 import { type ActionResult, runAction } from "../app/gate/orchestrator.js";
 import { readActionContext } from "../github/context.js";
+import { errorSummary, uploadedLine } from "../report/status.js";
 import { createRedactor, credentialLikeValues } from "../server/redact.js";
 import type { ActionIO } from "./action-io.js";
 import { outputNames, stateKeys } from "./action-io.js";
@@ -40,9 +41,7 @@ export async function runMainStep(
     const redactor = createRedactor(known);
     const message = redactor.redact(error instanceof Error ? error.message : String(error));
     io.setOutput(outputNames.verdict, "error");
-    await io
-      .appendSummary(`## vllm-perf-gate: error\n\n\`\`\`\n${message.replaceAll("```", "'''")}\n\`\`\`\n`)
-      .catch(() => {});
+    await io.appendSummary(errorSummary(message)).catch(() => {});
     return {
       verdict: "error",
       failed: true,
@@ -93,11 +92,7 @@ export async function runPostStep(
       evidenceDir,
       Number.isFinite(retention) ? { retentionDays: retention } : {},
     );
-    io.info(
-      artifact
-        ? `Post step uploaded artifact ${name} (${artifact.sizeBytes} bytes).`
-        : `Post step: nothing to upload in ${evidenceDir}.`,
-    );
+    io.info(uploadedLine(name, artifact ? artifact.sizeBytes : null, evidenceDir, "post"));
   } catch (error) {
     io.warning(`Post step could not upload the evidence from ${evidenceDir}: ${(error as Error).message}`);
   }

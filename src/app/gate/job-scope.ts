@@ -85,9 +85,3 @@ export async function exists(path: string): Promise<boolean> {
     () => false,
   );
 }
-
-/** The smallest run count among the given cells (all cells when null). */
-export function fewestRuns(counts: Map<string, number>, cells: string[] | null): number {
-  const relevant = cells ? cells.map((cell) => counts.get(cell) ?? 0) : [...counts.values()];
-  return relevant.length === 0 ? 0 : Math.min(...relevant);
-}

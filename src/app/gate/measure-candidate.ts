@@ -4,7 +4,8 @@ import { type LoadedConfig, loadConfig } from "../../config/load.js";
 import { readFileAtCommit } from "../../github/base-config.js";
 import { validateBaselineDir } from "../../github/baseline-bundle.js";
 import { httpStatusOf } from "../../github/client.js";
-import { alternatingBlocks } from "../../runner/interleaved.js";
+import { aggregatedLine, baseSideLine, fallbackNotice, measuringLine } from "../../report/status.js";
+import { measureAlternately } from "../adaptive.js";
 import { type BaseSide, exists, type JobScope, type Measured } from "./job-scope.js";
 
 /**
@@ -56,10 +57,12 @@ export async function alternate(
     side: "candidate" as const,
   };
   // The PR's config says how the comparison is measured (as it does for the repeats and the gate).
-  const { config } = scope.config;
-  for (const block of alternatingBlocks(firstRun, runs, [base, head], config.repeats.block)) {
-    await measureRuns(scope, { ...block.side, firstRun: block.firstRun, runs: block.runs, cells });
-  }
+  await measureAlternately(
+    [base, head],
+    { firstRun, runs, cells },
+    scope.config.config.repeats.block,
+    (side, block) => measureRuns(scope, { ...side, ...block }),
+  );
 }
 
 export async function measureCandidate(scope: JobScope): Promise<Measured> {
@@ -73,15 +76,13 @@ export async function measureCandidate(scope: JobScope): Promise<Measured> {
       return { mode: "interleaved", base, fallbackReason: null };
     }
     fallbackReason = `interleaved runs were not possible (${base.reason}), so this PR is gated against the stored baseline`;
-    scope.io.notice(`vllm-perf-gate: ${fallbackReason}.`);
+    scope.io.notice(fallbackNotice(fallbackReason));
   }
   const cells = scope.inputs.cells;
   // A stored baseline is measured once and read by every PR until the next one: it gets repeats.baseline
   // runs, while a PR's side starts at repeats.min and adds runs only while the comparison is undecided.
   const runs = scope.plan.role === "baseline" ? scope.config.config.repeats.baseline : null;
-  scope.io.info(
-    `Measuring ${cells ? `cells ${cells.join(", ")}` : "every cell"} of ${scope.configPath}${runs === null ? "" : ` (${runs} baseline runs per cell, repeats.baseline)`}.`,
-  );
+  scope.io.info(measuringLine(cells, scope.configPath, runs));
   await measureRuns(scope, {
     configPath: scope.configPath,
     config: scope.config,
@@ -187,7 +188,7 @@ async function fetchBaseConfig(scope: JobScope): Promise<string> {
   });
   const path = baseConfigPathFor(scope.configPath, baseSha);
   await writeFile(path, text);
-  scope.io.info(`Base side runs ${repoPath} as of ${baseSha.slice(0, 12)}.`);
+  scope.io.info(baseSideLine(repoPath, baseSha));
   return path;
 }
 
@@ -223,8 +224,6 @@ async function collectParts(scope: JobScope): Promise<Measured> {
   // Parts are downloaded files like any baseline: checked before anything reads them.
   await validateBaselineDir(layout.candidateDir);
   if (mode === "interleaved") await validateBaselineDir(layout.baselineSideDir);
-  scope.io.info(
-    `Aggregated ${parts.length} partial result(s): ${parts.map((part) => part.name).join(", ")}.`,
-  );
+  scope.io.info(aggregatedLine(parts.map((part) => part.name)));
   return { mode, base: null, fallbackReason: null };
 }

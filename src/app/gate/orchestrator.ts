@@ -5,8 +5,15 @@ import { type LoadedConfig, loadConfig } from "../../config/load.js";
 import { countRuns, createBaselineManifest, writeBaselineManifest } from "../../github/baseline-bundle.js";
 import type { GitHubClient } from "../../github/client.js";
 import type { ActionContext } from "../../github/context.js";
-import { inlineCode } from "../../github/escape.js";
 import { renderedForms } from "../../report/escape.js";
+import {
+  baselineRecordedReport,
+  partialResultsLine,
+  partialResultsSummary,
+  redactedFilesWarning,
+  uploadedLine,
+  uploadFailedWarning,
+} from "../../report/status.js";
 import { createRedactor, minimumSecretLength } from "../../server/redact.js";
 import type { ActionDependencies } from "./dependencies.js";
 import { guardForkPullRequest } from "./fork-guard.js";
@@ -120,8 +127,7 @@ export async function runAction(
   let uploaded = false;
   const upload = async (name: string, dir: string) => {
     const redacted = await redactEvidence(dir, scope.redactor);
-    if (redacted.length > 0)
-      io.warning(`Redacted secret values from ${redacted.length} file(s) before upload.`);
+    if (redacted.length > 0) io.warning(redactedFilesWarning(redacted.length));
     const artifact = await scope.store.upload(
       name,
       dir,
@@ -129,16 +135,12 @@ export async function runAction(
     );
     uploaded = true;
     io.saveState(stateKeys.uploaded, "true");
-    io.info(
-      artifact
-        ? `Uploaded artifact ${name} (${artifact.sizeBytes} bytes).`
-        : `Nothing to upload for ${name}.`,
-    );
+    io.info(uploadedLine(name, artifact ? artifact.sizeBytes : null, dir));
   };
   // Evidence uploads never decide the verdict: a failure is a warning, and the post step retries.
   const uploadEvidence = () =>
     upload(evidenceArtifact, layout.evidenceDir).catch((error: unknown) => {
-      io.warning(`Could not upload the evidence (${(error as Error).message}); the post step will retry.`);
+      io.warning(uploadFailedWarning((error as Error).message));
     });
 
   let measured: Measured | null = null;
@@ -167,11 +169,8 @@ export async function runAction(
 
 async function partialResult(scope: JobScope, artifactName: string): Promise<ActionResult> {
   const runs = await countRuns(scope.layout.candidateDir);
-  const measuredCells = [...runs].map(([cell, count]) => `\`${cell}\` (${count} runs)`).join(", ");
-  await scope.io.appendSummary(
-    `## vllm-perf-gate: partial results\n\nMeasured ${measuredCells}; uploaded as artifact \`${artifactName}\`. The \`aggregate\` job compares and publishes.\n`,
-  );
-  scope.io.info("This job measured a subset of cells; the aggregate job compares and publishes.");
+  await scope.io.appendSummary(partialResultsSummary(runs, artifactName));
+  scope.io.info(partialResultsLine);
   scope.io.setOutput(outputNames.verdict, "partial");
   return {
     verdict: "partial",
@@ -197,13 +196,13 @@ async function recordBaseline(scope: JobScope): Promise<ActionResult> {
     now: scope.deps.now(),
   });
   await writeBaselineManifest(layout.candidateDir, manifest);
-  const report = [
-    "## vllm-perf-gate: baseline recorded",
-    "",
-    `Commit \`${manifest.commit.slice(0, 12)}\` on ${inlineCode(context.ref)}: ${cells.length} cell(s) (${cells.map((cell) => `\`${cell}\``).join(", ")}).`,
-    `Stored as artifact \`${inputs.baselineArtifact}\` of run ${context.runId}; pull requests against this branch compare with it.`,
-    "",
-  ].join("\n");
+  const report = baselineRecordedReport({
+    commit: manifest.commit,
+    ref: context.ref,
+    cells,
+    artifactName: inputs.baselineArtifact,
+    runId: context.runId,
+  });
   await writeFile(layout.reportPath, report);
   await io.appendSummary(scope.redactor.redact(report));
   io.setOutput(outputNames.verdict, "baseline-recorded");
