@@ -42,13 +42,6 @@ export interface AllowedImport {
 
 export const allowedImports: readonly AllowedImport[] = [
   {
-    from: "runner/",
-    to: "metrics/",
-    reason:
-      "the runner writes run.json and requests.jsonl with the schema and per-run summaries metrics/ defines; " +
-      "the summarising step leaves the runner when the use cases get their own layer (issue 14 step 1)",
-  },
-  {
     from: "version.ts",
     to: "../package.json",
     reason: "the tool's one version string is package.json's (rollup inlines it into dist/)",

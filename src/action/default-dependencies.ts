@@ -2,10 +2,10 @@ import { dirname } from "node:path";
 import * as core from "@actions/core";
 import { compareResults, writeCompareOutputs } from "../app/compare.js";
 import type { ActionDependencies, CleanupServers, Compare, Measure } from "../app/gate/dependencies.js";
+import { runCells } from "../app/run-cells.js";
 import { GitHubArtifactStore } from "../github/artifact-store.js";
 import { createGitHubClient } from "../github/client.js";
 import type { ProgressSink } from "../runner/progress.js";
-import { runCells } from "../runner/run-cells.js";
 import { cleanupFromState, providerForConfig } from "../server/index.js";
 import { createRedactor, credentialLikeValues } from "../server/redact.js";
 

@@ -7,10 +7,10 @@ import { countRuns } from "../github/baseline-bundle.js";
 import { addingRunsLine, maxRunsReachedLine, measuringBlockLine } from "../report/status.js";
 import { renderTerminal } from "../report/terminal.js";
 import type { ProgressSink } from "../runner/progress.js";
-import { runCells } from "../runner/run-cells.js";
 import { type ManagedServerProvider, providerForConfig } from "../server/index.js";
 import { addRunsUntilDecided, fewestRuns, type MeasureStep, measureAlternately } from "./adaptive.js";
 import { type ComparisonReport, compareResults, writeCompareOutputs } from "./compare.js";
+import { runCells } from "./run-cells.js";
 
 export interface DemoOptions {
   scenario: Scenario;

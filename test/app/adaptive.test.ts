@@ -10,8 +10,8 @@ import {
   type MeasureStep,
   measureAlternately,
 } from "../../src/app/adaptive.js";
+import { runCells } from "../../src/app/run-cells.js";
 import type { Config } from "../../src/config/schema.js";
-import { runCells } from "../../src/runner/run-cells.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import type { ServerProvider } from "../../src/server/types.js";
 import { type FakeServer, startFakeServer } from "../runner/helpers/fake-openai-server.js";
