@@ -15,6 +15,7 @@ import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { renderMarkdown } from "../report/markdown.js";
 import { createRedactor, credentialLikeValues, type Redactor } from "../server/redact.js";
+import type { CompareRequest, CompareOutcome as GateCompareOutcome } from "./gate/dependencies.js";
 
 /**
  * The compare use case (the CLI's `compare`, the action's gate, the demo): load both sides, decide
@@ -99,4 +100,39 @@ export async function writeCompareOutputs(
   await writeFile(verdictPath, `${JSON.stringify(outcome.verdict, null, 2)}\n`);
   await writeFile(reportPath, outcome.reportMarkdown);
   return { verdictPath, reportPath };
+}
+
+/**
+ * The comparison of a gate's look: the job's loaded config (fail-on overriding gate.fail_on), both sides
+ * and the baseline history, verdict.json and report.md written to the request's directory.
+ */
+export async function compareForGate(
+  request: CompareRequest,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<GateCompareOutcome> {
+  const loaded = request.config;
+  const config = request.failOn
+    ? { ...loaded.config, gate: { ...loaded.config.gate, fail_on: request.failOn } }
+    : loaded.config;
+  const outcome = await compareResults({
+    baseline: [request.baselineDir],
+    history: request.historyDirs,
+    candidate: [request.candidateDir],
+    config,
+    mode: request.mode,
+    baselineInfo: request.baselineInfo,
+    cwd: request.workingDirectory,
+    // Before the verdict is rendered: the values the config read and credential-looking variables.
+    redactor: createRedactor([
+      ...credentialLikeValues(env),
+      ...loaded.interpolation.values.map((entry) => entry.value),
+    ]),
+  });
+  await writeCompareOutputs(request.outDir, outcome);
+  return {
+    verdict: outcome.verdict.verdict,
+    exitCode: outcome.exitCode,
+    report: outcome.reportMarkdown,
+    nextLook: outcome.verdict.nextLook,
+  };
 }

@@ -1,13 +1,12 @@
 import { createHash } from "node:crypto";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type LoadedConfig, loadConfig } from "../../config/load.js";
-import { countRuns, createBaselineManifest, writeBaselineManifest } from "../../github/baseline-bundle.js";
+import { countRuns } from "../../github/baseline-bundle.js";
 import type { GitHubClient } from "../../github/client.js";
 import type { ActionContext } from "../../github/context.js";
 import { renderedForms } from "../../report/escape.js";
 import {
-  baselineRecordedReport,
   partialResultsLine,
   partialResultsSummary,
   redactedFilesWarning,
@@ -25,6 +24,7 @@ import { exists, type JobScope, layoutOf, type Measured } from "./job-scope.js";
 import { measureCandidate } from "./measure-candidate.js";
 import type { ActionResult } from "./orchestrator-types.js";
 import { planRun } from "./plan.js";
+import { recordBaseline } from "./record-baseline.js";
 import { redactEvidence } from "./redact-evidence.js";
 
 export type { ActionResult } from "./orchestrator-types.js";
@@ -180,41 +180,5 @@ async function partialResult(scope: JobScope, artifactName: string): Promise<Act
     resultsDir: scope.layout.candidateDir,
     commentUrl: null,
     baselineSha: null,
-  };
-}
-
-async function recordBaseline(scope: JobScope): Promise<ActionResult> {
-  const { context, inputs, io, layout } = scope;
-  const cells = [...(await countRuns(layout.candidateDir)).keys()];
-  if (cells.length === 0) throw new Error(`the run wrote no results under ${layout.candidateDir}`);
-  const manifest = createBaselineManifest({
-    commit: context.sha,
-    ref: context.ref,
-    runId: context.runId,
-    runAttempt: context.runAttempt,
-    cells,
-    now: scope.deps.now(),
-  });
-  await writeBaselineManifest(layout.candidateDir, manifest);
-  const report = baselineRecordedReport({
-    commit: manifest.commit,
-    ref: context.ref,
-    cells,
-    artifactName: inputs.baselineArtifact,
-    runId: context.runId,
-  });
-  await writeFile(layout.reportPath, report);
-  await io.appendSummary(scope.redactor.redact(report));
-  io.setOutput(outputNames.verdict, "baseline-recorded");
-  io.setOutput(outputNames.reportPath, layout.reportPath);
-  io.setOutput(outputNames.baselineSha, manifest.commit);
-  return {
-    verdict: "baseline-recorded",
-    failed: false,
-    failureMessage: null,
-    reportPath: layout.reportPath,
-    resultsDir: layout.candidateDir,
-    commentUrl: null,
-    baselineSha: manifest.commit,
   };
 }
