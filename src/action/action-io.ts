@@ -1,5 +1,6 @@
 import * as core from "@actions/core";
 import type { ActionIO } from "../app/gate/job-io.js";
+import { cutSummary, summaryUnsetLine, summaryUnwritableWarning } from "../report/status.js";
 
 export { type ActionIO, outputNames, stateKeys } from "../app/gate/job-io.js";
 
@@ -17,19 +18,17 @@ export const runnerIO: ActionIO = {
   setSecret: (value) => core.setSecret(value),
   async appendSummary(markdown) {
     if (!process.env.GITHUB_STEP_SUMMARY) {
-      core.info("GITHUB_STEP_SUMMARY is not set: the report is printed instead.");
+      core.info(summaryUnsetLine);
       core.info(markdown);
       return;
     }
     const body =
-      Buffer.byteLength(markdown) > summaryLimit
-        ? `${markdown.slice(0, summaryLimit / 4)}\n\n> Report cut to fit the 1 MiB summary limit; the full report is in the results artifact.\n`
-        : markdown;
+      Buffer.byteLength(markdown) > summaryLimit ? cutSummary(markdown, summaryLimit / 4) : markdown;
     try {
       await core.summary.emptyBuffer().addRaw(body, true).write();
     } catch (error) {
       // A summary that cannot be written must not cost the verdict; the report is also in report-path.
-      core.warning(`Could not write the job summary: ${(error as Error).message}`);
+      core.warning(summaryUnwritableWarning((error as Error).message));
     }
   },
 };

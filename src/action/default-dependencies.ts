@@ -4,6 +4,7 @@ import type { ActionDependencies, CleanupServers, Compare, Measure } from "../ap
 import { measureRequestedRuns } from "../app/run-cells.js";
 import { GitHubArtifactStore } from "../github/artifact-store.js";
 import { createGitHubClient } from "../github/client.js";
+import { serversNotStoppedWarning } from "../report/status.js";
 import type { ProgressSink } from "../runner/progress.js";
 import { cleanupFromState } from "../server/index.js";
 
@@ -33,8 +34,7 @@ export const compareWithStatistics: Compare = (request) => compareForGate(reques
 export const cleanupRecordedServers: CleanupServers = async (serverStateFile) => {
   const outcomes = await cleanupFromState(serverStateFile, { log: (message) => core.info(message) });
   const left = outcomes.filter((outcome) => !outcome.stopped);
-  if (left.length > 0)
-    core.warning(`${left.length} server(s) could not be stopped: ${left.map((o) => o.detail).join("; ")}`);
+  if (left.length > 0) core.warning(serversNotStoppedWarning(left.map((o) => o.detail)));
 };
 
 export function createDefaultDependencies(options: { signal?: AbortSignal } = {}): ActionDependencies {

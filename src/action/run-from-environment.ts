@@ -4,7 +4,12 @@ import { join } from "node:path";
 import type { ActionDependencies } from "../app/gate/dependencies.js";
 import { type ActionResult, runAction } from "../app/gate/orchestrator.js";
 import { readActionContext } from "../github/context.js";
-import { errorSummary, uploadedLine } from "../report/status.js";
+import {
+  errorSummary,
+  postUploadFailedWarning,
+  stateFileCleanupWarning,
+  uploadedLine,
+} from "../report/status.js";
 import { createRedactor, credentialLikeValues } from "../server/redact.js";
 import type { ActionIO } from "./action-io.js";
 import { outputNames, stateKeys } from "./action-io.js";
@@ -71,7 +76,7 @@ export async function runPostStep(
     );
     if (present) {
       await deps.cleanupServers(serverStateFile).catch((error: unknown) => {
-        io.warning(`Could not stop the servers recorded in ${serverStateFile}: ${(error as Error).message}`);
+        io.warning(stateFileCleanupWarning(serverStateFile, (error as Error).message));
       });
     }
   }
@@ -94,6 +99,6 @@ export async function runPostStep(
     );
     io.info(uploadedLine(name, artifact ? artifact.sizeBytes : null, evidenceDir, "post"));
   } catch (error) {
-    io.warning(`Post step could not upload the evidence from ${evidenceDir}: ${(error as Error).message}`);
+    io.warning(postUploadFailedWarning(evidenceDir, (error as Error).message));
   }
 }

@@ -214,3 +214,41 @@ export function commentFailedWarning(why: string): string {
 export function cutShortLine(runs: readonly { cell: string; run: number }[]): string {
   return `${runs.length} run(s) were cut short: ${runs.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`;
 }
+
+// The post step and the runner IO.
+
+export function serversNotStoppedWarning(details: readonly string[]): string {
+  return `${details.length} server(s) could not be stopped: ${details.join("; ")}`;
+}
+
+export function stateFileCleanupWarning(stateFile: string, why: string): string {
+  return `Could not stop the servers recorded in ${stateFile}: ${why}`;
+}
+
+export function postUploadFailedWarning(evidenceDir: string, why: string): string {
+  return `Post step could not upload the evidence from ${evidenceDir}: ${why}`;
+}
+
+export const summaryUnsetLine = "GITHUB_STEP_SUMMARY is not set: the report is printed instead.";
+
+/** The job summary cut to `keep` characters, with a note where the rest is. */
+export function cutSummary(markdown: string, keep: number): string {
+  return `${markdown.slice(0, keep)}\n\n> Report cut to fit the 1 MiB summary limit; the full report is in the results artifact.\n`;
+}
+
+export function summaryUnwritableWarning(why: string): string {
+  return `Could not write the job summary: ${why}`;
+}
+
+export function stoppingOnSignalLine(signal: string): string {
+  return `${signal}: stopping the measurement and the servers`;
+}
+
+export function interruptedFailure(signal: string): string {
+  return `vllm-perf-gate: interrupted by ${signal}`;
+}
+
+/** A failed step's message when the use case gave none. */
+export function failedVerdict(verdict: string): string {
+  return `vllm-perf-gate: ${verdict}`;
+}
