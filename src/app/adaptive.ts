@@ -3,7 +3,7 @@ import { alternatingBlocks } from "../runner/interleaved.js";
 
 /**
  * The one adaptive-repeats loop (sequential looks), shared by the action's gate and the demo: compare
- * what was measured, and while the comparison is inconclusive and asks for a next look, measure the runs
+ * what was measured, and while the comparison asks for a next look, measure the runs
  * it asks for (an injected step) and compare again.
  */
 
@@ -17,7 +17,11 @@ export interface MeasureStep {
 /** What the loop needs of a comparison's outcome. */
 export interface LookOutcome {
   verdict: OverallVerdict;
-  /** When inconclusive: the runs to add before looking again; null when no more looks are allowed. */
+  /**
+   * The runs to add before looking again, planned by the comparison for an inconclusive verdict and for
+   * an "error" one whose excluded runs more runs can replace (issue 12: exclude and replace within
+   * repeats.max); null when no more looks are allowed or would help.
+   */
   nextLook: VerdictFile["nextLook"];
 }
 
@@ -58,7 +62,8 @@ export function fewestRuns(counts: ReadonlyMap<string, number>, cells: readonly 
 const maxLooks = 100;
 
 /**
- * Looks, then adds runs while the verdict is inconclusive and the comparison asks for a next look: per
+ * Looks, then adds runs while the comparison asks for a next look (it asks only while the verdict is
+ * inconclusive, or "error" with runs it can replace): per
  * side as many as its larger request (candidate or baseline runs), counted from the fewest runs the
  * looked-at cells have, to the cells it names, never beyond `maxRuns`.
  */
@@ -66,7 +71,7 @@ export async function addRunsUntilDecided<Outcome extends LookOutcome>(
   loop: AdaptiveRepeats<Outcome>,
 ): Promise<AdaptiveResult<Outcome>> {
   let outcome = await loop.look();
-  for (let look = 0; look < maxLooks && outcome.verdict === "inconclusive" && outcome.nextLook; look++) {
+  for (let look = 0; look < maxLooks && outcome.nextLook; look++) {
     const next = outcome.nextLook;
     const cells = next.cells.length > 0 ? next.cells : loop.cells;
     const have = await loop.runsMeasured(cells);

@@ -95,18 +95,31 @@ describe("addRunsUntilDecided (the one adaptive-repeats loop)", () => {
     expect(events.at(-1)).toEqual({ kind: "max-runs", runs: 4, maxRuns: 4 });
   });
 
-  it("adds nothing when the comparison stops asking, or when the verdict is not inconclusive", async () => {
+  it("adds nothing when the comparison stops asking", async () => {
     for (const outcome of [
       { verdict: "inconclusive", nextLook: null },
       { verdict: "regression", nextLook: null },
-      // As in the action: an error verdict is not retried by the loop, even with a next look.
-      { verdict: "error", nextLook: nextLook() },
+      { verdict: "error", nextLook: null },
     ] as LookOutcome[]) {
       const { loop, steps, looks } = loopOver([outcome]);
       expect((await addRunsUntilDecided(loop)).stoppedBecause).toBe("decided");
       expect(steps).toEqual([]);
       expect(looks()).toBe(1);
     }
+  });
+
+  it("replaces excluded runs when an error verdict comes with a next look (a cell whose runs were all screened out)", async () => {
+    const { loop, steps, looks } = loopOver([
+      { verdict: "error", nextLook: nextLook({ addCandidateRuns: 2, addBaselineRuns: 2, cells: ["short"] }) },
+      { verdict: "pass", nextLook: null },
+    ]);
+    const result = await addRunsUntilDecided(loop);
+    expect(result.stoppedBecause).toBe("decided");
+    expect(result.outcome.verdict).toBe("pass");
+    expect(steps).toHaveLength(1);
+    expect(steps[0]?.runs).toBe(2);
+    expect(steps[0]?.cells).toEqual(["short"]);
+    expect(looks()).toBe(2);
   });
 
   it("takes no more looks after a step an interrupt stopped", async () => {
