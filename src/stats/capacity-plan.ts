@@ -10,7 +10,7 @@ import {
 /**
  * The capacity search plan (docs/capacity.md), pure: given the runs so far, the loads to measure next or
  * the reason to stop. First a geometric pass over the range, one run per load, brackets the knee; then each
- * round measures three runs around the current estimate (at c(1 - p/2), c, c(1 + p/2), p = precision), so
+ * round measures four runs around the current estimate (at c(1 - p/2), twice at c, c(1 + p/2), p = precision), so
  * runs concentrate where the SLOs are crossed and replicated loads give the run-to-run noise the interval
  * needs. It stops when the interval's width is at most `precision` of the capacity, when the capacity lies
  * outside the range (no load meets the SLOs, or every load does), or when `maxRuns` are spent.
@@ -129,7 +129,8 @@ export function nextSearchStep(
     );
   const half = settings.precision / 2;
   const clamp = (x: number) => Math.min(settings.range.max, Math.max(settings.range.min, x));
-  const proposals = [c * (1 - half), c, c * (1 + half)].map((x) => roundLoad(clamp(x), integer));
+  // Two runs at the estimate: a replicated load near the knee is where the run-to-run noise matters.
+  const proposals = [c * (1 - half), c, c, c * (1 + half)].map((x) => roundLoad(clamp(x), integer));
   const loads = proposals.slice(0, Math.max(1, settings.maxRuns - spent));
   return { kind: "measure", loads, reason: `refining around the estimate ${fmt(c)}` };
 }

@@ -1,4 +1,5 @@
-import { mulberry32 } from "../util/random.js";
+import { boxMuller, mulberry32 } from "../util/random.js";
+import { normalQuantile, studentTQuantile } from "./distributions.js";
 
 /**
  * Capacity at the SLO (docs/capacity.md): from runs measured at several loads, the highest load at which
@@ -221,8 +222,11 @@ export function quantileSorted(sorted: readonly number[], q: number): number {
 }
 
 /**
- * The residual-bootstrap interval of the capacity, or null when no load has two runs (without a replicated
- * load the run-to-run noise is unknown, so no interval can be honest).
+ * The bootstrap interval of the capacity, or null when no objective's run-to-run noise can be estimated
+ * (no load measured twice). Per objective the noise sd is the pure error of the replicated loads
+ * (deviations from their load's mean, sqrt(SS / df)), widened by t(df)/z at the interval's level so that a
+ * noise estimate from few runs gives a wider interval, never a falsely tight one. Each draw adds normal
+ * noise of that sd to every run's fitted value, refits and crosses again.
  */
 export function capacityInterval(
   runs: readonly CapacityRun[],
@@ -232,23 +236,22 @@ export function capacityInterval(
   const grouped = group(runs, objectives);
   if (grouped.loads.length === 0) return null;
   const fitted = fitAll(grouped, objectives.length);
-  // Pure-error residuals: each replicated run's deviation from its load's mean, per objective, scaled for
-  // the degree of freedom the mean took (sqrt(n/(n-1))). One vector per run keeps objectives correlated.
-  const residuals: (number | null)[][] = [];
-  grouped.loads.forEach((_, i) => {
-    const n = grouped.counts[i]!;
-    if (n < 2) return;
-    for (let r = 0; r < n; r++) {
-      residuals.push(
-        objectives.map((_, k) => {
-          const values = grouped.values[i]![k]!;
-          if (values.length < 2 || r >= values.length) return null;
-          return (values[r]! - mean(values)) * Math.sqrt(values.length / (values.length - 1));
-        }),
-      );
-    }
+  const tail = (1 - options.level) / 2;
+  const sds = objectives.map((_, k) => {
+    let ss = 0;
+    let df = 0;
+    grouped.loads.forEach((_, i) => {
+      const values = grouped.values[i]![k]!;
+      if (values.length < 2) return;
+      const m = mean(values);
+      for (const v of values) ss += (v - m) ** 2;
+      df += values.length - 1;
+    });
+    if (df === 0) return null;
+    const widen = studentTQuantile(1 - tail, df) / normalQuantile(1 - tail);
+    return Math.sqrt(ss / df) * widen;
   });
-  if (residuals.length === 0) return null;
+  if (sds.every((sd) => sd === null)) return null;
   const random = mulberry32(options.seed ?? 1);
   const resamples = options.resamples ?? defaultResamples;
   const draws: number[] = [];
@@ -258,10 +261,8 @@ export function capacityInterval(
       objectives.map((_, k) => {
         const count = grouped.values[i]![k]!.length;
         const out: number[] = [];
-        for (let r = 0; r < count; r++) {
-          const e = residuals[Math.floor(random() * residuals.length)]![k] ?? 0;
-          out.push(fitted[k]![i]! + e);
-        }
+        for (let r = 0; r < count; r++)
+          out.push(fitted[k]![i]! + (sds[k] ?? 0) * boxMuller(random(), random()));
         return out;
       }),
     );
@@ -271,7 +272,6 @@ export function capacityInterval(
     draws.push(estimate.capacity);
   }
   const sorted = [...draws].sort((a, b) => a - b);
-  const tail = (1 - options.level) / 2;
   return {
     low: quantileSorted(sorted, tail),
     high: quantileSorted(sorted, 1 - tail),

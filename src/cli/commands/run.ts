@@ -10,6 +10,7 @@ import type { ServerProvider } from "../../server/types.js";
 import { FailureError, InputError, UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
 import { integerOption, parseCommandArgs, stringOption } from "../command.js";
+import { runSweepCells } from "./run-sweep.js";
 
 const usage = `Usage: vllm-perf-gate run --config FILE --out DIR [options]
 
@@ -26,6 +27,10 @@ Options:
       --runs N        runs per cell (default: repeats.min of the config)
       --format vllm   also write each run as a \`vllm bench serve\` result JSON (vllm-result.json)
       --side LABEL    label written into run.json (e.g. baseline, candidate)
+      --sweep         measure each selected cell over loads (docs/capacity.md): a capacity cell
+                      is searched for the highest load meeting its SLOs (at most repeats.max
+                      runs), a cell with sweep measures its loads; runs go to DIR/<cell>/run-<k>
+                      with their load in run.json
       --append        add runs after the existing ones of each cell in DIR (run-<k> continues from
                       the highest k there); without it, a DIR that already has runs of a selected
                       cell is refused (exit 2) rather than overwritten
@@ -56,6 +61,7 @@ export const runCommand: CliCommand = {
       side: { type: "string" },
       quiet: { type: "boolean", short: "q" },
       append: { type: "boolean" },
+      sweep: { type: "boolean" },
     });
     if (args.help) {
       io.stdout.write(usage);
@@ -127,7 +133,7 @@ export const runCommand: CliCommand = {
       );
     }
     try {
-      const result = await runCells({
+      const result = await (args.values.sweep === true ? runSweepCells : runCells)({
         config,
         provider,
         outDir,

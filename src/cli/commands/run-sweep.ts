@@ -1,0 +1,79 @@
+import {
+  type CapacityCell,
+  capacityObjectivesOf,
+  capacityRunsOf,
+  searchSettingsOf,
+} from "../../compare/capacity.js";
+import { runRecordFromRunFile } from "../../metrics/run-record.js";
+import {
+  type RunCellsOptions,
+  type RunCellsResult,
+  type RunOutput,
+  selectCells,
+} from "../../runner/run-cells.js";
+import { runLoadSearch, sweepLoads } from "../../runner/sweep.js";
+import { nextSearchStep } from "../../stats/capacity-plan.js";
+import { InputError } from "../../util/errors.js";
+
+/**
+ * `run --sweep` (docs/capacity.md): each selected cell measured over loads instead of N times at its one
+ * load. A capacity cell is searched (stats/capacity-plan.ts plans the loads from the runs so far, at most
+ * repeats.max runs); a cell with `sweep` measures its list or geometric series. Wiring only: the loop is
+ * runner/sweep.ts, the plan stats/, the reading of runs compare/capacity.ts.
+ */
+export async function runSweepCells(options: RunCellsOptions): Promise<RunCellsResult> {
+  const cells = selectCells(options.config, options.cells);
+  for (const cell of cells) {
+    if (cell.capacity === undefined && cell.sweep === undefined)
+      throw new InputError(
+        `--sweep: cell "${cell.name}" has neither capacity nor sweep (docs/capacity.md); select cells with --cells or add one`,
+      );
+  }
+  const progress = options.progress;
+  const runs: RunOutput[] = [];
+  for (const cell of cells) {
+    if (options.signal?.aborted) break;
+    const firstRun = options.firstRunByCell?.[cell.name] ?? options.firstRun ?? 0;
+    let next: (outputs: readonly RunOutput[]) => readonly number[] | null;
+    if (cell.capacity !== undefined) {
+      const capacityCell = cell as CapacityCell;
+      const settings = searchSettingsOf(options.config, capacityCell);
+      const objectives = capacityObjectivesOf(capacityCell);
+      next = (outputs) => {
+        if (outputs.length >= settings.maxRuns) {
+          progress?.message(
+            `${cell.name}: capacity search stopped at repeats.max (${settings.maxRuns} runs)`,
+          );
+          return null;
+        }
+        const records = outputs.map((output) => runRecordFromRunFile(output.file, output.dir));
+        const step = nextSearchStep(capacityRunsOf(capacityCell, records), objectives, {
+          ...settings,
+          maxRuns: settings.maxRuns - (outputs.length - capacityRunsOf(capacityCell, records).length),
+        });
+        if (step.kind === "measure") {
+          progress?.message(`${cell.name}: capacity search: ${step.reason}: loads ${step.loads.join(", ")}`);
+          return step.loads;
+        }
+        const found = step.estimate;
+        const interval = step.interval;
+        progress?.message(
+          `${cell.name}: capacity search done (${step.reason}): ${step.message}` +
+            (found && found.bound === "inside"
+              ? `; capacity ${found.capacity.toPrecision(3)} (${found.limiting})${interval ? `, ${Math.round(interval.level * 100)}% interval ${interval.low.toPrecision(3)} to ${interval.high.toPrecision(3)}` : ""}`
+              : ""),
+        );
+        if (step.reason === "below-range" || step.reason === "above-range")
+          progress?.message(`warning: ${cell.name}: ${step.message}`);
+        return null;
+      };
+    } else {
+      const loads = sweepLoads(cell.sweep!, cell.load.type === "concurrency");
+      next = (outputs) => (outputs.length === 0 ? loads : null);
+    }
+    const result = await runLoadSearch({ ...options, cell, firstRun, next });
+    runs.push(...result.runs);
+    if (result.stoppedBecause === "aborted") break;
+  }
+  return { runs };
+}
