@@ -1,10 +1,10 @@
 /**
  * The capacity search and interval (src/stats/capacity.ts, capacity-plan.ts) on synthetic noisy latency
- * curves with a known knee. Usage: npx tsx bench/capacity.ts [--reps 200] [--sd 0.05] [--precision 0.1] [--max-runs 25]
+ * curves with a known knee. Usage: npx tsx bench/capacity.ts [--reps 200] [--sd 0.05] [--precision 0.05] [--max-runs 25]
  *
  * Model: p95 TTFT(λ) = 100 ms / (1 − λ/K) (a queue saturating at K requests/s), SLO 200 ms, so the true
  * capacity is K/2; each run's value is that times exp(sd·N(0,1)). The baseline has K = 20 (capacity 10),
- * the candidate K = 18 (capacity 9, a 10% drop). Range 1..40, precision 10% (--precision), repeats.max 25 (--max-runs).
+ * the candidate K = 18 (capacity 9, a 10% drop). Range 1..40, precision 5% (--precision, the config default), repeats.max 25 (--max-runs).
  * Printed per design (the adaptive search, and a plain geometric sweep of 8 loads x 3 runs): the median
  * relative error of the capacity against the truth, the 90% interval's coverage and median relative width,
  * runs spent (mean), and the share of A/B pairs called a regression at tolerance 5% (90% interval).
@@ -28,7 +28,7 @@ const sd = option("sd", 0.05);
 const objectives = [{ name: "ttft_p95", threshold: 200, scale: "log" as const }];
 const level = 0.9;
 const tolerance = 0.05;
-const precision = option("precision", 0.1);
+const precision = option("precision", 0.05);
 const maxRuns = option("max-runs", 25);
 
 const curve = (saturation: number) => (load: number) => 100 / Math.max(0.02, 1 - load / saturation);

@@ -48,7 +48,10 @@ export const capacityComparisonSchema = z.object({
   verdict: z.enum(["regression", "improvement", "within-tolerance", "inconclusive"]),
   /** Cost per 1,000 successful requests, candidate / baseline; null unless both sides meet the SLOs. */
   costRatio: z.number().nullable(),
-  /** Per SLO at the baseline's capacity (the stated load): threshold, each side's value there, pass/fail. */
+  /**
+   * Per SLO at the stated load (the highest load measured at which the baseline met every SLO): threshold,
+   * each side's value there (mean of its runs at that load, interpolated between loads otherwise), pass/fail.
+   */
   acceptance: z.object({
     load: z.number().nullable(),
     rows: z.array(

@@ -114,6 +114,8 @@ export interface CapacityStageInput {
 interface SideResult {
   side: CapacitySide;
   draws: number[] | null;
+  /** The highest load measured at which the side met every SLO (the bracket's lower end). */
+  lastMet: number | null;
 }
 
 function sideOf(
@@ -139,7 +141,7 @@ function sideOf(
     costPer1000: null,
     note: "no usable runs with a load",
   };
-  if (runs.length === 0) return { side: empty, draws: null };
+  if (runs.length === 0) return { side: empty, draws: null, lastMet: null };
   const objectives = capacityObjectivesOf(cell);
   const estimate = estimateCapacity(runs, objectives);
   const interval = capacityInterval(runs, objectives, {
@@ -151,10 +153,11 @@ function sideOf(
     (record) =>
       record.cell === cell.name && record.exclusionReasons.length === 0 && recordLoad(cell, record) !== null,
   );
-  const at = (metric: MetricName) =>
+  const at = (metric: MetricName, scale: "log" | "linear" = "linear") =>
     valueAtLoad(
       own.map((record) => ({ load: recordLoad(cell, record)!, value: record.metrics[metric] ?? null })),
       estimate.capacity,
+      scale,
     );
   const meets = estimate.bound !== "below";
   const requestRate = meets ? at("request_throughput") : null;
@@ -179,11 +182,12 @@ function sideOf(
       successfulPerHour,
       outputTokensPerSecondPerGpu: output === null ? null : output / cost.gpus,
       outputTokensPerSecondPerUser: tpot === null || !(tpot > 0) ? null : 1000 / tpot,
-      ttftAtCapacityMs: meets ? at(`ttft_${cell.capacity.percentile}`) : null,
+      ttftAtCapacityMs: meets ? at(`ttft_${cell.capacity.percentile}`, "log") : null,
       costPer1000: costPerThousandRequests(cost.gpu_hourly_usd, cost.gpus, successfulPerHour),
       note: notes.length > 0 ? notes.join("; ") : null,
     },
     draws: interval ? interval.draws : null,
+    lastMet: estimate.bracket ? estimate.bracket[0] : null,
   };
 }
 
@@ -240,8 +244,9 @@ export function compareCapacity(input: CapacityStageInput): CapacityComparison[]
     const b = draft.baseline.side;
     const c = draft.candidate.side;
     const objectives = capacityObjectivesOf(cell);
-    const stated = b.bound === "inside" ? b.capacity : null;
-    const valueAt = (records: readonly RunRecord[], metric: MetricName) =>
+    // The stated load is a load measured: the highest at which the baseline met every SLO.
+    const stated = draft.baseline.lastMet;
+    const valueAt = (records: readonly RunRecord[], metric: MetricName, scale: "log" | "linear") =>
       stated === null
         ? null
         : valueAtLoad(
@@ -252,6 +257,7 @@ export function compareCapacity(input: CapacityStageInput): CapacityComparison[]
               )
               .map((r) => ({ load: recordLoad(cell, r)!, value: r.metrics[metric] ?? null })),
             stated,
+            scale,
           );
     return {
       cell: cell.name,
@@ -272,8 +278,8 @@ export function compareCapacity(input: CapacityStageInput): CapacityComparison[]
       acceptance: {
         load: stated,
         rows: objectives.map((objective) => {
-          const baseline = valueAt(input.baseline, objective.metric);
-          const candidate = valueAt(input.candidate, objective.metric);
+          const baseline = valueAt(input.baseline, objective.metric, objective.scale);
+          const candidate = valueAt(input.candidate, objective.metric, objective.scale);
           return {
             objective: objective.name,
             threshold: objective.threshold,

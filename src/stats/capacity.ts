@@ -281,10 +281,14 @@ export function capacityInterval(
   };
 }
 
-/** Linear interpolation of per-load means of `values` at `load` (clamped to the loads measured). */
+/**
+ * Interpolation of per-load means of `values` at `load` (clamped to the loads measured): linear, or on ln
+ * for a log-scale value (latencies, as the crossing is found), so a latency read at the capacity is its SLO.
+ */
 export function valueAtLoad(
   points: readonly { load: number; value: number | null }[],
   load: number,
+  scale: CapacityObjective["scale"] = "linear",
 ): number | null {
   const byLoad = new Map<number, number[]>();
   for (const point of points) {
@@ -293,14 +297,15 @@ export function valueAtLoad(
   }
   const loads = [...byLoad.keys()].sort((a, b) => a - b);
   if (loads.length === 0) return null;
-  const at = (x: number) => mean(byLoad.get(x)!);
-  if (load <= loads[0]!) return at(loads[0]!);
-  if (load >= loads[loads.length - 1]!) return at(loads[loads.length - 1]!);
+  const at = (x: number) => transform(mean(byLoad.get(x)!), scale);
+  const back = (y: number) => (scale === "log" ? Math.exp(y) : y);
+  if (load <= loads[0]!) return back(at(loads[0]!));
+  if (load >= loads[loads.length - 1]!) return back(at(loads[loads.length - 1]!));
   let j = 0;
   while (loads[j + 1]! < load) j++;
   const a = loads[j]!;
   const b = loads[j + 1]!;
-  return at(a) + ((load - a) / (b - a)) * (at(b) - at(a));
+  return back(at(a) + ((load - a) / (b - a)) * (at(b) - at(a)));
 }
 
 export interface CapacityRatio {
