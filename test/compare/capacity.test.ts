@@ -1,7 +1,10 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { capacityCells, compareCapacity } from "../../src/compare/capacity.js";
 import { costPerThousandRequests } from "../../src/compare/cost.js";
-import { compareRecords, settingsFromConfig } from "../../src/compare/index.js";
+import { compareRecords, compareResults, settingsFromConfig } from "../../src/compare/index.js";
 import { configSchema } from "../../src/config/schema.js";
 import type { RunRecord } from "../../src/metrics/run-record.js";
 import { capacitySentence } from "../../src/report/capacity.js";
@@ -149,5 +152,57 @@ describe("compare with capacity cells", () => {
     });
     expect(outcome.verdict.capacity![0]!.verdict).toBe("within-tolerance");
     expect(outcome.verdict.verdict).toBe("pass");
+  });
+});
+
+describe("capacity from `vllm bench serve` result files", () => {
+  it("groups files by label into the cell and by request_rate into loads", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "vpg-capacity-vllm-"));
+    try {
+      for (const [name, scale] of [
+        ["base", 1],
+        ["cand", 2],
+      ] as const) {
+        mkdirSync(join(dir, name));
+        for (const load of [1, 2, 3, 4])
+          for (const [k, jitter] of [1.01, 0.99].entries()) {
+            // The shape `vllm bench serve --save-result --metric-percentiles 50,95 --label cap` writes
+            // (vllm/benchmarks/serve.py: request_rate, label, pNN_<metric>_ms), trimmed to what is read.
+            writeFileSync(
+              join(dir, name, `cap-rate${load}-${k}.json`),
+              JSON.stringify({
+                date: `20261201-00000${k}`,
+                label: "cap",
+                request_rate: load,
+                max_concurrency: null,
+                num_prompts: 100,
+                duration: 100 / load,
+                completed: 100,
+                failed: 0,
+                request_throughput: load,
+                output_throughput: load * 8,
+                median_ttft_ms: 50,
+                p95_ttft_ms: scale * 100 * 2 ** (load - 1) * jitter,
+                median_tpot_ms: 20,
+                p95_tpot_ms: 25,
+              }),
+            );
+          }
+      }
+      const outcome = await compareResults({
+        baseline: [join(dir, "base")],
+        candidate: [join(dir, "cand")],
+        config,
+        mode: "interleaved",
+      });
+      const check = outcome.verdict.capacity![0]!;
+      expect(check.baseline.loads).toBe(4);
+      expect(check.baseline.runs).toBe(8);
+      expect(check.baseline.capacity).toBeCloseTo(2 + share, 3);
+      expect(check.candidate.capacity).toBeCloseTo(1 + share, 3);
+      expect(check.verdict).toBe("regression");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
