@@ -1,3 +1,4 @@
+import { percentileSorted } from "../metrics/percentile.js";
 import { boxMuller, mulberry32 } from "../util/random.js";
 import { normalQuantile, studentTQuantile } from "./distributions.js";
 
@@ -212,15 +213,6 @@ export interface CapacityInterval {
 
 export const defaultResamples = 1000;
 
-/** The q-quantile of sorted values, numpy-linear. */
-export function quantileSorted(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const h = (sorted.length - 1) * q;
-  const lo = Math.floor(h);
-  const hi = Math.min(sorted.length - 1, lo + 1);
-  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
-}
-
 /**
  * The bootstrap interval of the capacity, or null when no objective's run-to-run noise can be estimated
  * (no load measured twice). Per objective the noise sd is the pure error of the replicated loads
@@ -273,8 +265,8 @@ export function capacityInterval(
   }
   const sorted = [...draws].sort((a, b) => a - b);
   return {
-    low: quantileSorted(sorted, tail),
-    high: quantileSorted(sorted, 1 - tail),
+    low: percentileSorted(sorted, tail),
+    high: percentileSorted(sorted, 1 - tail),
     level: options.level,
     draws,
     censored: censored / resamples,
@@ -343,7 +335,7 @@ export function capacityRatio(
   const tail = (1 - level) / 2;
   return {
     ratio: candidate.capacity / baseline.capacity,
-    ci: [Math.exp(-quantileSorted(worse, 1 - tail)), Math.exp(-quantileSorted(worse, tail))],
+    ci: [Math.exp(-percentileSorted(worse, 1 - tail)), Math.exp(-percentileSorted(worse, tail))],
     level,
     pBeyond: share((w) => w <= d),
     pBetterBeyond: share((w) => w >= -d),
