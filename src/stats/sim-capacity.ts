@@ -26,6 +26,8 @@ export interface VirtualRunValues {
   ttft: number;
   tpot: number;
   e2el: number;
+  /** Simulated time from the first arrival to the last token (GPU time the run occupies), ms. */
+  durationMs?: number;
 }
 
 /** One virtual run of the workload at `rate` requests/s: TTFT, TPOT and E2E at quantile q, in ms. */
@@ -63,7 +65,13 @@ export function virtualRun(
     if (times.length > 1) tpot.push((times[times.length - 1]! - times[0]!) / (times.length - 1));
   }
   const at_ = (values: number[]) => percentileSorted(sortNumbers(values), q);
-  return { ttft: at_(ttft), tpot: tpot.length > 0 ? at_(tpot) : 0, e2el: at_(e2el) };
+  const first = arrivals[0]?.at ?? 0;
+  return {
+    ttft: at_(ttft),
+    tpot: tpot.length > 0 ? at_(tpot) : 0,
+    e2el: at_(e2el),
+    durationMs: run.endTime - first,
+  };
 }
 
 export interface VirtualSlo {
