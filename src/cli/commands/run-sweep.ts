@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import {
   type CapacityCell,
   capacityObjectivesOf,
@@ -12,6 +13,7 @@ import {
   selectCells,
 } from "../../runner/run-cells.js";
 import { runLoadSearch, sweepLoads } from "../../runner/sweep.js";
+import { writeCurveOfDir } from "../../runner/sweep-curve.js";
 import { nextSearchStep } from "../../stats/capacity-plan.js";
 import { InputError } from "../../util/errors.js";
 
@@ -73,6 +75,10 @@ export async function runSweepCells(options: RunCellsOptions): Promise<RunCellsR
     }
     const result = await runLoadSearch({ ...options, cell, firstRun, next });
     runs.push(...result.runs);
+    if (result.runs.length > 0) {
+      const curve = writeCurveOfDir(join(options.outDir, cell.name), cell.name);
+      progress?.message(`${cell.name}: load curve written to ${curve}`);
+    }
     if (result.stoppedBecause === "aborted") break;
   }
   return { runs };
