@@ -343,3 +343,22 @@ export function withCapacity(
     capacity: [...capacity],
   };
 }
+
+/**
+ * Warnings for cells compared at a fixed load whose runs ran at several loads (a sweep, or a capacity
+ * cell compared without its config): their runs are pooled as if measured at one load.
+ */
+export function mixedLoadWarnings(records: readonly RunRecord[]): string[] {
+  const loads = new Map<string, Set<string>>();
+  for (const record of records) {
+    if (!record.load) continue;
+    const key = JSON.stringify([record.load.targetRate, record.load.targetConcurrency]);
+    loads.set(record.cell, (loads.get(record.cell) ?? new Set()).add(key));
+  }
+  return [...loads.entries()]
+    .filter(([, set]) => set.size > 1)
+    .map(
+      ([cell, set]) =>
+        `cell "${cell}" has runs at ${set.size} different loads (a sweep?) and is compared as one fixed-load cell; give compare the config with capacity on that cell to compare its capacity (docs/capacity.md)`,
+    );
+}

@@ -9,7 +9,13 @@ import { renderMarkdown } from "../report/markdown.js";
 import { createRedactor, credentialLikeValues, type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
 import { analyze } from "./analyze.js";
-import { type CapacityCell, capacityCells, compareCapacity, withCapacity } from "./capacity.js";
+import {
+  type CapacityCell,
+  capacityCells,
+  compareCapacity,
+  mixedLoadWarnings,
+  withCapacity,
+} from "./capacity.js";
 import { type CostModel, defaultCostModel, gpuMinutesSpent, runMinutesOf } from "./cost.js";
 import { defaultInputLimits, type InputLimits } from "./input-limits.js";
 import { loadRuns, loadSides } from "./load.js";
@@ -115,6 +121,8 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     });
     decided = withCapacity(decided, capacity, settings.gate.fail_on);
   }
+  const mixedLoads = mixedLoadWarnings([...fixedLoad(input.baseline), ...fixedLoad(input.candidate)]);
+  if (mixedLoads.length > 0) decided.warnings = [...decided.warnings, ...mixedLoads];
   if (input.inputNotes && input.inputNotes.length > 0)
     decided.warnings = [...input.inputNotes, ...decided.warnings];
   // Redacted before rendering: the renderer escapes, and an escaped secret no longer matches its value.

@@ -206,3 +206,11 @@ describe("capacity from `vllm bench serve` result files", () => {
     }
   });
 });
+
+describe("a sweep compared without its capacity config", () => {
+  it("warns that runs at several loads are pooled as one fixed-load cell", () => {
+    const outcome = compareRecords({ baseline: side(1, "b"), candidate: side(1, "c"), mode: "interleaved" });
+    expect(outcome.verdict.capacity).toBeUndefined();
+    expect(outcome.verdict.warnings.join("\n")).toContain('cell "cap" has runs at 4 different loads');
+  });
+});
