@@ -74,8 +74,9 @@ export function capacityRunsOf(cell: CapacityCell, records: readonly RunRecord[]
         load,
         values: objectives.map((objective) => {
           const value = record.metrics[objective.metric];
-          // A run with no successful request has no latency: it misses every latency SLO.
-          return value === null || value === undefined ? Number.POSITIVE_INFINITY : value;
+          // A run with no successful request has no latency: it misses every latency SLO, by a factor
+          // of 1,000 (finite, so the noise estimate stays a number; its error rate misses too).
+          return value === null || value === undefined ? objective.threshold * 1000 : value;
         }),
       },
     ];

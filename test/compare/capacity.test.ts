@@ -214,3 +214,29 @@ describe("a sweep compared without its capacity config", () => {
     expect(outcome.verdict.warnings.join("\n")).toContain('cell "cap" has runs at 4 different loads');
   });
 });
+
+describe("runs without a successful request", () => {
+  it("miss the latency SLOs and the error limit without breaking the interval", () => {
+    const failing = (records: RunRecord[]) =>
+      records.map((record) =>
+        record.load?.targetRate === 4
+          ? {
+              ...record,
+              metrics: { ...record.metrics, ttft_p95: null, error_rate: 1 },
+              requests: { total: 100, completed: 0, failed: 100 },
+            }
+          : record,
+      );
+    const [check] = compareCapacity({
+      cells: capacityCells(config),
+      baseline: failing(side(1, "b")),
+      candidate: failing(side(2, "c")),
+      gate: config.gate,
+      cost: config.cost,
+      gatedFamilyP: [],
+    });
+    expect(check!.baseline.capacity).toBeCloseTo(2 + share, 3);
+    expect(check!.baseline.interval!.every(Number.isFinite)).toBe(true);
+    expect(check!.verdict).toBe("regression");
+  });
+});
