@@ -425,7 +425,7 @@ const capacitySchema = strictObject({
   precision: fraction()
     .default(0.05)
     .describe(
-      "Stop when the capacity interval's width is at most this share of the capacity (0.05 = 5%, enough to call a 10% capacity drop at the default tolerance about 9 times in 10, bench:capacity); otherwise at repeats.max runs.",
+      "Stop when the capacity interval's width is at most this share of the capacity (0.05 = 5%); otherwise at repeats.max runs. Smaller costs more runs and narrows the capacity ratio's interval (docs/capacity.md, measured).",
     ),
   gated: z
     .boolean()
