@@ -94,7 +94,7 @@ export function nextSearchStep(
       return { kind: "measure", loads: [lowest], reason: "confirming that the lowest load misses the SLOs" };
     return stop(
       "below-range",
-      `no load measured meets the SLOs: ${estimate.limiting} is missed already at the lowest load, ${lowest} (capacity.range.min); lower range.min or relax the SLO`,
+      `no load measured meets the SLOs: ${estimate.limiting} is missed already at the lowest load, ${lowest} ${lowest > settings.range.min ? `(the lowest with usable runs; capacity.range.min is ${settings.range.min})` : "(capacity.range.min)"}; lower range.min or relax the SLO`,
     );
   }
   if (estimate.bound === "above") {
@@ -103,7 +103,7 @@ export function nextSearchStep(
       return { kind: "measure", loads: [highest], reason: "confirming that the highest load meets the SLOs" };
     return stop(
       "above-range",
-      `every load measured meets the SLOs, up to ${highest} (capacity.range.max): the capacity is at least that; raise range.max`,
+      `every load measured meets the SLOs, up to ${highest} ${highest < settings.range.max ? `(the highest with usable runs; capacity.range.max is ${settings.range.max})` : "(capacity.range.max)"}: the capacity is at least that; raise range.max`,
     );
   }
   const c = estimate.capacity;

@@ -72,3 +72,40 @@ cells:
     expect(curve.points[1]!.completedPerSecond).toBeGreaterThan(0);
   });
 });
+
+describe("run --sweep with a capacity cell", () => {
+  it("stops when every load meets the SLOs, and with --append resumes from the runs already there", async () => {
+    server = await startFakeServer();
+    dir = mkdtempSync(join(tmpdir(), "vpg-sweep-"));
+    writeFileSync(
+      join(dir, "gate.yml"),
+      `version: 1
+server: { kind: external, base_url: "http://127.0.0.1:1" }
+model: { name: m }
+cells:
+  - name: cap
+    dataset: { type: synthetic, input_tokens: 8, output_tokens: 4 }
+    load: { type: rate, rate: 1 }
+    size: { requests: 4 }
+    warmup: { requests: 0 }
+    slo: { ttft_ms: 60000 }
+    capacity: { range: { min: 2, max: 8 }, initial_loads: 3 }
+repeats: { max: 10 }
+# A shared machine: a late event loop is not what this test is about.
+client: { max_event_loop_lag_ms: 1000, max_schedule_lag_ms: 1000 }
+`,
+    );
+    const args = ["run", "--config", "gate.yml", "--out", "out", "--sweep", "--base-url", server.baseUrl];
+    const first = await cli(args, { cwd: dir });
+    expect(first.code, first.stderr).toBe(0);
+    // 3 loads, then a second run at the highest to confirm: the capacity is above the range.
+    const runsIn = () =>
+      readdirSync(join(dir!, "out", "cap")).filter((name) => name.startsWith("run-")).length;
+    expect(runsIn(), first.stderr).toBe(4);
+    expect(first.stderr).toContain("every load measured meets the SLOs, up to 8 (capacity.range.max)");
+    const again = await cli([...args, "--append"], { cwd: dir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain("capacity search resumes from 4 run(s)");
+    expect(runsIn()).toBe(4);
+  });
+});

@@ -226,3 +226,20 @@ describe("the search plan", () => {
     expect(runs.length).toBe(10);
   });
 });
+
+describe("the search plan's stop messages", () => {
+  it("name the highest load with usable runs when it is below range.max", () => {
+    const runs: CapacityRun[] = [1, 2, 4, 4].map((load) => ({ load, values: [curve(load)] }));
+    const step = nextSearchStep(runs, [log("ttft", 1000)], {
+      range: { min: 1, max: 9 },
+      initialLoads: 4,
+      precision: 0.1,
+      maxRuns: 20,
+      level: 0.9,
+    });
+    expect(step.kind).toBe("stop");
+    expect(step.kind === "stop" && step.message).toBe(
+      "every load measured meets the SLOs, up to 4 (the highest with usable runs; capacity.range.max is 9): the capacity is at least that; raise range.max",
+    );
+  });
+});

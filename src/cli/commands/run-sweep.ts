@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type CapacityCell,
@@ -5,7 +6,8 @@ import {
   capacityRunsOf,
   searchSettingsOf,
 } from "../../compare/capacity.js";
-import { runRecordFromRunFile } from "../../metrics/run-record.js";
+import { type RunRecord, runRecordFromRunFile } from "../../metrics/run-record.js";
+import { runFileSchema } from "../../metrics/run-schema.js";
 import {
   type RunCellsOptions,
   type RunCellsResult,
@@ -41,17 +43,28 @@ export async function runSweepCells(options: RunCellsOptions): Promise<RunCellsR
       const capacityCell = cell as CapacityCell;
       const settings = searchSettingsOf(options.config, capacityCell);
       const objectives = capacityObjectivesOf(capacityCell);
+      // With --append the search goes on from the runs already in the cell's directory (an interrupted
+      // search resumed), counting them against repeats.max.
+      const earlier = firstRun > 0 ? existingRecords(join(options.outDir, cell.name)) : [];
+      if (earlier.length > 0)
+        progress?.message(
+          `${cell.name}: capacity search resumes from ${earlier.length} run(s) already in the directory`,
+        );
       next = (outputs) => {
-        if (outputs.length >= settings.maxRuns) {
+        const records = [
+          ...earlier,
+          ...outputs.map((output) => runRecordFromRunFile(output.file, output.dir)),
+        ];
+        if (records.length >= settings.maxRuns) {
           progress?.message(
             `${cell.name}: capacity search stopped at repeats.max (${settings.maxRuns} runs)`,
           );
           return null;
         }
-        const records = outputs.map((output) => runRecordFromRunFile(output.file, output.dir));
-        const step = nextSearchStep(capacityRunsOf(capacityCell, records), objectives, {
+        const usable = capacityRunsOf(capacityCell, records);
+        const step = nextSearchStep(usable, objectives, {
           ...settings,
-          maxRuns: settings.maxRuns - (outputs.length - capacityRunsOf(capacityCell, records).length),
+          maxRuns: settings.maxRuns - (records.length - usable.length),
         });
         if (step.kind === "measure") {
           progress?.message(`${cell.name}: capacity search: ${step.reason}: loads ${step.loads.join(", ")}`);
@@ -82,4 +95,24 @@ export async function runSweepCells(options: RunCellsOptions): Promise<RunCellsR
     if (result.stoppedBecause === "aborted") break;
   }
   return { runs };
+}
+
+/** The runs of a cell directory (run-<k>/run.json) as records; unreadable ones are skipped. */
+function existingRecords(cellDir: string): RunRecord[] {
+  let names: string[];
+  try {
+    names = readdirSync(cellDir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => /^run-\d+$/.test(name))
+    .flatMap((name) => {
+      const path = join(cellDir, name, "run.json");
+      try {
+        return [runRecordFromRunFile(runFileSchema.parse(JSON.parse(readFileSync(path, "utf8"))), path)];
+      } catch {
+        return [];
+      }
+    });
 }
