@@ -148,3 +148,17 @@ export function gpuMinutesSpent(
     runsWithoutDuration: withoutDuration,
   };
 }
+
+/**
+ * Dollars per 1,000 successful requests at a throughput (docs/capacity.md): the hourly price of the
+ * server's GPUs (cost.gpu_hourly_usd per GPU x cost.gpus) over the successful requests it completes in
+ * an hour, x 1,000. Null without a price or without throughput.
+ */
+export function costPerThousandRequests(
+  gpuHourlyUsd: number | undefined,
+  gpus: number,
+  successfulPerHour: number | null,
+): number | null {
+  if (gpuHourlyUsd === undefined || successfulPerHour === null || !(successfulPerHour > 0)) return null;
+  return ((gpuHourlyUsd * gpus) / successfulPerHour) * 1000;
+}

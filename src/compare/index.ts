@@ -5,6 +5,13 @@ import type { RunRecord } from "../metrics/run-record.js";
 import { type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
 import { analyze } from "./analyze.js";
+import {
+  type CapacityCell,
+  capacityCells,
+  compareCapacity,
+  mixedLoadWarnings,
+  withCapacity,
+} from "./capacity.js";
 import { type CostModel, defaultCostModel, gpuMinutesSpent, runMinutesOf } from "./cost.js";
 import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict-schema.js";
 
@@ -20,6 +27,8 @@ export interface CompareSettings {
   runMinutes?: number;
   /** For the GPU-minutes spent; without a config, 3 minutes a start and one server per cell. */
   cost?: CostModel;
+  /** Capacity cells (docs/capacity.md): their runs go to the capacity stage instead of the per-metric checks. */
+  capacity?: { cells: CapacityCell[]; cost: Config["cost"] };
 }
 
 export function defaultCompareSettings(): CompareSettings {
@@ -41,6 +50,9 @@ export function settingsFromConfig(config: Config): CompareSettings {
       lifecycle: serverLifecycle(config),
       runsPerBlock: config.repeats.block,
     },
+    ...(capacityCells(config).length > 0
+      ? { capacity: { cells: capacityCells(config), cost: config.cost } }
+      : {}),
   };
 }
 
@@ -71,9 +83,12 @@ export interface CompareOutcome {
 /** Pure: decide from run records already in memory. */
 export function compareRecords(input: CompareRecordsInput): CompareOutcome {
   const settings = input.settings ?? defaultCompareSettings();
-  const decided = analyze({
-    baseline: input.baseline,
-    candidate: input.candidate,
+  const capacityNames = new Set((settings.capacity?.cells ?? []).map((cell) => cell.name));
+  const fixedLoad = (records: readonly RunRecord[]) =>
+    records.filter((record) => !capacityNames.has(record.cell));
+  let decided = analyze({
+    baseline: fixedLoad(input.baseline),
+    candidate: fixedLoad(input.candidate),
     gate: settings.gate,
     repeats: settings.repeats,
     ...(settings.runMinutes === undefined ? {} : { runMinutes: settings.runMinutes }),
@@ -89,6 +104,19 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     decided.settings.looks,
     settings.cost ?? { ...defaultCostModel, runsPerBlock: settings.repeats.block ?? 1 },
   );
+  if (settings.capacity) {
+    const capacity = compareCapacity({
+      cells: settings.capacity.cells,
+      baseline: input.baseline,
+      candidate: input.candidate,
+      gate: settings.gate,
+      cost: settings.capacity.cost,
+      gatedFamilyP: decided.comparisons.flatMap((c) => (c.gated && c.pRaw !== null ? [c.pRaw] : [])),
+    });
+    decided = withCapacity(decided, capacity, settings.gate.fail_on);
+  }
+  const mixedLoads = mixedLoadWarnings([...fixedLoad(input.baseline), ...fixedLoad(input.candidate)]);
+  if (mixedLoads.length > 0) decided.warnings = [...decided.warnings, ...mixedLoads];
   if (input.inputNotes && input.inputNotes.length > 0)
     decided.warnings = [...input.inputNotes, ...decided.warnings];
   // Redacted before any rendering: the renderer escapes, and an escaped secret no longer matches its value.

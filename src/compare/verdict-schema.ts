@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { metricNames } from "../config/metric-names.js";
+import { capacityComparisonSchema } from "./capacity-schema.js";
 
 /**
  * `verdict.json`: the machine-readable outcome of `compare`, read by the action (to label the PR,
@@ -235,6 +236,8 @@ export const verdictFileSchema = z.object({
   warnings: z.array(z.string()),
   /** GPU-minutes the comparison's runs cost, every server start counted (set by compare, after analyze). */
   gpuMinutes: gpuMinutesSpentSchema.optional(),
+  /** Capacity at the SLO per capacity cell (compare/capacity.ts, docs/capacity.md). */
+  capacity: z.array(capacityComparisonSchema).optional(),
 });
 
 export type VerdictFile = z.output<typeof verdictFileSchema>;

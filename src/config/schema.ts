@@ -390,6 +390,90 @@ const sloSchema = strictObject({
   e2el_ms: positiveNumber().optional(),
 }).describe("Latency objectives for goodput: a successful request is good when it meets every one given.");
 
+const latencyPercentile = z
+  .enum(["p50", "p90", "p95", "p99"], {
+    error: (issue) =>
+      `expected one of p50, p90, p95, p99 (the percentile every SLO of the cell is read at), got ${describeValue(issue.input)}`,
+  })
+  .describe(
+    "The percentile of each run's latencies the SLOs are read at (p95: the slowest 5% wait this long).",
+  );
+
+const loadValue = positiveNumber("a positive load (requests per second or requests in flight)").max(
+  configLimits.ratePerSecond,
+  atMost(configLimits.ratePerSecond, "requests per second"),
+);
+
+/**
+ * A capacity cell (docs/capacity.md): the highest load, in the dimension of `load` (rate with its
+ * max_concurrency kept, or concurrency), at which every SLO of `slo` holds at `percentile` and the
+ * failed fraction stays within `error_rate`.
+ */
+const capacitySchema = strictObject({
+  percentile: latencyPercentile.default("p95"),
+  error_rate: fraction()
+    .default(0.01)
+    .describe("Most failed-request fraction per run at which the load still counts as meeting the SLOs."),
+  range: strictObject({
+    min: loadValue.describe("Lowest load the search measures."),
+    max: loadValue.describe("Highest load the search measures."),
+  })
+    .refine((range) => range.max > range.min, { message: "expected max > min", path: ["max"] })
+    .describe(
+      "Loads searched: the load dimension of `load` (requests/s for rate, in flight for concurrency).",
+    ),
+  precision: fraction()
+    .default(0.05)
+    .describe(
+      "Stop when the capacity interval's width is at most this share of the capacity (0.05 = 5%); otherwise at repeats.max runs. Smaller costs more runs and narrows the capacity ratio's interval (docs/capacity.md, measured).",
+    ),
+  gated: z
+    .boolean()
+    .default(true)
+    .describe("The capacity ratio joins the blocking (Holm) family; false: advisory."),
+  initial_loads: z
+    .number()
+    .int()
+    .min(2, "expected a whole number >= 2 (the search brackets the capacity between two loads)")
+    .max(32, "expected at most 32 (the limit on initial loads; see docs/capacity.md)")
+    .default(4)
+    .describe("Loads of the first, geometric pass over range (one run each) before the search refines."),
+});
+
+/** A load sweep (docs/capacity.md): loads listed, or a geometric series from..to of count loads. */
+const sweepSchema = z
+  .union(
+    [
+      strictObject({
+        loads: z
+          .array(loadValue)
+          .min(1, "expected at least one load")
+          .max(64, "expected at most 64 loads (the limit on sweep loads; see docs/capacity.md)"),
+        runs: positiveInt()
+          .max(configLimits.runs, atMost(configLimits.runs, "runs per side"))
+          .default(3)
+          .describe("Runs per load."),
+      }),
+      strictObject({
+        from: loadValue,
+        to: loadValue,
+        count: z
+          .number()
+          .int()
+          .min(2, "expected a whole number >= 2")
+          .max(64, "expected at most 64 loads (the limit on sweep loads; see docs/capacity.md)"),
+        runs: positiveInt()
+          .max(configLimits.runs, atMost(configLimits.runs, "runs per side"))
+          .default(3)
+          .describe("Runs per load."),
+      }),
+    ],
+    { error: () => "expected { loads: [L, ...] } or { from: L, to: L, count: N }" },
+  )
+  .describe(
+    "A load sweep (run --sweep): the loads listed, or a geometric series from..to of count loads, in the dimension of `load`.",
+  );
+
 export const cellSchema = strictObject({
   name: z
     .string()
@@ -407,6 +491,12 @@ export const cellSchema = strictObject({
       "fresh: a new cache_salt per run and a cache reset where the server allows it. reuse: prefixes stay warm; the hit rate is reported.",
     ),
   slo: sloSchema.optional(),
+  capacity: capacitySchema
+    .optional()
+    .describe(
+      "Makes the cell a capacity cell: searched for the highest load meeting `slo` (docs/capacity.md).",
+    ),
+  sweep: sweepSchema.optional(),
   timeout_s: positiveNumber()
     .max(configLimits.seconds, atMost(configLimits.seconds, "seconds"))
     .default(600)
@@ -518,6 +608,10 @@ const repeatsSchema = strictObject({
 }).refine((repeats) => repeats.max >= repeats.min, { message: "expected max >= min" });
 
 const costSchema = strictObject({
+  gpus: positiveInt()
+    .max(4096, "expected at most 4096 GPUs")
+    .default(1)
+    .describe("GPUs the server uses, for cost per 1,000 successful requests and tok/s per GPU."),
   gpu_hourly_usd: positiveNumber()
     .optional()
     .describe("Hourly price of the GPUs the server uses, for cost per 1,000 successful requests."),
@@ -566,13 +660,46 @@ export const configSchema = strictObject({
     ),
   repeats: repeatsSchema.default({ min: 5, max: 25, baseline: 10, block: 5 }),
   gate: gateSchema.default(gateSchema.parse({})),
-  cost: costSchema.default({}),
+  cost: costSchema.default({ gpus: 1 }),
   telemetry: telemetrySchema.default({ metrics_interval_s: 2, nvidia_smi_interval_s: 1 }),
   client: clientSchema.default({ max_schedule_lag_ms: 10, max_event_loop_lag_ms: 50 }),
 }).superRefine((config, context) => {
   for (const problem of duplicateCellNames(config.cells)) context.addIssue({ code: "custom", ...problem });
   for (const problem of promptTokenBudget(config.cells)) context.addIssue({ code: "custom", ...problem });
+  for (const problem of capacityProblems(config.cells)) context.addIssue({ code: "custom", ...problem });
 });
+
+/**
+ * A capacity cell needs an objective (an SLO in `slo`) and a load with one dimension to search (rate or
+ * concurrency); a sweep needs the same load. Checked here because they span fields of the cell.
+ */
+function capacityProblems(cells: readonly CellConfig[]): { path: (string | number)[]; message: string }[] {
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  cells.forEach((cell, index) => {
+    for (const key of ["capacity", "sweep"] as const) {
+      if (cell[key] === undefined) continue;
+      if (cell.load.type === "stages")
+        problems.push({
+          path: ["cells", index, "load", "type"],
+          message: `expected rate or concurrency in a cell with ${key} (the load dimension searched), got stages`,
+        });
+    }
+    if (cell.capacity === undefined) return;
+    const slo = cell.slo ?? {};
+    if (slo.ttft_ms === undefined && slo.tpot_ms === undefined && slo.e2el_ms === undefined)
+      problems.push({
+        path: ["cells", index, "slo"],
+        message:
+          "expected at least one of ttft_ms, tpot_ms, e2el_ms in a capacity cell's slo (the objectives the capacity is the highest load meeting)",
+      });
+    if (cell.load.type === "concurrency" && cell.capacity.range.max > configLimits.concurrency)
+      problems.push({
+        path: ["cells", index, "capacity", "range", "max"],
+        message: `expected at most ${configLimits.concurrency} (the limit on requests in flight; see docs/config-reference.md#limits), got ${cell.capacity.range.max}`,
+      });
+  });
+  return problems;
+}
 
 /** The largest (or, for an unbounded distribution, typical) value of a length. */
 function lengthCeiling(length: LengthConfig): number {

@@ -32,6 +32,11 @@ export interface RunRecord {
    * (compare/load.ts dropDuplicateRuns).
    */
   identity?: { contentHash: string; cell: string; run: number | null; startedAt: string | null };
+  /**
+   * The load the run was offered (a sweep or capacity search measures one cell at several,
+   * docs/capacity.md): requests/s (null for a closed loop or an unbounded rate) and requests in flight.
+   */
+  load?: { targetRate: number | null; targetConcurrency: number | null };
 }
 
 export function runRecordFromRunFile(file: RunFile, source: string): RunRecord {
@@ -60,5 +65,6 @@ export function runRecordFromRunFile(file: RunFile, source: string): RunRecord {
     },
     fingerprint: file.fingerprint,
     exclusionReasons,
+    load: { targetRate: file.load.targetRate, targetConcurrency: file.load.targetConcurrency },
   };
 }

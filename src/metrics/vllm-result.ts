@@ -273,6 +273,10 @@ export function runRecordFromVllmResult(result: VllmResult, source: string, inde
     requests: { total, completed: result.completed, failed },
     fingerprint,
     exclusionReasons: [],
+    load: {
+      targetRate: typeof result.request_rate === "number" ? result.request_rate : null,
+      targetConcurrency: typeof result.max_concurrency === "number" ? result.max_concurrency : null,
+    },
   };
 }
 

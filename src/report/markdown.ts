@@ -1,6 +1,7 @@
 import { impactMetrics, impactStanding, tallyOf } from "../compare/summary.js";
 import type { Comparison, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
 import { describeMetric } from "../config/metric-names.js";
+import { capacitySection } from "./capacity.js";
 import { escapeHtml, escapeMarkdown, escapeValue } from "./escape.js";
 import {
   describeMetricRef,
@@ -544,7 +545,14 @@ export function renderMarkdown(verdict: VerdictFile, budget = commentBudget): st
     { full: headline(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
     { full: mixedSection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
     { full: impactSection(verdict), short: "", shedRank: 6 },
-    { full: acceptanceSection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
+    {
+      // A comparison of capacity cells only has no per-metric checks: its acceptance is the capacity section's.
+      full:
+        verdict.cells.length === 0 && (verdict.capacity?.length ?? 0) > 0 ? "" : acceptanceSection(verdict),
+      short: null,
+      shedRank: Number.POSITIVE_INFINITY,
+    },
+    { full: capacitySection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
     { full: cellsSection(verdict), short: "", shedRank: 5 },
     { full: modeSection(verdict), short: modeSection(verdict, false), shedRank: 7 },
     { full: warningsSection(verdict, 50), short: warningsSection(verdict, 3), shedRank: 4 },

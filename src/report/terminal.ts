@@ -1,5 +1,6 @@
 import type { Comparison, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
 import { describeMetric } from "../config/metric-names.js";
+import { capacitySentence } from "./capacity.js";
 import {
   describeMetricRef,
   formatChange,
@@ -62,6 +63,8 @@ export function renderTerminal(verdict: VerdictFile, { color }: { color: boolean
       ),
     );
   }
+  for (const check of verdict.capacity ?? [])
+    lines.push(`Capacity ${clean(check.cell)}: ${check.verdict}. ${clean(capacitySentence(check))}`);
   for (const impact of verdict.impact) {
     const parts: string[] = [];
     if (impact.successfulPerHour)

@@ -1,6 +1,7 @@
 import { readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { type RunOutput, runCells } from "../../app/run-cells.js";
+import { runSweepCells } from "../../app/run-sweep.js";
 import { loadConfig } from "../../config/load.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
 import { selectCells } from "../../runner/run-cells.js";
@@ -27,6 +28,10 @@ Options:
       --runs N        runs per cell (default: repeats.min of the config)
       --format vllm   also write each run as a \`vllm bench serve\` result JSON (vllm-result.json)
       --side LABEL    label written into run.json (e.g. baseline, candidate)
+      --sweep         measure each selected cell over loads (docs/capacity.md): a capacity cell
+                      is searched for the highest load meeting its SLOs (at most repeats.max
+                      runs), a cell with sweep measures its loads; runs go to DIR/<cell>/run-<k>
+                      with their load in run.json
       --append        add runs after the existing ones of each cell in DIR (run-<k> continues from
                       the highest k there); without it, a DIR that already has runs of a selected
                       cell is refused (exit 2) rather than overwritten
@@ -57,6 +62,7 @@ export const runCommand: CliCommand = {
       side: { type: "string" },
       quiet: { type: "boolean", short: "q" },
       append: { type: "boolean" },
+      sweep: { type: "boolean" },
     });
     if (args.help) {
       io.stdout.write(usage);
@@ -128,7 +134,7 @@ export const runCommand: CliCommand = {
       );
     }
     try {
-      const result = await runCells({
+      const result = await (args.values.sweep === true ? runSweepCells : runCells)({
         config,
         provider,
         outDir,

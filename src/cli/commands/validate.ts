@@ -1,3 +1,4 @@
+import { describeCapacityCost } from "../../config/capacity-summary.js";
 import { templateView } from "../../config/interpolate.js";
 import { defaultConfigFile, loadConfig } from "../../config/load.js";
 import { renderSummary, summarizeConfig } from "../../config/summary.js";
@@ -45,6 +46,7 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
     io.stdout.write(
       renderSummary(file, summarizeConfig(loaded.config, loaded.interpolation.templates, looks)),
     );
+    for (const line of describeCapacityCost(loaded.config)) io.stdout.write(`${line}\n`);
     return ExitCode.ok;
   },
 };

@@ -1,0 +1,114 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type CapacityCell,
+  capacityObjectivesOf,
+  capacityRunsOf,
+  searchSettingsOf,
+} from "../compare/capacity.js";
+import { type RunRecord, runRecordFromRunFile } from "../metrics/run-record.js";
+import { runFileSchema } from "../metrics/run-schema.js";
+import { selectCells } from "../runner/run-cells.js";
+import { nextSearchStep } from "../stats/capacity-plan.js";
+import { InputError } from "../util/errors.js";
+import type { RunCellsOptions, RunCellsResult, RunOutput } from "./run-cells.js";
+import { runLoadSearch, sweepLoads } from "./sweep.js";
+import { writeCurveOfDir } from "./sweep-curve.js";
+
+/**
+ * `run --sweep` (docs/capacity.md): each selected cell measured over loads instead of N times at its one
+ * load. A capacity cell is searched (stats/capacity-plan.ts plans the loads from the runs so far, at most
+ * repeats.max runs); a cell with `sweep` measures its list or geometric series. The loop is
+ * app/sweep.ts, the plan stats/, the reading of runs compare/capacity.ts.
+ */
+export async function runSweepCells(options: RunCellsOptions): Promise<RunCellsResult> {
+  const cells = selectCells(options.config, options.cells);
+  for (const cell of cells) {
+    if (cell.capacity === undefined && cell.sweep === undefined)
+      throw new InputError(
+        `--sweep: cell "${cell.name}" has neither capacity nor sweep (docs/capacity.md); select cells with --cells or add one`,
+      );
+  }
+  const progress = options.progress;
+  const runs: RunOutput[] = [];
+  for (const cell of cells) {
+    if (options.signal?.aborted) break;
+    const firstRun = options.firstRunByCell?.[cell.name] ?? options.firstRun ?? 0;
+    let next: (outputs: readonly RunOutput[]) => readonly number[] | null;
+    if (cell.capacity !== undefined) {
+      const capacityCell = cell as CapacityCell;
+      const settings = searchSettingsOf(options.config, capacityCell);
+      const objectives = capacityObjectivesOf(capacityCell);
+      // With --append the search goes on from the runs already in the cell's directory (an interrupted
+      // search resumed), counting them against repeats.max.
+      const earlier = firstRun > 0 ? existingRecords(join(options.outDir, cell.name)) : [];
+      if (earlier.length > 0)
+        progress?.message(
+          `${cell.name}: capacity search resumes from ${earlier.length} run(s) already in the directory`,
+        );
+      next = (outputs) => {
+        const records = [
+          ...earlier,
+          ...outputs.map((output) => runRecordFromRunFile(output.file, output.dir)),
+        ];
+        if (records.length >= settings.maxRuns) {
+          progress?.message(
+            `${cell.name}: capacity search stopped at repeats.max (${settings.maxRuns} runs)`,
+          );
+          return null;
+        }
+        const usable = capacityRunsOf(capacityCell, records);
+        const step = nextSearchStep(usable, objectives, {
+          ...settings,
+          maxRuns: settings.maxRuns - (records.length - usable.length),
+        });
+        if (step.kind === "measure") {
+          progress?.message(`${cell.name}: capacity search: ${step.reason}: loads ${step.loads.join(", ")}`);
+          return step.loads;
+        }
+        const found = step.estimate;
+        const interval = step.interval;
+        progress?.message(
+          `${cell.name}: capacity search done (${step.reason}): ${step.message}` +
+            (found && found.bound === "inside"
+              ? `; capacity ${found.capacity.toPrecision(3)} (${found.limiting})${interval ? `, ${Math.round(interval.level * 100)}% interval ${interval.low.toPrecision(3)} to ${interval.high.toPrecision(3)}` : ""}`
+              : ""),
+        );
+        if (step.reason === "below-range" || step.reason === "above-range")
+          progress?.message(`warning: ${cell.name}: ${step.message}`);
+        return null;
+      };
+    } else {
+      const loads = sweepLoads(cell.sweep!, cell.load.type === "concurrency");
+      next = (outputs) => (outputs.length === 0 ? loads : null);
+    }
+    const result = await runLoadSearch({ ...options, cell, firstRun, next });
+    runs.push(...result.runs);
+    if (result.runs.length > 0) {
+      const curve = writeCurveOfDir(join(options.outDir, cell.name), cell.name);
+      progress?.message(`${cell.name}: load curve written to ${curve}`);
+    }
+    if (result.stoppedBecause === "aborted") break;
+  }
+  return { runs };
+}
+
+/** The runs of a cell directory (run-<k>/run.json) as records; unreadable ones are skipped. */
+function existingRecords(cellDir: string): RunRecord[] {
+  let names: string[];
+  try {
+    names = readdirSync(cellDir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => /^run-\d+$/.test(name))
+    .flatMap((name) => {
+      const path = join(cellDir, name, "run.json");
+      try {
+        return [runRecordFromRunFile(runFileSchema.parse(JSON.parse(readFileSync(path, "utf8"))), path)];
+      } catch {
+        return [];
+      }
+    });
+}

@@ -1,0 +1,365 @@
+import type { MetricName } from "../config/metric-names.js";
+import type { CellConfig, Config } from "../config/schema.js";
+import type { RunRecord } from "../metrics/run-record.js";
+import {
+  type CapacityObjective,
+  type CapacityRun,
+  capacityInterval,
+  capacityRatio,
+  estimateCapacity,
+  valueAtLoad,
+} from "../stats/capacity.js";
+import type { SearchSettings } from "../stats/capacity-plan.js";
+import { classify } from "../stats/metric-test.js";
+import { holmAdjust } from "../stats/multiplicity.js";
+import { exitCodeFor } from "./analyze/outcome.js";
+import type { CapacityComparison, CapacitySide } from "./capacity-schema.js";
+import { costPerThousandRequests } from "./cost.js";
+import type { OverallVerdict, VerdictFile } from "./verdict-schema.js";
+
+/**
+ * The capacity stage of compare (docs/capacity.md): per capacity cell of the config, each side's capacity
+ * at the cell's SLOs from all its runs (stats/capacity.ts), the ratio candidate/baseline with its interval
+ * and verdict, joining the gated family's Holm adjustment, and the figures at the capacity point. The
+ * capacity search (`run --sweep`) plans with the same objectives and runs (`capacityObjectivesOf`,
+ * `capacityRunsOf`), so search and comparison read runs one way.
+ */
+
+export type CapacityCell = CellConfig & { capacity: NonNullable<CellConfig["capacity"]> };
+
+export function capacityCells(config: Config): CapacityCell[] {
+  return config.cells.filter((cell): cell is CapacityCell => cell.capacity !== undefined);
+}
+
+interface NamedObjective extends CapacityObjective {
+  metric: MetricName;
+}
+
+/** The cell's SLOs at its percentile, plus the error-rate limit, as objectives on catalogue metrics. */
+export function capacityObjectivesOf(cell: CapacityCell): NamedObjective[] {
+  const p = cell.capacity.percentile;
+  const slo = cell.slo ?? {};
+  const objectives: NamedObjective[] = [];
+  if (slo.ttft_ms !== undefined)
+    objectives.push({ name: `ttft_${p}`, metric: `ttft_${p}`, threshold: slo.ttft_ms, scale: "log" });
+  if (slo.tpot_ms !== undefined)
+    objectives.push({ name: `tpot_${p}`, metric: `tpot_${p}`, threshold: slo.tpot_ms, scale: "log" });
+  if (slo.e2el_ms !== undefined)
+    objectives.push({ name: `e2el_${p}`, metric: `e2el_${p}`, threshold: slo.e2el_ms, scale: "log" });
+  objectives.push({
+    name: "error_rate",
+    metric: "error_rate",
+    threshold: cell.capacity.error_rate,
+    scale: "linear",
+  });
+  return objectives;
+}
+
+/** The load of a run in the cell's dimension (null when the run does not say). */
+export function recordLoad(cell: CellConfig, record: RunRecord): number | null {
+  const load = record.load;
+  if (!load) return null;
+  return cell.load.type === "concurrency" ? load.targetConcurrency : load.targetRate;
+}
+
+/** The cell's usable runs as capacity points; a run without a value for an objective counts as missing it. */
+export function capacityRunsOf(cell: CapacityCell, records: readonly RunRecord[]): CapacityRun[] {
+  const objectives = capacityObjectivesOf(cell);
+  return records.flatMap((record) => {
+    if (record.cell !== cell.name || record.exclusionReasons.length > 0) return [];
+    const load = recordLoad(cell, record);
+    if (load === null || !(load > 0)) return [];
+    return [
+      {
+        load,
+        values: objectives.map((objective) => {
+          const value = record.metrics[objective.metric];
+          // A run with no successful request has no latency: it misses every latency SLO, by a factor
+          // of 1,000 (finite, so the noise estimate stays a number; its error rate misses too).
+          return value === null || value === undefined ? objective.threshold * 1000 : value;
+        }),
+      },
+    ];
+  });
+}
+
+/** The search plan's settings for a capacity cell (runs per side from repeats.max). */
+export function searchSettingsOf(config: Config, cell: CapacityCell): SearchSettings {
+  return {
+    range: cell.capacity.range,
+    initialLoads: cell.capacity.initial_loads,
+    precision: cell.capacity.precision,
+    maxRuns: config.repeats.max,
+    level: intervalLevel(config.gate.confidence),
+    seed: 1,
+    integer: cell.load.type === "concurrency",
+  };
+}
+
+/** The two-sided level of the capacity intervals: 1 − 2α with α = 1 − confidence (90% at 0.95). */
+export function intervalLevel(confidence: number): number {
+  return 1 - 2 * (1 - confidence);
+}
+
+export interface CapacityStageInput {
+  cells: readonly CapacityCell[];
+  baseline: readonly RunRecord[];
+  candidate: readonly RunRecord[];
+  gate: Config["gate"];
+  cost: Config["cost"];
+  /** Raw one-sided p-values of the other gated checks (the Holm family capacity joins). */
+  gatedFamilyP: readonly number[];
+  resamples?: number;
+}
+
+interface SideResult {
+  side: CapacitySide;
+  draws: number[] | null;
+  /** The highest load measured at which the side met every SLO (the bracket's lower end). */
+  lastMet: number | null;
+}
+
+function sideOf(
+  cell: CapacityCell,
+  records: readonly RunRecord[],
+  cost: Config["cost"],
+  level: number,
+  seed: number,
+  resamples: number | undefined,
+): SideResult {
+  const runs = capacityRunsOf(cell, records);
+  const empty: CapacitySide = {
+    capacity: null,
+    bound: null,
+    limiting: null,
+    interval: null,
+    runs: 0,
+    loads: 0,
+    successfulPerHour: null,
+    outputTokensPerSecondPerGpu: null,
+    outputTokensPerSecondPerUser: null,
+    ttftAtCapacityMs: null,
+    costPer1000: null,
+    note: "no usable runs with a load",
+  };
+  if (runs.length === 0) return { side: empty, draws: null, lastMet: null };
+  const objectives = capacityObjectivesOf(cell);
+  const estimate = estimateCapacity(runs, objectives);
+  const interval = capacityInterval(runs, objectives, {
+    level,
+    seed,
+    ...(resamples === undefined ? {} : { resamples }),
+  });
+  const own = records.filter(
+    (record) =>
+      record.cell === cell.name && record.exclusionReasons.length === 0 && recordLoad(cell, record) !== null,
+  );
+  const at = (metric: MetricName, scale: "log" | "linear" = "linear") =>
+    valueAtLoad(
+      own.map((record) => ({ load: recordLoad(cell, record)!, value: record.metrics[metric] ?? null })),
+      estimate.capacity,
+      scale,
+    );
+  const meets = estimate.bound !== "below";
+  const requestRate = meets ? at("request_throughput") : null;
+  const successfulPerHour = requestRate === null ? null : requestRate * 3600;
+  const output = meets ? at("output_throughput") : null;
+  const tpot = meets ? at("tpot_p50") : null;
+  const notes: string[] = [];
+  if (estimate.bound === "below")
+    notes.push(`no load measured meets the SLOs (${estimate.limiting} is missed at ${estimate.capacity})`);
+  if (estimate.bound === "above")
+    notes.push(`every load measured meets the SLOs: the capacity is at least ${estimate.capacity}`);
+  if (interval === null)
+    notes.push("no load was measured twice, so the run-to-run noise and the interval are unknown");
+  return {
+    side: {
+      capacity: estimate.capacity,
+      bound: estimate.bound,
+      limiting: estimate.limiting,
+      interval: interval ? [interval.low, interval.high] : null,
+      runs: runs.length,
+      loads: estimate.loads.length,
+      successfulPerHour,
+      outputTokensPerSecondPerGpu: output === null ? null : output / cost.gpus,
+      outputTokensPerSecondPerUser: tpot === null || !(tpot > 0) ? null : 1000 / tpot,
+      ttftAtCapacityMs: meets ? at(`ttft_${cell.capacity.percentile}`, "log") : null,
+      costPer1000: costPerThousandRequests(cost.gpu_hourly_usd, cost.gpus, successfulPerHour),
+      note: notes.length > 0 ? notes.join("; ") : null,
+    },
+    draws: interval ? interval.draws : null,
+    lastMet: estimate.bracket ? estimate.bracket[0] : null,
+  };
+}
+
+/** The capacity checks of every capacity cell, gated ones Holm-adjusted together with `gatedFamilyP`. */
+export function compareCapacity(input: CapacityStageInput): CapacityComparison[] {
+  const alpha = 1 - input.gate.confidence;
+  const level = intervalLevel(input.gate.confidence);
+  const drafts = input.cells.map((cell, index) => {
+    const baseline = sideOf(cell, input.baseline, input.cost, level, 1000 + index, input.resamples);
+    const candidate = sideOf(cell, input.candidate, input.cost, level, 2000 + index, input.resamples);
+    const tolerance = input.gate.tolerance;
+    const b = baseline.side;
+    const c = candidate.side;
+    let note: string | null = null;
+    let test: ReturnType<typeof capacityRatio> | null = null;
+    if (b.capacity === null || c.capacity === null) note = "a side has no usable runs";
+    else if (b.bound === "above" && c.bound === "above")
+      note =
+        "both sides meet the SLOs at every load measured: raise capacity.range.max to compare capacities";
+    else if (b.bound === "below" && c.bound === "below")
+      note = "neither side meets the SLOs at any load measured: lower capacity.range.min or relax the SLO";
+    else if (baseline.draws === null || candidate.draws === null)
+      note = "no interval: each side needs a load measured at least twice";
+    else
+      test = capacityRatio(
+        { capacity: b.capacity, draws: baseline.draws },
+        { capacity: c.capacity, draws: candidate.draws },
+        tolerance,
+        level,
+      );
+    return { cell, baseline, candidate, test, note, tolerance };
+  });
+  const gatedTests = drafts.filter((d) => d.cell.capacity.gated && d.test !== null);
+  const family = [...input.gatedFamilyP];
+  const beyond = holmAdjust([...family, ...gatedTests.map((d) => d.test!.pBeyond)]).slice(family.length);
+  const betterBeyond = holmAdjust([...family, ...gatedTests.map((d) => d.test!.pBetterBeyond)]).slice(
+    family.length,
+  );
+  return drafts.map((draft) => {
+    const { cell, test } = draft;
+    const gatedIndex = gatedTests.indexOf(draft);
+    const pBeyond = test === null ? null : gatedIndex >= 0 ? beyond[gatedIndex]! : test.pBeyond;
+    const pBetterBeyond =
+      test === null ? null : gatedIndex >= 0 ? betterBeyond[gatedIndex]! : test.pBetterBeyond;
+    const verdict =
+      test === null
+        ? "inconclusive"
+        : classify({
+            pBeyondToleranceAdjusted: pBeyond!,
+            pBetterBeyondToleranceAdjusted: pBetterBeyond!,
+            pWithinTolerance: test.pWithinTolerance,
+            alpha,
+          });
+    const b = draft.baseline.side;
+    const c = draft.candidate.side;
+    const objectives = capacityObjectivesOf(cell);
+    // The stated load is a load measured: the highest at which the baseline met every SLO.
+    const stated = draft.baseline.lastMet;
+    const valueAt = (records: readonly RunRecord[], metric: MetricName, scale: "log" | "linear") =>
+      stated === null
+        ? null
+        : valueAtLoad(
+            records
+              .filter(
+                (r) =>
+                  r.cell === cell.name && r.exclusionReasons.length === 0 && recordLoad(cell, r) !== null,
+              )
+              .map((r) => ({ load: recordLoad(cell, r)!, value: r.metrics[metric] ?? null })),
+            stated,
+            scale,
+          );
+    return {
+      cell: cell.name,
+      dimension: cell.load.type === "concurrency" ? "concurrency" : "rate",
+      percentile: cell.capacity.percentile,
+      slo: { ...(cell.slo ?? {}) },
+      errorRateLimit: cell.capacity.error_rate,
+      gated: cell.capacity.gated,
+      tolerance: draft.tolerance,
+      baseline: b,
+      candidate: c,
+      ratio: test ? test.ratio : null,
+      ci: test ? test.ci : null,
+      ciLevel: level,
+      p: test === null ? null : test.ratio <= 1 ? pBeyond : pBetterBeyond,
+      verdict,
+      costRatio: b.costPer1000 !== null && c.costPer1000 !== null ? c.costPer1000 / b.costPer1000 : null,
+      acceptance: {
+        load: stated,
+        rows: objectives.map((objective) => {
+          const baseline = valueAt(input.baseline, objective.metric, objective.scale);
+          const candidate = valueAt(input.candidate, objective.metric, objective.scale);
+          return {
+            objective: objective.name,
+            threshold: objective.threshold,
+            baseline,
+            candidate,
+            baselinePass: baseline === null ? null : baseline <= objective.threshold,
+            candidatePass: candidate === null ? null : candidate <= objective.threshold,
+          };
+        }),
+      },
+      note: draft.note,
+    } satisfies CapacityComparison;
+  });
+}
+
+/**
+ * The verdict with the capacity checks folded in: a gated capacity regression makes it a regression, a
+ * gated inconclusive one turns a pass inconclusive; when the config has only capacity cells, they alone
+ * decide. The exit code follows gate.fail_on as for any verdict.
+ */
+export function withCapacity(
+  verdict: VerdictFile,
+  capacity: readonly CapacityComparison[],
+  failOn: Config["gate"]["fail_on"],
+): VerdictFile & { capacity: CapacityComparison[] } {
+  const gated = capacity.filter((check) => check.gated);
+  const regressions = gated.filter((check) => check.verdict === "regression");
+  const inconclusive = gated.filter((check) => check.verdict === "inconclusive");
+  const onlyCapacity = verdict.cells.length === 0 && capacity.length > 0;
+  let overall: OverallVerdict = verdict.verdict;
+  let headline = verdict.headline;
+  if (onlyCapacity) {
+    overall =
+      regressions.length > 0
+        ? "regression"
+        : inconclusive.length > 0
+          ? "inconclusive"
+          : gated.length > 0
+            ? "pass"
+            : "error";
+    headline =
+      regressions.length > 0
+        ? `Capacity regression in ${regressions.map((check) => check.cell).join(", ")}`
+        : inconclusive.length > 0
+          ? `Capacity inconclusive in ${inconclusive.map((check) => check.cell).join(", ")}`
+          : gated.length > 0
+            ? "Capacity at the SLOs holds"
+            : "No gated capacity check";
+  } else if (regressions.length > 0 && overall !== "not-comparable") {
+    overall = "regression";
+    headline = `${headline}; capacity regression in ${regressions.map((check) => check.cell).join(", ")}`;
+  } else if (inconclusive.length > 0 && overall === "pass") {
+    overall = "inconclusive";
+    headline = `${headline}; capacity inconclusive in ${inconclusive.map((check) => check.cell).join(", ")}`;
+  }
+  return {
+    ...verdict,
+    verdict: overall,
+    headline,
+    exitCode: exitCodeFor(overall, failOn),
+    capacity: [...capacity],
+  };
+}
+
+/**
+ * Warnings for cells compared at a fixed load whose runs ran at several loads (a sweep, or a capacity
+ * cell compared without its config): their runs are pooled as if measured at one load.
+ */
+export function mixedLoadWarnings(records: readonly RunRecord[]): string[] {
+  const loads = new Map<string, Set<string>>();
+  for (const record of records) {
+    if (!record.load) continue;
+    const key = JSON.stringify([record.load.targetRate, record.load.targetConcurrency]);
+    loads.set(record.cell, (loads.get(record.cell) ?? new Set()).add(key));
+  }
+  return [...loads.entries()]
+    .filter(([, set]) => set.size > 1)
+    .map(
+      ([cell, set]) =>
+        `cell "${cell}" has runs at ${set.size} different loads (a sweep?) and is compared as one fixed-load cell; give compare the config with capacity on that cell to compare its capacity (docs/capacity.md)`,
+    );
+}

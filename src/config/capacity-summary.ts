@@ -1,0 +1,71 @@
+import type { CellConfig, Config } from "./schema.js";
+import { serverStartSeconds } from "./summary.js";
+
+/**
+ * What `validate` says a capacity search or a sweep will cost before it starts (docs/capacity.md): per cell
+ * with `capacity` or `sweep`, the loads, the most runs per side, and the GPU-minutes of those runs plus one
+ * server start (the server is kept across loads). A run's length is its requests at the load measured
+ * (the geometric middle of the range for a search, each load for a sweep) plus the output time a request
+ * takes, as validate's other estimates assume.
+ */
+const assumedSecondsPerOutputToken = 0.03;
+
+function outputSeconds(cell: CellConfig): number {
+  const output = cell.dataset.type === "synthetic" ? cell.dataset.output_tokens : 128;
+  const tokens =
+    typeof output === "number"
+      ? output
+      : "value" in output
+        ? output.value
+        : "median" in output
+          ? output.median
+          : "mean" in output
+            ? output.mean
+            : (output.min + output.max) / 2;
+  return tokens * assumedSecondsPerOutputToken;
+}
+
+function runSeconds(cell: CellConfig, load: number): number {
+  if ("duration_s" in cell.size) return cell.size.duration_s;
+  const requests = cell.size.requests;
+  return cell.load.type === "concurrency"
+    ? (requests / Math.max(1, Math.round(load))) * outputSeconds(cell)
+    : requests / load + outputSeconds(cell);
+}
+
+function sweepLoadList(sweep: NonNullable<CellConfig["sweep"]>): number[] {
+  if ("loads" in sweep) return [...new Set(sweep.loads)];
+  return Array.from(
+    { length: sweep.count },
+    (_, i) => sweep.from * (sweep.to / sweep.from) ** (i / (sweep.count - 1)),
+  );
+}
+
+const unitOf = (cell: CellConfig) => (cell.load.type === "concurrency" ? "in flight" : "req/s");
+const round1 = (minutes: number) => (minutes < 10 ? minutes.toFixed(1) : Math.round(minutes).toString());
+
+export function describeCapacityCost(config: Config): string[] {
+  const startMinutes = serverStartSeconds(config) / 60;
+  const price = config.cost.gpu_hourly_usd;
+  const usd = (minutes: number) =>
+    price === undefined ? "" : `, about $${((minutes / 60) * price).toFixed(2)}`;
+  const lines: string[] = [];
+  for (const cell of config.cells) {
+    if (cell.capacity) {
+      const { min, max } = cell.capacity.range;
+      const runs = config.repeats.max;
+      const minutes = (runs * runSeconds(cell, Math.sqrt(min * max))) / 60 + startMinutes;
+      lines.push(
+        `capacity search ${cell.name} (run --sweep): ${min} to ${max} ${unitOf(cell)}, ${cell.capacity.initial_loads} loads first, then 4 runs per round until the interval is within ${Math.round(cell.capacity.precision * 100)}%; at most ${runs} runs per side (repeats.max), about ${round1(minutes)} GPU-minutes per side${usd(minutes)}, twice that for an A/B comparison`,
+      );
+    } else if (cell.sweep) {
+      const loads = sweepLoadList(cell.sweep);
+      const seconds = loads.reduce((sum, load) => sum + cell.sweep!.runs * runSeconds(cell, load), 0);
+      const minutes = seconds / 60 + startMinutes;
+      lines.push(
+        `load sweep ${cell.name} (run --sweep): ${loads.length} loads x ${cell.sweep.runs} runs = ${loads.length * cell.sweep.runs} runs per side, about ${round1(minutes)} GPU-minutes per side${usd(minutes)}`,
+      );
+    }
+  }
+  return lines;
+}

@@ -1,0 +1,166 @@
+import type { CapacityComparison, CapacitySide } from "../compare/capacity-schema.js";
+import type { VerdictFile } from "../compare/verdict-schema.js";
+import { escapeMarkdown } from "./escape.js";
+import { formatChange, formatInterval, formatNumber, formatP } from "./format.js";
+
+/**
+ * The capacity section of the report (docs/capacity.md): per capacity cell one sentence answering "how
+ * many more requests per hour at our SLOs, what 1,000 of them cost, how long the slowest users wait", the
+ * acceptance table (each SLO, its threshold, each side's value at the baseline's capacity, pass/fail) and
+ * the figures per side. Empty when the comparison has no capacity cell.
+ */
+
+const verdictLabels: Record<CapacityComparison["verdict"], string> = {
+  regression: "🔴 capacity regression",
+  improvement: "🟢 capacity improvement",
+  "within-tolerance": "⚪ capacity within tolerance",
+  inconclusive: "🟡 capacity inconclusive",
+};
+
+const objectiveLabels: Record<string, string> = { ttft: "TTFT", tpot: "TPOT", e2el: "E2E latency" };
+
+function describeObjective(name: string): string {
+  if (name === "error_rate") return "error rate";
+  const [phase, percentile] = name.split("_");
+  return `${percentile} ${objectiveLabels[phase!] ?? phase}`;
+}
+
+function formatObjectiveValue(name: string, value: number | null): string {
+  if (value === null || !Number.isFinite(value)) return "–";
+  return name === "error_rate" ? `${(value * 100).toFixed(2)}%` : formatMs(value);
+}
+
+function formatMs(ms: number): string {
+  return ms >= 1000 ? `${formatNumber(ms / 1000)} s` : `${formatNumber(ms)} ms`;
+}
+
+/** "the slowest 5%" for p95; "half of the users" for p50. */
+function slowestShare(percentile: string): string {
+  const q = Number(percentile.slice(1));
+  if (q === 50) return "half of the users";
+  return `the slowest ${Number((100 - q).toPrecision(3))}%`;
+}
+
+function loadUnit(check: CapacityComparison): string {
+  return check.dimension === "rate" ? "req/s" : "in flight";
+}
+
+function formatUsd(value: number): string {
+  return value >= 1 ? `$${value.toFixed(2)}` : `$${value.toPrecision(2)}`;
+}
+
+function sloClause(check: CapacityComparison): string {
+  const parts: string[] = [];
+  if (check.slo.ttft_ms !== undefined)
+    parts.push(`${check.percentile} TTFT ≤ ${formatMs(check.slo.ttft_ms)}`);
+  if (check.slo.tpot_ms !== undefined)
+    parts.push(`${check.percentile} TPOT ≤ ${formatMs(check.slo.tpot_ms)}`);
+  if (check.slo.e2el_ms !== undefined) parts.push(`${check.percentile} E2E ≤ ${formatMs(check.slo.e2el_ms)}`);
+  parts.push(`errors ≤ ${Number((check.errorRateLimit * 100).toPrecision(3))}%`);
+  return parts.join(", ");
+}
+
+function perHour(side: CapacitySide): string {
+  return side.successfulPerHour === null ? "–" : Math.round(side.successfulPerHour).toLocaleString("en-US");
+}
+
+/** The one sentence of a capacity cell. */
+export function capacitySentence(check: CapacityComparison): string {
+  const { baseline: b, candidate: c } = check;
+  const lead = `At ${sloClause(check)}`;
+  if (c.bound === "below")
+    return `${lead} the candidate meets the SLOs at no load measured (${escapeMarkdown(c.note ?? "", 200)}); the baseline completes ${perHour(b)} requests/h.`;
+  if (b.capacity === null || c.capacity === null)
+    return `${lead}: ${escapeMarkdown(check.note ?? "no capacity", 200)}.`;
+  const change =
+    check.ratio === null
+      ? ""
+      : ` (capacity ${formatChange(check.ratio)}${check.ci ? `, ${Math.round(check.ciLevel * 100)}% CI ${formatInterval(check.ci).replace(" … ", " to ")}` : ""})`;
+  const atLeast = c.bound === "above" ? "at least " : "";
+  const parts = [
+    `${lead} the candidate completes ${atLeast}${perHour(c)} requests/h${change} against ${b.bound === "above" ? "at least " : ""}${perHour(b)}`,
+  ];
+  if (c.ttftAtCapacityMs !== null)
+    parts.push(
+      `at that load ${slowestShare(check.percentile)} wait ${formatMs(c.ttftAtCapacityMs)} for their first token`,
+    );
+  if (c.costPer1000 !== null)
+    parts.push(
+      `${formatUsd(c.costPer1000)} per 1,000 successful requests${check.costRatio === null ? "" : ` (${formatChange(check.costRatio)})`}`,
+    );
+  return `${parts.join("; ")}.`;
+}
+
+function sideRow(name: string, check: CapacityComparison, side: CapacitySide): string[] {
+  const capacity =
+    side.capacity === null
+      ? "–"
+      : `${side.bound === "above" ? "≥ " : side.bound === "below" ? "< " : ""}${formatNumber(side.capacity)} ${loadUnit(check)}`;
+  const interval =
+    side.interval === null ? "–" : `${formatNumber(side.interval[0])} to ${formatNumber(side.interval[1])}`;
+  return [
+    name,
+    capacity,
+    interval,
+    `${side.runs} at ${side.loads} loads`,
+    perHour(side),
+    side.outputTokensPerSecondPerGpu === null ? "–" : formatNumber(side.outputTokensPerSecondPerGpu),
+    side.outputTokensPerSecondPerUser === null ? "–" : formatNumber(side.outputTokensPerSecondPerUser),
+    side.ttftAtCapacityMs === null ? "–" : formatMs(side.ttftAtCapacityMs),
+    side.costPer1000 === null ? "–" : formatUsd(side.costPer1000),
+  ];
+}
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+  return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
+}
+
+const passMark = (pass: boolean | null) => (pass === null ? "" : pass ? " ✅" : " ❌");
+
+export function capacitySection(verdict: VerdictFile): string {
+  const checks = verdict.capacity ?? [];
+  if (checks.length === 0) return "";
+  const lines = ["### Capacity at the SLOs"];
+  for (const check of checks) {
+    const cell = escapeMarkdown(check.cell, 60);
+    lines.push(
+      "",
+      `**${cell}** — ${verdictLabels[check.verdict]}${check.gated ? "" : " (advisory)"}${check.p === null ? "" : `, p ${formatP(check.p)}`}: ${capacitySentence(check)}`,
+    );
+    if (check.note) lines.push("", `_${escapeMarkdown(check.note, 300)}_`);
+    const load = check.acceptance.load;
+    lines.push(
+      "",
+      load === null
+        ? "Acceptance: no load measured at which the baseline met every SLO and a higher one missed it, so no stated load to read the SLOs at."
+        : `Acceptance at ${formatNumber(load)} ${loadUnit(check)}, the highest load measured at which the baseline met every SLO (thresholds from the config):`,
+      "",
+      table(
+        ["SLO", "Threshold", "Baseline", "Candidate"],
+        check.acceptance.rows.map((row) => [
+          describeObjective(row.objective),
+          `≤ ${formatObjectiveValue(row.objective, row.threshold)}`,
+          `${formatObjectiveValue(row.objective, row.baseline)}${passMark(row.baselinePass)}`,
+          `${formatObjectiveValue(row.objective, row.candidate)}${passMark(row.candidatePass)}`,
+        ]),
+      ),
+      "",
+      table(
+        [
+          "Side",
+          "Capacity",
+          `${Math.round(check.ciLevel * 100)}% interval`,
+          "Runs",
+          "Successful req/h",
+          "Output tok/s per GPU",
+          "Output tok/s per user",
+          `${check.percentile} TTFT there`,
+          "$ per 1,000",
+        ],
+        [sideRow("Baseline", check, check.baseline), sideRow("Candidate", check, check.candidate)],
+      ),
+    );
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { describeCapacityCost } from "../../src/config/capacity-summary.js";
+import { configSchema } from "../../src/config/schema.js";
+
+const base = {
+  version: 1,
+  server: { kind: "sim" },
+  model: { name: "m" },
+  repeats: { min: 3, max: 20 },
+  cost: { gpu_hourly_usd: 3, server_start_s: 60 },
+};
+
+describe("describeCapacityCost (validate)", () => {
+  it("prices a capacity search at repeats.max runs of the range's geometric middle load plus one start", () => {
+    const config = configSchema.parse({
+      ...base,
+      cells: [
+        {
+          name: "cap",
+          dataset: { type: "synthetic", input_tokens: 8, output_tokens: 100 },
+          load: { type: "rate", rate: 1 },
+          size: { requests: 120 },
+          slo: { ttft_ms: 500 },
+          capacity: { range: { min: 1, max: 4 } },
+        },
+      ],
+    });
+    // A run at 2 req/s: 120 / 2 = 60 s + 100 tokens x 0.03 s = 63 s; 20 runs = 21 min, + 1 min start = 22.
+    expect(describeCapacityCost(config)).toEqual([
+      "capacity search cap (run --sweep): 1 to 4 req/s, 4 loads first, then 4 runs per round until the interval is within 5%; at most 20 runs per side (repeats.max), about 22 GPU-minutes per side, about $1.10, twice that for an A/B comparison",
+    ]);
+  });
+
+  it("prices a sweep as its loads x runs", () => {
+    const config = configSchema.parse({
+      ...base,
+      cells: [
+        {
+          name: "sw",
+          dataset: { type: "synthetic", input_tokens: 8, output_tokens: 100 },
+          load: { type: "rate", rate: 1 },
+          size: { requests: 60 },
+          sweep: { loads: [1, 2], runs: 2 },
+        },
+      ],
+    });
+    // (60 + 3) x 2 + (30 + 3) x 2 = 192 s = 3.2 min, + 1 min start.
+    expect(describeCapacityCost(config)).toEqual([
+      "load sweep sw (run --sweep): 2 loads x 2 runs = 4 runs per side, about 4.2 GPU-minutes per side, about $0.21",
+    ]);
+  });
+});
