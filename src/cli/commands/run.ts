@@ -91,6 +91,7 @@ export const runCommand: CliCommand = {
             env: { ...io.env },
             interpolation: loaded.interpolation,
             warn: (message) => progress.message(`warning: ${message}`),
+            progress: (line) => progress.message(line),
           })
         : null;
     const provider: ServerProvider =
