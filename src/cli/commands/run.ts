@@ -5,7 +5,7 @@ import { silentProgress, streamProgress } from "../../runner/progress.js";
 import { type RunOutput, runCells, selectCells } from "../../runner/run-cells.js";
 import { baseUrlProvider } from "../../server/base-url.js";
 import { providerForConfig } from "../../server/index.js";
-import { handleInterrupts } from "../../server/signals.js";
+import { handleInterrupts, interactiveInterrupts } from "../../server/signals.js";
 import type { ServerProvider } from "../../server/types.js";
 import { FailureError, InputError, UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
@@ -35,7 +35,9 @@ Options:
 Interrupts: on SIGINT or SIGTERM the run in progress stops sending, its requests in flight are
 recorded as cancelled (error kind "aborted"), its run.json is written with flags.interrupted (compare
 excludes it), every server started is stopped, and the exit code is 130 (SIGINT) or 143 (SIGTERM).
-A second signal kills the servers (their process groups) and exits at once.
+The first signal ends the process within 2 s: what is not wound down after 1.2 s (a server slow to
+stop) gets SIGTERM, then SIGKILL 0.3 s later. A second signal kills the servers (their process
+groups) and exits at once.
 
 Exit codes: 0 all runs measured (failed requests are data, see run.json), 1 a run was cut short
 (server crash) or the server could not be started, 2 invalid input, 130/143 interrupted.
@@ -108,6 +110,8 @@ export const runCommand: CliCommand = {
     // SIGINT/SIGTERM: stop sending, cancel what is in flight, write the files, stop the servers, exit
     // 130/143; a second signal kills the servers and exits at once (server/signals.ts).
     const interruption = handleInterrupts({
+      // Within 2 s of the first signal, whatever the servers do.
+      ...interactiveInterrupts,
       // Even with --quiet: the user must learn that servers were killed or the wind-down limit was hit.
       log: (line) => io.stderr.write(`${line}\n`),
       onFirstSignal: (signal) =>
