@@ -40,6 +40,8 @@ export interface RunCellsOptions {
    * abort's reason (compare excludes it), and no more runs start.
    */
   signal?: AbortSignal;
+  /** After how long without a chunk a request in flight is reported as stalled (default 30 s). */
+  stallReportMs?: number;
   /** Fit prompt lengths to the server's tokenizer with POST /tokenize (default true). */
   calibrate?: boolean;
   /**
@@ -210,6 +212,7 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
             ...(options.side ? { side: options.side } : {}),
             ...(shouldAbort ? { shouldAbort } : {}),
             ...(options.onMeasuredPhase ? { onMeasuredPhase: options.onMeasuredPhase } : {}),
+            ...(options.stallReportMs !== undefined ? { stallReportMs: options.stallReportMs } : {}),
           });
           if (signal?.aborted && file.flags.cutShort) {
             file = markInterrupted(

@@ -26,6 +26,10 @@ Options:
       --runs N        runs per cell (default: repeats.min of the config)
       --format vllm   also write each run as a \`vllm bench serve\` result JSON (vllm-result.json)
       --side LABEL    label written into run.json (e.g. baseline, candidate)
+      --stall-report-s N
+                      print a line naming each request in flight that has gone N s without a
+                      chunk, and again every N s it stays quiet (default 30); the request itself
+                      still ends at the cell's timeout_s
       --append        add runs after the existing ones of each cell in DIR (run-<k> continues from
                       the highest k there); without it, a DIR that already has runs of a selected
                       cell is refused (exit 2) rather than overwritten
@@ -58,6 +62,7 @@ export const runCommand: CliCommand = {
       side: { type: "string" },
       quiet: { type: "boolean", short: "q" },
       append: { type: "boolean" },
+      "stall-report-s": { type: "string" },
     });
     if (args.help) {
       io.stdout.write(usage);
@@ -69,6 +74,7 @@ export const runCommand: CliCommand = {
     if (format !== undefined && format !== "vllm")
       throw new UsageError(`--format expects "vllm", got "${format}"`);
     const runs = integerOption(args, "runs", { min: 1 });
+    const stallReportS = integerOption(args, "stall-report-s", { min: 1 });
     const baseUrl = stringOption(args, "base-url");
     if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) {
       throw new UsageError(`--base-url expects an http(s) URL, got "${baseUrl}"`);
@@ -144,6 +150,7 @@ export const runCommand: CliCommand = {
         ...(stringOption(args, "side") ? { side: stringOption(args, "side")! } : {}),
         progress,
         signal: interruption.signal,
+        ...(stallReportS !== undefined ? { stallReportMs: stallReportS * 1000 } : {}),
       });
       const cut = result.runs.filter((run) => run.file.flags.cutShort);
       const bound = result.runs.filter((run) => run.file.flags.clientBound);
