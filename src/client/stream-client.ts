@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { performance } from "node:perf_hooks";
 import { Agent, type Dispatcher, Pool } from "undici";
-import { classifyTransportError, describeError, type ErrorKind } from "./errors.js";
+import { classifyTransportError, describeTransportError, type ErrorKind } from "./errors.js";
 import { CompletionStreamReader } from "./sse-stream.js";
 
 /**
@@ -281,7 +281,7 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
         },
         onResponseError(_controller, error) {
           if (error instanceof RequestTimeoutError) return;
-          fail(classifyTransportError(error), describeError(error));
+          fail(classifyTransportError(error), describeTransportError(error, options.baseUrl));
         },
       };
 
@@ -294,7 +294,7 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
           handler,
         );
       } catch (error) {
-        fail(classifyTransportError(error), describeError(error));
+        fail(classifyTransportError(error), describeTransportError(error, options.baseUrl));
       }
     });
 
@@ -341,7 +341,7 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
                 ? `GET ${primePath} did not answer within ${primeTimeoutMs} ms (the connection-priming deadline)`
                 : signal.aborted
                   ? "connection priming was interrupted"
-                  : `GET ${primePath} failed: ${describeError(error)}`;
+                  : `GET ${primePath} failed: ${describeTransportError(error, options.baseUrl)}`;
               return 0;
             }),
         ),

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import { loadConfig } from "../../config/load.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
 import { type RunOutput, runCells, selectCells } from "../../runner/run-cells.js";
-import { baseUrlProvider } from "../../server/base-url.js";
+import { baseUrlApiKey, baseUrlProvider } from "../../server/base-url.js";
 import { providerForConfig } from "../../server/index.js";
 import { handleInterrupts, interactiveInterrupts } from "../../server/signals.js";
 import type { ServerProvider } from "../../server/types.js";
@@ -22,6 +22,11 @@ Options:
   -c, --config FILE   the config (default vllm-perf-gate.yml)
   -o, --out DIR       results directory (required)
       --base-url URL  use a running OpenAI-compatible server instead of starting config.server
+      --api-key-env NAME
+                      with --base-url: send the API key in environment variable NAME (it must
+                      be set); without it the key comes from the variable server.api_key_env
+                      names, else VLLM_API_KEY, else OPENAI_API_KEY, when set. The key is never
+                      printed or written
       --cells a,b     run only these cells
       --runs N        runs per cell (default: repeats.min of the config)
       --format vllm   also write each run as a \`vllm bench serve\` result JSON (vllm-result.json)
@@ -56,6 +61,7 @@ export const runCommand: CliCommand = {
       config: { type: "string", short: "c" },
       out: { type: "string", short: "o" },
       "base-url": { type: "string" },
+      "api-key-env": { type: "string" },
       cells: { type: "string" },
       runs: { type: "string" },
       format: { type: "string" },
@@ -79,6 +85,11 @@ export const runCommand: CliCommand = {
     if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) {
       throw new UsageError(`--base-url expects an http(s) URL, got "${baseUrl}"`);
     }
+    if (baseUrl === undefined && stringOption(args, "api-key-env") !== undefined) {
+      throw new UsageError(
+        "--api-key-env goes with --base-url; a server the config starts or names gets its key from server.api_key_env",
+      );
+    }
     const cells = stringOption(args, "cells")
       ?.split(",")
       .map((name) => name.trim())
@@ -91,8 +102,14 @@ export const runCommand: CliCommand = {
     const config = loaded.config;
     const quiet = args.values.quiet === true;
     const progress = quiet ? silentProgress : streamProgress(io.stderr);
-    const apiKeyEnv = "api_key_env" in config.server ? config.server.api_key_env : undefined;
-    const apiKey = apiKeyEnv ? io.env[apiKeyEnv] : undefined;
+    // --base-url's key: --api-key-env NAME, else server.api_key_env, else VLLM_API_KEY, else OPENAI_API_KEY.
+    const key =
+      baseUrl === undefined
+        ? null
+        : baseUrlApiKey(io.env, {
+            flag: stringOption(args, "api-key-env"),
+            config: "api_key_env" in config.server ? config.server.api_key_env : undefined,
+          });
     const managed =
       baseUrl === undefined
         ? providerForConfig(config, {
@@ -106,7 +123,7 @@ export const runCommand: CliCommand = {
       managed ??
       baseUrlProvider({
         baseUrl: baseUrl!,
-        ...(apiKey ? { apiKey } : {}),
+        ...(key ? { apiKey: key.apiKey, apiKeyVariable: key.variable } : {}),
         model: config.model,
         sampling: config.sampling,
         env: io.env,
