@@ -152,7 +152,7 @@ describe("vllm-perf-gate run", () => {
     expect(missingOut.err()).toMatch(/--out DIR is required/);
     const badFormat = fakeIo(dir);
     expect(await runCli(["run", "-c", "gate.yml", "-o", "x", "--format", "csv"], badFormat.io)).toBe(2);
-    expect(badFormat.err()).toMatch(/--format expects "vllm"/);
+    expect(badFormat.err()).toMatch(/--format expects vllm, pytorch, bencher \(comma-separated\), got "csv"/);
     const badCell = fakeIo(dir);
     server = await startFakeServer();
     expect(

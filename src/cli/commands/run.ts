@@ -10,6 +10,7 @@ import type { ServerProvider } from "../../server/types.js";
 import { FailureError, InputError, UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
 import { integerOption, parseCommandArgs, stringOption } from "../command.js";
+import { parseRunFormats, writeRunExports } from "../run-exports.js";
 
 const usage = `Usage: vllm-perf-gate run --config FILE --out DIR [options]
 
@@ -29,7 +30,11 @@ Options:
                       printed or written
       --cells a,b     run only these cells
       --runs N        runs per cell (default: repeats.min of the config)
-      --format vllm   also write each run as a \`vllm bench serve\` result JSON (vllm-result.json)
+      --format LIST   also write each run in these formats (comma-separated), beside run.json:
+                      vllm (vllm-result.json, a \`vllm bench serve\` result), pytorch
+                      (pytorch-benchmark.json, PyTorch OSS benchmark records as vLLM's dashboard
+                      ingests) and bencher (bencher.json, Bencher Metric Format); runs compare
+                      would not use (interrupted, cut short, client-bound) get no pytorch/bencher
       --side LABEL    label written into run.json (e.g. baseline, candidate)
       --stall-report-s N
                       print a line naming each request in flight that has gone N s without a
@@ -76,9 +81,7 @@ export const runCommand: CliCommand = {
     }
     const out = stringOption(args, "out");
     if (!out) throw new UsageError("--out DIR is required");
-    const format = stringOption(args, "format");
-    if (format !== undefined && format !== "vllm")
-      throw new UsageError(`--format expects "vllm", got "${format}"`);
+    const formats = parseRunFormats(stringOption(args, "format"));
     const runs = integerOption(args, "runs", { min: 1 });
     const stallReportS = integerOption(args, "stall-report-s", { min: 1 });
     const baseUrl = stringOption(args, "base-url");
@@ -162,7 +165,7 @@ export const runCommand: CliCommand = {
         baseDir: dirname(loaded.path),
         ...(cells ? { cells } : {}),
         ...(runs !== undefined ? { runs } : {}),
-        formats: format === "vllm" ? ["vllm"] : [],
+        formats: formats.runner,
         firstRunByCell,
         ...(stringOption(args, "side") ? { side: stringOption(args, "side")! } : {}),
         progress,
@@ -176,6 +179,8 @@ export const runCommand: CliCommand = {
           `warning: ${bound.length} run(s) were client-bound (the client, not the server, limited them): ${bound.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`,
         );
       }
+      const exported = await writeRunExports(result.runs, formats.exports, stringOption(args, "side"));
+      for (const line of exported) progress.message(line);
       if (!quiet) io.stdout.write(`wrote ${result.runs.length} run(s) to ${outDir}\n`);
       const signal = interruption.received();
       if (signal !== null) {
