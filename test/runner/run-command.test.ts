@@ -184,6 +184,6 @@ describe("vllm-perf-gate run", () => {
     expect(wrongModel.err()).toMatch(/model\.name: "llama" is not served at .*; it serves "m"/);
     const help = fakeIo(dir);
     expect(await runCli(["run", "--help"], help.io)).toBe(0);
-    expect(help.out()).toMatch(/--format vllm/);
+    expect(help.out()).toMatch(/--format LIST .*\n.*vllm \(vllm-result.json/);
   });
 });
