@@ -31,21 +31,43 @@ check_demo() { # scenario, expected verdicts (regex), expected gate exit code (r
   echo "ok: $scenario -> $verdict ($(grep -oE 'gate would have exited [0-9]' "$log"))"
 }
 
+# Timings are printed with their conditions: the machine's cores and its load (1-minute average) at
+# each step's start and end, since a shared machine's load moves them by 2x and more.
+load() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo "?"; }
+timings=()
+timed() { # label, seconds, load at start
+  local line="$1: $2 s (load $3 -> $(load))"
+  timings+=("$line")
+  echo "   $line"
+}
+echo "== on $(nproc 2>/dev/null || echo "?") cores, load $(load) (1-min average), $(date -u +%Y-%m-%dT%H:%MZ)"
+
 start=$(date +%s)
 echo "== npm ci && npm run demo"
-( npm ci --no-audit --no-fund >/dev/null && npm run demo ) > demo-tradeoff.log 2>&1 || fail "npm ci && npm run demo exited $?"
-echo "   took $(( $(date +%s) - start )) s (install + demo)"
+l0=$(load)
+npm ci --no-audit --no-fund > install.log 2>&1 || { tail -20 install.log; fail "npm ci exited $?"; }
+t1=$(date +%s)
+timed "npm ci" $(( t1 - start )) "$l0"
+l0=$(load)
+npm run demo > demo-tradeoff.log 2>&1 || fail "npm run demo exited $?"
+timed "npm run demo (tradeoff)" $(( $(date +%s) - t1 )) "$l0"
 check_demo tradeoff "regression" "1" demo-tradeoff.log
 
 for spec in "clean:pass|inconclusive:0" "regression:regression:1" "flaky:inconclusive:0"; do
   IFS=: read -r scenario verdicts gate_exit <<<"$spec"
   t0=$(date +%s)
+  l0=$(load)
   node dist/cli.js demo --scenario "$scenario" > "demo-$scenario.log" 2>&1 || fail "demo --scenario $scenario exited $?"
-  echo "   $scenario took $(( $(date +%s) - t0 )) s"
+  timed "demo --scenario $scenario" $(( $(date +%s) - t0 )) "$l0"
   check_demo "$scenario" "$verdicts" "$gate_exit" "demo-$scenario.log"
 done
 
 echo "== npm test"
+t0=$(date +%s)
+l0=$(load)
 npm test > test.log 2>&1 || { tail -40 test.log; fail "npm test"; }
+timed "npm test" $(( $(date +%s) - t0 )) "$l0"
 sed "s/\x1b\[[0-9;]*m//g" test.log | grep -E "Tests +[0-9]+ passed" | tail -1
+echo "== timings"
+printf '   %s\n' "${timings[@]}"
 echo "newcomer path OK in $(( $(date +%s) - start )) s"
