@@ -213,6 +213,17 @@ describe("run under signals", () => {
       60_000,
     );
     groups.push(...servers);
+    // The wait is not silent: within 10 s (and a margin for a loaded machine) it says where it stands.
+    await until(
+      "a readiness progress line",
+      () =>
+        /chat: waiting for the server at http:\/\/127\.0\.0\.1:\d+: 10 s since \d\d:\d\d:\d\d UTC, awaiting GET \/health to answer 200; last probe: connection refused by 127\.0\.0\.1:\d+ .*; gives up after 600 s \(server\.startup_timeout_s: 600\)/.test(
+          cli.stderr(),
+        )
+          ? true
+          : undefined,
+      20_000,
+    );
     cli.child.kill("SIGTERM");
     const { code } = await cli.exited;
     expect(code, cli.stderr()).toBe(143);
