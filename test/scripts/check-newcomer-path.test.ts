@@ -20,14 +20,16 @@ printf '## x vllm-perf-gate: ${verdict}\\n' > vllm-perf-gate-demo/report.md
 echo "the gate would have exited ${exit} (fake)"
 `;
 
-function setUp(): { repo: string; bin: string } {
-  const repo = join(work, "repo");
+let setups = 0;
+function setUp(cleanVerdict = "pass"): { repo: string; bin: string } {
+  const root = join(work, `case-${setups++}`);
+  const repo = join(root, "repo");
   mkdirSync(repo, { recursive: true });
   writeFileSync(
     join(repo, "README.md"),
     "# x\n\n```sh\nnpm ci && npm run demo     # demo\nnpm test   # tests\n```\n",
   );
-  const bin = join(work, "bin");
+  const bin = join(root, "bin");
   mkdirSync(bin, { recursive: true });
   const realNode = process.execPath;
   writeFileSync(
@@ -45,7 +47,7 @@ esac
     `#!/usr/bin/env bash
 if [ "$1" = dist/cli.js ]; then
   case "$4" in
-    clean) ${fakeDemo("pass", 0).trim().split("\n").join("\n       ")} ;;
+    clean) ${fakeDemo(cleanVerdict, 0).trim().split("\n").join("\n       ")} ;;
     regression) ${fakeDemo("regression", 1).trim().split("\n").join("\n       ")} ;;
     flaky) ${fakeDemo("inconclusive", 0).trim().split("\n").join("\n       ")} ;;
   esac
@@ -59,16 +61,24 @@ exec "${realNode}" "$@"
   return { repo, bin };
 }
 
+async function runScript(cleanVerdict?: string) {
+  const { repo, bin } = setUp(cleanVerdict);
+  const git = (...args: string[]) => promisify(execFile)("git", args, { cwd: repo });
+  await git("init", "--quiet");
+  await git("add", "README.md");
+  await git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-m", "x");
+  return promisify(execFile)("bash", [script, repo], {
+    env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+  }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  );
+}
+
 describe("scripts/check-newcomer-path.sh", () => {
   it("checks every scenario and prints each step's time with the machine's load", async () => {
-    const { repo, bin } = setUp();
-    const git = (...args: string[]) => promisify(execFile)("git", args, { cwd: repo });
-    await git("init", "--quiet");
-    await git("add", "README.md");
-    await git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-m", "x");
-    const { stdout } = await promisify(execFile)("bash", [script, repo], {
-      env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
-    });
+    const { code, stdout } = await runScript();
+    expect(code).toBe(0);
     expect(stdout).toMatch(/^== on \d+ cores, load [\d.]+ \(1-min average\), \d{4}-\d\d-\d\dT\d\d:\d\dZ$/m);
     for (const scenario of [
       "tradeoff -> regression",
@@ -91,5 +101,16 @@ describe("scripts/check-newcomer-path.sh", () => {
       "npm test",
     ]);
     expect(stdout).toMatch(/^newcomer path OK in \d+ s$/m);
+  });
+
+  it("a scenario that misses its verdict fails the path at the end, after every step was run and timed", async () => {
+    const { code, stdout, stderr } = await runScript("regression");
+    expect(code).toBe(1);
+    expect(stderr).toContain("FAIL: clean: verdict regression, expected pass|inconclusive");
+    expect(stdout).toContain("ok: flaky -> inconclusive");
+    expect(stdout).toMatch(/^ {3}npm test: \d+ s /m);
+    expect(stderr).toMatch(
+      /newcomer path FAILED in \d+ s:\n {3}clean: verdict regression, expected pass\|inconclusive$/m,
+    );
   });
 });
