@@ -11,10 +11,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { runCells } from "../src/app/run-cells.js";
 import { CompletionStreamReader } from "../src/client/sse-stream.js";
 import { configSchema } from "../src/config/schema.js";
 import { percentile } from "../src/metrics/percentile.js";
-import { runCells } from "../src/runner/run-cells.js";
 import { baseUrlProvider } from "../src/server/base-url.js";
 import { burstBody, flatSteps, startSimProcess } from "./sim-child.js";
 

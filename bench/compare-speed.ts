@@ -11,7 +11,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { compareResults } from "../src/compare/index.js";
+import { compareResults } from "../src/app/compare.js";
 import { mulberry32 } from "../src/util/random.js";
 import { makeRunFile } from "../test/compare/fixtures.js";
 

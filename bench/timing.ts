@@ -13,10 +13,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runCells } from "../src/app/run-cells.js";
 import { configSchema } from "../src/config/schema.js";
 import { percentile } from "../src/metrics/percentile.js";
 import { summarize } from "../src/metrics/summary.js";
-import { runCells } from "../src/runner/run-cells.js";
 import { baseUrlProvider } from "../src/server/base-url.js";
 import { readRequestRecords } from "../test/runner/helpers/records.js";
 import { flatSteps, startSimProcess } from "./sim-child.js";

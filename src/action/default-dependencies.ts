@@ -1,18 +1,17 @@
-import { dirname } from "node:path";
 import * as core from "@actions/core";
-import { compareResults, writeCompareOutputs } from "../compare/index.js";
-import { loadConfig } from "../config/load.js";
+import { compareForGate } from "../app/compare.js";
+import type { ActionDependencies, CleanupServers, Compare, Measure } from "../app/gate/dependencies.js";
+import { measureRequestedRuns } from "../app/run-cells.js";
 import { GitHubArtifactStore } from "../github/artifact-store.js";
 import { createGitHubClient } from "../github/client.js";
+import { serversNotStoppedWarning } from "../report/status.js";
 import type { ProgressSink } from "../runner/progress.js";
-import { runCells } from "../runner/run-cells.js";
-import { cleanupFromState, providerForConfig } from "../server/index.js";
-import { createRedactor, credentialLikeValues } from "../server/redact.js";
-import type { ActionDependencies, CleanupServers, Compare, Measure } from "./dependencies.js";
+import { cleanupFromState } from "../server/index.js";
 
 /**
- * The single place where the action meets the real runner, compare and server launchers. Everything
- * else in src/action is tested against simple implementations of the interfaces in ./dependencies.ts.
+ * The single place where the action meets the real runner, compare and server launchers: the use cases'
+ * real steps (src/app/run-cells.ts, src/app/compare.ts) wired to @actions/core and the process
+ * environment. The gate (src/app/gate/) is tested against simple implementations of its dependencies.
  */
 
 // Per-request progress would flood the job log; run-level lines are what a reader of the log needs.
@@ -21,79 +20,21 @@ const actionProgress: ProgressSink = { update() {}, message: (text) => core.info
 export const measureWithRunner: Measure = (request) => measureUntil(request, undefined);
 
 /** measureWithRunner that stops on `signal` (the main step's interrupt): the runs so far are kept, then it throws. */
-async function measureUntil(request: Parameters<Measure>[0], signal: AbortSignal | undefined): Promise<void> {
-  const loaded = await loadConfig(request.configPath, { env: process.env, cwd: request.workingDirectory });
-  const { config } = loaded;
-  const provider = providerForConfig(config, {
-    env: { ...process.env },
-    interpolation: loaded.interpolation,
-    // Recorded so the post step can stop servers a cancelled job left behind.
-    stateFile: request.serverStateFile,
+function measureUntil(request: Parameters<Measure>[0], signal: AbortSignal | undefined): Promise<void> {
+  return measureRequestedRuns(request, {
+    env: process.env,
+    progress: actionProgress,
     warn: (message) => core.warning(message),
+    ...(signal ? { signal } : {}),
   });
-  try {
-    const result = await runCells({
-      config,
-      provider,
-      outDir: request.resultsDir,
-      baseDir: dirname(loaded.path),
-      ...(request.cells ? { cells: request.cells } : {}),
-      ...(request.runs !== null ? { runs: request.runs } : {}),
-      firstRun: request.firstRun,
-      ...(request.side ? { side: request.side } : {}),
-      progress: actionProgress,
-      ...(signal ? { signal } : {}),
-    });
-    if (signal?.aborted) {
-      throw new Error(
-        `interrupted by ${String(signal.reason)}: ${result.runs.length} run(s) kept in ${request.resultsDir}, the interrupted one marked in its run.json`,
-      );
-    }
-    const cut = result.runs.filter((run) => run.file.flags.cutShort);
-    if (cut.length > 0) {
-      // Kept and flagged: compare decides what a cut-short run may still prove.
-      core.warning(
-        `${cut.length} run(s) were cut short: ${cut.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`,
-      );
-    }
-  } finally {
-    await provider.stopAll();
-  }
 }
 
-export const compareWithStatistics: Compare = async (request) => {
-  const loaded = await loadConfig(request.configPath, { env: process.env, cwd: request.workingDirectory });
-  const config = request.failOn
-    ? { ...loaded.config, gate: { ...loaded.config.gate, fail_on: request.failOn } }
-    : loaded.config;
-  const outcome = await compareResults({
-    baseline: [request.baselineDir],
-    history: request.historyDirs,
-    candidate: [request.candidateDir],
-    config,
-    mode: request.mode,
-    baselineInfo: request.baselineInfo,
-    cwd: request.workingDirectory,
-    // Before the verdict is rendered: the values the config read and credential-looking variables.
-    redactor: createRedactor([
-      ...credentialLikeValues(process.env),
-      ...loaded.interpolation.values.map((entry) => entry.value),
-    ]),
-  });
-  await writeCompareOutputs(request.outDir, outcome);
-  return {
-    verdict: outcome.verdict.verdict,
-    exitCode: outcome.exitCode,
-    report: outcome.reportMarkdown,
-    nextLook: outcome.verdict.nextLook,
-  };
-};
+export const compareWithStatistics: Compare = (request) => compareForGate(request, process.env);
 
 export const cleanupRecordedServers: CleanupServers = async (serverStateFile) => {
   const outcomes = await cleanupFromState(serverStateFile, { log: (message) => core.info(message) });
   const left = outcomes.filter((outcome) => !outcome.stopped);
-  if (left.length > 0)
-    core.warning(`${left.length} server(s) could not be stopped: ${left.map((o) => o.detail).join("; ")}`);
+  if (left.length > 0) core.warning(serversNotStoppedWarning(left.map((o) => o.detail)));
 };
 
 export function createDefaultDependencies(options: { signal?: AbortSignal } = {}): ActionDependencies {

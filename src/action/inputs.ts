@@ -1,4 +1,5 @@
 import * as core from "@actions/core";
+import { type ActionInputs, actionModes, failOnPolicies } from "../app/gate/inputs.js";
 
 /**
  * The action's inputs, read the way the runner passes them (INPUT_<NAME> env, via @actions/core) and
@@ -6,32 +7,13 @@ import * as core from "@actions/core";
  * mirror action.yml, so the step behaves the same when run outside the runner (tests, local-action).
  */
 
-export const actionModes = ["auto", "gate", "baseline", "aggregate", "interleaved"] as const;
-export type ActionMode = (typeof actionModes)[number];
-export const failOnPolicies = ["regression", "inconclusive", "never"] as const;
-export type FailOnPolicy = (typeof failOnPolicies)[number];
-
-export interface ActionInputs {
-  config: string;
-  mode: ActionMode;
-  githubToken: string;
-  baselineArtifact: string;
-  baselinePath: string | null;
-  /** Workflow file whose runs hold the baseline; null: the running workflow. */
-  baselineWorkflow: string | null;
-  /** null: the config's gate.fail_on decides. */
-  failOn: FailOnPolicy | null;
-  /** null: no override label (input `none`). */
-  overrideLabel: string | null;
-  comment: boolean;
-  artifactName: string;
-  retentionDays: number | null;
-  /** null: every cell of the config. */
-  cells: string[] | null;
-  maxRuns: number | null;
-  allowForkPrs: boolean;
-  workingDirectory: string;
-}
+export {
+  type ActionInputs,
+  type ActionMode,
+  actionModes,
+  type FailOnPolicy,
+  failOnPolicies,
+} from "../app/gate/inputs.js";
 
 export const inputDefaults = {
   config: "vllm-perf-gate.yml",

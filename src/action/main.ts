@@ -1,4 +1,5 @@
 import * as core from "@actions/core";
+import { failedVerdict, interruptedFailure, stoppingOnSignalLine } from "../report/status.js";
 import { handleInterrupts, stopLaunchedServersOnCrash } from "../server/signals.js";
 import { exitWhenFlushed } from "../util/exit.js";
 import { runnerIO } from "./action-io.js";
@@ -11,11 +12,11 @@ import { runMainStep } from "./run-from-environment.js";
 stopLaunchedServersOnCrash();
 const interruption = handleInterrupts({
   log: (line) => core.info(line),
-  onFirstSignal: (signal) => core.info(`${signal}: stopping the measurement and the servers`),
+  onFirstSignal: (signal) => core.info(stoppingOnSignalLine(signal)),
 });
 const result = await runMainStep(createDefaultDependencies({ signal: interruption.signal }), runnerIO);
 interruption.dispose();
 const signal = interruption.received();
-if (signal !== null) core.setFailed(`vllm-perf-gate: interrupted by ${signal}`);
-else if (result.failed) core.setFailed(result.failureMessage ?? `vllm-perf-gate: ${result.verdict}`);
+if (signal !== null) core.setFailed(interruptedFailure(signal));
+else if (result.failed) core.setFailed(result.failureMessage ?? failedVerdict(result.verdict));
 exitWhenFlushed(interruption.exitCode() ?? undefined);

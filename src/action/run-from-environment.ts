@@ -1,13 +1,19 @@
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ActionDependencies } from "../app/gate/dependencies.js";
+import { type ActionResult, runAction } from "../app/gate/orchestrator.js";
 import { readActionContext } from "../github/context.js";
+import {
+  errorSummary,
+  postUploadFailedWarning,
+  stateFileCleanupWarning,
+  uploadedLine,
+} from "../report/status.js";
 import { createRedactor, credentialLikeValues } from "../server/redact.js";
 import type { ActionIO } from "./action-io.js";
 import { outputNames, stateKeys } from "./action-io.js";
-import type { ActionDependencies } from "./dependencies.js";
 import { parseActionInputs } from "./inputs.js";
-import { type ActionResult, runAction } from "./orchestrator.js";
 
 /**
  * The main step as the runner runs it: inputs from INPUT_*, context from GITHUB_* and the event file,
@@ -40,9 +46,7 @@ export async function runMainStep(
     const redactor = createRedactor(known);
     const message = redactor.redact(error instanceof Error ? error.message : String(error));
     io.setOutput(outputNames.verdict, "error");
-    await io
-      .appendSummary(`## vllm-perf-gate: error\n\n\`\`\`\n${message.replaceAll("```", "'''")}\n\`\`\`\n`)
-      .catch(() => {});
+    await io.appendSummary(errorSummary(message)).catch(() => {});
     return {
       verdict: "error",
       failed: true,
@@ -72,7 +76,7 @@ export async function runPostStep(
     );
     if (present) {
       await deps.cleanupServers(serverStateFile).catch((error: unknown) => {
-        io.warning(`Could not stop the servers recorded in ${serverStateFile}: ${(error as Error).message}`);
+        io.warning(stateFileCleanupWarning(serverStateFile, (error as Error).message));
       });
     }
   }
@@ -93,12 +97,8 @@ export async function runPostStep(
       evidenceDir,
       Number.isFinite(retention) ? { retentionDays: retention } : {},
     );
-    io.info(
-      artifact
-        ? `Post step uploaded artifact ${name} (${artifact.sizeBytes} bytes).`
-        : `Post step: nothing to upload in ${evidenceDir}.`,
-    );
+    io.info(uploadedLine(name, artifact ? artifact.sizeBytes : null, evidenceDir, "post"));
   } catch (error) {
-    io.warning(`Post step could not upload the evidence from ${evidenceDir}: ${(error as Error).message}`);
+    io.warning(postUploadFailedWarning(evidenceDir, (error as Error).message));
   }
 }

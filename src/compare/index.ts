@@ -1,17 +1,11 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { loadConfig } from "../config/load.js";
 import type { Config, GateConfig } from "../config/schema.js";
 import { configSchema } from "../config/schema.js";
 import { serverLifecycle, serverStartSeconds } from "../config/summary.js";
 import type { RunRecord } from "../metrics/run-record.js";
-import { renderMarkdown } from "../report/markdown.js";
-import { createRedactor, credentialLikeValues, type Redactor, redactValue } from "../server/redact.js";
+import { type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
 import { analyze } from "./analyze.js";
 import { type CostModel, defaultCostModel, gpuMinutesSpent, runMinutesOf } from "./cost.js";
-import { defaultInputLimits, type InputLimits } from "./input-limits.js";
-import { loadRuns, loadSides } from "./load.js";
 import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict-schema.js";
 
 export type { RunRecord } from "../metrics/run-record.js";
@@ -65,16 +59,16 @@ export interface CompareRecordsInput {
   inputNotes?: readonly string[];
 }
 
+/** What a comparison decided, as data (rendering is the use case's step: src/app/compare.ts). */
 export interface CompareOutcome {
   verdict: VerdictFile;
-  reportMarkdown: string;
   /** 0 gate passes, 1 gate fails (fail_on policy). Invalid input throws InputError instead (exit 2). */
   exitCode: 0 | 1;
   /** The run records compared (for the per-run values of the dashboard exports, src/report/export-*.ts). */
   runs: { baseline: readonly RunRecord[]; candidate: readonly RunRecord[] };
 }
 
-/** Pure: decide and render from run records already in memory. */
+/** Pure: decide from run records already in memory. */
 export function compareRecords(input: CompareRecordsInput): CompareOutcome {
   const settings = input.settings ?? defaultCompareSettings();
   const decided = analyze({
@@ -97,70 +91,11 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
   );
   if (input.inputNotes && input.inputNotes.length > 0)
     decided.warnings = [...input.inputNotes, ...decided.warnings];
-  // Redacted before rendering: the renderer escapes, and an escaped secret no longer matches its value.
+  // Redacted before any rendering: the renderer escapes, and an escaped secret no longer matches its value.
   const verdict = input.redactor ? redactValue(decided, input.redactor) : decided;
   return {
     verdict,
-    reportMarkdown: renderMarkdown(verdict),
     exitCode: verdict.exitCode,
     runs: { baseline: input.baseline, candidate: input.candidate },
   };
-}
-
-export interface CompareResultsInput {
-  /** Results directories written by `run`, or `vllm bench serve` result files. */
-  baseline: readonly string[];
-  candidate: readonly string[];
-  /** A parsed config, a path to one, or nothing for the defaults. */
-  config?: Config | string;
-  mode?: ComparisonMode;
-  baselineInfo?: BaselineInfo | null;
-  /** Results directories of earlier baseline sessions (one session each), for the drift estimate. */
-  history?: readonly string[];
-  now?: Date;
-  env?: Readonly<Record<string, string | undefined>>;
-  cwd?: string;
-  /** Default: the values the config read from the environment and credential-looking variables of env. */
-  redactor?: Redactor;
-  /** Size limits on the inputs (default: the action's, compare/input-limits.ts). */
-  limits?: InputLimits;
-}
-
-/** Loads both sides from disk (InputError on bad input) and compares them. */
-export async function compareResults(input: CompareResultsInput): Promise<CompareOutcome> {
-  let settings = defaultCompareSettings();
-  const secrets = credentialLikeValues(input.env ?? {});
-  if (typeof input.config === "string") {
-    const loaded = await loadConfig(input.config, { env: input.env, cwd: input.cwd });
-    settings = settingsFromConfig(loaded.config);
-    secrets.push(...loaded.interpolation.values.map((entry) => entry.value));
-  } else if (input.config) settings = settingsFromConfig(input.config);
-  const limits = input.limits ?? defaultInputLimits;
-  const { baseline, candidate, notes } = await loadSides(input.baseline, input.candidate, limits);
-  const history =
-    input.history && input.history.length > 0 ? await loadRuns(input.history, "history", { limits }) : [];
-  return compareRecords({
-    baseline,
-    candidate,
-    history,
-    inputNotes: notes,
-    settings,
-    mode: input.mode,
-    baselineInfo: input.baselineInfo,
-    now: input.now,
-    redactor: input.redactor ?? createRedactor(secrets),
-  });
-}
-
-/** Writes DIR/verdict.json and DIR/report.md; returns their paths. */
-export async function writeCompareOutputs(
-  outDir: string,
-  outcome: CompareOutcome,
-): Promise<{ verdictPath: string; reportPath: string }> {
-  await mkdir(outDir, { recursive: true });
-  const verdictPath = join(outDir, "verdict.json");
-  const reportPath = join(outDir, "report.md");
-  await writeFile(verdictPath, `${JSON.stringify(outcome.verdict, null, 2)}\n`);
-  await writeFile(reportPath, outcome.reportMarkdown);
-  return { verdictPath, reportPath };
 }

@@ -106,20 +106,6 @@ export async function loadConfig(
   });
 }
 
-/**
- * The values a config reads from the environment (for a redactor set up before the config is used);
- * none when it cannot be loaded: that fails later, with its own message.
- */
-export async function environmentValuesOf(
-  file: string,
-  options: { env?: Readonly<Record<string, string | undefined>>; cwd?: string } = {},
-): Promise<string[]> {
-  return loadConfig(file, options).then(
-    (loaded) => loaded.interpolation.values.map((entry) => entry.value),
-    () => [],
-  );
-}
-
 export function parseConfigText(
   text: string,
   file: string,

@@ -12,7 +12,5 @@ export function safeLogin(value: string): string | null {
   return /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/.test(value) ? value : null;
 }
 
-/** Inline code for short untrusted text: backticks and newlines cannot close or break the span. */
-export function inlineCode(text: string): string {
-  return `\`${text.replace(/[`\r\n]/g, "'")}\``;
-}
+/** Inline code lives with the markdown escaper (report/escape.ts); re-exported for the GitHub callers. */
+export { inlineCode } from "../report/escape.js";

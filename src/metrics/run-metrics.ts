@@ -1,4 +1,4 @@
-import type { RequestRecord } from "./request-record.js";
+import type { RequestRecord } from "../runner/request-schema.js";
 import type { RunFile } from "./run-schema.js";
 import { summarize } from "./summary.js";
 

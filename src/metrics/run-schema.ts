@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { usageIssueKinds } from "./request-record.js";
+import { usageIssueKinds } from "../runner/request-schema.js";
 
 /**
  * `run.json`: everything measured in one run of one cell. It is the contract between `run` (writer)

@@ -1,14 +1,8 @@
+import type { MetricsScrape } from "../runner/metrics-scraper.js";
 import { type PrometheusSample, parsePrometheusText } from "../server/prometheus-text.js";
 import type { PercentileResolution, ServerMetricsSummary } from "./run-schema.js";
 
-export interface MetricsScrape {
-  phase: "before" | "during" | "after";
-  /** ms since the measured phase began (negative before it). */
-  atMs: number;
-  status: number | null;
-  text: string | null;
-  error: string | null;
-}
+export type { MetricsScrape } from "../runner/metrics-scraper.js";
 
 /** The current name first, then the pre-0.9 name vLLM deprecated. */
 const names = {

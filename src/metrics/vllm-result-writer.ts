@@ -5,7 +5,7 @@ import {
   latencyStatistics,
   type VllmThroughputKey,
 } from "../config/metric-names.js";
-import type { RequestRecord } from "./request-record.js";
+import type { RequestRecord } from "../runner/request-schema.js";
 import { requestLatencies } from "./run-metrics.js";
 import type { LatencySummary, RunFile } from "./run-schema.js";
 import { summarize } from "./summary.js";

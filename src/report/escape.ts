@@ -64,3 +64,8 @@ export function escapeValue(value: unknown, max = maxOutsideLength): string {
 export function renderedForms(value: string): string[] {
   return [markdownCharacters(value), htmlCharacters(value)];
 }
+
+/** Inline code for short untrusted text: backticks and newlines cannot close or break the span. */
+export function inlineCode(text: string): string {
+  return `\`${text.replace(/[`\r\n]/g, "'")}\``;
+}

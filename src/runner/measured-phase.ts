@@ -1,8 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ControlClient } from "../client/stream-client.js";
-import type { RequestRecord } from "../metrics/request-record.js";
-import type { MetricsScrape } from "../metrics/server-metrics.js";
 import type { TelemetryRecord, TelemetrySampler } from "../server/telemetry.js";
 import type { ServerSession } from "../server/types.js";
 import { epochMsOf, type ScheduleClock } from "../util/clock.js";
@@ -11,9 +9,10 @@ import { startEventLoopProbe } from "./client-bound.js";
 import { type DispatchResult, dispatchLoad } from "./dispatch.js";
 import { JsonlAppender } from "./jsonl-appender.js";
 import type { LoadPlan } from "./load-plan.js";
-import { MetricsScraper } from "./metrics-scraper.js";
+import { type MetricsScrape, MetricsScraper } from "./metrics-scraper.js";
 import { type PhaseSenderSetup, phaseSender } from "./phase-sender.js";
 import { type BodyFor, prebuildMeasuredBodies } from "./request-bodies.js";
+import type { RequestRecord } from "./request-schema.js";
 
 export interface MeasuredPhaseSetup {
   sender: PhaseSenderSetup;

@@ -1,8 +1,17 @@
 import { describeError } from "../client/errors.js";
 import { type ControlClient, ControlDeadlineError } from "../client/stream-client.js";
-import type { MetricsScrape } from "../metrics/server-metrics.js";
 import type { ScheduleClock } from "../util/clock.js";
 import type { JsonlAppender } from "./jsonl-appender.js";
+
+/** One sample of the server's /metrics, as scrapes.jsonl holds it (summarised by metrics/server-metrics.ts). */
+export interface MetricsScrape {
+  phase: "before" | "during" | "after";
+  /** ms since the measured phase began (negative before it). */
+  atMs: number;
+  status: number | null;
+  text: string | null;
+  error: string | null;
+}
 
 /**
  * Scrapes the server's Prometheus text before, periodically during, and after a run. Raw text is kept

@@ -1,5 +1,4 @@
 import type { StreamClient, StreamOutcome } from "../client/stream-client.js";
-import type { RequestRecord } from "../metrics/request-record.js";
 import type { ServerSession } from "../server/types.js";
 import type { ScheduleClock } from "../util/clock.js";
 import type { Phase } from "../workload/workload.js";
@@ -10,6 +9,7 @@ import type { LoadPlan } from "./load-plan.js";
 import type { ProgressSink } from "./progress.js";
 import type { RequestBody } from "./request-bodies.js";
 import { toRecord } from "./request-record.js";
+import type { RequestRecord } from "./request-schema.js";
 
 /** Consecutive refused connections after which a run stops (and is marked cut short). */
 const unreachableAfterRefusals = 20;

@@ -1,11 +1,7 @@
 import type { StreamOutcome } from "../client/stream-client.js";
-import {
-  type RequestRecord,
-  requestRecordSchemaVersion,
-  type UsageIssueKind,
-} from "../metrics/request-record.js";
 import type { Phase, WorkloadRequest } from "../workload/workload.js";
 import type { Ticket } from "./dispatch.js";
+import { type RequestRecord, requestRecordSchemaVersion, type UsageIssueKind } from "./request-schema.js";
 
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
 

@@ -1,8 +1,6 @@
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ControlClient, createControlClient } from "../client/stream-client.js";
 import { type CellConfig, type Config, isFileBacked } from "../config/schema.js";
-import { type RunFile, runFileSchema } from "../metrics/run-schema.js";
 import type { ServerProvider, ServerSession } from "../server/types.js";
 import { InputError } from "../util/errors.js";
 import { calibrateTokenModel, checkPromptLengths } from "../workload/calibrate.js";
@@ -11,8 +9,9 @@ import { createWorkload, type Workload } from "../workload/workload.js";
 import { prepareCell } from "./cell-context.js";
 import { type ProgressSink, runName, runPosition, silentProgress } from "./progress.js";
 import { type OutputFormat, runOnce } from "./run-once.js";
+import type { RunRecorder } from "./run-recorder.js";
 
-export interface RunCellsOptions {
+export interface RunCellsOptions<Recorded> {
   config: Config;
   /** Where servers come from: `baseUrlProvider(...)` for --base-url, or a launcher for `server.kind`. */
   provider: ServerProvider;
@@ -29,6 +28,8 @@ export interface RunCellsOptions {
   /** Per cell, the index of its first run (`run --append` after existing runs); wins over firstRun. */
   firstRunByCell?: Readonly<Record<string, number>>;
   formats?: readonly OutputFormat[];
+  /** Summarises each finished run and writes its run.json (src/app/run-cells.ts injects the standard one). */
+  recorder: RunRecorder<Recorded>;
   /** Label written into run.json (e.g. baseline or candidate). */
   side?: string;
   progress?: ProgressSink;
@@ -103,15 +104,16 @@ async function closeSession(handle: OpenSession): Promise<void> {
   await handle.session.stop();
 }
 
-export interface RunOutput {
+export interface RunOutput<Recorded> {
   cell: string;
   run: number;
   dir: string;
-  file: RunFile;
+  /** The recorder's summary of the run (run.json's content with the standard recorder). */
+  file: Recorded;
 }
 
-export interface RunCellsResult {
-  runs: RunOutput[];
+export interface RunCellsResult<Recorded> {
+  runs: RunOutput<Recorded>[];
 }
 
 export function selectCells(config: Config, names: readonly string[] | undefined): CellConfig[] {
@@ -128,11 +130,13 @@ export function selectCells(config: Config, names: readonly string[] | undefined
  * Runs every selected cell N times against servers from the provider and writes each run's evidence.
  * Per-cell lifecycle: one session per cell, its fingerprint taken once; per-run: a session per run.
  */
-export async function runCells(options: RunCellsOptions): Promise<RunCellsResult> {
-  const { config, provider } = options;
+export async function runCells<Recorded>(
+  options: RunCellsOptions<Recorded>,
+): Promise<RunCellsResult<Recorded>> {
+  const { config, provider, recorder } = options;
   const progress = options.progress ?? silentProgress;
   const runs = options.runs ?? config.repeats.min;
-  const outputs: RunOutput[] = [];
+  const outputs: RunOutput<Recorded>[] = [];
   const cells = selectCells(config, options.cells);
   const signal = options.signal;
   const shouldAbort =
@@ -197,7 +201,7 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
           progress.message(
             `${cell.name}: ${runPosition(k, firstRun, runs)} against ${handle.session.endpoint.baseUrl}`,
           );
-          let file = await runOnce({
+          const ran = await runOnce({
             context,
             workload,
             session: handle.session,
@@ -206,6 +210,7 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
             runs,
             dir: join(cellDir, runName(k)),
             formats: options.formats ?? [],
+            recorder,
             progress: firstRun === 0 ? progress : withFirstRun(progress, firstRun),
             serverFingerprint: handle.fingerprint,
             notes: state.lengthNote ? [state.lengthNote] : [],
@@ -214,8 +219,9 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
             ...(options.onMeasuredPhase ? { onMeasuredPhase: options.onMeasuredPhase } : {}),
             ...(options.stallReportMs !== undefined ? { stallReportMs: options.stallReportMs } : {}),
           });
-          if (signal?.aborted && file.flags.cutShort) {
-            file = markInterrupted(
+          let file = ran.recorded;
+          if (signal?.aborted && ran.cutShort) {
+            file = recorder.markInterrupted(
               join(cellDir, runName(k)),
               file,
               String(signal.reason ?? "interrupt"),
@@ -223,13 +229,13 @@ export async function runCells(options: RunCellsOptions): Promise<RunCellsResult
             );
           }
           outputs.push({ cell: cell.name, run: k, dir: join(cellDir, runName(k)), file });
-          if (file.flags.serverCrashed && state.shared !== null) {
+          if (ran.serverCrashed && state.shared !== null) {
             // The cell's server died: the next run gets a new one rather than a dead endpoint.
             const dead = state.shared;
             state.shared = null;
             await closeSession(dead);
           }
-          progress.message(summaryLine(file));
+          progress.message(recorder.describe(file));
         } finally {
           if (provider.lifecycle === "per-run") await closeSession(handle);
         }
@@ -267,32 +273,6 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, d
       },
     );
   });
-}
-
-/**
- * Marks a run that an interrupt cut short: `flags.interrupted` names the signal (compare excludes the run
- * with that reason) and a note says what its records hold; run.json is rewritten in place.
- */
-function markInterrupted(
-  dir: string,
-  file: RunFile,
-  reason: string,
-  redact: (text: string) => string = (text) => text,
-): RunFile {
-  const cancelled = file.requests.errorsByKind.aborted ?? 0;
-  const marked = runFileSchema.parse({
-    ...file,
-    flags: {
-      ...file.flags,
-      interrupted: reason,
-      notes: [
-        `interrupted by ${reason}: ${file.requests.total} request(s) recorded, ${cancelled} of them cancelled in flight (error kind "aborted"); the run is incomplete and excluded from comparisons`,
-        ...file.flags.notes,
-      ],
-    },
-  });
-  writeFileSync(join(dir, "run.json"), redact(`${JSON.stringify(marked, null, 2)}\n`));
-  return marked;
 }
 
 const lengthCheckSample = 16;
@@ -333,34 +313,4 @@ function tokenCounter(control: ControlClient, model: string, endpoint: CellConfi
       return null;
     }
   };
-}
-
-function fmt(value: number | null, digits = 1): string {
-  return value === null ? "-" : value.toFixed(digits);
-}
-
-export function summaryLine(file: RunFile): string {
-  const flags = [
-    file.flags.clientBound ? `CLIENT-BOUND (${file.flags.clientBoundReason})` : "",
-    file.flags.serverCrashed ? "SERVER CRASHED" : "",
-    file.flags.interrupted
-      ? `interrupted by ${file.flags.interrupted}`
-      : file.flags.cutShort
-        ? "cut short"
-        : "",
-    ...(file.flags.unusableReasons ?? []).map((reason) => `UNUSABLE (${reason})`),
-  ].filter(Boolean);
-  return (
-    `${file.cell} ${runName(file.run)}: ${file.requests.completed}/${file.requests.total} ok` +
-    `${
-      file.requests.failed > 0
-        ? ` (${Object.entries(file.requests.errorsByKind)
-            .map(([kind, n]) => `${kind} ${n}`)
-            .join(", ")})`
-        : ""
-    }` +
-    `, ${fmt(file.throughput.output, 0)} out tok/s, TTFT p50 ${fmt(file.latency.ttft.p50)} ms` +
-    `, TPOT p50 ${fmt(file.latency.tpot.p50, 2)} ms, E2E p95 ${fmt(file.latency.e2el.p95)} ms` +
-    (flags.length > 0 ? `  [${flags.join("; ")}]` : "")
-  );
 }

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { type ControlClient, createStreamClient, type StreamClient } from "../client/stream-client.js";
-import type { RunFile } from "../metrics/run-schema.js";
 import type { ServerSession } from "../server/types.js";
 import { type ScheduleClock, systemClock } from "../util/clock.js";
 import { endpointPath } from "../workload/request-body.js";
@@ -14,13 +13,13 @@ import { runMeasuredPhase } from "./measured-phase.js";
 import { type PhaseSenderSetup, runGuard } from "./phase-sender.js";
 import type { ProgressSink } from "./progress.js";
 import { requestBodies } from "./request-bodies.js";
-import { type OutputFormat, writeRunOutputs } from "./run-outputs.js";
+import { type OutputFormat, type RunOutcome, type RunRecorder, runEnd } from "./run-recorder.js";
 import { defaultStallReportMs, stallReporter } from "./stall-report.js";
 import { runWarmup } from "./warmup.js";
 
-export type { OutputFormat } from "./run-outputs.js";
+export type { OutputFormat } from "./run-recorder.js";
 
-export interface RunOnceOptions {
+export interface RunOnceOptions<Recorded> {
   context: CellContext;
   workload: Workload;
   session: ServerSession;
@@ -30,6 +29,8 @@ export interface RunOnceOptions {
   /** DIR/<cell>/run-<k> */
   dir: string;
   formats: readonly OutputFormat[];
+  /** Summarises the finished run and writes its run.json (and vllm-result.json). */
+  recorder: RunRecorder<Recorded>;
   side?: string;
   progress: ProgressSink;
   clock?: ScheduleClock;
@@ -51,11 +52,17 @@ const stallCheckEveryMs = 1_000;
 /** Connections opened ahead of an open-loop run without a concurrency cap (more open on demand). */
 const defaultOpenLoopConnections = 32;
 
+/** A finished run: the recorder's summary of it, and how it ended. */
+export interface RunOnceResult<Recorded> extends ReturnType<typeof runEnd> {
+  recorded: Recorded;
+}
+
 /**
  * One run of one cell: prefix policy, warm-up (excluded), the measured phase with /metrics scraped
- * before, during and after, and its files: requests.jsonl (as requests finish), scrapes.jsonl, run.json.
+ * before, during and after, and its files: requests.jsonl (as requests finish), scrapes.jsonl, and
+ * what the recorder writes (run.json).
  */
-export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
+export async function runOnce<Recorded>(options: RunOnceOptions<Recorded>): Promise<RunOnceResult<Recorded>> {
   const { context, workload, session, control, runIndex, dir, progress } = options;
   const { cell } = context;
   const clock = options.clock ?? systemClock;
@@ -120,8 +127,9 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
       redact,
       onMeasuredPhase: options.onMeasuredPhase,
     };
-    return await runMeasuredPhase(measuredPhase, (measurement) =>
-      writeRunOutputs(measurement, {
+    let outcome: RunOutcome | undefined;
+    const recorded = await runMeasuredPhase(measuredPhase, (measurement) => {
+      outcome = {
         context,
         workload,
         plan,
@@ -138,8 +146,10 @@ export async function runOnce(options: RunOnceOptions): Promise<RunFile> {
         formats: options.formats,
         dir,
         redact,
-      }),
-    );
+      };
+      return options.recorder.record(measurement, outcome);
+    });
+    return { recorded, ...runEnd(outcome!) };
   } finally {
     clearInterval(watchdog);
     await client.close();

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanupRecordedServers, compareWithStatistics } from "../../src/action/default-dependencies.js";
+import { loadConfig } from "../../src/config/load.js";
 import { testConfig, writeRun } from "./fixtures.js";
 
 /** The real wiring, on the parts that need no server: compare on written runs, and post-step cleanup. */
@@ -21,6 +22,7 @@ describe("createDefaultDependencies' adapters", () => {
       historyDirs: [],
       candidateDir: join(dir, "candidate"),
       configPath,
+      config: await loadConfig(configPath),
       mode: "stored" as const,
       baselineInfo: { commit: "a".repeat(40), runId: "7" },
       outDir: join(dir, "compare"),
@@ -51,6 +53,7 @@ describe("createDefaultDependencies' adapters", () => {
       baselineDir: join(dir, "session-0"),
       candidateDir: join(dir, "candidate"),
       configPath,
+      config: await loadConfig(configPath),
       mode: "stored" as const,
       baselineInfo: null,
       outDir: join(dir, "compare"),

@@ -1,7 +1,6 @@
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Compare, CompareOutcome, Measure } from "../../src/action/dependencies.js";
-import { loadConfig } from "../../src/config/load.js";
+import type { Compare, CompareOutcome, Measure } from "../../src/app/gate/dependencies.js";
 import { type RunFile, runFileSchema } from "../../src/metrics/run-schema.js";
 
 /**
@@ -156,7 +155,8 @@ export function createFileMeasure(calls: MeasureCall[] = []): Measure {
       runs: request.runs,
       cells: request.cells,
     });
-    const { config } = await loadConfig(request.configPath);
+    // The config the use case loaded once for the job (measure reads no file).
+    const { config } = request.config;
     const slowdown = config.server.kind === "sim" ? Number(config.server.set.slowdown ?? 1) : 1;
     const cells = config.cells
       .map((cell) => cell.name)

@@ -1,8 +1,8 @@
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ActionIO } from "../../src/action/action-io.js";
-import type { ActionDependencies } from "../../src/action/dependencies.js";
-import type { ActionResult } from "../../src/action/orchestrator.js";
+import type { ActionDependencies } from "../../src/app/gate/dependencies.js";
+import type { ActionResult } from "../../src/app/gate/orchestrator.js";
 import { type FakeGitHub, runtimeToken } from "../github/fake-github.js";
 
 /**

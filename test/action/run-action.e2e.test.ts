@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ActionDependencies, CompareRequest } from "../../src/action/dependencies.js";
+import type { ActionDependencies, CompareRequest } from "../../src/app/gate/dependencies.js";
 import { FakeGitHub } from "../github/fake-github.js";
 import { createFileMeasure, createRatioCompare, type MeasureCall, testConfig } from "./fixtures.js";
 import { type Job, runJob as runJobIn, workflowToken } from "./harness.js";
@@ -296,6 +296,34 @@ describe("the action end to end", () => {
     expect(measureCalls[0]?.configPath).toMatch(/\.vllm-perf-gate-base-aaaaaaaaaaaa\.yml$/);
     expect(outputs.verdict).toBe("regression");
     expect(summary).toContain("Mode: interleaved");
+  });
+
+  it("reads each config once per job: files changed on disk after the start change nothing", async () => {
+    fake.files.set(`vllm-perf-gate.yml@${mainSha}`, testConfig(1.0, { min: 2, max: 4, block: 1 }));
+    const measure = createFileMeasure(measureCalls);
+    const { outputs } = await runJob(
+      prJob(208, {
+        inputs: { mode: "interleaved" },
+        config: testConfig(1.3, { min: 2, max: 4, block: 1 }),
+      }),
+      deps({
+        // Each measure call leaves its config unreadable: a second read of either file would fail the job.
+        measure: async (request) => {
+          await measure(request);
+          await writeFile(request.configPath, "cells: [unclosed\n");
+        },
+        compare: createRatioCompare({ decideAt: 5 }),
+      }),
+    );
+    // After the first look (4 runs of 2 cells) both sides add a run of chat, from the configs loaded at the start.
+    expect(measureCalls.map((call) => `${call.side}:${call.firstRun}+${call.runs}`)).toEqual([
+      "baseline:0+1",
+      "candidate:0+2",
+      "baseline:1+1",
+      "baseline:2+1",
+      "candidate:2+1",
+    ]);
+    expect(outputs.verdict).toBe("regression");
   });
 
   it("interleaved explains a config that does not exist at the base commit", async () => {

@@ -2,7 +2,7 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ActionDependencies, Measure } from "../../src/action/dependencies.js";
+import type { ActionDependencies, Measure } from "../../src/app/gate/dependencies.js";
 import { listFilesRecursively } from "../../src/github/files.js";
 import { FakeGitHub } from "../github/fake-github.js";
 import { expectNoPlantedSecret, plantedSecret } from "../secret-forms.js";

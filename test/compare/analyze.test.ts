@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compareRecords, defaultCompareSettings } from "../../src/compare/index.js";
+import { compareAndRender } from "../../src/app/compare.js";
+import { defaultCompareSettings } from "../../src/compare/index.js";
 import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
 import { type RunRecord, runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import type { RunFile } from "../../src/metrics/run-schema.js";
@@ -27,7 +28,7 @@ function compare(
 ) {
   const settings = defaultCompareSettings();
   tweak(settings);
-  const outcome = compareRecords({ baseline, candidate, settings, mode, now });
+  const outcome = compareAndRender({ baseline, candidate, settings, mode, now });
   verdictFileSchema.parse(outcome.verdict);
   return outcome;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { compareAndRender } from "../../src/app/compare.js";
 import {
   addedGpuMinutes,
   gpuMinutes,
@@ -6,7 +7,7 @@ import {
   planGpuMinutes,
   runMinutesOf,
 } from "../../src/compare/cost.js";
-import { compareRecords, defaultCompareSettings } from "../../src/compare/index.js";
+import { defaultCompareSettings } from "../../src/compare/index.js";
 import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
 import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { noisyRuns } from "./fixtures.js";
@@ -54,7 +55,7 @@ const side = (count: number, seed: number, name: string) =>
 const threeToTen = { ...defaultCompareSettings(), repeats: { min: 3, max: 10 } };
 
 function compare(mode: "stored" | "interleaved", settings = threeToTen) {
-  const outcome = compareRecords({
+  const outcome = compareAndRender({
     baseline: side(5, 1, "b"),
     candidate: side(5, 2, "c"),
     settings,

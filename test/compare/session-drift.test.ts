@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compareRecords, defaultCompareSettings } from "../../src/compare/index.js";
+import { compareAndRender } from "../../src/app/compare.js";
+import { defaultCompareSettings } from "../../src/compare/index.js";
 import { cellSessionDrift, estimateSessionDrift } from "../../src/compare/session-drift.js";
 import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
 import { type RunRecord, runRecordFromRunFile } from "../../src/metrics/run-record.js";
@@ -34,7 +35,7 @@ function candidate(seed: number, shift = 1): RunRecord[] {
 }
 
 function stored(baseline: RunRecord[], history: RunRecord[], cand = candidate(9)) {
-  const outcome = compareRecords({
+  const outcome = compareAndRender({
     baseline,
     candidate: cand,
     history,

@@ -12,13 +12,13 @@ import {
 } from "../../src/config/metric-names.js";
 import { presetText } from "../../src/config/presets.js";
 import { runFileMetrics } from "../../src/metrics/metric-values.js";
-import type { RequestRecord } from "../../src/metrics/request-record.js";
 import { computeRunMetrics } from "../../src/metrics/run-metrics.js";
 import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { type RunFile, runFileSchema } from "../../src/metrics/run-schema.js";
 import { runRecordFromVllmResult, vllmResultSchema } from "../../src/metrics/vllm-result.js";
 import { toVllmResult } from "../../src/metrics/vllm-result-writer.js";
 import { describeMetricRef, formatMetricValue } from "../../src/report/format.js";
+import type { RequestRecord } from "../../src/runner/request-schema.js";
 import { makeRunFile } from "../compare/fixtures.js";
 
 const request = {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { RequestRecord } from "../../src/metrics/request-record.js";
 import { computeRunMetrics } from "../../src/metrics/run-metrics.js";
 import { histogramQuantile, summarizeServerMetrics } from "../../src/metrics/server-metrics.js";
 import { summarize } from "../../src/metrics/summary.js";
+import type { RequestRecord } from "../../src/runner/request-schema.js";
 
 function record(partial: Partial<RequestRecord>): RequestRecord {
   return {

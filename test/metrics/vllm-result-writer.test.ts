@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { RequestRecord } from "../../src/metrics/request-record.js";
 import { computeRunMetrics } from "../../src/metrics/run-metrics.js";
 import { type RunFile, runFileSchema } from "../../src/metrics/run-schema.js";
 import { vllmResultSchema } from "../../src/metrics/vllm-result.js";
 import { toVllmResult } from "../../src/metrics/vllm-result-writer.js";
+import type { RequestRecord } from "../../src/runner/request-schema.js";
 
 const base = {
   v: 1 as const,

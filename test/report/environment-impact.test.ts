@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compareRecords, defaultCompareSettings } from "../../src/compare/index.js";
+import { compareAndRender } from "../../src/app/compare.js";
+import { defaultCompareSettings } from "../../src/compare/index.js";
 import { tallyOf } from "../../src/compare/summary.js";
 import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { excerptAround, wrapValue } from "../../src/report/markdown.js";
@@ -25,7 +26,7 @@ function report(commands: { base: string; cand: string } | null) {
   });
   const records = (runs: typeof base, side: string) =>
     runs.map((run) => runRecordFromRunFile(run, `${side}/${run.cell}/run-${run.run}/run.json`));
-  return compareRecords({
+  return compareAndRender({
     baseline: records(base, "base"),
     candidate: records(cand, "cand"),
     settings,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compareRecords, defaultCompareSettings } from "../../src/compare/index.js";
+import { compareAndRender } from "../../src/app/compare.js";
+import { defaultCompareSettings } from "../../src/compare/index.js";
 import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
 import { renderTerminal } from "../../src/report/terminal.js";
@@ -24,7 +25,7 @@ function outcome(cells: number, { evilStrings = false } = {}) {
     cand[0] = { ...cand[0]!, flags: { ...cand[0]!.flags, clientBound: true, clientBoundReason: evil } };
   const toRecords = (runs: typeof base, side: string) =>
     runs.map((run) => runRecordFromRunFile(run, `${side}/${run.cell}/run-${run.run}/run.json`));
-  return compareRecords({
+  return compareAndRender({
     baseline: toRecords(base, "base"),
     candidate: toRecords(cand, "cand"),
     settings: defaultCompareSettings(),
@@ -113,7 +114,7 @@ describe("adaptive repeats in the report", () => {
   it("says how many more runs are needed when inconclusive", () => {
     const toRecords = (runs: ReturnType<typeof noisyRuns>) =>
       runs.map((run) => runRecordFromRunFile(run, "x/run.json"));
-    const { reportMarkdown, verdict } = compareRecords({
+    const { reportMarkdown, verdict } = compareAndRender({
       baseline: toRecords(noisyRuns(3, { seed: 7, sd: 0.08 })),
       candidate: toRecords(noisyRuns(3, { seed: 8, sd: 0.08, shift: 1.05 })),
       settings: defaultCompareSettings(),
@@ -133,7 +134,7 @@ describe("what the reviewer sees", () => {
     runs.map((run) => runRecordFromRunFile(run, "x/run.json"));
 
   it("labels a non-inferior result 'within tolerance', prints the decision interval and the detectable change", () => {
-    const { reportMarkdown, verdict } = compareRecords({
+    const { reportMarkdown, verdict } = compareAndRender({
       baseline: toRecords(noisyRuns(10, { seed: 21 })),
       candidate: toRecords(noisyRuns(10, { seed: 22, shift: 1.02 })),
       settings: defaultCompareSettings(),
@@ -160,7 +161,7 @@ describe("what the reviewer sees", () => {
   });
 
   it("says how many more runs and about how many GPU-minutes would settle an inconclusive verdict", () => {
-    const { reportMarkdown, verdict } = compareRecords({
+    const { reportMarkdown, verdict } = compareAndRender({
       baseline: toRecords(noisyRuns(5, { seed: 11, sd: 0.04 })),
       candidate: toRecords(noisyRuns(5, { seed: 12, sd: 0.04, shift: 1.06 })),
       settings: defaultCompareSettings(),

@@ -2,8 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { runCells } from "../../src/app/run-cells.js";
 import { runFileSchema } from "../../src/metrics/run-schema.js";
-import { runCells, SessionCache } from "../../src/runner/run-cells.js";
+import { runCells as runCellsWith, SessionCache } from "../../src/runner/run-cells.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import type { ServerProvider } from "../../src/server/types.js";
 import { type FakeServer, startFakeServer } from "./helpers/fake-openai-server.js";
@@ -293,5 +294,39 @@ describe("runCells against a loopback server", () => {
         cells: ["b"],
       }),
     ).rejects.toThrow(/no cell named "b"; the config has: a/);
+  });
+});
+
+describe("runCells' recorder seam", () => {
+  it("hands each finished run to the injected recorder and restarts a per-cell server only from the run's own facts", async () => {
+    server = await startFakeServer();
+    dir = mkdtempSync(join(tmpdir(), "vpg-recorder-"));
+    const config = testConfig([tinyCell("a")]);
+    const seen: string[] = [];
+    // Not run.json: the runner neither summarises nor reads what its recorder makes of a run.
+    const result = await runCellsWith({
+      config,
+      provider: baseUrlProvider({ baseUrl: server.baseUrl, model: config.model }),
+      outDir: dir,
+      baseDir: dir,
+      runs: 2,
+      calibrate: false,
+      recorder: {
+        record: (measurement, outcome) => {
+          seen.push(`${outcome.context.cell.name}/${outcome.runIndex}`);
+          return { requests: measurement.records.length, crashed: outcome.crashReason !== null };
+        },
+        markInterrupted: (_dir, recorded) => recorded,
+        describe: (recorded) => `recorded ${recorded.requests} request(s)`,
+      },
+    });
+    expect(seen).toEqual(["a/0", "a/1"]);
+    expect(result.runs.map((run) => run.file)).toEqual([
+      { requests: 2, crashed: false },
+      { requests: 2, crashed: false },
+    ]);
+    // The runner still wrote the raw records; run.json is the standard recorder's (src/app/run-cells.ts).
+    expect(readRequestRecords(dir, "a")).toHaveLength(2);
+    expect(() => readFileSync(join(dir!, "a", "run-0", "run.json"))).toThrow(/ENOENT/);
   });
 });

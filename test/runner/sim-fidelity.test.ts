@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCells } from "../../src/runner/run-cells.js";
+import { runCells } from "../../src/app/run-cells.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import { type RunningSimulator, startSimulator } from "../../src/sim/index.js";
 import { readRequestRecords } from "./helpers/records.js";

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { runCells } from "../../src/app/run-cells.js";
 import { parseConfigText } from "../../src/config/load.js";
-import { runCells } from "../../src/runner/run-cells.js";
 import { createServerProvider } from "../../src/server/index.js";
 import {
   dockerConfig,

@@ -26,9 +26,26 @@ describe("the import-direction check", () => {
       [],
     );
     expect(result.violations.map((v) => v.message)).toEqual([
-      'src/config/load.ts imports "../cli/errors.js" (src/cli/errors.ts) against the flow: cli (layer 12) is above config (layer 1)',
+      'src/config/load.ts imports "../cli/errors.js" (src/cli/errors.ts) against the flow: cli (layer 14) is above config (layer 1)',
       'src/metrics/vllm-result.ts imports "../compare/run-record.js" (src/compare/run-record.ts) against the flow: compare (layer 8) is above metrics (layer 6)',
       'src/server/provider.ts imports "../runner/run-once.js" (src/runner/run-once.ts) against the flow: runner (layer 5) is above server (layer 2)',
+    ]);
+  });
+
+  it("puts the use cases (app/) above github/ and below the entry points that call them", () => {
+    const result = checkImports(
+      tree({
+        "action/main.ts": 'import { runAction } from "../app/gate/orchestrator.js";',
+        "cli/commands/compare.ts": 'import { compareResults } from "../../app/compare.js";',
+        "app/compare.ts": 'import { renderMarkdown } from "../report/markdown.js";',
+        "github/client.ts": 'import { gate } from "../app/gate/gate.js";',
+        "compare/index.ts": 'import { renderMarkdown } from "../report/markdown.js";',
+      }),
+      [],
+    );
+    expect(result.violations.map((v) => v.message)).toEqual([
+      'src/github/client.ts imports "../app/gate/gate.js" (src/app/gate/gate.ts) against the flow: app (layer 12) is above github (layer 10)',
+      'src/compare/index.ts imports "../report/markdown.js" (src/report/markdown.ts) against the flow: report (layer 9) is above compare (layer 8)',
     ]);
   });
 

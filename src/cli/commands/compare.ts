@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
-import { compareResults, writeCompareOutputs } from "../../compare/index.js";
+import { compareResults, writeCompareOutputs } from "../../app/compare.js";
 import { defaultInputLimits, type InputLimits, mebibyte } from "../../compare/input-limits.js";
 import type { BaselineInfo, ComparisonMode } from "../../compare/verdict-schema.js";
 import { toBencherReport } from "../../report/export-bencher.js";

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { runDemo } from "../../demo/run-demo.js";
+import { runDemo } from "../../app/demo.js";
 import { type ScenarioName, scenarioNames, scenarios } from "../../demo/scenarios.js";
 import { streamProgress } from "../../runner/progress.js";
 import { handleInterrupts } from "../../server/signals.js";
@@ -88,7 +88,7 @@ export const demoCommand: CliCommand = {
     io.stdout.write(`\n${result.terminalReport}\n`);
     io.stdout.write(
       [
-        `Measured ${result.runsPerSide} run(s) per side in ${Math.round((Date.now() - started) / 1000)} s.`,
+        `Measured up to ${result.runsPerSide} run(s) per side of a cell in ${Math.round((Date.now() - started) / 1000)} s.`,
         `Report: ${result.reportPath}`,
         `Verdict file: ${result.verdictPath}`,
         `Raw results: ${outDir}/baseline and ${outDir}/candidate`,

@@ -1,8 +1,9 @@
 import { readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { type RunOutput, runCells } from "../../app/run-cells.js";
 import { loadConfig } from "../../config/load.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
-import { type RunOutput, runCells, selectCells } from "../../runner/run-cells.js";
+import { selectCells } from "../../runner/run-cells.js";
 import { baseUrlApiKey, baseUrlProvider } from "../../server/base-url.js";
 import { providerForConfig } from "../../server/index.js";
 import { handleInterrupts, interactiveInterrupts } from "../../server/signals.js";

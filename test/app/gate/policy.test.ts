@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { guardForkPullRequest } from "../../src/action/fork-guard.js";
-import type { ActionInputs } from "../../src/action/inputs.js";
-import { parseActionInputs } from "../../src/action/inputs.js";
-import { partArtifactName } from "../../src/action/orchestrator.js";
-import { planRun } from "../../src/action/plan.js";
-import { decideFailure } from "../../src/action/publish.js";
-import type { ActionContext } from "../../src/github/context.js";
+import type { ActionInputs } from "../../../src/action/inputs.js";
+import { parseActionInputs } from "../../../src/action/inputs.js";
+import { guardForkPullRequest } from "../../../src/app/gate/fork-guard.js";
+import { partArtifactName } from "../../../src/app/gate/orchestrator.js";
+import { planRun } from "../../../src/app/gate/plan.js";
+import { decideFailure } from "../../../src/app/gate/publish.js";
+import type { ActionContext } from "../../../src/github/context.js";
 
 const inputs = (values: Record<string, string> = {}): ActionInputs =>
   parseActionInputs({ getInput: (n) => values[n] ?? "" });

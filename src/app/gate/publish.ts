@@ -1,22 +1,29 @@
 import { writeFile } from "node:fs/promises";
-import type { BaselineInfo } from "../compare/verdict-schema.js";
-import type { GitHubClient } from "../github/client.js";
-import { httpStatusOf } from "../github/client.js";
-import type { ActionContext } from "../github/context.js";
-import { inlineCode, safeLogin, safeSha } from "../github/escape.js";
-import { findOverrideLabel } from "../github/override-label.js";
+import type { BaselineInfo } from "../../compare/verdict-schema.js";
+import type { GitHubClient } from "../../github/client.js";
+import { httpStatusOf } from "../../github/client.js";
+import type { ActionContext } from "../../github/context.js";
+import { safeLogin, safeSha } from "../../github/escape.js";
+import { findOverrideLabel } from "../../github/override-label.js";
 import {
   commentMarker,
   fitCommentBody,
   resolveTokenIdentity,
   upsertStickyComment,
-} from "../github/sticky-comment.js";
-import { escapeMarkdown } from "../report/escape.js";
-import type { Redactor } from "../server/redact.js";
-import type { ActionIO } from "./action-io.js";
-import { outputNames } from "./action-io.js";
+} from "../../github/sticky-comment.js";
+import {
+  acceptedRegressionLine,
+  acceptedRegressionNote,
+  commentFailedWarning,
+  commentLine,
+  labelsUnreadableWarning,
+  provenanceFooter,
+} from "../../report/status.js";
+import type { Redactor } from "../../server/redact.js";
 import type { CompareOutcome } from "./dependencies.js";
 import type { ActionInputs, FailOnPolicy } from "./inputs.js";
+import type { ActionIO } from "./job-io.js";
+import { outputNames } from "./job-io.js";
 
 /** Whether the step fails: the explicit fail-on input, else compare's own verdict under the config. */
 export function decideFailure(
@@ -52,38 +59,30 @@ export async function applyOverride(
       label: inputs.overrideLabel,
     });
     if (!found) return null;
-    const login = found.appliedBy ? safeLogin(found.appliedBy) : null;
     // In code, so naming who accepted it does not notify them again on every update.
-    const who = login ? inlineCode(login) : "someone (the label events did not say who)";
-    io.warning(`Gate failure accepted: label "${found.label}" applied by ${found.appliedBy ?? "unknown"}.`);
-    return `> [!WARNING]\n> **Accepted regression**: the label ${inlineCode(found.label)} was applied by ${who}, so this check passes despite the verdict below.`;
+    const login = found.appliedBy ? safeLogin(found.appliedBy) : null;
+    io.warning(acceptedRegressionLine(found.label, found.appliedBy));
+    return acceptedRegressionNote(found.label, login);
   } catch (error) {
-    io.warning(
-      `Could not read the labels of PR #${pr.number} (${(error as Error).message}); no override applied.`,
-    );
+    io.warning(labelsUnreadableWarning(pr.number, (error as Error).message));
     return null;
   }
 }
 
-function provenanceFooter(
-  baseline: BaselineInfo | null,
-  context: ActionContext,
-  inputs: ActionInputs,
-): string {
-  const runUrl = `${context.serverUrl}/${context.owner}/${context.repo}/actions/runs/${context.runId}`;
-  const parts: string[] = [];
-  if (baseline) {
-    const sha = baseline.commit ? safeSha(baseline.commit) : null;
-    const commit = sha ? `\`${sha.slice(0, 12)}\`` : "an unknown commit";
-    const run = baseline.runId && /^\d+$/.test(baseline.runId) ? ` from run ${baseline.runId}` : "";
-    const date = baseline.date && !Number.isNaN(Date.parse(baseline.date)) ? new Date(baseline.date) : null;
-    const when = date ? ` (${date.toISOString().slice(0, 16).replace("T", " ")} UTC)` : "";
-    parts.push(`Baseline: ${commit}${run}${when}.`);
-    // Room for both reasons a note can hold: why auto did not run interleaved, and why an older run was used.
-    if (baseline.note) parts.push(`Note: ${escapeMarkdown(baseline.note, 500)}.`);
-  }
-  parts.push(`Evidence: artifact \`${inputs.artifactName}\` of [run ${context.runId}](${runUrl}).`);
-  return `<sub>${parts.join(" ")}</sub>`;
+function provenance(baseline: BaselineInfo | null, context: ActionContext, inputs: ActionInputs): string {
+  return provenanceFooter({
+    baseline: baseline
+      ? {
+          commit: baseline.commit ? safeSha(baseline.commit) : null,
+          ...(baseline.runId ? { runId: baseline.runId } : {}),
+          ...(baseline.date ? { date: baseline.date } : {}),
+          ...(baseline.note ? { note: baseline.note } : {}),
+        }
+      : null,
+    artifactName: inputs.artifactName,
+    runId: context.runId,
+    runUrl: `${context.serverUrl}/${context.owner}/${context.repo}/actions/runs/${context.runId}`,
+  });
 }
 
 export interface PublishRequest {
@@ -106,7 +105,7 @@ export interface PublishRequest {
 export async function publishReport(request: PublishRequest): Promise<{ commentUrl: string | null }> {
   const { inputs, context, io } = request;
   const body = request.redactor.redact(
-    [request.overrideNote, request.report.trimEnd(), provenanceFooter(request.baseline, context, inputs)]
+    [request.overrideNote, request.report.trimEnd(), provenance(request.baseline, context, inputs)]
       .filter(Boolean)
       .join("\n\n"),
   );
@@ -134,16 +133,14 @@ export async function publishReport(request: PublishRequest): Promise<{ commentU
         ),
       });
       commentUrl = result.url;
-      io.info(`PR comment ${result.action}: ${result.url}`);
+      io.info(commentLine(result.action, result.url));
     } catch (error) {
       const status = httpStatusOf(error);
       const why =
         status === 403 || status === 401
           ? `HTTP ${status}: the token cannot write comments (a fork PR's token is read-only; otherwise grant \`pull-requests: write\`)`
           : (error as Error).message;
-      io.warning(
-        `Could not post the PR comment (${request.redactor.redact(why)}); the report is in the job summary.`,
-      );
+      io.warning(commentFailedWarning(request.redactor.redact(why)));
     }
   }
   io.setOutput(outputNames.commentUrl, commentUrl ?? "");

@@ -1,11 +1,12 @@
 import { cp, readdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
-import { environmentValuesOf, loadConfig } from "../config/load.js";
-import { readFileAtCommit } from "../github/base-config.js";
-import { validateBaselineDir } from "../github/baseline-bundle.js";
-import { httpStatusOf } from "../github/client.js";
-import { alternatingBlocks } from "../runner/interleaved.js";
-import { exists, type JobScope, type Measured } from "./job-scope.js";
+import { type LoadedConfig, loadConfig } from "../../config/load.js";
+import { readFileAtCommit } from "../../github/base-config.js";
+import { validateBaselineDir } from "../../github/baseline-bundle.js";
+import { httpStatusOf } from "../../github/client.js";
+import { aggregatedLine, baseSideLine, fallbackNotice, measuringLine } from "../../report/status.js";
+import { measureAlternately } from "../adaptive.js";
+import { type BaseSide, exists, type JobScope, type Measured } from "./job-scope.js";
 
 /**
  * Producing the candidate's results: measure this commit's config, alternate it with the base commit's
@@ -16,6 +17,7 @@ export function measureRuns(
   scope: JobScope,
   run: {
     configPath: string;
+    config: LoadedConfig;
     resultsDir: string;
     firstRun: number;
     runs: number | null;
@@ -37,26 +39,30 @@ export function measureRuns(
  */
 export async function alternate(
   scope: JobScope,
-  baseConfigPath: string,
+  baseSide: BaseSide,
   firstRun: number,
   runs: number,
   cells: string[] | null,
 ): Promise<void> {
   const base = {
-    configPath: baseConfigPath,
+    configPath: baseSide.path,
+    config: baseSide.config,
     resultsDir: scope.layout.baselineSideDir,
     side: "baseline" as const,
   };
   const head = {
     configPath: scope.configPath,
+    config: scope.config,
     resultsDir: scope.layout.candidateDir,
     side: "candidate" as const,
   };
   // The PR's config says how the comparison is measured (as it does for the repeats and the gate).
-  const { config } = await loadConfig(scope.configPath, { cwd: scope.workingDirectory });
-  for (const block of alternatingBlocks(firstRun, runs, [base, head], config.repeats.block)) {
-    await measureRuns(scope, { ...block.side, firstRun: block.firstRun, runs: block.runs, cells });
-  }
+  await measureAlternately(
+    [base, head],
+    { firstRun, runs, cells },
+    scope.config.config.repeats.block,
+    (side, block) => measureRuns(scope, { ...side, ...block }),
+  );
 }
 
 export async function measureCandidate(scope: JobScope): Promise<Measured> {
@@ -65,33 +71,28 @@ export async function measureCandidate(scope: JobScope): Promise<Measured> {
   let fallbackReason: string | null = null;
   if (source === "interleaved") {
     const base = await prepareBaseSide(scope);
-    if (typeof base === "string") {
-      const { config } = await loadConfig(scope.configPath);
-      await alternate(scope, base, 0, config.repeats.min, scope.inputs.cells);
-      return { mode: "interleaved", baseConfigPath: base, fallbackReason: null };
+    if ("config" in base) {
+      await alternate(scope, base, 0, scope.config.config.repeats.min, scope.inputs.cells);
+      return { mode: "interleaved", base, fallbackReason: null };
     }
     fallbackReason = `interleaved runs were not possible (${base.reason}), so this PR is gated against the stored baseline`;
-    scope.io.notice(`vllm-perf-gate: ${fallbackReason}.`);
+    scope.io.notice(fallbackNotice(fallbackReason));
   }
   const cells = scope.inputs.cells;
   // A stored baseline is measured once and read by every PR until the next one: it gets repeats.baseline
   // runs, while a PR's side starts at repeats.min and adds runs only while the comparison is undecided.
-  const runs =
-    scope.plan.role === "baseline"
-      ? (await loadConfig(scope.configPath, { cwd: scope.workingDirectory })).config.repeats.baseline
-      : null;
-  scope.io.info(
-    `Measuring ${cells ? `cells ${cells.join(", ")}` : "every cell"} of ${scope.configPath}${runs === null ? "" : ` (${runs} baseline runs per cell, repeats.baseline)`}.`,
-  );
+  const runs = scope.plan.role === "baseline" ? scope.config.config.repeats.baseline : null;
+  scope.io.info(measuringLine(cells, scope.configPath, runs));
   await measureRuns(scope, {
     configPath: scope.configPath,
+    config: scope.config,
     resultsDir: scope.layout.candidateDir,
     firstRun: 0,
     runs,
     cells,
     side: null,
   });
-  return { mode: "stored", baseConfigPath: null, fallbackReason };
+  return { mode: "stored", base: null, fallbackReason };
 }
 
 /** Path where the base commit's config is written: next to the PR's, so relative paths resolve alike. */
@@ -115,12 +116,11 @@ class BaseSideUnavailable extends Error {
  * secrets added to the redactor. When `auto` may fall back to the stored baseline, a base side that cannot
  * be had is returned as its reason; an explicit `mode: interleaved` fails with it.
  */
-async function prepareBaseSide(scope: JobScope): Promise<string | { reason: string }> {
+async function prepareBaseSide(scope: JobScope): Promise<BaseSide | { reason: string }> {
   let path: string | null = null;
   if (scope.plan.fallbackToStored) {
     // An endpoint this job does not start is one deployment: both sides would measure the same server.
-    const { config } = await loadConfig(scope.configPath, { cwd: scope.workingDirectory });
-    if (config.server.kind === "external")
+    if (scope.config.config.server.kind === "external")
       return {
         reason:
           "the server is external (server.kind: external): both sides would measure the same deployment",
@@ -128,10 +128,10 @@ async function prepareBaseSide(scope: JobScope): Promise<string | { reason: stri
   }
   try {
     path = await fetchBaseConfig(scope);
-    // The base side's config may read other variables: their values are secrets too.
-    scope.redactor = scope.redactor.with(await environmentValuesOf(path));
-    await loadConfig(path, { cwd: scope.workingDirectory });
-    return path;
+    // Loaded once for the job; the variables it reads may differ from the PR's: their values are secrets too.
+    const config = await loadConfig(path, { cwd: scope.workingDirectory });
+    scope.redactor = scope.redactor.with(config.interpolation.values.map((entry) => entry.value));
+    return { path, config };
   } catch (error) {
     if (!scope.plan.fallbackToStored) throw error;
     if (path) await rm(path, { force: true });
@@ -188,7 +188,7 @@ async function fetchBaseConfig(scope: JobScope): Promise<string> {
   });
   const path = baseConfigPathFor(scope.configPath, baseSha);
   await writeFile(path, text);
-  scope.io.info(`Base side runs ${repoPath} as of ${baseSha.slice(0, 12)}.`);
+  scope.io.info(baseSideLine(repoPath, baseSha));
   return path;
 }
 
@@ -224,8 +224,6 @@ async function collectParts(scope: JobScope): Promise<Measured> {
   // Parts are downloaded files like any baseline: checked before anything reads them.
   await validateBaselineDir(layout.candidateDir);
   if (mode === "interleaved") await validateBaselineDir(layout.baselineSideDir);
-  scope.io.info(
-    `Aggregated ${parts.length} partial result(s): ${parts.map((part) => part.name).join(", ")}.`,
-  );
-  return { mode, baseConfigPath: null, fallbackReason: null };
+  scope.io.info(aggregatedLine(parts.map((part) => part.name)));
+  return { mode, base: null, fallbackReason: null };
 }

@@ -1,14 +1,20 @@
 import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { BaselineInfo } from "../compare/verdict-schema.js";
-import { loadConfig } from "../config/load.js";
+import type { BaselineInfo } from "../../compare/verdict-schema.js";
 import {
   defaultBaselineLimits,
   UntrustedBaselineError,
   validateBaselineDir,
-} from "../github/baseline-bundle.js";
-import { type FoundBaseline, findBaseline } from "../github/baseline-discovery.js";
-import { safeSha } from "../github/escape.js";
+} from "../../github/baseline-bundle.js";
+import { type FoundBaseline, findBaseline } from "../../github/baseline-discovery.js";
+import { safeSha } from "../../github/escape.js";
+import {
+  baselineFoundLine,
+  baselineSearchWarning,
+  historyLeftOutWarning,
+  historyLine,
+  manifestCommitWarning,
+} from "../../report/status.js";
 import { exists, type JobScope, type Measured } from "./job-scope.js";
 
 /**
@@ -47,7 +53,7 @@ export async function acquireBaseline(scope: JobScope, measured: Measured): Prom
       missing: "the base branch is unknown (no pull request and no default branch in the event payload)",
     };
   }
-  const { config } = await loadConfig(scope.configPath, { cwd: scope.workingDirectory });
+  const { config } = scope.config;
   const search = await findBaseline(scope.github(), {
     owner: context.owner,
     repo: context.repo,
@@ -58,7 +64,7 @@ export async function acquireBaseline(scope: JobScope, measured: Measured): Prom
     sessions: config.gate.baseline_sessions,
   });
   if (!search.found) {
-    if (search.problem) io.warning(`Baseline search: ${search.problem}`);
+    if (search.problem) io.warning(baselineSearchWarning(search.problem));
     const why = [search.problem, ...search.rejected].filter(Boolean).join("; ");
     return {
       missing: `no artifact ${inputs.baselineArtifact} on ${plan.baseBranch}${why ? ` (${why})` : ""}`,
@@ -67,13 +73,9 @@ export async function acquireBaseline(scope: JobScope, measured: Measured): Prom
   const found = search.found;
   const validated = await downloadBaseline(scope, found, layout.downloadDir);
   if (validated.manifest && validated.manifest.commit !== found.headSha) {
-    io.warning(
-      `The baseline's manifest names commit ${validated.manifest.commit.slice(0, 12)} but its run was for ${found.headSha.slice(0, 12)}; the run's commit is reported.`,
-    );
+    io.warning(manifestCommitWarning(validated.manifest.commit, found.headSha));
   }
-  io.info(
-    `Baseline: run ${found.runId} at ${found.headSha.slice(0, 12)} on ${plan.baseBranch}${found.fallbackReason ? ` (fell back: ${found.fallbackReason})` : ""}.`,
-  );
+  io.info(baselineFoundLine(found.runId, found.headSha, plan.baseBranch, found.fallbackReason));
   const historyDirs = await downloadHistory(scope, search.history);
   return {
     dir: layout.downloadDir,
@@ -129,14 +131,9 @@ async function downloadHistory(scope: JobScope, history: readonly FoundBaseline[
       dirs.push(dir);
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
-      scope.io.warning(
-        `Baseline history: left out run ${found.runId} at ${found.headSha.slice(0, 12)} (${(error as Error).message}).`,
-      );
+      scope.io.warning(historyLeftOutWarning(found.runId, found.headSha, (error as Error).message));
     }
   }
-  if (history.length > 0)
-    scope.io.info(
-      `Baseline history: ${dirs.length} earlier session(s) for the drift estimate (gate.baseline_sessions).`,
-    );
+  if (history.length > 0) scope.io.info(historyLine(dirs.length));
   return dirs;
 }

@@ -1,6 +1,6 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
-import { listFilesRecursively } from "../github/files.js";
-import type { Redactor } from "../server/redact.js";
+import { listFilesRecursively } from "../../github/files.js";
+import type { Redactor } from "../../server/redact.js";
 
 /** Text files above this are left alone (raw scrapes); launchers redact their logs as they write them. */
 const maxRedactedFileBytes = 32 * 1024 * 1024;

@@ -1,4 +1,3 @@
-import type { RequestRecord, UsageIssueKind } from "../metrics/request-record.js";
 import { computeRunMetrics } from "../metrics/run-metrics.js";
 import {
   type RunFile,
@@ -6,14 +5,17 @@ import {
   runFileSchemaVersion,
   type ServerMetricsSummary,
 } from "../metrics/run-schema.js";
-import { type MetricsScrape, summarizeServerMetrics } from "../metrics/server-metrics.js";
+import { summarizeServerMetrics } from "../metrics/server-metrics.js";
 import { summarize } from "../metrics/summary.js";
+import type { CellContext } from "../runner/cell-context.js";
+import { clientBoundReasons } from "../runner/client-bound.js";
+import type { DispatchResult } from "../runner/dispatch.js";
+import { type LoadPlan, targetConcurrencyOf, targetRateOf } from "../runner/load-plan.js";
+import type { MetricsScrape } from "../runner/metrics-scraper.js";
+import type { RequestRecord, UsageIssueKind } from "../runner/request-schema.js";
+import { runEnd } from "../runner/run-recorder.js";
 import { toolName, toolVersion } from "../version.js";
 import type { Workload } from "../workload/workload.js";
-import type { CellContext } from "./cell-context.js";
-import { clientBoundReasons } from "./client-bound.js";
-import type { DispatchResult } from "./dispatch.js";
-import { type LoadPlan, targetConcurrencyOf, targetRateOf } from "./load-plan.js";
 
 /** Everything a finished run measured, gathered by runOnce. Times are on the run's monotonic clock. */
 export interface RunFacts {
@@ -103,7 +105,7 @@ export function assembleRunFile(facts: RunFacts): RunFile {
     );
   }
   const crashed = facts.crashReason;
-  const cutShort = crashed !== null || facts.refusedInARow !== null || facts.aborted;
+  const { cutShort } = runEnd(facts);
   if (facts.refusedInARow !== null) {
     const last = [...records].reverse().find((record) => record.errorKind === "connect");
     notes.unshift(

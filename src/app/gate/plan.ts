@@ -1,6 +1,6 @@
-import { baselineEvents } from "../github/baseline-discovery.js";
-import type { ActionContext } from "../github/context.js";
-import { branchOfRef } from "../github/context.js";
+import { baselineEvents } from "../../github/baseline-discovery.js";
+import type { ActionContext } from "../../github/context.js";
+import { branchOfRef } from "../../github/context.js";
 import type { ActionInputs } from "./inputs.js";
 
 /**

@@ -1,13 +1,14 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { ComparisonMode } from "../compare/verdict-schema.js";
-import type { ArtifactStore } from "../github/artifact-store.js";
-import type { GitHubClient } from "../github/client.js";
-import type { ActionContext } from "../github/context.js";
-import type { Redactor } from "../server/redact.js";
-import type { ActionIO } from "./action-io.js";
+import type { ComparisonMode } from "../../compare/verdict-schema.js";
+import type { LoadedConfig } from "../../config/load.js";
+import type { ArtifactStore } from "../../github/artifact-store.js";
+import type { GitHubClient } from "../../github/client.js";
+import type { ActionContext } from "../../github/context.js";
+import type { Redactor } from "../../server/redact.js";
 import type { ActionDependencies } from "./dependencies.js";
 import type { ActionInputs } from "./inputs.js";
+import type { ActionIO } from "./job-io.js";
 import type { RunPlan } from "./plan.js";
 
 /** Everything one step of the action works with, resolved once and shared by its parts. */
@@ -20,6 +21,11 @@ export interface JobScope {
   layout: Layout;
   /** Absolute path of the PR's (or this commit's) config. */
   configPath: string;
+  /**
+   * That config, loaded once for the whole job (its repeats, gate and server settings, and the values it
+   * read from the environment); reading it throws the load's error when the file cannot be used.
+   */
+  readonly config: LoadedConfig;
   workingDirectory: string;
   /** GITHUB_WORKSPACE: the repository checkout. */
   workspace: string;
@@ -29,10 +35,16 @@ export interface JobScope {
   store: ArtifactStore;
 }
 
+/** The base commit's config of interleaved runs: where it was written, and loaded once. */
+export interface BaseSide {
+  path: string;
+  config: LoadedConfig;
+}
+
 /** What measuring produced: which comparison it calls for, and the base config of interleaved runs. */
 export interface Measured {
   mode: ComparisonMode;
-  baseConfigPath: string | null;
+  base: BaseSide | null;
   /** Why `auto` gates this PR against the stored baseline instead of interleaved; null otherwise. */
   fallbackReason: string | null;
 }
@@ -72,10 +84,4 @@ export async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-/** The smallest run count among the given cells (all cells when null). */
-export function fewestRuns(counts: Map<string, number>, cells: string[] | null): number {
-  const relevant = cells ? cells.map((cell) => counts.get(cell) ?? 0) : [...counts.values()];
-  return relevant.length === 0 ? 0 : Math.min(...relevant);
 }

@@ -1,4 +1,4 @@
-import type { ActionContext } from "../github/context.js";
+import type { ActionContext } from "../../github/context.js";
 
 export class ForkRefusedError extends Error {
   override readonly name = "ForkRefusedError";

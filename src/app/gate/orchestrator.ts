@@ -1,23 +1,30 @@
 import { createHash } from "node:crypto";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { resolve } from "node:path";
-import { environmentValuesOf } from "../config/load.js";
-import { countRuns, createBaselineManifest, writeBaselineManifest } from "../github/baseline-bundle.js";
-import type { GitHubClient } from "../github/client.js";
-import type { ActionContext } from "../github/context.js";
-import { inlineCode } from "../github/escape.js";
-import { renderedForms } from "../report/escape.js";
-import { createRedactor, minimumSecretLength } from "../server/redact.js";
-import type { ActionIO } from "./action-io.js";
-import { outputNames, stateKeys } from "./action-io.js";
+import { type LoadedConfig, loadConfig } from "../../config/load.js";
+import { countRuns } from "../../github/baseline-bundle.js";
+import type { GitHubClient } from "../../github/client.js";
+import type { ActionContext } from "../../github/context.js";
+import { renderedForms } from "../../report/escape.js";
+import {
+  partialResultsLine,
+  partialResultsSummary,
+  redactedFilesWarning,
+  uploadedLine,
+  uploadFailedWarning,
+} from "../../report/status.js";
+import { createRedactor, minimumSecretLength } from "../../server/redact.js";
 import type { ActionDependencies } from "./dependencies.js";
 import { guardForkPullRequest } from "./fork-guard.js";
 import { gate } from "./gate.js";
 import type { ActionInputs } from "./inputs.js";
+import type { ActionIO } from "./job-io.js";
+import { outputNames, stateKeys } from "./job-io.js";
 import { exists, type JobScope, layoutOf, type Measured } from "./job-scope.js";
 import { measureCandidate } from "./measure-candidate.js";
 import type { ActionResult } from "./orchestrator-types.js";
 import { planRun } from "./plan.js";
+import { recordBaseline } from "./record-baseline.js";
 import { redactEvidence } from "./redact-evidence.js";
 
 export type { ActionResult } from "./orchestrator-types.js";
@@ -61,7 +68,16 @@ export async function runAction(
   let client: GitHubClient | null = null;
   const configPath = resolve(workingDirectory, inputs.config);
   options.onSecrets?.([inputs.githubToken]);
-  const configSecrets = await environmentValuesOf(configPath);
+  // The config is loaded once for the whole job. One that cannot be loaded fails the job where it is
+  // first needed (its error is kept until then), so the step's state and outputs are set up first.
+  const loading: { config: LoadedConfig } | { error: unknown } = await loadConfig(configPath, {
+    cwd: workingDirectory,
+  }).then(
+    (config) => ({ config }),
+    (error: unknown) => ({ error }),
+  );
+  const configSecrets =
+    "config" in loading ? loading.config.interpolation.values.map((entry) => entry.value) : [];
   options.onSecrets?.(configSecrets);
   // GitHub masks them in the job log too (our own redaction covers files, the summary and the comment).
   for (const value of configSecrets) if (value.length >= minimumSecretLength) io.setSecret(value);
@@ -73,6 +89,10 @@ export async function runAction(
     plan,
     layout,
     configPath,
+    get config(): LoadedConfig {
+      if ("error" in loading) throw loading.error;
+      return loading.config;
+    },
     workingDirectory,
     workspace: options.workspace,
     // Every value the config reads from the environment is a secret whatever its name; the forms let
@@ -107,8 +127,7 @@ export async function runAction(
   let uploaded = false;
   const upload = async (name: string, dir: string) => {
     const redacted = await redactEvidence(dir, scope.redactor);
-    if (redacted.length > 0)
-      io.warning(`Redacted secret values from ${redacted.length} file(s) before upload.`);
+    if (redacted.length > 0) io.warning(redactedFilesWarning(redacted.length));
     const artifact = await scope.store.upload(
       name,
       dir,
@@ -116,16 +135,12 @@ export async function runAction(
     );
     uploaded = true;
     io.saveState(stateKeys.uploaded, "true");
-    io.info(
-      artifact
-        ? `Uploaded artifact ${name} (${artifact.sizeBytes} bytes).`
-        : `Nothing to upload for ${name}.`,
-    );
+    io.info(uploadedLine(name, artifact ? artifact.sizeBytes : null, dir));
   };
   // Evidence uploads never decide the verdict: a failure is a warning, and the post step retries.
   const uploadEvidence = () =>
     upload(evidenceArtifact, layout.evidenceDir).catch((error: unknown) => {
-      io.warning(`Could not upload the evidence (${(error as Error).message}); the post step will retry.`);
+      io.warning(uploadFailedWarning((error as Error).message));
     });
 
   let measured: Measured | null = null;
@@ -147,18 +162,15 @@ export async function runAction(
     await uploadEvidence();
     return result;
   } finally {
-    if (measured?.baseConfigPath) await rm(measured.baseConfigPath, { force: true });
+    if (measured?.base) await rm(measured.base.path, { force: true });
     if (!uploaded && (await exists(layout.evidenceDir))) await uploadEvidence();
   }
 }
 
 async function partialResult(scope: JobScope, artifactName: string): Promise<ActionResult> {
   const runs = await countRuns(scope.layout.candidateDir);
-  const measuredCells = [...runs].map(([cell, count]) => `\`${cell}\` (${count} runs)`).join(", ");
-  await scope.io.appendSummary(
-    `## vllm-perf-gate: partial results\n\nMeasured ${measuredCells}; uploaded as artifact \`${artifactName}\`. The \`aggregate\` job compares and publishes.\n`,
-  );
-  scope.io.info("This job measured a subset of cells; the aggregate job compares and publishes.");
+  await scope.io.appendSummary(partialResultsSummary(runs, artifactName));
+  scope.io.info(partialResultsLine);
   scope.io.setOutput(outputNames.verdict, "partial");
   return {
     verdict: "partial",
@@ -168,41 +180,5 @@ async function partialResult(scope: JobScope, artifactName: string): Promise<Act
     resultsDir: scope.layout.candidateDir,
     commentUrl: null,
     baselineSha: null,
-  };
-}
-
-async function recordBaseline(scope: JobScope): Promise<ActionResult> {
-  const { context, inputs, io, layout } = scope;
-  const cells = [...(await countRuns(layout.candidateDir)).keys()];
-  if (cells.length === 0) throw new Error(`the run wrote no results under ${layout.candidateDir}`);
-  const manifest = createBaselineManifest({
-    commit: context.sha,
-    ref: context.ref,
-    runId: context.runId,
-    runAttempt: context.runAttempt,
-    cells,
-    now: scope.deps.now(),
-  });
-  await writeBaselineManifest(layout.candidateDir, manifest);
-  const report = [
-    "## vllm-perf-gate: baseline recorded",
-    "",
-    `Commit \`${manifest.commit.slice(0, 12)}\` on ${inlineCode(context.ref)}: ${cells.length} cell(s) (${cells.map((cell) => `\`${cell}\``).join(", ")}).`,
-    `Stored as artifact \`${inputs.baselineArtifact}\` of run ${context.runId}; pull requests against this branch compare with it.`,
-    "",
-  ].join("\n");
-  await writeFile(layout.reportPath, report);
-  await io.appendSummary(scope.redactor.redact(report));
-  io.setOutput(outputNames.verdict, "baseline-recorded");
-  io.setOutput(outputNames.reportPath, layout.reportPath);
-  io.setOutput(outputNames.baselineSha, manifest.commit);
-  return {
-    verdict: "baseline-recorded",
-    failed: false,
-    failureMessage: null,
-    reportPath: layout.reportPath,
-    resultsDir: layout.candidateDir,
-    commentUrl: null,
-    baselineSha: manifest.commit,
   };
 }

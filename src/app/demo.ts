@@ -1,13 +1,16 @@
 import { existsSync } from "node:fs";
 import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type CompareOutcome, compareResults, writeCompareOutputs } from "../compare/index.js";
 import { parseConfigText } from "../config/load.js";
+import { demoConfigText, type Scenario } from "../demo/scenarios.js";
+import { countRuns } from "../github/baseline-bundle.js";
+import { addingRunsLine, maxRunsReachedLine, measuringBlockLine } from "../report/status.js";
 import { renderTerminal } from "../report/terminal.js";
-import { runAdaptive } from "../runner/interleaved.js";
 import type { ProgressSink } from "../runner/progress.js";
 import { type ManagedServerProvider, providerForConfig } from "../server/index.js";
-import { demoConfigText, type Scenario } from "./scenarios.js";
+import { addRunsUntilDecided, fewestRuns, type MeasureStep, measureAlternately } from "./adaptive.js";
+import { type ComparisonReport, compareResults, writeCompareOutputs } from "./compare.js";
+import { runCells } from "./run-cells.js";
 
 export interface DemoOptions {
   scenario: Scenario;
@@ -30,10 +33,11 @@ export interface DemoInterrupted {
 }
 
 export interface DemoResult {
-  outcome: CompareOutcome;
+  outcome: ComparisonReport;
   terminalReport: string;
   reportPath: string;
   verdictPath: string;
+  /** The most runs a cell got per side (cells the looks no longer named stopped sooner). */
   runsPerSide: number;
   /** Whether the verdict is the one the scenario is built to show (noise can, rarely, say otherwise). */
   verdictAsExpected: boolean;
@@ -79,58 +83,92 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoIn
       ...(options.cliCommand ? { cliCommand: options.cliCommand } : {}),
     }),
   );
-  const baselineDir = join(outDir, "baseline");
-  const candidateDir = join(outDir, "candidate");
   const [baseline, candidate] = sides;
+  const measuredSides = [
+    {
+      name: "baseline" as const,
+      config: baseline!.config,
+      provider: providers[0]!,
+      dir: join(outDir, "baseline"),
+    },
+    {
+      name: "candidate" as const,
+      config: candidate!.config,
+      provider: providers[1]!,
+      dir: join(outDir, "candidate"),
+    },
+  ];
+  const [baselineDir, candidateDir] = measuredSides.map((side) => side.dir);
   const compare = () =>
     compareResults({
-      baseline: [baselineDir],
-      candidate: [candidateDir],
+      baseline: [baselineDir!],
+      candidate: [candidateDir!],
       config: baseline!.config,
       mode: "interleaved",
       baselineInfo: { note: `demo scenario "${scenario.name}": ${scenario.story}` },
     });
-
-  let runsPerSide: number;
-  let runsWritten = 0;
-  try {
-    const measured = await runAdaptive({
-      sides: [
-        {
-          name: "baseline",
-          config: baseline!.config,
-          provider: providers[0]!,
-          outDir: baselineDir,
+  const stopped = () => options.signal?.aborted === true;
+  // Both sides alternately (A B, B A, ...), a side's consecutive runs on one server start.
+  const measure = (step: MeasureStep) =>
+    measureAlternately(
+      measuredSides,
+      step,
+      baseline!.config.repeats.block,
+      async (side, block) => {
+        progress.message(measuringBlockLine(side.name, block.firstRun, block.runs, scenario.repeats.max));
+        await runCells({
+          config: side.config,
+          provider: side.provider,
+          outDir: side.dir,
           baseDir: outDir,
-        },
-        {
-          name: "candidate",
-          config: candidate!.config,
-          provider: providers[1]!,
-          outDir: candidateDir,
-          baseDir: outDir,
-        },
-      ],
-      minRuns: scenario.repeats.min,
-      maxRuns: scenario.repeats.max,
-      runsPerBlock: baseline!.config.repeats.block,
-      progress,
-      ...(options.signal ? { signal: options.signal } : {}),
-      decide: async (runs) => {
-        const { verdict } = await compare();
-        if (!verdict.nextLook) return null;
-        progress.message(`after ${runs} runs per side: ${verdict.verdict}; ${verdict.nextLook.reason}`);
-        return verdict.nextLook.runsPerSide;
+          runs: block.runs,
+          firstRun: block.firstRun,
+          side: side.name,
+          ...(block.cells ? { cells: block.cells } : {}),
+          progress,
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
       },
-    });
-    runsPerSide = measured.runsPerSide;
-    runsWritten = measured.runs.length;
+      stopped,
+    );
+
+  let last: ComparisonReport | null = null;
+  try {
+    await measure({ firstRun: 0, runs: scenario.repeats.min, cells: null });
+    if (!stopped()) {
+      // The action's loop (../adaptive.ts): runs added to the cells compare names, while it is inconclusive.
+      const looked = await addRunsUntilDecided({
+        look: async () => {
+          const report = await compare();
+          return { verdict: report.verdict.verdict, nextLook: report.verdict.nextLook, report };
+        },
+        measure,
+        runsMeasured: async (cells) => fewestRuns(await countRuns(candidateDir!), cells),
+        cells: null,
+        maxRuns: scenario.repeats.max,
+        onEvent: (event) =>
+          progress.message(
+            event.kind === "adding"
+              ? addingRunsLine(event.reason, event.runs, event.cells)
+              : maxRunsReachedLine(event.runs, event.maxRuns),
+          ),
+        stopped,
+      });
+      if (looked.stoppedBecause !== "aborted") last = looked.outcome.report;
+    }
   } finally {
     await Promise.all(providers.map((provider) => provider.stopAll()));
   }
-  if (options.signal?.aborted) return { interrupted: String(options.signal.reason), runsWritten };
+  const counts = await Promise.all(measuredSides.map((side) => countRuns(side.dir)));
+  const runsWritten = counts.reduce(
+    (sum, byCell) => sum + [...byCell.values()].reduce((a, b) => a + b, 0),
+    0,
+  );
+  if (options.signal?.aborted || last === null)
+    return { interrupted: String(options.signal?.reason ?? "interrupt"), runsWritten };
 
-  const outcome = await compare();
+  const outcome = last;
+  const runsPerSide = Math.max(0, ...counts[1]!.values());
   const { verdictPath, reportPath } = await writeCompareOutputs(outDir, outcome);
   return {
     outcome,

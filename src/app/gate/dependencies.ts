@@ -1,6 +1,12 @@
-import type { BaselineInfo, ComparisonMode, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
-import type { ArtifactStore } from "../github/artifact-store.js";
-import type { GitHubClient } from "../github/client.js";
+import type {
+  BaselineInfo,
+  ComparisonMode,
+  OverallVerdict,
+  VerdictFile,
+} from "../../compare/verdict-schema.js";
+import type { LoadedConfig } from "../../config/load.js";
+import type { ArtifactStore } from "../../github/artifact-store.js";
+import type { GitHubClient } from "../../github/client.js";
 import type { FailOnPolicy } from "./inputs.js";
 
 /**
@@ -12,6 +18,8 @@ import type { FailOnPolicy } from "./inputs.js";
 export interface MeasureRequest {
   /** Absolute path of the config to run. */
   configPath: string;
+  /** That config, loaded once per job (measure does not read the file again). */
+  config: LoadedConfig;
   /** Writes `<resultsDir>/<cell>/run-<k>/run.json` (plus logs and scrapes beside it). */
   resultsDir: string;
   /** Subset of the config's cells; null runs them all. */
@@ -35,6 +43,8 @@ export interface CompareRequest {
   historyDirs: string[];
   candidateDir: string;
   configPath: string;
+  /** The PR's config, loaded once per job: its gate and repeats apply, its values are redacted. */
+  config: LoadedConfig;
   mode: ComparisonMode;
   baselineInfo: BaselineInfo | null;
   /** null: the config's gate.fail_on. */

@@ -2,34 +2,10 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunFile } from "../metrics/run-schema.js";
 import { toVllmResult } from "../metrics/vllm-result-writer.js";
+import type { Measurement } from "../runner/measured-phase.js";
+import type { RunOutcome } from "../runner/run-recorder.js";
 import { runTelemetry } from "../server/telemetry.js";
-import type { Workload } from "../workload/workload.js";
-import type { CellContext } from "./cell-context.js";
-import type { LoadPlan } from "./load-plan.js";
-import type { Measurement } from "./measured-phase.js";
 import { assembleRunFile } from "./run-file.js";
-
-export type OutputFormat = "vllm";
-
-/** What the run knows besides the measurement when run.json is assembled (read at that moment). */
-export interface RunOutcome {
-  context: CellContext;
-  workload: Workload;
-  plan: LoadPlan;
-  runIndex: number;
-  side: string | undefined;
-  warmupCount: number;
-  peakOnSocket: number;
-  crashReason: string | null;
-  refusedInARow: number | null;
-  aborted: boolean;
-  notes: string[];
-  prefix: { policy: CellContext["cell"]["prefix"]; cacheSalt: string | null; cacheReset: boolean };
-  serverFingerprint: Record<string, unknown>;
-  formats: readonly OutputFormat[];
-  dir: string;
-  redact: (text: string) => string;
-}
 
 /** Assembles run.json from the measurement and writes it, and vllm-result.json when asked, redacted. */
 export function writeRunOutputs(measurement: Measurement, outcome: RunOutcome): RunFile {

@@ -1,10 +1,16 @@
-import type { BaselineInfo } from "../compare/verdict-schema.js";
-import { countRuns } from "../github/baseline-bundle.js";
-import { inlineCode } from "../github/escape.js";
-import { escapeMarkdown } from "../report/escape.js";
-import { outputNames } from "./action-io.js";
+import type { BaselineInfo } from "../../compare/verdict-schema.js";
+import { countRuns } from "../../github/baseline-bundle.js";
+import {
+  addingRunsLine,
+  baselineMissingNotice,
+  baselineMissingReport,
+  gateFailureMessage,
+  maxRunsReachedLine,
+} from "../../report/status.js";
+import { addRunsUntilDecided, fewestRuns } from "../adaptive.js";
 import type { CompareOutcome } from "./dependencies.js";
-import { fewestRuns, type JobScope, type Measured } from "./job-scope.js";
+import { outputNames } from "./job-io.js";
+import type { JobScope, Measured } from "./job-scope.js";
 import { alternate, measureRuns } from "./measure-candidate.js";
 import type { ActionResult } from "./orchestrator-types.js";
 import { applyOverride, decideFailure, publishReport } from "./publish.js";
@@ -27,6 +33,7 @@ function compare(scope: JobScope, measured: Measured, baseline: BaselineSide) {
     historyDirs: baseline.historyDirs,
     candidateDir: scope.layout.candidateDir,
     configPath: scope.configPath,
+    config: scope.config,
     mode: measured.mode,
     baselineInfo: baseline.info,
     failOn: scope.inputs.failOn,
@@ -35,41 +42,34 @@ function compare(scope: JobScope, measured: Measured, baseline: BaselineSide) {
   });
 }
 
-/** Sequential looks: add the runs compare asks for while it cannot decide, up to max-runs. */
+/** Sequential looks (the one adaptive loop, ../adaptive.ts): add the runs compare asks for, up to max-runs. */
 async function compareUntilDecided(
   scope: JobScope,
   measured: Measured,
   baseline: BaselineSide,
 ): Promise<CompareOutcome> {
-  let outcome = await compare(scope, measured, baseline);
-  const maxRuns = scope.inputs.maxRuns ?? Number.POSITIVE_INFINITY;
-  // compare stops asking at repeats.max; the bound on looks only guards against a compare that never does.
-  for (let look = 0; look < 100 && outcome.verdict === "inconclusive" && outcome.nextLook; look++) {
-    const next = outcome.nextLook;
-    const cells = next.cells.length > 0 ? next.cells : scope.inputs.cells;
-    const have = fewestRuns(await countRuns(scope.layout.candidateDir), cells);
-    const add = Math.min(Math.max(next.addCandidateRuns, next.addBaselineRuns), maxRuns - have);
-    if (add <= 0) {
-      scope.io.info(`Still inconclusive at ${have} runs; max-runs (${scope.inputs.maxRuns}) reached.`);
-      break;
-    }
-    scope.io.info(
-      `Inconclusive (${next.reason}); adding ${add} run(s) per side to ${cells?.join(", ") ?? "every cell"}.`,
-    );
-    if (measured.baseConfigPath) {
-      await alternate(scope, measured.baseConfigPath, have, add, cells);
-    } else {
-      await measureRuns(scope, {
-        configPath: scope.configPath,
-        resultsDir: scope.layout.candidateDir,
-        firstRun: have,
-        runs: add,
-        cells,
-        side: null,
-      });
-    }
-    outcome = await compare(scope, measured, baseline);
-  }
+  const { outcome } = await addRunsUntilDecided({
+    look: () => compare(scope, measured, baseline),
+    measure: (step) =>
+      measured.base
+        ? alternate(scope, measured.base, step.firstRun, step.runs, step.cells)
+        : measureRuns(scope, {
+            configPath: scope.configPath,
+            config: scope.config,
+            resultsDir: scope.layout.candidateDir,
+            ...step,
+            side: null,
+          }),
+    runsMeasured: async (cells) => fewestRuns(await countRuns(scope.layout.candidateDir), cells),
+    cells: scope.inputs.cells,
+    maxRuns: scope.inputs.maxRuns ?? Number.POSITIVE_INFINITY,
+    onEvent: (event) =>
+      scope.io.info(
+        event.kind === "adding"
+          ? addingRunsLine(event.reason, event.runs, event.cells)
+          : maxRunsReachedLine(event.runs, scope.inputs.maxRuns),
+      ),
+  });
   return outcome;
 }
 
@@ -95,9 +95,7 @@ export async function gate(scope: JobScope, measured: Measured): Promise<ActionR
   return {
     verdict: outcome.verdict,
     failed,
-    failureMessage: failed
-      ? `vllm-perf-gate: ${outcome.verdict} (fail-on: ${inputs.failOn ?? "from the config"})`
-      : null,
+    failureMessage: failed ? gateFailureMessage(outcome.verdict, inputs.failOn) : null,
     reportPath: layout.reportPath,
     resultsDir: layout.candidateDir,
     commentUrl: published.commentUrl,
@@ -124,17 +122,15 @@ async function baselineMissing(
 ): Promise<ActionResult> {
   const { inputs, io, layout, plan } = scope;
   const runs = await countRuns(layout.candidateDir);
-  const report = [
-    "## vllm-perf-gate: baseline missing",
-    "",
-    `Nothing to compare with: ${escapeMarkdown(reason, 300)}.`,
-    ...(fallbackReason ? ["", `Note: ${escapeMarkdown(fallbackReason, 300)}.`] : []),
-    "",
-    `The candidate was measured (${runs.size} cell(s), ${fewestRuns(runs, null)} run(s) each) and its results are uploaded as artifact \`${inputs.artifactName}\`. ` +
-      `Run this workflow on a push to ${plan.baseBranch ? inlineCode(plan.baseBranch) : "the base branch"} to record a baseline; the next run of this pull request compares with it.`,
-    "",
-  ].join("\n");
-  io.notice(`vllm-perf-gate: baseline missing (${reason}); passing.`);
+  const report = baselineMissingReport({
+    reason,
+    fallbackReason,
+    cells: runs.size,
+    runsEach: fewestRuns(runs, null),
+    artifactName: inputs.artifactName,
+    baseBranch: plan.baseBranch,
+  });
+  io.notice(baselineMissingNotice(reason));
   const published = await publishReport({ ...publishing(scope), report, overrideNote: null, baseline: null });
   io.setOutput(outputNames.verdict, "baseline-missing");
   io.setOutput(outputNames.baselineSha, "");

@@ -1,0 +1,138 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  type CompareOutcome,
+  type CompareRecordsInput,
+  type CompareSettings,
+  compareRecords,
+  defaultCompareSettings,
+  settingsFromConfig,
+} from "../compare/index.js";
+import { defaultInputLimits, type InputLimits } from "../compare/input-limits.js";
+import { loadRuns, loadSides } from "../compare/load.js";
+import type { BaselineInfo, ComparisonMode } from "../compare/verdict-schema.js";
+import { type LoadedConfig, loadConfig } from "../config/load.js";
+import type { Config } from "../config/schema.js";
+import { renderMarkdown } from "../report/markdown.js";
+import { createRedactor, credentialLikeValues, type Redactor } from "../server/redact.js";
+import type { CompareRequest, CompareOutcome as GateCompareOutcome } from "./gate/dependencies.js";
+
+/**
+ * The compare use case (the CLI's `compare`, the action's gate, the demo): load both sides, decide
+ * (compare/, pure), render the markdown report (report/), write verdict.json and report.md.
+ */
+
+/** A comparison's decision and its rendered report. */
+export interface ComparisonReport extends CompareOutcome {
+  /** The markdown report (PR comment and job summary body), rendered from the redacted verdict. */
+  reportMarkdown: string;
+}
+
+/** Decides from run records in memory and renders the report (pure). */
+export function compareAndRender(input: CompareRecordsInput): ComparisonReport {
+  const outcome = compareRecords(input);
+  return { ...outcome, reportMarkdown: renderMarkdown(outcome.verdict) };
+}
+
+export interface CompareResultsInput {
+  /** Results directories written by `run`, or `vllm bench serve` result files. */
+  baseline: readonly string[];
+  candidate: readonly string[];
+  /**
+   * The config already loaded for this job (its values read from the environment are redacted), a parsed
+   * config, a path to one (loaded here), or nothing for the defaults.
+   */
+  config?: LoadedConfig | Config | string;
+  mode?: ComparisonMode;
+  baselineInfo?: BaselineInfo | null;
+  /** Results directories of earlier baseline sessions (one session each), for the drift estimate. */
+  history?: readonly string[];
+  now?: Date;
+  env?: Readonly<Record<string, string | undefined>>;
+  cwd?: string;
+  /** Default: the values the config read from the environment and credential-looking variables of env. */
+  redactor?: Redactor;
+  /** Size limits on the inputs (default: the action's, compare/input-limits.ts). */
+  limits?: InputLimits;
+}
+
+function isLoaded(config: LoadedConfig | Config): config is LoadedConfig {
+  return "interpolation" in config;
+}
+
+/** Loads both sides from disk (InputError on bad input), compares them and renders the report. */
+export async function compareResults(input: CompareResultsInput): Promise<ComparisonReport> {
+  let settings: CompareSettings = defaultCompareSettings();
+  const secrets = credentialLikeValues(input.env ?? {});
+  const loaded =
+    typeof input.config === "string"
+      ? await loadConfig(input.config, { env: input.env, cwd: input.cwd })
+      : input.config;
+  if (loaded && isLoaded(loaded)) {
+    settings = settingsFromConfig(loaded.config);
+    secrets.push(...loaded.interpolation.values.map((entry) => entry.value));
+  } else if (loaded) settings = settingsFromConfig(loaded);
+  const limits = input.limits ?? defaultInputLimits;
+  const { baseline, candidate, notes } = await loadSides(input.baseline, input.candidate, limits);
+  const history =
+    input.history && input.history.length > 0 ? await loadRuns(input.history, "history", { limits }) : [];
+  return compareAndRender({
+    baseline,
+    candidate,
+    history,
+    inputNotes: notes,
+    settings,
+    mode: input.mode,
+    baselineInfo: input.baselineInfo,
+    now: input.now,
+    redactor: input.redactor ?? createRedactor(secrets),
+  });
+}
+
+/** Writes DIR/verdict.json and DIR/report.md; returns their paths. */
+export async function writeCompareOutputs(
+  outDir: string,
+  outcome: ComparisonReport,
+): Promise<{ verdictPath: string; reportPath: string }> {
+  await mkdir(outDir, { recursive: true });
+  const verdictPath = join(outDir, "verdict.json");
+  const reportPath = join(outDir, "report.md");
+  await writeFile(verdictPath, `${JSON.stringify(outcome.verdict, null, 2)}\n`);
+  await writeFile(reportPath, outcome.reportMarkdown);
+  return { verdictPath, reportPath };
+}
+
+/**
+ * The comparison of a gate's look: the job's loaded config (fail-on overriding gate.fail_on), both sides
+ * and the baseline history, verdict.json and report.md written to the request's directory.
+ */
+export async function compareForGate(
+  request: CompareRequest,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<GateCompareOutcome> {
+  const loaded = request.config;
+  const config = request.failOn
+    ? { ...loaded.config, gate: { ...loaded.config.gate, fail_on: request.failOn } }
+    : loaded.config;
+  const outcome = await compareResults({
+    baseline: [request.baselineDir],
+    history: request.historyDirs,
+    candidate: [request.candidateDir],
+    config,
+    mode: request.mode,
+    baselineInfo: request.baselineInfo,
+    cwd: request.workingDirectory,
+    // Before the verdict is rendered: the values the config read and credential-looking variables.
+    redactor: createRedactor([
+      ...credentialLikeValues(env),
+      ...loaded.interpolation.values.map((entry) => entry.value),
+    ]),
+  });
+  await writeCompareOutputs(request.outDir, outcome);
+  return {
+    verdict: outcome.verdict.verdict,
+    exitCode: outcome.exitCode,
+    report: outcome.reportMarkdown,
+    nextLook: outcome.verdict.nextLook,
+  };
+}

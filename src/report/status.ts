@@ -1,0 +1,254 @@
+import { escapeMarkdown, inlineCode } from "./escape.js";
+
+/**
+ * The status text of the use cases (src/app/): the lines the action writes to the job log and the
+ * demo to its progress, and the short reports the action publishes when there is no comparison to
+ * render (baseline recorded, baseline missing, partial results, an error). Pure: strings in, text out.
+ * Values are escaped here where they go into markdown; the caller redacts before it publishes.
+ */
+
+/** The cells a line is about: named, or every cell. */
+function cellList(cells: readonly string[] | null): string {
+  return cells && cells.length > 0 ? cells.join(", ") : "every cell";
+}
+
+/** A look that adds runs: why, how many per side, to which cells. */
+export function addingRunsLine(reason: string, runs: number, cells: readonly string[] | null): string {
+  return `Inconclusive (${reason}); adding ${runs} run(s) per side to ${cellList(cells)}.`;
+}
+
+/** A look that would add runs but may not: the runs per side are at max-runs. */
+export function maxRunsReachedLine(runs: number, maxRuns: number | null): string {
+  return `Still inconclusive at ${runs} runs; max-runs (${maxRuns}) reached.`;
+}
+
+/** A block of one side's consecutive runs about to be measured (runs counted from 1, as people do). */
+export function measuringBlockLine(side: string, firstRun: number, runs: number, maxRuns: number): string {
+  const last = firstRun + runs;
+  return `${side}: run${runs === 1 ? "" : "s"} ${firstRun + 1}${runs === 1 ? "" : `-${last}`} (at most ${maxRuns})`;
+}
+
+// The action's short reports: the job summary (and the PR comment) when there is no comparison to render.
+
+/** No baseline yet: the candidate was measured and kept, and how to record one. */
+export function baselineMissingReport(facts: {
+  reason: string;
+  fallbackReason: string | null;
+  cells: number;
+  runsEach: number;
+  artifactName: string;
+  baseBranch: string | null;
+}): string {
+  return [
+    "## vllm-perf-gate: baseline missing",
+    "",
+    `Nothing to compare with: ${escapeMarkdown(facts.reason, 300)}.`,
+    ...(facts.fallbackReason ? ["", `Note: ${escapeMarkdown(facts.fallbackReason, 300)}.`] : []),
+    "",
+    `The candidate was measured (${facts.cells} cell(s), ${facts.runsEach} run(s) each) and its results are uploaded as artifact \`${facts.artifactName}\`. ` +
+      `Run this workflow on a push to ${facts.baseBranch ? inlineCode(facts.baseBranch) : "the base branch"} to record a baseline; the next run of this pull request compares with it.`,
+    "",
+  ].join("\n");
+}
+
+export function baselineMissingNotice(reason: string): string {
+  return `vllm-perf-gate: baseline missing (${reason}); passing.`;
+}
+
+/** A baseline bundle written: which commit, which cells, where later gates find it. */
+export function baselineRecordedReport(facts: {
+  commit: string;
+  ref: string;
+  cells: readonly string[];
+  artifactName: string;
+  runId: number;
+}): string {
+  return [
+    "## vllm-perf-gate: baseline recorded",
+    "",
+    `Commit \`${facts.commit.slice(0, 12)}\` on ${inlineCode(facts.ref)}: ${facts.cells.length} cell(s) (${facts.cells.map((cell) => `\`${cell}\``).join(", ")}).`,
+    `Stored as artifact \`${facts.artifactName}\` of run ${facts.runId}; pull requests against this branch compare with it.`,
+    "",
+  ].join("\n");
+}
+
+/** A matrix part: what it measured and uploaded; the aggregate job judges. */
+export function partialResultsSummary(runs: ReadonlyMap<string, number>, artifactName: string): string {
+  const measuredCells = [...runs].map(([cell, count]) => `\`${cell}\` (${count} runs)`).join(", ");
+  return `## vllm-perf-gate: partial results\n\nMeasured ${measuredCells}; uploaded as artifact \`${artifactName}\`. The \`aggregate\` job compares and publishes.\n`;
+}
+
+export const partialResultsLine =
+  "This job measured a subset of cells; the aggregate job compares and publishes.";
+
+/** The summary of a step that failed before it could publish a report (message already redacted). */
+export function errorSummary(message: string): string {
+  return `## vllm-perf-gate: error\n\n\`\`\`\n${message.replaceAll("```", "'''")}\n\`\`\`\n`;
+}
+
+/** Why the step fails, for the step's failure message. */
+export function gateFailureMessage(verdict: string, failOn: string | null): string {
+  return `vllm-perf-gate: ${verdict} (fail-on: ${failOn ?? "from the config"})`;
+}
+
+/** The note above the report when the override label turned a failure into a pass (who: already safe). */
+export function acceptedRegressionNote(label: string, who: string | null): string {
+  const by = who ? inlineCode(who) : "someone (the label events did not say who)";
+  return `> [!WARNING]\n> **Accepted regression**: the label ${inlineCode(label)} was applied by ${by}, so this check passes despite the verdict below.`;
+}
+
+export function acceptedRegressionLine(label: string, appliedBy: string | null): string {
+  return `Gate failure accepted: label "${label}" applied by ${appliedBy ?? "unknown"}.`;
+}
+
+/**
+ * The provenance line under a published report: the baseline's commit (already checked to be one),
+ * run, date and note, and where the evidence is.
+ */
+export function provenanceFooter(facts: {
+  baseline: { commit: string | null; runId?: string; date?: string; note?: string } | null;
+  artifactName: string;
+  runId: number;
+  runUrl: string;
+}): string {
+  const parts: string[] = [];
+  const baseline = facts.baseline;
+  if (baseline) {
+    const commit = baseline.commit ? `\`${baseline.commit.slice(0, 12)}\`` : "an unknown commit";
+    const run = baseline.runId && /^\d+$/.test(baseline.runId) ? ` from run ${baseline.runId}` : "";
+    const date = baseline.date && !Number.isNaN(Date.parse(baseline.date)) ? new Date(baseline.date) : null;
+    const when = date ? ` (${date.toISOString().slice(0, 16).replace("T", " ")} UTC)` : "";
+    parts.push(`Baseline: ${commit}${run}${when}.`);
+    // Room for both reasons a note can hold: why auto did not run interleaved, and why an older run was used.
+    if (baseline.note) parts.push(`Note: ${escapeMarkdown(baseline.note, 500)}.`);
+  }
+  parts.push(`Evidence: artifact \`${facts.artifactName}\` of [run ${facts.runId}](${facts.runUrl}).`);
+  return `<sub>${parts.join(" ")}</sub>`;
+}
+
+// The action's log lines.
+
+/** What a measuring job runs (a stored baseline gets repeats.baseline runs per cell). */
+export function measuringLine(
+  cells: readonly string[] | null,
+  configPath: string,
+  baselineRuns: number | null,
+): string {
+  return `Measuring ${cells ? `cells ${cells.join(", ")}` : "every cell"} of ${configPath}${baselineRuns === null ? "" : ` (${baselineRuns} baseline runs per cell, repeats.baseline)`}.`;
+}
+
+export function baseSideLine(repoPath: string, baseSha: string): string {
+  return `Base side runs ${repoPath} as of ${baseSha.slice(0, 12)}.`;
+}
+
+export function aggregatedLine(parts: readonly string[]): string {
+  return `Aggregated ${parts.length} partial result(s): ${parts.join(", ")}.`;
+}
+
+export function fallbackNotice(reason: string): string {
+  return `vllm-perf-gate: ${reason}.`;
+}
+
+export function baselineFoundLine(
+  runId: number,
+  headSha: string,
+  branch: string,
+  fallbackReason: string | null,
+): string {
+  return `Baseline: run ${runId} at ${headSha.slice(0, 12)} on ${branch}${fallbackReason ? ` (fell back: ${fallbackReason})` : ""}.`;
+}
+
+export function baselineSearchWarning(problem: string): string {
+  return `Baseline search: ${problem}`;
+}
+
+export function manifestCommitWarning(manifestCommit: string, runCommit: string): string {
+  return `The baseline's manifest names commit ${manifestCommit.slice(0, 12)} but its run was for ${runCommit.slice(0, 12)}; the run's commit is reported.`;
+}
+
+export function historyLeftOutWarning(runId: number, headSha: string, why: string): string {
+  return `Baseline history: left out run ${runId} at ${headSha.slice(0, 12)} (${why}).`;
+}
+
+export function historyLine(sessions: number): string {
+  return `Baseline history: ${sessions} earlier session(s) for the drift estimate (gate.baseline_sessions).`;
+}
+
+export function redactedFilesWarning(files: number): string {
+  return `Redacted secret values from ${files} file(s) before upload.`;
+}
+
+/** An upload's outcome (null: nothing was there to upload); `by` names the post step when it uploads. */
+export function uploadedLine(
+  name: string,
+  sizeBytes: number | null,
+  where: string,
+  by: "main" | "post" = "main",
+): string {
+  if (by === "post")
+    return sizeBytes === null
+      ? `Post step: nothing to upload in ${where}.`
+      : `Post step uploaded artifact ${name} (${sizeBytes} bytes).`;
+  return sizeBytes === null
+    ? `Nothing to upload for ${name}.`
+    : `Uploaded artifact ${name} (${sizeBytes} bytes).`;
+}
+
+export function uploadFailedWarning(why: string): string {
+  return `Could not upload the evidence (${why}); the post step will retry.`;
+}
+
+export function labelsUnreadableWarning(pr: number, why: string): string {
+  return `Could not read the labels of PR #${pr} (${why}); no override applied.`;
+}
+
+export function commentLine(action: string, url: string): string {
+  return `PR comment ${action}: ${url}`;
+}
+
+export function commentFailedWarning(why: string): string {
+  return `Could not post the PR comment (${why}); the report is in the job summary.`;
+}
+
+/** Runs a crash or refused connections cut short: kept and flagged, compare decides what they prove. */
+export function cutShortLine(runs: readonly { cell: string; run: number }[]): string {
+  return `${runs.length} run(s) were cut short: ${runs.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`;
+}
+
+// The post step and the runner IO.
+
+export function serversNotStoppedWarning(details: readonly string[]): string {
+  return `${details.length} server(s) could not be stopped: ${details.join("; ")}`;
+}
+
+export function stateFileCleanupWarning(stateFile: string, why: string): string {
+  return `Could not stop the servers recorded in ${stateFile}: ${why}`;
+}
+
+export function postUploadFailedWarning(evidenceDir: string, why: string): string {
+  return `Post step could not upload the evidence from ${evidenceDir}: ${why}`;
+}
+
+export const summaryUnsetLine = "GITHUB_STEP_SUMMARY is not set: the report is printed instead.";
+
+/** The job summary cut to `keep` characters, with a note where the rest is. */
+export function cutSummary(markdown: string, keep: number): string {
+  return `${markdown.slice(0, keep)}\n\n> Report cut to fit the 1 MiB summary limit; the full report is in the results artifact.\n`;
+}
+
+export function summaryUnwritableWarning(why: string): string {
+  return `Could not write the job summary: ${why}`;
+}
+
+export function stoppingOnSignalLine(signal: string): string {
+  return `${signal}: stopping the measurement and the servers`;
+}
+
+export function interruptedFailure(signal: string): string {
+  return `vllm-perf-gate: interrupted by ${signal}`;
+}
+
+/** A failed step's message when the use case gave none. */
+export function failedVerdict(verdict: string): string {
+  return `vllm-perf-gate: ${verdict}`;
+}
