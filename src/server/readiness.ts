@@ -160,9 +160,13 @@ export async function waitForReady(options: {
  * One progress line of a wait: "waiting for the server at URL: 20 s since 11:52:03 UTC, awaiting GET
  * /health to answer 200; last probe: connection refused by ...; gives up after 900 s (LIMIT)".
  */
-export function formatReadinessWait(wait: ReadinessWait, limitName: string): string {
+export function formatReadinessWait(
+  wait: ReadinessWait,
+  /** The limit as the user set it (the wait's own timeout may be what is left of it), and its name. */
+  limit: { seconds: number; name: string } = { seconds: wait.timeoutMs / 1000, name: "the timeout" },
+): string {
   const since = wait.startedAt.toISOString().slice(11, 19);
-  return `waiting for the server at ${wait.baseUrl}: ${Math.round(wait.elapsedMs / 1000)} s since ${since} UTC, awaiting ${wait.awaiting}; last probe: ${wait.lastProblem}; gives up after ${Math.round(wait.timeoutMs / 1000)} s (${limitName})`;
+  return `waiting for the server at ${wait.baseUrl}: ${Math.round(wait.elapsedMs / 1000)} s since ${since} UTC, awaiting ${wait.awaiting}; last probe: ${wait.lastProblem}; gives up after ${Math.round(limit.seconds)} s (${limit.name})`;
 }
 
 function unauthorized(

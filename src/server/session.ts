@@ -202,7 +202,10 @@ export async function startServerSession(
     onWaiting: (wait) =>
       setup.progress(
         redactor.redact(
-          `${context.cell}: ${formatReadinessWait(wait, `server.startup_timeout_s: ${serverConfig.startup_timeout_s}`)}`,
+          `${context.cell}: ${formatReadinessWait(wait, {
+            seconds: serverConfig.startup_timeout_s,
+            name: "server.startup_timeout_s, from the launch",
+          })}`,
         ),
       ),
   });

@@ -217,7 +217,7 @@ describe("run under signals", () => {
     await until(
       "a readiness progress line",
       () =>
-        /chat: waiting for the server at http:\/\/127\.0\.0\.1:\d+: 10 s since \d\d:\d\d:\d\d UTC, awaiting GET \/health to answer 200; last probe: connection refused by 127\.0\.0\.1:\d+ .*; gives up after 600 s \(server\.startup_timeout_s: 600\)/.test(
+        /chat: waiting for the server at http:\/\/127\.0\.0\.1:\d+: 10 s since \d\d:\d\d:\d\d UTC, awaiting GET \/health to answer 200; last probe: connection refused by 127\.0\.0\.1:\d+ .*; gives up after 600 s \(server\.startup_timeout_s, from the launch\)/.test(
           cli.stderr(),
         )
           ? true

@@ -103,9 +103,9 @@ describe("waitForReady progress (virtual time)", () => {
     });
     await advanceSeconds(clock, 35);
     expect(waits.map((wait) => wait.elapsedMs)).toEqual([10_000, 20_000, 30_000]);
-    const line = formatReadinessWait(waits[2]!, "server.startup_timeout_s: 45");
+    const line = formatReadinessWait(waits[2]!, { seconds: 45, name: "server.startup_timeout_s" });
     expect(line).toBe(
-      `waiting for the server at http://127.0.0.1:${port}: 30 s since 00:00:00 UTC, awaiting GET /health to answer 200; last probe: connection refused by 127.0.0.1:${port} (nothing listens there: check that the server is running and that http://127.0.0.1:${port} has the host and port it listens on); gives up after 45 s (server.startup_timeout_s: 45)`,
+      `waiting for the server at http://127.0.0.1:${port}: 30 s since 00:00:00 UTC, awaiting GET /health to answer 200; last probe: connection refused by 127.0.0.1:${port} (nothing listens there: check that the server is running and that http://127.0.0.1:${port} has the host and port it listens on); gives up after 45 s (server.startup_timeout_s)`,
     );
     await advanceSeconds(clock, 12);
     expect(await outcome).toMatchObject({ ready: false, reason: "timeout" });
@@ -168,7 +168,7 @@ describe("a provider's start-up", () => {
       expect(lines).toHaveLength(2);
       expect(lines[1]).toMatch(
         new RegExp(
-          `^chat: waiting for the server at http://127\\.0\\.0\\.1:${port}: 20 s since 00:00:0\\d UTC, awaiting GET /health to answer 200; last probe: connection refused by 127\\.0\\.0\\.1:${port} .*; gives up after 25 s \\(server\\.startup_timeout_s: 25\\)$`,
+          `^chat: waiting for the server at http://127\\.0\\.0\\.1:${port}: 20 s since 00:00:0\\d UTC, awaiting GET /health to answer 200; last probe: connection refused by 127\\.0\\.0\\.1:${port} .*; gives up after 25 s \\(server\\.startup_timeout_s, from the launch\\)$`,
         ),
       );
     } finally {
