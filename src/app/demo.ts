@@ -80,6 +80,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoIn
       pollIntervalMs: 50,
       stopGraceMs: 5000,
       warn: (message) => progress.message(`warning: ${message}`),
+      progress: (line) => progress.message(line),
       ...(options.cliCommand ? { cliCommand: options.cliCommand } : {}),
     }),
   );

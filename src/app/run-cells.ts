@@ -56,6 +56,8 @@ export async function measureRequestedRuns(
     interpolation: loaded.interpolation,
     stateFile: request.serverStateFile,
     warn: adapters.warn,
+    // A server start is never silent in the job's log: what it awaits, every 10 s (server/readiness.ts).
+    progress: (line) => adapters.progress.message(line),
   });
   try {
     const result = await runCells({

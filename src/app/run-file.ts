@@ -107,8 +107,9 @@ export function assembleRunFile(facts: RunFacts): RunFile {
   const crashed = facts.crashReason;
   const { cutShort } = runEnd(facts);
   if (facts.refusedInARow !== null) {
+    const last = [...records].reverse().find((record) => record.errorKind === "connect");
     notes.unshift(
-      `stopped after ${facts.refusedInARow} refused connections in a row: the server is unreachable`,
+      `stopped after ${facts.refusedInARow} refused connections in a row: the server is unreachable${last?.error ? ` (${last.error})` : ""}`,
     );
   }
   return runFileSchema.parse({

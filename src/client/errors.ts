@@ -1,3 +1,5 @@
+import { describeConnectionFailure } from "../util/connection-errors.js";
+
 /**
  * Failure kinds of one request. They are counted separately in run.json so a regression in errors is
  * never mistaken for a change in latency, and so a timeout is not confused with a refusal.
@@ -44,6 +46,14 @@ export function classifyTransportError(error: unknown): ErrorKind {
   if (/other side closed|socket hang up|reset/i.test(message)) return "reset";
   if (/refused/i.test(message)) return "connect";
   return "other";
+}
+
+/**
+ * A transport error's message for the record: for a failed connection, which address refused (or could
+ * not be reached) and what to check (util/connection-errors.ts), else the error's own message.
+ */
+export function describeTransportError(error: unknown, url: string): string {
+  return describeConnectionFailure(error, url) ?? describeError(error);
 }
 
 export function describeError(error: unknown): string {

@@ -90,6 +90,11 @@ export class CompletionStreamReader {
     return this.count;
   }
 
+  /** Arrival time of the last chunk carrying choices, or null before the first. */
+  get lastChunkAt(): number | null {
+    return this.count > 0 ? this.times[this.count - 1]! : null;
+  }
+
   /** Feeds one network read that arrived at `now`. */
   feed(input: Buffer, now: number): void {
     if (this.oversized !== null) return;

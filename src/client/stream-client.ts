@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { performance } from "node:perf_hooks";
 import { Agent, type Dispatcher, Pool } from "undici";
-import { classifyTransportError, describeError, type ErrorKind } from "./errors.js";
+import { classifyTransportError, describeTransportError, type ErrorKind } from "./errors.js";
 import { CompletionStreamReader } from "./sse-stream.js";
 
 /**
@@ -64,8 +64,21 @@ export interface StreamClientOptions {
   connections: number | null;
 }
 
+/** A request in flight, as the stall report sees it (times: performance.now() milliseconds). */
+export interface InFlightRequest {
+  readonly requestId: string | null;
+  readonly sentAt: number;
+  /** The last sign of life: its last chunk, else its response headers, else when it was sent. */
+  readonly lastActivityAt: number;
+  /** SSE chunks received so far. */
+  readonly chunks: number;
+  readonly timeoutMs: number;
+}
+
 export interface StreamClient {
   stream(request: StreamRequest): Promise<StreamOutcome>;
+  /** The requests in flight now (for the stall report; costs nothing until called). */
+  inFlight(): InFlightRequest[];
   /** Requests currently holding a connection (on the wire), and the most seen at once. */
   readonly onSocket: number;
   readonly peakOnSocket: number;
@@ -113,8 +126,8 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
 
   let onSocket = 0;
   let peakOnSocket = 0;
-  /** Cancel functions of requests not yet settled. */
-  const active = new Set<() => void>();
+  /** Requests not yet settled: their cancel function, and how to see where they are. */
+  const active = new Map<() => void, () => InFlightRequest>();
 
   const stream = (request: StreamRequest): Promise<StreamOutcome> =>
     new Promise<StreamOutcome>((resolve) => {
@@ -175,7 +188,15 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
         } else stopWith("timeout", `no complete response within ${request.timeoutMs} ms (timeout_s)`);
       }, request.timeoutMs);
       const cancel = () => stopWith("aborted", "cancelled: the run was interrupted");
-      active.add(cancel);
+      active.set(cancel, () => {
+        return {
+          requestId: request.requestId ?? null,
+          sentAt,
+          lastActivityAt: reader.lastChunkAt ?? headersAt ?? sentAt,
+          chunks: reader.chunkCount,
+          timeoutMs: request.timeoutMs,
+        };
+      });
 
       const handler: Dispatcher.DispatchHandler = {
         onRequestStart(requestController) {
@@ -260,7 +281,7 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
         },
         onResponseError(_controller, error) {
           if (error instanceof RequestTimeoutError) return;
-          fail(classifyTransportError(error), describeError(error));
+          fail(classifyTransportError(error), describeTransportError(error, options.baseUrl));
         },
       };
 
@@ -273,12 +294,13 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
           handler,
         );
       } catch (error) {
-        fail(classifyTransportError(error), describeError(error));
+        fail(classifyTransportError(error), describeTransportError(error, options.baseUrl));
       }
     });
 
   return {
     stream,
+    inFlight: () => [...active.values()].map((view) => view()),
     get onSocket() {
       return onSocket;
     },
@@ -289,7 +311,7 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
       peakOnSocket = onSocket;
     },
     abortAll() {
-      for (const cancel of [...active]) cancel();
+      for (const cancel of [...active.keys()]) cancel();
       primeAbort.abort(new Error("the run was interrupted"));
       primeAbort = new AbortController();
     },
@@ -319,7 +341,7 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
                 ? `GET ${primePath} did not answer within ${primeTimeoutMs} ms (the connection-priming deadline)`
                 : signal.aborted
                   ? "connection priming was interrupted"
-                  : `GET ${primePath} failed: ${describeError(error)}`;
+                  : `GET ${primePath} failed: ${describeTransportError(error, options.baseUrl)}`;
               return 0;
             }),
         ),

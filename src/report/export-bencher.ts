@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { VerdictFile } from "../compare/verdict-schema.js";
 import { metricSpecs } from "../config/metric-names.js";
+import type { RunRecord } from "../metrics/run-record.js";
+import { finiteRunMetrics } from "./export-runs.js";
 
 /**
  * A comparison's candidate as Bencher Metric Format JSON (bencher.dev docs, reference/bencher-metric-format):
@@ -40,6 +42,16 @@ export function bencherMeasure(metric: keyof typeof metricSpecs): string {
 
 export function bencherBenchmark(cell: string): string {
   return `vllm-perf-gate/${cell}`;
+}
+
+/**
+ * One run (`run --format bencher`) as Bencher Metric Format: the cell's benchmark with one measure per
+ * metric, `value` the run's own value (no bounds: one run has no interval).
+ */
+export function runToBencherReport(run: RunRecord): BencherReport {
+  const measures: Record<string, z.infer<typeof bencherMetricSchema>> = {};
+  for (const [metric, value] of finiteRunMetrics(run)) measures[bencherMeasure(metric)] = { value };
+  return bencherReportSchema.parse({ [bencherBenchmark(run.cell)]: measures });
 }
 
 export function toBencherReport(verdict: VerdictFile): BencherReport {

@@ -1,7 +1,16 @@
 import { z } from "zod";
+import { flattenFingerprint } from "../compare/fingerprint.js";
 import type { VerdictFile } from "../compare/verdict-schema.js";
 import { metricSpecs } from "../config/metric-names.js";
-import { type ExportRuns, type ExportSide, modelOf, usedRunValues } from "./export-runs.js";
+import type { RunRecord } from "../metrics/run-record.js";
+import {
+  type ExportRuns,
+  type ExportSide,
+  finiteRunMetrics,
+  modelOf,
+  runModelOf,
+  usedRunValues,
+} from "./export-runs.js";
 
 /**
  * A comparison as PyTorch OSS benchmark records (the "v3" shape), the format vLLM writes with
@@ -48,6 +57,59 @@ function text(value: number | null | undefined): string {
   return value === null || value === undefined ? "" : String(value);
 }
 
+/** One record: the parts every record shares (benchmark name, mode, backend) and what differs. */
+function pytorchRecord(parts: {
+  benchmarkInfo: Record<string, string>;
+  model: string;
+  modelInfo: Record<string, string>;
+  metric: string;
+  values: number[];
+  metricInfo: Record<string, string>;
+}): PytorchRecord {
+  return pytorchRecordSchema.parse({
+    benchmark: { name: pytorchBenchmarkName, mode: "inference", dtype: "", extra_info: parts.benchmarkInfo },
+    model: { name: parts.model, type: "", backend: "vllm", origins: [], extra_info: parts.modelInfo },
+    metric: {
+      name: parts.metric,
+      benchmark_values: parts.values,
+      target_value: 0,
+      extra_info: parts.metricInfo,
+    },
+  });
+}
+
+/**
+ * One run (`run --format pytorch`) as PyTorch OSS benchmark records: one record per metric with the
+ * run's value as its one `benchmark_values` entry; `extra_info` names the cell, the run and its side.
+ */
+export function runToPytorchRecords(
+  run: RunRecord,
+  info: { side?: string | undefined; toolVersion: string },
+): PytorchRecord[] {
+  const revision = flattenFingerprint(run.fingerprint)["model.revision"];
+  return finiteRunMetrics(run).map(([metric, value]) =>
+    pytorchRecord({
+      benchmarkInfo: {
+        cell: run.cell,
+        run: text(run.run),
+        ...(info.side ? { side: info.side } : {}),
+        started_at: run.startedAt ?? "",
+        tool_version: info.toolVersion,
+      },
+      model: runModelOf(run),
+      modelInfo: typeof revision === "string" ? { revision } : {},
+      metric,
+      values: [value],
+      metricInfo: {
+        unit: metricSpecs[metric].unit,
+        higher_is_better: String(metricSpecs[metric].higherIsBetter),
+        requests_completed: String(run.requests.completed),
+        requests_failed: String(run.requests.failed),
+      },
+    }),
+  );
+}
+
 export function toPytorchRecords(verdict: VerdictFile, runs?: ExportRuns): PytorchRecord[] {
   const records: PytorchRecord[] = [];
   for (const c of verdict.comparisons) {
@@ -57,47 +119,34 @@ export function toPytorchRecords(verdict: VerdictFile, runs?: ExportRuns): Pytor
       const perRun = usedRunValues(verdict, runs, c, side);
       const revision = verdict.fingerprints[side]["model.revision"];
       records.push(
-        pytorchRecordSchema.parse({
-          benchmark: {
-            name: pytorchBenchmarkName,
-            mode: "inference",
-            dtype: "",
-            extra_info: {
-              cell: c.cell,
-              side,
-              comparison_mode: verdict.mode,
-              overall_verdict: verdict.verdict,
-              tool_version: verdict.tool.version,
-            },
+        pytorchRecord({
+          benchmarkInfo: {
+            cell: c.cell,
+            side,
+            comparison_mode: verdict.mode,
+            overall_verdict: verdict.verdict,
+            tool_version: verdict.tool.version,
           },
-          model: {
-            name: modelOf(verdict, side),
-            type: "",
-            backend: "vllm",
-            origins: [],
-            extra_info: typeof revision === "string" ? { revision } : {},
-          },
-          metric: {
-            name: c.metric,
-            // Without the runs (a verdict read back), the side's geometric mean stands for them.
-            benchmark_values: perRun.length > 0 ? perRun : [mean],
-            target_value: 0,
-            extra_info: {
-              unit: metricSpecs[c.metric].unit,
-              higher_is_better: String(c.higherIsBetter),
-              geometric_mean: String(mean),
-              runs: String(c.runs[side]),
-              gated: String(c.gated),
-              ...(side === "candidate"
-                ? {
-                    verdict: c.verdict,
-                    change_ratio: text(c.ratio),
-                    decision_interval_low: text(c.ci?.[0]),
-                    decision_interval_high: text(c.ci?.[1]),
-                    tolerance: String(c.tolerance),
-                  }
-                : {}),
-            },
+          model: modelOf(verdict, side),
+          modelInfo: typeof revision === "string" ? { revision } : {},
+          metric: c.metric,
+          // Without the runs (a verdict read back), the side's geometric mean stands for them.
+          values: perRun.length > 0 ? perRun : [mean],
+          metricInfo: {
+            unit: metricSpecs[c.metric].unit,
+            higher_is_better: String(c.higherIsBetter),
+            geometric_mean: String(mean),
+            runs: String(c.runs[side]),
+            gated: String(c.gated),
+            ...(side === "candidate"
+              ? {
+                  verdict: c.verdict,
+                  change_ratio: text(c.ratio),
+                  decision_interval_low: text(c.ci?.[0]),
+                  decision_interval_high: text(c.ci?.[1]),
+                  tolerance: String(c.tolerance),
+                }
+              : {}),
           },
         }),
       );

@@ -1,5 +1,16 @@
+import { flattenFingerprint } from "../compare/fingerprint.js";
 import type { Comparison, VerdictFile } from "../compare/verdict-schema.js";
+import { type MetricName, metricSpecs } from "../config/metric-names.js";
 import type { RunRecord } from "../metrics/run-record.js";
+
+/** The dashboard export formats, of a comparison and of one run. */
+export type CompareExport = "pytorch" | "bencher";
+
+/** The file each export adds: to compare's --out directory, or beside a run's run.json. */
+export const exportFileNames: Record<CompareExport, string> = {
+  pytorch: "pytorch-benchmark.json",
+  bencher: "bencher.json",
+};
 
 /**
  * What the dashboard exports share: the run records a comparison read, and per comparison the
@@ -29,6 +40,23 @@ export function usedRunValues(
     .filter((run) => used.has(run.source))
     .map((run) => run.metrics[comparison.metric])
     .filter((value): value is number => typeof value === "number" && Number.isFinite(value));
+}
+
+/** The model of one run, from its recorded conditions (as modelOf reads a side's). */
+export function runModelOf(run: RunRecord): string {
+  const fingerprint = flattenFingerprint(run.fingerprint);
+  const name = fingerprint["model.name"] ?? fingerprint.model_id;
+  return typeof name === "string" && name.length > 0 ? name : "unknown";
+}
+
+/** A run's metrics that have a finite value, in the order metricSpecs lists them. */
+export function finiteRunMetrics(run: RunRecord): [MetricName, number][] {
+  return (Object.keys(metricSpecs) as MetricName[]).flatMap((metric) => {
+    const value = run.metrics[metric];
+    return typeof value === "number" && Number.isFinite(value)
+      ? [[metric, value] as [MetricName, number]]
+      : [];
+  });
 }
 
 /** The model of one side, from its recorded conditions (run.json's `model.name`, vLLM's `model_id`). */

@@ -41,6 +41,8 @@ export interface RunCellsOptions<Recorded> {
    * abort's reason (compare excludes it), and no more runs start.
    */
   signal?: AbortSignal;
+  /** After how long without a chunk a request in flight is reported as stalled (default 30 s). */
+  stallReportMs?: number;
   /** Fit prompt lengths to the server's tokenizer with POST /tokenize (default true). */
   calibrate?: boolean;
   /**
@@ -215,6 +217,7 @@ export async function runCells<Recorded>(
             ...(options.side ? { side: options.side } : {}),
             ...(shouldAbort ? { shouldAbort } : {}),
             ...(options.onMeasuredPhase ? { onMeasuredPhase: options.onMeasuredPhase } : {}),
+            ...(options.stallReportMs !== undefined ? { stallReportMs: options.stallReportMs } : {}),
           });
           let file = ran.recorded;
           if (signal?.aborted && ran.cutShort) {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
+import { performance } from "node:perf_hooks";
 import { type ControlClient, createStreamClient, type StreamClient } from "../client/stream-client.js";
 import type { ServerSession } from "../server/types.js";
 import { type ScheduleClock, systemClock } from "../util/clock.js";
@@ -13,6 +14,7 @@ import { type PhaseSenderSetup, runGuard } from "./phase-sender.js";
 import type { ProgressSink } from "./progress.js";
 import { requestBodies } from "./request-bodies.js";
 import { type OutputFormat, type RunOutcome, type RunRecorder, runEnd } from "./run-recorder.js";
+import { defaultStallReportMs, stallReporter } from "./stall-report.js";
 import { runWarmup } from "./warmup.js";
 
 export type { OutputFormat } from "./run-recorder.js";
@@ -38,9 +40,14 @@ export interface RunOnceOptions<Recorded> {
   serverFingerprint: Record<string, unknown>;
   /** Notes about the run's preparation (e.g. prompt-length check), copied into run.json. */
   notes?: readonly string[];
+  /** After how long without a chunk a request in flight is reported (default defaultStallReportMs). */
+  stallReportMs?: number;
   /** Called right before the first measured dispatch and right after the last completion (benchmarks). */
   onMeasuredPhase?: (edge: "start" | "end", epochMs: number) => void;
 }
+
+/** How often the requests in flight are checked for stalls. */
+const stallCheckEveryMs = 1_000;
 
 /** Connections opened ahead of an open-loop run without a concurrency cap (more open on demand). */
 const defaultOpenLoopConnections = 32;
@@ -73,9 +80,22 @@ export async function runOnce<Recorded>(options: RunOnceOptions<Recorded>): Prom
   const bodyFor = requestBodies(context, workload, cacheSalt);
   const guard = runGuard(session, options.shouldAbort);
 
-  // An interrupt ends the requests in flight too, not just new sends (a dead server fails them itself).
+  // An interrupt ends the requests in flight too, not just new sends (a dead server fails them itself);
+  // a stream that stops producing tokens is reported while it stalls, not only at its timeout.
+  const stalls = stallReporter({
+    cell: cell.name,
+    runIndex,
+    thresholdMs: options.stallReportMs ?? defaultStallReportMs,
+  });
+  let stallCheckedAt = performance.now();
   const watchdog = setInterval(() => {
     if (options.shouldAbort?.() === true) client.abortAll();
+    const now = performance.now();
+    if (now - stallCheckedAt >= stallCheckEveryMs) {
+      stallCheckedAt = now;
+      const line = stalls.check(now, client.inFlight());
+      if (line !== null) progress.message(line);
+    }
   }, 200);
   watchdog.unref();
   const sender: PhaseSenderSetup = {

@@ -1,12 +1,45 @@
 import { type ConfigInterpolation, templateView } from "../config/interpolate.js";
 import type { ModelConfig, SamplingConfig } from "../config/schema.js";
 import type { ServerConfigOf } from "../config/server-kinds.js";
-import { FailureError, InputError } from "../util/errors.js";
+import { describeConnectionFailure } from "../util/connection-errors.js";
+import { FailureError, InputError, UsageError } from "../util/errors.js";
 import { collectFingerprint } from "./collect-fingerprint.js";
 import { externalEndpoint } from "./kinds.js";
 import { getServedModels, isUnauthorizedStatus, ProbeStatusError } from "./probe.js";
 import { createRedactor, credentialLikeValues } from "./redact.js";
 import type { ServerProvider, ServerSession } from "./types.js";
+
+/** Read for `--base-url` when neither --api-key-env nor server.api_key_env names a variable, in this order. */
+export const defaultApiKeyVariables = ["VLLM_API_KEY", "OPENAI_API_KEY"] as const;
+
+/**
+ * Where `--base-url`'s API key comes from: the variable `--api-key-env` names (which must be set), else
+ * the one server.api_key_env names, else VLLM_API_KEY, else OPENAI_API_KEY (as vLLM's and OpenAI's own
+ * clients read them); none when none is set. Returns the variable's name for messages, never printing
+ * the value.
+ */
+export function baseUrlApiKey(
+  env: Readonly<Record<string, string | undefined>>,
+  names: { flag?: string | undefined; config?: string | undefined },
+): { apiKey: string; variable: string } | null {
+  if (names.flag !== undefined) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(names.flag)) {
+      throw new UsageError(`--api-key-env expects an environment variable name, got "${names.flag}"`);
+    }
+    const value = env[names.flag];
+    if (!value) {
+      throw new InputError(
+        `--api-key-env names ${names.flag}, but that environment variable is not set (or empty); nothing was run`,
+      );
+    }
+    return { apiKey: value, variable: names.flag };
+  }
+  for (const variable of [names.config, ...defaultApiKeyVariables]) {
+    const value = variable === undefined ? undefined : env[variable];
+    if (variable !== undefined && value) return { apiKey: value, variable };
+  }
+  return null;
+}
 
 /**
  * `--base-url`: an `external` server given on the command line instead of in the config. It is reached
@@ -17,6 +50,8 @@ import type { ServerProvider, ServerSession } from "./types.js";
 export function baseUrlProvider(options: {
   baseUrl: string;
   apiKey?: string;
+  /** The variable the key was read from, for messages (e.g. "VLLM_API_KEY"). */
+  apiKeyVariable?: string;
   metricsUrl?: string;
   model: ModelConfig;
   sampling?: SamplingConfig;
@@ -50,13 +85,16 @@ export function baseUrlProvider(options: {
           throw new FailureError(
             `--base-url ${baseUrl}: GET /v1/models answered HTTP ${error.status} (unauthorized): the server ${
               options.apiKey
-                ? "refuses the API key sent (the variable server.api_key_env names)"
-                : "wants an API key and none is sent (set server.api_key_env in the config)"
+                ? `refuses the API key sent (read from ${options.apiKeyVariable ?? "the variable server.api_key_env names"})`
+                : `wants an API key and none is sent (pass --api-key-env NAME, set ${defaultApiKeyVariables.join(" or ")}, or set server.api_key_env in the config)`
             }`,
           );
         }
         throw new FailureError(
-          `--base-url ${baseUrl}: GET /v1/models failed (${error instanceof Error ? error.message : String(error)})`,
+          `--base-url ${baseUrl}: GET /v1/models failed: ${
+            describeConnectionFailure(error, baseUrl) ??
+            (error instanceof Error ? error.message : String(error))
+          }`,
         );
       });
       if (served.length > 0 && !served.some((model) => model.id === options.model.name)) {

@@ -40,6 +40,8 @@ export interface ServerProviderOptions {
   readonly releaseTimeoutMs?: number;
   /** User-facing warnings (tag-only image pin, port or GPU memory not released, SIGKILL needed). */
   readonly warn?: (message: string) => void;
+  /** Progress lines while a server starts (what readiness awaits, since when, the last problem, the limit). */
+  readonly progress?: (line: string) => void;
 }
 
 export interface ManagedServerProvider extends ServerProvider {
@@ -87,6 +89,7 @@ export function createServerProvider(
     env,
     clock: options.clock ?? systemClock,
     warn: options.warn ?? (() => {}),
+    progress: options.progress ?? (() => {}),
     nvidiaSmi:
       options.nvidiaSmiCommand === null ? null : new NvidiaSmi(options.nvidiaSmiCommand ?? "nvidia-smi", env),
     logDir: options.logDir,

@@ -1,4 +1,5 @@
 import type { TimerClock } from "../util/clock.js";
+import { describeConnectionFailure } from "../util/connection-errors.js";
 import {
   getServedModels,
   getStatus,
@@ -25,6 +26,20 @@ export type ReadinessOutcome =
       readonly waitedMs: number;
     };
 
+/** How often a wait for readiness says where it stands, at the least: 10 s. */
+export const readinessReportEveryMs = 10_000;
+
+/** Where a wait for readiness stands: what it awaits, since when, the last probe's problem, its limit. */
+export interface ReadinessWait {
+  readonly baseUrl: string;
+  /** What the next probe waits for. */
+  readonly awaiting: string;
+  readonly startedAt: Date;
+  readonly elapsedMs: number;
+  readonly lastProblem: string;
+  readonly timeoutMs: number;
+}
+
 /**
  * Polls /health until 200, then /v1/models until it lists models (vLLM binds its socket only once the engine
  * is up, but /v1/models is what the load will use). Gives up at the deadline, and at once when the process
@@ -40,9 +55,16 @@ export async function waitForReady(options: {
   exited: Promise<{ reason: string }>;
   /** The served model name the load will request; readiness fails clearly when the server does not serve it. */
   expectedModel?: string | undefined;
+  /**
+   * Called every `reportEveryMs` (default readinessReportEveryMs) while the server is not ready yet, on
+   * the injected clock and whatever the probes do: a wait is never silent for longer.
+   */
+  onWaiting?: ((wait: ReadinessWait) => void) | undefined;
+  reportEveryMs?: number | undefined;
 }): Promise<ReadinessOutcome> {
   const { clock } = options;
   const started = clock.now();
+  const startedAt = clock.wallTime();
   let exitReason: string | undefined;
   const stopPolling = new AbortController();
   void options.exited.then(({ reason }) => {
@@ -51,57 +73,100 @@ export async function waitForReady(options: {
   });
   let healthy = false;
   let lastProblem = "no answer yet";
-  for (;;) {
-    // Let an already-settled exit win over one more probe.
-    await Promise.resolve();
-    if (exitReason !== undefined) {
-      return { ready: false, reason: "exited", detail: exitReason, waitedMs: clock.now() - started };
-    }
-    try {
-      if (!healthy) {
-        const status = await getStatus(options.target, "/health");
-        if (isUnauthorizedStatus(status))
-          return unauthorized("GET /health", status, options.target, started, clock);
-        healthy = status === 200;
-        lastProblem = `/health answered HTTP ${status}`;
+  const stopReporting = new AbortController();
+  const onWaiting = options.onWaiting;
+  if (onWaiting) {
+    const everyMs = options.reportEveryMs ?? readinessReportEveryMs;
+    void (async () => {
+      for (;;) {
+        await clock.sleep(everyMs, stopReporting.signal);
+        if (stopReporting.signal.aborted) return;
+        onWaiting({
+          baseUrl: options.target.baseUrl,
+          awaiting: healthy ? "GET /v1/models to list a model" : "GET /health to answer 200",
+          startedAt,
+          elapsedMs: clock.now() - started,
+          lastProblem,
+          timeoutMs: options.timeoutMs,
+        });
       }
-      if (healthy) {
-        const models = await getServedModels(options.target);
-        if (models.length > 0) {
-          const waitedMs = clock.now() - started;
-          if (
-            options.expectedModel !== undefined &&
-            !models.some((model) => model.id === options.expectedModel)
-          ) {
-            return {
-              ready: false,
-              reason: "wrong-model",
-              detail: `the server serves ${models.map((model) => `"${model.id}"`).join(", ")} but model.name is "${options.expectedModel}"`,
-              waitedMs,
-            };
-          }
-          return { ready: true, models, waitedMs };
-        }
-        lastProblem = "/v1/models listed no model";
-      }
-    } catch (error) {
-      if (error instanceof ProbeStatusError && isUnauthorizedStatus(error.status)) {
-        return unauthorized("GET /v1/models", error.status, options.target, started, clock);
-      }
-      lastProblem = describeProbeError(error);
-    }
-    if (exitReason !== undefined) continue;
-    const elapsed = clock.now() - started;
-    if (elapsed >= options.timeoutMs) {
-      return {
-        ready: false,
-        reason: "timeout",
-        detail: `not ready after ${Math.round(elapsed / 1000)} s (last probe: ${lastProblem})`,
-        waitedMs: elapsed,
-      };
-    }
-    await clock.sleep(Math.min(options.pollMs, Math.max(0, options.timeoutMs - elapsed)), stopPolling.signal);
+    })();
   }
+  try {
+    return await poll();
+  } finally {
+    stopReporting.abort();
+  }
+
+  async function poll(): Promise<ReadinessOutcome> {
+    for (;;) {
+      // Let an already-settled exit win over one more probe.
+      await Promise.resolve();
+      if (exitReason !== undefined) {
+        return { ready: false, reason: "exited", detail: exitReason, waitedMs: clock.now() - started };
+      }
+      try {
+        if (!healthy) {
+          const status = await getStatus(options.target, "/health");
+          if (isUnauthorizedStatus(status))
+            return unauthorized("GET /health", status, options.target, started, clock);
+          healthy = status === 200;
+          lastProblem = `/health answered HTTP ${status}`;
+        }
+        if (healthy) {
+          const models = await getServedModels(options.target);
+          if (models.length > 0) {
+            const waitedMs = clock.now() - started;
+            if (
+              options.expectedModel !== undefined &&
+              !models.some((model) => model.id === options.expectedModel)
+            ) {
+              return {
+                ready: false,
+                reason: "wrong-model",
+                detail: `the server serves ${models.map((model) => `"${model.id}"`).join(", ")} but model.name is "${options.expectedModel}"`,
+                waitedMs,
+              };
+            }
+            return { ready: true, models, waitedMs };
+          }
+          lastProblem = "/v1/models listed no model";
+        }
+      } catch (error) {
+        if (error instanceof ProbeStatusError && isUnauthorizedStatus(error.status)) {
+          return unauthorized("GET /v1/models", error.status, options.target, started, clock);
+        }
+        lastProblem = describeProbeError(error, options.target.baseUrl);
+      }
+      if (exitReason !== undefined) continue;
+      const elapsed = clock.now() - started;
+      if (elapsed >= options.timeoutMs) {
+        return {
+          ready: false,
+          reason: "timeout",
+          detail: `not ready after ${Math.round(elapsed / 1000)} s (last probe: ${lastProblem})`,
+          waitedMs: elapsed,
+        };
+      }
+      await clock.sleep(
+        Math.min(options.pollMs, Math.max(0, options.timeoutMs - elapsed)),
+        stopPolling.signal,
+      );
+    }
+  }
+}
+
+/**
+ * One progress line of a wait: "waiting for the server at URL: 20 s since 11:52:03 UTC, awaiting GET
+ * /health to answer 200; last probe: connection refused by ...; gives up after 900 s (LIMIT)".
+ */
+export function formatReadinessWait(
+  wait: ReadinessWait,
+  /** The limit as the user set it (the wait's own timeout may be what is left of it), and its name. */
+  limit: { seconds: number; name: string } = { seconds: wait.timeoutMs / 1000, name: "the timeout" },
+): string {
+  const since = wait.startedAt.toISOString().slice(11, 19);
+  return `waiting for the server at ${wait.baseUrl}: ${Math.round(wait.elapsedMs / 1000)} s since ${since} UTC, awaiting ${wait.awaiting}; last probe: ${wait.lastProblem}; gives up after ${Math.round(limit.seconds)} s (${limit.name})`;
 }
 
 function unauthorized(
@@ -123,9 +188,9 @@ function unauthorized(
   };
 }
 
-function describeProbeError(error: unknown): string {
-  const cause = (error as { cause?: { code?: string } }).cause;
-  if (cause?.code === "ECONNREFUSED") return "connection refused";
+function describeProbeError(error: unknown, baseUrl: string): string {
+  const connection = describeConnectionFailure(error, baseUrl);
+  if (connection !== null) return connection;
   if ((error as Error).name === "TimeoutError") return "no answer within 5 s";
   return (error as Error).message ?? String(error);
 }

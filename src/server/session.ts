@@ -11,7 +11,7 @@ import type { LaunchedServer, LaunchServices } from "./launch.js";
 import type { NvidiaSmi } from "./nvidia-smi.js";
 import { isPortFree } from "./port.js";
 import type { ServedModel } from "./probe.js";
-import { waitForReady } from "./readiness.js";
+import { formatReadinessWait, waitForReady } from "./readiness.js";
 import { createRedactor, secretValues } from "./redact.js";
 import { ServerLog } from "./server-log.js";
 import { trackLaunchedServer, untrackLaunchedServer } from "./signals.js";
@@ -51,6 +51,8 @@ export interface SessionEnvironment {
   readonly env: NodeJS.ProcessEnv;
   readonly clock: TimerClock;
   readonly warn: (message: string) => void;
+  /** Progress lines for the user while a server starts (readiness.ts: at least every 10 s). */
+  readonly progress: (line: string) => void;
   readonly nvidiaSmi: NvidiaSmi | null;
   readonly logDir?: string | undefined;
   readonly stateFile?: string | undefined;
@@ -197,6 +199,15 @@ export async function startServerSession(
     clock,
     exited: Promise.race([launched.exited, stopRequested]),
     expectedModel: setup.model.name,
+    onWaiting: (wait) =>
+      setup.progress(
+        redactor.redact(
+          `${context.cell}: ${formatReadinessWait(wait, {
+            seconds: serverConfig.startup_timeout_s,
+            name: "server.startup_timeout_s, from the launch",
+          })}`,
+        ),
+      ),
   });
   if (!outcome.ready) {
     log.note(`not ready: ${outcome.detail}`);

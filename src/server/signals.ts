@@ -126,9 +126,21 @@ export interface InterruptOptions {
    * Actions leaves between SIGINT and SIGTERM on a cancelled job.
    */
   readonly windDownMs?: number;
+  /**
+   * When the wind-down limit is hit: how long each launched server gets between SIGTERM and SIGKILL;
+   * default 3 s.
+   */
+  readonly forceGraceMs?: number;
   /** Ends the process (default process.exit); tests inject it. */
   readonly exit?: (code: number) => void;
 }
+
+/**
+ * The wind-down limit and forced-stop grace of an interactive command (`run`): the first Ctrl-C ends the
+ * process within 2 s, whatever the servers do (1.2 s to wind down, 0.3 s from SIGTERM to SIGKILL, the rest
+ * for the kill to land and the process to exit).
+ */
+export const interactiveInterrupts = { windDownMs: 1_200, forceGraceMs: 300 } as const;
 
 /**
  * Interrupt handling for a command that launches servers (run, demo, the action's main step):
@@ -144,6 +156,7 @@ export function handleInterrupts(options: InterruptOptions = {}): Interruption {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const windDownMs = options.windDownMs ?? 5_000;
+  const forceGraceMs = options.forceGraceMs ?? 3_000;
   const controller = new AbortController();
   let first: NodeJS.Signals | null = null;
   let deadline: NodeJS.Timeout | undefined;
@@ -159,7 +172,16 @@ export function handleInterrupts(options: InterruptOptions = {}): Interruption {
         log(
           `${signal}: not wound down within ${windDownMs / 1000} s; stopping ${count} launched server(s) and exiting ${signalExitCode(signal)}; files already written are kept`,
         );
-        void stopLaunchedServers().finally(() => exit(signalExitCode(signal)));
+        // Bounded too: a docker daemon slow to answer gets a detached `docker rm --force` that outlives us.
+        let exited = false;
+        const leave = () => {
+          if (exited) return;
+          exited = true;
+          killLaunchedServersNow();
+          exit(signalExitCode(signal));
+        };
+        setTimeout(leave, forceGraceMs + 500).unref();
+        void stopLaunchedServers(forceGraceMs).finally(leave);
       }, windDownMs);
       return;
     }

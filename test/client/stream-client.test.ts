@@ -78,6 +78,26 @@ describe("createStreamClient", () => {
     client = createStreamClient({ baseUrl: "http://127.0.0.1:1", connections: 1 });
     const outcome = await client.stream({ path: "/v1/completions", body: body(), timeoutMs: 5000 });
     expect(outcome).toMatchObject({ ok: false, errorKind: "connect" });
+    // Which address refused, and what to check: not undici's bare message.
+    expect(outcome.errorMessage).toBe(
+      "connection refused by 127.0.0.1:1 (nothing listens there: check that the server is running and that http://127.0.0.1:1 has the host and port it listens on)",
+    );
+  });
+
+  it("lists its requests in flight, with their last sign of life, for the stall report", async () => {
+    server = await startFakeServer({ behaviour: () => ({ kind: "hang" }) });
+    client = createStreamClient({ baseUrl: server.baseUrl, connections: 2 });
+    const pending = client.stream({
+      path: "/v1/completions",
+      body: body(),
+      timeoutMs: 1_000,
+      requestId: "r-9",
+    });
+    expect(client.inFlight()).toMatchObject([{ requestId: "r-9", chunks: 0, timeoutMs: 1_000 }]);
+    const [request] = client.inFlight();
+    expect(request!.lastActivityAt).toBeGreaterThanOrEqual(request!.sentAt);
+    expect((await pending).errorKind).toBe("timeout");
+    expect(client.inFlight()).toEqual([]);
   });
 
   it("holds as many requests on the wire as the pool allows, and no more", async () => {

@@ -1,15 +1,18 @@
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { parseRunFormats, writeRunExports } from "../../src/app/run-exports.js";
 import { parseCompareFormats } from "../../src/cli/commands/compare.js";
 import { compareRecords, defaultCompareSettings } from "../../src/compare/index.js";
 import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
+import { runFileSchema } from "../../src/metrics/run-schema.js";
 import { toBencherReport } from "../../src/report/export-bencher.js";
 import { toPytorchRecords } from "../../src/report/export-pytorch.js";
 import { cli } from "../cli/helpers.js";
 import { noisyRuns, writeResultsDir } from "../compare/fixtures.js";
+import { startFakeServer } from "../runner/helpers/fake-openai-server.js";
 
 /**
  * The published shapes, transcribed here independently of src/report/export-*.ts so a test cannot
@@ -172,5 +175,107 @@ describe("compare --format", () => {
     });
     expect(html.code).toBe(2);
     expect(html.stderr).toContain("--format html is not available yet");
+  });
+});
+
+describe("run --format pytorch,bencher (each run exported)", () => {
+  it("writes each run's records beside its run.json, in the published shapes, with run.json's values", async () => {
+    const server = await startFakeServer();
+    const dir = await mkdtemp(join(tmpdir(), "vpg-run-export-"));
+    try {
+      await writeFile(
+        join(dir, "gate.yml"),
+        [
+          "version: 1",
+          'server: { kind: external, base_url: "http://127.0.0.1:1" }',
+          "model: { name: m }",
+          "cells:",
+          "  - name: chat",
+          "    dataset: { type: synthetic, input_tokens: 8, output_tokens: 4 }",
+          "    load: { type: concurrency, concurrency: 2 }",
+          "    size: { requests: 6 }",
+          "    warmup: { requests: 0 }",
+          "",
+        ].join("\n"),
+      );
+      const result = await cli(
+        [
+          "run",
+          "--config",
+          "gate.yml",
+          "--out",
+          "out",
+          "--runs",
+          "2",
+          "--base-url",
+          server.baseUrl,
+          "--side",
+          "candidate",
+          "--format",
+          "vllm,pytorch,bencher",
+        ],
+        { cwd: dir },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain("wrote pytorch-benchmark.json and bencher.json for 2 run(s)");
+      for (const run of [0, 1]) {
+        const runDir = join(dir, "out", "chat", `run-${run}`);
+        const file = runFileSchema.parse(JSON.parse(await readFile(join(runDir, "run.json"), "utf8")));
+        const metrics = runRecordFromRunFile(file, runDir).metrics;
+        await readFile(join(runDir, "vllm-result.json"), "utf8");
+
+        const records = z
+          .array(pytorchV3Record)
+          .min(1)
+          .parse(JSON.parse(await readFile(join(runDir, "pytorch-benchmark.json"), "utf8")));
+        const ttft = records.find((record) => record.metric.name === "ttft_p95")!;
+        expect(ttft.metric.benchmark_values).toEqual([metrics.ttft_p95]);
+        expect(ttft.model.name).toBe("m");
+        expect(ttft.benchmark.extra_info).toMatchObject({
+          cell: "chat",
+          run: String(run),
+          side: "candidate",
+        });
+        expect(ttft.metric.extra_info).toMatchObject({ unit: "ms", higher_is_better: "false" });
+        // One record per metric the run has a value for.
+        expect(new Set(records.map((record) => record.metric.name)).size).toBe(records.length);
+
+        const report = bmf.parse(JSON.parse(await readFile(join(runDir, "bencher.json"), "utf8")));
+        expect(Object.keys(report)).toEqual(["vllm-perf-gate/chat"]);
+        expect(report["vllm-perf-gate/chat"]!["ttft-p95-ms"]).toEqual({ value: metrics.ttft_p95 });
+        expect(report["vllm-perf-gate/chat"]!["output-throughput-tok-s"]!.value).toBe(
+          metrics.output_throughput,
+        );
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("exports no run compare would not use, and says which and why", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "vpg-run-export-"));
+    const [whole, cut] = noisyRuns(2, { seed: 5 });
+    cut!.flags.interrupted = "SIGINT";
+    cut!.flags.cutShort = true;
+    await writeResultsDir(dir, [whole!, cut!]);
+    const runs = [whole!, cut!].map((run) => ({
+      cell: run.cell,
+      run: run.run,
+      dir: join(dir, run.cell, `run-${run.run}`),
+    }));
+    const lines = await writeRunExports(runs, ["bencher"], undefined);
+    expect(lines).toEqual([
+      "wrote bencher.json for 1 run(s)",
+      `no bencher.json for runs compare would not use: ${cut!.cell}/run-${cut!.run} (interrupted by SIGINT)`,
+    ]);
+    await readFile(join(runs[0]!.dir, "bencher.json"), "utf8");
+    await expect(readFile(join(runs[1]!.dir, "bencher.json"), "utf8")).rejects.toThrow(/ENOENT/);
+  });
+
+  it("refuses an unknown format with exit 2", async () => {
+    expect(parseRunFormats("vllm,bencher")).toEqual({ runner: ["vllm"], exports: ["bencher"] });
+    expect(() => parseRunFormats("vllm,csv")).toThrow(
+      /--format expects vllm, pytorch, bencher \(comma-separated\), got "csv"/,
+    );
   });
 });

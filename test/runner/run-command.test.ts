@@ -152,7 +152,7 @@ describe("vllm-perf-gate run", () => {
     expect(missingOut.err()).toMatch(/--out DIR is required/);
     const badFormat = fakeIo(dir);
     expect(await runCli(["run", "-c", "gate.yml", "-o", "x", "--format", "csv"], badFormat.io)).toBe(2);
-    expect(badFormat.err()).toMatch(/--format expects "vllm"/);
+    expect(badFormat.err()).toMatch(/--format expects vllm, pytorch, bencher \(comma-separated\), got "csv"/);
     const badCell = fakeIo(dir);
     server = await startFakeServer();
     expect(
@@ -184,6 +184,6 @@ describe("vllm-perf-gate run", () => {
     expect(wrongModel.err()).toMatch(/model\.name: "llama" is not served at .*; it serves "m"/);
     const help = fakeIo(dir);
     expect(await runCli(["run", "--help"], help.io)).toBe(0);
-    expect(help.out()).toMatch(/--format vllm/);
+    expect(help.out()).toMatch(/--format LIST .*\n.*vllm \(vllm-result.json/);
   });
 });

@@ -1,8 +1,14 @@
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { waitForReady } from "../../src/server/readiness.js";
+import { configSchema } from "../../src/config/schema.js";
+import { createServerProvider, ServerStartError } from "../../src/server/index.js";
+import { formatReadinessWait, type ReadinessWait, waitForReady } from "../../src/server/readiness.js";
 import { systemClock } from "../../src/util/clock.js";
+import { VirtualClock } from "../util/virtual-clock.js";
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -62,5 +68,111 @@ describe("waitForReady", () => {
     }, 500);
     const outcome = await wait(baseUrl);
     expect(outcome).toMatchObject({ ready: true });
+  });
+});
+
+/** A loopback port with nothing listening on it. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** Moves virtual time on one second at a time, giving the real probes (loopback I/O) time between steps. */
+async function advanceSeconds(clock: VirtualClock, seconds: number): Promise<void> {
+  for (let second = 0; second < seconds; second++) {
+    await clock.advance(1_000, 1_000);
+    await new Promise((resolve) => setTimeout(resolve, 15));
+  }
+}
+
+describe("waitForReady progress (virtual time)", () => {
+  it("says every 10 s what it awaits, since when, the last problem and the limit while nothing listens", async () => {
+    const clock = new VirtualClock();
+    const port = await closedPort();
+    const waits: ReadinessWait[] = [];
+    const outcome = waitForReady({
+      target: { baseUrl: `http://127.0.0.1:${port}` },
+      timeoutMs: 45_000,
+      pollMs: 1_000,
+      clock,
+      exited: new Promise(() => {}),
+      onWaiting: (wait) => waits.push(wait),
+    });
+    await advanceSeconds(clock, 35);
+    expect(waits.map((wait) => wait.elapsedMs)).toEqual([10_000, 20_000, 30_000]);
+    const line = formatReadinessWait(waits[2]!, { seconds: 45, name: "server.startup_timeout_s" });
+    expect(line).toBe(
+      `waiting for the server at http://127.0.0.1:${port}: 30 s since 00:00:00 UTC, awaiting GET /health to answer 200; last probe: connection refused by 127.0.0.1:${port} (nothing listens there: check that the server is running and that http://127.0.0.1:${port} has the host and port it listens on); gives up after 45 s (server.startup_timeout_s)`,
+    );
+    await advanceSeconds(clock, 12);
+    expect(await outcome).toMatchObject({ ready: false, reason: "timeout" });
+    const reported = waits.length;
+    await advanceSeconds(clock, 20);
+    // The reports end with the wait.
+    expect(waits.length).toBe(reported);
+    expect(reported).toBe(4);
+  });
+
+  it("keeps reporting while a probe hangs (a server that accepts connections and never answers)", async () => {
+    server = createServer(() => {});
+    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const clock = new VirtualClock();
+    const waits: ReadinessWait[] = [];
+    void waitForReady({
+      target: { baseUrl },
+      timeoutMs: 900_000,
+      pollMs: 1_000,
+      clock,
+      exited: new Promise(() => {}),
+      onWaiting: (wait) => waits.push(wait),
+    });
+    // The first probe is still waiting for its (real) 5 s deadline: the reports come on the virtual clock.
+    await advanceSeconds(clock, 21);
+    expect(waits.map((wait) => [wait.elapsedMs, wait.lastProblem])).toEqual([
+      [10_000, "no answer yet"],
+      [20_000, "no answer yet"],
+    ]);
+  });
+});
+
+describe("a provider's start-up", () => {
+  it("passes the wait's progress lines to the user, naming the cell and the config's limit", async () => {
+    const clock = new VirtualClock();
+    const port = await closedPort();
+    const lines: string[] = [];
+    const provider = createServerProvider(
+      configSchema.parse({
+        version: 1,
+        server: { kind: "external", base_url: `http://127.0.0.1:${port}`, startup_timeout_s: 25 },
+        model: { name: "m" },
+        cells: [
+          {
+            name: "chat",
+            dataset: { type: "synthetic", input_tokens: 8, output_tokens: 8 },
+            load: { type: "concurrency", concurrency: 1 },
+            size: { requests: 1 },
+          },
+        ],
+      }).server,
+      { model: { name: "m" }, clock, nvidiaSmiCommand: null, progress: (line) => lines.push(line) },
+    );
+    const logDir = mkdtempSync(join(tmpdir(), "vpg-readiness-"));
+    try {
+      const started = provider.start({ cell: "chat", logDir }).catch((error: Error) => error);
+      await advanceSeconds(clock, 27);
+      expect(await started).toBeInstanceOf(ServerStartError);
+      expect(lines).toHaveLength(2);
+      expect(lines[1]).toMatch(
+        new RegExp(
+          `^chat: waiting for the server at http://127\\.0\\.0\\.1:${port}: 20 s since 00:00:0\\d UTC, awaiting GET /health to answer 200; last probe: connection refused by 127\\.0\\.0\\.1:${port} .*; gives up after 25 s \\(server\\.startup_timeout_s, from the launch\\)$`,
+        ),
+      );
+    } finally {
+      rmSync(logDir, { recursive: true, force: true });
+    }
   });
 });

@@ -5,6 +5,7 @@ import { defaultInputLimits, type InputLimits, mebibyte } from "../../compare/in
 import type { BaselineInfo, ComparisonMode } from "../../compare/verdict-schema.js";
 import { toBencherReport } from "../../report/export-bencher.js";
 import { toPytorchRecords } from "../../report/export-pytorch.js";
+import { type CompareExport, exportFileNames } from "../../report/export-runs.js";
 import { renderTerminal } from "../../report/terminal.js";
 import { UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
@@ -46,14 +47,6 @@ contradict each other is exit 2; duplicated runs are counted once (see docs/comp
 
 Exit codes: 0 the gate passes, 1 the gate fails (per gate.fail_on), 2 invalid input.
 `;
-
-export type CompareExport = "pytorch" | "bencher";
-
-/** The file each export adds to the --out directory. */
-export const exportFileNames: Record<CompareExport, string> = {
-  pytorch: "pytorch-benchmark.json",
-  bencher: "bencher.json",
-};
 
 const printFormats = {
   text: "text",

@@ -1,13 +1,14 @@
 import { readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { type RunOutput, runCells } from "../../app/run-cells.js";
+import { parseRunFormats, writeRunExports } from "../../app/run-exports.js";
 import { runSweepCells } from "../../app/run-sweep.js";
 import { loadConfig } from "../../config/load.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
 import { selectCells } from "../../runner/run-cells.js";
-import { baseUrlProvider } from "../../server/base-url.js";
+import { baseUrlApiKey, baseUrlProvider } from "../../server/base-url.js";
 import { providerForConfig } from "../../server/index.js";
-import { handleInterrupts } from "../../server/signals.js";
+import { handleInterrupts, interactiveInterrupts } from "../../server/signals.js";
 import type { ServerProvider } from "../../server/types.js";
 import { FailureError, InputError, UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
@@ -24,14 +25,27 @@ Options:
   -c, --config FILE   the config (default vllm-perf-gate.yml)
   -o, --out DIR       results directory (required)
       --base-url URL  use a running OpenAI-compatible server instead of starting config.server
+      --api-key-env NAME
+                      with --base-url: send the API key in environment variable NAME (it must
+                      be set); without it the key comes from the variable server.api_key_env
+                      names, else VLLM_API_KEY, else OPENAI_API_KEY, when set. The key is never
+                      printed or written
       --cells a,b     run only these cells
       --runs N        runs per cell (default: repeats.min of the config)
-      --format vllm   also write each run as a \`vllm bench serve\` result JSON (vllm-result.json)
+      --format LIST   also write each run in these formats (comma-separated), beside run.json:
+                      vllm (vllm-result.json, a \`vllm bench serve\` result), pytorch
+                      (pytorch-benchmark.json, PyTorch OSS benchmark records as vLLM's dashboard
+                      ingests) and bencher (bencher.json, Bencher Metric Format); runs compare
+                      would not use (interrupted, cut short, client-bound) get no pytorch/bencher
       --side LABEL    label written into run.json (e.g. baseline, candidate)
       --sweep         measure each selected cell over loads (docs/capacity.md): a capacity cell
                       is searched for the highest load meeting its SLOs (at most repeats.max
                       runs), a cell with sweep measures its loads; runs go to DIR/<cell>/run-<k>
                       with their load in run.json
+      --stall-report-s N
+                      print a line naming each request in flight that has gone N s without a
+                      chunk, and again every N s it stays quiet (default 30); the request itself
+                      still ends at the cell's timeout_s
       --append        add runs after the existing ones of each cell in DIR (run-<k> continues from
                       the highest k there); without it, a DIR that already has runs of a selected
                       cell is refused (exit 2) rather than overwritten
@@ -41,7 +55,9 @@ Options:
 Interrupts: on SIGINT or SIGTERM the run in progress stops sending, its requests in flight are
 recorded as cancelled (error kind "aborted"), its run.json is written with flags.interrupted (compare
 excludes it), every server started is stopped, and the exit code is 130 (SIGINT) or 143 (SIGTERM).
-A second signal kills the servers (their process groups) and exits at once.
+The first signal ends the process within 2 s: what is not wound down after 1.2 s (a server slow to
+stop) gets SIGTERM, then SIGKILL 0.3 s later. A second signal kills the servers (their process
+groups) and exits at once.
 
 Exit codes: 0 all runs measured (failed requests are data, see run.json), 1 a run was cut short
 (server crash) or the server could not be started, 2 invalid input, 130/143 interrupted.
@@ -56,6 +72,7 @@ export const runCommand: CliCommand = {
       config: { type: "string", short: "c" },
       out: { type: "string", short: "o" },
       "base-url": { type: "string" },
+      "api-key-env": { type: "string" },
       cells: { type: "string" },
       runs: { type: "string" },
       format: { type: "string" },
@@ -63,6 +80,7 @@ export const runCommand: CliCommand = {
       quiet: { type: "boolean", short: "q" },
       append: { type: "boolean" },
       sweep: { type: "boolean" },
+      "stall-report-s": { type: "string" },
     });
     if (args.help) {
       io.stdout.write(usage);
@@ -70,13 +88,17 @@ export const runCommand: CliCommand = {
     }
     const out = stringOption(args, "out");
     if (!out) throw new UsageError("--out DIR is required");
-    const format = stringOption(args, "format");
-    if (format !== undefined && format !== "vllm")
-      throw new UsageError(`--format expects "vllm", got "${format}"`);
+    const formats = parseRunFormats(stringOption(args, "format"));
     const runs = integerOption(args, "runs", { min: 1 });
+    const stallReportS = integerOption(args, "stall-report-s", { min: 1 });
     const baseUrl = stringOption(args, "base-url");
     if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) {
       throw new UsageError(`--base-url expects an http(s) URL, got "${baseUrl}"`);
+    }
+    if (baseUrl === undefined && stringOption(args, "api-key-env") !== undefined) {
+      throw new UsageError(
+        "--api-key-env goes with --base-url; a server the config starts or names gets its key from server.api_key_env",
+      );
     }
     const cells = stringOption(args, "cells")
       ?.split(",")
@@ -90,21 +112,28 @@ export const runCommand: CliCommand = {
     const config = loaded.config;
     const quiet = args.values.quiet === true;
     const progress = quiet ? silentProgress : streamProgress(io.stderr);
-    const apiKeyEnv = "api_key_env" in config.server ? config.server.api_key_env : undefined;
-    const apiKey = apiKeyEnv ? io.env[apiKeyEnv] : undefined;
+    // --base-url's key: --api-key-env NAME, else server.api_key_env, else VLLM_API_KEY, else OPENAI_API_KEY.
+    const key =
+      baseUrl === undefined
+        ? null
+        : baseUrlApiKey(io.env, {
+            flag: stringOption(args, "api-key-env"),
+            config: "api_key_env" in config.server ? config.server.api_key_env : undefined,
+          });
     const managed =
       baseUrl === undefined
         ? providerForConfig(config, {
             env: { ...io.env },
             interpolation: loaded.interpolation,
             warn: (message) => progress.message(`warning: ${message}`),
+            progress: (line) => progress.message(line),
           })
         : null;
     const provider: ServerProvider =
       managed ??
       baseUrlProvider({
         baseUrl: baseUrl!,
-        ...(apiKey ? { apiKey } : {}),
+        ...(key ? { apiKey: key.apiKey, apiKeyVariable: key.variable } : {}),
         model: config.model,
         sampling: config.sampling,
         env: io.env,
@@ -114,6 +143,8 @@ export const runCommand: CliCommand = {
     // SIGINT/SIGTERM: stop sending, cancel what is in flight, write the files, stop the servers, exit
     // 130/143; a second signal kills the servers and exits at once (server/signals.ts).
     const interruption = handleInterrupts({
+      // Within 2 s of the first signal, whatever the servers do.
+      ...interactiveInterrupts,
       // Even with --quiet: the user must learn that servers were killed or the wind-down limit was hit.
       log: (line) => io.stderr.write(`${line}\n`),
       onFirstSignal: (signal) =>
@@ -141,11 +172,12 @@ export const runCommand: CliCommand = {
         baseDir: dirname(loaded.path),
         ...(cells ? { cells } : {}),
         ...(runs !== undefined ? { runs } : {}),
-        formats: format === "vllm" ? ["vllm"] : [],
+        formats: formats.runner,
         firstRunByCell,
         ...(stringOption(args, "side") ? { side: stringOption(args, "side")! } : {}),
         progress,
         signal: interruption.signal,
+        ...(stallReportS !== undefined ? { stallReportMs: stallReportS * 1000 } : {}),
       });
       const cut = result.runs.filter((run) => run.file.flags.cutShort);
       const bound = result.runs.filter((run) => run.file.flags.clientBound);
@@ -154,6 +186,8 @@ export const runCommand: CliCommand = {
           `warning: ${bound.length} run(s) were client-bound (the client, not the server, limited them): ${bound.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`,
         );
       }
+      const exported = await writeRunExports(result.runs, formats.exports, stringOption(args, "side"));
+      for (const line of exported) progress.message(line);
       if (!quiet) io.stdout.write(`wrote ${result.runs.length} run(s) to ${outDir}\n`);
       const signal = interruption.received();
       if (signal !== null) {

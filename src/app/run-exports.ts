@@ -1,0 +1,70 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { readRunFile } from "../compare/load.js";
+import { runToBencherReport } from "../report/export-bencher.js";
+import { runToPytorchRecords } from "../report/export-pytorch.js";
+import { type CompareExport, exportFileNames } from "../report/export-runs.js";
+import type { OutputFormat } from "../runner/run-once.js";
+import { UsageError } from "../util/errors.js";
+import { toolVersion } from "../version.js";
+
+/** What `run --format a,b` asks for: the runner's own formats (vllm) and the dashboard exports. */
+export interface RunFormats {
+  readonly runner: OutputFormat[];
+  readonly exports: CompareExport[];
+}
+
+const runFormatNames = ["vllm", "pytorch", "bencher"] as const;
+
+/** Parses `--format vllm,pytorch,bencher` (any of them, comma-separated); none when not given. */
+export function parseRunFormats(value: string | undefined): RunFormats {
+  const runner: OutputFormat[] = [];
+  const exports: CompareExport[] = [];
+  if (value === undefined) return { runner, exports };
+  for (const name of value.split(",").map((part) => part.trim())) {
+    if (name === "vllm") runner.push("vllm");
+    else if (name === "pytorch" || name === "bencher") exports.push(name);
+    else {
+      throw new UsageError(
+        `--format expects ${runFormatNames.join(", ")} (comma-separated), got "${name || value}"`,
+      );
+    }
+  }
+  return { runner: [...new Set(runner)], exports: [...new Set(exports)] };
+}
+
+/**
+ * Writes each run's dashboard exports beside its run.json (the same file names and shapes as compare's:
+ * pytorch-benchmark.json, bencher.json), from run.json as written, so they hold what it holds, redacted.
+ * A run compare would not use (interrupted, cut short, client-bound) gets none: a dashboard would chart
+ * it as a measurement. Returns the lines to print: what was written, what was skipped and why.
+ */
+export async function writeRunExports(
+  runs: readonly { cell: string; run: number; dir: string }[],
+  exports: readonly CompareExport[],
+  side: string | undefined,
+): Promise<string[]> {
+  if (exports.length === 0) return [];
+  const written: string[] = [];
+  const skipped: string[] = [];
+  for (const run of runs) {
+    const record = await readRunFile(join(run.dir, "run.json"), run.run);
+    if (record.exclusionReasons.length > 0) {
+      skipped.push(`${run.cell}/run-${run.run} (${record.exclusionReasons.join("; ")})`);
+      continue;
+    }
+    for (const format of exports) {
+      const content =
+        format === "pytorch"
+          ? runToPytorchRecords(record, { side, toolVersion })
+          : runToBencherReport(record);
+      await writeFile(join(run.dir, exportFileNames[format]), `${JSON.stringify(content, null, 2)}\n`);
+    }
+    written.push(`${run.cell}/run-${run.run}`);
+  }
+  const names = exports.map((format) => exportFileNames[format]).join(" and ");
+  return [
+    ...(written.length > 0 ? [`wrote ${names} for ${written.length} run(s)`] : []),
+    ...(skipped.length > 0 ? [`no ${names} for runs compare would not use: ${skipped.join(", ")}`] : []),
+  ];
+}
