@@ -1,10 +1,11 @@
 import type { MetricName } from "../config/metric-names.js";
-import type { GateConfig } from "../config/schema.js";
+import type { GateConfig, QualityConfig } from "../config/schema.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { lookSchedule, passLevel, perLookLevel } from "../stats/sequential.js";
 import { checkComparability, pairCells } from "./analyze/cells.js";
 import { decide } from "./analyze/decide.js";
 import { type Draft, draftsForCell } from "./analyze/drafts.js";
+import { guardChecks } from "./analyze/guards.js";
 import {
   countGated,
   detectionSummary,
@@ -44,7 +45,15 @@ export interface AnalyzeInput {
   tool: { name: string; version: string };
   /** Minutes of one cell-run for the GPU-time estimates (config run length; default 1). */
   runMinutes?: number;
+  /** The quality checks' settings (config `quality`); the defaults when absent. */
+  quality?: QualityConfig;
 }
+
+const defaultGuardSettings: QualityConfig["guards"] = {
+  enabled: true,
+  share_points: 0.02,
+  output_length_tolerance: 0.1,
+};
 
 /** The test levels of this look: the family's alpha spent over the sequential looks, and the pass level. */
 interface Levels {
@@ -130,13 +139,25 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   const brokenCells = cells.filter(
     (cell) => cell.status === "missing-baseline" || cell.status === "missing-candidate",
   );
-  const verdict = overallVerdict(
+  const guards = guardChecks(
+    pairing.compared,
+    {
+      guards: input.quality?.guards ?? defaultGuardSettings,
+      metricTolerance: gate.metric_tolerance,
+      alpha,
+    },
+    warnings,
+  );
+  const guardRegressions = guards?.filter((check) => check.verdict === "regression").length ?? 0;
+  const speedVerdict = overallVerdict(
     counts,
     brokenCells.length,
     pairing.allCells.length,
     notComparable.length,
     gate.on_not_comparable,
   );
+  // A guard regression is a regression whatever the speed checks found (docs/quality.md).
+  const verdict = guardRegressions > 0 && speedVerdict !== "not-comparable" ? "regression" : speedVerdict;
 
   const maxRuns = input.repeats.max;
   const { draftOf, futilityInput, resolvable } = futilityModel(
@@ -182,7 +203,13 @@ export function analyze(input: AnalyzeInput): VerdictFile {
     generatedAt: input.now,
     verdict,
     exitCode: exitCodeFor(verdict, gate.fail_on),
-    headline: headlineFor(verdict, counts, comparisons, brokenCells.length, notComparable.length),
+    headline: withGuardHeadline(
+      headlineFor(speedVerdict, counts, comparisons, brokenCells.length, notComparable.length),
+      verdict,
+      speedVerdict,
+      guardRegressions,
+      counts.improvement,
+    ),
     counts,
     mode,
     baselineInfo: input.baselineInfo ?? null,
@@ -201,7 +228,29 @@ export function analyze(input: AnalyzeInput): VerdictFile {
     settle,
     detection,
     warnings,
+    ...(guards !== null ? { quality: { guards } } : {}),
   };
+}
+
+/**
+ * The headline when quality guards regressed: it leads with them, and a speed improvement beside them is
+ * named as coming with the regression, never as a plain improvement.
+ */
+function withGuardHeadline(
+  speedHeadline: string,
+  verdict: VerdictFile["verdict"],
+  speedVerdict: VerdictFile["verdict"],
+  guardRegressions: number,
+  speedImprovements: number,
+): string {
+  if (guardRegressions === 0 || verdict !== "regression") return speedHeadline;
+  const guards = `${guardRegressions} quality guard${guardRegressions === 1 ? "" : "s"} got worse beyond tolerance`;
+  if (speedVerdict === "regression") return `Regression: ${guards}; and ${speedHeadline.replace(/^Regression: /, "")}`;
+  const speed =
+    speedImprovements > 0
+      ? `the speed ${speedImprovements === 1 ? "improvement comes" : `improvements (${speedImprovements}) come`} with changed outputs, not an improvement`
+      : "the outputs changed";
+  return `Regression: ${guards}: ${speed} (speed alone: ${speedHeadline})`;
 }
 
 /** The settings block of verdict.json: what the verdict was decided with. */

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadConfig } from "../config/load.js";
-import type { Config, GateConfig } from "../config/schema.js";
+import type { Config, GateConfig, QualityConfig } from "../config/schema.js";
 import { configSchema } from "../config/schema.js";
 import { serverLifecycle, serverStartSeconds } from "../config/summary.js";
 import type { RunRecord } from "../metrics/run-record.js";
@@ -26,6 +26,8 @@ export interface CompareSettings {
   runMinutes?: number;
   /** For the GPU-minutes spent; without a config, 3 minutes a start and one server per cell. */
   cost?: CostModel;
+  /** The quality checks (config `quality`); their defaults without a config. */
+  quality?: QualityConfig;
 }
 
 export function defaultCompareSettings(): CompareSettings {
@@ -41,6 +43,7 @@ export function settingsFromConfig(config: Config): CompareSettings {
   return {
     gate: config.gate,
     repeats: config.repeats,
+    quality: config.quality,
     runMinutes,
     cost: {
       serverStartS: serverStartSeconds(config),
@@ -83,6 +86,7 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     gate: settings.gate,
     repeats: settings.repeats,
     ...(settings.runMinutes === undefined ? {} : { runMinutes: settings.runMinutes }),
+    ...(settings.quality === undefined ? {} : { quality: settings.quality }),
     mode: input.mode ?? "stored",
     baselineInfo: input.baselineInfo ?? null,
     ...(input.history ? { history: input.history } : {}),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { metricNames } from "../config/metric-names.js";
+import { qualityVerdictSchema } from "./quality-schema.js";
 
 /**
  * `verdict.json`: the machine-readable outcome of `compare`, read by the action (to label the PR,
@@ -233,6 +234,8 @@ export const verdictFileSchema = z.object({
     })
     .nullable(),
   warnings: z.array(z.string()),
+  /** Quality beside speed (docs/quality.md); absent when no run had guard counts. */
+  quality: qualityVerdictSchema.optional(),
   /** GPU-minutes the comparison's runs cost, every server start counted (set by compare, after analyze). */
   gpuMinutes: gpuMinutesSpentSchema.optional(),
 });

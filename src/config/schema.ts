@@ -548,6 +548,31 @@ const clientSchema = strictObject({
     .describe("Event-loop delay (p99) beyond which a run is flagged client-bound."),
 });
 
+/**
+ * Quality beside speed (docs/quality.md): the guard checks every compared cell gets from its measured
+ * requests, judged as a family of their own.
+ */
+const qualityGuardsSchema = strictObject({
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe("Judge the guard metrics (finish reasons, zero outputs, usage vs chunks, output length)."),
+  share_points: fraction()
+    .default(0.02)
+    .describe(
+      "Rise of a guard share (requests finished at max_tokens, aborted, with zero output, with usage unlike the chunks) that is a regression when significant: 0.02 = 2 percentage points.",
+    ),
+  output_length_tolerance: fraction()
+    .default(0.1)
+    .describe(
+      "Relative shift of the mean output tokens per request, either way, that is a regression when significant (MLPerf's TEST09 allows 10%).",
+    ),
+});
+
+const qualitySchema = strictObject({
+  guards: qualityGuardsSchema.default(qualityGuardsSchema.parse({})),
+});
+
 export const configSchema = strictObject({
   version: z.literal(1, {
     error: (issue) => `expected 1 (the only config version), got ${JSON.stringify(issue.input)}`,
@@ -569,6 +594,7 @@ export const configSchema = strictObject({
   cost: costSchema.default({}),
   telemetry: telemetrySchema.default({ metrics_interval_s: 2, nvidia_smi_interval_s: 1 }),
   client: clientSchema.default({ max_schedule_lag_ms: 10, max_event_loop_lag_ms: 50 }),
+  quality: qualitySchema.default(qualitySchema.parse({})),
 }).superRefine((config, context) => {
   for (const problem of duplicateCellNames(config.cells)) context.addIssue({ code: "custom", ...problem });
   for (const problem of promptTokenBudget(config.cells)) context.addIssue({ code: "custom", ...problem });
@@ -670,5 +696,6 @@ export function isFileBacked(dataset: DatasetConfig): dataset is FileDatasetConf
 export type LoadConfig = CellConfig["load"];
 export type LengthConfig = z.output<typeof lengthSchema>;
 export type GateConfig = Config["gate"];
+export type QualityConfig = Config["quality"];
 export type SamplingConfig = Config["sampling"];
 export type ModelConfig = Config["model"];

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { runGuardsSchema } from "./guards.js";
 import { usageIssueKinds } from "./request-record.js";
 
 /**
@@ -122,6 +123,9 @@ export const runFileSchema = z.object({
     sloAttainment: z.number().min(0).max(1).nullable(),
   }),
   server: serverMetricsSummarySchema.nullable(),
+  guards: runGuardsSchema
+    .optional()
+    .describe("What the outputs were (finish reasons, zero outputs, usage checks, lengths): docs/quality.md."),
   flags: z.object({
     clientBound: z.boolean(),
     clientBoundReason: z.string().optional(),

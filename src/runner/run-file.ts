@@ -1,4 +1,5 @@
 import type { RequestRecord, UsageIssueKind } from "../metrics/request-record.js";
+import { computeGuards } from "../metrics/guards.js";
 import { computeRunMetrics } from "../metrics/run-metrics.js";
 import {
   type RunFile,
@@ -130,6 +131,7 @@ export function assembleRunFile(facts: RunFacts): RunFile {
     },
     ...metrics,
     server,
+    guards: computeGuards(sorted, guardIgnoreEos(config.sampling)),
     flags: {
       clientBound: reasons.length > 0,
       ...(reasons.length > 0 ? { clientBoundReason: reasons.join("; ") } : {}),
@@ -157,6 +159,13 @@ export function assembleRunFile(facts: RunFacts): RunFile {
     },
     telemetry: facts.telemetry ?? null,
   });
+}
+
+/** Whether the requests asked for ignore_eos: the sampling setting, unless extra_body overrides it. */
+function guardIgnoreEos(sampling: CellContext["config"]["sampling"]): boolean | null {
+  const extra = sampling.extra_body.ignore_eos;
+  if (extra === undefined) return sampling.ignore_eos;
+  return typeof extra === "boolean" ? extra : null;
 }
 
 /**

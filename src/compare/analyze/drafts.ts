@@ -1,5 +1,6 @@
 import {
   describeMetric,
+  isGuardMetric,
   type LatencyStatistic,
   latencyMetricName,
   type MetricName,
@@ -66,6 +67,8 @@ export function draftsForCell(compared: ComparedCell, settings: DraftSettings, w
   const fewestCompleted = Math.min(...[...base, ...cand].map((run) => run.requests.completed));
   const drafts: Draft[] = [];
   for (const metric of metricNames) {
+    // The guards are a family of their own (guards.ts), never traded against speed.
+    if (isGuardMetric(metric)) continue;
     const draft = metricDraft(compared, metric, fewestCompleted, settings, warnings);
     if (draft !== null) drafts.push(draft);
   }
