@@ -245,7 +245,8 @@ function withGuardHeadline(
 ): string {
   if (guardRegressions === 0 || verdict !== "regression") return speedHeadline;
   const guards = `${guardRegressions} quality guard${guardRegressions === 1 ? "" : "s"} got worse beyond tolerance`;
-  if (speedVerdict === "regression") return `Regression: ${guards}; and ${speedHeadline.replace(/^Regression: /, "")}`;
+  if (speedVerdict === "regression")
+    return `Regression: ${guards}; and ${speedHeadline.replace(/^Regression: /, "")}`;
   const speed =
     speedImprovements > 0
       ? `the speed ${speedImprovements === 1 ? "improvement comes" : `improvements (${speedImprovements}) come`} with changed outputs, not an improvement`

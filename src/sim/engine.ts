@@ -194,8 +194,7 @@ export class Engine {
     const greedySeed =
       spec.temperature === 0 ? mixSeed(hashTokens(spec.promptTokens), this.profile.model_revision) : null;
     const outputSeed =
-      greedySeed ??
-      (spec.seed !== undefined ? mixSeed(spec.seed, 0x7e57) : mixSeed(this.seed, ordinal + 1));
+      greedySeed ?? (spec.seed !== undefined ? mixSeed(spec.seed, 0x7e57) : mixSeed(this.seed, ordinal + 1));
     const rng = seededRandom(outputSeed);
     const planned = this.plannedOutput(spec, rng);
     const faults = this.qualityFaults(spec, outputSeed, planned);
@@ -360,9 +359,7 @@ export class Engine {
     const eos = isLast && seq.plannedReason === "stop";
     const position = seq.outputs.length;
     const diverged = seq.divergeAt !== null && position >= seq.divergeAt;
-    const token = eos
-      ? eosTokenId
-      : Math.floor((diverged ? seq.altRng : seq.rng).next() * vocabularySize);
+    const token = eos ? eosTokenId : Math.floor((diverged ? seq.altRng : seq.rng).next() * vocabularySize);
     seq.outputs.push(token);
     const first = seq.outputs.length === 1;
     this.stats.generationTokens++;

@@ -95,7 +95,9 @@ function guardDraft(
     const baseline = share(b);
     const candidate = share(c);
     const empty = baseline === null || candidate === null;
-    const pRaw = empty ? null : errorIncreaseP({ failed: b.count, total: b.requests }, { failed: c.count, total: c.requests });
+    const pRaw = empty
+      ? null
+      : errorIncreaseP({ failed: b.count, total: b.requests }, { failed: c.count, total: c.requests });
     const beyond = !empty && candidate - baseline > tolerance;
     return {
       cell,
