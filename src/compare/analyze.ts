@@ -5,6 +5,7 @@ import { lookSchedule, passLevel, perLookLevel } from "../stats/sequential.js";
 import { checkComparability, pairCells } from "./analyze/cells.js";
 import { decide } from "./analyze/decide.js";
 import { type Draft, draftsForCell } from "./analyze/drafts.js";
+import { greedyChecks } from "./analyze/greedy.js";
 import { guardChecks } from "./analyze/guards.js";
 import {
   countGated,
@@ -148,7 +149,10 @@ export function analyze(input: AnalyzeInput): VerdictFile {
     },
     warnings,
   );
-  const guardRegressions = guards?.filter((check) => check.verdict === "regression").length ?? 0;
+  const greedy = greedyChecks(pairing.compared, input.quality?.greedy, warnings);
+  const guardRegressions =
+    (guards?.filter((check) => check.verdict === "regression").length ?? 0) +
+    (greedy?.filter((check) => check.verdict === "regression").length ?? 0);
   const speedVerdict = overallVerdict(
     counts,
     brokenCells.length,
@@ -228,7 +232,9 @@ export function analyze(input: AnalyzeInput): VerdictFile {
     settle,
     detection,
     warnings,
-    ...(guards !== null ? { quality: { guards } } : {}),
+    ...(guards !== null || greedy !== null
+      ? { quality: { guards: guards ?? [], ...(greedy !== null ? { greedy } : {}) } }
+      : {}),
   };
 }
 
@@ -244,7 +250,7 @@ function withGuardHeadline(
   speedImprovements: number,
 ): string {
   if (guardRegressions === 0 || verdict !== "regression") return speedHeadline;
-  const guards = `${guardRegressions} quality guard${guardRegressions === 1 ? "" : "s"} got worse beyond tolerance`;
+  const guards = `${guardRegressions} quality check${guardRegressions === 1 ? "" : "s"} got worse beyond tolerance`;
   if (speedVerdict === "regression")
     return `Regression: ${guards}; and ${speedHeadline.replace(/^Regression: /, "")}`;
   const speed =

@@ -28,8 +28,49 @@ export const guardCheckSchema = z.object({
 
 export type GuardCheck = z.output<typeof guardCheckSchema>;
 
+/** One side-by-side comparison of kept outputs (candidate vs baseline, or baseline vs itself). */
+export const outputAgreementSchema = z.object({
+  prompts: z.number().int().describe("Prompts answered on both sides."),
+  changedShare: z.number().describe("Share of prompts whose output text differs."),
+  prefixChangedShare: z.number().describe("Share whose first first_tokens tokens differ."),
+  similarity: z
+    .number()
+    .nullable()
+    .describe("Mean token-level similarity: 1 - edit distance / longer length."),
+  logprobDrift: z
+    .number()
+    .nullable()
+    .describe("Mean |logprob change| (nats) over the tokens both chose alike; null without logprobs."),
+  logprobTokens: z.number().int().describe("Tokens the drift is over."),
+});
+export type OutputAgreement = z.output<typeof outputAgreementSchema>;
+
+export const greedyCheckSchema = z.object({
+  cell: z.string(),
+  /** Which runs were compared (their run indexes). */
+  runs: z.object({ baseline: z.number().int().nullable(), candidate: z.number().int().nullable() }),
+  candidate: outputAgreementSchema,
+  /** The baseline's first two runs against each other: the run-to-run floor; null with one baseline run. */
+  baselineNoise: outputAgreementSchema.nullable(),
+  /** Tokens are the server's (logprobs returned) or whitespace-separated words. */
+  tokenSource: z.enum(["server", "words"]),
+  verdict: z.enum(["regression", "within-tolerance"]),
+  reasons: z.array(z.string()),
+  examples: z.array(
+    z.object({
+      index: z.number().int(),
+      similarity: z.number(),
+      firstDifference: z.number().int().describe("Token position of the first difference."),
+      baseline: z.string().describe("Excerpt around the first difference, raw (the report escapes it)."),
+      candidate: z.string(),
+    }),
+  ),
+});
+export type GreedyCheck = z.output<typeof greedyCheckSchema>;
+
 export const qualityVerdictSchema = z.object({
   guards: z.array(guardCheckSchema),
+  greedy: z.array(greedyCheckSchema).optional(),
 });
 
 export type QualityVerdict = z.output<typeof qualityVerdictSchema>;

@@ -569,8 +569,50 @@ const qualityGuardsSchema = strictObject({
     ),
 });
 
+/**
+ * The greedy-output check: its cells' requests are sent greedy (temperature 0, ignore_eos false, logprobs
+ * asked), their outputs kept per prompt in run.json and compared with the baseline's.
+ */
+const qualityGreedySchema = strictObject({
+  cells: z
+    .array(z.string())
+    .min(1, "expected at least one cell name")
+    .describe(
+      "Cells whose outputs are kept and compared (a few hundred prompts at low load); their requests are sent with temperature 0 and ignore_eos false whatever `sampling` says.",
+    ),
+  logprobs: nonNegativeInt()
+    .max(20, atMost(20, "logprobs (vLLM's default --max-logprobs is 20)"))
+    .default(1)
+    .describe(
+      "logprobs asked per token (completions `logprobs: k`, chat `top_logprobs: k`); 0 asks for none.",
+    ),
+  first_tokens: positiveInt()
+    .max(configLimits.tokens, atMost(configLimits.tokens, "token counts"))
+    .default(32)
+    .describe("N of the share of prompts whose output is identical up to the first N tokens."),
+  max_changed_share: fraction()
+    .default(0.02)
+    .describe(
+      "Share of prompts whose output may differ from the baseline's beyond the baseline's own run-to-run differences (0.02 = 2%).",
+    ),
+  max_prefix_changed_share: fraction().default(0.02).describe("The same for the first first_tokens tokens."),
+  min_similarity: fraction()
+    .default(0.98)
+    .describe("Lowest acceptable mean token-level similarity (1 - edit distance / longer length)."),
+  max_logprob_drift: nonNegativeNumber()
+    .default(0.05)
+    .describe(
+      "Largest acceptable mean |logprob change| (nats) of the chosen tokens, over the tokens both sides chose alike.",
+    ),
+  examples: nonNegativeInt()
+    .max(20, atMost(20, "examples"))
+    .default(3)
+    .describe("Most-changed prompts shown in the report (escaped, cut short)."),
+});
+
 const qualitySchema = strictObject({
   guards: qualityGuardsSchema.default(qualityGuardsSchema.parse({})),
+  greedy: qualityGreedySchema.optional(),
 });
 
 export const configSchema = strictObject({
@@ -598,7 +640,26 @@ export const configSchema = strictObject({
 }).superRefine((config, context) => {
   for (const problem of duplicateCellNames(config.cells)) context.addIssue({ code: "custom", ...problem });
   for (const problem of promptTokenBudget(config.cells)) context.addIssue({ code: "custom", ...problem });
+  for (const problem of unknownQualityCells(config)) context.addIssue({ code: "custom", ...problem });
 });
+
+/** The quality checks name cells: each must be one of `cells`. */
+function unknownQualityCells(config: {
+  cells: readonly { name: string }[];
+  quality: { greedy?: { cells: readonly string[] } | undefined };
+}): { path: (string | number)[]; message: string }[] {
+  const names = new Set(config.cells.map((cell) => cell.name));
+  return (config.quality.greedy?.cells ?? []).flatMap((name, index) =>
+    names.has(name)
+      ? []
+      : [
+          {
+            path: ["quality", "greedy", "cells", index],
+            message: `expected the name of a cell (${[...names].join(", ")}), got "${name}"`,
+          },
+        ],
+  );
+}
 
 /** The largest (or, for an unbounded distribution, typical) value of a length. */
 function lengthCeiling(length: LengthConfig): number {

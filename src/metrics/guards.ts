@@ -40,6 +40,35 @@ export const runGuardsSchema = z.object({
 
 export type RunGuards = z.output<typeof runGuardsSchema>;
 
+/**
+ * The outputs of a greedy-output cell's run (run.json `outputs`), one per measured request in index order:
+ * the same seeded workload sends the same prompt at the same index on both sides.
+ */
+export const runOutputSchema = z.object({
+  index: z.number().int().nonnegative(),
+  ok: z.boolean(),
+  finishReason: z.string().nullable(),
+  text: z.string(),
+  tokens: z.array(z.string()).nullable(),
+  logprobs: z.array(z.number().nullable()).nullable(),
+});
+export type RunOutput = z.output<typeof runOutputSchema>;
+
+/** The kept outputs of these records, in index order (pure); empty when none kept any. */
+export function collectOutputs(records: readonly RequestRecord[]): RunOutput[] {
+  return records
+    .filter((record) => record.output !== undefined)
+    .sort((a, b) => a.index - b.index)
+    .map((record) => ({
+      index: record.index,
+      ok: record.ok,
+      finishReason: record.finishReason,
+      text: record.output!.text,
+      tokens: record.output!.tokens,
+      logprobs: record.output!.logprobs,
+    }));
+}
+
 /** The guard counts of these measured requests (pure). */
 export function computeGuards(records: readonly RequestRecord[], ignoreEos: boolean | null): RunGuards {
   const finish = { stop: 0, length: 0, abort: 0, other: 0 };

@@ -1,5 +1,5 @@
 import type { MetricName } from "../config/metric-names.js";
-import type { RunGuards } from "./guards.js";
+import type { RunGuards, RunOutput } from "./guards.js";
 import { runFileMetrics } from "./metric-values.js";
 import type { RunFile } from "./run-schema.js";
 
@@ -20,6 +20,8 @@ export interface RunRecord {
   requests: { total: number; completed: number; failed: number };
   /** The guard counts (run.json `guards`); absent in vLLM results and older run.json files. */
   guards?: RunGuards;
+  /** A greedy-output cell's outputs per prompt (run.json `outputs`). */
+  outputs?: RunOutput[];
   fingerprint: Record<string, unknown>;
   /** Why the run must not be used, empty when it is healthy. */
   exclusionReasons: string[];
@@ -62,6 +64,7 @@ export function runRecordFromRunFile(file: RunFile, source: string): RunRecord {
       failed: file.requests.failed,
     },
     ...(file.guards !== undefined ? { guards: file.guards } : {}),
+    ...(file.outputs !== undefined ? { outputs: file.outputs } : {}),
     fingerprint: file.fingerprint,
     exclusionReasons,
   };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { runGuardsSchema } from "./guards.js";
+import { runGuardsSchema, runOutputSchema } from "./guards.js";
 import { usageIssueKinds } from "./request-record.js";
 
 /**
@@ -125,7 +125,13 @@ export const runFileSchema = z.object({
   server: serverMetricsSummarySchema.nullable(),
   guards: runGuardsSchema
     .optional()
-    .describe("What the outputs were (finish reasons, zero outputs, usage checks, lengths): docs/quality.md."),
+    .describe(
+      "What the outputs were (finish reasons, zero outputs, usage checks, lengths): docs/quality.md.",
+    ),
+  outputs: z
+    .array(runOutputSchema)
+    .optional()
+    .describe("A greedy-output cell's outputs per prompt (config quality.greedy), for the greedy check."),
   flags: z.object({
     clientBound: z.boolean(),
     clientBoundReason: z.string().optional(),

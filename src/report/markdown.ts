@@ -2,7 +2,6 @@ import { impactMetrics, impactStanding, tallyOf } from "../compare/summary.js";
 import type { Comparison, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
 import { describeMetric } from "../config/metric-names.js";
 import { escapeHtml, escapeMarkdown, escapeValue } from "./escape.js";
-import { qualityGuardSection } from "./quality.js";
 import {
   describeMetricRef,
   formatChange,
@@ -13,6 +12,7 @@ import {
   formatP,
   formatSignedNumber,
 } from "./format.js";
+import { qualitySection } from "./quality.js";
 
 /** GitHub's limit on a comment body. */
 export const commentBudget = 65_536;
@@ -546,7 +546,7 @@ export function renderMarkdown(verdict: VerdictFile, budget = commentBudget): st
     { full: mixedSection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
     { full: impactSection(verdict), short: "", shedRank: 6 },
     { full: acceptanceSection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
-    { full: qualityGuardSection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
+    { full: qualitySection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
     { full: cellsSection(verdict), short: "", shedRank: 5 },
     { full: modeSection(verdict), short: modeSection(verdict, false), shedRank: 7 },
     { full: warningsSection(verdict, 50), short: warningsSection(verdict, 3), shedRank: 4 },

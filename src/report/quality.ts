@@ -1,7 +1,7 @@
-import type { GuardCheck } from "../compare/quality-schema.js";
+import type { GreedyCheck, GuardCheck, OutputAgreement } from "../compare/quality-schema.js";
 import type { VerdictFile } from "../compare/verdict-schema.js";
 import { describeMetric } from "../config/metric-names.js";
-import { escapeMarkdown } from "./escape.js";
+import { escapeHtml, escapeMarkdown } from "./escape.js";
 import { formatFractionAsPercent, formatMetricValue, formatP } from "./format.js";
 
 /** Guard rows shown in full; beyond it the within-tolerance ones are only counted. */
@@ -63,4 +63,98 @@ export function qualityGuardSection(verdict: VerdictFile): string {
     "",
     "Shares of the measured requests pooled over a side's runs (requests counted / measured); a share is a regression when it rose significantly by more than its points, the output length when its mean moved significantly either way by more than its tolerance; Holm over the guard family, apart from the speed checks.",
   ].join("\n");
+}
+
+/** Characters of each side of an example shown in the report (verdict.json keeps exampleChars). */
+export const exampleShownChars = 120;
+
+function agreementCells(a: OutputAgreement): string[] {
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  return [
+    String(a.prompts),
+    pct(1 - a.changedShare),
+    pct(1 - a.prefixChangedShare),
+    a.similarity === null ? "–" : a.similarity.toFixed(3),
+    a.logprobDrift === null ? "–" : `${a.logprobDrift.toFixed(3)} nats`,
+  ];
+}
+
+/** An output excerpt as inline code-free text: escaped for markdown, newlines shown as ⏎, cut short. */
+function excerpt(text: string): string {
+  const flat = text.replace(/\r\n|\r|\n/g, "⏎");
+  const cut = flat.length > exampleShownChars ? `${flat.slice(0, exampleShownChars)}…` : flat;
+  return escapeMarkdown(cut, exampleShownChars * 4);
+}
+
+/**
+ * The greedy-output checks (docs/quality.md): per cell the candidate's agreement with the baseline beside
+ * the baseline's own run-to-run agreement, the reasons of a regression, and the most-changed prompts.
+ */
+export function qualityGreedySection(verdict: VerdictFile): string {
+  const checks: readonly GreedyCheck[] = verdict.quality?.greedy ?? [];
+  if (checks.length === 0) return "";
+  const header = [
+    "Cell",
+    "Compared",
+    "Prompts",
+    "Identical",
+    "Same first tokens",
+    "Similarity",
+    "Logprob drift",
+    "Verdict",
+  ];
+  const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+  const rows: string[] = [];
+  for (const check of checks) {
+    const label = check.verdict === "regression" ? "🔴 regression" : "⚪ within tolerance";
+    rows.push(
+      line([
+        escapeMarkdown(check.cell, 60),
+        "candidate vs baseline",
+        ...agreementCells(check.candidate),
+        label,
+      ]),
+    );
+    if (check.baselineNoise !== null)
+      rows.push(line(["", "baseline run to run", ...agreementCells(check.baselineNoise), ""]));
+  }
+  const details: string[] = [];
+  for (const check of checks) {
+    for (const reason of check.reasons)
+      details.push(`- ${escapeMarkdown(check.cell, 60)}: ${escapeMarkdown(reason, 300)}`);
+    if (check.examples.length > 0) {
+      details.push(
+        "",
+        `<details><summary>Most-changed outputs: ${escapeHtml(check.cell, 60)}</summary>`,
+        "",
+        ...check.examples.flatMap((example) => [
+          `- prompt ${example.index}, first difference at token ${example.firstDifference}, similarity ${example.similarity.toFixed(3)}`,
+          `  - baseline: ${excerpt(example.baseline)}`,
+          `  - candidate: ${excerpt(example.candidate)}`,
+        ]),
+        "",
+        "</details>",
+      );
+    }
+  }
+  const source = checks.some((c) => c.tokenSource === "words")
+    ? "tokens are the server's where it returned logprobs, else whitespace-separated words"
+    : "tokens are the server's (logprobs returned)";
+  return [
+    "### Greedy outputs",
+    "",
+    line(header),
+    line(header.map(() => "---")),
+    ...rows,
+    ...(details.length > 0 ? ["", ...details] : []),
+    "",
+    `Same prompts, temperature 0, outputs kept per prompt; ${source}; similarity: 1 − token edit distance / longer length; logprob drift: mean |change| over the tokens both chose alike; the tolerances (quality.greedy) are over the baseline's own run-to-run differences.`,
+  ].join("\n");
+}
+
+/** Every quality section of the report, in order. */
+export function qualitySection(verdict: VerdictFile): string {
+  return [qualityGuardSection(verdict), qualityGreedySection(verdict)]
+    .filter((s) => s.length > 0)
+    .join("\n\n");
 }

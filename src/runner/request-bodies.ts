@@ -7,6 +7,8 @@ import type { LoadPlan } from "./load-plan.js";
 export interface RequestBody {
   bytes: Buffer;
   perChunkUsage: boolean;
+  /** A greedy-output cell's request: the client keeps its output (config quality.greedy). */
+  keepOutput: boolean;
   meta: {
     targetInputTokens: number | null;
     maxTokens: number;
@@ -23,16 +25,21 @@ const prebuildLimit = 20_000;
 /** The body of request `index` of a phase: the workload's request with the model, sampling and cache salt. */
 export function requestBodies(context: CellContext, workload: Workload, cacheSalt: string | null): BodyFor {
   const { config } = context;
+  const greedy = config.quality.greedy?.cells.includes(context.cell.name)
+    ? { logprobs: config.quality.greedy.logprobs }
+    : undefined;
   return (phase: Phase, index: number) => {
     const request = workload.request(index, phase);
     const body = buildRequestBody(request, {
       model: config.model.name,
       sampling: config.sampling,
       cacheSalt,
+      greedy,
     });
     return {
       bytes: Buffer.from(JSON.stringify(body)),
       perChunkUsage: wantsPerChunkUsage(body),
+      keepOutput: greedy !== undefined && phase === "measure",
       meta: {
         targetInputTokens: request.targetInputTokens,
         // What was asked, after sampling.extra_body (which may set max_tokens itself).

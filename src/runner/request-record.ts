@@ -150,6 +150,7 @@ export function toRecord(
     targetInputTokens: request.targetInputTokens,
     maxTokens: request.maxTokens,
     prefixGroup: request.prefixGroup,
+    ...(outcome.output !== undefined ? { output: outcome.output } : {}),
     ...(usage.issue !== null ? { usageIssue: usage.issue } : {}),
   };
 }

@@ -1,5 +1,5 @@
+import { collectOutputs, computeGuards } from "../metrics/guards.js";
 import type { RequestRecord, UsageIssueKind } from "../metrics/request-record.js";
-import { computeGuards } from "../metrics/guards.js";
 import { computeRunMetrics } from "../metrics/run-metrics.js";
 import {
   type RunFile,
@@ -58,6 +58,7 @@ export function assembleRunFile(facts: RunFacts): RunFile {
   const sorted = [...records].sort((a, b) => a.index - b.index);
   const durationS = Math.max(0, lastEnd - origin) / 1000;
   const metrics = computeRunMetrics(sorted, { durationS, slo: cell.slo, warmup: warmupCount });
+  const outputs = collectOutputs(sorted);
   const lags = records.map((record) => record.readyMs - record.scheduledMs);
   const lagSummary = summarize(lags);
   const targetConcurrency = targetConcurrencyOf(plan);
@@ -131,7 +132,8 @@ export function assembleRunFile(facts: RunFacts): RunFile {
     },
     ...metrics,
     server,
-    guards: computeGuards(sorted, guardIgnoreEos(config.sampling)),
+    guards: computeGuards(sorted, guardIgnoreEos(context)),
+    ...(outputs.length > 0 ? { outputs } : {}),
     flags: {
       clientBound: reasons.length > 0,
       ...(reasons.length > 0 ? { clientBoundReason: reasons.join("; ") } : {}),
@@ -161,8 +163,13 @@ export function assembleRunFile(facts: RunFacts): RunFile {
   });
 }
 
-/** Whether the requests asked for ignore_eos: the sampling setting, unless extra_body overrides it. */
-function guardIgnoreEos(sampling: CellContext["config"]["sampling"]): boolean | null {
+/**
+ * Whether the requests asked for ignore_eos: the sampling setting, unless extra_body overrides it; never
+ * in a greedy-output cell (request-body.ts).
+ */
+function guardIgnoreEos(context: CellContext): boolean | null {
+  if (context.config.quality.greedy?.cells.includes(context.cell.name)) return false;
+  const sampling = context.config.sampling;
   const extra = sampling.extra_body.ignore_eos;
   if (extra === undefined) return sampling.ignore_eos;
   return typeof extra === "boolean" ? extra : null;

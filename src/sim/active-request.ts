@@ -10,11 +10,13 @@ import {
   doneEvent,
   errorBody,
   type GenerationRequest,
+  logprobsJson,
   type ProtocolShape,
   streamErrorEvent,
+  type TokenLogprobs,
   usageOf,
 } from "./protocol.js";
-import { tokenText } from "./tokenizer.js";
+import { tokenText, vocabularySize } from "./tokenizer.js";
 
 export interface ChunkRecord {
   /** The response's `id` (cmpl-... / chatcmpl-...). */
@@ -44,6 +46,22 @@ export interface RequestHost {
   abort(request: ActiveRequest): void;
 }
 
+/**
+ * A token's logprobs as the simulator gives them: the chosen (greedy) token first with the engine's
+ * logprob, then k - 1 alternatives, each less likely than the one before it.
+ */
+function tokenLogprobs(event: StepEvent, text: string, k: number): TokenLogprobs {
+  const top = [{ token: text, logprob: event.logprob }];
+  for (let rank = 1; rank < k; rank++) {
+    const alternative = (event.token + rank * 7919) % vocabularySize;
+    top.push({
+      token: tokenText(alternative, event.outputTokens === 1),
+      logprob: event.logprob - 0.5 - rank,
+    });
+  }
+  return { token: text, logprob: event.logprob, top: k > 0 ? top : [] };
+}
+
 export interface FaultPlan {
   kind: "midstream" | "reset";
   afterTokens: number;
@@ -54,6 +72,9 @@ export class ActiveRequest {
   readonly writer: ChunkWriter;
   private pendingText = "";
   private pendingTokens = 0;
+  /** Logprobs of the pending tokens (when the request asked for them), and the output characters sent. */
+  private pendingLogprobs: TokenLogprobs[] = [];
+  private sentChars = 0;
   private sentTokens = 0;
   /** SSE events produced by the current delivery, written together by flush(). */
   private outgoing = "";
@@ -106,6 +127,7 @@ export class ActiveRequest {
     }
     this.pendingText += text;
     this.pendingTokens++;
+    if (this.req.logprobs !== null) this.pendingLogprobs.push(tokenLogprobs(event, text, this.req.logprobs));
     this.lastEvent = event;
     if (finish !== null) this.finishStream(event, finish);
   }
@@ -128,11 +150,17 @@ export class ActiveRequest {
 
   private contentChunk(event: StepEvent, finish: string | null): string {
     const usage = this.req.continuousUsage ? usageOf(event.promptTokens, event.outputTokens) : undefined;
-    const chunk = this.writer.content(this.pendingText, finish, usage);
+    const logprobs =
+      this.req.logprobs !== null
+        ? logprobsJson(this.req.endpoint, this.pendingLogprobs, this.sentChars)
+        : null;
+    const chunk = this.writer.content(this.pendingText, finish, usage, logprobs);
     this.record("content", this.pendingTokens);
     this.sentTokens += this.pendingTokens;
+    this.sentChars += this.pendingText.length;
     this.pendingText = "";
     this.pendingTokens = 0;
+    this.pendingLogprobs = [];
     return chunk;
   }
 

@@ -165,7 +165,7 @@ describe("a guard regression in the verdict", () => {
     expect(verdict.verdict).toBe("regression");
     expect(verdict.exitCode).toBe(1);
     expect(verdict.headline).toMatch(
-      /^Regression: 1 quality guard got worse beyond tolerance: the speed improvements \(\d+\) come with changed outputs, not an improvement/,
+      /^Regression: 1 quality check got worse beyond tolerance: the speed improvements \(\d+\) come with changed outputs, not an improvement/,
     );
     expect(verdict.nextLook).toBeNull();
     const report = renderMarkdown(verdict);

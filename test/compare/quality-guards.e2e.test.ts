@@ -69,7 +69,7 @@ describe("quality guards against the simulator", () => {
     expect(length.candidate! / length.baseline!).toBeLessThan(0.85);
     expect(verdict.verdict).toBe("regression");
     expect(verdict.exitCode).toBe(1);
-    expect(verdict.headline).toMatch(/^Regression: 1 quality guard got worse beyond tolerance/);
+    expect(verdict.headline).toMatch(/^Regression: 1 quality check got worse beyond tolerance/);
     expect(verdict.headline).not.toMatch(/^Pass/);
     expect(reportMarkdown).toContain("### Quality guards");
     expect(reportMarkdown).toContain("no speed result here is an improvement");
