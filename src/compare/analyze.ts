@@ -2,7 +2,7 @@ import type { MetricName } from "../config/metric-names.js";
 import type { GateConfig, QualityConfig } from "../config/schema.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { lookSchedule, passLevel, perLookLevel } from "../stats/sequential.js";
-import { checkComparability, pairCells } from "./analyze/cells.js";
+import { type ComparedCell, checkComparability, pairCells } from "./analyze/cells.js";
 import { decide } from "./analyze/decide.js";
 import { type Draft, draftsForCell } from "./analyze/drafts.js";
 import { greedyChecks } from "./analyze/greedy.js";
@@ -17,6 +17,7 @@ import {
   planNextLook,
   settleEstimate,
 } from "./analyze/outcome.js";
+import { taskChecks } from "./analyze/tasks.js";
 import { groupByCell, selectUsableRuns } from "./analyze/usable-runs.js";
 import type { CostRates } from "./cost.js";
 import { flattenFingerprint } from "./fingerprint.js";
@@ -140,8 +141,11 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   const brokenCells = cells.filter(
     (cell) => cell.status === "missing-baseline" || cell.status === "missing-candidate",
   );
+  // The quality checks read what the outputs were: a run excluded from the speed checks (client-bound,
+  // an outlier) still answered its prompts, so every run of a cell present on both sides counts.
+  const qualityCells = qualityCellsOf(input.baseline, input.candidate);
   const guards = guardChecks(
-    pairing.compared,
+    qualityCells,
     {
       guards: input.quality?.guards ?? defaultGuardSettings,
       metricTolerance: gate.metric_tolerance,
@@ -149,10 +153,16 @@ export function analyze(input: AnalyzeInput): VerdictFile {
     },
     warnings,
   );
-  const greedy = greedyChecks(pairing.compared, input.quality?.greedy, warnings);
+  const greedy = greedyChecks(qualityCells, input.quality?.greedy, warnings);
+  const tasks = taskChecks(qualityCells, {
+    tasks: input.quality?.tasks ?? { tolerance_points: 0.02 },
+    alpha,
+    confidence: gate.confidence,
+  });
   const guardRegressions =
     (guards?.filter((check) => check.verdict === "regression").length ?? 0) +
-    (greedy?.filter((check) => check.verdict === "regression").length ?? 0);
+    (greedy?.filter((check) => check.verdict === "regression").length ?? 0) +
+    (tasks?.filter((check) => check.verdict === "regression").length ?? 0);
   const speedVerdict = overallVerdict(
     counts,
     brokenCells.length,
@@ -232,10 +242,26 @@ export function analyze(input: AnalyzeInput): VerdictFile {
     settle,
     detection,
     warnings,
-    ...(guards !== null || greedy !== null
-      ? { quality: { guards: guards ?? [], ...(greedy !== null ? { greedy } : {}) } }
+    ...(guards !== null || greedy !== null || tasks !== null
+      ? {
+          quality: {
+            guards: guards ?? [],
+            ...(greedy !== null ? { greedy } : {}),
+            ...(tasks !== null ? { tasks } : {}),
+          },
+        }
       : {}),
   };
+}
+
+/** The cells both sides measured, with every run of each (the quality checks' input). */
+function qualityCellsOf(baseline: readonly RunRecord[], candidate: readonly RunRecord[]): ComparedCell[] {
+  const base = groupByCell(baseline);
+  const cand = groupByCell(candidate);
+  return [...base.keys()]
+    .filter((cell) => cand.has(cell))
+    .sort()
+    .map((cell) => ({ cell, base: base.get(cell)!, cand: cand.get(cell)!, tooFew: false }));
 }
 
 /**

@@ -68,9 +68,39 @@ export const greedyCheckSchema = z.object({
 });
 export type GreedyCheck = z.output<typeof greedyCheckSchema>;
 
+/** The task-accuracy check of one tasks cell: both sides scored on the same prompts. */
+export const taskCheckSchema = z.object({
+  cell: z.string(),
+  runs: z.object({ baseline: z.number().int().nullable(), candidate: z.number().int().nullable() }),
+  /** Prompts scored on both sides. */
+  prompts: z.number().int(),
+  baseline: z.object({
+    correct: z.number().int(),
+    accuracy: z.number(),
+    wilson: z.tuple([z.number(), z.number()]),
+  }),
+  candidate: z.object({
+    correct: z.number().int(),
+    accuracy: z.number(),
+    wilson: z.tuple([z.number(), z.number()]),
+  }),
+  /** Discordant pairs: only the baseline right, only the candidate right. */
+  onlyBaseline: z.number().int(),
+  onlyCandidate: z.number().int(),
+  tolerancePoints: z.number(),
+  /** Exact one-sided McNemar p of "the candidate is worse", raw and Holm-adjusted over the task checks. */
+  pRaw: z.number(),
+  p: z.number(),
+  confidence: z.number().describe("Level of the Wilson intervals."),
+  verdict: z.enum(["regression", "within-tolerance"]),
+  note: z.string().nullable(),
+});
+export type TaskCheck = z.output<typeof taskCheckSchema>;
+
 export const qualityVerdictSchema = z.object({
   guards: z.array(guardCheckSchema),
   greedy: z.array(greedyCheckSchema).optional(),
+  tasks: z.array(taskCheckSchema).optional(),
 });
 
 export type QualityVerdict = z.output<typeof qualityVerdictSchema>;

@@ -286,12 +286,32 @@ const longDocumentDataset = strictObject({
   output_tokens: lengthSchema,
 });
 
+/**
+ * The built-in task set (docs/quality.md): arithmetic and number-word questions made from the seed, each
+ * exactly checkable. A tasks cell's requests are sent greedy (temperature 0, ignore_eos false) and its
+ * answers scored per prompt for the task-accuracy check.
+ */
+const tasksDataset = strictObject({
+  type: z.literal("tasks"),
+  count: positiveInt()
+    .max(configLimits.datasetItems, atMost(configLimits.datasetItems, "generated dataset items"))
+    .default(500)
+    .describe("Distinct tasks; request i asks task i mod count."),
+  kinds: z
+    .array(z.enum(["arithmetic", "number_words"]))
+    .min(1, "expected at least one task kind")
+    .default(["arithmetic", "number_words"])
+    .describe("Task kinds, taken in turn."),
+  output_tokens: lengthSchema.default(24).describe("max_tokens of an answer."),
+});
+
 export const datasetSchema = choice("type", [
   syntheticDataset,
   sharegptDataset,
   jsonlDataset,
   sharedPrefixDataset,
   longDocumentDataset,
+  tasksDataset,
 ]);
 
 const concurrencyLoad = strictObject({
@@ -610,8 +630,18 @@ const qualityGreedySchema = strictObject({
     .describe("Most-changed prompts shown in the report (escaped, cut short)."),
 });
 
+/** The task-accuracy check of every `tasks` cell (docs/quality.md). */
+const qualityTasksSchema = strictObject({
+  tolerance_points: fraction()
+    .default(0.02)
+    .describe(
+      "Drop in accuracy that is a regression when the paired test (exact McNemar) says it is real: 0.02 = 2 points.",
+    ),
+});
+
 const qualitySchema = strictObject({
   guards: qualityGuardsSchema.default(qualityGuardsSchema.parse({})),
+  tasks: qualityTasksSchema.default(qualityTasksSchema.parse({})),
   greedy: qualityGreedySchema.optional(),
 });
 
@@ -743,6 +773,7 @@ export const datasetReadsFile = {
   jsonl: true,
   shared_prefix: false,
   long_document: false,
+  tasks: false,
 } as const satisfies Record<DatasetConfig["type"], boolean>;
 
 type FileDatasetType = {

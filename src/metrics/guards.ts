@@ -51,6 +51,8 @@ export const runOutputSchema = z.object({
   text: z.string(),
   tokens: z.array(z.string()).nullable(),
   logprobs: z.array(z.number().nullable()).nullable(),
+  /** A task cell's score of this answer. */
+  task: z.object({ reference: z.string(), correct: z.boolean(), error: z.string().optional() }).optional(),
 });
 export type RunOutput = z.output<typeof runOutputSchema>;
 
@@ -66,6 +68,7 @@ export function collectOutputs(records: readonly RequestRecord[]): RunOutput[] {
       text: record.output!.text,
       tokens: record.output!.tokens,
       logprobs: record.output!.logprobs,
+      ...(record.task !== undefined ? { task: record.task } : {}),
     }));
 }
 

@@ -69,6 +69,8 @@ export const requestRecordSchema = z.object({
       logprobs: z.array(z.number().nullable()).nullable(),
     })
     .optional(),
+  /** A task cell's answer scored against its reference (docs/quality.md); `error`: why it could not be. */
+  task: z.object({ reference: z.string(), correct: z.boolean(), error: z.string().optional() }).optional(),
   /** Present when the server's usage failed a check; the detail names the values and the margin. */
   usageIssue: z.object({ kind: z.enum(usageIssueKinds), detail: z.string() }).optional(),
 });

@@ -1,4 +1,4 @@
-import type { GreedyCheck, GuardCheck, OutputAgreement } from "../compare/quality-schema.js";
+import type { GreedyCheck, GuardCheck, OutputAgreement, TaskCheck } from "../compare/quality-schema.js";
 import type { VerdictFile } from "../compare/verdict-schema.js";
 import { describeMetric } from "../config/metric-names.js";
 import { escapeHtml, escapeMarkdown } from "./escape.js";
@@ -154,7 +154,52 @@ export function qualityGreedySection(verdict: VerdictFile): string {
 
 /** Every quality section of the report, in order. */
 export function qualitySection(verdict: VerdictFile): string {
-  return [qualityGuardSection(verdict), qualityGreedySection(verdict)]
+  return [qualityGuardSection(verdict), qualityGreedySection(verdict), qualityTaskSection(verdict)]
     .filter((s) => s.length > 0)
     .join("\n\n");
+}
+
+/** The task-accuracy checks: each side's accuracy with its Wilson interval, the discordant pairs, p. */
+export function qualityTaskSection(verdict: VerdictFile): string {
+  const checks: readonly TaskCheck[] = verdict.quality?.tasks ?? [];
+  if (checks.length === 0) return "";
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  const side = (s: TaskCheck["baseline"]) => `${pct(s.accuracy)} (${pct(s.wilson[0])} – ${pct(s.wilson[1])})`;
+  const header = [
+    "Cell",
+    "Tasks",
+    "Baseline",
+    "Candidate",
+    "Change",
+    "Only baseline right / only candidate",
+    "Tolerance",
+    "p (adj.)",
+    "Verdict",
+  ];
+  const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+  const rows = checks.map((check) => {
+    const change = (check.candidate.accuracy - check.baseline.accuracy) * 100;
+    return line([
+      escapeMarkdown(check.cell, 60),
+      String(check.prompts),
+      side(check.baseline),
+      side(check.candidate),
+      `${change > 0 ? "+" : change < 0 ? "−" : "±"}${Math.abs(change).toFixed(1)} pts`,
+      `${check.onlyBaseline} / ${check.onlyCandidate}`,
+      `−${Number((check.tolerancePoints * 100).toPrecision(3))} pts`,
+      formatP(check.p),
+      (check.verdict === "regression" ? "🔴 regression" : "⚪ within tolerance") +
+        (check.note ? ` (${escapeMarkdown(check.note, 160)})` : ""),
+    ]);
+  });
+  const confidence = formatFractionAsPercent(checks[0]!.confidence);
+  return [
+    "### Task accuracy",
+    "",
+    line(header),
+    line(header.map(() => "---")),
+    ...rows,
+    "",
+    `Same tasks on both sides, scored per prompt; accuracy with its ${confidence} Wilson interval; a regression when the exact McNemar test on the discordant pairs (Holm over the task cells) finds the candidate worse and the drop exceeds the tolerance (quality.tasks.tolerance_points).`,
+  ].join("\n");
 }

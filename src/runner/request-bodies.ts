@@ -1,5 +1,5 @@
 import { buildRequestBody, wantsPerChunkUsage } from "../workload/request-body.js";
-import type { Phase, Workload } from "../workload/workload.js";
+import type { Phase, Workload, WorkloadRequest } from "../workload/workload.js";
 import type { CellContext } from "./cell-context.js";
 import type { LoadPlan } from "./load-plan.js";
 
@@ -14,6 +14,8 @@ export interface RequestBody {
     maxTokens: number;
     choices: number;
     prefixGroup: number | null;
+    /** A task's reference and scorer: the answer is scored when the request finishes. */
+    task?: WorkloadRequest["task"];
   };
 }
 
@@ -25,9 +27,12 @@ const prebuildLimit = 20_000;
 /** The body of request `index` of a phase: the workload's request with the model, sampling and cache salt. */
 export function requestBodies(context: CellContext, workload: Workload, cacheSalt: string | null): BodyFor {
   const { config } = context;
-  const greedy = config.quality.greedy?.cells.includes(context.cell.name)
-    ? { logprobs: config.quality.greedy.logprobs }
-    : undefined;
+  // Greedy-output cells and task cells are sent greedy and keep their outputs (docs/quality.md).
+  const greedyCell = config.quality.greedy?.cells.includes(context.cell.name) === true;
+  const greedy =
+    greedyCell || context.cell.dataset.type === "tasks"
+      ? { logprobs: greedyCell ? config.quality.greedy!.logprobs : 0 }
+      : undefined;
   return (phase: Phase, index: number) => {
     const request = workload.request(index, phase);
     const body = buildRequestBody(request, {
@@ -47,6 +52,7 @@ export function requestBodies(context: CellContext, workload: Workload, cacheSal
         // Choices per request (extra_body may ask for n > 1): usage and chunks count all of them.
         choices: Number.isSafeInteger(body.n) && (body.n as number) > 1 ? (body.n as number) : 1,
         prefixGroup: request.prefixGroup,
+        ...(request.task !== undefined ? { task: request.task } : {}),
       },
     };
   };

@@ -90,6 +90,11 @@ export function assembleRunFile(facts: RunFacts): RunFile {
   if (records.some((record) => record.ok && record.outputTokensSource === "chunks" && !record.usageIssue)) {
     notes.push("the server sent no usage for some requests: their output tokens are counted as chunks");
   }
+  const unscored = records.filter((record) => record.task?.error !== undefined);
+  if (unscored.length > 0)
+    notes.push(
+      `${unscored.length} answers could not be scored and count as wrong (e.g. request ${unscored[0]!.index}: ${unscored[0]!.task!.error})`,
+    );
   const usage = usageVerdict(records);
   notes.push(...usage.notes);
   const server = withFiniteValues(summarizeServerMetrics(facts.scrapes));
@@ -169,6 +174,7 @@ export function assembleRunFile(facts: RunFacts): RunFile {
  */
 function guardIgnoreEos(context: CellContext): boolean | null {
   if (context.config.quality.greedy?.cells.includes(context.cell.name)) return false;
+  if (context.cell.dataset.type === "tasks") return false;
   const sampling = context.config.sampling;
   const extra = sampling.extra_body.ignore_eos;
   if (extra === undefined) return sampling.ignore_eos;

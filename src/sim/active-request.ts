@@ -92,6 +92,8 @@ export class ActiveRequest {
     readonly created: number,
     readonly clientRequestId: string | undefined,
     readonly fault: FaultPlan | undefined,
+    /** A built-in task's answer words (sim/tasks.ts): the text of the first output tokens. */
+    readonly answer: readonly string[] | null = null,
   ) {
     this.writer = new ChunkWriter(req.endpoint, id, created, req.model, server.protocolShape);
   }
@@ -107,7 +109,15 @@ export class ActiveRequest {
 
   onEvent(event: StepEvent): void {
     if (this.done || this.server.hung) return;
-    const text = event.eos ? "" : tokenText(event.token, event.outputTokens === 1);
+    const answerWord =
+      this.answer !== null && !event.diverged ? this.answer[event.outputTokens - 1] : undefined;
+    const text = event.eos
+      ? ""
+      : answerWord !== undefined
+        ? event.outputTokens === 1
+          ? answerWord
+          : ` ${answerWord}`
+        : tokenText(event.token, event.outputTokens === 1);
     const finish = event.finishReason ?? null;
     if (!this.req.stream) {
       this.fullText += text;

@@ -46,6 +46,8 @@ export interface EngineRequestSpec {
   cacheSalt?: string;
   /** Sampling temperature (default 1.0); only speculative decoding's acceptance depends on it. */
   temperature?: number;
+  /** A task's answer length in tokens (sim/tasks.ts): the output is that many tokens and EOS. */
+  answerTokens?: number;
 }
 
 export interface SequenceTimes {
@@ -86,6 +88,8 @@ export interface StepEvent {
   token: number;
   /** Its logprob as the model gave it (natural log, <= 0). */
   logprob: number;
+  /** The token comes from a changed or garbage output (quality faults), not the model's own. */
+  diverged: boolean;
   eos: boolean;
   first: boolean;
   /** Output tokens so far, this one included. */
@@ -196,7 +200,7 @@ export class Engine {
     const outputSeed =
       greedySeed ?? (spec.seed !== undefined ? mixSeed(spec.seed, 0x7e57) : mixSeed(this.seed, ordinal + 1));
     const rng = seededRandom(outputSeed);
-    const planned = this.plannedOutput(spec, rng);
+    const planned = this.answerOutput(spec) ?? this.plannedOutput(spec, rng);
     const faults = this.qualityFaults(spec, outputSeed, planned);
     const { outputLength, reason } = faults;
     const specSeed =
@@ -367,6 +371,7 @@ export class Engine {
       id: seq.spec.id,
       token,
       logprob: tokenLogprob(seq.logprobSeed, position, diverged, this.profile.logprob_drift),
+      diverged,
       eos,
       first,
       outputTokens: seq.outputs.length,
@@ -399,6 +404,20 @@ export class Engine {
     const eosAt = minTokens + draw;
     return eosAt <= maxTokens
       ? { outputLength: eosAt, reason: "stop" }
+      : { outputLength: maxTokens, reason: "length" };
+  }
+
+  /** A task's answer: its tokens and EOS (unless ignore_eos), within max_tokens. */
+  private answerOutput(spec: EngineRequestSpec): { outputLength: number; reason: "stop" | "length" } | null {
+    if (spec.answerTokens === undefined) return null;
+    const maxTokens = Math.max(
+      1,
+      Math.min(spec.maxTokens, this.profile.max_model_len - spec.promptTokens.length),
+    );
+    if (spec.ignoreEos) return { outputLength: maxTokens, reason: "length" };
+    const length = spec.answerTokens + 1;
+    return length <= maxTokens
+      ? { outputLength: length, reason: "stop" }
       : { outputLength: maxTokens, reason: "length" };
   }
 

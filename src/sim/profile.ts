@@ -110,6 +110,10 @@ export const knobSpecs = {
     schema: num(0),
     help: "nats taken off each chosen token's logprob (a numerics change that keeps the tokens)",
   },
+  task_accuracy: {
+    schema: frac(),
+    help: "chance that a built-in task (dataset type tasks) is answered right, drawn per prompt and model_revision",
+  },
   quality_changed_share: {
     schema: frac(),
     help: "share of prompts whose greedy output diverges from the unchanged model's (same length, other tokens after a seeded position)",
@@ -177,6 +181,7 @@ export type SimProfileFile = z.infer<typeof simProfileFileSchema>;
 const noFaults = {
   model_revision: 0,
   logprob_drift: 0,
+  task_accuracy: 0.95,
   quality_changed_share: 0,
   quality_truncate_share: 0,
   quality_garbage_share: 0,

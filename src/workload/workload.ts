@@ -2,6 +2,7 @@ import type { CellConfig, LengthConfig } from "../config/schema.js";
 import { createRng, type Rng } from "../util/random.js";
 import type { ChatMessage, DatasetEntry, DatasetFile } from "./dataset-file.js";
 import { drawLength } from "./lengths.js";
+import { builtInTask, type Task } from "./tasks.js";
 import { randomWords, shuffledIndexes } from "./text.js";
 import { defaultTokenModel, type TokenModel, wordsForPart, wordsForPrompt } from "./token-model.js";
 
@@ -18,6 +19,8 @@ export interface WorkloadRequest {
   maxTokens: number;
   /** Shared-prefix group or document index, null otherwise. */
   prefixGroup: number | null;
+  /** A task's reference and scorer (dataset type tasks): the answer is scored (docs/quality.md). */
+  task?: Omit<Task, "prompt">;
 }
 
 export interface WorkloadInfo {
@@ -114,6 +117,21 @@ export function createWorkload(cell: CellConfig, options: WorkloadOptions): Work
         },
       };
     }
+    case "tasks":
+      return {
+        info,
+        request(index, phase = "measure") {
+          // Warm-up asks other questions (its own stream), so it never warms the measured prompts.
+          const taskIndex = phase === "warmup" ? dataset.count + index : index % dataset.count;
+          const task = builtInTask(seed, cell.name, taskIndex, dataset.kinds);
+          const rng = createRng(seed, cell.name, stream(phase), index);
+          const maxTokens = drawLength(dataset.output_tokens, rng);
+          return {
+            ...shape({ index, phase, targetInputTokens: null, maxTokens, prefixGroup: null }, task.prompt),
+            task: { reference: task.reference, scorer: task.scorer },
+          };
+        },
+      };
     case "sharegpt":
     case "jsonl": {
       const file = options.file;
