@@ -203,3 +203,39 @@ export function qualityTaskSection(verdict: VerdictFile): string {
     `Same tasks on both sides, scored per prompt; accuracy with its ${confidence} Wilson interval; a regression when the exact McNemar test on the discordant pairs (Holm over the task cells) finds the candidate worse and the drop exceeds the tolerance (quality.tasks.tolerance_points).`,
   ].join("\n");
 }
+
+/**
+ * The quality checks in plain lines for the terminal (`clean` strips control characters): each
+ * regression with its reason, then a count of the checks within tolerance.
+ */
+export function qualityTerminalLines(verdict: VerdictFile, clean: (text: string) => string): string[] {
+  const quality = verdict.quality;
+  if (quality === undefined) return [];
+  const lines: string[] = [];
+  let within = 0;
+  for (const guard of quality.guards) {
+    if (guard.verdict !== "regression") {
+      within++;
+      continue;
+    }
+    const value = (v: number | null) => formatMetricValue(guard.metric, v);
+    lines.push(
+      `quality regression: ${clean(guard.cell)} ${describeMetric(guard.metric)} ${value(guard.baseline)} -> ${value(guard.candidate)}`,
+    );
+  }
+  for (const check of quality.greedy ?? []) {
+    if (check.verdict !== "regression") within++;
+    else
+      for (const reason of check.reasons)
+        lines.push(`quality regression: ${clean(check.cell)} greedy outputs: ${clean(reason)}`);
+  }
+  for (const check of quality.tasks ?? []) {
+    if (check.verdict !== "regression") within++;
+    else
+      lines.push(
+        `quality regression: ${clean(check.cell)} task accuracy ${(check.baseline.accuracy * 100).toFixed(1)}% -> ${(check.candidate.accuracy * 100).toFixed(1)}% (${check.onlyBaseline} tasks only the baseline got right, ${check.onlyCandidate} only the candidate; p ${formatP(check.p)})`,
+      );
+  }
+  lines.push(`quality checks within tolerance: ${within}`);
+  return lines;
+}

@@ -5,6 +5,7 @@ import { configSchema } from "../../src/config/schema.js";
 import type { RunGuards } from "../../src/metrics/guards.js";
 import { type RunRecord, runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
+import { renderTerminal } from "../../src/report/terminal.js";
 import { makeRunFile, runsWithFactors } from "./fixtures.js";
 
 function guards(overrides: Partial<RunGuards> = {}): RunGuards {
@@ -172,6 +173,9 @@ describe("a guard regression in the verdict", () => {
     expect(report).toContain("### Quality guards");
     expect(report).toMatch(
       /\| chat \| Output tokens per request \| ±10% \| 100 tokens \| 60.0 tokens \| <0.0001 \| 🔴 regression \|/,
+    );
+    expect(renderTerminal(verdict, { color: false })).toContain(
+      "quality regression: chat Output tokens per request 100 tokens -> 60.0 tokens",
     );
     // Without the guard regression the same speed change is a plain pass with improvements.
     const clean = analyze({
