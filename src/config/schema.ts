@@ -305,6 +305,20 @@ const tasksDataset = strictObject({
   output_tokens: lengthSchema.default(24).describe("max_tokens of an answer."),
 });
 
+/**
+ * The team's own tasks: a JSONL file, one task a line: `prompt` (or `messages`), `reference`, and optionally
+ * `scorer` (exact, contains, regex, numeric; default exact), `pattern` (regex) and `tolerance` (numeric).
+ */
+const tasksJsonlDataset = strictObject({
+  type: z.literal("tasks_jsonl"),
+  path: nonEmptyString("a path to a JSONL file of tasks"),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
+    .optional(),
+  output_tokens: lengthSchema.default(24).describe("max_tokens of an answer (a line's max_tokens wins)."),
+});
+
 export const datasetSchema = choice("type", [
   syntheticDataset,
   sharegptDataset,
@@ -312,6 +326,7 @@ export const datasetSchema = choice("type", [
   sharedPrefixDataset,
   longDocumentDataset,
   tasksDataset,
+  tasksJsonlDataset,
 ]);
 
 const concurrencyLoad = strictObject({
@@ -774,12 +789,18 @@ export const datasetReadsFile = {
   shared_prefix: false,
   long_document: false,
   tasks: false,
+  tasks_jsonl: true,
 } as const satisfies Record<DatasetConfig["type"], boolean>;
 
 type FileDatasetType = {
   [K in keyof typeof datasetReadsFile]: (typeof datasetReadsFile)[K] extends true ? K : never;
 }[keyof typeof datasetReadsFile];
 export type FileDatasetConfig = Extract<DatasetConfig, { type: FileDatasetType }>;
+
+/** Whether a dataset's answers are scored (the task-accuracy check): its cells are sent greedy. */
+export function scoresAnswers(dataset: DatasetConfig): boolean {
+  return dataset.type === "tasks" || dataset.type === "tasks_jsonl";
+}
 
 /** True when the dataset's prompts come from a file (see datasetReadsFile). */
 export function isFileBacked(dataset: DatasetConfig): dataset is FileDatasetConfig {

@@ -1,3 +1,4 @@
+import { scoresAnswers } from "../config/schema.js";
 import { buildRequestBody, wantsPerChunkUsage } from "../workload/request-body.js";
 import type { Phase, Workload, WorkloadRequest } from "../workload/workload.js";
 import type { CellContext } from "./cell-context.js";
@@ -30,7 +31,7 @@ export function requestBodies(context: CellContext, workload: Workload, cacheSal
   // Greedy-output cells and task cells are sent greedy and keep their outputs (docs/quality.md).
   const greedyCell = config.quality.greedy?.cells.includes(context.cell.name) === true;
   const greedy =
-    greedyCell || context.cell.dataset.type === "tasks"
+    greedyCell || scoresAnswers(context.cell.dataset)
       ? { logprobs: greedyCell ? config.quality.greedy!.logprobs : 0 }
       : undefined;
   return (phase: Phase, index: number) => {

@@ -1,3 +1,4 @@
+import { scoresAnswers } from "../config/schema.js";
 import { collectOutputs, computeGuards } from "../metrics/guards.js";
 import type { RequestRecord, UsageIssueKind } from "../metrics/request-record.js";
 import { computeRunMetrics } from "../metrics/run-metrics.js";
@@ -174,7 +175,7 @@ export function assembleRunFile(facts: RunFacts): RunFile {
  */
 function guardIgnoreEos(context: CellContext): boolean | null {
   if (context.config.quality.greedy?.cells.includes(context.cell.name)) return false;
-  if (context.cell.dataset.type === "tasks") return false;
+  if (scoresAnswers(context.cell.dataset)) return false;
   const sampling = context.config.sampling;
   const extra = sampling.extra_body.ignore_eos;
   if (extra === undefined) return sampling.ignore_eos;
