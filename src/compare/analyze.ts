@@ -124,6 +124,7 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   const draftSettings = {
     gate,
     gatedSet: new Set<MetricName>(gate.metrics),
+    advisoryCells: outputCells(input.baseline, input.candidate),
     passAlpha,
     driftVarianceFor: drift.varianceFor,
   };
@@ -163,8 +164,11 @@ export function analyze(input: AnalyzeInput): VerdictFile {
     (guards?.filter((check) => check.verdict === "regression").length ?? 0) +
     (greedy?.filter((check) => check.verdict === "regression").length ?? 0) +
     (tasks?.filter((check) => check.verdict === "regression").length ?? 0);
+  // The greedy and task checks are the compared checks of quality cells (whose speed checks are advisory).
+  const qualityChecks = (greedy?.length ?? 0) + (tasks?.length ?? 0);
   const speedVerdict = overallVerdict(
-    counts,
+    // So a config of quality cells alone is no empty comparison.
+    { ...counts, gated: counts.gated + qualityChecks },
     brokenCells.length,
     pairing.allCells.length,
     notComparable.length,
@@ -252,6 +256,13 @@ export function analyze(input: AnalyzeInput): VerdictFile {
         }
       : {}),
   };
+}
+
+/** Cells whose runs kept outputs (greedy-output and task cells): their speed checks are advisory. */
+function outputCells(baseline: readonly RunRecord[], candidate: readonly RunRecord[]): Set<string> {
+  const cells = new Set<string>();
+  for (const run of [...baseline, ...candidate]) if ((run.outputs?.length ?? 0) > 0) cells.add(run.cell);
+  return cells;
 }
 
 /** The cells both sides measured, with every run of each (the quality checks' input). */

@@ -191,3 +191,34 @@ describe("a guard regression in the verdict", () => {
     expect(clean.quality!.guards.every((g) => g.verdict === "within-tolerance")).toBe(true);
   });
 });
+
+describe("quality cells in the speed family", () => {
+  it("a cell whose runs kept outputs is advisory for speed; a quality-only comparison is decided by its checks", () => {
+    const scored = (correct: boolean) =>
+      Array.from({ length: 50 }, (_, index) => ({
+        index,
+        ok: true,
+        finishReason: "stop",
+        text: "",
+        tokens: null,
+        logprobs: null,
+        task: { reference: "", correct },
+      }));
+    const withOutputs = (files: ReturnType<typeof runsWithFactors>, correct: boolean) =>
+      files.map((file, i) => ({ ...runRecordFromRunFile(file, `t${i}.json`), outputs: scored(correct) }));
+    const verdict = analyze({
+      baseline: withOutputs(runsWithFactors([1, 1.01, 0.99], { cell: "tasks" }), true),
+      // 30% slower, but the cell is a quality cell: its speed is advisory; its answers are unchanged.
+      candidate: withOutputs(runsWithFactors([1.3, 1.31, 1.29], { cell: "tasks" }), true),
+      gate,
+      repeats: { min: 3, max: 3 },
+      mode: "interleaved",
+      now: "2026-01-01T00:00:00Z",
+      tool: { name: "t", version: "0" },
+    });
+    expect(verdict.comparisons.filter((c) => c.gated)).toEqual([]);
+    expect(verdict.comparisons.some((c) => c.verdict === "regression")).toBe(true);
+    expect(verdict.quality!.tasks![0]!.verdict).toBe("within-tolerance");
+    expect(verdict.verdict).toBe("pass");
+  });
+});

@@ -51,6 +51,11 @@ export interface Draft {
 export interface DraftSettings {
   gate: GateConfig;
   gatedSet: ReadonlySet<MetricName>;
+  /**
+   * Quality cells (their runs kept outputs: greedy-output or task cells, docs/quality.md): sent greedy at
+   * low load for their outputs, so their speed checks are advisory and never ask for more runs.
+   */
+  advisoryCells?: ReadonlySet<string>;
   /** Level of each side of the within-tolerance test. */
   passAlpha: number;
   /** Between-session drift variance of a metric's ln values (0 when both sides share a session). */
@@ -79,9 +84,10 @@ function metricDraft(
   { cell, base, cand, tooFew }: ComparedCell,
   metric: MetricName,
   fewestCompleted: number,
-  { gate, gatedSet, passAlpha, driftVarianceFor }: DraftSettings,
+  { gate, gatedSet: configured, passAlpha, driftVarianceFor, advisoryCells }: DraftSettings,
   warnings: string[],
 ): Draft | null {
+  const gatedSet: ReadonlySet<MetricName> = advisoryCells?.has(cell) ? new Set() : configured;
   const higher = metricSpecs[metric].higherIsBetter;
   const tolerance = toleranceFor(gate, metric);
   const runs = { baseline: base.length, candidate: cand.length };
