@@ -1,3 +1,5 @@
+import { scoresAnswers } from "../config/schema.js";
+import { collectOutputs, computeGuards } from "../metrics/guards.js";
 import { computeRunMetrics } from "../metrics/run-metrics.js";
 import {
   type RunFile,
@@ -59,6 +61,7 @@ export function assembleRunFile(facts: RunFacts): RunFile {
   const sorted = [...records].sort((a, b) => a.index - b.index);
   const durationS = Math.max(0, lastEnd - origin) / 1000;
   const metrics = computeRunMetrics(sorted, { durationS, slo: cell.slo, warmup: warmupCount });
+  const outputs = collectOutputs(sorted);
   const lags = records.map((record) => record.readyMs - record.scheduledMs);
   const lagSummary = summarize(lags);
   const targetConcurrency = targetConcurrencyOf(plan);
@@ -90,6 +93,11 @@ export function assembleRunFile(facts: RunFacts): RunFile {
   if (records.some((record) => record.ok && record.outputTokensSource === "chunks" && !record.usageIssue)) {
     notes.push("the server sent no usage for some requests: their output tokens are counted as chunks");
   }
+  const unscored = records.filter((record) => record.task?.error !== undefined);
+  if (unscored.length > 0)
+    notes.push(
+      `${unscored.length} answers could not be scored and count as wrong (e.g. request ${unscored[0]!.index}: ${unscored[0]!.task!.error})`,
+    );
   const usage = usageVerdict(records);
   notes.push(...usage.notes);
   const server = withFiniteValues(summarizeServerMetrics(facts.scrapes));
@@ -133,6 +141,8 @@ export function assembleRunFile(facts: RunFacts): RunFile {
     },
     ...metrics,
     server,
+    guards: computeGuards(sorted, guardIgnoreEos(context)),
+    ...(outputs.length > 0 ? { outputs } : {}),
     flags: {
       clientBound: reasons.length > 0,
       ...(reasons.length > 0 ? { clientBoundReason: reasons.join("; ") } : {}),
@@ -160,6 +170,19 @@ export function assembleRunFile(facts: RunFacts): RunFile {
     },
     telemetry: facts.telemetry ?? null,
   });
+}
+
+/**
+ * Whether the requests asked for ignore_eos: the sampling setting, unless extra_body overrides it; never
+ * in a greedy-output cell (request-body.ts).
+ */
+function guardIgnoreEos(context: CellContext): boolean | null {
+  if (context.config.quality.greedy?.cells.includes(context.cell.name)) return false;
+  if (scoresAnswers(context.cell.dataset)) return false;
+  const sampling = context.config.sampling;
+  const extra = sampling.extra_body.ignore_eos;
+  if (extra === undefined) return sampling.ignore_eos;
+  return typeof extra === "boolean" ? extra : null;
 }
 
 /**

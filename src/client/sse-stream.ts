@@ -9,6 +9,8 @@
  * kept with its scan state, so a long line costs linear time, up to sseEventLimitBytes.
  */
 
+import type { OutputCapture } from "./output-capture.js";
+
 const LF = 10;
 const CR = 13;
 const SPACE = 32;
@@ -49,6 +51,8 @@ export class CompletionStreamReader {
   /** Set when an event or line exceeded sseEventLimitBytes; the reader then ignores further input. */
   oversized: string | null = null;
   usage: StreamUsage | null = null;
+  /** Set by a quality cell's request: every choices chunk's text and logprobs are kept (output-capture.ts). */
+  capture: OutputCapture | null = null;
 
   /**
    * The incomplete event at the end of the last read: `pending[0..pendingLength)`, with the scan's state
@@ -360,6 +364,7 @@ export class CompletionStreamReader {
       this.times = grown;
     }
     this.times[this.count++] = now;
+    this.capture?.add(buffer.toString("utf8", start, end));
     this.lastChoices = buffer;
     this.lastChoicesStart = start;
     this.lastChoicesEnd = end;

@@ -2,6 +2,7 @@ import { setMaxListeners } from "node:events";
 import { performance } from "node:perf_hooks";
 import { Agent, type Dispatcher, Pool } from "undici";
 import { classifyTransportError, describeTransportError, type ErrorKind } from "./errors.js";
+import { type CapturedOutput, OutputCapture } from "./output-capture.js";
 import { CompletionStreamReader } from "./sse-stream.js";
 
 /**
@@ -44,6 +45,8 @@ export interface StreamOutcome {
   completionTokens: number | null;
   cachedTokens: number | null;
   finishReason: string | null;
+  /** The output, when the request asked to keep it (a quality cell, docs/quality.md). */
+  output?: CapturedOutput;
 }
 
 export interface StreamRequest {
@@ -55,6 +58,8 @@ export interface StreamRequest {
   perChunkUsage?: boolean;
   /** How many choices chunks to make room for up front (max_tokens, +1 for chat's role chunk). */
   expectedChunks?: number;
+  /** Keep the output text and logprobs (a quality cell's requests). */
+  keepOutput?: boolean;
 }
 
 export interface StreamClientOptions {
@@ -132,6 +137,8 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
   const stream = (request: StreamRequest): Promise<StreamOutcome> =>
     new Promise<StreamOutcome>((resolve) => {
       const reader = new CompletionStreamReader(request.perChunkUsage === true, request.expectedChunks);
+      const capture = request.keepOutput === true ? new OutputCapture() : null;
+      reader.capture = capture;
       const sentAt = performance.now();
       let onSocketAt: number | null = null;
       let headersAt: number | null = null;
@@ -156,7 +163,14 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
         clearTimeout(timer);
         active.delete(cancel);
         releaseSocket();
-        resolve({ ...outcome, sentAt, onSocketAt, headersAt, httpStatus: status });
+        resolve({
+          ...outcome,
+          sentAt,
+          onSocketAt,
+          headersAt,
+          httpStatus: status,
+          ...(capture !== null ? { output: capture.result() } : {}),
+        });
       };
       const fail = (kind: ErrorKind, message: string, endAt = performance.now()) =>
         settle({

@@ -1,10 +1,12 @@
 import type { MetricName } from "../config/metric-names.js";
-import type { GateConfig } from "../config/schema.js";
+import type { GateConfig, QualityConfig } from "../config/schema.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { lookSchedule, passLevel, perLookLevel } from "../stats/sequential.js";
-import { checkComparability, pairCells } from "./analyze/cells.js";
+import { type ComparedCell, checkComparability, pairCells } from "./analyze/cells.js";
 import { decide } from "./analyze/decide.js";
 import { type Draft, draftsForCell } from "./analyze/drafts.js";
+import { greedyChecks } from "./analyze/greedy.js";
+import { guardChecks } from "./analyze/guards.js";
 import {
   countGated,
   detectionSummary,
@@ -15,6 +17,7 @@ import {
   planNextLook,
   settleEstimate,
 } from "./analyze/outcome.js";
+import { taskChecks } from "./analyze/tasks.js";
 import { groupByCell, selectUsableRuns } from "./analyze/usable-runs.js";
 import type { CostRates } from "./cost.js";
 import { flattenFingerprint } from "./fingerprint.js";
@@ -44,7 +47,15 @@ export interface AnalyzeInput {
   tool: { name: string; version: string };
   /** Minutes of one cell-run for the GPU-time estimates (config run length; default 1). */
   runMinutes?: number;
+  /** The quality checks' settings (config `quality`); the defaults when absent. */
+  quality?: QualityConfig;
 }
+
+const defaultGuardSettings: QualityConfig["guards"] = {
+  enabled: true,
+  share_points: 0.02,
+  output_length_tolerance: 0.1,
+};
 
 /** The test levels of this look: the family's alpha spent over the sequential looks, and the pass level. */
 interface Levels {
@@ -113,6 +124,7 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   const draftSettings = {
     gate,
     gatedSet: new Set<MetricName>(gate.metrics),
+    advisoryCells: outputCells(input.baseline, input.candidate),
     passAlpha,
     driftVarianceFor: drift.varianceFor,
   };
@@ -130,13 +142,40 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   const brokenCells = cells.filter(
     (cell) => cell.status === "missing-baseline" || cell.status === "missing-candidate",
   );
-  const verdict = overallVerdict(
-    counts,
+  // The quality checks read what the outputs were: a run excluded from the speed checks (client-bound,
+  // an outlier) still answered its prompts, so every run of a cell present on both sides counts.
+  const qualityCells = qualityCellsOf(input.baseline, input.candidate);
+  const guards = guardChecks(
+    qualityCells,
+    {
+      guards: input.quality?.guards ?? defaultGuardSettings,
+      metricTolerance: gate.metric_tolerance,
+      alpha,
+    },
+    warnings,
+  );
+  const greedy = greedyChecks(qualityCells, input.quality?.greedy, warnings);
+  const tasks = taskChecks(qualityCells, {
+    tasks: input.quality?.tasks ?? { tolerance_points: 0.02 },
+    alpha,
+    confidence: gate.confidence,
+  });
+  const guardRegressions =
+    (guards?.filter((check) => check.verdict === "regression").length ?? 0) +
+    (greedy?.filter((check) => check.verdict === "regression").length ?? 0) +
+    (tasks?.filter((check) => check.verdict === "regression").length ?? 0);
+  // The greedy and task checks are the compared checks of quality cells (whose speed checks are advisory).
+  const qualityChecks = (greedy?.length ?? 0) + (tasks?.length ?? 0);
+  const speedVerdict = overallVerdict(
+    // So a config of quality cells alone is no empty comparison.
+    { ...counts, gated: counts.gated + qualityChecks },
     brokenCells.length,
     pairing.allCells.length,
     notComparable.length,
     gate.on_not_comparable,
   );
+  // A guard regression is a regression whatever the speed checks found (docs/quality.md).
+  const verdict = guardRegressions > 0 && speedVerdict !== "not-comparable" ? "regression" : speedVerdict;
 
   const maxRuns = input.repeats.max;
   const { draftOf, futilityInput, resolvable } = futilityModel(
@@ -182,7 +221,13 @@ export function analyze(input: AnalyzeInput): VerdictFile {
     generatedAt: input.now,
     verdict,
     exitCode: exitCodeFor(verdict, gate.fail_on),
-    headline: headlineFor(verdict, counts, comparisons, brokenCells.length, notComparable.length),
+    headline: withGuardHeadline(
+      headlineFor(speedVerdict, counts, comparisons, brokenCells.length, notComparable.length),
+      verdict,
+      speedVerdict,
+      guardRegressions,
+      counts.improvement,
+    ),
     counts,
     mode,
     baselineInfo: input.baselineInfo ?? null,
@@ -201,7 +246,55 @@ export function analyze(input: AnalyzeInput): VerdictFile {
     settle,
     detection,
     warnings,
+    ...(guards !== null || greedy !== null || tasks !== null
+      ? {
+          quality: {
+            guards: guards ?? [],
+            ...(greedy !== null ? { greedy } : {}),
+            ...(tasks !== null ? { tasks } : {}),
+          },
+        }
+      : {}),
   };
+}
+
+/** Cells whose runs kept outputs (greedy-output and task cells): their speed checks are advisory. */
+function outputCells(baseline: readonly RunRecord[], candidate: readonly RunRecord[]): Set<string> {
+  const cells = new Set<string>();
+  for (const run of [...baseline, ...candidate]) if ((run.outputs?.length ?? 0) > 0) cells.add(run.cell);
+  return cells;
+}
+
+/** The cells both sides measured, with every run of each (the quality checks' input). */
+function qualityCellsOf(baseline: readonly RunRecord[], candidate: readonly RunRecord[]): ComparedCell[] {
+  const base = groupByCell(baseline);
+  const cand = groupByCell(candidate);
+  return [...base.keys()]
+    .filter((cell) => cand.has(cell))
+    .sort()
+    .map((cell) => ({ cell, base: base.get(cell)!, cand: cand.get(cell)!, tooFew: false }));
+}
+
+/**
+ * The headline when quality guards regressed: it leads with them, and a speed improvement beside them is
+ * named as coming with the regression, never as a plain improvement.
+ */
+function withGuardHeadline(
+  speedHeadline: string,
+  verdict: VerdictFile["verdict"],
+  speedVerdict: VerdictFile["verdict"],
+  guardRegressions: number,
+  speedImprovements: number,
+): string {
+  if (guardRegressions === 0 || verdict !== "regression") return speedHeadline;
+  const guards = `${guardRegressions} quality check${guardRegressions === 1 ? "" : "s"} got worse beyond tolerance`;
+  if (speedVerdict === "regression")
+    return `Regression: ${guards}; and ${speedHeadline.replace(/^Regression: /, "")}`;
+  const speed =
+    speedImprovements > 0
+      ? `the speed ${speedImprovements === 1 ? "improvement comes" : `improvements (${speedImprovements}) come`} with changed outputs, not an improvement`
+      : "the outputs changed";
+  return `Regression: ${guards}: ${speed} (speed alone: ${speedHeadline})`;
 }
 
 /** The settings block of verdict.json: what the verdict was decided with. */

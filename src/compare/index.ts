@@ -1,4 +1,4 @@
-import type { Config, GateConfig } from "../config/schema.js";
+import type { Config, GateConfig, QualityConfig } from "../config/schema.js";
 import { configSchema } from "../config/schema.js";
 import { serverLifecycle, serverStartSeconds } from "../config/summary.js";
 import type { RunRecord } from "../metrics/run-record.js";
@@ -29,6 +29,8 @@ export interface CompareSettings {
   cost?: CostModel;
   /** Capacity cells (docs/capacity.md): their runs go to the capacity stage instead of the per-metric checks. */
   capacity?: { cells: CapacityCell[]; cost: Config["cost"] };
+  /** The quality checks (config `quality`); their defaults without a config. */
+  quality?: QualityConfig;
 }
 
 export function defaultCompareSettings(): CompareSettings {
@@ -44,6 +46,7 @@ export function settingsFromConfig(config: Config): CompareSettings {
   return {
     gate: config.gate,
     repeats: config.repeats,
+    quality: config.quality,
     runMinutes,
     cost: {
       serverStartS: serverStartSeconds(config),
@@ -92,6 +95,7 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     gate: settings.gate,
     repeats: settings.repeats,
     ...(settings.runMinutes === undefined ? {} : { runMinutes: settings.runMinutes }),
+    ...(settings.quality === undefined ? {} : { quality: settings.quality }),
     mode: input.mode ?? "stored",
     baselineInfo: input.baselineInfo ?? null,
     ...(input.history ? { history: input.history } : {}),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { metricNames } from "../config/metric-names.js";
 import { capacityComparisonSchema } from "./capacity-schema.js";
+import { qualityVerdictSchema } from "./quality-schema.js";
 
 /**
  * `verdict.json`: the machine-readable outcome of `compare`, read by the action (to label the PR,
@@ -234,6 +235,8 @@ export const verdictFileSchema = z.object({
     })
     .nullable(),
   warnings: z.array(z.string()),
+  /** Quality beside speed (docs/quality.md); absent when no run had guard counts. */
+  quality: qualityVerdictSchema.optional(),
   /** GPU-minutes the comparison's runs cost, every server start counted (set by compare, after analyze). */
   gpuMinutes: gpuMinutesSpentSchema.optional(),
   /** Capacity at the SLO per capacity cell (compare/capacity.ts, docs/capacity.md). */

@@ -73,19 +73,34 @@ export type MetricSource =
   | { kind: "latency"; phase: LatencyPhase; statistic: LatencyStatistic }
   | { kind: "throughput"; field: ThroughputField }
   /** Failed / total requests of the run. */
-  | { kind: "failed-fraction" };
+  | { kind: "failed-fraction" }
+  /** A guard share of run.json `guards` (metrics/guards.ts): requests counted / measured requests. */
+  | { kind: "guard-share"; field: GuardShareField }
+  /** Mean output tokens per completed request (run.json `guards.outputTokens`). */
+  | { kind: "guard-length" };
+
+/** The counts of run.json `guards` a guard share is made of (metrics/guards.ts `guardShareCount`). */
+export type GuardShareField = "finish_length" | "finish_abort" | "zero_output" | "usage_mismatch";
 
 /**
  * How compare judges it: `per-run` tests one value per run (Welch on the logs); `pooled-failures`
  * pools failed / total requests over a side's runs (a count has no run-to-run spread) and also holds
  * the candidate to `gate.error_rate_limit`.
  */
-export type MetricJudgement = "per-run" | "pooled-failures";
+export type MetricJudgement = "per-run" | "pooled-failures" | GuardJudgement;
+
+/**
+ * The guard family (compare/analyze/guards.ts, Holm of its own beside the speed family): `guard-share`
+ * pools a share over a side's runs and is a regression when it rose significantly by more than
+ * `quality.guards.share_points`; `guard-length` pools the output lengths and is a regression when the
+ * mean moved significantly, either way, by more than `quality.guards.output_length_tolerance`.
+ */
+export type GuardJudgement = "guard-share" | "guard-length";
 
 interface MetricFacts {
   label: string;
   /** "fraction" values are shown as percentages. */
-  unit: "ms" | "req/s" | "tok/s" | "fraction";
+  unit: "ms" | "req/s" | "tok/s" | "fraction" | "tokens";
   format: "number" | "percent";
   higherIsBetter: boolean;
   source: MetricSource;
@@ -171,9 +186,59 @@ const rateSpecs = {
   },
 } as const satisfies Record<string, MetricFacts>;
 
+/**
+ * The guard metrics: what the outputs were, from the same measured requests (metrics/guards.ts). Never in
+ * `gate.metrics`: they are judged as a family of their own, always (docs/quality.md).
+ */
+const guardFacts = {
+  unit: "fraction",
+  format: "percent",
+  higherIsBetter: false,
+  vllmKeys: [],
+  judged: "guard-share",
+  gatable: false,
+  defaultGated: false,
+  minRequests: null,
+  mixed: false,
+} as const;
+
+const guardSpecs = {
+  finish_length_share: {
+    ...guardFacts,
+    label: "Finished at max_tokens",
+    source: { kind: "guard-share", field: "finish_length" },
+  },
+  finish_abort_share: {
+    ...guardFacts,
+    label: "Aborted by the server",
+    source: { kind: "guard-share", field: "finish_abort" },
+  },
+  zero_output_share: {
+    ...guardFacts,
+    label: "Zero-output requests",
+    source: { kind: "guard-share", field: "zero_output" },
+  },
+  usage_mismatch_share: {
+    ...guardFacts,
+    label: "Usage vs chunks mismatch",
+    source: { kind: "guard-share", field: "usage_mismatch" },
+  },
+  output_tokens_mean: {
+    ...guardFacts,
+    label: "Output tokens per request",
+    unit: "tokens",
+    format: "number",
+    source: { kind: "guard-length" },
+    judged: "guard-length",
+  },
+} as const satisfies Record<string, MetricFacts>;
+
+export type GuardMetric = keyof typeof guardSpecs;
+export const guardMetrics = Object.keys(guardSpecs) as GuardMetric[];
+
 export type RateMetric = keyof typeof rateSpecs;
 export type LatencyMetric = `${LatencyPhase}_${LatencyStatistic}`;
-export type MetricName = LatencyMetric | RateMetric;
+export type MetricName = LatencyMetric | RateMetric | GuardMetric;
 
 /** Everything known about one metric. */
 export interface MetricSpec extends MetricFacts {
@@ -227,12 +292,13 @@ function latencySpec(phase: LatencyPhase, statistic: LatencyStatistic): MetricSp
   };
 }
 
-/** Every metric in report order: each phase with each statistic, then the rates. */
+/** Every metric in report order: each phase with each statistic, then the rates, then the guards. */
 export const metricNames: readonly MetricName[] = [
   ...latencyPhases.flatMap((phase) =>
     latencyStatistics.map((statistic) => latencyMetricName(phase, statistic)),
   ),
   ...rateMetrics,
+  ...guardMetrics,
 ];
 
 /** The catalogue, by name. */
@@ -244,7 +310,14 @@ export const metricSpecs: Readonly<Record<MetricName, Readonly<MetricSpec>>> = O
     ]),
   ),
   ...rateMetrics.map((name) => [name, { name, ...(rateSpecs[name] satisfies MetricFacts) }]),
+  ...guardMetrics.map((name) => [name, { name, ...(guardSpecs[name] satisfies MetricFacts) }]),
 ]) as Record<MetricName, MetricSpec>;
+
+/** Whether compare judges this metric in the guard family (compare/analyze/guards.ts). */
+export function isGuardMetric(metric: MetricName): metric is GuardMetric {
+  const judged = metricSpecs[metric].judged;
+  return judged === "guard-share" || judged === "guard-length";
+}
 
 export function isMetricName(value: string): value is MetricName {
   return Object.hasOwn(metricSpecs, value);

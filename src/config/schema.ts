@@ -286,12 +286,47 @@ const longDocumentDataset = strictObject({
   output_tokens: lengthSchema,
 });
 
+/**
+ * The built-in task set (docs/quality.md): arithmetic and number-word questions made from the seed, each
+ * exactly checkable. A tasks cell's requests are sent greedy (temperature 0, ignore_eos false) and its
+ * answers scored per prompt for the task-accuracy check.
+ */
+const tasksDataset = strictObject({
+  type: z.literal("tasks"),
+  count: positiveInt()
+    .max(configLimits.datasetItems, atMost(configLimits.datasetItems, "generated dataset items"))
+    .default(500)
+    .describe("Distinct tasks; request i asks task i mod count."),
+  kinds: z
+    .array(z.enum(["arithmetic", "number_words"]))
+    .min(1, "expected at least one task kind")
+    .default(["arithmetic", "number_words"])
+    .describe("Task kinds, taken in turn."),
+  output_tokens: lengthSchema.default(24).describe("max_tokens of an answer."),
+});
+
+/**
+ * The team's own tasks: a JSONL file, one task a line: `prompt` (or `messages`), `reference`, and optionally
+ * `scorer` (exact, contains, regex, numeric; default exact), `pattern` (regex) and `tolerance` (numeric).
+ */
+const tasksJsonlDataset = strictObject({
+  type: z.literal("tasks_jsonl"),
+  path: nonEmptyString("a path to a JSONL file of tasks"),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
+    .optional(),
+  output_tokens: lengthSchema.default(24).describe("max_tokens of an answer (a line's max_tokens wins)."),
+});
+
 export const datasetSchema = choice("type", [
   syntheticDataset,
   sharegptDataset,
   jsonlDataset,
   sharedPrefixDataset,
   longDocumentDataset,
+  tasksDataset,
+  tasksJsonlDataset,
 ]);
 
 const concurrencyLoad = strictObject({
@@ -642,6 +677,83 @@ const clientSchema = strictObject({
     .describe("Event-loop delay (p99) beyond which a run is flagged client-bound."),
 });
 
+/**
+ * Quality beside speed (docs/quality.md): the guard checks every compared cell gets from its measured
+ * requests, judged as a family of their own.
+ */
+const qualityGuardsSchema = strictObject({
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe("Judge the guard metrics (finish reasons, zero outputs, usage vs chunks, output length)."),
+  share_points: fraction()
+    .default(0.02)
+    .describe(
+      "Rise of a guard share (requests finished at max_tokens, aborted, with zero output, with usage unlike the chunks) that is a regression when significant: 0.02 = 2 percentage points.",
+    ),
+  output_length_tolerance: fraction()
+    .default(0.1)
+    .describe(
+      "Relative shift of the mean output tokens per request, either way, that is a regression when significant (MLPerf's TEST09 allows 10%).",
+    ),
+});
+
+/**
+ * The greedy-output check: its cells' requests are sent greedy (temperature 0, ignore_eos false, logprobs
+ * asked), their outputs kept per prompt in run.json and compared with the baseline's.
+ */
+const qualityGreedySchema = strictObject({
+  cells: z
+    .array(z.string())
+    .min(1, "expected at least one cell name")
+    .describe(
+      "Cells whose outputs are kept and compared (a few hundred prompts at low load); their requests are sent with temperature 0 and ignore_eos false whatever `sampling` says.",
+    ),
+  logprobs: nonNegativeInt()
+    .max(20, atMost(20, "logprobs (vLLM's default --max-logprobs is 20)"))
+    .default(1)
+    .describe(
+      "logprobs asked per token (completions `logprobs: k`, chat `top_logprobs: k`); 0 asks for none.",
+    ),
+  first_tokens: positiveInt()
+    .max(configLimits.tokens, atMost(configLimits.tokens, "token counts"))
+    .default(32)
+    .describe("N of the share of prompts whose output is identical up to the first N tokens."),
+  max_changed_share: fraction()
+    .default(0.02)
+    .describe(
+      "Share of prompts whose output may differ from the baseline's beyond the baseline's own run-to-run differences (0.02 = 2%).",
+    ),
+  max_prefix_changed_share: fraction().default(0.02).describe("The same for the first first_tokens tokens."),
+  min_similarity: fraction()
+    .default(0.98)
+    .describe("Lowest acceptable mean token-level similarity (1 - edit distance / longer length)."),
+  max_logprob_drift: nonNegativeNumber()
+    .default(0.05)
+    .describe(
+      "Largest acceptable mean |logprob change| (nats) of the chosen tokens, over the tokens both sides chose alike.",
+    ),
+  examples: nonNegativeInt()
+    .max(20, atMost(20, "examples"))
+    .default(3)
+    .describe("Most-changed prompts shown in the report (escaped, cut short)."),
+});
+
+/** The task-accuracy check of every `tasks` cell (docs/quality.md). */
+const qualityTasksSchema = strictObject({
+  tolerance_points: fraction()
+    .default(0.02)
+    .describe(
+      "Drop in accuracy that is a regression when the paired test (exact McNemar) says it is real: 0.02 = 2 points.",
+    ),
+});
+
+const qualitySchema = strictObject({
+  guards: qualityGuardsSchema.default(qualityGuardsSchema.parse({})),
+  tasks: qualityTasksSchema.default(qualityTasksSchema.parse({})),
+  greedy: qualityGreedySchema.optional(),
+});
+
 export const configSchema = strictObject({
   version: z.literal(1, {
     error: (issue) => `expected 1 (the only config version), got ${JSON.stringify(issue.input)}`,
@@ -663,10 +775,12 @@ export const configSchema = strictObject({
   cost: costSchema.default({ gpus: 1 }),
   telemetry: telemetrySchema.default({ metrics_interval_s: 2, nvidia_smi_interval_s: 1 }),
   client: clientSchema.default({ max_schedule_lag_ms: 10, max_event_loop_lag_ms: 50 }),
+  quality: qualitySchema.default(qualitySchema.parse({})),
 }).superRefine((config, context) => {
   for (const problem of duplicateCellNames(config.cells)) context.addIssue({ code: "custom", ...problem });
   for (const problem of promptTokenBudget(config.cells)) context.addIssue({ code: "custom", ...problem });
   for (const problem of capacityProblems(config.cells)) context.addIssue({ code: "custom", ...problem });
+  for (const problem of unknownQualityCells(config)) context.addIssue({ code: "custom", ...problem });
 });
 
 /**
@@ -699,6 +813,24 @@ function capacityProblems(cells: readonly CellConfig[]): { path: (string | numbe
       });
   });
   return problems;
+}
+
+/** The quality checks name cells: each must be one of `cells`. */
+function unknownQualityCells(config: {
+  cells: readonly { name: string }[];
+  quality: { greedy?: { cells: readonly string[] } | undefined };
+}): { path: (string | number)[]; message: string }[] {
+  const names = new Set(config.cells.map((cell) => cell.name));
+  return (config.quality.greedy?.cells ?? []).flatMap((name, index) =>
+    names.has(name)
+      ? []
+      : [
+          {
+            path: ["quality", "greedy", "cells", index],
+            message: `expected the name of a cell (${[...names].join(", ")}), got "${name}"`,
+          },
+        ],
+  );
 }
 
 /** The largest (or, for an unbounded distribution, typical) value of a length. */
@@ -783,12 +915,19 @@ export const datasetReadsFile = {
   jsonl: true,
   shared_prefix: false,
   long_document: false,
+  tasks: false,
+  tasks_jsonl: true,
 } as const satisfies Record<DatasetConfig["type"], boolean>;
 
 type FileDatasetType = {
   [K in keyof typeof datasetReadsFile]: (typeof datasetReadsFile)[K] extends true ? K : never;
 }[keyof typeof datasetReadsFile];
 export type FileDatasetConfig = Extract<DatasetConfig, { type: FileDatasetType }>;
+
+/** Whether a dataset's answers are scored (the task-accuracy check): its cells are sent greedy. */
+export function scoresAnswers(dataset: DatasetConfig): boolean {
+  return dataset.type === "tasks" || dataset.type === "tasks_jsonl";
+}
 
 /** True when the dataset's prompts come from a file (see datasetReadsFile). */
 export function isFileBacked(dataset: DatasetConfig): dataset is FileDatasetConfig {
@@ -797,5 +936,6 @@ export function isFileBacked(dataset: DatasetConfig): dataset is FileDatasetConf
 export type LoadConfig = CellConfig["load"];
 export type LengthConfig = z.output<typeof lengthSchema>;
 export type GateConfig = Config["gate"];
+export type QualityConfig = Config["quality"];
 export type SamplingConfig = Config["sampling"];
 export type ModelConfig = Config["model"];

@@ -81,6 +81,10 @@ function describeDataset(cell: CellConfig): string {
       return `${dataset.num_prefixes} prefixes x ${dataset.prefix_tokens} + ${describeLength(dataset.suffix_tokens)} / out ${describeLength(dataset.output_tokens)}`;
     case "long_document":
       return `${dataset.num_documents} doc x ${dataset.document_tokens} + q ${describeLength(dataset.question_tokens)} / out ${describeLength(dataset.output_tokens)}`;
+    case "tasks_jsonl":
+      return `tasks JSONL ${dataset.path} / out ${describeLength(dataset.output_tokens)}, scored`;
+    case "tasks":
+      return `${dataset.count} built-in tasks (${dataset.kinds.join(", ")}) / out ${describeLength(dataset.output_tokens)}, scored`;
   }
 }
 

@@ -1,4 +1,5 @@
 import { type MetricName, type MetricSource, metricNames, metricSpecs } from "../config/metric-names.js";
+import { guardShareCount } from "./guards.js";
 import type { RunFile } from "./run-schema.js";
 
 /** Per-run metric values: latencies in ms, throughputs per second, error_rate as a fraction. */
@@ -25,6 +26,14 @@ export function runFileMetric(file: RunFile, source: MetricSource): number | nul
       return file.throughput[source.field];
     case "failed-fraction":
       return errorRate(file.requests);
+    case "guard-share": {
+      // A run.json from before the guards (or without requests) has no value.
+      const guards = file.guards;
+      if (guards === undefined || guards.requests === 0) return null;
+      return guardShareCount(guards, source.field) / guards.requests;
+    }
+    case "guard-length":
+      return file.guards?.outputTokens.mean ?? null;
     default:
       return unknownSource(source);
   }

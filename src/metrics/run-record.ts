@@ -1,4 +1,5 @@
 import type { MetricName } from "../config/metric-names.js";
+import type { RunGuards, RunOutput } from "./guards.js";
 import { runFileMetrics } from "./metric-values.js";
 import type { RunFile } from "./run-schema.js";
 
@@ -17,6 +18,10 @@ export interface RunRecord {
   /** Per-run metric values: latencies in ms, throughputs per second, error_rate as a fraction. */
   metrics: Partial<Record<MetricName, number | null>>;
   requests: { total: number; completed: number; failed: number };
+  /** The guard counts (run.json `guards`); absent in vLLM results and older run.json files. */
+  guards?: RunGuards;
+  /** A greedy-output cell's outputs per prompt (run.json `outputs`). */
+  outputs?: RunOutput[];
   fingerprint: Record<string, unknown>;
   /** Why the run must not be used, empty when it is healthy. */
   exclusionReasons: string[];
@@ -63,6 +68,8 @@ export function runRecordFromRunFile(file: RunFile, source: string): RunRecord {
       completed: file.requests.completed,
       failed: file.requests.failed,
     },
+    ...(file.guards !== undefined ? { guards: file.guards } : {}),
+    ...(file.outputs !== undefined ? { outputs: file.outputs } : {}),
     fingerprint: file.fingerprint,
     exclusionReasons,
     load: { targetRate: file.load.targetRate, targetConcurrency: file.load.targetConcurrency },

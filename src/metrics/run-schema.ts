@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { usageIssueKinds } from "../runner/request-schema.js";
+import { runGuardsSchema, runOutputSchema } from "./guards.js";
 
 /**
  * `run.json`: everything measured in one run of one cell. It is the contract between `run` (writer)
@@ -122,6 +123,15 @@ export const runFileSchema = z.object({
     sloAttainment: z.number().min(0).max(1).nullable(),
   }),
   server: serverMetricsSummarySchema.nullable(),
+  guards: runGuardsSchema
+    .optional()
+    .describe(
+      "What the outputs were (finish reasons, zero outputs, usage checks, lengths): docs/quality.md.",
+    ),
+  outputs: z
+    .array(runOutputSchema)
+    .optional()
+    .describe("A greedy-output cell's outputs per prompt (config quality.greedy), for the greedy check."),
   flags: z.object({
     clientBound: z.boolean(),
     clientBoundReason: z.string().optional(),

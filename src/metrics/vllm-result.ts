@@ -304,6 +304,10 @@ function vllmResultMetric(
       return aggregate ?? null;
     case "failed-fraction":
       return errorRate(requests);
+    case "guard-share":
+    case "guard-length":
+      // A vLLM result has no finish reasons or per-request usage checks: the guards are not in it.
+      return null;
     default:
       return unknownSource(source);
   }

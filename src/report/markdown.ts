@@ -13,6 +13,7 @@ import {
   formatP,
   formatSignedNumber,
 } from "./format.js";
+import { qualitySection } from "./quality.js";
 
 /** GitHub's limit on a comment body. */
 export const commentBudget = 65_536;
@@ -553,6 +554,7 @@ export function renderMarkdown(verdict: VerdictFile, budget = commentBudget): st
       shedRank: Number.POSITIVE_INFINITY,
     },
     { full: capacitySection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
+    { full: qualitySection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
     { full: cellsSection(verdict), short: "", shedRank: 5 },
     { full: modeSection(verdict), short: modeSection(verdict, false), shedRank: 7 },
     { full: warningsSection(verdict, 50), short: warningsSection(verdict, 3), shedRank: 4 },

@@ -9,6 +9,7 @@ import {
   formatSignedNumber,
 } from "./format.js";
 import { formatDetectable, settleSentence } from "./markdown.js";
+import { qualityTerminalLines } from "./quality.js";
 
 /** The `compare` summary for a terminal: colour on a TTY, plain text otherwise (logs, CI). */
 
@@ -108,6 +109,8 @@ export function renderTerminal(verdict: VerdictFile, { color }: { color: boolean
     .forEach((c, i) => {
       lines.push(paint(metricStyle[c.verdict], format(rows[i]!)));
     });
+  const quality = qualityTerminalLines(verdict, clean);
+  if (quality.length > 0) lines.push("", ...quality);
   const excluded = verdict.runs.excluded.length;
   lines.push("");
   lines.push(

@@ -91,6 +91,7 @@ export function phaseSender(
       timeoutMs,
       perChunkUsage: body.perChunkUsage,
       expectedChunks: body.meta.maxTokens + 1,
+      keepOutput: body.keepOutput,
     });
     bookkeeping.later(() => {
       const record = toRecord(phase, ticket, outcome, body.meta, phaseOrigin(), cell, runIndex);

@@ -1,4 +1,5 @@
 import type { StreamOutcome } from "../client/stream-client.js";
+import { ScorerError, scoreAnswer } from "../workload/task-score.js";
 import type { Phase, WorkloadRequest } from "../workload/workload.js";
 import type { Ticket } from "./dispatch.js";
 import { type RequestRecord, requestRecordSchemaVersion, type UsageIssueKind } from "./request-schema.js";
@@ -112,7 +113,9 @@ export function toRecord(
   phase: Phase,
   ticket: Ticket,
   outcome: StreamOutcome,
-  request: Pick<WorkloadRequest, "targetInputTokens" | "maxTokens" | "prefixGroup"> & { choices?: number },
+  request: Pick<WorkloadRequest, "targetInputTokens" | "maxTokens" | "prefixGroup" | "task"> & {
+    choices?: number;
+  },
   origin: number,
   cell: string,
   run: number,
@@ -146,6 +149,28 @@ export function toRecord(
     targetInputTokens: request.targetInputTokens,
     maxTokens: request.maxTokens,
     prefixGroup: request.prefixGroup,
+    ...(outcome.output !== undefined ? { output: outcome.output } : {}),
+    ...(request.task !== undefined ? { task: scoredTask(request.task, outcome) } : {}),
     ...(usage.issue !== null ? { usageIssue: usage.issue } : {}),
   };
+}
+
+/**
+ * A task's answer scored (a failed request or one without a kept output is wrong). A scorer that cannot
+ * run marks the answer wrong and says why; the run goes on (nothing measured is lost).
+ */
+function scoredTask(
+  task: NonNullable<WorkloadRequest["task"]>,
+  outcome: StreamOutcome,
+): NonNullable<RequestRecord["task"]> {
+  if (!outcome.ok || outcome.output === undefined) return { reference: task.reference, correct: false };
+  try {
+    return {
+      reference: task.reference,
+      correct: scoreAnswer(outcome.output.text, task.reference, task.scorer),
+    };
+  } catch (error) {
+    if (!(error instanceof ScorerError)) throw error;
+    return { reference: task.reference, correct: false, error: error.message };
+  }
 }

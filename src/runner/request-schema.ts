@@ -61,6 +61,16 @@ export const requestRecordSchema = z.object({
   targetInputTokens: z.number().int().nullable(),
   maxTokens: z.number().int(),
   prefixGroup: z.number().int().nullable(),
+  /** A greedy-output cell's output (docs/quality.md): text, and the chosen tokens and logprobs if returned. */
+  output: z
+    .object({
+      text: z.string(),
+      tokens: z.array(z.string()).nullable(),
+      logprobs: z.array(z.number().nullable()).nullable(),
+    })
+    .optional(),
+  /** A task cell's answer scored against its reference (docs/quality.md); `error`: why it could not be. */
+  task: z.object({ reference: z.string(), correct: z.boolean(), error: z.string().optional() }).optional(),
   /** Present when the server's usage failed a check; the detail names the values and the margin. */
   usageIssue: z.object({ kind: z.enum(usageIssueKinds), detail: z.string() }).optional(),
 });

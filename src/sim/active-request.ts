@@ -10,11 +10,13 @@ import {
   doneEvent,
   errorBody,
   type GenerationRequest,
+  logprobsJson,
   type ProtocolShape,
   streamErrorEvent,
+  type TokenLogprobs,
   usageOf,
 } from "./protocol.js";
-import { tokenText } from "./tokenizer.js";
+import { tokenText, vocabularySize } from "./tokenizer.js";
 
 export interface ChunkRecord {
   /** The response's `id` (cmpl-... / chatcmpl-...). */
@@ -44,6 +46,22 @@ export interface RequestHost {
   abort(request: ActiveRequest): void;
 }
 
+/**
+ * A token's logprobs as the simulator gives them: the chosen (greedy) token first with the engine's
+ * logprob, then k - 1 alternatives, each less likely than the one before it.
+ */
+function tokenLogprobs(event: StepEvent, text: string, k: number): TokenLogprobs {
+  const top = [{ token: text, logprob: event.logprob }];
+  for (let rank = 1; rank < k; rank++) {
+    const alternative = (event.token + rank * 7919) % vocabularySize;
+    top.push({
+      token: tokenText(alternative, event.outputTokens === 1),
+      logprob: event.logprob - 0.5 - rank,
+    });
+  }
+  return { token: text, logprob: event.logprob, top: k > 0 ? top : [] };
+}
+
 export interface FaultPlan {
   kind: "midstream" | "reset";
   afterTokens: number;
@@ -54,6 +72,9 @@ export class ActiveRequest {
   readonly writer: ChunkWriter;
   private pendingText = "";
   private pendingTokens = 0;
+  /** Logprobs of the pending tokens (when the request asked for them), and the output characters sent. */
+  private pendingLogprobs: TokenLogprobs[] = [];
+  private sentChars = 0;
   private sentTokens = 0;
   /** SSE events produced by the current delivery, written together by flush(). */
   private outgoing = "";
@@ -71,6 +92,8 @@ export class ActiveRequest {
     readonly created: number,
     readonly clientRequestId: string | undefined,
     readonly fault: FaultPlan | undefined,
+    /** A built-in task's answer words (sim/tasks.ts): the text of the first output tokens. */
+    readonly answer: readonly string[] | null = null,
   ) {
     this.writer = new ChunkWriter(req.endpoint, id, created, req.model, server.protocolShape);
   }
@@ -86,7 +109,15 @@ export class ActiveRequest {
 
   onEvent(event: StepEvent): void {
     if (this.done || this.server.hung) return;
-    const text = event.eos ? "" : tokenText(event.token, event.outputTokens === 1);
+    const answerWord =
+      this.answer !== null && !event.diverged ? this.answer[event.outputTokens - 1] : undefined;
+    const text = event.eos
+      ? ""
+      : answerWord !== undefined
+        ? event.outputTokens === 1
+          ? answerWord
+          : ` ${answerWord}`
+        : tokenText(event.token, event.outputTokens === 1);
     const finish = event.finishReason ?? null;
     if (!this.req.stream) {
       this.fullText += text;
@@ -106,6 +137,7 @@ export class ActiveRequest {
     }
     this.pendingText += text;
     this.pendingTokens++;
+    if (this.req.logprobs !== null) this.pendingLogprobs.push(tokenLogprobs(event, text, this.req.logprobs));
     this.lastEvent = event;
     if (finish !== null) this.finishStream(event, finish);
   }
@@ -128,11 +160,17 @@ export class ActiveRequest {
 
   private contentChunk(event: StepEvent, finish: string | null): string {
     const usage = this.req.continuousUsage ? usageOf(event.promptTokens, event.outputTokens) : undefined;
-    const chunk = this.writer.content(this.pendingText, finish, usage);
+    const logprobs =
+      this.req.logprobs !== null
+        ? logprobsJson(this.req.endpoint, this.pendingLogprobs, this.sentChars)
+        : null;
+    const chunk = this.writer.content(this.pendingText, finish, usage, logprobs);
     this.record("content", this.pendingTokens);
     this.sentTokens += this.pendingTokens;
+    this.sentChars += this.pendingText.length;
     this.pendingText = "";
     this.pendingTokens = 0;
+    this.pendingLogprobs = [];
     return chunk;
   }
 

@@ -13,6 +13,28 @@ import { vocabularySize } from "./tokenizer.js";
 /** The id the simulator samples as end-of-sequence; it has no text. */
 export const eosTokenId = vocabularySize;
 
+/** FNV-1a over the prompt's token ids: the greedy outputs' seed. */
+export function hashTokens(tokens: readonly number[]): number {
+  let hash = 0x811c9dc5;
+  for (const token of tokens) {
+    hash ^= token & 0xffff;
+    hash = Math.imul(hash, 0x01000193);
+    hash ^= token >>> 16;
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/**
+ * The logprob of the token at `position` (natural log): a confident pick (-0.02 to about -1.5) from the
+ * request's own seed, lower for a token of a changed or garbage output, minus `drift` nats.
+ */
+export function tokenLogprob(seed: number, position: number, diverged: boolean, drift: number): number {
+  const u = seededRandom(mixSeed(seed, position)).next();
+  const base = diverged ? -(1 + 3 * u) : -(0.02 + 1.5 * u ** 4);
+  return base - drift;
+}
+
 export interface EngineRequestSpec {
   id: string;
   promptTokens: readonly number[];
@@ -24,6 +46,8 @@ export interface EngineRequestSpec {
   cacheSalt?: string;
   /** Sampling temperature (default 1.0); only speculative decoding's acceptance depends on it. */
   temperature?: number;
+  /** A task's answer length in tokens (sim/tasks.ts): the output is that many tokens and EOS. */
+  answerTokens?: number;
 }
 
 export interface SequenceTimes {
@@ -42,6 +66,11 @@ interface Sequence {
   plannedReason: "stop" | "length";
   outputs: number[];
   rng: Random;
+  /** Quality faults (docs/quality.md): tokens from here on come from `altRng` (null: never). */
+  divergeAt: number | null;
+  altRng: Random;
+  /** Seed of the per-position logprobs (a function of the same inputs as the tokens). */
+  logprobSeed: number;
   /** Draws of speculative-decoding acceptance, apart from `rng` so that outputs do not depend on them. */
   specRng: Random | undefined;
   numComputed: number;
@@ -57,6 +86,10 @@ export interface StepEvent {
   id: string;
   /** The token sampled this step. */
   token: number;
+  /** Its logprob as the model gave it (natural log, <= 0). */
+  logprob: number;
+  /** The token comes from a changed or garbage output (quality faults), not the model's own. */
+  diverged: boolean;
   eos: boolean;
   first: boolean;
   /** Output tokens so far, this one included. */
@@ -160,10 +193,16 @@ export class Engine {
   addRequest(spec: EngineRequestSpec, now: number): void {
     if (this.byId.has(spec.id)) throw new Error(`duplicate request id ${spec.id}`);
     const ordinal = this.arrivals++;
-    const rng = seededRandom(
-      spec.seed !== undefined ? mixSeed(spec.seed, 0x7e57) : mixSeed(this.seed, ordinal + 1),
-    );
-    const { outputLength, reason } = this.plannedOutput(spec, rng);
+    // Greedy decoding is a function of the prompt and the weights: at temperature 0 the tokens and the
+    // EOS come from (prompt, model_revision), not from the seed or the arrival order.
+    const greedySeed =
+      spec.temperature === 0 ? mixSeed(hashTokens(spec.promptTokens), this.profile.model_revision) : null;
+    const outputSeed =
+      greedySeed ?? (spec.seed !== undefined ? mixSeed(spec.seed, 0x7e57) : mixSeed(this.seed, ordinal + 1));
+    const rng = seededRandom(outputSeed);
+    const planned = this.answerOutput(spec) ?? this.plannedOutput(spec, rng);
+    const faults = this.qualityFaults(spec, outputSeed, planned);
+    const { outputLength, reason } = faults;
     const specSeed =
       spec.seed !== undefined ? mixSeed(spec.seed, 0x5bec) : mixSeed(this.seed, -(ordinal + 1));
     const seq: Sequence = {
@@ -173,6 +212,9 @@ export class Engine {
       plannedReason: reason,
       outputs: [],
       rng,
+      divergeAt: faults.divergeAt,
+      altRng: seededRandom(mixSeed(outputSeed, 0xa17e)),
+      logprobSeed: mixSeed(outputSeed, 0x10b9),
       specRng: this.profile.spec_decode_num_tokens > 0 ? seededRandom(specSeed) : undefined,
       numComputed: 0,
       blockHashes: undefined,
@@ -319,13 +361,17 @@ export class Engine {
   private sample(seq: Sequence, now: number): StepEvent {
     const isLast = seq.outputs.length + 1 >= seq.outputLength;
     const eos = isLast && seq.plannedReason === "stop";
-    const token = eos ? eosTokenId : Math.floor(seq.rng.next() * vocabularySize);
+    const position = seq.outputs.length;
+    const diverged = seq.divergeAt !== null && position >= seq.divergeAt;
+    const token = eos ? eosTokenId : Math.floor((diverged ? seq.altRng : seq.rng).next() * vocabularySize);
     seq.outputs.push(token);
     const first = seq.outputs.length === 1;
     this.stats.generationTokens++;
     const event: StepEvent = {
       id: seq.spec.id,
       token,
+      logprob: tokenLogprob(seq.logprobSeed, position, diverged, this.profile.logprob_drift),
+      diverged,
       eos,
       first,
       outputTokens: seq.outputs.length,
@@ -359,6 +405,53 @@ export class Engine {
     return eosAt <= maxTokens
       ? { outputLength: eosAt, reason: "stop" }
       : { outputLength: maxTokens, reason: "length" };
+  }
+
+  /** A task's answer: its tokens and EOS (unless ignore_eos), within max_tokens. */
+  private answerOutput(spec: EngineRequestSpec): { outputLength: number; reason: "stop" | "length" } | null {
+    if (spec.answerTokens === undefined) return null;
+    const maxTokens = Math.max(
+      1,
+      Math.min(spec.maxTokens, this.profile.max_model_len - spec.promptTokens.length),
+    );
+    if (spec.ignoreEos) return { outputLength: maxTokens, reason: "length" };
+    const length = spec.answerTokens + 1;
+    return length <= maxTokens
+      ? { outputLength: length, reason: "stop" }
+      : { outputLength: maxTokens, reason: "length" };
+  }
+
+  /**
+   * The output-quality faults of a request (knobs quality_*, docs/quality.md), drawn from their own stream
+   * so that the outputs of the unchanged requests stay as they were: truncation (an early EOS), garbage
+   * (other tokens and, unless it keeps the length, no EOS until max_tokens) and a changed output (other
+   * tokens from a seeded position on, same length).
+   */
+  private qualityFaults(
+    spec: EngineRequestSpec,
+    outputSeed: number,
+    planned: { outputLength: number; reason: "stop" | "length" },
+  ): { outputLength: number; reason: "stop" | "length"; divergeAt: number | null } {
+    const p = this.profile;
+    const draws = seededRandom(mixSeed(outputSeed, 0x9a11));
+    const truncate = draws.next() < p.quality_truncate_share;
+    const garbage = draws.next() < p.quality_garbage_share;
+    const changed = draws.next() < p.quality_changed_share;
+    const at = draws.next();
+    let { outputLength, reason } = planned;
+    let divergeAt: number | null = null;
+    if (garbage) {
+      divergeAt = 0;
+      if (!p.quality_garbage_keeps_length) {
+        outputLength = Math.max(1, Math.min(spec.maxTokens, p.max_model_len - spec.promptTokens.length));
+        reason = "length";
+      }
+    } else if (changed) divergeAt = Math.floor(at * Math.max(1, outputLength - 1));
+    if (truncate && outputLength > 1) {
+      outputLength = Math.max(1, Math.ceil(outputLength / 4));
+      reason = "stop";
+    }
+    return { outputLength, reason, divergeAt };
   }
 
   private schedule(now: number): ScheduledWork[] {

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { mixSeed } from "../util/random.js";
 import { ActiveRequest, type FaultPlan } from "./active-request.js";
 import { headerValue, readJson } from "./body-reader.js";
+import { hashTokens } from "./engine.js";
 import {
   type Endpoint,
   errorBody,
@@ -10,6 +12,7 @@ import {
   parseGenerationRequest,
 } from "./protocol.js";
 import type { SimServer } from "./server.js";
+import { promptText, taskAnswer } from "./tasks.js";
 
 /**
  * POST /v1/completions and /v1/chat/completions: the request checked and parsed, the injected faults
@@ -94,6 +97,12 @@ export async function generate(
     wanted !== undefined && !server.active.has(wanted) && !server.engine.knows(wanted)
       ? wanted
       : `${prefix}${randomUUID().replaceAll("-", "")}`;
+  // A built-in task is answered (sim/tasks.ts): greedy, so per prompt and model_revision.
+  const answer = taskAnswer(
+    promptText(body.value),
+    p.task_accuracy,
+    mixSeed(hashTokens(parsed.promptTokens), p.model_revision),
+  );
   const active = new ActiveRequest(
     server,
     parsed,
@@ -102,6 +111,7 @@ export async function generate(
     Math.floor(Date.now() / 1000),
     clientRequestId,
     fault,
+    answer,
   );
   server.active.set(id, active);
   server.engine.addRequest(
@@ -114,6 +124,7 @@ export async function generate(
       seed: parsed.seed,
       cacheSalt: parsed.cacheSalt,
       temperature: parsed.temperature,
+      ...(answer !== null ? { answerTokens: answer.length } : {}),
     },
     arrival,
   );

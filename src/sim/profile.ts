@@ -101,6 +101,35 @@ export const knobSpecs = {
     schema: z.boolean(),
     help: "final usage carries prompt_tokens_details.cached_tokens (vLLM --enable-prompt-tokens-details)",
   },
+  // Output quality (docs/quality.md): what the outputs are, and faults that change them.
+  model_revision: {
+    schema: int(0),
+    help: "the weights' revision: at temperature 0 a request's tokens and EOS are a function of (prompt, model_revision)",
+  },
+  logprob_drift: {
+    schema: num(0),
+    help: "nats taken off each chosen token's logprob (a numerics change that keeps the tokens)",
+  },
+  task_accuracy: {
+    schema: frac(),
+    help: "chance that a built-in task (dataset type tasks) is answered right, drawn per prompt and model_revision",
+  },
+  quality_changed_share: {
+    schema: frac(),
+    help: "share of prompts whose greedy output diverges from the unchanged model's (same length, other tokens after a seeded position)",
+  },
+  quality_truncate_share: {
+    schema: frac(),
+    help: "share of requests that stop early (EOS at a quarter of the planned length, finish_reason stop)",
+  },
+  quality_garbage_share: {
+    schema: frac(),
+    help: "share of requests that emit garbage tokens and never EOS (run to max_tokens), as the FP8 KV-cache bugs did",
+  },
+  quality_garbage_keeps_length: {
+    schema: z.boolean(),
+    help: "garbage keeps the planned length and finish reason (only the greedy-output check sees it)",
+  },
   // Faults.
   fault_error_rate: {
     schema: frac(),
@@ -150,6 +179,13 @@ export const simProfileFileSchema = z.strictObject({
 export type SimProfileFile = z.infer<typeof simProfileFileSchema>;
 
 const noFaults = {
+  model_revision: 0,
+  logprob_drift: 0,
+  task_accuracy: 0.95,
+  quality_changed_share: 0,
+  quality_truncate_share: 0,
+  quality_garbage_share: 0,
+  quality_garbage_keeps_length: false,
   fault_error_rate: 0,
   fault_error_status: 500,
   fault_midstream_error_rate: 0,

@@ -87,6 +87,11 @@ export interface GenerationRequest {
   continuousUsage: boolean;
   /** Default 1.0, as vLLM uses without a generation config. */
   temperature: number;
+  /**
+   * Logprobs asked per token, null for none: completions `logprobs: k`; chat `logprobs: true` with
+   * `top_logprobs: k` (0 = the chosen token only), as vLLM's protocol.py reads them.
+   */
+  logprobs: number | null;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -243,6 +248,24 @@ export function parseGenerationRequest(
   }
   const options = stream && isRecord(streamOptions) ? streamOptions : undefined;
   const includeUsage = options ? options.include_usage !== false : false;
+  let logprobs: number | null;
+  if (endpoint === "chat") {
+    const top = optionalInt(body, "top_logprobs", 0);
+    const wanted = optionalBool(body, "logprobs") ?? false;
+    if (top !== undefined && top > 0 && !wanted)
+      throw new ProtocolError(
+        400,
+        "when using `top_logprobs`, `logprobs` must be set to true.",
+        "top_logprobs",
+      );
+    logprobs = wanted ? (top ?? 0) : null;
+  } else logprobs = optionalInt(body, "logprobs", 0) ?? null;
+  if (logprobs !== null && logprobs > maxLogprobs)
+    throw new ProtocolError(
+      400,
+      `Requested sample logprobs of ${logprobs}, which is greater than max allowed: ${maxLogprobs}`,
+      "logprobs",
+    );
   return {
     endpoint,
     model: ctx.servedModel,
@@ -256,7 +279,56 @@ export function parseGenerationRequest(
     includeUsage,
     continuousUsage: includeUsage && options?.continuous_usage_stats === true,
     temperature: typeof temperature === "number" ? temperature : 1,
+    logprobs,
   };
+}
+
+/** vLLM's default --max-logprobs. */
+export const maxLogprobs = 20;
+
+/** One output token's logprobs: the chosen token and the k most likely (the chosen one first). */
+export interface TokenLogprobs {
+  token: string;
+  logprob: number;
+  top: { token: string; logprob: number }[];
+}
+
+/**
+ * The `logprobs` value of a chunk carrying these tokens, in vLLM's shapes (vllm/entrypoints/openai/
+ * protocol.py, commit 0052bed3): completions `CompletionLogProbs` {text_offset, token_logprobs, tokens,
+ * top_logprobs: one {token: logprob} map per token}; chat `ChatCompletionLogProbs` {content: [{token,
+ * logprob, bytes, top_logprobs: [{token, logprob, bytes}]}]}. `offset`: characters of output before them.
+ */
+export function logprobsJson(endpoint: Endpoint, entries: readonly TokenLogprobs[], offset: number): string {
+  if (endpoint === "chat") {
+    const bytes = (token: string) => [...Buffer.from(token, "utf8")];
+    return JSON.stringify({
+      content: entries.map((entry) => ({
+        token: entry.token,
+        logprob: entry.logprob,
+        bytes: bytes(entry.token),
+        top_logprobs: entry.top.map((top) => ({
+          token: top.token,
+          logprob: top.logprob,
+          bytes: bytes(top.token),
+        })),
+      })),
+    });
+  }
+  const textOffset: number[] = [];
+  let at = offset;
+  for (const entry of entries) {
+    textOffset.push(at);
+    at += entry.token.length;
+  }
+  return JSON.stringify({
+    text_offset: textOffset,
+    token_logprobs: entries.map((entry) => entry.logprob),
+    tokens: entries.map((entry) => entry.token),
+    top_logprobs: entries.map((entry) =>
+      Object.fromEntries(entry.top.map((top) => [top.token, top.logprob])),
+    ),
+  });
 }
 
 export interface Usage {
@@ -306,14 +378,16 @@ export class ChunkWriter {
     return `${this.head}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usageTail(usage)}${promptIds}}\n\n`;
   }
 
-  content(text: string, finishReason: string | null, usage?: Usage): string {
+  /** `logprobs`: the chunk's logprobs value (logprobsJson), or null as without logprobs asked. */
+  content(text: string, finishReason: string | null, usage?: Usage, logprobs: string | null = null): string {
     const reason = finishReason === null ? "null" : `"${finishReason}"`;
+    const lp = logprobs ?? "null";
     if (this.endpoint === "chat") {
       // vLLM sets stop_reason only on the chat stream's final choice, so only that one carries it.
-      const choice = `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":${reason}${finishReason === null ? "" : ',"stop_reason":null'}${this.tokenIds}}`;
+      const choice = `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":${lp},"finish_reason":${reason}${finishReason === null ? "" : ',"stop_reason":null'}${this.tokenIds}}`;
       return `${this.head}${choice}]${usageTail(usage)}}\n\n`;
     }
-    const choice = `{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${reason},"stop_reason":null${this.tokenIds}}`;
+    const choice = `{"index":0,"text":${JSON.stringify(text)},"logprobs":${lp},"finish_reason":${reason},"stop_reason":null${this.tokenIds}}`;
     const tail = usage ? usageTail(usage) : this.shape.completionUsageNull ? ',"usage":null' : "";
     return `${this.head}${choice}]${tail}}\n\n`;
   }

@@ -3,6 +3,8 @@ import { readFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import type { FileDatasetConfig } from "../config/schema.js";
 import { InputError } from "../util/errors.js";
+import { ScorerError, scoreAnswer } from "./task-score.js";
+import type { Task } from "./tasks.js";
 
 export interface ChatMessage {
   role: string;
@@ -17,6 +19,8 @@ export interface DatasetEntry {
   maxTokens: number | null;
   /** The reference answer's text (ShareGPT), used to estimate an output length when none is configured. */
   answer: string | null;
+  /** A task line's reference and scorer (tasks_jsonl). */
+  task?: Omit<Task, "prompt">;
 }
 
 export interface DatasetFile {
@@ -54,6 +58,8 @@ export async function readDatasetFile(options: {
     );
   }
   const text = bytes.toString("utf8");
+  if (options.kind === "tasks_jsonl")
+    return { path, sha256, entries: parseTaskLines(text, path), skipped: 0 };
   const raw = options.kind === "sharegpt" ? parseJsonArray(text, path) : parseJsonLines(text, path);
   const entries: DatasetEntry[] = [];
   let skipped = 0;
@@ -135,4 +141,62 @@ function toEntry(item: unknown): DatasetEntry | null {
 
 function positiveInteger(value: unknown): number | null {
   return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : null;
+}
+
+const scorerKinds = ["exact", "contains", "regex", "numeric"] as const;
+
+/**
+ * A tasks_jsonl file (docs/quality.md): every non-empty line one task, checked before anything is
+ * measured. A line without a prompt or a reference, with an unknown scorer, a pattern that is no regular
+ * expression or a numeric reference without a number is an input error naming the file, the line and the
+ * field.
+ */
+function parseTaskLines(text: string, path: string): DatasetEntry[] {
+  const entries: DatasetEntry[] = [];
+  text.split(/\r?\n/).forEach((line, index) => {
+    if (line.trim() === "") return;
+    const where = `${path}:${index + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new InputError(`${where}: not valid JSON (${(error as Error).message})`);
+    }
+    const entry = toEntry(value);
+    if (entry === null)
+      throw new InputError(`${where}: expected a task with "prompt" (a non-empty string) or "messages"`);
+    const record = value as Record<string, unknown>;
+    const reference =
+      typeof record.reference === "string" || typeof record.reference === "number"
+        ? String(record.reference)
+        : null;
+    if (reference === null || reference === "")
+      throw new InputError(
+        `${where}.reference: expected the reference answer (a string or a number), got ${JSON.stringify(record.reference ?? null)}`,
+      );
+    const kind = record.scorer ?? "exact";
+    if (!scorerKinds.includes(kind as (typeof scorerKinds)[number]))
+      throw new InputError(
+        `${where}.scorer: expected one of ${scorerKinds.join(", ")}, got ${JSON.stringify(kind)}`,
+      );
+    const tolerance = record.tolerance ?? 0;
+    if (typeof tolerance !== "number" || !(tolerance >= 0))
+      throw new InputError(`${where}.tolerance: expected a number >= 0, got ${JSON.stringify(tolerance)}`);
+    const scorer: Task["scorer"] =
+      kind === "regex"
+        ? { kind: "regex", pattern: typeof record.pattern === "string" ? record.pattern : "" }
+        : kind === "numeric"
+          ? { kind: "numeric", tolerance }
+          : { kind: kind as "exact" | "contains" };
+    try {
+      // A scorer that would throw on every answer is caught here, before the run.
+      scoreAnswer("", reference, scorer);
+    } catch (error) {
+      if (error instanceof ScorerError) throw new InputError(`${where}: ${error.message}`);
+      throw error;
+    }
+    entries.push({ ...entry, task: { reference, scorer } });
+  });
+  if (entries.length === 0) throw new InputError(`${path}: no tasks (expected one JSON object a line)`);
+  return entries;
 }

@@ -13,6 +13,12 @@ export interface BodyOptions {
   sampling: SamplingConfig;
   /** Salts the server's prefix cache (policy fresh): one salt per run means no hits across runs. */
   cacheSalt: string | null;
+  /**
+   * A greedy-output cell (config quality.greedy): temperature 0 and ignore_eos false whatever `sampling`
+   * and its extra_body say, and `logprobs` per token asked (completions `logprobs: k`; chat
+   * `logprobs: true, top_logprobs: k`, as vLLM's protocol.py takes them).
+   */
+  greedy?: { logprobs: number } | undefined;
 }
 
 /**
@@ -36,7 +42,19 @@ export function buildRequestBody(request: WorkloadRequest, options: BodyOptions)
   if (sampling.min_tokens !== undefined) body.min_tokens = sampling.min_tokens;
   if (sampling.repetition_penalty !== undefined) body.repetition_penalty = sampling.repetition_penalty;
   if (options.cacheSalt !== null) body.cache_salt = options.cacheSalt;
-  return { ...body, ...sampling.extra_body };
+  const merged: Record<string, unknown> = { ...body, ...sampling.extra_body };
+  if (options.greedy !== undefined) {
+    merged.temperature = 0;
+    merged.ignore_eos = false;
+    const k = options.greedy.logprobs;
+    if (k > 0) {
+      if (request.messages !== null) {
+        merged.logprobs = true;
+        merged.top_logprobs = k;
+      } else merged.logprobs = k;
+    }
+  }
+  return merged;
 }
 
 /** Whether a body asks for cumulative usage on every chunk (then per-chunk token counts are exact). */

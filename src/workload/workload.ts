@@ -2,6 +2,7 @@ import type { CellConfig, LengthConfig } from "../config/schema.js";
 import { createRng, type Rng } from "../util/random.js";
 import type { ChatMessage, DatasetEntry, DatasetFile } from "./dataset-file.js";
 import { drawLength } from "./lengths.js";
+import { builtInTask, type Task } from "./tasks.js";
 import { randomWords, shuffledIndexes } from "./text.js";
 import { defaultTokenModel, type TokenModel, wordsForPart, wordsForPrompt } from "./token-model.js";
 
@@ -18,6 +19,8 @@ export interface WorkloadRequest {
   maxTokens: number;
   /** Shared-prefix group or document index, null otherwise. */
   prefixGroup: number | null;
+  /** A task's reference and scorer (dataset type tasks): the answer is scored (docs/quality.md). */
+  task?: Omit<Task, "prompt">;
 }
 
 export interface WorkloadInfo {
@@ -111,6 +114,48 @@ export function createWorkload(cell: CellConfig, options: WorkloadOptions): Work
             { index, phase, targetInputTokens: sharedTokens + partTokens, maxTokens, prefixGroup: group },
             text,
           );
+        },
+      };
+    }
+    case "tasks":
+      return {
+        info,
+        request(index, phase = "measure") {
+          // Warm-up asks other questions (its own stream), so it never warms the measured prompts.
+          const taskIndex = phase === "warmup" ? dataset.count + index : index % dataset.count;
+          const task = builtInTask(seed, cell.name, taskIndex, dataset.kinds);
+          const rng = createRng(seed, cell.name, stream(phase), index);
+          const maxTokens = drawLength(dataset.output_tokens, rng);
+          return {
+            ...shape({ index, phase, targetInputTokens: null, maxTokens, prefixGroup: null }, task.prompt),
+            task: { reference: task.reference, scorer: task.scorer },
+          };
+        },
+      };
+    case "tasks_jsonl": {
+      const file = options.file;
+      if (!file)
+        throw new Error(`cell ${cell.name}: the tasks file was not read before building the workload`);
+      const entries = file.entries;
+      return {
+        info,
+        request(index, phase = "measure") {
+          // Task i is line i (mod the lines) on both sides; warm-up asks them in a seeded order of its own.
+          const line =
+            phase === "warmup"
+              ? shuffledIndexes(createRng(seed, cell.name, "warmup", "order"), entries.length)[
+                  index % entries.length
+                ]!
+              : index % entries.length;
+          const entry = entries[line]!;
+          const rng = createRng(seed, cell.name, stream(phase), index);
+          const maxTokens = entry.maxTokens ?? drawLength(dataset.output_tokens, rng);
+          const text = entry.prompt ?? (entry.messages ?? []).map((message) => message.content).join("\n");
+          const request = {
+            ...shape({ index, phase, targetInputTokens: null, maxTokens, prefixGroup: null }, text),
+          };
+          if (chat && entry.messages !== null) request.messages = entry.messages;
+          return { ...request, ...(entry.task !== undefined ? { task: entry.task } : {}) };
         },
       };
     }

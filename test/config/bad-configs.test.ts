@@ -84,8 +84,13 @@ const catalogue: { name: string; text: string; expected: RegExp[]; env?: Record<
     name: "unknown dataset type",
     text: base({ cells: validCell.replace("type: synthetic", "type: csv") }),
     expected: [
-      /^cells\[0\]\.dataset\.type: expected one of "synthetic", "sharegpt", "jsonl", "shared_prefix", "long_document", got "csv"$/,
+      /^cells\[0\]\.dataset\.type: expected one of "synthetic", "sharegpt", "jsonl", "shared_prefix", "long_document", "tasks", "tasks_jsonl", got "csv"$/,
     ],
+  },
+  {
+    name: "quality.greedy naming no cell",
+    text: base({ extra: "quality:\n  greedy:\n    cells: [chat, qa]\n" }),
+    expected: [/^quality\.greedy\.cells\[1\]: expected the name of a cell \(chat\), got "qa"$/],
   },
   {
     name: "uniform length without max",

@@ -4,6 +4,8 @@ import {
   describeMetric,
   gatableMetricNames,
   gatedMetricNames,
+  guardMetrics,
+  isGuardMetric,
   latencyPhases,
   latencyStatistics,
   type MetricName,
@@ -11,6 +13,7 @@ import {
   metricSpecs,
 } from "../../src/config/metric-names.js";
 import { presetText } from "../../src/config/presets.js";
+import { computeGuards } from "../../src/metrics/guards.js";
 import { runFileMetrics } from "../../src/metrics/metric-values.js";
 import { computeRunMetrics } from "../../src/metrics/run-metrics.js";
 import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
@@ -66,10 +69,56 @@ const records: RequestRecord[] = [
   },
 ];
 
+/** Requests that give every guard share a count: an abort, a zero output, a usage mismatch (guards only). */
+const guardRecords: RequestRecord[] = [
+  ...records,
+  {
+    ...request,
+    index: 5,
+    requestId: "f",
+    sentMs: 0,
+    chunksUs: [9000],
+    endMs: 9,
+    finishReason: "abort",
+    outputTokens: 1,
+  },
+  {
+    ...request,
+    index: 6,
+    requestId: "g",
+    sentMs: 0,
+    chunksUs: [],
+    endMs: 9,
+    ok: false,
+    errorKind: "no_output",
+    outputTokens: null,
+    finishReason: null,
+  },
+  {
+    ...request,
+    index: 7,
+    requestId: "h",
+    sentMs: 0,
+    chunksUs: [9000, 9500],
+    endMs: 9,
+    outputTokens: 2,
+    outputTokensSource: "chunks",
+    usageIssue: {
+      kind: "usage_exceeds_chunks",
+      detail: "usage.completion_tokens 99 > 16 x 2 chunks received",
+    },
+  },
+];
+
 /** A run.json with a value for every metric: goodput needs an SLO, error_rate a failure. */
 function completeRun(): RunFile {
   const measured = computeRunMetrics(records, { durationS: 0.25, slo: { ttft_ms: 50 } });
-  return runFileSchema.parse({ ...makeRunFile(), ...measured, durationS: 0.25 });
+  return runFileSchema.parse({
+    ...makeRunFile(),
+    ...measured,
+    durationS: 0.25,
+    guards: computeGuards(guardRecords, false),
+  });
 }
 
 describe("the metric catalogue", () => {
@@ -77,7 +126,7 @@ describe("the metric catalogue", () => {
     expect(new Set(metricNames).size).toBe(metricNames.length);
     expect(Object.keys(metricSpecs)).toEqual([...metricNames]);
     for (const name of metricNames) expect(metricSpecs[name].name).toBe(name);
-    expect(metricNames).toHaveLength(latencyPhases.length * latencyStatistics.length + 5);
+    expect(metricNames).toHaveLength(latencyPhases.length * latencyStatistics.length + 5 + 5);
     expect(metricNames.slice(0, 7)).toEqual([
       "ttft_mean",
       "ttft_p50",
@@ -87,12 +136,20 @@ describe("the metric catalogue", () => {
       "ttft_p99_9",
       "tpot_mean",
     ]);
-    expect(metricNames.slice(-5)).toEqual([
+    expect(metricNames.slice(-10, -5)).toEqual([
       "request_throughput",
       "output_throughput",
       "total_token_throughput",
       "request_goodput",
       "error_rate",
+    ]);
+    expect(metricNames.slice(-5)).toEqual([...guardMetrics]);
+    expect(guardMetrics).toEqual([
+      "finish_length_share",
+      "finish_abort_share",
+      "zero_output_share",
+      "usage_mismatch_share",
+      "output_tokens_mean",
     ]);
     expect(new Set(metricNames.map(describeMetric)).size).toBe(metricNames.length);
   });
@@ -134,7 +191,11 @@ describe("the metric catalogue", () => {
     const withoutGate = preset.replace(/^ {2}metrics: .*$/m, "");
     expect(withoutGate).not.toBe(preset);
     expect(parseConfigText(withoutGate, "ok.yml").config.gate.metrics).toEqual(gatedMetricNames);
-    expect(gatableMetricNames).toEqual(metricNames);
+    // The guards are judged as a family of their own, never in gate.metrics.
+    expect(gatableMetricNames).toEqual(metricNames.filter((name) => !isGuardMetric(name)));
+    expect(() =>
+      parseConfigText(preset.replace(/^ {2}metrics: \[/m, "  metrics: [output_tokens_mean, "), "bad.yml"),
+    ).toThrow(/gate\.metrics/);
     const every = preset.replace(/^ {2}metrics: .*$/m, `  metrics: [${gatableMetricNames.join(", ")}]`);
     expect(parseConfigText(every, "ok.yml").config.gate.metrics).toEqual(gatableMetricNames);
     expect(() =>
@@ -156,6 +217,13 @@ describe("the metric catalogue", () => {
       expect(Number.isFinite(values[name]), name).toBe(true);
       expect(values[name]!, name).toBeGreaterThan(0);
     }
+    // 8 requests: 5 finished at max_tokens, 1 aborted, 1 without output, 1 with usage unlike its chunks.
+    expect(values.finish_length_share).toBe(5 / 8);
+    expect(values.finish_abort_share).toBe(1 / 8);
+    expect(values.zero_output_share).toBe(1 / 8);
+    expect(values.usage_mismatch_share).toBe(1 / 8);
+    expect(values.output_tokens_mean).toBe((4 * 4 + 1 + 2) / 6);
+    expect(runFileMetrics({ ...run, guards: undefined }).output_tokens_mean).toBeNull();
     expect(values.ttft_p99_9).toBe(run.latency.ttft.p99_9);
     expect(values.tpot_mean).toBe(run.latency.tpot.mean);
     expect(values.request_goodput).toBe(run.throughput.goodput);
@@ -178,12 +246,19 @@ describe("the metric catalogue", () => {
     const withKeys: MetricName[] = [];
     for (const name of metricNames) {
       const { vllmKeys } = metricSpecs[name];
+      if (isGuardMetric(name)) {
+        // A vLLM result has no finish reasons or usage checks: the guards are not in it.
+        expect(fromVllm[name], name).toBeNull();
+        continue;
+      }
       for (const key of vllmKeys) expect(typeof parsed[key], `${name}: ${key}`).toBe("number");
       if (vllmKeys.length > 0) withKeys.push(name);
       expect(fromVllm[name], name).toBeCloseTo(fromRun[name]!, 9);
     }
     // Only the error rate is derived (from completed and failed) rather than stored under a key.
-    expect(metricNames.filter((name) => !withKeys.includes(name))).toEqual(["error_rate"]);
+    expect(metricNames.filter((name) => !withKeys.includes(name) && !isGuardMetric(name))).toEqual([
+      "error_rate",
+    ]);
   });
 
   it("declares each vLLM result key once, the rates among the keys the reader validates", () => {

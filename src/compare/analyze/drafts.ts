@@ -1,5 +1,6 @@
 import {
   describeMetric,
+  isGuardMetric,
   type LatencyStatistic,
   latencyMetricName,
   type MetricName,
@@ -50,6 +51,11 @@ export interface Draft {
 export interface DraftSettings {
   gate: GateConfig;
   gatedSet: ReadonlySet<MetricName>;
+  /**
+   * Quality cells (their runs kept outputs: greedy-output or task cells, docs/quality.md): sent greedy at
+   * low load for their outputs, so their speed checks are advisory and never ask for more runs.
+   */
+  advisoryCells?: ReadonlySet<string>;
   /** Level of each side of the within-tolerance test. */
   passAlpha: number;
   /** Between-session drift variance of a metric's ln values (0 when both sides share a session). */
@@ -66,6 +72,8 @@ export function draftsForCell(compared: ComparedCell, settings: DraftSettings, w
   const fewestCompleted = Math.min(...[...base, ...cand].map((run) => run.requests.completed));
   const drafts: Draft[] = [];
   for (const metric of metricNames) {
+    // The guards are a family of their own (guards.ts), never traded against speed.
+    if (isGuardMetric(metric)) continue;
     const draft = metricDraft(compared, metric, fewestCompleted, settings, warnings);
     if (draft !== null) drafts.push(draft);
   }
@@ -76,9 +84,10 @@ function metricDraft(
   { cell, base, cand, tooFew }: ComparedCell,
   metric: MetricName,
   fewestCompleted: number,
-  { gate, gatedSet, passAlpha, driftVarianceFor }: DraftSettings,
+  { gate, gatedSet: configured, passAlpha, driftVarianceFor, advisoryCells }: DraftSettings,
   warnings: string[],
 ): Draft | null {
+  const gatedSet: ReadonlySet<MetricName> = advisoryCells?.has(cell) ? new Set() : configured;
   const higher = metricSpecs[metric].higherIsBetter;
   const tolerance = toleranceFor(gate, metric);
   const runs = { baseline: base.length, candidate: cand.length };

@@ -1,0 +1,241 @@
+import type { GreedyCheck, GuardCheck, OutputAgreement, TaskCheck } from "../compare/quality-schema.js";
+import type { VerdictFile } from "../compare/verdict-schema.js";
+import { describeMetric } from "../config/metric-names.js";
+import { escapeHtml, escapeMarkdown } from "./escape.js";
+import { formatFractionAsPercent, formatMetricValue, formatP } from "./format.js";
+
+/** Guard rows shown in full; beyond it the within-tolerance ones are only counted. */
+export const guardRowLimit = 40;
+
+const guardVerdictLabels: Record<GuardCheck["verdict"], string> = {
+  regression: "🔴 regression",
+  "within-tolerance": "⚪ within tolerance",
+  inconclusive: "🟡 not judged",
+};
+
+function guardRow(check: GuardCheck): string[] {
+  const tolerance =
+    check.toleranceKind === "points"
+      ? `+${Number((check.tolerance * 100).toPrecision(3))} pts`
+      : `±${formatFractionAsPercent(check.tolerance)}`;
+  const side = (value: number | null, counts: GuardCheck["counts"]["baseline"]) =>
+    check.toleranceKind === "points"
+      ? `${formatMetricValue(check.metric, value)} (${counts.count}/${counts.requests})`
+      : formatMetricValue(check.metric, value);
+  return [
+    escapeMarkdown(check.cell, 60),
+    describeMetric(check.metric),
+    tolerance,
+    side(check.baseline, check.counts.baseline),
+    side(check.candidate, check.counts.candidate),
+    formatP(check.p),
+    guardVerdictLabels[check.verdict] + (check.note ? ` (${escapeMarkdown(check.note, 160)})` : ""),
+  ];
+}
+
+/**
+ * The quality guards of the report (docs/quality.md): every regression and check not judged in a table,
+ * the within-tolerance ones too while the table stays short. Empty when the verdict has no guards.
+ */
+export function qualityGuardSection(verdict: VerdictFile): string {
+  const guards = verdict.quality?.guards;
+  if (guards === undefined || guards.length === 0) return "";
+  const flagged = guards.filter((check) => check.verdict !== "within-tolerance");
+  const shown = guards.length <= guardRowLimit ? guards : flagged.slice(0, guardRowLimit);
+  const hidden = guards.length - shown.length;
+  const regressions = guards.filter((check) => check.verdict === "regression").length;
+  const summary =
+    regressions > 0
+      ? `**${regressions}** of ${guards.length} guard checks regressed: the outputs changed, so no speed result here is an improvement.`
+      : `All ${guards.length - flagged.length} judged guard checks are within tolerance.`;
+  const header = ["Cell", "Guard", "Tolerance", "Baseline", "Candidate", "p (adj.)", "Verdict"];
+  const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+  const table =
+    shown.length > 0
+      ? [line(header), line(header.map(() => "---")), ...shown.map((check) => line(guardRow(check)))]
+      : [];
+  return [
+    "### Quality guards",
+    "",
+    summary,
+    ...(table.length > 0 ? ["", ...table] : []),
+    ...(hidden > 0 ? ["", `_${hidden} more guard checks within tolerance (verdict.json has them)._`] : []),
+    "",
+    "Shares of the measured requests pooled over a side's runs (requests counted / measured); a share is a regression when it rose significantly by more than its points, the output length when its mean moved significantly either way by more than its tolerance; Holm over the guard family, apart from the speed checks.",
+  ].join("\n");
+}
+
+/** Characters of each side of an example shown in the report (verdict.json keeps exampleChars). */
+export const exampleShownChars = 120;
+
+function agreementCells(a: OutputAgreement): string[] {
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  return [
+    String(a.prompts),
+    pct(1 - a.changedShare),
+    pct(1 - a.prefixChangedShare),
+    a.similarity === null ? "–" : a.similarity.toFixed(3),
+    a.logprobDrift === null ? "–" : `${a.logprobDrift.toFixed(3)} nats`,
+  ];
+}
+
+/** An output excerpt as inline code-free text: escaped for markdown, newlines shown as ⏎, cut short. */
+function excerpt(text: string): string {
+  const flat = text.replace(/\r\n|\r|\n/g, "⏎");
+  const cut = flat.length > exampleShownChars ? `${flat.slice(0, exampleShownChars)}…` : flat;
+  return escapeMarkdown(cut, exampleShownChars * 4);
+}
+
+/**
+ * The greedy-output checks (docs/quality.md): per cell the candidate's agreement with the baseline beside
+ * the baseline's own run-to-run agreement, the reasons of a regression, and the most-changed prompts.
+ */
+export function qualityGreedySection(verdict: VerdictFile): string {
+  const checks: readonly GreedyCheck[] = verdict.quality?.greedy ?? [];
+  if (checks.length === 0) return "";
+  const header = [
+    "Cell",
+    "Compared",
+    "Prompts",
+    "Identical",
+    "Same first tokens",
+    "Similarity",
+    "Logprob drift",
+    "Verdict",
+  ];
+  const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+  const rows: string[] = [];
+  for (const check of checks) {
+    const label = check.verdict === "regression" ? "🔴 regression" : "⚪ within tolerance";
+    rows.push(
+      line([
+        escapeMarkdown(check.cell, 60),
+        "candidate vs baseline",
+        ...agreementCells(check.candidate),
+        label,
+      ]),
+    );
+    if (check.baselineNoise !== null)
+      rows.push(line(["", "baseline run to run", ...agreementCells(check.baselineNoise), ""]));
+  }
+  const details: string[] = [];
+  for (const check of checks) {
+    for (const reason of check.reasons)
+      details.push(`- ${escapeMarkdown(check.cell, 60)}: ${escapeMarkdown(reason, 300)}`);
+    if (check.examples.length > 0) {
+      details.push(
+        "",
+        `<details><summary>Most-changed outputs: ${escapeHtml(check.cell, 60)}</summary>`,
+        "",
+        ...check.examples.flatMap((example) => [
+          `- prompt ${example.index}, first difference at token ${example.firstDifference}, similarity ${example.similarity.toFixed(3)}`,
+          `  - baseline: ${excerpt(example.baseline)}`,
+          `  - candidate: ${excerpt(example.candidate)}`,
+        ]),
+        "",
+        "</details>",
+      );
+    }
+  }
+  const source = checks.some((c) => c.tokenSource === "words")
+    ? "tokens are the server's where it returned logprobs, else whitespace-separated words"
+    : "tokens are the server's (logprobs returned)";
+  return [
+    "### Greedy outputs",
+    "",
+    line(header),
+    line(header.map(() => "---")),
+    ...rows,
+    ...(details.length > 0 ? ["", ...details] : []),
+    "",
+    `Same prompts, temperature 0, outputs kept per prompt; ${source}; similarity: 1 − token edit distance / longer length; logprob drift: mean |change| over the tokens both chose alike; the tolerances (quality.greedy) are over the baseline's own run-to-run differences.`,
+  ].join("\n");
+}
+
+/** Every quality section of the report, in order. */
+export function qualitySection(verdict: VerdictFile): string {
+  return [qualityGuardSection(verdict), qualityGreedySection(verdict), qualityTaskSection(verdict)]
+    .filter((s) => s.length > 0)
+    .join("\n\n");
+}
+
+/** The task-accuracy checks: each side's accuracy with its Wilson interval, the discordant pairs, p. */
+export function qualityTaskSection(verdict: VerdictFile): string {
+  const checks: readonly TaskCheck[] = verdict.quality?.tasks ?? [];
+  if (checks.length === 0) return "";
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  const side = (s: TaskCheck["baseline"]) => `${pct(s.accuracy)} (${pct(s.wilson[0])} – ${pct(s.wilson[1])})`;
+  const header = [
+    "Cell",
+    "Tasks",
+    "Baseline",
+    "Candidate",
+    "Change",
+    "Only baseline right / only candidate",
+    "Tolerance",
+    "p (adj.)",
+    "Verdict",
+  ];
+  const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+  const rows = checks.map((check) => {
+    const change = (check.candidate.accuracy - check.baseline.accuracy) * 100;
+    return line([
+      escapeMarkdown(check.cell, 60),
+      String(check.prompts),
+      side(check.baseline),
+      side(check.candidate),
+      `${change > 0 ? "+" : change < 0 ? "−" : "±"}${Math.abs(change).toFixed(1)} pts`,
+      `${check.onlyBaseline} / ${check.onlyCandidate}`,
+      `−${Number((check.tolerancePoints * 100).toPrecision(3))} pts`,
+      formatP(check.p),
+      (check.verdict === "regression" ? "🔴 regression" : "⚪ within tolerance") +
+        (check.note ? ` (${escapeMarkdown(check.note, 160)})` : ""),
+    ]);
+  });
+  const confidence = formatFractionAsPercent(checks[0]!.confidence);
+  return [
+    "### Task accuracy",
+    "",
+    line(header),
+    line(header.map(() => "---")),
+    ...rows,
+    "",
+    `Same tasks on both sides, scored per prompt; accuracy with its ${confidence} Wilson interval; a regression when the exact McNemar test on the discordant pairs (Holm over the task cells) finds the candidate worse and the drop exceeds the tolerance (quality.tasks.tolerance_points).`,
+  ].join("\n");
+}
+
+/**
+ * The quality checks in plain lines for the terminal (`clean` strips control characters): each
+ * regression with its reason, then a count of the checks within tolerance.
+ */
+export function qualityTerminalLines(verdict: VerdictFile, clean: (text: string) => string): string[] {
+  const quality = verdict.quality;
+  if (quality === undefined) return [];
+  const lines: string[] = [];
+  let within = 0;
+  for (const guard of quality.guards) {
+    if (guard.verdict !== "regression") {
+      within++;
+      continue;
+    }
+    const value = (v: number | null) => formatMetricValue(guard.metric, v);
+    lines.push(
+      `quality regression: ${clean(guard.cell)} ${describeMetric(guard.metric)} ${value(guard.baseline)} -> ${value(guard.candidate)}`,
+    );
+  }
+  for (const check of quality.greedy ?? []) {
+    if (check.verdict !== "regression") within++;
+    else
+      for (const reason of check.reasons)
+        lines.push(`quality regression: ${clean(check.cell)} greedy outputs: ${clean(reason)}`);
+  }
+  for (const check of quality.tasks ?? []) {
+    if (check.verdict !== "regression") within++;
+    else
+      lines.push(
+        `quality regression: ${clean(check.cell)} task accuracy ${(check.baseline.accuracy * 100).toFixed(1)}% -> ${(check.candidate.accuracy * 100).toFixed(1)}% (${check.onlyBaseline} tasks only the baseline got right, ${check.onlyCandidate} only the candidate; p ${formatP(check.p)})`,
+      );
+  }
+  lines.push(`quality checks within tolerance: ${within}`);
+  return lines;
+}
