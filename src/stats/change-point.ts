@@ -12,8 +12,12 @@ import { studentTQuantile, studentTSurvival } from "./distributions.js";
  *    number of splits tried (Bonferroni over the splits, so the chance that noise alone yields a change
  *    point somewhere in the window is at most `alpha`), and the step must be at least `minMagnitude` on
  *    the ratio scale (a significant 0.3% step on a quiet runner is not news).
+ *    The medians of the two parts must differ by `minMagnitude` too, the same way: a single outlier
+ *    session drags a part's mean but not its median.
  * 3. When a split passes, both parts are searched again the same way (binary segmentation), so a window
- *    with two steps reports both.
+ *    with two steps reports both. A short bump that comes back down (up for 15 commits, then back)
+ *    can hide from the first split of a wide window; on a base branch the detector runs after every
+ *    commit, so the step up is found while the window still ends inside the bump.
  *
  * Why not E-divisive means (Hunter/Otava): with one point per commit and steps in the mean as the thing
  * to find, the t statistic is the better-powered statistic for a mean shift, its null distribution is
@@ -57,6 +61,12 @@ export interface ChangePoint {
   /** Points in the segments either side, as tested. */
   before: number;
   after: number;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 interface Split {
@@ -112,6 +122,14 @@ export function detectChangePoints(
     const rawP = Number.isFinite(split.t) ? 2 * studentTSurvival(Math.abs(split.t), split.df) : 0;
     const p = Math.min(1, rawP * split.splits);
     if (p > settings.alpha || Math.abs(Math.expm1(split.diff)) < settings.minMagnitude) return;
+    // The medians of the parts must have moved as far, the same way: one outlier session at the end of
+    // the window drags a part's mean, not its median (the false change point Otava's review met).
+    const medianShift = median(segment.slice(split.index)) - median(segment.slice(0, split.index));
+    if (
+      Math.sign(medianShift) !== Math.sign(split.diff) ||
+      Math.abs(Math.expm1(medianShift)) < settings.minMagnitude
+    )
+      return;
     const q = studentTQuantile(1 - (1 - settings.confidence) / 2, split.df);
     found.push({
       index: from + split.index,
