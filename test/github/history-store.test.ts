@@ -54,6 +54,7 @@ describe("branch history store (contents API)", () => {
     expect([...head!.files.keys()]).toEqual([path]);
     expect(fake.gitAnswers).toEqual([
       "GET contents 404",
+      "GET contents 404",
       "GET ref 404",
       "POST tree 201",
       "POST commit 201",
