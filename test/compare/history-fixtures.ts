@@ -9,11 +9,12 @@ import type { MetricName } from "../../src/config/metric-names.js";
 export const fingerprintA = conditionsHash({ gpu: { names: ["H100"], driverVersion: "550.1" } });
 export const fingerprintB = conditionsHash({ gpu: { names: ["H100"], driverVersion: "560.2" } });
 
-export function session(runId: number, day = runId, commitDigit = (runId % 10).toString()): HistorySession {
+/** Session `runId`, its commit the run id zero-padded to 40 digits (unique per session). */
+export function session(runId: number, day = runId): HistorySession {
   const time = new Date(Date.UTC(2026, 10, 1) + day * 3_600_000).toISOString();
   return {
     id: `${runId}-1`,
-    commit: commitDigit.repeat(40).slice(0, 40),
+    commit: commitOf(runId),
     ref: "refs/heads/main",
     runId,
     runAttempt: 1,
@@ -39,4 +40,8 @@ export function record(
     },
     fingerprint: options.fingerprint ?? fingerprintA,
   };
+}
+
+export function commitOf(runId: number): string {
+  return String(runId).padStart(40, "0");
 }
