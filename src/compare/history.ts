@@ -324,3 +324,45 @@ export function seriesOf(
     .filter((point) => point.logs.length > 0)
     .sort((a, b) => (order.get(a.session.id) ?? 0) - (order.get(b.session.id) ?? 0));
 }
+
+/**
+ * The base's run-to-run variance pooled across the history's sessions, per `cell\u0000metric`: for each
+ * session with 2 or more healthy runs, the sample variance of the ln values; sessions whose variance is
+ * more than 9 times the median session's (an sd 3 times the usual: a broken runner that day) are left out;
+ * the rest pooled as Σ(n−1)s² / Σ(n−1), with Σ(n−1) degrees of freedom. The test pools it with the
+ * baseline's own runs (stats/welch.ts), so a baseline of 3 runs is no longer judged on 2 degrees of freedom.
+ */
+export function pooledRunVariances(
+  runs: readonly RunRecord[],
+): Map<string, { variance: number; df: number }> {
+  const groups = new Map<string, Map<string, number[]>>();
+  for (const run of runs) {
+    if (run.exclusionReasons.length > 0 || !run.session) continue;
+    for (const [metric, value] of Object.entries(run.metrics)) {
+      if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value)) continue;
+      const key = `${run.cell}\u0000${metric}`;
+      const sessions = groups.get(key) ?? new Map<string, number[]>();
+      sessions.set(run.session, [...(sessions.get(run.session) ?? []), Math.log(value)]);
+      groups.set(key, sessions);
+    }
+  }
+  const pooled = new Map<string, { variance: number; df: number }>();
+  for (const [key, sessions] of groups) {
+    const stats = [...sessions.values()]
+      .filter((logs) => logs.length >= 2)
+      .map((logs) => {
+        const mean = logs.reduce((s, v) => s + v, 0) / logs.length;
+        const ss = logs.reduce((s, v) => s + (v - mean) ** 2, 0);
+        return { variance: ss / (logs.length - 1), df: logs.length - 1, ss };
+      });
+    if (stats.length === 0) continue;
+    const sorted = stats.map((s) => s.variance).sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+    const kept = stats.filter((s) => median === 0 || s.variance <= 9 * median);
+    const df = kept.reduce((s, k) => s + k.df, 0);
+    if (df === 0) continue;
+    pooled.set(key, { variance: kept.reduce((s, k) => s + k.ss, 0) / df, df });
+  }
+  return pooled;
+}

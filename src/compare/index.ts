@@ -58,6 +58,8 @@ export interface CompareRecordsInput {
   baselineInfo?: BaselineInfo | null;
   /** Stored mode: runs of earlier baseline sessions, for the between-session drift only. */
   history?: readonly RunRecord[];
+  /** Stored mode with main's history: the baseline's run-to-run variances pooled over its sessions. */
+  baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
   now?: Date;
   /** Secrets to take out of the verdict before it is rendered or written (run files come from outside). */
   redactor?: Redactor;
@@ -86,6 +88,7 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     mode: input.mode ?? "stored",
     baselineInfo: input.baselineInfo ?? null,
     ...(input.history ? { history: input.history } : {}),
+    ...(input.baselineVariancePriors ? { baselineVariancePriors: input.baselineVariancePriors } : {}),
     now: (input.now ?? new Date()).toISOString(),
     tool: { name: toolName, version: toolVersion },
   });
@@ -117,6 +120,9 @@ export interface CompareResultsInput {
   baselineInfo?: BaselineInfo | null;
   /** Results directories of earlier baseline sessions (one session each), for the drift estimate. */
   history?: readonly string[];
+  /** Runs of main's history (compare/history.ts runsFromHistory), for the drift estimate, with the above. */
+  historyRuns?: readonly RunRecord[];
+  baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
   now?: Date;
   env?: Readonly<Record<string, string | undefined>>;
   cwd?: string;
@@ -137,12 +143,17 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
   } else if (input.config) settings = settingsFromConfig(input.config);
   const limits = input.limits ?? defaultInputLimits;
   const { baseline, candidate, notes } = await loadSides(input.baseline, input.candidate, limits);
-  const history =
-    input.history && input.history.length > 0 ? await loadRuns(input.history, "history", { limits }) : [];
+  const history = [
+    ...(input.history && input.history.length > 0
+      ? await loadRuns(input.history, "history", { limits })
+      : []),
+    ...(input.historyRuns ?? []),
+  ];
   return compareRecords({
     baseline,
     candidate,
     history,
+    ...(input.baselineVariancePriors ? { baselineVariancePriors: input.baselineVariancePriors } : {}),
     inputNotes: notes,
     settings,
     mode: input.mode,

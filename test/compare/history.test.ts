@@ -5,6 +5,7 @@ import {
   defaultHistoryLimits,
   historyRecordsFromRuns,
   parseHistory,
+  pooledRunVariances,
   runsFromHistory,
   serializeHistory,
   seriesOf,
@@ -132,5 +133,27 @@ describe("runs read back for the gate", () => {
     expect(series.map((p) => p.session.id)).toEqual(["1-1", "2-1"]);
     expect(series[0]?.logs).toEqual([Math.log(100)]);
     expect(series[1]?.logs).toEqual([Math.log(110)]);
+  });
+});
+
+describe("pooledRunVariances", () => {
+  it("pools the within-session variance of ln values, leaving out a broken session", () => {
+    const records = [
+      record(session(1), [100, 110]),
+      record(session(2), [100, 90, 95]),
+      record(session(3), [100, 300]),
+      record(session(4), [100, 105]),
+      record(session(5), [100], {}),
+    ];
+    const { runs } = runsFromHistory(records, { fingerprint: fingerprintA, lastSessions: 10 });
+    const pooled = pooledRunVariances(runs).get("chat\u0000ttft_p95");
+    const v = (xs: number[]) => {
+      const logs = xs.map(Math.log);
+      const m = logs.reduce((s, x) => s + x, 0) / logs.length;
+      return logs.reduce((s, x) => s + (x - m) ** 2, 0);
+    };
+    // Session 3 (sd of ln ~0.78) is more than 9 times the median session's variance: left out.
+    expect(pooled?.df).toBe(4);
+    expect(pooled?.variance).toBeCloseTo((v([100, 110]) + v([100, 90, 95]) + v([100, 105])) / 4, 12);
   });
 });

@@ -54,6 +54,11 @@ export interface DraftSettings {
   passAlpha: number;
   /** Between-session drift variance of a metric's ln values (0 when both sides share a session). */
   driftVarianceFor: (metric: MetricName) => number;
+  /** The baseline's run-to-run variance pooled over main's history (stored mode with a history), if any. */
+  baselineVariancePriorFor?: (
+    cell: string,
+    metric: MetricName,
+  ) => { variance: number; df: number } | undefined;
 }
 
 /**
@@ -76,7 +81,7 @@ function metricDraft(
   { cell, base, cand, tooFew }: ComparedCell,
   metric: MetricName,
   fewestCompleted: number,
-  { gate, gatedSet, passAlpha, driftVarianceFor }: DraftSettings,
+  { gate, gatedSet, passAlpha, driftVarianceFor, baselineVariancePriorFor }: DraftSettings,
   warnings: string[],
 ): Draft | null {
   const higher = metricSpecs[metric].higherIsBetter;
@@ -151,7 +156,15 @@ function metricDraft(
     draft.notes.push("fewer than 2 usable runs on a side");
     return draft;
   }
-  testOnRunLogs(draft, b.values, c.values, driftVarianceFor(metric), gate.min_run_sd, passAlpha);
+  testOnRunLogs(
+    draft,
+    b.values,
+    c.values,
+    driftVarianceFor(metric),
+    gate.min_run_sd,
+    passAlpha,
+    baselineVariancePriorFor?.(cell, draft.judgedOn ?? metric),
+  );
   return draft;
 }
 
@@ -195,6 +208,7 @@ function testOnRunLogs(
   extraVariance: number,
   minRunSd: number,
   passAlpha: number,
+  baselineVariancePrior?: { variance: number; df: number },
 ): void {
   const test = logRatioTest(baseline, candidate, {
     higherIsBetter: draft.higherIsBetter,
@@ -202,6 +216,7 @@ function testOnRunLogs(
     alphaEachSide: passAlpha,
     extraVariance,
     minRunSd,
+    ...(baselineVariancePrior ? { baselineVariancePrior } : {}),
   });
   draft.test = test;
   draft.ratio = test.ratio;
