@@ -69,6 +69,8 @@ export const compareWithStatistics: Compare = async (request) => {
   const outcome = await compareResults({
     baseline: [request.baselineDir],
     history: request.historyDirs,
+    ...(request.historyRuns ? { historyRuns: request.historyRuns } : {}),
+    ...(request.baselineVariancePriors ? { baselineVariancePriors: request.baselineVariancePriors } : {}),
     candidate: [request.candidateDir],
     config,
     mode: request.mode,

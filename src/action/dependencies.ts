@@ -1,6 +1,7 @@
 import type { BaselineInfo, ComparisonMode, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
 import type { ArtifactStore } from "../github/artifact-store.js";
 import type { GitHubClient } from "../github/client.js";
+import type { RunRecord } from "../metrics/run-record.js";
 import type { FailOnPolicy } from "./inputs.js";
 
 /**
@@ -33,6 +34,9 @@ export interface CompareRequest {
   baselineDir: string;
   /** Stored mode: earlier baseline sessions of the base branch, for the between-session drift estimate. */
   historyDirs: string[];
+  /** Stored mode with main's history (action/history.ts): its runs, and the pooled baseline variances. */
+  historyRuns?: readonly RunRecord[];
+  baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
   candidateDir: string;
   configPath: string;
   mode: ComparisonMode;

@@ -1,4 +1,5 @@
 import * as core from "@actions/core";
+import { type HistoryInputs, parseHistoryInputs } from "./history-inputs.js";
 
 /**
  * The action's inputs, read the way the runner passes them (INPUT_<NAME> env, via @actions/core) and
@@ -31,6 +32,8 @@ export interface ActionInputs {
   maxRuns: number | null;
   allowForkPrs: boolean;
   workingDirectory: string;
+  /** Main's history (history-* inputs); absent (tests that build inputs by hand): no history. */
+  history?: HistoryInputs;
 }
 
 export const inputDefaults = {
@@ -136,5 +139,8 @@ export function parseActionInputs(source: InputSource = runnerInputs): ActionInp
     maxRuns: maxRuns ? integer("max-runs", maxRuns, 1, 1000) : null,
     allowForkPrs: boolean("allow-fork-prs", withDefault("allow-fork-prs")),
     workingDirectory: withDefault("working-directory"),
+    history: parseHistoryInputs(read, (message) => {
+      throw new ActionInputError(message);
+    }),
   };
 }

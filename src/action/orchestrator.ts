@@ -13,6 +13,7 @@ import { outputNames, stateKeys } from "./action-io.js";
 import type { ActionDependencies } from "./dependencies.js";
 import { guardForkPullRequest } from "./fork-guard.js";
 import { gate } from "./gate.js";
+import { recordHistory } from "./history.js";
 import type { ActionInputs } from "./inputs.js";
 import { exists, type JobScope, layoutOf, type Measured } from "./job-scope.js";
 import { measureCandidate } from "./measure-candidate.js";
@@ -138,6 +139,8 @@ export async function runAction(
     }
     if (plan.role === "baseline") {
       const result = await recordBaseline(scope);
+      // Before the upload: the artifact fallback writes the history file into the baseline artifact.
+      await recordHistory(scope);
       await upload(inputs.baselineArtifact, layout.candidateDir);
       // The baseline bundle is what later gates read; the evidence (logs, scrapes) is for people.
       await uploadEvidence();

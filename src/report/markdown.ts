@@ -539,12 +539,18 @@ function perCellDetails(verdict: VerdictFile): string {
  * detail, then all conditions, then the excluded-run table, then the environment differences, then
  * warnings. The headline and the acceptance table are never shed.
  */
-export function renderMarkdown(verdict: VerdictFile, budget = commentBudget): string {
+export function renderMarkdown(
+  verdict: VerdictFile,
+  budget = commentBudget,
+  /** Sections rendered elsewhere (report/history.ts), after the acceptance table; shed before warnings. */
+  extraSections: readonly string[] = [],
+): string {
   const sections: Section[] = [
     { full: headline(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
     { full: mixedSection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
     { full: impactSection(verdict), short: "", shedRank: 6 },
     { full: acceptanceSection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
+    ...extraSections.map((full) => ({ full, short: "", shedRank: 4.5 })),
     { full: cellsSection(verdict), short: "", shedRank: 5 },
     { full: modeSection(verdict), short: modeSection(verdict, false), shedRank: 7 },
     { full: warningsSection(verdict, 50), short: warningsSection(verdict, 3), shedRank: 4 },
