@@ -198,13 +198,15 @@ export async function readHistoryForGate(
   if (records.length === 0) return null;
   const baselineRuns = await loadRuns([baseline.dir], "baseline");
   const fingerprint = baselineRuns[0] ? conditionsHash(baselineRuns[0].fingerprint) : null;
-  const own = records.filter(
-    (r) => baseline.info.runId !== undefined && String(r.session.runId) === baseline.info.runId,
-  );
+  // The stored baseline's own session is the baseline side itself: not history.
+  const baselineSession =
+    records.find((r) => baseline.info.runId !== undefined && String(r.session.runId) === baseline.info.runId)
+      ?.session.id ?? null;
   const read = runsFromHistory(records, {
     fingerprint,
     lastSessions: settings.sessions,
-    excludeSessions: [...new Set(own.map((r) => r.session.id))],
+    excludeSessions: baselineSession ? [baselineSession] : [],
+    alignTo: baselineSession,
   });
   scope.io.info(
     `Main's history: ${read.sessions.length} session(s) used from ${store.description}, ${read.leftOut.length} left out (other conditions).`,
@@ -220,9 +222,12 @@ export async function readHistoryForGate(
   };
 }
 
-/** The compare inputs a read history gives (the artifact sessions are replaced by it: no session twice). */
+/**
+ * The compare inputs a read history gives. With 2 or more sessions it replaces the artifact sessions
+ * (gate.baseline_sessions): it holds them too, checked for fingerprint and aligned across main's steps.
+ */
 export function historyCompareInputs(history: GateHistory | null) {
-  if (!history || history.refused !== null || history.sessionsUsed === 0) return {};
+  if (!history || history.refused !== null || history.sessionsUsed < 2) return {};
   return {
     historyDirs: [] as string[],
     historyRuns: history.historyRuns,

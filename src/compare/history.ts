@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { type MetricName, metricNames, metricSpecs } from "../config/metric-names.js";
 import type { RunRecord } from "../metrics/run-record.js";
+import { detectChangePoints } from "../stats/change-point.js";
 import { InputError } from "../util/errors.js";
 import { flattenFingerprint, isInformationalField } from "./fingerprint.js";
 
@@ -248,31 +249,50 @@ export interface HistoryRuns {
  * `fingerprint` (the stored baseline's), rebuilt as run records (one per session, cell and run; the
  * excluded runs keep their reasons). A session under other conditions (another GPU, driver, image) is
  * left out and named: its level says nothing about this baseline's drift.
+ *
+ * With `alignTo`, main's steps are taken out first: per cell and metric, the change points of the series
+ * of matching sessions (stats/change-point.ts) cut it into stretches, and each stretch's runs are scaled
+ * so its mean ln equals that of the stretch holding session `alignTo` (the stored baseline's; the last
+ * stretch when it is not in the history). A step main took then reads as the step it is (reported by
+ * "main already regressed"), not as between-session drift, which session-drift.ts estimates around one
+ * level. The spread within sessions and between the sessions of a stretch is untouched.
  */
 export function runsFromHistory(
   records: readonly HistoryRecord[],
-  options: { fingerprint: string | null; lastSessions: number; excludeSessions?: readonly string[] },
+  options: {
+    fingerprint: string | null;
+    lastSessions: number;
+    excludeSessions?: readonly string[];
+    alignTo?: string | null;
+  },
 ): HistoryRuns {
   const excluded = new Set(options.excludeSessions ?? []);
-  const all = historySessions(records).filter((session) => !excluded.has(session.id));
   const leftOut: HistoryRuns["leftOut"] = [];
-  const matching = all.filter((session) => {
+  const matching = historySessions(records).filter((session) => {
     if (options.fingerprint === null) return true;
     const other = records.find((r) => r.session.id === session.id && r.fingerprint !== options.fingerprint);
     if (other) {
-      leftOut.push({
-        session,
-        reason: `recorded under other conditions (fingerprint ${other.fingerprint.slice(0, 12)}, the baseline's ${options.fingerprint.slice(0, 12)})`,
-      });
+      if (!excluded.has(session.id))
+        leftOut.push({
+          session,
+          reason: `recorded under other conditions (fingerprint ${other.fingerprint.slice(0, 12)}, the baseline's ${options.fingerprint.slice(0, 12)})`,
+        });
       return false;
     }
     return true;
   });
-  const sessions = matching.slice(-Math.max(0, options.lastSessions));
+  const sessions = matching
+    .filter((session) => !excluded.has(session.id))
+    .slice(-Math.max(0, options.lastSessions));
   const kept = new Set(sessions.map((session) => session.id));
+  const factors =
+    options.alignTo === undefined
+      ? new Map<string, number>()
+      : stepFactors(records, matching, options.alignTo);
   const runs = new Map<string, RunRecord>();
   for (const record of records) {
     if (!kept.has(record.session.id)) continue;
+    const factor = factors.get(`${record.session.id}\u0000${record.cell}\u0000${record.metric}`) ?? 1;
     record.values.forEach((value, index) => {
       const key = `${record.session.id}/${record.cell}/${index}`;
       let run = runs.get(key);
@@ -294,10 +314,55 @@ export function runsFromHistory(
         };
         runs.set(key, run);
       }
-      run.metrics[record.metric] = value;
+      run.metrics[record.metric] = value === null ? null : value * factor;
     });
   }
   return { runs: [...runs.values()], sessions, leftOut };
+}
+
+/** Per `session\u0000cell\u0000metric`, the factor that moves its stretch to the reference stretch's level. */
+function stepFactors(
+  records: readonly HistoryRecord[],
+  sessions: readonly HistorySession[],
+  alignTo: string | null,
+): Map<string, number> {
+  const order = new Map(sessions.map((session, index) => [session.id, index]));
+  const groups = new Map<string, HistoryRecord[]>();
+  for (const record of records) {
+    if (!order.has(record.session.id)) continue;
+    const key = `${record.cell}\u0000${record.metric}`;
+    groups.set(key, [...(groups.get(key) ?? []), record]);
+  }
+  const factors = new Map<string, number>();
+  for (const group of groups.values()) {
+    const points = group
+      .map((record) => ({
+        record,
+        logs: record.values.flatMap((value, index) =>
+          value !== null && value > 0 && !record.health.excluded.includes(index) ? [Math.log(value)] : [],
+        ),
+      }))
+      .filter((point) => point.logs.length > 0)
+      .sort((a, b) => (order.get(a.record.session.id) ?? 0) - (order.get(b.record.session.id) ?? 0));
+    const means = points.map((p) => p.logs.reduce((s, v) => s + v, 0) / p.logs.length);
+    const steps = detectChangePoints(means).map((cp) => cp.index);
+    if (steps.length === 0) continue;
+    const bounds = [0, ...steps, means.length];
+    const stretchOf = (index: number) =>
+      bounds.findIndex((bound, b) => index >= bound && index < bounds[b + 1]!);
+    const stretchMean = (b: number) =>
+      means.slice(bounds[b], bounds[b + 1]).reduce((s, v) => s + v, 0) / (bounds[b + 1]! - bounds[b]!);
+    const at = points.findIndex((p) => p.record.session.id === alignTo);
+    const reference = stretchMean(at >= 0 ? stretchOf(at) : bounds.length - 2);
+    points.forEach((point, index) => {
+      const { record } = point;
+      factors.set(
+        `${record.session.id}\u0000${record.cell}\u0000${record.metric}`,
+        Math.exp(reference - stretchMean(stretchOf(index))),
+      );
+    });
+  }
+  return factors;
 }
 
 /** One cell's metric as a series of sessions: the ln of each session's healthy runs, oldest first. */

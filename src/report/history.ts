@@ -26,6 +26,9 @@ export interface HistoryReport {
   alreadyOnMain: { explained: AlreadyOnMain[]; onlyReproduces: boolean; blocking: boolean } | null;
 }
 
+/** The store's description as a code span (backticks removed: it comes from inputs). */
+const store = (text: string) => `\`${text.replace(/[`\r\n]/g, "").slice(0, 200)}\``;
+
 const short = (commit: string) => `\`${escapeMarkdown(commit.slice(0, 12), 12).replace(/`/g, "")}\``;
 
 function changePointTable(points: readonly SeriesChangePoint[]): string[] {
@@ -45,18 +48,18 @@ export function renderHistorySection(report: HistoryReport): string {
   if (report.refused !== null) {
     lines.push(
       "> [!WARNING]",
-      `> Main's history (${escapeMarkdown(report.store, 200)}) was refused: ${escapeMarkdown(report.refused, 400)}. The gate fell back to the baseline artifacts' sessions (gate.baseline_sessions) for the drift, without the pooled run variance.`,
+      `> Main's history (${store(report.store)}) was refused: ${escapeMarkdown(report.refused, 400)}. The gate fell back to the baseline artifacts' sessions (gate.baseline_sessions) for the drift, without the pooled run variance.`,
       "",
     );
   } else if (report.written) {
     const w = report.written;
     lines.push(
-      `Recorded ${w.appended} record(s) of this session in ${escapeMarkdown(report.store, 200)}${w.conflicts > 0 ? ` (after ${w.conflicts} concurrent write(s) retried)` : ""}${w.droppedSessions > 0 ? `; compaction dropped the ${w.droppedSessions} oldest session(s) (limits maxHistorySessions / maxHistoryBytes)` : ""}.`,
+      `Recorded ${w.appended} record(s) of this session in ${store(report.store)}${w.conflicts > 0 ? ` (after ${w.conflicts} concurrent write(s) retried)` : ""}${w.droppedSessions > 0 ? `; compaction dropped the ${w.droppedSessions} oldest session(s) (limits maxHistorySessions / maxHistoryBytes)` : ""}.`,
       "",
     );
   } else {
     lines.push(
-      `Used ${report.sessionsUsed} earlier session(s) of main from ${escapeMarkdown(report.store, 200)} for the between-session drift${report.pooledDf ? ` and the baseline's run-to-run variance (+${report.pooledDf} degrees of freedom)` : ""}.`,
+      `Used ${report.sessionsUsed} earlier session(s) of main from ${store(report.store)} for the between-session drift${report.pooledDf ? ` and the baseline's run-to-run variance (+${report.pooledDf} degrees of freedom)` : ""}.`,
       "",
     );
   }

@@ -157,3 +157,21 @@ describe("pooledRunVariances", () => {
     expect(pooled?.variance).toBeCloseTo((v([100, 110]) + v([100, 90, 95]) + v([100, 105])) / 4, 12);
   });
 });
+
+describe("runs read back across a step of main", () => {
+  it("aligns each stretch between change points to the stretch holding the stored baseline", () => {
+    const records = Array.from({ length: 16 }, (_, i) =>
+      record(session(i + 1), [100 * (i >= 8 ? 1.2 : 1) * (1 + (i % 3) / 1000), 101 * (i >= 8 ? 1.2 : 1)]),
+    );
+    const plain = runsFromHistory(records, { fingerprint: fingerprintA, lastSessions: 20 });
+    const aligned = runsFromHistory(records, { fingerprint: fingerprintA, lastSessions: 20, alignTo: "3-1" });
+    const value = (runs: typeof plain.runs, id: string) =>
+      runs.find((r) => r.session === id && r.run === 1)?.metrics.ttft_p95;
+    expect(value(plain.runs, "12-1")).toBeCloseTo(121.2, 9);
+    // Stretch 9..16 scaled back to the level of stretch 1..8, which holds session 3.
+    expect(value(aligned.runs, "12-1")!).toBeCloseTo(101, 0);
+    expect(value(aligned.runs, "2-1")).toBe(101);
+    const toLatest = runsFromHistory(records, { fingerprint: fingerprintA, lastSessions: 20, alignTo: null });
+    expect(value(toLatest.runs, "2-1")!).toBeCloseTo(121.2, 0);
+  });
+});
