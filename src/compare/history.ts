@@ -18,8 +18,10 @@ import { flattenFingerprint, isInformationalField } from "./fingerprint.js";
 export const historyRecordSchemaVersion = 1;
 
 /**
- * The documented limits of a history (docs/history.md). `maxBytes` stays below the 1 MB up to which the
- * contents API returns a file's content inline (https://docs.github.com/en/rest/repos/contents#get-repository-content).
+ * The documented limits of a history (docs/history.md). `maxBytes` stays well below the 100 MB up to which
+ * the contents API serves a file (raw media type above 1 MB,
+ * https://docs.github.com/en/rest/repos/contents#get-repository-content), and keeps a read and a write of
+ * the whole file to a few seconds.
  */
 export interface HistoryLimits {
   /** Largest history file read or written (limit maxHistoryBytes). */
@@ -31,7 +33,7 @@ export interface HistoryLimits {
 }
 
 export const defaultHistoryLimits: Readonly<HistoryLimits> = Object.freeze({
-  maxBytes: 900_000,
+  maxBytes: 8_000_000,
   maxLineBytes: 64 * 1024,
   maxSessions: 200,
 });
@@ -68,8 +70,8 @@ export const historyRecordSchema = z.object({
     excluded: z.array(z.number().int().nonnegative()).max(1000),
     reasons: z.array(z.string().max(300)).max(20),
   }),
-  /** sha256 of the comparable conditions (fingerprint without the informational fields). */
-  fingerprint: z.string().regex(/^[0-9a-f]{64}$/, "expected a sha256 hex digest"),
+  /** The comparable conditions (fingerprint without the informational fields): sha256, first 16 hex digits. */
+  fingerprint: z.string().regex(/^[0-9a-f]{16}$/, "expected 16 hex digits (a truncated sha256)"),
 });
 export type HistoryRecord = z.output<typeof historyRecordSchema>;
 
@@ -86,7 +88,7 @@ export function conditionsHash(fingerprint: Record<string, unknown>): string {
     .filter((field) => !isInformationalField(field))
     .sort()
     .map((field) => [field, flat[field]]);
-  return createHash("sha256").update(JSON.stringify(kept)).digest("hex");
+  return createHash("sha256").update(JSON.stringify(kept)).digest("hex").slice(0, 16);
 }
 
 /** One record per cell and per-run metric of one baseline session, from its runs (run order kept). */
@@ -105,7 +107,10 @@ export function historyRecordsFromRuns(runs: readonly RunRecord[], session: Hist
       if (metricSpecs[metric].judged !== "per-run") continue;
       const values = ordered.map((run) => {
         const value = run.metrics[metric];
-        return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
+        // Six significant digits: far below run-to-run noise, and about half the bytes of a full double.
+        return typeof value === "number" && Number.isFinite(value) && value >= 0
+          ? Number(value.toPrecision(6))
+          : null;
       });
       if (values.every((value) => value === null)) continue;
       records.push(

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
@@ -68,6 +69,14 @@ export class HistoryConflictError extends Error {
   override readonly name = "HistoryConflictError";
 }
 
+/** The blob sha git (and the contents API's `sha`) gives a file: sha1 of `blob <bytes>\0<content>`. */
+export function gitBlobSha(text: string): string {
+  const content = Buffer.from(text);
+  return createHash("sha1")
+    .update(Buffer.concat([Buffer.from(`blob ${content.length}\0`), content]))
+    .digest("hex");
+}
+
 /** New records minus those of sessions the history already holds (a re-run of the same attempt). */
 function merge(existing: readonly HistoryRecord[], incoming: readonly HistoryRecord[]): HistoryRecord[] {
   const known = new Set(existing.map((record) => record.session.id));
@@ -92,13 +101,36 @@ export function createBranchHistoryStore(client: GitHubClient, options: BranchSt
     const file = data as { type?: string; size?: number; content?: string; encoding?: string; sha?: string };
     if (Array.isArray(data) || file.type !== "file")
       throw new UntrustedHistoryError(`history ${source}: not a file`);
-    if (typeof file.size === "number" && file.size > limits.maxBytes)
+    if (typeof file.size !== "number" || typeof file.sha !== "string")
+      throw new UntrustedHistoryError(`history ${source}: the contents API gave no size or sha`);
+    // Checked before the content is fetched or decoded.
+    if (file.size > limits.maxBytes)
       throw new UntrustedHistoryError(
         `history ${source}: ${file.size} bytes, more than the ${limits.maxBytes} allowed (limit maxHistoryBytes)`,
       );
-    if (file.encoding !== "base64" || typeof file.content !== "string" || typeof file.sha !== "string")
-      throw new UntrustedHistoryError(`history ${source}: the contents API returned no inline content`);
-    const text = Buffer.from(file.content.replace(/\s+/g, ""), "base64").toString("utf8");
+    let text: string;
+    if (
+      file.encoding === "base64" &&
+      typeof file.content === "string" &&
+      (file.content !== "" || file.size === 0)
+    ) {
+      text = Buffer.from(file.content.replace(/\s+/g, ""), "base64").toString("utf8");
+    } else {
+      // Over 1 MB the JSON form carries no content (encoding "none"); the raw media type serves it.
+      const raw = await client.rest.repos.getContent({
+        owner,
+        repo,
+        path,
+        ref: branch,
+        mediaType: { format: "raw" },
+      });
+      text =
+        typeof raw.data === "string"
+          ? raw.data
+          : Buffer.from(raw.data as unknown as ArrayBuffer).toString("utf8");
+      if (gitBlobSha(text) !== file.sha)
+        throw new HistoryConflictError(`history ${source}: changed between reading its sha and its content`);
+    }
     return { records: parseHistory(text, source, limits), sha: file.sha, source };
   };
 

@@ -26,7 +26,8 @@ describe("history records", () => {
     );
     const records = historyRecordsFromRuns(runs, session(7));
     const ttft = records.find((r) => r.metric === "ttft_p95");
-    expect(ttft?.values).toEqual(runs.map((r) => r.metrics.ttft_p95));
+    // Six significant digits are kept.
+    expect(ttft?.values).toEqual(runs.map((r) => Number(r.metrics.ttft_p95!.toPrecision(6))));
     expect(ttft?.health).toEqual({ excluded: [1], reasons: ["server crashed during the run"] });
     expect(ttft?.fingerprint).toBe(conditionsHash(runs[0]!.fingerprint));
     expect(records.some((r) => r.metric === "error_rate")).toBe(false);

@@ -359,7 +359,7 @@ export class FakeGitHub {
         headers,
       );
     }
-    const git = await this.gitData(method, rest, url, body, json);
+    const git = await this.gitData(method, rest, url, body, json, request.headers.accept ?? "", response);
     if (git) return;
     // https://docs.github.com/en/rest/repos/contents#get-repository-content
     match = method === "GET" ? /^\/contents\/(.+)$/.exec(rest) : null;
@@ -400,6 +400,8 @@ export class FakeGitHub {
     url: URL,
     body: Buffer,
     json: (status: number, value: unknown, headers?: Record<string, string>) => void,
+    accept: string,
+    response: ServerResponse,
   ): Promise<boolean> {
     const answer = (label: string, status: number, value: unknown) => {
       this.gitAnswers.push(`${label} ${status}`);
@@ -426,18 +428,24 @@ export class FakeGitHub {
         return answer("GET contents", 404, { message: `No commit found for the ref ${ref}`, status: "404" });
       const text = this.branchFile(ref, filePath);
       if (text === undefined) return answer("GET contents", 404, { message: "Not Found", status: "404" });
+      // The raw media type (application/vnd.github.raw, or v3.raw as Octokit spells it) serves the bytes.
+      if (/vnd\.github(\.v3)?\.raw/.test(accept)) {
+        this.gitAnswers.push("GET contents raw 200");
+        response.writeHead(200, { "content-type": "application/vnd.github.raw; charset=utf-8" });
+        response.end(text);
+        return true;
+      }
+      // Over 1 MB the JSON form has no content: "encoding": "none" (documented on the same page).
+      const large = Buffer.byteLength(text) > 1024 * 1024;
+      const base64 = Buffer.from(text).toString("base64");
       return answer("GET contents", 200, {
         type: "file",
-        encoding: "base64",
+        encoding: large ? "none" : "base64",
         size: Buffer.byteLength(text),
         name: filePath.split("/").at(-1),
         path: filePath,
         // The API wraps base64 at 60 characters with newlines.
-        content: (
-          Buffer.from(text)
-            .toString("base64")
-            .match(/.{1,60}/g) ?? []
-        ).join("\n"),
+        content: large ? "" : (base64.match(/.{1,60}/g) ?? []).join("\n"),
         sha: gitBlobSha(text),
       });
     }

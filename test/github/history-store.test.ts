@@ -113,7 +113,8 @@ describe("branch history store (contents API)", () => {
         /changed it 2 times in a row; gave up \(limit maxHistoryAppendAttempts 2\)/,
       );
     } finally {
-      fake.gitAnswers.push = original;
+      // The own property goes; Array.prototype.push answers again.
+      delete (fake.gitAnswers as { push?: unknown }).push;
     }
   });
 
@@ -123,6 +124,23 @@ describe("branch history store (contents API)", () => {
     expect(ids).toEqual(["2-1", "3-1"]);
     const head = fake.commits.get(fake.branches.get("perf-history")!);
     expect(head?.message).toMatch(/compacted: 1 oldest session\(s\) dropped/);
+  });
+
+  it("reads a history over 1 MB through the raw media type and appends to it with its blob sha", async () => {
+    const many = Array.from({ length: 4000 }, (_, i) =>
+      record(session(i + 1), [100, 101, 102, 103, 104, 105]),
+    );
+    fake.commitFile("perf-history", path, serializeHistory(many));
+    expect(fake.branchFile("perf-history", path)!.length).toBeGreaterThan(1024 * 1024);
+    const read = await store().read();
+    expect(read.records).toHaveLength(4000);
+    expect(fake.gitAnswers).toEqual(["GET contents 200", "GET contents raw 200"]);
+    await store().append([record(session(5000), [99])]);
+    expect(fake.gitAnswers).toContain("PUT contents 200");
+    // Compaction keeps the newest maxHistorySessions (200) sessions.
+    const kept = parseHistory(fake.branchFile("perf-history", path)!, "t");
+    expect(kept).toHaveLength(200);
+    expect(kept.at(-1)?.session.id).toBe("5000-1");
   });
 
   it("refuses a corrupted or oversized history on read, naming the file and the limit", async () => {
