@@ -98,7 +98,9 @@ describe("main's history in the action", () => {
       const { result, summary } = await runJob(push(500 + i, sha(digit), 1.0));
       expect(result.verdict).toBe("baseline-recorded");
       expect(summary).toContain("### Main's history");
-      expect(summary).toMatch(/Recorded \d+ record\(s\) of this session in `branch perf-history \(vllm-perf-gate\/history\.jsonl\)`/);
+      expect(summary).toMatch(
+        /Recorded \d+ record\(s\) of this session in `branch perf-history \(vllm-perf-gate\/history\.jsonl\)`/,
+      );
     }
     const records = parseHistory(fake.branchFile("perf-history", historyPath) ?? "", "test");
     expect(new Set(records.map((r) => r.session.id))).toEqual(
