@@ -20,6 +20,7 @@ import type { MetricName } from "../config/metric-names.js";
 import { validateBaselineDir } from "../github/baseline-bundle.js";
 import { findBaseline } from "../github/baseline-discovery.js";
 import { httpStatusOf } from "../github/client.js";
+import { branchOfRef } from "../github/context.js";
 import {
   createArtifactHistoryStore,
   createBranchHistoryStore,
@@ -65,6 +66,14 @@ export async function recordHistory(scope: JobScope): Promise<void> {
   const settings = settingsOf(scope);
   if (settings.store === "off") return;
   const { context, io, layout } = scope;
+  // Only the base branch's own jobs write main's history: never a pull request, never another branch.
+  const branch = branchOfRef(context.ref);
+  if (context.pullRequest || branch === null || branch !== scope.plan.baseBranch) {
+    io.info(
+      `Main's history not written: this job is not on the base branch (${scope.plan.baseBranch ?? "unknown"}).`,
+    );
+    return;
+  }
   try {
     const runs = await loadRuns([layout.candidateDir], "baseline");
     const records = historyRecordsFromRuns(runs, {

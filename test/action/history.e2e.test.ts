@@ -123,6 +123,17 @@ describe("main's history in the action", () => {
     expect(shown.filter(Boolean)).toHaveLength(1);
   });
 
+  it("a baseline job on another branch writes nothing to main's history", async () => {
+    const before = fake.branchFile("perf-history", historyPath);
+    const { result } = await runJob({
+      ...push(590, sha("d"), 1.5),
+      ref: "refs/heads/feature",
+      inputs: { mode: "baseline" },
+    });
+    expect(result.verdict).toBe("baseline-recorded");
+    expect(fake.branchFile("perf-history", historyPath)).toBe(before);
+  });
+
   it("a PR that only reproduces main's regression is told so and not blocked", async () => {
     const { result, outputs, summary } = await runJob(pr(600, 1.12));
     expect(outputs.verdict).toBe("regression");
