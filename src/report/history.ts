@@ -102,3 +102,54 @@ export function renderHistorySection(report: HistoryReport): string {
   }
   return lines.join("\n").trimEnd();
 }
+
+/** One session of a printed series: its runs' values, the healthy ones' geometric mean, a step marker. */
+export interface SeriesRow {
+  session: string;
+  commit: string;
+  recordedAt: string;
+  values: (number | null)[];
+  excluded: number[];
+  /** Geometric mean of the healthy runs, null when there is none. */
+  mean: number | null;
+}
+
+/**
+ * A cell/metric series as a terminal table, oldest first, the first session after each change point
+ * marked with the step and its interval (`vllm-perf-gate history`).
+ */
+export function renderSeriesTable(
+  title: string,
+  rows: readonly SeriesRow[],
+  steps: readonly {
+    firstAfter: string;
+    ratio: number;
+    ratioLow: number;
+    ratioHigh: number;
+    worse: boolean;
+  }[],
+  format: (value: number) => string,
+): string {
+  const header = ["session", "commit", "recorded", "runs", "mean", ""];
+  const body = rows.map((row) => {
+    const step = steps.find((s) => s.firstAfter === row.session);
+    const healthy = row.values.filter((v, i) => v !== null && !row.excluded.includes(i)).length;
+    return [
+      row.session,
+      row.commit.slice(0, 12),
+      row.recordedAt.slice(0, 16).replace("T", " "),
+      `${healthy}/${row.values.length}`,
+      row.mean === null ? "–" : format(row.mean),
+      step
+        ? `<- step ${formatChange(step.ratio)} (${formatInterval([step.ratioLow, step.ratioHigh])}) ${step.worse ? "worse" : "better"}`
+        : "",
+    ];
+  });
+  const widths = header.map((h, c) => Math.max(h.length, ...body.map((r) => r[c]!.length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, c) => cell.padEnd(widths[c]!))
+      .join("  ")
+      .trimEnd();
+  return [title, "", line(header), ...body.map(line), ""].join("\n");
+}
