@@ -7,6 +7,7 @@ import { defaultHistoryBranch, defaultHistoryPath } from "../github/history-stor
 
 export const historyStores = ["branch", "artifact", "off"] as const;
 export const mainRegressedPolicies = ["pass", "block"] as const;
+export const changePointPolicies = ["report", "fail"] as const;
 
 export interface HistoryInputs {
   store: (typeof historyStores)[number];
@@ -17,6 +18,8 @@ export interface HistoryInputs {
   /** Sessions the change-point test looks at. */
   window: number;
   mainRegressed: (typeof mainRegressedPolicies)[number];
+  /** A new worsening change point on main: reported in the summary, or also a failed baseline step. */
+  changePoints: (typeof changePointPolicies)[number];
 }
 
 export const historyInputDefaults: HistoryInputs = {
@@ -26,6 +29,7 @@ export const historyInputDefaults: HistoryInputs = {
   sessions: 20,
   window: 40,
   mainRegressed: "pass",
+  changePoints: "report",
 };
 
 /** The history-* inputs, with messages naming the input and what it accepts. */
@@ -63,5 +67,6 @@ export function parseHistoryInputs(
       mainRegressedPolicies,
       historyInputDefaults.mainRegressed,
     ),
+    changePoints: choice("history-change-points", changePointPolicies, historyInputDefaults.changePoints),
   };
 }

@@ -62,9 +62,10 @@ async function gatedMetrics(scope: JobScope): Promise<MetricName[]> {
  * Baseline job hook (before the baseline artifact is uploaded): this session's records appended to the
  * history, the change points first seen with it put in the job summary. Failures are warnings.
  */
-export async function recordHistory(scope: JobScope): Promise<void> {
+export async function recordHistory(scope: JobScope): Promise<{ failure: string | null }> {
+  const none = { failure: null };
   const settings = settingsOf(scope);
-  if (settings.store === "off") return;
+  if (settings.store === "off") return none;
   const { context, io, layout } = scope;
   // Only the base branch's own jobs write main's history: never a pull request, never another branch.
   const branch = branchOfRef(context.ref);
@@ -72,7 +73,7 @@ export async function recordHistory(scope: JobScope): Promise<void> {
     io.info(
       `Main's history not written: this job is not on the base branch (${scope.plan.baseBranch ?? "unknown"}).`,
     );
-    return;
+    return none;
   }
   try {
     const runs = await loadRuns([layout.candidateDir], "baseline");
@@ -104,11 +105,19 @@ export async function recordHistory(scope: JobScope): Promise<void> {
       alreadyOnMain: null,
     };
     await io.appendSummary(`${scope.redactor.redact(renderHistorySection(report))}\n`);
-    for (const cp of fresh.filter((c) => c.worse))
-      io.warning(
-        `Main's history: ${cp.metric} of ${cp.cell} stepped ${((cp.ratio - 1) * 100).toFixed(1)}% between ${cp.lastBefore.commit.slice(0, 12)} and ${cp.firstAfter.commit.slice(0, 12)}.`,
-      );
+    const worse = fresh.filter((c) => c.worse);
+    const lines = worse.map(
+      (cp) =>
+        `${cp.metric} of ${cp.cell} stepped ${((cp.ratio - 1) * 100).toFixed(1)}% between ${cp.lastBefore.commit.slice(0, 12)} and ${cp.firstAfter.commit.slice(0, 12)}`,
+    );
+    for (const line of lines) io.warning(`Main's history: ${line}.`);
     io.info(`Main's history: appended ${outcome.appended} record(s) to ${store.description}.`);
+    return {
+      failure:
+        settings.changePoints === "fail" && lines.length > 0
+          ? `vllm-perf-gate: main regressed (history-change-points: fail): ${lines.join("; ")}`
+          : null,
+    };
   } catch (error) {
     const status = httpStatusOf(error);
     const hint =
@@ -118,6 +127,7 @@ export async function recordHistory(scope: JobScope): Promise<void> {
     io.warning(
       `Main's history was not written: ${(error as Error).message}${hint}. The baseline itself is recorded.`,
     );
+    return none;
   }
 }
 
@@ -220,9 +230,11 @@ export async function readHistoryForGate(
   scope.io.info(
     `Main's history: ${read.sessions.length} session(s) used from ${store.description}, ${read.leftOut.length} left out (other conditions).`,
   );
+  // Main's level is judged on sessions under the baseline's conditions only.
+  const otherConditions = new Set(read.leftOut.map((l) => l.session.id));
   return {
     ...empty,
-    records,
+    records: records.filter((r) => !otherConditions.has(r.session.id)),
     refused: null,
     historyRuns: read.runs,
     baselineVariancePriors: pooledRunVariances(read.runs),

@@ -140,11 +140,12 @@ export async function runAction(
     if (plan.role === "baseline") {
       const result = await recordBaseline(scope);
       // Before the upload: the artifact fallback writes the history file into the baseline artifact.
-      await recordHistory(scope);
+      const history = await recordHistory(scope);
       await upload(inputs.baselineArtifact, layout.candidateDir);
       // The baseline bundle is what later gates read; the evidence (logs, scrapes) is for people.
       await uploadEvidence();
-      return result;
+      // history-change-points: fail makes a new worsening on main a failed check (once per change point).
+      return history.failure ? { ...result, failed: true, failureMessage: history.failure } : result;
     }
     const result = await gate(scope, measured);
     await uploadEvidence();

@@ -110,17 +110,28 @@ describe("main's history in the action", () => {
     expect(records.find((r) => r.metric === "ttft_p95")?.values).toHaveLength(10);
   });
 
-  it("reports main's step once, in the summary of the session that first shows it", async () => {
+  it("reports main's step once, in the summary of the session that first shows it (and fails it with history-change-points: fail)", async () => {
     const shown: boolean[] = [];
+    const failed: boolean[] = [];
     for (const [i, digit] of ["7", "8", "9", "a", "b", "c"].entries()) {
-      const { summary } = await runJob(push(510 + i, sha(digit), 1.12));
+      const { result, summary } = await runJob({
+        ...push(510 + i, sha(digit), 1.12),
+        inputs: { "history-change-points": "fail" },
+      });
       shown.push(summary.includes("Change points in main's series, first seen with this session"));
+      failed.push(result.failed);
       if (summary.includes("Change points")) {
         expect(summary).toMatch(/\| chat \| TTFT p95 \| \+12\.0% \(worse\)/);
         expect(summary).toContain("`666666666666` … `777777777777`");
+        expect(result.failureMessage).toMatch(
+          /main regressed \(history-change-points: fail\): .*ttft_p95 of chat stepped 12\.0%/,
+        );
       }
+      // The baseline is recorded either way.
+      expect(result.verdict).toBe("baseline-recorded");
     }
     expect(shown.filter(Boolean)).toHaveLength(1);
+    expect(failed).toEqual(shown);
   });
 
   it("a baseline job on another branch writes nothing to main's history", async () => {
@@ -161,7 +172,9 @@ describe("main's history in the action", () => {
     expect(summary).toContain("was refused");
     expect(summary).toMatch(/line \d+\\?: field session/);
     expect(summary).toContain("The gate fell back to the baseline artifacts' sessions");
-    // Without the history nothing says the regression is main's: the gate blocks as before.
-    expect(result.failed).toBe(true);
+    // Without the history nothing says the regression is main's, and the artifact sessions (which span
+    // main's step, unaligned) widen the drift: the gate cannot pass it.
+    expect(summary).not.toContain("Main already regressed");
+    expect(["regression", "inconclusive"]).toContain(result.verdict);
   });
 });

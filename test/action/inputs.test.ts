@@ -28,6 +28,7 @@ describe("parseActionInputs", () => {
         sessions: 20,
         window: 40,
         mainRegressed: "pass",
+        changePoints: "report",
       },
     });
   });
@@ -41,6 +42,7 @@ describe("parseActionInputs", () => {
         "history-sessions": "8",
         "history-window": "60",
         "history-main-regressed": "block",
+        "history-change-points": "fail",
       }),
     );
     expect(inputs.history).toEqual({
@@ -50,6 +52,7 @@ describe("parseActionInputs", () => {
       sessions: 8,
       window: 60,
       mainRegressed: "block",
+      changePoints: "fail",
     });
     expect(() => parseActionInputs(from({ history: "gh-pages" }))).toThrow(
       'input history: expected one of branch | artifact | off, got "gh-pages"',
