@@ -1,5 +1,6 @@
 import * as core from "@actions/core";
 import { type ActionInputs, actionModes, failOnPolicies } from "../app/gate/inputs.js";
+import { parseHistoryInputs } from "./history-inputs.js";
 
 /**
  * The action's inputs, read the way the runner passes them (INPUT_<NAME> env, via @actions/core) and
@@ -118,5 +119,8 @@ export function parseActionInputs(source: InputSource = runnerInputs): ActionInp
     maxRuns: maxRuns ? integer("max-runs", maxRuns, 1, 1000) : null,
     allowForkPrs: boolean("allow-fork-prs", withDefault("allow-fork-prs")),
     workingDirectory: withDefault("working-directory"),
+    history: parseHistoryInputs(read, (message) => {
+      throw new ActionInputError(message);
+    }),
   };
 }

@@ -13,6 +13,7 @@ import { loadRuns, loadSides } from "../compare/load.js";
 import type { BaselineInfo, ComparisonMode } from "../compare/verdict-schema.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
+import type { RunRecord } from "../metrics/run-record.js";
 import { renderMarkdown } from "../report/markdown.js";
 import { createRedactor, credentialLikeValues, type Redactor } from "../server/redact.js";
 import type { CompareRequest, CompareOutcome as GateCompareOutcome } from "./gate/dependencies.js";
@@ -47,6 +48,10 @@ export interface CompareResultsInput {
   baselineInfo?: BaselineInfo | null;
   /** Results directories of earlier baseline sessions (one session each), for the drift estimate. */
   history?: readonly string[];
+  /** Runs of main's history (compare/history.ts runsFromHistory), for the drift estimate, with the above. */
+  historyRuns?: readonly RunRecord[];
+  /** The baseline's run-to-run variance pooled over main's history, per cell and metric. */
+  baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
   now?: Date;
   env?: Readonly<Record<string, string | undefined>>;
   cwd?: string;
@@ -74,12 +79,17 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
   } else if (loaded) settings = settingsFromConfig(loaded);
   const limits = input.limits ?? defaultInputLimits;
   const { baseline, candidate, notes } = await loadSides(input.baseline, input.candidate, limits);
-  const history =
-    input.history && input.history.length > 0 ? await loadRuns(input.history, "history", { limits }) : [];
+  const history = [
+    ...(input.history && input.history.length > 0
+      ? await loadRuns(input.history, "history", { limits })
+      : []),
+    ...(input.historyRuns ?? []),
+  ];
   return compareAndRender({
     baseline,
     candidate,
     history,
+    ...(input.baselineVariancePriors ? { baselineVariancePriors: input.baselineVariancePriors } : {}),
     inputNotes: notes,
     settings,
     mode: input.mode,
@@ -117,6 +127,8 @@ export async function compareForGate(
   const outcome = await compareResults({
     baseline: [request.baselineDir],
     history: request.historyDirs,
+    ...(request.historyRuns ? { historyRuns: request.historyRuns } : {}),
+    ...(request.baselineVariancePriors ? { baselineVariancePriors: request.baselineVariancePriors } : {}),
     candidate: [request.candidateDir],
     config,
     mode: request.mode,

@@ -3,6 +3,7 @@ import { toolName, toolVersion } from "../version.js";
 import type { CliCommand } from "./command.js";
 import { compareCommand } from "./commands/compare.js";
 import { demoCommand } from "./commands/demo.js";
+import { historyCommand } from "./commands/history.js";
 import { initCommand } from "./commands/init.js";
 import { runCommand } from "./commands/run.js";
 import { simCommand } from "./commands/sim.js";
@@ -16,6 +17,7 @@ export const commands: readonly CliCommand[] = [
   runCommand,
   compareCommand,
   demoCommand,
+  historyCommand,
 ];
 
 export function topLevelUsage(): string {

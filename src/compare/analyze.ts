@@ -42,6 +42,12 @@ export interface AnalyzeInput {
    * to estimate the between-session drift; the baseline side itself is `baseline`.
    */
   history?: readonly RunRecord[];
+  /**
+   * Stored mode with main's history: per `cell\u0000metric`, the baseline's run-to-run variance of the ln
+   * values pooled over the history's sessions (compare/history.ts pooledRunVariances), pooled with the
+   * baseline's own in the test.
+   */
+  baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
   /** ISO time stamped into verdict.json (injected: the core stays deterministic). */
   now: string;
   tool: { name: string; version: string };
@@ -127,6 +133,12 @@ export function analyze(input: AnalyzeInput): VerdictFile {
     advisoryCells: outputCells(input.baseline, input.candidate),
     passAlpha,
     driftVarianceFor: drift.varianceFor,
+    ...(mode === "stored" && input.baselineVariancePriors
+      ? {
+          baselineVariancePriorFor: (cell: string, metric: MetricName) =>
+            input.baselineVariancePriors?.get(`${cell}\u0000${metric}`),
+        }
+      : {}),
   };
   const drafts: Draft[] = pairing.compared.flatMap((cell) => draftsForCell(cell, draftSettings, warnings));
 

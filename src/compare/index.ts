@@ -67,6 +67,8 @@ export interface CompareRecordsInput {
   baselineInfo?: BaselineInfo | null;
   /** Stored mode: runs of earlier baseline sessions, for the between-session drift only. */
   history?: readonly RunRecord[];
+  /** Stored mode with main's history: the baseline's run-to-run variances pooled over its sessions. */
+  baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
   now?: Date;
   /** Secrets to take out of the verdict before it is rendered or written (run files come from outside). */
   redactor?: Redactor;
@@ -99,6 +101,7 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     mode: input.mode ?? "stored",
     baselineInfo: input.baselineInfo ?? null,
     ...(input.history ? { history: input.history } : {}),
+    ...(input.baselineVariancePriors ? { baselineVariancePriors: input.baselineVariancePriors } : {}),
     now: (input.now ?? new Date()).toISOString(),
     tool: { name: toolName, version: toolVersion },
   });

@@ -541,7 +541,12 @@ function perCellDetails(verdict: VerdictFile): string {
  * detail, then all conditions, then the excluded-run table, then the environment differences, then
  * warnings. The headline and the acceptance table are never shed.
  */
-export function renderMarkdown(verdict: VerdictFile, budget = commentBudget): string {
+export function renderMarkdown(
+  verdict: VerdictFile,
+  budget = commentBudget,
+  /** Sections rendered elsewhere (report/history.ts), after the acceptance table; shed before warnings. */
+  extraSections: readonly string[] = [],
+): string {
   const sections: Section[] = [
     { full: headline(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
     { full: mixedSection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
@@ -555,6 +560,7 @@ export function renderMarkdown(verdict: VerdictFile, budget = commentBudget): st
     },
     { full: capacitySection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
     { full: qualitySection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
+    ...extraSections.map((full) => ({ full, short: "", shedRank: 4.5 })),
     { full: cellsSection(verdict), short: "", shedRank: 5 },
     { full: modeSection(verdict), short: modeSection(verdict, false), shedRank: 7 },
     { full: warningsSection(verdict, 50), short: warningsSection(verdict, 3), shedRank: 4 },

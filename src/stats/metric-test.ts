@@ -50,6 +50,8 @@ export interface LogRatioOptions {
    * simulator) would otherwise read as infinite certainty.
    */
   minRunSd?: number;
+  /** The baseline's run-to-run variance of ln(metric) pooled over main's earlier sessions (welch.ts). */
+  baselineVariancePrior?: { variance: number; df: number };
 }
 
 export function logRatioTest(
@@ -60,7 +62,11 @@ export function logRatioTest(
   const lb = baseline.map(Math.log);
   const lc = candidate.map(Math.log);
   const floor = (options.minRunSd ?? 0) ** 2;
-  const raw = welch(lb, lc, { extraVariance: options.extraVariance ?? 0, varianceFloor: floor });
+  const raw = welch(lb, lc, {
+    extraVariance: options.extraVariance ?? 0,
+    varianceFloor: floor,
+    ...(options.baselineVariancePrior ? { baselineVariancePrior: options.baselineVariancePrior } : {}),
+  });
   const sign = options.higherIsBetter ? -1 : 1;
   const oriented: WelchResult = { ...raw, difference: sign * raw.difference, t: sign * raw.t };
   const margin = Math.log(1 + options.tolerance);

@@ -29,6 +29,11 @@ export interface WelchOptions {
    * zero spread as infinite certainty.
    */
   varianceFloor?: number;
+  /**
+   * The baseline's run-to-run variance from earlier sessions (main's history), pooled with this
+   * baseline's own: ((n−1)·s² + df·variance) / (n − 1 + df), with n − 1 + df degrees of freedom.
+   */
+  baselineVariancePrior?: { variance: number; df: number };
 }
 
 export interface WelchResult {
@@ -53,12 +58,16 @@ export function welch(
   if (b.n < 2 || c.n < 2)
     throw new RangeError(`Welch needs at least 2 values per side (got ${b.n} and ${c.n})`);
   const floor = options.varianceFloor ?? 0;
-  const vb = Math.max(b.variance, floor) / b.n;
+  const prior = options.baselineVariancePrior;
+  const pooledDf = prior && prior.df > 0 ? b.n - 1 + prior.df : b.n - 1;
+  const baselineVariance =
+    prior && prior.df > 0 ? ((b.n - 1) * b.variance + prior.df * prior.variance) / pooledDf : b.variance;
+  const vb = Math.max(baselineVariance, floor) / b.n;
   const vc = Math.max(c.variance, floor) / c.n;
   const extra = options.extraVariance ?? 0;
   const variance = vb + vc + extra;
   const difference = c.mean - b.mean;
-  const denominator = (vb * vb) / (b.n - 1) + (vc * vc) / (c.n - 1);
+  const denominator = (vb * vb) / pooledDf + (vc * vc) / (c.n - 1);
   // All-identical runs on both sides (a deterministic simulator) leave no estimated variance.
   const df = denominator > 0 ? (variance * variance) / denominator : Number.POSITIVE_INFINITY;
   const standardError = Math.sqrt(variance);

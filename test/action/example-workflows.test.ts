@@ -51,7 +51,17 @@ describe("example workflows", async () => {
         // Baseline jobs and matrix parts never comment; everything else may.
         const comments = (values.mode ?? "auto") !== "baseline" && !values.cells;
         if (comments) expect(job.permissions?.["pull-requests"], file).toBe("write");
-        expect(job.permissions?.contents, file).toBe("read");
+        // Main's history on a branch is written by baseline jobs, which need contents: write; a job that
+        // also gates pull requests keeps contents: read and uses the artifact history (or none).
+        const recordsBaseline =
+          !values.cells && ["baseline", "auto", "aggregate"].includes(String(values.mode ?? "auto"));
+        const branchHistory = !["artifact", "off"].includes(String(values.history ?? "branch"));
+        if (recordsBaseline && branchHistory) {
+          expect(values.mode, `${file}: only a dedicated baseline job may write the history branch`).toBe(
+            "baseline",
+          );
+          expect(job.permissions?.contents, file).toBe("write");
+        } else expect(job.permissions?.contents, file).toBe("read");
       }
     }
     expect(uses).toBeGreaterThan(0);

@@ -21,7 +21,54 @@ describe("parseActionInputs", () => {
       maxRuns: null,
       allowForkPrs: false,
       workingDirectory: ".",
+      history: {
+        store: "branch",
+        branch: "perf-history",
+        path: "vllm-perf-gate/history.jsonl",
+        sessions: 20,
+        window: 40,
+        mainRegressed: "pass",
+        changePoints: "report",
+      },
     });
+  });
+
+  it("reads the history inputs and refuses bad ones naming the input", () => {
+    const inputs = parseActionInputs(
+      from({
+        history: "artifact",
+        "history-branch": "bench/history",
+        "history-path": "h.jsonl",
+        "history-sessions": "8",
+        "history-window": "60",
+        "history-main-regressed": "block",
+        "history-change-points": "fail",
+      }),
+    );
+    expect(inputs.history).toEqual({
+      store: "artifact",
+      branch: "bench/history",
+      path: "h.jsonl",
+      sessions: 8,
+      window: 60,
+      mainRegressed: "block",
+      changePoints: "fail",
+    });
+    expect(() => parseActionInputs(from({ history: "gh-pages" }))).toThrow(
+      'input history: expected one of branch | artifact | off, got "gh-pages"',
+    );
+    expect(() => parseActionInputs(from({ "history-branch": "../x" }))).toThrow(
+      /input history-branch: expected a branch name/,
+    );
+    expect(() => parseActionInputs(from({ "history-path": "../secrets" }))).toThrow(
+      /input history-path: expected a relative file path/,
+    );
+    expect(() => parseActionInputs(from({ "history-sessions": "1" }))).toThrow(
+      'input history-sessions: expected a whole number from 2 to 200, got "1"',
+    );
+    expect(() => parseActionInputs(from({ "history-main-regressed": "maybe" }))).toThrow(
+      /input history-main-regressed/,
+    );
   });
 
   it("reads every input", () => {

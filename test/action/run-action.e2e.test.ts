@@ -526,6 +526,8 @@ describe("the action end to end", () => {
     const { outputs } = await runJob(
       prJob(321, {
         config: testConfig(1.0),
+        // The artifact sessions as drift history; main's history branch replaces them (history.e2e.test.ts).
+        inputs: { history: "off" },
         payload: pullRequestPayload({
           owner: fake.owner,
           repo: fake.repo,

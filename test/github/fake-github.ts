@@ -64,6 +64,22 @@ export interface FakeIssueEvent {
   created_at: string;
 }
 
+/** A commit of the fake's git data: a snapshot of every file's text (the tree, flattened). */
+export interface FakeCommit {
+  sha: string;
+  message: string;
+  parents: string[];
+  files: Map<string, string>;
+}
+
+/** The blob sha git gives a file: sha1 of `blob <length>\0<content>`. */
+export function gitBlobSha(text: string): string {
+  const content = Buffer.from(text);
+  return createHash("sha1")
+    .update(Buffer.concat([Buffer.from(`blob ${content.length}\0`), content]))
+    .digest("hex");
+}
+
 export interface RecordedRequest {
   method: string;
   path: string;
@@ -83,6 +99,16 @@ export class FakeGitHub {
   /** `path@ref` -> file text, for GET contents. */
   readonly files = new Map<string, string>();
   readonly requests: RecordedRequest[] = [];
+  /** Git data: branch name -> commit sha, and the commits (for the history branch store). */
+  readonly branches = new Map<string, string>();
+  readonly commits = new Map<string, FakeCommit>();
+  /** Statuses the fake answered, in order, for the contents and git routes (`PUT contents 409`). */
+  readonly gitAnswers: string[] = [];
+  /**
+   * When set to n, the first n GET contents requests on a branch are answered together once all n have
+   * arrived: n writers that read the same version, the race two merges at once produce.
+   */
+  private readBarrier: { n: number; waiting: (() => void)[] } | null = null;
   /** Comment writes answer 403, like a fork PR's read-only GITHUB_TOKEN. */
   forbidCommentWrites = false;
   /** Page size the fake uses for comments, to exercise pagination with few comments. */
@@ -98,6 +124,34 @@ export class FakeGitHub {
 
   id(): number {
     return this.nextId++;
+  }
+
+  holdContentReads(n: number): void {
+    this.readBarrier = { n, waiting: [] };
+  }
+
+  /** A branch's file as its head commit holds it, or undefined. */
+  branchFile(branch: string, path: string): string | undefined {
+    const head = this.branches.get(branch);
+    return head ? this.commits.get(head)?.files.get(path) : undefined;
+  }
+
+  /** Puts a file on a branch as a new commit (creating the branch), as a push would. */
+  commitFile(branch: string, path: string, text: string, message = "test commit"): string {
+    const head = this.branches.get(branch);
+    const files = new Map(head ? this.commits.get(head)?.files : []);
+    files.set(path, text);
+    const sha = this.newCommit(message, head ? [head] : [], files);
+    this.branches.set(branch, sha);
+    return sha;
+  }
+
+  private newCommit(message: string, parents: string[], files: Map<string, string>): string {
+    const sha = createHash("sha1")
+      .update(`${this.id()}\0${message}\0${parents.join(",")}`)
+      .digest("hex");
+    this.commits.set(sha, { sha, message, parents, files });
+    return sha;
   }
 
   async start(): Promise<string> {
@@ -305,6 +359,8 @@ export class FakeGitHub {
         headers,
       );
     }
+    const git = await this.gitData(method, rest, url, body, json, request.headers.accept ?? "", response);
+    if (git) return;
     // https://docs.github.com/en/rest/repos/contents#get-repository-content
     match = method === "GET" ? /^\/contents\/(.+)$/.exec(rest) : null;
     if (match) {
@@ -323,6 +379,174 @@ export class FakeGitHub {
     }
     return json(404, { message: `Not Found (fake has no route for ${method} ${path})` });
   }
+
+  /**
+   * The contents API on branches and the git data API, as the history store uses them:
+   *  - GET contents on a branch ref: https://docs.github.com/en/rest/repos/contents#get-repository-content
+   *    (404 when the branch or the file is absent);
+   *  - PUT contents: https://docs.github.com/en/rest/repos/contents#create-or-update-file-contents
+   *    (201 created, 200 updated; 409 when `sha` is not the file's current blob sha; 422 when the file
+   *    exists and no `sha` was supplied; 404 when the branch does not exist);
+   *  - GET a ref: https://docs.github.com/en/rest/git/refs#get-a-reference;
+   *  - POST a tree with inline `content`: https://docs.github.com/en/rest/git/trees#create-a-tree;
+   *  - POST a commit: https://docs.github.com/en/rest/git/commits#create-a-commit;
+   *  - POST a ref: https://docs.github.com/en/rest/git/refs#create-a-reference (422 "Reference already exists").
+   * Returns false when the request is none of these (a contents GET on a ref that is not a branch goes to
+   * the `files` map).
+   */
+  private async gitData(
+    method: string,
+    rest: string,
+    url: URL,
+    body: Buffer,
+    json: (status: number, value: unknown, headers?: Record<string, string>) => void,
+    accept: string,
+    response: ServerResponse,
+  ): Promise<boolean> {
+    const answer = (label: string, status: number, value: unknown) => {
+      this.gitAnswers.push(`${label} ${status}`);
+      json(status, value);
+      return true;
+    };
+    const contents = /^\/contents\/(.+)$/.exec(rest);
+    if (contents && method === "GET") {
+      const ref = url.searchParams.get("ref") ?? "";
+      const filePath = decodeURIComponent(contents[1] ?? "");
+      if (!this.branches.has(ref) && this.files.has(`${filePath}@${ref}`)) return false;
+      if (this.readBarrier && this.readBarrier.n > 0) {
+        const barrier = this.readBarrier;
+        barrier.n--;
+        await new Promise<void>((resolve) => {
+          barrier.waiting.push(resolve);
+          if (barrier.n === 0) {
+            for (const release of barrier.waiting) release();
+            this.readBarrier = null;
+          }
+        });
+      }
+      if (!this.branches.has(ref))
+        return answer("GET contents", 404, { message: `No commit found for the ref ${ref}`, status: "404" });
+      const text = this.branchFile(ref, filePath);
+      if (text === undefined) return answer("GET contents", 404, { message: "Not Found", status: "404" });
+      // The raw media type (application/vnd.github.raw, or v3.raw as Octokit spells it) serves the bytes.
+      if (/vnd\.github(\.v3)?\.raw/.test(accept)) {
+        this.gitAnswers.push("GET contents raw 200");
+        response.writeHead(200, { "content-type": "application/vnd.github.raw; charset=utf-8" });
+        response.end(text);
+        return true;
+      }
+      // Over 1 MB the JSON form has no content: "encoding": "none" (documented on the same page).
+      const large = Buffer.byteLength(text) > 1024 * 1024;
+      const base64 = Buffer.from(text).toString("base64");
+      return answer("GET contents", 200, {
+        type: "file",
+        encoding: large ? "none" : "base64",
+        size: Buffer.byteLength(text),
+        name: filePath.split("/").at(-1),
+        path: filePath,
+        // The API wraps base64 at 60 characters with newlines.
+        content: large ? "" : (base64.match(/.{1,60}/g) ?? []).join("\n"),
+        sha: gitBlobSha(text),
+      });
+    }
+    if (contents && method === "PUT") {
+      const filePath = decodeURIComponent(contents[1] ?? "");
+      const request = JSON.parse(body.toString("utf8")) as {
+        message?: string;
+        content?: string;
+        sha?: string;
+        branch?: string;
+      };
+      if (!request.message || request.content === undefined)
+        return answer("PUT contents", 422, { message: 'Invalid request.\n\n"message" wasn\'t supplied.' });
+      const branch = request.branch ?? "main";
+      if (!this.branches.has(branch))
+        return answer("PUT contents", 404, { message: `Branch ${branch} not found` });
+      const current = this.branchFile(branch, filePath);
+      if (current !== undefined && !request.sha)
+        return answer("PUT contents", 422, { message: 'Invalid request.\n\n"sha" wasn\'t supplied.' });
+      if (current !== undefined && request.sha !== gitBlobSha(current))
+        return answer("PUT contents", 409, { message: `${filePath} does not match ${request.sha}` });
+      if (current === undefined && request.sha)
+        return answer("PUT contents", 409, { message: `${filePath} does not match ${request.sha}` });
+      const text = Buffer.from(request.content, "base64").toString("utf8");
+      const commit = this.commitFile(branch, filePath, text, request.message);
+      return answer(
+        current === undefined ? "PUT contents" : "PUT contents",
+        current === undefined ? 201 : 200,
+        {
+          content: {
+            name: filePath.split("/").at(-1),
+            path: filePath,
+            sha: gitBlobSha(text),
+            size: Buffer.byteLength(text),
+            type: "file",
+          },
+          commit: { sha: commit, message: request.message },
+        },
+      );
+    }
+    // Octokit sends the ref percent-encoded (`heads%2Fperf-history`), which GitHub accepts.
+    const getRef = method === "GET" ? /^\/git\/ref\/(.+)$/.exec(rest) : null;
+    if (getRef) {
+      const branch = decodeURIComponent(getRef[1] ?? "").replace(/^heads\//, "");
+      const sha = this.branches.get(branch);
+      if (!sha) return answer("GET ref", 404, { message: "Not Found", status: "404" });
+      return answer("GET ref", 200, {
+        ref: `refs/heads/${branch}`,
+        node_id: `REF_${sha.slice(0, 8)}`,
+        object: { type: "commit", sha },
+      });
+    }
+    if (method === "POST" && rest === "/git/trees") {
+      const request = JSON.parse(body.toString("utf8")) as {
+        tree: { path: string; mode: string; type: string; content?: string }[];
+      };
+      const files = new Map<string, string>();
+      for (const entry of request.tree) {
+        if (entry.type !== "blob" || entry.content === undefined)
+          return answer("POST tree", 422, { message: "Invalid tree info" });
+        files.set(entry.path, entry.content);
+      }
+      const sha = createHash("sha1")
+        .update(JSON.stringify([...files]))
+        .digest("hex");
+      this.trees.set(sha, files);
+      return answer("POST tree", 201, {
+        sha,
+        truncated: false,
+        tree: request.tree.map((e) => ({ path: e.path, mode: e.mode, type: e.type })),
+      });
+    }
+    if (method === "POST" && rest === "/git/commits") {
+      const request = JSON.parse(body.toString("utf8")) as {
+        message: string;
+        tree: string;
+        parents?: string[];
+      };
+      const files = this.trees.get(request.tree);
+      if (!files) return answer("POST commit", 422, { message: "Tree SHA does not exist" });
+      const sha = this.newCommit(request.message, request.parents ?? [], new Map(files));
+      return answer("POST commit", 201, {
+        sha,
+        message: request.message,
+        tree: { sha: request.tree },
+        parents: (request.parents ?? []).map((p) => ({ sha: p })),
+      });
+    }
+    if (method === "POST" && rest === "/git/refs") {
+      const request = JSON.parse(body.toString("utf8")) as { ref: string; sha: string };
+      const branch = request.ref.replace(/^refs\/heads\//, "");
+      if (this.branches.has(branch)) return answer("POST ref", 422, { message: "Reference already exists" });
+      if (!this.commits.has(request.sha))
+        return answer("POST ref", 422, { message: "Object does not exist" });
+      this.branches.set(branch, request.sha);
+      return answer("POST ref", 201, { ref: request.ref, object: { type: "commit", sha: request.sha } });
+    }
+    return false;
+  }
+
+  private readonly trees = new Map<string, Map<string, string>>();
 
   private runShape(run: FakeRun) {
     return {

@@ -7,6 +7,7 @@ import type {
 import type { LoadedConfig } from "../../config/load.js";
 import type { ArtifactStore } from "../../github/artifact-store.js";
 import type { GitHubClient } from "../../github/client.js";
+import type { RunRecord } from "../../metrics/run-record.js";
 import type { FailOnPolicy } from "./inputs.js";
 
 /**
@@ -41,6 +42,9 @@ export interface CompareRequest {
   baselineDir: string;
   /** Stored mode: earlier baseline sessions of the base branch, for the between-session drift estimate. */
   historyDirs: string[];
+  /** Stored mode with main's history (app/gate/history.ts): its runs, and the pooled baseline variances. */
+  historyRuns?: readonly RunRecord[];
+  baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
   candidateDir: string;
   configPath: string;
   /** The PR's config, loaded once per job: its gate and repeats apply, its values are redacted. */

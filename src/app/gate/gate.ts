@@ -8,7 +8,8 @@ import {
   maxRunsReachedLine,
 } from "../../report/status.js";
 import { addRunsUntilDecided, fewestRuns } from "../adaptive.js";
-import type { CompareOutcome } from "./dependencies.js";
+import type { CompareOutcome, CompareRequest } from "./dependencies.js";
+import { historyCompareInputs, judgeWithHistory, readHistoryForGate } from "./history.js";
 import { outputNames } from "./job-io.js";
 import type { JobScope, Measured } from "./job-scope.js";
 import { alternate, measureRuns } from "./measure-candidate.js";
@@ -25,6 +26,9 @@ interface BaselineSide {
   dir: string;
   historyDirs: string[];
   info: BaselineInfo;
+  /** Main's history (app/gate/history.ts), when one was read. */
+  historyRuns?: CompareRequest["historyRuns"];
+  baselineVariancePriors?: CompareRequest["baselineVariancePriors"];
 }
 
 function compare(scope: JobScope, measured: Measured, baseline: BaselineSide) {
@@ -39,6 +43,8 @@ function compare(scope: JobScope, measured: Measured, baseline: BaselineSide) {
     failOn: scope.inputs.failOn,
     outDir: scope.layout.compareDir,
     workingDirectory: scope.workingDirectory,
+    ...(baseline.historyRuns ? { historyRuns: baseline.historyRuns } : {}),
+    ...(baseline.baselineVariancePriors ? { baselineVariancePriors: baseline.baselineVariancePriors } : {}),
   });
 }
 
@@ -77,8 +83,13 @@ export async function gate(scope: JobScope, measured: Measured): Promise<ActionR
   const { inputs, io, layout } = scope;
   const baseline = await acquireBaseline(scope, measured);
   if ("missing" in baseline) return baselineMissing(scope, baseline.missing, measured.fallbackReason);
-  const outcome = await compareUntilDecided(scope, measured, baseline);
-  let failed = decideFailure(outcome, inputs.failOn);
+  const history = await readHistoryForGate(scope, measured, baseline);
+  const outcome = await compareUntilDecided(scope, measured, {
+    ...baseline,
+    ...historyCompareInputs(history),
+  });
+  const judged = await judgeWithHistory(scope, history, outcome);
+  let failed = decideFailure(outcome, inputs.failOn) && !judged.exempt;
   let overrideNote: string | null = null;
   if (failed) {
     overrideNote = await applyOverride(scope.github, inputs, scope.context, io);
@@ -86,7 +97,7 @@ export async function gate(scope: JobScope, measured: Measured): Promise<ActionR
   }
   const published = await publishReport({
     ...publishing(scope),
-    report: outcome.report,
+    report: judged.report,
     overrideNote,
     baseline: baseline.info,
   });

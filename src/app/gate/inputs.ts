@@ -1,3 +1,5 @@
+import type { HistoryInputs } from "./history-inputs.js";
+
 /**
  * What a job of the action was asked to do: the inputs of action.yml, already checked
  * (src/action/inputs.ts reads and checks them; the use case only sees this shape).
@@ -28,4 +30,6 @@ export interface ActionInputs {
   maxRuns: number | null;
   allowForkPrs: boolean;
   workingDirectory: string;
+  /** Main's history (history-* inputs); absent (tests that build inputs by hand): no history. */
+  history?: HistoryInputs;
 }

@@ -17,6 +17,7 @@ import { createRedactor, minimumSecretLength } from "../../server/redact.js";
 import type { ActionDependencies } from "./dependencies.js";
 import { guardForkPullRequest } from "./fork-guard.js";
 import { gate } from "./gate.js";
+import { recordHistory } from "./history.js";
 import type { ActionInputs } from "./inputs.js";
 import type { ActionIO } from "./job-io.js";
 import { outputNames, stateKeys } from "./job-io.js";
@@ -153,10 +154,13 @@ export async function runAction(
     }
     if (plan.role === "baseline") {
       const result = await recordBaseline(scope);
+      // Before the upload: the artifact fallback writes the history file into the baseline artifact.
+      const history = await recordHistory(scope);
       await upload(inputs.baselineArtifact, layout.candidateDir);
       // The baseline bundle is what later gates read; the evidence (logs, scrapes) is for people.
       await uploadEvidence();
-      return result;
+      // history-change-points: fail makes a new worsening on main a failed check (once per change point).
+      return history.failure ? { ...result, failed: true, failureMessage: history.failure } : result;
     }
     const result = await gate(scope, measured);
     await uploadEvidence();

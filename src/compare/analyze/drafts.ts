@@ -60,6 +60,11 @@ export interface DraftSettings {
   passAlpha: number;
   /** Between-session drift variance of a metric's ln values (0 when both sides share a session). */
   driftVarianceFor: (metric: MetricName) => number;
+  /** The baseline's run-to-run variance pooled over main's history (stored mode with a history), if any. */
+  baselineVariancePriorFor?: (
+    cell: string,
+    metric: MetricName,
+  ) => { variance: number; df: number } | undefined;
 }
 
 /**
@@ -84,7 +89,7 @@ function metricDraft(
   { cell, base, cand, tooFew }: ComparedCell,
   metric: MetricName,
   fewestCompleted: number,
-  { gate, gatedSet: configured, passAlpha, driftVarianceFor, advisoryCells }: DraftSettings,
+  { gate, gatedSet: configured, passAlpha, driftVarianceFor, advisoryCells, baselineVariancePriorFor }: DraftSettings,
   warnings: string[],
 ): Draft | null {
   const gatedSet: ReadonlySet<MetricName> = advisoryCells?.has(cell) ? new Set() : configured;
@@ -160,7 +165,15 @@ function metricDraft(
     draft.notes.push("fewer than 2 usable runs on a side");
     return draft;
   }
-  testOnRunLogs(draft, b.values, c.values, driftVarianceFor(metric), gate.min_run_sd, passAlpha);
+  testOnRunLogs(
+    draft,
+    b.values,
+    c.values,
+    driftVarianceFor(metric),
+    gate.min_run_sd,
+    passAlpha,
+    baselineVariancePriorFor?.(cell, draft.judgedOn ?? metric),
+  );
   return draft;
 }
 
@@ -204,6 +217,7 @@ function testOnRunLogs(
   extraVariance: number,
   minRunSd: number,
   passAlpha: number,
+  baselineVariancePrior?: { variance: number; df: number },
 ): void {
   const test = logRatioTest(baseline, candidate, {
     higherIsBetter: draft.higherIsBetter,
@@ -211,6 +225,7 @@ function testOnRunLogs(
     alphaEachSide: passAlpha,
     extraVariance,
     minRunSd,
+    ...(baselineVariancePrior ? { baselineVariancePrior } : {}),
   });
   draft.test = test;
   draft.ratio = test.ratio;

@@ -1,0 +1,301 @@
+import { mkdir, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  conditionsHash,
+  type HistoryRecord,
+  historyRecordsFromRuns,
+  pooledRunVariances,
+  runsFromHistory,
+  UntrustedHistoryError,
+} from "../../compare/history.js";
+import {
+  type MainAlreadyRegressed,
+  mainAlreadyRegressed,
+  scanChangePoints,
+} from "../../compare/history-analysis.js";
+import { loadRuns } from "../../compare/load.js";
+import { type VerdictFile, verdictFileSchema } from "../../compare/verdict-schema.js";
+import type { MetricName } from "../../config/metric-names.js";
+import { validateBaselineDir } from "../../github/baseline-bundle.js";
+import { findBaseline } from "../../github/baseline-discovery.js";
+import { httpStatusOf } from "../../github/client.js";
+import { branchOfRef } from "../../github/context.js";
+import {
+  createArtifactHistoryStore,
+  createBranchHistoryStore,
+  type HistoryStore,
+} from "../../github/history-store.js";
+import type { RunRecord } from "../../metrics/run-record.js";
+import { type HistoryReport, renderHistorySection } from "../../report/history.js";
+import { commentBudget, renderMarkdown } from "../../report/markdown.js";
+import type { CompareOutcome } from "./dependencies.js";
+import { type HistoryInputs, historyInputDefaults } from "./history-inputs.js";
+import type { JobScope, Measured } from "./job-scope.js";
+
+/**
+ * Main's history in the action: a base-branch baseline job appends its session and reports the change
+ * points it is the first to show; a pull request gated against the stored baseline reads the history
+ * for the drift and the pooled run variance, and is told when its regression is one main already has.
+ * Nothing here decides a verdict on its own: a history that cannot be read or written is a warning, and
+ * the gate goes on as it would without one.
+ */
+
+const settingsOf = (scope: JobScope): HistoryInputs =>
+  scope.inputs.history ?? { ...historyInputDefaults, store: "off" };
+
+function branchStore(scope: JobScope, settings: HistoryInputs): HistoryStore {
+  return createBranchHistoryStore(scope.github(), {
+    owner: scope.context.owner,
+    repo: scope.context.repo,
+    branch: settings.branch,
+    path: settings.path,
+  });
+}
+
+/** The gated metrics of the job's config (loaded once per job, in the scope). */
+function gatedMetrics(scope: JobScope): MetricName[] {
+  return [...scope.config.config.gate.metrics];
+}
+
+/**
+ * Baseline job hook (before the baseline artifact is uploaded): this session's records appended to the
+ * history, the change points first seen with it put in the job summary. Failures are warnings.
+ */
+export async function recordHistory(scope: JobScope): Promise<{ failure: string | null }> {
+  const none = { failure: null };
+  const settings = settingsOf(scope);
+  if (settings.store === "off") return none;
+  const { context, io, layout } = scope;
+  // Only the base branch's own jobs write main's history: never a pull request, never another branch.
+  const branch = branchOfRef(context.ref);
+  if (context.pullRequest || branch === null || branch !== scope.plan.baseBranch) {
+    io.info(
+      `Main's history not written: this job is not on the base branch (${scope.plan.baseBranch ?? "unknown"}).`,
+    );
+    return none;
+  }
+  try {
+    const runs = await loadRuns([layout.candidateDir], "baseline");
+    const records = historyRecordsFromRuns(runs, {
+      id: `${context.runId}-${context.runAttempt}`,
+      commit: context.sha,
+      ref: context.ref,
+      runId: context.runId,
+      runAttempt: context.runAttempt,
+      recordedAt: scope.deps.now().toISOString(),
+    });
+    const store =
+      settings.store === "branch" ? branchStore(scope, settings) : await artifactStoreForBaselineJob(scope);
+    const outcome = await store.append(records);
+    const scan = scanChangePoints(outcome.records, await gatedMetrics(scope), { window: settings.window });
+    const fresh = scan.changePoints.filter((cp) => cp.isNew);
+    const report: HistoryReport = {
+      store: store.description,
+      refused: null,
+      sessionsUsed: 0,
+      pooledDf: null,
+      leftOut: [],
+      written: {
+        appended: outcome.appended,
+        droppedSessions: outcome.droppedSessions.length,
+        conflicts: outcome.conflicts,
+      },
+      changePoints: fresh,
+      alreadyOnMain: null,
+    };
+    await io.appendSummary(`${scope.redactor.redact(renderHistorySection(report))}\n`);
+    const worse = fresh.filter((c) => c.worse);
+    const lines = worse.map(
+      (cp) =>
+        `${cp.metric} of ${cp.cell} stepped ${((cp.ratio - 1) * 100).toFixed(1)}% between ${cp.lastBefore.commit.slice(0, 12)} and ${cp.firstAfter.commit.slice(0, 12)}`,
+    );
+    for (const line of lines) io.warning(`Main's history: ${line}.`);
+    io.info(`Main's history: appended ${outcome.appended} record(s) to ${store.description}.`);
+    return {
+      failure:
+        settings.changePoints === "fail" && lines.length > 0
+          ? `vllm-perf-gate: main regressed (history-change-points: fail): ${lines.join("; ")}`
+          : null,
+    };
+  } catch (error) {
+    const status = httpStatusOf(error);
+    const hint =
+      status === 403 || status === 404
+        ? " (the baseline job needs `permissions: contents: write` for the history branch; docs/history.md)"
+        : "";
+    io.warning(
+      `Main's history was not written: ${(error as Error).message}${hint}. The baseline itself is recorded.`,
+    );
+    return none;
+  }
+}
+
+/** The artifact fallback in a baseline job: the newest earlier baseline artifact carries the history so far. */
+async function artifactStoreForBaselineJob(scope: JobScope): Promise<HistoryStore> {
+  const { context, inputs, plan, layout } = scope;
+  const previousDir = join(layout.historyDir, "previous-artifact");
+  let previous: string | null = null;
+  if (plan.baseBranch) {
+    const search = await findBaseline(scope.github(), {
+      owner: context.owner,
+      repo: context.repo,
+      workflowFile: inputs.baselineWorkflow ?? context.workflowFile,
+      baseBranch: plan.baseBranch,
+      preferredSha: null,
+      artifactName: inputs.baselineArtifact,
+    });
+    const found = search.found;
+    if (found && found.runId !== context.runId) {
+      await rm(previousDir, { recursive: true, force: true });
+      await mkdir(layout.historyDir, { recursive: true });
+      await scope.store.download(
+        {
+          id: found.artifactId,
+          name: inputs.baselineArtifact,
+          sizeBytes: found.artifactSizeBytes,
+          runId: found.runId,
+        },
+        previousDir,
+      );
+      await validateBaselineDir(previousDir);
+      previous = previousDir;
+    }
+  }
+  return createArtifactHistoryStore({ previousDir: previous, outputDir: layout.candidateDir });
+}
+
+/** What a gate read from the history, for compare and for judging afterwards. */
+export interface GateHistory {
+  settings: HistoryInputs;
+  store: string;
+  records: HistoryRecord[];
+  refused: string | null;
+  historyRuns: RunRecord[];
+  baselineVariancePriors: Map<string, { variance: number; df: number }>;
+  leftOut: HistoryReport["leftOut"];
+  sessionsUsed: number;
+}
+
+/**
+ * Gate hook (stored mode, before compare): the history read and checked. A refused one (corrupted,
+ * oversized) is reported and the gate uses the artifact sessions as before; an absent one is no history.
+ */
+export async function readHistoryForGate(
+  scope: JobScope,
+  measured: Measured,
+  baseline: { dir: string; info: { runId?: string } },
+): Promise<GateHistory | null> {
+  const settings = settingsOf(scope);
+  if (settings.store === "off" || measured.mode !== "stored") return null;
+  const store =
+    settings.store === "branch"
+      ? branchStore(scope, settings)
+      : createArtifactHistoryStore({ previousDir: baseline.dir, outputDir: scope.layout.historyDir });
+  const empty = {
+    settings,
+    store: store.description,
+    records: [],
+    historyRuns: [],
+    baselineVariancePriors: new Map(),
+    leftOut: [],
+    sessionsUsed: 0,
+  };
+  let records: HistoryRecord[];
+  try {
+    records = (await store.read()).records;
+  } catch (error) {
+    const message = (error as Error).message;
+    scope.io.warning(
+      `Main's history refused: ${message}; the gate falls back to the baseline artifacts' sessions.`,
+    );
+    return {
+      ...empty,
+      refused: error instanceof UntrustedHistoryError ? message : `could not be read (${message})`,
+    };
+  }
+  if (records.length === 0) return null;
+  const baselineRuns = await loadRuns([baseline.dir], "baseline");
+  const fingerprint = baselineRuns[0] ? conditionsHash(baselineRuns[0].fingerprint) : null;
+  // The stored baseline's own session is the baseline side itself: not history.
+  const baselineSession =
+    records.find((r) => baseline.info.runId !== undefined && String(r.session.runId) === baseline.info.runId)
+      ?.session.id ?? null;
+  const read = runsFromHistory(records, {
+    fingerprint,
+    lastSessions: settings.sessions,
+    excludeSessions: baselineSession ? [baselineSession] : [],
+    alignTo: baselineSession,
+  });
+  scope.io.info(
+    `Main's history: ${read.sessions.length} session(s) used from ${store.description}, ${read.leftOut.length} left out (other conditions).`,
+  );
+  // Main's level is judged on sessions under the baseline's conditions only.
+  const otherConditions = new Set(read.leftOut.map((l) => l.session.id));
+  return {
+    ...empty,
+    records: records.filter((r) => !otherConditions.has(r.session.id)),
+    refused: null,
+    historyRuns: read.runs,
+    baselineVariancePriors: pooledRunVariances(read.runs),
+    leftOut: read.leftOut.map((l) => ({ session: l.session.id, commit: l.session.commit, reason: l.reason })),
+    sessionsUsed: read.sessions.length,
+  };
+}
+
+/**
+ * The compare inputs a read history gives. With 2 or more sessions it replaces the artifact sessions
+ * (gate.baseline_sessions): it holds them too, checked for fingerprint and aligned across main's steps.
+ */
+export function historyCompareInputs(history: GateHistory | null) {
+  if (!history || history.refused !== null || history.sessionsUsed < 2) return {};
+  return {
+    historyDirs: [] as string[],
+    historyRuns: history.historyRuns,
+    baselineVariancePriors: history.baselineVariancePriors,
+  };
+}
+
+/**
+ * Gate hook (after compare): the history section added to the report, and whether the failure is
+ * main's ("main already regressed" with history-main-regressed: pass exempts it).
+ */
+export async function judgeWithHistory(
+  scope: JobScope,
+  history: GateHistory | null,
+  outcome: CompareOutcome,
+): Promise<{ report: string; exempt: boolean }> {
+  if (!history) return { report: outcome.report, exempt: false };
+  let verdict: VerdictFile | null = null;
+  try {
+    verdict = verdictFileSchema.parse(
+      JSON.parse(await readFile(join(scope.layout.compareDir, "verdict.json"), "utf8")),
+    );
+  } catch {
+    verdict = null;
+  }
+  let main: MainAlreadyRegressed | null = null;
+  if (verdict && history.records.length > 0) main = mainAlreadyRegressed(verdict, history.records);
+  const blocking = history.settings.mainRegressed === "block";
+  const pooled = [...history.baselineVariancePriors.values()].map((p) => p.df);
+  const section = scope.redactor.redact(
+    renderHistorySection({
+      store: history.store,
+      refused: history.refused,
+      sessionsUsed: history.sessionsUsed,
+      pooledDf: pooled.length > 0 ? Math.min(...pooled) : null,
+      leftOut: history.leftOut,
+      written: null,
+      changePoints: [],
+      alreadyOnMain: main && main.explained.length > 0 ? { ...main, blocking } : null,
+    }),
+  );
+  const report = verdict
+    ? renderMarkdown(verdict, commentBudget, [section])
+    : `${outcome.report.trimEnd()}\n\n${section}\n`;
+  const exempt = Boolean(main?.onlyReproduces) && !blocking && outcome.verdict === "regression";
+  if (exempt)
+    scope.io.notice(
+      "vllm-perf-gate: the regression is one main already has (main already regressed); not blocking.",
+    );
+  return { report, exempt };
+}

@@ -1,0 +1,155 @@
+import type { AlreadyOnMain, SeriesChangePoint } from "../compare/history-analysis.js";
+import { describeMetric } from "../config/metric-names.js";
+import { escapeMarkdown } from "./escape.js";
+import { formatChange, formatInterval } from "./format.js";
+
+/**
+ * The "Main's history" section of the PR comment and of the baseline job's summary: where the history
+ * came from (or why it was refused and what the gate did instead), the sessions it used and left out,
+ * main's change points, and "main already regressed". Pure: every string from the history is escaped.
+ */
+
+export interface HistoryReport {
+  /** "branch perf-history (vllm-perf-gate/history.jsonl)" or "artifact file …". */
+  store: string;
+  /** A refused history: the message, and what the gate used instead. */
+  refused: string | null;
+  /** Sessions whose runs the gate used (drift and pooled run variance). */
+  sessionsUsed: number;
+  /** Degrees of freedom the baseline's run variance gained from the history (fewest over checks). */
+  pooledDf: number | null;
+  leftOut: { session: string; commit: string; reason: string }[];
+  /** Baseline job: what was written. */
+  written: { appended: number; droppedSessions: number; conflicts: number } | null;
+  changePoints: SeriesChangePoint[];
+  /** Regressions of the PR that main already has; `blocking` when history-main-regressed is block. */
+  alreadyOnMain: { explained: AlreadyOnMain[]; onlyReproduces: boolean; blocking: boolean } | null;
+}
+
+/** The store's description as a code span (backticks removed: it comes from inputs). */
+const store = (text: string) => `\`${text.replace(/[`\r\n]/g, "").slice(0, 200)}\``;
+
+const short = (commit: string) => `\`${escapeMarkdown(commit.slice(0, 12), 12).replace(/`/g, "")}\``;
+
+function changePointTable(points: readonly SeriesChangePoint[]): string[] {
+  if (points.length === 0) return [];
+  return [
+    "| cell | metric | step | 95% interval | between commits | moved with |",
+    "| --- | --- | --- | --- | --- | --- |",
+    ...points.map(
+      (cp) =>
+        `| ${escapeMarkdown(cp.cell, 100)} | ${describeMetric(cp.metric)} | ${formatChange(cp.ratio)} ${cp.worse ? "(worse)" : "(better)"} | ${formatInterval([cp.ratioLow, cp.ratioHigh])} | ${short(cp.lastBefore.commit)} … ${short(cp.firstAfter.commit)} | ${cp.movedWith.map(describeMetric).join(", ") || "–"} |`,
+    ),
+  ];
+}
+
+export function renderHistorySection(report: HistoryReport): string {
+  const lines: string[] = ["### Main's history", ""];
+  if (report.refused !== null) {
+    lines.push(
+      "> [!WARNING]",
+      `> Main's history (${store(report.store)}) was refused: ${escapeMarkdown(report.refused, 400)}. The gate fell back to the baseline artifacts' sessions (gate.baseline_sessions) for the drift, without the pooled run variance.`,
+      "",
+    );
+  } else if (report.written) {
+    const w = report.written;
+    lines.push(
+      `Recorded ${w.appended} record(s) of this session in ${store(report.store)}${w.conflicts > 0 ? ` (after ${w.conflicts} concurrent write(s) retried)` : ""}${w.droppedSessions > 0 ? `; compaction dropped the ${w.droppedSessions} oldest session(s) (limits maxHistorySessions / maxHistoryBytes)` : ""}.`,
+      "",
+    );
+  } else {
+    lines.push(
+      `Used ${report.sessionsUsed} earlier session(s) of main from ${store(report.store)} for the between-session drift${report.pooledDf ? ` and the baseline's run-to-run variance (+${report.pooledDf} degrees of freedom)` : ""}.`,
+      "",
+    );
+  }
+  if (report.leftOut.length > 0) {
+    const shown = report.leftOut.slice(0, 5);
+    lines.push(
+      `Left out ${report.leftOut.length} session(s) recorded under other conditions: ${shown.map((l) => `${short(l.commit)} (${escapeMarkdown(l.reason, 160)})`).join("; ")}${report.leftOut.length > shown.length ? "; …" : ""}.`,
+      "",
+    );
+  }
+  const main = report.alreadyOnMain;
+  if (main && main.explained.length > 0) {
+    lines.push(main.onlyReproduces && !main.blocking ? "> [!NOTE]" : "> [!IMPORTANT]");
+    lines.push(
+      `> **Main already regressed.** ${main.explained
+        .map(
+          (e) =>
+            `${describeMetric(e.metric)} of ${escapeMarkdown(e.cell, 100)} is ${formatChange(e.prRatio)} here, and main itself moved ${formatChange(e.mainRatio)} (${formatInterval([e.mainLow, e.mainHigh])}) since the stored baseline, between ${short(e.lastBefore.commit)} and ${short(e.firstAfter.commit)} (${e.sessionsSince} session(s) since)`,
+        )
+        .join("; ")}.`,
+    );
+    lines.push(
+      main.onlyReproduces
+        ? main.blocking
+          ? "> This pull request only reproduces main's level; it is still blocked (history-main-regressed: block). The stored baseline is unchanged."
+          : "> This pull request only reproduces main's level, so it is not blocked (history-main-regressed: pass). The stored baseline is unchanged: fix main, or record a new baseline on purpose."
+        : "> Other regressions of this pull request go beyond main's level and still count.",
+      "",
+    );
+  }
+  if (report.changePoints.length > 0) {
+    lines.push(
+      report.written
+        ? "Change points in main's series, first seen with this session:"
+        : "Change points in main's series:",
+      "",
+      ...changePointTable(report.changePoints),
+      "",
+    );
+  }
+  return lines.join("\n").trimEnd();
+}
+
+/** One session of a printed series: its runs' values, the healthy ones' geometric mean, a step marker. */
+export interface SeriesRow {
+  session: string;
+  commit: string;
+  recordedAt: string;
+  values: (number | null)[];
+  excluded: number[];
+  /** Geometric mean of the healthy runs, null when there is none. */
+  mean: number | null;
+}
+
+/**
+ * A cell/metric series as a terminal table, oldest first, the first session after each change point
+ * marked with the step and its interval (`vllm-perf-gate history`).
+ */
+export function renderSeriesTable(
+  title: string,
+  rows: readonly SeriesRow[],
+  steps: readonly {
+    firstAfter: string;
+    ratio: number;
+    ratioLow: number;
+    ratioHigh: number;
+    worse: boolean;
+  }[],
+  format: (value: number) => string,
+): string {
+  const header = ["session", "commit", "recorded", "runs", "mean", ""];
+  const body = rows.map((row) => {
+    const step = steps.find((s) => s.firstAfter === row.session);
+    const healthy = row.values.filter((v, i) => v !== null && !row.excluded.includes(i)).length;
+    return [
+      row.session,
+      row.commit.slice(0, 12),
+      row.recordedAt.slice(0, 16).replace("T", " "),
+      `${healthy}/${row.values.length}`,
+      row.mean === null ? "–" : format(row.mean),
+      step
+        ? `<- step ${formatChange(step.ratio)} (${formatInterval([step.ratioLow, step.ratioHigh])}) ${step.worse ? "worse" : "better"}`
+        : "",
+    ];
+  });
+  const widths = header.map((h, c) => Math.max(h.length, ...body.map((r) => r[c]!.length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, c) => cell.padEnd(widths[c]!))
+      .join("  ")
+      .trimEnd();
+  return [title, "", line(header), ...body.map(line), ""].join("\n");
+}

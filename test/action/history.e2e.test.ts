@@ -1,0 +1,180 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ActionDependencies } from "../../src/app/gate/dependencies.js";
+import { parseHistory } from "../../src/compare/history.js";
+import { FakeGitHub } from "../github/fake-github.js";
+import { createFileMeasure, testConfig } from "./fixtures.js";
+import { type Job, runJob as runJobIn, workflowToken } from "./harness.js";
+import { pullRequestPayload, pushPayload } from "./payloads.js";
+
+/**
+ * Main's history through the whole action, against the loopback GitHub API (contents and git data API
+ * for the history branch, the results service for artifacts) with the real compare: baseline jobs on
+ * main append their sessions, the change point is reported once, and a pull request that only
+ * reproduces main's regression is told so; a corrupted history is refused and the gate says what it did.
+ */
+
+const fake = new FakeGitHub();
+const sha = (c: string) => c.repeat(40);
+const historyPath = "vllm-perf-gate/history.jsonl";
+let root: string;
+let workspace: string;
+let summaryFile: string;
+let runnerIO: typeof import("../../src/action/action-io.js").runnerIO;
+let steps: typeof import("../../src/action/run-from-environment.js");
+let artifactStoreModule: typeof import("../../src/github/artifact-store.js");
+let clientModule: typeof import("../../src/github/client.js");
+let defaults: typeof import("../../src/action/default-dependencies.js");
+
+function deps(): ActionDependencies {
+  return {
+    measure: createFileMeasure([]),
+    compare: defaults.compareWithStatistics,
+    cleanupServers: async () => {},
+    github: clientModule.createGitHubClient,
+    artifacts: (context) => new artifactStoreModule.GitHubArtifactStore(context),
+    now: () => new Date(Date.UTC(2026, 10, 1) + fake.runs.length * 3_600_000),
+  };
+}
+
+const runJob = (job: Job) =>
+  runJobIn({ fake, root, workspace, summaryFile, io: runnerIO, runMainStep: steps.runMainStep }, job, deps());
+
+const push = (runId: number, commit: string, slowdown: number): Job => ({
+  runId,
+  event: "push",
+  payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: commit, before: sha("0") }),
+  sha: commit,
+  ref: "refs/heads/main",
+  config: testConfig(slowdown),
+});
+
+const pr = (runId: number, slowdown: number, inputs: Record<string, string> = {}): Job => ({
+  runId,
+  event: "pull_request",
+  payload: pullRequestPayload({
+    owner: fake.owner,
+    repo: fake.repo,
+    number: 41,
+    baseSha: sha("6"),
+    headSha: sha("f"),
+  }),
+  sha: sha("e"),
+  ref: "refs/pull/41/merge",
+  config: testConfig(slowdown),
+  inputs: { mode: "gate", comment: "false", ...inputs },
+});
+
+beforeAll(async () => {
+  const baseUrl = await fake.start();
+  process.env.GITHUB_API_URL = baseUrl;
+  process.env.ACTIONS_RESULTS_URL = baseUrl;
+  delete process.env.GITHUB_SERVER_URL;
+  fake.users.set(workflowToken, { login: "github-actions[bot]", type: "Bot", installation: true });
+  root = await mkdtemp(join(tmpdir(), "history-e2e-"));
+  workspace = join(root, "workspace");
+  await mkdir(workspace);
+  summaryFile = join(root, "summary.md");
+  await writeFile(summaryFile, "");
+  process.env.GITHUB_STEP_SUMMARY = summaryFile;
+  ({ runnerIO } = await import("../../src/action/action-io.js"));
+  steps = await import("../../src/action/run-from-environment.js");
+  artifactStoreModule = await import("../../src/github/artifact-store.js");
+  clientModule = await import("../../src/github/client.js");
+  defaults = await import("../../src/action/default-dependencies.js");
+});
+
+afterAll(async () => {
+  await fake.stop();
+  await rm(root, { recursive: true, force: true });
+  process.exitCode = undefined;
+});
+
+describe("main's history in the action", () => {
+  it("baseline jobs on main append their sessions to the history branch", async () => {
+    for (const [i, digit] of ["1", "2", "3", "4", "5", "6"].entries()) {
+      const { result, summary } = await runJob(push(500 + i, sha(digit), 1.0));
+      expect(result.verdict).toBe("baseline-recorded");
+      expect(summary).toContain("### Main's history");
+      expect(summary).toMatch(
+        /Recorded \d+ record\(s\) of this session in `branch perf-history \(vllm-perf-gate\/history\.jsonl\)`/,
+      );
+    }
+    const records = parseHistory(fake.branchFile("perf-history", historyPath) ?? "", "test");
+    expect(new Set(records.map((r) => r.session.id))).toEqual(
+      new Set([500, 501, 502, 503, 504, 505].map((id) => `${id}-1`)),
+    );
+    expect(new Set(records.map((r) => r.cell))).toEqual(new Set(["batch", "chat"]));
+    expect(records.find((r) => r.metric === "ttft_p95")?.values).toHaveLength(10);
+  });
+
+  it("reports main's step once, in the summary of the session that first shows it (and fails it with history-change-points: fail)", async () => {
+    const shown: boolean[] = [];
+    const failed: boolean[] = [];
+    for (const [i, digit] of ["7", "8", "9", "a", "b", "c"].entries()) {
+      const { result, summary } = await runJob({
+        ...push(510 + i, sha(digit), 1.12),
+        inputs: { "history-change-points": "fail" },
+      });
+      shown.push(summary.includes("Change points in main's series, first seen with this session"));
+      failed.push(result.failed);
+      if (summary.includes("Change points")) {
+        expect(summary).toMatch(/\| chat \| TTFT p95 \| \+12\.0% \(worse\)/);
+        expect(summary).toContain("`666666666666` … `777777777777`");
+        expect(result.failureMessage).toMatch(
+          /main regressed \(history-change-points: fail\): .*ttft_p95 of chat stepped 12\.0%/,
+        );
+      }
+      // The baseline is recorded either way.
+      expect(result.verdict).toBe("baseline-recorded");
+    }
+    expect(shown.filter(Boolean)).toHaveLength(1);
+    expect(failed).toEqual(shown);
+  });
+
+  it("a baseline job on another branch writes nothing to main's history", async () => {
+    const before = fake.branchFile("perf-history", historyPath);
+    const { result } = await runJob({
+      ...push(590, sha("d"), 1.5),
+      ref: "refs/heads/feature",
+      inputs: { mode: "baseline" },
+    });
+    expect(result.verdict).toBe("baseline-recorded");
+    expect(fake.branchFile("perf-history", historyPath)).toBe(before);
+  });
+
+  it("a PR that only reproduces main's regression is told so and not blocked", async () => {
+    const { result, outputs, summary } = await runJob(pr(600, 1.12));
+    expect(outputs.verdict).toBe("regression");
+    expect(result.failed).toBe(false);
+    expect(summary).toContain("**Main already regressed.**");
+    expect(summary).toMatch(/main itself moved \+12\.0%/);
+    expect(summary).toContain("between `666666666666` and `777777777777`");
+    expect(summary).toContain("not blocked (history-main-regressed: pass)");
+    expect(summary).toMatch(/Used \d+ earlier session\(s\) of main from `branch perf-history/);
+  });
+
+  it("blocks it all the same with history-main-regressed: block, and blames a PR that goes beyond main", async () => {
+    const blocked = await runJob(pr(601, 1.12, { "history-main-regressed": "block" }));
+    expect(blocked.result.failed).toBe(true);
+    expect(blocked.summary).toContain("it is still blocked (history-main-regressed: block)");
+    const worse = await runJob(pr(602, 1.35));
+    expect(worse.result.failed).toBe(true);
+    expect(worse.summary).not.toContain("Main already regressed");
+  });
+
+  it("refuses a corrupted history with a clear message; the gate falls back and says so", async () => {
+    const text = fake.branchFile("perf-history", historyPath) ?? "";
+    fake.commitFile("perf-history", historyPath, `${text}{"schemaVersion": 1, "cell": "chat"}\n`);
+    const { result, summary } = await runJob(pr(603, 1.12));
+    expect(summary).toContain("was refused");
+    expect(summary).toMatch(/line \d+\\?: field session/);
+    expect(summary).toContain("The gate fell back to the baseline artifacts' sessions");
+    // Without the history nothing says the regression is main's, and the artifact sessions (which span
+    // main's step, unaligned) widen the drift: the gate cannot pass it.
+    expect(summary).not.toContain("Main already regressed");
+    expect(["regression", "inconclusive"]).toContain(result.verdict);
+  });
+});
