@@ -54,6 +54,18 @@ export const allowedImports: readonly AllowedImport[] = [
     to: "report/markdown.ts",
     reason: "compare() renders the markdown report; rendering becomes the use case's step (issue 14 step 1)",
   },
+  {
+    from: "compare/index.ts",
+    to: "report/charts/data.ts",
+    reason:
+      "writeCompareOutputs draws report.html's charts; writing the report becomes the use case's step (issue 14 step 1)",
+  },
+  {
+    from: "compare/index.ts",
+    to: "report/html/report-html.ts",
+    reason:
+      "writeCompareOutputs writes report.html; writing the report becomes the use case's step (issue 14 step 1)",
+  },
 ];
 
 export interface Violation {

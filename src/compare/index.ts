@@ -1,10 +1,12 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { loadConfig } from "../config/load.js";
 import type { Config, GateConfig } from "../config/schema.js";
 import { configSchema } from "../config/schema.js";
 import { serverLifecycle, serverStartSeconds } from "../config/summary.js";
 import type { RunRecord } from "../metrics/run-record.js";
+import { reportPictures } from "../report/charts/data.js";
+import { renderHtmlReport } from "../report/html/report-html.js";
 import { renderMarkdown } from "../report/markdown.js";
 import { createRedactor, credentialLikeValues, type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
@@ -12,6 +14,7 @@ import { analyze } from "./analyze.js";
 import { type CostModel, defaultCostModel, gpuMinutesSpent, runMinutesOf } from "./cost.js";
 import { defaultInputLimits, type InputLimits } from "./input-limits.js";
 import { loadRuns, loadSides } from "./load.js";
+import { loadRunSamples } from "./run-samples.js";
 import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict-schema.js";
 
 export type { RunRecord } from "../metrics/run-record.js";
@@ -72,6 +75,8 @@ export interface CompareOutcome {
   exitCode: 0 | 1;
   /** The run records compared (for the per-run values of the dashboard exports, src/report/export-*.ts). */
   runs: { baseline: readonly RunRecord[]; candidate: readonly RunRecord[] };
+  /** The redactor the verdict went through, for what is read later from the runs (report.html's samples). */
+  redact?: (text: string) => string;
 }
 
 /** Pure: decide and render from run records already in memory. */
@@ -104,6 +109,7 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     reportMarkdown: renderMarkdown(verdict),
     exitCode: verdict.exitCode,
     runs: { baseline: input.baseline, candidate: input.candidate },
+    redact: input.redactor ? (text) => input.redactor!.redact(text) : (text) => text,
   };
 }
 
@@ -152,15 +158,37 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
   });
 }
 
-/** Writes DIR/verdict.json and DIR/report.md; returns their paths. */
+/**
+ * Writes DIR/verdict.json, DIR/report.md, DIR/report.html and the same charts as SVG files in
+ * DIR/report-charts/ (replaced whole); returns their paths.
+ */
 export async function writeCompareOutputs(
   outDir: string,
   outcome: CompareOutcome,
-): Promise<{ verdictPath: string; reportPath: string }> {
+): Promise<{ verdictPath: string; reportPath: string; htmlPath: string }> {
   await mkdir(outDir, { recursive: true });
   const verdictPath = join(outDir, "verdict.json");
   const reportPath = join(outDir, "report.md");
   await writeFile(verdictPath, `${JSON.stringify(outcome.verdict, null, 2)}\n`);
   await writeFile(reportPath, outcome.reportMarkdown);
-  return { verdictPath, reportPath };
+  const htmlPath = await writeHtmlReport(outDir, outcome);
+  return { verdictPath, reportPath, htmlPath };
+}
+
+/** report.html and report-charts/*.svg from the verdict, the run records and the used runs' samples. */
+async function writeHtmlReport(outDir: string, outcome: CompareOutcome): Promise<string> {
+  const redact = outcome.redact ?? ((text: string) => text);
+  const loaded = await loadRunSamples(outcome.verdict, outcome.runs, redact);
+  const pictures = reportPictures(outcome.verdict, outcome.runs, loaded.samples, redact, loaded.notes);
+  const report = renderHtmlReport(pictures);
+  const htmlPath = join(outDir, "report.html");
+  const chartsDir = join(outDir, "report-charts");
+  await rm(chartsDir, { recursive: true, force: true });
+  for (const chart of report.charts) {
+    const path = join(outDir, chart.path);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, redact(chart.svg));
+  }
+  await writeFile(htmlPath, redact(report.html));
+  return htmlPath;
 }

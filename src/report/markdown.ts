@@ -79,15 +79,22 @@ export function settleSentence(verdict: VerdictFile): string | null {
   return `About ${s.runsPerSide} usable runs per side (${s.addRuns} more) and ~${Math.round(s.gpuMinutes ?? 0)} GPU-minutes would settle it if the estimates hold.`;
 }
 
-function headline(verdict: VerdictFile): string {
-  const title = `## ${verdictIcons[verdict.verdict]} vllm-perf-gate: ${verdictTitles[verdict.verdict]}`;
+/** The headline's words, shared by the comment and report.html: verdict title, headline, counts (plain text). */
+export function headlineWords(verdict: VerdictFile): { title: string; said: string; counts: string } {
   const c = verdict.counts;
-  const counts = `**${c.regression}** regressed · **${c.improvement}** improved · **${c.withinTolerance}** within tolerance · **${c.inconclusive}** inconclusive — ${c.gated} gated checks in ${verdict.cells.length} cell${verdict.cells.length === 1 ? "" : "s"}`;
-  // The headline and the next-look reason are our own words (counts only), so they are not escaped.
-  // The counts line below says the tally the headline ends with: it is said once.
+  const counts = `${c.regression} regressed · ${c.improvement} improved · ${c.withinTolerance} within tolerance · ${c.inconclusive} inconclusive — ${c.gated} gated checks in ${verdict.cells.length} cell${verdict.cells.length === 1 ? "" : "s"}`;
+  // The counts line says the tally the headline ends with: it is said once.
   const tally = ` (${tallyOf(verdict.counts)})`;
   const said = verdict.headline.endsWith(tally) ? verdict.headline.slice(0, -tally.length) : verdict.headline;
-  const lines = [title, "", `**${said}**`, "", counts];
+  return { title: verdictTitles[verdict.verdict], said, counts };
+}
+
+function headline(verdict: VerdictFile): string {
+  const words = headlineWords(verdict);
+  const title = `## ${verdictIcons[verdict.verdict]} vllm-perf-gate: ${words.title}`;
+  // The headline and the next-look reason are our own words (counts only), so they are not escaped.
+  const counts = words.counts.replace(/(^|· )(\d+) /g, "$1**$2** ");
+  const lines = [title, "", `**${words.said}**`, "", counts];
   // The reason for "not comparable" is the verdict itself: it stays in the part no budget sheds.
   const blocking = blockingDifferenceLines(verdict, 5);
   if (blocking.length > 0) lines.push("", ...blocking);
