@@ -82,7 +82,9 @@ function provenanceFooter(
     // Room for both reasons a note can hold: why auto did not run interleaved, and why an older run was used.
     if (baseline.note) parts.push(`Note: ${escapeMarkdown(baseline.note, 500)}.`);
   }
-  parts.push(`Evidence: artifact \`${inputs.artifactName}\` of [run ${context.runId}](${runUrl}).`);
+  parts.push(
+    `Evidence: artifact \`${inputs.artifactName}\` of [run ${context.runId}](${runUrl}); its \`compare/report.html\` is this report with the charts.`,
+  );
   return `<sub>${parts.join(" ")}</sub>`;
 }
 

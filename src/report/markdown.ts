@@ -1,6 +1,7 @@
 import { impactMetrics, impactStanding, tallyOf } from "../compare/summary.js";
 import type { Comparison, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
 import { describeMetric } from "../config/metric-names.js";
+import { commentChartsSection } from "./charts/mermaid.js";
 import { escapeHtml, escapeMarkdown, escapeValue } from "./escape.js";
 import {
   describeMetricRef,
@@ -542,8 +543,8 @@ function perCellDetails(verdict: VerdictFile): string {
 }
 
 /**
- * The PR comment. Sections shed in a fixed order when the body would exceed the budget: per-cell
- * detail, then all conditions, then the excluded-run table, then the environment differences, then
+ * The PR comment. Sections shed in a fixed order when the body would exceed the budget: the mermaid
+ * pictures, then per-cell detail, then all conditions, then the excluded-run table, then the environment differences, then
  * warnings. The headline and the acceptance table are never shed.
  */
 export function renderMarkdown(verdict: VerdictFile, budget = commentBudget): string {
@@ -552,6 +553,8 @@ export function renderMarkdown(verdict: VerdictFile, budget = commentBudget): st
     { full: mixedSection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
     { full: impactSection(verdict), short: "", shedRank: 6 },
     { full: acceptanceSection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
+    // The pictures (mermaid, report/charts/mermaid.ts) go first when the comment is over budget.
+    { full: commentChartsSection(verdict), short: "", shedRank: -1 },
     { full: cellsSection(verdict), short: "", shedRank: 5 },
     { full: modeSection(verdict), short: modeSection(verdict, false), shedRank: 7 },
     { full: warningsSection(verdict, 50), short: warningsSection(verdict, 3), shedRank: 4 },
