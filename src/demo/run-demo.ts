@@ -33,6 +33,8 @@ export interface DemoResult {
   outcome: CompareOutcome;
   terminalReport: string;
   reportPath: string;
+  /** report.html: the report with its charts (the same charts as SVG files in report-charts/). */
+  htmlPath: string;
   verdictPath: string;
   runsPerSide: number;
   /** Whether the verdict is the one the scenario is built to show (noise can, rarely, say otherwise). */
@@ -131,11 +133,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoIn
   if (options.signal?.aborted) return { interrupted: String(options.signal.reason), runsWritten };
 
   const outcome = await compare();
-  const { verdictPath, reportPath } = await writeCompareOutputs(outDir, outcome);
+  const { verdictPath, reportPath, htmlPath } = await writeCompareOutputs(outDir, outcome);
   return {
     outcome,
     terminalReport: renderTerminal(outcome.verdict, { color: options.color }),
     reportPath,
+    htmlPath,
     verdictPath,
     runsPerSide,
     verdictAsExpected: scenario.expectedVerdicts.includes(outcome.verdict.verdict),
