@@ -101,7 +101,8 @@ export function scale(
   hi += pad;
   const [r0, r1] = range;
   const map = ((value: number) => {
-    const v = log ? Math.log10(Math.max(value, 10 ** lo / 1e3)) : value;
+    // On a log axis a value at or below zero (an ITL gap of 0 ms) is drawn at the left edge.
+    const v = log ? Math.log10(Math.max(value, 10 ** lo)) : value;
     return r0 + ((v - lo) / (hi - lo)) * (r1 - r0);
   }) as Scale;
   const shownDomain: [number, number] = [back(lo), back(hi)];
