@@ -205,6 +205,10 @@ describe("report.html", () => {
       (e) => e.name === "circle" && ["baseline", "candidate", "excluded"].includes(e.attrs.class ?? ""),
     );
     expect(dots.length).toBe(10);
+    // Used runs are filled in their side's colour, excluded ones hollow: as the verdict says.
+    const used = outcome.verdict.runs.used.filter((r) => r.cell === "chat").length;
+    expect(dots.filter((d) => d.attrs.class !== "excluded").length).toBe(used);
+    expect(used).toBeGreaterThan(0);
     // The tolerance band and the decision interval are drawn.
     expect(ttftChart).toContain('class="band"');
     expect(ttftChart).toMatch(/class="interval(-regression|-improvement)?"/);

@@ -22,7 +22,12 @@ function outcome(cells: string[], ttftFactor: number) {
   });
 }
 
-/** The lines xychart-beta accepts, as mermaid's grammar spells them (mermaid docs, "XY Chart"). */
+/**
+ * The statements we write, in the forms mermaid's xychart grammar accepts (mermaid-js/mermaid
+ * packages/mermaid/src/diagrams/xychart/parser/xychart.jison @ 13e8d8d4: title and axis titles as
+ * quoted strings, x-axis as a band of quoted strings, y-axis `min --> max`, bar/line `[numbers]` with
+ * an optional sign). Not mermaid's own parser, which is not a dependency.
+ */
 const xychartLine = [
   /^xychart-beta$/,
   /^ {2}title "[^"\n]*"$/,
