@@ -212,6 +212,11 @@ describe("report.html", () => {
     // The tolerance band and the decision interval are drawn.
     expect(ttftChart).toContain('class="band"');
     expect(ttftChart).toMatch(/class="interval(-regression|-improvement)?"/);
+    // A pooled error rate of 0 on every run: a linear axis from 0, in percent.
+    const errorChart = charts[chartFiles.findIndex((f) => f.includes("error_rate-runs"))]!;
+    const ticks = [...errorChart.matchAll(/class="tick">([^<]*)</g)].map((m) => m[1]!);
+    expect(ticks[0]).toBe("0%");
+    expect(ticks.every((t) => /^\d+(\.\d+)?%$/.test(t))).toBe(true);
     // The timeline marks the preemptions where the counter rose and draws the scraped gauges.
     const timeline = charts[chartFiles.findIndex((f) => f.includes("timeline"))]!;
     expect(parseXml(timeline).filter((e) => e.attrs.class === "preemption").length).toBeGreaterThanOrEqual(1);

@@ -47,7 +47,15 @@ export function runDotsChart(check: CheckPicture, options: { standalone?: boolea
   ].filter((v) => Number.isFinite(v));
   const lo = values.length > 0 ? Math.min(...values) : 0;
   const hi = values.length > 0 ? Math.max(...values) : 1;
-  const x = scale([lo, hi], [left, right], { log: lo > 0, pad: 0.06 });
+  // A linear axis (some value is 0, e.g. an error rate) starts at 0 and is never empty.
+  const linearHigh = hi > Math.min(0, lo) ? hi : Math.abs(hi) * 0.1 || 0.01;
+  const x =
+    lo > 0
+      ? scale([lo, hi], [left, right], { log: true, pad: 0.06 })
+      : scale([Math.min(0, lo), linearHigh], [left, right], { pad: 0.03 });
+  const percent = metricSpecs[metric].format === "percent";
+  const tickFormat = percent ? (v: number) => `${Number((v * 100).toPrecision(3))}%` : undefined;
+  const unit = percent ? "%" : metricSpecs[metric].unit;
   const parts: string[] = [];
   const direction = c.higherIsBetter ? "higher is better" : "lower is better";
   const title = `${c.cell} · ${describeMetric(c.metric)} (${direction}): ${verdictWords[c.verdict]}`;
@@ -90,9 +98,7 @@ export function runDotsChart(check: CheckPicture, options: { standalone?: boolea
         }),
       );
   }
-  parts.push(
-    xAxis(x, axisY, rows.baseline - 14, `${describeMetric(metric)} per run (${metricSpecs[metric].unit})`),
-  );
+  parts.push(xAxis(x, axisY, rows.baseline - 14, `${describeMetric(metric)} per run (${unit})`, tickFormat));
   for (const [side, y] of [
     ["baseline", rows.baseline],
     ["candidate", rows.candidate],

@@ -126,16 +126,14 @@ export function tickLabel(value: number): string {
 }
 
 /** A horizontal axis at `y` with ticks, grid lines up to `gridTop` and a caption. */
-export function xAxis(x: Scale, y: number, gridTop: number, caption: string): string {
+export function xAxis(x: Scale, y: number, gridTop: number, caption: string, format = tickLabel): string {
   const parts: string[] = [];
   const [left, right] = [x(x.domain[0]), x(x.domain[1])];
   parts.push(el("line", { x1: left, y1: y, x2: right, y2: y, class: "axis" }));
   for (const tick of x.ticks(6)) {
     const px = x(tick);
     parts.push(el("line", { x1: px, y1: gridTop, x2: px, y2: y, class: "grid" }));
-    parts.push(
-      el("text", { x: px, y: y + 13, "text-anchor": "middle", class: "tick" }, text(tickLabel(tick))),
-    );
+    parts.push(el("text", { x: px, y: y + 13, "text-anchor": "middle", class: "tick" }, text(format(tick))));
   }
   parts.push(
     el(
