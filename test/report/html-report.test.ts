@@ -8,7 +8,7 @@ import type { RunFile } from "../../src/metrics/run-schema.js";
 import type { MetricsScrape } from "../../src/metrics/server-metrics.js";
 import { headlineWords } from "../../src/report/markdown.js";
 import { cli } from "../cli/helpers.js";
-import { gaussian, noisyRuns, seeded } from "../compare/fixtures.js";
+import { baseFingerprint, gaussian, noisyRuns, seeded } from "../compare/fixtures.js";
 import { expectNoPlantedSecret, plantedSecret } from "../secret-forms.js";
 import { parseXml, type XmlElement } from "./xml-check.js";
 
@@ -118,12 +118,21 @@ async function writeSide(
   return dir;
 }
 
-async function compareInto(cell: string, env: Record<string, string> = {}) {
+async function compareInto(
+  cell: string,
+  env: Record<string, string> = {},
+  candidateFingerprint?: Record<string, unknown>,
+) {
   const root = await mkdtemp(join(tmpdir(), "vpg-html-"));
   const baseline = await writeSide(join(root, "base"), noisyRuns(5, { seed: 1, cell }), 1, plantedSecret);
   const candidate = await writeSide(
     join(root, "cand"),
-    noisyRuns(5, { seed: 2, cell, shift: 1.3 }),
+    noisyRuns(5, {
+      seed: 2,
+      cell,
+      shift: 1.3,
+      ...(candidateFingerprint ? { fingerprint: candidateFingerprint } : {}),
+    }),
     1.3,
     plantedSecret,
   );
@@ -154,6 +163,8 @@ const allowedElements = new Set([
   "p",
   "strong",
   "em",
+  "ul",
+  "li",
   "table",
   "thead",
   "tbody",
@@ -247,7 +258,17 @@ describe("report.html", () => {
   });
 
   it("escapes hostile cell names: no markup from the inputs, no script", async () => {
-    const { html, charts, chartFiles } = await compareInto(hostile);
+    const { html, charts, chartFiles, outcome } = await compareInto(
+      hostile,
+      {},
+      {
+        ...baseFingerprint,
+        model: { name: hostile, revision: "abc123" },
+      },
+    );
+    // The blocking difference opens the page as it opens the comment, escaped.
+    expect(outcome.verdict.verdict).toBe("not-comparable");
+    expect(html).toMatch(/<li>not comparable: model\.name: Qwen\/Qwen3-0\.6B \(baseline\) vs &lt;script&gt;/);
     for (const document of [html, ...charts]) {
       const elements = parseXml(document);
       expectSelfContained(elements, document);

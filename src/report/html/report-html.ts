@@ -97,6 +97,17 @@ function headerSection(pictures: ReportPictures): string {
     `<p class="headline"><strong>${esc(words.said, 600)}</strong></p>`,
     `<p>${esc(words.counts, 400)}</p>`,
   ];
+  // As in the comment's headline: the reason for "not comparable" is the verdict itself.
+  const blocking = verdict.fingerprints.differences.filter((d) => !d.allowed && !d.informational);
+  if (blocking.length > 0) {
+    const shown = blocking.slice(0, 5).map((d) => {
+      const value = (v: unknown) =>
+        v === undefined || v === null ? "–" : typeof v === "string" ? v : JSON.stringify(v);
+      return `<li>not comparable: ${esc(d.field, 80)}: ${esc(value(d.baseline), 60)} (baseline) vs ${esc(value(d.candidate), 60)} (candidate)</li>`;
+    });
+    if (blocking.length > 5) shown.push(`<li>… and ${blocking.length - 5} more (see verdict.json)</li>`);
+    lines.push(`<ul>${shown.join("")}</ul>`);
+  }
   if (verdict.nextLook)
     lines.push(
       `<p><strong>More runs needed:</strong> ${verdict.nextLook.runsPerSide} runs per side: ${esc(verdict.nextLook.reason, 400)}.</p>`,
