@@ -97,6 +97,6 @@ export function commentChartsSection(
     "### Pictures",
     "",
     ...drawn.flatMap((chart) => ["```mermaid", chart.source, "```", "", chart.caption, ""]),
-    "Every run of both sides, the latency distributions and a run timeline are drawn in `report.html` beside this report.",
+    "Every run of both sides, the latency distributions and a run timeline are drawn in `report.html`, written next to `report.md` (in the action: `compare/report.html` in the evidence artifact).",
   ].join("\n");
 }
