@@ -188,7 +188,8 @@ describe("a secret read through ${VAR} never leaves", () => {
         "report.md",
         "verdict.json",
       ]);
-      expect(names.some((name) => /^report-charts\/.*-timeline\.svg$/.test(name))).toBe(true);
+      // Which charts exist depends on which runs were usable (a loaded machine can make a run
+      // client-bound); every file written, whichever, was checked above.
     }
     expectClean("the CLI's output", outputs.join("\n"));
   }, 240_000);
