@@ -544,8 +544,8 @@ function perCellDetails(verdict: VerdictFile): string {
 
 /**
  * The PR comment. Sections shed in a fixed order when the body would exceed the budget: the mermaid
- * pictures, then per-cell detail, then all conditions, then the excluded-run table, then the environment differences, then
- * warnings. The headline and the acceptance table are never shed.
+ * pictures, then per-cell detail, then all conditions, then the excluded-run table, then the
+ * environment differences, then warnings. The headline and the acceptance table are never shed.
  */
 export function renderMarkdown(verdict: VerdictFile, budget = commentBudget): string {
   const sections: Section[] = [
