@@ -180,7 +180,7 @@ async function writeHtmlReport(outDir: string, outcome: CompareOutcome): Promise
   const redact = outcome.redact ?? ((text: string) => text);
   const loaded = await loadRunSamples(outcome.verdict, outcome.runs, redact);
   const pictures = reportPictures(outcome.verdict, outcome.runs, loaded.samples, redact, loaded.notes);
-  const report = renderHtmlReport(pictures);
+  const report = await renderHtmlReport(pictures);
   const htmlPath = join(outDir, "report.html");
   const chartsDir = join(outDir, "report-charts");
   await rm(chartsDir, { recursive: true, force: true });

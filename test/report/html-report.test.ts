@@ -1,154 +1,15 @@
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareResults, writeCompareOutputs } from "../../src/compare/index.js";
-import type { RequestRecord } from "../../src/metrics/request-record.js";
 import type { RunFile } from "../../src/metrics/run-schema.js";
-import type { MetricsScrape } from "../../src/metrics/server-metrics.js";
 import { headlineWords } from "../../src/report/markdown.js";
 import { cli } from "../cli/helpers.js";
-import { baseFingerprint, gaussian, noisyRuns, seeded } from "../compare/fixtures.js";
+import { baseFingerprint, noisyRuns } from "../compare/fixtures.js";
 import { expectNoPlantedSecret, plantedSecret } from "../secret-forms.js";
+import { compareInto, hostile } from "./html-fixtures.js";
 import { parseXml, type XmlElement } from "./xml-check.js";
-
-/**
- * report.html and report-charts/ from `compare` on results directories that hold run.json,
- * requests.jsonl and scrapes.jsonl, as `run` writes them (shapes: src/metrics/request-record.ts and
- * src/runner/metrics-scraper.ts; metric names as src/sim/metrics-text.ts exposes them, vLLM's).
- */
-
-const hostile = `<script>alert("x")</script><img src=x onerror=alert(1)> & "q" 'a' @octocat ]]>`;
-
-function requestLines(count: number, seed: number, slow: number, failing: string): string {
-  const random = seeded(seed);
-  const lines: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const sentMs = i * 25;
-    const ttftUs = Math.round(1000 * 40 * slow * Math.exp(0.3 * gaussian(random)));
-    const chunksUs = [ttftUs];
-    for (let k = 1; k < 16; k++)
-      chunksUs.push(chunksUs[k - 1]! + Math.round(1000 * 8 * slow * Math.exp(0.2 * gaussian(random))));
-    const record: RequestRecord = {
-      v: 1,
-      index: i,
-      phase: "measure",
-      requestId: `req-${i}`,
-      stage: 0,
-      scheduledMs: sentMs,
-      readyMs: sentMs,
-      queueMs: 0,
-      sentMs,
-      socketMs: 0.1,
-      headersMs: 1,
-      chunksUs,
-      chunkTokens: null,
-      endMs: sentMs + chunksUs.at(-1)! / 1000,
-      ok: true,
-      errorKind: null,
-      error: null,
-      httpStatus: 200,
-      finishReason: "length",
-      promptTokens: 256,
-      outputTokens: 16,
-      outputTokensSource: "usage",
-      cachedTokens: 0,
-      targetInputTokens: 256,
-      maxTokens: 16,
-      prefixGroup: null,
-    };
-    lines.push(JSON.stringify(record));
-  }
-  // A failed request whose error text is hostile and carries the secret: it must never be shown.
-  lines.push(
-    JSON.stringify({
-      ...JSON.parse(lines[0]!),
-      index: count,
-      requestId: "req-failed",
-      chunksUs: [],
-      ok: false,
-      errorKind: "http_500",
-      error: failing,
-      httpStatus: 500,
-      outputTokens: null,
-    }),
-  );
-  lines.push("{not json");
-  return `${lines.join("\n")}\n`;
-}
-
-function scrapeLines(): string {
-  const scrapes: MetricsScrape[] = [];
-  for (let k = 0; k <= 10; k++) {
-    const text = [
-      "# TYPE vllm:num_requests_running gauge",
-      `vllm:num_requests_running{engine="0",model_name="m"} ${k === 0 || k === 10 ? 0 : 6 + (k % 3)}`,
-      `vllm:num_requests_waiting{engine="0",model_name="m"} ${k >= 4 && k <= 6 ? 3 : 0}`,
-      `vllm:kv_cache_usage_perc{engine="0",model_name="m"} ${(k * 0.07).toFixed(2)}`,
-      `vllm:num_preemptions_total{engine="0",model_name="m"} ${k < 5 ? 0 : 2}`,
-    ].join("\n");
-    scrapes.push({
-      phase: k === 0 ? "before" : k === 10 ? "after" : "during",
-      atMs: k * 50,
-      status: 200,
-      text,
-      error: null,
-    });
-  }
-  return `${scrapes.map((s) => JSON.stringify(s)).join("\n")}\n`;
-}
-
-/** DIR/cell-<i>/run-<k>/{run.json,requests.jsonl,scrapes.jsonl}; the directory is not named after the cell. */
-async function writeSide(
-  dir: string,
-  runs: readonly RunFile[],
-  slow: number,
-  secret: string,
-): Promise<string> {
-  for (const run of runs) {
-    const runDir = join(dir, "cell-0", `run-${run.run}`);
-    await mkdir(runDir, { recursive: true });
-    await writeFile(join(runDir, "run.json"), JSON.stringify(run, null, 2));
-    await writeFile(
-      join(runDir, "requests.jsonl"),
-      requestLines(20, 100 + run.run, slow, `${hostile} ${secret}`),
-    );
-    await writeFile(join(runDir, "scrapes.jsonl"), scrapeLines());
-  }
-  return dir;
-}
-
-async function compareInto(
-  cell: string,
-  env: Record<string, string> = {},
-  candidateFingerprint?: Record<string, unknown>,
-) {
-  const root = await mkdtemp(join(tmpdir(), "vpg-html-"));
-  const baseline = await writeSide(join(root, "base"), noisyRuns(5, { seed: 1, cell }), 1, plantedSecret);
-  const candidate = await writeSide(
-    join(root, "cand"),
-    noisyRuns(5, {
-      seed: 2,
-      cell,
-      shift: 1.3,
-      ...(candidateFingerprint ? { fingerprint: candidateFingerprint } : {}),
-    }),
-    1.3,
-    plantedSecret,
-  );
-  const outcome = await compareResults({
-    baseline: [baseline],
-    candidate: [candidate],
-    env,
-    now: new Date("2026-12-01T00:00:00Z"),
-  });
-  const out = join(root, "out");
-  const paths = await writeCompareOutputs(out, outcome);
-  const html = await readFile(paths.htmlPath, "utf8");
-  const chartFiles = (await readdir(join(out, "report-charts"))).sort();
-  const charts = await Promise.all(chartFiles.map((f) => readFile(join(out, "report-charts", f), "utf8")));
-  return { root, out, outcome, html, chartFiles, charts, baseline, candidate };
-}
 
 const allowedElements = new Set([
   "html",
@@ -175,12 +36,29 @@ const allowedElements = new Set([
   "figure",
   "figcaption",
   "svg",
+  // What Vega's SVG renderer draws with.
+  "g",
+  "path",
   "line",
   "rect",
-  "circle",
   "text",
-  "polyline",
 ]);
+
+/** The elements drawn inside each `<g class="… NAME_marks">` group of a chart (Vega names a layer's marks so). */
+function marks(svg: string, name: string): XmlElement[][] {
+  const groups: XmlElement[][] = [];
+  const elements = parseXml(svg);
+  const open = new RegExp(`^mark-[a-z]+ role-mark ${name}_marks$`);
+  elements.forEach((element, i) => {
+    if (element.name !== "g" || !open.test(element.attrs.class ?? "")) return;
+    const depth = element.ancestors.length;
+    const inside: XmlElement[] = [];
+    for (let k = i + 1; k < elements.length && elements[k]!.ancestors.length > depth; k++)
+      inside.push(elements[k]!);
+    groups.push(inside);
+  });
+  return groups;
+}
 
 function expectSelfContained(elements: readonly XmlElement[], document: string): void {
   for (const element of elements) {
@@ -210,29 +88,50 @@ describe("report.html", () => {
     // Per gated check one runs chart, four distributions, one timeline.
     expect(svgs.length).toBe(gated.length + 4 + 1);
     expect(chartFiles.length).toBe(svgs.length);
-    // Every run of both sides is a dot in each check's chart (5 + 5 runs).
+    // Every run of both sides is a dot in each check's chart (5 + 5 runs), labelled with its value.
     const ttftChart = charts[chartFiles.findIndex((f) => f.includes("ttft_p95-runs"))]!;
-    const dots = parseXml(ttftChart).filter(
-      (e) => e.name === "circle" && ["baseline", "candidate", "excluded"].includes(e.attrs.class ?? ""),
-    );
+    const dots = marks(ttftChart, "runs")[0]!.filter((e) => e.name === "path");
     expect(dots.length).toBe(10);
+    for (const dot of dots)
+      expect(dot.attrs["aria-label"]).toMatch(/^(baseline|candidate) run-\d( \(excluded\))?: [\d.,]+ ms$/);
     // Used runs are filled in their side's colour, excluded ones hollow: as the verdict says.
     const used = outcome.verdict.runs.used.filter((r) => r.cell === "chat").length;
-    expect(dots.filter((d) => d.attrs.class !== "excluded").length).toBe(used);
+    expect(dots.filter((d) => d.attrs["fill-opacity"] !== "0").length).toBe(used);
+    expect(
+      dots
+        .filter((d) => d.attrs["fill-opacity"] === "0")
+        .every((d) => d.attrs["aria-label"]!.includes("(excluded)")),
+    ).toBe(true);
     expect(used).toBeGreaterThan(0);
-    // The tolerance band and the decision interval are drawn.
-    expect(ttftChart).toContain('class="band"');
-    expect(ttftChart).toMatch(/class="interval(-regression|-improvement)?"/);
-    // A pooled error rate of 0 on every run: a linear axis from 0, in percent.
+    // The tolerance band and the decision interval are drawn, the interval red for a regression.
+    const ttft = outcome.verdict.comparisons.find((c) => c.metric === "ttft_p95")!;
+    expect(ttft.verdict).toBe("regression");
+    expect(marks(ttftChart, "band")[0]![0]!.attrs["aria-label"]).toMatch(
+      /^tolerance band [\d.]+ ms to [\d.]+ ms$/,
+    );
+    const interval = marks(ttftChart, "interval_layer_2")[0]!;
+    expect(interval.length).toBe(1);
+    expect(interval[0]!.attrs.stroke).toBe("#c9302c");
+    // A pooled error rate of 0 on every run: a linear axis from 0, in percent, and no interval.
     const errorChart = charts[chartFiles.findIndex((f) => f.includes("error_rate-runs"))]!;
-    const ticks = [...errorChart.matchAll(/class="tick">([^<]*)</g)].map((m) => m[1]!);
+    const axisLabels = errorChart.slice(errorChart.indexOf("role-axis-label"));
+    const ticks = [...axisLabels.slice(0, axisLabels.indexOf("</g>")).matchAll(/>([^<]*)<\/text>/g)].map(
+      (m) => m[1]!,
+    );
     expect(ticks[0]).toBe("0%");
+    expect(ticks.length).toBeGreaterThan(2);
     expect(ticks.every((t) => /^\d+(\.\d+)?%$/.test(t))).toBe(true);
-    // The timeline marks the preemptions where the counter rose and draws the scraped gauges.
+    expect(errorChart).toContain("pooled over requests: no per-run interval");
+    // The timeline marks the preemption where the counter rose (in each of its three panels), draws
+    // every request's TTFT and the scraped gauges.
     const timeline = charts[chartFiles.findIndex((f) => f.includes("timeline"))]!;
-    expect(parseXml(timeline).filter((e) => e.attrs.class === "preemption").length).toBeGreaterThanOrEqual(1);
-    for (const cls of ["line-running", "line-waiting", "line-kv", "line-p50", "line-p99", "dot-ttft"])
-      expect(timeline).toContain(`class="${cls}"`);
+    const preemptions = marks(timeline, "preemption");
+    expect(preemptions.length).toBe(3);
+    for (const panel of preemptions) expect(panel.filter((e) => e.name === "line").length).toBe(1);
+    expect(marks(timeline, "ttft")[0]!.filter((e) => e.name === "path").length).toBe(20);
+    expect(marks(timeline, "itl").length).toBe(2);
+    expect(marks(timeline, "queue").length).toBe(2);
+    expect(marks(timeline, "kv").length).toBe(1);
     // The invalid line of requests.jsonl is said, not fatal.
     expect(html).toContain("were not valid records");
   });
@@ -275,6 +174,15 @@ describe("report.html", () => {
       expect(elements.some((e) => e.name === "img")).toBe(false);
     }
     expect(html).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
+    // Vega's renderer escapes the cell name in each chart's title text and accessible labels itself.
+    for (const svg of charts) {
+      expect(svg).toContain(
+        "aria-label=\"Title text '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt; &amp; &quot;q&quot;",
+      );
+      expect(svg).toMatch(/<text[^>]*>&lt;script&gt;alert\("x"\)&lt;\/script&gt;&lt;img/);
+      expect(svg).not.toContain("<img");
+      expect(svg).not.toContain("<script");
+    }
     expect(html).toContain("@\u200boctocat");
     // File names are reduced to safe characters.
     for (const file of chartFiles) expect(file).toMatch(/^[a-z0-9_-]+\.svg$/);
@@ -309,7 +217,8 @@ describe("report.html", () => {
     const html = await readFile(htmlPath, "utf8");
     parseXml(html);
     expect(html).toContain("No per-request records (requests.jsonl)");
-    expect(html).not.toContain("distribution</title>");
+    expect(html).not.toContain("-distribution.svg");
+    expect(html).not.toContain("over time");
     expect(html).toContain("ttft_p95-runs.svg");
   });
 

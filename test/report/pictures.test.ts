@@ -2,8 +2,11 @@ import { describe, expect, it } from "vitest";
 import { compareRecords, defaultCompareSettings } from "../../src/compare/index.js";
 import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { distributionOf, type RunSamples, timelineOf } from "../../src/report/charts/data.js";
+import { distributionSpec } from "../../src/report/charts/distribution.js";
 import { commentChartsSection, maxChartChecks, mermaidLabel } from "../../src/report/charts/mermaid.js";
-import { num, scale } from "../../src/report/charts/svg.js";
+import { runDotsChart, runDotsSpec } from "../../src/report/charts/run-dots.js";
+import { timelineSpec } from "../../src/report/charts/timeline.js";
+import { specWarnings } from "../../src/report/charts/vega.js";
 import { commentBudget, renderMarkdown } from "../../src/report/markdown.js";
 import { intervalBars, intervalBarWidth, renderTerminal } from "../../src/report/terminal.js";
 import { noisyRuns } from "../compare/fixtures.js";
@@ -123,12 +126,52 @@ describe("terminal interval bars", () => {
 });
 
 describe("chart building blocks", () => {
-  it("scales log axes so equal ratios are equal distances, with fixed rounding", () => {
-    const x = scale([10, 1000], [0, 200], { log: true });
-    expect(x(100)).toBeCloseTo(100, 6);
-    expect(x.ticks()).toEqual([10, 20, 50, 100, 200, 500, 1000]);
-    expect(num(-0.04)).toBe("0");
-    expect(num(12.345)).toBe("12.3");
+  it("builds Vega-Lite specs that compile without a warning, with the data inline and no URL to load", () => {
+    const { verdict } = outcome(["chat"], 1.6);
+    const checks = verdict.comparisons.filter((c) => c.gated);
+    const samples: RunSamples = {
+      side: "candidate",
+      cell: "chat",
+      run: 0,
+      source: "x/run.json",
+      ttft: [5, 6, 70],
+      tpot: [1, 2, 3],
+      e2el: [10, 20, 30],
+      itl: [0, 2, 3, 4],
+      ttftAt: [10, 500, 900],
+      itlAt: [20, 40, 600, 950],
+      failedAt: [300],
+      scrapes: [0, 300, 600, 900].map((atMs, i) => ({
+        atMs,
+        running: i,
+        waiting: 1,
+        kvUsage: 0.1 * i,
+        preemptionsTotal: [0, 0, 3, 4][i]!,
+      })),
+      skippedLines: 0,
+    };
+    const specs = [
+      ...checks.map((comparison) => runDotsSpec({ comparison, runs: [] })),
+      distributionSpec("chat", { phase: "itl", baseline: distributionOf([0, 1, 2, 50]), candidate: null }),
+      distributionSpec("chat", { phase: "ttft", baseline: null, candidate: null }),
+      timelineSpec("chat", timelineOf(samples)),
+      timelineSpec("chat", timelineOf({ ...samples, scrapes: [] })),
+    ];
+    for (const spec of specs) {
+      expect(specWarnings(spec)).toEqual([]);
+      expect(JSON.stringify(spec)).not.toMatch(/"url"/);
+    }
+  });
+
+  it("renders the same bytes twice, with no ids, and escapes text itself", async () => {
+    const { verdict } = outcome(['<b>&"x"</b>'], 1.6);
+    const check = { comparison: verdict.comparisons.find((c) => c.gated)!, runs: [] };
+    const first = await runDotsChart(check, { standalone: true });
+    const second = await runDotsChart(check, { standalone: true });
+    expect(second).toBe(first);
+    expect(first).not.toMatch(/\sid="|url\(|xlink/);
+    expect(first).toContain('>&lt;b&gt;&amp;"x"&lt;/b&gt; · ');
+    expect(first).not.toContain("<b>");
   });
 
   it("thins a distribution but keeps its tail and percentiles", () => {

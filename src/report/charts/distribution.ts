@@ -1,34 +1,21 @@
+import type { TopLevelSpec } from "vega-lite";
 import { latencyPhaseLabel } from "../../config/metric-names.js";
 import { formatNumber } from "../format.js";
-import type { DistributionPicture, SideDistribution } from "./data.js";
-import { el, legend, polyline, scale, svgDocument, text, tooltip, xAxis, yAxis } from "./svg.js";
+import type { DistributionPicture } from "./data.js";
+import { chartConfig, paddedDomain, renderVegaLite, sideColors } from "./vega.js";
 
 /**
  * One latency phase of both sides as cumulative distributions (x: latency, log axis when the values
  * span more than a few times; y: share of requests at or below), the used runs of each side pooled.
- * Dashed lines at p50, p95 and p99 show where the gated percentiles are read off.
+ * Dashed lines at p50, p95 and p99 show where the gated percentiles are read off; a dot marks each
+ * side's p95. On a log axis a value of 0 (an ITL gap of 0 ms) is drawn at the left edge.
  */
 
-const width = 340;
-const height = 230;
-const left = 52;
-const right = width - 12;
-const top = 36;
-const bottom = 170;
+const width = 300;
+const height = 150;
 
-function curve(
-  side: SideDistribution,
-  x: ReturnType<typeof scale>,
-  y: ReturnType<typeof scale>,
-): [number, number][] {
-  return side.points.map(([value, fraction]) => [x(value), y(fraction)]);
-}
-
-export function distributionChart(
-  cell: string,
-  picture: DistributionPicture,
-  options: { standalone?: boolean } = {},
-): string {
+/** The Vega-Lite spec of one phase's chart (pure; exported for tests). */
+export function distributionSpec(cell: string, picture: DistributionPicture): TopLevelSpec {
   const label = latencyPhaseLabel(picture.phase);
   const title = `${cell} · ${label} distribution`;
   const sides = [
@@ -36,46 +23,107 @@ export function distributionChart(
     ["candidate", picture.candidate],
   ] as const;
   const values = sides.flatMap(([, side]) => (side ? side.points.map(([v]) => v) : []));
-  const parts: string[] = [el("text", { x: 8, y: 16, class: "title" }, text(title, 80))];
-  if (values.length === 0) {
-    parts.push(el("text", { x: 8, y: 40, class: "note" }, text("no successful requests with this latency")));
-    return svgDocument(width, 60, title, parts.join(""), options.standalone ?? false);
-  }
+  if (values.length === 0)
+    return {
+      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+      config: chartConfig,
+      description: title,
+      title: { text: title, limit: width + 40 },
+      width,
+      height: 20,
+      data: { values: [{ note: "no successful requests with this latency" }] },
+      mark: { type: "text", align: "left", color: "#666666", fontSize: 10 },
+      encoding: { text: { field: "note" }, x: { value: 0 } },
+    } as TopLevelSpec;
   const positive = values.filter((v) => v > 0);
   const lo = positive.length > 0 ? Math.min(...positive) : 0;
   const hi = Math.max(...values);
   const log = lo > 0 && hi / lo > 4;
-  const x = scale([log ? lo : Math.min(0, ...values), hi], [left, right], { log, pad: 0.02 });
-  const y = scale([0, 1], [bottom, top]);
+  const domain = paddedDomain(log ? lo : Math.min(0, ...values), hi, log, 0.02);
   const counts = sides
     .map(([name, side]) => (side ? `${name} ${side.count.toLocaleString("en-US")}` : `${name}: none`))
     .join(", ");
-  parts.push(
-    el("text", { x: 8, y: 30, class: "note" }, text(`requests: ${counts}${log ? " · log axis" : ""}`, 90)),
+  const curve = sides.flatMap(([name, side]) =>
+    side
+      ? side.points.map(([value, fraction], i) => ({
+          side: name,
+          value: log ? Math.max(value, domain[0]) : value,
+          fraction,
+          order: i,
+        }))
+      : [],
   );
-  parts.push(xAxis(x, bottom, top, `${label} (ms)`));
-  parts.push(yAxis(y, left, right, "share of requests ≤ x", (v) => `${Math.round(v * 100)}%`));
-  for (const q of [0.5, 0.95, 0.99])
-    parts.push(el("line", { x1: left, y1: y(q), x2: right, y2: y(q), class: "band-edge" }));
-  for (const [name, side] of sides) {
-    if (!side) continue;
-    parts.push(polyline(curve(side, x, y), `line-${name}`));
-    parts.push(
-      el(
-        "circle",
-        { cx: x(side.p95), cy: y(0.95), r: 3, class: name },
-        tooltip(
-          `${name}: p50 ${formatNumber(side.p50)} ms, p95 ${formatNumber(side.p95)} ms, p99 ${formatNumber(side.p99)} ms`,
-        ),
-      ),
-    );
-  }
-  parts.push(
-    legend(left, height - 10, [
-      { className: "line-baseline", label: "baseline", line: true },
-      { className: "line-candidate", label: "candidate", line: true },
-      { className: "band-edge", label: "p50 / p95 / p99", line: true },
-    ]),
+  const p95 = sides.flatMap(([name, side]) =>
+    side
+      ? [
+          {
+            side: name,
+            value: log ? Math.max(side.p95, domain[0]) : side.p95,
+            fraction: 0.95,
+            label: `${name}: p50 ${formatNumber(side.p50)} ms, p95 ${formatNumber(side.p95)} ms, p99 ${formatNumber(side.p99)} ms`,
+          },
+        ]
+      : [],
   );
-  return svgDocument(width, height, title, parts.join(""), options.standalone ?? false);
+  const x = {
+    field: "value",
+    type: "quantitative" as const,
+    scale: log
+      ? { type: "log" as const, domain, nice: false }
+      : { type: "linear" as const, domain, nice: false, zero: false },
+    axis: { title: `${label} (ms)`, format: "~s", grid: true, tickCount: 5 },
+  };
+  const y = {
+    field: "fraction",
+    type: "quantitative" as const,
+    scale: { domain: [0, 1] },
+    axis: { title: "share of requests ≤ x", format: ".0%", grid: true, tickCount: 5 },
+  };
+  const color = {
+    field: "side",
+    type: "nominal" as const,
+    scale: { domain: ["baseline", "candidate"], range: [sideColors.baseline, sideColors.candidate] },
+    legend: { title: null, symbolType: "stroke" },
+  };
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+    config: chartConfig,
+    description: title,
+    title: {
+      text: title,
+      subtitle: `requests: ${counts}${log ? " · log axis" : ""} · dashed: p50, p95, p99`,
+      limit: width + 40,
+      subtitleLimit: width + 40,
+    },
+    width,
+    height,
+    layer: [
+      {
+        name: "percentiles",
+        data: { values: [0.5, 0.95, 0.99].map((fraction) => ({ fraction })) },
+        mark: { type: "rule", color: "#5cb85c", strokeDash: [3, 2] },
+        encoding: { y },
+      },
+      {
+        name: "cdf",
+        data: { values: curve },
+        mark: { type: "line", strokeWidth: 1.6 },
+        encoding: { x, y, color, order: { field: "order", type: "quantitative" } },
+      },
+      {
+        name: "p95",
+        data: { values: p95 },
+        mark: { type: "point", filled: true, size: 30, opacity: 1 },
+        encoding: { x, y, color, description: { field: "label" } },
+      },
+    ],
+  } as TopLevelSpec;
+}
+
+export function distributionChart(
+  cell: string,
+  picture: DistributionPicture,
+  options: { standalone?: boolean } = {},
+): Promise<string> {
+  return renderVegaLite(distributionSpec(cell, picture), options.standalone ?? false);
 }

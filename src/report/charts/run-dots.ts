@@ -1,22 +1,20 @@
+import type { TopLevelSpec } from "vega-lite";
 import { describeMetric, metricSpecs } from "../../config/metric-names.js";
 import { formatChange, formatFractionAsPercent, formatInterval, formatMetricValue } from "../format.js";
-import type { CheckPicture, RunValue } from "./data.js";
-import { el, legend, scale, svgDocument, text, tooltip, xAxis } from "./svg.js";
+import type { CheckPicture } from "./data.js";
+import { chartConfig, paddedDomain, renderVegaLite, sideColors } from "./vega.js";
 
 /**
  * Per gated check: every run of both sides as a dot on the metric's own axis (log when every value is
  * positive, so a ratio looks the same anywhere on it), the tolerance band around the baseline's
  * geometric mean, and the decision interval (baseline × the interval of the ratio) under the candidate's
  * runs. Regression is "the whole interval beyond the band", within tolerance "its worse end inside":
- * the reason for the verdict, visible at a glance.
+ * the reason for the verdict, visible at a glance. A Vega-Lite layer chart; every layer is named so
+ * its marks carry a stable class (`<name>_marks`).
  */
 
-const width = 640;
-const height = 186;
-const left = 120;
-const right = width - 24;
-const rows = { baseline: 50, candidate: 82, interval: 110 } as const;
-const axisY = 130;
+const width = 500;
+const rowNames = ["baseline", "candidate", "decision interval"] as const;
 
 const verdictWords = {
   regression: "regression",
@@ -25,12 +23,18 @@ const verdictWords = {
   inconclusive: "inconclusive",
 } as const;
 
-function dot(value: RunValue, x: number, y: number, label: string): string {
-  const title = tooltip(`${value.side} run-${value.run ?? "?"}: ${label}${value.used ? "" : " (excluded)"}`);
-  return el("circle", { cx: x, cy: y, r: 4, class: value.used ? value.side : "excluded" }, title);
-}
+const intervalColors = {
+  regression: "#c9302c",
+  improvement: "#2e7d32",
+  "within-tolerance": "#111111",
+  inconclusive: "#111111",
+} as const;
 
-export function runDotsChart(check: CheckPicture, options: { standalone?: boolean } = {}): string {
+const legendKinds = ["baseline run", "candidate run", "excluded run", "tolerance band"] as const;
+const legendColors = [sideColors.baseline, sideColors.candidate, "#999999", "#b9dfb0"];
+
+/** The Vega-Lite spec of one check's chart (pure; exported for tests). */
+export function runDotsSpec(check: CheckPicture): TopLevelSpec {
   const c = check.comparison;
   const metric = c.judgedOn ?? c.metric;
   const pooled = metricSpecs[c.metric].judged === "pooled-failures";
@@ -47,131 +51,143 @@ export function runDotsChart(check: CheckPicture, options: { standalone?: boolea
   ].filter((v) => Number.isFinite(v));
   const lo = values.length > 0 ? Math.min(...values) : 0;
   const hi = values.length > 0 ? Math.max(...values) : 1;
+  const log = lo > 0;
   // A linear axis (some value is 0, e.g. an error rate) starts at 0 and is never empty.
   const linearHigh = hi > Math.min(0, lo) ? hi : Math.abs(hi) * 0.1 || 0.01;
-  const x =
-    lo > 0
-      ? scale([lo, hi], [left, right], { log: true, pad: 0.06 })
-      : scale([Math.min(0, lo), linearHigh], [left, right], { pad: 0.03 });
+  const domain = log
+    ? paddedDomain(lo, hi, true, 0.06)
+    : paddedDomain(Math.min(0, lo), linearHigh, false, 0.03);
+  if (!log) domain[0] = Math.min(0, lo);
   const percent = metricSpecs[metric].format === "percent";
-  const tickFormat = percent ? (v: number) => `${Number((v * 100).toPrecision(3))}%` : undefined;
   const unit = percent ? "%" : metricSpecs[metric].unit;
-  const parts: string[] = [];
   const direction = c.higherIsBetter ? "higher is better" : "lower is better";
   const title = `${c.cell} · ${describeMetric(c.metric)} (${direction}): ${verdictWords[c.verdict]}`;
-  parts.push(el("text", { x: 8, y: 16, class: "title" }, text(title, 140)));
-  parts.push(
-    el(
-      "text",
-      { x: 8, y: 30, class: "note" },
-      text(
-        `change ${formatChange(c.ratio)}, decision interval ${formatInterval(c.ci)}, tolerance ±${formatFractionAsPercent(c.tolerance)}${c.judgedOn ? ` (judged on ${describeMetric(c.judgedOn)})` : ""}${x.log ? " · log axis" : ""}`,
-        200,
-      ),
-    ),
-  );
-  if (band) {
-    const [b0, b1] = [x(band[0]), x(band[1])];
-    parts.push(
-      el(
-        "rect",
-        {
-          x: b0,
-          y: rows.baseline - 12,
-          width: Math.max(1, b1 - b0),
-          height: rows.interval - rows.baseline + 24,
-          class: "band",
+  const subtitle = `change ${formatChange(c.ratio)}, decision interval ${formatInterval(c.ci)}, tolerance ±${formatFractionAsPercent(c.tolerance)}${c.judgedOn ? ` (judged on ${describeMetric(c.judgedOn)})` : ""}${log ? " · log axis" : ""}`;
+  const x = {
+    type: "quantitative" as const,
+    scale: log
+      ? { type: "log" as const, domain, nice: false }
+      : { type: "linear" as const, domain, nice: false, zero: false },
+    axis: {
+      title: `${describeMetric(metric)} per run (${unit})`,
+      format: percent ? ".2~%" : "~s",
+      grid: true,
+      tickCount: 6,
+    },
+  };
+  const y = {
+    field: "row",
+    type: "nominal" as const,
+    scale: { domain: [...rowNames] },
+    axis: { title: null, labelFontSize: 11, labelPadding: 6 },
+  };
+  const color = (field: string) => ({
+    field,
+    type: "nominal" as const,
+    scale: { domain: [...legendKinds], range: legendColors },
+    legend: { title: null, symbolType: "circle" },
+  });
+  const runs = check.runs.map((r, i) => ({
+    row: r.side,
+    value: r.value,
+    kind: r.used ? `${r.side} run` : "excluded run",
+    used: r.used,
+    // A small, fixed vertical spread so runs with equal values stay visible (no randomness).
+    jitter: ((i % 5) - 2) * 2.5,
+    label: `${r.side} run-${r.run ?? "?"}${r.used ? "" : " (excluded)"}: ${formatMetricValue(metric, r.value)}`,
+  }));
+  const means = (
+    [
+      ["baseline", c.baseline],
+      ["candidate", c.candidate],
+    ] as const
+  )
+    .filter(([, v]) => v !== null && Number.isFinite(v))
+    .map(([row, value]) => ({
+      row,
+      value,
+      shown: `${row} geometric mean ${formatMetricValue(metric, value)}`,
+    }));
+  const layers: Record<string, unknown>[] = [];
+  if (band)
+    layers.push({
+      name: "band",
+      data: { values: [{ lo: band[0], hi: band[1], kind: "tolerance band" }] },
+      mark: { type: "rect", opacity: 0.6, stroke: "#5cb85c", strokeDash: [3, 2], strokeWidth: 1 },
+      encoding: {
+        x: { ...x, field: "lo" },
+        x2: { field: "hi" },
+        color: color("kind"),
+        description: {
+          value: `tolerance band ${formatMetricValue(metric, band[0])} to ${formatMetricValue(metric, band[1])}`,
         },
-        tooltip(
-          `tolerance band: ${formatMetricValue(metric, band[0])} … ${formatMetricValue(metric, band[1])}`,
-        ),
-      ),
-    );
-    for (const edge of [b0, b1])
-      parts.push(
-        el("line", {
-          x1: edge,
-          y1: rows.baseline - 12,
-          x2: edge,
-          y2: rows.interval + 12,
-          class: "band-edge",
-        }),
-      );
-  }
-  parts.push(xAxis(x, axisY, rows.baseline - 14, `${describeMetric(metric)} per run (${unit})`, tickFormat));
-  for (const [side, y] of [
-    ["baseline", rows.baseline],
-    ["candidate", rows.candidate],
-  ] as const) {
-    parts.push(el("text", { x: left - 10, y: y + 4, "text-anchor": "end", class: "caption" }, text(side)));
-    const mine = check.runs.filter((r) => r.side === side);
-    mine.forEach((r, i) => {
-      // A small, fixed vertical spread so runs with equal values stay visible (no randomness).
-      const dy = ((i % 5) - 2) * 2.5;
-      parts.push(dot(r, x(r.value), y + dy, formatMetricValue(metric, r.value)));
+      },
     });
-    const mean = side === "baseline" ? c.baseline : c.candidate;
-    if (mean !== null && Number.isFinite(mean))
-      parts.push(
-        el(
-          "line",
-          { x1: x(mean), y1: y - 10, x2: x(mean), y2: y + 10, class: "mean" },
-          tooltip(`${side} geometric mean: ${formatMetricValue(metric, mean)}`),
-        ),
-      );
-  }
-  parts.push(
-    el(
-      "text",
-      { x: left - 10, y: rows.interval + 4, "text-anchor": "end", class: "caption" },
-      text("decision interval"),
-    ),
+  layers.push(
+    {
+      name: "runs",
+      data: { values: runs },
+      mark: { type: "point", filled: true, size: 60, opacity: 0.9 },
+      encoding: {
+        x: { ...x, field: "value" },
+        y,
+        yOffset: { field: "jitter", type: "quantitative", scale: { domain: [-20, 20] } },
+        color: color("kind"),
+        fillOpacity: { condition: { test: "datum.used", value: 0.9 }, value: 0 },
+        description: { field: "label" },
+      },
+    },
+    {
+      name: "mean",
+      data: { values: means },
+      mark: { type: "tick", color: "#111111", thickness: 2, size: 22 },
+      encoding: { x: { ...x, field: "value" }, y, description: { field: "shown" } },
+    },
   );
-  if (interval) {
-    const cls =
-      c.verdict === "regression"
-        ? "interval-regression"
-        : c.verdict === "improvement"
-          ? "interval-improvement"
-          : "interval";
-    parts.push(
-      el(
-        "line",
-        {
-          x1: x(interval[0]),
-          y1: rows.interval,
-          x2: Math.max(x(interval[1]), x(interval[0]) + 1),
-          y2: rows.interval,
-          class: cls,
-        },
-        tooltip(
-          `decision interval: ${formatMetricValue(metric, interval[0])} … ${formatMetricValue(metric, interval[1])}`,
-        ),
-      ),
-    );
-    for (const end of interval)
-      parts.push(
-        el("line", { x1: x(end), y1: rows.interval - 5, x2: x(end), y2: rows.interval + 5, class: cls }),
-      );
-  } else
-    parts.push(
-      el(
-        "text",
-        { x: left, y: rows.interval + 4, class: "note" },
-        text(
-          pooled
-            ? "pooled over requests: no per-run interval (see the table)"
-            : "no interval (too few runs or no test)",
-        ),
-      ),
-    );
-  parts.push(
-    legend(left, height - 8, [
-      { className: "baseline", label: "baseline run" },
-      { className: "candidate", label: "candidate run" },
-      { className: "excluded", label: "excluded run" },
-      ...(band ? [{ className: "band", label: "tolerance band" }] : []),
-    ]),
-  );
-  return svgDocument(width, height, title, parts.join(""), options.standalone ?? false);
+  if (interval)
+    layers.push({
+      name: "interval",
+      data: {
+        values: [
+          {
+            row: "decision interval",
+            lo: interval[0],
+            hi: interval[1],
+            shown: `decision interval ${formatMetricValue(metric, interval[0])} to ${formatMetricValue(metric, interval[1])}`,
+          },
+        ],
+      },
+      mark: { type: "errorbar", ticks: { size: 10 }, thickness: 3, color: intervalColors[c.verdict] },
+      encoding: { x: { ...x, field: "lo" }, x2: { field: "hi" }, y },
+    });
+  else
+    layers.push({
+      name: "no-interval",
+      data: {
+        values: [
+          {
+            row: "decision interval",
+            at: domain[0],
+            note: pooled
+              ? "pooled over requests: no per-run interval (see the table)"
+              : "no interval (too few runs or no test)",
+          },
+        ],
+      },
+      mark: { type: "text", align: "left", dx: 4, color: "#666666", fontSize: 10 },
+      encoding: { x: { ...x, field: "at" }, y, text: { field: "note" } },
+    });
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+    config: chartConfig,
+    description: title,
+    title: { text: title, subtitle, limit: width + 100, subtitleLimit: width + 100 },
+    width,
+    height: 96,
+    layer: layers,
+  } as unknown as TopLevelSpec;
+}
+
+export function runDotsChart(check: CheckPicture, options: { standalone?: boolean } = {}): Promise<string> {
+  return renderVegaLite(runDotsSpec(check), options.standalone ?? false);
 }

@@ -1,50 +1,68 @@
+import type { TopLevelSpec } from "vega-lite";
 import type { TimelinePicture } from "./data.js";
-import { el, legend, polyline, scale, svgDocument, text, tooltip, xAxis, yAxis } from "./svg.js";
+import { chartConfig, renderVegaLite } from "./vega.js";
 
 /**
- * One run over time, three panels on one time axis: each request's TTFT (a dot when its first token
- * came) with the ITL p50/p99 per time bin (log axis); running and waiting requests from the /metrics
- * scrapes; KV-cache usage. Preemptions are marked where the counter rose between two scrapes.
+ * One run over time, three panels on one time axis (a Vega-Lite vertical concatenation): each
+ * request's TTFT (a dot when its first token came) with the ITL p50/p99 per time bin (log axis);
+ * running and waiting requests from the /metrics scrapes; KV-cache usage. Preemptions are marked in
+ * every panel where the counter rose between two scrapes.
  */
 
-const width = 720;
-const left = 64;
-const right = width - 16;
-const panels = {
-  latency: { top: 40, bottom: 170 },
-  queue: { top: 196, bottom: 276 },
-  kv: { top: 302, bottom: 372 },
+const width = 620;
+
+const seriesColors = {
+  "TTFT per request": "#f58518",
+  "ITL p50": "#6a3d9a",
+  "ITL p99": "#c9302c",
+  running: "#4c78a8",
+  waiting: "#e45756",
+  "KV-cache usage": "#54a24b",
+  preemption: "#c9302c",
 } as const;
-const height = 430;
 
-function steps(points: readonly [number, number][]): [number, number][] {
-  const out: [number, number][] = [];
-  points.forEach(([px, py], i) => {
-    if (i > 0) out.push([px, out[out.length - 1]![1]]);
-    out.push([px, py]);
-  });
-  return out;
-}
+const color = (names: readonly (keyof typeof seriesColors)[]) => ({
+  field: "series",
+  type: "nominal" as const,
+  scale: { domain: [...names], range: names.map((n) => seriesColors[n]) },
+  legend: { title: null, orient: "top-right" as const, direction: "horizontal" as const },
+});
 
-export function timelineChart(
-  cell: string,
-  t: TimelinePicture,
-  options: { standalone?: boolean } = {},
-): string {
+/** The Vega-Lite spec of one run's timeline (pure; exported for tests). */
+export function timelineSpec(cell: string, t: TimelinePicture): TopLevelSpec {
   const title = `${cell} · ${t.side} run-${t.run ?? "?"} over time`;
-  const x = scale([0, Math.max(1, t.endMs) / 1000], [left, right]);
-  const parts: string[] = [el("text", { x: 8, y: 16, class: "title" }, text(title, 120))];
+  const endS = Math.max(1, t.endMs) / 1000;
   const preempted = t.preemptions.reduce((sum, p) => sum + p.added, 0);
-  parts.push(
-    el(
-      "text",
-      { x: 8, y: 30, class: "note" },
-      text(
-        `${t.ttft.length.toLocaleString("en-US")} requests drawn · ${t.failedAt.length} failed · ${t.scrapes.length} scrapes · ${preempted} preemptions`,
-        160,
-      ),
-    ),
-  );
+  const subtitle = `${t.ttft.length.toLocaleString("en-US")} requests drawn · ${t.failedAt.length} failed · ${t.scrapes.length} scrapes · ${preempted} preemptions`;
+  const x = (shown: boolean) => ({
+    field: "s",
+    type: "quantitative" as const,
+    scale: { domain: [0, endS], nice: false },
+    axis: shown
+      ? { title: "seconds since the measured phase began", grid: true }
+      : { title: null, labels: false, grid: true },
+  });
+  const preemptions = t.preemptions.map((p) => ({
+    s: p.atMs / 1000,
+    label: `${p.added} preemption${p.added === 1 ? "" : "s"} by ${(p.atMs / 1000).toFixed(1)} s`,
+  }));
+  const preemptionLayer = (shown: boolean) =>
+    preemptions.length === 0
+      ? []
+      : [
+          {
+            name: "preemption",
+            data: { values: preemptions },
+            mark: { type: "rule", color: seriesColors.preemption, strokeDash: [2, 2] },
+            encoding: { x: x(shown), description: { field: "label" } },
+          },
+        ];
+  const note = (text: string) => ({
+    name: "note",
+    data: { values: [{ s: 0, note: text }] },
+    mark: { type: "text", align: "left", dx: 8, color: "#666666", fontSize: 10, y: 20 },
+    encoding: { x: x(false), text: { field: "note" } },
+  });
 
   // Latency panel.
   const latencies = [...t.ttft.map(([, v]) => v), ...t.itl.flatMap((b) => [b.p50, b.p99])].filter(
@@ -52,88 +70,133 @@ export function timelineChart(
   );
   const lo = latencies.length > 0 ? Math.min(...latencies) : 1;
   const hi = latencies.length > 0 ? Math.max(...latencies) : 10;
-  const yl = scale([lo, hi], [panels.latency.bottom, panels.latency.top], { log: true, pad: 0.04 });
-  parts.push(yAxis(yl, left, right, "ms (log)"));
-  for (const [atMs, ms] of t.ttft)
-    parts.push(el("circle", { cx: x(atMs / 1000), cy: yl(ms), r: 1.8, class: "dot-ttft" }));
-  parts.push(
-    polyline(
-      t.itl.map((b) => [x((b.fromMs + b.toMs) / 2000), yl(b.p50)]),
-      "line-p50",
-    ),
-  );
-  parts.push(
-    polyline(
-      t.itl.map((b) => [x((b.fromMs + b.toMs) / 2000), yl(b.p99)]),
-      "line-p99",
-    ),
-  );
-  parts.push(
-    legend(left + 4, panels.latency.top - 2, [
-      { className: "dot-ttft", label: "TTFT per request" },
-      { className: "line-p50", label: "ITL p50", line: true },
-      { className: "line-p99", label: "ITL p99", line: true },
-    ]),
-  );
+  const a = Math.log10(lo);
+  const b = Math.log10(hi) > a ? Math.log10(hi) : a + 0.1;
+  const pad = (b - a) * 0.04;
+  const yDomain = [10 ** (a - pad), 10 ** (b + pad)];
+  // On the log axis a gap of 0 ms is drawn at the bottom edge.
+  const atLeast = (v: number) => Math.max(v, yDomain[0]!);
+  const yLatency = {
+    field: "ms",
+    type: "quantitative" as const,
+    scale: { type: "log" as const, domain: yDomain, nice: false },
+    axis: { title: "ms (log)", format: "~s", grid: true },
+  };
+  const itl = t.itl.flatMap((bin) => [
+    { s: (bin.fromMs + bin.toMs) / 2000, ms: atLeast(bin.p50), series: "ITL p50" },
+    { s: (bin.fromMs + bin.toMs) / 2000, ms: atLeast(bin.p99), series: "ITL p99" },
+  ]);
+  const latencyPanel = {
+    width,
+    height: 130,
+    layer: [
+      {
+        name: "ttft",
+        data: {
+          values: t.ttft.map(([atMs, ms]) => ({
+            s: atMs / 1000,
+            ms: atLeast(ms),
+            series: "TTFT per request",
+          })),
+        },
+        mark: { type: "circle", size: 10, opacity: 0.45 },
+        encoding: { x: x(false), y: yLatency, color: color(["TTFT per request", "ITL p50", "ITL p99"]) },
+      },
+      ...(itl.length > 0
+        ? [
+            {
+              name: "itl",
+              data: { values: itl },
+              mark: { type: "line", strokeWidth: 1.2 },
+              encoding: {
+                x: x(false),
+                y: yLatency,
+                color: color(["TTFT per request", "ITL p50", "ITL p99"]),
+              },
+            },
+          ]
+        : []),
+      ...preemptionLayer(false),
+    ],
+  };
 
   // Queue panel.
   const scraped = t.scrapes.filter((s) => s.atMs >= 0 && s.atMs <= t.endMs + 1);
-  const counts = scraped.flatMap((s) => [s.running ?? 0, s.waiting ?? 0]);
-  const yq = scale([0, Math.max(1, ...counts)], [panels.queue.bottom, panels.queue.top]);
-  parts.push(yAxis(yq, left, right, "requests"));
-  if (scraped.some((s) => s.running !== null || s.waiting !== null)) {
-    for (const [key, cls] of [
-      ["running", "line-running"],
-      ["waiting", "line-waiting"],
-    ] as const)
-      parts.push(
-        polyline(
-          steps(scraped.filter((s) => s[key] !== null).map((s) => [x(s.atMs / 1000), yq(s[key]!)])),
-          cls,
-        ),
-      );
-    parts.push(
-      legend(left + 4, panels.queue.top - 2, [
-        { className: "line-running", label: "running", line: true },
-        { className: "line-waiting", label: "waiting", line: true },
-      ]),
-    );
-  } else
-    parts.push(
-      el(
-        "text",
-        { x: left + 8, y: panels.queue.top + 20, class: "note" },
-        text("no running/waiting gauges scraped"),
-      ),
-    );
+  const queue = scraped.flatMap((s) => [
+    ...(s.running === null ? [] : [{ s: s.atMs / 1000, n: s.running, series: "running" }]),
+    ...(s.waiting === null ? [] : [{ s: s.atMs / 1000, n: s.waiting, series: "waiting" }]),
+  ]);
+  const queuePanel = {
+    width,
+    height: 80,
+    layer:
+      queue.length > 0
+        ? [
+            {
+              name: "queue",
+              data: { values: queue },
+              mark: { type: "line", interpolate: "step-after", strokeWidth: 1.4 },
+              encoding: {
+                x: x(false),
+                y: {
+                  field: "n",
+                  type: "quantitative" as const,
+                  scale: { domainMin: 0, nice: true },
+                  axis: { title: "requests", grid: true, tickMinStep: 1 },
+                },
+                color: color(["running", "waiting"]),
+              },
+            },
+            ...preemptionLayer(false),
+          ]
+        : [note("no running/waiting gauges scraped"), ...preemptionLayer(false)],
+  };
 
   // KV-cache panel.
-  const yk = scale([0, 1], [panels.kv.bottom, panels.kv.top]);
-  parts.push(yAxis(yk, left, right, "KV cache", (v) => `${Math.round(v * 100)}%`));
-  const kv = scraped.filter((s) => s.kvUsage !== null);
-  if (kv.length > 0) {
-    parts.push(polyline(steps(kv.map((s) => [x(s.atMs / 1000), yk(Math.min(1, s.kvUsage!))])), "line-kv"));
-    parts.push(
-      legend(left + 4, panels.kv.top - 2, [
-        { className: "line-kv", label: "KV-cache usage", line: true },
-        { className: "preemption", label: "preemptions", line: true },
-      ]),
-    );
-  } else
-    parts.push(
-      el("text", { x: left + 8, y: panels.kv.top + 20, class: "note" }, text("no KV-cache usage scraped")),
-    );
+  const kv = scraped
+    .filter((s) => s.kvUsage !== null)
+    .map((s) => ({ s: s.atMs / 1000, usage: Math.min(1, s.kvUsage!), series: "KV-cache usage" }));
+  const kvPanel = {
+    width,
+    height: 70,
+    layer: [
+      ...(kv.length > 0
+        ? [
+            {
+              name: "kv",
+              data: { values: kv },
+              mark: { type: "line", interpolate: "step-after", strokeWidth: 1.4 },
+              encoding: {
+                x: x(true),
+                y: {
+                  field: "usage",
+                  type: "quantitative" as const,
+                  scale: { domain: [0, 1] },
+                  axis: { title: "KV cache", format: ".0%", grid: true, tickCount: 3 },
+                },
+                color: color(["KV-cache usage", "preemption"]),
+              },
+            },
+          ]
+        : [{ ...note("no KV-cache usage scraped"), encoding: { x: x(true), text: { field: "note" } } }]),
+      ...preemptionLayer(true),
+    ],
+  };
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+    config: chartConfig,
+    description: title,
+    title: { text: title, subtitle, limit: width + 60, subtitleLimit: width + 60 },
+    vconcat: [latencyPanel, queuePanel, kvPanel],
+    spacing: 10,
+    resolve: { scale: { color: "independent", y: "independent" }, legend: { color: "independent" } },
+  } as TopLevelSpec;
+}
 
-  for (const p of t.preemptions) {
-    const px = x(p.atMs / 1000);
-    parts.push(
-      el(
-        "line",
-        { x1: px, y1: panels.latency.top, x2: px, y2: panels.kv.bottom, class: "preemption" },
-        tooltip(`${p.added} preemption${p.added === 1 ? "" : "s"} by ${(p.atMs / 1000).toFixed(1)} s`),
-      ),
-    );
-  }
-  parts.push(xAxis(x, panels.kv.bottom, panels.kv.top, "seconds since the measured phase began"));
-  return svgDocument(width, height, title, parts.join(""), options.standalone ?? false);
+export function timelineChart(
+  cell: string,
+  t: TimelinePicture,
+  options: { standalone?: boolean } = {},
+): Promise<string> {
+  return renderVegaLite(timelineSpec(cell, t), options.standalone ?? false);
 }

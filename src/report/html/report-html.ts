@@ -20,7 +20,7 @@ export interface NamedChart {
   /** Stem of the file in report-charts/ (made unique and safe by the renderer). */
   name: string;
   /** The chart as an SVG element; `standalone` adds the namespace a file needs. */
-  render: (standalone: boolean) => string;
+  render: (standalone: boolean) => Promise<string>;
 }
 
 /**
@@ -154,14 +154,14 @@ function acceptanceTable(pictures: ReportPictures): string {
 }
 
 /** The page and its chart files, with the default chart kinds plus any `extraProviders`. */
-export function renderHtmlReport(
+export async function renderHtmlReport(
   pictures: ReportPictures,
   options: { extraProviders?: readonly CellChartProvider[] } = {},
-): HtmlReport {
+): Promise<HtmlReport> {
   const providers = [...defaultChartProviders, ...(options.extraProviders ?? [])];
   const charts: HtmlReport["charts"] = [];
   const body: string[] = [headerSection(pictures), acceptanceTable(pictures)];
-  pictures.cells.forEach((cell, index) => {
+  for (const [index, cell] of pictures.cells.entries()) {
     const status = pictures.verdict.cells.find((c) => c.name === cell.cell);
     body.push(
       `<h2>Cell ${esc(cell.cell, 120)}</h2>`,
@@ -181,15 +181,16 @@ export function renderHtmlReport(
           stem = `${index + 1}-${slug(cell.cell)}-${slug(chart.name)}-${k}`;
         taken.add(stem);
         const path = `${chartsDirName}/${stem}.svg`;
-        charts.push({ path, svg: `${chart.render(true)}\n` });
-        body.push(`<figure>${chart.render(false)}<figcaption>${esc(path)}</figcaption></figure>`);
+        // Rendered once per form, one after the other: the renderer's id counters are global.
+        charts.push({ path, svg: `${await chart.render(true)}\n` });
+        body.push(`<figure>${await chart.render(false)}<figcaption>${esc(path)}</figcaption></figure>`);
       }
       body.push("</div>");
     }
-  });
+  }
   const verdict = pictures.verdict;
   body.push(
-    `<p class="note">vllm-perf-gate ${esc(verdict.tool.version, 40)} · verdict.json schema ${verdict.schemaVersion} · the same charts are SVG files in ${chartsDirName}/ · hover a mark for its value.</p>`,
+    `<p class="note">vllm-perf-gate ${esc(verdict.tool.version, 40)} · verdict.json schema ${verdict.schemaVersion} · the same charts are SVG files in ${chartsDirName}/ (drawn with Vega-Lite; each mark's value is in its accessible label).</p>`,
   );
   const title = `vllm-perf-gate: ${headlineWords(verdict).title}`;
   const html = [
