@@ -42,6 +42,7 @@ const allowedElements = new Set([
   "line",
   "rect",
   "text",
+  "tspan",
 ]);
 
 /** The elements drawn inside each `<g class="… NAME_marks">` group of a chart (Vega names a layer's marks so). */

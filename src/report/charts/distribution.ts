@@ -13,6 +13,8 @@ import { chartConfig, paddedDomain, renderVegaLite, sideColors } from "./vega.js
 
 const width = 300;
 const height = 150;
+/** Latencies more than this many times below the largest are drawn at the left edge of the log axis. */
+const logSpan = 1e4;
 
 /** The Vega-Lite spec of one phase's chart (pure; exported for tests). */
 export function distributionSpec(cell: string, picture: DistributionPicture): TopLevelSpec {
@@ -36,8 +38,8 @@ export function distributionSpec(cell: string, picture: DistributionPicture): To
       encoding: { text: { field: "note" }, x: { value: 0 } },
     } as TopLevelSpec;
   const positive = values.filter((v) => v > 0);
-  const lo = positive.length > 0 ? Math.min(...positive) : 0;
   const hi = Math.max(...values);
+  const lo = positive.length > 0 ? Math.max(Math.min(...positive), hi / logSpan) : 0;
   const log = lo > 0 && hi / lo > 4;
   const domain = paddedDomain(log ? lo : Math.min(0, ...values), hi, log, 0.02);
   const counts = sides
@@ -71,7 +73,7 @@ export function distributionSpec(cell: string, picture: DistributionPicture): To
     scale: log
       ? { type: "log" as const, domain, nice: false }
       : { type: "linear" as const, domain, nice: false, zero: false },
-    axis: { title: `${label} (ms)`, format: "~s", grid: true, tickCount: 5 },
+    axis: { title: `${label} (ms)`, format: ",~r", grid: true, tickCount: 5 },
   };
   const y = {
     field: "fraction",
@@ -91,9 +93,9 @@ export function distributionSpec(cell: string, picture: DistributionPicture): To
     description: title,
     title: {
       text: title,
-      subtitle: `requests: ${counts}${log ? " · log axis" : ""} · dashed: p50, p95, p99`,
-      limit: width + 40,
-      subtitleLimit: width + 40,
+      subtitle: [`requests: ${counts}`, `${log ? "log axis · " : ""}dashed: p50, p95, p99 · dot: p95`],
+      limit: width + 60,
+      subtitleLimit: width + 60,
     },
     width,
     height,

@@ -14,6 +14,8 @@ import { chartConfig, paddedDomain, renderVegaLite, sideColors } from "./vega.js
  */
 
 const width = 500;
+/** How far beyond the runs (a factor on a log axis, spans on a linear one) a wide interval is drawn. */
+const maxReach = 4;
 const rowNames = ["baseline", "candidate", "decision interval"] as const;
 
 const verdictWords = {
@@ -42,16 +44,28 @@ export function runDotsSpec(check: CheckPicture): TopLevelSpec {
   const band: [number, number] | null =
     base !== null && base > 0 && !pooled ? [base / (1 + c.tolerance), base * (1 + c.tolerance)] : null;
   const interval: [number, number] | null = base !== null && c.ci ? [base * c.ci[0], base * c.ci[1]] : null;
-  const values = [
+  // The axis covers the runs, the band and the means; a decision interval far wider than that (few
+  // runs) is drawn up to the axis edge, at most `maxReach` times beyond them, and said so.
+  const core = [
     ...check.runs.map((r) => r.value),
     ...(band ?? []),
-    ...(interval ?? []),
     ...(base === null ? [] : [base]),
     ...(c.candidate === null ? [] : [c.candidate]),
   ].filter((v) => Number.isFinite(v));
+  const coreLo = core.length > 0 ? Math.min(...core) : 0;
+  const coreHi = core.length > 0 ? Math.max(...core) : 1;
+  const log = coreLo > 0;
+  const linearSpan = coreHi - coreLo || Math.abs(coreHi) * 0.1 || 0.01;
+  const reach: [number, number] = log
+    ? [coreLo / maxReach, coreHi * maxReach]
+    : [coreLo - linearSpan * maxReach, coreHi + linearSpan * maxReach];
+  const shownInterval: [number, number] | null = interval
+    ? [Math.max(interval[0], reach[0]), Math.min(interval[1], reach[1])]
+    : null;
+  const clipped = interval !== null && (shownInterval![0] > interval[0] || shownInterval![1] < interval[1]);
+  const values = [...core, ...(shownInterval ?? [])];
   const lo = values.length > 0 ? Math.min(...values) : 0;
   const hi = values.length > 0 ? Math.max(...values) : 1;
-  const log = lo > 0;
   // A linear axis (some value is 0, e.g. an error rate) starts at 0 and is never empty.
   const linearHigh = hi > Math.min(0, lo) ? hi : Math.abs(hi) * 0.1 || 0.01;
   const domain = log
@@ -62,7 +76,13 @@ export function runDotsSpec(check: CheckPicture): TopLevelSpec {
   const unit = percent ? "%" : metricSpecs[metric].unit;
   const direction = c.higherIsBetter ? "higher is better" : "lower is better";
   const title = `${c.cell} · ${describeMetric(c.metric)} (${direction}): ${verdictWords[c.verdict]}`;
-  const subtitle = `change ${formatChange(c.ratio)}, decision interval ${formatInterval(c.ci)}, tolerance ±${formatFractionAsPercent(c.tolerance)}${c.judgedOn ? ` (judged on ${describeMetric(c.judgedOn)})` : ""}${log ? " · log axis" : ""}`;
+  const subtitle = [
+    `change ${formatChange(c.ratio)}, decision interval ${formatInterval(c.ci)}, tolerance ±${formatFractionAsPercent(c.tolerance)}${c.judgedOn ? ` (judged on ${describeMetric(c.judgedOn)})` : ""}`,
+    [
+      log ? "log axis" : "linear axis",
+      ...(clipped ? ["interval cut at the axis edge (no end cap)"] : []),
+    ].join(" · "),
+  ];
   const x = {
     type: "quantitative" as const,
     scale: log
@@ -70,7 +90,7 @@ export function runDotsSpec(check: CheckPicture): TopLevelSpec {
       : { type: "linear" as const, domain, nice: false, zero: false },
     axis: {
       title: `${describeMetric(metric)} per run (${unit})`,
-      format: percent ? ".2~%" : "~s",
+      format: percent ? ".2~%" : ",~r",
       grid: true,
       tickCount: 6,
     },
@@ -151,13 +171,22 @@ export function runDotsSpec(check: CheckPicture): TopLevelSpec {
         values: [
           {
             row: "decision interval",
-            lo: interval[0],
-            hi: interval[1],
+            lo: shownInterval![0],
+            hi: shownInterval![1],
             shown: `decision interval ${formatMetricValue(metric, interval[0])} to ${formatMetricValue(metric, interval[1])}`,
           },
         ],
       },
-      mark: { type: "errorbar", ticks: { size: 10 }, thickness: 3, color: intervalColors[c.verdict] },
+      // End caps only where the interval really ends: a clipped one is a bare line to the edge.
+      mark: clipped
+        ? { type: "rule", strokeWidth: 3, color: intervalColors[c.verdict] }
+        : {
+            type: "errorbar",
+            ticks: { size: 10, opacity: 1 },
+            rule: { opacity: 1 },
+            thickness: 3,
+            color: intervalColors[c.verdict],
+          },
       encoding: { x: { ...x, field: "lo" }, x2: { field: "hi" }, y },
     });
   else

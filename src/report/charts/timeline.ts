@@ -9,7 +9,9 @@ import { chartConfig, renderVegaLite } from "./vega.js";
  * every panel where the counter rose between two scrapes.
  */
 
-const width = 620;
+const width = 560;
+/** Latencies more than this many times below the largest are drawn at the bottom edge of the log axis. */
+const logSpan = 1e4;
 
 const seriesColors = {
   "TTFT per request": "#f58518",
@@ -25,7 +27,7 @@ const color = (names: readonly (keyof typeof seriesColors)[]) => ({
   field: "series",
   type: "nominal" as const,
   scale: { domain: [...names], range: names.map((n) => seriesColors[n]) },
-  legend: { title: null, orient: "top-right" as const, direction: "horizontal" as const },
+  legend: { title: null, orient: "right" as const, direction: "vertical" as const },
 });
 
 /** The Vega-Lite spec of one run's timeline (pure; exported for tests). */
@@ -68,8 +70,8 @@ export function timelineSpec(cell: string, t: TimelinePicture): TopLevelSpec {
   const latencies = [...t.ttft.map(([, v]) => v), ...t.itl.flatMap((b) => [b.p50, b.p99])].filter(
     (v) => v > 0,
   );
-  const lo = latencies.length > 0 ? Math.min(...latencies) : 1;
   const hi = latencies.length > 0 ? Math.max(...latencies) : 10;
+  const lo = latencies.length > 0 ? Math.max(Math.min(...latencies), hi / logSpan) : 1;
   const a = Math.log10(lo);
   const b = Math.log10(hi) > a ? Math.log10(hi) : a + 0.1;
   const pad = (b - a) * 0.04;
@@ -80,7 +82,7 @@ export function timelineSpec(cell: string, t: TimelinePicture): TopLevelSpec {
     field: "ms",
     type: "quantitative" as const,
     scale: { type: "log" as const, domain: yDomain, nice: false },
-    axis: { title: "ms (log)", format: "~s", grid: true },
+    axis: { title: "ms (log)", format: ",~r", grid: true },
   };
   const itl = t.itl.flatMap((bin) => [
     { s: (bin.fromMs + bin.toMs) / 2000, ms: atLeast(bin.p50), series: "ITL p50" },
@@ -99,7 +101,7 @@ export function timelineSpec(cell: string, t: TimelinePicture): TopLevelSpec {
             series: "TTFT per request",
           })),
         },
-        mark: { type: "circle", size: 10, opacity: 0.45 },
+        mark: { type: "circle", size: 16, opacity: 0.6 },
         encoding: { x: x(false), y: yLatency, color: color(["TTFT per request", "ITL p50", "ITL p99"]) },
       },
       ...(itl.length > 0
@@ -141,8 +143,8 @@ export function timelineSpec(cell: string, t: TimelinePicture): TopLevelSpec {
                 y: {
                   field: "n",
                   type: "quantitative" as const,
-                  scale: { domainMin: 0, nice: true },
-                  axis: { title: "requests", grid: true, tickMinStep: 1 },
+                  scale: { domain: [0, Math.max(1, ...queue.map((q) => q.n))], nice: true },
+                  axis: { title: "requests", grid: true, tickMinStep: 1, format: "d" },
                 },
                 color: color(["running", "waiting"]),
               },
