@@ -219,6 +219,8 @@ describe("report.html", () => {
     parseXml(html);
     expect(html).toContain("No per-request records (requests.jsonl)");
     expect(html).not.toContain("-distribution.svg");
+    expect(html).not.toContain("distribution</title>");
+    expect(html).toMatch(/<svg [^>]*><title>chat · TTFT p95 \(lower is better\): [a-z ]+<\/title>/);
     expect(html).not.toContain("over time");
     expect(html).toContain("ttft_p95-runs.svg");
   });

@@ -1,5 +1,6 @@
 import { parse, resetSVGDefIds, View } from "vega";
 import { compile, type TopLevelSpec } from "vega-lite";
+import { escapeHtml } from "../escape.js";
 
 /**
  * Renders a Vega-Lite spec to a static SVG string with Vega's headless renderer (`renderer: "none"`:
@@ -21,7 +22,13 @@ export const chartConfig = {
   view: { stroke: null },
   title: { anchor: "start", fontSize: 12, subtitleFontSize: 10, subtitleColor: "#555", offset: 8 },
   axis: { labelFontSize: 10, titleFontSize: 11, titleFontWeight: "normal", gridColor: "#e3e3e3" },
-  legend: { labelFontSize: 10, titleFontSize: 10, orient: "bottom", direction: "horizontal" },
+  legend: {
+    labelFontSize: 10,
+    titleFontSize: 10,
+    orient: "bottom",
+    direction: "horizontal",
+    symbolOpacity: 1,
+  },
 } as const;
 
 const svgNamespace = ' xmlns="http://www.w3.org/2000/svg"';
@@ -44,11 +51,22 @@ export async function renderVegaLite(spec: TopLevelSpec, standalone: boolean): P
   try {
     const svg = await view.toSVG();
     assertNoIds(svg);
-    const plain = svg.replace(xlinkNamespace, "");
+    const plain = withTitle(svg.replace(xlinkNamespace, ""), spec.description);
     return standalone ? plain : plain.replace(svgNamespace, "");
   } finally {
     view.finalize();
   }
+}
+
+/**
+ * The chart's name as the SVG's first child <title> (its accessible name, and what a file viewer or a
+ * hover over the chart shows): Vega writes none. Escaped by the report's escaper.
+ */
+function withTitle(svg: string, description: string | undefined): string {
+  if (!description) return svg;
+  const end = svg.indexOf(">");
+  if (!svg.startsWith("<svg") || end < 0) throw new Error("internal: Vega's SVG does not start with <svg>");
+  return `${svg.slice(0, end + 1)}<title>${escapeHtml(description, 200)}</title>${svg.slice(end + 1)}`;
 }
 
 /** A Vega-Lite logger that keeps warnings and errors in `into` instead of printing them. */
