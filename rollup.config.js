@@ -17,6 +17,9 @@ export default {
     chunkFileNames: "chunks/[name].js",
     sourcemap: false,
   },
+  // vega-canvas tries `await import("canvas")` (node-canvas, a native build) inside a try and falls back
+  // to estimated text widths when it is absent; we never install it, so it stays an external import.
+  external: ["canvas"],
   plugins: [
     typescript({ tsconfig: "./tsconfig.build.json" }),
     nodeResolve({ preferBuiltins: true, exportConditions: ["node"] }),

@@ -1,5 +1,5 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import {
   type CompareOutcome,
   type CompareRecordsInput,
@@ -10,10 +10,13 @@ import {
 } from "../compare/index.js";
 import { defaultInputLimits, type InputLimits } from "../compare/input-limits.js";
 import { loadRuns, loadSides } from "../compare/load.js";
+import { loadRunSamples } from "../compare/run-samples.js";
 import type { BaselineInfo, ComparisonMode } from "../compare/verdict-schema.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import type { RunRecord } from "../metrics/run-record.js";
+import { reportPictures } from "../report/charts/data.js";
+import { renderHtmlReport } from "../report/html/report-html.js";
 import { renderMarkdown } from "../report/markdown.js";
 import { createRedactor, credentialLikeValues, type Redactor } from "../server/redact.js";
 import type { CompareRequest, CompareOutcome as GateCompareOutcome } from "./gate/dependencies.js";
@@ -99,17 +102,39 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
   });
 }
 
-/** Writes DIR/verdict.json and DIR/report.md; returns their paths. */
+/**
+ * Writes DIR/verdict.json, DIR/report.md, DIR/report.html and the same charts as SVG files in
+ * DIR/report-charts/ (replaced whole); returns their paths.
+ */
 export async function writeCompareOutputs(
   outDir: string,
   outcome: ComparisonReport,
-): Promise<{ verdictPath: string; reportPath: string }> {
+): Promise<{ verdictPath: string; reportPath: string; htmlPath: string }> {
   await mkdir(outDir, { recursive: true });
   const verdictPath = join(outDir, "verdict.json");
   const reportPath = join(outDir, "report.md");
   await writeFile(verdictPath, `${JSON.stringify(outcome.verdict, null, 2)}\n`);
   await writeFile(reportPath, outcome.reportMarkdown);
-  return { verdictPath, reportPath };
+  const htmlPath = await writeHtmlReport(outDir, outcome);
+  return { verdictPath, reportPath, htmlPath };
+}
+
+/** report.html and report-charts/*.svg from the verdict, the run records and the used runs' samples. */
+async function writeHtmlReport(outDir: string, outcome: ComparisonReport): Promise<string> {
+  const redact = outcome.redact ?? ((text: string) => text);
+  const loaded = await loadRunSamples(outcome.verdict, outcome.runs, redact);
+  const pictures = reportPictures(outcome.verdict, outcome.runs, loaded.samples, redact, loaded.notes);
+  const report = await renderHtmlReport(pictures);
+  const htmlPath = join(outDir, "report.html");
+  const chartsDir = join(outDir, "report-charts");
+  await rm(chartsDir, { recursive: true, force: true });
+  for (const chart of report.charts) {
+    const path = join(outDir, chart.path);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, redact(chart.svg));
+  }
+  await writeFile(htmlPath, redact(report.html));
+  return htmlPath;
 }
 
 /**

@@ -36,6 +36,8 @@ export interface DemoResult {
   outcome: ComparisonReport;
   terminalReport: string;
   reportPath: string;
+  /** report.html: the report with its charts (the same charts as SVG files in report-charts/). */
+  htmlPath: string;
   verdictPath: string;
   /** The most runs a cell got per side (cells the looks no longer named stopped sooner). */
   runsPerSide: number;
@@ -170,11 +172,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoIn
 
   const outcome = last;
   const runsPerSide = Math.max(0, ...counts[1]!.values());
-  const { verdictPath, reportPath } = await writeCompareOutputs(outDir, outcome);
+  const { verdictPath, reportPath, htmlPath } = await writeCompareOutputs(outDir, outcome);
   return {
     outcome,
     terminalReport: renderTerminal(outcome.verdict, { color: options.color }),
     reportPath,
+    htmlPath,
     verdictPath,
     runsPerSide,
     verdictAsExpected: scenario.expectedVerdicts.includes(outcome.verdict.verdict),

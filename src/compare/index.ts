@@ -83,6 +83,8 @@ export interface CompareOutcome {
   exitCode: 0 | 1;
   /** The run records compared (for the per-run values of the dashboard exports, src/report/export-*.ts). */
   runs: { baseline: readonly RunRecord[]; candidate: readonly RunRecord[] };
+  /** The redactor the verdict went through, for what is read later from the runs (report.html's samples). */
+  redact?: (text: string) => string;
 }
 
 /** Pure: decide from run records already in memory. */
@@ -132,5 +134,6 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     verdict,
     exitCode: verdict.exitCode,
     runs: { baseline: input.baseline, candidate: input.candidate },
+    redact: input.redactor ? (text) => input.redactor!.redact(text) : (text) => text,
   };
 }

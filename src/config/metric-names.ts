@@ -269,6 +269,11 @@ function latencyVllmKeys(phase: LatencyPhase, statistic: LatencyStatistic): stri
   return keys;
 }
 
+/** "TTFT", "E2E latency": the phase's label without a statistic (the report's distribution charts). */
+export function latencyPhaseLabel(phase: LatencyPhase): string {
+  return latencyPhaseSpecs[phase].label;
+}
+
 export function latencyStatisticSpec(statistic: LatencyStatistic): Readonly<LatencyStatisticSpec> {
   return latencyStatisticSpecs[statistic];
 }

@@ -235,3 +235,39 @@ function specDecodeSummary(before: Samples, after: Samples) {
       draftTokens !== null && accepted !== null && draftTokens > 0 ? accepted / draftTokens : null,
   };
 }
+
+/** One /metrics scrape reduced to the gauges and the counter the report's run timeline draws. */
+export interface ScrapePoint {
+  /** ms since the measured phase began (negative before it). */
+  atMs: number;
+  running: number | null;
+  waiting: number | null;
+  /** KV-cache usage as a fraction (0..1). */
+  kvUsage: number | null;
+  /** vllm:num_preemptions_total so far (a counter: the timeline marks where it rose). */
+  preemptionsTotal: number | null;
+}
+
+/**
+ * The time series of one run's scrapes (summed over engines), in scrape order; failed scrapes are left
+ * out. The same metric names as summarizeServerMetrics, current name first.
+ */
+export function scrapeSeries(scrapes: readonly MetricsScrape[]): ScrapePoint[] {
+  const points: ScrapePoint[] = [];
+  for (const scrape of scrapes) {
+    if (scrape.text === null || scrape.status !== 200) continue;
+    const samples = parsePrometheusText(scrape.text);
+    const value = (candidates: readonly string[]): number | null => {
+      const name = present(samples, candidates);
+      return name === null ? null : total(samples, name);
+    };
+    points.push({
+      atMs: scrape.atMs,
+      running: value(names.running),
+      waiting: value(names.waiting),
+      kvUsage: value(names.kvUsage),
+      preemptionsTotal: value(names.preemptions),
+    });
+  }
+  return points;
+}

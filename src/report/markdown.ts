@@ -2,6 +2,7 @@ import { impactMetrics, impactStanding, tallyOf } from "../compare/summary.js";
 import type { Comparison, OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
 import { describeMetric } from "../config/metric-names.js";
 import { capacitySection } from "./capacity.js";
+import { commentChartsSection } from "./charts/mermaid.js";
 import { escapeHtml, escapeMarkdown, escapeValue } from "./escape.js";
 import {
   describeMetricRef,
@@ -81,15 +82,22 @@ export function settleSentence(verdict: VerdictFile): string | null {
   return `About ${s.runsPerSide} usable runs per side (${s.addRuns} more) and ~${Math.round(s.gpuMinutes ?? 0)} GPU-minutes would settle it if the estimates hold.`;
 }
 
-function headline(verdict: VerdictFile): string {
-  const title = `## ${verdictIcons[verdict.verdict]} vllm-perf-gate: ${verdictTitles[verdict.verdict]}`;
+/** The headline's words, shared by the comment and report.html: verdict title, headline, counts (plain text). */
+export function headlineWords(verdict: VerdictFile): { title: string; said: string; counts: string } {
   const c = verdict.counts;
-  const counts = `**${c.regression}** regressed · **${c.improvement}** improved · **${c.withinTolerance}** within tolerance · **${c.inconclusive}** inconclusive — ${c.gated} gated checks in ${verdict.cells.length} cell${verdict.cells.length === 1 ? "" : "s"}`;
-  // The headline and the next-look reason are our own words (counts only), so they are not escaped.
-  // The counts line below says the tally the headline ends with: it is said once.
+  const counts = `${c.regression} regressed · ${c.improvement} improved · ${c.withinTolerance} within tolerance · ${c.inconclusive} inconclusive — ${c.gated} gated checks in ${verdict.cells.length} cell${verdict.cells.length === 1 ? "" : "s"}`;
+  // The counts line says the tally the headline ends with: it is said once.
   const tally = ` (${tallyOf(verdict.counts)})`;
   const said = verdict.headline.endsWith(tally) ? verdict.headline.slice(0, -tally.length) : verdict.headline;
-  const lines = [title, "", `**${said}**`, "", counts];
+  return { title: verdictTitles[verdict.verdict], said, counts };
+}
+
+function headline(verdict: VerdictFile): string {
+  const words = headlineWords(verdict);
+  const title = `## ${verdictIcons[verdict.verdict]} vllm-perf-gate: ${words.title}`;
+  // The headline and the next-look reason are our own words (counts only), so they are not escaped.
+  const counts = words.counts.replace(/(^|· )(\d+) /g, "$1**$2** ");
+  const lines = [title, "", `**${words.said}**`, "", counts];
   // The reason for "not comparable" is the verdict itself: it stays in the part no budget sheds.
   const blocking = blockingDifferenceLines(verdict, 5);
   if (blocking.length > 0) lines.push("", ...blocking);
@@ -537,9 +545,9 @@ function perCellDetails(verdict: VerdictFile): string {
 }
 
 /**
- * The PR comment. Sections shed in a fixed order when the body would exceed the budget: per-cell
- * detail, then all conditions, then the excluded-run table, then the environment differences, then
- * warnings. The headline and the acceptance table are never shed.
+ * The PR comment. Sections shed in a fixed order when the body would exceed the budget: the mermaid
+ * pictures, then per-cell detail, then all conditions, then the excluded-run table, then the
+ * environment differences, then warnings. The headline and the acceptance table are never shed.
  */
 export function renderMarkdown(
   verdict: VerdictFile,
@@ -561,6 +569,8 @@ export function renderMarkdown(
     { full: capacitySection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
     { full: qualitySection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
     ...extraSections.map((full) => ({ full, short: "", shedRank: 4.5 })),
+    // The pictures (mermaid, report/charts/mermaid.ts) go first when the comment is over budget.
+    { full: commentChartsSection(verdict), short: "", shedRank: -1 },
     { full: cellsSection(verdict), short: "", shedRank: 5 },
     { full: modeSection(verdict), short: modeSection(verdict, false), shedRank: 7 },
     { full: warningsSection(verdict, 50), short: warningsSection(verdict, 3), shedRank: 4 },

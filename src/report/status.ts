@@ -122,7 +122,9 @@ export function provenanceFooter(facts: {
     // Room for both reasons a note can hold: why auto did not run interleaved, and why an older run was used.
     if (baseline.note) parts.push(`Note: ${escapeMarkdown(baseline.note, 500)}.`);
   }
-  parts.push(`Evidence: artifact \`${facts.artifactName}\` of [run ${facts.runId}](${facts.runUrl}).`);
+  parts.push(
+    `Evidence: artifact \`${facts.artifactName}\` of [run ${facts.runId}](${facts.runUrl}); its \`compare/report.html\` is this report with the charts.`,
+  );
   return `<sub>${parts.join(" ")}</sub>`;
 }
 

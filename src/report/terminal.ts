@@ -111,6 +111,16 @@ export function renderTerminal(verdict: VerdictFile, { color }: { color: boolean
     });
   const quality = qualityTerminalLines(verdict, clean);
   if (quality.length > 0) lines.push("", ...quality);
+  const bars = intervalBars(verdict, { unicode: color });
+  if (bars.length > 0) {
+    lines.push("");
+    lines.push(paint("dim", bars[0]!));
+    verdict.comparisons
+      .filter((c) => c.gated && c.ci !== null)
+      .forEach((c, i) => {
+        lines.push(paint(metricStyle[c.verdict], bars[i + 1]!));
+      });
+  }
   const excluded = verdict.runs.excluded.length;
   lines.push("");
   lines.push(
@@ -118,4 +128,51 @@ export function renderTerminal(verdict: VerdictFile, { color }: { color: boolean
   );
   for (const warning of verdict.warnings) lines.push(paint("yellow", `warning: ${clean(warning)}`));
   return `${lines.join("\n")}\n`;
+}
+
+/** Characters of one interval bar. */
+export const intervalBarWidth = 41;
+
+/**
+ * The terminal's picture of the decision: per gated check with an interval, one line with the interval
+ * as worsening (right is worse, for throughputs too) on a scale shared by all lines, the tolerance
+ * edges and the point estimate. Plain ASCII unless `unicode` (a TTY). The first line is the legend.
+ */
+export function intervalBars(verdict: VerdictFile, { unicode }: { unicode: boolean }): string[] {
+  const checks = verdict.comparisons.filter((c) => c.gated && c.ci !== null);
+  if (checks.length === 0) return [];
+  const worse = (c: Comparison, ratio: number) => (c.higherIsBetter ? 1 / ratio : ratio) - 1;
+  const glyph = unicode
+    ? { back: "·", zero: "┊", edge: "┃", fill: "━", point: "●", left: "◀", right: "▶" }
+    : { back: "-", zero: ":", edge: "|", fill: "=", point: "#", left: "<", right: ">" };
+  const maxTolerance = Math.max(...checks.map((c) => c.tolerance));
+  const reach = Math.max(
+    2 * maxTolerance,
+    ...checks.flatMap((c) => c.ci!.map((end) => Math.abs(worse(c, end)))),
+  );
+  const range = Math.min(reach, 5 * maxTolerance);
+  const half = (intervalBarWidth - 1) / 2;
+  const column = (value: number) =>
+    Math.round(half + (Math.max(-range, Math.min(range, value)) / range) * half);
+  const labels = checks.map((c) => `${clean(c.cell)} ${describeMetric(c.metric)}`);
+  const labelWidth = Math.max(...labels.map((l) => l.length));
+  const scale = `${formatChange(1 - range)}`.padEnd(half) + "0".padEnd(half) + formatChange(1 + range);
+  const lines = [
+    `${"decision interval vs tolerance".padEnd(labelWidth)}  ${scale.slice(0, intervalBarWidth + 8)}  (right is worse; ${glyph.edge} tolerance, ${glyph.point} estimate)`,
+  ];
+  checks.forEach((c, i) => {
+    const chars = Array.from({ length: intervalBarWidth }, () => glyph.back);
+    chars[column(0)] = glyph.zero;
+    const ends = c.ci!.map((end) => worse(c, end)).sort((a, b) => a - b) as [number, number];
+    const [from, to] = [column(ends[0]), column(ends[1])];
+    for (let k = from; k <= to; k++) chars[k] = glyph.fill;
+    // The band is symmetric on the log scale: ratio 1 + δ on the worse side, 1 / (1 + δ) on the better.
+    chars[column(1 / (1 + c.tolerance) - 1)] = glyph.edge;
+    chars[column(c.tolerance)] = glyph.edge;
+    if (c.ratio !== null) chars[column(worse(c, c.ratio))] = glyph.point;
+    if (ends[0] < -range) chars[0] = glyph.left;
+    if (ends[1] > range) chars[intervalBarWidth - 1] = glyph.right;
+    lines.push(`${labels[i]!.padEnd(labelWidth)}  ${chars.join("")}  ${formatInterval(c.ci)}`);
+  });
+  return lines;
 }

@@ -167,7 +167,13 @@ describe("the action end to end", () => {
     expect(fake.commentsOn(PR).find((c) => c.user.login === "mallory")?.body).toContain("all good");
     // The token is never written anywhere we publish.
     expect(JSON.stringify(fake.comments) + summary).not.toContain(workflowToken);
-    expect(fake.artifacts.some((a) => a.runId === 200 && a.name === "vllm-perf-gate-results")).toBe(true);
+    const evidence = fake.artifacts.find((a) => a.runId === 200 && a.name === "vllm-perf-gate-results");
+    expect(evidence).toBeDefined();
+    // The comment points at the report with charts in the evidence artifact (this job's compare is a
+    // stand-in; writeCompareOutputs writing it is tested in test/report/html-report.test.ts).
+    expect(ours[0]?.body).toMatch(
+      /Evidence: artifact `vllm-perf-gate-results` of \[run 200\]\([^)]*\); its `compare\/report\.html`/,
+    );
   });
 
   it("a second PR run updates the same comment in place", async () => {

@@ -14,8 +14,8 @@ import { pullRequestPayload, pushPayload } from "./payloads.js";
  * The action's publish path with the real compare: a secret read by the config through `${DEPLOY_REF}`
  * (a name the credential-looking safety net does not match) reaches the candidate's run files (an older
  * version recorded it in the fingerprint; the server echoed it into a note and its log). The PR comment,
- * the job summary, the report file, verdict.json, report.md and every uploaded file must not hold it,
- * in any form escaping gives it.
+ * the job summary, the report file, verdict.json, report.md, report.html and its charts and every
+ * uploaded file must not hold it, in any form escaping gives it.
  */
 
 const secret = plantedSecret;
@@ -167,6 +167,10 @@ describe("the action never publishes a value read through ${VAR}", () => {
     const names = uploaded.map((file) => file.slice(snapshots.length + 1));
     expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/compare\/verdict\.json$/)]));
     expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/compare\/report\.md$/)]));
+    expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/compare\/report\.html$/)]));
+    expect(names).toEqual(
+      expect.arrayContaining([expect.stringMatching(/compare\/report-charts\/.*\.svg$/)]),
+    );
     expect(names).toEqual(
       expect.arrayContaining([expect.stringMatching(/candidate\/chat\/run-0\/server\.log$/)]),
     );

@@ -159,22 +159,16 @@ describe("compare --format", () => {
     bmf.parse(JSON.parse(await readFile(join(dir, "o", "bencher.json"), "utf8")));
   });
 
-  it("keeps today's default, refuses two printed formats and says html is not available yet", async () => {
+  it("keeps today's default, refuses two printed formats and accepts html", () => {
     expect(parseCompareFormats([])).toEqual({ print: "text", files: [] });
     expect(parseCompareFormats(["md"])).toEqual({ print: "markdown", files: [] });
+    expect(parseCompareFormats(["html"])).toEqual({ print: "html", files: [] });
     expect(parseCompareFormats(["pytorch,bencher"])).toEqual({
       print: "text",
       files: ["pytorch", "bencher"],
     });
-    expect(() => parseCompareFormats(["json,md"])).toThrow(/at most one of text, md, json and none/);
-    expect(() => parseCompareFormats(["html"])).toThrow(/html is not available yet/);
+    expect(() => parseCompareFormats(["json,md"])).toThrow(/at most one of text, md, html, json and none/);
     expect(() => parseCompareFormats(["csv"])).toThrow(/got "csv"/);
-    const dir = await mkdtemp(join(tmpdir(), "vpg-export-"));
-    const html = await cli(["compare", "--baseline", "a", "--candidate", "b", "--format", "html"], {
-      cwd: dir,
-    });
-    expect(html.code).toBe(2);
-    expect(html.stderr).toContain("--format html is not available yet");
   });
 });
 

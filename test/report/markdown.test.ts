@@ -76,10 +76,16 @@ describe("markdown report", () => {
     for (let i = 0; i < 18; i++) expect(shed).toContain(`| cell\\-${i} | TTFT p95 ↓`);
     expect(shed).not.toContain("All metrics: cell-0");
     expect(shed).toContain("Some detail was left out to fit the comment size limit");
-    // Per-cell detail goes first: a budget just below the full size keeps everything else.
+    // The pictures go first: a budget just below the full size keeps everything else.
+    expect(full).toContain("```mermaid");
     const justBelow = renderMarkdown(big.verdict, full.length - 1);
-    expect(justBelow).not.toContain("<summary>All metrics");
+    expect(justBelow).not.toContain("```mermaid");
+    expect(justBelow).toContain("<summary>All metrics");
     expect(justBelow).toContain("<summary>All recorded conditions</summary>");
+    // Per-cell detail next: a budget just below the size without the pictures keeps the conditions.
+    const withoutPictures = renderMarkdown(big.verdict, justBelow.length - 1);
+    expect(withoutPictures).not.toContain("<summary>All metrics");
+    expect(withoutPictures).toContain("<summary>All recorded conditions</summary>");
     expect(big.reportMarkdown.length).toBeLessThanOrEqual(65_536);
   });
 

@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { compareResults, writeCompareOutputs } from "../../app/compare.js";
 import { defaultInputLimits, type InputLimits, mebibyte } from "../../compare/input-limits.js";
@@ -16,7 +16,8 @@ const usage = `Usage: vllm-perf-gate compare --baseline PATH... --candidate PATH
 Compares repeated runs of a candidate against a baseline, per cell and metric, and decides whether the
 gate passes. PATH is a results directory written by \`run\` (DIR/<cell>/run-<k>/run.json) or
 \`vllm bench serve --save-result\` JSON files (one run each, grouped into cells by their label).
-Writes DIR/verdict.json and DIR/report.md and prints the verdict.
+Writes DIR/verdict.json, DIR/report.md, DIR/report.html (the report with charts, one self-contained
+file) and the same charts as SVG files in DIR/report-charts/, and prints the verdict.
 
 Options:
   --baseline PATH...       baseline results (repeat the flag or list several paths)
@@ -24,7 +25,7 @@ Options:
   --history PATH...        earlier baseline sessions (one results directory each), read only to estimate
                            the between-session drift in stored mode
   --config FILE            config whose gate and repeats sections apply (default: built-in defaults)
-  --out DIR                where verdict.json and report.md go (default: perf-gate-compare)
+  --out DIR                where the files go (default: perf-gate-compare)
   --mode MODE              stored (baseline from another job: adds session drift, default) or
                            interleaved (both sides ran in this job on this runner)
   --baseline-commit SHA    provenance of the baseline, shown in the report
@@ -34,10 +35,11 @@ Options:
   --baseline-url URL
   --baseline-note TEXT
   --format LIST            outputs, comma-separated (or the flag repeated). What to print, at most one:
-                           text (default), md (or markdown), json (the verdict) or none. Files to add
-                           to DIR: pytorch (pytorch-benchmark.json, PyTorch OSS benchmark records as
-                           vLLM's dashboard ingests) and bencher (bencher.json, Bencher Metric Format).
-                           html is not available yet. verdict.json and report.md are always written.
+                           text (default), md (or markdown), html (report.html), json (the verdict)
+                           or none. Files to add to DIR: pytorch (pytorch-benchmark.json, PyTorch OSS
+                           benchmark records as vLLM's dashboard ingests) and bencher (bencher.json,
+                           Bencher Metric Format). verdict.json, report.md, report.html and
+                           report-charts/ are always written.
   --max-file-mb N          largest result file read, in MiB (default 16, the action's limit)
   --max-total-mb N         all result files of both sides together, in MiB (default 512)
   -h, --help               show this help
@@ -52,14 +54,14 @@ const printFormats = {
   text: "text",
   md: "markdown",
   markdown: "markdown",
+  html: "html",
   json: "json",
   none: "none",
 } as const;
 
 /**
- * `--format` values, comma-separated or repeated: at most one of text|md|markdown|json|none (what is
- * printed; text when none is named) and any of pytorch|bencher (files added to DIR). html is refused
- * as not available yet.
+ * `--format` values, comma-separated or repeated: at most one of text|md|markdown|html|json|none (what
+ * is printed; text when none is named) and any of pytorch|bencher (files added to DIR).
  */
 export function parseCompareFormats(values: readonly string[]): {
   print: (typeof printFormats)[keyof typeof printFormats];
@@ -72,16 +74,14 @@ export function parseCompareFormats(values: readonly string[]): {
     if (name in printFormats) prints.push(printFormats[name as keyof typeof printFormats]);
     else if (name === "pytorch" || name === "bencher") {
       if (!files.includes(name)) files.push(name);
-    } else if (name === "html")
-      throw new UsageError("--format html is not available yet: use md (report.md) or json (verdict.json)");
-    else
+    } else
       throw new UsageError(
-        `--format expects text, md, json, none, pytorch or bencher (comma-separated), got "${name}"`,
+        `--format expects text, md, html, json, none, pytorch or bencher (comma-separated), got "${name}"`,
       );
   }
   if (new Set(prints).size > 1)
     throw new UsageError(
-      `--format: at most one of text, md, json and none is printed, got ${prints.join(", ")}`,
+      `--format: at most one of text, md, html, json and none is printed, got ${prints.join(", ")}`,
     );
   return { print: prints[0] ?? "text", files };
 }
@@ -181,7 +181,7 @@ export const compareCommand: CliCommand = {
       limits,
     });
     const out = abs(stringOption(args, "out") ?? "perf-gate-compare");
-    const { verdictPath, reportPath } = await writeCompareOutputs(out, outcome);
+    const { verdictPath, reportPath, htmlPath } = await writeCompareOutputs(out, outcome);
     const exported: string[] = [];
     for (const file of exportFiles) {
       const path = join(out, exportFileNames[file]);
@@ -195,9 +195,10 @@ export const compareCommand: CliCommand = {
     if (format === "text") {
       const color = io.stdout.isTTY === true && io.env.NO_COLOR === undefined;
       io.stdout.write(renderTerminal(outcome.verdict, { color }));
-      const written = [verdictPath, reportPath, ...exported];
+      const written = [verdictPath, reportPath, htmlPath, ...exported];
       io.stdout.write(`\nWrote ${written.slice(0, -1).join(", ")} and ${written.at(-1)}\n`);
     } else if (format === "markdown") io.stdout.write(outcome.reportMarkdown);
+    else if (format === "html") io.stdout.write(await readFile(htmlPath, "utf8"));
     else if (format === "json") io.stdout.write(`${JSON.stringify(outcome.verdict, null, 2)}\n`);
     return outcome.exitCode;
   },

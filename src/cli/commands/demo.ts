@@ -13,7 +13,8 @@ const usage = `Usage: vllm-perf-gate demo [--scenario NAME] [--out DIR] [--no-co
 Runs the whole gate on this machine, no GPU and no network: the built-in simulator plays the
 baseline and a candidate server, a 3-cell workload (chat, long document + short answer, long output)
 runs alternately on both with repeats, and the comparison prints the verdict the pull request
-comment would carry. Writes report.md, verdict.json, both configs and the raw results under DIR.
+comment would carry. Writes report.md, report.html (with charts), verdict.json, both configs and the
+raw results under DIR.
 
 Options:
   -s, --scenario NAME  what the candidate changed (default: tradeoff)
@@ -90,6 +91,7 @@ export const demoCommand: CliCommand = {
       [
         `Measured up to ${result.runsPerSide} run(s) per side of a cell in ${Math.round((Date.now() - started) / 1000)} s.`,
         `Report: ${result.reportPath}`,
+        `Report with charts: ${result.htmlPath}`,
         `Verdict file: ${result.verdictPath}`,
         `Raw results: ${outDir}/baseline and ${outDir}/candidate`,
         `As a CI step the gate would have exited ${verdict.exitCode} (${verdict.verdict}, fail_on: ${verdict.settings.failOn}).`,

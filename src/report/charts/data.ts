@@ -1,0 +1,260 @@
+import type { Comparison, VerdictFile } from "../../compare/verdict-schema.js";
+import type { LatencyPhase } from "../../config/metric-names.js";
+import { latencyPhases } from "../../config/metric-names.js";
+import { percentileSorted, sortNumbers } from "../../metrics/percentile.js";
+import type { RunRecord } from "../../metrics/run-record.js";
+import type { ScrapePoint } from "../../metrics/server-metrics.js";
+
+/**
+ * What the charts are drawn from, reduced from the verdict, the run records and (where the results
+ * directories have them) each used run's requests.jsonl and scrapes.jsonl. Pure: the files are read by
+ * compare/run-samples.ts. Strings here come from the redacted verdict only.
+ */
+
+export type Side = "baseline" | "candidate";
+
+/** One run's value of one metric, and whether compare used the run. */
+export interface RunValue {
+  side: Side;
+  run: number | null;
+  value: number;
+  used: boolean;
+}
+
+/** A gated check with every run of both sides behind it. */
+export interface CheckPicture {
+  comparison: Comparison;
+  runs: RunValue[];
+}
+
+/** Per-request samples of one used run (requests.jsonl), and its scrapes (scrapes.jsonl). */
+export interface RunSamples {
+  side: Side;
+  /** As in the run record (not yet redacted: matched to the verdict through the redactor). */
+  cell: string;
+  run: number | null;
+  source: string;
+  /** Per successful request, in ms (vllm bench serve's definitions, metrics/run-metrics.ts). */
+  ttft: number[];
+  tpot: number[];
+  e2el: number[];
+  /** Every gap between consecutive chunks of every successful request, ms. */
+  itl: number[];
+  /** When each ttft sample's first token came, ms from the start of the measured phase. */
+  ttftAt: number[];
+  /** When each itl sample's gap ended, ms from the start of the measured phase. */
+  itlAt: number[];
+  /** When failed requests ended. */
+  failedAt: number[];
+  scrapes: ScrapePoint[];
+  /** Lines of requests.jsonl that were not valid records (skipped). */
+  skippedLines: number;
+}
+
+/** A side's distribution as (value, cumulative fraction) points, thinned to at most a few hundred. */
+export interface SideDistribution {
+  count: number;
+  points: [number, number][];
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+export interface DistributionPicture {
+  phase: LatencyPhase;
+  baseline: SideDistribution | null;
+  candidate: SideDistribution | null;
+}
+
+export interface TimelinePicture {
+  side: Side;
+  run: number | null;
+  /** [atMs, ttftMs] per request, thinned to at most `maxTimelineDots`. */
+  ttft: [number, number][];
+  /** ITL p50 and p99 per time bin. */
+  itl: { fromMs: number; toMs: number; p50: number; p99: number }[];
+  failedAt: number[];
+  scrapes: ScrapePoint[];
+  /** Scrape times where the preemption counter rose, with how many were added. */
+  preemptions: { atMs: number; added: number }[];
+  endMs: number;
+}
+
+export interface CellPictures {
+  cell: string;
+  checks: CheckPicture[];
+  distributions: DistributionPicture[];
+  timeline: TimelinePicture | null;
+  /** Why a chart is missing (no requests.jsonl, no scrapes): said in the page. */
+  notes: string[];
+}
+
+export interface ReportPictures {
+  verdict: VerdictFile;
+  cells: CellPictures[];
+}
+
+/** Most points one distribution curve is drawn with. */
+export const maxDistributionPoints = 200;
+/** Most TTFT dots one timeline draws (every k-th request beyond that). */
+export const maxTimelineDots = 1500;
+/** Time bins of the ITL lines in a timeline. */
+export const timelineBins = 60;
+
+/** The cumulative distribution of `values`, at evenly spaced fractions plus the far tail. */
+export function distributionOf(values: readonly number[]): SideDistribution | null {
+  const finite = values.filter((v) => Number.isFinite(v) && v >= 0);
+  if (finite.length === 0) return null;
+  const sorted = sortNumbers(finite);
+  const n = sorted.length;
+  const fractions = new Set<number>();
+  const steps = Math.min(maxDistributionPoints - 8, n);
+  for (let i = 0; i <= steps; i++) fractions.add(i / steps);
+  for (const tail of [0.9, 0.95, 0.98, 0.99, 0.995, 0.999]) fractions.add(tail);
+  const points = [...fractions]
+    .sort((a, b) => a - b)
+    .map((q) => [percentileSorted(sorted, q), q] as [number, number]);
+  return {
+    count: n,
+    points,
+    p50: percentileSorted(sorted, 0.5),
+    p95: percentileSorted(sorted, 0.95),
+    p99: percentileSorted(sorted, 0.99),
+  };
+}
+
+const runKey = (side: Side, cell: string, run: number | null, source: string) =>
+  JSON.stringify([side, cell, run, source]);
+
+/**
+ * Every run of both sides, per gated check: the value compare judged (`judgedOn` when the metric was
+ * stood in for), used or excluded as the verdict says. Run records are matched to the (redacted)
+ * verdict through `redact`.
+ */
+export function checkPictures(
+  verdict: VerdictFile,
+  runs: { baseline: readonly RunRecord[]; candidate: readonly RunRecord[] },
+  redact: (text: string) => string,
+): CheckPicture[] {
+  const used = new Set(verdict.runs.used.map((r) => runKey(r.side, r.cell, r.run, r.source)));
+  const records = [
+    ...runs.baseline.map((record) => ({ side: "baseline" as const, record })),
+    ...runs.candidate.map((record) => ({ side: "candidate" as const, record })),
+  ].map(({ side, record }) => ({
+    side,
+    record,
+    cell: redact(record.cell),
+    used: used.has(runKey(side, redact(record.cell), record.run, redact(record.source))),
+  }));
+  return verdict.comparisons
+    .filter((c) => c.gated)
+    .map((comparison) => {
+      const metric = comparison.judgedOn ?? comparison.metric;
+      const values: RunValue[] = [];
+      for (const entry of records) {
+        if (entry.cell !== comparison.cell) continue;
+        const value = entry.record.metrics[metric];
+        if (value === null || value === undefined || !Number.isFinite(value)) continue;
+        values.push({ side: entry.side, run: entry.record.run, value, used: entry.used });
+      }
+      values.sort((a, b) => (a.side === b.side ? (a.run ?? -1) - (b.run ?? -1) : a.side < b.side ? -1 : 1));
+      return { comparison, runs: values };
+    });
+}
+
+function pooled(samples: readonly RunSamples[], phase: LatencyPhase): number[] {
+  const out: number[] = [];
+  for (const s of samples) for (const v of s[phase]) out.push(v);
+  return out;
+}
+
+/** One run's timeline: TTFT dots, binned ITL p50/p99, scrapes and the preemptions between them. */
+export function timelineOf(samples: RunSamples): TimelinePicture {
+  const stride = Math.max(1, Math.ceil(samples.ttft.length / maxTimelineDots));
+  const ttft: [number, number][] = [];
+  for (let i = 0; i < samples.ttft.length; i += stride) ttft.push([samples.ttftAt[i]!, samples.ttft[i]!]);
+  ttft.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let endMs = 0;
+  for (const at of [...samples.ttftAt, ...samples.itlAt, ...samples.failedAt]) if (at > endMs) endMs = at;
+  for (const scrape of samples.scrapes) if (scrape.atMs > endMs) endMs = scrape.atMs;
+  const itl: TimelinePicture["itl"] = [];
+  if (samples.itl.length > 0 && endMs > 0) {
+    const width = endMs / timelineBins;
+    const bins: number[][] = Array.from({ length: timelineBins }, () => []);
+    for (let i = 0; i < samples.itl.length; i++) {
+      const bin = Math.min(timelineBins - 1, Math.max(0, Math.floor(samples.itlAt[i]! / width)));
+      bins[bin]!.push(samples.itl[i]!);
+    }
+    bins.forEach((values, i) => {
+      if (values.length === 0) return;
+      const sorted = sortNumbers(values);
+      itl.push({
+        fromMs: i * width,
+        toMs: (i + 1) * width,
+        p50: percentileSorted(sorted, 0.5),
+        p99: percentileSorted(sorted, 0.99),
+      });
+    });
+  }
+  const scrapes = [...samples.scrapes].sort((a, b) => a.atMs - b.atMs);
+  const preemptions: TimelinePicture["preemptions"] = [];
+  for (let i = 1; i < scrapes.length; i++) {
+    const before = scrapes[i - 1]!.preemptionsTotal;
+    const now = scrapes[i]!.preemptionsTotal;
+    if (before !== null && now !== null && now > before)
+      preemptions.push({ atMs: scrapes[i]!.atMs, added: now - before });
+  }
+  return {
+    side: samples.side,
+    run: samples.run,
+    ttft,
+    itl,
+    failedAt: [...samples.failedAt].sort((a, b) => a - b),
+    scrapes,
+    preemptions,
+    endMs,
+  };
+}
+
+/**
+ * The pictures of every cell of the verdict. Distributions pool the used runs of each side; the
+ * timeline is the candidate's first used run with samples (the baseline's when the candidate has none).
+ */
+export function reportPictures(
+  verdict: VerdictFile,
+  runs: { baseline: readonly RunRecord[]; candidate: readonly RunRecord[] },
+  samples: readonly RunSamples[],
+  redact: (text: string) => string,
+  notes: readonly { cell: string | null; note: string }[] = [],
+): ReportPictures {
+  const checks = checkPictures(verdict, runs, redact);
+  const cells = verdict.cells.map((cell): CellPictures => {
+    const mine = samples
+      .filter((s) => redact(s.cell) === cell.name)
+      .sort((a, b) => (a.side === b.side ? (a.run ?? -1) - (b.run ?? -1) : a.side < b.side ? -1 : 1));
+    const bySide = (side: Side) => mine.filter((s) => s.side === side);
+    const cellNotes = notes.filter((n) => n.cell === null || n.cell === cell.name).map((n) => n.note);
+    const distributions: DistributionPicture[] =
+      mine.length === 0
+        ? []
+        : latencyPhases.map((phase) => ({
+            phase,
+            baseline: distributionOf(pooled(bySide("baseline"), phase)),
+            candidate: distributionOf(pooled(bySide("candidate"), phase)),
+          }));
+    if (mine.length === 0)
+      cellNotes.push(
+        "No per-request records (requests.jsonl) next to the used runs: the distributions and the run timeline need results directories written by `run`.",
+      );
+    const timelineRun =
+      bySide("candidate").find((s) => s.ttft.length > 0) ?? bySide("baseline").find((s) => s.ttft.length > 0);
+    return {
+      cell: cell.name,
+      checks: checks.filter((c) => c.comparison.cell === cell.name),
+      distributions,
+      timeline: timelineRun ? timelineOf(timelineRun) : null,
+      notes: cellNotes,
+    };
+  });
+  return { verdict, cells };
+}

@@ -1,0 +1,133 @@
+import { parse, resetSVGDefIds, View } from "vega";
+import { compile, type TopLevelSpec } from "vega-lite";
+import { escapeHtml } from "../escape.js";
+
+/**
+ * Renders a Vega-Lite spec to a static SVG string with Vega's headless renderer (`renderer: "none"`:
+ * no DOM, no canvas, no browser; text widths are estimated). The charts' data goes in as inline values
+ * only: the spec never names a URL, and Vega's loader is given none to fetch. Deterministic: no time,
+ * no randomness in the specs, and the SVG renderer's id counters are reset before every chart (the
+ * specs use no clip paths or gradients, so the output carries no ids at all; `assertNoIds` checks).
+ *
+ * Vega's SVG renderer escapes text content and attribute values itself (`&`, `<`, `>`, `"`); outside
+ * strings reach the spec only as titles and data values, never as field names or expressions, and were
+ * redacted before (compare redacts the verdict the pictures are drawn from).
+ */
+
+/** The look every chart shares: the page's font, white background, muted guides. */
+export const chartConfig = {
+  background: "#ffffff",
+  font: "system-ui, -apple-system, 'Segoe UI', sans-serif",
+  padding: 8,
+  view: { stroke: null },
+  title: { anchor: "start", fontSize: 12, subtitleFontSize: 10, subtitleColor: "#555", offset: 8 },
+  axis: { labelFontSize: 10, titleFontSize: 11, titleFontWeight: "normal", gridColor: "#e3e3e3" },
+  legend: {
+    labelFontSize: 10,
+    titleFontSize: 10,
+    orient: "bottom",
+    direction: "horizontal",
+    symbolOpacity: 1,
+  },
+} as const;
+
+const svgNamespace = ' xmlns="http://www.w3.org/2000/svg"';
+const xlinkNamespace = ' xmlns:xlink="http://www.w3.org/1999/xlink"';
+
+/** Colours of the two sides, as in the terminal and the comment's legend. */
+export const sideColors = { baseline: "#4c78a8", candidate: "#f58518" } as const;
+
+/**
+ * The chart as an SVG document. `standalone` (an .svg file) keeps the SVG namespace a file needs; an
+ * inline <svg> in HTML needs none, so the page holds no URL at all. The xlink namespace is dropped in
+ * both (the charts draw no images or links, which are the only users of it).
+ */
+export async function renderVegaLite(spec: TopLevelSpec, standalone: boolean): Promise<string> {
+  // Quiet: compare --format html prints the page on stdout, and a warning is a spec bug the chart
+  // tests catch through `specWarnings`, not something a user can act on.
+  const { spec: vegaSpec } = compile(spec, { logger: collectingLogger([]) as never });
+  resetSVGDefIds();
+  const view = new View(parse(vegaSpec), { renderer: "none", logLevel: 0 });
+  try {
+    const svg = await view.toSVG();
+    assertNoIds(svg);
+    const plain = withTitle(svg.replace(xlinkNamespace, ""), spec.description);
+    return standalone ? plain : plain.replace(svgNamespace, "");
+  } finally {
+    view.finalize();
+  }
+}
+
+/**
+ * The chart's name as the SVG's first child <title> (its accessible name, and what a file viewer or a
+ * hover over the chart shows): Vega writes none. Escaped by the report's escaper.
+ */
+function withTitle(svg: string, description: string | undefined): string {
+  if (!description) return svg;
+  const end = svg.indexOf(">");
+  if (!svg.startsWith("<svg") || end < 0) throw new Error("internal: Vega's SVG does not start with <svg>");
+  return `${svg.slice(0, end + 1)}<title>${escapeHtml(description, 200)}</title>${svg.slice(end + 1)}`;
+}
+
+/** A Vega-Lite logger that keeps warnings and errors in `into` instead of printing them. */
+function collectingLogger(into: string[]) {
+  let level = 0;
+  const logger = {
+    level(value?: number) {
+      if (value === undefined) return level;
+      level = value;
+      return logger;
+    },
+    error(...args: readonly unknown[]) {
+      into.push(`error: ${args.join(" ")}`);
+      return logger;
+    },
+    warn(...args: readonly unknown[]) {
+      into.push(`warn: ${args.join(" ")}`);
+      return logger;
+    },
+    info() {
+      return logger;
+    },
+    debug() {
+      return logger;
+    },
+  };
+  return logger;
+}
+
+/** What Vega-Lite warns about when compiling `spec` (empty for every spec we build; tests check). */
+export function specWarnings(spec: TopLevelSpec): string[] {
+  const warnings: string[] = [];
+  compile(spec, { logger: collectingLogger(warnings) as never });
+  return warnings;
+}
+
+/** Ids would collide between the charts inlined in one page and change with render order. */
+function assertNoIds(svg: string): void {
+  if (/\sid="/.test(svg) || /xlink:href|url\(/.test(svg))
+    throw new Error("internal: a chart spec made Vega emit an id or a reference (clip, gradient or link)");
+}
+
+/** A padded [lo, hi] domain; on a log axis the padding is a fraction of the decades. */
+export function paddedDomain(lo: number, hi: number, log: boolean, pad: number): [number, number] {
+  if (log) {
+    let a = Math.log10(lo);
+    let b = Math.log10(hi);
+    if (!(b > a)) {
+      a -= 0.05;
+      b += 0.05;
+    }
+    const d = (b - a) * pad;
+    return [10 ** (a - d), 10 ** (b + d)];
+  }
+  let a = lo;
+  let b = hi;
+  if (!(b > a)) {
+    const spread = Math.abs(a) * 0.05 || 1;
+    a -= spread;
+    b += spread;
+  }
+  const d = (b - a) * pad;
+  return [a - d, b + d];
+}

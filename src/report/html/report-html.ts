@@ -1,0 +1,208 @@
+import { describeMetric } from "../../config/metric-names.js";
+import type { CellPictures, ReportPictures } from "../charts/data.js";
+import { distributionChart } from "../charts/distribution.js";
+import { runDotsChart } from "../charts/run-dots.js";
+import { timelineChart } from "../charts/timeline.js";
+import { escapeHtml } from "../escape.js";
+import { formatChange, formatFractionAsPercent, formatInterval, formatMetricValue } from "../format.js";
+import { headlineWords, metricVerdictLabels, settleSentence, verdictIcons } from "../markdown.js";
+
+/**
+ * `report.html`: one self-contained page (inline style, inline SVG, no script, no font, no URL), opening
+ * with the verdict and headline of the PR comment, then per cell the charts. Each chart is also returned
+ * as its own SVG document for `report-charts/`. Pure and deterministic: the same pictures give the same
+ * bytes.
+ */
+
+/** One chart of a cell: a section heading it belongs to, a file name stem and the SVG. */
+export interface NamedChart {
+  section: string;
+  /** Stem of the file in report-charts/ (made unique and safe by the renderer). */
+  name: string;
+  /** The chart as an SVG element; `standalone` adds the namespace a file needs. */
+  render: (standalone: boolean) => Promise<string>;
+}
+
+/**
+ * Where a kind of chart plugs in: given a cell's pictures, the charts it draws (none when the data is
+ * not there). Capacity load curves add a provider here.
+ */
+export type CellChartProvider = (cell: CellPictures) => NamedChart[];
+
+const runsSection = "Every run against the tolerance";
+const distributionSection = "Latency distributions (used runs pooled per side)";
+const timelineSection = "One run over time";
+
+export const defaultChartProviders: readonly CellChartProvider[] = [
+  (cell) =>
+    cell.checks.map((check) => ({
+      section: runsSection,
+      name: `${check.comparison.metric}-runs`,
+      render: (standalone) => runDotsChart(check, { standalone }),
+    })),
+  (cell) =>
+    cell.distributions.map((d) => ({
+      section: distributionSection,
+      name: `${d.phase}-distribution`,
+      render: (standalone) => distributionChart(cell.cell, d, { standalone }),
+    })),
+  (cell) =>
+    cell.timeline
+      ? [
+          {
+            section: timelineSection,
+            name: "timeline",
+            render: (standalone) => timelineChart(cell.cell, cell.timeline!, { standalone }),
+          },
+        ]
+      : [],
+];
+
+export interface HtmlReport {
+  html: string;
+  /** Relative paths under the output directory (report-charts/…) and their SVG documents. */
+  charts: { path: string; svg: string }[];
+}
+
+/** The directory beside report.html that holds the same charts as SVG files. */
+export const chartsDirName = "report-charts";
+
+const pageStyle = [
+  "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;max-width:1100px;padding:0 16px;color:#111;background:#fff}",
+  "h1{font-size:22px;margin:0 0 8px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:14px;margin:18px 0 6px}",
+  "table{border-collapse:collapse;font-size:13px;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;text-align:left}th{background:#f6f6f6}",
+  ".charts{display:flex;flex-wrap:wrap;gap:12px}figure{margin:0;border:1px solid #eee;padding:4px}figcaption{font-size:11px;color:#666}",
+  ".note{color:#555;font-size:13px}.headline{font-size:16px}",
+].join("");
+
+function esc(value: string, max = 200): string {
+  return escapeHtml(value, max);
+}
+
+/** A safe file-name piece: lower-case letters, digits, dash and underscore. */
+function slug(value: string): string {
+  const cleaned = value
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40);
+  return cleaned.length > 0 ? cleaned : "cell";
+}
+
+function headerSection(pictures: ReportPictures): string {
+  const verdict = pictures.verdict;
+  const words = headlineWords(verdict);
+  const lines = [
+    `<h1>${verdictIcons[verdict.verdict]} vllm-perf-gate: ${esc(words.title)}</h1>`,
+    `<p class="headline"><strong>${esc(words.said, 600)}</strong></p>`,
+    `<p>${esc(words.counts, 400)}</p>`,
+  ];
+  // As in the comment's headline: the reason for "not comparable" is the verdict itself.
+  const blocking = verdict.fingerprints.differences.filter((d) => !d.allowed && !d.informational);
+  if (blocking.length > 0) {
+    const shown = blocking.slice(0, 5).map((d) => {
+      const value = (v: unknown) =>
+        v === undefined || v === null ? "–" : typeof v === "string" ? v : JSON.stringify(v);
+      return `<li>not comparable: ${esc(d.field, 80)}: ${esc(value(d.baseline), 60)} (baseline) vs ${esc(value(d.candidate), 60)} (candidate)</li>`;
+    });
+    if (blocking.length > 5) shown.push(`<li>… and ${blocking.length - 5} more (see verdict.json)</li>`);
+    lines.push(`<ul>${shown.join("")}</ul>`);
+  }
+  if (verdict.nextLook)
+    lines.push(
+      `<p><strong>More runs needed:</strong> ${verdict.nextLook.runsPerSide} runs per side: ${esc(verdict.nextLook.reason, 400)}.</p>`,
+    );
+  const settle = settleSentence(verdict);
+  if (settle) lines.push(`<p>${esc(settle, 600)}</p>`);
+  return lines.join("\n");
+}
+
+function acceptanceTable(pictures: ReportPictures): string {
+  const gated = pictures.verdict.comparisons.filter((c) => c.gated);
+  if (gated.length === 0) return "<p><em>No gated metric could be compared.</em></p>";
+  const head = [
+    "Cell",
+    "Metric",
+    "Tolerance",
+    "Baseline",
+    "Candidate",
+    "Change",
+    "Decision interval",
+    "Verdict",
+  ];
+  const rows = gated.map((c) =>
+    [
+      esc(c.cell, 80),
+      esc(`${describeMetric(c.metric)} ${c.higherIsBetter ? "↑" : "↓"}`),
+      `±${formatFractionAsPercent(c.tolerance)}`,
+      esc(formatMetricValue(c.metric, c.baseline)),
+      esc(formatMetricValue(c.metric, c.candidate)),
+      esc(formatChange(c.ratio)),
+      esc(formatInterval(c.ci)),
+      esc(metricVerdictLabels[c.verdict] + (c.note ? ` (${c.note})` : ""), 300),
+    ]
+      .map((cell) => `<td>${cell}</td>`)
+      .join(""),
+  );
+  return [
+    "<h2>Acceptance (gated metrics)</h2>",
+    `<table><thead><tr>${head.map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody>`,
+    ...rows.map((row) => `<tr>${row}</tr>`),
+    "</tbody></table>",
+    '<p class="note">Regression when the whole decision interval lies beyond the tolerance band; within tolerance when its worse end is inside. Baseline and candidate are geometric means over runs.</p>',
+  ].join("\n");
+}
+
+/** The page and its chart files, with the default chart kinds plus any `extraProviders`. */
+export async function renderHtmlReport(
+  pictures: ReportPictures,
+  options: { extraProviders?: readonly CellChartProvider[] } = {},
+): Promise<HtmlReport> {
+  const providers = [...defaultChartProviders, ...(options.extraProviders ?? [])];
+  const charts: HtmlReport["charts"] = [];
+  const body: string[] = [headerSection(pictures), acceptanceTable(pictures)];
+  for (const [index, cell] of pictures.cells.entries()) {
+    const status = pictures.verdict.cells.find((c) => c.name === cell.cell);
+    body.push(
+      `<h2>Cell ${esc(cell.cell, 120)}</h2>`,
+      status
+        ? `<p class="note">${status.baselineRuns} baseline and ${status.candidateRuns} candidate usable runs; ${esc(status.status.replace(/-/g, " "))}${status.note ? `: ${esc(status.note, 300)}` : ""}.</p>`
+        : "",
+      ...cell.notes.map((note) => `<p class="note">${esc(note, 400)}</p>`),
+    );
+    const named = providers.flatMap((provider) => provider(cell));
+    const sections = [...new Set(named.map((chart) => chart.section))];
+    const taken = new Set<string>();
+    for (const section of sections) {
+      body.push(`<h3>${esc(section)}</h3>`, '<div class="charts">');
+      for (const chart of named.filter((c) => c.section === section)) {
+        let stem = `${index + 1}-${slug(cell.cell)}-${slug(chart.name)}`;
+        for (let k = 2; taken.has(stem); k++)
+          stem = `${index + 1}-${slug(cell.cell)}-${slug(chart.name)}-${k}`;
+        taken.add(stem);
+        const path = `${chartsDirName}/${stem}.svg`;
+        // Rendered once per form, one after the other: the renderer's id counters are global.
+        charts.push({ path, svg: `${await chart.render(true)}\n` });
+        body.push(`<figure>${await chart.render(false)}<figcaption>${esc(path)}</figcaption></figure>`);
+      }
+      body.push("</div>");
+    }
+  }
+  const verdict = pictures.verdict;
+  body.push(
+    `<p class="note">vllm-perf-gate ${esc(verdict.tool.version, 40)} · verdict.json schema ${verdict.schemaVersion} · the same charts are SVG files in ${chartsDirName}/ (drawn with Vega-Lite; each mark's value is in its accessible label).</p>`,
+  );
+  const title = `vllm-perf-gate: ${headlineWords(verdict).title}`;
+  const html = [
+    "<!DOCTYPE html>",
+    '<html lang="en">',
+    '<head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/>',
+    `<title>${esc(title)}</title><style>${pageStyle}</style></head>`,
+    "<body>",
+    ...body.filter((part) => part.length > 0),
+    "</body>",
+    "</html>",
+    "",
+  ].join("\n");
+  return { html, charts };
+}

@@ -1,0 +1,242 @@
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { compareResults, writeCompareOutputs } from "../../src/app/compare.js";
+import type { RunFile } from "../../src/metrics/run-schema.js";
+import { headlineWords } from "../../src/report/markdown.js";
+import { cli } from "../cli/helpers.js";
+import { baseFingerprint, noisyRuns } from "../compare/fixtures.js";
+import { expectNoPlantedSecret, plantedSecret } from "../secret-forms.js";
+import { compareInto, hostile } from "./html-fixtures.js";
+import { parseXml, type XmlElement } from "./xml-check.js";
+
+const allowedElements = new Set([
+  "html",
+  "head",
+  "meta",
+  "title",
+  "style",
+  "body",
+  "h1",
+  "h2",
+  "h3",
+  "p",
+  "strong",
+  "em",
+  "ul",
+  "li",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
+  "div",
+  "figure",
+  "figcaption",
+  "svg",
+  // What Vega's SVG renderer draws with.
+  "g",
+  "path",
+  "line",
+  "rect",
+  "text",
+  "tspan",
+]);
+
+/** The elements drawn inside each `<g class="… NAME_marks">` group of a chart (Vega names a layer's marks so). */
+function marks(svg: string, name: string): XmlElement[][] {
+  const groups: XmlElement[][] = [];
+  const elements = parseXml(svg);
+  const open = new RegExp(`^mark-[a-z]+ role-mark ${name}_marks$`);
+  elements.forEach((element, i) => {
+    if (element.name !== "g" || !open.test(element.attrs.class ?? "")) return;
+    const depth = element.ancestors.length;
+    const inside: XmlElement[] = [];
+    for (let k = i + 1; k < elements.length && elements[k]!.ancestors.length > depth; k++)
+      inside.push(elements[k]!);
+    groups.push(inside);
+  });
+  return groups;
+}
+
+function expectSelfContained(elements: readonly XmlElement[], document: string): void {
+  for (const element of elements) {
+    expect(allowedElements.has(element.name), `element <${element.name}>`).toBe(true);
+    for (const attr of Object.keys(element.attrs)) {
+      expect(attr.toLowerCase().startsWith("on"), `attribute ${attr}`).toBe(false);
+      expect(["href", "src", "xlink:href"]).not.toContain(attr);
+    }
+  }
+  expect(document).not.toMatch(/<script/i);
+  expect(document).not.toMatch(/url\(|@import|<link/i);
+}
+
+describe("report.html", () => {
+  it("is one well-formed, self-contained page opening with the comment's verdict, with every chart", async () => {
+    const { html, outcome, chartFiles, charts } = await compareInto("chat");
+    const elements = parseXml(html);
+    expectSelfContained(elements, html);
+    // No URL of any kind: nothing to fetch, nothing to follow.
+    expect(html).not.toMatch(/https?:/i);
+    const words = headlineWords(outcome.verdict);
+    expect(html).toContain(`vllm-perf-gate: ${words.title}</h1>`);
+    expect(outcome.reportMarkdown).toContain(`vllm-perf-gate: ${words.title}`);
+    expect(html).toContain(words.said);
+    const svgs = elements.filter((e) => e.name === "svg");
+    const gated = outcome.verdict.comparisons.filter((c) => c.gated);
+    // Per gated check one runs chart, four distributions, one timeline.
+    expect(svgs.length).toBe(gated.length + 4 + 1);
+    expect(chartFiles.length).toBe(svgs.length);
+    // Every run of both sides is a dot in each check's chart (5 + 5 runs), labelled with its value.
+    const ttftChart = charts[chartFiles.findIndex((f) => f.includes("ttft_p95-runs"))]!;
+    const dots = marks(ttftChart, "runs")[0]!.filter((e) => e.name === "path");
+    expect(dots.length).toBe(10);
+    for (const dot of dots)
+      expect(dot.attrs["aria-label"]).toMatch(/^(baseline|candidate) run-\d( \(excluded\))?: [\d.,]+ ms$/);
+    // Used runs are filled in their side's colour, excluded ones hollow: as the verdict says.
+    const used = outcome.verdict.runs.used.filter((r) => r.cell === "chat").length;
+    expect(dots.filter((d) => d.attrs["fill-opacity"] !== "0").length).toBe(used);
+    expect(
+      dots
+        .filter((d) => d.attrs["fill-opacity"] === "0")
+        .every((d) => d.attrs["aria-label"]!.includes("(excluded)")),
+    ).toBe(true);
+    expect(used).toBeGreaterThan(0);
+    // The tolerance band and the decision interval are drawn, the interval red for a regression.
+    const ttft = outcome.verdict.comparisons.find((c) => c.metric === "ttft_p95")!;
+    expect(ttft.verdict).toBe("regression");
+    expect(marks(ttftChart, "band")[0]![0]!.attrs["aria-label"]).toMatch(
+      /^tolerance band [\d.]+ ms to [\d.]+ ms$/,
+    );
+    const interval = marks(ttftChart, "interval_layer_2")[0]!;
+    expect(interval.length).toBe(1);
+    expect(interval[0]!.attrs.stroke).toBe("#c9302c");
+    // A pooled error rate of 0 on every run: a linear axis from 0, in percent, and no interval.
+    const errorChart = charts[chartFiles.findIndex((f) => f.includes("error_rate-runs"))]!;
+    const axisLabels = errorChart.slice(errorChart.indexOf("role-axis-label"));
+    const ticks = [...axisLabels.slice(0, axisLabels.indexOf("</g>")).matchAll(/>([^<]*)<\/text>/g)].map(
+      (m) => m[1]!,
+    );
+    expect(ticks[0]).toBe("0%");
+    expect(ticks.length).toBeGreaterThan(2);
+    expect(ticks.every((t) => /^\d+(\.\d+)?%$/.test(t))).toBe(true);
+    expect(errorChart).toContain("pooled over requests: no per-run interval");
+    // The timeline marks the preemption where the counter rose (in each of its three panels), draws
+    // every request's TTFT and the scraped gauges.
+    const timeline = charts[chartFiles.findIndex((f) => f.includes("timeline"))]!;
+    const preemptions = marks(timeline, "preemption");
+    expect(preemptions.length).toBe(3);
+    for (const panel of preemptions) expect(panel.filter((e) => e.name === "line").length).toBe(1);
+    expect(marks(timeline, "ttft")[0]!.filter((e) => e.name === "path").length).toBe(20);
+    expect(marks(timeline, "itl").length).toBe(2);
+    expect(marks(timeline, "queue").length).toBe(2);
+    expect(marks(timeline, "kv").length).toBe(1);
+    // The invalid line of requests.jsonl is said, not fatal.
+    expect(html).toContain("were not valid records");
+  });
+
+  it("writes each chart as an SVG file whose only URL is the SVG namespace", async () => {
+    const { charts, html } = await compareInto("chat");
+    for (const svg of charts) {
+      expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+      const elements = parseXml(svg);
+      expectSelfContained(elements, svg);
+      expect(svg.replace('xmlns="http://www.w3.org/2000/svg"', "")).not.toMatch(/https?:/i);
+      // The same chart is in the page (without the namespace an inline <svg> does not need).
+      expect(html).toContain(svg.trim().replace(' xmlns="http://www.w3.org/2000/svg"', ""));
+    }
+  });
+
+  it("is deterministic: the same inputs give the same bytes", async () => {
+    const first = await compareInto("chat");
+    const second = await compareInto("chat");
+    expect(second.html).toBe(first.html);
+    expect(second.chartFiles).toEqual(first.chartFiles);
+    expect(second.charts).toEqual(first.charts);
+  });
+
+  it("escapes hostile cell names: no markup from the inputs, no script", async () => {
+    const { html, charts, chartFiles, outcome } = await compareInto(
+      hostile,
+      {},
+      {
+        ...baseFingerprint,
+        model: { name: hostile, revision: "abc123" },
+      },
+    );
+    // The blocking difference opens the page as it opens the comment, escaped.
+    expect(outcome.verdict.verdict).toBe("not-comparable");
+    expect(html).toMatch(/<li>not comparable: model\.name: Qwen\/Qwen3-0\.6B \(baseline\) vs &lt;script&gt;/);
+    for (const document of [html, ...charts]) {
+      const elements = parseXml(document);
+      expectSelfContained(elements, document);
+      expect(elements.some((e) => e.name === "img")).toBe(false);
+    }
+    expect(html).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
+    // Vega's renderer escapes the cell name in each chart's title text and accessible labels itself.
+    for (const svg of charts) {
+      expect(svg).toContain(
+        "aria-label=\"Title text '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt; &amp; &quot;q&quot;",
+      );
+      expect(svg).toMatch(/<text[^>]*>&lt;script&gt;alert\("x"\)&lt;\/script&gt;&lt;img/);
+      expect(svg).not.toContain("<img");
+      expect(svg).not.toContain("<script");
+    }
+    expect(html).toContain("@\u200boctocat");
+    // File names are reduced to safe characters.
+    for (const file of chartFiles) expect(file).toMatch(/^[a-z0-9_-]+\.svg$/);
+  });
+
+  it("never shows a planted secret, in any form, even when it is in the cell name and the request errors", async () => {
+    const { html, charts, outcome } = await compareInto(`chat ${plantedSecret}`, {
+      MY_API_TOKEN: plantedSecret,
+    });
+    expectNoPlantedSecret("report.html", html);
+    for (const [i, svg] of charts.entries()) expectNoPlantedSecret(`chart ${i}`, svg);
+    expectNoPlantedSecret("report.md", outcome.reportMarkdown);
+    // The runs are still matched to the redacted verdict: the distributions and the timeline are drawn.
+    expect(html).toContain("TTFT distribution");
+    expect(html).toContain("over time");
+  });
+
+  it("says why distributions are missing for runs without requests.jsonl", async () => {
+    const root = await mkdtemp(join(tmpdir(), "vpg-html-bare-"));
+    const write = async (dir: string, runs: RunFile[]) => {
+      for (const run of runs) {
+        await mkdir(join(dir, run.cell, `run-${run.run}`), { recursive: true });
+        await writeFile(join(dir, run.cell, `run-${run.run}`, "run.json"), JSON.stringify(run));
+      }
+      return dir;
+    };
+    const outcome = await compareResults({
+      baseline: [await write(join(root, "b"), noisyRuns(4, { seed: 3 }))],
+      candidate: [await write(join(root, "c"), noisyRuns(4, { seed: 4 }))],
+    });
+    const { htmlPath } = await writeCompareOutputs(join(root, "out"), outcome);
+    const html = await readFile(htmlPath, "utf8");
+    parseXml(html);
+    expect(html).toContain("No per-request records (requests.jsonl)");
+    expect(html).not.toContain("-distribution.svg");
+    expect(html).not.toContain("distribution</title>");
+    expect(html).toMatch(/<svg [^>]*><title>chat · TTFT p95 \(lower is better\): [a-z ]+<\/title>/);
+    expect(html).not.toContain("over time");
+    expect(html).toContain("ttft_p95-runs.svg");
+  });
+
+  it("compare --format html prints report.html; text output names it", async () => {
+    const { baseline, candidate, root } = await compareInto("chat");
+    const printed = await cli(
+      ["compare", "--baseline", baseline, "--candidate", candidate, "--out", "o", "--format", "html"],
+      { cwd: root },
+    );
+    expect(printed.stderr).toBe("");
+    expect(printed.stdout.startsWith("<!DOCTYPE html>")).toBe(true);
+    expect(printed.stdout).toBe(await readFile(join(root, "o", "report.html"), "utf8"));
+    const text = await cli(["compare", "--baseline", baseline, "--candidate", candidate, "--out", "t"], {
+      cwd: root,
+    });
+    expect(text.stdout).toContain(join(root, "t", "report.html"));
+  });
+});
