@@ -42,7 +42,7 @@ describe("the use cases' status text (src/report/status.ts)", () => {
         runUrl: "https://github.com/o/r/actions/runs/7",
       }),
     ).toBe(
-      "<sub>Baseline: `aaaaaaaaaaaa`. Note: \\[x\\]\\(https\\:\\/\\/evil\\). Evidence: artifact `results` of [run 7](https://github.com/o/r/actions/runs/7).</sub>",
+      "<sub>Baseline: `aaaaaaaaaaaa`. Note: \\[x\\]\\(https\\:\\/\\/evil\\). Evidence: artifact `results` of [run 7](https://github.com/o/r/actions/runs/7); its `compare/report.html` is this report with the charts.</sub>",
     );
   });
 
