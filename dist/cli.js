@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-import { G as externalEndpoint, v as createRedactor, w as credentialLikeValues, H as getServedModels, P as ProbeStatusError, I as isUnauthorizedStatus, J as FailureError, K as InputError, L as collectFingerprint, M as templateView, o as object, n as number, N as record, b as string, O as metricSpecs, a as array, Q as settleSentence, R as formatSignedNumber, S as describeMetric, T as formatMetricValue, U as formatChange, V as formatInterval, W as formatDetectable, X as describeMetricRef, Y as UsageError, u as compareResults, x as writeCompareOutputs, d as defaultInputLimits, $ as mebibyte, a0 as parseConfigText, y as providerForConfig, a1 as runAdaptive, a2 as ExitCode, a3 as streamProgress, h as handleInterrupts, a4 as gatedMetricNames, a5 as defaultConfigFile, a6 as serverKinds, q as loadConfig, a7 as silentProgress, a8 as selectCells, z as runCells, a9 as strictObject, l as literal, A as boolean, aa as distExports, ab as describeValue, ac as seededRandom, ad as mixSeed, g as systemClock, ae as lookSchedule, af as renderSummary, ag as summarizeConfig, t as toolVersion, c as toolName, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/interleaved.js';
-import { writeFile, readdir, rm, mkdir, access } from 'node:fs/promises';
+import { aw as UsageError, ax as InputError, ay as externalEndpoint, al as createRedactor, as as credentialLikeValues, az as getServedModels, aA as ProbeStatusError, aB as isUnauthorizedStatus, aC as FailureError, aD as describeConnectionFailure, aE as collectFingerprint, aF as templateView, y as metricSpecs, aG as flattenFingerprint, o as object, n as number, aH as record, q as string, B as array, aI as settleSentence, aJ as capacitySentence, aK as formatSignedNumber, aL as describeMetric, aM as formatMetricValue, aN as formatChange, aO as formatInterval, aP as formatDetectable, aQ as qualityTerminalLines, aR as describeMetricRef, aS as compareResults, aT as writeCompareOutputs, aU as defaultInputLimits, aV as mebibyte, aW as parseConfigText, aX as providerForConfig, ae as addRunsUntilDecided, af as addingRunsLine, ag as maxRunsReachedLine, ac as fewestRuns, aa as countRuns, Y as measureAlternately, aY as measuringBlockLine, aZ as runCells, a_ as ExitCode, a$ as streamProgress, h as handleInterrupts, b0 as isMetricName, D as defaultHistoryLimits, I as parseHistory, x as seriesOf, z as detectChangePoints, b1 as renderSeriesTable, b2 as gatedMetricNames, b3 as defaultConfigFile, b4 as serverKinds, b5 as readRunFile, b6 as toolVersion, b7 as estimateCapacity, b8 as capacityInterval, b9 as SessionCache, ba as _enum, m as literal, bb as runFileSchema, bc as selectCells, bd as searchSettingsOf, be as capacityObjectivesOf, bf as runRecordFromRunFile, bg as capacityRunsOf, X as loadConfig, bh as silentProgress, bi as interactiveInterrupts, bj as strictObject, C as boolean, bk as distExports, bl as describeValue, bm as seededRandom, bn as mixSeed, bo as numberWords, g as systemClock, bp as serverStartSeconds, bq as lookSchedule, br as renderSummary, bs as summarizeConfig, bt as toolName, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/history.js';
+import { writeFile, readFile, readdir, rm, mkdir, lstat, access } from 'node:fs/promises';
 import { join, isAbsolute, resolve, dirname, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import 'node:perf_hooks';
 import 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import 'process';
 import 'buffer';
-import 'node:os';
+import 'fs';
 import 'node:events';
 import 'node:assert';
 import 'node:stream';
@@ -27,7 +27,34 @@ import 'node:async_hooks';
 import 'node:console';
 import 'node:timers';
 import 'node:dns';
+import 'node:os';
 
+/** Read for `--base-url` when neither --api-key-env nor server.api_key_env names a variable, in this order. */
+const defaultApiKeyVariables = ["VLLM_API_KEY", "OPENAI_API_KEY"];
+/**
+ * Where `--base-url`'s API key comes from: the variable `--api-key-env` names (which must be set), else
+ * the one server.api_key_env names, else VLLM_API_KEY, else OPENAI_API_KEY (as vLLM's and OpenAI's own
+ * clients read them); none when none is set. Returns the variable's name for messages, never printing
+ * the value.
+ */
+function baseUrlApiKey(env, names) {
+    if (names.flag !== undefined) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(names.flag)) {
+            throw new UsageError(`--api-key-env expects an environment variable name, got "${names.flag}"`);
+        }
+        const value = env[names.flag];
+        if (!value) {
+            throw new InputError(`--api-key-env names ${names.flag}, but that environment variable is not set (or empty); nothing was run`);
+        }
+        return { apiKey: value, variable: names.flag };
+    }
+    for (const variable of [names.config, ...defaultApiKeyVariables]) {
+        const value = variable === undefined ? undefined : env[variable];
+        if (variable !== undefined && value)
+            return { apiKey: value, variable };
+    }
+    return null;
+}
 /**
  * `--base-url`: an `external` server given on the command line instead of in the config. It is reached
  * and fingerprinted as the registry's external kind is (kinds.ts, collect-fingerprint.ts); unlike a
@@ -57,10 +84,11 @@ function baseUrlProvider(options) {
             const served = await getServedModels(target).catch((error) => {
                 if (error instanceof ProbeStatusError && isUnauthorizedStatus(error.status)) {
                     throw new FailureError(`--base-url ${baseUrl}: GET /v1/models answered HTTP ${error.status} (unauthorized): the server ${options.apiKey
-                        ? "refuses the API key sent (the variable server.api_key_env names)"
-                        : "wants an API key and none is sent (set server.api_key_env in the config)"}`);
+                        ? `refuses the API key sent (read from ${options.apiKeyVariable ?? "the variable server.api_key_env names"})`
+                        : `wants an API key and none is sent (pass --api-key-env NAME, set ${defaultApiKeyVariables.join(" or ")}, or set server.api_key_env in the config)`}`);
                 }
-                throw new FailureError(`--base-url ${baseUrl}: GET /v1/models failed (${error instanceof Error ? error.message : String(error)})`);
+                throw new FailureError(`--base-url ${baseUrl}: GET /v1/models failed: ${describeConnectionFailure(error, baseUrl) ??
+                    (error instanceof Error ? error.message : String(error))}`);
             });
             if (served.length > 0 && !served.some((model) => model.id === options.model.name)) {
                 throw new InputError(`model.name: "${options.model.name}" is not served at ${baseUrl}; it serves ${served.map((model) => `"${model.id}"`).join(", ")}`);
@@ -92,6 +120,45 @@ function processIo() {
     return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
 }
 
+/** The file each export adds: to compare's --out directory, or beside a run's run.json. */
+const exportFileNames = {
+    pytorch: "pytorch-benchmark.json",
+    bencher: "bencher.json",
+};
+/** The per-run values behind one side of a comparison: runs the verdict used, in this cell. */
+function usedRunValues(verdict, runs, comparison, side) {
+    if (!runs)
+        return [];
+    const used = new Set(verdict.runs.used
+        .filter((ref) => ref.side === side && ref.cell === comparison.cell)
+        .map((ref) => ref.source));
+    return runs[side]
+        .filter((run) => used.has(run.source))
+        .map((run) => run.metrics[comparison.metric])
+        .filter((value) => typeof value === "number" && Number.isFinite(value));
+}
+/** The model of one run, from its recorded conditions (as modelOf reads a side's). */
+function runModelOf(run) {
+    const fingerprint = flattenFingerprint(run.fingerprint);
+    const name = fingerprint["model.name"] ?? fingerprint.model_id;
+    return typeof name === "string" && name.length > 0 ? name : "unknown";
+}
+/** A run's metrics that have a finite value, in the order metricSpecs lists them. */
+function finiteRunMetrics(run) {
+    return Object.keys(metricSpecs).flatMap((metric) => {
+        const value = run.metrics[metric];
+        return typeof value === "number" && Number.isFinite(value)
+            ? [[metric, value]]
+            : [];
+    });
+}
+/** The model of one side, from its recorded conditions (run.json's `model.name`, vLLM's `model_id`). */
+function modelOf(verdict, side) {
+    const fingerprint = verdict.fingerprints[side];
+    const name = fingerprint["model.name"] ?? fingerprint.model_id;
+    return typeof name === "string" && name.length > 0 ? name : "unknown";
+}
+
 /**
  * A comparison's candidate as Bencher Metric Format JSON (bencher.dev docs, reference/bencher-metric-format):
  * `{benchmark: {measure: {value, lower_value?, upper_value?}}}`. One benchmark per cell
@@ -120,6 +187,16 @@ function bencherMeasure(metric) {
 function bencherBenchmark(cell) {
     return `vllm-perf-gate/${cell}`;
 }
+/**
+ * One run (`run --format bencher`) as Bencher Metric Format: the cell's benchmark with one measure per
+ * metric, `value` the run's own value (no bounds: one run has no interval).
+ */
+function runToBencherReport(run) {
+    const measures = {};
+    for (const [metric, value] of finiteRunMetrics(run))
+        measures[bencherMeasure(metric)] = { value };
+    return bencherReportSchema.parse({ [bencherBenchmark(run.cell)]: measures });
+}
 function toBencherReport(verdict) {
     const report = {};
     for (const c of verdict.comparisons) {
@@ -137,25 +214,6 @@ function toBencherReport(verdict) {
         report[benchmark] = { ...report[benchmark], [bencherMeasure(c.metric)]: metric };
     }
     return bencherReportSchema.parse(report);
-}
-
-/** The per-run values behind one side of a comparison: runs the verdict used, in this cell. */
-function usedRunValues(verdict, runs, comparison, side) {
-    if (!runs)
-        return [];
-    const used = new Set(verdict.runs.used
-        .filter((ref) => ref.side === side && ref.cell === comparison.cell)
-        .map((ref) => ref.source));
-    return runs[side]
-        .filter((run) => used.has(run.source))
-        .map((run) => run.metrics[comparison.metric])
-        .filter((value) => typeof value === "number" && Number.isFinite(value));
-}
-/** The model of one side, from its recorded conditions (run.json's `model.name`, vLLM's `model_id`). */
-function modelOf(verdict, side) {
-    const fingerprint = verdict.fingerprints[side];
-    const name = fingerprint["model.name"] ?? fingerprint.model_id;
-    return typeof name === "string" && name.length > 0 ? name : "unknown";
 }
 
 /**
@@ -192,6 +250,45 @@ const pytorchBenchmarkName = "vllm-perf-gate";
 function text(value) {
     return value === null || value === undefined ? "" : String(value);
 }
+/** One record: the parts every record shares (benchmark name, mode, backend) and what differs. */
+function pytorchRecord(parts) {
+    return pytorchRecordSchema.parse({
+        benchmark: { name: pytorchBenchmarkName, mode: "inference", dtype: "", extra_info: parts.benchmarkInfo },
+        model: { name: parts.model, type: "", backend: "vllm", origins: [], extra_info: parts.modelInfo },
+        metric: {
+            name: parts.metric,
+            benchmark_values: parts.values,
+            target_value: 0,
+            extra_info: parts.metricInfo,
+        },
+    });
+}
+/**
+ * One run (`run --format pytorch`) as PyTorch OSS benchmark records: one record per metric with the
+ * run's value as its one `benchmark_values` entry; `extra_info` names the cell, the run and its side.
+ */
+function runToPytorchRecords(run, info) {
+    const revision = flattenFingerprint(run.fingerprint)["model.revision"];
+    return finiteRunMetrics(run).map(([metric, value]) => pytorchRecord({
+        benchmarkInfo: {
+            cell: run.cell,
+            run: text(run.run),
+            ...(info.side ? { side: info.side } : {}),
+            started_at: run.startedAt ?? "",
+            tool_version: info.toolVersion,
+        },
+        model: runModelOf(run),
+        modelInfo: typeof revision === "string" ? { revision } : {},
+        metric,
+        values: [value],
+        metricInfo: {
+            unit: metricSpecs[metric].unit,
+            higher_is_better: String(metricSpecs[metric].higherIsBetter),
+            requests_completed: String(run.requests.completed),
+            requests_failed: String(run.requests.failed),
+        },
+    }));
+}
 function toPytorchRecords(verdict, runs) {
     const records = [];
     for (const c of verdict.comparisons) {
@@ -201,47 +298,34 @@ function toPytorchRecords(verdict, runs) {
                 continue;
             const perRun = usedRunValues(verdict, runs, c, side);
             const revision = verdict.fingerprints[side]["model.revision"];
-            records.push(pytorchRecordSchema.parse({
-                benchmark: {
-                    name: pytorchBenchmarkName,
-                    mode: "inference",
-                    dtype: "",
-                    extra_info: {
-                        cell: c.cell,
-                        side,
-                        comparison_mode: verdict.mode,
-                        overall_verdict: verdict.verdict,
-                        tool_version: verdict.tool.version,
-                    },
+            records.push(pytorchRecord({
+                benchmarkInfo: {
+                    cell: c.cell,
+                    side,
+                    comparison_mode: verdict.mode,
+                    overall_verdict: verdict.verdict,
+                    tool_version: verdict.tool.version,
                 },
-                model: {
-                    name: modelOf(verdict, side),
-                    type: "",
-                    backend: "vllm",
-                    origins: [],
-                    extra_info: typeof revision === "string" ? { revision } : {},
-                },
-                metric: {
-                    name: c.metric,
-                    // Without the runs (a verdict read back), the side's geometric mean stands for them.
-                    benchmark_values: perRun.length > 0 ? perRun : [mean],
-                    target_value: 0,
-                    extra_info: {
-                        unit: metricSpecs[c.metric].unit,
-                        higher_is_better: String(c.higherIsBetter),
-                        geometric_mean: String(mean),
-                        runs: String(c.runs[side]),
-                        gated: String(c.gated),
-                        ...(side === "candidate"
-                            ? {
-                                verdict: c.verdict,
-                                change_ratio: text(c.ratio),
-                                decision_interval_low: text(c.ci?.[0]),
-                                decision_interval_high: text(c.ci?.[1]),
-                                tolerance: String(c.tolerance),
-                            }
-                            : {}),
-                    },
+                model: modelOf(verdict, side),
+                modelInfo: typeof revision === "string" ? { revision } : {},
+                metric: c.metric,
+                // Without the runs (a verdict read back), the side's geometric mean stands for them.
+                values: perRun.length > 0 ? perRun : [mean],
+                metricInfo: {
+                    unit: metricSpecs[c.metric].unit,
+                    higher_is_better: String(c.higherIsBetter),
+                    geometric_mean: String(mean),
+                    runs: String(c.runs[side]),
+                    gated: String(c.gated),
+                    ...(side === "candidate"
+                        ? {
+                            verdict: c.verdict,
+                            change_ratio: text(c.ratio),
+                            decision_interval_low: text(c.ci?.[0]),
+                            decision_interval_high: text(c.ci?.[1]),
+                            tolerance: String(c.tolerance),
+                        }
+                        : {}),
                 },
             }));
         }
@@ -284,6 +368,8 @@ function renderTerminal(verdict, { color }) {
         const names = (metrics) => metrics.map((ref) => clean(describeMetricRef(ref))).join(", ");
         lines.push(paint("yellow", `Mixed result in ${clean(mixed.cell)}: better ${names(mixed.better)}; worse ${names(mixed.worse)}`));
     }
+    for (const check of verdict.capacity ?? [])
+        lines.push(`Capacity ${clean(check.cell)}: ${check.verdict}. ${clean(capacitySentence(check))}`);
     for (const impact of verdict.impact) {
         const parts = [];
         if (impact.successfulPerHour)
@@ -329,12 +415,71 @@ function renderTerminal(verdict, { color }) {
         .forEach((c, i) => {
         lines.push(paint(metricStyle[c.verdict], format(rows[i])));
     });
+    const quality = qualityTerminalLines(verdict, clean);
+    if (quality.length > 0)
+        lines.push("", ...quality);
+    const bars = intervalBars(verdict, { unicode: color });
+    if (bars.length > 0) {
+        lines.push("");
+        lines.push(paint("dim", bars[0]));
+        verdict.comparisons
+            .filter((c) => c.gated && c.ci !== null)
+            .forEach((c, i) => {
+            lines.push(paint(metricStyle[c.verdict], bars[i + 1]));
+        });
+    }
     const excluded = verdict.runs.excluded.length;
     lines.push("");
     lines.push(`mode: ${verdict.mode}; runs used: ${verdict.runs.used.length}; excluded: ${excluded}; condition differences: ${verdict.fingerprints.differences.length}`);
     for (const warning of verdict.warnings)
         lines.push(paint("yellow", `warning: ${clean(warning)}`));
     return `${lines.join("\n")}\n`;
+}
+/** Characters of one interval bar. */
+const intervalBarWidth = 41;
+/**
+ * The terminal's picture of the decision: per gated check with an interval, one line with the interval
+ * as worsening (right is worse, for throughputs too) on a scale shared by all lines, the tolerance
+ * edges and the point estimate. Plain ASCII unless `unicode` (a TTY). The first line is the legend.
+ */
+function intervalBars(verdict, { unicode }) {
+    const checks = verdict.comparisons.filter((c) => c.gated && c.ci !== null);
+    if (checks.length === 0)
+        return [];
+    const worse = (c, ratio) => (c.higherIsBetter ? 1 / ratio : ratio) - 1;
+    const glyph = unicode
+        ? { back: "·", zero: "┊", edge: "┃", fill: "━", point: "●", left: "◀", right: "▶" }
+        : { back: "-", zero: ":", edge: "|", fill: "=", point: "#", left: "<", right: ">" };
+    const maxTolerance = Math.max(...checks.map((c) => c.tolerance));
+    const reach = Math.max(2 * maxTolerance, ...checks.flatMap((c) => c.ci.map((end) => Math.abs(worse(c, end)))));
+    const range = Math.min(reach, 5 * maxTolerance);
+    const half = (intervalBarWidth - 1) / 2;
+    const column = (value) => Math.round(half + (Math.max(-range, Math.min(range, value)) / range) * half);
+    const labels = checks.map((c) => `${clean(c.cell)} ${describeMetric(c.metric)}`);
+    const labelWidth = Math.max(...labels.map((l) => l.length));
+    const scale = `${formatChange(1 - range)}`.padEnd(half) + "0".padEnd(half) + formatChange(1 + range);
+    const lines = [
+        `${"decision interval vs tolerance".padEnd(labelWidth)}  ${scale.slice(0, intervalBarWidth + 8)}  (right is worse; ${glyph.edge} tolerance, ${glyph.point} estimate)`,
+    ];
+    checks.forEach((c, i) => {
+        const chars = Array.from({ length: intervalBarWidth }, () => glyph.back);
+        chars[column(0)] = glyph.zero;
+        const ends = c.ci.map((end) => worse(c, end)).sort((a, b) => a - b);
+        const [from, to] = [column(ends[0]), column(ends[1])];
+        for (let k = from; k <= to; k++)
+            chars[k] = glyph.fill;
+        // The band is symmetric on the log scale: ratio 1 + δ on the worse side, 1 / (1 + δ) on the better.
+        chars[column(1 / (1 + c.tolerance) - 1)] = glyph.edge;
+        chars[column(c.tolerance)] = glyph.edge;
+        if (c.ratio !== null)
+            chars[column(worse(c, c.ratio))] = glyph.point;
+        if (ends[0] < -range)
+            chars[0] = glyph.left;
+        if (ends[1] > range)
+            chars[intervalBarWidth - 1] = glyph.right;
+        lines.push(`${labels[i].padEnd(labelWidth)}  ${chars.join("")}  ${formatInterval(c.ci)}`);
+    });
+    return lines;
 }
 
 /**
@@ -395,12 +540,13 @@ function numberOption(args, name) {
     return value;
 }
 
-const usage$3 = `Usage: vllm-perf-gate compare --baseline PATH... --candidate PATH... [options]
+const usage$4 = `Usage: vllm-perf-gate compare --baseline PATH... --candidate PATH... [options]
 
 Compares repeated runs of a candidate against a baseline, per cell and metric, and decides whether the
 gate passes. PATH is a results directory written by \`run\` (DIR/<cell>/run-<k>/run.json) or
 \`vllm bench serve --save-result\` JSON files (one run each, grouped into cells by their label).
-Writes DIR/verdict.json and DIR/report.md and prints the verdict.
+Writes DIR/verdict.json, DIR/report.md, DIR/report.html (the report with charts, one self-contained
+file) and the same charts as SVG files in DIR/report-charts/, and prints the verdict.
 
 Options:
   --baseline PATH...       baseline results (repeat the flag or list several paths)
@@ -408,7 +554,7 @@ Options:
   --history PATH...        earlier baseline sessions (one results directory each), read only to estimate
                            the between-session drift in stored mode
   --config FILE            config whose gate and repeats sections apply (default: built-in defaults)
-  --out DIR                where verdict.json and report.md go (default: perf-gate-compare)
+  --out DIR                where the files go (default: perf-gate-compare)
   --mode MODE              stored (baseline from another job: adds session drift, default) or
                            interleaved (both sides ran in this job on this runner)
   --baseline-commit SHA    provenance of the baseline, shown in the report
@@ -418,10 +564,11 @@ Options:
   --baseline-url URL
   --baseline-note TEXT
   --format LIST            outputs, comma-separated (or the flag repeated). What to print, at most one:
-                           text (default), md (or markdown), json (the verdict) or none. Files to add
-                           to DIR: pytorch (pytorch-benchmark.json, PyTorch OSS benchmark records as
-                           vLLM's dashboard ingests) and bencher (bencher.json, Bencher Metric Format).
-                           html is not available yet. verdict.json and report.md are always written.
+                           text (default), md (or markdown), html (report.html), json (the verdict)
+                           or none. Files to add to DIR: pytorch (pytorch-benchmark.json, PyTorch OSS
+                           benchmark records as vLLM's dashboard ingests) and bencher (bencher.json,
+                           Bencher Metric Format). verdict.json, report.md, report.html and
+                           report-charts/ are always written.
   --max-file-mb N          largest result file read, in MiB (default 16, the action's limit)
   --max-total-mb N         all result files of both sides together, in MiB (default 512)
   -h, --help               show this help
@@ -431,22 +578,17 @@ contradict each other is exit 2; duplicated runs are counted once (see docs/comp
 
 Exit codes: 0 the gate passes, 1 the gate fails (per gate.fail_on), 2 invalid input.
 `;
-/** The file each export adds to the --out directory. */
-const exportFileNames = {
-    pytorch: "pytorch-benchmark.json",
-    bencher: "bencher.json",
-};
 const printFormats = {
     text: "text",
     md: "markdown",
     markdown: "markdown",
+    html: "html",
     json: "json",
     none: "none",
 };
 /**
- * `--format` values, comma-separated or repeated: at most one of text|md|markdown|json|none (what is
- * printed; text when none is named) and any of pytorch|bencher (files added to DIR). html is refused
- * as not available yet.
+ * `--format` values, comma-separated or repeated: at most one of text|md|markdown|html|json|none (what
+ * is printed; text when none is named) and any of pytorch|bencher (files added to DIR).
  */
 function parseCompareFormats(values) {
     const names = values.flatMap((value) => value.split(",")).map((name) => name.trim());
@@ -459,13 +601,11 @@ function parseCompareFormats(values) {
             if (!files.includes(name))
                 files.push(name);
         }
-        else if (name === "html")
-            throw new UsageError("--format html is not available yet: use md (report.md) or json (verdict.json)");
         else
-            throw new UsageError(`--format expects text, md, json, none, pytorch or bencher (comma-separated), got "${name}"`);
+            throw new UsageError(`--format expects text, md, html, json, none, pytorch or bencher (comma-separated), got "${name}"`);
     }
     if (new Set(prints).size > 1)
-        throw new UsageError(`--format: at most one of text, md, json and none is printed, got ${prints.join(", ")}`);
+        throw new UsageError(`--format: at most one of text, md, html, json and none is printed, got ${prints.join(", ")}`);
     return { print: prints[0] ?? "text", files };
 }
 const listFlags = new Set(["--baseline", "--candidate", "--history"]);
@@ -503,7 +643,7 @@ function inputLimitsFrom(args) {
 const compareCommand = {
     name: "compare",
     summary: "compare candidate runs against a baseline and decide the gate",
-    usage: usage$3,
+    usage: usage$4,
     async run(argv, io) {
         const args = parseCommandArgs(expandListFlags(argv), {
             baseline: { type: "string", multiple: true },
@@ -523,7 +663,7 @@ const compareCommand = {
             "max-total-mb": { type: "string" },
         });
         if (args.help) {
-            io.stdout.write(usage$3);
+            io.stdout.write(usage$4);
             return 0;
         }
         const abs = (path) => (isAbsolute(path) ? path : resolve(io.cwd, path));
@@ -566,7 +706,7 @@ const compareCommand = {
             limits,
         });
         const out = abs(stringOption(args, "out") ?? "perf-gate-compare");
-        const { verdictPath, reportPath } = await writeCompareOutputs(out, outcome);
+        const { verdictPath, reportPath, htmlPath } = await writeCompareOutputs(out, outcome);
         const exported = [];
         for (const file of exportFiles) {
             const path = join(out, exportFileNames[file]);
@@ -579,11 +719,13 @@ const compareCommand = {
         if (format === "text") {
             const color = io.stdout.isTTY === true && io.env.NO_COLOR === undefined;
             io.stdout.write(renderTerminal(outcome.verdict, { color }));
-            const written = [verdictPath, reportPath, ...exported];
+            const written = [verdictPath, reportPath, htmlPath, ...exported];
             io.stdout.write(`\nWrote ${written.slice(0, -1).join(", ")} and ${written.at(-1)}\n`);
         }
         else if (format === "markdown")
             io.stdout.write(outcome.reportMarkdown);
+        else if (format === "html")
+            io.stdout.write(await readFile(htmlPath, "utf8"));
         else if (format === "json")
             io.stdout.write(`${JSON.stringify(outcome.verdict, null, 2)}\n`);
         return outcome.exitCode;
@@ -763,11 +905,25 @@ async function runDemo(options) {
         pollIntervalMs: 50,
         stopGraceMs: 5000,
         warn: (message) => progress.message(`warning: ${message}`),
+        progress: (line) => progress.message(line),
         ...(options.cliCommand ? { cliCommand: options.cliCommand } : {}),
     }));
-    const baselineDir = join(outDir, "baseline");
-    const candidateDir = join(outDir, "candidate");
     const [baseline, candidate] = sides;
+    const measuredSides = [
+        {
+            name: "baseline",
+            config: baseline.config,
+            provider: providers[0],
+            dir: join(outDir, "baseline"),
+        },
+        {
+            name: "candidate",
+            config: candidate.config,
+            provider: providers[1],
+            dir: join(outDir, "candidate"),
+        },
+    ];
+    const [baselineDir, candidateDir] = measuredSides.map((side) => side.dir);
     const compare = () => compareResults({
         baseline: [baselineDir],
         candidate: [candidateDir],
@@ -775,53 +931,61 @@ async function runDemo(options) {
         mode: "interleaved",
         baselineInfo: { note: `demo scenario "${scenario.name}": ${scenario.story}` },
     });
-    let runsPerSide;
-    let runsWritten = 0;
-    try {
-        const measured = await runAdaptive({
-            sides: [
-                {
-                    name: "baseline",
-                    config: baseline.config,
-                    provider: providers[0],
-                    outDir: baselineDir,
-                    baseDir: outDir,
-                },
-                {
-                    name: "candidate",
-                    config: candidate.config,
-                    provider: providers[1],
-                    outDir: candidateDir,
-                    baseDir: outDir,
-                },
-            ],
-            minRuns: scenario.repeats.min,
-            maxRuns: scenario.repeats.max,
-            runsPerBlock: baseline.config.repeats.block,
+    const stopped = () => options.signal?.aborted === true;
+    // Both sides alternately (A B, B A, ...), a side's consecutive runs on one server start.
+    const measure = (step) => measureAlternately(measuredSides, step, baseline.config.repeats.block, async (side, block) => {
+        progress.message(measuringBlockLine(side.name, block.firstRun, block.runs, scenario.repeats.max));
+        await runCells({
+            config: side.config,
+            provider: side.provider,
+            outDir: side.dir,
+            baseDir: outDir,
+            runs: block.runs,
+            firstRun: block.firstRun,
+            side: side.name,
+            ...(block.cells ? { cells: block.cells } : {}),
             progress,
             ...(options.signal ? { signal: options.signal } : {}),
-            decide: async (runs) => {
-                const { verdict } = await compare();
-                if (!verdict.nextLook)
-                    return null;
-                progress.message(`after ${runs} runs per side: ${verdict.verdict}; ${verdict.nextLook.reason}`);
-                return verdict.nextLook.runsPerSide;
-            },
         });
-        runsPerSide = measured.runsPerSide;
-        runsWritten = measured.runs.length;
+    }, stopped);
+    let last = null;
+    try {
+        await measure({ firstRun: 0, runs: scenario.repeats.min, cells: null });
+        if (!stopped()) {
+            // The action's loop (../adaptive.ts): runs added to the cells compare names, while it is inconclusive.
+            const looked = await addRunsUntilDecided({
+                look: async () => {
+                    const report = await compare();
+                    return { verdict: report.verdict.verdict, nextLook: report.verdict.nextLook, report };
+                },
+                measure,
+                runsMeasured: async (cells) => fewestRuns(await countRuns(candidateDir), cells),
+                cells: null,
+                maxRuns: scenario.repeats.max,
+                onEvent: (event) => progress.message(event.kind === "adding"
+                    ? addingRunsLine(event.reason, event.runs, event.cells)
+                    : maxRunsReachedLine(event.runs, event.maxRuns)),
+                stopped,
+            });
+            if (looked.stoppedBecause !== "aborted")
+                last = looked.outcome.report;
+        }
     }
     finally {
         await Promise.all(providers.map((provider) => provider.stopAll()));
     }
-    if (options.signal?.aborted)
-        return { interrupted: String(options.signal.reason), runsWritten };
-    const outcome = await compare();
-    const { verdictPath, reportPath } = await writeCompareOutputs(outDir, outcome);
+    const counts = await Promise.all(measuredSides.map((side) => countRuns(side.dir)));
+    const runsWritten = counts.reduce((sum, byCell) => sum + [...byCell.values()].reduce((a, b) => a + b, 0), 0);
+    if (options.signal?.aborted || last === null)
+        return { interrupted: String(options.signal?.reason ?? "interrupt"), runsWritten };
+    const outcome = last;
+    const runsPerSide = Math.max(0, ...counts[1].values());
+    const { verdictPath, reportPath, htmlPath } = await writeCompareOutputs(outDir, outcome);
     return {
         outcome,
         terminalReport: renderTerminal(outcome.verdict, { color: options.color }),
         reportPath,
+        htmlPath,
         verdictPath,
         runsPerSide,
         verdictAsExpected: scenario.expectedVerdicts.includes(outcome.verdict.verdict),
@@ -829,12 +993,13 @@ async function runDemo(options) {
 }
 
 const defaultOut = "vllm-perf-gate-demo";
-const usage$2 = `Usage: vllm-perf-gate demo [--scenario NAME] [--out DIR] [--no-color]
+const usage$3 = `Usage: vllm-perf-gate demo [--scenario NAME] [--out DIR] [--no-color]
 
 Runs the whole gate on this machine, no GPU and no network: the built-in simulator plays the
 baseline and a candidate server, a 3-cell workload (chat, long document + short answer, long output)
 runs alternately on both with repeats, and the comparison prints the verdict the pull request
-comment would carry. Writes report.md, verdict.json, both configs and the raw results under DIR.
+comment would carry. Writes report.md, report.html (with charts), verdict.json, both configs and the
+raw results under DIR.
 
 Options:
   -s, --scenario NAME  what the candidate changed (default: tradeoff)
@@ -850,7 +1015,7 @@ by SIGINT/SIGTERM (the simulators are stopped; a second signal kills them and ex
 const demoCommand = {
     name: "demo",
     summary: "see the gate work on this machine: simulated baseline vs candidate, verdict",
-    usage: usage$2,
+    usage: usage$3,
     async run(argv, io) {
         const args = parseCommandArgs(argv, {
             scenario: { type: "string", short: "s" },
@@ -858,7 +1023,7 @@ const demoCommand = {
             "no-color": { type: "boolean" },
         });
         if (args.help) {
-            io.stdout.write(usage$2);
+            io.stdout.write(usage$3);
             return ExitCode.ok;
         }
         const name = stringOption(args, "scenario") ?? "tradeoff";
@@ -900,8 +1065,9 @@ const demoCommand = {
         const { verdict } = result.outcome;
         io.stdout.write(`\n${result.terminalReport}\n`);
         io.stdout.write([
-            `Measured ${result.runsPerSide} run(s) per side in ${Math.round((Date.now() - started) / 1000)} s.`,
+            `Measured up to ${result.runsPerSide} run(s) per side of a cell in ${Math.round((Date.now() - started) / 1000)} s.`,
             `Report: ${result.reportPath}`,
+            `Report with charts: ${result.htmlPath}`,
             `Verdict file: ${result.verdictPath}`,
             `Raw results: ${outDir}/baseline and ${outDir}/candidate`,
             `As a CI step the gate would have exited ${verdict.exitCode} (${verdict.verdict}, fail_on: ${verdict.settings.failOn}).`,
@@ -913,6 +1079,108 @@ const demoCommand = {
         return ExitCode.ok;
     },
 };
+
+const usage$2 = `Usage: vllm-perf-gate history FILE [--cell NAME] [--metric NAME] [--window N] [--format table|json|csv]
+
+Prints one cell/metric series of main's history (a JSON Lines history file, e.g. from
+\`git show perf-history:vllm-perf-gate/history.jsonl > history.jsonl\`), oldest session first, with the change
+points the action's test finds over the last --window sessions marked (docs/history.md).
+
+  --cell NAME     the cell (required when the history has more than one)
+  --metric NAME   the metric (default ttft_p95)
+  --window N      sessions the change-point test looks at (default 40, 8-200)
+  --format F      table (default), json (the series and its change points), csv (one line per run)
+
+The file is read as untrusted input: its size (limit maxHistoryBytes), every line's schema; a bad file
+is refused naming the line and field (exit 2).
+`;
+const historyCommand = {
+    name: "history",
+    summary: "print a cell/metric series of main's history with its change points; export it",
+    usage: usage$2,
+    async run(argv, io) {
+        const args = parseCommandArgs(argv, {
+            cell: { type: "string" },
+            metric: { type: "string" },
+            window: { type: "string" },
+            format: { type: "string" },
+        }, { allowPositionals: true });
+        if (args.help) {
+            io.stdout.write(usage$2);
+            return 0;
+        }
+        const [file, ...extra] = args.positionals;
+        if (!file || extra.length > 0)
+            throw new UsageError("expected one history file");
+        const metricText = stringOption(args, "metric") ?? "ttft_p95";
+        if (!isMetricName(metricText))
+            throw new UsageError(`--metric: unknown metric "${metricText}"`);
+        const metric = metricText;
+        const windowText = stringOption(args, "window") ?? "40";
+        if (!/^\d+$/.test(windowText) || Number(windowText) < 8 || Number(windowText) > 200)
+            throw new UsageError(`--window: expected a whole number from 8 to 200, got "${windowText}"`);
+        const format = stringOption(args, "format") ?? "table";
+        if (!["table", "json", "csv"].includes(format))
+            throw new UsageError(`--format: expected table, json or csv, got "${format}"`);
+        const path = resolve(io.cwd, file);
+        const stat = await lstat(path).catch(() => null);
+        if (!stat?.isFile())
+            throw new InputError(`history ${file}: not a file`);
+        if (stat.size > defaultHistoryLimits.maxBytes)
+            throw new InputError(`history ${file}: ${stat.size} bytes, more than the ${defaultHistoryLimits.maxBytes} allowed (limit maxHistoryBytes)`);
+        const records = parseHistory(await readFile(path, "utf8"), file);
+        const cells = [...new Set(records.map((r) => r.cell))].sort();
+        const cell = stringOption(args, "cell") ?? (cells.length === 1 ? cells[0] : undefined);
+        if (!cell)
+            throw new UsageError(`--cell: the history has ${cells.length} cells (${cells.join(", ") || "none"})`);
+        if (!cells.includes(cell))
+            throw new InputError(`history ${file}: no cell "${cell}" (it has ${cells.join(", ")})`);
+        const byId = new Map(records.filter((r) => r.cell === cell && r.metric === metric).map((r) => [r.session.id, r]));
+        const points = seriesOf(records, cell, metric);
+        const window = Number(windowText);
+        const start = Math.max(0, points.length - window);
+        const means = points.map((p) => p.logs.reduce((s, v) => s + v, 0) / p.logs.length);
+        const steps = detectChangePoints(means.slice(start)).map((cp) => ({
+            firstAfter: points[start + cp.index].session.id,
+            lastBefore: points[start + cp.index - 1].session.id,
+            ratio: cp.ratio,
+            ratioLow: cp.ratioLow,
+            ratioHigh: cp.ratioHigh,
+            worse: metricHigherIsBetter(metric) ? cp.ratio < 1 : cp.ratio > 1,
+        }));
+        const rows = [...byId.values()].map((record) => {
+            const point = points.find((p) => p.session.id === record.session.id);
+            return {
+                session: record.session.id,
+                commit: record.session.commit,
+                recordedAt: record.session.recordedAt,
+                values: record.values,
+                excluded: record.health.excluded,
+                mean: point ? Math.exp(point.logs.reduce((s, v) => s + v, 0) / point.logs.length) : null,
+            };
+        });
+        rows.sort((a, b) => a.recordedAt.localeCompare(b.recordedAt));
+        if (format === "json") {
+            io.stdout.write(`${JSON.stringify({ cell, metric, window, sessions: rows, changePoints: steps }, null, 2)}\n`);
+        }
+        else if (format === "csv") {
+            const lines = ["session,commit,recorded_at,run,value,excluded"];
+            for (const row of rows)
+                row.values.forEach((value, run) => {
+                    lines.push(`${row.session},${row.commit},${row.recordedAt},${run},${value ?? ""},${row.excluded.includes(run)}`);
+                });
+            io.stdout.write(`${lines.join("\n")}\n`);
+        }
+        else {
+            const title = `${describeMetric(metric)} of cell ${cell}: ${rows.length} session(s), ${steps.length} change point(s) in the last ${Math.min(window, points.length)}`;
+            io.stdout.write(renderSeriesTable(title, rows, steps, (value) => formatMetricValue(metric, value)));
+        }
+        return 0;
+    },
+};
+function metricHigherIsBetter(metric) {
+    return metricSpecs[metric].higherIsBetter;
+}
 
 /**
  * Starter configs written by `vllm-perf-gate init --preset NAME`. They are YAML text (not objects) so the
@@ -1217,6 +1485,390 @@ async function exists(path) {
     }
 }
 
+const runFormatNames = ["vllm", "pytorch", "bencher"];
+/** Parses `--format vllm,pytorch,bencher` (any of them, comma-separated); none when not given. */
+function parseRunFormats(value) {
+    const runner = [];
+    const exports = [];
+    if (value === undefined)
+        return { runner, exports };
+    for (const name of value.split(",").map((part) => part.trim())) {
+        if (name === "vllm")
+            runner.push("vllm");
+        else if (name === "pytorch" || name === "bencher")
+            exports.push(name);
+        else {
+            throw new UsageError(`--format expects ${runFormatNames.join(", ")} (comma-separated), got "${name || value}"`);
+        }
+    }
+    return { runner: [...new Set(runner)], exports: [...new Set(exports)] };
+}
+/**
+ * Writes each run's dashboard exports beside its run.json (the same file names and shapes as compare's:
+ * pytorch-benchmark.json, bencher.json), from run.json as written, so they hold what it holds, redacted.
+ * A run compare would not use (interrupted, cut short, client-bound) gets none: a dashboard would chart
+ * it as a measurement. Returns the lines to print: what was written, what was skipped and why.
+ */
+async function writeRunExports(runs, exports, side) {
+    if (exports.length === 0)
+        return [];
+    const written = [];
+    const skipped = [];
+    for (const run of runs) {
+        const record = await readRunFile(join(run.dir, "run.json"), run.run);
+        if (record.exclusionReasons.length > 0) {
+            skipped.push(`${run.cell}/run-${run.run} (${record.exclusionReasons.join("; ")})`);
+            continue;
+        }
+        for (const format of exports) {
+            const content = format === "pytorch"
+                ? runToPytorchRecords(record, { side, toolVersion })
+                : runToBencherReport(record);
+            await writeFile(join(run.dir, exportFileNames[format]), `${JSON.stringify(content, null, 2)}\n`);
+        }
+        written.push(`${run.cell}/run-${run.run}`);
+    }
+    const names = exports.map((format) => exportFileNames[format]).join(" and ");
+    return [
+        ...(written.length > 0 ? [`wrote ${names} for ${written.length} run(s)`] : []),
+        ...(skipped.length > 0 ? [`no ${names} for runs compare would not use: ${skipped.join(", ")}`] : []),
+    ];
+}
+
+/** Loads rounded to 3 significant digits (integers for concurrency), so nearby proposals repeat a load. */
+function roundLoad(load, integer = false) {
+    if (integer)
+        return Math.max(1, Math.round(load));
+    const digits = 3 - Math.ceil(Math.log10(Math.abs(load)));
+    const factor = 10 ** digits;
+    return Math.round(load * factor) / factor;
+}
+/** count loads from min to max in geometric steps, rounded. */
+function geometricLoads(min, max, count, integer = false) {
+    if (count === 1)
+        return [roundLoad(min, integer)];
+    const loads = Array.from({ length: count }, (_, i) => roundLoad(min * (max / min) ** (i / (count - 1)), integer));
+    return [...new Set(loads)];
+}
+function nextSearchStep(runs, objectives, settings) {
+    const integer = settings.integer === true;
+    if (runs.length === 0) {
+        return {
+            kind: "measure",
+            loads: geometricLoads(settings.range.min, settings.range.max, settings.initialLoads, integer),
+            reason: "first geometric pass over the range",
+        };
+    }
+    const estimate = estimateCapacity(runs, objectives);
+    const interval = capacityInterval(runs, objectives, {
+        level: settings.level,
+        ...(settings.seed === undefined ? {} : { seed: settings.seed }),
+        ...(settings.resamples === undefined ? {} : { resamples: settings.resamples }),
+    });
+    const spent = runs.length;
+    const stop = (reason, message) => ({
+        kind: "stop",
+        reason,
+        message,
+        estimate,
+        interval,
+    });
+    const lowest = Math.min(...runs.map((run) => run.load));
+    const highest = Math.max(...runs.map((run) => run.load));
+    if (estimate.bound === "below") {
+        // Confirm at the lowest load with a second run before giving up on it.
+        const atLowest = runs.filter((run) => run.load === lowest).length;
+        if (atLowest < 2 && spent < settings.maxRuns)
+            return { kind: "measure", loads: [lowest], reason: "confirming that the lowest load misses the SLOs" };
+        return stop("below-range", `no load measured meets the SLOs: ${estimate.limiting} is missed already at the lowest load, ${lowest} ${lowest > settings.range.min ? `(the lowest with usable runs; capacity.range.min is ${settings.range.min})` : "(capacity.range.min)"}; lower range.min or relax the SLO`);
+    }
+    if (estimate.bound === "above") {
+        const atHighest = runs.filter((run) => run.load === highest).length;
+        if (atHighest < 2 && spent < settings.maxRuns)
+            return { kind: "measure", loads: [highest], reason: "confirming that the highest load meets the SLOs" };
+        return stop("above-range", `every load measured meets the SLOs, up to ${highest} ${highest < settings.range.max ? `(the highest with usable runs; capacity.range.max is ${settings.range.max})` : "(capacity.range.max)"}: the capacity is at least that; raise range.max`);
+    }
+    const c = estimate.capacity;
+    // Both the noise (the interval) and the grid (the loads either side of the crossing, between which the
+    // fit interpolates) must be within the precision.
+    const bracketWidth = estimate.bracket
+        ? estimate.bracket[1] - estimate.bracket[0]
+        : Number.POSITIVE_INFINITY;
+    if (interval !== null &&
+        interval.censored === 0 &&
+        (interval.high - interval.low) / c <= settings.precision &&
+        bracketWidth / c <= settings.precision * 1.5)
+        return stop("precise", `interval ${fmt(interval.low)} to ${fmt(interval.high)} is within ${Math.round(settings.precision * 100)}% of the capacity ${fmt(c)}`);
+    if (spent >= settings.maxRuns)
+        return stop("budget", `repeats.max (${settings.maxRuns} runs) spent before the interval reached the precision`);
+    const half = settings.precision / 2;
+    const clamp = (x) => Math.min(settings.range.max, Math.max(settings.range.min, x));
+    // Two runs at the estimate: a replicated load near the knee is where the run-to-run noise matters.
+    const proposals = [c * (1 - half), c, c, c * (1 + half)].map((x) => roundLoad(clamp(x), integer));
+    const loads = proposals.slice(0, Math.max(1, settings.maxRuns - spent));
+    return { kind: "measure", loads, reason: `refining around the estimate ${fmt(c)}` };
+}
+function fmt(value) {
+    return Number(value.toPrecision(3)).toString();
+}
+
+/**
+ * Load sweeps and capacity searches (docs/capacity.md): one cell measured at several loads, one run per
+ * load asked for, all in the cell's directory (DIR/<cell>/run-<k>/, numbered on) with the load each ran at
+ * in run.json (`load.targetRate` or `load.targetConcurrency`). The loads come from the caller: a fixed list
+ * for a sweep, or a planner that looks at the runs so far (the capacity search). Runs reuse the cell's
+ * server (per-cell lifecycle) across loads, as runCells does across runs.
+ */
+/** The cell with its load dimension set to `load`: the rate (max_concurrency kept) or the concurrency. */
+function cellAtLoad(cell, load) {
+    switch (cell.load.type) {
+        case "rate":
+            return { ...cell, load: { ...cell.load, rate: load } };
+        case "concurrency":
+            return { ...cell, load: { ...cell.load, concurrency: Math.max(1, Math.round(load)) } };
+        case "stages":
+            throw new InputError(`cells[${cell.name}].load.type: expected rate or concurrency for a sweep or capacity search (the load dimension searched), got stages`);
+    }
+}
+/** The loads of a sweep form, ascending, each `runs` times (runs of one load back to back). */
+function sweepLoads(sweep, integer) {
+    const round = (x) => (integer ? Math.max(1, Math.round(x)) : Number(x.toPrecision(3)));
+    const loads = "loads" in sweep
+        ? [...new Set(sweep.loads.map(round))].sort((a, b) => a - b)
+        : [
+            ...new Set(Array.from({ length: sweep.count }, (_, i) => round(sweep.from * (sweep.to / sweep.from) ** (i / (sweep.count - 1))))),
+        ].sort((a, b) => a - b);
+    return loads.flatMap((load) => new Array(sweep.runs).fill(load));
+}
+/** Measures the loads `next` asks for until it returns null or the run is interrupted. */
+async function runLoadSearch(options) {
+    const { cell, next, firstRun, ...rest } = options;
+    const sessions = new SessionCache();
+    const runs = [];
+    const aborted = () => options.signal?.aborted === true || options.shouldAbort?.() === true;
+    try {
+        for (let loads = next(runs); loads !== null && loads.length > 0; loads = next(runs)) {
+            for (const load of loads) {
+                if (aborted())
+                    return { runs, stoppedBecause: "aborted" };
+                const atLoad = cellAtLoad(cell, load);
+                const index = firstRun + runs.length;
+                options.progress?.message(`${cell.name}: load ${load} (${cell.load.type})`);
+                const result = await runCells({
+                    ...rest,
+                    config: { ...options.config, cells: [atLoad] },
+                    runs: 1,
+                    firstRunByCell: { [cell.name]: index },
+                    sessions,
+                });
+                runs.push(...result.runs);
+                if (result.runs.length === 0)
+                    return { runs, stoppedBecause: "aborted" };
+            }
+        }
+        return { runs, stoppedBecause: aborted() ? "aborted" : "done" };
+    }
+    finally {
+        await sessions.close();
+    }
+}
+
+/**
+ * `DIR/<cell>/curve.json` (docs/capacity.md): the load curve of a sweep or capacity search, one row per
+ * load measured, each figure the mean over that load's runs (usable or not: the flags say which were
+ * client-bound or cut short), so the knee can be read and plotted without opening every run.json.
+ */
+const curveFileSchemaVersion = 1;
+const value = number().nullable();
+const percentiles = object({ p50: value, p95: value, p99: value });
+const curveFileSchema = object({
+    schemaVersion: literal(curveFileSchemaVersion),
+    cell: string(),
+    dimension: _enum(["rate", "concurrency"]),
+    points: array(object({
+        load: number(),
+        runs: array(number().int()).describe("Run indices (run-<k>) at this load."),
+        offeredRate: value.describe("Requests/s asked for (rate loads)."),
+        achievedRate: number().describe("Requests/s sent."),
+        concurrencyMean: number().describe("Requests in flight on average (effective concurrency)."),
+        completedPerSecond: number(),
+        goodput: value.describe("Requests/s meeting the cell's slo; null without one."),
+        outputTokensPerSecond: number(),
+        ttftMs: percentiles,
+        tpotMs: percentiles,
+        itlMs: percentiles,
+        e2elMs: percentiles,
+        queueP95Ms: value.describe("Client-side wait for a concurrency slot."),
+        preemptions: value,
+        kvCacheUsageMax: value,
+        errorRate: number().describe("Failed / total requests."),
+        flaggedRuns: number()
+            .int()
+            .describe("Runs at this load that were client-bound, cut short or unusable."),
+    })),
+});
+const meanOf = (values) => {
+    const present = values.filter((v) => v !== null && Number.isFinite(v));
+    return present.length === 0 ? null : present.reduce((sum, v) => sum + v, 0) / present.length;
+};
+/** The curve of one cell's runs (their load from run.json), rows ascending by load. */
+function curveOf(cell, runs) {
+    const dimension = runs.some((run) => run.load.type === "concurrency") ? "concurrency" : "rate";
+    const byLoad = new Map();
+    for (const run of runs) {
+        const load = dimension === "concurrency" ? run.load.targetConcurrency : run.load.targetRate;
+        if (load === null)
+            continue;
+        byLoad.set(load, [...(byLoad.get(load) ?? []), run]);
+    }
+    const points = [...byLoad.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([load, files]) => {
+        const m = (pick) => meanOf(files.map(pick));
+        const phase = (name) => ({
+            p50: m((run) => run.latency[name].p50),
+            p95: m((run) => run.latency[name].p95),
+            p99: m((run) => run.latency[name].p99),
+        });
+        return {
+            load,
+            runs: files.map((run) => run.run),
+            offeredRate: m((run) => run.load.targetRate),
+            achievedRate: m((run) => run.load.achievedRate) ?? 0,
+            concurrencyMean: m((run) => run.load.achievedConcurrencyMean) ?? 0,
+            completedPerSecond: m((run) => run.throughput.request) ?? 0,
+            goodput: m((run) => run.throughput.goodput),
+            outputTokensPerSecond: m((run) => run.throughput.output) ?? 0,
+            ttftMs: phase("ttft"),
+            tpotMs: phase("tpot"),
+            itlMs: phase("itl"),
+            e2elMs: phase("e2el"),
+            queueP95Ms: m((run) => run.latency.queue.p95),
+            preemptions: m((run) => run.server?.preemptions ?? null),
+            kvCacheUsageMax: m((run) => run.server?.kv_cache_usage_max ?? null),
+            errorRate: m((run) => (run.requests.total > 0 ? run.requests.failed / run.requests.total : 0)) ?? 0,
+            flaggedRuns: files.filter((run) => run.flags.clientBound ||
+                run.flags.cutShort ||
+                run.flags.serverCrashed ||
+                (run.flags.unusableReasons ?? []).length > 0).length,
+        };
+    });
+    return curveFileSchema.parse({ schemaVersion: curveFileSchemaVersion, cell, dimension, points });
+}
+/**
+ * Writes DIR/<cell>/curve.json from every run-<k>/run.json of the cell directory (runs added with
+ * --append included); returns its path.
+ */
+function writeCurveOfDir(cellDir, cell) {
+    const runs = readdirSync(cellDir)
+        .filter((name) => /^run-\d+$/.test(name))
+        .flatMap((name) => {
+        try {
+            return [runFileSchema.parse(JSON.parse(readFileSync(join(cellDir, name, "run.json"), "utf8")))];
+        }
+        catch {
+            return []; // A run without a readable run.json (cut off before writing it) has no point.
+        }
+    });
+    const path = join(cellDir, "curve.json");
+    writeFileSync(path, `${JSON.stringify(curveOf(cell, runs), null, 2)}\n`);
+    return path;
+}
+
+/**
+ * `run --sweep` (docs/capacity.md): each selected cell measured over loads instead of N times at its one
+ * load. A capacity cell is searched (stats/capacity-plan.ts plans the loads from the runs so far, at most
+ * repeats.max runs); a cell with `sweep` measures its list or geometric series. The loop is
+ * app/sweep.ts, the plan stats/, the reading of runs compare/capacity.ts.
+ */
+async function runSweepCells(options) {
+    const cells = selectCells(options.config, options.cells);
+    for (const cell of cells) {
+        if (cell.capacity === undefined && cell.sweep === undefined)
+            throw new InputError(`--sweep: cell "${cell.name}" has neither capacity nor sweep (docs/capacity.md); select cells with --cells or add one`);
+    }
+    const progress = options.progress;
+    const runs = [];
+    for (const cell of cells) {
+        if (options.signal?.aborted)
+            break;
+        const firstRun = options.firstRunByCell?.[cell.name] ?? options.firstRun ?? 0;
+        let next;
+        if (cell.capacity !== undefined) {
+            const capacityCell = cell;
+            const settings = searchSettingsOf(options.config, capacityCell);
+            const objectives = capacityObjectivesOf(capacityCell);
+            // With --append the search goes on from the runs already in the cell's directory (an interrupted
+            // search resumed), counting them against repeats.max.
+            const earlier = firstRun > 0 ? existingRecords(join(options.outDir, cell.name)) : [];
+            if (earlier.length > 0)
+                progress?.message(`${cell.name}: capacity search resumes from ${earlier.length} run(s) already in the directory`);
+            next = (outputs) => {
+                const records = [
+                    ...earlier,
+                    ...outputs.map((output) => runRecordFromRunFile(output.file, output.dir)),
+                ];
+                if (records.length >= settings.maxRuns) {
+                    progress?.message(`${cell.name}: capacity search stopped at repeats.max (${settings.maxRuns} runs)`);
+                    return null;
+                }
+                const usable = capacityRunsOf(capacityCell, records);
+                const step = nextSearchStep(usable, objectives, {
+                    ...settings,
+                    maxRuns: settings.maxRuns - (records.length - usable.length),
+                });
+                if (step.kind === "measure") {
+                    progress?.message(`${cell.name}: capacity search: ${step.reason}: loads ${step.loads.join(", ")}`);
+                    return step.loads;
+                }
+                const found = step.estimate;
+                const interval = step.interval;
+                progress?.message(`${cell.name}: capacity search done (${step.reason}): ${step.message}` +
+                    (found && found.bound === "inside"
+                        ? `; capacity ${found.capacity.toPrecision(3)} (${found.limiting})${interval ? `, ${Math.round(interval.level * 100)}% interval ${interval.low.toPrecision(3)} to ${interval.high.toPrecision(3)}` : ""}`
+                        : ""));
+                if (step.reason === "below-range" || step.reason === "above-range")
+                    progress?.message(`warning: ${cell.name}: ${step.message}`);
+                return null;
+            };
+        }
+        else {
+            const loads = sweepLoads(cell.sweep, cell.load.type === "concurrency");
+            next = (outputs) => (outputs.length === 0 ? loads : null);
+        }
+        const result = await runLoadSearch({ ...options, cell, firstRun, next });
+        runs.push(...result.runs);
+        if (result.runs.length > 0) {
+            const curve = writeCurveOfDir(join(options.outDir, cell.name), cell.name);
+            progress?.message(`${cell.name}: load curve written to ${curve}`);
+        }
+        if (result.stoppedBecause === "aborted")
+            break;
+    }
+    return { runs };
+}
+/** The runs of a cell directory (run-<k>/run.json) as records; unreadable ones are skipped. */
+function existingRecords(cellDir) {
+    let names;
+    try {
+        names = readdirSync(cellDir);
+    }
+    catch {
+        return [];
+    }
+    return names
+        .filter((name) => /^run-\d+$/.test(name))
+        .flatMap((name) => {
+        const path = join(cellDir, name, "run.json");
+        try {
+            return [runRecordFromRunFile(runFileSchema.parse(JSON.parse(readFileSync(path, "utf8"))), path)];
+        }
+        catch {
+            return [];
+        }
+    });
+}
+
 const usage$1 = `Usage: vllm-perf-gate run --config FILE --out DIR [options]
 
 Runs each cell of the config N times against a server and writes, per run,
@@ -1228,10 +1880,27 @@ Options:
   -c, --config FILE   the config (default vllm-perf-gate.yml)
   -o, --out DIR       results directory (required)
       --base-url URL  use a running OpenAI-compatible server instead of starting config.server
+      --api-key-env NAME
+                      with --base-url: send the API key in environment variable NAME (it must
+                      be set); without it the key comes from the variable server.api_key_env
+                      names, else VLLM_API_KEY, else OPENAI_API_KEY, when set. The key is never
+                      printed or written
       --cells a,b     run only these cells
       --runs N        runs per cell (default: repeats.min of the config)
-      --format vllm   also write each run as a \`vllm bench serve\` result JSON (vllm-result.json)
+      --format LIST   also write each run in these formats (comma-separated), beside run.json:
+                      vllm (vllm-result.json, a \`vllm bench serve\` result), pytorch
+                      (pytorch-benchmark.json, PyTorch OSS benchmark records as vLLM's dashboard
+                      ingests) and bencher (bencher.json, Bencher Metric Format); runs compare
+                      would not use (interrupted, cut short, client-bound) get no pytorch/bencher
       --side LABEL    label written into run.json (e.g. baseline, candidate)
+      --sweep         measure each selected cell over loads (docs/capacity.md): a capacity cell
+                      is searched for the highest load meeting its SLOs (at most repeats.max
+                      runs), a cell with sweep measures its loads; runs go to DIR/<cell>/run-<k>
+                      with their load in run.json
+      --stall-report-s N
+                      print a line naming each request in flight that has gone N s without a
+                      chunk, and again every N s it stays quiet (default 30); the request itself
+                      still ends at the cell's timeout_s
       --append        add runs after the existing ones of each cell in DIR (run-<k> continues from
                       the highest k there); without it, a DIR that already has runs of a selected
                       cell is refused (exit 2) rather than overwritten
@@ -1241,7 +1910,9 @@ Options:
 Interrupts: on SIGINT or SIGTERM the run in progress stops sending, its requests in flight are
 recorded as cancelled (error kind "aborted"), its run.json is written with flags.interrupted (compare
 excludes it), every server started is stopped, and the exit code is 130 (SIGINT) or 143 (SIGTERM).
-A second signal kills the servers (their process groups) and exits at once.
+The first signal ends the process within 2 s: what is not wound down after 1.2 s (a server slow to
+stop) gets SIGTERM, then SIGKILL 0.3 s later. A second signal kills the servers (their process
+groups) and exits at once.
 
 Exit codes: 0 all runs measured (failed requests are data, see run.json), 1 a run was cut short
 (server crash) or the server could not be started, 2 invalid input, 130/143 interrupted.
@@ -1255,12 +1926,15 @@ const runCommand = {
             config: { type: "string", short: "c" },
             out: { type: "string", short: "o" },
             "base-url": { type: "string" },
+            "api-key-env": { type: "string" },
             cells: { type: "string" },
             runs: { type: "string" },
             format: { type: "string" },
             side: { type: "string" },
             quiet: { type: "boolean", short: "q" },
             append: { type: "boolean" },
+            sweep: { type: "boolean" },
+            "stall-report-s": { type: "string" },
         });
         if (args.help) {
             io.stdout.write(usage$1);
@@ -1269,13 +1943,15 @@ const runCommand = {
         const out = stringOption(args, "out");
         if (!out)
             throw new UsageError("--out DIR is required");
-        const format = stringOption(args, "format");
-        if (format !== undefined && format !== "vllm")
-            throw new UsageError(`--format expects "vllm", got "${format}"`);
+        const formats = parseRunFormats(stringOption(args, "format"));
         const runs = integerOption(args, "runs", { min: 1 });
+        const stallReportS = integerOption(args, "stall-report-s", { min: 1 });
         const baseUrl = stringOption(args, "base-url");
         if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) {
             throw new UsageError(`--base-url expects an http(s) URL, got "${baseUrl}"`);
+        }
+        if (baseUrl === undefined && stringOption(args, "api-key-env") !== undefined) {
+            throw new UsageError("--api-key-env goes with --base-url; a server the config starts or names gets its key from server.api_key_env");
         }
         const cells = stringOption(args, "cells")
             ?.split(",")
@@ -1288,19 +1964,25 @@ const runCommand = {
         const config = loaded.config;
         const quiet = args.values.quiet === true;
         const progress = quiet ? silentProgress : streamProgress(io.stderr);
-        const apiKeyEnv = "api_key_env" in config.server ? config.server.api_key_env : undefined;
-        const apiKey = apiKeyEnv ? io.env[apiKeyEnv] : undefined;
+        // --base-url's key: --api-key-env NAME, else server.api_key_env, else VLLM_API_KEY, else OPENAI_API_KEY.
+        const key = baseUrl === undefined
+            ? null
+            : baseUrlApiKey(io.env, {
+                flag: stringOption(args, "api-key-env"),
+                config: "api_key_env" in config.server ? config.server.api_key_env : undefined,
+            });
         const managed = baseUrl === undefined
             ? providerForConfig(config, {
                 env: { ...io.env },
                 interpolation: loaded.interpolation,
                 warn: (message) => progress.message(`warning: ${message}`),
+                progress: (line) => progress.message(line),
             })
             : null;
         const provider = managed ??
             baseUrlProvider({
                 baseUrl: baseUrl,
-                ...(apiKey ? { apiKey } : {}),
+                ...(key ? { apiKey: key.apiKey, apiKeyVariable: key.variable } : {}),
                 model: config.model,
                 sampling: config.sampling,
                 env: io.env,
@@ -1309,6 +1991,8 @@ const runCommand = {
         // SIGINT/SIGTERM: stop sending, cancel what is in flight, write the files, stop the servers, exit
         // 130/143; a second signal kills the servers and exits at once (server/signals.ts).
         const interruption = handleInterrupts({
+            // Within 2 s of the first signal, whatever the servers do.
+            ...interactiveInterrupts,
             // Even with --quiet: the user must learn that servers were killed or the wind-down limit was hit.
             log: (line) => io.stderr.write(`${line}\n`),
             onFirstSignal: (signal) => progress.message(`${signal}: stopping; cancelling requests in flight and writing this run's files (again to force)`),
@@ -1320,24 +2004,28 @@ const runCommand = {
             progress.message(`--append: adding runs after the existing ones in ${outDir}: ${appended.map(([cell, first]) => `${cell} from run-${first}`).join(", ")}`);
         }
         try {
-            const result = await runCells({
+            const result = await (args.values.sweep === true ? runSweepCells : runCells)({
                 config,
                 provider,
                 outDir,
                 baseDir: dirname(loaded.path),
                 ...(cells ? { cells } : {}),
                 ...(runs !== undefined ? { runs } : {}),
-                formats: format === "vllm" ? ["vllm"] : [],
+                formats: formats.runner,
                 firstRunByCell,
                 ...(stringOption(args, "side") ? { side: stringOption(args, "side") } : {}),
                 progress,
                 signal: interruption.signal,
+                ...(stallReportS !== undefined ? { stallReportMs: stallReportS * 1000 } : {}),
             });
             const cut = result.runs.filter((run) => run.file.flags.cutShort);
             const bound = result.runs.filter((run) => run.file.flags.clientBound);
             if (bound.length > 0) {
                 progress.message(`warning: ${bound.length} run(s) were client-bound (the client, not the server, limited them): ${bound.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`);
             }
+            const exported = await writeRunExports(result.runs, formats.exports, stringOption(args, "side"));
+            for (const line of exported)
+                progress.message(line);
             if (!quiet)
                 io.stdout.write(`wrote ${result.runs.length} run(s) to ${outDir}\n`);
             const signal = interruption.received();
@@ -1513,6 +2201,35 @@ const knobSpecs = {
         schema: boolean(),
         help: "final usage carries prompt_tokens_details.cached_tokens (vLLM --enable-prompt-tokens-details)",
     },
+    // Output quality (docs/quality.md): what the outputs are, and faults that change them.
+    model_revision: {
+        schema: int(0),
+        help: "the weights' revision: at temperature 0 a request's tokens and EOS are a function of (prompt, model_revision)",
+    },
+    logprob_drift: {
+        schema: num(0),
+        help: "nats taken off each chosen token's logprob (a numerics change that keeps the tokens)",
+    },
+    task_accuracy: {
+        schema: frac(),
+        help: "chance that a built-in task (dataset type tasks) is answered right, drawn per prompt and model_revision",
+    },
+    quality_changed_share: {
+        schema: frac(),
+        help: "share of prompts whose greedy output diverges from the unchanged model's (same length, other tokens after a seeded position)",
+    },
+    quality_truncate_share: {
+        schema: frac(),
+        help: "share of requests that stop early (EOS at a quarter of the planned length, finish_reason stop)",
+    },
+    quality_garbage_share: {
+        schema: frac(),
+        help: "share of requests that emit garbage tokens and never EOS (run to max_tokens), as the FP8 KV-cache bugs did",
+    },
+    quality_garbage_keeps_length: {
+        schema: boolean(),
+        help: "garbage keeps the planned length and finish reason (only the greedy-output check sees it)",
+    },
     // Faults.
     fault_error_rate: {
         schema: frac(),
@@ -1549,6 +2266,13 @@ const simProfileFileSchema = strictObject({
     knobs: knobsSchema.partial().default({}),
 });
 const noFaults = {
+    model_revision: 0,
+    logprob_drift: 0,
+    task_accuracy: 0.95,
+    quality_changed_share: 0,
+    quality_truncate_share: 0,
+    quality_garbage_share: 0,
+    quality_garbage_keeps_length: false,
     fault_error_rate: 0,
     fault_error_status: 500,
     fault_midstream_error_rate: 0,
@@ -2230,6 +2954,26 @@ function chatPromptText(messages) {
  */
 /** The id the simulator samples as end-of-sequence; it has no text. */
 const eosTokenId = vocabularySize;
+/** FNV-1a over the prompt's token ids: the greedy outputs' seed. */
+function hashTokens(tokens) {
+    let hash = 0x811c9dc5;
+    for (const token of tokens) {
+        hash ^= token & 0xffff;
+        hash = Math.imul(hash, 0x01000193);
+        hash ^= token >>> 16;
+        hash = Math.imul(hash, 0x01000193);
+    }
+    return hash >>> 0;
+}
+/**
+ * The logprob of the token at `position` (natural log): a confident pick (-0.02 to about -1.5) from the
+ * request's own seed, lower for a token of a changed or garbage output, minus `drift` nats.
+ */
+function tokenLogprob(seed, position, diverged, drift) {
+    const u = seededRandom(mixSeed(seed, position)).next();
+    const base = diverged ? -(1 + 3 * u) : -(0.02 + 1.5 * u ** 4);
+    return base - drift;
+}
 class Engine {
     seed;
     stats;
@@ -2302,8 +3046,14 @@ class Engine {
         if (this.byId.has(spec.id))
             throw new Error(`duplicate request id ${spec.id}`);
         const ordinal = this.arrivals++;
-        const rng = seededRandom(spec.seed !== undefined ? mixSeed(spec.seed, 0x7e57) : mixSeed(this.seed, ordinal + 1));
-        const { outputLength, reason } = this.plannedOutput(spec, rng);
+        // Greedy decoding is a function of the prompt and the weights: at temperature 0 the tokens and the
+        // EOS come from (prompt, model_revision), not from the seed or the arrival order.
+        const greedySeed = spec.temperature === 0 ? mixSeed(hashTokens(spec.promptTokens), this.profile.model_revision) : null;
+        const outputSeed = greedySeed ?? (spec.seed !== undefined ? mixSeed(spec.seed, 0x7e57) : mixSeed(this.seed, ordinal + 1));
+        const rng = seededRandom(outputSeed);
+        const planned = this.answerOutput(spec) ?? this.plannedOutput(spec, rng);
+        const faults = this.qualityFaults(spec, outputSeed, planned);
+        const { outputLength, reason } = faults;
         const specSeed = spec.seed !== undefined ? mixSeed(spec.seed, 0x5bec) : mixSeed(this.seed, -(ordinal + 1));
         const seq = {
             spec,
@@ -2312,6 +3062,9 @@ class Engine {
             plannedReason: reason,
             outputs: [],
             rng,
+            divergeAt: faults.divergeAt,
+            altRng: seededRandom(mixSeed(outputSeed, 0xa17e)),
+            logprobSeed: mixSeed(outputSeed, 0x10b9),
             specRng: this.profile.spec_decode_num_tokens > 0 ? seededRandom(specSeed) : undefined,
             numComputed: 0,
             blockHashes: undefined,
@@ -2457,13 +3210,17 @@ class Engine {
     sample(seq, now) {
         const isLast = seq.outputs.length + 1 >= seq.outputLength;
         const eos = isLast && seq.plannedReason === "stop";
-        const token = eos ? eosTokenId : Math.floor(seq.rng.next() * vocabularySize);
+        const position = seq.outputs.length;
+        const diverged = seq.divergeAt !== null && position >= seq.divergeAt;
+        const token = eos ? eosTokenId : Math.floor((diverged ? seq.altRng : seq.rng).next() * vocabularySize);
         seq.outputs.push(token);
         const first = seq.outputs.length === 1;
         this.stats.generationTokens++;
         const event = {
             id: seq.spec.id,
             token,
+            logprob: tokenLogprob(seq.logprobSeed, position, diverged, this.profile.logprob_drift),
+            diverged,
             eos,
             first,
             outputTokens: seq.outputs.length,
@@ -2491,6 +3248,48 @@ class Engine {
         return eosAt <= maxTokens
             ? { outputLength: eosAt, reason: "stop" }
             : { outputLength: maxTokens, reason: "length" };
+    }
+    /** A task's answer: its tokens and EOS (unless ignore_eos), within max_tokens. */
+    answerOutput(spec) {
+        if (spec.answerTokens === undefined)
+            return null;
+        const maxTokens = Math.max(1, Math.min(spec.maxTokens, this.profile.max_model_len - spec.promptTokens.length));
+        if (spec.ignoreEos)
+            return { outputLength: maxTokens, reason: "length" };
+        const length = spec.answerTokens + 1;
+        return length <= maxTokens
+            ? { outputLength: length, reason: "stop" }
+            : { outputLength: maxTokens, reason: "length" };
+    }
+    /**
+     * The output-quality faults of a request (knobs quality_*, docs/quality.md), drawn from their own stream
+     * so that the outputs of the unchanged requests stay as they were: truncation (an early EOS), garbage
+     * (other tokens and, unless it keeps the length, no EOS until max_tokens) and a changed output (other
+     * tokens from a seeded position on, same length).
+     */
+    qualityFaults(spec, outputSeed, planned) {
+        const p = this.profile;
+        const draws = seededRandom(mixSeed(outputSeed, 0x9a11));
+        const truncate = draws.next() < p.quality_truncate_share;
+        const garbage = draws.next() < p.quality_garbage_share;
+        const changed = draws.next() < p.quality_changed_share;
+        const at = draws.next();
+        let { outputLength, reason } = planned;
+        let divergeAt = null;
+        if (garbage) {
+            divergeAt = 0;
+            if (!p.quality_garbage_keeps_length) {
+                outputLength = Math.max(1, Math.min(spec.maxTokens, p.max_model_len - spec.promptTokens.length));
+                reason = "length";
+            }
+        }
+        else if (changed)
+            divergeAt = Math.floor(at * Math.max(1, outputLength - 1));
+        if (truncate && outputLength > 1) {
+            outputLength = Math.max(1, Math.ceil(outputLength / 4));
+            reason = "stop";
+        }
+        return { outputLength, reason, divergeAt };
     }
     schedule(now) {
         const p = this.profile;
@@ -3119,6 +3918,18 @@ function parseGenerationRequest(endpoint, body, ctx) {
     }
     const options = stream && isRecord(streamOptions) ? streamOptions : undefined;
     const includeUsage = options ? options.include_usage !== false : false;
+    let logprobs;
+    if (endpoint === "chat") {
+        const top = optionalInt(body, "top_logprobs", 0);
+        const wanted = optionalBool(body, "logprobs") ?? false;
+        if (top !== undefined && top > 0 && !wanted)
+            throw new ProtocolError(400, "when using `top_logprobs`, `logprobs` must be set to true.", "top_logprobs");
+        logprobs = wanted ? (top ?? 0) : null;
+    }
+    else
+        logprobs = optionalInt(body, "logprobs", 0) ?? null;
+    if (logprobs !== null && logprobs > maxLogprobs)
+        throw new ProtocolError(400, `Requested sample logprobs of ${logprobs}, which is greater than max allowed: ${maxLogprobs}`, "logprobs");
     return {
         endpoint,
         model: ctx.servedModel,
@@ -3132,7 +3943,45 @@ function parseGenerationRequest(endpoint, body, ctx) {
         includeUsage,
         continuousUsage: includeUsage && options?.continuous_usage_stats === true,
         temperature: typeof temperature === "number" ? temperature : 1,
+        logprobs,
     };
+}
+/** vLLM's default --max-logprobs. */
+const maxLogprobs = 20;
+/**
+ * The `logprobs` value of a chunk carrying these tokens, in vLLM's shapes (vllm/entrypoints/openai/
+ * protocol.py, commit 0052bed3): completions `CompletionLogProbs` {text_offset, token_logprobs, tokens,
+ * top_logprobs: one {token: logprob} map per token}; chat `ChatCompletionLogProbs` {content: [{token,
+ * logprob, bytes, top_logprobs: [{token, logprob, bytes}]}]}. `offset`: characters of output before them.
+ */
+function logprobsJson(endpoint, entries, offset) {
+    if (endpoint === "chat") {
+        const bytes = (token) => [...Buffer.from(token, "utf8")];
+        return JSON.stringify({
+            content: entries.map((entry) => ({
+                token: entry.token,
+                logprob: entry.logprob,
+                bytes: bytes(entry.token),
+                top_logprobs: entry.top.map((top) => ({
+                    token: top.token,
+                    logprob: top.logprob,
+                    bytes: bytes(top.token),
+                })),
+            })),
+        });
+    }
+    const textOffset = [];
+    let at = offset;
+    for (const entry of entries) {
+        textOffset.push(at);
+        at += entry.token.length;
+    }
+    return JSON.stringify({
+        text_offset: textOffset,
+        token_logprobs: entries.map((entry) => entry.logprob),
+        tokens: entries.map((entry) => entry.token),
+        top_logprobs: entries.map((entry) => Object.fromEntries(entry.top.map((top) => [top.token, top.logprob]))),
+    });
 }
 /** `cachedTokens` only with --enable-prompt-tokens-details: vLLM adds the details then. */
 function usageOf(promptTokens, completionTokens, cachedTokens) {
@@ -3172,14 +4021,16 @@ class ChunkWriter {
         const promptIds = this.shape.tokenIdFields ? ',"prompt_token_ids":null' : "";
         return `${this.head}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usageTail(usage)}${promptIds}}\n\n`;
     }
-    content(text, finishReason, usage) {
+    /** `logprobs`: the chunk's logprobs value (logprobsJson), or null as without logprobs asked. */
+    content(text, finishReason, usage, logprobs = null) {
         const reason = finishReason === null ? "null" : `"${finishReason}"`;
+        const lp = logprobs ?? "null";
         if (this.endpoint === "chat") {
             // vLLM sets stop_reason only on the chat stream's final choice, so only that one carries it.
-            const choice = `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":${reason}${finishReason === null ? "" : ',"stop_reason":null'}${this.tokenIds}}`;
+            const choice = `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":${lp},"finish_reason":${reason}${finishReason === null ? "" : ',"stop_reason":null'}${this.tokenIds}}`;
             return `${this.head}${choice}]${usageTail(usage)}}\n\n`;
         }
-        const choice = `{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${reason},"stop_reason":null${this.tokenIds}}`;
+        const choice = `{"index":0,"text":${JSON.stringify(text)},"logprobs":${lp},"finish_reason":${reason},"stop_reason":null${this.tokenIds}}`;
         const tail = usage ? usageTail(usage) : this.shape.completionUsageNull ? ',"usage":null' : "";
         return `${this.head}${choice}]${tail}}\n\n`;
     }
@@ -3364,6 +4215,21 @@ function writeEventChunk(res, text) {
     res.write(text);
 }
 
+/**
+ * A token's logprobs as the simulator gives them: the chosen (greedy) token first with the engine's
+ * logprob, then k - 1 alternatives, each less likely than the one before it.
+ */
+function tokenLogprobs(event, text, k) {
+    const top = [{ token: text, logprob: event.logprob }];
+    for (let rank = 1; rank < k; rank++) {
+        const alternative = (event.token + rank * 7919) % vocabularySize;
+        top.push({
+            token: tokenText(alternative, event.outputTokens === 1),
+            logprob: event.logprob - 0.5 - rank,
+        });
+    }
+    return { token: text, logprob: event.logprob, top: k > 0 ? top : [] };
+}
 /** One generation request in flight: turns engine events into the response the client reads. */
 class ActiveRequest {
     server;
@@ -3373,9 +4239,13 @@ class ActiveRequest {
     created;
     clientRequestId;
     fault;
+    answer;
     writer;
     pendingText = "";
     pendingTokens = 0;
+    /** Logprobs of the pending tokens (when the request asked for them), and the output characters sent. */
+    pendingLogprobs = [];
+    sentChars = 0;
     sentTokens = 0;
     /** SSE events produced by the current delivery, written together by flush(). */
     outgoing = "";
@@ -3384,7 +4254,9 @@ class ActiveRequest {
     queued = false;
     fullText = "";
     done = false;
-    constructor(server, req, res, id, created, clientRequestId, fault) {
+    constructor(server, req, res, id, created, clientRequestId, fault, 
+    /** A built-in task's answer words (sim/tasks.ts): the text of the first output tokens. */
+    answer = null) {
         this.server = server;
         this.req = req;
         this.res = res;
@@ -3392,6 +4264,7 @@ class ActiveRequest {
         this.created = created;
         this.clientRequestId = clientRequestId;
         this.fault = fault;
+        this.answer = answer;
         this.writer = new ChunkWriter(req.endpoint, id, created, req.model, server.protocolShape);
     }
     start() {
@@ -3407,7 +4280,14 @@ class ActiveRequest {
     onEvent(event) {
         if (this.done || this.server.hung)
             return;
-        const text = event.eos ? "" : tokenText(event.token, event.outputTokens === 1);
+        const answerWord = this.answer !== null && !event.diverged ? this.answer[event.outputTokens - 1] : undefined;
+        const text = event.eos
+            ? ""
+            : answerWord !== undefined
+                ? event.outputTokens === 1
+                    ? answerWord
+                    : ` ${answerWord}`
+                : tokenText(event.token, event.outputTokens === 1);
         const finish = event.finishReason ?? null;
         if (!this.req.stream) {
             this.fullText += text;
@@ -3426,6 +4306,8 @@ class ActiveRequest {
         }
         this.pendingText += text;
         this.pendingTokens++;
+        if (this.req.logprobs !== null)
+            this.pendingLogprobs.push(tokenLogprobs(event, text, this.req.logprobs));
         this.lastEvent = event;
         if (finish !== null)
             this.finishStream(event, finish);
@@ -3450,11 +4332,16 @@ class ActiveRequest {
     }
     contentChunk(event, finish) {
         const usage = this.req.continuousUsage ? usageOf(event.promptTokens, event.outputTokens) : undefined;
-        const chunk = this.writer.content(this.pendingText, finish, usage);
+        const logprobs = this.req.logprobs !== null
+            ? logprobsJson(this.req.endpoint, this.pendingLogprobs, this.sentChars)
+            : null;
+        const chunk = this.writer.content(this.pendingText, finish, usage, logprobs);
         this.record("content", this.pendingTokens);
         this.sentTokens += this.pendingTokens;
+        this.sentChars += this.pendingText.length;
         this.pendingText = "";
         this.pendingTokens = 0;
+        this.pendingLogprobs = [];
         return chunk;
     }
     finishStream(event, finish) {
@@ -3525,6 +4412,48 @@ class ActiveRequest {
 }
 
 /**
+ * How the simulator answers the built-in tasks (dataset type `tasks`, docs/quality.md): it reads the
+ * question as a model would and answers it right with probability `task_accuracy`, drawn per prompt and
+ * model_revision (so a greedy model answers a prompt the same way every time). Questions it does not
+ * recognise get no forced answer: their tokens are the usual seeded words, and a scorer marks them wrong.
+ * This is the simulator's stand-in for a model's skill, not a check of the scorers: those are tested on
+ * their own (test/workload/task-score.test.ts).
+ */
+const arithmetic = /What is (-?\d+) ([+\-*]) (-?\d+)\?/;
+const numberWordsTask = /Write the number (\d+) in English words\./;
+/** The answer's words, right or (with probability 1 - accuracy) wrong; null for any other prompt. */
+function taskAnswer(prompt, accuracy, seed) {
+    const right = seededRandom(mixSeed(seed, 0x7a5c)).next() < accuracy;
+    const sum = arithmetic.exec(prompt);
+    if (sum !== null) {
+        const a = Number(sum[1]);
+        const b = Number(sum[3]);
+        const value = sum[2] === "+" ? a + b : sum[2] === "-" ? a - b : a * b;
+        return [String(right ? value : value + 1)];
+    }
+    const words = numberWordsTask.exec(prompt);
+    if (words !== null) {
+        const n = Number(words[1]);
+        if (n > 999_998)
+            return null;
+        return numberWords(right ? n : n + 1).split(" ");
+    }
+    return null;
+}
+/** The prompt text of a completions or chat body (the last message's text), "" when there is none. */
+function promptText(body) {
+    const record = body;
+    if (typeof record?.prompt === "string")
+        return record.prompt;
+    if (Array.isArray(record?.messages)) {
+        const last = record.messages[record.messages.length - 1];
+        if (typeof last?.content === "string")
+            return last.content;
+    }
+    return "";
+}
+
+/**
  * POST /v1/completions and /v1/chat/completions: the request checked and parsed, the injected faults
  * drawn, the response id chosen as vLLM does, and the request handed to the engine; the response is
  * written by its ActiveRequest as the engine produces tokens.
@@ -3588,7 +4517,9 @@ async function generate(server, endpoint, req, res, receivedAt) {
     const id = wanted !== undefined && !server.active.has(wanted) && !server.engine.knows(wanted)
         ? wanted
         : `${prefix}${randomUUID().replaceAll("-", "")}`;
-    const active = new ActiveRequest(server, parsed, res, id, Math.floor(Date.now() / 1000), clientRequestId, fault);
+    // A built-in task is answered (sim/tasks.ts): greedy, so per prompt and model_revision.
+    const answer = taskAnswer(promptText(body.value), p.task_accuracy, mixSeed(hashTokens(parsed.promptTokens), p.model_revision));
+    const active = new ActiveRequest(server, parsed, res, id, Math.floor(Date.now() / 1000), clientRequestId, fault, answer);
     server.active.set(id, active);
     server.engine.addRequest({
         id,
@@ -3599,6 +4530,7 @@ async function generate(server, endpoint, req, res, receivedAt) {
         seed: parsed.seed,
         cacheSalt: parsed.cacheSalt,
         temperature: parsed.temperature,
+        ...(answer !== null ? { answerTokens: answer.length } : {}),
     }, arrival);
     // A write racing a client reset reports the error here; the close handler does the cleanup.
     res.on("error", () => undefined);
@@ -4454,6 +5386,64 @@ const simCommand = {
     },
 };
 
+/**
+ * What `validate` says a capacity search or a sweep will cost before it starts (docs/capacity.md): per cell
+ * with `capacity` or `sweep`, the loads, the most runs per side, and the GPU-minutes of those runs plus one
+ * server start (the server is kept across loads). A run's length is its requests at the load measured
+ * (the geometric middle of the range for a search, each load for a sweep) plus the output time a request
+ * takes, as validate's other estimates assume.
+ */
+const assumedSecondsPerOutputToken = 0.03;
+function outputSeconds(cell) {
+    const output = cell.dataset.type === "synthetic" ? cell.dataset.output_tokens : 128;
+    const tokens = typeof output === "number"
+        ? output
+        : "value" in output
+            ? output.value
+            : "median" in output
+                ? output.median
+                : "mean" in output
+                    ? output.mean
+                    : (output.min + output.max) / 2;
+    return tokens * assumedSecondsPerOutputToken;
+}
+function runSeconds(cell, load) {
+    if ("duration_s" in cell.size)
+        return cell.size.duration_s;
+    const requests = cell.size.requests;
+    return cell.load.type === "concurrency"
+        ? (requests / Math.max(1, Math.round(load))) * outputSeconds(cell)
+        : requests / load + outputSeconds(cell);
+}
+function sweepLoadList(sweep) {
+    if ("loads" in sweep)
+        return [...new Set(sweep.loads)];
+    return Array.from({ length: sweep.count }, (_, i) => sweep.from * (sweep.to / sweep.from) ** (i / (sweep.count - 1)));
+}
+const unitOf = (cell) => (cell.load.type === "concurrency" ? "in flight" : "req/s");
+const round1 = (minutes) => (minutes < 10 ? minutes.toFixed(1) : Math.round(minutes).toString());
+function describeCapacityCost(config) {
+    const startMinutes = serverStartSeconds(config) / 60;
+    const price = config.cost.gpu_hourly_usd;
+    const usd = (minutes) => price === undefined ? "" : `, about $${((minutes / 60) * price).toFixed(2)}`;
+    const lines = [];
+    for (const cell of config.cells) {
+        if (cell.capacity) {
+            const { min, max } = cell.capacity.range;
+            const runs = config.repeats.max;
+            const minutes = (runs * runSeconds(cell, Math.sqrt(min * max))) / 60 + startMinutes;
+            lines.push(`capacity search ${cell.name} (run --sweep): ${min} to ${max} ${unitOf(cell)}, ${cell.capacity.initial_loads} loads first, then 4 runs per round until the interval is within ${Math.round(cell.capacity.precision * 100)}%; at most ${runs} runs per side (repeats.max), about ${round1(minutes)} GPU-minutes per side${usd(minutes)}, twice that for an A/B comparison`);
+        }
+        else if (cell.sweep) {
+            const loads = sweepLoadList(cell.sweep);
+            const seconds = loads.reduce((sum, load) => sum + cell.sweep.runs * runSeconds(cell, load), 0);
+            const minutes = seconds / 60 + startMinutes;
+            lines.push(`load sweep ${cell.name} (run --sweep): ${loads.length} loads x ${cell.sweep.runs} runs = ${loads.length * cell.sweep.runs} runs per side, about ${round1(minutes)} GPU-minutes per side${usd(minutes)}`);
+        }
+    }
+    return lines;
+}
+
 const validateCommand = {
     name: "validate",
     summary: "check a config file and print what it will run",
@@ -4492,6 +5482,8 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
         const { repeats } = loaded.config;
         const looks = lookSchedule(repeats.min, repeats.max);
         io.stdout.write(renderSummary(file, summarizeConfig(loaded.config, loaded.interpolation.templates, looks)));
+        for (const line of describeCapacityCost(loaded.config))
+            io.stdout.write(`${line}\n`);
         return ExitCode.ok;
     },
 };
@@ -4503,6 +5495,7 @@ const commands = [
     runCommand,
     compareCommand,
     demoCommand,
+    historyCommand,
 ];
 function topLevelUsage() {
     const width = Math.max(...commands.map((command) => command.name.length));

@@ -1,7 +1,7 @@
 import { r as runMainStep, c as createDefaultDependencies, s as setFailed, i as info, a as runnerIO } from '../chunks/run-from-environment.js';
-import { s as stopLaunchedServersOnCrash, h as handleInterrupts, e as exitWhenFlushed } from '../chunks/interleaved.js';
-import 'node:path';
+import { s as stopLaunchedServersOnCrash, h as handleInterrupts, f as failedVerdict, e as exitWhenFlushed, a as stoppingOnSignalLine, i as interruptedFailure } from '../chunks/history.js';
 import 'node:fs/promises';
+import 'node:path';
 import 'os';
 import 'fs';
 import 'path';
@@ -59,13 +59,13 @@ import 'node:timers';
 stopLaunchedServersOnCrash();
 const interruption = handleInterrupts({
     log: (line) => info(line),
-    onFirstSignal: (signal) => info(`${signal}: stopping the measurement and the servers`),
+    onFirstSignal: (signal) => info(stoppingOnSignalLine(signal)),
 });
 const result = await runMainStep(createDefaultDependencies({ signal: interruption.signal }), runnerIO);
 interruption.dispose();
 const signal = interruption.received();
 if (signal !== null)
-    setFailed(`vllm-perf-gate: interrupted by ${signal}`);
+    setFailed(interruptedFailure(signal));
 else if (result.failed)
-    setFailed(result.failureMessage ?? `vllm-perf-gate: ${result.verdict}`);
+    setFailed(result.failureMessage ?? failedVerdict(result.verdict));
 exitWhenFlushed(interruption.exitCode() ?? undefined);
