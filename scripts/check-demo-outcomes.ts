@@ -114,9 +114,11 @@ function main(): void {
   for (const scenario of scenarios) {
     const outcomes: string[] = [];
     const seconds: number[] = [];
+    const scenarioLoads: number[] = [];
     for (let i = 0; i < runs; i++) {
       const { outcome, seconds: s } = runDemo(scenario, root);
       loads.push(loadavg()[0]!);
+      scenarioLoads.push(loadavg()[0]!);
       outcomes.push(outcome);
       seconds.push(s);
       console.log(
@@ -133,8 +135,10 @@ function main(): void {
     if (!ok) failed = true;
     const seen = [...counts].map(([k, n]) => `${k} ${n}`).join(", ");
     const medianSeconds = [...seconds].sort((a, b) => a - b)[Math.floor(seconds.length / 2)]!;
+    const maxSeconds = Math.max(...seconds);
+    const loadRange = `${Math.min(...scenarioLoads).toFixed(1)}-${Math.max(...scenarioLoads).toFixed(1)}`;
     rows.push(
-      `| ${scenario} | ${promises[scenario].says} | ${seen} | ${matched}/${runs} | ${ok ? "yes" : "NO"} | ${medianSeconds.toFixed(0)} s |`,
+      `| ${scenario} | ${promises[scenario].says} | ${seen} | ${matched}/${runs} | ${ok ? "yes" : "NO"} | ${medianSeconds.toFixed(0)} s (max ${maxSeconds.toFixed(0)} s) | ${loadRange} |`,
     );
   }
   const meanLoad = loads.reduce((s, l) => s + l, 0) / Math.max(1, loads.length);
@@ -143,8 +147,10 @@ function main(): void {
     `Finished ${new Date().toISOString()}; 1-minute load average after each run: mean ${meanLoad.toFixed(2)}, max ${Math.max(...loads).toFixed(2)} on ${cpus().length} cores.`,
   );
   console.log();
-  console.log("| scenario | promise | outcomes | matching | >= 9/10 | median time per run |");
-  console.log("|---|---|---|---|---|---|");
+  console.log(
+    "| scenario | promise | outcomes | matching | >= 9/10 | median time per run | 1-min load after each run |",
+  );
+  console.log("|---|---|---|---|---|---|---|");
   for (const row of rows) console.log(row);
   process.exit(failed ? 1 : 0);
 }
