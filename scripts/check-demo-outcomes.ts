@@ -20,6 +20,19 @@ import { type ScenarioName, scenarioNames } from "../src/demo/scenarios.js";
 interface VerdictSummary {
   verdict: string;
   mixed: { better: string[]; worse: string[] }[];
+  comparisons?: { cell: string; metric: string; gated: boolean; ratio: number | null; verdict: string }[];
+}
+
+/** The gated checks that did not end within tolerance, e.g. "chat/ttft_p95 inconclusive +7%". */
+function undecided(v: VerdictSummary): string {
+  return (v.comparisons ?? [])
+    .filter((c) => c.gated && c.verdict !== "within-tolerance")
+    .map((c) => {
+      const change =
+        c.ratio === null ? "" : ` ${c.ratio >= 1 ? "+" : ""}${((c.ratio - 1) * 100).toFixed(0)}%`;
+      return `${c.cell}/${c.metric} ${c.verdict}${change}`;
+    })
+    .join(", ");
 }
 
 const promises: Record<ScenarioName, { says: string; holds: (v: VerdictSummary) => boolean }> = {
@@ -62,7 +75,7 @@ function parseArgs(argv: readonly string[]) {
   return { runs, scenarios: scenarios.length > 0 ? scenarios : [...scenarioNames], keep };
 }
 
-function runDemo(scenario: ScenarioName, root: string): { outcome: string; seconds: number } {
+function runDemo(scenario: ScenarioName, root: string): { outcome: string; seconds: number; detail: string } {
   const out = mkdtempSync(join(tmpdir(), `demo-check-${scenario}-`));
   const started = Date.now();
   const result = spawnSync(
@@ -82,17 +95,19 @@ function runDemo(scenario: ScenarioName, root: string): { outcome: string; secon
   );
   const seconds = (Date.now() - started) / 1000;
   let outcome: string;
+  let detail = "";
   try {
     const verdict = JSON.parse(readFileSync(join(out, "verdict.json"), "utf8")) as VerdictSummary;
     outcome = promises[scenario].holds(verdict)
       ? `ok:${verdict.verdict}`
       : `${verdict.verdict}${verdict.verdict === "regression" && verdict.mixed.length === 0 ? " (not mixed)" : ""}`;
+    detail = undecided(verdict);
   } catch {
     const tail = `${result.stderr ?? ""}${result.stdout ?? ""}`.trim().split("\n").slice(-1)[0] ?? "";
     outcome = `error (exit ${result.status}: ${tail.slice(0, 120)})`;
   }
   if (!keepDirs) rmSync(out, { recursive: true, force: true });
-  return { outcome, seconds };
+  return { outcome, seconds, detail };
 }
 
 /** --keep: leave each run's directory (its report, verdict and raw results) for a look afterwards. */
@@ -114,13 +129,15 @@ function main(): void {
   for (const scenario of scenarios) {
     const outcomes: string[] = [];
     const seconds: number[] = [];
+    const scenarioLoads: number[] = [];
     for (let i = 0; i < runs; i++) {
-      const { outcome, seconds: s } = runDemo(scenario, root);
+      const { outcome, seconds: s, detail } = runDemo(scenario, root);
       loads.push(loadavg()[0]!);
+      scenarioLoads.push(loadavg()[0]!);
       outcomes.push(outcome);
       seconds.push(s);
       console.log(
-        `${scenario} run ${i + 1}/${runs}: ${outcome} (${s.toFixed(0)} s, load ${loadavg()[0]!.toFixed(2)})`,
+        `${scenario} run ${i + 1}/${runs}: ${outcome} (${s.toFixed(0)} s, load ${loadavg()[0]!.toFixed(2)})${detail ? `; gated checks not within tolerance: ${detail}` : ""}`,
       );
     }
     const matched = outcomes.filter((o) => o.startsWith("ok:")).length;
@@ -133,8 +150,10 @@ function main(): void {
     if (!ok) failed = true;
     const seen = [...counts].map(([k, n]) => `${k} ${n}`).join(", ");
     const medianSeconds = [...seconds].sort((a, b) => a - b)[Math.floor(seconds.length / 2)]!;
+    const maxSeconds = Math.max(...seconds);
+    const loadRange = `${Math.min(...scenarioLoads).toFixed(1)}-${Math.max(...scenarioLoads).toFixed(1)}`;
     rows.push(
-      `| ${scenario} | ${promises[scenario].says} | ${seen} | ${matched}/${runs} | ${ok ? "yes" : "NO"} | ${medianSeconds.toFixed(0)} s |`,
+      `| ${scenario} | ${promises[scenario].says} | ${seen} | ${matched}/${runs} | ${ok ? "yes" : "NO"} | ${medianSeconds.toFixed(0)} s (max ${maxSeconds.toFixed(0)} s) | ${loadRange} |`,
     );
   }
   const meanLoad = loads.reduce((s, l) => s + l, 0) / Math.max(1, loads.length);
@@ -143,8 +162,10 @@ function main(): void {
     `Finished ${new Date().toISOString()}; 1-minute load average after each run: mean ${meanLoad.toFixed(2)}, max ${Math.max(...loads).toFixed(2)} on ${cpus().length} cores.`,
   );
   console.log();
-  console.log("| scenario | promise | outcomes | matching | >= 9/10 | median time per run |");
-  console.log("|---|---|---|---|---|---|");
+  console.log(
+    "| scenario | promise | outcomes | matching | >= 9/10 | median time per run | 1-min load after each run |",
+  );
+  console.log("|---|---|---|---|---|---|---|");
   for (const row of rows) console.log(row);
   process.exit(failed ? 1 : 0);
 }

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { parseConfigText } from "../../src/config/load.js";
+import { demoConfigText, scenarioNames, scenarios } from "../../src/demo/scenarios.js";
+import { applyOverrides, coerceOverrides, effectiveCosts, resolveProfile } from "../../src/sim/profile.js";
+
+function sideConfig(name: (typeof scenarioNames)[number], side: "baseline" | "candidate") {
+  return parseConfigText(demoConfigText(scenarios[name], side, 1000), `${name}-${side}.yml`, { env: {} })
+    .config;
+}
+
+function sideProfile(name: (typeof scenarioNames)[number], side: "baseline" | "candidate") {
+  const set = side === "baseline" ? scenarios[name].baselineSet : scenarios[name].candidateSet;
+  return applyOverrides(resolveProfile("small-gpu"), coerceOverrides(set));
+}
+
+describe("demo scenarios", () => {
+  for (const name of scenarioNames) {
+    for (const side of ["baseline", "candidate"] as const) {
+      it(`${name} (${side}) is a valid config whose every cell gates its p95s`, () => {
+        const config = sideConfig(name, side);
+        for (const cell of config.cells) {
+          // Fewer measured requests than gate.min_requests.p95 would leave the p95s advisory: the demo
+          // would then show a verdict without the metrics its story is about.
+          expect(cell.size).toHaveProperty("requests");
+          const requests = (cell.size as { requests: number }).requests;
+          expect(requests, `${name} ${side} cell ${cell.name}`).toBeGreaterThanOrEqual(
+            config.gate.min_requests.p95,
+          );
+        }
+      });
+    }
+  }
+
+  it("the simulated steps are long against a loaded machine's CPU stalls (tens of ms)", () => {
+    // The fixed step cost sets the scale of every latency (TTFT p95 about 2 steps in the open-loop
+    // cells); at 1 ms steps a 20-60 ms stall moved TTFT p95 by 2-7x and the clean scenario could not pass.
+    for (const name of scenarioNames) {
+      for (const side of ["baseline", "candidate"] as const) {
+        expect(sideProfile(name, side).step_overhead_ms).toBeGreaterThanOrEqual(25);
+      }
+    }
+  });
+
+  it("clean and flaky compare a server with itself", () => {
+    expect(scenarios.clean.candidateSet).toEqual(scenarios.clean.baselineSet);
+    expect(scenarios.flaky.candidateSet).toEqual(scenarios.flaky.baselineSet);
+  });
+
+  it("regression makes every decode step 25% slower", () => {
+    const base = sideProfile("regression", "baseline");
+    const cand = sideProfile("regression", "candidate");
+    expect(cand.step_overhead_ms / base.step_overhead_ms).toBeCloseTo(1.25, 10);
+    expect(cand.decode_per_seq_ms / base.decode_per_seq_ms).toBeCloseTo(1.25, 10);
+    expect(cand.prefill_per_token_ms).toBe(base.prefill_per_token_ms);
+  });
+
+  it("tradeoff makes prefill dearer and decode cheaper (fp8 KV cache)", () => {
+    const base = effectiveCosts(sideProfile("tradeoff", "baseline"));
+    const cand = effectiveCosts(sideProfile("tradeoff", "candidate"));
+    expect(cand.prefillPerTokenMs).toBeGreaterThan(base.prefillPerTokenMs);
+    expect(cand.decodePerSeqMs).toBeLessThan(base.decodePerSeqMs);
+    expect(cand.numGpuBlocks).toBeGreaterThan(base.numGpuBlocks);
+  });
+});
