@@ -1,9 +1,9 @@
 import { readFile, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { requestRecordSchema } from "../runner/request-schema.js";
 import { requestLatencies } from "../metrics/run-metrics.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { type MetricsScrape, scrapeSeries } from "../metrics/server-metrics.js";
+import { requestRecordSchema } from "../runner/request-schema.js";
 import type { VerdictFile } from "./verdict-schema.js";
 
 /**

@@ -89,7 +89,14 @@ function metricDraft(
   { cell, base, cand, tooFew }: ComparedCell,
   metric: MetricName,
   fewestCompleted: number,
-  { gate, gatedSet: configured, passAlpha, driftVarianceFor, advisoryCells, baselineVariancePriorFor }: DraftSettings,
+  {
+    gate,
+    gatedSet: configured,
+    passAlpha,
+    driftVarianceFor,
+    advisoryCells,
+    baselineVariancePriorFor,
+  }: DraftSettings,
   warnings: string[],
 ): Draft | null {
   const gatedSet: ReadonlySet<MetricName> = advisoryCells?.has(cell) ? new Set() : configured;
