@@ -738,11 +738,21 @@ const compareCommand = {
  */
 const scenarioNames = ["tradeoff", "clean", "regression", "flaky"];
 /**
- * The demo's engine: decode-bound steps (as on a GPU, where decode reads the whole KV cache) with a
- * visible prefill cost, and the run-to-run noise of a quiet dedicated host.
+ * The demo's engine: slow steps (35 ms fixed, plus 0.1 ms per decoding sequence and 0.03 ms per prefill
+ * token), and the run-to-run noise of a quiet dedicated host. The simulator and the client share the
+ * machine's CPU, whose stalls (tens of ms on a busy machine) delay the requests whose first or last
+ * token falls in them: at 1 ms steps TTFT p95 was 13-40 ms and a stall moved it by 2-7x; at 35 ms steps
+ * it is 120 ms and more, and the run-to-run sd of TTFT p95 was 1-4% at a load of 5-9 on 2 cores.
  */
-const engine = { step_overhead_ms: 1, decode_per_seq_ms: 0.08, prefill_per_token_ms: 0.02 };
+const engine = { step_overhead_ms: 35, decode_per_seq_ms: 0.1, prefill_per_token_ms: 0.03 };
 const quietNoise = { ...engine, speed_sigma: 0.01, jitter_sigma: 0.02 };
+/** The engine with every decode step `factor` times as slow: the fixed step cost and the per-sequence cost. */
+function slower(base, factor) {
+    return {
+        step_overhead_ms: base.step_overhead_ms * factor,
+        decode_per_seq_ms: base.decode_per_seq_ms * factor,
+    };
+}
 const scenarios = {
     tradeoff: {
         name: "tradeoff",
@@ -750,7 +760,10 @@ const scenarios = {
         expectation: "a mixed result: time to first token gets worse while decode speed and end-to-end latency improve; the gate blocks on the TTFT regression and says that throughput went up",
         expectedVerdicts: ["regression"],
         baselineSet: { ...quietNoise },
-        candidateSet: { ...quietNoise, cache_dtype: "fp8", fp8_prefill_factor: 1.35, fp8_decode_factor: 0.8 },
+        // fp8 halves the bytes read per KV token: decode 0.6x. Prefill 1.5x, so TTFT p95 rises well beyond
+        // the 10% tolerance (at 1.35x it was +9-29%, decided only at 8 runs) while decode gets faster
+        // where prefill does not fill the steps (rag, longgen): the per-cell mixed result.
+        candidateSet: { ...quietNoise, cache_dtype: "fp8", fp8_prefill_factor: 1.5, fp8_decode_factor: 0.6 },
         // Room to replace runs the client-health check excludes on a loaded machine.
         repeats: { min: 3, max: 8 },
     },
@@ -770,7 +783,7 @@ const scenarios = {
         expectation: "TPOT, end-to-end latency and throughput regress beyond tolerance: the gate fails",
         expectedVerdicts: ["regression"],
         baselineSet: { ...quietNoise },
-        candidateSet: { ...quietNoise, decode_per_seq_ms: 0.1, step_overhead_ms: 1.25 },
+        candidateSet: { ...quietNoise, ...slower(engine, 1.25) },
         repeats: { min: 3, max: 6 },
     },
     flaky: {
@@ -818,15 +831,15 @@ cells:
     dataset:
       type: synthetic
       input_tokens: { distribution: uniform, min: 64, max: 192 }
-      output_tokens: { distribution: uniform, min: 24, max: 72 }
-    # Open loop: with a closed loop of 24, the first wave of 24 requests (12% of a 200-request run)
-    # queued their prefills together and made TTFT p95 jump between runs by up to 1.7x. 400 requests:
-    # a stall of the shared CPU (tens of ms, hitting a few requests) no longer moves the p95.
-    load: { type: rate, rate: 90, burstiness: 1, max_concurrency: 48 }
-    size: { requests: 400 }
-    warmup: { requests: 32 }
+      output_tokens: { distribution: uniform, min: 8, max: 24 }
+    # Open loop (a closed loop's first wave queues its prefills together and makes TTFT p95 jump
+    # between runs). With steps of 50-70 ms, TTFT p95 is about 140 ms: a stall of the shared CPU (tens
+    # of ms, hitting a few requests) moves it by a few percent, not by 2-7x as at 13-40 ms.
+    load: { type: rate, rate: 70, burstiness: 1, max_concurrency: 256 }
+    size: { requests: 220 }
+    warmup: { requests: 16 }
     prefix: fresh
-    slo: { ttft_ms: 60, tpot_ms: 4, e2el_ms: 400 }
+    slo: { ttft_ms: 250, tpot_ms: 90, e2el_ms: 2000 }
   - name: rag
     description: short questions over one long document, prefix reused
     endpoint: completions
@@ -835,22 +848,25 @@ cells:
       num_documents: 2
       document_tokens: 2000
       question_tokens: { distribution: uniform, min: 16, max: 48 }
-      output_tokens: { distribution: uniform, min: 16, max: 48 }
-    load: { type: rate, rate: 150, burstiness: 1, max_concurrency: 48 }
-    size: { requests: 400 }
-    warmup: { requests: 32 }
+      output_tokens: { distribution: uniform, min: 8, max: 24 }
+    load: { type: rate, rate: 100, burstiness: 1, max_concurrency: 256 }
+    size: { requests: 220 }
+    warmup: { requests: 16 }
     prefix: reuse
-    slo: { ttft_ms: 150, tpot_ms: 8, e2el_ms: 600 }
+    slo: { ttft_ms: 400, tpot_ms: 90, e2el_ms: 2000 }
   - name: longgen
-    description: long outputs at high concurrency
+    description: a batch of long outputs submitted at once
     endpoint: completions
     dataset:
       type: synthetic
-      input_tokens: { distribution: uniform, min: 32, max: 96 }
-      output_tokens: { distribution: fixed, value: 128 }
-    load: { type: concurrency, concurrency: 64 }
+      # Fixed lengths: the whole batch is queued at once and prefilled in chunks of
+      # max_num_batched_tokens, so the last requests' first token (TTFT p95) comes at a step fixed by
+      # the token count, whatever order the requests arrive in.
+      input_tokens: { distribution: fixed, value: 96 }
+      output_tokens: { distribution: fixed, value: 48 }
+    load: { type: concurrency, concurrency: 200 }
     size: { requests: 200 }
-    warmup: { requests: 32 }
+    warmup: { requests: 16 }
     prefix: fresh
 # block 1: A B B A per run. Every run restarts the simulator here (lifecycle per-run), so larger
 # blocks would save nothing and leave the first look less balanced against a drifting host.
@@ -861,11 +877,8 @@ gate:
   tolerance: 0.1
   # The simulator's knobs are the thing under test here, as engine flags or the image would be for vLLM.
   allowed_differences: [server.args, server.command, server.cacheConfig, configHash]
-# The client shares the CPU with the simulator (and, on a CI machine, with other jobs): a run during
-# which its event loop stalled for more than 20 ms measured the stall, not the server (TTFT p95 of
-# 40 ms went to 100-290 ms in such runs on a loaded 2-core machine), so it is excluded and replaced.
-client:
-  max_event_loop_lag_ms: 20
+# The client keeps its default health limits (client.max_event_loop_lag_ms 50): against latencies of
+# 50 ms and more, an event-loop delay of 20-50 ms on a loaded machine is noise the repeats absorb.
 cost:
   gpu_hourly_usd: 2.5
 `;
