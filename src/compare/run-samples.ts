@@ -19,20 +19,27 @@ export const maxSampleFileBytes = 64 * 1024 * 1024;
 /** All sample files of one comparison together. */
 export const maxSampleTotalBytes = 512 * 1024 * 1024;
 
-/** The same shape as report/charts/data.ts RunSamples (compare sits below report and cannot import it). */
+/** Per-request samples of one used run (requests.jsonl), and its scrapes (scrapes.jsonl); the charts' input. */
 export interface LoadedRunSamples {
   side: "baseline" | "candidate";
+  /** As in the run record (not yet redacted: matched to the verdict through the redactor). */
   cell: string;
   run: number | null;
   source: string;
+  /** Per successful request, in ms (vllm bench serve's definitions, metrics/run-metrics.ts). */
   ttft: number[];
   tpot: number[];
   e2el: number[];
+  /** Every gap between consecutive chunks of every successful request, ms. */
   itl: number[];
+  /** When each ttft sample's first token came, ms from the start of the measured phase. */
   ttftAt: number[];
+  /** When each itl sample's gap ended, ms from the start of the measured phase. */
   itlAt: number[];
+  /** When failed requests ended. */
   failedAt: number[];
   scrapes: ReturnType<typeof scrapeSeries>;
+  /** Lines of requests.jsonl that were not valid records (skipped). */
   skippedLines: number;
 }
 

@@ -1,3 +1,4 @@
+import type { LoadedRunSamples } from "../../compare/run-samples.js";
 import type { Comparison, VerdictFile } from "../../compare/verdict-schema.js";
 import type { LatencyPhase } from "../../config/metric-names.js";
 import { latencyPhases } from "../../config/metric-names.js";
@@ -27,29 +28,8 @@ export interface CheckPicture {
   runs: RunValue[];
 }
 
-/** Per-request samples of one used run (requests.jsonl), and its scrapes (scrapes.jsonl). */
-export interface RunSamples {
-  side: Side;
-  /** As in the run record (not yet redacted: matched to the verdict through the redactor). */
-  cell: string;
-  run: number | null;
-  source: string;
-  /** Per successful request, in ms (vllm bench serve's definitions, metrics/run-metrics.ts). */
-  ttft: number[];
-  tpot: number[];
-  e2el: number[];
-  /** Every gap between consecutive chunks of every successful request, ms. */
-  itl: number[];
-  /** When each ttft sample's first token came, ms from the start of the measured phase. */
-  ttftAt: number[];
-  /** When each itl sample's gap ended, ms from the start of the measured phase. */
-  itlAt: number[];
-  /** When failed requests ended. */
-  failedAt: number[];
-  scrapes: ScrapePoint[];
-  /** Lines of requests.jsonl that were not valid records (skipped). */
-  skippedLines: number;
-}
+/** Per-request samples of one used run (requests.jsonl) and its scrapes, as compare/run-samples.ts loads them. */
+export type RunSamples = LoadedRunSamples;
 
 /** A side's distribution as (value, cumulative fraction) points, thinned to at most a few hundred. */
 export interface SideDistribution {
