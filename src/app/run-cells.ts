@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type RunFile, runFileSchema } from "../metrics/run-schema.js";
 import { cutShortLine } from "../report/status.js";
@@ -6,6 +6,7 @@ import { type ProgressSink, runName } from "../runner/progress.js";
 import * as runner from "../runner/run-cells.js";
 import type { RunRecorder } from "../runner/run-recorder.js";
 import { providerForConfig } from "../server/index.js";
+import { InputError } from "../util/errors.js";
 import type { MeasureRequest } from "./gate/dependencies.js";
 import { writeRunOutputs } from "./run-outputs.js";
 
@@ -138,4 +139,48 @@ export function summaryLine(file: RunFile): string {
     `, TPOT p50 ${fmt(file.latency.tpot.p50, 2)} ms, E2E p95 ${fmt(file.latency.e2el.p95)} ms` +
     (flags.length > 0 ? `  [${flags.join("; ")}]` : "")
   );
+}
+
+/** The run indices k of the `run-<k>` directories of one cell directory (none when it does not exist). */
+export function existingRunIndices(cellDir: string): number[] {
+  let names: string[];
+  try {
+    names = readdirSync(cellDir);
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    const match = /^run-(\d+)$/.exec(name);
+    return match ? [Number(match[1])] : [];
+  });
+}
+
+/**
+ * Where each selected cell's runs start in DIR: 0 for a cell without runs there; with `append`, one
+ * past the highest existing run-<k>. Without `append`, existing runs are refused (exit 2, naming the
+ * directory), since writing run-0 again would silently replace what was measured.
+ */
+export function firstRunsIn(
+  outDir: string,
+  cells: readonly string[],
+  append: boolean,
+): Record<string, number> {
+  const first: Record<string, number> = {};
+  const occupied: string[] = [];
+  for (const cell of cells) {
+    const cellDir = join(outDir, cell);
+    const indices = existingRunIndices(cellDir);
+    if (indices.length === 0) first[cell] = 0;
+    else {
+      const highest = Math.max(...indices);
+      first[cell] = highest + 1;
+      occupied.push(`${cellDir} (${indices.length} run(s), up to run-${highest})`);
+    }
+  }
+  if (occupied.length > 0 && !append) {
+    throw new InputError(
+      `--out ${outDir} already has runs, which this run would overwrite: ${occupied.join(", ")}; nothing was run. Add --append to add runs after them (run-<k> continues from the highest k), or choose another --out`,
+    );
+  }
+  return first;
 }

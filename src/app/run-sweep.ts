@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type CapacityCell,
@@ -11,7 +11,12 @@ import { runFileSchema } from "../metrics/run-schema.js";
 import { selectCells } from "../runner/run-cells.js";
 import { nextSearchStep } from "../stats/capacity-plan.js";
 import { InputError } from "../util/errors.js";
-import type { RunCellsOptions, RunCellsResult, RunOutput } from "./run-cells.js";
+import {
+  existingRunIndices,
+  type RunCellsOptions,
+  type RunCellsResult,
+  type RunOutput,
+} from "./run-cells.js";
 import { runLoadSearch, sweepLoads } from "./sweep.js";
 import { writeCurveOfDir } from "./sweep-curve.js";
 
@@ -95,16 +100,10 @@ export async function runSweepCells(options: RunCellsOptions): Promise<RunCellsR
 
 /** The runs of a cell directory (run-<k>/run.json) as records; unreadable ones are skipped. */
 function existingRecords(cellDir: string): RunRecord[] {
-  let names: string[];
-  try {
-    names = readdirSync(cellDir);
-  } catch {
-    return [];
-  }
-  return names
-    .filter((name) => /^run-\d+$/.test(name))
-    .flatMap((name) => {
-      const path = join(cellDir, name, "run.json");
+  return existingRunIndices(cellDir)
+    .sort((a, b) => a - b)
+    .flatMap((index) => {
+      const path = join(cellDir, `run-${index}`, "run.json");
       try {
         return [runRecordFromRunFile(runFileSchema.parse(JSON.parse(readFileSync(path, "utf8"))), path)];
       } catch {

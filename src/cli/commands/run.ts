@@ -1,6 +1,5 @@
-import { readdirSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { type RunOutput, runCells } from "../../app/run-cells.js";
+import { dirname, resolve } from "node:path";
+import { firstRunsIn, type RunOutput, runCells } from "../../app/run-cells.js";
 import { parseRunFormats, writeRunExports } from "../../app/run-exports.js";
 import { runSweepCells } from "../../app/run-sweep.js";
 import { loadConfig } from "../../config/load.js";
@@ -10,7 +9,7 @@ import { baseUrlApiKey, baseUrlProvider } from "../../server/base-url.js";
 import { providerForConfig } from "../../server/index.js";
 import { handleInterrupts, interactiveInterrupts } from "../../server/signals.js";
 import type { ServerProvider } from "../../server/types.js";
-import { FailureError, InputError, UsageError } from "../../util/errors.js";
+import { FailureError, UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
 import { integerOption, parseCommandArgs, stringOption } from "../command.js";
 
@@ -220,50 +219,6 @@ export const runCommand: CliCommand = {
     }
   },
 };
-
-/** The run indices k of the `run-<k>` directories of one cell directory (none when it does not exist). */
-function existingRunIndices(cellDir: string): number[] {
-  let names: string[];
-  try {
-    names = readdirSync(cellDir);
-  } catch {
-    return [];
-  }
-  return names.flatMap((name) => {
-    const match = /^run-(\d+)$/.exec(name);
-    return match ? [Number(match[1])] : [];
-  });
-}
-
-/**
- * Where each selected cell's runs start in DIR: 0 for a cell without runs there; with `append`, one
- * past the highest existing run-<k>. Without `append`, existing runs are refused (exit 2, naming the
- * directory), since writing run-0 again would silently replace what was measured.
- */
-export function firstRunsIn(
-  outDir: string,
-  cells: readonly string[],
-  append: boolean,
-): Record<string, number> {
-  const first: Record<string, number> = {};
-  const occupied: string[] = [];
-  for (const cell of cells) {
-    const cellDir = join(outDir, cell);
-    const indices = existingRunIndices(cellDir);
-    if (indices.length === 0) first[cell] = 0;
-    else {
-      const highest = Math.max(...indices);
-      first[cell] = highest + 1;
-      occupied.push(`${cellDir} (${indices.length} run(s), up to run-${highest})`);
-    }
-  }
-  if (occupied.length > 0 && !append) {
-    throw new InputError(
-      `--out ${outDir} already has runs, which this run would overwrite: ${occupied.join(", ")}; nothing was run. Add --append to add runs after them (run-<k> continues from the highest k), or choose another --out`,
-    );
-  }
-  return first;
-}
 
 /** The one line an interrupted `run` ends with: what was kept, and where. */
 export function interruptSummary(signal: NodeJS.Signals, runs: readonly RunOutput[], outDir: string): string {
