@@ -80,11 +80,21 @@ describe("run against a stream that stalls", () => {
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stderr.split("\n");
     const first = lines.find((line) => line.includes("stalled:"));
+    // Due at 2 s of silence; the check polls once a second, and on a loaded 2-core machine a poll can come
+    // a few seconds late (seen: 3 s in CI) — still well before the 8 s timeout, which is what is promised.
+    // The exact 2 s boundary is checked on virtual time in the unit tests above.
     expect(first, result.stderr).toMatch(
-      /^\[chat run-0\] 1 request\(s\) in flight stalled: chat-0-[01] \(no chunk for 2 s, after \d+ chunk\(s\)\); a request gives up after 8 s \(timeout_s\)$/,
+      /^\[chat run-0\] 1 request\(s\) in flight stalled: chat-0-[01] \(no chunk for [2-5] s, after \d+ chunk\(s\)\); a request gives up after 8 s \(timeout_s\)$/,
     );
-    // Reported again while it stays quiet, before the timeout ends it.
-    expect(lines.some((line) => /chat-0-[01] \(no chunk for [4-7] s/.test(line))).toBe(true);
+    // Reported again while it stays quiet (a longer silence), before the timeout ends it.
+    const silences = lines.flatMap((line) => {
+      const match = /chat-0-[01] \(no chunk for (\d+) s/.exec(line);
+      return match ? [Number(match[1])] : [];
+    });
+    expect(
+      silences.some((seconds) => seconds > silences[0]! && seconds < 8),
+      result.stderr,
+    ).toBe(true);
     const records = readFileSync(join(out, "chat", "run-0", "requests.jsonl"), "utf8")
       .split("\n")
       .filter(Boolean)
