@@ -45,6 +45,8 @@ export interface ExternalTaskRun {
   /** The server's redactor: applied to everything written or put in a message. */
   redact: (text: string) => string;
   env?: Readonly<Record<string, string | undefined>>;
+  /** An interrupt: the command is stopped (SIGTERM) and the task fails as interrupted. */
+  signal?: AbortSignal;
 }
 
 /** The longest stretch of the command's output kept for a message. */
@@ -73,9 +75,10 @@ export async function runExternalTask(
     throw new InputError(run.redact(`${what}: ${reason}; the runs measured so far are kept`));
   };
   const started = performance.now();
-  const ended = await execute(argv, spec.timeout_s * 1000, run.env);
+  const ended = await execute(argv, spec.timeout_s * 1000, run.env, run.signal);
   const durationS = (performance.now() - started) / 1000;
   const tail = (text: string) => (text.length > outputTail ? `…${text.slice(-outputTail)}` : text).trim();
+  if (run.signal?.aborted) fail(`stopped by ${String(run.signal.reason ?? "an interrupt")}`);
   if (ended.spawnError !== null) fail(`could not start: ${ended.spawnError}`);
   if (ended.timedOut) {
     fail(`did not finish within ${spec.timeout_s} s (quality.tasks.external[].timeout_s) and was stopped`);
@@ -185,11 +188,13 @@ function execute(
   argv: readonly string[],
   timeoutMs: number,
   env?: Readonly<Record<string, string | undefined>>,
+  signal?: AbortSignal,
 ): Promise<Ended> {
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), {
       stdio: ["ignore", "pipe", "pipe"],
       ...(env ? { env: { ...env } } : {}),
+      ...(signal ? { signal, killSignal: "SIGTERM" as const } : {}),
     });
     let stdout = "";
     let stderr = "";

@@ -248,6 +248,7 @@ export async function runCells<Recorded>(
                   model: config.model.name,
                   redact: handle.session.redact ?? ((text) => text),
                   ...(options.env ? { env: options.env } : {}),
+                  ...(signal ? { signal } : {}),
                 });
                 progress.message(
                   `${cell.name}: external task "${spec.name}": accuracy ${(result.accuracy * 100).toFixed(1)}% of ${result.count}`,
@@ -255,6 +256,8 @@ export async function runCells<Recorded>(
               } catch (error) {
                 if (!(error instanceof InputError)) throw error;
                 progress.message(error.message);
+                // An interrupt is no bad input: the caller reports it (the runs are kept).
+                if (signal?.aborted) break;
                 externalFailures.push(error.message);
               }
             }

@@ -140,8 +140,14 @@ describe("the external task-accuracy check (a fake lm_eval on PATH against the s
     ]);
     const base = await measure(config, { task_accuracy: 0.95 });
     const cand = await measure(config, { task_accuracy: 0.8 });
-    const check = compare(config, await base.records(), await cand.records()).verdict.quality!.tasks![0]!;
+    const { verdict, reportMarkdown } = compare(config, await base.records(), await cand.records());
+    const check = verdict.quality!.tasks![0]!;
     expect(check.method).toBe("two-proportion");
+    // Each side's samples in the Tasks column, "unpaired" for the discordant pairs, and the test named.
+    expect(reportMarkdown).toMatch(
+      /\| chat\\: external agg \| 400 \/ 400 \| [^|]+\| [^|]+\| [^|]+\| unpaired \|/,
+    );
+    expect(reportMarkdown).toContain("one-sided two-proportion z-test");
     expect(check.baseline.n).toBe(400);
     expect(check.candidate.n).toBe(400);
     expect(check.verdict).toBe("regression");
@@ -200,4 +206,41 @@ describe("the external task-accuracy check (a fake lm_eval on PATH against the s
     },
     120_000,
   );
+
+  it("an interrupt stops the command at once; the runs are kept and no bad input is reported", async () => {
+    const config = configWith([{ ...paired, command: lmEval("--sleep", "60") }]);
+    const sim = await startSimulator({ profile: "noiseless", model: "m" });
+    sims.push(sim);
+    const dir = mkdtempSync(join(tmpdir(), "vpg-external-"));
+    dirs.push(dir);
+    const interrupt = new AbortController();
+    const lines: string[] = [];
+    const started = Date.now();
+    const result = await runCells({
+      config,
+      provider: baseUrlProvider({ baseUrl: sim.baseUrl, model: config.model }),
+      outDir: dir,
+      baseDir: dir,
+      runs: 2,
+      env: { ...process.env, PATH: fakeLmEvalPath() },
+      signal: interrupt.signal,
+      progress: {
+        update() {},
+        message: (line) => {
+          lines.push(line);
+          if (line.includes('external task "arith" against'))
+            setTimeout(() => interrupt.abort("SIGINT"), 300);
+        },
+      },
+    });
+    // Well before the command's 60 s: it was stopped, not waited for.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(result.runs.map((run) => `${run.cell}/${run.run}`)).toEqual(["chat/0"]);
+    expect(existsSync(join(dir, "chat", "run-0", "run.json"))).toBe(true);
+    expect(
+      lines.some(
+        (line) => line.includes('quality.tasks.external "arith"') && line.includes("stopped by SIGINT"),
+      ),
+    ).toBe(true);
+  }, 60_000);
 });
