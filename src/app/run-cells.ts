@@ -71,6 +71,7 @@ export async function measureRequestedRuns(
       firstRun: request.firstRun,
       ...(request.side ? { side: request.side } : {}),
       progress: adapters.progress,
+      env: adapters.env,
       ...(signal ? { signal } : {}),
     });
     if (signal?.aborted) {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { readdir, readFile, stat } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { z } from "zod";
 import { type RunRecord, runRecordFromRunFile } from "../metrics/run-record.js";
 import {
@@ -15,6 +15,7 @@ import {
   vllmResultInvariantIssues,
   vllmResultSchema,
 } from "../metrics/vllm-result.js";
+import { type ExternalTaskFile, externalTaskFileSchema } from "../runner/external-task.js";
 import { InputError } from "../util/errors.js";
 import { defaultInputLimits, type InputLimits, mebibyte } from "./input-limits.js";
 
@@ -99,8 +100,10 @@ export async function readRunFile(file: string, index: number): Promise<RunRecor
   const { json, contentHash } = await readJson(file);
   const record = parseRunJson(file, json, index);
   const positional = looksLikeVllmResult(json);
+  const external = positional ? [] : await readExternalTaskFiles(dirname(file));
   return {
     ...record,
+    ...(external.length > 0 ? { external } : {}),
     identity: {
       contentHash,
       cell: record.cell,
@@ -108,6 +111,25 @@ export async function readRunFile(file: string, index: number): Promise<RunRecor
       startedAt: record.startedAt,
     },
   };
+}
+
+/** The external task results (external-<name>.json) beside a run.json; a malformed one is bad input. */
+async function readExternalTaskFiles(dir: string): Promise<ExternalTaskFile[]> {
+  const names = (await readdir(dir)).filter((name) => /^external-.+\.json$/.test(name)).sort();
+  const files: ExternalTaskFile[] = [];
+  for (const name of names) {
+    const path = join(dir, name);
+    let json: unknown;
+    try {
+      json = JSON.parse(await readFile(path, "utf8"));
+    } catch (error) {
+      throw new InputError(`${path}: not JSON (${(error as Error).message})`);
+    }
+    const parsed = externalTaskFileSchema.safeParse(json);
+    if (!parsed.success) throw new InputError(describeIssues(path, parsed.error));
+    files.push(parsed.data);
+  }
+  return files;
 }
 
 function parseRunJson(file: string, json: unknown, index: number): RunRecord {

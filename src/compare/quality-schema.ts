@@ -71,6 +71,10 @@ export type GreedyCheck = z.output<typeof greedyCheckSchema>;
 /** The task-accuracy check of one tasks cell: both sides scored on the same prompts. */
 export const taskCheckSchema = z.object({
   cell: z.string(),
+  /** Set for an external task (quality.tasks.external): its name; absent for a tasks cell's own answers. */
+  external: z.string().optional(),
+  /** The test: McNemar on paired prompts, or (an external task without per-sample results) two proportions. */
+  method: z.enum(["mcnemar", "two-proportion"]).default("mcnemar"),
   runs: z.object({ baseline: z.number().int().nullable(), candidate: z.number().int().nullable() }),
   /** Prompts scored on both sides. */
   prompts: z.number().int(),
@@ -78,11 +82,14 @@ export const taskCheckSchema = z.object({
     correct: z.number().int(),
     accuracy: z.number(),
     wilson: z.tuple([z.number(), z.number()]),
+    /** Samples behind this side's accuracy when the sides are not paired (two-proportion). */
+    n: z.number().int().optional(),
   }),
   candidate: z.object({
     correct: z.number().int(),
     accuracy: z.number(),
     wilson: z.tuple([z.number(), z.number()]),
+    n: z.number().int().optional(),
   }),
   /** Discordant pairs: only the baseline right, only the candidate right. */
   onlyBaseline: z.number().int(),

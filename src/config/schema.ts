@@ -739,6 +739,60 @@ const qualityGreedySchema = strictObject({
     .describe("Most-changed prompts shown in the report (escaped, cut short)."),
 });
 
+/**
+ * The `external` form of the task-accuracy check (docs/quality.md, External tasks): a command (e.g. an
+ * lm-eval-harness invocation) run against the cell's server after the cell's first run, whose JSON result
+ * is read by dotted paths. Arguments are templates: {base_url}, {model}, {output_dir}, {result_file}.
+ */
+export const externalTaskLimits = { commands: 8, timeoutS: 86_400 } as const;
+const qualityExternalTaskSchema = strictObject({
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, "expected 1-64 letters, digits, '_', '.' or '-' (it names a file)")
+    .describe(
+      "Names the check in the report and its result file external-<name>.json in the run's directory.",
+    ),
+  cell: nonEmptyString("a cell name").describe(
+    "The cell whose server the command runs against, once per side, after that cell's first run (run 0).",
+  ),
+  command: z
+    .array(z.string())
+    .min(1, "expected the command and its arguments, e.g. [lm_eval, --model, local-completions, ...]")
+    .describe(
+      "Program and arguments, run without a shell; {base_url}, {model}, {output_dir} and {result_file} are replaced in each argument. The environment is inherited (an API key is read from it by the command, never written into the arguments).",
+    ),
+  accuracy_path: nonEmptyString("a dotted path, e.g. results.gsm8k.exact_match,strict-match").describe(
+    "Dotted path of the accuracy (a number from 0 to 1) in the JSON result.",
+  ),
+  count_path: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Dotted path of the number of samples scored (needed for the interval when samples_path is absent).",
+    ),
+  samples_path: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Dotted path of an array of per-sample results; when both sides have it, the paired test (McNemar) applies.",
+    ),
+  id_field: nonEmptyString().default("doc_id").describe("A sample's id (pairs the sides' samples)."),
+  score_field: nonEmptyString()
+    .default("score")
+    .describe("A sample's score: true/false or 1/0 (a number >= 0.5 counts as correct)."),
+  timeout_s: positiveInt()
+    .max(externalTaskLimits.timeoutS, atMost(externalTaskLimits.timeoutS, "seconds of an external command"))
+    .default(3600)
+    .describe(
+      "Longest the command may run before it is stopped (the limit quality.tasks.external[].timeout_s).",
+    ),
+}).refine((spec) => spec.samples_path !== undefined || spec.count_path !== undefined, {
+  message: "expected samples_path or count_path (the number of samples is needed for the Wilson interval)",
+  path: ["count_path"],
+});
+
 /** The task-accuracy check of every `tasks` cell (docs/quality.md). */
 const qualityTasksSchema = strictObject({
   tolerance_points: fraction()
@@ -746,6 +800,11 @@ const qualityTasksSchema = strictObject({
     .describe(
       "Drop in accuracy that is a regression when the paired test (exact McNemar) says it is real: 0.02 = 2 points.",
     ),
+  external: z
+    .array(qualityExternalTaskSchema)
+    .max(externalTaskLimits.commands, atMost(externalTaskLimits.commands, "external task commands"))
+    .default([])
+    .describe("External task-accuracy commands (e.g. lm-eval-harness) run against a cell's server."),
 });
 
 const qualitySchema = strictObject({
@@ -818,19 +877,38 @@ function capacityProblems(cells: readonly CellConfig[]): { path: (string | numbe
 /** The quality checks name cells: each must be one of `cells`. */
 function unknownQualityCells(config: {
   cells: readonly { name: string }[];
-  quality: { greedy?: { cells: readonly string[] } | undefined };
+  quality: {
+    greedy?: { cells: readonly string[] } | undefined;
+    tasks: { external: readonly { cell: string; name: string }[] };
+  };
 }): { path: (string | number)[]; message: string }[] {
   const names = new Set(config.cells.map((cell) => cell.name));
-  return (config.quality.greedy?.cells ?? []).flatMap((name, index) =>
+  const unknown = (name: string, path: (string | number)[]) =>
     names.has(name)
       ? []
-      : [
-          {
-            path: ["quality", "greedy", "cells", index],
-            message: `expected the name of a cell (${[...names].join(", ")}), got "${name}"`,
-          },
-        ],
-  );
+      : [{ path, message: `expected the name of a cell (${[...names].join(", ")}), got "${name}"` }];
+  const seen = new Set<string>();
+  const twice = (name: string, index: number) => {
+    if (!seen.has(name)) {
+      seen.add(name);
+      return [];
+    }
+    return [
+      {
+        path: ["quality", "tasks", "external", index, "name"],
+        message: `expected a unique name, got "${name}" twice`,
+      },
+    ];
+  };
+  return [
+    ...(config.quality.greedy?.cells ?? []).flatMap((name, index) =>
+      unknown(name, ["quality", "greedy", "cells", index]),
+    ),
+    ...config.quality.tasks.external.flatMap((spec, index) => [
+      ...unknown(spec.cell, ["quality", "tasks", "external", index, "cell"]),
+      ...twice(spec.name, index),
+    ]),
+  ];
 }
 
 /** The largest (or, for an unbounded distribution, typical) value of a length. */
@@ -937,5 +1015,6 @@ export type LoadConfig = CellConfig["load"];
 export type LengthConfig = z.output<typeof lengthSchema>;
 export type GateConfig = Config["gate"];
 export type QualityConfig = Config["quality"];
+export type ExternalTaskConfig = QualityConfig["tasks"]["external"][number];
 export type SamplingConfig = Config["sampling"];
 export type ModelConfig = Config["model"];

@@ -1,4 +1,5 @@
 import type { MetricName } from "../config/metric-names.js";
+import type { ExternalTaskFile } from "../runner/external-task.js";
 import type { RunGuards, RunOutput } from "./guards.js";
 import { runFileMetrics } from "./metric-values.js";
 import type { RunFile } from "./run-schema.js";
@@ -22,6 +23,8 @@ export interface RunRecord {
   guards?: RunGuards;
   /** A greedy-output cell's outputs per prompt (run.json `outputs`). */
   outputs?: RunOutput[];
+  /** The external task results beside the run's run.json (runner/external-task.ts), when it has any. */
+  external?: ExternalTaskFile[];
   fingerprint: Record<string, unknown>;
   /** Why the run must not be used, empty when it is healthy. */
   exclusionReasons: string[];

@@ -180,12 +180,17 @@ export function qualityTaskSection(verdict: VerdictFile): string {
   const rows = checks.map((check) => {
     const change = (check.candidate.accuracy - check.baseline.accuracy) * 100;
     return line([
-      escapeMarkdown(check.cell, 60),
-      String(check.prompts),
+      escapeMarkdown(
+        check.external === undefined ? check.cell : `${check.cell}: external ${check.external}`,
+        80,
+      ),
+      check.method === "two-proportion"
+        ? `${check.baseline.n ?? "?"} / ${check.candidate.n ?? "?"}`
+        : String(check.prompts),
       side(check.baseline),
       side(check.candidate),
       `${change > 0 ? "+" : change < 0 ? "−" : "±"}${Math.abs(change).toFixed(1)} pts`,
-      `${check.onlyBaseline} / ${check.onlyCandidate}`,
+      check.method === "two-proportion" ? "unpaired" : `${check.onlyBaseline} / ${check.onlyCandidate}`,
       `−${Number((check.tolerancePoints * 100).toPrecision(3))} pts`,
       formatP(check.p),
       (check.verdict === "regression" ? "🔴 regression" : "⚪ within tolerance") +
@@ -200,7 +205,10 @@ export function qualityTaskSection(verdict: VerdictFile): string {
     line(header.map(() => "---")),
     ...rows,
     "",
-    `Same tasks on both sides, scored per prompt; accuracy with its ${confidence} Wilson interval; a regression when the exact McNemar test on the discordant pairs (Holm over the task cells) finds the candidate worse and the drop exceeds the tolerance (quality.tasks.tolerance_points).`,
+    `Same tasks on both sides, scored per prompt; accuracy with its ${confidence} Wilson interval; a regression when the exact McNemar test on the discordant pairs (Holm over the task cells) finds the candidate worse and the drop exceeds the tolerance (quality.tasks.tolerance_points).` +
+      (checks.some((check) => check.method === "two-proportion")
+        ? " An external task without per-sample results on both sides is compared unpaired (one-sided two-proportion z-test; its Tasks column shows each side's samples)."
+        : ""),
   ].join("\n");
 }
 
@@ -233,7 +241,7 @@ export function qualityTerminalLines(verdict: VerdictFile, clean: (text: string)
     if (check.verdict !== "regression") within++;
     else
       lines.push(
-        `quality regression: ${clean(check.cell)} task accuracy ${(check.baseline.accuracy * 100).toFixed(1)}% -> ${(check.candidate.accuracy * 100).toFixed(1)}% (${check.onlyBaseline} tasks only the baseline got right, ${check.onlyCandidate} only the candidate; p ${formatP(check.p)})`,
+        `quality regression: ${clean(check.cell)} ${check.external === undefined ? "task" : `external task ${clean(check.external)}`} accuracy ${(check.baseline.accuracy * 100).toFixed(1)}% -> ${(check.candidate.accuracy * 100).toFixed(1)}% (${check.method === "two-proportion" ? `unpaired, ${check.baseline.n} and ${check.candidate.n} samples` : `${check.onlyBaseline} tasks only the baseline got right, ${check.onlyCandidate} only the candidate`}; p ${formatP(check.p)})`,
       );
   }
   lines.push(`quality checks within tolerance: ${within}`);

@@ -7,6 +7,7 @@ import { calibrateTokenModel, checkPromptLengths } from "../workload/calibrate.j
 import { defaultTokenModel, type TokenModel } from "../workload/token-model.js";
 import { createWorkload, type Workload } from "../workload/workload.js";
 import { prepareCell } from "./cell-context.js";
+import { runExternalTask } from "./external-task.js";
 import { type ProgressSink, runName, runPosition, silentProgress } from "./progress.js";
 import { type OutputFormat, runOnce } from "./run-once.js";
 import type { RunRecorder } from "./run-recorder.js";
@@ -53,6 +54,8 @@ export interface RunCellsOptions<Recorded> {
   /** Called right before each run's first measured dispatch and after its last completion (benchmarks). */
   /** The measured phase's start is the origin of the times in requests.jsonl (epochMs: its Unix time, sub-ms). */
   onMeasuredPhase?: (edge: "start" | "end", epochMs: number) => void;
+  /** The environment of the external task commands (quality.tasks.external); the process's when omitted. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 interface OpenSession {
@@ -137,6 +140,7 @@ export async function runCells<Recorded>(
   const progress = options.progress ?? silentProgress;
   const runs = options.runs ?? config.repeats.min;
   const outputs: RunOutput<Recorded>[] = [];
+  const externalFailures: string[] = [];
   const cells = selectCells(config, options.cells);
   const signal = options.signal;
   const shouldAbort =
@@ -229,6 +233,35 @@ export async function runCells<Recorded>(
             );
           }
           outputs.push({ cell: cell.name, run: k, dir: join(cellDir, runName(k)), file });
+          // The external task commands of the cell run once per side, after its first run, on its server.
+          if (k === 0 && !ran.serverCrashed && !shouldAbort?.()) {
+            for (const spec of config.quality.tasks.external.filter((s) => s.cell === cell.name)) {
+              progress.message(
+                `${cell.name}: external task "${spec.name}" against ${handle.session.endpoint.baseUrl}`,
+              );
+              try {
+                const result = await runExternalTask(spec, {
+                  cell: cell.name,
+                  run: k,
+                  dir: join(cellDir, runName(k)),
+                  baseUrl: handle.session.endpoint.baseUrl,
+                  model: config.model.name,
+                  redact: handle.session.redact ?? ((text) => text),
+                  ...(options.env ? { env: options.env } : {}),
+                  ...(signal ? { signal } : {}),
+                });
+                progress.message(
+                  `${cell.name}: external task "${spec.name}": accuracy ${(result.accuracy * 100).toFixed(1)}% of ${result.count}`,
+                );
+              } catch (error) {
+                if (!(error instanceof InputError)) throw error;
+                progress.message(error.message);
+                // An interrupt is no bad input: the caller reports it (the runs are kept).
+                if (signal?.aborted) break;
+                externalFailures.push(error.message);
+              }
+            }
+          }
           if (ran.serverCrashed && state.shared !== null) {
             // The cell's server died: the next run gets a new one rather than a dead endpoint.
             const dead = state.shared;
@@ -243,6 +276,12 @@ export async function runCells<Recorded>(
     } finally {
       if (!options.sessions && state.shared) await closeSession(state.shared);
     }
+  }
+  if (externalFailures.length > 0) {
+    // Measuring went on; the runs are written. The failure is bad input (the command or its paths): exit 2.
+    throw new InputError(
+      `${externalFailures.join("\n")}\n${outputs.length} run(s) measured and kept in ${options.outDir}`,
+    );
   }
   return { runs: outputs };
 }

@@ -1,4 +1,4 @@
-import { binomialCdf, normalQuantile } from "./distributions.js";
+import { binomialCdf, normalCdf, normalQuantile } from "./distributions.js";
 
 /**
  * The Wilson score interval of a proportion (two-sided, `confidence` e.g. 0.95): the interval vLLM's
@@ -25,4 +25,23 @@ export function mcnemarWorseP(b: number, c: number): number {
   const n = b + c;
   if (n === 0 || b === 0) return 1;
   return 1 - binomialCdf(b - 1, n, 0.5);
+}
+
+/**
+ * One-sided two-proportion z-test (pooled) of "the candidate's accuracy is lower", for two samples that
+ * cannot be paired (an external task that reports only its aggregate accuracy): z = (p_b − p_c) /
+ * sqrt(p̄(1 − p̄)(1/n_b + 1/n_c)), p = 1 − Φ(z). 1 when either side is empty or the pooled share is 0 or 1.
+ */
+export function twoProportionWorseP(
+  baseCorrect: number,
+  baseN: number,
+  candCorrect: number,
+  candN: number,
+): number {
+  if (baseN === 0 || candN === 0) return 1;
+  const pooled = (baseCorrect + candCorrect) / (baseN + candN);
+  if (pooled <= 0 || pooled >= 1) return 1;
+  const z =
+    (baseCorrect / baseN - candCorrect / candN) / Math.sqrt(pooled * (1 - pooled) * (1 / baseN + 1 / candN));
+  return 1 - normalCdf(z);
 }

@@ -88,6 +88,20 @@ const catalogue: { name: string; text: string; expected: RegExp[]; env?: Record<
     ],
   },
   {
+    name: "quality.tasks.external naming no cell, without a sample count, a name twice",
+    text: base({
+      extra:
+        "quality:\n  tasks:\n    external:\n" +
+        "      - { name: arith, cell: qa, command: [lm_eval], accuracy_path: results.a, count_path: n }\n" +
+        "      - { name: arith, cell: chat, command: [lm_eval], accuracy_path: results.a }\n",
+    }),
+    expected: [
+      /^quality\.tasks\.external\[1\]\.count_path: expected samples_path or count_path \(the number of samples is needed for the Wilson interval\)$/,
+      /^quality\.tasks\.external\[0\]\.cell: expected the name of a cell \(chat\), got "qa"$/,
+      /^quality\.tasks\.external\[1\]\.name: expected a unique name, got "arith" twice$/,
+    ],
+  },
+  {
     name: "quality.greedy naming no cell",
     text: base({ extra: "quality:\n  greedy:\n    cells: [chat, qa]\n" }),
     expected: [/^quality\.greedy\.cells\[1\]: expected the name of a cell \(chat\), got "qa"$/],

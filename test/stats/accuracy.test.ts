@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mcnemarWorseP, wilsonInterval } from "../../src/stats/accuracy.js";
+import { mcnemarWorseP, twoProportionWorseP, wilsonInterval } from "../../src/stats/accuracy.js";
 
 describe("wilsonInterval (values computed independently from the closed form)", () => {
   it("80 of 100 at 95%: 0.711171 to 0.866633", () => {
@@ -32,5 +32,21 @@ describe("mcnemarWorseP (exact binomial tail on the discordant pairs, by hand)",
     expect(mcnemarWorseP(0, 0)).toBe(1);
     expect(mcnemarWorseP(0, 9)).toBe(1);
     expect(mcnemarWorseP(10, 0)).toBeCloseTo(1 / 1024, 12);
+  });
+});
+
+describe("twoProportionWorseP (pooled one-sided z, computed by hand)", () => {
+  it("90/100 against 80/100: z = 0.1 / sqrt(0.85 × 0.15 × 0.02) = 1.98030, p = 0.023835", () => {
+    expect(twoProportionWorseP(90, 100, 80, 100)).toBeCloseTo(0.0238352, 5);
+  });
+
+  it("a better candidate (450/500 against 460/500) is far from worse: p = 0.86542", () => {
+    expect(twoProportionWorseP(450, 500, 460, 500)).toBeCloseTo(0.8654179, 5);
+  });
+
+  it("no samples on a side, or every answer right (or wrong) on both, is no evidence: 1", () => {
+    expect(twoProportionWorseP(0, 0, 5, 10)).toBe(1);
+    expect(twoProportionWorseP(10, 10, 10, 10)).toBe(1);
+    expect(twoProportionWorseP(0, 10, 0, 10)).toBe(1);
   });
 });

@@ -1,13 +1,13 @@
-import type { QualityConfig } from "../../config/schema.js";
 import type { RunOutput } from "../../metrics/guards.js";
 import type { RunRecord } from "../../metrics/run-record.js";
-import { mcnemarWorseP, wilsonInterval } from "../../stats/accuracy.js";
+import type { ExternalTaskFile } from "../../runner/external-task.js";
+import { mcnemarWorseP, twoProportionWorseP, wilsonInterval } from "../../stats/accuracy.js";
 import { holmAdjust } from "../../stats/multiplicity.js";
 import type { TaskCheck } from "../quality-schema.js";
 import type { ComparedCell } from "./cells.js";
 
 export interface TaskSettings {
-  tasks: QualityConfig["tasks"];
+  tasks: { tolerance_points: number };
   /** The level of the paired test (the look's α) and the Wilson intervals' confidence (gate.confidence). */
   alpha: number;
   confidence: number;
@@ -25,10 +25,11 @@ function firstScoredRun(runs: readonly RunRecord[]): RunRecord | undefined {
  * The task-accuracy check of every compared cell whose runs scored answers: the first scored run of each
  * side, paired prompt by prompt (same index = same task of the seeded set). A regression when the exact
  * McNemar test on the discordant pairs says the candidate is worse (Holm over the task checks) and its
- * accuracy fell by more than `tolerance_points`. Each side's accuracy has its Wilson interval. Pure.
+ * accuracy fell by more than `tolerance_points`. Each side's accuracy has its Wilson interval. The
+ * external task results (quality.tasks.external) join the same family: see externalDrafts. Pure.
  */
 export function taskChecks(compared: readonly ComparedCell[], settings: TaskSettings): TaskCheck[] | null {
-  const drafts: Omit<TaskCheck, "p" | "verdict">[] = [];
+  const drafts: Draft[] = [];
   for (const cell of compared) {
     const base = firstScoredRun(cell.base);
     const cand = firstScoredRun(cell.cand);
@@ -56,6 +57,7 @@ export function taskChecks(compared: readonly ComparedCell[], settings: TaskSett
     });
     drafts.push({
       cell: cell.cell,
+      method: "mcnemar",
       runs: { baseline: base.run, candidate: cand.run },
       prompts,
       baseline: side(baseCorrect),
@@ -68,6 +70,7 @@ export function taskChecks(compared: readonly ComparedCell[], settings: TaskSett
       note: prompts === 0 ? "no task was answered on both sides" : null,
     });
   }
+  drafts.push(...compared.flatMap((cell) => externalDrafts(cell, settings)));
   if (drafts.length === 0) return null;
   const adjusted = holmAdjust(drafts.map((d) => d.pRaw));
   return drafts.map((draft, i) => {
@@ -76,4 +79,90 @@ export function taskChecks(compared: readonly ComparedCell[], settings: TaskSett
     const regression = draft.prompts > 0 && p <= settings.alpha && drop > draft.tolerancePoints;
     return { ...draft, p, verdict: regression ? "regression" : "within-tolerance" };
   });
+}
+
+type Draft = Omit<TaskCheck, "p" | "verdict">;
+
+/** Each side's result of every external task of the cell: the first run that has it. */
+function externalResults(
+  runs: readonly RunRecord[],
+): Map<string, { run: number | null; file: ExternalTaskFile }> {
+  const found = new Map<string, { run: number | null; file: ExternalTaskFile }>();
+  for (const run of [...runs].sort((a, b) => (a.run ?? 0) - (b.run ?? 0))) {
+    for (const file of run.external ?? [])
+      if (!found.has(file.name)) found.set(file.name, { run: run.run, file });
+  }
+  return found;
+}
+
+/**
+ * The external tasks of a cell present on both sides. With per-sample results on both sides, paired by
+ * sample id: the exact McNemar test, as for a tasks cell. Without them, each side's aggregate accuracy
+ * of its own n samples: the one-sided two-proportion z-test (unpaired, so less sensitive), each side's
+ * correct count taken as round(accuracy × n).
+ */
+function externalDrafts(cell: ComparedCell, settings: TaskSettings): Draft[] {
+  const base = externalResults(cell.base);
+  const cand = externalResults(cell.cand);
+  const drafts: Draft[] = [];
+  for (const [name, b] of [...base].sort(([x], [y]) => x.localeCompare(y))) {
+    const c = cand.get(name);
+    if (c === undefined) continue;
+    const common = {
+      cell: cell.cell,
+      external: name,
+      runs: { baseline: b.run, candidate: c.run },
+      tolerancePoints: settings.tasks.tolerance_points,
+      confidence: settings.confidence,
+    };
+    const side = (correct: number, n: number, paired: boolean) => ({
+      correct,
+      accuracy: n > 0 ? correct / n : 0,
+      wilson: wilsonInterval(correct, n, settings.confidence),
+      ...(paired ? {} : { n }),
+    });
+    if (b.file.samples !== null && c.file.samples !== null) {
+      const other = new Map(c.file.samples.map((sample) => [sample.id, sample.correct]));
+      let prompts = 0;
+      let baseCorrect = 0;
+      let candCorrect = 0;
+      let onlyBaseline = 0;
+      let onlyCandidate = 0;
+      for (const sample of b.file.samples) {
+        const right = other.get(sample.id);
+        if (right === undefined) continue;
+        prompts++;
+        if (sample.correct) baseCorrect++;
+        if (right) candCorrect++;
+        if (sample.correct && !right) onlyBaseline++;
+        if (!sample.correct && right) onlyCandidate++;
+      }
+      drafts.push({
+        ...common,
+        method: "mcnemar",
+        prompts,
+        baseline: side(baseCorrect, prompts, true),
+        candidate: side(candCorrect, prompts, true),
+        onlyBaseline,
+        onlyCandidate,
+        pRaw: mcnemarWorseP(onlyBaseline, onlyCandidate),
+        note: prompts === 0 ? "no sample id is on both sides" : null,
+      });
+      continue;
+    }
+    const baseCorrect = Math.round(b.file.accuracy * b.file.count);
+    const candCorrect = Math.round(c.file.accuracy * c.file.count);
+    drafts.push({
+      ...common,
+      method: "two-proportion",
+      prompts: Math.min(b.file.count, c.file.count),
+      baseline: side(baseCorrect, b.file.count, false),
+      candidate: side(candCorrect, c.file.count, false),
+      onlyBaseline: 0,
+      onlyCandidate: 0,
+      pRaw: twoProportionWorseP(baseCorrect, b.file.count, candCorrect, c.file.count),
+      note: "no per-sample results on both sides: unpaired two-proportion test",
+    });
+  }
+  return drafts;
 }

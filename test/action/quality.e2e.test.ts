@@ -1,0 +1,168 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ActionDependencies } from "../../src/app/gate/dependencies.js";
+import { FakeGitHub } from "../github/fake-github.js";
+import { runJob as runJobIn, workflowToken } from "./harness.js";
+import { pullRequestPayload, pushPayload } from "./payloads.js";
+
+/**
+ * The quality checks through the action with the real runner and compare (src/action/default-dependencies.ts)
+ * against the simulator: main records a baseline of a tasks cell, then a PR whose simulator answers fewer
+ * tasks right (`task_accuracy` lowered, the stand-in for a quantisation that makes the model worse while it
+ * stays as fast) must fail with the task-accuracy regression in its PR comment, and a PR whose simulator
+ * emits garbage to max_tokens on a share of prompts (`quality_garbage_share`, as the FP8 KV-cache bugs did)
+ * must fail on the finish-reason guard.
+ */
+
+const fake = new FakeGitHub();
+const sha = (c: string) => c.repeat(40);
+const mainSha = sha("a");
+const PR = 41;
+let root: string;
+let workspace: string;
+let summaryFile: string;
+let runnerIO: typeof import("../../src/action/action-io.js").runnerIO;
+let steps: typeof import("../../src/action/run-from-environment.js");
+let artifactStoreModule: typeof import("../../src/github/artifact-store.js");
+let clientModule: typeof import("../../src/github/client.js");
+let defaults: typeof import("../../src/action/default-dependencies.js");
+
+const config = (taskAccuracy: number, garbageShare = 0) => `version: 1
+server:
+  kind: sim
+  profile: noiseless
+  set:
+    task_accuracy: ${taskAccuracy}
+    quality_garbage_share: ${garbageShare}
+model:
+  name: test-model
+cells:
+  - name: tasks
+    dataset: { type: tasks, count: 300 }
+    load: { type: concurrency, concurrency: 8 }
+    size: { requests: 300 }
+    warmup: { requests: 0 }
+repeats: { min: 2, max: 2, baseline: 2, block: 2 }
+# The serving command is the thing under test (a quantisation flag would be, on vLLM).
+gate: { allowed_differences: [server.command] }
+`;
+
+function deps(): ActionDependencies {
+  return {
+    measure: defaults.measureWithRunner,
+    compare: defaults.compareWithStatistics,
+    cleanupServers: defaults.cleanupRecordedServers,
+    github: clientModule.createGitHubClient,
+    artifacts: (context) => new artifactStoreModule.GitHubArtifactStore(context),
+    now: () => new Date("2026-11-30T04:00:00Z"),
+  };
+}
+
+beforeAll(async () => {
+  const baseUrl = await fake.start();
+  process.env.GITHUB_API_URL = baseUrl;
+  process.env.ACTIONS_RESULTS_URL = baseUrl;
+  delete process.env.GITHUB_SERVER_URL;
+  fake.users.set(workflowToken, { login: "github-actions[bot]", type: "Bot", installation: true });
+  root = await mkdtemp(join(tmpdir(), "action-quality-"));
+  workspace = join(root, "workspace");
+  await mkdir(workspace);
+  summaryFile = join(root, "summary.md");
+  await writeFile(summaryFile, "");
+  process.env.GITHUB_STEP_SUMMARY = summaryFile;
+  ({ runnerIO } = await import("../../src/action/action-io.js"));
+  steps = await import("../../src/action/run-from-environment.js");
+  artifactStoreModule = await import("../../src/github/artifact-store.js");
+  clientModule = await import("../../src/github/client.js");
+  defaults = await import("../../src/action/default-dependencies.js");
+});
+
+afterAll(async () => {
+  await fake.stop();
+  await rm(root, { recursive: true, force: true });
+  process.exitCode = undefined;
+});
+
+const environment = () => ({
+  fake,
+  root,
+  workspace,
+  summaryFile,
+  io: runnerIO,
+  runMainStep: steps.runMainStep,
+});
+
+describe("the action reports a quality regression the speed checks cannot see", () => {
+  it("a PR whose simulator answers 80% of the tasks instead of 95% fails with the task regression in its comment", async () => {
+    const baseline = await runJobIn(
+      environment(),
+      {
+        runId: 700,
+        event: "push",
+        payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: mainSha, before: sha("9") }),
+        sha: mainSha,
+        ref: "refs/heads/main",
+        config: config(0.95),
+      },
+      deps(),
+    );
+    expect(baseline.result.verdict, baseline.result.failureMessage ?? "").not.toBe("error");
+    const { result, outputs } = await runJobIn(
+      environment(),
+      {
+        runId: 701,
+        event: "pull_request",
+        payload: pullRequestPayload({
+          owner: fake.owner,
+          repo: fake.repo,
+          number: PR,
+          baseSha: mainSha,
+          headSha: sha("b"),
+        }),
+        sha: sha("c"),
+        ref: `refs/pull/${PR}/merge`,
+        config: config(0.8),
+      },
+      deps(),
+    );
+    const first = fake.commentsOn(PR).find((c) => c.user.login === "github-actions[bot]")?.body ?? "";
+    expect(outputs.verdict, first).toBe("regression");
+    expect(result.failed).toBe(true);
+    const comment = fake.commentsOn(PR).find((c) => c.user.login === "github-actions[bot]")?.body ?? "";
+    expect(comment).toContain("### Task accuracy");
+    expect(comment).toMatch(/^## ❌ vllm-perf-gate: regression/);
+    // 95% against 80% on 300 paired tasks: the drop, the discordant pairs all one way, the verdict.
+    expect(comment).toMatch(
+      /\| tasks \| 300 \| 9\d\.\d% [^|]*\| [78]\d\.\d% [^|]*\| −[12]\d\.\d pts \| [1-9]\d* \/ 0 \| −2 pts \| [^|]* \| 🔴 regression \|/,
+    );
+  }, 240_000);
+
+  it("a PR whose simulator answers 30% of the prompts with garbage up to max_tokens fails on the guard", async () => {
+    const { result, outputs } = await runJobIn(
+      environment(),
+      {
+        runId: 702,
+        event: "pull_request",
+        payload: pullRequestPayload({
+          owner: fake.owner,
+          repo: fake.repo,
+          number: PR + 1,
+          baseSha: mainSha,
+          headSha: sha("d"),
+        }),
+        sha: sha("e"),
+        ref: `refs/pull/${PR + 1}/merge`,
+        config: config(0.95, 0.3),
+      },
+      deps(),
+    );
+    const comment = fake.commentsOn(PR + 1).find((c) => c.user.login === "github-actions[bot]")?.body ?? "";
+    expect(outputs.verdict, comment).toBe("regression");
+    expect(result.failed).toBe(true);
+    expect(comment).toMatch(
+      /\| tasks \| Finished at max_tokens \| \+2 pts \| 0\.00% \(0\/600\) \| [1-9]\d\.\d+% [^|]*\| [^|]* \| 🔴 regression \|/,
+    );
+  }, 240_000);
+});
