@@ -779,7 +779,11 @@ export const configSchema = strictObject({
   gate: gateSchema.default(gateSchema.parse({})),
   cost: costSchema.default({ gpus: 1 }),
   telemetry: telemetrySchema.default({ metrics_interval_s: 2, nvidia_smi_interval_s: 1 }),
-  client: clientSchema.default({ max_schedule_lag_ms: 10, max_event_loop_lag_ms: 50, max_server_lateness_ms: 50 }),
+  client: clientSchema.default({
+    max_schedule_lag_ms: 10,
+    max_event_loop_lag_ms: 50,
+    max_server_lateness_ms: 50,
+  }),
   quality: qualitySchema.default(qualitySchema.parse({})),
 }).superRefine((config, context) => {
   for (const problem of duplicateCellNames(config.cells)) context.addIssue({ code: "custom", ...problem });

@@ -100,7 +100,6 @@ class Writer {
 
 export function renderMetrics({ engine, modelName, http, createdAt, stepLateness }: MetricsContext): string {
   const w = new Writer(createdAt);
-  if (stepLateness) writeSimOnly(w, stepLateness);
   const labels = { model_name: modelName, engine: "0" };
   const s = engine.stats;
   const p = engine.config;
@@ -108,6 +107,7 @@ export function renderMetrics({ engine, modelName, http, createdAt, stepLateness
     writeHttp(w, http);
     return `${w.lines.join("\n")}\n`;
   }
+  if (stepLateness) writeSimOnly(w, stepLateness);
   const set: MetricSet = metricSetOf(p.vllm_version);
   const gauge = (name: string, help: string, value: number, extra: Record<string, string> = {}) => {
     w.family(name, "gauge", help);
@@ -253,7 +253,8 @@ export function renderMetrics({ engine, modelName, http, createdAt, stepLateness
  * The simulator's own health, which no vLLM exports (prefix `sim:`, never `vllm:`): how late its step
  * loop handled each step boundary, i.e. how much the simulator's process was kept from running on time by
  * the host it shares with the client. The runner records it per run and excludes a run whose simulator
- * was starved (docs/run.md, Server host starved). Written first, whether or not log stats are disabled.
+ * was starved (docs/run.md, Server host starved). Written first; hidden with disable_log_stats, as vLLM
+ * then shows only the HTTP metrics.
  */
 function writeSimOnly(w: Writer, stepLateness: Histogram): void {
   w.histogram(
