@@ -676,7 +676,7 @@ const clientSchema = strictObject({
     .default(50)
     .describe("Event-loop delay (p99) beyond which a run is flagged client-bound."),
   max_server_lateness_ms: positiveNumber()
-    .default(50)
+    .default(100)
     .describe(
       "Simulator only: p99 of its step loop's lateness (sim:step_lateness_seconds) beyond which a run is excluded as server host starved. Real vLLM exports no such family: no effect there.",
     ),
@@ -782,7 +782,7 @@ export const configSchema = strictObject({
   client: clientSchema.default({
     max_schedule_lag_ms: 10,
     max_event_loop_lag_ms: 50,
-    max_server_lateness_ms: 50,
+    max_server_lateness_ms: 100,
   }),
   quality: qualitySchema.default(qualitySchema.parse({})),
 }).superRefine((config, context) => {
