@@ -50,14 +50,15 @@ describe("the simulator's own lateness on /metrics", () => {
     try {
       await postStream(`${sim.baseUrl}/v1/completions`, {
         prompt: "a b c",
-        max_tokens: 12,
+        max_tokens: 30,
         ignore_eos: true,
         stream: true,
       });
       const after = await scrape(sim.baseUrl);
       const steps = after.value(`${family}_count`);
       const onTime = after.value(`${family}_bucket`, "0.1");
-      // Every third delivery blocks the process 120 ms: the step after it is handled >= 115 ms late.
+      // Every third delivery blocks the process 120 ms: the step after it is handled >= 115 ms late. 30
+      // tokens are at most 30 deliveries (fewer where a loaded machine merges late steps): up to 9 stalls.
       expect(steps - onTime).toBeGreaterThanOrEqual(3);
       expect(after.value(`${family}_sum`)).toBeGreaterThan(0.3);
       sim.configure({ disable_log_stats: true });
