@@ -7,6 +7,8 @@ import { runCells } from "../../src/app/run-cells.js";
 import { defaultCompareSettings } from "../../src/compare/index.js";
 import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import type { RunFile } from "../../src/metrics/run-schema.js";
+import { summarizeServerMetrics } from "../../src/metrics/server-metrics.js";
+import type { MetricsScrape } from "../../src/runner/metrics-scraper.js";
 import { serverStarvedReasons } from "../../src/runner/server-starved.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import { type RunningSimulator, startSimulator } from "../../src/sim/index.js";
@@ -34,6 +36,46 @@ describe("serverStarvedReasons", () => {
     expect(serverStarvedReasons({ stepLatenessP99Ms: 180, steps: 800, maxServerLatenessMs: 50 })).toEqual([
       "simulator step lateness p99 180.0 ms over 800 steps > 50 ms (client.max_server_lateness_ms)",
     ]);
+  });
+});
+
+describe("the simulator's lateness in the server summary", () => {
+  const scrape = (phase: MetricsScrape["phase"], text: string): MetricsScrape => ({
+    phase,
+    atMs: 0,
+    status: 200,
+    text,
+    error: null,
+  });
+  const lateness = (within10ms: number, within100ms: number, all: number) =>
+    [
+      "# TYPE sim:step_lateness_seconds histogram",
+      `sim:step_lateness_seconds_bucket{le="0.01"} ${within10ms}`,
+      `sim:step_lateness_seconds_bucket{le="0.1"} ${within100ms}`,
+      `sim:step_lateness_seconds_bucket{le="1.0"} ${all}`,
+      `sim:step_lateness_seconds_bucket{le="+Inf"} ${all}`,
+      `sim:step_lateness_seconds_count ${all}`,
+      "vllm:num_requests_running 1",
+    ].join("\n");
+
+  it("reads the deltas over the run: the steps and the p99 of their lateness", () => {
+    // 1000 steps before the run (all on time); in it, 200 steps of which 190 on time and 10 at 0.1-1 s.
+    const summary = summarizeServerMetrics([
+      scrape("before", lateness(1000, 1000, 1000)),
+      scrape("after", lateness(1190, 1190, 1200)),
+    ]);
+    expect(summary?.sim_steps).toBe(200);
+    // rank 198 of 200 lies in the 0.1-1 s bucket, 8 of its 10 steps in: 0.1 + 0.9 * 8/10 s.
+    expect(summary?.sim_step_lateness_p99_ms).toBeCloseTo(820, 6);
+    expect(summary?.missing).not.toContain("sim:step_lateness_seconds");
+  });
+
+  it("leaves the fields out for a server without the family, as every vLLM", () => {
+    const vllm = "vllm:num_requests_running 1";
+    const summary = summarizeServerMetrics([scrape("before", vllm), scrape("after", vllm)])!;
+    expect("sim_steps" in summary).toBe(false);
+    expect("sim_step_lateness_p99_ms" in summary).toBe(false);
+    expect(summary.missing.some((name) => name.startsWith("sim:"))).toBe(false);
   });
 });
 
