@@ -119,6 +119,7 @@ function fmt(value: number | null, digits = 1): string {
 export function summaryLine(file: RunFile): string {
   const flags = [
     file.flags.clientBound ? `CLIENT-BOUND (${file.flags.clientBoundReason})` : "",
+    file.flags.serverStarved ? `SERVER HOST STARVED (${file.flags.serverStarvedReason})` : "",
     file.flags.serverCrashed ? "SERVER CRASHED" : "",
     file.flags.interrupted
       ? `interrupted by ${file.flags.interrupted}`

@@ -16,6 +16,7 @@ import { type LoadPlan, targetConcurrencyOf, targetRateOf } from "../runner/load
 import type { MetricsScrape } from "../runner/metrics-scraper.js";
 import type { RequestRecord, UsageIssueKind } from "../runner/request-schema.js";
 import { runEnd } from "../runner/run-recorder.js";
+import { serverStarvedReasons } from "../runner/server-starved.js";
 import { toolName, toolVersion } from "../version.js";
 import type { Workload } from "../workload/workload.js";
 
@@ -112,6 +113,11 @@ export function assembleRunFile(facts: RunFacts): RunFile {
       `prompt lengths calibrated with POST /tokenize: ${model.tokensPerWord} tokens/word + ${model.offset}`,
     );
   }
+  const starved = serverStarvedReasons({
+    stepLatenessP99Ms: server?.sim_step_lateness_p99_ms,
+    steps: server?.sim_steps,
+    maxServerLatenessMs: config.client.max_server_lateness_ms,
+  });
   const crashed = facts.crashReason;
   const { cutShort } = runEnd(facts);
   if (facts.refusedInARow !== null) {
@@ -147,6 +153,8 @@ export function assembleRunFile(facts: RunFacts): RunFile {
       clientBound: reasons.length > 0,
       ...(reasons.length > 0 ? { clientBoundReason: reasons.join("; ") } : {}),
       serverCrashed: crashed !== null,
+      ...(server?.sim_step_lateness_p99_ms !== undefined ? { serverStarved: starved.length > 0 } : {}),
+      ...(starved.length > 0 ? { serverStarvedReason: starved.join("; ") } : {}),
       cutShort,
       notes: crashed !== null ? [`server exited during the run: ${crashed}`, ...notes] : notes,
       ...(Object.keys(usage.counts).length > 0 ? { usageIssues: usage.counts } : {}),

@@ -88,6 +88,7 @@ export function curveOf(cell: string, runs: readonly RunFile[]): CurveFile {
         flaggedRuns: files.filter(
           (run) =>
             run.flags.clientBound ||
+            run.flags.serverStarved === true ||
             run.flags.cutShort ||
             run.flags.serverCrashed ||
             (run.flags.unusableReasons ?? []).length > 0,

@@ -675,6 +675,11 @@ const clientSchema = strictObject({
   max_event_loop_lag_ms: positiveNumber()
     .default(50)
     .describe("Event-loop delay (p99) beyond which a run is flagged client-bound."),
+  max_server_lateness_ms: positiveNumber()
+    .default(100)
+    .describe(
+      "Simulator only: p99 of its step loop's lateness (sim:step_lateness_seconds) beyond which a run is excluded as server host starved. Real vLLM exports no such family: no effect there.",
+    ),
 });
 
 /**
@@ -833,7 +838,11 @@ export const configSchema = strictObject({
   gate: gateSchema.default(gateSchema.parse({})),
   cost: costSchema.default({ gpus: 1 }),
   telemetry: telemetrySchema.default({ metrics_interval_s: 2, nvidia_smi_interval_s: 1 }),
-  client: clientSchema.default({ max_schedule_lag_ms: 10, max_event_loop_lag_ms: 50 }),
+  client: clientSchema.default({
+    max_schedule_lag_ms: 10,
+    max_event_loop_lag_ms: 50,
+    max_server_lateness_ms: 100,
+  }),
   quality: qualitySchema.default(qualitySchema.parse({})),
 }).superRefine((config, context) => {
   for (const problem of duplicateCellNames(config.cells)) context.addIssue({ code: "custom", ...problem });

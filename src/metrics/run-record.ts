@@ -55,6 +55,11 @@ export function runRecordFromRunFile(file: RunFile, source: string): RunRecord {
       `client-bound${file.flags.clientBoundReason ? `: ${file.flags.clientBoundReason}` : ""}`,
     );
   }
+  if (file.flags.serverStarved) {
+    exclusionReasons.push(
+      `server host starved${file.flags.serverStarvedReason ? `: ${file.flags.serverStarvedReason}` : ""}`,
+    );
+  }
   if (file.flags.serverCrashed) exclusionReasons.push("server crashed during the run");
   if (file.flags.interrupted) exclusionReasons.push(`interrupted by ${file.flags.interrupted}`);
   else if (file.flags.cutShort) exclusionReasons.push("run cut short");

@@ -71,6 +71,14 @@ export const serverMetricsSummarySchema = z.object({
   spec_decode_acceptance_rate: serverValue
     .optional()
     .describe("Accepted / draft tokens over the run; null without speculative decoding."),
+  sim_steps: serverValue
+    .optional()
+    .describe("Simulator only (sim:step_lateness_seconds): steps its loop handled in the run."),
+  sim_step_lateness_p99_ms: serverValue
+    .optional()
+    .describe(
+      "Simulator only: p99 of how late its loop handled a step (ms) over the run; client.max_server_lateness_ms.",
+    ),
 });
 
 export const runFileSchema = z.object({
@@ -136,6 +144,13 @@ export const runFileSchema = z.object({
     clientBound: z.boolean(),
     clientBoundReason: z.string().optional(),
     serverCrashed: z.boolean(),
+    serverStarved: z
+      .boolean()
+      .optional()
+      .describe(
+        "The simulator's own process was kept from running on time (its step lateness beyond client.max_server_lateness_ms); absent for servers that do not export sim:step_lateness_seconds.",
+      ),
+    serverStarvedReason: z.string().optional(),
     cutShort: z.boolean(),
     interrupted: z
       .string()

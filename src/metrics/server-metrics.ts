@@ -144,6 +144,7 @@ export function summarizeServerMetrics(scrapes: readonly MetricsScrape[]): Serve
   resolve("server_queue_p50_ms", names.queue, 0.5);
   resolve("server_queue_p95_ms", names.queue, 0.95);
   const spec = specDecodeSummary(before, after);
+  const sim = simulatorLateness(before, after);
 
   const preemptions = counterDelta(names.preemptions);
   const queries = counterDelta(names.prefixQueries);
@@ -175,7 +176,28 @@ export function summarizeServerMetrics(scrapes: readonly MetricsScrape[]): Serve
     missing,
     server_percentile_resolution: resolution,
     ...spec,
+    ...sim,
   };
+}
+
+/** The simulator-only family (src/sim/metrics-text.ts): how late its step loop handled each step. */
+export const simStepLatenessFamily = "sim:step_lateness_seconds";
+
+/**
+ * The simulator's lateness over the run, from its own histogram's deltas: the steps it handled and the
+ * p99 of their lateness (ms). Absent (undefined) for a server without the family, as every real vLLM;
+ * never listed in `missing`.
+ */
+function simulatorLateness(
+  before: Samples,
+  after: Samples,
+): { sim_steps?: number; sim_step_lateness_p99_ms?: number | null } {
+  if (!after.some((sample) => sample.name === `${simStepLatenessFamily}_bucket`)) return {};
+  const start = buckets(before, simStepLatenessFamily);
+  const end = buckets(after, simStepLatenessFamily);
+  const steps = (end.get(Number.POSITIVE_INFINITY) ?? 0) - (start.get(Number.POSITIVE_INFINITY) ?? 0);
+  const p99 = histogramQuantile(start, end, 0.99);
+  return { sim_steps: steps, sim_step_lateness_p99_ms: p99 === null ? null : p99 * 1000 };
 }
 
 /**

@@ -22,6 +22,8 @@ export interface MetricsContext {
   http: HttpMetrics;
   /** Unix seconds the metrics were created (the `_created` samples). */
   createdAt: number;
+  /** The step loop's lateness (s): the simulator-only family sim:step_lateness_seconds, if given. */
+  stepLateness?: Histogram;
 }
 
 /**
@@ -96,7 +98,7 @@ class Writer {
   }
 }
 
-export function renderMetrics({ engine, modelName, http, createdAt }: MetricsContext): string {
+export function renderMetrics({ engine, modelName, http, createdAt, stepLateness }: MetricsContext): string {
   const w = new Writer(createdAt);
   const labels = { model_name: modelName, engine: "0" };
   const s = engine.stats;
@@ -105,6 +107,7 @@ export function renderMetrics({ engine, modelName, http, createdAt }: MetricsCon
     writeHttp(w, http);
     return `${w.lines.join("\n")}\n`;
   }
+  if (stepLateness) writeSimOnly(w, stepLateness);
   const set: MetricSet = metricSetOf(p.vllm_version);
   const gauge = (name: string, help: string, value: number, extra: Record<string, string> = {}) => {
     w.family(name, "gauge", help);
@@ -244,6 +247,22 @@ export function renderMetrics({ engine, modelName, http, createdAt }: MetricsCon
   w.sample("vllm:cache_config_info", cacheConfigLabels(engine), 1);
   writeHttp(w, http);
   return `${w.lines.join("\n")}\n`;
+}
+
+/**
+ * The simulator's own health, which no vLLM exports (prefix `sim:`, never `vllm:`): how late its step
+ * loop handled each step boundary, i.e. how much the simulator's process was kept from running on time by
+ * the host it shares with the client. The runner records it per run and excludes a run whose simulator
+ * was starved (docs/run.md, Server host starved). Written first; hidden with disable_log_stats, as vLLM
+ * then shows only the HTTP metrics.
+ */
+function writeSimOnly(w: Writer, stepLateness: Histogram): void {
+  w.histogram(
+    "sim:step_lateness_seconds",
+    "Simulator only (not a vLLM metric): how late the step loop handled each step boundary, in seconds.",
+    {},
+    stepLateness,
+  );
 }
 
 /**

@@ -153,6 +153,11 @@ export const knobSpecs = {
     schema: int(0),
     help: "after N generation requests every stream stops sending (health stays 200); 0 = never",
   },
+  fault_stall_ms: {
+    schema: num(0),
+    help: "the simulator's process blocks this long (ms) after every fault_stall_every_steps-th step delivery, as a starved host would; 0 = never",
+  },
+  fault_stall_every_steps: { schema: int(1), help: "step deliveries between two fault_stall_ms stalls" },
   startup_delay_s: { schema: num(0), help: "slow start: /health and /v1 answer 503 for this many seconds" },
   engine_dead: { schema: z.boolean(), help: "the engine is dead: /health 503, generation requests 500" },
 } as const;
@@ -193,6 +198,8 @@ const noFaults = {
   fault_after_tokens: 1,
   fault_exit_after_requests: 0,
   fault_hang_after_requests: 0,
+  fault_stall_ms: 0,
+  fault_stall_every_steps: 100,
   startup_delay_s: 0,
   engine_dead: false,
 } as const;

@@ -57,6 +57,7 @@ export async function handleRequest(
           modelName: o.model,
           http: server.httpMetrics,
           createdAt: server.createdAt,
+          stepLateness: server.stepLatenessHistogram(),
         }),
       );
       return;

@@ -10,8 +10,20 @@ import { StepLoop } from "./loop.js";
 import { applyOverrides, checkKvCapacity, ProfileError, type SimProfile } from "./profile.js";
 import { errorBody, type ProtocolShape, protocolShapeOf } from "./protocol.js";
 import { handleRequest } from "./routes.js";
+import { Histogram } from "./stats.js";
 
 export type { ChunkRecord } from "./active-request.js";
+
+/**
+ * Upper bounds (s) of sim:step_lateness_seconds: from well under a step of the demo's engine (35 ms) to
+ * the stalls of a starved host (hundreds of ms) and beyond the loop's resync point.
+ */
+export const stepLatenessBuckets = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 1, 2.5,
+];
+
+/** Nothing ever notifies it: Atomics.wait on it blocks the process for the fault_stall_ms fault. */
+const stallCell = new Int32Array(new SharedArrayBuffer(4));
 
 export interface SimServerOptions {
   profile: SimProfile;
@@ -52,6 +64,11 @@ export class SimServer implements RequestHost {
   private readonly sockets = new Set<Socket>();
   /** Requests with output from the delivery in progress (reused to spare an allocation per step). */
   private readonly touched: ActiveRequest[] = [];
+  /** Step deliveries so far (the fault_stall_ms fault counts them). */
+  private deliveries = 0;
+  /** The loop's lateness samples folded into `stepLateness` so far. */
+  private latenessFolded = 0;
+  private readonly stepLateness = new Histogram(stepLatenessBuckets);
 
   constructor(readonly options: SimServerOptions) {
     this.responses = new HttpResponder(options.clock);
@@ -124,6 +141,25 @@ export class SimServer implements RequestHost {
     }
     touched.length = 0;
     for (const id of rejected) this.active.get(id)?.reject();
+    const p = this.profile;
+    if (p.fault_stall_ms > 0 && ++this.deliveries % p.fault_stall_every_steps === 0) {
+      // The whole process stops, as one the host's scheduler starved would: timers, sockets, the loop.
+      Atomics.wait(stallCell, 0, 0, p.fault_stall_ms);
+    }
+  }
+
+  /**
+   * Every step's lateness since the server started, in seconds (the simulator-only family
+   * sim:step_lateness_seconds on /metrics): the loop's samples not yet counted are folded in when asked.
+   * A resetLatency() in between (the benchmark's) restarts the loop's buffer; its unread samples are lost.
+   */
+  stepLatenessHistogram(): Histogram {
+    const { lateness, count } = this.loop.latency();
+    if (count < this.latenessFolded) this.latenessFolded = 0;
+    for (let index = this.latenessFolded; index < count; index++)
+      this.stepLateness.observe(Math.max(0, lateness[index]!) / 1000);
+    this.latenessFolded = count;
+    return this.stepLateness;
   }
 
   private guarded(request: ActiveRequest, action: () => void): void {

@@ -185,6 +185,12 @@ export const runCommand: CliCommand = {
           `warning: ${bound.length} run(s) were client-bound (the client, not the server, limited them): ${bound.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`,
         );
       }
+      const starved = result.runs.filter((run) => run.file.flags.serverStarved);
+      if (starved.length > 0) {
+        progress.message(
+          `warning: ${starved.length} run(s) were server host starved (the simulator's own process ran late): ${starved.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`,
+        );
+      }
       const exported = await writeRunExports(result.runs, formats.exports, stringOption(args, "side"));
       for (const line of exported) progress.message(line);
       if (!quiet) io.stdout.write(`wrote ${result.runs.length} run(s) to ${outDir}\n`);
