@@ -1,5 +1,7 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { type CalibrationFile, calibrationPriors } from "../compare/calibration.js";
+import { conditionsHash } from "../compare/history.js";
 import {
   type CompareOutcome,
   type CompareRecordsInput,
@@ -55,6 +57,11 @@ export interface CompareResultsInput {
   historyRuns?: readonly RunRecord[];
   /** The baseline's run-to-run variance pooled over main's history, per cell and metric. */
   baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
+  /**
+   * This runner's A/A calibration (`calibrate`): its run-to-run variances join the priors (stored
+   * mode) when it was measured under the baseline's conditions; otherwise a warning says why not.
+   */
+  calibration?: { file: CalibrationFile; source: string };
   now?: Date;
   env?: Readonly<Record<string, string | undefined>>;
   cwd?: string;
@@ -88,12 +95,23 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
       : []),
     ...(input.historyRuns ?? []),
   ];
+  let priors = input.baselineVariancePriors;
+  const inputNotes = [...notes];
+  if (input.calibration) {
+    const { file, source } = input.calibration;
+    const conditions = baseline[0] ? conditionsHash(baseline[0].fingerprint) : null;
+    if (file.conditions !== null && file.conditions === conditions) priors = calibrationPriors(file, priors);
+    else
+      inputNotes.push(
+        `calibration ${source} not used: it was measured under other conditions than the baseline (conditions ${file.conditions ?? "unknown"}, baseline ${conditions ?? "unknown"}); run \`calibrate\` again on this runner and config`,
+      );
+  }
   return compareAndRender({
     baseline,
     candidate,
     history,
-    ...(input.baselineVariancePriors ? { baselineVariancePriors: input.baselineVariancePriors } : {}),
-    inputNotes: notes,
+    ...(priors ? { baselineVariancePriors: priors } : {}),
+    inputNotes,
     settings,
     mode: input.mode,
     baselineInfo: input.baselineInfo,
