@@ -1,6 +1,6 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { type CalibrationFile, calibrationPriors } from "../compare/calibration.js";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { type CalibrationFile, calibrationPriors, parseCalibrationFile } from "../compare/calibration.js";
 import { conditionsHash } from "../compare/history.js";
 import {
   type CompareOutcome,
@@ -21,6 +21,7 @@ import { reportPictures } from "../report/charts/data.js";
 import { renderHtmlReport } from "../report/html/report-html.js";
 import { renderMarkdown } from "../report/markdown.js";
 import { createRedactor, credentialLikeValues, type Redactor } from "../server/redact.js";
+import { InputError } from "../util/errors.js";
 import type { CompareRequest, CompareOutcome as GateCompareOutcome } from "./gate/dependencies.js";
 
 /**
@@ -155,6 +156,17 @@ async function writeHtmlReport(outDir: string, outcome: ComparisonReport): Promi
   return htmlPath;
 }
 
+/** Reads a calibration file (InputError naming the file and the field on a bad one). */
+export async function readCalibration(
+  path: string,
+  source: string,
+): Promise<{ file: CalibrationFile; source: string }> {
+  const text = await readFile(path, "utf8").catch((error: Error) => {
+    throw new InputError(`calibration ${source}: cannot be read (${error.message})`);
+  });
+  return { file: parseCalibrationFile(text, source), source };
+}
+
 /**
  * The comparison of a gate's look: the job's loaded config (fail-on overriding gate.fail_on), both sides
  * and the baseline history, verdict.json and report.md written to the request's directory.
@@ -167,8 +179,15 @@ export async function compareForGate(
   const config = request.failOn
     ? { ...loaded.config, gate: { ...loaded.config.gate, fail_on: request.failOn } }
     : loaded.config;
+  const calibration = request.calibrationPath
+    ? await readCalibration(
+        resolve(request.workingDirectory, request.calibrationPath),
+        request.calibrationPath,
+      )
+    : undefined;
   const outcome = await compareResults({
     baseline: [request.baselineDir],
+    ...(calibration ? { calibration } : {}),
     history: request.historyDirs,
     ...(request.historyRuns ? { historyRuns: request.historyRuns } : {}),
     ...(request.baselineVariancePriors ? { baselineVariancePriors: request.baselineVariancePriors } : {}),

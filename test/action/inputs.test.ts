@@ -21,6 +21,7 @@ describe("parseActionInputs", () => {
       maxRuns: null,
       allowForkPrs: false,
       workingDirectory: ".",
+      calibration: null,
       history: {
         store: "branch",
         branch: "perf-history",

@@ -30,6 +30,8 @@ export interface ActionInputs {
   maxRuns: number | null;
   allowForkPrs: boolean;
   workingDirectory: string;
+  /** A calibration file relative to workingDirectory (input calibration); null or absent: none. */
+  calibration?: string | null;
   /** Main's history (history-* inputs); absent (tests that build inputs by hand): no history. */
   history?: HistoryInputs;
 }

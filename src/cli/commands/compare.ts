@@ -1,14 +1,13 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
-import { compareResults, writeCompareOutputs } from "../../app/compare.js";
-import { parseCalibrationFile } from "../../compare/calibration.js";
+import { compareResults, readCalibration, writeCompareOutputs } from "../../app/compare.js";
 import { defaultInputLimits, type InputLimits, mebibyte } from "../../compare/input-limits.js";
 import type { BaselineInfo, ComparisonMode } from "../../compare/verdict-schema.js";
 import { toBencherReport } from "../../report/export-bencher.js";
 import { toPytorchRecords } from "../../report/export-pytorch.js";
 import { type CompareExport, exportFileNames } from "../../report/export-runs.js";
 import { renderTerminal } from "../../report/terminal.js";
-import { InputError, UsageError } from "../../util/errors.js";
+import { UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
 import { numberOption, parseCommandArgs, stringListOption, stringOption } from "../command.js";
 
@@ -178,15 +177,7 @@ export const compareCommand: CliCommand = {
     const calibration =
       calibrationPath === undefined
         ? undefined
-        : {
-            file: parseCalibrationFile(
-              await readFile(abs(calibrationPath), "utf8").catch((error: Error) => {
-                throw new InputError(`--calibration ${calibrationPath}: ${error.message}`);
-              }),
-              calibrationPath,
-            ),
-            source: calibrationPath,
-          };
+        : await readCalibration(abs(calibrationPath), calibrationPath);
     const outcome = await compareResults({
       baseline,
       candidate,
