@@ -1,4 +1,3 @@
-import { defaultHistoryPath } from "../github/history-store.js";
 import {
   changePointPolicies,
   type HistoryInputs,
@@ -6,6 +5,7 @@ import {
   historyStores,
   mainRegressedPolicies,
 } from "../app/gate/history-inputs.js";
+import { defaultHistoryPath } from "../github/history-store.js";
 
 /**
  * Reads and checks the history-* inputs (action.yml, docs/history.md). `fail` is the caller's input error
@@ -47,5 +47,8 @@ export function parseHistoryInputs(
       historyInputDefaults.mainRegressed,
     ),
     changePoints: choice("history-change-points", changePointPolicies, historyInputDefaults.changePoints),
+    changePointIssue: text("history-change-point-issue")
+      ? whole("history-change-point-issue", 1, 2_147_483_647, 0)
+      : historyInputDefaults.changePointIssue,
   };
 }

@@ -30,6 +30,7 @@ describe("parseActionInputs", () => {
         window: 40,
         mainRegressed: "pass",
         changePoints: "report",
+        changePointIssue: null,
       },
     });
   });
@@ -44,6 +45,7 @@ describe("parseActionInputs", () => {
         "history-window": "60",
         "history-main-regressed": "block",
         "history-change-points": "fail",
+        "history-change-point-issue": "77",
       }),
     );
     expect(inputs.history).toEqual({
@@ -54,7 +56,14 @@ describe("parseActionInputs", () => {
       window: 60,
       mainRegressed: "block",
       changePoints: "fail",
+      changePointIssue: 77,
     });
+    expect(() => parseActionInputs(from({ "history-change-point-issue": "#77" }))).toThrow(
+      'input history-change-point-issue: expected a whole number from 1 to 2147483647, got "#77"',
+    );
+    expect(() => parseActionInputs(from({ calibration: "/etc/cal.json" }))).toThrow(
+      /input calibration: expected a path relative to working-directory/,
+    );
     expect(() => parseActionInputs(from({ history: "gh-pages" }))).toThrow(
       'input history: expected one of branch | artifact | off, got "gh-pages"',
     );
