@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ActionDependencies } from "../../src/app/gate/dependencies.js";
-import { calibrateFromRuns } from "../../src/compare/calibration.js";
+import { calibrateFromRuns, calibrationFileSchema } from "../../src/compare/calibration.js";
 import { settingsFromConfig, verdictFileSchema } from "../../src/compare/index.js";
 import { loadRuns } from "../../src/compare/load.js";
 import { parseConfigText } from "../../src/config/load.js";
@@ -153,5 +153,46 @@ describe("the calibration input", () => {
     const { result } = await runJob(pr(804, { calibration: "../x.json" }));
     expect(result.failed).toBe(true);
     expect(result.failureMessage).toMatch(/input calibration: expected a path relative to working-directory/);
+  });
+
+  it("mode calibrate measures A and B alternately and writes calibration.json and the summary", async () => {
+    const calls: { side: string | null; firstRun: number; runs: number | null }[] = [];
+    const measure = createFileMeasure([]);
+    const { result, summary, outputs } = await runJobIn(
+      { fake, root, workspace, summaryFile, io: runnerIO, runMainStep: steps.runMainStep },
+      {
+        runId: 805,
+        event: "workflow_dispatch",
+        payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: sha("2"), before: sha("1") }),
+        sha: sha("2"),
+        ref: "refs/heads/main",
+        config: testConfig(1.0, { min: 2, max: 3, block: 1 }),
+        inputs: { mode: "calibrate", "max-runs": "3", history: "off" },
+      },
+      {
+        ...deps(),
+        measure: async (request) => {
+          calls.push({ side: request.side, firstRun: request.firstRun, runs: request.runs });
+          await measure(request);
+        },
+      },
+    );
+    expect(result.failed).toBe(false);
+    expect(result.verdict).toBe("calibrated");
+    expect(outputs.verdict).toBe("calibrated");
+    // A B, B A, A B in blocks of 1 (repeats.block); a side's consecutive runs are one measure call.
+    expect(calls.map((c) => `${c.side} ${c.firstRun}+${c.runs}`)).toEqual([
+      "baseline 0+1",
+      "candidate 0+2",
+      "baseline 1+2",
+      "candidate 2+1",
+    ]);
+    expect(summary).toContain("### vllm-perf-gate: A/A calibration of this runner");
+    expect(summary).toMatch(/A\/A calibration: 3 runs per side/);
+    const file = calibrationFileSchema.parse(
+      JSON.parse(await readFile(join(dirname(result.reportPath!), "calibration.json"), "utf8")),
+    );
+    expect(file.runsPerSide).toBe(3);
+    expect(file.cells.map((c) => c.cell).sort()).toEqual(["batch", "chat"]);
   });
 });

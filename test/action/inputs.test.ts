@@ -119,7 +119,7 @@ describe("parseActionInputs", () => {
     [
       "mode",
       "fast",
-      'input mode: expected one of auto | gate | baseline | aggregate | interleaved, got "fast"',
+      'input mode: expected one of auto | gate | baseline | aggregate | interleaved | calibrate, got "fast"',
     ],
     ["comment", "yes", 'input comment: expected true or false (YAML 1.2 core schema), got "yes"'],
     ["allow-fork-prs", "1", 'input allow-fork-prs: expected true or false (YAML 1.2 core schema), got "1"'],
