@@ -70,6 +70,54 @@ const pct = (count: number, total: number) => {
   return `${(100 * p).toFixed(1)}% ±${(100 * Math.sqrt((p * (1 - p)) / total)).toFixed(1)}`;
 };
 
+/** Detection of a `step` with `runs` per commit: within 10 commits, lateness, location, early alarms. */
+function detection(step: number, runs: number) {
+  const random = mulberry32(seed * 1000 + Math.round(step * 100) * 10 + runs);
+  let detected = 0;
+  let located = 0;
+  let early = 0;
+  const lateness: number[] = [];
+  for (let rep = 0; rep < reps; rep++) {
+    const series: number[] = [];
+    for (let i = 0; i < warmup; i++) series.push(point(random, 0, runs));
+    for (let i = 0; i < maxLate + 10; i++) series.push(point(random, Math.log1p(step), runs));
+    const alarms = watch(series, 2 * 4);
+    if (alarms.some((a) => a.at <= warmup)) early++;
+    const hit = alarms.find((a) => a.at > warmup && a.ratio > 1 && Math.abs(a.index - warmup) <= 5);
+    if (hit && hit.at - warmup <= maxLate) {
+      detected++;
+      lateness.push(hit.at - warmup);
+      if (Math.abs(hit.index - warmup) <= 2) located++;
+    }
+  }
+  lateness.sort((a, b) => a - b);
+  return { detected, located, early, lateness };
+}
+
+/** Clean series of `cleanCommits` commits: series with any false alarm, and alarms in all. */
+function falseAlarms(runs: number, metrics: number) {
+  const random = mulberry32(seed * 7919 + runs * 10 + metrics);
+  let seriesWithAlarm = 0;
+  let alarms = 0;
+  for (let rep = 0; rep < reps; rep++) {
+    // The session drift is shared by the family's metrics; the run noise is each metric's own.
+    const drift = Array.from({ length: cleanCommits }, () => driftSd * normal(random));
+    let any = false;
+    for (let m = 0; m < metrics; m++) {
+      const series = drift.map((d) => {
+        let sum = 0;
+        for (let r = 0; r < runs; r++) sum += runSd * normal(random);
+        return d + sum / runs;
+      });
+      const found = watch(series, 8);
+      alarms += found.length;
+      if (found.length > 0) any = true;
+    }
+    if (any) seriesWithAlarm++;
+  }
+  return { seriesWithAlarm, perHundred: (100 * alarms) / (reps * cleanCommits) };
+}
+
 for (const sd of runSds) {
   runSd = sd;
   console.log(
@@ -82,25 +130,7 @@ for (const sd of runSds) {
   console.log("| --- | --- | --- | --- | --- | --- | --- |");
   for (const step of [0.05, 0.1]) {
     for (const runs of [1, 3]) {
-      const random = mulberry32(seed * 1000 + Math.round(step * 100) * 10 + runs);
-      let detected = 0;
-      let located = 0;
-      let early = 0;
-      const lateness: number[] = [];
-      for (let rep = 0; rep < reps; rep++) {
-        const series: number[] = [];
-        for (let i = 0; i < warmup; i++) series.push(point(random, 0, runs));
-        for (let i = 0; i < maxLate + 10; i++) series.push(point(random, Math.log1p(step), runs));
-        const alarms = watch(series, 2 * 4);
-        if (alarms.some((a) => a.at <= warmup)) early++;
-        const hit = alarms.find((a) => a.at > warmup && a.ratio > 1 && Math.abs(a.index - warmup) <= 5);
-        if (hit && hit.at - warmup <= maxLate) {
-          detected++;
-          lateness.push(hit.at - warmup);
-          if (Math.abs(hit.index - warmup) <= 2) located++;
-        }
-      }
-      lateness.sort((a, b) => a - b);
+      const { detected, located, early, lateness } = detection(step, runs);
       console.log(
         `| +${step * 100}% | ${runs} | ${pct(detected, reps)} | ${quantile(lateness, 0.5)} | ${quantile(lateness, 0.9)} | ${pct(located, detected || 1)} | ${pct(early, reps)} |`,
       );
@@ -114,28 +144,42 @@ for (const sd of runSds) {
   console.log("| --- | --- | --- | --- |");
   for (const runs of [1, 3]) {
     for (const metrics of [1, 3]) {
-      const random = mulberry32(seed * 7919 + runs * 10 + metrics);
-      let seriesWithAlarm = 0;
-      let alarms = 0;
-      for (let rep = 0; rep < reps; rep++) {
-        // The session drift is shared by the family's metrics; the run noise is each metric's own.
-        const drift = Array.from({ length: cleanCommits }, () => driftSd * normal(random));
-        let any = false;
-        for (let m = 0; m < metrics; m++) {
-          const series = drift.map((d) => {
-            let sum = 0;
-            for (let r = 0; r < runs; r++) sum += runSd * normal(random);
-            return d + sum / runs;
-          });
-          const found = watch(series, 8);
-          alarms += found.length;
-          if (found.length > 0) any = true;
-        }
-        if (any) seriesWithAlarm++;
-      }
-      const perHundred = (100 * alarms) / (reps * cleanCommits);
+      const { seriesWithAlarm, perHundred } = falseAlarms(runs, metrics);
       console.log(`| ${runs} | ${metrics} | ${pct(seriesWithAlarm, reps)} | ${perHundred.toFixed(3)} |`);
     }
   }
   console.log("");
+}
+
+/*
+ * The issue's goal (issue 20 "Measured"): at least 95% detection of +10% steps within 10 commits and at
+ * most 1 false alarm per 100 clean commits per metric family (3 metrics sharing the drift). The issue's
+ * own simulation assumed session drift 0.02, one run per commit and "realistic run noise": for p95 that
+ * is the moderate noise of statistics.md §6 (per-run sd of ln p95 ≈ 0.05; 0.03 is p50's, about 0.02
+ * throughput's). First row: that model; the others: what it takes to meet the goal.
+ */
+if (!process.argv.includes("--run-sd")) {
+  console.log(
+    "Goal (issue 20): >= 95% detection of +10% within 10 commits, <= 1 false alarm per 100 clean commits per family of 3 metrics.",
+  );
+  console.log("");
+  console.log(
+    "| model | run sd | runs/commit | detected within 10 | false alarms per 100 commits (family of 3) | goal |",
+  );
+  console.log("| --- | --- | --- | --- | --- | --- |");
+  const rows = [
+    { model: "the issue's (drift 0.02, realistic p95 noise, 1 run)", sd: 0.05, runs: 1 },
+    { model: "p95 noise, 3 runs per commit", sd: 0.05, runs: 3 },
+    { model: "p50-like noise, 1 run per commit", sd: 0.03, runs: 1 },
+    { model: "p50-like noise, 3 runs per commit", sd: 0.03, runs: 3 },
+  ];
+  for (const row of rows) {
+    runSd = row.sd;
+    const { detected } = detection(0.1, row.runs);
+    const { perHundred } = falseAlarms(row.runs, 3);
+    const met = detected / reps >= 0.95 && perHundred <= 1;
+    console.log(
+      `| ${row.model} | ${row.sd} | ${row.runs} | ${pct(detected, reps)} | ${perHundred.toFixed(3)} | ${met ? "met" : "NOT met"} |`,
+    );
+  }
 }

@@ -47,5 +47,8 @@ export function parseHistoryInputs(
       historyInputDefaults.mainRegressed,
     ),
     changePoints: choice("history-change-points", changePointPolicies, historyInputDefaults.changePoints),
+    changePointIssue: text("history-change-point-issue")
+      ? whole("history-change-point-issue", 1, 2_147_483_647, 0)
+      : historyInputDefaults.changePointIssue,
   };
 }

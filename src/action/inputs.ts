@@ -1,3 +1,4 @@
+import { isAbsolute } from "node:path";
 import * as core from "@actions/core";
 import { type ActionInputs, actionModes, failOnPolicies } from "../app/gate/inputs.js";
 import { parseHistoryInputs } from "./history-inputs.js";
@@ -102,6 +103,11 @@ export function parseActionInputs(source: InputSource = runnerInputs): ActionInp
   const retention = read("retention-days");
   const maxRuns = read("max-runs");
   const overrideLabel = read("override-label");
+  const calibration = read("calibration").trim();
+  if (calibration && (isAbsolute(calibration) || calibration.split(/[\\/]/).includes("..")))
+    throw new ActionInputError(
+      `input calibration: expected a path relative to working-directory without "..", got "${calibration}"`,
+    );
   return {
     config: withDefault("config"),
     mode: oneOf("mode", withDefault("mode"), actionModes),
@@ -119,6 +125,7 @@ export function parseActionInputs(source: InputSource = runnerInputs): ActionInp
     maxRuns: maxRuns ? integer("max-runs", maxRuns, 1, 1000) : null,
     allowForkPrs: boolean("allow-fork-prs", withDefault("allow-fork-prs")),
     workingDirectory: withDefault("working-directory"),
+    calibration: calibration || null,
     history: parseHistoryInputs(read, (message) => {
       throw new ActionInputError(message);
     }),

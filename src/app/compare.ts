@@ -1,5 +1,7 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { type CalibrationFile, calibrationPriors, parseCalibrationFile } from "../compare/calibration.js";
+import { conditionsHash } from "../compare/history.js";
 import {
   type CompareOutcome,
   type CompareRecordsInput,
@@ -19,6 +21,7 @@ import { reportPictures } from "../report/charts/data.js";
 import { renderHtmlReport } from "../report/html/report-html.js";
 import { renderMarkdown } from "../report/markdown.js";
 import { createRedactor, credentialLikeValues, type Redactor } from "../server/redact.js";
+import { InputError } from "../util/errors.js";
 import type { CompareRequest, CompareOutcome as GateCompareOutcome } from "./gate/dependencies.js";
 
 /**
@@ -55,6 +58,11 @@ export interface CompareResultsInput {
   historyRuns?: readonly RunRecord[];
   /** The baseline's run-to-run variance pooled over main's history, per cell and metric. */
   baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
+  /**
+   * This runner's A/A calibration (`calibrate`): its run-to-run variances join the priors (stored
+   * mode) when it was measured under the baseline's conditions; otherwise a warning says why not.
+   */
+  calibration?: { file: CalibrationFile; source: string };
   now?: Date;
   env?: Readonly<Record<string, string | undefined>>;
   cwd?: string;
@@ -88,12 +96,23 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
       : []),
     ...(input.historyRuns ?? []),
   ];
+  let priors = input.baselineVariancePriors;
+  const inputNotes = [...notes];
+  if (input.calibration) {
+    const { file, source } = input.calibration;
+    const conditions = baseline[0] ? conditionsHash(baseline[0].fingerprint) : null;
+    if (file.conditions !== null && file.conditions === conditions) priors = calibrationPriors(file, priors);
+    else
+      inputNotes.push(
+        `calibration ${source} not used: it was measured under other conditions than the baseline (conditions ${file.conditions ?? "unknown"}, baseline ${conditions ?? "unknown"}); run \`calibrate\` again on this runner and config`,
+      );
+  }
   return compareAndRender({
     baseline,
     candidate,
     history,
-    ...(input.baselineVariancePriors ? { baselineVariancePriors: input.baselineVariancePriors } : {}),
-    inputNotes: notes,
+    ...(priors ? { baselineVariancePriors: priors } : {}),
+    inputNotes,
     settings,
     mode: input.mode,
     baselineInfo: input.baselineInfo,
@@ -137,6 +156,17 @@ async function writeHtmlReport(outDir: string, outcome: ComparisonReport): Promi
   return htmlPath;
 }
 
+/** Reads a calibration file (InputError naming the file and the field on a bad one). */
+export async function readCalibration(
+  path: string,
+  source: string,
+): Promise<{ file: CalibrationFile; source: string }> {
+  const text = await readFile(path, "utf8").catch((error: Error) => {
+    throw new InputError(`calibration ${source}: cannot be read (${error.message})`);
+  });
+  return { file: parseCalibrationFile(text, source), source };
+}
+
 /**
  * The comparison of a gate's look: the job's loaded config (fail-on overriding gate.fail_on), both sides
  * and the baseline history, verdict.json and report.md written to the request's directory.
@@ -149,8 +179,15 @@ export async function compareForGate(
   const config = request.failOn
     ? { ...loaded.config, gate: { ...loaded.config.gate, fail_on: request.failOn } }
     : loaded.config;
+  const calibration = request.calibrationPath
+    ? await readCalibration(
+        resolve(request.workingDirectory, request.calibrationPath),
+        request.calibrationPath,
+      )
+    : undefined;
   const outcome = await compareResults({
     baseline: [request.baselineDir],
+    ...(calibration ? { calibration } : {}),
     history: request.historyDirs,
     ...(request.historyRuns ? { historyRuns: request.historyRuns } : {}),
     ...(request.baselineVariancePriors ? { baselineVariancePriors: request.baselineVariancePriors } : {}),

@@ -1,6 +1,7 @@
 import { ExitCode, FailureError, InputError, UsageError } from "../util/errors.js";
 import { toolName, toolVersion } from "../version.js";
 import type { CliCommand } from "./command.js";
+import { calibrateCommand } from "./commands/calibrate.js";
 import { compareCommand } from "./commands/compare.js";
 import { demoCommand } from "./commands/demo.js";
 import { historyCommand } from "./commands/history.js";
@@ -18,6 +19,7 @@ export const commands: readonly CliCommand[] = [
   compareCommand,
   demoCommand,
   historyCommand,
+  calibrateCommand,
 ];
 
 export function topLevelUsage(): string {

@@ -153,3 +153,26 @@ export function renderSeriesTable(
       .trimEnd();
   return [title, "", line(header), ...body.map(line), ""].join("\n");
 }
+
+/**
+ * The issue comment for the new worsening change points of one cell at one step on main
+ * (history-change-point-issue): what moved, by how much, between which commits, which job saw it first.
+ */
+export function renderChangePointComment(
+  changePoints: readonly SeriesChangePoint[],
+  jobUrl: string | null,
+): string {
+  const first = changePoints[0]!;
+  return [
+    `### vllm-perf-gate: main stepped in ${escapeMarkdown(first.cell, 100)}`,
+    "",
+    `Between ${short(first.lastBefore.commit)} and ${short(first.firstAfter.commit)}, worse:`,
+    "",
+    ...changePoints.map(
+      (cp) =>
+        `- ${describeMetric(cp.metric)}: ${formatChange(cp.ratio)} (${formatInterval([cp.ratioLow, cp.ratioHigh])})`,
+    ),
+    "",
+    `First seen by the baseline session of ${short(first.firstAfter.commit)}${jobUrl ? ` ([job](${jobUrl}))` : ""}; posted once per change point (docs/history.md).`,
+  ].join("\n");
+}

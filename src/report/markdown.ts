@@ -217,6 +217,24 @@ function comparisonRow(c: Comparison, withCell: boolean): string[] {
   return withCell ? [cellLabel(c.cell), ...row] : row;
 }
 
+/**
+ * Per gated check, the smallest worsening this runner and run count catch at 90% power (the
+ * comparison's detectable change, with a calibration's or main's pooled variance when one was used):
+ * "catches ≥ +7.0% chat TTFT p95, ≥ −9.1% chat Output throughput".
+ */
+export function catchesPerCheckLine(
+  gated: readonly Pick<Comparison, "cell" | "metric" | "detectableChange" | "higherIsBetter">[],
+): string | null {
+  const known = gated.filter((c) => c.detectableChange !== null);
+  if (known.length === 0) return null;
+  const cells = new Set(known.map((c) => c.cell));
+  const items = known.map(
+    (c) =>
+      `≥ ${formatDetectable(c)} ${cells.size > 1 ? `${cellLabel(c.cell)} ` : ""}${describeMetric(c.metric)}`,
+  );
+  return `Per check at 90% power, these runs catch: ${items.join(", ")}.`;
+}
+
 function acceptanceSection(verdict: VerdictFile): string {
   const gated = verdict.comparisons.filter((c) => c.gated);
   const header = comparisonHeader(true);
@@ -239,11 +257,13 @@ function acceptanceSection(verdict: VerdictFile): string {
               : `catching +${formatFractionAsPercent(d.detectChange)} (gate.detect_change) needs about ${d.runsPerSideForDetectChange} runs per side.`),
       ]
     : [];
+  const perCheck = catchesPerCheckLine(gated);
   return [
     "### Acceptance (gated metrics)",
     "",
     body,
     ...detection,
+    ...(perCheck ? ["", perCheck] : []),
     "",
     "↓ lower is better · ↑ higher is better · baseline and candidate are geometric means over runs · " +
       "decision interval: its worse end at the level the regression test faced (after Holm and the look's α" +

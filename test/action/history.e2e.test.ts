@@ -116,7 +116,7 @@ describe("main's history in the action", () => {
     for (const [i, digit] of ["7", "8", "9", "a", "b", "c"].entries()) {
       const { result, summary } = await runJob({
         ...push(510 + i, sha(digit), 1.12),
-        inputs: { "history-change-points": "fail" },
+        inputs: { "history-change-points": "fail", "history-change-point-issue": "77" },
       });
       shown.push(summary.includes("Change points in main's series, first seen with this session"));
       failed.push(result.failed);
@@ -132,6 +132,17 @@ describe("main's history in the action", () => {
     }
     expect(shown.filter(Boolean)).toHaveLength(1);
     expect(failed).toEqual(shown);
+    // history-change-point-issue: one comment per cell on issue 77 for the step (its change points listed),
+    // from the session that first saw it.
+    const posted = fake.commentsOn(77);
+    expect(posted.map((c) => c.body.split("\n")[0])).toEqual([
+      "### vllm-perf-gate: main stepped in batch",
+      "### vllm-perf-gate: main stepped in chat",
+    ]);
+    const chat = posted.filter((c) => c.body.includes("main stepped in chat"));
+    expect(chat[0]!.body).toMatch(/- TTFT p95: \+12\.0% \(/);
+    expect(chat[0]!.body).toContain("Between `666666666666` and `777777777777`, worse:");
+    expect(chat[0]!.body).toMatch(/\/actions\/runs\/51\d\)/);
   });
 
   it("a baseline job on another branch writes nothing to main's history", async () => {

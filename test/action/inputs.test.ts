@@ -21,6 +21,7 @@ describe("parseActionInputs", () => {
       maxRuns: null,
       allowForkPrs: false,
       workingDirectory: ".",
+      calibration: null,
       history: {
         store: "branch",
         branch: "perf-history",
@@ -29,6 +30,7 @@ describe("parseActionInputs", () => {
         window: 40,
         mainRegressed: "pass",
         changePoints: "report",
+        changePointIssue: null,
       },
     });
   });
@@ -43,6 +45,7 @@ describe("parseActionInputs", () => {
         "history-window": "60",
         "history-main-regressed": "block",
         "history-change-points": "fail",
+        "history-change-point-issue": "77",
       }),
     );
     expect(inputs.history).toEqual({
@@ -53,7 +56,14 @@ describe("parseActionInputs", () => {
       window: 60,
       mainRegressed: "block",
       changePoints: "fail",
+      changePointIssue: 77,
     });
+    expect(() => parseActionInputs(from({ "history-change-point-issue": "#77" }))).toThrow(
+      'input history-change-point-issue: expected a whole number from 1 to 2147483647, got "#77"',
+    );
+    expect(() => parseActionInputs(from({ calibration: "/etc/cal.json" }))).toThrow(
+      /input calibration: expected a path relative to working-directory/,
+    );
     expect(() => parseActionInputs(from({ history: "gh-pages" }))).toThrow(
       'input history: expected one of branch | artifact | off, got "gh-pages"',
     );
@@ -109,7 +119,7 @@ describe("parseActionInputs", () => {
     [
       "mode",
       "fast",
-      'input mode: expected one of auto | gate | baseline | aggregate | interleaved, got "fast"',
+      'input mode: expected one of auto | gate | baseline | aggregate | interleaved | calibrate, got "fast"',
     ],
     ["comment", "yes", 'input comment: expected true or false (YAML 1.2 core schema), got "yes"'],
     ["allow-fork-prs", "1", 'input allow-fork-prs: expected true or false (YAML 1.2 core schema), got "1"'],

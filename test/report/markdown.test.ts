@@ -161,6 +161,11 @@ describe("what the reviewer sees", () => {
       /These runs catch a worsening of \+\d+\.\d% or more with 90% power \(least sensitive check: chat [^)]+\); (that covers|catching \+10% \(gate\.detect_change\) needs about \d+ runs per side)/,
     );
     expect(verdict.detection!.detectableChange).toBeGreaterThan(0.05);
+    // Per gated check, in its own direction (a throughput worsening is a drop).
+    const ttft = verdict.comparisons.find((c) => c.gated && c.metric === "ttft_p95")!;
+    expect(reportMarkdown).toContain(`Per check at 90% power, these runs catch: `);
+    expect(reportMarkdown).toMatch(/these runs catch: [^\n]*≥ −\d+\.\d% Output throughput/);
+    expect(reportMarkdown).toContain(`≥ +${(ttft.detectableChange! * 100).toFixed(1)}% TTFT p95`);
     const plain = renderTerminal(verdict, { color: false });
     expect(plain).toMatch(/decision interval +detectable +verdict/);
     expect(plain).toMatch(/within tolerance/);

@@ -45,6 +45,8 @@ export interface CompareRequest {
   /** Stored mode with main's history (app/gate/history.ts): its runs, and the pooled baseline variances. */
   historyRuns?: readonly RunRecord[];
   baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
+  /** This runner's calibration.json, relative to workingDirectory (input calibration). */
+  calibrationPath?: string;
   candidateDir: string;
   configPath: string;
   /** The PR's config, loaded once per job: its gate and repeats apply, its values are redacted. */

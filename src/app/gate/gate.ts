@@ -45,6 +45,7 @@ function compare(scope: JobScope, measured: Measured, baseline: BaselineSide) {
     workingDirectory: scope.workingDirectory,
     ...(baseline.historyRuns ? { historyRuns: baseline.historyRuns } : {}),
     ...(baseline.baselineVariancePriors ? { baselineVariancePriors: baseline.baselineVariancePriors } : {}),
+    ...(scope.inputs.calibration ? { calibrationPath: scope.inputs.calibration } : {}),
   });
 }
 

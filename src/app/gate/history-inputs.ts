@@ -20,6 +20,8 @@ export interface HistoryInputs {
   mainRegressed: (typeof mainRegressedPolicies)[number];
   /** A new worsening change point on main: reported in the summary, or also a failed baseline step. */
   changePoints: (typeof changePointPolicies)[number];
+  /** An issue that gets one comment per new worsening change point on main; null: none. */
+  changePointIssue: number | null;
 }
 
 export const historyInputDefaults: HistoryInputs = {
@@ -30,4 +32,5 @@ export const historyInputDefaults: HistoryInputs = {
   window: 40,
   mainRegressed: "pass",
   changePoints: "report",
+  changePointIssue: null,
 };

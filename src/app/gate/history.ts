@@ -11,6 +11,7 @@ import {
 import {
   type MainAlreadyRegressed,
   mainAlreadyRegressed,
+  type SeriesChangePoint,
   scanChangePoints,
 } from "../../compare/history-analysis.js";
 import { loadRuns } from "../../compare/load.js";
@@ -18,6 +19,7 @@ import { type VerdictFile, verdictFileSchema } from "../../compare/verdict-schem
 import type { MetricName } from "../../config/metric-names.js";
 import { validateBaselineDir } from "../../github/baseline-bundle.js";
 import { findBaseline } from "../../github/baseline-discovery.js";
+import { changePointKey, postChangePointComments } from "../../github/change-point-comment.js";
 import { httpStatusOf } from "../../github/client.js";
 import { branchOfRef } from "../../github/context.js";
 import {
@@ -26,7 +28,7 @@ import {
   type HistoryStore,
 } from "../../github/history-store.js";
 import type { RunRecord } from "../../metrics/run-record.js";
-import { type HistoryReport, renderHistorySection } from "../../report/history.js";
+import { type HistoryReport, renderChangePointComment, renderHistorySection } from "../../report/history.js";
 import { commentBudget, renderMarkdown } from "../../report/markdown.js";
 import type { CompareOutcome } from "./dependencies.js";
 import { type HistoryInputs, historyInputDefaults } from "./history-inputs.js";
@@ -110,6 +112,8 @@ export async function recordHistory(scope: JobScope): Promise<{ failure: string 
         `${cp.metric} of ${cp.cell} stepped ${((cp.ratio - 1) * 100).toFixed(1)}% between ${cp.lastBefore.commit.slice(0, 12)} and ${cp.firstAfter.commit.slice(0, 12)}`,
     );
     for (const line of lines) io.warning(`Main's history: ${line}.`);
+    if (settings.changePointIssue !== null && worse.length > 0)
+      await commentChangePoints(scope, settings.changePointIssue, worse);
     io.info(`Main's history: appended ${outcome.appended} record(s) to ${store.description}.`);
     return {
       failure:
@@ -127,6 +131,45 @@ export async function recordHistory(scope: JobScope): Promise<{ failure: string 
       `Main's history was not written: ${(error as Error).message}${hint}. The baseline itself is recorded.`,
     );
     return none;
+  }
+}
+
+/**
+ * One comment per new worsening change point on the configured issue (history-change-point-issue),
+ * skipped for a change point already commented on; a failure is a warning, the baseline is recorded.
+ */
+async function commentChangePoints(
+  scope: JobScope,
+  issueNumber: number,
+  changePoints: readonly SeriesChangePoint[],
+): Promise<void> {
+  const { context, io } = scope;
+  const groups = new Map<string, SeriesChangePoint[]>();
+  for (const cp of changePoints)
+    groups.set(changePointKey(cp), [...(groups.get(changePointKey(cp)) ?? []), cp]);
+  const jobUrl = `${context.serverUrl}/${context.owner}/${context.repo}/actions/runs/${context.runId}`;
+  try {
+    const result = await postChangePointComments(scope.github(), {
+      owner: context.owner,
+      repo: context.repo,
+      issueNumber,
+      // One comment per cell and step: its metrics' change points together.
+      items: [...groups.entries()].map(([key, group]) => ({
+        key,
+        body: scope.redactor.redact(renderChangePointComment(group, jobUrl)),
+      })),
+    });
+    for (const posted of result.posted)
+      io.info(`Main's history: change point posted on issue #${issueNumber}: ${posted.url}`);
+    if (result.alreadyPosted.length > 0)
+      io.info(
+        `Main's history: ${result.alreadyPosted.length} change point(s) already on issue #${issueNumber}, not posted again.`,
+      );
+  } catch (error) {
+    const status = httpStatusOf(error);
+    io.warning(
+      `Main's history: the change point could not be posted on issue #${issueNumber}: ${(error as Error).message}${status === 403 || status === 404 ? " (the baseline job needs `permissions: issues: write`, and the issue must exist)" : ""}.`,
+    );
   }
 }
 

@@ -5,7 +5,7 @@ import type { HistoryInputs } from "./history-inputs.js";
  * (src/action/inputs.ts reads and checks them; the use case only sees this shape).
  */
 
-export const actionModes = ["auto", "gate", "baseline", "aggregate", "interleaved"] as const;
+export const actionModes = ["auto", "gate", "baseline", "aggregate", "interleaved", "calibrate"] as const;
 export type ActionMode = (typeof actionModes)[number];
 export const failOnPolicies = ["regression", "inconclusive", "never"] as const;
 export type FailOnPolicy = (typeof failOnPolicies)[number];
@@ -30,6 +30,8 @@ export interface ActionInputs {
   maxRuns: number | null;
   allowForkPrs: boolean;
   workingDirectory: string;
+  /** A calibration file relative to workingDirectory (input calibration); null or absent: none. */
+  calibration?: string | null;
   /** Main's history (history-* inputs); absent (tests that build inputs by hand): no history. */
   history?: HistoryInputs;
 }

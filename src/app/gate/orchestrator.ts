@@ -14,6 +14,7 @@ import {
   uploadFailedWarning,
 } from "../../report/status.js";
 import { createRedactor, minimumSecretLength } from "../../server/redact.js";
+import { calibrateJob } from "./calibrate-job.js";
 import type { ActionDependencies } from "./dependencies.js";
 import { guardForkPullRequest } from "./fork-guard.js";
 import { gate } from "./gate.js";
@@ -146,6 +147,11 @@ export async function runAction(
 
   let measured: Measured | null = null;
   try {
+    if (inputs.mode === "calibrate") {
+      const result = await calibrateJob(scope);
+      await uploadEvidence();
+      return result;
+    }
     measured = await measureCandidate(scope);
     if (plan.partial) {
       // A part's upload is its whole output: the aggregate job cannot judge without it.

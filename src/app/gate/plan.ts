@@ -55,6 +55,9 @@ export function planRun(inputs: ActionInputs, context: ActionContext): RunPlan {
       return { role: "gate", source: "measure", partial, ...common };
     case "baseline":
       return { role: "baseline", source: "measure", partial, ...common };
+    case "calibrate":
+      // A/A calibration (calibrate-job.ts): measures, records no baseline and judges nothing.
+      return { role: eventRole, source: "measure", partial: false, ...common };
     case "aggregate":
       return { role: eventRole, source: "aggregate", partial: false, ...common };
     case "interleaved":

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
-import { compareResults, writeCompareOutputs } from "../../app/compare.js";
+import { compareResults, readCalibration, writeCompareOutputs } from "../../app/compare.js";
 import { defaultInputLimits, type InputLimits, mebibyte } from "../../compare/input-limits.js";
 import type { BaselineInfo, ComparisonMode } from "../../compare/verdict-schema.js";
 import { toBencherReport } from "../../report/export-bencher.js";
@@ -25,6 +25,9 @@ Options:
   --history PATH...        earlier baseline sessions (one results directory each), read only to estimate
                            the between-session drift in stored mode
   --config FILE            config whose gate and repeats sections apply (default: built-in defaults)
+  --calibration FILE       this runner's calibration.json (\`calibrate\`): in stored mode its A/A
+                           run-to-run variances are the noise prior pooled with the baseline's own
+                           (used only when measured under the baseline's conditions)
   --out DIR                where the files go (default: perf-gate-compare)
   --mode MODE              stored (baseline from another job: adds session drift, default) or
                            interleaved (both sides ran in this job on this runner)
@@ -128,6 +131,7 @@ export const compareCommand: CliCommand = {
       candidate: { type: "string", multiple: true },
       history: { type: "string", multiple: true },
       config: { type: "string" },
+      calibration: { type: "string" },
       out: { type: "string" },
       mode: { type: "string" },
       "baseline-commit": { type: "string" },
@@ -169,10 +173,16 @@ export const compareCommand: CliCommand = {
     }
     const limits = inputLimitsFrom(args);
     const config = stringOption(args, "config");
+    const calibrationPath = stringOption(args, "calibration");
+    const calibration =
+      calibrationPath === undefined
+        ? undefined
+        : await readCalibration(abs(calibrationPath), calibrationPath);
     const outcome = await compareResults({
       baseline,
       candidate,
       history,
+      ...(calibration ? { calibration } : {}),
       config: config === undefined ? undefined : abs(config),
       mode: mode as ComparisonMode,
       baselineInfo: Object.keys(info).length > 0 ? info : null,

@@ -1,0 +1,99 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { type CalibrationFile, calibrateFromRuns } from "../compare/calibration.js";
+import { conditionsHash, type HistoryRecord, runsFromHistory } from "../compare/history.js";
+import { settingsFromConfig } from "../compare/index.js";
+import { loadRuns } from "../compare/load.js";
+import type { LoadedConfig } from "../config/load.js";
+import type { ProgressSink } from "../runner/progress.js";
+import { providerForConfig } from "../server/index.js";
+import { measureAlternately } from "./adaptive.js";
+import { runCells } from "./run-cells.js";
+
+/**
+ * The calibrate use case (the CLI's `calibrate`): the config measured as two sides A and B in
+ * alternation (the adaptive loop's measureAlternately: A B, B A, ...), then summarised by the gate's own
+ * analysis into DIR/calibration.json (compare/calibration.ts).
+ */
+
+export interface CalibrateOptions {
+  config: LoadedConfig;
+  outDir: string;
+  /** Runs per side (at least 2). */
+  runs: number;
+  cells?: string[];
+  /** Main's history (compare/history.ts): its sessions under the A/A runs' conditions give the drift. */
+  history?: readonly HistoryRecord[];
+  env: Readonly<Record<string, string | undefined>>;
+  progress: ProgressSink;
+  warn: (message: string) => void;
+  signal?: AbortSignal;
+  now?: Date;
+}
+
+export interface CalibrateResult {
+  file: CalibrationFile;
+  path: string;
+}
+
+export async function calibrateRunner(options: CalibrateOptions): Promise<CalibrateResult> {
+  const { config } = options.config;
+  const provider = providerForConfig(config, {
+    env: { ...options.env },
+    interpolation: options.config.interpolation,
+    warn: options.warn,
+    progress: (line) => options.progress.message(line),
+  });
+  const sides = [
+    { name: "a", dir: join(options.outDir, "a") },
+    { name: "b", dir: join(options.outDir, "b") },
+  ];
+  try {
+    await measureAlternately(
+      sides,
+      { firstRun: 0, runs: options.runs, cells: options.cells ?? null },
+      config.repeats.block,
+      async (side, block) => {
+        await runCells({
+          config,
+          provider,
+          outDir: side.dir,
+          baseDir: dirname(options.config.path),
+          runs: block.runs,
+          firstRun: block.firstRun,
+          side: `calibration-${side.name}`,
+          ...(block.cells ? { cells: block.cells } : {}),
+          progress: options.progress,
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+      },
+      () => options.signal?.aborted === true,
+    );
+  } finally {
+    await provider.stopAll();
+  }
+  if (options.signal?.aborted)
+    throw new Error(
+      `interrupted by ${String(options.signal.reason)}: the A/A runs so far are kept in ${options.outDir}`,
+    );
+  const [a, b] = await Promise.all(sides.map((side) => loadRuns([side.dir], `calibration ${side.name}`)));
+  const first = a![0] ?? b![0];
+  const history =
+    options.history && first
+      ? runsFromHistory(options.history, {
+          fingerprint: conditionsHash(first.fingerprint),
+          lastSessions: 40,
+        }).runs
+      : undefined;
+  const file = calibrateFromRuns({
+    a: a!,
+    b: b!,
+    settings: settingsFromConfig(config),
+    ...(history ? { history } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  await mkdir(options.outDir, { recursive: true });
+  const path = join(options.outDir, "calibration.json");
+  await writeFile(path, `${JSON.stringify(file, null, 2)}\n`);
+  return { file, path };
+}

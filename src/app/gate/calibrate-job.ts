@@ -1,0 +1,69 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { calibrateFromRuns } from "../../compare/calibration.js";
+import { settingsFromConfig } from "../../compare/index.js";
+import { loadRuns } from "../../compare/load.js";
+import { renderCalibration } from "../../report/calibration.js";
+import { measureAlternately } from "../adaptive.js";
+import { outputNames } from "./job-io.js";
+import type { JobScope } from "./job-scope.js";
+import { measureRuns } from "./measure-candidate.js";
+import type { ActionResult } from "./orchestrator-types.js";
+
+/**
+ * The action's `calibrate` mode (docs/calibration.md): the job's config measured as two sides in
+ * alternation (side A in the evidence's baseline directory, B in its candidate directory, the order of
+ * the interleaved gate), summarised into evidence/calibration.json by the gate's own analysis; the
+ * summary shows it. `max-runs` is the runs per side (default repeats.max), `cells` limits the cells.
+ */
+export async function calibrateJob(scope: JobScope): Promise<ActionResult> {
+  const { config } = scope.config;
+  const { layout, inputs, io } = scope;
+  const runs = inputs.maxRuns ?? config.repeats.max;
+  if (runs < 2)
+    throw new Error(`mode calibrate needs at least 2 runs per side (input max-runs), got ${runs}`);
+  const sides = [
+    { name: "baseline" as const, dir: layout.baselineSideDir },
+    { name: "candidate" as const, dir: layout.candidateDir },
+  ];
+  for (const side of sides) await mkdir(side.dir, { recursive: true });
+  await measureAlternately(
+    sides,
+    { firstRun: 0, runs, cells: inputs.cells },
+    config.repeats.block,
+    (side, block) =>
+      measureRuns(scope, {
+        configPath: scope.configPath,
+        config: scope.config,
+        resultsDir: side.dir,
+        firstRun: block.firstRun,
+        runs: block.runs,
+        cells: block.cells,
+        side: side.name,
+      }),
+  );
+  const file = calibrateFromRuns({
+    a: await loadRuns([layout.baselineSideDir], "calibration a"),
+    b: await loadRuns([layout.candidateDir], "calibration b"),
+    settings: settingsFromConfig(config),
+    now: scope.deps.now(),
+  });
+  const path = join(layout.evidenceDir, "calibration.json");
+  await writeFile(path, `${JSON.stringify(file, null, 2)}\n`);
+  const text = scope.redactor.redact(renderCalibration(file));
+  const report = `### vllm-perf-gate: A/A calibration of this runner\n\n\`\`\`\n${text}\`\`\`\n\nThe file is \`calibration.json\` in the evidence artifact; give it to the gate with the \`calibration\` input (docs/calibration.md).\n`;
+  await writeFile(layout.reportPath, report);
+  await io.appendSummary(report);
+  io.info(`A/A calibration written to ${path}`);
+  io.setOutput(outputNames.verdict, "calibrated");
+  io.setOutput(outputNames.reportPath, layout.reportPath);
+  return {
+    verdict: "calibrated",
+    failed: false,
+    failureMessage: null,
+    reportPath: layout.reportPath,
+    resultsDir: layout.candidateDir,
+    commentUrl: null,
+    baselineSha: null,
+  };
+}

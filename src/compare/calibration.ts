@@ -1,0 +1,259 @@
+import { z } from "zod";
+import { type MetricName, metricNames } from "../config/metric-names.js";
+import type { RunRecord } from "../metrics/run-record.js";
+import { minimumDetectableChange } from "../stats/metric-test.js";
+import { InputError } from "../util/errors.js";
+import { mulberry32 } from "../util/random.js";
+import { conditionsHash, pooledRunVariances } from "./history.js";
+import { type CompareSettings, compareRecords } from "./index.js";
+import { cellSessionDrift } from "./session-drift.js";
+
+/**
+ * A/A calibration of a runner (docs/calibration.md): the same config measured as two sides in
+ * alternation, summarised per cell and metric as the run-to-run spread, the between-session drift
+ * (with main's history), the smallest change the gate can catch and the false-block rate of the gate's
+ * own rule on A/A splits. The file is the gate's noise prior (calibrationPriors).
+ */
+
+export const calibrationSchemaVersion = 1;
+
+const calibrationMetricSchema = z.object({
+  metric: z.string(),
+  gated: z.boolean(),
+  /** Run-to-run standard deviation of ln(value), pooled within both A/A sides (≈ relative spread). */
+  runSpread: z.number().nonnegative(),
+  /** Its square and degrees of freedom: the noise prior the gate pools with a baseline's own variance. */
+  variance: z.number().nonnegative(),
+  df: z.number().int().positive(),
+  /** Between-session drift (sd of ln session means beyond run noise); null without history sessions. */
+  drift: z.object({ sd: z.number().nonnegative(), sessions: z.number().int().min(2) }).nullable(),
+  /** Smallest true worsening the gate blocks at 90% power with `runsPerSide` runs each (0.07 = +7%). */
+  detectableChange: z.number().nullable(),
+  /** A/A splits compared and how many of them the gate's rule blocked on this check. */
+  aaSplits: z.number().int().nonnegative(),
+  aaBlocks: z.number().int().nonnegative(),
+  falseBlockRate: z.number().min(0).max(1).nullable(),
+});
+
+export const calibrationFileSchema = z.object({
+  schemaVersion: z.literal(calibrationSchemaVersion),
+  kind: z.literal("vllm-perf-gate-calibration"),
+  createdAt: z.string(),
+  /** The measuring conditions' hash (compare/history.ts conditionsHash): a prior applies only under them. */
+  conditions: z.string().nullable(),
+  runsPerSide: z.number().int().min(2),
+  /** The gate's settings the A/A splits were judged with. */
+  gate: z.object({ alpha: z.number(), tolerance: z.number(), failOn: z.string() }),
+  cells: z.array(z.object({ cell: z.string(), metrics: z.array(calibrationMetricSchema) })),
+  /** Over every split: how often the gate's overall verdict was a block (regression). */
+  overall: z.object({
+    aaSplits: z.number().int().nonnegative(),
+    blocked: z.number().int().nonnegative(),
+    falseBlockRate: z.number().min(0).max(1).nullable(),
+  }),
+});
+
+export type CalibrationFile = z.output<typeof calibrationFileSchema>;
+export type CalibrationMetric = z.output<typeof calibrationMetricSchema>;
+
+export interface CalibrateInput {
+  /** The two A/A sides: the same config, measured alternately in one job. */
+  a: readonly RunRecord[];
+  b: readonly RunRecord[];
+  settings: CompareSettings;
+  /** Runs of earlier sessions of this config (each with its `session`), for the drift. */
+  history?: readonly RunRecord[];
+  /** Seeded re-splits of the pooled runs compared besides the measured A/B split (default 19). */
+  resplits?: number;
+  seed?: number;
+  now?: Date;
+}
+
+const healthy = (run: RunRecord) => run.exclusionReasons.length === 0;
+
+/** A seeded re-split: per cell the pooled runs shuffled, the first half one side, the rest the other. */
+function resplit(runs: readonly RunRecord[], random: () => number): { a: RunRecord[]; b: RunRecord[] } {
+  const byCell = new Map<string, RunRecord[]>();
+  for (const run of runs) byCell.set(run.cell, [...(byCell.get(run.cell) ?? []), run]);
+  const a: RunRecord[] = [];
+  const b: RunRecord[] = [];
+  for (const cellRuns of byCell.values()) {
+    const shuffled = [...cellRuns];
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
+    }
+    const half = Math.floor(shuffled.length / 2);
+    a.push(...shuffled.slice(0, half));
+    b.push(...shuffled.slice(half, 2 * half));
+  }
+  return { a, b };
+}
+
+/**
+ * Summarises an A/A measurement (pure, seeded). The false-block rate compares each split with the gate's
+ * own analysis (compareRecords, interleaved mode, the config's gate settings); the re-splits share runs,
+ * so they are not independent trials: the rate is an estimate of the rule's behaviour on this runner's
+ * noise, not a precise probability (docs/calibration.md).
+ */
+export function calibrateFromRuns(input: CalibrateInput): CalibrationFile {
+  const a = input.a.filter(healthy).map((run) => ({ ...run, session: "aa-a" }));
+  const b = input.b.filter(healthy).map((run) => ({ ...run, session: "aa-b" }));
+  const perCell = (runs: readonly RunRecord[]) => {
+    const counts = new Map<string, number>();
+    for (const run of runs) counts.set(run.cell, (counts.get(run.cell) ?? 0) + 1);
+    return counts;
+  };
+  const countsA = perCell(a);
+  const countsB = perCell(b);
+  const cells = [...new Set([...countsA.keys(), ...countsB.keys()])].sort();
+  const runsPerSide = Math.min(
+    ...cells.map((cell) => Math.min(countsA.get(cell) ?? 0, countsB.get(cell) ?? 0)),
+  );
+  if (cells.length === 0 || !(runsPerSide >= 2))
+    throw new InputError(
+      `calibration: every cell needs at least 2 healthy runs on each A/A side, got ${cells.length === 0 ? "no cell" : `${runsPerSide} in the fewest`}`,
+    );
+
+  const splits: { a: RunRecord[]; b: RunRecord[] }[] = [{ a, b }];
+  const random = mulberry32(input.seed ?? 20);
+  for (let i = 0; i < (input.resplits ?? 19); i++) splits.push(resplit([...a, ...b], random));
+  const blocks = new Map<string, number>();
+  const judged = new Map<string, number>();
+  let overallBlocked = 0;
+  // The gate's family level and tolerance as its analysis applied them (set by the first split).
+  let gateAlpha = 0;
+  let tolerance = 0;
+  const detectable = new Map<string, number | null>();
+  const gated = new Map<string, boolean>();
+  splits.forEach((split, index) => {
+    const { verdict } = compareRecords({
+      baseline: split.a,
+      candidate: split.b,
+      settings: input.settings,
+      mode: "interleaved",
+      ...(input.now ? { now: input.now } : {}),
+    });
+    gateAlpha = verdict.settings.familyAlpha;
+    tolerance = verdict.settings.tolerance;
+    if (verdict.verdict === "regression") overallBlocked++;
+    for (const c of verdict.comparisons) {
+      const key = `${c.cell}\u0000${c.metric}`;
+      if (index === 0) {
+        gated.set(key, c.gated);
+        detectable.set(key, c.detectableChange);
+      }
+      if (!c.gated) continue;
+      judged.set(key, (judged.get(key) ?? 0) + 1);
+      if (c.verdict === "regression") blocks.set(key, (blocks.get(key) ?? 0) + 1);
+    }
+  });
+
+  const variances = pooledRunVariances([...a, ...b]);
+  const sessions = (cell: string, metric: MetricName) => {
+    const groups = new Map<string, number[]>();
+    for (const run of [...(input.history ?? []), ...a, ...b]) {
+      if (run.cell !== cell || !run.session || !healthy(run)) continue;
+      const value = run.metrics[metric];
+      if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value)) continue;
+      // Both A/A sides are one session of this runner.
+      const session = run.session === "aa-a" || run.session === "aa-b" ? "calibration" : run.session;
+      groups.set(session, [...(groups.get(session) ?? []), Math.log(value)]);
+    }
+    return groups;
+  };
+  const out: CalibrationFile["cells"] = cells.map((cell) => ({
+    cell,
+    metrics: metricNames.flatMap((metric): CalibrationMetric[] => {
+      const key = `${cell}\u0000${metric}`;
+      const pooled = variances.get(key);
+      if (!pooled || !gated.has(key)) return [];
+      const drift =
+        input.history && input.history.length > 0 ? cellSessionDrift(sessions(cell, metric)) : null;
+      const splitsJudged = judged.get(key) ?? 0;
+      const blocked = blocks.get(key) ?? 0;
+      return [
+        {
+          metric,
+          gated: gated.get(key)!,
+          runSpread: Math.sqrt(pooled.variance),
+          variance: pooled.variance,
+          df: pooled.df,
+          drift: drift && drift.sessions >= 2 ? { sd: Math.sqrt(drift.t2), sessions: drift.sessions } : null,
+          detectableChange:
+            detectable.get(key) ??
+            (gated.get(key)
+              ? minimumDetectableChange({
+                  baselineVariance: pooled.variance,
+                  candidateVariance: pooled.variance,
+                  baselineRuns: runsPerSide,
+                  candidateRuns: runsPerSide,
+                  extraVariance: 0,
+                  tolerance,
+                  alpha: gateAlpha,
+                  df: pooled.df,
+                })
+              : null),
+          aaSplits: splitsJudged,
+          aaBlocks: blocked,
+          falseBlockRate: splitsJudged > 0 ? blocked / splitsJudged : null,
+        },
+      ];
+    }),
+  }));
+  const first = [...a, ...b][0];
+  return calibrationFileSchema.parse({
+    schemaVersion: calibrationSchemaVersion,
+    kind: "vllm-perf-gate-calibration",
+    createdAt: (input.now ?? new Date()).toISOString(),
+    conditions: first ? conditionsHash(first.fingerprint) : null,
+    runsPerSide,
+    gate: { alpha: gateAlpha, tolerance, failOn: String(input.settings.gate.fail_on) },
+    cells: out,
+    overall: {
+      aaSplits: splits.length,
+      blocked: overallBlocked,
+      falseBlockRate: overallBlocked / splits.length,
+    },
+  });
+}
+
+/** Reads a calibration file's JSON; InputError naming the file and the field on bad content. */
+export function parseCalibrationFile(text: string, path: string): CalibrationFile {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new InputError(`${path}: not JSON (${(error as Error).message})`);
+  }
+  const parsed = calibrationFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InputError(
+      `${path}: field ${issue.path.join(".") || "(root)"}: ${issue.message} (expected a calibration file of schemaVersion ${calibrationSchemaVersion}, written by \`vllm-perf-gate calibrate\`)`,
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * The calibration as the gate's noise prior per cell and metric (the key of compare's
+ * baselineVariancePriors), pooled with priors already known (main's history) by degrees of freedom.
+ */
+export function calibrationPriors(
+  file: CalibrationFile,
+  others?: ReadonlyMap<string, { variance: number; df: number }>,
+): Map<string, { variance: number; df: number }> {
+  const priors = new Map(others ?? []);
+  for (const cell of file.cells)
+    for (const m of cell.metrics) {
+      const key = `${cell.cell}\u0000${m.metric}`;
+      const known = priors.get(key);
+      const df = m.df + (known?.df ?? 0);
+      priors.set(key, {
+        variance: (m.variance * m.df + (known ? known.variance * known.df : 0)) / df,
+        df,
+      });
+    }
+  return priors;
+}
