@@ -1,7 +1,7 @@
 import * as core from "@actions/core";
 import { compareForGate } from "../app/compare.js";
 import type { ActionDependencies, CleanupServers, Compare, Measure } from "../app/gate/dependencies.js";
-import { measureRequestedRuns } from "../app/run-cells.js";
+import { measureRequestedRuns } from "../app/measure-requested.js";
 import { GitHubArtifactStore } from "../github/artifact-store.js";
 import { createGitHubClient } from "../github/client.js";
 import { serversNotStoppedWarning } from "../report/status.js";

@@ -1,13 +1,10 @@
 import { readdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { type RunFile, runFileSchema } from "../metrics/run-schema.js";
-import { cutShortLine } from "../report/status.js";
-import { type ProgressSink, runName } from "../runner/progress.js";
+import { runName } from "../runner/progress.js";
 import * as runner from "../runner/run-cells.js";
 import type { RunRecorder } from "../runner/run-recorder.js";
-import { providerForConfig } from "../server/index.js";
 import { InputError } from "../util/errors.js";
-import type { MeasureRequest } from "./gate/dependencies.js";
 import { writeRunOutputs } from "./run-outputs.js";
 
 /**
@@ -30,60 +27,6 @@ export type RunCellsResult = runner.RunCellsResult<RunFile>;
 /** Runs every selected cell N times (runner/run-cells.ts) and writes each run's run.json. */
 export function runCells(options: RunCellsOptions): Promise<RunCellsResult> {
   return runner.runCells({ ...options, recorder: runFileRecorder });
-}
-
-/** What measuring for a job needs from outside: the environment, where progress and warnings go, an interrupt. */
-export interface MeasureAdapters {
-  env: Readonly<Record<string, string | undefined>>;
-  progress: ProgressSink;
-  warn: (message: string) => void;
-  signal?: AbortSignal;
-}
-
-/**
- * The runs a job asked for, on servers of the config it loaded (recorded in the state file so the
- * post step can stop what a cancelled job left), stopped afterwards. An interrupt keeps the runs so
- * far and then throws; cut-short runs are kept and flagged, compare decides what they may still prove.
- */
-export async function measureRequestedRuns(
-  request: MeasureRequest,
-  adapters: MeasureAdapters,
-): Promise<void> {
-  const { signal } = adapters;
-  const loaded = request.config;
-  const { config } = loaded;
-  const provider = providerForConfig(config, {
-    env: { ...adapters.env },
-    interpolation: loaded.interpolation,
-    stateFile: request.serverStateFile,
-    warn: adapters.warn,
-    // A server start is never silent in the job's log: what it awaits, every 10 s (server/readiness.ts).
-    progress: (line) => adapters.progress.message(line),
-  });
-  try {
-    const result = await runCells({
-      config,
-      provider,
-      outDir: request.resultsDir,
-      baseDir: dirname(loaded.path),
-      ...(request.cells ? { cells: request.cells } : {}),
-      ...(request.runs !== null ? { runs: request.runs } : {}),
-      firstRun: request.firstRun,
-      ...(request.side ? { side: request.side } : {}),
-      progress: adapters.progress,
-      env: adapters.env,
-      ...(signal ? { signal } : {}),
-    });
-    if (signal?.aborted) {
-      throw new Error(
-        `interrupted by ${String(signal.reason)}: ${result.runs.length} run(s) kept in ${request.resultsDir}, the interrupted one marked in its run.json`,
-      );
-    }
-    const cut = result.runs.filter((run) => run.file.flags.cutShort);
-    if (cut.length > 0) adapters.warn(cutShortLine(cut));
-  } finally {
-    await provider.stopAll();
-  }
 }
 
 /**

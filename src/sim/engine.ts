@@ -276,12 +276,15 @@ export class Engine {
     }
     const p = this.profile;
     const c = this.costs;
+    // Roofline: the memory-bound part (the weights read once per step, the KV of each decoding
+    // sequence) or the decoded tokens' compute, whichever is longer; 0 compute = memory-bound only.
+    const memoryBound =
+      p.step_overhead_ms + c.decodePerSeqMs * decodeSequences + c.attentionPerContextTokenMs * contextTokens;
+    const computeBound = c.decodeComputePerTokenMs * (decodeSequences + draftTokens);
     const base =
-      p.step_overhead_ms +
+      Math.max(memoryBound, computeBound) +
       c.prefillPerTokenMs * (prefillTokens + draftTokens) +
       p.prefill_attention_per_token_pair_ms * prefillContext +
-      c.decodePerSeqMs * decodeSequences +
-      c.attentionPerContextTokenMs * contextTokens +
       p.spec_decode_draft_per_token_ms * draftTokens;
     const jitter = p.jitter_sigma > 0 ? Math.exp(p.jitter_sigma * this.noise.normal()) : 1;
     const durationMs = base * this.speedFactor * jitter;

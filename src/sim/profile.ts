@@ -38,6 +38,10 @@ export const knobSpecs = {
     schema: num(0),
     help: "cost per context token (prompt + output so far) of each decoding sequence",
   },
+  decode_compute_per_token_ms: {
+    schema: num(0),
+    help: "compute time per token decoded in a step (roofline): the decode part of a step takes the larger of its memory-bound time (step_overhead_ms + decode_per_seq_ms and attention terms) and this x decoded tokens, so past the knee step time grows faster and throughput flattens before max_num_seqs; 0 = memory-bound only",
+  },
   prefill_attention_per_token_pair_ms: {
     schema: num(0),
     help: "cost per (prefill token x earlier token it attends to): makes prefill grow with the prompt length squared",
@@ -219,6 +223,7 @@ const smallGpu: SimProfile = {
   prefill_per_token_ms: 0.004,
   decode_per_seq_ms: 0.03,
   attention_per_context_token_ms: 0.000004,
+  decode_compute_per_token_ms: 0,
   prefill_attention_per_token_pair_ms: 0,
   speed_factor: 1,
   speed_sigma: 0.02,
@@ -295,6 +300,9 @@ export const builtInProfiles: Readonly<Record<string, SimProfile>> = {
     prefill_attention_per_token_pair_ms: 0.000004,
     decode_per_seq_ms: 0.08,
     attention_per_context_token_ms: 0.00004,
+    // Compute-bound past about 64 decoding sequences (6 ms / (0.2 - 0.08 - attention)): throughput
+    // flattens there, as a GPU's does once a decode step is no longer bound by reading the weights.
+    decode_compute_per_token_ms: 0.2,
   },
   "spec-decode": {
     ...smallGpu,
@@ -448,6 +456,7 @@ export interface EffectiveCosts {
   prefillPerTokenMs: number;
   decodePerSeqMs: number;
   attentionPerContextTokenMs: number;
+  decodeComputePerTokenMs: number;
 }
 
 export function effectiveCosts(profile: SimProfile): EffectiveCosts {
@@ -460,5 +469,6 @@ export function effectiveCosts(profile: SimProfile): EffectiveCosts {
     decodePerSeqMs: profile.decode_per_seq_ms * (fp8 ? profile.fp8_decode_factor : 1),
     attentionPerContextTokenMs:
       profile.attention_per_context_token_ms * (fp8 ? profile.fp8_decode_factor : 1),
+    decodeComputePerTokenMs: profile.decode_compute_per_token_ms,
   };
 }

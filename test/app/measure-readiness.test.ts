@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { measureRequestedRuns } from "../../src/app/run-cells.js";
+import { measureRequestedRuns } from "../../src/app/measure-requested.js";
 import { loadConfig } from "../../src/config/load.js";
 
 const work = mkdtempSync(join(tmpdir(), "vpg-measure-readiness-"));

@@ -44,6 +44,44 @@ describe("load shape (gpu-shaped profile, virtual time)", () => {
     expect(t[5]!).toBeLessThan((1 / 3) * (256 / 8) * t[1]!);
   });
 
+  it("past the compute knee the step time grows faster than the batch and throughput flattens before max_num_seqs", () => {
+    const closedBatch = (profile: SimProfile, concurrency: number) => {
+      const arrivals: VirtualArrival[] = Array.from({ length: concurrency }, (_, i) => ({
+        at: 0,
+        spec: spec(`r${i}`, prompt(256, i * 300), 128),
+      }));
+      return runVirtual(new Engine(profile, 1), arrivals);
+    };
+    const throughput = (profile: SimProfile, concurrency: number) =>
+      (concurrency * 128) / closedBatch(profile, concurrency).endTime;
+    const memoryOnly = applyOverrides(shaped, { decode_compute_per_token_ms: 0 });
+    // The cap is 256; the knee (6 ms / (0.2 - 0.08 - attention) ms) is near 56 sequences.
+    expect(shaped.max_num_seqs).toBe(256);
+    const [t64, t128, t256] = [64, 128, 256].map((n) => throughput(shaped, n));
+    // Flat past the knee: twice and four times the batch add under 10%; the bound is 1 / 0.2 ms per token.
+    expect(t128! / t64!).toBeLessThan(1.1);
+    expect(t256! / t128!).toBeLessThan(1.05);
+    expect(t256!).toBeLessThan(1 / shaped.decode_compute_per_token_ms);
+    // Memory-bound only, the same batches still gain 20% and more: the compute term is what bends it.
+    expect(throughput(memoryOnly, 256) / throughput(memoryOnly, 128)).toBeGreaterThan(1.2);
+    // The decode step time by the formula: max(its memory-bound time, compute x decoded tokens).
+    const exact = applyOverrides(builtInProfile("noiseless"), { decode_compute_per_token_ms: 0.05 });
+    const decodeGap = (profile: SimProfile, concurrency: number) => {
+      const times = closedBatch(profile, concurrency).outcomes.get("r0")!.tokenTimes;
+      return times[11]! - times[10]!;
+    };
+    const memoryBound = applyOverrides(exact, { decode_compute_per_token_ms: 0 });
+    const formula = (concurrency: number) =>
+      Math.max(decodeGap(memoryBound, concurrency), exact.decode_compute_per_token_ms * concurrency);
+    for (const n of [4, 40, 200]) expect(decodeGap(exact, n)).toBeCloseTo(formula(n), 9);
+    // Memory-bound at 4 and 40 sequences, compute-bound at 150 and 200: past the knee (near 100) each
+    // further sequence costs more than one did below it (superlinear).
+    expect(decodeGap(exact, 40)).toBeCloseTo(decodeGap(memoryBound, 40), 9);
+    expect(decodeGap(exact, 200)).toBeCloseTo(exact.decode_compute_per_token_ms * 200, 9);
+    const slope = (a: number, b: number) => (decodeGap(exact, b) - decodeGap(exact, a)) / (b - a);
+    expect(slope(150, 200)).toBeGreaterThan(1.5 * slope(4, 40));
+  });
+
   it("a long prompt's TTFT grows faster than its length (attention), by the profile formula", () => {
     const ttft = (length: number, profile: SimProfile) =>
       runVirtual(new Engine(profile, 1), [{ at: 0, spec: spec("a", prompt(length), 2) }]).outcomes.get("a")!

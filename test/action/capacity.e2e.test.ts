@@ -1,0 +1,172 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ActionDependencies } from "../../src/app/gate/dependencies.js";
+import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
+import { runFileSchema } from "../../src/metrics/run-schema.js";
+import { FakeGitHub } from "../github/fake-github.js";
+import { runJob as runJobIn, workflowToken } from "./harness.js";
+import { pullRequestPayload, pushPayload } from "./payloads.js";
+
+/**
+ * A capacity cell through the action with the real runner, simulator and compare (docs/action.md,
+ * "Capacity cells"): the push to main records a baseline whose capacity cell was searched over loads;
+ * the PR's simulator is 50% slower per step, its search finds a lower capacity, and the gate fails on
+ * the capacity regression with the capacity section in the comment. Small sizes keep it to about a
+ * minute on a loaded machine.
+ */
+
+const fake = new FakeGitHub();
+const sha = (c: string) => c.repeat(40);
+const mainSha = sha("a");
+const PR = 41;
+let root: string;
+let workspace: string;
+let summaryFile: string;
+let runnerIO: typeof import("../../src/action/action-io.js").runnerIO;
+let steps: typeof import("../../src/action/run-from-environment.js");
+let artifactStoreModule: typeof import("../../src/github/artifact-store.js");
+let clientModule: typeof import("../../src/github/client.js");
+let defaults: typeof import("../../src/action/default-dependencies.js");
+
+function config(speedFactor: number): string {
+  return `version: 1
+server:
+  kind: sim
+  profile: small-gpu
+  set: { max_num_seqs: 4, step_overhead_ms: 25, speed_factor: ${speedFactor} }
+  startup_timeout_s: 120
+model: { name: sim-model }
+cells:
+  - name: chat-cap
+    dataset: { type: synthetic, input_tokens: 32, output_tokens: 8 }
+    load: { type: rate, rate: 10 }
+    size: { requests: 20 }
+    warmup: { requests: 2 }
+    slo: { ttft_ms: 300, e2el_ms: 450 }
+    capacity: { percentile: p95, range: { min: 4, max: 40 }, precision: 0.2, initial_loads: 3 }
+repeats: { min: 3, max: 8 }
+# This machine is shared: a late event loop is not what this test is about.
+client: { max_event_loop_lag_ms: 500, max_schedule_lag_ms: 100 }
+cost: { gpu_hourly_usd: 2.5, gpus: 1 }
+`;
+}
+
+function deps(): ActionDependencies {
+  return {
+    measure: defaults.measureWithRunner,
+    compare: defaults.compareWithStatistics,
+    cleanupServers: async () => {},
+    github: clientModule.createGitHubClient,
+    artifacts: (context) => new artifactStoreModule.GitHubArtifactStore(context),
+    now: () => new Date("2026-11-30T04:00:00Z"),
+  };
+}
+
+beforeAll(async () => {
+  const baseUrl = await fake.start();
+  process.env.GITHUB_API_URL = baseUrl;
+  process.env.ACTIONS_RESULTS_URL = baseUrl;
+  delete process.env.GITHUB_SERVER_URL;
+  fake.users.set(workflowToken, { login: "github-actions[bot]", type: "Bot", installation: true });
+  root = await mkdtemp(join(tmpdir(), "action-capacity-"));
+  workspace = join(root, "workspace");
+  await mkdir(workspace);
+  summaryFile = join(root, "summary.md");
+  await writeFile(summaryFile, "");
+  process.env.GITHUB_STEP_SUMMARY = summaryFile;
+  ({ runnerIO } = await import("../../src/action/action-io.js"));
+  steps = await import("../../src/action/run-from-environment.js");
+  artifactStoreModule = await import("../../src/github/artifact-store.js");
+  clientModule = await import("../../src/github/client.js");
+  defaults = await import("../../src/action/default-dependencies.js");
+});
+
+afterAll(async () => {
+  await fake.stop();
+  await rm(root, { recursive: true, force: true });
+  process.exitCode = undefined;
+});
+
+const environment = () => ({
+  fake,
+  root,
+  workspace,
+  summaryFile,
+  io: runnerIO,
+  runMainStep: steps.runMainStep,
+});
+
+/** The loads the runs of a cell directory ran at, in run order. */
+async function loadsIn(cellDir: string): Promise<number[]> {
+  const names = (await readdir(cellDir)).filter((name) => /^run-\d+$/.test(name));
+  names.sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
+  const loads: number[] = [];
+  for (const name of names) {
+    const run = runFileSchema.parse(JSON.parse(await readFile(join(cellDir, name, "run.json"), "utf8")));
+    loads.push(run.load.targetRate ?? Number.NaN);
+  }
+  return loads;
+}
+
+describe("the action with a capacity cell", () => {
+  it("searches the capacity on both sides and fails the PR on the capacity regression", async () => {
+    const recorded = await runJobIn(
+      environment(),
+      {
+        runId: 700,
+        event: "push",
+        payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: mainSha, before: sha("9") }),
+        sha: mainSha,
+        ref: "refs/heads/main",
+        config: config(1),
+      },
+      deps(),
+    );
+    expect(recorded.result.verdict, recorded.result.failureMessage ?? "").toBe("baseline-recorded");
+    // The baseline's capacity cell was searched: a geometric first pass from range.min, then more loads.
+    const baseLoads = await loadsIn(join(recorded.result.resultsDir, "chat-cap"));
+    expect(baseLoads[0]).toBe(4);
+    expect(new Set(baseLoads).size).toBeGreaterThanOrEqual(3);
+    expect(baseLoads.length).toBeLessThanOrEqual(8);
+
+    const pr = await runJobIn(
+      environment(),
+      {
+        runId: 701,
+        event: "pull_request",
+        payload: pullRequestPayload({
+          owner: fake.owner,
+          repo: fake.repo,
+          number: PR,
+          baseSha: mainSha,
+          headSha: sha("b"),
+        }),
+        sha: sha("c"),
+        ref: `refs/pull/${PR}/merge`,
+        config: config(1.5),
+        inputs: { mode: "gate" },
+      },
+      deps(),
+    );
+    const candidateLoads = await loadsIn(join(pr.result.resultsDir, "chat-cap"));
+    expect(new Set(candidateLoads).size, pr.summary).toBeGreaterThanOrEqual(3);
+    // The adaptive loop's later looks resume the search; they never renumber or overwrite its runs.
+    expect(candidateLoads.length).toBeLessThanOrEqual(8);
+    const verdictPath = join(pr.result.resultsDir, "..", "compare", "verdict.json");
+    const verdict = verdictFileSchema.parse(JSON.parse(await readFile(verdictPath, "utf8")));
+    const check = verdict.capacity?.[0];
+    expect(check?.cell).toBe("chat-cap");
+    expect(check?.baseline.bound).toBe("inside");
+    expect(check?.candidate.bound).toBe("inside");
+    // A 50% slower step lowers the capacity by about 1 - 1/1.5 = 33%.
+    expect(check?.ratio ?? 1).toBeLessThan(0.85);
+    expect(check?.verdict).toBe("regression");
+    expect(pr.result.verdict).toBe("regression");
+    expect(pr.result.failed).toBe(true);
+    const comment = fake.commentsOn(PR)[0]?.body ?? "";
+    expect(comment).toContain("Capacity at the SLOs");
+    expect(comment).toMatch(/requests\/h/);
+  }, 240_000);
+});
