@@ -24,10 +24,8 @@ export function accuracySpec(checks: readonly TaskCheck[]): TopLevelSpec {
   );
   const level = checks[0] ? formatFractionAsPercent(checks[0].confidence) : "";
   const title = "Task accuracy per side";
-  const subtitle = checks.map(
-    (c) =>
-      `${c.cell}: ${c.verdict === "regression" ? "regression" : "within tolerance"} (tolerance −${Number((c.tolerancePoints * 100).toPrecision(3))} pts, McNemar p ${c.p.toPrecision(2)}, ${c.onlyBaseline} only baseline right, ${c.onlyCandidate} only candidate right)`,
-  );
+  // The verdicts, counts and p-values are in the page's table beside the chart.
+  const subtitle = "dot: accuracy · line: its Wilson interval";
   const y = {
     field: "row",
     type: "nominal" as const,

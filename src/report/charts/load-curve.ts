@@ -10,7 +10,7 @@ import { chartConfig, paddedDomain, renderVegaLite, sideColors } from "./vega.js
  * point; on the latency charts a green dashed line at the SLO. Drawn from verdict.json's `capacity[].curve`.
  */
 
-const width = 300;
+const width = 330;
 const height = 150;
 
 /** The figures drawn, in order; a figure no point of either side has is left out. */
@@ -28,7 +28,7 @@ function figureLabel(figure: LoadFigure, percentile: string): string {
     case "completedPerSecond":
       return "completed requests/s";
     case "goodput":
-      return "goodput (requests/s meeting the SLO)";
+      return "goodput (requests/s)";
     case "ttftMs":
       return `TTFT ${percentile} (ms)`;
     case "e2elMs":
@@ -61,7 +61,7 @@ export function loadCurveSpec(check: CapacityComparison, figure: LoadFigure): To
   const curve = check.curve ?? { baseline: [], candidate: [] };
   const label = figureLabel(figure, check.percentile);
   const unit = check.dimension === "concurrency" ? "concurrent requests" : "requests/s offered";
-  const title = `${check.cell} · ${label.replace(/ \(.*\)$/, "")} against load`;
+  const title = `${check.cell} · ${label.replace(/ \(.*\)$/, "")} vs load`;
   const points = sides.flatMap((side) =>
     curve[side]
       .filter((p: CapacityCurvePoint) => p[figure] !== null)
@@ -130,7 +130,11 @@ export function loadCurveSpec(check: CapacityComparison, figure: LoadFigure): To
       mark: { type: "rule", color: "#5cb85c", strokeDash: [3, 2], strokeWidth: 1.5 },
       encoding: { y, description: { field: "label" } },
     });
-  const capacityWords = capacityPoints.map((p) => p.label).join(", ") || "no capacity point";
+  const capacityWords = `capacity: ${sides
+    .map(
+      (side) => capacityPoints.find((p) => p.side === side)?.label.replace(" capacity", "") ?? `${side} none`,
+    )
+    .join(", ")}`;
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     config: chartConfig,
@@ -139,7 +143,7 @@ export function loadCurveSpec(check: CapacityComparison, figure: LoadFigure): To
       text: title,
       subtitle: [
         capacityWords,
-        `dashed: capacity point per side${slo === null ? "" : " · green: the SLO"}${log ? " · log axis" : ""}`,
+        `dashed: capacity${slo === null ? "" : " · green: SLO"}${log ? " · log axis" : ""}`,
       ],
       limit: width + 60,
       subtitleLimit: width + 60,

@@ -138,7 +138,10 @@ function headerSection(pictures: ReportPictures): string {
 
 function acceptanceTable(pictures: ReportPictures): string {
   const gated = pictures.verdict.comparisons.filter((c) => c.gated);
-  if (gated.length === 0) return "<p><em>No gated metric could be compared.</em></p>";
+  if (gated.length === 0)
+    return (pictures.verdict.capacity ?? []).length > 0
+      ? "<p><em>No fixed-load gated metric; the capacity checks are under their cells below.</em></p>"
+      : "<p><em>No gated metric could be compared.</em></p>";
   const head = [
     "Cell",
     "Metric",
@@ -198,6 +201,16 @@ function qualitySection(pictures: ReportPictures): { html: string[]; chart: Name
           name: "task-accuracy",
           render: (standalone) => accuracyChart(tasks, { standalone }),
         };
+  if (tasks.length > 0)
+    html.push(
+      "<h3>Task accuracy (same prompts, both sides)</h3>",
+      "<table><thead><tr><th>Cell</th><th>Prompts</th><th>Baseline</th><th>Candidate</th><th>Only baseline right</th><th>Only candidate right</th><th>Tolerance</th><th>McNemar p</th><th>Verdict</th></tr></thead><tbody>",
+      ...tasks.map(
+        (t) =>
+          `<tr><td>${esc(t.cell, 80)}</td><td>${t.prompts}</td><td>${percent(t.baseline.accuracy)} (${percent(t.baseline.wilson[0])} to ${percent(t.baseline.wilson[1])})</td><td>${percent(t.candidate.accuracy)} (${percent(t.candidate.wilson[0])} to ${percent(t.candidate.wilson[1])})</td><td>${t.onlyBaseline}</td><td>${t.onlyCandidate}</td><td>−${Number((t.tolerancePoints * 100).toPrecision(3))} pts</td><td>${t.p.toPrecision(2)}</td><td>${t.verdict === "regression" ? "regression" : "within tolerance"}${t.note ? `: ${esc(t.note, 300)}` : ""}</td></tr>`,
+      ),
+      "</tbody></table>",
+    );
   if (greedy.length > 0) {
     const excerpt = (text: string) => {
       const flat = text.replace(/\r\n|\r|\n/g, "⏎");
