@@ -216,9 +216,10 @@ describe("report.html", () => {
       ]);
       const slo = marks(svg, "slo").flat();
       if (file.includes("ttftms") || file.includes("e2elms"))
-        expect(slo.map((e) => e.attrs["aria-label"]), file).toEqual([
-          expect.stringContaining(file.includes("ttftms") ? "SLO 300 ms" : "SLO 2,000 ms"),
-        ]);
+        expect(
+          slo.map((e) => e.attrs["aria-label"]),
+          file,
+        ).toEqual([expect.stringContaining(file.includes("ttftms") ? "SLO 300 ms" : "SLO 2,000 ms")]);
       else expect(slo, file).toEqual([]);
       expectSelfContained(parseXml(svg), svg);
     }
@@ -229,12 +230,18 @@ describe("report.html", () => {
     const { html, out, chartFiles } = await compareCapacityQualityInto(hostile);
     expect(chartFiles).toContain("0-quality-task-accuracy.svg");
     const svg = await readFile(join(out, "report-charts", "0-quality-task-accuracy.svg"), "utf8");
-    const dots = marks(svg, "accuracy").flat().filter((e) => e.name === "path");
+    const dots = marks(svg, "accuracy")
+      .flat()
+      .filter((e) => e.name === "path");
     expect(dots.map((e) => e.attrs["aria-label"])).toEqual([
       expect.stringContaining("baseline: 40 of 50 correct (80%), Wilson 67% to 89%"),
       expect.stringContaining("candidate: 30 of 50 correct (60%), Wilson 46% to 72%"),
     ]);
-    expect(marks(svg, "wilson").flat().filter((e) => e.name === "line")).toHaveLength(2);
+    expect(
+      marks(svg, "wilson")
+        .flat()
+        .filter((e) => e.name === "line"),
+    ).toHaveLength(2);
     expect(html).toContain("<h3>Worst greedy-output differences</h3>");
     // The example's newline is shown as ⏎, its markup as text.
     expect(html).toContain(
