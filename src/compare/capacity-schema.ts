@@ -25,6 +25,17 @@ export const capacitySideSchema = z.object({
   note: z.string().nullable(),
 });
 
+/** One load of a side's curve: means over the side's usable runs at that load (compare/capacity-curve.ts). */
+export const capacityCurvePointSchema = z.object({
+  load: z.number(),
+  runs: z.number().int(),
+  completedPerSecond: z.number().nullable(),
+  goodput: z.number().nullable().describe("Requests/s meeting the cell's slo; null without goodput."),
+  outputTokensPerSecond: z.number().nullable(),
+  ttftMs: z.number().nullable().describe("TTFT at the comparison's percentile."),
+  e2elMs: z.number().nullable().describe("E2E latency at the comparison's percentile."),
+});
+
 export const capacityComparisonSchema = z.object({
   cell: z.string(),
   dimension: z.enum(["rate", "concurrency"]),
@@ -66,7 +77,12 @@ export const capacityComparisonSchema = z.object({
     ),
   }),
   note: z.string().nullable(),
+  /** Each side's load curve, drawn by report.html and the comment; absent in older verdicts. */
+  curve: z
+    .object({ baseline: z.array(capacityCurvePointSchema), candidate: z.array(capacityCurvePointSchema) })
+    .optional(),
 });
 
+export type CapacityCurvePoint = z.output<typeof capacityCurvePointSchema>;
 export type CapacitySide = z.output<typeof capacitySideSchema>;
 export type CapacityComparison = z.output<typeof capacityComparisonSchema>;

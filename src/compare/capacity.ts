@@ -13,7 +13,7 @@ import type { SearchSettings } from "../stats/capacity-plan.js";
 import { classify } from "../stats/metric-test.js";
 import { holmAdjust } from "../stats/multiplicity.js";
 import { exitCodeFor } from "./analyze/outcome.js";
-import type { CapacityComparison, CapacitySide } from "./capacity-schema.js";
+import type { CapacityComparison, CapacityCurvePoint, CapacitySide } from "./capacity-schema.js";
 import { costPerThousandRequests } from "./cost.js";
 import type { OverallVerdict, VerdictFile } from "./verdict-schema.js";
 
@@ -292,6 +292,10 @@ export function compareCapacity(input: CapacityStageInput): CapacityComparison[]
         }),
       },
       note: draft.note,
+      curve: {
+        baseline: capacityCurveOf(cell, input.baseline),
+        candidate: capacityCurveOf(cell, input.candidate),
+      },
     } satisfies CapacityComparison;
   });
 }
@@ -362,4 +366,40 @@ export function mixedLoadWarnings(records: readonly RunRecord[]): string[] {
       ([cell, set]) =>
         `cell "${cell}" has runs at ${set.size} different loads (a sweep?) and is compared as one fixed-load cell; give compare the config with capacity on that cell to compare its capacity (docs/capacity.md)`,
     );
+}
+
+/**
+ * One side's load curve of a capacity cell, as verdict.json carries it (`capacity[].curve`) for the
+ * report's load charts and the comment's latency-vs-load chart: per load measured, the mean over the
+ * side's usable runs at that load (the runs the capacity estimate reads) of completed requests/s,
+ * goodput, output tokens/s, and TTFT and E2E at the cell's SLO percentile. Rows ascend by load.
+ */
+export function capacityCurveOf(cell: CapacityCell, records: readonly RunRecord[]): CapacityCurvePoint[] {
+  const byLoad = new Map<number, RunRecord[]>();
+  for (const record of records) {
+    if (record.cell !== cell.name || record.exclusionReasons.length > 0) continue;
+    const load = recordLoad(cell, record);
+    if (load === null || !(load > 0)) continue;
+    byLoad.set(load, [...(byLoad.get(load) ?? []), record]);
+  }
+  const p = cell.capacity.percentile;
+  return [...byLoad.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([load, runs]) => {
+      const mean = (metric: MetricName): number | null => {
+        const values = runs
+          .map((run) => run.metrics[metric])
+          .filter((v): v is number => v !== null && v !== undefined && Number.isFinite(v));
+        return values.length === 0 ? null : values.reduce((sum, v) => sum + v, 0) / values.length;
+      };
+      return {
+        load,
+        runs: runs.length,
+        completedPerSecond: mean("request_throughput"),
+        goodput: mean("request_goodput"),
+        outputTokensPerSecond: mean("output_throughput"),
+        ttftMs: mean(`ttft_${p}`),
+        e2elMs: mean(`e2el_${p}`),
+      };
+    });
 }

@@ -85,6 +85,34 @@ describe("compareCapacity", () => {
     expect(check!.acceptance.rows[0]!.baseline).toBeCloseTo(200, 9);
   });
 
+  it("carries each side's load curve: per load the means of its usable runs, excluded runs left out", () => {
+    const candidate = side(2, "c");
+    candidate[0] = { ...candidate[0]!, exclusionReasons: ["client-bound"] };
+    const [check] = compareCapacity({
+      cells: capacityCells(config),
+      baseline: side(1, "b"),
+      candidate,
+      gate: config.gate,
+      cost: config.cost,
+      gatedFamilyP: [],
+    });
+    const baseline = check!.curve!.baseline;
+    expect(baseline.map((p) => p.load)).toEqual([1, 2, 3, 4]);
+    // Load 3: TTFT p95 runs 400 x 1.01 and 400 x 0.99, mean 400; 3 req/s, 24 tok/s; no goodput or E2E.
+    expect(baseline[2]).toEqual({
+      load: 3,
+      runs: 2,
+      completedPerSecond: 3,
+      goodput: null,
+      outputTokensPerSecond: 24,
+      ttftMs: 400,
+      e2elMs: null,
+    });
+    // The candidate's first run at load 1 is excluded: one run, 200 x 0.99.
+    expect(check!.curve!.candidate[0]).toMatchObject({ load: 1, runs: 1 });
+    expect(check!.curve!.candidate[0]!.ttftMs).toBeCloseTo(198, 9);
+  });
+
   it("joins the gated family's Holm adjustment", () => {
     const run = (family: number[]) =>
       compareCapacity({

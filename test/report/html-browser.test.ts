@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareResults, writeCompareOutputs } from "../../src/app/compare.js";
 import { cli } from "../cli/helpers.js";
 import { baseFingerprint } from "../compare/fixtures.js";
-import { compareInto } from "./html-fixtures.js";
+import { compareCapacityQualityInto, compareInto } from "./html-fixtures.js";
 
 /**
  * report.html in a real browser: Debian's chromium (installed by .ci/run) driven by playwright-core
@@ -259,6 +259,17 @@ describe.skipIf(!haveBrowser && !inCi)("report.html in a real browser (Debian's 
     );
     const blocks = mermaidBlocks(outcome.reportMarkdown);
     expect(blocks.length).toBeGreaterThan(0);
+    for (const parsed of await mermaidParse(blocks))
+      expect(parsed).toEqual({ ok: true, type: "xychart", error: "" });
+  }, 180_000);
+
+  it("draws a capacity compare with quality checks: load curves, accuracy, escaped examples; the comment's load chart parses", async () => {
+    const { out, outcome } = await compareCapacityQualityInto(planted);
+    // 5 load curves and the accuracy chart.
+    await expectReportInBrowser(join(out, "report.html"), "report-browser-capacity-quality.png", 6);
+    const blocks = mermaidBlocks(outcome.reportMarkdown);
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]).toContain("TTFT p95 ms against load");
     for (const parsed of await mermaidParse(blocks))
       expect(parsed).toEqual({ ok: true, type: "xychart", error: "" });
   }, 180_000);

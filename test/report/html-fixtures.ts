@@ -1,7 +1,10 @@
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { compareResults, writeCompareOutputs } from "../../src/app/compare.js";
+import { compareAndRender, compareResults, writeCompareOutputs } from "../../src/app/compare.js";
+import { settingsFromConfig } from "../../src/compare/index.js";
+import { configSchema } from "../../src/config/schema.js";
+import type { RunRecord } from "../../src/metrics/run-record.js";
 import type { RunFile } from "../../src/metrics/run-schema.js";
 import type { MetricsScrape } from "../../src/metrics/server-metrics.js";
 import type { RequestRecord } from "../../src/runner/request-schema.js";
@@ -144,4 +147,118 @@ export async function compareInto(
   const chartFiles = (await readdir(join(out, "report-charts"))).sort();
   const charts = await Promise.all(chartFiles.map((f) => readFile(join(out, "report-charts", f), "utf8")));
   return { root, out, outcome, html, chartFiles, charts, baseline, candidate };
+}
+
+/**
+ * A compare of a capacity cell (crafted run records at loads 1..4, TTFT p95 doubling per load, the
+ * candidate twice as slow, as test/compare/capacity.test.ts builds them) with crafted quality checks
+ * (task accuracy, greedy outputs whose examples and cell names carry `text`), written as `compare` does.
+ */
+export async function compareCapacityQualityInto(text: string) {
+  const config = configSchema.parse({
+    version: 1,
+    server: { kind: "sim" },
+    model: { name: "m" },
+    cells: [
+      {
+        name: "cap",
+        dataset: { type: "synthetic", input_tokens: 8, output_tokens: 8 },
+        load: { type: "rate", rate: 1 },
+        size: { requests: 100 },
+        slo: { ttft_ms: 300, e2el_ms: 2000 },
+        capacity: { range: { min: 1, max: 4 } },
+      },
+    ],
+  });
+  const side = (scale: number, name: string): RunRecord[] =>
+    [1, 2, 3, 4].flatMap((load) =>
+      [1.01, 0.99].map((jitter, k) => ({
+        source: `${name}/${load}/${k}`,
+        cell: "cap",
+        run: load * 2 + k,
+        startedAt: null,
+        metrics: {
+          ttft_p95: scale * 100 * 2 ** (load - 1) * jitter,
+          e2el_p95: scale * 600 * 1.5 ** (load - 1) * jitter,
+          error_rate: 0,
+          request_throughput: load * jitter,
+          request_goodput: load * (load <= 2 ? 1 : 0.5) * jitter,
+          output_throughput: load * 8 * jitter,
+          tpot_p50: 20,
+        },
+        requests: { total: 100, completed: 100, failed: 0 },
+        fingerprint: {},
+        exclusionReasons: [],
+        load: { targetRate: load, targetConcurrency: null },
+      })),
+    );
+  const outcome = compareAndRender({
+    baseline: side(1, "b"),
+    candidate: side(2, "c"),
+    settings: settingsFromConfig(config),
+    mode: "interleaved",
+    now: new Date("2026-12-01T00:00:00Z"),
+  });
+  const agreement = (changed: number) => ({
+    prompts: 20,
+    changedShare: changed,
+    prefixChangedShare: changed / 2,
+    similarity: 1 - changed / 3,
+    logprobDrift: null,
+    logprobTokens: 0,
+  });
+  outcome.verdict.quality = {
+    guards: [],
+    greedy: [
+      {
+        cell: `greedy ${text}`,
+        runs: { baseline: 1, candidate: 1 },
+        candidate: agreement(0.4),
+        baselineNoise: agreement(0),
+        tokenSource: "words",
+        verdict: "regression",
+        reasons: [`8 of 20 outputs changed ${text}`],
+        examples: [
+          {
+            index: 3,
+            similarity: 0.2,
+            firstDifference: 1,
+            baseline: `The answer is 4.\n${text}`,
+            candidate: text,
+          },
+          {
+            index: 7,
+            similarity: 0.6,
+            firstDifference: 5,
+            baseline: "a b c d e f",
+            candidate: "a b c d e g",
+          },
+        ],
+      },
+    ],
+    tasks: [
+      {
+        cell: `tasks ${text}`,
+        method: "mcnemar",
+        runs: { baseline: 1, candidate: 1 },
+        prompts: 50,
+        baseline: { correct: 40, accuracy: 0.8, wilson: [0.67, 0.89] },
+        candidate: { correct: 30, accuracy: 0.6, wilson: [0.46, 0.72] },
+        onlyBaseline: 12,
+        onlyCandidate: 2,
+        tolerancePoints: 0.02,
+        pRaw: 0.006,
+        p: 0.006,
+        confidence: 0.95,
+        verdict: "regression",
+        note: null,
+      },
+    ],
+  };
+  const root = await mkdtemp(join(tmpdir(), "vpg-html-cap-"));
+  const out = join(root, "out");
+  const paths = await writeCompareOutputs(out, outcome);
+  const html = await readFile(paths.htmlPath, "utf8");
+  const chartFiles = (await readdir(join(out, "report-charts"))).sort();
+  return { root, out, outcome, html, chartFiles };
 }

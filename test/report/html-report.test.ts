@@ -8,7 +8,7 @@ import { headlineWords } from "../../src/report/markdown.js";
 import { cli } from "../cli/helpers.js";
 import { baseFingerprint, noisyRuns } from "../compare/fixtures.js";
 import { expectNoPlantedSecret, plantedSecret } from "../secret-forms.js";
-import { compareInto, hostile } from "./html-fixtures.js";
+import { compareCapacityQualityInto, compareInto, hostile } from "./html-fixtures.js";
 import { parseXml, type XmlElement } from "./xml-check.js";
 
 const allowedElements = new Set([
@@ -187,6 +187,70 @@ describe("report.html", () => {
     expect(html).toContain("@\u200boctocat");
     // File names are reduced to safe characters.
     for (const file of chartFiles) expect(file).toMatch(/^[a-z0-9_-]+\.svg$/);
+  });
+
+  it("draws a capacity cell's load curves with the SLO lines and each side's capacity point", async () => {
+    const { html, out, chartFiles, outcome } = await compareCapacityQualityInto(hostile);
+    const check = outcome.verdict.capacity![0]!;
+    expect(check.curve!.baseline).toHaveLength(4);
+    const loadFiles = chartFiles.filter((f) => f.includes("-load-"));
+    expect(loadFiles).toEqual([
+      "1-cap-load-completedpersecond.svg",
+      "1-cap-load-e2elms.svg",
+      "1-cap-load-goodput.svg",
+      "1-cap-load-outputtokenspersecond.svg",
+      "1-cap-load-ttftms.svg",
+    ]);
+    expect(html).toContain("<h3>Load curves and the capacity point of each side</h3>");
+    expect(html).toMatch(/Capacity at the SLOs \(p95, rate\): baseline capacity 2\.\d\d .*; regression\./);
+    for (const file of loadFiles) {
+      const svg = await readFile(join(out, "report-charts", file), "utf8");
+      // Each side a line through its 4 loads (one path) with a dot per load; a rule per capacity point.
+      const curve = marks(svg, "curve");
+      expect(curve.length, file).toBeGreaterThan(0);
+      expect(curve.flat().filter((e) => e.name === "path").length, file).toBeGreaterThanOrEqual(2);
+      const capacity = marks(svg, "capacity").flat();
+      expect(capacity.filter((e) => e.name === "line").map((e) => e.attrs["aria-label"])).toEqual([
+        expect.stringMatching(/baseline capacity 2\.\d\d/),
+        expect.stringMatching(/candidate capacity 1\.\d\d/),
+      ]);
+      const slo = marks(svg, "slo").flat();
+      if (file.includes("ttftms") || file.includes("e2elms"))
+        expect(
+          slo.map((e) => e.attrs["aria-label"]),
+          file,
+        ).toEqual([expect.stringContaining(file.includes("ttftms") ? "SLO 300 ms" : "SLO 2,000 ms")]);
+      else expect(slo, file).toEqual([]);
+      expectSelfContained(parseXml(svg), svg);
+    }
+    expectSelfContained(parseXml(html), html);
+  });
+
+  it("shows the quality checks: accuracy per side with Wilson intervals, the worst greedy differences escaped", async () => {
+    const { html, out, chartFiles } = await compareCapacityQualityInto(hostile);
+    expect(chartFiles).toContain("0-quality-task-accuracy.svg");
+    const svg = await readFile(join(out, "report-charts", "0-quality-task-accuracy.svg"), "utf8");
+    const dots = marks(svg, "accuracy")
+      .flat()
+      .filter((e) => e.name === "path");
+    expect(dots.map((e) => e.attrs["aria-label"])).toEqual([
+      expect.stringContaining("baseline: 40 of 50 correct (80%), Wilson 67% to 89%"),
+      expect.stringContaining("candidate: 30 of 50 correct (60%), Wilson 46% to 72%"),
+    ]);
+    expect(
+      marks(svg, "wilson")
+        .flat()
+        .filter((e) => e.name === "line"),
+    ).toHaveLength(2);
+    expect(html).toContain("<h3>Worst greedy-output differences</h3>");
+    // The example's newline is shown as ⏎, its markup as text.
+    expect(html).toContain(
+      "<td>The answer is 4.⏎&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;",
+    );
+    expect(html).not.toContain("<img");
+    expect(html).not.toContain("<script");
+    expectSelfContained(parseXml(html), html);
+    expectSelfContained(parseXml(svg), svg);
   });
 
   it("never shows a planted secret, in any form, even when it is in the cell name and the request errors", async () => {

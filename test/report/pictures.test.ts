@@ -11,6 +11,7 @@ import { specWarnings } from "../../src/report/charts/vega.js";
 import { commentBudget, renderMarkdown } from "../../src/report/markdown.js";
 import { intervalBars, intervalBarWidth, renderTerminal } from "../../src/report/terminal.js";
 import { noisyRuns } from "../compare/fixtures.js";
+import { compareCapacityQualityInto } from "./html-fixtures.js";
 
 function outcome(cells: string[], ttftFactor: number) {
   const base = cells.flatMap((cell, i) => noisyRuns(6, { seed: i, cell }));
@@ -35,7 +36,7 @@ function outcome(cells: string[], ttftFactor: number) {
 const xychartLine = [
   /^xychart-beta$/,
   /^ {2}title "[^"\n]*"$/,
-  /^ {2}x-axis \["[A-Za-z0-9 ._/-]+"(, "[A-Za-z0-9 ._/-]+")*\]$/,
+  /^ {2}x-axis ("[A-Za-z0-9 ._/-]+" )?\["[A-Za-z0-9 ._/-]+"(, "[A-Za-z0-9 ._/-]+")*\]$/,
   /^ {2}y-axis "[^"\n]*" -?\d+ --> -?\d+$/,
   /^ {2}(bar|line) \[-?\d+(\.\d)?(, -?\d+(\.\d)?)*\]$/,
 ];
@@ -89,6 +90,42 @@ describe("comment charts (mermaid xychart-beta)", () => {
     const axis = block.split("\n").find((line) => line.includes("x-axis"))!;
     expect(axis.split('", "').length).toBe(maxChartChecks);
     expect(block).toMatch(/12 of \d+, most worsened/);
+  });
+
+  it("adds a capacity cell's latency-vs-load curve as the second chart, resampled where both sides measured", async () => {
+    const { verdict } = outcome(["chat"], 1.6);
+    const capacity = (await compareCapacityQualityInto("x")).outcome.verdict.capacity!;
+    const section = commentChartsSection({ ...verdict, capacity });
+    const blocks = mermaidBlocks(section);
+    expect(blocks.length).toBe(2);
+    const lines = blocks[1]!.split("\n");
+    for (const line of lines)
+      expect(
+        xychartLine.some((pattern) => pattern.test(line)),
+        line,
+      ).toBe(true);
+    expect(lines[1]).toBe('  title "cap TTFT p95 ms against load"');
+    // Loads 1..4 in 8 even steps; TTFT p95 means 100, 200, 400, 800 (baseline), twice that (candidate).
+    expect(lines[2]).toBe('  x-axis "requests per s" ["1", "1.4", "1.9", "2.3", "2.7", "3.1", "3.6", "4"]');
+    const series = lines
+      .filter((line) => line.startsWith("  line "))
+      .map((line) =>
+        line
+          .replace(/^.*\[|\]$/g, "")
+          .split(", ")
+          .map(Number),
+      );
+    expect(series[0]).toEqual([100, 142.9, 185.7, 257.1, 342.9, 457.1, 628.6, 800]);
+    expect(series[1]).toEqual([200, 285.7, 371.4, 514.3, 685.7, 914.3, 1257.1, 1600]);
+    expect(series[2]).toEqual(Array(8).fill(300));
+    expect(lines[3]).toBe('  y-axis "TTFT p95 ms" 0 --> 1680');
+    // A capacity cell alone: only its chart; none at all without a curve on both sides.
+    expect(mermaidBlocks(commentChartsSection({ ...verdict, comparisons: [], capacity })).length).toBe(1);
+    const flat = capacity.map((c) => ({
+      ...c,
+      curve: { ...c.curve!, candidate: c.curve!.candidate.slice(0, 1) },
+    }));
+    expect(mermaidBlocks(commentChartsSection({ ...verdict, comparisons: [], capacity: flat }))).toEqual([]);
   });
 
   it("is the first thing dropped when the comment is over budget", () => {

@@ -1,3 +1,4 @@
+import type { CapacityComparison } from "../../compare/capacity-schema.js";
 import type { LoadedRunSamples } from "../../compare/run-samples.js";
 import type { Comparison, VerdictFile } from "../../compare/verdict-schema.js";
 import type { LatencyPhase } from "../../config/metric-names.js";
@@ -65,6 +66,8 @@ export interface CellPictures {
   checks: CheckPicture[];
   distributions: DistributionPicture[];
   timeline: TimelinePicture | null;
+  /** A capacity cell's check with both sides' load curves (verdict.json `capacity`); absent otherwise. */
+  capacity?: CapacityComparison;
   /** Why a chart is missing (no requests.jsonl, no scrapes): said in the page. */
   notes: string[];
 }
@@ -236,5 +239,20 @@ export function reportPictures(
       notes: cellNotes,
     };
   });
+  // Capacity cells are compared apart from the fixed-load cells (compare/capacity.ts): their pictures
+  // are the load curves the verdict carries.
+  for (const check of verdict.capacity ?? []) {
+    const existing = cells.find((cell) => cell.cell === check.cell);
+    if (existing) existing.capacity = check;
+    else
+      cells.push({
+        cell: check.cell,
+        checks: [],
+        distributions: [],
+        timeline: null,
+        capacity: check,
+        notes: notes.filter((n) => n.cell === null || n.cell === check.cell).map((n) => n.note),
+      });
+  }
   return { verdict, cells };
 }

@@ -77,11 +77,74 @@ export const intervalChart: CommentChart = (verdict) => {
   };
 };
 
+/** Loads the comment's latency-vs-load chart is drawn at. */
+export const loadChartPoints = 8;
+
+/** Linear interpolation of a side's curve at `load` (inside its measured range only). */
+function interpolate(points: readonly { load: number; value: number }[], load: number): number | null {
+  for (let i = 0; i < points.length; i++) {
+    const p = points[i]!;
+    if (p.load === load) return p.value;
+    const next = points[i + 1];
+    if (next && p.load < load && load < next.load)
+      return p.value + ((next.value - p.value) * (load - p.load)) / (next.load - p.load);
+  }
+  return null;
+}
+
+/**
+ * For the first capacity cell with a load curve on both sides: TTFT at the cell's SLO percentile (E2E
+ * when no TTFT was measured) against load, one line per side (baseline first), resampled at
+ * `loadChartPoints` evenly spaced loads over the range both sides measured (xychart-beta spaces its
+ * points evenly), and the SLO as a third line when the cell has one.
+ */
+export const loadCurveCommentChart: CommentChart = (verdict) => {
+  for (const check of verdict.capacity ?? []) {
+    if (!check.curve) continue;
+    for (const figure of ["ttftMs", "e2elMs"] as const) {
+      const side = (name: "baseline" | "candidate") =>
+        check.curve![name].flatMap((p) => (p[figure] === null ? [] : [{ load: p.load, value: p[figure]! }]));
+      const b = side("baseline");
+      const c = side("candidate");
+      if (b.length < 2 || c.length < 2) continue;
+      const lo = Math.max(b[0]!.load, c[0]!.load);
+      const hi = Math.min(b[b.length - 1]!.load, c[c.length - 1]!.load);
+      if (!(hi > lo)) continue;
+      const loads = Array.from(
+        { length: loadChartPoints },
+        (_, i) => lo + ((hi - lo) * i) / (loadChartPoints - 1),
+      );
+      loads[loads.length - 1] = hi; // exactly the last load measured, not a rounding of it
+      const bv = loads.map((load) => interpolate(b, load)!);
+      const cv = loads.map((load) => interpolate(c, load)!);
+      const slo = figure === "ttftMs" ? check.slo.ttft_ms : check.slo.e2el_ms;
+      const all = [...bv, ...cv, ...(slo === undefined ? [] : [slo])];
+      const top = Math.ceil((Math.max(...all) * 1.05) / 10) * 10;
+      const what = `${figure === "ttftMs" ? "TTFT" : "E2E"} ${mermaidLabel(check.percentile, 4)} ms`;
+      const unit = check.dimension === "concurrency" ? "concurrency" : "requests per s";
+      const source = [
+        "xychart-beta",
+        `  title "${mermaidLabel(check.cell, 40)} ${what} against load"`,
+        `  x-axis "${unit}" [${loads.map((l) => `"${round(l)}"`).join(", ")}]`,
+        `  y-axis "${what}" 0 --> ${top}`,
+        `  line [${bv.map(round).join(", ")}]`,
+        `  line [${cv.map(round).join(", ")}]`,
+        ...(slo === undefined ? [] : [`  line [${loads.map(() => round(slo)).join(", ")}]`]),
+      ].join("\n");
+      return {
+        source,
+        caption: `Lines: the baseline's (first) and the candidate's ${what} against load, interpolated between the loads measured over the range both sides measured${slo === undefined ? "" : "; flat line: the SLO"}. Where a side's line crosses the SLO is its capacity.`,
+      };
+    }
+  }
+  return null;
+};
+
 /**
  * The chart kinds of the comment, in order; capacity load curves add theirs here. At most
  * `maxCommentCharts` are drawn.
  */
-export const commentCharts: CommentChart[] = [intervalChart];
+export const commentCharts: CommentChart[] = [intervalChart, loadCurveCommentChart];
 
 /** The comment section with the charts, or "" when there is nothing to draw. */
 export function commentChartsSection(
@@ -97,6 +160,6 @@ export function commentChartsSection(
     "### Pictures",
     "",
     ...drawn.flatMap((chart) => ["```mermaid", chart.source, "```", "", chart.caption, ""]),
-    "Every run of both sides, the latency distributions and a run timeline are drawn in `report.html`, written next to `report.md` (in the action: `compare/report.html` in the evidence artifact).",
+    "Every run of both sides, the latency distributions, a run timeline and the capacity cells' load curves are drawn in `report.html`, written next to `report.md` (in the action: `compare/report.html` in the evidence artifact).",
   ].join("\n");
 }

@@ -1,10 +1,18 @@
 import { describeMetric } from "../../config/metric-names.js";
+import { accuracyChart } from "../charts/accuracy.js";
 import type { CellPictures, ReportPictures } from "../charts/data.js";
 import { distributionChart } from "../charts/distribution.js";
+import { drawnLoadFigures, loadCurveChart } from "../charts/load-curve.js";
 import { runDotsChart } from "../charts/run-dots.js";
 import { timelineChart } from "../charts/timeline.js";
 import { escapeHtml } from "../escape.js";
-import { formatChange, formatFractionAsPercent, formatInterval, formatMetricValue } from "../format.js";
+import {
+  formatChange,
+  formatFractionAsPercent,
+  formatInterval,
+  formatMetricValue,
+  formatNumber,
+} from "../format.js";
 import { headlineWords, metricVerdictLabels, settleSentence, verdictIcons } from "../markdown.js";
 
 /**
@@ -32,6 +40,7 @@ export type CellChartProvider = (cell: CellPictures) => NamedChart[];
 const runsSection = "Every run against the tolerance";
 const distributionSection = "Latency distributions (used runs pooled per side)";
 const timelineSection = "One run over time";
+const loadSection = "Load curves and the capacity point of each side";
 
 export const defaultChartProviders: readonly CellChartProvider[] = [
   (cell) =>
@@ -56,6 +65,15 @@ export const defaultChartProviders: readonly CellChartProvider[] = [
           },
         ]
       : [],
+  (cell) => {
+    const check = cell.capacity;
+    if (!check) return [];
+    return drawnLoadFigures(check).map((figure) => ({
+      section: loadSection,
+      name: `load-${figure}`,
+      render: (standalone) => loadCurveChart(check, figure, { standalone }),
+    }));
+  },
 ];
 
 export interface HtmlReport {
@@ -73,6 +91,7 @@ const pageStyle = [
   "table{border-collapse:collapse;font-size:13px;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;text-align:left}th{background:#f6f6f6}",
   ".charts{display:flex;flex-wrap:wrap;gap:12px}figure{margin:0;border:1px solid #eee;padding:4px}figcaption{font-size:11px;color:#666}",
   ".note{color:#555;font-size:13px}.headline{font-size:16px}",
+  ".examples td{white-space:pre-wrap;word-break:break-word;max-width:360px;font-family:ui-monospace,monospace;font-size:12px}",
 ].join("");
 
 function esc(value: string, max = 200): string {
@@ -119,7 +138,10 @@ function headerSection(pictures: ReportPictures): string {
 
 function acceptanceTable(pictures: ReportPictures): string {
   const gated = pictures.verdict.comparisons.filter((c) => c.gated);
-  if (gated.length === 0) return "<p><em>No gated metric could be compared.</em></p>";
+  if (gated.length === 0)
+    return (pictures.verdict.capacity ?? []).length > 0
+      ? "<p><em>No fixed-load gated metric; the capacity checks are under their cells below.</em></p>"
+      : "<p><em>No gated metric could be compared.</em></p>";
   const head = [
     "Cell",
     "Metric",
@@ -153,6 +175,92 @@ function acceptanceTable(pictures: ReportPictures): string {
   ].join("\n");
 }
 
+/** Characters of each side of a greedy-output example shown in the page. */
+const exampleShownChars = 160;
+
+function percent(x: number): string {
+  return `${(x * 100).toFixed(1)}%`;
+}
+
+/**
+ * The quality checks when the verdict has them (docs/quality.md): the task accuracy of each side with
+ * its Wilson interval as a chart, the greedy-output agreement and its most-changed outputs as text
+ * (outside strings: escaped, cut short, newlines shown as ⏎).
+ */
+function qualitySection(pictures: ReportPictures): { html: string[]; chart: NamedChart | null } {
+  const quality = pictures.verdict.quality;
+  const tasks = quality?.tasks ?? [];
+  const greedy = quality?.greedy ?? [];
+  if (tasks.length === 0 && greedy.length === 0) return { html: [], chart: null };
+  const html = ["<h2>Quality</h2>"];
+  const chart: NamedChart | null =
+    tasks.length === 0
+      ? null
+      : {
+          section: "Quality",
+          name: "task-accuracy",
+          render: (standalone) => accuracyChart(tasks, { standalone }),
+        };
+  if (tasks.length > 0)
+    html.push(
+      "<h3>Task accuracy (same prompts, both sides)</h3>",
+      "<table><thead><tr><th>Cell</th><th>Prompts</th><th>Baseline</th><th>Candidate</th><th>Only baseline right</th><th>Only candidate right</th><th>Tolerance</th><th>p (test)</th><th>Verdict</th></tr></thead><tbody>",
+      ...tasks.map(
+        (t) =>
+          `<tr><td>${esc(t.external ? `${t.cell}: ${t.external}` : t.cell, 80)}</td><td>${t.prompts}</td><td>${percent(t.baseline.accuracy)} (${percent(t.baseline.wilson[0])} to ${percent(t.baseline.wilson[1])})</td><td>${percent(t.candidate.accuracy)} (${percent(t.candidate.wilson[0])} to ${percent(t.candidate.wilson[1])})</td><td>${t.onlyBaseline}</td><td>${t.onlyCandidate}</td><td>−${Number((t.tolerancePoints * 100).toPrecision(3))} pts</td><td>${t.p.toPrecision(2)} (${t.method === "mcnemar" ? "exact McNemar" : "two-proportion, unpaired"})</td><td>${t.verdict === "regression" ? "regression" : "within tolerance"}${t.note ? `: ${esc(t.note, 300)}` : ""}</td></tr>`,
+      ),
+      "</tbody></table>",
+    );
+  if (greedy.length > 0) {
+    const excerpt = (text: string) => {
+      const flat = text.replace(/\r\n|\r|\n/g, "⏎");
+      return esc(
+        flat.length > exampleShownChars ? `${flat.slice(0, exampleShownChars)}…` : flat,
+        exampleShownChars * 2,
+      );
+    };
+    html.push(
+      "<h3>Greedy outputs (temperature 0, same prompts)</h3>",
+      "<table><thead><tr><th>Cell</th><th>Prompts</th><th>Same output</th><th>Similarity</th><th>Baseline vs itself</th><th>Verdict</th></tr></thead><tbody>",
+      ...greedy.map(
+        (g) =>
+          `<tr><td>${esc(g.cell, 80)}</td><td>${g.candidate.prompts}</td><td>${percent(1 - g.candidate.changedShare)}</td><td>${g.candidate.similarity === null ? "–" : g.candidate.similarity.toFixed(3)}</td><td>${g.baselineNoise ? `${percent(1 - g.baselineNoise.changedShare)} same` : "–"}</td><td>${g.verdict === "regression" ? "regression" : "within tolerance"}${g.reasons.length > 0 ? `: ${esc(g.reasons.join("; "), 400)}` : ""}</td></tr>`,
+      ),
+      "</tbody></table>",
+    );
+    const examples = greedy.flatMap((g) => g.examples.map((example) => ({ cell: g.cell, example })));
+    if (examples.length > 0)
+      html.push(
+        "<h3>Worst greedy-output differences</h3>",
+        '<table class="examples"><thead><tr><th>Cell</th><th>Prompt</th><th>Similarity</th><th>First difference (token)</th><th>Baseline</th><th>Candidate</th></tr></thead><tbody>',
+        ...examples.map(
+          ({ cell, example }) =>
+            `<tr><td>${esc(cell, 80)}</td><td>${example.index}</td><td>${example.similarity.toFixed(3)}</td><td>${example.firstDifference}</td><td>${excerpt(example.baseline)}</td><td>${excerpt(example.candidate)}</td></tr>`,
+        ),
+        "</tbody></table>",
+      );
+  }
+  return { html, chart };
+}
+
+/** A capacity cell's figures in words, above its load curves. */
+function capacityNote(cell: CellPictures): string {
+  const check = cell.capacity;
+  if (!check) return "";
+  const side = (name: "baseline" | "candidate") => {
+    const s = check[name];
+    if (s.capacity === null) return `${name}: no capacity (${esc(s.note ?? "no usable runs", 200)})`;
+    const bound = s.bound === "above" ? "at least " : s.bound === "below" ? "below " : "";
+    return `${name} capacity ${bound}${formatNumber(s.capacity)}${s.interval ? ` (${formatNumber(s.interval[0])} to ${formatNumber(s.interval[1])})` : ""} over ${s.runs} runs at ${s.loads} loads`;
+  };
+  const ratio =
+    check.ratio === null
+      ? ""
+      : `; candidate/baseline ${formatChange(check.ratio)}, interval ${esc(formatInterval(check.ci))}`;
+  const words = check.verdict.replace(/-/g, " ");
+  return `<p class="note">Capacity at the SLOs (${esc(check.percentile, 8)}, ${check.dimension}): ${side("baseline")}; ${side("candidate")}${ratio}; ${words}${check.gated ? "" : " (not gated)"}${check.note ? `: ${esc(check.note, 300)}` : ""}.</p>`;
+}
+
 /** The page and its chart files, with the default chart kinds plus any `extraProviders`. */
 export async function renderHtmlReport(
   pictures: ReportPictures,
@@ -161,6 +269,16 @@ export async function renderHtmlReport(
   const providers = [...defaultChartProviders, ...(options.extraProviders ?? [])];
   const charts: HtmlReport["charts"] = [];
   const body: string[] = [headerSection(pictures), acceptanceTable(pictures)];
+  const quality = qualitySection(pictures);
+  if (quality.chart) {
+    const path = `${chartsDirName}/0-quality-${slug(quality.chart.name)}.svg`;
+    charts.push({ path, svg: `${await quality.chart.render(true)}\n` });
+    body.push(
+      "<h2>Quality</h2>",
+      `<div class="charts"><figure>${await quality.chart.render(false)}<figcaption>${esc(path)}</figcaption></figure></div>`,
+      ...quality.html.slice(1),
+    );
+  } else body.push(...quality.html);
   for (const [index, cell] of pictures.cells.entries()) {
     const status = pictures.verdict.cells.find((c) => c.name === cell.cell);
     body.push(
@@ -168,6 +286,7 @@ export async function renderHtmlReport(
       status
         ? `<p class="note">${status.baselineRuns} baseline and ${status.candidateRuns} candidate usable runs; ${esc(status.status.replace(/-/g, " "))}${status.note ? `: ${esc(status.note, 300)}` : ""}.</p>`
         : "",
+      capacityNote(cell),
       ...cell.notes.map((note) => `<p class="note">${esc(note, 400)}</p>`),
     );
     const named = providers.flatMap((provider) => provider(cell));
