@@ -5,7 +5,7 @@ import { runDotsChart } from "../charts/run-dots.js";
 import { timelineChart } from "../charts/timeline.js";
 import { escapeHtml } from "../escape.js";
 import { formatChange, formatFractionAsPercent, formatInterval, formatMetricValue } from "../format.js";
-import { headlineWords, metricVerdictLabels, settleSentence, verdictIcons } from "../markdown.js";
+import { headlineWords, metricVerdictLabel, settleSentence, verdictIcons } from "../markdown.js";
 
 /**
  * `report.html`: one self-contained page (inline style, inline SVG, no script, no font, no URL), opening
@@ -139,7 +139,7 @@ function acceptanceTable(pictures: ReportPictures): string {
       esc(formatMetricValue(c.metric, c.candidate)),
       esc(formatChange(c.ratio)),
       esc(formatInterval(c.ci)),
-      esc(metricVerdictLabels[c.verdict] + (c.note ? ` (${c.note})` : ""), 300),
+      esc(metricVerdictLabel(c) + (c.note ? ` (${c.note})` : ""), 300),
     ]
       .map((cell) => `<td>${cell}</td>`)
       .join(""),
