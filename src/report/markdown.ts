@@ -34,6 +34,22 @@ export const metricVerdictLabels: Record<Comparison["verdict"], string> = {
   inconclusive: "🟡 inconclusive",
 };
 
+/**
+ * A check's verdict as the tables say it. Within tolerance is decided on the interval's better end at the
+ * within-tolerance level, an improvement on the Holm-adjusted improvement test at the gate's level
+ * (docs/compare.md): a row can be within tolerance with its whole decision interval past the tolerance
+ * on the better side. Its label says so instead of contradicting the interval shown.
+ */
+export function metricVerdictLabel(c: Comparison): string {
+  if (c.verdict === "within-tolerance" && c.ci !== null) {
+    const [low, high] = c.ci;
+    const betterBeyond = c.higherIsBetter ? low > 1 + c.tolerance : high < 1 / (1 + c.tolerance);
+    if (betterBeyond)
+      return "⚪ within tolerance: better beyond it, but not a significant improvement at the adjusted level";
+  }
+  return metricVerdictLabels[c.verdict];
+}
+
 const verdictTitles: Record<OverallVerdict, string> = {
   pass: "pass",
   regression: "regression",
@@ -212,7 +228,7 @@ function comparisonRow(c: Comparison, withCell: boolean): string[] {
     formatInterval(c.ci),
     formatP(c.p),
     formatDetectable(c),
-    metricVerdictLabels[c.verdict] + (c.note ? ` (${escapeMarkdown(c.note, 160)})` : ""),
+    metricVerdictLabel(c) + (c.note ? ` (${escapeMarkdown(c.note, 160)})` : ""),
   ];
   return withCell ? [cellLabel(c.cell), ...row] : row;
 }
@@ -268,7 +284,7 @@ function acceptanceSection(verdict: VerdictFile): string {
     "↓ lower is better · ↑ higher is better · baseline and candidate are geometric means over runs · " +
       "decision interval: its worse end at the level the regression test faced (after Holm and the look's α" +
       (verdict.mode === "stored" ? ", with the session drift" : "") +
-      "), its better end at the within-tolerance level: regression when the whole interval is beyond the tolerance, within tolerance when its worse end is inside · " +
+      "), its better end at the within-tolerance level: regression when the whole interval is beyond the tolerance, within tolerance when its worse end is inside; improvement needs the Holm-adjusted improvement test, so a row within tolerance can lie wholly beyond the tolerance on the better side · " +
       `p (adj.): Holm-adjusted p of the test against the tolerance · detectable: the smallest worsening these runs catch with 90% power (gate.detect_change ${formatFractionAsPercent(verdict.settings.detectChange)})`,
   ].join("\n");
 }

@@ -139,12 +139,27 @@ export class ActiveRequest {
     this.pendingTokens++;
     if (this.req.logprobs !== null) this.pendingLogprobs.push(tokenLogprobs(event, text, this.req.logprobs));
     this.lastEvent = event;
-    if (finish !== null) this.finishStream(event, finish);
+    if (finish !== null) {
+      this.finishStream(event, finish);
+      return;
+    }
+    // A fault fires at its token, also when this delivery carries later steps (coalesce_late_tokens
+    // merges them) whose last token would otherwise end the stream before the fault.
+    const fault = this.fault;
+    if (
+      fault &&
+      this.sentTokens + this.pendingTokens >= fault.afterTokens &&
+      this.pendingTokens >= this.server.profile.tokens_per_chunk
+    ) {
+      this.flush();
+    }
   }
 
   /**
-   * Sends what this delivery's events produced as one write: normally one token, several when the
-   * simulator caught up on steps it was late for (merged into one chunk, as vLLM V1 does).
+   * Sends what this delivery's events produced as one write: one step's tokens (one token, or a step's
+   * accepted drafts). With coalesce_late_tokens a delivery carries every step already due when the
+   * simulator was late, and their tokens go as one chunk (as vLLM V1's output collector merges outputs its
+   * lagging front end has not sent yet); by default each late step is its own delivery and chunk.
    */
   flush(): void {
     if (this.done || this.server.hung || !this.req.stream) return;

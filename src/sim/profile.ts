@@ -69,7 +69,7 @@ export const knobSpecs = {
   tokens_per_chunk: { schema: int(1), help: "tokens per SSE chunk (k > 1 bundles tokens, as a fault)" },
   coalesce_late_tokens: {
     schema: z.boolean(),
-    help: "when the simulator falls behind its timeline, send the steps already due together, a request's tokens as one chunk (vLLM V1 merges undelivered outputs so); false = one chunk per step, late",
+    help: "when the simulator falls behind its timeline, a request's tokens from the steps already due go as one chunk (as vLLM V1's output collector merges outputs its lagging front end has not sent); false = one chunk per token, written back to back",
   },
   vllm_version: {
     schema: z
@@ -233,7 +233,7 @@ const smallGpu: SimProfile = {
   fp8_decode_factor: 0.95,
   eos_mean_tokens: 256,
   tokens_per_chunk: 1,
-  coalesce_late_tokens: true,
+  coalesce_late_tokens: false,
   vllm_version: "0.11.0",
   spec_decode_num_tokens: 0,
   spec_decode_acceptance_t0: 0.8,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compareAndRender } from "../../src/app/compare.js";
 import { defaultCompareSettings } from "../../src/compare/index.js";
+import { describeMetric } from "../../src/config/metric-names.js";
 import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
 import { renderTerminal } from "../../src/report/terminal.js";
@@ -169,6 +170,34 @@ describe("what the reviewer sees", () => {
     const plain = renderTerminal(verdict, { color: false });
     expect(plain).toMatch(/decision interval +detectable +verdict/);
     expect(plain).toMatch(/within tolerance/);
+  });
+
+  it("does not call a row within tolerance without saying its interval lies beyond it on the better side", () => {
+    const { verdict } = compareAndRender({
+      baseline: toRecords(noisyRuns(10, { seed: 21 })),
+      candidate: toRecords(noisyRuns(10, { seed: 22, shift: 1.02 })),
+      settings: defaultCompareSettings(),
+      mode: "interleaved",
+    });
+    // The demo's longgen E2E p95: −19.0 … −10.8% against ±10%, the improvement not significant after Holm.
+    const index = verdict.comparisons.findIndex((c) => c.gated && !c.higherIsBetter);
+    const lower = verdict.comparisons[index]!;
+    const better = { ...lower, tolerance: 0.1, ratio: 0.85, ci: [0.81, 0.892] as [number, number] };
+    const comparisons = verdict.comparisons.map((c, i) => (i === index ? better : c));
+    // Mirrored for a higher-is-better metric: +12 … +25% against ±10%.
+    const higher = comparisons.findIndex((c) => c.gated && c.higherIsBetter);
+    comparisons[higher] = { ...comparisons[higher]!, tolerance: 0.1, ratio: 1.18, ci: [1.12, 1.25] };
+    const markdown = renderMarkdown({ ...verdict, comparisons });
+    const label = "⚪ within tolerance: better beyond it, but not a significant improvement at the adjusted level";
+    expect(markdown).toMatch(
+      new RegExp(`\\| ${describeMetric(better.metric)} ↓ \\| ±10% \\|[^\\n]*${label}`),
+    );
+    const higherName = describeMetric(comparisons[higher]!.metric);
+    expect(markdown).toMatch(new RegExp(`\\| ${higherName} ↑ \\| ±10% \\|[^\\n]*${label}`));
+    // Inside the band on the better side (−9% end): the plain label.
+    comparisons[index] = { ...better, ci: [0.81, 0.91] };
+    comparisons[higher] = { ...comparisons[higher]!, ci: [1.09, 1.25] };
+    expect(renderMarkdown({ ...verdict, comparisons })).not.toContain(label);
   });
 
   it("says how many more runs and about how many GPU-minutes would settle an inconclusive verdict", () => {

@@ -75,6 +75,42 @@ describe("faults", () => {
     }
   });
 
+  // A stalled process (a loaded machine) makes every step after the first token due at once.
+  for (const coalesce of [false, true]) {
+    it(`resets at its token when the steps after it are late${coalesce ? " and merged" : ""}`, async () => {
+      const sim = await startSimulator({
+        recordChunkTimes: true,
+        set: {
+          fault_reset_rate: 1,
+          fault_after_tokens: 2,
+          step_overhead_ms: 4,
+          speed_sigma: 0,
+          jitter_sigma: 0,
+          coalesce_late_tokens: coalesce,
+        },
+      });
+      try {
+        const pending = postStream(`${sim.baseUrl}/v1/completions`, stream);
+        const outcome = pending.then(
+          () => "completed",
+          () => "reset",
+        );
+        while (!sim.chunkRecords().some((record) => record.kind === "content")) {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+        }
+        const until = performance.now() + 40; // tokens 2..8 are due by then, under the 100 ms resync
+        while (performance.now() < until) {
+          // no timers, no I/O
+        }
+        expect(await outcome).toBe("reset");
+        const content = sim.chunkRecords().filter((record) => record.kind === "content");
+        expect(content.reduce((sum, record) => sum + record.tokens, 0)).toBe(2);
+      } finally {
+        await sim.close();
+      }
+    });
+  }
+
   it("bundles k tokens per SSE chunk while usage still counts tokens", async () => {
     // Late steps would merge further (3 + 3 into one chunk): this checks the fault alone.
     const sim = await startSimulator({ set: { tokens_per_chunk: 3, coalesce_late_tokens: false } });

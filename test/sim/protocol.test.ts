@@ -401,10 +401,10 @@ describe("a simulator that falls behind its timeline", () => {
       .filter((e) => e.json && (e.json as { choices: unknown[] }).choices.length > 0)
       .map((e) => ((e.json as { choices: { text: string }[] }).choices[0]!.text.match(/\S+/g) ?? []).length);
 
-  it("sends the tokens of the steps already due as one chunk (vLLM V1 merges undelivered outputs)", async () => {
+  it("with coalesce_late_tokens sends the tokens of the steps already due as one chunk (as vLLM V1's collector)", async () => {
     const local = await startSimulator({
       recordChunkTimes: true,
-      set: { step_overhead_ms: 4, speed_sigma: 0, jitter_sigma: 0 },
+      set: { step_overhead_ms: 4, speed_sigma: 0, jitter_sigma: 0, coalesce_late_tokens: true },
     });
     try {
       const result = await stallMidStream(local, 40, body);
@@ -422,14 +422,18 @@ describe("a simulator that falls behind its timeline", () => {
     }
   });
 
-  it("with coalesce_late_tokens false still sends one chunk per token, late", async () => {
+  it("by default still sends one chunk per token when late, the late ones back to back", async () => {
     const local = await startSimulator({
       recordChunkTimes: true,
-      set: { step_overhead_ms: 4, speed_sigma: 0, jitter_sigma: 0, coalesce_late_tokens: false },
+      set: { step_overhead_ms: 4, speed_sigma: 0, jitter_sigma: 0 },
     });
     try {
       const result = await stallMidStream(local, 40, body);
       expect(tokensPerChunk(result.events)).toEqual(Array.from({ length: 30 }, () => 1));
+      const usage = (result.events.at(-2)!.json as { usage: { completion_tokens: number } }).usage;
+      expect(usage.completion_tokens).toBe(30);
+      const content = local.chunkRecords().filter((record) => record.kind === "content");
+      expect(content.map((record) => record.tokens)).toEqual(Array.from({ length: 30 }, () => 1));
     } finally {
       await local.close();
     }

@@ -13,7 +13,7 @@ import {
   formatMetricValue,
   formatNumber,
 } from "../format.js";
-import { headlineWords, metricVerdictLabels, settleSentence, verdictIcons } from "../markdown.js";
+import { headlineWords, metricVerdictLabel, settleSentence, verdictIcons } from "../markdown.js";
 
 /**
  * `report.html`: one self-contained page (inline style, inline SVG, no script, no font, no URL), opening
@@ -161,7 +161,7 @@ function acceptanceTable(pictures: ReportPictures): string {
       esc(formatMetricValue(c.metric, c.candidate)),
       esc(formatChange(c.ratio)),
       esc(formatInterval(c.ci)),
-      esc(metricVerdictLabels[c.verdict] + (c.note ? ` (${c.note})` : ""), 300),
+      esc(metricVerdictLabel(c) + (c.note ? ` (${c.note})` : ""), 300),
     ]
       .map((cell) => `<td>${cell}</td>`)
       .join(""),
