@@ -1,18 +1,19 @@
 #!/usr/bin/env node
-import { aw as UsageError, ax as InputError, ay as externalEndpoint, al as createRedactor, as as credentialLikeValues, az as getServedModels, aA as ProbeStatusError, aB as isUnauthorizedStatus, aC as FailureError, aD as describeConnectionFailure, aE as collectFingerprint, aF as templateView, y as metricSpecs, aG as flattenFingerprint, o as object, n as number, aH as record, q as string, B as array, aI as settleSentence, aJ as capacitySentence, aK as formatSignedNumber, aL as describeMetric, aM as formatMetricValue, aN as formatChange, aO as formatInterval, aP as formatDetectable, aQ as qualityTerminalLines, aR as describeMetricRef, aS as compareResults, aT as writeCompareOutputs, aU as defaultInputLimits, aV as mebibyte, aW as parseConfigText, aX as providerForConfig, ae as addRunsUntilDecided, af as addingRunsLine, ag as maxRunsReachedLine, ac as fewestRuns, aa as countRuns, Y as measureAlternately, aY as measuringBlockLine, aZ as runCells, a_ as ExitCode, a$ as streamProgress, h as handleInterrupts, b0 as isMetricName, D as defaultHistoryLimits, I as parseHistory, x as seriesOf, z as detectChangePoints, b1 as renderSeriesTable, b2 as gatedMetricNames, b3 as defaultConfigFile, b4 as serverKinds, b5 as readRunFile, b6 as toolVersion, b7 as estimateCapacity, b8 as capacityInterval, b9 as SessionCache, ba as _enum, m as literal, bb as runFileSchema, bc as selectCells, bd as searchSettingsOf, be as capacityObjectivesOf, bf as runRecordFromRunFile, bg as capacityRunsOf, X as loadConfig, bh as silentProgress, bi as interactiveInterrupts, bj as strictObject, C as boolean, bk as distExports, bl as describeValue, bm as seededRandom, bn as mixSeed, bo as numberWords, g as systemClock, bp as serverStartSeconds, bq as lookSchedule, br as renderSummary, bs as summarizeConfig, bt as toolName, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/history.js';
-import { writeFile, readFile, readdir, rm, mkdir, lstat, access } from 'node:fs/promises';
-import { join, isAbsolute, resolve, dirname, relative } from 'node:path';
-import { parseArgs } from 'node:util';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { aF as UsageError, aG as InputError, aH as externalEndpoint, au as createRedactor, aB as credentialLikeValues, aI as getServedModels, aJ as ProbeStatusError, aK as isUnauthorizedStatus, aL as FailureError, aM as describeConnectionFailure, aN as collectFingerprint, aO as templateView, p as providerForConfig, H as measureAlternately, n as runCells, L as loadRuns, a2 as runsFromHistory, a1 as conditionsHash, J as calibrateFromRuns, K as settingsFromConfig, G as loadConfig, Z as parseHistory, T as defaultHistoryLimits, aP as silentProgress, aQ as streamProgress, h as handleInterrupts, aR as interactiveInterrupts, M as renderCalibration, O as metricSpecs, aS as flattenFingerprint, v as object, w as number, aT as record, z as string, R as array, aU as settleSentence, aV as capacitySentence, aW as formatSignedNumber, aX as describeMetric, aY as formatMetricValue, aZ as formatChange, a_ as formatInterval, a$ as formatDetectable, b0 as qualityTerminalLines, b1 as describeMetricRef, b2 as readCalibration, b3 as compareResults, b4 as writeCompareOutputs, b5 as defaultInputLimits, b6 as mebibyte, b7 as parseConfigText, an as addRunsUntilDecided, ao as addingRunsLine, ap as maxRunsReachedLine, al as fewestRuns, aj as countRuns, b8 as measuringBlockLine, b9 as ExitCode, ba as isMetricName, N as seriesOf, P as detectChangePoints, bb as renderSeriesTable, bc as gatedMetricNames, bd as defaultConfigFile, be as serverKinds, bf as readRunFile, bg as toolVersion, bh as firstRunsIn, m as selectCells, o as runSweepCells, bi as strictObject, x as literal, S as boolean, bj as distExports, bk as describeValue, bl as seededRandom, bm as mixSeed, bn as numberWords, g as systemClock, bo as serverStartSeconds, bp as lookSchedule, bq as renderSummary, br as summarizeConfig, bs as toolName, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/history.js';
+import { mkdir, writeFile, lstat, readFile, readdir, rm, access } from 'node:fs/promises';
+import { join, dirname, resolve, isAbsolute, relative } from 'node:path';
 import 'node:perf_hooks';
 import 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import 'node:net';
+import { parseArgs } from 'node:util';
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import 'process';
 import 'buffer';
 import 'fs';
+import 'node:os';
 import 'node:events';
 import 'node:assert';
 import 'node:stream';
@@ -27,7 +28,6 @@ import 'node:async_hooks';
 import 'node:console';
 import 'node:timers';
 import 'node:dns';
-import 'node:os';
 
 /** Read for `--base-url` when neither --api-key-env nor server.api_key_env names a variable, in this order. */
 const defaultApiKeyVariables = ["VLLM_API_KEY", "OPENAI_API_KEY"];
@@ -119,6 +119,213 @@ function baseUrlProvider(options) {
 function processIo() {
     return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
 }
+
+async function calibrateRunner(options) {
+    const { config } = options.config;
+    const provider = providerForConfig(config, {
+        env: { ...options.env },
+        interpolation: options.config.interpolation,
+        warn: options.warn,
+        progress: (line) => options.progress.message(line),
+    });
+    const sides = [
+        { name: "a", dir: join(options.outDir, "a") },
+        { name: "b", dir: join(options.outDir, "b") },
+    ];
+    try {
+        await measureAlternately(sides, { firstRun: 0, runs: options.runs, cells: options.cells ?? null }, config.repeats.block, async (side, block) => {
+            await runCells({
+                config,
+                provider,
+                outDir: side.dir,
+                baseDir: dirname(options.config.path),
+                runs: block.runs,
+                firstRun: block.firstRun,
+                side: `calibration-${side.name}`,
+                ...(block.cells ? { cells: block.cells } : {}),
+                progress: options.progress,
+                ...(options.signal ? { signal: options.signal } : {}),
+            });
+        }, () => options.signal?.aborted === true);
+    }
+    finally {
+        await provider.stopAll();
+    }
+    if (options.signal?.aborted)
+        throw new Error(`interrupted by ${String(options.signal.reason)}: the A/A runs so far are kept in ${options.outDir}`);
+    const [a, b] = await Promise.all(sides.map((side) => loadRuns([side.dir], `calibration ${side.name}`)));
+    const first = a[0] ?? b[0];
+    const history = options.history && first
+        ? runsFromHistory(options.history, {
+            fingerprint: conditionsHash(first.fingerprint),
+            lastSessions: 40,
+        }).runs
+        : undefined;
+    const file = calibrateFromRuns({
+        a: a,
+        b: b,
+        settings: settingsFromConfig(config),
+        ...(history ? { history } : {}),
+        ...(options.now ? { now: options.now } : {}),
+    });
+    await mkdir(options.outDir, { recursive: true });
+    const path = join(options.outDir, "calibration.json");
+    await writeFile(path, `${JSON.stringify(file, null, 2)}\n`);
+    return { file, path };
+}
+
+/**
+ * Strict parsing: an unknown flag or a missing value is a UsageError (exit 2 with usage on stderr).
+ * `--help` is always accepted and reported as `help: true`.
+ */
+function parseCommandArgs(argv, options, { allowPositionals = false } = {}) {
+    try {
+        const parsed = parseArgs({
+            args: [...argv],
+            options: { ...options, help: { type: "boolean", short: "h" } },
+            strict: true,
+            allowPositionals,
+        });
+        const { help, ...values } = parsed.values;
+        return { values, positionals: parsed.positionals, help: help === true };
+    }
+    catch (error) {
+        throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+}
+function stringOption(args, name) {
+    const value = args.values[name];
+    if (value === undefined)
+        return undefined;
+    if (typeof value !== "string")
+        throw new UsageError(`--${name} expects a value`);
+    return value;
+}
+function stringListOption(args, name) {
+    const value = args.values[name];
+    if (value === undefined)
+        return [];
+    const list = Array.isArray(value) ? value : [value];
+    return list.map((item) => {
+        if (typeof item !== "string")
+            throw new UsageError(`--${name} expects a value`);
+        return item;
+    });
+}
+function integerOption(args, name, { min = 0 } = {}) {
+    const raw = stringOption(args, name);
+    if (raw === undefined)
+        return undefined;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min) {
+        throw new UsageError(`--${name} expects a whole number >= ${min}, got "${raw}"`);
+    }
+    return value;
+}
+function numberOption(args, name) {
+    const raw = stringOption(args, name);
+    if (raw === undefined)
+        return undefined;
+    const value = Number(raw);
+    if (!Number.isFinite(value))
+        throw new UsageError(`--${name} expects a number, got "${raw}"`);
+    return value;
+}
+
+const usage$5 = `Usage: vllm-perf-gate calibrate --config FILE --out DIR [options]
+
+A/A calibration of this runner (docs/calibration.md): measures the config as two sides A and B in
+alternation (A B, B A, ... in blocks of repeats.block, as the interleaved gate does), writes the runs to
+DIR/a and DIR/b and summarises them into DIR/calibration.json: per cell and gated metric the run-to-run
+spread, the between-session drift (with --history), the smallest worsening the gate catches at 90% power
+with these runs, and how often the gate's own rule blocked A/A splits (its false-block rate here).
+Give the file to \`compare --calibration\` (or the action's calibration input) as the noise prior.
+
+Options:
+  -c, --config FILE   the config (default vllm-perf-gate.yml)
+  -o, --out DIR       where the runs and calibration.json go (required)
+      --runs N        runs per side, 2 to 50 (default: repeats.max of the config)
+      --cells a,b     calibrate only these cells
+      --history FILE  main's history (JSON Lines, docs/history.md): the drift between its sessions
+  -q, --quiet         no progress output
+  -h, --help          show this help
+
+Exit codes: 0 written, 1 the measuring failed, 2 invalid input, 130/143 interrupted (runs kept).
+`;
+const calibrateCommand = {
+    name: "calibrate",
+    summary: "A/A-calibrate this runner: noise, drift, what the gate can catch, false blocks",
+    usage: usage$5,
+    async run(argv, io) {
+        const args = parseCommandArgs(argv, {
+            config: { type: "string", short: "c" },
+            out: { type: "string", short: "o" },
+            runs: { type: "string" },
+            cells: { type: "string" },
+            history: { type: "string" },
+            quiet: { type: "boolean", short: "q" },
+        });
+        if (args.help) {
+            io.stdout.write(usage$5);
+            return 0;
+        }
+        const out = stringOption(args, "out");
+        if (!out)
+            throw new UsageError("--out is required");
+        const loaded = await loadConfig(stringOption(args, "config") ?? "vllm-perf-gate.yml", {
+            env: io.env,
+            cwd: io.cwd,
+        });
+        const runs = integerOption(args, "runs") ?? loaded.config.repeats.max;
+        if (runs < 2 || runs > 50)
+            throw new UsageError(`--runs expects 2 to 50 runs per side, got ${runs}`);
+        const cells = stringOption(args, "cells")
+            ?.split(",")
+            .map((cell) => cell.trim())
+            .filter(Boolean);
+        const historyPath = stringOption(args, "history");
+        let history;
+        if (historyPath !== undefined) {
+            const path = resolve(io.cwd, historyPath);
+            const stat = await lstat(path).catch(() => null);
+            if (!stat?.isFile())
+                throw new InputError(`--history ${historyPath}: not a file`);
+            history = parseHistory(await readFile(path, "utf8"), historyPath, defaultHistoryLimits);
+        }
+        const progress = args.values.quiet === true ? silentProgress : streamProgress(io.stderr);
+        const interruption = handleInterrupts({
+            ...interactiveInterrupts,
+            log: (line) => io.stderr.write(`${line}\n`),
+            onFirstSignal: (signal) => progress.message(`${signal}: stopping; the A/A runs so far are kept`),
+        });
+        try {
+            const result = await calibrateRunner({
+                config: loaded,
+                outDir: resolve(io.cwd, out),
+                runs,
+                ...(cells && cells.length > 0 ? { cells } : {}),
+                ...(history ? { history } : {}),
+                env: io.env,
+                progress,
+                warn: (message) => progress.message(`warning: ${message}`),
+                signal: interruption.signal,
+            });
+            io.stdout.write(renderCalibration(result.file));
+            io.stdout.write(`Wrote ${result.path}\n`);
+            return 0;
+        }
+        catch (error) {
+            if (interruption.received() !== null) {
+                io.stderr.write(`${error.message}\n`);
+                return interruption.exitCode();
+            }
+            throw error;
+        }
+        finally {
+            interruption.dispose();
+        }
+    },
+};
 
 /** The file each export adds: to compare's --out directory, or beside a run's run.json. */
 const exportFileNames = {
@@ -482,64 +689,6 @@ function intervalBars(verdict, { unicode }) {
     return lines;
 }
 
-/**
- * Strict parsing: an unknown flag or a missing value is a UsageError (exit 2 with usage on stderr).
- * `--help` is always accepted and reported as `help: true`.
- */
-function parseCommandArgs(argv, options, { allowPositionals = false } = {}) {
-    try {
-        const parsed = parseArgs({
-            args: [...argv],
-            options: { ...options, help: { type: "boolean", short: "h" } },
-            strict: true,
-            allowPositionals,
-        });
-        const { help, ...values } = parsed.values;
-        return { values, positionals: parsed.positionals, help: help === true };
-    }
-    catch (error) {
-        throw new UsageError(error instanceof Error ? error.message : String(error));
-    }
-}
-function stringOption(args, name) {
-    const value = args.values[name];
-    if (value === undefined)
-        return undefined;
-    if (typeof value !== "string")
-        throw new UsageError(`--${name} expects a value`);
-    return value;
-}
-function stringListOption(args, name) {
-    const value = args.values[name];
-    if (value === undefined)
-        return [];
-    const list = Array.isArray(value) ? value : [value];
-    return list.map((item) => {
-        if (typeof item !== "string")
-            throw new UsageError(`--${name} expects a value`);
-        return item;
-    });
-}
-function integerOption(args, name, { min = 0 } = {}) {
-    const raw = stringOption(args, name);
-    if (raw === undefined)
-        return undefined;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min) {
-        throw new UsageError(`--${name} expects a whole number >= ${min}, got "${raw}"`);
-    }
-    return value;
-}
-function numberOption(args, name) {
-    const raw = stringOption(args, name);
-    if (raw === undefined)
-        return undefined;
-    const value = Number(raw);
-    if (!Number.isFinite(value))
-        throw new UsageError(`--${name} expects a number, got "${raw}"`);
-    return value;
-}
-
 const usage$4 = `Usage: vllm-perf-gate compare --baseline PATH... --candidate PATH... [options]
 
 Compares repeated runs of a candidate against a baseline, per cell and metric, and decides whether the
@@ -554,6 +703,9 @@ Options:
   --history PATH...        earlier baseline sessions (one results directory each), read only to estimate
                            the between-session drift in stored mode
   --config FILE            config whose gate and repeats sections apply (default: built-in defaults)
+  --calibration FILE       this runner's calibration.json (\`calibrate\`): in stored mode its A/A
+                           run-to-run variances are the noise prior pooled with the baseline's own
+                           (used only when measured under the baseline's conditions)
   --out DIR                where the files go (default: perf-gate-compare)
   --mode MODE              stored (baseline from another job: adds session drift, default) or
                            interleaved (both sides ran in this job on this runner)
@@ -650,6 +802,7 @@ const compareCommand = {
             candidate: { type: "string", multiple: true },
             history: { type: "string", multiple: true },
             config: { type: "string" },
+            calibration: { type: "string" },
             out: { type: "string" },
             mode: { type: "string" },
             "baseline-commit": { type: "string" },
@@ -694,10 +847,15 @@ const compareCommand = {
         }
         const limits = inputLimitsFrom(args);
         const config = stringOption(args, "config");
+        const calibrationPath = stringOption(args, "calibration");
+        const calibration = calibrationPath === undefined
+            ? undefined
+            : await readCalibration(abs(calibrationPath), calibrationPath);
         const outcome = await compareResults({
             baseline,
             candidate,
             history,
+            ...(calibration ? { calibration } : {}),
             config: config === undefined ? undefined : abs(config),
             mode: mode,
             baselineInfo: Object.keys(info).length > 0 ? info : null,
@@ -1548,340 +1706,6 @@ async function writeRunExports(runs, exports, side) {
     ];
 }
 
-/** Loads rounded to 3 significant digits (integers for concurrency), so nearby proposals repeat a load. */
-function roundLoad(load, integer = false) {
-    if (integer)
-        return Math.max(1, Math.round(load));
-    const digits = 3 - Math.ceil(Math.log10(Math.abs(load)));
-    const factor = 10 ** digits;
-    return Math.round(load * factor) / factor;
-}
-/** count loads from min to max in geometric steps, rounded. */
-function geometricLoads(min, max, count, integer = false) {
-    if (count === 1)
-        return [roundLoad(min, integer)];
-    const loads = Array.from({ length: count }, (_, i) => roundLoad(min * (max / min) ** (i / (count - 1)), integer));
-    return [...new Set(loads)];
-}
-function nextSearchStep(runs, objectives, settings) {
-    const integer = settings.integer === true;
-    if (runs.length === 0) {
-        return {
-            kind: "measure",
-            loads: geometricLoads(settings.range.min, settings.range.max, settings.initialLoads, integer),
-            reason: "first geometric pass over the range",
-        };
-    }
-    const estimate = estimateCapacity(runs, objectives);
-    const interval = capacityInterval(runs, objectives, {
-        level: settings.level,
-        ...(settings.seed === undefined ? {} : { seed: settings.seed }),
-        ...(settings.resamples === undefined ? {} : { resamples: settings.resamples }),
-    });
-    const spent = runs.length;
-    const stop = (reason, message) => ({
-        kind: "stop",
-        reason,
-        message,
-        estimate,
-        interval,
-    });
-    const lowest = Math.min(...runs.map((run) => run.load));
-    const highest = Math.max(...runs.map((run) => run.load));
-    if (estimate.bound === "below") {
-        // Confirm at the lowest load with a second run before giving up on it.
-        const atLowest = runs.filter((run) => run.load === lowest).length;
-        if (atLowest < 2 && spent < settings.maxRuns)
-            return { kind: "measure", loads: [lowest], reason: "confirming that the lowest load misses the SLOs" };
-        return stop("below-range", `no load measured meets the SLOs: ${estimate.limiting} is missed already at the lowest load, ${lowest} ${lowest > settings.range.min ? `(the lowest with usable runs; capacity.range.min is ${settings.range.min})` : "(capacity.range.min)"}; lower range.min or relax the SLO`);
-    }
-    if (estimate.bound === "above") {
-        const atHighest = runs.filter((run) => run.load === highest).length;
-        if (atHighest < 2 && spent < settings.maxRuns)
-            return { kind: "measure", loads: [highest], reason: "confirming that the highest load meets the SLOs" };
-        return stop("above-range", `every load measured meets the SLOs, up to ${highest} ${highest < settings.range.max ? `(the highest with usable runs; capacity.range.max is ${settings.range.max})` : "(capacity.range.max)"}: the capacity is at least that; raise range.max`);
-    }
-    const c = estimate.capacity;
-    // Both the noise (the interval) and the grid (the loads either side of the crossing, between which the
-    // fit interpolates) must be within the precision.
-    const bracketWidth = estimate.bracket
-        ? estimate.bracket[1] - estimate.bracket[0]
-        : Number.POSITIVE_INFINITY;
-    if (interval !== null &&
-        interval.censored === 0 &&
-        (interval.high - interval.low) / c <= settings.precision &&
-        bracketWidth / c <= settings.precision * 1.5)
-        return stop("precise", `interval ${fmt(interval.low)} to ${fmt(interval.high)} is within ${Math.round(settings.precision * 100)}% of the capacity ${fmt(c)}`);
-    if (spent >= settings.maxRuns)
-        return stop("budget", `repeats.max (${settings.maxRuns} runs) spent before the interval reached the precision`);
-    const half = settings.precision / 2;
-    const clamp = (x) => Math.min(settings.range.max, Math.max(settings.range.min, x));
-    // Two runs at the estimate: a replicated load near the knee is where the run-to-run noise matters.
-    const proposals = [c * (1 - half), c, c, c * (1 + half)].map((x) => roundLoad(clamp(x), integer));
-    const loads = proposals.slice(0, Math.max(1, settings.maxRuns - spent));
-    return { kind: "measure", loads, reason: `refining around the estimate ${fmt(c)}` };
-}
-function fmt(value) {
-    return Number(value.toPrecision(3)).toString();
-}
-
-/**
- * Load sweeps and capacity searches (docs/capacity.md): one cell measured at several loads, one run per
- * load asked for, all in the cell's directory (DIR/<cell>/run-<k>/, numbered on) with the load each ran at
- * in run.json (`load.targetRate` or `load.targetConcurrency`). The loads come from the caller: a fixed list
- * for a sweep, or a planner that looks at the runs so far (the capacity search). Runs reuse the cell's
- * server (per-cell lifecycle) across loads, as runCells does across runs.
- */
-/** The cell with its load dimension set to `load`: the rate (max_concurrency kept) or the concurrency. */
-function cellAtLoad(cell, load) {
-    switch (cell.load.type) {
-        case "rate":
-            return { ...cell, load: { ...cell.load, rate: load } };
-        case "concurrency":
-            return { ...cell, load: { ...cell.load, concurrency: Math.max(1, Math.round(load)) } };
-        case "stages":
-            throw new InputError(`cells[${cell.name}].load.type: expected rate or concurrency for a sweep or capacity search (the load dimension searched), got stages`);
-    }
-}
-/** The loads of a sweep form, ascending, each `runs` times (runs of one load back to back). */
-function sweepLoads(sweep, integer) {
-    const round = (x) => (integer ? Math.max(1, Math.round(x)) : Number(x.toPrecision(3)));
-    const loads = "loads" in sweep
-        ? [...new Set(sweep.loads.map(round))].sort((a, b) => a - b)
-        : [
-            ...new Set(Array.from({ length: sweep.count }, (_, i) => round(sweep.from * (sweep.to / sweep.from) ** (i / (sweep.count - 1))))),
-        ].sort((a, b) => a - b);
-    return loads.flatMap((load) => new Array(sweep.runs).fill(load));
-}
-/** Measures the loads `next` asks for until it returns null or the run is interrupted. */
-async function runLoadSearch(options) {
-    const { cell, next, firstRun, ...rest } = options;
-    const sessions = new SessionCache();
-    const runs = [];
-    const aborted = () => options.signal?.aborted === true || options.shouldAbort?.() === true;
-    try {
-        for (let loads = next(runs); loads !== null && loads.length > 0; loads = next(runs)) {
-            for (const load of loads) {
-                if (aborted())
-                    return { runs, stoppedBecause: "aborted" };
-                const atLoad = cellAtLoad(cell, load);
-                const index = firstRun + runs.length;
-                options.progress?.message(`${cell.name}: load ${load} (${cell.load.type})`);
-                const result = await runCells({
-                    ...rest,
-                    config: { ...options.config, cells: [atLoad] },
-                    runs: 1,
-                    firstRunByCell: { [cell.name]: index },
-                    sessions,
-                });
-                runs.push(...result.runs);
-                if (result.runs.length === 0)
-                    return { runs, stoppedBecause: "aborted" };
-            }
-        }
-        return { runs, stoppedBecause: aborted() ? "aborted" : "done" };
-    }
-    finally {
-        await sessions.close();
-    }
-}
-
-/**
- * `DIR/<cell>/curve.json` (docs/capacity.md): the load curve of a sweep or capacity search, one row per
- * load measured, each figure the mean over that load's runs (usable or not: the flags say which were
- * client-bound or cut short), so the knee can be read and plotted without opening every run.json.
- */
-const curveFileSchemaVersion = 1;
-const value = number().nullable();
-const percentiles = object({ p50: value, p95: value, p99: value });
-const curveFileSchema = object({
-    schemaVersion: literal(curveFileSchemaVersion),
-    cell: string(),
-    dimension: _enum(["rate", "concurrency"]),
-    points: array(object({
-        load: number(),
-        runs: array(number().int()).describe("Run indices (run-<k>) at this load."),
-        offeredRate: value.describe("Requests/s asked for (rate loads)."),
-        achievedRate: number().describe("Requests/s sent."),
-        concurrencyMean: number().describe("Requests in flight on average (effective concurrency)."),
-        completedPerSecond: number(),
-        goodput: value.describe("Requests/s meeting the cell's slo; null without one."),
-        outputTokensPerSecond: number(),
-        ttftMs: percentiles,
-        tpotMs: percentiles,
-        itlMs: percentiles,
-        e2elMs: percentiles,
-        queueP95Ms: value.describe("Client-side wait for a concurrency slot."),
-        preemptions: value,
-        kvCacheUsageMax: value,
-        errorRate: number().describe("Failed / total requests."),
-        flaggedRuns: number()
-            .int()
-            .describe("Runs at this load that were client-bound, cut short or unusable."),
-    })),
-});
-const meanOf = (values) => {
-    const present = values.filter((v) => v !== null && Number.isFinite(v));
-    return present.length === 0 ? null : present.reduce((sum, v) => sum + v, 0) / present.length;
-};
-/** The curve of one cell's runs (their load from run.json), rows ascending by load. */
-function curveOf(cell, runs) {
-    const dimension = runs.some((run) => run.load.type === "concurrency") ? "concurrency" : "rate";
-    const byLoad = new Map();
-    for (const run of runs) {
-        const load = dimension === "concurrency" ? run.load.targetConcurrency : run.load.targetRate;
-        if (load === null)
-            continue;
-        byLoad.set(load, [...(byLoad.get(load) ?? []), run]);
-    }
-    const points = [...byLoad.entries()]
-        .sort(([a], [b]) => a - b)
-        .map(([load, files]) => {
-        const m = (pick) => meanOf(files.map(pick));
-        const phase = (name) => ({
-            p50: m((run) => run.latency[name].p50),
-            p95: m((run) => run.latency[name].p95),
-            p99: m((run) => run.latency[name].p99),
-        });
-        return {
-            load,
-            runs: files.map((run) => run.run),
-            offeredRate: m((run) => run.load.targetRate),
-            achievedRate: m((run) => run.load.achievedRate) ?? 0,
-            concurrencyMean: m((run) => run.load.achievedConcurrencyMean) ?? 0,
-            completedPerSecond: m((run) => run.throughput.request) ?? 0,
-            goodput: m((run) => run.throughput.goodput),
-            outputTokensPerSecond: m((run) => run.throughput.output) ?? 0,
-            ttftMs: phase("ttft"),
-            tpotMs: phase("tpot"),
-            itlMs: phase("itl"),
-            e2elMs: phase("e2el"),
-            queueP95Ms: m((run) => run.latency.queue.p95),
-            preemptions: m((run) => run.server?.preemptions ?? null),
-            kvCacheUsageMax: m((run) => run.server?.kv_cache_usage_max ?? null),
-            errorRate: m((run) => (run.requests.total > 0 ? run.requests.failed / run.requests.total : 0)) ?? 0,
-            flaggedRuns: files.filter((run) => run.flags.clientBound ||
-                run.flags.cutShort ||
-                run.flags.serverCrashed ||
-                (run.flags.unusableReasons ?? []).length > 0).length,
-        };
-    });
-    return curveFileSchema.parse({ schemaVersion: curveFileSchemaVersion, cell, dimension, points });
-}
-/**
- * Writes DIR/<cell>/curve.json from every run-<k>/run.json of the cell directory (runs added with
- * --append included); returns its path.
- */
-function writeCurveOfDir(cellDir, cell) {
-    const runs = readdirSync(cellDir)
-        .filter((name) => /^run-\d+$/.test(name))
-        .flatMap((name) => {
-        try {
-            return [runFileSchema.parse(JSON.parse(readFileSync(join(cellDir, name, "run.json"), "utf8")))];
-        }
-        catch {
-            return []; // A run without a readable run.json (cut off before writing it) has no point.
-        }
-    });
-    const path = join(cellDir, "curve.json");
-    writeFileSync(path, `${JSON.stringify(curveOf(cell, runs), null, 2)}\n`);
-    return path;
-}
-
-/**
- * `run --sweep` (docs/capacity.md): each selected cell measured over loads instead of N times at its one
- * load. A capacity cell is searched (stats/capacity-plan.ts plans the loads from the runs so far, at most
- * repeats.max runs); a cell with `sweep` measures its list or geometric series. The loop is
- * app/sweep.ts, the plan stats/, the reading of runs compare/capacity.ts.
- */
-async function runSweepCells(options) {
-    const cells = selectCells(options.config, options.cells);
-    for (const cell of cells) {
-        if (cell.capacity === undefined && cell.sweep === undefined)
-            throw new InputError(`--sweep: cell "${cell.name}" has neither capacity nor sweep (docs/capacity.md); select cells with --cells or add one`);
-    }
-    const progress = options.progress;
-    const runs = [];
-    for (const cell of cells) {
-        if (options.signal?.aborted)
-            break;
-        const firstRun = options.firstRunByCell?.[cell.name] ?? options.firstRun ?? 0;
-        let next;
-        if (cell.capacity !== undefined) {
-            const capacityCell = cell;
-            const settings = searchSettingsOf(options.config, capacityCell);
-            const objectives = capacityObjectivesOf(capacityCell);
-            // With --append the search goes on from the runs already in the cell's directory (an interrupted
-            // search resumed), counting them against repeats.max.
-            const earlier = firstRun > 0 ? existingRecords(join(options.outDir, cell.name)) : [];
-            if (earlier.length > 0)
-                progress?.message(`${cell.name}: capacity search resumes from ${earlier.length} run(s) already in the directory`);
-            next = (outputs) => {
-                const records = [
-                    ...earlier,
-                    ...outputs.map((output) => runRecordFromRunFile(output.file, output.dir)),
-                ];
-                if (records.length >= settings.maxRuns) {
-                    progress?.message(`${cell.name}: capacity search stopped at repeats.max (${settings.maxRuns} runs)`);
-                    return null;
-                }
-                const usable = capacityRunsOf(capacityCell, records);
-                const step = nextSearchStep(usable, objectives, {
-                    ...settings,
-                    maxRuns: settings.maxRuns - (records.length - usable.length),
-                });
-                if (step.kind === "measure") {
-                    progress?.message(`${cell.name}: capacity search: ${step.reason}: loads ${step.loads.join(", ")}`);
-                    return step.loads;
-                }
-                const found = step.estimate;
-                const interval = step.interval;
-                progress?.message(`${cell.name}: capacity search done (${step.reason}): ${step.message}` +
-                    (found && found.bound === "inside"
-                        ? `; capacity ${found.capacity.toPrecision(3)} (${found.limiting})${interval ? `, ${Math.round(interval.level * 100)}% interval ${interval.low.toPrecision(3)} to ${interval.high.toPrecision(3)}` : ""}`
-                        : ""));
-                if (step.reason === "below-range" || step.reason === "above-range")
-                    progress?.message(`warning: ${cell.name}: ${step.message}`);
-                return null;
-            };
-        }
-        else {
-            const loads = sweepLoads(cell.sweep, cell.load.type === "concurrency");
-            next = (outputs) => (outputs.length === 0 ? loads : null);
-        }
-        const result = await runLoadSearch({ ...options, cell, firstRun, next });
-        runs.push(...result.runs);
-        if (result.runs.length > 0) {
-            const curve = writeCurveOfDir(join(options.outDir, cell.name), cell.name);
-            progress?.message(`${cell.name}: load curve written to ${curve}`);
-        }
-        if (result.stoppedBecause === "aborted")
-            break;
-    }
-    return { runs };
-}
-/** The runs of a cell directory (run-<k>/run.json) as records; unreadable ones are skipped. */
-function existingRecords(cellDir) {
-    let names;
-    try {
-        names = readdirSync(cellDir);
-    }
-    catch {
-        return [];
-    }
-    return names
-        .filter((name) => /^run-\d+$/.test(name))
-        .flatMap((name) => {
-        const path = join(cellDir, name, "run.json");
-        try {
-            return [runRecordFromRunFile(runFileSchema.parse(JSON.parse(readFileSync(path, "utf8"))), path)];
-        }
-        catch {
-            return [];
-        }
-    });
-}
-
 const usage$1 = `Usage: vllm-perf-gate run --config FILE --out DIR [options]
 
 Runs each cell of the config N times against a server and writes, per run,
@@ -2036,6 +1860,10 @@ const runCommand = {
             if (bound.length > 0) {
                 progress.message(`warning: ${bound.length} run(s) were client-bound (the client, not the server, limited them): ${bound.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`);
             }
+            const starved = result.runs.filter((run) => run.file.flags.serverStarved);
+            if (starved.length > 0) {
+                progress.message(`warning: ${starved.length} run(s) were server host starved (the simulator's own process ran late): ${starved.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`);
+            }
             const exported = await writeRunExports(result.runs, formats.exports, stringOption(args, "side"));
             for (const line of exported)
                 progress.message(line);
@@ -2071,44 +1899,6 @@ const runCommand = {
         }
     },
 };
-/** The run indices k of the `run-<k>` directories of one cell directory (none when it does not exist). */
-function existingRunIndices(cellDir) {
-    let names;
-    try {
-        names = readdirSync(cellDir);
-    }
-    catch {
-        return [];
-    }
-    return names.flatMap((name) => {
-        const match = /^run-(\d+)$/.exec(name);
-        return match ? [Number(match[1])] : [];
-    });
-}
-/**
- * Where each selected cell's runs start in DIR: 0 for a cell without runs there; with `append`, one
- * past the highest existing run-<k>. Without `append`, existing runs are refused (exit 2, naming the
- * directory), since writing run-0 again would silently replace what was measured.
- */
-function firstRunsIn(outDir, cells, append) {
-    const first = {};
-    const occupied = [];
-    for (const cell of cells) {
-        const cellDir = join(outDir, cell);
-        const indices = existingRunIndices(cellDir);
-        if (indices.length === 0)
-            first[cell] = 0;
-        else {
-            const highest = Math.max(...indices);
-            first[cell] = highest + 1;
-            occupied.push(`${cellDir} (${indices.length} run(s), up to run-${highest})`);
-        }
-    }
-    if (occupied.length > 0 && !append) {
-        throw new InputError(`--out ${outDir} already has runs, which this run would overwrite: ${occupied.join(", ")}; nothing was run. Add --append to add runs after them (run-<k> continues from the highest k), or choose another --out`);
-    }
-    return first;
-}
 /** The one line an interrupted `run` ends with: what was kept, and where. */
 function interruptSummary(signal, runs, outDir) {
     const whole = runs.filter((run) => !run.file.flags.interrupted);
@@ -2155,6 +1945,10 @@ const knobSpecs = {
         schema: num(0),
         help: "cost per context token (prompt + output so far) of each decoding sequence",
     },
+    decode_compute_per_token_ms: {
+        schema: num(0),
+        help: "compute time per token decoded in a step (roofline): the decode part of a step takes the larger of its memory-bound time (step_overhead_ms + decode_per_seq_ms and attention terms) and this x decoded tokens, so past the knee step time grows faster and throughput flattens before max_num_seqs; 0 = memory-bound only",
+    },
     prefill_attention_per_token_pair_ms: {
         schema: num(0),
         help: "cost per (prefill token x earlier token it attends to): makes prefill grow with the prompt length squared",
@@ -2182,7 +1976,7 @@ const knobSpecs = {
     tokens_per_chunk: { schema: int(1), help: "tokens per SSE chunk (k > 1 bundles tokens, as a fault)" },
     coalesce_late_tokens: {
         schema: boolean(),
-        help: "when the simulator falls behind its timeline, send the steps already due together, a request's tokens as one chunk (vLLM V1 merges undelivered outputs so); false = one chunk per step, late",
+        help: "when the simulator falls behind its timeline, a request's tokens from the steps already due go as one chunk (as vLLM V1's output collector merges outputs its lagging front end has not sent); false = one chunk per token, written back to back",
     },
     vllm_version: {
         schema: string()
@@ -2266,6 +2060,11 @@ const knobSpecs = {
         schema: int(0),
         help: "after N generation requests every stream stops sending (health stays 200); 0 = never",
     },
+    fault_stall_ms: {
+        schema: num(0),
+        help: "the simulator's process blocks this long (ms) after every fault_stall_every_steps-th step delivery, as a starved host would; 0 = never",
+    },
+    fault_stall_every_steps: { schema: int(1), help: "step deliveries between two fault_stall_ms stalls" },
     startup_delay_s: { schema: num(0), help: "slow start: /health and /v1 answer 503 for this many seconds" },
     engine_dead: { schema: boolean(), help: "the engine is dead: /health 503, generation requests 500" },
 };
@@ -2293,6 +2092,8 @@ const noFaults = {
     fault_after_tokens: 1,
     fault_exit_after_requests: 0,
     fault_hang_after_requests: 0,
+    fault_stall_ms: 0,
+    fault_stall_every_steps: 100,
     startup_delay_s: 0,
     engine_dead: false,
 };
@@ -2311,6 +2112,7 @@ const smallGpu = {
     prefill_per_token_ms: 0.004,
     decode_per_seq_ms: 0.03,
     attention_per_context_token_ms: 0.000004,
+    decode_compute_per_token_ms: 0,
     prefill_attention_per_token_pair_ms: 0,
     speed_factor: 1,
     speed_sigma: 0.02,
@@ -2320,7 +2122,7 @@ const smallGpu = {
     fp8_decode_factor: 0.95,
     eos_mean_tokens: 256,
     tokens_per_chunk: 1,
-    coalesce_late_tokens: true,
+    coalesce_late_tokens: false,
     vllm_version: "0.11.0",
     spec_decode_num_tokens: 0,
     spec_decode_acceptance_t0: 0.8,
@@ -2385,6 +2187,9 @@ const builtInProfiles = {
         prefill_attention_per_token_pair_ms: 0.000004,
         decode_per_seq_ms: 0.08,
         attention_per_context_token_ms: 0.00004,
+        // Compute-bound past about 64 decoding sequences (6 ms / (0.2 - 0.08 - attention)): throughput
+        // flattens there, as a GPU's does once a decode step is no longer bound by reading the weights.
+        decode_compute_per_token_ms: 0.2,
     },
     "spec-decode": {
         ...smallGpu,
@@ -2530,6 +2335,7 @@ function effectiveCosts(profile) {
         prefillPerTokenMs: profile.prefill_per_token_ms * (fp8 ? profile.fp8_prefill_factor : 1),
         decodePerSeqMs: profile.decode_per_seq_ms * (fp8 ? profile.fp8_decode_factor : 1),
         attentionPerContextTokenMs: profile.attention_per_context_token_ms * (fp8 ? profile.fp8_decode_factor : 1),
+        decodeComputePerTokenMs: profile.decode_compute_per_token_ms,
     };
 }
 
@@ -3141,11 +2947,13 @@ class Engine {
         }
         const p = this.profile;
         const c = this.costs;
-        const base = p.step_overhead_ms +
+        // Roofline: the memory-bound part (the weights read once per step, the KV of each decoding
+        // sequence) or the decoded tokens' compute, whichever is longer; 0 compute = memory-bound only.
+        const memoryBound = p.step_overhead_ms + c.decodePerSeqMs * decodeSequences + c.attentionPerContextTokenMs * contextTokens;
+        const computeBound = c.decodeComputePerTokenMs * (decodeSequences + draftTokens);
+        const base = Math.max(memoryBound, computeBound) +
             c.prefillPerTokenMs * (prefillTokens + draftTokens) +
             p.prefill_attention_per_token_pair_ms * prefillContext +
-            c.decodePerSeqMs * decodeSequences +
-            c.attentionPerContextTokenMs * contextTokens +
             p.spec_decode_draft_per_token_ms * draftTokens;
         const jitter = p.jitter_sigma > 0 ? Math.exp(p.jitter_sigma * this.noise.normal()) : 1;
         const durationMs = base * this.speedFactor * jitter;
@@ -4322,12 +4130,24 @@ class ActiveRequest {
         if (this.req.logprobs !== null)
             this.pendingLogprobs.push(tokenLogprobs(event, text, this.req.logprobs));
         this.lastEvent = event;
-        if (finish !== null)
+        if (finish !== null) {
             this.finishStream(event, finish);
+            return;
+        }
+        // A fault fires at its token, also when this delivery carries later steps (coalesce_late_tokens
+        // merges them) whose last token would otherwise end the stream before the fault.
+        const fault = this.fault;
+        if (fault &&
+            this.sentTokens + this.pendingTokens >= fault.afterTokens &&
+            this.pendingTokens >= this.server.profile.tokens_per_chunk) {
+            this.flush();
+        }
     }
     /**
-     * Sends what this delivery's events produced as one write: normally one token, several when the
-     * simulator caught up on steps it was late for (merged into one chunk, as vLLM V1 does).
+     * Sends what this delivery's events produced as one write: one step's tokens (one token, or a step's
+     * accepted drafts). With coalesce_late_tokens a delivery carries every step already due when the
+     * simulator was late, and their tokens go as one chunk (as vLLM V1's output collector merges outputs its
+     * lagging front end has not sent yet); by default each late step is its own delivery and chunk.
      */
     flush() {
         if (this.done || this.server.hung || !this.req.stream)
@@ -4629,7 +4449,7 @@ class Writer {
         this.sample(`${name}_sum`, labels, histogram.sum);
     }
 }
-function renderMetrics({ engine, modelName, http, createdAt }) {
+function renderMetrics({ engine, modelName, http, createdAt, stepLateness }) {
     const w = new Writer(createdAt);
     const labels = { model_name: modelName, engine: "0" };
     const s = engine.stats;
@@ -4638,6 +4458,8 @@ function renderMetrics({ engine, modelName, http, createdAt }) {
         writeHttp(w, http);
         return `${w.lines.join("\n")}\n`;
     }
+    if (stepLateness)
+        writeSimOnly(w, stepLateness);
     const set = metricSetOf(p.vllm_version);
     const gauge = (name, help, value, extra = {}) => {
         w.family(name, "gauge", help);
@@ -4734,6 +4556,16 @@ function renderMetrics({ engine, modelName, http, createdAt }) {
     w.sample("vllm:cache_config_info", cacheConfigLabels(engine), 1);
     writeHttp(w, http);
     return `${w.lines.join("\n")}\n`;
+}
+/**
+ * The simulator's own health, which no vLLM exports (prefix `sim:`, never `vllm:`): how late its step
+ * loop handled each step boundary, i.e. how much the simulator's process was kept from running on time by
+ * the host it shares with the client. The runner records it per run and excludes a run whose simulator
+ * was starved (docs/run.md, Server host starved). Written first; hidden with disable_log_stats, as vLLM
+ * then shows only the HTTP metrics.
+ */
+function writeSimOnly(w, stepLateness) {
+    w.histogram("sim:step_lateness_seconds", "Simulator only (not a vLLM metric): how late the step loop handled each step boundary, in seconds.", {}, stepLateness);
 }
 /**
  * CacheConfig.metrics_info(): every field of vLLM's CacheConfig as a string label, plus engine
@@ -4936,6 +4768,7 @@ async function handleRequest(server, req, res) {
                 modelName: o.model,
                 http: server.httpMetrics,
                 createdAt: server.createdAt,
+                stepLateness: server.stepLatenessHistogram(),
             }));
             return;
         case "POST /v1/completions":
@@ -5008,6 +4841,15 @@ function routeMethods(path, devMode) {
 }
 
 /**
+ * Upper bounds (s) of sim:step_lateness_seconds: from well under a step of the demo's engine (35 ms) to
+ * the stalls of a starved host (hundreds of ms) and beyond the loop's resync point.
+ */
+const stepLatenessBuckets = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 1, 2.5,
+];
+/** Nothing ever notifies it: Atomics.wait on it blocks the process for the fault_stall_ms fault. */
+const stallCell = new Int32Array(new SharedArrayBuffer(4));
+/**
  * The simulated vLLM server: the engine and its step loop, the HTTP listener, the requests in flight and
  * the injected faults that end the server. Routing is `routes.ts`, generation `generation.ts`, a
  * response in flight `active-request.ts`, the admin and model routes `admin.ts` and `model-routes.ts`.
@@ -5032,6 +4874,11 @@ class SimServer {
     sockets = new Set();
     /** Requests with output from the delivery in progress (reused to spare an allocation per step). */
     touched = [];
+    /** Step deliveries so far (the fault_stall_ms fault counts them). */
+    deliveries = 0;
+    /** The loop's lateness samples folded into `stepLateness` so far. */
+    latenessFolded = 0;
+    stepLateness = new Histogram(stepLatenessBuckets);
     constructor(options) {
         this.options = options;
         this.responses = new HttpResponder(options.clock);
@@ -5097,6 +4944,25 @@ class SimServer {
         touched.length = 0;
         for (const id of rejected)
             this.active.get(id)?.reject();
+        const p = this.profile;
+        if (p.fault_stall_ms > 0 && ++this.deliveries % p.fault_stall_every_steps === 0) {
+            // The whole process stops, as one the host's scheduler starved would: timers, sockets, the loop.
+            Atomics.wait(stallCell, 0, 0, p.fault_stall_ms);
+        }
+    }
+    /**
+     * Every step's lateness since the server started, in seconds (the simulator-only family
+     * sim:step_lateness_seconds on /metrics): the loop's samples not yet counted are folded in when asked.
+     * A resetLatency() in between (the benchmark's) restarts the loop's buffer; its unread samples are lost.
+     */
+    stepLatenessHistogram() {
+        const { lateness, count } = this.loop.latency();
+        if (count < this.latenessFolded)
+            this.latenessFolded = 0;
+        for (let index = this.latenessFolded; index < count; index++)
+            this.stepLateness.observe(Math.max(0, lateness[index]) / 1000);
+        this.latenessFolded = count;
+        return this.stepLateness;
     }
     guarded(request, action) {
         try {
@@ -5509,6 +5375,7 @@ const commands = [
     compareCommand,
     demoCommand,
     historyCommand,
+    calibrateCommand,
 ];
 function topLevelUsage() {
     const width = Math.max(...commands.map((command) => command.name.length));
