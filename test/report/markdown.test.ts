@@ -188,7 +188,8 @@ describe("what the reviewer sees", () => {
     const higher = comparisons.findIndex((c) => c.gated && c.higherIsBetter);
     comparisons[higher] = { ...comparisons[higher]!, tolerance: 0.1, ratio: 1.18, ci: [1.12, 1.25] };
     const markdown = renderMarkdown({ ...verdict, comparisons });
-    const label = "⚪ within tolerance: better beyond it, but not a significant improvement at the adjusted level";
+    const label =
+      "⚪ within tolerance: better beyond it, but not a significant improvement at the adjusted level";
     expect(markdown).toMatch(
       new RegExp(`\\| ${describeMetric(better.metric)} ↓ \\| ±10% \\|[^\\n]*${label}`),
     );
