@@ -1,13 +1,11 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ActionDependencies } from "../../src/app/gate/dependencies.js";
+import { describe, expect, it } from "vitest";
 import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
 import { runFileSchema } from "../../src/metrics/run-schema.js";
-import { FakeGitHub } from "../github/fake-github.js";
-import { runJob as runJobIn, workflowToken } from "./harness.js";
+import { runJob as runJobIn } from "./harness.js";
 import { pullRequestPayload, pushPayload } from "./payloads.js";
+import { useRealActionJob } from "./real-job.js";
 
 /**
  * A capacity cell through the action with the real runner, simulator and compare (docs/action.md,
@@ -17,18 +15,11 @@ import { pullRequestPayload, pushPayload } from "./payloads.js";
  * minute on a loaded machine.
  */
 
-const fake = new FakeGitHub();
+const job = useRealActionJob("action-capacity-");
+const { fake } = job;
 const sha = (c: string) => c.repeat(40);
 const mainSha = sha("a");
 const PR = 41;
-let root: string;
-let workspace: string;
-let summaryFile: string;
-let runnerIO: typeof import("../../src/action/action-io.js").runnerIO;
-let steps: typeof import("../../src/action/run-from-environment.js");
-let artifactStoreModule: typeof import("../../src/github/artifact-store.js");
-let clientModule: typeof import("../../src/github/client.js");
-let defaults: typeof import("../../src/action/default-dependencies.js");
 
 function config(speedFactor: number): string {
   return `version: 1
@@ -53,50 +44,8 @@ cost: { gpu_hourly_usd: 2.5, gpus: 1 }
 `;
 }
 
-function deps(): ActionDependencies {
-  return {
-    measure: defaults.measureWithRunner,
-    compare: defaults.compareWithStatistics,
-    cleanupServers: async () => {},
-    github: clientModule.createGitHubClient,
-    artifacts: (context) => new artifactStoreModule.GitHubArtifactStore(context),
-    now: () => new Date("2026-11-30T04:00:00Z"),
-  };
-}
-
-beforeAll(async () => {
-  const baseUrl = await fake.start();
-  process.env.GITHUB_API_URL = baseUrl;
-  process.env.ACTIONS_RESULTS_URL = baseUrl;
-  delete process.env.GITHUB_SERVER_URL;
-  fake.users.set(workflowToken, { login: "github-actions[bot]", type: "Bot", installation: true });
-  root = await mkdtemp(join(tmpdir(), "action-capacity-"));
-  workspace = join(root, "workspace");
-  await mkdir(workspace);
-  summaryFile = join(root, "summary.md");
-  await writeFile(summaryFile, "");
-  process.env.GITHUB_STEP_SUMMARY = summaryFile;
-  ({ runnerIO } = await import("../../src/action/action-io.js"));
-  steps = await import("../../src/action/run-from-environment.js");
-  artifactStoreModule = await import("../../src/github/artifact-store.js");
-  clientModule = await import("../../src/github/client.js");
-  defaults = await import("../../src/action/default-dependencies.js");
-});
-
-afterAll(async () => {
-  await fake.stop();
-  await rm(root, { recursive: true, force: true });
-  process.exitCode = undefined;
-});
-
-const environment = () => ({
-  fake,
-  root,
-  workspace,
-  summaryFile,
-  io: runnerIO,
-  runMainStep: steps.runMainStep,
-});
+const environment = job.environment;
+const deps = job.dependencies;
 
 /** The loads the runs of a cell directory ran at, in run order. */
 async function loadsIn(cellDir: string): Promise<number[]> {

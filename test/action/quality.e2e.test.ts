@@ -1,11 +1,7 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ActionDependencies } from "../../src/app/gate/dependencies.js";
-import { FakeGitHub } from "../github/fake-github.js";
-import { runJob as runJobIn, workflowToken } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { runJob as runJobIn } from "./harness.js";
 import { pullRequestPayload, pushPayload } from "./payloads.js";
+import { useRealActionJob } from "./real-job.js";
 
 /**
  * The quality checks through the action with the real runner and compare (src/action/default-dependencies.ts)
@@ -16,18 +12,11 @@ import { pullRequestPayload, pushPayload } from "./payloads.js";
  * must fail on the finish-reason guard.
  */
 
-const fake = new FakeGitHub();
+const job = useRealActionJob("action-quality-");
+const { fake } = job;
 const sha = (c: string) => c.repeat(40);
 const mainSha = sha("a");
 const PR = 41;
-let root: string;
-let workspace: string;
-let summaryFile: string;
-let runnerIO: typeof import("../../src/action/action-io.js").runnerIO;
-let steps: typeof import("../../src/action/run-from-environment.js");
-let artifactStoreModule: typeof import("../../src/github/artifact-store.js");
-let clientModule: typeof import("../../src/github/client.js");
-let defaults: typeof import("../../src/action/default-dependencies.js");
 
 const config = (taskAccuracy: number, garbageShare = 0) => `version: 1
 server:
@@ -49,50 +38,8 @@ repeats: { min: 2, max: 2, baseline: 2, block: 2 }
 gate: { allowed_differences: [server.command] }
 `;
 
-function deps(): ActionDependencies {
-  return {
-    measure: defaults.measureWithRunner,
-    compare: defaults.compareWithStatistics,
-    cleanupServers: defaults.cleanupRecordedServers,
-    github: clientModule.createGitHubClient,
-    artifacts: (context) => new artifactStoreModule.GitHubArtifactStore(context),
-    now: () => new Date("2026-11-30T04:00:00Z"),
-  };
-}
-
-beforeAll(async () => {
-  const baseUrl = await fake.start();
-  process.env.GITHUB_API_URL = baseUrl;
-  process.env.ACTIONS_RESULTS_URL = baseUrl;
-  delete process.env.GITHUB_SERVER_URL;
-  fake.users.set(workflowToken, { login: "github-actions[bot]", type: "Bot", installation: true });
-  root = await mkdtemp(join(tmpdir(), "action-quality-"));
-  workspace = join(root, "workspace");
-  await mkdir(workspace);
-  summaryFile = join(root, "summary.md");
-  await writeFile(summaryFile, "");
-  process.env.GITHUB_STEP_SUMMARY = summaryFile;
-  ({ runnerIO } = await import("../../src/action/action-io.js"));
-  steps = await import("../../src/action/run-from-environment.js");
-  artifactStoreModule = await import("../../src/github/artifact-store.js");
-  clientModule = await import("../../src/github/client.js");
-  defaults = await import("../../src/action/default-dependencies.js");
-});
-
-afterAll(async () => {
-  await fake.stop();
-  await rm(root, { recursive: true, force: true });
-  process.exitCode = undefined;
-});
-
-const environment = () => ({
-  fake,
-  root,
-  workspace,
-  summaryFile,
-  io: runnerIO,
-  runMainStep: steps.runMainStep,
-});
+const environment = job.environment;
+const deps = job.dependencies;
 
 describe("the action reports a quality regression the speed checks cannot see", () => {
   it("a PR whose simulator answers 80% of the tasks instead of 95% fails with the task regression in its comment", async () => {
