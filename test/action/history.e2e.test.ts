@@ -1,13 +1,9 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ActionDependencies } from "../../src/app/gate/dependencies.js";
+import { describe, expect, it } from "vitest";
 import { parseHistory } from "../../src/compare/history.js";
-import { FakeGitHub } from "../github/fake-github.js";
 import { createFileMeasure, testConfig } from "./fixtures.js";
-import { type Job, runJob as runJobIn, workflowToken } from "./harness.js";
+import { type Job, runJob as runJobIn } from "./harness.js";
 import { pullRequestPayload, pushPayload } from "./payloads.js";
+import { useRealActionJob } from "./real-job.js";
 
 /**
  * Main's history through the whole action, against the loopback GitHub API (contents and git data API
@@ -16,31 +12,19 @@ import { pullRequestPayload, pushPayload } from "./payloads.js";
  * reproduces main's regression is told so; a corrupted history is refused and the gate says what it did.
  */
 
-const fake = new FakeGitHub();
+const job = useRealActionJob("history-e2e-");
+const { fake } = job;
 const sha = (c: string) => c.repeat(40);
 const historyPath = "vllm-perf-gate/history.jsonl";
-let root: string;
-let workspace: string;
-let summaryFile: string;
-let runnerIO: typeof import("../../src/action/action-io.js").runnerIO;
-let steps: typeof import("../../src/action/run-from-environment.js");
-let artifactStoreModule: typeof import("../../src/github/artifact-store.js");
-let clientModule: typeof import("../../src/github/client.js");
-let defaults: typeof import("../../src/action/default-dependencies.js");
 
-function deps(): ActionDependencies {
-  return {
+const deps = () =>
+  job.dependencies({
     measure: createFileMeasure([]),
-    compare: defaults.compareWithStatistics,
     cleanupServers: async () => {},
-    github: clientModule.createGitHubClient,
-    artifacts: (context) => new artifactStoreModule.GitHubArtifactStore(context),
     now: () => new Date(Date.UTC(2026, 10, 1) + fake.runs.length * 3_600_000),
-  };
-}
+  });
 
-const runJob = (job: Job) =>
-  runJobIn({ fake, root, workspace, summaryFile, io: runnerIO, runMainStep: steps.runMainStep }, job, deps());
+const runJob = (request: Job) => runJobIn(job.environment(), request, deps());
 
 const push = (runId: number, commit: string, slowdown: number): Job => ({
   runId,
@@ -65,31 +49,6 @@ const pr = (runId: number, slowdown: number, inputs: Record<string, string> = {}
   ref: "refs/pull/41/merge",
   config: testConfig(slowdown),
   inputs: { mode: "gate", comment: "false", ...inputs },
-});
-
-beforeAll(async () => {
-  const baseUrl = await fake.start();
-  process.env.GITHUB_API_URL = baseUrl;
-  process.env.ACTIONS_RESULTS_URL = baseUrl;
-  delete process.env.GITHUB_SERVER_URL;
-  fake.users.set(workflowToken, { login: "github-actions[bot]", type: "Bot", installation: true });
-  root = await mkdtemp(join(tmpdir(), "history-e2e-"));
-  workspace = join(root, "workspace");
-  await mkdir(workspace);
-  summaryFile = join(root, "summary.md");
-  await writeFile(summaryFile, "");
-  process.env.GITHUB_STEP_SUMMARY = summaryFile;
-  ({ runnerIO } = await import("../../src/action/action-io.js"));
-  steps = await import("../../src/action/run-from-environment.js");
-  artifactStoreModule = await import("../../src/github/artifact-store.js");
-  clientModule = await import("../../src/github/client.js");
-  defaults = await import("../../src/action/default-dependencies.js");
-});
-
-afterAll(async () => {
-  await fake.stop();
-  await rm(root, { recursive: true, force: true });
-  process.exitCode = undefined;
 });
 
 describe("main's history in the action", () => {

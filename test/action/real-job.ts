@@ -16,8 +16,8 @@ export interface RealActionJob {
   fake: FakeGitHub;
   /** What runJob needs (harness.ts). */
   environment(): JobEnvironment;
-  /** The action's real dependencies, at a fixed clock. */
-  dependencies(): ActionDependencies;
+  /** The action's real dependencies, at a fixed clock; a test may replace any of them. */
+  dependencies(overrides?: Partial<ActionDependencies>): ActionDependencies;
 }
 
 export function useRealActionJob(tempPrefix: string): RealActionJob {
@@ -59,13 +59,14 @@ export function useRealActionJob(tempPrefix: string): RealActionJob {
   return {
     fake,
     environment: () => ({ fake, root, workspace, summaryFile, io: runnerIO, runMainStep: steps.runMainStep }),
-    dependencies: () => ({
+    dependencies: (overrides = {}) => ({
       measure: defaults.measureWithRunner,
       compare: defaults.compareWithStatistics,
       cleanupServers: defaults.cleanupRecordedServers,
       github: clientModule.createGitHubClient,
       artifacts: (context) => new artifactStoreModule.GitHubArtifactStore(context),
       now: () => new Date("2026-11-30T04:00:00Z"),
+      ...overrides,
     }),
   };
 }
