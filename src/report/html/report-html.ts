@@ -86,7 +86,7 @@ export interface HtmlReport {
 /** The directory beside report.html that holds the same charts as SVG files. */
 export const chartsDirName = "report-charts";
 
-const pageStyle = [
+export const pageStyle = [
   "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;max-width:1100px;padding:0 16px;color:#111;background:#fff}",
   "h1{font-size:22px;margin:0 0 8px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:14px;margin:18px 0 6px}",
   "table{border-collapse:collapse;font-size:13px;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;text-align:left}th{background:#f6f6f6}",
@@ -95,12 +95,12 @@ const pageStyle = [
   ".examples td{white-space:pre-wrap;word-break:break-word;max-width:360px;font-family:ui-monospace,monospace;font-size:12px}",
 ].join("");
 
-function esc(value: string, max = 200): string {
+export function esc(value: string, max = 200): string {
   return escapeHtml(value, max);
 }
 
 /** A safe file-name piece: lower-case letters, digits, dash and underscore. */
-function slug(value: string): string {
+export function slug(value: string): string {
   const cleaned = value
     .toLowerCase()
     .replace(/[^a-z0-9_-]+/g, "-")
