@@ -145,7 +145,7 @@ export function loadCurveSpec(picture: LoadCurvePicture, figure: LoadFigure): To
     });
   const first =
     picture.kind === "sweep"
-      ? "a load sweep: no capacity point (no capacity config on the cell)"
+      ? "a load sweep: no capacity point"
       : `capacity: ${picture.series
           .map((series) => capacityLabel(series)?.replace(" capacity", "") ?? `${series.side} none`)
           .join(", ")}`;
