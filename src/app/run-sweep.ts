@@ -94,8 +94,17 @@ export async function runSweepCells(options: RunCellsOptions): Promise<RunCellsR
       const cellDir = join(options.outDir, cell.name);
       const curve = writeCurveOfDir(cellDir, cell.name);
       progress?.message(`${cell.name}: load curve written to ${curve}`);
-      const report = await writeSweepReport(cellDir, cell, options.config.gate.confidence);
-      progress?.message(`${cell.name}: its charts written to ${report} (and report-charts/*.svg beside it)`);
+      // The picture never fails a sweep whose runs are on disk: a drawing error is said and the sweep goes on.
+      try {
+        const report = await writeSweepReport(cellDir, cell, options.config.gate.confidence);
+        progress?.message(
+          `${cell.name}: its charts written to ${report} (and report-charts/*.svg beside it)`,
+        );
+      } catch (error) {
+        progress?.message(
+          `warning: ${cell.name}: report.html not written (${error instanceof Error ? error.message : String(error)}); the runs and curve.json are kept`,
+        );
+      }
     }
     if (result.stoppedBecause === "aborted") break;
   }
