@@ -1,4 +1,12 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -95,6 +103,39 @@ cells:
     expect(points(svg)).toEqual(["measured at load 1.00", "measured at load 3.00"]);
     expect(svg).toContain("load (concurrent requests)");
     expect(result.stderr).toContain(`sw: its charts written to ${join(cellDir, "report.html")}`);
+  });
+});
+
+describe("run --sweep when its picture cannot be written", () => {
+  it("warns and keeps the runs and curve.json (exit 0)", async () => {
+    server = await startFakeServer();
+    dir = mkdtempSync(join(tmpdir(), "vpg-sweep-"));
+    writeFileSync(
+      join(dir, "gate.yml"),
+      `version: 1
+server: { kind: external, base_url: "http://127.0.0.1:1" }
+model: { name: m }
+cells:
+  - name: sw
+    dataset: { type: synthetic, input_tokens: 8, output_tokens: 4 }
+    load: { type: concurrency, concurrency: 1 }
+    size: { requests: 3 }
+    warmup: { requests: 0 }
+    sweep: { loads: [1, 2], runs: 1 }
+`,
+    );
+    // A directory where report.html should go: writing the page fails.
+    mkdirSync(join(dir, "out", "sw", "report.html"), { recursive: true });
+    const result = await cli(
+      ["run", "--config", "gate.yml", "--out", "out", "--sweep", "--base-url", server.baseUrl],
+      { cwd: dir },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(
+      /warning: sw: report\.html not written \(.*\); the runs and curve\.json are kept/,
+    );
+    expect(existsSync(join(dir, "out", "sw", "curve.json"))).toBe(true);
+    expect(existsSync(join(dir, "out", "sw", "run-1", "run.json"))).toBe(true);
   });
 });
 
