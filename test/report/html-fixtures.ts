@@ -269,7 +269,11 @@ export async function compareCapacityQualityInto(text: string) {
  * no capacity config: 4 rates x 2 runs a side, the candidate's TTFT and E2E 1.5 times the baseline's.
  * With `slo`, a config names the cell (label "sweep") with a sweep form and those SLOs.
  */
-export async function compareSweepInto(label: string, slo?: { ttft_ms: number; e2el_ms: number }) {
+export async function compareSweepInto(
+  label: string,
+  slo?: { ttft_ms: number; e2el_ms: number },
+  env: Record<string, string> = {},
+) {
   const root = await mkdtemp(join(tmpdir(), "vpg-html-sweep-"));
   const write = async (name: string, scale: number) => {
     const dir = join(root, name);
@@ -332,6 +336,7 @@ export async function compareSweepInto(label: string, slo?: { ttft_ms: number; e
     baseline: [baseline],
     candidate: [candidate],
     ...(config ? { config } : {}),
+    env,
     now: new Date("2026-12-01T00:00:00Z"),
   });
   const out = join(root, "out");

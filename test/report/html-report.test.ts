@@ -339,6 +339,18 @@ describe("report.html", () => {
     expect(load.match(/^ {2}line \[/gm)).toHaveLength(2);
   });
 
+  it("never shows a planted secret that is in a sweep's label, in the page, the load charts or the comment", async () => {
+    const { html, out, chartFiles, outcome } = await compareSweepInto(`sweep ${plantedSecret}`, undefined, {
+      MY_API_TOKEN: plantedSecret,
+    });
+    expect(outcome.verdict.sweeps).toHaveLength(1);
+    expectNoPlantedSecret("report.html", html);
+    expectNoPlantedSecret("report.md", outcome.reportMarkdown);
+    for (const file of chartFiles)
+      expectNoPlantedSecret(file, await readFile(join(out, "report-charts", file), "utf8"));
+    expect(chartFiles.filter((f) => f.includes("-load-"))).toHaveLength(5);
+  });
+
   it("shows the quality checks: accuracy per side with Wilson intervals, the worst greedy differences escaped", async () => {
     const { html, out, chartFiles } = await compareCapacityQualityInto(hostile);
     expect(chartFiles).toContain("0-quality-task-accuracy.svg");
