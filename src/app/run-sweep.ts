@@ -19,6 +19,7 @@ import {
 } from "./run-cells.js";
 import { runLoadSearch, sweepLoads } from "./sweep.js";
 import { writeCurveOfDir } from "./sweep-curve.js";
+import { writeSweepReport } from "./sweep-report.js";
 
 /**
  * `run --sweep` (docs/capacity.md): each selected cell measured over loads instead of N times at its one
@@ -90,8 +91,20 @@ export async function runSweepCells(options: RunCellsOptions): Promise<RunCellsR
     const result = await runLoadSearch({ ...options, cell, firstRun, next });
     runs.push(...result.runs);
     if (result.runs.length > 0) {
-      const curve = writeCurveOfDir(join(options.outDir, cell.name), cell.name);
+      const cellDir = join(options.outDir, cell.name);
+      const curve = writeCurveOfDir(cellDir, cell.name);
       progress?.message(`${cell.name}: load curve written to ${curve}`);
+      // The picture never fails a sweep whose runs are on disk: a drawing error is said and the sweep goes on.
+      try {
+        const report = await writeSweepReport(cellDir, cell, options.config.gate.confidence);
+        progress?.message(
+          `${cell.name}: its charts written to ${report} (and report-charts/*.svg beside it)`,
+        );
+      } catch (error) {
+        progress?.message(
+          `warning: ${cell.name}: report.html not written (${error instanceof Error ? error.message : String(error)}); the runs and curve.json are kept`,
+        );
+      }
     }
     if (result.stoppedBecause === "aborted") break;
   }

@@ -98,20 +98,26 @@ export function curveOf(cell: string, runs: readonly RunFile[]): CurveFile {
   return curveFileSchema.parse({ schemaVersion: curveFileSchemaVersion, cell, dimension, points });
 }
 
+/** Every readable run-<k>/run.json of a cell directory, in directory order. */
+export function readCellRunFiles(cellDir: string): { file: RunFile; path: string }[] {
+  return readdirSync(cellDir)
+    .filter((name) => /^run-\d+$/.test(name))
+    .flatMap((name) => {
+      const path = join(cellDir, name, "run.json");
+      try {
+        return [{ file: runFileSchema.parse(JSON.parse(readFileSync(path, "utf8"))), path }];
+      } catch {
+        return []; // A run without a readable run.json (cut off before writing it) has no point.
+      }
+    });
+}
+
 /**
  * Writes DIR/<cell>/curve.json from every run-<k>/run.json of the cell directory (runs added with
  * --append included); returns its path.
  */
 export function writeCurveOfDir(cellDir: string, cell: string): string {
-  const runs = readdirSync(cellDir)
-    .filter((name) => /^run-\d+$/.test(name))
-    .flatMap((name) => {
-      try {
-        return [runFileSchema.parse(JSON.parse(readFileSync(join(cellDir, name, "run.json"), "utf8")))];
-      } catch {
-        return []; // A run without a readable run.json (cut off before writing it) has no point.
-      }
-    });
+  const runs = readCellRunFiles(cellDir).map((run) => run.file);
   const path = join(cellDir, "curve.json");
   writeFileSync(path, `${JSON.stringify(curveOf(cell, runs), null, 2)}\n`);
   return path;

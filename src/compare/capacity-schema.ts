@@ -25,7 +25,7 @@ export const capacitySideSchema = z.object({
   note: z.string().nullable(),
 });
 
-/** One load of a side's curve: means over the side's usable runs at that load (compare/capacity-curve.ts). */
+/** One load of a side's curve: means over the side's usable runs at that load (compare/load-curve.ts). */
 export const capacityCurvePointSchema = z.object({
   load: z.number(),
   runs: z.number().int(),

@@ -15,6 +15,7 @@ import { holmAdjust } from "../stats/multiplicity.js";
 import { exitCodeFor } from "./analyze/outcome.js";
 import type { CapacityComparison, CapacityCurvePoint, CapacitySide } from "./capacity-schema.js";
 import { costPerThousandRequests } from "./cost.js";
+import { loadCurveOf } from "./load-curve.js";
 import type { OverallVerdict, VerdictFile } from "./verdict-schema.js";
 
 /**
@@ -375,31 +376,6 @@ export function mixedLoadWarnings(records: readonly RunRecord[]): string[] {
  * goodput, output tokens/s, and TTFT and E2E at the cell's SLO percentile. Rows ascend by load.
  */
 export function capacityCurveOf(cell: CapacityCell, records: readonly RunRecord[]): CapacityCurvePoint[] {
-  const byLoad = new Map<number, RunRecord[]>();
-  for (const record of records) {
-    if (record.cell !== cell.name || record.exclusionReasons.length > 0) continue;
-    const load = recordLoad(cell, record);
-    if (load === null || !(load > 0)) continue;
-    byLoad.set(load, [...(byLoad.get(load) ?? []), record]);
-  }
-  const p = cell.capacity.percentile;
-  return [...byLoad.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([load, runs]) => {
-      const mean = (metric: MetricName): number | null => {
-        const values = runs
-          .map((run) => run.metrics[metric])
-          .filter((v): v is number => v !== null && v !== undefined && Number.isFinite(v));
-        return values.length === 0 ? null : values.reduce((sum, v) => sum + v, 0) / values.length;
-      };
-      return {
-        load,
-        runs: runs.length,
-        completedPerSecond: mean("request_throughput"),
-        goodput: mean("request_goodput"),
-        outputTokensPerSecond: mean("output_throughput"),
-        ttftMs: mean(`ttft_${p}`),
-        e2elMs: mean(`e2el_${p}`),
-      };
-    });
+  const dimension = cell.load.type === "concurrency" ? "concurrency" : "rate";
+  return loadCurveOf(cell.name, dimension, cell.capacity.percentile, records);
 }

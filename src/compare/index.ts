@@ -13,6 +13,7 @@ import {
   withCapacity,
 } from "./capacity.js";
 import { type CostModel, defaultCostModel, gpuMinutesSpent, runMinutesOf } from "./cost.js";
+import { type SweepCellHint, sweepCurves } from "./sweep-curves.js";
 import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict-schema.js";
 
 export type { RunRecord } from "../metrics/run-record.js";
@@ -31,6 +32,8 @@ export interface CompareSettings {
   capacity?: { cells: CapacityCell[]; cost: Config["cost"] };
   /** The quality checks (config `quality`); their defaults without a config. */
   quality?: QualityConfig;
+  /** Each cell's load dimension and SLOs from the config, for the sweeps' curves (compare/sweep-curves.ts). */
+  sweepCells?: readonly SweepCellHint[];
 }
 
 export function defaultCompareSettings(): CompareSettings {
@@ -56,6 +59,11 @@ export function settingsFromConfig(config: Config): CompareSettings {
     ...(capacityCells(config).length > 0
       ? { capacity: { cells: capacityCells(config), cost: config.cost } }
       : {}),
+    sweepCells: config.cells.map((cell) => ({
+      name: cell.name,
+      load: { type: cell.load.type },
+      ...(cell.slo ? { slo: cell.slo } : {}),
+    })),
   };
 }
 
@@ -124,6 +132,8 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     });
     decided = withCapacity(decided, capacity, settings.gate.fail_on);
   }
+  const sweeps = sweepCurves(fixedLoad(input.baseline), fixedLoad(input.candidate), settings.sweepCells);
+  if (sweeps.length > 0) decided.sweeps = sweeps;
   const mixedLoads = mixedLoadWarnings([...fixedLoad(input.baseline), ...fixedLoad(input.candidate)]);
   if (mixedLoads.length > 0) decided.warnings = [...decided.warnings, ...mixedLoads];
   if (input.inputNotes && input.inputNotes.length > 0)

@@ -168,6 +168,26 @@ async function findRunFiles(dir: string, depth: number): Promise<string[]> {
   return found;
 }
 
+/**
+ * A `vllm bench sweep serve` output (vllm/benchmarks/sweep/serve.py): one directory per parameter
+ * combination (or the experiment directory itself without --serve-params/--bench-params) holding
+ * `run=<n>.json` per measured run, a vLLM result with the combination's parameters added, beside
+ * `summary.json` (the list of those runs), `warmup.json` and `run=<n>.failure.json`, which are not runs.
+ */
+const sweepRunFileName = /^run=\d+\.json$/;
+
+async function findSweepRunFiles(dir: string, depth: number): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  entries.sort((a, b) => a.name.localeCompare(b.name, "en", { numeric: true }));
+  const found: string[] = [];
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isFile() && sweepRunFileName.test(entry.name)) found.push(path);
+    else if (entry.isDirectory() && depth > 0) found.push(...(await findSweepRunFiles(path, depth - 1)));
+  }
+  return found;
+}
+
 async function expandPath(path: string): Promise<{ files: string[]; isDirectory: boolean }> {
   let info: Awaited<ReturnType<typeof stat>>;
   try {
@@ -180,13 +200,15 @@ async function expandPath(path: string): Promise<{ files: string[]; isDirectory:
   if (!info.isDirectory()) return { files: [path], isDirectory: false };
   const runFiles = await findRunFiles(path, 3);
   if (runFiles.length > 0) return { files: runFiles, isDirectory: true };
+  const sweepFiles = await findSweepRunFiles(path, 2);
+  if (sweepFiles.length > 0) return { files: sweepFiles, isDirectory: true };
   // A directory of `vllm bench serve` results (one JSON per run).
   const entries = (await readdir(path))
     .filter((name) => name.endsWith(".json") && name !== "verdict.json")
     .sort();
   if (entries.length > 0) return { files: entries.map((name) => join(path, name)), isDirectory: true };
   throw new InputError(
-    `${path}: no run.json files (expected ${basename(path)}/<cell>/run-<k>/run.json) and no result JSON files`,
+    `${path}: no run.json files (expected ${basename(path)}/<cell>/run-<k>/run.json), no \`vllm bench sweep serve\` runs (run=<n>.json) and no result JSON files`,
   );
 }
 

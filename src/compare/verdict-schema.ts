@@ -2,6 +2,7 @@ import { z } from "zod";
 import { metricNames } from "../config/metric-names.js";
 import { capacityComparisonSchema } from "./capacity-schema.js";
 import { qualityVerdictSchema } from "./quality-schema.js";
+import { sweepCurveSchema } from "./sweep-curves.js";
 
 /**
  * `verdict.json`: the machine-readable outcome of `compare`, read by the action (to label the PR,
@@ -241,6 +242,11 @@ export const verdictFileSchema = z.object({
   gpuMinutes: gpuMinutesSpentSchema.optional(),
   /** Capacity at the SLO per capacity cell (compare/capacity.ts, docs/capacity.md). */
   capacity: z.array(capacityComparisonSchema).optional(),
+  /**
+   * Load curves of both sides per cell whose runs ran at several loads and that has no capacity config
+   * (compare/sweep-curves.ts): drawn by report.html and the comment; the cell is still judged at a fixed load.
+   */
+  sweeps: z.array(sweepCurveSchema).optional(),
 });
 
 export type VerdictFile = z.output<typeof verdictFileSchema>;

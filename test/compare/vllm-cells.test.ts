@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -123,5 +123,69 @@ describe("compare: vLLM result files are grouped into cells by label", () => {
     expect(result.code === 0 || result.code === 1).toBe(true);
     const verdict = verdictFileSchema.parse(JSON.parse(result.stdout));
     expect(verdict.cells.map((c) => c.name)).toEqual(["main"]);
+  });
+});
+
+/**
+ * A `vllm bench sweep serve -o DIR` output as vllm/benchmarks/sweep/serve.py (commit 0031557f) writes it:
+ * DIR/<experiment>/<combination>/run=<n>.json per run (the `vllm bench serve` result with `run_number` and
+ * the combination's parameters added), summary.json (the list of the combination's runs), warmup.json,
+ * a `run=<n>.failure.json` for a failed run, and summary.csv in the experiment directory.
+ */
+async function sweepServeDir(root: string, scale: number): Promise<string> {
+  const experiment = join(root, "20261201_120000");
+  for (const rate of [1, 2, 4]) {
+    const combination = join(experiment, `BENCH--request_rate=${rate}`);
+    await mkdir(combination, { recursive: true });
+    const runs = [0, 1].map((n) =>
+      vllmResult({
+        label: "chat",
+        date: `20261201-12${rate}00${n}`,
+        request_rate: rate,
+        max_concurrency: null,
+        request_throughput: rate * (n === 0 ? 1.01 : 0.99),
+        p99_ttft_ms: scale * 60 * rate * (n === 0 ? 1.01 : 0.99),
+        run_number: n,
+      }),
+    );
+    for (const [n, run] of runs.entries())
+      await writeFile(join(combination, `run=${n}.json`), JSON.stringify(run, null, 4));
+    await writeFile(join(combination, "summary.json"), JSON.stringify(runs, null, 4));
+    await writeFile(join(combination, "warmup.json"), JSON.stringify({ ...runs[0], num_prompts: 1 }));
+    await writeFile(
+      join(combination, "run=2.failure.json"),
+      JSON.stringify({ run_number: 2, error_type: "CalledProcessError", error: "exit 1" }),
+    );
+  }
+  await writeFile(join(experiment, "summary.csv"), ",run_number,request_rate\n");
+  return root;
+}
+
+describe("compare: a `vllm bench sweep serve` directory", () => {
+  it("reads its run=<n>.json files (not summary, warmup or failure files) and draws the sweep", async () => {
+    const root = await mkdtemp(join(tmpdir(), "vpg-sweep-serve-"));
+    const base = await sweepServeDir(join(root, "base"), 1);
+    const cand = await sweepServeDir(join(root, "cand"), 1.3);
+    const records = await loadRuns([base], "baseline");
+    expect(records).toHaveLength(6);
+    expect(records.every((r) => /run=\d\.json$/.test(r.source))).toBe(true);
+    expect(records.map((r) => [r.cell, r.load?.targetRate])).toEqual(
+      [1, 1, 2, 2, 4, 4].map((rate) => ["chat", rate]),
+    );
+    const out = join(root, "out");
+    const result = await cli(["compare", "--baseline", base, "--candidate", cand, "--out", out]);
+    expect(result.code, result.stderr).not.toBe(2);
+    const verdict = verdictFileSchema.parse(JSON.parse(await readFile(join(out, "verdict.json"), "utf8")));
+    const sweep = verdict.sweeps![0]!;
+    expect(sweep.cell).toBe("chat");
+    expect(sweep.curve.baseline.map((p) => [p.load, p.runs])).toEqual([
+      [1, 2],
+      [2, 2],
+      [4, 2],
+    ]);
+    expect(sweep.curve.candidate[1]!.completedPerSecond).toBeCloseTo(2, 9);
+    expect(verdict.warnings.join("\n")).toContain('cell "chat" has runs at 3 different loads');
+    const html = await readFile(join(out, "report.html"), "utf8");
+    expect(html).toContain("Load curves of the sweep");
   });
 });

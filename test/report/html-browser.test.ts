@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareResults, writeCompareOutputs } from "../../src/app/compare.js";
 import { cli } from "../cli/helpers.js";
 import { baseFingerprint } from "../compare/fixtures.js";
-import { compareCapacityQualityInto, compareInto } from "./html-fixtures.js";
+import { compareCapacityQualityInto, compareInto, compareSweepInto } from "./html-fixtures.js";
 
 /**
  * report.html in a real browser: Debian's chromium (installed by .ci/run) driven by playwright-core
@@ -272,5 +272,33 @@ describe.skipIf(!haveBrowser && !inCi)("report.html in a real browser (Debian's 
     expect(blocks[0]).toContain("TTFT p95 ms against load");
     for (const parsed of await mermaidParse(blocks))
       expect(parsed).toEqual({ ok: true, type: "xychart", error: "" });
+  }, 180_000);
+
+  it("draws a compare of two sweeps (hostile label) and one side's run --sweep report of the simulator", async () => {
+    const { out, outcome } = await compareSweepInto(planted);
+    const gated = outcome.verdict.comparisons.filter((c) => c.gated).length;
+    // Each gated check's runs and the sweep's 5 load curves.
+    await expectReportInBrowser(join(out, "report.html"), "report-browser-sweep.png", gated + 5);
+    const blocks = mermaidBlocks(outcome.reportMarkdown);
+    expect(blocks.some((block) => block.includes("TTFT p95 ms against load"))).toBe(true);
+    for (const parsed of await mermaidParse(blocks))
+      expect(parsed).toEqual({ ok: true, type: "xychart", error: "" });
+    const config = join(work, "sweep.yml");
+    await writeFile(
+      config,
+      `${simConfig(0.08).replace(
+        "    load: { type: concurrency, concurrency: 4 }\n    size: { requests: 60 }",
+        "    load: { type: rate, rate: 1 }\n    size: { requests: 6 }\n    slo: { ttft_ms: 500 }\n    sweep: { loads: [4, 12], runs: 1 }",
+      )}`,
+    );
+    const run = await cli(["run", "--config", config, "--out", join(work, "sweep"), "--sweep"], {
+      cwd: work,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    await expectReportInBrowser(
+      join(work, "sweep", "chat", "report.html"),
+      "report-browser-run-sweep.png",
+      5,
+    );
   }, 180_000);
 });

@@ -262,3 +262,86 @@ export async function compareCapacityQualityInto(text: string) {
   const chartFiles = (await readdir(join(out, "report-charts"))).sort();
   return { root, out, outcome, html, chartFiles };
 }
+
+/**
+ * A compare of two load sweeps given as `vllm bench serve` result files, several per label at different
+ * request rates (grouped into a cell by label and into loads by request_rate, as compare reads them), and
+ * no capacity config: 4 rates x 2 runs a side, the candidate's TTFT and E2E 1.5 times the baseline's.
+ * With `slo`, a config names the cell (label "sweep") with a sweep form and those SLOs.
+ */
+export async function compareSweepInto(
+  label: string,
+  slo?: { ttft_ms: number; e2el_ms: number },
+  env: Record<string, string> = {},
+) {
+  const root = await mkdtemp(join(tmpdir(), "vpg-html-sweep-"));
+  const write = async (name: string, scale: number) => {
+    const dir = join(root, name);
+    await mkdir(dir, { recursive: true });
+    for (const rate of [1, 2, 4, 8])
+      for (const [k, jitter] of [1.02, 0.98].entries()) {
+        const ttft = scale * 40 * 1.6 ** Math.log2(rate) * jitter;
+        const e2el = scale * 900 * 1.3 ** Math.log2(rate) * jitter;
+        // The keys `vllm bench serve --save-result --label L --request-rate R --percentile-metrics
+        // ttft,tpot,e2el --metric-percentiles 50,95` writes (vllm/benchmarks/serve.py@009e6d4a, see
+        // test/metrics/vllm-fixtures.ts), trimmed to what compare reads; values made up.
+        await writeFile(
+          join(dir, `sweep-qps${rate}-${k}.json`),
+          JSON.stringify({
+            date: `20261201-0${rate}000${k}`,
+            backend: "openai",
+            label,
+            model_id: "Qwen/Qwen3-0.6B",
+            num_prompts: 200,
+            request_rate: rate,
+            burstiness: 1.0,
+            max_concurrency: null,
+            duration: 200 / Math.min(rate, 5),
+            completed: 200,
+            failed: 0,
+            request_throughput: Math.min(rate, 5 / scale) * jitter,
+            request_goodput: Math.min(rate, 3 / scale) * jitter,
+            output_throughput: Math.min(rate, 5 / scale) * 128 * jitter,
+            median_ttft_ms: ttft * 0.6,
+            p95_ttft_ms: ttft,
+            median_tpot_ms: 7 * scale,
+            p95_tpot_ms: 9 * scale,
+            median_e2el_ms: e2el * 0.7,
+            p95_e2el_ms: e2el,
+          }),
+        );
+      }
+    return dir;
+  };
+  const baseline = await write("base", 1);
+  const candidate = await write("cand", 1.5);
+  const config = slo
+    ? configSchema.parse({
+        version: 1,
+        server: { kind: "sim" },
+        model: { name: "Qwen/Qwen3-0.6B" },
+        cells: [
+          {
+            name: "sweep",
+            dataset: { type: "synthetic", input_tokens: 256, output_tokens: 128 },
+            load: { type: "rate", rate: 1 },
+            size: { requests: 200 },
+            slo,
+            sweep: { loads: [1, 2, 4, 8], runs: 2 },
+          },
+        ],
+      })
+    : undefined;
+  const outcome = await compareResults({
+    baseline: [baseline],
+    candidate: [candidate],
+    ...(config ? { config } : {}),
+    env,
+    now: new Date("2026-12-01T00:00:00Z"),
+  });
+  const out = join(root, "out");
+  const paths = await writeCompareOutputs(out, outcome);
+  const html = await readFile(paths.htmlPath, "utf8");
+  const chartFiles = (await readdir(join(out, "report-charts"))).sort();
+  return { root, out, outcome, html, chartFiles, baseline, candidate };
+}

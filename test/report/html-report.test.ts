@@ -8,7 +8,7 @@ import { headlineWords } from "../../src/report/markdown.js";
 import { cli } from "../cli/helpers.js";
 import { baseFingerprint, noisyRuns } from "../compare/fixtures.js";
 import { expectNoPlantedSecret, plantedSecret } from "../secret-forms.js";
-import { compareCapacityQualityInto, compareInto, hostile } from "./html-fixtures.js";
+import { compareCapacityQualityInto, compareInto, compareSweepInto, hostile } from "./html-fixtures.js";
 import { parseXml, type XmlElement } from "./xml-check.js";
 
 const allowedElements = new Set([
@@ -224,6 +224,131 @@ describe("report.html", () => {
       expectSelfContained(parseXml(svg), svg);
     }
     expectSelfContained(parseXml(html), html);
+  });
+
+  it("draws both sides' load curves of a sweep compared without a capacity config (vLLM files by label and rate)", async () => {
+    const { html, out, chartFiles, outcome } = await compareSweepInto("sweep", {
+      ttft_ms: 150,
+      e2el_ms: 2000,
+    });
+    // Judged as one fixed-load cell, as before, with the curves beside it.
+    expect(outcome.verdict.capacity).toBeUndefined();
+    expect(outcome.verdict.cells.map((c) => c.name)).toEqual(["sweep"]);
+    const sweep = outcome.verdict.sweeps![0]!;
+    expect(sweep.dimension).toBe("rate");
+    expect(sweep.slo).toEqual({ ttft_ms: 150, e2el_ms: 2000 });
+    expect(sweep.curve.baseline.map((p) => [p.load, p.runs])).toEqual([
+      [1, 2],
+      [2, 2],
+      [4, 2],
+      [8, 2],
+    ]);
+    // Means of the two runs at a load (jitter 1.02 and 0.98): TTFT p95 40 ms x 1.6^log2(rate).
+    expect(sweep.curve.baseline[2]!.ttftMs).toBeCloseTo(40 * 1.6 ** 2, 6);
+    expect(sweep.curve.candidate[2]!.ttftMs).toBeCloseTo(1.5 * 40 * 1.6 ** 2, 6);
+    const loadFiles = chartFiles.filter((f) => f.includes("-load-"));
+    expect(loadFiles).toEqual([
+      "1-sweep-load-completedpersecond.svg",
+      "1-sweep-load-e2elms.svg",
+      "1-sweep-load-goodput.svg",
+      "1-sweep-load-outputtokenspersecond.svg",
+      "1-sweep-load-ttftms.svg",
+    ]);
+    expect(html).toContain("<h3>Load curves of the sweep (no capacity config: no capacity point)</h3>");
+    expect(html).toMatch(
+      /A load sweep \(requests\/s offered\): baseline 4 loads \(1\.00 to 8\.00\), 8 usable runs;/,
+    );
+    for (const file of loadFiles) {
+      const svg = await readFile(join(out, "report-charts", file), "utf8");
+      // Each side a line through its 4 loads with a dot per load, labelled with its value.
+      const elements = parseXml(svg);
+      const lines = marks(svg, "curve")
+        .flat()
+        .filter((e) => e.attrs["aria-roledescription"] === "line mark");
+      expect(
+        lines.map((e) => e.attrs["aria-label"]!.split(" ")[0]),
+        file,
+      ).toEqual(["baseline", "candidate"]);
+      const dots = elements.filter((e) => e.attrs["aria-roledescription"] === "point");
+      expect(
+        dots.map((d) => d.attrs["aria-label"]!.split(":")[0]),
+        file,
+      ).toEqual(
+        ["baseline", "candidate"].flatMap((side) =>
+          ["1.00", "2.00", "4.00", "8.00"].map((load) => `${side} at load ${load}`),
+        ),
+      );
+      // No capacity was searched: no capacity rule; the SLO lines where the cell states SLOs.
+      expect(
+        marks(svg, "capacity")
+          .flat()
+          .filter((e) => e.name === "line"),
+        file,
+      ).toEqual([]);
+      const slo = marks(svg, "slo").flat();
+      if (file.includes("ttftms") || file.includes("e2elms"))
+        expect(
+          slo.map((e) => e.attrs["aria-label"]),
+          file,
+        ).toEqual([expect.stringContaining(file.includes("ttftms") ? "SLO 150 ms" : "SLO 2,000 ms")]);
+      else expect(slo, file).toEqual([]);
+      expect(svg).toContain("a load sweep: no capacity point");
+      expectSelfContained(parseXml(svg), svg);
+    }
+    expectSelfContained(parseXml(html), html);
+    // The comment's second chart: TTFT p95 against load, both sides and the SLO as a third line.
+    const mermaid = [...outcome.reportMarkdown.matchAll(/```mermaid\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const load = mermaid.find((source) => source.includes("against load"));
+    expect(load).toBeDefined();
+    expect(load).toContain('title "sweep TTFT p95 ms against load"');
+    expect(load!.match(/^ {2}line \[/gm)).toHaveLength(3);
+    expect(load).toContain(`line [${new Array(8).fill(150).join(", ")}]`);
+    expect(outcome.reportMarkdown).toContain("A load sweep without a capacity config");
+  });
+
+  it("escapes a hostile label of a sweep and draws no SLO line without a config", async () => {
+    const { html, out, chartFiles, outcome } = await compareSweepInto(hostile);
+    expect(outcome.verdict.sweeps![0]!.cell).toBe(hostile);
+    expect(outcome.verdict.sweeps![0]!.slo).toEqual({});
+    const loadFiles = chartFiles.filter((f) => f.includes("-load-"));
+    expect(loadFiles).toHaveLength(5);
+    for (const file of loadFiles) {
+      expect(file).toMatch(/^[a-z0-9_-]+\.svg$/);
+      const svg = await readFile(join(out, "report-charts", file), "utf8");
+      expect(marks(svg, "slo")).toEqual([]);
+      expect(
+        parseXml(svg).filter((e) => e.attrs["aria-roledescription"] === "point"),
+        file,
+      ).toHaveLength(8);
+      expect(svg).toMatch(/<text[^>]*>&lt;script&gt;alert\("x"\)&lt;\/script&gt;&lt;img/);
+      expect(svg).not.toContain("<img");
+      expect(svg).not.toContain("<script");
+      expectSelfContained(parseXml(svg), svg);
+    }
+    expect(html).toContain("<h2>Cell &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
+    expect(html).not.toContain("<img");
+    expect(html).not.toContain("<script");
+    expectSelfContained(parseXml(html), html);
+    // The mermaid label keeps letters and digits only; no SLO line.
+    const load = [...outcome.reportMarkdown.matchAll(/```mermaid\n([\s\S]*?)```/g)]
+      .map((m) => m[1]!)
+      .find((source) => source.includes("against load"))!;
+    expect(load.split("\n")[1]).toBe(
+      '  title "script alert x /script img src x onerro. TTFT p95 ms against load"',
+    );
+    expect(load.match(/^ {2}line \[/gm)).toHaveLength(2);
+  });
+
+  it("never shows a planted secret that is in a sweep's label, in the page, the load charts or the comment", async () => {
+    const { html, out, chartFiles, outcome } = await compareSweepInto(`sweep ${plantedSecret}`, undefined, {
+      MY_API_TOKEN: plantedSecret,
+    });
+    expect(outcome.verdict.sweeps).toHaveLength(1);
+    expectNoPlantedSecret("report.html", html);
+    expectNoPlantedSecret("report.md", outcome.reportMarkdown);
+    for (const file of chartFiles)
+      expectNoPlantedSecret(file, await readFile(join(out, "report-charts", file), "utf8"));
+    expect(chartFiles.filter((f) => f.includes("-load-"))).toHaveLength(5);
   });
 
   it("shows the quality checks: accuracy per side with Wilson intervals, the worst greedy differences escaped", async () => {

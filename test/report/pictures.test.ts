@@ -128,6 +128,26 @@ describe("comment charts (mermaid xychart-beta)", () => {
     expect(mermaidBlocks(commentChartsSection({ ...verdict, comparisons: [], capacity: flat }))).toEqual([]);
   });
 
+  it("draws a sweep's latency-vs-load curve when no capacity cell has one, a capacity cell's first", async () => {
+    const { verdict } = outcome(["chat"], 1.6);
+    const capacity = (await compareCapacityQualityInto("x")).outcome.verdict.capacity!;
+    const curve = capacity[0]!.curve!;
+    const sweeps = [{ cell: "sw", dimension: "concurrency" as const, percentile: "p95", slo: {}, curve }];
+    const only = mermaidBlocks(commentChartsSection({ ...verdict, comparisons: [], sweeps }));
+    expect(only).toHaveLength(1);
+    const lines = only[0]!.split("\n");
+    expect(lines[1]).toBe('  title "sw TTFT p95 ms against load"');
+    expect(lines[2]).toMatch(/^ {2}x-axis "concurrency" \[/);
+    // No SLO in the sweep: two lines, the sides' (the same curve the capacity cell draws).
+    expect(lines.filter((line) => line.startsWith("  line "))).toHaveLength(2);
+    expect(commentChartsSection({ ...verdict, comparisons: [], sweeps })).toContain(
+      "A load sweep without a capacity config: no capacity was computed.",
+    );
+    const both = mermaidBlocks(commentChartsSection({ ...verdict, comparisons: [], capacity, sweeps }));
+    expect(both).toHaveLength(1);
+    expect(both[0]).toContain('title "cap TTFT p95 ms against load"');
+  });
+
   it("is the first thing dropped when the comment is over budget", () => {
     const { verdict } = outcome(["chat"], 1.6);
     const full = renderMarkdown(verdict, commentBudget);

@@ -40,7 +40,8 @@ Options:
       --sweep         measure each selected cell over loads (docs/capacity.md): a capacity cell
                       is searched for the highest load meeting its SLOs (at most repeats.max
                       runs), a cell with sweep measures its loads; runs go to DIR/<cell>/run-<k>
-                      with their load in run.json
+                      with their load in run.json, the curve to DIR/<cell>/curve.json and its
+                      charts to DIR/<cell>/report.html and report-charts/*.svg
       --stall-report-s N
                       print a line naming each request in flight that has gone N s without a
                       chunk, and again every N s it stays quiet (default 30); the request itself

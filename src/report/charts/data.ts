@@ -1,5 +1,6 @@
-import type { CapacityComparison } from "../../compare/capacity-schema.js";
+import type { CapacityComparison, CapacityCurvePoint } from "../../compare/capacity-schema.js";
 import type { LoadedRunSamples } from "../../compare/run-samples.js";
+import type { SweepCurve } from "../../compare/sweep-curves.js";
 import type { Comparison, VerdictFile } from "../../compare/verdict-schema.js";
 import type { LatencyPhase } from "../../config/metric-names.js";
 import { latencyPhases } from "../../config/metric-names.js";
@@ -68,8 +69,72 @@ export interface CellPictures {
   timeline: TimelinePicture | null;
   /** A capacity cell's check with both sides' load curves (verdict.json `capacity`); absent otherwise. */
   capacity?: CapacityComparison;
+  /** A sweep compared without a capacity config: both sides' load curves (verdict.json `sweeps`). */
+  sweep?: SweepCurve;
   /** Why a chart is missing (no requests.jsonl, no scrapes): said in the page. */
   notes: string[];
+}
+
+/** One line of a load chart: a side of a comparison, or the one side `run --sweep` measured. */
+export interface LoadCurveSeries {
+  side: Side | "measured";
+  points: CapacityCurvePoint[];
+  /** The side's capacity point (a capacity cell), or null: a sweep has none. */
+  capacity: { load: number; bound: "inside" | "above" | "below" | null } | null;
+}
+
+/**
+ * What the load charts draw (report/charts/load-curve.ts), the same for a capacity cell, a sweep
+ * compared without a capacity config, and one side's `run --sweep` report.
+ */
+export interface LoadCurvePicture {
+  cell: string;
+  dimension: "rate" | "concurrency";
+  /** The percentile the latency figures are read at (the capacity percentile, p95 for a sweep). */
+  percentile: string;
+  slo: { ttft_ms?: number; e2el_ms?: number };
+  /** capacity: each series may have a capacity point; sweep: none was searched. */
+  kind: "capacity" | "sweep";
+  series: LoadCurveSeries[];
+}
+
+const sideNames = ["baseline", "candidate"] as const;
+
+/** A capacity check's load curves (null when the verdict carries none: older verdicts). */
+export function capacityLoadPicture(check: CapacityComparison): LoadCurvePicture | null {
+  const curve = check.curve;
+  if (!curve) return null;
+  return {
+    cell: check.cell,
+    dimension: check.dimension,
+    percentile: check.percentile,
+    slo: check.slo,
+    kind: "capacity",
+    series: sideNames.map((side) => ({
+      side,
+      points: curve[side],
+      capacity:
+        check[side].capacity === null ? null : { load: check[side].capacity!, bound: check[side].bound },
+    })),
+  };
+}
+
+/** A sweep's load curves, no capacity point on either side. */
+export function sweepLoadPicture(sweep: SweepCurve): LoadCurvePicture {
+  return {
+    cell: sweep.cell,
+    dimension: sweep.dimension,
+    percentile: sweep.percentile,
+    slo: sweep.slo,
+    kind: "sweep",
+    series: sideNames.map((side) => ({ side, points: sweep.curve[side], capacity: null })),
+  };
+}
+
+/** The load picture of a cell of the report: its capacity check's, else its sweep's, else null. */
+export function cellLoadPicture(cell: CellPictures): LoadCurvePicture | null {
+  if (cell.capacity) return capacityLoadPicture(cell.capacity);
+  return cell.sweep ? sweepLoadPicture(cell.sweep) : null;
 }
 
 export interface ReportPictures {
@@ -211,6 +276,7 @@ export function reportPictures(
   notes: readonly { cell: string | null; note: string }[] = [],
 ): ReportPictures {
   const checks = checkPictures(verdict, runs, redact);
+  const sweeps = new Map((verdict.sweeps ?? []).map((sweep) => [sweep.cell, sweep]));
   const cells = verdict.cells.map((cell): CellPictures => {
     const mine = samples
       .filter((s) => redact(s.cell) === cell.name)
@@ -236,6 +302,7 @@ export function reportPictures(
       checks: checks.filter((c) => c.comparison.cell === cell.name),
       distributions,
       timeline: timelineRun ? timelineOf(timelineRun) : null,
+      ...(sweeps.has(cell.name) ? { sweep: sweeps.get(cell.name)! } : {}),
       notes: cellNotes,
     };
   });

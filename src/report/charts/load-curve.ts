@@ -1,13 +1,16 @@
 import type { TopLevelSpec } from "vega-lite";
-import type { CapacityComparison, CapacityCurvePoint } from "../../compare/capacity-schema.js";
+import type { CapacityCurvePoint } from "../../compare/capacity-schema.js";
 import { formatNumber } from "../format.js";
+import type { LoadCurvePicture, LoadCurveSeries } from "./data.js";
 import { chartConfig, paddedDomain, renderVegaLite, sideColors } from "./vega.js";
 
 /**
- * A capacity cell's load curves (docs/capacity.md), one small chart per figure: offered load (x)
- * against completed requests/s, goodput, TTFT and E2E at the cell's SLO percentile, and output tokens/s,
- * each side a line through the means of its runs per load. Dashed vertical lines: each side's capacity
- * point; on the latency charts a green dashed line at the SLO. Drawn from verdict.json's `capacity[].curve`.
+ * The load curves (docs/capacity.md, docs/compare.md), one small chart per figure: offered load (x)
+ * against completed requests/s, goodput, TTFT and E2E at the cell's SLO percentile (p95 for a sweep), and
+ * output tokens/s, each side a line through the means of its usable runs per load. Dashed vertical lines:
+ * each side's capacity point (capacity cells only); on the latency charts a green dashed line at the SLO
+ * when the cell states one. One implementation for a capacity cell (verdict.json `capacity[].curve`), a
+ * sweep compared without a capacity config (`sweeps[]`) and the one side of `run --sweep`'s report.
  */
 
 const width = 330;
@@ -39,46 +42,55 @@ function figureLabel(figure: LoadFigure, percentile: string): string {
 }
 
 /** The SLO line of a figure, or null (throughput figures, or no SLO on that latency). */
-function sloOf(check: CapacityComparison, figure: LoadFigure): number | null {
-  if (figure === "ttftMs") return check.slo.ttft_ms ?? null;
-  if (figure === "e2elMs") return check.slo.e2el_ms ?? null;
+function sloOf(picture: LoadCurvePicture, figure: LoadFigure): number | null {
+  if (figure === "ttftMs") return picture.slo.ttft_ms ?? null;
+  if (figure === "e2elMs") return picture.slo.e2el_ms ?? null;
   return null;
 }
 
-const sides = ["baseline", "candidate"] as const;
+/** Each series' colour: a comparison's sides in their colours, one measured side in the baseline's. */
+const seriesColors: Record<LoadCurveSeries["side"], string> = {
+  baseline: sideColors.baseline,
+  candidate: sideColors.candidate,
+  measured: sideColors.baseline,
+};
 
-/** The figures with at least one value on either side. */
-export function drawnLoadFigures(check: CapacityComparison): LoadFigure[] {
-  const curve = check.curve;
-  if (!curve) return [];
+/** The figures with at least one value in any series. */
+export function drawnLoadFigures(picture: LoadCurvePicture): LoadFigure[] {
   return loadFigures.filter((figure) =>
-    sides.some((side) => curve[side].some((point) => point[figure] !== null)),
+    picture.series.some((series) => series.points.some((point) => point[figure] !== null)),
   );
 }
 
-/** The Vega-Lite spec of one figure of a capacity cell (pure; exported for tests). */
-export function loadCurveSpec(check: CapacityComparison, figure: LoadFigure): TopLevelSpec {
-  const curve = check.curve ?? { baseline: [], candidate: [] };
-  const label = figureLabel(figure, check.percentile);
-  const unit = check.dimension === "concurrency" ? "concurrent requests" : "requests/s offered";
-  const title = `${check.cell} · ${label.replace(/ \(.*\)$/, "")} vs load`;
-  const points = sides.flatMap((side) =>
-    curve[side]
+function capacityLabel(series: LoadCurveSeries): string | null {
+  if (series.capacity === null) return null;
+  const bound = series.capacity.bound;
+  const words = bound === "above" ? "at least " : bound === "below" ? "below " : "";
+  return `${series.side} capacity ${words}${formatNumber(series.capacity.load)}`;
+}
+
+/**
+ * The Vega-Lite spec of one figure of a cell's load curves (pure; exported for tests): a capacity
+ * cell's (with each side's capacity point), a sweep's (no capacity point), or one measured side's.
+ */
+export function loadCurveSpec(picture: LoadCurvePicture, figure: LoadFigure): TopLevelSpec {
+  const label = figureLabel(figure, picture.percentile);
+  const unit = picture.dimension === "concurrency" ? "concurrent requests" : "requests/s offered";
+  const title = `${picture.cell} · ${label.replace(/ \(.*\)$/, "")} vs load`;
+  const points = picture.series.flatMap((series) =>
+    series.points
       .filter((p: CapacityCurvePoint) => p[figure] !== null)
       .map((p) => ({
-        side,
+        side: series.side,
         load: p.load,
         value: p[figure] as number,
-        label: `${side} at load ${formatNumber(p.load)}: ${formatNumber(p[figure] as number)} (${p.runs} run${p.runs === 1 ? "" : "s"})`,
+        label: `${series.side} at load ${formatNumber(p.load)}: ${formatNumber(p[figure] as number)} (${p.runs} run${p.runs === 1 ? "" : "s"})`,
       })),
   );
-  const slo = sloOf(check, figure);
-  const capacityPoints = sides.flatMap((side) => {
-    const capacity = check[side].capacity;
-    if (capacity === null) return [];
-    const bound = check[side].bound;
-    const words = bound === "above" ? "at least " : bound === "below" ? "below " : "";
-    return [{ side, load: capacity, label: `${side} capacity ${words}${formatNumber(capacity)}` }];
+  const slo = sloOf(picture, figure);
+  const capacityPoints = picture.series.flatMap((series) => {
+    const text = capacityLabel(series);
+    return text === null ? [] : [{ side: series.side, load: series.capacity!.load, label: text }];
   });
   const loads = [...points.map((p) => p.load), ...capacityPoints.map((p) => p.load)];
   const values = [...points.map((p) => p.value), ...(slo === null ? [] : [slo])];
@@ -103,10 +115,11 @@ export function loadCurveSpec(check: CapacityComparison, figure: LoadFigure): To
     scale: log ? { type: "log" as const, domain: yDomain, nice: false } : { domain: yDomain, nice: false },
     axis: { title: label, format: ",~r", grid: true, tickCount: 5 },
   };
+  const names = picture.series.map((series) => series.side);
   const color = {
     field: "side",
     type: "nominal" as const,
-    scale: { domain: [...sides], range: [sideColors.baseline, sideColors.candidate] },
+    scale: { domain: names, range: names.map((name) => seriesColors[name]) },
     legend: { title: null, symbolType: "stroke" },
   };
   const layers: Record<string, unknown>[] = [
@@ -130,21 +143,24 @@ export function loadCurveSpec(check: CapacityComparison, figure: LoadFigure): To
       mark: { type: "rule", color: "#5cb85c", strokeDash: [3, 2], strokeWidth: 1.5 },
       encoding: { y, description: { field: "label" } },
     });
-  const capacityWords = `capacity: ${sides
-    .map(
-      (side) => capacityPoints.find((p) => p.side === side)?.label.replace(" capacity", "") ?? `${side} none`,
-    )
-    .join(", ")}`;
+  const first =
+    picture.kind === "sweep"
+      ? "a load sweep: no capacity point"
+      : `capacity: ${picture.series
+          .map((series) => capacityLabel(series)?.replace(" capacity", "") ?? `${series.side} none`)
+          .join(", ")}`;
+  const legend = [
+    ...(picture.kind === "capacity" ? ["dashed: capacity"] : []),
+    ...(slo === null ? [] : ["green: SLO"]),
+    ...(log ? ["log axis"] : []),
+  ];
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
     config: chartConfig,
     description: title,
     title: {
       text: title,
-      subtitle: [
-        capacityWords,
-        `dashed: capacity${slo === null ? "" : " · green: SLO"}${log ? " · log axis" : ""}`,
-      ],
+      subtitle: legend.length > 0 ? [first, legend.join(" · ")] : [first],
       limit: width + 60,
       subtitleLimit: width + 60,
     },
@@ -155,9 +171,9 @@ export function loadCurveSpec(check: CapacityComparison, figure: LoadFigure): To
 }
 
 export function loadCurveChart(
-  check: CapacityComparison,
+  picture: LoadCurvePicture,
   figure: LoadFigure,
   options: { standalone?: boolean } = {},
 ): Promise<string> {
-  return renderVegaLite(loadCurveSpec(check, figure), options.standalone ?? false);
+  return renderVegaLite(loadCurveSpec(picture, figure), options.standalone ?? false);
 }

@@ -1,5 +1,6 @@
 import type { Comparison, VerdictFile } from "../../compare/verdict-schema.js";
 import { describeMetric } from "../../config/metric-names.js";
+import { capacityLoadPicture, sweepLoadPicture } from "./data.js";
 
 /**
  * The comment's pictures: at most `maxCommentCharts` small mermaid `xychart-beta` charts, which GitHub
@@ -93,17 +94,22 @@ function interpolate(points: readonly { load: number; value: number }[], load: n
 }
 
 /**
- * For the first capacity cell with a load curve on both sides: TTFT at the cell's SLO percentile (E2E
- * when no TTFT was measured) against load, one line per side (baseline first), resampled at
- * `loadChartPoints` evenly spaced loads over the range both sides measured (xychart-beta spaces its
- * points evenly), and the SLO as a third line when the cell has one.
+ * For the first capacity cell with a load curve on both sides (else the first sweep compared without a
+ * capacity config): TTFT at the cell's percentile (E2E when no TTFT was measured) against load, one line
+ * per side (baseline first), resampled at `loadChartPoints` evenly spaced loads over the range both sides
+ * measured (xychart-beta spaces its points evenly), and the SLO as a third line when the cell has one.
  */
 export const loadCurveCommentChart: CommentChart = (verdict) => {
-  for (const check of verdict.capacity ?? []) {
-    if (!check.curve) continue;
+  const pictures = [
+    ...(verdict.capacity ?? []).flatMap((check) => capacityLoadPicture(check) ?? []),
+    ...(verdict.sweeps ?? []).map(sweepLoadPicture),
+  ];
+  for (const picture of pictures) {
     for (const figure of ["ttftMs", "e2elMs"] as const) {
       const side = (name: "baseline" | "candidate") =>
-        check.curve![name].flatMap((p) => (p[figure] === null ? [] : [{ load: p.load, value: p[figure]! }]));
+        (picture.series.find((s) => s.side === name)?.points ?? []).flatMap((p) =>
+          p[figure] === null ? [] : [{ load: p.load, value: p[figure]! }],
+        );
       const b = side("baseline");
       const c = side("candidate");
       if (b.length < 2 || c.length < 2) continue;
@@ -117,23 +123,29 @@ export const loadCurveCommentChart: CommentChart = (verdict) => {
       loads[loads.length - 1] = hi; // exactly the last load measured, not a rounding of it
       const bv = loads.map((load) => interpolate(b, load)!);
       const cv = loads.map((load) => interpolate(c, load)!);
-      const slo = figure === "ttftMs" ? check.slo.ttft_ms : check.slo.e2el_ms;
+      const slo = figure === "ttftMs" ? picture.slo.ttft_ms : picture.slo.e2el_ms;
       const all = [...bv, ...cv, ...(slo === undefined ? [] : [slo])];
       const top = Math.ceil((Math.max(...all) * 1.05) / 10) * 10;
-      const what = `${figure === "ttftMs" ? "TTFT" : "E2E"} ${mermaidLabel(check.percentile, 4)} ms`;
-      const unit = check.dimension === "concurrency" ? "concurrency" : "requests per s";
+      const what = `${figure === "ttftMs" ? "TTFT" : "E2E"} ${mermaidLabel(picture.percentile, 4)} ms`;
+      const unit = picture.dimension === "concurrency" ? "concurrency" : "requests per s";
       const source = [
         "xychart-beta",
-        `  title "${mermaidLabel(check.cell, 40)} ${what} against load"`,
+        `  title "${mermaidLabel(picture.cell, 40)} ${what} against load"`,
         `  x-axis "${unit}" [${loads.map((l) => `"${round(l)}"`).join(", ")}]`,
         `  y-axis "${what}" 0 --> ${top}`,
         `  line [${bv.map(round).join(", ")}]`,
         `  line [${cv.map(round).join(", ")}]`,
         ...(slo === undefined ? [] : [`  line [${loads.map(() => round(slo)).join(", ")}]`]),
       ].join("\n");
+      const reading =
+        picture.kind === "capacity"
+          ? " Where a side's line crosses the SLO is its capacity."
+          : slo === undefined
+            ? " A load sweep without a capacity config: no capacity was computed."
+            : " A load sweep without a capacity config: where a side's line crosses the SLO is where its capacity would be.";
       return {
         source,
-        caption: `Lines: the baseline's (first) and the candidate's ${what} against load, interpolated between the loads measured over the range both sides measured${slo === undefined ? "" : "; flat line: the SLO"}. Where a side's line crosses the SLO is its capacity.`,
+        caption: `Lines: the baseline's (first) and the candidate's ${what} against load, interpolated between the loads measured over the range both sides measured${slo === undefined ? "" : "; flat line: the SLO"}.${reading}`,
       };
     }
   }
@@ -160,6 +172,6 @@ export function commentChartsSection(
     "### Pictures",
     "",
     ...drawn.flatMap((chart) => ["```mermaid", chart.source, "```", "", chart.caption, ""]),
-    "Every run of both sides, the latency distributions, a run timeline and the capacity cells' load curves are drawn in `report.html`, written next to `report.md` (in the action: `compare/report.html` in the evidence artifact).",
+    "Every run of both sides, the latency distributions, a run timeline and the load curves of capacity cells and sweeps are drawn in `report.html`, written next to `report.md` (in the action: `compare/report.html` in the evidence artifact).",
   ].join("\n");
 }

@@ -1,6 +1,6 @@
 import { describeMetric } from "../../config/metric-names.js";
 import { accuracyChart } from "../charts/accuracy.js";
-import type { CellPictures, ReportPictures } from "../charts/data.js";
+import { type CellPictures, cellLoadPicture, type ReportPictures } from "../charts/data.js";
 import { distributionChart } from "../charts/distribution.js";
 import { drawnLoadFigures, loadCurveChart } from "../charts/load-curve.js";
 import { runDotsChart } from "../charts/run-dots.js";
@@ -41,6 +41,7 @@ const runsSection = "Every run against the tolerance";
 const distributionSection = "Latency distributions (used runs pooled per side)";
 const timelineSection = "One run over time";
 const loadSection = "Load curves and the capacity point of each side";
+const sweepSection = "Load curves of the sweep (no capacity config: no capacity point)";
 
 export const defaultChartProviders: readonly CellChartProvider[] = [
   (cell) =>
@@ -66,12 +67,12 @@ export const defaultChartProviders: readonly CellChartProvider[] = [
         ]
       : [],
   (cell) => {
-    const check = cell.capacity;
-    if (!check) return [];
-    return drawnLoadFigures(check).map((figure) => ({
-      section: loadSection,
+    const picture = cellLoadPicture(cell);
+    if (!picture) return [];
+    return drawnLoadFigures(picture).map((figure) => ({
+      section: picture.kind === "capacity" ? loadSection : sweepSection,
       name: `load-${figure}`,
-      render: (standalone) => loadCurveChart(check, figure, { standalone }),
+      render: (standalone) => loadCurveChart(picture, figure, { standalone }),
     }));
   },
 ];
@@ -85,7 +86,7 @@ export interface HtmlReport {
 /** The directory beside report.html that holds the same charts as SVG files. */
 export const chartsDirName = "report-charts";
 
-const pageStyle = [
+export const pageStyle = [
   "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;max-width:1100px;padding:0 16px;color:#111;background:#fff}",
   "h1{font-size:22px;margin:0 0 8px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:14px;margin:18px 0 6px}",
   "table{border-collapse:collapse;font-size:13px;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;text-align:left}th{background:#f6f6f6}",
@@ -94,12 +95,12 @@ const pageStyle = [
   ".examples td{white-space:pre-wrap;word-break:break-word;max-width:360px;font-family:ui-monospace,monospace;font-size:12px}",
 ].join("");
 
-function esc(value: string, max = 200): string {
+export function esc(value: string, max = 200): string {
   return escapeHtml(value, max);
 }
 
 /** A safe file-name piece: lower-case letters, digits, dash and underscore. */
-function slug(value: string): string {
+export function slug(value: string): string {
   const cleaned = value
     .toLowerCase()
     .replace(/[^a-z0-9_-]+/g, "-")
@@ -261,6 +262,20 @@ function capacityNote(cell: CellPictures): string {
   return `<p class="note">Capacity at the SLOs (${esc(check.percentile, 8)}, ${check.dimension}): ${side("baseline")}; ${side("candidate")}${ratio}; ${words}${check.gated ? "" : " (not gated)"}${check.note ? `: ${esc(check.note, 300)}` : ""}.</p>`;
 }
 
+/** A sweep cell's loads in words, above its load curves: what was measured and how it was judged. */
+function sweepNote(cell: CellPictures): string {
+  const sweep = cell.sweep;
+  if (!sweep || cell.capacity) return "";
+  const side = (name: "baseline" | "candidate") => {
+    const points = sweep.curve[name];
+    if (points.length === 0) return `${name}: no usable runs with a load`;
+    const runs = points.reduce((sum, p) => sum + p.runs, 0);
+    return `${name} ${points.length} load${points.length === 1 ? "" : "s"} (${formatNumber(points[0]!.load)} to ${formatNumber(points.at(-1)!.load)}), ${runs} usable run${runs === 1 ? "" : "s"}`;
+  };
+  const unit = sweep.dimension === "concurrency" ? "requests in flight" : "requests/s offered";
+  return `<p class="note">A load sweep (${unit}): ${side("baseline")}; ${side("candidate")}. The verdict above judges its runs pooled as one fixed-load cell; give compare the config with capacity on this cell to compare the capacity at the SLOs (docs/capacity.md).</p>`;
+}
+
 /** The page and its chart files, with the default chart kinds plus any `extraProviders`. */
 export async function renderHtmlReport(
   pictures: ReportPictures,
@@ -287,6 +302,7 @@ export async function renderHtmlReport(
         ? `<p class="note">${status.baselineRuns} baseline and ${status.candidateRuns} candidate usable runs; ${esc(status.status.replace(/-/g, " "))}${status.note ? `: ${esc(status.note, 300)}` : ""}.</p>`
         : "",
       capacityNote(cell),
+      sweepNote(cell),
       ...cell.notes.map((note) => `<p class="note">${esc(note, 400)}</p>`),
     );
     const named = providers.flatMap((provider) => provider(cell));
