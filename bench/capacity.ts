@@ -17,7 +17,7 @@
  * 2. The simulator's engine on virtual time (src/stats/sim-capacity.ts): a profile whose decode step is
  *    compute-bound past about 18 sequences (decode_compute_per_token_ms 0.6, 10 ms step overhead; its
  *    max_num_seqs of 256 is never reached), SLOs p95 TTFT <= 100 ms and p95 TPOT <= 14 ms, against the same
- *    with a 10% slower decode step (0.66); the truth computed on virtual time over 41 seeds; every run of
+ *    with a 10% slower decode step (0.66); the truth computed on virtual time over 123 seeds; every run of
  *    a search is a virtual run with its own seed (its own Poisson arrivals and server speed). Range
  *    10..300. Simulated GPU-minutes are the virtual runs' lengths.
  * Printed per design (the search's first look, the search with the gate's next look, a plain geometric
@@ -300,7 +300,7 @@ const base = applyOverrides(builtInProfile("small-gpu"), {
 const slower = applyOverrides(base, { decode_compute_per_token_ms: 0.66 });
 const workload = { requests: option("requests", 300), inputTokens: 64, outputTokens: 16 };
 const slo = { ttft_ms: 100, tpot_ms: 14, quantile: 0.95 };
-const seeds = Array.from({ length: 41 }, (_, i) => i + 1);
+const seeds = Array.from({ length: 123 }, (_, i) => i + 1);
 const simRange = { min: 10, max: 300 };
 const truth = {
   base: virtualCapacity(base, slo, workload, simRange, seeds)!,

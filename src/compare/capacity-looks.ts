@@ -1,5 +1,5 @@
 import type { RunRecord } from "../metrics/run-record.js";
-import { perLookLevel } from "../stats/sequential.js";
+import { lookIndex, perLookLevel } from "../stats/sequential.js";
 import type { CapacityComparison } from "./capacity-schema.js";
 import type { ComparisonMode, VerdictFile } from "./verdict-schema.js";
 
@@ -68,7 +68,9 @@ export function capacityNextLook(input: {
   if (undecided.length === 0) return null;
   const names = undecided.map((check) => check.cell);
   const stage = Math.max(...names.map((name) => measured(input.candidate, name)));
-  const target = input.looks.find((look) => look > stage);
+  // The look after the one this comparison belongs to (a search that stopped before repeats.max is at
+  // the first look already), so that each look's level is spent once.
+  const target = input.looks[lookIndex(input.looks, stage) + 1];
   if (target === undefined) return null;
   const fewest = (records: readonly RunRecord[]) => Math.min(...names.map((name) => measured(records, name)));
   const candidateRuns = fewest(input.candidate);
