@@ -1,3 +1,4 @@
+import { capacityMaxRuns } from "../config/capacity-summary.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { lookIndex, perLookLevel } from "../stats/sequential.js";
 import type { CapacityComparison } from "./capacity-schema.js";
@@ -13,14 +14,11 @@ import type { ComparisonMode, VerdictFile } from "./verdict-schema.js";
  */
 
 /** What the looks need of a capacity cell. */
+export { capacityMaxRuns };
+
 interface CellRuns {
   name: string;
   capacity: { max_runs?: number | undefined; gated: boolean };
-}
-
-/** The most runs per side a capacity cell spends: `capacity.max_runs`, by default twice repeats.max. */
-export function capacityMaxRuns(repeatsMax: number, cell: { capacity: { max_runs?: number | undefined } }) {
-  return Math.max(repeatsMax, cell.capacity.max_runs ?? 2 * repeatsMax);
 }
 
 /** The looks (runs per side) of the capacity verdicts: repeats.max, and the largest max_runs above it. */
