@@ -21,7 +21,7 @@
  *    a search is a virtual run with its own seed (its own Poisson arrivals and server speed). Range
  *    10..300. Simulated GPU-minutes are the virtual runs' lengths.
  * Printed per design (the search's first look, the search with the gate's next look, a plain geometric
- * sweep of 8 loads x 3 runs): median relative error against the truth, the 90% interval's coverage and
+ * sweep of 8 loads x 3 runs): median relative error against the truth (absolute, and signed: the bias), the 90% interval's coverage and
  * median relative width, runs and simulated GPU-minutes per search, and the share of pairs called a
  * regression by the capacity verdict (tolerance 5%, confidence 0.95). With equal capacities and with the
  * candidate exactly at the tolerance (capacity / 1.05) that share is the false-block rate, which the
@@ -195,6 +195,7 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
 function report(name: string, pairs: readonly PairOutcome[], truth: { base: number; candidate: number }) {
   const errors: number[] = [];
+  const signed: number[] = [];
   const widths: number[] = [];
   let covered = 0;
   let sides = 0;
@@ -210,6 +211,7 @@ function report(name: string, pairs: readonly PairOutcome[], truth: { base: numb
       minutes += found.minutes;
       if (found.capacity === null) continue;
       errors.push(Math.abs(found.capacity / value - 1));
+      signed.push(found.capacity / value - 1);
       if (found.interval) {
         widths.push((found.interval[1] - found.interval[0]) / found.capacity);
         if (found.interval[0] <= value && value <= found.interval[1]) covered++;
@@ -218,7 +220,7 @@ function report(name: string, pairs: readonly PairOutcome[], truth: { base: numb
   }
   const called = pairs.filter((pair) => pair.called).length;
   console.log(
-    `  ${name.padEnd(34)} median |error| ${pct(median(errors))}  covered ${pct(covered / sides)}  median width ${pct(median(widths))}  runs ${(runs / sides).toFixed(1)}${minutes > 0 ? `  GPU-min ${(minutes / sides).toFixed(2)}` : ""}  called regression ${pct(called / pairs.length)} of ${pairs.length}`,
+    `  ${name.padEnd(34)} median |error| ${pct(median(errors))} (signed ${pct(median(signed))})  covered ${pct(covered / sides)}  median width ${pct(median(widths))}  runs ${(runs / sides).toFixed(1)}${minutes > 0 ? `  GPU-min ${(minutes / sides).toFixed(2)}` : ""}  called regression ${pct(called / pairs.length)} of ${pairs.length}`,
   );
 }
 
