@@ -1,9 +1,10 @@
 /**
  * The capacity search, interval and verdict against a known truth, in the flow a gate runs.
  * Usage: npx tsx bench/capacity.ts [--reps 100] [--sim-reps 20] [--sd 0.05] [--precision 0.05]
- *          [--max-runs 25] [--capacity-max-runs 50] [--requests 300] [--no-false-blocks]
+ *          [--max-runs 25] [--capacity-max-runs 50] [--requests 300] [--no-false-blocks] [--stored]
  *
- * Each A/B pair goes through the same functions as the action (interleaved mode): each side's capacity
+ * Each A/B pair goes through the same functions as the action (interleaved mode; --stored: the baseline
+ * searched once, as a stored baseline is, and only the candidate's search resumed): each side's capacity
  * search (app/run-sweep.ts capacitySearchStep with compare/capacity.ts searchSettingsOf), then the
  * comparison (compare/index.ts compareRecords, with its capacity looks, compare/capacity-looks.ts) inside
  * the gate's adaptive loop (app/adaptive.ts addRunsUntilDecided, the runs added in alternating blocks by
@@ -51,6 +52,8 @@ const precision = option("precision", 0.05);
 const maxRuns = option("max-runs", 25);
 const capacityMaxRuns = option("capacity-max-runs", Number.NaN);
 const falseBlocks = !process.argv.includes("--no-false-blocks");
+// --stored: the baseline searched once (a stored baseline); a later look resumes only the candidate's search.
+const mode = process.argv.includes("--stored") ? ("stored" as const) : ("interleaved" as const);
 
 /** The config of one capacity cell, as a user writes it. */
 function configOf(slo: Record<string, number>, range: { min: number; max: number }): Config {
@@ -153,7 +156,7 @@ async function gatePair(
         baseline: base.records,
         candidate: candidate.records,
         settings,
-        mode: "interleaved",
+        mode,
         now: new Date(0),
       });
       last = outcomeOf(verdict.capacity![0]!, base, candidate);
@@ -161,8 +164,11 @@ async function gatePair(
       return { verdict: verdict.verdict, nextLook: verdict.nextLook };
     },
     measure: (step) =>
-      measureAlternately([base, candidate], step, config.repeats.block, async (side, block) =>
-        search(config, cell, side, block.firstRun + block.runs),
+      measureAlternately(
+        mode === "stored" ? [candidate] : [base, candidate],
+        step,
+        config.repeats.block,
+        async (side, block) => search(config, cell, side, block.firstRun + block.runs),
       ),
     runsMeasured: async () => candidate.records.length,
     cells: null,
