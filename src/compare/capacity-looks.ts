@@ -13,9 +13,9 @@ import type { ComparisonMode, VerdictFile } from "./verdict-schema.js";
  * change at the tolerance is blocked with probability at most 1 − confidence over both looks.
  */
 
-/** What the looks need of a capacity cell. */
 export { capacityMaxRuns };
 
+/** What the looks need of a capacity cell. */
 interface CellRuns {
   name: string;
   capacity: { max_runs?: number | undefined; gated: boolean };
