@@ -130,19 +130,23 @@ describe("capacity cells against the simulator", () => {
       ],
       { cwd: dir },
     );
-    expect(compare.code, compare.stdout + compare.stderr).toBe(1);
     const verdict = verdictFileSchema.parse(JSON.parse(readFileSync(join(dir, "cmp/verdict.json"), "utf8")));
-    expect(verdict.verdict).toBe("regression");
     const check = verdict.capacity![0]!;
-    expect(check.verdict).toBe("regression");
-    expect(check.baseline.bound).toBe("inside");
-    expect(check.candidate.bound).toBe("inside");
-
     // Against the virtual-time truth: each side's interval meets its band, and so does the ratio's.
     const truth = { base: truthBand(1), candidate: truthBand(1.25) };
-    const found = (side: typeof check.baseline) => ({ capacity: side.capacity!, interval: side.interval! });
+    const found = (side: typeof check.baseline) => ({
+      capacity: side.capacity,
+      interval: side.interval!,
+      runs: side.runs,
+      note: side.note,
+    });
     const sides = { base: found(check.baseline), candidate: found(check.candidate) };
-    const report = `HTTP ${JSON.stringify(sides)}, ratio ${check.ratio} ${JSON.stringify(check.ci)}; virtual ${JSON.stringify(truth)}`;
+    const report = `HTTP ${JSON.stringify(sides)}, ratio ${check.ratio} ${JSON.stringify(check.ci)} ${check.verdict}; virtual ${JSON.stringify(truth)}`;
+    expect(compare.code, `${compare.stdout}${compare.stderr}\n${report}`).toBe(1);
+    expect(verdict.verdict, report).toBe("regression");
+    expect(check.verdict, report).toBe("regression");
+    expect(check.baseline.bound, report).toBe("inside");
+    expect(check.candidate.bound, report).toBe("inside");
     for (const side of ["base", "candidate"] as const) {
       expect(sides[side].interval[0], report).toBeLessThanOrEqual(truth[side].high);
       expect(sides[side].interval[1], report).toBeGreaterThanOrEqual(truth[side].low);
@@ -155,7 +159,7 @@ describe("capacity cells against the simulator", () => {
     expect(ratio).toBeLessThan(0.8);
     expect(check.ci![0], report).toBeLessThanOrEqual(Math.max(...ratios));
     expect(check.ci![1], report).toBeGreaterThanOrEqual(Math.min(...ratios));
-    expect(check.ci![1]).toBeLessThan(0.95);
+    expect(check.ci![1], report).toBeLessThan(0.95);
 
     // Cost per 1,000 = $2.50 x 1 GPU / successful requests per hour x 1,000.
     expect(check.baseline.costPer1000!).toBeCloseTo((2.5 / check.baseline.successfulPerHour!) * 1000, 9);
