@@ -1,27 +1,42 @@
 /**
- * The capacity search and interval (src/stats/capacity.ts, capacity-plan.ts) against a known truth.
- * Usage: npx tsx bench/capacity.ts [--reps 100] [--sd 0.05] [--precision 0.05] [--max-runs 25] [--sim-reps 20] [--requests 300]
+ * The capacity search, interval and verdict against a known truth, in the flow a gate runs.
+ * Usage: npx tsx bench/capacity.ts [--reps 100] [--sim-reps 20] [--sd 0.05] [--precision 0.05]
+ *          [--max-runs 25] [--capacity-max-runs 50] [--requests 300] [--no-false-blocks] [--stored]
+ *
+ * Each A/B pair goes through the same functions as the action (interleaved mode; --stored: the baseline
+ * searched once, as a stored baseline is, and only the candidate's search resumed): each side's capacity
+ * search (app/run-sweep.ts capacitySearchStep with compare/capacity.ts searchSettingsOf), then the
+ * comparison (compare/index.ts compareRecords, with its capacity looks, compare/capacity-looks.ts) inside
+ * the gate's adaptive loop (app/adaptive.ts addRunsUntilDecided, the runs added in alternating blocks by
+ * measureAlternately): while the capacity verdict is inconclusive the searches refine on to
+ * capacity.max_runs runs per side. Only the measuring is simulated: a run is a record with its load and
+ * its SLO values.
  *
  * 1. Synthetic noisy curves with a known knee: p95 TTFT(λ) = 100 ms / (1 − λ/K), SLO 200 ms, so the true
  *    capacity is K/2; each run's value is that times exp(sd·N(0,1)). Baseline K = 20 (capacity 10),
  *    candidate K = 18 (capacity 9, a 10% drop). Range 1..40.
- * 2. The simulator's engine on virtual time (src/stats/sim-capacity.ts): two profiles, the candidate's
- *    steps slower so that its true capacity at p95 TTFT <= 100 ms is about 10% lower; the truth computed
- *    on virtual time over 41 seeds; every run of a search is a virtual run with its own seed (its own
- *    Poisson arrivals and server speed). Range 4..100. Simulated GPU-minutes are the virtual runs' lengths.
- * Printed per design (the adaptive search at precision / repeats.max, and a plain geometric sweep of 8
- * loads x 3 runs): median relative error against the truth, the 90% interval's coverage and median
- * relative width, runs (and simulated GPU-minutes) per search, and the share of A/B pairs called a
- * regression at tolerance 5% (the capacity verdict's test at confidence 0.95 without other checks).
+ * 2. The simulator's engine on virtual time (src/stats/sim-capacity.ts): a profile whose decode step is
+ *    compute-bound past about 18 sequences (decode_compute_per_token_ms 0.6, 10 ms step overhead; its
+ *    max_num_seqs of 256 is never reached), SLOs p95 TTFT <= 100 ms and p95 TPOT <= 14 ms, against the same
+ *    with a 10% slower decode step (0.66); the truth computed on virtual time over 123 seeds; every run of
+ *    a search is a virtual run with its own seed (its own Poisson arrivals and server speed). Range
+ *    10..300. Simulated GPU-minutes are the virtual runs' lengths.
+ * Printed per design (the search's first look, the search with the gate's next look, a plain geometric
+ * sweep of 8 loads x 3 runs): median relative error against the truth (absolute, and signed: the bias), the 90% interval's coverage and
+ * median relative width, runs and simulated GPU-minutes per search, and the share of pairs called a
+ * regression by the capacity verdict (tolerance 5%, confidence 0.95). With equal capacities and with the
+ * candidate exactly at the tolerance (capacity / 1.05) that share is the false-block rate, which the
+ * sequential looks keep at or below alpha = 0.05 at the tolerance.
  */
-import { applyOverrides, builtInProfile } from "../src/sim/profile.js";
-import {
-  type CapacityRun,
-  capacityInterval,
-  capacityRatio,
-  estimateCapacity,
-} from "../src/stats/capacity.js";
-import { geometricLoads, nextSearchStep } from "../src/stats/capacity-plan.js";
+import { addRunsUntilDecided, measureAlternately } from "../src/app/adaptive.js";
+import { capacitySearchStep } from "../src/app/run-sweep.js";
+import { type CapacityCell, capacityCells, searchSettingsOf } from "../src/compare/capacity.js";
+import type { CapacityComparison } from "../src/compare/capacity-schema.js";
+import { compareRecords, settingsFromConfig } from "../src/compare/index.js";
+import { type Config, configSchema } from "../src/config/schema.js";
+import type { RunRecord } from "../src/metrics/run-record.js";
+import { applyOverrides, builtInProfile, type SimProfile } from "../src/sim/profile.js";
+import { geometricLoads } from "../src/stats/capacity-plan.js";
 import { virtualCapacity, virtualRun } from "../src/stats/sim-capacity.js";
 import { boxMuller, mulberry32 } from "../src/util/random.js";
 
@@ -31,82 +46,151 @@ function option(name: string, fallback: number): number {
 }
 
 const reps = option("reps", 100);
-// Requests per simulated run (--requests).
-
 const simReps = option("sim-reps", 20);
 const sd = option("sd", 0.05);
 const precision = option("precision", 0.05);
 const maxRuns = option("max-runs", 25);
-const level = 0.9;
-const tolerance = 0.05;
-const objectives = [{ name: "ttft_p95", threshold: 200, scale: "log" as const }];
+const capacityMaxRuns = option("capacity-max-runs", Number.NaN);
+const falseBlocks = !process.argv.includes("--no-false-blocks");
+// --stored: the baseline searched once (a stored baseline); a later look resumes only the candidate's search.
+const mode = process.argv.includes("--stored") ? ("stored" as const) : ("interleaved" as const);
 
-/** One run at a load: its value and the GPU-minutes it took. */
-type Measure = (load: number) => { run: CapacityRun; minutes: number };
+/** The config of one capacity cell, as a user writes it. */
+function configOf(slo: Record<string, number>, range: { min: number; max: number }): Config {
+  return configSchema.parse({
+    version: 1,
+    server: { kind: "sim" },
+    model: { name: "m" },
+    cells: [
+      {
+        name: "cap",
+        dataset: { type: "synthetic", input_tokens: 64, output_tokens: 16 },
+        load: { type: "rate", rate: range.min },
+        size: { requests: 300 },
+        slo,
+        capacity: {
+          range,
+          precision,
+          ...(Number.isNaN(capacityMaxRuns) ? {} : { max_runs: capacityMaxRuns }),
+        },
+      },
+    ],
+    repeats: { min: 5, max: maxRuns },
+  });
+}
 
+/** One side: its runs so far and how a run at a load is measured. */
+interface Side {
+  records: RunRecord[];
+  measure: (load: number) => RunRecord;
+}
+
+function record(load: number, index: number, metrics: RunRecord["metrics"], durationS: number): RunRecord {
+  return {
+    source: `run-${index}`,
+    cell: "cap",
+    run: index,
+    startedAt: null,
+    durationS,
+    metrics: { ...metrics, error_rate: 0, request_throughput: load },
+    requests: { total: 300, completed: 300, failed: 0 },
+    fingerprint: {},
+    exclusionReasons: [],
+    load: { targetRate: load, targetConcurrency: null },
+  };
+}
+
+/** The side's search, as run --sweep and the action's measure step run it (to `target` runs on a later look). */
+function search(config: Config, cell: CapacityCell, side: Side, target?: number): void {
+  const settings = searchSettingsOf(config, cell, target);
+  while (side.records.length < settings.maxRuns) {
+    const step = capacitySearchStep(cell, side.records, settings);
+    if (step.kind !== "measure") return;
+    for (const load of step.loads) side.records.push(side.measure(load));
+  }
+}
+
+/** What one search (one side) ended with. */
 interface Found {
-  capacity: number;
-  low: number;
-  high: number;
-  draws: number[];
+  capacity: number | null;
+  interval: [number, number] | null;
   runs: number;
   minutes: number;
 }
 
-function search(
-  measure: Measure,
-  range: { min: number; max: number },
-  seed: number,
-  objective = objectives,
-): Found | null {
-  const settings = { range, initialLoads: 4, precision, maxRuns, level, seed };
-  const runs: CapacityRun[] = [];
-  let minutes = 0;
-  let step = nextSearchStep(runs, objective, settings);
-  while (step.kind === "measure") {
-    for (const load of step.loads) {
-      const m = measure(load);
-      runs.push(m.run);
-      minutes += m.minutes;
-    }
-    step = nextSearchStep(runs, objective, settings);
-  }
-  if (!step.estimate || !step.interval || step.estimate.bound !== "inside") return null;
+interface PairOutcome {
+  base: Found;
+  candidate: Found;
+  called: boolean;
+}
+
+function outcomeOf(check: CapacityComparison, base: Side, candidate: Side): PairOutcome {
+  const found = (side: CapacityComparison["baseline"], records: RunRecord[]): Found => ({
+    capacity: side.bound === "inside" ? side.capacity : null,
+    interval: side.interval as [number, number] | null,
+    runs: records.length,
+    minutes: records.reduce((sum, r) => sum + (r.durationS ?? 0), 0) / 60,
+  });
   return {
-    capacity: step.estimate.capacity,
-    low: step.interval.low,
-    high: step.interval.high,
-    draws: step.interval.draws,
-    runs: runs.length,
-    minutes,
+    base: found(check.baseline, base.records),
+    candidate: found(check.candidate, candidate.records),
+    called: check.verdict === "regression",
   };
 }
 
-function sweep(
-  measure: Measure,
-  range: { min: number; max: number },
-  seed: number,
-  objective = objectives,
-): Found | null {
-  let minutes = 0;
-  const runs = geometricLoads(range.min, range.max, 8).flatMap((load) =>
-    [0, 1, 2].map(() => {
-      const m = measure(load);
-      minutes += m.minutes;
-      return m.run;
-    }),
-  );
-  const estimate = estimateCapacity(runs, objective);
-  const interval = capacityInterval(runs, objective, { level, seed });
-  if (!interval || estimate.bound !== "inside") return null;
-  return {
-    capacity: estimate.capacity,
-    low: interval.low,
-    high: interval.high,
-    draws: interval.draws,
-    runs: runs.length,
-    minutes,
-  };
+/** One A/B pair through the gate's flow: the first look (the searches alone) and the last. */
+async function gatePair(
+  config: Config,
+  base: Side,
+  candidate: Side,
+): Promise<{ first: PairOutcome; last: PairOutcome }> {
+  const cell = capacityCells(config)[0]!;
+  const settings = settingsFromConfig(config);
+  search(config, cell, base);
+  search(config, cell, candidate);
+  let first: PairOutcome | null = null;
+  let last: PairOutcome | null = null;
+  await addRunsUntilDecided({
+    look: async () => {
+      const { verdict } = compareRecords({
+        baseline: base.records,
+        candidate: candidate.records,
+        settings,
+        mode,
+        now: new Date(0),
+      });
+      last = outcomeOf(verdict.capacity![0]!, base, candidate);
+      first ??= last;
+      return { verdict: verdict.verdict, nextLook: verdict.nextLook };
+    },
+    measure: (step) =>
+      measureAlternately(
+        mode === "stored" ? [candidate] : [base, candidate],
+        step,
+        config.repeats.block,
+        async (side, block) => search(config, cell, side, block.firstRun + block.runs),
+      ),
+    runsMeasured: async () => candidate.records.length,
+    cells: null,
+    maxRuns: Number.POSITIVE_INFINITY,
+  });
+  return { first: first!, last: last! };
+}
+
+/** The plain sweep of 8 loads x 3 runs per side, compared once (as compare reads a swept capacity cell). */
+function sweepPair(config: Config, base: Side, candidate: Side): PairOutcome {
+  const cell = capacityCells(config)[0]!;
+  const loads = geometricLoads(cell.capacity.range.min, cell.capacity.range.max, 8);
+  for (const side of [base, candidate])
+    for (const load of loads) for (let k = 0; k < 3; k++) side.records.push(side.measure(load));
+  const { verdict } = compareRecords({
+    baseline: base.records,
+    candidate: candidate.records,
+    settings: settingsFromConfig(config),
+    mode: "interleaved",
+    now: new Date(0),
+  });
+  return outcomeOf(verdict.capacity![0]!, base, candidate);
 }
 
 const median = (values: number[]) => {
@@ -115,104 +199,150 @@ const median = (values: number[]) => {
 };
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
-function report(
-  name: string,
-  pairs: readonly [Found | null, Found | null][],
-  truth: { base: number; candidate: number },
-): void {
+function report(name: string, pairs: readonly PairOutcome[], truth: { base: number; candidate: number }) {
   const errors: number[] = [];
+  const signed: number[] = [];
   const widths: number[] = [];
   let covered = 0;
-  let found = 0;
+  let sides = 0;
   let runs = 0;
   let minutes = 0;
-  let regressions = 0;
-  let compared = 0;
-  for (const [base, candidate] of pairs) {
-    for (const [result, value] of [
-      [base, truth.base],
-      [candidate, truth.candidate],
+  for (const pair of pairs) {
+    for (const [found, value] of [
+      [pair.base, truth.base],
+      [pair.candidate, truth.candidate],
     ] as const) {
-      if (!result) continue;
-      found++;
-      runs += result.runs;
-      minutes += result.minutes;
-      errors.push(Math.abs(result.capacity / value - 1));
-      widths.push((result.high - result.low) / result.capacity);
-      if (result.low <= value && value <= result.high) covered++;
-    }
-    if (base && candidate) {
-      compared++;
-      if (capacityRatio(base, candidate, tolerance, level).pBeyond <= (1 - level) / 2) regressions++;
+      sides++;
+      runs += found.runs;
+      minutes += found.minutes;
+      if (found.capacity === null) continue;
+      errors.push(Math.abs(found.capacity / value - 1));
+      signed.push(found.capacity / value - 1);
+      if (found.interval) {
+        widths.push((found.interval[1] - found.interval[0]) / found.capacity);
+        if (found.interval[0] <= value && value <= found.interval[1]) covered++;
+      }
     }
   }
-  const n = Math.max(1, found);
+  const called = pairs.filter((pair) => pair.called).length;
   console.log(
-    `  ${name.padEnd(24)} found ${found}/${2 * pairs.length}  median |error| ${pct(median(errors))}  covered ${pct(covered / n)}  median width ${pct(median(widths))}  runs ${(runs / n).toFixed(1)}${minutes > 0 ? `  GPU-min ${(minutes / n).toFixed(2)}` : ""}  drop called regression ${pct(regressions / Math.max(1, compared))} of ${compared}`,
+    `  ${name.padEnd(34)} median |error| ${pct(median(errors))} (signed ${pct(median(signed))})  covered ${pct(covered / sides)}  median width ${pct(median(widths))}  runs ${(runs / sides).toFixed(1)}${minutes > 0 ? `  GPU-min ${(minutes / sides).toFixed(2)}` : ""}  called regression ${pct(called / pairs.length)} of ${pairs.length}`,
   );
+}
+
+/** Every design on `count` pairs of (baseline, candidate) sides. */
+async function designs(
+  label: string,
+  config: Config,
+  count: number,
+  sidesOf: (rep: number) => [Side, Side],
+  truth: { base: number; candidate: number },
+  sweep = true,
+): Promise<void> {
+  const first: PairOutcome[] = [];
+  const last: PairOutcome[] = [];
+  for (let rep = 0; rep < count; rep++) {
+    const [base, candidate] = sidesOf(rep);
+    const outcome = await gatePair(config, base, candidate);
+    first.push(outcome.first);
+    last.push(outcome.last);
+  }
+  console.log(label);
+  report("search, first look", first, truth);
+  report("search + the gate's next look", last, truth);
+  if (sweep)
+    report(
+      "sweep 8 loads x 3 runs",
+      Array.from({ length: count }, (_, rep) => sweepPair(config, ...sidesOf(rep))),
+      truth,
+    );
 }
 
 // 1. Synthetic curves.
-const curve = (saturation: number) => (load: number) => 100 / Math.max(0.02, 1 - load / saturation);
-const synthetic = (saturation: number, seed: number): Measure => {
+const synthetic = (saturation: number, seed: number): Side => {
   const random = mulberry32(seed);
-  return (load) => ({
-    run: { load, values: [curve(saturation)(load) * Math.exp(sd * boxMuller(random(), random()))] },
-    minutes: 0,
-  });
+  return {
+    records: [],
+    measure(load) {
+      const value =
+        (100 / Math.max(0.02, 1 - load / saturation)) * Math.exp(sd * boxMuller(random(), random()));
+      return record(load, this.records.length, { ttft_p95: value }, 0);
+    },
+  };
 };
+const syntheticConfig = configOf({ ttft_ms: 200 }, { min: 1, max: 40 });
 console.log(
-  `synthetic curves: ${reps} A/B pairs, run-to-run sd ${sd} on ln p95, true capacities 10 and 9 (-10%), precision ${precision}, repeats.max ${maxRuns}`,
+  `synthetic curves: ${reps} A/B pairs, run-to-run sd ${sd} on ln p95, precision ${precision}, repeats.max ${maxRuns}, capacity.max_runs ${capacityCells(syntheticConfig)[0]!.capacity.max_runs ?? "default"}`,
 );
-const range = { min: 1, max: 40 };
-for (const [name, design] of [
-  ["adaptive search", search],
-  ["sweep 8 loads x 3 runs", sweep],
-] as const) {
-  const pairs = Array.from(
-    { length: reps },
-    (_, rep) =>
-      [
-        design(synthetic(20, 1 + rep * 2), range, rep),
-        design(synthetic(18, 2 + rep * 2), range, rep + 7919),
-      ] as [Found | null, Found | null],
+await designs(
+  "  true capacities 10 and 9 (-10%)",
+  syntheticConfig,
+  reps,
+  (rep) => [synthetic(20, 1 + rep * 2), synthetic(18, 2 + rep * 2)],
+  { base: 10, candidate: 9 },
+);
+if (falseBlocks) {
+  await designs(
+    "  equal capacities, 10 and 10 (false blocks)",
+    syntheticConfig,
+    reps,
+    (rep) => [synthetic(20, 1 + rep * 2), synthetic(20, 2 + rep * 2)],
+    { base: 10, candidate: 10 },
+    false,
   );
-  report(name, pairs, { base: 10, candidate: 9 });
+  await designs(
+    "  candidate at the tolerance, 10 and 10/1.05 (-4.8%; false blocks at the margin)",
+    syntheticConfig,
+    reps,
+    (rep) => [synthetic(20, 1 + rep * 2), synthetic(20 / 1.05, 2 + rep * 2)],
+    { base: 10, candidate: 10 / 1.05 },
+    false,
+  );
 }
 
 // 2. The simulator on virtual time.
-const base = applyOverrides(builtInProfile("small-gpu"), { max_num_seqs: 8, step_overhead_ms: 10 });
-const slower = applyOverrides(base, { speed_factor: 1.08 });
+const base = applyOverrides(builtInProfile("small-gpu"), {
+  step_overhead_ms: 10,
+  decode_compute_per_token_ms: 0.6,
+});
+const slower = applyOverrides(base, { decode_compute_per_token_ms: 0.66 });
 const workload = { requests: option("requests", 300), inputTokens: 64, outputTokens: 16 };
-const slo = { ttft_ms: 100, quantile: 0.95 };
-const seeds = Array.from({ length: 41 }, (_, i) => i + 1);
-const simRange = { min: 4, max: 100 };
+const slo = { ttft_ms: 100, tpot_ms: 14, quantile: 0.95 };
+const seeds = Array.from({ length: 123 }, (_, i) => i + 1);
+const simRange = { min: 10, max: 300 };
 const truth = {
   base: virtualCapacity(base, slo, workload, simRange, seeds)!,
   candidate: virtualCapacity(slower, slo, workload, simRange, seeds)!,
 };
-const simObjectives = [{ name: "ttft_p95", threshold: slo.ttft_ms, scale: "log" as const }];
-const virtual = (profile: typeof base, seed: number): Measure => {
-  let k = 0;
-  return (load) => {
-    const values = virtualRun(profile, load, workload, seed * 1000 + k++, slo.quantile);
-    return { run: { load, values: [values.ttft] }, minutes: (values.durationMs ?? 0) / 60_000 };
-  };
-};
+const simConfig = configOf({ ttft_ms: slo.ttft_ms, tpot_ms: slo.tpot_ms }, simRange);
+const virtual = (profile: SimProfile, seed: number): Side => ({
+  records: [],
+  measure(load) {
+    const values = virtualRun(profile, load, workload, seed * 1000 + this.records.length, slo.quantile);
+    return record(
+      load,
+      this.records.length,
+      { ttft_p95: values.ttft, tpot_p95: values.tpot },
+      (values.durationMs ?? 0) / 1000,
+    );
+  },
+});
 console.log(
-  `simulator on virtual time: ${simReps} A/B pairs, small-gpu (8 seqs, 10 ms steps) against speed_factor 1.08; true capacities at p95 TTFT <= 100 ms ${truth.base.toFixed(2)} and ${truth.candidate.toFixed(2)} req/s (${pct(truth.candidate / truth.base - 1)})`,
+  `simulator on virtual time: ${simReps} A/B pairs, small-gpu with 10 ms steps, compute-bound decode (decode_compute_per_token_ms 0.6) against 0.66; SLOs p95 TTFT <= 100 ms, p95 TPOT <= 14 ms`,
 );
-for (const [name, design] of [
-  ["adaptive search", search],
-  ["sweep 8 loads x 3 runs", sweep],
-] as const) {
-  const pairs = Array.from(
-    { length: simReps },
-    (_, rep) =>
-      [
-        design(virtual(base, 1 + rep * 2), simRange, rep, simObjectives),
-        design(virtual(slower, 2 + rep * 2), simRange, rep + 7919, simObjectives),
-      ] as [Found | null, Found | null],
+await designs(
+  `  true capacities ${truth.base.toFixed(2)} and ${truth.candidate.toFixed(2)} req/s (${pct(truth.candidate / truth.base - 1)})`,
+  simConfig,
+  simReps,
+  (rep) => [virtual(base, 1 + rep * 2), virtual(slower, 2 + rep * 2)],
+  truth,
+);
+if (falseBlocks)
+  await designs(
+    `  equal capacities, ${truth.base.toFixed(2)} and ${truth.base.toFixed(2)} req/s (false blocks)`,
+    simConfig,
+    simReps,
+    (rep) => [virtual(base, 1 + rep * 2), virtual(base, 2 + rep * 2)],
+    { base: truth.base, candidate: truth.base },
+    false,
   );
-  report(name, pairs, truth);
-}

@@ -92,6 +92,10 @@ export async function measureRequestedRuns(
         cells: searched,
         firstRun: request.firstRun,
         firstRunByCell,
+        // A later look: the searches refine on to the runs per side it asks for (compare/capacity-looks.ts).
+        ...(request.firstRun > 0 && request.runs !== null
+          ? { targetRuns: request.firstRun + request.runs }
+          : {}),
       });
       runs.push(...result.runs);
     }

@@ -9,7 +9,7 @@ import {
 import { type RunRecord, runRecordFromRunFile } from "../metrics/run-record.js";
 import { runFileSchema } from "../metrics/run-schema.js";
 import { selectCells } from "../runner/run-cells.js";
-import { nextSearchStep } from "../stats/capacity-plan.js";
+import { nextSearchStep, type SearchSettings, type SearchStep } from "../stats/capacity-plan.js";
 import { InputError } from "../util/errors.js";
 import {
   existingRunIndices,
@@ -27,7 +27,15 @@ import { writeSweepReport } from "./sweep-report.js";
  * repeats.max runs); a cell with `sweep` measures its list or geometric series. The loop is
  * app/sweep.ts, the plan stats/, the reading of runs compare/capacity.ts.
  */
-export async function runSweepCells(options: RunCellsOptions): Promise<RunCellsResult> {
+export async function runSweepCells(
+  options: RunCellsOptions & {
+    /**
+     * A resumed capacity search refines on to this many runs of the cell, past its precision stop (the
+     * gate's next look for an undecided capacity verdict, compare/capacity-looks.ts).
+     */
+    targetRuns?: number;
+  },
+): Promise<RunCellsResult> {
   const cells = selectCells(options.config, options.cells);
   for (const cell of cells) {
     if (cell.capacity === undefined && cell.sweep === undefined)
@@ -43,8 +51,7 @@ export async function runSweepCells(options: RunCellsOptions): Promise<RunCellsR
     let next: (outputs: readonly RunOutput[]) => readonly number[] | null;
     if (cell.capacity !== undefined) {
       const capacityCell = cell as CapacityCell;
-      const settings = searchSettingsOf(options.config, capacityCell);
-      const objectives = capacityObjectivesOf(capacityCell);
+      const settings = searchSettingsOf(options.config, capacityCell, options.targetRuns);
       // With --append the search goes on from the runs already in the cell's directory (an interrupted
       // search resumed), counting them against repeats.max.
       const earlier = firstRun > 0 ? existingRecords(join(options.outDir, cell.name)) : [];
@@ -59,15 +66,11 @@ export async function runSweepCells(options: RunCellsOptions): Promise<RunCellsR
         ];
         if (records.length >= settings.maxRuns) {
           progress?.message(
-            `${cell.name}: capacity search stopped at repeats.max (${settings.maxRuns} runs)`,
+            `${cell.name}: capacity search stopped at ${options.targetRuns === undefined ? "repeats.max" : "the look's"} ${settings.maxRuns} runs`,
           );
           return null;
         }
-        const usable = capacityRunsOf(capacityCell, records);
-        const step = nextSearchStep(usable, objectives, {
-          ...settings,
-          maxRuns: settings.maxRuns - (records.length - usable.length),
-        });
+        const step = capacitySearchStep(capacityCell, records, settings);
         if (step.kind === "measure") {
           progress?.message(`${cell.name}: capacity search: ${step.reason}: loads ${step.loads.join(", ")}`);
           return step.loads;
@@ -109,6 +112,23 @@ export async function runSweepCells(options: RunCellsOptions): Promise<RunCellsR
     if (result.stoppedBecause === "aborted") break;
   }
   return { runs };
+}
+
+/**
+ * The search's next step from every run of the cell so far (excluded runs are not used but count
+ * against the budget): the one place `run --sweep`, the gate's later looks and bench/capacity.ts plan
+ * a capacity search.
+ */
+export function capacitySearchStep(
+  cell: CapacityCell,
+  records: readonly RunRecord[],
+  settings: SearchSettings,
+): SearchStep {
+  const usable = capacityRunsOf(cell, records);
+  return nextSearchStep(usable, capacityObjectivesOf(cell), {
+    ...settings,
+    maxRuns: settings.maxRuns - (records.length - usable.length),
+  });
 }
 
 /** The runs of a cell directory (run-<k>/run.json) as records; unreadable ones are skipped. */

@@ -13,6 +13,7 @@ import type { SearchSettings } from "../stats/capacity-plan.js";
 import { classify } from "../stats/metric-test.js";
 import { holmAdjust } from "../stats/multiplicity.js";
 import { exitCodeFor } from "./analyze/outcome.js";
+import { capacityMaxRuns } from "./capacity-looks.js";
 import type { CapacityComparison, CapacityCurvePoint, CapacitySide } from "./capacity-schema.js";
 import { costPerThousandRequests } from "./cost.js";
 import { loadCurveOf } from "./load-curve.js";
@@ -84,13 +85,20 @@ export function capacityRunsOf(cell: CapacityCell, records: readonly RunRecord[]
   });
 }
 
-/** The search plan's settings for a capacity cell (runs per side from repeats.max). */
-export function searchSettingsOf(config: Config, cell: CapacityCell): SearchSettings {
+/**
+ * The search plan's settings for a capacity cell: at most repeats.max runs per side; with `targetRuns`
+ * (a comparison's next look, ./capacity-looks.ts) the search refines on to that many, at most max_runs.
+ */
+export function searchSettingsOf(config: Config, cell: CapacityCell, targetRuns?: number): SearchSettings {
   return {
     range: cell.capacity.range,
     initialLoads: cell.capacity.initial_loads,
     precision: cell.capacity.precision,
-    maxRuns: config.repeats.max,
+    maxRuns:
+      targetRuns === undefined
+        ? config.repeats.max
+        : Math.min(capacityMaxRuns(config.repeats.max, cell), Math.max(config.repeats.max, targetRuns)),
+    ...(targetRuns === undefined ? {} : { minRuns: targetRuns }),
     level: intervalLevel(config.gate.confidence),
     seed: 1,
     integer: cell.load.type === "concurrency",
@@ -111,6 +119,8 @@ export interface CapacityStageInput {
   /** Raw one-sided p-values of the other gated checks (the Holm family capacity joins). */
   gatedFamilyP: readonly number[];
   resamples?: number;
+  /** The one-sided test level of this look (./capacity-looks.ts); default 1 − confidence. */
+  alpha?: number;
 }
 
 interface SideResult {
@@ -195,7 +205,7 @@ function sideOf(
 
 /** The capacity checks of every capacity cell, gated ones Holm-adjusted together with `gatedFamilyP`. */
 export function compareCapacity(input: CapacityStageInput): CapacityComparison[] {
-  const alpha = 1 - input.gate.confidence;
+  const alpha = input.alpha ?? 1 - input.gate.confidence;
   const level = intervalLevel(input.gate.confidence);
   const drafts = input.cells.map((cell, index) => {
     const baseline = sideOf(cell, input.baseline, input.cost, level, 1000 + index, input.resamples);

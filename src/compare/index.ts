@@ -12,6 +12,7 @@ import {
   mixedLoadWarnings,
   withCapacity,
 } from "./capacity.js";
+import { capacityLookLevel, capacityLooks, capacityNextLook } from "./capacity-looks.js";
 import { type CostModel, defaultCostModel, gpuMinutesSpent, runMinutesOf } from "./cost.js";
 import { type SweepCellHint, sweepCurves } from "./sweep-curves.js";
 import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict-schema.js";
@@ -122,15 +123,28 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     settings.cost ?? { ...defaultCostModel, runsPerBlock: settings.repeats.block ?? 1 },
   );
   if (settings.capacity) {
+    const cells = settings.capacity.cells;
+    const looks = capacityLooks(settings.repeats.max, cells);
     const capacity = compareCapacity({
-      cells: settings.capacity.cells,
+      cells,
       baseline: input.baseline,
       candidate: input.candidate,
       gate: settings.gate,
       cost: settings.capacity.cost,
       gatedFamilyP: decided.comparisons.flatMap((c) => (c.gated && c.pRaw !== null ? [c.pRaw] : [])),
+      alpha: capacityLookLevel(1 - settings.gate.confidence, looks, cells, input.candidate, decided.mode),
     });
     decided = withCapacity(decided, capacity, settings.gate.fail_on);
+    // An undecided capacity verdict asks for its next look once the fixed-load cells ask for none.
+    if (decided.verdict === "inconclusive" && decided.nextLook === null)
+      decided.nextLook = capacityNextLook({
+        checks: capacity,
+        cells,
+        looks,
+        baseline: input.baseline,
+        candidate: input.candidate,
+        mode: decided.mode,
+      });
   }
   const sweeps = sweepCurves(fixedLoad(input.baseline), fixedLoad(input.candidate), settings.sweepCells);
   if (sweeps.length > 0) decided.sweeps = sweeps;

@@ -44,6 +44,17 @@ function sweepLoadList(sweep: NonNullable<CellConfig["sweep"]>): number[] {
 const unitOf = (cell: CellConfig) => (cell.load.type === "concurrency" ? "in flight" : "req/s");
 const round1 = (minutes: number) => (minutes < 10 ? minutes.toFixed(1) : Math.round(minutes).toString());
 
+/**
+ * The most runs per side a capacity cell spends (docs/capacity.md): `capacity.max_runs`, by default twice
+ * repeats.max, never fewer than repeats.max (the search's own budget, its first look).
+ */
+export function capacityMaxRuns(
+  repeatsMax: number,
+  cell: { capacity: { max_runs?: number | undefined } },
+): number {
+  return Math.max(repeatsMax, cell.capacity.max_runs ?? 2 * repeatsMax);
+}
+
 export function describeCapacityCost(config: Config): string[] {
   const startMinutes = serverStartSeconds(config) / 60;
   const price = config.cost.gpu_hourly_usd;
@@ -54,9 +65,15 @@ export function describeCapacityCost(config: Config): string[] {
     if (cell.capacity) {
       const { min, max } = cell.capacity.range;
       const runs = config.repeats.max;
-      const minutes = (runs * runSeconds(cell, Math.sqrt(min * max))) / 60 + startMinutes;
+      const perRun = runSeconds(cell, Math.sqrt(min * max)) / 60;
+      const minutes = runs * perRun + startMinutes;
+      const most = capacityMaxRuns(runs, cell as { capacity: NonNullable<CellConfig["capacity"]> });
+      const extra =
+        most > runs
+          ? `; an undecided capacity verdict adds runs up to ${most} per side (capacity.max_runs), about ${round1(most * perRun + startMinutes)} GPU-minutes per side at most`
+          : "";
       lines.push(
-        `capacity search ${cell.name} (run --sweep): ${min} to ${max} ${unitOf(cell)}, ${cell.capacity.initial_loads} loads first, then 4 runs per round until the interval is within ${Math.round(cell.capacity.precision * 100)}%; at most ${runs} runs per side (repeats.max), about ${round1(minutes)} GPU-minutes per side${usd(minutes)}, twice that for an A/B comparison`,
+        `capacity search ${cell.name} (run --sweep): ${min} to ${max} ${unitOf(cell)}, ${cell.capacity.initial_loads} loads first, then 4 runs per round until the interval is within ${Math.round(cell.capacity.precision * 100)}%; at most ${runs} runs per side (repeats.max), about ${round1(minutes)} GPU-minutes per side${usd(minutes)}, twice that for an A/B comparison${extra}`,
       );
     } else if (cell.sweep) {
       const loads = sweepLoadList(cell.sweep);

@@ -473,6 +473,12 @@ const capacitySchema = strictObject({
     .max(32, "expected at most 32 (the limit on initial loads; see docs/capacity.md)")
     .default(4)
     .describe("Loads of the first, geometric pass over range (one run each) before the search refines."),
+  max_runs: positiveInt()
+    .max(configLimits.runs, atMost(configLimits.runs, "runs per side"))
+    .optional()
+    .describe(
+      "Most runs per side of this cell while its capacity verdict stays inconclusive: the search stops at precision or repeats.max runs (the first look), then the gate adds runs up to this (the second look). Default: twice repeats.max (docs/capacity.md, measured).",
+    ),
 });
 
 /** A load sweep (docs/capacity.md): loads listed, or a geometric series from..to of count loads. */

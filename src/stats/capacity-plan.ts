@@ -13,7 +13,8 @@ import {
  * round measures four runs around the current estimate (at c(1 - p/2), twice at c, c(1 + p/2), p = precision), so
  * runs concentrate where the SLOs are crossed and replicated loads give the run-to-run noise the interval
  * needs. It stops when the interval's width is at most `precision` of the capacity, when the capacity lies
- * outside the range (no load meets the SLOs, or every load does), or when `maxRuns` are spent.
+ * outside the range (no load meets the SLOs, or every load does), or when `maxRuns` are spent. With
+ * `minRuns` (a comparison's next look) a precise interval does not stop it before that many runs.
  */
 
 export interface SearchSettings {
@@ -23,6 +24,12 @@ export interface SearchSettings {
   /** Relative interval width to stop at. */
   precision: number;
   maxRuns: number;
+  /**
+   * Runs to reach before a precise interval stops the search (a comparison's next look asked for more:
+   * docs/capacity.md "More runs for an undecided comparison"); the search refines on around its estimate
+   * until then. Stops outside the range and at maxRuns are kept.
+   */
+  minRuns?: number;
   /** Interval coverage, e.g. 0.9. */
   level: number;
   seed?: number;
@@ -116,7 +123,8 @@ export function nextSearchStep(
     interval !== null &&
     interval.censored === 0 &&
     (interval.high - interval.low) / c <= settings.precision &&
-    bracketWidth / c <= settings.precision * 1.5
+    bracketWidth / c <= settings.precision * 1.5 &&
+    spent >= (settings.minRuns ?? 0)
   )
     return stop(
       "precise",

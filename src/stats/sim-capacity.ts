@@ -20,6 +20,11 @@ export interface VirtualWorkload {
   requests: number;
   inputTokens: number;
   outputTokens: number;
+  /**
+   * The arrival times (ms from the run's start) of a run at `rate`, for a workload whose schedule is
+   * known (the client's seeded schedule, as an HTTP run sends it); default: Poisson arrivals from the seed.
+   */
+  arrivals?: (rate: number) => readonly number[];
 }
 
 export interface VirtualRunValues {
@@ -41,8 +46,9 @@ export function virtualRun(
   const random = mulberry32(seed);
   let at = 0;
   const arrivals: VirtualArrival[] = [];
+  const given = workload.arrivals?.(rate);
   for (let i = 0; i < workload.requests; i++) {
-    at += (-Math.log(1 - random()) / rate) * 1000;
+    at = given ? given[i]! : at + (-Math.log(1 - random()) / rate) * 1000;
     arrivals.push({
       at,
       spec: {

@@ -101,8 +101,11 @@ describe("the action with a capacity cell", () => {
     );
     const candidateLoads = await loadsIn(join(pr.result.resultsDir, "chat-cap"));
     expect(new Set(candidateLoads).size, pr.summary).toBeGreaterThanOrEqual(3);
-    // The adaptive loop's later looks resume the search; they never renumber or overwrite its runs.
-    expect(candidateLoads.length).toBeLessThanOrEqual(8);
+    // The adaptive loop's later looks resume the search; they never renumber or overwrite its runs. At
+    // most repeats.max (8) to the first look, and when that is undecided the second look refines it on
+    // to capacity.max_runs (twice repeats.max, 16; docs/capacity.md).
+    expect(candidateLoads.length).toBeLessThanOrEqual(16);
+    expect(candidateLoads.length === 16 || candidateLoads.length <= 8, String(candidateLoads)).toBe(true);
     const verdictPath = join(pr.result.resultsDir, "..", "compare", "verdict.json");
     const verdict = verdictFileSchema.parse(JSON.parse(await readFile(verdictPath, "utf8")));
     const check = verdict.capacity?.[0];

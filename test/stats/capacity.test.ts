@@ -191,6 +191,42 @@ describe("the search plan", () => {
     expect(runs.length).toBeLessThanOrEqual(30);
   });
 
+  it("refines on past a precise interval to minRuns (a comparison's next look), then stops", () => {
+    const objectives = [log("ttft", 200)];
+    const random = mulberry32(11);
+    const runs: CapacityRun[] = [];
+    const settings = {
+      range: { min: 1, max: 9 },
+      initialLoads: 4,
+      precision: 0.1,
+      maxRuns: 40,
+      level: 0.9,
+      seed: 5,
+    };
+    const measure = (loads: readonly number[]) => {
+      for (const load of loads)
+        runs.push({ load, values: [curve(load) * Math.exp(0.03 * boxMuller(random(), random()))] });
+    };
+    let step = nextSearchStep(runs, objectives, settings);
+    while (step.kind === "measure") {
+      measure(step.loads);
+      step = nextSearchStep(runs, objectives, settings);
+    }
+    expect(step.reason).toBe("precise");
+    const stoppedAt = runs.length;
+    const later = { ...settings, minRuns: stoppedAt + 6 };
+    step = nextSearchStep(runs, objectives, later);
+    expect(step.kind).toBe("measure");
+    while (step.kind === "measure") {
+      expect(step.reason).toContain("refining around the estimate");
+      measure(step.loads);
+      step = nextSearchStep(runs, objectives, later);
+    }
+    expect(step.reason).toBe("precise");
+    // Whole rounds of four: the first round at or past minRuns stops it.
+    expect(runs.length).toBe(stoppedAt + 8);
+  });
+
   it("stops with a clear reason when no load in range meets the SLOs", () => {
     const objectives = [log("ttft", 50)];
     const settings = { range: { min: 1, max: 9 }, initialLoads: 3, precision: 0.1, maxRuns: 20, level: 0.9 };

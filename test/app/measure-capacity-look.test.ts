@@ -1,0 +1,65 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { measureRequestedRuns } from "../../src/app/measure-requested.js";
+import { loadConfig } from "../../src/config/load.js";
+
+const work = mkdtempSync(join(tmpdir(), "vpg-measure-capacity-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe("the action's measure step for a capacity cell", () => {
+  it("resumes a finished search at a later look and refines it on to the look's runs", async () => {
+    const configPath = join(work, "gate.yml");
+    writeFileSync(
+      configPath,
+      `version: 1
+server: { kind: sim, profile: noiseless, set: { max_num_seqs: 2, step_overhead_ms: 5 }, startup_timeout_s: 60 }
+model: { name: sim-model }
+cells:
+  - name: cap
+    dataset: { type: synthetic, input_tokens: 8, output_tokens: 8 }
+    load: { type: rate, rate: 10 }
+    size: { requests: 10 }
+    warmup: { requests: 0 }
+    slo: { ttft_ms: 60 }
+    capacity: { range: { min: 2, max: 200 }, precision: 0.2, initial_loads: 3 }
+repeats: { min: 3, max: 8 }
+# A shared machine: a late event loop is not what this test is about.
+client: { max_event_loop_lag_ms: 1000, max_schedule_lag_ms: 1000, max_server_lateness_ms: 1000 }
+`,
+    );
+    const config = await loadConfig(configPath, { env: {}, cwd: work });
+    const lines: string[] = [];
+    const measure = (firstRun: number, runs: number) =>
+      measureRequestedRuns(
+        {
+          configPath,
+          config,
+          resultsDir: join(work, "results"),
+          cells: ["cap"],
+          firstRun,
+          runs,
+          side: null,
+          serverStateFile: join(work, "state.json"),
+          workingDirectory: work,
+        },
+        {
+          env: { ...process.env },
+          progress: { update() {}, message: (line) => lines.push(line) },
+          warn() {},
+        },
+      );
+    const runsIn = () =>
+      readdirSync(join(work, "results", "cap")).filter((name) => name.startsWith("run-")).length;
+    await measure(0, 3);
+    const searched = runsIn();
+    const log = lines.join("\n");
+    expect(log, log).toMatch(/capacity search (done \(precise\)|stopped at repeats\.max)/);
+    // A later look asks for 4 more runs per side (app/adaptive.ts: firstRun = the runs there, runs = 4):
+    // the search refines on past its stop, in rounds of up to four, to exactly that many.
+    await measure(searched, 4);
+    expect(runsIn(), lines.join("\n")).toBe(searched + 4);
+    expect(lines.join("\n")).toContain(`capacity search resumes from ${searched} run(s)`);
+  }, 120_000);
+});
