@@ -1,4 +1,5 @@
 import type { OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
+import type { LoopEvent } from "../report/status.js";
 import { alternatingBlocks } from "../runner/interleaved.js";
 
 /**
@@ -25,10 +26,8 @@ export interface LookOutcome {
   nextLook: VerdictFile["nextLook"];
 }
 
-/** What the loop reports, for the log (rendered by report/status.ts). */
-export type LoopEvent =
-  | { kind: "adding"; reason: string; runs: number; cells: string[] | null }
-  | { kind: "max-runs"; runs: number; maxRuns: number };
+/** What the loop reports, for the log (declared and rendered by report/status.ts). */
+export type { LoopEvent };
 
 export interface AdaptiveRepeats<Outcome extends LookOutcome> {
   /** Compares what was measured so far. */
@@ -49,7 +48,7 @@ export interface AdaptiveRepeats<Outcome extends LookOutcome> {
 export interface AdaptiveResult<Outcome> {
   /** The last look's outcome (when stopped by an interrupt: of the runs measured before the last step). */
   outcome: Outcome;
-  stoppedBecause: "decided" | "max-runs" | "aborted";
+  stoppedBecause: "decided" | "max-runs" | "no-progress" | "aborted";
 }
 
 /** The smallest run count among the given cells (all cells when null). */
@@ -65,7 +64,8 @@ const maxLooks = 100;
  * Looks, then adds runs while the comparison asks for a next look (it asks only while the verdict is
  * inconclusive, or "error" with runs it can replace): per
  * side as many as its larger request (candidate or baseline runs), counted from the fewest runs the
- * looked-at cells have, to the cells it names, never beyond `maxRuns`.
+ * looked-at cells have, to the cells it names, never beyond `maxRuns`. Stops when a step added no run
+ * to those cells.
  */
 export async function addRunsUntilDecided<Outcome extends LookOutcome>(
   loop: AdaptiveRepeats<Outcome>,
@@ -83,6 +83,12 @@ export async function addRunsUntilDecided<Outcome extends LookOutcome>(
     loop.onEvent?.({ kind: "adding", reason: next.reason, runs: add, cells });
     await loop.measure({ firstRun: have, runs: add, cells });
     if (loop.stopped?.()) return { outcome, stoppedBecause: "aborted" };
+    // A step that added no run leaves the comparison as it was: looking again would ask for the same
+    // runs, up to maxLooks times, each look a full compare and report for nothing.
+    if ((await loop.runsMeasured(cells)) <= have) {
+      loop.onEvent?.({ kind: "no-progress", runs: have, cells });
+      return { outcome, stoppedBecause: "no-progress" };
+    }
     outcome = await loop.look();
   }
   return { outcome, stoppedBecause: "decided" };

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { parseConfigText } from "../config/load.js";
 import { demoConfigText, type Scenario } from "../demo/scenarios.js";
 import { countRuns } from "../github/baseline-bundle.js";
-import { addingRunsLine, maxRunsReachedLine, measuringBlockLine } from "../report/status.js";
+import { adaptiveLoopLine, measuringBlockLine } from "../report/status.js";
 import { renderTerminal } from "../report/terminal.js";
 import type { ProgressSink } from "../runner/progress.js";
 import { type ManagedServerProvider, providerForConfig } from "../server/index.js";
@@ -149,12 +149,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoIn
         runsMeasured: async (cells) => fewestRuns(await countRuns(candidateDir!), cells),
         cells: null,
         maxRuns: scenario.repeats.max,
-        onEvent: (event) =>
-          progress.message(
-            event.kind === "adding"
-              ? addingRunsLine(event.reason, event.runs, event.cells)
-              : maxRunsReachedLine(event.runs, event.maxRuns),
-          ),
+        onEvent: (event) => progress.message(adaptiveLoopLine(event, scenario.repeats.max)),
         stopped,
       });
       if (looked.stoppedBecause !== "aborted") last = looked.outcome.report;

@@ -22,6 +22,30 @@ export function maxRunsReachedLine(runs: number, maxRuns: number | null): string
   return `Still inconclusive at ${runs} runs; max-runs (${maxRuns}) reached.`;
 }
 
+/** A step that measured no new run of the cells it was for: the looks stop there. */
+export function noRunsAddedLine(runs: number, cells: readonly string[] | null): string {
+  return `Still inconclusive at ${runs} runs; the last step added no run to ${cellList(cells)} (a sweep cell measures each load once), so no further look can change the verdict.`;
+}
+
+/** What the adaptive loop (app/adaptive.ts) reports, for the log. */
+export type LoopEvent =
+  | { kind: "adding"; reason: string; runs: number; cells: string[] | null }
+  | { kind: "max-runs"; runs: number; maxRuns: number }
+  /** The step measured no new run of the cells it was for (e.g. a sweep cell measures its loads once). */
+  | { kind: "no-progress"; runs: number; cells: string[] | null };
+
+/** The adaptive loop's event as one log line. */
+export function adaptiveLoopLine(event: LoopEvent, maxRuns: number | null): string {
+  switch (event.kind) {
+    case "adding":
+      return addingRunsLine(event.reason, event.runs, event.cells);
+    case "max-runs":
+      return maxRunsReachedLine(event.runs, maxRuns);
+    case "no-progress":
+      return noRunsAddedLine(event.runs, event.cells);
+  }
+}
+
 /** A block of one side's consecutive runs about to be measured (runs counted from 1, as people do). */
 export function measuringBlockLine(side: string, firstRun: number, runs: number, maxRuns: number): string {
   const last = firstRun + runs;

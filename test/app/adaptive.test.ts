@@ -122,6 +122,19 @@ describe("addRunsUntilDecided (the one adaptive-repeats loop)", () => {
     expect(looks()).toBe(2);
   });
 
+  it("stops, saying so, when a step measured no new run (a sweep cell measures its loads once)", async () => {
+    const { loop, steps, events, looks } = loopOver([
+      { verdict: "inconclusive", nextLook: nextLook({ cells: ["a"] }) },
+    ]);
+    const measureNothing = { ...loop, measure: async (step: MeasureStep) => void steps.push(step) };
+    const result = await addRunsUntilDecided(measureNothing);
+    expect(result.stoppedBecause).toBe("no-progress");
+    expect(result.outcome.verdict).toBe("inconclusive");
+    expect(steps).toHaveLength(1);
+    expect(looks()).toBe(1);
+    expect(events.at(-1)).toEqual({ kind: "no-progress", runs: 3, cells: ["a"] });
+  });
+
   it("takes no more looks after a step an interrupt stopped", async () => {
     const { loop, steps, looks } = loopOver([{ verdict: "inconclusive", nextLook: nextLook() }], {
       stopAfter: 1,

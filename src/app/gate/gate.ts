@@ -1,11 +1,10 @@
 import type { BaselineInfo } from "../../compare/verdict-schema.js";
 import { countRuns } from "../../github/baseline-bundle.js";
 import {
-  addingRunsLine,
+  adaptiveLoopLine,
   baselineMissingNotice,
   baselineMissingReport,
   gateFailureMessage,
-  maxRunsReachedLine,
 } from "../../report/status.js";
 import { addRunsUntilDecided, fewestRuns } from "../adaptive.js";
 import type { CompareOutcome, CompareRequest } from "./dependencies.js";
@@ -70,12 +69,7 @@ async function compareUntilDecided(
     runsMeasured: async (cells) => fewestRuns(await countRuns(scope.layout.candidateDir), cells),
     cells: scope.inputs.cells,
     maxRuns: scope.inputs.maxRuns ?? Number.POSITIVE_INFINITY,
-    onEvent: (event) =>
-      scope.io.info(
-        event.kind === "adding"
-          ? addingRunsLine(event.reason, event.runs, event.cells)
-          : maxRunsReachedLine(event.runs, scope.inputs.maxRuns),
-      ),
+    onEvent: (event) => scope.io.info(adaptiveLoopLine(event, scope.inputs.maxRuns)),
   });
   return outcome;
 }
