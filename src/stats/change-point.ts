@@ -11,8 +11,8 @@ import { hodgesLehmann } from "./rank-tests.js";
  * Its null distribution does not depend on the noise: under sessions that only vary (any continuous
  * distribution, heavy tails, slow runs), every order of the ranks is equally likely, so the threshold is
  * the exact permutation quantile of the largest |z| for the window's length (simulated once per length
- * with a fixed seed, `nullDraws` permutations, memoised: deterministic and pure). A lone slow session
- * moves one rank by at most n − 1, so it cannot make a step; a step needs several points on one side.
+ * with a fixed seed, `nullDraws` permutations, memoised: deterministic and pure). A lone slow session is
+ * one point with the top rank: with at least `minSegment` points a side it cannot make a step alone.
  * The step's size is the Hodges-Lehmann shift (the median of the pairwise differences right − left) with
  * its Moses interval, and it must be at least `minMagnitude` on the ratio scale.
  *
@@ -20,10 +20,11 @@ import { hodgesLehmann } from "./rank-tests.js";
  * two-sample t of the means, Bonferroni over the splits, the medians of the parts required to move as
  * far; its threshold assumes normal noise, so heavy tails and 1.3x slow runs force it to be strict.
  *
- * 3. When a split passes, both parts are searched again the same way (binary segmentation), so a window
- *    with two steps reports both. A short bump that comes back down (up for 15 commits, then back)
- *    can hide from the first split of a wide window; on a base branch the detector runs after every
- *    commit, so the step up is found while the window still ends inside the bump.
+ * When a split passes, both parts are searched again the same way (binary segmentation), so a window
+ * with two steps reports both; then every change point is tested again between its neighbours and moved
+ * to that segment's best split, and one that fails there is dropped. A short bump that comes back down
+ * (up for 15 commits, then back) can hide from the first split of a wide window; on a base branch the
+ * detector runs after every commit, so the step up is found while the window still ends inside the bump.
  *
  * Why not E-divisive means (Hunter/Otava): the thing to find is a step in the level, which a two-sample
  * location statistic at the best split targets directly; E-divisive's advantage, distribution changes
@@ -50,9 +51,9 @@ export interface ChangePointOptions {
 }
 
 /**
- * alpha 0.01 per window: calibrated by `npm run bench:history` so that clean series stay well inside the
- * goal of at most 1 false alarm per 100 commits per family of 3 metrics (the detector runs after every
- * commit on overlapping windows, so alarms per commit are far fewer than alpha).
+ * alpha 0.012 per window: calibrated by `npm run bench:history` (window 60) so that clean series stay
+ * inside the goal of at most 1 false alarm per 100 commits per family of 3 metrics, at 0.71 (the detector
+ * runs after every commit on overlapping windows, so alarms per commit are far fewer than alpha).
  */
 export const defaultChangePointOptions: Readonly<ChangePointOptions> = Object.freeze({
   method: "rank",
