@@ -156,10 +156,20 @@ describe("main's history in the action", () => {
 
   it("mode calibrate reads main's history for the between-session drift, main's step taken out", async () => {
     // 12 sessions on the branch: 6 at main's old level, 6 after its +12% step; the A/A runs measure now.
+    // One more session recorded under other conditions (another fingerprint), 3x slower: left out.
+    const text = fake.branchFile("perf-history", historyPath) ?? "";
+    const last = JSON.parse(text.trimEnd().split("\n").at(-1)!);
+    const foreign = {
+      ...last,
+      session: { ...last.session, id: "699-1", runId: 699, recordedAt: "2026-11-30T00:00:00.000Z" },
+      values: last.values.map((v: number | null) => (v === null ? null : v * 3)),
+      fingerprint: "0123456789abcdef",
+    };
+    fake.commitFile("perf-history", historyPath, `${text}${JSON.stringify(foreign)}\n`);
     const { result, summary } = await runJob(calibrate(700, 1.12));
     expect(result.verdict).toBe("calibrated");
     expect(summary).toContain(
-      "Between-session drift from 12 session(s) of main's history (`branch perf-history (vllm-perf-gate/history.jsonl)`).",
+      "Between-session drift from 12 session(s) of main's history (`branch perf-history (vllm-perf-gate/history.jsonl)`), 1 left out (recorded under other conditions).",
     );
     const file = await calibrationOf(result.reportPath!);
     const ttft = file.cells.find((c) => c.cell === "chat")!.metrics.find((m) => m.metric === "ttft_p95")!;
