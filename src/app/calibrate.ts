@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { type CalibrationFile, calibrateFromRuns } from "../compare/calibration.js";
-import { conditionsHash, type HistoryRecord, runsFromHistory } from "../compare/history.js";
+import { calibrationHistoryRuns, conditionsHash, type HistoryRecord } from "../compare/history.js";
 import { settingsFromConfig } from "../compare/index.js";
 import { loadRuns } from "../compare/load.js";
 import type { LoadedConfig } from "../config/load.js";
@@ -80,10 +80,7 @@ export async function calibrateRunner(options: CalibrateOptions): Promise<Calibr
   const first = a![0] ?? b![0];
   const history =
     options.history && first
-      ? runsFromHistory(options.history, {
-          fingerprint: conditionsHash(first.fingerprint),
-          lastSessions: 40,
-        }).runs
+      ? calibrationHistoryRuns(options.history, conditionsHash(first.fingerprint), 40).runs
       : undefined;
   const file = calibrateFromRuns({
     a: a!,

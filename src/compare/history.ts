@@ -325,6 +325,20 @@ export function runsFromHistory(
   return { runs: [...runs.values()], sessions, leftOut };
 }
 
+/**
+ * The history a calibration uses for the between-session drift (the CLI's `calibrate --history` and the
+ * action's calibrate mode): the last `lastSessions` sessions under the A/A runs' conditions, main's steps
+ * taken out with every stretch scaled to the newest one's level (the level the A/A runs measure now),
+ * so a merged regression does not read as drift.
+ */
+export function calibrationHistoryRuns(
+  records: readonly HistoryRecord[],
+  fingerprint: string | null,
+  lastSessions: number,
+): HistoryRuns {
+  return runsFromHistory(records, { fingerprint, lastSessions, alignTo: null });
+}
+
 /** Per `session\u0000cell\u0000metric`, the factor that moves its stretch to the reference stretch's level. */
 function stepFactors(
   records: readonly HistoryRecord[],

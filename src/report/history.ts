@@ -176,3 +176,18 @@ export function renderChangePointComment(
     `First seen by the baseline session of ${short(first.firstAfter.commit)}${jobUrl ? ` ([job](${jobUrl}))` : ""}; posted once per change point (docs/history.md).`,
   ].join("\n");
 }
+
+/**
+ * The calibrate mode's line on main's history (job summary): how many sessions the between-session drift
+ * came from, or why there is none. `history` null: the history input is off.
+ */
+export function renderCalibrationHistoryLine(
+  history: { store: string; sessionsUsed: number; leftOut: number; refused: string | null } | null,
+): string {
+  if (!history) return "Between-session drift: none (history: off).";
+  if (history.refused !== null)
+    return `Main's history (${store(history.store)}) was refused: ${escapeMarkdown(history.refused, 400)}. No between-session drift recorded.`;
+  const leftOut =
+    history.leftOut > 0 ? `, ${history.leftOut} left out (recorded under other conditions)` : "";
+  return `Between-session drift from ${history.sessionsUsed} session(s) of main's history (${store(history.store)})${leftOut}.`;
+}

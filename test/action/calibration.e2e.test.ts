@@ -195,4 +195,51 @@ describe("the calibration input", () => {
     expect(file.runsPerSide).toBe(3);
     expect(file.cells.map((c) => c.cell).sort()).toEqual(["batch", "chat"]);
   });
+
+  it("mode calibrate with history: artifact reads main's history from the newest baseline artifact", async () => {
+    for (const [i, digit] of ["3", "4"].entries()) {
+      const baseline = await runJob({
+        runId: 810 + i,
+        event: "push",
+        payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: sha(digit), before: sha("2") }),
+        sha: sha(digit),
+        ref: "refs/heads/main",
+        config: testConfig(1.0),
+        inputs: { history: "artifact" },
+      });
+      expect(baseline.result.verdict).toBe("baseline-recorded");
+    }
+    const { result, summary } = await runJob({
+      runId: 812,
+      event: "workflow_dispatch",
+      payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: sha("5"), before: sha("4") }),
+      sha: sha("5"),
+      ref: "refs/heads/main",
+      config: testConfig(1.0, { min: 2, max: 3, block: 1 }),
+      inputs: { mode: "calibrate", "max-runs": "3", history: "artifact" },
+    });
+    expect(result.verdict).toBe("calibrated");
+    // The newest baseline artifact (run 811) carries both sessions: 810's, carried forward, and its own.
+    expect(summary).toContain(
+      "Between-session drift from 2 session(s) of main's history (`artifact file vllm-perf-gate-history.jsonl`).",
+    );
+    const file = calibrationFileSchema.parse(
+      JSON.parse(await readFile(join(dirname(result.reportPath!), "calibration.json"), "utf8")),
+    );
+    expect(file.cells[0]!.metrics.find((m) => m.metric === "ttft_p95")!.drift?.sessions).toBe(3);
+  });
+
+  it("mode calibrate with history: off records no drift and says so", async () => {
+    const { result, summary } = await runJob({
+      runId: 813,
+      event: "workflow_dispatch",
+      payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: sha("5"), before: sha("4") }),
+      sha: sha("5"),
+      ref: "refs/heads/main",
+      config: testConfig(1.0, { min: 2, max: 3, block: 1 }),
+      inputs: { mode: "calibrate", "max-runs": "3", history: "off" },
+    });
+    expect(result.verdict).toBe("calibrated");
+    expect(summary).toContain("Between-session drift: none (history: off).");
+  });
 });

@@ -1,4 +1,7 @@
+import { readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { calibrationFileSchema } from "../../src/compare/calibration.js";
 import { parseHistory } from "../../src/compare/history.js";
 import { createFileMeasure, testConfig } from "./fixtures.js";
 import { type Job, runJob as runJobIn } from "./harness.js";
@@ -50,6 +53,22 @@ const pr = (runId: number, slowdown: number, inputs: Record<string, string> = {}
   config: testConfig(slowdown),
   inputs: { mode: "gate", comment: "false", ...inputs },
 });
+
+/** A calibrate job on main (workflow_dispatch): 3 A/A runs per side. */
+const calibrate = (runId: number, slowdown: number): Job => ({
+  runId,
+  event: "workflow_dispatch",
+  payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: sha("c"), before: sha("b") }),
+  sha: sha("c"),
+  ref: "refs/heads/main",
+  config: testConfig(slowdown, { min: 2, max: 3, block: 1 }),
+  inputs: { mode: "calibrate", "max-runs": "3" },
+});
+
+const calibrationOf = async (reportPath: string) =>
+  calibrationFileSchema.parse(
+    JSON.parse(await readFile(join(dirname(reportPath), "calibration.json"), "utf8")),
+  );
 
 describe("main's history in the action", () => {
   it("baseline jobs on main append their sessions to the history branch", async () => {
@@ -135,6 +154,41 @@ describe("main's history in the action", () => {
     expect(worse.summary).not.toContain("Main already regressed");
   });
 
+  it("mode calibrate reads main's history for the between-session drift, main's step taken out", async () => {
+    // 12 sessions on the branch: 6 at main's old level, 6 after its +12% step; the A/A runs measure now.
+    // One more session recorded under other conditions (another fingerprint), 3x slower: left out.
+    const text = fake.branchFile("perf-history", historyPath) ?? "";
+    const last = JSON.parse(text.trimEnd().split("\n").at(-1)!);
+    const foreign = {
+      ...last,
+      session: { ...last.session, id: "699-1", runId: 699, recordedAt: "2026-11-30T00:00:00.000Z" },
+      values: last.values.map((v: number | null) => (v === null ? null : v * 3)),
+      fingerprint: "0123456789abcdef",
+    };
+    fake.commitFile("perf-history", historyPath, `${text}${JSON.stringify(foreign)}\n`);
+    const { result, summary } = await runJob(calibrate(700, 1.12));
+    expect(result.verdict).toBe("calibrated");
+    expect(summary).toContain(
+      "Between-session drift from 12 session(s) of main's history (`branch perf-history (vllm-perf-gate/history.jsonl)`), 1 left out (recorded under other conditions).",
+    );
+    const file = await calibrationOf(result.reportPath!);
+    const ttft = file.cells.find((c) => c.cell === "chat")!.metrics.find((m) => m.metric === "ttft_p95")!;
+    // The history's 12 sessions and the A/A runs' one. Main's step is taken out before the drift is
+    // estimated: unaligned, a +12% step across these sessions would read as a drift sd of about 6%.
+    expect(ttft.drift?.sessions).toBe(13);
+    expect(ttft.drift!.sd).toBeLessThan(0.01);
+    expect(summary).toMatch(/drift \d+\.\d+% over 13 sessions/);
+  });
+
+  it("mode calibrate with history-sessions uses only the newest sessions", async () => {
+    const { result } = await runJob({
+      ...calibrate(701, 1.12),
+      inputs: { ...calibrate(701, 1.12).inputs, "history-sessions": "4" },
+    });
+    const file = await calibrationOf(result.reportPath!);
+    expect(file.cells[0]!.metrics.find((m) => m.metric === "ttft_p95")!.drift?.sessions).toBe(5);
+  });
+
   it("refuses a corrupted history with a clear message; the gate falls back and says so", async () => {
     const text = fake.branchFile("perf-history", historyPath) ?? "";
     fake.commitFile("perf-history", historyPath, `${text}{"schemaVersion": 1, "cell": "chat"}\n`);
@@ -146,5 +200,17 @@ describe("main's history in the action", () => {
     // main's step, unaligned) widen the drift: the gate cannot pass it.
     expect(summary).not.toContain("Main already regressed");
     expect(["regression", "inconclusive"]).toContain(result.verdict);
+  });
+
+  it("mode calibrate refuses the corrupted history the same way and records no drift; the calibration is still written", async () => {
+    const { result, summary } = await runJob(calibrate(702, 1.12));
+    expect(result.failed).toBe(false);
+    expect(result.verdict).toBe("calibrated");
+    expect(summary).toMatch(
+      /Main's history \(`branch perf-history \(vllm-perf-gate\/history\.jsonl\)`\) was refused: .*line \d+\\?: field session/,
+    );
+    expect(summary).toContain("No between-session drift recorded.");
+    const file = await calibrationOf(result.reportPath!);
+    expect(file.cells.flatMap((c) => c.metrics).every((m) => m.drift === null)).toBe(true);
   });
 });

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { SeriesChangePoint } from "../../src/compare/history-analysis.js";
-import { type HistoryReport, renderHistorySection } from "../../src/report/history.js";
+import {
+  type HistoryReport,
+  renderCalibrationHistoryLine,
+  renderHistorySection,
+} from "../../src/report/history.js";
 import { commitOf, session } from "../compare/history-fixtures.js";
 
 const base: HistoryReport = {
@@ -100,5 +104,34 @@ describe("renderHistorySection", () => {
     expect(partial).toContain(
       "Other regressions of this pull request go beyond main's level and still count.",
     );
+  });
+});
+
+describe("renderCalibrationHistoryLine", () => {
+  it("says where the drift came from, the sessions left out, or that there is none", () => {
+    expect(renderCalibrationHistoryLine(null)).toBe("Between-session drift: none (history: off).");
+    expect(
+      renderCalibrationHistoryLine({
+        store: "branch perf-history (h.jsonl)",
+        sessionsUsed: 9,
+        leftOut: 2,
+        refused: null,
+      }),
+    ).toBe(
+      "Between-session drift from 9 session(s) of main's history (`branch perf-history (h.jsonl)`), 2 left out (recorded under other conditions).",
+    );
+  });
+
+  it("escapes a refusal's text from the history and keeps the store's name in one code span", () => {
+    const line = renderCalibrationHistoryLine({
+      store: "branch `x`\nperf",
+      sessionsUsed: 0,
+      leftOut: 0,
+      refused: "line 3: field cell: <script> *bold*",
+    });
+    expect(line).toContain("(`branch xperf`)");
+    expect(line).not.toContain("<script>");
+    expect(line).not.toContain("*bold*");
+    expect(line).toContain("No between-session drift recorded.");
   });
 });

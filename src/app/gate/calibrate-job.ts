@@ -1,10 +1,13 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { calibrateFromRuns } from "../../compare/calibration.js";
+import { conditionsHash } from "../../compare/history.js";
 import { settingsFromConfig } from "../../compare/index.js";
 import { loadRuns } from "../../compare/load.js";
 import { renderCalibration } from "../../report/calibration.js";
+import { renderCalibrationHistoryLine } from "../../report/history.js";
 import { measureAlternately } from "../adaptive.js";
+import { readHistoryForCalibration } from "./history.js";
 import { outputNames } from "./job-io.js";
 import type { JobScope } from "./job-scope.js";
 import { measureRuns } from "./measure-candidate.js";
@@ -15,6 +18,8 @@ import type { ActionResult } from "./orchestrator-types.js";
  * alternation (side A in the evidence's baseline directory, B in its candidate directory, the order of
  * the interleaved gate), summarised into evidence/calibration.json by the gate's own analysis; the
  * summary shows it. `max-runs` is the runs per side (default repeats.max), `cells` limits the cells.
+ * Main's history (the history input's store, read and checked as the gate reads it) gives the
+ * between-session drift: its last history-sessions sessions under the A/A runs' conditions.
  */
 export async function calibrateJob(scope: JobScope): Promise<ActionResult> {
   const { config } = scope.config;
@@ -42,16 +47,21 @@ export async function calibrateJob(scope: JobScope): Promise<ActionResult> {
         side: side.name,
       }),
   );
+  const a = await loadRuns([layout.baselineSideDir], "calibration a");
+  const b = await loadRuns([layout.candidateDir], "calibration b");
+  const first = a[0] ?? b[0];
+  const history = await readHistoryForCalibration(scope, first ? conditionsHash(first.fingerprint) : null);
   const file = calibrateFromRuns({
-    a: await loadRuns([layout.baselineSideDir], "calibration a"),
-    b: await loadRuns([layout.candidateDir], "calibration b"),
+    a,
+    b,
     settings: settingsFromConfig(config),
+    ...(history && history.runs.length > 0 ? { history: history.runs } : {}),
     now: scope.deps.now(),
   });
   const path = join(layout.evidenceDir, "calibration.json");
   await writeFile(path, `${JSON.stringify(file, null, 2)}\n`);
   const text = scope.redactor.redact(renderCalibration(file));
-  const report = `### vllm-perf-gate: A/A calibration of this runner\n\n\`\`\`\n${text}\`\`\`\n\nThe file is \`calibration.json\` in the evidence artifact; give it to the gate with the \`calibration\` input (docs/calibration.md).\n`;
+  const report = `### vllm-perf-gate: A/A calibration of this runner\n\n\`\`\`\n${text}\`\`\`\n\n${scope.redactor.redact(renderCalibrationHistoryLine(history))}\n\nThe file is \`calibration.json\` in the evidence artifact; give it to the gate with the \`calibration\` input (docs/calibration.md).\n`;
   await writeFile(layout.reportPath, report);
   await io.appendSummary(report);
   io.info(`A/A calibration written to ${path}`);

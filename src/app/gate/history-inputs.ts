@@ -15,7 +15,7 @@ export interface HistoryInputs {
   path: string;
   /** Sessions of the history a gate uses (the last N with the baseline's fingerprint). */
   sessions: number;
-  /** Sessions the change-point test looks at. */
+  /** Sessions the change-point test looks at (60: `npm run bench:history`, docs/history.md). */
   window: number;
   mainRegressed: (typeof mainRegressedPolicies)[number];
   /** A new worsening change point on main: reported in the summary, or also a failed baseline step. */
@@ -29,7 +29,7 @@ export const historyInputDefaults: HistoryInputs = {
   branch: defaultHistoryBranch,
   path: defaultHistoryPath,
   sessions: 20,
-  window: 40,
+  window: 60,
   mainRegressed: "pass",
   changePoints: "report",
   changePointIssue: null,

@@ -1,6 +1,7 @@
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
+  calibrationHistoryRuns,
   conditionsHash,
   type HistoryRecord,
   historyRecordsFromRuns,
@@ -87,7 +88,9 @@ export async function recordHistory(scope: JobScope): Promise<{ failure: string 
       recordedAt: scope.deps.now().toISOString(),
     });
     const store =
-      settings.store === "branch" ? branchStore(scope, settings) : await artifactStoreForBaselineJob(scope);
+      settings.store === "branch"
+        ? branchStore(scope, settings)
+        : await artifactStoreFromNewestBaseline(scope);
     const outcome = await store.append(records);
     const scan = scanChangePoints(outcome.records, await gatedMetrics(scope), { window: settings.window });
     const fresh = scan.changePoints.filter((cp) => cp.isNew);
@@ -173,8 +176,11 @@ async function commentChangePoints(
   }
 }
 
-/** The artifact fallback in a baseline job: the newest earlier baseline artifact carries the history so far. */
-async function artifactStoreForBaselineJob(scope: JobScope): Promise<HistoryStore> {
+/**
+ * The artifact fallback in a baseline or calibrate job: the newest earlier baseline artifact of the base
+ * branch carries the history so far.
+ */
+async function artifactStoreFromNewestBaseline(scope: JobScope): Promise<HistoryStore> {
   const { context, inputs, plan, layout } = scope;
   const previousDir = join(layout.historyDir, "previous-artifact");
   let previous: string | null = null;
@@ -205,6 +211,63 @@ async function artifactStoreForBaselineJob(scope: JobScope): Promise<HistoryStor
     }
   }
   return createArtifactHistoryStore({ previousDir: previous, outputDir: layout.candidateDir });
+}
+
+/** What the calibrate mode read from main's history for the between-session drift. */
+export interface CalibrationHistory {
+  store: string;
+  /** Runs of the sessions used (each with its session), steps taken out; empty when refused. */
+  runs: RunRecord[];
+  sessionsUsed: number;
+  /** Sessions left out (recorded under other conditions than the A/A runs). */
+  leftOut: number;
+  /** Why the history was not used (corrupted, oversized, unreadable); null when it was read. */
+  refused: string | null;
+}
+
+/**
+ * Calibrate mode hook (after the A/A runs): main's history read with the gate's reader and checks (size,
+ * every line's schema; the store of the history input, branch or the newest baseline artifact), its
+ * last history-sessions sessions under the A/A runs' conditions (`fingerprint`) giving the drift. A
+ * history that cannot be read is a warning and the calibration goes on without drift; null: no store.
+ */
+export async function readHistoryForCalibration(
+  scope: JobScope,
+  fingerprint: string | null,
+): Promise<CalibrationHistory | null> {
+  const settings = settingsOf(scope);
+  if (settings.store === "off") return null;
+  let description: string = settings.store;
+  let records: HistoryRecord[];
+  try {
+    const store =
+      settings.store === "branch"
+        ? branchStore(scope, settings)
+        : await artifactStoreFromNewestBaseline(scope);
+    description = store.description;
+    records = (await store.read()).records;
+  } catch (error) {
+    const message = (error as Error).message;
+    scope.io.warning(`Main's history refused: ${message}; the calibration records no between-session drift.`);
+    return {
+      store: description,
+      runs: [],
+      sessionsUsed: 0,
+      leftOut: 0,
+      refused: error instanceof UntrustedHistoryError ? message : `could not be read (${message})`,
+    };
+  }
+  const read = calibrationHistoryRuns(records, fingerprint, settings.sessions);
+  scope.io.info(
+    `Main's history: ${read.sessions.length} session(s) used from ${description} for the drift, ${read.leftOut.length} left out (other conditions).`,
+  );
+  return {
+    store: description,
+    runs: read.runs,
+    sessionsUsed: read.sessions.length,
+    leftOut: read.leftOut.length,
+    refused: null,
+  };
 }
 
 /** What a gate read from the history, for compare and for judging afterwards. */

@@ -1,5 +1,6 @@
 import { lstat, readFile } from "node:fs/promises";
 import { resolve } from "node:path";
+import { historyInputDefaults } from "../../app/gate/history-inputs.js";
 import { defaultHistoryLimits, parseHistory, seriesOf } from "../../compare/history.js";
 import { describeMetric, isMetricName, type MetricName, metricSpecs } from "../../config/metric-names.js";
 import { formatMetricValue } from "../../report/format.js";
@@ -16,7 +17,7 @@ points the action's test finds over the last --window sessions marked (docs/hist
 
   --cell NAME     the cell (required when the history has more than one)
   --metric NAME   the metric (default ttft_p95)
-  --window N      sessions the change-point test looks at (default 40, 8-200)
+  --window N      sessions the change-point test looks at (default 60, as the action, 8-200)
   --format F      table (default), json (the series and its change points), csv (one line per run)
 
 The file is read as untrusted input: its size (limit maxHistoryBytes), every line's schema; a bad file
@@ -47,7 +48,7 @@ export const historyCommand: CliCommand = {
     const metricText = stringOption(args, "metric") ?? "ttft_p95";
     if (!isMetricName(metricText)) throw new UsageError(`--metric: unknown metric "${metricText}"`);
     const metric: MetricName = metricText;
-    const windowText = stringOption(args, "window") ?? "40";
+    const windowText = stringOption(args, "window") ?? String(historyInputDefaults.window);
     if (!/^\d+$/.test(windowText) || Number(windowText) < 8 || Number(windowText) > 200)
       throw new UsageError(`--window: expected a whole number from 8 to 200, got "${windowText}"`);
     const format = stringOption(args, "format") ?? "table";
