@@ -4,11 +4,13 @@ import { serverLifecycle, serverStartSeconds } from "../config/summary.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
-import { analyze } from "./analyze.js";
+import { analyzeWithFamily } from "./analyze.js";
 import {
   type CapacityCell,
   capacityCells,
-  compareCapacity,
+  capacityDrafts,
+  capacityMembers,
+  decideCapacity,
   mixedLoadWarnings,
   withCapacity,
 } from "./capacity.js";
@@ -93,7 +95,18 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
   const capacityNames = new Set((settings.capacity?.cells ?? []).map((cell) => cell.name));
   const fixedLoad = (records: readonly RunRecord[]) =>
     records.filter((record) => !capacityNames.has(record.cell));
-  let decided = analyze({
+  // The capacity checks' tests join the gated family that analyze assembles and adjusts.
+  const capacityStage = settings.capacity
+    ? {
+        cells: settings.capacity.cells,
+        baseline: input.baseline,
+        candidate: input.candidate,
+        gate: settings.gate,
+        cost: settings.capacity.cost,
+      }
+    : null;
+  const capacity = capacityStage ? capacityDrafts(capacityStage) : [];
+  const analyzed = analyzeWithFamily({
     baseline: fixedLoad(input.baseline),
     candidate: fixedLoad(input.candidate),
     gate: settings.gate,
@@ -106,23 +119,21 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     ...(input.baselineVariancePriors ? { baselineVariancePriors: input.baselineVariancePriors } : {}),
     now: (input.now ?? new Date()).toISOString(),
     tool: { name: toolName, version: toolVersion },
+    familyExtras: capacityMembers(capacity),
   });
+  let decided = analyzed.verdict;
   decided.gpuMinutes = gpuMinutesSpent(
     decided.mode,
     { baseline: input.baseline, candidate: input.candidate },
     decided.settings.looks,
     settings.cost ?? { ...defaultCostModel, runsPerBlock: settings.repeats.block ?? 1 },
   );
-  if (settings.capacity) {
-    const capacity = compareCapacity({
-      cells: settings.capacity.cells,
-      baseline: input.baseline,
-      candidate: input.candidate,
-      gate: settings.gate,
-      cost: settings.capacity.cost,
-      gatedFamilyP: decided.comparisons.flatMap((c) => (c.gated && c.pRaw !== null ? [c.pRaw] : [])),
-    });
-    decided = withCapacity(decided, capacity, settings.gate.fail_on);
+  if (capacityStage) {
+    decided = withCapacity(
+      decided,
+      decideCapacity(capacityStage, capacity, analyzed.extras),
+      settings.gate.fail_on,
+    );
   }
   const mixedLoads = mixedLoadWarnings([...fixedLoad(input.baseline), ...fixedLoad(input.candidate)]);
   if (mixedLoads.length > 0) decided.warnings = [...decided.warnings, ...mixedLoads];
