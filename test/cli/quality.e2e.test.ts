@@ -1,0 +1,103 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
+import { cli } from "./helpers.js";
+
+/**
+ * The three quality checks from the CLI against the simulator (`run`, then `compare --config`): a tasks
+ * cell and a greedy-output cell; the candidate's simulator answers fewer tasks right (task_accuracy),
+ * changes a share of its greedy outputs (quality_changed_share) and truncates a share of its answers
+ * (quality_truncate_share, which the mean-output-length guard sees). Each check is a regression, the
+ * verdict is a regression with exit 1, and the guard and task tests sit in one gated family.
+ */
+const dir = mkdtempSync(join(tmpdir(), "vpg-cli-quality-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function config(set: string): string {
+  return `version: 1
+server:
+  kind: sim
+  profile: noiseless
+  set: { eos_mean_tokens: 30, ${set} }
+  startup_timeout_s: 120
+model: { name: sim-model }
+cells:
+  - name: tasks
+    dataset: { type: tasks, count: 200 }
+    load: { type: concurrency, concurrency: 8 }
+    size: { requests: 200 }
+    warmup: { requests: 0 }
+  - name: greedy
+    dataset: { type: synthetic, input_tokens: { distribution: uniform, min: 8, max: 40 }, output_tokens: 48 }
+    load: { type: concurrency, concurrency: 4 }
+    size: { requests: 120 }
+    warmup: { requests: 0 }
+quality:
+  greedy: { cells: [greedy], logprobs: 1 }
+repeats: { min: 2, max: 2 }
+# This machine is shared: a late event loop is not what this test is about.
+client: { max_event_loop_lag_ms: 500, max_schedule_lag_ms: 100 }
+gate: { allowed_differences: [server.command] }
+`;
+}
+
+describe("the quality checks from the CLI", () => {
+  it("run and compare --config: task, greedy and guard regressions, in one gated family, exit 1", async () => {
+    writeFileSync(join(dir, "base.yml"), config("task_accuracy: 0.95"));
+    writeFileSync(
+      join(dir, "cand.yml"),
+      config("task_accuracy: 0.7, quality_changed_share: 0.3, quality_truncate_share: 0.4"),
+    );
+    // One side after the other: two simulators and two clients at once would share two loaded cores.
+    const base = await cli(["run", "--config", "base.yml", "--out", "base", "--side", "baseline"], {
+      cwd: dir,
+    });
+    expect(base.code, base.stderr).toBe(0);
+    const cand = await cli(["run", "--config", "cand.yml", "--out", "cand", "--side", "candidate"], {
+      cwd: dir,
+    });
+    expect(cand.code, cand.stderr).toBe(0);
+    const compare = await cli(
+      [
+        "compare",
+        "--baseline",
+        "base",
+        "--candidate",
+        "cand",
+        "--config",
+        "base.yml",
+        "--out",
+        "cmp",
+        "--mode",
+        "interleaved",
+      ],
+      { cwd: dir },
+    );
+    expect(compare.code, compare.stderr).toBe(1);
+    const verdict = verdictFileSchema.parse(JSON.parse(readFileSync(join(dir, "cmp/verdict.json"), "utf8")));
+    expect(verdict.verdict).toBe("regression");
+    const quality = verdict.quality!;
+    const task = quality.tasks!.find((check) => check.cell === "tasks")!;
+    expect(task.verdict).toBe("regression");
+    expect(task.onlyBaseline).toBeGreaterThan(task.onlyCandidate);
+    const greedy = quality.greedy!.find((check) => check.cell === "greedy")!;
+    expect(greedy.verdict).toBe("regression");
+    expect(greedy.candidate.changedShare).toBeGreaterThan(0.1);
+    const length = quality.guards.find((c) => c.cell === "greedy" && c.metric === "output_tokens_mean")!;
+    expect(length.verdict).toBe("regression");
+    expect(length.candidate!).toBeLessThan(length.baseline! * 0.9);
+    // One family: the task test and the tested guards; the quality cells' speed checks are advisory.
+    const family = verdict.settings.gatedFamily!.regression;
+    expect(family.task).toBe(1);
+    expect(family.guard).toBeGreaterThan(0);
+    expect(family.speed).toBe(0);
+    expect(family.total).toBe(family.task + family.guard);
+    expect(length.inFamily).toBe(true);
+    const report = readFileSync(join(dir, "cmp/report.md"), "utf8");
+    for (const section of ["### Quality guards", "### Greedy outputs", "### Task accuracy"])
+      expect(report).toContain(section);
+    expect(report).toContain(`gated family of ${family.total} tests`);
+  }, 240_000);
+});
