@@ -232,8 +232,8 @@ export function capacityDrafts(input: CapacityStageInput): CapacityDraft[] {
 
 /**
  * The gated family's members of the capacity drafts, one per draft in order: a gated check with a test
- * brings its two bootstrap p-values against the tolerance (capacity below 1 − tolerance, above 1 +
- * tolerance); an advisory or untested one brings none.
+ * brings its two bootstrap p-values against the tolerance (the ratio below 1/(1 + tolerance), above
+ * 1 + tolerance); an advisory or untested one brings none.
  */
 export function capacityMembers(drafts: readonly CapacityDraft[]): FamilyMember[] {
   return drafts.map((draft) =>
