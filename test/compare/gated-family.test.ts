@@ -2,9 +2,11 @@ import { describe, expect, it } from "vitest";
 import { guardChecks } from "../../src/compare/analyze/guards.js";
 import { taskChecks } from "../../src/compare/analyze/tasks.js";
 import { analyze } from "../../src/compare/analyze.js";
+import { capacityCells, compareCapacity } from "../../src/compare/capacity.js";
 import { adjustGatedFamily, type FamilyMember } from "../../src/compare/gated-family.js";
-import { defaultCompareSettings } from "../../src/compare/index.js";
+import { compareRecords, defaultCompareSettings, settingsFromConfig } from "../../src/compare/index.js";
 import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
+import { configSchema } from "../../src/config/schema.js";
 import type { RunGuards, RunOutput } from "../../src/metrics/guards.js";
 import { type RunRecord, runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
@@ -277,5 +279,78 @@ describe("one gated family per comparison: speed and quality checks", () => {
       confidence: 0.95,
     })!;
     expect(alone[0]!.p).toBeCloseTo(pRaw, 15);
+  });
+});
+
+describe("capacity checks in the same family (compareRecords)", () => {
+  const config = configSchema.parse({
+    version: 1,
+    server: { kind: "sim" },
+    model: { name: "m" },
+    cells: [
+      {
+        name: "cap",
+        dataset: { type: "synthetic", input_tokens: 8, output_tokens: 8 },
+        load: { type: "rate", rate: 1 },
+        size: { requests: 100 },
+        slo: { ttft_ms: 300 },
+        capacity: { range: { min: 1, max: 4 } },
+      },
+      {
+        name: "chat",
+        dataset: { type: "synthetic", input_tokens: 8, output_tokens: 8 },
+        load: { type: "concurrency", concurrency: 16 },
+        size: { requests: 1200 },
+      },
+    ],
+  });
+  /** Two runs per load 1..4 of the capacity cell, TTFT p95 = scale x 100 x 2^(load-1) (x1.01, x0.99). */
+  const capacityRuns = (scale: number, name: string): RunRecord[] =>
+    [1, 2, 3, 4].flatMap((load) =>
+      [1.01, 0.99].map((jitter, k) => ({
+        source: `${name}/cap/${load}/${k}`,
+        cell: "cap",
+        run: load * 2 + k,
+        startedAt: null,
+        metrics: {
+          ttft_p95: scale * 100 * 2 ** (load - 1) * jitter,
+          error_rate: 0,
+          request_throughput: load,
+        },
+        requests: { total: 100, completed: 100, failed: 0 },
+        fingerprint: {},
+        exclusionReasons: [],
+        load: { targetRate: load, targetConcurrency: null },
+      })),
+    );
+
+  it("a capacity check's p counts the speed tests, and the speed tests count it", () => {
+    const settings = settingsFromConfig(config);
+    const outcome = compareRecords({
+      baseline: [...capacityRuns(1, "b"), ...side("b", 1, null)],
+      candidate: [...capacityRuns(2, "c"), ...side("c", 1.124, null)],
+      settings,
+      mode: "interleaved",
+      now: new Date("2026-12-01T15:00:00Z"),
+    });
+    const verdict = outcome.verdict;
+    expect(verdict.settings.gatedFamily!.regression).toMatchObject({ total: 5, speed: 4, capacity: 1 });
+    // Alone, the capacity check's p is its raw bootstrap share (every draw a drop beyond the tolerance).
+    const [alone] = compareCapacity({
+      cells: capacityCells(config),
+      baseline: capacityRuns(1, "b"),
+      candidate: capacityRuns(2, "c"),
+      gate: config.gate,
+      cost: config.cost,
+    });
+    const raw = alone!.p!;
+    expect(raw).toBeCloseTo(1 / 1001, 15);
+    // Joined, sorted: TTFT's raw p (0.00067) first, x 5; the capacity test's (1/1001) second, x 4.
+    const ttft = verdict.comparisons.find((c) => c.metric === "ttft_p95")!;
+    expect(ttft.pRaw!).toBeLessThan(raw);
+    expect(ttft.p).toBeCloseTo(5 * ttft.pRaw!, 15);
+    expect(verdict.capacity![0]!.p).toBeCloseTo(Math.max(5 * ttft.pRaw!, 4 * raw), 15);
+    expect(verdict.capacity![0]!.p).toBeCloseTo(4 / 1001, 15);
+    expect(verdict.capacity![0]!.verdict).toBe("regression");
   });
 });
