@@ -21,7 +21,7 @@ export interface GuardSettings {
 }
 
 export interface GuardDraft extends Omit<GuardCheck, "p" | "verdict" | "inFamily"> {
-  /** The test against the tolerance that enters the gated family; null without one (see `decided`). */
+  /** The test against the tolerance that enters the gated family; null without one (see `untested`). */
   test: FamilyTest | null;
   /** Whether the change is beyond the tolerance (the other half of a regression). */
   beyond: boolean;
