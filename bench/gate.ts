@@ -20,6 +20,11 @@
  *   metrics of the job, half per metric), so two sessions differ by sd s; s = 0.02 (the assumed
  *   gate.session_drift_sd) and, in the "drift larger than assumed" rows, s = 0.04.
  * - failed requests: Poisson(0.1% of the requests) per run, on both sides.
+ * - quality guards: every run carries clean guard counts (no change on either side), which join the gated
+ *   family (src/compare/gated-family.ts): at the default sampling (ignore_eos) every request runs to
+ *   max_tokens at its fixed length, so no guard test can reach the level and the family is the speed
+ *   tests'; the "EOS honoured" row has ~10% finished at max_tokens and lengths with sd 40, so each cell's
+ *   length share and mean length are tested (2 more tests per cell); "no guard counts" leaves them out.
  * Injected changes: "+10% on one p95": TTFT p95 of the first cell of the candidate only. "at the
  * tolerance": every gated latency of every cell × (1 + tolerance) and throughput ÷ (1 + tolerance).
  *
@@ -40,6 +45,7 @@ import { gpuMinutes, planGpuMinutes } from "../src/compare/cost.js";
 import { defaultCompareSettings } from "../src/compare/index.js";
 import { configSchema } from "../src/config/schema.js";
 import { serverStartsPerCell } from "../src/config/summary.js";
+import type { RunGuards } from "../src/metrics/guards.js";
 import { percentileSorted } from "../src/metrics/percentile.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
 import { alternatingBlocks } from "../src/runner/interleaved.js";
@@ -131,12 +137,15 @@ const outlierFactor = 1.3;
 
 type Change = { kind: "none" } | { kind: "one-p95"; effect: number } | { kind: "all"; effect: number };
 
+type GuardKind = "none" | "ignore-eos" | "eos";
+
 class World {
   private readonly random: () => number;
   constructor(
     seed: number,
     private readonly pool: Float64Array,
     private readonly runMinutes: number,
+    readonly guards: GuardKind = "none",
   ) {
     this.random = mulberry32(seed);
   }
@@ -181,6 +190,7 @@ class World {
       Math.exp(shift[3]! + tauThroughput * uThroughput - outlier - tpChange - latencyDrift);
     const total = Math.round(1000 * this.runMinutes);
     const failed = poisson(random, total / 1000);
+    const guards = guardCounts(random, this.guards, total - failed);
     return {
       source: `${side}/${session}/${cell}/${index}`,
       cell: `cell-${cell}`,
@@ -191,8 +201,34 @@ class World {
       fingerprint: {},
       exclusionReasons: [],
       session,
+      ...(guards ? { guards } : {}),
     };
   }
+}
+
+/**
+ * The quality guards' counts of a clean run (no change on either side; src/metrics/guards.ts): with
+ * ignore_eos (the default sampling) every request runs to max_tokens at the fixed length, so no guard
+ * test can reach the level; with EOS honoured ~10% stop at max_tokens (binomial) and the lengths have
+ * sd 40 around a mean of 100, so the length share and the mean length are tested, in the gated family.
+ */
+function guardCounts(random: () => number, kind: GuardKind, completed: number): RunGuards | undefined {
+  if (kind === "none") return undefined;
+  const eos = kind === "eos";
+  const length = eos
+    ? Math.max(0, Math.round(completed * 0.1 + Math.sqrt(completed * 0.09) * normal(random)))
+    : completed;
+  return {
+    ignoreEos: !eos,
+    requests: completed,
+    finish: { stop: completed - length, length, abort: 0, other: 0 },
+    zeroOutput: 0,
+    usageMismatch: 0,
+    outputTokens: eos
+      ? { count: completed, mean: 100 + (40 / Math.sqrt(completed)) * normal(random), std: 40 }
+      : { count: completed, mean: 128, std: 0 },
+    outputToMaxTokens: eos ? 100 / 256 : 1,
+  };
 }
 
 interface Design {
@@ -211,6 +247,8 @@ interface Design {
   runsPerBlock: number;
   /** Interleaved: a linear drift of every latency within the job, ln units per hour of GPU time (0: none). */
   jobDriftPerHour: number;
+  /** The runs' quality-guard counts (clean): none, ignore_eos (the default cells), or EOS honoured. */
+  guards: GuardKind;
 }
 
 interface Outcome {
@@ -426,10 +464,17 @@ function main(): void {
     screen: true,
     runsPerBlock: repeatDefaults.block,
     jobDriftPerHour: 0,
+    // Real runs carry guard counts; at the default sampling (ignore_eos) none can reach the level.
+    guards: "ignore-eos",
   };
   let seedCounter = 0;
   const simulate = (design: Design, change: Change, reps: number, rule: "gate" | "threshold" = "gate") => {
-    const world = new World(options.seed * 1_000_003 + ++seedCounter * 7717, pool, design.runMinutes);
+    const world = new World(
+      options.seed * 1_000_003 + ++seedCounter * 7717,
+      pool,
+      design.runMinutes,
+      design.guards,
+    );
     const settings = settingsFor(design);
     const outcomes: Outcome[] = [];
     for (let i = 0; i < reps; i++)
@@ -494,6 +539,21 @@ function main(): void {
         false,
       );
       row("interleaved", "adaptive, outlier screen off", { ...base, screen: false }, "gate", false);
+      // The guards join the gated family: with EOS honoured, 2 tested guards per cell (15 + 6 tests).
+      row(
+        "interleaved, EOS honoured",
+        "adaptive, guards in the family",
+        { ...base, guards: "eos" },
+        "gate",
+        false,
+      );
+      row(
+        "interleaved, no guard counts",
+        "adaptive, speed tests only",
+        { ...base, guards: "none" },
+        "gate",
+        false,
+      );
       row("interleaved", "one-run 10% rule", base, "threshold", false);
     }
     if (want("stored")) {

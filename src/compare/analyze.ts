@@ -3,10 +3,10 @@ import type { GateConfig, QualityConfig } from "../config/schema.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { lookSchedule, passLevel, perLookLevel } from "../stats/sequential.js";
 import { type ComparedCell, checkComparability, pairCells } from "./analyze/cells.js";
-import { decide } from "./analyze/decide.js";
+import { decide, familyDrafts, speedMembers } from "./analyze/decide.js";
 import { type Draft, draftsForCell } from "./analyze/drafts.js";
 import { greedyChecks } from "./analyze/greedy.js";
-import { guardChecks } from "./analyze/guards.js";
+import { decideGuards, guardDrafts, guardMembers } from "./analyze/guards.js";
 import {
   countGated,
   detectionSummary,
@@ -17,10 +17,11 @@ import {
   planNextLook,
   settleEstimate,
 } from "./analyze/outcome.js";
-import { taskChecks } from "./analyze/tasks.js";
+import { decideTasks, taskDrafts, taskMembers } from "./analyze/tasks.js";
 import { groupByCell, selectUsableRuns } from "./analyze/usable-runs.js";
 import type { CostRates } from "./cost.js";
 import { flattenFingerprint } from "./fingerprint.js";
+import { type AdjustedMember, adjustGatedFamily, type FamilyMember } from "./gated-family.js";
 import { type DriftEstimate, estimateSessionDrift } from "./session-drift.js";
 import { headlineFor, impactOf, mixedResults } from "./summary.js";
 import {
@@ -55,6 +56,11 @@ export interface AnalyzeInput {
   runMinutes?: number;
   /** The quality checks' settings (config `quality`); the defaults when absent. */
   quality?: QualityConfig;
+  /**
+   * Gated checks decided outside `analyze` that join its gated family (the capacity checks,
+   * compare/capacity.ts): their tests, adjusted with the others; `analyzeWithFamily` returns theirs.
+   */
+  familyExtras?: readonly FamilyMember[];
 }
 
 const defaultGuardSettings: QualityConfig["guards"] = {
@@ -118,6 +124,11 @@ function sessionDriftOf(input: AnalyzeInput): SessionDrift {
  * the next look and what settling would cost, then verdict.json assembled. Pure: same input, same file.
  */
 export function analyze(input: AnalyzeInput): VerdictFile {
+  return analyzeWithFamily(input).verdict;
+}
+
+/** `analyze`, and the gated family's adjustment of `input.familyExtras` (in their order). */
+export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; extras: AdjustedMember[] } {
   const { gate, mode } = input;
   const levels = levelsOf(input);
   const { alpha, passAlpha, looks } = levels;
@@ -142,36 +153,64 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   };
   const drafts: Draft[] = pairing.compared.flatMap((cell) => draftsForCell(cell, draftSettings, warnings));
 
-  const gatedCount = drafts.filter((d) => d.gated).length;
   const rates: CostRates = {
     ...(input.runMinutes === undefined ? {} : { runMinutes: input.runMinutes }),
     ...(input.repeats.block === undefined ? {} : { runsPerBlock: input.repeats.block }),
   };
-  const comparisons = decide(drafts, alpha, passAlpha, gatedCount);
+  // The quality checks read what the outputs were: a run excluded from the speed checks (client-bound,
+  // an outlier) still answered its prompts, so every run of a cell present on both sides counts.
+  const qualityCells = qualityCellsOf(input.baseline, input.candidate);
+  const guardDraftList = guardDrafts(
+    qualityCells,
+    { guards: input.quality?.guards ?? defaultGuardSettings, metricTolerance: gate.metric_tolerance },
+    warnings,
+  );
+  const taskDraftList = taskDrafts(qualityCells, {
+    tasks: input.quality?.tasks ?? { tolerance_points: 0.02 },
+    confidence: gate.confidence,
+  });
+  // The gated family, one per comparison: the speed checks' tests against the tolerance, the capacity
+  // checks', the guards' and the task checks', Holm-adjusted together at the look's α.
+  const speedDrafts = familyDrafts(drafts);
+  const extras = input.familyExtras ?? [];
+  const family = adjustGatedFamily(
+    [
+      ...speedMembers(speedDrafts),
+      ...extras,
+      ...guardMembers(guardDraftList ?? []),
+      ...taskMembers(taskDraftList ?? []),
+    ],
+    alpha,
+  );
+  const at = (offset: number, count: number) => family.members.slice(offset, offset + count);
+  const speedAdjusted = at(0, speedDrafts.length);
+  const extrasAdjusted = at(speedDrafts.length, extras.length);
+  const guardOffset = speedDrafts.length + extras.length;
+  const guardAdjusted = at(guardOffset, guardDraftList?.length ?? 0);
+  const taskAdjusted = at(guardOffset + (guardDraftList?.length ?? 0), taskDraftList?.length ?? 0);
+  // The strictest Holm step of the family (for the detectable change and the futility checks).
+  const gatedCount = Math.max(1, family.summary.regression.total);
+  const comparisons = decide(
+    drafts,
+    alpha,
+    passAlpha,
+    gatedCount,
+    new Map(
+      speedDrafts.map((d, i) => [
+        d,
+        { beyond: speedAdjusted[i]!.regression!, betterBeyond: speedAdjusted[i]!.improvement! },
+      ]),
+    ),
+  );
   const { differences, notComparable } = checkComparability(pairing.fingerprintPairs, gate, warnings);
 
   const counts = countGated(comparisons);
   const brokenCells = cells.filter(
     (cell) => cell.status === "missing-baseline" || cell.status === "missing-candidate",
   );
-  // The quality checks read what the outputs were: a run excluded from the speed checks (client-bound,
-  // an outlier) still answered its prompts, so every run of a cell present on both sides counts.
-  const qualityCells = qualityCellsOf(input.baseline, input.candidate);
-  const guards = guardChecks(
-    qualityCells,
-    {
-      guards: input.quality?.guards ?? defaultGuardSettings,
-      metricTolerance: gate.metric_tolerance,
-      alpha,
-    },
-    warnings,
-  );
+  const guards = guardDraftList === null ? null : decideGuards(guardDraftList, guardAdjusted, alpha);
   const greedy = greedyChecks(qualityCells, input.quality?.greedy, warnings);
-  const tasks = taskChecks(qualityCells, {
-    tasks: input.quality?.tasks ?? { tolerance_points: 0.02 },
-    alpha,
-    confidence: gate.confidence,
-  });
+  const tasks = taskDraftList === null ? null : decideTasks(taskDraftList, taskAdjusted, alpha);
   const guardRegressions =
     (guards?.filter((check) => check.verdict === "regression").length ?? 0) +
     (greedy?.filter((check) => check.verdict === "regression").length ?? 0) +
@@ -227,7 +266,7 @@ export function analyze(input: AnalyzeInput): VerdictFile {
   const firstFingerprint = (side: "baseline" | "candidate") =>
     flattenFingerprint(runs.sides[side][0]?.fingerprint ?? {});
 
-  return {
+  const verdictFile: VerdictFile = {
     schemaVersion: verdictSchemaVersion,
     tool: input.tool,
     generatedAt: input.now,
@@ -268,6 +307,11 @@ export function analyze(input: AnalyzeInput): VerdictFile {
         }
       : {}),
   };
+  verdictFile.settings.gatedFamily = {
+    regression: family.summary.regression,
+    improvement: family.summary.improvement,
+  };
+  return { verdict: verdictFile, extras: extrasAdjusted };
 }
 
 /** Cells whose runs kept outputs (greedy-output and task cells): their speed checks are advisory. */

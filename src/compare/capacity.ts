@@ -11,12 +11,12 @@ import {
 } from "../stats/capacity.js";
 import type { SearchSettings } from "../stats/capacity-plan.js";
 import { classify } from "../stats/metric-test.js";
-import { holmAdjust } from "../stats/multiplicity.js";
 import { exitCodeFor } from "./analyze/outcome.js";
 import { capacityMaxRuns } from "./capacity-looks.js";
 import type { CapacityComparison, CapacityCurvePoint, CapacitySide } from "./capacity-schema.js";
 import { costPerThousandRequests } from "./cost.js";
 import { loadCurveOf } from "./load-curve.js";
+import { type AdjustedMember, adjustGatedFamily, type FamilyMember } from "./gated-family.js";
 import type { OverallVerdict, VerdictFile } from "./verdict-schema.js";
 
 /**
@@ -116,14 +116,12 @@ export interface CapacityStageInput {
   candidate: readonly RunRecord[];
   gate: Config["gate"];
   cost: Config["cost"];
-  /** Raw one-sided p-values of the other gated checks (the Holm family capacity joins). */
-  gatedFamilyP: readonly number[];
   resamples?: number;
   /** The one-sided test level of this look (./capacity-looks.ts); default 1 − confidence. */
   alpha?: number;
 }
 
-interface SideResult {
+export interface SideResult {
   side: CapacitySide;
   draws: number[] | null;
   /** The highest load measured at which the side met every SLO (the bracket's lower end). */
@@ -203,11 +201,20 @@ function sideOf(
   };
 }
 
-/** The capacity checks of every capacity cell, gated ones Holm-adjusted together with `gatedFamilyP`. */
-export function compareCapacity(input: CapacityStageInput): CapacityComparison[] {
-  const alpha = input.alpha ?? 1 - input.gate.confidence;
+/** A capacity check before the gated family's adjustment: each side's estimate and the ratio's test. */
+export interface CapacityDraft {
+  cell: CapacityCell;
+  baseline: SideResult;
+  candidate: SideResult;
+  test: ReturnType<typeof capacityRatio> | null;
+  note: string | null;
+  tolerance: number;
+}
+
+/** Each capacity cell's sides and ratio test (no multiplicity yet: see capacityMembers, decideCapacity). */
+export function capacityDrafts(input: CapacityStageInput): CapacityDraft[] {
   const level = intervalLevel(input.gate.confidence);
-  const drafts = input.cells.map((cell, index) => {
+  return input.cells.map((cell, index) => {
     const baseline = sideOf(cell, input.baseline, input.cost, level, 1000 + index, input.resamples);
     const candidate = sideOf(cell, input.candidate, input.cost, level, 2000 + index, input.resamples);
     const tolerance = input.gate.tolerance;
@@ -232,18 +239,55 @@ export function compareCapacity(input: CapacityStageInput): CapacityComparison[]
       );
     return { cell, baseline, candidate, test, note, tolerance };
   });
-  const gatedTests = drafts.filter((d) => d.cell.capacity.gated && d.test !== null);
-  const family = [...input.gatedFamilyP];
-  const beyond = holmAdjust([...family, ...gatedTests.map((d) => d.test!.pBeyond)]).slice(family.length);
-  const betterBeyond = holmAdjust([...family, ...gatedTests.map((d) => d.test!.pBetterBeyond)]).slice(
-    family.length,
+}
+
+/**
+ * The gated family's members of the capacity drafts, one per draft in order: a gated check with a test
+ * brings its two bootstrap p-values against the tolerance (the ratio below 1/(1 + tolerance), above
+ * 1 + tolerance); an advisory or untested one brings none.
+ */
+export function capacityMembers(drafts: readonly CapacityDraft[]): FamilyMember[] {
+  return drafts.map((draft) =>
+    draft.cell.capacity.gated && draft.test !== null
+      ? {
+          source: "capacity",
+          regression: { p: draft.test.pBeyond, minP: 0 },
+          improvement: { p: draft.test.pBetterBeyond, minP: 0 },
+        }
+      : { source: "capacity", regression: null, improvement: null },
   );
-  return drafts.map((draft) => {
+}
+
+/**
+ * The capacity checks of every capacity cell, alone in a gated family with `others` (the comparison
+ * assembles the whole family in `analyze` and calls decideCapacity; this serves tests and tools).
+ */
+export function compareCapacity(
+  input: CapacityStageInput,
+  others: readonly FamilyMember[] = [],
+): CapacityComparison[] {
+  const drafts = capacityDrafts(input);
+  const alpha = input.alpha ?? 1 - input.gate.confidence;
+  const family = adjustGatedFamily([...others, ...capacityMembers(drafts)], alpha);
+  return decideCapacity(input, drafts, family.members.slice(others.length));
+}
+
+/**
+ * The capacity verdicts from the gated family's adjustment (one entry per draft, from capacityMembers):
+ * a gated check decides on its adjusted p-values, an advisory one on its raw ones.
+ */
+export function decideCapacity(
+  input: CapacityStageInput,
+  drafts: readonly CapacityDraft[],
+  adjusted: readonly AdjustedMember[],
+): CapacityComparison[] {
+  const alpha = input.alpha ?? 1 - input.gate.confidence;
+  const level = intervalLevel(input.gate.confidence);
+  return drafts.map((draft, index) => {
     const { cell, test } = draft;
-    const gatedIndex = gatedTests.indexOf(draft);
-    const pBeyond = test === null ? null : gatedIndex >= 0 ? beyond[gatedIndex]! : test.pBeyond;
-    const pBetterBeyond =
-      test === null ? null : gatedIndex >= 0 ? betterBeyond[gatedIndex]! : test.pBetterBeyond;
+    const member = adjusted[index]!;
+    const pBeyond = test === null ? null : (member.regression ?? test.pBeyond);
+    const pBetterBeyond = test === null ? null : (member.improvement ?? test.pBetterBeyond);
     const verdict =
       test === null
         ? "inconclusive"

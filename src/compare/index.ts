@@ -4,11 +4,13 @@ import { serverLifecycle, serverStartSeconds } from "../config/summary.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
-import { analyze } from "./analyze.js";
+import { analyzeWithFamily } from "./analyze.js";
 import {
   type CapacityCell,
   capacityCells,
-  compareCapacity,
+  capacityDrafts,
+  capacityMembers,
+  decideCapacity,
   mixedLoadWarnings,
   withCapacity,
 } from "./capacity.js";
@@ -102,7 +104,18 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
   const capacityNames = new Set((settings.capacity?.cells ?? []).map((cell) => cell.name));
   const fixedLoad = (records: readonly RunRecord[]) =>
     records.filter((record) => !capacityNames.has(record.cell));
-  let decided = analyze({
+  // The capacity checks' tests join the gated family that analyze assembles and adjusts.
+  const capacityStage = settings.capacity
+    ? {
+        cells: settings.capacity.cells,
+        baseline: input.baseline,
+        candidate: input.candidate,
+        gate: settings.gate,
+        cost: settings.capacity.cost,
+      }
+    : null;
+  const capacity = capacityStage ? capacityDrafts(capacityStage) : [];
+  const analyzed = analyzeWithFamily({
     baseline: fixedLoad(input.baseline),
     candidate: fixedLoad(input.candidate),
     gate: settings.gate,
@@ -115,30 +128,25 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     ...(input.baselineVariancePriors ? { baselineVariancePriors: input.baselineVariancePriors } : {}),
     now: (input.now ?? new Date()).toISOString(),
     tool: { name: toolName, version: toolVersion },
+    familyExtras: capacityMembers(capacity),
   });
+  let decided = analyzed.verdict;
   decided.gpuMinutes = gpuMinutesSpent(
     decided.mode,
     { baseline: input.baseline, candidate: input.candidate },
     decided.settings.looks,
     settings.cost ?? { ...defaultCostModel, runsPerBlock: settings.repeats.block ?? 1 },
   );
-  if (settings.capacity) {
-    const cells = settings.capacity.cells;
+  if (capacityStage) {
+    const cells = capacityStage.cells;
     const looks = capacityLooks(settings.repeats.max, cells);
-    const capacity = compareCapacity({
-      cells,
-      baseline: input.baseline,
-      candidate: input.candidate,
-      gate: settings.gate,
-      cost: settings.capacity.cost,
-      gatedFamilyP: decided.comparisons.flatMap((c) => (c.gated && c.pRaw !== null ? [c.pRaw] : [])),
-      alpha: capacityLookLevel(1 - settings.gate.confidence, looks, cells, input.candidate, decided.mode),
-    });
-    decided = withCapacity(decided, capacity, settings.gate.fail_on);
+    const alpha = capacityLookLevel(1 - settings.gate.confidence, looks, cells, input.candidate, decided.mode);
+    const checks = decideCapacity({ ...capacityStage, alpha }, capacity, analyzed.extras);
+    decided = withCapacity(decided, checks, settings.gate.fail_on);
     // An undecided capacity verdict asks for its next look once the fixed-load cells ask for none.
     if (decided.verdict === "inconclusive" && decided.nextLook === null)
       decided.nextLook = capacityNextLook({
-        checks: capacity,
+        checks,
         cells,
         looks,
         baseline: input.baseline,

@@ -19,9 +19,14 @@ export const guardCheckSchema = z.object({
     baseline: z.object({ count: z.number().int(), requests: z.number().int() }),
     candidate: z.object({ count: z.number().int(), requests: z.number().int() }),
   }),
-  /** Holm-adjusted p over the guard family (all cells), and the raw one. */
+  /**
+   * The p of the test against the tolerance, Holm-adjusted over the comparison's gated family (speed,
+   * capacity, guard and task checks, compare/gated-family.ts), and the raw one; null without a test.
+   */
   p: z.number().nullable(),
   pRaw: z.number().nullable(),
+  /** Whether the test is one of the gated family's (false: no test, or it cannot reach the level; p is then the raw p). */
+  inFamily: z.boolean().optional(),
   verdict: z.enum(["regression", "within-tolerance", "inconclusive"]),
   note: z.string().nullable(),
 });
@@ -95,9 +100,14 @@ export const taskCheckSchema = z.object({
   onlyBaseline: z.number().int(),
   onlyCandidate: z.number().int(),
   tolerancePoints: z.number(),
-  /** Exact one-sided McNemar p of "the candidate is worse", raw and Holm-adjusted over the task checks. */
+  /**
+   * Exact one-sided McNemar p of "the candidate is worse" (or the two-proportion test's), raw and
+   * Holm-adjusted over the comparison's gated family (compare/gated-family.ts).
+   */
   pRaw: z.number(),
   p: z.number(),
+  /** Whether the test is one of the gated family's (false: it cannot reach the level, e.g. no discordant pair; p is then pRaw). */
+  inFamily: z.boolean().optional(),
   confidence: z.number().describe("Level of the Wilson intervals."),
   verdict: z.enum(["regression", "within-tolerance"]),
   note: z.string().nullable(),

@@ -197,6 +197,24 @@ export const verdictFileSchema = z.object({
     minRequests: z.record(z.string(), z.number()),
     allowedDifferences: z.array(z.string()),
     onNotComparable: z.enum(["fail", "warn"]),
+    /**
+     * The gated family Holm ran over at this look (compare/gated-family.ts, docs/compare.md "The gated
+     * family"): its regression tests per kind of check, and the tests left out because they cannot reach
+     * the level (Tarone); its improvement tests (speed and capacity checks). Absent in older files.
+     */
+    gatedFamily: z
+      .object({
+        regression: z.object({
+          total: z.number().int(),
+          speed: z.number().int(),
+          capacity: z.number().int(),
+          guard: z.number().int(),
+          task: z.number().int(),
+          leftOut: z.number().int(),
+        }),
+        improvement: z.object({ total: z.number().int(), leftOut: z.number().int() }),
+      })
+      .optional(),
   }),
   cells: z.array(
     z.object({

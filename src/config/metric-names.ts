@@ -90,7 +90,7 @@ export type GuardShareField = "finish_length" | "finish_abort" | "zero_output" |
 export type MetricJudgement = "per-run" | "pooled-failures" | GuardJudgement;
 
 /**
- * The guard family (compare/analyze/guards.ts, Holm of its own beside the speed family): `guard-share`
+ * The guard checks (compare/analyze/guards.ts; their tests join the gated family, compare/gated-family.ts): `guard-share`
  * pools a share over a side's runs and is a regression when it rose significantly by more than
  * `quality.guards.share_points`; `guard-length` pools the output lengths and is a regression when the
  * mean moved significantly, either way, by more than `quality.guards.output_length_tolerance`.
@@ -318,7 +318,7 @@ export const metricSpecs: Readonly<Record<MetricName, Readonly<MetricSpec>>> = O
   ...guardMetrics.map((name) => [name, { name, ...(guardSpecs[name] satisfies MetricFacts) }]),
 ]) as Record<MetricName, MetricSpec>;
 
-/** Whether compare judges this metric in the guard family (compare/analyze/guards.ts). */
+/** Whether compare judges this metric as a quality guard (compare/analyze/guards.ts), not in gate.metrics. */
 export function isGuardMetric(metric: MetricName): metric is GuardMetric {
   const judged = metricSpecs[metric].judged;
   return judged === "guard-share" || judged === "guard-length";

@@ -345,7 +345,7 @@ function modeSection(verdict: VerdictFile, withMethod = true): string {
   if (info?.note) parts.push(escapeMarkdown(info.note, 200));
   const baseline = parts.length > 0 ? `Baseline: ${parts.join(" · ")}.` : "Baseline: no provenance given.";
   const s = verdict.settings;
-  const method = `Per cell and metric, one number per run (the run is the unit of replication); Welch's t on the logs; tolerance ±${formatFractionAsPercent(s.tolerance)} unless set per metric; gated family Holm-corrected, advisory metrics Benjamini-Hochberg; family confidence ${formatFractionAsPercent(s.confidence)}; regression means significantly worse than the tolerance (one-sided test against the margin at α = ${Number(s.lookAlpha.toPrecision(3))} per look before Holm; looks at ${s.looks.join("/")} runs per side), so a true change inside the tolerance is blocked at most ${formatFractionAsPercent(s.familyAlpha)} of the time; improvement is the mirror; within tolerance means the ${formatFractionAsPercent(1 - s.passAlpha)} upper bound is inside the tolerance; runs whose gated metrics sit more than ${s.outlierThreshold} robust sd from their side's median are screened out (sides of 5+ runs) and replaced; run-to-run sd is floored at ${s.minRunSd}.`;
+  const method = `Per cell and metric, one number per run (the run is the unit of replication); Welch's t on the logs; tolerance ±${formatFractionAsPercent(s.tolerance)} unless set per metric; ${gatedFamilyPhrase(s.gatedFamily)}, advisory metrics Benjamini-Hochberg; family confidence ${formatFractionAsPercent(s.confidence)}; regression means significantly worse than the tolerance (one-sided test against the margin at α = ${Number(s.lookAlpha.toPrecision(3))} per look before Holm; looks at ${s.looks.join("/")} runs per side), so a true change inside the tolerance is blocked at most ${formatFractionAsPercent(s.familyAlpha)} of the time; improvement is the mirror; within tolerance means the ${formatFractionAsPercent(1 - s.passAlpha)} upper bound is inside the tolerance; runs whose gated metrics sit more than ${s.outlierThreshold} robust sd from their side's median are screened out (sides of 5+ runs) and replaced; run-to-run sd is floored at ${s.minRunSd}.`;
   return [
     "### Comparison",
     "",
@@ -355,6 +355,28 @@ function modeSection(verdict: VerdictFile, withMethod = true): string {
     ...gpuMinutesLine(verdict),
     ...(withMethod ? ["", method] : []),
   ].join("\n");
+}
+
+/**
+ * The gated family as the method line states it: how many tests Holm ran over, of which kinds, and the
+ * tests left out because they cannot reach the level (compare/gated-family.ts).
+ */
+export function gatedFamilyPhrase(family: VerdictFile["settings"]["gatedFamily"]): string {
+  if (!family) return "gated family Holm-corrected";
+  const r = family.regression;
+  const kinds = (
+    [
+      [r.speed, "speed"],
+      [r.capacity, "capacity"],
+      [r.guard, "guard"],
+      [r.task, "task"],
+    ] as const
+  )
+    .filter(([count]) => count > 0)
+    .map(([count, kind]) => `${count} ${kind}`);
+  const leftOut = r.leftOut > 0 ? `; ${r.leftOut} that cannot reach the level left out` : "";
+  const detail = kinds.length > 0 || leftOut ? ` (${kinds.join(", ")}${leftOut})` : "";
+  return `gated family of ${r.total} test${r.total === 1 ? "" : "s"}${detail} Holm-corrected together`;
 }
 
 /** One line: what the comparison's runs cost, every server start counted. */

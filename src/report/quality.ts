@@ -61,7 +61,7 @@ export function qualityGuardSection(verdict: VerdictFile): string {
     ...(table.length > 0 ? ["", ...table] : []),
     ...(hidden > 0 ? ["", `_${hidden} more guard checks within tolerance (verdict.json has them)._`] : []),
     "",
-    "Shares of the measured requests pooled over a side's runs (requests counted / measured); a share is a regression when it rose significantly by more than its points, the output length when its mean moved significantly either way by more than its tolerance; Holm over the guard family, apart from the speed checks.",
+    "Shares of the measured requests pooled over a side's runs (requests counted / measured); a share is a regression when it rose significantly (Fisher's exact test) by more than its points, the output length when its mean moved significantly either way by more than its tolerance; p is Holm-adjusted in the gated family with the speed and task checks (a test that cannot reach the level, such as a share that is 0 on both sides, is left out).",
   ].join("\n");
 }
 
@@ -205,7 +205,7 @@ export function qualityTaskSection(verdict: VerdictFile): string {
     line(header.map(() => "---")),
     ...rows,
     "",
-    `Same tasks on both sides, scored per prompt; accuracy with its ${confidence} Wilson interval; a regression when the exact McNemar test on the discordant pairs (Holm over the task cells) finds the candidate worse and the drop exceeds the tolerance (quality.tasks.tolerance_points).` +
+    `Same tasks on both sides, scored per prompt; accuracy with its ${confidence} Wilson interval; a regression when the exact McNemar test on the discordant pairs (Holm-adjusted in the gated family with the speed and guard checks) finds the candidate worse and the drop exceeds the tolerance (quality.tasks.tolerance_points).` +
       (checks.some((check) => check.method === "two-proportion")
         ? " An external task without per-sample results on both sides is compared unpaired (one-sided two-proportion z-test; its Tasks column shows each side's samples)."
         : ""),

@@ -38,6 +38,28 @@ repeats: { min: 2, max: 2, baseline: 2, block: 2 }
 gate: { allowed_differences: [server.command] }
 `;
 
+/** A greedy-output cell: the candidate's simulator answers a share of the prompts differently. */
+const greedyConfig = (changedShare: number) => `version: 1
+server:
+  kind: sim
+  profile: noiseless
+  set:
+    eos_mean_tokens: 30
+    quality_changed_share: ${changedShare}
+model:
+  name: test-model
+cells:
+  - name: greedy
+    dataset: { type: synthetic, input_tokens: { distribution: uniform, min: 8, max: 40 }, output_tokens: 48 }
+    load: { type: concurrency, concurrency: 4 }
+    size: { requests: 120 }
+    warmup: { requests: 0 }
+quality:
+  greedy: { cells: [greedy], logprobs: 1 }
+repeats: { min: 2, max: 2, baseline: 2, block: 2 }
+gate: { allowed_differences: [server.command] }
+`;
+
 const environment = job.environment;
 const deps = job.dependencies;
 
@@ -111,5 +133,45 @@ describe("the action reports a quality regression the speed checks cannot see", 
     expect(comment).toMatch(
       /\| tasks \| Finished at max_tokens \| \+2 pts \| 0\.00% \(0\/600\) \| [1-9]\d\.\d+% [^|]*\| [^|]* \| 🔴 regression \|/,
     );
+  }, 240_000);
+
+  it("a PR whose simulator answers 30% of the greedy prompts differently fails on the greedy-output check", async () => {
+    const base = sha("f");
+    const baseline = await runJobIn(
+      environment(),
+      {
+        runId: 703,
+        event: "push",
+        payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: base, before: mainSha }),
+        sha: base,
+        ref: "refs/heads/main",
+        config: greedyConfig(0),
+      },
+      deps(),
+    );
+    expect(baseline.result.verdict, baseline.result.failureMessage ?? "").not.toBe("error");
+    const { result, outputs } = await runJobIn(
+      environment(),
+      {
+        runId: 704,
+        event: "pull_request",
+        payload: pullRequestPayload({
+          owner: fake.owner,
+          repo: fake.repo,
+          number: PR + 2,
+          baseSha: base,
+          headSha: sha("1"),
+        }),
+        sha: sha("2"),
+        ref: `refs/pull/${PR + 2}/merge`,
+        config: greedyConfig(0.3),
+      },
+      deps(),
+    );
+    const comment = fake.commentsOn(PR + 2).find((c) => c.user.login === "github-actions[bot]")?.body ?? "";
+    expect(outputs.verdict, comment).toBe("regression");
+    expect(result.failed).toBe(true);
+    expect(comment).toContain("### Greedy outputs");
+    expect(comment).toMatch(/of 120 outputs changed/);
   }, 240_000);
 });

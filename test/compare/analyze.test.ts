@@ -169,7 +169,32 @@ describe("blocking family (Holm) and advisory metrics", () => {
     // Holm's adjusted p is never below the raw p, and the smallest is multiplied by the family size.
     for (const c of gated) expect(c.p!).toBeGreaterThanOrEqual(c.pRaw!);
     const smallest = gated.reduce((a, b) => (a.pRaw! < b.pRaw! ? a : b));
+    // No request failed on either side: the three error-rate tests cannot reach any level (their
+    // conditional test has one outcome), so they are left out and the family is the 12 latency and
+    // throughput tests (Tarone; docs/compare.md "The gated family").
+    expect(smallest.p!).toBeCloseTo(Math.min(1, smallest.pRaw! * 12), 10);
+    expect(outcome.verdict.settings.gatedFamily!.regression).toEqual({
+      total: 12,
+      speed: 12,
+      capacity: 0,
+      guard: 0,
+      task: 0,
+      leftOut: 3,
+    });
+  });
+
+  it("counts an error-rate test that can reach the level in the family", () => {
+    const cells = ["a", "b", "c"];
+    // 3 failed requests per run on each side: 15 per side and cell, so the test can reach any level.
+    const base = cells.flatMap((cell, i) => records(noisyRuns(5, { seed: 20 + i, cell, failed: 3 }), "b"));
+    const cand = cells.flatMap((cell, i) =>
+      records(noisyRuns(5, { seed: 30 + i, cell, shift: 1.2, failed: 3 }), "c"),
+    );
+    const outcome = compare(base, cand);
+    const gated = outcome.verdict.comparisons.filter((c) => c.gated && c.metric !== "error_rate");
+    const smallest = gated.reduce((a, b) => (a.pRaw! < b.pRaw! ? a : b));
     expect(smallest.p!).toBeCloseTo(Math.min(1, smallest.pRaw! * 15), 10);
+    expect(outcome.verdict.settings.gatedFamily!.regression.leftOut).toBe(0);
   });
 
   it("keeps non-gated metrics advisory (BH) and never blocks on them", () => {

@@ -61,7 +61,6 @@ describe("compareCapacity", () => {
       candidate: side(2, "c"),
       gate: config.gate,
       cost: config.cost,
-      gatedFamilyP: [],
     });
     expect(check!.baseline.capacity).toBeCloseTo(2 + share, 3);
     expect(check!.candidate.capacity).toBeCloseTo(1 + share, 3);
@@ -94,7 +93,6 @@ describe("compareCapacity", () => {
       candidate,
       gate: config.gate,
       cost: config.cost,
-      gatedFamilyP: [],
     });
     const baseline = check!.curve!.baseline;
     expect(baseline.map((p) => p.load)).toEqual([1, 2, 3, 4]);
@@ -115,15 +113,21 @@ describe("compareCapacity", () => {
 
   it("joins the gated family's Holm adjustment", () => {
     const run = (family: number[]) =>
-      compareCapacity({
-        cells: capacityCells(config),
-        baseline: side(1, "b"),
-        candidate: side(2, "c"),
-        gate: config.gate,
-        cost: config.cost,
-        gatedFamilyP: family,
-        resamples: 999,
-      })[0]!.p!;
+      compareCapacity(
+        {
+          cells: capacityCells(config),
+          baseline: side(1, "b"),
+          candidate: side(2, "c"),
+          gate: config.gate,
+          cost: config.cost,
+          resamples: 999,
+        },
+        family.map((p) => ({
+          source: "speed" as const,
+          regression: { p, minP: 0 },
+          improvement: { p: 1 - p, minP: 0 },
+        })),
+      )[0]!.p!;
     // Every draw is a regression: the raw p is 1/(999 + 1); smallest of a family of 4, Holm multiplies by 4.
     expect(run([])).toBeCloseTo(1 / 1000, 12);
     expect(run([0.5, 0.5, 0.5])).toBeCloseTo(4 / 1000, 12);
@@ -136,7 +140,6 @@ describe("compareCapacity", () => {
       candidate: side(10, "c"),
       gate: config.gate,
       cost: config.cost,
-      gatedFamilyP: [],
     });
     expect(check!.candidate.bound).toBe("below");
     expect(check!.candidate.costPer1000).toBeNull();
@@ -266,7 +269,6 @@ describe("runs without a successful request", () => {
       candidate: failing(side(2, "c")),
       gate: config.gate,
       cost: config.cost,
-      gatedFamilyP: [],
     });
     expect(check!.baseline.capacity).toBeCloseTo(2 + share, 3);
     expect(check!.baseline.interval!.every(Number.isFinite)).toBe(true);

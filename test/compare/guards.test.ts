@@ -108,7 +108,7 @@ describe("guardChecks", () => {
     expect(verdictOf(near)).toBe("within-tolerance");
   });
 
-  it("Holm over the whole guard family: more cells make each check stricter", () => {
+  it("Holm over the gated family: more cells' guard tests make each check stricter", () => {
     const base = [guards(), guards()];
     // Borderline: 4.5 points more at max_tokens over 400 requests per side.
     const edge = guards({ finish: { stop: 171, length: 29, abort: 0, other: 0 } });

@@ -170,6 +170,8 @@ export const runCommand: CliCommand = {
         provider,
         outDir,
         baseDir: dirname(loaded.path),
+        // The CLI's environment, for the external task commands (quality.tasks.external).
+        env: io.env,
         ...(cells ? { cells } : {}),
         ...(runs !== undefined ? { runs } : {}),
         formats: formats.runner,

@@ -6,14 +6,43 @@ import {
   worseBound,
 } from "../../stats/metric-test.js";
 import { bhAdjust, holmAdjust } from "../../stats/multiplicity.js";
+import type { FamilyMember } from "../gated-family.js";
 import type { Comparison } from "../verdict-schema.js";
 import type { Draft } from "./drafts.js";
 
+/** The gated drafts that have tests against the tolerance: the speed checks' part of the gated family. */
+export function familyDrafts(drafts: readonly Draft[]): Draft[] {
+  return drafts.filter((d) => d.gated && d.forced === null && d.pBeyond !== null && d.pBetterBeyond !== null);
+}
+
+/** The gated family's members of those drafts (compare/gated-family.ts). */
+export function speedMembers(drafts: readonly Draft[]): FamilyMember[] {
+  return drafts.map((d) => ({
+    source: "speed",
+    regression: { p: d.pBeyond!, minP: d.minPBeyond ?? 0 },
+    improvement: { p: d.pBetterBeyond!, minP: d.minPBetterBeyond ?? 0 },
+  }));
+}
+
+/** The gated family's adjusted p-values of the speed checks (from adjustGatedFamily). */
+export type FamilyAdjusted = ReadonlyMap<Draft, { beyond: number; betterBeyond: number }>;
+
 /**
- * Stage 4: multiplicity and classification. Holm over the gated checks, Benjamini-Hochberg over the
- * advisory ones; each draft classified on its adjusted p-values, with the interval it was decided on.
+ * Stage 4: multiplicity and classification. The gated checks' tests against the tolerance come adjusted
+ * from the gated family (Holm together with the capacity and quality checks: `familyAdjusted`);
+ * Benjamini-Hochberg over the advisory ones. The tests of any change (pChange, for the mixed-results
+ * summary) are Holm-adjusted over the gated speed checks. Each draft is classified on its adjusted
+ * p-values, with the interval it was decided on. `familySize` is the number of regression tests in the
+ * gated family (the strictest Holm step, for the detectable change).
  */
-export function decide(drafts: Draft[], alpha: number, passAlpha: number, gatedCount: number): Comparison[] {
+export function decide(
+  drafts: Draft[],
+  alpha: number,
+  passAlpha: number,
+  familySize: number,
+  familyAdjusted: FamilyAdjusted,
+): Comparison[] {
+  const gatedCount = familySize;
   const adjusted = new Map<Draft, { beyond: number; betterBeyond: number; worse: number; better: number }>();
   for (const gatedFamily of [true, false]) {
     const family = drafts.filter(
@@ -25,9 +54,12 @@ export function decide(drafts: Draft[], alpha: number, passAlpha: number, gatedC
     const worse = adjust(family.map((d) => d.pWorse!));
     const better = adjust(family.map((d) => d.pBetter!));
     family.forEach((d, i) => {
+      const joined = gatedFamily ? familyAdjusted.get(d) : undefined;
+      if (gatedFamily && joined === undefined)
+        throw new Error(`internal: gated check ${d.cell}/${d.metric} is missing from the gated family`);
       adjusted.set(d, {
-        beyond: beyond[i]!,
-        betterBeyond: betterBeyond[i]!,
+        beyond: joined?.beyond ?? beyond[i]!,
+        betterBeyond: joined?.betterBeyond ?? betterBeyond[i]!,
         worse: worse[i]!,
         better: better[i]!,
       });
@@ -40,8 +72,12 @@ export function decide(drafts: Draft[], alpha: number, passAlpha: number, gatedC
     else if (metricSpecs[draft.metric].judged === "pooled-failures") {
       // A pooled count has no run-to-run spread: significance against 0 plus the relative tolerance.
       const margin = Math.log(1 + draft.tolerance);
-      if (adj!.worse <= alpha && (draft.worse ?? 0) > margin) verdict = "regression";
-      else if (adj!.better <= alpha && (draft.worse ?? 0) < -margin) verdict = "improvement";
+      // Its tests against the tolerance are the tests of any rise / fall (pBeyond = pWorse): a gated
+      // one is adjusted in the gated family, an advisory one with the advisory tests of any change.
+      const pRise = draft.gated ? adj!.beyond : adj!.worse;
+      const pFall = draft.gated ? adj!.betterBeyond : adj!.better;
+      if (pRise <= alpha && (draft.worse ?? 0) > margin) verdict = "regression";
+      else if (pFall <= alpha && (draft.worse ?? 0) < -margin) verdict = "improvement";
       else verdict = "within-tolerance";
     } else {
       verdict = classify({

@@ -9,7 +9,7 @@ import {
 } from "../../config/metric-names.js";
 import type { GateConfig } from "../../config/schema.js";
 import type { RunRecord } from "../../metrics/run-record.js";
-import { errorIncreaseP } from "../../stats/error-rate.js";
+import { errorIncreaseMinP, errorIncreaseP } from "../../stats/error-rate.js";
 import { type LogRatioTest, logRatioTest, type MetricVerdict } from "../../stats/metric-test.js";
 import { hodgesLehmann, mannWhitney } from "../../stats/rank-tests.js";
 import type { Comparison } from "../verdict-schema.js";
@@ -33,6 +33,9 @@ export interface Draft {
   /** Regression / improvement tests against the tolerance margin. */
   pBeyond: number | null;
   pBetterBeyond: number | null;
+  /** The smallest p each of those tests can attain (absent: 0, a continuous test); see gated-family.ts. */
+  minPBeyond?: number;
+  minPBetterBeyond?: number;
   test: LogRatioTest | null;
   /** The metric whose values were judged when the gated one is absent from the inputs. */
   judgedOn: MetricName | null;
@@ -324,6 +327,8 @@ function errorRateDraft(
     pWithinTolerance: null,
     pBeyond: pWorse,
     pBetterBeyond: pBetter,
+    minPBeyond: errorIncreaseMinP(b, c),
+    minPBetterBeyond: errorIncreaseMinP(c, b),
     test: null,
     judgedOn: null,
     forced: null,

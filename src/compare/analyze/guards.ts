@@ -3,8 +3,13 @@ import type { GateConfig, QualityConfig } from "../../config/schema.js";
 import { guardShareCount, type RunGuards } from "../../metrics/guards.js";
 import type { RunRecord } from "../../metrics/run-record.js";
 import { normalCdf } from "../../stats/distributions.js";
-import { errorIncreaseP } from "../../stats/error-rate.js";
-import { holmAdjust } from "../../stats/multiplicity.js";
+import { shareIncreaseP } from "../../stats/error-rate.js";
+import {
+  type AdjustedMember,
+  adjustGatedFamily,
+  type FamilyMember,
+  type FamilyTest,
+} from "../gated-family.js";
 import type { GuardCheck } from "../quality-schema.js";
 import type { ComparedCell } from "./cells.js";
 
@@ -15,27 +20,29 @@ export interface GuardSettings {
   alpha: number;
 }
 
-interface GuardDraft extends Omit<GuardCheck, "p" | "verdict"> {
-  /** Null when the check is decided without a test (missing data). */
-  pRawTest: number | null;
+export interface GuardDraft extends Omit<GuardCheck, "p" | "verdict" | "inFamily"> {
+  /** The test against the tolerance that enters the gated family; null without one (see `untested`). */
+  test: FamilyTest | null;
   /** Whether the change is beyond the tolerance (the other half of a regression). */
   beyond: boolean;
+  /** Without a test: "inconclusive" (no data on a side) or decided by the observed change (no spread). */
+  untested: "inconclusive" | "observed" | null;
 }
 
 /**
- * The guard family: for each compared cell whose runs carry guard counts (run.json `guards`), each guard
- * metric pooled over a side's runs and tested; Holm over every guard check of the comparison, apart from
- * the speed family (its checks are not traded against speed). A share is a regression when it rose
- * significantly (exact conditional binomial test, as for the error rate) and by more than
- * `share_points`; the mean output length when it moved significantly, either way, by more than
- * `output_length_tolerance` (two one-sided tests on the pooled request lengths). A check that is not a
- * regression is within tolerance: guards block or let pass, they never ask for more runs.
+ * The guard checks' drafts: for each compared cell whose runs carry guard counts (run.json `guards`),
+ * each guard metric pooled over a side's runs and tested. A share is a regression when it rose
+ * significantly (Fisher's exact test, `shareIncreaseP`) and by more than `share_points`; the mean output
+ * length when it moved significantly, either way, by more than `output_length_tolerance` (two one-sided
+ * tests on the pooled request lengths). Each test joins the gated family (`gated-family.ts`): Holm
+ * over it with the speed, capacity and task checks, in `decideGuards`. Null when guards are off or no
+ * run has guard counts.
  */
-export function guardChecks(
+export function guardDrafts(
   compared: readonly ComparedCell[],
-  settings: GuardSettings,
+  settings: Omit<GuardSettings, "alpha">,
   warnings: string[],
-): GuardCheck[] | null {
+): GuardDraft[] | null {
   if (!settings.guards.enabled) return null;
   const drafts: GuardDraft[] = [];
   let anyGuards = false;
@@ -52,21 +59,54 @@ export function guardChecks(
     }
     for (const metric of guardMetrics) drafts.push(guardDraft(cell.cell, metric, base, cand, settings));
   }
-  if (!anyGuards) return null;
-  const tested = drafts.filter((d) => d.pRawTest !== null);
-  const adjusted = holmAdjust(tested.map((d) => d.pRawTest!));
-  const adjustedOf = new Map(tested.map((d, i) => [d, adjusted[i]!]));
-  return drafts.map((draft) => {
-    const { pRawTest, beyond, ...check } = draft;
-    const p = adjustedOf.get(draft) ?? null;
+  return anyGuards ? drafts : null;
+}
+
+/** The gated family's members of the guard drafts (regression direction only: a guard never improves). */
+export function guardMembers(drafts: readonly GuardDraft[]): FamilyMember[] {
+  return drafts.map((draft) => ({ source: "guard", regression: draft.test, improvement: null }));
+}
+
+/**
+ * The guard verdicts from the family's adjustment (one entry per draft, in order): a regression when the
+ * adjusted p is at most α and the change is beyond the tolerance; a check without spread is decided by
+ * the observed change; without data it is inconclusive. Guards block or let pass, they never ask for
+ * more runs.
+ */
+export function decideGuards(
+  drafts: readonly GuardDraft[],
+  adjusted: readonly AdjustedMember[],
+  alpha: number,
+): GuardCheck[] {
+  return drafts.map((draft, i) => {
+    const { test, beyond, untested, ...check } = draft;
+    const member = adjusted[i]!;
+    const p = test === null ? null : member.regression;
     const verdict: GuardCheck["verdict"] =
-      pRawTest === null
+      untested === "inconclusive"
         ? "inconclusive"
-        : p !== null && p <= settings.alpha && beyond
-          ? "regression"
-          : "within-tolerance";
-    return { ...check, p, verdict };
+        : untested === "observed"
+          ? beyond
+            ? "regression"
+            : "within-tolerance"
+          : p !== null && p <= alpha && beyond
+            ? "regression"
+            : "within-tolerance";
+    return { ...check, p, inFamily: member.inFamily, verdict };
   });
+}
+
+/** The guard checks alone, in a gated family of their own plus `others` (for tests and benchmarks). */
+export function guardChecks(
+  compared: readonly ComparedCell[],
+  settings: GuardSettings,
+  warnings: string[],
+  others: readonly FamilyMember[] = [],
+): GuardCheck[] | null {
+  const drafts = guardDrafts(compared, settings, warnings);
+  if (drafts === null) return null;
+  const family = adjustGatedFamily([...others, ...guardMembers(drafts)], settings.alpha);
+  return decideGuards(drafts, family.members.slice(others.length), settings.alpha);
 }
 
 function guardsOf(runs: readonly RunRecord[]): RunGuards[] {
@@ -78,7 +118,7 @@ function guardDraft(
   metric: GuardMetric,
   base: readonly RunGuards[],
   cand: readonly RunGuards[],
-  settings: GuardSettings,
+  settings: Omit<GuardSettings, "alpha">,
 ): GuardDraft {
   const source = metricSpecs[metric].source;
   const override = settings.metricTolerance[metric];
@@ -95,9 +135,9 @@ function guardDraft(
     const baseline = share(b);
     const candidate = share(c);
     const empty = baseline === null || candidate === null;
-    const pRaw = empty
+    const test = empty
       ? null
-      : errorIncreaseP({ failed: b.count, total: b.requests }, { failed: c.count, total: c.requests });
+      : shareIncreaseP({ count: b.count, total: b.requests }, { count: c.count, total: c.requests });
     const beyond = !empty && candidate - baseline > tolerance;
     return {
       cell,
@@ -107,9 +147,10 @@ function guardDraft(
       baseline,
       candidate,
       counts: { baseline: b, candidate: c },
-      pRaw,
-      pRawTest: pRaw,
+      pRaw: test?.p ?? null,
+      test,
       beyond,
+      untested: empty ? "inconclusive" : null,
       note: empty ? "no measured requests on a side" : null,
     };
   }
@@ -132,12 +173,15 @@ function guardDraft(
       candidate: c.mean,
       counts,
       pRaw: null,
-      pRawTest: null,
+      test: null,
       beyond: false,
+      untested: "inconclusive",
       note: `no output tokens on a side: ${describeMetric(metric)} cannot be compared`,
     };
   }
-  const test = lengthShiftP(b, c, tolerance);
+  const shift = lengthShiftP(b, c, tolerance);
+  // Without spread on either side there is no test: the observed ratio decides, outside the family.
+  const noSpread = b.variance === 0 && c.variance === 0;
   return {
     cell,
     metric,
@@ -146,10 +190,18 @@ function guardDraft(
     baseline: b.mean,
     candidate: c.mean,
     counts,
-    pRaw: test.p,
-    pRawTest: test.p,
-    beyond: test.beyond,
-    note: ignoredNote,
+    pRaw: shift.p,
+    test: noSpread ? null : { p: shift.p, minP: 0 },
+    beyond: shift.beyond,
+    untested: noSpread ? "observed" : null,
+    note: noSpread
+      ? [
+          ignoredNote,
+          "no spread in the lengths on either side: decided by the observed ratio, outside the gated family",
+        ]
+          .filter((n) => n !== null)
+          .join("; ")
+      : ignoredNote,
   };
 }
 

@@ -2,7 +2,7 @@ import type { RunOutput } from "../../metrics/guards.js";
 import type { RunRecord } from "../../metrics/run-record.js";
 import type { ExternalTaskFile } from "../../runner/external-task.js";
 import { mcnemarWorseP, twoProportionWorseP, wilsonInterval } from "../../stats/accuracy.js";
-import { holmAdjust } from "../../stats/multiplicity.js";
+import { type AdjustedMember, adjustGatedFamily, type FamilyMember } from "../gated-family.js";
 import type { TaskCheck } from "../quality-schema.js";
 import type { ComparedCell } from "./cells.js";
 
@@ -22,14 +22,16 @@ function firstScoredRun(runs: readonly RunRecord[]): RunRecord | undefined {
 }
 
 /**
- * The task-accuracy check of every compared cell whose runs scored answers: the first scored run of each
- * side, paired prompt by prompt (same index = same task of the seeded set). A regression when the exact
- * McNemar test on the discordant pairs says the candidate is worse (Holm over the task checks) and its
- * accuracy fell by more than `tolerance_points`. Each side's accuracy has its Wilson interval. The
- * external task results (quality.tasks.external) join the same family: see externalDrafts. Pure.
+ * The task-accuracy drafts of every compared cell whose runs scored answers: the first scored run of each
+ * side, paired prompt by prompt (same index = same task of the seeded set), with the exact McNemar test on
+ * the discordant pairs of "the candidate is worse"; and the external task results (quality.tasks.external,
+ * see externalDrafts). Each side's accuracy has its Wilson interval. Null without any. Pure.
  */
-export function taskChecks(compared: readonly ComparedCell[], settings: TaskSettings): TaskCheck[] | null {
-  const drafts: Draft[] = [];
+export function taskDrafts(
+  compared: readonly ComparedCell[],
+  settings: Omit<TaskSettings, "alpha">,
+): TaskDraft[] | null {
+  const drafts: TaskDraft[] = [];
   for (const cell of compared) {
     const base = firstScoredRun(cell.base);
     const cand = firstScoredRun(cell.cand);
@@ -71,17 +73,66 @@ export function taskChecks(compared: readonly ComparedCell[], settings: TaskSett
     });
   }
   drafts.push(...compared.flatMap((cell) => externalDrafts(cell, settings)));
-  if (drafts.length === 0) return null;
-  const adjusted = holmAdjust(drafts.map((d) => d.pRaw));
+  return drafts.length === 0 ? null : drafts;
+}
+
+/**
+ * The smallest p a task test can attain: McNemar conditions on the discordant pairs n, so 0.5^n (1
+ * without one); the two-proportion z-test is continuous (1 when its pooled share is 0 or 1).
+ */
+function minimumP(draft: TaskDraft): number {
+  if (draft.method === "mcnemar") {
+    const n = draft.onlyBaseline + draft.onlyCandidate;
+    return n === 0 ? 1 : 0.5 ** n;
+  }
+  return draft.pRaw >= 1 ? 1 : 0;
+}
+
+/** The gated family's members of the task drafts (regression direction: the candidate worse). */
+export function taskMembers(drafts: readonly TaskDraft[]): FamilyMember[] {
+  return drafts.map((draft) => ({
+    source: "task",
+    regression: { p: draft.pRaw, minP: minimumP(draft) },
+    improvement: null,
+  }));
+}
+
+/**
+ * The task verdicts from the family's adjustment (one entry per draft): a regression when the adjusted p
+ * is at most α and the accuracy fell by more than `tolerance_points`.
+ */
+export function decideTasks(
+  drafts: readonly TaskDraft[],
+  adjusted: readonly AdjustedMember[],
+  alpha: number,
+): TaskCheck[] {
   return drafts.map((draft, i) => {
-    const p = adjusted[i]!;
+    const member = adjusted[i]!;
+    const p = member.regression ?? draft.pRaw;
     const drop = draft.baseline.accuracy - draft.candidate.accuracy;
-    const regression = draft.prompts > 0 && p <= settings.alpha && drop > draft.tolerancePoints;
-    return { ...draft, p, verdict: regression ? "regression" : "within-tolerance" };
+    const regression = draft.prompts > 0 && p <= alpha && drop > draft.tolerancePoints;
+    return {
+      ...draft,
+      p,
+      inFamily: member.inFamily,
+      verdict: regression ? "regression" : "within-tolerance",
+    };
   });
 }
 
-type Draft = Omit<TaskCheck, "p" | "verdict">;
+/** The task checks alone, in a gated family of their own plus `others` (for tests and benchmarks). */
+export function taskChecks(
+  compared: readonly ComparedCell[],
+  settings: TaskSettings,
+  others: readonly FamilyMember[] = [],
+): TaskCheck[] | null {
+  const drafts = taskDrafts(compared, settings);
+  if (drafts === null) return null;
+  const family = adjustGatedFamily([...others, ...taskMembers(drafts)], settings.alpha);
+  return decideTasks(drafts, family.members.slice(others.length), settings.alpha);
+}
+
+export type TaskDraft = Omit<TaskCheck, "p" | "verdict" | "inFamily">;
 
 /** Each side's result of every external task of the cell: the first run that has it. */
 function externalResults(
@@ -101,10 +152,10 @@ function externalResults(
  * of its own n samples: the one-sided two-proportion z-test (unpaired, so less sensitive), each side's
  * correct count taken as round(accuracy × n).
  */
-function externalDrafts(cell: ComparedCell, settings: TaskSettings): Draft[] {
+function externalDrafts(cell: ComparedCell, settings: Omit<TaskSettings, "alpha">): TaskDraft[] {
   const base = externalResults(cell.base);
   const cand = externalResults(cell.cand);
-  const drafts: Draft[] = [];
+  const drafts: TaskDraft[] = [];
   for (const [name, b] of [...base].sort(([x], [y]) => x.localeCompare(y))) {
     const c = cand.get(name);
     if (c === undefined) continue;
