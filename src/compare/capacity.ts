@@ -15,8 +15,8 @@ import { exitCodeFor } from "./analyze/outcome.js";
 import { capacityMaxRuns } from "./capacity-looks.js";
 import type { CapacityComparison, CapacityCurvePoint, CapacitySide } from "./capacity-schema.js";
 import { costPerThousandRequests } from "./cost.js";
-import { loadCurveOf } from "./load-curve.js";
 import { type AdjustedMember, adjustGatedFamily, type FamilyMember } from "./gated-family.js";
+import { loadCurveOf } from "./load-curve.js";
 import type { OverallVerdict, VerdictFile } from "./verdict-schema.js";
 
 /**

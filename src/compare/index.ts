@@ -140,7 +140,13 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
   if (capacityStage) {
     const cells = capacityStage.cells;
     const looks = capacityLooks(settings.repeats.max, cells);
-    const alpha = capacityLookLevel(1 - settings.gate.confidence, looks, cells, input.candidate, decided.mode);
+    const alpha = capacityLookLevel(
+      1 - settings.gate.confidence,
+      looks,
+      cells,
+      input.candidate,
+      decided.mode,
+    );
     const checks = decideCapacity({ ...capacityStage, alpha }, capacity, analyzed.extras);
     decided = withCapacity(decided, checks, settings.gate.fail_on);
     // An undecided capacity verdict asks for its next look once the fixed-load cells ask for none.
