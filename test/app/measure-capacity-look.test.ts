@@ -14,7 +14,7 @@ describe("the action's measure step for a capacity cell", () => {
     writeFileSync(
       configPath,
       `version: 1
-server: { kind: sim, profile: noiseless, set: { max_num_seqs: 2, step_overhead_ms: 5 }, startup_timeout_s: 60 }
+server: { kind: sim, profile: noiseless, set: { max_num_seqs: 2, step_overhead_ms: 10 }, startup_timeout_s: 60 }
 model: { name: sim-model }
 cells:
   - name: cap
@@ -22,10 +22,12 @@ cells:
     load: { type: rate, rate: 10 }
     size: { requests: 10 }
     warmup: { requests: 0 }
-    slo: { ttft_ms: 60 }
-    capacity: { range: { min: 2, max: 200 }, precision: 0.2, initial_loads: 3 }
+    slo: { ttft_ms: 80 }
+    capacity: { range: { min: 2, max: 60 }, precision: 0.2, initial_loads: 3 }
 repeats: { min: 3, max: 8 }
-# A shared machine: a late event loop is not what this test is about.
+# A shared machine: a late event loop is not what this test is about. The range's top (60/s, about three
+# times what two sequences of 10 ms steps serve) is overloaded, yet slow enough for a loaded client to
+# send on time (at 200/s it was flagged client-bound on a loaded machine and the search ended above range).
 client: { max_event_loop_lag_ms: 1000, max_schedule_lag_ms: 1000, max_server_lateness_ms: 1000 }
 `,
     );
