@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { aF as UsageError, aG as InputError, aH as externalEndpoint, au as createRedactor, aB as credentialLikeValues, aI as getServedModels, aJ as ProbeStatusError, aK as isUnauthorizedStatus, aL as FailureError, aM as describeConnectionFailure, aN as collectFingerprint, aO as templateView, p as providerForConfig, H as measureAlternately, n as runCells, L as loadRuns, a2 as runsFromHistory, a1 as conditionsHash, J as calibrateFromRuns, K as settingsFromConfig, G as loadConfig, Z as parseHistory, T as defaultHistoryLimits, aP as silentProgress, aQ as streamProgress, h as handleInterrupts, aR as interactiveInterrupts, M as renderCalibration, O as metricSpecs, aS as flattenFingerprint, v as object, w as number, aT as record, z as string, R as array, aU as settleSentence, aV as capacitySentence, aW as formatSignedNumber, aX as describeMetric, aY as formatMetricValue, aZ as formatChange, a_ as formatInterval, a$ as formatDetectable, b0 as qualityTerminalLines, b1 as describeMetricRef, b2 as readCalibration, b3 as compareResults, b4 as writeCompareOutputs, b5 as defaultInputLimits, b6 as mebibyte, b7 as parseConfigText, an as addRunsUntilDecided, ao as addingRunsLine, ap as maxRunsReachedLine, al as fewestRuns, aj as countRuns, b8 as measuringBlockLine, b9 as ExitCode, ba as isMetricName, N as seriesOf, P as detectChangePoints, bb as renderSeriesTable, bc as gatedMetricNames, bd as defaultConfigFile, be as serverKinds, bf as readRunFile, bg as toolVersion, bh as firstRunsIn, m as selectCells, o as runSweepCells, bi as strictObject, x as literal, S as boolean, bj as distExports, bk as describeValue, bl as seededRandom, bm as mixSeed, bn as numberWords, g as systemClock, bo as serverStartSeconds, bp as lookSchedule, bq as renderSummary, br as summarizeConfig, bs as toolName, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/history.js';
+import { aR as UsageError, aS as InputError, aT as externalEndpoint, aC as createRedactor, aN as credentialLikeValues, aU as getServedModels, aV as ProbeStatusError, aW as isUnauthorizedStatus, aX as FailureError, aY as describeConnectionFailure, aZ as collectFingerprint, a_ as templateView, p as providerForConfig, aa as measureAlternately, q as runCells, Q as loadRuns, W as calibrationHistoryRuns, a0 as conditionsHash, ac as calibrateFromRuns, ad as settingsFromConfig, a9 as loadConfig, a$ as parseHistory, b0 as defaultHistoryLimits, b1 as silentProgress, b2 as streamProgress, h as handleInterrupts, b3 as interactiveInterrupts, ae as renderCalibration, K as metricSpecs, b4 as flattenFingerprint, B as object, C as number, b5 as record, F as string, O as array, b6 as settleSentence, b7 as capacitySentence, b8 as formatSignedNumber, b9 as describeMetric, ba as formatMetricValue, bb as formatChange, bc as formatInterval, bd as formatDetectable, be as qualityTerminalLines, bf as describeMetricRef, bg as readCalibration, bh as compareResults, bi as writeCompareOutputs, bj as defaultInputLimits, bk as mebibyte, bl as parseConfigText, aw as addRunsUntilDecided, ax as adaptiveLoopLine, au as fewestRuns, as as countRuns, bm as measuringBlockLine, bn as ExitCode, bo as isMetricName, X as historyInputDefaults, J as seriesOf, L as detectChangePoints, bp as renderSeriesTable, bq as gatedMetricNames, br as defaultConfigFile, bs as serverKinds, bt as readRunFile, bu as toolVersion, bv as firstRunsIn, o as selectCells, u as runSweepCells, bw as strictObject, D as literal, P as boolean, bx as distExports, by as describeValue, bz as seededRandom, bA as mixSeed, bB as numberWords, j as systemClock, bC as lookSchedule, bD as renderSummary, bE as summarizeConfig, bF as describeCapacityCost, bG as toolName, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/history-inputs.js';
 import { mkdir, writeFile, lstat, readFile, readdir, rm, access } from 'node:fs/promises';
 import { join, dirname, resolve, isAbsolute, relative } from 'node:path';
 import 'node:perf_hooks';
@@ -12,7 +12,6 @@ import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import 'process';
 import 'buffer';
-import 'fs';
 import 'node:os';
 import 'node:events';
 import 'node:assert';
@@ -28,6 +27,16 @@ import 'node:async_hooks';
 import 'node:console';
 import 'node:timers';
 import 'node:dns';
+import 'fs';
+import 'os';
+import 'http';
+import 'https';
+import 'net';
+import 'tls';
+import 'events';
+import 'assert';
+import 'util';
+import 'string_decoder';
 
 /** Read for `--base-url` when neither --api-key-env nor server.api_key_env names a variable, in this order. */
 const defaultApiKeyVariables = ["VLLM_API_KEY", "OPENAI_API_KEY"];
@@ -156,10 +165,7 @@ async function calibrateRunner(options) {
     const [a, b] = await Promise.all(sides.map((side) => loadRuns([side.dir], `calibration ${side.name}`)));
     const first = a[0] ?? b[0];
     const history = options.history && first
-        ? runsFromHistory(options.history, {
-            fingerprint: conditionsHash(first.fingerprint),
-            lastSessions: 40,
-        }).runs
+        ? calibrationHistoryRuns(options.history, conditionsHash(first.fingerprint), 40).runs
         : undefined;
     const file = calibrateFromRuns({
         a: a,
@@ -1133,9 +1139,7 @@ async function runDemo(options) {
                 runsMeasured: async (cells) => fewestRuns(await countRuns(candidateDir), cells),
                 cells: null,
                 maxRuns: scenario.repeats.max,
-                onEvent: (event) => progress.message(event.kind === "adding"
-                    ? addingRunsLine(event.reason, event.runs, event.cells)
-                    : maxRunsReachedLine(event.runs, event.maxRuns)),
+                onEvent: (event) => progress.message(adaptiveLoopLine(event, scenario.repeats.max)),
                 stopped,
             });
             if (looked.stoppedBecause !== "aborted")
@@ -1259,7 +1263,7 @@ points the action's test finds over the last --window sessions marked (docs/hist
 
   --cell NAME     the cell (required when the history has more than one)
   --metric NAME   the metric (default ttft_p95)
-  --window N      sessions the change-point test looks at (default 40, 8-200)
+  --window N      sessions the change-point test looks at (default 60, as the action, 8-200)
   --format F      table (default), json (the series and its change points), csv (one line per run)
 
 The file is read as untrusted input: its size (limit maxHistoryBytes), every line's schema; a bad file
@@ -1287,7 +1291,7 @@ const historyCommand = {
         if (!isMetricName(metricText))
             throw new UsageError(`--metric: unknown metric "${metricText}"`);
         const metric = metricText;
-        const windowText = stringOption(args, "window") ?? "40";
+        const windowText = stringOption(args, "window") ?? String(historyInputDefaults.window);
         if (!/^\d+$/.test(windowText) || Number(windowText) < 8 || Number(windowText) > 200)
             throw new UsageError(`--window: expected a whole number from 8 to 200, got "${windowText}"`);
         const format = stringOption(args, "format") ?? "table";
@@ -1733,7 +1737,8 @@ Options:
       --sweep         measure each selected cell over loads (docs/capacity.md): a capacity cell
                       is searched for the highest load meeting its SLOs (at most repeats.max
                       runs), a cell with sweep measures its loads; runs go to DIR/<cell>/run-<k>
-                      with their load in run.json
+                      with their load in run.json, the curve to DIR/<cell>/curve.json and its
+                      charts to DIR/<cell>/report.html and report-charts/*.svg
       --stall-report-s N
                       print a line naming each request in flight that has gone N s without a
                       chunk, and again every N s it stays quiet (default 30); the request itself
@@ -1846,6 +1851,8 @@ const runCommand = {
                 provider,
                 outDir,
                 baseDir: dirname(loaded.path),
+                // The CLI's environment, for the external task commands (quality.tasks.external).
+                env: io.env,
                 ...(cells ? { cells } : {}),
                 ...(runs !== undefined ? { runs } : {}),
                 formats: formats.runner,
@@ -5264,64 +5271,6 @@ const simCommand = {
         return 0;
     },
 };
-
-/**
- * What `validate` says a capacity search or a sweep will cost before it starts (docs/capacity.md): per cell
- * with `capacity` or `sweep`, the loads, the most runs per side, and the GPU-minutes of those runs plus one
- * server start (the server is kept across loads). A run's length is its requests at the load measured
- * (the geometric middle of the range for a search, each load for a sweep) plus the output time a request
- * takes, as validate's other estimates assume.
- */
-const assumedSecondsPerOutputToken = 0.03;
-function outputSeconds(cell) {
-    const output = cell.dataset.type === "synthetic" ? cell.dataset.output_tokens : 128;
-    const tokens = typeof output === "number"
-        ? output
-        : "value" in output
-            ? output.value
-            : "median" in output
-                ? output.median
-                : "mean" in output
-                    ? output.mean
-                    : (output.min + output.max) / 2;
-    return tokens * assumedSecondsPerOutputToken;
-}
-function runSeconds(cell, load) {
-    if ("duration_s" in cell.size)
-        return cell.size.duration_s;
-    const requests = cell.size.requests;
-    return cell.load.type === "concurrency"
-        ? (requests / Math.max(1, Math.round(load))) * outputSeconds(cell)
-        : requests / load + outputSeconds(cell);
-}
-function sweepLoadList(sweep) {
-    if ("loads" in sweep)
-        return [...new Set(sweep.loads)];
-    return Array.from({ length: sweep.count }, (_, i) => sweep.from * (sweep.to / sweep.from) ** (i / (sweep.count - 1)));
-}
-const unitOf = (cell) => (cell.load.type === "concurrency" ? "in flight" : "req/s");
-const round1 = (minutes) => (minutes < 10 ? minutes.toFixed(1) : Math.round(minutes).toString());
-function describeCapacityCost(config) {
-    const startMinutes = serverStartSeconds(config) / 60;
-    const price = config.cost.gpu_hourly_usd;
-    const usd = (minutes) => price === undefined ? "" : `, about $${((minutes / 60) * price).toFixed(2)}`;
-    const lines = [];
-    for (const cell of config.cells) {
-        if (cell.capacity) {
-            const { min, max } = cell.capacity.range;
-            const runs = config.repeats.max;
-            const minutes = (runs * runSeconds(cell, Math.sqrt(min * max))) / 60 + startMinutes;
-            lines.push(`capacity search ${cell.name} (run --sweep): ${min} to ${max} ${unitOf(cell)}, ${cell.capacity.initial_loads} loads first, then 4 runs per round until the interval is within ${Math.round(cell.capacity.precision * 100)}%; at most ${runs} runs per side (repeats.max), about ${round1(minutes)} GPU-minutes per side${usd(minutes)}, twice that for an A/B comparison`);
-        }
-        else if (cell.sweep) {
-            const loads = sweepLoadList(cell.sweep);
-            const seconds = loads.reduce((sum, load) => sum + cell.sweep.runs * runSeconds(cell, load), 0);
-            const minutes = seconds / 60 + startMinutes;
-            lines.push(`load sweep ${cell.name} (run --sweep): ${loads.length} loads x ${cell.sweep.runs} runs = ${loads.length * cell.sweep.runs} runs per side, about ${round1(minutes)} GPU-minutes per side${usd(minutes)}`);
-        }
-    }
-    return lines;
-}
 
 const validateCommand = {
     name: "validate",
