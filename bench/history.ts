@@ -19,7 +19,7 @@
  * Last, a step in all 3 metrics of a family: found on one metric alone and on the family's mean series.
  * Usage: npx tsx bench/history.ts [--reps 2000] [--window 60] [--seed 20] [--detector rank|t]
  *   [--noise extended|normal] [--run-sd 0.05] [--alpha A] [--min-magnitude M] [--min-segment K]
- *   [--no-combined]
+ *   [--no-combined] [--runs 1,3] (runs per commit; the action records repeats.baseline, 10 by default)
  */
 import {
   type ChangePointOptions,
@@ -54,6 +54,10 @@ const detector: Partial<ChangePointOptions> = {
   minMagnitude: option("min-magnitude", base.minMagnitude),
   minSegment: option("min-segment", base.minSegment),
 };
+/** Runs per commit (per baseline session): `--runs 1,3,10`; the action records repeats.baseline (10) by default. */
+const runCounts = process.argv.includes("--runs")
+  ? process.argv[process.argv.indexOf("--runs") + 1]!.split(",").map(Number)
+  : [1, 3];
 const runSds = process.argv.includes("--run-sd") ? [option("run-sd", 0.05)] : [0.05, 0.03];
 let runSd = runSds[0]!;
 const driftSd = 0.02;
@@ -224,7 +228,7 @@ for (const sd of runSds) {
   );
   console.log("| --- | --- | --- | --- | --- | --- | --- |");
   for (const step of [0.05, 0.1]) {
-    for (const runs of [1, 3]) {
+    for (const runs of runCounts) {
       const { detected, located, early, lateness } = detection(step, runs);
       console.log(
         `| +${step * 100}% | ${runs} | ${pct(detected, reps)} | ${quantile(lateness, 0.5)} | ${quantile(lateness, 0.9)} | ${pct(located, detected || 1)} | ${pct(early, reps)} |`,
@@ -237,7 +241,7 @@ for (const sd of runSds) {
   console.log("");
   console.log("| runs/commit | metrics | series with a false alarm | false alarms per 100 commits |");
   console.log("| --- | --- | --- | --- |");
-  for (const runs of [1, 3]) {
+  for (const runs of runCounts) {
     for (const metrics of [1, 3]) {
       const { seriesWithAlarm, perHundred } = falseAlarms(runs, metrics);
       console.log(`| ${runs} | ${metrics} | ${pct(seriesWithAlarm, reps)} | ${perHundred.toFixed(3)} |`);
@@ -253,7 +257,7 @@ if (!process.argv.includes("--no-combined")) {
   console.log("");
   console.log("| runs/commit | one metric | family mean | family mean: false alarms per 100 commits |");
   console.log("| --- | --- | --- | --- |");
-  for (const runs of [1, 3]) {
+  for (const runs of runCounts) {
     const { alone, together, perHundred } = combined(runs);
     console.log(`| ${runs} | ${pct(alone, reps)} | ${pct(together, reps)} | ${perHundred.toFixed(3)} |`);
   }
