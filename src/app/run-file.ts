@@ -77,7 +77,7 @@ export function assembleRunFile(facts: RunFacts): RunFile {
   const reasons = clientBoundReasons({
     exactRate:
       exactSchedule && cell.load.type === "rate" && result.dispatched === plan.maxRequests
-        ? { target: cell.load.rate, achieved: achievedRate }
+        ? { target: cell.load.rate, achieved: achievedRate, requests: result.dispatched }
         : null,
     scheduleLagP50Ms: lagSummary.p50,
     eventLoopLagP99Ms: facts.eventLoopLagP99Ms,

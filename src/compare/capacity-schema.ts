@@ -26,6 +26,13 @@ export const capacitySideSchema = z.object({
 });
 
 /** One load of a side's curve: means over the side's usable runs at that load (compare/load-curve.ts). */
+/** A cell's `slo` as verdict.json records it (capacity checks and sweeps). */
+export const sloSchema = z.object({
+  ttft_ms: z.number().optional(),
+  tpot_ms: z.number().optional(),
+  e2el_ms: z.number().optional(),
+});
+
 export const capacityCurvePointSchema = z.object({
   load: z.number(),
   runs: z.number().int(),
@@ -40,11 +47,7 @@ export const capacityComparisonSchema = z.object({
   cell: z.string(),
   dimension: z.enum(["rate", "concurrency"]),
   percentile: z.string(),
-  slo: z.object({
-    ttft_ms: z.number().optional(),
-    tpot_ms: z.number().optional(),
-    e2el_ms: z.number().optional(),
-  }),
+  slo: sloSchema,
   errorRateLimit: z.number(),
   gated: z.boolean(),
   tolerance: z.number(),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { CellConfig } from "../config/schema.js";
 import type { RunRecord } from "../metrics/run-record.js";
-import { capacityCurvePointSchema } from "./capacity-schema.js";
+import { capacityCurvePointSchema, sloSchema } from "./capacity-schema.js";
 import { type LoadDimension, loadCurveOf, loadOfRecord } from "./load-curve.js";
 
 /**
@@ -21,11 +21,7 @@ export const sweepCurveSchema = z.object({
   dimension: z.enum(["rate", "concurrency"]),
   percentile: z.string(),
   /** The cell's `slo` from the config given to compare; empty without one. */
-  slo: z.object({
-    ttft_ms: z.number().optional(),
-    tpot_ms: z.number().optional(),
-    e2el_ms: z.number().optional(),
-  }),
+  slo: sloSchema,
   curve: z.object({
     baseline: z.array(capacityCurvePointSchema),
     candidate: z.array(capacityCurvePointSchema),

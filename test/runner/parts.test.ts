@@ -57,7 +57,7 @@ describe("client-bound decision", () => {
         targetConcurrency: 8,
         peakOnSocket: 8,
         completed: 100,
-        exactRate: { target: 10, achieved: 9.9 },
+        exactRate: { target: 10, achieved: 9.9, requests: 100 },
         thresholds,
       }),
     ).toEqual([]);
@@ -67,12 +67,32 @@ describe("client-bound decision", () => {
       targetConcurrency: 100,
       peakOnSocket: 10,
       completed: 500,
-      exactRate: { target: 10, achieved: 9.7 },
+      exactRate: { target: 10, achieved: 9.7, requests: 500 },
       thresholds,
     });
     expect(reasons).toHaveLength(4);
     expect(reasons[3]).toMatch(/achieved rate 9.70\/s < 98% of the target 10\/s/);
     expect(reasons[2]).toMatch(/achieved concurrency 10 < asked 100/);
+    expect(reasons[3]).toContain("the sends ended 1.55 s behind the schedule");
+  });
+
+  it("tolerates a short run's rate shortfall up to a send window late by client.max_schedule_lag_ms", () => {
+    // 4 requests at 8/s: 0.5 s scheduled. Sent in 0.6 s (6.67/s, 17% short) the window slipped 0.1 s.
+    const shortRun = (maxScheduleLagMs: number) =>
+      clientBoundReasons({
+        scheduleLagP50Ms: 1,
+        eventLoopLagP99Ms: 1,
+        targetConcurrency: null,
+        peakOnSocket: 4,
+        completed: 4,
+        exactRate: { target: 8, achieved: 4 / 0.6, requests: 4 },
+        thresholds: { maxScheduleLagMs, maxEventLoopLagMs: 50 },
+      });
+    expect(shortRun(1000)).toEqual([]);
+    expect(shortRun(150)).toEqual([]);
+    expect(shortRun(10)).toEqual([
+      "achieved rate 6.67/s < 98% of the target 8/s (the sends ended 0.10 s behind the schedule)",
+    ]);
   });
 });
 

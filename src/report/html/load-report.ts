@@ -1,7 +1,7 @@
 import type { LoadCurvePicture } from "../charts/data.js";
 import { drawnLoadFigures, type LoadFigure, loadCurveChart } from "../charts/load-curve.js";
 import { formatNumber } from "../format.js";
-import { chartsDirName, esc, type HtmlReport, pageStyle, slug } from "./report-html.js";
+import { chartsDirName, esc, type HtmlReport, htmlPage, slug } from "./report-html.js";
 
 /**
  * One side's `run --sweep` report (docs/capacity.md): `DIR/<cell>/report.html` beside curve.json, with
@@ -89,16 +89,5 @@ export async function renderLoadReport(input: LoadReportInput): Promise<HtmlRepo
   body.push(
     `<p class="note">vllm-perf-gate ${esc(input.toolVersion, 40)} · curve.json beside this page holds more figures per load (its means include flagged runs) · the same charts are SVG files in ${chartsDirName}/ (drawn with Vega-Lite; each mark's value is in its accessible label) · compare two sweeps for both sides' curves in one chart (docs/compare.md).</p>`,
   );
-  const html = [
-    "<!DOCTYPE html>",
-    '<html lang="en">',
-    '<head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/>',
-    `<title>${esc(`vllm-perf-gate: ${kind} of ${picture.cell}`)}</title><style>${pageStyle}</style></head>`,
-    "<body>",
-    ...body.filter((part) => part.length > 0),
-    "</body>",
-    "</html>",
-    "",
-  ].join("\n");
-  return { html, charts };
+  return { html: htmlPage(`vllm-perf-gate: ${kind} of ${picture.cell}`, body), charts };
 }

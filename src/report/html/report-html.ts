@@ -95,6 +95,21 @@ export const pageStyle = [
   ".examples td{white-space:pre-wrap;word-break:break-word;max-width:360px;font-family:ui-monospace,monospace;font-size:12px}",
 ].join("");
 
+/** One self-contained page: the title escaped here, the body's parts as given (already escaped), empty ones left out. */
+export function htmlPage(title: string, body: readonly string[]): string {
+  return [
+    "<!DOCTYPE html>",
+    '<html lang="en">',
+    '<head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/>',
+    `<title>${esc(title)}</title><style>${pageStyle}</style></head>`,
+    "<body>",
+    ...body.filter((part) => part.length > 0),
+    "</body>",
+    "</html>",
+    "",
+  ].join("\n");
+}
+
 export function esc(value: string, max = 200): string {
   return escapeHtml(value, max);
 }
@@ -328,16 +343,5 @@ export async function renderHtmlReport(
     `<p class="note">vllm-perf-gate ${esc(verdict.tool.version, 40)} · verdict.json schema ${verdict.schemaVersion} · the same charts are SVG files in ${chartsDirName}/ (drawn with Vega-Lite; each mark's value is in its accessible label).</p>`,
   );
   const title = `vllm-perf-gate: ${headlineWords(verdict).title}`;
-  const html = [
-    "<!DOCTYPE html>",
-    '<html lang="en">',
-    '<head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/>',
-    `<title>${esc(title)}</title><style>${pageStyle}</style></head>`,
-    "<body>",
-    ...body.filter((part) => part.length > 0),
-    "</body>",
-    "</html>",
-    "",
-  ].join("\n");
-  return { html, charts };
+  return { html: htmlPage(title, body), charts };
 }
