@@ -2,6 +2,7 @@
  * The capacity search, interval and verdict against a known truth, in the flow a gate runs.
  * Usage: npx tsx bench/capacity.ts [--reps 100] [--sim-reps 20] [--sd 0.05] [--precision 0.05]
  *          [--max-runs 25] [--capacity-max-runs 50] [--requests 300] [--no-false-blocks] [--stored]
+ *          [--truth-seeds 600] [--fresh-arrivals]
  *
  * Each A/B pair goes through the same functions as the action (interleaved mode; --stored: the baseline
  * searched once, as a stored baseline is, and only the candidate's search resumed): each side's capacity
@@ -18,9 +19,10 @@
  * 2. The simulator's engine on virtual time (src/stats/sim-capacity.ts): a profile whose decode step is
  *    compute-bound past about 18 sequences (decode_compute_per_token_ms 0.6, 10 ms step overhead; its
  *    max_num_seqs of 256 is never reached), SLOs p95 TTFT <= 100 ms and p95 TPOT <= 14 ms, against the same
- *    with a 10% slower decode step (0.66); the truth computed on virtual time over 123 seeds; every run of
- *    a search is a virtual run with its own seed (its own Poisson arrivals and server speed). Range
- *    10..300. Simulated GPU-minutes are the virtual runs' lengths.
+ *    with a 10% slower decode step (0.66). Every run sends the cell's one seeded Poisson schedule, as the
+ *    client does (--fresh-arrivals: a new schedule per run), the engine seeded per run (its server speed
+ *    and step jitter); the truth is computed on virtual time for that schedule over --truth-seeds engine
+ *    seeds. Range 10..300. Simulated GPU-minutes are the virtual runs' lengths.
  * Printed per design (the search's first look, the search with the gate's next look, a plain geometric
  * sweep of 8 loads x 3 runs): median relative error against the truth (absolute, and signed: the bias), the 90% interval's coverage and
  * median relative width, runs and simulated GPU-minutes per search, and the share of pairs called a
@@ -38,12 +40,16 @@ import type { RunRecord } from "../src/metrics/run-record.js";
 import { applyOverrides, builtInProfile, type SimProfile } from "../src/sim/profile.js";
 import { geometricLoads } from "../src/stats/capacity-plan.js";
 import { virtualCapacity, virtualRun } from "../src/stats/sim-capacity.js";
-import { boxMuller, mulberry32 } from "../src/util/random.js";
+import { boxMuller, createRng, mulberry32 } from "../src/util/random.js";
+import { countedArrivals } from "../src/workload/arrivals.js";
 
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 ? Number(process.argv[index + 1]) : fallback;
 }
+
+/** count seeds from `from` on (distinct from the searches' seeds, 1000 * pair + run). */
+const seedsFrom = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
 
 const reps = option("reps", 100);
 const simReps = option("sim-reps", 20);
@@ -306,14 +312,37 @@ const base = applyOverrides(builtInProfile("small-gpu"), {
   decode_compute_per_token_ms: 0.6,
 });
 const slower = applyOverrides(base, { decode_compute_per_token_ms: 0.66 });
-const workload = { requests: option("requests", 300), inputTokens: 64, outputTokens: 16 };
-const slo = { ttft_ms: 100, tpot_ms: 14, quantile: 0.95 };
-const seeds = Array.from({ length: 123 }, (_, i) => i + 1);
-const simRange = { min: 10, max: 300 };
-const truth = {
-  base: virtualCapacity(base, slo, workload, simRange, seeds)!,
-  candidate: virtualCapacity(slower, slo, workload, simRange, seeds)!,
+const requests = option("requests", 300);
+// As the tool runs a cell: every run sends the cell's one seeded arrival schedule (workload seed 0, the
+// default; src/runner/dispatch.ts), so the run-to-run noise is the server's (speed_sigma per run,
+// jitter_sigma per step), the engine seeded per run. --fresh-arrivals: every run its own Poisson
+// arrivals too, as if the workload seed changed from run to run (the tool never does that; near the knee
+// the schedule alone moves a run's p95 TPOT by about 16%, which no run length averages out).
+const freshArrivals = process.argv.includes("--fresh-arrivals");
+const workload = {
+  requests,
+  inputTokens: 64,
+  outputTokens: 16,
+  ...(freshArrivals
+    ? {}
+    : { arrivals: (rate: number) => countedArrivals(createRng(0, "arrivals", 0), requests, rate, 1) }),
 };
+const slo = { ttft_ms: 100, tpot_ms: 14, quantile: 0.95 };
+const simRange = { min: 10, max: 300 };
+// The truth is itself a mean over runs: near the knee a run's p95 TPOT varies by about 8% (sd of ln; 16%
+// with --fresh-arrivals), so a truth from too few engine seeds is off by as much as the errors measured
+// (123 fresh-arrival seeds put it 1.7% low). First 40 seeds over the range, then --truth-seeds (default
+// 600) within 6% of that.
+const truthSeeds = option("truth-seeds", 600);
+const trueCapacity = (profile: SimProfile): number => {
+  const coarse = virtualCapacity(profile, slo, workload, simRange, seedsFrom(1, 40), 0.01)!;
+  const near = { min: coarse / 1.06, max: coarse * 1.06 };
+  const fine = virtualCapacity(profile, slo, workload, near, seedsFrom(1_000_000, truthSeeds))!;
+  if (fine <= near.min * 1.001 || fine >= near.max / 1.001)
+    throw new Error(`the true capacity ${fine} lies at an edge of ${near.min} to ${near.max}: widen it`);
+  return fine;
+};
+const truth = { base: trueCapacity(base), candidate: trueCapacity(slower) };
 const simConfig = configOf({ ttft_ms: slo.ttft_ms, tpot_ms: slo.tpot_ms }, simRange);
 const virtual = (profile: SimProfile, seed: number): Side => ({
   records: [],
