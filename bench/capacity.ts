@@ -5,7 +5,8 @@
  *          [--truth-seeds 600] [--fresh-arrivals]
  *
  * Each A/B pair goes through the same functions as the action (interleaved mode; --stored: the baseline
- * searched once, as a stored baseline is, and only the candidate's search resumed): each side's capacity
+ * searched once, as a stored baseline is recorded, on to capacity.max_runs, and only the candidate's
+ * search resumed): each side's capacity
  * search (app/run-sweep.ts capacitySearchStep with compare/capacity.ts searchSettingsOf), then the
  * comparison (compare/index.ts compareRecords, with its capacity looks, compare/capacity-looks.ts) inside
  * the gate's adaptive loop (app/adaptive.ts addRunsUntilDecided, the runs added in alternating blocks by
@@ -35,6 +36,7 @@ import { capacitySearchStep } from "../src/app/run-sweep.js";
 import { type CapacityCell, capacityCells, searchSettingsOf } from "../src/compare/capacity.js";
 import type { CapacityComparison } from "../src/compare/capacity-schema.js";
 import { compareRecords, settingsFromConfig } from "../src/compare/index.js";
+import { capacityMaxRuns } from "../src/config/capacity-summary.js";
 import { type Config, configSchema } from "../src/config/schema.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
 import { applyOverrides, builtInProfile, type SimProfile } from "../src/sim/profile.js";
@@ -56,9 +58,10 @@ const simReps = option("sim-reps", 20);
 const sd = option("sd", 0.05);
 const precision = option("precision", 0.05);
 const maxRuns = option("max-runs", 25);
-const capacityMaxRuns = option("capacity-max-runs", Number.NaN);
+const maxRunsOption = option("capacity-max-runs", Number.NaN);
 const falseBlocks = !process.argv.includes("--no-false-blocks");
-// --stored: the baseline searched once (a stored baseline); a later look resumes only the candidate's search.
+// --stored: the baseline searched once, on to capacity.max_runs, as the action records a stored baseline
+// (app/gate/measure-candidate.ts); a later look resumes only the candidate's search.
 const mode = process.argv.includes("--stored") ? ("stored" as const) : ("interleaved" as const);
 
 /** The config of one capacity cell, as a user writes it. */
@@ -77,7 +80,7 @@ function configOf(slo: Record<string, number>, range: { min: number; max: number
         capacity: {
           range,
           precision,
-          ...(Number.isNaN(capacityMaxRuns) ? {} : { max_runs: capacityMaxRuns }),
+          ...(Number.isNaN(maxRunsOption) ? {} : { max_runs: maxRunsOption }),
         },
       },
     ],
@@ -152,7 +155,7 @@ async function gatePair(
 ): Promise<{ first: PairOutcome; last: PairOutcome }> {
   const cell = capacityCells(config)[0]!;
   const settings = settingsFromConfig(config);
-  search(config, cell, base);
+  search(config, cell, base, mode === "stored" ? capacityMaxRuns(config.repeats.max, cell) : undefined);
   search(config, cell, candidate);
   let first: PairOutcome | null = null;
   let last: PairOutcome | null = null;
@@ -306,72 +309,74 @@ if (falseBlocks) {
   );
 }
 
-// 2. The simulator on virtual time.
-const base = applyOverrides(builtInProfile("small-gpu"), {
-  step_overhead_ms: 10,
-  decode_compute_per_token_ms: 0.6,
-});
-const slower = applyOverrides(base, { decode_compute_per_token_ms: 0.66 });
-const requests = option("requests", 300);
-// As the tool runs a cell: every run sends the cell's one seeded arrival schedule (workload seed 0, the
-// default; src/runner/dispatch.ts), so the run-to-run noise is the server's (speed_sigma per run,
-// jitter_sigma per step), the engine seeded per run. --fresh-arrivals: every run its own Poisson
-// arrivals too, as if the workload seed changed from run to run (the tool never does that; near the knee
-// the schedule alone moves a run's p95 TPOT by about 16%, which no run length averages out).
-const freshArrivals = process.argv.includes("--fresh-arrivals");
-const workload = {
-  requests,
-  inputTokens: 64,
-  outputTokens: 16,
-  ...(freshArrivals
-    ? {}
-    : { arrivals: (rate: number) => countedArrivals(createRng(0, "arrivals", 0), requests, rate, 1) }),
-};
-const slo = { ttft_ms: 100, tpot_ms: 14, quantile: 0.95 };
-const simRange = { min: 10, max: 300 };
-// The truth is itself a mean over runs: near the knee a run's p95 TPOT varies by about 8% (sd of ln; 16%
-// with --fresh-arrivals), so a truth from too few engine seeds is off by as much as the errors measured
-// (123 fresh-arrival seeds put it 1.7% low). First 40 seeds over the range, then --truth-seeds (default
-// 600) within 6% of that.
-const truthSeeds = option("truth-seeds", 600);
-const trueCapacity = (profile: SimProfile): number => {
-  const coarse = virtualCapacity(profile, slo, workload, simRange, seedsFrom(1, 40), 0.01)!;
-  const near = { min: coarse / 1.06, max: coarse * 1.06 };
-  const fine = virtualCapacity(profile, slo, workload, near, seedsFrom(1_000_000, truthSeeds))!;
-  if (fine <= near.min * 1.001 || fine >= near.max / 1.001)
-    throw new Error(`the true capacity ${fine} lies at an edge of ${near.min} to ${near.max}: widen it`);
-  return fine;
-};
-const truth = { base: trueCapacity(base), candidate: trueCapacity(slower) };
-const simConfig = configOf({ ttft_ms: slo.ttft_ms, tpot_ms: slo.tpot_ms }, simRange);
-const virtual = (profile: SimProfile, seed: number): Side => ({
-  records: [],
-  measure(load) {
-    const values = virtualRun(profile, load, workload, seed * 1000 + this.records.length, slo.quantile);
-    return record(
-      load,
-      this.records.length,
-      { ttft_p95: values.ttft, tpot_p95: values.tpot },
-      (values.durationMs ?? 0) / 1000,
-    );
-  },
-});
-console.log(
-  `simulator on virtual time: ${simReps} A/B pairs, small-gpu with 10 ms steps, compute-bound decode (decode_compute_per_token_ms 0.6) against 0.66; SLOs p95 TTFT <= 100 ms, p95 TPOT <= 14 ms`,
-);
-await designs(
-  `  true capacities ${truth.base.toFixed(2)} and ${truth.candidate.toFixed(2)} req/s (${pct(truth.candidate / truth.base - 1)})`,
-  simConfig,
-  simReps,
-  (rep) => [virtual(base, 1 + rep * 2), virtual(slower, 2 + rep * 2)],
-  truth,
-);
-if (falseBlocks)
+// 2. The simulator on virtual time (skipped with --sim-reps 0: its truth alone takes a minute).
+if (simReps > 0) {
+  const base = applyOverrides(builtInProfile("small-gpu"), {
+    step_overhead_ms: 10,
+    decode_compute_per_token_ms: 0.6,
+  });
+  const slower = applyOverrides(base, { decode_compute_per_token_ms: 0.66 });
+  const requests = option("requests", 300);
+  // As the tool runs a cell: every run sends the cell's one seeded arrival schedule (workload seed 0, the
+  // default; src/runner/dispatch.ts), so the run-to-run noise is the server's (speed_sigma per run,
+  // jitter_sigma per step), the engine seeded per run. --fresh-arrivals: every run its own Poisson
+  // arrivals too, as if the workload seed changed from run to run (the tool never does that; near the knee
+  // the schedule alone moves a run's p95 TPOT by about 16%, which no run length averages out).
+  const freshArrivals = process.argv.includes("--fresh-arrivals");
+  const workload = {
+    requests,
+    inputTokens: 64,
+    outputTokens: 16,
+    ...(freshArrivals
+      ? {}
+      : { arrivals: (rate: number) => countedArrivals(createRng(0, "arrivals", 0), requests, rate, 1) }),
+  };
+  const slo = { ttft_ms: 100, tpot_ms: 14, quantile: 0.95 };
+  const simRange = { min: 10, max: 300 };
+  // The truth is itself a mean over runs: near the knee a run's p95 TPOT varies by about 8% (sd of ln; 16%
+  // with --fresh-arrivals), so a truth from too few engine seeds is off by as much as the errors measured
+  // (123 fresh-arrival seeds put it 1.7% low). First 40 seeds over the range, then --truth-seeds (default
+  // 600) within 6% of that.
+  const truthSeeds = option("truth-seeds", 600);
+  const trueCapacity = (profile: SimProfile): number => {
+    const coarse = virtualCapacity(profile, slo, workload, simRange, seedsFrom(1, 40), 0.01)!;
+    const near = { min: coarse / 1.06, max: coarse * 1.06 };
+    const fine = virtualCapacity(profile, slo, workload, near, seedsFrom(1_000_000, truthSeeds))!;
+    if (fine <= near.min * 1.001 || fine >= near.max / 1.001)
+      throw new Error(`the true capacity ${fine} lies at an edge of ${near.min} to ${near.max}: widen it`);
+    return fine;
+  };
+  const truth = { base: trueCapacity(base), candidate: trueCapacity(slower) };
+  const simConfig = configOf({ ttft_ms: slo.ttft_ms, tpot_ms: slo.tpot_ms }, simRange);
+  const virtual = (profile: SimProfile, seed: number): Side => ({
+    records: [],
+    measure(load) {
+      const values = virtualRun(profile, load, workload, seed * 1000 + this.records.length, slo.quantile);
+      return record(
+        load,
+        this.records.length,
+        { ttft_p95: values.ttft, tpot_p95: values.tpot },
+        (values.durationMs ?? 0) / 1000,
+      );
+    },
+  });
+  console.log(
+    `simulator on virtual time: ${simReps} A/B pairs, small-gpu with 10 ms steps, compute-bound decode (decode_compute_per_token_ms 0.6) against 0.66; SLOs p95 TTFT <= 100 ms, p95 TPOT <= 14 ms`,
+  );
   await designs(
-    `  equal capacities, ${truth.base.toFixed(2)} and ${truth.base.toFixed(2)} req/s (false blocks)`,
+    `  true capacities ${truth.base.toFixed(2)} and ${truth.candidate.toFixed(2)} req/s (${pct(truth.candidate / truth.base - 1)})`,
     simConfig,
     simReps,
-    (rep) => [virtual(base, 1 + rep * 2), virtual(base, 2 + rep * 2)],
-    { base: truth.base, candidate: truth.base },
-    false,
+    (rep) => [virtual(base, 1 + rep * 2), virtual(slower, 2 + rep * 2)],
+    truth,
   );
+  if (falseBlocks)
+    await designs(
+      `  equal capacities, ${truth.base.toFixed(2)} and ${truth.base.toFixed(2)} req/s (false blocks)`,
+      simConfig,
+      simReps,
+      (rep) => [virtual(base, 1 + rep * 2), virtual(base, 2 + rep * 2)],
+      { base: truth.base, candidate: truth.base },
+      false,
+    );
+}

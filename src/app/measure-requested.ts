@@ -34,8 +34,9 @@ export function isSearchedCell(cell: CellConfig): boolean {
  *
  * `runs` applies to the fixed-load cells only. A capacity cell's search decides its own runs (at most
  * repeats.max per side); asked again (a later look, a later block of interleaved runs) it resumes from
- * the runs in its directory and adds runs only while its interval is wider than its precision. A sweep
- * cell is measured once, when its directory holds no runs yet.
+ * the runs in its directory and adds runs only while its interval is wider than its precision. A stored
+ * baseline's search (`searchToMaxRuns`) goes on to capacity.max_runs. A sweep cell is measured once, when
+ * its directory holds no runs yet.
  */
 export async function measureRequestedRuns(
   request: MeasureRequest,
@@ -92,10 +93,13 @@ export async function measureRequestedRuns(
         cells: searched,
         firstRun: request.firstRun,
         firstRunByCell,
-        // A later look: the searches refine on to the runs per side it asks for (compare/capacity-looks.ts).
-        ...(request.firstRun > 0 && request.runs !== null
-          ? { targetRuns: request.firstRun + request.runs }
-          : {}),
+        // A later look: the searches refine on to the runs per side it asks for (compare/capacity-looks.ts);
+        // a stored baseline's to capacity.max_runs.
+        ...(request.searchToMaxRuns === true
+          ? { targetRuns: "capacity.max_runs" as const }
+          : request.firstRun > 0 && request.runs !== null
+            ? { targetRuns: request.firstRun + request.runs }
+            : {}),
       });
       runs.push(...result.runs);
     }

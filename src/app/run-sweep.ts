@@ -6,6 +6,7 @@ import {
   capacityRunsOf,
   searchSettingsOf,
 } from "../compare/capacity.js";
+import { capacityMaxRuns } from "../config/capacity-summary.js";
 import { type RunRecord, runRecordFromRunFile } from "../metrics/run-record.js";
 import { runFileSchema } from "../metrics/run-schema.js";
 import { selectCells } from "../runner/run-cells.js";
@@ -31,9 +32,10 @@ export async function runSweepCells(
   options: RunCellsOptions & {
     /**
      * A resumed capacity search refines on to this many runs of the cell, past its precision stop (the
-     * gate's next look for an undecided capacity verdict, compare/capacity-looks.ts).
+     * gate's next look for an undecided capacity verdict, compare/capacity-looks.ts); "capacity.max_runs":
+     * to each cell's own most (a stored baseline being recorded).
      */
-    targetRuns?: number;
+    targetRuns?: number | "capacity.max_runs";
   },
 ): Promise<RunCellsResult> {
   const cells = selectCells(options.config, options.cells);
@@ -51,7 +53,11 @@ export async function runSweepCells(
     let next: (outputs: readonly RunOutput[]) => readonly number[] | null;
     if (cell.capacity !== undefined) {
       const capacityCell = cell as CapacityCell;
-      const settings = searchSettingsOf(options.config, capacityCell, options.targetRuns);
+      const targetRuns =
+        options.targetRuns === "capacity.max_runs"
+          ? capacityMaxRuns(options.config.repeats.max, capacityCell)
+          : options.targetRuns;
+      const settings = searchSettingsOf(options.config, capacityCell, targetRuns);
       // With --append the search goes on from the runs already in the cell's directory (an interrupted
       // search resumed), counting them against repeats.max.
       const earlier = firstRun > 0 ? existingRecords(join(options.outDir, cell.name)) : [];
@@ -66,7 +72,7 @@ export async function runSweepCells(
         ];
         if (records.length >= settings.maxRuns) {
           progress?.message(
-            `${cell.name}: capacity search stopped at ${options.targetRuns === undefined ? "repeats.max" : "the look's"} ${settings.maxRuns} runs`,
+            `${cell.name}: capacity search stopped at ${targetRuns === undefined ? "repeats.max" : options.targetRuns === "capacity.max_runs" ? "capacity.max_runs," : "the look's"} ${settings.maxRuns} runs`,
           );
           return null;
         }

@@ -70,7 +70,7 @@ export function describeCapacityCost(config: Config): string[] {
       const most = capacityMaxRuns(runs, cell as { capacity: NonNullable<CellConfig["capacity"]> });
       const extra =
         most > runs
-          ? `; an undecided capacity verdict adds runs up to ${most} per side (capacity.max_runs), about ${round1(most * perRun + startMinutes)} GPU-minutes per side at most`
+          ? `; an undecided capacity verdict adds runs up to ${most} per side (capacity.max_runs), about ${round1(most * perRun + startMinutes)} GPU-minutes per side at most, and a stored baseline is recorded with ${most}`
           : "";
       lines.push(
         `capacity search ${cell.name} (run --sweep): ${min} to ${max} ${unitOf(cell)}, ${cell.capacity.initial_loads} loads first, then 4 runs per round until the interval is within ${Math.round(cell.capacity.precision * 100)}%; at most ${runs} runs per side (repeats.max), about ${round1(minutes)} GPU-minutes per side${usd(minutes)}, twice that for an A/B comparison${extra}`,

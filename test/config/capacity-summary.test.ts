@@ -27,7 +27,7 @@ describe("describeCapacityCost (validate)", () => {
     });
     // A run at 2 req/s: 120 / 2 = 60 s + 100 tokens x 0.03 s = 63 s; 20 runs = 21 min, + 1 min start = 22.
     expect(describeCapacityCost(config)).toEqual([
-      "capacity search cap (run --sweep): 1 to 4 req/s, 4 loads first, then 4 runs per round until the interval is within 5%; at most 20 runs per side (repeats.max), about 22 GPU-minutes per side, about $1.10, twice that for an A/B comparison; an undecided capacity verdict adds runs up to 40 per side (capacity.max_runs), about 43 GPU-minutes per side at most",
+      "capacity search cap (run --sweep): 1 to 4 req/s, 4 loads first, then 4 runs per round until the interval is within 5%; at most 20 runs per side (repeats.max), about 22 GPU-minutes per side, about $1.10, twice that for an A/B comparison; an undecided capacity verdict adds runs up to 40 per side (capacity.max_runs), about 43 GPU-minutes per side at most, and a stored baseline is recorded with 40",
     ]);
   });
 

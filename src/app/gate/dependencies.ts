@@ -31,6 +31,12 @@ export interface MeasureRequest {
   runs: number | null;
   /** `baseline` / `candidate` in interleaved jobs (recorded in run.json `side`); null otherwise. */
   side: "baseline" | "candidate" | null;
+  /**
+   * A stored baseline being recorded: its capacity searches refine on past their precision to
+   * `capacity.max_runs` runs, as a gate's second look would, since a pull request resumes only its own
+   * side's search (docs/capacity.md "A stored baseline").
+   */
+  searchToMaxRuns?: boolean;
   /** Where launchers record live servers, so the post step can stop them if the job is cancelled. */
   serverStateFile: string;
   workingDirectory: string;

@@ -23,6 +23,7 @@ export function measureRuns(
     runs: number | null;
     cells: string[] | null;
     side: "baseline" | "candidate" | null;
+    searchToMaxRuns?: boolean;
   },
 ): Promise<void> {
   return scope.deps.measure({
@@ -80,8 +81,10 @@ export async function measureCandidate(scope: JobScope): Promise<Measured> {
   }
   const cells = scope.inputs.cells;
   // A stored baseline is measured once and read by every PR until the next one: it gets repeats.baseline
-  // runs, while a PR's side starts at repeats.min and adds runs only while the comparison is undecided.
-  const runs = scope.plan.role === "baseline" ? scope.config.config.repeats.baseline : null;
+  // runs, and its capacity searches capacity.max_runs, while a PR's side starts at repeats.min (its
+  // searches at their precision) and adds runs only while the comparison is undecided.
+  const recording = scope.plan.role === "baseline";
+  const runs = recording ? scope.config.config.repeats.baseline : null;
   scope.io.info(measuringLine(cells, scope.configPath, runs));
   await measureRuns(scope, {
     configPath: scope.configPath,
@@ -91,6 +94,7 @@ export async function measureCandidate(scope: JobScope): Promise<Measured> {
     runs,
     cells,
     side: null,
+    ...(recording ? { searchToMaxRuns: true } : {}),
   });
   return { mode: "stored", base: null, fallbackReason };
 }
