@@ -1,5 +1,5 @@
 import { dirname, join } from "node:path";
-import type { CellConfig } from "../config/schema.js";
+import { isSearchedCell } from "../config/schema.js";
 import { cutShortLine } from "../report/status.js";
 import type { ProgressSink } from "../runner/progress.js";
 import { selectCells } from "../runner/run-cells.js";
@@ -20,11 +20,6 @@ export interface MeasureAdapters {
   progress: ProgressSink;
   warn: (message: string) => void;
   signal?: AbortSignal;
-}
-
-/** A cell measured over loads instead of N times at one (a capacity search or a sweep). */
-export function isSearchedCell(cell: CellConfig): boolean {
-  return cell.capacity !== undefined || cell.sweep !== undefined;
 }
 
 /**

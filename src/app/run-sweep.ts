@@ -7,6 +7,7 @@ import {
   searchSettingsOf,
 } from "../compare/capacity.js";
 import { capacityMaxRuns } from "../config/capacity-summary.js";
+import { isSearchedCell } from "../config/schema.js";
 import { type RunRecord, runRecordFromRunFile } from "../metrics/run-record.js";
 import { runFileSchema } from "../metrics/run-schema.js";
 import { selectCells } from "../runner/run-cells.js";
@@ -40,7 +41,7 @@ export async function runSweepCells(
 ): Promise<RunCellsResult> {
   const cells = selectCells(options.config, options.cells);
   for (const cell of cells) {
-    if (cell.capacity === undefined && cell.sweep === undefined)
+    if (!isSearchedCell(cell))
       throw new InputError(
         `--sweep: cell "${cell.name}" has neither capacity nor sweep (docs/capacity.md); select cells with --cells or add one`,
       );

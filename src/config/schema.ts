@@ -995,6 +995,11 @@ export type Config = z.output<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 export type ServerConfig = Config["server"];
 export type CellConfig = Config["cells"][number];
+
+/** A cell measured over loads instead of N times at one: a capacity search or a sweep (docs/capacity.md). */
+export function isSearchedCell(cell: CellConfig): boolean {
+  return cell.capacity !== undefined || cell.sweep !== undefined;
+}
 export type DatasetConfig = CellConfig["dataset"];
 
 /**

@@ -1,6 +1,12 @@
 import { type TemplateAt, templateView } from "./interpolate.js";
 import { metricSpecs } from "./metric-names.js";
-import type { CellConfig, Config, LengthConfig, LoadConfig } from "./schema.js";
+import {
+  type CellConfig,
+  type Config,
+  isSearchedCell,
+  type LengthConfig,
+  type LoadConfig,
+} from "./schema.js";
 import {
   describeServer,
   type ServerKind,
@@ -32,8 +38,10 @@ export interface ConfigSummary {
   runs: { min: number; max: number };
   gate: string;
   warnings: string[];
-  /** GPU-minutes per pull request in each mode, and per baseline job, every server start counted. */
+  /** GPU-minutes per pull request in each mode, and per baseline job, every server start counted (fixed-load cells). */
   gpuMinutes: GpuMinutesEstimate[];
+  /** Capacity and sweep cells: their runs are costed apart (capacity-summary.ts). */
+  searchedCells: string[];
 }
 
 /** Assumed per-stream decode speed for closed-loop estimates; the estimate says so. */
@@ -183,11 +191,15 @@ export function summarizeConfig(
     runs: { min: config.repeats.min, max: config.repeats.max },
     gate: `${shown.gate.metrics.join(", ")}; tolerance ${typeof shown.gate.tolerance === "number" ? `${(shown.gate.tolerance * 100).toFixed(1)}%` : shown.gate.tolerance}, confidence ${shown.gate.confidence}, fail on ${shown.gate.fail_on}`,
     warnings,
+    // Capacity and sweep cells spend their own runs (validate costs them apart: capacity-summary.ts).
     gpuMinutes: estimateGpuMinutes(
       config,
-      cells.map((cell) => cell.estimatedSecondsPerRun),
+      cells
+        .filter((_, index) => !isSearchedCell(config.cells[index]!))
+        .map((cell) => cell.estimatedSecondsPerRun),
       looks ?? [config.repeats.min, config.repeats.max],
     ),
+    searchedCells: config.cells.filter(isSearchedCell).map((cell) => cell.name),
   };
 }
 
@@ -219,7 +231,7 @@ export function renderSummary(file: string, summary: ConfigSummary): string {
     ...rows.map((row) => `  ${line(row)}`),
     `runs per side: ${summary.runs.min} to ${summary.runs.max} (more only while the verdict is inconclusive)`,
     `gated: ${summary.gate}`,
-    ...renderGpuMinutes(summary.gpuMinutes),
+    ...renderGpuMinutes(summary.gpuMinutes, summary.searchedCells, summary.cells.length),
   ];
   for (const warning of summary.warnings) out.push(`warning: ${warning}`);
   return `${out.join("\n")}\n`;
@@ -317,13 +329,23 @@ export function estimateGpuMinutes(
   return [entry("stored", min, max), entry("interleaved", min, max), entry("baseline", baseline, baseline)];
 }
 
-function renderGpuMinutes(estimates: readonly GpuMinutesEstimate[]): string[] {
+function renderGpuMinutes(
+  estimates: readonly GpuMinutesEstimate[],
+  searchedCells: readonly string[],
+  cellCount: number,
+): string[] {
+  if (searchedCells.length > 0 && searchedCells.length === cellCount)
+    return ["estimated GPU-minutes: every cell is a capacity or sweep cell, costed below"];
   const minutes = (value: number) => (value < 10 ? value.toFixed(1) : String(Math.round(value)));
   const usd = (e: GpuMinutesEstimate) =>
     e.usd
       ? ` (~$${e.usd.first.toFixed(2)}${e.usd.max !== e.usd.first ? ` to $${e.usd.max.toFixed(2)}` : ""})`
       : "";
-  const lines = ["estimated GPU-minutes (measured runs plus every server start):"];
+  const lines = [
+    searchedCells.length === 0
+      ? "estimated GPU-minutes (measured runs plus every server start):"
+      : `estimated GPU-minutes of the fixed-load cells (measured runs plus every server start; ${searchedCells.join(", ")} costed below):`,
+  ];
   for (const e of estimates) {
     const label =
       e.mode === "stored"

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeCapacityCost } from "../../src/config/capacity-summary.js";
 import { configSchema } from "../../src/config/schema.js";
+import { renderSummary, summarizeConfig } from "../../src/config/summary.js";
 
 const base = {
   version: 1,
@@ -48,5 +49,31 @@ describe("describeCapacityCost (validate)", () => {
     expect(describeCapacityCost(config)).toEqual([
       "load sweep sw (run --sweep): 2 loads x 2 runs = 4 runs per side, about 4.2 GPU-minutes per side, about $0.21",
     ]);
+  });
+
+  it("leaves capacity and sweep cells out of the fixed-load cells' GPU-minutes, which it names", () => {
+    const fixed = {
+      name: "chat",
+      dataset: { type: "synthetic", input_tokens: 8, output_tokens: 100 },
+      load: { type: "rate", rate: 2 },
+      size: { requests: 120 },
+    };
+    const capacity = {
+      ...fixed,
+      name: "cap",
+      slo: { ttft_ms: 500 },
+      capacity: { range: { min: 1, max: 4 } },
+    };
+    const both = configSchema.parse({ ...base, cells: [fixed, capacity] });
+    const alone = configSchema.parse({ ...base, cells: [fixed] });
+    // The fixed-load cell's figures are the same with or without the capacity cell beside it.
+    expect(summarizeConfig(both, []).gpuMinutes).toEqual(summarizeConfig(alone, []).gpuMinutes);
+    expect(renderSummary("c.yml", summarizeConfig(both, []))).toContain(
+      "estimated GPU-minutes of the fixed-load cells (measured runs plus every server start; cap costed below):",
+    );
+    const onlyCapacity = configSchema.parse({ ...base, cells: [capacity] });
+    expect(renderSummary("c.yml", summarizeConfig(onlyCapacity, []))).toContain(
+      "estimated GPU-minutes: every cell is a capacity or sweep cell, costed below",
+    );
   });
 });
