@@ -995,12 +995,12 @@ export type Config = z.output<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 export type ServerConfig = Config["server"];
 export type CellConfig = Config["cells"][number];
+export type DatasetConfig = CellConfig["dataset"];
 
 /** A cell measured over loads instead of N times at one: a capacity search or a sweep (docs/capacity.md). */
 export function isSearchedCell(cell: CellConfig): boolean {
   return cell.capacity !== undefined || cell.sweep !== undefined;
 }
-export type DatasetConfig = CellConfig["dataset"];
 
 /**
  * Per dataset kind: whether it reads a file (`path`, optional `sha256`). Declared once here; the runner reads

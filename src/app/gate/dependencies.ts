@@ -34,7 +34,7 @@ export interface MeasureRequest {
   /**
    * A stored baseline being recorded: its capacity searches refine on past their precision to
    * `capacity.max_runs` runs, as a gate's second look would, since a pull request resumes only its own
-   * side's search (docs/capacity.md "A stored baseline").
+   * side's search (docs/capacity.md "In the action: the PR job or a scheduled job").
    */
   searchToMaxRuns?: boolean;
   /** Where launchers record live servers, so the post step can stop them if the job is cancelled. */
