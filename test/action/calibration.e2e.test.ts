@@ -10,7 +10,7 @@ import { parseConfigText } from "../../src/config/load.js";
 import { FakeGitHub } from "../github/fake-github.js";
 import { createFileMeasure, testConfig, writeRun } from "./fixtures.js";
 import { type Job, runJob as runJobIn, workflowToken } from "./harness.js";
-import { pullRequestPayload, pushPayload } from "./payloads.js";
+import { pullRequestEvent, pushPayload } from "./payloads.js";
 
 /**
  * The action's `calibration` input against the loopback GitHub API with the real compare: a stored-mode
@@ -45,16 +45,7 @@ const runJob = (job: Job) =>
 
 const pr = (runId: number, inputs: Record<string, string>): Job => ({
   runId,
-  event: "pull_request",
-  payload: pullRequestPayload({
-    owner: fake.owner,
-    repo: fake.repo,
-    number: 42,
-    baseSha: sha("1"),
-    headSha: sha("f"),
-  }),
-  sha: sha("e"),
-  ref: "refs/pull/42/merge",
+  ...pullRequestEvent(fake, { number: 42, baseSha: sha("1"), headSha: sha("f"), mergeSha: sha("e") }),
   // Slightly slower runs than the baseline's (the file measure's runs of one scale are identical).
   config: testConfig(1.01),
   inputs: { mode: "gate", comment: "false", history: "off", ...inputs },

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
 import { runFileSchema } from "../../src/metrics/run-schema.js";
 import { runJob as runJobIn } from "./harness.js";
-import { pullRequestPayload, pushPayload } from "./payloads.js";
+import { pullRequestEvent, pushPayload } from "./payloads.js";
 import { useRealActionJob } from "./real-job.js";
 
 /**
@@ -85,16 +85,7 @@ describe("the action with a capacity cell", () => {
       environment(),
       {
         runId: 701,
-        event: "pull_request",
-        payload: pullRequestPayload({
-          owner: fake.owner,
-          repo: fake.repo,
-          number: PR,
-          baseSha: mainSha,
-          headSha: sha("b"),
-        }),
-        sha: sha("c"),
-        ref: `refs/pull/${PR}/merge`,
+        ...pullRequestEvent(fake, { number: PR, baseSha: mainSha, headSha: sha("b"), mergeSha: sha("c") }),
         config: config(1.5),
         inputs: { mode: "gate" },
       },

@@ -5,7 +5,7 @@ import { calibrationFileSchema } from "../../src/compare/calibration.js";
 import { parseHistory } from "../../src/compare/history.js";
 import { createFileMeasure, testConfig } from "./fixtures.js";
 import { type Job, runJob as runJobIn } from "./harness.js";
-import { pullRequestPayload, pushPayload } from "./payloads.js";
+import { pullRequestEvent, pushPayload } from "./payloads.js";
 import { useRealActionJob } from "./real-job.js";
 
 /**
@@ -40,16 +40,7 @@ const push = (runId: number, commit: string, slowdown: number): Job => ({
 
 const pr = (runId: number, slowdown: number, inputs: Record<string, string> = {}): Job => ({
   runId,
-  event: "pull_request",
-  payload: pullRequestPayload({
-    owner: fake.owner,
-    repo: fake.repo,
-    number: 41,
-    baseSha: sha("6"),
-    headSha: sha("f"),
-  }),
-  sha: sha("e"),
-  ref: "refs/pull/41/merge",
+  ...pullRequestEvent(fake, { number: 41, baseSha: sha("6"), headSha: sha("f"), mergeSha: sha("e") }),
   config: testConfig(slowdown),
   inputs: { mode: "gate", comment: "false", ...inputs },
 });

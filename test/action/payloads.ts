@@ -113,3 +113,25 @@ export function pullRequestPayload(options: {
     sender: { login: fork ? "outsider" : "bob", id: 3, type: "User" },
   };
 }
+
+/**
+ * The event part of a pull_request job on PR `number` of the fake's repository: the payload (head
+ * `headSha` against `baseSha`), the merge commit the job checks out and its ref, refs/pull/<number>/merge.
+ */
+export function pullRequestEvent(
+  repository: { owner: string; repo: string },
+  options: { number: number; baseSha: string; headSha: string; mergeSha: string },
+) {
+  return {
+    event: "pull_request" as const,
+    payload: pullRequestPayload({
+      owner: repository.owner,
+      repo: repository.repo,
+      number: options.number,
+      baseSha: options.baseSha,
+      headSha: options.headSha,
+    }),
+    sha: options.mergeSha,
+    ref: `refs/pull/${options.number}/merge`,
+  };
+}

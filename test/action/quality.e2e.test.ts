@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runJob as runJobIn } from "./harness.js";
-import { pullRequestPayload, pushPayload } from "./payloads.js";
+import { pullRequestEvent, pushPayload } from "./payloads.js";
 import { useRealActionJob } from "./real-job.js";
 
 /**
@@ -82,16 +82,7 @@ describe("the action reports a quality regression the speed checks cannot see", 
       environment(),
       {
         runId: 701,
-        event: "pull_request",
-        payload: pullRequestPayload({
-          owner: fake.owner,
-          repo: fake.repo,
-          number: PR,
-          baseSha: mainSha,
-          headSha: sha("b"),
-        }),
-        sha: sha("c"),
-        ref: `refs/pull/${PR}/merge`,
+        ...pullRequestEvent(fake, { number: PR, baseSha: mainSha, headSha: sha("b"), mergeSha: sha("c") }),
         config: config(0.8),
       },
       deps(),
@@ -113,16 +104,12 @@ describe("the action reports a quality regression the speed checks cannot see", 
       environment(),
       {
         runId: 702,
-        event: "pull_request",
-        payload: pullRequestPayload({
-          owner: fake.owner,
-          repo: fake.repo,
+        ...pullRequestEvent(fake, {
           number: PR + 1,
           baseSha: mainSha,
           headSha: sha("d"),
+          mergeSha: sha("e"),
         }),
-        sha: sha("e"),
-        ref: `refs/pull/${PR + 1}/merge`,
         config: config(0.95, 0.3),
       },
       deps(),
@@ -154,16 +141,7 @@ describe("the action reports a quality regression the speed checks cannot see", 
       environment(),
       {
         runId: 704,
-        event: "pull_request",
-        payload: pullRequestPayload({
-          owner: fake.owner,
-          repo: fake.repo,
-          number: PR + 2,
-          baseSha: base,
-          headSha: sha("1"),
-        }),
-        sha: sha("2"),
-        ref: `refs/pull/${PR + 2}/merge`,
+        ...pullRequestEvent(fake, { number: PR + 2, baseSha: base, headSha: sha("1"), mergeSha: sha("2") }),
         config: greedyConfig(0.3),
       },
       deps(),
