@@ -2,7 +2,7 @@
  * The capacity search, interval and verdict against a known truth, in the flow a gate runs.
  * Usage: npx tsx bench/capacity.ts [--reps 100] [--sim-reps 20] [--sd 0.05] [--precision 0.05]
  *          [--max-runs 25] [--capacity-max-runs 50] [--requests 300] [--no-false-blocks] [--stored]
- *          [--truth-seeds 600] [--fresh-arrivals]
+ *          [--truth-seeds 600] [--fresh-arrivals] [--workload-seed 0]
  *
  * Each A/B pair goes through the same functions as the action (interleaved mode; --stored: the baseline
  * searched once, as a stored baseline is recorded, on to capacity.max_runs, and only the candidate's
@@ -323,13 +323,18 @@ if (simReps > 0) {
   // arrivals too, as if the workload seed changed from run to run (the tool never does that; near the knee
   // the schedule alone moves a run's p95 TPOT by about 16%, which no run length averages out).
   const freshArrivals = process.argv.includes("--fresh-arrivals");
+  // --workload-seed: the cell's seed, whose one schedule every run sends (the config's default is 0).
+  const workloadSeed = option("workload-seed", 0);
   const workload = {
     requests,
     inputTokens: 64,
     outputTokens: 16,
     ...(freshArrivals
       ? {}
-      : { arrivals: (rate: number) => countedArrivals(createRng(0, "arrivals", 0), requests, rate, 1) }),
+      : {
+          arrivals: (rate: number) =>
+            countedArrivals(createRng(workloadSeed, "arrivals", 0), requests, rate, 1),
+        }),
   };
   const slo = { ttft_ms: 100, tpot_ms: 14, quantile: 0.95 };
   const simRange = { min: 10, max: 300 };
@@ -361,7 +366,7 @@ if (simReps > 0) {
     },
   });
   console.log(
-    `simulator on virtual time: ${simReps} A/B pairs, small-gpu with 10 ms steps, compute-bound decode (decode_compute_per_token_ms 0.6) against 0.66; SLOs p95 TTFT <= 100 ms, p95 TPOT <= 14 ms`,
+    `simulator on virtual time: ${simReps} A/B pairs, small-gpu with 10 ms steps, compute-bound decode (decode_compute_per_token_ms 0.6) against 0.66; SLOs p95 TTFT <= 100 ms, p95 TPOT <= 14 ms; ${freshArrivals ? "a new schedule per run" : `every run the schedule of workload seed ${workloadSeed}`}`,
   );
   await designs(
     `  true capacities ${truth.base.toFixed(2)} and ${truth.candidate.toFixed(2)} req/s (${pct(truth.candidate / truth.base - 1)})`,
