@@ -9,46 +9,19 @@ import { settingsFromConfig } from "../../src/compare/index.js";
 import { configSchema } from "../../src/config/schema.js";
 import type { RunRecord } from "../../src/metrics/run-record.js";
 import { capacitySentence } from "../../src/report/capacity.js";
+import { capacityCell, doublingCapacityRuns } from "./capacity-fixtures.js";
 
 const config = configSchema.parse({
   version: 1,
   server: { kind: "sim" },
   model: { name: "m" },
-  cells: [
-    {
-      name: "cap",
-      dataset: { type: "synthetic", input_tokens: 8, output_tokens: 8 },
-      load: { type: "rate", rate: 1 },
-      size: { requests: 100 },
-      slo: { ttft_ms: 300 },
-      capacity: { range: { min: 1, max: 4 } },
-    },
-  ],
+  cells: [capacityCell()],
   cost: { gpu_hourly_usd: 2.5, gpus: 2 },
 });
 
-/** Two runs per load 1..4, TTFT p95 = scale x 100 x 2^(load-1) (x1.01 and x0.99), no errors. */
-function side(scale: number, name: string): RunRecord[] {
-  return [1, 2, 3, 4].flatMap((load) =>
-    [1.01, 0.99].map((jitter, k) => ({
-      source: `${name}/${load}/${k}`,
-      cell: "cap",
-      run: load * 2 + k,
-      startedAt: null,
-      metrics: {
-        ttft_p95: scale * 100 * 2 ** (load - 1) * jitter,
-        error_rate: 0,
-        request_throughput: load,
-        output_throughput: load * 8,
-        tpot_p50: 20,
-      },
-      requests: { total: 100, completed: 100, failed: 0 },
-      fingerprint: {},
-      exclusionReasons: [],
-      load: { targetRate: load, targetConcurrency: null },
-    })),
-  );
-}
+/** Two runs per load 1..4 (./capacity-fixtures.ts), with output throughput and TPOT for the per-side figures. */
+const side = (scale: number, name: string): RunRecord[] =>
+  doublingCapacityRuns(scale, name, (load) => ({ output_throughput: load * 8, tpot_p50: 20 }));
 
 // ln 300 lies ln(1.5)/ln(2) of the way from ln 200 to ln 400 (the means' ln shift by the jitter is 5e-5).
 const share = Math.log(1.5) / Math.log(2);

@@ -11,6 +11,7 @@ import type { RunGuards, RunOutput } from "../../src/metrics/guards.js";
 import { type RunRecord, runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
 import { errorIncreaseMinP, shareIncreaseP } from "../../src/stats/error-rate.js";
+import { capacityCell, doublingCapacityRuns } from "./capacity-fixtures.js";
 import { makeRunFile } from "./fixtures.js";
 
 const member = (p: number, minP = 0, improvement: number | null = null): FamilyMember => ({
@@ -288,14 +289,7 @@ describe("capacity checks in the same family (compareRecords)", () => {
     server: { kind: "sim" },
     model: { name: "m" },
     cells: [
-      {
-        name: "cap",
-        dataset: { type: "synthetic", input_tokens: 8, output_tokens: 8 },
-        load: { type: "rate", rate: 1 },
-        size: { requests: 100 },
-        slo: { ttft_ms: 300 },
-        capacity: { range: { min: 1, max: 4 } },
-      },
+      capacityCell(),
       {
         name: "chat",
         dataset: { type: "synthetic", input_tokens: 8, output_tokens: 8 },
@@ -304,25 +298,9 @@ describe("capacity checks in the same family (compareRecords)", () => {
       },
     ],
   });
-  /** Two runs per load 1..4 of the capacity cell, TTFT p95 = scale x 100 x 2^(load-1) (x1.01, x0.99). */
+  /** Two runs per load 1..4 of the capacity cell (./capacity-fixtures.ts). */
   const capacityRuns = (scale: number, name: string): RunRecord[] =>
-    [1, 2, 3, 4].flatMap((load) =>
-      [1.01, 0.99].map((jitter, k) => ({
-        source: `${name}/cap/${load}/${k}`,
-        cell: "cap",
-        run: load * 2 + k,
-        startedAt: null,
-        metrics: {
-          ttft_p95: scale * 100 * 2 ** (load - 1) * jitter,
-          error_rate: 0,
-          request_throughput: load,
-        },
-        requests: { total: 100, completed: 100, failed: 0 },
-        fingerprint: {},
-        exclusionReasons: [],
-        load: { targetRate: load, targetConcurrency: null },
-      })),
-    );
+    doublingCapacityRuns(scale, `${name}/cap`);
 
   it("a capacity check's p counts the speed tests, and the speed tests count it", () => {
     const settings = settingsFromConfig(config);

@@ -8,6 +8,7 @@ import type { RunRecord } from "../../src/metrics/run-record.js";
 import type { RunFile } from "../../src/metrics/run-schema.js";
 import type { MetricsScrape } from "../../src/metrics/server-metrics.js";
 import type { RequestRecord } from "../../src/runner/request-schema.js";
+import { capacityCell, doublingCapacityRuns } from "../compare/capacity-fixtures.js";
 import { gaussian, noisyRuns, seeded } from "../compare/fixtures.js";
 import { plantedSecret } from "../secret-forms.js";
 
@@ -159,39 +160,16 @@ export async function compareCapacityQualityInto(text: string) {
     version: 1,
     server: { kind: "sim" },
     model: { name: "m" },
-    cells: [
-      {
-        name: "cap",
-        dataset: { type: "synthetic", input_tokens: 8, output_tokens: 8 },
-        load: { type: "rate", rate: 1 },
-        size: { requests: 100 },
-        slo: { ttft_ms: 300, e2el_ms: 2000 },
-        capacity: { range: { min: 1, max: 4 } },
-      },
-    ],
+    cells: [capacityCell({ slo: { e2el_ms: 2000 } })],
   });
   const side = (scale: number, name: string): RunRecord[] =>
-    [1, 2, 3, 4].flatMap((load) =>
-      [1.01, 0.99].map((jitter, k) => ({
-        source: `${name}/${load}/${k}`,
-        cell: "cap",
-        run: load * 2 + k,
-        startedAt: null,
-        metrics: {
-          ttft_p95: scale * 100 * 2 ** (load - 1) * jitter,
-          e2el_p95: scale * 600 * 1.5 ** (load - 1) * jitter,
-          error_rate: 0,
-          request_throughput: load * jitter,
-          request_goodput: load * (load <= 2 ? 1 : 0.5) * jitter,
-          output_throughput: load * 8 * jitter,
-          tpot_p50: 20,
-        },
-        requests: { total: 100, completed: 100, failed: 0 },
-        fingerprint: {},
-        exclusionReasons: [],
-        load: { targetRate: load, targetConcurrency: null },
-      })),
-    );
+    doublingCapacityRuns(scale, name, (load, jitter) => ({
+      e2el_p95: scale * 600 * 1.5 ** (load - 1) * jitter,
+      request_throughput: load * jitter,
+      request_goodput: load * (load <= 2 ? 1 : 0.5) * jitter,
+      output_throughput: load * 8 * jitter,
+      tpot_p50: 20,
+    }));
   const outcome = compareAndRender({
     baseline: side(1, "b"),
     candidate: side(2, "c"),
