@@ -26,6 +26,24 @@ afterEach(async () => {
   dir = undefined;
 });
 
+/**
+ * The fake server started and a temporary directory holding gate.yml (an external server, model m, then
+ * `rest`): the `run --sweep` arguments that measure it against the fake.
+ */
+async function againstFakeServer(rest: string): Promise<{ args: string[]; work: string }> {
+  server = await startFakeServer();
+  const work = mkdtempSync(join(tmpdir(), "vpg-sweep-"));
+  dir = work;
+  writeFileSync(
+    join(work, "gate.yml"),
+    `version: 1\nserver: { kind: external, base_url: "http://127.0.0.1:1" }\nmodel: { name: m }\n${rest}`,
+  );
+  return {
+    args: ["run", "--config", "gate.yml", "--out", "out", "--sweep", "--base-url", server.baseUrl],
+    work,
+  };
+}
+
 /** The accessible labels of a chart's drawn points (one per load and series), up to the colon. */
 function points(svg: string): string[] {
   return parseXml(svg)
@@ -52,30 +70,17 @@ describe("sweepLoads", () => {
 
 describe("run --sweep with a sweep form", () => {
   it("measures each load, records it in run.json and writes the load curve", async () => {
-    server = await startFakeServer();
-    dir = mkdtempSync(join(tmpdir(), "vpg-sweep-"));
-    writeFileSync(
-      join(dir, "gate.yml"),
-      `version: 1
-server: { kind: external, base_url: "http://127.0.0.1:1" }
-model: { name: m }
-cells:
+    const { args, work } = await againstFakeServer(`cells:
   - name: sw
     dataset: { type: synthetic, input_tokens: 8, output_tokens: 4 }
     load: { type: concurrency, concurrency: 1 }
     size: { requests: 6 }
     warmup: { requests: 0 }
     sweep: { loads: [1, 3], runs: 2 }
-`,
-    );
-    const result = await cli(
-      ["run", "--config", "gate.yml", "--out", "out", "--sweep", "--base-url", server.baseUrl],
-      {
-        cwd: dir,
-      },
-    );
+`);
+    const result = await cli(args, { cwd: work });
     expect(result.code, result.stderr).toBe(0);
-    const cellDir = join(dir, "out", "sw");
+    const cellDir = join(work, "out", "sw");
     const loads = readdirSync(cellDir)
       .filter((name) => name.startsWith("run-"))
       .sort()
@@ -108,47 +113,29 @@ cells:
 
 describe("run --sweep when its picture cannot be written", () => {
   it("warns and keeps the runs and curve.json (exit 0)", async () => {
-    server = await startFakeServer();
-    dir = mkdtempSync(join(tmpdir(), "vpg-sweep-"));
-    writeFileSync(
-      join(dir, "gate.yml"),
-      `version: 1
-server: { kind: external, base_url: "http://127.0.0.1:1" }
-model: { name: m }
-cells:
+    const { args, work } = await againstFakeServer(`cells:
   - name: sw
     dataset: { type: synthetic, input_tokens: 8, output_tokens: 4 }
     load: { type: concurrency, concurrency: 1 }
     size: { requests: 3 }
     warmup: { requests: 0 }
     sweep: { loads: [1, 2], runs: 1 }
-`,
-    );
+`);
     // A directory where report.html should go: writing the page fails.
-    mkdirSync(join(dir, "out", "sw", "report.html"), { recursive: true });
-    const result = await cli(
-      ["run", "--config", "gate.yml", "--out", "out", "--sweep", "--base-url", server.baseUrl],
-      { cwd: dir },
-    );
+    mkdirSync(join(work, "out", "sw", "report.html"), { recursive: true });
+    const result = await cli(args, { cwd: work });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(
       /warning: sw: report\.html not written \(.*\); the runs and curve\.json are kept/,
     );
-    expect(existsSync(join(dir, "out", "sw", "curve.json"))).toBe(true);
-    expect(existsSync(join(dir, "out", "sw", "run-1", "run.json"))).toBe(true);
+    expect(existsSync(join(work, "out", "sw", "curve.json"))).toBe(true);
+    expect(existsSync(join(work, "out", "sw", "run-1", "run.json"))).toBe(true);
   });
 });
 
 describe("run --sweep with a capacity cell", () => {
   it("stops when every load meets the SLOs, and with --append resumes from the runs already there", async () => {
-    server = await startFakeServer();
-    dir = mkdtempSync(join(tmpdir(), "vpg-sweep-"));
-    writeFileSync(
-      join(dir, "gate.yml"),
-      `version: 1
-server: { kind: external, base_url: "http://127.0.0.1:1" }
-model: { name: m }
-cells:
+    const { args, work } = await againstFakeServer(`cells:
   - name: cap
     dataset: { type: synthetic, input_tokens: 8, output_tokens: 4 }
     load: { type: rate, rate: 1 }
@@ -159,27 +146,25 @@ cells:
 repeats: { max: 10 }
 # A shared machine: a late event loop is not what this test is about.
 client: { max_event_loop_lag_ms: 1000, max_schedule_lag_ms: 1000 }
-`,
-    );
-    const args = ["run", "--config", "gate.yml", "--out", "out", "--sweep", "--base-url", server.baseUrl];
-    const first = await cli(args, { cwd: dir });
+`);
+    const first = await cli(args, { cwd: work });
     expect(first.code, first.stderr).toBe(0);
     // 3 loads, then a second run at the highest to confirm: the capacity is above the range.
     const runsIn = () =>
-      readdirSync(join(dir!, "out", "cap")).filter((name) => name.startsWith("run-")).length;
+      readdirSync(join(work, "out", "cap")).filter((name) => name.startsWith("run-")).length;
     expect(runsIn(), first.stderr).toBe(4);
     expect(first.stderr).toContain("every load measured meets the SLOs, up to 8 (capacity.range.max)");
     // The search's estimate is the dashed capacity line of its picture, its SLO the green one.
-    const ttft = readFileSync(join(dir, "out", "cap", "report-charts", "cap-load-ttftms.svg"), "utf8");
+    const ttft = readFileSync(join(work, "out", "cap", "report-charts", "cap-load-ttftms.svg"), "utf8");
     // (At least 8, or 4 when the loaded machine left the client behind at 8/s and that run is flagged.)
     expect(labelled(ttft, "rule")).toEqual([
       "SLO 60,000 ms",
       expect.stringMatching(/^measured capacity at least (4|8)\.00$/),
     ]);
-    expect(readFileSync(join(dir, "out", "cap", "report.html"), "utf8")).toMatch(
+    expect(readFileSync(join(work, "out", "cap", "report.html"), "utf8")).toMatch(
       /Capacity search: every load measured meets the SLOs: capacity at least (4|8)\.00/,
     );
-    const again = await cli([...args, "--append"], { cwd: dir });
+    const again = await cli([...args, "--append"], { cwd: work });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain("capacity search resumes from 4 run(s)");
     expect(runsIn()).toBe(4);
