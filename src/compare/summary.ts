@@ -26,7 +26,7 @@ export function headlineFor(
     case "inconclusive":
       return `Inconclusive: the runs cannot yet tell a change within tolerance from a regression (${tally})`;
     case "not-comparable":
-      return `Not comparable: ${notComparable} condition${notComparable === 1 ? "" : "s"} differ between baseline and candidate outside the allowed differences`;
+      return `Not comparable: ${notComparable} condition${notComparable === 1 ? " differs" : "s differ"} between baseline and candidate outside the allowed differences`;
     case "error":
       return brokenCells > 0
         ? `Error: ${brokenCells} cell${brokenCells === 1 ? " has" : "s have"} no usable runs on one side`
