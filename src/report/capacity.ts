@@ -8,6 +8,7 @@ import {
   formatInterval,
   formatNumber,
   formatP,
+  formatSignedNumber,
   slowestUsers,
 } from "./format.js";
 import { fold, table } from "./markdown-blocks.js";
@@ -71,18 +72,25 @@ function perHour(side: CapacitySide): string {
  */
 export function capacitySentence(check: CapacityComparison, markup: Markup = markdownMarkup): string {
   const { baseline: b, candidate: c } = check;
-  const lead = `At ${sloClause(check)}`;
+  const lead = `At ${sloClause(check)},`;
   if (c.bound === "below")
     return `${lead} the candidate meets the SLOs at no load measured (${markup.text(c.note ?? "", 200)}); the baseline completes ${perHour(b)} requests/h.`;
   if (b.capacity === null || c.capacity === null)
-    return `${lead}: ${markup.text(check.note ?? "no capacity", 200)}.`;
+    return `${lead.slice(0, -1)}: ${markup.text(check.note ?? "no capacity", 200)}.`;
   const change =
     check.ratio === null
       ? ""
       : ` (capacity ${formatChange(check.ratio)}${check.ci ? `, ${Math.round(check.ciLevel * 100)}% CI ${formatInterval(check.ci).replace(" … ", " to ")}` : ""})`;
   const atLeast = (side: CapacitySide) => (side.bound === "above" ? "at least " : "");
+  const more =
+    b.successfulPerHour !== null &&
+    c.successfulPerHour !== null &&
+    b.bound === "inside" &&
+    c.bound === "inside"
+      ? `, ${Math.abs(Math.round(c.successfulPerHour - b.successfulPerHour)).toLocaleString("en-US")} ${c.successfulPerHour >= b.successfulPerHour ? "more" : "fewer"} per hour`
+      : "";
   const parts = [
-    `${lead} the candidate completes ${atLeast(c)}${perHour(c)} requests/h${change} against the baseline's ${atLeast(b)}${perHour(b)}`,
+    `${lead} the candidate completes ${atLeast(c)}${perHour(c)} requests/h against the baseline's ${atLeast(b)}${perHour(b)}${more}${change}`,
   ];
   if (c.ttftAtCapacityMs !== null)
     parts.push(
@@ -150,6 +158,53 @@ function capacityTables(check: CapacityComparison): string {
       [sideRow("Baseline", check, check.baseline), sideRow("Candidate", check, check.candidate)],
     ),
   ].join("\n");
+}
+
+/**
+ * The first screen's answer for capacity cells, both sides side by side: at the SLOs (stated above the
+ * rows), how many requests per hour each completes, how long the slowest users wait for their first
+ * token there, and what 1,000 successful requests cost. Rows of escaped cells and our own figures.
+ */
+export function capacityAnswerRows(
+  checks: readonly CapacityComparison[],
+  cell: (value: string) => string,
+): { slos: string[]; header: string[]; rows: string[][] } {
+  const percentiles = new Set(checks.map((check) => check.percentile));
+  const wait =
+    percentiles.size === 1
+      ? `How long ${slowestUsers([...percentiles][0] as LatencyStatistic)} wait for the first token there`
+      : "How long the slowest users wait for the first token there";
+  const bound = (side: CapacitySide) => (side.bound === "above" ? "≥ " : side.bound === "below" ? "< " : "");
+  const rows = checks.flatMap((check) =>
+    (["baseline", "candidate"] as const).map((name) => {
+      const side = check[name];
+      const change =
+        name === "candidate" &&
+        check.ratio !== null &&
+        check.baseline.successfulPerHour !== null &&
+        side.successfulPerHour !== null
+          ? ` (${formatSignedNumber(side.successfulPerHour - check.baseline.successfulPerHour, "")}, ${formatChange(check.ratio)})`
+          : "";
+      return [
+        name === "baseline" ? cell(check.cell) : "",
+        name,
+        side.successfulPerHour === null
+          ? side.bound === "below"
+            ? "none: no load met the SLOs"
+            : "–"
+          : `${bound(side)}${perHour(side)}${change}`,
+        side.ttftAtCapacityMs === null
+          ? "–"
+          : `${formatMs(side.ttftAtCapacityMs)}${percentiles.size === 1 ? "" : ` (${check.percentile})`}`,
+        side.costPer1000 === null ? "–" : formatUsd(side.costPer1000),
+      ];
+    }),
+  );
+  return {
+    slos: checks.map((check) => `${cell(check.cell)} at ${sloClause(check)}`),
+    header: ["Cell", "Side", "Requests per hour at the SLOs", wait, "$ per 1,000"],
+    rows,
+  };
 }
 
 /** The long form: per capacity cell its verdict and sentence, its note and its tables. */

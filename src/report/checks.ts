@@ -197,11 +197,11 @@ export function withinToleranceFold(verdict: VerdictFile): string {
   );
 }
 
-/** "0.00% on both sides", or "0.10% → 0.20%". */
+/** "both 0.00%", or "0.10% → 0.20%". */
 export function valuesOnBothSides(c: Pick<Comparison, "metric" | "baseline" | "candidate">): string {
   const base = formatMetricValue(c.metric, c.baseline);
   return base === formatMetricValue(c.metric, c.candidate)
-    ? `${base} on both sides`
+    ? `both ${base}`
     : formatValuePair(c.metric, c.baseline, c.candidate);
 }
 

@@ -23,6 +23,11 @@ import {
 
 export type FindingVerdict = "regression" | "improvement" | "inconclusive";
 
+export interface Meaning {
+  subject: string;
+  detail: string;
+}
+
 export interface Finding {
   verdict: FindingVerdict;
   /** Speed and capacity checks are how fast; quality checks whether the outputs stayed the same. */
@@ -38,12 +43,12 @@ export interface Finding {
   tolerance: string;
   note: string | null;
   /**
-   * The finding in users' words, without the cell: "the slowest 5% wait 237 ms longer for their first
-   * token (TTFT p95 1,096 → 1,333 ms)"; for an open check, the question still open: "the slowest 5% wait
-   * longer for their first token (+50.2% so far)". Null when another part of the first screen says it
-   * (capacity).
+   * The finding in users' words, without the cell, as a subject and what is said of it, so findings of
+   * one subject read as one sentence: "the slowest 5% wait" + "237 ms longer for their first token (TTFT
+   * p95 1,096 → 1,333 ms)"; for an open check, the question still open: "the slowest 5% wait" + "longer
+   * for their first token (+50.2% so far)". Null when another part of the first screen says it (capacity).
    */
-  meaning: string | null;
+  meaning: Meaning | null;
 }
 
 const arrow = (higherIsBetter: boolean) => (higherIsBetter ? " ↑" : " ↓");
@@ -56,42 +61,50 @@ function isFindingVerdict(verdict: string): verdict is FindingVerdict {
  * A speed check in users' words, from the metric's catalogue entry (`plain`): a decided check as the
  * change, with both sides' figures; an open one as the question still open, with the change so far.
  */
-export function meaningOf(c: Comparison): string | null {
+export function meaningOf(c: Comparison): Meaning | null {
   if (c.baseline === null || c.candidate === null) return null;
   const spec = metricSpecs[c.metric];
   const up = c.candidate > c.baseline;
   const more = up ? "more" : "fewer";
   const plain = spec.plain;
+  const subject =
+    plain.kind === "wait"
+      ? `${spec.source.kind === "latency" ? slowestUsers(spec.source.statistic) : "users"} wait`
+      : plain.kind === "per-hour"
+        ? "it completes"
+        : "there are";
   if (c.verdict === "inconclusive") {
     const soFar = `(${c.ratio === null ? formatValuePair(c.metric, c.baseline, c.candidate) : formatChange(c.ratio)} so far)`;
     switch (plain.kind) {
-      case "wait": {
-        const users = spec.source.kind === "latency" ? slowestUsers(spec.source.statistic) : "users";
-        return `${users} wait ${up ? "longer" : "less"} ${plain.waitFor} ${soFar}`;
-      }
+      case "wait":
+        return { subject, detail: `${up ? "longer" : "less"} ${plain.waitFor} ${soFar}` };
       case "per-hour":
-        return `it completes ${more} ${plain.noun} per hour ${soFar}`;
+        return { subject, detail: `${more} ${plain.noun} per hour ${soFar}` };
       case "amount":
       case "share":
-        return `there are ${more} ${plain.noun} ${soFar}`;
+        return { subject, detail: `${more} ${plain.noun} ${soFar}` };
     }
   }
   const figures = `${spec.label} ${formatValuePair(c.metric, c.baseline, c.candidate)}`;
   switch (plain.kind) {
-    case "wait": {
-      const users = spec.source.kind === "latency" ? slowestUsers(spec.source.statistic) : "users";
-      return `${users} wait ${formatDuration(Math.abs(c.candidate - c.baseline))} ${up ? "longer" : "less"} ${plain.waitFor} (${figures})`;
-    }
+    case "wait":
+      return {
+        subject,
+        detail: `${formatDuration(Math.abs(c.candidate - c.baseline))} ${up ? "longer" : "less"} ${plain.waitFor} (${figures})`,
+      };
     case "per-hour": {
       const hourly = (perSecond: number) => formatNumber(perSecond * 3600);
-      return `completes ${hourly(Math.abs(c.candidate - c.baseline))} ${more} ${plain.noun} per hour (${hourly(c.baseline)}${noBreakSpace}→${noBreakSpace}${hourly(c.candidate)})`;
+      return {
+        subject,
+        detail: `${hourly(Math.abs(c.candidate - c.baseline))} ${more} ${plain.noun} per hour (${hourly(c.baseline)}${noBreakSpace}→${noBreakSpace}${hourly(c.candidate)})`,
+      };
     }
     case "amount": {
       const percent = c.ratio === null ? "" : `${Math.abs((c.ratio - 1) * 100).toFixed(1)}% `;
-      return `${percent}${more} ${plain.noun} (${figures})`;
+      return { subject, detail: `${percent}${more} ${plain.noun} (${figures})` };
     }
     case "share":
-      return `${more} ${plain.noun} (${figures})`;
+      return { subject, detail: `${more} ${plain.noun} (${figures})` };
   }
 }
 
@@ -114,13 +127,17 @@ function speedFinding(c: Comparison): Finding | null {
 function capacityFinding(check: CapacityComparison): Finding | null {
   if (!check.gated || !isFindingVerdict(check.verdict)) return null;
   const unit = check.dimension === "rate" ? "req/s" : "in flight";
-  const side = (capacity: number | null) => formatNumber(capacity);
+  // A side whose capacity is outside the loads measured: "≥ 32" (every load met the SLOs), "< 4" (none did).
+  const side = ({ capacity, bound }: CapacityComparison["baseline"]) =>
+    capacity === null
+      ? "–"
+      : `${bound === "above" ? "≥" : bound === "below" ? "<" : ""}${formatNumber(capacity)}`;
   return {
     verdict: check.verdict,
     kind: "capacity",
     cell: check.cell,
     check: "Capacity at the SLOs ↑",
-    values: `${side(check.baseline.capacity)}${noBreakSpace}→${noBreakSpace}${side(check.candidate.capacity)}${noBreakSpace}${unit}`,
+    values: `${side(check.baseline)}${noBreakSpace}→${noBreakSpace}${side(check.candidate)}${noBreakSpace}${unit}`,
     change: formatChange(check.ratio),
     interval: formatIntervalOneLine(check.ci),
     tolerance: `±${formatFractionAsPercent(check.tolerance)}`,
@@ -158,7 +175,10 @@ function guardFinding(check: GuardCheck): Finding | null {
       ? `±${formatFractionAsPercent(check.tolerance)}`
       : `+${Number((check.tolerance * 100).toPrecision(3))}${noBreakSpace}pts`,
     note: check.note,
-    meaning: `${up ? "more" : "fewer"} ${spec.plain.kind === "wait" ? spec.label : spec.plain.noun} (${pair}): the outputs changed, so no speed result of this cell is an improvement`,
+    meaning: {
+      subject: "there are",
+      detail: `${up ? "more" : "fewer"} ${spec.plain.kind === "wait" ? spec.label : spec.plain.noun} (${pair}): the outputs changed, so no speed result of this cell is an improvement`,
+    },
   };
 }
 
@@ -177,7 +197,10 @@ function taskFinding(check: TaskCheck): Finding | null {
     interval: "–",
     tolerance: `−${Number((check.tolerancePoints * 100).toPrecision(3))}${noBreakSpace}pts`,
     note: check.note,
-    meaning: `fewer tasks answered right (${pair}; ${check.onlyBaseline} only the baseline got right, ${check.onlyCandidate} only the candidate)`,
+    meaning: {
+      subject: "it answers",
+      detail: `fewer tasks right (${pair}; ${check.onlyBaseline} only the baseline got right, ${check.onlyCandidate} only the candidate)`,
+    },
   };
 }
 
@@ -195,7 +218,10 @@ function greedyFinding(check: GreedyCheck): Finding | null {
     interval: "–",
     tolerance: "quality.greedy",
     note: null,
-    meaning: `the answers at temperature 0 changed: ${identical(check.candidate.changedShare)} of ${check.candidate.prompts} prompts give the baseline's answer${check.baselineNoise === null ? "" : ` (the baseline gives its own on ${noise})`}`,
+    meaning: {
+      subject: "the answers at temperature 0",
+      detail: `changed: ${identical(check.candidate.changedShare)} of ${check.candidate.prompts} prompts give the baseline's answer${check.baselineNoise === null ? "" : ` (the baseline gives its own on ${noise})`}`,
+    },
   };
 }
 

@@ -1,8 +1,8 @@
 import type { OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
-import { capacitySentence } from "./capacity.js";
+import { capacityAnswerRows } from "./capacity.js";
 import { Footnotes } from "./checks.js";
-import { type Finding, findingsOf } from "./findings.js";
-import { describeMetricRef, formatFractionAsPercent } from "./format.js";
+import { type Finding, findingsOf, type Meaning } from "./findings.js";
+import { describeMetricRef, formatFractionAsPercent, noBreakSpace } from "./format.js";
 import type { Block, Markup, Tone } from "./markup.js";
 
 /**
@@ -186,7 +186,7 @@ export const maxFindingRows = 20;
  * Most open checks that get a row each; with more, the table has the decided ones and the open checks
  * are listed per cell under "What it means" (a matrix of 19 cells can leave dozens open at a look).
  */
-export const maxOpenRows = 6;
+export const maxOpenRows = 10;
 
 /** The findings with a row in the table. */
 function tableFindings(findings: readonly Finding[]): Finding[] {
@@ -206,14 +206,16 @@ export function findingsTable(findings: readonly Finding[], verdict: VerdictFile
     tolerances.size === 1 &&
     shown[0]!.tolerance === `±${formatFractionAsPercent(verdict.settings.tolerance)}`;
   const notes = new Footnotes();
+  // No-break spaces: a verdict and a check each stay on one line of the narrow table.
+  const oneLine = (text: string) => text.replaceAll(" ", noBreakSpace);
   const rows = shown.map((f) => {
     return [
-      markup.tone(findingTones[f.verdict], `${findingLabels[f.verdict]}${notes.mark(f.note)}`),
+      markup.tone(findingTones[f.verdict], `${oneLine(findingLabels[f.verdict])}${notes.mark(f.note)}`),
       markup.cell(f.cell, 40),
-      f.check,
+      oneLine(f.check),
       f.values,
-      f.change,
-      f.interval,
+      // The change and its decision interval in one column: the table stays within 900 px.
+      f.interval === "–" ? f.change : `${f.change} (${f.interval})`,
       ...(sharedTolerance ? [] : [f.tolerance]),
     ];
   });
@@ -222,8 +224,7 @@ export function findingsTable(findings: readonly Finding[], verdict: VerdictFile
     "Cell",
     "Check",
     "Baseline → candidate",
-    "Change",
-    "Interval",
+    "Change (interval)",
     ...(sharedTolerance ? [] : ["Tolerance"]),
   ];
   const footnotes = notes.text((note) => markup.text(note, 160));
@@ -236,7 +237,7 @@ export function findingsTable(findings: readonly Finding[], verdict: VerdictFile
       notes: [
         ...(footnotes ? [footnotes] : []),
         ...(more > 0 ? [`${more} more in the full report`] : []),
-        "Interval: the decision interval of the change; a regression when all of it lies beyond the tolerance",
+        "Interval: the decision interval of the change; a regression when all of it lies beyond the tolerance, within tolerance when its worse end is inside",
       ].join(" · "),
     },
   ];
@@ -283,13 +284,15 @@ export function settleSentence(verdict: VerdictFile, markup: Markup): string | n
 const capacityAnswers: FirstScreenPart = (verdict, _context, markup) => {
   const checks = verdict.capacity ?? [];
   if (checks.length === 0) return [];
+  const answer = capacityAnswerRows(checks, (cell) => markup.cell(cell, 40));
   return [
+    { kind: "paragraph", lines: [`${markup.strong("Capacity at the SLOs")}: ${answer.slos.join("; ")}.`] },
     {
-      kind: "list",
-      title: "Capacity at the SLOs:",
-      items: checks.map(
-        (check) => `${markup.strong(markup.text(check.cell, 60))}: ${capacitySentence(check, markup)}`,
-      ),
+      kind: "table",
+      header: answer.header,
+      rows: answer.rows,
+      notes:
+        "Requests per hour: successful requests at the highest load at which every SLO held (the capacity); the wait: at that load",
     },
   ];
 };
@@ -304,17 +307,23 @@ export const maxMeaningCells = 8;
 const meaning: FirstScreenPart = (verdict, _context, markup) => {
   const findings = findingsOf(verdict).filter((f) => f.meaning !== null);
   if (findings.length === 0) return [];
-  // One item per cell: what was decided there, then what is still open.
-  const byCell = new Map<string, { decided: string[]; open: string[] }>();
+  // One item per cell: what was decided there, then what is still open; findings of one subject
+  // ("the slowest 5% wait") in one clause.
+  const byCell = new Map<string, { decided: Meaning[]; open: Meaning[] }>();
   for (const f of findings) {
     const entry = byCell.get(f.cell) ?? { decided: [], open: [] };
     (f.verdict === "inconclusive" ? entry.open : entry.decided).push(f.meaning!);
     byCell.set(f.cell, entry);
   }
+  const clauses = (meanings: readonly Meaning[], join: string) => {
+    const bySubject = new Map<string, string[]>();
+    for (const m of meanings) bySubject.set(m.subject, [...(bySubject.get(m.subject) ?? []), m.detail]);
+    return [...bySubject].map(([subject, details]) => `${subject} ${details.join(join)}`);
+  };
   const items = [...byCell].map(([cell, { decided, open }]) => {
     const said = [
-      ...decided,
-      ...(open.length > 0 ? [`not settled yet whether ${open.join("; whether ")}`] : []),
+      ...clauses(decided, " and "),
+      ...(open.length > 0 ? [`not settled yet whether ${clauses(open, ", ").join("; or whether ")}`] : []),
     ];
     return `${markup.strong(markup.text(cell, 60))}: ${said.join("; ")}.`;
   });

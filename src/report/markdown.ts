@@ -28,6 +28,11 @@ import { runFileLabel, withoutMachinePaths } from "./run-files.js";
 
 /** GitHub's limit on a comment body. */
 export const commentBudget = 65_536;
+/**
+ * The long form's: half the job summary's 1 MiB (a character can take several bytes there), so every
+ * cell's every metric stays in the summary of a large matrix.
+ */
+export const reportBudget = 512 * 1024;
 
 export type ReportForm = Exclude<ScreenForm, "terminal">;
 
@@ -130,6 +135,7 @@ export interface RenderOptions {
   form: ReportForm;
   /** Where it is published (links to the full report, the override label); default: files beside it. */
   context?: PublicationContext;
+  /** Characters before detail is shed: commentBudget for the comment, reportBudget for the long form. */
   budget?: number;
   /** Sections rendered elsewhere (report/history.ts), after the first screen; shed before warnings. */
   extraSections?: readonly string[];
@@ -142,7 +148,7 @@ export interface RenderOptions {
  */
 export function renderMarkdown(verdict: VerdictFile, options: RenderOptions): string {
   const { form } = options;
-  const budget = options.budget ?? commentBudget;
+  const budget = options.budget ?? (form === "comment" ? commentBudget : reportBudget);
   const context = options.context ?? besideFiles;
   const firstScreen = blocksToMarkdown(firstScreenBlocks(verdict, { ...context, form }, markdownMarkup));
   // A comparison of capacity cells only has no per-metric checks: its acceptance is the capacity section's.
