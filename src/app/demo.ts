@@ -36,6 +36,8 @@ export interface DemoResult {
   outcome: ComparisonReport;
   terminalReport: string;
   reportPath: string;
+  /** comment.md: the PR comment the action would post. */
+  commentPath: string;
   /** report.html: the report with its charts (the same charts as SVG files in report-charts/). */
   htmlPath: string;
   verdictPath: string;
@@ -173,11 +175,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoIn
 
   const outcome = last;
   const runsPerSide = Math.max(0, ...counts[1]!.values());
-  const { verdictPath, reportPath, htmlPath } = await writeCompareOutputs(outDir, outcome);
+  const { verdictPath, reportPath, commentPath, htmlPath } = await writeCompareOutputs(outDir, outcome);
   return {
     outcome,
     terminalReport: renderTerminal(outcome.verdict, { color: options.color }),
     reportPath,
+    commentPath,
     htmlPath,
     verdictPath,
     runsPerSide,

@@ -2,7 +2,7 @@ import type { OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
 import { capacityAnswerRows } from "./capacity.js";
 import { Footnotes } from "./checks.js";
 import { type Finding, findingsOf, type Meaning } from "./findings.js";
-import { describeMetricRef, formatFractionAsPercent, noBreakSpace } from "./format.js";
+import { describeMetricRef, formatFractionAsPercent, noBreakSpace, nonZeroCounts } from "./format.js";
 import type { Block, Markup, Tone } from "./markup.js";
 
 /**
@@ -124,8 +124,15 @@ function reason(verdict: VerdictFile, findings: readonly Finding[], markup: Mark
         : "No gated check got worse beyond the tolerance.";
     case "inconclusive":
       return `The runs cannot yet tell ${open.length === 1 ? "1 check" : `${open.length} checks`} from a regression: ${checkNames(open, markup)}.`;
+    case "error": {
+      const broken = verdict.cells
+        .filter((cell) => cell.status.startsWith("missing-"))
+        .map((cell) => markup.text(cell.name, 60));
+      const excluded = verdict.runs.excluded.length;
+      if (broken.length === 0) return `${verdict.headline.replace(/^[^:]+: /, "")}.`;
+      return `${nameList(broken)} ${broken.length === 1 ? "has" : "have"} no usable runs on one side${excluded > 0 ? `: ${excluded} of ${excluded + verdict.runs.used.length} runs were excluded` : ""}.`;
+    }
     case "not-comparable":
-    case "error":
       // The headline is compare's own words with counts only.
       return `${verdict.headline.replace(/^[^:]+: /, "")}.`;
   }
@@ -134,16 +141,15 @@ function reason(verdict: VerdictFile, findings: readonly Finding[], markup: Mark
 /** "10 gated checks in 3 cells: 1 regressed · 5 within tolerance · 4 inconclusive · tolerance ±10%". */
 function tally(verdict: VerdictFile, markup: Markup): string {
   const c = verdict.counts;
-  const parts = (
+  const parts = nonZeroCounts(
     [
       [c.regression, "regressed"],
       [c.improvement, "improved"],
       [c.withinTolerance, "within tolerance"],
       [c.inconclusive, "inconclusive"],
-    ] as const
-  )
-    .filter(([count]) => count > 0)
-    .map(([count, word]) => `${markup.strong(String(count))} ${word}`);
+    ],
+    (count) => markup.strong(String(count)),
+  );
   const cells = verdict.cells.length + (verdict.capacity?.length ?? 0);
   const checks = c.gated > 0 ? `${plural(c.gated, "gated check")} in ` : "";
   return `${checks}${plural(cells, "cell")}${parts.length > 0 ? `: ${parts.join(" · ")}` : ""} · tolerance ±${formatFractionAsPercent(verdict.settings.tolerance)}`;

@@ -103,3 +103,11 @@ export function slowestUsers(statistic: LatencyStatistic): string {
 export function formatDuration(ms: number): string {
   return ms >= 1000 ? `${formatNumber(ms / 1000)} s` : `${formatNumber(ms)} ms`;
 }
+
+/** "4 regressed", "5 within tolerance": each count that is not 0, with its word (`show` marks it up). */
+export function nonZeroCounts(
+  counts: readonly (readonly [number, string])[],
+  show: (count: number) => string = String,
+): string[] {
+  return counts.filter(([count]) => count > 0).map(([count, word]) => `${show(count)} ${word}`);
+}

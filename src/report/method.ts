@@ -1,7 +1,7 @@
 import type { VerdictFile } from "../compare/verdict-schema.js";
 import { detectionLine } from "./checks.js";
 import { escapeInline } from "./escape.js";
-import { formatFractionAsPercent, formatNumber } from "./format.js";
+import { formatFractionAsPercent, formatNumber, nonZeroCounts } from "./format.js";
 import { fold } from "./markdown-blocks.js";
 
 /**
@@ -71,16 +71,12 @@ export function modeSection(verdict: VerdictFile, withMethod = true): string {
 export function gatedFamilyPhrase(family: VerdictFile["settings"]["gatedFamily"]): string {
   if (!family) return "gated family Holm-corrected";
   const r = family.regression;
-  const kinds = (
-    [
-      [r.speed, "speed"],
-      [r.capacity, "capacity"],
-      [r.guard, "guard"],
-      [r.task, "task"],
-    ] as const
-  )
-    .filter(([count]) => count > 0)
-    .map(([count, kind]) => `${count} ${kind}`);
+  const kinds = nonZeroCounts([
+    [r.speed, "speed"],
+    [r.capacity, "capacity"],
+    [r.guard, "guard"],
+    [r.task, "task"],
+  ]);
   const leftOut = r.leftOut > 0 ? `; ${r.leftOut} that cannot reach the level left out` : "";
   const detail = kinds.length > 0 || leftOut ? ` (${kinds.join(", ")}${leftOut})` : "";
   return `gated family of ${r.total} test${r.total === 1 ? "" : "s"}${detail} Holm-corrected together`;

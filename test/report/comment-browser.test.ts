@@ -1,4 +1,4 @@
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,7 +6,7 @@ import type { ComparisonReport } from "../../src/app/compare.js";
 import { scenarioNames } from "../../src/demo/scenarios.js";
 import { haveBrowser, inCi, launchChromium } from "./browser.js";
 import { demoScenarioComparison, matrixComparison } from "./comment-fixtures.js";
-import { renderGfm } from "./gfm.js";
+import { commentPage, conversationWidth } from "./gfm.js";
 
 /**
  * The PR comment as a reviewer sees it: comment.md rendered as GitHub renders a comment (gfm.ts), with
@@ -19,20 +19,14 @@ import { renderGfm } from "./gfm.js";
 
 const repoRoot = resolve(import.meta.dirname, "../..");
 const screenshots = join(repoRoot, ".tmp", "screenshots");
-/** The width of a pull request's conversation column, and how far a reviewer reads without scrolling. */
-const width = 900;
+/** How far a reviewer reads without scrolling. */
 const firstScreenPx = 1000;
 
 let browser: Browser;
-let stylesheet: string;
 
 beforeAll(async () => {
   if (!haveBrowser && !inCi) return;
   await mkdir(screenshots, { recursive: true });
-  stylesheet = await readFile(
-    join(repoRoot, "node_modules/github-markdown-css/github-markdown-light.css"),
-    "utf8",
-  );
   browser = await launchChromium();
 }, 180_000);
 
@@ -42,13 +36,11 @@ afterAll(async () => {
 
 /** A page holding `markdown` as GitHub shows a comment body: its markdown styles, 16 px of padding. */
 async function openComment(markdown: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: firstScreenPx } });
+  const context = await browser.newContext({ viewport: { width: conversationWidth, height: firstScreenPx } });
   const page = await context.newPage();
   // Nothing is fetched: the page is given whole, and any request (an image from the input) is refused.
   await context.route("**/*", (route) => route.abort("blockedbyclient"));
-  await page.setContent(
-    `<!DOCTYPE html><html><head><meta charset="utf-8"><style>${stylesheet}</style><style>body { margin: 0; } .markdown-body { box-sizing: border-box; width: ${width}px; padding: 16px; }</style></head><body><article class="markdown-body">${renderGfm(markdown)}</article></body></html>`,
-  );
+  await page.setContent(await commentPage(markdown, repoRoot));
   return page;
 }
 

@@ -2,7 +2,10 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compareAndRender } from "../../src/app/compare.js";
+import { defaultCompareSettings } from "../../src/compare/index.js";
 import { scenarioNames } from "../../src/demo/scenarios.js";
+import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { firstScreenParts } from "../../src/report/first-screen.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
 import { cli } from "../cli/helpers.js";
@@ -78,6 +81,30 @@ describe("the first screen", () => {
     const { commentMarkdown } = demoScenarioComparison("flaky");
     expect(commentMarkdown).toMatch(/GPU-minutes/);
     expect(commentMarkdown).toMatch(/spent so far: ~\d+ GPU-minutes/);
+  });
+
+  it("names the cell an error is about, and how many runs were excluded", () => {
+    const toRecords = (runs: ReturnType<typeof noisyRuns>, side: string) =>
+      runs.map((run) => runRecordFromRunFile(run, `${side}/${run.cell}/run-${run.run}/run.json`));
+    const busy = { clientBound: true, clientBoundReason: "event-loop delay p99 90 ms > 50 ms" };
+    const { commentMarkdown, verdict } = compareAndRender({
+      baseline: toRecords([...noisyRuns(5, { seed: 1 }), ...noisyRuns(5, { seed: 2, cell: "rag" })], "base"),
+      candidate: toRecords(
+        [...noisyRuns(5, { seed: 3 }), ...noisyRuns(5, { seed: 4, cell: "rag", flags: busy })],
+        "cand",
+      ),
+      settings: defaultCompareSettings(),
+      mode: "interleaved",
+    });
+    expect(verdict.verdict).toBe("error");
+    expect(commentMarkdown.split("\n")[2]).toBe(
+      "**rag has no usable runs on one side: 5 of 20 runs were excluded.**  ",
+    );
+    expect(commentMarkdown).toContain("**5 of 20 runs excluded** (5 client-bound); the list is below.");
+    expect(commentMarkdown).toContain("<details><summary>5 runs excluded, and why</summary>");
+    expect(commentMarkdown).toContain(
+      "| candidate/rag/run-0/run.json | client-bound: event-loop delay p99 90 ms > 50 ms |",
+    );
   });
 
   it("names the override label: how to accept a failing verdict, or who accepted it", () => {

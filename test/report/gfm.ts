@@ -1,3 +1,5 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import rehypeRaw from "rehype-raw";
 import rehypeSanitize from "rehype-sanitize";
 import rehypeStringify from "rehype-stringify";
@@ -42,4 +44,18 @@ export function mentionsIn(html: string): string[] {
     .replace(/&#x26;/g, "&")
     .replace(/&#x3C;/g, "<");
   return [...text.matchAll(/(?<![\w`@\u200b])(@[A-Za-z0-9][A-Za-z0-9-]*|#\d+)/g)].map((m) => m[1]!);
+}
+
+/** GitHub's light markdown stylesheet, from the npm package github-markdown-css. */
+export async function githubMarkdownCss(repoRoot: string): Promise<string> {
+  return readFile(join(repoRoot, "node_modules/github-markdown-css/github-markdown-light.css"), "utf8");
+}
+
+/** The width of a pull request's conversation column. */
+export const conversationWidth = 900;
+
+/** A page holding `markdown` as GitHub shows a comment body: rendered, its styles, 16 px of padding. */
+export async function commentPage(markdown: string, repoRoot: string): Promise<string> {
+  const css = await githubMarkdownCss(repoRoot);
+  return `<!DOCTYPE html><html><head><meta charset="utf-8"><style>${css}</style><style>body { margin: 0; } .markdown-body { box-sizing: border-box; width: ${conversationWidth}px; padding: 16px; }</style></head><body><article class="markdown-body">${renderGfm(markdown)}</article></body></html>`;
 }
