@@ -98,7 +98,7 @@ export function capacitySentence(check: CapacityComparison, markup: Markup = mar
     );
   if (c.costPer1000 !== null)
     parts.push(
-      `${formatUsd(c.costPer1000)} per 1,000 successful requests${b.costPer1000 === null ? "" : ` against ${formatUsd(b.costPer1000)}`}`,
+      `${formatUsd(c.costPer1000)} per 1,000 successful requests${b.costPer1000 === null ? "" : ` against ${formatUsd(b.costPer1000)}`}${check.costRatio === null ? "" : ` (${formatChange(check.costRatio)})`}`,
     );
   return `${parts.join("; ")}.`;
 }

@@ -9,9 +9,9 @@ import type { Block, Markup, Tone } from "./markup.js";
  * The first screen of the report (the first ~25 rendered lines of the PR comment at 900 px, and what the
  * terminal prints): everything a reviewer acts on. It is a list of small parts (`firstScreenParts`), each
  * a function of the verdict and where it is published that returns its blocks (empty when it has nothing
- * to say): the verdict and its reason, the table of findings (each decided and undecided gated check,
- * verdict first), what would settle the open ones, the capacity at the SLOs, what it means for users, a
- * mixed result, cells not compared, excluded runs, the override label, the links to the full report.
+ * to say): the verdict and its reason, the override label, the table of findings (each decided and
+ * undecided gated check, verdict first), what would settle the open ones, the capacity at the SLOs, what
+ * it means for users, a mixed result, cells not compared, excluded runs, the links to the full report.
  * A new fact for the first screen is one more part in the list.
  *
  * The parts write through a `Markup`: markdown for the comment and report.md (every outside string
@@ -201,8 +201,8 @@ function tableFindings(findings: readonly Finding[]): Finding[] {
 }
 
 /**
- * The findings table, verdict first: cell, check, baseline → candidate, change, decision interval (and
- * the tolerance when checks differ in it); a note is a footnote under the table.
+ * The findings table, verdict first: cell, check (and its tolerance when checks differ in it), baseline →
+ * candidate, change and decision interval; a note is a footnote under the table.
  */
 export function findingsTable(findings: readonly Finding[], verdict: VerdictFile, markup: Markup): Block[] {
   if (findings.length === 0) return [];
@@ -218,20 +218,19 @@ export function findingsTable(findings: readonly Finding[], verdict: VerdictFile
     return [
       markup.tone(findingTones[f.verdict], `${oneLine(findingLabels[f.verdict])}${notes.mark(f.note)}`),
       markup.cell(f.cell, 40),
-      oneLine(f.check),
+      // Checks of different tolerances (a guard's points beside a latency's percent) say theirs.
+      sharedTolerance ? oneLine(f.check) : `${oneLine(f.check)} (${oneLine(f.tolerance)})`,
       f.values,
       // The change and its decision interval in one column: the table stays within 900 px.
       f.interval === "–" ? f.change : `${f.change} (${f.interval})`,
-      ...(sharedTolerance ? [] : [f.tolerance]),
     ];
   });
   const header = [
     "Verdict",
     "Cell",
-    "Check",
+    sharedTolerance ? "Check" : "Check (tolerance)",
     "Baseline → candidate",
     "Change (interval)",
-    ...(sharedTolerance ? [] : ["Tolerance"]),
   ];
   const footnotes = notes.text((note) => markup.text(note, 160));
   const more = findings.length - shown.length;

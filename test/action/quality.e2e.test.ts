@@ -94,7 +94,7 @@ describe("the action reports a quality regression the speed checks cannot see", 
     expect(comment).toMatch(/^## ❌ vllm-perf-gate: regression/);
     // In the first screen: the check, both sides' accuracy, the drop.
     expect(comment).toMatch(
-      /\| 🔴\sregression \| tasks \| Task\saccuracy\s↑ \| 9\d\.\d%\s→\s[78]\d\.\d% \| −[12]\d\.\d\spts \|/,
+      /\| 🔴\sregression \| tasks \| Task\saccuracy\s↑\s\(−2\spts\) \| 9\d\.\d%\s→\s[78]\d\.\d% \| −[12]\d\.\d\spts \|/,
     );
     // In its fold: 95% against 80% on 300 paired tasks, the discordant pairs all one way.
     expect(comment).toContain("<summary>Task accuracy of 1 check</summary>");
@@ -122,7 +122,7 @@ describe("the action reports a quality regression the speed checks cannot see", 
     expect(outputs.verdict, comment).toBe("regression");
     expect(result.failed).toBe(true);
     expect(comment).toMatch(
-      /\| 🔴\sregression \| tasks \| Finished\sat\smax_tokens\s↓ \| 0\.00%\s→\s[1-9]\d\.\d+% \| \+[1-9]\d\.\d\spts \| \+2\spts \|/,
+      /\| 🔴\sregression \| tasks \| Finished\sat\smax_tokens\s↓\s\(\+2\spts\) \| 0\.00%\s→\s[1-9]\d\.\d+% \| \+[1-9]\d\.\d\spts \|/,
     );
   }, 240_000);
 
@@ -154,7 +154,7 @@ describe("the action reports a quality regression the speed checks cannot see", 
     expect(outputs.verdict, comment).toBe("regression");
     expect(result.failed).toBe(true);
     expect(comment).toMatch(
-      /\| 🔴\sregression \| greedy \| Identical\sgreedy\soutputs\s↑ \| [\d.]+%\s→\s[\d.]+% \|/,
+      /\| 🔴\sregression \| greedy \| Identical\sgreedy\soutputs\s↑\s\(quality\.greedy\) \| [\d.]+%\s→\s[\d.]+% \|/,
     );
     expect(comment).toContain("<summary>Greedy outputs of 1 cell against the baseline</summary>");
     expect(comment).toMatch(/of 120 outputs changed/);

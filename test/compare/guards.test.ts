@@ -180,10 +180,10 @@ describe("a guard regression in the verdict", () => {
       "**1 quality check got worse: Output tokens per request of chat; the outputs changed, so no speed result is an improvement.**",
     );
     expect(comment).toMatch(
-      /\| 🔴\sregression \| chat \| Output\stokens\sper\srequest\s↓ \| 100\s→\s60\.0\stokens \| −40\.0% \|/,
+      /\| 🔴\sregression \| chat \| Output\stokens\sper\srequest\s↓\s\(±10%\) \| 100\s→\s60\.0\stokens \| −40\.0% \|/,
     );
     expect(renderTerminal(verdict, { color: false })).toMatch(
-      /🔴\sregression +chat +Output\stokens\sper\srequest\s↓ +100\s→\s60\.0\stokens +−40\.0%/,
+      /🔴\sregression +chat +Output\stokens\sper\srequest\s↓\s\(±10%\) +100\s→\s60\.0\stokens +−40\.0%/,
     );
     // Without the guard regression the same speed change is a plain pass with improvements.
     const clean = analyze({
