@@ -197,7 +197,7 @@ function t3(random: () => number): number {
 describe("the family-wise error rate on null data (property)", () => {
   const margin = Math.log(1.05);
   const alpha = 0.1;
-  const reps = 3000;
+  const reps = 2000;
 
   /**
    * 3 families × 4 cells, 5 runs a side, heavy-tailed runs; every true change exactly at the tolerance
