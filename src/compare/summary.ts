@@ -53,13 +53,13 @@ export function withFamilyHeadline(
   counts: VerdictFile["counts"],
 ): string {
   if (familyRegressions.length === 0 || speedVerdict === "not-comparable") return headline;
-  const found = familyRegressions.map(familyFindingWords).join("; ");
+  const found = `${familyRegressions.map(familyFindingWords).join("; ")} on average, beyond tolerance`;
   const tally = ` (${tallyOf(counts)})`;
   if (speedVerdict === "regression") {
     const said = headline.endsWith(tally) ? headline.slice(0, -tally.length) : headline;
-    return `${said}; on average across cells: ${found}${tally}`;
+    return `${said}; ${found}${tally}`;
   }
-  return `Regression: on average beyond tolerance across cells: ${found}${tally}`;
+  return `Regression: ${found}${tally}`;
 }
 
 /**

@@ -47,7 +47,7 @@ export interface TestGraph {
 
 /**
  * The graph's adjusted p-values, in input order: hypothesis j is rejected at level α exactly when its
- * adjusted p <= α (Bretz et al. 2009, section 3: at each step the open hypothesis with the smallest
+ * adjusted p <= α (Bretz et al. 2009: at each step the open hypothesis with the smallest
  * p / weight is rejected, its adjusted p the running maximum of those ratios, then the graph is updated).
  * Holm is the graph with equal weights 1/m and edges 1/(m − 1) between every pair.
  */

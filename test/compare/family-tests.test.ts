@@ -77,7 +77,7 @@ describe("family tests: one metric across a workload family's cells", () => {
     // Still no single check is a regression: the finding is the family's.
     expect(withFamilies.verdict.counts.regression).toBe(0);
     expect(withFamilies.verdict.headline).toMatch(
-      /^Regression: on average beyond tolerance across cells: TTFT p95 across the 6 rag cells \+\d+\.\d%/,
+      /^Regression: TTFT p95 across the 6 rag cells \+\d+\.\d% on average, beyond tolerance \(0 regressed/,
     );
     expect(withFamilies.reportMarkdown).toContain("### Across cells");
     expect(withFamilies.reportMarkdown).toMatch(
@@ -99,7 +99,7 @@ describe("family tests: one metric across a workload family's cells", () => {
     expect(ttft.regressedCells.sort()).toEqual(["rag-fresh-peak", "rag-reuse-peak"]);
     expect(outcome.verdict.counts.regression).toBe(2);
     expect(outcome.verdict.headline).toMatch(
-      /^Regression: 2 gated checks got worse beyond tolerance; on average across cells: TTFT p95 across the 6 rag cells/,
+      /^Regression: 2 gated checks got worse beyond tolerance; TTFT p95 across the 6 rag cells \+\d+\.\d% on average, beyond tolerance \(2 regressed/,
     );
     expect(outcome.reportMarkdown).toContain(
       "a regression on its own in rag\\-fresh\\-peak, rag\\-reuse\\-peak",
