@@ -520,6 +520,13 @@ export const cellSchema = strictObject({
     .string()
     .regex(/^[a-z0-9][a-z0-9_.-]*$/, "expected a name of lower-case letters, digits, '.', '_' or '-'"),
   description: z.string().optional(),
+  family: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_.-]*$/, "expected a family name of lower-case letters, digits, '.', '_' or '-'")
+    .optional()
+    .describe(
+      "Workload family: the cells a change is likely to move together (docs/compare.md#family-tests). The gate tests each gated metric across a family's cells as one combined test beside the per-cell tests. Default: the part of the cell's name before its first '-' (chat-fresh-low -> chat), the whole name when it has none.",
+    ),
   endpoint: z.enum(["completions", "chat"]).default("completions"),
   dataset: datasetSchema,
   load: loadSchema,
@@ -544,6 +551,14 @@ export const cellSchema = strictObject({
     .describe("Per-request timeout in seconds."),
   seed: nonNegativeInt().optional().describe("Workload seed; defaults to the top-level seed."),
 });
+
+/** The family tests' share of a grouped check's level (gate.family_weight): default and limit. */
+export const defaultFamilyWeight = 0.2;
+export const maxFamilyWeight = 0.9;
+const familyWeightExpected = {
+  error: (issue: { input?: unknown }) =>
+    `expected a fraction from 0 to ${maxFamilyWeight} (the limit on gate.family_weight: the rest of a check's level keeps it testable on its own), got ${describeValue(issue.input)}`,
+};
 
 const gateSchema = strictObject({
   metrics: z
@@ -606,6 +621,14 @@ const gateSchema = strictObject({
     .default(0.005)
     .describe(
       "Floor on the run-to-run sd of ln(metric) per side: identical runs (a deterministic simulator) are treated as varying by this much, never as infinite certainty.",
+    ),
+  family_weight: z
+    .number(familyWeightExpected)
+    .min(0, familyWeightExpected)
+    .max(maxFamilyWeight, familyWeightExpected)
+    .default(defaultFamilyWeight)
+    .describe(
+      "Share of each grouped check's level given to its workload family's combined test (docs/compare.md#family-tests): a change that moves a metric in every cell of a family is caught from the family's pooled runs, at the price of this share on each single-cell test until the family test is rejected. 0 turns the family tests off (Holm over the checks alone).",
     ),
   outlier_threshold: nonNegativeNumber()
     .default(5)

@@ -4,6 +4,7 @@ import { describeMetric } from "../config/metric-names.js";
 import { capacitySection } from "./capacity.js";
 import { commentChartsSection } from "./charts/mermaid.js";
 import { escapeHtml, escapeMarkdown, escapeValue } from "./escape.js";
+import { familyFindingsSection } from "./families.js";
 import {
   describeMetricRef,
   formatChange,
@@ -376,6 +377,9 @@ export function gatedFamilyPhrase(family: VerdictFile["settings"]["gatedFamily"]
     .map(([count, kind]) => `${count} ${kind}`);
   const leftOut = r.leftOut > 0 ? `; ${r.leftOut} that cannot reach the level left out` : "";
   const detail = kinds.length > 0 || leftOut ? ` (${kinds.join(", ")}${leftOut})` : "";
+  const tests = family.familyTests?.total ?? 0;
+  if (tests > 0)
+    return `gated family of ${r.total} test${r.total === 1 ? "" : "s"}${detail} and ${tests} family test${tests === 1 ? "" : "s"} (a metric across a workload family's cells, ${formatFractionAsPercent(family.familyTests!.weight)} of each grouped check's share) corrected together by a graphical procedure that is Holm's without them`;
   return `gated family of ${r.total} test${r.total === 1 ? "" : "s"}${detail} Holm-corrected together`;
 }
 
@@ -624,6 +628,7 @@ export function renderMarkdown(
       short: null,
       shedRank: Number.POSITIVE_INFINITY,
     },
+    { full: familyFindingsSection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
     { full: capacitySection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
     { full: qualitySection(verdict), short: null, shedRank: Number.POSITIVE_INFINITY },
     ...extraSections.map((full) => ({ full, short: "", shedRank: 4.5 })),
