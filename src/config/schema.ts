@@ -65,11 +65,14 @@ const startupTimeout = positiveNumber("a positive number of seconds")
   .describe("Seconds to wait for /health and /v1/models to answer before giving up.");
 
 const serverLifecycle = z
-  .enum(["per-run", "per-cell"])
-  .default("per-cell")
+  .enum(["per-side", "per-cell", "per-run"])
+  .default("per-side")
   .describe(
-    "per-cell: one server for all runs of a cell, prefix cache reset between runs (cheaper). per-run: a fresh server for every run (captures start-to-start variance, costs a start-up per run).",
+    "per-side: one server for every cell of a side (one start per block of runs), its prefix cache reset between cells; a server that cannot reset it gets a new server per cell, and the runs say so (the cheapest). per-cell: one server for all runs of a cell. per-run: a fresh server for every run (captures start-to-start variance, costs a start-up per run).",
   );
+
+/** How many cells and runs one server start serves (docs/run.md, Server lifecycle). */
+export type ServerLifecycle = z.output<typeof serverLifecycle>;
 
 const apiKeyEnv = envVarName()
   .optional()

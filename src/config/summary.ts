@@ -6,6 +6,7 @@ import {
   isSearchedCell,
   type LengthConfig,
   type LoadConfig,
+  type ServerLifecycle,
 } from "./schema.js";
 import {
   describeServer,
@@ -254,7 +255,8 @@ export function serverStartSeconds(config: Pick<Config, "server" | "cost">): num
 export { serverLifecycle };
 
 /**
- * Server starts per cell to reach `runs` runs per side. stored (the PR's side only): one start per
+ * Server starts per cell to reach `runs` runs per side (under `per-side`, per side's server: every cell
+ * of the side shares its starts, see `startedServers`). stored (the PR's side only): one start per
  * measuring step, i.e. per look reached; interleaved (both sides, alternating in groups of
  * `runsPerBlock` runs per side, A B | B A ...): each look's step from a to b runs touches g groups and is
  * g + 1 blocks of consecutive same-side runs, one start each (k = 1: b − a + 1); baseline (the push job):
@@ -264,7 +266,7 @@ export function serverStartsPerCell(
   mode: CostMode,
   runs: number,
   looks: readonly number[],
-  lifecycle: "per-cell" | "per-run",
+  lifecycle: ServerLifecycle,
   runsPerBlock = 1,
 ): number {
   if (runs <= 0) return 0;
@@ -278,6 +280,15 @@ export function serverStartsPerCell(
   for (let i = 1; i < bounds.length; i++)
     starts += interleavedStepStarts(bounds[i - 1]!, bounds[i]!, runsPerBlock);
   return starts;
+}
+
+/**
+ * How many servers of one side the starts of `serverStartsPerCell` are counted for: one under `per-side`
+ * (every cell of a config shares its engine flags, so one server serves them all, its prefix cache reset
+ * between cells), one per cell otherwise.
+ */
+export function startedServers(lifecycle: ServerLifecycle, cells: number): number {
+  return lifecycle === "per-side" ? Math.min(1, cells) : cells;
 }
 
 /** Server starts per cell of one interleaved measuring step from `from` to `to` runs per side. */
@@ -308,7 +319,9 @@ export function estimateGpuMinutes(
   const cells = secondsPerRunByCell.length;
   const price = config.cost.gpu_hourly_usd;
   const at = (mode: CostMode, runs: number) => {
-    const starts = cells * serverStartsPerCell(mode, runs, looks, lifecycle, config.repeats.block);
+    const starts =
+      startedServers(lifecycle, cells) *
+      serverStartsPerCell(mode, runs, looks, lifecycle, config.repeats.block);
     const sides = mode === "interleaved" ? 2 : 1;
     return { starts, minutes: (sides * runs * runSeconds + starts * startSeconds) / 60 };
   };

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { ConfigInterpolation } from "../config/interpolate.js";
-import type { ModelConfig, SamplingConfig, ServerConfig } from "../config/schema.js";
+import type { ModelConfig, SamplingConfig, ServerConfig, ServerLifecycle } from "../config/schema.js";
 import type { TimerClock } from "../util/clock.js";
 import { collectFingerprint } from "./collect-fingerprint.js";
 import { diagnoseLog } from "./diagnose.js";
@@ -47,7 +47,7 @@ export interface SessionEnvironment {
   /** The config as recorded and printed: templates where values came from the environment. */
   readonly recorded: { server: ServerConfig; model: ModelConfig; sampling: SamplingConfig | null };
   readonly interpolation: ConfigInterpolation;
-  readonly lifecycle: "per-run" | "per-cell";
+  readonly lifecycle: ServerLifecycle;
   readonly env: NodeJS.ProcessEnv;
   readonly clock: TimerClock;
   readonly warn: (message: string) => void;
@@ -161,7 +161,7 @@ export async function startServerSession(
       model: setup.model,
       services,
       startIndex,
-      sharedByCell: setup.lifecycle === "per-cell",
+      sharedByCell: setup.lifecycle !== "per-run",
       dockerCommand: setup.dockerCommand,
       cliCommand: setup.cliCommand,
     });

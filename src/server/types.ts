@@ -1,3 +1,4 @@
+import type { ServerLifecycle } from "../config/schema.js";
 import type { TelemetrySampler } from "./telemetry.js";
 
 /**
@@ -45,8 +46,8 @@ export interface ServerStartContext {
 }
 
 export interface ServerProvider {
-  /** Whether each run gets its own server (per-run) or a cell shares one (per-cell). */
-  readonly lifecycle: "per-run" | "per-cell";
+  /** Whether each run gets its own server (per-run), a cell shares one (per-cell), or every cell of the side (per-side). */
+  readonly lifecycle: ServerLifecycle;
   start(context: ServerStartContext): Promise<ServerSession>;
   /** Stops every server this provider started and has not stopped (signal handlers, finally blocks). */
   stopAll?(): Promise<void>;

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { parseConfigText } from "../../src/config/load.js";
-import { renderSummary, serverStartsPerCell, summarizeConfig } from "../../src/config/summary.js";
+import {
+  renderSummary,
+  serverStartsPerCell,
+  startedServers,
+  summarizeConfig,
+} from "../../src/config/summary.js";
 import { lookSchedule } from "../../src/stats/sequential.js";
+
+const perCell = "  lifecycle: per-cell\n";
 
 /** Three cells of exactly 1 minute each, a vLLM container: the cost model (3 min a start). */
 function config(extra = "", block = 1) {
@@ -41,7 +48,7 @@ describe("GPU-minutes per pull request, every server start counted", () => {
   });
 
   it("validate prints the estimate per mode, with 3 minutes per start unless configured", () => {
-    const summary = summarizeConfig(config(), [], looks);
+    const summary = summarizeConfig(config(perCell), [], looks);
     const byMode = Object.fromEntries(summary.gpuMinutes.map((e) => [e.mode, e]));
     // stored: 3 cells x 3 runs x 1 min + 3 starts x 3 min; at 10 runs: 30 + 9 starts x 3.
     expect(byMode.stored).toMatchObject({
@@ -86,10 +93,24 @@ describe("GPU-minutes per pull request, every server start counted", () => {
     // A per-run lifecycle restarts every run whatever the block.
     expect(serverStartsPerCell("interleaved", 20, [], "per-run", 5)).toBe(40);
     // validate uses repeats.block: 3 + 2 + 5 runs at k = 5 are 2 + 2 + 2 starts per cell.
-    const summary = summarizeConfig(config("", 5), [], looks);
+    const summary = summarizeConfig(config(perCell, 5), [], looks);
     const interleaved = summary.gpuMinutes.find((e) => e.mode === "interleaved")!;
     expect(interleaved.serverStarts).toEqual({ first: 6, max: 18 });
     expect(interleaved.minutes.max).toBe(60 + 18 * 3);
+  });
+
+  it("per-side (the default): every cell of a side shares its server, so the starts are counted once", () => {
+    const summary = summarizeConfig(config(), [], looks);
+    expect(summary.gpuMinutes.map((e) => [e.mode, e.serverStarts, e.minutes])).toEqual([
+      // stored: 9 minutes of runs + 1 start; at 10 runs 30 + one start per look (3).
+      ["stored", { first: 1, max: 3 }, { first: 12, max: 39 }],
+      // interleaved: 18 + 4 starts (A B B A A B B: 4 blocks of one side); at 10: 60 + 13 starts.
+      ["interleaved", { first: 4, max: 13 }, { first: 30, max: 99 }],
+      ["baseline", { first: 1, max: 1 }, { first: 33, max: 33 }],
+    ]);
+    expect(startedServers("per-side", 3)).toBe(1);
+    expect(startedServers("per-cell", 3)).toBe(3);
+    expect(startedServers("per-side", 0)).toBe(0);
   });
 
   it("a per-run lifecycle costs a start per run", () => {
@@ -100,6 +121,6 @@ describe("GPU-minutes per pull request, every server start counted", () => {
 });
 
 function withStart(seconds: number) {
-  const base = config();
+  const base = config(perCell);
   return { ...base, cost: { ...base.cost, server_start_s: seconds } };
 }

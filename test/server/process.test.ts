@@ -100,8 +100,8 @@ describe("command kind", () => {
     });
     expect(fingerprint.server.maxModelLen).toBe(4096);
     expect(session.logFile).toMatch(/server-c-run1\.log$/);
-    // Shared by a cell's runs (the default lifecycle): dev mode is on, so the prefix cache can be reset.
-    expect(provider.lifecycle).toBe("per-cell");
+    // Shared by the cells of a side (the default lifecycle): dev mode is on, so the prefix cache can be reset.
+    expect(provider.lifecycle).toBe("per-side");
     expect(await resetsPrefixCache(session)).toBe(true);
     await session.stop();
     expect(groupAlive(pid!)).toBe(false);
