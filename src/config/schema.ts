@@ -518,6 +518,16 @@ const sweepSchema = z
     "A load sweep (run --sweep): the loads listed, or a geometric series from..to of count loads, in the dimension of `load`.",
   );
 
+/** How open-loop arrivals are timed (docs/run.md, Schedules). */
+const scheduleKind = z
+  .enum(["idle-elided", "real-time"], {
+    error: (issue) =>
+      `expected idle-elided or real-time (how open-loop arrivals are timed), got ${describeValue(issue.input)}`,
+  })
+  .describe(
+    "idle-elided: when no request is in flight, the next arrival is sent after settle_ms instead of at its time, and the rest of the schedule moves as much earlier (in-flight sets and queues stay as on real time; a low-load cell takes a fraction of its wall-clock). real-time: every arrival at its time (keep it where the server is not the same after an idle gap, e.g. GPU clocks that drop when idle).",
+  );
+
 export const cellSchema = strictObject({
   name: z
     .string()
@@ -546,6 +556,7 @@ export const cellSchema = strictObject({
     .default(600)
     .describe("Per-request timeout in seconds."),
   seed: nonNegativeInt().optional().describe("Workload seed; defaults to the top-level seed."),
+  schedule: scheduleKind.optional().describe("This cell's schedule; defaults to runner.schedule."),
 });
 
 const gateSchema = strictObject({
@@ -665,6 +676,62 @@ const costSchema = strictObject({
       "GPU seconds one server start costs (image pull aside: weights load, compile, warm-up), for the GPU-minutes validate estimates and the report prints. Default 180 for docker and command, 0 for external, 1 for sim.",
     ),
 });
+
+/** One server's devices: an index (`3`) or a comma list for a server spanning several (`"0,1"`). */
+const deviceSpec = z
+  .union([
+    nonNegativeInt("a device index"),
+    z.string().regex(/^\d+(,\d+)*$/, 'expected a device index or a comma list such as "0,1"'),
+  ])
+  .transform(String);
+
+/** The most servers a runner runs at once (runner.devices). */
+export const maxDevices = 64;
+
+/**
+ * The measuring machine: its GPUs, one server on each (docs/action.md, Several GPUs), and how the open-loop
+ * schedules are timed (docs/run.md, Schedules).
+ */
+const runnerSchema = strictObject({
+  devices: z
+    .union(
+      [
+        positiveInt("a number of devices").max(maxDevices, atMost(maxDevices, "devices")),
+        z
+          .array(deviceSpec)
+          .min(1, "expected at least one device")
+          .max(maxDevices, atMost(maxDevices, "devices")),
+      ],
+      {
+        error: (issue) =>
+          `expected a number of devices or a list of device indices (each a number or "0,1" for a server on two), got ${describeValue(issue.input)}`,
+      },
+    )
+    .optional()
+    .transform((devices) =>
+      devices === undefined
+        ? undefined
+        : typeof devices === "number"
+          ? Array.from({ length: devices }, (_, index) => String(index))
+          : devices,
+    )
+    .describe(
+      'GPUs to measure on at once, one server on each: a count (4: devices 0-3) or a list ([0, 2] or ["0,1", "2,3"] for servers on two GPUs). Docker gets --gpus device=K, a command CUDA_VISIBLE_DEVICES=K, the simulator --device K. Cells and both sides run in parallel, each cell\'s sides on one device (a crossover). Unset: one server at a time, on the GPUs server.gpus names.',
+    ),
+  schedule: scheduleKind.default("idle-elided"),
+  settle_ms: nonNegativeNumber("a number of milliseconds >= 0")
+    .max(60_000, atMost(60_000, "settle_ms"))
+    .default(100)
+    .describe(
+      "idle-elided: how long after the last request ended the next arrival is sent, where its time is later.",
+    ),
+}).refine(
+  (runner) => runner.devices === undefined || new Set(runner.devices).size === runner.devices.length,
+  {
+    message: "expected each device once",
+    path: ["devices"],
+  },
+);
 
 const telemetrySchema = strictObject({
   metrics_interval_s: positiveNumber()
@@ -846,6 +913,7 @@ export const configSchema = strictObject({
   repeats: repeatsSchema.default({ min: 5, max: 25, baseline: 10, block: 5 }),
   gate: gateSchema.default(gateSchema.parse({})),
   cost: costSchema.default({ gpus: 1 }),
+  runner: runnerSchema.default(runnerSchema.parse({})),
   telemetry: telemetrySchema.default({ metrics_interval_s: 2, nvidia_smi_interval_s: 1 }),
   client: clientSchema.default({
     max_schedule_lag_ms: 10,

@@ -27,10 +27,11 @@ export {
   resolveProfile,
   simProfileFileSchema,
 } from "./profile.js";
+export { chatPromptTokens } from "./protocol.js";
 export type { ChunkRecord } from "./server.js";
 export { countTokens, detokenize, tokenize } from "./tokenizer.js";
-export type { VirtualArrival, VirtualOutcome, VirtualRun } from "./virtual.js";
-export { runVirtual } from "./virtual.js";
+export type { ClockedEngine, VirtualArrival, VirtualOutcome, VirtualRun } from "./virtual.js";
+export { clockedEngine, runVirtual } from "./virtual.js";
 
 export interface SimulatorOptions {
   /** Built-in profile name (default "small-gpu"), a profile file path, or a loaded profile. */

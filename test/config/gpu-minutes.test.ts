@@ -124,3 +124,48 @@ function withStart(seconds: number) {
   const base = config(perCell);
   return { ...base, cost: { ...base.cost, server_start_s: seconds } };
 }
+
+describe("validate's schedules: the idle time the idle-elided schedule is expected to cut", () => {
+  const lowLoad = (runner = "", cellExtra = "") =>
+    parseConfigText(
+      `version: 1
+server: { kind: docker, image: "vllm/vllm-openai@sha256:${"a".repeat(64)}" }
+model: { name: m, revision: abc }
+${runner}cells:
+  - name: low
+    dataset: { type: synthetic, input_tokens: 100, output_tokens: 100 }
+    load: { type: rate, rate: 0.5 }
+    size: { requests: 240 }
+${cellExtra}  - name: closed
+    dataset: { type: synthetic, input_tokens: 100, output_tokens: 100 }
+    load: { type: concurrency, concurrency: 4 }
+    size: { requests: 40 }
+`,
+      "c.yml",
+      { env: {} },
+    ).config;
+
+  it("cuts the expected idle time of a low-load cell from its GPU time, none from a closed loop", () => {
+    const summary = summarizeConfig(lowLoad(), [], lookSchedule(5, 25));
+    const [low, closed] = summary.cells;
+    // A lone request of 100 + 100 tokens takes 1.01 s at the assumed speeds: an arrival finds nothing in
+    // flight with probability e^(-0.505), and its gap (mean 2 s) is cut but for the 100 ms settle.
+    const expected = (240 * Math.exp(-0.5 * 1.01) * Math.exp(-0.05)) / 0.5;
+    expect(low!.estimatedElidedSecondsPerRun).toBeCloseTo(expected, 6);
+    expect(low!.estimatedSecondsPerRun).toBeCloseTo(480 + 3 - expected, 6);
+    expect(closed!.estimatedElidedSecondsPerRun).toBe(0);
+    const text = renderSummary("c.yml", summary);
+    expect(text).toContain(
+      `schedule: idle gaps elided (settle 100 ms): low; about ${Math.round(expected)} of`,
+    );
+    expect(text).toContain("schedule: real time (closed loop: never idle): closed");
+  });
+
+  it("runner.schedule real-time (or a cell's schedule) keeps the wall-clock of the schedule", () => {
+    const everywhere = summarizeConfig(lowLoad("runner: { schedule: real-time }\n"), [], lookSchedule(5, 25));
+    expect(everywhere.cells[0]!.estimatedElidedSecondsPerRun).toBe(0);
+    expect(renderSummary("c.yml", everywhere)).toContain("schedule: real time (configured): every cell");
+    const oneCell = summarizeConfig(lowLoad("", "    schedule: real-time\n"), [], lookSchedule(5, 25));
+    expect(oneCell.cells[0]!.schedule).toBe("real time (configured)");
+  });
+});
