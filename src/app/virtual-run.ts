@@ -1,7 +1,8 @@
 import type { StreamOutcome } from "../client/stream-client.js";
 import { type CellSchedule, cellSchedule } from "../config/schedule.js";
 import { type CellConfig, type Config, isFileBacked } from "../config/schema.js";
-import { computeRunMetrics, type RunMetrics } from "../metrics/run-metrics.js";
+import type { RunMetrics } from "../metrics/run-metrics.js";
+import type { RunFile } from "../metrics/run-schema.js";
 import { dispatchLoad } from "../runner/dispatch.js";
 import { loadPlanOf } from "../runner/load-plan.js";
 import { toRecord } from "../runner/request-record.js";
@@ -9,6 +10,7 @@ import type { RequestRecord } from "../runner/request-schema.js";
 import { chatPromptTokens, clockedEngine, Engine, type SimProfile, tokenize } from "../sim/index.js";
 import { VirtualClock } from "../util/virtual-clock.js";
 import { createWorkload } from "../workload/workload.js";
+import { assembleRunFile } from "./run-file.js";
 
 /**
  * One run of a cell on the simulator's engine on virtual time, through the runner's own dispatcher (its
@@ -22,12 +24,17 @@ export interface VirtualRunOptions {
   profile: SimProfile;
   /** Seeds the engine (its per-start speed factor and step jitter): one server start. */
   serverSeed: number;
+  /** The simulated GPU (device_speed_factors' entry); recorded as the run's device. */
+  device?: number;
   runIndex?: number;
+  side?: string;
   /** The schedule to run; the config's for the cell when omitted. */
   schedule?: CellSchedule;
 }
 
 export interface VirtualRunResult {
+  /** The run as run.json would hold it (no /metrics scrapes: server is null). */
+  file: RunFile;
   metrics: RunMetrics;
   records: RequestRecord[];
   /** The measured phase on the schedule's timeline (run.json durationS). */
@@ -49,11 +56,13 @@ export async function runCellVirtually(options: VirtualRunOptions): Promise<Virt
   const plan = loadPlanOf(cell);
   const schedule = options.schedule ?? cellSchedule(config, cell);
   const clock = new VirtualClock();
-  const engine = clockedEngine(new Engine(options.profile, options.serverSeed), clock);
-  const cacheSalt = cell.prefix === "fresh" ? `${cell.name}-${runIndex}` : undefined;
+  const engine = clockedEngine(new Engine(options.profile, options.serverSeed, options.device ?? 0), clock);
+  const cacheSalt = cell.prefix === "fresh" ? `${cell.name}-${runIndex}` : null;
   const origin = clock.now();
   const records: RequestRecord[] = [];
   let lastEnd = origin;
+  let inFlight = 0;
+  let peak = 0;
   const dispatch = await clock.runUntilSettled(
     dispatchLoad({
       plan,
@@ -66,6 +75,7 @@ export async function runCellVirtually(options: VirtualRunOptions): Promise<Virt
           ? chatPromptTokens(request.messages)
           : tokenize(request.prompt ?? "");
         const sentAt = clock.now();
+        peak = Math.max(peak, ++inFlight);
         const outcome = await engine.submit({
           id: `${cell.name}-${runIndex}-${ticket.index}`,
           promptTokens,
@@ -74,6 +84,7 @@ export async function runCellVirtually(options: VirtualRunOptions): Promise<Virt
           temperature: config.sampling.temperature,
           ...(cacheSalt ? { cacheSalt } : {}),
         });
+        inFlight--;
         const endAt = outcome.tokenTimes.at(-1) ?? clock.now();
         const ok = outcome.finishReason !== "abort";
         const streamed: StreamOutcome = {
@@ -92,20 +103,41 @@ export async function runCellVirtually(options: VirtualRunOptions): Promise<Virt
           cachedTokens: outcome.cachedPromptTokens,
           finishReason: outcome.finishReason ?? null,
         };
-        const record = toRecord("measure", ticket, streamed, request, origin, cell.name, runIndex);
-        records.push(record);
+        records.push(toRecord("measure", ticket, streamed, request, origin, cell.name, runIndex));
         lastEnd = Math.max(lastEnd, endAt + (ticket.elidedMs ?? 0));
         return endAt;
       },
     }),
   );
   records.sort((a, b) => a.index - b.index);
-  const durationS = (lastEnd - origin) / 1000;
-  return {
-    metrics: computeRunMetrics(records, { durationS, slo: cell.slo }),
+  const file = assembleRunFile({
+    context: { config, cell, seed, file: undefined },
+    workload,
+    plan,
+    runIndex,
+    ...(options.side ? { side: options.side } : {}),
     records,
-    durationS,
-    wallClockS: durationS - dispatch.elidedMs / 1000,
-    elidedS: dispatch.elidedMs / 1000,
+    warmupCount: 0,
+    origin,
+    lastEnd,
+    startedAtEpochMs: Date.UTC(2026, 0, 1),
+    dispatch,
+    eventLoopLagP99Ms: null,
+    peakOnSocket: peak,
+    scrapes: [],
+    crashReason: null,
+    refusedInARow: null,
+    aborted: false,
+    notes: [],
+    prefix: { policy: cell.prefix, cacheSalt, cacheReset: cacheSalt !== null },
+    serverFingerprint: options.device === undefined ? {} : { runner: { device: String(options.device) } },
+  });
+  return {
+    file,
+    metrics: file,
+    records,
+    durationS: file.durationS,
+    wallClockS: file.load.schedule?.wallClockS ?? file.durationS,
+    elidedS: file.load.schedule?.elidedS ?? 0,
   };
 }

@@ -926,7 +926,45 @@ export const configSchema = strictObject({
   for (const problem of promptTokenBudget(config.cells)) context.addIssue({ code: "custom", ...problem });
   for (const problem of capacityProblems(config.cells)) context.addIssue({ code: "custom", ...problem });
   for (const problem of unknownQualityCells(config)) context.addIssue({ code: "custom", ...problem });
+  for (const problem of deviceProblems(config)) context.addIssue({ code: "custom", ...problem });
 });
+
+/**
+ * runner.devices runs one server per device at once: each needs its own port (a command's argv says
+ * `{port}`), a server we do not start cannot be placed on a device, and capacity and sweep cells (which
+ * decide their own runs) are measured one server at a time.
+ */
+function deviceProblems(config: {
+  runner: { devices?: readonly string[] | undefined };
+  server: ServerConfig;
+  cells: readonly CellConfig[];
+}): { path: (string | number)[]; message: string }[] {
+  const devices = config.runner.devices;
+  if (devices === undefined) return [];
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  if (config.server.kind === "external")
+    problems.push({
+      path: ["runner", "devices"],
+      message:
+        "expected no runner.devices with server.kind external (a deployment we do not start cannot be placed on a device)",
+    });
+  if (
+    config.server.kind === "command" &&
+    devices.length > 1 &&
+    !config.server.argv.some((arg) => arg.includes("{port}"))
+  )
+    problems.push({
+      path: ["server", "argv"],
+      message: `expected {port} in server.argv with ${devices.length} runner.devices (each device's server listens on server.port + its position: --port, "{port}")`,
+    });
+  const searched = config.cells.filter((cell) => cell.capacity !== undefined || cell.sweep !== undefined);
+  if (searched.length > 0)
+    problems.push({
+      path: ["runner", "devices"],
+      message: `expected no capacity or sweep cells with runner.devices (they are measured one server at a time): ${searched.map((cell) => cell.name).join(", ")}; keep them in a config of their own`,
+    });
+  return problems;
+}
 
 /**
  * A capacity cell needs an objective (an SLO in `slo`) and a load with one dimension to search (rate or

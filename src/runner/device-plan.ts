@@ -11,8 +11,10 @@ import { alternatingOrder } from "./interleaved.js";
  * The plan:
  * - **Crossover.** Run k of a cell goes to one device for every side: each device measures both sides of
  *   the cells it holds equally often, so a device that is faster or slower than the others moves both
- *   sides of a cell alike and cancels in the A/B difference. A cell is split over several devices (in
- *   contiguous run ranges) only when it alone would be longer than a device's fair share.
+ *   sides of a cell alike and cancels in the A/B difference. A cell stays on one device, so a device's
+ *   speed is a constant of the cell and adds no run-to-run variance either; with `splitCells` a cell
+ *   longer than a device's fair share is split over devices in contiguous run ranges (less wall-clock;
+ *   its runs then vary with the devices' speeds, which widens its intervals).
  * - **Balance.** The pieces go to devices longest first, each to the device with the least work so far
  *   (LPT), so the wall-clock is close to the total over the devices.
  * - **Alternation on each device.** A device runs its pieces in the A/B groups of `alternatingBlocks`
@@ -59,6 +61,8 @@ export interface DevicePlanOptions<Side extends string = string> {
   lifecycle: DeviceLifecycle;
   /** Runs per side per group of the alternation (repeats.block); 1 when below. */
   runsPerBlock: number;
+  /** Split a cell longer than a device's share over devices (default false: a cell stays on one). */
+  splitCells?: boolean;
 }
 
 /** A cell's runs inside a block, in the order they run. */
@@ -163,7 +167,7 @@ export function planDevices<Side extends string>(
     return minutes + starts * options.startMinutes;
   };
 
-  // Pieces: a cell whole, or split in contiguous run ranges when it alone exceeds a device's share.
+  // Pieces: a cell whole, or (splitCells) in contiguous run ranges when it alone exceeds a device's share.
   const ranges = cells.map((cell) => {
     const entries = [...byCell.get(cell)!.values()];
     const from = Math.min(...entries.map((entry) => entry.firstRun));
@@ -174,7 +178,10 @@ export function planDevices<Side extends string>(
   const pieces: Piece[] = [];
   cells.forEach((cell, cellOrder) => {
     const { from, to, weight } = ranges[cellOrder]!;
-    const parts = share > 0 ? Math.min(to - from, Math.max(1, Math.ceil(weight / share - 1e-9))) : 1;
+    const parts =
+      options.splitCells === true && share > 0
+        ? Math.min(to - from, Math.max(1, Math.ceil(weight / share - 1e-9)))
+        : 1;
     for (let part = 0; part < parts; part++) {
       const a = from + Math.floor(((to - from) * part) / parts);
       const b = from + Math.floor(((to - from) * (part + 1)) / parts);

@@ -183,13 +183,25 @@ describe("planDevices on several devices", () => {
     expect(plan.reservedGpuMinutes).toBeCloseTo(8 * plan.wallClockMinutes, 9);
   });
 
-  it("splits a cell longer than a device's share over devices in run ranges, both sides on each", () => {
+  it("keeps a cell on one device unless asked to split it", () => {
     const plan = planDevices(work([{ name: "long", minutes: 8 }], 0, 4), {
       devices: [0, 1, 2, 3],
       sides,
       startMinutes: 3,
       runsPerBlock: 5,
       lifecycle: "per-side",
+    });
+    expect(plan.devices.map((timeline) => timeline.blocks.length)).toEqual([2, 0, 0, 0]);
+  });
+
+  it("splitCells: a cell longer than a device's share goes over devices in run ranges, both sides on each", () => {
+    const plan = planDevices(work([{ name: "long", minutes: 8 }], 0, 4), {
+      devices: [0, 1, 2, 3],
+      sides,
+      startMinutes: 3,
+      runsPerBlock: 5,
+      lifecycle: "per-side",
+      splitCells: true,
     });
     expect(
       plan.devices.map((timeline) =>
