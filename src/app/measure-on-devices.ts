@@ -118,3 +118,35 @@ export async function measureOnDevices<Side extends string>(
   if (failure) throw failure.reason;
   return plan;
 }
+
+/** The first look of each mode on the config's devices (or `devices`), for validate's wall-clock lines. */
+export interface ModePlan {
+  mode: "interleaved" | "stored" | "baseline";
+  runs: number;
+  devices: number;
+  plan: DevicePlan;
+}
+
+export function firstLookPlans(config: Config, devices?: number): ModePlan[] {
+  const onDevices: Config =
+    devices === undefined
+      ? config
+      : {
+          ...config,
+          runner: { ...config.runner, devices: Array.from({ length: devices }, (_, i) => String(i)) },
+        };
+  const count = onDevices.runner.devices?.length ?? 1;
+  const both = [
+    { side: "baseline", config: onDevices },
+    { side: "candidate", config: onDevices },
+  ];
+  const one = [{ side: "candidate", config: onDevices }];
+  const { min, baseline } = config.repeats;
+  const plan = (sides: SideToMeasure<string>[], runs: number) =>
+    planStep({ sides, step: { firstRun: 0, runs, cells: null }, config: onDevices });
+  return [
+    { mode: "interleaved", runs: min, devices: count, plan: plan(both, min) },
+    { mode: "stored", runs: min, devices: count, plan: plan(one, min) },
+    { mode: "baseline", runs: baseline, devices: count, plan: plan(one, baseline) },
+  ];
+}
