@@ -49,6 +49,10 @@ export const configLimits = {
   runs: 1000,
   /** gate.baseline_sessions: one page of the GitHub API's run listing. */
   baselineSessions: 100,
+  /** runner.devices: servers a runner runs at once. */
+  devices: 64,
+  /** runner.settle_ms: the wait after the last response before an idle-elided arrival (one minute). */
+  settleMs: 60_000,
 } as const;
 
 /** The message of a limit: names the limit and where it is documented. */
@@ -685,9 +689,6 @@ const deviceSpec = z
   ])
   .transform(String);
 
-/** The most servers a runner runs at once (runner.devices). */
-export const maxDevices = 64;
-
 /**
  * The measuring machine: its GPUs, one server on each (docs/action.md, Several GPUs), and how the open-loop
  * schedules are timed (docs/run.md, Schedules).
@@ -696,11 +697,11 @@ const runnerSchema = strictObject({
   devices: z
     .union(
       [
-        positiveInt("a number of devices").max(maxDevices, atMost(maxDevices, "devices")),
+        positiveInt("a number of devices").max(configLimits.devices, atMost(configLimits.devices, "devices")),
         z
           .array(deviceSpec)
           .min(1, "expected at least one device")
-          .max(maxDevices, atMost(maxDevices, "devices")),
+          .max(configLimits.devices, atMost(configLimits.devices, "devices")),
       ],
       {
         error: (issue) =>
@@ -720,7 +721,7 @@ const runnerSchema = strictObject({
     ),
   schedule: scheduleKind.default("idle-elided"),
   settle_ms: nonNegativeNumber("a number of milliseconds >= 0")
-    .max(60_000, atMost(60_000, "settle_ms"))
+    .max(configLimits.settleMs, atMost(configLimits.settleMs, "runner.settle_ms"))
     .default(100)
     .describe(
       "idle-elided: how long after the last request ended the next arrival is sent, where its time is later.",

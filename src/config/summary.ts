@@ -299,7 +299,7 @@ function renderSchedules(cells: readonly CellSummary[]): string[] {
     const names =
       members.length === cells.length ? "every cell" : members.map((cell) => cell.name).join(", ");
     return `schedule: ${schedule}: ${names}${
-      elided > 0
+      elided >= 1
         ? `; about ${Math.round(elided)} of ${Math.round(total)} s of schedule per run cut (${Math.round((100 * elided) / total)}%)`
         : ""
     }`;
