@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { measureOnDevices } from "../../src/app/measure-on-devices.js";
 import { runCells } from "../../src/app/run-cells.js";
 import type { RunFile } from "../../src/metrics/run-schema.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import type { ServerProvider } from "../../src/server/types.js";
 import { type RunningSimulator, startSimulator } from "../../src/sim/index.js";
-import { testConfig } from "./helpers/run-config.js";
+import { testConfig, tinyCell } from "./helpers/run-config.js";
 
 let dir: string | undefined;
 const sims: RunningSimulator[] = [];
@@ -111,4 +112,49 @@ describe("lifecycle per-side: one server for every cell of a side", () => {
     );
     expect(messages.some((line) => /^b: the prefix cache .* could not be reset/.test(line))).toBe(true);
   });
+});
+
+describe("the interleaved schedule under per-side: the sides alternate across all cells of a block", () => {
+  it("starts one server per block of a side, whatever the cells in it (per-cell: one per cell)", async () => {
+    dir = mkdtempSync(join(tmpdir(), "vpg-side-"));
+    const root = dir;
+    const cells = [tinyCell("a"), tinyCell("b"), tinyCell("c")];
+    for (const lifecycle of ["per-side", "per-cell"] as const) {
+      const config = testConfig(cells, { repeats: { min: 5, max: 10, block: 5 } });
+      const sides = { baseline: simProvider(lifecycle, true), candidate: simProvider(lifecycle, true) };
+      const order: string[] = [];
+      for (const step of [
+        { firstRun: 0, runs: 5, cells: null },
+        { firstRun: 5, runs: 5, cells: null },
+      ]) {
+        await measureOnDevices({
+          sides: [
+            { side: "baseline", config },
+            { side: "candidate", config },
+          ],
+          step,
+          config,
+          measureBlock: async (side, block) => {
+            order.push(`${side}:${block.cells.join("")}${block.firstRun}+${block.runs}`);
+            await runCells({
+              config,
+              provider: sides[side].provider,
+              outDir: join(root, lifecycle, side),
+              baseDir: root,
+              cells: block.cells,
+              firstRun: block.firstRun,
+              runs: block.runs,
+            });
+          },
+        });
+      }
+      // A5 B5 | B5 A5: every cell in each block, the blocks in the alternation's order.
+      expect(order).toEqual(["baseline:abc0+5", "candidate:abc0+5", "candidate:abc5+5", "baseline:abc5+5"]);
+      const perBlock = lifecycle === "per-side" ? 1 : cells.length;
+      expect([sides.baseline.counts.starts, sides.candidate.counts.starts]).toEqual([
+        2 * perBlock,
+        2 * perBlock,
+      ]);
+    }
+  }, 120_000);
 });

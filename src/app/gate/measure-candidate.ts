@@ -74,7 +74,7 @@ export async function alternate(
     ],
     step: { firstRun, runs, cells },
     config: scope.config.config,
-    measureBlock: (side, block) => measureRuns(scope, { ...sides[side], ...requestOf(block) }),
+    measureBlock: (side, block) => measureRuns(scope, { ...sides[side], ...measureRequestOf(block) }),
   });
 }
 
@@ -94,14 +94,14 @@ export async function measureCandidateSide(
         config: scope.config,
         resultsDir: scope.layout.candidateDir,
         side: null,
-        ...requestOf(block),
+        ...measureRequestOf(block),
         ...options,
       }),
   });
 }
 
 /** A block of the device plan as a measure request's runs, cells and device. */
-function requestOf(block: DeviceBlock) {
+export function measureRequestOf(block: DeviceBlock) {
   return {
     firstRun: block.firstRun,
     runs: block.runs,
