@@ -39,6 +39,16 @@ function measured(plan: DevicePlan<Side>): { device: number; side: Side; cell: s
   );
 }
 
+/** The options of a per-side step on these devices (3 minutes a start, blocks of 5). */
+const onDevices = (devices: number[], extra: { splitCells?: boolean } = {}) => ({
+  devices,
+  sides,
+  startMinutes: 3,
+  runsPerBlock: 5,
+  lifecycle: "per-side" as const,
+  ...extra,
+});
+
 const threeCells = [
   { name: "a", minutes: 2 },
   { name: "b", minutes: 1 },
@@ -93,13 +103,7 @@ describe("planDevices on one device", () => {
     const stepWork = work(threeCells, 0, 3).map((entry) =>
       entry.cell === "b" ? { ...entry, serverGroup: `${entry.side}-other-flags` } : entry,
     );
-    const plan = planDevices(stepWork, {
-      devices: [0],
-      sides,
-      startMinutes: 3,
-      runsPerBlock: 5,
-      lifecycle: "per-side",
-    });
+    const plan = planDevices(stepWork, onDevices([0]));
     // a | b | c: three runs of consecutive cells with one group each, in each of the two blocks.
     expect(plan.devices[0]!.blocks.map((block) => block.serverStarts)).toEqual([3, 3]);
   });
@@ -109,13 +113,7 @@ describe("planDevices on several devices", () => {
   const matrixLike = Array.from({ length: 19 }, (_, i) => ({ name: `cell-${i}`, minutes: 1 + (i % 6) }));
 
   it("measures every run of every side exactly once", () => {
-    const plan = planDevices(work(matrixLike, 0, 3), {
-      devices: [0, 1, 2, 3, 4, 5, 6, 7],
-      sides,
-      startMinutes: 3,
-      runsPerBlock: 5,
-      lifecycle: "per-side",
-    });
+    const plan = planDevices(work(matrixLike, 0, 3), onDevices([0, 1, 2, 3, 4, 5, 6, 7]));
     const keys = measured(plan).map((run) => `${run.side}/${run.cell}/${run.run}`);
     expect(new Set(keys).size).toBe(keys.length);
     expect(keys.sort()).toEqual(
@@ -148,13 +146,7 @@ describe("planDevices on several devices", () => {
   });
 
   it("half the devices start with each side, so both sides are measured at once", () => {
-    const plan = planDevices(work(matrixLike, 0, 3), {
-      devices: [0, 1, 2, 3],
-      sides,
-      startMinutes: 3,
-      runsPerBlock: 5,
-      lifecycle: "per-side",
-    });
+    const plan = planDevices(work(matrixLike, 0, 3), onDevices([0, 1, 2, 3]));
     expect(plan.devices.map((timeline) => timeline.blocks[0]!.side)).toEqual([
       "baseline",
       "candidate",
@@ -184,25 +176,15 @@ describe("planDevices on several devices", () => {
   });
 
   it("keeps a cell on one device unless asked to split it", () => {
-    const plan = planDevices(work([{ name: "long", minutes: 8 }], 0, 4), {
-      devices: [0, 1, 2, 3],
-      sides,
-      startMinutes: 3,
-      runsPerBlock: 5,
-      lifecycle: "per-side",
-    });
+    const plan = planDevices(work([{ name: "long", minutes: 8 }], 0, 4), onDevices([0, 1, 2, 3]));
     expect(plan.devices.map((timeline) => timeline.blocks.length)).toEqual([2, 0, 0, 0]);
   });
 
   it("splitCells: a cell longer than a device's share goes over devices in run ranges, both sides on each", () => {
-    const plan = planDevices(work([{ name: "long", minutes: 8 }], 0, 4), {
-      devices: [0, 1, 2, 3],
-      sides,
-      startMinutes: 3,
-      runsPerBlock: 5,
-      lifecycle: "per-side",
-      splitCells: true,
-    });
+    const plan = planDevices(
+      work([{ name: "long", minutes: 8 }], 0, 4),
+      onDevices([0, 1, 2, 3], { splitCells: true }),
+    );
     expect(
       plan.devices.map((timeline) =>
         timeline.blocks.map(
@@ -219,13 +201,7 @@ describe("planDevices on several devices", () => {
   });
 
   it("leaves devices idle when there is less work than devices", () => {
-    const plan = planDevices(work([{ name: "one", minutes: 1 }], 0, 1), {
-      devices: [0, 1, 2],
-      sides,
-      startMinutes: 3,
-      runsPerBlock: 5,
-      lifecycle: "per-side",
-    });
+    const plan = planDevices(work([{ name: "one", minutes: 1 }], 0, 1), onDevices([0, 1, 2]));
     expect(plan.devices.map((timeline) => timeline.blocks.length)).toEqual([2, 0, 0]);
     expect(plan.serverStarts).toBe(2);
     expect(plan.reservedGpuMinutes).toBeCloseTo(3 * plan.wallClockMinutes, 9);

@@ -7,22 +7,15 @@ import { configSchema, type ServerConfig } from "../../src/config/schema.js";
 import { dockerRunArgs } from "../../src/server/docker-launcher.js";
 import { createServerProvider } from "../../src/server/index.js";
 import { withDevice } from "../../src/server/process-kinds.js";
-import { simArgv } from "./fake-host.js";
+import { serverConfigOf, simArgv, testCells, testModel } from "./fake-host.js";
 
 const work = mkdtempSync(join(tmpdir(), "vpg-devices-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const model = { name: "sim-model" };
-const cells = [
-  {
-    name: "c",
-    dataset: { type: "synthetic", input_tokens: 8, output_tokens: 8 },
-    load: { type: "concurrency", concurrency: 1 },
-    size: { requests: 2 },
-  },
-];
+const model = testModel;
+const cells = testCells;
 const serverConfig = (server: Record<string, unknown>): ServerConfig =>
-  configSchema.parse({ version: 1, server: { startup_timeout_s: 30, ...server }, model, cells }).server;
+  serverConfigOf({ startup_timeout_s: 30, ...server });
 
 /** Two free ports in a row (a device's server listens on server.port + its slot). */
 async function freePortPair(): Promise<number> {
