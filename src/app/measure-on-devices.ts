@@ -25,7 +25,8 @@ export interface SideToMeasure<Side extends string> {
 export interface DeviceBlock {
   /** Absent: no runner.devices, one server at a time on the config's GPUs. */
   device: ServerDevice | undefined;
-  cells: string[];
+  /** The block's cells; null: every cell of the step's side (a step for every cell, all in the block). */
+  cells: string[] | null;
   /** The block's runs when every cell has the same (always on one device). */
   firstRun: number;
   runs: number;
@@ -82,6 +83,13 @@ export async function measureOnDevices<Side extends string>(
 ): Promise<DevicePlan<Side>> {
   const plan = planStep(options);
   const devices = options.config.runner.devices;
+  // A block holding every cell of a step for every cell is a request for every cell (cells: null).
+  const everyCell = new Map(
+    options.sides.map(({ side, config }) => [
+      side,
+      selectCells(config, options.step.cells ?? undefined).length,
+    ]),
+  );
   let failed = false;
   const stop = () => failed || options.stopped?.() === true;
   const outcomes = await Promise.allSettled(
@@ -96,7 +104,10 @@ export async function measureOnDevices<Side extends string>(
         try {
           await options.measureBlock(block.side, {
             device,
-            cells: block.runs.map((runs) => runs.cell),
+            cells:
+              options.step.cells === null && block.runs.length === everyCell.get(block.side)
+                ? null
+                : block.runs.map((runs) => runs.cell),
             firstRun: first.firstRun,
             runs: first.runs,
             ...(uniform

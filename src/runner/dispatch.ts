@@ -108,16 +108,22 @@ export async function dispatchLoad(options: {
   const waitUntil = async (at: number): Promise<void> => {
     const elide = options.elideIdle;
     if (!elide) return clock.sleepUntil(at - elided);
+    // One wait per moment: waking on idle without cutting anything keeps waiting on the same one.
+    let sleeping: { until: number; done: Promise<void> } | null = null;
+    const sleep = (until: number) => {
+      if (sleeping?.until !== until) sleeping = { until, done: clock.sleepUntil(until) };
+      return sleeping.done;
+    };
     for (;;) {
       if (busy === 0) {
         const earliest = Math.max(clock.now(), idleSince + elide.settleMs);
         if (at - elided > earliest) elided = at - earliest;
-        return clock.sleepUntil(at - elided);
+        return sleep(at - elided);
       }
       const idle = new Promise<"idle">((resolve) => {
         onIdle = () => resolve("idle");
       });
-      const woke = await Promise.race([clock.sleepUntil(at - elided).then(() => "time" as const), idle]);
+      const woke = await Promise.race([sleep(at - elided).then(() => "time" as const), idle]);
       onIdle = null;
       if (woke === "time") return;
     }

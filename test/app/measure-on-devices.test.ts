@@ -162,7 +162,7 @@ gate: { min_requests: { p95: 50 } }
       step: { firstRun: 0, runs: 4, cells: null },
       config,
       measureBlock: async (side, block) => {
-        for (const cell of block.cells)
+        for (const cell of block.cells ?? config.cells.map((c) => c.name))
           for (let k = block.firstRun; k < block.firstRun + block.runs; k++)
             runs[side].push(await runOn(side, cell, k, block.device!.slot));
       },
