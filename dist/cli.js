@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { aS as UsageError, aT as InputError, aU as externalEndpoint, aD as createRedactor, aO as credentialLikeValues, aV as getServedModels, aW as ProbeStatusError, aX as isUnauthorizedStatus, aY as FailureError, aZ as describeConnectionFailure, a_ as collectFingerprint, a$ as templateView, q as providerForConfig, ab as measureAlternately, u as runCells, S as loadRuns, X as calibrationHistoryRuns, a1 as conditionsHash, ad as calibrateFromRuns, ae as settingsFromConfig, aa as loadConfig, b0 as parseHistory, b1 as defaultHistoryLimits, b2 as silentProgress, b3 as streamProgress, h as handleInterrupts, b4 as interactiveInterrupts, af as renderCalibration, L as metricSpecs, b5 as flattenFingerprint, C as object, D as number, b6 as record, G as string, P as array, b7 as settleSentence, b8 as capacitySentence, b9 as formatSignedNumber, ba as describeMetric, bb as formatMetricValue, bc as formatChange, bd as formatInterval, be as formatDetectable, bf as qualityTerminalLines, bg as describeMetricRef, bh as readCalibration, bi as compareResults, bj as writeCompareOutputs, bk as defaultInputLimits, bl as mebibyte, bm as parseConfigText, ax as addRunsUntilDecided, ay as adaptiveLoopLine, av as fewestRuns, at as countRuns, bn as measuringBlockLine, bo as ExitCode, bp as isMetricName, Y as historyInputDefaults, K as seriesOf, M as detectChangePoints, bq as renderSeriesTable, br as gatedMetricNames, bs as defaultConfigFile, bt as serverKinds, bu as readRunFile, bv as toolVersion, bw as firstRunsIn, o as selectCells, v as runSweepCells, bx as strictObject, E as literal, Q as boolean, by as distExports, bz as describeValue, bA as seededRandom, bB as mixSeed, bC as numberWords, j as systemClock, bD as lookSchedule, bE as renderSummary, bF as summarizeConfig, bG as describeCapacityCost, bH as toolName, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/history-inputs.js';
+import { aS as UsageError, aT as InputError, aU as externalEndpoint, aD as createRedactor, aO as credentialLikeValues, aV as getServedModels, aW as ProbeStatusError, aX as isUnauthorizedStatus, aY as FailureError, aZ as describeConnectionFailure, a_ as collectFingerprint, a$ as templateView, q as providerForConfig, b0 as measureAlternately, u as runCells, S as loadRuns, X as calibrationHistoryRuns, a1 as conditionsHash, ad as calibrateFromRuns, ae as settingsFromConfig, aa as loadConfig, b1 as parseHistory, b2 as defaultHistoryLimits, b3 as silentProgress, b4 as streamProgress, h as handleInterrupts, b5 as interactiveInterrupts, af as renderCalibration, L as metricSpecs, b6 as flattenFingerprint, C as object, D as number, b7 as record, G as string, P as array, b8 as settleSentence, b9 as capacitySentence, ba as formatSignedNumber, bb as describeMetric, bc as formatMetricValue, bd as formatChange, be as formatInterval, bf as formatDetectable, bg as qualityTerminalLines, bh as describeMetricRef, bi as readCalibration, bj as compareResults, bk as writeCompareOutputs, bl as defaultInputLimits, bm as mebibyte, bn as parseConfigText, ax as addRunsUntilDecided, ay as adaptiveLoopLine, av as fewestRuns, at as countRuns, bo as measuringBlockLine, bp as ExitCode, bq as isMetricName, Y as historyInputDefaults, K as seriesOf, M as detectChangePoints, br as renderSeriesTable, bs as gatedMetricNames, bt as defaultConfigFile, bu as serverKinds, bv as readRunFile, bw as toolVersion, bx as firstRunsIn, o as selectCells, v as runSweepCells, by as strictObject, E as literal, Q as boolean, bz as distExports, bA as describeValue, bB as seededRandom, bC as mixSeed, bD as numberWords, j as systemClock, bE as lookSchedule, bF as renderSummary, bG as summarizeConfig, bH as describeCapacityCost, p as isSearchedCell, bI as firstLookPlans, bJ as wallClockLines, bK as toolName, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/adaptive.js';
 import { mkdir, writeFile, lstat, readFile, readdir, rm, access } from 'node:fs/promises';
 import { join, dirname, resolve, isAbsolute, relative } from 'node:path';
 import 'node:perf_hooks';
@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import 'process';
 import 'buffer';
 import 'node:os';
+import 'fs';
 import 'node:events';
 import 'node:assert';
 import 'node:stream';
@@ -27,7 +28,6 @@ import 'node:async_hooks';
 import 'node:console';
 import 'node:timers';
 import 'node:dns';
-import 'fs';
 import 'os';
 import 'http';
 import 'https';
@@ -1394,7 +1394,7 @@ server:
   port: 8000
   hf_cache_dir: /opt/hf-cache
   startup_timeout_s: 900
-  lifecycle: per-cell        # per-run restarts the server before every run: captures start-to-start variance, costs a start each run
+  lifecycle: per-side        # one server per side for every cell, prefix cache reset between cells; per-cell / per-run start more often
 `;
         case "command":
             return `
@@ -1405,7 +1405,7 @@ server:
   env: { VLLM_SERVER_DEV_MODE: "1" }   # lets the gate reset the prefix cache between runs
   port: 8000
   startup_timeout_s: 900
-  lifecycle: per-cell
+  lifecycle: per-side
 `;
         case "external":
             return `
@@ -1423,7 +1423,7 @@ server:
   kind: sim
   profile: small-gpu
   seed: 0
-  lifecycle: per-cell
+  lifecycle: per-side
 `;
     }
 }
@@ -1961,6 +1961,11 @@ const knobSpecs = {
         help: "cost per (prefill token x earlier token it attends to): makes prefill grow with the prompt length squared",
     },
     speed_factor: { schema: num(0.001), help: "fixed multiplier of every step time (1 = profile speed)" },
+    device_speed_factors: {
+        schema: string()
+            .regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'expected comma-separated positive numbers, e.g. "1,1.1" (device 0 at profile speed, device 1 10% slower)'),
+        help: "step-time multiplier of each simulated GPU, by device index (--device K, as runner.devices assigns them): the K-th entry from 0; devices beyond the list run at 1 (a runner whose GPUs are not all equally fast)",
+    },
     speed_sigma: {
         schema: num(0),
         help: "log-normal sigma of the per-server-start speed factor, drawn from --seed (run-to-run noise)",
@@ -2122,6 +2127,7 @@ const smallGpu = {
     decode_compute_per_token_ms: 0,
     prefill_attention_per_token_pair_ms: 0,
     speed_factor: 1,
+    device_speed_factors: "1",
     speed_sigma: 0.02,
     jitter_sigma: 0.02,
     fp8_kv_capacity_factor: 2,
@@ -2344,6 +2350,11 @@ function effectiveCosts(profile) {
         attentionPerContextTokenMs: profile.attention_per_context_token_ms * (fp8 ? profile.fp8_decode_factor : 1),
         decodeComputePerTokenMs: profile.decode_compute_per_token_ms,
     };
+}
+/** The step-time multiplier of simulated device `device` (profile device_speed_factors; 1 beyond the list). */
+function deviceSpeedFactor(profile, device) {
+    const factor = Number(profile.device_speed_factors.split(",")[device]);
+    return Number.isFinite(factor) && factor > 0 ? factor : 1;
 }
 
 /**
@@ -2802,6 +2813,7 @@ function tokenLogprob(seed, position, diverged, drift) {
 }
 class Engine {
     seed;
+    device;
     stats;
     profile;
     costs;
@@ -2815,9 +2827,15 @@ class Engine {
     arrivals = 0;
     rejected = [];
     current;
-    constructor(profile, seed = 0) {
+    /** The simulated GPU's own speed (device_speed_factors at this engine's device index). */
+    deviceFactor;
+    constructor(profile, seed = 0, 
+    /** The simulated GPU this engine runs on (sim --device K): selects its device_speed_factors entry. */
+    device = 0) {
         this.seed = seed;
+        this.device = device;
         this.profile = { ...profile };
+        this.deviceFactor = deviceSpeedFactor(profile, device);
         this.costs = effectiveCosts(profile);
         this.kv = new KvCache(this.costs.numGpuBlocks);
         this.noise = seededRandom(mixSeed(seed, 0x5eed));
@@ -2828,9 +2846,9 @@ class Engine {
     get config() {
         return this.profile;
     }
-    /** The per-server-start multiplier of every step time. */
+    /** The per-server-start multiplier of every step time (times the device's own speed). */
     get speedFactor() {
-        return this.profile.speed_factor * Math.exp(this.profile.speed_sigma * this.speedNormal);
+        return (this.profile.speed_factor * this.deviceFactor * Math.exp(this.profile.speed_sigma * this.speedNormal));
     }
     /** Takes effect from the next step. block_size may only change while idle (blocks are sized by it). */
     setProfile(profile) {
@@ -2842,6 +2860,7 @@ class Engine {
         this.profile = { ...profile };
         this.costs = effectiveCosts(profile);
         this.kv.resize(this.costs.numGpuBlocks);
+        this.deviceFactor = deviceSpeedFactor(profile, this.device);
     }
     get numRunning() {
         return this.running.length;
@@ -3986,6 +4005,7 @@ function adminView(server) {
         profile: server.profile,
         model: server.options.model,
         seed: server.options.seed,
+        device: server.engine.device,
         speedFactor: server.engine.speedFactor,
         kvCapacityBlocks: server.engine.kvCapacityBlocks,
         completedRequests: server.completedRequests,
@@ -4889,7 +4909,7 @@ class SimServer {
     constructor(options) {
         this.options = options;
         this.responses = new HttpResponder(options.clock);
-        this.engine = new Engine(options.profile, options.seed);
+        this.engine = new Engine(options.profile, options.seed, options.device ?? 0);
         this.loop = new StepLoop(this.engine, options.clock, (events, rejected) => this.deliver(events, rejected), {
             spinMs: options.spinMs,
             stepProbe: options.loopProbe,
@@ -5045,6 +5065,7 @@ async function startSimulator(options = {}) {
     server = new SimServer({
         profile,
         seed: options.seed ?? 0,
+        device: options.device ?? 0,
         model: options.model ?? "sim-model",
         apiKey: options.apiKey,
         devMode: options.devMode ?? process.env.VLLM_SERVER_DEV_MODE === "1",
@@ -5114,6 +5135,8 @@ Options:
   --served-model-name NAME    served model name (wins over --model, as in vLLM)
   --api-key KEY               /v1/* needs "Authorization: Bearer KEY" (default: $VLLM_API_KEY)
   --dev-mode                  enable POST /reset_prefix_cache (also VLLM_SERVER_DEV_MODE=1)
+  --device K                  the simulated GPU's index: its speed is the K-th device_speed_factors entry
+                              (default: the first of CUDA_VISIBLE_DEVICES, else 0)
   --fault SPEC                inject a fault (repeatable), see Faults
   --record-chunk-times        keep when each chunk was written; read it at GET /admin/chunks
   --list-profiles             print the built-in profiles and exit
@@ -5153,6 +5176,7 @@ const options = {
     "served-model-name": { type: "string" },
     "api-key": { type: "string" },
     "dev-mode": { type: "boolean" },
+    device: { type: "string" },
     fault: { type: "string", multiple: true },
     "list-profiles": { type: "boolean" },
     "record-chunk-times": { type: "boolean" },
@@ -5206,6 +5230,10 @@ const simCommand = {
         if (port > 65535)
             throw new UsageError(`--port expects a TCP port (0-65535), got ${port}`);
         const seed = integerOption(args, "seed") ?? 0;
+        // The simulated GPU: --device, else the first GPU CUDA_VISIBLE_DEVICES gives the process (as a CUDA
+        // program on that GPU would run), else 0.
+        const visible = Number(io.env.CUDA_VISIBLE_DEVICES?.split(",")[0]);
+        const device = integerOption(args, "device") ?? (Number.isInteger(visible) && visible >= 0 ? visible : 0);
         let set;
         let profile;
         try {
@@ -5232,6 +5260,7 @@ const simCommand = {
                 profile,
                 set,
                 seed,
+                device,
                 host,
                 port,
                 model,
@@ -5254,7 +5283,7 @@ const simCommand = {
             throw error;
         }
         const effective = sim.profile();
-        io.stderr.write(`sim: profile ${effective.name}, model ${model}, seed ${seed}\n`);
+        io.stderr.write(`sim: profile ${effective.name}, model ${model}, seed ${seed}${device ? `, device ${device}` : ""}\n`);
         // vLLM's own readiness lines, for log watchers written against the real server.
         io.stderr.write(`INFO: Starting vLLM API server 0 on ${sim.baseUrl}\nINFO: Application startup complete.\n`);
         io.stdout.write(`vllm-perf-gate sim listening on ${sim.baseUrl}\n`);
@@ -5283,6 +5312,7 @@ requests per run, runs per side and an estimate of GPU time.
 Options:
   -c, --config FILE  config file (default: ${defaultConfigFile})
       --json         print the normalised config as JSON instead of the summary
+      --devices N    estimate the wall-clock on N devices (as runner.devices: N would)
   -h, --help         show this help
 
 Every problem is reported at once, each with the file, line, the path in the YAML
@@ -5294,6 +5324,7 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
         const args = parseCommandArgs(argv, {
             config: { type: "string", short: "c" },
             json: { type: "boolean" },
+            devices: { type: "string" },
         });
         if (args.help) {
             io.stdout.write(this.usage);
@@ -5312,6 +5343,19 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
         io.stdout.write(renderSummary(file, summarizeConfig(loaded.config, loaded.interpolation.templates, looks)));
         for (const line of describeCapacityCost(loaded.config))
             io.stdout.write(`${line}\n`);
+        const devices = integerOption(args, "devices");
+        if (devices !== undefined && devices < 1)
+            throw new UsageError(`--devices expects a whole number >= 1, got ${devices}`);
+        if (!loaded.config.cells.every(isSearchedCell)) {
+            const plans = firstLookPlans(loaded.config, devices);
+            const source = devices !== undefined
+                ? "--devices"
+                : loaded.config.runner.devices
+                    ? "runner.devices"
+                    : "no runner.devices: one server at a time";
+            for (const line of wallClockLines(plans, source))
+                io.stdout.write(`${line}\n`);
+        }
         return ExitCode.ok;
     },
 };

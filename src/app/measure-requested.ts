@@ -60,6 +60,7 @@ export async function measureRequestedRuns(
     warn: adapters.warn,
     // A server start is never silent in the job's log: what it awaits, every 10 s (server/readiness.ts).
     progress: (line) => adapters.progress.message(line),
+    ...(request.device ? { device: request.device } : {}),
   });
   const common = {
     config,
@@ -79,6 +80,8 @@ export async function measureRequestedRuns(
         cells: fixed,
         ...(request.runs !== null ? { runs: request.runs } : {}),
         firstRun: request.firstRun,
+        ...(request.firstRunByCell ? { firstRunByCell: request.firstRunByCell } : {}),
+        ...(request.runsByCell ? { runsByCell: request.runsByCell } : {}),
       });
       runs.push(...result.runs);
     }
