@@ -3,7 +3,8 @@
  * decision code (`analyze`, the decision `compare` makes) with the default config: 3 cells × 5 gated
  * metrics (TTFT p95, TPOT p95, E2E p95, output throughput, error rate).
  *
- * Usage: npx tsx bench/gate.ts [--reps 1000] [--seed 1] [--quick] [--only interleaved|stored|length]
+ * Usage: npx tsx bench/gate.ts [--reps 1000] [--seed 1] [--quick] [--only interleaved|stored|matrix|length]
+ *                               [--family-weight W]
  *
  * Noise model, per cell and metric, on the log scale of one run's statistic (what real GPU runners do):
  *   ln y = μ + session shift + τ·u_run + σ_w(L)·w_run (+ ln(1+Δ) for an injected change)
@@ -39,11 +40,20 @@
  * "GPU-min per decisive +10%" = mean GPU-minutes per PR at +10% ÷ fraction of those PRs blocked.
  * The one-run 10% rule (what simple peer actions do): one candidate run vs one baseline run, block if
  * any gated latency rises or throughput falls by more than 10%.
+ *
+ * The matrix section (--only matrix) is the seeds' matrix, examples/matrix-18.yml's shape: 19 cells named
+ * as there (chat, rag and longgen families of 6 cells, whose names give their workload family, and the
+ * spike alone), 5 gated metrics, 95 checks, the same noise model. Every scenario runs twice on the same
+ * simulated PRs (common random numbers): with gate.family_weight 0 (Holm over the checks alone, the
+ * procedure before the family tests) and with the family tests (the default weight, or --family-weight W).
+ * Scenarios: no change; every metric at the tolerance; one phase +10% across one family; needles +10% and
+ * +20% in one cell of a family and +10% in the spike; one check at the tolerance (its "pass" is a false
+ * pass); job drift. The 3-cell rows above name their cells cell-0..2, one family by the name rule.
  */
 import { analyze } from "../src/compare/analyze.js";
 import { gpuMinutes, planGpuMinutes } from "../src/compare/cost.js";
 import { defaultCompareSettings } from "../src/compare/index.js";
-import { configSchema } from "../src/config/schema.js";
+import { configSchema, maxFamilyWeight } from "../src/config/schema.js";
 import { serverStartsPerCell } from "../src/config/summary.js";
 import type { RunGuards } from "../src/metrics/guards.js";
 import { percentileSorted } from "../src/metrics/percentile.js";
@@ -56,23 +66,33 @@ interface Options {
   seed: number;
   quick: boolean;
   only: string | null;
+  /** The matrix section's "after" gate.family_weight (default: the config's). */
+  familyWeight: number | null;
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const options: Options = { reps: 1000, seed: 1, quick: false, only: null };
+  const options: Options = { reps: 1000, seed: 1, quick: false, only: null, familyWeight: null };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--reps") options.reps = Number(argv[++i]);
     else if (arg === "--seed") options.seed = Number(argv[++i]);
     else if (arg === "--quick") options.quick = true;
     else if (arg === "--only") options.only = argv[++i] ?? null;
+    else if (arg === "--family-weight") options.familyWeight = Number(argv[++i]);
     else
       throw new Error(
-        `unknown argument ${arg}; expected --reps N, --seed N, --quick, --only interleaved|stored|length`,
+        `unknown argument ${arg}; expected --reps N, --seed N, --quick, --only interleaved|stored|matrix|length, --family-weight W`,
       );
   }
   if (!(Number.isInteger(options.reps) && options.reps > 0))
     throw new Error("--reps expects a whole number > 0");
+  if (
+    options.familyWeight !== null &&
+    !(options.familyWeight >= 0 && options.familyWeight <= maxFamilyWeight)
+  )
+    throw new Error(
+      `--family-weight expects a fraction from 0 to ${maxFamilyWeight} (gate.family_weight's limit)`,
+    );
   return options;
 }
 
@@ -135,7 +155,25 @@ const sigmaW1 = 0.0166;
 const outlierRate = 0.05;
 const outlierFactor = 1.3;
 
-type Change = { kind: "none" } | { kind: "one-p95"; effect: number } | { kind: "all"; effect: number };
+type LatencyMetric = (typeof latencyMetrics)[number];
+
+/**
+ * An injected change: none; every gated latency of every cell × (1 + effect) and throughput ÷ it ("all");
+ * or one latency metric × (1 + effect) in the listed cells (a needle in one cell, or one phase across a
+ * workload family).
+ */
+type Change =
+  | { kind: "none" }
+  | { kind: "all"; effect: number }
+  | { kind: "metric"; metric: LatencyMetric; cells: readonly number[]; effect: number };
+
+/** TTFT p95 of the first cell: bench:gate's "+10% on one p95". */
+const onePercentile = (effect: number): Change => ({
+  kind: "metric",
+  metric: "ttft_p95",
+  cells: [0],
+  effect,
+});
 
 type GuardKind = "none" | "ignore-eos" | "eos";
 
@@ -146,6 +184,7 @@ class World {
     private readonly pool: Float64Array,
     private readonly runMinutes: number,
     readonly guards: GuardKind = "none",
+    private readonly cellNames: readonly string[] = [],
   ) {
     this.random = mulberry32(seed);
   }
@@ -178,7 +217,7 @@ class World {
       const w = this.pool[Math.floor(random() * this.pool.length)]!;
       let injected = 0;
       if (change.kind === "all") injected = Math.log(1 + change.effect);
-      if (change.kind === "one-p95" && metric === "ttft_p95" && cell === 0)
+      if (change.kind === "metric" && metric === change.metric && change.cells.includes(cell))
         injected = Math.log(1 + change.effect);
       metrics[metric] =
         medians[metric] * Math.exp(shift[k]! + tau * u + within * w + injected + outlier + latencyDrift);
@@ -193,7 +232,7 @@ class World {
     const guards = guardCounts(random, this.guards, total - failed);
     return {
       source: `${side}/${session}/${cell}/${index}`,
-      cell: `cell-${cell}`,
+      cell: this.cellNames[cell] ?? `cell-${cell}`,
       run: index,
       startedAt: null,
       metrics,
@@ -249,6 +288,17 @@ interface Design {
   jobDriftPerHour: number;
   /** The runs' quality-guard counts (clean): none, ignore_eos (the default cells), or EOS honoured. */
   guards: GuardKind;
+  /**
+   * Cell names (their workload families follow from them, src/config/families.ts); absent: cell-0,
+   * cell-1, ... (one family).
+   */
+  cellNames?: readonly string[];
+  /** gate.family_weight; absent: the default. 0 is Holm over the checks alone (before the family tests). */
+  familyWeight?: number;
+}
+
+function cellNamesOf(design: Design): string[] {
+  return Array.from({ length: design.cells }, (_, k) => design.cellNames?.[k] ?? `cell-${k}`);
 }
 
 interface Outcome {
@@ -365,7 +415,8 @@ function simulatePr(world: World, design: Design, change: Change, settings: Sett
         gpuMinutesPerRun: costWith(1),
       };
     }
-    const wanted = new Set(next.cells.map((name) => Number(name.slice("cell-".length))));
+    const names = cellNamesOf(design);
+    const wanted = new Set(next.cells.map((name) => names.indexOf(name)));
     for (let cell = 0; cell < cells; cell++) {
       if (!wanted.has(cell)) continue;
       measure(cell, Math.min(design.repeats.max, measured[cell]! + Math.max(1, next.addCandidateRuns)));
@@ -441,7 +492,153 @@ function settingsFor(design: Design): Settings {
   const settings = defaultCompareSettings();
   settings.repeats = { ...design.repeats, block: design.runsPerBlock };
   if (!design.screen) settings.gate.outlier_threshold = 0;
+  if (design.familyWeight !== undefined) settings.gate.family_weight = design.familyWeight;
   return settings;
+}
+
+/** The cells of examples/matrix-18.yml by workload family: 3 families of 6 cells, and the spike alone. */
+const matrixFamilies = ["chat", "rag", "longgen"] as const;
+const matrixCellNames = [
+  ...matrixFamilies.flatMap((family) =>
+    ["fresh-low", "fresh-usual", "fresh-peak", "reuse-low", "reuse-usual", "reuse-peak"].map(
+      (cell) => `${family}-${cell}`,
+    ),
+  ),
+  "spike",
+];
+const familyCells = (family: (typeof matrixFamilies)[number]) => {
+  const first = matrixFamilies.indexOf(family) * 6;
+  return [first, first + 1, first + 2, first + 3, first + 4, first + 5];
+};
+
+type Simulate = (
+  design: Design,
+  change: Change,
+  reps: number,
+  rule?: "gate" | "threshold",
+  fixedSeed?: number,
+) => Outcome[];
+
+/**
+ * The seeds' matrix (examples/matrix-18.yml's shape: 19 cells × 5 gated metrics, 95 checks) through the
+ * same gate twice on the same simulated PRs: Holm over the checks alone (gate.family_weight 0, the
+ * procedure before the family tests) and with the family tests at the default weight.
+ */
+function matrixSection(
+  simulate: Simulate,
+  base: Design,
+  {
+    reps,
+    light,
+    seed,
+    weight,
+    print,
+  }: { reps: number; light: number; seed: number; weight: number; print: (line?: string) => void },
+): void {
+  const tolerance = defaultCompareSettings().gate.tolerance;
+  const matrix: Design = { ...base, cells: matrixCellNames.length, cellNames: matrixCellNames };
+  print(
+    `## The seeds' matrix: 19 cells (chat, rag, longgen: 6 each; spike alone) × 5 gated metrics = 95 checks, interleaved, adaptive ${base.repeats.min}..${base.repeats.max}`,
+  );
+  print();
+  print(
+    `Before: Holm over the 95 checks (gate.family_weight 0). After: with the family tests (gate.family_weight ${weight}: each grouped check gives ${Number((weight * 100).toPrecision(3))}% of its Holm share to its family's pooled test). Both on the same simulated PRs.`,
+  );
+  print();
+  print(
+    "| PRs | change | measure | before | after | mean runs/side, before → after | GPU-min per PR (median; p90), before → after | GPU-min per decisive verdict, before → after |",
+  );
+  print("|---|---|---|---|---|---|---|---|");
+  let scenario = 0;
+  const row = (
+    n: number,
+    label: string,
+    measure: string,
+    change: Change,
+    counts: (o: Outcome) => boolean,
+    design: Design = matrix,
+  ) => {
+    const fixedSeed = seed * 7_368_787 + ++scenario * 104_729;
+    const before = simulate({ ...design, familyWeight: 0 }, change, n, "gate", fixedSeed);
+    const after = simulate({ ...design, familyWeight: weight }, change, n, "gate", fixedSeed);
+    const runs = (o: readonly Outcome[]) => mean(o, (x) => x.runsPerSide).m.toFixed(1);
+    const cost = (o: readonly Outcome[]) => {
+      const sorted = o.map((x) => x.gpuMinutes).sort((a, b) => a - b);
+      const at = (q: number) => percentileSorted(Float64Array.from(sorted), q).toFixed(0);
+      return `${at(0.5)}; ${at(0.9)}`;
+    };
+    const decisive = (o: readonly Outcome[]) => (measure === "power" ? perDecisive(o) : "–");
+    print(
+      `| ${n} | ${label} | ${measure} | ${pct(rate(before, counts))} | ${pct(rate(after, counts))} | ${runs(before)} → ${runs(after)} | ${cost(before)} → ${cost(after)} | ${decisive(before)} → ${decisive(after)} |`,
+    );
+  };
+  const blocked = (o: Outcome) => o.blocked;
+  const none: Change = { kind: "none" };
+  const atTolerance: Change = { kind: "all", effect: tolerance };
+  row(reps, "none", "false block", none, blocked);
+  row(reps, "none", "inconclusive", none, (o) => o.inconclusive);
+  row(
+    reps,
+    `every metric of every cell +${tolerance * 100}% (at the tolerance)`,
+    "false block",
+    atTolerance,
+    blocked,
+  );
+  row(
+    reps,
+    "TTFT p95 +10% in the 6 rag cells",
+    "power",
+    { kind: "metric", metric: "ttft_p95", cells: familyCells("rag"), effect: 0.1 },
+    blocked,
+  );
+  row(
+    light,
+    "TPOT p95 +10% in the 6 longgen cells",
+    "power",
+    { kind: "metric", metric: "tpot_p95", cells: familyCells("longgen"), effect: 0.1 },
+    blocked,
+  );
+  row(
+    light,
+    `TTFT p95 +10% in the 6 rag cells, repeats 3..10 (examples/matrix-18.yml)`,
+    "power",
+    { kind: "metric", metric: "ttft_p95", cells: familyCells("rag"), effect: 0.1 },
+    blocked,
+    { ...matrix, repeats: { min: 3, max: 10 } },
+  );
+  for (const effect of [0.1, 0.2])
+    row(
+      light,
+      `TTFT p95 +${effect * 100}% in one rag cell (a needle)`,
+      "power",
+      { kind: "metric", metric: "ttft_p95", cells: [familyCells("rag")[0]!], effect },
+      blocked,
+    );
+  row(
+    light,
+    "TTFT p95 +10% in the spike (a needle in no family)",
+    "power",
+    { kind: "metric", metric: "ttft_p95", cells: [matrixCellNames.length - 1], effect: 0.1 },
+    blocked,
+  );
+  row(
+    light,
+    `TTFT p95 +${tolerance * 100}% in one rag cell (at the tolerance), the rest unchanged`,
+    "false pass",
+    { kind: "metric", metric: "ttft_p95", cells: [familyCells("rag")[0]!], effect: tolerance },
+    (o) => o.passed,
+  );
+  const drifting: Design = { ...matrix, jobDriftPerHour: 0.05 };
+  row(light, "none, job drift 5%/h", "false block", none, blocked, drifting);
+  row(
+    light,
+    `every metric +${tolerance * 100}%, job drift 5%/h`,
+    "false block",
+    atTolerance,
+    blocked,
+    drifting,
+  );
+  print();
 }
 
 function main(): void {
@@ -468,12 +665,20 @@ function main(): void {
     guards: "ignore-eos",
   };
   let seedCounter = 0;
-  const simulate = (design: Design, change: Change, reps: number, rule: "gate" | "threshold" = "gate") => {
+  const simulate = (
+    design: Design,
+    change: Change,
+    reps: number,
+    rule: "gate" | "threshold" = "gate",
+    /** The same simulated PRs for two procedures side by side (common random numbers). */
+    fixedSeed?: number,
+  ) => {
     const world = new World(
-      options.seed * 1_000_003 + ++seedCounter * 7717,
+      fixedSeed ?? options.seed * 1_000_003 + ++seedCounter * 7717,
       pool,
       design.runMinutes,
       design.guards,
+      cellNamesOf(design),
     );
     const settings = settingsFor(design);
     const outcomes: Outcome[] = [];
@@ -505,7 +710,7 @@ function main(): void {
     const n = heavy ? reps : light;
     const clean = simulate(design, { kind: "none" }, n, kind);
     const atTolerance = simulate(design, { kind: "all", effect: tolerance }, heavy ? n : light, kind);
-    const plus10 = simulate(design, { kind: "one-p95", effect: 0.1 }, n, kind);
+    const plus10 = simulate(design, onePercentile(0.1), n, kind);
     const runsClean = mean(clean, (o) => o.runsPerSide).m;
     const runs10 = mean(plus10, (o) => o.runsPerSide).m;
     const cost10 = mean(plus10, (o) => o.gpuMinutes);
@@ -571,6 +776,14 @@ function main(): void {
     }
     print();
   }
+  if (want("matrix"))
+    matrixSection(simulate, base, {
+      reps,
+      light,
+      seed: options.seed,
+      weight: options.familyWeight ?? defaults.gate.family_weight,
+      print,
+    });
   if (want("length")) {
     print("## Run length against run count (interleaved, adaptive; same run-minutes at the maximum)");
     print();
@@ -593,7 +806,7 @@ function main(): void {
     for (const [runMinutes, min, max] of lengths) {
       const design: Design = { ...base, runMinutes, repeats: { min, max } };
       const clean = simulate(design, { kind: "none" }, light);
-      const plus10 = simulate(design, { kind: "one-p95", effect: 0.1 }, light);
+      const plus10 = simulate(design, onePercentile(0.1), light);
       // The same runs if the server stayed up for all runs of a side (2 starts per cell).
       const keptUp = plus10.map((o) => ({
         ...o,

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { aL as UsageError, aM as InputError, aN as externalEndpoint, aw as createRedactor, aH as credentialLikeValues, aO as getServedModels, aP as ProbeStatusError, aQ as isUnauthorizedStatus, aR as FailureError, aS as describeConnectionFailure, aT as collectFingerprint, aU as templateView, aV as providerForConfig, a2 as measureAlternately, aW as runCells, L as loadRuns, P as calibrationHistoryRuns, X as conditionsHash, a4 as calibrateFromRuns, a5 as settingsFromConfig, a1 as loadConfig, aX as parseHistory, aY as defaultHistoryLimits, aZ as silentProgress, a_ as streamProgress, h as handleInterrupts, a$ as interactiveInterrupts, a6 as renderCalibration, F as metricSpecs, b0 as flattenFingerprint, v as object, w as number, b1 as record, z as string, J as array, b2 as blocksToTerminal, b3 as firstScreenBlocks, b4 as cleanForTerminal, b5 as withoutMachinePaths, b6 as terminalMarkup, b7 as describeMetric, b8 as formatChange, b9 as formatInterval, ba as readCalibration, bb as compareResults, bc as writeCompareOutputs, bd as defaultInputLimits, be as mebibyte, bf as parseConfigText, aq as addRunsUntilDecided, ar as adaptiveLoopLine, ao as fewestRuns, am as countRuns, bg as measuringBlockLine, bh as runRequestedCells, bi as ExitCode, bj as isMetricName, Q as historyInputDefaults, E as seriesOf, G as detectChangePoints, bk as renderSeriesTable, bl as formatMetricValue, bm as gatedMetricNames, bn as defaultConfigFile, bo as serverKinds, bp as readRunFile, bq as toolVersion, br as firstRunsIn, bs as selectCells, bt as runSweepCells, bu as strictObject, x as literal, K as boolean, bv as distExports, bw as describeValue, bx as seededRandom, by as mixSeed, bz as numberWords, j as systemClock, bA as lookSchedule, bB as renderSummary, bC as summarizeConfig, bD as describeCapacityCost, bE as toolName, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/history-inputs.js';
+import { aL as UsageError, aM as InputError, aN as externalEndpoint, aw as createRedactor, aH as credentialLikeValues, aO as getServedModels, aP as ProbeStatusError, aQ as isUnauthorizedStatus, aR as FailureError, aS as describeConnectionFailure, aT as collectFingerprint, aU as templateView, aV as providerForConfig, aW as measureAlternately, aX as runCells, L as loadRuns, P as calibrationHistoryRuns, X as conditionsHash, a4 as calibrateFromRuns, a5 as settingsFromConfig, a1 as loadConfig, aY as parseHistory, aZ as defaultHistoryLimits, a_ as silentProgress, a$ as streamProgress, h as handleInterrupts, b0 as interactiveInterrupts, a6 as renderCalibration, F as metricSpecs, b1 as flattenFingerprint, v as object, w as number, b2 as record, z as string, J as array, b3 as blocksToTerminal, b4 as firstScreenBlocks, b5 as cleanForTerminal, b6 as withoutMachinePaths, b7 as terminalMarkup, b8 as describeMetric, b9 as formatChange, ba as formatInterval, bb as readCalibration, bc as compareResults, bd as writeCompareOutputs, be as defaultInputLimits, bf as mebibyte, bg as parseConfigText, aq as addRunsUntilDecided, ar as adaptiveLoopLine, ao as fewestRuns, am as countRuns, bh as measuringBlockLine, bi as runRequestedCells, bj as ExitCode, bk as isMetricName, Q as historyInputDefaults, E as seriesOf, G as detectChangePoints, bl as renderSeriesTable, bm as formatMetricValue, bn as gatedMetricNames, bo as defaultConfigFile, bp as serverKinds, bq as readRunFile, br as toolVersion, bs as firstRunsIn, bt as selectCells, bu as runSweepCells, bv as strictObject, x as literal, K as boolean, bw as distExports, bx as describeValue, by as seededRandom, bz as mixSeed, bA as numberWords, j as systemClock, bB as lookSchedule, bC as renderSummary, bD as summarizeConfig, bE as describeCapacityCost, bF as isSearchedCell, bG as firstLookPlans, bH as wallClockLines, bI as toolName, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/adaptive.js';
 import { mkdir, writeFile, lstat, readFile, readdir, rm, access } from 'node:fs/promises';
 import { join, dirname, resolve, isAbsolute, relative } from 'node:path';
 import 'node:perf_hooks';
@@ -12,6 +12,8 @@ import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import 'process';
 import 'buffer';
+import 'node:os';
+import 'fs';
 import 'node:events';
 import 'node:assert';
 import 'node:stream';
@@ -26,8 +28,6 @@ import 'node:async_hooks';
 import 'node:console';
 import 'node:timers';
 import 'node:dns';
-import 'node:os';
-import 'fs';
 import 'os';
 import 'http';
 import 'https';
@@ -1384,7 +1384,7 @@ server:
   port: 8000
   hf_cache_dir: /opt/hf-cache
   startup_timeout_s: 900
-  lifecycle: per-cell        # per-run restarts the server before every run: captures start-to-start variance, costs a start each run
+  lifecycle: per-side        # one server per side for every cell, prefix cache reset between cells; per-cell / per-run start more often
 `;
         case "command":
             return `
@@ -1395,7 +1395,7 @@ server:
   env: { VLLM_SERVER_DEV_MODE: "1" }   # lets the gate reset the prefix cache between runs
   port: 8000
   startup_timeout_s: 900
-  lifecycle: per-cell
+  lifecycle: per-side
 `;
         case "external":
             return `
@@ -1413,7 +1413,7 @@ server:
   kind: sim
   profile: small-gpu
   seed: 0
-  lifecycle: per-cell
+  lifecycle: per-side
 `;
     }
 }
@@ -2021,6 +2021,11 @@ const knobSpecs = {
         help: "cost per (prefill token x earlier token it attends to): makes prefill grow with the prompt length squared",
     },
     speed_factor: { schema: num(0.001), help: "fixed multiplier of every step time (1 = profile speed)" },
+    device_speed_factors: {
+        schema: string()
+            .regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'expected comma-separated positive numbers, e.g. "1,1.1" (device 0 at profile speed, device 1 10% slower)'),
+        help: "step-time multiplier of each simulated GPU, by device index (--device K, as runner.devices assigns them): the K-th entry from 0; devices beyond the list run at 1 (a runner whose GPUs are not all equally fast)",
+    },
     speed_sigma: {
         schema: num(0),
         help: "log-normal sigma of the per-server-start speed factor, drawn from --seed (run-to-run noise)",
@@ -2182,6 +2187,7 @@ const smallGpu = {
     decode_compute_per_token_ms: 0,
     prefill_attention_per_token_pair_ms: 0,
     speed_factor: 1,
+    device_speed_factors: "1",
     speed_sigma: 0.02,
     jitter_sigma: 0.02,
     fp8_kv_capacity_factor: 2,
@@ -2404,6 +2410,11 @@ function effectiveCosts(profile) {
         attentionPerContextTokenMs: profile.attention_per_context_token_ms * (fp8 ? profile.fp8_decode_factor : 1),
         decodeComputePerTokenMs: profile.decode_compute_per_token_ms,
     };
+}
+/** The step-time multiplier of simulated device `device` (profile device_speed_factors; 1 beyond the list). */
+function deviceSpeedFactor(profile, device) {
+    const factor = Number(profile.device_speed_factors.split(",")[device]);
+    return Number.isFinite(factor) && factor > 0 ? factor : 1;
 }
 
 /**
@@ -2862,6 +2873,7 @@ function tokenLogprob(seed, position, diverged, drift) {
 }
 class Engine {
     seed;
+    device;
     stats;
     profile;
     costs;
@@ -2875,9 +2887,15 @@ class Engine {
     arrivals = 0;
     rejected = [];
     current;
-    constructor(profile, seed = 0) {
+    /** The simulated GPU's own speed (device_speed_factors at this engine's device index). */
+    deviceFactor;
+    constructor(profile, seed = 0, 
+    /** The simulated GPU this engine runs on (sim --device K): selects its device_speed_factors entry. */
+    device = 0) {
         this.seed = seed;
+        this.device = device;
         this.profile = { ...profile };
+        this.deviceFactor = deviceSpeedFactor(profile, device);
         this.costs = effectiveCosts(profile);
         this.kv = new KvCache(this.costs.numGpuBlocks);
         this.noise = seededRandom(mixSeed(seed, 0x5eed));
@@ -2888,9 +2906,9 @@ class Engine {
     get config() {
         return this.profile;
     }
-    /** The per-server-start multiplier of every step time. */
+    /** The per-server-start multiplier of every step time (times the device's own speed). */
     get speedFactor() {
-        return this.profile.speed_factor * Math.exp(this.profile.speed_sigma * this.speedNormal);
+        return (this.profile.speed_factor * this.deviceFactor * Math.exp(this.profile.speed_sigma * this.speedNormal));
     }
     /** Takes effect from the next step. block_size may only change while idle (blocks are sized by it). */
     setProfile(profile) {
@@ -2902,6 +2920,7 @@ class Engine {
         this.profile = { ...profile };
         this.costs = effectiveCosts(profile);
         this.kv.resize(this.costs.numGpuBlocks);
+        this.deviceFactor = deviceSpeedFactor(profile, this.device);
     }
     get numRunning() {
         return this.running.length;
@@ -4046,6 +4065,7 @@ function adminView(server) {
         profile: server.profile,
         model: server.options.model,
         seed: server.options.seed,
+        device: server.engine.device,
         speedFactor: server.engine.speedFactor,
         kvCapacityBlocks: server.engine.kvCapacityBlocks,
         completedRequests: server.completedRequests,
@@ -4949,7 +4969,7 @@ class SimServer {
     constructor(options) {
         this.options = options;
         this.responses = new HttpResponder(options.clock);
-        this.engine = new Engine(options.profile, options.seed);
+        this.engine = new Engine(options.profile, options.seed, options.device ?? 0);
         this.loop = new StepLoop(this.engine, options.clock, (events, rejected) => this.deliver(events, rejected), {
             spinMs: options.spinMs,
             stepProbe: options.loopProbe,
@@ -5105,6 +5125,7 @@ async function startSimulator(options = {}) {
     server = new SimServer({
         profile,
         seed: options.seed ?? 0,
+        device: options.device ?? 0,
         model: options.model ?? "sim-model",
         apiKey: options.apiKey,
         devMode: options.devMode ?? process.env.VLLM_SERVER_DEV_MODE === "1",
@@ -5174,6 +5195,8 @@ Options:
   --served-model-name NAME    served model name (wins over --model, as in vLLM)
   --api-key KEY               /v1/* needs "Authorization: Bearer KEY" (default: $VLLM_API_KEY)
   --dev-mode                  enable POST /reset_prefix_cache (also VLLM_SERVER_DEV_MODE=1)
+  --device K                  the simulated GPU's index: its speed is the K-th device_speed_factors entry
+                              (default: the first of CUDA_VISIBLE_DEVICES, else 0)
   --fault SPEC                inject a fault (repeatable), see Faults
   --record-chunk-times        keep when each chunk was written; read it at GET /admin/chunks
   --list-profiles             print the built-in profiles and exit
@@ -5213,6 +5236,7 @@ const options = {
     "served-model-name": { type: "string" },
     "api-key": { type: "string" },
     "dev-mode": { type: "boolean" },
+    device: { type: "string" },
     fault: { type: "string", multiple: true },
     "list-profiles": { type: "boolean" },
     "record-chunk-times": { type: "boolean" },
@@ -5266,6 +5290,10 @@ const simCommand = {
         if (port > 65535)
             throw new UsageError(`--port expects a TCP port (0-65535), got ${port}`);
         const seed = integerOption(args, "seed") ?? 0;
+        // The simulated GPU: --device, else the first GPU CUDA_VISIBLE_DEVICES gives the process (as a CUDA
+        // program on that GPU would run), else 0.
+        const visible = Number(io.env.CUDA_VISIBLE_DEVICES?.split(",")[0]);
+        const device = integerOption(args, "device") ?? (Number.isInteger(visible) && visible >= 0 ? visible : 0);
         let set;
         let profile;
         try {
@@ -5292,6 +5320,7 @@ const simCommand = {
                 profile,
                 set,
                 seed,
+                device,
                 host,
                 port,
                 model,
@@ -5314,7 +5343,7 @@ const simCommand = {
             throw error;
         }
         const effective = sim.profile();
-        io.stderr.write(`sim: profile ${effective.name}, model ${model}, seed ${seed}\n`);
+        io.stderr.write(`sim: profile ${effective.name}, model ${model}, seed ${seed}${device ? `, device ${device}` : ""}\n`);
         // vLLM's own readiness lines, for log watchers written against the real server.
         io.stderr.write(`INFO: Starting vLLM API server 0 on ${sim.baseUrl}\nINFO: Application startup complete.\n`);
         io.stdout.write(`vllm-perf-gate sim listening on ${sim.baseUrl}\n`);
@@ -5343,6 +5372,7 @@ requests per run, runs per side and an estimate of GPU time.
 Options:
   -c, --config FILE  config file (default: ${defaultConfigFile})
       --json         print the normalised config as JSON instead of the summary
+      --devices N    estimate the wall-clock on N devices (as runner.devices: N would)
   -h, --help         show this help
 
 Every problem is reported at once, each with the file, line, the path in the YAML
@@ -5354,6 +5384,7 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
         const args = parseCommandArgs(argv, {
             config: { type: "string", short: "c" },
             json: { type: "boolean" },
+            devices: { type: "string" },
         });
         if (args.help) {
             io.stdout.write(this.usage);
@@ -5372,6 +5403,19 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
         io.stdout.write(renderSummary(file, summarizeConfig(loaded.config, loaded.interpolation.templates, looks)));
         for (const line of describeCapacityCost(loaded.config))
             io.stdout.write(`${line}\n`);
+        const devices = integerOption(args, "devices");
+        if (devices !== undefined && devices < 1)
+            throw new UsageError(`--devices expects a whole number >= 1, got ${devices}`);
+        if (!loaded.config.cells.every(isSearchedCell)) {
+            const plans = firstLookPlans(loaded.config, devices);
+            const source = devices !== undefined
+                ? "--devices"
+                : loaded.config.runner.devices
+                    ? "runner.devices"
+                    : "no runner.devices: one server at a time";
+            for (const line of wallClockLines(plans, source))
+                io.stdout.write(`${line}\n`);
+        }
         return ExitCode.ok;
     },
 };

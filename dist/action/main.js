@@ -1,5 +1,5 @@
 import { r as runMainStep, c as createDefaultDependencies, s as setFailed, i as info, a as runnerIO } from '../chunks/run-from-environment.js';
-import { s as stopLaunchedServersOnCrash, h as handleInterrupts, f as failedVerdict, e as exitWhenFlushed, a as stoppingOnSignalLine, i as interruptedFailure } from '../chunks/history-inputs.js';
+import { s as stopLaunchedServersOnCrash, h as handleInterrupts, f as failedVerdict, e as exitWhenFlushed, a as stoppingOnSignalLine, i as interruptedFailure } from '../chunks/adaptive.js';
 import 'node:fs/promises';
 import 'node:path';
 import 'os';

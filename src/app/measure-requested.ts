@@ -41,6 +41,7 @@ export async function measureRequestedRuns(
     warn: adapters.warn,
     // A server start is never silent in the job's log: what it awaits, every 10 s (server/readiness.ts).
     progress: (line) => adapters.progress.message(line),
+    ...(request.device ? { device: request.device } : {}),
   });
   try {
     const runs = await runRequestedCells(request, {
@@ -83,7 +84,17 @@ export interface CellsMeasuring {
  * holds no runs yet. Servers come from `measuring.provider`, which the caller stops.
  */
 export async function runRequestedCells(
-  request: Pick<MeasureRequest, "cells" | "firstRun" | "runs" | "side" | "resultsDir" | "searchToMaxRuns">,
+  request: Pick<
+    MeasureRequest,
+    | "cells"
+    | "firstRun"
+    | "runs"
+    | "side"
+    | "resultsDir"
+    | "searchToMaxRuns"
+    | "firstRunByCell"
+    | "runsByCell"
+  >,
   measuring: CellsMeasuring,
 ): Promise<RunOutput[]> {
   const { config, signal } = measuring;
@@ -116,6 +127,8 @@ export async function runRequestedCells(
       cells: fixed,
       ...(request.runs !== null ? { runs: request.runs } : {}),
       firstRun: request.firstRun,
+      ...(request.firstRunByCell ? { firstRunByCell: request.firstRunByCell } : {}),
+      ...(request.runsByCell ? { runsByCell: request.runsByCell } : {}),
     });
     runs.push(...result.runs);
   }

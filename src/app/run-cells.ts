@@ -82,8 +82,16 @@ export function summaryLine(file: RunFile): string {
     }` +
     `, ${fmt(file.throughput.output, 0)} out tok/s, TTFT p50 ${fmt(file.latency.ttft.p50)} ms` +
     `, TPOT p50 ${fmt(file.latency.tpot.p50, 2)} ms, E2E p95 ${fmt(file.latency.e2el.p95)} ms` +
+    elidedText(file) +
     (flags.length > 0 ? `  [${flags.join("; ")}]` : "")
   );
+}
+
+/** ", 212 s of 480 s idle elided" where the schedule cut idle time (docs/run.md, Schedules). */
+function elidedText(file: RunFile): string {
+  const schedule = file.load.schedule;
+  if (!schedule || schedule.elidedS <= 0) return "";
+  return `, ${fmt(schedule.elidedS, 0)} s of ${fmt(file.durationS, 0)} s idle elided`;
 }
 
 /** The run indices k of the `run-<k>` directories of one cell directory (none when it does not exist). */

@@ -1,3 +1,4 @@
+import { cellSchedule, scheduleCondition } from "../config/schedule.js";
 import { scoresAnswers } from "../config/schema.js";
 import { collectOutputs, computeGuards } from "../metrics/guards.js";
 import { computeRunMetrics } from "../metrics/run-metrics.js";
@@ -60,6 +61,7 @@ export function assembleRunFile(facts: RunFacts): RunFile {
   const startedAtEpochMs = facts.startedAtEpochMs;
   const warmupCount = facts.warmupCount;
   const sorted = [...records].sort((a, b) => a.index - b.index);
+  const schedule = cellSchedule(config, cell);
   const durationS = Math.max(0, lastEnd - origin) / 1000;
   const metrics = computeRunMetrics(sorted, { durationS, slo: cell.slo, warmup: warmupCount });
   const outputs = collectOutputs(sorted);
@@ -144,6 +146,11 @@ export function assembleRunFile(facts: RunFacts): RunFile {
       scheduleLagP50Ms: lagSummary.p50,
       scheduleLagP99Ms: lagSummary.p99,
       eventLoopLagP99Ms: facts.eventLoopLagP99Ms,
+      schedule: {
+        ...scheduleCondition(schedule),
+        elidedS: result.elidedMs / 1000,
+        wallClockS: Math.max(0, durationS - result.elidedMs / 1000),
+      },
     },
     ...metrics,
     server,
@@ -172,6 +179,7 @@ export function assembleRunFile(facts: RunFacts): RunFile {
         warmup: cell.warmup,
         prefix: cell.prefix,
         seed: context.seed,
+        schedule: scheduleCondition(schedule),
         datasetSha256: workload.info.datasetSha256,
         tokenModel: workload.info.tokenModel,
       },

@@ -1,10 +1,12 @@
+import { cellFamily } from "../config/families.js";
 import type { MetricName } from "../config/metric-names.js";
 import type { GateConfig, QualityConfig } from "../config/schema.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { lookSchedule, passLevel, perLookLevel } from "../stats/sequential.js";
 import { type ComparedCell, checkComparability, pairCells } from "./analyze/cells.js";
-import { decide, familyDrafts, speedMembers } from "./analyze/decide.js";
+import { decide, type FamilyGroup, familyDrafts, familyGroupKey, speedMembers } from "./analyze/decide.js";
 import { type Draft, draftsForCell } from "./analyze/drafts.js";
+import { decideFamilies } from "./analyze/families.js";
 import { greedyChecks } from "./analyze/greedy.js";
 import { decideGuards, guardDrafts, guardMembers } from "./analyze/guards.js";
 import {
@@ -23,7 +25,7 @@ import type { CostRates } from "./cost.js";
 import { flattenFingerprint } from "./fingerprint.js";
 import { type AdjustedMember, adjustGatedFamily, type FamilyMember } from "./gated-family.js";
 import { type DriftEstimate, estimateSessionDrift } from "./session-drift.js";
-import { headlineFor, impactOf, mixedResults } from "./summary.js";
+import { headlineFor, impactOf, mixedResults, withFamilyHeadline } from "./summary.js";
 import {
   type BaselineInfo,
   type ComparisonMode,
@@ -61,6 +63,11 @@ export interface AnalyzeInput {
    * compare/capacity.ts): their tests, adjusted with the others; `analyzeWithFamily` returns theirs.
    */
   familyExtras?: readonly FamilyMember[];
+  /**
+   * Each cell's workload family from the config (`family`, or derived from the name: config/families.ts),
+   * for the family tests; a cell not in it gets the derived family of its name.
+   */
+  cellFamilies?: Readonly<Record<string, string>>;
 }
 
 const defaultGuardSettings: QualityConfig["guards"] = {
@@ -170,17 +177,25 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     confidence: gate.confidence,
   });
   // The gated family, one per comparison: the speed checks' tests against the tolerance, the capacity
-  // checks', the guards' and the task checks', Holm-adjusted together at the look's α.
+  // checks', the guards' and the task checks', and the family tests of each gated metric across the
+  // cells of a workload family, adjusted together at the look's α (compare/gated-family.ts).
   const speedDrafts = familyDrafts(drafts);
   const extras = input.familyExtras ?? [];
+  const familyOf = (cell: string) => input.cellFamilies?.[cell] ?? cellFamily({ name: cell });
+  const groups = new Map<string, FamilyGroup>();
+  for (const d of speedDrafts) {
+    const group = { family: familyOf(d.cell), metric: d.metric };
+    groups.set(familyGroupKey(group), group);
+  }
   const family = adjustGatedFamily(
     [
-      ...speedMembers(speedDrafts),
+      ...speedMembers(speedDrafts, familyOf),
       ...extras,
       ...guardMembers(guardDraftList ?? []),
       ...taskMembers(taskDraftList ?? []),
     ],
     alpha,
+    gate.family_weight,
   );
   const at = (offset: number, count: number) => family.members.slice(offset, offset + count);
   const speedAdjusted = at(0, speedDrafts.length);
@@ -188,8 +203,9 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
   const guardOffset = speedDrafts.length + extras.length;
   const guardAdjusted = at(guardOffset, guardDraftList?.length ?? 0);
   const taskAdjusted = at(guardOffset + (guardDraftList?.length ?? 0), taskDraftList?.length ?? 0);
-  // The strictest Holm step of the family (for the detectable change and the futility checks).
-  const gatedCount = Math.max(1, family.summary.regression.total);
+  // The strictest level a check of the family starts at, as a count of tests (Holm's first step is α/m;
+  // a grouped check's (1 − family_weight)·α/m): for the detectable change and the futility checks.
+  const gatedCount = Math.max(1, 1 / family.summary.strictestShare);
   const comparisons = decide(
     drafts,
     alpha,
@@ -205,6 +221,15 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
   const { differences, notComparable } = checkComparability(pairing.fingerprintPairs, gate, warnings);
 
   const counts = countGated(comparisons);
+  const families = decideFamilies(
+    family.familyTests,
+    (key) => groups.get(key)!,
+    (index) => speedDrafts[index]!.cell,
+    comparisons,
+    alpha,
+    passAlpha,
+  );
+  const familyRegressions = families.filter((f) => f.verdict === "regression");
   const brokenCells = cells.filter(
     (cell) => cell.status === "missing-baseline" || cell.status === "missing-candidate",
   );
@@ -225,8 +250,12 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     notComparable.length,
     gate.on_not_comparable,
   );
-  // A guard regression is a regression whatever the speed checks found (docs/quality.md).
-  const verdict = guardRegressions > 0 && speedVerdict !== "not-comparable" ? "regression" : speedVerdict;
+  // A family regression (docs/compare.md, "Family tests") and a guard regression (docs/quality.md) are
+  // regressions whatever the single checks found.
+  const speedAndFamilies =
+    familyRegressions.length > 0 && speedVerdict !== "not-comparable" ? "regression" : speedVerdict;
+  const verdict =
+    guardRegressions > 0 && speedAndFamilies !== "not-comparable" ? "regression" : speedAndFamilies;
 
   const maxRuns = input.repeats.max;
   const { draftOf, futilityInput, resolvable } = futilityModel(
@@ -273,9 +302,14 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     verdict,
     exitCode: exitCodeFor(verdict, gate.fail_on),
     headline: withGuardHeadline(
-      headlineFor(speedVerdict, counts, comparisons, brokenCells.length, notComparable.length),
+      withFamilyHeadline(
+        headlineFor(speedVerdict, counts, comparisons, brokenCells.length, notComparable.length),
+        speedVerdict,
+        familyRegressions,
+        counts,
+      ),
       verdict,
-      speedVerdict,
+      speedAndFamilies,
       guardRegressions,
       counts.improvement,
     ),
@@ -297,6 +331,7 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     settle,
     detection,
     warnings,
+    families,
     ...(guards !== null || greedy !== null || tasks !== null
       ? {
           quality: {
@@ -310,6 +345,7 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
   verdictFile.settings.gatedFamily = {
     regression: family.summary.regression,
     improvement: family.summary.improvement,
+    familyTests: family.summary.familyTests,
   };
   return { verdict: verdictFile, extras: extrasAdjusted };
 }

@@ -1,3 +1,4 @@
+import type { ServerLifecycle } from "../config/schema.js";
 import {
   type CostMode,
   defaultServerStartSeconds,
@@ -105,7 +106,7 @@ export function addedGpuMinutes(
 export interface CostModel {
   /** GPU seconds one server start costs (cost.server_start_s or the server kind's default). */
   serverStartS: number;
-  lifecycle: "per-cell" | "per-run";
+  lifecycle: ServerLifecycle;
   /** Interleaved: runs per side per server start (repeats.block); 1 when not given. */
   runsPerBlock?: number;
 }
@@ -135,7 +136,10 @@ export function gpuMinutesSpent(
   for (const run of runs.candidate) perCell.set(run.cell, (perCell.get(run.cell) ?? 0) + 1);
   const costMode: CostMode = mode === "interleaved" ? "interleaved" : "stored";
   let serverStarts = 0;
-  for (const count of perCell.values())
+  // Per side's server (per-side: every cell shares the starts of the side's longest schedule), else per cell.
+  const counts =
+    model.lifecycle === "per-side" && perCell.size > 0 ? [Math.max(...perCell.values())] : perCell.values();
+  for (const count of counts)
     serverStarts += serverStartsPerCell(costMode, count, looks, model.lifecycle, model.runsPerBlock);
   const startMinutes = (serverStarts * model.serverStartS) / 60;
   return {

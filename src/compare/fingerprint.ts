@@ -4,7 +4,9 @@ import type { FingerprintDifference } from "./verdict-schema.js";
  * The one comparability rule: which recorded conditions may differ between a baseline and a candidate.
  *
  * - Informational fields are recorded and shown but never block: the tool build, the runner's name (two
- *   runners of one pool are the same machine type) and the whole-config hash (it changes whenever the thing
+ *   runners of one pool are the same machine type), the device a server ran on (runner.devices measures
+ *   both sides of a cell on every device it uses, a crossover, so devices differ between runs by design)
+ *   and the whole-config hash (it changes whenever the thing
  *   under test is itself in the config; the conditions it covers are compared field by field instead:
  *   `server.*`, `model.*`, `sampling.*`, `workload.*`, `gpu.*`).
  * - Fields named in `allowed_differences` (or under a group named there) are the thing under test, and so
@@ -14,7 +16,7 @@ import type { FingerprintDifference } from "./verdict-schema.js";
  *   the tool (a baseline from before the field existed), is informational too: unknown is not different.
  * - Every other difference makes the runs not comparable, and is reported with its value on each side.
  */
-export const informationalFields: readonly string[] = ["tool", "runner.name", "configHash"];
+export const informationalFields: readonly string[] = ["tool", "runner.name", "runner.device", "configHash"];
 
 /** Recorded fields that follow from a configured one: allowing the source allows them too. */
 export const derivedFields: Readonly<Record<string, readonly string[]>> = {

@@ -1,3 +1,4 @@
+import { cellFamily } from "../config/families.js";
 import type { Config, GateConfig, QualityConfig } from "../config/schema.js";
 import { configSchema } from "../config/schema.js";
 import { serverLifecycle, serverStartSeconds } from "../config/summary.js";
@@ -37,6 +38,8 @@ export interface CompareSettings {
   quality?: QualityConfig;
   /** Each cell's load dimension and SLOs from the config, for the sweeps' curves (compare/sweep-curves.ts). */
   sweepCells?: readonly SweepCellHint[];
+  /** Each cell's workload family (config/families.ts), for the family tests; without a config, derived from the names. */
+  cellFamilies?: Readonly<Record<string, string>>;
 }
 
 export function defaultCompareSettings(): CompareSettings {
@@ -62,6 +65,7 @@ export function settingsFromConfig(config: Config): CompareSettings {
     ...(capacityCells(config).length > 0
       ? { capacity: { cells: capacityCells(config), cost: config.cost } }
       : {}),
+    cellFamilies: Object.fromEntries(config.cells.map((cell) => [cell.name, cellFamily(cell)])),
     sweepCells: config.cells.map((cell) => ({
       name: cell.name,
       load: { type: cell.load.type },
@@ -129,6 +133,7 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     now: (input.now ?? new Date()).toISOString(),
     tool: { name: toolName, version: toolVersion },
     familyExtras: capacityMembers(capacity),
+    ...(settings.cellFamilies === undefined ? {} : { cellFamilies: settings.cellFamilies }),
   });
   let decided = analyzed.verdict;
   decided.gpuMinutes = gpuMinutesSpent(

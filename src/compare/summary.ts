@@ -1,5 +1,5 @@
-import { type MetricName, metricSpecs } from "../config/metric-names.js";
-import type { Comparison, OverallVerdict, VerdictFile } from "./verdict-schema.js";
+import { describeMetric, type MetricName, metricSpecs } from "../config/metric-names.js";
+import type { Comparison, FamilyFinding, OverallVerdict, VerdictFile } from "./verdict-schema.js";
 
 /** The parts of the verdict written for people: headline, mixed results, impact at this load. */
 
@@ -32,6 +32,34 @@ export function headlineFor(
         ? `Error: ${brokenCells} cell${brokenCells === 1 ? " has" : "s have"} no usable runs on one side`
         : "Error: nothing could be compared";
   }
+}
+
+/** "TTFT p95 across the 6 rag cells +10.2%": a family test's finding in words (docs/compare.md, "Family tests"). */
+export function familyFindingWords(
+  finding: Pick<FamilyFinding, "family" | "metric" | "cells" | "ratio">,
+): string {
+  const change = (finding.ratio - 1) * 100;
+  return `${describeMetric(finding.metric)} across the ${finding.cells.length} ${finding.family} cells ${change >= 0 ? "+" : "−"}${Math.abs(change).toFixed(1)}%`;
+}
+
+/**
+ * The headline when family tests found a regression: said after the single checks' regressions, or in
+ * place of the headline when no single check is one (the verdict is a regression because of them).
+ */
+export function withFamilyHeadline(
+  headline: string,
+  speedVerdict: OverallVerdict,
+  familyRegressions: readonly Pick<FamilyFinding, "family" | "metric" | "cells" | "ratio">[],
+  counts: VerdictFile["counts"],
+): string {
+  if (familyRegressions.length === 0 || speedVerdict === "not-comparable") return headline;
+  const found = `${familyRegressions.map(familyFindingWords).join("; ")} on average, beyond tolerance`;
+  const tally = ` (${tallyOf(counts)})`;
+  if (speedVerdict === "regression") {
+    const said = headline.endsWith(tally) ? headline.slice(0, -tally.length) : headline;
+    return `${said}; ${found}${tally}`;
+  }
+  return `Regression: ${found}${tally}`;
 }
 
 /**

@@ -69,6 +69,37 @@ export const comparisonSchema = z.object({
     .describe("Rank-based cross-check at >= 5 runs per side (one-sided MWU p for 'worse'; never blocks)."),
 });
 
+/**
+ * A family test (docs/compare.md, "Family tests"): one gated metric across the cells of one workload
+ * family, the hypothesis "their average change (the mean of the cells' log ratios) is within the
+ * tolerance" tested beside the per-cell checks in the gated family.
+ */
+export const familyFindingSchema = z.object({
+  family: z.string(),
+  metric: z.enum(metricNames),
+  /** The cells pooled (those whose check of this metric was tested on per-run logs). */
+  cells: z.array(z.string()),
+  higherIsBetter: z.boolean(),
+  tolerance: z.number(),
+  /** The geometric mean over the cells of candidate / baseline. */
+  ratio: z.number(),
+  /** The decision interval of that ratio, as a check's `ci` (worse end at the level the test faced). */
+  ci: interval,
+  ciLevels: interval,
+  /** One-sided p of the family test against the tolerance in the direction observed, adjusted in the gated family. */
+  p: z.number(),
+  pRaw: z.number(),
+  standardError: z.number().describe("Of the mean log ratio."),
+  df: z
+    .number()
+    .nullable()
+    .describe("Satterthwaite degrees of freedom; null when no variance was estimated."),
+  /** regression: the family's average change is beyond the tolerance (blocking); improvement: the mirror. */
+  verdict: z.enum(["regression", "improvement", "no-finding"]),
+  /** The pooled cells whose own check of this metric is a regression (named on their own). */
+  regressedCells: z.array(z.string()),
+});
+
 export const runRefSchema = z.object({
   side: z.enum(["baseline", "candidate"]),
   cell: z.string(),
@@ -213,6 +244,11 @@ export const verdictFileSchema = z.object({
           leftOut: z.number().int(),
         }),
         improvement: z.object({ total: z.number().int(), leftOut: z.number().int() }),
+        /**
+         * The family tests beside the checks (docs/compare.md, "Family tests"): each grouped check's share
+         * given to them (gate.family_weight) and how many there are per direction. Absent in older files.
+         */
+        familyTests: z.object({ weight: z.number(), total: z.number().int() }).optional(),
       })
       .optional(),
   }),
@@ -254,6 +290,11 @@ export const verdictFileSchema = z.object({
     })
     .nullable(),
   warnings: z.array(z.string()),
+  /**
+   * The family tests of this look (docs/compare.md, "Family tests"), found or not; a regression among
+   * them makes the verdict a regression. Absent in files written before them.
+   */
+  families: z.array(familyFindingSchema).optional(),
   /** Quality beside speed (docs/quality.md); absent when no run had guard counts. */
   quality: qualityVerdictSchema.optional(),
   /** GPU-minutes the comparison's runs cost, every server start counted (set by compare, after analyze). */
@@ -274,3 +315,4 @@ export type ComparisonMode = (typeof comparisonModes)[number];
 export type OverallVerdict = (typeof overallVerdicts)[number];
 export type FingerprintDifference = z.output<typeof fingerprintDifferenceSchema>;
 export type GpuMinutesSpent = z.output<typeof gpuMinutesSpentSchema>;
+export type FamilyFinding = z.output<typeof familyFindingSchema>;

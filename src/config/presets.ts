@@ -45,7 +45,7 @@ server:
   port: 8000
   hf_cache_dir: /opt/hf-cache
   startup_timeout_s: 900
-  lifecycle: per-cell        # per-run restarts the server before every run: captures start-to-start variance, costs a start each run
+  lifecycle: per-side        # one server per side for every cell, prefix cache reset between cells; per-cell / per-run start more often
 `;
     case "command":
       return `
@@ -56,7 +56,7 @@ server:
   env: { VLLM_SERVER_DEV_MODE: "1" }   # lets the gate reset the prefix cache between runs
   port: 8000
   startup_timeout_s: 900
-  lifecycle: per-cell
+  lifecycle: per-side
 `;
     case "external":
       return `
@@ -74,7 +74,7 @@ server:
   kind: sim
   profile: small-gpu
   seed: 0
-  lifecycle: per-cell
+  lifecycle: per-side
 `;
   }
 }

@@ -143,6 +143,8 @@ function limitsSection(): string[] {
     `| cells | ${n(L.cells)} |`,
     `| \`repeats.min\`, \`repeats.max\`, \`repeats.baseline\`, \`repeats.block\` | ${n(L.runs)} |`,
     `| \`gate.baseline_sessions\` | ${n(L.baselineSessions)} |`,
+    `| \`runner.devices\` (servers at once) | ${n(L.devices)} |`,
+    `| \`runner.settle_ms\` | ${n(L.settleMs)} ms |`,
     "",
     `The client opens at most as many connections as a run has requests. A config with many problems lists the first ${maxListedProblems} (each message`,
     `at most ${n(maxProblemChars)} characters, at most ${maxListedKeys} unknown keys named per mapping) and counts the rest; checking is linear in the size of the file.`,

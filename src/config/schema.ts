@@ -49,6 +49,10 @@ export const configLimits = {
   runs: 1000,
   /** gate.baseline_sessions: one page of the GitHub API's run listing. */
   baselineSessions: 100,
+  /** runner.devices: servers a runner runs at once. */
+  devices: 64,
+  /** runner.settle_ms: the wait after the last response before an idle-elided arrival (one minute). */
+  settleMs: 60_000,
 } as const;
 
 /** The message of a limit: names the limit and where it is documented. */
@@ -65,11 +69,14 @@ const startupTimeout = positiveNumber("a positive number of seconds")
   .describe("Seconds to wait for /health and /v1/models to answer before giving up.");
 
 const serverLifecycle = z
-  .enum(["per-run", "per-cell"])
-  .default("per-cell")
+  .enum(["per-side", "per-cell", "per-run"])
+  .default("per-side")
   .describe(
-    "per-cell: one server for all runs of a cell, prefix cache reset between runs (cheaper). per-run: a fresh server for every run (captures start-to-start variance, costs a start-up per run).",
+    "per-side: one server for every cell of a side (one start per block of runs), its prefix cache reset between cells; a server that cannot reset it gets a new server per cell, and the runs say so (the cheapest). per-cell: one server for all runs of a cell. per-run: a fresh server for every run (captures start-to-start variance, costs a start-up per run).",
   );
+
+/** How many cells and runs one server start serves (docs/run.md, Server lifecycle). */
+export type ServerLifecycle = z.output<typeof serverLifecycle>;
 
 const apiKeyEnv = envVarName()
   .optional()
@@ -515,11 +522,28 @@ const sweepSchema = z
     "A load sweep (run --sweep): the loads listed, or a geometric series from..to of count loads, in the dimension of `load`.",
   );
 
+/** How open-loop arrivals are timed (docs/run.md, Schedules). */
+const scheduleKind = z
+  .enum(["idle-elided", "real-time"], {
+    error: (issue) =>
+      `expected idle-elided or real-time (how open-loop arrivals are timed), got ${describeValue(issue.input)}`,
+  })
+  .describe(
+    "idle-elided: when no request is in flight, the next arrival is sent after settle_ms instead of at its time, and the rest of the schedule moves as much earlier (in-flight sets and queues stay as on real time; a low-load cell takes a fraction of its wall-clock). real-time: every arrival at its time (keep it where the server is not the same after an idle gap, e.g. GPU clocks that drop when idle).",
+  );
+
 export const cellSchema = strictObject({
   name: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_.-]*$/, "expected a name of lower-case letters, digits, '.', '_' or '-'"),
   description: z.string().optional(),
+  family: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_.-]*$/, "expected a family name of lower-case letters, digits, '.', '_' or '-'")
+    .optional()
+    .describe(
+      "Workload family: the cells a change is likely to move together (docs/compare.md#family-tests). The gate tests each gated metric across a family's cells as one combined test beside the per-cell tests. Default: the part of the cell's name before its first '-' (chat-fresh-low -> chat), the whole name when it has none.",
+    ),
   endpoint: z.enum(["completions", "chat"]).default("completions"),
   dataset: datasetSchema,
   load: loadSchema,
@@ -543,7 +567,16 @@ export const cellSchema = strictObject({
     .default(600)
     .describe("Per-request timeout in seconds."),
   seed: nonNegativeInt().optional().describe("Workload seed; defaults to the top-level seed."),
+  schedule: scheduleKind.optional().describe("This cell's schedule; defaults to runner.schedule."),
 });
+
+/** The family tests' share of a grouped check's level (gate.family_weight): default and limit. */
+export const defaultFamilyWeight = 0.2;
+export const maxFamilyWeight = 0.9;
+const familyWeightExpected = {
+  error: (issue: { input?: unknown }) =>
+    `expected a fraction from 0 to ${maxFamilyWeight} (the limit on gate.family_weight: the rest of a check's level keeps it testable on its own), got ${describeValue(issue.input)}`,
+};
 
 const gateSchema = strictObject({
   metrics: z
@@ -607,6 +640,14 @@ const gateSchema = strictObject({
     .describe(
       "Floor on the run-to-run sd of ln(metric) per side: identical runs (a deterministic simulator) are treated as varying by this much, never as infinite certainty.",
     ),
+  family_weight: z
+    .number(familyWeightExpected)
+    .min(0, familyWeightExpected)
+    .max(maxFamilyWeight, familyWeightExpected)
+    .default(defaultFamilyWeight)
+    .describe(
+      "Share of each grouped check's level given to its workload family's combined test (docs/compare.md#family-tests): a change that moves a metric in every cell of a family is caught from the family's pooled runs, at the price of this share on each single-cell test until the family test is rejected. 0 turns the family tests off (Holm over the checks alone).",
+    ),
   outlier_threshold: nonNegativeNumber()
     .default(5)
     .describe(
@@ -662,6 +703,59 @@ const costSchema = strictObject({
       "GPU seconds one server start costs (image pull aside: weights load, compile, warm-up), for the GPU-minutes validate estimates and the report prints. Default 180 for docker and command, 0 for external, 1 for sim.",
     ),
 });
+
+/** One server's devices: an index (`3`) or a comma list for a server spanning several (`"0,1"`). */
+const deviceSpec = z
+  .union([
+    nonNegativeInt("a device index"),
+    z.string().regex(/^\d+(,\d+)*$/, 'expected a device index or a comma list such as "0,1"'),
+  ])
+  .transform(String);
+
+/**
+ * The measuring machine: its GPUs, one server on each (docs/action.md, Several GPUs), and how the open-loop
+ * schedules are timed (docs/run.md, Schedules).
+ */
+const runnerSchema = strictObject({
+  devices: z
+    .union(
+      [
+        positiveInt("a number of devices").max(configLimits.devices, atMost(configLimits.devices, "devices")),
+        z
+          .array(deviceSpec)
+          .min(1, "expected at least one device")
+          .max(configLimits.devices, atMost(configLimits.devices, "devices")),
+      ],
+      {
+        error: (issue) =>
+          `expected a number of devices or a list of device indices (each a number or "0,1" for a server on two), got ${describeValue(issue.input)}`,
+      },
+    )
+    .optional()
+    .transform((devices) =>
+      devices === undefined
+        ? undefined
+        : typeof devices === "number"
+          ? Array.from({ length: devices }, (_, index) => String(index))
+          : devices,
+    )
+    .describe(
+      'GPUs to measure on at once, one server on each: a count (4: devices 0-3) or a list ([0, 2] or ["0,1", "2,3"] for servers on two GPUs). Docker gets --gpus device=K, a command CUDA_VISIBLE_DEVICES=K, the simulator --device K. Cells and both sides run in parallel, each cell\'s sides on one device (a crossover). Unset: one server at a time, on the GPUs server.gpus names.',
+    ),
+  schedule: scheduleKind.default("idle-elided"),
+  settle_ms: nonNegativeNumber("a number of milliseconds >= 0")
+    .max(configLimits.settleMs, atMost(configLimits.settleMs, "runner.settle_ms"))
+    .default(100)
+    .describe(
+      "idle-elided: how long after the last request ended the next arrival is sent, where its time is later.",
+    ),
+}).refine(
+  (runner) => runner.devices === undefined || new Set(runner.devices).size === runner.devices.length,
+  {
+    message: "expected each device once",
+    path: ["devices"],
+  },
+);
 
 const telemetrySchema = strictObject({
   metrics_interval_s: positiveNumber()
@@ -843,6 +937,7 @@ export const configSchema = strictObject({
   repeats: repeatsSchema.default({ min: 5, max: 25, baseline: 10, block: 5 }),
   gate: gateSchema.default(gateSchema.parse({})),
   cost: costSchema.default({ gpus: 1 }),
+  runner: runnerSchema.default(runnerSchema.parse({})),
   telemetry: telemetrySchema.default({ metrics_interval_s: 2, nvidia_smi_interval_s: 1 }),
   client: clientSchema.default({
     max_schedule_lag_ms: 10,
@@ -855,7 +950,45 @@ export const configSchema = strictObject({
   for (const problem of promptTokenBudget(config.cells)) context.addIssue({ code: "custom", ...problem });
   for (const problem of capacityProblems(config.cells)) context.addIssue({ code: "custom", ...problem });
   for (const problem of unknownQualityCells(config)) context.addIssue({ code: "custom", ...problem });
+  for (const problem of deviceProblems(config)) context.addIssue({ code: "custom", ...problem });
 });
+
+/**
+ * runner.devices runs one server per device at once: each needs its own port (a command's argv says
+ * `{port}`), a server we do not start cannot be placed on a device, and capacity and sweep cells (which
+ * decide their own runs) are measured one server at a time.
+ */
+function deviceProblems(config: {
+  runner: { devices?: readonly string[] | undefined };
+  server: ServerConfig;
+  cells: readonly CellConfig[];
+}): { path: (string | number)[]; message: string }[] {
+  const devices = config.runner.devices;
+  if (devices === undefined) return [];
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  if (config.server.kind === "external")
+    problems.push({
+      path: ["runner", "devices"],
+      message:
+        "expected no runner.devices with server.kind external (a deployment we do not start cannot be placed on a device)",
+    });
+  if (
+    config.server.kind === "command" &&
+    devices.length > 1 &&
+    !config.server.argv.some((arg) => arg.includes("{port}"))
+  )
+    problems.push({
+      path: ["server", "argv"],
+      message: `expected {port} in server.argv with ${devices.length} runner.devices (each device's server listens on server.port + its position: --port, "{port}")`,
+    });
+  const searched = config.cells.filter((cell) => cell.capacity !== undefined || cell.sweep !== undefined);
+  if (searched.length > 0)
+    problems.push({
+      path: ["runner", "devices"],
+      message: `expected no capacity or sweep cells with runner.devices (they are measured one server at a time): ${searched.map((cell) => cell.name).join(", ")}; keep them in a config of their own`,
+    });
+  return problems;
+}
 
 /**
  * A capacity cell needs an objective (an SLO in `slo`) and a load with one dimension to search (rate or

@@ -1,4 +1,4 @@
-import type { Config, ServerConfig } from "./schema.js";
+import type { Config, ServerConfig, ServerLifecycle } from "./schema.js";
 
 /**
  * What the config layer knows of each server kind, declared once: the kinds are the branches of
@@ -13,7 +13,7 @@ export interface ServerKindFacts<K extends ServerKind> {
   /** GPU seconds one start costs when `cost.server_start_s` is not set (a vLLM start loads weights). */
   readonly defaultStartSeconds: number;
   /** The lifecycle of a server of this kind: its `lifecycle` field, or fixed (a server we do not start is shared). */
-  lifecycle(server: ServerConfigOf<K>): "per-run" | "per-cell";
+  lifecycle(server: ServerConfigOf<K>): ServerLifecycle;
   /** The `server:` line of `validate` (given the template view: it is printed). */
   describe(server: ServerConfigOf<K>): string;
 }
@@ -30,7 +30,8 @@ export const serverKindFacts = {
     describe: (server) => `command ${server.argv.join(" ")}`,
   },
   external: {
-    // Someone else started it: no start is ours to pay for, and one server serves every run.
+    // Someone else started it: no start is ours to pay for, and one server serves every run (its cache is
+    // not reset between cells: it is a deployment, not ours to reset beyond the fresh policy's).
     defaultStartSeconds: 0,
     lifecycle: () => "per-cell",
     describe: (server) => `external ${server.base_url}`,
@@ -58,7 +59,7 @@ export function factsOf<K extends ServerKind>(server: ServerConfigOf<K>): Server
 export const serverKinds = Object.keys(serverKindFacts) as [ServerKind, ...ServerKind[]];
 
 /** Whether each run gets its own server or a cell's runs share one. */
-export function serverLifecycle(config: Pick<Config, "server">): "per-cell" | "per-run" {
+export function serverLifecycle(config: Pick<Config, "server">): ServerLifecycle {
   return factsOf(config.server).lifecycle(config.server);
 }
 

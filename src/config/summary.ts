@@ -1,11 +1,13 @@
 import { type TemplateAt, templateView } from "./interpolate.js";
 import { metricSpecs } from "./metric-names.js";
+import { type CellSchedule, cellSchedule, describeSchedule } from "./schedule.js";
 import {
   type CellConfig,
   type Config,
   isSearchedCell,
   type LengthConfig,
   type LoadConfig,
+  type ServerLifecycle,
 } from "./schema.js";
 import {
   describeServer,
@@ -27,8 +29,15 @@ export interface CellSummary {
   size: string;
   prefix: string;
   warmup: string;
-  /** Expected measured seconds of one run (from the schedule; closed-loop estimated). */
+  /** The schedule its arrivals are timed by (config/schedule.ts). */
+  schedule: string;
+  /**
+   * Expected GPU seconds of one run's measured phase (from the schedule; closed-loop estimated): the
+   * schedule's duration minus the idle time the idle-elided schedule is expected to cut.
+   */
   estimatedSecondsPerRun: number;
+  /** Of the schedule's duration, the idle seconds expected to be elided (0 on real time). */
+  estimatedElidedSecondsPerRun: number;
 }
 
 export interface ConfigSummary {
@@ -46,6 +55,12 @@ export interface ConfigSummary {
 
 /** Assumed per-stream decode speed for closed-loop estimates; the estimate says so. */
 const assumedSecondsPerOutputToken = 0.03;
+/**
+ * A lone request's speed, for the idle time the idle-elided schedule cuts at low load (a small model on
+ * one GPU); the estimate says so.
+ */
+const assumedLoneSecondsPerOutputToken = 0.01;
+const assumedLoneSecondsPerPromptToken = 0.0001;
 
 export function lengthMean(length: LengthConfig): number {
   if (typeof length === "number") return length;
@@ -128,6 +143,38 @@ function estimateSeconds(cell: CellConfig): number {
   }
 }
 
+function promptTokensMean(cell: CellConfig): number {
+  const dataset = cell.dataset;
+  switch (dataset.type) {
+    case "synthetic":
+      return lengthMean(dataset.input_tokens);
+    case "shared_prefix":
+      return dataset.prefix_tokens + lengthMean(dataset.suffix_tokens);
+    case "long_document":
+      return dataset.document_tokens + lengthMean(dataset.question_tokens);
+    default:
+      return 256;
+  }
+}
+
+/**
+ * Idle seconds per run the idle-elided schedule is expected to cut from an open-loop rate cell at low
+ * load. With Poisson-like arrivals at rate λ and requests of S seconds that do not queue, the requests
+ * in flight are Poisson with mean λS, so an arrival finds nothing in flight with probability e^(−λS)
+ * (PASTA), and the idle gap before it, exponential with mean 1/λ, is cut but for the settle time: per
+ * run N·e^(−λS)·e^(−λ·settle)/λ. S is a lone request's time at the assumed speeds above.
+ */
+function estimateElidedSeconds(cell: CellConfig, schedule: CellSchedule): number {
+  if (schedule.kind !== "idle-elided" || cell.load.type !== "rate" || !("requests" in cell.size)) return 0;
+  const rate = cell.load.rate;
+  const serviceS =
+    promptTokensMean(cell) * assumedLoneSecondsPerPromptToken +
+    outputTokensMean(cell) * assumedLoneSecondsPerOutputToken;
+  return (
+    (cell.size.requests * Math.exp(-rate * serviceS) * Math.exp((-rate * schedule.settleMs) / 1000)) / rate
+  );
+}
+
 function describeWarmup(cell: CellConfig): string {
   return "requests" in cell.warmup ? `${cell.warmup.requests} req` : `${cell.warmup.duration_s} s`;
 }
@@ -172,6 +219,8 @@ export function summarizeConfig(
         );
       }
     }
+    const schedule = cellSchedule(config, cell);
+    const elided = estimateElidedSeconds(cell, schedule);
     return {
       name: text.name,
       endpoint: text.endpoint,
@@ -180,7 +229,9 @@ export function summarizeConfig(
       size,
       prefix: text.prefix,
       warmup: describeWarmup(text),
-      estimatedSecondsPerRun: estimateSeconds(cell),
+      schedule: describeSchedule(schedule),
+      estimatedSecondsPerRun: Math.max(0, estimateSeconds(cell) - elided),
+      estimatedElidedSecondsPerRun: elided,
     };
   });
 
@@ -229,12 +280,30 @@ export function renderSummary(file: string, summary: ConfigSummary): string {
     `${summary.cells.length} cell${summary.cells.length === 1 ? "" : "s"}:`,
     `  ${line(header)}`,
     ...rows.map((row) => `  ${line(row)}`),
+    ...renderSchedules(summary.cells),
     `runs per side: ${summary.runs.min} to ${summary.runs.max} (more only while the verdict is inconclusive)`,
     `gated: ${summary.gate}`,
     ...renderGpuMinutes(summary.gpuMinutes, summary.searchedCells, summary.cells.length),
   ];
   for (const warning of summary.warnings) out.push(`warning: ${warning}`);
   return `${out.join("\n")}\n`;
+}
+
+/** One line per schedule: which cells run on it, and the idle time it is expected to cut. */
+function renderSchedules(cells: readonly CellSummary[]): string[] {
+  const bySchedule = new Map<string, CellSummary[]>();
+  for (const cell of cells) bySchedule.set(cell.schedule, [...(bySchedule.get(cell.schedule) ?? []), cell]);
+  return [...bySchedule].map(([schedule, members]) => {
+    const elided = members.reduce((sum, cell) => sum + cell.estimatedElidedSecondsPerRun, 0);
+    const total = members.reduce((sum, cell) => sum + cell.estimatedSecondsPerRun, 0) + elided;
+    const names =
+      members.length === cells.length ? "every cell" : members.map((cell) => cell.name).join(", ");
+    return `schedule: ${schedule}: ${names}${
+      elided >= 1
+        ? `; about ${Math.round(elided)} of ${Math.round(total)} s of schedule per run cut (${Math.round((100 * elided) / total)}%)`
+        : ""
+    }`;
+  });
 }
 
 // GPU-minutes per pull request and per mode. Every server start is counted: a start loads weights and
@@ -254,7 +323,8 @@ export function serverStartSeconds(config: Pick<Config, "server" | "cost">): num
 export { serverLifecycle };
 
 /**
- * Server starts per cell to reach `runs` runs per side. stored (the PR's side only): one start per
+ * Server starts per cell to reach `runs` runs per side (under `per-side`, per side's server: every cell
+ * of the side shares its starts, see `startedServers`). stored (the PR's side only): one start per
  * measuring step, i.e. per look reached; interleaved (both sides, alternating in groups of
  * `runsPerBlock` runs per side, A B | B A ...): each look's step from a to b runs touches g groups and is
  * g + 1 blocks of consecutive same-side runs, one start each (k = 1: b − a + 1); baseline (the push job):
@@ -264,7 +334,7 @@ export function serverStartsPerCell(
   mode: CostMode,
   runs: number,
   looks: readonly number[],
-  lifecycle: "per-cell" | "per-run",
+  lifecycle: ServerLifecycle,
   runsPerBlock = 1,
 ): number {
   if (runs <= 0) return 0;
@@ -278,6 +348,15 @@ export function serverStartsPerCell(
   for (let i = 1; i < bounds.length; i++)
     starts += interleavedStepStarts(bounds[i - 1]!, bounds[i]!, runsPerBlock);
   return starts;
+}
+
+/**
+ * How many servers of one side the starts of `serverStartsPerCell` are counted for: one under `per-side`
+ * (every cell of a config shares its engine flags, so one server serves them all, its prefix cache reset
+ * between cells), one per cell otherwise.
+ */
+export function startedServers(lifecycle: ServerLifecycle, cells: number): number {
+  return lifecycle === "per-side" ? Math.min(1, cells) : cells;
 }
 
 /** Server starts per cell of one interleaved measuring step from `from` to `to` runs per side. */
@@ -308,7 +387,9 @@ export function estimateGpuMinutes(
   const cells = secondsPerRunByCell.length;
   const price = config.cost.gpu_hourly_usd;
   const at = (mode: CostMode, runs: number) => {
-    const starts = cells * serverStartsPerCell(mode, runs, looks, lifecycle, config.repeats.block);
+    const starts =
+      startedServers(lifecycle, cells) *
+      serverStartsPerCell(mode, runs, looks, lifecycle, config.repeats.block);
     const sides = mode === "interleaved" ? 2 : 1;
     return { starts, minutes: (sides * runs * runSeconds + starts * startSeconds) / 60 };
   };
@@ -360,7 +441,7 @@ function renderGpuMinutes(
     );
   }
   lines.push(
-    `  (rough: schedules as declared, closed-loop cells at ${assumedSecondsPerOutputToken * 1000} ms per output token; a server start counted as cost.server_start_s)`,
+    `  (rough: schedules as declared, closed-loop cells at ${assumedSecondsPerOutputToken * 1000} ms per output token, idle time cut for a lone request at ${assumedLoneSecondsPerOutputToken * 1000} ms per output token and ${assumedLoneSecondsPerPromptToken * 1000} ms per prompt token; a server start counted as cost.server_start_s)`,
   );
   return lines;
 }

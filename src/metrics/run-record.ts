@@ -14,7 +14,11 @@ export interface RunRecord {
   cell: string;
   run: number | null;
   startedAt: string | null;
-  /** Measured phase in seconds (first dispatch to last completion), for the GPU time spent; null if unknown. */
+  /**
+   * Wall-clock of the measured phase in seconds (first dispatch to last completion), for the GPU time
+   * spent: with idle gaps elided, what it took (run.json load.schedule.wallClockS), not the schedule's
+   * duration; null if unknown.
+   */
   durationS?: number | null;
   /** Per-run metric values: latencies in ms, throughputs per second, error_rate as a fraction. */
   metrics: Partial<Record<MetricName, number | null>>;
@@ -69,7 +73,7 @@ export function runRecordFromRunFile(file: RunFile, source: string): RunRecord {
     cell: file.cell,
     run: file.run,
     startedAt: file.startedAt,
-    durationS: file.durationS,
+    durationS: file.load.schedule?.wallClockS ?? file.durationS,
     metrics,
     requests: {
       total: file.requests.total,

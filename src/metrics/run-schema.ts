@@ -89,7 +89,12 @@ export const runFileSchema = z.object({
   /** `baseline` or `candidate` in interleaved jobs; free-form label otherwise. */
   side: z.string().optional(),
   startedAt: z.string().describe("ISO-8601 wall-clock time the measured phase began."),
-  durationS: z.number().nonnegative().describe("Measured phase: first dispatch to last completion."),
+  durationS: z
+    .number()
+    .nonnegative()
+    .describe(
+      "Measured phase: first dispatch to last completion, on the schedule's timeline (with idle gaps elided, what it takes on real time; load.schedule.wallClockS is what it took).",
+    ),
   /** How the run was sized and loaded, as executed (for re-analysis). */
   load: z.object({
     type: z.enum(["concurrency", "rate", "stages"]),
@@ -101,6 +106,17 @@ export const runFileSchema = z.object({
     scheduleLagP50Ms: z.number().nullable(),
     scheduleLagP99Ms: z.number().nullable(),
     eventLoopLagP99Ms: z.number().nullable(),
+    schedule: z
+      .object({
+        kind: z.enum(["idle-elided", "real-time"]),
+        settleMs: z.number().nonnegative().optional(),
+        elidedS: z.number().nonnegative().describe("Idle time elided: durationS minus the wall-clock."),
+        wallClockS: z.number().nonnegative().describe("Wall-clock of the measured phase (GPU time spent)."),
+      })
+      .optional()
+      .describe(
+        "How the arrivals were timed (docs/run.md, Schedules). durationS and every time in requests.jsonl are on the schedule's timeline, as on real time; absent in files of earlier versions (real time).",
+      ),
   }),
   requests: z.object({
     total: z.number().int().nonnegative(),

@@ -1,6 +1,6 @@
 import type { CapacityComparison } from "../compare/capacity-schema.js";
 import type { GreedyCheck, GuardCheck, TaskCheck } from "../compare/quality-schema.js";
-import type { Comparison, VerdictFile } from "../compare/verdict-schema.js";
+import type { Comparison, FamilyFinding, VerdictFile } from "../compare/verdict-schema.js";
 import { describeMetric, type MetricName, metricSpecs } from "../config/metric-names.js";
 import {
   formatChange,
@@ -31,7 +31,7 @@ export interface Meaning {
 export interface Finding {
   verdict: FindingVerdict;
   /** Speed and capacity checks are how fast; quality checks whether the outputs stayed the same. */
-  kind: "speed" | "capacity" | "quality";
+  kind: "speed" | "capacity" | "quality" | "family";
   cell: string;
   /** What was checked, with its direction: "TTFT p95 ↓". */
   check: string;
@@ -225,12 +225,53 @@ function greedyFinding(check: GreedyCheck): Finding | null {
   };
 }
 
+/**
+ * A family test that found something: one gated metric across a workload family's cells, on average
+ * beyond the tolerance (docs/compare.md, "Family tests"); which cells regressed on their own is its note.
+ */
+function familyFinding(f: FamilyFinding): Finding | null {
+  if (f.verdict === "no-finding") return null;
+  const spec = metricSpecs[f.metric];
+  const up = f.ratio > 1;
+  const percent = `${Math.abs((f.ratio - 1) * 100).toFixed(1)}%`;
+  const across = `on average across the ${f.cells.length} cells`;
+  const plain = spec.plain;
+  const meaning: Meaning =
+    plain.kind === "wait"
+      ? {
+          subject: `${spec.source.kind === "latency" ? slowestUsers(spec.source.statistic) : "users"} wait`,
+          detail: `${percent} ${up ? "longer" : "less"} ${plain.waitFor}, ${across} (${spec.label})`,
+        }
+      : {
+          subject: plain.kind === "per-hour" ? "it completes" : "there are",
+          detail: `${percent} ${up ? "more" : "fewer"} ${plain.noun}${plain.kind === "per-hour" ? " per hour" : ""}, ${across} (${spec.label})`,
+        };
+  return {
+    verdict: f.verdict,
+    kind: "family",
+    cell: `${f.family} (${f.cells.length} cells)`,
+    check: describeMetric(f.metric) + arrow(f.higherIsBetter),
+    values: "family average",
+    change: formatChange(f.ratio),
+    interval: formatIntervalOneLine(f.ci),
+    tolerance: `±${formatFractionAsPercent(f.tolerance)}`,
+    note:
+      f.verdict !== "regression"
+        ? null
+        : f.regressedCells.length > 0
+          ? `a regression on its own in ${f.regressedCells.join(", ")}`
+          : "no cell is a regression on its own yet",
+    meaning,
+  };
+}
+
 const order: Record<FindingVerdict, number> = { regression: 0, improvement: 1, inconclusive: 2 };
 
 /** Every finding of the verdict: regressions first, then improvements, then the open checks. */
 export function findingsOf(verdict: VerdictFile): Finding[] {
   const findings = [
     ...verdict.comparisons.map(speedFinding),
+    ...(verdict.families ?? []).map(familyFinding),
     ...(verdict.capacity ?? []).map(capacityFinding),
     ...(verdict.quality?.guards ?? []).map(guardFinding),
     ...(verdict.quality?.tasks ?? []).map(taskFinding),

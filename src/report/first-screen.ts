@@ -106,11 +106,17 @@ function reason(verdict: VerdictFile, findings: readonly Finding[], markup: Mark
   switch (verdict.verdict) {
     case "regression": {
       const quality = regressions.filter((f) => f.kind === "quality");
-      const speed = regressions.filter((f) => f.kind !== "quality");
+      const family = regressions.filter((f) => f.kind === "family");
+      const speed = regressions.filter((f) => f.kind === "speed" || f.kind === "capacity");
       const parts: string[] = [];
+      const mixed = verdict.mixed.length > 0 ? "; other phases got better (a mixed result)" : "";
       if (speed.length > 0)
         parts.push(
-          `${plural(speed.length, "gated check")} got worse beyond the tolerance: ${checkNames(speed, markup)}${verdict.mixed.length > 0 ? "; other phases got better (a mixed result)" : ""}`,
+          `${plural(speed.length, "gated check")} got worse beyond the tolerance: ${checkNames(speed, markup)}${mixed}`,
+        );
+      if (family.length > 0)
+        parts.push(
+          `${speed.length > 0 ? "On average across a workload family's cells, " : "No cell alone, but on average across a workload family's cells, "}${checkNames(family, markup)} got worse beyond the tolerance${speed.length > 0 ? "" : mixed}`,
         );
       if (quality.length > 0)
         parts.push(

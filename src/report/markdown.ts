@@ -5,6 +5,7 @@ import { commentChartsSection } from "./charts/mermaid.js";
 import { acceptanceSection, perCellDetails, withinToleranceFold } from "./checks.js";
 import { environmentFold, environmentSection, fingerprintDetails } from "./environment.js";
 import { escapeCell, escapeHtml, escapeInline } from "./escape.js";
+import { familyFindingsSection } from "./families.js";
 import {
   besideFiles,
   firstScreenBlocks,
@@ -167,6 +168,8 @@ export function renderMarkdown(verdict: VerdictFile, options: RenderOptions): st
       short: form === "comment" ? "" : null,
       shedRank: 3.5,
     },
+    // A family finding is in the first screen's table; the long form says it in its own words too.
+    { report: familyFindingsSection(verdict), comment: "", short: null, shedRank: Infinity },
     { report: capacitySection(verdict), comment: capacityFolds(verdict), short: null, shedRank: Infinity },
     { report: qualitySection(verdict), comment: qualityFolds(verdict), short: null, shedRank: Infinity },
     // The pictures (mermaid, report/charts/mermaid.ts) go first when the comment is over budget.

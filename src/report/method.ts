@@ -79,6 +79,9 @@ export function gatedFamilyPhrase(family: VerdictFile["settings"]["gatedFamily"]
   ]);
   const leftOut = r.leftOut > 0 ? `; ${r.leftOut} that cannot reach the level left out` : "";
   const detail = kinds.length > 0 || leftOut ? ` (${kinds.join(", ")}${leftOut})` : "";
+  const tests = family.familyTests?.total ?? 0;
+  if (tests > 0)
+    return `gated family of ${r.total} test${r.total === 1 ? "" : "s"}${detail} and ${tests} family test${tests === 1 ? "" : "s"} (a metric across a workload family's cells, ${formatFractionAsPercent(family.familyTests!.weight)} of each grouped check's share) corrected together by a graphical procedure that is Holm's without them`;
   return `gated family of ${r.total} test${r.total === 1 ? "" : "s"}${detail} Holm-corrected together`;
 }
 

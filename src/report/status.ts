@@ -272,3 +272,33 @@ export function interruptedFailure(signal: string): string {
 export function failedVerdict(verdict: string): string {
   return `vllm-perf-gate: ${verdict}`;
 }
+
+/**
+ * validate's wall-clock of each mode's first look on the runner's devices (app/measure-on-devices.ts
+ * firstLookPlans): minutes from the first server start to the last run, the starts, and the GPU-minutes
+ * the devices were busy (reserved: every device for the wall-clock).
+ */
+export function wallClockLines(
+  plans: readonly {
+    mode: string;
+    runs: number;
+    devices: number;
+    plan: { wallClockMinutes: number; serverStarts: number; gpuMinutes: number; reservedGpuMinutes: number };
+  }[],
+  source: string,
+): string[] {
+  if (plans.length === 0) return [];
+  const minutes = (value: number) => (value < 10 ? value.toFixed(1) : String(Math.round(value)));
+  const label = {
+    interleaved: "per PR, interleaved",
+    stored: "per PR, stored baseline",
+    baseline: "per baseline job",
+  };
+  return [
+    `estimated wall-clock of the first look on ${plans[0]!.devices} device${plans[0]!.devices === 1 ? "" : "s"} (${source}; each cell's two sides on one device):`,
+    ...plans.map(
+      (entry) =>
+        `  ${label[entry.mode as keyof typeof label] ?? entry.mode}: ${minutes(entry.plan.wallClockMinutes)} min at ${entry.runs} runs (${entry.plan.serverStarts} starts, ${minutes(entry.plan.gpuMinutes)} GPU-minutes busy, ${minutes(entry.plan.reservedGpuMinutes)} reserved)`,
+    ),
+  ];
+}

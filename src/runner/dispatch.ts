@@ -13,6 +13,22 @@ export interface Ticket {
   readyAt: number;
   /** When it obtained a concurrency slot (== readyAt without a cap). */
   slotAt: number;
+  /**
+   * Idle time elided before it (IdleElision): the clock plus this is the request's time on the schedule's
+   * own timeline, where the real-time schedule would have had it. 0 (or absent) on real time.
+   */
+  elidedMs?: number;
+}
+
+/**
+ * Eliding idle gaps (docs/run.md, Schedules): when no request is in flight or waiting for a slot, the
+ * server's state does not depend on how long it stays idle, so the next arrival is sent once the last
+ * request ended `settleMs` ago instead of at its time, and every later arrival moves as much earlier.
+ * Each request then meets the same requests in flight and the same queue as on real time; only the
+ * time nothing happens is cut. Never while anything is in flight: that would change the batching.
+ */
+export interface IdleElision {
+  settleMs: number;
 }
 
 /** Sends one request and resolves with the time its response ended (the next closed-loop request's schedule). */
@@ -22,8 +38,11 @@ export interface DispatchResult {
   /** ScheduleClock time the measured phase began (before the first arrival's wait). */
   startedAt: number;
   dispatched: number;
+  /** When the last request was ready, on the schedule's timeline (the clock plus the idle time elided before it). */
   lastReadyAt: number | null;
   peakInFlight: number;
+  /** Idle time elided in all (0 on real time). */
+  elidedMs: number;
 }
 
 class Slots {
@@ -48,7 +67,9 @@ class Slots {
  * Executes a load plan: open-loop segments send on an absolute gamma schedule (waiting for a slot under
  * max_concurrency), closed-loop segments keep N requests in flight. Stops at the request count or the
  * duration, whichever comes first, then waits for everything in flight. Pure scheduling: the clock and
- * the send function are injected, so it runs on virtual time in tests.
+ * the send function are injected, so it runs on virtual time in tests. With `elideIdle` the schedule
+ * runs on its own timeline (the clock plus the idle time elided so far), and durations, stages and
+ * arrivals are measured on it.
  */
 export async function dispatchLoad(options: {
   plan: LoadPlan;
@@ -56,6 +77,7 @@ export async function dispatchLoad(options: {
   seed: number;
   send: SendFn;
   shouldStop?: () => boolean;
+  elideIdle?: IdleElision;
 }): Promise<DispatchResult> {
   const { plan, clock, send } = options;
   const startedAt = clock.now();
@@ -66,6 +88,46 @@ export async function dispatchLoad(options: {
   let inFlightCount = 0;
   let peakInFlight = 0;
   let lastReadyAt: number | null = null;
+
+  // The schedule's timeline: the clock plus the idle time elided so far (0 on real time).
+  let elided = 0;
+  const scheduleNow = () => clock.now() + elided;
+  // Requests in flight or waiting for a slot, when the last of them ended, and who waits for that.
+  let busy = 0;
+  let idleSince = startedAt;
+  let onIdle: (() => void) | null = null;
+  const enter = () => {
+    busy++;
+  };
+  const leave = () => {
+    if (--busy > 0) return;
+    idleSince = clock.now();
+    onIdle?.();
+  };
+  /** Waits until `at` on the schedule's timeline, eliding the idle part of the wait (see IdleElision). */
+  const waitUntil = async (at: number): Promise<void> => {
+    const elide = options.elideIdle;
+    if (!elide) return clock.sleepUntil(at - elided);
+    // One wait per moment: waking on idle without cutting anything keeps waiting on the same one.
+    let sleeping: { until: number; done: Promise<void> } | null = null;
+    const sleep = (until: number) => {
+      if (sleeping?.until !== until) sleeping = { until, done: clock.sleepUntil(until) };
+      return sleeping.done;
+    };
+    for (;;) {
+      if (busy === 0) {
+        const earliest = Math.max(clock.now(), idleSince + elide.settleMs);
+        if (at - elided > earliest) elided = at - earliest;
+        return sleep(at - elided);
+      }
+      const idle = new Promise<"idle">((resolve) => {
+        onIdle = () => resolve("idle");
+      });
+      const woke = await Promise.race([sleep(at - elided).then(() => "time" as const), idle]);
+      onIdle = null;
+      if (woke === "time") return;
+    }
+  };
 
   const exhausted = () =>
     (plan.maxRequests !== null && nextIndex >= plan.maxRequests) || options.shouldStop?.() === true;
@@ -102,26 +164,40 @@ export async function dispatchLoad(options: {
         if (offset === undefined) break;
         const scheduledAt = segmentStart + offset;
         if (scheduledAt >= segmentEnd) break;
-        await clock.sleepUntil(scheduledAt);
+        await waitUntil(scheduledAt);
         if (options.shouldStop?.() === true) break;
         const readyAt = clock.now();
-        lastReadyAt = readyAt;
-        const ticket = { index: nextIndex++, stage, scheduledAt, readyAt };
+        lastReadyAt = readyAt + elided;
+        const ticket = {
+          index: nextIndex++,
+          stage,
+          scheduledAt: scheduledAt - elided,
+          readyAt,
+          elidedMs: elided,
+        };
+        enter();
         const waiting = slots.acquire();
         const task = (waiting ? waiting.then(() => run(ticket, true)) : run(ticket, false)).finally(() => {
           slots.release();
           inFlight.delete(task);
+          leave();
         });
         inFlight.add(task);
       }
     } else {
+      // Closed loop: a request follows the one before it at once, so there is no idle time to elide.
       const worker = async () => {
         let scheduledAt = clock.now();
-        while (!exhausted() && clock.now() < segmentEnd) {
-          const readyAt = clock.now();
-          lastReadyAt = readyAt;
-          const ticket = { index: nextIndex++, stage, scheduledAt, readyAt };
-          scheduledAt = await run(ticket, false);
+        enter();
+        try {
+          while (!exhausted() && scheduleNow() < segmentEnd) {
+            const readyAt = clock.now();
+            lastReadyAt = readyAt + elided;
+            const ticket = { index: nextIndex++, stage, scheduledAt, readyAt, elidedMs: elided };
+            scheduledAt = await run(ticket, false);
+          }
+        } finally {
+          leave();
         }
       };
       const workers = Array.from({ length: segment.concurrency }, worker);
@@ -130,11 +206,11 @@ export async function dispatchLoad(options: {
         // The next stage starts on time; this stage's requests still in flight finish in the background.
         const all: Promise<unknown> = Promise.all(workers).finally(() => inFlight.delete(all));
         inFlight.add(all);
-        await Promise.race([all, clock.sleepUntil(segmentEnd)]);
+        await Promise.race([all, waitUntil(segmentEnd)]);
       }
     }
-    segmentStart = segmentEnd === Number.POSITIVE_INFINITY ? clock.now() : segmentEnd;
+    segmentStart = segmentEnd === Number.POSITIVE_INFINITY ? scheduleNow() : segmentEnd;
   }
   while (inFlight.size > 0) await Promise.all([...inFlight]);
-  return { startedAt, dispatched: nextIndex, lastReadyAt, peakInFlight };
+  return { startedAt, dispatched: nextIndex, lastReadyAt, peakInFlight, elidedMs: elided };
 }

@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ControlClient } from "../client/stream-client.js";
+import { cellSchedule } from "../config/schedule.js";
 import type { TelemetryRecord, TelemetrySampler } from "../server/telemetry.js";
 import type { ServerSession } from "../server/types.js";
 import { epochMsOf, type ScheduleClock } from "../util/clock.js";
@@ -31,6 +32,7 @@ export interface MeasuredPhaseSetup {
 export interface Measurement {
   records: RequestRecord[];
   origin: number;
+  /** The last response's end on the schedule's timeline (the clock plus the idle time elided, dispatch.elidedMs). */
   lastEnd: number;
   startedAtEpochMs: number;
   dispatch: DispatchResult;
@@ -80,15 +82,19 @@ export async function runMeasuredPhase<T>(
     origin = clock.now();
     const startedAtEpochMs = epochMsOf(origin);
     setup.onMeasuredPhase?.("start", startedAtEpochMs);
+    // The last end on the schedule's timeline (with idle gaps elided: the clock plus the idle time cut
+    // before that request), so the run's duration is the one its schedule has on real time.
     let lastEnd = origin;
+    const schedule = cellSchedule(config, context.cell);
     const result = await dispatchLoad({
       plan,
       clock,
       seed: context.seed,
       shouldStop: sender.guard.stop,
+      ...(schedule.kind === "idle-elided" ? { elideIdle: { settleMs: schedule.settleMs } } : {}),
       send: async (ticket) => {
         const outcome = await measured.send(ticket);
-        lastEnd = Math.max(lastEnd, outcome.endAt);
+        lastEnd = Math.max(lastEnd, outcome.endAt + (ticket.elidedMs ?? 0));
         return outcome.endAt;
       },
     });

@@ -120,6 +120,10 @@ export function toRecord(
   cell: string,
   run: number,
 ): RequestRecord {
+  // On the schedule's timeline: with idle gaps elided, every time of the record moves by the idle time cut
+  // before the request (constant while it is in flight), so the run reads as on real time.
+  const elided = ticket.elidedMs ?? 0;
+  origin -= elided;
   const sent = outcome.sentAt;
   const usage = checkUsage(outcome, request.maxTokens * (request.choices ?? 1));
   return {
@@ -152,6 +156,7 @@ export function toRecord(
     ...(outcome.output !== undefined ? { output: outcome.output } : {}),
     ...(request.task !== undefined ? { task: scoredTask(request.task, outcome) } : {}),
     ...(usage.issue !== null ? { usageIssue: usage.issue } : {}),
+    ...(elided > 0 ? { elidedMs: round3(elided) } : {}),
   };
 }
 

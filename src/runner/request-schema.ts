@@ -48,6 +48,11 @@ export const requestRecordSchema = z.object({
   /** Tokens per chunk when the server reports cumulative usage on each chunk; otherwise null. */
   chunkTokens: z.array(z.number().int().nonnegative()).nullable(),
   endMs: ms,
+  /**
+   * Idle time elided before this request (schedule idle-elided): its times above are on the schedule's
+   * timeline, the monotonic clock plus this. Absent on real time.
+   */
+  elidedMs: ms.nonnegative().optional(),
   ok: z.boolean(),
   errorKind: z.string().nullable(),
   error: z.string().nullable(),

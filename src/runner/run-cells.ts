@@ -28,6 +28,8 @@ export interface RunCellsOptions<Recorded> {
   firstRun?: number;
   /** Per cell, the index of its first run (`run --append` after existing runs); wins over firstRun. */
   firstRunByCell?: Readonly<Record<string, number>>;
+  /** Per cell, its number of runs (a cell split over devices); wins over runs. */
+  runsByCell?: Readonly<Record<string, number>>;
   formats?: readonly OutputFormat[];
   /** Summarises each finished run and writes its run.json (src/app/run-cells.ts injects the standard one). */
   recorder: RunRecorder<Recorded>;
@@ -58,7 +60,7 @@ export interface RunCellsOptions<Recorded> {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-interface OpenSession {
+export interface OpenSession {
   session: ServerSession;
   control: ControlClient;
   fingerprint: Record<string, unknown>;
@@ -70,9 +72,35 @@ export interface CellState {
   lengthNote: string | null | undefined;
 }
 
+/**
+ * The one server of a provider under the per-side lifecycle, shared by every cell (one config: one set of
+ * engine flags), and the cell it served last: a cell that follows another on it starts with a prefix-cache
+ * reset, so it does not inherit the other cell's cache.
+ */
+export interface SideState {
+  open: OpenSession | null;
+  /** The cell the open server served last (null: none yet, a fresh server). */
+  cell: string | null;
+  /** The cell the open server was started for (its log is in that cell's directory). */
+  startedFor: string | null;
+  /** The server refused the reset once: every later cell gets a server of its own (per-cell). */
+  resetRefused: string | null;
+}
+
 /** Per-cell server sessions and calibration kept between runCells calls (see RunCellsOptions.sessions). */
 export class SessionCache {
   private readonly byProvider = new Map<ServerProvider, Map<string, CellState>>();
+  private readonly sides = new Map<ServerProvider, SideState>();
+
+  /** The per-side server of one provider (see SideState). */
+  side(provider: ServerProvider): SideState {
+    let state = this.sides.get(provider);
+    if (!state) {
+      state = newSideState();
+      this.sides.set(provider, state);
+    }
+    return state;
+  }
 
   /** The state of one cell on one provider (two sides of an A/B run have separate providers). */
   state(provider: ServerProvider, cell: string): CellState {
@@ -99,7 +127,21 @@ export class SessionCache {
       }
     }
     this.byProvider.clear();
+    for (const side of this.sides.values()) await closeSide(side);
+    this.sides.clear();
   }
+}
+
+function newSideState(): SideState {
+  return { open: null, cell: null, startedFor: null, resetRefused: null };
+}
+
+async function closeSide(side: SideState): Promise<void> {
+  const open = side.open;
+  side.open = null;
+  side.cell = null;
+  side.startedFor = null;
+  if (open) await closeSession(open);
 }
 
 async function closeSession(handle: OpenSession): Promise<void> {
@@ -131,14 +173,16 @@ export function selectCells(config: Config, names: readonly string[] | undefined
 
 /**
  * Runs every selected cell N times against servers from the provider and writes each run's evidence.
- * Per-cell lifecycle: one session per cell, its fingerprint taken once; per-run: a session per run.
+ * Per-side lifecycle: one session for every cell, the prefix cache reset where a cell follows another
+ * (a server that refuses the reset is replaced by a new one for each further cell, and the runs say
+ * so); per-cell: one session per cell, its fingerprint taken once; per-run: a session per run.
  */
 export async function runCells<Recorded>(
   options: RunCellsOptions<Recorded>,
 ): Promise<RunCellsResult<Recorded>> {
   const { config, provider, recorder } = options;
   const progress = options.progress ?? silentProgress;
-  const runs = options.runs ?? config.repeats.min;
+  const runsPerCell = options.runs ?? config.repeats.min;
   const outputs: RunOutput<Recorded>[] = [];
   const externalFailures: string[] = [];
   const cells = selectCells(config, options.cells);
@@ -147,135 +191,179 @@ export async function runCells<Recorded>(
     signal || options.shouldAbort
       ? () => signal?.aborted === true || options.shouldAbort?.() === true
       : undefined;
-  for (const cell of cells) {
-    if (shouldAbort?.()) break;
-    const firstRun = options.firstRunByCell?.[cell.name] ?? options.firstRun ?? 0;
-    const context = await prepareCell(config, cell, options.baseDir);
-    const cellDir = join(options.outDir, cell.name);
-    // Sessions and calibration live for this call, or in the caller's cache across calls.
-    const state: CellState = options.sessions
-      ? options.sessions.state(provider, cell.name)
-      : { shared: null, tokenModel: null, lengthNote: undefined };
-    const open = async (run?: number): Promise<OpenSession> => {
-      // An interrupt during a start-up (minutes for vLLM) ends the wait at once; the caller's stopAll()
-      // then stops the server still starting.
-      const session = await untilAborted(
-        provider.start({
-          cell: cell.name,
-          logDir: cellDir,
-          ...(run === undefined ? {} : { run }),
-        }),
-        signal,
-        "while the server was starting",
-      );
-      const control = createControlClient({
-        baseUrl: session.endpoint.baseUrl,
-        ...(session.endpoint.apiKey ? { apiKey: session.endpoint.apiKey } : {}),
-      });
-      return { session, control, fingerprint: await session.fingerprint() };
-    };
-    try {
-      for (let k = firstRun; k < firstRun + runs; k++) {
-        if (shouldAbort?.()) break;
-        if (provider.lifecycle === "per-cell" && state.shared === null) state.shared = await open();
-        const handle =
-          provider.lifecycle === "per-cell" && state.shared !== null ? state.shared : await open(k);
-        try {
-          state.tokenModel ??=
-            options.calibrate === false || isFileBacked(cell.dataset)
-              ? defaultTokenModel
-              : await calibrateTokenModel(
-                  tokenCounter(handle.control, config.model.name, cell.endpoint),
-                  context.seed,
-                );
-          const tokenModel = state.tokenModel;
-          const workload = createWorkload(cell, {
-            seed: context.seed,
-            tokenModel,
-            ...(context.file ? { file: context.file } : {}),
-          });
-          if (tokenModel.source === "tokenize" && state.lengthNote === undefined) {
-            state.lengthNote = await describeLengthCheck(
-              handle.control,
-              config.model.name,
-              cell.endpoint,
-              workload,
+  const side: SideState | null =
+    provider.lifecycle === "per-side" ? (options.sessions?.side(provider) ?? newSideState()) : null;
+  try {
+    for (const cell of cells) {
+      if (shouldAbort?.()) break;
+      const firstRun = options.firstRunByCell?.[cell.name] ?? options.firstRun ?? 0;
+      const runs = options.runsByCell?.[cell.name] ?? runsPerCell;
+      const context = await prepareCell(config, cell, options.baseDir);
+      const cellDir = join(options.outDir, cell.name);
+      // Sessions and calibration live for this call, or in the caller's cache across calls.
+      const state: CellState = options.sessions
+        ? options.sessions.state(provider, cell.name)
+        : { shared: null, tokenModel: null, lengthNote: undefined };
+      const open = async (run?: number): Promise<OpenSession> => {
+        // An interrupt during a start-up (minutes for vLLM) ends the wait at once; the caller's stopAll()
+        // then stops the server still starting.
+        const session = await untilAborted(
+          provider.start({
+            cell: cell.name,
+            logDir: cellDir,
+            ...(run === undefined ? {} : { run }),
+          }),
+          signal,
+          "while the server was starting",
+        );
+        const control = createControlClient({
+          baseUrl: session.endpoint.baseUrl,
+          ...(session.endpoint.apiKey ? { apiKey: session.endpoint.apiKey } : {}),
+        });
+        return { session, control, fingerprint: await session.fingerprint() };
+      };
+      /** Notes of the cell's first run about the server it shares (per-side). */
+      const sharingNotes: string[] = [];
+      const acquire = async (k: number): Promise<OpenSession> => {
+        if (provider.lifecycle === "per-run") return open(k);
+        if (provider.lifecycle === "per-cell" || side === null) {
+          state.shared ??= await open();
+          return state.shared;
+        }
+        if (side.open !== null && side.cell !== cell.name) {
+          // The server served another cell: reset its prefix cache, or, where it cannot be reset, start
+          // a new server for this cell rather than let it inherit another cell's cache.
+          const refused = side.resetRefused ?? (await resetPrefixCache(side.open.control));
+          if (refused === null) {
+            sharingNotes.push(
+              `server shared with the cells before it on this side (started for ${side.startedFor}; per-side lifecycle): prefix cache reset before this cell`,
             );
-          }
-          progress.message(
-            `${cell.name}: ${runPosition(k, firstRun, runs)} against ${handle.session.endpoint.baseUrl}`,
-          );
-          const ran = await runOnce({
-            context,
-            workload,
-            session: handle.session,
-            control: handle.control,
-            runIndex: k,
-            runs,
-            dir: join(cellDir, runName(k)),
-            formats: options.formats ?? [],
-            recorder,
-            progress: firstRun === 0 ? progress : withFirstRun(progress, firstRun),
-            serverFingerprint: handle.fingerprint,
-            notes: state.lengthNote ? [state.lengthNote] : [],
-            ...(options.side ? { side: options.side } : {}),
-            ...(shouldAbort ? { shouldAbort } : {}),
-            ...(options.onMeasuredPhase ? { onMeasuredPhase: options.onMeasuredPhase } : {}),
-            ...(options.stallReportMs !== undefined ? { stallReportMs: options.stallReportMs } : {}),
-          });
-          let file = ran.recorded;
-          if (signal?.aborted && ran.cutShort) {
-            file = recorder.markInterrupted(
-              join(cellDir, runName(k)),
-              file,
-              String(signal.reason ?? "interrupt"),
-              handle.session.redact,
+          } else {
+            side.resetRefused = refused;
+            sharingNotes.push(
+              `the shared server's prefix cache could not be reset (${refused}): a new server for this cell, as under lifecycle per-cell`,
             );
+            progress.message(
+              `${cell.name}: the prefix cache of the server shared by the cells could not be reset (${refused}); starting a new server for this cell`,
+            );
+            await closeSide(side);
           }
-          outputs.push({ cell: cell.name, run: k, dir: join(cellDir, runName(k)), file });
-          // The external task commands of the cell run once per side, after its first run, on its server.
-          if (k === 0 && !ran.serverCrashed && !shouldAbort?.()) {
-            for (const spec of config.quality.tasks.external.filter((s) => s.cell === cell.name)) {
-              progress.message(
-                `${cell.name}: external task "${spec.name}" against ${handle.session.endpoint.baseUrl}`,
+        }
+        if (side.open === null) {
+          side.open = await open();
+          side.startedFor = cell.name;
+        }
+        side.cell = cell.name;
+        return side.open;
+      };
+      try {
+        for (let k = firstRun; k < firstRun + runs; k++) {
+          if (shouldAbort?.()) break;
+          const handle = await acquire(k);
+          try {
+            state.tokenModel ??=
+              options.calibrate === false || isFileBacked(cell.dataset)
+                ? defaultTokenModel
+                : await calibrateTokenModel(
+                    tokenCounter(handle.control, config.model.name, cell.endpoint),
+                    context.seed,
+                  );
+            const tokenModel = state.tokenModel;
+            const workload = createWorkload(cell, {
+              seed: context.seed,
+              tokenModel,
+              ...(context.file ? { file: context.file } : {}),
+            });
+            if (tokenModel.source === "tokenize" && state.lengthNote === undefined) {
+              state.lengthNote = await describeLengthCheck(
+                handle.control,
+                config.model.name,
+                cell.endpoint,
+                workload,
               );
-              try {
-                const result = await runExternalTask(spec, {
-                  cell: cell.name,
-                  run: k,
-                  dir: join(cellDir, runName(k)),
-                  baseUrl: handle.session.endpoint.baseUrl,
-                  model: config.model.name,
-                  redact: handle.session.redact ?? ((text) => text),
-                  ...(options.env ? { env: options.env } : {}),
-                  ...(signal ? { signal } : {}),
-                });
+            }
+            progress.message(
+              `${cell.name}: ${runPosition(k, firstRun, runs)} against ${handle.session.endpoint.baseUrl}`,
+            );
+            const ran = await runOnce({
+              context,
+              workload,
+              session: handle.session,
+              control: handle.control,
+              runIndex: k,
+              runs,
+              dir: join(cellDir, runName(k)),
+              formats: options.formats ?? [],
+              recorder,
+              progress: firstRun === 0 ? progress : withFirstRun(progress, firstRun),
+              serverFingerprint: handle.fingerprint,
+              notes: [
+                ...(state.lengthNote ? [state.lengthNote] : []),
+                ...(k === firstRun ? sharingNotes : []),
+              ],
+              ...(options.side ? { side: options.side } : {}),
+              ...(shouldAbort ? { shouldAbort } : {}),
+              ...(options.onMeasuredPhase ? { onMeasuredPhase: options.onMeasuredPhase } : {}),
+              ...(options.stallReportMs !== undefined ? { stallReportMs: options.stallReportMs } : {}),
+            });
+            let file = ran.recorded;
+            if (signal?.aborted && ran.cutShort) {
+              file = recorder.markInterrupted(
+                join(cellDir, runName(k)),
+                file,
+                String(signal.reason ?? "interrupt"),
+                handle.session.redact,
+              );
+            }
+            outputs.push({ cell: cell.name, run: k, dir: join(cellDir, runName(k)), file });
+            // The external task commands of the cell run once per side, after its first run, on its server.
+            if (k === 0 && !ran.serverCrashed && !shouldAbort?.()) {
+              for (const spec of config.quality.tasks.external.filter((s) => s.cell === cell.name)) {
                 progress.message(
-                  `${cell.name}: external task "${spec.name}": accuracy ${(result.accuracy * 100).toFixed(1)}% of ${result.count}`,
+                  `${cell.name}: external task "${spec.name}" against ${handle.session.endpoint.baseUrl}`,
                 );
-              } catch (error) {
-                if (!(error instanceof InputError)) throw error;
-                progress.message(error.message);
-                // An interrupt is no bad input: the caller reports it (the runs are kept).
-                if (signal?.aborted) break;
-                externalFailures.push(error.message);
+                try {
+                  const result = await runExternalTask(spec, {
+                    cell: cell.name,
+                    run: k,
+                    dir: join(cellDir, runName(k)),
+                    baseUrl: handle.session.endpoint.baseUrl,
+                    model: config.model.name,
+                    redact: handle.session.redact ?? ((text) => text),
+                    ...(options.env ? { env: options.env } : {}),
+                    ...(signal ? { signal } : {}),
+                  });
+                  progress.message(
+                    `${cell.name}: external task "${spec.name}": accuracy ${(result.accuracy * 100).toFixed(1)}% of ${result.count}`,
+                  );
+                } catch (error) {
+                  if (!(error instanceof InputError)) throw error;
+                  progress.message(error.message);
+                  // An interrupt is no bad input: the caller reports it (the runs are kept).
+                  if (signal?.aborted) break;
+                  externalFailures.push(error.message);
+                }
               }
             }
+            if (ran.serverCrashed) {
+              // The server died: the next run gets a new one rather than a dead endpoint.
+              if (side !== null && side.open === handle) await closeSide(side);
+              if (state.shared === handle) {
+                state.shared = null;
+                await closeSession(handle);
+              }
+            }
+            progress.message(recorder.describe(file));
+          } finally {
+            if (provider.lifecycle === "per-run") await closeSession(handle);
           }
-          if (ran.serverCrashed && state.shared !== null) {
-            // The cell's server died: the next run gets a new one rather than a dead endpoint.
-            const dead = state.shared;
-            state.shared = null;
-            await closeSession(dead);
-          }
-          progress.message(recorder.describe(file));
-        } finally {
-          if (provider.lifecycle === "per-run") await closeSession(handle);
         }
+      } finally {
+        if (!options.sessions && state.shared) await closeSession(state.shared);
       }
-    } finally {
-      if (!options.sessions && state.shared) await closeSession(state.shared);
     }
+  } finally {
+    if (!options.sessions && side !== null) await closeSide(side);
   }
   if (externalFailures.length > 0) {
     // Measuring went on; the runs are written. The failure is bad input (the command or its paths): exit 2.
@@ -284,6 +372,19 @@ export async function runCells<Recorded>(
     );
   }
   return { runs: outputs };
+}
+
+/**
+ * Resets the server's prefix cache (vLLM: POST /reset_prefix_cache, served in dev mode); null when it did,
+ * else why not.
+ */
+async function resetPrefixCache(control: ControlClient): Promise<string | null> {
+  try {
+    const response = await control.post("/reset_prefix_cache", {});
+    return response.status === 200 ? null : `POST /reset_prefix_cache answered HTTP ${response.status}`;
+  } catch (error) {
+    return `POST /reset_prefix_cache failed: ${(error as Error).message}`;
+  }
 }
 
 /** Progress events of runs numbered from `firstRun` (an `--append`), so "i of n" counts this invocation. */

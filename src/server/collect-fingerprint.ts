@@ -19,6 +19,8 @@ export interface FingerprintSources {
   readonly sampling: SamplingConfig | Record<string, unknown> | null;
   /** null: no local GPU to describe (external and simulated servers). */
   readonly nvidiaSmi: NvidiaSmi | null;
+  /** The devices the server runs on (runner.devices), null: the GPUs its config names. */
+  readonly device?: string | null;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly configHash?: string | undefined;
   readonly datasetChecksums?: Readonly<Record<string, string>> | undefined;
@@ -49,6 +51,7 @@ export async function collectFingerprint(sources: FingerprintSources): Promise<F
     model: sources.model,
     sampling: sources.sampling,
     gpu,
+    device: sources.device ?? null,
     env: sources.env,
     configHash: sources.configHash ?? null,
     datasetChecksums: sources.datasetChecksums ?? {},

@@ -10,6 +10,7 @@ import {
   type LaunchServices,
   type TeardownNotes,
 } from "./launch.js";
+import type { ServerDevice } from "./types.js";
 
 type DockerConfig = Extract<ServerConfig, { kind: "docker" }>;
 
@@ -37,7 +38,7 @@ export function dockerRunArgs(
   config: DockerConfig,
   engineArgs: readonly string[],
   containerName: string,
-  options: { devMode: boolean },
+  options: { devMode: boolean; device?: ServerDevice | undefined },
 ): string[] {
   const containerPort = Number(flagValue(engineArgs, "--port") ?? defaultContainerPort);
   return [
@@ -48,7 +49,12 @@ export function dockerRunArgs(
     "--label",
     "vllm-perf-gate=1",
     "--gpus",
-    config.gpus,
+    // One server per device (runner.devices): docker's device request, quoted when it lists several.
+    options.device
+      ? options.device.spec.includes(",")
+        ? `"device=${options.device.spec}"`
+        : `device=${options.device.spec}`
+      : config.gpus,
     "--ipc=host",
     "--publish",
     `${config.port}:${containerPort}`,
@@ -100,7 +106,10 @@ export async function launchDocker(
 
   const engineArgs = dockerEngineArgs(config, model);
   const containerName = `vllm-perf-gate-${services.id}`;
-  const runArgs = dockerRunArgs(config, engineArgs, containerName, { devMode: services.devMode });
+  const runArgs = dockerRunArgs(config, engineArgs, containerName, {
+    devMode: services.devMode,
+    device: services.device,
+  });
   // Remembered before `docker run`: a main step cancelled during the run still leaves a name to remove.
   await services.remember({
     kind: "docker",
@@ -111,7 +120,7 @@ export async function launchDocker(
   });
   const recordedEngineArgs = dockerEngineArgs(recorded.server, recorded.model);
   log.note(
-    `${docker} ${dockerRunArgs(recorded.server, recordedEngineArgs, containerName, { devMode: services.devMode }).join(" ")}`,
+    `${docker} ${dockerRunArgs(recorded.server, recordedEngineArgs, containerName, { devMode: services.devMode, device: services.device }).join(" ")}`,
   );
   const run = await execFileCapture(docker, runArgs, { env, timeoutMs: services.startupTimeoutMs });
   if (run.code !== 0) {

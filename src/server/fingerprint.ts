@@ -55,7 +55,16 @@ export const fingerprintSchema = z.object({
       cudaVersion: nullableString,
     })
     .nullable(),
-  runner: z.object({ os: nullableString, name: nullableString, arch: nullableString }),
+  runner: z.object({
+    os: nullableString,
+    name: nullableString,
+    arch: nullableString,
+    device: nullableString
+      .optional()
+      .describe(
+        "The devices the server ran on (runner.devices: docker --gpus device=K, CUDA_VISIBLE_DEVICES=K, the simulator's --device K); absent: the GPUs its config names. Informational: a crossover measures both sides on every device by design.",
+      ),
+  }),
   configHash: nullableString,
   datasets: z.record(z.string(), z.string()).describe("sha256 of each dataset, by cell or file name."),
 });
@@ -81,6 +90,8 @@ export interface FingerprintFacts {
   readonly model: ModelConfig;
   readonly sampling?: SamplingConfig | Record<string, unknown> | null;
   readonly gpu: GpuInventory | null;
+  /** The devices the server runs on (runner.devices); null: the GPUs its config names. */
+  readonly device?: string | null;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly configHash?: string | null;
   readonly datasetChecksums?: Readonly<Record<string, string>>;
@@ -140,6 +151,7 @@ function collectConditions(facts: FingerprintFacts): Fingerprint {
       os: facts.env.RUNNER_OS ?? null,
       name: facts.env.RUNNER_NAME ?? null,
       arch: facts.env.RUNNER_ARCH ?? null,
+      ...(facts.device ? { device: facts.device } : {}),
     },
     configHash: facts.configHash ?? null,
     datasets: sortKeys(facts.datasetChecksums ?? {}) as Record<string, string>,

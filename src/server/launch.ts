@@ -2,6 +2,7 @@ import type { TimerClock } from "../util/clock.js";
 import type { NvidiaSmi } from "./nvidia-smi.js";
 import type { ServerLog } from "./server-log.js";
 import type { LiveServer } from "./state.js";
+import type { ServerDevice } from "./types.js";
 
 /** What every launcher hands to the session: how to reach the server, how it dies, how to stop it. */
 export interface LaunchedServer {
@@ -42,6 +43,8 @@ export interface LaunchServices {
   /** Records the server in the state file before it can outlive us; resolves once written. */
   readonly remember: (server: Omit<LiveServer, "id" | "startedAt" | "cell" | "run">) => Promise<void>;
   readonly nvidiaSmi: NvidiaSmi | null;
+  /** The devices of this server on a runner with several (runner.devices); absent: as the config says. */
+  readonly device?: ServerDevice | undefined;
 }
 
 /** Engine flags are `--name value` or `--name=value`; finds a value either way. */

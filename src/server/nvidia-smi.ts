@@ -76,6 +76,16 @@ export class NvidiaSmi {
     };
   }
 
+  /**
+   * The usage of these GPUs only (a server on some devices of the runner: its memory release and
+   * telemetry are its own devices', whatever the servers beside it do).
+   */
+  only(indices: readonly number[]): NvidiaSmi {
+    const view = Object.create(this) as NvidiaSmi;
+    view.usage = async () => (await this.usage())?.filter((gpu) => indices.includes(gpu.index)) ?? null;
+    return view;
+  }
+
   async usage(): Promise<GpuUsage[] | null> {
     const csv = await this.#query([
       "--query-gpu=index,utilization.gpu,memory.used,power.draw,clocks.sm",

@@ -3,6 +3,7 @@ import { ServerStartError } from "./errors.js";
 import type { LaunchedServer, LaunchServices } from "./launch.js";
 import { spawnServerProcess } from "./process-launcher.js";
 import { defaultCliCommand } from "./sim-command.js";
+import type { ServerDevice } from "./types.js";
 
 type CommandConfig = Extract<ServerConfig, { kind: "command" }>;
 type SimConfig = Extract<ServerConfig, { kind: "sim" }>;
@@ -12,20 +13,37 @@ function devModeEnv(devMode: boolean): NodeJS.ProcessEnv {
   return devMode ? { VLLM_SERVER_DEV_MODE: "1" } : {};
 }
 
+/**
+ * The devices of one server (runner.devices): the GPUs it sees (CUDA_VISIBLE_DEVICES, as CUDA programs
+ * read it) and, in the command's arguments, `{device}` and `{port}` (each device's server on its own port).
+ */
+function deviceEnv(device: ServerDevice | undefined): NodeJS.ProcessEnv {
+  return device ? { CUDA_VISIBLE_DEVICES: device.spec } : {};
+}
+
+export function withDevice(
+  argv: readonly string[],
+  device: ServerDevice | undefined,
+  port: number,
+): string[] {
+  return argv.map((arg) => arg.replaceAll("{port}", String(port)).replaceAll("{device}", device?.spec ?? ""));
+}
+
 export async function launchCommand(
   config: CommandConfig,
   services: LaunchServices,
   options: { devMode: boolean; recorded?: CommandConfig },
 ): Promise<LaunchedServer> {
-  const argv = config.argv;
-  // Printed and recorded as the config writes it: `${VAR}` stays a template (it may be a secret).
+  const argv = withDevice(config.argv, services.device, config.port);
+  // Printed and recorded as the config writes it: `${VAR}` stays a template (it may be a secret); the
+  // condition keeps `{port}` and `{device}` as written, so the servers of several devices record alike.
   const recordedArgv = (options.recorded ?? config).argv.map(services.log.redact);
-  services.log.note(`starting: ${recordedArgv.join(" ")}`);
+  services.log.note(`starting: ${withDevice(recordedArgv, services.device, config.port).join(" ")}`);
   const spawned = await spawnServerProcess(
     argv,
     {
       cwd: config.cwd,
-      env: { ...services.env, ...devModeEnv(options.devMode), ...config.env },
+      env: { ...services.env, ...devModeEnv(options.devMode), ...deviceEnv(services.device), ...config.env },
       kind: "command",
       port: config.port,
     },
@@ -84,14 +102,16 @@ export async function launchSim(
 ): Promise<LaunchedServer> {
   // Each start draws its own noise from the configured seed, so per-run servers are not identical replicas.
   const args = simArgs(config, model, config.seed + options.startIndex);
-  const argv = [...(options.cliCommand ?? defaultCliCommand()), "sim", ...args];
+  // The simulated GPU: its device index (the first of the server's devices) selects its speed.
+  const device = services.device ? ["--device", services.device.spec.split(",")[0]!] : [];
+  const argv = [...(options.cliCommand ?? defaultCliCommand()), "sim", ...args, ...device];
   // Printed as the config writes it: `${VAR}` stays a template (it may be a secret).
   const recordedConfig = options.recorded?.server ?? config;
   const recordedModel = options.recorded?.model ?? model;
   const shownSeed =
     typeof recordedConfig.seed === "number" ? recordedConfig.seed + options.startIndex : recordedConfig.seed;
   services.log.note(
-    `starting simulator: vllm-perf-gate sim ${simArgs(recordedConfig, recordedModel, shownSeed).join(" ")}`,
+    `starting simulator: vllm-perf-gate sim ${[...simArgs(recordedConfig, recordedModel, shownSeed), ...device].join(" ")}`,
   );
   let announced: (url: string) => void = () => {};
   const listening = new Promise<string>((resolve) => {
@@ -104,7 +124,11 @@ export async function launchSim(
   const launchedAt = services.clock.now();
   const spawned = await spawnServerProcess(
     argv,
-    { env: { ...services.env, ...devModeEnv(options.devMode) }, kind: "sim", port: config.port },
+    {
+      env: { ...services.env, ...devModeEnv(options.devMode), ...deviceEnv(services.device) },
+      kind: "sim",
+      port: config.port,
+    },
     services,
   );
   if ("spawnError" in spawned) {

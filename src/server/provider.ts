@@ -5,7 +5,7 @@ import { systemClock, type TimerClock } from "../util/clock.js";
 import { hashConfig } from "./fingerprint.js";
 import { NvidiaSmi } from "./nvidia-smi.js";
 import { type ManagedServerSession, type SessionEnvironment, startServerSession } from "./session.js";
-import type { ServerProvider, ServerStartContext } from "./types.js";
+import type { ServerDevice, ServerProvider, ServerStartContext } from "./types.js";
 
 export type { ManagedServerSession } from "./session.js";
 
@@ -42,6 +42,8 @@ export interface ServerProviderOptions {
   readonly warn?: (message: string) => void;
   /** Progress lines while a server starts (what readiness awaits, since when, the last problem, the limit). */
   readonly progress?: (line: string) => void;
+  /** Every server of this provider runs on these devices (runner.devices; see ServerDevice). */
+  readonly device?: ServerDevice;
 }
 
 export interface ManagedServerProvider extends ServerProvider {
@@ -107,7 +109,13 @@ export function createServerProvider(
   let starts = 0;
   return {
     lifecycle: setup.lifecycle,
-    start: (context) => startServerSession(setup, context, starts++, live),
+    start: (context) =>
+      startServerSession(
+        setup,
+        options.device && !context.device ? { ...context, device: options.device } : context,
+        starts++,
+        live,
+      ),
     async stopAll() {
       await Promise.all([...live].map((teardown) => teardown()));
     },

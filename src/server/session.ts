@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { ConfigInterpolation } from "../config/interpolate.js";
-import type { ModelConfig, SamplingConfig, ServerConfig } from "../config/schema.js";
+import type { ModelConfig, SamplingConfig, ServerConfig, ServerLifecycle } from "../config/schema.js";
 import type { TimerClock } from "../util/clock.js";
 import { collectFingerprint } from "./collect-fingerprint.js";
 import { diagnoseLog } from "./diagnose.js";
@@ -18,7 +18,7 @@ import { trackLaunchedServer, untrackLaunchedServer } from "./signals.js";
 import { addLiveServer, newServerId, removeLiveServer } from "./state.js";
 import { createTeardown } from "./teardown.js";
 import { startTelemetry, type TelemetrySampler } from "./telemetry.js";
-import type { ServerSession, ServerStartContext } from "./types.js";
+import { deviceIndices, type ServerDevice, type ServerSession, type ServerStartContext } from "./types.js";
 
 /** Environment variables redacted from logs whenever they are set, passed or not (a server may echo them). */
 const wellKnownSecrets = [
@@ -47,7 +47,7 @@ export interface SessionEnvironment {
   /** The config as recorded and printed: templates where values came from the environment. */
   readonly recorded: { server: ServerConfig; model: ModelConfig; sampling: SamplingConfig | null };
   readonly interpolation: ConfigInterpolation;
-  readonly lifecycle: "per-run" | "per-cell";
+  readonly lifecycle: ServerLifecycle;
   readonly env: NodeJS.ProcessEnv;
   readonly clock: TimerClock;
   readonly warn: (message: string) => void;
@@ -78,7 +78,11 @@ export async function startServerSession(
   /** The provider's set of teardowns of servers not yet stopped; the session adds and removes its own. */
   live: Set<() => Promise<void>>,
 ): Promise<ManagedServerSession> {
-  const { server: serverConfig, env, clock, nvidiaSmi, interpolation } = setup;
+  const { env, clock, nvidiaSmi, interpolation } = setup;
+  // On one of several devices: its own port (the config's plus its slot) and its own GPUs.
+  const device = context.device;
+  const serverConfig = onDevice(setup.server, device);
+  const recordedServer = onDevice(setup.recorded.server, device);
   const kind = kindEntry(serverConfig);
   const id = newServerId();
   const apiKeyName = serverConfig.api_key_env;
@@ -88,7 +92,7 @@ export async function startServerSession(
     apiKey,
     ...interpolation.values.map((entry) => entry.value),
   ]);
-  const logName = `server-${context.cell}${context.run === undefined ? "" : `-run${context.run}`}.log`;
+  const logName = `server-${context.cell}${device ? `-device${device.spec.replaceAll(",", "-")}` : ""}${context.run === undefined ? "" : `-run${context.run}`}.log`;
   const log = new ServerLog(join(setup.logDir ?? context.logDir, logName), redactor);
   const noteWarning = (message: string) => {
     log.note(`warning: ${message}`);
@@ -119,7 +123,9 @@ export async function startServerSession(
     });
   }
   const localGpus = kind.usesLocalGpu ? nvidiaSmi : null;
-  const gpuBaseline = localGpus ? await localGpus.usage() : null;
+  // Memory release and telemetry are this server's devices', whatever the servers beside it do.
+  const ownGpus = localGpus && device ? localGpus.only(deviceIndices(device)) : localGpus;
+  const gpuBaseline = ownGpus ? await ownGpus.usage() : null;
 
   const services: LaunchServices = {
     env,
@@ -130,6 +136,7 @@ export async function startServerSession(
     stopGraceMs: setup.stopGraceMs,
     startupTimeoutMs: serverConfig.startup_timeout_s * 1000,
     nvidiaSmi,
+    device,
     remember: async (server) => {
       trackLaunchedServer({
         id,
@@ -157,11 +164,11 @@ export async function startServerSession(
   try {
     launched = await kind.launch({
       config: serverConfig,
-      recorded: { server: setup.recorded.server as typeof serverConfig, model: setup.recorded.model },
+      recorded: { server: recordedServer as typeof serverConfig, model: setup.recorded.model },
       model: setup.model,
       services,
       startIndex,
-      sharedByCell: setup.lifecycle === "per-cell",
+      sharedByCell: setup.lifecycle !== "per-run",
       dockerCommand: setup.dockerCommand,
       cliCommand: setup.cliCommand,
     });
@@ -179,7 +186,7 @@ export async function startServerSession(
   const stopOnce = createTeardown(launched, {
     log,
     clock,
-    nvidiaSmi,
+    nvidiaSmi: ownGpus,
     gpuBaseline,
     releaseTimeoutMs: setup.releaseTimeoutMs,
     warn: noteWarning,
@@ -251,6 +258,7 @@ export async function startServerSession(
         model: setup.recorded.model,
         sampling: setup.recorded.sampling,
         nvidiaSmi: localGpus,
+        device: device?.spec ?? null,
         env,
         configHash: setup.configHash,
         datasetChecksums: setup.datasetChecksums,
@@ -264,9 +272,20 @@ export async function startServerSession(
         apiKey,
         clock,
         ...intervals,
-        queryGpus: localGpus ? () => localGpus.usage() : null,
+        queryGpus: ownGpus ? () => ownGpus.usage() : null,
       });
     },
     stop: teardown,
   };
+}
+
+/**
+ * A server config on one of several devices: its port moved by the device's slot (0 stays 0: a port the
+ * server picks), so the servers of a runner listen side by side.
+ */
+function onDevice(server: ServerConfig, device: ServerDevice | undefined): ServerConfig {
+  if (!device || device.slot === 0 || !("port" in server)) return server;
+  // The recorded view may hold a template where the port came from the environment: left as written.
+  if (typeof server.port !== "number" || server.port === 0) return server;
+  return { ...server, port: server.port + device.slot };
 }

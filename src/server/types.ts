@@ -1,3 +1,4 @@
+import type { ServerLifecycle } from "../config/schema.js";
 import type { TelemetrySampler } from "./telemetry.js";
 
 /**
@@ -36,17 +37,33 @@ export interface ServerSession {
   startTelemetry?(intervals: { metricsIntervalMs: number; gpuIntervalMs: number }): TelemetrySampler;
 }
 
+/**
+ * One server's devices on a runner with several (config runner.devices): `slot` is its position in that
+ * list (ports are offset by it), `spec` the devices as written ("3", or "0,1" for a server on two).
+ */
+export interface ServerDevice {
+  readonly slot: number;
+  readonly spec: string;
+}
+
+/** The GPU indices of a device spec ("0,1" -> [0, 1]). */
+export function deviceIndices(device: ServerDevice): number[] {
+  return device.spec.split(",").map(Number);
+}
+
 export interface ServerStartContext {
   readonly cell: string;
   /** Run index when the lifecycle is per-run; undefined for a server shared by all runs of a cell. */
   readonly run?: number;
   /** Directory where the launcher writes its (redacted) log and telemetry. */
   readonly logDir: string;
+  /** The devices this server runs on (runner.devices); absent: the GPUs the server config names. */
+  readonly device?: ServerDevice;
 }
 
 export interface ServerProvider {
-  /** Whether each run gets its own server (per-run) or a cell shares one (per-cell). */
-  readonly lifecycle: "per-run" | "per-cell";
+  /** Whether each run gets its own server (per-run), a cell shares one (per-cell), or every cell of the side (per-side). */
+  readonly lifecycle: ServerLifecycle;
   start(context: ServerStartContext): Promise<ServerSession>;
   /** Stops every server this provider started and has not stopped (signal handlers, finally blocks). */
   stopAll?(): Promise<void>;

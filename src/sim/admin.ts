@@ -10,6 +10,7 @@ export function adminView(server: SimServer): unknown {
     profile: server.profile,
     model: server.options.model,
     seed: server.options.seed,
+    device: server.engine.device,
     speedFactor: server.engine.speedFactor,
     kvCapacityBlocks: server.engine.kvCapacityBlocks,
     completedRequests: server.completedRequests,

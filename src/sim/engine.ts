@@ -1,6 +1,6 @@
 import { mixSeed, type Random, seededRandom } from "../util/random.js";
 import { KvCache } from "./kv-cache.js";
-import { type EffectiveCosts, effectiveCosts, type SimProfile } from "./profile.js";
+import { deviceSpeedFactor, type EffectiveCosts, effectiveCosts, type SimProfile } from "./profile.js";
 import { EngineStats, type FinishReason } from "./stats.js";
 import { vocabularySize } from "./tokenizer.js";
 
@@ -129,11 +129,17 @@ export class Engine {
   private readonly rejected: string[] = [];
   private current: { start: number; end: number; work: ScheduledWork[] } | undefined;
 
+  /** The simulated GPU's own speed (device_speed_factors at this engine's device index). */
+  private deviceFactor: number;
+
   constructor(
     profile: SimProfile,
     private readonly seed = 0,
+    /** The simulated GPU this engine runs on (sim --device K): selects its device_speed_factors entry. */
+    readonly device = 0,
   ) {
     this.profile = { ...profile };
+    this.deviceFactor = deviceSpeedFactor(profile, device);
     this.costs = effectiveCosts(profile);
     this.kv = new KvCache(this.costs.numGpuBlocks);
     this.noise = seededRandom(mixSeed(seed, 0x5eed));
@@ -146,9 +152,11 @@ export class Engine {
     return this.profile;
   }
 
-  /** The per-server-start multiplier of every step time. */
+  /** The per-server-start multiplier of every step time (times the device's own speed). */
   get speedFactor(): number {
-    return this.profile.speed_factor * Math.exp(this.profile.speed_sigma * this.speedNormal);
+    return (
+      this.profile.speed_factor * this.deviceFactor * Math.exp(this.profile.speed_sigma * this.speedNormal)
+    );
   }
 
   /** Takes effect from the next step. block_size may only change while idle (blocks are sized by it). */
@@ -160,6 +168,7 @@ export class Engine {
     this.profile = { ...profile };
     this.costs = effectiveCosts(profile);
     this.kv.resize(this.costs.numGpuBlocks);
+    this.deviceFactor = deviceSpeedFactor(profile, this.device);
   }
 
   get numRunning(): number {

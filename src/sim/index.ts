@@ -27,10 +27,11 @@ export {
   resolveProfile,
   simProfileFileSchema,
 } from "./profile.js";
+export { chatPromptTokens } from "./protocol.js";
 export type { ChunkRecord } from "./server.js";
 export { countTokens, detokenize, tokenize } from "./tokenizer.js";
-export type { VirtualArrival, VirtualOutcome, VirtualRun } from "./virtual.js";
-export { runVirtual } from "./virtual.js";
+export type { ClockedEngine, VirtualArrival, VirtualOutcome, VirtualRun } from "./virtual.js";
+export { clockedEngine, runVirtual } from "./virtual.js";
 
 export interface SimulatorOptions {
   /** Built-in profile name (default "small-gpu"), a profile file path, or a loaded profile. */
@@ -39,6 +40,8 @@ export interface SimulatorOptions {
   set?: Record<string, string | number | boolean>;
   /** Seeds the per-start speed factor, the step jitter, EOS positions and fault draws. */
   seed?: number;
+  /** The simulated GPU's device index: the knob device_speed_factors gives each its own speed (default 0). */
+  device?: number;
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 0: a free port. */
@@ -99,6 +102,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   server = new SimServer({
     profile,
     seed: options.seed ?? 0,
+    device: options.device ?? 0,
     model: options.model ?? "sim-model",
     apiKey: options.apiKey,
     devMode: options.devMode ?? process.env.VLLM_SERVER_DEV_MODE === "1",

@@ -47,6 +47,15 @@ export const knobSpecs = {
     help: "cost per (prefill token x earlier token it attends to): makes prefill grow with the prompt length squared",
   },
   speed_factor: { schema: num(0.001), help: "fixed multiplier of every step time (1 = profile speed)" },
+  device_speed_factors: {
+    schema: z
+      .string()
+      .regex(
+        /^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/,
+        'expected comma-separated positive numbers, e.g. "1,1.1" (device 0 at profile speed, device 1 10% slower)',
+      ),
+    help: "step-time multiplier of each simulated GPU, by device index (--device K, as runner.devices assigns them): the K-th entry from 0; devices beyond the list run at 1 (a runner whose GPUs are not all equally fast)",
+  },
   speed_sigma: {
     schema: num(0),
     help: "log-normal sigma of the per-server-start speed factor, drawn from --seed (run-to-run noise)",
@@ -226,6 +235,7 @@ const smallGpu: SimProfile = {
   decode_compute_per_token_ms: 0,
   prefill_attention_per_token_pair_ms: 0,
   speed_factor: 1,
+  device_speed_factors: "1",
   speed_sigma: 0.02,
   jitter_sigma: 0.02,
   fp8_kv_capacity_factor: 2,
@@ -471,4 +481,10 @@ export function effectiveCosts(profile: SimProfile): EffectiveCosts {
       profile.attention_per_context_token_ms * (fp8 ? profile.fp8_decode_factor : 1),
     decodeComputePerTokenMs: profile.decode_compute_per_token_ms,
   };
+}
+
+/** The step-time multiplier of simulated device `device` (profile device_speed_factors; 1 beyond the list). */
+export function deviceSpeedFactor(profile: Pick<SimProfile, "device_speed_factors">, device: number): number {
+  const factor = Number(profile.device_speed_factors.split(",")[device]);
+  return Number.isFinite(factor) && factor > 0 ? factor : 1;
 }

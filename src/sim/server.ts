@@ -28,6 +28,8 @@ const stallCell = new Int32Array(new SharedArrayBuffer(4));
 export interface SimServerOptions {
   profile: SimProfile;
   seed: number;
+  /** The simulated GPU (sim --device K): its device_speed_factors entry. */
+  device?: number | undefined;
   model: string;
   apiKey: string | undefined;
   devMode: boolean;
@@ -72,7 +74,7 @@ export class SimServer implements RequestHost {
 
   constructor(readonly options: SimServerOptions) {
     this.responses = new HttpResponder(options.clock);
-    this.engine = new Engine(options.profile, options.seed);
+    this.engine = new Engine(options.profile, options.seed, options.device ?? 0);
     this.loop = new StepLoop(
       this.engine,
       options.clock,

@@ -1,3 +1,4 @@
+import type { ScheduleClock } from "../util/clock.js";
 import type { Engine, EngineRequestSpec, StepEvent } from "./engine.js";
 
 /** Runs an engine on virtual time: the same step loop the server runs, without waiting. For tests and analysis. */
@@ -72,4 +73,60 @@ export function runVirtual(engine: Engine, arrivals: readonly VirtualArrival[], 
     now = end;
   }
   return { outcomes, endTime: now, steps, samples };
+}
+
+/**
+ * The engine stepped on an injected clock, requests submitted as they come (the runner's dispatcher on
+ * virtual time talks to it as it would to the server): each resolves with its token times when it
+ * finishes. Steps follow each other on the engine's timeline; an idle engine starts its first step at
+ * the arrival, as the server's step loop does (loop.ts).
+ */
+export interface ClockedEngine {
+  submit(spec: EngineRequestSpec): Promise<VirtualOutcome>;
+}
+
+export function clockedEngine(engine: Engine, clock: ScheduleClock): ClockedEngine {
+  const open = new Map<string, { outcome: VirtualOutcome; resolve: (outcome: VirtualOutcome) => void }>();
+  let stepping = false;
+  const finish = (id: string, reason: string) => {
+    const entry = open.get(id);
+    if (!entry) return;
+    open.delete(id);
+    entry.outcome.finishReason = reason;
+    entry.resolve(entry.outcome);
+  };
+  const step = async (start: number) => {
+    let now = start;
+    for (;;) {
+      const plan = engine.beginStep(now);
+      for (const id of engine.takeRejected()) finish(id, "abort");
+      if (!plan) {
+        stepping = false;
+        return;
+      }
+      const end = now + plan.durationMs;
+      await clock.sleepUntil(end);
+      for (const event of engine.endStep()) {
+        const entry = open.get(event.id);
+        if (!entry) continue;
+        entry.outcome.tokenTimes.push(end);
+        entry.outcome.cachedPromptTokens = event.cachedPromptTokens;
+        if (event.finishReason) finish(event.id, event.finishReason);
+      }
+      now = end;
+    }
+  };
+  return {
+    submit(spec) {
+      const arrival = clock.now();
+      const outcome: VirtualOutcome = { id: spec.id, arrival, tokenTimes: [], cachedPromptTokens: 0 };
+      const done = new Promise<VirtualOutcome>((resolve) => open.set(spec.id, { outcome, resolve }));
+      engine.addRequest(spec, arrival);
+      if (!stepping) {
+        stepping = true;
+        void step(arrival);
+      }
+      return done;
+    },
+  };
 }

@@ -257,9 +257,9 @@ describe("the action end to end", () => {
       prJob(205, { config: testConfig(1.0), inputs: { "max-runs": "5" } }),
       deps({ compare: createRatioCompare({ decideAt: 10 }) }),
     );
-    // 3 initial runs, then one more run per look up to max-runs 5 on the cell compare asked about.
+    // 3 initial runs (repeats.min), then one more run per look up to max-runs 5 on the cell compare asked about.
     expect(measureCalls.map((call) => [call.firstRun, call.runs, call.cells])).toEqual([
-      [0, null, null],
+      [0, 3, null],
       [3, 1, ["chat"]],
       [4, 1, ["chat"]],
     ]);

@@ -59,6 +59,16 @@ describe("init and validate", () => {
       .filter((line) => /^ {2}(chat|rag|longgen|spike)/.test(line));
     expect(cellLines).toHaveLength(19);
     expect(validate.stdout).toMatch(/estimated GPU-minutes \(measured runs plus every server start\)/);
+    // The wall-clock of the first look: on one device every start and run one after the other; on 8
+    // devices (the plan of app/measure-on-devices.ts) a fraction of it, at more starts (two per device).
+    const wall = (text: string) => Number(/per PR, interleaved: (\d+) min at \d+ runs/.exec(text)?.[1]);
+    expect(validate.stdout).toContain("estimated wall-clock of the first look on 1 device");
+    const eight = await cli(["validate", "--devices", "8"], { cwd: dir });
+    expect(eight.code).toBe(0);
+    expect(eight.stdout).toMatch(/first look on 8 devices \(--devices;/);
+    expect(eight.stdout).toMatch(/per PR, interleaved: \d+ min at \d+ runs \(16 starts,/);
+    expect(wall(eight.stdout)).toBeLessThan(wall(validate.stdout) / 6);
+    expect((await cli(["validate", "--devices", "0"], { cwd: dir })).code).toBe(2);
   });
 
   it("refuses to overwrite without --force", async () => {

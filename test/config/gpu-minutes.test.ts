@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { parseConfigText } from "../../src/config/load.js";
-import { renderSummary, serverStartsPerCell, summarizeConfig } from "../../src/config/summary.js";
+import {
+  renderSummary,
+  serverStartsPerCell,
+  startedServers,
+  summarizeConfig,
+} from "../../src/config/summary.js";
 import { lookSchedule } from "../../src/stats/sequential.js";
+
+const perCell = "  lifecycle: per-cell\n";
 
 /** Three cells of exactly 1 minute each, a vLLM container: the issue's cost model (3 min a start). */
 function config(extra = "", block = 1) {
@@ -41,7 +48,7 @@ describe("GPU-minutes per pull request, every server start counted", () => {
   });
 
   it("validate prints the estimate per mode, with 3 minutes per start unless configured", () => {
-    const summary = summarizeConfig(config(), [], looks);
+    const summary = summarizeConfig(config(perCell), [], looks);
     const byMode = Object.fromEntries(summary.gpuMinutes.map((e) => [e.mode, e]));
     // stored: 3 cells x 3 runs x 1 min + 3 starts x 3 min; at 10 runs: 30 + 9 starts x 3.
     expect(byMode.stored).toMatchObject({
@@ -86,10 +93,24 @@ describe("GPU-minutes per pull request, every server start counted", () => {
     // A per-run lifecycle restarts every run whatever the block.
     expect(serverStartsPerCell("interleaved", 20, [], "per-run", 5)).toBe(40);
     // validate uses repeats.block: 3 + 2 + 5 runs at k = 5 are 2 + 2 + 2 starts per cell.
-    const summary = summarizeConfig(config("", 5), [], looks);
+    const summary = summarizeConfig(config(perCell, 5), [], looks);
     const interleaved = summary.gpuMinutes.find((e) => e.mode === "interleaved")!;
     expect(interleaved.serverStarts).toEqual({ first: 6, max: 18 });
     expect(interleaved.minutes.max).toBe(60 + 18 * 3);
+  });
+
+  it("per-side (the default): every cell of a side shares its server, so the starts are counted once", () => {
+    const summary = summarizeConfig(config(), [], looks);
+    expect(summary.gpuMinutes.map((e) => [e.mode, e.serverStarts, e.minutes])).toEqual([
+      // stored: 9 minutes of runs + 1 start; at 10 runs 30 + one start per look (3).
+      ["stored", { first: 1, max: 3 }, { first: 12, max: 39 }],
+      // interleaved: 18 + 4 starts (A B B A A B B: 4 blocks of one side); at 10: 60 + 13 starts.
+      ["interleaved", { first: 4, max: 13 }, { first: 30, max: 99 }],
+      ["baseline", { first: 1, max: 1 }, { first: 33, max: 33 }],
+    ]);
+    expect(startedServers("per-side", 3)).toBe(1);
+    expect(startedServers("per-cell", 3)).toBe(3);
+    expect(startedServers("per-side", 0)).toBe(0);
   });
 
   it("a per-run lifecycle costs a start per run", () => {
@@ -100,6 +121,51 @@ describe("GPU-minutes per pull request, every server start counted", () => {
 });
 
 function withStart(seconds: number) {
-  const base = config();
+  const base = config(perCell);
   return { ...base, cost: { ...base.cost, server_start_s: seconds } };
 }
+
+describe("validate's schedules: the idle time the idle-elided schedule is expected to cut", () => {
+  const lowLoad = (runner = "", cellExtra = "") =>
+    parseConfigText(
+      `version: 1
+server: { kind: docker, image: "vllm/vllm-openai@sha256:${"a".repeat(64)}" }
+model: { name: m, revision: abc }
+${runner}cells:
+  - name: low
+    dataset: { type: synthetic, input_tokens: 100, output_tokens: 100 }
+    load: { type: rate, rate: 0.5 }
+    size: { requests: 240 }
+${cellExtra}  - name: closed
+    dataset: { type: synthetic, input_tokens: 100, output_tokens: 100 }
+    load: { type: concurrency, concurrency: 4 }
+    size: { requests: 40 }
+`,
+      "c.yml",
+      { env: {} },
+    ).config;
+
+  it("cuts the expected idle time of a low-load cell from its GPU time, none from a closed loop", () => {
+    const summary = summarizeConfig(lowLoad(), [], lookSchedule(5, 25));
+    const [low, closed] = summary.cells;
+    // A lone request of 100 + 100 tokens takes 1.01 s at the assumed speeds: an arrival finds nothing in
+    // flight with probability e^(-0.505), and its gap (mean 2 s) is cut but for the 100 ms settle.
+    const expected = (240 * Math.exp(-0.5 * 1.01) * Math.exp(-0.05)) / 0.5;
+    expect(low!.estimatedElidedSecondsPerRun).toBeCloseTo(expected, 6);
+    expect(low!.estimatedSecondsPerRun).toBeCloseTo(480 + 3 - expected, 6);
+    expect(closed!.estimatedElidedSecondsPerRun).toBe(0);
+    const text = renderSummary("c.yml", summary);
+    expect(text).toContain(
+      `schedule: idle gaps elided (settle 100 ms): low; about ${Math.round(expected)} of`,
+    );
+    expect(text).toContain("schedule: real time (closed loop: never idle): closed");
+  });
+
+  it("runner.schedule real-time (or a cell's schedule) keeps the wall-clock of the schedule", () => {
+    const everywhere = summarizeConfig(lowLoad("runner: { schedule: real-time }\n"), [], lookSchedule(5, 25));
+    expect(everywhere.cells[0]!.estimatedElidedSecondsPerRun).toBe(0);
+    expect(renderSummary("c.yml", everywhere)).toContain("schedule: real time (configured): every cell");
+    const oneCell = summarizeConfig(lowLoad("", "    schedule: real-time\n"), [], lookSchedule(5, 25));
+    expect(oneCell.cells[0]!.schedule).toBe("real time (configured)");
+  });
+});

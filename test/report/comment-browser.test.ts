@@ -115,7 +115,10 @@ describe.skipIf(!haveBrowser && !inCi)(
         const decidedCapacity = (outcome.verdict.capacity ?? []).filter(
           (c) => c.gated && (c.verdict === "regression" || c.verdict === "improvement"),
         ).length;
-        expect(layout.decidedRowBottoms).toHaveLength(decided + decidedCapacity);
+        const decidedFamilies = (outcome.verdict.families ?? []).filter(
+          (f) => f.verdict !== "no-finding",
+        ).length;
+        expect(layout.decidedRowBottoms).toHaveLength(decided + decidedCapacity + decidedFamilies);
         for (const bottom of layout.decidedRowBottoms) expect(bottom).toBeLessThanOrEqual(firstScreenPx);
         if (layout.firstTable)
           expect(layout.firstTable.scrollWidth).toBeLessThanOrEqual(layout.firstTable.clientWidth);

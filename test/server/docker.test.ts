@@ -63,7 +63,7 @@ describe("docker kind against fake docker and nvidia-smi", () => {
       dockerArgs: [],
       env: ["HF_TOKEN"],
       gpus: "all",
-      lifecycle: "per-cell",
+      lifecycle: "per-side",
     });
     expect(fingerprint.server.args).toEqual([
       "--model",

@@ -11,6 +11,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { configSchema, type ServerConfig } from "../../src/config/schema.js";
 import { defaultCliCommand } from "../../src/server/sim-command.js";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -20,6 +21,27 @@ const fixtures = join(repoRoot, "test", "fixtures", "bin");
 export const simArgv = [...defaultCliCommand(repoRoot), "sim"];
 /** Argv of the vLLM stand-in with failure behaviours the simulator lacks. */
 export const fakeVllmArgv = [process.execPath, join(fixtures, "fake-vllm.mjs")];
+
+/** The model and the one small cell of the launcher tests' configs. */
+export const testModel = { name: "sim-model" };
+export const testCells = [
+  {
+    name: "c",
+    dataset: { type: "synthetic", input_tokens: 8, output_tokens: 8 },
+    load: { type: "concurrency", concurrency: 1 },
+    size: { requests: 2 },
+  },
+];
+
+/** A config of that cell with this server (its startup timeout 20 s unless it says one). */
+export function configWith(server: Record<string, unknown>) {
+  return { version: 1, server: { startup_timeout_s: 20, ...server }, model: testModel, cells: testCells };
+}
+
+/** The parsed server config of `configWith(server)`. */
+export function serverConfigOf(server: Record<string, unknown>): ServerConfig {
+  return configSchema.parse(configWith(server)).server;
+}
 
 export interface FakeImage {
   readonly digest: string;

@@ -6,7 +6,6 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { createControlClient } from "../../src/client/stream-client.js";
-import { configSchema, type ServerConfig } from "../../src/config/schema.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import {
   cleanupFromState,
@@ -14,7 +13,7 @@ import {
   readServerState,
   ServerStartError,
 } from "../../src/server/index.js";
-import { fakeVllmArgv, groupAlive, simArgv } from "./fake-host.js";
+import { configWith, fakeVllmArgv, groupAlive, serverConfigOf, simArgv, testModel } from "./fake-host.js";
 
 /** The runner's cache reset before a fresh-prefix run (run-once.ts): POST /reset_prefix_cache on the control client. */
 async function resetsPrefixCache(session: { endpoint: { baseUrl: string } }): Promise<boolean> {
@@ -30,22 +29,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "vpg-server-process-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const model = { name: "sim-model" };
-const cells = [
-  {
-    name: "c",
-    dataset: { type: "synthetic", input_tokens: 8, output_tokens: 8 },
-    load: { type: "concurrency", concurrency: 1 },
-    size: { requests: 2 },
-  },
-];
-
-function configWith(server: Record<string, unknown>) {
-  return { version: 1, server: { startup_timeout_s: 20, ...server }, model, cells };
-}
-function serverConfig(server: Record<string, unknown>): ServerConfig {
-  return configSchema.parse(configWith(server)).server;
-}
+const model = testModel;
+const serverConfig = serverConfigOf;
 let counter = 0;
 const logDir = () => join(work, `logs-${counter++}`);
 
@@ -100,8 +85,8 @@ describe("command kind", () => {
     });
     expect(fingerprint.server.maxModelLen).toBe(4096);
     expect(session.logFile).toMatch(/server-c-run1\.log$/);
-    // Shared by a cell's runs (the default lifecycle): dev mode is on, so the prefix cache can be reset.
-    expect(provider.lifecycle).toBe("per-cell");
+    // Shared by the cells of a side (the default lifecycle): dev mode is on, so the prefix cache can be reset.
+    expect(provider.lifecycle).toBe("per-side");
     expect(await resetsPrefixCache(session)).toBe(true);
     await session.stop();
     expect(groupAlive(pid!)).toBe(false);

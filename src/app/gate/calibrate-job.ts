@@ -6,11 +6,11 @@ import { settingsFromConfig } from "../../compare/index.js";
 import { loadRuns } from "../../compare/load.js";
 import { renderCalibration } from "../../report/calibration.js";
 import { renderCalibrationHistoryLine } from "../../report/history.js";
-import { measureAlternately } from "../adaptive.js";
+import { measureOnDevices } from "../measure-on-devices.js";
 import { readHistoryForCalibration } from "./history.js";
 import { outputNames } from "./job-io.js";
 import type { JobScope } from "./job-scope.js";
-import { measureRuns } from "./measure-candidate.js";
+import { measureRequestOf, measureRuns } from "./measure-candidate.js";
 import type { ActionResult } from "./orchestrator-types.js";
 
 /**
@@ -27,26 +27,25 @@ export async function calibrateJob(scope: JobScope): Promise<ActionResult> {
   const runs = inputs.maxRuns ?? config.repeats.max;
   if (runs < 2)
     throw new Error(`mode calibrate needs at least 2 runs per side (input max-runs), got ${runs}`);
-  const sides = [
-    { name: "baseline" as const, dir: layout.baselineSideDir },
-    { name: "candidate" as const, dir: layout.candidateDir },
-  ];
-  for (const side of sides) await mkdir(side.dir, { recursive: true });
-  await measureAlternately(
-    sides,
-    { firstRun: 0, runs, cells: inputs.cells },
-    config.repeats.block,
-    (side, block) =>
+  const dirs = { baseline: layout.baselineSideDir, candidate: layout.candidateDir };
+  for (const dir of Object.values(dirs)) await mkdir(dir, { recursive: true });
+  // The interleaved gate's schedule, on the runner's devices as the gate measures (measure-on-devices.ts).
+  await measureOnDevices({
+    sides: [
+      { side: "baseline", config },
+      { side: "candidate", config },
+    ],
+    step: { firstRun: 0, runs, cells: inputs.cells },
+    config,
+    measureBlock: (side, block) =>
       measureRuns(scope, {
         configPath: scope.configPath,
         config: scope.config,
-        resultsDir: side.dir,
-        firstRun: block.firstRun,
-        runs: block.runs,
-        cells: block.cells,
-        side: side.name,
+        resultsDir: dirs[side],
+        side,
+        ...measureRequestOf(block),
       }),
-  );
+  });
   const a = await loadRuns([layout.baselineSideDir], "calibration a");
   const b = await loadRuns([layout.candidateDir], "calibration b");
   const first = a[0] ?? b[0];

@@ -8,6 +8,7 @@ import type { LoadedConfig } from "../../config/load.js";
 import type { ArtifactStore } from "../../github/artifact-store.js";
 import type { GitHubClient } from "../../github/client.js";
 import type { RunRecord } from "../../metrics/run-record.js";
+import type { ServerDevice } from "../../server/types.js";
 import type { FailOnPolicy } from "./inputs.js";
 
 /**
@@ -29,6 +30,11 @@ export interface MeasureRequest {
   firstRun: number;
   /** Runs to add per cell; null means the config's repeats.min. */
   runs: number | null;
+  /** Per cell, its own first run and number of runs (a cell split over devices); win over firstRun and runs. */
+  firstRunByCell?: Readonly<Record<string, number>>;
+  runsByCell?: Readonly<Record<string, number>>;
+  /** The devices this request's servers run on (runner.devices, app/measure-on-devices.ts); absent: one server at a time. */
+  device?: ServerDevice;
   /** `baseline` / `candidate` in interleaved jobs (recorded in run.json `side`); null otherwise. */
   side: "baseline" | "candidate" | null;
   /**

@@ -11,7 +11,7 @@ import type { CompareOutcome, CompareRequest } from "./dependencies.js";
 import { historyCompareInputs, judgeWithHistory, readHistoryForGate } from "./history.js";
 import { outputNames } from "./job-io.js";
 import type { JobScope, Measured } from "./job-scope.js";
-import { alternate, measureRuns } from "./measure-candidate.js";
+import { alternate, measureCandidateSide } from "./measure-candidate.js";
 import type { ActionResult } from "./orchestrator-types.js";
 import { applyOverride, decideFailure, publishReport } from "./publish.js";
 import { acquireBaseline } from "./stored-baseline.js";
@@ -59,13 +59,7 @@ async function compareUntilDecided(
     measure: (step) =>
       measured.base
         ? alternate(scope, measured.base, step.firstRun, step.runs, step.cells)
-        : measureRuns(scope, {
-            configPath: scope.configPath,
-            config: scope.config,
-            resultsDir: scope.layout.candidateDir,
-            ...step,
-            side: null,
-          }),
+        : measureCandidateSide(scope, step),
     runsMeasured: async (cells) => fewestRuns(await countRuns(scope.layout.candidateDir), cells),
     cells: scope.inputs.cells,
     maxRuns: scope.inputs.maxRuns ?? Number.POSITIVE_INFINITY,

@@ -5,7 +5,9 @@ import { readFileAtCommit } from "../../github/base-config.js";
 import { validateBaselineDir } from "../../github/baseline-bundle.js";
 import { httpStatusOf } from "../../github/client.js";
 import { aggregatedLine, baseSideLine, fallbackNotice, measuringLine } from "../../report/status.js";
-import { measureAlternately } from "../adaptive.js";
+import type { MeasureStep } from "../adaptive.js";
+import { type DeviceBlock, measureOnDevices } from "../measure-on-devices.js";
+import type { MeasureRequest } from "./dependencies.js";
 import { type BaseSide, exists, type JobScope, type Measured } from "./job-scope.js";
 
 /**
@@ -24,6 +26,9 @@ export function measureRuns(
     cells: string[] | null;
     side: "baseline" | "candidate" | null;
     searchToMaxRuns?: boolean;
+    firstRunByCell?: Record<string, number>;
+    runsByCell?: Record<string, number>;
+    device?: MeasureRequest["device"];
   },
 ): Promise<void> {
   return scope.deps.measure({
@@ -35,8 +40,10 @@ export function measureRuns(
 
 /**
  * The base and head configs measured alternately from run `firstRun` on, `runs` more runs per side, in
- * groups of repeats.block runs per side in the order A B, B A, ... (see alternatingBlocks). Consecutive
- * runs of one side are one measure call, so one server start per cell: ⌈R / k⌉ + 1 starts per cell.
+ * groups of repeats.block runs per side in the order A B, B A, ... (see alternatingBlocks), on the
+ * runner's devices (measure-on-devices.ts: each cell's two sides on one device, the devices at once).
+ * Consecutive runs of one side on a device are one measure call: one server start per side under the
+ * per-side lifecycle (⌈R / k⌉ + 1 per device), one per cell under per-cell.
  */
 export async function alternate(
   scope: JobScope,
@@ -45,25 +52,64 @@ export async function alternate(
   runs: number,
   cells: string[] | null,
 ): Promise<void> {
-  const base = {
-    configPath: baseSide.path,
-    config: baseSide.config,
-    resultsDir: scope.layout.baselineSideDir,
-    side: "baseline" as const,
-  };
-  const head = {
-    configPath: scope.configPath,
-    config: scope.config,
-    resultsDir: scope.layout.candidateDir,
-    side: "candidate" as const,
+  const sides = {
+    baseline: {
+      configPath: baseSide.path,
+      config: baseSide.config,
+      resultsDir: scope.layout.baselineSideDir,
+      side: "baseline" as const,
+    },
+    candidate: {
+      configPath: scope.configPath,
+      config: scope.config,
+      resultsDir: scope.layout.candidateDir,
+      side: "candidate" as const,
+    },
   };
   // The PR's config says how the comparison is measured (as it does for the repeats and the gate).
-  await measureAlternately(
-    [base, head],
-    { firstRun, runs, cells },
-    scope.config.config.repeats.block,
-    (side, block) => measureRuns(scope, { ...side, ...block }),
-  );
+  await measureOnDevices({
+    sides: [
+      { side: "baseline", config: baseSide.config.config },
+      { side: "candidate", config: scope.config.config },
+    ],
+    step: { firstRun, runs, cells },
+    config: scope.config.config,
+    measureBlock: (side, block) => measureRuns(scope, { ...sides[side], ...measureRequestOf(block) }),
+  });
+}
+
+/** The candidate's side alone (a stored-baseline gate, or a baseline being recorded), on the runner's devices. */
+export async function measureCandidateSide(
+  scope: JobScope,
+  step: MeasureStep,
+  options: { searchToMaxRuns?: boolean } = {},
+): Promise<void> {
+  await measureOnDevices({
+    sides: [{ side: "candidate", config: scope.config.config }],
+    step,
+    config: scope.config.config,
+    measureBlock: (_side, block) =>
+      measureRuns(scope, {
+        configPath: scope.configPath,
+        config: scope.config,
+        resultsDir: scope.layout.candidateDir,
+        side: null,
+        ...measureRequestOf(block),
+        ...options,
+      }),
+  });
+}
+
+/** A block of the device plan as a measure request's runs, cells and device. */
+export function measureRequestOf(block: DeviceBlock) {
+  return {
+    firstRun: block.firstRun,
+    runs: block.runs,
+    cells: block.cells,
+    ...(block.firstRunByCell ? { firstRunByCell: block.firstRunByCell } : {}),
+    ...(block.runsByCell ? { runsByCell: block.runsByCell } : {}),
+    ...(block.device ? { device: block.device } : {}),
+  };
 }
 
 export async function measureCandidate(scope: JobScope): Promise<Measured> {
@@ -86,16 +132,11 @@ export async function measureCandidate(scope: JobScope): Promise<Measured> {
   const recording = scope.plan.role === "baseline";
   const runs = recording ? scope.config.config.repeats.baseline : null;
   scope.io.info(measuringLine(cells, scope.configPath, runs));
-  await measureRuns(scope, {
-    configPath: scope.configPath,
-    config: scope.config,
-    resultsDir: scope.layout.candidateDir,
-    firstRun: 0,
-    runs,
-    cells,
-    side: null,
-    ...(recording ? { searchToMaxRuns: true } : {}),
-  });
+  await measureCandidateSide(
+    scope,
+    { firstRun: 0, runs: runs ?? scope.config.config.repeats.min, cells },
+    recording ? { searchToMaxRuns: true } : {},
+  );
   return { mode: "stored", base: null, fallbackReason };
 }
 

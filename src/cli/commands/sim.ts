@@ -44,6 +44,8 @@ Options:
   --served-model-name NAME    served model name (wins over --model, as in vLLM)
   --api-key KEY               /v1/* needs "Authorization: Bearer KEY" (default: $VLLM_API_KEY)
   --dev-mode                  enable POST /reset_prefix_cache (also VLLM_SERVER_DEV_MODE=1)
+  --device K                  the simulated GPU's index: its speed is the K-th device_speed_factors entry
+                              (default: the first of CUDA_VISIBLE_DEVICES, else 0)
   --fault SPEC                inject a fault (repeatable), see Faults
   --record-chunk-times        keep when each chunk was written; read it at GET /admin/chunks
   --list-profiles             print the built-in profiles and exit
@@ -88,6 +90,7 @@ const options: OptionSpec = {
   "served-model-name": { type: "string" },
   "api-key": { type: "string" },
   "dev-mode": { type: "boolean" },
+  device: { type: "string" },
   fault: { type: "string", multiple: true },
   "list-profiles": { type: "boolean" },
   "record-chunk-times": { type: "boolean" },
@@ -137,6 +140,10 @@ export const simCommand: CliCommand = {
     const port = integerOption(args, "port") ?? 8000;
     if (port > 65535) throw new UsageError(`--port expects a TCP port (0-65535), got ${port}`);
     const seed = integerOption(args, "seed") ?? 0;
+    // The simulated GPU: --device, else the first GPU CUDA_VISIBLE_DEVICES gives the process (as a CUDA
+    // program on that GPU would run), else 0.
+    const visible = Number(io.env.CUDA_VISIBLE_DEVICES?.split(",")[0]);
+    const device = integerOption(args, "device") ?? (Number.isInteger(visible) && visible >= 0 ? visible : 0);
     let set: Record<string, string | number | boolean>;
     let profile: SimProfile;
     try {
@@ -161,6 +168,7 @@ export const simCommand: CliCommand = {
         profile,
         set,
         seed,
+        device,
         host,
         port,
         model,
@@ -181,7 +189,9 @@ export const simCommand: CliCommand = {
       throw error;
     }
     const effective = sim.profile();
-    io.stderr.write(`sim: profile ${effective.name}, model ${model}, seed ${seed}\n`);
+    io.stderr.write(
+      `sim: profile ${effective.name}, model ${model}, seed ${seed}${device ? `, device ${device}` : ""}\n`,
+    );
     // vLLM's own readiness lines, for log watchers written against the real server.
     io.stderr.write(
       `INFO: Starting vLLM API server 0 on ${sim.baseUrl}\nINFO: Application startup complete.\n`,

@@ -1,10 +1,13 @@
+import { firstLookPlans } from "../../app/measure-on-devices.js";
 import { describeCapacityCost } from "../../config/capacity-summary.js";
 import { templateView } from "../../config/interpolate.js";
 import { defaultConfigFile, loadConfig } from "../../config/load.js";
+import { isSearchedCell } from "../../config/schema.js";
 import { renderSummary, summarizeConfig } from "../../config/summary.js";
+import { wallClockLines } from "../../report/status.js";
 import { lookSchedule } from "../../stats/sequential.js";
-import { ExitCode } from "../../util/errors.js";
-import { type CliCommand, parseCommandArgs, stringOption } from "../command.js";
+import { ExitCode, UsageError } from "../../util/errors.js";
+import { type CliCommand, integerOption, parseCommandArgs, stringOption } from "../command.js";
 
 export const validateCommand: CliCommand = {
   name: "validate",
@@ -17,6 +20,7 @@ requests per run, runs per side and an estimate of GPU time.
 Options:
   -c, --config FILE  config file (default: ${defaultConfigFile})
       --json         print the normalised config as JSON instead of the summary
+      --devices N    estimate the wall-clock on N devices (as runner.devices: N would)
   -h, --help         show this help
 
 Every problem is reported at once, each with the file, line, the path in the YAML
@@ -28,6 +32,7 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
     const args = parseCommandArgs(argv, {
       config: { type: "string", short: "c" },
       json: { type: "boolean" },
+      devices: { type: "string" },
     });
     if (args.help) {
       io.stdout.write(this.usage);
@@ -47,6 +52,19 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
       renderSummary(file, summarizeConfig(loaded.config, loaded.interpolation.templates, looks)),
     );
     for (const line of describeCapacityCost(loaded.config)) io.stdout.write(`${line}\n`);
+    const devices = integerOption(args, "devices");
+    if (devices !== undefined && devices < 1)
+      throw new UsageError(`--devices expects a whole number >= 1, got ${devices}`);
+    if (!loaded.config.cells.every(isSearchedCell)) {
+      const plans = firstLookPlans(loaded.config, devices);
+      const source =
+        devices !== undefined
+          ? "--devices"
+          : loaded.config.runner.devices
+            ? "runner.devices"
+            : "no runner.devices: one server at a time";
+      for (const line of wallClockLines(plans, source)) io.stdout.write(`${line}\n`);
+    }
     return ExitCode.ok;
   },
 };

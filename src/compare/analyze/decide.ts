@@ -1,6 +1,7 @@
-import { metricSpecs } from "../../config/metric-names.js";
+import { type MetricName, metricSpecs } from "../../config/metric-names.js";
 import {
   classify,
+  type LogRatioTest,
   type MetricVerdict,
   minimumDetectableChange,
   worseBound,
@@ -15,12 +16,41 @@ export function familyDrafts(drafts: readonly Draft[]): Draft[] {
   return drafts.filter((d) => d.gated && d.forced === null && d.pBeyond !== null && d.pBetterBeyond !== null);
 }
 
-/** The gated family's members of those drafts (compare/gated-family.ts). */
-export function speedMembers(drafts: readonly Draft[]): FamilyMember[] {
+/** A family test's group: one gated metric in the cells of one workload family. */
+export interface FamilyGroup {
+  family: string;
+  metric: MetricName;
+}
+
+/** The group key of a family and metric (compare/gated-family.ts groups by it). */
+export function familyGroupKey(group: FamilyGroup): string {
+  return `${group.family}\u0000${group.metric}`;
+}
+
+/**
+ * The gated family's members of those drafts (compare/gated-family.ts). A check tested on per-run logs
+ * of its own metric pools with the other cells of its workload family (`familyOf`); an error rate (a
+ * pooled count) and a check judged on a stand-in percentile stay single.
+ */
+export function speedMembers(drafts: readonly Draft[], familyOf: (cell: string) => string): FamilyMember[] {
   return drafts.map((d) => ({
     source: "speed",
     regression: { p: d.pBeyond!, minP: d.minPBeyond ?? 0 },
     improvement: { p: d.pBetterBeyond!, minP: d.minPBetterBeyond ?? 0 },
+    ...(d.test !== null && d.judgedOn === null
+      ? {
+          pool: {
+            group: familyGroupKey({ family: familyOf(d.cell), metric: d.metric }),
+            tolerance: d.tolerance,
+            component: {
+              worse: d.test.worse,
+              standardError: d.test.standardError,
+              df: d.test.df,
+              extraVariance: d.variances?.extra ?? 0,
+            },
+          },
+        }
+      : {}),
   }));
 }
 
@@ -93,18 +123,15 @@ export function decide(
     let ciLevels: [number, number] | null = null;
     let detectable: number | null = null;
     if (draft.test && adj) {
-      // The interval the verdict was decided on: the worse-side bound at the level the regression test
-      // was passed after Holm (p·α/p_adj), the better-side bound at the within-tolerance level, or at the
-      // improvement test's level when that decided. Regression ⇔ lower bound beyond the tolerance.
-      const effective = (p: number, pAdj: number) => (pAdj > 0 ? (alpha * p) / pAdj : alpha);
-      const lowerLevel = effective(draft.pBeyond!, adj.beyond);
-      const upperLevel =
-        verdict === "improvement" ? effective(draft.pBetterBeyond!, adj.betterBeyond) : passAlpha;
-      const lower = worseBound(draft.test, lowerLevel, "lower");
-      const upper = worseBound(draft.test, upperLevel, "upper");
-      // Back to the metric's own direction (higher-is-better metrics mirror).
-      ci = draft.higherIsBetter ? [Math.exp(-upper), Math.exp(-lower)] : [Math.exp(lower), Math.exp(upper)];
-      ciLevels = draft.higherIsBetter ? [upperLevel, lowerLevel] : [lowerLevel, upperLevel];
+      ({ ci, ciLevels } = decisionInterval({
+        test: draft.test,
+        higherIsBetter: draft.higherIsBetter,
+        regression: { p: draft.pBeyond!, adjusted: adj.beyond },
+        improvement: { p: draft.pBetterBeyond!, adjusted: adj.betterBeyond },
+        improved: verdict === "improvement",
+        alpha,
+        passAlpha,
+      }));
       if (draft.gated && draft.variances)
         detectable = minimumDetectableChange({
           baselineVariance: draft.variances.baseline,
@@ -140,4 +167,33 @@ export function decide(
       crossCheck: draft.crossCheck,
     };
   });
+}
+
+/**
+ * The interval a verdict was decided on, in the metric's own direction: the worse-side bound at the level
+ * the regression test was passed after the family's adjustment (p·α/p_adj), the better-side bound at the
+ * within-tolerance level, or at the improvement test's level when that decided. Regression ⇔ the worse
+ * end's bound is beyond the tolerance. Shared by the checks and the family tests.
+ */
+export function decisionInterval(input: {
+  test: Pick<LogRatioTest, "worse" | "standardError" | "df">;
+  higherIsBetter: boolean;
+  regression: { p: number; adjusted: number };
+  improvement: { p: number; adjusted: number };
+  improved: boolean;
+  alpha: number;
+  passAlpha: number;
+}): { ci: [number, number]; ciLevels: [number, number] } {
+  const { test, alpha } = input;
+  const effective = (p: number, pAdj: number) => (pAdj > 0 ? (alpha * p) / pAdj : alpha);
+  const lowerLevel = effective(input.regression.p, input.regression.adjusted);
+  const upperLevel = input.improved
+    ? effective(input.improvement.p, input.improvement.adjusted)
+    : input.passAlpha;
+  const lower = worseBound(test, lowerLevel, "lower");
+  const upper = worseBound(test, upperLevel, "upper");
+  // Back to the metric's own direction (higher-is-better metrics mirror).
+  return input.higherIsBetter
+    ? { ci: [Math.exp(-upper), Math.exp(-lower)], ciLevels: [upperLevel, lowerLevel] }
+    : { ci: [Math.exp(lower), Math.exp(upper)], ciLevels: [lowerLevel, upperLevel] };
 }

@@ -1,0 +1,143 @@
+import type { StreamOutcome } from "../client/stream-client.js";
+import { type CellSchedule, cellSchedule } from "../config/schedule.js";
+import { type CellConfig, type Config, isFileBacked } from "../config/schema.js";
+import type { RunMetrics } from "../metrics/run-metrics.js";
+import type { RunFile } from "../metrics/run-schema.js";
+import { dispatchLoad } from "../runner/dispatch.js";
+import { loadPlanOf } from "../runner/load-plan.js";
+import { toRecord } from "../runner/request-record.js";
+import type { RequestRecord } from "../runner/request-schema.js";
+import { chatPromptTokens, clockedEngine, Engine, type SimProfile, tokenize } from "../sim/index.js";
+import { VirtualClock } from "../util/virtual-clock.js";
+import { createWorkload } from "../workload/workload.js";
+import { assembleRunFile } from "./run-file.js";
+
+/**
+ * One run of a cell on the simulator's engine on virtual time, through the runner's own dispatcher (its
+ * schedule, real time or idle-elided), request records and the metrics' definitions: what `run` would
+ * measure against the simulator, in a fraction of a second and without the test machine's noise. The
+ * schedule benchmark (bench/schedule.ts) compares the two schedules with it.
+ */
+export interface VirtualRunOptions {
+  config: Config;
+  cell: CellConfig;
+  profile: SimProfile;
+  /** Seeds the engine (its per-start speed factor and step jitter): one server start. */
+  serverSeed: number;
+  /** The simulated GPU (device_speed_factors' entry); recorded as the run's device. */
+  device?: number;
+  runIndex?: number;
+  side?: string;
+  /** The schedule to run; the config's for the cell when omitted. */
+  schedule?: CellSchedule;
+}
+
+export interface VirtualRunResult {
+  /** The run as run.json would hold it (no /metrics scrapes: server is null). */
+  file: RunFile;
+  metrics: RunMetrics;
+  records: RequestRecord[];
+  /** The measured phase on the schedule's timeline (run.json durationS). */
+  durationS: number;
+  /** What it took on the (virtual) clock. */
+  wallClockS: number;
+  elidedS: number;
+}
+
+export async function runCellVirtually(options: VirtualRunOptions): Promise<VirtualRunResult> {
+  const { config, cell } = options;
+  if (isFileBacked(cell.dataset))
+    throw new Error(
+      `cell ${cell.name}: a virtual run builds its prompts from the config; ${cell.dataset.type} reads a file`,
+    );
+  const runIndex = options.runIndex ?? 0;
+  const seed = cell.seed ?? config.seed;
+  const workload = createWorkload(cell, { seed });
+  const plan = loadPlanOf(cell);
+  const schedule = options.schedule ?? cellSchedule(config, cell);
+  const clock = new VirtualClock();
+  const engine = clockedEngine(new Engine(options.profile, options.serverSeed, options.device ?? 0), clock);
+  const cacheSalt = cell.prefix === "fresh" ? `${cell.name}-${runIndex}` : null;
+  const origin = clock.now();
+  const records: RequestRecord[] = [];
+  let lastEnd = origin;
+  let inFlight = 0;
+  let peak = 0;
+  const dispatch = await clock.runUntilSettled(
+    dispatchLoad({
+      plan,
+      clock,
+      seed,
+      ...(schedule.kind === "idle-elided" ? { elideIdle: { settleMs: schedule.settleMs } } : {}),
+      send: async (ticket) => {
+        const request = workload.request(ticket.index);
+        const promptTokens = request.messages
+          ? chatPromptTokens(request.messages)
+          : tokenize(request.prompt ?? "");
+        const sentAt = clock.now();
+        peak = Math.max(peak, ++inFlight);
+        const outcome = await engine.submit({
+          id: `${cell.name}-${runIndex}-${ticket.index}`,
+          promptTokens,
+          maxTokens: request.maxTokens,
+          ignoreEos: config.sampling.ignore_eos,
+          temperature: config.sampling.temperature,
+          ...(cacheSalt ? { cacheSalt } : {}),
+        });
+        inFlight--;
+        const endAt = outcome.tokenTimes.at(-1) ?? clock.now();
+        const ok = outcome.finishReason !== "abort";
+        const streamed: StreamOutcome = {
+          ok,
+          errorKind: ok ? null : "http_500",
+          errorMessage: ok ? null : "aborted by the engine",
+          httpStatus: ok ? 200 : 500,
+          sentAt,
+          onSocketAt: sentAt,
+          headersAt: sentAt,
+          chunkTimes: outcome.tokenTimes,
+          chunkTokens: null,
+          endAt,
+          promptTokens: promptTokens.length,
+          completionTokens: outcome.tokenTimes.length,
+          cachedTokens: outcome.cachedPromptTokens,
+          finishReason: outcome.finishReason ?? null,
+        };
+        records.push(toRecord("measure", ticket, streamed, request, origin, cell.name, runIndex));
+        lastEnd = Math.max(lastEnd, endAt + (ticket.elidedMs ?? 0));
+        return endAt;
+      },
+    }),
+  );
+  records.sort((a, b) => a.index - b.index);
+  const file = assembleRunFile({
+    context: { config, cell, seed, file: undefined },
+    workload,
+    plan,
+    runIndex,
+    ...(options.side ? { side: options.side } : {}),
+    records,
+    warmupCount: 0,
+    origin,
+    lastEnd,
+    startedAtEpochMs: Date.UTC(2026, 0, 1),
+    dispatch,
+    eventLoopLagP99Ms: null,
+    peakOnSocket: peak,
+    scrapes: [],
+    crashReason: null,
+    refusedInARow: null,
+    aborted: false,
+    notes: [],
+    prefix: { policy: cell.prefix, cacheSalt, cacheReset: cacheSalt !== null },
+    serverFingerprint: options.device === undefined ? {} : { runner: { device: String(options.device) } },
+  });
+  return {
+    file,
+    metrics: file,
+    records,
+    durationS: file.durationS,
+    wallClockS: file.load.schedule?.wallClockS ?? file.durationS,
+    elidedS: file.load.schedule?.elidedS ?? 0,
+  };
+}
