@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { aS as UsageError, aT as InputError, aU as externalEndpoint, aD as createRedactor, aO as credentialLikeValues, aV as getServedModels, aW as ProbeStatusError, aX as isUnauthorizedStatus, aY as FailureError, aZ as describeConnectionFailure, a_ as collectFingerprint, a$ as templateView, q as providerForConfig, b0 as measureAlternately, u as runCells, S as loadRuns, X as calibrationHistoryRuns, a1 as conditionsHash, ad as calibrateFromRuns, ae as settingsFromConfig, aa as loadConfig, b1 as parseHistory, b2 as defaultHistoryLimits, b3 as silentProgress, b4 as streamProgress, h as handleInterrupts, b5 as interactiveInterrupts, af as renderCalibration, L as metricSpecs, b6 as flattenFingerprint, C as object, D as number, b7 as record, G as string, P as array, b8 as settleSentence, b9 as capacitySentence, ba as formatSignedNumber, bb as describeMetric, bc as formatMetricValue, bd as formatChange, be as formatInterval, bf as formatDetectable, bg as qualityTerminalLines, bh as describeMetricRef, bi as readCalibration, bj as compareResults, bk as writeCompareOutputs, bl as defaultInputLimits, bm as mebibyte, bn as parseConfigText, ax as addRunsUntilDecided, ay as adaptiveLoopLine, av as fewestRuns, at as countRuns, bo as measuringBlockLine, bp as ExitCode, bq as isMetricName, Y as historyInputDefaults, K as seriesOf, M as detectChangePoints, br as renderSeriesTable, bs as gatedMetricNames, bt as defaultConfigFile, bu as serverKinds, bv as readRunFile, bw as toolVersion, bx as firstRunsIn, o as selectCells, v as runSweepCells, by as strictObject, E as literal, Q as boolean, bz as distExports, bA as describeValue, bB as seededRandom, bC as mixSeed, bD as numberWords, j as systemClock, bE as lookSchedule, bF as renderSummary, bG as summarizeConfig, bH as describeCapacityCost, p as isSearchedCell, bI as firstLookPlans, bJ as wallClockLines, bK as toolName, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/adaptive.js';
+import { aL as UsageError, aM as InputError, aN as externalEndpoint, aw as createRedactor, aH as credentialLikeValues, aO as getServedModels, aP as ProbeStatusError, aQ as isUnauthorizedStatus, aR as FailureError, aS as describeConnectionFailure, aT as collectFingerprint, aU as templateView, aV as providerForConfig, aW as measureAlternately, aX as runCells, L as loadRuns, P as calibrationHistoryRuns, X as conditionsHash, a4 as calibrateFromRuns, a5 as settingsFromConfig, a1 as loadConfig, aY as parseHistory, aZ as defaultHistoryLimits, a_ as silentProgress, a$ as streamProgress, h as handleInterrupts, b0 as interactiveInterrupts, a6 as renderCalibration, F as metricSpecs, b1 as flattenFingerprint, v as object, w as number, b2 as record, z as string, J as array, b3 as blocksToTerminal, b4 as firstScreenBlocks, b5 as cleanForTerminal, b6 as withoutMachinePaths, b7 as terminalMarkup, b8 as describeMetric, b9 as formatChange, ba as formatInterval, bb as readCalibration, bc as compareResults, bd as writeCompareOutputs, be as defaultInputLimits, bf as mebibyte, bg as parseConfigText, aq as addRunsUntilDecided, ar as adaptiveLoopLine, ao as fewestRuns, am as countRuns, bh as measuringBlockLine, bi as runRequestedCells, bj as ExitCode, bk as isMetricName, Q as historyInputDefaults, E as seriesOf, G as detectChangePoints, bl as renderSeriesTable, bm as formatMetricValue, bn as gatedMetricNames, bo as defaultConfigFile, bp as serverKinds, bq as readRunFile, br as toolVersion, bs as firstRunsIn, bt as selectCells, bu as runSweepCells, bv as strictObject, x as literal, K as boolean, bw as distExports, bx as describeValue, by as seededRandom, bz as mixSeed, bA as numberWords, j as systemClock, bB as lookSchedule, bC as renderSummary, bD as summarizeConfig, bE as describeCapacityCost, bF as isSearchedCell, bG as firstLookPlans, bH as wallClockLines, bI as toolName, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/adaptive.js';
 import { mkdir, writeFile, lstat, readFile, readdir, rm, access } from 'node:fs/promises';
 import { join, dirname, resolve, isAbsolute, relative } from 'node:path';
 import 'node:perf_hooks';
@@ -546,106 +546,35 @@ function toPytorchRecords(verdict, runs) {
     return records;
 }
 
-/** The `compare` summary for a terminal: colour on a TTY, plain text otherwise (logs, CI). */
-const ansi = { red: 31, green: 32, yellow: 33, magenta: 35, bold: 1, dim: 2 };
-/** Control characters from outside strings would move the cursor or recolour the terminal. */
-function clean(text) {
-    return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
-}
-const verdictStyle = {
-    pass: "green",
-    regression: "red",
-    inconclusive: "yellow",
-    "not-comparable": "magenta",
-    error: "red",
-};
+/**
+ * The `compare` summary for a terminal (and the demo's): the same first screen as the PR comment, then
+ * each gated check's decision interval against its tolerance as a bar, the mode and the warnings. Colour
+ * on a TTY, plain text otherwise (logs, CI).
+ */
 const metricStyle = {
-    regression: "red",
-    improvement: "green",
-    "within-tolerance": null,
-    inconclusive: "yellow",
+    regression: "bad",
+    improvement: "good",
+    "within-tolerance": "plain",
+    inconclusive: "open",
 };
 function renderTerminal(verdict, { color }) {
-    const paint = (style, text) => color && style ? `\u001b[${ansi[style]}m${text}\u001b[0m` : text;
-    const lines = [];
-    lines.push(paint("bold", paint(verdictStyle[verdict.verdict], `vllm-perf-gate: ${verdict.verdict.toUpperCase()}`)));
-    lines.push(clean(verdict.headline));
-    if (verdict.nextLook) {
-        const n = verdict.nextLook;
-        lines.push(paint("yellow", `More runs needed: ${n.runsPerSide} per side (add ${n.addCandidateRuns} candidate, ${n.addBaselineRuns} baseline; ${n.gpuMinutes === undefined ? "" : `about ${Math.round(n.gpuMinutes)} GPU-minutes`}): ${clean(n.reason)}`));
-    }
-    const settle = settleSentence(verdict);
-    if (settle)
-        lines.push(paint("yellow", settle));
-    for (const mixed of verdict.mixed) {
-        const names = (metrics) => metrics.map((ref) => clean(describeMetricRef(ref))).join(", ");
-        lines.push(paint("yellow", `Mixed result in ${clean(mixed.cell)}: better ${names(mixed.better)}; worse ${names(mixed.worse)}`));
-    }
-    for (const check of verdict.capacity ?? [])
-        lines.push(`Capacity ${clean(check.cell)}: ${check.verdict}. ${clean(capacitySentence(check))}`);
-    for (const impact of verdict.impact) {
-        const parts = [];
-        if (impact.successfulPerHour)
-            parts.push(`${formatSignedNumber(impact.successfulPerHour.change, "")} successful req/h`);
-        if (impact.ttftP95Ms)
-            parts.push(`TTFT p95 ${formatSignedNumber(impact.ttftP95Ms.change, " ms")}`);
-        if (impact.e2elP95Ms)
-            parts.push(`E2E p95 ${formatSignedNumber(impact.e2elP95Ms.change, " ms")}`);
-        if (parts.length > 0)
-            lines.push(`  ${clean(impact.cell)}: ${parts.join(", ")}`);
-    }
-    lines.push("");
-    const rows = verdict.comparisons
-        .filter((c) => c.gated)
-        .map((c) => [
-        clean(c.cell),
-        describeMetric(c.metric),
-        formatMetricValue(c.metric, c.baseline),
-        formatMetricValue(c.metric, c.candidate),
-        formatChange(c.ratio),
-        formatInterval(c.ci),
-        formatDetectable(c),
-        c.verdict.replace("-", " "),
-    ]);
-    const header = [
-        "cell",
-        "metric",
-        "baseline",
-        "candidate",
-        "change",
-        "decision interval",
-        "detectable",
-        "verdict",
+    const markup = terminalMarkup(color);
+    const dim = (text) => (color ? `\u001b[2m${text}\u001b[0m` : text);
+    const lines = [
+        blocksToTerminal(firstScreenBlocks(verdict, { links: null, override: null, form: "terminal" }, markup), markup),
     ];
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-    const format = (r) => r
-        .map((v, i) => v.padEnd(widths[i]))
-        .join("  ")
-        .trimEnd();
-    lines.push(paint("dim", format(header)));
-    verdict.comparisons
-        .filter((c) => c.gated)
-        .forEach((c, i) => {
-        lines.push(paint(metricStyle[c.verdict], format(rows[i])));
-    });
-    const quality = qualityTerminalLines(verdict, clean);
-    if (quality.length > 0)
-        lines.push("", ...quality);
     const bars = intervalBars(verdict, { unicode: color });
     if (bars.length > 0) {
-        lines.push("");
-        lines.push(paint("dim", bars[0]));
+        lines.push("", dim(bars[0]));
         verdict.comparisons
             .filter((c) => c.gated && c.ci !== null)
             .forEach((c, i) => {
-            lines.push(paint(metricStyle[c.verdict], bars[i + 1]));
+            lines.push(markup.tone(metricStyle[c.verdict], bars[i + 1]));
         });
     }
-    const excluded = verdict.runs.excluded.length;
-    lines.push("");
-    lines.push(`mode: ${verdict.mode}; runs used: ${verdict.runs.used.length}; excluded: ${excluded}; condition differences: ${verdict.fingerprints.differences.length}`);
+    lines.push("", `mode: ${verdict.mode}; runs used: ${verdict.runs.used.length}; excluded: ${verdict.runs.excluded.length}; condition differences: ${verdict.fingerprints.differences.length}`);
     for (const warning of verdict.warnings)
-        lines.push(paint("yellow", `warning: ${clean(warning)}`));
+        lines.push(markup.tone("open", `warning: ${cleanForTerminal(withoutMachinePaths(warning))}`));
     return `${lines.join("\n")}\n`;
 }
 /** Characters of one interval bar. */
@@ -668,7 +597,7 @@ function intervalBars(verdict, { unicode }) {
     const range = Math.min(reach, 5 * maxTolerance);
     const half = (intervalBarWidth - 1) / 2;
     const column = (value) => Math.round(half + (Math.max(-range, Math.min(range, value)) / range) * half);
-    const labels = checks.map((c) => `${clean(c.cell)} ${describeMetric(c.metric)}`);
+    const labels = checks.map((c) => `${cleanForTerminal(c.cell)} ${describeMetric(c.metric)}`);
     const labelWidth = Math.max(...labels.map((l) => l.length));
     const scale = `${formatChange(1 - range)}`.padEnd(half) + "0".padEnd(half) + formatChange(1 + range);
     const lines = [
@@ -722,11 +651,12 @@ Options:
   --baseline-url URL
   --baseline-note TEXT
   --format LIST            outputs, comma-separated (or the flag repeated). What to print, at most one:
-                           text (default), md (or markdown), html (report.html), json (the verdict)
-                           or none. Files to add to DIR: pytorch (pytorch-benchmark.json, PyTorch OSS
-                           benchmark records as vLLM's dashboard ingests) and bencher (bencher.json,
-                           Bencher Metric Format). verdict.json, report.md, report.html and
-                           report-charts/ are always written.
+                           text (default), md (or markdown: report.md, the long form), comment
+                           (comment.md, the PR comment as the action posts it), html (report.html),
+                           json (the verdict) or none. Files to add to DIR: pytorch
+                           (pytorch-benchmark.json, PyTorch OSS benchmark records as vLLM's dashboard
+                           ingests) and bencher (bencher.json, Bencher Metric Format). verdict.json,
+                           report.md, comment.md, report.html and report-charts/ are always written.
   --max-file-mb N          largest result file read, in MiB (default 16, the action's limit)
   --max-total-mb N         all result files of both sides together, in MiB (default 512)
   -h, --help               show this help
@@ -740,12 +670,13 @@ const printFormats = {
     text: "text",
     md: "markdown",
     markdown: "markdown",
+    comment: "comment",
     html: "html",
     json: "json",
     none: "none",
 };
 /**
- * `--format` values, comma-separated or repeated: at most one of text|md|markdown|html|json|none (what
+ * `--format` values, comma-separated or repeated: at most one of text|md|markdown|comment|html|json|none (what
  * is printed; text when none is named) and any of pytorch|bencher (files added to DIR).
  */
 function parseCompareFormats(values) {
@@ -760,10 +691,10 @@ function parseCompareFormats(values) {
                 files.push(name);
         }
         else
-            throw new UsageError(`--format expects text, md, html, json, none, pytorch or bencher (comma-separated), got "${name}"`);
+            throw new UsageError(`--format expects text, md, comment, html, json, none, pytorch or bencher (comma-separated), got "${name}"`);
     }
     if (new Set(prints).size > 1)
-        throw new UsageError(`--format: at most one of text, md, html, json and none is printed, got ${prints.join(", ")}`);
+        throw new UsageError(`--format: at most one of text, md, comment, html, json and none is printed, got ${prints.join(", ")}`);
     return { print: prints[0] ?? "text", files };
 }
 const listFlags = new Set(["--baseline", "--candidate", "--history"]);
@@ -870,7 +801,7 @@ const compareCommand = {
             limits,
         });
         const out = abs(stringOption(args, "out") ?? "perf-gate-compare");
-        const { verdictPath, reportPath, htmlPath } = await writeCompareOutputs(out, outcome);
+        const { verdictPath, reportPath, commentPath, htmlPath } = await writeCompareOutputs(out, outcome);
         const exported = [];
         for (const file of exportFiles) {
             const path = join(out, exportFileNames[file]);
@@ -883,11 +814,13 @@ const compareCommand = {
         if (format === "text") {
             const color = io.stdout.isTTY === true && io.env.NO_COLOR === undefined;
             io.stdout.write(renderTerminal(outcome.verdict, { color }));
-            const written = [verdictPath, reportPath, htmlPath, ...exported];
+            const written = [verdictPath, reportPath, commentPath, htmlPath, ...exported];
             io.stdout.write(`\nWrote ${written.slice(0, -1).join(", ")} and ${written.at(-1)}\n`);
         }
         else if (format === "markdown")
             io.stdout.write(outcome.reportMarkdown);
+        else if (format === "comment")
+            io.stdout.write(outcome.commentMarkdown);
         else if (format === "html")
             io.stdout.write(await readFile(htmlPath, "utf8"));
         else if (format === "json")
@@ -900,7 +833,7 @@ const compareCommand = {
  * The demo's scenarios: one workload, a baseline simulator and a candidate whose profile differs the way
  * real changes do. Profiles are illustrative (see docs/sim.md), not measurements of any GPU.
  */
-const scenarioNames = ["tradeoff", "clean", "regression", "flaky"];
+const scenarioNames = ["tradeoff", "clean", "regression", "flaky", "capacity"];
 /**
  * The demo's engine: slow steps (35 ms fixed, plus 0.1 ms per decoding sequence and 0.03 ms per prefill
  * token), and the run-to-run noise of a quiet dedicated host. The simulator and the client share the
@@ -920,6 +853,7 @@ function slower(base, factor) {
 const scenarios = {
     tradeoff: {
         name: "tradeoff",
+        workload: "three-cells",
         story: "the candidate switches the KV cache to fp8: twice the cache capacity and cheaper decode steps, but each prompt token costs more to prefill",
         expectation: "a mixed result: time to first token gets worse while decode speed and end-to-end latency improve; the gate blocks on the TTFT regression and says that throughput went up",
         expectedVerdicts: ["regression"],
@@ -933,6 +867,7 @@ const scenarios = {
     },
     clean: {
         name: "clean",
+        workload: "three-cells",
         story: "the candidate changes nothing that matters to serving speed",
         expectation: "every gated metric within tolerance: the gate passes",
         expectedVerdicts: ["pass"],
@@ -943,6 +878,7 @@ const scenarios = {
     },
     regression: {
         name: "regression",
+        workload: "three-cells",
         story: "the candidate makes every decode step 25% slower (e.g. a kernel fallback)",
         expectation: "TPOT, end-to-end latency and throughput regress beyond tolerance: the gate fails",
         expectedVerdicts: ["regression"],
@@ -952,12 +888,26 @@ const scenarios = {
     },
     flaky: {
         name: "flaky",
+        workload: "three-cells",
         story: "the candidate changes nothing, but the host is noisy: each server start runs up to 30% faster or slower than the last",
         expectation: "the data cannot tell a real change from noise within the runs allowed, so the verdict is inconclusive: the gate neither blocks nor claims a pass; add runs, quiet the host or use interleaved mode",
         expectedVerdicts: ["inconclusive"],
         baselineSet: { ...engine, speed_sigma: 0.15, jitter_sigma: 0.05 },
         candidateSet: { ...engine, speed_sigma: 0.15, jitter_sigma: 0.05 },
         repeats: { min: 3, max: 4 },
+    },
+    capacity: {
+        name: "capacity",
+        workload: "capacity",
+        story: "the candidate makes every decode step 20% cheaper (e.g. a faster attention kernel), and the question is what that buys at our SLOs",
+        expectation: "each side's capacity at the SLOs (p95 time to first token <= 300 ms, p95 TPOT <= 80 ms): how many requests per hour each completes and how long the slowest 5% wait for their first token there; the candidate's capacity is higher, a capacity improvement",
+        expectedVerdicts: ["pass"],
+        // 8 sequences at a time: a request holds its slot for about 17 steps, so past about 12 requests/s
+        // (baseline) the queue, and the first-token wait with it, grows at once: a knee the search can find.
+        baselineSet: { ...quietNoise, max_num_seqs: 8 },
+        candidateSet: { ...quietNoise, max_num_seqs: 8, ...slower(engine, 0.8) },
+        // The search decides each side's runs, at most repeats.max.
+        repeats: { min: 1, max: 10 },
     },
 };
 function setBlock(set) {
@@ -971,6 +921,8 @@ function setBlock(set) {
  */
 function demoConfigText(scenario, side, seed) {
     const set = side === "baseline" ? scenario.baselineSet : scenario.candidateSet;
+    // A capacity search keeps its server across loads; the fixed-load cells restart it for every run.
+    const lifecycle = scenario.workload === "capacity" ? "per-cell" : "per-run";
     return `# Written by \`vllm-perf-gate demo --scenario ${scenario.name}\` (${side}).
 version: 1
 name: demo-${scenario.name}-${side}
@@ -979,7 +931,7 @@ server:
   kind: sim
   profile: small-gpu
   seed: ${seed}
-  lifecycle: per-run
+  lifecycle: ${lifecycle}
   set:
 ${setBlock(set)}
 model:
@@ -988,7 +940,48 @@ model:
 sampling:
   temperature: 0
   ignore_eos: true
-cells:
+${scenario.workload === "capacity" ? capacityCells(scenario) : threeCells(scenario)}gate:
+  # Wider than the 5% default: here the simulator and the client share the CPU of a laptop or a CI
+  # machine, which is noisier than a dedicated GPU runner.
+  tolerance: 0.1
+  # The simulator's knobs are the thing under test here, as engine flags or the image would be for vLLM.
+  allowed_differences: [server.args, server.command, server.cacheConfig, configHash]
+# The client keeps its default health limits (client.max_event_loop_lag_ms 50): against latencies of
+# 50 ms and more, an event-loop delay of 20-50 ms on a loaded machine is noise the repeats absorb.
+cost:
+  gpu_hourly_usd: 2.5
+`;
+}
+/**
+ * One capacity cell: chat-like requests at an open-loop rate, the rate searched between 4 and 32
+ * requests/s for the highest one at which p95 TTFT and p95 TPOT meet their SLOs.
+ */
+function capacityCells(scenario) {
+    return `cells:
+  - name: chat-capacity
+    description: short conversations; how many per hour one server completes at our SLOs
+    endpoint: chat
+    dataset:
+      type: synthetic
+      input_tokens: { distribution: uniform, min: 64, max: 128 }
+      output_tokens: { distribution: fixed, value: 16 }
+    load: { type: rate, rate: 8, burstiness: 1, max_concurrency: 256 }
+    size: { requests: 80 }
+    warmup: { requests: 8 }
+    prefix: fresh
+    slo: { ttft_ms: 300, tpot_ms: 80 }
+    capacity:
+      percentile: p95
+      range: { min: 4, max: 32 }
+      precision: 0.1
+      initial_loads: 4
+      max_runs: ${scenario.repeats.max + 2}
+repeats: { min: ${scenario.repeats.min}, max: ${scenario.repeats.max}, block: 1 }
+`;
+}
+/** The three fixed-load cells: chat, rag and longgen. */
+function threeCells(scenario) {
+    return `cells:
   - name: chat
     description: short conversations arriving at a steady rate
     endpoint: chat
@@ -1035,16 +1028,6 @@ cells:
 # block 1: A B B A per run. Every run restarts the simulator here (lifecycle per-run), so larger
 # blocks would save nothing and leave the first look less balanced against a drifting host.
 repeats: { min: ${scenario.repeats.min}, max: ${scenario.repeats.max}, block: 1 }
-gate:
-  # Wider than the 5% default: here the simulator and the client share the CPU of a laptop or a CI
-  # machine, which is noisier than a dedicated GPU runner.
-  tolerance: 0.1
-  # The simulator's knobs are the thing under test here, as engine flags or the image would be for vLLM.
-  allowed_differences: [server.args, server.command, server.cacheConfig, configHash]
-# The client keeps its default health limits (client.max_event_loop_lag_ms 50): against latencies of
-# 50 ms and more, an event-loop delay of 20-50 ms on a loaded machine is noise the repeats absorb.
-cost:
-  gpu_hourly_usd: 2.5
 `;
 }
 
@@ -1112,16 +1095,19 @@ async function runDemo(options) {
     // Both sides alternately (A B, B A, ...), a side's consecutive runs on one server start.
     const measure = (step) => measureAlternately(measuredSides, step, baseline.config.repeats.block, async (side, block) => {
         progress.message(measuringBlockLine(side.name, block.firstRun, block.runs, scenario.repeats.max));
-        await runCells({
+        // As the action measures: fixed-load cells the block's runs, a capacity cell its search.
+        await runRequestedCells({
+            cells: block.cells,
+            firstRun: block.firstRun,
+            runs: block.runs,
+            side: side.name,
+            resultsDir: side.dir,
+        }, {
             config: side.config,
             provider: side.provider,
-            outDir: side.dir,
             baseDir: outDir,
-            runs: block.runs,
-            firstRun: block.firstRun,
-            side: side.name,
-            ...(block.cells ? { cells: block.cells } : {}),
             progress,
+            env: options.env,
             ...(options.signal ? { signal: options.signal } : {}),
         });
     }, stopped);
@@ -1155,11 +1141,12 @@ async function runDemo(options) {
         return { interrupted: String(options.signal?.reason ?? "interrupt"), runsWritten };
     const outcome = last;
     const runsPerSide = Math.max(0, ...counts[1].values());
-    const { verdictPath, reportPath, htmlPath } = await writeCompareOutputs(outDir, outcome);
+    const { verdictPath, reportPath, commentPath, htmlPath } = await writeCompareOutputs(outDir, outcome);
     return {
         outcome,
         terminalReport: renderTerminal(outcome.verdict, { color: options.color }),
         reportPath,
+        commentPath,
         htmlPath,
         verdictPath,
         runsPerSide,
@@ -1173,8 +1160,10 @@ const usage$3 = `Usage: vllm-perf-gate demo [--scenario NAME] [--out DIR] [--no-
 Runs the whole gate on this machine, no GPU and no network: the built-in simulator plays the
 baseline and a candidate server, a 3-cell workload (chat, long document + short answer, long output)
 runs alternately on both with repeats, and the comparison prints the verdict the pull request
-comment would carry. Writes report.md, report.html (with charts), verdict.json, both configs and the
-raw results under DIR.
+comment would carry, its first screen in the terminal. Writes comment.md (the PR comment),
+report.md (the full report), report.html (with charts), verdict.json, both configs and the raw results
+under DIR. The capacity scenario measures one capacity cell instead: each side's requests per hour at
+the SLOs and how long the slowest users wait there.
 
 Options:
   -s, --scenario NAME  what the candidate changed (default: tradeoff)
@@ -1241,7 +1230,8 @@ const demoCommand = {
         io.stdout.write(`\n${result.terminalReport}\n`);
         io.stdout.write([
             `Measured up to ${result.runsPerSide} run(s) per side of a cell in ${Math.round((Date.now() - started) / 1000)} s.`,
-            `Report: ${result.reportPath}`,
+            `PR comment: ${result.commentPath}`,
+            `Full report: ${result.reportPath}`,
             `Report with charts: ${result.htmlPath}`,
             `Verdict file: ${result.verdictPath}`,
             `Raw results: ${outDir}/baseline and ${outDir}/candidate`,
@@ -1578,10 +1568,76 @@ function matrixCells() {
     lines.push(`  - name: spike`, `    description: a sudden rush of users on top of usual chat traffic (effective rate, queueing, failures)`, `    endpoint: chat`, `    dataset: ${matrixTasks[0].fresh}`, `    load:`, `      type: stages`, `      max_concurrency: 512`, `      stages:`, `        - { duration_s: 30, rate: 4 }`, `        - { duration_s: 15, rate: 24 }`, `        - { duration_s: 30, rate: 4 }`, `    size: { duration_s: 75 }`, `    warmup: { requests: 4 }`, `    prefix: fresh`, `    slo: ${matrixTasks[0].slo}`);
     return `${lines.join("\n")}\n`;
 }
+/** Per preset, the traffic its capacity cell (`init --capacity`) is searched with: its main cell's. */
+const capacityWorkloads = {
+    chat: {
+        name: "chat-capacity",
+        description: "the chat traffic at rising rates, for the requests per hour one server completes at the SLOs",
+        endpoint: "chat",
+        dataset: `{ type: synthetic, input_tokens: { distribution: lognormal, median: 256, sigma: 0.6, min: 16, max: 2048 }, output_tokens: { distribution: lognormal, median: 200, sigma: 0.5, min: 16, max: 1024 } }`,
+        load: "{ type: rate, rate: 4, burstiness: 1, max_concurrency: 256 }",
+        range: { min: 1, max: 64 },
+        slo: "{ ttft_ms: 500, tpot_ms: 50 }",
+    },
+    rag: {
+        name: "rag-capacity",
+        description: "questions over one long document at rising rates, for the requests per hour at the SLOs",
+        endpoint: "chat",
+        dataset: `{ type: long_document, num_documents: 4, document_tokens: 6000, question_tokens: { distribution: uniform, min: 16, max: 64 }, output_tokens: { distribution: uniform, min: 48, max: 160 } }`,
+        load: "{ type: rate, rate: 2, burstiness: 1, max_concurrency: 64 }",
+        range: { min: 0.5, max: 32 },
+        slo: "{ ttft_ms: 1500, tpot_ms: 60 }",
+    },
+    batch: {
+        name: "batch-capacity",
+        description: "long generations at rising concurrency, for the completed requests per hour within the deadline",
+        endpoint: "completions",
+        dataset: `{ type: synthetic, input_tokens: { distribution: uniform, min: 256, max: 768 }, output_tokens: { distribution: fixed, value: 1024 } }`,
+        load: "{ type: concurrency, concurrency: 64 }",
+        range: { min: 8, max: 512 },
+        slo: "{ e2el_ms: 120000 }",
+    },
+    "matrix-18": {
+        name: "chat-capacity",
+        description: "the matrix's chat traffic at rising rates, for the requests per hour one server completes at the SLOs",
+        endpoint: "chat",
+        dataset: matrixTasks[0].fresh,
+        load: "{ type: rate, rate: 4, burstiness: 1, max_concurrency: 256 }",
+        range: { min: 1, max: 64 },
+        slo: matrixTasks[0].slo,
+    },
+};
+/**
+ * The capacity cell `init --capacity` adds to a preset (docs/capacity.md): its traffic searched over
+ * loads for the highest one at which every SLO holds, so the report answers "how many more requests per
+ * hour at our SLOs, how long do the slowest users wait" for both sides.
+ */
+function capacityCell(preset) {
+    const w = capacityWorkloads[preset];
+    return `  # Capacity at the SLOs: the load is searched (run --sweep, and the action on both sides) for the
+  # highest one at which every SLO below holds at the p95 of each run; compare reports each side's
+  # requests per hour there, how long the slowest 5% wait, and the change with its interval.
+  - name: ${w.name}
+    description: ${w.description}
+    endpoint: ${w.endpoint}
+    dataset: ${w.dataset}
+    load: ${w.load}
+    size: { requests: 200 }
+    warmup: { requests: 4 }
+    prefix: fresh
+    slo: ${w.slo}
+    capacity:
+      percentile: p95
+      range: { min: ${w.range.min}, max: ${w.range.max} }
+      precision: 0.05        # stop when the interval is within 5% of the capacity
+      gated: true            # a capacity drop beyond the tolerance blocks, like any gated metric
+`;
+}
 /** `schemaRef` is the path or URL of schema/vllm-perf-gate.schema.json that editors should use. */
-function presetText(preset, kind, schemaRef) {
+function presetText(preset, kind, schemaRef, options = {}) {
     const cells = { chat: chatCells, rag: ragCells, batch: batchCells, "matrix-18": matrixCells() }[preset];
-    return `${header(preset, schemaRef)}${serverBlock(kind)}${model(kind)}${cells}${gate}`;
+    const withCapacity = options.capacity ? `${cells}${capacityCell(preset)}` : cells;
+    return `${header(preset, schemaRef)}${serverBlock(kind)}${model(kind)}${withCapacity}${gate}`;
 }
 
 /** The JSON Schema shipped with this copy of the tool (repository checkout, npm install or action). */
@@ -1607,6 +1663,8 @@ Options:
 ${presetNames.map((name) => `                        ${name}: ${presetDescriptions[name]}`).join("\n")}
   -s, --server KIND   how the server is obtained: ${serverKinds.join(" | ")} (default: docker)
   -o, --out FILE      where to write (default: ${defaultConfigFile})
+      --capacity      add a capacity cell: the preset's traffic searched over loads for the
+                      highest one that meets its SLOs (requests per hour at the SLOs, both sides)
       --schema REF    path or URL for the yaml-language-server $schema line
                       (default: the schema file shipped with this tool, as a relative path)
   -f, --force         overwrite an existing file
@@ -1618,6 +1676,7 @@ ${presetNames.map((name) => `                        ${name}: ${presetDescriptio
             server: { type: "string", short: "s" },
             out: { type: "string", short: "o" },
             schema: { type: "string" },
+            capacity: { type: "boolean" },
             force: { type: "boolean", short: "f" },
         });
         if (args.help) {
@@ -1638,8 +1697,9 @@ ${presetNames.map((name) => `                        ${name}: ${presetDescriptio
         }
         const schemaRef = stringOption(args, "schema") ?? schemaReferenceFrom(dirname(out));
         await mkdir(dirname(out), { recursive: true });
-        await writeFile(out, presetText(preset, kind, schemaRef));
-        io.stdout.write(`wrote ${relative(io.cwd, out) || out} (preset ${preset}, server ${kind})\nnext: vllm-perf-gate validate --config ${relative(io.cwd, out) || out}\n`);
+        const capacity = args.values.capacity === true;
+        await writeFile(out, presetText(preset, kind, schemaRef, { capacity }));
+        io.stdout.write(`wrote ${relative(io.cwd, out) || out} (preset ${preset}, server ${kind}${capacity ? ", with a capacity cell" : ""})\nnext: vllm-perf-gate validate --config ${relative(io.cwd, out) || out}\n`);
         return ExitCode.ok;
     },
 };

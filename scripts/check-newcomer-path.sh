@@ -26,11 +26,13 @@ check_demo() { # scenario, expected verdicts (regex), expected gate exit code (r
   local scenario=$1 verdicts=$2 gate_exit=$3 log=$4
   local dir=vllm-perf-gate-demo
   [ -s "$dir/report.md" ] || { failed "$scenario: no report.md"; return; }
+  [ -s "$dir/comment.md" ] || { failed "$scenario: no comment.md"; return; }
   [ -s "$dir/verdict.json" ] || { failed "$scenario: no verdict.json"; return; }
   local verdict
   verdict=$(node -e 'console.log(require(process.argv[1]).verdict)' "$PWD/$dir/verdict.json")
   [[ "$verdict" =~ ^($verdicts)$ ]] || { failed "$scenario: verdict $verdict, expected $verdicts"; return; }
   grep -qE "^## .*vllm-perf-gate: " "$dir/report.md" || { failed "$scenario: report has no headline"; return; }
+  grep -qE "^## .*vllm-perf-gate: " "$dir/comment.md" || { failed "$scenario: comment has no headline"; return; }
   grep -qE "gate would have exited ($gate_exit) " "$log" || { failed "$scenario: gate exit code not $gate_exit"; return; }
   echo "ok: $scenario -> $verdict ($(grep -oE 'gate would have exited [0-9]' "$log"))"
 }
@@ -60,7 +62,7 @@ else
   failed "npm run demo exited $?"
 fi
 
-for spec in "clean:pass|inconclusive:0" "regression:regression:1" "flaky:inconclusive:0"; do
+for spec in "clean:pass|inconclusive:0" "regression:regression:1" "flaky:inconclusive:0" "capacity:pass|inconclusive:0"; do
   IFS=: read -r scenario verdicts gate_exit <<<"$spec"
   t0=$(date +%s)
   l0=$(load)

@@ -1,4 +1,4 @@
-import { escapeHtml, escapeMarkdown } from "../src/report/escape.js";
+import { renderedForms } from "../src/report/escape.js";
 
 /**
  * The secret the redaction tests plant (characters markdown, HTML, JSON and URLs escape) and every form a
@@ -11,8 +11,7 @@ export const plantedSecretForms = [
   plantedSecret,
   JSON.stringify(plantedSecret).slice(1, -1),
   encodeURIComponent(plantedSecret),
-  escapeMarkdown(plantedSecret, 1000),
-  escapeHtml(plantedSecret, 1000),
+  ...renderedForms(plantedSecret),
   core,
 ];
 

@@ -184,6 +184,7 @@ describe("a secret read through ${VAR} never leaves", () => {
       // Every file compare writes is checked, the charts of report.html among them.
       const names = written.map((path) => path.slice(compareOut.length + 1)).sort();
       expect(names.filter((name) => !name.startsWith("report-charts/"))).toEqual([
+        "comment.md",
         "report.html",
         "report.md",
         "verdict.json",
@@ -230,8 +231,8 @@ describe("a secret read through ${VAR} never leaves", () => {
     await expectDirectoryClean(out);
     const report = await readFile(join(out, "report.md"), "utf8");
     // The difference is still reported, with the value replaced before it was escaped.
-    expect(report).toMatch(/model\\\.revision/);
-    expect(report).toContain("\\*\\*\\*");
+    expect(report).toContain("- model.revision: abc123 (baseline) vs \\*\\*\\* (candidate)");
+    expectClean("comment.md", await readFile(join(out, "comment.md"), "utf8"));
     const verdict = await readFile(join(out, "verdict.json"), "utf8");
     expect(verdict).toContain("***");
   });

@@ -19,7 +19,7 @@ import type { Config } from "../config/schema.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { reportPictures } from "../report/charts/data.js";
 import { renderHtmlReport } from "../report/html/report-html.js";
-import { renderMarkdown } from "../report/markdown.js";
+import { renderReports } from "../report/markdown.js";
 import { createRedactor, credentialLikeValues, type Redactor } from "../server/redact.js";
 import { InputError } from "../util/errors.js";
 import type { CompareRequest, CompareOutcome as GateCompareOutcome } from "./gate/dependencies.js";
@@ -29,16 +29,19 @@ import type { CompareRequest, CompareOutcome as GateCompareOutcome } from "./gat
  * (compare/, pure), render the markdown report (report/), write verdict.json and report.md.
  */
 
-/** A comparison's decision and its rendered report. */
+/** A comparison's decision and its rendered reports, both from the redacted verdict. */
 export interface ComparisonReport extends CompareOutcome {
-  /** The markdown report (PR comment and job summary body), rendered from the redacted verdict. */
+  /** The long form (report.md, the job summary's body). */
   reportMarkdown: string;
+  /** The short form (comment.md): what the action posts on the pull request. */
+  commentMarkdown: string;
 }
 
-/** Decides from run records in memory and renders the report (pure). */
+/** Decides from run records in memory and renders both forms of the report (pure). */
 export function compareAndRender(input: CompareRecordsInput): ComparisonReport {
   const outcome = compareRecords(input);
-  return { ...outcome, reportMarkdown: renderMarkdown(outcome.verdict) };
+  const { report, comment } = renderReports(outcome.verdict);
+  return { ...outcome, reportMarkdown: report, commentMarkdown: comment };
 }
 
 export interface CompareResultsInput {
@@ -121,21 +124,33 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
   });
 }
 
+/** The files `compare` writes into its output directory. */
+export interface CompareOutputPaths {
+  verdictPath: string;
+  /** The long form. */
+  reportPath: string;
+  /** The PR comment, exactly as the action posts it (without its links to the Actions run). */
+  commentPath: string;
+  htmlPath: string;
+}
+
 /**
- * Writes DIR/verdict.json, DIR/report.md, DIR/report.html and the same charts as SVG files in
- * DIR/report-charts/ (replaced whole); returns their paths.
+ * Writes DIR/verdict.json, DIR/report.md, DIR/comment.md, DIR/report.html and the same charts as SVG
+ * files in DIR/report-charts/ (replaced whole); returns their paths.
  */
 export async function writeCompareOutputs(
   outDir: string,
   outcome: ComparisonReport,
-): Promise<{ verdictPath: string; reportPath: string; htmlPath: string }> {
+): Promise<CompareOutputPaths> {
   await mkdir(outDir, { recursive: true });
   const verdictPath = join(outDir, "verdict.json");
   const reportPath = join(outDir, "report.md");
+  const commentPath = join(outDir, "comment.md");
   await writeFile(verdictPath, `${JSON.stringify(outcome.verdict, null, 2)}\n`);
   await writeFile(reportPath, outcome.reportMarkdown);
+  await writeFile(commentPath, outcome.commentMarkdown);
   const htmlPath = await writeHtmlReport(outDir, outcome);
-  return { verdictPath, reportPath, htmlPath };
+  return { verdictPath, reportPath, commentPath, htmlPath };
 }
 
 /** report.html and report-charts/*.svg from the verdict, the run records and the used runs' samples. */
@@ -208,5 +223,6 @@ export async function compareForGate(
     exitCode: outcome.exitCode,
     report: outcome.reportMarkdown,
     nextLook: outcome.verdict.nextLook,
+    verdictFile: outcome.verdict,
   };
 }

@@ -10,7 +10,7 @@ import type { ProgressSink } from "../runner/progress.js";
 import { type ManagedServerProvider, providerForConfig } from "../server/index.js";
 import { addRunsUntilDecided, fewestRuns, type MeasureStep, measureAlternately } from "./adaptive.js";
 import { type ComparisonReport, compareResults, writeCompareOutputs } from "./compare.js";
-import { runCells } from "./run-cells.js";
+import { runRequestedCells } from "./measure-requested.js";
 
 export interface DemoOptions {
   scenario: Scenario;
@@ -36,6 +36,8 @@ export interface DemoResult {
   outcome: ComparisonReport;
   terminalReport: string;
   reportPath: string;
+  /** comment.md: the PR comment the action would post. */
+  commentPath: string;
   /** report.html: the report with its charts (the same charts as SVG files in report-charts/). */
   htmlPath: string;
   verdictPath: string;
@@ -119,18 +121,24 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoIn
       baseline!.config.repeats.block,
       async (side, block) => {
         progress.message(measuringBlockLine(side.name, block.firstRun, block.runs, scenario.repeats.max));
-        await runCells({
-          config: side.config,
-          provider: side.provider,
-          outDir: side.dir,
-          baseDir: outDir,
-          runs: block.runs,
-          firstRun: block.firstRun,
-          side: side.name,
-          ...(block.cells ? { cells: block.cells } : {}),
-          progress,
-          ...(options.signal ? { signal: options.signal } : {}),
-        });
+        // As the action measures: fixed-load cells the block's runs, a capacity cell its search.
+        await runRequestedCells(
+          {
+            cells: block.cells,
+            firstRun: block.firstRun,
+            runs: block.runs,
+            side: side.name,
+            resultsDir: side.dir,
+          },
+          {
+            config: side.config,
+            provider: side.provider,
+            baseDir: outDir,
+            progress,
+            env: options.env,
+            ...(options.signal ? { signal: options.signal } : {}),
+          },
+        );
       },
       stopped,
     );
@@ -167,11 +175,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoIn
 
   const outcome = last;
   const runsPerSide = Math.max(0, ...counts[1]!.values());
-  const { verdictPath, reportPath, htmlPath } = await writeCompareOutputs(outDir, outcome);
+  const { verdictPath, reportPath, commentPath, htmlPath } = await writeCompareOutputs(outDir, outcome);
   return {
     outcome,
     terminalReport: renderTerminal(outcome.verdict, { color: options.color }),
     reportPath,
+    commentPath,
     htmlPath,
     verdictPath,
     runsPerSide,

@@ -1,9 +1,10 @@
 import { dirname, join } from "node:path";
-import { isSearchedCell } from "../config/schema.js";
+import { type Config, isSearchedCell } from "../config/schema.js";
 import { cutShortLine } from "../report/status.js";
 import type { ProgressSink } from "../runner/progress.js";
 import { selectCells } from "../runner/run-cells.js";
 import { providerForConfig } from "../server/index.js";
+import type { ServerProvider } from "../server/types.js";
 import type { MeasureRequest } from "./gate/dependencies.js";
 import { existingRunIndices, type RunOutput, runCells } from "./run-cells.js";
 import { runSweepCells } from "./run-sweep.js";
@@ -26,12 +27,6 @@ export interface MeasureAdapters {
  * The runs a job asked for, on servers of the config it loaded (recorded in the state file so the
  * post step can stop what a cancelled job left), stopped afterwards. An interrupt keeps the runs so
  * far and then throws; cut-short runs are kept and flagged, compare decides what they may still prove.
- *
- * `runs` applies to the fixed-load cells only. A capacity cell's search decides its own runs (at most
- * repeats.max per side); asked again (a later look, a later block of interleaved runs) it resumes from
- * the runs in its directory and adds runs only while its interval is wider than its precision. A stored
- * baseline's search (`searchToMaxRuns`) goes on to capacity.max_runs. A sweep cell is measured once, when
- * its directory holds no runs yet.
  */
 export async function measureRequestedRuns(
   request: MeasureRequest,
@@ -39,7 +34,70 @@ export async function measureRequestedRuns(
 ): Promise<void> {
   const { signal } = adapters;
   const loaded = request.config;
-  const { config } = loaded;
+  const provider = providerForConfig(loaded.config, {
+    env: { ...adapters.env },
+    interpolation: loaded.interpolation,
+    stateFile: request.serverStateFile,
+    warn: adapters.warn,
+    // A server start is never silent in the job's log: what it awaits, every 10 s (server/readiness.ts).
+    progress: (line) => adapters.progress.message(line),
+    ...(request.device ? { device: request.device } : {}),
+  });
+  try {
+    const runs = await runRequestedCells(request, {
+      config: loaded.config,
+      provider,
+      baseDir: dirname(loaded.path),
+      progress: adapters.progress,
+      env: adapters.env,
+      ...(signal ? { signal } : {}),
+    });
+    if (signal?.aborted) {
+      throw new Error(
+        `interrupted by ${String(signal.reason)}: ${runs.length} run(s) kept in ${request.resultsDir}, the interrupted one marked in its run.json`,
+      );
+    }
+    const cut = runs.filter((run) => run.file.flags.cutShort);
+    if (cut.length > 0) adapters.warn(cutShortLine(cut));
+  } finally {
+    await provider.stopAll();
+  }
+}
+
+/** What measuring cells needs besides the request: the config, where servers come from, where progress goes. */
+export interface CellsMeasuring {
+  config: Config;
+  provider: ServerProvider;
+  /** Directory relative dataset paths are resolved from. */
+  baseDir: string;
+  progress: ProgressSink;
+  env: Readonly<Record<string, string | undefined>>;
+  signal?: AbortSignal;
+}
+
+/**
+ * The one split of a measuring step (the action's, the demo's): the cells measured at one load get the
+ * runs asked for; a capacity cell's search decides its own runs (at most repeats.max per side); asked
+ * again (a later look, a later block of interleaved runs) it resumes from the runs in its directory and
+ * adds runs only while its interval is wider than its precision. A stored baseline's search
+ * (`searchToMaxRuns`) goes on to capacity.max_runs. A sweep cell is measured once, when its directory
+ * holds no runs yet. Servers come from `measuring.provider`, which the caller stops.
+ */
+export async function runRequestedCells(
+  request: Pick<
+    MeasureRequest,
+    | "cells"
+    | "firstRun"
+    | "runs"
+    | "side"
+    | "resultsDir"
+    | "searchToMaxRuns"
+    | "firstRunByCell"
+    | "runsByCell"
+  >,
+  measuring: CellsMeasuring,
+): Promise<RunOutput[]> {
+  const { config, signal } = measuring;
   const selected = selectCells(config, request.cells ?? undefined);
   const fixed = selected.filter((cell) => !isSearchedCell(cell)).map((cell) => cell.name);
   const searched: string[] = [];
@@ -52,65 +110,45 @@ export async function measureRequestedRuns(
     searched.push(cell.name);
     firstRunByCell[cell.name] = next;
   }
-  if (fixed.length === 0 && searched.length === 0) return;
-  const provider = providerForConfig(config, {
-    env: { ...adapters.env },
-    interpolation: loaded.interpolation,
-    stateFile: request.serverStateFile,
-    warn: adapters.warn,
-    // A server start is never silent in the job's log: what it awaits, every 10 s (server/readiness.ts).
-    progress: (line) => adapters.progress.message(line),
-    ...(request.device ? { device: request.device } : {}),
-  });
   const common = {
     config,
-    provider,
+    provider: measuring.provider,
     outDir: request.resultsDir,
-    baseDir: dirname(loaded.path),
+    baseDir: measuring.baseDir,
     ...(request.side ? { side: request.side } : {}),
-    progress: adapters.progress,
-    env: adapters.env,
+    progress: measuring.progress,
+    env: measuring.env,
     ...(signal ? { signal } : {}),
   };
   const runs: RunOutput[] = [];
-  try {
-    if (fixed.length > 0) {
-      const result = await runCells({
-        ...common,
-        cells: fixed,
-        ...(request.runs !== null ? { runs: request.runs } : {}),
-        firstRun: request.firstRun,
-        ...(request.firstRunByCell ? { firstRunByCell: request.firstRunByCell } : {}),
-        ...(request.runsByCell ? { runsByCell: request.runsByCell } : {}),
-      });
-      runs.push(...result.runs);
-    }
-    if (searched.length > 0 && !signal?.aborted) {
-      const result = await runSweepCells({
-        ...common,
-        cells: searched,
-        firstRun: request.firstRun,
-        firstRunByCell,
-        // A later look: the searches refine on to the runs per side it asks for (compare/capacity-looks.ts);
-        // a stored baseline's to capacity.max_runs.
-        ...(request.searchToMaxRuns === true
-          ? { targetRuns: "capacity.max_runs" as const }
-          : request.firstRun > 0 && request.runs !== null
-            ? { targetRuns: request.firstRun + request.runs }
-            : {}),
-      });
-      runs.push(...result.runs);
-    }
-    if (signal?.aborted) {
-      throw new Error(
-        `interrupted by ${String(signal.reason)}: ${runs.length} run(s) kept in ${request.resultsDir}, the interrupted one marked in its run.json`,
-      );
-    }
-    const cut = runs.filter((run) => run.file.flags.cutShort);
-    if (cut.length > 0) adapters.warn(cutShortLine(cut));
-  } finally {
-    await provider.stopAll();
+  if (fixed.length > 0) {
+    const result = await runCells({
+      ...common,
+      cells: fixed,
+      ...(request.runs !== null ? { runs: request.runs } : {}),
+      firstRun: request.firstRun,
+      ...(request.firstRunByCell ? { firstRunByCell: request.firstRunByCell } : {}),
+      ...(request.runsByCell ? { runsByCell: request.runsByCell } : {}),
+    });
+    runs.push(...result.runs);
   }
+  if (searched.length > 0 && !signal?.aborted) {
+    const result = await runSweepCells({
+      ...common,
+      cells: searched,
+      firstRun: request.firstRun,
+      firstRunByCell,
+      // A later look: the searches refine on to the runs per side it asks for (compare/capacity-looks.ts);
+      // a stored baseline's to capacity.max_runs.
+      ...(request.searchToMaxRuns === true
+        ? { targetRuns: "capacity.max_runs" as const }
+        : request.firstRun > 0 && request.runs !== null
+          ? { targetRuns: request.firstRun + request.runs }
+          : {}),
+    });
+    runs.push(...result.runs);
+  }
+  return runs;
 }
 
 /** One past the highest run-<k> of a cell directory (0 when it has none). */

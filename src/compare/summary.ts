@@ -26,7 +26,7 @@ export function headlineFor(
     case "inconclusive":
       return `Inconclusive: the runs cannot yet tell a change within tolerance from a regression (${tally})`;
     case "not-comparable":
-      return `Not comparable: ${notComparable} condition${notComparable === 1 ? "" : "s"} differ between baseline and candidate outside the allowed differences`;
+      return `Not comparable: ${notComparable} condition${notComparable === 1 ? " differs" : "s differ"} between baseline and candidate outside the allowed differences`;
     case "error":
       return brokenCells > 0
         ? `Error: ${brokenCells} cell${brokenCells === 1 ? " has" : "s have"} no usable runs on one side`
@@ -102,27 +102,12 @@ export function mixedResults(comparisons: readonly Comparison[], alpha: number):
 /** The `cell` of a mixed entry that spans cells; its metrics are written `cell/metric`. */
 export const acrossCells = "(across cells)";
 
-/** The comparison behind each figure of "what it means at this load". */
+/** The comparison behind each figure of verdict.json's `impact`. */
 export const impactMetrics = {
   successfulPerHour: "request_throughput",
   ttftP95Ms: "ttft_p95",
   e2elP95Ms: "e2el_p95",
 } as const satisfies Record<Exclude<keyof VerdictFile["impact"][number], "cell">, MetricName>;
-
-/**
- * How far an impact figure can be quoted: `decided` when the gate judged its metric a regression or
- * an improvement (the verdict stands on it), `within-tolerance` when the change is real (significant
- * against 0 at the look's level, as for mixed results) but inside the tolerance, `noise` when the
- * change cannot be told from run-to-run variation, `unsettled` when its check is inconclusive.
- */
-export type ImpactStanding = "decided" | "within-tolerance" | "noise" | "unsettled";
-
-export function impactStanding(comparison: Comparison | undefined, alpha: number): ImpactStanding {
-  if (!comparison) return "noise";
-  if (comparison.verdict === "regression" || comparison.verdict === "improvement") return "decided";
-  if (comparison.verdict === "inconclusive") return "unsettled";
-  return comparison.pChange !== null && comparison.pChange <= alpha ? "within-tolerance" : "noise";
-}
 
 export function impactOf(
   cells: VerdictFile["cells"],

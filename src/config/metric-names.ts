@@ -46,6 +46,8 @@ export type LatencyStatistic = keyof typeof latencyStatisticSpecs;
 
 interface LatencyPhaseSpec {
   label: string;
+  /** What users wait for in this phase, as "What it means" says it: "the slowest 5% wait 30 ms longer {waitFor}". */
+  waitFor: string;
   /** Statistics of this phase in the default blocking family (`gate.metrics`; statistics.md §4). */
   defaultGated: readonly LatencyStatistic[];
   /** Statistics that count toward a mixed result (one phase better, another worse). */
@@ -54,10 +56,15 @@ interface LatencyPhaseSpec {
 
 /** Per-request latencies in ms, as `vllm bench serve` defines them (metrics/run-metrics.ts computes them). */
 const latencyPhaseSpecs = {
-  ttft: { label: "TTFT", defaultGated: ["p95"], mixed: ["p50", "p95"] },
-  tpot: { label: "TPOT", defaultGated: ["p95"], mixed: ["p50", "p95"] },
-  itl: { label: "ITL", defaultGated: [], mixed: ["p95"] },
-  e2el: { label: "E2E latency", defaultGated: ["p95"], mixed: ["p50", "p95"] },
+  ttft: { label: "TTFT", waitFor: "for their first token", defaultGated: ["p95"], mixed: ["p50", "p95"] },
+  tpot: { label: "TPOT", waitFor: "for each next token", defaultGated: ["p95"], mixed: ["p50", "p95"] },
+  itl: { label: "ITL", waitFor: "between two chunks of the answer", defaultGated: [], mixed: ["p95"] },
+  e2el: {
+    label: "E2E latency",
+    waitFor: "for the whole answer",
+    defaultGated: ["p95"],
+    mixed: ["p50", "p95"],
+  },
 } as const satisfies Record<string, LatencyPhaseSpec>;
 
 export type LatencyPhase = keyof typeof latencyPhaseSpecs;
@@ -97,8 +104,21 @@ export type MetricJudgement = "per-run" | "pooled-failures" | GuardJudgement;
  */
 export type GuardJudgement = "guard-share" | "guard-length";
 
+/**
+ * How the report says a change of a metric to users ("What it means", report/findings.ts): a latency as a
+ * wait ("the slowest 5% wait 30 ms longer for their first token"), a count per hour ("1,200 more
+ * successful requests per hour"), an amount in its unit ("more output tokens per second"), a share of
+ * the requests ("failed requests: 0.1% → 1.2%").
+ */
+export type PlainTerms =
+  | { kind: "wait"; waitFor: string }
+  | { kind: "per-hour"; noun: string }
+  | { kind: "amount"; noun: string }
+  | { kind: "share"; noun: string };
+
 interface MetricFacts {
   label: string;
+  plain: PlainTerms;
   /** "fraction" values are shown as percentages. */
   unit: "ms" | "req/s" | "tok/s" | "fraction" | "tokens";
   format: "number" | "percent";
@@ -121,6 +141,7 @@ interface MetricFacts {
 const rateSpecs = {
   request_throughput: {
     label: "Request throughput",
+    plain: { kind: "per-hour", noun: "successful requests" },
     unit: "req/s",
     format: "number",
     higherIsBetter: true,
@@ -134,6 +155,7 @@ const rateSpecs = {
   },
   output_throughput: {
     label: "Output throughput",
+    plain: { kind: "amount", noun: "output tokens per second" },
     unit: "tok/s",
     format: "number",
     higherIsBetter: true,
@@ -147,6 +169,7 @@ const rateSpecs = {
   },
   total_token_throughput: {
     label: "Total token throughput",
+    plain: { kind: "amount", noun: "tokens per second (prompt and output)" },
     unit: "tok/s",
     format: "number",
     higherIsBetter: true,
@@ -160,6 +183,7 @@ const rateSpecs = {
   },
   request_goodput: {
     label: "Goodput",
+    plain: { kind: "per-hour", noun: "requests within the SLOs" },
     unit: "req/s",
     format: "number",
     higherIsBetter: true,
@@ -173,6 +197,7 @@ const rateSpecs = {
   },
   error_rate: {
     label: "Error rate",
+    plain: { kind: "share", noun: "failed requests" },
     unit: "fraction",
     format: "percent",
     higherIsBetter: false,
@@ -206,26 +231,31 @@ const guardSpecs = {
   finish_length_share: {
     ...guardFacts,
     label: "Finished at max_tokens",
+    plain: { kind: "share", noun: "requests that stopped at max_tokens" },
     source: { kind: "guard-share", field: "finish_length" },
   },
   finish_abort_share: {
     ...guardFacts,
     label: "Aborted by the server",
+    plain: { kind: "share", noun: "requests the server aborted" },
     source: { kind: "guard-share", field: "finish_abort" },
   },
   zero_output_share: {
     ...guardFacts,
     label: "Zero-output requests",
+    plain: { kind: "share", noun: "requests with no output token" },
     source: { kind: "guard-share", field: "zero_output" },
   },
   usage_mismatch_share: {
     ...guardFacts,
     label: "Usage vs chunks mismatch",
+    plain: { kind: "share", noun: "requests whose usage disagrees with the chunks" },
     source: { kind: "guard-share", field: "usage_mismatch" },
   },
   output_tokens_mean: {
     ...guardFacts,
     label: "Output tokens per request",
+    plain: { kind: "amount", noun: "output tokens per request" },
     unit: "tokens",
     format: "number",
     source: { kind: "guard-length" },
@@ -284,6 +314,7 @@ function latencySpec(phase: LatencyPhase, statistic: LatencyStatistic): MetricSp
   return {
     name: latencyMetricName(phase, statistic),
     label: `${phaseSpec.label} ${statisticSpec.label}`,
+    plain: { kind: "wait", waitFor: phaseSpec.waitFor },
     unit: "ms",
     format: "number",
     higherIsBetter: false,

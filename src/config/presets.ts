@@ -273,8 +273,101 @@ function matrixCells(): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** The workload a preset's capacity cell searches: its traffic, the load dimension and range, its SLOs. */
+interface CapacityWorkload {
+  name: string;
+  description: string;
+  endpoint: "chat" | "completions";
+  dataset: string;
+  /** `rate` searches requests per second (open loop), `concurrency` requests in flight. */
+  load: string;
+  range: { min: number; max: number };
+  slo: string;
+}
+
+/** Per preset, the traffic its capacity cell (`init --capacity`) is searched with: its main cell's. */
+const capacityWorkloads: Record<PresetName, CapacityWorkload> = {
+  chat: {
+    name: "chat-capacity",
+    description:
+      "the chat traffic at rising rates, for the requests per hour one server completes at the SLOs",
+    endpoint: "chat",
+    dataset: `{ type: synthetic, input_tokens: { distribution: lognormal, median: 256, sigma: 0.6, min: 16, max: 2048 }, output_tokens: { distribution: lognormal, median: 200, sigma: 0.5, min: 16, max: 1024 } }`,
+    load: "{ type: rate, rate: 4, burstiness: 1, max_concurrency: 256 }",
+    range: { min: 1, max: 64 },
+    slo: "{ ttft_ms: 500, tpot_ms: 50 }",
+  },
+  rag: {
+    name: "rag-capacity",
+    description: "questions over one long document at rising rates, for the requests per hour at the SLOs",
+    endpoint: "chat",
+    dataset: `{ type: long_document, num_documents: 4, document_tokens: 6000, question_tokens: { distribution: uniform, min: 16, max: 64 }, output_tokens: { distribution: uniform, min: 48, max: 160 } }`,
+    load: "{ type: rate, rate: 2, burstiness: 1, max_concurrency: 64 }",
+    range: { min: 0.5, max: 32 },
+    slo: "{ ttft_ms: 1500, tpot_ms: 60 }",
+  },
+  batch: {
+    name: "batch-capacity",
+    description:
+      "long generations at rising concurrency, for the completed requests per hour within the deadline",
+    endpoint: "completions",
+    dataset: `{ type: synthetic, input_tokens: { distribution: uniform, min: 256, max: 768 }, output_tokens: { distribution: fixed, value: 1024 } }`,
+    load: "{ type: concurrency, concurrency: 64 }",
+    range: { min: 8, max: 512 },
+    slo: "{ e2el_ms: 120000 }",
+  },
+  "matrix-18": {
+    name: "chat-capacity",
+    description:
+      "the matrix's chat traffic at rising rates, for the requests per hour one server completes at the SLOs",
+    endpoint: "chat",
+    dataset: matrixTasks[0]!.fresh,
+    load: "{ type: rate, rate: 4, burstiness: 1, max_concurrency: 256 }",
+    range: { min: 1, max: 64 },
+    slo: matrixTasks[0]!.slo,
+  },
+};
+
+/**
+ * The capacity cell `init --capacity` adds to a preset (docs/capacity.md): its traffic searched over
+ * loads for the highest one at which every SLO holds, so the report answers "how many more requests per
+ * hour at our SLOs, how long do the slowest users wait" for both sides.
+ */
+function capacityCell(preset: PresetName): string {
+  const w = capacityWorkloads[preset];
+  return `  # Capacity at the SLOs: the load is searched (run --sweep, and the action on both sides) for the
+  # highest one at which every SLO below holds at the p95 of each run; compare reports each side's
+  # requests per hour there, how long the slowest 5% wait, and the change with its interval.
+  - name: ${w.name}
+    description: ${w.description}
+    endpoint: ${w.endpoint}
+    dataset: ${w.dataset}
+    load: ${w.load}
+    size: { requests: 200 }
+    warmup: { requests: 4 }
+    prefix: fresh
+    slo: ${w.slo}
+    capacity:
+      percentile: p95
+      range: { min: ${w.range.min}, max: ${w.range.max} }
+      precision: 0.05        # stop when the interval is within 5% of the capacity
+      gated: true            # a capacity drop beyond the tolerance blocks, like any gated metric
+`;
+}
+
+export interface PresetOptions {
+  /** Add a capacity cell searched with the preset's traffic (`init --capacity`). */
+  capacity?: boolean;
+}
+
 /** `schemaRef` is the path or URL of schema/vllm-perf-gate.schema.json that editors should use. */
-export function presetText(preset: PresetName, kind: ServerKind, schemaRef: string): string {
+export function presetText(
+  preset: PresetName,
+  kind: ServerKind,
+  schemaRef: string,
+  options: PresetOptions = {},
+): string {
   const cells = { chat: chatCells, rag: ragCells, batch: batchCells, "matrix-18": matrixCells() }[preset];
-  return `${header(preset, schemaRef)}${serverBlock(kind)}${model(kind)}${cells}${gate}`;
+  const withCapacity = options.capacity ? `${cells}${capacityCell(preset)}` : cells;
+  return `${header(preset, schemaRef)}${serverBlock(kind)}${model(kind)}${withCapacity}${gate}`;
 }

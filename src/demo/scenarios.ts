@@ -2,7 +2,7 @@
  * The demo's scenarios: one workload, a baseline simulator and a candidate whose profile differs the way
  * real changes do. Profiles are illustrative (see docs/sim.md), not measurements of any GPU.
  */
-export const scenarioNames = ["tradeoff", "clean", "regression", "flaky"] as const;
+export const scenarioNames = ["tradeoff", "clean", "regression", "flaky", "capacity"] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
 export interface Scenario {
@@ -13,6 +13,11 @@ export interface Scenario {
   expectation: string;
   /** The gate verdicts this scenario is built to show (the demo says when it saw something else). */
   expectedVerdicts: readonly string[];
+  /**
+   * What is measured: the three fixed-load cells (chat, rag, longgen), or one capacity cell whose search
+   * finds each side's requests per hour at the SLOs (docs/capacity.md).
+   */
+  workload: "three-cells" | "capacity";
   /** Simulator overrides of each side (`sim --set`). */
   baselineSet: Record<string, string | number | boolean>;
   candidateSet: Record<string, string | number | boolean>;
@@ -40,6 +45,7 @@ function slower(base: typeof engine, factor: number) {
 export const scenarios: Record<ScenarioName, Scenario> = {
   tradeoff: {
     name: "tradeoff",
+    workload: "three-cells",
     story:
       "the candidate switches the KV cache to fp8: twice the cache capacity and cheaper decode steps, but each prompt token costs more to prefill",
     expectation:
@@ -55,6 +61,7 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   },
   clean: {
     name: "clean",
+    workload: "three-cells",
     story: "the candidate changes nothing that matters to serving speed",
     expectation: "every gated metric within tolerance: the gate passes",
     expectedVerdicts: ["pass"],
@@ -65,6 +72,7 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   },
   regression: {
     name: "regression",
+    workload: "three-cells",
     story: "the candidate makes every decode step 25% slower (e.g. a kernel fallback)",
     expectation: "TPOT, end-to-end latency and throughput regress beyond tolerance: the gate fails",
     expectedVerdicts: ["regression"],
@@ -74,6 +82,7 @@ export const scenarios: Record<ScenarioName, Scenario> = {
   },
   flaky: {
     name: "flaky",
+    workload: "three-cells",
     story:
       "the candidate changes nothing, but the host is noisy: each server start runs up to 30% faster or slower than the last",
     expectation:
@@ -82,6 +91,21 @@ export const scenarios: Record<ScenarioName, Scenario> = {
     baselineSet: { ...engine, speed_sigma: 0.15, jitter_sigma: 0.05 },
     candidateSet: { ...engine, speed_sigma: 0.15, jitter_sigma: 0.05 },
     repeats: { min: 3, max: 4 },
+  },
+  capacity: {
+    name: "capacity",
+    workload: "capacity",
+    story:
+      "the candidate makes every decode step 20% cheaper (e.g. a faster attention kernel), and the question is what that buys at our SLOs",
+    expectation:
+      "each side's capacity at the SLOs (p95 time to first token <= 300 ms, p95 TPOT <= 80 ms): how many requests per hour each completes and how long the slowest 5% wait for their first token there; the candidate's capacity is higher, a capacity improvement",
+    expectedVerdicts: ["pass"],
+    // 8 sequences at a time: a request holds its slot for about 17 steps, so past about 12 requests/s
+    // (baseline) the queue, and the first-token wait with it, grows at once: a knee the search can find.
+    baselineSet: { ...quietNoise, max_num_seqs: 8 },
+    candidateSet: { ...quietNoise, max_num_seqs: 8, ...slower(engine, 0.8) },
+    // The search decides each side's runs, at most repeats.max.
+    repeats: { min: 1, max: 10 },
   },
 };
 
@@ -97,6 +121,8 @@ function setBlock(set: Record<string, string | number | boolean>): string {
  */
 export function demoConfigText(scenario: Scenario, side: "baseline" | "candidate", seed: number): string {
   const set = side === "baseline" ? scenario.baselineSet : scenario.candidateSet;
+  // A capacity search keeps its server across loads; the fixed-load cells restart it for every run.
+  const lifecycle = scenario.workload === "capacity" ? "per-cell" : "per-run";
   return `# Written by \`vllm-perf-gate demo --scenario ${scenario.name}\` (${side}).
 version: 1
 name: demo-${scenario.name}-${side}
@@ -105,7 +131,7 @@ server:
   kind: sim
   profile: small-gpu
   seed: ${seed}
-  lifecycle: per-run
+  lifecycle: ${lifecycle}
   set:
 ${setBlock(set)}
 model:
@@ -114,7 +140,50 @@ model:
 sampling:
   temperature: 0
   ignore_eos: true
-cells:
+${scenario.workload === "capacity" ? capacityCells(scenario) : threeCells(scenario)}gate:
+  # Wider than the 5% default: here the simulator and the client share the CPU of a laptop or a CI
+  # machine, which is noisier than a dedicated GPU runner.
+  tolerance: 0.1
+  # The simulator's knobs are the thing under test here, as engine flags or the image would be for vLLM.
+  allowed_differences: [server.args, server.command, server.cacheConfig, configHash]
+# The client keeps its default health limits (client.max_event_loop_lag_ms 50): against latencies of
+# 50 ms and more, an event-loop delay of 20-50 ms on a loaded machine is noise the repeats absorb.
+cost:
+  gpu_hourly_usd: 2.5
+`;
+}
+
+/**
+ * One capacity cell: chat-like requests at an open-loop rate, the rate searched between 4 and 32
+ * requests/s for the highest one at which p95 TTFT and p95 TPOT meet their SLOs.
+ */
+function capacityCells(scenario: Scenario): string {
+  return `cells:
+  - name: chat-capacity
+    description: short conversations; how many per hour one server completes at our SLOs
+    endpoint: chat
+    dataset:
+      type: synthetic
+      input_tokens: { distribution: uniform, min: 64, max: 128 }
+      output_tokens: { distribution: fixed, value: 16 }
+    load: { type: rate, rate: 8, burstiness: 1, max_concurrency: 256 }
+    size: { requests: 80 }
+    warmup: { requests: 8 }
+    prefix: fresh
+    slo: { ttft_ms: 300, tpot_ms: 80 }
+    capacity:
+      percentile: p95
+      range: { min: 4, max: 32 }
+      precision: 0.1
+      initial_loads: 4
+      max_runs: ${scenario.repeats.max + 2}
+repeats: { min: ${scenario.repeats.min}, max: ${scenario.repeats.max}, block: 1 }
+`;
+}
+
+/** The three fixed-load cells: chat, rag and longgen. */
+function threeCells(scenario: Scenario): string {
+  return `cells:
   - name: chat
     description: short conversations arriving at a steady rate
     endpoint: chat
@@ -161,15 +230,5 @@ cells:
 # block 1: A B B A per run. Every run restarts the simulator here (lifecycle per-run), so larger
 # blocks would save nothing and leave the first look less balanced against a drifting host.
 repeats: { min: ${scenario.repeats.min}, max: ${scenario.repeats.max}, block: 1 }
-gate:
-  # Wider than the 5% default: here the simulator and the client share the CPU of a laptop or a CI
-  # machine, which is noisier than a dedicated GPU runner.
-  tolerance: 0.1
-  # The simulator's knobs are the thing under test here, as engine flags or the image would be for vLLM.
-  allowed_differences: [server.args, server.command, server.cacheConfig, configHash]
-# The client keeps its default health limits (client.max_event_loop_lag_ms 50): against latencies of
-# 50 ms and more, an event-loop delay of 20-50 ms on a loaded machine is noise the repeats absorb.
-cost:
-  gpu_hourly_usd: 2.5
 `;
 }

@@ -130,3 +130,8 @@ export function readActionContext(env: NodeJS.ProcessEnv = process.env): ActionC
 export function branchOfRef(ref: string): string | null {
   return ref.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : null;
 }
+
+/** The page of this workflow run (its job summaries and artifacts): `SERVER/OWNER/REPO/actions/runs/ID`. */
+export function runUrlOf(context: Pick<ActionContext, "serverUrl" | "owner" | "repo" | "runId">): string {
+  return `${context.serverUrl}/${context.owner}/${context.repo}/actions/runs/${context.runId}`;
+}

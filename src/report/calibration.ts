@@ -1,6 +1,6 @@
 import type { CalibrationFile } from "../compare/calibration.js";
 import { describeMetric, type MetricName, metricSpecs } from "../config/metric-names.js";
-import { formatDetectable } from "./markdown.js";
+import { formatDetectable } from "./checks.js";
 
 /** The terminal summary of a calibration file: per gated check its spread, drift, catch and A/A blocks. */
 export function renderCalibration(file: CalibrationFile): string {

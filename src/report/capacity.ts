@@ -1,7 +1,18 @@
 import type { CapacityComparison, CapacitySide } from "../compare/capacity-schema.js";
 import type { VerdictFile } from "../compare/verdict-schema.js";
-import { escapeMarkdown } from "./escape.js";
-import { formatChange, formatInterval, formatNumber, formatP } from "./format.js";
+import type { LatencyStatistic } from "../config/metric-names.js";
+import { escapeHtml, escapeInline } from "./escape.js";
+import {
+  formatChange,
+  formatDuration,
+  formatInterval,
+  formatNumber,
+  formatP,
+  formatSignedNumber,
+  slowestUsers,
+} from "./format.js";
+import { fold, table } from "./markdown-blocks.js";
+import { type Markup, markdownMarkup } from "./markup.js";
 
 /**
  * The capacity section of the report (docs/capacity.md): per capacity cell one sentence answering "how
@@ -30,16 +41,7 @@ function formatObjectiveValue(name: string, value: number | null): string {
   return name === "error_rate" ? `${(value * 100).toFixed(2)}%` : formatMs(value);
 }
 
-function formatMs(ms: number): string {
-  return ms >= 1000 ? `${formatNumber(ms / 1000)} s` : `${formatNumber(ms)} ms`;
-}
-
-/** "the slowest 5%" for p95; "half of the users" for p50. */
-function slowestShare(percentile: string): string {
-  const q = Number(percentile.slice(1));
-  if (q === 50) return "half of the users";
-  return `the slowest ${Number((100 - q).toPrecision(3))}%`;
-}
+const formatMs = formatDuration;
 
 function loadUnit(check: CapacityComparison): string {
   return check.dimension === "rate" ? "req/s" : "in flight";
@@ -64,29 +66,39 @@ function perHour(side: CapacitySide): string {
   return side.successfulPerHour === null ? "–" : Math.round(side.successfulPerHour).toLocaleString("en-US");
 }
 
-/** The one sentence of a capacity cell. */
-export function capacitySentence(check: CapacityComparison): string {
+/**
+ * The one sentence of a capacity cell, both sides: requests per hour at the SLOs, how long the slowest
+ * users wait for their first token there, what 1,000 successful requests cost.
+ */
+export function capacitySentence(check: CapacityComparison, markup: Markup = markdownMarkup): string {
   const { baseline: b, candidate: c } = check;
-  const lead = `At ${sloClause(check)}`;
+  const lead = `At ${sloClause(check)},`;
   if (c.bound === "below")
-    return `${lead} the candidate meets the SLOs at no load measured (${escapeMarkdown(c.note ?? "", 200)}); the baseline completes ${perHour(b)} requests/h.`;
+    return `${lead} the candidate meets the SLOs at no load measured (${markup.text(c.note ?? "", 200)}); the baseline completes ${perHour(b)} requests/h.`;
   if (b.capacity === null || c.capacity === null)
-    return `${lead}: ${escapeMarkdown(check.note ?? "no capacity", 200)}.`;
+    return `${lead.slice(0, -1)}: ${markup.text(check.note ?? "no capacity", 200)}.`;
   const change =
     check.ratio === null
       ? ""
       : ` (capacity ${formatChange(check.ratio)}${check.ci ? `, ${Math.round(check.ciLevel * 100)}% CI ${formatInterval(check.ci).replace(" … ", " to ")}` : ""})`;
-  const atLeast = c.bound === "above" ? "at least " : "";
+  const atLeast = (side: CapacitySide) => (side.bound === "above" ? "at least " : "");
+  const more =
+    b.successfulPerHour !== null &&
+    c.successfulPerHour !== null &&
+    b.bound === "inside" &&
+    c.bound === "inside"
+      ? `, ${Math.abs(Math.round(c.successfulPerHour - b.successfulPerHour)).toLocaleString("en-US")} ${c.successfulPerHour >= b.successfulPerHour ? "more" : "fewer"} per hour`
+      : "";
   const parts = [
-    `${lead} the candidate completes ${atLeast}${perHour(c)} requests/h${change} against ${b.bound === "above" ? "at least " : ""}${perHour(b)}`,
+    `${lead} the candidate completes ${atLeast(c)}${perHour(c)} requests/h against the baseline's ${atLeast(b)}${perHour(b)}${more}${change}`,
   ];
   if (c.ttftAtCapacityMs !== null)
     parts.push(
-      `at that load ${slowestShare(check.percentile)} wait ${formatMs(c.ttftAtCapacityMs)} for their first token`,
+      `at that load ${slowestUsers(check.percentile as LatencyStatistic)} wait ${formatMs(c.ttftAtCapacityMs)} for their first token${b.ttftAtCapacityMs === null ? "" : ` (baseline, at its capacity: ${formatMs(b.ttftAtCapacityMs)})`}`,
     );
   if (c.costPer1000 !== null)
     parts.push(
-      `${formatUsd(c.costPer1000)} per 1,000 successful requests${check.costRatio === null ? "" : ` (${formatChange(check.costRatio)})`}`,
+      `${formatUsd(c.costPer1000)} per 1,000 successful requests${b.costPer1000 === null ? "" : ` against ${formatUsd(b.costPer1000)}`}${check.costRatio === null ? "" : ` (${formatChange(check.costRatio)})`}`,
     );
   return `${parts.join("; ")}.`;
 }
@@ -111,56 +123,114 @@ function sideRow(name: string, check: CapacityComparison, side: CapacitySide): s
   ];
 }
 
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
-  return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
-}
-
 const passMark = (pass: boolean | null) => (pass === null ? "" : pass ? " ✅" : " ❌");
 
+/** A capacity cell's tables: each SLO at the highest load the baseline met them all, and both sides' figures. */
+function capacityTables(check: CapacityComparison): string {
+  const load = check.acceptance.load;
+  return [
+    load === null
+      ? "Acceptance: no load measured at which the baseline met every SLO and a higher one missed it, so no stated load to read the SLOs at."
+      : `Acceptance at ${formatNumber(load)} ${loadUnit(check)}, the highest load measured at which the baseline met every SLO (thresholds from the config):`,
+    "",
+    table(
+      ["SLO", "Threshold", "Baseline", "Candidate"],
+      check.acceptance.rows.map((row) => [
+        describeObjective(row.objective),
+        `≤ ${formatObjectiveValue(row.objective, row.threshold)}`,
+        `${formatObjectiveValue(row.objective, row.baseline)}${passMark(row.baselinePass)}`,
+        `${formatObjectiveValue(row.objective, row.candidate)}${passMark(row.candidatePass)}`,
+      ]),
+    ),
+    "",
+    table(
+      [
+        "Side",
+        "Capacity",
+        `${Math.round(check.ciLevel * 100)}% interval`,
+        "Runs",
+        "Successful req/h",
+        "Output tok/s per GPU",
+        "Output tok/s per user",
+        `${check.percentile} TTFT there`,
+        "$ per 1,000",
+      ],
+      [sideRow("Baseline", check, check.baseline), sideRow("Candidate", check, check.candidate)],
+    ),
+  ].join("\n");
+}
+
+/**
+ * The first screen's answer for capacity cells, both sides side by side: at the SLOs (stated above the
+ * rows), how many requests per hour each completes, how long the slowest users wait for their first
+ * token there, and what 1,000 successful requests cost. Rows of escaped cells and our own figures.
+ */
+export function capacityAnswerRows(
+  checks: readonly CapacityComparison[],
+  cell: (value: string) => string,
+): { slos: string[]; header: string[]; rows: string[][] } {
+  const percentiles = new Set(checks.map((check) => check.percentile));
+  const wait =
+    percentiles.size === 1
+      ? `How long ${slowestUsers([...percentiles][0] as LatencyStatistic)} wait for the first token there`
+      : "How long the slowest users wait for the first token there";
+  const bound = (side: CapacitySide) => (side.bound === "above" ? "≥ " : side.bound === "below" ? "< " : "");
+  const rows = checks.flatMap((check) =>
+    (["baseline", "candidate"] as const).map((name) => {
+      const side = check[name];
+      const change =
+        name === "candidate" &&
+        check.ratio !== null &&
+        check.baseline.successfulPerHour !== null &&
+        side.successfulPerHour !== null
+          ? ` (${formatSignedNumber(side.successfulPerHour - check.baseline.successfulPerHour, "")}, ${formatChange(check.ratio)})`
+          : "";
+      return [
+        name === "baseline" ? cell(check.cell) : "",
+        name,
+        side.successfulPerHour === null
+          ? side.bound === "below"
+            ? "none: no load met the SLOs"
+            : "–"
+          : `${bound(side)}${perHour(side)}${change}`,
+        side.ttftAtCapacityMs === null
+          ? "–"
+          : `${formatMs(side.ttftAtCapacityMs)}${percentiles.size === 1 ? "" : ` (${check.percentile})`}`,
+        side.costPer1000 === null ? "–" : formatUsd(side.costPer1000),
+      ];
+    }),
+  );
+  return {
+    slos: checks.map((check) => `${cell(check.cell)} at ${sloClause(check)}`),
+    header: ["Cell", "Side", "Requests per hour at the SLOs", wait, "$ per 1,000"],
+    rows,
+  };
+}
+
+/** The long form: per capacity cell its verdict and sentence, its note and its tables. */
 export function capacitySection(verdict: VerdictFile): string {
   const checks = verdict.capacity ?? [];
   if (checks.length === 0) return "";
   const lines = ["### Capacity at the SLOs"];
   for (const check of checks) {
-    const cell = escapeMarkdown(check.cell, 60);
     lines.push(
       "",
-      `**${cell}** — ${verdictLabels[check.verdict]}${check.gated ? "" : " (advisory)"}${check.p === null ? "" : `, p ${formatP(check.p)}`}: ${capacitySentence(check)}`,
+      `**${escapeInline(check.cell, 60)}** — ${verdictLabels[check.verdict]}${check.gated ? "" : " (advisory)"}${check.p === null ? "" : `, p ${formatP(check.p)}`}: ${capacitySentence(check)}`,
     );
-    if (check.note) lines.push("", `_${escapeMarkdown(check.note, 300)}_`);
-    const load = check.acceptance.load;
-    lines.push(
-      "",
-      load === null
-        ? "Acceptance: no load measured at which the baseline met every SLO and a higher one missed it, so no stated load to read the SLOs at."
-        : `Acceptance at ${formatNumber(load)} ${loadUnit(check)}, the highest load measured at which the baseline met every SLO (thresholds from the config):`,
-      "",
-      table(
-        ["SLO", "Threshold", "Baseline", "Candidate"],
-        check.acceptance.rows.map((row) => [
-          describeObjective(row.objective),
-          `≤ ${formatObjectiveValue(row.objective, row.threshold)}`,
-          `${formatObjectiveValue(row.objective, row.baseline)}${passMark(row.baselinePass)}`,
-          `${formatObjectiveValue(row.objective, row.candidate)}${passMark(row.candidatePass)}`,
-        ]),
-      ),
-      "",
-      table(
-        [
-          "Side",
-          "Capacity",
-          `${Math.round(check.ciLevel * 100)}% interval`,
-          "Runs",
-          "Successful req/h",
-          "Output tok/s per GPU",
-          "Output tok/s per user",
-          `${check.percentile} TTFT there`,
-          "$ per 1,000",
-        ],
-        [sideRow("Baseline", check, check.baseline), sideRow("Candidate", check, check.candidate)],
-      ),
-    );
+    if (check.note) lines.push("", `_${escapeInline(check.note, 300)}_`);
+    lines.push("", capacityTables(check));
   }
   return lines.join("\n");
+}
+
+/** The comment: per capacity cell a fold with its tables (the first screen has its sentence). */
+export function capacityFolds(verdict: VerdictFile): string {
+  return (verdict.capacity ?? [])
+    .map((check) =>
+      fold(
+        `Capacity of ${escapeHtml(check.cell, 60)}: ${verdictLabels[check.verdict].replace(/^\S+ /, "")}${check.p === null ? "" : `, p ${formatP(check.p)}`}; each SLO and both sides`,
+        capacityTables(check),
+      ),
+    )
+    .join("\n\n");
 }

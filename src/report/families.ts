@@ -1,6 +1,6 @@
 import type { FamilyFinding, VerdictFile } from "../compare/verdict-schema.js";
 import { describeMetric } from "../config/metric-names.js";
-import { escapeMarkdown } from "./escape.js";
+import { escapeInline } from "./escape.js";
 import { formatChange, formatFractionAsPercent, formatInterval, formatP } from "./format.js";
 
 const familyVerdictIcons: Record<Exclude<FamilyFinding["verdict"], "no-finding">, string> = {
@@ -23,9 +23,9 @@ export function familyFindingsSection(verdict: VerdictFile): string {
       f.verdict !== "regression"
         ? ""
         : f.regressedCells.length > 0
-          ? `; a regression on its own in ${f.regressedCells.map((cell) => escapeMarkdown(cell, 60)).join(", ")}`
+          ? `; a regression on its own in ${f.regressedCells.map((cell) => escapeInline(cell, 60)).join(", ")}`
           : "; no cell is one on its own yet";
-    return `- ${verdictIcon} **${describeMetric(f.metric)} across the ${f.cells.length} ${escapeMarkdown(f.family, 60)} cells**: ${formatChange(f.ratio)} (${formatInterval(f.ci)}), on average ${beyond} beyond the ±${formatFractionAsPercent(f.tolerance)} tolerance (family test, p (adj.) ${formatP(f.p)})${alone}.`;
+    return `- ${verdictIcon} **${describeMetric(f.metric)} across the ${f.cells.length} ${escapeInline(f.family, 60)} cells**: ${formatChange(f.ratio)} (${formatInterval(f.ci)}), on average ${beyond} beyond the ±${formatFractionAsPercent(f.tolerance)} tolerance (family test, p (adj.) ${formatP(f.p)})${alone}.`;
   });
   return ["### Across cells", "", ...lines].join("\n");
 }

@@ -1,6 +1,6 @@
 import type { AlreadyOnMain, SeriesChangePoint } from "../compare/history-analysis.js";
 import { describeMetric } from "../config/metric-names.js";
-import { escapeMarkdown } from "./escape.js";
+import { escapeCell, escapeInline } from "./escape.js";
 import { formatChange, formatInterval } from "./format.js";
 
 /**
@@ -29,7 +29,8 @@ export interface HistoryReport {
 /** The store's description as a code span (backticks removed: it comes from inputs). */
 const store = (text: string) => `\`${text.replace(/[`\r\n]/g, "").slice(0, 200)}\``;
 
-const short = (commit: string) => `\`${escapeMarkdown(commit.slice(0, 12), 12).replace(/`/g, "")}\``;
+/** A commit's first 12 characters as code; only letters and digits (a history is untrusted input). */
+const short = (commit: string) => `\`${commit.slice(0, 12).replace(/[^0-9A-Za-z]/g, "") || "?"}\``;
 
 function changePointTable(points: readonly SeriesChangePoint[]): string[] {
   if (points.length === 0) return [];
@@ -38,7 +39,7 @@ function changePointTable(points: readonly SeriesChangePoint[]): string[] {
     "| --- | --- | --- | --- | --- | --- |",
     ...points.map(
       (cp) =>
-        `| ${escapeMarkdown(cp.cell, 100)} | ${describeMetric(cp.metric)} | ${formatChange(cp.ratio)} ${cp.worse ? "(worse)" : "(better)"} | ${formatInterval([cp.ratioLow, cp.ratioHigh])} | ${short(cp.lastBefore.commit)} … ${short(cp.firstAfter.commit)} | ${cp.movedWith.map(describeMetric).join(", ") || "–"} |`,
+        `| ${escapeCell(cp.cell, 100)} | ${describeMetric(cp.metric)} | ${formatChange(cp.ratio)} ${cp.worse ? "(worse)" : "(better)"} | ${formatInterval([cp.ratioLow, cp.ratioHigh])} | ${short(cp.lastBefore.commit)} … ${short(cp.firstAfter.commit)} | ${cp.movedWith.map(describeMetric).join(", ") || "–"} |`,
     ),
   ];
 }
@@ -48,7 +49,7 @@ export function renderHistorySection(report: HistoryReport): string {
   if (report.refused !== null) {
     lines.push(
       "> [!WARNING]",
-      `> Main's history (${store(report.store)}) was refused: ${escapeMarkdown(report.refused, 400)}. The gate fell back to the baseline artifacts' sessions (gate.baseline_sessions) for the drift, without the pooled run variance.`,
+      `> Main's history (${store(report.store)}) was refused: ${escapeInline(report.refused, 400)}. The gate fell back to the baseline artifacts' sessions (gate.baseline_sessions) for the drift, without the pooled run variance.`,
       "",
     );
   } else if (report.written) {
@@ -66,7 +67,7 @@ export function renderHistorySection(report: HistoryReport): string {
   if (report.leftOut.length > 0) {
     const shown = report.leftOut.slice(0, 5);
     lines.push(
-      `Left out ${report.leftOut.length} session(s) recorded under other conditions: ${shown.map((l) => `${short(l.commit)} (${escapeMarkdown(l.reason, 160)})`).join("; ")}${report.leftOut.length > shown.length ? "; …" : ""}.`,
+      `Left out ${report.leftOut.length} session(s) recorded under other conditions: ${shown.map((l) => `${short(l.commit)} (${escapeInline(l.reason, 160)})`).join("; ")}${report.leftOut.length > shown.length ? "; …" : ""}.`,
       "",
     );
   }
@@ -77,7 +78,7 @@ export function renderHistorySection(report: HistoryReport): string {
       `> **Main already regressed.** ${main.explained
         .map(
           (e) =>
-            `${describeMetric(e.metric)} of ${escapeMarkdown(e.cell, 100)} is ${formatChange(e.prRatio)} here, and main itself moved ${formatChange(e.mainRatio)} (${formatInterval([e.mainLow, e.mainHigh])}) since the stored baseline, between ${short(e.lastBefore.commit)} and ${short(e.firstAfter.commit)} (${e.sessionsSince} session(s) since)`,
+            `${describeMetric(e.metric)} of ${escapeInline(e.cell, 100)} is ${formatChange(e.prRatio)} here, and main itself moved ${formatChange(e.mainRatio)} (${formatInterval([e.mainLow, e.mainHigh])}) since the stored baseline, between ${short(e.lastBefore.commit)} and ${short(e.firstAfter.commit)} (${e.sessionsSince} session(s) since)`,
         )
         .join("; ")}.`,
     );
@@ -164,7 +165,7 @@ export function renderChangePointComment(
 ): string {
   const first = changePoints[0]!;
   return [
-    `### vllm-perf-gate: main stepped in ${escapeMarkdown(first.cell, 100)}`,
+    `### vllm-perf-gate: main stepped in ${escapeInline(first.cell, 100)}`,
     "",
     `Between ${short(first.lastBefore.commit)} and ${short(first.firstAfter.commit)}, worse:`,
     "",
@@ -186,7 +187,7 @@ export function renderCalibrationHistoryLine(
 ): string {
   if (!history) return "Between-session drift: none (history: off).";
   if (history.refused !== null)
-    return `Main's history (${store(history.store)}) was refused: ${escapeMarkdown(history.refused, 400)}. No between-session drift recorded.`;
+    return `Main's history (${store(history.store)}) was refused: ${escapeInline(history.refused, 400)}. No between-session drift recorded.`;
   const leftOut =
     history.leftOut > 0 ? `, ${history.leftOut} left out (recorded under other conditions)` : "";
   return `Between-session drift from ${history.sessionsUsed} session(s) of main's history (${store(history.store)})${leftOut}.`;

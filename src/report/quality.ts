@@ -1,8 +1,10 @@
 import type { GreedyCheck, GuardCheck, OutputAgreement, TaskCheck } from "../compare/quality-schema.js";
 import type { VerdictFile } from "../compare/verdict-schema.js";
 import { describeMetric } from "../config/metric-names.js";
-import { escapeHtml, escapeMarkdown } from "./escape.js";
+import { valuesOnBothSides } from "./checks.js";
+import { escapeCell, escapeHtml, escapeInline } from "./escape.js";
 import { formatFractionAsPercent, formatMetricValue, formatP } from "./format.js";
+import { checkMatrix, fold, table } from "./markdown-blocks.js";
 
 /** Guard rows shown in full; beyond it the within-tolerance ones are only counted. */
 export const guardRowLimit = 40;
@@ -23,13 +25,13 @@ function guardRow(check: GuardCheck): string[] {
       ? `${formatMetricValue(check.metric, value)} (${counts.count}/${counts.requests})`
       : formatMetricValue(check.metric, value);
   return [
-    escapeMarkdown(check.cell, 60),
+    guardVerdictLabels[check.verdict] + (check.note ? ` (${escapeCell(check.note, 160)})` : ""),
+    escapeCell(check.cell, 60),
     describeMetric(check.metric),
     tolerance,
     side(check.baseline, check.counts.baseline),
     side(check.candidate, check.counts.candidate),
     formatP(check.p),
-    guardVerdictLabels[check.verdict] + (check.note ? ` (${escapeMarkdown(check.note, 160)})` : ""),
   ];
 }
 
@@ -48,17 +50,12 @@ export function qualityGuardSection(verdict: VerdictFile): string {
     regressions > 0
       ? `**${regressions}** of ${guards.length} guard checks regressed: the outputs changed, so no speed result here is an improvement.`
       : `All ${guards.length - flagged.length} judged guard checks are within tolerance.`;
-  const header = ["Cell", "Guard", "Tolerance", "Baseline", "Candidate", "p (adj.)", "Verdict"];
-  const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
-  const table =
-    shown.length > 0
-      ? [line(header), line(header.map(() => "---")), ...shown.map((check) => line(guardRow(check)))]
-      : [];
+  const header = ["Verdict", "Cell", "Guard", "Tolerance", "Baseline", "Candidate", "p (adj.)"];
   return [
     "### Quality guards",
     "",
     summary,
-    ...(table.length > 0 ? ["", ...table] : []),
+    ...(shown.length > 0 ? ["", table(header, shown.map(guardRow))] : []),
     ...(hidden > 0 ? ["", `_${hidden} more guard checks within tolerance (verdict.json has them)._`] : []),
     "",
     "Shares of the measured requests pooled over a side's runs (requests counted / measured); a share is a regression when it rose significantly (Fisher's exact test) by more than its points, the output length when its mean moved significantly either way by more than its tolerance; p is Holm-adjusted in the gated family with the speed and task checks (a test that cannot reach the level, such as a share that is 0 on both sides, is left out).",
@@ -83,7 +80,7 @@ function agreementCells(a: OutputAgreement): string[] {
 function excerpt(text: string): string {
   const flat = text.replace(/\r\n|\r|\n/g, "⏎");
   const cut = flat.length > exampleShownChars ? `${flat.slice(0, exampleShownChars)}…` : flat;
-  return escapeMarkdown(cut, exampleShownChars * 4);
+  return escapeInline(cut, exampleShownChars * 4);
 }
 
 /**
@@ -94,6 +91,7 @@ export function qualityGreedySection(verdict: VerdictFile): string {
   const checks: readonly GreedyCheck[] = verdict.quality?.greedy ?? [];
   if (checks.length === 0) return "";
   const header = [
+    "Verdict",
     "Cell",
     "Compared",
     "Prompts",
@@ -101,27 +99,23 @@ export function qualityGreedySection(verdict: VerdictFile): string {
     "Same first tokens",
     "Similarity",
     "Logprob drift",
-    "Verdict",
   ];
-  const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
-  const rows: string[] = [];
+  const rows: string[][] = [];
   for (const check of checks) {
     const label = check.verdict === "regression" ? "🔴 regression" : "⚪ within tolerance";
-    rows.push(
-      line([
-        escapeMarkdown(check.cell, 60),
-        "candidate vs baseline",
-        ...agreementCells(check.candidate),
-        label,
-      ]),
-    );
+    rows.push([
+      label,
+      escapeCell(check.cell, 60),
+      "candidate vs baseline",
+      ...agreementCells(check.candidate),
+    ]);
     if (check.baselineNoise !== null)
-      rows.push(line(["", "baseline run to run", ...agreementCells(check.baselineNoise), ""]));
+      rows.push(["", "", "baseline run to run", ...agreementCells(check.baselineNoise)]);
   }
   const details: string[] = [];
   for (const check of checks) {
     for (const reason of check.reasons)
-      details.push(`- ${escapeMarkdown(check.cell, 60)}: ${escapeMarkdown(reason, 300)}`);
+      details.push(`- ${escapeInline(check.cell, 60)}: ${escapeInline(reason, 300)}`);
     if (check.examples.length > 0) {
       details.push(
         "",
@@ -143,9 +137,7 @@ export function qualityGreedySection(verdict: VerdictFile): string {
   return [
     "### Greedy outputs",
     "",
-    line(header),
-    line(header.map(() => "---")),
-    ...rows,
+    table(header, rows),
     ...(details.length > 0 ? ["", ...details] : []),
     "",
     `Same prompts, temperature 0, outputs kept per prompt; ${source}; similarity: 1 − token edit distance / longer length; logprob drift: mean |change| over the tokens both chose alike; the tolerances (quality.greedy) are over the baseline's own run-to-run differences.`,
@@ -166,6 +158,7 @@ export function qualityTaskSection(verdict: VerdictFile): string {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   const side = (s: TaskCheck["baseline"]) => `${pct(s.accuracy)} (${pct(s.wilson[0])} – ${pct(s.wilson[1])})`;
   const header = [
+    "Verdict",
     "Cell",
     "Tasks",
     "Baseline",
@@ -174,16 +167,13 @@ export function qualityTaskSection(verdict: VerdictFile): string {
     "Only baseline right / only candidate",
     "Tolerance",
     "p (adj.)",
-    "Verdict",
   ];
-  const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
   const rows = checks.map((check) => {
     const change = (check.candidate.accuracy - check.baseline.accuracy) * 100;
-    return line([
-      escapeMarkdown(
-        check.external === undefined ? check.cell : `${check.cell}: external ${check.external}`,
-        80,
-      ),
+    return [
+      (check.verdict === "regression" ? "🔴 regression" : "⚪ within tolerance") +
+        (check.note ? ` (${escapeCell(check.note, 160)})` : ""),
+      escapeCell(check.external === undefined ? check.cell : `${check.cell}: external ${check.external}`, 80),
       check.method === "two-proportion"
         ? `${check.baseline.n ?? "?"} / ${check.candidate.n ?? "?"}`
         : String(check.prompts),
@@ -193,17 +183,13 @@ export function qualityTaskSection(verdict: VerdictFile): string {
       check.method === "two-proportion" ? "unpaired" : `${check.onlyBaseline} / ${check.onlyCandidate}`,
       `−${Number((check.tolerancePoints * 100).toPrecision(3))} pts`,
       formatP(check.p),
-      (check.verdict === "regression" ? "🔴 regression" : "⚪ within tolerance") +
-        (check.note ? ` (${escapeMarkdown(check.note, 160)})` : ""),
-    ]);
+    ];
   });
   const confidence = formatFractionAsPercent(checks[0]!.confidence);
   return [
     "### Task accuracy",
     "",
-    line(header),
-    line(header.map(() => "---")),
-    ...rows,
+    table(header, rows),
     "",
     `Same tasks on both sides, scored per prompt; accuracy with its ${confidence} Wilson interval; a regression when the exact McNemar test on the discordant pairs (Holm-adjusted in the gated family with the speed and guard checks) finds the candidate worse and the drop exceeds the tolerance (quality.tasks.tolerance_points).` +
       (checks.some((check) => check.method === "two-proportion")
@@ -213,37 +199,44 @@ export function qualityTaskSection(verdict: VerdictFile): string {
 }
 
 /**
- * The quality checks in plain lines for the terminal (`clean` strips control characters): each
- * regression with its reason, then a count of the checks within tolerance.
+ * The comment's quality folds (the first screen has the regressions): the guards within tolerance as a
+ * matrix of cells and guards, each side's value; the greedy-output and task tables.
  */
-export function qualityTerminalLines(verdict: VerdictFile, clean: (text: string) => string): string[] {
+export function qualityFolds(verdict: VerdictFile): string {
   const quality = verdict.quality;
-  if (quality === undefined) return [];
-  const lines: string[] = [];
-  let within = 0;
-  for (const guard of quality.guards) {
-    if (guard.verdict !== "regression") {
-      within++;
-      continue;
-    }
-    const value = (v: number | null) => formatMetricValue(guard.metric, v);
-    lines.push(
-      `quality regression: ${clean(guard.cell)} ${describeMetric(guard.metric)} ${value(guard.baseline)} -> ${value(guard.candidate)}`,
+  if (quality === undefined) return "";
+  const folds: string[] = [];
+  const within = quality.guards.filter((check) => check.verdict === "within-tolerance");
+  const notJudged = quality.guards.filter((check) => check.verdict === "inconclusive").length;
+  if (within.length > 0)
+    folds.push(
+      fold(
+        `${within.length} guard${within.length === 1 ? "" : "s"} within tolerance${notJudged > 0 ? ` (${notJudged} not judged)` : ""}`,
+        checkMatrix(
+          "Cell",
+          within.map((check) => ({
+            cell: escapeCell(check.cell, 40),
+            column: describeMetric(check.metric),
+            value: valuesOnBothSides(check),
+          })),
+        ),
+      ),
     );
-  }
-  for (const check of quality.greedy ?? []) {
-    if (check.verdict !== "regression") within++;
-    else
-      for (const reason of check.reasons)
-        lines.push(`quality regression: ${clean(check.cell)} greedy outputs: ${clean(reason)}`);
-  }
-  for (const check of quality.tasks ?? []) {
-    if (check.verdict !== "regression") within++;
-    else
-      lines.push(
-        `quality regression: ${clean(check.cell)} ${check.external === undefined ? "task" : `external task ${clean(check.external)}`} accuracy ${(check.baseline.accuracy * 100).toFixed(1)}% -> ${(check.candidate.accuracy * 100).toFixed(1)}% (${check.method === "two-proportion" ? `unpaired, ${check.baseline.n} and ${check.candidate.n} samples` : `${check.onlyBaseline} tasks only the baseline got right, ${check.onlyCandidate} only the candidate`}; p ${formatP(check.p)})`,
-      );
-  }
-  lines.push(`quality checks within tolerance: ${within}`);
-  return lines;
+  const greedy = quality.greedy ?? [];
+  if (greedy.length > 0)
+    folds.push(
+      fold(
+        `Greedy outputs of ${greedy.length} cell${greedy.length === 1 ? "" : "s"} against the baseline`,
+        qualityGreedySection(verdict).replace(/^### .*\n/, ""),
+      ),
+    );
+  const tasks = quality.tasks ?? [];
+  if (tasks.length > 0)
+    folds.push(
+      fold(
+        `Task accuracy of ${tasks.length} check${tasks.length === 1 ? "" : "s"}`,
+        qualityTaskSection(verdict).replace(/^### .*\n/, ""),
+      ),
+    );
+  return folds.join("\n\n");
 }

@@ -1,4 +1,4 @@
-import { escapeMarkdown, inlineCode } from "./escape.js";
+import { escapeInline, inlineCode } from "./escape.js";
 
 /**
  * The status text of the use cases (src/app/): the lines the action writes to the job log and the
@@ -66,8 +66,8 @@ export function baselineMissingReport(facts: {
   return [
     "## vllm-perf-gate: baseline missing",
     "",
-    `Nothing to compare with: ${escapeMarkdown(facts.reason, 300)}.`,
-    ...(facts.fallbackReason ? ["", `Note: ${escapeMarkdown(facts.fallbackReason, 300)}.`] : []),
+    `Nothing to compare with: ${escapeInline(facts.reason, 300)}.`,
+    ...(facts.fallbackReason ? ["", `Note: ${escapeInline(facts.fallbackReason, 300)}.`] : []),
     "",
     `The candidate was measured (${facts.cells} cell(s), ${facts.runsEach} run(s) each) and its results are uploaded as artifact \`${facts.artifactName}\`. ` +
       `Run this workflow on a push to ${facts.baseBranch ? inlineCode(facts.baseBranch) : "the base branch"} to record a baseline; the next run of this pull request compares with it.`,
@@ -90,16 +90,16 @@ export function baselineRecordedReport(facts: {
   return [
     "## vllm-perf-gate: baseline recorded",
     "",
-    `Commit \`${facts.commit.slice(0, 12)}\` on ${inlineCode(facts.ref)}: ${facts.cells.length} cell(s) (${facts.cells.map((cell) => `\`${cell}\``).join(", ")}).`,
-    `Stored as artifact \`${facts.artifactName}\` of run ${facts.runId}; pull requests against this branch compare with it.`,
+    `Commit ${inlineCode(facts.commit.slice(0, 12))} on ${inlineCode(facts.ref)}: ${facts.cells.length} cell(s) (${facts.cells.map(inlineCode).join(", ")}).`,
+    `Stored as artifact ${inlineCode(facts.artifactName)} of run ${facts.runId}; pull requests against this branch compare with it.`,
     "",
   ].join("\n");
 }
 
 /** A matrix part: what it measured and uploaded; the aggregate job judges. */
 export function partialResultsSummary(runs: ReadonlyMap<string, number>, artifactName: string): string {
-  const measuredCells = [...runs].map(([cell, count]) => `\`${cell}\` (${count} runs)`).join(", ");
-  return `## vllm-perf-gate: partial results\n\nMeasured ${measuredCells}; uploaded as artifact \`${artifactName}\`. The \`aggregate\` job compares and publishes.\n`;
+  const measuredCells = [...runs].map(([cell, count]) => `${inlineCode(cell)} (${count} runs)`).join(", ");
+  return `## vllm-perf-gate: partial results\n\nMeasured ${measuredCells}; uploaded as artifact ${inlineCode(artifactName)}. The \`aggregate\` job compares and publishes.\n`;
 }
 
 export const partialResultsLine =
@@ -113,12 +113,6 @@ export function errorSummary(message: string): string {
 /** Why the step fails, for the step's failure message. */
 export function gateFailureMessage(verdict: string, failOn: string | null): string {
   return `vllm-perf-gate: ${verdict} (fail-on: ${failOn ?? "from the config"})`;
-}
-
-/** The note above the report when the override label turned a failure into a pass (who: already safe). */
-export function acceptedRegressionNote(label: string, who: string | null): string {
-  const by = who ? inlineCode(who) : "someone (the label events did not say who)";
-  return `> [!WARNING]\n> **Accepted regression**: the label ${inlineCode(label)} was applied by ${by}, so this check passes despite the verdict below.`;
 }
 
 export function acceptedRegressionLine(label: string, appliedBy: string | null): string {
@@ -144,7 +138,7 @@ export function provenanceFooter(facts: {
     const when = date ? ` (${date.toISOString().slice(0, 16).replace("T", " ")} UTC)` : "";
     parts.push(`Baseline: ${commit}${run}${when}.`);
     // Room for both reasons a note can hold: why auto did not run interleaved, and why an older run was used.
-    if (baseline.note) parts.push(`Note: ${escapeMarkdown(baseline.note, 500)}.`);
+    if (baseline.note) parts.push(`Note: ${escapeInline(baseline.note, 500)}.`);
   }
   parts.push(
     `Evidence: artifact \`${facts.artifactName}\` of [run ${facts.runId}](${facts.runUrl}); its \`compare/report.html\` is this report with the charts.`,

@@ -110,7 +110,9 @@ describe("the action with a capacity cell", () => {
     expect(pr.result.verdict).toBe("regression");
     expect(pr.result.failed).toBe(true);
     const comment = fake.commentsOn(PR)[0]?.body ?? "";
-    expect(comment).toContain("Capacity at the SLOs");
-    expect(comment).toMatch(/requests\/h/);
+    // The first screen answers for both sides: requests per hour at the SLOs, the slowest users' wait.
+    expect(comment).toContain("**Capacity at the SLOs**: chat-cap at p95 TTFT");
+    expect(comment).toMatch(/\| chat-cap \| baseline \| [\d,]+ \| [\d.,]+ m?s \|/);
+    expect(comment).toMatch(/\| {2}\| candidate \| [\d,]+ \(−[\d,]+, −\d+\.\d%\) \| [\d.,]+ m?s \|/);
   }, 240_000);
 });

@@ -91,11 +91,15 @@ describe("the action reports a quality regression the speed checks cannot see", 
     expect(outputs.verdict, first).toBe("regression");
     expect(result.failed).toBe(true);
     const comment = fake.commentsOn(PR).find((c) => c.user.login === "github-actions[bot]")?.body ?? "";
-    expect(comment).toContain("### Task accuracy");
     expect(comment).toMatch(/^## ❌ vllm-perf-gate: regression/);
-    // 95% against 80% on 300 paired tasks: the drop, the discordant pairs all one way, the verdict.
+    // In the first screen: the check, both sides' accuracy, the drop.
     expect(comment).toMatch(
-      /\| tasks \| 300 \| 9\d\.\d% [^|]*\| [78]\d\.\d% [^|]*\| −[12]\d\.\d pts \| [1-9]\d* \/ 0 \| −2 pts \| [^|]* \| 🔴 regression \|/,
+      /\| 🔴\sregression \| tasks \| Task\saccuracy\s↑\s\(−2\spts\) \| 9\d\.\d%\s→\s[78]\d\.\d% \| −[12]\d\.\d\spts \|/,
+    );
+    // In its fold: 95% against 80% on 300 paired tasks, the discordant pairs all one way.
+    expect(comment).toContain("<summary>Task accuracy of 1 check</summary>");
+    expect(comment).toMatch(
+      /\| 🔴 regression \| tasks \| 300 \| 9\d\.\d% [^|]*\| [78]\d\.\d% [^|]*\| −[12]\d\.\d pts \| [1-9]\d* \/ 0 \| −2 pts \| [^|]* \|/,
     );
   }, 240_000);
 
@@ -118,7 +122,7 @@ describe("the action reports a quality regression the speed checks cannot see", 
     expect(outputs.verdict, comment).toBe("regression");
     expect(result.failed).toBe(true);
     expect(comment).toMatch(
-      /\| tasks \| Finished at max_tokens \| \+2 pts \| 0\.00% \(0\/600\) \| [1-9]\d\.\d+% [^|]*\| [^|]* \| 🔴 regression \|/,
+      /\| 🔴\sregression \| tasks \| Finished\sat\smax_tokens\s↓\s\(\+2\spts\) \| 0\.00%\s→\s[1-9]\d\.\d+% \| \+[1-9]\d\.\d\spts \|/,
     );
   }, 240_000);
 
@@ -149,7 +153,10 @@ describe("the action reports a quality regression the speed checks cannot see", 
     const comment = fake.commentsOn(PR + 2).find((c) => c.user.login === "github-actions[bot]")?.body ?? "";
     expect(outputs.verdict, comment).toBe("regression");
     expect(result.failed).toBe(true);
-    expect(comment).toContain("### Greedy outputs");
+    expect(comment).toMatch(
+      /\| 🔴\sregression \| greedy \| Identical\sgreedy\soutputs\s↑\s\(quality\.greedy\) \| [\d.]+%\s→\s[\d.]+% \|/,
+    );
+    expect(comment).toContain("<summary>Greedy outputs of 1 cell against the baseline</summary>");
     expect(comment).toMatch(/of 120 outputs changed/);
   }, 240_000);
 });

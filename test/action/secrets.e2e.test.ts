@@ -161,12 +161,12 @@ describe("the action never publishes a value read through ${VAR}", () => {
     expectClean("the job summary", summary);
     expectClean("the report file", await readFile(outputs["report-path"] ?? "", "utf8"));
     // The difference is still reported, its value replaced before it was escaped.
-    expect(comment).toMatch(/model\\\.revision/);
-    expect(comment).toContain("\\*\\*\\*");
+    expect(comment).toContain("- model.revision: – (baseline) vs \\*\\*\\* (candidate)");
     const uploaded = await listFilesRecursively(snapshots);
     const names = uploaded.map((file) => file.slice(snapshots.length + 1));
     expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/compare\/verdict\.json$/)]));
     expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/compare\/report\.md$/)]));
+    expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/compare\/comment\.md$/)]));
     expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/compare\/report\.html$/)]));
     expect(names).toEqual(
       expect.arrayContaining([expect.stringMatching(/compare\/report-charts\/.*\.svg$/)]),

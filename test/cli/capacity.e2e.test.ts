@@ -168,7 +168,7 @@ describe("capacity cells against the simulator", () => {
     const markdown = readFileSync(join(dir, "cmp/report.md"), "utf8");
     expect(markdown).toContain("### Capacity at the SLOs");
     expect(markdown).toMatch(
-      /At p95 TTFT ≤ 300 ms, errors ≤ 1% the candidate completes [\d,]+ requests\/h \(capacity −/,
+      /At p95 TTFT ≤ 300 ms, errors ≤ 1%, the candidate completes [\d,]+ requests\/h against the baseline's [\d,]+, [\d,]+ fewer per hour \(capacity −/,
     );
     expect(markdown).toContain("per 1,000 successful requests");
     expect(markdown).toContain("| p95 TTFT | ≤ 300 ms |");

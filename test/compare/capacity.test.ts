@@ -143,7 +143,7 @@ describe("compare with capacity cells", () => {
     expect(outcome.verdict.capacity).toHaveLength(1);
     expect(outcome.reportMarkdown).toContain("### Capacity at the SLOs");
     expect(outcome.reportMarkdown).toMatch(
-      /At p95 TTFT ≤ 300 ms, errors ≤ 1% the candidate completes 5,706 requests\/h \(capacity −38\.7%, 90% CI −\d\d\.\d% to −\d\d\.\d%\) against 9,306; at that load the slowest 5% wait 300 ms for their first token; \$0\.88 per 1,000 successful requests \(\+63\.1%\)\./,
+      /At p95 TTFT ≤ 300 ms, errors ≤ 1%, the candidate completes 5,706 requests\/h against the baseline's 9,306, 3,600 fewer per hour \(capacity −38\.7%, 90% CI −\d\d\.\d% to −\d\d\.\d%\); at that load the slowest 5% wait 300 ms for their first token \(baseline, at its capacity: [\d.,]+ ms\); \$0\.88 per 1,000 successful requests against \$0\.54 \(\+63\.1%\)\./,
     );
     expect(outcome.reportMarkdown).not.toContain("No gated metric could be compared");
   });

@@ -42,7 +42,7 @@ describe("vllm-perf-gate compare", () => {
     expect(t.stderr()).toBe("");
     expect(code).toBe(0);
     expect(t.stdout()).toMatch(/^vllm-perf-gate: PASS/);
-    expect(t.stdout()).toMatch(/Wrote .*verdict\.json, .*report\.md and .*report\.html/);
+    expect(t.stdout()).toMatch(/Wrote .*verdict\.json, .*report\.md, .*comment\.md and .*report\.html/);
     const verdict = verdictFileSchema.parse(
       JSON.parse(await readFile(join(dir, "out", "verdict.json"), "utf8")),
     );

@@ -108,8 +108,8 @@ describe("one comparability rule", () => {
       ["runner.name", true],
       ["tool.version", true],
     ]);
-    expect(renderMarkdown(verdict)).toMatch(
-      /runner\\\.name.*gpu\\-runner\\-1.*gpu\\-runner\\-7.*recorded only/,
+    expect(renderMarkdown(verdict, { form: "report" })).toMatch(
+      /runner\.name.*gpu-runner-1.*gpu-runner-7.*recorded only/,
     );
   });
 
@@ -167,12 +167,13 @@ describe("one comparability rule", () => {
         informational: false,
       },
     ]);
-    const markdown = renderMarkdown(verdict);
-    expect(markdown).toMatch(/sampling\\\.temperature \| 0 \| 0\\\.7 \| \*\*no\*\*/);
-    // Within the comment budget's short form, the blocking field is still named with both values.
-    expect(renderMarkdown(verdict, 1800)).toMatch(
-      /not comparable: sampling\\\.temperature: 0 \(baseline\) vs 0\\\.7/,
-    );
+    const markdown = renderMarkdown(verdict, { form: "report" });
+    expect(markdown).toMatch(/sampling\.temperature \| 0 \| 0\.7 \| \*\*no\*\*/);
+    // In the first screen, kept within any budget, the blocking field is named with both values.
+    for (const form of ["report", "comment"] as const)
+      expect(renderMarkdown(verdict, { form, budget: 1800 })).toMatch(
+        /\*\*Not comparable:\*\*\n- sampling\.temperature: 0 \(baseline\) vs 0\.7 \(candidate\)/,
+      );
 
     const warned = compare(
       initConfig((text) =>

@@ -101,8 +101,10 @@ describe("family tests: one metric across a workload family's cells", () => {
     expect(outcome.verdict.headline).toMatch(
       /^Regression: 2 gated checks got worse beyond tolerance; TTFT p95 across the 6 rag cells \+\d+\.\d% on average, beyond tolerance \(2 regressed/,
     );
-    expect(outcome.reportMarkdown).toContain(
-      "a regression on its own in rag\\-fresh\\-peak, rag\\-reuse\\-peak",
+    expect(outcome.reportMarkdown).toContain("a regression on its own in rag-fresh-peak, rag-reuse-peak");
+    // In the first screen, the family's finding is a row of the table like any check's.
+    expect(outcome.commentMarkdown).toMatch(
+      /\| 🔴\sregression¹ \| rag \(6 cells\) \| TTFT\sp95\s↓ \| family average \| \+\d+\.\d% /,
     );
   });
 

@@ -31,8 +31,10 @@ export interface RunSpec {
   run?: number;
   /** Multiplies every latency; divides throughputs. */
   slowdown?: number;
-  /** Latency-only factor for one phase. */
+  /** Latency-only factors for one phase. */
   ttftFactor?: number;
+  tpotFactor?: number;
+  e2elFactor?: number;
   throughputFactor?: number;
   completed?: number;
   failed?: number;
@@ -87,9 +89,9 @@ export function makeRunFile(spec: RunSpec = {}): RunFile {
     },
     latency: {
       ttft: summary(ttft, completed),
-      tpot: summary(20 * slow, completed),
-      itl: summary(19 * slow, completed * 127),
-      e2el: summary(2600 * slow, completed),
+      tpot: summary(20 * slow * (spec.tpotFactor ?? 1), completed),
+      itl: summary(19 * slow * (spec.tpotFactor ?? 1), completed * 127),
+      e2el: summary(2600 * slow * (spec.e2elFactor ?? 1), completed),
       queue: summary(0.5, completed),
     },
     throughput: {

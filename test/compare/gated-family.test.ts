@@ -204,7 +204,7 @@ describe("one gated family per comparison: speed and quality checks", () => {
     expect(share.p!).toBeCloseTo(5 * share.pRaw!, 15);
     expect(share.verdict).toBe("within-tolerance");
     // The report says which tests the family held.
-    const markdown = renderMarkdown(joined);
+    const markdown = renderMarkdown(joined, { form: "report" });
     expect(markdown).toContain(
       "gated family of 6 tests (4 speed, 2 guard; 4 that cannot reach the level left out)",
     );

@@ -169,13 +169,21 @@ describe("a guard regression in the verdict", () => {
       /^Regression: 1 quality check got worse beyond tolerance: the speed improvements \(\d+\) come with changed outputs, not an improvement/,
     );
     expect(verdict.nextLook).toBeNull();
-    const report = renderMarkdown(verdict);
+    const report = renderMarkdown(verdict, { form: "report" });
     expect(report).toContain("### Quality guards");
     expect(report).toMatch(
-      /\| chat \| Output tokens per request \| ±10% \| 100 tokens \| 60.0 tokens \| <0.0001 \| 🔴 regression \|/,
+      /\| 🔴 regression \| chat \| Output tokens per request \| ±10% \| 100 tokens \| 60.0 tokens \| <0.0001 \|/,
     );
-    expect(renderTerminal(verdict, { color: false })).toContain(
-      "quality regression: chat Output tokens per request 100 tokens -> 60.0 tokens",
+    // The first screen, in the comment and in the terminal, names it first.
+    const comment = renderMarkdown(verdict, { form: "comment" });
+    expect(comment).toContain(
+      "**1 quality check got worse: Output tokens per request of chat; the outputs changed, so no speed result is an improvement.**",
+    );
+    expect(comment).toMatch(
+      /\| 🔴\sregression \| chat \| Output\stokens\sper\srequest\s↓\s\(±10%\) \| 100\s→\s60\.0\stokens \| −40\.0% \|/,
+    );
+    expect(renderTerminal(verdict, { color: false })).toMatch(
+      /🔴\sregression +chat +Output\stokens\sper\srequest\s↓\s\(±10%\) +100\s→\s60\.0\stokens +−40\.0%/,
     );
     // Without the guard regression the same speed change is a plain pass with improvements.
     const clean = analyze({

@@ -116,7 +116,7 @@ describe("the external task-accuracy check (a fake lm_eval on PATH against the s
     expect(check.verdict).toBe("regression");
     expect(verdict.verdict).toBe("regression");
     // The cell and the task's name, escaped like every name in the report.
-    expect(reportMarkdown).toContain("| chat\\: external arith | 400 |");
+    expect(reportMarkdown).toMatch(/\| 🔴 regression \| chat: external arith \| 400 \|/);
   }, 120_000);
 
   it("the same model passes the paired check", async () => {
@@ -145,7 +145,7 @@ describe("the external task-accuracy check (a fake lm_eval on PATH against the s
     expect(check.method).toBe("two-proportion");
     // Each side's samples in the Tasks column, "unpaired" for the discordant pairs, and the test named.
     expect(reportMarkdown).toMatch(
-      /\| chat\\: external agg \| 400 \/ 400 \| [^|]+\| [^|]+\| [^|]+\| unpaired \|/,
+      /\| chat: external agg \| 400 \/ 400 \| [^|]+\| [^|]+\| [^|]+\| unpaired \|/,
     );
     expect(reportMarkdown).toContain("one-sided two-proportion z-test");
     expect(check.baseline.n).toBe(400);

@@ -63,7 +63,7 @@ describe("duplicated runs are counted once (item 10)", () => {
     );
     expect(await readFile(join(dir, "out-dup", "report.md"), "utf8")).toMatch(
       // Markdown-escaped: renders as "run-0".
-      /3 duplicates of cell chat run\\-0/,
+      /3 duplicates of cell chat run-0/,
     );
   });
 

@@ -21,6 +21,20 @@ describe("presets", () => {
     }
   }
 
+  for (const preset of presetNames) {
+    it(`${preset} with a capacity cell (init --capacity) validates, the cell searched with the preset's SLOs`, () => {
+      const text = presetText(preset, "sim", "./schema.json", { capacity: true });
+      const { config } = parseConfigText(text, `${preset}.yml`, { env: {} });
+      const plain = parseConfigText(presetText(preset, "sim", "./schema.json"), `${preset}.yml`, { env: {} });
+      expect(config.cells).toHaveLength(plain.config.cells.length + 1);
+      const capacity = config.cells.filter((cell) => cell.capacity !== undefined);
+      expect(capacity).toHaveLength(1);
+      expect(capacity[0]!.name).toMatch(/-capacity$/);
+      expect(Object.keys(capacity[0]!.slo ?? {}).length).toBeGreaterThan(0);
+      expect(summarizeConfig(config).warnings.join("\n")).not.toMatch(/capacity/);
+    });
+  }
+
   it("matrix-18 is 3 task types x fresh/reuse x 3 loads plus a spike", () => {
     const { config } = parseConfigText(presetText("matrix-18", "docker", "s.json"), "m.yml", { env: {} });
     expect(config.cells).toHaveLength(19);
@@ -74,9 +88,23 @@ describe("presets", () => {
 
 describe("examples", async () => {
   const files = (await readdir(`${repoRoot}examples`)).filter((file) => file.endsWith(".yml"));
-  it("has the chat, RAG, batch, matrix and external-endpoint configs", () => {
+  it("has the chat, RAG, batch, matrix, capacity and external-endpoint configs", () => {
     expect(files).toEqual(
-      expect.arrayContaining(["chat.yml", "rag.yml", "batch.yml", "matrix-18.yml", "external-endpoint.yml"]),
+      expect.arrayContaining([
+        "chat.yml",
+        "rag.yml",
+        "batch.yml",
+        "matrix-18.yml",
+        "chat-capacity.yml",
+        "external-endpoint.yml",
+      ]),
+    );
+  });
+
+  it("examples/chat-capacity.yml is what `init --preset chat --capacity` writes", async () => {
+    const committed = await readFile(`${repoRoot}examples/chat-capacity.yml`, "utf8");
+    expect(committed).toBe(
+      presetText("chat", "docker", "../schema/vllm-perf-gate.schema.json", { capacity: true }),
     );
   });
   for (const file of files) {

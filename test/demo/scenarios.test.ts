@@ -16,8 +16,14 @@ function sideProfile(name: (typeof scenarioNames)[number], side: "baseline" | "c
 describe("demo scenarios", () => {
   for (const name of scenarioNames) {
     for (const side of ["baseline", "candidate"] as const) {
-      it(`${name} (${side}) is a valid config whose every cell gates its p95s`, () => {
+      it(`${name} (${side}) is a valid config whose every fixed-load cell gates its p95s`, () => {
         const config = sideConfig(name, side);
+        if (scenarios[name].workload === "capacity") {
+          // A capacity cell is judged on its capacity at the SLOs, read at each run's percentile.
+          expect(config.cells.map((cell) => cell.capacity !== undefined)).toEqual([true]);
+          expect(config.cells[0]!.slo).toEqual({ ttft_ms: 300, tpot_ms: 80 });
+          return;
+        }
         for (const cell of config.cells) {
           // Fewer measured requests than gate.min_requests.p95 would leave the p95s advisory: the demo
           // would then show a verdict without the metrics its story is about.
@@ -44,6 +50,14 @@ describe("demo scenarios", () => {
   it("clean and flaky compare a server with itself", () => {
     expect(scenarios.clean.candidateSet).toEqual(scenarios.clean.baselineSet);
     expect(scenarios.flaky.candidateSet).toEqual(scenarios.flaky.baselineSet);
+  });
+
+  it("capacity makes every decode step 20% cheaper, 8 sequences at a time on both sides", () => {
+    const base = sideProfile("capacity", "baseline");
+    const cand = sideProfile("capacity", "candidate");
+    expect(cand.step_overhead_ms / base.step_overhead_ms).toBeCloseTo(0.8, 10);
+    expect(cand.decode_per_seq_ms / base.decode_per_seq_ms).toBeCloseTo(0.8, 10);
+    expect([base.max_num_seqs, cand.max_num_seqs]).toEqual([8, 8]);
   });
 
   it("regression makes every decode step 25% slower", () => {

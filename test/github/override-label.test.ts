@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGitHubClient, type GitHubClient } from "../../src/github/client.js";
 import { inlineCode, safeLogin, safeSha } from "../../src/github/escape.js";
 import { findOverrideLabel } from "../../src/github/override-label.js";
-import { escapeMarkdown } from "../../src/report/escape.js";
+import { escapeInline } from "../../src/report/escape.js";
 import { FakeGitHub } from "./fake-github.js";
 
 const fake = new FakeGitHub();
@@ -71,8 +71,9 @@ describe("findOverrideLabel", () => {
 
 describe("escaping untrusted text", () => {
   it("neutralises markup, mentions and comment markers", () => {
-    expect(escapeMarkdown("[x](http://e) @team <!-- vllm-perf-gate:v1 -->\nnext")).toBe(
-      "\\[x\\]\\(http\\:\\/\\/e\\) @\u200bteam &lt;\\!\\-\\- vllm\\-perf\\-gate\\:v1 \\-\\-&gt; next",
+    // A comment marker from outside cannot become ours: its "<" is an entity.
+    expect(escapeInline("[x](http://e) @team <!-- vllm-perf-gate:v1 -->\nnext")).toBe(
+      "\\[x\\](http:\u200b//e) @\u200bteam &lt;!-- vllm-perf-gate:v1 --> next",
     );
     expect(inlineCode("a`b\nc")).toBe("`a'b'c`");
     expect(safeLogin("dependabot[bot]")).toBe("dependabot[bot]");

@@ -1,28 +1,50 @@
 import { describe, expect, it } from "vitest";
-import { escapeHtml, escapeMarkdown, escapeValue, renderedForms } from "../../src/report/escape.js";
+import { escapeCell, escapeHtml, escapeInline, escapeValue, renderedForms } from "../../src/report/escape.js";
+import { renderGfm } from "./gfm.js";
 
-describe("escaping outside strings", () => {
-  it("neutralises markdown structure, links and HTML", () => {
-    const out = escapeMarkdown(
-      "# [click](https://evil.example) <img src=x onerror=alert(1)> **bold** | col `code`",
+const zws = "\u200b";
+
+describe("escaping outside strings, one escaper per context", () => {
+  it("neutralises links, images, HTML, code, emphasis and math in text", () => {
+    const out = escapeInline(
+      "[click](https://evil.example) ![i](x) <img src=x onerror=alert(1)> **bold** `code` ~s~ $x$",
     );
-    expect(out).not.toMatch(/<img/);
-    expect(out).toContain("&lt;img");
-    expect(out).toContain("\\[click\\]\\(https\\:");
-    expect(out).toContain("\\*\\*bold\\*\\*");
-    expect(out).toContain("\\|");
-    expect(out).toContain("\\`code\\`");
-    expect(out.startsWith("\\#")).toBe(true);
+    expect(out).toBe(
+      `\\[click\\](https:${zws}//evil.example) ![i\\](x) &lt;img src=x onerror=alert(1)> \\*\\*bold\\*\\* \\\`code\\\` \\~s\\~ \\$x\\$`,
+    );
   });
 
-  it("breaks @-mentions with a zero-width space", () => {
-    expect(escapeMarkdown("ping @octocat and @org/team")).toBe("ping @\u200boctocat and @\u200borg\\/team");
-    expect(escapeHtml("@octocat")).toBe("@\u200boctocat");
+  it("keeps what cannot open markup as it is: paths, intraword underscores, dots and dashes", () => {
+    expect(escapeInline("client-bound: p99 72.6 ms > 50 ms (client.max_event_loop_lag_ms) a/b/c")).toBe(
+      "client-bound: p99 72.6 ms > 50 ms (client.max_event_loop_lag_ms) a/b/c",
+    );
+    // An underscore that could open emphasis is escaped; one inside a word is not.
+    expect(escapeInline("_x_ max_tokens __y")).toBe("\\_x\\_ max_tokens \\_\\_y");
+  });
+
+  it("escapes a block marker only where the text starts", () => {
+    expect(escapeInline("# heading")).toBe("\\# heading");
+    expect(escapeInline("- item - b")).toBe("\\- item - b");
+    expect(escapeInline("12. item")).toBe("12\\. item");
+    expect(escapeInline("> quote > b")).toBe("\\> quote > b");
+  });
+
+  it("breaks what GitHub links or notifies on without markup: mentions, references, URLs, e-mail, emoji codes", () => {
+    expect(escapeInline("ping @octocat and @org/team")).toBe(`ping @${zws}octocat and @${zws}org/team`);
+    expect(escapeInline("fixes #12 see www.x.example ftp://x mail a@b.example :rocket:")).toBe(
+      `fixes #${zws}12 see www${zws}.x.example ftp:${zws}//x mail a@${zws}b.example :${zws}rocket:`,
+    );
+    expect(escapeHtml("@octocat https://x")).toBe(`@${zws}octocat https:${zws}//x`);
+  });
+
+  it("escapes a table cell's pipes, and backslashes everywhere", () => {
+    expect(escapeCell("a|b\\")).toBe("a\\|b\\\\");
+    expect(escapeInline("a|b")).toBe("a|b");
   });
 
   it("flattens newlines so a value cannot start a new block, and clips long text", () => {
-    expect(escapeMarkdown("a\n# heading\r\n- item")).toBe("a \\# heading \\- item");
-    const long = escapeMarkdown("x".repeat(500), 50);
+    expect(escapeInline("a\n# heading\r\n- item")).toBe("a # heading - item");
+    const long = escapeInline("x".repeat(500), 50);
     expect(long).toHaveLength(50);
     expect(long.endsWith("…")).toBe(true);
   });
@@ -33,18 +55,36 @@ describe("escaping outside strings", () => {
     );
   });
 
-  it("renders JSON values and missing values", () => {
+  it("renders JSON values and missing values for a cell", () => {
     expect(escapeValue(null)).toBe("–");
-    expect(escapeValue(["--flag", "1"])).toBe('\\[\\"\\-\\-flag\\"\\,\\"1\\"\\]');
+    expect(escapeValue(["--flag", "a|b"])).toBe('["--flag","a\\|b"]');
+  });
+
+  it("leaves nothing a GFM renderer turns into an element, in each context", () => {
+    const hostile =
+      "<img src=https://x.example/p.png> @everyone [click](https://x.example) # h | `c` *e* _u_ ~s~ www.x.example a@b.example";
+    const rendered = [
+      renderGfm(`- **${escapeInline(hostile, 500)}**: x`),
+      renderGfm(`| a | b |\n| --- | --- |\n| ${escapeCell(hostile, 500)} | z |`),
+      renderGfm(`<details><summary>${escapeHtml(hostile, 500)}</summary>\n\nbody\n\n</details>`),
+    ];
+    for (const html of rendered) {
+      expect(html).not.toMatch(/<(img|a|em|code|del|h\d)\b/);
+      expect(html).toContain(`@${zws}everyone`);
+    }
+    // The cell stayed one cell.
+    expect(rendered[1]!.match(/<td>/g)).toHaveLength(2);
   });
 });
 
 describe("escaped forms of a value", () => {
-  it("are what escapeMarkdown and escapeHtml make of it (unclipped)", () => {
-    const value = "mst_SECRET555qq-x.y:z*|<`";
-    const [markdown, html] = renderedForms(value);
-    expect(escapeMarkdown(value)).toBe(markdown);
-    expect(escapeHtml(value)).toBe(html);
-    expect(markdown).toBe("mst\\_SECRET555qq\\-x\\.y\\:z\\*\\|&lt;\\`");
+  it("are what the escapers make of it, alone and inside a word (unclipped)", () => {
+    const value = "mst_SECRET555qq-x.y:z*|<`_";
+    const forms = renderedForms(value);
+    expect(forms).toContain(escapeInline(value, 1000));
+    expect(forms).toContain(escapeCell(value, 1000));
+    expect(forms).toContain(escapeHtml(value, 1000));
+    // Between letters the trailing underscore is intraword, and stays.
+    expect(forms.some((form) => escapeInline(`a${value}b`, 1000).includes(form))).toBe(true);
   });
 });

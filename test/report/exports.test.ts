@@ -167,7 +167,9 @@ describe("compare --format", () => {
       print: "text",
       files: ["pytorch", "bencher"],
     });
-    expect(() => parseCompareFormats(["json,md"])).toThrow(/at most one of text, md, html, json and none/);
+    expect(() => parseCompareFormats(["json,md"])).toThrow(
+      /at most one of text, md, comment, html, json and none/,
+    );
     expect(() => parseCompareFormats(["csv"])).toThrow(/got "csv"/);
   });
 });

@@ -1,13 +1,13 @@
-import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareResults, writeCompareOutputs } from "../../src/app/compare.js";
 import { cli } from "../cli/helpers.js";
 import { baseFingerprint } from "../compare/fixtures.js";
+import { haveBrowser, inCi, launchChromium } from "./browser.js";
 import { compareCapacityQualityInto, compareInto, compareSweepInto } from "./html-fixtures.js";
 
 /**
@@ -19,11 +19,8 @@ import { compareCapacityQualityInto, compareInto, compareSweepInto } from "./htm
  * Skipped only off CI when the browser is absent; in CI a missing browser fails the test.
  */
 
-const executablePath = "/usr/bin/chromium";
-const haveBrowser = existsSync(executablePath);
-const inCi = Boolean(process.env.CI);
 const repoRoot = resolve(import.meta.dirname, "../..");
-const screenshots = join(repoRoot, ".tmp");
+const screenshots = join(repoRoot, ".tmp", "screenshots");
 const mermaidScript = join(repoRoot, "node_modules/mermaid/dist/mermaid.min.js");
 
 /** Sets a global if it ever runs: in a cell name and a model name, it must stay markup-free text. */
@@ -33,26 +30,10 @@ let browser: Browser;
 let work: string;
 
 beforeAll(async () => {
-  if (!haveBrowser && inCi)
-    throw new Error(`${executablePath} is missing: .ci/run installs Debian's chromium`);
-  if (!haveBrowser) return;
+  if (!haveBrowser && !inCi) return;
   work = await mkdtemp(join(tmpdir(), "vpg-browser-"));
   await mkdir(screenshots, { recursive: true });
-  // Headless; playwright starts it with a fresh, empty profile directory of its own (it refuses
-  // --user-data-dir in args).
-  browser = await chromium.launch({
-    executablePath,
-    timeout: 120_000,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {

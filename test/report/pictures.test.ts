@@ -148,13 +148,18 @@ describe("comment charts (mermaid xychart-beta)", () => {
     expect(both[0]).toContain('title "cap TTFT p95 ms against load"');
   });
 
-  it("is the first thing dropped when the comment is over budget", () => {
+  it("is the first thing dropped when the comment or the long form is over budget, folded in the comment", () => {
     const { verdict } = outcome(["chat"], 1.6);
-    const full = renderMarkdown(verdict, commentBudget);
+    const full = renderMarkdown(verdict, { form: "report", budget: commentBudget });
     expect(full).toContain("```mermaid");
-    const tight = renderMarkdown(verdict, full.length - 1);
+    const tight = renderMarkdown(verdict, { form: "report", budget: full.length - 1 });
     expect(tight).not.toContain("```mermaid");
     expect(tight).toContain("<summary>All metrics");
+    const comment = renderMarkdown(verdict, { form: "comment" });
+    expect(comment).toContain("<summary>Pictures: Decision interval per gated check, worsening %</summary>");
+    const tightComment = renderMarkdown(verdict, { form: "comment", budget: comment.length - 1 });
+    expect(tightComment).not.toContain("```mermaid");
+    expect(tightComment).toContain("within tolerance</summary>");
   });
 });
 

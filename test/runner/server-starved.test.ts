@@ -148,7 +148,7 @@ describe("a run whose simulator was starved", () => {
     ]);
     expect(outcome.verdict.cells[0]!.candidateRuns).toBe(4);
     expect(outcome.reportMarkdown).toMatch(
-      /### Runs excluded[\s\S]*server host starved\\: simulator step lateness p99/,
+      /### Runs excluded[\s\S]*server host starved: simulator step lateness p99/,
     );
     expect(outcome.verdict.verdict).toBe("inconclusive");
     expect(outcome.verdict.nextLook).toMatchObject({

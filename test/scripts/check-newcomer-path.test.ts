@@ -17,6 +17,7 @@ const fakeDemo = (verdict: string, exit: number) => `
 mkdir -p vllm-perf-gate-demo
 printf '{"verdict":"${verdict}"}' > vllm-perf-gate-demo/verdict.json
 printf '## x vllm-perf-gate: ${verdict}\\n' > vllm-perf-gate-demo/report.md
+printf '## x vllm-perf-gate: ${verdict}\\n' > vllm-perf-gate-demo/comment.md
 echo "the gate would have exited ${exit} (fake)"
 `;
 
@@ -50,6 +51,7 @@ if [ "$1" = dist/cli.js ]; then
     clean) ${fakeDemo(cleanVerdict, 0).trim().split("\n").join("\n       ")} ;;
     regression) ${fakeDemo("regression", 1).trim().split("\n").join("\n       ")} ;;
     flaky) ${fakeDemo("inconclusive", 0).trim().split("\n").join("\n       ")} ;;
+    capacity) ${fakeDemo("pass", 0).trim().split("\n").join("\n       ")} ;;
   esac
   exit 0
 fi
@@ -85,6 +87,7 @@ describe("scripts/check-newcomer-path.sh", () => {
       "clean -> pass",
       "regression -> regression",
       "flaky -> inconclusive",
+      "capacity -> pass",
     ]) {
       expect(stdout).toContain(`ok: ${scenario}`);
     }
@@ -98,6 +101,7 @@ describe("scripts/check-newcomer-path.sh", () => {
       "demo --scenario clean",
       "demo --scenario regression",
       "demo --scenario flaky",
+      "demo --scenario capacity",
       "npm test",
     ]);
     expect(stdout).toMatch(/^newcomer path OK in \d+ s$/m);

@@ -80,6 +80,12 @@ export interface CompareOutcome {
   report: string;
   /** When inconclusive: how many runs to add before looking again; null when no more looks are allowed. */
   nextLook: VerdictFile["nextLook"];
+  /**
+   * The decision as data (verdict.json, redacted), from which publishing renders the comment and the job
+   * summary with the run's links and the override label; a stand-in compare may leave it out (its
+   * `report` is then published as it is).
+   */
+  verdictFile?: VerdictFile;
 }
 
 export type Compare = (request: CompareRequest) => Promise<CompareOutcome>;

@@ -77,17 +77,16 @@ export async function gate(scope: JobScope, measured: Measured): Promise<ActionR
     ...baseline,
     ...historyCompareInputs(history),
   });
-  const judged = await judgeWithHistory(scope, history, outcome);
+  const judged = judgeWithHistory(scope, history, outcome);
   let failed = decideFailure(outcome, inputs.failOn) && !judged.exempt;
-  let overrideNote: string | null = null;
-  if (failed) {
-    overrideNote = await applyOverride(scope.github, inputs, scope.context, io);
-    if (overrideNote) failed = false;
-  }
+  const override = failed ? await applyOverride(scope.github, inputs, scope.context, io) : null;
+  if (override?.applied) failed = false;
   const published = await publishReport({
     ...publishing(scope),
-    report: judged.report,
-    overrideNote,
+    report: outcome.report,
+    ...(outcome.verdictFile ? { verdict: outcome.verdictFile } : {}),
+    extraSections: judged.sections,
+    override,
     baseline: baseline.info,
   });
   io.setOutput(outputNames.verdict, outcome.verdict);
@@ -131,7 +130,7 @@ async function baselineMissing(
     baseBranch: plan.baseBranch,
   });
   io.notice(baselineMissingNotice(reason));
-  const published = await publishReport({ ...publishing(scope), report, overrideNote: null, baseline: null });
+  const published = await publishReport({ ...publishing(scope), report, override: null, baseline: null });
   io.setOutput(outputNames.verdict, "baseline-missing");
   io.setOutput(outputNames.baselineSha, "");
   return {

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
   calibrationHistoryRuns,
@@ -16,13 +16,12 @@ import {
   scanChangePoints,
 } from "../../compare/history-analysis.js";
 import { loadRuns } from "../../compare/load.js";
-import { type VerdictFile, verdictFileSchema } from "../../compare/verdict-schema.js";
 import type { MetricName } from "../../config/metric-names.js";
 import { validateBaselineDir } from "../../github/baseline-bundle.js";
 import { findBaseline } from "../../github/baseline-discovery.js";
 import { changePointKey, postChangePointComments } from "../../github/change-point-comment.js";
 import { httpStatusOf } from "../../github/client.js";
-import { branchOfRef } from "../../github/context.js";
+import { branchOfRef, runUrlOf } from "../../github/context.js";
 import {
   createArtifactHistoryStore,
   createBranchHistoryStore,
@@ -30,7 +29,6 @@ import {
 } from "../../github/history-store.js";
 import type { RunRecord } from "../../metrics/run-record.js";
 import { type HistoryReport, renderChangePointComment, renderHistorySection } from "../../report/history.js";
-import { commentBudget, renderMarkdown } from "../../report/markdown.js";
 import type { CompareOutcome } from "./dependencies.js";
 import { type HistoryInputs, historyInputDefaults } from "./history-inputs.js";
 import type { JobScope, Measured } from "./job-scope.js";
@@ -150,7 +148,7 @@ async function commentChangePoints(
   const groups = new Map<string, SeriesChangePoint[]>();
   for (const cp of changePoints)
     groups.set(changePointKey(cp), [...(groups.get(changePointKey(cp)) ?? []), cp]);
-  const jobUrl = `${context.serverUrl}/${context.owner}/${context.repo}/actions/runs/${context.runId}`;
+  const jobUrl = runUrlOf(context);
   try {
     const result = await postChangePointComments(scope.github(), {
       owner: context.owner,
@@ -362,23 +360,16 @@ export function historyCompareInputs(history: GateHistory | null) {
 }
 
 /**
- * Gate hook (after compare): the history section added to the report, and whether the failure is
- * main's ("main already regressed" with history-main-regressed: pass exempts it).
+ * Gate hook (after compare): the history section for the report, and whether the failure is main's
+ * ("main already regressed" with history-main-regressed: pass exempts it).
  */
-export async function judgeWithHistory(
+export function judgeWithHistory(
   scope: JobScope,
   history: GateHistory | null,
   outcome: CompareOutcome,
-): Promise<{ report: string; exempt: boolean }> {
-  if (!history) return { report: outcome.report, exempt: false };
-  let verdict: VerdictFile | null = null;
-  try {
-    verdict = verdictFileSchema.parse(
-      JSON.parse(await readFile(join(scope.layout.compareDir, "verdict.json"), "utf8")),
-    );
-  } catch {
-    verdict = null;
-  }
+): { sections: string[]; exempt: boolean } {
+  if (!history) return { sections: [], exempt: false };
+  const verdict = outcome.verdictFile ?? null;
   let main: MainAlreadyRegressed | null = null;
   if (verdict && history.records.length > 0) main = mainAlreadyRegressed(verdict, history.records);
   const blocking = history.settings.mainRegressed === "block";
@@ -395,13 +386,10 @@ export async function judgeWithHistory(
       alreadyOnMain: main && main.explained.length > 0 ? { ...main, blocking } : null,
     }),
   );
-  const report = verdict
-    ? renderMarkdown(verdict, commentBudget, [section])
-    : `${outcome.report.trimEnd()}\n\n${section}\n`;
   const exempt = Boolean(main?.onlyReproduces) && !blocking && outcome.verdict === "regression";
   if (exempt)
     scope.io.notice(
       "vllm-perf-gate: the regression is one main already has (main already regressed); not blocking.",
     );
-  return { report, exempt };
+  return { sections: [section], exempt };
 }

@@ -1,8 +1,9 @@
 import { writeFile } from "node:fs/promises";
-import type { BaselineInfo } from "../../compare/verdict-schema.js";
+import { dirname, join } from "node:path";
+import type { BaselineInfo, VerdictFile } from "../../compare/verdict-schema.js";
 import type { GitHubClient } from "../../github/client.js";
 import { httpStatusOf } from "../../github/client.js";
-import type { ActionContext } from "../../github/context.js";
+import { type ActionContext, runUrlOf } from "../../github/context.js";
 import { safeLogin, safeSha } from "../../github/escape.js";
 import { findOverrideLabel } from "../../github/override-label.js";
 import {
@@ -11,9 +12,11 @@ import {
   resolveTokenIdentity,
   upsertStickyComment,
 } from "../../github/sticky-comment.js";
+import { type OverrideState, overrideLine, type PublicationContext } from "../../report/first-screen.js";
+import { renderReports } from "../../report/markdown.js";
+import { markdownMarkup } from "../../report/markup.js";
 import {
   acceptedRegressionLine,
-  acceptedRegressionNote,
   commentFailedWarning,
   commentLine,
   labelsUnreadableWarning,
@@ -40,17 +43,19 @@ export function decideFailure(
 }
 
 /**
- * The note that replaces a failure when the override label is on the PR, or null. Failing to read the
- * labels is a warning and no override: a missing permission never turns a regression into a pass.
+ * The override label of a failing verdict: whether it is on the PR and who applied it, or null (no pull
+ * request, no label configured). Failing to read the labels is a warning and no override: a missing
+ * permission never turns a regression into a pass.
  */
 export async function applyOverride(
   github: () => GitHubClient,
   inputs: ActionInputs,
   context: ActionContext,
   io: ActionIO,
-): Promise<string | null> {
+): Promise<OverrideState | null> {
   const pr = context.pullRequest;
   if (!pr || !inputs.overrideLabel) return null;
+  const notApplied = { label: inputs.overrideLabel, failing: true, applied: false, appliedBy: null };
   try {
     const found = await findOverrideLabel(github(), {
       owner: context.owner,
@@ -58,14 +63,18 @@ export async function applyOverride(
       issueNumber: pr.number,
       label: inputs.overrideLabel,
     });
-    if (!found) return null;
-    // In code, so naming who accepted it does not notify them again on every update.
-    const login = found.appliedBy ? safeLogin(found.appliedBy) : null;
+    if (!found) return notApplied;
     io.warning(acceptedRegressionLine(found.label, found.appliedBy));
-    return acceptedRegressionNote(found.label, login);
+    // Shown in code, so naming who accepted it does not notify them again on every update.
+    return {
+      label: found.label,
+      failing: true,
+      applied: true,
+      appliedBy: found.appliedBy ? safeLogin(found.appliedBy) : null,
+    };
   } catch (error) {
     io.warning(labelsUnreadableWarning(pr.number, (error as Error).message));
-    return null;
+    return notApplied;
   }
 }
 
@@ -81,13 +90,18 @@ function provenance(baseline: BaselineInfo | null, context: ActionContext, input
       : null,
     artifactName: inputs.artifactName,
     runId: context.runId,
-    runUrl: `${context.serverUrl}/${context.owner}/${context.repo}/actions/runs/${context.runId}`,
+    runUrl: runUrlOf(context),
   });
 }
 
 export interface PublishRequest {
+  /** The long form as compare rendered it (or a short report when there is no comparison). */
   report: string;
-  overrideNote: string | null;
+  /** The comparison's verdict: the comment and the summary are rendered from it with this run's links. */
+  verdict?: VerdictFile;
+  /** Sections rendered elsewhere (main's history), after the first screen. */
+  extraSections?: readonly string[];
+  override: OverrideState | null;
   baseline: BaselineInfo | null;
   inputs: ActionInputs;
   context: ActionContext;
@@ -98,20 +112,32 @@ export interface PublishRequest {
 }
 
 /**
- * Same report in three places: a file (output report-path), the job summary, and the sticky PR comment.
- * A comment that cannot be written (read-only token on a fork PR: 403) becomes a warning pointing at the
- * summary, so the verdict is never lost.
+ * One verdict, two forms: the long form in a file (output report-path) and the job summary, the short
+ * form (`comment.md` beside it) as the sticky PR comment, both with this run's links and the override
+ * label in their first screen. A comment that cannot be written (read-only token on a fork PR: 403)
+ * becomes a warning pointing at the summary, so the verdict is never lost.
  */
 export async function publishReport(request: PublishRequest): Promise<{ commentUrl: string | null }> {
   const { inputs, context, io } = request;
-  const body = request.redactor.redact(
-    [request.overrideNote, request.report.trimEnd(), provenance(request.baseline, context, inputs)]
-      .filter(Boolean)
-      .join("\n\n"),
-  );
+  const publication: PublicationContext = {
+    links: { kind: "actions-run", runUrl: runUrlOf(context), artifactName: inputs.artifactName },
+    override: request.override,
+  };
+  const forms = request.verdict
+    ? renderReports(request.verdict, {
+        context: publication,
+        ...(request.extraSections ? { extraSections: request.extraSections } : {}),
+      })
+    : standInForms(request);
+  const footer = provenance(request.baseline, context, inputs);
+  const publishable = (text: string) => request.redactor.redact(`${text.trimEnd()}\n\n${footer}`);
+  const body = publishable(forms.report);
   await writeFile(request.reportPath, `${body}\n`);
   io.setOutput(outputNames.reportPath, request.reportPath);
   await io.appendSummary(`${body}\n`);
+  const comment = publishable(forms.comment);
+  // What is posted, beside the long form in the evidence.
+  await writeFile(join(dirname(request.reportPath), "comment.md"), `${comment}\n`);
 
   let commentUrl: string | null = null;
   const pr = context.pullRequest;
@@ -127,7 +153,7 @@ export async function publishReport(request: PublishRequest): Promise<{ commentU
         key: inputs.config,
         identity,
         body: fitCommentBody(
-          body,
+          comment,
           marker,
           "The report was cut to fit GitHub's comment limit; the full report is in the job summary.",
         ),
@@ -145,4 +171,13 @@ export async function publishReport(request: PublishRequest): Promise<{ commentU
   }
   io.setOutput(outputNames.commentUrl, commentUrl ?? "");
   return { commentUrl };
+}
+
+/** A report without a verdict (no baseline yet, a stand-in compare): the same text in both places. */
+function standInForms(request: PublishRequest): { report: string; comment: string } {
+  const line = request.override ? overrideLine(request.override, markdownMarkup) : null;
+  const text = [line, request.report.trimEnd(), ...(request.extraSections ?? [])]
+    .filter(Boolean)
+    .join("\n\n");
+  return { report: text, comment: text };
 }

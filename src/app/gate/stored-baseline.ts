@@ -7,6 +7,7 @@ import {
   validateBaselineDir,
 } from "../../github/baseline-bundle.js";
 import { type FoundBaseline, findBaseline } from "../../github/baseline-discovery.js";
+import { runUrlOf } from "../../github/context.js";
 import { safeSha } from "../../github/escape.js";
 import {
   baselineFoundLine,
@@ -85,7 +86,7 @@ export async function acquireBaseline(scope: JobScope, measured: Measured): Prom
       runId: String(found.runId),
       date: found.runCreatedAt,
       ref: plan.baseBranch,
-      url: `${context.serverUrl}/${context.owner}/${context.repo}/actions/runs/${found.runId}`,
+      url: runUrlOf({ ...context, runId: found.runId }),
       ...noteOf([measured.fallbackReason, found.fallbackReason]),
     },
     sha: safeSha(found.headSha),

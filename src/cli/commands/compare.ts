@@ -38,11 +38,12 @@ Options:
   --baseline-url URL
   --baseline-note TEXT
   --format LIST            outputs, comma-separated (or the flag repeated). What to print, at most one:
-                           text (default), md (or markdown), html (report.html), json (the verdict)
-                           or none. Files to add to DIR: pytorch (pytorch-benchmark.json, PyTorch OSS
-                           benchmark records as vLLM's dashboard ingests) and bencher (bencher.json,
-                           Bencher Metric Format). verdict.json, report.md, report.html and
-                           report-charts/ are always written.
+                           text (default), md (or markdown: report.md, the long form), comment
+                           (comment.md, the PR comment as the action posts it), html (report.html),
+                           json (the verdict) or none. Files to add to DIR: pytorch
+                           (pytorch-benchmark.json, PyTorch OSS benchmark records as vLLM's dashboard
+                           ingests) and bencher (bencher.json, Bencher Metric Format). verdict.json,
+                           report.md, comment.md, report.html and report-charts/ are always written.
   --max-file-mb N          largest result file read, in MiB (default 16, the action's limit)
   --max-total-mb N         all result files of both sides together, in MiB (default 512)
   -h, --help               show this help
@@ -57,13 +58,14 @@ const printFormats = {
   text: "text",
   md: "markdown",
   markdown: "markdown",
+  comment: "comment",
   html: "html",
   json: "json",
   none: "none",
 } as const;
 
 /**
- * `--format` values, comma-separated or repeated: at most one of text|md|markdown|html|json|none (what
+ * `--format` values, comma-separated or repeated: at most one of text|md|markdown|comment|html|json|none (what
  * is printed; text when none is named) and any of pytorch|bencher (files added to DIR).
  */
 export function parseCompareFormats(values: readonly string[]): {
@@ -79,12 +81,12 @@ export function parseCompareFormats(values: readonly string[]): {
       if (!files.includes(name)) files.push(name);
     } else
       throw new UsageError(
-        `--format expects text, md, html, json, none, pytorch or bencher (comma-separated), got "${name}"`,
+        `--format expects text, md, comment, html, json, none, pytorch or bencher (comma-separated), got "${name}"`,
       );
   }
   if (new Set(prints).size > 1)
     throw new UsageError(
-      `--format: at most one of text, md, html, json and none is printed, got ${prints.join(", ")}`,
+      `--format: at most one of text, md, comment, html, json and none is printed, got ${prints.join(", ")}`,
     );
   return { print: prints[0] ?? "text", files };
 }
@@ -191,7 +193,7 @@ export const compareCommand: CliCommand = {
       limits,
     });
     const out = abs(stringOption(args, "out") ?? "perf-gate-compare");
-    const { verdictPath, reportPath, htmlPath } = await writeCompareOutputs(out, outcome);
+    const { verdictPath, reportPath, commentPath, htmlPath } = await writeCompareOutputs(out, outcome);
     const exported: string[] = [];
     for (const file of exportFiles) {
       const path = join(out, exportFileNames[file]);
@@ -205,9 +207,10 @@ export const compareCommand: CliCommand = {
     if (format === "text") {
       const color = io.stdout.isTTY === true && io.env.NO_COLOR === undefined;
       io.stdout.write(renderTerminal(outcome.verdict, { color }));
-      const written = [verdictPath, reportPath, htmlPath, ...exported];
+      const written = [verdictPath, reportPath, commentPath, htmlPath, ...exported];
       io.stdout.write(`\nWrote ${written.slice(0, -1).join(", ")} and ${written.at(-1)}\n`);
     } else if (format === "markdown") io.stdout.write(outcome.reportMarkdown);
+    else if (format === "comment") io.stdout.write(outcome.commentMarkdown);
     else if (format === "html") io.stdout.write(await readFile(htmlPath, "utf8"));
     else if (format === "json") io.stdout.write(`${JSON.stringify(outcome.verdict, null, 2)}\n`);
     return outcome.exitCode;

@@ -13,8 +13,10 @@ const usage = `Usage: vllm-perf-gate demo [--scenario NAME] [--out DIR] [--no-co
 Runs the whole gate on this machine, no GPU and no network: the built-in simulator plays the
 baseline and a candidate server, a 3-cell workload (chat, long document + short answer, long output)
 runs alternately on both with repeats, and the comparison prints the verdict the pull request
-comment would carry. Writes report.md, report.html (with charts), verdict.json, both configs and the
-raw results under DIR.
+comment would carry, its first screen in the terminal. Writes comment.md (the PR comment),
+report.md (the full report), report.html (with charts), verdict.json, both configs and the raw results
+under DIR. The capacity scenario measures one capacity cell instead: each side's requests per hour at
+the SLOs and how long the slowest users wait there.
 
 Options:
   -s, --scenario NAME  what the candidate changed (default: tradeoff)
@@ -90,7 +92,8 @@ export const demoCommand: CliCommand = {
     io.stdout.write(
       [
         `Measured up to ${result.runsPerSide} run(s) per side of a cell in ${Math.round((Date.now() - started) / 1000)} s.`,
-        `Report: ${result.reportPath}`,
+        `PR comment: ${result.commentPath}`,
+        `Full report: ${result.reportPath}`,
         `Report with charts: ${result.htmlPath}`,
         `Verdict file: ${result.verdictPath}`,
         `Raw results: ${outDir}/baseline and ${outDir}/candidate`,

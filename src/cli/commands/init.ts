@@ -37,6 +37,8 @@ Options:
 ${presetNames.map((name) => `                        ${name}: ${presetDescriptions[name]}`).join("\n")}
   -s, --server KIND   how the server is obtained: ${serverKinds.join(" | ")} (default: docker)
   -o, --out FILE      where to write (default: ${defaultConfigFile})
+      --capacity      add a capacity cell: the preset's traffic searched over loads for the
+                      highest one that meets its SLOs (requests per hour at the SLOs, both sides)
       --schema REF    path or URL for the yaml-language-server $schema line
                       (default: the schema file shipped with this tool, as a relative path)
   -f, --force         overwrite an existing file
@@ -48,6 +50,7 @@ ${presetNames.map((name) => `                        ${name}: ${presetDescriptio
       server: { type: "string", short: "s" },
       out: { type: "string", short: "o" },
       schema: { type: "string" },
+      capacity: { type: "boolean" },
       force: { type: "boolean", short: "f" },
     });
     if (args.help) {
@@ -68,9 +71,10 @@ ${presetNames.map((name) => `                        ${name}: ${presetDescriptio
     }
     const schemaRef = stringOption(args, "schema") ?? schemaReferenceFrom(dirname(out));
     await mkdir(dirname(out), { recursive: true });
-    await writeFile(out, presetText(preset as PresetName, kind as ServerKind, schemaRef));
+    const capacity = args.values.capacity === true;
+    await writeFile(out, presetText(preset as PresetName, kind as ServerKind, schemaRef, { capacity }));
     io.stdout.write(
-      `wrote ${relative(io.cwd, out) || out} (preset ${preset}, server ${kind})\nnext: vllm-perf-gate validate --config ${relative(io.cwd, out) || out}\n`,
+      `wrote ${relative(io.cwd, out) || out} (preset ${preset}, server ${kind}${capacity ? ", with a capacity cell" : ""})\nnext: vllm-perf-gate validate --config ${relative(io.cwd, out) || out}\n`,
     );
     return ExitCode.ok;
   },

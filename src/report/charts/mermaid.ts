@@ -158,10 +158,14 @@ export const loadCurveCommentChart: CommentChart = (verdict) => {
  */
 export const commentCharts: CommentChart[] = [intervalChart, loadCurveCommentChart];
 
-/** The comment section with the charts, or "" when there is nothing to draw. */
+/**
+ * The section with the charts, or "" when there is nothing to draw; `pointer` adds where the other
+ * charts are (the comment's first screen links there already).
+ */
 export function commentChartsSection(
   verdict: VerdictFile,
   charts: readonly CommentChart[] = commentCharts,
+  { pointer = true }: { pointer?: boolean } = {},
 ): string {
   const drawn = charts
     .map((chart) => chart(verdict))
@@ -172,6 +176,10 @@ export function commentChartsSection(
     "### Pictures",
     "",
     ...drawn.flatMap((chart) => ["```mermaid", chart.source, "```", "", chart.caption, ""]),
-    "Every run of both sides, the latency distributions, a run timeline and the load curves of capacity cells and sweeps are drawn in `report.html`, written next to `report.md` (in the action: `compare/report.html` in the evidence artifact).",
+    ...(pointer
+      ? [
+          "Every run of both sides, the latency distributions, a run timeline and the load curves of capacity cells and sweeps are drawn in `report.html`, written next to `report.md` (in the action: `compare/report.html` in the evidence artifact).",
+        ]
+      : []),
   ].join("\n");
 }

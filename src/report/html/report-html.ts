@@ -5,7 +5,9 @@ import { distributionChart } from "../charts/distribution.js";
 import { drawnLoadFigures, loadCurveChart } from "../charts/load-curve.js";
 import { runDotsChart } from "../charts/run-dots.js";
 import { timelineChart } from "../charts/timeline.js";
+import { metricVerdictLabel } from "../checks.js";
 import { escapeHtml } from "../escape.js";
+import { settleSentence, verdictIcons } from "../first-screen.js";
 import {
   formatChange,
   formatFractionAsPercent,
@@ -13,7 +15,8 @@ import {
   formatMetricValue,
   formatNumber,
 } from "../format.js";
-import { headlineWords, metricVerdictLabel, settleSentence, verdictIcons } from "../markdown.js";
+import { headlineWords } from "../markdown.js";
+import { terminalMarkup } from "../markup.js";
 
 /**
  * `report.html`: one self-contained page (inline style, inline SVG, no script, no font, no URL), opening
@@ -147,7 +150,8 @@ function headerSection(pictures: ReportPictures): string {
     lines.push(
       `<p><strong>More runs needed:</strong> ${verdict.nextLook.runsPerSide} runs per side: ${esc(verdict.nextLook.reason, 400)}.</p>`,
     );
-  const settle = settleSentence(verdict);
+  // Plain text, escaped for HTML below.
+  const settle = settleSentence(verdict, terminalMarkup(false));
   if (settle) lines.push(`<p>${esc(settle, 600)}</p>`);
   return lines.join("\n");
 }
