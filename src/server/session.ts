@@ -4,6 +4,7 @@ import type { ModelConfig, SamplingConfig, ServerConfig, ServerLifecycle } from 
 import type { TimerClock } from "../util/clock.js";
 import { collectFingerprint } from "./collect-fingerprint.js";
 import { diagnoseLog } from "./diagnose.js";
+import type { DockerCli } from "./docker-cli.js";
 import { ServerStartError } from "./errors.js";
 import type { Fingerprint } from "./fingerprint.js";
 import { kindEntry } from "./kinds.js";
@@ -59,7 +60,8 @@ export interface SessionEnvironment {
   readonly configHash?: string | undefined;
   readonly datasetChecksums?: Readonly<Record<string, string>> | undefined;
   readonly cliCommand?: readonly string[] | undefined;
-  readonly dockerCommand: string;
+  /** Overrides the config's `server.docker_command` when set. */
+  readonly dockerCommand: DockerCli | undefined;
   readonly pollIntervalMs: number;
   readonly stopGraceMs: number;
   readonly releaseTimeoutMs: number;

@@ -1,6 +1,5 @@
-import { spawn } from "node:child_process";
 import { systemClock } from "../util/clock.js";
-import { execFileCapture } from "./exec.js";
+import { dockerCliOfRecord, dockerExec, dockerSpawn } from "./docker-cli.js";
 import { isGroupAlive, terminateGroup } from "./process-group.js";
 
 /**
@@ -15,7 +14,7 @@ export interface TrackedServer {
   readonly processGroup?: number | undefined;
   /** Container name and docker executable of a docker server, with the environment that reaches its daemon. */
   readonly container?: string | undefined;
-  readonly dockerCommand?: string | undefined;
+  readonly dockerCommand?: readonly string[] | undefined;
   readonly env?: NodeJS.ProcessEnv | undefined;
 }
 
@@ -52,11 +51,15 @@ export function killLaunchedServersNow(): number {
     }
     if (server.container) {
       try {
-        const remover = spawn(server.dockerCommand ?? "docker", ["rm", "--force", server.container], {
-          env: server.env ?? process.env,
-          detached: true,
-          stdio: "ignore",
-        });
+        const remover = dockerSpawn(
+          dockerCliOfRecord(server.dockerCommand),
+          ["rm", "--force", server.container],
+          {
+            env: server.env ?? process.env,
+            detached: true,
+            stdio: "ignore",
+          },
+        );
         remover.on("error", () => {});
         remover.unref();
         count++;
@@ -83,7 +86,7 @@ export async function stopLaunchedServers(graceMs = 3_000): Promise<void> {
           await terminateGroup(server.processGroup, { graceMs, killWaitMs: 2_000, clock: systemClock });
         }
         if (server.container) {
-          await execFileCapture(server.dockerCommand ?? "docker", ["rm", "--force", server.container], {
+          await dockerExec(dockerCliOfRecord(server.dockerCommand), ["rm", "--force", server.container], {
             env: server.env ?? process.env,
             timeoutMs: graceMs + 10_000,
           });
