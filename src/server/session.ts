@@ -30,6 +30,9 @@ const wellKnownSecrets = [
   "GITHUB_TOKEN",
 ];
 
+/** Lines of the server's log kept with a crash's reason (each cut at 300 characters). */
+const logTailLines = 5;
+
 export interface ManagedServerSession extends ServerSession {
   readonly id: string;
   /** The redacted server log, kept with the results. */
@@ -244,8 +247,12 @@ export async function startServerSession(
     readyAfterMs: outcome.waitedMs,
     endpoint: { baseUrl: launched.baseUrl, metricsUrl: launched.metricsUrl, ...(apiKey ? { apiKey } : {}) },
     exited: launched.exited.then((exit) => {
+      // What the server printed last goes with the exit into run.json: often the reason it died.
+      const tail = log.lastLines(logTailLines).map((line) => line.slice(0, 300));
       log.note(`server exited on its own: ${exit.reason}`);
-      return exit;
+      return {
+        reason: tail.length > 0 ? `${exit.reason}; last log lines: ${tail.join(" | ")}` : exit.reason,
+      };
     }),
     fingerprint() {
       fingerprint ??= collectFingerprint({
