@@ -126,7 +126,16 @@ export async function launchDocker(
   log.note(
     `${describeDockerCli(docker)} ${dockerRunArgs(recorded.server, recordedEngineArgs, containerName, { devMode: services.devMode, device: services.device }).join(" ")}`,
   );
-  const run = await dockerExec(docker, runArgs, { env, timeoutMs: services.startupTimeoutMs });
+  let runPid: number | undefined;
+  const running = dockerExec(docker, runArgs, {
+    env,
+    timeoutMs: services.startupTimeoutMs,
+    onSpawn: (pid) => {
+      runPid = pid;
+    },
+  });
+  services.launching?.(runPid, running);
+  const run = await running;
   if (run.code !== 0) {
     const lines = `${run.stdout}\n${run.stderr}`.split("\n").filter((line) => line.trim() !== "");
     for (const line of lines) log.line(line);

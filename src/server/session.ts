@@ -15,7 +15,7 @@ import type { ServedModel } from "./probe.js";
 import { formatReadinessWait, waitForReady } from "./readiness.js";
 import { createRedactor, secretValues } from "./redact.js";
 import { ServerLog } from "./server-log.js";
-import { trackLaunchedServer, untrackLaunchedServer } from "./signals.js";
+import { trackLaunchedServer, trackLaunching, untrackLaunchedServer } from "./signals.js";
 import { addLiveServer, newServerId, removeLiveServer } from "./state.js";
 import { createTeardown } from "./teardown.js";
 import { startTelemetry, type TelemetrySampler } from "./telemetry.js";
@@ -142,6 +142,7 @@ export async function startServerSession(
     startupTimeoutMs: serverConfig.startup_timeout_s * 1000,
     nvidiaSmi,
     device,
+    launching: (pid, returned) => trackLaunching(id, pid, returned),
     remember: async (server) => {
       trackLaunchedServer({
         id,
@@ -165,6 +166,18 @@ export async function startServerSession(
     if (setup.stateFile) await removeLiveServer(setup.stateFile, id).catch(() => {});
   };
 
+  // Until the launch returns, a stopAll() (an interrupt) waits for it and then stops what it started.
+  let stopWhenLaunched = false;
+  let launchSettled: () => void = () => {};
+  const settledLaunch = new Promise<void>((resolve) => {
+    launchSettled = resolve;
+  });
+  const stopWhileLaunching = async () => {
+    stopWhenLaunched = true;
+    await settledLaunch;
+    live.delete(stopWhileLaunching);
+  };
+  live.add(stopWhileLaunching);
   let launched: LaunchedServer;
   try {
     launched = await kind.launch({
@@ -180,6 +193,7 @@ export async function startServerSession(
   } catch (error) {
     await forget();
     await log.close();
+    launchSettled();
     if (error instanceof ServerStartError) throw error;
     throw fail(`The server could not be launched: ${(error as Error).message}`, "launch");
   }
@@ -203,6 +217,14 @@ export async function startServerSession(
     live.delete(teardown);
   };
   live.add(teardown);
+  live.delete(stopWhileLaunching);
+  if (stopWhenLaunched) {
+    log.note("stopped while the server was being launched");
+    await teardown();
+    launchSettled();
+    throw fail("The server was stopped while it was being launched.", "launch");
+  }
+  launchSettled();
   const target = { baseUrl: launched.baseUrl, apiKey };
   const outcome = await waitForReady({
     target,

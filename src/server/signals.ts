@@ -1,5 +1,6 @@
+import { spawn } from "node:child_process";
 import { systemClock } from "../util/clock.js";
-import { dockerCliOfRecord, dockerExec, dockerSpawn } from "./docker-cli.js";
+import { dockerCliOfRecord, dockerExec } from "./docker-cli.js";
 import { isGroupAlive, terminateGroup } from "./process-group.js";
 
 /**
@@ -16,6 +17,8 @@ export interface TrackedServer {
   readonly container?: string | undefined;
   readonly dockerCommand?: readonly string[] | undefined;
   readonly env?: NodeJS.ProcessEnv | undefined;
+  /** The `docker run` that creates the container, while it is in flight: its pid, and when it returns. */
+  readonly launching?: { readonly pid: number | undefined; readonly returned: Promise<void> } | undefined;
 }
 
 const launched = new Map<string, TrackedServer>();
@@ -23,6 +26,41 @@ const launched = new Map<string, TrackedServer>();
 export function trackLaunchedServer(server: TrackedServer): void {
   launched.set(server.id, server);
 }
+
+/** Notes that the command creating a tracked server is in flight (see LaunchServices.launching). */
+export function trackLaunching(id: string, pid: number | undefined, returned: Promise<unknown>): void {
+  const server = launched.get(id);
+  if (!server) return;
+  const settled = returned.then(
+    () => {},
+    () => {},
+  );
+  launched.set(id, { ...server, launching: { pid, returned: settled } });
+  void settled.then(() => {
+    const current = launched.get(id);
+    if (current?.launching) launched.set(id, { ...current, launching: undefined });
+  });
+}
+
+/** How long a forced stop waits for an in-flight `docker run` before removing by name anyway. */
+const launchWaitMs = 10_000;
+
+/**
+ * A detached remover for the last moments of a process: `docker rm --force NAME`, again every 0.5 s while
+ * the `docker run` creating it (pid) is alive and twice after it returned (for up to 60 s), so a container
+ * created after this process is gone is removed too. Node runs it: the docker command may be any CLI.
+ */
+const removerScript = `
+const { spawnSync } = require("node:child_process");
+const [cli, name, pid] = JSON.parse(process.argv[1]);
+const alive = () => { if (!pid) return false; try { process.kill(pid, 0); return true; } catch { return false; } };
+const rm = () => spawnSync(cli[0], [...cli.slice(1), "rm", "--force", name], { stdio: "ignore", timeout: 30000 });
+const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+const deadline = Date.now() + 60000;
+rm();
+while (alive() && Date.now() < deadline) { sleep(500); rm(); }
+if (pid) { sleep(500); rm(); sleep(1000); rm(); }
+`;
 
 export function untrackLaunchedServer(id: string): void {
   launched.delete(id);
@@ -51,14 +89,11 @@ export function killLaunchedServersNow(): number {
     }
     if (server.container) {
       try {
-        const remover = dockerSpawn(
-          dockerCliOfRecord(server.dockerCommand),
-          ["rm", "--force", server.container],
-          {
-            env: server.env ?? process.env,
-            detached: true,
-            stdio: "ignore",
-          },
+        const cli = dockerCliOfRecord(server.dockerCommand);
+        const remover = spawn(
+          process.execPath,
+          ["-e", removerScript, JSON.stringify([cli, server.container, server.launching?.pid ?? null])],
+          { env: server.env ?? process.env, detached: true, stdio: "ignore" },
         );
         remover.on("error", () => {});
         remover.unref();
@@ -86,6 +121,13 @@ export async function stopLaunchedServers(graceMs = 3_000): Promise<void> {
           await terminateGroup(server.processGroup, { graceMs, killWaitMs: 2_000, clock: systemClock });
         }
         if (server.container) {
+          // A container still being created would outlive a removal now: wait for its docker run first.
+          if (server.launching) {
+            await Promise.race([
+              server.launching.returned,
+              new Promise((resolve) => setTimeout(resolve, launchWaitMs)),
+            ]);
+          }
           await dockerExec(dockerCliOfRecord(server.dockerCommand), ["rm", "--force", server.container], {
             env: server.env ?? process.env,
             timeoutMs: graceMs + 10_000,
