@@ -103,6 +103,11 @@ const dockerServer = strictObject({
       "Value for docker --gpus (all, a count, or device=0,1); none: no --gpus flag (a CPU-only image, or a runtime that hands out GPUs itself).",
     ),
   port: port().default(8000).describe("Host port the server listens on."),
+  publish_address: nonEmptyString()
+    .default("127.0.0.1")
+    .describe(
+      "Host address the port is published on (docker --publish ADDRESS:PORT:...): loopback by default, so the dev-mode endpoints of a shared server are not reachable from the network; 0.0.0.0 publishes on every interface.",
+    ),
   hf_cache_dir: z
     .string()
     .optional()

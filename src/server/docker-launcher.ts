@@ -51,7 +51,7 @@ export function dockerRunArgs(
     ...gpusArgs(config, options.device),
     "--ipc=host",
     "--publish",
-    `${config.port}:${containerPort}`,
+    `${publishHost(config.publish_address)}:${config.port}:${containerPort}`,
     ...(config.hf_cache_dir ? ["--volume", `${config.hf_cache_dir}:/root/.cache/huggingface`] : []),
     // By name only: docker copies the value from its own environment, so no secret is on a command line.
     ...config.env.flatMap((name) => ["--env", name]),
@@ -70,6 +70,17 @@ function gpusArgs(config: DockerConfig, device: ServerDevice | undefined): strin
   if (device)
     return ["--gpus", device.spec.includes(",") ? `"device=${device.spec}"` : `device=${device.spec}`];
   return config.gpus === "none" ? [] : ["--gpus", config.gpus];
+}
+
+/** An IPv6 address is bracketed in docker's --publish. */
+function publishHost(address: string): string {
+  return address.includes(":") && !address.startsWith("[") ? `[${address}]` : address;
+}
+
+/** Where the tool connects: the published address, or loopback when it is published on every interface. */
+function connectHost(address: string): string {
+  if (address === "0.0.0.0" || address === "::" || address === "[::]") return "127.0.0.1";
+  return publishHost(address);
 }
 
 /** The repo digest matching the configured repository, from `docker image inspect` RepoDigests. */
@@ -178,8 +189,8 @@ export async function launchDocker(
 
   let stopped: Promise<TeardownNotes> | undefined;
   return {
-    baseUrl: `http://127.0.0.1:${config.port}`,
-    metricsUrl: `http://127.0.0.1:${config.port}/metrics`,
+    baseUrl: `http://${connectHost(config.publish_address)}:${config.port}`,
+    metricsUrl: `http://${connectHost(config.publish_address)}:${config.port}/metrics`,
     port: config.port,
     exited,
     conditions: { image: recorded.server.image, imageDigest, args: recordedEngineArgs },

@@ -53,3 +53,25 @@ describe.skipIf(!runSuite)("docker kind on a real daemon: gpus and the docker co
     expect(labelledContainers()).toEqual([]);
   }, 60_000);
 });
+
+describe.skipIf(!runSuite)("docker kind on a real daemon: where the port is published", () => {
+  it("publishes on 127.0.0.1 by default, so a dev-mode server answers only on loopback", async () => {
+    const config = standInConfig(image, { port: await freePort(), lifecycle: "per-cell" });
+    const provider = providerForConfig(config, { nvidiaSmiCommand: null, pollIntervalMs: 100 });
+    const session = await provider.start({ cell: "c", logDir: dir });
+    try {
+      const [container] = labelledContainers();
+      const bindings = JSON.parse(
+        docker(["inspect", "--format", "{{json .HostConfig.PortBindings}}", container!.name]),
+      ) as Record<string, { HostIp: string; HostPort: string }[]>;
+      expect(Object.values(bindings).flat()).toEqual([
+        { HostIp: "127.0.0.1", HostPort: String(config.server.kind === "docker" && config.server.port) },
+      ]);
+      // Dev mode is on (a shared server resets its prefix cache), and it answers on loopback.
+      const reset = await fetch(`${session.endpoint.baseUrl}/reset_prefix_cache`, { method: "POST" });
+      expect(reset.status).toBe(200);
+    } finally {
+      await session.stop();
+    }
+  }, 60_000);
+});
