@@ -62,6 +62,17 @@ export function isInformationalField(field: string): boolean {
   return informationalFields.some((rule) => covers(rule, field));
 }
 
+/**
+ * Engine arguments with a leading positional model written as `--model MODEL`: `vllm serve MODEL` and
+ * `vllm serve --model MODEL` serve the same thing (the docker kind passed the model as `--model` before it
+ * passed it positionally, so a baseline recorded then still compares).
+ */
+function comparableEngineArgs(field: string, value: unknown): unknown {
+  if (field !== "server.args" || !Array.isArray(value)) return value;
+  const [first, ...rest] = value as unknown[];
+  return typeof first === "string" && !first.startsWith("-") ? ["--model", first, ...rest] : value;
+}
+
 /** Key-order-insensitive equality of JSON values (a re-ordered map is the same condition). */
 function canonical(value: unknown): string {
   return JSON.stringify(value ?? null, (_key, inner: unknown) =>
@@ -87,7 +98,7 @@ export function diffFingerprints(
     for (const field of fields) {
       const b = flatBase[field];
       const c = flatCand[field];
-      if (canonical(b) === canonical(c)) continue;
+      if (canonical(comparableEngineArgs(field, b)) === canonical(comparableEngineArgs(field, c))) continue;
       const key = `${field}\u0000${canonical(b)}\u0000${canonical(c)}`;
       const existing = merged.get(key);
       if (existing) existing.cells.push(cell);

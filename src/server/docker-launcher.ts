@@ -24,13 +24,16 @@ export function dockerEngineArgs(config: DockerConfig, model: ModelConfig): stri
   const args = [...config.args];
   const positionalModel = args.length > 0 && !args[0]!.startsWith("-");
   const extra: string[] = [];
-  if (!positionalModel && !hasFlag(args, "--model")) extra.push("--model", model.source ?? model.name);
+  // vllm/vllm-openai's entrypoint is `vllm serve`, which takes the model positionally (--model draws a
+  // deprecation warning there); an image whose entrypoint wants --model says so in server.args.
+  const addModel = !positionalModel && !hasFlag(args, "--model");
   if (!hasFlag(args, "--served-model-name")) extra.push("--served-model-name", model.name);
   if (model.revision && !hasFlag(args, "--revision")) extra.push("--revision", model.revision);
   if (model.tokenizer_revision && !hasFlag(args, "--tokenizer-revision")) {
     extra.push("--tokenizer-revision", model.tokenizer_revision);
   }
-  return positionalModel ? [args[0]!, ...extra, ...args.slice(1)] : [...extra, ...args];
+  if (positionalModel) return [args[0]!, ...extra, ...args.slice(1)];
+  return addModel ? [model.source ?? model.name, ...extra, ...args] : [...extra, ...args];
 }
 
 /** `docker run` arguments: GPUs, shared memory for NCCL (--ipc=host), the port, the HF cache, env by name. */
@@ -114,7 +117,7 @@ export async function launchDocker(
   const recorded = services.recorded ?? { server: config, model };
   const imageDigest = await resolveImage(config.image, services, fail);
   if (!config.image.includes("@sha256:")) {
-    services.warn(
+    services.warnOnce(
       `server.image "${recorded.server.image}" is pinned by tag only (resolved to ${imageDigest ?? "an unknown digest"}); a tag can move, so pin the digest (image@sha256:...) for reproducible comparisons.`,
     );
   }
@@ -255,8 +258,9 @@ async function stopContainer(
   const graceS = Math.max(1, Math.ceil(services.stopGraceMs / 1000));
   const notes: string[] = [];
   const started = services.clock.now();
-  // docker stop sends SIGTERM, waits --time seconds, then SIGKILLs; rm --force removes whatever is left.
-  const stop = await dockerExec(docker, ["stop", "--time", String(graceS), containerName], {
+  // docker stop sends SIGTERM, waits -t seconds, then SIGKILLs; rm --force removes whatever is left.
+  // -t: `--time` in docker 20.10, `--timeout` since 28 (which deprecates --time); -t is both.
+  const stop = await dockerExec(docker, ["stop", "-t", String(graceS), containerName], {
     env: services.env,
     timeoutMs: services.stopGraceMs + 30_000,
   });

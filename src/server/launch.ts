@@ -40,6 +40,8 @@ export interface LaunchServices {
   readonly stopGraceMs: number;
   readonly startupTimeoutMs: number;
   readonly warn: (message: string) => void;
+  /** A warning given once per provider (a job's side), however many servers it starts. */
+  readonly warnOnce: (message: string) => void;
   /** Records the server in the state file before it can outlive us; resolves once written. */
   readonly remember: (server: Omit<LiveServer, "id" | "startedAt" | "cell" | "run">) => Promise<void>;
   /**

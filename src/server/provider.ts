@@ -93,6 +93,7 @@ export function createServerProvider(
     env,
     clock: options.clock ?? systemClock,
     warn: options.warn ?? (() => {}),
+    warnedOnce: new Set(),
     progress: options.progress ?? (() => {}),
     nvidiaSmi:
       options.nvidiaSmiCommand === null ? null : new NvidiaSmi(options.nvidiaSmiCommand ?? "nvidia-smi", env),

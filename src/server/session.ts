@@ -55,6 +55,8 @@ export interface SessionEnvironment {
   readonly env: NodeJS.ProcessEnv;
   readonly clock: TimerClock;
   readonly warn: (message: string) => void;
+  /** Warnings already given by this provider's sessions (LaunchServices.warnOnce). */
+  readonly warnedOnce: Set<string>;
   /** Progress lines for the user while a server starts (readiness.ts: at least every 10 s). */
   readonly progress: (line: string) => void;
   readonly nvidiaSmi: NvidiaSmi | null;
@@ -138,6 +140,11 @@ export async function startServerSession(
     log,
     id,
     warn: noteWarning,
+    warnOnce: (message) => {
+      if (setup.warnedOnce.has(message)) return log.note(`warning: ${message}`);
+      setup.warnedOnce.add(message);
+      noteWarning(message);
+    },
     stopGraceMs: setup.stopGraceMs,
     startupTimeoutMs: serverConfig.startup_timeout_s * 1000,
     nvidiaSmi,

@@ -66,7 +66,6 @@ describe("docker kind against fake docker and nvidia-smi", () => {
       lifecycle: "per-side",
     });
     expect(fingerprint.server.args).toEqual([
-      "--model",
       model.name,
       "--served-model-name",
       model.name,

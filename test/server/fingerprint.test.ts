@@ -100,6 +100,17 @@ describe("fingerprint", () => {
     ).toBe(true);
   });
 
+  it("compares a positional model and --model as the same engine arguments (vllm serve takes both)", () => {
+    const withFlag = buildFingerprint({
+      ...facts,
+      server: { ...facts.server, args: ["--model", "m", "--x", "1"] },
+    });
+    const positional = buildFingerprint({ ...facts, server: { ...facts.server, args: ["m", "--x", "1"] } });
+    const other = buildFingerprint({ ...facts, server: { ...facts.server, args: ["n", "--x", "1"] } });
+    expect(diffFingerprints(withFlag, positional)).toEqual([]);
+    expect(diffFingerprints(withFlag, other).map((difference) => difference.field)).toEqual(["server.args"]);
+  });
+
   it("flattens to dotted leaves, arrays whole", () => {
     expect(flattenFingerprint({ a: { b: [1, 2], c: { d: null } }, e: {} })).toEqual({
       "a.b": [1, 2],
