@@ -47,7 +47,7 @@ const launchWaitMs = 10_000;
 
 /**
  * A detached remover for the last moments of a process: `docker rm --force NAME`, again every 0.5 s while
- * the `docker run` creating it (pid) is alive and twice after it returned (for up to 60 s), so a container
+ * the `docker run` creating it (pid) is alive and for 5 s after it returned (60 s at most), so a container
  * created after this process is gone is removed too. Node runs it: the docker command may be any CLI.
  */
 const removerScript = `
@@ -59,7 +59,8 @@ const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 
 const deadline = Date.now() + 60000;
 rm();
 while (alive() && Date.now() < deadline) { sleep(500); rm(); }
-if (pid) { sleep(500); rm(); sleep(1000); rm(); }
+const after = Date.now() + 5000;
+while (pid && Date.now() < after) { sleep(500); rm(); }
 `;
 
 export function untrackLaunchedServer(id: string): void {

@@ -78,7 +78,7 @@ describe.skipIf(!runSuite)("docker kind on a real daemon: a signal while docker 
     expect(await until(() => existsSync(`${marker}-returned`), 20_000)).toBe(true);
     const clean = await until(() => labelledContainers().length === 0, 10_000);
     expect(clean, `${JSON.stringify(labelledContainers())}\n${output}`).toBe(true);
-    await sleep(1_000);
+    await sleep(6_000);
     expect(labelledContainers()).toEqual([]);
   }, 60_000);
 });

@@ -44,7 +44,9 @@ describe.skipIf(!runSuite)("docker kind on a real daemon: gpus and the docker co
       );
       expect(inspected).toBeNull();
       // The model goes to the image's `vllm serve` entrypoint positionally (no --model deprecation).
-      const args = JSON.parse(docker(["inspect", "--format", "{{json .Config.Cmd}}", container!.name])) as string[];
+      const args = JSON.parse(
+        docker(["inspect", "--format", "{{json .Config.Cmd}}", container!.name]),
+      ) as string[];
       expect(args[0]).toBe("sim-model");
       expect(args).not.toContain("--model");
     } finally {
