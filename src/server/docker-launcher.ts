@@ -115,7 +115,7 @@ export async function launchDocker(
     });
 
   const recorded = services.recorded ?? { server: config, model };
-  const imageDigest = await resolveImage(config.image, services, fail);
+  const { digest: imageDigest, id: imageId } = await resolveImage(config.image, services, fail);
   if (!config.image.includes("@sha256:")) {
     services.warnOnce(
       `server.image "${recorded.server.image}" is pinned by tag only (resolved to ${imageDigest ?? "an unknown digest"}); a tag can move, so pin the digest (image@sha256:...) for reproducible comparisons.`,
@@ -196,7 +196,7 @@ export async function launchDocker(
     metricsUrl: `http://${connectHost(config.publish_address)}:${config.port}/metrics`,
     port: config.port,
     exited,
-    conditions: { image: recorded.server.image, imageDigest, args: recordedEngineArgs },
+    conditions: { image: recorded.server.image, imageDigest, imageId, args: recordedEngineArgs },
     stop() {
       stopping = true;
       stopped ??= stopContainer(containerName, [logs, waiter], services);
@@ -209,7 +209,7 @@ async function resolveImage(
   image: string,
   services: LaunchServices & { dockerCommand: DockerCli },
   fail: (summary: string, lines: string[]) => ServerStartError,
-): Promise<string | null> {
+): Promise<{ digest: string | null; id: string | null }> {
   const docker = services.dockerCommand;
   const inspect = () =>
     dockerExec(docker, ["image", "inspect", "--format", "{{json .RepoDigests}}", image], {
@@ -240,12 +240,22 @@ async function resolveImage(
     }
     result = await inspect();
   }
-  if (result.code !== 0) return null;
+  if (result.code !== 0) return { digest: null, id: null };
+  // The image ID identifies an image that has no repo digest (built, imported, loaded): what a local
+  // tag pointed at when the run started.
+  const id = await dockerExec(docker, ["image", "inspect", "--format", "{{.Id}}", image], {
+    env: services.env,
+    timeoutMs: 30_000,
+  });
+  const imageId = id.code === 0 && /^sha256:[0-9a-f]{64}$/.test(id.stdout.trim()) ? id.stdout.trim() : null;
   try {
     const digests = JSON.parse(result.stdout.trim()) as unknown;
-    return Array.isArray(digests) ? pickRepoDigest(digests.map(String), image) : null;
+    return {
+      digest: Array.isArray(digests) ? pickRepoDigest(digests.map(String), image) : null,
+      id: imageId,
+    };
   } catch {
-    return null;
+    return { digest: null, id: imageId };
   }
 }
 

@@ -16,6 +16,7 @@ export interface LaunchedServer {
   readonly conditions: {
     image?: string | null;
     imageDigest?: string | null;
+    imageId?: string | null;
     command?: readonly string[] | null;
     args: readonly string[];
   };

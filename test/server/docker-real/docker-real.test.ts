@@ -4,4 +4,5 @@
  */
 import "./cli-and-gpus.js";
 import "./crash.js";
+import "./identity.js";
 import "./signal.js";
