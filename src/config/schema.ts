@@ -110,11 +110,27 @@ const dockerServer = strictObject({
     ),
   hf_cache_dir: z
     .string()
+    // docker takes a bare name as a named volume (an empty cache) and does not expand ~.
+    .refine((path) => path.startsWith("/"), {
+      message:
+        "expected an absolute host directory such as /home/runner/.cache/huggingface (docker takes a bare name as a named volume, and does not expand ~)",
+    })
     .optional()
     .describe("Host directory mounted as /root/.cache/huggingface so weights are not downloaded each run."),
   docker_args: z
     .array(z.string())
     .default([])
+    .refine(
+      (args) =>
+        !args.some(
+          (arg, i) =>
+            /^--net(work)?=host$/.test(arg) || (/^--net(work)?$/.test(arg) && args[i + 1] === "host"),
+        ),
+      {
+        message:
+          "--network host is not supported: docker then drops --publish, and the server is never reached at server.port (remove it; the port is published on server.publish_address)",
+      },
+    )
     .describe("Extra arguments for docker run itself (before the image)."),
   docker_command: z
     .array(nonEmptyString())
