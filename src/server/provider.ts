@@ -4,6 +4,7 @@ import { serverLifecycle } from "../config/server-kinds.js";
 import { systemClock, type TimerClock } from "../util/clock.js";
 import { hashConfig } from "./fingerprint.js";
 import { NvidiaSmi } from "./nvidia-smi.js";
+import { collectJobSecrets, type JobSecrets } from "./secrets.js";
 import { type ManagedServerSession, type SessionEnvironment, startServerSession } from "./session.js";
 import type { ServerDevice, ServerProvider, ServerStartContext } from "./types.js";
 
@@ -27,6 +28,11 @@ export interface ServerProviderOptions {
    * values are redacted from the log and messages, and the fingerprint records the templates.
    */
   readonly interpolation?: ConfigInterpolation;
+  /**
+   * The job's secrets, built once by the entry point (secrets.ts); default: those of this server's
+   * config and `env` alone.
+   */
+  readonly secrets?: JobSecrets;
   /** Argv that runs this tool's CLI (the launcher appends `sim ...`); default: dist/cli.js, else tsx src/cli.ts. */
   readonly cliCommand?: readonly string[];
   readonly dockerCommand?: string;
@@ -86,7 +92,9 @@ export function createServerProvider(
       model: templateView(options.model, interpolation.templates, ["model"]),
       sampling: templateView(options.sampling ?? null, interpolation.templates, ["sampling"]),
     },
-    interpolation,
+    secrets:
+      options.secrets ??
+      collectJobSecrets({ env, configs: [{ config: { server: serverConfig }, interpolation }] }),
     lifecycle: serverLifecycle({ server: serverConfig }),
     env,
     clock: options.clock ?? systemClock,
