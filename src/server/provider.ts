@@ -5,6 +5,7 @@ import { systemClock, type TimerClock } from "../util/clock.js";
 import type { DockerCli } from "./docker-cli.js";
 import { hashConfig } from "./fingerprint.js";
 import { NvidiaSmi } from "./nvidia-smi.js";
+import { collectJobSecrets, type JobSecrets } from "./secrets.js";
 import { type ManagedServerSession, type SessionEnvironment, startServerSession } from "./session.js";
 import type { ServerDevice, ServerProvider, ServerStartContext } from "./types.js";
 
@@ -28,6 +29,11 @@ export interface ServerProviderOptions {
    * values are redacted from the log and messages, and the fingerprint records the templates.
    */
   readonly interpolation?: ConfigInterpolation;
+  /**
+   * The job's secrets, built once by the entry point (secrets.ts); default: those of this server's
+   * config and `env` alone.
+   */
+  readonly secrets?: JobSecrets;
   /** Argv that runs this tool's CLI (the launcher appends `sim ...`); default: dist/cli.js, else tsx src/cli.ts. */
   readonly cliCommand?: readonly string[];
   /** The docker command line; default: the config's `server.docker_command`. */
@@ -88,7 +94,9 @@ export function createServerProvider(
       model: templateView(options.model, interpolation.templates, ["model"]),
       sampling: templateView(options.sampling ?? null, interpolation.templates, ["sampling"]),
     },
-    interpolation,
+    secrets:
+      options.secrets ??
+      collectJobSecrets({ env, configs: [{ config: { server: serverConfig }, interpolation }] }),
     lifecycle: serverLifecycle({ server: serverConfig }),
     env,
     clock: options.clock ?? systemClock,

@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import type { ConfigInterpolation } from "../config/interpolate.js";
 import type { ModelConfig, SamplingConfig, ServerConfig, ServerLifecycle } from "../config/schema.js";
 import type { TimerClock } from "../util/clock.js";
 import { collectFingerprint } from "./collect-fingerprint.js";
@@ -13,22 +12,13 @@ import type { NvidiaSmi } from "./nvidia-smi.js";
 import { isPortFree } from "./port.js";
 import type { ServedModel } from "./probe.js";
 import { formatReadinessWait, waitForReady } from "./readiness.js";
-import { createRedactor, secretValues } from "./redact.js";
+import type { JobSecrets } from "./secrets.js";
 import { ServerLog } from "./server-log.js";
 import { trackLaunchedServer, trackLaunching, untrackLaunchedServer } from "./signals.js";
 import { addLiveServer, newServerId, removeLiveServer } from "./state.js";
 import { createTeardown } from "./teardown.js";
 import { startTelemetry, type TelemetrySampler } from "./telemetry.js";
 import { deviceIndices, type ServerDevice, type ServerSession, type ServerStartContext } from "./types.js";
-
-/** Environment variables redacted from logs whenever they are set, passed or not (a server may echo them). */
-const wellKnownSecrets = [
-  "HF_TOKEN",
-  "HUGGING_FACE_HUB_TOKEN",
-  "VLLM_API_KEY",
-  "OPENAI_API_KEY",
-  "GITHUB_TOKEN",
-];
 
 /** Lines of the server's log kept with a crash's reason (each cut at 300 characters). */
 const logTailLines = 5;
@@ -50,7 +40,8 @@ export interface SessionEnvironment {
   readonly model: ModelConfig;
   /** The config as recorded and printed: templates where values came from the environment. */
   readonly recorded: { server: ServerConfig; model: ModelConfig; sampling: SamplingConfig | null };
-  readonly interpolation: ConfigInterpolation;
+  /** The job's secrets (secrets.ts): redacted from the log, the run files and messages; `${NAME}` in the fingerprint. */
+  readonly secrets: JobSecrets;
   readonly lifecycle: ServerLifecycle;
   readonly env: NodeJS.ProcessEnv;
   readonly clock: TimerClock;
@@ -85,7 +76,7 @@ export async function startServerSession(
   /** The provider's set of teardowns of servers not yet stopped; the session adds and removes its own. */
   live: Set<() => Promise<void>>,
 ): Promise<ManagedServerSession> {
-  const { env, clock, nvidiaSmi, interpolation } = setup;
+  const { env, clock, nvidiaSmi } = setup;
   // On one of several devices: its own port (the config's plus its slot) and its own GPUs.
   const device = context.device;
   const serverConfig = onDevice(setup.server, device);
@@ -94,11 +85,7 @@ export async function startServerSession(
   const id = newServerId();
   const apiKeyName = serverConfig.api_key_env;
   const apiKey = apiKeyName ? env[apiKeyName] : undefined;
-  const redactor = createRedactor([
-    ...secretValues(env, [...kind.passedEnv(serverConfig), ...wellKnownSecrets]),
-    apiKey,
-    ...interpolation.values.map((entry) => entry.value),
-  ]);
+  const redactor = setup.secrets.redactor;
   const logName = `server-${context.cell}${device ? `-device${device.spec.replaceAll(",", "-")}` : ""}${context.run === undefined ? "" : `-run${context.run}`}.log`;
   const log = new ServerLog(join(setup.logDir ?? context.logDir, logName), redactor);
   const noteWarning = (message: string) => {
@@ -300,7 +287,7 @@ export async function startServerSession(
         env,
         configHash: setup.configHash,
         datasetChecksums: setup.datasetChecksums,
-        environment: interpolation.values,
+        environment: setup.secrets.named,
       });
       return fingerprint;
     },
