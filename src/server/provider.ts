@@ -2,6 +2,7 @@ import { type ConfigInterpolation, noInterpolation, templateView } from "../conf
 import type { Config, ModelConfig, SamplingConfig, ServerConfig } from "../config/schema.js";
 import { serverLifecycle } from "../config/server-kinds.js";
 import { systemClock, type TimerClock } from "../util/clock.js";
+import type { DockerCli } from "./docker-cli.js";
 import { hashConfig } from "./fingerprint.js";
 import { NvidiaSmi } from "./nvidia-smi.js";
 import { collectJobSecrets, type JobSecrets } from "./secrets.js";
@@ -35,7 +36,8 @@ export interface ServerProviderOptions {
   readonly secrets?: JobSecrets;
   /** Argv that runs this tool's CLI (the launcher appends `sim ...`); default: dist/cli.js, else tsx src/cli.ts. */
   readonly cliCommand?: readonly string[];
-  readonly dockerCommand?: string;
+  /** The docker command line; default: the config's `server.docker_command`. */
+  readonly dockerCommand?: DockerCli;
   /** nvidia-smi executable; null disables GPU queries. */
   readonly nvidiaSmiCommand?: string | null;
   /** Readiness poll interval (default 1000 ms). */
@@ -107,7 +109,7 @@ export function createServerProvider(
     configHash: options.configHash,
     datasetChecksums: options.datasetChecksums,
     cliCommand: options.cliCommand,
-    dockerCommand: options.dockerCommand ?? "docker",
+    dockerCommand: options.dockerCommand,
     pollIntervalMs: options.pollIntervalMs ?? 1_000,
     stopGraceMs: options.stopGraceMs ?? 30_000,
     releaseTimeoutMs: options.releaseTimeoutMs ?? 15_000,

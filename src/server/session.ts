@@ -3,6 +3,7 @@ import type { ModelConfig, SamplingConfig, ServerConfig, ServerLifecycle } from 
 import type { TimerClock } from "../util/clock.js";
 import { collectFingerprint } from "./collect-fingerprint.js";
 import { diagnoseLog } from "./diagnose.js";
+import type { DockerCli } from "./docker-cli.js";
 import { ServerStartError } from "./errors.js";
 import type { Fingerprint } from "./fingerprint.js";
 import { kindEntry } from "./kinds.js";
@@ -13,11 +14,14 @@ import type { ServedModel } from "./probe.js";
 import { formatReadinessWait, waitForReady } from "./readiness.js";
 import type { JobSecrets } from "./secrets.js";
 import { ServerLog } from "./server-log.js";
-import { trackLaunchedServer, untrackLaunchedServer } from "./signals.js";
+import { trackLaunchedServer, trackLaunching, untrackLaunchedServer } from "./signals.js";
 import { addLiveServer, newServerId, removeLiveServer } from "./state.js";
 import { createTeardown } from "./teardown.js";
 import { startTelemetry, type TelemetrySampler } from "./telemetry.js";
 import { deviceIndices, type ServerDevice, type ServerSession, type ServerStartContext } from "./types.js";
+
+/** Lines of the server's log kept with a crash's reason (each cut at 300 characters). */
+const logTailLines = 5;
 
 export interface ManagedServerSession extends ServerSession {
   readonly id: string;
@@ -50,7 +54,8 @@ export interface SessionEnvironment {
   readonly configHash?: string | undefined;
   readonly datasetChecksums?: Readonly<Record<string, string>> | undefined;
   readonly cliCommand?: readonly string[] | undefined;
-  readonly dockerCommand: string;
+  /** Overrides the config's `server.docker_command` when set. */
+  readonly dockerCommand: DockerCli | undefined;
   readonly pollIntervalMs: number;
   readonly stopGraceMs: number;
   readonly releaseTimeoutMs: number;
@@ -124,6 +129,7 @@ export async function startServerSession(
     startupTimeoutMs: serverConfig.startup_timeout_s * 1000,
     nvidiaSmi,
     device,
+    launching: (pid, returned) => trackLaunching(id, pid, returned),
     remember: async (server) => {
       trackLaunchedServer({
         id,
@@ -147,6 +153,18 @@ export async function startServerSession(
     if (setup.stateFile) await removeLiveServer(setup.stateFile, id).catch(() => {});
   };
 
+  // Until the launch returns, a stopAll() (an interrupt) waits for it and then stops what it started.
+  let stopWhenLaunched = false;
+  let launchSettled: () => void = () => {};
+  const settledLaunch = new Promise<void>((resolve) => {
+    launchSettled = resolve;
+  });
+  const stopWhileLaunching = async () => {
+    stopWhenLaunched = true;
+    await settledLaunch;
+    live.delete(stopWhileLaunching);
+  };
+  live.add(stopWhileLaunching);
   let launched: LaunchedServer;
   try {
     launched = await kind.launch({
@@ -162,6 +180,7 @@ export async function startServerSession(
   } catch (error) {
     await forget();
     await log.close();
+    launchSettled();
     if (error instanceof ServerStartError) throw error;
     throw fail(`The server could not be launched: ${(error as Error).message}`, "launch");
   }
@@ -185,6 +204,14 @@ export async function startServerSession(
     live.delete(teardown);
   };
   live.add(teardown);
+  live.delete(stopWhileLaunching);
+  if (stopWhenLaunched) {
+    log.note("stopped while the server was being launched");
+    await teardown();
+    launchSettled();
+    throw fail("The server was stopped while it was being launched.", "launch");
+  }
+  launchSettled();
   const target = { baseUrl: launched.baseUrl, apiKey };
   const outcome = await waitForReady({
     target,
@@ -229,8 +256,12 @@ export async function startServerSession(
     readyAfterMs: outcome.waitedMs,
     endpoint: { baseUrl: launched.baseUrl, metricsUrl: launched.metricsUrl, ...(apiKey ? { apiKey } : {}) },
     exited: launched.exited.then((exit) => {
+      // What the server printed last goes with the exit into run.json: often the reason it died.
+      const tail = log.lastLines(logTailLines).map((line) => line.slice(0, 300));
       log.note(`server exited on its own: ${exit.reason}`);
-      return exit;
+      return {
+        reason: tail.length > 0 ? `${exit.reason}; last log lines: ${tail.join(" | ")}` : exit.reason,
+      };
     }),
     fingerprint() {
       fingerprint ??= collectFingerprint({
