@@ -6,6 +6,7 @@ import {
   vllmLatencyPhases,
 } from "../config/metric-names.js";
 import type { RequestRecord } from "../runner/request-schema.js";
+import { largest } from "../util/extremes.js";
 import { requestLatencies } from "./run-metrics.js";
 import type { LatencySummary, RunFile } from "./run-schema.js";
 import { summarize } from "./summary.js";
@@ -118,5 +119,5 @@ function maxOutputTokensPerSecond(records: readonly RequestRecord[]): number {
       perSecond.set(second, (perSecond.get(second) ?? 0) + (record.chunkTokens?.[index] ?? 1));
     });
   }
-  return perSecond.size === 0 ? 0 : Math.max(...perSecond.values());
+  return perSecond.size === 0 ? 0 : largest(perSecond.values());
 }

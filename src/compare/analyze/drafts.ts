@@ -12,6 +12,7 @@ import type { RunRecord } from "../../metrics/run-record.js";
 import { errorIncreaseMinP, errorIncreaseP } from "../../stats/error-rate.js";
 import { type LogRatioTest, logRatioTest, type MetricVerdict } from "../../stats/metric-test.js";
 import { hodgesLehmann, mannWhitney } from "../../stats/rank-tests.js";
+import { smallest } from "../../util/extremes.js";
 import type { Comparison } from "../verdict-schema.js";
 import type { ComparedCell } from "./cells.js";
 
@@ -77,7 +78,7 @@ export interface DraftSettings {
  */
 export function draftsForCell(compared: ComparedCell, settings: DraftSettings, warnings: string[]): Draft[] {
   const { base, cand } = compared;
-  const fewestCompleted = Math.min(...[...base, ...cand].map((run) => run.requests.completed));
+  const fewestCompleted = smallest([...base, ...cand].map((run) => run.requests.completed));
   const drafts: Draft[] = [];
   for (const metric of metricNames) {
     // The guards are a family of their own (guards.ts), never traded against speed.
