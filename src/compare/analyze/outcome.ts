@@ -44,6 +44,30 @@ export function overallVerdict(
   return "pass";
 }
 
+/**
+ * Runs per side both sides need before an interleaved check may be called undecidable at the
+ * tolerance (more runs up to repeats.max projected not to decide it at its current estimate).
+ */
+export const atToleranceMinRuns = 10;
+
+/**
+ * The gated checks left inconclusive because their estimate sits on the tolerance: more runs up to
+ * repeats.max would not decide them (no stored baseline's drift involved), with their intervals.
+ */
+export function atToleranceChecks(
+  comparisons: readonly Comparison[],
+  resolvable: (comparison: Comparison) => boolean,
+  draftOf: (comparison: Comparison) => Draft | undefined,
+): NonNullable<VerdictFile["atTolerance"]> {
+  return comparisons
+    .filter((c) => c.gated && c.verdict === "inconclusive" && c.ci90 !== null && !resolvable(c))
+    .filter((c) => {
+      const draft = draftOf(c);
+      return draft?.variances && !draft.unfixable && draft.variances.extra === 0;
+    })
+    .map((c) => ({ cell: c.cell, metric: c.metric, ci: c.ci90!, tolerance: c.tolerance }));
+}
+
 export interface FutilityModel {
   draftOf: (comparison: Comparison) => Draft | undefined;
   futilityInput: (draft: Draft) => Parameters<typeof runsToSettle>[0];
@@ -73,10 +97,16 @@ export function futilityModel(
   const resolvable = (c: Comparison): boolean => {
     const draft = draftOf(c);
     if (draft?.unfixable || unfixableCells.has(c.cell)) return false;
-    // Only a floor that more runs cannot lower (a stored baseline's drift) justifies stopping early:
-    // without one, more runs always narrow the interval, and 3-run variance estimates are too noisy
-    // to predict by how much.
-    if (!draft?.variances || draft.worse === null || draft.variances.extra === 0) return true;
+    if (!draft?.variances || draft.worse === null) return true;
+    // A floor that more runs cannot lower (a stored baseline's drift) justifies stopping early. Without
+    // one, more runs always narrow the interval, but a check whose estimate sits on the tolerance is
+    // not decided by any number of them within repeats.max: once both sides have atToleranceMinRuns
+    // runs (few-run variance estimates are too noisy to predict with), it is "at the tolerance".
+    if (
+      draft.variances.extra === 0 &&
+      Math.min(draft.runs.baseline, draft.runs.candidate) < atToleranceMinRuns
+    )
+      return true;
     return resolvableWithMoreRuns({
       ...futilityInput(draft),
       baselineRuns: mode === "interleaved" ? Math.max(maxRuns, draft.runs.baseline) : draft.runs.baseline,
@@ -170,9 +200,12 @@ export function futilityWarnings(
     if (draft?.unfixable && !unfixableCells.has(c.cell)) fixedReasons.add(draft.unfixable);
   }
   for (const reason of fixedReasons) warnings.push(`more runs cannot settle this: ${reason}`);
+  // At the tolerance (interleaved, no drift floor): said by the report's at-the-tolerance line instead.
   const byNoise = stuck.filter((c) => {
     const draft = draftOf(c);
-    return draft && !draft.unfixable && !unfixableCells.has(c.cell) && draft.variances;
+    return (
+      draft && !draft.unfixable && !unfixableCells.has(c.cell) && draft.variances && draft.variances.extra > 0
+    );
   });
   const runsLeft = Math.min(...cells.map((c) => c.candidateRuns)) < maxRuns;
   if (byNoise.length > 0 && runsLeft) {
