@@ -102,16 +102,22 @@ export function futilityModel(
     // one, more runs always narrow the interval, but a check whose estimate sits on the tolerance is
     // not decided by any number of them within repeats.max: once both sides have atToleranceMinRuns
     // runs (few-run variance estimates are too noisy to predict with), it is "at the tolerance".
-    if (
-      draft.variances.extra === 0 &&
-      Math.min(draft.runs.baseline, draft.runs.candidate) < atToleranceMinRuns
-    )
-      return true;
-    return resolvableWithMoreRuns({
-      ...futilityInput(draft),
-      baselineRuns: mode === "interleaved" ? Math.max(maxRuns, draft.runs.baseline) : draft.runs.baseline,
-      candidateRuns: Math.max(maxRuns, draft.runs.candidate),
-    });
+    const atMax = (worse: number) =>
+      resolvableWithMoreRuns({
+        ...futilityInput(draft),
+        worse,
+        baselineRuns: mode === "interleaved" ? Math.max(maxRuns, draft.runs.baseline) : draft.runs.baseline,
+        candidateRuns: Math.max(maxRuns, draft.runs.candidate),
+      });
+    if (draft.variances.extra > 0) return atMax(draft.worse);
+    if (Math.min(draft.runs.baseline, draft.runs.candidate) < atToleranceMinRuns) return true;
+    // Undecidable only if no change within one standard error of the estimate could be decided at
+    // repeats.max: both ends of that band sit where the projected interval would still span the
+    // tolerance. (The point estimate alone stops too many real changes that read low at 10 runs;
+    // the full interval's ends never stop before the maximum, its lower end always passable.)
+    const v = draft.variances;
+    const se = Math.sqrt(v.baseline / draft.runs.baseline + v.candidate / draft.runs.candidate);
+    return atMax(draft.worse - se) || atMax(draft.worse + se);
   };
   return { draftOf, futilityInput, resolvable };
 }
