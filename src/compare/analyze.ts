@@ -10,6 +10,7 @@ import { decideFamilies } from "./analyze/families.js";
 import { greedyChecks } from "./analyze/greedy.js";
 import { decideGuards, guardDrafts, guardMembers } from "./analyze/guards.js";
 import {
+  atToleranceChecks,
   countGated,
   detectionSummary,
   exitCodeFor,
@@ -282,6 +283,7 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     measuredRuns: pairing.measuredRuns,
     rates,
   });
+  const atTolerance = verdict === "inconclusive" ? atToleranceChecks(comparisons, resolvable, draftOf) : [];
   if ((verdict === "inconclusive" || verdict === "error") && nextLook === null) {
     warnings.push(...futilityWarnings(comparisons, cells, maxRuns, resolvable, draftOf, unfixableCells));
   }
@@ -334,6 +336,7 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     runs: { used: runs.used, excluded: runs.excluded },
     nextLook,
     settle,
+    ...(atTolerance.length > 0 ? { atTolerance } : {}),
     detection,
     warnings,
     families,

@@ -89,6 +89,8 @@ export interface RunPlanInput {
   sides: 1 | 2;
   /** Most requests per run the planner may choose (configLimits.requestsPerRun). */
   maxRequests: number;
+  /** The variances are known (an oracle's plan): normal quantiles instead of Student t. */
+  knownVariance?: boolean;
 }
 
 export interface CellPlan {
@@ -116,7 +118,10 @@ export interface RunPlan {
 function varianceTarget(input: RunPlanInput, runs: number): number {
   const df = Math.max(1, 2 * runs - 2);
   const perCheck = input.power ** (1 / Math.max(1, input.checks));
-  const z = studentTQuantile(1 - input.passAlpha, df) + normalQuantile(perCheck);
+  const pass = input.knownVariance
+    ? normalQuantile(1 - input.passAlpha)
+    : studentTQuantile(1 - input.passAlpha, df);
+  const z = pass + normalQuantile(perCheck);
   const margin = Math.log1p(input.tolerance);
   // 2 v / R ≤ (margin / z)²  ⇒  v ≤ R (margin / z)² / 2
   return (runs * (margin / z) ** 2) / 2;
