@@ -684,3 +684,40 @@ describe("what the reviewer sees", () => {
     expect(outcome.verdict.nextLook!.gpuMinutes).toBeGreaterThan(0);
   });
 });
+
+describe("reasoning and tool calls", () => {
+  /** Runs whose answers reasoned and called tools: `malformed` of every 100 calls were malformed. */
+  const withAnswers = (runs: RunFile[], reasoning: number, malformed: number): RunFile[] =>
+    runs.map((run, index) => ({
+      ...run,
+      answer: {
+        reasoningRequests: run.requests.completed,
+        reasoningTokens: { ...run.tokens.outputLengths, mean: reasoning * (1 + 0.01 * ((index % 3) - 1)) },
+        reasoningFields: { reasoning: run.requests.completed },
+        toolCalls: 100 - malformed,
+        malformedToolCalls: malformed,
+      },
+    }));
+
+  it("are advisory by default, gated when gate.metrics names them, and absent without tool calls", () => {
+    const baseline = records(withAnswers(noisyRuns(5, { seed: 60 }), 400, 1), "b");
+    const candidate = records(withAnswers(noisyRuns(5, { seed: 61 }), 520, 12), "c");
+    const advisory = compare(baseline, candidate);
+    expect(find(advisory, "malformed_tool_call_share")).toMatchObject({ gated: false });
+    expect(find(advisory, "malformed_tool_call_share").candidate).toBeCloseTo(12 / 100, 10);
+    expect(find(advisory, "reasoning_tokens_mean")).toMatchObject({ gated: false });
+    expect(find(advisory, "reasoning_tokens_mean").ratio).toBeGreaterThan(1.2);
+    expect(advisory.verdict.verdict).toBe("pass");
+
+    const gated = compare(baseline, candidate, (s) => {
+      s.gate.metrics = [...s.gate.metrics, "malformed_tool_call_share", "reasoning_tokens_mean"];
+    });
+    expect(find(gated, "malformed_tool_call_share")).toMatchObject({ gated: true, verdict: "regression" });
+    expect(find(gated, "reasoning_tokens_mean")).toMatchObject({ gated: true, verdict: "regression" });
+    expect(gated.verdict.verdict).toBe("regression");
+
+    const plain = compare(records(noisyRuns(5, { seed: 62 }), "b"), records(noisyRuns(5, { seed: 63 }), "c"));
+    for (const metric of ["malformed_tool_call_share", "reasoning_tokens_mean", "answer_ttft_p95"])
+      expect(find(plain, metric), metric).toBeUndefined();
+  });
+});
