@@ -3,8 +3,8 @@ import { firstRunsIn, type RunOutput, runCells } from "../../app/run-cells.js";
 import { parseRunFormats, writeRunExports } from "../../app/run-exports.js";
 import { runSweepCells } from "../../app/run-sweep.js";
 import { loadConfig } from "../../config/load.js";
+import { selectCells } from "../../config/select-cells.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
-import { selectCells } from "../../runner/run-cells.js";
 import { baseUrlApiKey, baseUrlProvider } from "../../server/base-url.js";
 import { providerForConfig } from "../../server/index.js";
 import { handleInterrupts, interactiveInterrupts } from "../../server/signals.js";
@@ -65,7 +65,6 @@ Exit codes: 0 all runs measured (failed requests are data, see run.json), 1 a ru
 
 export const runCommand: CliCommand = {
   name: "run",
-  summary: "run the config's cells N times against a server and write the measurements",
   usage,
   async run(argv, io) {
     const args = parseCommandArgs(argv, {
