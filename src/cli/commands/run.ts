@@ -219,7 +219,7 @@ export const runCommand: CliCommand = {
         );
         return interruption.exitCode()!;
       }
-      if (error instanceof Error && error.name === "ServerStartError") throw new FailureError(error.message);
+      // A server that would not start is a ServerStartError, a FailureError: exit 1 with its message.
       throw error;
     } finally {
       await managed?.stopAll();
