@@ -1,7 +1,8 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * The tests of the `e2e` project besides `*.e2e.test.ts` and the browser tests (`*-browser.test.ts`):
+ * The tests of the `e2e` project besides `*.e2e.test.ts`, the browser tests (`*-browser.test.ts`) and
+ * the real-daemon tests (`test/server/docker-real/`):
  * each launches a process, waits on real time (deadlines, rates, signals, sampling) or drives the
  * whole pipeline over loopback servers, or spends many CPU-seconds in one simulation. Every entry is
  * listed with its reason in docs/testing.md (test/scripts/testing-docs.test.ts checks both ways).
@@ -35,6 +36,7 @@ export const endToEndTests = [
   "test/runner/hostile-server.test.ts",
   "test/runner/run-command.test.ts",
   "test/runner/idle-elision.test.ts",
+  "test/runner/crash-after-refusals.test.ts",
   "test/client/stream-client.test.ts",
   "test/cli/base-url-api-key.test.ts",
   "test/report/exports.test.ts",
@@ -51,7 +53,12 @@ export const endToEndTests = [
   "test/github/zip-bomb.test.ts",
 ] as const;
 
-const endToEndPatterns = ["test/**/*.e2e.test.ts", "test/**/*-browser.test.ts"];
+// The real-daemon tests (a Docker daemon on the machine, or skipped) are all of their folder.
+const endToEndPatterns = [
+  "test/**/*.e2e.test.ts",
+  "test/**/*-browser.test.ts",
+  "test/server/docker-real/*.test.ts",
+];
 
 export default defineConfig({
   test: {

@@ -97,8 +97,17 @@ const dockerServer = strictObject({
     .describe(
       "Names of environment variables passed through to the container, e.g. [HF_TOKEN]. Their values are redacted from logs.",
     ),
-  gpus: nonEmptyString().default("all").describe("Value for docker --gpus (all, a count, or device=0,1)."),
+  gpus: nonEmptyString()
+    .default("all")
+    .describe(
+      "Value for docker --gpus (all, a count, or device=0,1); none: no --gpus flag (a CPU-only image, or a runtime that hands out GPUs itself).",
+    ),
   port: port().default(8000).describe("Host port the server listens on."),
+  publish_address: nonEmptyString()
+    .default("127.0.0.1")
+    .describe(
+      "Host address the port is published on (docker --publish ADDRESS:PORT:...): loopback by default, so the dev-mode endpoints of a shared server are not reachable from the network; 0.0.0.0 publishes on every interface.",
+    ),
   hf_cache_dir: z
     .string()
     .optional()
@@ -107,6 +116,13 @@ const dockerServer = strictObject({
     .array(z.string())
     .default([])
     .describe("Extra arguments for docker run itself (before the image)."),
+  docker_command: z
+    .array(nonEmptyString())
+    .min(1, "expected a non-empty list such as [docker] or [podman]")
+    .default(["docker"])
+    .describe(
+      "The docker command line, before each subcommand: [docker], [podman], [sudo, docker], a wrapper script, or [docker, --context, NAME] for a remote daemon.",
+    ),
   api_key_env: apiKeyEnv,
   startup_timeout_s: startupTimeout,
   lifecycle: serverLifecycle,

@@ -308,6 +308,10 @@ function vllmResultMetric(
     case "guard-length":
       // A vLLM result has no finish reasons or per-request usage checks: the guards are not in it.
       return null;
+    case "reasoning-tokens":
+    case "malformed-tool-calls":
+      // Nor reasoning or tool calls.
+      return null;
     default:
       return unknownSource(source);
   }

@@ -444,7 +444,7 @@ describe("mixed results within tolerance", () => {
   });
 });
 
-describe("the tolerance means what users read (issue 12, item 3)", () => {
+describe("the tolerance means what users read", () => {
   it("blocks a true change at the tolerance at most α of the time (seeded Monte-Carlo)", () => {
     // Old rule (significant vs 0 and point estimate beyond the tolerance) blocked +5% ~20-39% of the time.
     let blocked = 0;
@@ -474,7 +474,7 @@ describe("the tolerance means what users read (issue 12, item 3)", () => {
   });
 });
 
-describe("robust screen for outlier runs (issue 12, item 2)", () => {
+describe("robust screen for outlier runs", () => {
   const withOutlier = (runs: RunFile[], index: number, factor = 1.3) =>
     runs.map((run, i) => (i === index ? makeRunFile({ run: run.run, slowdown: factor }) : run));
 
@@ -536,7 +536,7 @@ describe("robust screen for outlier runs (issue 12, item 2)", () => {
   });
 });
 
-describe("gated metrics absent from the inputs (issue 12, item 5)", () => {
+describe("gated metrics absent from the inputs", () => {
   // `vllm bench serve` defaults: --metric-percentiles 99, so no p95 (test/metrics/vllm-fixtures.ts).
   const vllmRuns = (count: number, seed: number, ttft: number, completed: number) => {
     const random = seeded(seed);
@@ -584,7 +584,7 @@ describe("gated metrics absent from the inputs (issue 12, item 5)", () => {
   });
 });
 
-describe("runs that cannot decide stop early, with the real cause (issue 12, item 6)", () => {
+describe("runs that cannot decide stop early, with the real cause", () => {
   it("a stored baseline with under 2 usable runs: no candidate runs asked for", () => {
     const outcome = compare(
       records(noisyRuns(1, { seed: 401 }), "b"),

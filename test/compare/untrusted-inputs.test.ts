@@ -10,7 +10,7 @@ import { vllmResult } from "../metrics/vllm-fixtures.js";
 import { noisyRuns, writeResultsDir } from "./fixtures.js";
 
 /**
- * `compare` on inputs nobody vouched for (issue 13, items 10, 11, 14): duplicated runs, internally
+ * `compare` on inputs nobody vouched for: duplicated runs, internally
  * inconsistent result files, oversized inputs.
  */
 

@@ -44,14 +44,43 @@ const request = {
   targetInputTokens: 12,
   maxTokens: 4,
   prefixGroup: null,
+  firstAnswerTokenMs: null,
+  reasoningTokens: null,
+  answerTokens: null,
+  reasoningField: null,
+  toolCalls: [],
+  malformedToolCalls: 0,
   ok: true,
   outputTokens: 4,
 };
 
+/** Two requests reasoned first (two tokens, then the answer), one of them made a good and a malformed tool call. */
+const reasoned = { reasoningTokens: 2, answerTokens: 2, reasoningField: "reasoning" as const };
+
 /** Four successful requests (every latency phase has samples, one misses the TTFT objective) and one failure. */
 const records: RequestRecord[] = [
-  { ...request, index: 0, requestId: "a", sentMs: 0, chunksUs: [40000, 52000, 61000, 75000], endMs: 75 },
-  { ...request, index: 1, requestId: "b", sentMs: 4, chunksUs: [31000, 45000, 47000, 66000], endMs: 70 },
+  {
+    ...request,
+    ...reasoned,
+    index: 0,
+    requestId: "a",
+    sentMs: 0,
+    chunksUs: [40000, 52000, 61000, 75000],
+    endMs: 75,
+    firstAnswerTokenMs: 61,
+    toolCalls: [{ id: "call-1", name: "lookup", arguments: '{"q": 1}' }],
+    malformedToolCalls: 1,
+  },
+  {
+    ...request,
+    ...reasoned,
+    index: 1,
+    requestId: "b",
+    sentMs: 4,
+    chunksUs: [31000, 45000, 47000, 66000],
+    endMs: 70,
+    firstAnswerTokenMs: 47,
+  },
   { ...request, index: 2, requestId: "c", sentMs: 9, chunksUs: [27000, 29000, 58000, 61000], endMs: 70 },
   { ...request, index: 3, requestId: "d", sentMs: 12, chunksUs: [55000, 56000, 70000, 99000], endMs: 111 },
   {
@@ -126,7 +155,7 @@ describe("the metric catalogue", () => {
     expect(new Set(metricNames).size).toBe(metricNames.length);
     expect(Object.keys(metricSpecs)).toEqual([...metricNames]);
     for (const name of metricNames) expect(metricSpecs[name].name).toBe(name);
-    expect(metricNames).toHaveLength(latencyPhases.length * latencyStatistics.length + 5 + 5);
+    expect(metricNames).toHaveLength(latencyPhases.length * latencyStatistics.length + 7 + 5);
     expect(metricNames.slice(0, 7)).toEqual([
       "ttft_mean",
       "ttft_p50",
@@ -136,11 +165,13 @@ describe("the metric catalogue", () => {
       "ttft_p99_9",
       "tpot_mean",
     ]);
-    expect(metricNames.slice(-10, -5)).toEqual([
+    expect(metricNames.slice(-12, -5)).toEqual([
       "request_throughput",
       "output_throughput",
       "total_token_throughput",
       "request_goodput",
+      "reasoning_tokens_mean",
+      "malformed_tool_call_share",
       "error_rate",
     ]);
     expect(metricNames.slice(-5)).toEqual([...guardMetrics]);
@@ -228,6 +259,12 @@ describe("the metric catalogue", () => {
     expect(values.tpot_mean).toBe(run.latency.tpot.mean);
     expect(values.request_goodput).toBe(run.throughput.goodput);
     expect(values.error_rate).toBe(1 / 5);
+    // Requests a and b reasoned: their answers started at 61 and 47 ms, their answer gaps 14 and 19 ms.
+    expect(run.latency.answer_ttft).toMatchObject({ count: 2, mean: 54 });
+    expect(run.latency.answer_itl).toMatchObject({ count: 2, mean: 16.5 });
+    expect(values.reasoning_tokens_mean).toBe((2 + 2) / 4);
+    expect(values.malformed_tool_call_share).toBe(1 / 2);
+    expect(runFileMetrics({ ...run, answer: undefined }).malformed_tool_call_share).toBeNull();
     expect(runRecordFromRunFile(run, "run.json").metrics).toEqual(values);
   });
 
@@ -246,9 +283,15 @@ describe("the metric catalogue", () => {
     const withKeys: MetricName[] = [];
     for (const name of metricNames) {
       const { vllmKeys } = metricSpecs[name];
-      if (isGuardMetric(name)) {
-        // A vLLM result has no finish reasons or usage checks: the guards are not in it.
-        expect(fromVllm[name], name).toBeNull();
+      const source = metricSpecs[name].source.kind;
+      if (
+        isGuardMetric(name) ||
+        source === "reasoning-tokens" ||
+        source === "malformed-tool-calls" ||
+        (metricSpecs[name].source.kind === "latency" && vllmKeys.length === 0)
+      ) {
+        // A vLLM result has no finish reasons, usage checks, reasoning or tool calls: those are not in it.
+        expect(fromVllm[name] ?? null, name).toBeNull();
         continue;
       }
       for (const key of vllmKeys) expect(typeof parsed[key], `${name}: ${key}`).toBe("number");
@@ -257,6 +300,10 @@ describe("the metric catalogue", () => {
     }
     // Only the error rate is derived (from completed and failed) rather than stored under a key.
     expect(metricNames.filter((name) => !withKeys.includes(name) && !isGuardMetric(name))).toEqual([
+      ...latencyStatistics.map((statistic) => `answer_ttft_${statistic}`),
+      ...latencyStatistics.map((statistic) => `answer_itl_${statistic}`),
+      "reasoning_tokens_mean",
+      "malformed_tool_call_share",
       "error_rate",
     ]);
   });

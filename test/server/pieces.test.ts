@@ -171,7 +171,7 @@ describe("docker arguments", () => {
       "all",
       "--ipc=host",
       "--publish",
-      "8123:9000",
+      "127.0.0.1:8123:9000",
       "--volume",
       "/data/hf:/root/.cache/huggingface",
       "--env",

@@ -107,7 +107,7 @@ function metricDraft(
   const tolerance = toleranceFor(gate, metric);
   const runs = { baseline: base.length, candidate: cand.length };
   if (metricSpecs[metric].judged === "pooled-failures") {
-    return errorRateDraft(cell, metric, base, cand, gatedSet.has(metric), tolerance, gate.error_rate_limit);
+    return pooledCountDraft(cell, metric, base, cand, gatedSet.has(metric), tolerance, gate.error_rate_limit);
   }
   let b = metricValues(base, metric);
   let c = metricValues(cand, metric);
@@ -289,7 +289,8 @@ function metricValues(
   return { values, missing, nonPositive };
 }
 
-function errorRateDraft(
+/** A pooled count's draft (error_rate, malformed_tool_call_share); null when neither side has anything to count. */
+function pooledCountDraft(
   cell: string,
   metric: MetricName,
   base: readonly RunRecord[],
@@ -297,14 +298,28 @@ function errorRateDraft(
   gated: boolean,
   tolerance: number,
   limit: number,
-): Draft {
+): Draft | null {
+  // The pooled count: failed of all requests, or malformed of all tool calls.
+  const toolCalls = metricSpecs[metric].source.kind === "malformed-tool-calls";
+  const counts = (run: RunRecord) =>
+    toolCalls
+      ? {
+          failed: run.toolCalls?.malformed ?? 0,
+          total: (run.toolCalls?.wellFormed ?? 0) + (run.toolCalls?.malformed ?? 0),
+        }
+      : { failed: run.requests.failed, total: run.requests.total };
   const pool = (runs: readonly RunRecord[]) =>
     runs.reduce(
-      (acc, run) => ({ failed: acc.failed + run.requests.failed, total: acc.total + run.requests.total }),
+      (acc, run) => {
+        const count = counts(run);
+        return { failed: acc.failed + count.failed, total: acc.total + count.total };
+      },
       { failed: 0, total: 0 },
     );
   const b = pool(base);
   const c = pool(cand);
+  // No tool call on either side: nothing to judge (a workload without tools).
+  if (toolCalls && b.total === 0 && c.total === 0 && !gated) return null;
   const baseRate = b.total > 0 ? b.failed / b.total : null;
   const candRate = c.total > 0 ? c.failed / c.total : null;
   const pWorse = errorIncreaseP(b, c);
@@ -338,7 +353,7 @@ function errorRateDraft(
     crossCheck: null,
     variances: null,
   };
-  if (candRate !== null && candRate > limit) {
+  if (!toolCalls && candRate !== null && candRate > limit) {
     // A candidate that fails more requests than allowed cannot pass on latency: always blocking.
     draft.gated = true;
     draft.forced = "regression";
@@ -347,9 +362,10 @@ function errorRateDraft(
     );
   }
   if (b.total === 0 || c.total === 0) {
+    const what = toolCalls ? "tool calls" : "requests";
     draft.forced = "inconclusive";
-    draft.notes.push("no requests recorded on a side");
-    if (b.total === 0) draft.unfixable = `no baseline requests recorded in cell "${cell}"`;
+    draft.notes.push(`no ${what} recorded on a side`);
+    if (b.total === 0) draft.unfixable = `no baseline ${what} recorded in cell "${cell}"`;
   }
   return draft;
 }
