@@ -1,8 +1,8 @@
 import type { Config } from "../config/schema.js";
+import { selectCells } from "../config/select-cells.js";
 import { serverLifecycle } from "../config/server-kinds.js";
 import { serverStartSeconds, summarizeConfig } from "../config/summary.js";
 import { type DevicePlan, planDevices, type SideWork } from "../runner/device-plan.js";
-import { selectCells } from "../runner/run-cells.js";
 import type { ServerDevice } from "../server/types.js";
 import type { MeasureStep } from "./adaptive.js";
 

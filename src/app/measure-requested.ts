@@ -1,8 +1,8 @@
 import { dirname, join } from "node:path";
 import { type Config, isSearchedCell } from "../config/schema.js";
+import { selectCells } from "../config/select-cells.js";
 import { cutShortLine } from "../report/status.js";
 import type { ProgressSink } from "../runner/progress.js";
-import { selectCells } from "../runner/run-cells.js";
 import { providerForConfig } from "../server/index.js";
 import type { ServerProvider } from "../server/types.js";
 import type { MeasureRequest } from "./gate/dependencies.js";

@@ -8,9 +8,9 @@ import {
 } from "../compare/capacity.js";
 import { capacityMaxRuns } from "../config/capacity-summary.js";
 import { isSearchedCell } from "../config/schema.js";
+import { selectCells } from "../config/select-cells.js";
 import { type RunRecord, runRecordFromRunFile } from "../metrics/run-record.js";
 import { runFileSchema } from "../metrics/run-schema.js";
-import { selectCells } from "../runner/run-cells.js";
 import { nextSearchStep, type SearchSettings, type SearchStep } from "../stats/capacity-plan.js";
 import { InputError } from "../util/errors.js";
 import {

@@ -6,8 +6,6 @@ export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 
 export interface CliCommand {
   readonly name: string;
-  /** One line for the top-level usage. */
-  readonly summary: string;
   /** The full `--help` text. */
   readonly usage: string;
   run(argv: readonly string[], io: CliIo): Promise<number>;

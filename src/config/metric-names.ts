@@ -161,11 +161,13 @@ export type PlainTerms =
   | { kind: "amount"; noun: string }
   | { kind: "share"; noun: string };
 
+/** A metric's unit; "fraction" values are shown as percentages. */
+export type MetricUnit = "ms" | "req/s" | "tok/s" | "fraction" | "tokens";
+
 interface MetricFacts {
   label: string;
   plain: PlainTerms;
-  /** "fraction" values are shown as percentages. */
-  unit: "ms" | "req/s" | "tok/s" | "fraction" | "tokens";
+  unit: MetricUnit;
   format: "number" | "percent";
   higherIsBetter: boolean;
   source: MetricSource;

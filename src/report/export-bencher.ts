@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { VerdictFile } from "../compare/verdict-schema.js";
-import { metricSpecs } from "../config/metric-names.js";
+import { type MetricUnit, metricSpecs } from "../config/metric-names.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { finiteRunMetrics } from "./export-runs.js";
 
@@ -29,11 +29,13 @@ export const bencherReportSchema = z.record(
 
 export type BencherReport = z.infer<typeof bencherReportSchema>;
 
-const unitSlug: Record<string, string> = {
+/** Each unit's slug in a measure name; typed by the catalogue's units, so a new unit must name its slug. */
+const unitSlug: Record<MetricUnit, string> = {
   ms: "ms",
   "req/s": "req-s",
   "tok/s": "tok-s",
   fraction: "fraction",
+  tokens: "tokens",
 };
 
 export function bencherMeasure(metric: keyof typeof metricSpecs): string {

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { type ControlClient, createControlClient } from "../client/stream-client.js";
 import { type CellConfig, type Config, isFileBacked } from "../config/schema.js";
+import { selectCells } from "../config/select-cells.js";
 import type { ServerProvider, ServerSession } from "../server/types.js";
 import { InputError } from "../util/errors.js";
 import { calibrateTokenModel, checkPromptLengths } from "../workload/calibrate.js";
@@ -159,16 +160,6 @@ export interface RunOutput<Recorded> {
 
 export interface RunCellsResult<Recorded> {
   runs: RunOutput<Recorded>[];
-}
-
-export function selectCells(config: Config, names: readonly string[] | undefined): CellConfig[] {
-  if (!names || names.length === 0) return config.cells;
-  const known = config.cells.map((cell) => cell.name);
-  return names.map((name) => {
-    const cell = config.cells.find((candidate) => candidate.name === name);
-    if (!cell) throw new InputError(`--cells: no cell named "${name}"; the config has: ${known.join(", ")}`);
-    return cell;
-  });
 }
 
 /**

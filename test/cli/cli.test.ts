@@ -28,6 +28,10 @@ describe("vllm-perf-gate CLI", () => {
   });
 
   for (const command of commands) {
+    it(`${command.name} loads the command of its name`, async () => {
+      expect((await command.load()).name).toBe(command.name);
+    });
+
     it(`${command.name} --help prints its usage on stdout`, async () => {
       const result = await cli([command.name, "--help"]);
       expect(result.code).toBe(0);

@@ -1,28 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfigText } from "../../src/config/load.js";
-
-const validCell = `  - name: chat
-    dataset: { type: synthetic, input_tokens: 128, output_tokens: 64 }
-    load: { type: concurrency, concurrency: 4 }
-    size: { requests: 20 }
-`;
-const base = (
-  overrides: { server?: string; model?: string; cells?: string; extra?: string } = {},
-) => `version: 1
-server: ${overrides.server ?? "{ kind: sim }"}
-model: ${overrides.model ?? "{ name: sim-model }"}
-cells:
-${overrides.cells ?? validCell}${overrides.extra ?? ""}`;
-
-function problemsOf(text: string, env: Record<string, string> = {}): string[] {
-  try {
-    parseConfigText(text, "bad.yml", { env });
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as ConfigError).problems.map((problem) => `${problem.path}: ${problem.message}`);
-  }
-  throw new Error("expected the config to be rejected");
-}
+import { base, problemsOf, validCell } from "./config-text.js";
 
 /** Each entry: what the user wrote wrong, and the message they need to fix it. */
 const catalogue: { name: string; text: string; expected: RegExp[]; env?: Record<string, string> }[] = [
@@ -375,44 +353,4 @@ describe("what run cannot execute is refused by validate (configLimits, docs/con
       );
     });
   }
-});
-
-describe("many problems: the first ones listed, the rest counted, in linear time", () => {
-  it("50,000 unknown keys: one problem naming ten of them, a message of bounded size", () => {
-    const keys = Array.from({ length: 50_000 }, (_, index) => `k${index}: 1\n`).join("");
-    let error: ConfigError | undefined;
-    try {
-      parseConfigText(base({ extra: keys }), "bad.yml");
-    } catch (caught) {
-      error = caught as ConfigError;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    expect(error!.problems).toHaveLength(1);
-    expect(error!.message).toMatch(/and 49990 more unknown keys \(only the first 10 are listed\)$/);
-    expect(error!.message.length).toBeLessThan(3_000);
-  });
-
-  it("50,000 bad values: 50 problems listed and a count of the rest", () => {
-    const args = Array.from({ length: 50_000 }, () => "1").join(", ");
-    let error: ConfigError | undefined;
-    try {
-      parseConfigText(base({ server: `{ kind: sim, args: [${args}] }` }), "bad.yml");
-    } catch (caught) {
-      error = caught as ConfigError;
-    }
-    expect(error!.problems).toHaveLength(50_000);
-    const lines = error!.message.split("\n");
-    expect(lines).toHaveLength(1 + 50 + 1);
-    expect(lines.at(-1)).toBe("  ... and 49950 more problems (only the first 50 are listed)");
-  });
-
-  it("50,000 unknown keys of a record: ten named, the rest counted", () => {
-    const keys = Array.from({ length: 50_000 }, (_, index) => `    m${index}: 0.1\n`).join("");
-    const problems = problemsOf(base({ extra: `gate:\n  metric_tolerance:\n${keys}` }));
-    expect(problems).toEqual([
-      expect.stringMatching(
-        /^gate\.metric_tolerance: unknown keys "m0", .*, "m9" and 49990 more \(only the first 10 are listed\)$/,
-      ),
-    ]);
-  });
 });

@@ -189,7 +189,7 @@ describe("terminal interval bars", () => {
 });
 
 describe("chart building blocks", () => {
-  it("builds Vega-Lite specs that compile without a warning, with the data inline and no URL to load", () => {
+  it("builds Vega-Lite specs that compile without a warning, with the data inline and no URL to load", async () => {
     const { verdict } = outcome(["chat"], 1.6);
     const checks = verdict.comparisons.filter((c) => c.gated);
     const samples: RunSamples = {
@@ -223,7 +223,7 @@ describe("chart building blocks", () => {
       timelineSpec("chat", timelineOf({ ...samples, scrapes: [] })),
     ];
     for (const spec of specs) {
-      expect(specWarnings(spec)).toEqual([]);
+      expect(await specWarnings(spec)).toEqual([]);
       expect(JSON.stringify(spec)).not.toMatch(/"url"/);
     }
   });

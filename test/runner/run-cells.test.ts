@@ -143,7 +143,18 @@ describe("runCells against a loopback server", () => {
   });
 
   it("marks a run cut short when the server dies, keeping what was measured", async () => {
-    server = await startFakeServer({ behaviour: () => ({ kind: "ok", tokens: 20, itlMs: 10 }) });
+    // The server dies when it is asked for its 12th completion: at concurrency 2, earlier requests were
+    // answered by then (event order: a timer could fire before a loaded machine sent a request).
+    let die: () => void = () => {};
+    const died = new Promise<void>((resolve) => {
+      die = resolve;
+    });
+    server = await startFakeServer({
+      behaviour: (_body, index) => {
+        if (index === 11) die();
+        return { kind: "ok", tokens: 20, itlMs: 10 };
+      },
+    });
     dir = mkdtempSync(join(tmpdir(), "vpg-run-"));
     const config = testConfig([
       {
@@ -160,12 +171,10 @@ describe("runCells against a loopback server", () => {
       lifecycle: "per-cell",
       async start(context) {
         const session = await inner.start(context);
-        const exited = new Promise<{ reason: string }>((resolve) =>
-          setTimeout(() => {
-            void live.close();
-            resolve({ reason: "process exited with code 137" });
-          }, 700),
-        );
+        const exited = died.then(async () => {
+          await live.close();
+          return { reason: "process exited with code 137" };
+        });
         return { ...session, fingerprint: () => session.fingerprint(), stop: () => session.stop(), exited };
       },
     };

@@ -33,7 +33,6 @@ Exit codes: 0 written, 1 the measuring failed, 2 invalid input, 130/143 interrup
 
 export const calibrateCommand: CliCommand = {
   name: "calibrate",
-  summary: "A/A-calibrate this runner: noise, drift, what the gate can catch, false blocks",
   usage,
   async run(argv, io) {
     const args = parseCommandArgs(argv, {

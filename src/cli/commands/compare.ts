@@ -128,7 +128,6 @@ function inputLimitsFrom(args: Parameters<typeof stringOption>[0]): InputLimits 
 
 export const compareCommand: CliCommand = {
   name: "compare",
-  summary: "compare candidate runs against a baseline and decide the gate",
   usage,
   async run(argv, io) {
     const args = parseCommandArgs(expandListFlags(argv), {

@@ -32,7 +32,6 @@ by SIGINT/SIGTERM (the simulators are stopped; a second signal kills them and ex
 
 export const demoCommand: CliCommand = {
   name: "demo",
-  summary: "see the gate work on this machine: simulated baseline vs candidate, verdict",
   usage,
   async run(argv, io) {
     const args = parseCommandArgs(argv, {

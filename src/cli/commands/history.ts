@@ -26,7 +26,6 @@ is refused naming the line and field (exit 2).
 
 export const historyCommand: CliCommand = {
   name: "history",
-  summary: "print a cell/metric series of main's history with its change points; export it",
   usage,
   async run(argv, io) {
     const args = parseCommandArgs(

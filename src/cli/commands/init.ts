@@ -27,7 +27,6 @@ function shippedSchemaPath(): string | undefined {
 
 export const initCommand: CliCommand = {
   name: "init",
-  summary: "write a commented starter config from a preset",
   usage: `Usage: vllm-perf-gate init [--preset NAME] [--server KIND] [--out FILE] [--force]
 
 Writes a commented starter config.

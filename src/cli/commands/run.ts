@@ -3,8 +3,8 @@ import { firstRunsIn, type RunOutput, runCells } from "../../app/run-cells.js";
 import { parseRunFormats, writeRunExports } from "../../app/run-exports.js";
 import { runSweepCells } from "../../app/run-sweep.js";
 import { loadConfig } from "../../config/load.js";
+import { selectCells } from "../../config/select-cells.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
-import { selectCells } from "../../runner/run-cells.js";
 import { baseUrlApiKey, baseUrlProvider } from "../../server/base-url.js";
 import { providerForConfig } from "../../server/index.js";
 import { collectJobSecrets } from "../../server/secrets.js";
@@ -67,7 +67,6 @@ Exit codes: 0 all runs measured (failed requests are data, see run.json), 1 a ru
 
 export const runCommand: CliCommand = {
   name: "run",
-  summary: "run the config's cells N times against a server and write the measurements",
   usage,
   async run(argv, io) {
     const args = parseCommandArgs(argv, {
@@ -233,8 +232,8 @@ export const runCommand: CliCommand = {
         );
         return interruption.exitCode()!;
       }
-      if (error instanceof Error && error.name === "ServerStartError")
-        throw new FailureError(redact(error.message));
+      // A server that would not start is a ServerStartError, a FailureError: exit 1 with its message,
+      // redacted in place (the class is kept).
       throw redactedError(error, redact);
     } finally {
       await managed?.stopAll();

@@ -122,7 +122,6 @@ function engineOverrides(
 
 export const simCommand: CliCommand = {
   name: "sim",
-  summary: "run the vLLM-compatible serving simulator",
   usage,
   async run(argv, io) {
     const args = parseCommandArgs(argv, options, { allowPositionals: true });

@@ -13,7 +13,6 @@ import { type CliCommand, integerOption, parseCommandArgs, stringOption } from "
 
 export const validateCommand: CliCommand = {
   name: "validate",
-  summary: "check a config file and print what it will run",
   usage: `Usage: vllm-perf-gate validate [--config FILE] [--json]
 
 Reads the config, checks it against the schema and prints a normalised summary: cells, load,

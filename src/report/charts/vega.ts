@@ -1,6 +1,15 @@
-import { parse, resetSVGDefIds, View } from "vega";
-import { compile, type TopLevelSpec } from "vega-lite";
+import type { TopLevelSpec } from "vega-lite";
 import { escapeHtml } from "../escape.js";
+
+/**
+ * Vega and Vega-Lite (about 4 MB of the bundle) are loaded on the first chart drawn, not with the
+ * module: a command that draws no chart (`--version`, `validate`, `run`) never parses them.
+ */
+let libraries: Promise<[typeof import("vega"), typeof import("vega-lite")]> | null = null;
+function chartLibraries(): Promise<[typeof import("vega"), typeof import("vega-lite")]> {
+  libraries ??= Promise.all([import("vega"), import("vega-lite")]);
+  return libraries;
+}
 
 /**
  * Renders a Vega-Lite spec to a static SVG string with Vega's headless renderer (`renderer: "none"`:
@@ -45,6 +54,7 @@ export const sideColors = { baseline: "#4c78a8", candidate: "#f58518" } as const
 export async function renderVegaLite(spec: TopLevelSpec, standalone: boolean): Promise<string> {
   // Quiet: compare --format html prints the page on stdout, and a warning is a spec bug the chart
   // tests catch through `specWarnings`, not something a user can act on.
+  const [{ parse, resetSVGDefIds, View }, { compile }] = await chartLibraries();
   const { spec: vegaSpec } = compile(spec, { logger: collectingLogger([]) as never });
   resetSVGDefIds();
   const view = new View(parse(vegaSpec), { renderer: "none", logLevel: 0 });
@@ -97,7 +107,8 @@ function collectingLogger(into: string[]) {
 }
 
 /** What Vega-Lite warns about when compiling `spec` (empty for every spec we build; tests check). */
-export function specWarnings(spec: TopLevelSpec): string[] {
+export async function specWarnings(spec: TopLevelSpec): Promise<string[]> {
+  const [, { compile }] = await chartLibraries();
   const warnings: string[] = [];
   compile(spec, { logger: collectingLogger(warnings) as never });
   return warnings;
