@@ -18,6 +18,20 @@ export interface Ticket {
    * own timeline, where the real-time schedule would have had it. 0 (or absent) on real time.
    */
   elidedMs?: number;
+  /** A session's turn (session datasets, docs/workloads.md): which session, which turn, of how many. */
+  session?: SessionPosition;
+}
+
+/**
+ * Where a request is in its session: `index` the session, `turn` its turn (0-based: the context depth in
+ * turns), `turns` the turns the session has, `toolRound` 0 for the user's message and r for the r-th
+ * mocked tool result answering the turn's tool calls.
+ */
+export interface SessionPosition {
+  index: number;
+  turn: number;
+  turns: number;
+  toolRound: number;
 }
 
 /**
@@ -31,7 +45,10 @@ export interface IdleElision {
   settleMs: number;
 }
 
-/** Sends one request and resolves with the time its response ended (the next closed-loop request's schedule). */
+/**
+ * Sends one request (or, for a session dataset, one session: its turns one after the other) and resolves
+ * with the time its response ended (the next closed-loop request's schedule).
+ */
 export type SendFn = (ticket: Ticket) => Promise<number>;
 
 export interface DispatchResult {
