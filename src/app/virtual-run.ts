@@ -108,6 +108,15 @@ export async function runCellVirtually(options: VirtualRunOptions): Promise<Virt
       completionTokens: outcome.tokenTimes.length,
       cachedTokens: outcome.cachedPromptTokens,
       finishReason: outcome.finishReason ?? null,
+      // The engine streams tokens, not the HTTP layer's reasoning or tool calls: every token is answer.
+      answer: {
+        firstAnswerChunk: outcome.tokenTimes.length > 0 ? 0 : null,
+        reasoningField: null,
+        reasoningChunkTokens: 0,
+        reportedReasoningTokens: null,
+        toolCalls: [],
+        malformedToolCalls: 0,
+      },
     };
     records.push(toRecord("measure", ticket, streamed, request, origin, cell.name, runIndex));
     lastEnd = Math.max(lastEnd, endAt + (ticket.elidedMs ?? 0));
@@ -136,6 +145,7 @@ export async function runCellVirtually(options: VirtualRunOptions): Promise<Virt
               targetInputTokens: turn.targetMessageTokens,
               prefixGroup: turn.prefixGroup,
             })),
+            // The engine answers in tokens: tool calls are the HTTP layer's (sim/active-request.ts).
             toolCalls: [],
           }),
         });

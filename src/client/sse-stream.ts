@@ -9,6 +9,17 @@
  * kept with its scan state, so a long line costs linear time, up to sseEventLimitBytes.
  */
 
+import {
+  type AnswerSummary,
+  chunkCarriesAnswer,
+  chunkCarriesReasoning,
+  chunkCarriesToolCalls,
+  chunkKindOf,
+  classifyChunk,
+  type ReasoningField,
+  reasoningFieldOf,
+  ToolCallAssembler,
+} from "./answer-stream.js";
 import type { OutputCapture } from "./output-capture.js";
 
 const LF = 10;
@@ -31,6 +42,8 @@ export interface StreamUsage {
   promptTokens: number | null;
   completionTokens: number | null;
   cachedTokens: number | null;
+  /** usage.completion_tokens_details.reasoning_tokens. */
+  reasoningTokens: number | null;
 }
 
 export class CompletionStreamReader {
@@ -73,6 +86,17 @@ export class CompletionStreamReader {
   /** The last chunk that validated as JSON: its bytes before and after its text (see isJsonChunk). */
   private validBeforeString: DataView | null = null;
   private validAfterString: DataView | null = null;
+  /** What that chunk carried (classifyChunk) and whether its text was empty: a match with a text as empty carries the same. */
+  private validClassified = 0;
+  private validTextEmpty = false;
+  /** Set by validateChunk when it remembered the chunk; by matchesValidChunk: whether the matched text is empty. */
+  private rememberedTextEmpty: boolean | null = null;
+  private matchedTextEmpty = false;
+  /** The answer's parts (answer-stream.ts). */
+  private firstAnswerChunk = -1;
+  private reasoningFieldSeen: ReasoningField | null = null;
+  private reasoningChunkTokens = 0;
+  private tools: ToolCallAssembler | null = null;
   /** A DataView of the buffer being scanned, for sameBytes (made once per network read). */
   private view: DataView | null = null;
   private viewOf: Buffer | null = null;
@@ -284,7 +308,12 @@ export class CompletionStreamReader {
     if (first === OPEN_BRACE) {
       // The usual chunk: the last valid choices chunk's bytes around a new text (no key search needed).
       if (this.matchesValidChunk(buffer, start, end)) {
-        this.choicesChunk(buffer, start, end, now);
+        // Same bytes around a text as empty (or not) as the remembered chunk's: it carries the same.
+        const classified =
+          this.matchedTextEmpty === this.validTextEmpty
+            ? this.validClassified
+            : classifyChunk(buffer, start, end);
+        this.choicesChunk(buffer, start, end, now, classified);
         return;
       }
       const key = buffer.indexOf(CHOICES_KEY, start);
@@ -296,8 +325,14 @@ export class CompletionStreamReader {
           while (buffer[cursor] === SPACE) cursor++;
           if (buffer[cursor] !== CLOSE_BRACKET) {
             // Counted as a token only when the whole event is JSON (checked without building it).
+            this.rememberedTextEmpty = null;
             if (this.validateChunk(buffer, start, key + CHOICES_KEY.length, end)) {
-              this.choicesChunk(buffer, start, end, now);
+              const classified = classifyChunk(buffer, start, end);
+              if (this.rememberedTextEmpty !== null) {
+                this.validClassified = classified;
+                this.validTextEmpty = this.rememberedTextEmpty;
+              }
+              this.choicesChunk(buffer, start, end, now, classified);
             } else {
               this.malformed ??= `event is not JSON: ${truncate(buffer.toString("utf8", start, end))}`;
             }
@@ -335,6 +370,7 @@ export class CompletionStreamReader {
     const view = this.view!;
     if (!sameBytes(view, start, before)) return false;
     const stringEnd = jsonStringEnd(buffer, stringStart, end);
+    this.matchedTextEmpty = stringEnd === stringStart + 2;
     return stringEnd > 0 && end - stringEnd === after.byteLength && sameBytes(view, stringEnd, after);
   }
 
@@ -353,11 +389,12 @@ export class CompletionStreamReader {
     if (stringStart - start <= maxRememberedBytes && end - stringEnd <= maxRememberedBytes) {
       this.validBeforeString = copyView(buffer, start, stringStart);
       this.validAfterString = copyView(buffer, stringEnd, end);
+      this.rememberedTextEmpty = stringEnd === stringStart + 2;
     }
     return true;
   }
 
-  private choicesChunk(buffer: Buffer, start: number, end: number, now: number): void {
+  private choicesChunk(buffer: Buffer, start: number, end: number, now: number, classified: number): void {
     if (this.count === this.times.length) {
       const grown = new Float64Array(this.times.length * 2);
       grown.set(this.times);
@@ -368,19 +405,42 @@ export class CompletionStreamReader {
     this.lastChoices = buffer;
     this.lastChoicesStart = start;
     this.lastChoicesEnd = end;
-    if (this.perChunkUsage) {
-      const key = buffer.lastIndexOf(COMPLETION_TOKENS_KEY, end);
-      if (key >= start) {
-        const cumulative = readInteger(buffer, key + COMPLETION_TOKENS_KEY.length, end);
-        if (cumulative !== null) {
-          this.chunkTokens ??= new Array<number>(this.count - 1).fill(0);
-          this.chunkTokens.push(cumulative - this.previousCumulativeTokens);
-          this.previousCumulativeTokens = cumulative;
-          return;
-        }
-      }
-      this.chunkTokens?.push(0);
+    const kind = chunkKindOf(classified);
+    if (kind >= chunkCarriesAnswer && this.firstAnswerChunk < 0) this.firstAnswerChunk = this.count - 1;
+    if (kind === chunkCarriesToolCalls) {
+      this.tools ??= new ToolCallAssembler();
+      this.tools.add(buffer.toString("utf8", start, end));
     }
+    if (classified !== kind) this.reasoningFieldSeen ??= reasoningFieldOf(classified);
+    let tokens = 1;
+    if (this.perChunkUsage) {
+      tokens = 0;
+      const key = buffer.lastIndexOf(COMPLETION_TOKENS_KEY, end);
+      const cumulative = key >= start ? readInteger(buffer, key + COMPLETION_TOKENS_KEY.length, end) : null;
+      if (cumulative !== null) {
+        this.chunkTokens ??= new Array<number>(this.count - 1).fill(0);
+        tokens = cumulative - this.previousCumulativeTokens;
+        this.chunkTokens.push(tokens);
+        this.previousCumulativeTokens = cumulative;
+      } else {
+        this.chunkTokens?.push(0);
+        tokens = this.chunkTokens === null ? 1 : 0;
+      }
+    }
+    if (kind === chunkCarriesReasoning) this.reasoningChunkTokens += Math.max(0, tokens);
+  }
+
+  /** The answer's parts so far: first answer chunk, reasoning field and tokens, tool calls. */
+  answer(): AnswerSummary {
+    const tools = this.tools?.result() ?? { toolCalls: [], malformed: 0 };
+    return {
+      firstAnswerChunk: this.firstAnswerChunk < 0 ? null : this.firstAnswerChunk,
+      reasoningField: this.reasoningFieldSeen,
+      reasoningChunkTokens: this.reasoningChunkTokens,
+      reportedReasoningTokens: this.usage?.reasoningTokens ?? null,
+      toolCalls: tools.toolCalls,
+      malformedToolCalls: tools.malformed,
+    };
   }
 
   /** Rare events: usage-only chunks, errors, anything not in vLLM's usual shape. */
@@ -404,16 +464,18 @@ export class CompletionStreamReader {
     const usage = event.usage as Record<string, unknown> | null | undefined;
     if (usage && typeof usage === "object") {
       const details = usage.prompt_tokens_details as Record<string, unknown> | null | undefined;
+      const completionDetails = usage.completion_tokens_details as Record<string, unknown> | null | undefined;
       this.usage = {
         promptTokens: numberOrNull(usage.prompt_tokens),
         completionTokens: numberOrNull(usage.completion_tokens),
         cachedTokens: numberOrNull(details?.cached_tokens),
+        reasoningTokens: numberOrNull(completionDetails?.reasoning_tokens),
       };
     }
     const choices = event.choices;
     if (Array.isArray(choices) && choices.length > 0) {
       const buffer = Buffer.from(json);
-      this.choicesChunk(buffer, 0, buffer.length, now);
+      this.choicesChunk(buffer, 0, buffer.length, now, classifyChunk(buffer, 0, buffer.length));
     }
   }
 

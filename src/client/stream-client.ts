@@ -1,6 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { performance } from "node:perf_hooks";
 import { Agent, type Dispatcher, Pool } from "undici";
+import type { AnswerSummary } from "./answer-stream.js";
 import { classifyTransportError, describeTransportError, type ErrorKind } from "./errors.js";
 import { type CapturedOutput, OutputCapture } from "./output-capture.js";
 import { CompletionStreamReader } from "./sse-stream.js";
@@ -45,6 +46,8 @@ export interface StreamOutcome {
   completionTokens: number | null;
   cachedTokens: number | null;
   finishReason: string | null;
+  /** What the chunks carried: where the answer started, reasoning, tool calls (answer-stream.ts). */
+  answer: AnswerSummary;
   /** The output, when the request asked to keep it (a quality cell, docs/quality.md). */
   output?: CapturedOutput;
 }
@@ -184,6 +187,7 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
           completionTokens: reader.usage?.completionTokens ?? null,
           cachedTokens: reader.usage?.cachedTokens ?? null,
           finishReason: reader.finishReason(),
+          answer: reader.answer(),
         });
 
       const stopWith = (kind: ErrorKind, message: string) => {
@@ -291,6 +295,7 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
             completionTokens: reader.usage?.completionTokens ?? null,
             cachedTokens: reader.usage?.cachedTokens ?? null,
             finishReason,
+            answer: reader.answer(),
           });
         },
         onResponseError(_controller, error) {

@@ -144,11 +144,17 @@ export function phaseSender(
             targetInputTokens: turn.targetMessageTokens,
             maxTokens: turn.maxTokens,
             prefixGroup: turn.prefixGroup,
+            ...(turn.tools !== null ? { tools: turn.tools } : {}),
           },
           phase,
         );
         const outcome = await sendRequest(turn.ticket, body);
-        return { endAt: outcome.endAt, ok: outcome.ok, text: outcome.output?.text ?? "", toolCalls: [] };
+        return {
+          endAt: outcome.endAt,
+          ok: outcome.ok,
+          text: outcome.output?.text ?? "",
+          toolCalls: outcome.answer.toolCalls,
+        };
       },
     }).then((endAt) => ({ endAt }));
   return { send, tally };

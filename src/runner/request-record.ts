@@ -141,6 +141,9 @@ export function toRecord(
   origin -= elided;
   const sent = outcome.sentAt;
   const usage = checkUsage(outcome, request.maxTokens * (request.choices ?? 1));
+  const chunksUs = outcome.chunkTimes.map((time) => Math.max(0, Math.round((time - sent) * 1000)));
+  const answer = outcome.answer;
+  const reasoningTokens = reasoningTokensOf(answer, usage.outputTokens);
   return {
     v: requestRecordSchemaVersion,
     index: ticket.index,
@@ -153,7 +156,7 @@ export function toRecord(
     sentMs: round3(sent - origin),
     socketMs: outcome.onSocketAt === null ? null : round3(outcome.onSocketAt - sent),
     headersMs: outcome.headersAt === null ? null : round3(outcome.headersAt - sent),
-    chunksUs: outcome.chunkTimes.map((time) => Math.max(0, Math.round((time - sent) * 1000))),
+    chunksUs,
     chunkTokens: usage.chunkTokens,
     endMs: round3(outcome.endAt - origin),
     ok: outcome.ok,
@@ -165,6 +168,13 @@ export function toRecord(
     outputTokens: usage.outputTokens,
     outputTokensSource: usage.source,
     cachedTokens: usage.cachedTokens,
+    firstAnswerTokenMs: answer.firstAnswerChunk === null ? null : chunksUs[answer.firstAnswerChunk]! / 1000,
+    reasoningTokens,
+    answerTokens:
+      usage.outputTokens === null || reasoningTokens === null ? null : usage.outputTokens - reasoningTokens,
+    reasoningField: answer.reasoningField,
+    toolCalls: answer.toolCalls,
+    malformedToolCalls: answer.malformedToolCalls,
     targetInputTokens: request.targetInputTokens,
     maxTokens: request.maxTokens,
     prefixGroup: request.prefixGroup,
@@ -174,6 +184,17 @@ export function toRecord(
     ...(usage.issue !== null ? { usageIssue: usage.issue } : {}),
     ...(elided > 0 ? { elidedMs: round3(elided) } : {}),
   };
+}
+
+/**
+ * The reasoning tokens of a response: the server's usage.completion_tokens_details.reasoning_tokens when
+ * it is a count, else the tokens of the chunks that carried only reasoning; never more than the output.
+ */
+function reasoningTokensOf(answer: StreamOutcome["answer"], outputTokens: number | null): number | null {
+  if (outputTokens === null) return null;
+  const reported = answer.reportedReasoningTokens;
+  const tokens = isCount(reported) ? reported : answer.reasoningChunkTokens;
+  return Math.min(tokens, outputTokens);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { reasoningFields, type ToolCall } from "../client/answer-stream.js";
 
 /**
  * One line of `requests.jsonl` (measured requests) or `warmup.jsonl`. Times are milliseconds on the run's
@@ -22,6 +23,13 @@ export const usageIssueKinds = [
 export type UsageIssueKind = (typeof usageIssueKinds)[number];
 
 const ms = z.number();
+
+/** One well-formed tool call the answer made, assembled from its `delta.tool_calls` (arguments as streamed). */
+export const toolCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+}) satisfies z.ZodType<ToolCall>;
 
 export const requestRecordSchema = z.object({
   v: z.literal(requestRecordSchemaVersion),
@@ -62,7 +70,27 @@ export const requestRecordSchema = z.object({
   /** usage.completion_tokens; when the server sent no usage, the number of chunks (noted in the run). */
   outputTokens: z.number().int().nonnegative().nullable(),
   outputTokensSource: z.enum(["usage", "chunks"]).nullable(),
+  /** usage.prompt_tokens_details.cached_tokens (prompt tokens served from the prefix cache); null if not sent. */
   cachedTokens: z.number().int().nonnegative().nullable(),
+  /**
+   * When the first answer token arrived (ms after sentMs): the first chunk with content, text or tool
+   * calls, after any reasoning. TTFT (the first chunk of any kind) is chunksUs[0]; null without an answer
+   * chunk. The answer's ITL is the gaps between the chunks from this one on.
+   */
+  firstAnswerTokenMs: ms.nullable().default(null),
+  /**
+   * Reasoning tokens: usage.completion_tokens_details.reasoning_tokens when the server sent it, otherwise
+   * the tokens of the chunks that carried only reasoning; 0 when nothing was reasoning; null without output.
+   */
+  reasoningTokens: z.number().int().nonnegative().nullable().default(null),
+  /** outputTokens minus reasoningTokens; null without output. */
+  answerTokens: z.number().int().nonnegative().nullable().default(null),
+  /** Which delta field carried the reasoning (the first seen); null when none did. */
+  reasoningField: z.enum(reasoningFields).nullable().default(null),
+  /** The well-formed tool calls of the answer, in their stream order. */
+  toolCalls: z.array(toolCallSchema).default([]),
+  /** Tool calls that could not be assembled (no id or name, arguments not a JSON object, a broken delta). */
+  malformedToolCalls: z.number().int().nonnegative().default(0),
   targetInputTokens: z.number().int().nullable(),
   maxTokens: z.number().int(),
   prefixGroup: z.number().int().nullable(),

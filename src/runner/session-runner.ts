@@ -1,37 +1,29 @@
+import type { ToolCall } from "../client/answer-stream.js";
 import type { ScheduleClock } from "../util/clock.js";
-import {
-  Conversation,
-  maxToolRoundsPerTurn,
-  type SessionMessage,
-  type SessionScript,
-} from "../workload/sessions.js";
+import type { ChatMessage, ToolDefinition } from "../workload/dataset-file.js";
+import { Conversation, maxToolRoundsPerTurn, type SessionScript } from "../workload/sessions.js";
 import type { Ticket } from "./dispatch.js";
-
-/** A tool call of an answer, as the client parsed it from `delta.tool_calls`. */
-export interface AnsweredToolCall {
-  id: string;
-  name: string;
-  arguments: string;
-}
 
 /** What a turn's answer gives the session: when it ended, and what to put in the conversation. */
 export interface TurnAnswer {
   endAt: number;
   ok: boolean;
   text: string;
-  toolCalls: readonly AnsweredToolCall[];
+  /** The answer's tool calls, as the client assembled them from `delta.tool_calls`. */
+  toolCalls: readonly ToolCall[];
 }
 
 /** One request of a session: its ticket (with its place in the session) and what it asks. */
 export interface TurnRequest {
   ticket: Ticket & { session: NonNullable<Ticket["session"]> };
-  messages: SessionMessage[];
+  messages: ChatMessage[];
   maxTokens: number;
   /** Tokens asked for the new message plus the system prompt on the first turn (generated sessions). */
   targetMessageTokens: number | null;
   /** 0 when the session starts with the common system prompt (a shared prefix), else null. */
   prefixGroup: number | null;
-  tools: readonly string[] | null;
+  /** The tools the request declares (a session with tools), else null. */
+  tools: ToolDefinition[] | null;
 }
 
 /**
@@ -58,7 +50,7 @@ export async function runSession(options: {
   const request = (
     turn: number,
     toolRound: number,
-    messages: SessionMessage[],
+    messages: ChatMessage[],
     scheduledAt: number,
     first: boolean,
   ): TurnRequest => {
@@ -81,7 +73,7 @@ export async function runSession(options: {
           ? null
           : planned.messageTokens + (turn === 0 ? (script.systemTokens ?? 0) : 0),
       prefixGroup: script.sharedSystem ? 0 : null,
-      tools: script.tools?.names ?? null,
+      tools: script.tools?.definitions ?? null,
     };
   };
   for (let turn = 0; turn < turns; turn++) {

@@ -6,9 +6,22 @@ import { InputError } from "../util/errors.js";
 import { ScorerError, scoreAnswer } from "./task-score.js";
 import type { Task } from "./tasks.js";
 
+/**
+ * One chat message as the request carries it. An assistant turn that called tools carries them as
+ * `tool_calls` (arguments the raw JSON text the server streamed); a tool result names its call by
+ * `tool_call_id` (the OpenAI chat API's shapes, which vLLM's protocol.py accepts).
+ */
 export interface ChatMessage {
   role: string;
   content: string;
+  tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+}
+
+/** A tool a chat request declares (`tools` of the OpenAI chat API): a function with a JSON Schema. */
+export interface ToolDefinition {
+  type: "function";
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
 }
 
 /** One usable entry of a dataset file: a prompt (text or messages) and, when the file says, an answer length. */

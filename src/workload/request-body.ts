@@ -28,8 +28,10 @@ export interface BodyOptions {
 export function buildRequestBody(request: WorkloadRequest, options: BodyOptions): Record<string, unknown> {
   const sampling = options.sampling;
   const body: Record<string, unknown> = { model: options.model };
-  if (request.messages !== null) body.messages = request.messages;
-  else body.prompt = request.prompt ?? "";
+  if (request.messages !== null) {
+    body.messages = request.messages;
+    if (request.tools !== undefined && request.tools.length > 0) body.tools = request.tools;
+  } else body.prompt = request.prompt ?? "";
   body.max_tokens = request.maxTokens;
   body.stream = true;
   body.stream_options = { include_usage: true };

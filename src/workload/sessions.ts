@@ -1,6 +1,6 @@
 import type { CellConfig, SessionDatasetConfig } from "../config/schema.js";
 import { createRng } from "../util/random.js";
-import type { ChatMessage, DatasetFile, FileSession } from "./dataset-file.js";
+import type { ChatMessage, DatasetFile, FileSession, ToolDefinition } from "./dataset-file.js";
 import { drawDelayMs } from "./delays.js";
 import { drawLength } from "./lengths.js";
 import { randomWords, shuffledIndexes } from "./text.js";
@@ -27,6 +27,8 @@ export interface SessionTurn {
 
 export interface SessionTools {
   names: readonly string[];
+  /** The `tools` every request of the session declares. */
+  definitions: ToolDefinition[];
   /** The mocked tool's latency for round `round` of turn `turn` (seeded). */
   latencyMs(turn: number, round: number): number;
   /** The mocked result's text for call `call` of round `round` of turn `turn` (seeded). */
@@ -120,6 +122,7 @@ export function sessionSource(
                 ? null
                 : {
                     names: tools.names,
+                    definitions: sessionToolDefinitions(tools.names),
                     latencyMs: (turn, round) =>
                       drawDelayMs(
                         tools.latency_s,
@@ -256,10 +259,23 @@ export function traceArrivals(sessions: readonly FileSession[], count: number): 
   );
 }
 
-/** A chat message of a session: a user or system message, an answer (with its tool calls), a tool result. */
-export interface SessionMessage extends ChatMessage {
-  tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[];
-  tool_call_id?: string;
+/**
+ * The tools a session's requests declare: each a function of one string argument (the mocked tool's
+ * result does not depend on it), in the OpenAI chat API's `tools` shape.
+ */
+export function sessionToolDefinitions(names: readonly string[]): ToolDefinition[] {
+  return names.map((name) => ({
+    type: "function",
+    function: {
+      name,
+      description: `The benchmark's mocked ${name} tool: returns a seeded text.`,
+      parameters: {
+        type: "object",
+        properties: { input: { type: "string" } },
+        required: ["input"],
+      },
+    },
+  }));
 }
 
 /**
@@ -267,14 +283,14 @@ export interface SessionMessage extends ChatMessage {
  * and the new one (the server's answers as it gave them), or, for a trace, the turn's prompt as given.
  */
 export class Conversation {
-  private readonly history: SessionMessage[] = [];
+  private readonly history: ChatMessage[] = [];
 
   constructor(private readonly script: SessionScript) {
     if (script.system !== null) this.history.push({ role: "system", content: script.system });
   }
 
   /** The messages of turn `turn`'s request (the new message appended to the conversation). */
-  ask(turn: number): SessionMessage[] {
+  ask(turn: number): ChatMessage[] {
     const content = this.script.turns[turn]!.content;
     if (this.script.context === "as-given") {
       this.history.length = 0;
@@ -286,7 +302,7 @@ export class Conversation {
 
   /** The server's answer (its text, and its tool calls when it called tools). */
   answer(text: string, toolCalls: readonly { id: string; name: string; arguments: string }[] = []): void {
-    const message: SessionMessage = { role: "assistant", content: text };
+    const message: ChatMessage = { role: "assistant", content: text };
     if (toolCalls.length > 0)
       message.tool_calls = toolCalls.map((call) => ({
         id: call.id,
@@ -297,7 +313,7 @@ export class Conversation {
   }
 
   /** The mocked tool results answering the last tool calls; returns the next request's messages. */
-  toolResults(results: readonly { id: string; content: string }[]): SessionMessage[] {
+  toolResults(results: readonly { id: string; content: string }[]): ChatMessage[] {
     for (const result of results)
       this.history.push({ role: "tool", tool_call_id: result.id, content: result.content });
     return [...this.history];

@@ -1,6 +1,6 @@
 import type { CellConfig, LengthConfig } from "../config/schema.js";
 import { createRng, type Rng } from "../util/random.js";
-import type { ChatMessage, DatasetEntry, DatasetFile } from "./dataset-file.js";
+import type { ChatMessage, DatasetEntry, DatasetFile, ToolDefinition } from "./dataset-file.js";
 import { drawLength } from "./lengths.js";
 import { Conversation, type SessionSource, sessionSource } from "./sessions.js";
 import { builtInTask, type Task } from "./tasks.js";
@@ -15,6 +15,8 @@ export interface WorkloadRequest {
   phase: Phase;
   prompt: string | null;
   messages: ChatMessage[] | null;
+  /** Tools a chat request declares (sent as `tools`); absent for requests without tools. */
+  tools?: ToolDefinition[];
   /** The prompt length asked for (synthetic workloads), null when the text comes from a file. */
   targetInputTokens: number | null;
   maxTokens: number;

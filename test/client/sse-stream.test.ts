@@ -37,7 +37,12 @@ describe("CompletionStreamReader", () => {
     const reader = feedSplit(stream(50, true), []);
     expect(reader.chunkTimes).toHaveLength(50);
     expect(reader.done).toBe(true);
-    expect(reader.usage).toEqual({ promptTokens: 17, completionTokens: 50, cachedTokens: 3 });
+    expect(reader.usage).toEqual({
+      promptTokens: 17,
+      completionTokens: 50,
+      cachedTokens: 3,
+      reasoningTokens: null,
+    });
     expect(reader.finishReason()).toBe("length");
     expect(reader.streamError).toBeNull();
     expect(reader.malformed).toBeNull();

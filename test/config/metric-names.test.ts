@@ -44,6 +44,12 @@ const request = {
   targetInputTokens: 12,
   maxTokens: 4,
   prefixGroup: null,
+  firstAnswerTokenMs: null,
+  reasoningTokens: null,
+  answerTokens: null,
+  reasoningField: null,
+  toolCalls: [],
+  malformedToolCalls: 0,
   ok: true,
   outputTokens: 4,
 };

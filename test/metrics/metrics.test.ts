@@ -32,6 +32,12 @@ function record(partial: Partial<RequestRecord>): RequestRecord {
     targetInputTokens: 10,
     maxTokens: 4,
     prefixGroup: null,
+    firstAnswerTokenMs: null,
+    reasoningTokens: null,
+    answerTokens: null,
+    reasoningField: null,
+    toolCalls: [],
+    malformedToolCalls: 0,
     ...partial,
   };
 }

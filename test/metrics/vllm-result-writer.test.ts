@@ -25,6 +25,12 @@ const base = {
   targetInputTokens: 12,
   maxTokens: 3,
   prefixGroup: null,
+  firstAnswerTokenMs: null,
+  reasoningTokens: null,
+  answerTokens: null,
+  reasoningField: null,
+  toolCalls: [],
+  malformedToolCalls: 0,
 };
 
 const records: RequestRecord[] = [

@@ -56,6 +56,12 @@ function requestLines(count: number, seed: number, slow: number, failing: string
       targetInputTokens: 256,
       maxTokens: 16,
       prefixGroup: null,
+      firstAnswerTokenMs: null,
+      reasoningTokens: null,
+      answerTokens: null,
+      reasoningField: null,
+      toolCalls: [],
+      malformedToolCalls: 0,
     };
     lines.push(JSON.stringify(record));
   }
