@@ -76,7 +76,7 @@ export async function runCellVirtually(options: VirtualRunOptions): Promise<Virt
   const sendRequest = async (
     ticket: Ticket,
     request: Pick<WorkloadRequest, "prompt" | "messages" | "maxTokens" | "targetInputTokens" | "prefixGroup">,
-  ): Promise<{ endAt: number; ok: boolean; text: string }> => {
+  ): Promise<{ endAt: number; ok: boolean; tokens: number[] }> => {
     const promptTokens = request.messages
       ? chatPromptTokens(request.messages)
       : tokenize(request.prompt ?? "");
@@ -120,7 +120,7 @@ export async function runCellVirtually(options: VirtualRunOptions): Promise<Virt
     };
     records.push(toRecord("measure", ticket, streamed, request, origin, cell.name, runIndex));
     lastEnd = Math.max(lastEnd, endAt + (ticket.elidedMs ?? 0));
-    return { endAt, ok, text: detokenize(outcome.tokens.filter((token) => token !== eosTokenId)) };
+    return { endAt, ok, tokens: outcome.tokens };
   };
   const sessions = workload.sessions;
   let nextRequest = 0;
@@ -137,17 +137,22 @@ export async function runCellVirtually(options: VirtualRunOptions): Promise<Virt
           ticket,
           clock,
           nextIndex: () => nextRequest++,
-          send: async (turn) => ({
-            ...(await sendRequest(turn.ticket, {
+          send: async (turn) => {
+            const answered = await sendRequest(turn.ticket, {
               prompt: null,
               messages: turn.messages,
               maxTokens: turn.maxTokens,
               targetInputTokens: turn.targetMessageTokens,
               prefixGroup: turn.prefixGroup,
-            })),
-            // The engine answers in tokens: tool calls are the HTTP layer's (sim/active-request.ts).
-            toolCalls: [],
-          }),
+            });
+            return {
+              endAt: answered.endAt,
+              ok: answered.ok,
+              text: detokenize(answered.tokens.filter((token) => token !== eosTokenId)),
+              // The engine answers in tokens: tool calls are the HTTP layer's (sim/active-request.ts).
+              toolCalls: [],
+            };
+          },
         });
       },
     }),
