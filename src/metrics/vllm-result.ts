@@ -308,6 +308,9 @@ function vllmResultMetric(
     case "guard-length":
       // A vLLM result has no finish reasons or per-request usage checks: the guards are not in it.
       return null;
+    case "session":
+      // vllm bench serve sends single requests: no sessions.
+      return null;
     default:
       return unknownSource(source);
   }

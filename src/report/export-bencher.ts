@@ -32,6 +32,7 @@ export type BencherReport = z.infer<typeof bencherReportSchema>;
 const unitSlug: Record<string, string> = {
   ms: "ms",
   "req/s": "req-s",
+  "sessions/s": "sessions-s",
   "tok/s": "tok-s",
   fraction: "fraction",
 };

@@ -11,6 +11,7 @@ import {
   type MetricName,
   metricNames,
   metricSpecs,
+  sessionMetrics,
 } from "../../src/config/metric-names.js";
 import { presetText } from "../../src/config/presets.js";
 import { computeGuards } from "../../src/metrics/guards.js";
@@ -18,6 +19,7 @@ import { runFileMetrics } from "../../src/metrics/metric-values.js";
 import { computeRunMetrics } from "../../src/metrics/run-metrics.js";
 import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { type RunFile, runFileSchema } from "../../src/metrics/run-schema.js";
+import { computeSessionMetrics } from "../../src/metrics/session-metrics.js";
 import { runRecordFromVllmResult, vllmResultSchema } from "../../src/metrics/vllm-result.js";
 import { toVllmResult } from "../../src/metrics/vllm-result-writer.js";
 import { describeMetricRef, formatMetricValue } from "../../src/report/format.js";
@@ -116,7 +118,20 @@ const guardRecords: RequestRecord[] = [
   },
 ];
 
-/** A run.json with a value for every metric: goodput needs an SLO, error_rate a failure. */
+/** One session of 8 turns, every turn answered within the SLOs, half of each prompt cached: every depth bucket. */
+const sessionRecords: RequestRecord[] = Array.from({ length: 8 }, (_, turn) => ({
+  ...request,
+  index: turn,
+  requestId: `s0-t${turn}`,
+  sentMs: turn * 100,
+  chunksUs: [10000 + turn * 1000, 20000 + turn * 1000],
+  endMs: turn * 100 + 30,
+  promptTokens: 12 * (turn + 1),
+  cachedTokens: 6 * (turn + 1),
+  session: { index: 0, turn, turns: 8, toolRound: 0 },
+}));
+
+/** A run.json with a value for every metric: goodput needs an SLO, error_rate a failure, sessions a session. */
 function completeRun(): RunFile {
   const measured = computeRunMetrics(records, { durationS: 0.25, slo: { ttft_ms: 50 } });
   return runFileSchema.parse({
@@ -124,6 +139,12 @@ function completeRun(): RunFile {
     ...measured,
     durationS: 0.25,
     guards: computeGuards(guardRecords, false),
+    sessions: computeSessionMetrics(sessionRecords, {
+      durationS: 1,
+      slo: { ttft_ms: 50 },
+      sharedPrefixTokens: 0,
+      serverHitRate: null,
+    }),
   });
 }
 
@@ -132,7 +153,9 @@ describe("the metric catalogue", () => {
     expect(new Set(metricNames).size).toBe(metricNames.length);
     expect(Object.keys(metricSpecs)).toEqual([...metricNames]);
     for (const name of metricNames) expect(metricSpecs[name].name).toBe(name);
-    expect(metricNames).toHaveLength(latencyPhases.length * latencyStatistics.length + 5 + 5);
+    expect(metricNames).toHaveLength(
+      latencyPhases.length * latencyStatistics.length + 5 + sessionMetrics.length + 5,
+    );
     expect(metricNames.slice(0, 7)).toEqual([
       "ttft_mean",
       "ttft_p50",
@@ -142,12 +165,24 @@ describe("the metric catalogue", () => {
       "ttft_p99_9",
       "tpot_mean",
     ]);
-    expect(metricNames.slice(-10, -5)).toEqual([
+    expect(metricNames.slice(-19, -14)).toEqual([
       "request_throughput",
       "output_throughput",
       "total_token_throughput",
       "request_goodput",
       "error_rate",
+    ]);
+    expect(metricNames.slice(-14, -5)).toEqual([...sessionMetrics]);
+    expect(sessionMetrics).toEqual([
+      "session_duration_p50",
+      "session_duration_p95",
+      "session_throughput",
+      "session_goodput",
+      "session_cache_hit_rate",
+      "ttft_p95_depth_1",
+      "ttft_p95_depth_2_3",
+      "ttft_p95_depth_4_7",
+      "ttft_p95_depth_8_up",
     ]);
     expect(metricNames.slice(-5)).toEqual([...guardMetrics]);
     expect(guardMetrics).toEqual([
@@ -173,7 +208,11 @@ describe("the metric catalogue", () => {
       "output_throughput",
       "total_token_throughput",
       "request_goodput",
+      "session_throughput",
+      "session_goodput",
+      "session_cache_hit_rate",
     ]);
+    expect(formatMetricValue("session_goodput", 0.5)).toBe("0.500 sessions/s");
     expect(formatMetricValue("ttft_p95", 1234.5)).toBe("1,235 ms");
     expect(formatMetricValue("output_throughput", 512.3)).toBe("512 tok/s");
     expect(formatMetricValue("request_goodput", 3.456)).toBe("3.46 req/s");
@@ -209,8 +248,13 @@ describe("the metric catalogue", () => {
     ).toThrow(/gate\.metrics/);
     for (const name of metricNames) {
       const { minRequests, source } = metricSpecs[name];
+      // TTFT p95 by context depth is a p95 too: gated only with gate.min_requests.p95 requests.
       const percentile =
-        source.kind === "latency" && /^p(9|99)/.test(source.statistic) ? source.statistic : null;
+        source.kind === "latency" && /^p(9|99)/.test(source.statistic)
+          ? source.statistic
+          : source.kind === "session" && source.field.startsWith("ttft_p95")
+            ? "p95"
+            : null;
       expect(minRequests, name).toBe(percentile);
       if (minRequests !== null) expect(config.gate.min_requests[minRequests]).toBeGreaterThan(0);
     }
@@ -234,6 +278,11 @@ describe("the metric catalogue", () => {
     expect(values.tpot_mean).toBe(run.latency.tpot.mean);
     expect(values.request_goodput).toBe(run.throughput.goodput);
     expect(values.error_rate).toBe(1 / 5);
+    expect(values.session_cache_hit_rate).toBe(0.5);
+    expect(values.session_duration_p95).toBe(7 * 100 + 30);
+    expect(values.ttft_p95_depth_8_up).toBe(17);
+    expect(values.session_goodput).toBe(1);
+    expect(runFileMetrics({ ...run, sessions: undefined }).session_goodput).toBeNull();
     expect(runRecordFromRunFile(run, "run.json").metrics).toEqual(values);
   });
 
@@ -252,8 +301,8 @@ describe("the metric catalogue", () => {
     const withKeys: MetricName[] = [];
     for (const name of metricNames) {
       const { vllmKeys } = metricSpecs[name];
-      if (isGuardMetric(name)) {
-        // A vLLM result has no finish reasons or usage checks: the guards are not in it.
+      if (isGuardMetric(name) || metricSpecs[name].source.kind === "session") {
+        // A vLLM result has no finish reasons, usage checks or sessions: the guards are not in it.
         expect(fromVllm[name], name).toBeNull();
         continue;
       }
@@ -262,9 +311,12 @@ describe("the metric catalogue", () => {
       expect(fromVllm[name], name).toBeCloseTo(fromRun[name]!, 9);
     }
     // Only the error rate is derived (from completed and failed) rather than stored under a key.
-    expect(metricNames.filter((name) => !withKeys.includes(name) && !isGuardMetric(name))).toEqual([
-      "error_rate",
-    ]);
+    expect(
+      metricNames.filter(
+        (name) =>
+          !withKeys.includes(name) && !isGuardMetric(name) && metricSpecs[name].source.kind !== "session",
+      ),
+    ).toEqual(["error_rate"]);
   });
 
   it("declares each vLLM result key once, the rates among the keys the reader validates", () => {
