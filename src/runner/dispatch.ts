@@ -80,6 +80,9 @@ class Slots {
   }
 }
 
+/** Arrivals a duration-bound trace replay plans at most (the limit on measured requests per run). */
+const maxTraceArrivals = 100_000;
+
 /**
  * Executes a load plan: open-loop segments send on an absolute gamma schedule (waiting for a slot under
  * max_concurrency), closed-loop segments keep N requests in flight. Stops at the request count or the
@@ -95,6 +98,11 @@ export async function dispatchLoad(options: {
   send: SendFn;
   shouldStop?: () => boolean;
   elideIdle?: IdleElision;
+  /**
+   * Arrival offsets (ms from the segment's start) for the first open-loop segment, from a trace's own
+   * clock (a mooncake_trace dataset), given the count wanted; they replace the rate's gamma gaps.
+   */
+  traceArrivalsMs?: ((count: number) => number[]) | null;
 }): Promise<DispatchResult> {
   const { plan, clock, send } = options;
   const startedAt = clock.now();
@@ -170,10 +178,13 @@ export async function dispatchLoad(options: {
 
     if (segment.kind === "rate") {
       const rng = createRng(options.seed, "arrivals", stage);
+      const trace = stage === 0 ? (options.traceArrivalsMs ?? null) : null;
       const counted =
-        segment.durationMs === null && plan.maxRequests !== null && plan.maxDurationMs === null
-          ? countedArrivals(rng, plan.maxRequests - nextIndex, segment.rate, segment.burstiness)
-          : null;
+        trace !== null
+          ? trace(plan.maxRequests ?? maxTraceArrivals)
+          : segment.durationMs === null && plan.maxRequests !== null && plan.maxDurationMs === null
+            ? countedArrivals(rng, plan.maxRequests - nextIndex, segment.rate, segment.burstiness)
+            : null;
       const stream = counted ? null : arrivalStream(rng, segment.rate, segment.burstiness);
       for (let arrival = 0; ; arrival++) {
         if (exhausted()) break;

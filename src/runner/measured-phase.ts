@@ -91,6 +91,7 @@ export async function runMeasuredPhase<T>(
       clock,
       seed: context.seed,
       shouldStop: sender.guard.stop,
+      traceArrivalsMs: bodies.sessions?.sessions.arrivalsMs ?? null,
       ...(schedule.kind === "idle-elided" ? { elideIdle: { settleMs: schedule.settleMs } } : {}),
       send: async (ticket) => {
         const outcome = await measured.send(ticket);
