@@ -4,7 +4,7 @@
  * detector looks at the last `window` points, as the action does on every base-branch session; a change
  * point counts once, when first seen (the rule the action uses to report it once).
  *
- * Noise (`--noise extended`, the default: the extended model of issue 12, bench/gate.ts), per session and
+ * Noise (`--noise extended`, the default: the extended model of bench/gate.ts), per session and
  * run, on ln values:
  * - session drift: N(0, 0.02²) per session (gate.session_drift_sd's default), shared by a family's metrics;
  * - run effect: run sd (0.05: the per-run sd of ln p95 at the moderate noise of statistics.md §6) times a

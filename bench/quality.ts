@@ -9,7 +9,7 @@
  * same accuracies allow). Greedy outputs: `prompts` prompts, each candidate output changed with
  * probability 0.05 (or 0), the baseline's two runs identical; the defaults of quality.greedy. Prints the
  * share of PRs the check calls a regression, with its Monte-Carlo standard error; the task check alone and
- * in the gated family of a default comparison (it joins the speed checks' Holm family). Goals (issue 16): at least
+ * in the gated family of a default comparison (it joins the speed checks' Holm family). Goals: at least
  * 80% of the -3-point PRs and at most 1% of the unchanged ones blocked; at least 95% of the 5%-changed PRs.
  */
 import { greedyChecks } from "../src/compare/analyze/greedy.js";

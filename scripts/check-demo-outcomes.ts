@@ -1,12 +1,12 @@
 /**
- * Measures what the README promises of the demo on this machine: each scenario run N times (default 10)
+ * Measures what docs/demo.md promises of the demo on this machine: each scenario run N times (default 10)
  * into fresh temporary directories, its verdict read from verdict.json, and the share that matches the
  * promise printed as a table. Exits 1 when a scenario matches in fewer than 9 of 10 runs (the same share
  * for other N), 2 on bad arguments. A measurement, not a test: it takes minutes per run.
  *
  * Usage: npx tsx scripts/check-demo-outcomes.ts [--runs N] [--scenario NAME ...] [--keep]
  *
- * Promises (README "Try it"): clean passes; regression fails (verdict regression); tradeoff is mixed
+ * Promises (docs/demo.md): clean passes; regression fails (verdict regression); tradeoff is mixed
  * (verdict regression with some gated checks better and some worse, verdict.json `mixed`); flaky is
  * inconclusive; capacity passes with a capacity improvement.
  */

@@ -1,10 +1,12 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listFilesRecursively } from "../src/github/files.js";
 import { defaultCliCommand } from "../src/server/sim-command.js";
+import { type RunningSimulator, startSimulator } from "../src/sim/index.js";
 import { cli } from "./cli/helpers.js";
 import { baseFingerprint, noisyRuns, writeResultsDir } from "./compare/fixtures.js";
 import { expectNoPlantedSecret, plantedSecret } from "./secret-forms.js";
@@ -235,5 +237,152 @@ describe("a secret read through ${VAR} never leaves", () => {
     expectClean("comment.md", await readFile(join(out, "comment.md"), "utf8"));
     const verdict = await readFile(join(out, "verdict.json"), "utf8");
     expect(verdict).toContain("***");
+  });
+});
+
+/**
+ * The server's API key read through `server.api_key_env` from a variable whose name does not look like
+ * a credential (SERVE_KEY), and a proxy in front of the simulator that echoes the key it is sent: into
+ * the error body of every third completion, into the version string and into an extra served model
+ * name. `run` (the config's external server, and --base-url) and `compare` must not print or write it;
+ * nor compare the runs a tool without redaction recorded through that proxy (the key in a note).
+ */
+describe("the key server.api_key_env names never leaves", () => {
+  const key = plantedSecret;
+  const keyEnv = { SERVE_KEY: key };
+  let simulator: RunningSimulator;
+  let proxy: Server;
+  let proxyUrl = "";
+  let keyConfig = "";
+
+  beforeAll(async () => {
+    simulator = await startSimulator({ apiKey: key, model: "m", devMode: true });
+    let completions = 0;
+    proxy = createHttpServer((request, response) => {
+      const sent = request.headers.authorization ?? "";
+      const echo = (status: number, body: unknown) => {
+        response.writeHead(status, { "content-type": "application/json" });
+        response.end(JSON.stringify(body));
+      };
+      if (request.method === "POST" && request.url?.endsWith("/completions") && ++completions % 3 === 0) {
+        request.resume();
+        return echo(500, { error: { message: `proxy: upstream refused credentials ${sent}` } });
+      }
+      const upstream = httpRequest(
+        `${simulator.baseUrl}${request.url}`,
+        { method: request.method, headers: request.headers },
+        (answer) => {
+          if (request.url === "/version" || request.url === "/v1/models") {
+            let text = "";
+            answer.setEncoding("utf8");
+            answer.on("data", (chunk: string) => (text += chunk));
+            answer.on("end", () => {
+              const body = JSON.parse(text) as { version?: string; data?: unknown[] };
+              if (body.version) body.version = `${body.version}+proxy ${sent}`;
+              if (body.data) body.data.push({ id: `m-via ${sent}`, object: "model", max_model_len: 4096 });
+              echo(answer.statusCode ?? 200, body);
+            });
+            return;
+          }
+          response.writeHead(answer.statusCode ?? 200, answer.headers);
+          answer.pipe(response);
+        },
+      );
+      request.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const address = proxy.address();
+    proxyUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+    keyConfig = join(dir, "serve-key.yml");
+    await writeFile(
+      keyConfig,
+      `version: 1
+server:
+  kind: external
+  base_url: ${proxyUrl}
+  api_key_env: SERVE_KEY
+  startup_timeout_s: 60
+model: { name: m }
+cells:
+  - name: chat
+    dataset: { type: synthetic, input_tokens: 8, output_tokens: 4 }
+    load: { type: concurrency, concurrency: 2 }
+    size: { requests: 9 }
+    warmup: { requests: 1 }
+repeats: { min: 1, max: 2 }
+`,
+    );
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    await simulator.close();
+  });
+
+  it("run and compare through an echoing proxy write and print no form of it", async () => {
+    const outputs: string[] = [];
+    for (const side of ["key-base", "key-head"]) {
+      const out = join(dir, side);
+      const run = await cli(["run", "--config", keyConfig, "--out", out, "--runs", "1", "--format", "vllm"], {
+        cwd: dir,
+        env: keyEnv,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      outputs.push(run.stdout, run.stderr);
+      await expectDirectoryClean(out);
+      const runFile = JSON.parse(await readFile(join(out, "chat", "run-0", "run.json"), "utf8")) as {
+        requests: { failed: number };
+        fingerprint: { server: { vllmVersion: string } };
+      };
+      // The proxy's echoes were there to be found: failed requests and the version it rewrote.
+      expect(runFile.requests.failed).toBeGreaterThan(0);
+      expect(runFile.fingerprint.server.vllmVersion).toContain("+proxy Bearer ${SERVE_KEY}");
+    }
+    // Runs of the same proxy recorded by a tool that does not redact: the key in a note and in the version.
+    const leaky = join(dir, "key-leaky");
+    await cp(join(dir, "key-head"), leaky, { recursive: true });
+    const leakyRun = join(leaky, "chat", "run-0", "run.json");
+    const recorded = JSON.parse(await readFile(leakyRun, "utf8")) as {
+      flags: { notes: string[] };
+      fingerprint: { server: { vllmVersion: string } };
+    };
+    recorded.flags.notes.push(`proxy said: upstream refused credentials Bearer ${key}`);
+    recorded.fingerprint.server.vllmVersion = `0.11.0+proxy Bearer ${key}`;
+    await writeFile(leakyRun, JSON.stringify(recorded, null, 2));
+    for (const candidate of ["key-head", "key-leaky"]) {
+      const out = join(dir, `${candidate}-compare`);
+      for (const format of ["text", "markdown", "comment", "json"]) {
+        const compared = await cli(
+          [
+            ...["compare", "--baseline", join(dir, "key-base"), "--candidate", join(dir, candidate)],
+            ...["--config", keyConfig, "--out", out, "--format", format],
+          ],
+          { cwd: dir, env: keyEnv },
+        );
+        expect(compared.code, compared.stderr).toBeLessThan(2);
+        outputs.push(compared.stdout, compared.stderr);
+      }
+      await expectDirectoryClean(out);
+    }
+    expect(await readFile(join(dir, "key-leaky-compare", "report.md"), "utf8")).toContain(
+      "0.11.0+proxy Bearer \\*\\*\\*",
+    );
+    expectClean("the CLI's output", outputs.join("\n"));
+  }, 240_000);
+
+  it("--base-url's error naming the models served redacts the proxy's echo", async () => {
+    const wrongModel = join(dir, "serve-key-wrong-model.yml");
+    await writeFile(
+      wrongModel,
+      (await readFile(keyConfig, "utf8")).replace("model: { name: m }", "model: { name: other }"),
+    );
+    const out = join(dir, "key-wrong");
+    const run = await cli(["run", "--config", wrongModel, "--base-url", proxyUrl, "--out", out], {
+      cwd: dir,
+      env: keyEnv,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('it serves "m", "m-via Bearer ***"');
+    expectClean("run's error", run.stdout + run.stderr);
   });
 });

@@ -29,7 +29,7 @@ function measureUntil(request: Parameters<Measure>[0], signal: AbortSignal | und
   });
 }
 
-export const compareWithStatistics: Compare = (request) => compareForGate(request, process.env);
+export const compareWithStatistics: Compare = (request) => compareForGate(request);
 
 export const cleanupRecordedServers: CleanupServers = async (serverStateFile) => {
   const outcomes = await cleanupFromState(serverStateFile, { log: (message) => core.info(message) });

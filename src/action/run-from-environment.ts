@@ -4,13 +4,14 @@ import { join } from "node:path";
 import type { ActionDependencies } from "../app/gate/dependencies.js";
 import { type ActionResult, runAction } from "../app/gate/orchestrator.js";
 import { readActionContext } from "../github/context.js";
+import { renderedForms } from "../report/escape.js";
 import {
   errorSummary,
   postUploadFailedWarning,
   stateFileCleanupWarning,
   uploadedLine,
 } from "../report/status.js";
-import { createRedactor, credentialLikeValues } from "../server/redact.js";
+import { collectJobSecrets } from "../server/secrets.js";
 import type { ActionIO } from "./action-io.js";
 import { outputNames, stateKeys } from "./action-io.js";
 import { parseActionInputs } from "./inputs.js";
@@ -26,13 +27,13 @@ export async function runMainStep(
   io: ActionIO,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ActionResult> {
-  // A safety net on top of the token and the values the config reads (see runAction).
-  const secrets = credentialLikeValues(env);
-  // Grows as runAction learns the token and the values the config reads: an error may quote either.
-  const known = [...secrets];
+  // The job's one set of secrets (server/secrets.ts), grown as runAction loads the config: an error
+  // may quote any of them. The forms find a value a report escaped.
+  let secrets = collectJobSecrets({ env }, { forms: renderedForms });
   try {
     const inputs = parseActionInputs();
     if (inputs.githubToken) io.setSecret(inputs.githubToken);
+    secrets = secrets.with({ token: inputs.githubToken });
     const context = readActionContext(env);
     const workRoot = env.RUNNER_TEMP || tmpdir();
     const workDir = await mkdtemp(join(workRoot, `vllm-perf-gate-${context.runId}-`));
@@ -40,11 +41,12 @@ export async function runMainStep(
       workDir,
       workspace: env.GITHUB_WORKSPACE || process.cwd(),
       secrets,
-      onSecrets: (values) => known.push(...values),
+      onSecrets: (grown) => {
+        secrets = grown;
+      },
     });
   } catch (error) {
-    const redactor = createRedactor(known);
-    const message = redactor.redact(error instanceof Error ? error.message : String(error));
+    const message = secrets.redactor.redact(error instanceof Error ? error.message : String(error));
     io.setOutput(outputNames.verdict, "error");
     await io.appendSummary(errorSummary(message)).catch(() => {});
     return {

@@ -20,7 +20,7 @@ export interface LookOutcome {
   verdict: OverallVerdict;
   /**
    * The runs to add before looking again, planned by the comparison for an inconclusive verdict and for
-   * an "error" one whose excluded runs more runs can replace (issue 12: exclude and replace within
+   * an "error" one whose excluded runs more runs can replace (exclude and replace within
    * repeats.max); null when no more looks are allowed or would help.
    */
   nextLook: VerdictFile["nextLook"];

@@ -14,13 +14,15 @@ import { defaultInputLimits, type InputLimits } from "../compare/input-limits.js
 import { loadRuns, loadSides } from "../compare/load.js";
 import { loadRunSamples } from "../compare/run-samples.js";
 import type { BaselineInfo, ComparisonMode } from "../compare/verdict-schema.js";
+import { noInterpolation } from "../config/interpolate.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { reportPictures } from "../report/charts/data.js";
 import { renderHtmlReport } from "../report/html/report-html.js";
 import { renderReports } from "../report/markdown.js";
-import { createRedactor, credentialLikeValues, type Redactor } from "../server/redact.js";
+import type { Redactor } from "../server/redact.js";
+import { collectJobSecrets } from "../server/secrets.js";
 import { InputError } from "../util/errors.js";
 import type { CompareRequest, CompareOutcome as GateCompareOutcome } from "./gate/dependencies.js";
 
@@ -69,7 +71,7 @@ export interface CompareResultsInput {
   now?: Date;
   env?: Readonly<Record<string, string | undefined>>;
   cwd?: string;
-  /** Default: the values the config read from the environment and credential-looking variables of env. */
+  /** The job's redactor; default: the set of server/secrets.ts from the config and env (`collectJobSecrets`). */
   redactor?: Redactor;
   /** Size limits on the inputs (default: the action's, compare/input-limits.ts). */
   limits?: InputLimits;
@@ -82,15 +84,21 @@ function isLoaded(config: LoadedConfig | Config): config is LoadedConfig {
 /** Loads both sides from disk (InputError on bad input), compares them and renders the report. */
 export async function compareResults(input: CompareResultsInput): Promise<ComparisonReport> {
   let settings: CompareSettings = defaultCompareSettings();
-  const secrets = credentialLikeValues(input.env ?? {});
   const loaded =
     typeof input.config === "string"
       ? await loadConfig(input.config, { env: input.env, cwd: input.cwd })
       : input.config;
-  if (loaded && isLoaded(loaded)) {
-    settings = settingsFromConfig(loaded.config);
-    secrets.push(...loaded.interpolation.values.map((entry) => entry.value));
-  } else if (loaded) settings = settingsFromConfig(loaded);
+  if (loaded && isLoaded(loaded)) settings = settingsFromConfig(loaded.config);
+  else if (loaded) settings = settingsFromConfig(loaded);
+  // The one set of secrets (server/secrets.ts): api_key_env's value, the values read, credential-like names.
+  const redactor =
+    input.redactor ??
+    collectJobSecrets({
+      env: input.env ?? {},
+      configs: !loaded
+        ? []
+        : [isLoaded(loaded) ? loaded : { config: loaded, interpolation: noInterpolation }],
+    }).redactor;
   const limits = input.limits ?? defaultInputLimits;
   const { baseline, candidate, notes } = await loadSides(input.baseline, input.candidate, limits);
   const history = [
@@ -120,7 +128,7 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
     mode: input.mode,
     baselineInfo: input.baselineInfo,
     now: input.now,
-    redactor: input.redactor ?? createRedactor(secrets),
+    redactor,
   });
 }
 
@@ -186,10 +194,7 @@ export async function readCalibration(
  * The comparison of a gate's look: the job's loaded config (fail-on overriding gate.fail_on), both sides
  * and the baseline history, verdict.json and report.md written to the request's directory.
  */
-export async function compareForGate(
-  request: CompareRequest,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<GateCompareOutcome> {
+export async function compareForGate(request: CompareRequest): Promise<GateCompareOutcome> {
   const loaded = request.config;
   const config = request.failOn
     ? { ...loaded.config, gate: { ...loaded.config.gate, fail_on: request.failOn } }
@@ -211,11 +216,8 @@ export async function compareForGate(
     mode: request.mode,
     baselineInfo: request.baselineInfo,
     cwd: request.workingDirectory,
-    // Before the verdict is rendered: the values the config read and credential-looking variables.
-    redactor: createRedactor([
-      ...credentialLikeValues(env),
-      ...loaded.interpolation.values.map((entry) => entry.value),
-    ]),
+    // Before the verdict is rendered: the job's one set of secrets.
+    redactor: request.secrets.redactor,
   });
   await writeCompareOutputs(request.outDir, outcome);
   return {

@@ -37,6 +37,7 @@ export async function measureRequestedRuns(
   const provider = providerForConfig(loaded.config, {
     env: { ...adapters.env },
     interpolation: loaded.interpolation,
+    secrets: request.secrets,
     stateFile: request.serverStateFile,
     warn: adapters.warn,
     // A server start is never silent in the job's log: what it awaits, every 10 s (server/readiness.ts).

@@ -10,6 +10,7 @@ import { decideFamilies } from "./analyze/families.js";
 import { greedyChecks } from "./analyze/greedy.js";
 import { decideGuards, guardDrafts, guardMembers } from "./analyze/guards.js";
 import {
+  atToleranceChecks,
   countGated,
   detectionSummary,
   exitCodeFor,
@@ -21,7 +22,7 @@ import {
 } from "./analyze/outcome.js";
 import { decideTasks, taskDrafts, taskMembers } from "./analyze/tasks.js";
 import { groupByCell, selectUsableRuns } from "./analyze/usable-runs.js";
-import type { CostRates } from "./cost.js";
+import type { CostModel, CostRates } from "./cost.js";
 import { flattenFingerprint } from "./fingerprint.js";
 import { type AdjustedMember, adjustGatedFamily, type FamilyMember } from "./gated-family.js";
 import { type DriftEstimate, estimateSessionDrift } from "./session-drift.js";
@@ -54,8 +55,10 @@ export interface AnalyzeInput {
   /** ISO time stamped into verdict.json (injected: the core stays deterministic). */
   now: string;
   tool: { name: string; version: string };
-  /** Minutes of one cell-run for the GPU-time estimates (config run length; default 1). */
+  /** Minutes of one cell-run for the GPU-time estimates (the measured run length, else the config's; default 1). */
   runMinutes?: number;
+  /** The config's server start cost and lifecycle, for what the next look costs (default: 3 min a start, per cell). */
+  cost?: CostModel;
   /** The quality checks' settings (config `quality`); the defaults when absent. */
   quality?: QualityConfig;
   /**
@@ -163,6 +166,9 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
   const rates: CostRates = {
     ...(input.runMinutes === undefined ? {} : { runMinutes: input.runMinutes }),
     ...(input.repeats.block === undefined ? {} : { runsPerBlock: input.repeats.block }),
+    ...(input.cost === undefined
+      ? {}
+      : { startMinutes: input.cost.serverStartS / 60, lifecycle: input.cost.lifecycle }),
   };
   // The quality checks read what the outputs were: a run excluded from the speed checks (client-bound,
   // an outlier) still answered its prompts, so every run of a cell present on both sides counts.
@@ -277,6 +283,7 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     measuredRuns: pairing.measuredRuns,
     rates,
   });
+  const atTolerance = verdict === "inconclusive" ? atToleranceChecks(comparisons, resolvable, draftOf) : [];
   if ((verdict === "inconclusive" || verdict === "error") && nextLook === null) {
     warnings.push(...futilityWarnings(comparisons, cells, maxRuns, resolvable, draftOf, unfixableCells));
   }
@@ -329,6 +336,7 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     runs: { used: runs.used, excluded: runs.excluded },
     nextLook,
     settle,
+    ...(atTolerance.length > 0 ? { atTolerance } : {}),
     detection,
     warnings,
     families,

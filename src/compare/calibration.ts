@@ -3,6 +3,7 @@ import { type MetricName, metricNames } from "../config/metric-names.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { minimumDetectableChange } from "../stats/metric-test.js";
 import { InputError } from "../util/errors.js";
+import { appendAll } from "../util/extremes.js";
 import { mulberry32 } from "../util/random.js";
 import { conditionsHash, pooledRunVariances } from "./history.js";
 import { type CompareSettings, compareRecords } from "./index.js";
@@ -84,8 +85,8 @@ function resplit(runs: readonly RunRecord[], random: () => number): { a: RunReco
       [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
     }
     const half = Math.floor(shuffled.length / 2);
-    a.push(...shuffled.slice(0, half));
-    b.push(...shuffled.slice(half, 2 * half));
+    appendAll(a, shuffled.slice(0, half));
+    appendAll(b, shuffled.slice(half, 2 * half));
   }
   return { a, b };
 }

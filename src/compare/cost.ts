@@ -24,6 +24,16 @@ export interface CostRates {
   runMinutes?: number;
   /** Interleaved: runs per side measured back to back on one server start (repeats.block; default 1). */
   runsPerBlock?: number;
+  /**
+   * How servers are kept (server.lifecycle): per-side counts a step's starts once for all its cells (one
+   * server per side serves them all); per-cell and per-run (the default here) once per cell.
+   */
+  lifecycle?: ServerLifecycle;
+}
+
+/** Cells whose server starts are counted separately: 1 under the per-side lifecycle, else each cell. */
+function startedCells(cells: number, rates: CostRates): number {
+  return rates.lifecycle === "per-side" ? Math.min(1, cells) : cells;
 }
 
 export function gpuMinutes(serverStarts: number, cellRuns: number, rates: CostRates = {}): number {
@@ -96,10 +106,13 @@ export function addedGpuMinutes(
   rates: CostRates = {},
 ): number {
   if (to <= from) return 0;
+  const runMinutes = rates.runMinutes ?? defaultRunMinutes;
+  const startMinutes = rates.startMinutes ?? defaultStartMinutes;
   // A new measuring step: its first block is a new server start even when it continues the last side.
-  if (mode === "interleaved")
-    return cells * gpuMinutes(interleavedStepStarts(from, to, rates.runsPerBlock), 2 * (to - from), rates);
-  return cells * gpuMinutes(1, to - from, rates);
+  // Under per-side servers the step's starts serve every cell (counted once), else each cell's own.
+  const startsPerCell = mode === "interleaved" ? interleavedStepStarts(from, to, rates.runsPerBlock) : 1;
+  const sides = mode === "interleaved" ? 2 : 1;
+  return startedCells(cells, rates) * startsPerCell * startMinutes + cells * sides * (to - from) * runMinutes;
 }
 
 /** What compare knows of how the runs were measured: the config's server start cost and lifecycle. */

@@ -20,7 +20,7 @@ export const informationalFields: readonly string[] = ["tool", "runner.name", "r
 
 /** Recorded fields that follow from a configured one: allowing the source allows them too. */
 export const derivedFields: Readonly<Record<string, readonly string[]>> = {
-  "server.image": ["server.imageDigest", "server.vllmVersion", "server.cacheConfig"],
+  "server.image": ["server.imageDigest", "server.imageId", "server.vllmVersion", "server.cacheConfig"],
   "server.args": ["server.command", "server.cacheConfig", "server.maxModelLen", "server.servedModels"],
   "server.command": [
     "server.args",
@@ -62,6 +62,29 @@ export function isInformationalField(field: string): boolean {
   return informationalFields.some((rule) => covers(rule, field));
 }
 
+/**
+ * Engine arguments with a leading positional model written as `--model MODEL`: `vllm serve MODEL` and
+ * `vllm serve --model MODEL` serve the same thing (the docker kind passed the model as `--model` before it
+ * passed it positionally, so a baseline recorded then still compares).
+ */
+function comparableEngineArgs(field: string, value: unknown): unknown {
+  if (field !== "server.args" || !Array.isArray(value)) return value;
+  const [first, ...rest] = value as unknown[];
+  return typeof first === "string" && !first.startsWith("-") ? ["--model", first, ...rest] : value;
+}
+
+/**
+ * Two docker servers whose images have no repo digest and not both an image ID: which image ran is
+ * unknown on at least one side, and an unknown image is never the same image (a local tag can point at
+ * different images on the two sides).
+ */
+function unknownImage(base: Record<string, unknown>, cand: Record<string, unknown>): boolean {
+  const docker = base["server.kind"] === "docker" && cand["server.kind"] === "docker";
+  const noDigest = (side: Record<string, unknown>) => (side["server.imageDigest"] ?? null) === null;
+  const noId = (side: Record<string, unknown>) => (side["server.imageId"] ?? null) === null;
+  return docker && noDigest(base) && noDigest(cand) && (noId(base) || noId(cand));
+}
+
 /** Key-order-insensitive equality of JSON values (a re-ordered map is the same condition). */
 function canonical(value: unknown): string {
   return JSON.stringify(value ?? null, (_key, inner: unknown) =>
@@ -87,7 +110,8 @@ export function diffFingerprints(
     for (const field of fields) {
       const b = flatBase[field];
       const c = flatCand[field];
-      if (canonical(b) === canonical(c)) continue;
+      const same = canonical(comparableEngineArgs(field, b)) === canonical(comparableEngineArgs(field, c));
+      if (same && !(field === "server.imageDigest" && unknownImage(flatBase, flatCand))) continue;
       const key = `${field}\u0000${canonical(b)}\u0000${canonical(c)}`;
       const existing = merged.get(key);
       if (existing) existing.cells.push(cell);

@@ -102,6 +102,21 @@ export interface CompareOutcome {
   redact?: (text: string) => string;
 }
 
+/**
+ * The run length the next look is costed at: the mean measured length of the runs read (what the next
+ * runs will take), else the config's.
+ */
+function runMinutesOfLook(
+  records: readonly RunRecord[],
+  configured: number | undefined,
+): { runMinutes?: number } {
+  const lengths = records
+    .map((record) => record.durationS)
+    .filter((s): s is number => typeof s === "number" && Number.isFinite(s) && s > 0);
+  if (lengths.length > 0) return { runMinutes: lengths.reduce((a, b) => a + b, 0) / lengths.length / 60 };
+  return configured === undefined ? {} : { runMinutes: configured };
+}
+
 /** Pure: decide from run records already in memory. */
 export function compareRecords(input: CompareRecordsInput): CompareOutcome {
   const settings = input.settings ?? defaultCompareSettings();
@@ -124,7 +139,8 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     candidate: fixedLoad(input.candidate),
     gate: settings.gate,
     repeats: settings.repeats,
-    ...(settings.runMinutes === undefined ? {} : { runMinutes: settings.runMinutes }),
+    ...runMinutesOfLook(fixedLoad(input.candidate), settings.runMinutes),
+    ...(settings.cost === undefined ? {} : { cost: settings.cost }),
     ...(settings.quality === undefined ? {} : { quality: settings.quality }),
     mode: input.mode ?? "stored",
     baselineInfo: input.baselineInfo ?? null,

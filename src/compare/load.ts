@@ -17,6 +17,7 @@ import {
 } from "../metrics/vllm-result.js";
 import { type ExternalTaskFile, externalTaskFileSchema } from "../runner/external-task.js";
 import { InputError } from "../util/errors.js";
+import { appendAll } from "../util/extremes.js";
 import { defaultInputLimits, type InputLimits, mebibyte } from "./input-limits.js";
 
 /**
@@ -64,7 +65,11 @@ function nestingDepth(value: unknown, limit: number): number {
   return deepest;
 }
 
-async function readJson(file: string): Promise<{ json: unknown; contentHash: string }> {
+async function readJson(
+  file: string,
+  /** Runs on the parsed value before anything walks it (limits cheaper to check than the walks). */
+  check: (json: unknown) => void = () => {},
+): Promise<{ json: unknown; contentHash: string }> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -79,6 +84,7 @@ async function readJson(file: string): Promise<{ json: unknown; contentHash: str
       `${file}: not valid JSON (${error instanceof Error ? error.message : String(error)})`,
     );
   }
+  check(json);
   const depth = nestingDepth(json, maxJsonDepth);
   if (depth > maxJsonDepth) {
     throw new InputError(
@@ -96,8 +102,14 @@ async function readJson(file: string): Promise<{ json: unknown; contentHash: str
 }
 
 /** Parses one file: a run.json (has schemaVersion) or a vLLM result (has request_throughput). */
-export async function readRunFile(file: string, index: number): Promise<RunRecord> {
-  const { json, contentHash } = await readJson(file);
+export async function readRunFile(
+  file: string,
+  index: number,
+  limits: Pick<InputLimits, "maxFingerprintFields"> = defaultInputLimits,
+): Promise<RunRecord> {
+  const { json, contentHash } = await readJson(file, (parsed) =>
+    checkFingerprintSize(file, parsed, limits.maxFingerprintFields),
+  );
   const record = parseRunJson(file, json, index);
   const positional = looksLikeVllmResult(json);
   const external = positional ? [] : await readExternalTaskFiles(dirname(file));
@@ -111,6 +123,31 @@ export async function readRunFile(file: string, index: number): Promise<RunRecor
       startedAt: record.startedAt,
     },
   };
+}
+
+/**
+ * Refuses a run.json whose fingerprint records more than `limit` conditions (flattened fields, as
+ * compare diffs them), before the schema walks them: every comparison and report would diff them all.
+ */
+function checkFingerprintSize(file: string, json: unknown, limit: number): void {
+  if (typeof json !== "object" || json === null || !("fingerprint" in json)) return;
+  let fields = 0;
+  const stack: unknown[] = [(json as { fingerprint: unknown }).fingerprint];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== "object" || Array.isArray(node)) {
+      fields++;
+    } else {
+      const values = Object.values(node);
+      if (values.length === 0) fields++;
+      for (const value of values) stack.push(value);
+    }
+    if (fields > limit) {
+      throw new InputError(
+        `${file}: fingerprint: more than ${limit} recorded conditions (limit maxFingerprintFields; a run records about a hundred)`,
+      );
+    }
+  }
 }
 
 /** The external task results (external-<name>.json) beside a run.json; a malformed one is bad input. */
@@ -163,7 +200,7 @@ async function findRunFiles(dir: string, depth: number): Promise<string[]> {
   for (const entry of entries) {
     const path = join(dir, entry.name);
     if (entry.isFile() && entry.name === "run.json") found.push(path);
-    else if (entry.isDirectory() && depth > 0) found.push(...(await findRunFiles(path, depth - 1)));
+    else if (entry.isDirectory() && depth > 0) appendAll(found, await findRunFiles(path, depth - 1));
   }
   return found;
 }
@@ -183,7 +220,7 @@ async function findSweepRunFiles(dir: string, depth: number): Promise<string[]> 
   for (const entry of entries) {
     const path = join(dir, entry.name);
     if (entry.isFile() && sweepRunFileName.test(entry.name)) found.push(path);
-    else if (entry.isDirectory() && depth > 0) found.push(...(await findSweepRunFiles(path, depth - 1)));
+    else if (entry.isDirectory() && depth > 0) appendAll(found, await findSweepRunFiles(path, depth - 1));
   }
   return found;
 }
@@ -250,7 +287,11 @@ async function checkInputSizes(
   }
 }
 
-/** Runs `work` over items with at most `width` at a time, results in input order. */
+/**
+ * Runs `work` over items with at most `width` at a time, results in input order. After a failure no
+ * new item is started (those before it in input order all were), so bad input fails without reading
+ * the rest.
+ */
 async function boundedAll<T, R>(
   items: readonly T[],
   width: number,
@@ -258,13 +299,15 @@ async function boundedAll<T, R>(
 ) {
   const settled: PromiseSettledResult<R>[] = new Array(items.length);
   let next = 0;
+  let failed = false;
   const lane = async () => {
-    while (next < items.length) {
+    while (next < items.length && !failed) {
       const index = next++;
       try {
         settled[index] = { status: "fulfilled", value: await work(items[index] as T, index) };
       } catch (reason) {
         settled[index] = { status: "rejected", reason };
+        failed = true;
       }
     }
   };
@@ -274,6 +317,8 @@ async function boundedAll<T, R>(
 
 export interface LoadOptions {
   limits?: InputLimits;
+  /** Refuse more than limits.maxRunsPerCell distinct runs of a cell (one side of a comparison). */
+  capRunsPerCell?: boolean;
   /** Shared between the sides so maxTotalBytes bounds everything one comparison reads. */
   budget?: { bytes: number };
 }
@@ -304,14 +349,12 @@ export async function loadRuns(
   );
   // A few reads overlap (not all: every text is in memory until parsed); the first failure in input
   // order is the one reported, so messages are stable.
-  const settled = await boundedAll(
-    files,
-    4,
-    async ({ file, session }, index): Promise<RunRecord> => ({
-      ...(await readRunFile(file, index)),
-      session,
-    }),
-  );
+  const cap = options.capRunsPerCell ? runsPerCellCap(side, limits.maxRunsPerCell) : null;
+  const settled = await boundedAll(files, 4, async ({ file, session }, index): Promise<RunRecord> => {
+    const record: RunRecord = { ...(await readRunFile(file, index, limits)), session };
+    cap?.(record);
+    return record;
+  });
   const failure = settled.find((result) => result.status === "rejected");
   if (failure) throw failure.reason;
   return numberPositionalRuns(settled.map((result) => (result as PromiseFulfilledResult<RunRecord>).value));
@@ -373,6 +416,12 @@ function describeRun(record: RunRecord): string {
   return `cell ${record.cell}${index}${started}`;
 }
 
+/** What makes two records one run read twice (see dropDuplicateRuns); null without an identity. */
+function duplicateKey(record: RunRecord): string | null {
+  const id = record.identity;
+  return id === undefined ? null : JSON.stringify([id.contentHash, id.cell, id.run, id.startedAt]);
+}
+
 /**
  * A run is its content (the hash of its parsed JSON) plus its identity (cell, run index, start
  * time): two records with both equal are one run read twice (a copied file or cell directory, the
@@ -384,10 +433,7 @@ export function dropDuplicateRuns(
   baseline: readonly RunRecord[],
   candidate: readonly RunRecord[],
 ): { baseline: RunRecord[]; candidate: RunRecord[]; notes: string[] } {
-  const keyOf = (record: RunRecord) => {
-    const id = record.identity;
-    return id === undefined ? null : JSON.stringify([id.contentHash, id.cell, id.run, id.startedAt]);
-  };
+  const keyOf = duplicateKey;
   const notes: string[] = [];
   const dedupe = (records: readonly RunRecord[], side: string) => {
     const seen = new Map<string, RunRecord>();
@@ -424,6 +470,25 @@ export function dropDuplicateRuns(
 }
 
 /**
+ * Counts a side's runs per cell as they are read and refuses the run past `limit`, naming its file:
+ * more runs than repeats.max allows are not one job's, and the analysis's cross-checks grow with the
+ * product of both sides' runs. Copies of one run (dropDuplicateRuns' key) count once.
+ */
+function runsPerCellCap(side: string, limit: number): (record: RunRecord) => void {
+  const distinct = new Map<string, Set<string>>();
+  return (record) => {
+    const runs = distinct.get(record.cell) ?? new Set<string>();
+    distinct.set(record.cell, runs);
+    runs.add(duplicateKey(record) ?? record.source);
+    if (runs.size > limit) {
+      throw new InputError(
+        `${record.source}: cell: the ${side} has more than ${limit} runs of cell "${record.cell}" (limit maxRunsPerCell, the most repeats.max allows); give compare one job's runs`,
+      );
+    }
+  };
+}
+
+/**
  * Loads both sides of a comparison with one size budget, then drops duplicated runs (notes for the
  * verdict's warnings) or refuses a run that is on both sides, and refuses sides without a common cell.
  */
@@ -433,8 +498,8 @@ export async function loadSides(
   limits: InputLimits = defaultInputLimits,
 ): Promise<{ baseline: RunRecord[]; candidate: RunRecord[]; notes: string[] }> {
   const budget = { bytes: 0 };
-  const baseline = await loadRuns(baselinePaths, "baseline", { limits, budget });
-  const candidate = await loadRuns(candidatePaths, "candidate", { limits, budget });
+  const baseline = await loadRuns(baselinePaths, "baseline", { limits, budget, capRunsPerCell: true });
+  const candidate = await loadRuns(candidatePaths, "candidate", { limits, budget, capRunsPerCell: true });
   const sides = dropDuplicateRuns(baseline, candidate);
   checkCellsMatch(sides.baseline, sides.candidate);
   return sides;

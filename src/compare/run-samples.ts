@@ -1,6 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { requestLatencies } from "../metrics/run-metrics.js";
+import { answerLatencies, requestLatencies } from "../metrics/run-metrics.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { type MetricsScrape, scrapeSeries } from "../metrics/server-metrics.js";
 import { requestRecordSchema } from "../runner/request-schema.js";
@@ -32,6 +32,9 @@ export interface LoadedRunSamples {
   e2el: number[];
   /** Every gap between consecutive chunks of every successful request, ms. */
   itl: number[];
+  /** The answer's first token and its gaps, of requests that reasoned (metrics/run-metrics.ts answerLatencies). */
+  answer_ttft: number[];
+  answer_itl: number[];
   /** When each ttft sample's first token came, ms from the start of the measured phase. */
   ttftAt: number[];
   /** When each itl sample's gap ended, ms from the start of the measured phase. */
@@ -101,6 +104,11 @@ function parseRequests(text: string, into: LoadedRunSamples): void {
     into.ttftAt.push(record.sentMs + latencies.ttft);
     into.e2el.push(latencies.e2el);
     if (latencies.tpot !== null) into.tpot.push(latencies.tpot);
+    const answer = answerLatencies(record);
+    if (answer !== null) {
+      if (answer.ttft !== null) into.answer_ttft.push(answer.ttft);
+      for (const gap of answer.itl) into.answer_itl.push(gap);
+    }
     const chunks = record.chunksUs;
     for (let i = 1; i < chunks.length; i++) {
       into.itl.push((chunks[i]! - chunks[i - 1]!) / 1000);
@@ -164,6 +172,8 @@ export async function loadRunSamples(
         tpot: [],
         e2el: [],
         itl: [],
+        answer_ttft: [],
+        answer_itl: [],
         ttftAt: [],
         itlAt: [],
         failedAt: [],

@@ -295,6 +295,14 @@ export const verdictFileSchema = z.object({
    * them makes the verdict a regression. Absent in files written before them.
    */
   families: z.array(familyFindingSchema).optional(),
+  /**
+   * Gated checks whose estimate sits on the tolerance, so that more runs up to repeats.max would not
+   * decide them (docs/compare.md, "At the tolerance"): the adaptive loop stopped asking for runs for
+   * them. Their plain interval (ci90, as ratios). Absent in files written before it.
+   */
+  atTolerance: z
+    .array(z.object({ cell: z.string(), metric: z.string(), ci: interval, tolerance: z.number() }))
+    .optional(),
   /** Quality beside speed (docs/quality.md); absent when no run had guard counts. */
   quality: qualityVerdictSchema.optional(),
   /** GPU-minutes the comparison's runs cost, every server start counted (set by compare, after analyze). */

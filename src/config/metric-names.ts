@@ -52,22 +52,63 @@ interface LatencyPhaseSpec {
   defaultGated: readonly LatencyStatistic[];
   /** Statistics that count toward a mixed result (one phase better, another worse). */
   mixed: readonly LatencyStatistic[];
+  /** A phase of `vllm bench serve`'s results (its keys are read and written); false for ours alone. */
+  vllm: boolean;
 }
 
 /** Per-request latencies in ms, as `vllm bench serve` defines them (metrics/run-metrics.ts computes them). */
 const latencyPhaseSpecs = {
-  ttft: { label: "TTFT", waitFor: "for their first token", defaultGated: ["p95"], mixed: ["p50", "p95"] },
-  tpot: { label: "TPOT", waitFor: "for each next token", defaultGated: ["p95"], mixed: ["p50", "p95"] },
-  itl: { label: "ITL", waitFor: "between two chunks of the answer", defaultGated: [], mixed: ["p95"] },
+  ttft: {
+    label: "TTFT",
+    waitFor: "for their first token",
+    defaultGated: ["p95"],
+    mixed: ["p50", "p95"],
+    vllm: true,
+  },
+  tpot: {
+    label: "TPOT",
+    waitFor: "for each next token",
+    defaultGated: ["p95"],
+    mixed: ["p50", "p95"],
+    vllm: true,
+  },
+  itl: {
+    label: "ITL",
+    waitFor: "between two chunks of the answer",
+    defaultGated: [],
+    mixed: ["p95"],
+    vllm: true,
+  },
+  /** The first chunk with answer text or a tool call, after any reasoning (requests.jsonl firstAnswerTokenMs). */
+  answer_ttft: {
+    label: "First answer token",
+    waitFor: "for the first token of the answer, after the reasoning",
+    defaultGated: [],
+    mixed: [],
+    vllm: false,
+  },
+  /** The gaps between chunks from the first answer chunk on. */
+  answer_itl: {
+    label: "Answer ITL",
+    waitFor: "between two chunks of the answer, after the reasoning",
+    defaultGated: [],
+    mixed: [],
+    vllm: false,
+  },
   e2el: {
     label: "E2E latency",
     waitFor: "for the whole answer",
     defaultGated: ["p95"],
     mixed: ["p50", "p95"],
+    vllm: true,
   },
 } as const satisfies Record<string, LatencyPhaseSpec>;
 
 export type LatencyPhase = keyof typeof latencyPhaseSpecs;
+/** The phases of `vllm bench serve`'s results (metrics/vllm-result-writer.ts writes each). */
+export type VllmLatencyPhase = {
+  [P in LatencyPhase]: (typeof latencyPhaseSpecs)[P]["vllm"] extends true ? P : never;
+}[LatencyPhase];
 
 /** A run.json `throughput` field (per second of the measured phase). */
 export type ThroughputField = "request" | "output" | "total" | "goodput";
@@ -85,6 +126,10 @@ export type MetricSource =
   | { kind: "guard-share"; field: GuardShareField }
   /** Mean output tokens per completed request (run.json `guards.outputTokens`). */
   | { kind: "guard-length" }
+  /** Mean reasoning tokens per completed request (run.json `answer`); null when no request reasoned. */
+  | { kind: "reasoning-tokens" }
+  /** Malformed tool calls / tool calls of the run (run.json `answer`); null without tool calls. */
+  | { kind: "malformed-tool-calls" }
   /** A session dataset's per-run session summary (run.json `sessions`, metrics/session-metrics.ts). */
   | { kind: "session"; field: SessionField };
 
@@ -105,8 +150,8 @@ export type GuardShareField = "finish_length" | "finish_abort" | "zero_output" |
 
 /**
  * How compare judges it: `per-run` tests one value per run (Welch on the logs); `pooled-failures`
- * pools failed / total requests over a side's runs (a count has no run-to-run spread) and also holds
- * the candidate to `gate.error_rate_limit`.
+ * pools a count over a side's runs (failed / total requests, malformed / all tool calls: a count has no
+ * run-to-run spread); the failed fraction also holds the candidate to `gate.error_rate_limit`.
  */
 export type MetricJudgement = "per-run" | "pooled-failures" | GuardJudgement;
 
@@ -208,6 +253,35 @@ const rateSpecs = {
     defaultGated: false,
     minRequests: null,
     mixed: true,
+  },
+  reasoning_tokens_mean: {
+    label: "Reasoning tokens per request",
+    plain: { kind: "amount", noun: "reasoning tokens per request" },
+    unit: "tokens",
+    format: "number",
+    // More thinking for the same prompts costs time before the answer and GPU time.
+    higherIsBetter: false,
+    source: { kind: "reasoning-tokens" },
+    vllmKeys: [],
+    judged: "per-run",
+    gatable: true,
+    defaultGated: false,
+    minRequests: null,
+    mixed: false,
+  },
+  malformed_tool_call_share: {
+    label: "Malformed tool calls",
+    plain: { kind: "share", noun: "tool calls that were malformed" },
+    unit: "fraction",
+    format: "percent",
+    higherIsBetter: false,
+    source: { kind: "malformed-tool-calls" },
+    vllmKeys: [],
+    judged: "pooled-failures",
+    gatable: true,
+    defaultGated: false,
+    minRequests: null,
+    mixed: false,
   },
   error_rate: {
     label: "Error rate",
@@ -377,6 +451,10 @@ export type VllmThroughputKey = {
 }[RateMetric];
 
 export const latencyPhases = Object.keys(latencyPhaseSpecs) as LatencyPhase[];
+export function isVllmLatencyPhase(phase: LatencyPhase): phase is VllmLatencyPhase {
+  return latencyPhaseSpecs[phase].vllm;
+}
+export const vllmLatencyPhases: readonly VllmLatencyPhase[] = latencyPhases.filter(isVllmLatencyPhase);
 export const latencyStatistics = Object.keys(latencyStatisticSpecs) as LatencyStatistic[];
 export const rateMetrics = Object.keys(rateSpecs) as RateMetric[];
 
@@ -388,6 +466,7 @@ export function latencyMetricName(phase: LatencyPhase, statistic: LatencyStatist
 function latencyVllmKeys(phase: LatencyPhase, statistic: LatencyStatistic): string[] {
   const spec: LatencyStatisticSpec = latencyStatisticSpecs[statistic];
   const keys: string[] = [];
+  if (!isVllmLatencyPhase(phase)) return keys;
   if (spec.vllmAggregate !== null) keys.push(`${spec.vllmAggregate}_${phase}_ms`);
   if (spec.vllmPercentile !== null) keys.push(`p${spec.vllmPercentile}_${phase}_ms`);
   return keys;

@@ -101,16 +101,48 @@ const dockerServer = strictObject({
     .describe(
       "Names of environment variables passed through to the container, e.g. [HF_TOKEN]. Their values are redacted from logs.",
     ),
-  gpus: nonEmptyString().default("all").describe("Value for docker --gpus (all, a count, or device=0,1)."),
+  gpus: nonEmptyString()
+    .default("all")
+    .describe(
+      "Value for docker --gpus (all, a count, or device=0,1); none: no --gpus flag (a CPU-only image, or a runtime that hands out GPUs itself).",
+    ),
   port: port().default(8000).describe("Host port the server listens on."),
+  publish_address: nonEmptyString()
+    .default("127.0.0.1")
+    .describe(
+      "Host address the port is published on (docker --publish ADDRESS:PORT:...): loopback by default, so the dev-mode endpoints of a shared server are not reachable from the network; 0.0.0.0 publishes on every interface.",
+    ),
   hf_cache_dir: z
     .string()
+    // docker takes a bare name as a named volume (an empty cache) and does not expand ~.
+    .refine((path) => path.startsWith("/"), {
+      message:
+        "expected an absolute host directory such as /home/runner/.cache/huggingface (docker takes a bare name as a named volume, and does not expand ~)",
+    })
     .optional()
     .describe("Host directory mounted as /root/.cache/huggingface so weights are not downloaded each run."),
   docker_args: z
     .array(z.string())
     .default([])
+    .refine(
+      (args) =>
+        !args.some(
+          (arg, i) =>
+            /^--net(work)?=host$/.test(arg) || (/^--net(work)?$/.test(arg) && args[i + 1] === "host"),
+        ),
+      {
+        message:
+          "--network host is not supported: docker then drops --publish, and the server is never reached at server.port (remove it; the port is published on server.publish_address)",
+      },
+    )
     .describe("Extra arguments for docker run itself (before the image)."),
+  docker_command: z
+    .array(nonEmptyString())
+    .min(1, "expected a non-empty list such as [docker] or [podman]")
+    .default(["docker"])
+    .describe(
+      "The docker command line, before each subcommand: [docker], [podman], [sudo, docker], a wrapper script, or [docker, --context, NAME] for a remote daemon.",
+    ),
   api_key_env: apiKeyEnv,
   startup_timeout_s: startupTimeout,
   lifecycle: serverLifecycle,

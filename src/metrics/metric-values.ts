@@ -16,6 +16,15 @@ export function errorRate(requests: { total: number; failed: number }): number |
   return requests.total > 0 ? requests.failed / requests.total : null;
 }
 
+/** Malformed / all tool calls; null without any tool call (or in files without `answer`). */
+export function malformedToolCallShare(
+  answer: { toolCalls: number; malformedToolCalls: number } | undefined,
+): number | null {
+  if (answer === undefined) return null;
+  const calls = answer.toolCalls + answer.malformedToolCalls;
+  return calls > 0 ? answer.malformedToolCalls / calls : null;
+}
+
 /** Marks a switch as exhaustive: a new `MetricSource` kind fails to compile until each reader handles it. */
 export function unknownSource(source: never): never {
   throw new Error(`unknown metric source ${JSON.stringify(source)}`);
@@ -40,6 +49,12 @@ export function runFileMetric(file: RunFile, source: MetricSource): number | nul
     }
     case "guard-length":
       return file.guards?.outputTokens.mean ?? null;
+    case "reasoning-tokens": {
+      const answer = file.answer;
+      return answer !== undefined && answer.reasoningRequests > 0 ? answer.reasoningTokens.mean : null;
+    }
+    case "malformed-tool-calls":
+      return malformedToolCallShare(file.answer);
     case "session":
       return file.sessions === undefined ? null : sessionValue(file.sessions, source.field);
     default:

@@ -25,6 +25,24 @@ export function requestLatencies(record: RequestRecord): RequestLatencies | null
   return { ttft, e2el, tpot: out > 1 ? (e2el - ttft) / (out - 1) : null };
 }
 
+/**
+ * The answer's timing of a successful request that reasoned, in ms: its first answer token (null when no
+ * chunk carried answer text or a tool call) and the gaps between the chunks from there on. Null for a
+ * request without reasoning: its answer's timing is its TTFT and ITL, not repeated as metrics of their own.
+ */
+export function answerLatencies(record: RequestRecord): { ttft: number | null; itl: number[] } | null {
+  if (!record.ok || record.chunksUs.length === 0) return null;
+  if ((record.reasoningTokens ?? 0) === 0 && record.reasoningField === null) return null;
+  const first = record.firstAnswerTokenMs;
+  if (first === null) return { ttft: null, itl: [] };
+  const chunks = record.chunksUs;
+  const itl: number[] = [];
+  let index = chunks.findIndex((us) => us / 1000 >= first);
+  if (index < 0) index = chunks.length;
+  for (index++; index < chunks.length; index++) itl.push((chunks[index]! - chunks[index - 1]!) / 1000);
+  return { ttft: first, itl };
+}
+
 /** vLLM's rule: good when every given objective is met; a request without TPOT (out <= 1) meets that one. */
 export function isGood(latencies: RequestLatencies, slo: Slo): boolean {
   if (slo.ttft_ms !== undefined && latencies.ttft > slo.ttft_ms) return false;
@@ -33,7 +51,7 @@ export function isGood(latencies: RequestLatencies, slo: Slo): boolean {
   return true;
 }
 
-export type RunMetrics = Pick<RunFile, "requests" | "tokens" | "latency" | "throughput">;
+export type RunMetrics = Pick<RunFile, "requests" | "tokens" | "latency" | "throughput" | "answer">;
 
 /**
  * The client-side metrics of one run from its measured request records (pure). TTFT, TPOT and E2E are per
@@ -48,6 +66,13 @@ export function computeRunMetrics(
   const tpot: number[] = [];
   const itl: number[] = [];
   const e2el: number[] = [];
+  const answerTtft: number[] = [];
+  const answerItl: number[] = [];
+  const reasoningTokens: number[] = [];
+  const reasoningFields: Record<string, number> = {};
+  let reasoningRequests = 0;
+  let toolCalls = 0;
+  let malformedToolCalls = 0;
   const queue: number[] = [];
   const inputLengths: number[] = [];
   const outputLengths: number[] = [];
@@ -77,6 +102,18 @@ export function computeRunMetrics(
     const chunks = record.chunksUs;
     for (let index = 1; index < chunks.length; index++)
       itl.push((chunks[index]! - chunks[index - 1]!) / 1000);
+    const answer = answerLatencies(record);
+    if (answer !== null) {
+      if (answer.ttft !== null) answerTtft.push(answer.ttft);
+      for (const gap of answer.itl) answerItl.push(gap);
+    }
+    const reasoning = record.reasoningTokens ?? 0;
+    reasoningTokens.push(reasoning);
+    if (reasoning > 0) reasoningRequests++;
+    if (record.reasoningField !== null)
+      reasoningFields[record.reasoningField] = (reasoningFields[record.reasoningField] ?? 0) + 1;
+    toolCalls += record.toolCalls.length;
+    malformedToolCalls += record.malformedToolCalls;
     const reason = record.finishReason ?? "unknown";
     finishReasons[reason] = (finishReasons[reason] ?? 0) + 1;
     const input = record.promptTokens ?? record.targetInputTokens ?? 0;
@@ -109,7 +146,16 @@ export function computeRunMetrics(
       tpot: summarize(tpot),
       itl: summarize(itl),
       e2el: summarize(e2el),
+      answer_ttft: summarize(answerTtft),
+      answer_itl: summarize(answerItl),
       queue: summarize(queue),
+    },
+    answer: {
+      reasoningRequests,
+      reasoningTokens: summarize(reasoningTokens),
+      reasoningFields,
+      toolCalls,
+      malformedToolCalls,
     },
     throughput: {
       request: perSecond(completed),

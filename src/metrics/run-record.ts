@@ -25,6 +25,8 @@ export interface RunRecord {
   requests: { total: number; completed: number; failed: number };
   /** The guard counts (run.json `guards`); absent in vLLM results and older run.json files. */
   guards?: RunGuards;
+  /** Tool calls of the completed requests (run.json `answer`), pooled by malformed_tool_call_share. */
+  toolCalls?: { wellFormed: number; malformed: number };
   /** A greedy-output cell's outputs per prompt (run.json `outputs`). */
   outputs?: RunOutput[];
   /** The external task results beside the run's run.json (runner/external-task.ts), when it has any. */
@@ -81,6 +83,9 @@ export function runRecordFromRunFile(file: RunFile, source: string): RunRecord {
       failed: file.requests.failed,
     },
     ...(file.guards !== undefined ? { guards: file.guards } : {}),
+    ...(file.answer !== undefined
+      ? { toolCalls: { wellFormed: file.answer.toolCalls, malformed: file.answer.malformedToolCalls } }
+      : {}),
     ...(file.outputs !== undefined ? { outputs: file.outputs } : {}),
     fingerprint: file.fingerprint,
     exclusionReasons,

@@ -26,6 +26,33 @@ export const latencySummarySchema = z.object({
 
 export type LatencySummary = z.output<typeof latencySummarySchema>;
 
+const noSamples: LatencySummary = {
+  count: 0,
+  mean: null,
+  std: null,
+  median: null,
+  p50: null,
+  p90: null,
+  p95: null,
+  p99: null,
+  p99_9: null,
+};
+
+/** A phase that run.json files of earlier versions do not have: read as no samples. */
+const laterPhase = (description: string) => latencySummarySchema.default(noSamples).describe(description);
+
+/** What the answers were made of (docs/run.md, "Reasoning and tool calls"). */
+export const runAnswerSchema = z.object({
+  reasoningRequests: z.number().int().nonnegative().describe("Completed requests with reasoning tokens."),
+  reasoningTokens: latencySummarySchema.describe("Reasoning tokens per completed request (not ms)."),
+  reasoningFields: z
+    .record(z.string(), z.number().int().nonnegative())
+    .describe("Requests per delta field that carried the reasoning (reasoning, reasoning_content)."),
+  toolCalls: z.number().int().nonnegative().describe("Well-formed tool calls of the completed requests."),
+  malformedToolCalls: z.number().int().nonnegative(),
+});
+export type RunAnswer = z.output<typeof runAnswerSchema>;
+
 /** A value the server may not expose: `null` means missing, never zero. */
 const serverValue = z.number().nullable();
 
@@ -195,6 +222,8 @@ export const runFileSchema = z.object({
     tpot: latencySummarySchema,
     itl: latencySummarySchema,
     e2el: latencySummarySchema,
+    answer_ttft: laterPhase("Time to the first answer token (content or tool call, after any reasoning)."),
+    answer_itl: laterPhase("Gaps between the chunks from the first answer chunk on."),
     queue: latencySummarySchema.describe("Client-side wait for a concurrency slot."),
   }),
   throughput: z.object({
@@ -205,6 +234,9 @@ export const runFileSchema = z.object({
     sloAttainment: z.number().min(0).max(1).nullable(),
   }),
   server: serverMetricsSummarySchema.nullable(),
+  answer: runAnswerSchema
+    .optional()
+    .describe("Reasoning and tool calls of the answers; absent in files of earlier versions."),
   sessions: sessionsSummarySchema
     .optional()
     .describe(

@@ -1,5 +1,6 @@
 import type { MetricsScrape } from "../runner/metrics-scraper.js";
 import { type PrometheusSample, parsePrometheusText } from "../server/prometheus-text.js";
+import { largest } from "../util/extremes.js";
 import type { PercentileResolution, ServerMetricsSummary } from "./run-schema.js";
 
 export type { MetricsScrape } from "../runner/metrics-scraper.js";
@@ -110,7 +111,7 @@ export function summarizeServerMetrics(scrapes: readonly MetricsScrape[]): Serve
     );
     const values = pool.map((scrape) => total(scrape.samples, name));
     if (values.length === 0) return null;
-    return { max: Math.max(...values), mean: values.reduce((sum, value) => sum + value, 0) / values.length };
+    return { max: largest(values), mean: values.reduce((sum, value) => sum + value, 0) / values.length };
   };
   const quantiles = (candidates: readonly string[]): { p50: number | null; p95: number | null } => {
     const name = present(

@@ -1,11 +1,12 @@
 import {
-  type LatencyPhase,
-  latencyPhases,
   latencyStatisticSpec,
   latencyStatistics,
+  type VllmLatencyPhase,
   type VllmThroughputKey,
+  vllmLatencyPhases,
 } from "../config/metric-names.js";
 import type { RequestRecord } from "../runner/request-schema.js";
+import { largest } from "../util/extremes.js";
 import { requestLatencies } from "./run-metrics.js";
 import type { LatencySummary, RunFile } from "./run-schema.js";
 import { summarize } from "./summary.js";
@@ -46,13 +47,13 @@ export function toVllmResult(
   const ms = (summary: LatencySummary, key: keyof LatencySummary) => (summary[key] as number | null) ?? 0;
   const metrics: Record<string, number> = {};
   const e2el = summarize(records.flatMap((record) => requestLatencies(record)?.e2el ?? []));
-  const phases: Record<LatencyPhase, LatencySummary> = {
+  const phases: Record<VllmLatencyPhase, LatencySummary> = {
     ttft: run.latency.ttft,
     tpot: run.latency.tpot,
     itl: run.latency.itl,
     e2el,
   };
-  for (const name of latencyPhases) {
+  for (const name of vllmLatencyPhases) {
     const summary = phases[name];
     // vLLM's order: mean, median, std, then the percentiles.
     for (const statistic of latencyStatistics) {
@@ -118,5 +119,5 @@ function maxOutputTokensPerSecond(records: readonly RequestRecord[]): number {
       perSecond.set(second, (perSecond.get(second) ?? 0) + (record.chunkTokens?.[index] ?? 1));
     });
   }
-  return perSecond.size === 0 ? 0 : Math.max(...perSecond.values());
+  return perSecond.size === 0 ? 0 : largest(perSecond.values());
 }

@@ -309,7 +309,9 @@ function vllmResultMetric(
       // A vLLM result has no finish reasons or per-request usage checks: the guards are not in it.
       return null;
     case "session":
-      // vllm bench serve sends single requests: no sessions.
+    case "reasoning-tokens":
+    case "malformed-tool-calls":
+      // Nor reasoning, tool calls or sessions (vllm bench serve sends single requests).
       return null;
     default:
       return unknownSource(source);

@@ -12,6 +12,8 @@ const differenceExcerptLength = 60;
 /** Full values of differing fields are wrapped at this width, and cut after this many characters. */
 const fullValueWrap = 100;
 export const fullValueMaxChars = 4000;
+/** Differing fields listed in the table (and their full values); the rest are counted, all in verdict.json. */
+export const maxDifferenceRows = 100;
 
 function valueText(value: unknown): string {
   if (value === undefined || value === null) return "–";
@@ -89,7 +91,8 @@ export function environmentSection(
   if (differences.length === 0) lines.push("Baseline and candidate ran under the same recorded conditions.");
   else if (!full) lines.push(`${differences.length} recorded conditions differ (details in verdict.json).`);
   else {
-    const rows = differences.map((d) => {
+    const shown = differences.slice(0, maxDifferenceRows);
+    const rows = shown.map((d) => {
       const base = valueText(d.baseline);
       const cand = valueText(d.candidate);
       const from = firstDifference(base, cand);
@@ -110,7 +113,13 @@ export function environmentSection(
       ];
     });
     lines.push(table(["Field", "Baseline", "Candidate", "Allowed", "Cells"], rows));
-    const long = differences.filter(
+    if (differences.length > shown.length) {
+      lines.push(
+        "",
+        `… and ${differences.length - shown.length} more differ (the first ${maxDifferenceRows} are listed; every one is in verdict.json).`,
+      );
+    }
+    const long = shown.filter(
       (d) =>
         fullValues && (valueText(d.baseline).length > excerpt || valueText(d.candidate).length > excerpt),
     );

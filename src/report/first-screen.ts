@@ -2,7 +2,13 @@ import type { OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
 import { capacityAnswerRows } from "./capacity.js";
 import { Footnotes } from "./checks.js";
 import { type Finding, findingsOf, type Meaning } from "./findings.js";
-import { describeMetricRef, formatFractionAsPercent, noBreakSpace, nonZeroCounts } from "./format.js";
+import {
+  describeMetricRef,
+  formatFractionAsPercent,
+  formatInterval,
+  noBreakSpace,
+  nonZeroCounts,
+} from "./format.js";
 import type { Block, Markup, Tone } from "./markup.js";
 
 /**
@@ -275,8 +281,30 @@ const settling: FirstScreenPart = (verdict, _context, markup) => {
   }
   const settle = settleSentence(verdict, markup);
   if (settle) lines.push(settle);
+  const atTolerance = atToleranceSentence(verdict, markup);
+  if (atTolerance) lines.push(atTolerance);
   return lines.length > 0 ? [{ kind: "paragraph", lines }] : [];
 };
+
+/** The maximum of at-the-tolerance checks named in the first screen; the rest are counted. */
+const atToleranceShown = 3;
+
+/**
+ * "At the tolerance: TTFT p95 in rag-fresh-low +4.8% … +5.3% (tolerance 5%)": checks whose estimate
+ * sits on the tolerance, which more runs would not decide, so the loop stopped for them.
+ */
+export function atToleranceSentence(verdict: VerdictFile, markup: Markup): string | null {
+  const checks = verdict.atTolerance ?? [];
+  if (checks.length === 0) return null;
+  const named = checks
+    .slice(0, atToleranceShown)
+    .map(
+      (c) =>
+        `${describeMetricRef(c.metric)} in ${markup.text(c.cell, 60)} ${formatInterval(c.ci)} (tolerance ${formatFractionAsPercent(c.tolerance)})`,
+    );
+  const more = checks.length - named.length;
+  return `${markup.strong("At the tolerance:")} ${named.join("; ")}${more > 0 ? `; ${more} more` : ""}. A true change this close to the tolerance is not decided by more runs up to repeats.max, so none were added for ${checks.length === 1 ? "it" : "them"}.`;
+}
 
 /**
  * "About 7 usable runs per side (2 more) and ~24 GPU-minutes would settle it", for an inconclusive

@@ -1,4 +1,5 @@
 import type { OverallVerdict } from "../compare/verdict-schema.js";
+import { largest } from "../util/extremes.js";
 import { escapeCell, escapeInline, inlineCode } from "./escape.js";
 import { table } from "./markdown-blocks.js";
 
@@ -103,7 +104,7 @@ function blockToTerminal(block: Block, markup: Markup): string {
       return block.lines.join("\n");
     case "table": {
       const rows = [block.header, ...block.rows];
-      const widths = block.header.map((_, c) => Math.max(...rows.map((row) => visibleLength(row[c] ?? ""))));
+      const widths = block.header.map((_, c) => largest(rows.map((row) => visibleLength(row[c] ?? ""))));
       const line = (row: readonly string[]) =>
         row
           .map((cell, c) => cell + " ".repeat(widths[c]! - visibleLength(cell)))

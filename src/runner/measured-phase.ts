@@ -100,6 +100,7 @@ export async function runMeasuredPhase<T>(
       },
     });
     await sender.bookkeeping.settled();
+    await sender.guard.settle(clock);
     const loop = loopProbe.stop();
     setup.onMeasuredPhase?.("end", epochMsOf(clock.now()));
     await scraper.stopPeriodic();

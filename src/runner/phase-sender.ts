@@ -15,6 +15,14 @@ import { runSession } from "./session-runner.js";
 /** Consecutive refused connections after which a run stops (and is marked cut short). */
 const unreachableAfterRefusals = 20;
 
+/**
+ * How long a run whose server refuses every connection waits for the server's exit to be known before it
+ * is recorded: the port of a killed container refuses about 0.2 s after the kill, `docker wait` answers
+ * about 0.5 s after it. An exit within this is a crash (recorded with its code, the server restarted for
+ * the next run); a server that is up and refuses stays "unreachable".
+ */
+export const exitSettleMs = 3_000;
+
 /** Why a run stops early: the server exited, refuses every connection, or the caller interrupted. */
 export interface RunGuard {
   /** The server's exit reason once it exited during the run, else null. */
@@ -25,11 +33,13 @@ export interface RunGuard {
   aborted: () => boolean;
   /** Stop sending: any of the above. */
   stop: () => boolean;
+  /** When the run stopped on refused connections: waits (up to exitSettleMs) for the server's exit. */
+  settle: (clock: ScheduleClock) => Promise<void>;
 }
 
 export function runGuard(session: ServerSession, shouldAbort: (() => boolean) | undefined): RunGuard {
   let crashed: string | null = null;
-  void session.exited.then(({ reason }) => {
+  const exited = session.exited.then(({ reason }) => {
     crashed = reason;
   });
   // A server that refuses every connection would otherwise be hammered for the whole duration.
@@ -47,6 +57,10 @@ export function runGuard(session: ServerSession, shouldAbort: (() => boolean) | 
     noteRefusal,
     aborted,
     stop,
+    settle: async (clock) => {
+      if (crashed !== null || !unreachable()) return;
+      await Promise.race([exited, clock.sleepUntil(clock.now() + exitSettleMs)]);
+    },
   };
 }
 

@@ -6,7 +6,7 @@ import { FailureError, InputError, UsageError } from "../util/errors.js";
 import { collectFingerprint } from "./collect-fingerprint.js";
 import { externalEndpoint } from "./kinds.js";
 import { getServedModels, isUnauthorizedStatus, ProbeStatusError } from "./probe.js";
-import { createRedactor, credentialLikeValues } from "./redact.js";
+import { collectJobSecrets, type JobSecrets } from "./secrets.js";
 import type { ServerProvider, ServerSession } from "./types.js";
 
 /** Read for `--base-url` when neither --api-key-env nor server.api_key_env names a variable, in this order. */
@@ -58,6 +58,8 @@ export function baseUrlProvider(options: {
   env?: Readonly<Record<string, string | undefined>>;
   /** What loading the config interpolated: the fingerprint records templates, not these values. */
   interpolation?: ConfigInterpolation;
+  /** The job's secrets (secrets.ts); default: the key's variable, the config's values and `env`'s. */
+  secrets?: JobSecrets;
 }): ServerProvider {
   const templates = options.interpolation?.templates ?? [];
   const server: ServerConfigOf<"external"> = {
@@ -69,13 +71,15 @@ export function baseUrlProvider(options: {
   const { baseUrl, metricsUrl } = externalEndpoint(server);
   const endpoint = { baseUrl, metricsUrl, ...(options.apiKey ? { apiKey: options.apiKey } : {}) };
   const target = { baseUrl, apiKey: options.apiKey };
-  // Everything the runner writes for it passes through this: the key, anything credential-like in the
-  // environment (the command line names no variables to pass), and what the config read from it.
-  const redactor = createRedactor([
-    options.apiKey,
-    ...credentialLikeValues(options.env ?? {}),
-    ...(options.interpolation?.values ?? []).map((entry) => entry.value),
-  ]);
+  // Everything the runner writes for it, and every message, passes through the job's one redactor.
+  const secrets =
+    options.secrets ??
+    collectJobSecrets({
+      env: options.env ?? {},
+      variables: [options.apiKeyVariable],
+      configs: options.interpolation ? [{ config: { server }, interpolation: options.interpolation }] : [],
+    });
+  const redactor = secrets.redactor.with([options.apiKey]);
   return {
     lifecycle: "per-cell",
     async start(): Promise<ServerSession> {
@@ -91,15 +95,20 @@ export function baseUrlProvider(options: {
           );
         }
         throw new FailureError(
-          `--base-url ${baseUrl}: GET /v1/models failed: ${
-            describeConnectionFailure(error, baseUrl) ??
-            (error instanceof Error ? error.message : String(error))
-          }`,
+          redactor.redact(
+            `--base-url ${baseUrl}: GET /v1/models failed: ${
+              describeConnectionFailure(error, baseUrl) ??
+              (error instanceof Error ? error.message : String(error))
+            }`,
+          ),
         );
       });
       if (served.length > 0 && !served.some((model) => model.id === options.model.name)) {
+        // The served names are the server's own text: a misbehaving one may echo the key.
         throw new InputError(
-          `model.name: "${options.model.name}" is not served at ${baseUrl}; it serves ${served.map((model) => `"${model.id}"`).join(", ")}`,
+          redactor.redact(
+            `model.name: "${options.model.name}" is not served at ${baseUrl}; it serves ${served.map((model) => `"${model.id}"`).join(", ")}`,
+          ),
         );
       }
       return {
@@ -116,7 +125,7 @@ export function baseUrlProvider(options: {
             sampling: templateView(options.sampling ?? null, templates, ["sampling"]),
             nvidiaSmi: null,
             env: options.env ?? {},
-            environment: options.interpolation?.values ?? [],
+            environment: secrets.named,
           }),
         // Never resolves: we cannot see an external server's process, only its failed requests.
         exited: new Promise(() => {}),

@@ -1,5 +1,5 @@
 import { systemClock, type TimerClock } from "../util/clock.js";
-import { execFileCapture } from "./exec.js";
+import { dockerCliOfRecord, dockerExec } from "./docker-cli.js";
 import { isGroupAlive, terminateGroup } from "./process-group.js";
 import { type LiveServer, readServerState, removeLiveServer } from "./state.js";
 
@@ -49,11 +49,14 @@ async function stopRecordedServer(
 ): Promise<CleanupOutcome> {
   const graceMs = options.stopGraceMs ?? 10_000;
   if (server.container) {
-    const docker = server.dockerCommand ?? "docker";
-    const removed = await execFileCapture(docker, ["rm", "--force", server.container], {
-      env: options.env ?? process.env,
-      timeoutMs: 60_000,
-    });
+    const removed = await dockerExec(
+      dockerCliOfRecord(server.dockerCommand),
+      ["rm", "--force", server.container],
+      {
+        env: options.env ?? process.env,
+        timeoutMs: 60_000,
+      },
+    );
     if (removed.code === 0) return { server, stopped: true, detail: "container removed" };
     if (/No such container/i.test(removed.stderr)) return { server, stopped: true, detail: "already gone" };
     return {

@@ -11,6 +11,7 @@ export type LikelyCause =
   | "model-not-found"
   | "missing-hf-token"
   | "image-not-found"
+  | "registry-unreachable"
   | "no-gpu-runtime";
 
 interface CausePattern {
@@ -71,6 +72,14 @@ const causePatterns: readonly CausePattern[] = [
     pattern:
       /pull access denied|manifest unknown|repository does not exist|not found: manifest|No such image/i,
     advice: "the image could not be pulled: check server.image (and docker login for a private registry)",
+  },
+  {
+    // The daemon's own words when it cannot reach a registry (docker 20.10 to 28).
+    cause: "registry-unreachable",
+    pattern:
+      /dial tcp .*(connection refused|i\/o timeout|no route to host|network is unreachable)|lookup .* no such host|TLS handshake timeout|Client\.Timeout exceeded while awaiting headers|request canceled while waiting for connection/i,
+    advice:
+      "the daemon cannot reach the image's registry (network, proxy or DNS): pull the image beforehand (docker pull, docker load), or use a registry mirror this machine reaches",
   },
 ];
 

@@ -1,8 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import type { ModelConfig, ServerConfig } from "../config/schema.js";
 import { diagnoseLog } from "./diagnose.js";
+import { type DockerCli, describeDockerCli, dockerExec, dockerSpawn } from "./docker-cli.js";
 import { ServerStartError } from "./errors.js";
-import { execFileCapture } from "./exec.js";
 import {
   flagValue,
   hasFlag,
@@ -24,13 +24,16 @@ export function dockerEngineArgs(config: DockerConfig, model: ModelConfig): stri
   const args = [...config.args];
   const positionalModel = args.length > 0 && !args[0]!.startsWith("-");
   const extra: string[] = [];
-  if (!positionalModel && !hasFlag(args, "--model")) extra.push("--model", model.source ?? model.name);
+  // vllm/vllm-openai's entrypoint is `vllm serve`, which takes the model positionally (--model draws a
+  // deprecation warning there); an image whose entrypoint wants --model says so in server.args.
+  const addModel = !positionalModel && !hasFlag(args, "--model");
   if (!hasFlag(args, "--served-model-name")) extra.push("--served-model-name", model.name);
   if (model.revision && !hasFlag(args, "--revision")) extra.push("--revision", model.revision);
   if (model.tokenizer_revision && !hasFlag(args, "--tokenizer-revision")) {
     extra.push("--tokenizer-revision", model.tokenizer_revision);
   }
-  return positionalModel ? [args[0]!, ...extra, ...args.slice(1)] : [...extra, ...args];
+  if (positionalModel) return [args[0]!, ...extra, ...args.slice(1)];
+  return addModel ? [model.source ?? model.name, ...extra, ...args] : [...extra, ...args];
 }
 
 /** `docker run` arguments: GPUs, shared memory for NCCL (--ipc=host), the port, the HF cache, env by name. */
@@ -48,16 +51,10 @@ export function dockerRunArgs(
     containerName,
     "--label",
     "vllm-perf-gate=1",
-    "--gpus",
-    // One server per device (runner.devices): docker's device request, quoted when it lists several.
-    options.device
-      ? options.device.spec.includes(",")
-        ? `"device=${options.device.spec}"`
-        : `device=${options.device.spec}`
-      : config.gpus,
+    ...gpusArgs(config, options.device),
     "--ipc=host",
     "--publish",
-    `${config.port}:${containerPort}`,
+    `${publishHost(config.publish_address)}:${config.port}:${containerPort}`,
     ...(config.hf_cache_dir ? ["--volume", `${config.hf_cache_dir}:/root/.cache/huggingface`] : []),
     // By name only: docker copies the value from its own environment, so no secret is on a command line.
     ...config.env.flatMap((name) => ["--env", name]),
@@ -66,6 +63,27 @@ export function dockerRunArgs(
     config.image,
     ...engineArgs,
   ];
+}
+
+/**
+ * docker's --gpus: one server per device (runner.devices) gets docker's device request, quoted when it
+ * lists several; otherwise the config's value, and no flag at all for `gpus: none`.
+ */
+function gpusArgs(config: DockerConfig, device: ServerDevice | undefined): string[] {
+  if (device)
+    return ["--gpus", device.spec.includes(",") ? `"device=${device.spec}"` : `device=${device.spec}`];
+  return config.gpus === "none" ? [] : ["--gpus", config.gpus];
+}
+
+/** An IPv6 address is bracketed in docker's --publish. */
+function publishHost(address: string): string {
+  return address.includes(":") && !address.startsWith("[") ? `[${address}]` : address;
+}
+
+/** Where the tool connects: the published address, or loopback when it is published on every interface. */
+function connectHost(address: string): string {
+  if (address === "0.0.0.0" || address === "::" || address === "[::]") return "127.0.0.1";
+  return publishHost(address);
 }
 
 /** The repo digest matching the configured repository, from `docker image inspect` RepoDigests. */
@@ -79,7 +97,7 @@ export async function launchDocker(
   config: DockerConfig,
   model: ModelConfig,
   services: LaunchServices & {
-    dockerCommand: string;
+    dockerCommand: DockerCli;
     devMode: boolean;
     /** The config as written (templates for values from the environment): what is printed and recorded. */
     recorded?: { server: DockerConfig; model: ModelConfig };
@@ -97,9 +115,9 @@ export async function launchDocker(
     });
 
   const recorded = services.recorded ?? { server: config, model };
-  const imageDigest = await resolveImage(config.image, services, fail);
+  const { digest: imageDigest, id: imageId } = await resolveImage(config.image, services, fail);
   if (!config.image.includes("@sha256:")) {
-    services.warn(
+    services.warnOnce(
       `server.image "${recorded.server.image}" is pinned by tag only (resolved to ${imageDigest ?? "an unknown digest"}); a tag can move, so pin the digest (image@sha256:...) for reproducible comparisons.`,
     );
   }
@@ -114,19 +132,28 @@ export async function launchDocker(
   await services.remember({
     kind: "docker",
     container: containerName,
-    dockerCommand: docker,
+    dockerCommand: [...docker],
     port: config.port,
     logFile: log.path,
   });
   const recordedEngineArgs = dockerEngineArgs(recorded.server, recorded.model);
   log.note(
-    `${docker} ${dockerRunArgs(recorded.server, recordedEngineArgs, containerName, { devMode: services.devMode, device: services.device }).join(" ")}`,
+    `${describeDockerCli(docker)} ${dockerRunArgs(recorded.server, recordedEngineArgs, containerName, { devMode: services.devMode, device: services.device }).join(" ")}`,
   );
-  const run = await execFileCapture(docker, runArgs, { env, timeoutMs: services.startupTimeoutMs });
+  let runPid: number | undefined;
+  const running = dockerExec(docker, runArgs, {
+    env,
+    timeoutMs: services.startupTimeoutMs,
+    onSpawn: (pid) => {
+      runPid = pid;
+    },
+  });
+  services.launching?.(runPid, running);
+  const run = await running;
   if (run.code !== 0) {
     const lines = `${run.stdout}\n${run.stderr}`.split("\n").filter((line) => line.trim() !== "");
     for (const line of lines) log.line(line);
-    await execFileCapture(docker, ["rm", "--force", containerName], { env, timeoutMs: 30_000 });
+    await dockerExec(docker, ["rm", "--force", containerName], { env, timeoutMs: 30_000 });
     throw fail(
       run.timedOut
         ? `docker run did not return within ${Math.round(services.startupTimeoutMs / 1000)} s.`
@@ -136,15 +163,18 @@ export async function launchDocker(
   }
   log.note(`container ${containerName} started (id ${run.stdout.trim().slice(0, 12)})`);
 
-  const logs = spawn(docker, ["logs", "--follow", containerName], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const logs = dockerSpawn(docker, ["logs", "--follow", containerName], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   logs.on("error", () => {});
   log.follow(logs.stdout);
   log.follow(logs.stderr);
   let stopping = false;
-  const waiter = spawn(docker, ["wait", containerName], { env, stdio: ["ignore", "pipe", "ignore"] });
+  const waiter = dockerSpawn(docker, ["wait", containerName], { env, stdio: ["ignore", "pipe", "ignore"] });
   const exited = new Promise<{ reason: string }>((resolve) => {
     let output = "";
-    waiter.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    waiter.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
       output += chunk;
     });
     const report = () => {
@@ -162,11 +192,11 @@ export async function launchDocker(
 
   let stopped: Promise<TeardownNotes> | undefined;
   return {
-    baseUrl: `http://127.0.0.1:${config.port}`,
-    metricsUrl: `http://127.0.0.1:${config.port}/metrics`,
+    baseUrl: `http://${connectHost(config.publish_address)}:${config.port}`,
+    metricsUrl: `http://${connectHost(config.publish_address)}:${config.port}/metrics`,
     port: config.port,
     exited,
-    conditions: { image: recorded.server.image, imageDigest, args: recordedEngineArgs },
+    conditions: { image: recorded.server.image, imageDigest, imageId, args: recordedEngineArgs },
     stop() {
       stopping = true;
       stopped ??= stopContainer(containerName, [logs, waiter], services);
@@ -177,25 +207,25 @@ export async function launchDocker(
 
 async function resolveImage(
   image: string,
-  services: LaunchServices & { dockerCommand: string },
+  services: LaunchServices & { dockerCommand: DockerCli },
   fail: (summary: string, lines: string[]) => ServerStartError,
-): Promise<string | null> {
+): Promise<{ digest: string | null; id: string | null }> {
   const docker = services.dockerCommand;
   const inspect = () =>
-    execFileCapture(docker, ["image", "inspect", "--format", "{{json .RepoDigests}}", image], {
+    dockerExec(docker, ["image", "inspect", "--format", "{{json .RepoDigests}}", image], {
       env: services.env,
       timeoutMs: 30_000,
     });
   let result = await inspect();
   if (result.spawnError) {
     throw fail(
-      `"${docker}" could not be run (${result.spawnError.code ?? result.spawnError.message}): server.kind docker needs the docker CLI on PATH and a running daemon.`,
+      `"${docker[0]}" could not be run (${result.spawnError.code ?? result.spawnError.message}): server.kind docker needs the docker CLI on PATH (or server.docker_command) and a running daemon.`,
       [],
     );
   }
   if (result.code !== 0) {
     services.log.note(`image ${image} not present locally; pulling`);
-    const pull = await execFileCapture(docker, ["pull", image], {
+    const pull = await dockerExec(docker, ["pull", image], {
       env: services.env,
       timeoutMs: services.startupTimeoutMs,
       onLine: (line) => services.log.line(line),
@@ -210,26 +240,37 @@ async function resolveImage(
     }
     result = await inspect();
   }
-  if (result.code !== 0) return null;
+  if (result.code !== 0) return { digest: null, id: null };
+  // The image ID identifies an image that has no repo digest (built, imported, loaded): what a local
+  // tag pointed at when the run started.
+  const id = await dockerExec(docker, ["image", "inspect", "--format", "{{.Id}}", image], {
+    env: services.env,
+    timeoutMs: 30_000,
+  });
+  const imageId = id.code === 0 && /^sha256:[0-9a-f]{64}$/.test(id.stdout.trim()) ? id.stdout.trim() : null;
   try {
     const digests = JSON.parse(result.stdout.trim()) as unknown;
-    return Array.isArray(digests) ? pickRepoDigest(digests.map(String), image) : null;
+    return {
+      digest: Array.isArray(digests) ? pickRepoDigest(digests.map(String), image) : null,
+      id: imageId,
+    };
   } catch {
-    return null;
+    return { digest: null, id: imageId };
   }
 }
 
 async function stopContainer(
   containerName: string,
   followers: readonly ChildProcess[],
-  services: LaunchServices & { dockerCommand: string },
+  services: LaunchServices & { dockerCommand: DockerCli },
 ): Promise<TeardownNotes> {
   const docker = services.dockerCommand;
   const graceS = Math.max(1, Math.ceil(services.stopGraceMs / 1000));
   const notes: string[] = [];
   const started = services.clock.now();
-  // docker stop sends SIGTERM, waits --time seconds, then SIGKILLs; rm --force removes whatever is left.
-  const stop = await execFileCapture(docker, ["stop", "--time", String(graceS), containerName], {
+  // docker stop sends SIGTERM, waits -t seconds, then SIGKILLs; rm --force removes whatever is left.
+  // -t: `--time` in docker 20.10, `--timeout` since 28 (which deprecates --time); -t is both.
+  const stop = await dockerExec(docker, ["stop", "-t", String(graceS), containerName], {
     env: services.env,
     timeoutMs: services.stopGraceMs + 30_000,
   });
@@ -240,7 +281,7 @@ async function stopContainer(
     await Promise.race([new Promise((resolve) => logs.once("close", resolve)), services.clock.sleep(2_000)]);
   }
   if (escalated) notes.push(`container ${containerName} ignored SIGTERM for ${graceS} s and was killed`);
-  const remove = await execFileCapture(docker, ["rm", "--force", containerName], {
+  const remove = await dockerExec(docker, ["rm", "--force", containerName], {
     env: services.env,
     timeoutMs: 30_000,
   });

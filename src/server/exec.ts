@@ -19,6 +19,8 @@ export function execFileCapture(
     timeoutMs?: number;
     /** Called with every output line as it arrives (e.g. `docker pull` progress into the server log). */
     onLine?: (line: string) => void;
+    /** Called once the process is spawned, with its pid (e.g. to wait for an in-flight `docker run`). */
+    onSpawn?: (pid: number | undefined) => void;
   } = {},
 ): Promise<ExecResult> {
   return new Promise((resolve) => {
@@ -30,6 +32,7 @@ export function execFileCapture(
       env: options.env ?? process.env,
       stdio: ["ignore", "pipe", "pipe"],
     });
+    options.onSpawn?.(child.pid);
     const timer =
       options.timeoutMs === undefined
         ? undefined

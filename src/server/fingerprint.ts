@@ -23,6 +23,11 @@ export const fingerprintSchema = z.object({
     kind: z.enum(serverKinds),
     image: nullableString.describe("Image reference as configured (docker)."),
     imageDigest: nullableString.describe("Resolved repo digest, e.g. vllm/vllm-openai@sha256:... (docker)."),
+    imageId: nullableString
+      .optional()
+      .describe(
+        "Local image ID (docker image inspect .Id, sha256:...): the identity of an image without a repo digest (built, imported or loaded) (docker).",
+      ),
     command: z
       .array(z.string())
       .nullable()
@@ -77,6 +82,7 @@ export interface FingerprintFacts {
     kind: Fingerprint["server"]["kind"];
     image?: string | null;
     imageDigest?: string | null;
+    imageId?: string | null;
     command?: readonly string[] | null;
     args: readonly string[];
     /** See serverSettings (kinds.ts). */
@@ -123,6 +129,7 @@ function collectConditions(facts: FingerprintFacts): Fingerprint {
       kind: facts.server.kind,
       image: facts.server.image ?? null,
       imageDigest: facts.server.imageDigest ?? null,
+      ...(facts.server.imageId !== undefined ? { imageId: facts.server.imageId } : {}),
       command: facts.server.command ? [...facts.server.command] : null,
       args: [...facts.server.args],
       vllmVersion: facts.probes.vllmVersion,

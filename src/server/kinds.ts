@@ -1,5 +1,6 @@
 import type { ModelConfig, ServerConfig } from "../config/schema.js";
 import type { ServerConfigOf, ServerKind } from "../config/server-kinds.js";
+import { type DockerCli, dockerCliOf } from "./docker-cli.js";
 import { launchDocker } from "./docker-launcher.js";
 import type { LaunchedServer, LaunchServices } from "./launch.js";
 import { launchCommand, launchSim } from "./process-kinds.js";
@@ -21,7 +22,8 @@ export interface KindLaunch<K extends ServerKind> {
   readonly startIndex: number;
   /** A cell's runs share this server: it must offer POST /reset_prefix_cache (vLLM dev mode). */
   readonly sharedByCell: boolean;
-  readonly dockerCommand: string;
+  /** Overrides `server.docker_command` (tests, library callers). */
+  readonly dockerCommand: DockerCli | undefined;
   readonly cliCommand: readonly string[] | undefined;
 }
 
@@ -53,7 +55,12 @@ export function externalEndpoint(server: ServerConfigOf<"external">): {
 export const serverKindRegistry = {
   docker: {
     launch: ({ config, model, services, sharedByCell, recorded, dockerCommand }) =>
-      launchDocker(config, model, { ...services, dockerCommand, devMode: sharedByCell, recorded }),
+      launchDocker(config, model, {
+        ...services,
+        dockerCommand: dockerCommand ?? dockerCliOf(config),
+        devMode: sharedByCell,
+        recorded,
+      }),
     settings: (server) => ({
       gpus: server.gpus,
       dockerArgs: [...server.docker_args],

@@ -16,6 +16,7 @@ export interface LaunchedServer {
   readonly conditions: {
     image?: string | null;
     imageDigest?: string | null;
+    imageId?: string | null;
     command?: readonly string[] | null;
     args: readonly string[];
   };
@@ -40,8 +41,15 @@ export interface LaunchServices {
   readonly stopGraceMs: number;
   readonly startupTimeoutMs: number;
   readonly warn: (message: string) => void;
+  /** A warning given once per provider (a job's side), however many servers it starts. */
+  readonly warnOnce: (message: string) => void;
   /** Records the server in the state file before it can outlive us; resolves once written. */
   readonly remember: (server: Omit<LiveServer, "id" | "startedAt" | "cell" | "run">) => Promise<void>;
+  /**
+   * The command that creates the server is in flight (`docker run`: its pid, and when it returns): a stop
+   * meanwhile waits for it, or removes what it creates by name until it has returned (signals.ts).
+   */
+  readonly launching?: (pid: number | undefined, returned: Promise<unknown>) => void;
   readonly nvidiaSmi: NvidiaSmi | null;
   /** The devices of this server on a runner with several (runner.devices); absent: as the config says. */
   readonly device?: ServerDevice | undefined;

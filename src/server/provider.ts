@@ -2,8 +2,10 @@ import { type ConfigInterpolation, noInterpolation, templateView } from "../conf
 import type { Config, ModelConfig, SamplingConfig, ServerConfig } from "../config/schema.js";
 import { serverLifecycle } from "../config/server-kinds.js";
 import { systemClock, type TimerClock } from "../util/clock.js";
+import type { DockerCli } from "./docker-cli.js";
 import { hashConfig } from "./fingerprint.js";
 import { NvidiaSmi } from "./nvidia-smi.js";
+import { collectJobSecrets, type JobSecrets } from "./secrets.js";
 import { type ManagedServerSession, type SessionEnvironment, startServerSession } from "./session.js";
 import type { ServerDevice, ServerProvider, ServerStartContext } from "./types.js";
 
@@ -27,9 +29,15 @@ export interface ServerProviderOptions {
    * values are redacted from the log and messages, and the fingerprint records the templates.
    */
   readonly interpolation?: ConfigInterpolation;
+  /**
+   * The job's secrets, built once by the entry point (secrets.ts); default: those of this server's
+   * config and `env` alone.
+   */
+  readonly secrets?: JobSecrets;
   /** Argv that runs this tool's CLI (the launcher appends `sim ...`); default: dist/cli.js, else tsx src/cli.ts. */
   readonly cliCommand?: readonly string[];
-  readonly dockerCommand?: string;
+  /** The docker command line; default: the config's `server.docker_command`. */
+  readonly dockerCommand?: DockerCli;
   /** nvidia-smi executable; null disables GPU queries. */
   readonly nvidiaSmiCommand?: string | null;
   /** Readiness poll interval (default 1000 ms). */
@@ -86,11 +94,14 @@ export function createServerProvider(
       model: templateView(options.model, interpolation.templates, ["model"]),
       sampling: templateView(options.sampling ?? null, interpolation.templates, ["sampling"]),
     },
-    interpolation,
+    secrets:
+      options.secrets ??
+      collectJobSecrets({ env, configs: [{ config: { server: serverConfig }, interpolation }] }),
     lifecycle: serverLifecycle({ server: serverConfig }),
     env,
     clock: options.clock ?? systemClock,
     warn: options.warn ?? (() => {}),
+    warnedOnce: new Set(),
     progress: options.progress ?? (() => {}),
     nvidiaSmi:
       options.nvidiaSmiCommand === null ? null : new NvidiaSmi(options.nvidiaSmiCommand ?? "nvidia-smi", env),
@@ -99,7 +110,7 @@ export function createServerProvider(
     configHash: options.configHash,
     datasetChecksums: options.datasetChecksums,
     cliCommand: options.cliCommand,
-    dockerCommand: options.dockerCommand ?? "docker",
+    dockerCommand: options.dockerCommand,
     pollIntervalMs: options.pollIntervalMs ?? 1_000,
     stopGraceMs: options.stopGraceMs ?? 30_000,
     releaseTimeoutMs: options.releaseTimeoutMs ?? 15_000,

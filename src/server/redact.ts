@@ -83,25 +83,5 @@ export function redactValue<T>(value: T, redactor: Redactor): T {
   return visit(value) as T;
 }
 
-/** The values of the named environment variables that are set: what a launcher passes to a server. */
-export function secretValues(
-  env: Readonly<Record<string, string | undefined>>,
-  names: Iterable<string>,
-): string[] {
-  const values: string[] = [];
-  for (const name of names) {
-    const value = env[name];
-    if (value) values.push(value);
-  }
-  return values;
-}
-
 /** Names that look like credentials; their values are redacted whether or not a config reads them. */
 export const credentialName = /TOKEN|SECRET|PASSWORD|API_KEY|APIKEY|PRIVATE/i;
-
-/** The values of every credential-looking variable that is set: the safety net on top of known secrets. */
-export function credentialLikeValues(env: Readonly<Record<string, string | undefined>>): string[] {
-  return Object.entries(env)
-    .filter(([name, value]) => credentialName.test(name) && !!value)
-    .map(([, value]) => value as string);
-}

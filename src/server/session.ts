@@ -1,9 +1,9 @@
 import { join } from "node:path";
-import type { ConfigInterpolation } from "../config/interpolate.js";
 import type { ModelConfig, SamplingConfig, ServerConfig, ServerLifecycle } from "../config/schema.js";
 import type { TimerClock } from "../util/clock.js";
 import { collectFingerprint } from "./collect-fingerprint.js";
 import { diagnoseLog } from "./diagnose.js";
+import type { DockerCli } from "./docker-cli.js";
 import { ServerStartError } from "./errors.js";
 import type { Fingerprint } from "./fingerprint.js";
 import { kindEntry } from "./kinds.js";
@@ -12,22 +12,16 @@ import type { NvidiaSmi } from "./nvidia-smi.js";
 import { isPortFree } from "./port.js";
 import type { ServedModel } from "./probe.js";
 import { formatReadinessWait, waitForReady } from "./readiness.js";
-import { createRedactor, secretValues } from "./redact.js";
+import type { JobSecrets } from "./secrets.js";
 import { ServerLog } from "./server-log.js";
-import { trackLaunchedServer, untrackLaunchedServer } from "./signals.js";
+import { trackLaunchedServer, trackLaunching, untrackLaunchedServer } from "./signals.js";
 import { addLiveServer, newServerId, removeLiveServer } from "./state.js";
 import { createTeardown } from "./teardown.js";
 import { startTelemetry, type TelemetrySampler } from "./telemetry.js";
 import { deviceIndices, type ServerDevice, type ServerSession, type ServerStartContext } from "./types.js";
 
-/** Environment variables redacted from logs whenever they are set, passed or not (a server may echo them). */
-const wellKnownSecrets = [
-  "HF_TOKEN",
-  "HUGGING_FACE_HUB_TOKEN",
-  "VLLM_API_KEY",
-  "OPENAI_API_KEY",
-  "GITHUB_TOKEN",
-];
+/** Lines of the server's log kept with a crash's reason (each cut at 300 characters). */
+const logTailLines = 5;
 
 export interface ManagedServerSession extends ServerSession {
   readonly id: string;
@@ -46,11 +40,14 @@ export interface SessionEnvironment {
   readonly model: ModelConfig;
   /** The config as recorded and printed: templates where values came from the environment. */
   readonly recorded: { server: ServerConfig; model: ModelConfig; sampling: SamplingConfig | null };
-  readonly interpolation: ConfigInterpolation;
+  /** The job's secrets (secrets.ts): redacted from the log, the run files and messages; `${NAME}` in the fingerprint. */
+  readonly secrets: JobSecrets;
   readonly lifecycle: ServerLifecycle;
   readonly env: NodeJS.ProcessEnv;
   readonly clock: TimerClock;
   readonly warn: (message: string) => void;
+  /** Warnings already given by this provider's sessions (LaunchServices.warnOnce). */
+  readonly warnedOnce: Set<string>;
   /** Progress lines for the user while a server starts (readiness.ts: at least every 10 s). */
   readonly progress: (line: string) => void;
   readonly nvidiaSmi: NvidiaSmi | null;
@@ -59,7 +56,8 @@ export interface SessionEnvironment {
   readonly configHash?: string | undefined;
   readonly datasetChecksums?: Readonly<Record<string, string>> | undefined;
   readonly cliCommand?: readonly string[] | undefined;
-  readonly dockerCommand: string;
+  /** Overrides the config's `server.docker_command` when set. */
+  readonly dockerCommand: DockerCli | undefined;
   readonly pollIntervalMs: number;
   readonly stopGraceMs: number;
   readonly releaseTimeoutMs: number;
@@ -78,7 +76,7 @@ export async function startServerSession(
   /** The provider's set of teardowns of servers not yet stopped; the session adds and removes its own. */
   live: Set<() => Promise<void>>,
 ): Promise<ManagedServerSession> {
-  const { env, clock, nvidiaSmi, interpolation } = setup;
+  const { env, clock, nvidiaSmi } = setup;
   // On one of several devices: its own port (the config's plus its slot) and its own GPUs.
   const device = context.device;
   const serverConfig = onDevice(setup.server, device);
@@ -87,11 +85,7 @@ export async function startServerSession(
   const id = newServerId();
   const apiKeyName = serverConfig.api_key_env;
   const apiKey = apiKeyName ? env[apiKeyName] : undefined;
-  const redactor = createRedactor([
-    ...secretValues(env, [...kind.passedEnv(serverConfig), ...wellKnownSecrets]),
-    apiKey,
-    ...interpolation.values.map((entry) => entry.value),
-  ]);
+  const redactor = setup.secrets.redactor;
   const logName = `server-${context.cell}${device ? `-device${device.spec.replaceAll(",", "-")}` : ""}${context.run === undefined ? "" : `-run${context.run}`}.log`;
   const log = new ServerLog(join(setup.logDir ?? context.logDir, logName), redactor);
   const noteWarning = (message: string) => {
@@ -133,10 +127,16 @@ export async function startServerSession(
     log,
     id,
     warn: noteWarning,
+    warnOnce: (message) => {
+      if (setup.warnedOnce.has(message)) return log.note(`warning: ${message}`);
+      setup.warnedOnce.add(message);
+      noteWarning(message);
+    },
     stopGraceMs: setup.stopGraceMs,
     startupTimeoutMs: serverConfig.startup_timeout_s * 1000,
     nvidiaSmi,
     device,
+    launching: (pid, returned) => trackLaunching(id, pid, returned),
     remember: async (server) => {
       trackLaunchedServer({
         id,
@@ -160,6 +160,18 @@ export async function startServerSession(
     if (setup.stateFile) await removeLiveServer(setup.stateFile, id).catch(() => {});
   };
 
+  // Until the launch returns, a stopAll() (an interrupt) waits for it and then stops what it started.
+  let stopWhenLaunched = false;
+  let launchSettled: () => void = () => {};
+  const settledLaunch = new Promise<void>((resolve) => {
+    launchSettled = resolve;
+  });
+  const stopWhileLaunching = async () => {
+    stopWhenLaunched = true;
+    await settledLaunch;
+    live.delete(stopWhileLaunching);
+  };
+  live.add(stopWhileLaunching);
   let launched: LaunchedServer;
   try {
     launched = await kind.launch({
@@ -175,6 +187,7 @@ export async function startServerSession(
   } catch (error) {
     await forget();
     await log.close();
+    launchSettled();
     if (error instanceof ServerStartError) throw error;
     throw fail(`The server could not be launched: ${(error as Error).message}`, "launch");
   }
@@ -198,6 +211,14 @@ export async function startServerSession(
     live.delete(teardown);
   };
   live.add(teardown);
+  live.delete(stopWhileLaunching);
+  if (stopWhenLaunched) {
+    log.note("stopped while the server was being launched");
+    await teardown();
+    launchSettled();
+    throw fail("The server was stopped while it was being launched.", "launch");
+  }
+  launchSettled();
   const target = { baseUrl: launched.baseUrl, apiKey };
   const outcome = await waitForReady({
     target,
@@ -242,8 +263,12 @@ export async function startServerSession(
     readyAfterMs: outcome.waitedMs,
     endpoint: { baseUrl: launched.baseUrl, metricsUrl: launched.metricsUrl, ...(apiKey ? { apiKey } : {}) },
     exited: launched.exited.then((exit) => {
+      // What the server printed last goes with the exit into run.json: often the reason it died.
+      const tail = log.lastLines(logTailLines).map((line) => line.slice(0, 300));
       log.note(`server exited on its own: ${exit.reason}`);
-      return exit;
+      return {
+        reason: tail.length > 0 ? `${exit.reason}; last log lines: ${tail.join(" | ")}` : exit.reason,
+      };
     }),
     fingerprint() {
       fingerprint ??= collectFingerprint({
@@ -262,7 +287,7 @@ export async function startServerSession(
         env,
         configHash: setup.configHash,
         datasetChecksums: setup.datasetChecksums,
-        environment: interpolation.values,
+        environment: setup.secrets.named,
       });
       return fingerprint;
     },

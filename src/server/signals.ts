@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { systemClock } from "../util/clock.js";
-import { execFileCapture } from "./exec.js";
+import { dockerCliOfRecord, dockerExec } from "./docker-cli.js";
 import { isGroupAlive, terminateGroup } from "./process-group.js";
 
 /**
@@ -15,8 +15,10 @@ export interface TrackedServer {
   readonly processGroup?: number | undefined;
   /** Container name and docker executable of a docker server, with the environment that reaches its daemon. */
   readonly container?: string | undefined;
-  readonly dockerCommand?: string | undefined;
+  readonly dockerCommand?: readonly string[] | undefined;
   readonly env?: NodeJS.ProcessEnv | undefined;
+  /** The `docker run` that creates the container, while it is in flight: its pid, and when it returns. */
+  readonly launching?: { readonly pid: number | undefined; readonly returned: Promise<void> } | undefined;
 }
 
 const launched = new Map<string, TrackedServer>();
@@ -24,6 +26,42 @@ const launched = new Map<string, TrackedServer>();
 export function trackLaunchedServer(server: TrackedServer): void {
   launched.set(server.id, server);
 }
+
+/** Notes that the command creating a tracked server is in flight (see LaunchServices.launching). */
+export function trackLaunching(id: string, pid: number | undefined, returned: Promise<unknown>): void {
+  const server = launched.get(id);
+  if (!server) return;
+  const settled = returned.then(
+    () => {},
+    () => {},
+  );
+  launched.set(id, { ...server, launching: { pid, returned: settled } });
+  void settled.then(() => {
+    const current = launched.get(id);
+    if (current?.launching) launched.set(id, { ...current, launching: undefined });
+  });
+}
+
+/** How long a forced stop waits for an in-flight `docker run` before removing by name anyway. */
+const launchWaitMs = 10_000;
+
+/**
+ * A detached remover for the last moments of a process: `docker rm --force NAME`, again every 0.5 s while
+ * the `docker run` creating it (pid) is alive and for 5 s after it returned (60 s at most), so a container
+ * created after this process is gone is removed too. Node runs it: the docker command may be any CLI.
+ */
+const removerScript = `
+const { spawnSync } = require("node:child_process");
+const [cli, name, pid] = JSON.parse(process.argv[1]);
+const alive = () => { if (!pid) return false; try { process.kill(pid, 0); return true; } catch { return false; } };
+const rm = () => spawnSync(cli[0], [...cli.slice(1), "rm", "--force", name], { stdio: "ignore", timeout: 30000 });
+const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+const deadline = Date.now() + 60000;
+rm();
+while (alive() && Date.now() < deadline) { sleep(500); rm(); }
+const after = Date.now() + 5000;
+while (pid && Date.now() < after) { sleep(500); rm(); }
+`;
 
 export function untrackLaunchedServer(id: string): void {
   launched.delete(id);
@@ -52,11 +90,12 @@ export function killLaunchedServersNow(): number {
     }
     if (server.container) {
       try {
-        const remover = spawn(server.dockerCommand ?? "docker", ["rm", "--force", server.container], {
-          env: server.env ?? process.env,
-          detached: true,
-          stdio: "ignore",
-        });
+        const cli = dockerCliOfRecord(server.dockerCommand);
+        const remover = spawn(
+          process.execPath,
+          ["-e", removerScript, JSON.stringify([cli, server.container, server.launching?.pid ?? null])],
+          { env: server.env ?? process.env, detached: true, stdio: "ignore" },
+        );
         remover.on("error", () => {});
         remover.unref();
         count++;
@@ -83,7 +122,14 @@ export async function stopLaunchedServers(graceMs = 3_000): Promise<void> {
           await terminateGroup(server.processGroup, { graceMs, killWaitMs: 2_000, clock: systemClock });
         }
         if (server.container) {
-          await execFileCapture(server.dockerCommand ?? "docker", ["rm", "--force", server.container], {
+          // A container still being created would outlive a removal now: wait for its docker run first.
+          if (server.launching) {
+            await Promise.race([
+              server.launching.returned,
+              new Promise((resolve) => setTimeout(resolve, launchWaitMs)),
+            ]);
+          }
+          await dockerExec(dockerCliOfRecord(server.dockerCommand), ["rm", "--force", server.container], {
             env: server.env ?? process.env,
             timeoutMs: graceMs + 10_000,
           });

@@ -22,7 +22,16 @@ export const liveServerSchema = z.object({
   processGroup: z.number().int().positive().optional(),
   /** Container name (docker kind) and the docker executable that started it. */
   container: z.string().optional(),
-  dockerCommand: z.string().optional(),
+  /** The docker command line (server.docker_command); a single executable in files of earlier versions. */
+  dockerCommand: z
+    .union([
+      z
+        .string()
+        .min(1)
+        .transform((command) => [command]),
+      z.array(z.string().min(1)).min(1),
+    ])
+    .optional(),
   port: z.number().int().min(0).max(65535).optional(),
   logFile: z.string().optional(),
 });

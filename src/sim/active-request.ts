@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import type { AnswerPlan } from "./answer-plan.js";
 import type { StepEvent } from "./engine.js";
 import { writeEventChunk } from "./event-stream.js";
 import type { HttpResponder } from "./http-responses.js";
@@ -7,6 +8,7 @@ import type { SimProfile } from "./profile.js";
 import {
   ChunkWriter,
   completionResponse,
+  deltaOf,
   doneEvent,
   errorBody,
   type GenerationRequest,
@@ -62,6 +64,9 @@ function tokenLogprobs(event: StepEvent, text: string, k: number): TokenLogprobs
   return { token: text, logprob: event.logprob, top: k > 0 ? top : [] };
 }
 
+/** The parts of an answer, each streamed in chunks of its own. */
+type AnswerPart = "reasoning" | "tool-start" | "tool-arguments" | "content";
+
 export interface FaultPlan {
   kind: "midstream" | "reset";
   afterTokens: number;
@@ -72,6 +77,11 @@ export class ActiveRequest {
   readonly writer: ChunkWriter;
   private pendingText = "";
   private pendingTokens = 0;
+  /** What the pending tokens are: each part of the answer goes in chunks of its own. */
+  private pendingPart: AnswerPart = "content";
+  /** Non-streamed: the reasoning text and the tool call's arguments so far. */
+  private reasoningText = "";
+  private toolArguments = "";
   /** Logprobs of the pending tokens (when the request asked for them), and the output characters sent. */
   private pendingLogprobs: TokenLogprobs[] = [];
   private sentChars = 0;
@@ -94,6 +104,8 @@ export class ActiveRequest {
     readonly fault: FaultPlan | undefined,
     /** A built-in task's answer words (sim/tasks.ts): the text of the first output tokens. */
     readonly answer: readonly string[] | null = null,
+    /** Reasoning before the answer and a tool call as the answer (sim/answer-plan.ts). */
+    readonly plan: AnswerPlan = { reasoningTokens: 0, toolCall: null },
   ) {
     this.writer = new ChunkWriter(req.endpoint, id, created, req.model, server.protocolShape);
   }
@@ -107,20 +119,37 @@ export class ActiveRequest {
     if (this.fault?.afterTokens === 0) this.applyFault();
   }
 
+  /** Which part of the answer output token `index` (1-based) is, and its text. */
+  private partOf(event: StepEvent): { part: AnswerPart; text: string } {
+    const index = event.outputTokens;
+    const reasoning = this.plan.reasoningTokens;
+    const call = this.plan.toolCall;
+    if (event.eos) return { part: "content", text: "" };
+    if (index <= reasoning) return { part: "reasoning", text: tokenText(event.token, index === 1) };
+    if (call !== null && index === reasoning + 1) return { part: "tool-start", text: "" };
+    if (call !== null && index <= reasoning + 1 + call.pieces.length)
+      return { part: "tool-arguments", text: call.pieces[index - reasoning - 2]! };
+    const answerIndex = index - reasoning - 1;
+    const answerWord = this.answer !== null && !event.diverged ? this.answer[answerIndex] : undefined;
+    const first = answerIndex === 0;
+    return {
+      part: "content",
+      text:
+        answerWord !== undefined ? (first ? answerWord : ` ${answerWord}`) : tokenText(event.token, first),
+    };
+  }
+
   onEvent(event: StepEvent): void {
     if (this.done || this.server.hung) return;
-    const answerWord =
-      this.answer !== null && !event.diverged ? this.answer[event.outputTokens - 1] : undefined;
-    const text = event.eos
-      ? ""
-      : answerWord !== undefined
-        ? event.outputTokens === 1
-          ? answerWord
-          : ` ${answerWord}`
-        : tokenText(event.token, event.outputTokens === 1);
-    const finish = event.finishReason ?? null;
+    const { part, text } = this.partOf(event);
+    let finish: string | null = event.finishReason ?? null;
+    // vLLM reports a stop after a tool call as tool_calls.
+    if (finish === "stop" && this.plan.toolCall !== null && event.outputTokens > this.plan.reasoningTokens)
+      finish = "tool_calls";
     if (!this.req.stream) {
-      this.fullText += text;
+      if (part === "reasoning") this.reasoningText += text;
+      else if (part === "tool-arguments") this.toolArguments += text;
+      else if (part === "content") this.fullText += text;
       this.sentTokens = event.outputTokens;
       if (this.fault && this.sentTokens >= this.fault.afterTokens && this.fault.kind === "reset") {
         this.applyFault();
@@ -135,6 +164,10 @@ export class ActiveRequest {
       );
       this.record("role", 0);
     }
+    // A part of its own starts: what is pending goes first, as its own chunk.
+    if (this.pendingTokens > 0 && part !== this.pendingPart && this.lastEvent)
+      this.outgoing += this.contentChunk(this.lastEvent, null);
+    this.pendingPart = part;
     this.pendingText += text;
     this.pendingTokens++;
     if (this.req.logprobs !== null) this.pendingLogprobs.push(tokenLogprobs(event, text, this.req.logprobs));
@@ -179,7 +212,7 @@ export class ActiveRequest {
       this.req.logprobs !== null
         ? logprobsJson(this.req.endpoint, this.pendingLogprobs, this.sentChars)
         : null;
-    const chunk = this.writer.content(this.pendingText, finish, usage, logprobs);
+    const chunk = this.writer.content(this.pendingText, finish, usage, logprobs, this.pendingDelta());
     this.record("content", this.pendingTokens);
     this.sentTokens += this.pendingTokens;
     this.sentChars += this.pendingText.length;
@@ -189,11 +222,43 @@ export class ActiveRequest {
     return chunk;
   }
 
+  /** The chat delta of the pending tokens when they are not content (null: content). */
+  private pendingDelta(): string | null {
+    const call = this.plan.toolCall;
+    switch (this.pendingPart) {
+      case "content":
+        return null;
+      case "reasoning":
+        return deltaOf({
+          kind: "reasoning",
+          field: this.server.protocolShape.reasoningField,
+          text: this.pendingText,
+        });
+      case "tool-start":
+        return deltaOf({ kind: "tool-start", id: call!.id, name: call!.name });
+      case "tool-arguments":
+        return deltaOf({ kind: "tool-arguments", text: this.pendingText });
+    }
+  }
+
+  /** Reasoning tokens of the output so far (sent in usage when the answer policy reasons). */
+  private reasoningTokensAt(outputTokens: number): number | undefined {
+    const reasoning = this.plan.reasoningTokens;
+    return reasoning > 0 ? Math.min(reasoning, outputTokens) : undefined;
+  }
+
   private finishStream(event: StepEvent, finish: string): void {
     let out = this.outgoing + this.contentChunk(event, finish);
     this.outgoing = "";
     if (this.req.includeUsage) {
-      out += this.writer.usage(usageOf(event.promptTokens, event.outputTokens, this.cachedTokens(event)));
+      out += this.writer.usage(
+        usageOf(
+          event.promptTokens,
+          event.outputTokens,
+          this.cachedTokens(event),
+          this.reasoningTokensAt(event.outputTokens),
+        ),
+      );
       this.record("usage", 0);
     }
     out += doneEvent;
@@ -218,6 +283,14 @@ export class ActiveRequest {
       completionTokens,
       cachedTokens,
       this.server.protocolShape,
+      {
+        reasoning: this.plan.reasoningTokens > 0 ? this.reasoningText : null,
+        reasoningTokens: this.reasoningTokensAt(completionTokens) ?? 0,
+        toolCall:
+          this.plan.toolCall !== null && completionTokens > this.plan.reasoningTokens
+            ? { id: this.plan.toolCall.id, name: this.plan.toolCall.name, arguments: this.toolArguments }
+            : null,
+      },
     );
     this.server.responses.sendJson(this.res, 200, body, this.req.endpoint);
     this.server.completed(this);

@@ -48,6 +48,8 @@ export interface EngineRequestSpec {
   temperature?: number;
   /** A task's answer length in tokens (sim/tasks.ts): the output is that many tokens and EOS. */
   answerTokens?: number;
+  /** Reasoning tokens before the answer (sim/answer-plan.ts): the planned answer comes after them. */
+  reasoningTokens?: number;
 }
 
 export interface SequenceTimes {
@@ -408,7 +410,8 @@ export class Engine {
     );
     const mean = this.profile.eos_mean_tokens;
     if (spec.ignoreEos || mean <= 0) return { outputLength: maxTokens, reason: "length" };
-    const minTokens = spec.minTokens ?? 0;
+    // The EOS ends the answer, so it comes after the reasoning (and never before min_tokens).
+    const minTokens = (spec.minTokens ?? 0) + (spec.reasoningTokens ?? 0);
     const p = Math.min(1, 1 / mean);
     // Geometric position of the EOS among the outputs, never before min_tokens real tokens.
     const u = 1 - rng.next();

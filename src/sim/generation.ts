@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { mixSeed } from "../util/random.js";
 import { ActiveRequest, type FaultPlan } from "./active-request.js";
+import { planAnswer } from "./answer-plan.js";
 import { headerValue, readJson } from "./body-reader.js";
 import { hashTokens } from "./engine.js";
 import {
@@ -103,6 +104,11 @@ export async function generate(
     p.task_accuracy,
     mixSeed(hashTokens(parsed.promptTokens), p.model_revision),
   );
+  // Reasoning and tool calls (chat only): the seeded answer policy; a task's answer takes no tool call.
+  const plan =
+    endpoint === "chat"
+      ? planAnswer(hashTokens(parsed.promptTokens), parsed.seed, answer === null ? parsed.tools : [], p)
+      : { reasoningTokens: 0, toolCall: null };
   const active = new ActiveRequest(
     server,
     parsed,
@@ -112,6 +118,7 @@ export async function generate(
     clientRequestId,
     fault,
     answer,
+    plan,
   );
   server.active.set(id, active);
   server.engine.addRequest(
@@ -124,7 +131,13 @@ export async function generate(
       seed: parsed.seed,
       cacheSalt: parsed.cacheSalt,
       temperature: parsed.temperature,
-      ...(answer !== null ? { answerTokens: answer.length } : {}),
+      ...(answer !== null
+        ? { answerTokens: plan.reasoningTokens + answer.length }
+        : plan.toolCall !== null
+          ? // The call's first delta, then one token per piece of its arguments, then EOS.
+            { answerTokens: plan.reasoningTokens + 1 + plan.toolCall.pieces.length }
+          : {}),
+      ...(plan.reasoningTokens > 0 ? { reasoningTokens: plan.reasoningTokens } : {}),
     },
     arrival,
   );

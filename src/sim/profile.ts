@@ -114,6 +114,23 @@ export const knobSpecs = {
     schema: z.boolean(),
     help: "final usage carries prompt_tokens_details.cached_tokens (vLLM --enable-prompt-tokens-details)",
   },
+  // Reasoning and tool calls (docs/sim.md): what a chat answer is made of, drawn per request.
+  reasoning_tokens_mean: {
+    schema: num(0),
+    help: "mean reasoning tokens a chat answer streams before its answer (as with vLLM --reasoning-parser), drawn per request from (prompt, seed, model_revision); the field is delta.reasoning from vllm_version 0.16 on, delta.reasoning_content before; 0 = no reasoning",
+  },
+  reasoning_tokens_spread: {
+    schema: frac(),
+    help: "the reasoning tokens are uniform within mean x (1 ± spread)",
+  },
+  tool_call_share: {
+    schema: frac(),
+    help: "share of chat requests declaring tools whose answer (after any reasoning) is one tool call to a declared tool, finish_reason tool_calls",
+  },
+  tool_call_malformed_share: {
+    schema: frac(),
+    help: "share of those tool calls whose arguments are streamed cut short (not JSON)",
+  },
   // Output quality (docs/quality.md): what the outputs are, and faults that change them.
   model_revision: {
     schema: int(0),
@@ -250,6 +267,10 @@ const smallGpu: SimProfile = {
   spec_decode_acceptance_t1: 0.6,
   spec_decode_draft_per_token_ms: 0.01,
   enable_prompt_tokens_details: false,
+  reasoning_tokens_mean: 0,
+  reasoning_tokens_spread: 0.5,
+  tool_call_share: 0,
+  tool_call_malformed_share: 0,
   disable_log_stats: false,
   ...noFaults,
 };

@@ -1,3 +1,4 @@
+import { type DeclaredTool, declaredTools } from "./answer-plan.js";
 import { type ChatMessage, chatPromptText, tokenize } from "./tokenizer.js";
 
 /**
@@ -21,6 +22,11 @@ export interface ProtocolShape {
    * later lines use exclude_unset and leave it out.
    */
   completionUsageNull: boolean;
+  /**
+   * The delta and message field of reasoning: `reasoning` from 0.16.0 on (vllm-project/vllm PR #27752
+   * introduced it, PR #33402 removed `reasoning_content` from the output), `reasoning_content` before.
+   */
+  reasoningField: "reasoning" | "reasoning_content";
 }
 
 export function protocolShapeOf(version: string): ProtocolShape {
@@ -29,7 +35,11 @@ export function protocolShapeOf(version: string): ProtocolShape {
     .map((part) => Number.parseInt(part, 10) || 0);
   const atLeast = (a: number, b: number, c: number) =>
     major !== a ? major > a : minor !== b ? minor > b : patch >= c;
-  return { tokenIdFields: atLeast(0, 10, 2), completionUsageNull: !atLeast(0, 12, 0) };
+  return {
+    tokenIdFields: atLeast(0, 10, 2),
+    completionUsageNull: !atLeast(0, 12, 0),
+    reasoningField: atLeast(0, 16, 0) ? "reasoning" : "reasoning_content",
+  };
 }
 
 export interface ErrorBody {
@@ -92,6 +102,8 @@ export interface GenerationRequest {
    * `top_logprobs: k` (0 = the chosen token only), as vLLM's protocol.py reads them.
    */
   logprobs: number | null;
+  /** The tools a chat request declares (`tools`), as the answer policy reads them. */
+  tools: DeclaredTool[];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -280,6 +292,7 @@ export function parseGenerationRequest(
     continuousUsage: includeUsage && options?.continuous_usage_stats === true,
     temperature: typeof temperature === "number" ? temperature : 1,
     logprobs,
+    tools: endpoint === "chat" ? declaredTools(body.tools) : [],
   };
 }
 
@@ -336,16 +349,28 @@ export interface Usage {
   total_tokens: number;
   completion_tokens: number;
   prompt_tokens_details?: { cached_tokens: number } | null;
+  completion_tokens_details?: { reasoning_tokens: number };
 }
 
 /** `cachedTokens` only with --enable-prompt-tokens-details: vLLM adds the details then. */
-export function usageOf(promptTokens: number, completionTokens: number, cachedTokens?: number): Usage {
+/**
+ * `reasoningTokens` when the answer reasoned: `completion_tokens_details.reasoning_tokens`, the OpenAI
+ * API's field (vLLM's UsageInfo has no completion_tokens_details in engine/protocol.py@040a2cc2; the
+ * simulator sends it so the client's reading of it is exercised).
+ */
+export function usageOf(
+  promptTokens: number,
+  completionTokens: number,
+  cachedTokens?: number,
+  reasoningTokens?: number,
+): Usage {
   const usage: Usage = {
     prompt_tokens: promptTokens,
     total_tokens: promptTokens + completionTokens,
     completion_tokens: completionTokens,
   };
   if (cachedTokens !== undefined) usage.prompt_tokens_details = { cached_tokens: cachedTokens };
+  if (reasoningTokens !== undefined) usage.completion_tokens_details = { reasoning_tokens: reasoningTokens };
   return usage;
 }
 
@@ -378,13 +403,22 @@ export class ChunkWriter {
     return `${this.head}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usageTail(usage)}${promptIds}}\n\n`;
   }
 
-  /** `logprobs`: the chunk's logprobs value (logprobsJson), or null as without logprobs asked. */
-  content(text: string, finishReason: string | null, usage?: Usage, logprobs: string | null = null): string {
+  /**
+   * `logprobs`: the chunk's logprobs value (logprobsJson), or null as without logprobs asked. `delta`: a
+   * chat delta other than content (deltaOf), as a reasoning parser or tool parser sets it.
+   */
+  content(
+    text: string,
+    finishReason: string | null,
+    usage?: Usage,
+    logprobs: string | null = null,
+    delta: string | null = null,
+  ): string {
     const reason = finishReason === null ? "null" : `"${finishReason}"`;
     const lp = logprobs ?? "null";
     if (this.endpoint === "chat") {
       // vLLM sets stop_reason only on the chat stream's final choice, so only that one carries it.
-      const choice = `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":${lp},"finish_reason":${reason}${finishReason === null ? "" : ',"stop_reason":null'}${this.tokenIds}}`;
+      const choice = `{"index":0,"delta":${delta ?? `{"content":${JSON.stringify(text)}}`},"logprobs":${lp},"finish_reason":${reason}${finishReason === null ? "" : ',"stop_reason":null'}${this.tokenIds}}`;
       return `${this.head}${choice}]${usageTail(usage)}}\n\n`;
     }
     const choice = `{"index":0,"text":${JSON.stringify(text)},"logprobs":${lp},"finish_reason":${reason},"stop_reason":null${this.tokenIds}}`;
@@ -394,6 +428,28 @@ export class ChunkWriter {
 
   usage(usage: Usage): string {
     return `${this.head}]${usageTail(usage)}}\n\n`;
+  }
+}
+
+/**
+ * A chat delta as vLLM's parsers set it (exclude_unset: only the fields set): reasoning text
+ * (`DeltaMessage(reasoning=...)`), a tool call's first delta (`DeltaToolCall(index, type, id,
+ * function={name})`) or a piece of its arguments (`DeltaToolCall(index, function={arguments})`),
+ * vllm/entrypoints/openai/tool_parsers/hermes_tool_parser.py@00854322.
+ */
+export function deltaOf(
+  part:
+    | { kind: "reasoning"; field: ProtocolShape["reasoningField"]; text: string }
+    | { kind: "tool-start"; id: string; name: string }
+    | { kind: "tool-arguments"; text: string },
+): string {
+  switch (part.kind) {
+    case "reasoning":
+      return `{"${part.field}":${JSON.stringify(part.text)}}`;
+    case "tool-start":
+      return `{"tool_calls":[{"id":${JSON.stringify(part.id)},"type":"function","index":0,"function":{"name":${JSON.stringify(part.name)}}}]}`;
+    case "tool-arguments":
+      return `{"tool_calls":[{"index":0,"function":{"arguments":${JSON.stringify(part.text)}}}]}`;
   }
 }
 
@@ -407,6 +463,13 @@ export function streamErrorEvent(code: number, message: string): string {
   return `data: ${JSON.stringify(errorBody(code, message))}\n\n`;
 }
 
+/** A non-streamed chat answer's parts besides its content: reasoning (text and tokens) and a tool call. */
+export interface PlainAnswer {
+  reasoning: string | null;
+  reasoningTokens: number;
+  toolCall: { id: string; name: string; arguments: string } | null;
+}
+
 export function completionResponse(
   req: GenerationRequest,
   id: string,
@@ -416,8 +479,14 @@ export function completionResponse(
   completionTokens: number,
   cachedTokens: number | undefined,
   shape: ProtocolShape = protocolShapeOf("0.11.0"),
+  answer: PlainAnswer = { reasoning: null, reasoningTokens: 0, toolCall: null },
 ): Record<string, unknown> {
-  const counted = usageOf(req.promptTokens.length, completionTokens, cachedTokens);
+  const counted = usageOf(
+    req.promptTokens.length,
+    completionTokens,
+    cachedTokens,
+    answer.reasoning !== null ? answer.reasoningTokens : undefined,
+  );
   const usage = { ...counted, prompt_tokens_details: counted.prompt_tokens_details ?? null };
   const ids = shape.tokenIdFields;
   if (req.endpoint === "chat") {
@@ -436,8 +505,17 @@ export function completionResponse(
             annotations: null,
             audio: null,
             function_call: null,
-            tool_calls: [],
-            reasoning_content: null,
+            tool_calls:
+              answer.toolCall === null
+                ? []
+                : [
+                    {
+                      id: answer.toolCall.id,
+                      type: "function",
+                      function: { name: answer.toolCall.name, arguments: answer.toolCall.arguments },
+                    },
+                  ],
+            [shape.reasoningField]: answer.reasoning,
           },
           logprobs: null,
           finish_reason: finishReason,

@@ -1,3 +1,4 @@
+import { largest, smallest } from "../util/extremes.js";
 import {
   type CapacityEstimate,
   type CapacityInterval,
@@ -92,8 +93,8 @@ export function nextSearchStep(
     estimate,
     interval,
   });
-  const lowest = Math.min(...runs.map((run) => run.load));
-  const highest = Math.max(...runs.map((run) => run.load));
+  const lowest = smallest(runs.map((run) => run.load));
+  const highest = largest(runs.map((run) => run.load));
   if (estimate.bound === "below") {
     // Confirm at the lowest load with a second run before giving up on it.
     const atLowest = runs.filter((run) => run.load === lowest).length;

@@ -1,4 +1,5 @@
 import { percentile } from "../metrics/percentile.js";
+import { appendAll } from "../util/extremes.js";
 
 const median = (values: readonly number[]): number => percentile(values, 0.5);
 
@@ -82,7 +83,7 @@ export function screenOutliers(
         // The median run of an odd group sits at distance 0 by construction; leaving it out keeps the
         // pooled MAD from being biased low at 5 runs.
         const here = column.map((v) => Math.abs(v - centre)).sort((a, b) => a - b);
-        deviations.push(...(column.length % 2 === 1 ? here.slice(1) : here));
+        appendAll(deviations, column.length % 2 === 1 ? here.slice(1) : here);
       }
       const mad = deviations.length > 0 ? median(deviations) : 0;
       return Math.max(options.minScale, 1.4826 * mad);
@@ -126,7 +127,7 @@ export function screenOutliers(
     });
     if (candidates.length === 0) return;
     if (candidates.length > Math.floor(n * options.maxShare)) tooManyOutliers.push(g);
-    else screened.push(...candidates);
+    else appendAll(screened, candidates);
   });
   return { screened, scales, tooManyOutliers };
 }

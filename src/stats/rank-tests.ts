@@ -1,4 +1,4 @@
-import { normalCdf } from "./distributions.js";
+import { normalCdf, normalQuantile } from "./distributions.js";
 
 /**
  * Cross-checks for the Welch decision at R >= 5: Mann-Whitney U and the Hodges-Lehmann shift with its
@@ -110,7 +110,7 @@ export function mannWhitney(x: readonly number[], y: readonly number[]): MannWhi
 export interface HodgesLehmannResult {
   /** Median of all pairwise differences y_j − x_i. */
   shift: number;
-  /** Exact Moses interval [D_(C), D_(mn+1−C)]; null when no C achieves the confidence. */
+  /** Moses interval [D_(C), D_(mn+1−C)] (exact below exactMosesBelow values a side); null when no C achieves the confidence. */
   interval: [number, number] | null;
   coverage: number | null;
 }
@@ -120,16 +120,34 @@ export function hodgesLehmann(
   y: readonly number[],
   confidence = 0.95,
 ): HodgesLehmannResult {
-  const differences: number[] = [];
-  for (const yj of y) for (const xi of x) differences.push(yj - xi);
-  differences.sort((a, b) => a - b);
+  // A typed array sorts numerically in native code: a million differences (1000 runs a side) in ~0.1 s.
+  const differences = new Float64Array(x.length * y.length);
+  let at = 0;
+  for (const yj of y) for (const xi of x) differences[at++] = yj - xi;
+  differences.sort();
   const mn = differences.length;
   const mid = Math.floor(mn / 2);
   const shift = mn % 2 === 1 ? differences[mid]! : (differences[mid - 1]! + differences[mid]!) / 2;
-  const counts = exactUDistribution(x.length, y.length);
+  const { c, coverage } =
+    x.length < exactMosesBelow && y.length < exactMosesBelow
+      ? exactMosesRank(x.length, y.length, confidence)
+      : asymptoticMosesRank(x.length, y.length, confidence);
+  if (c < 1) return { shift, interval: null, coverage: null };
+  return { shift, interval: [differences[c - 1]!, differences[mn - c]!], coverage };
+}
+
+/**
+ * The Moses interval is exact while both sides have fewer than this many values (R's wilcox.test rule,
+ * `n < 50`); the exact distribution of U costs about (n1·n2)² / 4 additions, minutes past a few hundred
+ * runs a side, so larger sides use its normal approximation.
+ */
+export const exactMosesBelow = 50;
+
+/** C = the largest c with P0(U <= c − 1) <= α/2, from the exact distribution of U. */
+function exactMosesRank(n1: number, n2: number, confidence: number): { c: number; coverage: number } {
+  const counts = exactUDistribution(n1, n2);
   const total = counts.reduce((s, c) => s + c, 0);
   const alpha = 1 - confidence;
-  // C = largest c with P0(U <= c − 1) <= α/2.
   let cumulative = 0;
   let c = 0;
   for (let k = 0; k < counts.length; k++) {
@@ -137,10 +155,14 @@ export function hodgesLehmann(
     cumulative += counts[k]!;
     c = k + 1;
   }
-  if (c < 1) return { shift, interval: null, coverage: null };
-  return {
-    shift,
-    interval: [differences[c - 1]!, differences[mn - c]!],
-    coverage: 1 - (2 * cumulative) / total,
-  };
+  return { c, coverage: 1 - (2 * cumulative) / total };
+}
+
+/** The same C from U's normal approximation (mean n1·n2/2, variance n1·n2·(n1+n2+1)/12, continuity-corrected). */
+function asymptoticMosesRank(n1: number, n2: number, confidence: number): { c: number; coverage: number } {
+  const mean = (n1 * n2) / 2;
+  const sd = Math.sqrt((n1 * n2 * (n1 + n2 + 1)) / 12);
+  const z = normalQuantile(1 - (1 - confidence) / 2);
+  const c = Math.floor(mean - z * sd + 0.5);
+  return { c, coverage: 1 - 2 * normalCdf((c - 0.5 - mean) / sd) };
 }

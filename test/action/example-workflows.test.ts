@@ -24,14 +24,46 @@ describe("example workflows", async () => {
   };
   const files = (await readdir(dir)).filter((file) => file.endsWith(".yml")).sort();
 
-  it("are the five documented ones", () => {
+  it("are the seven documented ones", () => {
     expect(files).toEqual([
       "baseline-on-main.yml",
       "external-endpoint.yml",
       "interleaved.yml",
       "matrix-across-runners.yml",
+      "nightly-matrix.yml",
       "pr-gate.yml",
+      "pr-tier.yml",
     ]);
+  });
+
+  it("the tiers: the PR tier's cells exist and its timeout covers validate's estimate; the nightly job records the full matrix with change points", async () => {
+    const { config } = await loadConfig(fileURLToPath(new URL("../matrix-18.yml", dir)), { env: {} });
+    const looks = lookSchedule(config.repeats.min, config.repeats.max);
+    const tier = parse(await readFile(new URL("pr-tier.yml", dir), "utf8")) as {
+      jobs: Record<string, { "timeout-minutes"?: number; steps: Step[] }>;
+    };
+    const measure = tier.jobs.measure!;
+    const names = String(measure.steps.find((s) => s.with?.cells)?.with?.cells).split(",");
+    const tierConfig = { ...config, cells: config.cells.filter((cell) => names.includes(cell.name)) };
+    expect(tierConfig.cells.length).toBe(names.length);
+    const interleaved = summarizeConfig(tierConfig, [], looks).gpuMinutes.find(
+      (e) => e.mode === "interleaved",
+    );
+    expect(interleaved!.minutes.max).toBeLessThanOrEqual(Number(measure["timeout-minutes"]));
+    const aggregate = tier.jobs.verdict!.steps.find((s) => s.with?.mode === "aggregate");
+    expect(aggregate?.with?.["history-main-regressed"]).toBe("pass");
+    const nightly = parse(await readFile(new URL("nightly-matrix.yml", dir), "utf8")) as {
+      on: { schedule?: unknown[] };
+      jobs: Record<string, { "timeout-minutes"?: number; steps: Step[] }>;
+    };
+    expect(nightly.on.schedule?.length).toBeGreaterThan(0);
+    const job = nightly.jobs.baseline!;
+    const step = job.steps.find((s) => s.with?.mode === "baseline")!;
+    expect(step.with?.cells).toBeUndefined();
+    expect(step.with?.history).toBe("branch");
+    expect(step.with?.["history-change-points"]).toBeDefined();
+    const baseline = summarizeConfig(config, [], looks).gpuMinutes.find((e) => e.mode === "baseline");
+    expect(baseline!.minutes.first).toBeLessThanOrEqual(Number(job["timeout-minutes"]));
   });
 
   it.each(files)("%s passes only valid inputs and asks for least privilege", async (file) => {

@@ -119,86 +119,120 @@ const environment = () => ({
   runMainStep: steps.runMainStep,
 });
 
+/**
+ * A baseline job, then a pull request's job whose runs hold the secret (leakyMeasure): the PR comment,
+ * the job summary, the report file and every uploaded file hold no form of it.
+ */
+async function expectNothingPublished(
+  config: string,
+  env: Record<string, string>,
+  runId: number,
+  pr: number,
+) {
+  await runJobIn(
+    environment(),
+    {
+      runId,
+      event: "push",
+      payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: mainSha, before: sha("9") }),
+      sha: mainSha,
+      ref: "refs/heads/main",
+      config,
+      env,
+    },
+    deps(createFileMeasure()),
+  );
+  const { result, outputs, summary } = await runJobIn(
+    environment(),
+    {
+      runId: runId + 1,
+      event: "pull_request",
+      payload: pullRequestPayload({
+        owner: fake.owner,
+        repo: fake.repo,
+        number: pr,
+        baseSha: mainSha,
+        headSha: sha("b"),
+      }),
+      sha: sha("c"),
+      ref: `refs/pull/${pr}/merge`,
+      config,
+      env,
+    },
+    deps(leakyMeasure),
+  );
+  expect(result.verdict, result.failureMessage ?? "").not.toBe("error");
+  const comment = fake.commentsOn(pr)[0]?.body ?? "";
+  expect(comment).toContain("vllm-perf-gate");
+  expectClean("the PR comment", comment);
+  expectClean("the job summary", summary);
+  expectClean("the report file", await readFile(outputs["report-path"] ?? "", "utf8"));
+  // The difference is still reported, its value replaced before it was escaped.
+  expect(comment).toContain("- model.revision: – (baseline) vs \\*\\*\\* (candidate)");
+  const uploaded = await listFilesRecursively(snapshots);
+  const names = uploaded.map((file) => file.slice(snapshots.length + 1));
+  expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/compare\/verdict\.json$/)]));
+  expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/compare\/report\.md$/)]));
+  expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/compare\/comment\.md$/)]));
+  expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/compare\/report\.html$/)]));
+  expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/compare\/report-charts\/.*\.svg$/)]));
+  expect(names).toEqual(
+    expect.arrayContaining([expect.stringMatching(/candidate\/chat\/run-0\/server\.log$/)]),
+  );
+  for (const file of uploaded) expectClean(file, await readFile(file, "utf8"));
+}
+
+/** A measuring step that fails quoting the secret: the failure message and the summary show `***`. */
+async function expectErrorRedacted(config: string, env: Record<string, string>, runId: number) {
+  const failing: Measure = async () => {
+    throw new Error(`the server refused revision ${secret}`);
+  };
+  const { result, summary } = await runJobIn(
+    environment(),
+    {
+      runId,
+      event: "push",
+      payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: mainSha, before: sha("9") }),
+      sha: mainSha,
+      ref: "refs/heads/main",
+      config,
+      env,
+    },
+    deps(failing),
+  );
+  expect(result.verdict).toBe("error");
+  expect(result.failureMessage).toContain("the server refused revision ***");
+  expectClean("the failure message", result.failureMessage ?? "");
+  expect(summary).toContain("the server refused revision ***");
+  expectClean("the error summary", summary);
+}
+
 describe("the action never publishes a value read through ${VAR}", () => {
   it("comment, summary, report file, verdict.json, report.md and uploaded evidence hold no form of it", async () => {
-    const env = { DEPLOY_REF: secret };
-    await runJobIn(
-      environment(),
-      {
-        runId: 600,
-        event: "push",
-        payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: mainSha, before: sha("9") }),
-        sha: mainSha,
-        ref: "refs/heads/main",
-        config,
-        env,
-      },
-      deps(createFileMeasure()),
-    );
-    const { result, outputs, summary } = await runJobIn(
-      environment(),
-      {
-        runId: 601,
-        event: "pull_request",
-        payload: pullRequestPayload({
-          owner: fake.owner,
-          repo: fake.repo,
-          number: PR,
-          baseSha: mainSha,
-          headSha: sha("b"),
-        }),
-        sha: sha("c"),
-        ref: `refs/pull/${PR}/merge`,
-        config,
-        env,
-      },
-      deps(leakyMeasure),
-    );
-    expect(result.verdict, result.failureMessage ?? "").not.toBe("error");
-    const comment = fake.commentsOn(PR)[0]?.body ?? "";
-    expect(comment).toContain("vllm-perf-gate");
-    expectClean("the PR comment", comment);
-    expectClean("the job summary", summary);
-    expectClean("the report file", await readFile(outputs["report-path"] ?? "", "utf8"));
-    // The difference is still reported, its value replaced before it was escaped.
-    expect(comment).toContain("- model.revision: – (baseline) vs \\*\\*\\* (candidate)");
-    const uploaded = await listFilesRecursively(snapshots);
-    const names = uploaded.map((file) => file.slice(snapshots.length + 1));
-    expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/compare\/verdict\.json$/)]));
-    expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/compare\/report\.md$/)]));
-    expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/compare\/comment\.md$/)]));
-    expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/compare\/report\.html$/)]));
-    expect(names).toEqual(
-      expect.arrayContaining([expect.stringMatching(/compare\/report-charts\/.*\.svg$/)]),
-    );
-    expect(names).toEqual(
-      expect.arrayContaining([expect.stringMatching(/candidate\/chat\/run-0\/server\.log$/)]),
-    );
-    for (const file of uploaded) expectClean(file, await readFile(file, "utf8"));
+    await expectNothingPublished(config, { DEPLOY_REF: secret }, 600, PR);
   }, 120_000);
 
   it("an error that quotes a config value is redacted in the failure message and the summary", async () => {
-    const env = { DEPLOY_REF: secret };
-    const failing: Measure = async () => {
-      throw new Error(`the server refused revision ${secret}`);
-    };
-    const { result, summary } = await runJobIn(
-      environment(),
-      {
-        runId: 602,
-        event: "push",
-        payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: mainSha, before: sha("9") }),
-        sha: mainSha,
-        ref: "refs/heads/main",
-        config,
-        env,
-      },
-      deps(failing),
-    );
-    expect(result.verdict).toBe("error");
-    expect(result.failureMessage).toContain("the server refused revision ***");
-    expectClean("the failure message", result.failureMessage ?? "");
-    expect(summary).toContain("the server refused revision ***");
-    expectClean("the error summary", summary);
+    await expectErrorRedacted(config, { DEPLOY_REF: secret }, 602);
+  }, 60_000);
+});
+
+/**
+ * The server's API key read through `server.api_key_env` from a variable whose name does not look like a
+ * credential, echoed by a misbehaving server or proxy into a run note, its log and an error message.
+ */
+const keyConfig = testConfig(1.0).replace(
+  "  profile: small-gpu\n",
+  "  profile: small-gpu\n  api_key_env: SERVE_KEY\n",
+);
+
+describe("the action never publishes the key server.api_key_env names", () => {
+  it("comment, summary, report file and uploaded evidence hold no form of it", async () => {
+    expect(keyConfig).toContain("api_key_env: SERVE_KEY");
+    await expectNothingPublished(keyConfig, { SERVE_KEY: secret }, 610, PR + 1);
+  }, 120_000);
+
+  it("an error that quotes it is redacted in the failure message and the summary", async () => {
+    await expectErrorRedacted(keyConfig, { SERVE_KEY: secret }, 612);
   }, 60_000);
 });

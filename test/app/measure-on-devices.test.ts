@@ -10,6 +10,7 @@ import { compareRecords, settingsFromConfig } from "../../src/compare/index.js";
 import { type LoadedConfig, loadConfig, parseConfigText } from "../../src/config/load.js";
 import { type RunRecord, runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { runFileSchema } from "../../src/metrics/run-schema.js";
+import { collectJobSecrets } from "../../src/server/secrets.js";
 import { applyOverrides, builtInProfile } from "../../src/sim/index.js";
 
 const work = mkdtempSync(join(tmpdir(), "vpg-devices-"));
@@ -50,6 +51,7 @@ async function measureInto(
   const request: MeasureRequest = {
     configPath,
     config,
+    secrets: collectJobSecrets({ env: {}, configs: [config] }),
     resultsDir,
     cells: block.cells,
     firstRun: block.firstRun,

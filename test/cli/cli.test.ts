@@ -69,6 +69,12 @@ describe("init and validate", () => {
     expect(eight.stdout).toMatch(/per PR, interleaved: \d+ min at \d+ runs \(16 starts,/);
     expect(wall(eight.stdout)).toBeLessThan(wall(validate.stdout) / 6);
     expect((await cli(["validate", "--devices", "0"], { cwd: dir })).code).toBe(2);
+    // The run plan: its basis, its runs and cost per mode, every start counted, and what it is against.
+    expect(validate.stdout).toMatch(/run plan \(sized by information; basis: prior/);
+    expect(validate.stdout).toMatch(
+      /per PR, interleaved \(both sides\): \d+ GPU-minutes at \d+ runs a side \(\d+ starts\)/,
+    );
+    expect(validate.stdout).toMatch(/the config's runs as declared: \S+ at \d+ runs/);
   });
 
   it("refuses to overwrite without --force", async () => {

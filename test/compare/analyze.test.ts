@@ -444,7 +444,7 @@ describe("mixed results within tolerance", () => {
   });
 });
 
-describe("the tolerance means what users read (issue 12, item 3)", () => {
+describe("the tolerance means what users read", () => {
   it("blocks a true change at the tolerance at most α of the time (seeded Monte-Carlo)", () => {
     // Old rule (significant vs 0 and point estimate beyond the tolerance) blocked +5% ~20-39% of the time.
     let blocked = 0;
@@ -474,7 +474,7 @@ describe("the tolerance means what users read (issue 12, item 3)", () => {
   });
 });
 
-describe("robust screen for outlier runs (issue 12, item 2)", () => {
+describe("robust screen for outlier runs", () => {
   const withOutlier = (runs: RunFile[], index: number, factor = 1.3) =>
     runs.map((run, i) => (i === index ? makeRunFile({ run: run.run, slowdown: factor }) : run));
 
@@ -536,7 +536,7 @@ describe("robust screen for outlier runs (issue 12, item 2)", () => {
   });
 });
 
-describe("gated metrics absent from the inputs (issue 12, item 5)", () => {
+describe("gated metrics absent from the inputs", () => {
   // `vllm bench serve` defaults: --metric-percentiles 99, so no p95 (test/metrics/vllm-fixtures.ts).
   const vllmRuns = (count: number, seed: number, ttft: number, completed: number) => {
     const random = seeded(seed);
@@ -584,7 +584,7 @@ describe("gated metrics absent from the inputs (issue 12, item 5)", () => {
   });
 });
 
-describe("runs that cannot decide stop early, with the real cause (issue 12, item 6)", () => {
+describe("runs that cannot decide stop early, with the real cause", () => {
   it("a stored baseline with under 2 usable runs: no candidate runs asked for", () => {
     const outcome = compare(
       records(noisyRuns(1, { seed: 401 }), "b"),
@@ -682,5 +682,42 @@ describe("what the reviewer sees", () => {
     expect(outcome.verdict.settings.looks).toContain(outcome.verdict.settle!.runsPerSide);
     expect(outcome.verdict.settle!.gpuMinutes!).toBeGreaterThan(0);
     expect(outcome.verdict.nextLook!.gpuMinutes).toBeGreaterThan(0);
+  });
+});
+
+describe("reasoning and tool calls", () => {
+  /** Runs whose answers reasoned and called tools: `malformed` of every 100 calls were malformed. */
+  const withAnswers = (runs: RunFile[], reasoning: number, malformed: number): RunFile[] =>
+    runs.map((run, index) => ({
+      ...run,
+      answer: {
+        reasoningRequests: run.requests.completed,
+        reasoningTokens: { ...run.tokens.outputLengths, mean: reasoning * (1 + 0.01 * ((index % 3) - 1)) },
+        reasoningFields: { reasoning: run.requests.completed },
+        toolCalls: 100 - malformed,
+        malformedToolCalls: malformed,
+      },
+    }));
+
+  it("are advisory by default, gated when gate.metrics names them, and absent without tool calls", () => {
+    const baseline = records(withAnswers(noisyRuns(5, { seed: 60 }), 400, 1), "b");
+    const candidate = records(withAnswers(noisyRuns(5, { seed: 61 }), 520, 12), "c");
+    const advisory = compare(baseline, candidate);
+    expect(find(advisory, "malformed_tool_call_share")).toMatchObject({ gated: false });
+    expect(find(advisory, "malformed_tool_call_share").candidate).toBeCloseTo(12 / 100, 10);
+    expect(find(advisory, "reasoning_tokens_mean")).toMatchObject({ gated: false });
+    expect(find(advisory, "reasoning_tokens_mean").ratio).toBeGreaterThan(1.2);
+    expect(advisory.verdict.verdict).toBe("pass");
+
+    const gated = compare(baseline, candidate, (s) => {
+      s.gate.metrics = [...s.gate.metrics, "malformed_tool_call_share", "reasoning_tokens_mean"];
+    });
+    expect(find(gated, "malformed_tool_call_share")).toMatchObject({ gated: true, verdict: "regression" });
+    expect(find(gated, "reasoning_tokens_mean")).toMatchObject({ gated: true, verdict: "regression" });
+    expect(gated.verdict.verdict).toBe("regression");
+
+    const plain = compare(records(noisyRuns(5, { seed: 62 }), "b"), records(noisyRuns(5, { seed: 63 }), "c"));
+    for (const metric of ["malformed_tool_call_share", "reasoning_tokens_mean", "answer_ttft_p95"])
+      expect(find(plain, metric), metric).toBeUndefined();
   });
 });

@@ -43,6 +43,16 @@ describe("GPU-time cost model (src/compare/cost.ts)", () => {
     expect(addedGpuMinutes("stored", 2, 5, 10, { runMinutes: 0.5 })).toBe(2 * (3 + 2.5));
     expect(addedGpuMinutes("stored", 2, 10, 10)).toBe(0);
   });
+
+  it("counts a step's server starts once for all cells under per-side servers", () => {
+    // 19 cells, 3 -> 5 runs per side in blocks of 5: B2 A2 on one server per side, 2 starts in all.
+    const perSide = { runsPerBlock: 5, lifecycle: "per-side" as const, runMinutes: 0.5, startMinutes: 2 };
+    expect(addedGpuMinutes("interleaved", 19, 3, 5, perSide)).toBe(2 * 2 + 19 * 2 * 2 * 0.5);
+    expect(addedGpuMinutes("interleaved", 19, 3, 5, { ...perSide, lifecycle: "per-cell" })).toBe(
+      19 * 2 * 2 + 19 * 2 * 2 * 0.5,
+    );
+    expect(addedGpuMinutes("stored", 19, 3, 5, perSide)).toBe(2 + 19 * 2 * 0.5);
+  });
 });
 
 // The fixtures' runs have a measured phase of 60 s each (test/compare/fixtures.ts makeRunFile).

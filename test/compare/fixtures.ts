@@ -12,6 +12,19 @@ export function gaussian(random: () => number): number {
   return boxMuller(u, random());
 }
 
+/** A run without reasoning has no answer-timing samples. */
+const noSamples: LatencySummary = {
+  count: 0,
+  mean: null,
+  std: null,
+  median: null,
+  p50: null,
+  p90: null,
+  p95: null,
+  p99: null,
+  p99_9: null,
+};
+
 function summary(p50: number, count: number): LatencySummary {
   return {
     count,
@@ -92,6 +105,8 @@ export function makeRunFile(spec: RunSpec = {}): RunFile {
       tpot: summary(20 * slow * (spec.tpotFactor ?? 1), completed),
       itl: summary(19 * slow * (spec.tpotFactor ?? 1), completed * 127),
       e2el: summary(2600 * slow * (spec.e2elFactor ?? 1), completed),
+      answer_ttft: noSamples,
+      answer_itl: noSamples,
       queue: summary(0.5, completed),
     },
     throughput: {

@@ -10,7 +10,7 @@ import { vllmResult } from "../metrics/vllm-fixtures.js";
 import { noisyRuns, writeResultsDir } from "./fixtures.js";
 
 /**
- * `compare` on inputs nobody vouched for (issue 13, items 10, 11, 14): duplicated runs, internally
+ * `compare` on inputs nobody vouched for: duplicated runs, internally
  * inconsistent result files, oversized inputs.
  */
 
@@ -299,4 +299,78 @@ describe("deeply nested JSON", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`${file}: nested deeper than 64 levels (limit maxJsonDepth`);
   });
+});
+
+describe("forged baselines: the work is bounded by the input limits", () => {
+  // A generous ceiling for a loaded 2-core machine; without the limits these took minutes.
+  const ceilingMs = 10_000;
+  const keys = (count: number, value: string) =>
+    Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, `${value}${i}`]));
+
+  async function timedCompare(dir: string, format = "none") {
+    const started = performance.now();
+    const result = await cli(
+      ["compare", "--baseline", "base", "--candidate", "cand", "--out", "out", "--format", format],
+      { cwd: dir },
+    );
+    return { ...result, ms: performance.now() - started };
+  }
+
+  it("six run.json files of 150,000 differing fingerprint keys are refused in seconds, naming the file", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "vpg-forged-keys-"));
+    // Recorded-only fields (tool.*), so nothing short-cuts the comparison: each file about 4 MiB.
+    await writeResultsDir(
+      join(dir, "base"),
+      noisyRuns(3, { seed: 1, fingerprint: { tool: keys(150_000, "a") } }),
+    );
+    await writeResultsDir(
+      join(dir, "cand"),
+      noisyRuns(3, { seed: 2, fingerprint: { tool: keys(150_000, "b") } }),
+    );
+    const result = await timedCompare(dir, "text");
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(
+      `${join(dir, "base", "chat", "run-0", "run.json")}: fingerprint: more than 10000 recorded conditions (limit maxFingerprintFields`,
+    );
+    expect(result.ms).toBeLessThan(ceilingMs);
+  }, 120_000);
+
+  it("5,000 differing keys under the limit: the report lists the first 100 and counts the rest", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "vpg-many-keys-"));
+    await writeResultsDir(
+      join(dir, "base"),
+      noisyRuns(3, { seed: 1, fingerprint: { tool: keys(5_000, "a") } }),
+    );
+    await writeResultsDir(
+      join(dir, "cand"),
+      noisyRuns(3, { seed: 2, fingerprint: { tool: keys(5_000, "b") } }),
+    );
+    const result = await timedCompare(dir, "text");
+    expect(result.code, result.stderr).toBeLessThan(2);
+    const report = await readFile(join(dir, "out", "report.md"), "utf8");
+    expect(report).toContain(
+      "… and 4900 more differ (the first 100 are listed; every one is in verdict.json).",
+    );
+    expect(result.ms).toBeLessThan(ceilingMs);
+  }, 120_000);
+
+  it("3,000 copies of three runs (run numbers changed) a side are refused in seconds, naming the file", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "vpg-forged-runs-"));
+    for (const [side, seed] of [
+      ["base", 1],
+      ["cand", 2],
+    ] as const) {
+      const three = noisyRuns(3, { seed });
+      await writeResultsDir(
+        join(dir, side),
+        Array.from({ length: 3000 }, (_, run) => ({ ...three[run % 3]!, run })),
+      );
+    }
+    const result = await timedCompare(dir);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(
+      /base\/chat\/run-\d+\/run\.json: cell: the baseline has more than 1000 runs of cell "chat" \(limit maxRunsPerCell/,
+    );
+    expect(result.ms).toBeLessThan(ceilingMs);
+  }, 300_000);
 });

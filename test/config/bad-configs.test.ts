@@ -27,6 +27,30 @@ function problemsOf(text: string, env: Record<string, string> = {}): string[] {
 /** Each entry: what the user wrote wrong, and the message they need to fix it. */
 const catalogue: { name: string; text: string; expected: RegExp[]; env?: Record<string, string> }[] = [
   {
+    name: "docker hf_cache_dir with ~ (docker does not expand it)",
+    text: base({
+      server: "{ kind: docker, image: vllm/vllm-openai:v0.11.0, hf_cache_dir: ~/.cache/huggingface }",
+    }),
+    expected: [/^server\.hf_cache_dir: expected an absolute host directory .*does not expand ~/],
+  },
+  {
+    name: "docker hf_cache_dir as a bare name (docker makes it a named volume)",
+    text: base({ server: "{ kind: docker, image: vllm/vllm-openai:v0.11.0, hf_cache_dir: hf-cache }" }),
+    expected: [/^server\.hf_cache_dir: expected an absolute host directory .*named volume/],
+  },
+  {
+    name: "docker_args with --network host (docker drops --publish)",
+    text: base({
+      server: "{ kind: docker, image: vllm/vllm-openai:v0.11.0, docker_args: [--network, host] }",
+    }),
+    expected: [/^server\.docker_args: --network host is not supported: docker then drops --publish/],
+  },
+  {
+    name: "docker_args with --net=host",
+    text: base({ server: "{ kind: docker, image: vllm/vllm-openai:v0.11.0, docker_args: [--net=host] }" }),
+    expected: [/^server\.docker_args: --network host is not supported/],
+  },
+  {
     name: "rate given as a word",
     text: base({
       cells: validCell.replace("{ type: concurrency, concurrency: 4 }", '{ type: rate, rate: "fast" }'),

@@ -56,10 +56,33 @@ const request = {
   outputTokens: 4,
 };
 
+/** Two requests reasoned first (two tokens, then the answer), one of them made a good and a malformed tool call. */
+const reasoned = { reasoningTokens: 2, answerTokens: 2, reasoningField: "reasoning" as const };
+
 /** Four successful requests (every latency phase has samples, one misses the TTFT objective) and one failure. */
 const records: RequestRecord[] = [
-  { ...request, index: 0, requestId: "a", sentMs: 0, chunksUs: [40000, 52000, 61000, 75000], endMs: 75 },
-  { ...request, index: 1, requestId: "b", sentMs: 4, chunksUs: [31000, 45000, 47000, 66000], endMs: 70 },
+  {
+    ...request,
+    ...reasoned,
+    index: 0,
+    requestId: "a",
+    sentMs: 0,
+    chunksUs: [40000, 52000, 61000, 75000],
+    endMs: 75,
+    firstAnswerTokenMs: 61,
+    toolCalls: [{ id: "call-1", name: "lookup", arguments: '{"q": 1}' }],
+    malformedToolCalls: 1,
+  },
+  {
+    ...request,
+    ...reasoned,
+    index: 1,
+    requestId: "b",
+    sentMs: 4,
+    chunksUs: [31000, 45000, 47000, 66000],
+    endMs: 70,
+    firstAnswerTokenMs: 47,
+  },
   { ...request, index: 2, requestId: "c", sentMs: 9, chunksUs: [27000, 29000, 58000, 61000], endMs: 70 },
   { ...request, index: 3, requestId: "d", sentMs: 12, chunksUs: [55000, 56000, 70000, 99000], endMs: 111 },
   {
@@ -154,7 +177,7 @@ describe("the metric catalogue", () => {
     expect(Object.keys(metricSpecs)).toEqual([...metricNames]);
     for (const name of metricNames) expect(metricSpecs[name].name).toBe(name);
     expect(metricNames).toHaveLength(
-      latencyPhases.length * latencyStatistics.length + 5 + sessionMetrics.length + 5,
+      latencyPhases.length * latencyStatistics.length + 7 + sessionMetrics.length + 5,
     );
     expect(metricNames.slice(0, 7)).toEqual([
       "ttft_mean",
@@ -165,11 +188,13 @@ describe("the metric catalogue", () => {
       "ttft_p99_9",
       "tpot_mean",
     ]);
-    expect(metricNames.slice(-19, -14)).toEqual([
+    expect(metricNames.slice(-21, -14)).toEqual([
       "request_throughput",
       "output_throughput",
       "total_token_throughput",
       "request_goodput",
+      "reasoning_tokens_mean",
+      "malformed_tool_call_share",
       "error_rate",
     ]);
     expect(metricNames.slice(-14, -5)).toEqual([...sessionMetrics]);
@@ -283,6 +308,12 @@ describe("the metric catalogue", () => {
     expect(values.ttft_p95_depth_8_up).toBe(17);
     expect(values.session_goodput).toBe(1);
     expect(runFileMetrics({ ...run, sessions: undefined }).session_goodput).toBeNull();
+    // Requests a and b reasoned: their answers started at 61 and 47 ms, their answer gaps 14 and 19 ms.
+    expect(run.latency.answer_ttft).toMatchObject({ count: 2, mean: 54 });
+    expect(run.latency.answer_itl).toMatchObject({ count: 2, mean: 16.5 });
+    expect(values.reasoning_tokens_mean).toBe((2 + 2) / 4);
+    expect(values.malformed_tool_call_share).toBe(1 / 2);
+    expect(runFileMetrics({ ...run, answer: undefined }).malformed_tool_call_share).toBeNull();
     expect(runRecordFromRunFile(run, "run.json").metrics).toEqual(values);
   });
 
@@ -301,9 +332,16 @@ describe("the metric catalogue", () => {
     const withKeys: MetricName[] = [];
     for (const name of metricNames) {
       const { vllmKeys } = metricSpecs[name];
-      if (isGuardMetric(name) || metricSpecs[name].source.kind === "session") {
-        // A vLLM result has no finish reasons, usage checks or sessions: the guards are not in it.
-        expect(fromVllm[name], name).toBeNull();
+      const source = metricSpecs[name].source.kind;
+      if (
+        isGuardMetric(name) ||
+        source === "reasoning-tokens" ||
+        source === "malformed-tool-calls" ||
+        source === "session" ||
+        (metricSpecs[name].source.kind === "latency" && vllmKeys.length === 0)
+      ) {
+        // A vLLM result has no finish reasons, usage checks, reasoning, tool calls or sessions: those are not in it.
+        expect(fromVllm[name] ?? null, name).toBeNull();
         continue;
       }
       for (const key of vllmKeys) expect(typeof parsed[key], `${name}: ${key}`).toBe("number");
@@ -316,7 +354,13 @@ describe("the metric catalogue", () => {
         (name) =>
           !withKeys.includes(name) && !isGuardMetric(name) && metricSpecs[name].source.kind !== "session",
       ),
-    ).toEqual(["error_rate"]);
+    ).toEqual([
+      ...latencyStatistics.map((statistic) => `answer_ttft_${statistic}`),
+      ...latencyStatistics.map((statistic) => `answer_itl_${statistic}`),
+      "reasoning_tokens_mean",
+      "malformed_tool_call_share",
+      "error_rate",
+    ]);
   });
 
   it("declares each vLLM result key once, the rates among the keys the reader validates", () => {

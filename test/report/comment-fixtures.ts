@@ -11,7 +11,7 @@ import { gaussian, noisyRuns, type RunSpec, seeded } from "../compare/fixtures.j
 
 /**
  * The comparisons the comment's tests render: one shaped like each demo scenario (the demo's own config
- * and cells, the changes of each scenario as README.md measured them on the simulator) and a 19-cell
+ * and cells, the changes of each scenario as docs/demo.md measured them on the simulator) and a 19-cell
  * comparison of examples/matrix-18.yml's cells with one regression. Deterministic (seeded), so sizes
  * and screenshots compare run to run.
  */
@@ -53,7 +53,7 @@ export function matrixComparison(): ComparisonReport {
   });
 }
 
-/** What each scenario does to a cell's phases (README.md, "How the scenarios are built"). */
+/** What each scenario does to a cell's phases (docs/demo.md, "How the scenarios are built"). */
 type CellEffects = Record<
   "chat" | "rag" | "longgen",
   Pick<RunSpec, "ttftFactor" | "tpotFactor" | "e2elFactor" | "throughputFactor">

@@ -173,7 +173,7 @@ describe("run against a misbehaving server keeps every run", () => {
   });
 });
 
-describe("usage that disagrees with what was received (issue 13, item 12)", () => {
+describe("usage that disagrees with what was received", () => {
   const cell = (name: string, requests: number, outputTokens = 8) => ({
     ...tinyCell(name),
     dataset: { type: "synthetic", input_tokens: 4, output_tokens: outputTokens },

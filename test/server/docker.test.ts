@@ -66,7 +66,6 @@ describe("docker kind against fake docker and nvidia-smi", () => {
       lifecycle: "per-side",
     });
     expect(fingerprint.server.args).toEqual([
-      "--model",
       model.name,
       "--served-model-name",
       model.name,
@@ -109,7 +108,14 @@ describe("docker kind against fake docker and nvidia-smi", () => {
 
     const run = fake.dockerCalls().find((call) => call[0] === "run")!;
     expect(run).toEqual(
-      expect.arrayContaining(["--detach", "--gpus", "all", "--ipc=host", "--publish", `${port}:8000`]),
+      expect.arrayContaining([
+        "--detach",
+        "--gpus",
+        "all",
+        "--ipc=host",
+        "--publish",
+        `127.0.0.1:${port}:8000`,
+      ]),
     );
     // Passed by name: the value never appears on a command line.
     expect(run.join(" ")).toContain("--env HF_TOKEN");

@@ -100,6 +100,39 @@ describe("fingerprint", () => {
     ).toBe(true);
   });
 
+  it("compares a positional model and --model as the same engine arguments (vllm serve takes both)", () => {
+    const withFlag = buildFingerprint({
+      ...facts,
+      server: { ...facts.server, args: ["--model", "m", "--x", "1"] },
+    });
+    const positional = buildFingerprint({ ...facts, server: { ...facts.server, args: ["m", "--x", "1"] } });
+    const other = buildFingerprint({ ...facts, server: { ...facts.server, args: ["n", "--x", "1"] } });
+    expect(diffFingerprints(withFlag, positional)).toEqual([]);
+    expect(diffFingerprints(withFlag, other).map((difference) => difference.field)).toEqual(["server.args"]);
+  });
+
+  it("tells local images apart by image ID, and never calls an unknown image the same", () => {
+    const local = (imageId: string | null) =>
+      buildFingerprint({
+        ...facts,
+        server: { ...facts.server, image: "team/vllm:dev", imageDigest: null, imageId },
+      });
+    const a = local(`sha256:${"a".repeat(64)}`);
+    const b = local(`sha256:${"b".repeat(64)}`);
+    expect(diffFingerprints(a, a)).toEqual([]);
+    expect(diffFingerprints(a, b).map(({ field, allowed }) => [field, allowed])).toEqual([
+      ["server.imageId", false],
+    ]);
+    expect(diffFingerprints(local(null), local(null)).map(({ field, allowed }) => [field, allowed])).toEqual([
+      ["server.imageDigest", false],
+    ]);
+    // The image under test: allowing it allows its ID and an unknown digest too.
+    expect(diffFingerprints(a, b, ["server.image"]).every((difference) => difference.allowed)).toBe(true);
+    expect(diffFingerprints(local(null), a, ["server.image"]).every((difference) => difference.allowed)).toBe(
+      true,
+    );
+  });
+
   it("flattens to dotted leaves, arrays whole", () => {
     expect(flattenFingerprint({ a: { b: [1, 2], c: { d: null } }, e: {} })).toEqual({
       "a.b": [1, 2],

@@ -138,7 +138,7 @@ describe("docker arguments", () => {
     expect(
       dockerEngineArgs(config, { name: "m", source: "org/m", revision: "r1", tokenizer_revision: "t1" }),
     ).toEqual([
-      "--model",
+      // Positionally, as `vllm serve` (vllm/vllm-openai's entrypoint) takes it.
       "org/m",
       "--served-model-name",
       "m",
@@ -157,6 +157,13 @@ describe("docker arguments", () => {
         { name: "m", revision: "r1" },
       ),
     ).toEqual(["org/m", "--served-model-name=x", "--revision", "r0"]);
+    // An image whose entrypoint wants --model says so, and keeps it.
+    expect(dockerEngineArgs({ ...config, args: ["--model", "org/m"] }, { name: "m" })).toEqual([
+      "--served-model-name",
+      "m",
+      "--model",
+      "org/m",
+    ]);
   });
 
   it("publishes the engine's port, mounts the cache and passes env by name", () => {
@@ -171,7 +178,7 @@ describe("docker arguments", () => {
       "all",
       "--ipc=host",
       "--publish",
-      "8123:9000",
+      "127.0.0.1:8123:9000",
       "--volume",
       "/data/hf:/root/.cache/huggingface",
       "--env",

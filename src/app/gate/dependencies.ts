@@ -8,6 +8,7 @@ import type { LoadedConfig } from "../../config/load.js";
 import type { ArtifactStore } from "../../github/artifact-store.js";
 import type { GitHubClient } from "../../github/client.js";
 import type { RunRecord } from "../../metrics/run-record.js";
+import type { JobSecrets } from "../../server/secrets.js";
 import type { ServerDevice } from "../../server/types.js";
 import type { FailOnPolicy } from "./inputs.js";
 
@@ -46,6 +47,8 @@ export interface MeasureRequest {
   /** Where launchers record live servers, so the post step can stop them if the job is cancelled. */
   serverStateFile: string;
   workingDirectory: string;
+  /** The job's one set of secrets (server/secrets.ts): the servers' logs and the run files are redacted with it. */
+  secrets: JobSecrets;
 }
 
 export type Measure = (request: MeasureRequest) => Promise<void>;
@@ -70,6 +73,8 @@ export interface CompareRequest {
   /** Where compare writes verdict.json and report.md. */
   outDir: string;
   workingDirectory: string;
+  /** The job's one set of secrets: the verdict is redacted with it before anything is rendered. */
+  secrets: JobSecrets;
 }
 
 export interface CompareOutcome {

@@ -42,6 +42,7 @@ function compare(scope: JobScope, measured: Measured, baseline: BaselineSide) {
     failOn: scope.inputs.failOn,
     outDir: scope.layout.compareDir,
     workingDirectory: scope.workingDirectory,
+    secrets: scope.secrets,
     ...(baseline.historyRuns ? { historyRuns: baseline.historyRuns } : {}),
     ...(baseline.baselineVariancePriors ? { baselineVariancePriors: baseline.baselineVariancePriors } : {}),
     ...(scope.inputs.calibration ? { calibrationPath: scope.inputs.calibration } : {}),

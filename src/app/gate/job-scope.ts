@@ -6,6 +6,7 @@ import type { ArtifactStore } from "../../github/artifact-store.js";
 import type { GitHubClient } from "../../github/client.js";
 import type { ActionContext } from "../../github/context.js";
 import type { Redactor } from "../../server/redact.js";
+import type { JobSecrets } from "../../server/secrets.js";
 import type { ActionDependencies } from "./dependencies.js";
 import type { ActionInputs } from "./inputs.js";
 import type { ActionIO } from "./job-io.js";
@@ -29,7 +30,13 @@ export interface JobScope {
   workingDirectory: string;
   /** GITHUB_WORKSPACE: the repository checkout. */
   workspace: string;
-  redactor: Redactor;
+  /**
+   * The job's one set of secrets (server/secrets.ts): handed to measuring and compare; assigning a
+   * larger set (the base commit's config loaded) reaches every later writer and the step's error path.
+   */
+  secrets: JobSecrets;
+  /** `secrets.redactor`: what every text the job writes or publishes passes through. */
+  readonly redactor: Redactor;
   /** Created on first use, so jobs that never call the API need no token. */
   github: () => GitHubClient;
   store: ArtifactStore;

@@ -35,6 +35,7 @@ export function measureRuns(
     ...run,
     serverStateFile: scope.layout.serverStateFile,
     workingDirectory: scope.workingDirectory,
+    secrets: scope.secrets,
   });
 }
 
@@ -175,7 +176,7 @@ async function prepareBaseSide(scope: JobScope): Promise<BaseSide | { reason: st
     path = await fetchBaseConfig(scope);
     // Loaded once for the job; the variables it reads may differ from the PR's: their values are secrets too.
     const config = await loadConfig(path, { cwd: scope.workingDirectory });
-    scope.redactor = scope.redactor.with(config.interpolation.values.map((entry) => entry.value));
+    scope.secrets = scope.secrets.with({ configs: [config] });
     return { path, config };
   } catch (error) {
     if (!scope.plan.fallbackToStored) throw error;

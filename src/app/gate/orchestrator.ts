@@ -5,7 +5,6 @@ import { type LoadedConfig, loadConfig } from "../../config/load.js";
 import { countRuns } from "../../github/baseline-bundle.js";
 import type { GitHubClient } from "../../github/client.js";
 import type { ActionContext } from "../../github/context.js";
-import { renderedForms } from "../../report/escape.js";
 import {
   partialResultsLine,
   partialResultsSummary,
@@ -13,7 +12,8 @@ import {
   uploadedLine,
   uploadFailedWarning,
 } from "../../report/status.js";
-import { createRedactor, minimumSecretLength } from "../../server/redact.js";
+import { minimumSecretLength } from "../../server/redact.js";
+import type { JobSecrets } from "../../server/secrets.js";
 import { calibrateJob } from "./calibrate-job.js";
 import type { ActionDependencies } from "./dependencies.js";
 import { guardForkPullRequest } from "./fork-guard.js";
@@ -42,10 +42,13 @@ export interface RunActionOptions {
   workDir: string;
   /** GITHUB_WORKSPACE: where the repository is checked out. */
   workspace: string;
-  /** Values never to be written to a comment, summary or artifact. */
-  secrets: string[];
-  /** Told each secret as soon as it is known (the token, the config's values), for the caller's error path. */
-  onSecrets?: (values: readonly string[]) => void;
+  /**
+   * The job's secrets so far (server/secrets.ts: the token, credential-looking variables); the job adds
+   * each config it loads. Never written to a comment, summary or artifact.
+   */
+  secrets: JobSecrets;
+  /** Told the set each time it grows (a config loaded), for the caller's error path. */
+  onSecrets?: (secrets: JobSecrets) => void;
 }
 
 /** Partial artifacts of a matrix are named `<artifact-name>-part-<cells>`. */
@@ -69,7 +72,6 @@ export async function runAction(
   await mkdir(layout.candidateDir, { recursive: true });
   let client: GitHubClient | null = null;
   const configPath = resolve(workingDirectory, inputs.config);
-  options.onSecrets?.([inputs.githubToken]);
   // The config is loaded once for the whole job. One that cannot be loaded fails the job where it is
   // first needed (its error is kept until then), so the step's state and outputs are set up first.
   const loading: { config: LoadedConfig } | { error: unknown } = await loadConfig(configPath, {
@@ -78,11 +80,23 @@ export async function runAction(
     (config) => ({ config }),
     (error: unknown) => ({ error }),
   );
-  const configSecrets =
-    "config" in loading ? loading.config.interpolation.values.map((entry) => entry.value) : [];
-  options.onSecrets?.(configSecrets);
-  // GitHub masks them in the job log too (our own redaction covers files, the summary and the comment).
-  for (const value of configSecrets) if (value.length >= minimumSecretLength) io.setSecret(value);
+  // One set for the whole job, handed to measuring, compare and every writer of the job (JobScope).
+  let secrets = options.secrets.with({
+    token: inputs.githubToken,
+    configs: "config" in loading ? [loading.config] : [],
+  });
+  const masked = new Set<string>();
+  const learn = (next: JobSecrets) => {
+    secrets = next;
+    options.onSecrets?.(next);
+    // GitHub masks them in the job log too (our own redaction covers files, the summary and the comment).
+    for (const { value } of next.named) {
+      if (value.length < minimumSecretLength || masked.has(value)) continue;
+      masked.add(value);
+      io.setSecret(value);
+    }
+  };
+  learn(secrets);
   const scope: JobScope = {
     deps,
     inputs,
@@ -97,11 +111,17 @@ export async function runAction(
     },
     workingDirectory,
     workspace: options.workspace,
-    // Every value the config reads from the environment is a secret whatever its name; the forms let
-    // the last pass over a report find a value that was escaped (publish.ts, redact-evidence.ts).
-    redactor: createRedactor([inputs.githubToken, ...options.secrets, ...configSecrets], {
-      forms: renderedForms,
-    }),
+    // The forms the caller's redactor knows let the last pass over a report find a value that was
+    // escaped (publish.ts, redact-evidence.ts).
+    get secrets(): JobSecrets {
+      return secrets;
+    },
+    set secrets(next: JobSecrets) {
+      learn(next);
+    },
+    get redactor() {
+      return secrets.redactor;
+    },
     github: () => {
       if (!inputs.githubToken)
         throw new Error("input github-token is empty: it is needed to reach the GitHub API");

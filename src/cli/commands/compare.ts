@@ -3,13 +3,16 @@ import { isAbsolute, join, resolve } from "node:path";
 import { compareResults, readCalibration, writeCompareOutputs } from "../../app/compare.js";
 import { defaultInputLimits, type InputLimits, mebibyte } from "../../compare/input-limits.js";
 import type { BaselineInfo, ComparisonMode } from "../../compare/verdict-schema.js";
+import { loadConfig } from "../../config/load.js";
 import { toBencherReport } from "../../report/export-bencher.js";
 import { toPytorchRecords } from "../../report/export-pytorch.js";
 import { type CompareExport, exportFileNames } from "../../report/export-runs.js";
 import { renderTerminal } from "../../report/terminal.js";
+import { collectJobSecrets } from "../../server/secrets.js";
 import { UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
 import { numberOption, parseCommandArgs, stringListOption, stringOption } from "../command.js";
+import { redactedError, redactedIo } from "../io.js";
 
 const usage = `Usage: vllm-perf-gate compare --baseline PATH... --candidate PATH... [options]
 
@@ -180,17 +183,26 @@ export const compareCommand: CliCommand = {
       calibrationPath === undefined
         ? undefined
         : await readCalibration(abs(calibrationPath), calibrationPath);
+    const loaded =
+      config === undefined ? undefined : await loadConfig(abs(config), { env: io.env, cwd: io.cwd });
+    // The command's one set of secrets (server/secrets.ts): the verdict, every file and line it writes.
+    const secrets = collectJobSecrets({ env: io.env, configs: loaded ? [loaded] : [] });
+    const redact = secrets.redactor.redact;
+    io = redactedIo(io, redact);
     const outcome = await compareResults({
       baseline,
       candidate,
       history,
       ...(calibration ? { calibration } : {}),
-      config: config === undefined ? undefined : abs(config),
+      config: loaded,
       mode: mode as ComparisonMode,
       baselineInfo: Object.keys(info).length > 0 ? info : null,
       env: io.env,
       cwd: io.cwd,
       limits,
+      redactor: secrets.redactor,
+    }).catch((error: unknown) => {
+      throw redactedError(error, redact);
     });
     const out = abs(stringOption(args, "out") ?? "perf-gate-compare");
     const { verdictPath, reportPath, commentPath, htmlPath } = await writeCompareOutputs(out, outcome);
@@ -201,7 +213,7 @@ export const compareCommand: CliCommand = {
         file === "pytorch"
           ? toPytorchRecords(outcome.verdict, outcome.runs)
           : toBencherReport(outcome.verdict);
-      await writeFile(path, `${JSON.stringify(content, null, 2)}\n`);
+      await writeFile(path, redact(`${JSON.stringify(content, null, 2)}\n`));
       exported.push(path);
     }
     if (format === "text") {

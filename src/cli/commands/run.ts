@@ -7,11 +7,13 @@ import { silentProgress, streamProgress } from "../../runner/progress.js";
 import { selectCells } from "../../runner/run-cells.js";
 import { baseUrlApiKey, baseUrlProvider } from "../../server/base-url.js";
 import { providerForConfig } from "../../server/index.js";
+import { collectJobSecrets } from "../../server/secrets.js";
 import { handleInterrupts, interactiveInterrupts } from "../../server/signals.js";
 import type { ServerProvider } from "../../server/types.js";
 import { FailureError, UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
 import { integerOption, parseCommandArgs, stringOption } from "../command.js";
+import { redactedError, redactedIo } from "../io.js";
 
 const usage = `Usage: vllm-perf-gate run --config FILE --out DIR [options]
 
@@ -110,8 +112,6 @@ export const runCommand: CliCommand = {
       cwd: io.cwd,
     });
     const config = loaded.config;
-    const quiet = args.values.quiet === true;
-    const progress = quiet ? silentProgress : streamProgress(io.stderr);
     // --base-url's key: --api-key-env NAME, else server.api_key_env, else VLLM_API_KEY, else OPENAI_API_KEY.
     const key =
       baseUrl === undefined
@@ -120,11 +120,23 @@ export const runCommand: CliCommand = {
             flag: stringOption(args, "api-key-env"),
             config: "api_key_env" in config.server ? config.server.api_key_env : undefined,
           });
+    // The command's one set of secrets (server/secrets.ts), handed to the servers, the run files and errors.
+    const secrets = collectJobSecrets({
+      env: io.env,
+      configs: [loaded],
+      variables: [key?.variable],
+    });
+    const redact = secrets.redactor.redact;
+    // Progress lines, warnings and the summary may quote a server's text: written through the redactor.
+    io = redactedIo(io, redact);
+    const quiet = args.values.quiet === true;
+    const progress = quiet ? silentProgress : streamProgress(io.stderr);
     const managed =
       baseUrl === undefined
         ? providerForConfig(config, {
             env: { ...io.env },
             interpolation: loaded.interpolation,
+            secrets,
             warn: (message) => progress.message(`warning: ${message}`),
             progress: (line) => progress.message(line),
           })
@@ -138,6 +150,7 @@ export const runCommand: CliCommand = {
         sampling: config.sampling,
         env: io.env,
         interpolation: loaded.interpolation,
+        secrets,
       });
 
     // SIGINT/SIGTERM: stop sending, cancel what is in flight, write the files, stop the servers, exit
@@ -220,8 +233,9 @@ export const runCommand: CliCommand = {
         );
         return interruption.exitCode()!;
       }
-      if (error instanceof Error && error.name === "ServerStartError") throw new FailureError(error.message);
-      throw error;
+      if (error instanceof Error && error.name === "ServerStartError")
+        throw new FailureError(redact(error.message));
+      throw redactedError(error, redact);
     } finally {
       await managed?.stopAll();
       interruption.dispose();

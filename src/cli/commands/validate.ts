@@ -1,9 +1,11 @@
 import { firstLookPlans } from "../../app/measure-on-devices.js";
+import { applyRunPlan, configuredPassChance, runPlans } from "../../app/run-plan.js";
 import { describeCapacityCost } from "../../config/capacity-summary.js";
 import { templateView } from "../../config/interpolate.js";
 import { defaultConfigFile, loadConfig } from "../../config/load.js";
 import { isSearchedCell } from "../../config/schema.js";
 import { renderSummary, summarizeConfig } from "../../config/summary.js";
+import { runPlanLines } from "../../report/run-plan.js";
 import { wallClockLines } from "../../report/status.js";
 import { lookSchedule } from "../../stats/sequential.js";
 import { ExitCode, UsageError } from "../../util/errors.js";
@@ -64,6 +66,12 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
             ? "runner.devices"
             : "no runner.devices: one server at a time";
       for (const line of wallClockLines(plans, source)) io.stdout.write(`${line}\n`);
+      const runPlan = runPlans(loaded.config);
+      for (const line of runPlanLines(runPlan, configuredPassChance(loaded.config), loaded.config.repeats))
+        io.stdout.write(`${line}\n`);
+      const planned = firstLookPlans(applyRunPlan(loaded.config, runPlan[0]!.plan), devices);
+      for (const line of wallClockLines(planned, source).slice(0, 2))
+        io.stdout.write(`  planned ${line.trimStart()}\n`);
     }
     return ExitCode.ok;
   },

@@ -12,6 +12,7 @@ import type { RunRecord } from "../../metrics/run-record.js";
 import { errorIncreaseMinP, errorIncreaseP } from "../../stats/error-rate.js";
 import { type LogRatioTest, logRatioTest, type MetricVerdict } from "../../stats/metric-test.js";
 import { hodgesLehmann, mannWhitney } from "../../stats/rank-tests.js";
+import { smallest } from "../../util/extremes.js";
 import type { Comparison } from "../verdict-schema.js";
 import type { ComparedCell } from "./cells.js";
 
@@ -77,7 +78,7 @@ export interface DraftSettings {
  */
 export function draftsForCell(compared: ComparedCell, settings: DraftSettings, warnings: string[]): Draft[] {
   const { base, cand } = compared;
-  const fewestCompleted = Math.min(...[...base, ...cand].map((run) => run.requests.completed));
+  const fewestCompleted = smallest([...base, ...cand].map((run) => run.requests.completed));
   const drafts: Draft[] = [];
   for (const metric of metricNames) {
     // The guards are a family of their own (guards.ts), never traded against speed.
@@ -107,7 +108,7 @@ function metricDraft(
   const tolerance = toleranceFor(gate, metric);
   const runs = { baseline: base.length, candidate: cand.length };
   if (metricSpecs[metric].judged === "pooled-failures") {
-    return errorRateDraft(cell, metric, base, cand, gatedSet.has(metric), tolerance, gate.error_rate_limit);
+    return pooledCountDraft(cell, metric, base, cand, gatedSet.has(metric), tolerance, gate.error_rate_limit);
   }
   let b = metricValues(base, metric);
   let c = metricValues(cand, metric);
@@ -289,7 +290,8 @@ function metricValues(
   return { values, missing, nonPositive };
 }
 
-function errorRateDraft(
+/** A pooled count's draft (error_rate, malformed_tool_call_share); null when neither side has anything to count. */
+function pooledCountDraft(
   cell: string,
   metric: MetricName,
   base: readonly RunRecord[],
@@ -297,14 +299,28 @@ function errorRateDraft(
   gated: boolean,
   tolerance: number,
   limit: number,
-): Draft {
+): Draft | null {
+  // The pooled count: failed of all requests, or malformed of all tool calls.
+  const toolCalls = metricSpecs[metric].source.kind === "malformed-tool-calls";
+  const counts = (run: RunRecord) =>
+    toolCalls
+      ? {
+          failed: run.toolCalls?.malformed ?? 0,
+          total: (run.toolCalls?.wellFormed ?? 0) + (run.toolCalls?.malformed ?? 0),
+        }
+      : { failed: run.requests.failed, total: run.requests.total };
   const pool = (runs: readonly RunRecord[]) =>
     runs.reduce(
-      (acc, run) => ({ failed: acc.failed + run.requests.failed, total: acc.total + run.requests.total }),
+      (acc, run) => {
+        const count = counts(run);
+        return { failed: acc.failed + count.failed, total: acc.total + count.total };
+      },
       { failed: 0, total: 0 },
     );
   const b = pool(base);
   const c = pool(cand);
+  // No tool call on either side: nothing to judge (a workload without tools).
+  if (toolCalls && b.total === 0 && c.total === 0 && !gated) return null;
   const baseRate = b.total > 0 ? b.failed / b.total : null;
   const candRate = c.total > 0 ? c.failed / c.total : null;
   const pWorse = errorIncreaseP(b, c);
@@ -338,7 +354,7 @@ function errorRateDraft(
     crossCheck: null,
     variances: null,
   };
-  if (candRate !== null && candRate > limit) {
+  if (!toolCalls && candRate !== null && candRate > limit) {
     // A candidate that fails more requests than allowed cannot pass on latency: always blocking.
     draft.gated = true;
     draft.forced = "regression";
@@ -347,9 +363,10 @@ function errorRateDraft(
     );
   }
   if (b.total === 0 || c.total === 0) {
+    const what = toolCalls ? "tool calls" : "requests";
     draft.forced = "inconclusive";
-    draft.notes.push("no requests recorded on a side");
-    if (b.total === 0) draft.unfixable = `no baseline requests recorded in cell "${cell}"`;
+    draft.notes.push(`no ${what} recorded on a side`);
+    if (b.total === 0) draft.unfixable = `no baseline ${what} recorded in cell "${cell}"`;
   }
   return draft;
 }

@@ -44,6 +44,30 @@ export function overallVerdict(
   return "pass";
 }
 
+/**
+ * Runs per side both sides need before an interleaved check may be called undecidable at the
+ * tolerance (more runs up to repeats.max projected not to decide it at its current estimate).
+ */
+export const atToleranceMinRuns = 10;
+
+/**
+ * The gated checks left inconclusive because their estimate sits on the tolerance: more runs up to
+ * repeats.max would not decide them (no stored baseline's drift involved), with their intervals.
+ */
+export function atToleranceChecks(
+  comparisons: readonly Comparison[],
+  resolvable: (comparison: Comparison) => boolean,
+  draftOf: (comparison: Comparison) => Draft | undefined,
+): NonNullable<VerdictFile["atTolerance"]> {
+  return comparisons
+    .filter((c) => c.gated && c.verdict === "inconclusive" && c.ci90 !== null && !resolvable(c))
+    .filter((c) => {
+      const draft = draftOf(c);
+      return draft?.variances && !draft.unfixable && draft.variances.extra === 0;
+    })
+    .map((c) => ({ cell: c.cell, metric: c.metric, ci: c.ci90!, tolerance: c.tolerance }));
+}
+
 export interface FutilityModel {
   draftOf: (comparison: Comparison) => Draft | undefined;
   futilityInput: (draft: Draft) => Parameters<typeof runsToSettle>[0];
@@ -73,15 +97,27 @@ export function futilityModel(
   const resolvable = (c: Comparison): boolean => {
     const draft = draftOf(c);
     if (draft?.unfixable || unfixableCells.has(c.cell)) return false;
-    // Only a floor that more runs cannot lower (a stored baseline's drift) justifies stopping early:
-    // without one, more runs always narrow the interval, and 3-run variance estimates are too noisy
-    // to predict by how much.
-    if (!draft?.variances || draft.worse === null || draft.variances.extra === 0) return true;
-    return resolvableWithMoreRuns({
-      ...futilityInput(draft),
-      baselineRuns: mode === "interleaved" ? Math.max(maxRuns, draft.runs.baseline) : draft.runs.baseline,
-      candidateRuns: Math.max(maxRuns, draft.runs.candidate),
-    });
+    if (!draft?.variances || draft.worse === null) return true;
+    // A floor that more runs cannot lower (a stored baseline's drift) justifies stopping early. Without
+    // one, more runs always narrow the interval, but a check whose estimate sits on the tolerance is
+    // not decided by any number of them within repeats.max: once both sides have atToleranceMinRuns
+    // runs (few-run variance estimates are too noisy to predict with), it is "at the tolerance".
+    const atMax = (worse: number) =>
+      resolvableWithMoreRuns({
+        ...futilityInput(draft),
+        worse,
+        baselineRuns: mode === "interleaved" ? Math.max(maxRuns, draft.runs.baseline) : draft.runs.baseline,
+        candidateRuns: Math.max(maxRuns, draft.runs.candidate),
+      });
+    if (draft.variances.extra > 0) return atMax(draft.worse);
+    if (Math.min(draft.runs.baseline, draft.runs.candidate) < atToleranceMinRuns) return true;
+    // Undecidable only if no change within one standard error of the estimate could be decided at
+    // repeats.max: both ends of that band sit where the projected interval would still span the
+    // tolerance. (The point estimate alone stops too many real changes that read low at 10 runs;
+    // the full interval's ends never stop before the maximum, its lower end always passable.)
+    const v = draft.variances;
+    const se = Math.sqrt(v.baseline / draft.runs.baseline + v.candidate / draft.runs.candidate);
+    return atMax(draft.worse - se) || atMax(draft.worse + se);
   };
   return { draftOf, futilityInput, resolvable };
 }
@@ -170,9 +206,12 @@ export function futilityWarnings(
     if (draft?.unfixable && !unfixableCells.has(c.cell)) fixedReasons.add(draft.unfixable);
   }
   for (const reason of fixedReasons) warnings.push(`more runs cannot settle this: ${reason}`);
+  // At the tolerance (interleaved, no drift floor): said by the report's at-the-tolerance line instead.
   const byNoise = stuck.filter((c) => {
     const draft = draftOf(c);
-    return draft && !draft.unfixable && !unfixableCells.has(c.cell) && draft.variances;
+    return (
+      draft && !draft.unfixable && !unfixableCells.has(c.cell) && draft.variances && draft.variances.extra > 0
+    );
   });
   const runsLeft = Math.min(...cells.map((c) => c.candidateRuns)) < maxRuns;
   if (byNoise.length > 0 && runsLeft) {

@@ -1,5 +1,6 @@
 import type { TopLevelSpec } from "vega-lite";
 import { latencyPhaseLabel } from "../../config/metric-names.js";
+import { largest, smallest } from "../../util/extremes.js";
 import { formatNumber } from "../format.js";
 import type { DistributionPicture } from "./data.js";
 import { chartConfig, paddedDomain, renderVegaLite, sideColors } from "./vega.js";
@@ -38,8 +39,8 @@ export function distributionSpec(cell: string, picture: DistributionPicture): To
       encoding: { text: { field: "note" }, x: { value: 0 } },
     } as TopLevelSpec;
   const positive = values.filter((v) => v > 0);
-  const hi = Math.max(...values);
-  const lo = positive.length > 0 ? Math.max(Math.min(...positive), hi / logSpan) : 0;
+  const hi = largest(values);
+  const lo = positive.length > 0 ? Math.max(smallest(positive), hi / logSpan) : 0;
   const log = lo > 0 && hi / lo > 4;
   const domain = paddedDomain(log ? lo : Math.min(0, ...values), hi, log, 0.02);
   const counts = sides

@@ -1,5 +1,6 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { CapacityCurvePoint } from "../../compare/capacity-schema.js";
+import { largest, smallest } from "../../util/extremes.js";
 import { formatNumber } from "../format.js";
 import type { LoadCurvePicture, LoadCurveSeries } from "./data.js";
 import { chartConfig, paddedDomain, renderVegaLite, sideColors } from "./vega.js";
@@ -94,14 +95,14 @@ export function loadCurveSpec(picture: LoadCurvePicture, figure: LoadFigure): To
   });
   const loads = [...points.map((p) => p.load), ...capacityPoints.map((p) => p.load)];
   const values = [...points.map((p) => p.value), ...(slo === null ? [] : [slo])];
-  const xDomain = paddedDomain(Math.min(...loads, 0), Math.max(...loads, 1e-9), false, 0.03);
+  const xDomain = paddedDomain(Math.min(smallest(loads), 0), Math.max(largest(loads), 1e-9), false, 0.03);
   xDomain[0] = 0;
   const latency = figure === "ttftMs" || figure === "e2elMs";
   const positive = values.filter((v) => v > 0);
   const log = latency && positive.length === values.length && values.length > 0;
   const yDomain = log
-    ? paddedDomain(Math.min(...values), Math.max(...values), true, 0.06)
-    : paddedDomain(0, Math.max(...values, 1e-9), false, 0.05);
+    ? paddedDomain(smallest(values), largest(values), true, 0.06)
+    : paddedDomain(0, Math.max(largest(values), 1e-9), false, 0.05);
   if (!log) yDomain[0] = 0;
   const x = {
     field: "load",

@@ -1,5 +1,6 @@
 import type { Comparison, VerdictFile } from "../../compare/verdict-schema.js";
 import { describeMetric } from "../../config/metric-names.js";
+import { largest } from "../../util/extremes.js";
 import { capacityLoadPicture, sweepLoadPicture } from "./data.js";
 
 /**
@@ -125,7 +126,7 @@ export const loadCurveCommentChart: CommentChart = (verdict) => {
       const cv = loads.map((load) => interpolate(c, load)!);
       const slo = figure === "ttftMs" ? picture.slo.ttft_ms : picture.slo.e2el_ms;
       const all = [...bv, ...cv, ...(slo === undefined ? [] : [slo])];
-      const top = Math.ceil((Math.max(...all) * 1.05) / 10) * 10;
+      const top = Math.ceil((largest(all) * 1.05) / 10) * 10;
       const what = `${figure === "ttftMs" ? "TTFT" : "E2E"} ${mermaidLabel(picture.percentile, 4)} ms`;
       const unit = picture.dimension === "concurrency" ? "concurrency" : "requests per s";
       const source = [

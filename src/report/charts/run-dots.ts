@@ -1,5 +1,6 @@
 import type { TopLevelSpec } from "vega-lite";
 import { describeMetric, metricSpecs } from "../../config/metric-names.js";
+import { largest, smallest } from "../../util/extremes.js";
 import { formatChange, formatFractionAsPercent, formatInterval, formatMetricValue } from "../format.js";
 import type { CheckPicture } from "./data.js";
 import { chartConfig, paddedDomain, renderVegaLite, sideColors } from "./vega.js";
@@ -52,8 +53,8 @@ export function runDotsSpec(check: CheckPicture): TopLevelSpec {
     ...(base === null ? [] : [base]),
     ...(c.candidate === null ? [] : [c.candidate]),
   ].filter((v) => Number.isFinite(v));
-  const coreLo = core.length > 0 ? Math.min(...core) : 0;
-  const coreHi = core.length > 0 ? Math.max(...core) : 1;
+  const coreLo = core.length > 0 ? smallest(core) : 0;
+  const coreHi = core.length > 0 ? largest(core) : 1;
   const log = coreLo > 0;
   const linearSpan = coreHi - coreLo || Math.abs(coreHi) * 0.1 || 0.01;
   const reach: [number, number] = log
@@ -64,8 +65,8 @@ export function runDotsSpec(check: CheckPicture): TopLevelSpec {
     : null;
   const clipped = interval !== null && (shownInterval![0] > interval[0] || shownInterval![1] < interval[1]);
   const values = [...core, ...(shownInterval ?? [])];
-  const lo = values.length > 0 ? Math.min(...values) : 0;
-  const hi = values.length > 0 ? Math.max(...values) : 1;
+  const lo = values.length > 0 ? smallest(values) : 0;
+  const hi = values.length > 0 ? largest(values) : 1;
   // A linear axis (some value is 0, e.g. an error rate) starts at 0 and is never empty.
   const linearHigh = hi > Math.min(0, lo) ? hi : Math.abs(hi) * 0.1 || 0.01;
   const domain = log

@@ -1,4 +1,5 @@
 import type { TopLevelSpec } from "vega-lite";
+import { largest, smallest } from "../../util/extremes.js";
 import type { TimelinePicture } from "./data.js";
 import { chartConfig, renderVegaLite } from "./vega.js";
 
@@ -70,8 +71,8 @@ export function timelineSpec(cell: string, t: TimelinePicture): TopLevelSpec {
   const latencies = [...t.ttft.map(([, v]) => v), ...t.itl.flatMap((b) => [b.p50, b.p99])].filter(
     (v) => v > 0,
   );
-  const hi = latencies.length > 0 ? Math.max(...latencies) : 10;
-  const lo = latencies.length > 0 ? Math.max(Math.min(...latencies), hi / logSpan) : 1;
+  const hi = latencies.length > 0 ? largest(latencies) : 10;
+  const lo = latencies.length > 0 ? Math.max(smallest(latencies), hi / logSpan) : 1;
   const a = Math.log10(lo);
   const b = Math.log10(hi) > a ? Math.log10(hi) : a + 0.1;
   const pad = (b - a) * 0.04;

@@ -1,0 +1,189 @@
+/**
+ * The noise model of the gate benchmarks (bench:gate, bench:cost), in one place; bench/gate.ts's header
+ * documents it. Per cell and metric, on the ln scale of one run's statistic:
+ *   ln y = μ + session shift + τ·u_run + σ_w·w_run (+ ln(1+Δ) for an injected change)
+ * with u_run Student t(3) (unit variance, correlated across a run's metrics), w_run drawn from a pool of
+ * real p95 computations over heavy-tailed autocorrelated request latencies, 5% of runs 1.3x slower on
+ * every latency, failed requests Poisson(0.1%). σ_w is the caller's per cell: 0.0166 at 1,000 requests,
+ * as 1/√requests (bench:gate: 1,000 requests a minute, so 0.0166/√L for a run of L minutes).
+ */
+import type { RunGuards } from "../src/metrics/guards.js";
+import { percentileSorted } from "../src/metrics/percentile.js";
+import type { RunRecord } from "../src/metrics/run-record.js";
+import { mulberry32 } from "../src/util/random.js";
+
+export function normal(random: () => number): number {
+  return Math.sqrt(-2 * Math.log(Math.max(random(), 1e-300))) * Math.cos(2 * Math.PI * random());
+}
+
+/** Student t with 3 df, scaled to unit variance (var t₃ = 3). */
+export function t3(random: () => number): number {
+  const z = normal(random);
+  let chi = 0;
+  for (let k = 0; k < 3; k++) chi += normal(random) ** 2;
+  return z / Math.sqrt(chi / 3) / Math.sqrt(3);
+}
+
+export function poisson(random: () => number, mean: number): number {
+  let k = 0;
+  let p = Math.exp(-mean);
+  let cumulative = p;
+  const u = random();
+  while (u > cumulative && k < 1000) {
+    k++;
+    p *= mean / k;
+    cumulative += p;
+  }
+  return k;
+}
+
+/** Standardised within-run noise of ln p95 from simulated request streams. */
+export function withinRunPool(random: () => number, runs: number, requests: number): Float64Array {
+  const values = new Float64Array(runs);
+  const latencies = new Float64Array(requests);
+  const rho = 0.5;
+  const sigma = 0.5;
+  for (let r = 0; r < runs; r++) {
+    let e = normal(random);
+    for (let j = 0; j < requests; j++) {
+      e = rho * e + Math.sqrt(1 - rho * rho) * normal(random);
+      let latency = Math.exp(sigma * e);
+      if (random() < 0.02) latency *= 1 + Math.max(random(), 1e-12) ** (-1 / 2.5);
+      latencies[j] = latency;
+    }
+    latencies.sort();
+    values[r] = Math.log(percentileSorted(latencies, 0.95));
+  }
+  let mean = 0;
+  for (const v of values) mean += v;
+  mean /= runs;
+  let ss = 0;
+  for (const v of values) ss += (v - mean) ** 2;
+  const sd = Math.sqrt(ss / (runs - 1));
+  return values.map((v) => (v - mean) / sd);
+}
+
+export const latencyMetrics = ["ttft_p95", "tpot_p95", "e2el_p95"] as const;
+export const medians = { ttft_p95: 250, tpot_p95: 30, e2el_p95: 4000, output_throughput: 2000 };
+export const tau = 0.025;
+export const tauThroughput = 0.02;
+export const sigmaW1 = 0.0166;
+export const outlierRate = 0.05;
+export const outlierFactor = 1.3;
+
+export type LatencyMetric = (typeof latencyMetrics)[number];
+
+/**
+ * An injected change: none; every gated latency of every cell × (1 + effect) and throughput ÷ it ("all");
+ * or one latency metric × (1 + effect) in the listed cells (a needle in one cell, or one phase across a
+ * workload family).
+ */
+export type Change =
+  | { kind: "none" }
+  | { kind: "all"; effect: number }
+  | { kind: "metric"; metric: LatencyMetric; cells: readonly number[]; effect: number };
+
+/** TTFT p95 of the first cell: bench:gate's "+10% on one p95". */
+export const onePercentile = (effect: number): Change => ({
+  kind: "metric",
+  metric: "ttft_p95",
+  cells: [0],
+  effect,
+});
+
+export type GuardKind = "none" | "ignore-eos" | "eos";
+
+export class World {
+  private readonly random: () => number;
+  constructor(
+    seed: number,
+    private readonly pool: Float64Array,
+    /** Per cell: the sd of the within-run noise of ln p95 and the run's requests. */
+    private readonly shapeOf: (cell: number) => { withinSd: number; requests: number },
+    readonly guards: GuardKind = "none",
+    private readonly cellNames: readonly string[] = [],
+  ) {
+    this.random = mulberry32(seed);
+  }
+
+  /** A job's session shift per cell and metric (4 per cell: 3 latencies, throughput). */
+  session(cells: number, driftSd: number): number[][] {
+    const part = (driftSd / Math.SQRT2) * Math.SQRT1_2;
+    const shared = normal(this.random) * part;
+    return Array.from({ length: cells }, () =>
+      Array.from({ length: 4 }, () => shared + normal(this.random) * part),
+    );
+  }
+
+  run(
+    cell: number,
+    index: number,
+    shift: readonly number[],
+    change: Change,
+    side: string,
+    session: string,
+    latencyDrift = 0,
+  ): RunRecord {
+    const random = this.random;
+    const shape = this.shapeOf(cell);
+    const within = shape.withinSd;
+    const common = t3(random);
+    const outlier = random() < outlierRate ? Math.log(outlierFactor) : 0;
+    const metrics: RunRecord["metrics"] = {};
+    latencyMetrics.forEach((metric, k) => {
+      const u = Math.sqrt(0.7) * common + Math.sqrt(0.3) * t3(random);
+      const w = this.pool[Math.floor(random() * this.pool.length)]!;
+      let injected = 0;
+      if (change.kind === "all") injected = Math.log(1 + change.effect);
+      if (change.kind === "metric" && metric === change.metric && change.cells.includes(cell))
+        injected = Math.log(1 + change.effect);
+      metrics[metric] =
+        medians[metric] * Math.exp(shift[k]! + tau * u + within * w + injected + outlier + latencyDrift);
+    });
+    const uThroughput = -(Math.SQRT1_2 * common + Math.SQRT1_2 * t3(random));
+    const tpChange = change.kind === "all" ? Math.log(1 + change.effect) : 0;
+    metrics.output_throughput =
+      medians.output_throughput *
+      Math.exp(shift[3]! + tauThroughput * uThroughput - outlier - tpChange - latencyDrift);
+    const total = shape.requests;
+    const failed = poisson(random, total / 1000);
+    const guards = guardCounts(random, this.guards, total - failed);
+    return {
+      source: `${side}/${session}/${cell}/${index}`,
+      cell: this.cellNames[cell] ?? `cell-${cell}`,
+      run: index,
+      startedAt: null,
+      metrics,
+      requests: { total, completed: total - failed, failed },
+      fingerprint: {},
+      exclusionReasons: [],
+      session,
+      ...(guards ? { guards } : {}),
+    };
+  }
+}
+
+/**
+ * The quality guards' counts of a clean run (no change on either side; src/metrics/guards.ts): with
+ * ignore_eos (the default sampling) every request runs to max_tokens at the fixed length, so no guard
+ * test can reach the level; with EOS honoured ~10% stop at max_tokens (binomial) and the lengths have
+ * sd 40 around a mean of 100, so the length share and the mean length are tested, in the gated family.
+ */
+function guardCounts(random: () => number, kind: GuardKind, completed: number): RunGuards | undefined {
+  if (kind === "none") return undefined;
+  const eos = kind === "eos";
+  const length = eos
+    ? Math.max(0, Math.round(completed * 0.1 + Math.sqrt(completed * 0.09) * normal(random)))
+    : completed;
+  return {
+    ignoreEos: !eos,
+    requests: completed,
+    finish: { stop: completed - length, length, abort: 0, other: 0 },
+    zeroOutput: 0,
+    usageMismatch: 0,
+    outputTokens: eos
+      ? { count: completed, mean: 100 + (40 / Math.sqrt(completed)) * normal(random), std: 40 }
+      : { count: completed, mean: 128, std: 0 },
+    outputToMaxTokens: eos ? 100 / 256 : 1,
+  };
+}

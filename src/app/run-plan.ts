@@ -1,0 +1,176 @@
+import { metricSpecs } from "../config/metric-names.js";
+import { type Config, configLimits, isSearchedCell } from "../config/schema.js";
+import {
+  serverLifecycle,
+  serverStartSeconds,
+  serverStartsPerCell,
+  startedServers,
+  summarizeConfig,
+} from "../config/summary.js";
+import {
+  cleanPassChance,
+  type PlanCell,
+  planRuns,
+  priorRunNoise,
+  type RunNoise,
+  type RunPlan,
+} from "../stats/run-plan.js";
+
+/**
+ * The run plan of a config (stats/run-plan.ts) for each mode: the fixed-load cells' requests per run
+ * and the runs per side of the first look, from a noise model (the prior, or what was measured), priced
+ * with every server start at the config's start cost and lifecycle. `applyRunPlan` gives the config
+ * that measures it, so the device plan, validate's wall-clock and the runner read one shape.
+ */
+
+export interface ModeRunPlan {
+  mode: "interleaved" | "stored" | "baseline";
+  plan: RunPlan;
+}
+
+/**
+ * The chance, by the plan's model, that the config's own first look (repeats.min runs a side at the
+ * declared requests) and its last (repeats.max) decide a PR with no change: what the plan is against.
+ */
+export function configuredPassChance(
+  config: Config,
+  noiseOf: (cell: string) => RunNoise = () => priorRunNoise,
+): { first: number; max: number } {
+  const cells = planCells(config, noiseOf);
+  const input = {
+    cells,
+    tolerance: config.gate.tolerance,
+    passAlpha: 1 - config.gate.confidence,
+    checks: cells.length * config.gate.metrics.length,
+  };
+  const declared = (cell: PlanCell) => cell.declaredRequests;
+  return {
+    first: cleanPassChance(input, config.repeats.min, declared),
+    max: cleanPassChance(input, config.repeats.max, declared),
+  };
+}
+
+/** Chance the first look decides a PR with no change (every gated check passes) the plan aims at. */
+export const planPower = 0.9;
+
+/**
+ * Most runs per side the plan considers (the largest standard look): above repeats.max when the
+ * config's maximum cannot decide the first look, which the plan then says.
+ */
+export const planMaxRuns = 40;
+
+/** The fewest requests a run may have so that every gated percentile stays gated (gate.min_requests). */
+export function gatedMinRequests(config: Config): number {
+  let floor = 1;
+  for (const metric of config.gate.metrics) {
+    const statistic = metricSpecs[metric].minRequests;
+    if (statistic) floor = Math.max(floor, config.gate.min_requests[statistic]);
+  }
+  return floor;
+}
+
+/** The planner's view of the fixed-load cells: seconds per request and per run from validate's estimate. */
+export function planCells(
+  config: Config,
+  noiseOf: (cell: string) => RunNoise = () => priorRunNoise,
+): PlanCell[] {
+  const summary = summarizeConfig(config);
+  const floor = gatedMinRequests(config);
+  return config.cells.flatMap((cell, index): PlanCell[] => {
+    if (isSearchedCell(cell)) return [];
+    const seconds = summary.cells[index]!.estimatedSecondsPerRun;
+    const warmup = "requests" in cell.warmup ? cell.warmup.requests : 0;
+    if (!("requests" in cell.size)) {
+      const requests =
+        cell.load.type === "stages"
+          ? Math.round(cell.load.stages.reduce((n, s) => n + (s.rate ?? 0) * s.duration_s, 0))
+          : floor;
+      return [
+        {
+          name: cell.name,
+          secondsPerRequest: null,
+          fixedSecondsPerRun: seconds,
+          declaredRequests: Math.max(1, requests),
+          minRequests: floor,
+          noise: noiseOf(cell.name),
+        },
+      ];
+    }
+    const perRequest = seconds / cell.size.requests;
+    return [
+      {
+        name: cell.name,
+        secondsPerRequest: perRequest,
+        fixedSecondsPerRun: warmup * perRequest,
+        declaredRequests: cell.size.requests,
+        minRequests: floor,
+        noise: noiseOf(cell.name),
+      },
+    ];
+  });
+}
+
+/** The plan of each mode: the PR interleaved (both sides), against a stored baseline, a baseline job. */
+export function runPlans(
+  config: Config,
+  noiseOf: (cell: string) => RunNoise = () => priorRunNoise,
+): ModeRunPlan[] {
+  const cells = planCells(config, noiseOf);
+  const lifecycle = serverLifecycle(config);
+  const servers = startedServers(lifecycle, cells.length);
+  const base = {
+    cells,
+    tolerance: config.gate.tolerance,
+    passAlpha: 1 - config.gate.confidence,
+    power: planPower,
+    checks: cells.length * config.gate.metrics.length,
+    minRuns: 3,
+    maxRuns: Math.max(config.repeats.max, planMaxRuns),
+    startSeconds: serverStartSeconds(config),
+    maxRequests: configLimits.requestsPerRun,
+  };
+  const interleaved = planRuns({
+    ...base,
+    sides: 2,
+    startsFor: (runs) =>
+      servers * serverStartsPerCell("interleaved", runs, [], lifecycle, config.repeats.block),
+  });
+  // The same runs against a stored baseline: the candidate's side only, one start per server.
+  const storedStarts = servers * serverStartsPerCell("stored", interleaved.runsPerSide, [], lifecycle);
+  const oneSide = (runs: number, starts: number): RunPlan => {
+    const runSeconds = interleaved.cells.reduce((sum, cell) => sum + cell.secondsPerRun, 0);
+    const minutes = (runs * runSeconds + starts * base.startSeconds) / 60;
+    return {
+      ...interleaved,
+      runsPerSide: runs,
+      serverStarts: starts,
+      gpuMinutes: minutes,
+      nextLookGpuMinutes: minutes,
+    };
+  };
+  return [
+    { mode: "interleaved", plan: interleaved },
+    { mode: "stored", plan: oneSide(interleaved.runsPerSide, storedStarts) },
+    { mode: "baseline", plan: oneSide(config.repeats.baseline, servers) },
+  ];
+}
+
+/**
+ * The config that measures a plan: each planned fixed-load cell at its planned requests per run, and
+ * the first look at the planned runs per side (repeats.min; repeats.max at least that).
+ */
+export function applyRunPlan(config: Config, plan: RunPlan): Config {
+  const requests = new Map(plan.cells.map((cell) => [cell.name, cell.requests]));
+  return {
+    ...config,
+    repeats: {
+      ...config.repeats,
+      min: plan.runsPerSide,
+      max: Math.max(config.repeats.max, plan.runsPerSide),
+    },
+    cells: config.cells.map((cell) => {
+      const planned = requests.get(cell.name);
+      return planned != null && "requests" in cell.size ? { ...cell, size: { requests: planned } } : cell;
+    }),
+  };
+}
