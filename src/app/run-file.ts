@@ -1,5 +1,5 @@
 import { cellSchedule, scheduleCondition } from "../config/schedule.js";
-import { scoresAnswers } from "../config/schema.js";
+import { type CellConfig, scoresAnswers } from "../config/schema.js";
 import { collectOutputs, computeGuards } from "../metrics/guards.js";
 import { computeRunMetrics } from "../metrics/run-metrics.js";
 import {
@@ -9,6 +9,7 @@ import {
   type ServerMetricsSummary,
 } from "../metrics/run-schema.js";
 import { summarizeServerMetrics } from "../metrics/server-metrics.js";
+import { computeSessionMetrics } from "../metrics/session-metrics.js";
 import { summarize } from "../metrics/summary.js";
 import type { CellContext } from "../runner/cell-context.js";
 import { clientBoundReasons } from "../runner/client-bound.js";
@@ -52,6 +53,20 @@ export interface RunFacts {
 }
 
 /** run.json from a run's facts (pure): metrics, load fidelity, the client-bound verdict, flags, conditions. */
+/**
+ * Prompt tokens a session's first turn may legitimately find cached (the common system prompt and its
+ * role token); null for a trace, whose first turns share prefix blocks by design.
+ */
+function sharedPrefixTokensOf(cell: CellConfig): number | null {
+  const dataset = cell.dataset;
+  if (dataset.type === "sessions")
+    return dataset.shared_system_prompt > 0 && dataset.system_prompt_tokens > 0
+      ? dataset.system_prompt_tokens + 1
+      : 0;
+  if (dataset.type === "sharegpt_sessions") return 0;
+  return null;
+}
+
 export function assembleRunFile(facts: RunFacts): RunFile {
   const { context, workload, plan, records, dispatch: result } = facts;
   const { cell, config } = context;
@@ -104,6 +119,16 @@ export function assembleRunFile(facts: RunFacts): RunFile {
   const usage = usageVerdict(records);
   notes.push(...usage.notes);
   const server = withFiniteValues(summarizeServerMetrics(facts.scrapes));
+  const sessions = computeSessionMetrics(sorted, {
+    durationS,
+    slo: cell.slo,
+    sharedPrefixTokens: sharedPrefixTokensOf(cell),
+    serverHitRate: server?.prefix_cache_hit_rate ?? null,
+  });
+  if (sessions?.contamination.flagged === true)
+    notes.push(
+      `${sessions.contamination.aboveSharedPrefix} of ${sessions.contamination.firstTurns} sessions' first turns were served from the prefix cache beyond the common system prompt: the cache held an earlier run's conversations (use prefix: fresh, or reset the server's cache)`,
+    );
   if (server !== null && (server.notFinite?.length ?? 0) > 0) {
     notes.push(
       `/metrics gave no finite number (NaN or Inf samples) for ${server.notFinite!.join(", ")}: recorded as null`,
@@ -154,6 +179,20 @@ export function assembleRunFile(facts: RunFacts): RunFile {
     },
     ...metrics,
     server,
+    ...(sessions !== null
+      ? {
+          sessions,
+          cacheProtocol: {
+            reset: facts.prefix.cacheReset,
+            salted: facts.prefix.cacheSalt !== null,
+            warmup:
+              "requests" in cell.warmup
+                ? { sessions: cell.warmup.requests }
+                : { durationS: cell.warmup.duration_s },
+            warmupRequests: warmupCount,
+          },
+        }
+      : {}),
     guards: computeGuards(sorted, guardIgnoreEos(context)),
     ...(outputs.length > 0 ? { outputs } : {}),
     flags: {

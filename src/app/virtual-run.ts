@@ -3,13 +3,22 @@ import { type CellSchedule, cellSchedule } from "../config/schedule.js";
 import { type CellConfig, type Config, isFileBacked } from "../config/schema.js";
 import type { RunMetrics } from "../metrics/run-metrics.js";
 import type { RunFile } from "../metrics/run-schema.js";
-import { dispatchLoad } from "../runner/dispatch.js";
+import { dispatchLoad, type Ticket } from "../runner/dispatch.js";
 import { loadPlanOf } from "../runner/load-plan.js";
-import { toRecord } from "../runner/request-record.js";
+import { requestIdOf, toRecord } from "../runner/request-record.js";
 import type { RequestRecord } from "../runner/request-schema.js";
-import { chatPromptTokens, clockedEngine, Engine, type SimProfile, tokenize } from "../sim/index.js";
+import { runSession } from "../runner/session-runner.js";
+import {
+  chatPromptTokens,
+  clockedEngine,
+  detokenize,
+  Engine,
+  eosTokenId,
+  type SimProfile,
+  tokenize,
+} from "../sim/index.js";
 import { VirtualClock } from "../util/virtual-clock.js";
-import { createWorkload } from "../workload/workload.js";
+import { createWorkload, type WorkloadRequest } from "../workload/workload.js";
 import { assembleRunFile } from "./run-file.js";
 
 /**
@@ -63,6 +72,58 @@ export async function runCellVirtually(options: VirtualRunOptions): Promise<Virt
   let lastEnd = origin;
   let inFlight = 0;
   let peak = 0;
+  /** One request to the engine: its record, and the answer's text (what a session sends back). */
+  const sendRequest = async (
+    ticket: Ticket,
+    request: Pick<WorkloadRequest, "prompt" | "messages" | "maxTokens" | "targetInputTokens" | "prefixGroup">,
+  ): Promise<{ endAt: number; ok: boolean; tokens: number[] }> => {
+    const promptTokens = request.messages
+      ? chatPromptTokens(request.messages)
+      : tokenize(request.prompt ?? "");
+    const sentAt = clock.now();
+    peak = Math.max(peak, ++inFlight);
+    const outcome = await engine.submit({
+      id: requestIdOf(cell.name, runIndex, "measure", ticket),
+      promptTokens,
+      maxTokens: request.maxTokens,
+      ignoreEos: config.sampling.ignore_eos,
+      temperature: config.sampling.temperature,
+      ...(cacheSalt ? { cacheSalt } : {}),
+    });
+    inFlight--;
+    const endAt = outcome.tokenTimes.at(-1) ?? clock.now();
+    const ok = outcome.finishReason !== "abort";
+    const streamed: StreamOutcome = {
+      ok,
+      errorKind: ok ? null : "http_500",
+      errorMessage: ok ? null : "aborted by the engine",
+      httpStatus: ok ? 200 : 500,
+      sentAt,
+      onSocketAt: sentAt,
+      headersAt: sentAt,
+      chunkTimes: outcome.tokenTimes,
+      chunkTokens: null,
+      endAt,
+      promptTokens: promptTokens.length,
+      completionTokens: outcome.tokenTimes.length,
+      cachedTokens: outcome.cachedPromptTokens,
+      finishReason: outcome.finishReason ?? null,
+      // The engine streams tokens, not the HTTP layer's reasoning or tool calls: every token is answer.
+      answer: {
+        firstAnswerChunk: outcome.tokenTimes.length > 0 ? 0 : null,
+        reasoningField: null,
+        reasoningChunkTokens: 0,
+        reportedReasoningTokens: null,
+        toolCalls: [],
+        malformedToolCalls: 0,
+      },
+    };
+    records.push(toRecord("measure", ticket, streamed, request, origin, cell.name, runIndex));
+    lastEnd = Math.max(lastEnd, endAt + (ticket.elidedMs ?? 0));
+    return { endAt, ok, tokens: outcome.tokens };
+  };
+  const sessions = workload.sessions;
+  let nextRequest = 0;
   const dispatch = await clock.runUntilSettled(
     dispatchLoad({
       plan,
@@ -70,51 +131,29 @@ export async function runCellVirtually(options: VirtualRunOptions): Promise<Virt
       seed,
       ...(schedule.kind === "idle-elided" ? { elideIdle: { settleMs: schedule.settleMs } } : {}),
       send: async (ticket) => {
-        const request = workload.request(ticket.index);
-        const promptTokens = request.messages
-          ? chatPromptTokens(request.messages)
-          : tokenize(request.prompt ?? "");
-        const sentAt = clock.now();
-        peak = Math.max(peak, ++inFlight);
-        const outcome = await engine.submit({
-          id: `${cell.name}-${runIndex}-${ticket.index}`,
-          promptTokens,
-          maxTokens: request.maxTokens,
-          ignoreEos: config.sampling.ignore_eos,
-          temperature: config.sampling.temperature,
-          ...(cacheSalt ? { cacheSalt } : {}),
-        });
-        inFlight--;
-        const endAt = outcome.tokenTimes.at(-1) ?? clock.now();
-        const ok = outcome.finishReason !== "abort";
-        const streamed: StreamOutcome = {
-          ok,
-          errorKind: ok ? null : "http_500",
-          errorMessage: ok ? null : "aborted by the engine",
-          httpStatus: ok ? 200 : 500,
-          sentAt,
-          onSocketAt: sentAt,
-          headersAt: sentAt,
-          chunkTimes: outcome.tokenTimes,
-          chunkTokens: null,
-          endAt,
-          promptTokens: promptTokens.length,
-          completionTokens: outcome.tokenTimes.length,
-          cachedTokens: outcome.cachedPromptTokens,
-          finishReason: outcome.finishReason ?? null,
-          // The engine streams tokens, not the HTTP layer's reasoning or tool calls: every token is answer.
-          answer: {
-            firstAnswerChunk: outcome.tokenTimes.length > 0 ? 0 : null,
-            reasoningField: null,
-            reasoningChunkTokens: 0,
-            reportedReasoningTokens: null,
-            toolCalls: [],
-            malformedToolCalls: 0,
+        if (sessions === null) return (await sendRequest(ticket, workload.request(ticket.index))).endAt;
+        return runSession({
+          script: sessions.session(ticket.index, "measure"),
+          ticket,
+          clock,
+          nextIndex: () => nextRequest++,
+          send: async (turn) => {
+            const answered = await sendRequest(turn.ticket, {
+              prompt: null,
+              messages: turn.messages,
+              maxTokens: turn.maxTokens,
+              targetInputTokens: turn.targetMessageTokens,
+              prefixGroup: turn.prefixGroup,
+            });
+            return {
+              endAt: answered.endAt,
+              ok: answered.ok,
+              text: detokenize(answered.tokens.filter((token) => token !== eosTokenId)),
+              // The engine answers in tokens: tool calls are the HTTP layer's (sim/active-request.ts).
+              toolCalls: [],
+            };
           },
-        };
-        records.push(toRecord("measure", ticket, streamed, request, origin, cell.name, runIndex));
-        lastEnd = Math.max(lastEnd, endAt + (ticket.elidedMs ?? 0));
-        return endAt;
+        });
       },
     }),
   );

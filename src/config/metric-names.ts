@@ -129,7 +129,21 @@ export type MetricSource =
   /** Mean reasoning tokens per completed request (run.json `answer`); null when no request reasoned. */
   | { kind: "reasoning-tokens" }
   /** Malformed tool calls / tool calls of the run (run.json `answer`); null without tool calls. */
-  | { kind: "malformed-tool-calls" };
+  | { kind: "malformed-tool-calls" }
+  /** A session dataset's per-run session summary (run.json `sessions`, metrics/session-metrics.ts). */
+  | { kind: "session"; field: SessionField };
+
+/**
+ * The values of run.json `sessions` a session metric reads: a duration statistic, the good or completed
+ * sessions per second, the mean cache hit rate per session, TTFT p95 of a context-depth bucket.
+ */
+export type SessionField =
+  | "duration_p50"
+  | "duration_p95"
+  | "goodput"
+  | "throughput"
+  | "cache_hit_rate"
+  | `ttft_p95_depth_${"1" | "2_3" | "4_7" | "8_up"}`;
 
 /** The counts of run.json `guards` a guard share is made of (metrics/guards.ts `guardShareCount`). */
 export type GuardShareField = "finish_length" | "finish_abort" | "zero_output" | "usage_mismatch";
@@ -162,7 +176,7 @@ export type PlainTerms =
   | { kind: "share"; noun: string };
 
 /** A metric's unit; "fraction" values are shown as percentages. */
-export type MetricUnit = "ms" | "req/s" | "tok/s" | "fraction" | "tokens";
+export type MetricUnit = "ms" | "req/s" | "sessions/s" | "tok/s" | "fraction" | "tokens";
 
 interface MetricFacts {
   label: string;
@@ -339,12 +353,92 @@ const guardSpecs = {
   },
 } as const satisfies Record<string, MetricFacts>;
 
+/**
+ * Session metrics (docs/workloads.md): per run of a session dataset, from its sessions; no value (null) in
+ * any other cell. Gatable, advisory unless `gate.metrics` names them.
+ */
+const sessionFacts = {
+  vllmKeys: [],
+  judged: "per-run",
+  gatable: true,
+  defaultGated: false,
+  minRequests: null,
+  mixed: false,
+} as const;
+
+const depthSpec = (bucket: "1" | "2_3" | "4_7" | "8_up", label: string) =>
+  ({
+    ...sessionFacts,
+    label: `TTFT p95 at ${label}`,
+    plain: { kind: "wait", waitFor: `for their first token at ${label}` },
+    unit: "ms",
+    format: "number",
+    higherIsBetter: false,
+    source: { kind: "session", field: `ttft_p95_depth_${bucket}` },
+    minRequests: "p95",
+  }) as const;
+
+const sessionSpecs = {
+  session_duration_p50: {
+    ...sessionFacts,
+    label: "Session duration p50",
+    plain: { kind: "wait", waitFor: "for a whole session" },
+    unit: "ms",
+    format: "number",
+    higherIsBetter: false,
+    source: { kind: "session", field: "duration_p50" },
+  },
+  session_duration_p95: {
+    ...sessionFacts,
+    label: "Session duration p95",
+    plain: { kind: "wait", waitFor: "for a whole session" },
+    unit: "ms",
+    format: "number",
+    higherIsBetter: false,
+    source: { kind: "session", field: "duration_p95" },
+  },
+  session_throughput: {
+    ...sessionFacts,
+    label: "Session throughput",
+    plain: { kind: "per-hour", noun: "completed sessions" },
+    unit: "sessions/s",
+    format: "number",
+    higherIsBetter: true,
+    source: { kind: "session", field: "throughput" },
+  },
+  session_goodput: {
+    ...sessionFacts,
+    label: "Session goodput",
+    plain: { kind: "per-hour", noun: "sessions whose every turn met the SLOs" },
+    unit: "sessions/s",
+    format: "number",
+    higherIsBetter: true,
+    source: { kind: "session", field: "goodput" },
+  },
+  session_cache_hit_rate: {
+    ...sessionFacts,
+    label: "Prefix-cache hit rate per session",
+    plain: { kind: "share", noun: "prompt tokens per session served from the prefix cache" },
+    unit: "fraction",
+    format: "percent",
+    higherIsBetter: true,
+    source: { kind: "session", field: "cache_hit_rate" },
+  },
+  ttft_p95_depth_1: depthSpec("1", "turn 1"),
+  ttft_p95_depth_2_3: depthSpec("2_3", "turns 2-3"),
+  ttft_p95_depth_4_7: depthSpec("4_7", "turns 4-7"),
+  ttft_p95_depth_8_up: depthSpec("8_up", "turn 8 and deeper"),
+} as const satisfies Record<string, MetricFacts>;
+
+export type SessionMetric = keyof typeof sessionSpecs;
+export const sessionMetrics = Object.keys(sessionSpecs) as SessionMetric[];
+
 export type GuardMetric = keyof typeof guardSpecs;
 export const guardMetrics = Object.keys(guardSpecs) as GuardMetric[];
 
 export type RateMetric = keyof typeof rateSpecs;
 export type LatencyMetric = `${LatencyPhase}_${LatencyStatistic}`;
-export type MetricName = LatencyMetric | RateMetric | GuardMetric;
+export type MetricName = LatencyMetric | RateMetric | SessionMetric | GuardMetric;
 
 /** Everything known about one metric. */
 export interface MetricSpec extends MetricFacts {
@@ -409,12 +503,13 @@ function latencySpec(phase: LatencyPhase, statistic: LatencyStatistic): MetricSp
   };
 }
 
-/** Every metric in report order: each phase with each statistic, then the rates, then the guards. */
+/** Every metric in report order: each phase with each statistic, then the rates, the sessions', the guards. */
 export const metricNames: readonly MetricName[] = [
   ...latencyPhases.flatMap((phase) =>
     latencyStatistics.map((statistic) => latencyMetricName(phase, statistic)),
   ),
   ...rateMetrics,
+  ...sessionMetrics,
   ...guardMetrics,
 ];
 
@@ -427,6 +522,7 @@ export const metricSpecs: Readonly<Record<MetricName, Readonly<MetricSpec>>> = O
     ]),
   ),
   ...rateMetrics.map((name) => [name, { name, ...(rateSpecs[name] satisfies MetricFacts) }]),
+  ...sessionMetrics.map((name) => [name, { name, ...(sessionSpecs[name] satisfies MetricFacts) }]),
   ...guardMetrics.map((name) => [name, { name, ...(guardSpecs[name] satisfies MetricFacts) }]),
 ]) as Record<MetricName, MetricSpec>;
 

@@ -6,7 +6,7 @@
 import { gatedMetricNames } from "./metric-names.js";
 import type { ServerKind } from "./server-kinds.js";
 
-export const presetNames = ["chat", "rag", "batch", "matrix-18"] as const;
+export const presetNames = ["chat", "rag", "batch", "matrix-18", "agent"] as const;
 export type PresetName = (typeof presetNames)[number];
 
 export { type ServerKind, serverKinds } from "./server-kinds.js";
@@ -17,6 +17,8 @@ export const presetDescriptions: Record<PresetName, string> = {
   batch: "offline generation: long outputs at high concurrency, judged on completed volume",
   "matrix-18":
     "the validation matrix: 3 task types x fresh/reused prefix x low/usual/near-capacity load, plus a traffic spike",
+  agent:
+    "a coding agent: sessions of many turns over a shared system prompt, the context growing turn by turn, think time between turns",
 };
 
 const header = (preset: PresetName, schemaRef: string) => `# yaml-language-server: $schema=${schemaRef}
@@ -94,7 +96,7 @@ sampling:
   ignore_eos: true           # exact output lengths: fewer moving parts between runs
 `;
 
-const gate = `
+const gate = (extra: readonly string[] = []) => `
 # Runs per side: the gate decides after min runs and adds runs while the verdict is inconclusive, up to max.
 # Many short runs (>= 200 requests each for p95) buy more power per GPU-minute than few long ones.
 repeats:
@@ -103,7 +105,7 @@ repeats:
 
 # What blocks a merge. Every other metric is reported as advisory.
 gate:
-  metrics: [${gatedMetricNames.join(", ")}]
+  metrics: [${[...gatedMetricNames, ...extra].join(", ")}]
   tolerance: 0.05            # changes within 5% are not regressions
   confidence: 0.95           # family-wise, over all gated metrics of all cells (Holm)
   fail_on: regression        # or: inconclusive (stricter), never (report only)
@@ -112,6 +114,43 @@ gate:
 
 cost:
   gpu_hourly_usd: 4.0        # optional: prints cost per 1,000 successful requests
+`;
+
+const agentCells = `
+cells:
+  # Sessions (docs/workloads.md): a rate and max_concurrency count sessions, size and warm-up too; each
+  # session sends its turns one after the other, each with the whole conversation so far.
+  - name: agent-usual
+    description: coding-agent sessions at the usual arrival rate, the context growing turn by turn
+    endpoint: chat
+    dataset:
+      type: sessions
+      turns: { distribution: uniform, min: 4, max: 16 }
+      system_prompt_tokens: 2000       # the agent's instructions and tool descriptions, shared
+      shared_system_prompt: 1
+      message_tokens: { distribution: lognormal, median: 150, sigma: 0.8, min: 8, max: 2000 }
+      output_tokens: { distribution: lognormal, median: 250, sigma: 0.6, min: 16, max: 1024 }
+      think_time_s: { distribution: exponential, mean: 2, max: 20 }
+    load: { type: rate, rate: 0.5, burstiness: 1, max_concurrency: 32 }
+    size: { requests: 60 }             # sessions per run (about 600 requests)
+    warmup: { requests: 2 }            # warm-up sessions: their own conversations, the system prompt shared
+    prefix: fresh                      # reset + salt per run: each run measures its own sessions' reuse
+    slo: { ttft_ms: 1000, tpot_ms: 50 }
+  - name: agent-deep
+    description: long sessions near capacity, where the KV cache decides how much of each context is reused
+    endpoint: chat
+    dataset:
+      type: sessions
+      turns: { distribution: uniform, min: 16, max: 32 }
+      system_prompt_tokens: 2000
+      message_tokens: { distribution: lognormal, median: 150, sigma: 0.8, min: 8, max: 2000 }
+      output_tokens: { distribution: lognormal, median: 250, sigma: 0.6, min: 16, max: 1024 }
+      think_time_s: { distribution: exponential, mean: 2, max: 20 }
+    load: { type: concurrency, concurrency: 16 }
+    size: { requests: 32 }
+    warmup: { requests: 2 }
+    prefix: fresh
+    slo: { ttft_ms: 2000, tpot_ms: 60 }
 `;
 
 const chatCells = `
@@ -316,6 +355,16 @@ const capacityWorkloads: Record<PresetName, CapacityWorkload> = {
     range: { min: 8, max: 512 },
     slo: "{ e2el_ms: 120000 }",
   },
+  agent: {
+    name: "agent-capacity",
+    description:
+      "the agent's sessions at rising arrival rates, for the sessions per hour one server completes at the SLOs",
+    endpoint: "chat",
+    dataset: `{ type: sessions, turns: { distribution: uniform, min: 4, max: 16 }, system_prompt_tokens: 2000, message_tokens: { distribution: lognormal, median: 150, sigma: 0.8, min: 8, max: 2000 }, output_tokens: { distribution: lognormal, median: 250, sigma: 0.6, min: 16, max: 1024 }, think_time_s: { distribution: exponential, mean: 2, max: 20 } }`,
+    load: "{ type: rate, rate: 0.5, burstiness: 1, max_concurrency: 64 }",
+    range: { min: 0.1, max: 4 },
+    slo: "{ ttft_ms: 1000, tpot_ms: 50 }",
+  },
   "matrix-18": {
     name: "chat-capacity",
     description:
@@ -367,7 +416,15 @@ export function presetText(
   schemaRef: string,
   options: PresetOptions = {},
 ): string {
-  const cells = { chat: chatCells, rag: ragCells, batch: batchCells, "matrix-18": matrixCells() }[preset];
+  const cells = {
+    chat: chatCells,
+    rag: ragCells,
+    batch: batchCells,
+    "matrix-18": matrixCells(),
+    agent: agentCells,
+  }[preset];
   const withCapacity = options.capacity ? `${cells}${capacityCell(preset)}` : cells;
-  return `${header(preset, schemaRef)}${serverBlock(kind)}${model(kind)}${withCapacity}${gate}`;
+  // An agent's deep turns are what a KV-cache change moves: their first-token wait blocks too.
+  const extra = preset === "agent" ? ["ttft_p95_depth_8_up", "session_goodput"] : [];
+  return `${header(preset, schemaRef)}${serverBlock(kind)}${model(kind)}${withCapacity}${gate(extra)}`;
 }

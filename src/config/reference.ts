@@ -139,6 +139,8 @@ function limitsSection(): string[] {
     `| \`sigma\` of a lognormal length | ${L.lognormalSigma} |`,
     `| prompt tokens per run: \`size.requests\` x the longest prompt (generated datasets; the mean or median for a distribution without \`max\`) | ${n(L.promptTokensPerRun)} |`,
     `| \`num_prefixes\`, \`num_documents\` | ${n(L.datasetItems)} |`,
+    `| turns of a session (\`turns\`, \`max_turns\`, a trace's session) | ${n(L.sessionTurns)} |`,
+    `| think time or tool latency between two turns (\`think_time_s\`, \`latency_s\`) | ${n(L.turnDelaySeconds)} s |`,
     `| stages of a \`stages\` load | ${L.stages} |`,
     `| cells | ${n(L.cells)} |`,
     `| \`repeats.min\`, \`repeats.max\`, \`repeats.baseline\`, \`repeats.block\` | ${n(L.runs)} |`,

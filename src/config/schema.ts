@@ -53,6 +53,10 @@ export const configLimits = {
   devices: 64,
   /** runner.settle_ms: the wait after the last response before an idle-elided arrival (one minute). */
   settleMs: 60_000,
+  /** Turns of one session (session datasets: generated, read from a file or a trace). */
+  sessionTurns: 256,
+  /** Think time or tool latency between two turns, in seconds (one hour). */
+  turnDelaySeconds: 3_600,
 } as const;
 
 /** The message of a limit: names the limit and where it is documented. */
@@ -358,6 +362,139 @@ const tasksJsonlDataset = strictObject({
   output_tokens: lengthSchema.default(24).describe("max_tokens of an answer (a line's max_tokens wins)."),
 });
 
+const delaySeconds = (what = "a number of seconds >= 0") =>
+  nonNegativeNumber(what).max(
+    configLimits.turnDelaySeconds,
+    atMost(configLimits.turnDelaySeconds, "the delay between two turns"),
+  );
+
+/**
+ * The wait between two turns of a session (a user's think time, a tool's latency), in seconds: a fixed
+ * number, or a distribution drawn from the session's seed: fixed, uniform (min..max), exponential (mean)
+ * or lognormal (median, sigma), clipped to `max` when given.
+ */
+export const delaySchema = z
+  .union(
+    [
+      delaySeconds("a number of seconds >= 0 or a distribution mapping"),
+      choice(
+        "distribution",
+        [
+          strictObject({ distribution: z.literal("fixed"), value: delaySeconds() }),
+          strictObject({ distribution: z.literal("uniform"), min: delaySeconds(), max: delaySeconds() }),
+          strictObject({
+            distribution: z.literal("exponential"),
+            mean: delaySeconds(),
+            max: delaySeconds().optional(),
+          }),
+          strictObject({
+            distribution: z.literal("lognormal"),
+            median: delaySeconds(),
+            sigma: nonNegativeNumber().max(
+              configLimits.lognormalSigma,
+              atMost(configLimits.lognormalSigma, "a lognormal sigma"),
+            ),
+            max: delaySeconds().optional(),
+          }),
+        ],
+        ["fixed", "uniform", "exponential", "lognormal"],
+      ),
+    ],
+    {
+      error: (issue) =>
+        `expected a number of seconds >= 0 or a distribution mapping, got ${describeValue(issue.input)}`,
+    },
+  )
+  .describe(
+    "Seconds between the end of one turn and the next request of its session: a number, or a distribution (fixed, uniform min..max, exponential mean, lognormal median and sigma), drawn from the session's seed.",
+  );
+
+const turnsCount = positiveInt("a number of turns (whole number >= 1)").max(
+  configLimits.sessionTurns,
+  atMost(configLimits.sessionTurns, "turns per session"),
+);
+
+/**
+ * Tool-call turns of a session (docs/workloads.md): the tools the requests declare; when an answer is a
+ * tool call, the client answers it with a mocked tool result of `result_tokens` after `latency_s`.
+ */
+const sessionToolsSchema = strictObject({
+  names: z
+    .array(
+      z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "expected a function name of letters, digits, '_' or '-'"),
+    )
+    .min(1, "expected at least one tool name")
+    .max(32, "expected at most 32 tools (the limit on tools per session; see docs/workloads.md)")
+    .describe("Function names declared in every request's `tools` (each takes one string argument)."),
+  latency_s: delaySchema.default(0).describe("The mocked tool's latency before its result is sent."),
+  result_tokens: lengthSchema.default(64).describe("Length of the mocked tool result."),
+});
+
+/**
+ * Generated sessions (docs/workloads.md): each session a seeded number of turns; turn k sends the whole
+ * conversation so far (the server's own answers included) and one new user message.
+ */
+const sessionsDataset = strictObject({
+  type: z.literal("sessions"),
+  turns: lengthSchema.describe("Turns per session (a count or a distribution, at most 256)."),
+  message_tokens: lengthSchema.describe("Tokens of each new user message."),
+  output_tokens: lengthSchema.describe("max_tokens of each answer."),
+  system_prompt_tokens: z
+    .number()
+    .int()
+    .min(0)
+    .max(configLimits.tokens, atMost(configLimits.tokens, "token counts"))
+    .default(0)
+    .describe("Tokens of the system prompt each session starts with (0: none)."),
+  shared_system_prompt: fraction()
+    .default(1)
+    .describe(
+      "Share of sessions whose system prompt is the common one (a prefix the server can cache across sessions); the others get one of their own, of the same length.",
+    ),
+  think_time_s: delaySchema.default(0),
+  tools: sessionToolsSchema.optional(),
+});
+
+/**
+ * ShareGPT-style multi-turn conversations (docs/workloads.md): every human turn of a conversation is a
+ * turn of its session, sent with the conversation so far (the server's answers, not the file's).
+ */
+const sharegptSessionsDataset = strictObject({
+  type: z.literal("sharegpt_sessions"),
+  path: nonEmptyString("a path to a ShareGPT JSON file"),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
+    .optional()
+    .describe("Expected checksum; the run fails when the file differs."),
+  output_tokens: lengthSchema.optional().describe("Override the answer lengths the file's answers give."),
+  max_turns: turnsCount.optional().describe("Use at most this many turns of each conversation."),
+  think_time_s: delaySchema.default(0),
+});
+
+/**
+ * A Mooncake-style request trace (docs/workloads.md): JSON Lines of `timestamp` (ms), `input_length`,
+ * `output_length` and `hash_ids` (one id per block of `block_tokens` prompt tokens; equal ids are equal
+ * text, so the trace's prefix sharing reaches the server's cache). Lines with the same `session_id` are the
+ * turns of one session; lines without one are sessions of a single turn.
+ */
+const mooncakeTraceDataset = strictObject({
+  type: z.literal("mooncake_trace"),
+  path: nonEmptyString("a path to a Mooncake-style JSONL trace"),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
+    .optional()
+    .describe("Expected checksum; the run fails when the file differs."),
+  block_tokens: tokenCount().default(512).describe("Prompt tokens per hash id (Mooncake's traces use 512)."),
+  time_scale: positiveNumber()
+    .max(1000, "expected at most 1000 (the limit on a trace's time scale; see docs/workloads.md)")
+    .default(1)
+    .describe(
+      "Multiplies the trace's timestamps (and the gaps between a session's turns): 1 replays it on its own clock, 0.5 twice as fast.",
+    ),
+});
+
 export const datasetSchema = choice("type", [
   syntheticDataset,
   sharegptDataset,
@@ -366,6 +503,9 @@ export const datasetSchema = choice("type", [
   longDocumentDataset,
   tasksDataset,
   tasksJsonlDataset,
+  sessionsDataset,
+  sharegptSessionsDataset,
+  mooncakeTraceDataset,
 ]);
 
 const concurrencyLoad = strictObject({
@@ -427,7 +567,7 @@ const sizeSchema = z.union(
     strictObject({
       requests: positiveInt()
         .max(configLimits.requestsPerRun, atMost(configLimits.requestsPerRun, "measured requests per run"))
-        .describe("Measured requests per run."),
+        .describe("Measured requests per run (sessions, for a session dataset: docs/workloads.md)."),
     }),
     strictObject({
       duration_s: positiveNumber("a positive number of seconds")
@@ -981,6 +1121,7 @@ export const configSchema = strictObject({
   for (const problem of duplicateCellNames(config.cells)) context.addIssue({ code: "custom", ...problem });
   for (const problem of promptTokenBudget(config.cells)) context.addIssue({ code: "custom", ...problem });
   for (const problem of capacityProblems(config.cells)) context.addIssue({ code: "custom", ...problem });
+  for (const problem of sessionProblems(config.cells)) context.addIssue({ code: "custom", ...problem });
   for (const problem of unknownQualityCells(config)) context.addIssue({ code: "custom", ...problem });
   for (const problem of deviceProblems(config)) context.addIssue({ code: "custom", ...problem });
 });
@@ -1136,6 +1277,39 @@ function promptTokenBudget(cells: readonly CellConfig[]): { path: (string | numb
   return problems;
 }
 
+/**
+ * Session cells (docs/workloads.md): a conversation is a chat, so the endpoint is chat; a generated
+ * session's turns are bounded by configLimits.sessionTurns and its deepest context by the token limit.
+ */
+function sessionProblems(cells: readonly CellConfig[]): { path: (string | number)[]; message: string }[] {
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  cells.forEach((cell, index) => {
+    const dataset = cell.dataset;
+    if (!isSessionDataset(dataset)) return;
+    if (cell.endpoint !== "chat")
+      problems.push({
+        path: ["cells", index, "endpoint"],
+        message: `expected chat for a ${dataset.type} dataset (a session sends its conversation as messages), got ${cell.endpoint}`,
+      });
+    if (dataset.type !== "sessions") return;
+    const turns = lengthCeiling(dataset.turns);
+    if (turns > configLimits.sessionTurns)
+      problems.push({
+        path: ["cells", index, "dataset", "turns"],
+        message: `expected at most ${configLimits.sessionTurns} turns (the limit on turns per session; see docs/config-reference.md#limits), got up to ${turns}`,
+      });
+    const deepest =
+      dataset.system_prompt_tokens +
+      turns * (lengthCeiling(dataset.message_tokens) + lengthCeiling(dataset.output_tokens));
+    if (deepest > configLimits.tokens)
+      problems.push({
+        path: ["cells", index, "dataset"],
+        message: `expected a deepest context of at most ${configLimits.tokens} tokens (the limit on token counts; see docs/config-reference.md#limits), got up to ${deepest} (system prompt + turns x (message + answer))`,
+      });
+  });
+  return problems;
+}
+
 /** Cell names key the results directories and the report, so they must be unique. */
 export function duplicateCellNames(
   cells: readonly unknown[],
@@ -1180,6 +1354,9 @@ export const datasetReadsFile = {
   long_document: false,
   tasks: false,
   tasks_jsonl: true,
+  sessions: false,
+  sharegpt_sessions: true,
+  mooncake_trace: true,
 } as const satisfies Record<DatasetConfig["type"], boolean>;
 
 type FileDatasetType = {
@@ -1192,12 +1369,40 @@ export function scoresAnswers(dataset: DatasetConfig): boolean {
   return dataset.type === "tasks" || dataset.type === "tasks_jsonl";
 }
 
+/**
+ * Session datasets (docs/workloads.md): the load's unit is a session, not a request. `size.requests`,
+ * `warmup.requests`, a rate and a concurrency count sessions; each session sends its turns one after the
+ * other, each with the conversation so far.
+ */
+export const datasetIsSessions = {
+  synthetic: false,
+  sharegpt: false,
+  jsonl: false,
+  shared_prefix: false,
+  long_document: false,
+  tasks: false,
+  tasks_jsonl: false,
+  sessions: true,
+  sharegpt_sessions: true,
+  mooncake_trace: true,
+} as const satisfies Record<DatasetConfig["type"], boolean>;
+
+export type SessionDatasetConfig = Extract<
+  DatasetConfig,
+  { type: "sessions" | "sharegpt_sessions" | "mooncake_trace" }
+>;
+
+export function isSessionDataset(dataset: DatasetConfig): dataset is SessionDatasetConfig {
+  return datasetIsSessions[dataset.type];
+}
+
 /** True when the dataset's prompts come from a file (see datasetReadsFile). */
 export function isFileBacked(dataset: DatasetConfig): dataset is FileDatasetConfig {
   return datasetReadsFile[dataset.type];
 }
 export type LoadConfig = CellConfig["load"];
 export type LengthConfig = z.output<typeof lengthSchema>;
+export type DelayConfig = z.output<typeof delaySchema>;
 export type GateConfig = Config["gate"];
 export type QualityConfig = Config["quality"];
 export type ExternalTaskConfig = QualityConfig["tasks"]["external"][number];

@@ -4,6 +4,7 @@ import { type CellSchedule, cellSchedule, describeSchedule } from "./schedule.js
 import {
   type CellConfig,
   type Config,
+  type DelayConfig,
   isSearchedCell,
   type LengthConfig,
   type LoadConfig,
@@ -108,6 +109,26 @@ function describeDataset(cell: CellConfig): string {
       return `tasks JSONL ${dataset.path} / out ${describeLength(dataset.output_tokens)}, scored`;
     case "tasks":
       return `${dataset.count} built-in tasks (${dataset.kinds.join(", ")}) / out ${describeLength(dataset.output_tokens)}, scored`;
+    case "sessions":
+      return `sessions of ${describeLength(dataset.turns)} turns, message ${describeLength(dataset.message_tokens)} / out ${describeLength(dataset.output_tokens)}${dataset.system_prompt_tokens > 0 ? `, system prompt ${dataset.system_prompt_tokens}` : ""}, think ${describeDelay(dataset.think_time_s)}${dataset.tools ? `, tools ${dataset.tools.names.join(", ")}` : ""}`;
+    case "sharegpt_sessions":
+      return `ShareGPT sessions ${dataset.path}${dataset.max_turns ? ` (at most ${dataset.max_turns} turns)` : ""}, think ${describeDelay(dataset.think_time_s)}`;
+    case "mooncake_trace":
+      return `Mooncake trace ${dataset.path} (blocks of ${dataset.block_tokens}, time x${dataset.time_scale})`;
+  }
+}
+
+export function describeDelay(delay: DelayConfig): string {
+  if (typeof delay !== "object") return `${delay} s`;
+  switch (delay.distribution) {
+    case "fixed":
+      return `${delay.value} s`;
+    case "uniform":
+      return `${delay.min}-${delay.max} s`;
+    case "exponential":
+      return `exponential(mean ${delay.mean} s)`;
+    case "lognormal":
+      return `lognormal(median ${delay.median} s, sigma ${delay.sigma})`;
   }
 }
 

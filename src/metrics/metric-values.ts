@@ -1,6 +1,12 @@
-import { type MetricName, type MetricSource, metricNames, metricSpecs } from "../config/metric-names.js";
+import {
+  type MetricName,
+  type MetricSource,
+  metricNames,
+  metricSpecs,
+  type SessionField,
+} from "../config/metric-names.js";
 import { guardShareCount } from "./guards.js";
-import type { RunFile } from "./run-schema.js";
+import type { RunFile, SessionsSummary } from "./run-schema.js";
 
 /** Per-run metric values: latencies in ms, throughputs per second, error_rate as a fraction. */
 export type MetricValues = Partial<Record<MetricName, number | null>>;
@@ -49,8 +55,30 @@ export function runFileMetric(file: RunFile, source: MetricSource): number | nul
     }
     case "malformed-tool-calls":
       return malformedToolCallShare(file.answer);
+    case "session":
+      return file.sessions === undefined ? null : sessionValue(file.sessions, source.field);
     default:
       return unknownSource(source);
+  }
+}
+
+/** A session metric's value of run.json `sessions` (null when the run has none for it). */
+export function sessionValue(sessions: SessionsSummary, field: SessionField): number | null {
+  switch (field) {
+    case "duration_p50":
+      return sessions.duration.p50;
+    case "duration_p95":
+      return sessions.duration.p95;
+    case "goodput":
+      return sessions.goodput;
+    case "throughput":
+      return sessions.throughput;
+    case "cache_hit_rate":
+      return sessions.cacheHitRate;
+    default: {
+      const bucket = field.slice("ttft_p95_depth_".length);
+      return sessions.ttftByDepth.find((entry) => entry.bucket === bucket)?.p95 ?? null;
+    }
   }
 }
 

@@ -108,6 +108,64 @@ export const serverMetricsSummarySchema = z.object({
     ),
 });
 
+/** A session dataset's per-run summary (metrics/session-metrics.ts, docs/workloads.md). */
+export const sessionsSummarySchema = z.object({
+  started: z.number().int().nonnegative(),
+  /** Sessions whose every planned turn was answered. */
+  completed: z.number().int().nonnegative(),
+  /** Requests the sessions sent (turns and tool-result rounds). */
+  requests: z.number().int().nonnegative(),
+  /** Completed sessions per second of the measured phase. */
+  throughput: z.number().nonnegative(),
+  /** Sessions per second whose every request met every SLO; null without SLOs. */
+  goodput: z.number().nonnegative().nullable(),
+  /** Completed sessions' duration in ms: first send to the last answer's end (think times included). */
+  duration: latencySummarySchema,
+  /** Mean over sessions of cached / prompt tokens (usage's cached_tokens); null when the server sent none. */
+  cacheHitRate: z.number().min(0).max(1).nullable(),
+  /** The server's prefix-cache hits / queries over the run (its counters); null without them. */
+  serverCacheHitRate: z.number().min(0).max(1).nullable(),
+  /** TTFT by context depth (1-based turn number buckets), ms. */
+  ttftByDepth: z.array(
+    z.object({
+      bucket: z.string(),
+      from: z.number().int().positive(),
+      to: z.number().int().positive().nullable(),
+      requests: z.number().int().nonnegative(),
+      p50: nullableNumber,
+      p95: nullableNumber,
+    }),
+  ),
+  /**
+   * First turns served from the cache beyond the common prefix: an earlier run's cache (flagged when more
+   * than a tenth of the first turns were).
+   */
+  contamination: z.object({
+    firstTurns: z.number().int().nonnegative(),
+    aboveSharedPrefix: z.number().int().nonnegative(),
+    flagged: z.boolean(),
+  }),
+});
+
+export type SessionsSummary = z.output<typeof sessionsSummarySchema>;
+
+/** How a session cell's cache was prepared before measuring (docs/workloads.md, Cache protocol). */
+export const cacheProtocolSchema = z.object({
+  /** The prefix cache was reset before the run (POST /reset_prefix_cache answered 200). */
+  reset: z.boolean(),
+  /** Requests carry a per-run cache_salt: nothing cached by an earlier run can be hit. */
+  salted: z.boolean(),
+  /**
+   * The warm-up as configured (sessions, or seconds of sessions), and the requests it sent: its sessions
+   * are their own conversations; only the common system prompt is shared with the measured sessions.
+   */
+  warmup: z.union([
+    z.object({ sessions: z.number().int().nonnegative() }),
+    z.object({ durationS: z.number().nonnegative() }),
+  ]),
+  warmupRequests: z.number().int().nonnegative(),
+});
+
 export const runFileSchema = z.object({
   schemaVersion: z.literal(runFileSchemaVersion),
   tool: z.object({ name: z.string(), version: z.string() }),
@@ -179,6 +237,12 @@ export const runFileSchema = z.object({
   answer: runAnswerSchema
     .optional()
     .describe("Reasoning and tool calls of the answers; absent in files of earlier versions."),
+  sessions: sessionsSummarySchema
+    .optional()
+    .describe(
+      "A session dataset's sessions: duration, goodput, cache hit rate, TTFT by depth (docs/workloads.md).",
+    ),
+  cacheProtocol: cacheProtocolSchema.optional(),
   guards: runGuardsSchema
     .optional()
     .describe(

@@ -308,9 +308,10 @@ function vllmResultMetric(
     case "guard-length":
       // A vLLM result has no finish reasons or per-request usage checks: the guards are not in it.
       return null;
+    case "session":
     case "reasoning-tokens":
     case "malformed-tool-calls":
-      // Nor reasoning or tool calls.
+      // Nor reasoning, tool calls or sessions (vllm bench serve sends single requests).
       return null;
     default:
       return unknownSource(source);

@@ -33,6 +33,7 @@ export type BencherReport = z.infer<typeof bencherReportSchema>;
 const unitSlug: Record<MetricUnit, string> = {
   ms: "ms",
   "req/s": "req-s",
+  "sessions/s": "sessions-s",
   "tok/s": "tok-s",
   fraction: "fraction",
   tokens: "tokens",

@@ -18,6 +18,20 @@ export interface Ticket {
    * own timeline, where the real-time schedule would have had it. 0 (or absent) on real time.
    */
   elidedMs?: number;
+  /** A session's turn (session datasets, docs/workloads.md): which session, which turn, of how many. */
+  session?: SessionPosition;
+}
+
+/**
+ * Where a request is in its session: `index` the session, `turn` its turn (0-based: the context depth in
+ * turns), `turns` the turns the session has, `toolRound` 0 for the user's message and r for the r-th
+ * mocked tool result answering the turn's tool calls.
+ */
+export interface SessionPosition {
+  index: number;
+  turn: number;
+  turns: number;
+  toolRound: number;
 }
 
 /**
@@ -31,7 +45,10 @@ export interface IdleElision {
   settleMs: number;
 }
 
-/** Sends one request and resolves with the time its response ended (the next closed-loop request's schedule). */
+/**
+ * Sends one request (or, for a session dataset, one session: its turns one after the other) and resolves
+ * with the time its response ended (the next closed-loop request's schedule).
+ */
 export type SendFn = (ticket: Ticket) => Promise<number>;
 
 export interface DispatchResult {
@@ -63,6 +80,9 @@ class Slots {
   }
 }
 
+/** Arrivals a duration-bound trace replay plans at most (the limit on measured requests per run). */
+const maxTraceArrivals = 100_000;
+
 /**
  * Executes a load plan: open-loop segments send on an absolute gamma schedule (waiting for a slot under
  * max_concurrency), closed-loop segments keep N requests in flight. Stops at the request count or the
@@ -78,6 +98,11 @@ export async function dispatchLoad(options: {
   send: SendFn;
   shouldStop?: () => boolean;
   elideIdle?: IdleElision;
+  /**
+   * Arrival offsets (ms from the segment's start) for the first open-loop segment, from a trace's own
+   * clock (a mooncake_trace dataset), given the count wanted; they replace the rate's gamma gaps.
+   */
+  traceArrivalsMs?: ((count: number) => number[]) | null;
 }): Promise<DispatchResult> {
   const { plan, clock, send } = options;
   const startedAt = clock.now();
@@ -153,10 +178,13 @@ export async function dispatchLoad(options: {
 
     if (segment.kind === "rate") {
       const rng = createRng(options.seed, "arrivals", stage);
+      const trace = stage === 0 ? (options.traceArrivalsMs ?? null) : null;
       const counted =
-        segment.durationMs === null && plan.maxRequests !== null && plan.maxDurationMs === null
-          ? countedArrivals(rng, plan.maxRequests - nextIndex, segment.rate, segment.burstiness)
-          : null;
+        trace !== null
+          ? trace(plan.maxRequests ?? maxTraceArrivals)
+          : segment.durationMs === null && plan.maxRequests !== null && plan.maxDurationMs === null
+            ? countedArrivals(rng, plan.maxRequests - nextIndex, segment.rate, segment.burstiness)
+            : null;
       const stream = counted ? null : arrivalStream(rng, segment.rate, segment.burstiness);
       for (let arrival = 0; ; arrival++) {
         if (exhausted()) break;

@@ -12,7 +12,7 @@ import { JsonlAppender } from "./jsonl-appender.js";
 import type { LoadPlan } from "./load-plan.js";
 import { type MetricsScrape, MetricsScraper } from "./metrics-scraper.js";
 import { type PhaseSenderSetup, phaseSender } from "./phase-sender.js";
-import { type BodyFor, prebuildMeasuredBodies } from "./request-bodies.js";
+import { type CellBodies, phaseBodies, prebuildMeasuredBodies } from "./request-bodies.js";
 import type { RequestRecord } from "./request-schema.js";
 
 export interface MeasuredPhaseSetup {
@@ -23,7 +23,7 @@ export interface MeasuredPhaseSetup {
   plan: LoadPlan;
   dir: string;
   clock: ScheduleClock;
-  bodyFor: BodyFor;
+  bodies: CellBodies;
   redact: (text: string) => string;
   onMeasuredPhase: ((edge: "start" | "end", epochMs: number) => void) | undefined;
 }
@@ -50,9 +50,9 @@ export async function runMeasuredPhase<T>(
   setup: MeasuredPhaseSetup,
   finish: (measurement: Measurement) => T,
 ): Promise<T> {
-  const { sender, context, session, control, plan, dir, clock, bodyFor, redact } = setup;
+  const { sender, context, session, control, plan, dir, clock, bodies, redact } = setup;
   const { config } = context;
-  const prebuilt = prebuildMeasuredBodies(plan, bodyFor);
+  const prebuilt = prebuildMeasuredBodies(plan, bodies);
 
   const scrapeLog = new JsonlAppender(join(dir, "scrapes.jsonl"), undefined, undefined, redact);
   const requestLog = new JsonlAppender(join(dir, "requests.jsonl"), undefined, undefined, redact);
@@ -65,7 +65,7 @@ export async function runMeasuredPhase<T>(
     plan,
     requestLog,
     () => origin,
-    (index) => prebuilt?.[index] ?? bodyFor("measure", index),
+    phaseBodies(bodies, "measure", prebuilt),
     records,
   );
   let telemetry: TelemetrySampler | undefined;
@@ -91,6 +91,7 @@ export async function runMeasuredPhase<T>(
       clock,
       seed: context.seed,
       shouldStop: sender.guard.stop,
+      traceArrivalsMs: bodies.sessions?.sessions.arrivalsMs ?? null,
       ...(schedule.kind === "idle-elided" ? { elideIdle: { settleMs: schedule.settleMs } } : {}),
       send: async (ticket) => {
         const outcome = await measured.send(ticket);

@@ -7,9 +7,10 @@ import type { Ticket } from "./dispatch.js";
 import type { JsonlAppender } from "./jsonl-appender.js";
 import type { LoadPlan } from "./load-plan.js";
 import type { ProgressSink } from "./progress.js";
-import type { RequestBody } from "./request-bodies.js";
-import { toRecord } from "./request-record.js";
+import type { PhaseBodies, RequestBody } from "./request-bodies.js";
+import { requestIdOf, toRecord } from "./request-record.js";
 import type { RequestRecord } from "./request-schema.js";
+import { runSession } from "./session-runner.js";
 
 /** Consecutive refused connections after which a run stops (and is marked cut short). */
 const unreachableAfterRefusals = 20;
@@ -77,13 +78,15 @@ export interface PhaseSenderSetup {
 }
 
 export interface PhaseSender {
-  send: (ticket: Ticket) => Promise<StreamOutcome>;
+  /** Sends one unit of the schedule (a request, or a session's turns) and resolves when it ended. */
+  send: (ticket: Ticket) => Promise<{ endAt: number }>;
   tally: { done: number; errors: number };
 }
 
 /**
  * Sends the requests of one phase. A request's record is built, logged and counted after the next
- * request is on its way (closed-loop waves), in `bookkeeping`.
+ * request is on its way (closed-loop waves), in `bookkeeping`. For a session dataset the schedule's unit
+ * is a session: its turns are sent one after the other by `runSession`, each a request with its record.
  */
 export function phaseSender(
   setup: PhaseSenderSetup,
@@ -91,24 +94,31 @@ export function phaseSender(
   phasePlan: LoadPlan,
   log: JsonlAppender,
   phaseOrigin: () => number,
-  bodyOf: (index: number) => RequestBody,
+  bodies: PhaseBodies,
   kept: RequestRecord[] | null = null,
 ): PhaseSender {
   const { client, path, cell, runIndex, timeoutMs, clock, progress, bookkeeping, guard } = setup;
   const tally = { done: 0, errors: 0 };
-  const send = async (ticket: Ticket): Promise<StreamOutcome> => {
-    const body = bodyOf(ticket.index);
+  const sendRequest = async (ticket: Ticket, body: RequestBody): Promise<StreamOutcome> => {
     const outcome = await client.stream({
       path,
       body: body.bytes,
-      requestId: `${cell}-${runIndex}-${phase === "warmup" ? "warmup-" : ""}${ticket.index}`,
+      requestId: requestIdOf(cell, runIndex, phase, ticket),
       timeoutMs,
       perChunkUsage: body.perChunkUsage,
       expectedChunks: body.meta.maxTokens + 1,
       keepOutput: body.keepOutput,
     });
     bookkeeping.later(() => {
-      const record = toRecord(phase, ticket, outcome, body.meta, phaseOrigin(), cell, runIndex);
+      const record = toRecord(
+        phase,
+        ticket,
+        outcome,
+        { ...body.meta, recordOutput: body.recordOutput },
+        phaseOrigin(),
+        cell,
+        runIndex,
+      );
       log.append(record);
       kept?.push(record);
       tally.done++;
@@ -128,5 +138,38 @@ export function phaseSender(
     });
     return outcome;
   };
+  if (bodies.kind === "requests")
+    return { send: (ticket) => sendRequest(ticket, bodies.bodyOf(ticket.index)), tally };
+  let nextRequest = 0;
+  const send = (ticket: Ticket) =>
+    runSession({
+      script: bodies.sessions.session(ticket.index, phase),
+      ticket,
+      clock,
+      nextIndex: () => nextRequest++,
+      shouldStop: guard.stop,
+      send: async (turn) => {
+        const body = bodies.build(
+          {
+            index: turn.ticket.index,
+            phase,
+            prompt: null,
+            messages: turn.messages,
+            targetInputTokens: turn.targetMessageTokens,
+            maxTokens: turn.maxTokens,
+            prefixGroup: turn.prefixGroup,
+            ...(turn.tools !== null ? { tools: turn.tools } : {}),
+          },
+          phase,
+        );
+        const outcome = await sendRequest(turn.ticket, body);
+        return {
+          endAt: outcome.endAt,
+          ok: outcome.ok,
+          text: outcome.output?.text ?? "",
+          toolCalls: outcome.answer.toolCalls,
+        };
+      },
+    }).then((endAt) => ({ endAt }));
   return { send, tally };
 }

@@ -108,6 +108,19 @@ export function checkUsage(
   };
 }
 
+/** A request's id: cell, run, phase and index (for a session's turn, also its session and turn). */
+export function requestIdOf(
+  cell: string,
+  run: number,
+  phase: Phase,
+  ticket: Pick<Ticket, "index" | "session">,
+): string {
+  const base = `${cell}-${run}-${phase === "warmup" ? "warmup-" : ""}${ticket.index}`;
+  const session = ticket.session;
+  if (session === undefined) return base;
+  return `${base}-s${session.index}-t${session.turn}${session.toolRound > 0 ? `-r${session.toolRound}` : ""}`;
+}
+
 /** One finished request as a requests.jsonl line, times relative to the phase origin. */
 export function toRecord(
   phase: Phase,
@@ -115,6 +128,8 @@ export function toRecord(
   outcome: StreamOutcome,
   request: Pick<WorkloadRequest, "targetInputTokens" | "maxTokens" | "prefixGroup" | "task"> & {
     choices?: number;
+    /** false: the output was kept for the client only (a session's turn), not for the record. */
+    recordOutput?: boolean;
   },
   origin: number,
   cell: string,
@@ -133,7 +148,7 @@ export function toRecord(
     v: requestRecordSchemaVersion,
     index: ticket.index,
     phase,
-    requestId: `${cell}-${run}-${phase === "warmup" ? "warmup-" : ""}${ticket.index}`,
+    requestId: requestIdOf(cell, run, phase, ticket),
     stage: ticket.stage,
     scheduledMs: round3(ticket.scheduledAt - origin),
     readyMs: round3(ticket.readyAt - origin),
@@ -163,7 +178,8 @@ export function toRecord(
     targetInputTokens: request.targetInputTokens,
     maxTokens: request.maxTokens,
     prefixGroup: request.prefixGroup,
-    ...(outcome.output !== undefined ? { output: outcome.output } : {}),
+    ...(outcome.output !== undefined && request.recordOutput !== false ? { output: outcome.output } : {}),
+    ...(ticket.session !== undefined ? { session: ticket.session } : {}),
     ...(request.task !== undefined ? { task: scoredTask(request.task, outcome) } : {}),
     ...(usage.issue !== null ? { usageIssue: usage.issue } : {}),
     ...(elided > 0 ? { elidedMs: round3(elided) } : {}),

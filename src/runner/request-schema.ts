@@ -104,6 +104,18 @@ export const requestRecordSchema = z.object({
     .optional(),
   /** A task cell's answer scored against its reference (docs/quality.md); `error`: why it could not be. */
   task: z.object({ reference: z.string(), correct: z.boolean(), error: z.string().optional() }).optional(),
+  /**
+   * A session's turn (session datasets, docs/workloads.md): the session, the turn (0-based: its depth in
+   * turns), the session's turns, and 0 for the user's message or r for the r-th tool-result round.
+   */
+  session: z
+    .object({
+      index: z.number().int().nonnegative(),
+      turn: z.number().int().nonnegative(),
+      turns: z.number().int().positive(),
+      toolRound: z.number().int().nonnegative(),
+    })
+    .optional(),
   /** Present when the server's usage failed a check; the detail names the values and the margin. */
   usageIssue: z.object({ kind: z.enum(usageIssueKinds), detail: z.string() }).optional(),
 });

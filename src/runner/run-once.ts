@@ -77,7 +77,7 @@ export async function runOnce<Recorded>(options: RunOnceOptions<Recorded>): Prom
     ...(session.endpoint.apiKey ? { apiKey: session.endpoint.apiKey } : {}),
     connections: poolSize,
   });
-  const bodyFor = requestBodies(context, workload, cacheSalt);
+  const bodies = requestBodies(context, workload, cacheSalt);
   const guard = runGuard(session, options.shouldAbort);
 
   // An interrupt ends the requests in flight too, not just new sends (a dead server fails them itself);
@@ -114,7 +114,7 @@ export async function runOnce<Recorded>(options: RunOnceOptions<Recorded>): Prom
   const redact = session.redact ?? ((text: string) => text);
   try {
     await primeConnections(client, poolSize ?? defaultOpenLoopConnections, notes);
-    const warmupCount = await runWarmup(sender, context, plan, dir, clock, bodyFor, redact, notes);
+    const warmupCount = await runWarmup(sender, context, plan, dir, clock, bodies, redact, notes);
     const measuredPhase = {
       sender,
       context,
@@ -123,7 +123,7 @@ export async function runOnce<Recorded>(options: RunOnceOptions<Recorded>): Prom
       plan,
       dir,
       clock,
-      bodyFor,
+      bodies,
       redact,
       onMeasuredPhase: options.onMeasuredPhase,
     };

@@ -5,7 +5,7 @@ import { dispatchLoad } from "./dispatch.js";
 import { JsonlAppender } from "./jsonl-appender.js";
 import { type LoadPlan, warmupPlanOf } from "./load-plan.js";
 import { type PhaseSenderSetup, phaseSender } from "./phase-sender.js";
-import type { BodyFor } from "./request-bodies.js";
+import { type CellBodies, phaseBodies } from "./request-bodies.js";
 
 /**
  * Warm-up: closed loop at the run's concurrency, its own prompts, results kept apart (warmup.jsonl).
@@ -17,7 +17,7 @@ export async function runWarmup(
   plan: LoadPlan,
   dir: string,
   clock: ScheduleClock,
-  bodyFor: BodyFor,
+  bodies: CellBodies,
   redact: (text: string) => string,
   notes: string[],
 ): Promise<number> {
@@ -32,7 +32,7 @@ export async function runWarmup(
       warmupPlan,
       warmupLog,
       () => origin,
-      (index) => bodyFor("warmup", index),
+      phaseBodies(bodies, "warmup"),
     );
     try {
       await dispatchLoad({

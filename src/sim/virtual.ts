@@ -11,6 +11,8 @@ export interface VirtualOutcome {
   id: string;
   arrival: number;
   tokenTimes: number[];
+  /** The tokens produced, in order (the EOS token, which has no text, included). */
+  tokens: number[];
   finishReason?: string;
   cachedPromptTokens: number;
 }
@@ -37,6 +39,7 @@ export function runVirtual(engine: Engine, arrivals: readonly VirtualArrival[], 
         id: arrival.spec.id,
         arrival: arrival.at,
         tokenTimes: [],
+        tokens: [],
         cachedPromptTokens: 0,
       });
       engine.addRequest(arrival.spec, arrival.at);
@@ -46,6 +49,7 @@ export function runVirtual(engine: Engine, arrivals: readonly VirtualArrival[], 
     for (const event of events) {
       const outcome = outcomes.get(event.id)!;
       outcome.tokenTimes.push(time);
+      outcome.tokens.push(event.token);
       outcome.cachedPromptTokens = event.cachedPromptTokens;
       if (event.finishReason) outcome.finishReason = event.finishReason;
     }
@@ -110,6 +114,7 @@ export function clockedEngine(engine: Engine, clock: ScheduleClock): ClockedEngi
         const entry = open.get(event.id);
         if (!entry) continue;
         entry.outcome.tokenTimes.push(end);
+        entry.outcome.tokens.push(event.token);
         entry.outcome.cachedPromptTokens = event.cachedPromptTokens;
         if (event.finishReason) finish(event.id, event.finishReason);
       }
@@ -119,7 +124,13 @@ export function clockedEngine(engine: Engine, clock: ScheduleClock): ClockedEngi
   return {
     submit(spec) {
       const arrival = clock.now();
-      const outcome: VirtualOutcome = { id: spec.id, arrival, tokenTimes: [], cachedPromptTokens: 0 };
+      const outcome: VirtualOutcome = {
+        id: spec.id,
+        arrival,
+        tokenTimes: [],
+        tokens: [],
+        cachedPromptTokens: 0,
+      };
       const done = new Promise<VirtualOutcome>((resolve) => open.set(spec.id, { outcome, resolve }));
       engine.addRequest(spec, arrival);
       if (!stepping) {

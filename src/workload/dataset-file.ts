@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
-import type { FileDatasetConfig } from "../config/schema.js";
+import { configLimits, type FileDatasetConfig } from "../config/schema.js";
 import { InputError } from "../util/errors.js";
 import { ScorerError, scoreAnswer } from "./task-score.js";
 import type { Task } from "./tasks.js";
@@ -36,11 +36,32 @@ export interface DatasetEntry {
   task?: Omit<Task, "prompt">;
 }
 
+/** One turn of a session read from a file: a conversation's human turn, or a trace's line. */
+export interface FileSessionTurn {
+  /** The user message (a conversation), or "" for a trace line (its prompt is made from its blocks). */
+  content: string;
+  /** The file's reply to it (a conversation), used to estimate an answer length. */
+  answer: string | null;
+  maxTokens: number | null;
+  /** A trace line's timestamp (ms), prompt length and prefix block ids. */
+  timestampMs?: number;
+  inputTokens?: number;
+  hashIds?: number[];
+}
+
+/** A session of a sharegpt_sessions or mooncake_trace file (docs/workloads.md). */
+export interface FileSession {
+  system: string | null;
+  turns: FileSessionTurn[];
+}
+
 export interface DatasetFile {
   path: string;
   sha256: string;
   entries: DatasetEntry[];
   skipped: number;
+  /** The sessions of a session file kind, in the file's order (traces: by first timestamp). */
+  sessions?: FileSession[];
 }
 
 /**
@@ -73,6 +94,25 @@ export async function readDatasetFile(options: {
   const text = bytes.toString("utf8");
   if (options.kind === "tasks_jsonl")
     return { path, sha256, entries: parseTaskLines(text, path), skipped: 0 };
+  if (options.kind === "sharegpt_sessions") {
+    const conversations = parseJsonArray(text, path);
+    const sessions: FileSession[] = [];
+    let skipped = 0;
+    for (const item of conversations) {
+      const session = toConversationSession(item);
+      if (session) sessions.push(session);
+      else skipped++;
+    }
+    if (sessions.length === 0)
+      throw new InputError(
+        `${options.field}.path: dataset ${path} has no usable conversations (expected "conversations" with a human turn)`,
+      );
+    return { path, sha256, entries: [], skipped, sessions };
+  }
+  if (options.kind === "mooncake_trace") {
+    const sessions = parseTraceLines(text, path);
+    return { path, sha256, entries: [], skipped: 0, sessions };
+  }
   const raw = options.kind === "sharegpt" ? parseJsonArray(text, path) : parseJsonLines(text, path);
   const entries: DatasetEntry[] = [];
   let skipped = 0;
@@ -150,6 +190,112 @@ function toEntry(item: unknown): DatasetEntry | null {
     };
   }
   return null;
+}
+
+/**
+ * A ShareGPT conversation as a session: every human (user) turn is a turn, the reply after it its answer
+ * (for an answer length), a leading system turn the system prompt; turns beyond the limit on turns per
+ * session (configLimits.sessionTurns) are not used.
+ */
+function toConversationSession(item: unknown): FileSession | null {
+  if (!item || typeof item !== "object") return null;
+  const record = item as Record<string, unknown>;
+  const conversation = record.conversations ?? record.conversation ?? record.messages;
+  if (!Array.isArray(conversation)) return null;
+  const parts = conversation.map((turn) => {
+    const value = turn as Record<string, unknown>;
+    return {
+      from: String(value?.from ?? value?.role ?? ""),
+      text: String(value?.value ?? value?.content ?? ""),
+    };
+  });
+  const system = parts[0]?.from === "system" && parts[0].text.length > 0 ? parts[0].text : null;
+  const turns: FileSessionTurn[] = [];
+  parts.forEach((part, index) => {
+    if ((part.from !== "human" && part.from !== "user") || part.text.length === 0) return;
+    const reply = parts[index + 1];
+    const answer = reply && (reply.from === "gpt" || reply.from === "assistant") ? reply.text : null;
+    turns.push({ content: part.text, answer, maxTokens: null });
+  });
+  if (turns.length === 0) return null;
+  return { system, turns: turns.slice(0, configLimits.sessionTurns) };
+}
+
+/**
+ * A Mooncake-style trace: one request a line, `timestamp` (ms), `input_length`, `output_length` and
+ * `hash_ids`; lines sharing a `session_id` are one session's turns in the file's order. Every line is
+ * checked before anything is measured: a missing or wrong field is an input error naming the line.
+ */
+function parseTraceLines(text: string, path: string): FileSession[] {
+  const bySession = new Map<string, FileSession>();
+  const sessions: FileSession[] = [];
+  text.split(/\r?\n/).forEach((line, index) => {
+    if (line.trim() === "") return;
+    const where = `${path}:${index + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new InputError(`${where}: not valid JSON (${(error as Error).message})`);
+    }
+    if (!value || typeof value !== "object" || Array.isArray(value))
+      throw new InputError(
+        `${where}: expected a JSON object (timestamp, input_length, output_length, hash_ids)`,
+      );
+    const record = value as Record<string, unknown>;
+    const timestamp = record.timestamp;
+    if (typeof timestamp !== "number" || !Number.isFinite(timestamp) || timestamp < 0)
+      throw new InputError(
+        `${where}.timestamp: expected milliseconds >= 0, got ${JSON.stringify(timestamp ?? null)}`,
+      );
+    const input = positiveInteger(record.input_length);
+    if (input === null || input > configLimits.tokens)
+      throw new InputError(
+        `${where}.input_length: expected a whole number from 1 to ${configLimits.tokens} (the limit on token counts; see docs/config-reference.md#limits), got ${JSON.stringify(record.input_length ?? null)}`,
+      );
+    const output = positiveInteger(record.output_length);
+    if (output === null || output > configLimits.tokens)
+      throw new InputError(
+        `${where}.output_length: expected a whole number from 1 to ${configLimits.tokens} (the limit on token counts; see docs/config-reference.md#limits), got ${JSON.stringify(record.output_length ?? null)}`,
+      );
+    const hashIds = record.hash_ids ?? [];
+    if (!Array.isArray(hashIds) || !hashIds.every((id) => Number.isSafeInteger(id) && (id as number) >= 0))
+      throw new InputError(`${where}.hash_ids: expected a list of whole numbers >= 0`);
+    const turn: FileSessionTurn = {
+      content: "",
+      answer: null,
+      maxTokens: output,
+      timestampMs: timestamp,
+      inputTokens: input,
+      hashIds: hashIds as number[],
+    };
+    const id = record.session_id;
+    if (id !== undefined && typeof id !== "string" && typeof id !== "number")
+      throw new InputError(`${where}.session_id: expected a string or a number, got ${JSON.stringify(id)}`);
+    const known = id === undefined ? undefined : bySession.get(String(id));
+    if (known) {
+      if (known.turns.length >= configLimits.sessionTurns)
+        throw new InputError(
+          `${where}.session_id: session ${JSON.stringify(id)} has more than ${configLimits.sessionTurns} turns (the limit on turns per session; see docs/config-reference.md#limits)`,
+        );
+      const previous = known.turns.at(-1)!.timestampMs!;
+      if (timestamp < previous)
+        throw new InputError(
+          `${where}.timestamp: expected the turns of session ${JSON.stringify(id)} in time order, got ${timestamp} after ${previous}`,
+        );
+      known.turns.push(turn);
+      return;
+    }
+    const session: FileSession = { system: null, turns: [turn] };
+    sessions.push(session);
+    if (id !== undefined) bySession.set(String(id), session);
+  });
+  if (sessions.length === 0) throw new InputError(`${path}: no requests (expected one JSON object a line)`);
+  // Sessions start in the order of their first request (stable for equal timestamps).
+  return sessions
+    .map((session, order) => ({ session, order }))
+    .sort((a, b) => a.session.turns[0]!.timestampMs! - b.session.turns[0]!.timestampMs! || a.order - b.order)
+    .map(({ session }) => session);
 }
 
 function positiveInteger(value: unknown): number | null {

@@ -2,6 +2,7 @@ import type { CellConfig, LengthConfig } from "../config/schema.js";
 import { createRng, type Rng } from "../util/random.js";
 import type { ChatMessage, DatasetEntry, DatasetFile, ToolDefinition } from "./dataset-file.js";
 import { drawLength } from "./lengths.js";
+import { Conversation, type SessionSource, sessionSource } from "./sessions.js";
 import { builtInTask, type Task } from "./tasks.js";
 import { randomWords, shuffledIndexes } from "./text.js";
 import { defaultTokenModel, type TokenModel, wordsForPart, wordsForPrompt } from "./token-model.js";
@@ -39,7 +40,13 @@ export interface WorkloadInfo {
  */
 export interface Workload {
   readonly info: WorkloadInfo;
+  /**
+   * Request i; for a session dataset, the first turn of session i on its own (the runner sends a session's
+   * turns from `sessions`, each with the conversation so far).
+   */
   request(index: number, phase?: Phase): WorkloadRequest;
+  /** The sessions of a session dataset (docs/workloads.md), null for every other kind. */
+  readonly sessions: SessionSource | null;
 }
 
 export interface WorkloadOptions {
@@ -68,14 +75,19 @@ export function createWorkload(cell: CellConfig, options: WorkloadOptions): Work
     type: dataset.type,
     seed,
     datasetSha256: options.file?.sha256 ?? null,
-    datasetEntries: options.file?.entries.length ?? null,
+    datasetEntries: options.file?.sessions?.length ?? options.file?.entries.length ?? null,
     tokenModel,
   };
 
   switch (dataset.type) {
+    case "sessions":
+    case "sharegpt_sessions":
+    case "mooncake_trace":
+      return sessionWorkload(info, sessionSource(cell, dataset, { seed, tokenModel, file: options.file }));
     case "synthetic":
       return {
         info,
+        sessions: null,
         request(index, phase = "measure") {
           const rng = createRng(seed, cell.name, stream(phase), index);
           const inputTokens = drawLength(dataset.input_tokens, rng);
@@ -102,6 +114,7 @@ export function createWorkload(cell: CellConfig, options: WorkloadOptions): Work
       };
       return {
         info,
+        sessions: null,
         request(index, phase = "measure") {
           // Balanced groups: every block of `groups` consecutive requests visits each group once, in a
           // seeded order, so any run size sees the prefixes equally often.
@@ -122,6 +135,7 @@ export function createWorkload(cell: CellConfig, options: WorkloadOptions): Work
     case "tasks":
       return {
         info,
+        sessions: null,
         request(index, phase = "measure") {
           // Warm-up asks other questions (its own stream), so it never warms the measured prompts.
           const taskIndex = phase === "warmup" ? dataset.count + index : index % dataset.count;
@@ -141,6 +155,7 @@ export function createWorkload(cell: CellConfig, options: WorkloadOptions): Work
       const entries = file.entries;
       return {
         info,
+        sessions: null,
         request(index, phase = "measure") {
           // Task i is line i (mod the lines) on both sides; warm-up asks them in a seeded order of its own.
           const line =
@@ -171,6 +186,7 @@ export function createWorkload(cell: CellConfig, options: WorkloadOptions): Work
       const entries = file.entries;
       return {
         info,
+        sessions: null,
         request(index, phase = "measure") {
           const block = Math.floor(index / entries.length);
           const order = shuffledIndexes(
@@ -197,6 +213,28 @@ export function createWorkload(cell: CellConfig, options: WorkloadOptions): Work
       };
     }
   }
+}
+
+/** A session workload: request i is session i's first turn, alone. */
+function sessionWorkload(info: WorkloadInfo, sessions: SessionSource): Workload {
+  return {
+    info,
+    sessions,
+    request(index, phase = "measure") {
+      const script = sessions.session(index, phase);
+      const first = script.turns[0]!;
+      return {
+        index,
+        phase,
+        prompt: null,
+        messages: new Conversation(script).ask(0),
+        targetInputTokens:
+          first.messageTokens === null ? null : (script.systemTokens ?? 0) + first.messageTokens,
+        maxTokens: first.maxTokens,
+        prefixGroup: script.sharedSystem ? 0 : null,
+      };
+    },
+  };
 }
 
 function entryMaxTokens(entry: DatasetEntry, configured: LengthConfig | undefined, rng: Rng): number {

@@ -11,6 +11,7 @@ import {
   type MetricName,
   metricNames,
   metricSpecs,
+  sessionMetrics,
 } from "../../src/config/metric-names.js";
 import { presetText } from "../../src/config/presets.js";
 import { computeGuards } from "../../src/metrics/guards.js";
@@ -18,6 +19,7 @@ import { runFileMetrics } from "../../src/metrics/metric-values.js";
 import { computeRunMetrics } from "../../src/metrics/run-metrics.js";
 import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { type RunFile, runFileSchema } from "../../src/metrics/run-schema.js";
+import { computeSessionMetrics } from "../../src/metrics/session-metrics.js";
 import { runRecordFromVllmResult, vllmResultSchema } from "../../src/metrics/vllm-result.js";
 import { toVllmResult } from "../../src/metrics/vllm-result-writer.js";
 import { describeMetricRef, formatMetricValue } from "../../src/report/format.js";
@@ -139,7 +141,20 @@ const guardRecords: RequestRecord[] = [
   },
 ];
 
-/** A run.json with a value for every metric: goodput needs an SLO, error_rate a failure. */
+/** One session of 8 turns, every turn answered within the SLOs, half of each prompt cached: every depth bucket. */
+const sessionRecords: RequestRecord[] = Array.from({ length: 8 }, (_, turn) => ({
+  ...request,
+  index: turn,
+  requestId: `s0-t${turn}`,
+  sentMs: turn * 100,
+  chunksUs: [10000 + turn * 1000, 20000 + turn * 1000],
+  endMs: turn * 100 + 30,
+  promptTokens: 12 * (turn + 1),
+  cachedTokens: 6 * (turn + 1),
+  session: { index: 0, turn, turns: 8, toolRound: 0 },
+}));
+
+/** A run.json with a value for every metric: goodput needs an SLO, error_rate a failure, sessions a session. */
 function completeRun(): RunFile {
   const measured = computeRunMetrics(records, { durationS: 0.25, slo: { ttft_ms: 50 } });
   return runFileSchema.parse({
@@ -147,6 +162,12 @@ function completeRun(): RunFile {
     ...measured,
     durationS: 0.25,
     guards: computeGuards(guardRecords, false),
+    sessions: computeSessionMetrics(sessionRecords, {
+      durationS: 1,
+      slo: { ttft_ms: 50 },
+      sharedPrefixTokens: 0,
+      serverHitRate: null,
+    }),
   });
 }
 
@@ -155,7 +176,9 @@ describe("the metric catalogue", () => {
     expect(new Set(metricNames).size).toBe(metricNames.length);
     expect(Object.keys(metricSpecs)).toEqual([...metricNames]);
     for (const name of metricNames) expect(metricSpecs[name].name).toBe(name);
-    expect(metricNames).toHaveLength(latencyPhases.length * latencyStatistics.length + 7 + 5);
+    expect(metricNames).toHaveLength(
+      latencyPhases.length * latencyStatistics.length + 7 + sessionMetrics.length + 5,
+    );
     expect(metricNames.slice(0, 7)).toEqual([
       "ttft_mean",
       "ttft_p50",
@@ -165,7 +188,7 @@ describe("the metric catalogue", () => {
       "ttft_p99_9",
       "tpot_mean",
     ]);
-    expect(metricNames.slice(-12, -5)).toEqual([
+    expect(metricNames.slice(-21, -14)).toEqual([
       "request_throughput",
       "output_throughput",
       "total_token_throughput",
@@ -173,6 +196,18 @@ describe("the metric catalogue", () => {
       "reasoning_tokens_mean",
       "malformed_tool_call_share",
       "error_rate",
+    ]);
+    expect(metricNames.slice(-14, -5)).toEqual([...sessionMetrics]);
+    expect(sessionMetrics).toEqual([
+      "session_duration_p50",
+      "session_duration_p95",
+      "session_throughput",
+      "session_goodput",
+      "session_cache_hit_rate",
+      "ttft_p95_depth_1",
+      "ttft_p95_depth_2_3",
+      "ttft_p95_depth_4_7",
+      "ttft_p95_depth_8_up",
     ]);
     expect(metricNames.slice(-5)).toEqual([...guardMetrics]);
     expect(guardMetrics).toEqual([
@@ -198,7 +233,11 @@ describe("the metric catalogue", () => {
       "output_throughput",
       "total_token_throughput",
       "request_goodput",
+      "session_throughput",
+      "session_goodput",
+      "session_cache_hit_rate",
     ]);
+    expect(formatMetricValue("session_goodput", 0.5)).toBe("0.500 sessions/s");
     expect(formatMetricValue("ttft_p95", 1234.5)).toBe("1,235 ms");
     expect(formatMetricValue("output_throughput", 512.3)).toBe("512 tok/s");
     expect(formatMetricValue("request_goodput", 3.456)).toBe("3.46 req/s");
@@ -234,8 +273,13 @@ describe("the metric catalogue", () => {
     ).toThrow(/gate\.metrics/);
     for (const name of metricNames) {
       const { minRequests, source } = metricSpecs[name];
+      // TTFT p95 by context depth is a p95 too: gated only with gate.min_requests.p95 requests.
       const percentile =
-        source.kind === "latency" && /^p(9|99)/.test(source.statistic) ? source.statistic : null;
+        source.kind === "latency" && /^p(9|99)/.test(source.statistic)
+          ? source.statistic
+          : source.kind === "session" && source.field.startsWith("ttft_p95")
+            ? "p95"
+            : null;
       expect(minRequests, name).toBe(percentile);
       if (minRequests !== null) expect(config.gate.min_requests[minRequests]).toBeGreaterThan(0);
     }
@@ -259,6 +303,11 @@ describe("the metric catalogue", () => {
     expect(values.tpot_mean).toBe(run.latency.tpot.mean);
     expect(values.request_goodput).toBe(run.throughput.goodput);
     expect(values.error_rate).toBe(1 / 5);
+    expect(values.session_cache_hit_rate).toBe(0.5);
+    expect(values.session_duration_p95).toBe(7 * 100 + 30);
+    expect(values.ttft_p95_depth_8_up).toBe(17);
+    expect(values.session_goodput).toBe(1);
+    expect(runFileMetrics({ ...run, sessions: undefined }).session_goodput).toBeNull();
     // Requests a and b reasoned: their answers started at 61 and 47 ms, their answer gaps 14 and 19 ms.
     expect(run.latency.answer_ttft).toMatchObject({ count: 2, mean: 54 });
     expect(run.latency.answer_itl).toMatchObject({ count: 2, mean: 16.5 });
@@ -288,9 +337,10 @@ describe("the metric catalogue", () => {
         isGuardMetric(name) ||
         source === "reasoning-tokens" ||
         source === "malformed-tool-calls" ||
+        source === "session" ||
         (metricSpecs[name].source.kind === "latency" && vllmKeys.length === 0)
       ) {
-        // A vLLM result has no finish reasons, usage checks, reasoning or tool calls: those are not in it.
+        // A vLLM result has no finish reasons, usage checks, reasoning, tool calls or sessions: those are not in it.
         expect(fromVllm[name] ?? null, name).toBeNull();
         continue;
       }
@@ -299,7 +349,12 @@ describe("the metric catalogue", () => {
       expect(fromVllm[name], name).toBeCloseTo(fromRun[name]!, 9);
     }
     // Only the error rate is derived (from completed and failed) rather than stored under a key.
-    expect(metricNames.filter((name) => !withKeys.includes(name) && !isGuardMetric(name))).toEqual([
+    expect(
+      metricNames.filter(
+        (name) =>
+          !withKeys.includes(name) && !isGuardMetric(name) && metricSpecs[name].source.kind !== "session",
+      ),
+    ).toEqual([
       ...latencyStatistics.map((statistic) => `answer_ttft_${statistic}`),
       ...latencyStatistics.map((statistic) => `answer_itl_${statistic}`),
       "reasoning_tokens_mean",
