@@ -1,0 +1,495 @@
+import { a as serverKinds, h as serverKindFacts, t as templateView, j as describeServer, i as isSearchedCell, s as serverLifecycle } from './load.js';
+import { m as metricSpecs } from './metric-names.js';
+
+function cellSchedule(config, cell) {
+    if ((cell.schedule ?? config.runner.schedule) === "real-time")
+        return { kind: "real-time", reason: "configured" };
+    // Closed loop: each request is sent as the one before it ends, so nothing is ever idle to elide.
+    const openLoop = cell.load.type === "rate" ||
+        (cell.load.type === "stages" && cell.load.stages.some((stage) => stage.rate !== undefined));
+    if (!openLoop)
+        return { kind: "real-time", reason: "closed-loop" };
+    return { kind: "idle-elided", settleMs: config.runner.settle_ms };
+}
+/** The schedule as a condition of the run: what the fingerprint records (no reason, only what ran). */
+function scheduleCondition(schedule) {
+    return schedule.kind === "idle-elided"
+        ? { kind: schedule.kind, settleMs: schedule.settleMs }
+        : { kind: schedule.kind };
+}
+function describeSchedule(schedule) {
+    if (schedule.kind === "idle-elided")
+        return `idle gaps elided (settle ${schedule.settleMs} ms)`;
+    return schedule.reason === "configured" ? "real time (configured)" : "real time (closed loop: never idle)";
+}
+
+/** Assumed per-stream decode speed for closed-loop estimates; the estimate says so. */
+const assumedSecondsPerOutputToken$1 = 0.03;
+/**
+ * A lone request's speed, for the idle time the idle-elided schedule cuts at low load (a small model on
+ * one GPU); the estimate says so.
+ */
+const assumedLoneSecondsPerOutputToken = 0.01;
+const assumedLoneSecondsPerPromptToken = 0.0001;
+function lengthMean(length) {
+    if (typeof length === "number")
+        return length;
+    switch (length.distribution) {
+        case "fixed":
+            return length.value;
+        case "uniform":
+            return (length.min + length.max) / 2;
+        case "normal":
+            return length.mean;
+        case "lognormal":
+            return length.median * Math.exp((length.sigma * length.sigma) / 2);
+    }
+}
+function describeLength(length) {
+    // A template (a value from `${VAR}` in the printed view) is shown as written.
+    if (typeof length !== "object")
+        return String(length);
+    switch (length.distribution) {
+        case "fixed":
+            return String(length.value);
+        case "uniform":
+            return `${length.min}-${length.max}`;
+        case "normal":
+            return `normal(${length.mean}, sd ${length.sd})`;
+        case "lognormal":
+            return `lognormal(median ${length.median}, sigma ${length.sigma})`;
+    }
+}
+function describeDataset(cell) {
+    const dataset = cell.dataset;
+    switch (dataset.type) {
+        case "synthetic":
+            return `synthetic in ${describeLength(dataset.input_tokens)} / out ${describeLength(dataset.output_tokens)}`;
+        case "sharegpt":
+            return `ShareGPT ${dataset.path}`;
+        case "jsonl":
+            return `JSONL ${dataset.path}`;
+        case "shared_prefix":
+            return `${dataset.num_prefixes} prefixes x ${dataset.prefix_tokens} + ${describeLength(dataset.suffix_tokens)} / out ${describeLength(dataset.output_tokens)}`;
+        case "long_document":
+            return `${dataset.num_documents} doc x ${dataset.document_tokens} + q ${describeLength(dataset.question_tokens)} / out ${describeLength(dataset.output_tokens)}`;
+        case "tasks_jsonl":
+            return `tasks JSONL ${dataset.path} / out ${describeLength(dataset.output_tokens)}, scored`;
+        case "tasks":
+            return `${dataset.count} built-in tasks (${dataset.kinds.join(", ")}) / out ${describeLength(dataset.output_tokens)}, scored`;
+        case "sessions":
+            return `sessions of ${describeLength(dataset.turns)} turns, message ${describeLength(dataset.message_tokens)} / out ${describeLength(dataset.output_tokens)}${dataset.system_prompt_tokens > 0 ? `, system prompt ${dataset.system_prompt_tokens}` : ""}, think ${describeDelay(dataset.think_time_s)}${dataset.tools ? `, tools ${dataset.tools.names.join(", ")}` : ""}`;
+        case "sharegpt_sessions":
+            return `ShareGPT sessions ${dataset.path}${dataset.max_turns ? ` (at most ${dataset.max_turns} turns)` : ""}, think ${describeDelay(dataset.think_time_s)}`;
+        case "mooncake_trace":
+            return `Mooncake trace ${dataset.path} (blocks of ${dataset.block_tokens}, time x${dataset.time_scale})`;
+    }
+}
+function describeDelay(delay) {
+    if (typeof delay !== "object")
+        return `${delay} s`;
+    switch (delay.distribution) {
+        case "fixed":
+            return `${delay.value} s`;
+        case "uniform":
+            return `${delay.min}-${delay.max} s`;
+        case "exponential":
+            return `exponential(mean ${delay.mean} s)`;
+        case "lognormal":
+            return `lognormal(median ${delay.median} s, sigma ${delay.sigma})`;
+    }
+}
+function outputTokensMean(cell) {
+    const dataset = cell.dataset;
+    if ("output_tokens" in dataset && dataset.output_tokens !== undefined)
+        return lengthMean(dataset.output_tokens);
+    return 256;
+}
+function describeLoad(load) {
+    switch (load.type) {
+        case "concurrency":
+            return `concurrency ${load.concurrency}`;
+        case "rate":
+            return `${load.rate} req/s${load.burstiness === 1 ? " Poisson" : ` burstiness ${load.burstiness}`}${load.max_concurrency ? `, max ${load.max_concurrency} in flight` : ""}`;
+        case "stages":
+            return `stages ${load.stages.map((stage) => (stage.rate !== undefined ? `${stage.rate}/s` : `c${stage.concurrency}`) + ` ${stage.duration_s}s`).join(" -> ")}`;
+    }
+}
+function estimateSeconds(cell) {
+    if ("duration_s" in cell.size)
+        return cell.size.duration_s;
+    const requests = cell.size.requests;
+    const requestSeconds = outputTokensMean(cell) * assumedSecondsPerOutputToken$1;
+    switch (cell.load.type) {
+        case "rate":
+            return requests / cell.load.rate + requestSeconds;
+        case "concurrency":
+            return (requests / cell.load.concurrency) * requestSeconds;
+        case "stages":
+            return cell.load.stages.reduce((total, stage) => total + stage.duration_s, 0);
+    }
+}
+function promptTokensMean(cell) {
+    const dataset = cell.dataset;
+    switch (dataset.type) {
+        case "synthetic":
+            return lengthMean(dataset.input_tokens);
+        case "shared_prefix":
+            return dataset.prefix_tokens + lengthMean(dataset.suffix_tokens);
+        case "long_document":
+            return dataset.document_tokens + lengthMean(dataset.question_tokens);
+        default:
+            return 256;
+    }
+}
+/**
+ * Idle seconds per run the idle-elided schedule is expected to cut from an open-loop rate cell at low
+ * load. With Poisson-like arrivals at rate λ and requests of S seconds that do not queue, the requests
+ * in flight are Poisson with mean λS, so an arrival finds nothing in flight with probability e^(−λS)
+ * (PASTA), and the idle gap before it, exponential with mean 1/λ, is cut but for the settle time: per
+ * run N·e^(−λS)·e^(−λ·settle)/λ. S is a lone request's time at the assumed speeds above.
+ */
+function estimateElidedSeconds(cell, schedule) {
+    if (schedule.kind !== "idle-elided" || cell.load.type !== "rate" || !("requests" in cell.size))
+        return 0;
+    const rate = cell.load.rate;
+    const serviceS = promptTokensMean(cell) * assumedLoneSecondsPerPromptToken +
+        outputTokensMean(cell) * assumedLoneSecondsPerOutputToken;
+    return ((cell.size.requests * Math.exp(-rate * serviceS) * Math.exp((-rate * schedule.settleMs) / 1000)) / rate);
+}
+function describeWarmup(cell) {
+    return "requests" in cell.warmup ? `${cell.warmup.requests} req` : `${cell.warmup.duration_s} s`;
+}
+/**
+ * `looks`: the run counts per side at which compare decides (stats/sequential lookSchedule; passed in, as
+ * config comes first in the pipeline); each look after the first is another measuring step.
+ */
+function summarizeConfig(config, templates = [], looks) {
+    // Text is built from the view that holds templates where values came from `${VAR}` (they may be
+    // secrets); estimates and checks use the values.
+    const shown = templateView(config, templates);
+    const warnings = [];
+    const server = config.server;
+    const serverText = describeServer(shown.server);
+    if (server.kind === "docker" && !/@sha256:[0-9a-f]{64}$/.test(server.image)) {
+        warnings.push(`server.image is pinned by tag only (${shown.server.image}): a re-pushed tag changes the server silently; pin it by digest (image@sha256:...)`);
+    }
+    if (!config.model.revision)
+        warnings.push("model.revision is not set: the model can change under the same name; pin a commit");
+    if (config.repeats.min < 3)
+        warnings.push(`repeats.min is ${config.repeats.min}: fewer than 3 runs per side can rarely support a verdict`);
+    const cells = config.cells.map((cell, index) => {
+        const text = shown.cells[index];
+        const size = "requests" in text.size ? `${text.size.requests} req` : `${text.size.duration_s} s`;
+        if ("requests" in cell.size && cell.size.requests < config.gate.min_requests.p95) {
+            const gatedPercentiles = config.gate.metrics.filter((metric) => metricSpecs[metric].minRequests === "p95");
+            if (gatedPercentiles.length > 0) {
+                warnings.push(`cells "${text.name}": ${text.size.requests} requests per run is below gate.min_requests.p95 (${config.gate.min_requests.p95}); ${gatedPercentiles.join(", ")} will be advisory only`);
+            }
+        }
+        const schedule = cellSchedule(config, cell);
+        const elided = estimateElidedSeconds(cell, schedule);
+        return {
+            name: text.name,
+            endpoint: text.endpoint,
+            dataset: describeDataset(text),
+            load: describeLoad(text.load),
+            size,
+            prefix: text.prefix,
+            warmup: describeWarmup(text),
+            schedule: describeSchedule(schedule),
+            estimatedSecondsPerRun: Math.max(0, estimateSeconds(cell) - elided),
+            estimatedElidedSecondsPerRun: elided,
+        };
+    });
+    return {
+        server: serverText,
+        model: `${shown.model.name}${shown.model.revision ? ` @ ${shown.model.revision}` : ""}`,
+        cells,
+        runs: { min: config.repeats.min, max: config.repeats.max },
+        gate: `${shown.gate.metrics.join(", ")}; tolerance ${typeof shown.gate.tolerance === "number" ? `${(shown.gate.tolerance * 100).toFixed(1)}%` : shown.gate.tolerance}, confidence ${shown.gate.confidence}, fail on ${shown.gate.fail_on}`,
+        warnings,
+        // Capacity and sweep cells spend their own runs (validate costs them apart: capacity-summary.ts).
+        gpuMinutes: estimateGpuMinutes(config, cells
+            .filter((_, index) => !isSearchedCell(config.cells[index]))
+            .map((cell) => cell.estimatedSecondsPerRun), looks ?? [config.repeats.min, config.repeats.max]),
+        searchedCells: config.cells.filter(isSearchedCell).map((cell) => cell.name),
+    };
+}
+function renderSummary(file, summary) {
+    const header = ["cell", "endpoint", "dataset", "load", "per run", "warm-up", "prefix"];
+    const rows = summary.cells.map((cell) => [
+        cell.name,
+        cell.endpoint,
+        cell.dataset,
+        cell.load,
+        cell.size,
+        cell.warmup,
+        cell.prefix,
+    ]);
+    const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
+    const line = (row) => row
+        .map((value, column) => value.padEnd(widths[column]))
+        .join("  ")
+        .trimEnd();
+    const out = [
+        `${file}: valid`,
+        `server: ${summary.server}`,
+        `model:  ${summary.model}`,
+        `${summary.cells.length} cell${summary.cells.length === 1 ? "" : "s"}:`,
+        `  ${line(header)}`,
+        ...rows.map((row) => `  ${line(row)}`),
+        ...renderSchedules(summary.cells),
+        `runs per side: ${summary.runs.min} to ${summary.runs.max} (more only while the verdict is inconclusive)`,
+        `gated: ${summary.gate}`,
+        ...renderGpuMinutes(summary.gpuMinutes, summary.searchedCells, summary.cells.length),
+    ];
+    for (const warning of summary.warnings)
+        out.push(`warning: ${warning}`);
+    return `${out.join("\n")}\n`;
+}
+/** One line per schedule: which cells run on it, and the idle time it is expected to cut. */
+function renderSchedules(cells) {
+    const bySchedule = new Map();
+    for (const cell of cells)
+        bySchedule.set(cell.schedule, [...(bySchedule.get(cell.schedule) ?? []), cell]);
+    return [...bySchedule].map(([schedule, members]) => {
+        const elided = members.reduce((sum, cell) => sum + cell.estimatedElidedSecondsPerRun, 0);
+        const total = members.reduce((sum, cell) => sum + cell.estimatedSecondsPerRun, 0) + elided;
+        const names = members.length === cells.length ? "every cell" : members.map((cell) => cell.name).join(", ");
+        return `schedule: ${schedule}: ${names}${elided >= 1
+            ? `; about ${Math.round(elided)} of ${Math.round(total)} s of schedule per run cut (${Math.round((100 * elided) / total)}%)`
+            : ""}`;
+    });
+}
+/** GPU seconds of one server start: cost.server_start_s, else the default of the server kind (server-kinds.ts). */
+const defaultServerStartSeconds = Object.fromEntries(serverKinds.map((kind) => [kind, serverKindFacts[kind].defaultStartSeconds]));
+function serverStartSeconds(config) {
+    return config.cost.server_start_s ?? defaultServerStartSeconds[config.server.kind];
+}
+/**
+ * Server starts per cell to reach `runs` runs per side (under `per-side`, per side's server: every cell
+ * of the side shares its starts, see `startedServers`). stored (the PR's side only): one start per
+ * measuring step, i.e. per look reached; interleaved (both sides, alternating in groups of
+ * `runsPerBlock` runs per side, A B | B A ...): each look's step from a to b runs touches g groups and is
+ * g + 1 blocks of consecutive same-side runs, one start each (k = 1: b − a + 1); baseline (the push job):
+ * one start. Under `lifecycle: per-run` every run is a start.
+ */
+function serverStartsPerCell(mode, runs, looks, lifecycle, runsPerBlock = 1) {
+    if (runs <= 0)
+        return 0;
+    if (lifecycle === "per-run")
+        return mode === "interleaved" ? 2 * runs : runs;
+    if (mode === "baseline")
+        return 1;
+    const bounds = [...new Set([0, ...looks.filter((look) => look > 0 && look < runs), runs])].sort((a, b) => a - b);
+    if (mode === "stored")
+        return bounds.length - 1;
+    let starts = 0;
+    for (let i = 1; i < bounds.length; i++)
+        starts += interleavedStepStarts(bounds[i - 1], bounds[i], runsPerBlock);
+    return starts;
+}
+/**
+ * How many servers of one side the starts of `serverStartsPerCell` are counted for: one under `per-side`
+ * (every cell of a config shares its engine flags, so one server serves them all, its prefix cache reset
+ * between cells), one per cell otherwise.
+ */
+function startedServers(lifecycle, cells) {
+    return lifecycle === "per-side" ? Math.min(1, cells) : cells;
+}
+/** Server starts per cell of one interleaved measuring step from `from` to `to` runs per side. */
+function interleavedStepStarts(from, to, runsPerBlock = 1) {
+    if (to <= from)
+        return 0;
+    const k = Math.max(1, Math.floor(runsPerBlock));
+    const groups = Math.floor((to - 1) / k) - Math.floor(from / k) + 1;
+    return groups + 1;
+}
+function estimateGpuMinutes(config, secondsPerRunByCell, looks) {
+    const startSeconds = serverStartSeconds(config);
+    const lifecycle = serverLifecycle(config);
+    const runSeconds = secondsPerRunByCell.reduce((sum, seconds) => sum + seconds, 0);
+    const cells = secondsPerRunByCell.length;
+    const price = config.cost.gpu_hourly_usd;
+    const at = (mode, runs) => {
+        const starts = startedServers(lifecycle, cells) *
+            serverStartsPerCell(mode, runs, looks, lifecycle, config.repeats.block);
+        const sides = mode === "interleaved" ? 2 : 1;
+        return { starts, minutes: (sides * runs * runSeconds + starts * startSeconds) / 60 };
+    };
+    const entry = (mode, first, max) => {
+        const a = at(mode, first);
+        const b = at(mode, max);
+        return {
+            mode,
+            runs: { first, max },
+            serverStarts: { first: a.starts, max: b.starts },
+            minutes: { first: a.minutes, max: b.minutes },
+            ...(price !== undefined
+                ? { usd: { first: (a.minutes / 60) * price, max: (b.minutes / 60) * price } }
+                : {}),
+        };
+    };
+    const { min, max, baseline } = config.repeats;
+    return [entry("stored", min, max), entry("interleaved", min, max), entry("baseline", baseline, baseline)];
+}
+function renderGpuMinutes(estimates, searchedCells, cellCount) {
+    if (searchedCells.length > 0 && searchedCells.length === cellCount)
+        return ["estimated GPU-minutes: every cell is a capacity or sweep cell, costed below"];
+    const minutes = (value) => (value < 10 ? value.toFixed(1) : String(Math.round(value)));
+    const usd = (e) => e.usd
+        ? ` (~$${e.usd.first.toFixed(2)}${e.usd.max !== e.usd.first ? ` to $${e.usd.max.toFixed(2)}` : ""})`
+        : "";
+    const lines = [
+        searchedCells.length === 0
+            ? "estimated GPU-minutes (measured runs plus every server start):"
+            : `estimated GPU-minutes of the fixed-load cells (measured runs plus every server start; ${searchedCells.join(", ")} costed below):`,
+    ];
+    for (const e of estimates) {
+        const label = e.mode === "stored"
+            ? "per PR, stored baseline (PR side only)"
+            : e.mode === "interleaved"
+                ? "per PR, interleaved (both sides)"
+                : "per baseline job (push/schedule)";
+        lines.push(e.mode === "baseline"
+            ? `  ${label}: ${minutes(e.minutes.first)} at ${e.runs.first} runs, ${e.serverStarts.first} server starts${usd(e)}`
+            : `  ${label}: ${minutes(e.minutes.first)} at ${e.runs.first} runs (${e.serverStarts.first} starts), ${minutes(e.minutes.max)} at ${e.runs.max} runs (${e.serverStarts.max} starts)${usd(e)}`);
+    }
+    lines.push(`  (rough: schedules as declared, closed-loop cells at ${assumedSecondsPerOutputToken$1 * 1000} ms per output token, idle time cut for a lone request at ${assumedLoneSecondsPerOutputToken * 1000} ms per output token and ${assumedLoneSecondsPerPromptToken * 1000} ms per prompt token; a server start counted as cost.server_start_s)`);
+    return lines;
+}
+
+/**
+ * Adaptive repeats (statistics.md §7): decide at a few looks (5, 10, 15, 20, 25 runs per side by default),
+ * adding runs only while the verdict is inconclusive. The family level is spent over the looks in
+ * proportion to their run counts (Bonferroni with unequal weights, so the sum over looks is the family
+ * level): early looks, with little information, test strictly and catch only large regressions; the last
+ * look gets the largest share, which is where a change near the tolerance is decided.
+ */
+const standardLooks = [3, 5, 10, 15, 20, 25, 30, 40];
+/**
+ * Fraction of the family level spent over all looks, by comparison mode. The regression test is against
+ * the tolerance margin, so the binding case is a true change at the tolerance, and Holm within a look
+ * plus Bonferroni over looks (share 1) bounds the chance of blocking it by the family level under any
+ * dependence between looks and metrics. bench/gate.ts measures how far below the bound it stays.
+ */
+const lookLevelShare = { interleaved: 1, stored: 1 };
+/** Look points within [min, max]: min, every standard look above it, and max. */
+function lookSchedule(minRuns, maxRuns) {
+    const looks = new Set([minRuns]);
+    for (const look of standardLooks)
+        if (look > minRuns && look < maxRuns)
+            looks.add(look);
+    looks.add(maxRuns);
+    return [...looks].sort((a, b) => a - b);
+}
+/** The look a decision at `runs` measured runs per side belongs to: the last look at or below it. */
+function lookIndex(looks, runs) {
+    let index = 0;
+    looks.forEach((look, i) => {
+        if (look <= runs)
+            index = i;
+    });
+    return index;
+}
+/**
+ * One-sided level of the regression and improvement tests (before Holm) at the look `runs` falls in:
+ * familyAlpha × share × look / Σ looks.
+ */
+function perLookLevel(familyAlpha, looks, runs, mode) {
+    const total = looks.reduce((sum, look) => sum + look, 0);
+    if (total <= 0)
+        return familyAlpha * lookLevelShare[mode];
+    return (familyAlpha * lookLevelShare[mode] * looks[lookIndex(looks, runs)]) / total;
+}
+/**
+ * Level of the non-inferiority bound behind "within tolerance" (U < d). A false pass can only happen
+ * for a change at or near the tolerance itself, so it is not split over looks; it is the family level.
+ */
+function passLevel(familyAlpha) {
+    return familyAlpha;
+}
+function nextLookAfter(candidateRuns, baselineRuns, looks, interleaved, reason) {
+    const target = looks.find((look) => look > candidateRuns);
+    if (target === undefined)
+        return null;
+    return {
+        runsPerSide: target,
+        addCandidateRuns: target - candidateRuns,
+        addBaselineRuns: interleaved ? Math.max(0, target - baselineRuns) : 0,
+        reason,
+    };
+}
+
+/**
+ * What `validate` says a capacity search or a sweep will cost before it starts (docs/capacity.md): per cell
+ * with `capacity` or `sweep`, the loads, the most runs per side, and the GPU-minutes of those runs plus one
+ * server start (the server is kept across loads). A run's length is its requests at the load measured
+ * (the geometric middle of the range for a search, each load for a sweep) plus the output time a request
+ * takes, as validate's other estimates assume.
+ */
+const assumedSecondsPerOutputToken = 0.03;
+function outputSeconds(cell) {
+    const output = cell.dataset.type === "synthetic" ? cell.dataset.output_tokens : 128;
+    const tokens = typeof output === "number"
+        ? output
+        : "value" in output
+            ? output.value
+            : "median" in output
+                ? output.median
+                : "mean" in output
+                    ? output.mean
+                    : (output.min + output.max) / 2;
+    return tokens * assumedSecondsPerOutputToken;
+}
+function runSeconds(cell, load) {
+    if ("duration_s" in cell.size)
+        return cell.size.duration_s;
+    const requests = cell.size.requests;
+    return cell.load.type === "concurrency"
+        ? (requests / Math.max(1, Math.round(load))) * outputSeconds(cell)
+        : requests / load + outputSeconds(cell);
+}
+function sweepLoadList(sweep) {
+    if ("loads" in sweep)
+        return [...new Set(sweep.loads)];
+    return Array.from({ length: sweep.count }, (_, i) => sweep.from * (sweep.to / sweep.from) ** (i / (sweep.count - 1)));
+}
+const unitOf = (cell) => (cell.load.type === "concurrency" ? "in flight" : "req/s");
+const round1 = (minutes) => (minutes < 10 ? minutes.toFixed(1) : Math.round(minutes).toString());
+/**
+ * The most runs per side a capacity cell spends (docs/capacity.md): `capacity.max_runs`, by default twice
+ * repeats.max, never fewer than repeats.max (the search's own budget, its first look).
+ */
+function capacityMaxRuns(repeatsMax, cell) {
+    return Math.max(repeatsMax, cell.capacity.max_runs ?? 2 * repeatsMax);
+}
+function describeCapacityCost(config) {
+    const startMinutes = serverStartSeconds(config) / 60;
+    const price = config.cost.gpu_hourly_usd;
+    const usd = (minutes) => price === undefined ? "" : `, about $${((minutes / 60) * price).toFixed(2)}`;
+    const lines = [];
+    for (const cell of config.cells) {
+        if (cell.capacity) {
+            const { min, max } = cell.capacity.range;
+            const runs = config.repeats.max;
+            const perRun = runSeconds(cell, Math.sqrt(min * max)) / 60;
+            const minutes = runs * perRun + startMinutes;
+            const most = capacityMaxRuns(runs, cell);
+            const extra = most > runs
+                ? `; an undecided capacity verdict adds runs up to ${most} per side (capacity.max_runs), about ${round1(most * perRun + startMinutes)} GPU-minutes per side at most, and a stored baseline is recorded with ${most}`
+                : "";
+            lines.push(`capacity search ${cell.name} (run --sweep): ${min} to ${max} ${unitOf(cell)}, ${cell.capacity.initial_loads} loads first, then 4 runs per round until the interval is within ${Math.round(cell.capacity.precision * 100)}%; at most ${runs} runs per side (repeats.max), about ${round1(minutes)} GPU-minutes per side${usd(minutes)}, twice that for an A/B comparison${extra}`);
+        }
+        else if (cell.sweep) {
+            const loads = sweepLoadList(cell.sweep);
+            const seconds = loads.reduce((sum, load) => sum + cell.sweep.runs * runSeconds(cell, load), 0);
+            const minutes = seconds / 60 + startMinutes;
+            lines.push(`load sweep ${cell.name} (run --sweep): ${loads.length} loads x ${cell.sweep.runs} runs = ${loads.length * cell.sweep.runs} runs per side, about ${round1(minutes)} GPU-minutes per side${usd(minutes)}`);
+        }
+    }
+    return lines;
+}
+
+export { serverStartSeconds as a, serverStartsPerCell as b, summarizeConfig as c, describeCapacityCost as d, capacityMaxRuns as e, cellSchedule as f, scheduleCondition as g, passLevel as h, lookIndex as i, defaultServerStartSeconds as j, interleavedStepStarts as k, lookSchedule as l, nextLookAfter as n, perLookLevel as p, renderSummary as r, startedServers as s };

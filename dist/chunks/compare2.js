@@ -1,0 +1,242 @@
+import { writeFile, readFile } from 'node:fs/promises';
+import { join, isAbsolute, resolve } from 'node:path';
+import { r as readCalibration, a as compareResults, w as writeCompareOutputs } from './compare.js';
+import { c as collectJobSecrets, d as defaultInputLimits, a as mebibyte } from './secrets.js';
+import { l as loadConfig } from './load.js';
+import { e as exportFileNames, t as toPytorchRecords, b as toBencherReport } from './export-pytorch.js';
+import { r as renderTerminal } from './terminal.js';
+import { U as UsageError } from './version.js';
+import { p as parseCommandArgs, a as stringListOption, s as stringOption, n as numberOption } from './command.js';
+import { r as redactedIo, a as redactedError } from '../cli.js';
+import './calibration.js';
+import './metric-names.js';
+import './random.js';
+import './history.js';
+import 'node:crypto';
+import './distributions.js';
+import './format.js';
+import './schemas.js';
+import './capacity-summary.js';
+import './report-html.js';
+import 'node:child_process';
+import 'node:fs';
+import 'node:url';
+import './index.js';
+import 'process';
+import 'buffer';
+import 'node:perf_hooks';
+import 'node:util';
+
+const usage = `Usage: vllm-perf-gate compare --baseline PATH... --candidate PATH... [options]
+
+Compares repeated runs of a candidate against a baseline, per cell and metric, and decides whether the
+gate passes. PATH is a results directory written by \`run\` (DIR/<cell>/run-<k>/run.json) or
+\`vllm bench serve --save-result\` JSON files (one run each, grouped into cells by their label).
+Writes DIR/verdict.json, DIR/report.md, DIR/report.html (the report with charts, one self-contained
+file) and the same charts as SVG files in DIR/report-charts/, and prints the verdict.
+
+Options:
+  --baseline PATH...       baseline results (repeat the flag or list several paths)
+  --candidate PATH...      candidate results
+  --history PATH...        earlier baseline sessions (one results directory each), read only to estimate
+                           the between-session drift in stored mode
+  --config FILE            config whose gate and repeats sections apply (default: built-in defaults)
+  --calibration FILE       this runner's calibration.json (\`calibrate\`): in stored mode its A/A
+                           run-to-run variances are the noise prior pooled with the baseline's own
+                           (used only when measured under the baseline's conditions)
+  --out DIR                where the files go (default: perf-gate-compare)
+  --mode MODE              stored (baseline from another job: adds session drift, default) or
+                           interleaved (both sides ran in this job on this runner)
+  --baseline-commit SHA    provenance of the baseline, shown in the report
+  --baseline-ref REF
+  --baseline-run-id ID
+  --baseline-date DATE
+  --baseline-url URL
+  --baseline-note TEXT
+  --format LIST            outputs, comma-separated (or the flag repeated). What to print, at most one:
+                           text (default), md (or markdown: report.md, the long form), comment
+                           (comment.md, the PR comment as the action posts it), html (report.html),
+                           json (the verdict) or none. Files to add to DIR: pytorch
+                           (pytorch-benchmark.json, PyTorch OSS benchmark records as vLLM's dashboard
+                           ingests) and bencher (bencher.json, Bencher Metric Format). verdict.json,
+                           report.md, comment.md, report.html and report-charts/ are always written.
+  --max-file-mb N          largest result file read, in MiB (default 16, the action's limit)
+  --max-total-mb N         all result files of both sides together, in MiB (default 512)
+  -h, --help               show this help
+
+Inputs are untrusted: a file over a limit, a run found on both sides or a file whose fields
+contradict each other is exit 2; duplicated runs are counted once (see docs/compare.md).
+
+Exit codes: 0 the gate passes, 1 the gate fails (per gate.fail_on), 2 invalid input.
+`;
+const printFormats = {
+    text: "text",
+    md: "markdown",
+    markdown: "markdown",
+    comment: "comment",
+    html: "html",
+    json: "json",
+    none: "none",
+};
+/**
+ * `--format` values, comma-separated or repeated: at most one of text|md|markdown|comment|html|json|none (what
+ * is printed; text when none is named) and any of pytorch|bencher (files added to DIR).
+ */
+function parseCompareFormats(values) {
+    const names = values.flatMap((value) => value.split(",")).map((name) => name.trim());
+    const prints = [];
+    const files = [];
+    for (const name of names) {
+        if (name in printFormats)
+            prints.push(printFormats[name]);
+        else if (name === "pytorch" || name === "bencher") {
+            if (!files.includes(name))
+                files.push(name);
+        }
+        else
+            throw new UsageError(`--format expects text, md, comment, html, json, none, pytorch or bencher (comma-separated), got "${name}"`);
+    }
+    if (new Set(prints).size > 1)
+        throw new UsageError(`--format: at most one of text, md, comment, html, json and none is printed, got ${prints.join(", ")}`);
+    return { print: prints[0] ?? "text", files };
+}
+const listFlags = new Set(["--baseline", "--candidate", "--history"]);
+/** `--baseline a b c` → `--baseline a --baseline b --baseline c` (node's parser wants one value per flag). */
+function expandListFlags(argv) {
+    const out = [];
+    for (let i = 0; i < argv.length; i++) {
+        const arg = argv[i];
+        out.push(arg);
+        if (!listFlags.has(arg))
+            continue;
+        if (i + 1 < argv.length)
+            out.push(argv[++i]);
+        while (i + 1 < argv.length && !argv[i + 1].startsWith("-"))
+            out.push(arg, argv[++i]);
+    }
+    return out;
+}
+/** The action's input limits (compare/input-limits.ts), raised or lowered by the size flags. */
+function inputLimitsFrom(args) {
+    const megabytes = (flag) => {
+        const value = numberOption(args, flag);
+        if (value !== undefined && !(value > 0))
+            throw new UsageError(`--${flag} expects a size in MiB above 0, got ${value}`);
+        return value;
+    };
+    const file = megabytes("max-file-mb");
+    const total = megabytes("max-total-mb");
+    return {
+        ...defaultInputLimits,
+        ...(file === undefined ? {} : { maxRunFileBytes: Math.floor(file * mebibyte) }),
+        ...(total === undefined ? {} : { maxTotalBytes: Math.floor(total * mebibyte) }),
+    };
+}
+const compareCommand = {
+    name: "compare",
+    usage,
+    async run(argv, io) {
+        const args = parseCommandArgs(expandListFlags(argv), {
+            baseline: { type: "string", multiple: true },
+            candidate: { type: "string", multiple: true },
+            history: { type: "string", multiple: true },
+            config: { type: "string" },
+            calibration: { type: "string" },
+            out: { type: "string" },
+            mode: { type: "string" },
+            "baseline-commit": { type: "string" },
+            "baseline-ref": { type: "string" },
+            "baseline-run-id": { type: "string" },
+            "baseline-date": { type: "string" },
+            "baseline-url": { type: "string" },
+            "baseline-note": { type: "string" },
+            format: { type: "string", multiple: true },
+            "max-file-mb": { type: "string" },
+            "max-total-mb": { type: "string" },
+        });
+        if (args.help) {
+            io.stdout.write(usage);
+            return 0;
+        }
+        const abs = (path) => (isAbsolute(path) ? path : resolve(io.cwd, path));
+        const baseline = stringListOption(args, "baseline").map(abs);
+        const candidate = stringListOption(args, "candidate").map(abs);
+        const history = stringListOption(args, "history").map(abs);
+        if (baseline.length === 0)
+            throw new UsageError("--baseline is required");
+        if (candidate.length === 0)
+            throw new UsageError("--candidate is required");
+        const mode = stringOption(args, "mode") ?? "stored";
+        if (mode !== "stored" && mode !== "interleaved")
+            throw new UsageError(`--mode expects stored or interleaved, got "${mode}"`);
+        const { print: format, files: exportFiles } = parseCompareFormats(stringListOption(args, "format"));
+        const info = {};
+        const provenance = [
+            ["commit", "baseline-commit"],
+            ["ref", "baseline-ref"],
+            ["runId", "baseline-run-id"],
+            ["date", "baseline-date"],
+            ["url", "baseline-url"],
+            ["note", "baseline-note"],
+        ];
+        for (const [key, flag] of provenance) {
+            const value = stringOption(args, flag);
+            if (value !== undefined)
+                info[key] = value;
+        }
+        const limits = inputLimitsFrom(args);
+        const config = stringOption(args, "config");
+        const calibrationPath = stringOption(args, "calibration");
+        const calibration = calibrationPath === undefined
+            ? undefined
+            : await readCalibration(abs(calibrationPath), calibrationPath);
+        const loaded = config === undefined ? undefined : await loadConfig(abs(config), { env: io.env, cwd: io.cwd });
+        // The command's one set of secrets (server/secrets.ts): the verdict, every file and line it writes.
+        const secrets = collectJobSecrets({ env: io.env, configs: loaded ? [loaded] : [] });
+        const redact = secrets.redactor.redact;
+        io = redactedIo(io, redact);
+        const outcome = await compareResults({
+            baseline,
+            candidate,
+            history,
+            ...(calibration ? { calibration } : {}),
+            config: loaded,
+            mode: mode,
+            baselineInfo: Object.keys(info).length > 0 ? info : null,
+            env: io.env,
+            cwd: io.cwd,
+            limits,
+            redactor: secrets.redactor,
+        }).catch((error) => {
+            throw redactedError(error, redact);
+        });
+        const out = abs(stringOption(args, "out") ?? "perf-gate-compare");
+        const { verdictPath, reportPath, commentPath, htmlPath } = await writeCompareOutputs(out, outcome);
+        const exported = [];
+        for (const file of exportFiles) {
+            const path = join(out, exportFileNames[file]);
+            const content = file === "pytorch"
+                ? toPytorchRecords(outcome.verdict, outcome.runs)
+                : toBencherReport(outcome.verdict);
+            await writeFile(path, redact(`${JSON.stringify(content, null, 2)}\n`));
+            exported.push(path);
+        }
+        if (format === "text") {
+            const color = io.stdout.isTTY === true && io.env.NO_COLOR === undefined;
+            io.stdout.write(renderTerminal(outcome.verdict, { color }));
+            const written = [verdictPath, reportPath, commentPath, htmlPath, ...exported];
+            io.stdout.write(`\nWrote ${written.slice(0, -1).join(", ")} and ${written.at(-1)}\n`);
+        }
+        else if (format === "markdown")
+            io.stdout.write(outcome.reportMarkdown);
+        else if (format === "comment")
+            io.stdout.write(outcome.commentMarkdown);
+        else if (format === "html")
+            io.stdout.write(await readFile(htmlPath, "utf8"));
+        else if (format === "json")
+            io.stdout.write(`${JSON.stringify(outcome.verdict, null, 2)}\n`);
+        return outcome.exitCode;
+    },
+};
+
+export { compareCommand, expandListFlags, parseCompareFormats };

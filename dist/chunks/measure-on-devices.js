@@ -1,0 +1,266 @@
+import { s as selectCells } from './select-cells.js';
+import { s as serverLifecycle } from './load.js';
+import { c as summarizeConfig, a as serverStartSeconds } from './capacity-summary.js';
+import { a as alternatingOrder } from './interleaved.js';
+
+function planDevices(work, options) {
+    if (options.devices.length === 0)
+        throw new Error("planDevices: expected at least one device");
+    if (new Set(options.devices).size !== options.devices.length)
+        throw new Error(`planDevices: a device is listed twice (${options.devices.join(", ")})`);
+    const k = Math.max(1, Math.floor(options.runsPerBlock));
+    const byCell = new Map();
+    for (const entry of work) {
+        if (entry.runs <= 0)
+            continue;
+        if (!options.sides.includes(entry.side))
+            throw new Error(`planDevices: side "${entry.side}" is not one of ${options.sides.join(", ")}`);
+        const sides = byCell.get(entry.cell) ?? new Map();
+        byCell.set(entry.cell, sides);
+        if (sides.has(entry.side))
+            throw new Error(`planDevices: cell "${entry.cell}" has side "${entry.side}" twice`);
+        sides.set(entry.side, entry);
+    }
+    const cells = [...byCell.keys()];
+    const runsOf = (cell, side, from, to) => {
+        const entry = byCell.get(cell).get(side);
+        if (!entry)
+            return null;
+        const a = Math.max(from, entry.firstRun);
+        const b = Math.min(to, entry.firstRun + entry.runs);
+        return b > a ? [a, b] : null;
+    };
+    // A piece's minutes on its device: its runs, plus the starts it adds there where starts are per cell
+    // or per run (per-side starts are the device's, whatever it holds).
+    const weightOf = (cell, from, to) => {
+        let minutes = 0;
+        let runs = 0;
+        let sidesWithRuns = 0;
+        for (const side of options.sides) {
+            const range = runsOf(cell, side, from, to);
+            if (!range)
+                continue;
+            minutes += (range[1] - range[0]) * byCell.get(cell).get(side).minutesPerRun;
+            runs += range[1] - range[0];
+            sidesWithRuns++;
+        }
+        const groups = Math.ceil(to / k) - Math.floor(from / k);
+        const starts = options.lifecycle === "per-run"
+            ? runs
+            : options.lifecycle === "per-cell"
+                ? sidesWithRuns > 1
+                    ? groups + 1
+                    : 1
+                : 0;
+        return minutes + starts * options.startMinutes;
+    };
+    // Pieces: a cell whole, or (splitCells) in contiguous run ranges when it alone exceeds a device's share.
+    const ranges = cells.map((cell) => {
+        const entries = [...byCell.get(cell).values()];
+        const from = Math.min(...entries.map((entry) => entry.firstRun));
+        const to = Math.max(...entries.map((entry) => entry.firstRun + entry.runs));
+        return { from, to, weight: weightOf(cell, from, to) };
+    });
+    const share = ranges.reduce((sum, range) => sum + range.weight, 0) / options.devices.length;
+    const pieces = [];
+    cells.forEach((cell, cellOrder) => {
+        const { from, to, weight } = ranges[cellOrder];
+        const parts = options.splitCells === true && share > 0
+            ? Math.min(to - from, Math.max(1, Math.ceil(weight / share - 1e-9)))
+            : 1;
+        for (let part = 0; part < parts; part++) {
+            const a = from + Math.floor(((to - from) * part) / parts);
+            const b = from + Math.floor(((to - from) * (part + 1)) / parts);
+            if (b > a)
+                pieces.push({ cellOrder, cell, from: a, to: b, weight: weightOf(cell, a, b) });
+        }
+    });
+    // Longest piece first, to the device with the least work (ties: the earlier device).
+    const loads = options.devices.map(() => 0);
+    const assigned = options.devices.map(() => []);
+    const order = pieces
+        .map((piece, index) => ({ piece, index }))
+        .sort((a, b) => b.piece.weight - a.piece.weight || a.index - b.index);
+    for (const { piece } of order) {
+        let best = 0;
+        for (let d = 1; d < loads.length; d++)
+            if (loads[d] < loads[best] - 1e-9)
+                best = d;
+        assigned[best].push(piece);
+        loads[best] += piece.weight;
+    }
+    const devices = options.devices.map((device, position) => deviceTimeline(device, position, assigned[position].sort((a, b) => a.cellOrder - b.cellOrder || a.from - b.from), { ...options, runsPerBlock: k }, runsOf, (cell, side) => byCell.get(cell).get(side)));
+    const wallClockMinutes = Math.max(0, ...devices.map((timeline) => timeline.endAt));
+    return {
+        devices,
+        wallClockMinutes,
+        serverStarts: devices.reduce((sum, timeline) => sum + timeline.serverStarts, 0),
+        gpuMinutes: devices.reduce((sum, timeline) => sum + timeline.busyMinutes, 0),
+        reservedGpuMinutes: options.devices.length * wallClockMinutes,
+    };
+}
+function deviceTimeline(device, position, pieces, options, runsOf, entryOf) {
+    const k = options.runsPerBlock;
+    const groups = new Set();
+    for (const piece of pieces)
+        for (let group = Math.floor(piece.from / k); group * k < piece.to; group++)
+            groups.add(group);
+    // Blocks of (side, [cell, from, to]) with consecutive groups of one side merged, a cell's runs kept
+    // together within a block (as one measure call runs them: every run of a cell, then the next cell).
+    const blocks = [];
+    for (const group of [...groups].sort((a, b) => a - b)) {
+        for (const side of alternatingOrder(group + position, options.sides)) {
+            const items = [];
+            for (const piece of pieces) {
+                const range = runsOf(piece.cell, side, Math.max(piece.from, group * k), Math.min(piece.to, (group + 1) * k));
+                if (range)
+                    items.push({ cell: piece.cell, from: range[0], to: range[1] });
+            }
+            if (items.length === 0)
+                continue;
+            const last = blocks.at(-1);
+            if (last && last.side === side) {
+                for (const item of items) {
+                    const same = last.items.find((held) => held.cell === item.cell && held.to === item.from);
+                    if (same)
+                        same.to = item.to;
+                    else
+                        last.items.push(item);
+                }
+            }
+            else
+                blocks.push({ side, items });
+        }
+    }
+    let clock = 0;
+    let starts = 0;
+    let busy = 0;
+    const planned = blocks.map((block) => {
+        const blockStart = clock;
+        let blockStarts = 0;
+        let group = null;
+        const runs = block.items.map((item) => {
+            const entry = entryOf(item.cell, block.side);
+            const count = item.to - item.from;
+            const itemStarts = options.lifecycle === "per-run"
+                ? count
+                : options.lifecycle === "per-cell" || entry.serverGroup !== group
+                    ? 1
+                    : 0;
+            group = entry.serverGroup;
+            const startAt = clock;
+            clock += itemStarts * options.startMinutes + count * entry.minutesPerRun;
+            blockStarts += itemStarts;
+            busy += itemStarts * options.startMinutes + count * entry.minutesPerRun;
+            return {
+                cell: item.cell,
+                firstRun: item.from,
+                runs: count,
+                serverStarts: itemStarts,
+                startAt,
+                endAt: clock,
+            };
+        });
+        starts += blockStarts;
+        return { side: block.side, runs, serverStarts: blockStarts, startAt: blockStart, endAt: clock };
+    });
+    return { device, blocks: planned, serverStarts: starts, busyMinutes: busy, endAt: clock };
+}
+
+/** The plan of a step (pure: what measureOnDevices executes). */
+function planStep(options) {
+    const { config, step } = options;
+    const work = [];
+    for (const { side, config: sideConfig } of options.sides) {
+        const summary = summarizeConfig(sideConfig);
+        const group = `${side}:${JSON.stringify(sideConfig.server)}`;
+        for (const cell of selectCells(sideConfig, step.cells ?? undefined)) {
+            const index = sideConfig.cells.indexOf(cell);
+            work.push({
+                cell: cell.name,
+                side,
+                firstRun: step.firstRun,
+                runs: step.runs,
+                // A searched cell decides its own runs: weighed as one run of its schedule.
+                minutesPerRun: summary.cells[index].estimatedSecondsPerRun / 60,
+                serverGroup: group,
+            });
+        }
+    }
+    const devices = config.runner.devices ?? ["0"];
+    return planDevices(work, {
+        devices: devices.map((_, slot) => slot),
+        sides: options.sides.map((side) => side.side),
+        startMinutes: serverStartSeconds(config) / 60,
+        lifecycle: serverLifecycle(config),
+        runsPerBlock: config.repeats.block,
+    });
+}
+async function measureOnDevices(options) {
+    const plan = planStep(options);
+    const devices = options.config.runner.devices;
+    // A block holding every cell of a step for every cell is a request for every cell (cells: null).
+    const everyCell = new Map(options.sides.map(({ side, config }) => [
+        side,
+        selectCells(config, options.step.cells ?? undefined).length,
+    ]));
+    let failed = false;
+    const stop = () => failed || options.stopped?.() === true;
+    const outcomes = await Promise.allSettled(plan.devices.map(async (timeline) => {
+        const device = devices ? { slot: timeline.device, spec: devices[timeline.device] } : undefined;
+        for (const block of timeline.blocks) {
+            if (stop())
+                return;
+            const first = block.runs[0];
+            const uniform = block.runs.every((runs) => runs.firstRun === first.firstRun && runs.runs === first.runs);
+            try {
+                await options.measureBlock(block.side, {
+                    device,
+                    cells: options.step.cells === null && block.runs.length === everyCell.get(block.side)
+                        ? null
+                        : block.runs.map((runs) => runs.cell),
+                    firstRun: first.firstRun,
+                    runs: first.runs,
+                    ...(uniform
+                        ? {}
+                        : {
+                            firstRunByCell: Object.fromEntries(block.runs.map((runs) => [runs.cell, runs.firstRun])),
+                            runsByCell: Object.fromEntries(block.runs.map((runs) => [runs.cell, runs.runs])),
+                        }),
+                });
+            }
+            catch (error) {
+                // The other devices finish the block they are in and start no other.
+                failed = true;
+                throw error;
+            }
+        }
+    }));
+    const failure = outcomes.find((outcome) => outcome.status === "rejected");
+    if (failure)
+        throw failure.reason;
+    return plan;
+}
+function firstLookPlans(config, devices) {
+    const onDevices = devices === undefined
+        ? config
+        : {
+            ...config,
+            runner: { ...config.runner, devices: Array.from({ length: devices }, (_, i) => String(i)) },
+        };
+    const count = onDevices.runner.devices?.length ?? 1;
+    const both = [
+        { side: "baseline", config: onDevices },
+        { side: "candidate", config: onDevices },
+    ];
+    const one = [{ side: "candidate", config: onDevices }];
+    const { min, baseline } = config.repeats;
+    const plan = (sides, runs) => planStep({ sides, step: { firstRun: 0, runs, cells: null }, config: onDevices });
+    return [
+        { mode: "interleaved", runs: min, devices: count, plan: plan(both, min) },
+        { mode: "stored", runs: min, devices: count, plan: plan(one, min) },
+        { mode: "baseline", runs: baseline, devices: count, plan: plan(one, baseline) },
+    ];
+}
+
+export { firstLookPlans as f, measureOnDevices as m };

@@ -1,0 +1,3025 @@
+import { l as latencyPhases, a as latencyPhaseLabel, m as metricSpecs, d as describeMetric } from './metric-names.js';
+import { d as formatFractionAsPercent, a as formatNumber, b as formatChange, c as formatInterval, e as formatMetricValue, g as formatP, s as slowestUsers, h as formatSignedNumber, i as formatDuration, j as formatIntervalOneLine, k as formatValuePair, n as noBreakSpace, l as nonZeroCounts, m as describeMetricRef } from './format.js';
+import { b as escapeHtml, i as inlineCode, c as escapeCell, e as escapeInline, d as escapeValue } from './distributions.js';
+import { y as sortNumbers, z as percentileSorted, i as largest, s as smallest, A as table, B as fold, F as Footnotes, C as detectionLine, D as checkMatrix, E as valuesOnBothSides, G as withinToleranceFold, H as acceptanceSection, I as perCellDetails, J as tallyOf, K as metricVerdictLabel } from './secrets.js';
+
+const sideNames = ["baseline", "candidate"];
+/** A capacity check's load curves (null when the verdict carries none: older verdicts). */
+function capacityLoadPicture(check) {
+    const curve = check.curve;
+    if (!curve)
+        return null;
+    return {
+        cell: check.cell,
+        dimension: check.dimension,
+        percentile: check.percentile,
+        slo: check.slo,
+        kind: "capacity",
+        series: sideNames.map((side) => ({
+            side,
+            points: curve[side],
+            capacity: check[side].capacity === null ? null : { load: check[side].capacity, bound: check[side].bound },
+        })),
+    };
+}
+/** A sweep's load curves, no capacity point on either side. */
+function sweepLoadPicture(sweep) {
+    return {
+        cell: sweep.cell,
+        dimension: sweep.dimension,
+        percentile: sweep.percentile,
+        slo: sweep.slo,
+        kind: "sweep",
+        series: sideNames.map((side) => ({ side, points: sweep.curve[side], capacity: null })),
+    };
+}
+/** The load picture of a cell of the report: its capacity check's, else its sweep's, else null. */
+function cellLoadPicture(cell) {
+    if (cell.capacity)
+        return capacityLoadPicture(cell.capacity);
+    return cell.sweep ? sweepLoadPicture(cell.sweep) : null;
+}
+/** Most points one distribution curve is drawn with. */
+const maxDistributionPoints = 200;
+/** Most TTFT dots one timeline draws (every k-th request beyond that). */
+const maxTimelineDots = 1500;
+/** Time bins of the ITL lines in a timeline. */
+const timelineBins = 60;
+/** The cumulative distribution of `values`, at evenly spaced fractions plus the far tail. */
+function distributionOf(values) {
+    const finite = values.filter((v) => Number.isFinite(v) && v >= 0);
+    if (finite.length === 0)
+        return null;
+    const sorted = sortNumbers(finite);
+    const n = sorted.length;
+    const fractions = new Set();
+    const steps = Math.min(maxDistributionPoints - 8, n);
+    for (let i = 0; i <= steps; i++)
+        fractions.add(i / steps);
+    for (const tail of [0.9, 0.95, 0.98, 0.99, 0.995, 0.999])
+        fractions.add(tail);
+    const points = [...fractions]
+        .sort((a, b) => a - b)
+        .map((q) => [percentileSorted(sorted, q), q]);
+    return {
+        count: n,
+        points,
+        p50: percentileSorted(sorted, 0.5),
+        p95: percentileSorted(sorted, 0.95),
+        p99: percentileSorted(sorted, 0.99),
+    };
+}
+const runKey = (side, cell, run, source) => JSON.stringify([side, cell, run, source]);
+/**
+ * Every run of both sides, per gated check: the value compare judged (`judgedOn` when the metric was
+ * stood in for), used or excluded as the verdict says. Run records are matched to the (redacted)
+ * verdict through `redact`.
+ */
+function checkPictures(verdict, runs, redact) {
+    const used = new Set(verdict.runs.used.map((r) => runKey(r.side, r.cell, r.run, r.source)));
+    const records = [
+        ...runs.baseline.map((record) => ({ side: "baseline", record })),
+        ...runs.candidate.map((record) => ({ side: "candidate", record })),
+    ].map(({ side, record }) => ({
+        side,
+        record,
+        cell: redact(record.cell),
+        used: used.has(runKey(side, redact(record.cell), record.run, redact(record.source))),
+    }));
+    return verdict.comparisons
+        .filter((c) => c.gated)
+        .map((comparison) => {
+        const metric = comparison.judgedOn ?? comparison.metric;
+        const values = [];
+        for (const entry of records) {
+            if (entry.cell !== comparison.cell)
+                continue;
+            const value = entry.record.metrics[metric];
+            if (value === null || value === undefined || !Number.isFinite(value))
+                continue;
+            values.push({ side: entry.side, run: entry.record.run, value, used: entry.used });
+        }
+        values.sort((a, b) => (a.side === b.side ? (a.run ?? -1) - (b.run ?? -1) : a.side < b.side ? -1 : 1));
+        return { comparison, runs: values };
+    });
+}
+function pooled(samples, phase) {
+    const out = [];
+    for (const s of samples)
+        for (const v of s[phase])
+            out.push(v);
+    return out;
+}
+/** One run's timeline: TTFT dots, binned ITL p50/p99, scrapes and the preemptions between them. */
+function timelineOf(samples) {
+    const stride = Math.max(1, Math.ceil(samples.ttft.length / maxTimelineDots));
+    const ttft = [];
+    for (let i = 0; i < samples.ttft.length; i += stride)
+        ttft.push([samples.ttftAt[i], samples.ttft[i]]);
+    ttft.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    let endMs = 0;
+    for (const at of [...samples.ttftAt, ...samples.itlAt, ...samples.failedAt])
+        if (at > endMs)
+            endMs = at;
+    for (const scrape of samples.scrapes)
+        if (scrape.atMs > endMs)
+            endMs = scrape.atMs;
+    const itl = [];
+    if (samples.itl.length > 0 && endMs > 0) {
+        const width = endMs / timelineBins;
+        const bins = Array.from({ length: timelineBins }, () => []);
+        for (let i = 0; i < samples.itl.length; i++) {
+            const bin = Math.min(timelineBins - 1, Math.max(0, Math.floor(samples.itlAt[i] / width)));
+            bins[bin].push(samples.itl[i]);
+        }
+        bins.forEach((values, i) => {
+            if (values.length === 0)
+                return;
+            const sorted = sortNumbers(values);
+            itl.push({
+                fromMs: i * width,
+                toMs: (i + 1) * width,
+                p50: percentileSorted(sorted, 0.5),
+                p99: percentileSorted(sorted, 0.99),
+            });
+        });
+    }
+    const scrapes = [...samples.scrapes].sort((a, b) => a.atMs - b.atMs);
+    const preemptions = [];
+    for (let i = 1; i < scrapes.length; i++) {
+        const before = scrapes[i - 1].preemptionsTotal;
+        const now = scrapes[i].preemptionsTotal;
+        if (before !== null && now !== null && now > before)
+            preemptions.push({ atMs: scrapes[i].atMs, added: now - before });
+    }
+    return {
+        side: samples.side,
+        run: samples.run,
+        ttft,
+        itl,
+        failedAt: [...samples.failedAt].sort((a, b) => a - b),
+        scrapes,
+        preemptions,
+        endMs,
+    };
+}
+/**
+ * The pictures of every cell of the verdict. Distributions pool the used runs of each side; the
+ * timeline is the candidate's first used run with samples (the baseline's when the candidate has none).
+ */
+function reportPictures(verdict, runs, samples, redact, notes = []) {
+    const checks = checkPictures(verdict, runs, redact);
+    const sweeps = new Map((verdict.sweeps ?? []).map((sweep) => [sweep.cell, sweep]));
+    const cells = verdict.cells.map((cell) => {
+        const mine = samples
+            .filter((s) => redact(s.cell) === cell.name)
+            .sort((a, b) => (a.side === b.side ? (a.run ?? -1) - (b.run ?? -1) : a.side < b.side ? -1 : 1));
+        const bySide = (side) => mine.filter((s) => s.side === side);
+        const cellNotes = notes.filter((n) => n.cell === null || n.cell === cell.name).map((n) => n.note);
+        const distributions = mine.length === 0
+            ? []
+            : latencyPhases.map((phase) => ({
+                phase,
+                baseline: distributionOf(pooled(bySide("baseline"), phase)),
+                candidate: distributionOf(pooled(bySide("candidate"), phase)),
+            }));
+        if (mine.length === 0)
+            cellNotes.push("No per-request records (requests.jsonl) next to the used runs: the distributions and the run timeline need results directories written by `run`.");
+        const timelineRun = bySide("candidate").find((s) => s.ttft.length > 0) ?? bySide("baseline").find((s) => s.ttft.length > 0);
+        return {
+            cell: cell.name,
+            checks: checks.filter((c) => c.comparison.cell === cell.name),
+            distributions,
+            timeline: timelineRun ? timelineOf(timelineRun) : null,
+            ...(sweeps.has(cell.name) ? { sweep: sweeps.get(cell.name) } : {}),
+            notes: cellNotes,
+        };
+    });
+    // Capacity cells are compared apart from the fixed-load cells (compare/capacity.ts): their pictures
+    // are the load curves the verdict carries.
+    for (const check of verdict.capacity ?? []) {
+        const existing = cells.find((cell) => cell.cell === check.cell);
+        if (existing)
+            existing.capacity = check;
+        else
+            cells.push({
+                cell: check.cell,
+                checks: [],
+                distributions: [],
+                timeline: null,
+                capacity: check,
+                notes: notes.filter((n) => n.cell === null || n.cell === check.cell).map((n) => n.note),
+            });
+    }
+    return { verdict, cells };
+}
+
+/**
+ * Vega and Vega-Lite (about 4 MB of the bundle) are loaded on the first chart drawn, not with the
+ * module: a command that draws no chart (`--version`, `validate`, `run`) never parses them.
+ */
+let libraries = null;
+function chartLibraries() {
+    libraries ??= Promise.all([import('./vega.module.js'), import('./build.js')]);
+    return libraries;
+}
+/**
+ * Renders a Vega-Lite spec to a static SVG string with Vega's headless renderer (`renderer: "none"`:
+ * no DOM, no canvas, no browser; text widths are estimated). The charts' data goes in as inline values
+ * only: the spec never names a URL, and Vega's loader is given none to fetch. Deterministic: no time,
+ * no randomness in the specs, and the SVG renderer's id counters are reset before every chart (the
+ * specs use no clip paths or gradients, so the output carries no ids at all; `assertNoIds` checks).
+ *
+ * Vega's SVG renderer escapes text content and attribute values itself (`&`, `<`, `>`, `"`); outside
+ * strings reach the spec only as titles and data values, never as field names or expressions, and were
+ * redacted before (compare redacts the verdict the pictures are drawn from).
+ */
+/** The look every chart shares: the page's font, white background, muted guides. */
+const chartConfig = {
+    background: "#ffffff",
+    font: "system-ui, -apple-system, 'Segoe UI', sans-serif",
+    padding: 8,
+    view: { stroke: null },
+    title: { anchor: "start", fontSize: 12, subtitleFontSize: 10, subtitleColor: "#555", offset: 8 },
+    axis: { labelFontSize: 10, titleFontSize: 11, titleFontWeight: "normal", gridColor: "#e3e3e3" },
+    legend: {
+        labelFontSize: 10,
+        titleFontSize: 10,
+        orient: "bottom",
+        direction: "horizontal",
+        symbolOpacity: 1,
+    },
+};
+const svgNamespace = ' xmlns="http://www.w3.org/2000/svg"';
+const xlinkNamespace = ' xmlns:xlink="http://www.w3.org/1999/xlink"';
+/** Colours of the two sides, as in the terminal and the comment's legend. */
+const sideColors = { baseline: "#4c78a8", candidate: "#f58518" };
+/**
+ * The chart as an SVG document. `standalone` (an .svg file) keeps the SVG namespace a file needs; an
+ * inline <svg> in HTML needs none, so the page holds no URL at all. The xlink namespace is dropped in
+ * both (the charts draw no images or links, which are the only users of it).
+ */
+async function renderVegaLite(spec, standalone) {
+    // Quiet: compare --format html prints the page on stdout, and a warning is a spec bug the chart
+    // tests catch through `specWarnings`, not something a user can act on.
+    const [{ parse, resetSVGDefIds, View }, { compile }] = await chartLibraries();
+    const { spec: vegaSpec } = compile(spec, { logger: collectingLogger([]) });
+    resetSVGDefIds();
+    const view = new View(parse(vegaSpec), { renderer: "none", logLevel: 0 });
+    try {
+        const svg = await view.toSVG();
+        assertNoIds(svg);
+        const plain = withTitle(svg.replace(xlinkNamespace, ""), spec.description);
+        return standalone ? plain : plain.replace(svgNamespace, "");
+    }
+    finally {
+        view.finalize();
+    }
+}
+/**
+ * The chart's name as the SVG's first child <title> (its accessible name, and what a file viewer or a
+ * hover over the chart shows): Vega writes none. Escaped by the report's escaper.
+ */
+function withTitle(svg, description) {
+    if (!description)
+        return svg;
+    const end = svg.indexOf(">");
+    if (!svg.startsWith("<svg") || end < 0)
+        throw new Error("internal: Vega's SVG does not start with <svg>");
+    return `${svg.slice(0, end + 1)}<title>${escapeHtml(description, 200)}</title>${svg.slice(end + 1)}`;
+}
+/** A Vega-Lite logger that keeps warnings and errors in `into` instead of printing them. */
+function collectingLogger(into) {
+    let level = 0;
+    const logger = {
+        level(value) {
+            if (value === undefined)
+                return level;
+            level = value;
+            return logger;
+        },
+        error(...args) {
+            into.push(`error: ${args.join(" ")}`);
+            return logger;
+        },
+        warn(...args) {
+            into.push(`warn: ${args.join(" ")}`);
+            return logger;
+        },
+        info() {
+            return logger;
+        },
+        debug() {
+            return logger;
+        },
+    };
+    return logger;
+}
+/** Ids would collide between the charts inlined in one page and change with render order. */
+function assertNoIds(svg) {
+    if (/\sid="/.test(svg) || /xlink:href|url\(/.test(svg))
+        throw new Error("internal: a chart spec made Vega emit an id or a reference (clip, gradient or link)");
+}
+/** A padded [lo, hi] domain; on a log axis the padding is a fraction of the decades. */
+function paddedDomain(lo, hi, log, pad) {
+    if (log) {
+        let a = Math.log10(lo);
+        let b = Math.log10(hi);
+        if (!(b > a)) {
+            a -= 0.05;
+            b += 0.05;
+        }
+        const d = (b - a) * pad;
+        return [10 ** (a - d), 10 ** (b + d)];
+    }
+    let a = lo;
+    let b = hi;
+    if (!(b > a)) {
+        const spread = Math.abs(a) * 0.05 || 1;
+        a -= spread;
+        b += spread;
+    }
+    const d = (b - a) * pad;
+    return [a - d, b + d];
+}
+
+/**
+ * The task-accuracy checks (docs/quality.md): per tasks cell and side, the accuracy as a dot with its
+ * Wilson interval, on a 0–100% axis. The candidate fails when it is worse by more than the tolerance in
+ * points (the exact McNemar test in the subtitle).
+ */
+const width$4 = 420;
+function accuracySpec(checks) {
+    const rows = checks.flatMap((check) => ["baseline", "candidate"].map((side) => ({
+        row: `${check.cell} ${side}`,
+        side,
+        accuracy: check[side].accuracy,
+        lo: check[side].wilson[0],
+        hi: check[side].wilson[1],
+        label: `${check.cell} ${side}: ${check[side].correct} of ${check.prompts} correct (${formatFractionAsPercent(check[side].accuracy)}), Wilson ${formatFractionAsPercent(check[side].wilson[0])} to ${formatFractionAsPercent(check[side].wilson[1])}`,
+    })));
+    const level = checks[0] ? formatFractionAsPercent(checks[0].confidence) : "";
+    const title = "Task accuracy per side";
+    // The verdicts, counts and p-values are in the page's table beside the chart.
+    const subtitle = "dot: accuracy · line: its Wilson interval";
+    const y = {
+        field: "row",
+        type: "nominal",
+        sort: null,
+        axis: { title: null, labelFontSize: 11, labelLimit: 200 },
+    };
+    const x = {
+        type: "quantitative",
+        scale: { domain: [0, 1], nice: false },
+        axis: { title: `accuracy with ${level} Wilson interval`, format: ".0%", grid: true },
+    };
+    const color = {
+        field: "side",
+        type: "nominal",
+        scale: { domain: ["baseline", "candidate"], range: [sideColors.baseline, sideColors.candidate] },
+        legend: { title: null, symbolType: "circle" },
+    };
+    return {
+        $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+        config: chartConfig,
+        description: title,
+        title: { text: title, subtitle, limit: width$4 + 200, subtitleLimit: width$4 + 200 },
+        width: width$4,
+        height: Math.max(40, rows.length * 22),
+        layer: [
+            {
+                name: "wilson",
+                data: { values: rows },
+                mark: { type: "rule", strokeWidth: 2 },
+                encoding: { x: { ...x, field: "lo" }, x2: { field: "hi" }, y, color },
+            },
+            {
+                name: "accuracy",
+                data: { values: rows },
+                mark: { type: "point", filled: true, size: 60, opacity: 1 },
+                encoding: { x: { ...x, field: "accuracy" }, y, color, description: { field: "label" } },
+            },
+        ],
+    };
+}
+function accuracyChart(checks, options = {}) {
+    return renderVegaLite(accuracySpec(checks), options.standalone ?? false);
+}
+
+/**
+ * One latency phase of both sides as cumulative distributions (x: latency, log axis when the values
+ * span more than a few times; y: share of requests at or below), the used runs of each side pooled.
+ * Dashed lines at p50, p95 and p99 show where the gated percentiles are read off; a dot marks each
+ * side's p95. On a log axis a value of 0 (an ITL gap of 0 ms) is drawn at the left edge.
+ */
+const width$3 = 300;
+const height$1 = 150;
+/** Latencies more than this many times below the largest are drawn at the left edge of the log axis. */
+const logSpan$1 = 1e4;
+/** The Vega-Lite spec of one phase's chart (pure; exported for tests). */
+function distributionSpec(cell, picture) {
+    const label = latencyPhaseLabel(picture.phase);
+    const title = `${cell} · ${label} distribution`;
+    const sides = [
+        ["baseline", picture.baseline],
+        ["candidate", picture.candidate],
+    ];
+    const values = sides.flatMap(([, side]) => (side ? side.points.map(([v]) => v) : []));
+    if (values.length === 0)
+        return {
+            $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+            config: chartConfig,
+            description: title,
+            title: { text: title, limit: width$3 + 40 },
+            width: width$3,
+            height: 20,
+            data: { values: [{ note: "no successful requests with this latency" }] },
+            mark: { type: "text", align: "left", color: "#666666", fontSize: 10 },
+            encoding: { text: { field: "note" }, x: { value: 0 } },
+        };
+    const positive = values.filter((v) => v > 0);
+    const hi = largest(values);
+    const lo = positive.length > 0 ? Math.max(smallest(positive), hi / logSpan$1) : 0;
+    const log = lo > 0 && hi / lo > 4;
+    const domain = paddedDomain(log ? lo : Math.min(0, ...values), hi, log, 0.02);
+    const counts = sides
+        .map(([name, side]) => (side ? `${name} ${side.count.toLocaleString("en-US")}` : `${name}: none`))
+        .join(", ");
+    const curve = sides.flatMap(([name, side]) => side
+        ? side.points.map(([value, fraction], i) => ({
+            side: name,
+            value: log ? Math.max(value, domain[0]) : value,
+            fraction,
+            order: i,
+        }))
+        : []);
+    const p95 = sides.flatMap(([name, side]) => side
+        ? [
+            {
+                side: name,
+                value: log ? Math.max(side.p95, domain[0]) : side.p95,
+                fraction: 0.95,
+                label: `${name}: p50 ${formatNumber(side.p50)} ms, p95 ${formatNumber(side.p95)} ms, p99 ${formatNumber(side.p99)} ms`,
+            },
+        ]
+        : []);
+    const x = {
+        field: "value",
+        type: "quantitative",
+        scale: log
+            ? { type: "log", domain, nice: false }
+            : { type: "linear", domain, nice: false, zero: false },
+        axis: { title: `${label} (ms)`, format: ",~r", grid: true, tickCount: 5 },
+    };
+    const y = {
+        field: "fraction",
+        type: "quantitative",
+        scale: { domain: [0, 1] },
+        axis: { title: "share of requests ≤ x", format: ".0%", grid: true, tickCount: 5 },
+    };
+    const color = {
+        field: "side",
+        type: "nominal",
+        scale: { domain: ["baseline", "candidate"], range: [sideColors.baseline, sideColors.candidate] },
+        legend: { title: null, symbolType: "stroke" },
+    };
+    return {
+        $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+        config: chartConfig,
+        description: title,
+        title: {
+            text: title,
+            subtitle: [`requests: ${counts}`, `${log ? "log axis · " : ""}dashed: p50, p95, p99 · dot: p95`],
+            limit: width$3 + 60,
+            subtitleLimit: width$3 + 60,
+        },
+        width: width$3,
+        height: height$1,
+        layer: [
+            {
+                name: "percentiles",
+                data: { values: [0.5, 0.95, 0.99].map((fraction) => ({ fraction })) },
+                mark: { type: "rule", color: "#5cb85c", strokeDash: [3, 2] },
+                encoding: { y },
+            },
+            {
+                name: "cdf",
+                data: { values: curve },
+                mark: { type: "line", strokeWidth: 1.6 },
+                encoding: { x, y, color, order: { field: "order", type: "quantitative" } },
+            },
+            {
+                name: "p95",
+                data: { values: p95 },
+                mark: { type: "point", filled: true, size: 30, opacity: 1 },
+                encoding: { x, y, color, description: { field: "label" } },
+            },
+        ],
+    };
+}
+function distributionChart(cell, picture, options = {}) {
+    return renderVegaLite(distributionSpec(cell, picture), options.standalone ?? false);
+}
+
+/**
+ * The load curves (docs/capacity.md, docs/compare.md), one small chart per figure: offered load (x)
+ * against completed requests/s, goodput, TTFT and E2E at the cell's SLO percentile (p95 for a sweep), and
+ * output tokens/s, each side a line through the means of its usable runs per load. Dashed vertical lines:
+ * each side's capacity point (capacity cells only); on the latency charts a green dashed line at the SLO
+ * when the cell states one. One implementation for a capacity cell (verdict.json `capacity[].curve`), a
+ * sweep compared without a capacity config (`sweeps[]`) and the one side of `run --sweep`'s report.
+ */
+const width$2 = 330;
+const height = 150;
+/** The figures drawn, in order; a figure no point of either side has is left out. */
+const loadFigures = [
+    "completedPerSecond",
+    "goodput",
+    "ttftMs",
+    "e2elMs",
+    "outputTokensPerSecond",
+];
+function figureLabel(figure, percentile) {
+    switch (figure) {
+        case "completedPerSecond":
+            return "completed requests/s";
+        case "goodput":
+            return "goodput (requests/s)";
+        case "ttftMs":
+            return `TTFT ${percentile} (ms)`;
+        case "e2elMs":
+            return `E2E latency ${percentile} (ms)`;
+        case "outputTokensPerSecond":
+            return "output tokens/s";
+    }
+}
+/** The SLO line of a figure, or null (throughput figures, or no SLO on that latency). */
+function sloOf(picture, figure) {
+    if (figure === "ttftMs")
+        return picture.slo.ttft_ms ?? null;
+    if (figure === "e2elMs")
+        return picture.slo.e2el_ms ?? null;
+    return null;
+}
+/** Each series' colour: a comparison's sides in their colours, one measured side in the baseline's. */
+const seriesColors$1 = {
+    baseline: sideColors.baseline,
+    candidate: sideColors.candidate,
+    measured: sideColors.baseline,
+};
+/** The figures with at least one value in any series. */
+function drawnLoadFigures(picture) {
+    return loadFigures.filter((figure) => picture.series.some((series) => series.points.some((point) => point[figure] !== null)));
+}
+function capacityLabel(series) {
+    if (series.capacity === null)
+        return null;
+    const bound = series.capacity.bound;
+    const words = bound === "above" ? "at least " : bound === "below" ? "below " : "";
+    return `${series.side} capacity ${words}${formatNumber(series.capacity.load)}`;
+}
+/**
+ * The Vega-Lite spec of one figure of a cell's load curves (pure; exported for tests): a capacity
+ * cell's (with each side's capacity point), a sweep's (no capacity point), or one measured side's.
+ */
+function loadCurveSpec(picture, figure) {
+    const label = figureLabel(figure, picture.percentile);
+    const unit = picture.dimension === "concurrency" ? "concurrent requests" : "requests/s offered";
+    const title = `${picture.cell} · ${label.replace(/ \(.*\)$/, "")} vs load`;
+    const points = picture.series.flatMap((series) => series.points
+        .filter((p) => p[figure] !== null)
+        .map((p) => ({
+        side: series.side,
+        load: p.load,
+        value: p[figure],
+        label: `${series.side} at load ${formatNumber(p.load)}: ${formatNumber(p[figure])} (${p.runs} run${p.runs === 1 ? "" : "s"})`,
+    })));
+    const slo = sloOf(picture, figure);
+    const capacityPoints = picture.series.flatMap((series) => {
+        const text = capacityLabel(series);
+        return text === null ? [] : [{ side: series.side, load: series.capacity.load, label: text }];
+    });
+    const loads = [...points.map((p) => p.load), ...capacityPoints.map((p) => p.load)];
+    const values = [...points.map((p) => p.value), ...(slo === null ? [] : [slo])];
+    const xDomain = paddedDomain(Math.min(smallest(loads), 0), Math.max(largest(loads), 1e-9), false, 0.03);
+    xDomain[0] = 0;
+    const latency = figure === "ttftMs" || figure === "e2elMs";
+    const positive = values.filter((v) => v > 0);
+    const log = latency && positive.length === values.length && values.length > 0;
+    const yDomain = log
+        ? paddedDomain(smallest(values), largest(values), true, 0.06)
+        : paddedDomain(0, Math.max(largest(values), 1e-9), false, 0.05);
+    if (!log)
+        yDomain[0] = 0;
+    const x = {
+        field: "load",
+        type: "quantitative",
+        scale: { domain: xDomain, nice: false, zero: false },
+        axis: { title: `load (${unit})`, format: ",~r", grid: true, tickCount: 6 },
+    };
+    const y = {
+        field: "value",
+        type: "quantitative",
+        scale: log ? { type: "log", domain: yDomain, nice: false } : { domain: yDomain, nice: false },
+        axis: { title: label, format: ",~r", grid: true, tickCount: 5 },
+    };
+    const names = picture.series.map((series) => series.side);
+    const color = {
+        field: "side",
+        type: "nominal",
+        scale: { domain: names, range: names.map((name) => seriesColors$1[name]) },
+        legend: { title: null, symbolType: "stroke" },
+    };
+    const layers = [
+        {
+            name: "capacity",
+            data: { values: capacityPoints },
+            mark: { type: "rule", strokeDash: [5, 3], strokeWidth: 1.5 },
+            encoding: { x, color, description: { field: "label" } },
+        },
+        {
+            name: "curve",
+            data: { values: points },
+            mark: { type: "line", strokeWidth: 1.6, point: { filled: true, size: 30 } },
+            encoding: { x, y, color, description: { field: "label" } },
+        },
+    ];
+    if (slo !== null)
+        layers.unshift({
+            name: "slo",
+            data: { values: [{ value: slo, label: `SLO ${formatNumber(slo)} ms` }] },
+            mark: { type: "rule", color: "#5cb85c", strokeDash: [3, 2], strokeWidth: 1.5 },
+            encoding: { y, description: { field: "label" } },
+        });
+    const first = picture.kind === "sweep"
+        ? "a load sweep: no capacity point"
+        : `capacity: ${picture.series
+            .map((series) => capacityLabel(series)?.replace(" capacity", "") ?? `${series.side} none`)
+            .join(", ")}`;
+    const legend = [
+        ...(picture.kind === "capacity" ? ["dashed: capacity"] : []),
+        ...(slo === null ? [] : ["green: SLO"]),
+        ...(log ? ["log axis"] : []),
+    ];
+    return {
+        $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+        config: chartConfig,
+        description: title,
+        title: {
+            text: title,
+            subtitle: legend.length > 0 ? [first, legend.join(" · ")] : [first],
+            limit: width$2 + 60,
+            subtitleLimit: width$2 + 60,
+        },
+        width: width$2,
+        height,
+        layer: layers,
+    };
+}
+function loadCurveChart(picture, figure, options = {}) {
+    return renderVegaLite(loadCurveSpec(picture, figure), options.standalone ?? false);
+}
+
+/**
+ * Per gated check: every run of both sides as a dot on the metric's own axis (log when every value is
+ * positive, so a ratio looks the same anywhere on it), the tolerance band around the baseline's
+ * geometric mean, and the decision interval (baseline × the interval of the ratio) under the candidate's
+ * runs. Regression is "the whole interval beyond the band", within tolerance "its worse end inside":
+ * the reason for the verdict, visible at a glance. A Vega-Lite layer chart; every layer is named so
+ * its marks carry a stable class (`<name>_marks`).
+ */
+const width$1 = 500;
+/** How far beyond the runs (a factor on a log axis, spans on a linear one) a wide interval is drawn. */
+const maxReach = 4;
+const rowNames = ["baseline", "candidate", "decision interval"];
+const verdictWords = {
+    regression: "regression",
+    improvement: "improvement",
+    "within-tolerance": "within tolerance",
+    inconclusive: "inconclusive",
+};
+const intervalColors = {
+    regression: "#c9302c",
+    improvement: "#2e7d32",
+    "within-tolerance": "#111111",
+    inconclusive: "#111111",
+};
+const legendKinds = ["baseline run", "candidate run", "excluded run", "tolerance band"];
+const legendColors = [sideColors.baseline, sideColors.candidate, "#999999", "#b9dfb0"];
+/** The Vega-Lite spec of one check's chart (pure; exported for tests). */
+function runDotsSpec(check) {
+    const c = check.comparison;
+    const metric = c.judgedOn ?? c.metric;
+    const pooled = metricSpecs[c.metric].judged === "pooled-failures";
+    const base = c.baseline;
+    const band = base !== null && base > 0 && !pooled ? [base / (1 + c.tolerance), base * (1 + c.tolerance)] : null;
+    const interval = base !== null && c.ci ? [base * c.ci[0], base * c.ci[1]] : null;
+    // The axis covers the runs, the band and the means; a decision interval far wider than that (few
+    // runs) is drawn up to the axis edge, at most `maxReach` times beyond them, and said so.
+    const core = [
+        ...check.runs.map((r) => r.value),
+        ...(band ?? []),
+        ...(base === null ? [] : [base]),
+        ...(c.candidate === null ? [] : [c.candidate]),
+    ].filter((v) => Number.isFinite(v));
+    const coreLo = core.length > 0 ? smallest(core) : 0;
+    const coreHi = core.length > 0 ? largest(core) : 1;
+    const log = coreLo > 0;
+    const linearSpan = coreHi - coreLo || Math.abs(coreHi) * 0.1 || 0.01;
+    const reach = log
+        ? [coreLo / maxReach, coreHi * maxReach]
+        : [coreLo - linearSpan * maxReach, coreHi + linearSpan * maxReach];
+    const shownInterval = interval
+        ? [Math.max(interval[0], reach[0]), Math.min(interval[1], reach[1])]
+        : null;
+    const clipped = interval !== null && (shownInterval[0] > interval[0] || shownInterval[1] < interval[1]);
+    const values = [...core, ...(shownInterval ?? [])];
+    const lo = values.length > 0 ? smallest(values) : 0;
+    const hi = values.length > 0 ? largest(values) : 1;
+    // A linear axis (some value is 0, e.g. an error rate) starts at 0 and is never empty.
+    const linearHigh = hi > Math.min(0, lo) ? hi : Math.abs(hi) * 0.1 || 0.01;
+    const domain = log
+        ? paddedDomain(lo, hi, true, 0.06)
+        : paddedDomain(Math.min(0, lo), linearHigh, false, 0.03);
+    if (!log)
+        domain[0] = Math.min(0, lo);
+    const percent = metricSpecs[metric].format === "percent";
+    const unit = percent ? "%" : metricSpecs[metric].unit;
+    const direction = c.higherIsBetter ? "higher is better" : "lower is better";
+    const title = `${c.cell} · ${describeMetric(c.metric)} (${direction}): ${verdictWords[c.verdict]}`;
+    const subtitle = [
+        `change ${formatChange(c.ratio)}, decision interval ${formatInterval(c.ci)}, tolerance ±${formatFractionAsPercent(c.tolerance)}${c.judgedOn ? ` (judged on ${describeMetric(c.judgedOn)})` : ""}`,
+        [
+            log ? "log axis" : "linear axis",
+            ...(clipped ? ["interval cut at the axis edge (no end cap)"] : []),
+        ].join(" · "),
+    ];
+    const x = {
+        type: "quantitative",
+        scale: log
+            ? { type: "log", domain, nice: false }
+            : { type: "linear", domain, nice: false, zero: false },
+        axis: {
+            title: `${describeMetric(metric)} per run (${unit})`,
+            format: percent ? ".2~%" : ",~r",
+            grid: true,
+            tickCount: 6,
+        },
+    };
+    const y = {
+        field: "row",
+        type: "nominal",
+        scale: { domain: [...rowNames] },
+        axis: { title: null, labelFontSize: 11, labelPadding: 6 },
+    };
+    const color = (field) => ({
+        field,
+        type: "nominal",
+        scale: { domain: [...legendKinds], range: legendColors },
+        legend: { title: null, symbolType: "circle" },
+    });
+    const runs = check.runs.map((r, i) => ({
+        row: r.side,
+        value: r.value,
+        kind: r.used ? `${r.side} run` : "excluded run",
+        used: r.used,
+        // A small, fixed vertical spread so runs with equal values stay visible (no randomness).
+        jitter: ((i % 5) - 2) * 2.5,
+        label: `${r.side} run-${r.run ?? "?"}${r.used ? "" : " (excluded)"}: ${formatMetricValue(metric, r.value)}`,
+    }));
+    const means = [
+        ["baseline", c.baseline],
+        ["candidate", c.candidate],
+    ]
+        .filter(([, v]) => v !== null && Number.isFinite(v))
+        .map(([row, value]) => ({
+        row,
+        value,
+        shown: `${row} geometric mean ${formatMetricValue(metric, value)}`,
+    }));
+    const layers = [];
+    if (band)
+        layers.push({
+            name: "band",
+            data: { values: [{ lo: band[0], hi: band[1], kind: "tolerance band" }] },
+            mark: { type: "rect", opacity: 0.6, stroke: "#5cb85c", strokeDash: [3, 2], strokeWidth: 1 },
+            encoding: {
+                x: { ...x, field: "lo" },
+                x2: { field: "hi" },
+                color: color("kind"),
+                description: {
+                    value: `tolerance band ${formatMetricValue(metric, band[0])} to ${formatMetricValue(metric, band[1])}`,
+                },
+            },
+        });
+    layers.push({
+        name: "runs",
+        data: { values: runs },
+        mark: { type: "point", filled: true, size: 60, opacity: 0.9 },
+        encoding: {
+            x: { ...x, field: "value" },
+            y,
+            yOffset: { field: "jitter", type: "quantitative", scale: { domain: [-20, 20] } },
+            color: color("kind"),
+            fillOpacity: { condition: { test: "datum.used", value: 0.9 }, value: 0 },
+            description: { field: "label" },
+        },
+    }, {
+        name: "mean",
+        data: { values: means },
+        mark: { type: "tick", color: "#111111", thickness: 2, size: 22 },
+        encoding: { x: { ...x, field: "value" }, y, description: { field: "shown" } },
+    });
+    if (interval)
+        layers.push({
+            name: "interval",
+            data: {
+                values: [
+                    {
+                        row: "decision interval",
+                        lo: shownInterval[0],
+                        hi: shownInterval[1],
+                        shown: `decision interval ${formatMetricValue(metric, interval[0])} to ${formatMetricValue(metric, interval[1])}`,
+                    },
+                ],
+            },
+            // End caps only where the interval really ends: a clipped one is a bare line to the edge.
+            mark: clipped
+                ? { type: "rule", strokeWidth: 3, color: intervalColors[c.verdict] }
+                : {
+                    type: "errorbar",
+                    ticks: { size: 10, opacity: 1 },
+                    rule: { opacity: 1 },
+                    thickness: 3,
+                    color: intervalColors[c.verdict],
+                },
+            encoding: { x: { ...x, field: "lo" }, x2: { field: "hi" }, y },
+        });
+    else
+        layers.push({
+            name: "no-interval",
+            data: {
+                values: [
+                    {
+                        row: "decision interval",
+                        at: domain[0],
+                        note: pooled
+                            ? "pooled over requests: no per-run interval (see the table)"
+                            : "no interval (too few runs or no test)",
+                    },
+                ],
+            },
+            mark: { type: "text", align: "left", dx: 4, color: "#666666", fontSize: 10 },
+            encoding: { x: { ...x, field: "at" }, y, text: { field: "note" } },
+        });
+    return {
+        $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+        config: chartConfig,
+        description: title,
+        title: { text: title, subtitle, limit: width$1 + 100, subtitleLimit: width$1 + 100 },
+        width: width$1,
+        height: 96,
+        layer: layers,
+    };
+}
+function runDotsChart(check, options = {}) {
+    return renderVegaLite(runDotsSpec(check), options.standalone ?? false);
+}
+
+/**
+ * One run over time, three panels on one time axis (a Vega-Lite vertical concatenation): each
+ * request's TTFT (a dot when its first token came) with the ITL p50/p99 per time bin (log axis);
+ * running and waiting requests from the /metrics scrapes; KV-cache usage. Preemptions are marked in
+ * every panel where the counter rose between two scrapes.
+ */
+const width = 560;
+/** Latencies more than this many times below the largest are drawn at the bottom edge of the log axis. */
+const logSpan = 1e4;
+const seriesColors = {
+    "TTFT per request": "#f58518",
+    "ITL p50": "#6a3d9a",
+    "ITL p99": "#c9302c",
+    running: "#4c78a8",
+    waiting: "#e45756",
+    "KV-cache usage": "#54a24b",
+    preemption: "#c9302c",
+};
+const color = (names) => ({
+    field: "series",
+    type: "nominal",
+    scale: { domain: [...names], range: names.map((n) => seriesColors[n]) },
+    legend: { title: null, orient: "right", direction: "vertical" },
+});
+/** The Vega-Lite spec of one run's timeline (pure; exported for tests). */
+function timelineSpec(cell, t) {
+    const title = `${cell} · ${t.side} run-${t.run ?? "?"} over time`;
+    const endS = Math.max(1, t.endMs) / 1000;
+    const preempted = t.preemptions.reduce((sum, p) => sum + p.added, 0);
+    const subtitle = `${t.ttft.length.toLocaleString("en-US")} requests drawn · ${t.failedAt.length} failed · ${t.scrapes.length} scrapes · ${preempted} preemptions`;
+    const x = (shown) => ({
+        field: "s",
+        type: "quantitative",
+        scale: { domain: [0, endS], nice: false },
+        axis: shown
+            ? { title: "seconds since the measured phase began", grid: true }
+            : { title: null, labels: false, grid: true },
+    });
+    const preemptions = t.preemptions.map((p) => ({
+        s: p.atMs / 1000,
+        label: `${p.added} preemption${p.added === 1 ? "" : "s"} by ${(p.atMs / 1000).toFixed(1)} s`,
+    }));
+    const preemptionLayer = (shown) => preemptions.length === 0
+        ? []
+        : [
+            {
+                name: "preemption",
+                data: { values: preemptions },
+                mark: { type: "rule", color: seriesColors.preemption, strokeDash: [2, 2] },
+                encoding: { x: x(shown), description: { field: "label" } },
+            },
+        ];
+    const note = (text) => ({
+        name: "note",
+        data: { values: [{ s: 0, note: text }] },
+        mark: { type: "text", align: "left", dx: 8, color: "#666666", fontSize: 10, y: 20 },
+        encoding: { x: x(false), text: { field: "note" } },
+    });
+    // Latency panel.
+    const latencies = [...t.ttft.map(([, v]) => v), ...t.itl.flatMap((b) => [b.p50, b.p99])].filter((v) => v > 0);
+    const hi = latencies.length > 0 ? largest(latencies) : 10;
+    const lo = latencies.length > 0 ? Math.max(smallest(latencies), hi / logSpan) : 1;
+    const a = Math.log10(lo);
+    const b = Math.log10(hi) > a ? Math.log10(hi) : a + 0.1;
+    const pad = (b - a) * 0.04;
+    const yDomain = [10 ** (a - pad), 10 ** (b + pad)];
+    // On the log axis a gap of 0 ms is drawn at the bottom edge.
+    const atLeast = (v) => Math.max(v, yDomain[0]);
+    const yLatency = {
+        field: "ms",
+        type: "quantitative",
+        scale: { type: "log", domain: yDomain, nice: false },
+        axis: { title: "ms (log)", format: ",~r", grid: true },
+    };
+    const itl = t.itl.flatMap((bin) => [
+        { s: (bin.fromMs + bin.toMs) / 2000, ms: atLeast(bin.p50), series: "ITL p50" },
+        { s: (bin.fromMs + bin.toMs) / 2000, ms: atLeast(bin.p99), series: "ITL p99" },
+    ]);
+    const latencyPanel = {
+        width,
+        height: 130,
+        layer: [
+            {
+                name: "ttft",
+                data: {
+                    values: t.ttft.map(([atMs, ms]) => ({
+                        s: atMs / 1000,
+                        ms: atLeast(ms),
+                        series: "TTFT per request",
+                    })),
+                },
+                mark: { type: "circle", size: 16, opacity: 0.6 },
+                encoding: { x: x(false), y: yLatency, color: color(["TTFT per request", "ITL p50", "ITL p99"]) },
+            },
+            ...(itl.length > 0
+                ? [
+                    {
+                        name: "itl",
+                        data: { values: itl },
+                        mark: { type: "line", strokeWidth: 1.2 },
+                        encoding: {
+                            x: x(false),
+                            y: yLatency,
+                            color: color(["TTFT per request", "ITL p50", "ITL p99"]),
+                        },
+                    },
+                ]
+                : []),
+            ...preemptionLayer(false),
+        ],
+    };
+    // Queue panel.
+    const scraped = t.scrapes.filter((s) => s.atMs >= 0 && s.atMs <= t.endMs + 1);
+    const queue = scraped.flatMap((s) => [
+        ...(s.running === null ? [] : [{ s: s.atMs / 1000, n: s.running, series: "running" }]),
+        ...(s.waiting === null ? [] : [{ s: s.atMs / 1000, n: s.waiting, series: "waiting" }]),
+    ]);
+    const queuePanel = {
+        width,
+        height: 80,
+        layer: queue.length > 0
+            ? [
+                {
+                    name: "queue",
+                    data: { values: queue },
+                    mark: { type: "line", interpolate: "step-after", strokeWidth: 1.4 },
+                    encoding: {
+                        x: x(false),
+                        y: {
+                            field: "n",
+                            type: "quantitative",
+                            scale: { domain: [0, Math.max(1, ...queue.map((q) => q.n))], nice: true },
+                            axis: { title: "requests", grid: true, tickMinStep: 1, format: "d" },
+                        },
+                        color: color(["running", "waiting"]),
+                    },
+                },
+                ...preemptionLayer(false),
+            ]
+            : [note("no running/waiting gauges scraped"), ...preemptionLayer(false)],
+    };
+    // KV-cache panel.
+    const kv = scraped
+        .filter((s) => s.kvUsage !== null)
+        .map((s) => ({ s: s.atMs / 1000, usage: Math.min(1, s.kvUsage), series: "KV-cache usage" }));
+    const kvPanel = {
+        width,
+        height: 70,
+        layer: [
+            ...(kv.length > 0
+                ? [
+                    {
+                        name: "kv",
+                        data: { values: kv },
+                        mark: { type: "line", interpolate: "step-after", strokeWidth: 1.4 },
+                        encoding: {
+                            x: x(true),
+                            y: {
+                                field: "usage",
+                                type: "quantitative",
+                                scale: { domain: [0, 1] },
+                                axis: { title: "KV cache", format: ".0%", grid: true, tickCount: 3 },
+                            },
+                            color: color(["KV-cache usage", "preemption"]),
+                        },
+                    },
+                ]
+                : [{ ...note("no KV-cache usage scraped"), encoding: { x: x(true), text: { field: "note" } } }]),
+            ...preemptionLayer(true),
+        ],
+    };
+    return {
+        $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+        config: chartConfig,
+        description: title,
+        title: { text: title, subtitle, limit: width + 60, subtitleLimit: width + 60 },
+        vconcat: [latencyPanel, queuePanel, kvPanel],
+        spacing: 10,
+        resolve: { scale: { color: "independent", y: "independent" }, legend: { color: "independent" } },
+    };
+}
+function timelineChart(cell, t, options = {}) {
+    return renderVegaLite(timelineSpec(cell, t), options.standalone ?? false);
+}
+
+const markdownMarkup = {
+    text: (value, max) => escapeInline(value, max),
+    cell: (value, max) => escapeCell(value, max),
+    strong: (text) => `**${text}**`,
+    code: inlineCode,
+    link: (label, url) => `[${label}](${url})`,
+    tone: (_tone, text) => text,
+};
+function blockToMarkdown(block) {
+    switch (block.kind) {
+        case "heading":
+            return `## ${block.icon} vllm-perf-gate: ${block.title}`;
+        case "paragraph":
+            // Two trailing spaces: a line break inside the paragraph.
+            return block.lines.join("  \n");
+        case "table":
+            return `${table(block.header, block.rows)}\n\n<sub>${block.notes}</sub>`;
+        case "list":
+            return [`**${block.title}**`, ...block.items.map((item) => `- ${item}`)].join("\n");
+    }
+}
+/** Blocks as markdown, separated by blank lines. */
+function blocksToMarkdown(blocks) {
+    return blocks.map(blockToMarkdown).join("\n\n");
+}
+const ansi = { bad: 31, good: 32, open: 33, bold: 1, dim: 2 };
+/** Control characters from outside strings would move the cursor or recolour the terminal. */
+function cleanForTerminal(text) {
+    return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ");
+}
+/** Plain text for a terminal, with colours when `color`. */
+function terminalMarkup(color) {
+    const paint = (code, text) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
+    const clip = (value, max = Number.POSITIVE_INFINITY) => {
+        const clean = cleanForTerminal(value);
+        return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+    };
+    return {
+        text: clip,
+        cell: clip,
+        strong: (text) => paint(ansi.bold, text),
+        code: (text) => cleanForTerminal(text),
+        link: (label, url) => `${label} (${cleanForTerminal(url)})`,
+        tone: (tone, text) => (tone === "plain" ? text : paint(ansi[tone], text)),
+    };
+}
+/** Columns a string takes in a terminal: colour codes none, an emoji two. */
+function visibleLength(text) {
+    let columns = 0;
+    for (const ch of text.replace(/\u001b\[\d+m/g, ""))
+        columns += /\p{Extended_Pictographic}/u.test(ch) ? 2 : 1;
+    return columns;
+}
+function blockToTerminal(block, markup) {
+    switch (block.kind) {
+        case "heading":
+            return markup.strong(markup.tone(block.verdict === "pass" ? "good" : block.verdict === "inconclusive" ? "open" : "bad", `vllm-perf-gate: ${block.title.toUpperCase()}`));
+        case "paragraph":
+            return block.lines.join("\n");
+        case "table": {
+            const rows = [block.header, ...block.rows];
+            const widths = block.header.map((_, c) => largest(rows.map((row) => visibleLength(row[c] ?? ""))));
+            const line = (row) => row
+                .map((cell, c) => cell + " ".repeat(widths[c] - visibleLength(cell)))
+                .join("  ")
+                .trimEnd();
+            return [line(block.header), ...block.rows.map(line), block.notes].join("\n");
+        }
+        case "list":
+            return [block.title, ...block.items.map((item) => `  - ${item}`)].join("\n");
+    }
+}
+/** Blocks as terminal text: the table's columns padded, lists indented. */
+function blocksToTerminal(blocks, markup) {
+    return blocks.map((block) => blockToTerminal(block, markup)).join("\n\n");
+}
+
+/**
+ * The capacity section of the report (docs/capacity.md): per capacity cell one sentence answering "how
+ * many more requests per hour at our SLOs, what 1,000 of them cost, how long the slowest users wait", the
+ * acceptance table (each SLO, its threshold, each side's value at the baseline's capacity, pass/fail) and
+ * the figures per side. Empty when the comparison has no capacity cell.
+ */
+const verdictLabels = {
+    regression: "🔴 capacity regression",
+    improvement: "🟢 capacity improvement",
+    "within-tolerance": "⚪ capacity within tolerance",
+    inconclusive: "🟡 capacity inconclusive",
+};
+const objectiveLabels = { ttft: "TTFT", tpot: "TPOT", e2el: "E2E latency" };
+function describeObjective(name) {
+    if (name === "error_rate")
+        return "error rate";
+    const [phase, percentile] = name.split("_");
+    return `${percentile} ${objectiveLabels[phase] ?? phase}`;
+}
+function formatObjectiveValue(name, value) {
+    if (value === null || !Number.isFinite(value))
+        return "–";
+    return name === "error_rate" ? `${(value * 100).toFixed(2)}%` : formatMs(value);
+}
+const formatMs = formatDuration;
+function loadUnit(check) {
+    return check.dimension === "rate" ? "req/s" : "in flight";
+}
+function formatUsd(value) {
+    return value >= 1 ? `$${value.toFixed(2)}` : `$${value.toPrecision(2)}`;
+}
+function sloClause(check) {
+    const parts = [];
+    if (check.slo.ttft_ms !== undefined)
+        parts.push(`${check.percentile} TTFT ≤ ${formatMs(check.slo.ttft_ms)}`);
+    if (check.slo.tpot_ms !== undefined)
+        parts.push(`${check.percentile} TPOT ≤ ${formatMs(check.slo.tpot_ms)}`);
+    if (check.slo.e2el_ms !== undefined)
+        parts.push(`${check.percentile} E2E ≤ ${formatMs(check.slo.e2el_ms)}`);
+    parts.push(`errors ≤ ${Number((check.errorRateLimit * 100).toPrecision(3))}%`);
+    return parts.join(", ");
+}
+function perHour(side) {
+    return side.successfulPerHour === null ? "–" : Math.round(side.successfulPerHour).toLocaleString("en-US");
+}
+/**
+ * The one sentence of a capacity cell, both sides: requests per hour at the SLOs, how long the slowest
+ * users wait for their first token there, what 1,000 successful requests cost.
+ */
+function capacitySentence(check, markup = markdownMarkup) {
+    const { baseline: b, candidate: c } = check;
+    const lead = `At ${sloClause(check)},`;
+    if (c.bound === "below")
+        return `${lead} the candidate meets the SLOs at no load measured (${markup.text(c.note ?? "", 200)}); the baseline completes ${perHour(b)} requests/h.`;
+    if (b.capacity === null || c.capacity === null)
+        return `${lead.slice(0, -1)}: ${markup.text(check.note ?? "no capacity", 200)}.`;
+    const change = check.ratio === null
+        ? ""
+        : ` (capacity ${formatChange(check.ratio)}${check.ci ? `, ${Math.round(check.ciLevel * 100)}% CI ${formatInterval(check.ci).replace(" … ", " to ")}` : ""})`;
+    const atLeast = (side) => (side.bound === "above" ? "at least " : "");
+    const more = b.successfulPerHour !== null &&
+        c.successfulPerHour !== null &&
+        b.bound === "inside" &&
+        c.bound === "inside"
+        ? `, ${Math.abs(Math.round(c.successfulPerHour - b.successfulPerHour)).toLocaleString("en-US")} ${c.successfulPerHour >= b.successfulPerHour ? "more" : "fewer"} per hour`
+        : "";
+    const parts = [
+        `${lead} the candidate completes ${atLeast(c)}${perHour(c)} requests/h against the baseline's ${atLeast(b)}${perHour(b)}${more}${change}`,
+    ];
+    if (c.ttftAtCapacityMs !== null)
+        parts.push(`at that load ${slowestUsers(check.percentile)} wait ${formatMs(c.ttftAtCapacityMs)} for their first token${b.ttftAtCapacityMs === null ? "" : ` (baseline, at its capacity: ${formatMs(b.ttftAtCapacityMs)})`}`);
+    if (c.costPer1000 !== null)
+        parts.push(`${formatUsd(c.costPer1000)} per 1,000 successful requests${b.costPer1000 === null ? "" : ` against ${formatUsd(b.costPer1000)}`}${check.costRatio === null ? "" : ` (${formatChange(check.costRatio)})`}`);
+    return `${parts.join("; ")}.`;
+}
+function sideRow(name, check, side) {
+    const capacity = side.capacity === null
+        ? "–"
+        : `${side.bound === "above" ? "≥ " : side.bound === "below" ? "< " : ""}${formatNumber(side.capacity)} ${loadUnit(check)}`;
+    const interval = side.interval === null ? "–" : `${formatNumber(side.interval[0])} to ${formatNumber(side.interval[1])}`;
+    return [
+        name,
+        capacity,
+        interval,
+        `${side.runs} at ${side.loads} loads`,
+        perHour(side),
+        side.outputTokensPerSecondPerGpu === null ? "–" : formatNumber(side.outputTokensPerSecondPerGpu),
+        side.outputTokensPerSecondPerUser === null ? "–" : formatNumber(side.outputTokensPerSecondPerUser),
+        side.ttftAtCapacityMs === null ? "–" : formatMs(side.ttftAtCapacityMs),
+        side.costPer1000 === null ? "–" : formatUsd(side.costPer1000),
+    ];
+}
+const passMark = (pass) => (pass === null ? "" : pass ? " ✅" : " ❌");
+/** A capacity cell's tables: each SLO at the highest load the baseline met them all, and both sides' figures. */
+function capacityTables(check) {
+    const load = check.acceptance.load;
+    return [
+        load === null
+            ? "Acceptance: no load measured at which the baseline met every SLO and a higher one missed it, so no stated load to read the SLOs at."
+            : `Acceptance at ${formatNumber(load)} ${loadUnit(check)}, the highest load measured at which the baseline met every SLO (thresholds from the config):`,
+        "",
+        table(["SLO", "Threshold", "Baseline", "Candidate"], check.acceptance.rows.map((row) => [
+            describeObjective(row.objective),
+            `≤ ${formatObjectiveValue(row.objective, row.threshold)}`,
+            `${formatObjectiveValue(row.objective, row.baseline)}${passMark(row.baselinePass)}`,
+            `${formatObjectiveValue(row.objective, row.candidate)}${passMark(row.candidatePass)}`,
+        ])),
+        "",
+        table([
+            "Side",
+            "Capacity",
+            `${Math.round(check.ciLevel * 100)}% interval`,
+            "Runs",
+            "Successful req/h",
+            "Output tok/s per GPU",
+            "Output tok/s per user",
+            `${check.percentile} TTFT there`,
+            "$ per 1,000",
+        ], [sideRow("Baseline", check, check.baseline), sideRow("Candidate", check, check.candidate)]),
+    ].join("\n");
+}
+/**
+ * The first screen's answer for capacity cells, both sides side by side: at the SLOs (stated above the
+ * rows), how many requests per hour each completes, how long the slowest users wait for their first
+ * token there, and what 1,000 successful requests cost. Rows of escaped cells and our own figures.
+ */
+function capacityAnswerRows(checks, cell) {
+    const percentiles = new Set(checks.map((check) => check.percentile));
+    const wait = percentiles.size === 1
+        ? `How long ${slowestUsers([...percentiles][0])} wait for the first token there`
+        : "How long the slowest users wait for the first token there";
+    const bound = (side) => (side.bound === "above" ? "≥ " : side.bound === "below" ? "< " : "");
+    const rows = checks.flatMap((check) => ["baseline", "candidate"].map((name) => {
+        const side = check[name];
+        const change = name === "candidate" &&
+            check.ratio !== null &&
+            check.baseline.successfulPerHour !== null &&
+            side.successfulPerHour !== null
+            ? ` (${formatSignedNumber(side.successfulPerHour - check.baseline.successfulPerHour, "")}, ${formatChange(check.ratio)})`
+            : "";
+        return [
+            name === "baseline" ? cell(check.cell) : "",
+            name,
+            side.successfulPerHour === null
+                ? side.bound === "below"
+                    ? "none: no load met the SLOs"
+                    : "–"
+                : `${bound(side)}${perHour(side)}${change}`,
+            side.ttftAtCapacityMs === null
+                ? "–"
+                : `${formatMs(side.ttftAtCapacityMs)}${percentiles.size === 1 ? "" : ` (${check.percentile})`}`,
+            side.costPer1000 === null ? "–" : formatUsd(side.costPer1000),
+        ];
+    }));
+    return {
+        slos: checks.map((check) => `${cell(check.cell)} at ${sloClause(check)}`),
+        header: ["Cell", "Side", "Requests per hour at the SLOs", wait, "$ per 1,000"],
+        rows,
+    };
+}
+/** The long form: per capacity cell its verdict and sentence, its note and its tables. */
+function capacitySection(verdict) {
+    const checks = verdict.capacity ?? [];
+    if (checks.length === 0)
+        return "";
+    const lines = ["### Capacity at the SLOs"];
+    for (const check of checks) {
+        lines.push("", `**${escapeInline(check.cell, 60)}** — ${verdictLabels[check.verdict]}${check.gated ? "" : " (advisory)"}${check.p === null ? "" : `, p ${formatP(check.p)}`}: ${capacitySentence(check)}`);
+        if (check.note)
+            lines.push("", `_${escapeInline(check.note, 300)}_`);
+        lines.push("", capacityTables(check));
+    }
+    return lines.join("\n");
+}
+/** The comment: per capacity cell a fold with its tables (the first screen has its sentence). */
+function capacityFolds(verdict) {
+    return (verdict.capacity ?? [])
+        .map((check) => fold(`Capacity of ${escapeHtml(check.cell, 60)}: ${verdictLabels[check.verdict].replace(/^\S+ /, "")}${check.p === null ? "" : `, p ${formatP(check.p)}`}; each SLO and both sides`, capacityTables(check)))
+        .join("\n\n");
+}
+
+const arrow = (higherIsBetter) => (higherIsBetter ? " ↑" : " ↓");
+function isFindingVerdict(verdict) {
+    return verdict === "regression" || verdict === "improvement" || verdict === "inconclusive";
+}
+/**
+ * A speed check in users' words, from the metric's catalogue entry (`plain`): a decided check as the
+ * change, with both sides' figures; an open one as the question still open, with the change so far.
+ */
+function meaningOf(c) {
+    if (c.baseline === null || c.candidate === null)
+        return null;
+    const spec = metricSpecs[c.metric];
+    const up = c.candidate > c.baseline;
+    const more = up ? "more" : "fewer";
+    const plain = spec.plain;
+    const subject = plain.kind === "wait"
+        ? `${spec.source.kind === "latency" ? slowestUsers(spec.source.statistic) : "users"} wait`
+        : plain.kind === "per-hour"
+            ? "it completes"
+            : "there are";
+    if (c.verdict === "inconclusive") {
+        const soFar = `(${c.ratio === null ? formatValuePair(c.metric, c.baseline, c.candidate) : formatChange(c.ratio)} so far)`;
+        switch (plain.kind) {
+            case "wait":
+                return { subject, detail: `${up ? "longer" : "less"} ${plain.waitFor} ${soFar}` };
+            case "per-hour":
+                return { subject, detail: `${more} ${plain.noun} per hour ${soFar}` };
+            case "amount":
+            case "share":
+                return { subject, detail: `${more} ${plain.noun} ${soFar}` };
+        }
+    }
+    const figures = `${spec.label} ${formatValuePair(c.metric, c.baseline, c.candidate)}`;
+    switch (plain.kind) {
+        case "wait":
+            return {
+                subject,
+                detail: `${formatDuration(Math.abs(c.candidate - c.baseline))} ${up ? "longer" : "less"} ${plain.waitFor} (${figures})`,
+            };
+        case "per-hour": {
+            const hourly = (perSecond) => formatNumber(perSecond * 3600);
+            return {
+                subject,
+                detail: `${hourly(Math.abs(c.candidate - c.baseline))} ${more} ${plain.noun} per hour (${hourly(c.baseline)}${noBreakSpace}→${noBreakSpace}${hourly(c.candidate)})`,
+            };
+        }
+        case "amount": {
+            const percent = c.ratio === null ? "" : `${Math.abs((c.ratio - 1) * 100).toFixed(1)}% `;
+            return { subject, detail: `${percent}${more} ${plain.noun} (${figures})` };
+        }
+        case "share":
+            return { subject, detail: `${more} ${plain.noun} (${figures})` };
+    }
+}
+function speedFinding(c) {
+    if (!c.gated || !isFindingVerdict(c.verdict))
+        return null;
+    return {
+        verdict: c.verdict,
+        kind: "speed",
+        cell: c.cell,
+        check: describeMetric(c.metric) + arrow(c.higherIsBetter),
+        values: formatValuePair(c.metric, c.baseline, c.candidate),
+        change: formatChange(c.ratio),
+        interval: formatIntervalOneLine(c.ci),
+        tolerance: `±${formatFractionAsPercent(c.tolerance)}`,
+        note: c.note,
+        meaning: meaningOf(c),
+    };
+}
+function capacityFinding(check) {
+    if (!check.gated || !isFindingVerdict(check.verdict))
+        return null;
+    const unit = check.dimension === "rate" ? "req/s" : "in flight";
+    // A side whose capacity is outside the loads measured: "≥ 32" (every load met the SLOs), "< 4" (none did).
+    const side = ({ capacity, bound }) => capacity === null
+        ? "–"
+        : `${bound === "above" ? "≥" : bound === "below" ? "<" : ""}${formatNumber(capacity)}`;
+    return {
+        verdict: check.verdict,
+        kind: "capacity",
+        cell: check.cell,
+        check: "Capacity at the SLOs ↑",
+        values: `${side(check.baseline)}${noBreakSpace}→${noBreakSpace}${side(check.candidate)}${noBreakSpace}${unit}`,
+        change: formatChange(check.ratio),
+        interval: formatIntervalOneLine(check.ci),
+        tolerance: `±${formatFractionAsPercent(check.tolerance)}`,
+        note: check.note,
+        meaning: null,
+    };
+}
+/** "+5.2 pts", "−10.5 pts": a change of a share in percentage points. */
+function points(from, to) {
+    if (from === null || to === null)
+        return "–";
+    const change = (to - from) * 100;
+    return `${change > 0 ? "+" : change < 0 ? "−" : "±"}${Math.abs(change).toFixed(1)}${noBreakSpace}pts`;
+}
+function guardFinding(check) {
+    if (check.verdict !== "regression")
+        return null;
+    const spec = metricSpecs[check.metric];
+    const relative = check.toleranceKind === "relative";
+    const change = relative && check.baseline !== null && check.candidate !== null && check.baseline > 0
+        ? formatChange(check.candidate / check.baseline)
+        : points(check.baseline, check.candidate);
+    const pair = formatValuePair(check.metric, check.baseline, check.candidate);
+    const up = (check.candidate ?? 0) > (check.baseline ?? 0);
+    return {
+        verdict: "regression",
+        kind: "quality",
+        cell: check.cell,
+        check: `${spec.label} ↓`,
+        values: pair,
+        change,
+        interval: "–",
+        tolerance: relative
+            ? `±${formatFractionAsPercent(check.tolerance)}`
+            : `+${Number((check.tolerance * 100).toPrecision(3))}${noBreakSpace}pts`,
+        note: check.note,
+        meaning: {
+            subject: "there are",
+            detail: `${up ? "more" : "fewer"} ${spec.plain.kind === "wait" ? spec.label : spec.plain.noun} (${pair}): the outputs changed, so no speed result of this cell is an improvement`,
+        },
+    };
+}
+const percent$1 = (share) => `${(share * 100).toFixed(1)}%`;
+function taskFinding(check) {
+    if (check.verdict !== "regression")
+        return null;
+    const pair = `${percent$1(check.baseline.accuracy)}${noBreakSpace}→${noBreakSpace}${percent$1(check.candidate.accuracy)}`;
+    return {
+        verdict: "regression",
+        kind: "quality",
+        cell: check.external === undefined ? check.cell : `${check.cell}: external ${check.external}`,
+        check: "Task accuracy ↑",
+        values: pair,
+        change: points(check.baseline.accuracy, check.candidate.accuracy),
+        interval: "–",
+        tolerance: `−${Number((check.tolerancePoints * 100).toPrecision(3))}${noBreakSpace}pts`,
+        note: check.note,
+        meaning: {
+            subject: "it answers",
+            detail: `fewer tasks right (${pair}; ${check.onlyBaseline} only the baseline got right, ${check.onlyCandidate} only the candidate)`,
+        },
+    };
+}
+function greedyFinding(check) {
+    if (check.verdict !== "regression")
+        return null;
+    const identical = (share) => percent$1(1 - share);
+    const noise = check.baselineNoise === null ? "–" : identical(check.baselineNoise.changedShare);
+    return {
+        verdict: "regression",
+        kind: "quality",
+        cell: check.cell,
+        check: "Identical greedy outputs ↑",
+        values: `${noise}${noBreakSpace}→${noBreakSpace}${identical(check.candidate.changedShare)}`,
+        change: "–",
+        interval: "–",
+        tolerance: "quality.greedy",
+        note: null,
+        meaning: {
+            subject: "the answers at temperature 0",
+            detail: `changed: ${identical(check.candidate.changedShare)} of ${check.candidate.prompts} prompts give the baseline's answer${check.baselineNoise === null ? "" : ` (the baseline gives its own on ${noise})`}`,
+        },
+    };
+}
+/**
+ * A family test that found something: one gated metric across a workload family's cells, on average
+ * beyond the tolerance (docs/compare.md, "Family tests"); which cells regressed on their own is its note.
+ */
+function familyFinding(f) {
+    if (f.verdict === "no-finding")
+        return null;
+    const spec = metricSpecs[f.metric];
+    const up = f.ratio > 1;
+    const percent = `${Math.abs((f.ratio - 1) * 100).toFixed(1)}%`;
+    const across = `on average across the ${f.cells.length} cells`;
+    const plain = spec.plain;
+    const meaning = plain.kind === "wait"
+        ? {
+            subject: `${spec.source.kind === "latency" ? slowestUsers(spec.source.statistic) : "users"} wait`,
+            detail: `${percent} ${up ? "longer" : "less"} ${plain.waitFor}, ${across} (${spec.label})`,
+        }
+        : {
+            subject: plain.kind === "per-hour" ? "it completes" : "there are",
+            detail: `${percent} ${up ? "more" : "fewer"} ${plain.noun}${plain.kind === "per-hour" ? " per hour" : ""}, ${across} (${spec.label})`,
+        };
+    return {
+        verdict: f.verdict,
+        kind: "family",
+        cell: `${f.family} (${f.cells.length} cells)`,
+        check: describeMetric(f.metric) + arrow(f.higherIsBetter),
+        values: "family average",
+        change: formatChange(f.ratio),
+        interval: formatIntervalOneLine(f.ci),
+        tolerance: `±${formatFractionAsPercent(f.tolerance)}`,
+        note: f.verdict !== "regression"
+            ? null
+            : f.regressedCells.length > 0
+                ? `a regression on its own in ${f.regressedCells.join(", ")}`
+                : "no cell is a regression on its own yet",
+        meaning,
+    };
+}
+const order = { regression: 0, improvement: 1, inconclusive: 2 };
+/** Every finding of the verdict: regressions first, then improvements, then the open checks. */
+function findingsOf(verdict) {
+    const findings = [
+        ...verdict.comparisons.map(speedFinding),
+        ...(verdict.families ?? []).map(familyFinding),
+        ...(verdict.capacity ?? []).map(capacityFinding),
+        ...(verdict.quality?.guards ?? []).map(guardFinding),
+        ...(verdict.quality?.tasks ?? []).map(taskFinding),
+        ...(verdict.quality?.greedy ?? []).map(greedyFinding),
+    ].filter((finding) => finding !== null);
+    return findings
+        .map((finding, index) => ({ finding, index }))
+        .sort((a, b) => order[a.finding.verdict] - order[b.finding.verdict] || a.index - b.index)
+        .map(({ finding }) => finding);
+}
+
+/** Publication context of a report read on its own (compare, the demo): the files beside it. */
+const besideFiles = {
+    links: { kind: "beside", report: "report.md", html: "report.html" },
+    override: null,
+};
+const verdictIcons = {
+    pass: "✅",
+    regression: "❌",
+    inconclusive: "⚠️",
+    "not-comparable": "🚫",
+    error: "⛔",
+};
+const verdictTitles = {
+    pass: "pass",
+    regression: "regression",
+    inconclusive: "inconclusive",
+    "not-comparable": "not comparable",
+    error: "error",
+};
+const findingLabels = {
+    regression: "🔴 regression",
+    improvement: "🟢 improvement",
+    inconclusive: "🟡 inconclusive",
+};
+const findingTones = {
+    regression: "bad",
+    improvement: "good",
+    inconclusive: "open",
+};
+const plural = (count, word, words = `${word}s`) => `${count} ${count === 1 ? word : words}`;
+/** "A, B and 3 more": at most `shown` names. */
+function nameList(names, shown = 3) {
+    const head = names.slice(0, shown);
+    const rest = names.length - head.length;
+    if (rest > 0)
+        return `${head.join(", ")} and ${rest} more`;
+    return head.length <= 1 ? (head[0] ?? "") : `${head.slice(0, -1).join(", ")} and ${head.at(-1)}`;
+}
+/** The checks a reason names: "TTFT p95 of longgen". */
+function checkNames(findings, markup) {
+    return nameList(findings.map((f) => `${f.check.replace(/ [↑↓]$/, "")} of ${markup.text(f.cell, 60)}`));
+}
+/** The one-line reason under the verdict. */
+function reason(verdict, findings, markup) {
+    const regressions = findings.filter((f) => f.verdict === "regression");
+    const improvements = findings.filter((f) => f.verdict === "improvement");
+    const open = findings.filter((f) => f.verdict === "inconclusive");
+    switch (verdict.verdict) {
+        case "regression": {
+            const quality = regressions.filter((f) => f.kind === "quality");
+            const family = regressions.filter((f) => f.kind === "family");
+            const speed = regressions.filter((f) => f.kind === "speed" || f.kind === "capacity");
+            const parts = [];
+            const mixed = verdict.mixed.length > 0 ? "; other phases got better (a mixed result)" : "";
+            if (speed.length > 0)
+                parts.push(`${plural(speed.length, "gated check")} got worse beyond the tolerance: ${checkNames(speed, markup)}${mixed}`);
+            if (family.length > 0)
+                parts.push(`${speed.length > 0 ? "On average across a workload family's cells, " : "No cell alone, but on average across a workload family's cells, "}${checkNames(family, markup)} got worse beyond the tolerance${speed.length > 0 ? "" : mixed}`);
+            if (quality.length > 0)
+                parts.push(`${plural(quality.length, "quality check")} got worse: ${checkNames(quality, markup)}; the outputs changed, so no speed result is an improvement`);
+            return `${parts.join(". ")}.`;
+        }
+        case "pass":
+            return improvements.length > 0
+                ? `No gated check got worse beyond the tolerance; ${checkNames(improvements, markup)} improved.`
+                : "No gated check got worse beyond the tolerance.";
+        case "inconclusive":
+            return `The runs cannot yet tell ${open.length === 1 ? "1 check" : `${open.length} checks`} from a regression: ${checkNames(open, markup)}.`;
+        case "error": {
+            const broken = verdict.cells
+                .filter((cell) => cell.status.startsWith("missing-"))
+                .map((cell) => markup.text(cell.name, 60));
+            const excluded = verdict.runs.excluded.length;
+            if (broken.length === 0)
+                return `${verdict.headline.replace(/^[^:]+: /, "")}.`;
+            return `${nameList(broken)} ${broken.length === 1 ? "has" : "have"} no usable runs on one side${excluded > 0 ? `: ${excluded} of ${excluded + verdict.runs.used.length} runs were excluded` : ""}.`;
+        }
+        case "not-comparable":
+            // The headline is compare's own words with counts only.
+            return `${verdict.headline.replace(/^[^:]+: /, "")}.`;
+    }
+}
+/** "10 gated checks in 3 cells: 1 regressed · 5 within tolerance · 4 inconclusive · tolerance ±10%". */
+function tally(verdict, markup) {
+    const c = verdict.counts;
+    const parts = nonZeroCounts([
+        [c.regression, "regressed"],
+        [c.improvement, "improved"],
+        [c.withinTolerance, "within tolerance"],
+        [c.inconclusive, "inconclusive"],
+    ], (count) => markup.strong(String(count)));
+    const cells = verdict.cells.length + (verdict.capacity?.length ?? 0);
+    const checks = c.gated > 0 ? `${plural(c.gated, "gated check")} in ` : "";
+    return `${checks}${plural(cells, "cell")}${parts.length > 0 ? `: ${parts.join(" · ")}` : ""} · tolerance ±${formatFractionAsPercent(verdict.settings.tolerance)}`;
+}
+/** The fields that make the sides not comparable, each with its value on both sides (at most `limit`). */
+function blockingDifferenceItems(verdict, markup, limit = 5) {
+    const blocking = verdict.fingerprints.differences.filter((d) => !d.allowed && !d.informational);
+    const value = (v) => v === undefined || v === null ? "–" : typeof v === "string" ? v : JSON.stringify(v);
+    const items = blocking
+        .slice(0, limit)
+        .map((d) => `${markup.text(d.field, 80)}: ${markup.text(value(d.baseline), 60)} (baseline) vs ${markup.text(value(d.candidate), 60)} (candidate)`);
+    if (blocking.length > limit)
+        items.push(`… and ${blocking.length - limit} more (see verdict.json)`);
+    return items;
+}
+const verdictHead = (verdict, _context, markup) => {
+    const findings = findingsOf(verdict);
+    const blocks = [
+        {
+            kind: "heading",
+            verdict: verdict.verdict,
+            title: verdictTitles[verdict.verdict],
+            icon: verdictIcons[verdict.verdict],
+        },
+        { kind: "paragraph", lines: [markup.strong(reason(verdict, findings, markup)), tally(verdict, markup)] },
+    ];
+    const blocking = blockingDifferenceItems(verdict, markup);
+    if (blocking.length > 0)
+        blocks.push({ kind: "list", title: "Not comparable:", items: blocking });
+    return blocks;
+};
+/** Most findings the first screen's table shows; the rest are counted under it. */
+const maxFindingRows = 20;
+/**
+ * Most open checks that get a row each; with more, the table has the decided ones and the open checks
+ * are listed per cell under "What it means" (a matrix of 19 cells can leave dozens open at a look).
+ */
+const maxOpenRows = 10;
+/** The findings with a row in the table. */
+function tableFindings(findings) {
+    const open = findings.filter((f) => f.verdict === "inconclusive");
+    return open.length > maxOpenRows ? findings.filter((f) => f.verdict !== "inconclusive") : [...findings];
+}
+/**
+ * The findings table, verdict first: cell, check (and its tolerance when checks differ in it), baseline →
+ * candidate, change and decision interval; a note is a footnote under the table.
+ */
+function findingsTable(findings, verdict, markup) {
+    if (findings.length === 0)
+        return [];
+    const shown = findings.slice(0, maxFindingRows);
+    const tolerances = new Set(shown.map((f) => f.tolerance));
+    const sharedTolerance = tolerances.size === 1 &&
+        shown[0].tolerance === `±${formatFractionAsPercent(verdict.settings.tolerance)}`;
+    const notes = new Footnotes();
+    // No-break spaces: a verdict and a check each stay on one line of the narrow table.
+    const oneLine = (text) => text.replaceAll(" ", noBreakSpace);
+    const rows = shown.map((f) => {
+        return [
+            markup.tone(findingTones[f.verdict], `${oneLine(findingLabels[f.verdict])}${notes.mark(f.note)}`),
+            markup.cell(f.cell, 40),
+            // Checks of different tolerances (a guard's points beside a latency's percent) say theirs.
+            sharedTolerance ? oneLine(f.check) : `${oneLine(f.check)} (${oneLine(f.tolerance)})`,
+            f.values,
+            // The change and its decision interval in one column: the table stays within 900 px.
+            f.interval === "–" ? f.change : `${f.change} (${f.interval})`,
+        ];
+    });
+    const header = [
+        "Verdict",
+        "Cell",
+        sharedTolerance ? "Check" : "Check (tolerance)",
+        "Baseline → candidate",
+        "Change (interval)",
+    ];
+    const footnotes = notes.text((note) => markup.text(note, 160));
+    const more = findings.length - shown.length;
+    return [
+        {
+            kind: "table",
+            header,
+            rows,
+            notes: [
+                ...(footnotes ? [footnotes] : []),
+                ...(more > 0 ? [`${more} more in the full report`] : []),
+                "Interval: the decision interval of the change; a regression when all of it lies beyond the tolerance, within tolerance when its worse end is inside",
+            ].join(" · "),
+        },
+    ];
+}
+const findingsPart = (verdict, _context, markup) => findingsTable(tableFindings(findingsOf(verdict)), verdict, markup);
+/** "about 3 GPU-minutes": minutes for people. */
+function gpuMinutes(minutes) {
+    return `${minutes < 10 ? Number(minutes.toFixed(1)) : Math.round(minutes)} GPU-minutes`;
+}
+/** What the adaptive loop asks for next, and what would settle the open checks, with their GPU cost. */
+const settling = (verdict, _context, markup) => {
+    const lines = [];
+    const n = verdict.nextLook;
+    if (n) {
+        const added = `add ${n.addCandidateRuns} candidate${n.addBaselineRuns > 0 ? ` and ${n.addBaselineRuns} baseline` : ""} run${n.addCandidateRuns + n.addBaselineRuns === 1 ? "" : "s"}`;
+        const cost = n.gpuMinutes === undefined ? "" : `, about ${gpuMinutes(n.gpuMinutes)}`;
+        lines.push(`${markup.strong("More runs needed:")} ${n.runsPerSide} runs per side (${added}${cost}): ${markup.text(n.reason, 300)}.`);
+    }
+    const settle = settleSentence(verdict, markup);
+    if (settle)
+        lines.push(settle);
+    const atTolerance = atToleranceSentence(verdict, markup);
+    if (atTolerance)
+        lines.push(atTolerance);
+    return lines.length > 0 ? [{ kind: "paragraph", lines }] : [];
+};
+/** The maximum of at-the-tolerance checks named in the first screen; the rest are counted. */
+const atToleranceShown = 3;
+/**
+ * "At the tolerance: TTFT p95 in rag-fresh-low +4.8% … +5.3% (tolerance 5%)": checks whose estimate
+ * sits on the tolerance, which more runs would not decide, so the loop stopped for them.
+ */
+function atToleranceSentence(verdict, markup) {
+    const checks = verdict.atTolerance ?? [];
+    if (checks.length === 0)
+        return null;
+    const named = checks
+        .slice(0, atToleranceShown)
+        .map((c) => `${describeMetricRef(c.metric)} in ${markup.text(c.cell, 60)} ${formatInterval(c.ci)} (tolerance ${formatFractionAsPercent(c.tolerance)})`);
+    const more = checks.length - named.length;
+    return `${markup.strong("At the tolerance:")} ${named.join("; ")}${more > 0 ? `; ${more} more` : ""}. A true change this close to the tolerance is not decided by more runs up to repeats.max, so none were added for ${checks.length === 1 ? "it" : "them"}.`;
+}
+/**
+ * "About 7 usable runs per side (2 more) and ~24 GPU-minutes would settle it", for an inconclusive
+ * verdict, with what was spent so far.
+ */
+function settleSentence(verdict, markup) {
+    const s = verdict.settle;
+    if (!s)
+        return null;
+    const spent = verdict.gpuMinutes ? `; spent so far: ~${gpuMinutes(verdict.gpuMinutes.total)}` : "";
+    if (s.runsPerSide === null)
+        return `More runs up to repeats.max would not settle ${markup.text(nameList(s.cells), 200)} with the current estimates${spent}.`;
+    return `About ${s.runsPerSide} usable runs per side (${s.addRuns} more) and ~${gpuMinutes(s.gpuMinutes ?? 0)} would settle it if the estimates hold${spent}.`;
+}
+/** Per capacity cell: requests per hour at the SLOs, and how long the slowest users wait there, both sides. */
+const capacityAnswers = (verdict, _context, markup) => {
+    const checks = verdict.capacity ?? [];
+    if (checks.length === 0)
+        return [];
+    const answer = capacityAnswerRows(checks, (cell) => markup.cell(cell, 40));
+    return [
+        { kind: "paragraph", lines: [`${markup.strong("Capacity at the SLOs")}: ${answer.slos.join("; ")}.`] },
+        {
+            kind: "table",
+            header: answer.header,
+            rows: answer.rows,
+            notes: "Requests per hour: successful requests at the highest load at which every SLO held (the capacity); the wait: at that load",
+        },
+    ];
+};
+/** Most cells "What it means" speaks of. */
+const maxMeaningCells = 8;
+/**
+ * What the findings mean for users: one item per decided finding, one per cell for the open ones. Never a
+ * cell where nothing was found.
+ */
+const meaning = (verdict, _context, markup) => {
+    const findings = findingsOf(verdict).filter((f) => f.meaning !== null);
+    if (findings.length === 0)
+        return [];
+    // One item per cell: what was decided there, then what is still open; findings of one subject
+    // ("the slowest 5% wait") in one clause.
+    const byCell = new Map();
+    for (const f of findings) {
+        const entry = byCell.get(f.cell) ?? { decided: [], open: [] };
+        (f.verdict === "inconclusive" ? entry.open : entry.decided).push(f.meaning);
+        byCell.set(f.cell, entry);
+    }
+    const clauses = (meanings, join) => {
+        const bySubject = new Map();
+        for (const m of meanings)
+            bySubject.set(m.subject, [...(bySubject.get(m.subject) ?? []), m.detail]);
+        return [...bySubject].map(([subject, details]) => `${subject} ${details.join(join)}`);
+    };
+    const items = [...byCell].map(([cell, { decided, open }]) => {
+        const said = [
+            ...clauses(decided, " and "),
+            ...(open.length > 0 ? [`not settled yet whether ${clauses(open, ", ").join("; or whether ")}`] : []),
+        ];
+        return `${markup.strong(markup.text(cell, 60))}: ${said.join("; ")}.`;
+    });
+    const shown = items.slice(0, maxMeaningCells);
+    if (items.length > shown.length)
+        shown.push(`… and ${items.length - shown.length} more cells (in the full report).`);
+    return [{ kind: "list", title: "What it means:", items: shown }];
+};
+/** Some phases better, others worse: "faster" depends on the phase. */
+const mixed = (verdict, _context, markup) => {
+    if (verdict.mixed.length === 0)
+        return [];
+    const names = (refs) => refs.map((ref) => markup.text(describeMetricRef(ref), 120)).join(", ");
+    return [
+        {
+            kind: "list",
+            title: "Mixed result: some phases got better while others got worse.",
+            items: verdict.mixed.map((m) => `${markup.text(m.cell, 60)}: better ${names(m.better)}; worse ${names(m.worse)}.`),
+        },
+    ];
+};
+/** Cells that could not be compared, and why. */
+const notCompared = (verdict, _context, markup) => {
+    const problems = verdict.cells.filter((cell) => cell.status !== "compared");
+    if (problems.length === 0)
+        return [];
+    const items = problems
+        .slice(0, 3)
+        .map((cell) => `${markup.strong(markup.text(cell.name, 60))}: ${cell.status.replace(/-/g, " ")} (${cell.baselineRuns} baseline, ${cell.candidateRuns} candidate usable runs)${cell.note ? `: ${markup.text(cell.note, 200)}` : ""}.`);
+    if (problems.length > 3)
+        items.push(`… and ${problems.length - 3} more cells.`);
+    return [{ kind: "list", title: "Not fully compared:", items }];
+};
+/** How many runs were excluded, by the kind of their first reason ("client-bound: …"). */
+const excluded = (verdict, context, markup) => {
+    const runs = verdict.runs.excluded;
+    if (runs.length === 0)
+        return [];
+    const kinds = new Map();
+    for (const run of runs) {
+        const kind = (run.reasons[0] ?? "excluded").split(":")[0].trim();
+        kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+    }
+    const byKind = [...kinds]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 3)
+        .map(([kind, count]) => `${count} ${markup.text(kind, 40)}`)
+        .join(", ");
+    const total = verdict.runs.used.length + runs.length;
+    return [
+        {
+            kind: "paragraph",
+            lines: [
+                `${markup.strong(`${runs.length} of ${total} runs excluded`)} (${byKind}${kinds.size > 3 ? ", …" : ""}); ${context.form === "terminal" ? "report.md lists them" : "the list is below"}.`,
+            ],
+        },
+    ];
+};
+/** The override label: applied (by whom), or how to accept a failing verdict. */
+function overrideLine(override, markup) {
+    if (override.applied && override.failing) {
+        const by = override.appliedBy
+            ? markup.code(override.appliedBy)
+            : "someone (the label events did not say who)";
+        return `${markup.strong("Accepted:")} the label ${markup.code(override.label)} was applied by ${by}, so this check passes despite the verdict.`;
+    }
+    if (override.failing)
+        return `This check fails. Adding the label ${markup.code(override.label)} to the pull request accepts the result (the comment then names who added it).`;
+    return null;
+}
+const override = (_verdict, context, markup) => {
+    const line = context.override ? overrideLine(context.override, markup) : null;
+    return line ? [{ kind: "paragraph", lines: [line] }] : [];
+};
+/** Where the rest is: the comment links to the full report and the charts, the long form to the charts. */
+const links = (_verdict, context, markup) => {
+    const where = context.links;
+    if (!where || context.form === "terminal")
+        return [];
+    const charts = where.kind === "actions-run"
+        ? `${markup.code("compare/report.html")} in the artifact ${markup.link(markup.code(where.artifactName), `${where.runUrl}#artifacts`)}`
+        : `${markup.code(where.html)} (beside this file)`;
+    const full = where.kind === "actions-run" ? markup.link("job summary", where.runUrl) : markup.code(where.report);
+    const text = context.form === "comment"
+        ? `Full report: ${full} (every metric of every cell) · with charts: ${charts}`
+        : `With charts: ${charts}`;
+    return [{ kind: "paragraph", lines: [text] }];
+};
+/** The first screen, in order. */
+const firstScreenParts = [
+    verdictHead,
+    override,
+    findingsPart,
+    settling,
+    capacityAnswers,
+    meaning,
+    mixed,
+    notCompared,
+    excluded,
+    links,
+];
+function firstScreenBlocks(verdict, context, markup) {
+    return firstScreenParts.flatMap((part) => part(verdict, context, markup));
+}
+
+/**
+ * The comment's pictures: at most `maxCommentCharts` small mermaid `xychart-beta` charts, which GitHub
+ * renders in markdown. The markdown report sheds this section first when the comment is over budget.
+ * Labels are reduced to letters, digits and a few safe marks (mermaid reads quotes, brackets and HTML in
+ * them), so no outside string can change the chart or the page.
+ */
+/** Most mermaid charts in a comment. */
+const maxCommentCharts = 2;
+/** Most gated checks one chart shows (the ones with the largest worsening). */
+const maxChartChecks = 12;
+/** A mermaid-safe label: letters, digits, space and . _ / - only, at most `max` characters. */
+function mermaidLabel(value, max = 28) {
+    const cleaned = value
+        .normalize("NFKD")
+        .replace(/[^A-Za-z0-9 ._/-]+/g, " ")
+        .replace(/\s+/g, " ")
+        .trim();
+    return cleaned.length > max ? `${cleaned.slice(0, max - 1).trimEnd()}.` : cleaned || "-";
+}
+/** Worsening in percent for a ratio in the metric's direction (a throughput drop counts as worse). */
+function worsening(c, ratio) {
+    return ((c.higherIsBetter ? 1 / ratio : ratio) - 1) * 100;
+}
+function round(value) {
+    const r = Math.round(value * 10) / 10;
+    return String(Object.is(r, -0) ? 0 : r);
+}
+/**
+ * Per gated check with an interval: the worse and the better end of the decision interval as
+ * worsening in %, against the tolerance (a line). Regression: both bars above the line; within
+ * tolerance: the taller bar below it.
+ */
+const intervalChart = (verdict) => {
+    const checks = verdict.comparisons
+        .filter((c) => c.gated && c.ci !== null)
+        .map((c) => {
+        const ends = [worsening(c, c.ci[0]), worsening(c, c.ci[1])].sort((a, b) => a - b);
+        return { c, better: ends[0], worse: ends[1] };
+    });
+    if (checks.length === 0)
+        return null;
+    const shown = [...checks]
+        .sort((a, b) => b.worse - a.worse)
+        .slice(0, maxChartChecks)
+        .sort((a, b) => checks.indexOf(a) - checks.indexOf(b));
+    const cells = new Set(shown.map((s) => s.c.cell));
+    const labels = shown.map((s) => mermaidLabel(cells.size > 1 ? `${s.c.cell} ${describeMetric(s.c.metric)}` : describeMetric(s.c.metric)));
+    const values = shown.flatMap((s) => [s.better, s.worse, s.c.tolerance * 100]);
+    const top = Math.ceil(Math.max(5, ...values) / 5) * 5;
+    const bottom = Math.floor(Math.min(0, ...values) / 5) * 5;
+    const more = checks.length > shown.length ? ` (${shown.length} of ${checks.length}, most worsened)` : "";
+    const source = [
+        "xychart-beta",
+        `  title "Decision interval per gated check, worsening %${more}"`,
+        `  x-axis [${labels.map((l) => `"${l}"`).join(", ")}]`,
+        `  y-axis "worsening %" ${bottom} --> ${top}`,
+        `  bar [${shown.map((s) => round(s.worse)).join(", ")}]`,
+        `  bar [${shown.map((s) => round(s.better)).join(", ")}]`,
+        `  line [${shown.map((s) => round(s.c.tolerance * 100)).join(", ")}]`,
+    ].join("\n");
+    return {
+        source,
+        caption: "Bars: the worse and the better end of each check's decision interval as worsening in %; line: the tolerance. Regression when both ends are above the line, within tolerance when the worse end is below it.",
+    };
+};
+/** Loads the comment's latency-vs-load chart is drawn at. */
+const loadChartPoints = 8;
+/** Linear interpolation of a side's curve at `load` (inside its measured range only). */
+function interpolate(points, load) {
+    for (let i = 0; i < points.length; i++) {
+        const p = points[i];
+        if (p.load === load)
+            return p.value;
+        const next = points[i + 1];
+        if (next && p.load < load && load < next.load)
+            return p.value + ((next.value - p.value) * (load - p.load)) / (next.load - p.load);
+    }
+    return null;
+}
+/**
+ * For the first capacity cell with a load curve on both sides (else the first sweep compared without a
+ * capacity config): TTFT at the cell's percentile (E2E when no TTFT was measured) against load, one line
+ * per side (baseline first), resampled at `loadChartPoints` evenly spaced loads over the range both sides
+ * measured (xychart-beta spaces its points evenly), and the SLO as a third line when the cell has one.
+ */
+const loadCurveCommentChart = (verdict) => {
+    const pictures = [
+        ...(verdict.capacity ?? []).flatMap((check) => capacityLoadPicture(check) ?? []),
+        ...(verdict.sweeps ?? []).map(sweepLoadPicture),
+    ];
+    for (const picture of pictures) {
+        for (const figure of ["ttftMs", "e2elMs"]) {
+            const side = (name) => (picture.series.find((s) => s.side === name)?.points ?? []).flatMap((p) => p[figure] === null ? [] : [{ load: p.load, value: p[figure] }]);
+            const b = side("baseline");
+            const c = side("candidate");
+            if (b.length < 2 || c.length < 2)
+                continue;
+            const lo = Math.max(b[0].load, c[0].load);
+            const hi = Math.min(b[b.length - 1].load, c[c.length - 1].load);
+            if (!(hi > lo))
+                continue;
+            const loads = Array.from({ length: loadChartPoints }, (_, i) => lo + ((hi - lo) * i) / (loadChartPoints - 1));
+            loads[loads.length - 1] = hi; // exactly the last load measured, not a rounding of it
+            const bv = loads.map((load) => interpolate(b, load));
+            const cv = loads.map((load) => interpolate(c, load));
+            const slo = figure === "ttftMs" ? picture.slo.ttft_ms : picture.slo.e2el_ms;
+            const all = [...bv, ...cv, ...(slo === undefined ? [] : [slo])];
+            const top = Math.ceil((largest(all) * 1.05) / 10) * 10;
+            const what = `${figure === "ttftMs" ? "TTFT" : "E2E"} ${mermaidLabel(picture.percentile, 4)} ms`;
+            const unit = picture.dimension === "concurrency" ? "concurrency" : "requests per s";
+            const source = [
+                "xychart-beta",
+                `  title "${mermaidLabel(picture.cell, 40)} ${what} against load"`,
+                `  x-axis "${unit}" [${loads.map((l) => `"${round(l)}"`).join(", ")}]`,
+                `  y-axis "${what}" 0 --> ${top}`,
+                `  line [${bv.map(round).join(", ")}]`,
+                `  line [${cv.map(round).join(", ")}]`,
+                ...(slo === undefined ? [] : [`  line [${loads.map(() => round(slo)).join(", ")}]`]),
+            ].join("\n");
+            const reading = picture.kind === "capacity"
+                ? " Where a side's line crosses the SLO is its capacity."
+                : slo === undefined
+                    ? " A load sweep without a capacity config: no capacity was computed."
+                    : " A load sweep without a capacity config: where a side's line crosses the SLO is where its capacity would be.";
+            return {
+                source,
+                caption: `Lines: the baseline's (first) and the candidate's ${what} against load, interpolated between the loads measured over the range both sides measured${slo === undefined ? "" : "; flat line: the SLO"}.${reading}`,
+            };
+        }
+    }
+    return null;
+};
+/**
+ * The chart kinds of the comment, in order; capacity load curves add theirs here. At most
+ * `maxCommentCharts` are drawn.
+ */
+const commentCharts = [intervalChart, loadCurveCommentChart];
+/**
+ * The section with the charts, or "" when there is nothing to draw; `pointer` adds where the other
+ * charts are (the comment's first screen links there already).
+ */
+function commentChartsSection(verdict, charts = commentCharts, { pointer = true } = {}) {
+    const drawn = charts
+        .map((chart) => chart(verdict))
+        .filter((chart) => chart !== null)
+        .slice(0, maxCommentCharts);
+    if (drawn.length === 0)
+        return "";
+    return [
+        "### Pictures",
+        "",
+        ...drawn.flatMap((chart) => ["```mermaid", chart.source, "```", "", chart.caption, ""]),
+        ...(pointer
+            ? [
+                "Every run of both sides, the latency distributions, a run timeline and the load curves of capacity cells and sweeps are drawn in `report.html`, written next to `report.md` (in the action: `compare/report.html` in the evidence artifact).",
+            ]
+            : []),
+    ].join("\n");
+}
+
+/**
+ * The recorded conditions of both sides: the fields that differ (an excerpt of each value around where
+ * the two first differ, the full values wrapped in a fold), and every field recorded (a fold).
+ */
+/** Differing values are shown around where they differ, this many characters each in the table. */
+const differenceExcerptLength = 60;
+/** Full values of differing fields are wrapped at this width, and cut after this many characters. */
+const fullValueWrap = 100;
+const fullValueMaxChars = 4000;
+/** Differing fields listed in the table (and their full values); the rest are counted, all in verdict.json. */
+const maxDifferenceRows = 100;
+function valueText(value) {
+    if (value === undefined || value === null)
+        return "–";
+    return typeof value === "string" ? value : JSON.stringify(value);
+}
+/**
+ * The part of `text` from a little before `from` (where the two values first differ), at most `width`
+ * characters, with "…" where something was left out: a long `server.command` that differs only near its
+ * end shows that end, not the shared beginning.
+ */
+function excerptAround(text, from, width = differenceExcerptLength, 
+/** The shorter of the two values, so both excerpts start at the same place and line up. */
+alignTo = text.length) {
+    const flat = text.replace(/[\r\n\t\u2028\u2029]+/g, " ");
+    if (flat.length <= width)
+        return flat;
+    const lead = 12;
+    const start = Math.max(0, Math.min(from - lead, Math.min(flat.length, alignTo) - (width - 1)));
+    const head = start > 0 ? "…" : "";
+    // The longer value gets its extra characters (up to `width` more), so both end at the same place.
+    const room = width - head.length + Math.min(width, Math.max(0, flat.length - alignTo));
+    const body = flat.slice(start, start + room);
+    return start + room < flat.length ? `${head}${body.slice(0, -1)}…` : `${head}${body}`;
+}
+function firstDifference(a, b) {
+    let i = 0;
+    while (i < a.length && i < b.length && a[i] === b[i])
+        i++;
+    return i;
+}
+/** A long value as lines of at most `width` characters, broken after spaces or commas where possible. */
+function wrapValue(text, width = fullValueWrap) {
+    const lines = [];
+    for (const paragraph of text.split(/\r?\n/)) {
+        let rest = paragraph;
+        while (rest.length > width) {
+            const window = rest.slice(0, width);
+            const breakAt = Math.max(window.lastIndexOf(" "), window.lastIndexOf(","));
+            const cut = breakAt > width / 2 ? breakAt + 1 : width;
+            lines.push(rest.slice(0, cut));
+            rest = rest.slice(cut);
+        }
+        lines.push(rest);
+    }
+    return lines;
+}
+/** One field's full value in a <pre> block: HTML-escaped, wrapped, cut at fullValueMaxChars. */
+function fullValueBlock(value) {
+    const text = valueText(value);
+    const cut = text.length > fullValueMaxChars;
+    const shown = cut ? text.slice(0, fullValueMaxChars) : text;
+    const lines = wrapValue(shown).map((line) => escapeHtml(line, Number.POSITIVE_INFINITY));
+    if (cut)
+        lines.push(`… ${text.length - fullValueMaxChars} more characters in verdict.json`);
+    return `<pre>${lines.join("\n")}</pre>`;
+}
+/**
+ * The differing fields only: each value in the table is an excerpt around where the two sides first
+ * differ (so the real difference is visible however long the value), and the full values of those
+ * fields follow, wrapped, in a collapsed section.
+ */
+function environmentSection(verdict, full, { excerpt = differenceExcerptLength, fullValues = true, informational = true } = {}) {
+    const differences = verdict.fingerprints.differences.filter((d) => informational || !d.informational);
+    const lines = ["### Environment", ""];
+    if (differences.length === 0)
+        lines.push("Baseline and candidate ran under the same recorded conditions.");
+    else if (!full)
+        lines.push(`${differences.length} recorded conditions differ (details in verdict.json).`);
+    else {
+        const shown = differences.slice(0, maxDifferenceRows);
+        const rows = shown.map((d) => {
+            const base = valueText(d.baseline);
+            const cand = valueText(d.candidate);
+            const from = firstDifference(base, cand);
+            return [
+                escapeCell(d.field, 80),
+                escapeCell(excerptAround(base, from, excerpt, Math.min(base.length, cand.length)), Number.POSITIVE_INFINITY),
+                escapeCell(excerptAround(cand, from, excerpt, Math.min(base.length, cand.length)), Number.POSITIVE_INFINITY),
+                d.informational ? "yes (recorded only)" : d.allowed ? "yes (under test)" : "**no**",
+                d.cells.length > 3
+                    ? `${d.cells.length} cells`
+                    : d.cells.map((cell) => escapeCell(cell, 60)).join(", "),
+            ];
+        });
+        lines.push(table(["Field", "Baseline", "Candidate", "Allowed", "Cells"], rows));
+        if (differences.length > shown.length) {
+            lines.push("", `… and ${differences.length - shown.length} more differ (the first ${maxDifferenceRows} are listed; every one is in verdict.json).`);
+        }
+        const long = shown.filter((d) => fullValues && (valueText(d.baseline).length > excerpt || valueText(d.candidate).length > excerpt));
+        if (long.length > 0) {
+            lines.push("", fold("Full values of the differing fields", long
+                .flatMap((d) => [
+                `**${escapeInline(d.field, 80)}**, baseline:`,
+                fullValueBlock(d.baseline),
+                "candidate:",
+                fullValueBlock(d.candidate),
+                "",
+            ])
+                .join("\n")));
+        }
+    }
+    return lines.join("\n");
+}
+function fingerprintDetails(verdict) {
+    const base = verdict.fingerprints.baseline;
+    const cand = verdict.fingerprints.candidate;
+    const fields = [...new Set([...Object.keys(base), ...Object.keys(cand)])].sort();
+    if (fields.length === 0)
+        return "";
+    const rows = fields.map((field) => [
+        escapeCell(field, 80),
+        escapeValue(base[field]),
+        escapeValue(cand[field]),
+    ]);
+    return fold("All recorded conditions", table(["Field", "Baseline", "Candidate"], rows));
+}
+/** The comment's fold of the differing conditions: what differs, whether it is allowed, and where. */
+function environmentFold(verdict) {
+    const differences = verdict.fingerprints.differences;
+    if (differences.length === 0)
+        return "";
+    const blocking = differences.filter((d) => !d.allowed && !d.informational).length;
+    const recordedOnly = differences.filter((d) => d.informational).length;
+    const judged = differences.length - recordedOnly;
+    const summary = `Environment: ${judged} recorded condition${judged === 1 ? "" : "s"} differ${judged === 1 ? "s" : ""}${blocking > 0 ? `, ${blocking} not allowed` : ", all allowed (under test)"}${recordedOnly > 0 ? `; ${recordedOnly} recorded only` : ""}`;
+    const table = judged === 0
+        ? "Only fields recorded for information differ (tool build, runner, config hash)."
+        : environmentSection(verdict, true, { excerpt: 40, fullValues: false, informational: false }).replace(/^### Environment\n\n/, "");
+    return fold(summary, `${table}\n\nThe full values, and every field recorded, are in the full report.`);
+}
+
+const familyVerdictIcons = {
+    regression: "🔴",
+    improvement: "🟢",
+};
+/**
+ * One line per family test that found something (docs/compare.md, "Family tests"): the metric's average
+ * change across the family's cells with its decision interval, the adjusted p, and the cells that are
+ * regressions on their own. Empty when no family test was rejected.
+ */
+function familyFindingsSection(verdict) {
+    const found = (verdict.families ?? []).filter((f) => f.verdict !== "no-finding");
+    if (found.length === 0)
+        return "";
+    const lines = found.map((f) => {
+        const verdictIcon = familyVerdictIcons[f.verdict];
+        const beyond = f.verdict === "regression" ? "worse" : "better";
+        const alone = f.verdict !== "regression"
+            ? ""
+            : f.regressedCells.length > 0
+                ? `; a regression on its own in ${f.regressedCells.map((cell) => escapeInline(cell, 60)).join(", ")}`
+                : "; no cell is one on its own yet";
+        return `- ${verdictIcon} **${describeMetric(f.metric)} across the ${f.cells.length} ${escapeInline(f.family, 60)} cells**: ${formatChange(f.ratio)} (${formatInterval(f.ci)}), on average ${beyond} beyond the ±${formatFractionAsPercent(f.tolerance)} tolerance (family test, p (adj.) ${formatP(f.p)})${alone}.`;
+    });
+    return ["### Across cells", "", ...lines].join("\n");
+}
+
+/**
+ * How the verdict was decided: the mode (interleaved, or a stored baseline and its drift), which
+ * baseline, what the runs cost in GPU time, and the method in one paragraph.
+ */
+/** What drift the stored comparison added, and where it came from (the prior or the baseline history). */
+function driftNote(verdict) {
+    const prior = formatNumber(verdict.settings.sessionDriftSd);
+    const gated = new Set(verdict.settings.gatedMetrics);
+    const all = Object.entries(verdict.settings.sessionDriftEstimates);
+    const estimates = all.filter(([metric]) => gated.has(metric)).length > 0
+        ? all.filter(([metric]) => gated.has(metric))
+        : all;
+    const fromHistory = estimates.filter(([, e]) => e.source === "history");
+    if (fromHistory.length === 0)
+        return `a between-session drift (sd ${prior} on the log scale, the prior \`gate.session_drift_sd\`: fewer than 2 baseline sessions to estimate it from) that more runs cannot remove is added to every interval.`;
+    const sds = fromHistory.map(([, e]) => e.sd);
+    const low = formatNumber(Math.min(...sds));
+    const high = formatNumber(Math.max(...sds));
+    const sessions = Math.min(...fromHistory.map(([, e]) => e.sessions));
+    const weight = Math.min(...fromHistory.map(([, e]) => e.historyWeight));
+    const screened = [...new Set(fromHistory.flatMap(([, e]) => e.screenedSessions))];
+    const runs = Math.max(...fromHistory.map(([, e]) => e.screenedRuns));
+    const screenedText = [
+        screened.length > 0
+            ? `${screened.length} outlier session${screened.length === 1 ? "" : "s"} screened (${screened.map((name) => escapeInline(name.split(/[\\/]/).filter(Boolean).at(-1) ?? name, 60)).join(", ")})`
+            : "",
+        runs > 0 ? `${runs} outlier run${runs === 1 ? "" : "s"} screened` : "",
+    ].filter((text) => text.length > 0);
+    return `a between-session drift that more runs cannot remove is added to every interval: sd ${low === high ? low : `${low}–${high}`} on the log scale, estimated from ${sessions} baseline sessions and shrunk towards the prior ${prior} (history weight ${Number(weight.toFixed(2))})${screenedText.length > 0 ? `; ${screenedText.join(", ")}` : ""}.`;
+}
+function modeSection(verdict, withMethod = true) {
+    const mode = verdict.mode === "interleaved"
+        ? "**Mode: interleaved**: baseline and candidate ran in the same job on the same runner, so no session-drift term is added."
+        : `**Mode: stored baseline**: the baseline came from another job, so ${driftNote(verdict)}`;
+    const info = verdict.baselineInfo;
+    const parts = [];
+    if (info?.commit)
+        parts.push(`commit ${escapeInline(info.commit, 64)}`);
+    if (info?.ref)
+        parts.push(`ref ${escapeInline(info.ref, 80)}`);
+    if (info?.runId)
+        parts.push(`run ${escapeInline(info.runId, 64)}`);
+    if (info?.date)
+        parts.push(`date ${escapeInline(info.date, 64)}`);
+    if (info?.url)
+        parts.push(`link ${escapeInline(info.url, 200)}`);
+    if (info?.note)
+        parts.push(escapeInline(info.note, 200));
+    const baseline = parts.length > 0 ? `Baseline: ${parts.join(" · ")}.` : "Baseline: no provenance given.";
+    const s = verdict.settings;
+    const method = `Per cell and metric, one number per run (the run is the unit of replication); Welch's t on the logs; tolerance ±${formatFractionAsPercent(s.tolerance)} unless set per metric; ${gatedFamilyPhrase(s.gatedFamily)}, advisory metrics Benjamini-Hochberg; family confidence ${formatFractionAsPercent(s.confidence)}; regression means significantly worse than the tolerance (one-sided test against the margin at α = ${Number(s.lookAlpha.toPrecision(3))} per look before Holm; looks at ${s.looks.join("/")} runs per side), so a true change inside the tolerance is blocked at most ${formatFractionAsPercent(s.familyAlpha)} of the time; improvement is the mirror; within tolerance means the ${formatFractionAsPercent(1 - s.passAlpha)} upper bound is inside the tolerance; runs whose gated metrics sit more than ${s.outlierThreshold} robust sd from their side's median are screened out (sides of 5+ runs) and replaced; run-to-run sd is floored at ${s.minRunSd}.`;
+    return [
+        "### Comparison",
+        "",
+        mode,
+        "",
+        baseline,
+        ...gpuMinutesLine(verdict),
+        ...(withMethod ? ["", method] : []),
+    ].join("\n");
+}
+/**
+ * The gated family as the method line states it: how many tests Holm ran over, of which kinds, and the
+ * tests left out because they cannot reach the level (compare/gated-family.ts).
+ */
+function gatedFamilyPhrase(family) {
+    if (!family)
+        return "gated family Holm-corrected";
+    const r = family.regression;
+    const kinds = nonZeroCounts([
+        [r.speed, "speed"],
+        [r.capacity, "capacity"],
+        [r.guard, "guard"],
+        [r.task, "task"],
+    ]);
+    const leftOut = r.leftOut > 0 ? `; ${r.leftOut} that cannot reach the level left out` : "";
+    const detail = kinds.length > 0 || leftOut ? ` (${kinds.join(", ")}${leftOut})` : "";
+    const tests = family.familyTests?.total ?? 0;
+    if (tests > 0)
+        return `gated family of ${r.total} test${r.total === 1 ? "" : "s"}${detail} and ${tests} family test${tests === 1 ? "" : "s"} (a metric across a workload family's cells, ${formatFractionAsPercent(family.familyTests.weight)} of each grouped check's share) corrected together by a graphical procedure that is Holm's without them`;
+    return `gated family of ${r.total} test${r.total === 1 ? "" : "s"}${detail} Holm-corrected together`;
+}
+/** One line: what the comparison's runs cost, every server start counted. */
+function gpuMinutesLine(verdict) {
+    const g = verdict.gpuMinutes;
+    if (!g)
+        return [];
+    const round = (minutes) => (minutes < 10 ? minutes.toFixed(1) : String(Math.round(minutes)));
+    const runs = g.sides === "both" ? "measured runs on both sides" : "the candidate's measured runs";
+    const starts = `${g.serverStarts} server start${g.serverStarts === 1 ? "" : "s"} at ${round(g.serverStartS / 60)} min each`;
+    const stored = g.sides === "both" ? "" : " (the stored baseline was measured once, in its own job)";
+    return [
+        "",
+        `GPU time: ~${round(g.total)} GPU-minutes: ${round(g.runs)} min of ${runs} plus ${starts}${stored}.`,
+    ];
+}
+/** The comment's fold of how it was decided: the mode, the baseline, the GPU time, what the runs catch, the method. */
+function methodFold(verdict) {
+    const detection = detectionLine(verdict);
+    const looks = verdict.settings.looks;
+    return fold(`How it was decided: ${verdict.mode === "interleaved" ? "interleaved runs" : "a stored baseline"}, looks at ${looks.join("/")} runs per side, ${verdict.settings.gatedFamily ? `Holm over ${verdict.settings.gatedFamily.regression.total} gated tests` : "Holm over the gated checks"}`, [
+        modeSection(verdict, false).replace(/^### Comparison\n\n/, ""),
+        ...(detection ? ["", detection] : []),
+        "",
+        "The method, step by step, is in the full report.",
+    ].join("\n"));
+}
+
+/** Guard rows shown in full; beyond it the within-tolerance ones are only counted. */
+const guardRowLimit = 40;
+const guardVerdictLabels = {
+    regression: "🔴 regression",
+    "within-tolerance": "⚪ within tolerance",
+    inconclusive: "🟡 not judged",
+};
+function guardRow(check) {
+    const tolerance = check.toleranceKind === "points"
+        ? `+${Number((check.tolerance * 100).toPrecision(3))} pts`
+        : `±${formatFractionAsPercent(check.tolerance)}`;
+    const side = (value, counts) => check.toleranceKind === "points"
+        ? `${formatMetricValue(check.metric, value)} (${counts.count}/${counts.requests})`
+        : formatMetricValue(check.metric, value);
+    return [
+        guardVerdictLabels[check.verdict] + (check.note ? ` (${escapeCell(check.note, 160)})` : ""),
+        escapeCell(check.cell, 60),
+        describeMetric(check.metric),
+        tolerance,
+        side(check.baseline, check.counts.baseline),
+        side(check.candidate, check.counts.candidate),
+        formatP(check.p),
+    ];
+}
+/**
+ * The quality guards of the report (docs/quality.md): every regression and check not judged in a table,
+ * the within-tolerance ones too while the table stays short. Empty when the verdict has no guards.
+ */
+function qualityGuardSection(verdict) {
+    const guards = verdict.quality?.guards;
+    if (guards === undefined || guards.length === 0)
+        return "";
+    const flagged = guards.filter((check) => check.verdict !== "within-tolerance");
+    const shown = guards.length <= guardRowLimit ? guards : flagged.slice(0, guardRowLimit);
+    const hidden = guards.length - shown.length;
+    const regressions = guards.filter((check) => check.verdict === "regression").length;
+    const summary = regressions > 0
+        ? `**${regressions}** of ${guards.length} guard checks regressed: the outputs changed, so no speed result here is an improvement.`
+        : `All ${guards.length - flagged.length} judged guard checks are within tolerance.`;
+    const header = ["Verdict", "Cell", "Guard", "Tolerance", "Baseline", "Candidate", "p (adj.)"];
+    return [
+        "### Quality guards",
+        "",
+        summary,
+        ...(shown.length > 0 ? ["", table(header, shown.map(guardRow))] : []),
+        ...(hidden > 0 ? ["", `_${hidden} more guard checks within tolerance (verdict.json has them)._`] : []),
+        "",
+        "Shares of the measured requests pooled over a side's runs (requests counted / measured); a share is a regression when it rose significantly (Fisher's exact test) by more than its points, the output length when its mean moved significantly either way by more than its tolerance; p is Holm-adjusted in the gated family with the speed and task checks (a test that cannot reach the level, such as a share that is 0 on both sides, is left out).",
+    ].join("\n");
+}
+/** Characters of each side of an example shown in the report (verdict.json keeps exampleChars). */
+const exampleShownChars$1 = 120;
+function agreementCells(a) {
+    const pct = (x) => `${(x * 100).toFixed(1)}%`;
+    return [
+        String(a.prompts),
+        pct(1 - a.changedShare),
+        pct(1 - a.prefixChangedShare),
+        a.similarity === null ? "–" : a.similarity.toFixed(3),
+        a.logprobDrift === null ? "–" : `${a.logprobDrift.toFixed(3)} nats`,
+    ];
+}
+/** An output excerpt as inline code-free text: escaped for markdown, newlines shown as ⏎, cut short. */
+function excerpt(text) {
+    const flat = text.replace(/\r\n|\r|\n/g, "⏎");
+    const cut = flat.length > exampleShownChars$1 ? `${flat.slice(0, exampleShownChars$1)}…` : flat;
+    return escapeInline(cut, exampleShownChars$1 * 4);
+}
+/**
+ * The greedy-output checks (docs/quality.md): per cell the candidate's agreement with the baseline beside
+ * the baseline's own run-to-run agreement, the reasons of a regression, and the most-changed prompts.
+ */
+function qualityGreedySection(verdict) {
+    const checks = verdict.quality?.greedy ?? [];
+    if (checks.length === 0)
+        return "";
+    const header = [
+        "Verdict",
+        "Cell",
+        "Compared",
+        "Prompts",
+        "Identical",
+        "Same first tokens",
+        "Similarity",
+        "Logprob drift",
+    ];
+    const rows = [];
+    for (const check of checks) {
+        const label = check.verdict === "regression" ? "🔴 regression" : "⚪ within tolerance";
+        rows.push([
+            label,
+            escapeCell(check.cell, 60),
+            "candidate vs baseline",
+            ...agreementCells(check.candidate),
+        ]);
+        if (check.baselineNoise !== null)
+            rows.push(["", "", "baseline run to run", ...agreementCells(check.baselineNoise)]);
+    }
+    const details = [];
+    for (const check of checks) {
+        for (const reason of check.reasons)
+            details.push(`- ${escapeInline(check.cell, 60)}: ${escapeInline(reason, 300)}`);
+        if (check.examples.length > 0) {
+            details.push("", `<details><summary>Most-changed outputs: ${escapeHtml(check.cell, 60)}</summary>`, "", ...check.examples.flatMap((example) => [
+                `- prompt ${example.index}, first difference at token ${example.firstDifference}, similarity ${example.similarity.toFixed(3)}`,
+                `  - baseline: ${excerpt(example.baseline)}`,
+                `  - candidate: ${excerpt(example.candidate)}`,
+            ]), "", "</details>");
+        }
+    }
+    const source = checks.some((c) => c.tokenSource === "words")
+        ? "tokens are the server's where it returned logprobs, else whitespace-separated words"
+        : "tokens are the server's (logprobs returned)";
+    return [
+        "### Greedy outputs",
+        "",
+        table(header, rows),
+        ...(details.length > 0 ? ["", ...details] : []),
+        "",
+        `Same prompts, temperature 0, outputs kept per prompt; ${source}; similarity: 1 − token edit distance / longer length; logprob drift: mean |change| over the tokens both chose alike; the tolerances (quality.greedy) are over the baseline's own run-to-run differences.`,
+    ].join("\n");
+}
+/** Every quality section of the report, in order. */
+function qualitySection$1(verdict) {
+    return [qualityGuardSection(verdict), qualityGreedySection(verdict), qualityTaskSection(verdict)]
+        .filter((s) => s.length > 0)
+        .join("\n\n");
+}
+/** The task-accuracy checks: each side's accuracy with its Wilson interval, the discordant pairs, p. */
+function qualityTaskSection(verdict) {
+    const checks = verdict.quality?.tasks ?? [];
+    if (checks.length === 0)
+        return "";
+    const pct = (x) => `${(x * 100).toFixed(1)}%`;
+    const side = (s) => `${pct(s.accuracy)} (${pct(s.wilson[0])} – ${pct(s.wilson[1])})`;
+    const header = [
+        "Verdict",
+        "Cell",
+        "Tasks",
+        "Baseline",
+        "Candidate",
+        "Change",
+        "Only baseline right / only candidate",
+        "Tolerance",
+        "p (adj.)",
+    ];
+    const rows = checks.map((check) => {
+        const change = (check.candidate.accuracy - check.baseline.accuracy) * 100;
+        return [
+            (check.verdict === "regression" ? "🔴 regression" : "⚪ within tolerance") +
+                (check.note ? ` (${escapeCell(check.note, 160)})` : ""),
+            escapeCell(check.external === undefined ? check.cell : `${check.cell}: external ${check.external}`, 80),
+            check.method === "two-proportion"
+                ? `${check.baseline.n ?? "?"} / ${check.candidate.n ?? "?"}`
+                : String(check.prompts),
+            side(check.baseline),
+            side(check.candidate),
+            `${change > 0 ? "+" : change < 0 ? "−" : "±"}${Math.abs(change).toFixed(1)} pts`,
+            check.method === "two-proportion" ? "unpaired" : `${check.onlyBaseline} / ${check.onlyCandidate}`,
+            `−${Number((check.tolerancePoints * 100).toPrecision(3))} pts`,
+            formatP(check.p),
+        ];
+    });
+    const confidence = formatFractionAsPercent(checks[0].confidence);
+    return [
+        "### Task accuracy",
+        "",
+        table(header, rows),
+        "",
+        `Same tasks on both sides, scored per prompt; accuracy with its ${confidence} Wilson interval; a regression when the exact McNemar test on the discordant pairs (Holm-adjusted in the gated family with the speed and guard checks) finds the candidate worse and the drop exceeds the tolerance (quality.tasks.tolerance_points).` +
+            (checks.some((check) => check.method === "two-proportion")
+                ? " An external task without per-sample results on both sides is compared unpaired (one-sided two-proportion z-test; its Tasks column shows each side's samples)."
+                : ""),
+    ].join("\n");
+}
+/**
+ * The comment's quality folds (the first screen has the regressions): the guards within tolerance as a
+ * matrix of cells and guards, each side's value; the greedy-output and task tables.
+ */
+function qualityFolds(verdict) {
+    const quality = verdict.quality;
+    if (quality === undefined)
+        return "";
+    const folds = [];
+    const within = quality.guards.filter((check) => check.verdict === "within-tolerance");
+    const notJudged = quality.guards.filter((check) => check.verdict === "inconclusive").length;
+    if (within.length > 0)
+        folds.push(fold(`${within.length} guard${within.length === 1 ? "" : "s"} within tolerance${notJudged > 0 ? ` (${notJudged} not judged)` : ""}`, checkMatrix("Cell", within.map((check) => ({
+            cell: escapeCell(check.cell, 40),
+            column: describeMetric(check.metric),
+            value: valuesOnBothSides(check),
+        })))));
+    const greedy = quality.greedy ?? [];
+    if (greedy.length > 0)
+        folds.push(fold(`Greedy outputs of ${greedy.length} cell${greedy.length === 1 ? "" : "s"} against the baseline`, qualityGreedySection(verdict).replace(/^### .*\n/, "")));
+    const tasks = quality.tasks ?? [];
+    if (tasks.length > 0)
+        folds.push(fold(`Task accuracy of ${tasks.length} check${tasks.length === 1 ? "" : "s"}`, qualityTaskSection(verdict).replace(/^### .*\n/, "")));
+    return folds.join("\n\n");
+}
+
+/**
+ * How the report names files: relative to the results they belong to, never as a path of the machine
+ * that ran the comparison (a temporary directory of the runner means nothing to a reviewer).
+ */
+/**
+ * A run's file relative to its side's results: `candidate/chat/run-0/run.json`, which is its path in the
+ * action's evidence artifact; a `vllm bench serve` file by its name (`baseline/vllm-0.json`).
+ */
+function runFileLabel(ref) {
+    const parts = ref.source.split(/[\\/]+/).filter((part) => part.length > 0);
+    const tail = parts.at(-1) === "run.json" ? parts.slice(-3) : parts.slice(-1);
+    return [ref.side, ...tail].join("/");
+}
+/**
+ * A message with every absolute path (four segments or more) shortened to its last segments, "…/chat/
+ * run-0/run.json", so compare's warnings and notes publish no path of the machine.
+ */
+function withoutMachinePaths(text) {
+    return text.replace(/(?<![\w:/.~-])(?:[A-Za-z]:)?(?:[\\/][^\s\\/:;,()'"`]+){4,}/g, (path) => {
+        const parts = path.split(/[\\/]+/).filter((part) => part.length > 0);
+        return `…/${parts.slice(-3).join("/")}`;
+    });
+}
+
+/**
+ * The markdown report, in two forms rendered from the same verdict by the same sections: the comment
+ * (`comment.md`, what the action posts on the pull request: the first screen, then a fold for each part a
+ * reviewer may want, with a summary that says what is inside) and the long form (`report.md`, the job
+ * summary: the first screen, then every table in full). Each section has its comment form and its long
+ * form; both shed detail in the same order when they exceed the budget.
+ */
+/** GitHub's limit on a comment body. */
+const commentBudget = 65_536;
+/**
+ * The long form's: half the job summary's 1 MiB (a character can take several bytes there), so every
+ * cell's every metric stays in the summary of a large matrix.
+ */
+const reportBudget = 512 * 1024;
+/** The headline's words, for report.html: verdict title, headline, counts (plain text). */
+function headlineWords(verdict) {
+    const c = verdict.counts;
+    const counts = `${c.regression} regressed · ${c.improvement} improved · ${c.withinTolerance} within tolerance · ${c.inconclusive} inconclusive — ${c.gated} gated checks in ${verdict.cells.length} cell${verdict.cells.length === 1 ? "" : "s"}`;
+    // The counts line says the tally the headline ends with: it is said once.
+    const tally = ` (${tallyOf(verdict.counts)})`;
+    const said = verdict.headline.endsWith(tally) ? verdict.headline.slice(0, -tally.length) : verdict.headline;
+    return { title: verdictTitles[verdict.verdict], said, counts };
+}
+/** A warning as published: no path of the machine, escaped for text. */
+function warningText(warning, max) {
+    return escapeInline(withoutMachinePaths(warning), max);
+}
+function warningsSection(verdict, limit) {
+    if (verdict.warnings.length === 0)
+        return "";
+    const shown = verdict.warnings.slice(0, limit).map((w) => `- ${warningText(w, 300)}`);
+    if (verdict.warnings.length > limit)
+        shown.push(`- … and ${verdict.warnings.length - limit} more (see verdict.json)`);
+    return ["### Warnings", "", ...shown].join("\n");
+}
+function warningsFold(verdict) {
+    const count = verdict.warnings.length;
+    if (count === 0)
+        return "";
+    return fold(`${count} warning${count === 1 ? "" : "s"}`, warningsSection(verdict, 10).replace(/^### Warnings\n\n/, ""));
+}
+/** Excluded runs the comment lists; the long form lists them all. */
+const maxExcludedRows = 10;
+function excludedRows(verdict, reasonChars, limit = Number.POSITIVE_INFINITY) {
+    return verdict.runs.excluded
+        .slice(0, limit)
+        .map((run) => [
+        escapeCell(runFileLabel(run), 120),
+        escapeCell(withoutMachinePaths(run.reasons.join("; ")), reasonChars),
+    ]);
+}
+function excludedSection(verdict, full) {
+    const excluded = verdict.runs.excluded;
+    if (excluded.length === 0)
+        return "";
+    if (!full)
+        return `### Runs excluded\n\n${excluded.length} runs were excluded (details in verdict.json).`;
+    return ["### Runs excluded", "", table(["Run", "Why"], excludedRows(verdict, 300))].join("\n");
+}
+function excludedFold(verdict) {
+    const count = verdict.runs.excluded.length;
+    if (count === 0)
+        return "";
+    return fold(`${count} run${count === 1 ? "" : "s"} excluded, and why`, [
+        table(["Run (in the evidence)", "Why"], excludedRows(verdict, 90, maxExcludedRows)),
+        "",
+        `${count > maxExcludedRows ? `${count - maxExcludedRows} more, and ` : ""}the full reasons are in the full report; files are named relative to each side's results.`,
+    ].join("\n"));
+}
+/** The pictures, folded in the comment (GitHub draws mermaid inside a fold when it is opened). */
+function picturesFold(verdict) {
+    const pictures = commentChartsSection(verdict, undefined, { pointer: false });
+    if (pictures === "")
+        return "";
+    // The charts' own titles (mermaid-safe labels: letters, digits and a few marks) say what is inside.
+    const titles = [...pictures.matchAll(/^ {2}title "([^"]*)"$/gm)].map((m) => m[1]);
+    return fold(escapeHtml(`Pictures: ${titles.join("; ")}`, 200), pictures.replace(/^### Pictures\n\n/, ""));
+}
+/** The history section's comment form: folded under its heading, unless it says main already regressed. */
+function extraSectionFold(section) {
+    if (/Main already regressed/.test(section))
+        return section;
+    const heading = /^### (.+)\n/.exec(section);
+    return heading ? fold(escapeHtml(heading[1], 80), section.slice(heading[0].length)) : section;
+}
+/**
+ * The comment or the long form. Sections shed in a fixed order when the body would exceed the budget:
+ * the pictures, then per-cell detail, then all conditions, then the excluded-run table, then the
+ * environment differences, then warnings. The first screen and the gated checks are never shed.
+ */
+function renderMarkdown(verdict, options) {
+    const { form } = options;
+    const budget = options.budget ?? (form === "comment" ? commentBudget : reportBudget);
+    const context = options.context ?? besideFiles;
+    const firstScreen = blocksToMarkdown(firstScreenBlocks(verdict, { ...context, form }, markdownMarkup));
+    // A comparison of capacity cells only has no per-metric checks: its acceptance is the capacity section's.
+    const capacityOnly = verdict.cells.length === 0 && (verdict.capacity?.length ?? 0) > 0;
+    const sections = [
+        { report: firstScreen, comment: firstScreen, short: null, shedRank: Number.POSITIVE_INFINITY },
+        ...(options.extraSections ?? []).map((section) => ({
+            report: section,
+            comment: extraSectionFold(section),
+            short: "",
+            shedRank: 4.5,
+        })),
+        {
+            report: capacityOnly ? "" : acceptanceSection(verdict),
+            comment: withinToleranceFold(verdict),
+            short: form === "comment" ? "" : null,
+            shedRank: 3.5,
+        },
+        // A family finding is in the first screen's table; the long form says it in its own words too.
+        { report: familyFindingsSection(verdict), comment: "", short: null, shedRank: Infinity },
+        { report: capacitySection(verdict), comment: capacityFolds(verdict), short: null, shedRank: Infinity },
+        { report: qualitySection$1(verdict), comment: qualityFolds(verdict), short: null, shedRank: Infinity },
+        // The pictures (mermaid, report/charts/mermaid.ts) go first when the comment is over budget.
+        { report: commentChartsSection(verdict), comment: picturesFold(verdict), short: "", shedRank: -1 },
+        {
+            report: modeSection(verdict),
+            comment: methodFold(verdict),
+            short: modeSection(verdict, false),
+            shedRank: 7,
+        },
+        {
+            report: warningsSection(verdict, 50),
+            comment: warningsFold(verdict),
+            short: warningsSection(verdict, 3),
+            shedRank: 4,
+        },
+        {
+            report: excludedSection(verdict, true),
+            comment: excludedFold(verdict),
+            short: excludedSection(verdict, false),
+            shedRank: 2,
+        },
+        {
+            report: environmentSection(verdict, true),
+            comment: environmentFold(verdict),
+            short: environmentSection(verdict, false),
+            shedRank: 3,
+        },
+        { report: fingerprintDetails(verdict), comment: "", short: "", shedRank: 1 },
+        { report: perCellDetails(verdict), comment: "", short: "", shedRank: 0 },
+    ];
+    const footer = `<sub>vllm-perf-gate ${escapeHtml(verdict.tool.version, 40)} · verdict.json schema ${verdict.schemaVersion}</sub>`;
+    const render = (parts) => `${[...parts.filter((p) => p.length > 0), footer].join("\n\n")}\n`;
+    const current = sections.map((s) => s[form]);
+    let text = render(current);
+    const order = sections
+        .map((s, i) => ({ s, i }))
+        .filter(({ s }) => s.short !== null && s[form] !== "")
+        .sort((a, b) => a.s.shedRank - b.s.shedRank);
+    let shedAny = false;
+    for (const { s, i } of order) {
+        if (text.length <= budget)
+            break;
+        current[i] = s.short;
+        shedAny = true;
+        text = render([
+            ...current,
+            "_Some detail was left out to fit the comment size limit; verdict.json has everything._",
+        ]);
+    }
+    if (text.length > budget) {
+        // Only reachable with hundreds of gated checks: keep the head, say so plainly.
+        const note = "\n\n_Truncated to fit the comment size limit; verdict.json has everything._\n";
+        text = text.slice(0, budget - note.length) + note;
+    }
+    else if (!shedAny)
+        text = render(current);
+    return text;
+}
+/** Both forms of one verdict in one place: report.md (and the job summary) and comment.md. */
+function renderReports(verdict, options = {}) {
+    return {
+        report: renderMarkdown(verdict, { ...options, form: "report" }),
+        comment: renderMarkdown(verdict, { ...options, form: "comment" }),
+    };
+}
+
+const runsSection = "Every run against the tolerance";
+const distributionSection = "Latency distributions (used runs pooled per side)";
+const timelineSection = "One run over time";
+const loadSection = "Load curves and the capacity point of each side";
+const sweepSection = "Load curves of the sweep (no capacity config: no capacity point)";
+const defaultChartProviders = [
+    (cell) => cell.checks.map((check) => ({
+        section: runsSection,
+        name: `${check.comparison.metric}-runs`,
+        render: (standalone) => runDotsChart(check, { standalone }),
+    })),
+    (cell) => cell.distributions.map((d) => ({
+        section: distributionSection,
+        name: `${d.phase}-distribution`,
+        render: (standalone) => distributionChart(cell.cell, d, { standalone }),
+    })),
+    (cell) => cell.timeline
+        ? [
+            {
+                section: timelineSection,
+                name: "timeline",
+                render: (standalone) => timelineChart(cell.cell, cell.timeline, { standalone }),
+            },
+        ]
+        : [],
+    (cell) => {
+        const picture = cellLoadPicture(cell);
+        if (!picture)
+            return [];
+        return drawnLoadFigures(picture).map((figure) => ({
+            section: picture.kind === "capacity" ? loadSection : sweepSection,
+            name: `load-${figure}`,
+            render: (standalone) => loadCurveChart(picture, figure, { standalone }),
+        }));
+    },
+];
+/** The directory beside report.html that holds the same charts as SVG files. */
+const chartsDirName = "report-charts";
+const pageStyle = [
+    "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;max-width:1100px;padding:0 16px;color:#111;background:#fff}",
+    "h1{font-size:22px;margin:0 0 8px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:14px;margin:18px 0 6px}",
+    "table{border-collapse:collapse;font-size:13px;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;text-align:left}th{background:#f6f6f6}",
+    ".charts{display:flex;flex-wrap:wrap;gap:12px}figure{margin:0;border:1px solid #eee;padding:4px}figcaption{font-size:11px;color:#666}",
+    ".note{color:#555;font-size:13px}.headline{font-size:16px}",
+    ".examples td{white-space:pre-wrap;word-break:break-word;max-width:360px;font-family:ui-monospace,monospace;font-size:12px}",
+].join("");
+/** One self-contained page: the title escaped here, the body's parts as given (already escaped), empty ones left out. */
+function htmlPage(title, body) {
+    return [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        '<head><meta charset="utf-8"/><meta name="viewport" content="width=device-width, initial-scale=1"/>',
+        `<title>${esc(title)}</title><style>${pageStyle}</style></head>`,
+        "<body>",
+        ...body.filter((part) => part.length > 0),
+        "</body>",
+        "</html>",
+        "",
+    ].join("\n");
+}
+function esc(value, max = 200) {
+    return escapeHtml(value, max);
+}
+/** A safe file-name piece: lower-case letters, digits, dash and underscore. */
+function slug(value) {
+    const cleaned = value
+        .toLowerCase()
+        .replace(/[^a-z0-9_-]+/g, "-")
+        .replace(/^-+|-+$/g, "")
+        .slice(0, 40);
+    return cleaned.length > 0 ? cleaned : "cell";
+}
+function headerSection(pictures) {
+    const verdict = pictures.verdict;
+    const words = headlineWords(verdict);
+    const lines = [
+        `<h1>${verdictIcons[verdict.verdict]} vllm-perf-gate: ${esc(words.title)}</h1>`,
+        `<p class="headline"><strong>${esc(words.said, 600)}</strong></p>`,
+        `<p>${esc(words.counts, 400)}</p>`,
+    ];
+    // As in the comment's headline: the reason for "not comparable" is the verdict itself.
+    const blocking = verdict.fingerprints.differences.filter((d) => !d.allowed && !d.informational);
+    if (blocking.length > 0) {
+        const shown = blocking.slice(0, 5).map((d) => {
+            const value = (v) => v === undefined || v === null ? "–" : typeof v === "string" ? v : JSON.stringify(v);
+            return `<li>not comparable: ${esc(d.field, 80)}: ${esc(value(d.baseline), 60)} (baseline) vs ${esc(value(d.candidate), 60)} (candidate)</li>`;
+        });
+        if (blocking.length > 5)
+            shown.push(`<li>… and ${blocking.length - 5} more (see verdict.json)</li>`);
+        lines.push(`<ul>${shown.join("")}</ul>`);
+    }
+    if (verdict.nextLook)
+        lines.push(`<p><strong>More runs needed:</strong> ${verdict.nextLook.runsPerSide} runs per side: ${esc(verdict.nextLook.reason, 400)}.</p>`);
+    // Plain text, escaped for HTML below.
+    const settle = settleSentence(verdict, terminalMarkup(false));
+    if (settle)
+        lines.push(`<p>${esc(settle, 600)}</p>`);
+    return lines.join("\n");
+}
+function acceptanceTable(pictures) {
+    const gated = pictures.verdict.comparisons.filter((c) => c.gated);
+    if (gated.length === 0)
+        return (pictures.verdict.capacity ?? []).length > 0
+            ? "<p><em>No fixed-load gated metric; the capacity checks are under their cells below.</em></p>"
+            : "<p><em>No gated metric could be compared.</em></p>";
+    const head = [
+        "Cell",
+        "Metric",
+        "Tolerance",
+        "Baseline",
+        "Candidate",
+        "Change",
+        "Decision interval",
+        "Verdict",
+    ];
+    const rows = gated.map((c) => [
+        esc(c.cell, 80),
+        esc(`${describeMetric(c.metric)} ${c.higherIsBetter ? "↑" : "↓"}`),
+        `±${formatFractionAsPercent(c.tolerance)}`,
+        esc(formatMetricValue(c.metric, c.baseline)),
+        esc(formatMetricValue(c.metric, c.candidate)),
+        esc(formatChange(c.ratio)),
+        esc(formatInterval(c.ci)),
+        esc(metricVerdictLabel(c) + (c.note ? ` (${c.note})` : ""), 300),
+    ]
+        .map((cell) => `<td>${cell}</td>`)
+        .join(""));
+    return [
+        "<h2>Acceptance (gated metrics)</h2>",
+        `<table><thead><tr>${head.map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody>`,
+        ...rows.map((row) => `<tr>${row}</tr>`),
+        "</tbody></table>",
+        '<p class="note">Regression when the whole decision interval lies beyond the tolerance band; within tolerance when its worse end is inside. Baseline and candidate are geometric means over runs.</p>',
+    ].join("\n");
+}
+/** Characters of each side of a greedy-output example shown in the page. */
+const exampleShownChars = 160;
+function percent(x) {
+    return `${(x * 100).toFixed(1)}%`;
+}
+/**
+ * The quality checks when the verdict has them (docs/quality.md): the task accuracy of each side with
+ * its Wilson interval as a chart, the greedy-output agreement and its most-changed outputs as text
+ * (outside strings: escaped, cut short, newlines shown as ⏎).
+ */
+function qualitySection(pictures) {
+    const quality = pictures.verdict.quality;
+    const tasks = quality?.tasks ?? [];
+    const greedy = quality?.greedy ?? [];
+    if (tasks.length === 0 && greedy.length === 0)
+        return { html: [], chart: null };
+    const html = ["<h2>Quality</h2>"];
+    const chart = tasks.length === 0
+        ? null
+        : {
+            section: "Quality",
+            name: "task-accuracy",
+            render: (standalone) => accuracyChart(tasks, { standalone }),
+        };
+    if (tasks.length > 0)
+        html.push("<h3>Task accuracy (same prompts, both sides)</h3>", "<table><thead><tr><th>Cell</th><th>Prompts</th><th>Baseline</th><th>Candidate</th><th>Only baseline right</th><th>Only candidate right</th><th>Tolerance</th><th>p (test)</th><th>Verdict</th></tr></thead><tbody>", ...tasks.map((t) => `<tr><td>${esc(t.external ? `${t.cell}: ${t.external}` : t.cell, 80)}</td><td>${t.prompts}</td><td>${percent(t.baseline.accuracy)} (${percent(t.baseline.wilson[0])} to ${percent(t.baseline.wilson[1])})</td><td>${percent(t.candidate.accuracy)} (${percent(t.candidate.wilson[0])} to ${percent(t.candidate.wilson[1])})</td><td>${t.onlyBaseline}</td><td>${t.onlyCandidate}</td><td>−${Number((t.tolerancePoints * 100).toPrecision(3))} pts</td><td>${t.p.toPrecision(2)} (${t.method === "mcnemar" ? "exact McNemar" : "two-proportion, unpaired"})</td><td>${t.verdict === "regression" ? "regression" : "within tolerance"}${t.note ? `: ${esc(t.note, 300)}` : ""}</td></tr>`), "</tbody></table>");
+    if (greedy.length > 0) {
+        const excerpt = (text) => {
+            const flat = text.replace(/\r\n|\r|\n/g, "⏎");
+            return esc(flat.length > exampleShownChars ? `${flat.slice(0, exampleShownChars)}…` : flat, exampleShownChars * 2);
+        };
+        html.push("<h3>Greedy outputs (temperature 0, same prompts)</h3>", "<table><thead><tr><th>Cell</th><th>Prompts</th><th>Same output</th><th>Similarity</th><th>Baseline vs itself</th><th>Verdict</th></tr></thead><tbody>", ...greedy.map((g) => `<tr><td>${esc(g.cell, 80)}</td><td>${g.candidate.prompts}</td><td>${percent(1 - g.candidate.changedShare)}</td><td>${g.candidate.similarity === null ? "–" : g.candidate.similarity.toFixed(3)}</td><td>${g.baselineNoise ? `${percent(1 - g.baselineNoise.changedShare)} same` : "–"}</td><td>${g.verdict === "regression" ? "regression" : "within tolerance"}${g.reasons.length > 0 ? `: ${esc(g.reasons.join("; "), 400)}` : ""}</td></tr>`), "</tbody></table>");
+        const examples = greedy.flatMap((g) => g.examples.map((example) => ({ cell: g.cell, example })));
+        if (examples.length > 0)
+            html.push("<h3>Worst greedy-output differences</h3>", '<table class="examples"><thead><tr><th>Cell</th><th>Prompt</th><th>Similarity</th><th>First difference (token)</th><th>Baseline</th><th>Candidate</th></tr></thead><tbody>', ...examples.map(({ cell, example }) => `<tr><td>${esc(cell, 80)}</td><td>${example.index}</td><td>${example.similarity.toFixed(3)}</td><td>${example.firstDifference}</td><td>${excerpt(example.baseline)}</td><td>${excerpt(example.candidate)}</td></tr>`), "</tbody></table>");
+    }
+    return { html, chart };
+}
+/** A capacity cell's figures in words, above its load curves. */
+function capacityNote(cell) {
+    const check = cell.capacity;
+    if (!check)
+        return "";
+    const side = (name) => {
+        const s = check[name];
+        if (s.capacity === null)
+            return `${name}: no capacity (${esc(s.note ?? "no usable runs", 200)})`;
+        const bound = s.bound === "above" ? "at least " : s.bound === "below" ? "below " : "";
+        return `${name} capacity ${bound}${formatNumber(s.capacity)}${s.interval ? ` (${formatNumber(s.interval[0])} to ${formatNumber(s.interval[1])})` : ""} over ${s.runs} runs at ${s.loads} loads`;
+    };
+    const ratio = check.ratio === null
+        ? ""
+        : `; candidate/baseline ${formatChange(check.ratio)}, interval ${esc(formatInterval(check.ci))}`;
+    const words = check.verdict.replace(/-/g, " ");
+    return `<p class="note">Capacity at the SLOs (${esc(check.percentile, 8)}, ${check.dimension}): ${side("baseline")}; ${side("candidate")}${ratio}; ${words}${check.gated ? "" : " (not gated)"}${check.note ? `: ${esc(check.note, 300)}` : ""}.</p>`;
+}
+/** A sweep cell's loads in words, above its load curves: what was measured and how it was judged. */
+function sweepNote(cell) {
+    const sweep = cell.sweep;
+    if (!sweep || cell.capacity)
+        return "";
+    const side = (name) => {
+        const points = sweep.curve[name];
+        if (points.length === 0)
+            return `${name}: no usable runs with a load`;
+        const runs = points.reduce((sum, p) => sum + p.runs, 0);
+        return `${name} ${points.length} load${points.length === 1 ? "" : "s"} (${formatNumber(points[0].load)} to ${formatNumber(points.at(-1).load)}), ${runs} usable run${runs === 1 ? "" : "s"}`;
+    };
+    const unit = sweep.dimension === "concurrency" ? "requests in flight" : "requests/s offered";
+    return `<p class="note">A load sweep (${unit}): ${side("baseline")}; ${side("candidate")}. The verdict above judges its runs pooled as one fixed-load cell; give compare the config with capacity on this cell to compare the capacity at the SLOs (docs/capacity.md).</p>`;
+}
+/** The page and its chart files, with the default chart kinds plus any `extraProviders`. */
+async function renderHtmlReport(pictures, options = {}) {
+    const providers = [...defaultChartProviders, ...(options.extraProviders ?? [])];
+    const charts = [];
+    const body = [headerSection(pictures), acceptanceTable(pictures)];
+    const quality = qualitySection(pictures);
+    if (quality.chart) {
+        const path = `${chartsDirName}/0-quality-${slug(quality.chart.name)}.svg`;
+        charts.push({ path, svg: `${await quality.chart.render(true)}\n` });
+        body.push("<h2>Quality</h2>", `<div class="charts"><figure>${await quality.chart.render(false)}<figcaption>${esc(path)}</figcaption></figure></div>`, ...quality.html.slice(1));
+    }
+    else
+        body.push(...quality.html);
+    for (const [index, cell] of pictures.cells.entries()) {
+        const status = pictures.verdict.cells.find((c) => c.name === cell.cell);
+        body.push(`<h2>Cell ${esc(cell.cell, 120)}</h2>`, status
+            ? `<p class="note">${status.baselineRuns} baseline and ${status.candidateRuns} candidate usable runs; ${esc(status.status.replace(/-/g, " "))}${status.note ? `: ${esc(status.note, 300)}` : ""}.</p>`
+            : "", capacityNote(cell), sweepNote(cell), ...cell.notes.map((note) => `<p class="note">${esc(note, 400)}</p>`));
+        const named = providers.flatMap((provider) => provider(cell));
+        const sections = [...new Set(named.map((chart) => chart.section))];
+        const taken = new Set();
+        for (const section of sections) {
+            body.push(`<h3>${esc(section)}</h3>`, '<div class="charts">');
+            for (const chart of named.filter((c) => c.section === section)) {
+                let stem = `${index + 1}-${slug(cell.cell)}-${slug(chart.name)}`;
+                for (let k = 2; taken.has(stem); k++)
+                    stem = `${index + 1}-${slug(cell.cell)}-${slug(chart.name)}-${k}`;
+                taken.add(stem);
+                const path = `${chartsDirName}/${stem}.svg`;
+                // Rendered once per form, one after the other: the renderer's id counters are global.
+                charts.push({ path, svg: `${await chart.render(true)}\n` });
+                body.push(`<figure>${await chart.render(false)}<figcaption>${esc(path)}</figcaption></figure>`);
+            }
+            body.push("</div>");
+        }
+    }
+    const verdict = pictures.verdict;
+    body.push(`<p class="note">vllm-perf-gate ${esc(verdict.tool.version, 40)} · verdict.json schema ${verdict.schemaVersion} · the same charts are SVG files in ${chartsDirName}/ (drawn with Vega-Lite; each mark's value is in its accessible label).</p>`);
+    const title = `vllm-perf-gate: ${headlineWords(verdict).title}`;
+    return { html: htmlPage(title, body), charts };
+}
+
+export { cleanForTerminal as a, blocksToTerminal as b, chartsDirName as c, drawnLoadFigures as d, esc as e, firstScreenBlocks as f, reportPictures as g, htmlPage as h, renderHtmlReport as i, loadCurveChart as l, markdownMarkup as m, overrideLine as o, renderReports as r, slug as s, terminalMarkup as t, withoutMachinePaths as w };

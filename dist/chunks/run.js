@@ -1,0 +1,406 @@
+import { join, resolve, dirname } from 'node:path';
+import { g as getServedModels, P as ProbeStatusError, i as isUnauthorizedStatus, d as describeConnectionFailure, c as collectFingerprint, s as silentProgress, b as streamProgress, p as providerForConfig, f as firstRunsIn, e as runCells } from './run-cells.js';
+import { writeFile } from 'node:fs/promises';
+import { e as externalEndpoint, c as collectJobSecrets, r as readRunFile } from './secrets.js';
+import { r as runToPytorchRecords, a as runToBencherReport, e as exportFileNames } from './export-pytorch.js';
+import { U as UsageError, I as InputError, F as FailureError, c as toolVersion, h as handleInterrupts, g as interactiveInterrupts } from './version.js';
+import { r as runSweepCells } from './run-sweep.js';
+import { t as templateView, l as loadConfig } from './load.js';
+import { s as selectCells } from './select-cells.js';
+import 'node:perf_hooks';
+import 'node:child_process';
+import 'node:fs';
+import 'node:url';
+import 'node:net';
+import { p as parseCommandArgs, s as stringOption, i as integerOption } from './command.js';
+import { r as redactedIo, a as redactedError } from '../cli.js';
+import 'node:crypto';
+import './schemas.js';
+import 'node:os';
+import 'node:events';
+import 'node:assert';
+import 'node:http';
+import 'node:stream';
+import 'node:querystring';
+import 'node:diagnostics_channel';
+import 'node:util';
+import 'node:buffer';
+import 'node:tls';
+import 'node:zlib';
+import 'node:util/types';
+import 'node:worker_threads';
+import 'node:async_hooks';
+import 'node:console';
+import 'node:timers';
+import 'node:dns';
+import './random.js';
+import './number-words.js';
+import './capacity-summary.js';
+import './metric-names.js';
+import './distributions.js';
+import './format.js';
+import './report-html.js';
+import './index.js';
+import 'process';
+import 'buffer';
+
+/** Read for `--base-url` when neither --api-key-env nor server.api_key_env names a variable, in this order. */
+const defaultApiKeyVariables = ["VLLM_API_KEY", "OPENAI_API_KEY"];
+/**
+ * Where `--base-url`'s API key comes from: the variable `--api-key-env` names (which must be set), else
+ * the one server.api_key_env names, else VLLM_API_KEY, else OPENAI_API_KEY (as vLLM's and OpenAI's own
+ * clients read them); none when none is set. Returns the variable's name for messages, never printing
+ * the value.
+ */
+function baseUrlApiKey(env, names) {
+    if (names.flag !== undefined) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(names.flag)) {
+            throw new UsageError(`--api-key-env expects an environment variable name, got "${names.flag}"`);
+        }
+        const value = env[names.flag];
+        if (!value) {
+            throw new InputError(`--api-key-env names ${names.flag}, but that environment variable is not set (or empty); nothing was run`);
+        }
+        return { apiKey: value, variable: names.flag };
+    }
+    for (const variable of [names.config, ...defaultApiKeyVariables]) {
+        const value = variable === undefined ? undefined : env[variable];
+        if (variable !== undefined && value)
+            return { apiKey: value, variable };
+    }
+    return null;
+}
+/**
+ * `--base-url`: an `external` server given on the command line instead of in the config. It is reached
+ * and fingerprinted as the registry's external kind is (kinds.ts, collect-fingerprint.ts); unlike a
+ * config's external server it is probed once, not polled, and nothing is written for it but the runs:
+ * it fails at once when nothing answers there, it refuses the key, or it serves another model.
+ */
+function baseUrlProvider(options) {
+    const templates = options.interpolation?.templates ?? [];
+    const server = {
+        kind: "external",
+        base_url: options.baseUrl,
+        ...(options.metricsUrl ? { metrics_url: options.metricsUrl } : {}),
+        startup_timeout_s: 0,
+    };
+    const { baseUrl, metricsUrl } = externalEndpoint(server);
+    const endpoint = { baseUrl, metricsUrl, ...(options.apiKey ? { apiKey: options.apiKey } : {}) };
+    const target = { baseUrl, apiKey: options.apiKey };
+    // Everything the runner writes for it, and every message, passes through the job's one redactor.
+    const secrets = options.secrets ??
+        collectJobSecrets({
+            env: options.env ?? {},
+            variables: [options.apiKeyVariable],
+            configs: options.interpolation ? [{ config: { server }, interpolation: options.interpolation }] : [],
+        });
+    const redactor = secrets.redactor.with([options.apiKey]);
+    return {
+        lifecycle: "per-cell",
+        async start() {
+            // Fail before measuring anything when nothing answers there, or it serves another model.
+            const served = await getServedModels(target).catch((error) => {
+                if (error instanceof ProbeStatusError && isUnauthorizedStatus(error.status)) {
+                    throw new FailureError(`--base-url ${baseUrl}: GET /v1/models answered HTTP ${error.status} (unauthorized): the server ${options.apiKey
+                        ? `refuses the API key sent (read from ${options.apiKeyVariable ?? "the variable server.api_key_env names"})`
+                        : `wants an API key and none is sent (pass --api-key-env NAME, set ${defaultApiKeyVariables.join(" or ")}, or set server.api_key_env in the config)`}`);
+                }
+                throw new FailureError(redactor.redact(`--base-url ${baseUrl}: GET /v1/models failed: ${describeConnectionFailure(error, baseUrl) ??
+                    (error instanceof Error ? error.message : String(error))}`));
+            });
+            if (served.length > 0 && !served.some((model) => model.id === options.model.name)) {
+                // The served names are the server's own text: a misbehaving one may echo the key.
+                throw new InputError(redactor.redact(`model.name: "${options.model.name}" is not served at ${baseUrl}; it serves ${served.map((model) => `"${model.id}"`).join(", ")}`));
+            }
+            return {
+                endpoint,
+                redact: redactor.redact,
+                fingerprint: () => collectFingerprint({
+                    target,
+                    metricsUrl,
+                    // As before the registry: no settings (the command line gives none), so stored baselines still compare.
+                    server: { kind: server.kind, args: [] },
+                    readyModels: served,
+                    model: templateView(options.model, templates, ["model"]),
+                    sampling: templateView(options.sampling ?? null, templates, ["sampling"]),
+                    nvidiaSmi: null,
+                    env: options.env ?? {},
+                    environment: secrets.named,
+                }),
+                // Never resolves: we cannot see an external server's process, only its failed requests.
+                exited: new Promise(() => { }),
+                async stop() { },
+            };
+        },
+    };
+}
+
+const runFormatNames = ["vllm", "pytorch", "bencher"];
+/** Parses `--format vllm,pytorch,bencher` (any of them, comma-separated); none when not given. */
+function parseRunFormats(value) {
+    const runner = [];
+    const exports = [];
+    if (value === undefined)
+        return { runner, exports };
+    for (const name of value.split(",").map((part) => part.trim())) {
+        if (name === "vllm")
+            runner.push("vllm");
+        else if (name === "pytorch" || name === "bencher")
+            exports.push(name);
+        else {
+            throw new UsageError(`--format expects ${runFormatNames.join(", ")} (comma-separated), got "${name || value}"`);
+        }
+    }
+    return { runner: [...new Set(runner)], exports: [...new Set(exports)] };
+}
+/**
+ * Writes each run's dashboard exports beside its run.json (the same file names and shapes as compare's:
+ * pytorch-benchmark.json, bencher.json), from run.json as written, so they hold what it holds, redacted.
+ * A run compare would not use (interrupted, cut short, client-bound) gets none: a dashboard would chart
+ * it as a measurement. Returns the lines to print: what was written, what was skipped and why.
+ */
+async function writeRunExports(runs, exports, side) {
+    if (exports.length === 0)
+        return [];
+    const written = [];
+    const skipped = [];
+    for (const run of runs) {
+        const record = await readRunFile(join(run.dir, "run.json"), run.run);
+        if (record.exclusionReasons.length > 0) {
+            skipped.push(`${run.cell}/run-${run.run} (${record.exclusionReasons.join("; ")})`);
+            continue;
+        }
+        for (const format of exports) {
+            const content = format === "pytorch"
+                ? runToPytorchRecords(record, { side, toolVersion })
+                : runToBencherReport(record);
+            await writeFile(join(run.dir, exportFileNames[format]), `${JSON.stringify(content, null, 2)}\n`);
+        }
+        written.push(`${run.cell}/run-${run.run}`);
+    }
+    const names = exports.map((format) => exportFileNames[format]).join(" and ");
+    return [
+        ...(written.length > 0 ? [`wrote ${names} for ${written.length} run(s)`] : []),
+        ...(skipped.length > 0 ? [`no ${names} for runs compare would not use: ${skipped.join(", ")}`] : []),
+    ];
+}
+
+const usage = `Usage: vllm-perf-gate run --config FILE --out DIR [options]
+
+Runs each cell of the config N times against a server and writes, per run,
+DIR/<cell>/run-<k>/{requests.jsonl, warmup.jsonl, scrapes.jsonl, run.json}. Runs are numbered from 0
+everywhere: the directory run-<k>, run.json's "run", the progress lines ("run-3 (1 of 2)": the run,
+and how far this invocation is) and the report.
+
+Options:
+  -c, --config FILE   the config (default vllm-perf-gate.yml)
+  -o, --out DIR       results directory (required)
+      --base-url URL  use a running OpenAI-compatible server instead of starting config.server
+      --api-key-env NAME
+                      with --base-url: send the API key in environment variable NAME (it must
+                      be set); without it the key comes from the variable server.api_key_env
+                      names, else VLLM_API_KEY, else OPENAI_API_KEY, when set. The key is never
+                      printed or written
+      --cells a,b     run only these cells
+      --runs N        runs per cell (default: repeats.min of the config)
+      --format LIST   also write each run in these formats (comma-separated), beside run.json:
+                      vllm (vllm-result.json, a \`vllm bench serve\` result), pytorch
+                      (pytorch-benchmark.json, PyTorch OSS benchmark records as vLLM's dashboard
+                      ingests) and bencher (bencher.json, Bencher Metric Format); runs compare
+                      would not use (interrupted, cut short, client-bound) get no pytorch/bencher
+      --side LABEL    label written into run.json (e.g. baseline, candidate)
+      --sweep         measure each selected cell over loads (docs/capacity.md): a capacity cell
+                      is searched for the highest load meeting its SLOs (at most repeats.max
+                      runs), a cell with sweep measures its loads; runs go to DIR/<cell>/run-<k>
+                      with their load in run.json, the curve to DIR/<cell>/curve.json and its
+                      charts to DIR/<cell>/report.html and report-charts/*.svg
+      --stall-report-s N
+                      print a line naming each request in flight that has gone N s without a
+                      chunk, and again every N s it stays quiet (default 30); the request itself
+                      still ends at the cell's timeout_s
+      --append        add runs after the existing ones of each cell in DIR (run-<k> continues from
+                      the highest k there); without it, a DIR that already has runs of a selected
+                      cell is refused (exit 2) rather than overwritten
+  -q, --quiet         no progress output
+  -h, --help          show this help
+
+Interrupts: on SIGINT or SIGTERM the run in progress stops sending, its requests in flight are
+recorded as cancelled (error kind "aborted"), its run.json is written with flags.interrupted (compare
+excludes it), every server started is stopped, and the exit code is 130 (SIGINT) or 143 (SIGTERM).
+The first signal ends the process within 2 s: what is not wound down after 1.2 s (a server slow to
+stop) gets SIGTERM, then SIGKILL 0.3 s later. A second signal kills the servers (their process
+groups) and exits at once.
+
+Exit codes: 0 all runs measured (failed requests are data, see run.json), 1 a run was cut short
+(server crash) or the server could not be started, 2 invalid input, 130/143 interrupted.
+`;
+const runCommand = {
+    name: "run",
+    usage,
+    async run(argv, io) {
+        const args = parseCommandArgs(argv, {
+            config: { type: "string", short: "c" },
+            out: { type: "string", short: "o" },
+            "base-url": { type: "string" },
+            "api-key-env": { type: "string" },
+            cells: { type: "string" },
+            runs: { type: "string" },
+            format: { type: "string" },
+            side: { type: "string" },
+            quiet: { type: "boolean", short: "q" },
+            append: { type: "boolean" },
+            sweep: { type: "boolean" },
+            "stall-report-s": { type: "string" },
+        });
+        if (args.help) {
+            io.stdout.write(usage);
+            return 0;
+        }
+        const out = stringOption(args, "out");
+        if (!out)
+            throw new UsageError("--out DIR is required");
+        const formats = parseRunFormats(stringOption(args, "format"));
+        const runs = integerOption(args, "runs", { min: 1 });
+        const stallReportS = integerOption(args, "stall-report-s", { min: 1 });
+        const baseUrl = stringOption(args, "base-url");
+        if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) {
+            throw new UsageError(`--base-url expects an http(s) URL, got "${baseUrl}"`);
+        }
+        if (baseUrl === undefined && stringOption(args, "api-key-env") !== undefined) {
+            throw new UsageError("--api-key-env goes with --base-url; a server the config starts or names gets its key from server.api_key_env");
+        }
+        const cells = stringOption(args, "cells")
+            ?.split(",")
+            .map((name) => name.trim())
+            .filter(Boolean);
+        const loaded = await loadConfig(stringOption(args, "config") ?? "vllm-perf-gate.yml", {
+            env: io.env,
+            cwd: io.cwd,
+        });
+        const config = loaded.config;
+        // --base-url's key: --api-key-env NAME, else server.api_key_env, else VLLM_API_KEY, else OPENAI_API_KEY.
+        const key = baseUrl === undefined
+            ? null
+            : baseUrlApiKey(io.env, {
+                flag: stringOption(args, "api-key-env"),
+                config: "api_key_env" in config.server ? config.server.api_key_env : undefined,
+            });
+        // The command's one set of secrets (server/secrets.ts), handed to the servers, the run files and errors.
+        const secrets = collectJobSecrets({
+            env: io.env,
+            configs: [loaded],
+            variables: [key?.variable],
+        });
+        const redact = secrets.redactor.redact;
+        // Progress lines, warnings and the summary may quote a server's text: written through the redactor.
+        io = redactedIo(io, redact);
+        const quiet = args.values.quiet === true;
+        const progress = quiet ? silentProgress : streamProgress(io.stderr);
+        const managed = baseUrl === undefined
+            ? providerForConfig(config, {
+                env: { ...io.env },
+                interpolation: loaded.interpolation,
+                secrets,
+                warn: (message) => progress.message(`warning: ${message}`),
+                progress: (line) => progress.message(line),
+            })
+            : null;
+        const provider = managed ??
+            baseUrlProvider({
+                baseUrl: baseUrl,
+                ...(key ? { apiKey: key.apiKey, apiKeyVariable: key.variable } : {}),
+                model: config.model,
+                sampling: config.sampling,
+                env: io.env,
+                interpolation: loaded.interpolation,
+                secrets,
+            });
+        // SIGINT/SIGTERM: stop sending, cancel what is in flight, write the files, stop the servers, exit
+        // 130/143; a second signal kills the servers and exits at once (server/signals.ts).
+        const interruption = handleInterrupts({
+            // Within 2 s of the first signal, whatever the servers do.
+            ...interactiveInterrupts,
+            // Even with --quiet: the user must learn that servers were killed or the wind-down limit was hit.
+            log: (line) => io.stderr.write(`${line}\n`),
+            onFirstSignal: (signal) => progress.message(`${signal}: stopping; cancelling requests in flight and writing this run's files (again to force)`),
+        });
+        const outDir = resolve(io.cwd, out);
+        const firstRunByCell = firstRunsIn(outDir, selectCells(config, cells).map((cell) => cell.name), args.values.append === true);
+        const appended = Object.entries(firstRunByCell).filter(([, first]) => first > 0);
+        if (appended.length > 0) {
+            progress.message(`--append: adding runs after the existing ones in ${outDir}: ${appended.map(([cell, first]) => `${cell} from run-${first}`).join(", ")}`);
+        }
+        try {
+            const result = await (args.values.sweep === true ? runSweepCells : runCells)({
+                config,
+                provider,
+                outDir,
+                baseDir: dirname(loaded.path),
+                // The CLI's environment, for the external task commands (quality.tasks.external).
+                env: io.env,
+                ...(cells ? { cells } : {}),
+                ...(runs !== undefined ? { runs } : {}),
+                formats: formats.runner,
+                firstRunByCell,
+                ...(stringOption(args, "side") ? { side: stringOption(args, "side") } : {}),
+                progress,
+                signal: interruption.signal,
+                ...(stallReportS !== undefined ? { stallReportMs: stallReportS * 1000 } : {}),
+            });
+            const cut = result.runs.filter((run) => run.file.flags.cutShort);
+            const bound = result.runs.filter((run) => run.file.flags.clientBound);
+            if (bound.length > 0) {
+                progress.message(`warning: ${bound.length} run(s) were client-bound (the client, not the server, limited them): ${bound.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`);
+            }
+            const starved = result.runs.filter((run) => run.file.flags.serverStarved);
+            if (starved.length > 0) {
+                progress.message(`warning: ${starved.length} run(s) were server host starved (the simulator's own process ran late): ${starved.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`);
+            }
+            const exported = await writeRunExports(result.runs, formats.exports, stringOption(args, "side"));
+            for (const line of exported)
+                progress.message(line);
+            if (!quiet)
+                io.stdout.write(`wrote ${result.runs.length} run(s) to ${outDir}\n`);
+            const signal = interruption.received();
+            if (signal !== null) {
+                await managed?.stopAll();
+                io.stderr.write(`${interruptSummary(signal, result.runs, outDir)}\n`);
+                return interruption.exitCode();
+            }
+            if (cut.length > 0) {
+                throw new FailureError(`${cut.length} run(s) were cut short: ${cut.map((run) => `${run.cell}/run-${run.run} (${run.file.flags.notes[0] ?? "cut short"})`).join(", ")}`);
+            }
+            return 0;
+        }
+        catch (error) {
+            const signal = interruption.received();
+            if (signal !== null) {
+                // Interrupted while a server was starting (or stopping): the runs already written are all there is.
+                await managed?.stopAll();
+                const detail = error instanceof Error ? error.message : String(error);
+                io.stderr.write(`${detail.startsWith("interrupted by") ? detail : `interrupted by ${signal}: ${detail}`}; the runs finished before are kept in ${outDir}; the servers it started are stopped\n`);
+                return interruption.exitCode();
+            }
+            // A server that would not start is a ServerStartError, a FailureError: exit 1 with its message,
+            // redacted in place (the class is kept).
+            throw redactedError(error, redact);
+        }
+        finally {
+            await managed?.stopAll();
+            interruption.dispose();
+        }
+    },
+};
+/** The one line an interrupted `run` ends with: what was kept, and where. */
+function interruptSummary(signal, runs, outDir) {
+    const whole = runs.filter((run) => !run.file.flags.interrupted);
+    const cut = runs.filter((run) => run.file.flags.interrupted);
+    const parts = [`${whole.length} complete run(s)`];
+    for (const run of cut) {
+        const cancelled = run.file.requests.errorsByKind.aborted ?? 0;
+        parts.push(`${run.cell}/run-${run.run} interrupted (${run.file.requests.total} request(s) recorded, ${cancelled} cancelled; excluded from comparisons)`);
+    }
+    return `interrupted by ${signal}: kept ${parts.join(" and ")} in ${outDir}; the servers it started are stopped`;
+}
+
+export { interruptSummary, runCommand };

@@ -1,0 +1,4688 @@
+import { d as describeMetric, m as metricSpecs, e as metricNames, b as latencyStatistics, c as latencyStatisticSpec, l as latencyPhases } from './metric-names.js';
+import { a as mulberry32, b as boxMuller } from './random.js';
+import { g as studentTCdf, s as studentTQuantile, a as normalQuantile, c as escapeCell, b as escapeHtml, e as escapeInline } from './distributions.js';
+import { j as defaultServerStartSeconds, b as serverStartsPerCell, k as interleavedStepStarts, n as nextLookAfter, e as capacityMaxRuns } from './capacity-summary.js';
+import { createHash } from 'node:crypto';
+import { stat, readdir, readFile } from 'node:fs/promises';
+import { join, basename, dirname } from 'node:path';
+import { o as object, n as number, b as boolean, s as string, a as array, _ as _enum, l as literal, r as record, e as union, u as unknown, p as partialRecord, d as looseObject, f as custom } from './schemas.js';
+import { spawn } from 'node:child_process';
+import { mkdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { I as InputError, F as FailureError, n as describeDockerCli, d as dockerExec, o as dockerSpawn, t as terminateGroup, p as dockerCliOf } from './version.js';
+import { c as configLimits } from './load.js';
+import { b as formatChange, j as formatIntervalOneLine, d as formatFractionAsPercent, g as formatP, e as formatMetricValue, k as formatValuePair, c as formatInterval } from './format.js';
+import { fileURLToPath } from 'node:url';
+
+function summarize$1(values) {
+    const n = values.length;
+    let mean = 0;
+    for (const v of values)
+        mean += v;
+    mean /= n;
+    let ss = 0;
+    for (const v of values)
+        ss += (v - mean) ** 2;
+    return { n, mean, variance: n > 1 ? ss / (n - 1) : 0 };
+}
+/**
+ * Welch's unequal-variance t for candidate minus baseline. With extraVariance the Satterthwaite df
+ * gets only the estimated components in its denominator.
+ */
+function welch(baseline, candidate, options = {}) {
+    const b = summarize$1(baseline);
+    const c = summarize$1(candidate);
+    if (b.n < 2 || c.n < 2)
+        throw new RangeError(`Welch needs at least 2 values per side (got ${b.n} and ${c.n})`);
+    const floor = options.varianceFloor ?? 0;
+    const prior = options.baselineVariancePrior;
+    const pooledDf = prior && prior.df > 0 ? b.n - 1 + prior.df : b.n - 1;
+    const baselineVariance = prior && prior.df > 0 ? ((b.n - 1) * b.variance + prior.df * prior.variance) / pooledDf : b.variance;
+    const vb = Math.max(baselineVariance, floor) / b.n;
+    const vc = Math.max(c.variance, floor) / c.n;
+    const extra = options.extraVariance ?? 0;
+    const variance = vb + vc + extra;
+    const difference = c.mean - b.mean;
+    const denominator = (vb * vb) / pooledDf + (vc * vc) / (c.n - 1);
+    // All-identical runs on both sides (a deterministic simulator) leave no estimated variance.
+    const df = denominator > 0 ? (variance * variance) / denominator : Number.POSITIVE_INFINITY;
+    const standardError = Math.sqrt(variance);
+    const t = standardError > 0
+        ? difference / standardError
+        : difference === 0
+            ? 0
+            : Math.sign(difference) * Number.POSITIVE_INFINITY;
+    return { difference, standardError, df, t };
+}
+/** One-sided p for H0: difference <= margin (large when the data say "not above the margin"). */
+function pAbove(result, margin = 0) {
+    if (result.standardError === 0)
+        return result.difference > margin ? 0 : 1;
+    return 1 - studentTCdf((result.difference - margin) / result.standardError, result.df);
+}
+/** One-sided p for H0: difference >= margin. */
+function pBelow(result, margin = 0) {
+    if (result.standardError === 0)
+        return result.difference < margin ? 0 : 1;
+    return studentTCdf((result.difference - margin) / result.standardError, result.df);
+}
+/** Two-sided (1 − 2·alphaEachSide) interval for the difference. */
+function interval(result, alphaEachSide) {
+    if (result.standardError === 0)
+        return [result.difference, result.difference];
+    const q = Number.isFinite(result.df)
+        ? studentTQuantile(1 - alphaEachSide, result.df)
+        : studentTQuantile(1 - alphaEachSide, Number.POSITIVE_INFINITY);
+    return [result.difference - q * result.standardError, result.difference + q * result.standardError];
+}
+
+function logRatioTest(baseline, candidate, options) {
+    const lb = baseline.map(Math.log);
+    const lc = candidate.map(Math.log);
+    const floor = (options.minRunSd ?? 0) ** 2;
+    const raw = welch(lb, lc, {
+        extraVariance: options.extraVariance ?? 0,
+        varianceFloor: floor,
+        ...(options.baselineVariancePrior ? { baselineVariancePrior: options.baselineVariancePrior } : {}),
+    });
+    const sign = options.higherIsBetter ? -1 : 1;
+    const oriented = { ...raw, difference: sign * raw.difference};
+    const margin = Math.log(1 + options.tolerance);
+    const [lo, hi] = interval(raw, options.alphaEachSide);
+    // The oriented interval is the raw one, mirrored for higher-is-better metrics.
+    const [wLo, wHi] = sign > 0 ? [lo, hi] : [-hi, -lo];
+    const vb = summarize$1(lb).variance;
+    const vc = summarize$1(lc).variance;
+    return {
+        ratio: Math.exp(raw.difference),
+        worse: oriented.difference,
+        standardError: raw.standardError,
+        df: raw.df,
+        pWorse: pAbove(oriented, 0),
+        pBetter: pBelow(oriented, 0),
+        pBeyondTolerance: pAbove(oriented, margin),
+        pBetterBeyondTolerance: pBelow(oriented, -margin),
+        pWithinTolerance: pBelow(oriented, margin),
+        ratioInterval: [Math.exp(lo), Math.exp(hi)],
+        worseInterval: [wLo, wHi],
+        baselineVariance: Math.max(vb, floor),
+        candidateVariance: Math.max(vc, floor),
+        floored: vb < floor || vc < floor,
+    };
+}
+/** One-sided bound of the oriented difference at level `alpha` (lower: worse − t·se; upper: +). */
+function worseBound(test, alpha, side) {
+    if (test.standardError === 0)
+        return test.worse;
+    const a = Math.min(0.5, Math.max(alpha, 1e-300));
+    const q = studentTQuantile(1 - a, test.df);
+    return side === "lower" ? test.worse - q * test.standardError : test.worse + q * test.standardError;
+}
+/**
+ * regression = significantly worse than the tolerance (the lower bound is beyond it); improvement =
+ * the mirror; within tolerance = the upper bound is inside the tolerance; otherwise inconclusive.
+ */
+function classify(input) {
+    if (input.pBeyondToleranceAdjusted <= input.alpha)
+        return "regression";
+    if (input.pBetterBeyondToleranceAdjusted <= input.alpha)
+        return "improvement";
+    if (input.pWithinTolerance <= (input.passAlpha ?? input.alpha))
+        return "within-tolerance";
+    return "inconclusive";
+}
+/** Power the run plan is sized for at gate.detect_change (statistics.md §6 target). */
+const plannedPower = 0.9;
+function standardErrorAt(input) {
+    return Math.sqrt(input.baselineVariance / input.baselineRuns +
+        input.candidateVariance / input.candidateRuns +
+        input.extraVariance);
+}
+/**
+ * Minimum detectable effect: the smallest true relative worsening that this run count blocks with
+ * probability `power` (0.9) at level `alpha`, for a test against the tolerance margin (normal
+ * approximation with the t quantile at the Welch df of the current data).
+ */
+function minimumDetectableChange(input) {
+    const se = standardErrorAt(input);
+    const df = input.df ?? Number.POSITIVE_INFINITY;
+    const q = studentTQuantile(1 - input.alpha, df) + normalQuantile(input.power ?? plannedPower);
+    return Math.exp(Math.log(1 + input.tolerance) + q * se) - 1;
+}
+/**
+ * Could this metric become decisive with the given run counts, if the point estimate and run
+ * variances stayed as they are? (The futility check of adaptive repeats and the "runs to settle"
+ * estimate.)
+ */
+function resolvableWithMoreRuns(input) {
+    const se = standardErrorAt(input);
+    const margin = Math.log(1 + input.tolerance);
+    const canPass = input.worse + normalQuantile(1 - input.passAlpha) * se < margin;
+    const canBlock = input.worse - normalQuantile(1 - input.regressionAlpha) * se > margin;
+    return canPass || canBlock;
+}
+/**
+ * Fewest runs per side (from `from` up to `max`) at which resolvableWithMoreRuns holds, or null when
+ * even `max` would not settle it. `interleaved`: both sides grow; otherwise only the candidate.
+ */
+function runsToSettle(input, current, max, interleaved) {
+    for (let runs = Math.max(current.candidate, 2); runs <= max; runs++) {
+        const ok = resolvableWithMoreRuns({
+            ...input,
+            baselineRuns: interleaved ? Math.max(runs, current.baseline) : current.baseline,
+            candidateRuns: runs,
+        });
+        if (ok)
+            return runs;
+    }
+    return null;
+}
+/**
+ * Runs per side (from `from` up to `max`) at which the minimum detectable change reaches `target`
+ * (gate.detect_change), or null when `max` runs do not get there (a stored baseline's drift or too
+ * wide a run variance). `interleaved`: both sides grow; otherwise the baseline stays as it is.
+ */
+function runsToDetect(input, current, target, max, interleaved) {
+    for (let runs = Math.max(2, current.candidate); runs <= max; runs++) {
+        const mde = minimumDetectableChange({
+            ...input,
+            baselineRuns: interleaved ? Math.max(runs, current.baseline) : current.baseline,
+            candidateRuns: runs,
+        });
+        if (mde <= target)
+            return runs;
+    }
+    return null;
+}
+
+/**
+ * The largest and smallest of many numbers, in one pass. `Math.max(...values)` passes every value as an
+ * argument, and past about a hundred thousand of them (a run's requests, a forged file's fields) the call
+ * fails with "Maximum call stack size exceeded"; these take any number.
+ */
+function largest(values, whenEmpty = Number.NEGATIVE_INFINITY) {
+    let result = whenEmpty;
+    let first = true;
+    for (const value of values) {
+        // As Math.max: NaN wins.
+        if (first || value > result || Number.isNaN(value))
+            result = value;
+        first = false;
+        if (Number.isNaN(result))
+            return result;
+    }
+    return result;
+}
+function smallest(values, whenEmpty = Number.POSITIVE_INFINITY) {
+    let result = whenEmpty;
+    let first = true;
+    for (const value of values) {
+        if (first || value < result || Number.isNaN(value))
+            result = value;
+        first = false;
+        if (Number.isNaN(result))
+            return result;
+    }
+    return result;
+}
+/** Appends every item of `items` to `target` without spreading them into one call. */
+function appendAll(target, items) {
+    for (const item of items)
+        target.push(item);
+    return target;
+}
+
+/**
+ * The one redaction function. Secrets must never reach a file we keep or upload (logs are artifacts;
+ * GitHub's masking covers only the job log), a message or the PR comment. A redactor replaces every
+ * known secret value wherever it appears in a text, and also the forms the value takes once encoded
+ * (JSON string escapes, URL encoding, and any forms the caller adds, e.g. markdown escaping), so a value
+ * that was written escaped is still found. Text from outside is redacted *before* it is escaped.
+ */
+const redactionMark = "***";
+/**
+ * Values shorter than this are not searched for in free text: "8000", "true" or "main" would match
+ * ordinary output (ports, flags, branch names) and destroy it. Such a value is still never printed by
+ * `validate` or recorded in a fingerprint, which show its template; it is only not scrubbed from text
+ * (server output, error messages) that happens to contain it. Documented in the README (Secrets).
+ */
+const minimumSecretLength = 8;
+/** What a value looks like as JSON string content and URL-encoded: how files and URLs hold it. */
+function builtInForms(value) {
+    return [JSON.stringify(value).slice(1, -1), encodeURIComponent(value)];
+}
+function createRedactor(secrets, options = {}) {
+    const known = [...secrets];
+    const marks = new Map();
+    const distinct = new Set();
+    for (const secret of known) {
+        if (!secret)
+            continue;
+        const { value, mark } = typeof secret === "string" ? { value: secret, mark: redactionMark } : secret;
+        if (value.length < minimumSecretLength || distinct.has(value))
+            continue;
+        distinct.add(value);
+        for (const form of [value, ...builtInForms(value), ...(options.forms?.(value) ?? [])]) {
+            if (!marks.has(form))
+                marks.set(form, mark);
+        }
+    }
+    // Longest first, so a secret that contains another (or a form that contains the value) is replaced whole.
+    const replacements = [...marks].sort(([a], [b]) => b.length - a.length);
+    return {
+        secretCount: distinct.size,
+        with: (more) => createRedactor([...known, ...more], options),
+        redact(text) {
+            let result = text;
+            for (const [form, mark] of replacements) {
+                if (result.includes(form))
+                    result = result.split(form).join(mark);
+            }
+            return result;
+        },
+    };
+}
+/** Every string in a JSON-like value redacted (keys too: a record may be keyed by outside text). */
+function redactValue(value, redactor) {
+    if (redactor.secretCount === 0)
+        return value;
+    const visit = (node) => {
+        if (typeof node === "string")
+            return redactor.redact(node);
+        if (Array.isArray(node))
+            return node.map(visit);
+        if (node !== null && typeof node === "object") {
+            return Object.fromEntries(Object.entries(node).map(([key, inner]) => [redactor.redact(key), visit(inner)]));
+        }
+        return node;
+    };
+    return visit(value);
+}
+/** Names that look like credentials; their values are redacted whether or not a config reads them. */
+const credentialName = /TOKEN|SECRET|PASSWORD|API_KEY|APIKEY|PRIVATE/i;
+
+/**
+ * numpy's default ("linear", Hyndman-Fan type 7) percentile of already-sorted values: rank h = (n-1)q,
+ * interpolated between neighbours. vLLM's client uses exactly this, so our numbers match theirs.
+ */
+function percentileSorted(sorted, q) {
+    const n = sorted.length;
+    if (n === 0)
+        return Number.NaN;
+    if (!(q >= 0 && q <= 1))
+        throw new RangeError(`percentile needs 0 <= q <= 1 (got ${q})`);
+    const h = (n - 1) * q;
+    const lower = Math.floor(h);
+    const upper = Math.min(lower + 1, n - 1);
+    const a = sorted[lower];
+    const b = sorted[upper];
+    return a + (h - lower) * (b - a);
+}
+function sortNumbers(values) {
+    const sorted = Float64Array.from(values);
+    sorted.sort();
+    return sorted;
+}
+/** numpy-linear percentile of unsorted values (q in [0, 1]). */
+function percentile(values, q) {
+    return percentileSorted(sortNumbers(values), q);
+}
+
+/**
+ * The guard counts of one run (run.json `guards`): what the outputs were, beside how fast they came. A
+ * faster candidate that truncates, stops answering or runs on to max_tokens is not an improvement
+ * (docs/quality.md), and these counts need no extra request: they come from the measured requests.
+ *
+ * - `finish`: the finish reasons of the completed requests, as the server sent them (vLLM: stop, length,
+ *   abort; anything else is `other`).
+ * - `zeroOutput`: requests that produced no output token (a stream without any choices chunk, or usage
+ *   saying 0 completion tokens).
+ * - `usageMismatch`: requests whose usage disagreed with the chunks actually received, or was not a
+ *   count (runner/request-record.ts `checkUsage`; `exceeds_max_tokens` is not a mismatch of usage).
+ * - `outputTokens`: output tokens per completed request (count, mean, population sd), and
+ *   `outputToMaxTokens` their mean share of the request's max_tokens.
+ */
+const runGuardsSchema = object({
+    ignoreEos: boolean()
+        .nullable()
+        .describe("Whether the requests asked for ignore_eos (output lengths then say little); null if unknown."),
+    requests: number().int().nonnegative().describe("Measured requests (the denominator of every share)."),
+    finish: object({
+        stop: number().int().nonnegative(),
+        length: number().int().nonnegative(),
+        abort: number().int().nonnegative(),
+        other: number().int().nonnegative(),
+    }),
+    zeroOutput: number().int().nonnegative(),
+    usageMismatch: number().int().nonnegative(),
+    outputTokens: object({
+        count: number().int().nonnegative(),
+        mean: number().nonnegative().nullable(),
+        std: number().nonnegative().nullable(),
+    }),
+    outputToMaxTokens: number().nonnegative().nullable(),
+});
+/**
+ * The outputs of a greedy-output cell's run (run.json `outputs`), one per measured request in index order:
+ * the same seeded workload sends the same prompt at the same index on both sides.
+ */
+const runOutputSchema = object({
+    index: number().int().nonnegative(),
+    ok: boolean(),
+    finishReason: string().nullable(),
+    text: string(),
+    tokens: array(string()).nullable(),
+    logprobs: array(number().nullable()).nullable(),
+    /** A task cell's score of this answer. */
+    task: object({ reference: string(), correct: boolean(), error: string().optional() }).optional(),
+});
+/** The kept outputs of these records, in index order (pure); empty when none kept any. */
+function collectOutputs(records) {
+    return records
+        .filter((record) => record.output !== undefined)
+        .sort((a, b) => a.index - b.index)
+        .map((record) => ({
+        index: record.index,
+        ok: record.ok,
+        finishReason: record.finishReason,
+        text: record.output.text,
+        tokens: record.output.tokens,
+        logprobs: record.output.logprobs,
+        ...(record.task !== undefined ? { task: record.task } : {}),
+    }));
+}
+/** The guard counts of these measured requests (pure). */
+function computeGuards(records, ignoreEos) {
+    const finish = { stop: 0, length: 0, abort: 0, other: 0 };
+    let zeroOutput = 0;
+    let usageMismatch = 0;
+    let count = 0;
+    let sum = 0;
+    let squares = 0;
+    let ratioSum = 0;
+    const lengths = [];
+    for (const record of records) {
+        const output = record.ok ? (record.outputTokens ?? record.chunksUs.length) : null;
+        if (record.errorKind === "no_output" || output === 0)
+            zeroOutput++;
+        const kind = record.usageIssue?.kind;
+        if (kind === "invalid_usage" || kind === "usage_exceeds_chunks" || kind === "usage_below_chunks")
+            usageMismatch++;
+        if (!record.ok || record.chunksUs.length === 0 || output === null)
+            continue;
+        const reason = record.finishReason;
+        if (reason === "stop" || reason === "length" || reason === "abort")
+            finish[reason]++;
+        else
+            finish.other++;
+        count++;
+        sum += output;
+        lengths.push(output);
+        if (record.maxTokens > 0)
+            ratioSum += output / record.maxTokens;
+    }
+    const mean = count > 0 ? sum / count : null;
+    if (mean !== null)
+        for (const length of lengths)
+            squares += (length - mean) ** 2;
+    return {
+        ignoreEos,
+        requests: records.length,
+        finish,
+        zeroOutput,
+        usageMismatch,
+        outputTokens: { count, mean, std: mean === null ? null : Math.sqrt(squares / count) },
+        outputToMaxTokens: count > 0 ? ratioSum / count : null,
+    };
+}
+/** One guard share of a run: the count and its denominator (all measured requests). */
+function guardShareCount(guards, field) {
+    switch (field) {
+        case "finish_length":
+            return guards.finish.length;
+        case "finish_abort":
+            return guards.finish.abort;
+        case "zero_output":
+            return guards.zeroOutput;
+        case "usage_mismatch":
+            return guards.usageMismatch;
+    }
+}
+
+/**
+ * The GPU-time cost model, in one place: what a plan will cost (the report's "about N GPU-minutes would
+ * settle it", bench/gate.ts) and what a comparison spent (`gpuMinutesSpent`, verdict.json). Every server
+ * start costs `startMinutes` (load weights, compile, warm up: a vLLM container's 3 min by default), every
+ * run of one cell costs `runMinutes` (the run length; 1 min unless the config gives a duration). How many
+ * starts a schedule needs is one rule, `serverStartsPerCell` (config/summary.ts, which `validate` prints
+ * from).
+ */
+const defaultStartMinutes = defaultServerStartSeconds.docker / 60;
+const defaultRunMinutes = 1;
+/** Cells whose server starts are counted separately: 1 under the per-side lifecycle, else each cell. */
+function startedCells(cells, rates) {
+    return rates.lifecycle === "per-side" ? Math.min(1, cells) : cells;
+}
+/** Minutes of one run of a cell from its `size`: duration_s when given, else the default. */
+function runMinutesOf(size) {
+    return "duration_s" in size && typeof size.duration_s === "number"
+        ? size.duration_s / 60
+        : defaultRunMinutes;
+}
+/**
+ * GPU-minutes to go from `from` to `to` runs per side in `cells` cells in one more measuring step: the
+ * step's runs (both sides when interleaved) and its server starts (interleaved: the blocks of the step,
+ * as serverStartsPerCell counts them; stored: one more round).
+ */
+function addedGpuMinutes(mode, cells, from, to, rates = {}) {
+    if (to <= from)
+        return 0;
+    const runMinutes = rates.runMinutes ?? defaultRunMinutes;
+    const startMinutes = rates.startMinutes ?? defaultStartMinutes;
+    // A new measuring step: its first block is a new server start even when it continues the last side.
+    // Under per-side servers the step's starts serve every cell (counted once), else each cell's own.
+    const startsPerCell = mode === "interleaved" ? interleavedStepStarts(from, to, rates.runsPerBlock) : 1;
+    const sides = mode === "interleaved" ? 2 : 1;
+    return startedCells(cells, rates) * startsPerCell * startMinutes + cells * sides * (to - from) * runMinutes;
+}
+/** Without a config: the issue's model of a vLLM container, 3 minutes a start, one server per cell. */
+const defaultCostModel = { serverStartS: 180, lifecycle: "per-cell" };
+/**
+ * GPU-minutes this comparison spent: the measured phases of the runs it read (both sides when
+ * interleaved; the candidate's only for a stored baseline, measured once in another job) plus the server
+ * starts their schedule needed (counted as validate counts them, per cell, from the runs and the looks).
+ */
+function gpuMinutesSpent(mode, runs, looks, model) {
+    const counted = mode === "interleaved" ? [...runs.baseline, ...runs.candidate] : [...runs.candidate];
+    let runSeconds = 0;
+    let withoutDuration = 0;
+    for (const run of counted) {
+        if (typeof run.durationS === "number" && Number.isFinite(run.durationS))
+            runSeconds += run.durationS;
+        else
+            withoutDuration++;
+    }
+    const perCell = new Map();
+    for (const run of runs.candidate)
+        perCell.set(run.cell, (perCell.get(run.cell) ?? 0) + 1);
+    const costMode = mode === "interleaved" ? "interleaved" : "stored";
+    let serverStarts = 0;
+    // Per side's server (per-side: every cell shares the starts of the side's longest schedule), else per cell.
+    const counts = model.lifecycle === "per-side" && perCell.size > 0 ? [Math.max(...perCell.values())] : perCell.values();
+    for (const count of counts)
+        serverStarts += serverStartsPerCell(costMode, count, looks, model.lifecycle, model.runsPerBlock);
+    const startMinutes = (serverStarts * model.serverStartS) / 60;
+    return {
+        total: runSeconds / 60 + startMinutes,
+        runs: runSeconds / 60,
+        serverStarts,
+        serverStartMinutes: startMinutes,
+        serverStartS: model.serverStartS,
+        sides: mode === "interleaved" ? "both" : "candidate",
+        runsWithoutDuration: withoutDuration,
+    };
+}
+/**
+ * Dollars per 1,000 successful requests at a throughput (docs/capacity.md): the hourly price of the
+ * server's GPUs (cost.gpu_hourly_usd per GPU x cost.gpus) over the successful requests it completes in
+ * an hour, x 1,000. Null without a price or without throughput.
+ */
+function costPerThousandRequests(gpuHourlyUsd, gpus, successfulPerHour) {
+    if (gpuHourlyUsd === undefined || successfulPerHour === null || !(successfulPerHour > 0))
+        return null;
+    return ((gpuHourlyUsd * gpus) / successfulPerHour) * 1000;
+}
+
+/** The gated checks counted by verdict. */
+function countGated(comparisons) {
+    const gated = comparisons.filter((comparison) => comparison.gated);
+    const count = (verdict) => gated.filter((comparison) => comparison.verdict === verdict).length;
+    return {
+        gated: gated.length,
+        regression: count("regression"),
+        improvement: count("improvement"),
+        withinTolerance: count("within-tolerance"),
+        inconclusive: count("inconclusive"),
+    };
+}
+/**
+ * Stage 5: the overall verdict. Not comparable (when the gate fails on it) before a regression, a
+ * regression before a broken or empty comparison, then inconclusive, else pass.
+ */
+function overallVerdict(counts, brokenCells, cellCount, notComparable, onNotComparable) {
+    if (notComparable > 0 && onNotComparable === "fail")
+        return "not-comparable";
+    if (counts.regression > 0)
+        return "regression";
+    if (brokenCells > 0 || cellCount === 0 || counts.gated === 0)
+        return "error";
+    if (counts.inconclusive > 0)
+        return "inconclusive";
+    return "pass";
+}
+/**
+ * Runs per side both sides need before an interleaved check may be called undecidable at the
+ * tolerance (more runs up to repeats.max projected not to decide it at its current estimate).
+ */
+const atToleranceMinRuns = 10;
+/**
+ * The gated checks left inconclusive because their estimate sits on the tolerance: more runs up to
+ * repeats.max would not decide them (no stored baseline's drift involved), with their intervals.
+ */
+function atToleranceChecks(comparisons, resolvable, draftOf) {
+    return comparisons
+        .filter((c) => c.gated && c.verdict === "inconclusive" && c.ci90 !== null && !resolvable(c))
+        .filter((c) => {
+        const draft = draftOf(c);
+        return draft?.variances && !draft.unfixable && draft.variances.extra === 0;
+    })
+        .map((c) => ({ cell: c.cell, metric: c.metric, ci: c.ci90, tolerance: c.tolerance }));
+}
+/** What more runs can and cannot do for each check: its draft, the futility inputs, resolvability. */
+function futilityModel(drafts, unfixableCells, levels, mode, maxRuns) {
+    const { alpha, passAlpha, gatedCount } = levels;
+    const draftOf = (c) => drafts.find((d) => d.cell === c.cell && d.metric === c.metric);
+    const futilityInput = (draft) => ({
+        worse: draft.worse,
+        tolerance: draft.tolerance,
+        baselineVariance: draft.variances.baseline,
+        candidateVariance: draft.variances.candidate,
+        extraVariance: draft.variances.extra,
+        regressionAlpha: alpha / Math.max(1, gatedCount),
+        passAlpha,
+    });
+    const resolvable = (c) => {
+        const draft = draftOf(c);
+        if (draft?.unfixable || unfixableCells.has(c.cell))
+            return false;
+        if (!draft?.variances || draft.worse === null)
+            return true;
+        // A floor that more runs cannot lower (a stored baseline's drift) justifies stopping early. Without
+        // one, more runs always narrow the interval, but a check whose estimate sits on the tolerance is
+        // not decided by any number of them within repeats.max: once both sides have atToleranceMinRuns
+        // runs (few-run variance estimates are too noisy to predict with), it is "at the tolerance".
+        const atMax = (worse) => resolvableWithMoreRuns({
+            ...futilityInput(draft),
+            worse,
+            baselineRuns: mode === "interleaved" ? Math.max(maxRuns, draft.runs.baseline) : draft.runs.baseline,
+            candidateRuns: Math.max(maxRuns, draft.runs.candidate),
+        });
+        if (draft.variances.extra > 0)
+            return atMax(draft.worse);
+        if (Math.min(draft.runs.baseline, draft.runs.candidate) < atToleranceMinRuns)
+            return true;
+        // Undecidable only if no change within one standard error of the estimate could be decided at
+        // repeats.max: both ends of that band sit where the projected interval would still span the
+        // tolerance. (The point estimate alone stops too many real changes that read low at 10 runs;
+        // the full interval's ends never stop before the maximum, its lower end always passable.)
+        const v = draft.variances;
+        const se = Math.sqrt(v.baseline / draft.runs.baseline + v.candidate / draft.runs.candidate);
+        return atMax(draft.worse - se) || atMax(draft.worse + se);
+    };
+    return { draftOf, futilityInput, resolvable };
+}
+function exitCodeFor(verdict, failOn) {
+    if (failOn === "never")
+        return 0;
+    if (verdict === "pass")
+        return 0;
+    if (verdict === "inconclusive")
+        return failOn === "inconclusive" ? 1 : 0;
+    return 1;
+}
+/**
+ * The next look, in measured runs per side (screened and excluded runs are replaced, so the usable
+ * count reaches the look), never beyond repeats.max measured runs and never for cells that more
+ * candidate runs cannot help.
+ */
+function planNextLook(input) {
+    const { verdict, cells, comparisons, looks, mode, maxRuns, resolvable } = input;
+    if (verdict !== "inconclusive" && verdict !== "error")
+        return null;
+    const needy = cells.filter((cell) => !input.unfixableCells.has(cell.name) &&
+        ((cell.status !== "compared" && cell.status !== "missing-baseline") ||
+            comparisons.some((c) => c.cell === cell.name && c.gated && c.verdict === "inconclusive" && resolvable(c))));
+    if (needy.length === 0)
+        return null;
+    const candidateRuns = Math.min(...needy.map((cell) => cell.candidateRuns));
+    const baselineRuns = Math.min(...needy.map((cell) => cell.baselineRuns));
+    const measuredCandidate = Math.max(...needy.map((cell) => input.measuredRuns("candidate", cell.name)));
+    const measuredBaseline = Math.max(...needy.map((cell) => input.measuredRuns("baseline", cell.name)));
+    if (measuredCandidate >= maxRuns)
+        return null;
+    const undecided = comparisons.filter((c) => c.gated && c.verdict === "inconclusive").length;
+    const screened = measuredCandidate - candidateRuns;
+    const reason = (undecided > 0
+        ? `${undecided} gated check${undecided === 1 ? " is" : "s are"} inconclusive at ${candidateRuns} usable candidate run${candidateRuns === 1 ? "" : "s"}`
+        : "too few usable runs") +
+        (screened > 0 ? ` (${screened} excluded run${screened === 1 ? "" : "s"} replaced)` : "");
+    const next = nextLookAfter(candidateRuns, baselineRuns, looks, mode === "interleaved", reason);
+    if (!next)
+        return null;
+    const add = Math.min(next.addCandidateRuns, maxRuns - measuredCandidate);
+    const runsPerSide = measuredCandidate + add;
+    const addBaselineRuns = mode === "interleaved" ? Math.max(0, Math.min(maxRuns, runsPerSide) - measuredBaseline) : 0;
+    return {
+        runsPerSide,
+        addCandidateRuns: add,
+        addBaselineRuns,
+        cells: needy.map((cell) => cell.name),
+        reason: next.reason,
+        gpuMinutes: addedGpuMinutes(mode, needy.length, measuredCandidate, runsPerSide, input.rates),
+    };
+}
+/** Why no more runs are asked for although the verdict is undecided: the real cause, per check. */
+function futilityWarnings(comparisons, cells, maxRuns, resolvable, draftOf, unfixableCells) {
+    const warnings = [];
+    for (const reason of new Set(unfixableCells.values()))
+        warnings.push(`more runs cannot settle this: ${reason}`);
+    const stuck = comparisons.filter((c) => c.gated && c.verdict === "inconclusive" && !resolvable(c));
+    const fixedReasons = new Set();
+    for (const c of stuck) {
+        const draft = draftOf(c);
+        if (draft?.unfixable && !unfixableCells.has(c.cell))
+            fixedReasons.add(draft.unfixable);
+    }
+    for (const reason of fixedReasons)
+        warnings.push(`more runs cannot settle this: ${reason}`);
+    // At the tolerance (interleaved, no drift floor): said by the report's at-the-tolerance line instead.
+    const byNoise = stuck.filter((c) => {
+        const draft = draftOf(c);
+        return (draft && !draft.unfixable && !unfixableCells.has(c.cell) && draft.variances && draft.variances.extra > 0);
+    });
+    const runsLeft = Math.min(...cells.map((c) => c.candidateRuns)) < maxRuns;
+    if (byNoise.length > 0 && runsLeft) {
+        // Name the larger part of the variance at the maximum: the runs' own spread or the session drift.
+        const spread = byNoise.map((c) => {
+            const v = draftOf(c).variances;
+            return { c, runVar: v.baseline / c.runs.baseline + v.candidate / maxRuns, extra: v.extra, v };
+        });
+        const driftBound = spread.filter((s) => s.extra >= s.runVar);
+        const noiseBound = spread.filter((s) => s.extra < s.runVar);
+        const plural = (n) => `${n} inconclusive check${n === 1 ? "" : "s"}`;
+        if (driftBound.length > 0)
+            warnings.push(`more runs would not settle the ${plural(driftBound.length)}: the stored baseline's session drift does not shrink with runs; compare against a baseline run in the same job (mode interleaved) or widen the tolerance`);
+        if (noiseBound.length > 0) {
+            const widest = noiseBound.reduce((a, b) => Math.max(b.v.baseline, b.v.candidate) > Math.max(a.v.baseline, a.v.candidate) ? b : a);
+            const side = widest.v.baseline >= widest.v.candidate ? "baseline" : "candidate";
+            const sd = Math.sqrt(Math.max(widest.v.baseline, widest.v.candidate));
+            warnings.push(`more runs would not settle the ${plural(noiseBound.length)}: the runs vary too widely (run-to-run sd ${(sd * 100).toFixed(1)}% on the ${side} side of ${describeMetric(widest.c.metric)} in cell "${widest.c.cell}"; look for an odd run in the table of runs), not the session drift`);
+        }
+    }
+    return warnings;
+}
+/** How many runs per side and about how many GPU-minutes would settle every inconclusive gated check. */
+function settleEstimate(comparisons, draftOf, futilityInput, resolvable, mode, maxRuns, rates, looks) {
+    const stuck = comparisons.filter((c) => c.gated && c.verdict === "inconclusive");
+    if (stuck.length === 0)
+        return null;
+    let runsPerSide = 0;
+    let from = Number.POSITIVE_INFINITY;
+    const cells = new Set();
+    for (const c of stuck) {
+        const draft = draftOf(c);
+        from = Math.min(from, c.runs.candidate);
+        // Missing data or a stored baseline that cannot grow: no number of runs settles it.
+        if (!resolvable(c))
+            return { runsPerSide: null, addRuns: null, gpuMinutes: null, cells: [c.cell] };
+        // Too few runs to estimate the spread yet: no estimate for this check.
+        if (!draft?.variances || draft.worse === null)
+            continue;
+        const runs = runsToSettle(futilityInput(draft), c.runs, maxRuns, mode === "interleaved");
+        if (runs === null)
+            return { runsPerSide: null, addRuns: null, gpuMinutes: null, cells: [c.cell] };
+        runsPerSide = Math.max(runsPerSide, runs);
+        cells.add(c.cell);
+    }
+    if (!Number.isFinite(from) || runsPerSide === 0)
+        return null;
+    // Decisions are taken at looks only: round up to the first look at or above the estimate.
+    runsPerSide = Math.max(runsPerSide, from + 1);
+    runsPerSide = looks.find((look) => look >= runsPerSide) ?? runsPerSide;
+    return {
+        runsPerSide,
+        addRuns: runsPerSide - from,
+        gpuMinutes: addedGpuMinutes(mode, cells.size, from, runsPerSide, rates),
+        cells: [...cells],
+    };
+}
+/** The least sensitive gated check: what these runs can catch, and the runs gate.detect_change needs. */
+function detectionSummary(comparisons, draftOf, detectChange, alpha, mode, maxRuns) {
+    const checks = comparisons.filter((c) => c.gated && c.detectableChange !== null);
+    if (checks.length === 0)
+        return null;
+    const worst = checks.reduce((a, b) => (b.detectableChange > a.detectableChange ? b : a));
+    const draft = draftOf(worst);
+    if (!draft?.variances || !draft.test)
+        return null;
+    const runs = runsToDetect({
+        baselineVariance: draft.variances.baseline,
+        candidateVariance: draft.variances.candidate,
+        extraVariance: draft.variances.extra,
+        tolerance: draft.tolerance,
+        alpha,
+        df: draft.test.df,
+    }, worst.runs, detectChange, Math.max(maxRuns, 100), mode === "interleaved");
+    return {
+        cell: worst.cell,
+        metric: worst.metric,
+        detectableChange: worst.detectableChange,
+        detectChange,
+        runsPerSideForDetectChange: runs,
+    };
+}
+
+/** The parts of the verdict written for people: headline, mixed results, impact at this load. */
+/** "1 regressed, 0 improved, ... of 9 gated checks": the counts the headline ends with, in brackets. */
+function tallyOf(counts) {
+    return `${counts.regression} regressed, ${counts.improvement} improved, ${counts.withinTolerance} within tolerance, ${counts.inconclusive} inconclusive of ${counts.gated} gated checks`;
+}
+function headlineFor(verdict, counts, comparisons, brokenCells, notComparable) {
+    const tally = tallyOf(counts);
+    switch (verdict) {
+        case "pass":
+            return `Pass: no gated metric got worse beyond tolerance (${tally})`;
+        case "regression": {
+            const worst = comparisons.filter((c) => c.gated && c.verdict === "regression").length;
+            return `Regression: ${worst} gated check${worst === 1 ? "" : "s"} got worse beyond tolerance (${tally})`;
+        }
+        case "inconclusive":
+            return `Inconclusive: the runs cannot yet tell a change within tolerance from a regression (${tally})`;
+        case "not-comparable":
+            return `Not comparable: ${notComparable} condition${notComparable === 1 ? " differs" : "s differ"} between baseline and candidate outside the allowed differences`;
+        case "error":
+            return brokenCells > 0
+                ? `Error: ${brokenCells} cell${brokenCells === 1 ? " has" : "s have"} no usable runs on one side`
+                : "Error: nothing could be compared";
+    }
+}
+/** "TTFT p95 across the 6 rag cells +10.2%": a family test's finding in words (docs/compare.md, "Family tests"). */
+function familyFindingWords(finding) {
+    const change = (finding.ratio - 1) * 100;
+    return `${describeMetric(finding.metric)} across the ${finding.cells.length} ${finding.family} cells ${change >= 0 ? "+" : "−"}${Math.abs(change).toFixed(1)}%`;
+}
+/**
+ * The headline when family tests found a regression: said after the single checks' regressions, or in
+ * place of the headline when no single check is one (the verdict is a regression because of them).
+ */
+function withFamilyHeadline(headline, speedVerdict, familyRegressions, counts) {
+    if (familyRegressions.length === 0 || speedVerdict === "not-comparable")
+        return headline;
+    const found = `${familyRegressions.map(familyFindingWords).join("; ")} on average, beyond tolerance`;
+    const tally = ` (${tallyOf(counts)})`;
+    if (speedVerdict === "regression") {
+        const said = headline.endsWith(tally) ? headline.slice(0, -tally.length) : headline;
+        return `${said}; ${found}${tally}`;
+    }
+    return `Regression: ${found}${tally}`;
+}
+/**
+ * A cell is mixed when one phase got better and another worse. At least one side must be a verdict
+ * (beyond tolerance); the other may be a significant change within tolerance, as in the FP8 KV-cache
+ * case (throughput +2-5%, median TTFT +7-11%).
+ */
+function mixedResults(comparisons, alpha) {
+    const byCell = new Map();
+    for (const c of comparisons) {
+        if (!metricSpecs[c.metric].mixed || c.ratio === null || c.pChange === null)
+            continue;
+        const decisive = c.verdict === "improvement" || c.verdict === "regression";
+        // Within tolerance but significantly moved (against 0) counts as the other side of a mix.
+        if (!decisive && c.pChange > alpha)
+            continue;
+        const worse = c.higherIsBetter ? c.ratio < 1 : c.ratio > 1;
+        const entry = byCell.get(c.cell) ?? { better: [], worse: [], decisive: false };
+        (worse ? entry.worse : entry.better).push(c.metric);
+        entry.decisive ||= decisive;
+        byCell.set(c.cell, entry);
+    }
+    const perCell = [...byCell.entries()]
+        .filter(([, entry]) => entry.decisive && entry.better.length > 0 && entry.worse.length > 0)
+        .map(([cell, { better, worse }]) => ({ cell, better, worse }));
+    // Across cells: a change that makes long outputs faster and first tokens later shows up as an
+    // improvement in one cell and a regression in another; a reader must see both together.
+    const decided = (verdict) => comparisons
+        .filter((c) => metricSpecs[c.metric].mixed && c.verdict === verdict)
+        .map((c) => `${c.cell}/${c.metric}`);
+    const better = decided("improvement");
+    const worse = decided("regression");
+    const coveredByOneCell = perCell.length > 0 && better.every((ref) => perCell.some((m) => ref.startsWith(`${m.cell}/`)));
+    if (better.length > 0 && worse.length > 0 && !coveredByOneCell) {
+        perCell.push({ cell: acrossCells, better, worse });
+    }
+    return perCell;
+}
+/** The `cell` of a mixed entry that spans cells; its metrics are written `cell/metric`. */
+const acrossCells = "(across cells)";
+/** The comparison behind each figure of verdict.json's `impact`. */
+const impactMetrics = {
+    successfulPerHour: "request_throughput",
+    ttftP95Ms: "ttft_p95",
+    e2elP95Ms: "e2el_p95",
+};
+function impactOf(cells, comparisons) {
+    const find = (cell, metric) => {
+        const c = comparisons.find((comparison) => comparison.cell === cell && comparison.metric === metric);
+        return c && c.baseline !== null && c.candidate !== null
+            ? { baseline: c.baseline, candidate: c.candidate }
+            : null;
+    };
+    const withChange = (pair, scale = 1) => pair
+        ? {
+            baseline: pair.baseline * scale,
+            candidate: pair.candidate * scale,
+            change: (pair.candidate - pair.baseline) * scale,
+        }
+        : null;
+    return cells
+        .filter((cell) => cell.status === "compared" || cell.status === "too-few-runs")
+        .map((cell) => ({
+        cell: cell.name,
+        // request_throughput counts completed (successful) requests per second, as vLLM's does.
+        successfulPerHour: withChange(find(cell.name, impactMetrics.successfulPerHour), 3600),
+        ttftP95Ms: withChange(find(cell.name, impactMetrics.ttftP95Ms)),
+        e2elP95Ms: withChange(find(cell.name, impactMetrics.e2elP95Ms)),
+    }));
+}
+
+/** The load a run was offered in `dimension` (null when the run does not say). */
+function loadOfRecord(dimension, record) {
+    const load = record.load;
+    if (!load)
+        return null;
+    return dimension === "concurrency" ? load.targetConcurrency : load.targetRate;
+}
+function loadCurveOf(cell, dimension, percentile, records) {
+    const byLoad = new Map();
+    for (const record of records) {
+        if (record.cell !== cell || record.exclusionReasons.length > 0)
+            continue;
+        const load = loadOfRecord(dimension, record);
+        if (load === null || !(load > 0))
+            continue;
+        byLoad.set(load, [...(byLoad.get(load) ?? []), record]);
+    }
+    return [...byLoad.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([load, runs]) => {
+        const mean = (metric) => {
+            const values = runs
+                .map((run) => run.metrics[metric])
+                .filter((v) => v !== null && v !== undefined && Number.isFinite(v));
+            return values.length === 0 ? null : values.reduce((sum, v) => sum + v, 0) / values.length;
+        };
+        return {
+            load,
+            runs: runs.length,
+            completedPerSecond: mean("request_throughput"),
+            goodput: mean("request_goodput"),
+            outputTokensPerSecond: mean("output_throughput"),
+            ttftMs: mean(`ttft_${percentile}`),
+            e2elMs: mean(`e2el_${percentile}`),
+        };
+    });
+}
+
+/** Weighted pool-adjacent-violators: the nondecreasing fit of `values` (in order) with `weights`. */
+function isotonicFit(values, weights) {
+    const blocks = [];
+    values.forEach((value, index) => {
+        blocks.push({ mean: value, weight: weights[index], count: 1 });
+        while (blocks.length > 1 && blocks[blocks.length - 2].mean > blocks[blocks.length - 1].mean) {
+            const last = blocks.pop();
+            const previous = blocks[blocks.length - 1];
+            const weight = previous.weight + last.weight;
+            previous.mean = (previous.mean * previous.weight + last.mean * last.weight) / weight;
+            previous.weight = weight;
+            previous.count += last.count;
+        }
+    });
+    return blocks.flatMap((block) => new Array(block.count).fill(block.mean));
+}
+const tinyValue = 1e-9;
+function transform(value, scale) {
+    return scale === "log" ? Math.log(Math.max(value, tinyValue)) : value;
+}
+function group(runs, objectives) {
+    const byLoad = new Map();
+    for (const run of runs) {
+        if (!(run.load > 0) || !Number.isFinite(run.load))
+            continue;
+        const list = byLoad.get(run.load) ?? [];
+        list.push(run);
+        byLoad.set(run.load, list);
+    }
+    const loads = [...byLoad.keys()].sort((a, b) => a - b);
+    const values = loads.map((load) => objectives.map((objective, k) => byLoad.get(load).flatMap((run) => {
+        const value = run.values[k];
+        return value === null || value === undefined || !Number.isFinite(value)
+            ? []
+            : [transform(value, objective.scale)];
+    })));
+    return { loads, values, counts: loads.map((load) => byLoad.get(load).length) };
+}
+const mean = (values) => values.reduce((sum, v) => sum + v, 0) / values.length;
+/** The crossing of one objective from its fitted values at the loads (those without values skipped). */
+function crossingOf(loads, fitted, threshold, name) {
+    const points = loads.flatMap((load, i) => (fitted[i] === null ? [] : [{ load, value: fitted[i] }]));
+    if (points.length === 0)
+        return { name, crossing: loads[0] ?? 0, bound: "below" };
+    if (points[0].value > threshold)
+        return { name, crossing: points[0].load, bound: "below" };
+    const last = points[points.length - 1];
+    if (last.value <= threshold)
+        return { name, crossing: last.load, bound: "above" };
+    let j = 0;
+    while (points[j + 1].value <= threshold)
+        j++;
+    const a = points[j];
+    const b = points[j + 1];
+    const share = (threshold - a.value) / (b.value - a.value);
+    return { name, crossing: a.load + share * (b.load - a.load), bound: "inside" };
+}
+/** Fitted transformed values per objective at each load (null where no run has a value). */
+function fitAll(grouped, objectiveCount) {
+    return Array.from({ length: objectiveCount }, (_, k) => {
+        const present = grouped.loads.flatMap((_, i) => grouped.values[i][k].length > 0
+            ? [{ i, mean: mean(grouped.values[i][k]), w: grouped.values[i][k].length }]
+            : []);
+        const fit = isotonicFit(present.map((p) => p.mean), present.map((p) => p.w));
+        const out = grouped.loads.map(() => null);
+        present.forEach((p, index) => {
+            out[p.i] = fit[index];
+        });
+        return out;
+    });
+}
+/** Half-width on ln(load) of the runs a crossing's local line is fitted to: loads within a factor 1.15. */
+const localWindow = Math.log(1.15);
+/**
+ * The local line of objective k around `center` (its isotonic crossing), or null where the runs cannot
+ * carry one: fewer than 3 distinct loads or 4 runs within the window, no load on one side of the center,
+ * a slope that is not positive, or a crossing outside the window (the step fit's crossing stands then).
+ */
+function localLine(grouped, k, center, threshold) {
+    const xs = [];
+    const ys = [];
+    let loads = 0;
+    let below = false;
+    let above = false;
+    grouped.loads.forEach((load, i) => {
+        const x = Math.log(load / center);
+        const values = grouped.values[i][k];
+        if (Math.abs(x) > localWindow || values.length === 0)
+            return;
+        loads++;
+        below ||= x < 0;
+        above ||= x > 0;
+        for (const value of values) {
+            xs.push(x);
+            ys.push(value);
+        }
+    });
+    if (loads < 3 || xs.length < 4 || !below || !above)
+        return null;
+    const mx = mean(xs);
+    const my = mean(ys);
+    let sxx = 0;
+    let sxy = 0;
+    xs.forEach((x, i) => {
+        sxx += (x - mx) ** 2;
+        sxy += (x - mx) * (ys[i] - my);
+    });
+    const b = sxy / sxx;
+    if (!(b > 0))
+        return null;
+    const a = my - b * mx;
+    const x = (threshold - a) / b;
+    if (Math.abs(x) > localWindow)
+        return null;
+    const ssr = xs.reduce((sum, xi, i) => sum + (ys[i] - a - b * xi) ** 2, 0);
+    const df = xs.length - 2;
+    return { center, a, b, sd: Math.sqrt(ssr / df), df, crossing: center * Math.exp(x) };
+}
+function fitCurves(grouped, objectives) {
+    const fitted = fitAll(grouped, objectives.length);
+    const lines = objectives.map(() => null);
+    const crossings = objectives.map((objective, k) => {
+        const threshold = transform(objective.threshold, objective.scale);
+        const crossing = crossingOf(grouped.loads, fitted[k], threshold, objective.name);
+        if (crossing.bound !== "inside")
+            return crossing;
+        lines[k] = localLine(grouped, k, crossing.crossing, threshold);
+        return lines[k] ? { ...crossing, crossing: lines[k].crossing } : crossing;
+    });
+    return { fitted, lines, estimate: estimateFromCrossings(grouped, crossings) };
+}
+function estimateFromCrossings(grouped, crossings) {
+    const loads = grouped.loads.map((load, i) => ({ load, runs: grouped.counts[i] }));
+    const below = crossings.find((c) => c.bound === "below");
+    if (below)
+        return {
+            capacity: below.crossing,
+            bound: "below",
+            limiting: below.name,
+            objectives: crossings,
+            bracket: null,
+            loads,
+        };
+    const inside = crossings.filter((c) => c.bound === "inside");
+    if (inside.length === 0) {
+        const top = grouped.loads[grouped.loads.length - 1];
+        return { capacity: top, bound: "above", limiting: null, objectives: crossings, bracket: null, loads };
+    }
+    const limiting = inside.reduce((low, c) => (c.crossing < low.crossing ? c : low));
+    const passing = grouped.loads.filter((load) => load <= limiting.crossing);
+    const failing = grouped.loads.filter((load) => load > limiting.crossing);
+    const bracket = passing.length > 0 && failing.length > 0 ? [passing[passing.length - 1], failing[0]] : null;
+    return {
+        capacity: limiting.crossing,
+        bound: "inside",
+        limiting: limiting.name,
+        objectives: crossings,
+        bracket,
+        loads,
+    };
+}
+/**
+ * The capacity estimate from all runs. Throws on no runs; a capacity "below" means no load measured met
+ * every objective, "above" that all did (the capacity is then at least the highest load).
+ */
+function estimateCapacity(runs, objectives) {
+    const grouped = group(runs, objectives);
+    if (grouped.loads.length === 0)
+        throw new Error("estimateCapacity: no runs with a positive load");
+    return fitCurves(grouped, objectives).estimate;
+}
+const defaultResamples = 1000;
+/**
+ * The bootstrap interval of the capacity, or null when no objective's run-to-run noise can be estimated
+ * (no local line and no load measured twice). Per objective the noise sd is the residual sd of its local
+ * line where one was fitted (the noise near the crossing, which grows with the load), else the pure error
+ * of the replicated loads (deviations from their load's mean, sqrt(SS / df)); either is widened by t(df)/z
+ * at the interval's level. Each draw adds normal noise of that sd to every run's value on the fitted curve
+ * (the line within its window, the isotonic fit elsewhere), refits and crosses again.
+ */
+function capacityInterval(runs, objectives, options) {
+    const grouped = group(runs, objectives);
+    if (grouped.loads.length === 0)
+        return null;
+    const { fitted, lines } = fitCurves(grouped, objectives);
+    const tail = (1 - options.level) / 2;
+    // A t(df)/z widening, so a noise estimate from few runs gives a wider interval, never a falsely tight one.
+    const widen = (df) => studentTQuantile(1 - tail, df) / normalQuantile(1 - tail);
+    const sds = objectives.map((_, k) => {
+        const line = lines[k];
+        if (line)
+            return line.sd * widen(line.df);
+        let ss = 0;
+        let df = 0;
+        grouped.loads.forEach((_, i) => {
+            const values = grouped.values[i][k];
+            if (values.length < 2)
+                return;
+            const m = mean(values);
+            for (const v of values)
+                ss += (v - m) ** 2;
+            df += values.length - 1;
+        });
+        return df === 0 ? null : Math.sqrt(ss / df) * widen(df);
+    });
+    if (sds.every((sd) => sd === null))
+        return null;
+    // The curve the draws are made about: the local line within its window, the isotonic fit elsewhere.
+    const model = grouped.loads.map((load, i) => objectives.map((_, k) => {
+        const line = lines[k];
+        const x = line ? Math.log(load / line.center) : Number.POSITIVE_INFINITY;
+        return line && Math.abs(x) <= localWindow ? line.a + line.b * x : fitted[k][i];
+    }));
+    const random = mulberry32(options.seed ?? 1);
+    const resamples = options.resamples ?? defaultResamples;
+    const draws = [];
+    let censored = 0;
+    for (let b = 0; b < resamples; b++) {
+        const values = grouped.loads.map((_, i) => objectives.map((_, k) => {
+            const count = grouped.values[i][k].length;
+            const out = [];
+            for (let r = 0; r < count; r++)
+                out.push(model[i][k] + (sds[k] ?? 0) * boxMuller(random(), random()));
+            return out;
+        }));
+        const { estimate } = fitCurves({ loads: grouped.loads, values, counts: grouped.counts }, objectives);
+        if (estimate.bound !== "inside")
+            censored++;
+        draws.push(estimate.capacity);
+    }
+    const sorted = [...draws].sort((a, b) => a - b);
+    return {
+        low: percentileSorted(sorted, tail),
+        high: percentileSorted(sorted, 1 - tail),
+        level: options.level,
+        draws,
+        censored: censored / resamples,
+    };
+}
+/**
+ * Interpolation of per-load means of `values` at `load` (clamped to the loads measured): linear, or on ln
+ * for a log-scale value (latencies, as the crossing is found), so a latency read at the capacity is its SLO.
+ */
+function valueAtLoad(points, load, scale = "linear") {
+    const byLoad = new Map();
+    for (const point of points) {
+        if (point.value === null || !Number.isFinite(point.value))
+            continue;
+        byLoad.set(point.load, [...(byLoad.get(point.load) ?? []), point.value]);
+    }
+    const loads = [...byLoad.keys()].sort((a, b) => a - b);
+    if (loads.length === 0)
+        return null;
+    const at = (x) => transform(mean(byLoad.get(x)), scale);
+    const back = (y) => (scale === "log" ? Math.exp(y) : y);
+    if (load <= loads[0])
+        return back(at(loads[0]));
+    if (load >= loads[loads.length - 1])
+        return back(at(loads[loads.length - 1]));
+    let j = 0;
+    while (loads[j + 1] < load)
+        j++;
+    const a = loads[j];
+    const b = loads[j + 1];
+    return back(at(a) + ((load - a) / (b - a)) * (at(b) - at(a)));
+}
+/**
+ * The capacity ratio candidate/baseline and its bootstrap p-values: draw b of each side paired by index
+ * (independent seeds per side), w* = ln(base*) - ln(cand*). p of H0 "w <= d" is the share of w* <= d
+ * (the level at which the percentile interval's lower bound would pass d), and likewise for the others.
+ */
+function capacityRatio(baseline, candidate, tolerance, level) {
+    const n = Math.min(baseline.draws.length, candidate.draws.length);
+    if (n === 0)
+        throw new Error("capacityRatio: no bootstrap draws");
+    const worse = [];
+    for (let i = 0; i < n; i++)
+        worse.push(Math.log(baseline.draws[i]) - Math.log(candidate.draws[i]));
+    worse.sort((a, b) => a - b);
+    const d = Math.log(1 + tolerance);
+    const share = (test) => (worse.filter(test).length + 1) / (n + 1);
+    const tail = (1 - level) / 2;
+    return {
+        ratio: candidate.capacity / baseline.capacity,
+        ci: [Math.exp(-percentileSorted(worse, 1 - tail)), Math.exp(-percentileSorted(worse, tail))],
+        level,
+        pBeyond: share((w) => w <= d),
+        pBetterBeyond: share((w) => w >= -d),
+        pWithinTolerance: share((w) => w >= d),
+        pWorse: share((w) => w <= 0),
+        pBetter: share((w) => w >= 0),
+    };
+}
+
+function capacityCells(config) {
+    return config.cells.filter((cell) => cell.capacity !== undefined);
+}
+/** The cell's SLOs at its percentile, plus the error-rate limit, as objectives on catalogue metrics. */
+function capacityObjectivesOf(cell) {
+    const p = cell.capacity.percentile;
+    const slo = cell.slo ?? {};
+    const objectives = [];
+    if (slo.ttft_ms !== undefined)
+        objectives.push({ name: `ttft_${p}`, metric: `ttft_${p}`, threshold: slo.ttft_ms, scale: "log" });
+    if (slo.tpot_ms !== undefined)
+        objectives.push({ name: `tpot_${p}`, metric: `tpot_${p}`, threshold: slo.tpot_ms, scale: "log" });
+    if (slo.e2el_ms !== undefined)
+        objectives.push({ name: `e2el_${p}`, metric: `e2el_${p}`, threshold: slo.e2el_ms, scale: "log" });
+    objectives.push({
+        name: "error_rate",
+        metric: "error_rate",
+        threshold: cell.capacity.error_rate,
+        scale: "linear",
+    });
+    return objectives;
+}
+/** The load of a run in the cell's dimension (null when the run does not say). */
+function recordLoad(cell, record) {
+    const load = record.load;
+    if (!load)
+        return null;
+    return cell.load.type === "concurrency" ? load.targetConcurrency : load.targetRate;
+}
+/** The cell's usable runs as capacity points; a run without a value for an objective counts as missing it. */
+function capacityRunsOf(cell, records) {
+    const objectives = capacityObjectivesOf(cell);
+    return records.flatMap((record) => {
+        if (record.cell !== cell.name || record.exclusionReasons.length > 0)
+            return [];
+        const load = recordLoad(cell, record);
+        if (load === null || !(load > 0))
+            return [];
+        return [
+            {
+                load,
+                values: objectives.map((objective) => {
+                    const value = record.metrics[objective.metric];
+                    // A run with no successful request has no latency: it misses every latency SLO, by a factor
+                    // of 1,000 (finite, so the noise estimate stays a number; its error rate misses too).
+                    return value === null || value === undefined ? objective.threshold * 1000 : value;
+                }),
+            },
+        ];
+    });
+}
+/**
+ * The search plan's settings for a capacity cell: at most repeats.max runs per side; with `targetRuns`
+ * (a comparison's next look, ./capacity-looks.ts) the search refines on to that many, at most max_runs.
+ */
+function searchSettingsOf(config, cell, targetRuns) {
+    return {
+        range: cell.capacity.range,
+        initialLoads: cell.capacity.initial_loads,
+        precision: cell.capacity.precision,
+        maxRuns: targetRuns === undefined
+            ? config.repeats.max
+            : Math.min(capacityMaxRuns(config.repeats.max, cell), Math.max(config.repeats.max, targetRuns)),
+        ...(targetRuns === undefined ? {} : { minRuns: targetRuns }),
+        level: intervalLevel(config.gate.confidence),
+        seed: 1,
+        integer: cell.load.type === "concurrency",
+    };
+}
+/** The two-sided level of the capacity intervals: 1 − 2α with α = 1 − confidence (90% at 0.95). */
+function intervalLevel(confidence) {
+    return 1 - 2 * (1 - confidence);
+}
+function sideOf(cell, records, cost, level, seed, resamples) {
+    const runs = capacityRunsOf(cell, records);
+    const empty = {
+        capacity: null,
+        bound: null,
+        limiting: null,
+        interval: null,
+        runs: 0,
+        loads: 0,
+        successfulPerHour: null,
+        outputTokensPerSecondPerGpu: null,
+        outputTokensPerSecondPerUser: null,
+        ttftAtCapacityMs: null,
+        costPer1000: null,
+        note: "no usable runs with a load",
+    };
+    if (runs.length === 0)
+        return { side: empty, draws: null, lastMet: null };
+    const objectives = capacityObjectivesOf(cell);
+    const estimate = estimateCapacity(runs, objectives);
+    const interval = capacityInterval(runs, objectives, {
+        level,
+        seed,
+        ...(resamples === undefined ? {} : { resamples }),
+    });
+    const own = records.filter((record) => record.cell === cell.name && record.exclusionReasons.length === 0 && recordLoad(cell, record) !== null);
+    const at = (metric, scale = "linear") => valueAtLoad(own.map((record) => ({ load: recordLoad(cell, record), value: record.metrics[metric] ?? null })), estimate.capacity, scale);
+    const meets = estimate.bound !== "below";
+    const requestRate = meets ? at("request_throughput") : null;
+    const successfulPerHour = requestRate === null ? null : requestRate * 3600;
+    const output = meets ? at("output_throughput") : null;
+    const tpot = meets ? at("tpot_p50") : null;
+    const notes = [];
+    if (estimate.bound === "below")
+        notes.push(`no load measured meets the SLOs (${estimate.limiting} is missed at ${estimate.capacity})`);
+    if (estimate.bound === "above")
+        notes.push(`every load measured meets the SLOs: the capacity is at least ${estimate.capacity}`);
+    if (interval === null)
+        notes.push("no load was measured twice, so the run-to-run noise and the interval are unknown");
+    return {
+        side: {
+            capacity: estimate.capacity,
+            bound: estimate.bound,
+            limiting: estimate.limiting,
+            interval: interval ? [interval.low, interval.high] : null,
+            runs: runs.length,
+            loads: estimate.loads.length,
+            successfulPerHour,
+            outputTokensPerSecondPerGpu: output === null ? null : output / cost.gpus,
+            outputTokensPerSecondPerUser: tpot === null || !(tpot > 0) ? null : 1000 / tpot,
+            ttftAtCapacityMs: meets ? at(`ttft_${cell.capacity.percentile}`, "log") : null,
+            costPer1000: costPerThousandRequests(cost.gpu_hourly_usd, cost.gpus, successfulPerHour),
+            note: notes.length > 0 ? notes.join("; ") : null,
+        },
+        draws: interval ? interval.draws : null,
+        lastMet: estimate.bracket ? estimate.bracket[0] : null,
+    };
+}
+/** Each capacity cell's sides and ratio test (no multiplicity yet: see capacityMembers, decideCapacity). */
+function capacityDrafts(input) {
+    const level = intervalLevel(input.gate.confidence);
+    return input.cells.map((cell, index) => {
+        const baseline = sideOf(cell, input.baseline, input.cost, level, 1000 + index, input.resamples);
+        const candidate = sideOf(cell, input.candidate, input.cost, level, 2000 + index, input.resamples);
+        const tolerance = input.gate.tolerance;
+        const b = baseline.side;
+        const c = candidate.side;
+        let note = null;
+        let test = null;
+        if (b.capacity === null || c.capacity === null)
+            note = "a side has no usable runs";
+        else if (b.bound === "above" && c.bound === "above")
+            note =
+                "both sides meet the SLOs at every load measured: raise capacity.range.max to compare capacities";
+        else if (b.bound === "below" && c.bound === "below")
+            note = "neither side meets the SLOs at any load measured: lower capacity.range.min or relax the SLO";
+        else if (baseline.draws === null || candidate.draws === null)
+            note = "no interval: each side needs a load measured at least twice";
+        else
+            test = capacityRatio({ capacity: b.capacity, draws: baseline.draws }, { capacity: c.capacity, draws: candidate.draws }, tolerance, level);
+        return { cell, baseline, candidate, test, note, tolerance };
+    });
+}
+/**
+ * The gated family's members of the capacity drafts, one per draft in order: a gated check with a test
+ * brings its two bootstrap p-values against the tolerance (the ratio below 1/(1 + tolerance), above
+ * 1 + tolerance); an advisory or untested one brings none.
+ */
+function capacityMembers(drafts) {
+    return drafts.map((draft) => draft.cell.capacity.gated && draft.test !== null
+        ? {
+            source: "capacity",
+            regression: { p: draft.test.pBeyond, minP: 0 },
+            improvement: { p: draft.test.pBetterBeyond, minP: 0 },
+        }
+        : { source: "capacity", regression: null, improvement: null });
+}
+/**
+ * The capacity verdicts from the gated family's adjustment (one entry per draft, from capacityMembers):
+ * a gated check decides on its adjusted p-values, an advisory one on its raw ones.
+ */
+function decideCapacity(input, drafts, adjusted) {
+    const alpha = input.alpha ?? 1 - input.gate.confidence;
+    const level = intervalLevel(input.gate.confidence);
+    return drafts.map((draft, index) => {
+        const { cell, test } = draft;
+        const member = adjusted[index];
+        const pBeyond = test === null ? null : (member.regression ?? test.pBeyond);
+        const pBetterBeyond = test === null ? null : (member.improvement ?? test.pBetterBeyond);
+        const verdict = test === null
+            ? "inconclusive"
+            : classify({
+                pBeyondToleranceAdjusted: pBeyond,
+                pBetterBeyondToleranceAdjusted: pBetterBeyond,
+                pWithinTolerance: test.pWithinTolerance,
+                alpha,
+            });
+        const b = draft.baseline.side;
+        const c = draft.candidate.side;
+        const objectives = capacityObjectivesOf(cell);
+        // The stated load is a load measured: the highest at which the baseline met every SLO.
+        const stated = draft.baseline.lastMet;
+        const valueAt = (records, metric, scale) => stated === null
+            ? null
+            : valueAtLoad(records
+                .filter((r) => r.cell === cell.name && r.exclusionReasons.length === 0 && recordLoad(cell, r) !== null)
+                .map((r) => ({ load: recordLoad(cell, r), value: r.metrics[metric] ?? null })), stated, scale);
+        return {
+            cell: cell.name,
+            dimension: cell.load.type === "concurrency" ? "concurrency" : "rate",
+            percentile: cell.capacity.percentile,
+            slo: { ...(cell.slo ?? {}) },
+            errorRateLimit: cell.capacity.error_rate,
+            gated: cell.capacity.gated,
+            tolerance: draft.tolerance,
+            baseline: b,
+            candidate: c,
+            ratio: test ? test.ratio : null,
+            ci: test ? test.ci : null,
+            ciLevel: level,
+            p: test === null ? null : test.ratio <= 1 ? pBeyond : pBetterBeyond,
+            verdict,
+            costRatio: b.costPer1000 !== null && c.costPer1000 !== null ? c.costPer1000 / b.costPer1000 : null,
+            acceptance: {
+                load: stated,
+                rows: objectives.map((objective) => {
+                    const baseline = valueAt(input.baseline, objective.metric, objective.scale);
+                    const candidate = valueAt(input.candidate, objective.metric, objective.scale);
+                    return {
+                        objective: objective.name,
+                        threshold: objective.threshold,
+                        baseline,
+                        candidate,
+                        baselinePass: baseline === null ? null : baseline <= objective.threshold,
+                        candidatePass: candidate === null ? null : candidate <= objective.threshold,
+                    };
+                }),
+            },
+            note: draft.note,
+            curve: {
+                baseline: capacityCurveOf(cell, input.baseline),
+                candidate: capacityCurveOf(cell, input.candidate),
+            },
+        };
+    });
+}
+/**
+ * The verdict with the capacity checks folded in: a gated capacity regression makes it a regression, a
+ * gated inconclusive one turns a pass inconclusive; when the config has only capacity cells, they alone
+ * decide. The exit code follows gate.fail_on as for any verdict.
+ */
+function withCapacity(verdict, capacity, failOn) {
+    const gated = capacity.filter((check) => check.gated);
+    const regressions = gated.filter((check) => check.verdict === "regression");
+    const inconclusive = gated.filter((check) => check.verdict === "inconclusive");
+    const onlyCapacity = verdict.cells.length === 0 && capacity.length > 0;
+    let overall = verdict.verdict;
+    let headline = verdict.headline;
+    if (onlyCapacity) {
+        overall =
+            regressions.length > 0
+                ? "regression"
+                : inconclusive.length > 0
+                    ? "inconclusive"
+                    : gated.length > 0
+                        ? "pass"
+                        : "error";
+        headline =
+            regressions.length > 0
+                ? `Capacity regression in ${regressions.map((check) => check.cell).join(", ")}`
+                : inconclusive.length > 0
+                    ? `Capacity inconclusive in ${inconclusive.map((check) => check.cell).join(", ")}`
+                    : gated.length > 0
+                        ? "Capacity at the SLOs holds"
+                        : "No gated capacity check";
+    }
+    else if (regressions.length > 0 && overall !== "not-comparable") {
+        overall = "regression";
+        headline = `${headline}; capacity regression in ${regressions.map((check) => check.cell).join(", ")}`;
+    }
+    else if (inconclusive.length > 0 && overall === "pass") {
+        overall = "inconclusive";
+        headline = `${headline}; capacity inconclusive in ${inconclusive.map((check) => check.cell).join(", ")}`;
+    }
+    return {
+        ...verdict,
+        verdict: overall,
+        headline,
+        exitCode: exitCodeFor(overall, failOn),
+        capacity: [...capacity],
+    };
+}
+/**
+ * Warnings for cells compared at a fixed load whose runs ran at several loads (a sweep, or a capacity
+ * cell compared without its config): their runs are pooled as if measured at one load.
+ */
+function mixedLoadWarnings(records) {
+    const loads = new Map();
+    for (const record of records) {
+        if (!record.load)
+            continue;
+        const key = JSON.stringify([record.load.targetRate, record.load.targetConcurrency]);
+        loads.set(record.cell, (loads.get(record.cell) ?? new Set()).add(key));
+    }
+    return [...loads.entries()]
+        .filter(([, set]) => set.size > 1)
+        .map(([cell, set]) => `cell "${cell}" has runs at ${set.size} different loads (a sweep?) and is compared as one fixed-load cell; give compare the config with capacity on that cell to compare its capacity (docs/capacity.md)`);
+}
+/**
+ * One side's load curve of a capacity cell, as verdict.json carries it (`capacity[].curve`) for the
+ * report's load charts and the comment's latency-vs-load chart: per load measured, the mean over the
+ * side's usable runs at that load (the runs the capacity estimate reads) of completed requests/s,
+ * goodput, output tokens/s, and TTFT and E2E at the cell's SLO percentile. Rows ascend by load.
+ */
+function capacityCurveOf(cell, records) {
+    const dimension = cell.load.type === "concurrency" ? "concurrency" : "rate";
+    return loadCurveOf(cell.name, dimension, cell.capacity.percentile, records);
+}
+
+const mebibyte = 1024 * 1024;
+const defaultInputLimits = Object.freeze({
+    maxTotalBytes: 512 * mebibyte,
+    maxFiles: 20_000,
+    maxRunFileBytes: 16 * mebibyte,
+    maxFingerprintFields: 10_000,
+    maxRunsPerCell: configLimits.runs,
+});
+
+/** Failed / total requests; null without requests. */
+function errorRate(requests) {
+    return requests.total > 0 ? requests.failed / requests.total : null;
+}
+/** Malformed / all tool calls; null without any tool call (or in files without `answer`). */
+function malformedToolCallShare(answer) {
+    if (answer === undefined)
+        return null;
+    const calls = answer.toolCalls + answer.malformedToolCalls;
+    return calls > 0 ? answer.malformedToolCalls / calls : null;
+}
+/** Marks a switch as exhaustive: a new `MetricSource` kind fails to compile until each reader handles it. */
+function unknownSource(source) {
+    throw new Error(`unknown metric source ${JSON.stringify(source)}`);
+}
+/** One catalogue metric of a run.json; null when the run has no value for it. */
+function runFileMetric(file, source) {
+    switch (source.kind) {
+        case "latency": {
+            const summary = file.latency[source.phase];
+            return source.statistic === "p50" ? (summary.p50 ?? summary.median) : summary[source.statistic];
+        }
+        case "throughput":
+            return file.throughput[source.field];
+        case "failed-fraction":
+            return errorRate(file.requests);
+        case "guard-share": {
+            // A run.json from before the guards (or without requests) has no value.
+            const guards = file.guards;
+            if (guards === undefined || guards.requests === 0)
+                return null;
+            return guardShareCount(guards, source.field) / guards.requests;
+        }
+        case "guard-length":
+            return file.guards?.outputTokens.mean ?? null;
+        case "reasoning-tokens": {
+            const answer = file.answer;
+            return answer !== undefined && answer.reasoningRequests > 0 ? answer.reasoningTokens.mean : null;
+        }
+        case "malformed-tool-calls":
+            return malformedToolCallShare(file.answer);
+        case "session":
+            return file.sessions === undefined ? null : sessionValue(file.sessions, source.field);
+        default:
+            return unknownSource(source);
+    }
+}
+/** A session metric's value of run.json `sessions` (null when the run has none for it). */
+function sessionValue(sessions, field) {
+    switch (field) {
+        case "duration_p50":
+            return sessions.duration.p50;
+        case "duration_p95":
+            return sessions.duration.p95;
+        case "goodput":
+            return sessions.goodput;
+        case "throughput":
+            return sessions.throughput;
+        case "cache_hit_rate":
+            return sessions.cacheHitRate;
+        default: {
+            const bucket = field.slice("ttft_p95_depth_".length);
+            return sessions.ttftByDepth.find((entry) => entry.bucket === bucket)?.p95 ?? null;
+        }
+    }
+}
+/** Every catalogue metric of a run.json. */
+function runFileMetrics(file) {
+    const values = {};
+    for (const metric of metricNames)
+        values[metric] = runFileMetric(file, metricSpecs[metric].source);
+    return values;
+}
+
+function runRecordFromRunFile(file, source) {
+    const metrics = runFileMetrics(file);
+    const exclusionReasons = [];
+    if (file.flags.clientBound) {
+        exclusionReasons.push(`client-bound${file.flags.clientBoundReason ? `: ${file.flags.clientBoundReason}` : ""}`);
+    }
+    if (file.flags.serverStarved) {
+        exclusionReasons.push(`server host starved${file.flags.serverStarvedReason ? `: ${file.flags.serverStarvedReason}` : ""}`);
+    }
+    if (file.flags.serverCrashed)
+        exclusionReasons.push("server crashed during the run");
+    if (file.flags.interrupted)
+        exclusionReasons.push(`interrupted by ${file.flags.interrupted}`);
+    else if (file.flags.cutShort)
+        exclusionReasons.push("run cut short");
+    exclusionReasons.push(...(file.flags.unusableReasons ?? []));
+    return {
+        source,
+        cell: file.cell,
+        run: file.run,
+        startedAt: file.startedAt,
+        durationS: file.load.schedule?.wallClockS ?? file.durationS,
+        metrics,
+        requests: {
+            total: file.requests.total,
+            completed: file.requests.completed,
+            failed: file.requests.failed,
+        },
+        ...(file.guards !== undefined ? { guards: file.guards } : {}),
+        ...(file.answer !== undefined
+            ? { toolCalls: { wellFormed: file.answer.toolCalls, malformed: file.answer.malformedToolCalls } }
+            : {}),
+        ...(file.outputs !== undefined ? { outputs: file.outputs } : {}),
+        fingerprint: file.fingerprint,
+        exclusionReasons,
+        load: { targetRate: file.load.targetRate, targetConcurrency: file.load.targetConcurrency },
+    };
+}
+
+/**
+ * What the choices chunks of a stream carried: reasoning (a reasoning parser's `delta.reasoning`, or
+ * `delta.reasoning_content` in older vLLM releases), the answer (`delta.content`, a completion's `text`)
+ * or tool calls (`delta.tool_calls`), and the tool calls assembled from their deltas.
+ *
+ * Shapes read: vLLM's `DeltaMessage` (`role`, `content`, `reasoning`, `tool_calls`) and `DeltaToolCall`
+ * (`id`, `type`, `index`, `function: {name, arguments}`) in `vllm/entrypoints/openai/engine/protocol.py`
+ * (commit 040a2cc2a629); `reasoning_content` in `vllm/entrypoints/openai/protocol.py` of the releases before
+ * the rename (vllm-project/vllm PR #27752, merged November 2025; `reasoning_content` removed from the
+ * output by PR #33402, January 2026, first released in 0.16.0). A tool call's first delta carries its id,
+ * type and name, the later ones pieces of its arguments, all under the call's `index`
+ * (`vllm/entrypoints/openai/tool_parsers/hermes_tool_parser.py`, commit 00854322d230). The OpenAI chat
+ * API streams the same shapes.
+ */
+const reasoningFields = ["reasoning", "reasoning_content"];
+/** A chunk without text of its own: chat's role chunk, a final chunk with only the finish reason. */
+const chunkCarriesNothing = 0;
+/** Only reasoning text. */
+const chunkCarriesReasoning = 1;
+/** Answer text (`content`, or a completion's `text`), maybe with reasoning. */
+const chunkCarriesAnswer = 2;
+/** Tool-call deltas (answer too: the answer is the call). */
+const chunkCarriesToolCalls = 3;
+/** Bits 2-3 of classifyChunk's result: which reasoning field the chunk used (0 none, 1 or 2). */
+const fieldShift = 2;
+const key = (name) => Buffer.from(`"${name}":`);
+const REASONING_KEY = key("reasoning");
+const REASONING_CONTENT_KEY = key("reasoning_content");
+const CONTENT_KEY = key("content");
+const TEXT_KEY = key("text");
+const TOOL_CALLS_KEY = key("tool_calls");
+const QUOTE = 34;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+const OPEN_BRACE = 123;
+const COMMA = 44;
+const isSpace = (byte) => byte === 32 || byte === 9 || byte === 10 || byte === 13;
+/**
+ * Whether the JSON object text `chunk` has key `name` (with its quotes and colon) as a member whose value
+ * starts with `opener` and is not empty (`"x"`, not `""`; `[x`, not `[]`). A key inside a string value
+ * cannot match: its quotes are escaped there.
+ */
+function hasNonEmptyMember(chunk, name, opener, closer) {
+    let from = 0;
+    for (;;) {
+        const at = chunk.indexOf(name, from);
+        if (at < 0)
+            return false;
+        from = at + name.length;
+        let before = at - 1;
+        while (isSpace(chunk[before]))
+            before--;
+        if (chunk[before] !== OPEN_BRACE && chunk[before] !== COMMA)
+            continue;
+        let value = from;
+        while (isSpace(chunk[value]))
+            value++;
+        if (chunk[value] !== opener)
+            continue;
+        let next = value + 1;
+        if (opener !== QUOTE)
+            while (isSpace(chunk[next]))
+                next++;
+        if (chunk[next] !== closer)
+            return true;
+    }
+}
+/**
+ * What the choices chunk [start, end) carried (one of the chunkCarries* values) and, in bits 2-3, the
+ * reasoning field it used (1 `reasoning`, 2 `reasoning_content`, 0 none); a few bounded byte searches,
+ * no JSON parse. `chunk` must be one valid JSON object (the reader validated it).
+ */
+function classifyChunk(buffer, start, end) {
+    const chunk = buffer.subarray(start, end);
+    const field = hasNonEmptyMember(chunk, REASONING_KEY, QUOTE, QUOTE)
+        ? 1
+        : hasNonEmptyMember(chunk, REASONING_CONTENT_KEY, QUOTE, QUOTE)
+            ? 2
+            : 0;
+    const kind = hasNonEmptyMember(chunk, TOOL_CALLS_KEY, OPEN_BRACKET, CLOSE_BRACKET)
+        ? chunkCarriesToolCalls
+        : hasNonEmptyMember(chunk, CONTENT_KEY, QUOTE, QUOTE) || hasNonEmptyMember(chunk, TEXT_KEY, QUOTE, QUOTE)
+            ? chunkCarriesAnswer
+            : field !== 0
+                ? chunkCarriesReasoning
+                : chunkCarriesNothing;
+    return kind | (field << fieldShift);
+}
+const chunkKindOf = (classified) => classified & ((1 << fieldShift) - 1);
+const reasoningFieldOf = (classified) => {
+    const field = classified >> fieldShift;
+    return field === 0 ? null : reasoningFields[field - 1];
+};
+/**
+ * Limits of the tool calls kept per request (documented in docs/run.md): 64 calls, and 64 KiB of
+ * arguments per call. A call beyond them is counted as malformed; the request itself goes on.
+ */
+const toolCallLimits = { calls: 64, argumentChars: 64 * 1024 };
+/** Key of the deltas that name no call (no integer `index`): together one malformed call. */
+const unindexed = "unindexed";
+/**
+ * Assembles the tool calls of one response from its chunks' `delta.tool_calls` (per choice, by the
+ * call's `index`). A call is well formed with a non-empty id and name and arguments that are a JSON
+ * object; anything else is counted as malformed, never thrown.
+ */
+class ToolCallAssembler {
+    calls = new Map();
+    /** One choices chunk's JSON text (already validated as JSON by the reader). */
+    add(json) {
+        let event;
+        try {
+            event = JSON.parse(json);
+        }
+        catch {
+            return;
+        }
+        const choices = event?.choices;
+        if (!Array.isArray(choices))
+            return;
+        for (const choice of choices) {
+            if (choice === null || typeof choice !== "object")
+                continue;
+            const { index: choiceIndex, delta } = choice;
+            if (delta === null || typeof delta !== "object")
+                continue;
+            const deltas = delta.tool_calls;
+            if (deltas === undefined || deltas === null)
+                continue;
+            if (!Array.isArray(deltas)) {
+                this.call(unindexed).broken = true;
+                continue;
+            }
+            for (const item of deltas)
+                this.addDelta(Number.isSafeInteger(choiceIndex) ? String(choiceIndex) : "0", item);
+        }
+    }
+    addDelta(choice, item) {
+        if (item === null || typeof item !== "object") {
+            this.call(unindexed).broken = true;
+            return;
+        }
+        const { index, id, function: fn } = item;
+        const call = Number.isSafeInteger(index) ? this.call(`${choice}:${String(index)}`) : this.call(unindexed);
+        if (call === this.calls.get(unindexed))
+            call.broken = true;
+        if (call.broken)
+            return;
+        if (id !== undefined && id !== null) {
+            if (typeof id !== "string" || (call.id !== null && call.id !== id))
+                call.broken = true;
+            else
+                call.id = id;
+        }
+        if (fn === undefined || fn === null)
+            return;
+        if (typeof fn !== "object") {
+            call.broken = true;
+            return;
+        }
+        const { name, arguments: text } = fn;
+        if (name !== undefined && name !== null) {
+            if (typeof name !== "string" || (call.name !== null && call.name !== name))
+                call.broken = true;
+            else
+                call.name = name;
+        }
+        if (text !== undefined && text !== null) {
+            if (typeof text !== "string")
+                call.broken = true;
+            else if (call.arguments.length + text.length > toolCallLimits.argumentChars) {
+                call.broken = true;
+                call.arguments = "";
+            }
+            else
+                call.arguments += text;
+        }
+    }
+    call(key) {
+        let call = this.calls.get(key);
+        if (call === undefined) {
+            call = { id: null, name: null, arguments: "", broken: false };
+            // Beyond the limit a call is counted (as malformed), its deltas dropped.
+            if (this.calls.size >= toolCallLimits.calls && key !== unindexed)
+                call.broken = true;
+            this.calls.set(key, call);
+        }
+        return call;
+    }
+    /** The well-formed calls in the order their first delta came, and how many were malformed. */
+    result() {
+        const toolCalls = [];
+        let malformed = 0;
+        for (const call of this.calls.values()) {
+            if (!call.broken && call.id && call.name && isJsonObjectText(call.arguments)) {
+                toolCalls.push({ id: call.id, name: call.name, arguments: call.arguments });
+            }
+            else
+                malformed++;
+        }
+        return { toolCalls, malformed };
+    }
+}
+function isJsonObjectText(text) {
+    try {
+        const value = JSON.parse(text);
+        return value !== null && typeof value === "object" && !Array.isArray(value);
+    }
+    catch {
+        return false;
+    }
+}
+
+/**
+ * One line of `requests.jsonl` (measured requests) or `warmup.jsonl`. Times are milliseconds on the run's
+ * monotonic clock, relative to the start of the measured phase (`t0`); chunk times are relative to the
+ * request's own send time (in microseconds). Written as each request finishes, so a crash loses nothing already measured.
+ */
+const requestRecordSchemaVersion = 1;
+/**
+ * Why a request's usage was not taken as the server reported it (docs/run.md, "Usage checks"):
+ * `invalid_usage` (a count that is not a non-negative integer, or cumulative counts that go down),
+ * `usage_exceeds_chunks` / `usage_below_chunks` (completion_tokens far from the chunks received),
+ * `exceeds_max_tokens` (more output than the request's max_tokens allows).
+ */
+const usageIssueKinds = [
+    "invalid_usage",
+    "usage_exceeds_chunks",
+    "usage_below_chunks",
+    "exceeds_max_tokens",
+];
+const ms = number();
+/** One well-formed tool call the answer made, assembled from its `delta.tool_calls` (arguments as streamed). */
+const toolCallSchema = object({
+    id: string(),
+    name: string(),
+    arguments: string(),
+});
+const requestRecordSchema = object({
+    v: literal(requestRecordSchemaVersion),
+    index: number().int().nonnegative(),
+    phase: _enum(["measure", "warmup"]),
+    requestId: string(),
+    /** Stage index (stages load) or 0. */
+    stage: number().int().nonnegative(),
+    /** When the schedule wanted it sent (open loop), or when its slot freed (closed loop). */
+    scheduledMs: ms,
+    /** When the client got round to it: scheduledMs + lag caused by the client itself. */
+    readyMs: ms,
+    /** Wait for a concurrency slot (max_concurrency), excluded from latency like vLLM's client_queue_time. */
+    queueMs: ms,
+    sentMs: ms,
+    /** When undici handed it a connection (relative to send); null if it never got one. */
+    socketMs: ms.nullable(),
+    headersMs: ms.nullable(),
+    /**
+     * Arrival of every chunk with choices, in whole microseconds after sentMs (integers serialise several
+     * times faster than fractional milliseconds, and this list is most of each line).
+     */
+    chunksUs: array(number().int().nonnegative()),
+    /** Tokens per chunk when the server reports cumulative usage on each chunk; otherwise null. */
+    chunkTokens: array(number().int().nonnegative()).nullable(),
+    endMs: ms,
+    /**
+     * Idle time elided before this request (schedule idle-elided): its times above are on the schedule's
+     * timeline, the monotonic clock plus this. Absent on real time.
+     */
+    elidedMs: ms.nonnegative().optional(),
+    ok: boolean(),
+    errorKind: string().nullable(),
+    error: string().nullable(),
+    httpStatus: number().int().nullable(),
+    finishReason: string().nullable(),
+    promptTokens: number().int().nonnegative().nullable(),
+    /** usage.completion_tokens; when the server sent no usage, the number of chunks (noted in the run). */
+    outputTokens: number().int().nonnegative().nullable(),
+    outputTokensSource: _enum(["usage", "chunks"]).nullable(),
+    /** usage.prompt_tokens_details.cached_tokens (prompt tokens served from the prefix cache); null if not sent. */
+    cachedTokens: number().int().nonnegative().nullable(),
+    /**
+     * When the first answer token arrived (ms after sentMs): the first chunk with content, text or tool
+     * calls, after any reasoning. TTFT (the first chunk of any kind) is chunksUs[0]; null without an answer
+     * chunk. The answer's ITL is the gaps between the chunks from this one on.
+     */
+    firstAnswerTokenMs: ms.nullable().default(null),
+    /**
+     * Reasoning tokens: usage.completion_tokens_details.reasoning_tokens when the server sent it, otherwise
+     * the tokens of the chunks that carried only reasoning; 0 when nothing was reasoning; null without output.
+     */
+    reasoningTokens: number().int().nonnegative().nullable().default(null),
+    /** outputTokens minus reasoningTokens; null without output. */
+    answerTokens: number().int().nonnegative().nullable().default(null),
+    /** Which delta field carried the reasoning (the first seen); null when none did. */
+    reasoningField: _enum(reasoningFields).nullable().default(null),
+    /** The well-formed tool calls of the answer, in their stream order. */
+    toolCalls: array(toolCallSchema).default([]),
+    /** Tool calls that could not be assembled (no id or name, arguments not a JSON object, a broken delta). */
+    malformedToolCalls: number().int().nonnegative().default(0),
+    targetInputTokens: number().int().nullable(),
+    maxTokens: number().int(),
+    prefixGroup: number().int().nullable(),
+    /** A greedy-output cell's output (docs/quality.md): text, and the chosen tokens and logprobs if returned. */
+    output: object({
+        text: string(),
+        tokens: array(string()).nullable(),
+        logprobs: array(number().nullable()).nullable(),
+    })
+        .optional(),
+    /** A task cell's answer scored against its reference (docs/quality.md); `error`: why it could not be. */
+    task: object({ reference: string(), correct: boolean(), error: string().optional() }).optional(),
+    /**
+     * A session's turn (session datasets, docs/workloads.md): the session, the turn (0-based: its depth in
+     * turns), the session's turns, and 0 for the user's message or r for the r-th tool-result round.
+     */
+    session: object({
+        index: number().int().nonnegative(),
+        turn: number().int().nonnegative(),
+        turns: number().int().positive(),
+        toolRound: number().int().nonnegative(),
+    })
+        .optional(),
+    /** Present when the server's usage failed a check; the detail names the values and the margin. */
+    usageIssue: object({ kind: _enum(usageIssueKinds), detail: string() }).optional(),
+});
+
+/**
+ * `run.json`: everything measured in one run of one cell. It is the contract between `run` (writer)
+ * and `compare` (reader), so it is versioned: a reader accepts every version it knows and says exactly
+ * why it rejects any other.
+ */
+const runFileSchemaVersion = 1;
+const nullableNumber = number().nullable();
+/** mean/std/median/percentiles of one latency phase, in milliseconds; null when there was no sample. */
+const latencySummarySchema = object({
+    count: number().int().nonnegative(),
+    mean: nullableNumber,
+    std: nullableNumber,
+    median: nullableNumber,
+    p50: nullableNumber,
+    p90: nullableNumber,
+    p95: nullableNumber,
+    p99: nullableNumber,
+    p99_9: nullableNumber,
+});
+const noSamples = {
+    count: 0,
+    mean: null,
+    std: null,
+    median: null,
+    p50: null,
+    p90: null,
+    p95: null,
+    p99: null,
+    p99_9: null,
+};
+/** A phase that run.json files of earlier versions do not have: read as no samples. */
+const laterPhase = (description) => latencySummarySchema.default(noSamples).describe(description);
+/** What the answers were made of (docs/run.md, "Reasoning and tool calls"). */
+const runAnswerSchema = object({
+    reasoningRequests: number().int().nonnegative().describe("Completed requests with reasoning tokens."),
+    reasoningTokens: latencySummarySchema.describe("Reasoning tokens per completed request (not ms)."),
+    reasoningFields: record(string(), number().int().nonnegative())
+        .describe("Requests per delta field that carried the reasoning (reasoning, reasoning_content)."),
+    toolCalls: number().int().nonnegative().describe("Well-formed tool calls of the completed requests."),
+    malformedToolCalls: number().int().nonnegative(),
+});
+/** A value the server may not expose: `null` means missing, never zero. */
+const serverValue = number().nullable();
+/**
+ * What a histogram really knows about one of its quantiles: the bucket the rank falls in. The _ms figure
+ * beside it is interpolated inside this bucket, so it is no finer than [lower_ms, upper_ms].
+ */
+const percentileResolutionSchema = object({
+    lower_ms: number(),
+    upper_ms: number().nullable().describe("null: the +Inf bucket"),
+    display: string().describe('What is known, e.g. "< 300 ms" or "300 ms to 500 ms".'),
+});
+const serverMetricsSummarySchema = object({
+    notFinite: array(string())
+        .optional()
+        .describe("Fields below whose samples were NaN or +-Inf in /metrics: recorded as null."),
+    preemptions: serverValue,
+    prefix_cache_queries: serverValue,
+    prefix_cache_hits: serverValue,
+    prefix_cache_hit_rate: serverValue,
+    kv_cache_usage_max: serverValue,
+    kv_cache_usage_mean: serverValue,
+    running_max: serverValue,
+    waiting_max: serverValue,
+    prompt_tokens: serverValue,
+    generation_tokens: serverValue,
+    server_ttft_p50_ms: serverValue,
+    server_ttft_p95_ms: serverValue,
+    server_queue_p50_ms: serverValue,
+    server_queue_p95_ms: serverValue,
+    requests_completed: serverValue,
+    missing: array(string()).describe("Metric names the server did not expose."),
+    server_percentile_resolution: record(string(), percentileResolutionSchema)
+        .optional()
+        .describe("Per server_*_p*_ms figure read from a histogram: the bucket it lies in."),
+    spec_decode_drafts: serverValue.optional(),
+    spec_decode_draft_tokens: serverValue.optional(),
+    spec_decode_accepted_tokens: serverValue.optional(),
+    spec_decode_acceptance_rate: serverValue
+        .optional()
+        .describe("Accepted / draft tokens over the run; null without speculative decoding."),
+    sim_steps: serverValue
+        .optional()
+        .describe("Simulator only (sim:step_lateness_seconds): steps its loop handled in the run."),
+    sim_step_lateness_p99_ms: serverValue
+        .optional()
+        .describe("Simulator only: p99 of how late its loop handled a step (ms) over the run; client.max_server_lateness_ms."),
+});
+/** A session dataset's per-run summary (metrics/session-metrics.ts, docs/workloads.md). */
+const sessionsSummarySchema = object({
+    started: number().int().nonnegative(),
+    /** Sessions whose every planned turn was answered. */
+    completed: number().int().nonnegative(),
+    /** Requests the sessions sent (turns and tool-result rounds). */
+    requests: number().int().nonnegative(),
+    /** Completed sessions per second of the measured phase. */
+    throughput: number().nonnegative(),
+    /** Sessions per second whose every request met every SLO; null without SLOs. */
+    goodput: number().nonnegative().nullable(),
+    /** Completed sessions' duration in ms: first send to the last answer's end (think times included). */
+    duration: latencySummarySchema,
+    /** Mean over sessions of cached / prompt tokens (usage's cached_tokens); null when the server sent none. */
+    cacheHitRate: number().min(0).max(1).nullable(),
+    /** The server's prefix-cache hits / queries over the run (its counters); null without them. */
+    serverCacheHitRate: number().min(0).max(1).nullable(),
+    /** TTFT by context depth (1-based turn number buckets), ms. */
+    ttftByDepth: array(object({
+        bucket: string(),
+        from: number().int().positive(),
+        to: number().int().positive().nullable(),
+        requests: number().int().nonnegative(),
+        p50: nullableNumber,
+        p95: nullableNumber,
+    })),
+    /**
+     * First turns served from the cache beyond the common prefix: an earlier run's cache (flagged when more
+     * than a tenth of the first turns were).
+     */
+    contamination: object({
+        firstTurns: number().int().nonnegative(),
+        aboveSharedPrefix: number().int().nonnegative(),
+        flagged: boolean(),
+    }),
+});
+/** How a session cell's cache was prepared before measuring (docs/workloads.md, Cache protocol). */
+const cacheProtocolSchema = object({
+    /** The prefix cache was reset before the run (POST /reset_prefix_cache answered 200). */
+    reset: boolean(),
+    /** Requests carry a per-run cache_salt: nothing cached by an earlier run can be hit. */
+    salted: boolean(),
+    /**
+     * The warm-up as configured (sessions, or seconds of sessions), and the requests it sent: its sessions
+     * are their own conversations; only the common system prompt is shared with the measured sessions.
+     */
+    warmup: union([
+        object({ sessions: number().int().nonnegative() }),
+        object({ durationS: number().nonnegative() }),
+    ]),
+    warmupRequests: number().int().nonnegative(),
+});
+const runFileSchema = object({
+    schemaVersion: literal(runFileSchemaVersion),
+    tool: object({ name: string(), version: string() }),
+    cell: string(),
+    run: number().int().nonnegative().describe("Run index within the cell, from 0."),
+    /** `baseline` or `candidate` in interleaved jobs; free-form label otherwise. */
+    side: string().optional(),
+    startedAt: string().describe("ISO-8601 wall-clock time the measured phase began."),
+    durationS: number()
+        .nonnegative()
+        .describe("Measured phase: first dispatch to last completion, on the schedule's timeline (with idle gaps elided, what it takes on real time; load.schedule.wallClockS is what it took)."),
+    /** How the run was sized and loaded, as executed (for re-analysis). */
+    load: object({
+        type: _enum(["concurrency", "rate", "stages"]),
+        targetRate: number().nullable(),
+        targetConcurrency: number().nullable(),
+        achievedRate: number(),
+        achievedConcurrencyMean: number(),
+        peakConcurrency: number().int(),
+        scheduleLagP50Ms: number().nullable(),
+        scheduleLagP99Ms: number().nullable(),
+        eventLoopLagP99Ms: number().nullable(),
+        schedule: object({
+            kind: _enum(["idle-elided", "real-time"]),
+            settleMs: number().nonnegative().optional(),
+            elidedS: number().nonnegative().describe("Idle time elided: durationS minus the wall-clock."),
+            wallClockS: number().nonnegative().describe("Wall-clock of the measured phase (GPU time spent)."),
+        })
+            .optional()
+            .describe("How the arrivals were timed (docs/run.md, Schedules). durationS and every time in requests.jsonl are on the schedule's timeline, as on real time; absent in files of earlier versions (real time)."),
+    }),
+    requests: object({
+        total: number().int().nonnegative(),
+        completed: number().int().nonnegative(),
+        failed: number().int().nonnegative(),
+        errorsByKind: record(string(), number().int().nonnegative()),
+        finishReasons: record(string(), number().int().nonnegative()),
+        warmup: number().int().nonnegative(),
+    }),
+    tokens: object({
+        input: number().int().nonnegative(),
+        output: number().int().nonnegative(),
+        inputLengths: latencySummarySchema.describe("Distribution of prompt tokens per request (not ms)."),
+        outputLengths: latencySummarySchema.describe("Distribution of output tokens per request (not ms)."),
+    }),
+    latency: object({
+        ttft: latencySummarySchema,
+        tpot: latencySummarySchema,
+        itl: latencySummarySchema,
+        e2el: latencySummarySchema,
+        answer_ttft: laterPhase("Time to the first answer token (content or tool call, after any reasoning)."),
+        answer_itl: laterPhase("Gaps between the chunks from the first answer chunk on."),
+        queue: latencySummarySchema.describe("Client-side wait for a concurrency slot."),
+    }),
+    throughput: object({
+        request: number().nonnegative(),
+        output: number().nonnegative(),
+        total: number().nonnegative(),
+        goodput: number().nonnegative().nullable().describe("Good requests per second; null without SLOs."),
+        sloAttainment: number().min(0).max(1).nullable(),
+    }),
+    server: serverMetricsSummarySchema.nullable(),
+    answer: runAnswerSchema
+        .optional()
+        .describe("Reasoning and tool calls of the answers; absent in files of earlier versions."),
+    sessions: sessionsSummarySchema
+        .optional()
+        .describe("A session dataset's sessions: duration, goodput, cache hit rate, TTFT by depth (docs/workloads.md)."),
+    cacheProtocol: cacheProtocolSchema.optional(),
+    guards: runGuardsSchema
+        .optional()
+        .describe("What the outputs were (finish reasons, zero outputs, usage checks, lengths): docs/quality.md."),
+    outputs: array(runOutputSchema)
+        .optional()
+        .describe("A greedy-output cell's outputs per prompt (config quality.greedy), for the greedy check."),
+    flags: object({
+        clientBound: boolean(),
+        clientBoundReason: string().optional(),
+        serverCrashed: boolean(),
+        serverStarved: boolean()
+            .optional()
+            .describe("The simulator's own process was kept from running on time (its step lateness beyond client.max_server_lateness_ms); absent for servers that do not export sim:step_lateness_seconds."),
+        serverStarvedReason: string().optional(),
+        cutShort: boolean(),
+        interrupted: string()
+            .optional()
+            .describe("The signal (SIGINT, SIGTERM) that interrupted the run; such a run is also cut short."),
+        notes: array(string()).default([]),
+        usageIssues: partialRecord(_enum(usageIssueKinds), number().int().nonnegative())
+            .optional()
+            .describe("Measured requests whose usage failed a check, by kind (docs/run.md, Usage checks)."),
+        unusableReasons: array(string())
+            .optional()
+            .describe("Why compare must not use this run (besides the flags above); empty when it is usable."),
+    }),
+    prefix: object({
+        policy: _enum(["fresh", "reuse"]),
+        cacheSalt: string().nullable(),
+        cacheReset: boolean(),
+    }),
+    /** Conditions of the run; see server/fingerprint. Opaque here so compare can diff it field by field. */
+    fingerprint: record(string(), unknown()),
+    telemetry: object({
+        gpuUtilizationMean: number().nullable(),
+        gpuUtilizationMax: number().nullable(),
+        gpuMemoryUsedMaxMiB: number().nullable(),
+        gpuPowerMeanW: number().nullable(),
+        smClockMeanMHz: number().nullable(),
+    })
+        .nullable()
+        .default(null),
+});
+const percentileOrder = ["p50", "p90", "p95", "p99", "p99_9"];
+/** Checks one summary: ordered percentiles, no negative values, no statistics without samples. */
+function latencySummaryIssues(summary, field) {
+    const issues = [];
+    const values = [summary.mean, summary.std, summary.median, ...percentileOrder.map((key) => summary[key])];
+    if (summary.count === 0 && values.some((value) => value !== null))
+        issues.push({ field: `${field}.count`, message: "0 samples, but statistics are given (expected null)" });
+    for (const key of ["mean", "std", "median", ...percentileOrder]) {
+        const value = summary[key];
+        if (value !== null && value < 0)
+            issues.push({ field: `${field}.${key}`, message: `${value} is negative (expected >= 0)` });
+    }
+    let previous = null;
+    for (const key of percentileOrder) {
+        const value = summary[key];
+        if (value === null)
+            continue;
+        if (previous && value < previous.value) {
+            issues.push({
+                field: `${field}.${key}`,
+                message: `${value} is below ${previous.key} = ${previous.value} (percentiles never decrease)`,
+            });
+        }
+        previous = { key, value };
+    }
+    return issues;
+}
+function sum(record) {
+    let total = 0;
+    for (const value of Object.values(record))
+        total += value;
+    return total;
+}
+/**
+ * The relations `run` guarantees between the fields of a run.json (metrics/run-metrics.ts builds
+ * them from the same records): completed + failed = total, the error kinds add up to failed, the
+ * finish reasons to completed, no latency has more samples than completed requests, and every
+ * summary is ordered. Checked when a run.json is read (compare, baseline validation), not when it
+ * is written, so a measured run is never lost to a check.
+ */
+function runFileInvariantIssues(file) {
+    const issues = [];
+    const { total, completed, failed, errorsByKind, finishReasons } = file.requests;
+    if (completed + failed !== total) {
+        issues.push({
+            field: "requests.total",
+            message: `${total}, but completed (${completed}) + failed (${failed}) = ${completed + failed} (expected equal)`,
+        });
+    }
+    const errors = sum(errorsByKind);
+    if (errors !== failed) {
+        issues.push({
+            field: "requests.errorsByKind",
+            message: `adds up to ${errors}, but failed is ${failed} (expected equal)`,
+        });
+    }
+    const finished = sum(finishReasons);
+    if (finished !== completed) {
+        issues.push({
+            field: "requests.finishReasons",
+            message: `adds up to ${finished}, but completed is ${completed} (expected equal)`,
+        });
+    }
+    for (const phase of ["ttft", "tpot", "e2el"]) {
+        const count = file.latency[phase].count;
+        if (count > completed) {
+            issues.push({
+                field: `latency.${phase}.count`,
+                message: `${count} samples, more than the ${completed} completed requests`,
+            });
+        }
+    }
+    if (file.latency.queue.count > total) {
+        issues.push({
+            field: "latency.queue.count",
+            message: `${file.latency.queue.count} samples, more than the ${total} requests`,
+        });
+    }
+    for (const which of ["inputLengths", "outputLengths"]) {
+        const count = file.tokens[which].count;
+        if (count > completed) {
+            issues.push({
+                field: `tokens.${which}.count`,
+                message: `${count} samples, more than the ${completed} completed requests`,
+            });
+        }
+    }
+    for (const phase of ["ttft", "tpot", "itl", "e2el", "queue"])
+        issues.push(...latencySummaryIssues(file.latency[phase], `latency.${phase}`));
+    const { goodput, request } = file.throughput;
+    if (goodput !== null && goodput > request * (1 + 1e-9)) {
+        issues.push({
+            field: "throughput.goodput",
+            message: `${goodput}/s, more than the request throughput ${request}/s (good requests are a subset)`,
+        });
+    }
+    return issues;
+}
+
+/**
+ * The result file of `vllm bench serve --save-result` (keys per vllm/benchmarks/serve.py@009e6d4a,
+ * summarised in shared/reference/vllm-protocol-and-metrics.md §1.6). Per selected metric m it holds
+ * `mean_{m}_ms median_{m}_ms std_{m}_ms p{P}_{m}_ms`; `--save-detailed` adds per-request lists.
+ * Loose: `--metadata K=V` and `spec_decode_*` add keys we keep but do not interpret.
+ */
+const count = number().int().nonnegative();
+/**
+ * Per-request lists hold thousands of numbers per file; a plain loop checks them ~20x faster than an
+ * element-by-element schema, which matters when a comparison reads hundreds of detailed results.
+ */
+function numberList(what) {
+    return custom((value) => {
+        if (!Array.isArray(value))
+            return false;
+        for (const item of value)
+            if (typeof item !== "number" || !Number.isFinite(item))
+                return false;
+        return true;
+    }, { error: `expected a list of numbers (${what})` });
+}
+function numberListList(what) {
+    return custom((value) => {
+        if (!Array.isArray(value))
+            return false;
+        for (const inner of value) {
+            if (!Array.isArray(inner))
+                return false;
+            for (const item of inner)
+                if (typeof item !== "number" || !Number.isFinite(item))
+                    return false;
+        }
+        return true;
+    }, { error: `expected a list of lists of numbers (${what})` });
+}
+const seconds = numberList("seconds per request");
+const vllmResultSchema = looseObject({
+    date: string().optional(),
+    backend: string().optional(),
+    endpoint_type: string().optional(),
+    label: string().nullable().optional(),
+    model_id: string().optional(),
+    tokenizer_id: string().optional(),
+    num_prompts: count.optional(),
+    request_rate: union([number(), literal("inf"), string()]).optional(),
+    burstiness: number().nullable().optional(),
+    max_concurrency: number().nullable().optional(),
+    duration: number().positive(),
+    completed: count,
+    failed: count.optional(),
+    total_input_tokens: count.optional(),
+    total_output_tokens: count.optional(),
+    request_throughput: number().nonnegative(),
+    request_goodput: number().nonnegative().nullable().optional(),
+    output_throughput: number().nonnegative(),
+    total_token_throughput: number().nonnegative().optional(),
+    max_output_tokens_per_s: number().optional(),
+    max_concurrent_requests: number().optional(),
+    latencies: seconds.optional(),
+    queue_times: seconds.optional(),
+    input_lens: numberList("tokens per request").optional(),
+    output_lens: numberList("tokens per request").optional(),
+    start_times: seconds.optional(),
+    ttfts: seconds.optional(),
+    itls: numberListList("chunk gaps in seconds per request").optional(),
+    generated_texts: array(string()).optional(),
+    errors: array(string()).optional(),
+});
+/** Per-request lists of `--save-detailed` (and `latencies`, `queue_times`): one entry per request each. */
+const perRequestLists = [
+    "latencies",
+    "queue_times",
+    "ttfts",
+    "itls",
+    "input_lens",
+    "output_lens",
+    "start_times",
+    "generated_texts",
+    "errors",
+];
+/**
+ * Relations vLLM's writer guarantees between the fields of a result (vllm/benchmarks/serve.py@009e6d4a):
+ * every per-request list has one entry per request (so all have the same length, between `completed`
+ * and `completed + failed`), `completed + failed` never exceeds `num_prompts`, and each metric's
+ * percentiles never decrease (median <= p90 <= p99 <= p99.9). A file that breaks one was edited or
+ * forged; computing percentiles from misaligned lists would pair one request's TTFT with another's
+ * latency. Returns dotted fields and messages, empty when consistent.
+ */
+function vllmResultInvariantIssues(result) {
+    const issues = [];
+    const failed = result.failed ?? 0;
+    if (result.num_prompts !== undefined && result.completed + failed > result.num_prompts) {
+        issues.push({
+            field: "completed",
+            message: `completed (${result.completed}) + failed (${failed}) = ${result.completed + failed}, more than num_prompts (${result.num_prompts})`,
+        });
+    }
+    const lengths = [];
+    for (const key of perRequestLists) {
+        const list = result[key];
+        if (Array.isArray(list))
+            lengths.push({ key, length: list.length });
+    }
+    const first = lengths[0];
+    if (first) {
+        for (const other of lengths.slice(1)) {
+            if (other.length !== first.length) {
+                issues.push({
+                    field: other.key,
+                    message: `${other.length} entries, but ${first.key} has ${first.length} (per-request lists have one entry per request)`,
+                });
+            }
+        }
+        if (first.length < result.completed) {
+            issues.push({
+                field: first.key,
+                message: `${first.length} entries, fewer than the ${result.completed} completed requests`,
+            });
+        }
+        if (result.failed !== undefined && first.length > result.completed + result.failed) {
+            issues.push({
+                field: first.key,
+                message: `${first.length} entries, more than completed + failed = ${result.completed + result.failed} requests`,
+            });
+        }
+    }
+    const percentiles = latencyStatistics.filter((statistic) => latencyStatisticSpec(statistic).quantile !== null);
+    for (const phase of latencyPhases) {
+        const ordered = [];
+        for (const key of percentiles.flatMap((statistic) => metricSpecs[`${phase}_${statistic}`].vllmKeys)) {
+            const value = result[key];
+            if (typeof value === "number")
+                ordered.push({ key, value });
+        }
+        for (let i = 1; i < ordered.length; i++) {
+            const previous = ordered[i - 1];
+            const current = ordered[i];
+            if (current.value < previous.value) {
+                issues.push({
+                    field: current.key,
+                    message: `${current.value} is below ${previous.key} = ${previous.value} (percentiles never decrease)`,
+                });
+            }
+        }
+    }
+    return issues;
+}
+/** Keys that describe the conditions of the run rather than its outcome: its fingerprint. */
+const conditionKeys = [
+    "backend",
+    "endpoint_type",
+    "model_id",
+    "tokenizer_id",
+    "num_prompts",
+    "request_rate",
+    "burstiness",
+    "max_concurrency",
+];
+/** True when a parsed JSON object looks like a vLLM result rather than our run.json. */
+function looksLikeVllmResult(value) {
+    return (typeof value === "object" &&
+        value !== null &&
+        !("schemaVersion" in value) &&
+        "request_throughput" in value);
+}
+/** Each latency statistic of the samples (numpy-linear percentiles); empty without samples. */
+function summaryFromSamples(samplesMs) {
+    if (samplesMs.length === 0)
+        return {};
+    const sorted = sortNumbers(samplesMs);
+    let sum = 0;
+    for (const v of samplesMs)
+        sum += v;
+    const summary = {};
+    for (const statistic of latencyStatistics) {
+        const { quantile } = latencyStatisticSpec(statistic);
+        summary[statistic] = quantile === null ? sum / samplesMs.length : percentileSorted(sorted, quantile);
+    }
+    return summary;
+}
+/** Per-request samples (ms) from `--save-detailed` lists, successful requests only. */
+function detailedSamples(result) {
+    const n = result.ttfts?.length ?? result.latencies?.length ?? 0;
+    const ok = new Uint8Array(n);
+    const errors = result.errors && result.errors.length === n ? result.errors : null;
+    for (let i = 0; i < n; i++) {
+        // Without an error list, vLLM leaves 0 for requests that never produced a chunk.
+        ok[i] = errors
+            ? errors[i] === ""
+                ? 1
+                : 0
+            : (result.ttfts?.[i] ?? result.latencies?.[i] ?? 0) > 0
+                ? 1
+                : 0;
+    }
+    const successfulMs = (values) => {
+        const out = [];
+        for (let i = 0; i < n; i++)
+            if (ok[i])
+                out.push(values[i] * 1000);
+        return out;
+    };
+    const out = {};
+    const { ttfts, latencies, output_lens: outputLens, itls } = result;
+    if (ttfts)
+        out.ttft = successfulMs(ttfts);
+    if (latencies && latencies.length === n)
+        out.e2el = successfulMs(latencies);
+    if (ttfts && latencies && outputLens && latencies.length === n && outputLens.length === n) {
+        const tpot = [];
+        for (let i = 0; i < n; i++) {
+            const outLen = outputLens[i];
+            if (ok[i] && outLen > 1)
+                tpot.push(((latencies[i] - ttfts[i]) / (outLen - 1)) * 1000);
+        }
+        out.tpot = tpot;
+    }
+    if (itls && itls.length === n) {
+        const pooled = [];
+        for (let i = 0; i < n; i++)
+            if (ok[i])
+                for (const gap of itls[i])
+                    pooled.push(gap * 1000);
+        out.itl = pooled;
+    }
+    return out;
+}
+/** Turns one `vllm bench serve` result into a run record; aggregates win, detail fills the gaps. */
+function runRecordFromVllmResult(result, source, index) {
+    const failed = result.failed ??
+        (result.num_prompts !== undefined ? Math.max(0, result.num_prompts - result.completed) : 0);
+    const total = result.completed + failed;
+    const metrics = {};
+    const samples = detailedSamples(result);
+    const detail = {};
+    for (const phase of latencyPhases) {
+        const phaseSamples = samples[phase];
+        if (phaseSamples)
+            detail[phase] = summaryFromSamples(phaseSamples);
+    }
+    for (const metric of metricNames) {
+        const value = vllmResultMetric(result, metric, detail, { total, failed });
+        if (value !== undefined)
+            metrics[metric] = value;
+    }
+    const fingerprint = { source: "vllm bench serve" };
+    for (const key of conditionKeys)
+        if (result[key] !== undefined)
+            fingerprint[key] = result[key];
+    return {
+        source,
+        cell: result.label ? result.label : "default",
+        run: index,
+        startedAt: result.date ?? null,
+        durationS: result.duration,
+        metrics,
+        requests: { total, completed: result.completed, failed },
+        fingerprint,
+        exclusionReasons: [],
+        load: {
+            targetRate: typeof result.request_rate === "number" ? result.request_rate : null,
+            targetConcurrency: typeof result.max_concurrency === "number" ? result.max_concurrency : null,
+        },
+    };
+}
+/**
+ * One catalogue metric of a vLLM result: the last of its `vllmKeys` that holds a number; a latency
+ * without one falls back to the per-request lists (`detail`), a failed fraction comes from the counts.
+ * Undefined when the result does not have the latency at all (vLLM writes only the chosen percentiles).
+ */
+function vllmResultMetric(result, metric, detail, requests) {
+    const { source, vllmKeys } = metricSpecs[metric];
+    let aggregate;
+    for (const key of vllmKeys) {
+        const value = result[key];
+        if (typeof value === "number")
+            aggregate = value;
+    }
+    switch (source.kind) {
+        case "latency":
+            return aggregate ?? detail[source.phase]?.[source.statistic];
+        case "throughput":
+            return aggregate ?? null;
+        case "failed-fraction":
+            return errorRate(requests);
+        case "guard-share":
+        case "guard-length":
+            // A vLLM result has no finish reasons or per-request usage checks: the guards are not in it.
+            return null;
+        case "session":
+        case "reasoning-tokens":
+        case "malformed-tool-calls":
+            // Nor reasoning, tool calls or sessions (vllm bench serve sends single requests).
+            return null;
+        default:
+            return unknownSource(source);
+    }
+}
+
+/**
+ * The `external` form of the task-accuracy check (docs/quality.md, External tasks): a command such as an
+ * lm-eval-harness invocation, run against the cell's server while it is up, its JSON result read by the
+ * configured dotted paths and kept as external-<name>.json beside the run's run.json. The command runs
+ * without a shell; its arguments are templates ({base_url}, {model}, {output_dir}, {result_file}) and
+ * the file records the templates, not the values.
+ */
+const externalTaskFileSchemaVersion = 1;
+const externalTaskFileSchema = object({
+    schemaVersion: literal(externalTaskFileSchemaVersion),
+    name: string(),
+    cell: string(),
+    run: number().int(),
+    /** The command as configured (templates, not values). */
+    command: array(string()),
+    durationS: number().nonnegative(),
+    /** The accuracy the result reports (accuracy_path), and the number of samples behind it. */
+    accuracy: number().min(0).max(1),
+    count: number().int().nonnegative(),
+    /** Per-sample outcomes when the result has them (samples_path); null otherwise. */
+    samples: array(object({ id: string(), correct: boolean() })).nullable(),
+});
+function externalTaskFileName(name) {
+    return `external-${name}.json`;
+}
+/** The longest stretch of the command's output kept for a message. */
+const outputTail = 2_000;
+/** Runs one external task command, reads its JSON result and writes external-<name>.json; throws InputError. */
+async function runExternalTask(spec, run) {
+    const outputDir = join(run.dir, `external-${spec.name}`);
+    mkdirSync(outputDir, { recursive: true });
+    const resultFile = join(outputDir, "result.json");
+    const values = {
+        base_url: run.baseUrl,
+        model: run.model,
+        output_dir: outputDir,
+        result_file: resultFile,
+    };
+    const argv = spec.command.map((arg) => arg.replace(/\{(base_url|model|output_dir|result_file)\}/g, (_, key) => values[key]));
+    const readsFile = spec.command.some((arg) => arg.includes("{result_file}"));
+    const what = `quality.tasks.external "${spec.name}" (command \`${spec.command.join(" ")}\`)`;
+    const fail = (reason) => {
+        throw new InputError(run.redact(`${what}: ${reason}; the runs measured so far are kept`));
+    };
+    const started = performance.now();
+    const ended = await execute(argv, spec.timeout_s * 1000, run.env, run.signal);
+    const durationS = (performance.now() - started) / 1000;
+    const tail = (text) => (text.length > outputTail ? `…${text.slice(-outputTail)}` : text).trim();
+    if (run.signal?.aborted)
+        fail(`stopped by ${String(run.signal.reason ?? "an interrupt")}`);
+    if (ended.spawnError !== null)
+        fail(`could not start: ${ended.spawnError}`);
+    if (ended.timedOut) {
+        fail(`did not finish within ${spec.timeout_s} s (quality.tasks.external[].timeout_s) and was stopped`);
+    }
+    if (ended.code !== 0) {
+        fail(`exited with ${ended.code === null ? `signal ${ended.signal}` : `code ${ended.code}`}${ended.stderr.trim() ? `: ${tail(ended.stderr)}` : ""}`);
+    }
+    const source = readsFile ? "{result_file}" : "its standard output";
+    const text = readsFile ? (existsSync(resultFile) ? readFileSync(resultFile, "utf8") : null) : ended.stdout;
+    if (text === null)
+        fail(`wrote no result file at {result_file}`);
+    let json;
+    try {
+        json = JSON.parse(text);
+    }
+    catch {
+        fail(`printed no JSON on ${source} (expected one JSON document${text.trim() ? `, got: ${tail(text).slice(0, 200)}` : ", got nothing"})`);
+    }
+    const accuracy = at(json, spec.accuracy_path, "accuracy_path", fail);
+    if (typeof accuracy !== "number" || !(accuracy >= 0 && accuracy <= 1)) {
+        fail(`accuracy_path ${spec.accuracy_path}: expected a number from 0 to 1, got ${JSON.stringify(accuracy)}`);
+    }
+    const samples = spec.samples_path === undefined ? null : readSamples(json, spec, fail);
+    let count = samples?.length ?? 0;
+    if (spec.count_path !== undefined) {
+        const n = at(json, spec.count_path, "count_path", fail);
+        if (typeof n !== "number" || !Number.isInteger(n) || n < 0) {
+            fail(`count_path ${spec.count_path}: expected a whole number of samples, got ${JSON.stringify(n)}`);
+        }
+        count = n;
+    }
+    const file = externalTaskFileSchema.parse({
+        schemaVersion: externalTaskFileSchemaVersion,
+        name: spec.name,
+        cell: run.cell,
+        run: run.run,
+        command: spec.command,
+        durationS,
+        accuracy,
+        count,
+        samples,
+    });
+    writeFileSync(join(run.dir, externalTaskFileName(spec.name)), run.redact(`${JSON.stringify(file, null, 2)}\n`));
+    return file;
+}
+/** The value at a dotted path; a missing key fails naming the path, the key and the keys there. */
+function at(json, path, field, fail) {
+    let value = json;
+    const walked = [];
+    for (const key of path.split(".")) {
+        const keys = typeof value === "object" && value !== null ? Object.keys(value) : null;
+        if (keys === null || !Object.hasOwn(value, key)) {
+            fail(`${field} ${path}: no key "${key}" at ${walked.length > 0 ? walked.join(".") : "the top"} of the JSON result` +
+                (keys === null
+                    ? " (not an object there)"
+                    : ` (keys there: ${keys.slice(0, 20).join(", ") || "none"})`));
+        }
+        walked.push(key);
+        value = value[key];
+    }
+    return value;
+}
+function readSamples(json, spec, fail) {
+    const list = at(json, spec.samples_path, "samples_path", fail);
+    if (!Array.isArray(list))
+        fail(`samples_path ${spec.samples_path}: expected an array of samples`);
+    return list.map((sample, index) => {
+        const row = typeof sample === "object" && sample !== null ? sample : {};
+        const id = row[spec.id_field];
+        const score = row[spec.score_field];
+        if (typeof id !== "string" && typeof id !== "number") {
+            fail(`samples_path ${spec.samples_path}[${index}]: expected an id in field "${spec.id_field}"`);
+        }
+        if (typeof score !== "boolean" && typeof score !== "number") {
+            fail(`samples_path ${spec.samples_path}[${index}]: expected a score (true/false or a number) in field "${spec.score_field}"`);
+        }
+        return { id: String(id), correct: typeof score === "boolean" ? score : score >= 0.5 };
+    });
+}
+function execute(argv, timeoutMs, env, signal) {
+    return new Promise((resolve) => {
+        const child = spawn(argv[0], argv.slice(1), {
+            stdio: ["ignore", "pipe", "pipe"],
+            ...(env ? { env: { ...env } } : {}),
+            ...(signal ? { signal, killSignal: "SIGTERM" } : {}),
+        });
+        let stdout = "";
+        let stderr = "";
+        let timedOut = false;
+        let spawnError = null;
+        child.stdout.setEncoding("utf8").on("data", (chunk) => {
+            stdout += chunk;
+        });
+        child.stderr.setEncoding("utf8").on("data", (chunk) => {
+            stderr = (stderr + chunk).slice(-64e3);
+        });
+        const timer = setTimeout(() => {
+            timedOut = true;
+            child.kill("SIGKILL");
+        }, timeoutMs);
+        child.on("error", (error) => {
+            spawnError = error.message;
+        });
+        child.on("close", (code, signal) => {
+            clearTimeout(timer);
+            resolve({ code, signal, stdout, stderr, timedOut, spawnError });
+        });
+    });
+}
+
+/**
+ * Reads the inputs of one side of a comparison: results directories written by `run`
+ * (DIR/<cell>/run-<k>/run.json) and/or `vllm bench serve` result files. Every problem is an
+ * InputError naming the file and the field.
+ */
+function describeIssues(file, error) {
+    const lines = error.issues.slice(0, 5).map((issue) => {
+        const field = issue.path.length > 0 ? issue.path.map(String).join(".") : "(top level)";
+        return `  ${field}: ${issue.message}`;
+    });
+    const more = error.issues.length > 5 ? `\n  ... and ${error.issues.length - 5} more` : "";
+    return `${file}: invalid content\n${lines.join("\n")}${more}`;
+}
+/** Each field alone was valid; together they cannot be (a forged or edited file). */
+function throwOnInconsistency(file, issues) {
+    if (issues.length === 0)
+        return;
+    const lines = issues.slice(0, 5).map((issue) => `  ${issue.field}: ${issue.message}`);
+    const more = issues.length > 5 ? `\n  ... and ${issues.length - 5} more` : "";
+    throw new InputError(`${file}: inconsistent content\n${lines.join("\n")}${more}`);
+}
+/**
+ * Result files are a few levels deep; JSON.parse accepts any depth, but every recursive walk after
+ * it (hashing, the fingerprint diff) would overflow the stack on a million nested brackets.
+ */
+const maxJsonDepth = 64;
+/** Depth of a parsed JSON value, walked without recursion; stops counting past `limit`. */
+function nestingDepth(value, limit) {
+    let deepest = 0;
+    const stack = [{ value, depth: 0 }];
+    while (stack.length > 0) {
+        const { value: current, depth } = stack.pop();
+        if (typeof current !== "object" || current === null)
+            continue;
+        const level = depth + 1;
+        if (level > deepest)
+            deepest = level;
+        if (deepest > limit)
+            return deepest;
+        for (const child of Array.isArray(current) ? current : Object.values(current))
+            if (typeof child === "object" && child !== null)
+                stack.push({ value: child, depth: level });
+    }
+    return deepest;
+}
+async function readJson(file, 
+/** Runs on the parsed value before anything walks it (limits cheaper to check than the walks). */
+check = () => { }) {
+    let text;
+    try {
+        text = await readFile(file, "utf8");
+    }
+    catch (error) {
+        throw new InputError(`${file}: cannot read (${error.code ?? String(error)})`);
+    }
+    let json;
+    try {
+        json = JSON.parse(text);
+    }
+    catch (error) {
+        throw new InputError(`${file}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    }
+    check(json);
+    const depth = nestingDepth(json, maxJsonDepth);
+    if (depth > maxJsonDepth) {
+        throw new InputError(`${file}: nested deeper than ${maxJsonDepth} levels (limit maxJsonDepth; a result file needs fewer than 10)`);
+    }
+    // A run.json (a few KiB) is hashed re-serialised, so a copy that was only re-indented is still the
+    // same run; a vLLM result can hold hundreds of KiB of per-request lists, where re-serialising costs
+    // ~2 ms a file, so its bytes are hashed (byte-identical copies).
+    const canonical = typeof json === "object" && json !== null && "schemaVersion" in json;
+    const contentHash = createHash("sha256")
+        .update(canonical ? JSON.stringify(json) : text)
+        .digest("hex");
+    return { json, contentHash };
+}
+/** Parses one file: a run.json (has schemaVersion) or a vLLM result (has request_throughput). */
+async function readRunFile(file, index, limits = defaultInputLimits) {
+    const { json, contentHash } = await readJson(file, (parsed) => checkFingerprintSize(file, parsed, limits.maxFingerprintFields));
+    const record = parseRunJson(file, json, index);
+    const positional = looksLikeVllmResult(json);
+    const external = positional ? [] : await readExternalTaskFiles(dirname(file));
+    return {
+        ...record,
+        ...(external.length > 0 ? { external } : {}),
+        identity: {
+            contentHash,
+            cell: record.cell,
+            run: positional ? null : record.run,
+            startedAt: record.startedAt,
+        },
+    };
+}
+/**
+ * Refuses a run.json whose fingerprint records more than `limit` conditions (flattened fields, as
+ * compare diffs them), before the schema walks them: every comparison and report would diff them all.
+ */
+function checkFingerprintSize(file, json, limit) {
+    if (typeof json !== "object" || json === null || !("fingerprint" in json))
+        return;
+    let fields = 0;
+    const stack = [json.fingerprint];
+    while (stack.length > 0) {
+        const node = stack.pop();
+        if (node === null || typeof node !== "object" || Array.isArray(node)) {
+            fields++;
+        }
+        else {
+            const values = Object.values(node);
+            if (values.length === 0)
+                fields++;
+            for (const value of values)
+                stack.push(value);
+        }
+        if (fields > limit) {
+            throw new InputError(`${file}: fingerprint: more than ${limit} recorded conditions (limit maxFingerprintFields; a run records about a hundred)`);
+        }
+    }
+}
+/** The external task results (external-<name>.json) beside a run.json; a malformed one is bad input. */
+async function readExternalTaskFiles(dir) {
+    const names = (await readdir(dir)).filter((name) => /^external-.+\.json$/.test(name)).sort();
+    const files = [];
+    for (const name of names) {
+        const path = join(dir, name);
+        let json;
+        try {
+            json = JSON.parse(await readFile(path, "utf8"));
+        }
+        catch (error) {
+            throw new InputError(`${path}: not JSON (${error.message})`);
+        }
+        const parsed = externalTaskFileSchema.safeParse(json);
+        if (!parsed.success)
+            throw new InputError(describeIssues(path, parsed.error));
+        files.push(parsed.data);
+    }
+    return files;
+}
+function parseRunJson(file, json, index) {
+    if (typeof json === "object" && json !== null && !Array.isArray(json) && "schemaVersion" in json) {
+        const version = json.schemaVersion;
+        if (version !== runFileSchemaVersion) {
+            throw new InputError(`${file}: schemaVersion: expected ${runFileSchemaVersion} (the run.json version this tool reads), got ${JSON.stringify(version)}`);
+        }
+        const parsed = runFileSchema.safeParse(json);
+        if (!parsed.success)
+            throw new InputError(describeIssues(file, parsed.error));
+        throwOnInconsistency(file, runFileInvariantIssues(parsed.data));
+        return runRecordFromRunFile(parsed.data, file);
+    }
+    if (looksLikeVllmResult(json)) {
+        const parsed = vllmResultSchema.safeParse(json);
+        if (!parsed.success)
+            throw new InputError(describeIssues(file, parsed.error));
+        throwOnInconsistency(file, vllmResultInvariantIssues(parsed.data));
+        return runRecordFromVllmResult(parsed.data, file, index);
+    }
+    throw new InputError(`${file}: not a run result: expected a run.json (with schemaVersion) or a \`vllm bench serve\` result (with request_throughput)`);
+}
+async function findRunFiles(dir, depth) {
+    const entries = await readdir(dir, { withFileTypes: true });
+    entries.sort((a, b) => a.name.localeCompare(b.name, "en", { numeric: true }));
+    const found = [];
+    for (const entry of entries) {
+        const path = join(dir, entry.name);
+        if (entry.isFile() && entry.name === "run.json")
+            found.push(path);
+        else if (entry.isDirectory() && depth > 0)
+            appendAll(found, await findRunFiles(path, depth - 1));
+    }
+    return found;
+}
+/**
+ * A `vllm bench sweep serve` output (vllm/benchmarks/sweep/serve.py): one directory per parameter
+ * combination (or the experiment directory itself without --serve-params/--bench-params) holding
+ * `run=<n>.json` per measured run, a vLLM result with the combination's parameters added, beside
+ * `summary.json` (the list of those runs), `warmup.json` and `run=<n>.failure.json`, which are not runs.
+ */
+const sweepRunFileName = /^run=\d+\.json$/;
+async function findSweepRunFiles(dir, depth) {
+    const entries = await readdir(dir, { withFileTypes: true });
+    entries.sort((a, b) => a.name.localeCompare(b.name, "en", { numeric: true }));
+    const found = [];
+    for (const entry of entries) {
+        const path = join(dir, entry.name);
+        if (entry.isFile() && sweepRunFileName.test(entry.name))
+            found.push(path);
+        else if (entry.isDirectory() && depth > 0)
+            appendAll(found, await findSweepRunFiles(path, depth - 1));
+    }
+    return found;
+}
+async function expandPath(path) {
+    let info;
+    try {
+        info = await stat(path);
+    }
+    catch {
+        throw new InputError(`${path}: no such file or directory (expected a results directory or a result JSON file)`);
+    }
+    if (!info.isDirectory())
+        return { files: [path], isDirectory: false };
+    const runFiles = await findRunFiles(path, 3);
+    if (runFiles.length > 0)
+        return { files: runFiles, isDirectory: true };
+    const sweepFiles = await findSweepRunFiles(path, 2);
+    if (sweepFiles.length > 0)
+        return { files: sweepFiles, isDirectory: true };
+    // A directory of `vllm bench serve` results (one JSON per run).
+    const entries = (await readdir(path))
+        .filter((name) => name.endsWith(".json") && name !== "verdict.json")
+        .sort();
+    if (entries.length > 0)
+        return { files: entries.map((name) => join(path, name)), isDirectory: true };
+    throw new InputError(`${path}: no run.json files (expected ${basename(path)}/<cell>/run-<k>/run.json), no \`vllm bench sweep serve\` runs (run=<n>.json) and no result JSON files`);
+}
+function mib(bytes) {
+    return `${(bytes / mebibyte).toFixed(bytes < 10 * mebibyte ? 2 : 1)} MiB`;
+}
+/**
+ * Checks the sizes before anything is read (a 200 MB file would otherwise take minutes and GBs):
+ * each file against maxRunFileBytes, all files of both sides against maxTotalBytes, in input order
+ * so the message is stable. Only regular files are read (a FIFO would block forever).
+ */
+async function checkInputSizes(files, limits, budget) {
+    for (const file of files) {
+        let info;
+        try {
+            info = await stat(file);
+        }
+        catch (error) {
+            throw new InputError(`${file}: cannot read (${error.code ?? String(error)})`);
+        }
+        if (!info.isFile())
+            throw new InputError(`${file}: not a regular file (expected a result JSON file)`);
+        if (info.size > limits.maxRunFileBytes) {
+            throw new InputError(`${file}: ${mib(info.size)} (${info.size} bytes), more than the ${mib(limits.maxRunFileBytes)} allowed for one result file (limit maxRunFileBytes; raise it with compare --max-file-mb)`);
+        }
+        budget.bytes += info.size;
+        if (budget.bytes > limits.maxTotalBytes) {
+            throw new InputError(`${file}: the inputs reach ${mib(budget.bytes)} with this file, more than the ${mib(limits.maxTotalBytes)} allowed for all result files together (limit maxTotalBytes; raise it with compare --max-total-mb)`);
+        }
+    }
+}
+/**
+ * Runs `work` over items with at most `width` at a time, results in input order. After a failure no
+ * new item is started (those before it in input order all were), so bad input fails without reading
+ * the rest.
+ */
+async function boundedAll(items, width, work) {
+    const settled = new Array(items.length);
+    let next = 0;
+    let failed = false;
+    const lane = async () => {
+        while (next < items.length && !failed) {
+            const index = next++;
+            try {
+                settled[index] = { status: "fulfilled", value: await work(items[index], index) };
+            }
+            catch (reason) {
+                settled[index] = { status: "rejected", reason };
+                failed = true;
+            }
+        }
+    };
+    await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
+    return settled;
+}
+async function loadRuns(paths, side, options = {}) {
+    const limits = options.limits ?? defaultInputLimits;
+    if (paths.length === 0)
+        throw new InputError(`--${side}: expected at least one results directory or result file`);
+    // Each directory is one session (one job); loose files together form one.
+    const files = [];
+    for (const path of paths) {
+        const expanded = await expandPath(path);
+        for (const file of expanded.files)
+            files.push({ file, session: expanded.isDirectory ? path : "(files)" });
+        if (files.length > limits.maxFiles) {
+            throw new InputError(`--${side}: more than ${limits.maxFiles} result files (limit maxFiles), the last from ${path}`);
+        }
+    }
+    await checkInputSizes(files.map(({ file }) => file), limits, options.budget ?? { bytes: 0 });
+    // A few reads overlap (not all: every text is in memory until parsed); the first failure in input
+    // order is the one reported, so messages are stable.
+    const cap = options.capRunsPerCell ? runsPerCellCap(side, limits.maxRunsPerCell) : null;
+    const settled = await boundedAll(files, 4, async ({ file, session }, index) => {
+        const record = { ...(await readRunFile(file, index, limits)), session };
+        cap?.(record);
+        return record;
+    });
+    const failure = settled.find((result) => result.status === "rejected");
+    if (failure)
+        throw failure.reason;
+    return numberPositionalRuns(settled.map((result) => result.value));
+}
+/**
+ * A `vllm bench serve` file has no run index: its cell is its label and its run is its place among
+ * the files of that cell and session (0, 1, ...), so `run 2` of a cell is the third file of that cell
+ * rather than the third file given.
+ */
+function numberPositionalRuns(records) {
+    const next = new Map();
+    return records.map((record) => {
+        if (record.identity === undefined || record.identity.run !== null)
+            return record;
+        const key = JSON.stringify([record.session ?? "", record.cell]);
+        const run = next.get(key) ?? 0;
+        next.set(key, run + 1);
+        return { ...record, run };
+    });
+}
+function listSources(records, cell) {
+    const sources = records.filter((record) => record.cell === cell).map((record) => record.source);
+    const shown = sources.slice(0, 3).join(", ");
+    return sources.length > 3 ? `${shown} and ${sources.length - 3} more` : shown;
+}
+/**
+ * Refuses two sides that have no cell in common when `vllm bench serve` files are among the inputs
+ * (unless each side has exactly one cell, which analysis pairs with a warning): their cells come from
+ * labels, and nothing matching means the labels are missing or name something else (files without a
+ * label are all cell "default"), so the verdict would blame missing runs. Results directories alone
+ * keep their verdict: their cells are the config's, and a cell renamed by the PR is reported per cell.
+ */
+function checkCellsMatch(baseline, candidate) {
+    const baseCells = [...new Set(baseline.map((record) => record.cell))];
+    const candCells = [...new Set(candidate.map((record) => record.cell))];
+    if (baseCells.length === 0 || candCells.length === 0)
+        return;
+    if (![...baseline, ...candidate].some((record) => record.identity?.run === null))
+        return;
+    if (baseCells.some((cell) => candCells.includes(cell)))
+        return;
+    if (baseCells.length === 1 && candCells.length === 1)
+        return;
+    const describe = (records, cells) => cells.map((cell) => `  "${cell}": ${listSources(records, cell)}`).join("\n");
+    const unlabelled = [...baseline, ...candidate].some((record) => record.cell === "default" && record.identity?.run === null);
+    const hint = unlabelled
+        ? 'vLLM result files are grouped into cells by their "label"; a file without one is cell "default": give each file its cell name as label (vllm bench serve --label NAME; `run --format vllm` writes it)'
+        : "compare results of the same config (the same cell names), or one cell per side";
+    throw new InputError(`the baseline and the candidate have no cell in common, so nothing can be compared (exit 2, nothing was judged):\nbaseline cells:\n${describe(baseline, baseCells)}\ncandidate cells:\n${describe(candidate, candCells)}\n${hint}`);
+}
+function describeRun(record) {
+    const run = record.identity ? record.identity.run : record.run;
+    const index = run === null ? "" : ` run-${run}`;
+    const started = record.startedAt ? ` started ${record.startedAt}` : "";
+    return `cell ${record.cell}${index}${started}`;
+}
+/** What makes two records one run read twice (see dropDuplicateRuns); null without an identity. */
+function duplicateKey(record) {
+    const id = record.identity;
+    return id === undefined ? null : JSON.stringify([id.contentHash, id.cell, id.run, id.startedAt]);
+}
+/**
+ * A run is its content (the hash of its parsed JSON) plus its identity (cell, run index, start
+ * time): two records with both equal are one run read twice (a copied file or cell directory, the
+ * same directory given twice), and counting it twice would narrow the intervals with no new
+ * evidence. Within a side the first is kept and the others dropped, each with a note; the same run
+ * on both sides is refused, since a run cannot be its own baseline.
+ */
+function dropDuplicateRuns(baseline, candidate) {
+    const keyOf = duplicateKey;
+    const notes = [];
+    const dedupe = (records, side) => {
+        const seen = new Map();
+        const kept = [];
+        const dropped = new Map();
+        for (const record of records) {
+            const key = keyOf(record);
+            const first = key === null ? undefined : seen.get(key);
+            if (first) {
+                dropped.set(first, [...(dropped.get(first) ?? []), record.source]);
+                continue;
+            }
+            if (key !== null)
+                seen.set(key, record);
+            kept.push(record);
+        }
+        for (const [first, copies] of dropped) {
+            notes.push(`${side}: ${copies.length} duplicate${copies.length === 1 ? "" : "s"} of ${describeRun(first)} (${first.source}) dropped, counted once: ${copies.join(", ")}`);
+        }
+        return { kept, seen };
+    };
+    const base = dedupe(baseline, "baseline");
+    const cand = dedupe(candidate, "candidate");
+    for (const [key, record] of cand.seen) {
+        const twin = base.seen.get(key);
+        if (twin) {
+            throw new InputError(`${record.source}: the same run (${describeRun(record)}, identical content) is on both sides, also as ${twin.source}: a run cannot be its own baseline`);
+        }
+    }
+    return { baseline: base.kept, candidate: cand.kept, notes };
+}
+/**
+ * Counts a side's runs per cell as they are read and refuses the run past `limit`, naming its file:
+ * more runs than repeats.max allows are not one job's, and the analysis's cross-checks grow with the
+ * product of both sides' runs. Copies of one run (dropDuplicateRuns' key) count once.
+ */
+function runsPerCellCap(side, limit) {
+    const distinct = new Map();
+    return (record) => {
+        const runs = distinct.get(record.cell) ?? new Set();
+        distinct.set(record.cell, runs);
+        runs.add(duplicateKey(record) ?? record.source);
+        if (runs.size > limit) {
+            throw new InputError(`${record.source}: cell: the ${side} has more than ${limit} runs of cell "${record.cell}" (limit maxRunsPerCell, the most repeats.max allows); give compare one job's runs`);
+        }
+    };
+}
+/**
+ * Loads both sides of a comparison with one size budget, then drops duplicated runs (notes for the
+ * verdict's warnings) or refuses a run that is on both sides, and refuses sides without a common cell.
+ */
+async function loadSides(baselinePaths, candidatePaths, limits = defaultInputLimits) {
+    const budget = { bytes: 0 };
+    const baseline = await loadRuns(baselinePaths, "baseline", { limits, budget, capRunsPerCell: true });
+    const candidate = await loadRuns(candidatePaths, "candidate", { limits, budget, capRunsPerCell: true });
+    const sides = dropDuplicateRuns(baseline, candidate);
+    checkCellsMatch(sides.baseline, sides.candidate);
+    return sides;
+}
+
+/**
+ * mean, std (population, ddof=0), median and numpy-linear percentiles, as `vllm bench serve` computes them.
+ * Unlike vLLM, an empty sample gives nulls, not zeros: "no data" must never read as "instant".
+ */
+function summarize(values) {
+    const count = values.length;
+    if (count === 0) {
+        return {
+            count,
+            mean: null,
+            std: null,
+            median: null,
+            p50: null,
+            p90: null,
+            p95: null,
+            p99: null,
+            p99_9: null,
+        };
+    }
+    const sorted = sortNumbers(values);
+    let sum = 0;
+    for (let index = 0; index < count; index++)
+        sum += sorted[index];
+    const mean = sum / count;
+    let squares = 0;
+    for (let index = 0; index < count; index++)
+        squares += (sorted[index] - mean) ** 2;
+    const median = percentileSorted(sorted, 0.5);
+    return {
+        count,
+        mean,
+        std: Math.sqrt(squares / count),
+        median,
+        p50: median,
+        p90: percentileSorted(sorted, 0.9),
+        p95: percentileSorted(sorted, 0.95),
+        p99: percentileSorted(sorted, 0.99),
+        p99_9: percentileSorted(sorted, 0.999),
+    };
+}
+
+function requestLatencies(record) {
+    const chunks = record.chunksUs;
+    if (!record.ok || chunks.length === 0)
+        return null;
+    const ttft = chunks[0] / 1000;
+    const e2el = chunks[chunks.length - 1] / 1000;
+    const out = record.outputTokens ?? chunks.length;
+    return { ttft, e2el, tpot: out > 1 ? (e2el - ttft) / (out - 1) : null };
+}
+/**
+ * The answer's timing of a successful request that reasoned, in ms: its first answer token (null when no
+ * chunk carried answer text or a tool call) and the gaps between the chunks from there on. Null for a
+ * request without reasoning: its answer's timing is its TTFT and ITL, not repeated as metrics of their own.
+ */
+function answerLatencies(record) {
+    if (!record.ok || record.chunksUs.length === 0)
+        return null;
+    if ((record.reasoningTokens ?? 0) === 0 && record.reasoningField === null)
+        return null;
+    const first = record.firstAnswerTokenMs;
+    if (first === null)
+        return { ttft: null, itl: [] };
+    const chunks = record.chunksUs;
+    const itl = [];
+    let index = chunks.findIndex((us) => us / 1000 >= first);
+    if (index < 0)
+        index = chunks.length;
+    for (index++; index < chunks.length; index++)
+        itl.push((chunks[index] - chunks[index - 1]) / 1000);
+    return { ttft: first, itl };
+}
+/** vLLM's rule: good when every given objective is met; a request without TPOT (out <= 1) meets that one. */
+function isGood(latencies, slo) {
+    if (slo.ttft_ms !== undefined && latencies.ttft > slo.ttft_ms)
+        return false;
+    if (slo.tpot_ms !== undefined && latencies.tpot !== null && latencies.tpot > slo.tpot_ms)
+        return false;
+    if (slo.e2el_ms !== undefined && latencies.e2el > slo.e2el_ms)
+        return false;
+    return true;
+}
+/**
+ * The client-side metrics of one run from its measured request records (pure). TTFT, TPOT and E2E are per
+ * request; ITL pools every gap between consecutive choices chunks of all requests (per chunk, not per
+ * token, as vLLM's client does). Only successful requests enter latency and throughput.
+ */
+function computeRunMetrics(records, options) {
+    const ttft = [];
+    const tpot = [];
+    const itl = [];
+    const e2el = [];
+    const answerTtft = [];
+    const answerItl = [];
+    const reasoningTokens = [];
+    const reasoningFields = {};
+    let reasoningRequests = 0;
+    let toolCalls = 0;
+    let malformedToolCalls = 0;
+    const queue = [];
+    const inputLengths = [];
+    const outputLengths = [];
+    const errorsByKind = {};
+    const finishReasons = {};
+    let completed = 0;
+    let good = 0;
+    let inputTokens = 0;
+    let outputTokens = 0;
+    const slo = options.slo;
+    const hasSlo = slo !== undefined &&
+        (slo.ttft_ms !== undefined || slo.tpot_ms !== undefined || slo.e2el_ms !== undefined);
+    for (const record of records) {
+        queue.push(record.queueMs);
+        const latencies = requestLatencies(record);
+        if (latencies === null) {
+            const kind = record.errorKind ?? "other";
+            errorsByKind[kind] = (errorsByKind[kind] ?? 0) + 1;
+            continue;
+        }
+        completed++;
+        ttft.push(latencies.ttft);
+        e2el.push(latencies.e2el);
+        if (latencies.tpot !== null)
+            tpot.push(latencies.tpot);
+        const chunks = record.chunksUs;
+        for (let index = 1; index < chunks.length; index++)
+            itl.push((chunks[index] - chunks[index - 1]) / 1000);
+        const answer = answerLatencies(record);
+        if (answer !== null) {
+            if (answer.ttft !== null)
+                answerTtft.push(answer.ttft);
+            for (const gap of answer.itl)
+                answerItl.push(gap);
+        }
+        const reasoning = record.reasoningTokens ?? 0;
+        reasoningTokens.push(reasoning);
+        if (reasoning > 0)
+            reasoningRequests++;
+        if (record.reasoningField !== null)
+            reasoningFields[record.reasoningField] = (reasoningFields[record.reasoningField] ?? 0) + 1;
+        toolCalls += record.toolCalls.length;
+        malformedToolCalls += record.malformedToolCalls;
+        const reason = record.finishReason ?? "unknown";
+        finishReasons[reason] = (finishReasons[reason] ?? 0) + 1;
+        const input = record.promptTokens ?? record.targetInputTokens ?? 0;
+        const output = record.outputTokens ?? chunks.length;
+        inputTokens += input;
+        outputTokens += output;
+        inputLengths.push(input);
+        outputLengths.push(output);
+        if (hasSlo && isGood(latencies, slo))
+            good++;
+    }
+    const duration = options.durationS;
+    const perSecond = (value) => (duration > 0 ? value / duration : 0);
+    return {
+        requests: {
+            total: records.length,
+            completed,
+            failed: records.length - completed,
+            errorsByKind,
+            finishReasons,
+            warmup: options.warmup ?? 0,
+        },
+        tokens: {
+            input: inputTokens,
+            output: outputTokens,
+            inputLengths: summarize(inputLengths),
+            outputLengths: summarize(outputLengths),
+        },
+        latency: {
+            ttft: summarize(ttft),
+            tpot: summarize(tpot),
+            itl: summarize(itl),
+            e2el: summarize(e2el),
+            answer_ttft: summarize(answerTtft),
+            answer_itl: summarize(answerItl),
+            queue: summarize(queue),
+        },
+        answer: {
+            reasoningRequests,
+            reasoningTokens: summarize(reasoningTokens),
+            reasoningFields,
+            toolCalls,
+            malformedToolCalls,
+        },
+        throughput: {
+            request: perSecond(completed),
+            output: perSecond(outputTokens),
+            total: perSecond(inputTokens + outputTokens),
+            goodput: hasSlo ? perSecond(good) : null,
+            sloAttainment: hasSlo ? (records.length > 0 ? good / records.length : 0) : null,
+        },
+    };
+}
+
+function parsePrometheusText(text) {
+    const samples = [];
+    for (const rawLine of text.split("\n")) {
+        const line = rawLine.trim();
+        if (line === "" || line.startsWith("#"))
+            continue;
+        const sample = parseSampleLine(line);
+        if (sample)
+            samples.push(sample);
+    }
+    return samples;
+}
+function parseSampleLine(line) {
+    const nameMatch = /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(line);
+    if (!nameMatch)
+        return undefined;
+    const name = nameMatch[0];
+    let rest = line.slice(name.length);
+    const labels = {};
+    if (rest.startsWith("{")) {
+        let index = 1;
+        for (;;) {
+            while (rest[index] === " " || rest[index] === ",")
+                index++;
+            if (rest[index] === "}") {
+                index++;
+                break;
+            }
+            const keyMatch = /^[a-zA-Z_][a-zA-Z0-9_]*/.exec(rest.slice(index));
+            if (!keyMatch ||
+                rest[index + keyMatch[0].length] !== "=" ||
+                rest[index + keyMatch[0].length + 1] !== '"') {
+                return undefined;
+            }
+            index += keyMatch[0].length + 2;
+            let value = "";
+            while (index < rest.length && rest[index] !== '"') {
+                if (rest[index] === "\\") {
+                    const next = rest[index + 1];
+                    value += next === "n" ? "\n" : (next ?? "");
+                    index += 2;
+                }
+                else
+                    value += rest[index++];
+            }
+            if (index >= rest.length)
+                return undefined;
+            index++;
+            labels[keyMatch[0]] = value;
+        }
+        rest = rest.slice(index);
+    }
+    const valueText = rest.trim().split(/\s+/)[0];
+    if (valueText === undefined || valueText === "")
+        return undefined;
+    const value = valueText === "+Inf"
+        ? Number.POSITIVE_INFINITY
+        : valueText === "-Inf"
+            ? Number.NEGATIVE_INFINITY
+            : Number(valueText);
+    if (Number.isNaN(value) && valueText !== "NaN")
+        return undefined;
+    return { name, labels, value };
+}
+/** The labels of `vllm:cache_config_info` (block size, cache dtype, prefix caching, memory utilisation, ...). */
+function cacheConfigFromMetrics(samples) {
+    const info = samples.find((sample) => sample.name === "vllm:cache_config_info");
+    if (!info)
+        return null;
+    return Object.fromEntries(Object.entries(info.labels).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The current name first, then the pre-0.9 name vLLM deprecated. */
+const names = {
+    preemptions: ["vllm:num_preemptions_total"],
+    prefixQueries: ["vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"],
+    prefixHits: ["vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"],
+    kvUsage: ["vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"],
+    running: ["vllm:num_requests_running"],
+    waiting: ["vllm:num_requests_waiting"],
+    promptTokens: ["vllm:prompt_tokens_total"],
+    generationTokens: ["vllm:generation_tokens_total"],
+    success: ["vllm:request_success_total"],
+    ttft: ["vllm:time_to_first_token_seconds"],
+    queue: ["vllm:request_queue_time_seconds"],
+};
+function present(samples, candidates) {
+    for (const name of candidates)
+        if (samples.some((sample) => sample.name === name))
+            return name;
+    return null;
+}
+function total(samples, name) {
+    let sum = 0;
+    for (const sample of samples)
+        if (sample.name === name)
+            sum += sample.value;
+    return sum;
+}
+/** Cumulative bucket counts by upper bound, summed over engines and models. */
+function buckets(samples, histogram) {
+    const out = new Map();
+    const bucketName = `${histogram}_bucket`;
+    for (const sample of samples) {
+        if (sample.name !== bucketName || sample.labels.le === undefined)
+            continue;
+        const bound = sample.labels.le === "+Inf" ? Number.POSITIVE_INFINITY : Number(sample.labels.le);
+        if (Number.isNaN(bound))
+            continue;
+        out.set(bound, (out.get(bound) ?? 0) + sample.value);
+    }
+    return out;
+}
+/**
+ * Prometheus' histogram_quantile on the difference of two cumulative histograms: linear within the bucket
+ * holding the rank; a rank in the +Inf bucket gives the highest finite bound.
+ */
+function histogramQuantile(before, after, q) {
+    const bounds = [...after.keys()].sort((a, b) => a - b);
+    const counts = bounds.map((bound) => (after.get(bound) ?? 0) - (before.get(bound) ?? 0));
+    const totalCount = counts[counts.length - 1] ?? 0;
+    if (!(totalCount > 0))
+        return null;
+    const rank = q * totalCount;
+    let previousBound = 0;
+    let previousCount = 0;
+    for (let index = 0; index < bounds.length; index++) {
+        const bound = bounds[index];
+        const count = counts[index];
+        if (count >= rank) {
+            if (bound === Number.POSITIVE_INFINITY)
+                return previousBound;
+            if (count === previousCount)
+                return bound;
+            return previousBound + ((bound - previousBound) * (rank - previousCount)) / (count - previousCount);
+        }
+        previousBound = bound;
+        previousCount = count;
+    }
+    return previousBound;
+}
+/**
+ * The server-side view of one run from /metrics scraped before, during and after it: counter deltas,
+ * gauge maxima and means, and histogram percentiles. A metric the server does not expose is null and
+ * named in `missing`, never zero.
+ */
+function summarizeServerMetrics(scrapes) {
+    const parsed = scrapes
+        .filter((scrape) => scrape.text !== null && scrape.status === 200)
+        .map((scrape) => ({ phase: scrape.phase, samples: parsePrometheusText(scrape.text) }));
+    const before = parsed.find((scrape) => scrape.phase === "before")?.samples;
+    const after = [...parsed].reverse().find((scrape) => scrape.phase === "after")?.samples;
+    if (!before || !after)
+        return null;
+    const missing = [];
+    const counterDelta = (candidates) => {
+        const name = present(after, candidates);
+        if (name === null) {
+            missing.push(candidates[0]);
+            return null;
+        }
+        return total(after, name) - total(before, name);
+    };
+    const gauge = (candidates) => {
+        const name = present(after, candidates) ?? parsed.map((scrape) => present(scrape.samples, candidates)).find(Boolean);
+        if (!name) {
+            missing.push(candidates[0]);
+            return null;
+        }
+        const during = parsed.filter((scrape) => scrape.phase === "during");
+        const pool = (during.length > 0 ? during : parsed).filter((scrape) => scrape.samples.some((s) => s.name === name));
+        const values = pool.map((scrape) => total(scrape.samples, name));
+        if (values.length === 0)
+            return null;
+        return { max: largest(values), mean: values.reduce((sum, value) => sum + value, 0) / values.length };
+    };
+    const quantiles = (candidates) => {
+        const name = present(after, candidates.map((candidate) => `${candidate}_bucket`));
+        if (name === null) {
+            missing.push(candidates[0]);
+            return { p50: null, p95: null };
+        }
+        const histogram = name.slice(0, -"_bucket".length);
+        const start = buckets(before, histogram);
+        const end = buckets(after, histogram);
+        const toMs = (value) => (value === null ? null : value * 1000);
+        return { p50: toMs(histogramQuantile(start, end, 0.5)), p95: toMs(histogramQuantile(start, end, 0.95)) };
+    };
+    const resolution = {};
+    const resolve = (figure, candidates, q) => {
+        const name = present(after, candidates.map((candidate) => `${candidate}_bucket`));
+        if (name === null)
+            return;
+        const histogram = name.slice(0, -"_bucket".length);
+        const bucket = histogramQuantileBucket(buckets(before, histogram), buckets(after, histogram), q);
+        if (bucket)
+            resolution[figure] = bucket;
+    };
+    resolve("server_ttft_p50_ms", names.ttft, 0.5);
+    resolve("server_ttft_p95_ms", names.ttft, 0.95);
+    resolve("server_queue_p50_ms", names.queue, 0.5);
+    resolve("server_queue_p95_ms", names.queue, 0.95);
+    const spec = specDecodeSummary(before, after);
+    const sim = simulatorLateness(before, after);
+    const preemptions = counterDelta(names.preemptions);
+    const queries = counterDelta(names.prefixQueries);
+    const hits = counterDelta(names.prefixHits);
+    const kv = gauge(names.kvUsage);
+    const running = gauge(names.running);
+    const waiting = gauge(names.waiting);
+    const promptTokens = counterDelta(names.promptTokens);
+    const generationTokens = counterDelta(names.generationTokens);
+    const success = counterDelta(names.success);
+    const ttft = quantiles(names.ttft);
+    const queue = quantiles(names.queue);
+    return {
+        preemptions,
+        prefix_cache_queries: queries,
+        prefix_cache_hits: hits,
+        prefix_cache_hit_rate: queries !== null && hits !== null && queries > 0 ? hits / queries : null,
+        kv_cache_usage_max: kv?.max ?? null,
+        kv_cache_usage_mean: kv?.mean ?? null,
+        running_max: running?.max ?? null,
+        waiting_max: waiting?.max ?? null,
+        prompt_tokens: promptTokens,
+        generation_tokens: generationTokens,
+        server_ttft_p50_ms: ttft.p50,
+        server_ttft_p95_ms: ttft.p95,
+        server_queue_p50_ms: queue.p50,
+        server_queue_p95_ms: queue.p95,
+        requests_completed: success,
+        missing,
+        server_percentile_resolution: resolution,
+        ...spec,
+        ...sim,
+    };
+}
+/** The simulator-only family (src/sim/metrics-text.ts): how late its step loop handled each step. */
+const simStepLatenessFamily = "sim:step_lateness_seconds";
+/**
+ * The simulator's lateness over the run, from its own histogram's deltas: the steps it handled and the
+ * p99 of their lateness (ms). Absent (undefined) for a server without the family, as every real vLLM;
+ * never listed in `missing`.
+ */
+function simulatorLateness(before, after) {
+    if (!after.some((sample) => sample.name === `${simStepLatenessFamily}_bucket`))
+        return {};
+    const start = buckets(before, simStepLatenessFamily);
+    const end = buckets(after, simStepLatenessFamily);
+    const steps = (end.get(Number.POSITIVE_INFINITY) ?? 0) - (start.get(Number.POSITIVE_INFINITY) ?? 0);
+    const p99 = histogramQuantile(start, end, 0.99);
+    return { sim_steps: steps, sim_step_lateness_p99_ms: p99 === null ? null : p99 * 1000 };
+}
+/**
+ * The bucket a histogram quantile falls in, in ms: all that the histogram really knows about it. The
+ * interpolated figure (histogramQuantile) is only a guess inside [lower, upper]; `display` says what is
+ * known, "< 300 ms" for a rank in the first bucket.
+ */
+function histogramQuantileBucket(before, after, q) {
+    const bounds = [...after.keys()].sort((a, b) => a - b);
+    const counts = bounds.map((bound) => (after.get(bound) ?? 0) - (before.get(bound) ?? 0));
+    const totalCount = counts[counts.length - 1] ?? 0;
+    if (!(totalCount > 0))
+        return null;
+    const rank = q * totalCount;
+    let lower = 0;
+    for (let index = 0; index < bounds.length; index++) {
+        const bound = bounds[index];
+        if (counts[index] >= rank && counts[index] > 0) {
+            const upper = bound === Number.POSITIVE_INFINITY ? null : bound * 1000;
+            return { lower_ms: lower * 1000, upper_ms: upper, display: describeBucket(lower * 1000, upper) };
+        }
+        lower = bound;
+    }
+    return null;
+}
+function formatMs(ms) {
+    if (ms >= 1000)
+        return `${Number((ms / 1000).toPrecision(6))} s`;
+    return `${Number(ms.toPrecision(6))} ms`;
+}
+function describeBucket(lowerMs, upperMs) {
+    if (upperMs === null)
+        return `> ${formatMs(lowerMs)}`;
+    if (lowerMs === 0)
+        return `< ${formatMs(upperMs)}`;
+    return `${formatMs(lowerMs)} to ${formatMs(upperMs)}`;
+}
+/**
+ * Speculative decoding over the run, from vLLM's counters (vllm/v1/spec_decode/metrics.py @ 016a8587):
+ * acceptance rate = accepted / draft tokens. All null when the server does not speculate; these are not
+ * listed in `missing`, since most servers have no draft model.
+ */
+function specDecodeSummary(before, after) {
+    const delta = (name) => after.some((sample) => sample.name === name) ? total(after, name) - total(before, name) : null;
+    const drafts = delta("vllm:spec_decode_num_drafts_total");
+    const draftTokens = delta("vllm:spec_decode_num_draft_tokens_total");
+    const accepted = delta("vllm:spec_decode_num_accepted_tokens_total");
+    return {
+        spec_decode_drafts: drafts,
+        spec_decode_draft_tokens: draftTokens,
+        spec_decode_accepted_tokens: accepted,
+        spec_decode_acceptance_rate: draftTokens !== null && accepted !== null && draftTokens > 0 ? accepted / draftTokens : null,
+    };
+}
+/**
+ * The time series of one run's scrapes (summed over engines), in scrape order; failed scrapes are left
+ * out. The same metric names as summarizeServerMetrics, current name first.
+ */
+function scrapeSeries(scrapes) {
+    const points = [];
+    for (const scrape of scrapes) {
+        if (scrape.text === null || scrape.status !== 200)
+            continue;
+        const samples = parsePrometheusText(scrape.text);
+        const value = (candidates) => {
+            const name = present(samples, candidates);
+            return name === null ? null : total(samples, name);
+        };
+        points.push({
+            atMs: scrape.atMs,
+            running: value(names.running),
+            waiting: value(names.waiting),
+            kvUsage: value(names.kvUsage),
+            preemptionsTotal: value(names.preemptions),
+        });
+    }
+    return points;
+}
+
+/**
+ * The markdown building blocks every report section uses: a table and a fold. Cells and summaries are
+ * the caller's (already escaped for their context: `escapeCell`, `escapeHtml`); nothing here adds text.
+ */
+/** A GFM table; `rows` hold escaped cells. */
+function table(header, rows) {
+    const line = (cells) => `| ${cells.join(" | ")} |`;
+    return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
+}
+/**
+ * A collapsed section: `<details>` with a summary that says what is inside ("76 checks within
+ * tolerance"). The summary is HTML, where markdown is not parsed: our own words, with any part from
+ * outside through `escapeHtml`. The body is markdown.
+ */
+function fold(summary, body) {
+    // A blank line after the summary and before the end: GitHub renders the body as markdown only then.
+    return `<details><summary>${summary}</summary>\n\n${body.trim()}\n\n</details>`;
+}
+/**
+ * Checks as a matrix: a row per cell, a column per check (in the order first seen), `value` in the
+ * crossing. For the folds of many checks where nothing happened: 19 rows instead of 95. `cell` is escaped
+ * for a table cell by the caller.
+ */
+function checkMatrix(corner, items, 
+/** Column order (default: as first seen). */
+order) {
+    const seen = new Set(items.map((item) => item.column));
+    const columns = order ? order.filter((column) => seen.has(column)) : [...seen];
+    const rows = new Map();
+    for (const item of items) {
+        const row = rows.get(item.cell) ?? new Map();
+        row.set(item.column, item.value);
+        rows.set(item.cell, row);
+    }
+    return table([corner, ...columns], [...rows].map(([cell, values]) => [cell, ...columns.map((column) => values.get(column) ?? "")]));
+}
+
+/**
+ * The tables of the per-metric checks: every gated check (the long form's acceptance table), the gated
+ * checks within tolerance (a fold of the comment), and every metric of each cell (the long form's folds).
+ * Verdict first; a check's note is a footnote under its table.
+ */
+const metricVerdictLabels = {
+    regression: "🔴 regression",
+    improvement: "🟢 improvement",
+    "within-tolerance": "⚪ within tolerance",
+    inconclusive: "🟡 inconclusive",
+};
+/**
+ * A check's verdict as the tables say it. Within tolerance is decided on the interval's better end at the
+ * within-tolerance level, an improvement on the Holm-adjusted improvement test at the gate's level
+ * (docs/compare.md): a row can be within tolerance with its whole decision interval past the tolerance
+ * on the better side. Its label says so instead of contradicting the interval shown.
+ */
+function metricVerdictLabel(c) {
+    if (c.verdict === "within-tolerance" && c.ci !== null) {
+        const [low, high] = c.ci;
+        const betterBeyond = c.higherIsBetter ? low > 1 + c.tolerance : high < 1 / (1 + c.tolerance);
+        if (betterBeyond)
+            return "⚪ within tolerance: better beyond it, but not a significant improvement at the adjusted level";
+    }
+    return metricVerdictLabels[c.verdict];
+}
+/** "+12%": the smallest true worsening this run count catches with 90% power. */
+function formatDetectable(c) {
+    if (c.detectableChange === null)
+        return "–";
+    // In the metric's own direction: a throughput worsening is a drop.
+    if (c.higherIsBetter)
+        return `−${((1 - 1 / (1 + c.detectableChange)) * 100).toFixed(1)}%`;
+    return `+${(c.detectableChange * 100).toFixed(1)}%`;
+}
+/** Notes as numbered footnotes: equal notes share a number. */
+class Footnotes {
+    notes = [];
+    /** The mark to put after a cell ("¹"), "" for no note. */
+    mark(note) {
+        if (!note)
+            return "";
+        let index = this.notes.indexOf(note);
+        if (index < 0)
+            index = this.notes.push(note) - 1;
+        return footnoteMark(index);
+    }
+    /** The footnotes, each escaped by `escape`: "¹ runs nearly identical … · ² …", or "" without any. */
+    text(escapeNote = (note) => escapeInline(note, 200)) {
+        return this.notes.map((note, i) => `${footnoteMark(i)} ${escapeNote(note)}`).join(" · ");
+    }
+}
+const superscripts = ["¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"];
+function footnoteMark(index) {
+    return superscripts[index] ?? `⁽${index + 1}⁾`;
+}
+const arrow = (c) => (c.higherIsBetter ? " ↑" : " ↓");
+/** The header of checkRow's columns: the two are kept side by side so they cannot drift apart. */
+function checkHeader(withCell) {
+    return [
+        "Verdict",
+        ...(withCell ? ["Cell"] : []),
+        "Metric",
+        "Tolerance",
+        "Baseline",
+        "Candidate",
+        "Change",
+        "Decision interval",
+        "p (adj.)",
+        "Detectable",
+    ];
+}
+function checkRow(c, withCell, notes) {
+    return [
+        metricVerdictLabel(c) + notes.mark(c.note),
+        ...(withCell ? [escapeCell(c.cell, 60)] : []),
+        describeMetric(c.metric) + arrow(c),
+        `±${formatFractionAsPercent(c.tolerance)}`,
+        formatMetricValue(c.metric, c.baseline),
+        formatMetricValue(c.metric, c.candidate),
+        formatChange(c.ratio),
+        formatInterval(c.ci),
+        formatP(c.p),
+        formatDetectable(c),
+    ];
+}
+/**
+ * Per gated check, the smallest worsening this runner and run count catch at 90% power (the
+ * comparison's detectable change, with a calibration's or main's pooled variance when one was used):
+ * "catches ≥ +7.0% chat TTFT p95, ≥ −9.1% chat Output throughput".
+ */
+function catchesPerCheckLine(gated) {
+    const known = gated.filter((c) => c.detectableChange !== null);
+    if (known.length === 0)
+        return null;
+    const cells = new Set(known.map((c) => c.cell));
+    const items = known.map((c) => `≥ ${formatDetectable(c)} ${cells.size > 1 ? `${escapeInline(c.cell, 60)} ` : ""}${describeMetric(c.metric)}`);
+    return `Per check at 90% power, these runs catch: ${items.join(", ")}.`;
+}
+/** What the least sensitive gated check catches, against gate.detect_change; null without one. */
+function detectionLine(verdict) {
+    const d = verdict.detection;
+    if (!d)
+        return null;
+    const reach = d.detectableChange <= d.detectChange
+        ? `that covers the +${formatFractionAsPercent(d.detectChange)} the gate must catch (gate.detect_change).`
+        : d.runsPerSideForDetectChange === null
+            ? `catching +${formatFractionAsPercent(d.detectChange)} (gate.detect_change) is out of reach with these conditions${verdict.mode === "stored" ? " (the stored baseline's drift does not shrink with runs)" : ""}.`
+            : `catching +${formatFractionAsPercent(d.detectChange)} (gate.detect_change) needs about ${d.runsPerSideForDetectChange} runs per side.`;
+    return `These runs catch a worsening of ${formatDetectable({ detectableChange: d.detectableChange, higherIsBetter: false })} or more with 90% power (least sensitive check: ${escapeInline(d.cell, 60)} ${describeMetric(d.metric)}); ${reach}`;
+}
+/** The long form's table of every gated check, with what the runs can catch and how to read it. */
+function acceptanceSection(verdict) {
+    const gated = verdict.comparisons.filter((c) => c.gated);
+    const notes = new Footnotes();
+    const body = gated.length > 0
+        ? table(checkHeader(true), gated.map((c) => checkRow(c, true, notes)))
+        : "_No gated metric could be compared._";
+    const detection = detectionLine(verdict);
+    const perCheck = catchesPerCheckLine(gated);
+    const footnotes = notes.text();
+    return [
+        "### Gated checks",
+        "",
+        body,
+        ...(footnotes ? ["", footnotes] : []),
+        ...(detection ? ["", detection] : []),
+        ...(perCheck ? ["", perCheck] : []),
+        "",
+        "↓ lower is better · ↑ higher is better · baseline and candidate are geometric means over runs · " +
+            "decision interval: its worse end at the level the regression test faced (after Holm and the look's α" +
+            (verdict.mode === "stored" ? ", with the session drift" : "") +
+            "), its better end at the within-tolerance level: regression when the whole interval is beyond the tolerance, within tolerance when its worse end is inside; improvement needs the Holm-adjusted improvement test, so a row within tolerance can lie wholly beyond the tolerance on the better side · " +
+            `p (adj.): Holm-adjusted p of the test against the tolerance · detectable: the smallest worsening these runs catch with 90% power (gate.detect_change ${formatFractionAsPercent(verdict.settings.detectChange)})`,
+    ].join("\n");
+}
+/**
+ * The comment's fold of the gated checks within tolerance, as a matrix of cells and metrics: each
+ * crossing the change and its decision interval (or both values for a pooled count). Empty without any.
+ */
+function withinToleranceFold(verdict) {
+    const within = verdict.comparisons.filter((c) => c.gated && c.verdict === "within-tolerance");
+    if (within.length === 0)
+        return "";
+    const column = (c) => describeMetric(c.metric) + arrow(c);
+    const items = within.map((c) => ({
+        cell: escapeCell(c.cell, 40),
+        column: column(c),
+        value: c.ratio === null ? valuesOnBothSides(c) : `${formatChange(c.ratio)} (${formatIntervalOneLine(c.ci)})`,
+    }));
+    // Columns in the catalogue's order, whatever order the cells list them in.
+    const order = [
+        ...new Set([...within].sort((a, b) => metricNames.indexOf(a.metric) - metricNames.indexOf(b.metric)).map(column)),
+    ];
+    return fold(`${within.length} check${within.length === 1 ? "" : "s"} within tolerance`, [
+        checkMatrix("Cell", items, order),
+        "",
+        "Change of each check, its decision interval in brackets; every value is in the full report.",
+    ].join("\n"));
+}
+/** "both 0.00%", or "0.10% → 0.20%". */
+function valuesOnBothSides(c) {
+    const base = formatMetricValue(c.metric, c.baseline);
+    return base === formatMetricValue(c.metric, c.candidate)
+        ? `both ${base}`
+        : formatValuePair(c.metric, c.baseline, c.candidate);
+}
+/** The long form's folds: every metric of each cell, gated and advisory. */
+function perCellDetails(verdict) {
+    const blocks = [];
+    for (const cell of verdict.cells) {
+        const rows = verdict.comparisons.filter((c) => c.cell === cell.name);
+        if (rows.length === 0)
+            continue;
+        const notes = new Footnotes();
+        const body = rows.map((c) => [...checkRow(c, false, notes), c.gated ? "gated" : "advisory"]);
+        const cross = rows.filter((c) => c.crossCheck && c.gated);
+        const footnotes = notes.text();
+        blocks.push(fold(`All metrics: ${escapeHtml(cell.name, 60)} (${cell.baselineRuns} baseline, ${cell.candidateRuns} candidate runs)`, [
+            table([...checkHeader(false), "Family"], body),
+            ...(footnotes ? ["", footnotes] : []),
+            ...(cross.length > 0
+                ? [
+                    "",
+                    `Rank cross-check (never blocks): ${cross
+                        .map((c) => `${describeMetric(c.metric)} Mann-Whitney p ${formatP(c.crossCheck.mannWhitneyP)}, Hodges-Lehmann ${formatChange(c.crossCheck.hodgesLehmannRatio)}`)
+                        .join("; ")}.`,
+                ]
+                : []),
+        ].join("\n")));
+    }
+    return blocks.join("\n\n");
+}
+
+const causePatterns = [
+    {
+        cause: "missing-hf-token",
+        pattern: /GatedRepoError|Cannot access gated repo|Access to model .* is restricted|401 Client Error|You are trying to access a gated repo|Invalid user token|must be authenticated/i,
+        advice: "the model is gated or private: pass a Hugging Face token (server.env: [HF_TOKEN]) that has access to it",
+    },
+    {
+        cause: "model-not-found",
+        pattern: /RepositoryNotFoundError|Repository Not Found|is not a local folder and is not a valid model identifier|404 Client Error|RevisionNotFoundError|Invalid repository ID|does not appear to have a file named config\.json/i,
+        advice: "the model (or its revision) was not found: check model.name, model.source and model.revision",
+    },
+    {
+        cause: "kv-cache-too-small",
+        pattern: /larger than the maximum number of tokens that can be stored in KV cache|KV cache is needed, which is larger than the available KV cache memory|No available memory for the cache blocks/i,
+        advice: "the KV cache does not fit max_model_len: lower --max-model-len or raise --gpu-memory-utilization",
+    },
+    {
+        cause: "gpu-out-of-memory",
+        pattern: /CUDA out of memory|OutOfMemoryError|out of memory|Free memory on device .* is less than desired GPU memory utilization/i,
+        advice: "GPU out of memory: another process may hold the GPU (check nvidia-smi), or lower --gpu-memory-utilization / --max-model-len",
+    },
+    {
+        cause: "no-gpu-runtime",
+        pattern: /could not select device driver .* with capabilities: \[\[gpu\]\]|nvidia-container-cli|unknown or invalid runtime name: nvidia/i,
+        advice: "docker cannot give the container a GPU: install and configure the NVIDIA Container Toolkit on the runner",
+    },
+    {
+        cause: "cuda-error",
+        pattern: /CUDA error|CUDA driver version is insufficient|no CUDA-capable device|NVIDIA driver on your system is too old|cudaErrorNoDevice|NCCL error|Found no NVIDIA driver/i,
+        advice: "a CUDA error: check the driver version against the image's CUDA version and that the GPU is visible",
+    },
+    {
+        cause: "port-in-use",
+        pattern: /address already in use|EADDRINUSE|port is already allocated|\[Errno 98\]/i,
+        advice: "the port is already in use: stop the other server or pick another server.port",
+    },
+    {
+        cause: "image-not-found",
+        pattern: /pull access denied|manifest unknown|repository does not exist|not found: manifest|No such image/i,
+        advice: "the image could not be pulled: check server.image (and docker login for a private registry)",
+    },
+    {
+        // The daemon's own words when it cannot reach a registry (docker 20.10 to 28).
+        cause: "registry-unreachable",
+        pattern: /dial tcp .*(connection refused|i\/o timeout|no route to host|network is unreachable)|lookup .* no such host|TLS handshake timeout|Client\.Timeout exceeded while awaiting headers|request canceled while waiting for connection/i,
+        advice: "the daemon cannot reach the image's registry (network, proxy or DNS): pull the image beforehand (docker pull, docker load), or use a registry mirror this machine reaches",
+    },
+];
+function diagnoseLog(lines) {
+    // The latest lines carry the fatal error; earlier ones may hold recovered warnings.
+    for (let index = lines.length - 1; index >= 0; index--) {
+        const line = lines[index];
+        for (const { cause, pattern, advice } of causePatterns) {
+            if (pattern.test(line))
+                return { cause, advice, evidence: line.trim() };
+        }
+    }
+    return undefined;
+}
+
+/**
+ * A server that would not start (or could not be reached). The message is complete on its own: what failed,
+ * the likely cause and the last log lines, already redacted; the CLI prints it and exits 1.
+ */
+class ServerStartError extends FailureError {
+    stage;
+    likelyCause;
+    lastLogLines;
+    logFile;
+    constructor(options) {
+        super(formatStartFailure(options));
+        this.stage = options.stage;
+        this.likelyCause = options.diagnosis?.cause;
+        this.lastLogLines = options.lastLogLines ?? [];
+        this.logFile = options.logFile;
+    }
+}
+function formatStartFailure(options) {
+    const parts = [options.summary];
+    if (options.diagnosis)
+        parts.push(`Likely cause: ${options.diagnosis.advice} (log: "${options.diagnosis.evidence}").`);
+    const lines = options.lastLogLines ?? [];
+    if (lines.length > 0)
+        parts.push(`Last ${lines.length} log lines:\n${lines.map((line) => `  | ${line}`).join("\n")}`);
+    if (options.logFile)
+        parts.push(`Full log: ${options.logFile}`);
+    return parts.join("\n");
+}
+
+/** Engine flags are `--name value` or `--name=value`; finds a value either way. */
+function flagValue(args, flag) {
+    for (let index = 0; index < args.length; index++) {
+        const arg = args[index];
+        if (arg === flag)
+            return args[index + 1];
+        if (arg.startsWith(`${flag}=`))
+            return arg.slice(flag.length + 1);
+    }
+    return undefined;
+}
+function hasFlag(args, flag) {
+    return args.some((arg) => arg === flag || arg.startsWith(`${flag}=`));
+}
+
+const defaultContainerPort = 8000;
+/**
+ * Engine arguments as the container will get them: the configured ones, plus the model pins from the
+ * `model` section when the arguments do not already say them, so the recorded pins are the ones served.
+ */
+function dockerEngineArgs(config, model) {
+    const args = [...config.args];
+    const positionalModel = args.length > 0 && !args[0].startsWith("-");
+    const extra = [];
+    // vllm/vllm-openai's entrypoint is `vllm serve`, which takes the model positionally (--model draws a
+    // deprecation warning there); an image whose entrypoint wants --model says so in server.args.
+    const addModel = !positionalModel && !hasFlag(args, "--model");
+    if (!hasFlag(args, "--served-model-name"))
+        extra.push("--served-model-name", model.name);
+    if (model.revision && !hasFlag(args, "--revision"))
+        extra.push("--revision", model.revision);
+    if (model.tokenizer_revision && !hasFlag(args, "--tokenizer-revision")) {
+        extra.push("--tokenizer-revision", model.tokenizer_revision);
+    }
+    if (positionalModel)
+        return [args[0], ...extra, ...args.slice(1)];
+    return addModel ? [model.source ?? model.name, ...extra, ...args] : [...extra, ...args];
+}
+/** `docker run` arguments: GPUs, shared memory for NCCL (--ipc=host), the port, the HF cache, env by name. */
+function dockerRunArgs(config, engineArgs, containerName, options) {
+    const containerPort = Number(flagValue(engineArgs, "--port") ?? defaultContainerPort);
+    return [
+        "run",
+        "--detach",
+        "--name",
+        containerName,
+        "--label",
+        "vllm-perf-gate=1",
+        ...gpusArgs(config, options.device),
+        "--ipc=host",
+        "--publish",
+        `${publishHost(config.publish_address)}:${config.port}:${containerPort}`,
+        ...(config.hf_cache_dir ? ["--volume", `${config.hf_cache_dir}:/root/.cache/huggingface`] : []),
+        // By name only: docker copies the value from its own environment, so no secret is on a command line.
+        ...config.env.flatMap((name) => ["--env", name]),
+        ...(options.devMode ? ["--env", "VLLM_SERVER_DEV_MODE=1"] : []),
+        ...config.docker_args,
+        config.image,
+        ...engineArgs,
+    ];
+}
+/**
+ * docker's --gpus: one server per device (runner.devices) gets docker's device request, quoted when it
+ * lists several; otherwise the config's value, and no flag at all for `gpus: none`.
+ */
+function gpusArgs(config, device) {
+    if (device)
+        return ["--gpus", device.spec.includes(",") ? `"device=${device.spec}"` : `device=${device.spec}`];
+    return config.gpus === "none" ? [] : ["--gpus", config.gpus];
+}
+/** An IPv6 address is bracketed in docker's --publish. */
+function publishHost(address) {
+    return address.includes(":") && !address.startsWith("[") ? `[${address}]` : address;
+}
+/** Where the tool connects: the published address, or loopback when it is published on every interface. */
+function connectHost(address) {
+    if (address === "0.0.0.0" || address === "::" || address === "[::]")
+        return "127.0.0.1";
+    return publishHost(address);
+}
+/** The repo digest matching the configured repository, from `docker image inspect` RepoDigests. */
+function pickRepoDigest(repoDigests, image) {
+    const repository = image.split("@")[0].replace(/:[^/:]+$/, "");
+    const matching = repoDigests.find((digest) => digest.split("@")[0] === repository);
+    return matching ?? repoDigests[0] ?? null;
+}
+async function launchDocker(config, model, services) {
+    const { log, env } = services;
+    const docker = services.dockerCommand;
+    const fail = (summary, lines) => new ServerStartError({
+        summary,
+        stage: "launch",
+        diagnosis: diagnoseLog(lines),
+        lastLogLines: lines.slice(-20),
+        logFile: log.path,
+    });
+    const recorded = services.recorded ?? { server: config, model };
+    const { digest: imageDigest, id: imageId } = await resolveImage(config.image, services, fail);
+    if (!config.image.includes("@sha256:")) {
+        services.warnOnce(`server.image "${recorded.server.image}" is pinned by tag only (resolved to ${imageDigest ?? "an unknown digest"}); a tag can move, so pin the digest (image@sha256:...) for reproducible comparisons.`);
+    }
+    const engineArgs = dockerEngineArgs(config, model);
+    const containerName = `vllm-perf-gate-${services.id}`;
+    const runArgs = dockerRunArgs(config, engineArgs, containerName, {
+        devMode: services.devMode,
+        device: services.device,
+    });
+    // Remembered before `docker run`: a main step cancelled during the run still leaves a name to remove.
+    await services.remember({
+        kind: "docker",
+        container: containerName,
+        dockerCommand: [...docker],
+        port: config.port,
+        logFile: log.path,
+    });
+    const recordedEngineArgs = dockerEngineArgs(recorded.server, recorded.model);
+    log.note(`${describeDockerCli(docker)} ${dockerRunArgs(recorded.server, recordedEngineArgs, containerName, { devMode: services.devMode, device: services.device }).join(" ")}`);
+    let runPid;
+    const running = dockerExec(docker, runArgs, {
+        env,
+        timeoutMs: services.startupTimeoutMs,
+        onSpawn: (pid) => {
+            runPid = pid;
+        },
+    });
+    services.launching?.(runPid, running);
+    const run = await running;
+    if (run.code !== 0) {
+        const lines = `${run.stdout}\n${run.stderr}`.split("\n").filter((line) => line.trim() !== "");
+        for (const line of lines)
+            log.line(line);
+        await dockerExec(docker, ["rm", "--force", containerName], { env, timeoutMs: 30_000 });
+        throw fail(run.timedOut
+            ? `docker run did not return within ${Math.round(services.startupTimeoutMs / 1000)} s.`
+            : `docker run ${recorded.server.image} failed (exit code ${run.code}).`, log.lastLines(20));
+    }
+    log.note(`container ${containerName} started (id ${run.stdout.trim().slice(0, 12)})`);
+    const logs = dockerSpawn(docker, ["logs", "--follow", containerName], {
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+    });
+    logs.on("error", () => { });
+    log.follow(logs.stdout);
+    log.follow(logs.stderr);
+    let stopping = false;
+    const waiter = dockerSpawn(docker, ["wait", containerName], { env, stdio: ["ignore", "pipe", "ignore"] });
+    const exited = new Promise((resolve) => {
+        let output = "";
+        waiter.stdout?.setEncoding("utf8").on("data", (chunk) => {
+            output += chunk;
+        });
+        const report = () => {
+            if (stopping)
+                return;
+            const code = output.trim();
+            resolve({
+                reason: code
+                    ? `container ${containerName} exited with code ${code}`
+                    : `container ${containerName} stopped`,
+            });
+        };
+        waiter.once("close", report);
+        waiter.once("error", report);
+    });
+    let stopped;
+    return {
+        baseUrl: `http://${connectHost(config.publish_address)}:${config.port}`,
+        metricsUrl: `http://${connectHost(config.publish_address)}:${config.port}/metrics`,
+        port: config.port,
+        exited,
+        conditions: { image: recorded.server.image, imageDigest, imageId, args: recordedEngineArgs },
+        stop() {
+            stopping = true;
+            stopped ??= stopContainer(containerName, [logs, waiter], services);
+            return stopped;
+        },
+    };
+}
+async function resolveImage(image, services, fail) {
+    const docker = services.dockerCommand;
+    const inspect = () => dockerExec(docker, ["image", "inspect", "--format", "{{json .RepoDigests}}", image], {
+        env: services.env,
+        timeoutMs: 30_000,
+    });
+    let result = await inspect();
+    if (result.spawnError) {
+        throw fail(`"${docker[0]}" could not be run (${result.spawnError.code ?? result.spawnError.message}): server.kind docker needs the docker CLI on PATH (or server.docker_command) and a running daemon.`, []);
+    }
+    if (result.code !== 0) {
+        services.log.note(`image ${image} not present locally; pulling`);
+        const pull = await dockerExec(docker, ["pull", image], {
+            env: services.env,
+            timeoutMs: services.startupTimeoutMs,
+            onLine: (line) => services.log.line(line),
+        });
+        if (pull.code !== 0) {
+            throw fail(pull.timedOut
+                ? `docker pull ${image} did not finish within ${Math.round(services.startupTimeoutMs / 1000)} s.`
+                : `docker pull ${image} failed (exit code ${pull.code}): the server was not started.`, services.log.lastLines(20));
+        }
+        result = await inspect();
+    }
+    if (result.code !== 0)
+        return { digest: null, id: null };
+    // The image ID identifies an image that has no repo digest (built, imported, loaded): what a local
+    // tag pointed at when the run started.
+    const id = await dockerExec(docker, ["image", "inspect", "--format", "{{.Id}}", image], {
+        env: services.env,
+        timeoutMs: 30_000,
+    });
+    const imageId = id.code === 0 && /^sha256:[0-9a-f]{64}$/.test(id.stdout.trim()) ? id.stdout.trim() : null;
+    try {
+        const digests = JSON.parse(result.stdout.trim());
+        return {
+            digest: Array.isArray(digests) ? pickRepoDigest(digests.map(String), image) : null,
+            id: imageId,
+        };
+    }
+    catch {
+        return { digest: null, id: imageId };
+    }
+}
+async function stopContainer(containerName, followers, services) {
+    const docker = services.dockerCommand;
+    const graceS = Math.max(1, Math.ceil(services.stopGraceMs / 1000));
+    const notes = [];
+    const started = services.clock.now();
+    // docker stop sends SIGTERM, waits -t seconds, then SIGKILLs; rm --force removes whatever is left.
+    // -t: `--time` in docker 20.10, `--timeout` since 28 (which deprecates --time); -t is both.
+    const stop = await dockerExec(docker, ["stop", "-t", String(graceS), containerName], {
+        env: services.env,
+        timeoutMs: services.stopGraceMs + 30_000,
+    });
+    const escalated = stop.code === 0 && services.clock.now() - started >= graceS * 1000;
+    // `docker logs --follow` ends by itself once the container stops; let it deliver the last lines.
+    const [logs] = followers;
+    if (logs && logs.exitCode === null && logs.signalCode === null) {
+        await Promise.race([new Promise((resolve) => logs.once("close", resolve)), services.clock.sleep(2_000)]);
+    }
+    if (escalated)
+        notes.push(`container ${containerName} ignored SIGTERM for ${graceS} s and was killed`);
+    const remove = await dockerExec(docker, ["rm", "--force", containerName], {
+        env: services.env,
+        timeoutMs: 30_000,
+    });
+    const survived = remove.code !== 0 && !/No such container/i.test(remove.stderr);
+    if (survived)
+        notes.push(`docker rm --force ${containerName} failed: ${remove.stderr.trim()}`);
+    for (const follower of followers)
+        if (follower.exitCode === null)
+            follower.kill("SIGKILL");
+    return { escalated, survived, notes };
+}
+
+/**
+ * Starts a server command as the leader of its own process group (vLLM forks engine and worker processes
+ * that must die with it), streams its output into the redacted log and records it in the state file.
+ */
+async function spawnServerProcess(argv, options, services) {
+    const [command, ...args] = argv;
+    if (command === undefined)
+        return { spawnError: "the command line is empty" };
+    const child = spawn(command, args, {
+        cwd: options.cwd,
+        env: options.env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+    });
+    const spawned = await new Promise((resolve) => {
+        child.once("spawn", () => resolve({ ok: true }));
+        child.once("error", (error) => resolve({
+            ok: false,
+            message: error.code === "ENOENT"
+                ? `"${command}" was not found (is it installed and on PATH${options.cwd ? `, relative to ${options.cwd}` : ""}?)`
+                : `"${command}" could not be started: ${error.message}`,
+        }));
+    });
+    if (!spawned.ok || child.pid === undefined)
+        return { spawnError: spawned.ok ? "no process id" : spawned.message };
+    const pid = child.pid;
+    services.log.follow(child.stdout);
+    services.log.follow(child.stderr);
+    let stopping = false;
+    const closed = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+    const exited = closed.then(({ code, signal }) => new Promise((resolve) => {
+        if (stopping)
+            return;
+        resolve({
+            reason: signal
+                ? `the server process was killed by ${signal}`
+                : `the server process exited with code ${code}`,
+        });
+    }));
+    let stopped;
+    const server = {
+        child,
+        pid,
+        exited,
+        stop() {
+            stopping = true;
+            stopped ??= (async () => {
+                const result = await terminateGroup(pid, { graceMs: services.stopGraceMs, clock: services.clock });
+                const notes = [];
+                if (result.escalated)
+                    notes.push(`the server ignored SIGTERM for ${services.stopGraceMs} ms and was killed (SIGKILL)`);
+                if (result.survived)
+                    notes.push(`process group ${pid} survived SIGKILL`);
+                // The leader is reaped by Node; give the exit event a moment so pipes are drained into the log.
+                await Promise.race([closed, services.clock.sleep(2_000)]);
+                return { ...result, notes };
+            })();
+            return stopped;
+        },
+    };
+    try {
+        await services.remember({
+            kind: options.kind,
+            pid,
+            processGroup: pid,
+            port: options.port,
+            logFile: services.log.path,
+        });
+    }
+    catch (error) {
+        // A server nobody could clean up after a cancellation must not be left running.
+        await server.stop();
+        throw error;
+    }
+    return server;
+}
+
+/**
+ * How to run `vllm-perf-gate sim`: the bundled CLI (dist/cli.js) when it exists, which is always the case in
+ * the published action; otherwise the TypeScript entry through tsx (a development checkout).
+ */
+function findPackageRoot(from = dirname(fileURLToPath(import.meta.url))) {
+    let directory = from;
+    for (;;) {
+        const manifest = join(directory, "package.json");
+        if (existsSync(manifest)) {
+            try {
+                if (JSON.parse(readFileSync(manifest, "utf8")).name === "vllm-perf-gate")
+                    return directory;
+            }
+            catch {
+                // Not ours; keep climbing.
+            }
+        }
+        const parent = dirname(directory);
+        if (parent === directory)
+            return undefined;
+        directory = parent;
+    }
+}
+/**
+ * The argv prefix that runs the CLI; the launcher appends `sim` and its flags. Running from source (this
+ * module is a .ts file under tsx or vitest), the simulator runs from source too, so a stale dist/ build
+ * never answers for the code under test; the bundled action runs dist/cli.js.
+ */
+function defaultCliCommand(root = findPackageRoot(), fromSource = import.meta.url.endsWith(".ts")) {
+    if (root === undefined)
+        return ["vllm-perf-gate"];
+    const bundled = join(root, "dist", "cli.js");
+    const source = join(root, "src", "cli.ts");
+    if (fromSource && existsSync(source))
+        return [process.execPath, "--import", resolveTsxLoader(root), source];
+    if (existsSync(bundled))
+        return [process.execPath, bundled];
+    return [process.execPath, "--import", resolveTsxLoader(root), source];
+}
+function resolveTsxLoader(root) {
+    try {
+        return import.meta.resolve("tsx");
+    }
+    catch {
+        return join(root, "node_modules", "tsx", "dist", "loader.mjs");
+    }
+}
+
+/** vLLM registers POST /reset_prefix_cache only in dev mode; a server shared by a cell's runs needs it. */
+function devModeEnv(devMode) {
+    return devMode ? { VLLM_SERVER_DEV_MODE: "1" } : {};
+}
+/**
+ * The devices of one server (runner.devices): the GPUs it sees (CUDA_VISIBLE_DEVICES, as CUDA programs
+ * read it) and, in the command's arguments, `{device}` and `{port}` (each device's server on its own port).
+ */
+function deviceEnv(device) {
+    return device ? { CUDA_VISIBLE_DEVICES: device.spec } : {};
+}
+function withDevice(argv, device, port) {
+    return argv.map((arg) => arg.replaceAll("{port}", String(port)).replaceAll("{device}", device?.spec ?? ""));
+}
+async function launchCommand(config, services, options) {
+    const argv = withDevice(config.argv, services.device, config.port);
+    // Printed and recorded as the config writes it: `${VAR}` stays a template (it may be a secret); the
+    // condition keeps `{port}` and `{device}` as written, so the servers of several devices record alike.
+    const recordedArgv = (options.recorded ?? config).argv.map(services.log.redact);
+    services.log.note(`starting: ${withDevice(recordedArgv, services.device, config.port).join(" ")}`);
+    const spawned = await spawnServerProcess(argv, {
+        cwd: config.cwd,
+        env: { ...services.env, ...devModeEnv(options.devMode), ...deviceEnv(services.device), ...config.env },
+        kind: "command",
+        port: config.port,
+    }, services);
+    if ("spawnError" in spawned) {
+        throw new ServerStartError({
+            summary: `server.argv could not be started: ${spawned.spawnError}.`,
+            stage: "launch",
+            logFile: services.log.path,
+        });
+    }
+    const baseUrl = `http://${config.host}:${config.port}`;
+    return {
+        baseUrl,
+        metricsUrl: `${baseUrl}/metrics`,
+        port: config.port,
+        exited: spawned.exited,
+        conditions: { command: recordedArgv, args: recordedArgv.slice(1) },
+        stop: () => spawned.stop(),
+    };
+}
+/** Simulator flags as the sim command takes them; also what the fingerprint records (no machine paths). */
+function simArgs(config, model, seed) {
+    return [
+        "--host",
+        "127.0.0.1",
+        "--port",
+        String(config.port),
+        "--profile",
+        config.profile,
+        "--seed",
+        String(seed),
+        ...Object.entries(config.set)
+            .sort(([a], [b]) => a.localeCompare(b))
+            .flatMap(([key, value]) => ["--set", `${key}=${value}`]),
+        "--served-model-name",
+        model.name,
+        ...config.args,
+    ];
+}
+const listeningLine = /vllm-perf-gate sim listening on (https?:\/\/\S+)/;
+async function launchSim(config, model, services, options) {
+    // Each start draws its own noise from the configured seed, so per-run servers are not identical replicas.
+    const args = simArgs(config, model, config.seed + options.startIndex);
+    // The simulated GPU: its device index (the first of the server's devices) selects its speed.
+    const device = services.device ? ["--device", services.device.spec.split(",")[0]] : [];
+    const argv = [...(options.cliCommand ?? defaultCliCommand()), "sim", ...args, ...device];
+    // Printed as the config writes it: `${VAR}` stays a template (it may be a secret).
+    const recordedConfig = options.recorded?.server ?? config;
+    const recordedModel = options.recorded?.model ?? model;
+    const shownSeed = typeof recordedConfig.seed === "number" ? recordedConfig.seed + options.startIndex : recordedConfig.seed;
+    services.log.note(`starting simulator: vllm-perf-gate sim ${[...simArgs(recordedConfig, recordedModel, shownSeed), ...device].join(" ")}`);
+    let announced = () => { };
+    const listening = new Promise((resolve) => {
+        announced = resolve;
+    });
+    const unsubscribe = services.log.onLine((line) => {
+        const url = listeningLine.exec(line)?.[1];
+        if (url)
+            announced(url.replace("//0.0.0.0:", "//127.0.0.1:").replace(/\/+$/, ""));
+    });
+    const launchedAt = services.clock.now();
+    const spawned = await spawnServerProcess(argv, {
+        env: { ...services.env, ...devModeEnv(options.devMode), ...deviceEnv(services.device) },
+        kind: "sim",
+        port: config.port,
+    }, services);
+    if ("spawnError" in spawned) {
+        unsubscribe();
+        throw new ServerStartError({
+            summary: `The simulator could not be started: ${spawned.spawnError}.`,
+            stage: "launch",
+            logFile: services.log.path,
+        });
+    }
+    let baseUrl = `http://127.0.0.1:${config.port}`;
+    if (config.port === 0) {
+        // The port is only known once the simulator says where it listens.
+        const timeout = services.clock.sleep(services.startupTimeoutMs).then(() => undefined);
+        const url = await Promise.race([listening, spawned.exited.then(() => undefined), timeout]);
+        if (url === undefined) {
+            await spawned.stop();
+            throw new ServerStartError({
+                summary: 'The simulator did not announce its address ("vllm-perf-gate sim listening on ...") before it exited or timed out.',
+                stage: "readiness",
+                lastLogLines: services.log.lastLines(20),
+                logFile: services.log.path,
+            });
+        }
+        baseUrl = url;
+    }
+    unsubscribe();
+    const port = Number(new URL(baseUrl).port);
+    // The configured seed is the condition; the per-start seed derived from it is in the log. Recorded
+    // from the config as written (templates for values from the environment).
+    const recordedArgs = simArgs(recordedConfig, recordedModel, recordedConfig.seed);
+    return {
+        baseUrl,
+        metricsUrl: `${baseUrl}/metrics`,
+        port,
+        exited: spawned.exited,
+        launchedAt,
+        conditions: {
+            command: ["vllm-perf-gate", "sim", ...recordedArgs.filter((_, i) => !isPortPair(recordedArgs, i))],
+            args: recordedConfig.args,
+        },
+        stop: () => spawned.stop(),
+    };
+}
+/** A picked port is incidental, not a condition: drop `--port N` from the recorded command line. */
+function isPortPair(args, index) {
+    return args[index] === "--port" || args[index - 1] === "--port";
+}
+
+/** Where an external server (a config's or --base-url's) is reached. */
+function externalEndpoint(server) {
+    const baseUrl = server.base_url.replace(/\/+$/, "");
+    return { baseUrl, metricsUrl: server.metrics_url ?? `${baseUrl}/metrics` };
+}
+const serverKindRegistry = {
+    docker: {
+        launch: ({ config, model, services, sharedByCell, recorded, dockerCommand }) => launchDocker(config, model, {
+            ...services,
+            dockerCommand: dockerCommand ?? dockerCliOf(config),
+            devMode: sharedByCell,
+            recorded,
+        }),
+        settings: (server) => ({
+            gpus: server.gpus,
+            dockerArgs: [...server.docker_args],
+            env: [...server.env].sort(),
+            lifecycle: server.lifecycle,
+        }),
+        usesLocalGpu: true,
+        fixedPort: (server) => server.port,
+        passedEnv: (server) => server.env,
+    },
+    command: {
+        launch: ({ config, services, sharedByCell, recorded }) => launchCommand(config, services, { devMode: sharedByCell, recorded: recorded.server }),
+        settings: (server) => ({ env: Object.keys(server.env).sort(), lifecycle: server.lifecycle }),
+        usesLocalGpu: true,
+        fixedPort: (server) => server.port,
+        passedEnv: () => [],
+    },
+    external: {
+        launch: ({ config, services, recorded }) => {
+            services.log.note(`external server at ${recorded.server.base_url}: nothing to launch`);
+            return Promise.resolve({
+                ...externalEndpoint(config),
+                // An external server is not ours to watch or stop.
+                exited: new Promise(() => { }),
+                conditions: { args: [] },
+                stop: async () => ({ escalated: false, survived: false, notes: [] }),
+            });
+        },
+        settings: () => ({}),
+        usesLocalGpu: false,
+        fixedPort: () => 0,
+        passedEnv: () => [],
+    },
+    sim: {
+        launch: ({ config, model, services, startIndex, sharedByCell, recorded, cliCommand }) => launchSim(config, model, services, {
+            cliCommand,
+            startIndex,
+            devMode: sharedByCell,
+            recorded,
+        }),
+        settings: (server) => ({ lifecycle: server.lifecycle }),
+        usesLocalGpu: false,
+        fixedPort: (server) => server.port,
+        passedEnv: () => [],
+    },
+};
+/** The registry entry of a config's kind, typed for that config. */
+function kindEntry(server) {
+    return serverKindRegistry[server.kind];
+}
+
+/**
+ * Every value of the job's secrets, in this order, each value once: the token; per config,
+ * `server.api_key_env`'s value, the values of the variables the server is handed by name (the docker
+ * kind's `server.env`), the values the config read through `${VAR}`; the variables named on the command
+ * line; and, as a safety net, every variable whose name looks like a credential (`credentialName`).
+ */
+function secretsOf(sources) {
+    const { env } = sources;
+    const named = [];
+    const seen = new Set();
+    const add = (name, value) => {
+        if (!value || seen.has(value))
+            return;
+        seen.add(value);
+        named.push({ name, value });
+    };
+    const fromEnv = (name) => {
+        if (name)
+            add(name, env[name]);
+    };
+    add("github-token", sources.token);
+    for (const { config, interpolation } of sources.configs ?? []) {
+        const server = config.server;
+        if ("api_key_env" in server)
+            fromEnv(server.api_key_env);
+        for (const name of kindEntry(server).passedEnv(server))
+            fromEnv(name);
+        for (const entry of interpolation.values)
+            add(entry.name, entry.value);
+    }
+    for (const name of sources.variables ?? [])
+        fromEnv(name);
+    for (const name of Object.keys(env).sort())
+        if (credentialName.test(name))
+            fromEnv(name);
+    return named;
+}
+/** The job's set (see secretsOf) and its redactor; `options.forms` adds the encodings a report gives a value. */
+function collectJobSecrets(sources, options = {}) {
+    const named = secretsOf(sources);
+    return {
+        named,
+        redactor: createRedactor(named.map((entry) => entry.value), options),
+        with: (more) => collectJobSecrets({
+            env: sources.env,
+            configs: [...(sources.configs ?? []), ...(more.configs ?? [])],
+            variables: [...(sources.variables ?? []), ...(more.variables ?? [])],
+            token: sources.token ?? more.token,
+        }, options),
+    };
+}
+
+export { runExternalTask as $, table as A, fold as B, detectionLine as C, checkMatrix as D, valuesOnBothSides as E, Footnotes as F, withinToleranceFold as G, acceptanceSection as H, perCellDetails as I, tallyOf as J, metricVerdictLabel as K, formatDetectable as L, createRedactor as M, redactValue as N, cacheConfigFromMetrics as O, parsePrometheusText as P, kindEntry as Q, diagnoseLog as R, ServerStartError as S, classifyChunk as T, chunkCarriesAnswer as U, chunkCarriesToolCalls as V, ToolCallAssembler as W, reasoningFieldOf as X, chunkCarriesReasoning as Y, chunkKindOf as Z, requestRecordSchemaVersion as _, mebibyte as a, summarize as a0, isGood as a1, computeRunMetrics as a2, collectOutputs as a3, summarizeServerMetrics as a4, runFileSchemaVersion as a5, computeGuards as a6, appendAll as a7, percentile as a8, classify as a9, withCapacity as aA, mixedLoadWarnings as aB, defaultCostModel as aC, minimumDetectableChange as aa, worseBound as ab, logRatioTest as ac, pAbove as ad, pBelow as ae, guardShareCount as af, loadOfRecord as ag, countGated as ah, overallVerdict as ai, planNextLook as aj, atToleranceChecks as ak, futilityWarnings as al, settleEstimate as am, detectionSummary as an, impactOf as ao, mixedResults as ap, withFamilyHeadline as aq, headlineFor as ar, exitCodeFor as as, futilityModel as at, runMinutesOf as au, capacityCells as av, capacityDrafts as aw, capacityMembers as ax, gpuMinutesSpent as ay, decideCapacity as az, runFileSchema as b, collectJobSecrets as c, defaultInputLimits as d, externalEndpoint as e, runFileInvariantIssues as f, estimateCapacity as g, capacityInterval as h, largest as i, runRecordFromRunFile as j, loadCurveOf as k, loadRuns as l, minimumSecretLength as m, capacityRunsOf as n, capacityObjectivesOf as o, intervalLevel as p, searchSettingsOf as q, readRunFile as r, smallest as s, scrapeSeries as t, requestRecordSchema as u, requestLatencies as v, answerLatencies as w, loadSides as x, sortNumbers as y, percentileSorted as z };

@@ -1,0 +1,349 @@
+import { f as firstLookPlans } from './measure-on-devices.js';
+import { m as metricSpecs } from './metric-names.js';
+import { s as serverLifecycle, i as isSearchedCell, c as configLimits, d as defaultConfigFile, l as loadConfig, t as templateView } from './load.js';
+import { s as startedServers, a as serverStartSeconds, b as serverStartsPerCell, c as summarizeConfig, l as lookSchedule, r as renderSummary, d as describeCapacityCost } from './capacity-summary.js';
+import { s as studentTQuantile, n as normalCdf, a as normalQuantile } from './distributions.js';
+import { I as wallClockLines } from './status.js';
+import { E as ExitCode, U as UsageError } from './version.js';
+import { p as parseCommandArgs, s as stringOption, i as integerOption } from './command.js';
+import './select-cells.js';
+import './interleaved.js';
+import 'node:crypto';
+import 'node:fs/promises';
+import 'node:path';
+import './index.js';
+import './schemas.js';
+import 'process';
+import 'buffer';
+import 'node:child_process';
+import 'node:perf_hooks';
+import 'node:fs';
+import 'node:util';
+
+/**
+ * The prior when nothing was measured: a run effect of sd 0.025 and a p95's sampling sd of 0.0166 at
+ * 1,000 requests (bench/noise.ts, the noise model bench:gate and bench:cost simulate; per-run sd 0.030
+ * at 1,000 requests, run effect 69% of it).
+ */
+const priorRunNoise = {
+    runVariance: 0.025 ** 2,
+    withinVariance1: 0.0166 ** 2 * 1000,
+    basis: "prior (run effect sd 2.5%, p95 sampling sd 1.66% at 1,000 requests)",
+};
+/** The variance of a side's mean difference the first look needs at R runs a side. */
+function varianceTarget(input, runs) {
+    const df = Math.max(1, 2 * runs - 2);
+    const perCheck = input.power ** (1 / Math.max(1, input.checks));
+    const pass = input.knownVariance
+        ? normalQuantile(1 - input.passAlpha)
+        : studentTQuantile(1 - input.passAlpha, df);
+    const z = pass + normalQuantile(perCheck);
+    const margin = Math.log1p(input.tolerance);
+    // 2 v / R ≤ (margin / z)²  ⇒  v ≤ R (margin / z)² / 2
+    return (runs * (margin / z) ** 2) / 2;
+}
+function cellAt(cell, target, maxRequests) {
+    const { runVariance, withinVariance1 } = cell.noise;
+    if (cell.secondsPerRequest === null) {
+        const v = runVariance + withinVariance1 / cell.declaredRequests;
+        if (v > target)
+            return null;
+        return { name: cell.name, requests: null, secondsPerRun: cell.fixedSecondsPerRun, runSd: Math.sqrt(v) };
+    }
+    if (target <= runVariance)
+        return null;
+    const needed = Math.ceil(withinVariance1 / (target - runVariance));
+    const requests = Math.max(cell.minRequests, needed);
+    if (requests > maxRequests)
+        return null;
+    return {
+        name: cell.name,
+        requests,
+        secondsPerRun: requests * cell.secondsPerRequest + cell.fixedSecondsPerRun,
+        runSd: Math.sqrt(runVariance + withinVariance1 / requests),
+    };
+}
+/**
+ * The cheapest first look: over R from minRuns to maxRuns, each cell at the fewest requests that meet
+ * the variance target at R (never below its floor), priced with every start; the smallest total wins.
+ * When no R in range meets the target (run effects too large for the tolerance), the plan is the last
+ * R at the floor, and `basis` says so.
+ */
+function planRuns(input) {
+    let best = null;
+    const minRuns = Math.max(2, input.minRuns);
+    for (let runs = minRuns; runs <= Math.max(minRuns, input.maxRuns); runs++) {
+        const target = varianceTarget(input, runs);
+        const cells = input.cells.map((cell) => cellAt(cell, target, input.maxRequests));
+        if (cells.some((cell) => cell === null))
+            continue;
+        const plan = priced(input, runs, cells, "");
+        if (best === null || plan.gpuMinutes < best.gpuMinutes)
+            best = plan;
+    }
+    if (best)
+        return { ...best, basis: basisOf(input) };
+    const runs = Math.max(minRuns, input.maxRuns);
+    const floor = input.cells.map((cell) => cellAt(cell, Number.POSITIVE_INFINITY, input.maxRequests));
+    return priced(input, runs, floor, `${basisOf(input)}; no run count up to ${runs} a side is expected to decide the first look: the run-to-run noise is large for a ${(input.tolerance * 100).toFixed(1)}% tolerance`);
+}
+function priced(input, runs, cells, basis) {
+    const runSeconds = cells.reduce((sum, cell) => sum + cell.secondsPerRun, 0);
+    const starts = input.startsFor(runs);
+    const gpuMinutes = (input.sides * runs * runSeconds + starts * input.startSeconds) / 60;
+    return {
+        runsPerSide: runs,
+        cells,
+        serverStarts: starts,
+        gpuMinutes,
+        nextLookGpuMinutes: gpuMinutes,
+        basis,
+    };
+}
+function basisOf(input) {
+    const bases = [...new Set(input.cells.map((cell) => cell.noise.basis))];
+    return bases.length === 1 ? bases[0] : `${bases.length} bases (per cell)`;
+}
+/**
+ * The model's chance that a look at `runs` runs a side of the cells at the given requests per run (the
+ * config's, null: a fixed-length run) decides a PR with no change: every check passes, independently.
+ */
+function cleanPassChance(input, runs, requestsOf) {
+    const df = Math.max(1, 2 * runs - 2);
+    const margin = Math.log1p(input.tolerance);
+    const t = studentTQuantile(1 - input.passAlpha, df);
+    const metricsPerCell = input.checks / Math.max(1, input.cells.length);
+    let chance = 1;
+    for (const cell of input.cells) {
+        const v = cell.noise.runVariance + cell.noise.withinVariance1 / requestsOf(cell);
+        const sd = Math.sqrt((2 * v) / runs);
+        chance *= normalCdf(margin / sd - t) ** metricsPerCell;
+    }
+    return chance;
+}
+
+/**
+ * The chance, by the plan's model, that the config's own first look (repeats.min runs a side at the
+ * declared requests) and its last (repeats.max) decide a PR with no change: what the plan is against.
+ */
+function configuredPassChance(config, noiseOf = () => priorRunNoise) {
+    const cells = planCells(config, noiseOf);
+    const input = {
+        cells,
+        tolerance: config.gate.tolerance,
+        passAlpha: 1 - config.gate.confidence,
+        checks: cells.length * config.gate.metrics.length,
+    };
+    const declared = (cell) => cell.declaredRequests;
+    return {
+        first: cleanPassChance(input, config.repeats.min, declared),
+        max: cleanPassChance(input, config.repeats.max, declared),
+    };
+}
+/** Chance the first look decides a PR with no change (every gated check passes) the plan aims at. */
+const planPower = 0.9;
+/**
+ * Most runs per side the plan considers (the largest standard look): above repeats.max when the
+ * config's maximum cannot decide the first look, which the plan then says.
+ */
+const planMaxRuns = 40;
+/** The fewest requests a run may have so that every gated percentile stays gated (gate.min_requests). */
+function gatedMinRequests(config) {
+    let floor = 1;
+    for (const metric of config.gate.metrics) {
+        const statistic = metricSpecs[metric].minRequests;
+        if (statistic)
+            floor = Math.max(floor, config.gate.min_requests[statistic]);
+    }
+    return floor;
+}
+/** The planner's view of the fixed-load cells: seconds per request and per run from validate's estimate. */
+function planCells(config, noiseOf = () => priorRunNoise) {
+    const summary = summarizeConfig(config);
+    const floor = gatedMinRequests(config);
+    return config.cells.flatMap((cell, index) => {
+        if (isSearchedCell(cell))
+            return [];
+        const seconds = summary.cells[index].estimatedSecondsPerRun;
+        const warmup = "requests" in cell.warmup ? cell.warmup.requests : 0;
+        if (!("requests" in cell.size)) {
+            const requests = cell.load.type === "stages"
+                ? Math.round(cell.load.stages.reduce((n, s) => n + (s.rate ?? 0) * s.duration_s, 0))
+                : floor;
+            return [
+                {
+                    name: cell.name,
+                    secondsPerRequest: null,
+                    fixedSecondsPerRun: seconds,
+                    declaredRequests: Math.max(1, requests),
+                    minRequests: floor,
+                    noise: noiseOf(cell.name),
+                },
+            ];
+        }
+        const perRequest = seconds / cell.size.requests;
+        return [
+            {
+                name: cell.name,
+                secondsPerRequest: perRequest,
+                fixedSecondsPerRun: warmup * perRequest,
+                declaredRequests: cell.size.requests,
+                minRequests: floor,
+                noise: noiseOf(cell.name),
+            },
+        ];
+    });
+}
+/** The plan of each mode: the PR interleaved (both sides), against a stored baseline, a baseline job. */
+function runPlans(config, noiseOf = () => priorRunNoise) {
+    const cells = planCells(config, noiseOf);
+    const lifecycle = serverLifecycle(config);
+    const servers = startedServers(lifecycle, cells.length);
+    const base = {
+        cells,
+        tolerance: config.gate.tolerance,
+        passAlpha: 1 - config.gate.confidence,
+        power: planPower,
+        checks: cells.length * config.gate.metrics.length,
+        minRuns: 3,
+        maxRuns: Math.max(config.repeats.max, planMaxRuns),
+        startSeconds: serverStartSeconds(config),
+        maxRequests: configLimits.requestsPerRun,
+    };
+    const interleaved = planRuns({
+        ...base,
+        sides: 2,
+        startsFor: (runs) => servers * serverStartsPerCell("interleaved", runs, [], lifecycle, config.repeats.block),
+    });
+    // The same runs against a stored baseline: the candidate's side only, one start per server.
+    const storedStarts = servers * serverStartsPerCell("stored", interleaved.runsPerSide, [], lifecycle);
+    const oneSide = (runs, starts) => {
+        const runSeconds = interleaved.cells.reduce((sum, cell) => sum + cell.secondsPerRun, 0);
+        const minutes = (runs * runSeconds + starts * base.startSeconds) / 60;
+        return {
+            ...interleaved,
+            runsPerSide: runs,
+            serverStarts: starts,
+            gpuMinutes: minutes,
+            nextLookGpuMinutes: minutes,
+        };
+    };
+    return [
+        { mode: "interleaved", plan: interleaved },
+        { mode: "stored", plan: oneSide(interleaved.runsPerSide, storedStarts) },
+        { mode: "baseline", plan: oneSide(config.repeats.baseline, servers) },
+    ];
+}
+/**
+ * The config that measures a plan: each planned fixed-load cell at its planned requests per run, and
+ * the first look at the planned runs per side (repeats.min; repeats.max at least that).
+ */
+function applyRunPlan(config, plan) {
+    const requests = new Map(plan.cells.map((cell) => [cell.name, cell.requests]));
+    return {
+        ...config,
+        repeats: {
+            ...config.repeats,
+            min: plan.runsPerSide,
+            max: Math.max(config.repeats.max, plan.runsPerSide),
+        },
+        cells: config.cells.map((cell) => {
+            const planned = requests.get(cell.name);
+            return planned != null && "requests" in cell.size ? { ...cell, size: { requests: planned } } : cell;
+        }),
+    };
+}
+
+/** validate's lines for the run plan of each mode: its runs, run lengths, starts, cost and basis. */
+function runPlanLines(plans, configured, repeats) {
+    if (plans.length === 0)
+        return [];
+    const first = plans[0].plan;
+    const chance = (p) => (p < 0.005 ? "<1%" : `${Math.round(p * 100)}%`);
+    const minutes = (value) => (value < 10 ? value.toFixed(1) : String(Math.round(value)));
+    const sized = first.cells.filter((cell) => cell.requests !== null);
+    const requests = sized.map((cell) => cell.requests);
+    const lengths = first.cells.map((cell) => cell.secondsPerRun);
+    const range = (values, unit) => values.length === 0
+        ? "none"
+        : Math.min(...values) === Math.max(...values)
+            ? `${Math.round(values[0])}${unit}`
+            : `${Math.round(Math.min(...values))}-${Math.round(Math.max(...values))}${unit}`;
+    const label = {
+        interleaved: "per PR, interleaved (both sides)",
+        stored: "per PR, stored baseline (PR side only)",
+        baseline: "per baseline job",
+    };
+    return [
+        `run plan (sized by information; basis: ${first.basis}):`,
+        `  requests per run: ${range(requests, "")} (${sized.length} sized cells; ${first.cells.length - sized.length} of fixed length), ${range(lengths, " s")} a run`,
+        ...plans.map(({ mode, plan }) => `  ${label[mode]}: ${minutes(plan.gpuMinutes)} GPU-minutes at ${plan.runsPerSide} runs a side (${plan.serverStarts} starts)`),
+        `  the plan's first look decides a PR with no change 90% of the time by this model; the config's runs as declared: ${chance(configured.first)} at ${repeats.min} runs, ${chance(configured.max)} at ${repeats.max}`,
+    ];
+}
+
+const validateCommand = {
+    name: "validate",
+    usage: `Usage: vllm-perf-gate validate [--config FILE] [--json]
+
+Reads the config, checks it against the schema and prints a normalised summary: cells, load,
+requests per run, runs per side and an estimate of GPU time.
+
+Options:
+  -c, --config FILE  config file (default: ${defaultConfigFile})
+      --json         print the normalised config as JSON instead of the summary
+      --devices N    estimate the wall-clock on N devices (as runner.devices: N would)
+  -h, --help         show this help
+
+Every problem is reported at once, each with the file, line, the path in the YAML
+(e.g. cells[2].load.rate) and what was expected. \${VAR} and \${VAR:-default} in values are read
+from the environment; their values are never printed.
+Exit codes: 0 valid, 2 invalid (or unreadable).
+`,
+    async run(argv, io) {
+        const args = parseCommandArgs(argv, {
+            config: { type: "string", short: "c" },
+            json: { type: "boolean" },
+            devices: { type: "string" },
+        });
+        if (args.help) {
+            io.stdout.write(this.usage);
+            return ExitCode.ok;
+        }
+        const file = stringOption(args, "config") ?? defaultConfigFile;
+        const loaded = await loadConfig(file, { env: io.env, cwd: io.cwd });
+        if (args.values.json === true) {
+            // Values that came from the environment are shown as their template: they may be secrets.
+            const masked = templateView(loaded.config, loaded.interpolation.templates);
+            io.stdout.write(`${JSON.stringify(masked, null, 2)}\n`);
+            return ExitCode.ok;
+        }
+        const { repeats } = loaded.config;
+        const looks = lookSchedule(repeats.min, repeats.max);
+        io.stdout.write(renderSummary(file, summarizeConfig(loaded.config, loaded.interpolation.templates, looks)));
+        for (const line of describeCapacityCost(loaded.config))
+            io.stdout.write(`${line}\n`);
+        const devices = integerOption(args, "devices");
+        if (devices !== undefined && devices < 1)
+            throw new UsageError(`--devices expects a whole number >= 1, got ${devices}`);
+        if (!loaded.config.cells.every(isSearchedCell)) {
+            const plans = firstLookPlans(loaded.config, devices);
+            const source = devices !== undefined
+                ? "--devices"
+                : loaded.config.runner.devices
+                    ? "runner.devices"
+                    : "no runner.devices: one server at a time";
+            for (const line of wallClockLines(plans, source))
+                io.stdout.write(`${line}\n`);
+            const runPlan = runPlans(loaded.config);
+            for (const line of runPlanLines(runPlan, configuredPassChance(loaded.config), loaded.config.repeats))
+                io.stdout.write(`${line}\n`);
+            const planned = firstLookPlans(applyRunPlan(loaded.config, runPlan[0].plan), devices);
+            for (const line of wallClockLines(planned, source).slice(0, 2))
+                io.stdout.write(`  planned ${line.trimStart()}\n`);
+        }
+        return ExitCode.ok;
+    },
+};
+
+export { validateCommand };
