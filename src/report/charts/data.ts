@@ -286,11 +286,13 @@ export function reportPictures(
     const distributions: DistributionPicture[] =
       mine.length === 0
         ? []
-        : latencyPhases.map((phase) => ({
-            phase,
-            baseline: distributionOf(pooled(bySide("baseline"), phase)),
-            candidate: distributionOf(pooled(bySide("candidate"), phase)),
-          }));
+        : latencyPhases.flatMap((phase) => {
+            const baseline = pooled(bySide("baseline"), phase);
+            const candidate = pooled(bySide("candidate"), phase);
+            // A later phase (the answer after reasoning) exists only where requests reasoned: no empty chart.
+            if (baseline.length === 0 && candidate.length === 0) return [];
+            return [{ phase, baseline: distributionOf(baseline), candidate: distributionOf(candidate) }];
+          });
     if (mine.length === 0)
       cellNotes.push(
         "No per-request records (requests.jsonl) next to the used runs: the distributions and the run timeline need results directories written by `run`.",
