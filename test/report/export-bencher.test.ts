@@ -10,7 +10,9 @@ describe("Bencher measure names", () => {
 
   it("end in a unit slug for every metric of the catalogue, within Bencher's 64 characters", () => {
     for (const metric of metricNames) {
-      expect(bencherMeasure(metric)).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*-(ms|req-s|sessions-s|tok-s|fraction|tokens)$/);
+      expect(bencherMeasure(metric)).toMatch(
+        /^[a-z0-9]+(-[a-z0-9]+)*-(ms|req-s|sessions-s|tok-s|fraction|tokens)$/,
+      );
       expect(bencherMeasure(metric).length).toBeLessThanOrEqual(64);
     }
   });
