@@ -101,8 +101,8 @@ describe("main's history in the action", () => {
     }
     expect(shown.filter(Boolean)).toHaveLength(1);
     expect(failed).toEqual(shown);
-    // history-change-point-issue: one comment per cell on issue 77 for the step (its change points listed),
-    // from the session that first saw it.
+    // history-change-point-issue names the repository's tracking issue (number 77 in this fake repository):
+    // one comment per cell for the step (its change points listed), from the session that first saw it.
     const posted = fake.commentsOn(77);
     expect(posted.map((c) => c.body.split("\n")[0])).toEqual([
       "### vllm-perf-gate: main stepped in batch",
