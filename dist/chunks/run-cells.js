@@ -1,7 +1,7 @@
 import { a as serverKinds, t as templateView, s as serverLifecycle, n as noInterpolation, c as configLimits, b as isFileBacked, e as isSessionDataset, f as scoresAnswers } from './load.js';
 import { c as toolVersion, f as toolName, j as execFileCapture, a as systemClock, k as trackLaunchedServer, l as trackLaunching, u as untrackLaunchedServer, F as FailureError, I as InputError, m as epochMsOf } from './version.js';
 import require$$2$1, { createHash, randomUUID } from 'node:crypto';
-import { M as createRedactor, N as redactValue, O as cacheConfigFromMetrics, P as parsePrometheusText, Q as kindEntry, S as ServerStartError, R as diagnoseLog, c as collectJobSecrets, T as classifyChunk, U as chunkCarriesAnswer, V as chunkCarriesToolCalls, W as ToolCallAssembler, X as reasoningFieldOf, Y as chunkCarriesReasoning, Z as chunkKindOf, _ as requestRecordSchemaVersion, $ as runExternalTask, a0 as summarize, v as requestLatencies, i as largest, a1 as isGood, a2 as computeRunMetrics, a3 as collectOutputs, a4 as summarizeServerMetrics, b as runFileSchema, a5 as runFileSchemaVersion, a6 as computeGuards } from './secrets.js';
+import { M as createRedactor, N as redactValue, O as cacheConfigFromMetrics, P as parsePrometheusText, i as largest, Q as kindEntry, S as ServerStartError, R as diagnoseLog, c as collectJobSecrets, T as classifyChunk, U as chunkCarriesAnswer, V as chunkCarriesToolCalls, W as ToolCallAssembler, X as reasoningFieldOf, Y as chunkCarriesReasoning, Z as chunkKindOf, _ as requestRecordSchemaVersion, $ as runExternalTask, a0 as summarize, v as requestLatencies, a1 as isGood, a2 as computeRunMetrics, a3 as collectOutputs, a4 as summarizeServerMetrics, b as runFileSchema, a5 as runFileSchemaVersion, a6 as computeGuards } from './secrets.js';
 import { s as string, o as object, r as record, a as array, n as number, u as unknown, _ as _enum, l as literal, d as looseObject, e as union } from './schemas.js';
 import require$$1$4, { dirname, join, isAbsolute, resolve } from 'node:path';
 import require$$0$3, { createConnection, createServer } from 'node:net';
@@ -836,7 +836,7 @@ function summariseTelemetry(metrics, gpu) {
             .map((sample) => sample.values[metric])
             .filter((value) => value !== undefined);
         if (series.length > 0)
-            server[label] = { mean: mean(series), max: Math.max(...series) };
+            server[label] = { mean: mean(series), max: largest(series) };
     }
     const readings = gpu.flatMap((sample) => sample.gpus);
     const pick = (key) => readings.map((reading) => reading[key]).filter((value) => value !== null);
@@ -848,8 +848,8 @@ function summariseTelemetry(metrics, gpu) {
         .map((sample) => sample.gpus.reduce((sum, reading) => sum + (reading.powerW ?? 0), 0));
     return {
         gpuUtilizationMean: utilization.length ? mean(utilization) : null,
-        gpuUtilizationMax: utilization.length ? Math.max(...utilization) : null,
-        gpuMemoryUsedMaxMiB: memory.length ? Math.max(...memory) : null,
+        gpuUtilizationMax: utilization.length ? largest(utilization) : null,
+        gpuMemoryUsedMaxMiB: memory.length ? largest(memory) : null,
         gpuPowerMeanW: totalPower.length ? mean(totalPower) : null,
         smClockMeanMHz: clocks.length ? mean(clocks) : null,
         server,

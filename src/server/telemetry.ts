@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { systemClock, type TimerClock } from "../util/clock.js";
+import { largest } from "../util/extremes.js";
 import type { GpuUsage } from "./nvidia-smi.js";
 import { getText } from "./probe.js";
 import { parsePrometheusText } from "./prometheus-text.js";
@@ -84,7 +85,7 @@ export function summariseTelemetry(
     const series = metrics
       .map((sample) => sample.values[metric])
       .filter((value): value is number => value !== undefined);
-    if (series.length > 0) server[label] = { mean: mean(series), max: Math.max(...series) };
+    if (series.length > 0) server[label] = { mean: mean(series), max: largest(series) };
   }
   const readings = gpu.flatMap((sample) => sample.gpus);
   const pick = (key: keyof Omit<GpuUsage, "index">) =>
@@ -97,8 +98,8 @@ export function summariseTelemetry(
     .map((sample) => sample.gpus.reduce((sum, reading) => sum + (reading.powerW ?? 0), 0));
   return {
     gpuUtilizationMean: utilization.length ? mean(utilization) : null,
-    gpuUtilizationMax: utilization.length ? Math.max(...utilization) : null,
-    gpuMemoryUsedMaxMiB: memory.length ? Math.max(...memory) : null,
+    gpuUtilizationMax: utilization.length ? largest(utilization) : null,
+    gpuMemoryUsedMaxMiB: memory.length ? largest(memory) : null,
     gpuPowerMeanW: totalPower.length ? mean(totalPower) : null,
     smClockMeanMHz: clocks.length ? mean(clocks) : null,
     server,
