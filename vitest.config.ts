@@ -42,7 +42,7 @@ export const endToEndTests = [
   "test/report/exports.test.ts",
   "test/sim/client.test.ts",
   // Many CPU-seconds in one process.
-  "test/stats/sim-capacity.test.ts",
+  "test/bench/sim-capacity.test.ts",
   "test/app/virtual-run.test.ts",
   "test/config/fuzz.test.ts",
   "test/report/html-report.test.ts",

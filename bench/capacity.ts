@@ -17,7 +17,7 @@
  * 1. Synthetic noisy curves with a known knee: p95 TTFT(λ) = 100 ms / (1 − λ/K), SLO 200 ms, so the true
  *    capacity is K/2; each run's value is that times exp(sd·N(0,1)). Baseline K = 20 (capacity 10),
  *    candidate K = 18 (capacity 9, a 10% drop). Range 1..40.
- * 2. The simulator's engine on virtual time (src/stats/sim-capacity.ts): a profile whose decode step is
+ * 2. The simulator's engine on virtual time (bench/sim-capacity.ts): a profile whose decode step is
  *    compute-bound past about 18 sequences (decode_compute_per_token_ms 0.6, 10 ms step overhead; its
  *    max_num_seqs of 256 is never reached), SLOs p95 TTFT <= 100 ms and p95 TPOT <= 14 ms, against the same
  *    with a 10% slower decode step (0.66). Every run sends the cell's one seeded Poisson schedule, as the
@@ -41,7 +41,7 @@ import { type Config, configSchema } from "../src/config/schema.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
 import { applyOverrides, builtInProfile, type SimProfile } from "../src/sim/profile.js";
 import { geometricLoads } from "../src/stats/capacity-plan.js";
-import { virtualCapacity, virtualRun } from "../src/stats/sim-capacity.js";
+import { virtualCapacity, virtualRun } from "./sim-capacity.js";
 import { boxMuller, createRng, mulberry32 } from "../src/util/random.js";
 import { countedArrivals } from "../src/workload/arrivals.js";
 

@@ -27,7 +27,7 @@ import {
   serverStartsPerCell,
   startedServers,
 } from "../src/config/summary.js";
-import { percentileSorted } from "../src/metrics/percentile.js";
+import { percentileSorted } from "../src/stats/percentile.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
 import { alternatingBlocks } from "../src/runner/interleaved.js";
 import { planRuns, type RunNoise } from "../src/stats/run-plan.js";

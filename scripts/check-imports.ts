@@ -11,6 +11,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 export const layers: readonly (readonly string[])[] = [
   // The ground floor: errors, the seeded random module, the clock, exit handling, the version.
   ["util", "version"],
+  // Pure math (distributions, tests, percentiles, capacity fits) on util alone: every layer above may use it.
+  ["stats"],
   ["config"],
   // The simulator sits beside server/: it is the server the runner talks to when there is no vLLM,
   // launched by server/ as a command (never imported by it) and importing only the floors below.
@@ -19,7 +21,6 @@ export const layers: readonly (readonly string[])[] = [
   ["client"],
   ["runner"],
   ["metrics"],
-  ["stats"],
   ["compare"],
   ["report"],
   ["github"],

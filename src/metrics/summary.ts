@@ -1,4 +1,4 @@
-import { percentileSorted, sortNumbers } from "./percentile.js";
+import { percentileSorted, sortNumbers } from "../stats/percentile.js";
 import type { LatencySummary } from "./run-schema.js";
 
 /**

@@ -10,7 +10,7 @@ import {
   metricSpecs,
 } from "../config/metric-names.js";
 import { errorRate, unknownSource } from "./metric-values.js";
-import { percentileSorted, sortNumbers } from "./percentile.js";
+import { percentileSorted, sortNumbers } from "../stats/percentile.js";
 import type { RunRecord } from "./run-record.js";
 
 /**

@@ -1,4 +1,4 @@
-import { percentileSorted } from "../metrics/percentile.js";
+import { percentileSorted } from "./percentile.js";
 import { boxMuller, mulberry32 } from "../util/random.js";
 import { normalQuantile, studentTQuantile } from "./distributions.js";
 

@@ -1,4 +1,4 @@
-import { percentile } from "../metrics/percentile.js";
+import { percentile } from "./percentile.js";
 import { appendAll } from "../util/extremes.js";
 
 const median = (values: readonly number[]): number => percentile(values, 0.5);

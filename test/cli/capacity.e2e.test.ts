@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
 import { runFileSchema } from "../../src/metrics/run-schema.js";
 import { applyOverrides, builtInProfile } from "../../src/sim/profile.js";
-import { virtualCapacity } from "../../src/stats/sim-capacity.js";
+import { virtualCapacity } from "../../bench/sim-capacity.js";
 import { createRng } from "../../src/util/random.js";
 import { countedArrivals } from "../../src/workload/arrivals.js";
 import { cli } from "./helpers.js";

@@ -2,11 +2,6 @@ import { describe, expect, it } from "vitest";
 import { classify, logRatioTest } from "../../src/stats/metric-test.js";
 import { bhAdjust, holmAdjust } from "../../src/stats/multiplicity.js";
 import { hodgesLehmann, mannWhitney } from "../../src/stats/rank-tests.js";
-import {
-  grandMeanHalfWidth,
-  optimalRepetitions,
-  varianceComponents,
-} from "../../src/stats/variance-components.js";
 import { interval, pAbove, twoSidedP, welch } from "../../src/stats/welch.js";
 
 // Every value below is from statistics.md §8 (computed with numpy 2.4.6 / scipy 1.17.1).
@@ -110,28 +105,6 @@ describe("Holm and BH (§8)", () => {
   it("keeps input order", () => {
     expect(holmAdjust([0.2, 0.0005])).toEqual([0.2, 0.001]);
     expect(bhAdjust([0.2, 0.0005])).toEqual([0.2, 0.001]);
-  });
-});
-
-describe("Kalibera-Jones two-level variance components (§1, §8)", () => {
-  const runs = [
-    [10, 11, 12, 11],
-    [14, 15, 13, 14],
-    [9, 10, 11, 10],
-  ];
-  const components = varianceComponents(runs);
-  it("gives S and T at both levels", () => {
-    expect(components.s1).toBeCloseTo(0.6667, 4);
-    expect(components.t1).toBeCloseTo(0.6667, 4);
-    expect(components.s2).toBeCloseTo(4.3333, 4);
-    expect(components.t2).toBeCloseTo(4.1667, 4);
-  });
-  it("gives the optimal requests per run and the CI half-width", () => {
-    expect(optimalRepetitions(components, 100)).toBeCloseTo(4.0, 10);
-    expect(grandMeanHalfWidth(components)).toBeCloseTo(5.171, 3);
-  });
-  it("rejects unbalanced data", () => {
-    expect(() => varianceComponents([[1, 2], [3]])).toThrow(RangeError);
   });
 });
 

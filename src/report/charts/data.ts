@@ -4,7 +4,7 @@ import type { SweepCurve } from "../../compare/sweep-curves.js";
 import type { Comparison, VerdictFile } from "../../compare/verdict-schema.js";
 import type { LatencyPhase } from "../../config/metric-names.js";
 import { latencyPhases } from "../../config/metric-names.js";
-import { percentileSorted, sortNumbers } from "../../metrics/percentile.js";
+import { percentileSorted, sortNumbers } from "../../stats/percentile.js";
 import type { RunRecord } from "../../metrics/run-record.js";
 import type { ScrapePoint } from "../../metrics/server-metrics.js";
 

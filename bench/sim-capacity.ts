@@ -1,8 +1,8 @@
-import { percentileSorted, sortNumbers } from "../metrics/percentile.js";
-import { Engine } from "../sim/engine.js";
-import type { SimProfile } from "../sim/profile.js";
-import { runVirtual, type VirtualArrival } from "../sim/virtual.js";
-import { mulberry32 } from "../util/random.js";
+import { percentileSorted, sortNumbers } from "../src/stats/percentile.js";
+import { Engine } from "../src/sim/engine.js";
+import type { SimProfile } from "../src/sim/profile.js";
+import { runVirtual, type VirtualArrival } from "../src/sim/virtual.js";
+import { mulberry32 } from "../src/util/random.js";
 
 /**
  * The true capacity of a simulator profile at given SLOs, on virtual time (docs/capacity.md): the engine's

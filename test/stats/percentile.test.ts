@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { percentile } from "../../src/metrics/percentile.js";
+import { percentile } from "../../src/stats/percentile.js";
 
 // Every value below is from statistics.md §8 (computed with numpy 2.4.6 / scipy 1.17.1).
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
