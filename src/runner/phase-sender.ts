@@ -1,7 +1,7 @@
 import type { StreamClient, StreamOutcome } from "../client/stream-client.js";
 import type { ServerSession } from "../server/types.js";
 import type { ScheduleClock } from "../util/clock.js";
-import type { Phase } from "../workload/workload.js";
+import type { Phase } from "../workload/phase.js";
 import type { DeferredWork } from "./deferred-work.js";
 import type { Ticket } from "./dispatch.js";
 import type { JsonlAppender } from "./jsonl-appender.js";

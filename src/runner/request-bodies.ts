@@ -1,7 +1,8 @@
 import { isSessionDataset, scoresAnswers } from "../config/schema.js";
+import type { Phase } from "../workload/phase.js";
 import { buildRequestBody, wantsPerChunkUsage } from "../workload/request-body.js";
 import type { SessionSource } from "../workload/sessions.js";
-import type { Phase, Workload, WorkloadRequest } from "../workload/workload.js";
+import type { Workload, WorkloadRequest } from "../workload/workload.js";
 import type { CellContext } from "./cell-context.js";
 import type { LoadPlan } from "./load-plan.js";
 

@@ -1,6 +1,7 @@
 import type { StreamOutcome } from "../client/stream-client.js";
+import type { Phase } from "../workload/phase.js";
 import { ScorerError, scoreAnswer } from "../workload/task-score.js";
-import type { Phase, WorkloadRequest } from "../workload/workload.js";
+import type { WorkloadRequest } from "../workload/workload.js";
 import type { Ticket } from "./dispatch.js";
 import { type RequestRecord, requestRecordSchemaVersion, type UsageIssueKind } from "./request-schema.js";
 

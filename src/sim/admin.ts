@@ -2,10 +2,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { readJson } from "./body-reader.js";
 import { coerceOverrides, ProfileError } from "./profile.js";
 import { errorBody } from "./protocol.js";
-import type { SimServer } from "./server.js";
+import type { RouteHost } from "./route-host.js";
 
 /** GET /admin/config (and dev mode's /server_info): the profile and the engine's state. */
-export function adminView(server: SimServer): unknown {
+export function adminView(server: RouteHost): unknown {
   return {
     profile: server.profile,
     model: server.options.model,
@@ -19,7 +19,7 @@ export function adminView(server: SimServer): unknown {
 
 /** POST /admin/config: knobs changed at run time, checked as a profile file's are. */
 export async function adminConfig(
-  server: SimServer,
+  server: RouteHost,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -50,7 +50,7 @@ export async function adminConfig(
 
 /** GET /admin/chunks: the chunk-time truth for a client in another process; ?offset=N skips records already fetched. */
 export function adminChunks(
-  server: SimServer,
+  server: RouteHost,
   req: IncomingMessage,
   res: ServerResponse,
   path: string,

@@ -12,7 +12,7 @@ import {
   ProtocolError,
   parseGenerationRequest,
 } from "./protocol.js";
-import type { SimServer } from "./server.js";
+import type { RouteHost } from "./route-host.js";
 import { promptText, taskAnswer } from "./tasks.js";
 
 /**
@@ -25,7 +25,7 @@ import { promptText, taskAnswer } from "./tasks.js";
  * server) do not add to its TTFT.
  */
 export async function generate(
-  server: SimServer,
+  server: RouteHost,
   endpoint: Endpoint,
   req: IncomingMessage,
   res: ServerResponse,

@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { readJson } from "./body-reader.js";
 import { chatPromptTokens, errorBody, ProtocolError } from "./protocol.js";
-import type { SimServer } from "./server.js";
+import type { RouteHost } from "./route-host.js";
 import { detokenize, tokenize } from "./tokenizer.js";
 
 /** GET /v1/models: the one served model, in vLLM's shape. */
-export function models(server: SimServer): unknown {
+export function models(server: RouteHost): unknown {
   const created = Math.floor(Date.now() / 1000);
   const model = server.options.model;
   return {
@@ -43,7 +43,7 @@ export function models(server: SimServer): unknown {
 
 /** POST /tokenize: a prompt or chat messages to token ids. */
 export async function tokenizeRoute(
-  server: SimServer,
+  server: RouteHost,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -69,7 +69,7 @@ export async function tokenizeRoute(
 
 /** POST /detokenize: token ids back to text. */
 export async function detokenizeRoute(
-  server: SimServer,
+  server: RouteHost,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {

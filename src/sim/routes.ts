@@ -4,7 +4,7 @@ import { drain } from "./body-reader.js";
 import { generate } from "./generation.js";
 import { renderMetrics } from "./metrics-text.js";
 import { detokenizeRoute, models, tokenizeRoute } from "./model-routes.js";
-import type { SimServer } from "./server.js";
+import type { RouteHost } from "./route-host.js";
 
 /**
  * The routing of one request: the API key on /v1, then the route table (health, version, models,
@@ -12,7 +12,7 @@ import type { SimServer } from "./server.js";
  * Starlette answers them.
  */
 export async function handleRequest(
-  server: SimServer,
+  server: RouteHost,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {

@@ -1,14 +1,14 @@
 import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
-import type { MonotonicClock } from "../util/clock.js";
 import { mixSeed, type Random, seededRandom } from "../util/random.js";
-import type { ActiveRequest, ChunkRecord, RequestHost } from "./active-request.js";
+import type { ActiveRequest, ChunkRecord } from "./active-request.js";
 import { Engine, type StepEvent } from "./engine.js";
 import type { HttpMetrics } from "./http-metrics.js";
 import { HttpResponder } from "./http-responses.js";
 import { StepLoop } from "./loop.js";
 import { applyOverrides, checkKvCapacity, ProfileError, type SimProfile } from "./profile.js";
 import { errorBody, type ProtocolShape, protocolShapeOf } from "./protocol.js";
+import type { RouteHost, RouteOptions } from "./route-host.js";
 import { handleRequest } from "./routes.js";
 import { Histogram } from "./stats.js";
 
@@ -25,16 +25,10 @@ export const stepLatenessBuckets = [
 /** Nothing ever notifies it: Atomics.wait on it blocks the process for the fault_stall_ms fault. */
 const stallCell = new Int32Array(new SharedArrayBuffer(4));
 
-export interface SimServerOptions {
+export interface SimServerOptions extends RouteOptions {
   profile: SimProfile;
-  seed: number;
   /** The simulated GPU (sim --device K): its device_speed_factors entry. */
   device?: number | undefined;
-  model: string;
-  apiKey: string | undefined;
-  devMode: boolean;
-  recordChunkTimes: boolean;
-  clock: MonotonicClock;
   spinMs: number | undefined;
   /** See LoopOptions.stepProbe. */
   loopProbe?: () => number;
@@ -46,9 +40,10 @@ export interface SimServerOptions {
  * The simulated vLLM server: the engine and its step loop, the HTTP listener, the requests in flight and
  * the injected faults that end the server. Routing is `routes.ts`, generation `generation.ts`, a
  * response in flight `active-request.ts`, the admin and model routes `admin.ts` and `model-routes.ts`.
- * The members without `private` are read by those modules (they are the simulator's own, not an API).
+ * The members without `private` are read by those modules through `RouteHost` (`route-host.ts`) and
+ * `RequestHost` (they are the simulator's own, not an API).
  */
-export class SimServer implements RequestHost {
+export class SimServer implements RouteHost {
   readonly engine: Engine;
   readonly loop: StepLoop;
   readonly http: Server;

@@ -3,9 +3,9 @@ import { createRng } from "../util/random.js";
 import type { ChatMessage, DatasetFile, FileSession, ToolDefinition } from "./dataset-file.js";
 import { drawDelayMs } from "./delays.js";
 import { drawLength } from "./lengths.js";
+import type { Phase } from "./phase.js";
 import { randomWords, shuffledIndexes } from "./text.js";
 import { type TokenModel, wordsForPart, wordsForPrompt } from "./token-model.js";
-import type { Phase } from "./workload.js";
 
 /**
  * Sessions (docs/workloads.md): a session is a seeded script of turns. A turn's request carries the

@@ -2,12 +2,11 @@ import type { CellConfig, LengthConfig } from "../config/schema.js";
 import { createRng, type Rng } from "../util/random.js";
 import type { ChatMessage, DatasetEntry, DatasetFile, ToolDefinition } from "./dataset-file.js";
 import { drawLength } from "./lengths.js";
+import type { Phase } from "./phase.js";
 import { Conversation, type SessionSource, sessionSource } from "./sessions.js";
 import { builtInTask, type Task } from "./tasks.js";
 import { randomWords, shuffledIndexes } from "./text.js";
 import { defaultTokenModel, type TokenModel, wordsForPart, wordsForPrompt } from "./token-model.js";
-
-export type Phase = "measure" | "warmup";
 
 /** One request of a workload, before it becomes an HTTP body. */
 export interface WorkloadRequest {
