@@ -11,6 +11,3 @@ export function safeSha(value: string): string | null {
 export function safeLogin(value: string): string | null {
   return /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/.test(value) ? value : null;
 }
-
-/** Inline code lives with the markdown escaper (report/escape.ts); re-exported for the GitHub callers. */
-export { inlineCode } from "../report/escape.js";

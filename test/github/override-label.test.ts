@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGitHubClient, type GitHubClient } from "../../src/github/client.js";
-import { inlineCode, safeLogin, safeSha } from "../../src/github/escape.js";
+import { safeLogin, safeSha } from "../../src/github/escape.js";
 import { findOverrideLabel } from "../../src/github/override-label.js";
-import { escapeInline } from "../../src/report/escape.js";
+import { escapeInline, inlineCode } from "../../src/report/escape.js";
 import { FakeGitHub } from "./fake-github.js";
 
 const fake = new FakeGitHub();
