@@ -1,6 +1,7 @@
 import type { CalibrationFile } from "../compare/calibration.js";
 import { describeMetric, type MetricName, metricSpecs } from "../config/metric-names.js";
 import { formatDetectable } from "./checks.js";
+import { type CalibrationHistory, renderCalibrationHistoryLine } from "./history.js";
 
 /** The terminal summary of a calibration file: per gated check its spread, drift, catch and A/A blocks. */
 export function renderCalibration(file: CalibrationFile): string {
@@ -29,4 +30,22 @@ export function renderCalibration(file: CalibrationFile): string {
     `Overall: the gate blocked ${file.overall.blocked} of ${file.overall.aaSplits} A/A splits (false-block rate ${rate === null ? "n/a" : pct(rate)}; the splits share runs, see docs/calibration.md)`,
   );
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The calibrate mode's report (`report.md` and the job summary): the terminal summary in a code block,
+ * the line on main's history (`history` null: the history input is off) and where calibration.json is.
+ */
+export function renderCalibrationReport(file: CalibrationFile, history: CalibrationHistory | null): string {
+  return [
+    "### vllm-perf-gate: A/A calibration of this runner",
+    "",
+    "```",
+    `${renderCalibration(file)}\`\`\``,
+    "",
+    renderCalibrationHistoryLine(history),
+    "",
+    "The file is `calibration.json` in the evidence artifact; give it to the gate with the `calibration` input (docs/calibration.md).",
+    "",
+  ].join("\n");
 }

@@ -178,13 +178,19 @@ export function renderChangePointComment(
   ].join("\n");
 }
 
+/** What the calibrate mode read of main's history: the store, sessions used and left out, or why it was refused. */
+export interface CalibrationHistory {
+  store: string;
+  sessionsUsed: number;
+  leftOut: number;
+  refused: string | null;
+}
+
 /**
  * The calibrate mode's line on main's history (job summary): how many sessions the between-session drift
  * came from, or why there is none. `history` null: the history input is off.
  */
-export function renderCalibrationHistoryLine(
-  history: { store: string; sessionsUsed: number; leftOut: number; refused: string | null } | null,
-): string {
+export function renderCalibrationHistoryLine(history: CalibrationHistory | null): string {
   if (!history) return "Between-session drift: none (history: off).";
   if (history.refused !== null)
     return `Main's history (${store(history.store)}) was refused: ${escapeInline(history.refused, 400)}. No between-session drift recorded.`;

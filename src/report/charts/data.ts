@@ -4,9 +4,9 @@ import type { SweepCurve } from "../../compare/sweep-curves.js";
 import type { Comparison, VerdictFile } from "../../compare/verdict-schema.js";
 import type { LatencyPhase } from "../../config/metric-names.js";
 import { latencyPhases } from "../../config/metric-names.js";
-import { percentileSorted, sortNumbers } from "../../stats/percentile.js";
 import type { RunRecord } from "../../metrics/run-record.js";
 import type { ScrapePoint } from "../../metrics/server-metrics.js";
+import { percentileSorted, sortNumbers } from "../../stats/percentile.js";
 
 /**
  * What the charts are drawn from, reduced from the verdict, the run records and (where the results
