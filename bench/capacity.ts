@@ -41,9 +41,9 @@ import { type Config, configSchema } from "../src/config/schema.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
 import { applyOverrides, builtInProfile, type SimProfile } from "../src/sim/profile.js";
 import { geometricLoads } from "../src/stats/capacity-plan.js";
-import { virtualCapacity, virtualRun } from "./sim-capacity.js";
 import { boxMuller, createRng, mulberry32 } from "../src/util/random.js";
 import { countedArrivals } from "../src/workload/arrivals.js";
+import { virtualCapacity, virtualRun } from "./sim-capacity.js";
 
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);

@@ -14,8 +14,8 @@ import { performance } from "node:perf_hooks";
 import { runCells } from "../src/app/run-cells.js";
 import { CompletionStreamReader } from "../src/client/sse-stream.js";
 import { configSchema } from "../src/config/schema.js";
-import { percentile } from "../src/stats/percentile.js";
 import { baseUrlProvider } from "../src/server/base-url.js";
+import { percentile } from "../src/stats/percentile.js";
 import { burstBody, flatSteps, startSimProcess } from "./sim-child.js";
 
 const quick = process.argv.includes("--quick");

@@ -27,9 +27,9 @@ import {
   serverStartsPerCell,
   startedServers,
 } from "../src/config/summary.js";
-import { percentileSorted } from "../src/stats/percentile.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
 import { alternatingBlocks } from "../src/runner/interleaved.js";
+import { percentileSorted } from "../src/stats/percentile.js";
 import { planRuns, type RunNoise } from "../src/stats/run-plan.js";
 import { mulberry32 } from "../src/util/random.js";
 import { type Change, sigmaW1, tau, World, withinRunPool } from "./noise.js";

@@ -55,9 +55,9 @@ import { gpuMinutes, planGpuMinutes } from "../src/compare/cost.js";
 import { defaultCompareSettings } from "../src/compare/index.js";
 import { configSchema, maxFamilyWeight } from "../src/config/schema.js";
 import { serverStartsPerCell } from "../src/config/summary.js";
-import { percentileSorted } from "../src/stats/percentile.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
 import { alternatingBlocks } from "../src/runner/interleaved.js";
+import { percentileSorted } from "../src/stats/percentile.js";
 import { mulberry32 } from "../src/util/random.js";
 import {
   type Change,

@@ -8,8 +8,8 @@
  * as 1/√requests (bench:gate: 1,000 requests a minute, so 0.0166/√L for a run of L minutes).
  */
 import type { RunGuards } from "../src/metrics/guards.js";
-import { percentileSorted } from "../src/stats/percentile.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
+import { percentileSorted } from "../src/stats/percentile.js";
 import { mulberry32 } from "../src/util/random.js";
 
 export function normal(random: () => number): number {

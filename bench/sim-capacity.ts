@@ -1,7 +1,7 @@
-import { percentileSorted, sortNumbers } from "../src/stats/percentile.js";
 import { Engine } from "../src/sim/engine.js";
 import type { SimProfile } from "../src/sim/profile.js";
 import { runVirtual, type VirtualArrival } from "../src/sim/virtual.js";
+import { percentileSorted, sortNumbers } from "../src/stats/percentile.js";
 import { mulberry32 } from "../src/util/random.js";
 
 /**

@@ -8,8 +8,8 @@
  * Flags: --quick, --streams 1,64 (a subset).
  */
 import { Worker } from "node:worker_threads";
-import { percentile } from "../src/stats/percentile.js";
 import { builtInProfile } from "../src/sim/profile.js";
+import { percentile } from "../src/stats/percentile.js";
 import { startSimProcess } from "./sim-child.js";
 
 const quick = process.argv.includes("--quick");

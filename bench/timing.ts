@@ -15,9 +15,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCells } from "../src/app/run-cells.js";
 import { configSchema } from "../src/config/schema.js";
-import { percentile } from "../src/stats/percentile.js";
 import { summarize } from "../src/metrics/summary.js";
 import { baseUrlProvider } from "../src/server/base-url.js";
+import { percentile } from "../src/stats/percentile.js";
 import { readRequestRecords } from "../test/runner/helpers/records.js";
 import { flatSteps, startSimProcess } from "./sim-child.js";
 

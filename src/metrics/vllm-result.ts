@@ -9,8 +9,8 @@ import {
   metricNames,
   metricSpecs,
 } from "../config/metric-names.js";
-import { errorRate, unknownSource } from "./metric-values.js";
 import { percentileSorted, sortNumbers } from "../stats/percentile.js";
+import { errorRate, unknownSource } from "./metric-values.js";
 import type { RunRecord } from "./run-record.js";
 
 /**

@@ -1,6 +1,6 @@
-import { percentileSorted } from "./percentile.js";
 import { boxMuller, mulberry32 } from "../util/random.js";
 import { normalQuantile, studentTQuantile } from "./distributions.js";
+import { percentileSorted } from "./percentile.js";
 
 /**
  * Capacity at the SLO (docs/capacity.md): from runs measured at several loads, the highest load at which

@@ -1,5 +1,5 @@
-import { percentile } from "./percentile.js";
 import { appendAll } from "../util/extremes.js";
+import { percentile } from "./percentile.js";
 
 const median = (values: readonly number[]): number => percentile(values, 0.5);
 

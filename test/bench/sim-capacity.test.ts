@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { virtualCapacity, virtualRun } from "../../bench/sim-capacity.js";
 import { applyOverrides, builtInProfile } from "../../src/sim/profile.js";
 import type { CapacityRun } from "../../src/stats/capacity.js";
 import { nextSearchStep } from "../../src/stats/capacity-plan.js";
-import { virtualCapacity, virtualRun } from "../../bench/sim-capacity.js";
 
 /** About 10 ms steps, 8 sequences at once, 16 output tokens: saturates near 47 requests/s. */
 const profile = applyOverrides(builtInProfile("small-gpu"), { max_num_seqs: 8, step_overhead_ms: 10 });
