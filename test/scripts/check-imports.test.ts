@@ -26,9 +26,9 @@ describe("the import-direction check", () => {
       [],
     );
     expect(result.violations.map((v) => v.message)).toEqual([
-      'src/config/load.ts imports "../cli/errors.js" (src/cli/errors.ts) against the flow: cli (layer 14) is above config (layer 1)',
-      'src/metrics/vllm-result.ts imports "../compare/run-record.js" (src/compare/run-record.ts) against the flow: compare (layer 8) is above metrics (layer 6)',
-      'src/server/provider.ts imports "../runner/run-once.js" (src/runner/run-once.ts) against the flow: runner (layer 5) is above server (layer 2)',
+      'src/config/load.ts imports "../cli/errors.js" (src/cli/errors.ts) against the flow: cli (layer 14) is above config (layer 2)',
+      'src/metrics/vllm-result.ts imports "../compare/run-record.js" (src/compare/run-record.ts) against the flow: compare (layer 8) is above metrics (layer 7)',
+      'src/server/provider.ts imports "../runner/run-once.js" (src/runner/run-once.ts) against the flow: runner (layer 6) is above server (layer 3)',
     ]);
   });
 
