@@ -62,14 +62,17 @@ async function fingerprintOf(ref: string): Promise<Record<string, unknown>> {
 
 describe.skipIf(!runSuite)("docker kind on a real daemon: an image pulled from a registry", () => {
   it("records the registry digest after the pull, and two digests are a changed condition", async () => {
-    const first = await push(image, "x");
-    // Another image: the stand-in committed with one more label, so another manifest and digest.
-    const [container] = docker(["create", image, "m"]).split("\n");
-    const otherLocal = `${registry!.host}/vllm-standin-build:other`;
-    docker(["commit", "--change", "LABEL variant=other", container!, otherLocal]);
-    docker(["rm", container!]);
-    pushed.push(otherLocal);
-    const second = await push(otherLocal, "y");
+    // Two images made from the stand-in (one label each), so the stand-in itself keeps no repo digest.
+    const variant = async (label: string, tag: string) => {
+      const [container] = docker(["create", image, "m"]).split("\n");
+      const local = `${registry!.host}/vllm-standin-build:${tag}`;
+      docker(["commit", "--change", `LABEL variant=${label}`, container!, local]);
+      docker(["rm", container!]);
+      pushed.push(local);
+      return push(local, tag);
+    };
+    const first = await variant("first", "x");
+    const second = await variant("second", "y");
     expect(second.digest).not.toBe(first.digest);
     expect(dockerTry(["image", "inspect", first.ref]).code).not.toBe(0);
 
