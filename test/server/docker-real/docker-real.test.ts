@@ -4,5 +4,6 @@
  */
 import "./cli-and-gpus.js";
 import "./crash.js";
+import "./digest.js";
 import "./identity.js";
 import "./signal.js";
