@@ -90,3 +90,54 @@ describe("sessionEstimate (validate's run estimate for session datasets)", () =>
     expect(line).toContain("about 15 GPU-minutes per side");
   });
 });
+
+describe("session datasets in capacity and sweep cells (config validation)", () => {
+  const trace = { type: "mooncake_trace", path: "trace.jsonl" };
+  const searched = (dataset: Record<string, unknown>, load: Record<string, unknown>) => ({
+    ...base,
+    cells: [
+      {
+        name: "cap",
+        endpoint: "chat",
+        dataset,
+        load,
+        size: { requests: 40 },
+        slo: { ttft_ms: 500 },
+        capacity: { range: { min: 1, max: 8 } },
+      },
+    ],
+  });
+
+  it("rejects a mooncake_trace capacity cell searched by rate, naming the field", () => {
+    const result = configSchema.safeParse(searched(trace, { type: "rate", rate: 1 }));
+    expect(result.success).toBe(false);
+    const issue = result.error!.issues.find((i) => i.path.join(".") === "cells.0.load.type");
+    expect(issue?.message).toContain(
+      "expected concurrency in a cell with capacity and a mooncake_trace dataset",
+    );
+  });
+
+  it("rejects a mooncake_trace sweep by rate", () => {
+    const config = searched(trace, { type: "rate", rate: 1 });
+    const cell = { ...config.cells[0]!, capacity: undefined, sweep: { loads: [1, 2], runs: 2 } };
+    const result = configSchema.safeParse({ ...config, cells: [cell] });
+    expect(result.success).toBe(false);
+    expect(result.error!.issues.map((i) => i.message).join("\n")).toContain(
+      "a cell with sweep and a mooncake_trace",
+    );
+  });
+
+  it("accepts a mooncake_trace capacity cell searched by concurrency, and generated sessions by rate", () => {
+    expect(configSchema.safeParse(searched(trace, { type: "concurrency", concurrency: 2 })).success).toBe(
+      true,
+    );
+    expect(
+      configSchema.safeParse(
+        searched(
+          { type: "sessions", turns: 3, message_tokens: 20, output_tokens: 20 },
+          { type: "rate", rate: 1 },
+        ),
+      ).success,
+    ).toBe(true);
+  });
+});
