@@ -1,12 +1,13 @@
-import type { CellConfig, Config } from "./schema.js";
-import { serverStartSeconds } from "./summary.js";
+import { type CellConfig, type Config, isSessionDataset } from "./schema.js";
+import { serverStartSeconds, sessionEstimate } from "./summary.js";
 
 /**
  * What `validate` says a capacity search or a sweep will cost before it starts (docs/capacity.md): per cell
  * with `capacity` or `sweep`, the loads, the most runs per side, and the GPU-minutes of those runs plus one
  * server start (the server is kept across loads). A run's length is its requests at the load measured
  * (the geometric middle of the range for a search, each load for a sweep) plus the output time a request
- * takes, as validate's other estimates assume.
+ * takes, as validate's other estimates assume; for a session dataset the load counts sessions and a
+ * session takes its turns' answers plus its think and tool times (summary.ts `sessionEstimate`).
  */
 const assumedSecondsPerOutputToken = 0.03;
 
@@ -28,9 +29,10 @@ function outputSeconds(cell: CellConfig): number {
 function runSeconds(cell: CellConfig, load: number): number {
   if ("duration_s" in cell.size) return cell.size.duration_s;
   const requests = cell.size.requests;
+  const each = sessionEstimate(cell)?.seconds ?? outputSeconds(cell);
   return cell.load.type === "concurrency"
-    ? (requests / Math.max(1, Math.round(load))) * outputSeconds(cell)
-    : requests / load + outputSeconds(cell);
+    ? (requests / Math.max(1, Math.round(load))) * each
+    : requests / load + each;
 }
 
 function sweepLoadList(sweep: NonNullable<CellConfig["sweep"]>): number[] {
@@ -41,7 +43,11 @@ function sweepLoadList(sweep: NonNullable<CellConfig["sweep"]>): number[] {
   );
 }
 
-const unitOf = (cell: CellConfig) => (cell.load.type === "concurrency" ? "in flight" : "req/s");
+const unitOf = (cell: CellConfig) => {
+  const sessions = isSessionDataset(cell.dataset);
+  if (cell.load.type === "concurrency") return sessions ? "sessions in flight" : "in flight";
+  return sessions ? "sessions/s" : "req/s";
+};
 const round1 = (minutes: number) => (minutes < 10 ? minutes.toFixed(1) : Math.round(minutes).toString());
 
 /**

@@ -6,6 +6,7 @@ import {
   type Config,
   type DelayConfig,
   isSearchedCell,
+  isSessionDataset,
   type LengthConfig,
   type LoadConfig,
   type ServerLifecycle,
@@ -150,10 +151,97 @@ export function describeLoad(load: LoadConfig): string {
   }
 }
 
+/**
+ * The mean of a delay in seconds (think time, tool latency): an exponential clipped at `max` has mean
+ * mean·(1 − e^(−max/mean)); a lognormal's mean e^(σ²/2)·median, no more than its `max`.
+ */
+export function delayMean(delay: DelayConfig): number {
+  if (typeof delay === "number") return delay;
+  switch (delay.distribution) {
+    case "fixed":
+      return delay.value;
+    case "uniform":
+      return (delay.min + delay.max) / 2;
+    case "exponential":
+      return delay.max === undefined || delay.mean === 0
+        ? delay.mean
+        : delay.mean * (1 - Math.exp(-delay.max / delay.mean));
+    case "lognormal":
+      return Math.min(
+        delay.median * Math.exp((delay.sigma * delay.sigma) / 2),
+        delay.max ?? Number.POSITIVE_INFINITY,
+      );
+  }
+}
+
+/** Turns per session assumed for a file's sessions (their count is the file's, not read by validate). */
+export const assumedFileSessionTurns = 4;
+/** Tool rounds per turn assumed when a session declares tools (the server decides whether it calls one). */
+export const assumedToolRoundsPerTurn = 1;
+
+/** What one session of a session dataset is expected to spend, from the declared distributions' means. */
+export interface SessionEstimate {
+  /** Mean turns per session. */
+  turns: number;
+  /** Seconds of one answer (a turn's, and a tool round's) at the assumed per-stream speed. */
+  answerSeconds: number;
+  /** Think seconds of a session: (turns − 1) x the think time's mean (the first turn does not wait). */
+  thinkSeconds: number;
+  /** Tool seconds of a session: turns x the assumed tool rounds x (the tool latency's mean + one answer). */
+  toolSeconds: number;
+  /** A session's expected duration: turns x answer + think + tool seconds (its turns are closed loop). */
+  seconds: number;
+}
+
+/**
+ * A session's expected duration (null for a dataset of single requests). Its turns are closed loop:
+ * each answer, then the think time, then the next turn, so a session takes turns x (answer) + (turns − 1) x
+ * (think mean), plus each tool round's latency and its answer (answers at `secondsPerOutputToken`). A file's turns are assumed
+ * (`assumedFileSessionTurns`, at most `max_turns`); a trace's gaps between turns are its own (not counted).
+ */
+export function sessionEstimate(
+  cell: CellConfig,
+  secondsPerOutputToken = assumedSecondsPerOutputToken,
+): SessionEstimate | null {
+  const dataset = cell.dataset;
+  if (!isSessionDataset(dataset)) return null;
+  const answerSeconds = outputTokensMean(cell) * secondsPerOutputToken;
+  let turns: number;
+  let think = 0;
+  let tool = 0;
+  switch (dataset.type) {
+    case "sessions":
+      turns = lengthMean(dataset.turns);
+      think = delayMean(dataset.think_time_s);
+      if (dataset.tools)
+        tool = assumedToolRoundsPerTurn * (delayMean(dataset.tools.latency_s) + answerSeconds);
+      break;
+    case "sharegpt_sessions":
+      turns = Math.min(assumedFileSessionTurns, dataset.max_turns ?? assumedFileSessionTurns);
+      think = delayMean(dataset.think_time_s);
+      break;
+    case "mooncake_trace":
+      turns = assumedFileSessionTurns;
+      break;
+  }
+  turns = Math.max(1, turns);
+  const thinkSeconds = (turns - 1) * think;
+  const toolSeconds = turns * tool;
+  return {
+    turns,
+    answerSeconds,
+    thinkSeconds,
+    toolSeconds,
+    seconds: turns * answerSeconds + thinkSeconds + toolSeconds,
+  };
+}
+
 function estimateSeconds(cell: CellConfig): number {
   if ("duration_s" in cell.size) return cell.size.duration_s;
   const requests = cell.size.requests;
-  const requestSeconds = outputTokensMean(cell) * assumedSecondsPerOutputToken;
+  // A session dataset's unit is a session: its schedule counts sessions, each as long as its turns.
+  const requestSeconds =
+    sessionEstimate(cell)?.seconds ?? outputTokensMean(cell) * assumedSecondsPerOutputToken;
   switch (cell.load.type) {
     case "rate":
       return requests / cell.load.rate + requestSeconds;
@@ -188,9 +276,11 @@ function promptTokensMean(cell: CellConfig): number {
 function estimateElidedSeconds(cell: CellConfig, schedule: CellSchedule): number {
   if (schedule.kind !== "idle-elided" || cell.load.type !== "rate" || !("requests" in cell.size)) return 0;
   const rate = cell.load.rate;
+  // A session is in flight from its first turn to its last answer, its think times included.
   const serviceS =
     promptTokensMean(cell) * assumedLoneSecondsPerPromptToken +
-    outputTokensMean(cell) * assumedLoneSecondsPerOutputToken;
+    (sessionEstimate(cell, assumedLoneSecondsPerOutputToken)?.seconds ??
+      outputTokensMean(cell) * assumedLoneSecondsPerOutputToken);
   return (
     (cell.size.requests * Math.exp(-rate * serviceS) * Math.exp((-rate * schedule.settleMs) / 1000)) / rate
   );
@@ -462,7 +552,7 @@ function renderGpuMinutes(
     );
   }
   lines.push(
-    `  (rough: schedules as declared, closed-loop cells at ${assumedSecondsPerOutputToken * 1000} ms per output token, idle time cut for a lone request at ${assumedLoneSecondsPerOutputToken * 1000} ms per output token and ${assumedLoneSecondsPerPromptToken * 1000} ms per prompt token; a server start counted as cost.server_start_s)`,
+    `  (rough: schedules as declared, closed-loop cells at ${assumedSecondsPerOutputToken * 1000} ms per output token, a session as its turns' answers plus its think and tool times' means (${assumedFileSessionTurns} turns for a file's sessions, ${assumedToolRoundsPerTurn} tool round per turn where tools are declared), idle time cut for a lone request at ${assumedLoneSecondsPerOutputToken * 1000} ms per output token and ${assumedLoneSecondsPerPromptToken * 1000} ms per prompt token; a server start counted as cost.server_start_s)`,
   );
   return lines;
 }

@@ -26,18 +26,3 @@ export function drawDelayMs(delay: DelayConfig, rng: Rng): number {
     }
   }
 }
-
-/** The mean of a delay in seconds (for the plan's time estimate), before any clipping. */
-export function delayMeanS(delay: DelayConfig): number {
-  if (typeof delay === "number") return delay;
-  switch (delay.distribution) {
-    case "fixed":
-      return delay.value;
-    case "uniform":
-      return (delay.min + delay.max) / 2;
-    case "exponential":
-      return delay.mean;
-    case "lognormal":
-      return delay.median * Math.exp((delay.sigma * delay.sigma) / 2);
-  }
-}

@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import { describeCapacityCost } from "../../src/config/capacity-summary.js";
+import { configSchema } from "../../src/config/schema.js";
+import { delayMean, sessionEstimate, summarizeConfig } from "../../src/config/summary.js";
+
+const base = { version: 1, server: { kind: "sim" }, model: { name: "m" }, repeats: { min: 3, max: 20 } };
+
+const sessionCell = (extra: Record<string, unknown> = {}) => ({
+  name: "chat",
+  endpoint: "chat",
+  dataset: {
+    type: "sessions",
+    turns: 5,
+    message_tokens: 50,
+    output_tokens: 100,
+    think_time_s: { distribution: "exponential", mean: 2 },
+    ...extra,
+  },
+  load: { type: "concurrency", concurrency: 4 },
+  size: { requests: 40 },
+});
+
+describe("sessionEstimate (validate's run estimate for session datasets)", () => {
+  it("counts turns x answer plus (turns - 1) think means", () => {
+    const config = configSchema.parse({ ...base, cells: [sessionCell()] });
+    const estimate = sessionEstimate(config.cells[0]!)!;
+    // 100 tokens x 0.03 s = 3 s per answer; 5 answers = 15 s; 4 waits x 2 s = 8 s.
+    expect(estimate.turns).toBe(5);
+    expect(estimate.answerSeconds).toBeCloseTo(3, 9);
+    expect(estimate.thinkSeconds).toBeCloseTo(8, 9);
+    expect(estimate.seconds).toBeCloseTo(23, 9);
+    // Closed loop, 40 sessions at 4 in flight: 10 x 23 s.
+    expect(summarizeConfig(config).cells[0]!.estimatedSecondsPerRun).toBeCloseTo(230, 6);
+  });
+
+  it("adds a tool round per turn (latency mean + answer) where tools are declared", () => {
+    const config = configSchema.parse({
+      ...base,
+      cells: [
+        sessionCell({ tools: { names: ["lookup"], latency_s: { distribution: "uniform", min: 1, max: 3 } } }),
+      ],
+    });
+    const estimate = sessionEstimate(config.cells[0]!)!;
+    // 5 turns x (2 s + 3 s).
+    expect(estimate.toolSeconds).toBeCloseTo(25, 9);
+    expect(estimate.seconds).toBeCloseTo(48, 9);
+  });
+
+  it("is null for a dataset of single requests, whose estimate is unchanged", () => {
+    const config = configSchema.parse({
+      ...base,
+      cells: [
+        {
+          name: "one",
+          dataset: { type: "synthetic", input_tokens: 8, output_tokens: 100 },
+          load: { type: "concurrency", concurrency: 4 },
+          size: { requests: 40 },
+        },
+      ],
+    });
+    expect(sessionEstimate(config.cells[0]!)).toBeNull();
+    expect(summarizeConfig(config).cells[0]!.estimatedSecondsPerRun).toBeCloseTo(30, 6);
+  });
+
+  it("takes a clipped exponential's mean and caps a lognormal's at its max", () => {
+    expect(delayMean({ distribution: "exponential", mean: 2, max: 2 })).toBeCloseTo(
+      2 * (1 - Math.exp(-1)),
+      9,
+    );
+    expect(delayMean({ distribution: "lognormal", median: 1, sigma: 1 })).toBeCloseTo(Math.exp(0.5), 9);
+    expect(delayMean({ distribution: "lognormal", median: 1, sigma: 1, max: 1.2 })).toBe(1.2);
+  });
+
+  it("prices a session capacity search in sessions, each session its turns long", () => {
+    const config = configSchema.parse({
+      ...base,
+      cost: { server_start_s: 60 },
+      cells: [
+        {
+          ...sessionCell(),
+          load: { type: "rate", rate: 1 },
+          slo: { ttft_ms: 500 },
+          capacity: { range: { min: 1, max: 4 } },
+        },
+      ],
+    });
+    // At 2 sessions/s: 40 / 2 = 20 s + one session's 23 s = 43 s; 20 runs = 14.3 min + 1 min start.
+    const [line] = describeCapacityCost(config);
+    expect(line).toContain("1 to 4 sessions/s");
+    expect(line).toContain("about 15 GPU-minutes per side");
+  });
+});
+
+describe("session datasets in capacity and sweep cells (config validation)", () => {
+  const trace = { type: "mooncake_trace", path: "trace.jsonl" };
+  const searched = (dataset: Record<string, unknown>, load: Record<string, unknown>) => ({
+    ...base,
+    cells: [
+      {
+        name: "cap",
+        endpoint: "chat",
+        dataset,
+        load,
+        size: { requests: 40 },
+        slo: { ttft_ms: 500 },
+        capacity: { range: { min: 1, max: 8 } },
+      },
+    ],
+  });
+
+  it("rejects a mooncake_trace capacity cell searched by rate, naming the field", () => {
+    const result = configSchema.safeParse(searched(trace, { type: "rate", rate: 1 }));
+    expect(result.success).toBe(false);
+    const issue = result.error!.issues.find((i) => i.path.join(".") === "cells.0.load.type");
+    expect(issue?.message).toContain(
+      "expected concurrency in a cell with capacity and a mooncake_trace dataset",
+    );
+  });
+
+  it("rejects a mooncake_trace sweep by rate", () => {
+    const config = searched(trace, { type: "rate", rate: 1 });
+    const cell = { ...config.cells[0]!, capacity: undefined, sweep: { loads: [1, 2], runs: 2 } };
+    const result = configSchema.safeParse({ ...config, cells: [cell] });
+    expect(result.success).toBe(false);
+    expect(result.error!.issues.map((i) => i.message).join("\n")).toContain(
+      "a cell with sweep and a mooncake_trace",
+    );
+  });
+
+  it("accepts a mooncake_trace capacity cell searched by concurrency, and generated sessions by rate", () => {
+    expect(configSchema.safeParse(searched(trace, { type: "concurrency", concurrency: 2 })).success).toBe(
+      true,
+    );
+    expect(
+      configSchema.safeParse(
+        searched(
+          { type: "sessions", turns: 3, message_tokens: 20, output_tokens: 20 },
+          { type: "rate", rate: 1 },
+        ),
+      ).success,
+    ).toBe(true);
+  });
+});
