@@ -98,7 +98,8 @@ export function createServerProvider(
     if (!stateFile) return Promise.resolve();
     leftoversRemoved ??= removeLeftoverServers(stateFile, { env, clock, stopGraceMs, log: warn }).then(
       () => {},
-      (error: unknown) => warn(`could not stop the leftover servers of ${stateFile}: ${(error as Error).message}`),
+      (error: unknown) =>
+        warn(`could not stop the leftover servers of ${stateFile}: ${(error as Error).message}`),
     );
     return leftoversRemoved;
   };

@@ -118,8 +118,7 @@ export async function startServerSession(
     await log.close();
     const holders = await portHolders(fixedPort, {
       stateFile: setup.stateFile,
-      docker:
-        serverConfig.kind === "docker" ? (setup.dockerCommand ?? dockerCliOf(serverConfig)) : undefined,
+      docker: serverConfig.kind === "docker" ? (setup.dockerCommand ?? dockerCliOf(serverConfig)) : undefined,
       env,
     });
     const held =
