@@ -27,6 +27,8 @@ export interface CalibrateOptions {
   env: Readonly<Record<string, string | undefined>>;
   progress: ProgressSink;
   warn: (message: string) => void;
+  /** Where the servers are recorded so the next start stops those a killed process left (server/state.ts). */
+  serverStateFile?: string;
   signal?: AbortSignal;
   now?: Date;
 }
@@ -41,6 +43,7 @@ export async function calibrateRunner(options: CalibrateOptions): Promise<Calibr
   const provider = providerForConfig(config, {
     env: { ...options.env },
     interpolation: options.config.interpolation,
+    ...(options.serverStateFile ? { stateFile: options.serverStateFile } : {}),
     warn: options.warn,
     progress: (line) => options.progress.message(line),
   });

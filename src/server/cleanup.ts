@@ -1,5 +1,5 @@
 import { systemClock, type TimerClock } from "../util/clock.js";
-import { dockerCliOfRecord, dockerExec } from "./docker-cli.js";
+import { type DockerCli, dockerCliOfRecord, dockerExec } from "./docker-cli.js";
 import { isGroupAlive, terminateGroup } from "./process-group.js";
 import { type LiveServer, readServerState, removeLiveServer } from "./state.js";
 
@@ -75,4 +75,95 @@ async function stopRecordedServer(
     stopped: true,
     detail: result.escalated ? "killed (ignored SIGTERM)" : "stopped (SIGTERM)",
   };
+}
+
+/** Whether a process is alive: `kill(pid, 0)` fails with ESRCH only when there is no such process. */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
+  }
+}
+
+/**
+ * Before a start: stops the servers of the state file whose owner (`ownerPid`) is gone, a killed CLI or
+ * main step, and removes their entries; one log line per server. Entries whose owner is alive belong to
+ * another job still running and entries without an owner to a file of an earlier version: both are left.
+ */
+export async function removeLeftoverServers(
+  stateFile: string,
+  options: {
+    env?: NodeJS.ProcessEnv;
+    clock?: TimerClock;
+    stopGraceMs?: number;
+    log?: (message: string) => void;
+    isAlive?: (pid: number) => boolean;
+  } = {},
+): Promise<CleanupOutcome[]> {
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? (() => {});
+  const isAlive = options.isAlive ?? isProcessAlive;
+  const state = await readServerState(stateFile);
+  const outcomes: CleanupOutcome[] = [];
+  for (const server of state.servers) {
+    if (server.ownerPid === undefined || isAlive(server.ownerPid)) continue;
+    const outcome = await stopRecordedServer(server, { ...options, clock });
+    log(`leftover ${describe(server)} of pid ${server.ownerPid} (gone): ${outcome.detail}`);
+    outcomes.push(outcome);
+    if (outcome.stopped) await removeLiveServer(stateFile, server.id);
+  }
+  return outcomes;
+}
+
+/**
+ * What holds a busy port, for the start's error: the state file's servers on that port (with whether
+ * their owner still runs) and, for the docker kind, the running containers labelled `vllm-perf-gate=1`
+ * publishing it. Bounded (a few seconds of docker at most) and never throws: an empty list when nothing
+ * could be learnt.
+ */
+export async function portHolders(
+  port: number,
+  options: {
+    stateFile?: string | undefined;
+    docker?: DockerCli | undefined;
+    env?: NodeJS.ProcessEnv;
+    isAlive?: (pid: number) => boolean;
+    dockerTimeoutMs?: number;
+  },
+): Promise<string[]> {
+  const isAlive = options.isAlive ?? isProcessAlive;
+  const holders: string[] = [];
+  const recordedContainers = new Set<string>();
+  if (options.stateFile) {
+    const state = await readServerState(options.stateFile).catch(() => null);
+    for (const server of state?.servers.filter((s) => s.port === port) ?? []) {
+      const what = server.container
+        ? `container ${server.container}`
+        : `${server.kind} server (process group ${server.processGroup ?? server.pid ?? "unknown"})`;
+      if (server.container) recordedContainers.add(server.container);
+      const owner =
+        server.ownerPid === undefined
+          ? "recorded by an earlier version"
+          : `recorded by pid ${server.ownerPid} (${isAlive(server.ownerPid) ? "still running" : "gone"})`;
+      holders.push(`${what} ${owner}`);
+    }
+  }
+  if (options.docker) {
+    const listed = await dockerExec(
+      options.docker,
+      ["ps", "--filter", "label=vllm-perf-gate=1", "--filter", `publish=${port}`, "--format", "{{.Names}}"],
+      { env: options.env ?? process.env, timeoutMs: options.dockerTimeoutMs ?? 5_000 },
+    ).catch(() => null);
+    if (listed && listed.code === 0) {
+      const names = listed.stdout
+        .split("\n")
+        .map((line) => line.trim())
+        .filter((name) => name.length > 0 && !recordedContainers.has(name))
+        .slice(0, 5);
+      for (const name of names) holders.push(`running container ${name} (label vllm-perf-gate=1)`);
+    }
+  }
+  return holders;
 }

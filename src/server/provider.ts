@@ -2,6 +2,7 @@ import { type ConfigInterpolation, noInterpolation, templateView } from "../conf
 import type { Config, ModelConfig, SamplingConfig, ServerConfig } from "../config/schema.js";
 import { serverLifecycle } from "../config/server-kinds.js";
 import { systemClock, type TimerClock } from "../util/clock.js";
+import { removeLeftoverServers } from "./cleanup.js";
 import type { DockerCli } from "./docker-cli.js";
 import { hashConfig } from "./fingerprint.js";
 import { NvidiaSmi } from "./nvidia-smi.js";
@@ -17,7 +18,10 @@ export interface ServerProviderOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Overrides the start context's log directory. */
   readonly logDir?: string;
-  /** Where live servers are recorded for `cleanupFromState` (the action's post step); none when unset. */
+  /**
+   * Where live servers are recorded for `cleanupFromState` (the action's post step) and for the next
+   * start, which stops those a killed process left (`removeLeftoverServers`); none when unset.
+   */
   readonly stateFile?: string;
   readonly clock?: TimerClock;
   readonly sampling?: SamplingConfig;
@@ -85,6 +89,20 @@ export function createServerProvider(
 ): ManagedServerProvider {
   const env = options.env ?? process.env;
   const interpolation = options.interpolation ?? noInterpolation;
+  const clock = options.clock ?? systemClock;
+  const warn = options.warn ?? (() => {});
+  const stopGraceMs = options.stopGraceMs ?? 30_000;
+  let leftoversRemoved: Promise<void> | undefined;
+  const removeLeftovers = () => {
+    const stateFile = options.stateFile;
+    if (!stateFile) return Promise.resolve();
+    leftoversRemoved ??= removeLeftoverServers(stateFile, { env, clock, stopGraceMs, log: warn }).then(
+      () => {},
+      (error: unknown) =>
+        warn(`could not stop the leftover servers of ${stateFile}: ${(error as Error).message}`),
+    );
+    return leftoversRemoved;
+  };
   const setup: SessionEnvironment = {
     server: serverConfig,
     model: options.model,
@@ -99,20 +117,21 @@ export function createServerProvider(
       collectJobSecrets({ env, configs: [{ config: { server: serverConfig }, interpolation }] }),
     lifecycle: serverLifecycle({ server: serverConfig }),
     env,
-    clock: options.clock ?? systemClock,
-    warn: options.warn ?? (() => {}),
+    clock,
+    warn,
     warnedOnce: new Set(),
     progress: options.progress ?? (() => {}),
     nvidiaSmi:
       options.nvidiaSmiCommand === null ? null : new NvidiaSmi(options.nvidiaSmiCommand ?? "nvidia-smi", env),
     logDir: options.logDir,
     stateFile: options.stateFile,
+    removeLeftovers,
     configHash: options.configHash,
     datasetChecksums: options.datasetChecksums,
     cliCommand: options.cliCommand,
     dockerCommand: options.dockerCommand,
     pollIntervalMs: options.pollIntervalMs ?? 1_000,
-    stopGraceMs: options.stopGraceMs ?? 30_000,
+    stopGraceMs,
     releaseTimeoutMs: options.releaseTimeoutMs ?? 15_000,
   };
   /** Teardowns of every server launched and not yet stopped, ready or still starting. */

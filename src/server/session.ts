@@ -1,9 +1,10 @@
 import { join } from "node:path";
 import type { ModelConfig, SamplingConfig, ServerConfig, ServerLifecycle } from "../config/schema.js";
 import type { TimerClock } from "../util/clock.js";
+import { portHolders } from "./cleanup.js";
 import { collectFingerprint } from "./collect-fingerprint.js";
 import { diagnoseLog } from "./diagnose.js";
-import type { DockerCli } from "./docker-cli.js";
+import { type DockerCli, dockerCliOf } from "./docker-cli.js";
 import { ServerStartError } from "./errors.js";
 import type { Fingerprint } from "./fingerprint.js";
 import { kindEntry } from "./kinds.js";
@@ -53,6 +54,11 @@ export interface SessionEnvironment {
   readonly nvidiaSmi: NvidiaSmi | null;
   readonly logDir?: string | undefined;
   readonly stateFile?: string | undefined;
+  /**
+   * Stops what a killed process left in the state file (cleanup.ts `removeLeftoverServers`), once per
+   * provider, before its first launch; never throws.
+   */
+  readonly removeLeftovers: () => Promise<void>;
   readonly configHash?: string | undefined;
   readonly datasetChecksums?: Readonly<Record<string, string>> | undefined;
   readonly cliCommand?: readonly string[] | undefined;
@@ -105,12 +111,22 @@ export async function startServerSession(
     await log.close();
     throw fail(`server.api_key_env names ${apiKeyName}, but that environment variable is not set.`, "launch");
   }
+  await setup.removeLeftovers();
   const fixedPort = kind.fixedPort(serverConfig);
   if (fixedPort !== 0 && !(await isPortFree(fixedPort))) {
     log.note(`port ${fixedPort} is already in use`);
     await log.close();
+    const holders = await portHolders(fixedPort, {
+      stateFile: setup.stateFile,
+      docker: serverConfig.kind === "docker" ? (setup.dockerCommand ?? dockerCliOf(serverConfig)) : undefined,
+      env,
+    });
+    const held =
+      holders.length > 0
+        ? `; ${holders.join("; ")} ${holders.length === 1 ? "holds" : "hold"} it`
+        : "; another server may still be running";
     throw new ServerStartError({
-      summary: `Port ${fixedPort} is already in use, so the server (server.port: ${fixedPort}) cannot listen on it; another server may still be running.`,
+      summary: `Port ${fixedPort} is already in use, so the server (server.port: ${fixedPort}) cannot listen on it${held}.`,
       stage: "launch",
       diagnosis: diagnoseLog(["address already in use"]),
       logFile: log.path,
@@ -152,6 +168,7 @@ export async function startServerSession(
         startedAt: clock.wallTime().toISOString(),
         cell: context.cell,
         run: context.run ?? null,
+        ownerPid: process.pid,
       });
     },
   };

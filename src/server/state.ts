@@ -5,9 +5,9 @@ import { dirname, join } from "node:path";
 import { z } from "zod";
 
 /**
- * The list of servers this job started and has not stopped yet. The main step writes it as it launches
- * and stops servers; the action's post step reads it to stop whatever a cancelled or failed main step left
- * running (see cleanup.ts).
+ * The list of servers this job started and has not stopped yet. The action's main step and the CLI write
+ * it as they launch and stop servers; the action's post step reads it to stop whatever a cancelled or
+ * failed main step left running, and the next start stops what a killed process left (see cleanup.ts).
  */
 export const serverStateSchemaVersion = 1;
 
@@ -17,6 +17,8 @@ export const liveServerSchema = z.object({
   startedAt: z.string(),
   cell: z.string(),
   run: z.number().int().nonnegative().nullable(),
+  /** The process that started the server (absent in files of earlier versions); gone means a leftover. */
+  ownerPid: z.number().int().positive().optional(),
   /** Leader of the server's process group (command and sim kinds). */
   pid: z.number().int().positive().optional(),
   processGroup: z.number().int().positive().optional(),
@@ -45,7 +47,7 @@ export type LiveServer = z.output<typeof liveServerSchema>;
 export type ServerState = z.output<typeof serverStateSchema>;
 
 /**
- * Where the main step records its servers and the post step looks for them. On a GitHub runner RUNNER_TEMP
+ * Where the CLI records its servers (and the action, off a job's work directory, may). On a GitHub runner RUNNER_TEMP
  * is per job and emptied after it, so both steps agree on the path without passing state; elsewhere a
  * per-user temporary directory.
  */

@@ -219,7 +219,10 @@ describe("docker kind against fake docker and nvidia-smi", () => {
       expect(error).toBeInstanceOf(ServerStartError);
       expect(error.message).toMatch(new RegExp(`Port ${port} is already in use`));
       expect(error.likelyCause).toBe("port-in-use");
-      expect(fake.dockerCalls()).toEqual([]);
+      // Only the lookup of labelled containers publishing the port; nothing launched.
+      expect(fake.dockerCalls()).toEqual([
+        ["ps", "--filter", "label=vllm-perf-gate=1", "--filter", `publish=${port}`, "--format", "{{.Names}}"],
+      ]);
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
     }

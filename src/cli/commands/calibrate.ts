@@ -5,6 +5,7 @@ import { defaultHistoryLimits, parseHistory } from "../../compare/history.js";
 import { loadConfig } from "../../config/load.js";
 import { renderCalibration } from "../../report/calibration.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
+import { defaultServerStateFile } from "../../server/index.js";
 import { handleInterrupts, interactiveInterrupts } from "../../server/signals.js";
 import { InputError, UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
@@ -83,6 +84,7 @@ export const calibrateCommand: CliCommand = {
         env: io.env,
         progress,
         warn: (message) => progress.message(`warning: ${message}`),
+        serverStateFile: defaultServerStateFile(io.env),
         signal: interruption.signal,
       });
       io.stdout.write(renderCalibration(result.file));

@@ -6,7 +6,7 @@ import { loadConfig } from "../../config/load.js";
 import { selectCells } from "../../config/select-cells.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
 import { baseUrlApiKey, baseUrlProvider } from "../../server/base-url.js";
-import { providerForConfig } from "../../server/index.js";
+import { defaultServerStateFile, providerForConfig } from "../../server/index.js";
 import { collectJobSecrets } from "../../server/secrets.js";
 import { handleInterrupts, interactiveInterrupts } from "../../server/signals.js";
 import type { ServerProvider } from "../../server/types.js";
@@ -136,6 +136,8 @@ export const runCommand: CliCommand = {
             env: { ...io.env },
             interpolation: loaded.interpolation,
             secrets,
+            // As the action does: a killed run's servers are stopped by the next start (server/cleanup.ts).
+            stateFile: defaultServerStateFile(io.env),
             warn: (message) => progress.message(`warning: ${message}`),
             progress: (line) => progress.message(line),
           })
