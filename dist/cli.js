@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { E as ExitCode, c as toolVersion, f as toolName, U as UsageError, I as InputError, F as FailureError, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/version.js';
+import { E as ExitCode, t as toolVersion, a as toolName, U as UsageError, I as InputError, F as FailureError, s as stopLaunchedServersOnCrash, e as exitWhenFlushed } from './chunks/version.js';
 import 'node:child_process';
 import 'node:perf_hooks';
 import 'node:fs';
@@ -62,7 +62,7 @@ const commands = [
     {
         name: "history",
         summary: "print a cell/metric series of main's history with its change points; export it",
-        load: async () => (await import('./chunks/history2.js')).historyCommand,
+        load: async () => (await import('./chunks/history3.js')).historyCommand,
     },
     {
         name: "calibrate",

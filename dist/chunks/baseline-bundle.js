@@ -3,7 +3,7 @@ import { i as isSearchedCell } from './load.js';
 import { s as selectCells } from './select-cells.js';
 import { K as cutShortLine } from './status.js';
 import 'node:perf_hooks';
-import { p as providerForConfig, e as runCells, h as existingRunIndices } from './run-cells.js';
+import { p as providerForConfig, r as runCells, h as existingRunIndices } from './run-cells.js';
 import 'node:child_process';
 import 'node:fs';
 import 'node:url';
@@ -11,7 +11,7 @@ import 'node:net';
 import { r as runSweepCells } from './run-sweep.js';
 import { readdir, lstat, writeFile, readFile } from 'node:fs/promises';
 import { d as defaultInputLimits, b as runFileSchema, f as runFileInvariantIssues } from './secrets.js';
-import { c as toolVersion, f as toolName } from './version.js';
+import { t as toolVersion, a as toolName } from './version.js';
 import { o as object, a as array, s as string, n as number, l as literal } from './schemas.js';
 import { b as datetime } from './history.js';
 

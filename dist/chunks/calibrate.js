@@ -4,15 +4,15 @@ import { c as calibrateFromRuns, s as settingsFromConfig } from './calibration.j
 import { c as calibrationHistoryRuns, a as conditionsHash, f as parseHistory, e as defaultHistoryLimits } from './history.js';
 import { l as loadRuns } from './secrets.js';
 import 'node:perf_hooks';
-import { p as providerForConfig, e as runCells, s as silentProgress, b as streamProgress } from './run-cells.js';
+import { p as providerForConfig, r as runCells, s as silentProgress, b as streamProgress, e as defaultServerStateFile } from './run-cells.js';
 import 'node:child_process';
 import 'node:fs';
 import 'node:url';
 import 'node:net';
 import { m as measureAlternately } from './adaptive.js';
 import { l as loadConfig } from './load.js';
-import { r as renderCalibration } from './calibration2.js';
-import { U as UsageError, I as InputError, h as handleInterrupts, g as interactiveInterrupts } from './version.js';
+import { a as renderCalibration } from './calibration2.js';
+import { U as UsageError, I as InputError, h as handleInterrupts, i as interactiveInterrupts } from './version.js';
 import { p as parseCommandArgs, s as stringOption, i as integerOption } from './command.js';
 import './metric-names.js';
 import './random.js';
@@ -44,12 +44,14 @@ import './interleaved.js';
 import './index.js';
 import 'process';
 import 'buffer';
+import './history2.js';
 
 async function calibrateRunner(options) {
     const { config } = options.config;
     const provider = providerForConfig(config, {
         env: { ...options.env },
         interpolation: options.config.interpolation,
+        ...(options.serverStateFile ? { stateFile: options.serverStateFile } : {}),
         warn: options.warn,
         progress: (line) => options.progress.message(line),
     });
@@ -171,6 +173,7 @@ const calibrateCommand = {
                 env: io.env,
                 progress,
                 warn: (message) => progress.message(`warning: ${message}`),
+                serverStateFile: defaultServerStateFile(io.env),
                 signal: interruption.signal,
             });
             io.stdout.write(renderCalibration(result.file));

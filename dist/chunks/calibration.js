@@ -1,6 +1,6 @@
 import { m as metricSpecs, d as describeMetric, e as metricNames, f as isGuardMetric, h as latencyMetricName, j as guardMetrics } from './metric-names.js';
 import { a7 as appendAll, a8 as percentile, a9 as classify, aa as minimumDetectableChange, ab as worseBound, s as smallest, ac as logRatioTest, ad as pAbove, ae as pBelow, af as guardShareCount, k as loadCurveOf, ag as loadOfRecord, ah as countGated, ai as overallVerdict, aj as planNextLook, ak as atToleranceChecks, al as futilityWarnings, am as settleEstimate, an as detectionSummary, ao as impactOf, ap as mixedResults, aq as withFamilyHeadline, ar as headlineFor, as as exitCodeFor, at as futilityModel, au as runMinutesOf, av as capacityCells, aw as capacityDrafts, ax as capacityMembers, ay as gpuMinutesSpent, az as decideCapacity, aA as withCapacity, aB as mixedLoadWarnings, N as redactValue, aC as defaultCostModel } from './secrets.js';
-import { c as toolVersion, f as toolName, I as InputError } from './version.js';
+import { t as toolVersion, a as toolName, I as InputError } from './version.js';
 import { a as mulberry32 } from './random.js';
 import { m as mannWhitney, k as hodgesLehmann, p as pooledRunVariances, a as conditionsHash } from './history.js';
 import { s as serverLifecycle, g as configSchema } from './load.js';

@@ -1,5 +1,6 @@
 import { m as metricSpecs, d as describeMetric } from './metric-names.js';
 import { L as formatDetectable } from './secrets.js';
+import { c as renderCalibrationHistoryLine } from './history2.js';
 
 /** The terminal summary of a calibration file: per gated check its spread, drift, catch and A/A blocks. */
 function renderCalibration(file) {
@@ -24,5 +25,22 @@ function renderCalibration(file) {
     lines.push(`Overall: the gate blocked ${file.overall.blocked} of ${file.overall.aaSplits} A/A splits (false-block rate ${rate === null ? "n/a" : pct(rate)}; the splits share runs, see docs/calibration.md)`);
     return `${lines.join("\n")}\n`;
 }
+/**
+ * The calibrate mode's report (`report.md` and the job summary): the terminal summary in a code block,
+ * the line on main's history (`history` null: the history input is off) and where calibration.json is.
+ */
+function renderCalibrationReport(file, history) {
+    return [
+        "### vllm-perf-gate: A/A calibration of this runner",
+        "",
+        "```",
+        `${renderCalibration(file)}\`\`\``,
+        "",
+        renderCalibrationHistoryLine(history),
+        "",
+        "The file is `calibration.json` in the evidence artifact; give it to the gate with the `calibration` input (docs/calibration.md).",
+        "",
+    ].join("\n");
+}
 
-export { renderCalibration as r };
+export { renderCalibration as a, renderCalibrationReport as r };

@@ -1,4 +1,4 @@
-import { a as serverKinds, h as serverKindFacts, t as templateView, j as describeServer, i as isSearchedCell, s as serverLifecycle } from './load.js';
+import { a as serverKinds, h as serverKindFacts, t as templateView, j as describeServer, i as isSearchedCell, s as serverLifecycle, e as isSessionDataset } from './load.js';
 import { m as metricSpecs } from './metric-names.js';
 
 function cellSchedule(config, cell) {
@@ -115,11 +115,76 @@ function describeLoad(load) {
             return `stages ${load.stages.map((stage) => (stage.rate !== undefined ? `${stage.rate}/s` : `c${stage.concurrency}`) + ` ${stage.duration_s}s`).join(" -> ")}`;
     }
 }
+/**
+ * The mean of a delay in seconds (think time, tool latency): an exponential clipped at `max` has mean
+ * mean·(1 − e^(−max/mean)); a lognormal's mean e^(σ²/2)·median, no more than its `max`.
+ */
+function delayMean(delay) {
+    if (typeof delay === "number")
+        return delay;
+    switch (delay.distribution) {
+        case "fixed":
+            return delay.value;
+        case "uniform":
+            return (delay.min + delay.max) / 2;
+        case "exponential":
+            return delay.max === undefined || delay.mean === 0
+                ? delay.mean
+                : delay.mean * (1 - Math.exp(-delay.max / delay.mean));
+        case "lognormal":
+            return Math.min(delay.median * Math.exp((delay.sigma * delay.sigma) / 2), delay.max ?? Number.POSITIVE_INFINITY);
+    }
+}
+/** Turns per session assumed for a file's sessions (their count is the file's, not read by validate). */
+const assumedFileSessionTurns = 4;
+/** Tool rounds per turn assumed when a session declares tools (the server decides whether it calls one). */
+const assumedToolRoundsPerTurn = 1;
+/**
+ * A session's expected duration (null for a dataset of single requests). Its turns are closed loop:
+ * each answer, then the think time, then the next turn, so a session takes turns x (answer) + (turns − 1) x
+ * (think mean), plus each tool round's latency and its answer (answers at `secondsPerOutputToken`). A file's turns are assumed
+ * (`assumedFileSessionTurns`, at most `max_turns`); a trace's gaps between turns are its own (not counted).
+ */
+function sessionEstimate(cell, secondsPerOutputToken = assumedSecondsPerOutputToken$1) {
+    const dataset = cell.dataset;
+    if (!isSessionDataset(dataset))
+        return null;
+    const answerSeconds = outputTokensMean(cell) * secondsPerOutputToken;
+    let turns;
+    let think = 0;
+    let tool = 0;
+    switch (dataset.type) {
+        case "sessions":
+            turns = lengthMean(dataset.turns);
+            think = delayMean(dataset.think_time_s);
+            if (dataset.tools)
+                tool = assumedToolRoundsPerTurn * (delayMean(dataset.tools.latency_s) + answerSeconds);
+            break;
+        case "sharegpt_sessions":
+            turns = Math.min(assumedFileSessionTurns, dataset.max_turns ?? assumedFileSessionTurns);
+            think = delayMean(dataset.think_time_s);
+            break;
+        case "mooncake_trace":
+            turns = assumedFileSessionTurns;
+            break;
+    }
+    turns = Math.max(1, turns);
+    const thinkSeconds = (turns - 1) * think;
+    const toolSeconds = turns * tool;
+    return {
+        turns,
+        answerSeconds,
+        thinkSeconds,
+        toolSeconds,
+        seconds: turns * answerSeconds + thinkSeconds + toolSeconds,
+    };
+}
 function estimateSeconds(cell) {
     if ("duration_s" in cell.size)
         return cell.size.duration_s;
     const requests = cell.size.requests;
-    const requestSeconds = outputTokensMean(cell) * assumedSecondsPerOutputToken$1;
+    // A session dataset's unit is a session: its schedule counts sessions, each as long as its turns.
+    const requestSeconds = sessionEstimate(cell)?.seconds ?? outputTokensMean(cell) * assumedSecondsPerOutputToken$1;
     switch (cell.load.type) {
         case "rate":
             return requests / cell.load.rate + requestSeconds;
@@ -153,8 +218,10 @@ function estimateElidedSeconds(cell, schedule) {
     if (schedule.kind !== "idle-elided" || cell.load.type !== "rate" || !("requests" in cell.size))
         return 0;
     const rate = cell.load.rate;
+    // A session is in flight from its first turn to its last answer, its think times included.
     const serviceS = promptTokensMean(cell) * assumedLoneSecondsPerPromptToken +
-        outputTokensMean(cell) * assumedLoneSecondsPerOutputToken;
+        (sessionEstimate(cell, assumedLoneSecondsPerOutputToken)?.seconds ??
+            outputTokensMean(cell) * assumedLoneSecondsPerOutputToken);
     return ((cell.size.requests * Math.exp(-rate * serviceS) * Math.exp((-rate * schedule.settleMs) / 1000)) / rate);
 }
 function describeWarmup(cell) {
@@ -356,7 +423,7 @@ function renderGpuMinutes(estimates, searchedCells, cellCount) {
             ? `  ${label}: ${minutes(e.minutes.first)} at ${e.runs.first} runs, ${e.serverStarts.first} server starts${usd(e)}`
             : `  ${label}: ${minutes(e.minutes.first)} at ${e.runs.first} runs (${e.serverStarts.first} starts), ${minutes(e.minutes.max)} at ${e.runs.max} runs (${e.serverStarts.max} starts)${usd(e)}`);
     }
-    lines.push(`  (rough: schedules as declared, closed-loop cells at ${assumedSecondsPerOutputToken$1 * 1000} ms per output token, idle time cut for a lone request at ${assumedLoneSecondsPerOutputToken * 1000} ms per output token and ${assumedLoneSecondsPerPromptToken * 1000} ms per prompt token; a server start counted as cost.server_start_s)`);
+    lines.push(`  (rough: schedules as declared, closed-loop cells at ${assumedSecondsPerOutputToken$1 * 1000} ms per output token, a session as its turns' answers plus its think and tool times' means (${assumedFileSessionTurns} turns for a file's sessions, ${assumedToolRoundsPerTurn} tool round per turn where tools are declared), idle time cut for a lone request at ${assumedLoneSecondsPerOutputToken * 1000} ms per output token and ${assumedLoneSecondsPerPromptToken * 1000} ms per prompt token; a server start counted as cost.server_start_s)`);
     return lines;
 }
 
@@ -427,7 +494,8 @@ function nextLookAfter(candidateRuns, baselineRuns, looks, interleaved, reason) 
  * with `capacity` or `sweep`, the loads, the most runs per side, and the GPU-minutes of those runs plus one
  * server start (the server is kept across loads). A run's length is its requests at the load measured
  * (the geometric middle of the range for a search, each load for a sweep) plus the output time a request
- * takes, as validate's other estimates assume.
+ * takes, as validate's other estimates assume; for a session dataset the load counts sessions and a
+ * session takes its turns' answers plus its think and tool times (summary.ts `sessionEstimate`).
  */
 const assumedSecondsPerOutputToken = 0.03;
 function outputSeconds(cell) {
@@ -447,16 +515,22 @@ function runSeconds(cell, load) {
     if ("duration_s" in cell.size)
         return cell.size.duration_s;
     const requests = cell.size.requests;
+    const each = sessionEstimate(cell)?.seconds ?? outputSeconds(cell);
     return cell.load.type === "concurrency"
-        ? (requests / Math.max(1, Math.round(load))) * outputSeconds(cell)
-        : requests / load + outputSeconds(cell);
+        ? (requests / Math.max(1, Math.round(load))) * each
+        : requests / load + each;
 }
 function sweepLoadList(sweep) {
     if ("loads" in sweep)
         return [...new Set(sweep.loads)];
     return Array.from({ length: sweep.count }, (_, i) => sweep.from * (sweep.to / sweep.from) ** (i / (sweep.count - 1)));
 }
-const unitOf = (cell) => (cell.load.type === "concurrency" ? "in flight" : "req/s");
+const unitOf = (cell) => {
+    const sessions = isSessionDataset(cell.dataset);
+    if (cell.load.type === "concurrency")
+        return sessions ? "sessions in flight" : "in flight";
+    return sessions ? "sessions/s" : "req/s";
+};
 const round1 = (minutes) => (minutes < 10 ? minutes.toFixed(1) : Math.round(minutes).toString());
 /**
  * The most runs per side a capacity cell spends (docs/capacity.md): `capacity.max_runs`, by default twice

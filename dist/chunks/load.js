@@ -857,7 +857,8 @@ function deviceProblems(config) {
 }
 /**
  * A capacity cell needs an objective (an SLO in `slo`) and a load with one dimension to search (rate or
- * concurrency); a sweep needs the same load. Checked here because they span fields of the cell.
+ * concurrency); a sweep needs the same load, and a trace (whose clock times its arrivals) concurrency.
+ * Checked here because they span fields of the cell.
  */
 function capacityProblems(cells) {
     const problems = [];
@@ -869,6 +870,13 @@ function capacityProblems(cells) {
                 problems.push({
                     path: ["cells", index, "load", "type"],
                     message: `expected rate or concurrency in a cell with ${key} (the load dimension searched), got stages`,
+                });
+            // A trace's own clock (its timestamps x time_scale) sets an open-loop load's arrivals: a searched
+            // rate would never be applied. Its closed-loop replay searches sessions in flight.
+            else if (cell.load.type === "rate" && cell.dataset.type === "mooncake_trace")
+                problems.push({
+                    path: ["cells", index, "load", "type"],
+                    message: `expected concurrency in a cell with ${key} and a mooncake_trace dataset (the trace's timestamps times dataset.time_scale set its arrivals, so a searched rate would not be applied), got rate; search concurrency, or scale the replay with dataset.time_scale in a fixed-load cell`,
                 });
         }
         if (cell.capacity === undefined)

@@ -1,13 +1,13 @@
 import { a as serverKinds, t as templateView, s as serverLifecycle, n as noInterpolation, c as configLimits, b as isFileBacked, e as isSessionDataset, f as scoresAnswers } from './load.js';
-import { c as toolVersion, f as toolName, j as execFileCapture, a as systemClock, k as trackLaunchedServer, l as trackLaunching, u as untrackLaunchedServer, F as FailureError, I as InputError, m as epochMsOf } from './version.js';
+import { t as toolVersion, a as toolName, b as systemClock, d as dockerExec, c as dockerCliOfRecord, f as isGroupAlive, g as terminateGroup, j as execFileCapture, k as dockerCliOf, l as trackLaunchedServer, m as trackLaunching, u as untrackLaunchedServer, F as FailureError, I as InputError, n as epochMsOf } from './version.js';
 import require$$2$1, { createHash, randomUUID } from 'node:crypto';
-import { M as createRedactor, N as redactValue, O as cacheConfigFromMetrics, P as parsePrometheusText, i as largest, Q as kindEntry, S as ServerStartError, R as diagnoseLog, c as collectJobSecrets, T as classifyChunk, U as chunkCarriesAnswer, V as chunkCarriesToolCalls, W as ToolCallAssembler, X as reasoningFieldOf, Y as chunkCarriesReasoning, Z as chunkKindOf, _ as requestRecordSchemaVersion, $ as runExternalTask, a0 as summarize, v as requestLatencies, a1 as isGood, a2 as computeRunMetrics, a3 as collectOutputs, a4 as summarizeServerMetrics, b as runFileSchema, a5 as runFileSchemaVersion, a6 as computeGuards } from './secrets.js';
-import { s as string, o as object, r as record, a as array, n as number, u as unknown, _ as _enum, l as literal, d as looseObject, e as union } from './schemas.js';
+import require$$0$8, { readFile, mkdir, writeFile, rename } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
 import require$$1$4, { dirname, join, isAbsolute, resolve } from 'node:path';
+import { s as string, o as object, r as record, a as array, n as number, u as unknown, _ as _enum, l as literal, d as looseObject, e as union } from './schemas.js';
+import { M as createRedactor, N as redactValue, O as cacheConfigFromMetrics, P as parsePrometheusText, i as largest, Q as kindEntry, S as ServerStartError, R as diagnoseLog, c as collectJobSecrets, T as classifyChunk, U as chunkCarriesAnswer, V as chunkCarriesToolCalls, W as ToolCallAssembler, X as reasoningFieldOf, Y as chunkCarriesReasoning, Z as chunkKindOf, _ as requestRecordSchemaVersion, $ as runExternalTask, a0 as summarize, v as requestLatencies, a1 as isGood, a2 as computeRunMetrics, a3 as collectOutputs, a4 as summarizeServerMetrics, b as runFileSchema, a5 as runFileSchemaVersion, a6 as computeGuards } from './secrets.js';
 import require$$0$3, { createConnection, createServer } from 'node:net';
 import { mkdirSync, createWriteStream, openSync, writeSync, fsyncSync, closeSync, writeFileSync, readdirSync } from 'node:fs';
-import require$$0$8, { readFile, mkdir, writeFile, rename } from 'node:fs/promises';
-import 'node:os';
 import require$$0, { setMaxListeners } from 'node:events';
 import require$$5$1, { performance as performance$1, monitorEventLoopDelay } from 'node:perf_hooks';
 import require$$0$1 from 'node:assert';
@@ -313,9 +313,9 @@ async function collectFingerprint(sources) {
 }
 
 /**
- * The list of servers this job started and has not stopped yet. The main step writes it as it launches
- * and stops servers; the action's post step reads it to stop whatever a cancelled or failed main step left
- * running (see cleanup.ts).
+ * The list of servers this job started and has not stopped yet. The action's main step and the CLI write
+ * it as they launch and stop servers; the action's post step reads it to stop whatever a cancelled or
+ * failed main step left running, and the next start stops what a killed process left (see cleanup.ts).
  */
 const serverStateSchemaVersion = 1;
 const liveServerSchema = object({
@@ -324,6 +324,8 @@ const liveServerSchema = object({
     startedAt: string(),
     cell: string(),
     run: number().int().nonnegative().nullable(),
+    /** The process that started the server (absent in files of earlier versions); gone means a leftover. */
+    ownerPid: number().int().positive().optional(),
     /** Leader of the server's process group (command and sim kinds). */
     pid: number().int().positive().optional(),
     processGroup: number().int().positive().optional(),
@@ -344,6 +346,16 @@ const serverStateSchema = object({
     schemaVersion: literal(serverStateSchemaVersion),
     servers: array(liveServerSchema),
 });
+/**
+ * Where the CLI records its servers (and the action, off a job's work directory, may). On a GitHub runner RUNNER_TEMP
+ * is per job and emptied after it, so both steps agree on the path without passing state; elsewhere a
+ * per-user temporary directory.
+ */
+function defaultServerStateFile(env = process.env) {
+    if (env.RUNNER_TEMP)
+        return join(env.RUNNER_TEMP, "vllm-perf-gate", "servers.json");
+    return join(tmpdir(), `vllm-perf-gate-${userInfo().uid}`, "servers.json");
+}
 function newServerId() {
     return randomUUID().slice(0, 12);
 }
@@ -399,6 +411,133 @@ function removeLiveServer(path, id) {
         ...state,
         servers: state.servers.filter((s) => s.id !== id),
     }));
+}
+
+/**
+ * The action's post step: stops every server a cancelled or failed main step left running, as recorded in
+ * the state file, and removes the entries it handled. Never throws for a single server; the outcome says
+ * what happened to each.
+ */
+async function cleanupFromState(stateFile, options = {}) {
+    const clock = options.clock ?? systemClock;
+    const log = options.log ?? (() => { });
+    const state = await readServerState(stateFile);
+    const outcomes = [];
+    for (const server of state.servers) {
+        const outcome = await stopRecordedServer(server, { ...options, clock });
+        log(`${describe(server)}: ${outcome.detail}`);
+        outcomes.push(outcome);
+        if (outcome.stopped)
+            await removeLiveServer(stateFile, server.id);
+    }
+    return outcomes;
+}
+function describe(server) {
+    const where = server.container
+        ? `container ${server.container}`
+        : `process group ${server.processGroup ?? server.pid}`;
+    return `${server.kind} server for cell ${server.cell}${server.run === null ? "" : ` run ${server.run}`} (${where})`;
+}
+async function stopRecordedServer(server, options) {
+    const graceMs = options.stopGraceMs ?? 10_000;
+    if (server.container) {
+        const removed = await dockerExec(dockerCliOfRecord(server.dockerCommand), ["rm", "--force", server.container], {
+            env: options.env ?? process.env,
+            timeoutMs: 60_000,
+        });
+        if (removed.code === 0)
+            return { server, stopped: true, detail: "container removed" };
+        if (/No such container/i.test(removed.stderr))
+            return { server, stopped: true, detail: "already gone" };
+        return {
+            server,
+            stopped: false,
+            detail: `docker rm --force failed: ${removed.stderr.trim() || removed.spawnError?.message}`,
+        };
+    }
+    const group = server.processGroup ?? server.pid;
+    if (group === undefined)
+        return { server, stopped: true, detail: "nothing recorded to stop" };
+    if (!isGroupAlive(group))
+        return { server, stopped: true, detail: "already gone" };
+    const result = await terminateGroup(group, { graceMs, clock: options.clock });
+    if (result.survived)
+        return { server, stopped: false, detail: "survived SIGKILL" };
+    return {
+        server,
+        stopped: true,
+        detail: result.escalated ? "killed (ignored SIGTERM)" : "stopped (SIGTERM)",
+    };
+}
+/** Whether a process is alive: `kill(pid, 0)` fails with ESRCH only when there is no such process. */
+function isProcessAlive(pid) {
+    try {
+        process.kill(pid, 0);
+        return true;
+    }
+    catch (error) {
+        return error.code !== "ESRCH";
+    }
+}
+/**
+ * Before a start: stops the servers of the state file whose owner (`ownerPid`) is gone, a killed CLI or
+ * main step, and removes their entries; one log line per server. Entries whose owner is alive belong to
+ * another job still running and entries without an owner to a file of an earlier version: both are left.
+ */
+async function removeLeftoverServers(stateFile, options = {}) {
+    const clock = options.clock ?? systemClock;
+    const log = options.log ?? (() => { });
+    const isAlive = options.isAlive ?? isProcessAlive;
+    const state = await readServerState(stateFile);
+    const outcomes = [];
+    for (const server of state.servers) {
+        if (server.ownerPid === undefined || isAlive(server.ownerPid))
+            continue;
+        const outcome = await stopRecordedServer(server, { ...options, clock });
+        log(`leftover ${describe(server)} of pid ${server.ownerPid} (gone): ${outcome.detail}`);
+        outcomes.push(outcome);
+        if (outcome.stopped)
+            await removeLiveServer(stateFile, server.id);
+    }
+    return outcomes;
+}
+/**
+ * What holds a busy port, for the start's error: the state file's servers on that port (with whether
+ * their owner still runs) and, for the docker kind, the running containers labelled `vllm-perf-gate=1`
+ * publishing it. Bounded (a few seconds of docker at most) and never throws: an empty list when nothing
+ * could be learnt.
+ */
+async function portHolders(port, options) {
+    const isAlive = options.isAlive ?? isProcessAlive;
+    const holders = [];
+    const recordedContainers = new Set();
+    if (options.stateFile) {
+        const state = await readServerState(options.stateFile).catch(() => null);
+        for (const server of state?.servers.filter((s) => s.port === port) ?? []) {
+            const what = server.container
+                ? `container ${server.container}`
+                : `${server.kind} server (process group ${server.processGroup ?? server.pid ?? "unknown"})`;
+            if (server.container)
+                recordedContainers.add(server.container);
+            const owner = server.ownerPid === undefined
+                ? "recorded by an earlier version"
+                : `recorded by pid ${server.ownerPid} (${isAlive(server.ownerPid) ? "still running" : "gone"})`;
+            holders.push(`${what} ${owner}`);
+        }
+    }
+    if (options.docker) {
+        const listed = await dockerExec(options.docker, ["ps", "--filter", "label=vllm-perf-gate=1", "--filter", `publish=${port}`, "--format", "{{.Names}}"], { env: options.env ?? process.env, timeoutMs: options.dockerTimeoutMs ?? 5_000 }).catch(() => null);
+        if (listed && listed.code === 0) {
+            const names = listed.stdout
+                .split("\n")
+                .map((line) => line.trim())
+                .filter((name) => name.length > 0 && !recordedContainers.has(name))
+                .slice(0, 5);
+            for (const name of names)
+                holders.push(`running container ${name} (label vllm-perf-gate=1)`);
+        }
+    }
+    return holders;
 }
 
 const queryTimeoutMs = 10_000;
@@ -972,12 +1111,21 @@ live) {
         await log.close();
         throw fail(`server.api_key_env names ${apiKeyName}, but that environment variable is not set.`, "launch");
     }
+    await setup.removeLeftovers();
     const fixedPort = kind.fixedPort(serverConfig);
     if (fixedPort !== 0 && !(await isPortFree(fixedPort))) {
         log.note(`port ${fixedPort} is already in use`);
         await log.close();
+        const holders = await portHolders(fixedPort, {
+            stateFile: setup.stateFile,
+            docker: serverConfig.kind === "docker" ? (setup.dockerCommand ?? dockerCliOf(serverConfig)) : undefined,
+            env,
+        });
+        const held = holders.length > 0
+            ? `; ${holders.join("; ")} ${holders.length === 1 ? "holds" : "hold"} it`
+            : "; another server may still be running";
         throw new ServerStartError({
-            summary: `Port ${fixedPort} is already in use, so the server (server.port: ${fixedPort}) cannot listen on it; another server may still be running.`,
+            summary: `Port ${fixedPort} is already in use, so the server (server.port: ${fixedPort}) cannot listen on it${held}.`,
             stage: "launch",
             diagnosis: diagnoseLog(["address already in use"]),
             logFile: log.path,
@@ -1020,6 +1168,7 @@ live) {
                 startedAt: clock.wallTime().toISOString(),
                 cell: context.cell,
                 run: context.run ?? null,
+                ownerPid: process.pid,
             });
         },
     };
@@ -1194,6 +1343,17 @@ function providerForConfig(config, options) {
 function createServerProvider(serverConfig, options) {
     const env = options.env ?? process.env;
     const interpolation = options.interpolation ?? noInterpolation;
+    const clock = options.clock ?? systemClock;
+    const warn = options.warn ?? (() => { });
+    const stopGraceMs = options.stopGraceMs ?? 30_000;
+    let leftoversRemoved;
+    const removeLeftovers = () => {
+        const stateFile = options.stateFile;
+        if (!stateFile)
+            return Promise.resolve();
+        leftoversRemoved ??= removeLeftoverServers(stateFile, { env, clock, stopGraceMs, log: warn }).then(() => { }, (error) => warn(`could not stop the leftover servers of ${stateFile}: ${error.message}`));
+        return leftoversRemoved;
+    };
     const setup = {
         server: serverConfig,
         model: options.model,
@@ -1207,19 +1367,20 @@ function createServerProvider(serverConfig, options) {
             collectJobSecrets({ env, configs: [{ config: { server: serverConfig }, interpolation }] }),
         lifecycle: serverLifecycle({ server: serverConfig }),
         env,
-        clock: options.clock ?? systemClock,
-        warn: options.warn ?? (() => { }),
+        clock,
+        warn,
         warnedOnce: new Set(),
         progress: options.progress ?? (() => { }),
         nvidiaSmi: options.nvidiaSmiCommand === null ? null : new NvidiaSmi(options.nvidiaSmiCommand ?? "nvidia-smi", env),
         logDir: options.logDir,
         stateFile: options.stateFile,
+        removeLeftovers,
         configHash: options.configHash,
         datasetChecksums: options.datasetChecksums,
         cliCommand: options.cliCommand,
         dockerCommand: options.dockerCommand,
         pollIntervalMs: options.pollIntervalMs ?? 1_000,
-        stopGraceMs: options.stopGraceMs ?? 30_000,
+        stopGraceMs,
         releaseTimeoutMs: options.releaseTimeoutMs ?? 15_000,
     };
     /** Teardowns of every server launched and not yet stopped, ready or still starting. */
@@ -44761,4 +44922,4 @@ function firstRunsIn(outDir, cells, append) {
     return first;
 }
 
-export { ProbeStatusError as P, SessionCache as S, removeLiveServer as a, streamProgress as b, collectFingerprint as c, describeConnectionFailure as d, runCells as e, firstRunsIn as f, getServedModels as g, existingRunIndices as h, isUnauthorizedStatus as i, providerForConfig as p, readServerState as r, silentProgress as s };
+export { ProbeStatusError as P, SessionCache as S, collectFingerprint as a, streamProgress as b, cleanupFromState as c, describeConnectionFailure as d, defaultServerStateFile as e, firstRunsIn as f, getServedModels as g, existingRunIndices as h, isUnauthorizedStatus as i, providerForConfig as p, runCells as r, silentProgress as s };

@@ -4,8 +4,8 @@ import { g as estimateCapacity, h as capacityInterval, s as smallest, i as large
 import { e as capacityMaxRuns } from './capacity-summary.js';
 import { i as isSearchedCell } from './load.js';
 import { s as selectCells } from './select-cells.js';
-import { I as InputError, c as toolVersion } from './version.js';
-import { e as runCells, S as SessionCache, h as existingRunIndices } from './run-cells.js';
+import { I as InputError, t as toolVersion } from './version.js';
+import { r as runCells, S as SessionCache, h as existingRunIndices } from './run-cells.js';
 import { n as number, o as object, a as array, _ as _enum, l as literal, s as string } from './schemas.js';
 import { rm, mkdir, writeFile } from 'node:fs/promises';
 import { a as formatNumber } from './format.js';

@@ -1,9 +1,9 @@
 import { join, resolve, dirname } from 'node:path';
-import { g as getServedModels, P as ProbeStatusError, i as isUnauthorizedStatus, d as describeConnectionFailure, c as collectFingerprint, s as silentProgress, b as streamProgress, p as providerForConfig, f as firstRunsIn, e as runCells } from './run-cells.js';
+import { g as getServedModels, P as ProbeStatusError, i as isUnauthorizedStatus, d as describeConnectionFailure, a as collectFingerprint, s as silentProgress, b as streamProgress, p as providerForConfig, e as defaultServerStateFile, f as firstRunsIn, r as runCells } from './run-cells.js';
 import { writeFile } from 'node:fs/promises';
 import { e as externalEndpoint, c as collectJobSecrets, r as readRunFile } from './secrets.js';
 import { r as runToPytorchRecords, a as runToBencherReport, e as exportFileNames } from './export-pytorch.js';
-import { U as UsageError, I as InputError, F as FailureError, c as toolVersion, h as handleInterrupts, g as interactiveInterrupts } from './version.js';
+import { U as UsageError, I as InputError, F as FailureError, t as toolVersion, h as handleInterrupts, i as interactiveInterrupts } from './version.js';
 import { r as runSweepCells } from './run-sweep.js';
 import { t as templateView, l as loadConfig } from './load.js';
 import { s as selectCells } from './select-cells.js';
@@ -15,8 +15,8 @@ import 'node:net';
 import { p as parseCommandArgs, s as stringOption, i as integerOption } from './command.js';
 import { r as redactedIo, a as redactedError } from '../cli.js';
 import 'node:crypto';
-import './schemas.js';
 import 'node:os';
+import './schemas.js';
 import 'node:events';
 import 'node:assert';
 import 'node:http';
@@ -301,6 +301,8 @@ const runCommand = {
                 env: { ...io.env },
                 interpolation: loaded.interpolation,
                 secrets,
+                // As the action does: a killed run's servers are stopped by the next start (server/cleanup.ts).
+                stateFile: defaultServerStateFile(io.env),
                 warn: (message) => progress.message(`warning: ${message}`),
                 progress: (line) => progress.message(line),
             })

@@ -8,7 +8,7 @@ import { join, basename, dirname } from 'node:path';
 import { o as object, n as number, b as boolean, s as string, a as array, _ as _enum, l as literal, r as record, e as union, u as unknown, p as partialRecord, d as looseObject, f as custom } from './schemas.js';
 import { spawn } from 'node:child_process';
 import { mkdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { I as InputError, F as FailureError, n as describeDockerCli, d as dockerExec, o as dockerSpawn, t as terminateGroup, p as dockerCliOf } from './version.js';
+import { I as InputError, F as FailureError, o as describeDockerCli, d as dockerExec, p as dockerSpawn, g as terminateGroup, k as dockerCliOf } from './version.js';
 import { c as configLimits } from './load.js';
 import { b as formatChange, j as formatIntervalOneLine, d as formatFractionAsPercent, g as formatP, e as formatMetricValue, k as formatValuePair, c as formatInterval } from './format.js';
 import { fileURLToPath } from 'node:url';

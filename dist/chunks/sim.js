@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { d as distExports, a as describeValue } from './index.js';
 import { b as boolean, s as string, c as strictObject, l as literal, n as number } from './schemas.js';
-import { a as systemClock, U as UsageError, I as InputError, F as FailureError } from './version.js';
+import { b as systemClock, U as UsageError, I as InputError, F as FailureError } from './version.js';
 import { createServer } from 'node:http';
 import { s as seededRandom, m as mixSeed } from './random.js';
 import { randomUUID } from 'node:crypto';
@@ -3178,7 +3178,8 @@ const stallCell = new Int32Array(new SharedArrayBuffer(4));
  * The simulated vLLM server: the engine and its step loop, the HTTP listener, the requests in flight and
  * the injected faults that end the server. Routing is `routes.ts`, generation `generation.ts`, a
  * response in flight `active-request.ts`, the admin and model routes `admin.ts` and `model-routes.ts`.
- * The members without `private` are read by those modules (they are the simulator's own, not an API).
+ * The members without `private` are read by those modules through `RouteHost` (`route-host.ts`) and
+ * `RequestHost` (they are the simulator's own, not an API).
  */
 class SimServer {
     options;

@@ -443,4 +443,4 @@ var packageJson = {
 const toolVersion = packageJson.version;
 const toolName = "vllm-perf-gate";
 
-export { ExitCode as E, FailureError as F, InputError as I, UsageError as U, systemClock as a, dockerCliOfRecord as b, toolVersion as c, dockerExec as d, exitWhenFlushed as e, toolName as f, interactiveInterrupts as g, handleInterrupts as h, isGroupAlive as i, execFileCapture as j, trackLaunchedServer as k, trackLaunching as l, epochMsOf as m, describeDockerCli as n, dockerSpawn as o, dockerCliOf as p, stopLaunchedServersOnCrash as s, terminateGroup as t, untrackLaunchedServer as u };
+export { ExitCode as E, FailureError as F, InputError as I, UsageError as U, toolName as a, systemClock as b, dockerCliOfRecord as c, dockerExec as d, exitWhenFlushed as e, isGroupAlive as f, terminateGroup as g, handleInterrupts as h, interactiveInterrupts as i, execFileCapture as j, dockerCliOf as k, trackLaunchedServer as l, trackLaunching as m, epochMsOf as n, describeDockerCli as o, dockerSpawn as p, stopLaunchedServersOnCrash as s, toolVersion as t, untrackLaunchedServer as u };
