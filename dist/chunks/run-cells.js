@@ -419,13 +419,22 @@ function removeLiveServer(path, id) {
  * what happened to each.
  */
 async function cleanupFromState(stateFile, options = {}) {
+    return stopRecordedServers(stateFile, options, () => true, (server) => describe(server));
+}
+/**
+ * The one loop of both cleanups: stops the state file's servers that `select` picks, logs each outcome
+ * after `label`, and removes the entries it stopped.
+ */
+async function stopRecordedServers(stateFile, options, select, label) {
     const clock = options.clock ?? systemClock;
     const log = options.log ?? (() => { });
     const state = await readServerState(stateFile);
     const outcomes = [];
     for (const server of state.servers) {
+        if (!select(server))
+            continue;
         const outcome = await stopRecordedServer(server, { ...options, clock });
-        log(`${describe(server)}: ${outcome.detail}`);
+        log(`${label(server)}: ${outcome.detail}`);
         outcomes.push(outcome);
         if (outcome.stopped)
             await removeLiveServer(stateFile, server.id);
@@ -485,21 +494,8 @@ function isProcessAlive(pid) {
  * another job still running and entries without an owner to a file of an earlier version: both are left.
  */
 async function removeLeftoverServers(stateFile, options = {}) {
-    const clock = options.clock ?? systemClock;
-    const log = options.log ?? (() => { });
     const isAlive = options.isAlive ?? isProcessAlive;
-    const state = await readServerState(stateFile);
-    const outcomes = [];
-    for (const server of state.servers) {
-        if (server.ownerPid === undefined || isAlive(server.ownerPid))
-            continue;
-        const outcome = await stopRecordedServer(server, { ...options, clock });
-        log(`leftover ${describe(server)} of pid ${server.ownerPid} (gone): ${outcome.detail}`);
-        outcomes.push(outcome);
-        if (outcome.stopped)
-            await removeLiveServer(stateFile, server.id);
-    }
-    return outcomes;
+    return stopRecordedServers(stateFile, options, (server) => server.ownerPid !== undefined && !isAlive(server.ownerPid), (server) => `leftover ${describe(server)} of pid ${server.ownerPid} (gone)`);
 }
 /**
  * What holds a busy port, for the start's error: the state file's servers on that port (with whether

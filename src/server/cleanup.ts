@@ -16,20 +16,41 @@ export interface CleanupOutcome {
  */
 export async function cleanupFromState(
   stateFile: string,
-  options: {
-    env?: NodeJS.ProcessEnv;
-    clock?: TimerClock;
-    stopGraceMs?: number;
-    log?: (message: string) => void;
-  } = {},
+  options: StopOptions = {},
+): Promise<CleanupOutcome[]> {
+  return stopRecordedServers(
+    stateFile,
+    options,
+    () => true,
+    (server) => describe(server),
+  );
+}
+
+interface StopOptions {
+  env?: NodeJS.ProcessEnv;
+  clock?: TimerClock;
+  stopGraceMs?: number;
+  log?: (message: string) => void;
+}
+
+/**
+ * The one loop of both cleanups: stops the state file's servers that `select` picks, logs each outcome
+ * after `label`, and removes the entries it stopped.
+ */
+async function stopRecordedServers(
+  stateFile: string,
+  options: StopOptions,
+  select: (server: LiveServer) => boolean,
+  label: (server: LiveServer) => string,
 ): Promise<CleanupOutcome[]> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? (() => {});
   const state = await readServerState(stateFile);
   const outcomes: CleanupOutcome[] = [];
   for (const server of state.servers) {
+    if (!select(server)) continue;
     const outcome = await stopRecordedServer(server, { ...options, clock });
-    log(`${describe(server)}: ${outcome.detail}`);
+    log(`${label(server)}: ${outcome.detail}`);
     outcomes.push(outcome);
     if (outcome.stopped) await removeLiveServer(stateFile, server.id);
   }
@@ -94,27 +115,15 @@ export function isProcessAlive(pid: number): boolean {
  */
 export async function removeLeftoverServers(
   stateFile: string,
-  options: {
-    env?: NodeJS.ProcessEnv;
-    clock?: TimerClock;
-    stopGraceMs?: number;
-    log?: (message: string) => void;
-    isAlive?: (pid: number) => boolean;
-  } = {},
+  options: StopOptions & { isAlive?: (pid: number) => boolean } = {},
 ): Promise<CleanupOutcome[]> {
-  const clock = options.clock ?? systemClock;
-  const log = options.log ?? (() => {});
   const isAlive = options.isAlive ?? isProcessAlive;
-  const state = await readServerState(stateFile);
-  const outcomes: CleanupOutcome[] = [];
-  for (const server of state.servers) {
-    if (server.ownerPid === undefined || isAlive(server.ownerPid)) continue;
-    const outcome = await stopRecordedServer(server, { ...options, clock });
-    log(`leftover ${describe(server)} of pid ${server.ownerPid} (gone): ${outcome.detail}`);
-    outcomes.push(outcome);
-    if (outcome.stopped) await removeLiveServer(stateFile, server.id);
-  }
-  return outcomes;
+  return stopRecordedServers(
+    stateFile,
+    options,
+    (server) => server.ownerPid !== undefined && !isAlive(server.ownerPid),
+    (server) => `leftover ${describe(server)} of pid ${server.ownerPid} (gone)`,
+  );
 }
 
 /**
