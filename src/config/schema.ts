@@ -2,206 +2,25 @@ import { z } from "zod";
 import {
   choice,
   describeValue,
-  envVarName,
   fraction,
-  httpUrl,
   nonEmptyString,
   nonNegativeInt,
   nonNegativeNumber,
-  port,
   positiveInt,
   positiveNumber,
   strictObject,
 } from "./fields.js";
+import { atMost, configLimits } from "./limits.js";
 import { gatableMetricNames, gatedMetricNames, metricNames } from "./metric-names.js";
+import { serverDeviceProblems, serverSchema } from "./server-kinds.js";
+
+export { configLimits } from "./limits.js";
+export { type ServerLifecycle, serverSchema } from "./server-kinds.js";
 
 /**
  * The config file `vllm-perf-gate.yml`: the single source of truth for its shape, its defaults and its
  * documentation. The JSON Schema in `schema/` and the README's reference are generated from it.
  */
-
-/**
- * The most `run` can execute: validate rejects anything beyond (docs/config-reference.md#limits), so a config that
- * validates never crashes or stalls the runner by its size alone.
- */
-export const configLimits = {
-  /** Requests in flight (closed-loop concurrency, max_concurrency, a stage's concurrency). */
-  concurrency: 4096,
-  /** Measured requests per run. */
-  requestsPerRun: 100_000,
-  /** Warm-up requests per run. */
-  warmupRequests: 10_000,
-  /** Requests per second (open loop, a stage's rate). */
-  ratePerSecond: 10_000,
-  /** Any duration or timeout, in seconds (one day). */
-  seconds: 86_400,
-  /** Any token count or length. */
-  tokens: 1_000_000,
-  /** Prompt tokens of one run's requests together (size.requests x the longest prompt). */
-  promptTokensPerRun: 100_000_000,
-  /** Prefixes or documents of a generated dataset. */
-  datasetItems: 100_000,
-  /** sigma of a lognormal length (larger spreads overflow any token limit). */
-  lognormalSigma: 5,
-  stages: 100,
-  cells: 1000,
-  /** repeats.min, repeats.max, repeats.baseline and repeats.block. */
-  runs: 1000,
-  /** gate.baseline_sessions: one page of the GitHub API's run listing. */
-  baselineSessions: 100,
-  /** runner.devices: servers a runner runs at once. */
-  devices: 64,
-  /** runner.settle_ms: the wait after the last response before an idle-elided arrival (one minute). */
-  settleMs: 60_000,
-  /** Turns of one session (session datasets: generated, read from a file or a trace). */
-  sessionTurns: 256,
-  /** Think time or tool latency between two turns, in seconds (one hour). */
-  turnDelaySeconds: 3_600,
-} as const;
-
-/** The message of a limit: names the limit and where it is documented. */
-function atMost(limit: number, name: string) {
-  return {
-    error: (issue: { input?: unknown }) =>
-      `expected at most ${limit} (the limit on ${name}; see docs/config-reference.md#limits), got ${describeValue(issue.input)}`,
-  };
-}
-
-const startupTimeout = positiveNumber("a positive number of seconds")
-  .max(configLimits.seconds, atMost(configLimits.seconds, "seconds"))
-  .default(900)
-  .describe("Seconds to wait for /health and /v1/models to answer before giving up.");
-
-const serverLifecycle = z
-  .enum(["per-side", "per-cell", "per-run"])
-  .default("per-side")
-  .describe(
-    "per-side: one server for every cell of a side (one start per block of runs), its prefix cache reset between cells; a server that cannot reset it gets a new server per cell, and the runs say so (the cheapest). per-cell: one server for all runs of a cell. per-run: a fresh server for every run (captures start-to-start variance, costs a start-up per run).",
-  );
-
-/** How many cells and runs one server start serves (docs/run.md, Server lifecycle). */
-export type ServerLifecycle = z.output<typeof serverLifecycle>;
-
-const apiKeyEnv = envVarName()
-  .optional()
-  .describe("Name of the environment variable holding the API key sent as a Bearer token.");
-
-const dockerServer = strictObject({
-  kind: z.literal("docker"),
-  image: nonEmptyString("a container image such as vllm/vllm-openai@sha256:...").describe(
-    "The vLLM image, pinned by digest (vllm/vllm-openai@sha256:...) for reproducibility; a tag-only pin gets a warning.",
-  ),
-  args: z
-    .array(z.string())
-    .default([])
-    .describe("vLLM engine arguments passed after the image, e.g. [--max-num-seqs, '256']."),
-  env: z
-    .array(envVarName())
-    .default([])
-    .describe(
-      "Names of environment variables passed through to the container, e.g. [HF_TOKEN]. Their values are redacted from logs.",
-    ),
-  gpus: nonEmptyString()
-    .default("all")
-    .describe(
-      "Value for docker --gpus (all, a count, or device=0,1); none: no --gpus flag (a CPU-only image, or a runtime that hands out GPUs itself).",
-    ),
-  port: port().default(8000).describe("Host port the server listens on."),
-  publish_address: nonEmptyString()
-    .default("127.0.0.1")
-    .describe(
-      "Host address the port is published on (docker --publish ADDRESS:PORT:...): loopback by default, so the dev-mode endpoints of a shared server are not reachable from the network; 0.0.0.0 publishes on every interface.",
-    ),
-  hf_cache_dir: z
-    .string()
-    // docker takes a bare name as a named volume (an empty cache) and does not expand ~.
-    .refine((path) => path.startsWith("/"), {
-      message:
-        "expected an absolute host directory such as /home/runner/.cache/huggingface (docker takes a bare name as a named volume, and does not expand ~)",
-    })
-    .optional()
-    .describe("Host directory mounted as /root/.cache/huggingface so weights are not downloaded each run."),
-  docker_args: z
-    .array(z.string())
-    .default([])
-    .refine(
-      (args) =>
-        !args.some(
-          (arg, i) =>
-            /^--net(work)?=host$/.test(arg) || (/^--net(work)?$/.test(arg) && args[i + 1] === "host"),
-        ),
-      {
-        message:
-          "--network host is not supported: docker then drops --publish, and the server is never reached at server.port (remove it; the port is published on server.publish_address)",
-      },
-    )
-    .describe("Extra arguments for docker run itself (before the image)."),
-  docker_command: z
-    .array(nonEmptyString())
-    .min(1, "expected a non-empty list such as [docker] or [podman]")
-    .default(["docker"])
-    .describe(
-      "The docker command line, before each subcommand: [docker], [podman], [sudo, docker], a wrapper script, or [docker, --context, NAME] for a remote daemon.",
-    ),
-  api_key_env: apiKeyEnv,
-  startup_timeout_s: startupTimeout,
-  lifecycle: serverLifecycle,
-});
-
-const commandServer = strictObject({
-  kind: z.literal("command"),
-  argv: z
-    .array(z.string())
-    .min(1, "expected a non-empty list such as [vllm, serve, MODEL]")
-    .describe(
-      "The command and its arguments, e.g. [.venv/bin/vllm, serve, Qwen/Qwen3-0.6B, --port, '8000'].",
-    ),
-  env: z.record(z.string(), z.string()).default({}).describe("Extra environment for the process."),
-  cwd: z.string().optional().describe("Working directory of the process."),
-  port: port().default(8000).describe("Port the command's server listens on."),
-  host: nonEmptyString().default("127.0.0.1").describe("Host the client connects to."),
-  api_key_env: apiKeyEnv,
-  startup_timeout_s: startupTimeout,
-  lifecycle: serverLifecycle,
-});
-
-const externalServer = strictObject({
-  kind: z.literal("external"),
-  base_url: httpUrl().describe(
-    "Base URL of a running OpenAI-compatible server, e.g. https://vllm.internal:8000.",
-  ),
-  metrics_url: httpUrl()
-    .optional()
-    .describe("Where Prometheus metrics are scraped, when not base_url + /metrics."),
-  api_key_env: apiKeyEnv,
-  startup_timeout_s: startupTimeout,
-});
-
-const simServer = strictObject({
-  kind: z.literal("sim"),
-  profile: nonEmptyString()
-    .default("small-gpu")
-    .describe("A built-in simulator profile name or a path to a profile file."),
-  set: z
-    .record(z.string(), z.union([z.number(), z.string(), z.boolean()]))
-    .default({})
-    .describe("Profile overrides, as `vllm-perf-gate sim --set key=value`."),
-  seed: nonNegativeInt()
-    .default(0)
-    .describe("Seed of the simulator's speed noise; each server start draws from it."),
-  port: port().default(0).describe("Port to listen on; 0 picks a free one."),
-  args: z
-    .array(z.string())
-    .default([])
-    .describe("Extra vLLM engine flags for the simulator, e.g. [--max-num-seqs, '64']."),
-  api_key_env: apiKeyEnv,
-  startup_timeout_s: startupTimeout,
-  lifecycle: serverLifecycle,
-});
-
-export const serverSchema = choice("kind", [dockerServer, commandServer, externalServer, simServer]).describe(
-  "How to get a server: start a pinned container, run a command, use a running endpoint, or the built-in simulator.",
-);
 
 const modelSchema = strictObject({
   name: nonEmptyString().describe(
@@ -1138,22 +957,7 @@ function deviceProblems(config: {
 }): { path: (string | number)[]; message: string }[] {
   const devices = config.runner.devices;
   if (devices === undefined) return [];
-  const problems: { path: (string | number)[]; message: string }[] = [];
-  if (config.server.kind === "external")
-    problems.push({
-      path: ["runner", "devices"],
-      message:
-        "expected no runner.devices with server.kind external (a deployment we do not start cannot be placed on a device)",
-    });
-  if (
-    config.server.kind === "command" &&
-    devices.length > 1 &&
-    !config.server.argv.some((arg) => arg.includes("{port}"))
-  )
-    problems.push({
-      path: ["server", "argv"],
-      message: `expected {port} in server.argv with ${devices.length} runner.devices (each device's server listens on server.port + its position: --port, "{port}")`,
-    });
+  const problems = serverDeviceProblems(config.server, devices);
   const searched = config.cells.filter((cell) => cell.capacity !== undefined || cell.sweep !== undefined);
   if (searched.length > 0)
     problems.push({

@@ -1,62 +1,68 @@
-import type { Config, ServerConfig, ServerLifecycle } from "./schema.js";
+import type { z } from "zod";
+import { choice } from "./fields.js";
+import type { Config, ServerConfig } from "./schema.js";
+import { commandKind } from "./server-kinds/command.js";
+import { dockerKind } from "./server-kinds/docker.js";
+import { externalKind } from "./server-kinds/external.js";
+import type { ServerLifecycle } from "./server-kinds/fields.js";
+import type { KindProblem, ServerKindModule } from "./server-kinds/kind.js";
+import { simKind } from "./server-kinds/sim.js";
 
 /**
- * What the config layer knows of each server kind, declared once: the kinds are the branches of
- * `serverSchema` (schema.ts), and every kind has one entry here and one in `server/kinds.ts` (how it is
- * launched and fingerprinted). Adding a kind is its schema branch plus those two entries; the compiler
- * lists them (`satisfies`), and every `switch` over `server.kind` is exhaustive.
+ * The server kinds, one module each in server-kinds/ (its schema branch and its facts), registered here
+ * once. Everything else is derived from this list: `serverSchema` and its messages, `serverKinds` (init's
+ * `--server`, presets, the fingerprint's `server.kind`), and the kinds with a trait (`launchedServerKinds`).
+ * How a kind is launched is its entry in server/kinds/, keyed by these kinds, so the compiler demands one
+ * for a new kind; `docs/server.md` has its row.
  */
+export const serverKindModules = [dockerKind, commandKind, externalKind, simKind] as const;
+
+type Modules = typeof serverKindModules;
+type SchemasOf<T extends readonly { schema: unknown }[]> = { -readonly [I in keyof T]: T[I]["schema"] };
+
+export const serverSchema = choice(
+  "kind",
+  serverKindModules.map((module) => module.schema) as unknown as SchemasOf<Modules>,
+).describe(
+  "How to get a server: start a pinned container, run a command, use a running endpoint, or the built-in simulator.",
+);
+
+export type { ServerLifecycle };
 export type ServerKind = ServerConfig["kind"];
 export type ServerConfigOf<K extends ServerKind> = Extract<ServerConfig, { kind: K }>;
 
-export interface ServerKindFacts<K extends ServerKind> {
-  /** GPU seconds one start costs when `cost.server_start_s` is not set (a vLLM start loads weights). */
-  readonly defaultStartSeconds: number;
-  /** The lifecycle of a server of this kind: its `lifecycle` field, or fixed (a server we do not start is shared). */
-  lifecycle(server: ServerConfigOf<K>): ServerLifecycle;
-  /** The `server:` line of `validate` (given the template view: it is printed). */
-  describe(server: ServerConfigOf<K>): string;
-}
+/** A kind's module, typed for its configs. */
+export type ServerKindFacts<K extends ServerKind> = ServerKindModule<z.ZodType<ServerConfigOf<K>>>;
 
-export const serverKindFacts = {
-  docker: {
-    defaultStartSeconds: 180,
-    lifecycle: (server) => server.lifecycle,
-    describe: (server) => `docker ${server.image}${server.args.length ? ` ${server.args.join(" ")}` : ""}`,
-  },
-  command: {
-    defaultStartSeconds: 180,
-    lifecycle: (server) => server.lifecycle,
-    describe: (server) => `command ${server.argv.join(" ")}`,
-  },
-  external: {
-    // Someone else started it: no start is ours to pay for, and one server serves every run (its cache is
-    // not reset between cells: it is a deployment, not ours to reset beyond the fresh policy's).
-    defaultStartSeconds: 0,
-    lifecycle: () => "per-cell",
-    describe: (server) => `external ${server.base_url}`,
-  },
-  sim: {
-    defaultStartSeconds: 1,
-    lifecycle: (server) => server.lifecycle,
-    describe: (server) =>
-      `simulator, profile ${server.profile}${
-        Object.keys(server.set).length
-          ? ` (${Object.entries(server.set)
-              .map(([key, value]) => `${key}=${value}`)
-              .join(", ")})`
-          : ""
-      }`,
-  },
-} as const satisfies { readonly [K in ServerKind]: ServerKindFacts<K> };
+type ModuleOf<K extends ServerKind> = Extract<Modules[number], { schema: z.ZodType<{ kind: K }> }>;
 
-/** The entry of a config's kind, typed for that config. */
+/** Each kind's module by its name. */
+export const serverKindFacts = Object.fromEntries(
+  serverKindModules.map((module) => [module.schema.shape.kind.value, module]),
+) as unknown as { readonly [K in ServerKind]: ModuleOf<K> };
+
+/** The module of a config's kind, typed for that config. */
 export function factsOf<K extends ServerKind>(server: ServerConfigOf<K>): ServerKindFacts<K> {
   return serverKindFacts[server.kind] as unknown as ServerKindFacts<K>;
 }
 
-/** Every server kind, in the order of the entries (init's --server choices, presets, tests). */
-export const serverKinds = Object.keys(serverKindFacts) as [ServerKind, ...ServerKind[]];
+/** Every server kind, in the order of the registry (init's --server choices, presets, tests). */
+export const serverKinds = serverKindModules.map((module) => module.schema.shape.kind.value) as [
+  ServerKind,
+  ...ServerKind[],
+];
+
+/** The kinds whose launcher leaves a process or container running (the `launchesProcess` trait). */
+export type LaunchedServerKind = Extract<
+  Modules[number],
+  { launchesProcess: true }
+>["schema"]["shape"]["kind"]["value"];
+
+/** See LaunchedServerKind: the kinds the server state file records. */
+export const launchedServerKinds = serverKinds.filter((kind) => serverKindFacts[kind].launchesProcess) as [
+  LaunchedServerKind,
+  ...LaunchedServerKind[],
+];
 
 /** Whether each run gets its own server or a cell's runs share one. */
 export function serverLifecycle(config: Pick<Config, "server">): ServerLifecycle {
@@ -66,4 +72,14 @@ export function serverLifecycle(config: Pick<Config, "server">): ServerLifecycle
 /** One line for the server section of `validate` (pass the template view: it is printed). */
 export function describeServer(server: ServerConfig): string {
   return factsOf(server).describe(server);
+}
+
+/** The warnings `validate` prints for the server (`shown`: the template view, for the text). */
+export function serverWarnings(server: ServerConfig, shown: ServerConfig): string[] {
+  return factsOf(server).warnings?.(server, shown) ?? [];
+}
+
+/** What runner.devices cannot do with this server (each kind says; most have nothing to say). */
+export function serverDeviceProblems(server: ServerConfig, devices: readonly string[]): KindProblem[] {
+  return factsOf(server).deviceProblems?.(server, devices) ?? [];
 }

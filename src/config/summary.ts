@@ -17,6 +17,7 @@ import {
   serverKindFacts,
   serverKinds,
   serverLifecycle,
+  serverWarnings,
 } from "./server-kinds.js";
 
 /**
@@ -305,11 +306,7 @@ export function summarizeConfig(
   const warnings: string[] = [];
   const server = config.server;
   const serverText = describeServer(shown.server);
-  if (server.kind === "docker" && !/@sha256:[0-9a-f]{64}$/.test(server.image)) {
-    warnings.push(
-      `server.image is pinned by tag only (${(shown.server as typeof server).image}): a re-pushed tag changes the server silently; pin it by digest (image@sha256:...)`,
-    );
-  }
+  warnings.push(...serverWarnings(server, shown.server));
   if (!config.model.revision)
     warnings.push("model.revision is not set: the model can change under the same name; pin a commit");
   if (config.repeats.min < 3)

@@ -1,15 +1,9 @@
-import type { ModelConfig, ServerConfig } from "../config/schema.js";
-import { ServerStartError } from "./errors.js";
-import type { LaunchedServer, LaunchServices } from "./launch.js";
-import { spawnServerProcess } from "./process-launcher.js";
-import { defaultCliCommand } from "./sim-command.js";
 import type { ServerDevice } from "./types.js";
 
-type CommandConfig = Extract<ServerConfig, { kind: "command" }>;
-type SimConfig = Extract<ServerConfig, { kind: "sim" }>;
+// What the kinds that start a process of their own (kinds/command.ts, kinds/sim.ts) hand it.
 
 /** vLLM registers POST /reset_prefix_cache only in dev mode; a server shared by a cell's runs needs it. */
-function devModeEnv(devMode: boolean): NodeJS.ProcessEnv {
+export function devModeEnv(devMode: boolean): NodeJS.ProcessEnv {
   return devMode ? { VLLM_SERVER_DEV_MODE: "1" } : {};
 }
 
@@ -17,7 +11,7 @@ function devModeEnv(devMode: boolean): NodeJS.ProcessEnv {
  * The devices of one server (runner.devices): the GPUs it sees (CUDA_VISIBLE_DEVICES, as CUDA programs
  * read it) and, in the command's arguments, `{device}` and `{port}` (each device's server on its own port).
  */
-function deviceEnv(device: ServerDevice | undefined): NodeJS.ProcessEnv {
+export function deviceEnv(device: ServerDevice | undefined): NodeJS.ProcessEnv {
   return device ? { CUDA_VISIBLE_DEVICES: device.spec } : {};
 }
 
@@ -27,155 +21,4 @@ export function withDevice(
   port: number,
 ): string[] {
   return argv.map((arg) => arg.replaceAll("{port}", String(port)).replaceAll("{device}", device?.spec ?? ""));
-}
-
-export async function launchCommand(
-  config: CommandConfig,
-  services: LaunchServices,
-  options: { devMode: boolean; recorded?: CommandConfig },
-): Promise<LaunchedServer> {
-  const argv = withDevice(config.argv, services.device, config.port);
-  // Printed and recorded as the config writes it: `${VAR}` stays a template (it may be a secret); the
-  // condition keeps `{port}` and `{device}` as written, so the servers of several devices record alike.
-  const recordedArgv = (options.recorded ?? config).argv.map(services.log.redact);
-  services.log.note(`starting: ${withDevice(recordedArgv, services.device, config.port).join(" ")}`);
-  const spawned = await spawnServerProcess(
-    argv,
-    {
-      cwd: config.cwd,
-      env: { ...services.env, ...devModeEnv(options.devMode), ...deviceEnv(services.device), ...config.env },
-      kind: "command",
-      port: config.port,
-    },
-    services,
-  );
-  if ("spawnError" in spawned) {
-    throw new ServerStartError({
-      summary: `server.argv could not be started: ${spawned.spawnError}.`,
-      stage: "launch",
-      logFile: services.log.path,
-    });
-  }
-  const baseUrl = `http://${config.host}:${config.port}`;
-  return {
-    baseUrl,
-    metricsUrl: `${baseUrl}/metrics`,
-    port: config.port,
-    exited: spawned.exited,
-    conditions: { command: recordedArgv, args: recordedArgv.slice(1) },
-    stop: () => spawned.stop(),
-  };
-}
-
-/** Simulator flags as the sim command takes them; also what the fingerprint records (no machine paths). */
-export function simArgs(config: SimConfig, model: ModelConfig, seed: number): string[] {
-  return [
-    "--host",
-    "127.0.0.1",
-    "--port",
-    String(config.port),
-    "--profile",
-    config.profile,
-    "--seed",
-    String(seed),
-    ...Object.entries(config.set)
-      .sort(([a], [b]) => a.localeCompare(b))
-      .flatMap(([key, value]) => ["--set", `${key}=${value}`]),
-    "--served-model-name",
-    model.name,
-    ...config.args,
-  ];
-}
-
-const listeningLine = /vllm-perf-gate sim listening on (https?:\/\/\S+)/;
-
-export async function launchSim(
-  config: SimConfig,
-  model: ModelConfig,
-  services: LaunchServices,
-  options: {
-    cliCommand?: readonly string[] | undefined;
-    startIndex: number;
-    devMode: boolean;
-    recorded?: { server: SimConfig; model: ModelConfig };
-  },
-): Promise<LaunchedServer> {
-  // Each start draws its own noise from the configured seed, so per-run servers are not identical replicas.
-  const args = simArgs(config, model, config.seed + options.startIndex);
-  // The simulated GPU: its device index (the first of the server's devices) selects its speed.
-  const device = services.device ? ["--device", services.device.spec.split(",")[0]!] : [];
-  const argv = [...(options.cliCommand ?? defaultCliCommand()), "sim", ...args, ...device];
-  // Printed as the config writes it: `${VAR}` stays a template (it may be a secret).
-  const recordedConfig = options.recorded?.server ?? config;
-  const recordedModel = options.recorded?.model ?? model;
-  const shownSeed =
-    typeof recordedConfig.seed === "number" ? recordedConfig.seed + options.startIndex : recordedConfig.seed;
-  services.log.note(
-    `starting simulator: vllm-perf-gate sim ${[...simArgs(recordedConfig, recordedModel, shownSeed), ...device].join(" ")}`,
-  );
-  let announced: (url: string) => void = () => {};
-  const listening = new Promise<string>((resolve) => {
-    announced = resolve;
-  });
-  const unsubscribe = services.log.onLine((line) => {
-    const url = listeningLine.exec(line)?.[1];
-    if (url) announced(url.replace("//0.0.0.0:", "//127.0.0.1:").replace(/\/+$/, ""));
-  });
-  const launchedAt = services.clock.now();
-  const spawned = await spawnServerProcess(
-    argv,
-    {
-      env: { ...services.env, ...devModeEnv(options.devMode), ...deviceEnv(services.device) },
-      kind: "sim",
-      port: config.port,
-    },
-    services,
-  );
-  if ("spawnError" in spawned) {
-    unsubscribe();
-    throw new ServerStartError({
-      summary: `The simulator could not be started: ${spawned.spawnError}.`,
-      stage: "launch",
-      logFile: services.log.path,
-    });
-  }
-  let baseUrl = `http://127.0.0.1:${config.port}`;
-  if (config.port === 0) {
-    // The port is only known once the simulator says where it listens.
-    const timeout = services.clock.sleep(services.startupTimeoutMs).then(() => undefined);
-    const url = await Promise.race([listening, spawned.exited.then(() => undefined), timeout]);
-    if (url === undefined) {
-      await spawned.stop();
-      throw new ServerStartError({
-        summary:
-          'The simulator did not announce its address ("vllm-perf-gate sim listening on ...") before it exited or timed out.',
-        stage: "readiness",
-        lastLogLines: services.log.lastLines(20),
-        logFile: services.log.path,
-      });
-    }
-    baseUrl = url;
-  }
-  unsubscribe();
-  const port = Number(new URL(baseUrl).port);
-  // The configured seed is the condition; the per-start seed derived from it is in the log. Recorded
-  // from the config as written (templates for values from the environment).
-  const recordedArgs = simArgs(recordedConfig, recordedModel, recordedConfig.seed);
-  return {
-    baseUrl,
-    metricsUrl: `${baseUrl}/metrics`,
-    port,
-    exited: spawned.exited,
-    launchedAt,
-    conditions: {
-      command: ["vllm-perf-gate", "sim", ...recordedArgs.filter((_, i) => !isPortPair(recordedArgs, i))],
-      args: recordedConfig.args,
-    },
-    stop: () => spawned.stop(),
-  };
-}
-
-/** A picked port is incidental, not a condition: drop `--port N` from the recorded command line. */
-function isPortPair(args: readonly string[], index: number): boolean {
-  return args[index] === "--port" || args[index - 1] === "--port";
 }

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import type { LaunchedServerKind } from "../config/server-kinds.js";
 import type { LaunchServices, TeardownNotes } from "./launch.js";
 import { terminateGroup } from "./process-group.js";
 
@@ -15,7 +16,7 @@ export interface SpawnedServer {
  */
 export async function spawnServerProcess(
   argv: readonly string[],
-  options: { cwd?: string | undefined; env: NodeJS.ProcessEnv; kind: "command" | "sim"; port?: number },
+  options: { cwd?: string | undefined; env: NodeJS.ProcessEnv; kind: LaunchedServerKind; port?: number },
   services: LaunchServices,
 ): Promise<SpawnedServer | { spawnError: string }> {
   const [command, ...args] = argv;

@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
 import { dirname, join } from "node:path";
 import { z } from "zod";
+import { launchedServerKinds } from "../config/server-kinds.js";
 
 /**
  * The list of servers this job started and has not stopped yet. The action's main step and the CLI write
@@ -13,7 +14,7 @@ export const serverStateSchemaVersion = 1;
 
 export const liveServerSchema = z.object({
   id: z.string().min(1),
-  kind: z.enum(["docker", "command", "sim"]),
+  kind: z.enum(launchedServerKinds),
   startedAt: z.string(),
   cell: z.string(),
   run: z.number().int().nonnegative().nullable(),
