@@ -1,9 +1,12 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readRunFile } from "../compare/load.js";
-import { runToBencherReport } from "../report/export-bencher.js";
-import { runToPytorchRecords } from "../report/export-pytorch.js";
-import { type CompareExport, exportFileNames } from "../report/export-runs.js";
+import {
+  type CompareExport,
+  exportFormatNames,
+  exportFormats,
+  isExportFormat,
+} from "../report/export-formats.js";
 import type { OutputFormat } from "../runner/run-once.js";
 import { UsageError } from "../util/errors.js";
 import { toolVersion } from "../version.js";
@@ -14,16 +17,16 @@ export interface RunFormats {
   readonly exports: CompareExport[];
 }
 
-const runFormatNames = ["vllm", "pytorch", "bencher"] as const;
+const runFormatNames = ["vllm", ...exportFormatNames] as const;
 
-/** Parses `--format vllm,pytorch,bencher` (any of them, comma-separated); none when not given. */
+/** Parses `--format vllm,pytorch,bencher` (any of them, comma-separated; the exports are export-formats.ts's); none when not given. */
 export function parseRunFormats(value: string | undefined): RunFormats {
   const runner: OutputFormat[] = [];
   const exports: CompareExport[] = [];
   if (value === undefined) return { runner, exports };
   for (const name of value.split(",").map((part) => part.trim())) {
     if (name === "vllm") runner.push("vllm");
-    else if (name === "pytorch" || name === "bencher") exports.push(name);
+    else if (isExportFormat(name)) exports.push(name);
     else {
       throw new UsageError(
         `--format expects ${runFormatNames.join(", ")} (comma-separated), got "${name || value}"`,
@@ -54,15 +57,13 @@ export async function writeRunExports(
       continue;
     }
     for (const format of exports) {
-      const content =
-        format === "pytorch"
-          ? runToPytorchRecords(record, { side, toolVersion })
-          : runToBencherReport(record);
-      await writeFile(join(run.dir, exportFileNames[format]), `${JSON.stringify(content, null, 2)}\n`);
+      const { fileName, ofRun } = exportFormats[format];
+      const content = ofRun(record, { side, toolVersion });
+      await writeFile(join(run.dir, fileName), `${JSON.stringify(content, null, 2)}\n`);
     }
     written.push(`${run.cell}/run-${run.run}`);
   }
-  const names = exports.map((format) => exportFileNames[format]).join(" and ");
+  const names = exports.map((format) => exportFormats[format].fileName).join(" and ");
   return [
     ...(written.length > 0 ? [`wrote ${names} for ${written.length} run(s)`] : []),
     ...(skipped.length > 0 ? [`no ${names} for runs compare would not use: ${skipped.join(", ")}`] : []),

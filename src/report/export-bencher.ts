@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { VerdictFile } from "../compare/verdict-schema.js";
 import { type MetricUnit, metricSpecs } from "../config/metric-names.js";
 import type { RunRecord } from "../metrics/run-record.js";
-import { finiteRunMetrics } from "./export-runs.js";
+import { type ExportFormat, finiteRunMetrics } from "./export-runs.js";
 
 /**
  * A comparison's candidate as Bencher Metric Format JSON (bencher.dev docs, reference/bencher-metric-format):
@@ -74,3 +74,9 @@ export function toBencherReport(verdict: VerdictFile): BencherReport {
   }
   return bencherReportSchema.parse(report);
 }
+
+export const bencherExport: ExportFormat = {
+  fileName: "bencher.json",
+  ofComparison: (verdict) => toBencherReport(verdict),
+  ofRun: (run) => runToBencherReport(run),
+};

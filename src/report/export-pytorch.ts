@@ -4,6 +4,7 @@ import type { VerdictFile } from "../compare/verdict-schema.js";
 import { metricSpecs } from "../config/metric-names.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import {
+  type ExportFormat,
   type ExportRuns,
   type ExportSide,
   finiteRunMetrics,
@@ -154,3 +155,9 @@ export function toPytorchRecords(verdict: VerdictFile, runs?: ExportRuns): Pytor
   }
   return records;
 }
+
+export const pytorchExport: ExportFormat = {
+  fileName: "pytorch-benchmark.json",
+  ofComparison: toPytorchRecords,
+  ofRun: runToPytorchRecords,
+};

@@ -3,14 +3,16 @@ import type { Comparison, VerdictFile } from "../compare/verdict-schema.js";
 import { type MetricName, metricSpecs } from "../config/metric-names.js";
 import type { RunRecord } from "../metrics/run-record.js";
 
-/** The dashboard export formats, of a comparison and of one run. */
-export type CompareExport = "pytorch" | "bencher";
-
-/** The file each export adds: to compare's --out directory, or beside a run's run.json. */
-export const exportFileNames: Record<CompareExport, string> = {
-  pytorch: "pytorch-benchmark.json",
-  bencher: "bencher.json",
-};
+/**
+ * One dashboard export format, declared in its own module (export-pytorch.ts, export-bencher.ts) and
+ * registered in export-formats.ts: the file it adds and its content, of a comparison (compare's
+ * `--format`, in its --out directory) and of one run (run's `--format`, beside the run's run.json).
+ */
+export interface ExportFormat {
+  readonly fileName: string;
+  ofComparison(verdict: VerdictFile, runs: ExportRuns | undefined): unknown;
+  ofRun(run: RunRecord, info: { side?: string | undefined; toolVersion: string }): unknown;
+}
 
 /**
  * What the dashboard exports share: the run records a comparison read, and per comparison the

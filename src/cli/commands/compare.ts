@@ -4,9 +4,12 @@ import { compareResults, readCalibration, writeCompareOutputs } from "../../app/
 import { defaultInputLimits, type InputLimits, mebibyte } from "../../compare/input-limits.js";
 import type { BaselineInfo, ComparisonMode } from "../../compare/verdict-schema.js";
 import { loadConfig } from "../../config/load.js";
-import { toBencherReport } from "../../report/export-bencher.js";
-import { toPytorchRecords } from "../../report/export-pytorch.js";
-import { type CompareExport, exportFileNames } from "../../report/export-runs.js";
+import {
+  type CompareExport,
+  exportFormatNames,
+  exportFormats,
+  isExportFormat,
+} from "../../report/export-formats.js";
 import { renderTerminal } from "../../report/terminal.js";
 import { collectJobSecrets } from "../../server/secrets.js";
 import { UsageError } from "../../util/errors.js";
@@ -80,12 +83,14 @@ export function parseCompareFormats(values: readonly string[]): {
   const files: CompareExport[] = [];
   for (const name of names) {
     if (name in printFormats) prints.push(printFormats[name as keyof typeof printFormats]);
-    else if (name === "pytorch" || name === "bencher") {
+    else if (isExportFormat(name)) {
       if (!files.includes(name)) files.push(name);
-    } else
+    } else {
+      const expected = ["text", "md", "comment", "html", "json", "none", ...exportFormatNames];
       throw new UsageError(
-        `--format expects text, md, comment, html, json, none, pytorch or bencher (comma-separated), got "${name}"`,
+        `--format expects ${expected.slice(0, -1).join(", ")} or ${expected.at(-1)} (comma-separated), got "${name}"`,
       );
+    }
   }
   if (new Set(prints).size > 1)
     throw new UsageError(
@@ -207,11 +212,9 @@ export const compareCommand: CliCommand = {
     const { verdictPath, reportPath, commentPath, htmlPath } = await writeCompareOutputs(out, outcome);
     const exported: string[] = [];
     for (const file of exportFiles) {
-      const path = join(out, exportFileNames[file]);
-      const content =
-        file === "pytorch"
-          ? toPytorchRecords(outcome.verdict, outcome.runs)
-          : toBencherReport(outcome.verdict);
+      const { fileName, ofComparison } = exportFormats[file];
+      const path = join(out, fileName);
+      const content = ofComparison(outcome.verdict, outcome.runs);
       await writeFile(path, redact(`${JSON.stringify(content, null, 2)}\n`));
       exported.push(path);
     }
