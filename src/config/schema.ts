@@ -1,4 +1,6 @@
 import { z } from "zod";
+import type { LengthConfig } from "./dataset-kinds/fields.js";
+import { datasetSchema, isSessionDataset } from "./dataset-kinds.js";
 import {
   choice,
   describeValue,
@@ -14,6 +16,22 @@ import { atMost, configLimits } from "./limits.js";
 import { gatableMetricNames, gatedMetricNames, metricNames } from "./metric-names.js";
 import { serverDeviceProblems, serverSchema } from "./server-kinds.js";
 
+export {
+  type DelayConfig,
+  delaySchema,
+  type LengthConfig,
+  lengthSchema,
+} from "./dataset-kinds/fields.js";
+export {
+  type DatasetConfig,
+  datasetReadsFile,
+  datasetSchema,
+  type FileDatasetConfig,
+  isFileBacked,
+  isSessionDataset,
+  type SessionDatasetConfig,
+  scoresAnswers,
+} from "./dataset-kinds.js";
 export { configLimits } from "./limits.js";
 export { type ServerLifecycle, serverSchema } from "./server-kinds.js";
 
@@ -57,275 +75,6 @@ const samplingSchema = strictObject({
     .default({})
     .describe("Extra JSON fields merged into every request body."),
 });
-
-const tokenCount = (what?: string) =>
-  positiveInt(what).max(configLimits.tokens, atMost(configLimits.tokens, "token counts"));
-const fixedLength = strictObject({ distribution: z.literal("fixed"), value: tokenCount() });
-const uniformLength = strictObject({
-  distribution: z.literal("uniform"),
-  min: tokenCount(),
-  max: tokenCount(),
-});
-const normalLength = strictObject({
-  distribution: z.literal("normal"),
-  mean: positiveNumber().max(configLimits.tokens, atMost(configLimits.tokens, "token counts")),
-  sd: nonNegativeNumber().max(configLimits.tokens, atMost(configLimits.tokens, "token counts")),
-  min: tokenCount().default(1),
-  max: tokenCount().optional(),
-});
-const lognormalLength = strictObject({
-  distribution: z.literal("lognormal"),
-  median: positiveNumber().max(configLimits.tokens, atMost(configLimits.tokens, "token counts")),
-  sigma: nonNegativeNumber().max(
-    configLimits.lognormalSigma,
-    atMost(configLimits.lognormalSigma, "a lognormal sigma"),
-  ),
-  min: tokenCount().default(1),
-  max: tokenCount().optional(),
-});
-
-export const lengthSchema = z
-  .union(
-    [
-      tokenCount("a token count (whole number >= 1) or a distribution mapping"),
-      choice(
-        "distribution",
-        [fixedLength, uniformLength, normalLength, lognormalLength],
-        ["fixed", "uniform", "normal", "lognormal"],
-      ),
-    ],
-    {
-      error: (issue) =>
-        `expected a token count (whole number >= 1) or a distribution mapping, got ${describeValue(issue.input)}`,
-    },
-  )
-  .describe(
-    "A token count, or a distribution: fixed, uniform (min..max), normal (mean, sd) or lognormal (median, sigma), clipped to [min, max].",
-  );
-
-const syntheticDataset = strictObject({
-  type: z.literal("synthetic"),
-  input_tokens: lengthSchema,
-  output_tokens: lengthSchema,
-});
-const sharegptDataset = strictObject({
-  type: z.literal("sharegpt"),
-  path: nonEmptyString("a path to a ShareGPT JSON file"),
-  output_tokens: lengthSchema.optional().describe("Override the dataset's own answer lengths."),
-  max_input_tokens: tokenCount().optional().describe("Skip conversations whose prompt is longer."),
-  sha256: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
-    .optional()
-    .describe("Expected checksum; the run fails when the file differs."),
-});
-const jsonlDataset = strictObject({
-  type: z.literal("jsonl"),
-  path: nonEmptyString("a path to a JSONL file"),
-  output_tokens: lengthSchema.optional().describe("Used for lines without max_tokens."),
-  sha256: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
-    .optional(),
-});
-const sharedPrefixDataset = strictObject({
-  type: z.literal("shared_prefix"),
-  num_prefixes: positiveInt().max(
-    configLimits.datasetItems,
-    atMost(configLimits.datasetItems, "generated dataset items"),
-  ),
-  prefix_tokens: tokenCount(),
-  suffix_tokens: lengthSchema,
-  output_tokens: lengthSchema,
-});
-const longDocumentDataset = strictObject({
-  type: z.literal("long_document"),
-  num_documents: positiveInt()
-    .max(configLimits.datasetItems, atMost(configLimits.datasetItems, "generated dataset items"))
-    .default(1),
-  document_tokens: tokenCount(),
-  question_tokens: lengthSchema,
-  output_tokens: lengthSchema,
-});
-
-/**
- * The built-in task set (docs/quality.md): arithmetic and number-word questions made from the seed, each
- * exactly checkable. A tasks cell's requests are sent greedy (temperature 0, ignore_eos false) and its
- * answers scored per prompt for the task-accuracy check.
- */
-const tasksDataset = strictObject({
-  type: z.literal("tasks"),
-  count: positiveInt()
-    .max(configLimits.datasetItems, atMost(configLimits.datasetItems, "generated dataset items"))
-    .default(500)
-    .describe("Distinct tasks; request i asks task i mod count."),
-  kinds: z
-    .array(z.enum(["arithmetic", "number_words"]))
-    .min(1, "expected at least one task kind")
-    .default(["arithmetic", "number_words"])
-    .describe("Task kinds, taken in turn."),
-  output_tokens: lengthSchema.default(24).describe("max_tokens of an answer."),
-});
-
-/**
- * The team's own tasks: a JSONL file, one task a line: `prompt` (or `messages`), `reference`, and optionally
- * `scorer` (exact, contains, regex, numeric; default exact), `pattern` (regex) and `tolerance` (numeric).
- */
-const tasksJsonlDataset = strictObject({
-  type: z.literal("tasks_jsonl"),
-  path: nonEmptyString("a path to a JSONL file of tasks"),
-  sha256: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
-    .optional(),
-  output_tokens: lengthSchema.default(24).describe("max_tokens of an answer (a line's max_tokens wins)."),
-});
-
-const delaySeconds = (what = "a number of seconds >= 0") =>
-  nonNegativeNumber(what).max(
-    configLimits.turnDelaySeconds,
-    atMost(configLimits.turnDelaySeconds, "the delay between two turns"),
-  );
-
-/**
- * The wait between two turns of a session (a user's think time, a tool's latency), in seconds: a fixed
- * number, or a distribution drawn from the session's seed: fixed, uniform (min..max), exponential (mean)
- * or lognormal (median, sigma), clipped to `max` when given.
- */
-export const delaySchema = z
-  .union(
-    [
-      delaySeconds("a number of seconds >= 0 or a distribution mapping"),
-      choice(
-        "distribution",
-        [
-          strictObject({ distribution: z.literal("fixed"), value: delaySeconds() }),
-          strictObject({ distribution: z.literal("uniform"), min: delaySeconds(), max: delaySeconds() }),
-          strictObject({
-            distribution: z.literal("exponential"),
-            mean: delaySeconds(),
-            max: delaySeconds().optional(),
-          }),
-          strictObject({
-            distribution: z.literal("lognormal"),
-            median: delaySeconds(),
-            sigma: nonNegativeNumber().max(
-              configLimits.lognormalSigma,
-              atMost(configLimits.lognormalSigma, "a lognormal sigma"),
-            ),
-            max: delaySeconds().optional(),
-          }),
-        ],
-        ["fixed", "uniform", "exponential", "lognormal"],
-      ),
-    ],
-    {
-      error: (issue) =>
-        `expected a number of seconds >= 0 or a distribution mapping, got ${describeValue(issue.input)}`,
-    },
-  )
-  .describe(
-    "Seconds between the end of one turn and the next request of its session: a number, or a distribution (fixed, uniform min..max, exponential mean, lognormal median and sigma), drawn from the session's seed.",
-  );
-
-const turnsCount = positiveInt("a number of turns (whole number >= 1)").max(
-  configLimits.sessionTurns,
-  atMost(configLimits.sessionTurns, "turns per session"),
-);
-
-/**
- * Tool-call turns of a session (docs/workloads.md): the tools the requests declare; when an answer is a
- * tool call, the client answers it with a mocked tool result of `result_tokens` after `latency_s`.
- */
-const sessionToolsSchema = strictObject({
-  names: z
-    .array(
-      z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "expected a function name of letters, digits, '_' or '-'"),
-    )
-    .min(1, "expected at least one tool name")
-    .max(32, "expected at most 32 tools (the limit on tools per session; see docs/workloads.md)")
-    .describe("Function names declared in every request's `tools` (each takes one string argument)."),
-  latency_s: delaySchema.default(0).describe("The mocked tool's latency before its result is sent."),
-  result_tokens: lengthSchema.default(64).describe("Length of the mocked tool result."),
-});
-
-/**
- * Generated sessions (docs/workloads.md): each session a seeded number of turns; turn k sends the whole
- * conversation so far (the server's own answers included) and one new user message.
- */
-const sessionsDataset = strictObject({
-  type: z.literal("sessions"),
-  turns: lengthSchema.describe("Turns per session (a count or a distribution, at most 256)."),
-  message_tokens: lengthSchema.describe("Tokens of each new user message."),
-  output_tokens: lengthSchema.describe("max_tokens of each answer."),
-  system_prompt_tokens: z
-    .number()
-    .int()
-    .min(0)
-    .max(configLimits.tokens, atMost(configLimits.tokens, "token counts"))
-    .default(0)
-    .describe("Tokens of the system prompt each session starts with (0: none)."),
-  shared_system_prompt: fraction()
-    .default(1)
-    .describe(
-      "Share of sessions whose system prompt is the common one (a prefix the server can cache across sessions); the others get one of their own, of the same length.",
-    ),
-  think_time_s: delaySchema.default(0),
-  tools: sessionToolsSchema.optional(),
-});
-
-/**
- * ShareGPT-style multi-turn conversations (docs/workloads.md): every human turn of a conversation is a
- * turn of its session, sent with the conversation so far (the server's answers, not the file's).
- */
-const sharegptSessionsDataset = strictObject({
-  type: z.literal("sharegpt_sessions"),
-  path: nonEmptyString("a path to a ShareGPT JSON file"),
-  sha256: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
-    .optional()
-    .describe("Expected checksum; the run fails when the file differs."),
-  output_tokens: lengthSchema.optional().describe("Override the answer lengths the file's answers give."),
-  max_turns: turnsCount.optional().describe("Use at most this many turns of each conversation."),
-  think_time_s: delaySchema.default(0),
-});
-
-/**
- * A Mooncake-style request trace (docs/workloads.md): JSON Lines of `timestamp` (ms), `input_length`,
- * `output_length` and `hash_ids` (one id per block of `block_tokens` prompt tokens; equal ids are equal
- * text, so the trace's prefix sharing reaches the server's cache). Lines with the same `session_id` are the
- * turns of one session; lines without one are sessions of a single turn.
- */
-const mooncakeTraceDataset = strictObject({
-  type: z.literal("mooncake_trace"),
-  path: nonEmptyString("a path to a Mooncake-style JSONL trace"),
-  sha256: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
-    .optional()
-    .describe("Expected checksum; the run fails when the file differs."),
-  block_tokens: tokenCount().default(512).describe("Prompt tokens per hash id (Mooncake's traces use 512)."),
-  time_scale: positiveNumber()
-    .max(1000, "expected at most 1000 (the limit on a trace's time scale; see docs/workloads.md)")
-    .default(1)
-    .describe(
-      "Multiplies the trace's timestamps (and the gaps between a session's turns): 1 replays it on its own clock, 0.5 twice as fast.",
-    ),
-});
-
-export const datasetSchema = choice("type", [
-  syntheticDataset,
-  sharegptDataset,
-  jsonlDataset,
-  sharedPrefixDataset,
-  longDocumentDataset,
-  tasksDataset,
-  tasksJsonlDataset,
-  sessionsDataset,
-  sharegptSessionsDataset,
-  mooncakeTraceDataset,
-]);
 
 const concurrencyLoad = strictObject({
   type: z.literal("concurrency"),
@@ -1146,75 +895,13 @@ export type Config = z.output<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 export type ServerConfig = Config["server"];
 export type CellConfig = Config["cells"][number];
-export type DatasetConfig = CellConfig["dataset"];
 
 /** A cell measured over loads instead of N times at one: a capacity search or a sweep (docs/capacity.md). */
 export function isSearchedCell(cell: CellConfig): boolean {
   return cell.capacity !== undefined || cell.sweep !== undefined;
 }
 
-/**
- * Per dataset kind: whether it reads a file (`path`, optional `sha256`). Declared once here; the runner reads
- * the file of such a cell once and skips the token-length calibration for it (its prompts are the file's).
- * A new dataset kind is one schema branch above plus its entry here (the compiler asks for it).
- */
-export const datasetReadsFile = {
-  synthetic: false,
-  sharegpt: true,
-  jsonl: true,
-  shared_prefix: false,
-  long_document: false,
-  tasks: false,
-  tasks_jsonl: true,
-  sessions: false,
-  sharegpt_sessions: true,
-  mooncake_trace: true,
-} as const satisfies Record<DatasetConfig["type"], boolean>;
-
-type FileDatasetType = {
-  [K in keyof typeof datasetReadsFile]: (typeof datasetReadsFile)[K] extends true ? K : never;
-}[keyof typeof datasetReadsFile];
-export type FileDatasetConfig = Extract<DatasetConfig, { type: FileDatasetType }>;
-
-/** Whether a dataset's answers are scored (the task-accuracy check): its cells are sent greedy. */
-export function scoresAnswers(dataset: DatasetConfig): boolean {
-  return dataset.type === "tasks" || dataset.type === "tasks_jsonl";
-}
-
-/**
- * Session datasets (docs/workloads.md): the load's unit is a session, not a request. `size.requests`,
- * `warmup.requests`, a rate and a concurrency count sessions; each session sends its turns one after the
- * other, each with the conversation so far.
- */
-export const datasetIsSessions = {
-  synthetic: false,
-  sharegpt: false,
-  jsonl: false,
-  shared_prefix: false,
-  long_document: false,
-  tasks: false,
-  tasks_jsonl: false,
-  sessions: true,
-  sharegpt_sessions: true,
-  mooncake_trace: true,
-} as const satisfies Record<DatasetConfig["type"], boolean>;
-
-export type SessionDatasetConfig = Extract<
-  DatasetConfig,
-  { type: "sessions" | "sharegpt_sessions" | "mooncake_trace" }
->;
-
-export function isSessionDataset(dataset: DatasetConfig): dataset is SessionDatasetConfig {
-  return datasetIsSessions[dataset.type];
-}
-
-/** True when the dataset's prompts come from a file (see datasetReadsFile). */
-export function isFileBacked(dataset: DatasetConfig): dataset is FileDatasetConfig {
-  return datasetReadsFile[dataset.type];
-}
 export type LoadConfig = CellConfig["load"];
-export type LengthConfig = z.output<typeof lengthSchema>;
-export type DelayConfig = z.output<typeof delaySchema>;
 export type GateConfig = Config["gate"];
 export type QualityConfig = Config["quality"];
 export type ExternalTaskConfig = QualityConfig["tasks"]["external"][number];

@@ -1,3 +1,4 @@
+import { describeDataset } from "./dataset-kinds.js";
 import { type TemplateAt, templateView } from "./interpolate.js";
 import { metricSpecs } from "./metric-names.js";
 import { type CellSchedule, cellSchedule, describeSchedule } from "./schedule.js";
@@ -76,61 +77,6 @@ export function lengthMean(length: LengthConfig): number {
       return length.mean;
     case "lognormal":
       return length.median * Math.exp((length.sigma * length.sigma) / 2);
-  }
-}
-
-export function describeLength(length: LengthConfig): string {
-  // A template (a value from `${VAR}` in the printed view) is shown as written.
-  if (typeof length !== "object") return String(length);
-  switch (length.distribution) {
-    case "fixed":
-      return String(length.value);
-    case "uniform":
-      return `${length.min}-${length.max}`;
-    case "normal":
-      return `normal(${length.mean}, sd ${length.sd})`;
-    case "lognormal":
-      return `lognormal(median ${length.median}, sigma ${length.sigma})`;
-  }
-}
-
-function describeDataset(cell: CellConfig): string {
-  const dataset = cell.dataset;
-  switch (dataset.type) {
-    case "synthetic":
-      return `synthetic in ${describeLength(dataset.input_tokens)} / out ${describeLength(dataset.output_tokens)}`;
-    case "sharegpt":
-      return `ShareGPT ${dataset.path}`;
-    case "jsonl":
-      return `JSONL ${dataset.path}`;
-    case "shared_prefix":
-      return `${dataset.num_prefixes} prefixes x ${dataset.prefix_tokens} + ${describeLength(dataset.suffix_tokens)} / out ${describeLength(dataset.output_tokens)}`;
-    case "long_document":
-      return `${dataset.num_documents} doc x ${dataset.document_tokens} + q ${describeLength(dataset.question_tokens)} / out ${describeLength(dataset.output_tokens)}`;
-    case "tasks_jsonl":
-      return `tasks JSONL ${dataset.path} / out ${describeLength(dataset.output_tokens)}, scored`;
-    case "tasks":
-      return `${dataset.count} built-in tasks (${dataset.kinds.join(", ")}) / out ${describeLength(dataset.output_tokens)}, scored`;
-    case "sessions":
-      return `sessions of ${describeLength(dataset.turns)} turns, message ${describeLength(dataset.message_tokens)} / out ${describeLength(dataset.output_tokens)}${dataset.system_prompt_tokens > 0 ? `, system prompt ${dataset.system_prompt_tokens}` : ""}, think ${describeDelay(dataset.think_time_s)}${dataset.tools ? `, tools ${dataset.tools.names.join(", ")}` : ""}`;
-    case "sharegpt_sessions":
-      return `ShareGPT sessions ${dataset.path}${dataset.max_turns ? ` (at most ${dataset.max_turns} turns)` : ""}, think ${describeDelay(dataset.think_time_s)}`;
-    case "mooncake_trace":
-      return `Mooncake trace ${dataset.path} (blocks of ${dataset.block_tokens}, time x${dataset.time_scale})`;
-  }
-}
-
-export function describeDelay(delay: DelayConfig): string {
-  if (typeof delay !== "object") return `${delay} s`;
-  switch (delay.distribution) {
-    case "fixed":
-      return `${delay.value} s`;
-    case "uniform":
-      return `${delay.min}-${delay.max} s`;
-    case "exponential":
-      return `exponential(mean ${delay.mean} s)`;
-    case "lognormal":
-      return `lognormal(median ${delay.median} s, sigma ${delay.sigma})`;
   }
 }
 
@@ -332,7 +278,7 @@ export function summarizeConfig(
     return {
       name: text.name,
       endpoint: text.endpoint,
-      dataset: describeDataset(text),
+      dataset: describeDataset(text.dataset),
       load: describeLoad(text.load),
       size,
       prefix: text.prefix,

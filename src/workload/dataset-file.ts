@@ -91,10 +91,23 @@ export async function readDatasetFile(options: {
       `${options.field}.sha256: dataset ${path} has sha256 ${sha256}, expected ${options.expectedSha256} (the file changed)`,
     );
   }
-  const text = bytes.toString("utf8");
-  if (options.kind === "tasks_jsonl")
-    return { path, sha256, entries: parseTaskLines(text, path), skipped: 0 };
-  if (options.kind === "sharegpt_sessions") {
+  return { path, sha256, ...fileKinds[options.kind](bytes.toString("utf8"), path, options.field) };
+}
+
+/** A file's content, by how its kind reads it. */
+type FileContent = Omit<DatasetFile, "path" | "sha256">;
+
+/**
+ * How each file-backed dataset kind (the `fileBacked` trait, config/dataset-kinds/) reads its file: keyed
+ * by those kinds, so a new one fails to compile until it says how its file is read.
+ */
+const fileKinds: {
+  readonly [K in FileDatasetConfig["type"]]: (text: string, path: string, field: string) => FileContent;
+} = {
+  sharegpt: (text, path, field) => promptEntries(parseJsonArray(text, path), path, field),
+  jsonl: (text, path, field) => promptEntries(parseJsonLines(text, path), path, field),
+  tasks_jsonl: (text, path) => ({ entries: parseTaskLines(text, path), skipped: 0 }),
+  sharegpt_sessions: (text, path, field) => {
     const conversations = parseJsonArray(text, path);
     const sessions: FileSession[] = [];
     let skipped = 0;
@@ -105,15 +118,15 @@ export async function readDatasetFile(options: {
     }
     if (sessions.length === 0)
       throw new InputError(
-        `${options.field}.path: dataset ${path} has no usable conversations (expected "conversations" with a human turn)`,
+        `${field}.path: dataset ${path} has no usable conversations (expected "conversations" with a human turn)`,
       );
-    return { path, sha256, entries: [], skipped, sessions };
-  }
-  if (options.kind === "mooncake_trace") {
-    const sessions = parseTraceLines(text, path);
-    return { path, sha256, entries: [], skipped: 0, sessions };
-  }
-  const raw = options.kind === "sharegpt" ? parseJsonArray(text, path) : parseJsonLines(text, path);
+    return { entries: [], skipped, sessions };
+  },
+  mooncake_trace: (text, path) => ({ entries: [], skipped: 0, sessions: parseTraceLines(text, path) }),
+};
+
+/** The prompts of a ShareGPT array or JSONL lines; the items that hold none are skipped (and counted). */
+function promptEntries(raw: unknown[], path: string, field: string): FileContent {
   const entries: DatasetEntry[] = [];
   let skipped = 0;
   for (const item of raw) {
@@ -123,10 +136,10 @@ export async function readDatasetFile(options: {
   }
   if (entries.length === 0) {
     throw new InputError(
-      `${options.field}.path: dataset ${path} has no usable entries (expected "conversations" with a human turn, "prompt" or "messages")`,
+      `${field}.path: dataset ${path} has no usable entries (expected "conversations" with a human turn, "prompt" or "messages")`,
     );
   }
-  return { path, sha256, entries, skipped };
+  return { entries, skipped };
 }
 
 function parseJsonArray(text: string, path: string): unknown[] {

@@ -1,0 +1,88 @@
+import type { z } from "zod";
+import { jsonlKind } from "./dataset-kinds/jsonl.js";
+import type { DatasetKindModule } from "./dataset-kinds/kind.js";
+import { longDocumentKind } from "./dataset-kinds/long-document.js";
+import { mooncakeTraceKind } from "./dataset-kinds/mooncake-trace.js";
+import { sessionsKind } from "./dataset-kinds/sessions.js";
+import { sharedPrefixKind } from "./dataset-kinds/shared-prefix.js";
+import { sharegptKind } from "./dataset-kinds/sharegpt.js";
+import { sharegptSessionsKind } from "./dataset-kinds/sharegpt-sessions.js";
+import { syntheticKind } from "./dataset-kinds/synthetic.js";
+import { tasksKind } from "./dataset-kinds/tasks.js";
+import { tasksJsonlKind } from "./dataset-kinds/tasks-jsonl.js";
+import { choice } from "./fields.js";
+
+/**
+ * The dataset kinds, one module each in dataset-kinds/ (its schema branch, traits and `validate` line),
+ * registered here once. `datasetSchema` and the lists of kinds with a trait (file-backed, sessions, scored)
+ * are derived from this list; how a kind's requests are made is its entry in workload/, keyed by these
+ * kinds, so the compiler demands one for a new kind.
+ */
+export const datasetKindModules = [
+  syntheticKind,
+  sharegptKind,
+  jsonlKind,
+  sharedPrefixKind,
+  longDocumentKind,
+  tasksKind,
+  tasksJsonlKind,
+  sessionsKind,
+  sharegptSessionsKind,
+  mooncakeTraceKind,
+] as const;
+
+type Modules = typeof datasetKindModules;
+type SchemasOf<T extends readonly { schema: unknown }[]> = { -readonly [I in keyof T]: T[I]["schema"] };
+type KindOf<M> = M extends { schema: { shape: { type: { value: infer T } } } } ? T : never;
+
+export const datasetSchema = choice(
+  "type",
+  datasetKindModules.map((module) => module.schema) as unknown as SchemasOf<Modules>,
+);
+
+export type DatasetConfig = z.output<typeof datasetSchema>;
+export type DatasetType = DatasetConfig["type"];
+export type DatasetConfigOf<T extends DatasetType> = Extract<DatasetConfig, { type: T }>;
+
+type ModuleOf<T extends DatasetType> = Extract<Modules[number], { schema: z.ZodType<{ type: T }> }>;
+
+/** Each kind's module by its name. */
+export const datasetKinds = Object.fromEntries(
+  datasetKindModules.map((module) => [module.schema.shape.type.value, module]),
+) as unknown as { readonly [T in DatasetType]: ModuleOf<T> };
+
+function moduleOf<T extends DatasetType>(
+  dataset: DatasetConfigOf<T>,
+): DatasetKindModule<z.ZodType<DatasetConfigOf<T>>> {
+  return datasetKinds[dataset.type] as unknown as DatasetKindModule<z.ZodType<DatasetConfigOf<T>>>;
+}
+
+/** Per dataset kind: whether it reads a file (the `fileBacked` trait). */
+export const datasetReadsFile = Object.fromEntries(
+  datasetKindModules.map((module) => [module.schema.shape.type.value, module.fileBacked]),
+) as { readonly [T in DatasetType]: ModuleOf<T>["fileBacked"] };
+
+export type FileDatasetType = KindOf<Extract<Modules[number], { fileBacked: true }>>;
+export type FileDatasetConfig = Extract<DatasetConfig, { type: FileDatasetType }>;
+export type SessionDatasetType = KindOf<Extract<Modules[number], { sessions: true }>>;
+export type SessionDatasetConfig = Extract<DatasetConfig, { type: SessionDatasetType }>;
+
+/** True when the dataset's prompts come from a file (the `fileBacked` trait). */
+export function isFileBacked(dataset: DatasetConfig): dataset is FileDatasetConfig {
+  return moduleOf(dataset).fileBacked;
+}
+
+/** True for a session dataset (the `sessions` trait: the load's unit is a session). */
+export function isSessionDataset(dataset: DatasetConfig): dataset is SessionDatasetConfig {
+  return moduleOf(dataset).sessions;
+}
+
+/** Whether a dataset's answers are scored (the task-accuracy check): its cells are sent greedy. */
+export function scoresAnswers(dataset: DatasetConfig): boolean {
+  return moduleOf(dataset).scoresAnswers;
+}
+
+/** The dataset's part of a cell's `validate` line (pass the template view: it is printed). */
+export function describeDataset(dataset: DatasetConfig): string {
+  return moduleOf(dataset).describe(dataset);
+}

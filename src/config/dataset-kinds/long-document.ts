@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { positiveInt, strictObject } from "../fields.js";
+import { atMost, configLimits } from "../limits.js";
+import { describeLength, lengthSchema, tokenCount } from "./fields.js";
+import type { DatasetKindModule } from "./kind.js";
+
+/** Questions about generated long documents (a document is a prefix its questions share). */
+const longDocumentDataset = strictObject({
+  type: z.literal("long_document"),
+  num_documents: positiveInt()
+    .max(configLimits.datasetItems, atMost(configLimits.datasetItems, "generated dataset items"))
+    .default(1),
+  document_tokens: tokenCount(),
+  question_tokens: lengthSchema,
+  output_tokens: lengthSchema,
+});
+
+export const longDocumentKind = {
+  schema: longDocumentDataset,
+  fileBacked: false,
+  sessions: false,
+  scoresAnswers: false,
+  describe: (dataset) =>
+    `${dataset.num_documents} doc x ${dataset.document_tokens} + q ${describeLength(dataset.question_tokens)} / out ${describeLength(dataset.output_tokens)}`,
+} as const satisfies DatasetKindModule<typeof longDocumentDataset>;
