@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { datasetKinds } from "../../src/config/dataset-kinds.js";
 import { datasetReadsFile, datasetSchema, isFileBacked, serverSchema } from "../../src/config/schema.js";
-import { serverKindFacts, serverKinds } from "../../src/config/server-kinds.js";
+import { launchedServerKinds, serverKindFacts, serverKinds } from "../../src/config/server-kinds.js";
+import { liveServerSchema } from "../../src/server/state.js";
 
 const shapeOf = (option: unknown) => (option as { shape: Record<string, unknown> }).shape;
 
@@ -21,6 +23,15 @@ describe("dataset kinds", () => {
       >[0]),
     ).toBe(false);
   });
+
+  it("the session and scored kinds are the ones their traits name", () => {
+    const withTrait = (trait: "sessions" | "scoresAnswers") =>
+      Object.entries(datasetKinds)
+        .filter(([, module]) => module[trait])
+        .map(([type]) => type);
+    expect(withTrait("sessions")).toEqual(["sessions", "sharegpt_sessions", "mooncake_trace"]);
+    expect(withTrait("scoresAnswers")).toEqual(["tasks", "tasks_jsonl"]);
+  });
 });
 
 describe("server kinds", () => {
@@ -34,5 +45,13 @@ describe("server kinds", () => {
     expect(result.error?.issues[0]?.message).toBe(
       'expected one of "docker", "command", "external", "sim", got "podman"',
     );
+  });
+
+  it("the state file records the kinds whose launcher leaves a process running, and no other", () => {
+    expect(launchedServerKinds).toEqual(["docker", "command", "sim"]);
+    const server = { id: "a", startedAt: "2026-01-01T00:00:00Z", cell: "c", run: null };
+    for (const kind of launchedServerKinds)
+      expect(liveServerSchema.safeParse({ ...server, kind }).success).toBe(true);
+    expect(liveServerSchema.safeParse({ ...server, kind: "external" }).success).toBe(false);
   });
 });
