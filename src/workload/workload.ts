@@ -1,13 +1,17 @@
-import type { DatasetConfig, DatasetConfigOf, DatasetType } from "../config/dataset-kinds.js";
-import type { CellConfig, LengthConfig } from "../config/schema.js";
-import { createRng, type Rng } from "../util/random.js";
-import type { ChatMessage, DatasetEntry, DatasetFile, ToolDefinition } from "./dataset-file.js";
-import { drawLength } from "./lengths.js";
+import type { DatasetConfig, DatasetType } from "../config/dataset-kinds.js";
+import type { CellConfig } from "../config/schema.js";
+import type { ChatMessage, DatasetFile, ToolDefinition } from "./dataset-file.js";
+import type { KindContext, KindWorkload, Stream } from "./dataset-kinds/context.js";
+import { fileWorkload } from "./dataset-kinds/prompt-file.js";
+import { sessionsWorkload } from "./dataset-kinds/sessions.js";
+import { sharedPrefixWorkload } from "./dataset-kinds/shared-prefix.js";
+import { syntheticWorkload } from "./dataset-kinds/synthetic.js";
+import { tasksWorkload } from "./dataset-kinds/tasks.js";
+import { tasksJsonlWorkload } from "./dataset-kinds/tasks-jsonl.js";
 import type { Phase } from "./phase.js";
-import { Conversation, type SessionSource, sessionSource } from "./sessions.js";
-import { builtInTask, type Task } from "./tasks.js";
-import { randomWords, shuffledIndexes } from "./text.js";
-import { defaultTokenModel, type TokenModel, wordsForPart, wordsForPrompt } from "./token-model.js";
+import type { SessionSource } from "./sessions.js";
+import type { Task } from "./tasks.js";
+import { defaultTokenModel, type TokenModel } from "./token-model.js";
 
 /** One request of a workload, before it becomes an HTTP body. */
 export interface WorkloadRequest {
@@ -56,9 +60,6 @@ export interface WorkloadOptions {
   file?: DatasetFile;
 }
 
-/** Fallback answer length when a ShareGPT entry has neither max_tokens nor a configured output length. */
-const defaultOutputTokens = 128;
-
 export function createWorkload(cell: CellConfig, options: WorkloadOptions): Workload {
   const tokenModel = options.tokenModel ?? defaultTokenModel;
   const dataset = cell.dataset;
@@ -85,25 +86,6 @@ export function createWorkload(cell: CellConfig, options: WorkloadOptions): Work
   );
 }
 
-type Stream = "warmup" | "measure";
-
-/** What every kind's workload is made from: the cell, its seed and token model, the file, the shaping. */
-interface KindContext {
-  readonly cell: CellConfig;
-  readonly seed: number;
-  readonly tokenModel: TokenModel;
-  /** The chat endpoint: a prompt is sent as one user message. */
-  readonly chat: boolean;
-  /** The dataset file (file-backed kinds), read once per cell by the runner. */
-  readonly file: DatasetFile | undefined;
-  readonly info: WorkloadInfo;
-  /** A prompt as the endpoint takes it: text, or one user message. */
-  shape(request: Omit<WorkloadRequest, "prompt" | "messages">, text: string): WorkloadRequest;
-  stream(phase: Phase): Stream;
-}
-
-type KindWorkload<T extends DatasetType> = (dataset: DatasetConfigOf<T>, context: KindContext) => Workload;
-
 /**
  * How each dataset kind's requests are made, keyed by the kinds of config/dataset-kinds.ts: a new kind
  * fails to compile until it has its entry here.
@@ -120,185 +102,3 @@ const workloadKinds: { readonly [T in DatasetType]: KindWorkload<T> } = {
   sharegpt: fileWorkload,
   jsonl: fileWorkload,
 };
-
-function sessionsWorkload(
-  dataset: DatasetConfigOf<"sessions" | "sharegpt_sessions" | "mooncake_trace">,
-  { cell, seed, tokenModel, file, info }: KindContext,
-): Workload {
-  return sessionWorkload(info, sessionSource(cell, dataset, { seed, tokenModel, file }));
-}
-
-function syntheticWorkload(
-  dataset: DatasetConfigOf<"synthetic">,
-  { cell, seed, tokenModel, info, shape, stream }: KindContext,
-): Workload {
-  return {
-    info,
-    sessions: null,
-    request(index, phase = "measure") {
-      const rng = createRng(seed, cell.name, stream(phase), index);
-      const inputTokens = drawLength(dataset.input_tokens, rng);
-      const maxTokens = drawLength(dataset.output_tokens, rng);
-      const text = randomWords(rng, wordsForPrompt(tokenModel, inputTokens));
-      return shape({ index, phase, targetInputTokens: inputTokens, maxTokens, prefixGroup: null }, text);
-    },
-  };
-}
-
-function sharedPrefixWorkload(
-  dataset: DatasetConfigOf<"shared_prefix" | "long_document">,
-  { cell, seed, tokenModel, info, shape, stream }: KindContext,
-): Workload {
-  const groups = dataset.type === "shared_prefix" ? dataset.num_prefixes : dataset.num_documents;
-  const sharedTokens = dataset.type === "shared_prefix" ? dataset.prefix_tokens : dataset.document_tokens;
-  const partLength = dataset.type === "shared_prefix" ? dataset.suffix_tokens : dataset.question_tokens;
-  const sharedWords = wordsForPrompt(tokenModel, sharedTokens);
-  const sharedTexts = new Map<string, string>();
-  const sharedText = (phase: Phase, group: number) => {
-    const key = `${stream(phase)}:${group}`;
-    let text = sharedTexts.get(key);
-    if (text === undefined) {
-      text = randomWords(createRng(seed, cell.name, stream(phase), "shared", group), sharedWords);
-      sharedTexts.set(key, text);
-    }
-    return text;
-  };
-  return {
-    info,
-    sessions: null,
-    request(index, phase = "measure") {
-      // Balanced groups: every block of `groups` consecutive requests visits each group once, in a
-      // seeded order, so any run size sees the prefixes equally often.
-      const block = Math.floor(index / groups);
-      const order = shuffledIndexes(createRng(seed, cell.name, stream(phase), "order", block), groups);
-      const group = order[index % groups]!;
-      const rng = createRng(seed, cell.name, stream(phase), index);
-      const partTokens = drawLength(partLength, rng);
-      const maxTokens = drawLength(dataset.output_tokens, rng);
-      const text = `${sharedText(phase, group)} ${randomWords(rng, wordsForPart(tokenModel, partTokens))}`;
-      return shape(
-        { index, phase, targetInputTokens: sharedTokens + partTokens, maxTokens, prefixGroup: group },
-        text,
-      );
-    },
-  };
-}
-
-function tasksWorkload(
-  dataset: DatasetConfigOf<"tasks">,
-  { cell, seed, info, shape, stream }: KindContext,
-): Workload {
-  return {
-    info,
-    sessions: null,
-    request(index, phase = "measure") {
-      // Warm-up asks other questions (its own stream), so it never warms the measured prompts.
-      const taskIndex = phase === "warmup" ? dataset.count + index : index % dataset.count;
-      const task = builtInTask(seed, cell.name, taskIndex, dataset.kinds);
-      const rng = createRng(seed, cell.name, stream(phase), index);
-      const maxTokens = drawLength(dataset.output_tokens, rng);
-      return {
-        ...shape({ index, phase, targetInputTokens: null, maxTokens, prefixGroup: null }, task.prompt),
-        task: { reference: task.reference, scorer: task.scorer },
-      };
-    },
-  };
-}
-
-function tasksJsonlWorkload(
-  dataset: DatasetConfigOf<"tasks_jsonl">,
-  { cell, seed, chat, file, info, shape, stream }: KindContext,
-): Workload {
-  if (!file) throw new Error(`cell ${cell.name}: the tasks file was not read before building the workload`);
-  const entries = file.entries;
-  return {
-    info,
-    sessions: null,
-    request(index, phase = "measure") {
-      // Task i is line i (mod the lines) on both sides; warm-up asks them in a seeded order of its own.
-      const line =
-        phase === "warmup"
-          ? shuffledIndexes(createRng(seed, cell.name, "warmup", "order"), entries.length)[
-              index % entries.length
-            ]!
-          : index % entries.length;
-      const entry = entries[line]!;
-      const rng = createRng(seed, cell.name, stream(phase), index);
-      const maxTokens = entry.maxTokens ?? drawLength(dataset.output_tokens, rng);
-      const text = entry.prompt ?? (entry.messages ?? []).map((message) => message.content).join("\n");
-      const request = {
-        ...shape({ index, phase, targetInputTokens: null, maxTokens, prefixGroup: null }, text),
-      };
-      if (chat && entry.messages !== null) request.messages = entry.messages;
-      return { ...request, ...(entry.task !== undefined ? { task: entry.task } : {}) };
-    },
-  };
-}
-
-function fileWorkload(
-  dataset: DatasetConfigOf<"sharegpt" | "jsonl">,
-  { cell, seed, chat, file, info, stream }: KindContext,
-): Workload {
-  if (!file)
-    throw new Error(
-      `cell ${cell.name}: the ${dataset.type} dataset was not read before building the workload`,
-    );
-  const entries = file.entries;
-  return {
-    info,
-    sessions: null,
-    request(index, phase = "measure") {
-      const block = Math.floor(index / entries.length);
-      const order = shuffledIndexes(
-        createRng(seed, cell.name, stream(phase), "order", block),
-        entries.length,
-      );
-      const entry = entries[order[index % entries.length]!]!;
-      const rng = createRng(seed, cell.name, stream(phase), index);
-      const maxTokens = entryMaxTokens(entry, dataset.output_tokens, rng);
-      const request = { index, phase, targetInputTokens: null, maxTokens, prefixGroup: null };
-      if (chat) {
-        return {
-          ...request,
-          prompt: null,
-          messages: entry.messages ?? [{ role: "user", content: entry.prompt ?? "" }],
-        };
-      }
-      return {
-        ...request,
-        prompt: entry.prompt ?? (entry.messages ?? []).map((message) => message.content).join("\n"),
-        messages: null,
-      };
-    },
-  };
-}
-
-/** A session workload: request i is session i's first turn, alone. */
-function sessionWorkload(info: WorkloadInfo, sessions: SessionSource): Workload {
-  return {
-    info,
-    sessions,
-    request(index, phase = "measure") {
-      const script = sessions.session(index, phase);
-      const first = script.turns[0]!;
-      return {
-        index,
-        phase,
-        prompt: null,
-        messages: new Conversation(script).ask(0),
-        targetInputTokens:
-          first.messageTokens === null ? null : (script.systemTokens ?? 0) + first.messageTokens,
-        maxTokens: first.maxTokens,
-        prefixGroup: script.sharedSystem ? 0 : null,
-      };
-    },
-  };
-}
-
-function entryMaxTokens(entry: DatasetEntry, configured: LengthConfig | undefined, rng: Rng): number {
-  if (configured !== undefined) return drawLength(configured, rng);
-  if (entry.maxTokens !== null) return entry.maxTokens;
-  // Without a tokenizer, ~4 characters per token (documented in docs/run.md); vLLM's client re-tokenizes.
-  if (entry.answer !== null) return Math.max(1, Math.round(entry.answer.length / 4));
-  return defaultOutputTokens;
-}
