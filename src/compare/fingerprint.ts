@@ -16,7 +16,7 @@ import type { FingerprintDifference } from "./verdict-schema.js";
  *   the tool (a baseline from before the field existed), is informational too: unknown is not different.
  * - Every other difference makes the runs not comparable, and is reported with its value on each side.
  */
-export const informationalFields: readonly string[] = ["tool", "runner.name", "runner.device", "configHash"];
+const informationalFields: readonly string[] = ["tool", "runner.name", "runner.device", "configHash"];
 
 /**
  * Fields that earlier builds recorded and this one no longer writes, each with the one value it always
@@ -29,7 +29,7 @@ export const informationalFields: readonly string[] = ["tool", "runner.name", "r
 export const retiredFields: Readonly<Record<string, unknown>> = { datasets: {} };
 
 /** Recorded fields that follow from a configured one: allowing the source allows them too. */
-export const derivedFields: Readonly<Record<string, readonly string[]>> = {
+const derivedFields: Readonly<Record<string, readonly string[]>> = {
   "server.image": ["server.imageDigest", "server.imageId", "server.vllmVersion", "server.cacheConfig"],
   "server.args": ["server.command", "server.cacheConfig", "server.maxModelLen", "server.servedModels"],
   "server.command": [
@@ -65,7 +65,7 @@ const covers = (rule: string, field: string) => field === rule || field.startsWi
 const isRetired = (field: string) => Object.keys(retiredFields).some((rule) => covers(rule, field));
 
 /** `server.args` allows `server.args` and everything below it, and the fields derived from it. */
-export function isAllowedDifference(field: string, allowed: readonly string[]): boolean {
+function isAllowedDifference(field: string, allowed: readonly string[]): boolean {
   const expanded = allowed.flatMap((rule) => [rule, ...(derivedFields[rule] ?? [])]);
   return expanded.some((rule) => covers(rule, field));
 }

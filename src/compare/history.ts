@@ -44,7 +44,7 @@ const cellName = z
   .regex(/^[a-z0-9][a-z0-9_.-]*$/)
   .max(200);
 
-export const historySessionSchema = z.object({
+const historySessionSchema = z.object({
   /** `<runId>-<runAttempt>`: unique per baseline job. */
   id: z
     .string()
@@ -58,7 +58,7 @@ export const historySessionSchema = z.object({
 });
 export type HistorySession = z.output<typeof historySessionSchema>;
 
-export const historyRecordSchema = z.object({
+const historyRecordSchema = z.object({
   schemaVersion: z.literal(historyRecordSchemaVersion),
   session: historySessionSchema,
   cell: cellName,
