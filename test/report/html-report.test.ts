@@ -390,12 +390,30 @@ describe("report.html", () => {
       .flat()
       .filter((e) => e.attrs["aria-roledescription"] === "line mark");
     expect(lines.map((e) => e.attrs.stroke)).toEqual(["#4c78a8", "#f58518"]);
-    // The lines go through the verdict's geometric means: the candidate's 1.3 times the baseline's.
+    // The lines go through the verdict's geometric means (the candidate's 1.3 times the baseline's),
+    // labelled whole; a point per mean.
+    const judged = (bucket: "1" | "2_3" | "4_7", side: "baseline" | "candidate") => {
+      const c = outcome.verdict.comparisons.find((x) => x.metric === `ttft_p95_depth_${bucket}`)!;
+      return c[side] === null ? "none" : formatMetricValue(c.metric, c[side]);
+    };
     const depth1 = outcome.verdict.comparisons.find((c) => c.metric === "ttft_p95_depth_1")!;
     expect(depth1.candidate! / depth1.baseline!).toBeGreaterThan(1.2);
-    expect(lines.map((e) => e.attrs["aria-label"])).toEqual([
-      `baseline geometric mean at depth 1: ${formatMetricValue("ttft_p95_depth_1", depth1.baseline)}`,
-      `candidate geometric mean at depth 1: ${formatMetricValue("ttft_p95_depth_1", depth1.candidate)}`,
+    expect(lines.map((e) => e.attrs["aria-label"])).toEqual(
+      (["baseline", "candidate"] as const).map(
+        (side) =>
+          `${side} geometric mean by depth: ${judged("1", side)} at 1, ${judged("2_3", side)} at 2-3, ${judged("4_7", side)} at 4-7`,
+      ),
+    );
+    expect(lines[1]!.attrs["aria-label"]).toMatch(/, none at 4-7$/);
+    const points = marks(svg, "mean_points")
+      .flat()
+      .filter((e) => e.name === "path");
+    expect(points.map((e) => e.attrs["aria-label"])).toEqual([
+      `baseline geometric mean at depth 1: ${judged("1", "baseline")}`,
+      `baseline geometric mean at depth 2-3: ${judged("2_3", "baseline")}`,
+      `baseline geometric mean at depth 4-7: ${judged("4_7", "baseline")}`,
+      `candidate geometric mean at depth 1: ${judged("1", "candidate")}`,
+      `candidate geometric mean at depth 2-3: ${judged("2_3", "candidate")}`,
     ]);
     // The comment's pictures fold has the same picture as a mermaid chart, labels reduced to safe text.
     expect(outcome.commentMarkdown).toContain("TTFT p95 ms against context depth");

@@ -32,15 +32,25 @@ export function depthSpec(picture: DepthPicture): TopLevelSpec {
     offset: sideOffset[r.side] + ((i % 3) - 1) * 2,
     label: `${r.side} run-${r.run ?? "?"}${r.used ? "" : " (excluded)"} at depth ${labelOf.get(r.bucket)}: ${formatMetricValue(depthMetric(r.bucket), r.value)}`,
   }));
+  const shown = (m: DepthPicture["means"][number]) =>
+    m.value === null ? "none" : formatMetricValue(depthMetric(m.bucket), m.value);
+  // A line's accessible label is the whole line; each of its points has its own.
+  const lineLabel = new Map(
+    sides.map((side) => [
+      side,
+      `${side} geometric mean by depth: ${picture.means
+        .filter((m) => m.side === side)
+        .map((m) => `${shown(m)} at ${labelOf.get(m.bucket)}`)
+        .join(", ")}`,
+    ]),
+  );
   // A side without a mean in a bucket is a gap in its line (a null breaks the path), not a join across it.
   const means = picture.means.map((m) => ({
     side: m.side,
     depth: labelOf.get(m.bucket)!,
     value: m.value,
-    label:
-      m.value === null
-        ? `${m.side} at depth ${labelOf.get(m.bucket)}: no value`
-        : `${m.side} geometric mean at depth ${labelOf.get(m.bucket)}: ${formatMetricValue(depthMetric(m.bucket), m.value)}`,
+    line: lineLabel.get(m.side)!,
+    label: `${m.side} geometric mean at depth ${labelOf.get(m.bucket)}: ${shown(m)}`,
   }));
   const values = [...runs.map((r) => r.value), ...means.flatMap((m) => (m.value === null ? [] : [m.value]))];
   const log = values.length > 0 && values.every((v) => v > 0);
@@ -83,7 +93,13 @@ export function depthSpec(picture: DepthPicture): TopLevelSpec {
     {
       name: "mean",
       data: { values: means },
-      mark: { type: "line", strokeWidth: 1.8, point: { filled: true, size: 24 } },
+      mark: { type: "line", strokeWidth: 1.8 },
+      encoding: { x, y, color, description: { field: "line" } },
+    },
+    {
+      name: "mean_points",
+      data: { values: means.filter((m) => m.value !== null) },
+      mark: { type: "point", filled: true, size: 24, opacity: 1 },
       encoding: { x, y, color, description: { field: "label" } },
     },
   ];
