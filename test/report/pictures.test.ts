@@ -282,6 +282,20 @@ describe("TTFT against context depth (session cells)", () => {
     expect(lines.map((m) => m[1]!.split(" ")[0])).toEqual(["baseline", "candidate"]);
     expect(lines[0]![2]!.match(/[ML]/g)).toEqual(["M", "L", "L"]);
     expect(lines[1]![2]!.match(/[ML]/g)).toEqual(["M", "L"]);
+    // A verdict that judged no depth metric (a cell not compared): the runs still drawn, no line.
+    const unjudged = {
+      ...outcome.verdict,
+      comparisons: outcome.verdict.comparisons.filter((c) => !c.metric.startsWith("ttft_p95_depth_")),
+    };
+    const dotsOnly = reportPictures(unjudged, outcome.runs, [], (text) => text).cells[0]!.depth!;
+    expect(dotsOnly.runs).toEqual(depth.runs);
+    expect(dotsOnly.means.every((m) => m.value === null)).toBe(true);
+    expect(await specWarnings(depthSpec(dotsOnly))).toEqual([]);
+    const bare = await depthChart(dotsOnly);
+    expect(bare.match(/aria-roledescription="point"/g)).toHaveLength(20);
+    expect(bare).toContain(
+      'aria-label="baseline geometric mean by depth: none at 1, none at 2-3, none at 4-7"',
+    );
     expect(svg).toContain("context depth (turn number, 1 = the first)");
     expect(svg).toContain(
       '<tspan>dots: runs (hollow: excluded) · lines: geometric means</tspan><tspan x="0" dy="12">runs: baseline 4, candidate 4 · log axis</tspan>',
