@@ -1,8 +1,7 @@
 import type { TopLevelSpec } from "vega-lite";
-import { largest, smallest } from "../../util/extremes.js";
 import { formatMetricValue } from "../format.js";
 import { type DepthPicture, depthMetric, type Side } from "./data.js";
-import { chartConfig, paddedDomain, renderVegaLite, sideColors } from "./vega.js";
+import { chartConfig, renderVegaLite, sideColors, valueAxisDomain } from "./vega.js";
 
 /**
  * A session cell's TTFT p95 against context depth (docs/workloads.md, "Session metrics"): the depth
@@ -53,11 +52,7 @@ export function depthSpec(picture: DepthPicture): TopLevelSpec {
     label: `${m.side} geometric mean at depth ${labelOf.get(m.bucket)}: ${shown(m)}`,
   }));
   const values = [...runs.map((r) => r.value), ...means.flatMap((m) => (m.value === null ? [] : [m.value]))];
-  const log = values.length > 0 && values.every((v) => v > 0);
-  const domain = log
-    ? paddedDomain(smallest(values), largest(values), true, 0.08)
-    : paddedDomain(0, Math.max(largest(values), 1e-9), false, 0.05);
-  if (!log) domain[0] = 0;
+  const { log, domain } = valueAxisDomain(values, true, 0.08);
   const x = {
     field: "depth",
     type: "ordinal" as const,
