@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compareResults } from "../src/app/compare.js";
 import { mulberry32 } from "../src/util/random.js";
-import { makeRunFile } from "../test/compare/fixtures.js";
+import { makeRunFile } from "./kit/run-files.js";
 
 const cells = 18;
 const runsPerSide = 10;

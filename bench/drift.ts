@@ -15,7 +15,7 @@
 import { compareRecords, defaultCompareSettings } from "../src/compare/index.js";
 import { type RunRecord, runRecordFromRunFile } from "../src/metrics/run-record.js";
 import { mulberry32 } from "../src/util/random.js";
-import { gaussian, noisyRuns } from "../test/compare/fixtures.js";
+import { gaussian, noisyRuns } from "./kit/run-files.js";
 
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);

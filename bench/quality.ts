@@ -19,7 +19,7 @@ import { configSchema } from "../src/config/schema.js";
 import type { RunOutput } from "../src/metrics/guards.js";
 import { type RunRecord, runRecordFromRunFile } from "../src/metrics/run-record.js";
 import { mulberry32 } from "../src/util/random.js";
-import { makeRunFile } from "../test/compare/fixtures.js";
+import { makeRunFile } from "./kit/run-files.js";
 
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);

@@ -18,7 +18,7 @@ import { configSchema } from "../src/config/schema.js";
 import { summarize } from "../src/metrics/summary.js";
 import { baseUrlProvider } from "../src/server/base-url.js";
 import { percentile } from "../src/stats/percentile.js";
-import { readRequestRecords } from "../test/runner/helpers/records.js";
+import { readRequestRecords } from "./kit/request-records.js";
 import { flatSteps, startSimProcess } from "./sim-child.js";
 
 const quick = process.argv.includes("--quick");

@@ -154,6 +154,27 @@ export function checkImports(
   };
 }
 
+/**
+ * The benches' one rule: nothing under bench/ imports test code (what the benches share with the tests
+ * is bench/kit/'s, which the tests may import). `files` are paths relative to bench/ and their text.
+ */
+export function checkBenchImports(files: ReadonlyMap<string, string>): Violation[] {
+  const violations: Violation[] = [];
+  for (const [file, source] of files)
+    for (const specifier of importSpecifiers(source)) {
+      if (!specifier.startsWith(".")) continue;
+      const target = posix.normalize(posix.join("bench", posix.dirname(file), specifier));
+      if (target === "test" || target.startsWith("test/"))
+        violations.push({
+          file,
+          specifier,
+          target,
+          message: `bench/${file} imports "${specifier}" (${target}): the benches import no test code (shared helpers go in bench/kit/)`,
+        });
+    }
+  return violations;
+}
+
 async function sourcesUnder(root: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   const walk = async (dir: string): Promise<void> => {
@@ -174,7 +195,9 @@ async function main(): Promise<number> {
   const src = process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), "..", "src");
   const files = await sourcesUnder(src);
   const result = checkImports(files);
-  for (const violation of result.violations) console.error(violation.message);
+  const bench = join(src, "..", "bench");
+  const benchViolations = checkBenchImports(await sourcesUnder(bench).catch(() => new Map<string, string>()));
+  for (const violation of [...result.violations, ...benchViolations]) console.error(violation.message);
   for (const file of result.unplaced)
     console.error(`src/${file}: its folder is on no layer of scripts/check-imports.ts`);
   for (const entry of result.unusedAllowances) {
@@ -182,13 +205,17 @@ async function main(): Promise<number> {
       `allowed import ${entry.from} -> ${entry.to} is used by no import: remove it from scripts/check-imports.ts`,
     );
   }
-  const failed = result.violations.length + result.unplaced.length + result.unusedAllowances.length;
+  const failed =
+    result.violations.length +
+    result.unplaced.length +
+    result.unusedAllowances.length +
+    benchViolations.length;
   if (failed > 0) {
     console.error(`check-imports: ${failed} problem(s) in ${files.size} files under src/`);
     return 1;
   }
   console.log(
-    `check-imports: ${files.size} files under src/, no import against the flow (${allowedImports.length} allowed exceptions, listed in scripts/check-imports.ts)`,
+    `check-imports: ${files.size} files under src/, no import against the flow (${allowedImports.length} allowed exceptions, listed in scripts/check-imports.ts); bench/ imports no test code`,
   );
   return 0;
 }

@@ -1,4 +1,4 @@
-import { cellSchedule, scheduleCondition } from "../config/schedule.js";
+import { type CellSchedule, cellSchedule, scheduleCondition } from "../config/schedule.js";
 import { type CellConfig, scoresAnswers } from "../config/schema.js";
 import { collectOutputs, computeGuards } from "../metrics/guards.js";
 import { computeRunMetrics } from "../metrics/run-metrics.js";
@@ -20,7 +20,7 @@ import type { RequestRecord, UsageIssueKind } from "../runner/request-schema.js"
 import { runEnd } from "../runner/run-recorder.js";
 import { serverStarvedReasons } from "../runner/server-starved.js";
 import { toolName, toolVersion } from "../version.js";
-import type { Workload } from "../workload/workload.js";
+import type { Workload, WorkloadInfo } from "../workload/workload.js";
 
 /** Everything a finished run measured, gathered by runOnce. Times are on the run's monotonic clock. */
 export interface RunFacts {
@@ -209,22 +209,37 @@ export function assembleRunFile(facts: RunFacts): RunFile {
     prefix: facts.prefix,
     fingerprint: {
       ...facts.serverFingerprint,
-      workload: {
-        cell: cell.name,
-        endpoint: cell.endpoint,
-        dataset: cell.dataset,
-        load: cell.load,
-        size: cell.size,
-        warmup: cell.warmup,
-        prefix: cell.prefix,
-        seed: context.seed,
-        schedule: scheduleCondition(schedule),
-        datasetSha256: workload.info.datasetSha256,
-        tokenModel: workload.info.tokenModel,
-      },
+      workload: workloadConditions(cell, context.seed, schedule, workload.info),
     },
     telemetry: facts.telemetry ?? null,
   });
+}
+
+/**
+ * A run's workload conditions (run.json `fingerprint.workload`), diffed by compare field by field like the
+ * server's: the cell's workload as configured (its dataset's kind, path template and configured sha256
+ * among it), the seed and schedule, the sha256 of the dataset bytes read and the token model. A changed
+ * dataset is a changed condition of its cell only.
+ */
+export function workloadConditions(
+  cell: CellConfig,
+  seed: number,
+  schedule: CellSchedule,
+  info: Pick<WorkloadInfo, "datasetSha256" | "tokenModel">,
+) {
+  return {
+    cell: cell.name,
+    endpoint: cell.endpoint,
+    dataset: cell.dataset,
+    load: cell.load,
+    size: cell.size,
+    warmup: cell.warmup,
+    prefix: cell.prefix,
+    seed,
+    schedule: scheduleCondition(schedule),
+    datasetSha256: info.datasetSha256,
+    tokenModel: info.tokenModel,
+  };
 }
 
 /**

@@ -16,10 +16,20 @@ import type { FingerprintDifference } from "./verdict-schema.js";
  *   the tool (a baseline from before the field existed), is informational too: unknown is not different.
  * - Every other difference makes the runs not comparable, and is reported with its value on each side.
  */
-export const informationalFields: readonly string[] = ["tool", "runner.name", "runner.device", "configHash"];
+const informationalFields: readonly string[] = ["tool", "runner.name", "runner.device", "configHash"];
+
+/**
+ * Fields that earlier builds recorded and this one no longer writes, each with the one value it always
+ * had. `datasets` was never filled (always `{}`): a dataset's identity is a condition of its cell, recorded
+ * in `workload.dataset` (kind, path template, configured sha256), `workload.datasetSha256` (the bytes read)
+ * and `workload.seed`. The diff skips these fields, so a run.json written before still compares with one
+ * written now; the history's conditions hash keeps them at that value, so sessions recorded before and
+ * after hash alike (compare/history.ts `conditionsHash`).
+ */
+export const retiredFields: Readonly<Record<string, unknown>> = { datasets: {} };
 
 /** Recorded fields that follow from a configured one: allowing the source allows them too. */
-export const derivedFields: Readonly<Record<string, readonly string[]>> = {
+const derivedFields: Readonly<Record<string, readonly string[]>> = {
   "server.image": ["server.imageDigest", "server.imageId", "server.vllmVersion", "server.cacheConfig"],
   "server.args": ["server.command", "server.cacheConfig", "server.maxModelLen", "server.servedModels"],
   "server.command": [
@@ -52,8 +62,10 @@ export function flattenFingerprint(
 
 const covers = (rule: string, field: string) => field === rule || field.startsWith(`${rule}.`);
 
+const isRetired = (field: string) => Object.keys(retiredFields).some((rule) => covers(rule, field));
+
 /** `server.args` allows `server.args` and everything below it, and the fields derived from it. */
-export function isAllowedDifference(field: string, allowed: readonly string[]): boolean {
+function isAllowedDifference(field: string, allowed: readonly string[]): boolean {
   const expanded = allowed.flatMap((rule) => [rule, ...(derivedFields[rule] ?? [])]);
   return expanded.some((rule) => covers(rule, field));
 }
@@ -108,6 +120,7 @@ export function diffFingerprints(
     const versionsDiffer = canonical(flatBase["tool.version"]) !== canonical(flatCand["tool.version"]);
     const fields = [...new Set([...Object.keys(flatBase), ...Object.keys(flatCand)])].sort();
     for (const field of fields) {
+      if (isRetired(field)) continue;
       const b = flatBase[field];
       const c = flatCand[field];
       const same = canonical(comparableEngineArgs(field, b)) === canonical(comparableEngineArgs(field, c));

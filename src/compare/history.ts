@@ -4,7 +4,7 @@ import { type MetricName, metricNames, metricSpecs } from "../config/metric-name
 import type { RunRecord } from "../metrics/run-record.js";
 import { detectChangePoints } from "../stats/change-point.js";
 import { InputError } from "../util/errors.js";
-import { flattenFingerprint, isInformationalField } from "./fingerprint.js";
+import { flattenFingerprint, isInformationalField, retiredFields } from "./fingerprint.js";
 
 /**
  * Main's history: one compact record per baseline session, cell and metric (the per-run values, the
@@ -44,7 +44,7 @@ const cellName = z
   .regex(/^[a-z0-9][a-z0-9_.-]*$/)
   .max(200);
 
-export const historySessionSchema = z.object({
+const historySessionSchema = z.object({
   /** `<runId>-<runAttempt>`: unique per baseline job. */
   id: z
     .string()
@@ -58,7 +58,7 @@ export const historySessionSchema = z.object({
 });
 export type HistorySession = z.output<typeof historySessionSchema>;
 
-export const historyRecordSchema = z.object({
+const historyRecordSchema = z.object({
   schemaVersion: z.literal(historyRecordSchemaVersion),
   session: historySessionSchema,
   cell: cellName,
@@ -81,9 +81,12 @@ export class UntrustedHistoryError extends InputError {}
 /**
  * The hash that says two sessions ran under the same conditions: every recorded field but the
  * informational ones (tool build, runner name, config hash; compare/fingerprint.ts), in a stable order.
+ * A retired field (`retiredFields`) counts at the value it always had, recorded or not.
  */
 export function conditionsHash(fingerprint: Record<string, unknown>): string {
   const flat = flattenFingerprint(fingerprint);
+  for (const [field, value] of Object.entries(retiredFields))
+    if (!Object.keys(flat).some((key) => key === field || key.startsWith(`${field}.`))) flat[field] = value;
   const kept = Object.keys(flat)
     .filter((field) => !isInformationalField(field))
     .sort()

@@ -1,7 +1,14 @@
 import type { CapacityComparison, CapacitySide } from "../compare/capacity-schema.js";
 import type { VerdictFile } from "../compare/verdict-schema.js";
-import type { LatencyStatistic } from "../config/metric-names.js";
-import { escapeHtml, escapeInline } from "./escape.js";
+import {
+  describeMetric,
+  isMetricName,
+  type LatencyStatistic,
+  latencyPhaseLabel,
+  latencyStatisticSpec,
+  metricSpecs,
+} from "../config/metric-names.js";
+import { escapeCell, escapeHtml, escapeInline } from "./escape.js";
 import {
   formatChange,
   formatDuration,
@@ -28,12 +35,16 @@ const verdictLabels: Record<CapacityComparison["verdict"], string> = {
   inconclusive: "🟡 capacity inconclusive",
 };
 
-const objectiveLabels: Record<string, string> = { ttft: "TTFT", tpot: "TPOT", e2el: "E2E latency" };
-
+/**
+ * An objective (a catalogue metric, compare/capacity.ts `capacityObjectivesOf`) as the acceptance table
+ * names it, "p95 TTFT" or "error rate": its words from the catalogue, so no second list of phase labels.
+ */
 function describeObjective(name: string): string {
-  if (name === "error_rate") return "error rate";
-  const [phase, percentile] = name.split("_");
-  return `${percentile} ${objectiveLabels[phase!] ?? phase}`;
+  if (!isMetricName(name)) return escapeCell(name, 100);
+  const source = metricSpecs[name].source;
+  return source.kind === "latency"
+    ? `${latencyStatisticSpec(source.statistic).label} ${latencyPhaseLabel(source.phase)}`
+    : describeMetric(name).toLowerCase();
 }
 
 function formatObjectiveValue(name: string, value: number | null): string {

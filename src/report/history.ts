@@ -1,7 +1,7 @@
 import type { AlreadyOnMain, SeriesChangePoint } from "../compare/history-analysis.js";
-import { describeMetric } from "../config/metric-names.js";
+import { describeMetric, type MetricName } from "../config/metric-names.js";
 import { escapeCell, escapeInline } from "./escape.js";
-import { formatChange, formatInterval } from "./format.js";
+import { formatChange, formatInterval, formatMetricValue } from "./format.js";
 
 /**
  * The "Main's history" section of the PR comment and of the baseline job's summary: where the history
@@ -115,22 +115,55 @@ export interface SeriesRow {
   mean: number | null;
 }
 
+/** A change point of a printed series, between the sessions named by id. */
+interface SeriesStep {
+  firstAfter: string;
+  lastBefore: string;
+  ratio: number;
+  ratioLow: number;
+  ratioHigh: number;
+  worse: boolean;
+}
+
+/** One cell/metric series of main's history with its change points (`vllm-perf-gate history`). */
+export interface HistorySeries {
+  cell: string;
+  metric: MetricName;
+  /** Sessions the change-point test looks at, and how many of them the series has. */
+  window: number;
+  scanned: number;
+  /** Oldest first. */
+  sessions: SeriesRow[];
+  changePoints: SeriesStep[];
+}
+
+export const historySeriesFormats = ["table", "json", "csv"] as const;
+export type HistorySeriesFormat = (typeof historySeriesFormats)[number];
+
 /**
- * A cell/metric series as a terminal table, oldest first, the first session after each change point
- * marked with the step and its interval (`vllm-perf-gate history`).
+ * A series as printed: a terminal table (the first session after each change point marked with the step
+ * and its interval), JSON (the series and its change points) or CSV (one line per run).
  */
-export function renderSeriesTable(
-  title: string,
-  rows: readonly SeriesRow[],
-  steps: readonly {
-    firstAfter: string;
-    ratio: number;
-    ratioLow: number;
-    ratioHigh: number;
-    worse: boolean;
-  }[],
-  format: (value: number) => string,
-): string {
+export function renderHistorySeries(series: HistorySeries, format: HistorySeriesFormat): string {
+  const { cell, metric, window, sessions, changePoints } = series;
+  if (format === "json")
+    return `${JSON.stringify({ cell, metric, window, sessions, changePoints }, null, 2)}\n`;
+  if (format === "csv") {
+    const lines = ["session,commit,recorded_at,run,value,excluded"];
+    for (const row of sessions)
+      row.values.forEach((value, run) => {
+        lines.push(
+          `${row.session},${row.commit},${row.recordedAt},${run},${value ?? ""},${row.excluded.includes(run)}`,
+        );
+      });
+    return `${lines.join("\n")}\n`;
+  }
+  return renderSeriesTable(series);
+}
+
+function renderSeriesTable(series: HistorySeries): string {
+  const { sessions: rows, changePoints: steps, metric } = series;
+  const title = `${describeMetric(metric)} of cell ${series.cell}: ${rows.length} session(s), ${steps.length} change point(s) in the last ${series.scanned}`;
   const header = ["session", "commit", "recorded", "runs", "mean", ""];
   const body = rows.map((row) => {
     const step = steps.find((s) => s.firstAfter === row.session);
@@ -140,7 +173,7 @@ export function renderSeriesTable(
       row.commit.slice(0, 12),
       row.recordedAt.slice(0, 16).replace("T", " "),
       `${healthy}/${row.values.length}`,
-      row.mean === null ? "–" : format(row.mean),
+      row.mean === null ? "–" : formatMetricValue(metric, row.mean),
       step
         ? `<- step ${formatChange(step.ratio)} (${formatInterval([step.ratioLow, step.ratioHigh])}) ${step.worse ? "worse" : "better"}`
         : "",

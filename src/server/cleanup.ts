@@ -1,7 +1,7 @@
 import { systemClock, type TimerClock } from "../util/clock.js";
 import { type DockerCli, dockerCliOfRecord, dockerExec } from "./docker-cli.js";
 import { isGroupAlive, terminateGroup } from "./process-group.js";
-import { type LiveServer, readServerState, removeLiveServer } from "./state.js";
+import { isProcessAlive, type LiveServer, readServerState, removeLiveServer } from "./state.js";
 
 export interface CleanupOutcome {
   readonly server: LiveServer;
@@ -96,16 +96,6 @@ async function stopRecordedServer(
     stopped: true,
     detail: result.escalated ? "killed (ignored SIGTERM)" : "stopped (SIGTERM)",
   };
-}
-
-/** Whether a process is alive: `kill(pid, 0)` fails with ESRCH only when there is no such process. */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== "ESRCH";
-  }
 }
 
 /**

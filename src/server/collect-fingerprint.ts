@@ -23,7 +23,6 @@ export interface FingerprintSources {
   readonly device?: string | null;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly configHash?: string | undefined;
-  readonly datasetChecksums?: Readonly<Record<string, string>> | undefined;
   readonly environment: ConfigInterpolation["values"];
 }
 
@@ -54,7 +53,6 @@ export async function collectFingerprint(sources: FingerprintSources): Promise<F
     device: sources.device ?? null,
     env: sources.env,
     configHash: sources.configHash ?? null,
-    datasetChecksums: sources.datasetChecksums ?? {},
     environment: sources.environment,
   });
 }

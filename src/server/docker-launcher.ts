@@ -86,11 +86,21 @@ function connectHost(address: string): string {
   return publishHost(address);
 }
 
-/** The repo digest matching the configured repository, from `docker image inspect` RepoDigests. */
+/** A repository as docker names it in RepoDigests: Docker Hub's host and `library/` left out. */
+function hubShortName(repository: string): string {
+  return repository
+    .replace(/^(?:docker\.io|index\.docker\.io|registry-1\.docker\.io)\//, "")
+    .replace(/^library\//, "");
+}
+
+/**
+ * The repo digest of the configured repository, from `docker image inspect` RepoDigests, or null. Never
+ * another repository's: a local tag over an image once pushed elsewhere would record that push, whose
+ * order among RepoDigests differs between machines; the image ID is the identity of such an image.
+ */
 export function pickRepoDigest(repoDigests: readonly string[], image: string): string | null {
-  const repository = image.split("@")[0]!.replace(/:[^/:]+$/, "");
-  const matching = repoDigests.find((digest) => digest.split("@")[0] === repository);
-  return matching ?? repoDigests[0] ?? null;
+  const repository = hubShortName(image.split("@")[0]!.replace(/:[^/:]+$/, ""));
+  return repoDigests.find((digest) => hubShortName(digest.split("@")[0]!) === repository) ?? null;
 }
 
 export async function launchDocker(

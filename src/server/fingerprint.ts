@@ -71,7 +71,6 @@ export const fingerprintSchema = z.object({
       ),
   }),
   configHash: nullableString,
-  datasets: z.record(z.string(), z.string()).describe("sha256 of each dataset, by cell or file name."),
 });
 
 export type Fingerprint = z.output<typeof fingerprintSchema>;
@@ -100,7 +99,6 @@ export interface FingerprintFacts {
   readonly device?: string | null;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly configHash?: string | null;
-  readonly datasetChecksums?: Readonly<Record<string, string>>;
   /**
    * Values the config read from the environment. The config's own fields arrive as templates already
    * (see templateView); any value still found anywhere (a server echoing it in /v1/models or its cache
@@ -161,7 +159,6 @@ function collectConditions(facts: FingerprintFacts): Fingerprint {
       ...(facts.device ? { device: facts.device } : {}),
     },
     configHash: facts.configHash ?? null,
-    datasets: sortKeys(facts.datasetChecksums ?? {}) as Record<string, string>,
   };
 }
 

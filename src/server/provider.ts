@@ -25,9 +25,8 @@ export interface ServerProviderOptions {
   readonly stateFile?: string;
   readonly clock?: TimerClock;
   readonly sampling?: SamplingConfig;
-  /** For the fingerprint: hash of the parsed config (see hashConfig) and dataset sha256 by name. */
+  /** For the fingerprint: hash of the parsed config (see hashConfig). */
   readonly configHash?: string;
-  readonly datasetChecksums?: Readonly<Record<string, string>>;
   /**
    * What loading the config interpolated (templates by path from the config's top, values read): the
    * values are redacted from the log and messages, and the fingerprint records the templates.
@@ -127,7 +126,6 @@ export function createServerProvider(
     stateFile: options.stateFile,
     removeLeftovers,
     configHash: options.configHash,
-    datasetChecksums: options.datasetChecksums,
     cliCommand: options.cliCommand,
     dockerCommand: options.dockerCommand,
     pollIntervalMs: options.pollIntervalMs ?? 1_000,

@@ -60,7 +60,6 @@ export interface SessionEnvironment {
    */
   readonly removeLeftovers: () => Promise<void>;
   readonly configHash?: string | undefined;
-  readonly datasetChecksums?: Readonly<Record<string, string>> | undefined;
   readonly cliCommand?: readonly string[] | undefined;
   /** Overrides the config's `server.docker_command` when set. */
   readonly dockerCommand: DockerCli | undefined;
@@ -303,7 +302,6 @@ export async function startServerSession(
         device: device?.spec ?? null,
         env,
         configHash: setup.configHash,
-        datasetChecksums: setup.datasetChecksums,
         environment: setup.secrets.named,
       });
       return fingerprint;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
 import { dirname, join } from "node:path";
 import { z } from "zod";
@@ -88,9 +88,83 @@ export async function readServerState(path: string): Promise<ServerState> {
   return parsed.data;
 }
 
+/** Whether a process of this id exists (a process of another user counts: EPERM is not ESRCH). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
+  }
+}
+
+/**
+ * How long a writer waits for another process's lock on the state file before it gives up, and the age at
+ * which a lock whose holder cannot be read is taken as stale. A write takes milliseconds; these are limits
+ * for a machine under load, named in the error.
+ */
+export const stateLockWaitMs = 10_000;
+export const stateLockStaleMs = 30_000;
+const stateLockPollMs = 25;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The holder's pid written in a lock file, or null while it is being written or unreadable. */
+async function lockHolder(lock: string): Promise<number | null> {
+  const text = await readFile(lock, "utf8").catch(() => "");
+  const pid = Number.parseInt(text, 10);
+  return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+
+/**
+ * Runs `write` holding `<path>.lock`, created exclusively: several CLI runs on one machine share the file,
+ * and without it two read-modify-writes at once lose one's entry (a server nobody would stop). A lock whose
+ * holder is gone (killed mid-write), or that nobody could read for stateLockStaleMs, is removed.
+ */
+async function withStateFileLock<T>(path: string, write: () => Promise<T>): Promise<T> {
+  const lock = `${path}.lock`;
+  await mkdir(dirname(path), { recursive: true });
+  const deadline = Date.now() + stateLockWaitMs;
+  for (;;) {
+    try {
+      const handle = await open(lock, "wx");
+      try {
+        await handle.writeFile(String(process.pid));
+      } finally {
+        await handle.close();
+      }
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const holder = await lockHolder(lock);
+    const age = await stat(lock).then(
+      (info) => Date.now() - info.mtimeMs,
+      () => 0,
+    );
+    if ((holder !== null && !isProcessAlive(holder)) || (holder === null && age > stateLockStaleMs)) {
+      await rm(lock, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `${lock}: held by ${holder === null ? "another process" : `pid ${holder}`} for longer than stateLockWaitMs (${stateLockWaitMs / 1000} s); remove it if no vllm-perf-gate process is running`,
+      );
+    await sleep(stateLockPollMs);
+  }
+  try {
+    return await write();
+  } finally {
+    await rm(lock, { force: true });
+  }
+}
+
 const queues = new Map<string, Promise<unknown>>();
 
-/** Read-modify-write, serialised per file and written atomically (a half-written file would strand servers). */
+/**
+ * Read-modify-write, serialised per file within this process and across processes by a lock file, and
+ * written atomically (a half-written file would strand servers).
+ */
 export function updateServerState(
   path: string,
   change: (state: ServerState) => ServerState,
@@ -98,14 +172,15 @@ export function updateServerState(
   const previous = queues.get(path) ?? Promise.resolve();
   const next = previous
     .catch(() => {})
-    .then(async () => {
-      const updated = change(await readServerState(path));
-      await mkdir(dirname(path), { recursive: true });
-      const temporary = `${path}.${process.pid}.tmp`;
-      await writeFile(temporary, `${JSON.stringify(updated, null, 2)}\n`);
-      await rename(temporary, path);
-      return updated;
-    });
+    .then(() =>
+      withStateFileLock(path, async () => {
+        const updated = change(await readServerState(path));
+        const temporary = `${path}.${process.pid}.tmp`;
+        await writeFile(temporary, `${JSON.stringify(updated, null, 2)}\n`);
+        await rename(temporary, path);
+        return updated;
+      }),
+    );
   queues.set(path, next);
   return next;
 }

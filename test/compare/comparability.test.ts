@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { workloadConditions } from "../../src/app/run-file.js";
 import { compareRecords, settingsFromConfig } from "../../src/compare/index.js";
 import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
 import { parseConfigText } from "../../src/config/load.js";
 import { presetText } from "../../src/config/presets.js";
+import { cellSchedule } from "../../src/config/schedule.js";
 import type { Config } from "../../src/config/schema.js";
 import { type RunRecord, runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { renderMarkdown } from "../../src/report/markdown.js";
@@ -186,5 +188,51 @@ describe("one comparability rule", () => {
     );
     expect(warned.verdict).toBe("pass");
     expect(warned.warnings.join("\n")).toContain("sampling.temperature: 0 (baseline) vs 0.7 (candidate)");
+  });
+
+  describe("the dataset: a condition of its cell, recorded in fingerprint.workload", () => {
+    // The first cell of the init config reads a ShareGPT file instead of its synthetic prompts.
+    const config = initConfig((text) =>
+      text.replace(
+        /dataset:\n\s+type: synthetic\n\s+input_tokens: .*\n\s+output_tokens: .*\n/,
+        "dataset: { type: sharegpt, path: data/sharegpt.json }\n",
+      ),
+    );
+    const cell = config.cells[0]!;
+    const tokenModel = { tokensPerWord: 1.3, offset: 0, source: "default" as const };
+    /** A run's fingerprint as run-file.ts records it: the server's conditions and the workload's. */
+    const recorded = (datasetSha256: string, seed = 0, base = fingerprintFor(config)) => ({
+      ...base,
+      workload: workloadConditions(cell, seed, cellSchedule(config, cell), { datasetSha256, tokenModel }),
+    });
+
+    it("blocks a changed dataset file, naming its checksum on each side", () => {
+      expect(cell.dataset).toEqual({ type: "sharegpt", path: "data/sharegpt.json" });
+      const verdict = compare(config, recorded("a".repeat(64)), recorded("b".repeat(64)));
+      expect(verdict.verdict).toBe("not-comparable");
+      expect(verdict.fingerprints.differences.filter((d) => !d.allowed)).toEqual([
+        {
+          field: "workload.datasetSha256",
+          cells: ["chat"],
+          baseline: "a".repeat(64),
+          candidate: "b".repeat(64),
+          allowed: false,
+          informational: false,
+        },
+      ]);
+      const reseeded = compare(config, recorded("a".repeat(64)), recorded("a".repeat(64), 1));
+      expect(reseeded.fingerprints.differences.map((d) => [d.field, d.allowed])).toEqual([
+        ["workload.seed", false],
+      ]);
+    });
+
+    it("compares a baseline recorded with the retired, always empty `datasets` field, same tool version", () => {
+      const before = { ...recorded("a".repeat(64)), datasets: {} };
+      const now = recorded("a".repeat(64));
+      expect("datasets" in now).toBe(false);
+      const verdict = compare(config, before, now);
+      expect(verdict.verdict).toBe("pass");
+      expect(verdict.fingerprints.differences).toEqual([]);
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   compactHistory,
@@ -42,6 +43,28 @@ describe("history records", () => {
     const c = conditionsHash({ tool: { version: "1" }, runner: { name: "r1" }, gpu: { names: ["A100"] } });
     expect(a).toBe(b);
     expect(a).not.toBe(c);
+  });
+
+  it("hashes a session recorded with the retired, always empty `datasets` field like one recorded without", () => {
+    const conditions = { gpu: { names: ["H100"] }, workload: { datasetSha256: "a".repeat(64), seed: 0 } };
+    expect(conditionsHash({ ...conditions, datasets: {} })).toBe(conditionsHash(conditions));
+    // The hash a history line written before holds: the retired field counted as recorded, `{}`.
+    expect(conditionsHash(conditions)).toBe(
+      createHash("sha256")
+        .update(
+          JSON.stringify([
+            ["datasets", {}],
+            ["gpu.names", ["H100"]],
+            ["workload.datasetSha256", "a".repeat(64)],
+            ["workload.seed", 0],
+          ]),
+        )
+        .digest("hex")
+        .slice(0, 16),
+    );
+    expect(conditionsHash({ ...conditions, workload: { datasetSha256: "b".repeat(64), seed: 0 } })).not.toBe(
+      conditionsHash(conditions),
+    );
   });
 });
 

@@ -14,6 +14,12 @@ describe("Bencher measure names", () => {
         /^[a-z0-9]+(-[a-z0-9]+)*-(ms|req-s|sessions-s|tok-s|fraction|tokens)$/,
       );
       expect(bencherMeasure(metric).length).toBeLessThanOrEqual(64);
+      expect(bencherMeasure(metric)).not.toContain("undefined");
     }
+  });
+
+  it("are distinct: no two metrics of the catalogue share a measure", () => {
+    const measures = metricNames.map(bencherMeasure);
+    expect(new Set(measures).size).toBe(metricNames.length);
   });
 });

@@ -8,7 +8,12 @@ import { compareResults, writeCompareOutputs } from "../../src/app/compare.js";
 import { cli } from "../cli/helpers.js";
 import { baseFingerprint } from "../compare/fixtures.js";
 import { haveBrowser, inCi, launchChromium } from "./browser.js";
-import { compareCapacityQualityInto, compareInto, compareSweepInto } from "./html-fixtures.js";
+import {
+  compareCapacityQualityInto,
+  compareInto,
+  compareSessionInto,
+  compareSweepInto,
+} from "./html-fixtures.js";
 
 /**
  * report.html in a real browser: Debian's chromium (installed by .ci/run) driven by playwright-core
@@ -251,6 +256,18 @@ describe.skipIf(!haveBrowser && !inCi)("report.html in a real browser (Debian's 
     const blocks = mermaidBlocks(outcome.reportMarkdown);
     expect(blocks).toHaveLength(1);
     expect(blocks[0]).toContain("TTFT p95 ms against load");
+    for (const parsed of await mermaidParse(blocks))
+      expect(parsed).toEqual({ ok: true, type: "xychart", error: "" });
+  }, 180_000);
+
+  it("draws a session cell's TTFT against context depth (hostile name); the comment's depth chart parses", async () => {
+    const { out, outcome, chartFiles } = await compareSessionInto(planted);
+    const gated = outcome.verdict.comparisons.filter((c) => c.gated).length;
+    expect(chartFiles.filter((f) => f.endsWith("-ttft-depth.svg"))).toHaveLength(1);
+    // Each gated check's runs and the depth chart (no requests.jsonl: no distributions, no timeline).
+    await expectReportInBrowser(join(out, "report.html"), "report-browser-sessions.png", gated + 1);
+    const blocks = mermaidBlocks(outcome.reportMarkdown);
+    expect(blocks.some((block) => block.includes("TTFT p95 ms against context depth"))).toBe(true);
     for (const parsed of await mermaidParse(blocks))
       expect(parsed).toEqual({ ok: true, type: "xychart", error: "" });
   }, 180_000);

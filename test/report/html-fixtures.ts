@@ -5,8 +5,9 @@ import { compareAndRender, compareResults, writeCompareOutputs } from "../../src
 import { settingsFromConfig } from "../../src/compare/index.js";
 import { configSchema } from "../../src/config/schema.js";
 import type { RunRecord } from "../../src/metrics/run-record.js";
-import type { RunFile } from "../../src/metrics/run-schema.js";
+import type { RunFile, SessionsSummary } from "../../src/metrics/run-schema.js";
 import type { MetricsScrape } from "../../src/metrics/server-metrics.js";
+import { depthBuckets } from "../../src/metrics/session-metrics.js";
 import type { RequestRecord } from "../../src/runner/request-schema.js";
 import { capacityCell, doublingCapacityRuns } from "../compare/capacity-fixtures.js";
 import { gaussian, noisyRuns, seeded } from "../compare/fixtures.js";
@@ -320,6 +321,80 @@ export async function compareSweepInto(
     baseline: [baseline],
     candidate: [candidate],
     ...(config ? { config } : {}),
+    env,
+    now: new Date("2026-12-01T00:00:00Z"),
+  });
+  const out = join(root, "out");
+  const paths = await writeCompareOutputs(out, outcome);
+  const html = await readFile(paths.htmlPath, "utf8");
+  const chartFiles = (await readdir(join(out, "report-charts"))).sort();
+  return { root, out, outcome, html, chartFiles, baseline, candidate };
+}
+
+/**
+ * Run files of a session cell (run.json `sessions`, as metrics/session-metrics.ts summarises them): TTFT
+ * p95 per depth bucket `ttft[bucket] * scale`, with a little per-run noise; a bucket left out of `ttft`
+ * has no requests in any run (its p95 null), as when no session reached that depth.
+ */
+export function sessionRunFiles(
+  count: number,
+  { seed, cell, scale, ttft }: { seed: number; cell: string; scale: number; ttft: Record<string, number> },
+): RunFile[] {
+  const random = seeded(seed);
+  return noisyRuns(count, { seed, cell, shift: scale }).map((run) => {
+    const noise = Math.exp(0.03 * gaussian(random));
+    const sessions: SessionsSummary = {
+      started: 40,
+      completed: 40,
+      requests: 160,
+      throughput: 0.5,
+      goodput: null,
+      duration: { ...run.latency.e2el, count: 40 },
+      cacheHitRate: 0.6,
+      serverCacheHitRate: 0.58,
+      ttftByDepth: depthBuckets.map((bucket) => {
+        const value = ttft[bucket.name];
+        return {
+          bucket: bucket.name,
+          from: bucket.from,
+          to: bucket.to,
+          requests: value === undefined ? 0 : 40,
+          p50: value === undefined ? null : value * scale * noise * 0.7,
+          p95: value === undefined ? null : value * scale * noise,
+        };
+      }),
+      contamination: { firstTurns: 40, aboveSharedPrefix: 0, flagged: false },
+    };
+    return { ...run, sessions };
+  });
+}
+
+/**
+ * A compare of a session cell whose directories hold run.json only (no requests.jsonl): TTFT p95 at depth
+ * 1, 2-3 and 4-7 on the baseline, the candidate 1.3 times slower with no run reaching depth 4-7; no run of
+ * either side reaches depth 8.
+ */
+export async function compareSessionInto(cell: string, env: Record<string, string> = {}) {
+  const root = await mkdtemp(join(tmpdir(), "vpg-html-sessions-"));
+  const write = async (name: string, runs: readonly RunFile[]) => {
+    for (const run of runs) {
+      const runDir = join(root, name, "cell-0", `run-${run.run}`);
+      await mkdir(runDir, { recursive: true });
+      await writeFile(join(runDir, "run.json"), JSON.stringify(run, null, 2));
+    }
+    return join(root, name);
+  };
+  const baseline = await write(
+    "base",
+    sessionRunFiles(4, { seed: 5, cell, scale: 1, ttft: { "1": 80, "2_3": 140, "4_7": 260 } }),
+  );
+  const candidate = await write(
+    "cand",
+    sessionRunFiles(4, { seed: 6, cell, scale: 1.3, ttft: { "1": 80, "2_3": 140 } }),
+  );
+  const outcome = await compareResults({
+    baseline: [baseline],
+    candidate: [candidate],
     env,
     now: new Date("2026-12-01T00:00:00Z"),
   });

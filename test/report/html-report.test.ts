@@ -4,11 +4,18 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareResults, writeCompareOutputs } from "../../src/app/compare.js";
 import type { RunFile } from "../../src/metrics/run-schema.js";
+import { formatMetricValue } from "../../src/report/format.js";
 import { headlineWords } from "../../src/report/markdown.js";
 import { cli } from "../cli/helpers.js";
 import { baseFingerprint, noisyRuns } from "../compare/fixtures.js";
 import { expectNoPlantedSecret, plantedSecret } from "../secret-forms.js";
-import { compareCapacityQualityInto, compareInto, compareSweepInto, hostile } from "./html-fixtures.js";
+import {
+  compareCapacityQualityInto,
+  compareInto,
+  compareSessionInto,
+  compareSweepInto,
+  hostile,
+} from "./html-fixtures.js";
 import { parseXml, type XmlElement } from "./xml-check.js";
 
 const allowedElements = new Set([
@@ -349,6 +356,78 @@ describe("report.html", () => {
     for (const file of chartFiles)
       expectNoPlantedSecret(file, await readFile(join(out, "report-charts", file), "utf8"));
     expect(chartFiles.filter((f) => f.includes("-load-"))).toHaveLength(5);
+  });
+
+  it("draws a session cell's TTFT p95 against context depth: a dot per run and bucket, a line per side, escaped", async () => {
+    const { html, out, chartFiles, outcome } = await compareSessionInto(hostile);
+    const file = chartFiles.find((f) => f.endsWith("-ttft-depth.svg"))!;
+    expect(file).toMatch(/^1-[a-z0-9_-]+-ttft-depth\.svg$/);
+    expect(html).toContain("<h3>TTFT p95 against context depth (session metrics)</h3>");
+    expect(html).toContain(`<figcaption>report-charts/${file}</figcaption>`);
+    const svg = await readFile(join(out, "report-charts", file), "utf8");
+    expectSelfContained(parseXml(svg), svg);
+    expectSelfContained(parseXml(html), html);
+    // The inline chart names itself, escaped, as its first child.
+    expect(html).toMatch(
+      /<figure><svg [^>]*><title>&lt;script&gt;alert\(&quot;x&quot;\)&lt;\/script&gt;&lt;img [^<]* · TTFT p95 against context depth<\/title>/,
+    );
+    expect(svg).not.toContain("<img");
+    expect(svg).not.toContain("<script");
+    // 4 baseline runs at depth 1, 2-3 and 4-7; 4 candidate runs at 1 and 2-3; nobody at depth 8.
+    const dots = marks(svg, "runs")
+      .flat()
+      .filter((e) => e.name === "path");
+    expect(dots).toHaveLength(20);
+    for (const dot of dots)
+      expect(dot.attrs["aria-label"]).toMatch(
+        /^(baseline|candidate) run-\d at depth (1|2-3|4-7): [\d.,]+ ms$/,
+      );
+    expect(
+      dots.filter((d) => d.attrs["aria-label"]!.startsWith("candidate")).map((d) => d.attrs["aria-label"]!),
+    ).not.toContainEqual(expect.stringContaining("4-7"));
+    expect(svg).toContain("for a discrete scale with 3 values: 1, 2-3, 4-7");
+    const lines = marks(svg, "mean")
+      .flat()
+      .filter((e) => e.attrs["aria-roledescription"] === "line mark");
+    expect(lines.map((e) => e.attrs.stroke)).toEqual(["#4c78a8", "#f58518"]);
+    // The lines go through the verdict's geometric means (the candidate's 1.3 times the baseline's),
+    // labelled whole; a point per mean.
+    const judged = (bucket: "1" | "2_3" | "4_7", side: "baseline" | "candidate") => {
+      const c = outcome.verdict.comparisons.find((x) => x.metric === `ttft_p95_depth_${bucket}`)!;
+      return c[side] === null ? "none" : formatMetricValue(c.metric, c[side]);
+    };
+    const depth1 = outcome.verdict.comparisons.find((c) => c.metric === "ttft_p95_depth_1")!;
+    expect(depth1.candidate! / depth1.baseline!).toBeGreaterThan(1.2);
+    expect(lines.map((e) => e.attrs["aria-label"])).toEqual(
+      (["baseline", "candidate"] as const).map(
+        (side) =>
+          `${side} geometric mean by depth: ${judged("1", side)} at 1, ${judged("2_3", side)} at 2-3, ${judged("4_7", side)} at 4-7`,
+      ),
+    );
+    expect(lines[1]!.attrs["aria-label"]).toMatch(/, none at 4-7$/);
+    const points = marks(svg, "mean_points")
+      .flat()
+      .filter((e) => e.name === "path");
+    expect(points.map((e) => e.attrs["aria-label"])).toEqual([
+      `baseline geometric mean at depth 1: ${judged("1", "baseline")}`,
+      `baseline geometric mean at depth 2-3: ${judged("2_3", "baseline")}`,
+      `baseline geometric mean at depth 4-7: ${judged("4_7", "baseline")}`,
+      `candidate geometric mean at depth 1: ${judged("1", "candidate")}`,
+      `candidate geometric mean at depth 2-3: ${judged("2_3", "candidate")}`,
+    ]);
+    // The comment's pictures fold has the same picture as a mermaid chart, labels reduced to safe text.
+    expect(outcome.commentMarkdown).toContain("TTFT p95 ms against context depth");
+    expect(outcome.commentMarkdown).toContain('  x-axis "turn number" ["1", "2-3"]');
+  });
+
+  it("never shows a planted secret in a session cell's name in its depth chart", async () => {
+    const { html, out, chartFiles } = await compareSessionInto(`agent ${plantedSecret}`, {
+      MY_API_TOKEN: plantedSecret,
+    });
+    const file = chartFiles.find((f) => f.endsWith("-ttft-depth.svg"))!;
+    expectNoPlantedSecret(file, await readFile(join(out, "report-charts", file), "utf8"));
+    expectNoPlantedSecret("report.html", html);
+    expect(html).toContain("against context depth</title>");
   });
 
   it("shows the quality checks: accuracy per side with Wilson intervals, the worst greedy differences escaped", async () => {

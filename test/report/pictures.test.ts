@@ -2,16 +2,22 @@ import { describe, expect, it } from "vitest";
 import { compareAndRender } from "../../src/app/compare.js";
 import { defaultCompareSettings } from "../../src/compare/index.js";
 import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
-import { distributionOf, type RunSamples, timelineOf } from "../../src/report/charts/data.js";
+import { distributionOf, type RunSamples, reportPictures, timelineOf } from "../../src/report/charts/data.js";
+import { depthChart, depthSpec } from "../../src/report/charts/depth.js";
 import { distributionSpec } from "../../src/report/charts/distribution.js";
-import { commentChartsSection, maxChartChecks, mermaidLabel } from "../../src/report/charts/mermaid.js";
+import {
+  commentChartsSection,
+  depthCommentChart,
+  maxChartChecks,
+  mermaidLabel,
+} from "../../src/report/charts/mermaid.js";
 import { runDotsChart, runDotsSpec } from "../../src/report/charts/run-dots.js";
 import { timelineSpec } from "../../src/report/charts/timeline.js";
 import { specWarnings } from "../../src/report/charts/vega.js";
 import { commentBudget, renderMarkdown } from "../../src/report/markdown.js";
 import { intervalBars, intervalBarWidth, renderTerminal } from "../../src/report/terminal.js";
 import { noisyRuns } from "../compare/fixtures.js";
-import { compareCapacityQualityInto } from "./html-fixtures.js";
+import { compareCapacityQualityInto, hostile, sessionRunFiles } from "./html-fixtures.js";
 
 function outcome(cells: string[], ttftFactor: number) {
   const base = cells.flatMap((cell, i) => noisyRuns(6, { seed: i, cell }));
@@ -160,6 +166,182 @@ describe("comment charts (mermaid xychart-beta)", () => {
     const tightComment = renderMarkdown(verdict, { form: "comment", budget: comment.length - 1 });
     expect(tightComment).not.toContain("```mermaid");
     expect(tightComment).toContain("within tolerance</summary>");
+  });
+});
+
+/**
+ * A session cell from crafted run files: the baseline's TTFT p95 at depth 1, 2-3 and 4-7, the candidate
+ * 1.3 times slower and with no run reaching depth 4-7, no run of either side reaching depth 8; the
+ * candidate's run 1 client-bound (excluded by compare).
+ */
+function sessionOutcome(cell: string) {
+  const base = sessionRunFiles(4, { seed: 5, cell, scale: 1, ttft: { "1": 80, "2_3": 140, "4_7": 260 } });
+  const cand = sessionRunFiles(4, { seed: 6, cell, scale: 1.3, ttft: { "1": 80, "2_3": 140 } }).map((run) =>
+    run.run === 1 ? { ...run, flags: { ...run.flags, clientBound: true } } : run,
+  );
+  const records = (runs: typeof base, side: string) =>
+    runs.map((run) => runRecordFromRunFile(run, `${side}/${run.cell}/run-${run.run}/run.json`));
+  return compareAndRender({
+    baseline: records(base, "b"),
+    candidate: records(cand, "c"),
+    settings: defaultCompareSettings(),
+    mode: "interleaved",
+    now: new Date("2026-12-01T00:00:00Z"),
+  });
+}
+
+describe("TTFT against context depth (session cells)", () => {
+  it("has each run's TTFT p95 per bucket and each side's judged geometric mean, only the buckets with data", () => {
+    const outcome = sessionOutcome("agent");
+    const pictures = reportPictures(outcome.verdict, outcome.runs, [], (text) => text);
+    const depth = pictures.cells[0]!.depth!;
+    expect(depth.cell).toBe("agent");
+    // Depth 8 and up has no value in any run: not on the axis.
+    expect(depth.buckets).toEqual([
+      { bucket: "1", label: "1" },
+      { bucket: "2_3", label: "2-3" },
+      { bucket: "4_7", label: "4-7" },
+    ]);
+    const count = (side: string, bucket: string) =>
+      depth.runs.filter((r) => r.side === side && r.bucket === bucket).length;
+    expect([count("baseline", "1"), count("baseline", "2_3"), count("baseline", "4_7")]).toEqual([4, 4, 4]);
+    expect([count("candidate", "1"), count("candidate", "2_3"), count("candidate", "4_7")]).toEqual([
+      4, 4, 0,
+    ]);
+    // Each run's own value, from its record; the client-bound run is there, marked unused.
+    const record = outcome.runs.candidate.find((r) => r.run === 2)!;
+    expect(depth.runs.find((r) => r.side === "candidate" && r.run === 2 && r.bucket === "2_3")).toEqual({
+      side: "candidate",
+      run: 2,
+      bucket: "2_3",
+      value: record.metrics.ttft_p95_depth_2_3,
+      used: true,
+    });
+    expect(depth.runs.filter((r) => !r.used).map((r) => [r.side, r.run, r.bucket])).toEqual([
+      ["candidate", 1, "1"],
+      ["candidate", 1, "2_3"],
+    ]);
+    // The lines are what compare judged: the verdict's geometric means of the depth metrics.
+    const judged = (metric: string) => outcome.verdict.comparisons.find((c) => c.metric === metric)!;
+    expect(depth.means).toEqual([
+      { side: "baseline", bucket: "1", value: judged("ttft_p95_depth_1").baseline },
+      { side: "baseline", bucket: "2_3", value: judged("ttft_p95_depth_2_3").baseline },
+      { side: "baseline", bucket: "4_7", value: judged("ttft_p95_depth_4_7").baseline },
+      { side: "candidate", bucket: "1", value: judged("ttft_p95_depth_1").candidate },
+      { side: "candidate", bucket: "2_3", value: judged("ttft_p95_depth_2_3").candidate },
+      { side: "candidate", bucket: "4_7", value: null },
+    ]);
+    const usedCandidate = [0, 2, 3].map(
+      (run) => outcome.runs.candidate.find((r) => r.run === run)!.metrics.ttft_p95_depth_1!,
+    );
+    expect(depth.means[3]!.value).toBeCloseTo(
+      Math.exp(usedCandidate.reduce((sum, v) => sum + Math.log(v), 0) / usedCandidate.length),
+      9,
+    );
+    // A cell without session metrics has no depth picture.
+    const { verdict, ...rest } = outcome;
+    const plain = reportPictures(verdict, { ...rest.runs, baseline: [], candidate: [] }, [], (text) => text);
+    expect(plain.cells[0]!.depth).toBeUndefined();
+  });
+
+  it("builds a warning-free spec and an SVG with a dot per run, a broken line where a side has no value, an escaped title", async () => {
+    const outcome = sessionOutcome(hostile);
+    const depth = reportPictures(outcome.verdict, outcome.runs, [], (text) => text).cells[0]!.depth!;
+    const spec = depthSpec(depth);
+    expect(await specWarnings(spec)).toEqual([]);
+    expect(JSON.stringify(spec)).not.toMatch(/"url"/);
+    const svg = await depthChart(depth, { standalone: true });
+    expect(await depthChart(depth, { standalone: true })).toBe(svg);
+    expect(svg).not.toMatch(/\sid="|url\(|xlink/);
+    // The chart's name is its first child, escaped; the cell name is text everywhere.
+    expect(svg).toMatch(
+      /^<svg [^>]*><title>&lt;script&gt;alert\(&quot;x&quot;\)&lt;\/script&gt;&lt;img src=x onerror=alert\(1\)&gt; &amp; &quot;q&quot; &#39;a&#39; @\u200boctocat \]\]&gt; · TTFT p95 against context depth<\/title>/,
+    );
+    expect(svg).not.toContain("<img");
+    expect(svg).not.toContain("<script");
+    const dots = [
+      ...svg.matchAll(/aria-label="((?:baseline|candidate) run-[^"]*)"[^>]*fill-opacity="([^"]*)"/g),
+    ];
+    // Bucket by bucket, the baseline's runs first; the candidate has none at depth 4-7.
+    expect(dots.map((m) => m[1]!.replace(/: .*$/, ""))).toEqual(
+      ["1", "2-3", "4-7"].flatMap((at) => [
+        ...[0, 1, 2, 3].map((run) => `baseline run-${run} at depth ${at}`),
+        ...(at === "4-7"
+          ? []
+          : [0, 1, 2, 3].map(
+              (run) => `candidate run-${run}${run === 1 ? " (excluded)" : ""} at depth ${at}`,
+            )),
+      ]),
+    );
+    for (const [, label, opacity] of dots) expect(opacity === "0", label).toBe(label!.includes("(excluded)"));
+    expect(dots[0]![1]).toMatch(/^baseline run-0 at depth 1: [\d.]+ ms$/);
+    // One line per side: the baseline's through its three buckets, the candidate's through two.
+    const lines = [
+      ...svg.matchAll(/<path aria-label="([^"]*)"[^>]*aria-roledescription="line mark" d="([^"]*)"/g),
+    ];
+    expect(lines.map((m) => m[1]!.split(" ")[0])).toEqual(["baseline", "candidate"]);
+    expect(lines[0]![2]!.match(/[ML]/g)).toEqual(["M", "L", "L"]);
+    expect(lines[1]![2]!.match(/[ML]/g)).toEqual(["M", "L"]);
+    // A verdict that judged no depth metric (a cell not compared): the runs still drawn, no line.
+    const unjudged = {
+      ...outcome.verdict,
+      comparisons: outcome.verdict.comparisons.filter((c) => !c.metric.startsWith("ttft_p95_depth_")),
+    };
+    const dotsOnly = reportPictures(unjudged, outcome.runs, [], (text) => text).cells[0]!.depth!;
+    expect(dotsOnly.runs).toEqual(depth.runs);
+    expect(dotsOnly.means.every((m) => m.value === null)).toBe(true);
+    expect(await specWarnings(depthSpec(dotsOnly))).toEqual([]);
+    const bare = await depthChart(dotsOnly);
+    expect(bare.match(/aria-roledescription="point"/g)).toHaveLength(20);
+    expect(bare).toContain(
+      'aria-label="baseline geometric mean by depth: none at 1, none at 2-3, none at 4-7"',
+    );
+    expect(svg).toContain("context depth (turn number, 1 = the first)");
+    expect(svg).toContain(
+      '<tspan>dots: runs (hollow: excluded) · lines: geometric means</tspan><tspan x="0" dy="12">runs: baseline 4, candidate 4 · log axis</tspan>',
+    );
+  });
+
+  it("draws the comment's chart from the verdict: both sides' lines over the buckets both have, labels made safe", () => {
+    const outcome = sessionOutcome(hostile);
+    const drawn = depthCommentChart(outcome.verdict)!;
+    const lines = drawn.source.split("\n");
+    for (const line of lines)
+      expect(
+        xychartLine.some((pattern) => pattern.test(line)),
+        line,
+      ).toBe(true);
+    expect(lines[1]).toBe(
+      '  title "script alert x /script img src x onerro. TTFT p95 ms against context depth"',
+    );
+    // Depth 4-7 has no candidate value: left out, as is depth 8 (no values at all).
+    expect(lines[2]).toBe('  x-axis "turn number" ["1", "2-3"]');
+    const judged = (metric: string) => outcome.verdict.comparisons.find((c) => c.metric === metric)!;
+    const round = (v: number | null) => Math.round(v! * 10) / 10;
+    expect(lines[4]).toBe(
+      `  line [${round(judged("ttft_p95_depth_1").baseline)}, ${round(judged("ttft_p95_depth_2_3").baseline)}]`,
+    );
+    expect(lines[5]).toBe(
+      `  line [${round(judged("ttft_p95_depth_1").candidate)}, ${round(judged("ttft_p95_depth_2_3").candidate)}]`,
+    );
+    const top = Number(/--> (\d+)$/.exec(lines[3]!)![1]);
+    expect(top).toBeGreaterThanOrEqual(round(judged("ttft_p95_depth_2_3").candidate));
+    expect(top % 10).toBe(0);
+    // In the comment: in the pictures fold beside the interval chart, the first screen unchanged.
+    const comment = renderMarkdown(outcome.verdict, { form: "comment" });
+    expect(comment).toContain(
+      "<summary>Pictures: Decision interval per gated check, worsening %; script alert x /script img src x onerro. TTFT p95 ms against context depth</summary>",
+    );
+    expect(comment.length).toBeLessThan(commentBudget);
+    expect(mermaidBlocks(comment)).toEqual([expect.stringContaining("Decision interval"), drawn.source]);
+    expect(comment.indexOf("against context depth")).toBeGreaterThan(comment.indexOf("<details>"));
+    // Not drawn without two buckets both sides have, nor without session metrics.
+    const shallow = {
+      ...outcome.verdict,
+      comparisons: outcome.verdict.comparisons.filter((c) => c.metric !== "ttft_p95_depth_2_3"),
+    };
+    expect(depthCommentChart(shallow)).toBeNull();
+    expect(depthCommentChart({ ...outcome.verdict, comparisons: [] })).toBeNull();
   });
 });
 

@@ -3,6 +3,7 @@ import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { readRequestRecords } from "../../bench/kit/request-records.js";
 import { runCells } from "../../src/app/run-cells.js";
 import { usageIssueLimit } from "../../src/app/run-file.js";
 import type { CliIo } from "../../src/cli/io.js";
@@ -12,7 +13,6 @@ import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { type RunFile, runFileSchema } from "../../src/metrics/run-schema.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import { type Behaviour, type FakeServer, startFakeServer } from "./helpers/fake-openai-server.js";
-import { readRequestRecords } from "./helpers/records.js";
 import { testConfig, tinyCell } from "./helpers/run-config.js";
 
 /**

@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { readRequestRecords } from "../../bench/kit/request-records.js";
 import { runCells } from "../../src/app/run-cells.js";
 import { dispatchLoad, type IdleElision, type Ticket } from "../../src/runner/dispatch.js";
 import type { LoadPlan } from "../../src/runner/load-plan.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import { startSimulator } from "../../src/sim/index.js";
 import { VirtualClock } from "../util/virtual-clock.js";
-import { readRequestRecords } from "./helpers/records.js";
 import { testConfig } from "./helpers/run-config.js";
 
 /** A request on the schedule's timeline: when it was sent, when it ended, and who was in flight then. */

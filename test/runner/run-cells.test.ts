@@ -2,13 +2,13 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { readRequestRecords } from "../../bench/kit/request-records.js";
 import { runCells } from "../../src/app/run-cells.js";
 import { runFileSchema } from "../../src/metrics/run-schema.js";
 import { runCells as runCellsWith, SessionCache } from "../../src/runner/run-cells.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import type { ServerProvider } from "../../src/server/types.js";
 import { type FakeServer, startFakeServer } from "./helpers/fake-openai-server.js";
-import { readRequestRecords } from "./helpers/records.js";
 import { testConfig, tinyCell } from "./helpers/run-config.js";
 
 let server: FakeServer | undefined;

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { readRequestRecords } from "../../bench/kit/request-records.js";
 import { runCells } from "../../src/app/run-cells.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import { type RunningSimulator, startSimulator } from "../../src/sim/index.js";
-import { readRequestRecords } from "./helpers/records.js";
 import { testConfig } from "./helpers/run-config.js";
 
 let sim: RunningSimulator | undefined;

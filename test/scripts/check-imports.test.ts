@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkImports, importSpecifiers } from "../../scripts/check-imports.js";
+import { checkBenchImports, checkImports, importSpecifiers } from "../../scripts/check-imports.js";
 
 const tree = (files: Record<string, string>) => new Map(Object.entries(files));
 
@@ -87,5 +87,21 @@ describe("the import-direction check", () => {
         'export { a } from "./a.js";\nexport * from "./b.js";\nimport "./c.js";\nconst s = "from \\"./d.js\\"";\n// import { e } from "./e.js"',
       ),
     ).toEqual(["./a.js", "./b.js", "./c.js"]);
+  });
+
+  it("keeps test code out of bench/: the kit and src/ may be imported, test/ may not", () => {
+    const violations = checkBenchImports(
+      tree({
+        "drift.ts":
+          'import { noisyRuns } from "./kit/run-files.js";\nimport { analyze } from "../src/compare/analyze.js";',
+        "kit/run-files.ts": 'import { runFileSchema } from "../../src/metrics/run-schema.js";',
+        "timing.ts": 'import { readRequestRecords } from "../test/runner/helpers/records.js";',
+        "kit/more.ts": 'export { makeRunFile } from "../../test/compare/fixtures.js";',
+      }),
+    );
+    expect(violations.map((v) => v.message)).toEqual([
+      'bench/timing.ts imports "../test/runner/helpers/records.js" (test/runner/helpers/records.js): the benches import no test code (shared helpers go in bench/kit/)',
+      'bench/kit/more.ts imports "../../test/compare/fixtures.js" (test/compare/fixtures.js): the benches import no test code (shared helpers go in bench/kit/)',
+    ]);
   });
 });

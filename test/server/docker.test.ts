@@ -43,7 +43,6 @@ describe("docker kind against fake docker and nvidia-smi", () => {
         releaseTimeoutMs: 5_000,
         warn: (message) => warnings.push(message),
         configHash: "abc",
-        datasetChecksums: { c: "0".repeat(64) },
       },
     );
     const session = await provider.start({ cell: "c", logDir: join(fake.dir, "logs") });
@@ -85,7 +84,6 @@ describe("docker kind against fake docker and nvidia-smi", () => {
     });
     expect(fingerprint).toMatchObject({
       configHash: "abc",
-      datasets: { c: "0".repeat(64) },
       model: { revision: model.revision },
     });
 

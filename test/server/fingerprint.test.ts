@@ -42,7 +42,6 @@ const facts: FingerprintFacts = {
   },
   env: { RUNNER_OS: "Linux", RUNNER_NAME: "gpu-runner-3", RUNNER_ARCH: "X64", HF_TOKEN: "secret" },
   configHash: "f".repeat(64),
-  datasetChecksums: { chat: "a".repeat(64) },
 };
 
 describe("fingerprint", () => {

@@ -197,6 +197,13 @@ describe("docker arguments", () => {
       pickRepoDigest(["mirror.io/vllm@sha256:1", "vllm/vllm-openai@sha256:2"], "vllm/vllm-openai:v0.11.0"),
     ).toBe("vllm/vllm-openai@sha256:2");
     expect(pickRepoDigest([], "vllm/vllm-openai:v0.11.0")).toBeNull();
+    // Docker Hub's long names match the short ones docker records.
+    expect(pickRepoDigest(["vllm/vllm-openai@sha256:2"], "docker.io/vllm/vllm-openai:v0.11.0")).toBe(
+      "vllm/vllm-openai@sha256:2",
+    );
+    expect(pickRepoDigest(["ubuntu@sha256:3"], "docker.io/library/ubuntu:24.04")).toBe("ubuntu@sha256:3");
+    // A local tag over an image once pushed elsewhere: that push is not this reference's digest.
+    expect(pickRepoDigest(["mirror.io/vllm@sha256:1"], "vpg/local-build:dev")).toBeNull();
   });
 });
 

@@ -1,13 +1,12 @@
-import { lstat, readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { calibrateRunner } from "../../app/calibrate.js";
-import { defaultHistoryLimits, parseHistory } from "../../compare/history.js";
+import { readHistoryFile } from "../../app/history-series.js";
 import { loadConfig } from "../../config/load.js";
 import { renderCalibration } from "../../report/calibration.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
 import { defaultServerStateFile } from "../../server/index.js";
 import { handleInterrupts, interactiveInterrupts } from "../../server/signals.js";
-import { InputError, UsageError } from "../../util/errors.js";
+import { UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
 import { integerOption, parseCommandArgs, stringOption } from "../command.js";
 
@@ -61,13 +60,10 @@ export const calibrateCommand: CliCommand = {
       .map((cell) => cell.trim())
       .filter(Boolean);
     const historyPath = stringOption(args, "history");
-    let history: ReturnType<typeof parseHistory> | undefined;
-    if (historyPath !== undefined) {
-      const path = resolve(io.cwd, historyPath);
-      const stat = await lstat(path).catch(() => null);
-      if (!stat?.isFile()) throw new InputError(`--history ${historyPath}: not a file`);
-      history = parseHistory(await readFile(path, "utf8"), historyPath, defaultHistoryLimits);
-    }
+    const history =
+      historyPath !== undefined
+        ? await readHistoryFile(resolve(io.cwd, historyPath), historyPath)
+        : undefined;
     const progress = args.values.quiet === true ? silentProgress : streamProgress(io.stderr);
     const interruption = handleInterrupts({
       ...interactiveInterrupts,

@@ -1,12 +1,9 @@
-import { lstat, readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { historyInputDefaults } from "../../app/gate/history-inputs.js";
-import { defaultHistoryLimits, parseHistory, seriesOf } from "../../compare/history.js";
-import { describeMetric, isMetricName, type MetricName, metricSpecs } from "../../config/metric-names.js";
-import { formatMetricValue } from "../../report/format.js";
-import { renderSeriesTable, type SeriesRow } from "../../report/history.js";
-import { detectChangePoints } from "../../stats/change-point.js";
-import { InputError, UsageError } from "../../util/errors.js";
+import { historySeries } from "../../app/history-series.js";
+import { isMetricName, type MetricName } from "../../config/metric-names.js";
+import { type HistorySeriesFormat, historySeriesFormats, renderHistorySeries } from "../../report/history.js";
+import { UsageError } from "../../util/errors.js";
 import { type CliCommand, parseCommandArgs, stringOption } from "../command.js";
 
 const usage = `Usage: vllm-perf-gate history FILE [--cell NAME] [--metric NAME] [--window N] [--format table|json|csv]
@@ -51,70 +48,19 @@ export const historyCommand: CliCommand = {
     if (!/^\d+$/.test(windowText) || Number(windowText) < 8 || Number(windowText) > 200)
       throw new UsageError(`--window: expected a whole number from 8 to 200, got "${windowText}"`);
     const format = stringOption(args, "format") ?? "table";
-    if (!["table", "json", "csv"].includes(format))
+    if (!isHistorySeriesFormat(format))
       throw new UsageError(`--format: expected table, json or csv, got "${format}"`);
-    const path = resolve(io.cwd, file);
-    const stat = await lstat(path).catch(() => null);
-    if (!stat?.isFile()) throw new InputError(`history ${file}: not a file`);
-    if (stat.size > defaultHistoryLimits.maxBytes)
-      throw new InputError(
-        `history ${file}: ${stat.size} bytes, more than the ${defaultHistoryLimits.maxBytes} allowed (limit maxHistoryBytes)`,
-      );
-    const records = parseHistory(await readFile(path, "utf8"), file);
-    const cells = [...new Set(records.map((r) => r.cell))].sort();
-    const cell = stringOption(args, "cell") ?? (cells.length === 1 ? cells[0] : undefined);
-    if (!cell)
-      throw new UsageError(`--cell: the history has ${cells.length} cells (${cells.join(", ") || "none"})`);
-    if (!cells.includes(cell))
-      throw new InputError(`history ${file}: no cell "${cell}" (it has ${cells.join(", ")})`);
-    const byId = new Map(
-      records.filter((r) => r.cell === cell && r.metric === metric).map((r) => [r.session.id, r]),
-    );
-    const points = seriesOf(records, cell, metric);
-    const window = Number(windowText);
-    const start = Math.max(0, points.length - window);
-    const means = points.map((p) => p.logs.reduce((s, v) => s + v, 0) / p.logs.length);
-    const steps = detectChangePoints(means.slice(start)).map((cp) => ({
-      firstAfter: points[start + cp.index]!.session.id,
-      lastBefore: points[start + cp.index - 1]!.session.id,
-      ratio: cp.ratio,
-      ratioLow: cp.ratioLow,
-      ratioHigh: cp.ratioHigh,
-      worse: metricHigherIsBetter(metric) ? cp.ratio < 1 : cp.ratio > 1,
-    }));
-    const rows: SeriesRow[] = [...byId.values()].map((record) => {
-      const point = points.find((p) => p.session.id === record.session.id);
-      return {
-        session: record.session.id,
-        commit: record.session.commit,
-        recordedAt: record.session.recordedAt,
-        values: record.values,
-        excluded: record.health.excluded,
-        mean: point ? Math.exp(point.logs.reduce((s, v) => s + v, 0) / point.logs.length) : null,
-      };
+    const series = await historySeries({
+      path: resolve(io.cwd, file),
+      file,
+      cell: stringOption(args, "cell"),
+      metric,
+      window: Number(windowText),
     });
-    rows.sort((a, b) => a.recordedAt.localeCompare(b.recordedAt));
-    if (format === "json") {
-      io.stdout.write(
-        `${JSON.stringify({ cell, metric, window, sessions: rows, changePoints: steps }, null, 2)}\n`,
-      );
-    } else if (format === "csv") {
-      const lines = ["session,commit,recorded_at,run,value,excluded"];
-      for (const row of rows)
-        row.values.forEach((value, run) => {
-          lines.push(
-            `${row.session},${row.commit},${row.recordedAt},${run},${value ?? ""},${row.excluded.includes(run)}`,
-          );
-        });
-      io.stdout.write(`${lines.join("\n")}\n`);
-    } else {
-      const title = `${describeMetric(metric)} of cell ${cell}: ${rows.length} session(s), ${steps.length} change point(s) in the last ${Math.min(window, points.length)}`;
-      io.stdout.write(renderSeriesTable(title, rows, steps, (value) => formatMetricValue(metric, value)));
-    }
+    io.stdout.write(renderHistorySeries(series, format));
     return 0;
   },
 };
 
-function metricHigherIsBetter(metric: MetricName): boolean {
-  return metricSpecs[metric].higherIsBetter;
-}
+const isHistorySeriesFormat = (text: string): text is HistorySeriesFormat =>
+  (historySeriesFormats as readonly string[]).includes(text);

@@ -2,10 +2,11 @@ import type { CapacityComparison, CapacityCurvePoint } from "../../compare/capac
 import type { LoadedRunSamples } from "../../compare/run-samples.js";
 import type { SweepCurve } from "../../compare/sweep-curves.js";
 import type { Comparison, VerdictFile } from "../../compare/verdict-schema.js";
-import type { LatencyPhase } from "../../config/metric-names.js";
+import type { LatencyPhase, MetricName } from "../../config/metric-names.js";
 import { latencyPhases } from "../../config/metric-names.js";
 import type { RunRecord } from "../../metrics/run-record.js";
 import type { ScrapePoint } from "../../metrics/server-metrics.js";
+import { type DepthBucket, depthBuckets } from "../../metrics/session-metrics.js";
 import { percentileSorted, sortNumbers } from "../../stats/percentile.js";
 
 /**
@@ -71,8 +72,30 @@ export interface CellPictures {
   capacity?: CapacityComparison;
   /** A sweep compared without a capacity config: both sides' load curves (verdict.json `sweeps`). */
   sweep?: SweepCurve;
+  /** A session cell's TTFT p95 per context-depth bucket, both sides (run.json `sessions`); absent otherwise. */
+  depth?: DepthPicture;
   /** Why a chart is missing (no requests.jsonl, no scrapes): said in the page. */
   notes: string[];
+}
+
+/** A context-depth bucket as the charts name it: its turn numbers ("1", "2-3", "8 and up"). */
+export interface DepthBucketAxis {
+  bucket: DepthBucket;
+  label: string;
+}
+
+/**
+ * TTFT p95 against context depth (report/charts/depth.ts, the comment's chart in mermaid.ts): each run's
+ * value per bucket, and per side the geometric mean compare judged (verdict.json comparisons of
+ * `ttft_p95_depth_*`, the central value the other per-run charts draw), only the buckets with data.
+ */
+export interface DepthPicture {
+  cell: string;
+  /** The buckets some run of either side has a value in, shallow to deep. */
+  buckets: DepthBucketAxis[];
+  runs: (RunValue & { bucket: DepthBucket })[];
+  /** Per side, per drawn bucket: the verdict's geometric mean, null where the side has none. */
+  means: { side: Side; bucket: DepthBucket; value: number | null }[];
 }
 
 /** One line of a load chart: a side of a comparison, or the one side `run --sweep` measured. */
@@ -174,18 +197,22 @@ export function distributionOf(values: readonly number[]): SideDistribution | nu
 const runKey = (side: Side, cell: string, run: number | null, source: string) =>
   JSON.stringify([side, cell, run, source]);
 
-/**
- * Every run of both sides, per gated check: the value compare judged (`judgedOn` when the metric was
- * stood in for), used or excluded as the verdict says. Run records are matched to the (redacted)
- * verdict through `redact`.
- */
-export function checkPictures(
+/** A run record of a side under its redacted cell name, used or excluded as the verdict says. */
+interface MatchedRecord {
+  side: Side;
+  record: RunRecord;
+  cell: string;
+  used: boolean;
+}
+
+/** Run records are matched to the (redacted) verdict through `redact`. */
+function matchedRecords(
   verdict: VerdictFile,
   runs: { baseline: readonly RunRecord[]; candidate: readonly RunRecord[] },
   redact: (text: string) => string,
-): CheckPicture[] {
+): MatchedRecord[] {
   const used = new Set(verdict.runs.used.map((r) => runKey(r.side, r.cell, r.run, r.source)));
-  const records = [
+  return [
     ...runs.baseline.map((record) => ({ side: "baseline" as const, record })),
     ...runs.candidate.map((record) => ({ side: "candidate" as const, record })),
   ].map(({ side, record }) => ({
@@ -194,20 +221,75 @@ export function checkPictures(
     cell: redact(record.cell),
     used: used.has(runKey(side, redact(record.cell), record.run, redact(record.source))),
   }));
+}
+
+/** Every run of a cell with a finite value of `metric`, baseline first, each side in run order. */
+function runValuesOf(records: readonly MatchedRecord[], cell: string, metric: MetricName): RunValue[] {
+  const values: RunValue[] = [];
+  for (const entry of records) {
+    if (entry.cell !== cell) continue;
+    const value = entry.record.metrics[metric];
+    if (value === null || value === undefined || !Number.isFinite(value)) continue;
+    values.push({ side: entry.side, run: entry.record.run, value, used: entry.used });
+  }
+  values.sort((a, b) => (a.side === b.side ? (a.run ?? -1) - (b.run ?? -1) : a.side < b.side ? -1 : 1));
+  return values;
+}
+
+/**
+ * Every run of both sides, per gated check: the value compare judged (`judgedOn` when the metric was
+ * stood in for), used or excluded as the verdict says.
+ */
+export function checkPictures(
+  verdict: VerdictFile,
+  runs: { baseline: readonly RunRecord[]; candidate: readonly RunRecord[] },
+  redact: (text: string) => string,
+): CheckPicture[] {
+  const records = matchedRecords(verdict, runs, redact);
   return verdict.comparisons
     .filter((c) => c.gated)
-    .map((comparison) => {
-      const metric = comparison.judgedOn ?? comparison.metric;
-      const values: RunValue[] = [];
-      for (const entry of records) {
-        if (entry.cell !== comparison.cell) continue;
-        const value = entry.record.metrics[metric];
-        if (value === null || value === undefined || !Number.isFinite(value)) continue;
-        values.push({ side: entry.side, run: entry.record.run, value, used: entry.used });
-      }
-      values.sort((a, b) => (a.side === b.side ? (a.run ?? -1) - (b.run ?? -1) : a.side < b.side ? -1 : 1));
-      return { comparison, runs: values };
-    });
+    .map((comparison) => ({
+      comparison,
+      runs: runValuesOf(records, comparison.cell, comparison.judgedOn ?? comparison.metric),
+    }));
+}
+
+/** The catalogue metric of a depth bucket's TTFT p95 (config/metric-names.ts). */
+export const depthMetric = (bucket: DepthBucket) => `ttft_p95_depth_${bucket}` as const;
+
+/** The depth buckets in order with their labels: the turn numbers each holds (1-based). */
+export const depthAxis: readonly DepthBucketAxis[] = depthBuckets.map((bucket) => ({
+  bucket: bucket.name,
+  label:
+    bucket.to === null
+      ? `${bucket.from} and up`
+      : bucket.to === bucket.from
+        ? `${bucket.from}`
+        : `${bucket.from}-${bucket.to}`,
+}));
+
+/**
+ * A cell's TTFT p95 against context depth, or null when no run of it has a depth value (not a session
+ * cell). The means are the verdict's comparisons of the depth metrics: what compare judged.
+ */
+function depthPicture(
+  verdict: VerdictFile,
+  records: readonly MatchedRecord[],
+  cell: string,
+): DepthPicture | null {
+  const runs = depthAxis.flatMap(({ bucket }) =>
+    runValuesOf(records, cell, depthMetric(bucket)).map((run) => ({ ...run, bucket })),
+  );
+  if (runs.length === 0) return null;
+  const buckets = depthAxis.filter(({ bucket }) => runs.some((run) => run.bucket === bucket));
+  const means = sideNames.flatMap((side) =>
+    buckets.map(({ bucket }) => {
+      const comparison = verdict.comparisons.find((c) => c.cell === cell && c.metric === depthMetric(bucket));
+      const value = comparison?.[side] ?? null;
+      return { side, bucket, value: value !== null && Number.isFinite(value) ? value : null };
+    }),
+  );
+  return { cell, buckets, runs, means };
 }
 
 function pooled(samples: readonly RunSamples[], phase: LatencyPhase): number[] {
@@ -276,6 +358,7 @@ export function reportPictures(
   notes: readonly { cell: string | null; note: string }[] = [],
 ): ReportPictures {
   const checks = checkPictures(verdict, runs, redact);
+  const records = matchedRecords(verdict, runs, redact);
   const sweeps = new Map((verdict.sweeps ?? []).map((sweep) => [sweep.cell, sweep]));
   const cells = verdict.cells.map((cell): CellPictures => {
     const mine = samples
@@ -299,12 +382,14 @@ export function reportPictures(
       );
     const timelineRun =
       bySide("candidate").find((s) => s.ttft.length > 0) ?? bySide("baseline").find((s) => s.ttft.length > 0);
+    const depth = depthPicture(verdict, records, cell.name);
     return {
       cell: cell.name,
       checks: checks.filter((c) => c.comparison.cell === cell.name),
       distributions,
       timeline: timelineRun ? timelineOf(timelineRun) : null,
       ...(sweeps.has(cell.name) ? { sweep: sweeps.get(cell.name)! } : {}),
+      ...(depth ? { depth } : {}),
       notes: cellNotes,
     };
   });

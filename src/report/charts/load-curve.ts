@@ -3,7 +3,7 @@ import type { CapacityCurvePoint } from "../../compare/capacity-schema.js";
 import { largest, smallest } from "../../util/extremes.js";
 import { formatNumber } from "../format.js";
 import type { LoadCurvePicture, LoadCurveSeries } from "./data.js";
-import { chartConfig, paddedDomain, renderVegaLite, sideColors } from "./vega.js";
+import { chartConfig, paddedDomain, renderVegaLite, sideColors, valueAxisDomain } from "./vega.js";
 
 /**
  * The load curves (docs/capacity.md, docs/compare.md), one small chart per figure: offered load (x)
@@ -98,12 +98,7 @@ export function loadCurveSpec(picture: LoadCurvePicture, figure: LoadFigure): To
   const xDomain = paddedDomain(Math.min(smallest(loads), 0), Math.max(largest(loads), 1e-9), false, 0.03);
   xDomain[0] = 0;
   const latency = figure === "ttftMs" || figure === "e2elMs";
-  const positive = values.filter((v) => v > 0);
-  const log = latency && positive.length === values.length && values.length > 0;
-  const yDomain = log
-    ? paddedDomain(smallest(values), largest(values), true, 0.06)
-    : paddedDomain(0, Math.max(largest(values), 1e-9), false, 0.05);
-  if (!log) yDomain[0] = 0;
+  const { log, domain: yDomain } = valueAxisDomain(values, latency, 0.06);
   const x = {
     field: "load",
     type: "quantitative" as const,

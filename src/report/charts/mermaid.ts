@@ -1,7 +1,7 @@
 import type { Comparison, VerdictFile } from "../../compare/verdict-schema.js";
 import { describeMetric } from "../../config/metric-names.js";
 import { largest } from "../../util/extremes.js";
-import { capacityLoadPicture, sweepLoadPicture } from "./data.js";
+import { capacityLoadPicture, depthAxis, depthMetric, sweepLoadPicture } from "./data.js";
 
 /**
  * The comment's pictures: at most `maxCommentCharts` small mermaid `xychart-beta` charts, which GitHub
@@ -154,10 +154,45 @@ export const loadCurveCommentChart: CommentChart = (verdict) => {
 };
 
 /**
+ * For the first session cell with at least two context-depth buckets both sides have a TTFT p95 in:
+ * each side's TTFT p95 (the geometric mean over runs compare judged) per depth bucket, shallow to deep,
+ * one line per side (baseline first). xychart-beta draws a line through every x label, so a bucket only
+ * one side has is left out here (report.html draws it, with every run).
+ */
+export const depthCommentChart: CommentChart = (verdict) => {
+  const cells = [...new Set(verdict.comparisons.map((c) => c.cell))];
+  const drawable = cells.flatMap((cell) => {
+    const points = depthAxis.flatMap(({ bucket, label }) => {
+      const c = verdict.comparisons.find((x) => x.cell === cell && x.metric === depthMetric(bucket));
+      return c && c.baseline !== null && c.candidate !== null
+        ? [{ label, baseline: c.baseline, candidate: c.candidate }]
+        : [];
+    });
+    return points.length >= 2 ? [{ cell, points }] : [];
+  });
+  const first = drawable[0];
+  if (!first) return null;
+  const top = Math.ceil((largest(first.points.flatMap((p) => [p.baseline, p.candidate])) * 1.05) / 10) * 10;
+  const source = [
+    "xychart-beta",
+    `  title "${mermaidLabel(first.cell, 40)} TTFT p95 ms against context depth"`,
+    `  x-axis "turn number" [${first.points.map((p) => `"${mermaidLabel(p.label, 12)}"`).join(", ")}]`,
+    `  y-axis "TTFT p95 ms" 0 --> ${top}`,
+    `  line [${first.points.map((p) => round(p.baseline)).join(", ")}]`,
+    `  line [${first.points.map((p) => round(p.candidate)).join(", ")}]`,
+  ].join("\n");
+  const others = drawable.length - 1;
+  return {
+    source,
+    caption: `Lines: the baseline's (first) and the candidate's TTFT p95 per context-depth bucket (the turn number of the request, 1 = a session's first), geometric means over runs, the buckets both sides have. The candidate's line climbing faster with depth is a cost that grows with the conversation.${others > 0 ? ` ${others} more session cell${others === 1 ? " is" : "s are"} drawn in report.html.` : ""}`,
+  };
+};
+
+/**
  * The chart kinds of the comment, in order; capacity load curves add theirs here. At most
  * `maxCommentCharts` are drawn.
  */
-export const commentCharts: CommentChart[] = [intervalChart, loadCurveCommentChart];
+export const commentCharts: CommentChart[] = [intervalChart, loadCurveCommentChart, depthCommentChart];
 
 /**
  * The section with the charts, or "" when there is nothing to draw; `pointer` adds where the other
@@ -179,7 +214,7 @@ export function commentChartsSection(
     ...drawn.flatMap((chart) => ["```mermaid", chart.source, "```", "", chart.caption, ""]),
     ...(pointer
       ? [
-          "Every run of both sides, the latency distributions, a run timeline and the load curves of capacity cells and sweeps are drawn in `report.html`, written next to `report.md` (in the action: `compare/report.html` in the evidence artifact).",
+          "Every run of both sides, the latency distributions, a run timeline, the load curves of capacity cells and sweeps and the TTFT against context depth of session cells are drawn in `report.html`, written next to `report.md` (in the action: `compare/report.html` in the evidence artifact).",
         ]
       : []),
   ].join("\n");

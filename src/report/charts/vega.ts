@@ -1,4 +1,5 @@
 import type { TopLevelSpec } from "vega-lite";
+import { largest, smallest } from "../../util/extremes.js";
 import { escapeHtml } from "../escape.js";
 
 /**
@@ -141,4 +142,20 @@ export function paddedDomain(lo: number, hi: number, log: boolean, pad: number):
   }
   const d = (b - a) * pad;
   return [a - d, b + d];
+}
+
+/**
+ * The value axis of a chart of latencies or rates: log from the smallest to the largest value (padded by
+ * `logPad`) when asked and every value is positive, else linear from 0. Says which it chose.
+ */
+export function valueAxisDomain(
+  values: readonly number[],
+  wantLog: boolean,
+  logPad: number,
+): { log: boolean; domain: [number, number] } {
+  const log = wantLog && values.length > 0 && values.every((v) => v > 0);
+  if (log) return { log, domain: paddedDomain(smallest(values), largest(values), true, logPad) };
+  const domain = paddedDomain(0, Math.max(largest(values), 1e-9), false, 0.05);
+  domain[0] = 0;
+  return { log, domain };
 }

@@ -1,6 +1,7 @@
 import { describeMetric } from "../../config/metric-names.js";
 import { accuracyChart } from "../charts/accuracy.js";
 import { type CellPictures, cellLoadPicture, type ReportPictures } from "../charts/data.js";
+import { depthChart } from "../charts/depth.js";
 import { distributionChart } from "../charts/distribution.js";
 import { drawnLoadFigures, loadCurveChart } from "../charts/load-curve.js";
 import { runDotsChart } from "../charts/run-dots.js";
@@ -43,6 +44,7 @@ export type CellChartProvider = (cell: CellPictures) => NamedChart[];
 const runsSection = "Every run against the tolerance";
 const distributionSection = "Latency distributions (used runs pooled per side)";
 const timelineSection = "One run over time";
+const depthSection = "TTFT p95 against context depth (session metrics)";
 const loadSection = "Load curves and the capacity point of each side";
 const sweepSection = "Load curves of the sweep (no capacity config: no capacity point)";
 
@@ -66,6 +68,16 @@ export const defaultChartProviders: readonly CellChartProvider[] = [
             section: timelineSection,
             name: "timeline",
             render: (standalone) => timelineChart(cell.cell, cell.timeline!, { standalone }),
+          },
+        ]
+      : [],
+  (cell) =>
+    cell.depth
+      ? [
+          {
+            section: depthSection,
+            name: "ttft-depth",
+            render: (standalone) => depthChart(cell.depth!, { standalone }),
           },
         ]
       : [],

@@ -1,40 +1,22 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { providerForConfig, ServerStartError } from "../../../src/server/index.js";
 import { complete, freePort } from "../docker-helpers.js";
-import {
-  docker,
-  dockerCommand,
-  labelledContainers,
-  removeLabelledContainers,
-  runSuite,
-  standInConfig,
-  standInImage,
-} from "./daemon.js";
+import { docker, dockerCommand, labelledContainers, runSuite, standInConfig, useStandIn } from "./daemon.js";
 
-let image = "";
-let dir = "";
-beforeAll(() => {
-  image = standInImage();
-  dir = mkdtempSync(join(tmpdir(), "vpg-docker-real-"));
-}, 60_000);
-afterAll(() => {
-  removeLabelledContainers();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const standIn = useStandIn();
 
 describe.skipIf(!runSuite)("docker kind on a real daemon: gpus and the docker command", () => {
   it("starts a CPU-only container with gpus: none (no --gpus flag) through server.docker_command", async () => {
     // A wrapper as docker_command: it records its arguments and hands them to the real CLI.
-    const calls = join(dir, "calls.log");
-    const wrapper = join(dir, "docker-wrapper.sh");
+    const calls = join(standIn.dir, "calls.log");
+    const wrapper = join(standIn.dir, "docker-wrapper.sh");
     writeFileSync(wrapper, `#!/bin/sh\necho "$*" >> "${calls}"\nexec ${dockerCommand} "$@"\n`);
     chmodSync(wrapper, 0o755);
-    const config = standInConfig(image, { port: await freePort(), docker_command: [wrapper] });
+    const config = standInConfig(standIn.image, { port: await freePort(), docker_command: [wrapper] });
     const provider = providerForConfig(config, { nvidiaSmiCommand: null, pollIntervalMs: 100 });
-    const session = await provider.start({ cell: "c", logDir: dir });
+    const session = await provider.start({ cell: "c", logDir: standIn.dir });
     try {
       expect(await complete(session.endpoint.baseUrl, "sim-model")).toBe(200);
       const [container] = labelledContainers();
@@ -65,9 +47,9 @@ describe.skipIf(!runSuite)("docker kind on a real daemon: gpus and the docker co
 
 describe.skipIf(!runSuite)("docker kind on a real daemon: where the port is published", () => {
   it("publishes on 127.0.0.1 by default, so a dev-mode server answers only on loopback", async () => {
-    const config = standInConfig(image, { port: await freePort(), lifecycle: "per-cell" });
+    const config = standInConfig(standIn.image, { port: await freePort(), lifecycle: "per-cell" });
     const provider = providerForConfig(config, { nvidiaSmiCommand: null, pollIntervalMs: 100 });
-    const session = await provider.start({ cell: "c", logDir: dir });
+    const session = await provider.start({ cell: "c", logDir: standIn.dir });
     try {
       const [container] = labelledContainers();
       const bindings = JSON.parse(
@@ -89,7 +71,7 @@ describe.skipIf(!runSuite)("docker kind on a real daemon: pulls and pins", () =>
   it("names the likely cause when a pull cannot reach the registry", async () => {
     const config = standInConfig("127.0.0.1:1/vllm/vllm-openai:v0.11.0", { port: await freePort() });
     const provider = providerForConfig(config, { nvidiaSmiCommand: null, pollIntervalMs: 100 });
-    const error = await provider.start({ cell: "c", logDir: dir }).catch((caught: unknown) => caught);
+    const error = await provider.start({ cell: "c", logDir: standIn.dir }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ServerStartError);
     expect((error as ServerStartError).likelyCause).toBe("registry-unreachable");
     expect((error as ServerStartError).message).toMatch(
@@ -98,7 +80,7 @@ describe.skipIf(!runSuite)("docker kind on a real daemon: pulls and pins", () =>
   }, 60_000);
 
   it("warns about a tag-only image once per provider, not at every start (per-run servers)", async () => {
-    const config = standInConfig(image, { port: await freePort(), lifecycle: "per-run" });
+    const config = standInConfig(standIn.image, { port: await freePort(), lifecycle: "per-run" });
     const warnings: string[] = [];
     const provider = providerForConfig(config, {
       nvidiaSmiCommand: null,
@@ -106,7 +88,7 @@ describe.skipIf(!runSuite)("docker kind on a real daemon: pulls and pins", () =>
       warn: (message) => warnings.push(message),
     });
     for (const run of [0, 1]) {
-      const session = await provider.start({ cell: "c", run, logDir: dir });
+      const session = await provider.start({ cell: "c", run, logDir: standIn.dir });
       await session.stop();
     }
     expect(warnings.filter((warning) => /pinned by tag only/.test(warning))).toHaveLength(1);

@@ -1,38 +1,23 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCells } from "../../../src/app/run-cells.js";
 import { runFileSchema } from "../../../src/metrics/run-schema.js";
 import { providerForConfig } from "../../../src/server/index.js";
 import { freePort } from "../docker-helpers.js";
-import {
-  dockerTry,
-  labelledContainers,
-  removeLabelledContainers,
-  runSuite,
-  standInConfig,
-  standInImage,
-} from "./daemon.js";
+import { dockerTry, labelledContainers, runSuite, standInConfig, useStandIn } from "./daemon.js";
 
-let image = "";
-let dir = "";
-beforeAll(() => {
-  image = standInImage();
-  dir = mkdtempSync(join(tmpdir(), "vpg-docker-real-"));
-}, 60_000);
-afterAll(() => {
-  removeLabelledContainers();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const standIn = useStandIn();
 
 const runFile = (run: number) =>
-  runFileSchema.parse(JSON.parse(readFileSync(join(dir, "out", "c", `run-${run}`, "run.json"), "utf8")));
+  runFileSchema.parse(
+    JSON.parse(readFileSync(join(standIn.dir, "out", "c", `run-${run}`, "run.json"), "utf8")),
+  );
 
 describe.skipIf(!runSuite)("docker kind on a real daemon: a container dying mid-run", () => {
   it("records SERVER CRASHED with the exit code and log tail, and the next run gets a new container", async () => {
     const config = standInConfig(
-      image,
+      standIn.image,
       { port: await freePort(), lifecycle: "per-cell" },
       { size: { requests: 60 }, load: { type: "concurrency", concurrency: 2 } },
     );
@@ -42,8 +27,8 @@ describe.skipIf(!runSuite)("docker kind on a real daemon: a container dying mid-
     const result = await runCells({
       config,
       provider,
-      outDir: join(dir, "out"),
-      baseDir: dir,
+      outDir: join(standIn.dir, "out"),
+      baseDir: standIn.dir,
       runs: 3,
       calibrate: false,
       progress: {
@@ -74,7 +59,7 @@ describe.skipIf(!runSuite)("docker kind on a real daemon: a container dying mid-
       expect(file.requests.completed).toBe(60);
     }
     // Run 0's container, then one new one for runs 1 and 2 (per-cell: they share it).
-    const log = readFileSync(join(dir, "out", "c", "server-c.log"), "utf8");
+    const log = readFileSync(join(standIn.dir, "out", "c", "server-c.log"), "utf8");
     expect(log.match(/container \S+ started \(id/g)).toHaveLength(2);
     expect(labelledContainers()).toEqual([]);
   }, 90_000);

@@ -1,9 +1,10 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll } from "vitest";
 import { type Config, configSchema } from "../../../src/config/schema.js";
 
 /**
@@ -153,4 +154,49 @@ export function labelledContainers(): { name: string; state: string }[] {
       const [name = "", state = ""] = line.split(" ");
       return { name, state };
     });
+}
+
+/**
+ * The setting every docker-real case shares: the stand-in image (built once per content), a temporary
+ * directory, and at the end every container of the kind's label removed and the directory deleted.
+ * Registers its own beforeAll/afterAll; read `image` and `dir` inside the tests.
+ */
+export function useStandIn(cleanup: () => void | Promise<void> = () => {}): { image: string; dir: string } {
+  const setting = { image: "", dir: "" };
+  beforeAll(() => {
+    setting.image = standInImage();
+    setting.dir = mkdtempSync(join(tmpdir(), "vpg-docker-real-"));
+  }, 60_000);
+  afterAll(async () => {
+    removeLabelledContainers();
+    await cleanup();
+    if (setting.dir) rmSync(setting.dir, { recursive: true, force: true });
+  });
+  return setting;
+}
+
+/** The CLI as a process (the built one, as the stand-in image holds it), its output collected. */
+export interface CliProcess {
+  child: ChildProcess;
+  output(): string;
+  closed: Promise<number | null>;
+}
+
+/**
+ * Starts `node dist/cli.js ARGS` (no transpiling at start, which costs seconds a process on a loaded
+ * machine), with TMPDIR set to `tempDir` and no RUNNER_TEMP, so its
+ * server state file is the test's own.
+ */
+export function startCli(args: readonly string[], tempDir: string): CliProcess {
+  const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tempDir };
+  delete env.RUNNER_TEMP;
+  const child = spawn(process.execPath, [join(repoRoot, "dist", "cli.js"), ...args], {
+    cwd: repoRoot,
+    stdio: ["ignore", "pipe", "pipe"],
+    env,
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk) => (output += chunk));
+  child.stderr?.on("data", (chunk) => (output += chunk));
+  return { child, output: () => output, closed: new Promise((resolve) => child.once("close", resolve)) };
 }

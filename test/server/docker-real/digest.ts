@@ -1,38 +1,21 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { diffFingerprints } from "../../../src/compare/fingerprint.js";
 import { providerForConfig } from "../../../src/server/index.js";
 import { freePort } from "../docker-helpers.js";
-import {
-  docker,
-  dockerCommand,
-  dockerTry,
-  removeLabelledContainers,
-  runSuite,
-  standInConfig,
-  standInImage,
-} from "./daemon.js";
+import { docker, dockerCommand, dockerTry, runSuite, standInConfig, useStandIn } from "./daemon.js";
 import { type LocalRegistry, startLocalRegistry } from "./registry.js";
 
-let image = "";
-let dir = "";
 let registry: LocalRegistry | null = null;
 const pushed: string[] = [];
-beforeAll(async () => {
-  image = standInImage();
-  dir = mkdtempSync(join(tmpdir(), "vpg-docker-real-"));
-  registry = await startLocalRegistry();
-}, 60_000);
-afterAll(async () => {
-  removeLabelledContainers();
+const standIn = useStandIn(async () => {
   if (pushed.length > 0) dockerTry(["image", "rm", "--force", ...pushed]);
   await registry?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
+beforeAll(async () => {
+  registry = await startLocalRegistry();
+}, 60_000);
 
 /**
  * Pushes `source` to the local registry as `tag`, removes the local tag, returns the registry's digest.
@@ -52,7 +35,7 @@ async function push(source: string, tag: string): Promise<{ ref: string; digest:
 async function fingerprintOf(ref: string): Promise<Record<string, unknown>> {
   const config = standInConfig(ref, { port: await freePort() });
   const provider = providerForConfig(config, { nvidiaSmiCommand: null, pollIntervalMs: 100 });
-  const session = await provider.start({ cell: "c", logDir: dir });
+  const session = await provider.start({ cell: "c", logDir: standIn.dir });
   try {
     return (await session.fingerprint()) as unknown as Record<string, unknown>;
   } finally {
@@ -64,7 +47,7 @@ describe.skipIf(!runSuite)("docker kind on a real daemon: an image pulled from a
   it("records the registry digest after the pull, and two digests are a changed condition", async () => {
     // Two images made from the stand-in (one label each), so the stand-in itself keeps no repo digest.
     const variant = async (label: string, tag: string) => {
-      const [container] = docker(["create", image, "m"]).split("\n");
+      const [container] = docker(["create", standIn.image, "m"]).split("\n");
       const local = `${registry!.host}/vllm-standin-build:${tag}`;
       docker(["commit", "--change", `LABEL variant=${label}`, container!, local]);
       docker(["rm", container!]);

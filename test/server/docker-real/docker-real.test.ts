@@ -6,4 +6,6 @@ import "./cli-and-gpus.js";
 import "./crash.js";
 import "./digest.js";
 import "./identity.js";
+import "./leftovers.js";
+import "./pipeline.js";
 import "./signal.js";

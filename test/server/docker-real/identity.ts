@@ -1,29 +1,18 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { diffFingerprints } from "../../../src/compare/fingerprint.js";
 import { providerForConfig } from "../../../src/server/index.js";
 import { freePort } from "../docker-helpers.js";
-import { docker, removeLabelledContainers, runSuite, standInConfig, standInImage } from "./daemon.js";
+import { docker, dockerTry, runSuite, standInConfig, useStandIn } from "./daemon.js";
 
-let image = "";
-let dir = "";
 const localTag = "vpg-standin/local-build:dev";
-beforeAll(() => {
-  image = standInImage();
-  dir = mkdtempSync(join(tmpdir(), "vpg-docker-real-"));
-}, 60_000);
-afterAll(() => {
-  removeLabelledContainers();
-  docker(["image", "rm", "--force", localTag, `${localTag}-other`]);
-  if (dir) rmSync(dir, { recursive: true, force: true });
+const standIn = useStandIn(() => {
+  dockerTry(["image", "rm", "--force", localTag, `${localTag}-other`]);
 });
 
 async function fingerprintOf(tag: string): Promise<Record<string, unknown>> {
   const config = standInConfig(tag, { port: await freePort() });
   const provider = providerForConfig(config, { nvidiaSmiCommand: null, pollIntervalMs: 100 });
-  const session = await provider.start({ cell: "c", logDir: dir });
+  const session = await provider.start({ cell: "c", logDir: standIn.dir });
   try {
     return (await session.fingerprint()) as unknown as Record<string, unknown>;
   } finally {
@@ -34,10 +23,10 @@ async function fingerprintOf(tag: string): Promise<Record<string, unknown>> {
 describe.skipIf(!runSuite)("docker kind on a real daemon: the identity of a local image", () => {
   it("records the image ID, so one local tag on two different images is a difference", async () => {
     // Another image: the stand-in committed with one more label (a new ID, no repo digest either way).
-    const [container] = docker(["create", image, "m"]).split("\n");
+    const [container] = docker(["create", standIn.image, "m"]).split("\n");
     docker(["commit", "--change", "LABEL variant=other", container!, `${localTag}-other`]);
     docker(["rm", container!]);
-    docker(["tag", image, localTag]);
+    docker(["tag", standIn.image, localTag]);
     const before = await fingerprintOf(localTag);
     docker(["tag", `${localTag}-other`, localTag]);
     const after = await fingerprintOf(localTag);

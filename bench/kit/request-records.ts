@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type RequestRecord, requestRecordSchema } from "../../../src/runner/request-schema.js";
+import { type RequestRecord, requestRecordSchema } from "../../src/runner/request-schema.js";
 
 /** Every line of DIR/<cell>/run-<k>/requests.jsonl, each validated against the record schema. */
 export function readRequestRecords(dir: string, cell: string, run = 0): RequestRecord[] {
