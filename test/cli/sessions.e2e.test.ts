@@ -192,7 +192,7 @@ describe("session cells against the simulator", () => {
     const rows = JSON.stringify(
       verdict.comparisons
         .filter((entry) => entry.metric.startsWith("session_") || entry.metric.startsWith("ttft_p95_depth"))
-        .map((entry) => [entry.metric, entry.gated, entry.verdict, entry.ratio, entry.notes]),
+        .map((entry) => [entry.metric, entry.gated, entry.verdict, entry.ratio, entry.note]),
     );
     expect(compare.code, `${compare.stdout}${compare.stderr}\n${rows}`).toBe(1);
     expect(verdict.verdict, rows).toBe("regression");
