@@ -163,6 +163,23 @@ describe("session cells against the simulator", () => {
     expect(toolRounds).toBeGreaterThan(0);
   }, 180_000);
 
+  it("does not call a run client-bound for holding fewer sessions than its concurrency", async () => {
+    // 4 sessions at a concurrency of 8 sessions: 4 in flight is all the run can hold, and a session in its
+    // think time holds no connection; neither is a connection cap in the client.
+    const few = sessionConfig(1)
+      .replace("concurrency: 4 }", "concurrency: 8 }")
+      .replace(`size: { requests: ${sessions} }`, "size: { requests: 4 }")
+      .replace("repeats: { min: 3, max: 3 }", "repeats: { min: 1, max: 1 }");
+    writeFileSync(join(dir, "few.yml"), few);
+    const run = await cli(["run", "--config", "few.yml", "--out", "few"], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    const file = readRun("few", 0);
+    expect(file.sessions!.completed).toBe(4);
+    expect(file.load.targetConcurrency).toBe(8);
+    // The machine is shared, so an event-loop delay may still flag it; the concurrency check must not.
+    expect(file.flags.clientBoundReason ?? "").not.toContain("achieved concurrency");
+  }, 120_000);
+
   it("compare gates the configured session metrics of a slower candidate and reports the others", async () => {
     // Uses the baseline the previous test measured.
     writeFileSync(join(dir, "cand.yml"), sessionConfig(1.6));
