@@ -320,13 +320,30 @@ export function summarizeConfig(
   const cells = config.cells.map((cell, index): CellSummary => {
     const text = shown.cells[index]!;
     const size = "requests" in text.size ? `${text.size.requests} req` : `${text.size.duration_s} s`;
-    if ("requests" in cell.size && cell.size.requests < config.gate.min_requests.p95) {
+    // A session dataset's size counts sessions: its requests per run are about sessions x mean turns (tool
+    // rounds come on top). Its depth buckets' requests depend on the turns' distribution, not only their
+    // mean, so the depth metrics' floor is compare's to apply, not estimated here.
+    const session = sessionEstimate(cell);
+    const requestsPerRun =
+      "requests" in cell.size
+        ? session === null
+          ? cell.size.requests
+          : Math.round(cell.size.requests * session.turns)
+        : null;
+    if (requestsPerRun !== null && requestsPerRun < config.gate.min_requests.p95) {
       const gatedPercentiles = config.gate.metrics.filter(
-        (metric) => metricSpecs[metric].minRequests === "p95",
+        (metric) =>
+          metricSpecs[metric].minRequests === "p95" &&
+          (session === null || metricSpecs[metric].source.kind !== "session"),
       );
       if (gatedPercentiles.length > 0) {
+        const requests = (text.size as { requests: number }).requests;
+        const counted =
+          session === null
+            ? `${requests} requests per run`
+            : `about ${requestsPerRun} requests per run (${requests} sessions of ${Number(session.turns.toFixed(1))} turns)`;
         warnings.push(
-          `cells "${text.name}": ${(text.size as { requests: number }).requests} requests per run is below gate.min_requests.p95 (${config.gate.min_requests.p95}); ${gatedPercentiles.join(", ")} will be advisory only`,
+          `cells "${text.name}": ${counted} is below gate.min_requests.p95 (${config.gate.min_requests.p95}); ${gatedPercentiles.join(", ")} will be advisory only`,
         );
       }
     }

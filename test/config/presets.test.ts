@@ -49,7 +49,9 @@ describe("presets", () => {
     expect(gatedDepths.length).toBeGreaterThan(0);
     for (const cell of config.cells) {
       const workload = createWorkload(cell, { seed: config.seed, tokenModel: defaultTokenModel });
-      const sessions = Array.from({ length: cell.size.requests! }, (_, index) =>
+      const count = "requests" in cell.size ? cell.size.requests : 0;
+      expect(count, cell.name).toBeGreaterThan(0);
+      const sessions = Array.from({ length: count }, (_, index) =>
         workload.sessions!.session(index, "measure"),
       );
       for (const bucket of gatedDepths) {
