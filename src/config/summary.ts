@@ -140,12 +140,13 @@ function outputTokensMean(cell: CellConfig): number {
   return 256;
 }
 
-export function describeLoad(load: LoadConfig): string {
+/** A load as validate shows it; `unit` is what it counts (a session dataset's load counts sessions). */
+export function describeLoad(load: LoadConfig, unit: "req" | "sessions" = "req"): string {
   switch (load.type) {
     case "concurrency":
-      return `concurrency ${load.concurrency}`;
+      return `concurrency ${load.concurrency}${unit === "sessions" ? " sessions" : ""}`;
     case "rate":
-      return `${load.rate} req/s${load.burstiness === 1 ? " Poisson" : ` burstiness ${load.burstiness}`}${load.max_concurrency ? `, max ${load.max_concurrency} in flight` : ""}`;
+      return `${load.rate} ${unit}/s${load.burstiness === 1 ? " Poisson" : ` burstiness ${load.burstiness}`}${load.max_concurrency ? `, max ${load.max_concurrency} in flight` : ""}`;
     case "stages":
       return `stages ${load.stages.map((stage) => (stage.rate !== undefined ? `${stage.rate}/s` : `c${stage.concurrency}`) + ` ${stage.duration_s}s`).join(" -> ")}`;
   }
@@ -287,7 +288,8 @@ function estimateElidedSeconds(cell: CellConfig, schedule: CellSchedule): number
 }
 
 function describeWarmup(cell: CellConfig): string {
-  return "requests" in cell.warmup ? `${cell.warmup.requests} req` : `${cell.warmup.duration_s} s`;
+  const unit = isSessionDataset(cell.dataset) ? "sessions" : "req";
+  return "requests" in cell.warmup ? `${cell.warmup.requests} ${unit}` : `${cell.warmup.duration_s} s`;
 }
 
 /**
@@ -319,7 +321,8 @@ export function summarizeConfig(
 
   const cells = config.cells.map((cell, index): CellSummary => {
     const text = shown.cells[index]!;
-    const size = "requests" in text.size ? `${text.size.requests} req` : `${text.size.duration_s} s`;
+    const unit = isSessionDataset(cell.dataset) ? "sessions" : "req";
+    const size = "requests" in text.size ? `${text.size.requests} ${unit}` : `${text.size.duration_s} s`;
     // A session dataset's size counts sessions: its requests per run are about sessions x mean turns (tool
     // rounds come on top). Its depth buckets' requests depend on the turns' distribution, not only their
     // mean, so the depth metrics' floor is compare's to apply, not estimated here.
@@ -353,7 +356,7 @@ export function summarizeConfig(
       name: text.name,
       endpoint: text.endpoint,
       dataset: describeDataset(text),
-      load: describeLoad(text.load),
+      load: describeLoad(text.load, unit),
       size,
       prefix: text.prefix,
       warmup: describeWarmup(text),

@@ -147,6 +147,11 @@ describe("the request floor warning of a session cell", () => {
   it("counts the sessions' turns as requests: 40 sessions of 5 turns reach the p95 floor", () => {
     const config = configSchema.parse({ ...base, gate, cells: [sessionCell()] });
     expect(summarizeConfig(config).warnings.join("\n")).not.toContain("gate.min_requests.p95");
+    // The load, size and warm-up count sessions, and say so.
+    expect(summarizeConfig(config).cells[0]).toMatchObject({
+      load: "concurrency 4 sessions",
+      size: "40 sessions",
+    });
   });
   it("warns with the requests it expects when the sessions' turns fall short, the depth buckets left to compare", () => {
     const config = configSchema.parse({
