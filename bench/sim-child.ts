@@ -5,6 +5,7 @@
  * the step loop's lateness and delivery times since the last "reset-loop", and "close" by exiting.
  */
 import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export interface LoopFigures {
@@ -154,6 +155,15 @@ async function runPacedServer(itlMs: number): Promise<void> {
   process.send!({ baseUrl: server.baseUrl });
 }
 
+/**
+ * How long the calling thread has waited on a run queue for a CPU, ms (Linux schedstat: "<ns on CPU> <ns
+ * waiting on a run queue> <timeslices>"); undefined elsewhere. A shared machine's load shows here.
+ */
+const schedstat = "/proc/thread-self/schedstat";
+export const runQueueWaitMs = existsSync(schedstat)
+  ? () => Number(readFileSync(schedstat, "utf8").split(" ")[1]) / 1e6
+  : undefined;
+
 const childArgs = process.send && process.argv[2] ? JSON.parse(process.argv[2]) : undefined;
 if (childArgs?.mode === "burst") {
   await startBurstServer();
@@ -166,12 +176,6 @@ if (childArgs?.mode === "burst") {
     profile: string;
   };
   const { startSimulator } = await import("../src/sim/index.js");
-  const { readFileSync, existsSync } = await import("node:fs");
-  // Linux schedstat: "<ns on CPU> <ns waiting on a run queue> <timeslices>" for the calling thread.
-  const schedstat = "/proc/thread-self/schedstat";
-  const runQueueWaitMs = existsSync(schedstat)
-    ? () => Number(readFileSync(schedstat, "utf8").split(" ")[1]) / 1e6
-    : undefined;
   const sim = await startSimulator({
     profile,
     ...(runQueueWaitMs ? { loopProbe: runQueueWaitMs } : {}),

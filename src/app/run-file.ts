@@ -1,5 +1,5 @@
 import { type CellSchedule, cellSchedule, scheduleCondition } from "../config/schedule.js";
-import { type CellConfig, scoresAnswers } from "../config/schema.js";
+import { type CellConfig, isSessionDataset, scoresAnswers } from "../config/schema.js";
 import { collectOutputs, computeGuards } from "../metrics/guards.js";
 import { computeRunMetrics } from "../metrics/run-metrics.js";
 import {
@@ -91,6 +91,13 @@ export function assembleRunFile(facts: RunFacts): RunFile {
         ? result.dispatched / sendWindowS
         : 0;
   const exactSchedule = cell.load.type === "rate" && plan.maxRequests !== null && plan.maxDurationMs === null;
+  // A session dataset's concurrency counts sessions: a session holds no connection in its think time or
+  // tool latency, and a run of fewer sessions than its concurrency cannot reach it, so the check reads the
+  // sessions the client held in flight at once against the sessions that got an answer.
+  const sessionCell = isSessionDataset(cell.dataset);
+  const answeredSessions = sessionCell
+    ? new Set(records.flatMap((record) => (record.ok && record.session ? [record.session.index] : []))).size
+    : 0;
   const reasons = clientBoundReasons({
     exactRate:
       exactSchedule && cell.load.type === "rate" && result.dispatched === plan.maxRequests
@@ -99,8 +106,8 @@ export function assembleRunFile(facts: RunFacts): RunFile {
     scheduleLagP50Ms: lagSummary.p50,
     eventLoopLagP99Ms: facts.eventLoopLagP99Ms,
     targetConcurrency,
-    peakOnSocket: facts.peakOnSocket,
-    completed: metrics.requests.completed,
+    peakOnSocket: sessionCell ? result.peakInFlight : facts.peakOnSocket,
+    completed: sessionCell ? answeredSessions : metrics.requests.completed,
     thresholds: {
       maxScheduleLagMs: config.client.max_schedule_lag_ms,
       maxEventLoopLagMs: config.client.max_event_loop_lag_ms,

@@ -56,10 +56,15 @@ const isSpace = (byte: number | undefined) => byte === 32 || byte === 9 || byte 
  * cannot match: its quotes are escaped there.
  */
 function hasNonEmptyMember(chunk: Buffer, name: Buffer, opener: number, closer: number): boolean {
+  return nonEmptyMemberAt(chunk, name, opener, closer) >= 0;
+}
+
+/** Where the first such member's value starts in `chunk` (its opener), or -1 (see hasNonEmptyMember). */
+function nonEmptyMemberAt(chunk: Buffer, name: Buffer, opener: number, closer: number): number {
   let from = 0;
   for (;;) {
     const at = chunk.indexOf(name, from);
-    if (at < 0) return false;
+    if (at < 0) return -1;
     from = at + name.length;
     let before = at - 1;
     while (isSpace(chunk[before])) before--;
@@ -69,8 +74,36 @@ function hasNonEmptyMember(chunk: Buffer, name: Buffer, opener: number, closer: 
     if (chunk[value] !== opener) continue;
     let next = value + 1;
     if (opener !== QUOTE) while (isSpace(chunk[next])) next++;
-    if (chunk[next] !== closer) return true;
+    if (chunk[next] !== closer) return value;
   }
+}
+
+const BACKSLASH = 92;
+
+/**
+ * The answer text of the choices chunk [start, end): a completion's `text`, else the delta's `content`;
+ * null when it carries none. Read from the bytes, no JSON parse of the chunk: a session's turns keep their
+ * answers to send them back, and parsing every chunk of 1,024 sessions in flight cost more than reading
+ * them. `buffer` must hold one valid JSON object there (the reader validated it), so a string value ends
+ * at the first quote not escaped.
+ */
+export function answerTextOf(buffer: Buffer, start: number, end: number): string | null {
+  const chunk = buffer.subarray(start, end);
+  let value = nonEmptyMemberAt(chunk, TEXT_KEY, QUOTE, QUOTE);
+  if (value < 0) value = nonEmptyMemberAt(chunk, CONTENT_KEY, QUOTE, QUOTE);
+  if (value < 0) return null;
+  let escaped = false;
+  let close = value + 1;
+  for (; close < chunk.length; close++) {
+    const byte = chunk[close];
+    if (byte === BACKSLASH) {
+      escaped = true;
+      close++;
+    } else if (byte === QUOTE) break;
+  }
+  return escaped
+    ? (JSON.parse(chunk.toString("utf8", value, close + 1)) as string)
+    : chunk.toString("utf8", value + 1, close);
 }
 
 /**

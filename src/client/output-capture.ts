@@ -19,11 +19,20 @@ export interface CapturedOutput {
 export const capturedTextLimit = 64 * 1024;
 
 export class OutputCapture {
+  /**
+   * Text only (a session's turn: its answer goes back in the next turn's messages): the stream reader
+   * hands over each chunk's answer text (addText), no chunk is parsed and no logprobs are kept.
+   */
+  readonly textOnly: boolean;
   private readonly parts: string[] = [];
   private length = 0;
   truncated = false;
   private tokens: string[] | null = null;
   private logprobs: (number | null)[] | null = null;
+
+  constructor(options: { textOnly?: boolean } = {}) {
+    this.textOnly = options.textOnly === true;
+  }
 
   /** One choices chunk's JSON text. An unreadable chunk adds nothing (the stream reader reports it). */
   add(json: string): void {
@@ -57,7 +66,8 @@ export class OutputCapture {
     }
   }
 
-  private addText(text: string): void {
+  /** Answer text, kept up to capturedTextLimit. */
+  addText(text: string): void {
     if (this.truncated) return;
     const room = capturedTextLimit - this.length;
     if (text.length > room) {

@@ -11,6 +11,7 @@
 
 import {
   type AnswerSummary,
+  answerTextOf,
   chunkCarriesAnswer,
   chunkCarriesReasoning,
   chunkCarriesToolCalls,
@@ -401,11 +402,18 @@ export class CompletionStreamReader {
       this.times = grown;
     }
     this.times[this.count++] = now;
-    this.capture?.add(buffer.toString("utf8", start, end));
     this.lastChoices = buffer;
     this.lastChoicesStart = start;
     this.lastChoicesEnd = end;
     const kind = chunkKindOf(classified);
+    const capture = this.capture;
+    if (capture !== null) {
+      if (!capture.textOnly) capture.add(buffer.toString("utf8", start, end));
+      else if (kind >= chunkCarriesAnswer) {
+        const text = answerTextOf(buffer, start, end);
+        if (text !== null) capture.addText(text);
+      }
+    }
     if (kind >= chunkCarriesAnswer && this.firstAnswerChunk < 0) this.firstAnswerChunk = this.count - 1;
     if (kind === chunkCarriesToolCalls) {
       this.tools ??= new ToolCallAssembler();

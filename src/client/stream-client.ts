@@ -61,8 +61,8 @@ export interface StreamRequest {
   perChunkUsage?: boolean;
   /** How many choices chunks to make room for up front (max_tokens, +1 for chat's role chunk). */
   expectedChunks?: number;
-  /** Keep the output text and logprobs (a quality cell's requests). */
-  keepOutput?: boolean;
+  /** Keep the output text and logprobs (a quality cell's requests), or only the answer text (a session's turn). */
+  keepOutput?: boolean | "text";
 }
 
 export interface StreamClientOptions {
@@ -140,7 +140,12 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
   const stream = (request: StreamRequest): Promise<StreamOutcome> =>
     new Promise<StreamOutcome>((resolve) => {
       const reader = new CompletionStreamReader(request.perChunkUsage === true, request.expectedChunks);
-      const capture = request.keepOutput === true ? new OutputCapture() : null;
+      const capture =
+        request.keepOutput === true
+          ? new OutputCapture()
+          : request.keepOutput === "text"
+            ? new OutputCapture({ textOnly: true })
+            : null;
       reader.capture = capture;
       const sentAt = performance.now();
       let onSocketAt: number | null = null;

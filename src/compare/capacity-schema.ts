@@ -17,6 +17,11 @@ export const capacitySideSchema = z.object({
   runs: z.number().int(),
   loads: z.number().int().describe("Distinct loads measured."),
   successfulPerHour: z.number().nullable(),
+  /**
+   * A session cell's completed sessions per GPU-hour at the capacity (session_throughput there x 3600 /
+   * cost.gpus); null for other cells, and when the side meets the SLOs at no load.
+   */
+  sessionsPerGpuHour: z.number().nullable().default(null),
   outputTokensPerSecondPerGpu: z.number().nullable(),
   outputTokensPerSecondPerUser: z.number().nullable().describe("1000 / median TPOT (ms) at the capacity."),
   /** The SLO percentile of TTFT at the capacity: how long the slowest users wait for their first token. */
@@ -46,6 +51,8 @@ export const capacityCurvePointSchema = z.object({
 export const capacityComparisonSchema = z.object({
   cell: z.string(),
   dimension: z.enum(["rate", "concurrency"]),
+  /** What the load counts: requests, or a session dataset's sessions (its rate is sessions/s). */
+  unit: z.enum(["requests", "sessions"]).default("requests"),
   percentile: z.string(),
   slo: sloSchema,
   errorRateLimit: z.number(),

@@ -1,5 +1,5 @@
 import type { MetricName } from "../config/metric-names.js";
-import type { CellConfig, Config } from "../config/schema.js";
+import { type CellConfig, type Config, isSessionDataset } from "../config/schema.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import {
   type CapacityObjective,
@@ -145,6 +145,7 @@ function sideOf(
     runs: 0,
     loads: 0,
     successfulPerHour: null,
+    sessionsPerGpuHour: null,
     outputTokensPerSecondPerGpu: null,
     outputTokensPerSecondPerUser: null,
     ttftAtCapacityMs: null,
@@ -172,6 +173,7 @@ function sideOf(
   const meets = estimate.bound !== "below";
   const requestRate = meets ? at("request_throughput") : null;
   const successfulPerHour = requestRate === null ? null : requestRate * 3600;
+  const sessionRate = meets && isSessionDataset(cell.dataset) ? at("session_throughput") : null;
   const output = meets ? at("output_throughput") : null;
   const tpot = meets ? at("tpot_p50") : null;
   const notes: string[] = [];
@@ -190,6 +192,7 @@ function sideOf(
       runs: runs.length,
       loads: estimate.loads.length,
       successfulPerHour,
+      sessionsPerGpuHour: sessionRate === null ? null : (sessionRate * 3600) / cost.gpus,
       outputTokensPerSecondPerGpu: output === null ? null : output / cost.gpus,
       outputTokensPerSecondPerUser: tpot === null || !(tpot > 0) ? null : 1000 / tpot,
       ttftAtCapacityMs: meets ? at(`ttft_${cell.capacity.percentile}`, "log") : null,
@@ -318,6 +321,7 @@ export function decideCapacity(
     return {
       cell: cell.name,
       dimension: cell.load.type === "concurrency" ? "concurrency" : "rate",
+      unit: isSessionDataset(cell.dataset) ? "sessions" : "requests",
       percentile: cell.capacity.percentile,
       slo: { ...(cell.slo ?? {}) },
       errorRateLimit: cell.capacity.error_rate,

@@ -81,7 +81,7 @@ cells:
       output_tokens: { distribution: lognormal, median: 250, sigma: 0.6, min: 16, max: 1024 }
       think_time_s: { distribution: exponential, mean: 2, max: 20 }
     load: { type: rate, rate: 0.5, burstiness: 1, max_concurrency: 32 }
-    size: { requests: 60 }             # sessions per run (about 600 requests)
+    size: { requests: 80 }             # sessions per run (about 800 requests; 200+ of them at depth 8 and deeper, the floor for gating that bucket's p95)
     warmup: { requests: 2 }            # warm-up sessions: their own conversations, the system prompt shared
     prefix: fresh                      # reset + salt per run: each run measures its own sessions' reuse
     slo: { ttft_ms: 1000, tpot_ms: 50 }

@@ -87,12 +87,13 @@ function outputTokensMean(cell: CellConfig): number {
   return 256;
 }
 
-export function describeLoad(load: LoadConfig): string {
+/** A load as validate shows it; `unit` is what it counts (a session dataset's load counts sessions). */
+export function describeLoad(load: LoadConfig, unit: "req" | "sessions" = "req"): string {
   switch (load.type) {
     case "concurrency":
-      return `concurrency ${load.concurrency}`;
+      return `concurrency ${load.concurrency}${unit === "sessions" ? " sessions" : ""}`;
     case "rate":
-      return `${load.rate} req/s${load.burstiness === 1 ? " Poisson" : ` burstiness ${load.burstiness}`}${load.max_concurrency ? `, max ${load.max_concurrency} in flight` : ""}`;
+      return `${load.rate} ${unit}/s${load.burstiness === 1 ? " Poisson" : ` burstiness ${load.burstiness}`}${load.max_concurrency ? `, max ${load.max_concurrency} in flight` : ""}`;
     case "stages":
       return `stages ${load.stages.map((stage) => (stage.rate !== undefined ? `${stage.rate}/s` : `c${stage.concurrency}`) + ` ${stage.duration_s}s`).join(" -> ")}`;
   }
@@ -234,7 +235,8 @@ function estimateElidedSeconds(cell: CellConfig, schedule: CellSchedule): number
 }
 
 function describeWarmup(cell: CellConfig): string {
-  return "requests" in cell.warmup ? `${cell.warmup.requests} req` : `${cell.warmup.duration_s} s`;
+  const unit = isSessionDataset(cell.dataset) ? "sessions" : "req";
+  return "requests" in cell.warmup ? `${cell.warmup.requests} ${unit}` : `${cell.warmup.duration_s} s`;
 }
 
 /**
@@ -262,14 +264,32 @@ export function summarizeConfig(
 
   const cells = config.cells.map((cell, index): CellSummary => {
     const text = shown.cells[index]!;
-    const size = "requests" in text.size ? `${text.size.requests} req` : `${text.size.duration_s} s`;
-    if ("requests" in cell.size && cell.size.requests < config.gate.min_requests.p95) {
+    const unit = isSessionDataset(cell.dataset) ? "sessions" : "req";
+    const size = "requests" in text.size ? `${text.size.requests} ${unit}` : `${text.size.duration_s} s`;
+    // A session dataset's size counts sessions: its requests per run are about sessions x mean turns (tool
+    // rounds come on top). Its depth buckets' requests depend on the turns' distribution, not only their
+    // mean, so the depth metrics' floor is compare's to apply, not estimated here.
+    const session = sessionEstimate(cell);
+    const requestsPerRun =
+      "requests" in cell.size
+        ? session === null
+          ? cell.size.requests
+          : Math.round(cell.size.requests * session.turns)
+        : null;
+    if (requestsPerRun !== null && requestsPerRun < config.gate.min_requests.p95) {
       const gatedPercentiles = config.gate.metrics.filter(
-        (metric) => metricSpecs[metric].minRequests === "p95",
+        (metric) =>
+          metricSpecs[metric].minRequests === "p95" &&
+          (session === null || metricSpecs[metric].source.kind !== "session"),
       );
       if (gatedPercentiles.length > 0) {
+        const requests = (text.size as { requests: number }).requests;
+        const counted =
+          session === null
+            ? `${requests} requests per run`
+            : `about ${requestsPerRun} requests per run (${requests} sessions of ${Number(session.turns.toFixed(1))} turns)`;
         warnings.push(
-          `cells "${text.name}": ${(text.size as { requests: number }).requests} requests per run is below gate.min_requests.p95 (${config.gate.min_requests.p95}); ${gatedPercentiles.join(", ")} will be advisory only`,
+          `cells "${text.name}": ${counted} is below gate.min_requests.p95 (${config.gate.min_requests.p95}); ${gatedPercentiles.join(", ")} will be advisory only`,
         );
       }
     }
@@ -279,7 +299,7 @@ export function summarizeConfig(
       name: text.name,
       endpoint: text.endpoint,
       dataset: describeDataset(text.dataset),
-      load: describeLoad(text.load),
+      load: describeLoad(text.load, unit),
       size,
       prefix: text.prefix,
       warmup: describeWarmup(text),

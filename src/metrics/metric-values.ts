@@ -82,6 +82,20 @@ export function sessionValue(sessions: SessionsSummary, field: SessionField): nu
   }
 }
 
+/**
+ * The requests a metric's value of this run summarises, for the metrics computed from fewer than the
+ * run's completed requests: a context-depth bucket's TTFT p95 counts the bucket's requests. Compare's
+ * request floor for gating a percentile reads these (a run's 600 turns can leave 40 at depth 4-7).
+ */
+export function runFileMetricRequests(file: RunFile): Partial<Record<MetricName, number>> {
+  const counts: Partial<Record<MetricName, number>> = {};
+  if (file.sessions === undefined) return counts;
+  for (const entry of file.sessions.ttftByDepth) {
+    counts[`ttft_p95_depth_${entry.bucket}` as MetricName] = entry.requests;
+  }
+  return counts;
+}
+
 /** Every catalogue metric of a run.json. */
 export function runFileMetrics(file: RunFile): MetricValues {
   const values: MetricValues = {};

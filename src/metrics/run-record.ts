@@ -1,7 +1,7 @@
 import type { MetricName } from "../config/metric-names.js";
 import type { ExternalTaskFile } from "../runner/external-task.js";
 import type { RunGuards, RunOutput } from "./guards.js";
-import { runFileMetrics } from "./metric-values.js";
+import { runFileMetricRequests, runFileMetrics } from "./metric-values.js";
 import type { RunFile } from "./run-schema.js";
 
 /**
@@ -23,6 +23,11 @@ export interface RunRecord {
   /** Per-run metric values: latencies in ms, throughputs per second, error_rate as a fraction. */
   metrics: Partial<Record<MetricName, number | null>>;
   requests: { total: number; completed: number; failed: number };
+  /**
+   * The requests a metric's value summarises where that is fewer than the completed requests (a session
+   * cell's TTFT p95 at a context depth: the bucket's requests); the others summarise every completed one.
+   */
+  metricRequests?: Partial<Record<MetricName, number>>;
   /** The guard counts (run.json `guards`); absent in vLLM results and older run.json files. */
   guards?: RunGuards;
   /** Tool calls of the completed requests (run.json `answer`), pooled by malformed_tool_call_share. */
@@ -82,6 +87,7 @@ export function runRecordFromRunFile(file: RunFile, source: string): RunRecord {
       completed: file.requests.completed,
       failed: file.requests.failed,
     },
+    ...(file.sessions !== undefined ? { metricRequests: runFileMetricRequests(file) } : {}),
     ...(file.guards !== undefined ? { guards: file.guards } : {}),
     ...(file.answer !== undefined
       ? { toolCalls: { wellFormed: file.answer.toolCalls, malformed: file.answer.malformedToolCalls } }

@@ -55,6 +55,7 @@ function formatObjectiveValue(name: string, value: number | null): string {
 const formatMs = formatDuration;
 
 function loadUnit(check: CapacityComparison): string {
+  if (check.unit === "sessions") return check.dimension === "rate" ? "sessions/s" : "sessions in flight";
   return check.dimension === "rate" ? "req/s" : "in flight";
 }
 
@@ -78,14 +79,33 @@ function perHour(side: CapacitySide): string {
 }
 
 /**
+ * What a capacity cell's answer counts per hour: successful requests, or for a session cell completed
+ * sessions per GPU-hour (a session is many requests; what an agent's operator plans by).
+ */
+function answerOf(check: CapacityComparison) {
+  if (check.unit === "sessions")
+    return {
+      value: (side: CapacitySide) => side.sessionsPerGpuHour,
+      unit: "sessions per GPU-hour",
+      per: "per GPU-hour",
+    };
+  return { value: (side: CapacitySide) => side.successfulPerHour, unit: "requests/h", per: "per hour" };
+}
+
+function countOf(value: number | null): string {
+  return value === null ? "–" : Math.round(value).toLocaleString("en-US");
+}
+
+/**
  * The one sentence of a capacity cell, both sides: requests per hour at the SLOs, how long the slowest
  * users wait for their first token there, what 1,000 successful requests cost.
  */
 export function capacitySentence(check: CapacityComparison, markup: Markup = markdownMarkup): string {
   const { baseline: b, candidate: c } = check;
+  const answer = answerOf(check);
   const lead = `At ${sloClause(check)},`;
   if (c.bound === "below")
-    return `${lead} the candidate meets the SLOs at no load measured (${markup.text(c.note ?? "", 200)}); the baseline completes ${perHour(b)} requests/h.`;
+    return `${lead} the candidate meets the SLOs at no load measured (${markup.text(c.note ?? "", 200)}); the baseline completes ${countOf(answer.value(b))} ${answer.unit}.`;
   if (b.capacity === null || c.capacity === null)
     return `${lead.slice(0, -1)}: ${markup.text(check.note ?? "no capacity", 200)}.`;
   const change =
@@ -93,15 +113,14 @@ export function capacitySentence(check: CapacityComparison, markup: Markup = mar
       ? ""
       : ` (capacity ${formatChange(check.ratio)}${check.ci ? `, ${Math.round(check.ciLevel * 100)}% CI ${formatInterval(check.ci).replace(" … ", " to ")}` : ""})`;
   const atLeast = (side: CapacitySide) => (side.bound === "above" ? "at least " : "");
+  const bValue = answer.value(b);
+  const cValue = answer.value(c);
   const more =
-    b.successfulPerHour !== null &&
-    c.successfulPerHour !== null &&
-    b.bound === "inside" &&
-    c.bound === "inside"
-      ? `, ${Math.abs(Math.round(c.successfulPerHour - b.successfulPerHour)).toLocaleString("en-US")} ${c.successfulPerHour >= b.successfulPerHour ? "more" : "fewer"} per hour`
+    bValue !== null && cValue !== null && b.bound === "inside" && c.bound === "inside"
+      ? `, ${Math.abs(Math.round(cValue - bValue)).toLocaleString("en-US")} ${cValue >= bValue ? "more" : "fewer"} ${answer.per}`
       : "";
   const parts = [
-    `${lead} the candidate completes ${atLeast(c)}${perHour(c)} requests/h against the baseline's ${atLeast(b)}${perHour(b)}${more}${change}`,
+    `${lead} the candidate completes ${atLeast(c)}${countOf(cValue)} ${answer.unit} against the baseline's ${atLeast(b)}${countOf(bValue)}${more}${change}`,
   ];
   if (c.ttftAtCapacityMs !== null)
     parts.push(
@@ -126,6 +145,7 @@ function sideRow(name: string, check: CapacityComparison, side: CapacitySide): s
     capacity,
     interval,
     `${side.runs} at ${side.loads} loads`,
+    ...(check.unit === "sessions" ? [countOf(side.sessionsPerGpuHour)] : []),
     perHour(side),
     side.outputTokensPerSecondPerGpu === null ? "–" : formatNumber(side.outputTokensPerSecondPerGpu),
     side.outputTokensPerSecondPerUser === null ? "–" : formatNumber(side.outputTokensPerSecondPerUser),
@@ -160,6 +180,7 @@ function capacityTables(check: CapacityComparison): string {
         "Capacity",
         `${Math.round(check.ciLevel * 100)}% interval`,
         "Runs",
+        ...(check.unit === "sessions" ? ["Sessions per GPU-hour"] : []),
         "Successful req/h",
         "Output tok/s per GPU",
         "Output tok/s per user",
@@ -179,31 +200,40 @@ function capacityTables(check: CapacityComparison): string {
 export function capacityAnswerRows(
   checks: readonly CapacityComparison[],
   cell: (value: string) => string,
-): { slos: string[]; header: string[]; rows: string[][] } {
+): { slos: string[]; header: string[]; rows: string[][]; note: string } {
   const percentiles = new Set(checks.map((check) => check.percentile));
   const wait =
     percentiles.size === 1
       ? `How long ${slowestUsers([...percentiles][0] as LatencyStatistic)} wait for the first token there`
       : "How long the slowest users wait for the first token there";
   const bound = (side: CapacitySide) => (side.bound === "above" ? "≥ " : side.bound === "below" ? "< " : "");
+  const units = new Set(checks.map((check) => check.unit));
+  // One unit in the header when every row has it; with both, each session cell's value names its own.
+  const header =
+    units.size > 1
+      ? "Per hour at the SLOs"
+      : units.has("sessions")
+        ? "Sessions per GPU-hour at the SLOs"
+        : "Requests per hour at the SLOs";
   const rows = checks.flatMap((check) =>
     (["baseline", "candidate"] as const).map((name) => {
       const side = check[name];
+      const answer = answerOf(check);
+      const value = answer.value(side);
+      const baseValue = answer.value(check.baseline);
       const change =
-        name === "candidate" &&
-        check.ratio !== null &&
-        check.baseline.successfulPerHour !== null &&
-        side.successfulPerHour !== null
-          ? ` (${formatSignedNumber(side.successfulPerHour - check.baseline.successfulPerHour, "")}, ${formatChange(check.ratio)})`
+        name === "candidate" && check.ratio !== null && baseValue !== null && value !== null
+          ? ` (${formatSignedNumber(value - baseValue, "")}, ${formatChange(check.ratio)})`
           : "";
+      const unit = units.size > 1 ? (check.unit === "sessions" ? ` ${answer.unit}` : " requests") : "";
       return [
         name === "baseline" ? cell(check.cell) : "",
         name,
-        side.successfulPerHour === null
+        value === null
           ? side.bound === "below"
             ? "none: no load met the SLOs"
             : "–"
-          : `${bound(side)}${perHour(side)}${change}`,
+          : `${bound(side)}${countOf(value)}${unit}${change}`,
         side.ttftAtCapacityMs === null
           ? "–"
           : `${formatMs(side.ttftAtCapacityMs)}${percentiles.size === 1 ? "" : ` (${check.percentile})`}`,
@@ -213,8 +243,21 @@ export function capacityAnswerRows(
   );
   return {
     slos: checks.map((check) => `${cell(check.cell)} at ${sloClause(check)}`),
-    header: ["Cell", "Side", "Requests per hour at the SLOs", wait, "$ per 1,000"],
+    header: ["Cell", "Side", header, wait, "$ per 1,000"],
     rows,
+    note: [
+      ...(units.has("requests")
+        ? [
+            "Requests per hour: successful requests at the highest load at which every SLO held (the capacity)",
+          ]
+        : []),
+      ...(units.has("sessions")
+        ? [
+            "Sessions per GPU-hour: completed sessions at the highest load at which every SLO held (the capacity), per GPU (cost.gpus)",
+          ]
+        : []),
+      "the wait: at that load",
+    ].join("; "),
   };
 }
 

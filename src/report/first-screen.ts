@@ -319,7 +319,7 @@ export function settleSentence(verdict: VerdictFile, markup: Markup): string | n
   return `About ${s.runsPerSide} usable runs per side (${s.addRuns} more) and ~${gpuMinutes(s.gpuMinutes ?? 0)} would settle it if the estimates hold${spent}.`;
 }
 
-/** Per capacity cell: requests per hour at the SLOs, and how long the slowest users wait there, both sides. */
+/** Per capacity cell: requests per hour (a session cell's sessions per GPU-hour) at the SLOs, and how long the slowest users wait there, both sides. */
 const capacityAnswers: FirstScreenPart = (verdict, _context, markup) => {
   const checks = verdict.capacity ?? [];
   if (checks.length === 0) return [];
@@ -330,8 +330,7 @@ const capacityAnswers: FirstScreenPart = (verdict, _context, markup) => {
       kind: "table",
       header: answer.header,
       rows: answer.rows,
-      notes:
-        "Requests per hour: successful requests at the highest load at which every SLO held (the capacity); the wait: at that load",
+      notes: answer.note,
     },
   ];
 };

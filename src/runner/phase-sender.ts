@@ -99,6 +99,21 @@ export function phaseSender(
 ): PhaseSender {
   const { client, path, cell, runIndex, timeoutMs, clock, progress, bookkeeping, guard } = setup;
   const tally = { done: 0, errors: 0 };
+  const sessionMode = bodies.kind !== "requests";
+  let sessionsDone = 0;
+  const report = () =>
+    progress.update({
+      cell,
+      run: runIndex,
+      runs: setup.runs,
+      phase,
+      ...(sessionMode ? { unit: "sessions" as const, requests: tally.done } : {}),
+      done: sessionMode ? sessionsDone : tally.done,
+      total: phasePlan.maxRequests,
+      errors: tally.errors,
+      elapsedS: (clock.now() - phaseOrigin()) / 1000,
+      plannedS: phasePlan.maxDurationMs === null ? null : phasePlan.maxDurationMs / 1000,
+    });
   const sendRequest = async (ticket: Ticket, body: RequestBody): Promise<StreamOutcome> => {
     const outcome = await client.stream({
       path,
@@ -124,17 +139,7 @@ export function phaseSender(
       tally.done++;
       if (!record.ok) tally.errors++;
       guard.noteRefusal(record);
-      progress.update({
-        cell,
-        run: runIndex,
-        runs: setup.runs,
-        phase,
-        done: tally.done,
-        total: phasePlan.maxRequests,
-        errors: tally.errors,
-        elapsedS: (clock.now() - phaseOrigin()) / 1000,
-        plannedS: phasePlan.maxDurationMs === null ? null : phasePlan.maxDurationMs / 1000,
-      });
+      report();
     });
     return outcome;
   };
@@ -170,6 +175,14 @@ export function phaseSender(
           toolCalls: outcome.answer.toolCalls,
         };
       },
-    }).then((endAt) => ({ endAt }));
+    }).then((endAt) => {
+      // Counted once the session's last record is in (its bookkeeping runs before this continuation's
+      // next send, or at the phase's end), so the final line has every request.
+      bookkeeping.later(() => {
+        sessionsDone++;
+        report();
+      });
+      return { endAt };
+    });
   return { send, tally };
 }

@@ -22,9 +22,16 @@ export interface ProgressEvent {
   /** The index of this invocation's first run (after an `--append`, the existing runs); default 0. */
   firstRun?: number;
   phase: "warmup" | "measure";
+  /**
+   * What `done` and `total` count: requests, or for a session dataset sessions (the schedule's unit; a
+   * session's turns are many requests, so requests against planned sessions would pass the total at once).
+   */
+  unit?: "requests" | "sessions";
   done: number;
-  /** Planned requests, or null for duration-bound runs. */
+  /** Planned requests (sessions), or null for duration-bound runs. */
   total: number | null;
+  /** A session dataset's requests finished so far (its turns and tool rounds). */
+  requests?: number;
   errors: number;
   elapsedS: number;
   /** Planned duration for duration-bound runs. */
@@ -49,9 +56,13 @@ function formatEta(event: ProgressEvent, rate: number): string {
 export function formatProgress(event: ProgressEvent): string {
   const rate = event.elapsedS > 0 ? event.done / event.elapsedS : 0;
   const total = event.total === null ? "" : `/${event.total}`;
+  const done =
+    event.unit === "sessions"
+      ? `${event.done}${total} sessions (${event.requests ?? 0} requests)  ${rate.toFixed(1)} sessions/s`
+      : `${event.done}${total} requests  ${rate.toFixed(1)} req/s`;
   return (
     `[${event.cell} ${runPosition(event.run, event.firstRun ?? 0, event.runs)}${event.phase === "warmup" ? " warm-up" : ""}] ` +
-    `${event.done}${total} requests  ${rate.toFixed(1)} req/s  errors ${event.errors}  ETA ${formatEta(event, rate)}`
+    `${done}  errors ${event.errors}  ETA ${formatEta(event, rate)}`
   );
 }
 

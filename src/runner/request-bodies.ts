@@ -10,8 +10,11 @@ import type { LoadPlan } from "./load-plan.js";
 export interface RequestBody {
   bytes: Buffer;
   perChunkUsage: boolean;
-  /** The client keeps the output: a greedy-output cell's request (config quality.greedy), a session's turn. */
-  keepOutput: boolean;
+  /**
+   * The client keeps the output: text and logprobs for a greedy-output cell's request (config
+   * quality.greedy), the answer text for a session's turn.
+   */
+  keepOutput: boolean | "text";
   /** The request's record keeps the output (a greedy-output or tasks cell's measured requests). */
   recordOutput: boolean;
   meta: {
@@ -89,7 +92,7 @@ export function requestBodyBuilder(context: CellContext, cacheSalt: string | nul
     return {
       bytes: Buffer.from(JSON.stringify(body)),
       perChunkUsage: wantsPerChunkUsage(body),
-      keepOutput: sessions || (greedy !== undefined && phase === "measure"),
+      keepOutput: greedy !== undefined && phase === "measure" ? true : sessions ? "text" : false,
       recordOutput: greedy !== undefined && phase === "measure",
       meta: {
         targetInputTokens: request.targetInputTokens,

@@ -5,6 +5,7 @@ import { selectCells } from "../config/select-cells.js";
 import type { ServerProvider, ServerSession } from "../server/types.js";
 import { InputError } from "../util/errors.js";
 import { calibrateTokenModel, checkPromptLengths } from "../workload/calibrate.js";
+import type { ChatMessage } from "../workload/dataset-file.js";
 import { defaultTokenModel, type TokenModel } from "../workload/token-model.js";
 import { createWorkload, type Workload } from "../workload/workload.js";
 import { prepareCell } from "./cell-context.js";
@@ -420,7 +421,8 @@ async function describeLengthCheck(
         ? []
         : [
             {
-              text: request.prompt ?? request.messages?.[0]?.content ?? "",
+              // Every message as sent: a session turn's target counts its system prompt too.
+              prompt: request.prompt ?? request.messages ?? "",
               target: request.targetInputTokens,
             },
           ],
@@ -431,9 +433,12 @@ async function describeLengthCheck(
 }
 
 function tokenCounter(control: ControlClient, model: string, endpoint: CellConfig["endpoint"]) {
-  return async (text: string): Promise<number | null> => {
+  return async (prompt: string | readonly ChatMessage[]): Promise<number | null> => {
+    const text = typeof prompt === "string" ? prompt : prompt.map((message) => message.content).join("\n");
     const body =
-      endpoint === "chat" ? { model, messages: [{ role: "user", content: text }] } : { model, prompt: text };
+      endpoint === "chat"
+        ? { model, messages: typeof prompt === "string" ? [{ role: "user", content: prompt }] : prompt }
+        : { model, prompt: text };
     try {
       const response = await control.post("/tokenize", body);
       if (response.status !== 200) return null;

@@ -1,11 +1,15 @@
 import { FailureError } from "../util/errors.js";
 import { createRng } from "../util/random.js";
+import type { ChatMessage } from "./dataset-file.js";
 import { randomWords } from "./text.js";
 import type { TokenModel } from "./token-model.js";
 import { defaultTokenModel } from "./token-model.js";
 
-/** Counts a prompt's tokens on the server (POST /tokenize); null when the server has no tokenizer endpoint. */
-export type TokenCounter = (text: string) => Promise<number | null>;
+/**
+ * Counts a prompt's tokens on the server (POST /tokenize): a text, or the chat messages as sent (a session
+ * turn's system prompt and conversation so far); null when the server has no tokenizer endpoint.
+ */
+export type TokenCounter = (prompt: string | readonly ChatMessage[]) => Promise<number | null>;
 
 const probeWords = [64, 512] as const;
 
@@ -23,7 +27,10 @@ export const plausibleOffsetTokens = { min: -16, max: 2048 } as const;
  * their input lengths on any model. Without /tokenize the default (one token per word) stays and the
  * achieved lengths (usage.prompt_tokens) are what the run records.
  */
-export async function calibrateTokenModel(countTokens: TokenCounter, seed: number): Promise<TokenModel> {
+export async function calibrateTokenModel(
+  countTokens: (text: string) => Promise<number | null>,
+  seed: number,
+): Promise<TokenModel> {
   const counts: number[] = [];
   for (const words of probeWords) {
     const text = randomWords(createRng(seed, "calibration", words), words);
@@ -59,11 +66,11 @@ export interface CalibrationCheck {
 /** Tokenizes the first `count` prompts and compares them with their targets; null without /tokenize. */
 export async function checkPromptLengths(
   countTokens: TokenCounter,
-  prompts: readonly { text: string; target: number }[],
+  prompts: readonly { prompt: string | readonly ChatMessage[]; target: number }[],
 ): Promise<CalibrationCheck | null> {
   const errors: number[] = [];
   for (const prompt of prompts) {
-    const tokens = await countTokens(prompt.text);
+    const tokens = await countTokens(prompt.prompt);
     if (tokens === null) return null;
     errors.push(Math.abs(tokens - prompt.target));
   }

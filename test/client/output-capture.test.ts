@@ -81,3 +81,71 @@ describe("OutputCapture through the stream reader", () => {
     expect(capture.result().text).toHaveLength(capturedTextLimit);
   });
 });
+
+describe("OutputCapture, text only (a session's turn)", () => {
+  const chat = (delta: Record<string, unknown>, finish: string | null = null) =>
+    `data: ${JSON.stringify({
+      id: "chatcmpl-1",
+      object: "chat.completion.chunk",
+      created: 1,
+      model: "m",
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    })}\n\n`;
+  // Reasoning first (either field name), then answer text with escapes, quotes, non-ASCII and a
+  // `"content":` inside the text, a tool call, and the empty role chunk.
+  const stream = Buffer.from(
+    chat({ role: "assistant", content: "" }) +
+      chat({ reasoning_content: 'let me think "hard"' }) +
+      chat({ reasoning: "and more" }) +
+      chat({ content: "Hello" }) +
+      chat({ content: ' "quoted" \\ back\\slash\n' }) +
+      chat({ content: 'naïve 日本 "content": x' }) +
+      chat({ content: "\u0007\t" }) +
+      chat({
+        tool_calls: [
+          {
+            index: 0,
+            id: "call_1",
+            type: "function",
+            function: { name: "read_file", arguments: '{"path":"a"}' },
+          },
+        ],
+      }) +
+      chat({}, "tool_calls") +
+      "data: [DONE]\n\n",
+  );
+
+  it("keeps the same text as parsing every chunk, split at any byte, and no logprobs", () => {
+    const full = new CompletionStreamReader();
+    const parsed = new OutputCapture();
+    full.capture = parsed;
+    full.feed(stream, 1);
+    full.finish(2);
+    expect(parsed.result().text).toBe('Hello "quoted" \\ back\\slash\nnaïve 日本 "content": x\u0007\t');
+    for (let cut = 1; cut < stream.length; cut += 37) {
+      const reader = new CompletionStreamReader();
+      const capture = new OutputCapture({ textOnly: true });
+      reader.capture = capture;
+      reader.feed(stream.subarray(0, cut), 1);
+      reader.feed(stream.subarray(cut), 2);
+      reader.finish(3);
+      expect(capture.result(), `cut at ${cut}`).toEqual({
+        text: parsed.result().text,
+        tokens: null,
+        logprobs: null,
+      });
+    }
+  });
+
+  it("reads a completion's text", () => {
+    const reader = new CompletionStreamReader();
+    const capture = new OutputCapture({ textOnly: true });
+    reader.capture = capture;
+    reader.feed(
+      Buffer.from(completion("a\\b", "a", -1) + completion(" c", " c", -1, "stop") + "data: [DONE]\n\n"),
+      1,
+    );
+    reader.finish(2);
+    expect(capture.result().text).toBe("a\\b c");
+  });
+});

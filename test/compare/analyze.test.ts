@@ -226,6 +226,53 @@ describe("blocking family (Holm) and advisory metrics", () => {
     expect(outcome.verdict.verdict).toBe("regression");
   });
 
+  it("counts a depth bucket's own requests for the floor of its TTFT p95, not the run's", () => {
+    // 500 completed requests per run, of which 40 at depth 4-7 and 300 at depth 1: the deep bucket's p95
+    // of 40 requests must not be gated, the first turns' may.
+    const withSessions = (runs: RunFile[], shift: number): RunFile[] =>
+      runs.map((run) => {
+        const ttft = run.latency.ttft.p95! * shift;
+        const bucket = (name: "1" | "2_3" | "4_7" | "8_up", from: number, to: number | null, n: number) => ({
+          bucket: name,
+          from,
+          to,
+          requests: n,
+          p50: n > 0 ? ttft / 2 : null,
+          p95: n > 0 ? ttft : null,
+        });
+        return {
+          ...run,
+          sessions: {
+            started: 100,
+            completed: 100,
+            requests: 500,
+            throughput: 1,
+            goodput: 1,
+            duration: run.latency.e2el,
+            cacheHitRate: 0.8,
+            serverCacheHitRate: 0.8,
+            ttftByDepth: [
+              bucket("1", 1, 1, 300),
+              bucket("2_3", 2, 3, 160),
+              bucket("4_7", 4, 7, 40),
+              bucket("8_up", 8, null, 0),
+            ],
+            contamination: { firstTurns: 100, aboveSharedPrefix: 0, flagged: false },
+          },
+        };
+      });
+    const base = records(withSessions(noisyRuns(5, { seed: 42, completed: 500 }), 1), "b");
+    const cand = records(withSessions(noisyRuns(5, { seed: 43, completed: 500 }), 1.3), "c");
+    const outcome = compare(base, cand, (s) => {
+      s.gate.metrics = ["ttft_p95_depth_1", "ttft_p95_depth_4_7"];
+    });
+    const deep = find(outcome, "ttft_p95_depth_4_7");
+    expect(deep.gated).toBe(false);
+    expect(deep.note).toMatch(/needs >= 200 successful requests in every run \(fewest: 40\)/);
+    expect(find(outcome, "ttft_p95_depth_1").gated).toBe(true);
+    expect(find(outcome, "ttft_p95_depth_1").verdict).toBe("regression");
+  });
+
   it("gates p95 once every run reaches the minimum", () => {
     const outcome = compare(
       records(noisyRuns(5, { seed: 44, completed: 200 }), "b"),

@@ -8,7 +8,7 @@ import { costPerThousandRequests } from "../../src/compare/cost.js";
 import { settingsFromConfig } from "../../src/compare/index.js";
 import { configSchema } from "../../src/config/schema.js";
 import type { RunRecord } from "../../src/metrics/run-record.js";
-import { capacitySentence } from "../../src/report/capacity.js";
+import { capacityAnswerRows, capacitySentence } from "../../src/report/capacity.js";
 import { capacityCell, doublingCapacityRuns } from "./capacity-fixtures.js";
 
 const config = configSchema.parse({
@@ -118,6 +118,84 @@ describe("compareCapacity", () => {
     expect(check!.candidate.costPer1000).toBeNull();
     expect(check!.costRatio).toBeNull();
     expect(capacitySentence(check!)).toContain("the candidate meets the SLOs at no load measured");
+  });
+});
+
+describe("a session cell's capacity", () => {
+  // The same runs as a session cell's: the load is sessions/s, each session 5 requests, 0.9 of the sessions
+  // started per second completed within the run.
+  const sessionConfig = configSchema.parse({
+    version: 1,
+    server: { kind: "sim" },
+    model: { name: "m" },
+    cells: [
+      {
+        ...capacityCell(),
+        endpoint: "chat",
+        dataset: { type: "sessions", turns: 5, message_tokens: 8, output_tokens: 8 },
+      },
+    ],
+    cost: { gpu_hourly_usd: 2.5, gpus: 2 },
+  });
+  const sessionSide = (scale: number, name: string): RunRecord[] =>
+    doublingCapacityRuns(scale, name, (load) => ({
+      request_throughput: load * 5,
+      session_throughput: load * 0.9,
+      output_throughput: load * 40,
+      tpot_p50: 20,
+    }));
+
+  it("reads as completed sessions per GPU-hour at the SLOs, in the sentence and the first screen's rows", () => {
+    const [check] = compareCapacity({
+      cells: capacityCells(sessionConfig),
+      baseline: sessionSide(1, "b"),
+      candidate: sessionSide(2, "c"),
+      gate: sessionConfig.gate,
+      cost: sessionConfig.cost,
+    });
+    expect(check!.unit).toBe("sessions");
+    // session_throughput at the capacity x 3600 / 2 GPUs.
+    expect(check!.baseline.sessionsPerGpuHour).toBeCloseTo((0.9 * (2 + share) * 3600) / 2, 0);
+    expect(check!.candidate.sessionsPerGpuHour).toBeCloseTo((0.9 * (1 + share) * 3600) / 2, 0);
+    const b = Math.round(check!.baseline.sessionsPerGpuHour!).toLocaleString("en-US");
+    const c = Math.round(check!.candidate.sessionsPerGpuHour!).toLocaleString("en-US");
+    const sentence = capacitySentence(check!);
+    expect(sentence).toContain(
+      `At p95 TTFT ≤ 300 ms, errors ≤ 1%, the candidate completes ${c} sessions per GPU-hour against the baseline's ${b}, `,
+    );
+    expect(sentence).toMatch(/[\d,]+ fewer per GPU-hour \(capacity −/);
+    expect(sentence).not.toContain("requests/h");
+    const answer = capacityAnswerRows([check!], (cell) => cell);
+    expect(answer.header[2]).toBe("Sessions per GPU-hour at the SLOs");
+    expect(answer.rows[0]![2]).toBe(b);
+    expect(answer.rows[1]![2]).toMatch(new RegExp(`^${c} \\(−[\\d,]+, −`));
+    expect(answer.note).toContain("Sessions per GPU-hour: completed sessions at the highest load");
+    expect(answer.note).not.toContain("Requests per hour");
+  });
+
+  it("names each row's unit when request and session cells share the first screen's table", () => {
+    const requests = compareCapacity({
+      cells: capacityCells(config),
+      baseline: side(1, "b"),
+      candidate: side(2, "c"),
+      gate: config.gate,
+      cost: config.cost,
+    })[0]!;
+    const sessions = compareCapacity({
+      cells: capacityCells(sessionConfig),
+      baseline: sessionSide(1, "b"),
+      candidate: sessionSide(2, "c"),
+      gate: sessionConfig.gate,
+      cost: sessionConfig.cost,
+    })[0]!;
+    expect(requests.unit).toBe("requests");
+    expect(requests.baseline.sessionsPerGpuHour).toBeNull();
+    const answer = capacityAnswerRows([requests, { ...sessions, cell: "agent" }], (cell) => cell);
+    expect(answer.header[2]).toBe("Per hour at the SLOs");
+    expect(answer.rows[0]![2]).toMatch(/^[\d,]+ requests$/);
+    expect(answer.rows[2]![2]).toMatch(/^[\d,]+ sessions per GPU-hour$/);
+    expect(answer.note).toContain("Requests per hour");
+    expect(answer.note).toContain("Sessions per GPU-hour");
   });
 });
 

@@ -6,6 +6,9 @@ import { loadConfig, parseConfigText } from "../../src/config/load.js";
 import { presetNames, presetText, serverKinds } from "../../src/config/presets.js";
 import { renderConfigReference } from "../../src/config/reference.js";
 import { summarizeConfig } from "../../src/config/summary.js";
+import { depthBuckets } from "../../src/metrics/session-metrics.js";
+import { defaultTokenModel } from "../../src/workload/token-model.js";
+import { createWorkload } from "../../src/workload/workload.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -34,6 +37,35 @@ describe("presets", () => {
       expect(summarizeConfig(config).warnings.join("\n")).not.toMatch(/capacity/);
     });
   }
+
+  it("agent's sessions hold enough requests at each gated context depth for its p95 to be gated", () => {
+    // compare gates a depth bucket's TTFT p95 only when every run has gate.min_requests.p95 requests at
+    // that depth: the sessions' seeded turns (the config's seed) must reach it, or the gated metric would
+    // be advisory in every run.
+    const { config } = parseConfigText(presetText("agent", "sim", "s.json"), "a.yml", { env: {} });
+    const gatedDepths = depthBuckets.filter((bucket) =>
+      config.gate.metrics.includes(`ttft_p95_depth_${bucket.name}` as never),
+    );
+    expect(gatedDepths.length).toBeGreaterThan(0);
+    for (const cell of config.cells) {
+      const workload = createWorkload(cell, { seed: config.seed, tokenModel: defaultTokenModel });
+      const count = "requests" in cell.size ? cell.size.requests : 0;
+      expect(count, cell.name).toBeGreaterThan(0);
+      const sessions = Array.from({ length: count }, (_, index) =>
+        workload.sessions!.session(index, "measure"),
+      );
+      for (const bucket of gatedDepths) {
+        const atDepth = sessions.reduce((sum, session) => {
+          const turns = session.turns.length;
+          const deepest = bucket.to === null ? turns : Math.min(turns, bucket.to);
+          return sum + Math.max(0, deepest - bucket.from + 1);
+        }, 0);
+        expect(atDepth, `${cell.name} at depth ${bucket.name}`).toBeGreaterThanOrEqual(
+          config.gate.min_requests.p95,
+        );
+      }
+    }
+  });
 
   it("matrix-18 is 3 task types x fresh/reuse x 3 loads plus a spike", () => {
     const { config } = parseConfigText(presetText("matrix-18", "docker", "s.json"), "m.yml", { env: {} });

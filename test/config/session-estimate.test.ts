@@ -141,3 +141,26 @@ describe("session datasets in capacity and sweep cells (config validation)", () 
     ).toBe(true);
   });
 });
+
+describe("the request floor warning of a session cell", () => {
+  const gate = { metrics: ["ttft_p95", "ttft_p95_depth_4_7", "session_goodput"] };
+  it("counts the sessions' turns as requests: 40 sessions of 5 turns reach the p95 floor", () => {
+    const config = configSchema.parse({ ...base, gate, cells: [sessionCell()] });
+    expect(summarizeConfig(config).warnings.join("\n")).not.toContain("gate.min_requests.p95");
+    // The load, size and warm-up count sessions, and say so.
+    expect(summarizeConfig(config).cells[0]).toMatchObject({
+      load: "concurrency 4 sessions",
+      size: "40 sessions",
+    });
+  });
+  it("warns with the requests it expects when the sessions' turns fall short, the depth buckets left to compare", () => {
+    const config = configSchema.parse({
+      ...base,
+      gate,
+      cells: [{ ...sessionCell(), size: { requests: 30 } }],
+    });
+    expect(summarizeConfig(config).warnings).toContain(
+      'cells "chat": about 150 requests per run (30 sessions of 5 turns) is below gate.min_requests.p95 (200); ttft_p95 will be advisory only',
+    );
+  });
+});

@@ -136,6 +136,12 @@ describe("progress", () => {
       "[c run-5 (1 of 1)] 50/200 requests  5.0 req/s  errors 2  ETA 30s",
     );
   });
+  it("counts a session dataset's sessions against its planned sessions, its requests beside them", () => {
+    // Requests against planned sessions would pass the total with the first sessions' later turns.
+    expect(formatProgress({ ...event, unit: "sessions", done: 5, total: 20, requests: 37 })).toBe(
+      "[c run-0 (1 of 3)] 5/20 sessions (37 requests)  0.5 sessions/s  errors 2  ETA 30s",
+    );
+  });
   it("prints a line every interval on a plain stream, and the final one", () => {
     const lines: string[] = [];
     let now = 0;

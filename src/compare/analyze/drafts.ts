@@ -78,11 +78,17 @@ export interface DraftSettings {
  */
 export function draftsForCell(compared: ComparedCell, settings: DraftSettings, warnings: string[]): Draft[] {
   const { base, cand } = compared;
-  const fewestCompleted = smallest([...base, ...cand].map((run) => run.requests.completed));
+  const runs = [...base, ...cand];
   const drafts: Draft[] = [];
   for (const metric of metricNames) {
     // The guards are a family of their own (guards.ts), never traded against speed.
     if (isGuardMetric(metric)) continue;
+    // The floor counts the requests the metric's value summarises (a depth bucket's, not the run's).
+    const fewestCompleted = smallest(
+      runs.map((run) =>
+        Math.min(run.requests.completed, run.metricRequests?.[metric] ?? Number.POSITIVE_INFINITY),
+      ),
+    );
     const draft = metricDraft(compared, metric, fewestCompleted, settings, warnings);
     if (draft !== null) drafts.push(draft);
   }
