@@ -7,7 +7,7 @@ import { renderedForms } from "../src/report/escape.js";
 export const plantedSecret = 'mst_SECRET555qq-x.y:z*|<"`[a](b)#_';
 const core = "SECRET555qq";
 
-export const plantedSecretForms = [
+const plantedSecretForms = [
   plantedSecret,
   JSON.stringify(plantedSecret).slice(1, -1),
   encodeURIComponent(plantedSecret),

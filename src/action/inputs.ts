@@ -9,15 +9,9 @@ import { parseHistoryInputs } from "./history-inputs.js";
  * mirror action.yml, so the step behaves the same when run outside the runner (tests, local-action).
  */
 
-export {
-  type ActionInputs,
-  type ActionMode,
-  actionModes,
-  type FailOnPolicy,
-  failOnPolicies,
-} from "../app/gate/inputs.js";
+export type { ActionInputs } from "../app/gate/inputs.js";
 
-export const inputDefaults = {
+const inputDefaults = {
   config: "vllm-perf-gate.yml",
   mode: "auto",
   "baseline-artifact": "vllm-perf-gate-baseline",
@@ -28,7 +22,7 @@ export const inputDefaults = {
   "working-directory": ".",
 } as const;
 
-export class ActionInputError extends Error {
+class ActionInputError extends Error {
   override readonly name = "ActionInputError";
 }
 
@@ -36,7 +30,7 @@ export interface InputSource {
   getInput(name: string): string;
 }
 
-export const runnerInputs: InputSource = { getInput: (name) => core.getInput(name) };
+const runnerInputs: InputSource = { getInput: (name) => core.getInput(name) };
 
 // Artifact names may not contain these (upload-artifact's validation) and GitHub caps them at 256.
 const forbiddenArtifactCharacters = /["\\:<>|*?\r\n/]/;

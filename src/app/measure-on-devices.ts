@@ -16,7 +16,7 @@ import type { MeasureStep } from "./adaptive.js";
  */
 
 /** One side of the step: what it is called and the config it measures. */
-export interface SideToMeasure<Side extends string> {
+interface SideToMeasure<Side extends string> {
   side: Side;
   config: Config;
 }

@@ -14,7 +14,7 @@ import { writeRunOutputs } from "./run-outputs.js";
  */
 
 /** run.json as the recorder of every run: written when the run ends, rewritten when an interrupt marks it. */
-export const runFileRecorder: RunRecorder<RunFile> = {
+const runFileRecorder: RunRecorder<RunFile> = {
   record: writeRunOutputs,
   markInterrupted,
   describe: summaryLine,
@@ -33,7 +33,7 @@ export function runCells(options: RunCellsOptions): Promise<RunCellsResult> {
  * Marks a run that an interrupt cut short: `flags.interrupted` names the signal (compare excludes the run
  * with that reason) and a note says what its records hold; run.json is rewritten in place.
  */
-export function markInterrupted(
+function markInterrupted(
   dir: string,
   file: RunFile,
   reason: string,
@@ -59,7 +59,7 @@ function fmt(value: number | null, digits = 1): string {
   return value === null ? "-" : value.toFixed(digits);
 }
 
-export function summaryLine(file: RunFile): string {
+function summaryLine(file: RunFile): string {
   const flags = [
     file.flags.clientBound ? `CLIENT-BOUND (${file.flags.clientBoundReason})` : "",
     file.flags.serverStarved ? `SERVER HOST STARVED (${file.flags.serverStarvedReason})` : "",

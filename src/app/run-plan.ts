@@ -57,10 +57,10 @@ export const planPower = 0.9;
  * Most runs per side the plan considers (the largest standard look): above repeats.max when the
  * config's maximum cannot decide the first look, which the plan then says.
  */
-export const planMaxRuns = 40;
+const planMaxRuns = 40;
 
 /** The fewest requests a run may have so that every gated percentile stays gated (gate.min_requests). */
-export function gatedMinRequests(config: Config): number {
+function gatedMinRequests(config: Config): number {
   let floor = 1;
   for (const metric of config.gate.metrics) {
     const statistic = metricSpecs[metric].minRequests;

@@ -8,7 +8,7 @@ import { type RunFile, runFileSchema } from "../metrics/run-schema.js";
  * load measured, each figure the mean over that load's runs (usable or not: the flags say which were
  * client-bound or cut short), so the knee can be read and plotted without opening every run.json.
  */
-export const curveFileSchemaVersion = 1;
+const curveFileSchemaVersion = 1;
 
 const value = z.number().nullable();
 const percentiles = z.object({ p50: value, p95: value, p99: value });
@@ -43,7 +43,7 @@ export const curveFileSchema = z.object({
   ),
 });
 
-export type CurveFile = z.output<typeof curveFileSchema>;
+type CurveFile = z.output<typeof curveFileSchema>;
 
 const meanOf = (values: readonly (number | null)[]): number | null => {
   const present = values.filter((v): v is number => v !== null && Number.isFinite(v));
@@ -51,7 +51,7 @@ const meanOf = (values: readonly (number | null)[]): number | null => {
 };
 
 /** The curve of one cell's runs (their load from run.json), rows ascending by load. */
-export function curveOf(cell: string, runs: readonly RunFile[]): CurveFile {
+function curveOf(cell: string, runs: readonly RunFile[]): CurveFile {
   const dimension = runs.some((run) => run.load.type === "concurrency") ? "concurrency" : "rate";
   const byLoad = new Map<number, RunFile[]>();
   for (const run of runs) {

@@ -12,7 +12,7 @@ import { type RunCellsOptions, type RunOutput, runCells } from "./run-cells.js";
  */
 
 /** The cell with its load dimension set to `load`: the rate (max_concurrency kept) or the concurrency. */
-export function cellAtLoad(cell: CellConfig, load: number): CellConfig {
+function cellAtLoad(cell: CellConfig, load: number): CellConfig {
   switch (cell.load.type) {
     case "rate":
       return { ...cell, load: { ...cell.load, rate: load } };
@@ -23,13 +23,6 @@ export function cellAtLoad(cell: CellConfig, load: number): CellConfig {
         `cells[${cell.name}].load.type: expected rate or concurrency for a sweep or capacity search (the load dimension searched), got stages`,
       );
   }
-}
-
-/** The load a run of a sweep ran at, from its run.json (rate or concurrency, the cell's dimension). */
-export function runLoad(output: RunOutput): number | null {
-  return output.file.load.type === "concurrency"
-    ? output.file.load.targetConcurrency
-    : output.file.load.targetRate;
 }
 
 /** The loads of a sweep form, ascending, each `runs` times (runs of one load back to back). */

@@ -58,7 +58,7 @@ export const commands: readonly CommandEntry[] = [
   },
 ];
 
-export function topLevelUsage(): string {
+function topLevelUsage(): string {
   const width = Math.max(...commands.map((command) => command.name.length));
   const lines = commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
   return [

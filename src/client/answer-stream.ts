@@ -24,7 +24,7 @@ export interface ToolCall {
 }
 
 /** A chunk without text of its own: chat's role chunk, a final chunk with only the finish reason. */
-export const chunkCarriesNothing = 0;
+const chunkCarriesNothing = 0;
 /** Only reasoning text. */
 export const chunkCarriesReasoning = 1;
 /** Answer text (`content`, or a completion's `text`), maybe with reasoning. */

@@ -52,7 +52,7 @@ export interface StreamOutcome {
   output?: CapturedOutput;
 }
 
-export interface StreamRequest {
+interface StreamRequest {
   path: string;
   body: Buffer;
   requestId?: string;

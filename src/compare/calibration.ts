@@ -16,7 +16,7 @@ import { cellSessionDrift } from "./session-drift.js";
  * own rule on A/A splits. The file is the gate's noise prior (calibrationPriors).
  */
 
-export const calibrationSchemaVersion = 1;
+const calibrationSchemaVersion = 1;
 
 const calibrationMetricSchema = z.object({
   metric: z.string(),
@@ -55,7 +55,7 @@ export const calibrationFileSchema = z.object({
 });
 
 export type CalibrationFile = z.output<typeof calibrationFileSchema>;
-export type CalibrationMetric = z.output<typeof calibrationMetricSchema>;
+type CalibrationMetric = z.output<typeof calibrationMetricSchema>;
 
 export interface CalibrateInput {
   /** The two A/A sides: the same config, measured alternately in one job. */

@@ -7,7 +7,7 @@ import { z } from "zod";
  */
 const interval = z.tuple([z.number(), z.number()]);
 
-export const capacitySideSchema = z.object({
+const capacitySideSchema = z.object({
   /** The highest load meeting every SLO (an edge of the loads measured when `bound` is not inside). */
   capacity: z.number().nullable(),
   bound: z.enum(["inside", "above", "below"]).nullable(),

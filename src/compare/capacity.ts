@@ -58,7 +58,7 @@ export function capacityObjectivesOf(cell: CapacityCell): NamedObjective[] {
 }
 
 /** The load of a run in the cell's dimension (null when the run does not say). */
-export function recordLoad(cell: CellConfig, record: RunRecord): number | null {
+function recordLoad(cell: CellConfig, record: RunRecord): number | null {
   const load = record.load;
   if (!load) return null;
   return cell.load.type === "concurrency" ? load.targetConcurrency : load.targetRate;
@@ -121,7 +121,7 @@ export interface CapacityStageInput {
   alpha?: number;
 }
 
-export interface SideResult {
+interface SideResult {
   side: CapacitySide;
   draws: number[] | null;
   /** The highest load measured at which the side met every SLO (the bracket's lower end). */
@@ -433,7 +433,7 @@ export function mixedLoadWarnings(records: readonly RunRecord[]): string[] {
  * side's usable runs at that load (the runs the capacity estimate reads) of completed requests/s,
  * goodput, output tokens/s, and TTFT and E2E at the cell's SLO percentile. Rows ascend by load.
  */
-export function capacityCurveOf(cell: CapacityCell, records: readonly RunRecord[]): CapacityCurvePoint[] {
+function capacityCurveOf(cell: CapacityCell, records: readonly RunRecord[]): CapacityCurvePoint[] {
   const dimension = cell.load.type === "concurrency" ? "concurrency" : "rate";
   return loadCurveOf(cell.name, dimension, cell.capacity.percentile, records);
 }

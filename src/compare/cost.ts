@@ -16,8 +16,8 @@ import type { ComparisonMode, GpuMinutesSpent } from "./verdict-schema.js";
  * starts a schedule needs is one rule, `serverStartsPerCell` (config/summary.ts, which `validate` prints
  * from).
  */
-export const defaultStartMinutes = defaultServerStartSeconds.docker / 60;
-export const defaultRunMinutes = 1;
+const defaultStartMinutes = defaultServerStartSeconds.docker / 60;
+const defaultRunMinutes = 1;
 
 export interface CostRates {
   startMinutes?: number;

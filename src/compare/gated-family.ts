@@ -27,8 +27,7 @@ import { pAbove, pBelow, type WelchResult } from "../stats/welch.js";
  * others stricter. Its adjusted p is its raw p, which is above α.
  */
 
-export type FamilySource = "speed" | "capacity" | "guard" | "task";
-export const familySources: readonly FamilySource[] = ["speed", "capacity", "guard", "task"];
+type FamilySource = "speed" | "capacity" | "guard" | "task";
 
 /** One one-sided test: its p-value and the smallest p-value it can attain (0 for a continuous test). */
 export interface FamilyTest {
@@ -71,7 +70,7 @@ export interface AdjustedFamilyTest {
   improvement: { p: number; adjusted: number };
 }
 
-export interface FamilySummary {
+interface FamilySummary {
   /** The look's α the family is tested at. */
   alpha: number;
   /** Regression tests in the family, in all and per source. */

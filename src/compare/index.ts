@@ -20,8 +20,6 @@ import { type CostModel, defaultCostModel, gpuMinutesSpent, runMinutesOf } from 
 import { type SweepCellHint, sweepCurves } from "./sweep-curves.js";
 import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict-schema.js";
 
-export type { RunRecord } from "../metrics/run-record.js";
-export type { BaselineInfo, Comparison, ComparisonMode, VerdictFile } from "./verdict-schema.js";
 export { verdictFileSchema } from "./verdict-schema.js";
 
 /** What compare needs of the config; everything else in it is irrelevant here. */

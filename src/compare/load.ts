@@ -47,7 +47,7 @@ function throwOnInconsistency(file: string, issues: readonly InvariantIssue[]): 
  * Result files are a few levels deep; JSON.parse accepts any depth, but every recursive walk after
  * it (hashing, the fingerprint diff) would overflow the stack on a million nested brackets.
  */
-export const maxJsonDepth = 64;
+const maxJsonDepth = 64;
 
 /** Depth of a parsed JSON value, walked without recursion; stops counting past `limit`. */
 function nestingDepth(value: unknown, limit: number): number {
@@ -389,7 +389,7 @@ function listSources(records: readonly RunRecord[], cell: string): string {
  * label are all cell "default"), so the verdict would blame missing runs. Results directories alone
  * keep their verdict: their cells are the config's, and a cell renamed by the PR is reported per cell.
  */
-export function checkCellsMatch(baseline: readonly RunRecord[], candidate: readonly RunRecord[]): void {
+function checkCellsMatch(baseline: readonly RunRecord[], candidate: readonly RunRecord[]): void {
   const baseCells = [...new Set(baseline.map((record) => record.cell))];
   const candCells = [...new Set(candidate.map((record) => record.cell))];
   if (baseCells.length === 0 || candCells.length === 0) return;
@@ -429,7 +429,7 @@ function duplicateKey(record: RunRecord): string | null {
  * evidence. Within a side the first is kept and the others dropped, each with a note; the same run
  * on both sides is refused, since a run cannot be its own baseline.
  */
-export function dropDuplicateRuns(
+function dropDuplicateRuns(
   baseline: readonly RunRecord[],
   candidate: readonly RunRecord[],
 ): { baseline: RunRecord[]; candidate: RunRecord[]; notes: string[] } {

@@ -5,7 +5,7 @@ import { guardMetrics } from "../config/metric-names.js";
  * The quality part of `verdict.json` (docs/quality.md): the guard checks of every compared cell. A guard
  * regression makes the overall verdict a regression, whatever the speed checks say.
  */
-export const guardCheckSchema = z.object({
+const guardCheckSchema = z.object({
   cell: z.string(),
   metric: z.enum(guardMetrics),
   /** "points": an absolute rise of a share; "relative": a shift of the mean output length either way. */
@@ -34,7 +34,7 @@ export const guardCheckSchema = z.object({
 export type GuardCheck = z.output<typeof guardCheckSchema>;
 
 /** One side-by-side comparison of kept outputs (candidate vs baseline, or baseline vs itself). */
-export const outputAgreementSchema = z.object({
+const outputAgreementSchema = z.object({
   prompts: z.number().int().describe("Prompts answered on both sides."),
   changedShare: z.number().describe("Share of prompts whose output text differs."),
   prefixChangedShare: z.number().describe("Share whose first first_tokens tokens differ."),
@@ -50,7 +50,7 @@ export const outputAgreementSchema = z.object({
 });
 export type OutputAgreement = z.output<typeof outputAgreementSchema>;
 
-export const greedyCheckSchema = z.object({
+const greedyCheckSchema = z.object({
   cell: z.string(),
   /** Which runs were compared (their run indexes). */
   runs: z.object({ baseline: z.number().int().nullable(), candidate: z.number().int().nullable() }),
@@ -74,7 +74,7 @@ export const greedyCheckSchema = z.object({
 export type GreedyCheck = z.output<typeof greedyCheckSchema>;
 
 /** The task-accuracy check of one tasks cell: both sides scored on the same prompts. */
-export const taskCheckSchema = z.object({
+const taskCheckSchema = z.object({
   cell: z.string(),
   /** Set for an external task (quality.tasks.external): its name; absent for a tasks cell's own answers. */
   external: z.string().optional(),
@@ -119,5 +119,3 @@ export const qualityVerdictSchema = z.object({
   greedy: z.array(greedyCheckSchema).optional(),
   tasks: z.array(taskCheckSchema).optional(),
 });
-
-export type QualityVerdict = z.output<typeof qualityVerdictSchema>;

@@ -15,9 +15,9 @@ import type { VerdictFile } from "./verdict-schema.js";
  */
 
 /** Largest requests.jsonl or scrapes.jsonl read for the charts. */
-export const maxSampleFileBytes = 64 * 1024 * 1024;
+const maxSampleFileBytes = 64 * 1024 * 1024;
 /** All sample files of one comparison together. */
-export const maxSampleTotalBytes = 512 * 1024 * 1024;
+const maxSampleTotalBytes = 512 * 1024 * 1024;
 
 /** Per-request samples of one used run (requests.jsonl), and its scrapes (scrapes.jsonl); the charts' input. */
 export interface LoadedRunSamples {

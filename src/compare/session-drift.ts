@@ -35,7 +35,7 @@ export interface DriftSettings {
   minSessionsToScreen?: number;
 }
 
-export const driftDefaults = {
+const driftDefaults = {
   priorWeight: 4,
   runCutoff: 4,
   sessionCutoff: 3.5,

@@ -35,9 +35,7 @@ export function headlineFor(
 }
 
 /** "TTFT p95 across the 6 rag cells +10.2%": a family test's finding in words (docs/compare.md, "Family tests"). */
-export function familyFindingWords(
-  finding: Pick<FamilyFinding, "family" | "metric" | "cells" | "ratio">,
-): string {
+function familyFindingWords(finding: Pick<FamilyFinding, "family" | "metric" | "cells" | "ratio">): string {
   const change = (finding.ratio - 1) * 100;
   return `${describeMetric(finding.metric)} across the ${finding.cells.length} ${finding.family} cells ${change >= 0 ? "+" : "−"}${Math.abs(change).toFixed(1)}%`;
 }
@@ -100,10 +98,10 @@ export function mixedResults(comparisons: readonly Comparison[], alpha: number):
 }
 
 /** The `cell` of a mixed entry that spans cells; its metrics are written `cell/metric`. */
-export const acrossCells = "(across cells)";
+const acrossCells = "(across cells)";
 
 /** The comparison behind each figure of verdict.json's `impact`. */
-export const impactMetrics = {
+const impactMetrics = {
   successfulPerHour: "request_throughput",
   ttftP95Ms: "ttft_p95",
   e2elP95Ms: "e2el_p95",

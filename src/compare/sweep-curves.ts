@@ -14,7 +14,7 @@ import { type LoadDimension, loadCurveOf, loadOfRecord } from "./load-curve.js";
  */
 
 /** The percentile a sweep's latencies are drawn at (a sweep has no capacity percentile of its own). */
-export const sweepPercentile = "p95" as const;
+const sweepPercentile = "p95" as const;
 
 export const sweepCurveSchema = z.object({
   cell: z.string(),

@@ -10,11 +10,11 @@ import { sweepCurveSchema } from "./sweep-curves.js";
  */
 export const verdictSchemaVersion = 2;
 
-export const overallVerdicts = ["pass", "regression", "inconclusive", "not-comparable", "error"] as const;
-export const metricVerdicts = ["regression", "improvement", "within-tolerance", "inconclusive"] as const;
-export const comparisonModes = ["stored", "interleaved"] as const;
+const overallVerdicts = ["pass", "regression", "inconclusive", "not-comparable", "error"] as const;
+const metricVerdicts = ["regression", "improvement", "within-tolerance", "inconclusive"] as const;
+const comparisonModes = ["stored", "interleaved"] as const;
 
-export const baselineInfoSchema = z.object({
+const baselineInfoSchema = z.object({
   commit: z.string().optional(),
   runId: z.string().optional(),
   date: z.string().optional(),
@@ -25,7 +25,7 @@ export const baselineInfoSchema = z.object({
 
 const interval = z.tuple([z.number(), z.number()]);
 
-export const comparisonSchema = z.object({
+const comparisonSchema = z.object({
   cell: z.string(),
   metric: z.enum(metricNames),
   /** The metric whose values were judged when `metric` is absent from the inputs (e.g. p99 for p95). */
@@ -74,7 +74,7 @@ export const comparisonSchema = z.object({
  * family, the hypothesis "their average change (the mean of the cells' log ratios) is within the
  * tolerance" tested beside the per-cell checks in the gated family.
  */
-export const familyFindingSchema = z.object({
+const familyFindingSchema = z.object({
   family: z.string(),
   metric: z.enum(metricNames),
   /** The cells pooled (those whose check of this metric was tested on per-run logs). */
@@ -100,14 +100,14 @@ export const familyFindingSchema = z.object({
   regressedCells: z.array(z.string()),
 });
 
-export const runRefSchema = z.object({
+const runRefSchema = z.object({
   side: z.enum(["baseline", "candidate"]),
   cell: z.string(),
   run: z.number().int().nullable(),
   source: z.string(),
 });
 
-export const fingerprintDifferenceSchema = z.object({
+const fingerprintDifferenceSchema = z.object({
   field: z.string(),
   cells: z.array(z.string()),
   baseline: z.unknown(),
@@ -118,7 +118,7 @@ export const fingerprintDifferenceSchema = z.object({
   informational: z.boolean().default(false),
 });
 
-export const nextLookSchema = z.object({
+const nextLookSchema = z.object({
   runsPerSide: z.number().int().positive(),
   addCandidateRuns: z.number().int().nonnegative(),
   addBaselineRuns: z.number().int().nonnegative(),
@@ -128,7 +128,7 @@ export const nextLookSchema = z.object({
   gpuMinutes: z.number().nonnegative().optional(),
 });
 
-export const settleSchema = z.object({
+const settleSchema = z.object({
   /** Runs per side at which every inconclusive gated check would decide if its estimates held; null: not within repeats.max. */
   runsPerSide: z.number().int().nullable(),
   addRuns: z.number().int().nullable(),
@@ -136,14 +136,14 @@ export const settleSchema = z.object({
   cells: z.array(z.string()),
 });
 
-export const impactSchema = z.object({
+const impactSchema = z.object({
   cell: z.string(),
   successfulPerHour: z.object({ baseline: z.number(), candidate: z.number(), change: z.number() }).nullable(),
   ttftP95Ms: z.object({ baseline: z.number(), candidate: z.number(), change: z.number() }).nullable(),
   e2elP95Ms: z.object({ baseline: z.number(), candidate: z.number(), change: z.number() }).nullable(),
 });
 
-export const gpuMinutesSpentSchema = z.object({
+const gpuMinutesSpentSchema = z.object({
   total: z.number().nonnegative(),
   /** Measured phases of the runs read (durationS), in minutes. */
   runs: z.number().nonnegative(),

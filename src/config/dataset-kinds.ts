@@ -18,7 +18,7 @@ import { choice } from "./fields.js";
  * are derived from this list; how a kind's requests are made is its entry in workload/, keyed by these
  * kinds, so the compiler demands one for a new kind.
  */
-export const datasetKindModules = [
+const datasetKindModules = [
   syntheticKind,
   sharegptKind,
   jsonlKind,
@@ -62,9 +62,9 @@ export const datasetReadsFile = Object.fromEntries(
   datasetKindModules.map((module) => [module.schema.shape.type.value, module.fileBacked]),
 ) as { readonly [T in DatasetType]: ModuleOf<T>["fileBacked"] };
 
-export type FileDatasetType = KindOf<Extract<Modules[number], { fileBacked: true }>>;
+type FileDatasetType = KindOf<Extract<Modules[number], { fileBacked: true }>>;
 export type FileDatasetConfig = Extract<DatasetConfig, { type: FileDatasetType }>;
-export type SessionDatasetType = KindOf<Extract<Modules[number], { sessions: true }>>;
+type SessionDatasetType = KindOf<Extract<Modules[number], { sessions: true }>>;
 export type SessionDatasetConfig = Extract<DatasetConfig, { type: SessionDatasetType }>;
 
 /** True when the dataset's prompts come from a file (the `fileBacked` trait). */

@@ -25,8 +25,6 @@ export const nonNegativeInt = (what = "a whole number >= 0") =>
   z.number(expecting(what)).int(expecting(what)).nonnegative(expecting(what));
 export const fraction = (what = "a fraction between 0 and 1") =>
   z.number(expecting(what)).min(0, expecting(what)).max(1, expecting(what));
-export const openFraction = (what = "a fraction strictly between 0 and 1") =>
-  z.number(expecting(what)).gt(0, expecting(what)).lt(1, expecting(what));
 export const port = () =>
   z
     .number(expecting("a TCP port (0-65535)"))
@@ -43,7 +41,7 @@ export const httpUrl = (what = "an http(s) URL") =>
   z.string(expecting(what)).regex(/^https?:\/\/[^\s]+$/, expecting(what));
 
 /** Edit distance, for did-you-mean suggestions on unknown keys. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
     let diagonal = previous[0]!;
@@ -61,7 +59,7 @@ export function editDistance(a: string, b: string): number {
   return previous[b.length]!;
 }
 
-export function closestKey(unknown: string, known: readonly string[]): string | undefined {
+function closestKey(unknown: string, known: readonly string[]): string | undefined {
   const normalized = unknown.toLowerCase().replace(/-/g, "_");
   let best: { key: string; distance: number } | undefined;
   for (const key of known) {

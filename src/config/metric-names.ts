@@ -13,7 +13,7 @@
  */
 
 /** The `gate.min_requests` keys: percentiles gated only when every run has that many successful requests. */
-export type MinRequestsStatistic = "p90" | "p95" | "p99" | "p99_9";
+type MinRequestsStatistic = "p90" | "p95" | "p99" | "p99_9";
 
 interface LatencyStatisticSpec {
   /** As shown after the phase label: "TTFT p99.9". */
@@ -111,7 +111,7 @@ export type VllmLatencyPhase = {
 }[LatencyPhase];
 
 /** A run.json `throughput` field (per second of the measured phase). */
-export type ThroughputField = "request" | "output" | "total" | "goodput";
+type ThroughputField = "request" | "output" | "total" | "goodput";
 
 /**
  * What a metric's value is. Each reader (metrics/metric-values.ts for run.json, metrics/vllm-result.ts
@@ -153,7 +153,7 @@ export type GuardShareField = "finish_length" | "finish_abort" | "zero_output" |
  * pools a count over a side's runs (failed / total requests, malformed / all tool calls: a count has no
  * run-to-run spread); the failed fraction also holds the candidate to `gate.error_rate_limit`.
  */
-export type MetricJudgement = "per-run" | "pooled-failures" | GuardJudgement;
+type MetricJudgement = "per-run" | "pooled-failures" | GuardJudgement;
 
 /**
  * The guard checks (compare/analyze/guards.ts; their tests join the gated family, compare/gated-family.ts): `guard-share`
@@ -161,7 +161,7 @@ export type MetricJudgement = "per-run" | "pooled-failures" | GuardJudgement;
  * `quality.guards.share_points`; `guard-length` pools the output lengths and is a regression when the
  * mean moved significantly, either way, by more than `quality.guards.output_length_tolerance`.
  */
-export type GuardJudgement = "guard-share" | "guard-length";
+type GuardJudgement = "guard-share" | "guard-length";
 
 /**
  * How the report says a change of a metric to users ("What it means", report/findings.ts): a latency as a
@@ -169,7 +169,7 @@ export type GuardJudgement = "guard-share" | "guard-length";
  * successful requests per hour"), an amount in its unit ("more output tokens per second"), a share of
  * the requests ("failed requests: 0.1% → 1.2%").
  */
-export type PlainTerms =
+type PlainTerms =
   | { kind: "wait"; waitFor: string }
   | { kind: "per-hour"; noun: string }
   | { kind: "amount"; noun: string }
@@ -436,7 +436,7 @@ export const sessionMetrics = Object.keys(sessionSpecs) as SessionMetric[];
 export type GuardMetric = keyof typeof guardSpecs;
 export const guardMetrics = Object.keys(guardSpecs) as GuardMetric[];
 
-export type RateMetric = keyof typeof rateSpecs;
+type RateMetric = keyof typeof rateSpecs;
 export type LatencyMetric = `${LatencyPhase}_${LatencyStatistic}`;
 export type MetricName = LatencyMetric | RateMetric | SessionMetric | GuardMetric;
 
@@ -453,12 +453,12 @@ export type VllmThroughputKey = {
 }[RateMetric];
 
 export const latencyPhases = Object.keys(latencyPhaseSpecs) as LatencyPhase[];
-export function isVllmLatencyPhase(phase: LatencyPhase): phase is VllmLatencyPhase {
+function isVllmLatencyPhase(phase: LatencyPhase): phase is VllmLatencyPhase {
   return latencyPhaseSpecs[phase].vllm;
 }
 export const vllmLatencyPhases: readonly VllmLatencyPhase[] = latencyPhases.filter(isVllmLatencyPhase);
 export const latencyStatistics = Object.keys(latencyStatisticSpecs) as LatencyStatistic[];
-export const rateMetrics = Object.keys(rateSpecs) as RateMetric[];
+const rateMetrics = Object.keys(rateSpecs) as RateMetric[];
 
 export function latencyMetricName(phase: LatencyPhase, statistic: LatencyStatistic): LatencyMetric {
   return `${phase}_${statistic}`;

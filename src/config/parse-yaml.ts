@@ -24,7 +24,7 @@ export const yamlLimits = {
   maxExpandedValues: 100_000,
 } as const;
 
-export interface YamlProblem {
+interface YamlProblem {
   path: string;
   message: string;
   line?: number;

@@ -16,14 +16,11 @@ import { atMost, configLimits } from "./limits.js";
 import { gatableMetricNames, gatedMetricNames, metricNames } from "./metric-names.js";
 import { serverDeviceProblems, serverSchema } from "./server-kinds.js";
 
-export {
-  type DelayConfig,
-  delaySchema,
-  type LengthConfig,
-  lengthSchema,
+export type {
+  DelayConfig,
+  LengthConfig,
 } from "./dataset-kinds/fields.js";
 export {
-  type DatasetConfig,
   datasetReadsFile,
   datasetSchema,
   type FileDatasetConfig,
@@ -124,11 +121,7 @@ const stagesLoad = strictObject({
     .optional(),
 });
 
-export const loadSchema = choice(
-  "type",
-  [concurrencyLoad, rateLoad, stagesLoad],
-  ["concurrency", "rate", "stages"],
-);
+const loadSchema = choice("type", [concurrencyLoad, rateLoad, stagesLoad], ["concurrency", "rate", "stages"]);
 
 const sizeSchema = z.union(
   [
@@ -311,7 +304,7 @@ export const cellSchema = strictObject({
 });
 
 /** The family tests' share of a grouped check's level (gate.family_weight): default and limit. */
-export const defaultFamilyWeight = 0.2;
+const defaultFamilyWeight = 0.2;
 export const maxFamilyWeight = 0.9;
 const familyWeightExpected = {
   error: (issue: { input?: unknown }) =>
@@ -589,7 +582,7 @@ const qualityGreedySchema = strictObject({
  * lm-eval-harness invocation) run against the cell's server after the cell's first run, whose JSON result
  * is read by dotted paths. Arguments are templates: {base_url}, {model}, {output_dir}, {result_file}.
  */
-export const externalTaskLimits = { commands: 8, timeoutS: 86_400 } as const;
+const externalTaskLimits = { commands: 8, timeoutS: 86_400 } as const;
 const qualityExternalTaskSchema = strictObject({
   name: z
     .string()
@@ -892,7 +885,6 @@ export function duplicateCellNames(
 }
 
 export type Config = z.output<typeof configSchema>;
-export type ConfigInput = z.input<typeof configSchema>;
 export type ServerConfig = Config["server"];
 export type CellConfig = Config["cells"][number];
 

@@ -15,7 +15,7 @@ import { simKind } from "./server-kinds/sim.js";
  * How a kind is launched is its entry in server/kinds/, keyed by these kinds, so the compiler demands one
  * for a new kind; `docs/server.md` has its row.
  */
-export const serverKindModules = [dockerKind, commandKind, externalKind, simKind] as const;
+const serverKindModules = [dockerKind, commandKind, externalKind, simKind] as const;
 
 type Modules = typeof serverKindModules;
 type SchemasOf<T extends readonly { schema: unknown }[]> = { -readonly [I in keyof T]: T[I]["schema"] };
@@ -32,7 +32,7 @@ export type ServerKind = ServerConfig["kind"];
 export type ServerConfigOf<K extends ServerKind> = Extract<ServerConfig, { kind: K }>;
 
 /** A kind's module, typed for its configs. */
-export type ServerKindFacts<K extends ServerKind> = ServerKindModule<z.ZodType<ServerConfigOf<K>>>;
+type ServerKindFacts<K extends ServerKind> = ServerKindModule<z.ZodType<ServerConfigOf<K>>>;
 
 type ModuleOf<K extends ServerKind> = Extract<Modules[number], { schema: z.ZodType<{ kind: K }> }>;
 
@@ -42,7 +42,7 @@ export const serverKindFacts = Object.fromEntries(
 ) as unknown as { readonly [K in ServerKind]: ModuleOf<K> };
 
 /** The module of a config's kind, typed for that config. */
-export function factsOf<K extends ServerKind>(server: ServerConfigOf<K>): ServerKindFacts<K> {
+function factsOf<K extends ServerKind>(server: ServerConfigOf<K>): ServerKindFacts<K> {
   return serverKindFacts[server.kind] as unknown as ServerKindFacts<K>;
 }
 

@@ -25,7 +25,7 @@ import {
  * A normalised, human-readable view of a validated config, with a rough GPU-time estimate. Pure: the
  * caller decides where it is printed. Values that came from `${VAR}` are shown as their template.
  */
-export interface CellSummary {
+interface CellSummary {
   name: string;
   endpoint: string;
   dataset: string;
@@ -66,7 +66,7 @@ const assumedSecondsPerOutputToken = 0.03;
 const assumedLoneSecondsPerOutputToken = 0.01;
 const assumedLoneSecondsPerPromptToken = 0.0001;
 
-export function lengthMean(length: LengthConfig): number {
+function lengthMean(length: LengthConfig): number {
   if (typeof length === "number") return length;
   switch (length.distribution) {
     case "fixed":
@@ -88,7 +88,7 @@ function outputTokensMean(cell: CellConfig): number {
 }
 
 /** A load as validate shows it; `unit` is what it counts (a session dataset's load counts sessions). */
-export function describeLoad(load: LoadConfig, unit: "req" | "sessions" = "req"): string {
+function describeLoad(load: LoadConfig, unit: "req" | "sessions" = "req"): string {
   switch (load.type) {
     case "concurrency":
       return `concurrency ${load.concurrency}${unit === "sessions" ? " sessions" : ""}`;
@@ -123,9 +123,9 @@ export function delayMean(delay: DelayConfig): number {
 }
 
 /** Turns per session assumed for a file's sessions (their count is the file's, not read by validate). */
-export const assumedFileSessionTurns = 4;
+const assumedFileSessionTurns = 4;
 /** Tool rounds per turn assumed when a session declares tools (the server decides whether it calls one). */
-export const assumedToolRoundsPerTurn = 1;
+const assumedToolRoundsPerTurn = 1;
 
 /** What one session of a session dataset is expected to spend, from the declared distributions' means. */
 export interface SessionEstimate {
@@ -441,7 +441,7 @@ export function interleavedStepStarts(from: number, to: number, runsPerBlock = 1
   return groups + 1;
 }
 
-export interface GpuMinutesEstimate {
+interface GpuMinutesEstimate {
   mode: CostMode;
   /** Runs per side (the baseline job: runs recorded) at the first look and when every look is used. */
   runs: { first: number; max: number };
@@ -450,7 +450,7 @@ export interface GpuMinutesEstimate {
   usd?: { first: number; max: number };
 }
 
-export function estimateGpuMinutes(
+function estimateGpuMinutes(
   config: Config,
   secondsPerRunByCell: readonly number[],
   looks: readonly number[],

@@ -13,9 +13,9 @@ import { toolName, toolVersion } from "../version.js";
  */
 
 export const baselineManifestFile = "vllm-perf-gate-baseline.json";
-export const baselineManifestSchemaVersion = 1;
+const baselineManifestSchemaVersion = 1;
 
-export const baselineManifestSchema = z.object({
+const baselineManifestSchema = z.object({
   schemaVersion: z.literal(baselineManifestSchemaVersion),
   tool: z.object({ name: z.string().max(100), version: z.string().max(100) }),
   commit: z.string().regex(/^[0-9a-f]{40,64}$/, "expected a full commit sha"),

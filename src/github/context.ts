@@ -6,7 +6,7 @@ import { z } from "zod";
  * event payload. Built from an explicit env map (not `@actions/github`'s import-time `context`) so tests
  * and the post step can construct it for any event.
  */
-export interface PullRequestInfo {
+interface PullRequestInfo {
   number: number;
   baseRef: string;
   baseSha: string;
@@ -53,7 +53,7 @@ const eventPayload = z.object({
   repository: z.object({ full_name: z.string(), default_branch: z.string().optional() }).optional(),
 });
 
-export class ContextError extends Error {
+class ContextError extends Error {
   override readonly name = "ContextError";
 }
 

@@ -22,7 +22,7 @@ import { type GitHubClient, httpStatusOf } from "./client.js";
  * of their records (docs/history.md).
  */
 
-export interface HistoryRead {
+interface HistoryRead {
   records: HistoryRecord[];
   /** Blob sha of the file read (the contents API's `sha`), null when there is none yet. */
   sha: string | null;
@@ -30,7 +30,7 @@ export interface HistoryRead {
   source: string;
 }
 
-export interface AppendOutcome {
+interface AppendOutcome {
   /** Records written (records of a session already in the history are not written twice). */
   appended: number;
   /** Sessions compaction dropped to stay inside the bound. */
@@ -63,14 +63,14 @@ export interface BranchStoreOptions {
 
 export const defaultHistoryBranch = "perf-history";
 export const defaultHistoryPath = "vllm-perf-gate/history.jsonl";
-export const maxHistoryAppendAttempts = 6;
+const maxHistoryAppendAttempts = 6;
 
 export class HistoryConflictError extends Error {
   override readonly name = "HistoryConflictError";
 }
 
 /** The blob sha git (and the contents API's `sha`) gives a file: sha1 of `blob <bytes>\0<content>`. */
-export function gitBlobSha(text: string): string {
+function gitBlobSha(text: string): string {
   const content = Buffer.from(text);
   return createHash("sha1")
     .update(Buffer.concat([Buffer.from(`blob ${content.length}\0`), content]))

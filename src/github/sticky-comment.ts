@@ -7,7 +7,7 @@ import { httpStatusOf } from "./client.js";
  * marker into a comment, only we can author ours.
  */
 
-export const markerVersion = 1;
+const markerVersion = 1;
 /** GitHub refuses longer comment bodies with 422 "Body is too long (maximum is 65536 characters)". */
 export const commentBodyLimit = 65_536;
 

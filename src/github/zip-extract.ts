@@ -32,7 +32,7 @@ export interface ExtractionLimits {
 }
 
 /** Entries smaller than this may compress arbitrarily well (a file of zeros); only larger ones are ratio-checked. */
-export const ratioFloorBytes = 1024 * 1024;
+const ratioFloorBytes = 1024 * 1024;
 const maxNameBytes = 1024;
 
 export class ArchiveLimitError extends Error {

@@ -17,7 +17,7 @@ export function errorRate(requests: { total: number; failed: number }): number |
 }
 
 /** Malformed / all tool calls; null without any tool call (or in files without `answer`). */
-export function malformedToolCallShare(
+function malformedToolCallShare(
   answer: { toolCalls: number; malformedToolCalls: number } | undefined,
 ): number | null {
   if (answer === undefined) return null;
@@ -31,7 +31,7 @@ export function unknownSource(source: never): never {
 }
 
 /** One catalogue metric of a run.json; null when the run has no value for it. */
-export function runFileMetric(file: RunFile, source: MetricSource): number | null {
+function runFileMetric(file: RunFile, source: MetricSource): number | null {
   switch (source.kind) {
     case "latency": {
       const summary = file.latency[source.phase];
@@ -63,7 +63,7 @@ export function runFileMetric(file: RunFile, source: MetricSource): number | nul
 }
 
 /** A session metric's value of run.json `sessions` (null when the run has none for it). */
-export function sessionValue(sessions: SessionsSummary, field: SessionField): number | null {
+function sessionValue(sessions: SessionsSummary, field: SessionField): number | null {
   switch (field) {
     case "duration_p50":
       return sessions.duration.p50;

@@ -12,7 +12,7 @@ export const runFileSchemaVersion = 1;
 const nullableNumber = z.number().nullable();
 
 /** mean/std/median/percentiles of one latency phase, in milliseconds; null when there was no sample. */
-export const latencySummarySchema = z.object({
+const latencySummarySchema = z.object({
   count: z.number().int().nonnegative(),
   mean: nullableNumber,
   std: nullableNumber,
@@ -42,7 +42,7 @@ const noSamples: LatencySummary = {
 const laterPhase = (description: string) => latencySummarySchema.default(noSamples).describe(description);
 
 /** What the answers were made of (docs/run.md, "Reasoning and tool calls"). */
-export const runAnswerSchema = z.object({
+const runAnswerSchema = z.object({
   reasoningRequests: z.number().int().nonnegative().describe("Completed requests with reasoning tokens."),
   reasoningTokens: latencySummarySchema.describe("Reasoning tokens per completed request (not ms)."),
   reasoningFields: z
@@ -51,7 +51,6 @@ export const runAnswerSchema = z.object({
   toolCalls: z.number().int().nonnegative().describe("Well-formed tool calls of the completed requests."),
   malformedToolCalls: z.number().int().nonnegative(),
 });
-export type RunAnswer = z.output<typeof runAnswerSchema>;
 
 /** A value the server may not expose: `null` means missing, never zero. */
 const serverValue = z.number().nullable();
@@ -60,14 +59,14 @@ const serverValue = z.number().nullable();
  * What a histogram really knows about one of its quantiles: the bucket the rank falls in. The _ms figure
  * beside it is interpolated inside this bucket, so it is no finer than [lower_ms, upper_ms].
  */
-export const percentileResolutionSchema = z.object({
+const percentileResolutionSchema = z.object({
   lower_ms: z.number(),
   upper_ms: z.number().nullable().describe("null: the +Inf bucket"),
   display: z.string().describe('What is known, e.g. "< 300 ms" or "300 ms to 500 ms".'),
 });
 export type PercentileResolution = z.output<typeof percentileResolutionSchema>;
 
-export const serverMetricsSummarySchema = z.object({
+const serverMetricsSummarySchema = z.object({
   notFinite: z
     .array(z.string())
     .optional()
@@ -109,7 +108,7 @@ export const serverMetricsSummarySchema = z.object({
 });
 
 /** A session dataset's per-run summary (metrics/session-metrics.ts, docs/workloads.md). */
-export const sessionsSummarySchema = z.object({
+const sessionsSummarySchema = z.object({
   started: z.number().int().nonnegative(),
   /** Sessions whose every planned turn was answered. */
   completed: z.number().int().nonnegative(),
@@ -150,7 +149,7 @@ export const sessionsSummarySchema = z.object({
 export type SessionsSummary = z.output<typeof sessionsSummarySchema>;
 
 /** How a session cell's cache was prepared before measuring (docs/workloads.md, Cache protocol). */
-export const cacheProtocolSchema = z.object({
+const cacheProtocolSchema = z.object({
   /** The prefix cache was reset before the run (POST /reset_prefix_cache answered 200). */
   reset: z.boolean(),
   /** Requests carry a per-run cache_salt: nothing cached by an earlier run can be hit. */
@@ -310,7 +309,7 @@ export interface InvariantIssue {
 const percentileOrder = ["p50", "p90", "p95", "p99", "p99_9"] as const;
 
 /** Checks one summary: ordered percentiles, no negative values, no statistics without samples. */
-export function latencySummaryIssues(summary: LatencySummary, field: string): InvariantIssue[] {
+function latencySummaryIssues(summary: LatencySummary, field: string): InvariantIssue[] {
   const issues: InvariantIssue[] = [];
   const values = [summary.mean, summary.std, summary.median, ...percentileOrder.map((key) => summary[key])];
   if (summary.count === 0 && values.some((value) => value !== null))

@@ -182,7 +182,7 @@ export function summarizeServerMetrics(scrapes: readonly MetricsScrape[]): Serve
 }
 
 /** The simulator-only family (src/sim/metrics-text.ts): how late its step loop handled each step. */
-export const simStepLatenessFamily = "sim:step_lateness_seconds";
+const simStepLatenessFamily = "sim:step_lateness_seconds";
 
 /**
  * The simulator's lateness over the run, from its own histogram's deltas: the steps it handled and the
@@ -206,7 +206,7 @@ function simulatorLateness(
  * interpolated figure (histogramQuantile) is only a guess inside [lower, upper]; `display` says what is
  * known, "< 300 ms" for a rank in the first bucket.
  */
-export function histogramQuantileBucket(
+function histogramQuantileBucket(
   before: Map<number, number>,
   after: Map<number, number>,
   q: number,

@@ -22,9 +22,9 @@ export type DepthBucket = (typeof depthBuckets)[number]["name"];
  * more than this many tokens was served from a cache an earlier run left: warm-up sessions and measured
  * sessions never share more, so it is contamination (a fixed seed against a long-lived server).
  */
-export const contaminationSlackTokens = 16;
+const contaminationSlackTokens = 16;
 /** The share of first turns with such hits at which a run is flagged as contaminated. */
-export const contaminationShare = 0.1;
+const contaminationShare = 0.1;
 
 /**
  * Per-run session metrics of a session dataset's records (pure): a session is its records with the same

@@ -18,7 +18,7 @@ import { checkMatrix, fold, table } from "./markdown-blocks.js";
  * Verdict first; a check's note is a footnote under its table.
  */
 
-export const metricVerdictLabels: Record<Comparison["verdict"], string> = {
+const metricVerdictLabels: Record<Comparison["verdict"], string> = {
   regression: "🔴 regression",
   improvement: "🟢 improvement",
   "within-tolerance": "⚪ within tolerance",
@@ -111,7 +111,7 @@ function checkRow(c: Comparison, withCell: boolean, notes: Footnotes): string[] 
  * comparison's detectable change, with a calibration's or main's pooled variance when one was used):
  * "catches ≥ +7.0% chat TTFT p95, ≥ −9.1% chat Output throughput".
  */
-export function catchesPerCheckLine(
+function catchesPerCheckLine(
   gated: readonly Pick<Comparison, "cell" | "metric" | "detectableChange" | "higherIsBetter">[],
 ): string | null {
   const known = gated.filter((c) => c.detectableChange !== null);

@@ -11,9 +11,9 @@ import { fold, table } from "./markdown-blocks.js";
 const differenceExcerptLength = 60;
 /** Full values of differing fields are wrapped at this width, and cut after this many characters. */
 const fullValueWrap = 100;
-export const fullValueMaxChars = 4000;
+const fullValueMaxChars = 4000;
 /** Differing fields listed in the table (and their full values); the rest are counted, all in verdict.json. */
-export const maxDifferenceRows = 100;
+const maxDifferenceRows = 100;
 
 function valueText(value: unknown): string {
   if (value === undefined || value === null) return "–";

@@ -14,7 +14,7 @@ import { type ExportFormat, finiteRunMetrics } from "./export-runs.js";
  * `bencher run --adapter json --file bencher.json`.
  */
 
-export const bencherMetricSchema = z
+const bencherMetricSchema = z
   .object({
     value: z.number().finite(),
     lower_value: z.number().finite().optional(),
@@ -22,7 +22,7 @@ export const bencherMetricSchema = z
   })
   .strict();
 
-export const bencherReportSchema = z.record(
+const bencherReportSchema = z.record(
   z.string().min(1).max(1024),
   z.record(z.string().min(1).max(64), bencherMetricSchema),
 );
@@ -43,7 +43,7 @@ export function bencherMeasure(metric: keyof typeof metricSpecs): string {
   return `${metric.replace(/_/g, "-")}-${unitSlug[metricSpecs[metric].unit]}`;
 }
 
-export function bencherBenchmark(cell: string): string {
+function bencherBenchmark(cell: string): string {
   return `vllm-perf-gate/${cell}`;
 }
 
@@ -51,7 +51,7 @@ export function bencherBenchmark(cell: string): string {
  * One run (`run --format bencher`) as Bencher Metric Format: the cell's benchmark with one measure per
  * metric, `value` the run's own value (no bounds: one run has no interval).
  */
-export function runToBencherReport(run: RunRecord): BencherReport {
+function runToBencherReport(run: RunRecord): BencherReport {
   const measures: Record<string, z.infer<typeof bencherMetricSchema>> = {};
   for (const [metric, value] of finiteRunMetrics(run)) measures[bencherMeasure(metric)] = { value };
   return bencherReportSchema.parse({ [bencherBenchmark(run.cell)]: measures });

@@ -25,7 +25,7 @@ import {
 
 const stringMap = z.record(z.string(), z.string());
 
-export const pytorchRecordSchema = z
+const pytorchRecordSchema = z
   .object({
     benchmark: z
       .object({ name: z.string(), mode: z.string(), dtype: z.string(), extra_info: stringMap })
@@ -52,7 +52,7 @@ export const pytorchRecordSchema = z
 
 export type PytorchRecord = z.infer<typeof pytorchRecordSchema>;
 
-export const pytorchBenchmarkName = "vllm-perf-gate";
+const pytorchBenchmarkName = "vllm-perf-gate";
 
 function text(value: number | null | undefined): string {
   return value === null || value === undefined ? "" : String(value);
@@ -83,7 +83,7 @@ function pytorchRecord(parts: {
  * One run (`run --format pytorch`) as PyTorch OSS benchmark records: one record per metric with the
  * run's value as its one `benchmark_values` entry; `extra_info` names the cell, the run and its side.
  */
-export function runToPytorchRecords(
+function runToPytorchRecords(
   run: RunRecord,
   info: { side?: string | undefined; toolVersion: string },
 ): PytorchRecord[] {

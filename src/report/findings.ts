@@ -21,7 +21,7 @@ import {
  * is our own words and numbers.
  */
 
-export type FindingVerdict = "regression" | "improvement" | "inconclusive";
+type FindingVerdict = "regression" | "improvement" | "inconclusive";
 
 export interface Meaning {
   subject: string;
@@ -61,7 +61,7 @@ function isFindingVerdict(verdict: string): verdict is FindingVerdict {
  * A speed check in users' words, from the metric's catalogue entry (`plain`): a decided check as the
  * change, with both sides' figures; an open one as the question still open, with the change so far.
  */
-export function meaningOf(c: Comparison): Meaning | null {
+function meaningOf(c: Comparison): Meaning | null {
   if (c.baseline === null || c.candidate === null) return null;
   const spec = metricSpecs[c.metric];
   const up = c.candidate > c.baseline;

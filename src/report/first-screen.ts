@@ -34,7 +34,7 @@ export interface PublicationContext {
  * Where the full report is: in an Actions run (the job summary, and the evidence artifact whose
  * `compare/report.html` has the charts), or as files beside this one (`compare`, the demo).
  */
-export type ReportLinks =
+type ReportLinks =
   | { kind: "actions-run"; runUrl: string; artifactName: string }
   | { kind: "beside"; report: string; html: string };
 
@@ -168,7 +168,7 @@ function tally(verdict: VerdictFile, markup: Markup): string {
 }
 
 /** The fields that make the sides not comparable, each with its value on both sides (at most `limit`). */
-export function blockingDifferenceItems(verdict: VerdictFile, markup: Markup, limit = 5): string[] {
+function blockingDifferenceItems(verdict: VerdictFile, markup: Markup, limit = 5): string[] {
   const blocking = verdict.fingerprints.differences.filter((d) => !d.allowed && !d.informational);
   const value = (v: unknown) =>
     v === undefined || v === null ? "–" : typeof v === "string" ? v : JSON.stringify(v);
@@ -199,12 +199,12 @@ const verdictHead: FirstScreenPart = (verdict, _context, markup) => {
 };
 
 /** Most findings the first screen's table shows; the rest are counted under it. */
-export const maxFindingRows = 20;
+const maxFindingRows = 20;
 /**
  * Most open checks that get a row each; with more, the table has the decided ones and the open checks
  * are listed per cell under "What it means" (a matrix of 19 cells can leave dozens open at a look).
  */
-export const maxOpenRows = 10;
+const maxOpenRows = 10;
 
 /** The findings with a row in the table. */
 function tableFindings(findings: readonly Finding[]): Finding[] {
@@ -216,7 +216,7 @@ function tableFindings(findings: readonly Finding[]): Finding[] {
  * The findings table, verdict first: cell, check (and its tolerance when checks differ in it), baseline →
  * candidate, change and decision interval; a note is a footnote under the table.
  */
-export function findingsTable(findings: readonly Finding[], verdict: VerdictFile, markup: Markup): Block[] {
+function findingsTable(findings: readonly Finding[], verdict: VerdictFile, markup: Markup): Block[] {
   if (findings.length === 0) return [];
   const shown = findings.slice(0, maxFindingRows);
   const tolerances = new Set(shown.map((f) => f.tolerance));
@@ -293,7 +293,7 @@ const atToleranceShown = 3;
  * "At the tolerance: TTFT p95 in rag-fresh-low +4.8% … +5.3% (tolerance 5%)": checks whose estimate
  * sits on the tolerance, which more runs would not decide, so the loop stopped for them.
  */
-export function atToleranceSentence(verdict: VerdictFile, markup: Markup): string | null {
+function atToleranceSentence(verdict: VerdictFile, markup: Markup): string | null {
   const checks = verdict.atTolerance ?? [];
   if (checks.length === 0) return null;
   const named = checks
@@ -336,7 +336,7 @@ const capacityAnswers: FirstScreenPart = (verdict, _context, markup) => {
 };
 
 /** Most cells "What it means" speaks of. */
-export const maxMeaningCells = 8;
+const maxMeaningCells = 8;
 
 /**
  * What the findings mean for users: one item per decided finding, one per cell for the open ones. Never a

@@ -35,7 +35,7 @@ export const commentBudget = 65_536;
  */
 export const reportBudget = 512 * 1024;
 
-export type ReportForm = Exclude<ScreenForm, "terminal">;
+type ReportForm = Exclude<ScreenForm, "terminal">;
 
 interface Section {
   /** The long form's (report.md, the job summary). */
@@ -81,7 +81,7 @@ function warningsFold(verdict: VerdictFile): string {
 }
 
 /** Excluded runs the comment lists; the long form lists them all. */
-export const maxExcludedRows = 10;
+const maxExcludedRows = 10;
 
 function excludedRows(
   verdict: VerdictFile,

@@ -68,7 +68,7 @@ export function modeSection(verdict: VerdictFile, withMethod = true): string {
  * The gated family as the method line states it: how many tests Holm ran over, of which kinds, and the
  * tests left out because they cannot reach the level (compare/gated-family.ts).
  */
-export function gatedFamilyPhrase(family: VerdictFile["settings"]["gatedFamily"]): string {
+function gatedFamilyPhrase(family: VerdictFile["settings"]["gatedFamily"]): string {
   if (!family) return "gated family Holm-corrected";
   const r = family.regression;
   const kinds = nonZeroCounts([

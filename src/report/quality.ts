@@ -7,7 +7,7 @@ import { formatFractionAsPercent, formatMetricValue, formatP } from "./format.js
 import { checkMatrix, fold, table } from "./markdown-blocks.js";
 
 /** Guard rows shown in full; beyond it the within-tolerance ones are only counted. */
-export const guardRowLimit = 40;
+const guardRowLimit = 40;
 
 const guardVerdictLabels: Record<GuardCheck["verdict"], string> = {
   regression: "🔴 regression",
@@ -39,7 +39,7 @@ function guardRow(check: GuardCheck): string[] {
  * The quality guards of the report (docs/quality.md): every regression and check not judged in a table,
  * the within-tolerance ones too while the table stays short. Empty when the verdict has no guards.
  */
-export function qualityGuardSection(verdict: VerdictFile): string {
+function qualityGuardSection(verdict: VerdictFile): string {
   const guards = verdict.quality?.guards;
   if (guards === undefined || guards.length === 0) return "";
   const flagged = guards.filter((check) => check.verdict !== "within-tolerance");
@@ -63,7 +63,7 @@ export function qualityGuardSection(verdict: VerdictFile): string {
 }
 
 /** Characters of each side of an example shown in the report (verdict.json keeps exampleChars). */
-export const exampleShownChars = 120;
+const exampleShownChars = 120;
 
 function agreementCells(a: OutputAgreement): string[] {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
@@ -87,7 +87,7 @@ function excerpt(text: string): string {
  * The greedy-output checks (docs/quality.md): per cell the candidate's agreement with the baseline beside
  * the baseline's own run-to-run agreement, the reasons of a regression, and the most-changed prompts.
  */
-export function qualityGreedySection(verdict: VerdictFile): string {
+function qualityGreedySection(verdict: VerdictFile): string {
   const checks: readonly GreedyCheck[] = verdict.quality?.greedy ?? [];
   if (checks.length === 0) return "";
   const header = [
@@ -152,7 +152,7 @@ export function qualitySection(verdict: VerdictFile): string {
 }
 
 /** The task-accuracy checks: each side's accuracy with its Wilson interval, the discordant pairs, p. */
-export function qualityTaskSection(verdict: VerdictFile): string {
+function qualityTaskSection(verdict: VerdictFile): string {
   const checks: readonly TaskCheck[] = verdict.quality?.tasks ?? [];
   if (checks.length === 0) return "";
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;

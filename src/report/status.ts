@@ -23,7 +23,7 @@ export function maxRunsReachedLine(runs: number, maxRuns: number | null): string
 }
 
 /** A step that measured no new run of the cells it was for: the looks stop there. */
-export function noRunsAddedLine(runs: number, cells: readonly string[] | null): string {
+function noRunsAddedLine(runs: number, cells: readonly string[] | null): string {
   return `Still inconclusive at ${runs} runs; the last step added no run to ${cellList(cells)} (a sweep cell measures each load once), so no further look can change the verdict.`;
 }
 

@@ -33,7 +33,7 @@ import { alternatingOrder } from "./interleaved.js";
  * This interface is stable: the cost benchmark models 1, 4 and 8 GPUs with it.
  */
 
-export type DeviceLifecycle = "per-run" | "per-cell" | "per-side";
+type DeviceLifecycle = "per-run" | "per-cell" | "per-side";
 
 /** One cell's runs on one side in the step. */
 export interface SideWork<Side extends string = string> {
@@ -66,7 +66,7 @@ export interface DevicePlanOptions<Side extends string = string> {
 }
 
 /** A cell's runs inside a block, in the order they run. */
-export interface PlannedRuns {
+interface PlannedRuns {
   cell: string;
   firstRun: number;
   runs: number;
@@ -78,7 +78,7 @@ export interface PlannedRuns {
 }
 
 /** Consecutive runs of one side on one device: one measure call. */
-export interface PlannedBlock<Side extends string = string> {
+interface PlannedBlock<Side extends string = string> {
   side: Side;
   runs: PlannedRuns[];
   serverStarts: number;
@@ -86,7 +86,7 @@ export interface PlannedBlock<Side extends string = string> {
   endAt: number;
 }
 
-export interface DeviceTimeline<Side extends string = string> {
+interface DeviceTimeline<Side extends string = string> {
   device: number;
   blocks: PlannedBlock<Side>[];
   serverStarts: number;

@@ -27,7 +27,7 @@ export interface Ticket {
  * turns), `turns` the turns the session has, `toolRound` 0 for the user's message and r for the r-th
  * mocked tool result answering the turn's tool calls.
  */
-export interface SessionPosition {
+interface SessionPosition {
   index: number;
   turn: number;
   turns: number;

@@ -13,7 +13,7 @@ import { InputError } from "../util/errors.js";
  * the file records the templates, not the values.
  */
 
-export const externalTaskFileSchemaVersion = 1;
+const externalTaskFileSchemaVersion = 1;
 
 export const externalTaskFileSchema = z.object({
   schemaVersion: z.literal(externalTaskFileSchemaVersion),
@@ -31,7 +31,7 @@ export const externalTaskFileSchema = z.object({
 });
 export type ExternalTaskFile = z.output<typeof externalTaskFileSchema>;
 
-export function externalTaskFileName(name: string): string {
+function externalTaskFileName(name: string): string {
   return `external-${name}.json`;
 }
 

@@ -1,6 +1,6 @@
 import type { CellConfig } from "../config/schema.js";
 
-export type Segment =
+type Segment =
   | { kind: "rate"; rate: number; burstiness: number; durationMs: number | null }
   | { kind: "concurrency"; concurrency: number; durationMs: number | null };
 

@@ -21,7 +21,7 @@ const unreachableAfterRefusals = 20;
  * about 0.5 s after it. An exit within this is a crash (recorded with its code, the server restarted for
  * the next run); a server that is up and refuses stays "unreachable".
  */
-export const exitSettleMs = 3_000;
+const exitSettleMs = 3_000;
 
 /** Why a run stops early: the server exited, refuses every connection, or the caller interrupted. */
 export interface RunGuard {

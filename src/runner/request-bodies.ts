@@ -27,10 +27,10 @@ export interface RequestBody {
   };
 }
 
-export type BodyFor = (phase: Phase, index: number) => RequestBody;
+type BodyFor = (phase: Phase, index: number) => RequestBody;
 
 /** The body of one request of a phase (a session's turn is built as it is sent, from the conversation so far). */
-export type BodyOfRequest = (request: WorkloadRequest, phase: Phase) => RequestBody;
+type BodyOfRequest = (request: WorkloadRequest, phase: Phase) => RequestBody;
 
 /** Bodies are serialised before the measured phase when the run's size is known (up to this many). */
 const prebuildLimit = 20_000;
@@ -73,7 +73,7 @@ export function phaseBodies(
  * A request's body with the model, sampling and cache salt. A session's turns keep their answers in the
  * client (the next turn sends them back), and in the record only where the cell keeps outputs anyway.
  */
-export function requestBodyBuilder(context: CellContext, cacheSalt: string | null): BodyOfRequest {
+function requestBodyBuilder(context: CellContext, cacheSalt: string | null): BodyOfRequest {
   const { config } = context;
   const sessions = isSessionDataset(context.cell.dataset);
   // Greedy-output cells and task cells are sent greedy and keep their outputs (docs/quality.md).

@@ -16,7 +16,7 @@ const round3 = (value: number) => Math.round(value * 1000) / 1000;
 export const maxTokensPerChunk = 16;
 export const tokenlessChunksAllowed = 2;
 /** usage.completion_tokens may exceed max_tokens by this many tokens (vLLM never exceeds it). */
-export const maxTokensMargin = 0;
+const maxTokensMargin = 0;
 
 interface CheckedUsage {
   promptTokens: number | null;

@@ -25,7 +25,7 @@ export type UsageIssueKind = (typeof usageIssueKinds)[number];
 const ms = z.number();
 
 /** One well-formed tool call the answer made, assembled from its `delta.tool_calls` (arguments as streamed). */
-export const toolCallSchema = z.object({
+const toolCallSchema = z.object({
   id: z.string(),
   name: z.string(),
   arguments: z.string(),

@@ -62,7 +62,7 @@ export interface RunCellsOptions<Recorded> {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-export interface OpenSession {
+interface OpenSession {
   session: ServerSession;
   control: ControlClient;
   fingerprint: Record<string, unknown>;

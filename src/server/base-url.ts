@@ -10,7 +10,7 @@ import { collectJobSecrets, type JobSecrets } from "./secrets.js";
 import type { ServerProvider, ServerSession } from "./types.js";
 
 /** Read for `--base-url` when neither --api-key-env nor server.api_key_env names a variable, in this order. */
-export const defaultApiKeyVariables = ["VLLM_API_KEY", "OPENAI_API_KEY"] as const;
+const defaultApiKeyVariables = ["VLLM_API_KEY", "OPENAI_API_KEY"] as const;
 
 /**
  * Where `--base-url`'s API key comes from: the variable `--api-key-env` names (which must be set), else

@@ -8,7 +8,7 @@ import { type ExecResult, execFileCapture } from "./exec.js";
  */
 export type DockerCli = readonly [string, ...string[]];
 
-export const defaultDockerCli: DockerCli = ["docker"];
+const defaultDockerCli: DockerCli = ["docker"];
 
 /** The docker command line of a docker server config (`server.docker_command`). */
 export function dockerCliOf(server: { docker_command: readonly string[] }): DockerCli {

@@ -12,7 +12,7 @@ import { createRedactor, redactValue } from "./redact.js";
  * from facts gathered elsewhere (probes, nvidia-smi, docker inspect, the environment), so it is testable and
  * identical inputs always give an identical fingerprint.
  */
-export const fingerprintSchemaVersion = 1;
+const fingerprintSchemaVersion = 1;
 
 const nullableString = z.string().nullable();
 
@@ -167,7 +167,7 @@ function sortKeys(record: Readonly<Record<string, unknown>>): Record<string, unk
 }
 
 /** JSON with object keys sorted at every level: equal values always serialise identically. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) =>
     inner && typeof inner === "object" && !Array.isArray(inner)
       ? sortKeys(inner as Record<string, unknown>)

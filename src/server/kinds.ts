@@ -6,7 +6,7 @@ import type { ServerKindEntry } from "./kinds/entry.js";
 import { externalEntry } from "./kinds/external.js";
 import { simEntry } from "./kinds/sim.js";
 
-export type { KindLaunch, ServerKindEntry } from "./kinds/entry.js";
+export type { ServerKindEntry } from "./kinds/entry.js";
 export { externalEndpoint } from "./kinds/external.js";
 
 /**
@@ -15,7 +15,7 @@ export { externalEndpoint } from "./kinds/external.js";
  * config/server-kinds.ts, so a new kind there fails to compile until its entry is here. `--base-url` is an
  * `external` server given on the command line (base-url.ts), so it is reached and fingerprinted by that entry.
  */
-export const serverKindRegistry: { readonly [K in ServerKind]: ServerKindEntry<K> } = {
+const serverKindRegistry: { readonly [K in ServerKind]: ServerKindEntry<K> } = {
   docker: dockerEntry,
   command: commandEntry,
   external: externalEntry,

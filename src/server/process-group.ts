@@ -88,7 +88,7 @@ export async function terminateGroup(
   return { escalated: true, survived: !gone };
 }
 
-export async function waitForGroupExit(
+async function waitForGroupExit(
   processGroup: number,
   timeoutMs: number,
   clock: TimerClock,

@@ -10,8 +10,6 @@ import { collectJobSecrets, type JobSecrets } from "./secrets.js";
 import { type ManagedServerSession, type SessionEnvironment, startServerSession } from "./session.js";
 import type { ServerDevice, ServerProvider, ServerStartContext } from "./types.js";
 
-export type { ManagedServerSession } from "./session.js";
-
 export interface ServerProviderOptions {
   readonly model: ModelConfig;
   /** Environment the server and its helpers see, and where api_key_env and passed names are looked up. */

@@ -27,7 +27,7 @@ export type ReadinessOutcome =
     };
 
 /** How often a wait for readiness says where it stands, at the least: 10 s. */
-export const readinessReportEveryMs = 10_000;
+const readinessReportEveryMs = 10_000;
 
 /** Where a wait for readiness stands: what it awaits, since when, the last probe's problem, its limit. */
 export interface ReadinessWait {

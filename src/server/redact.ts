@@ -5,7 +5,7 @@
  * (JSON string escapes, URL encoding, and any forms the caller adds, e.g. markdown escaping), so a value
  * that was written escaped is still found. Text from outside is redacted *before* it is escaped.
  */
-export const redactionMark = "***";
+const redactionMark = "***";
 
 /**
  * Values shorter than this are not searched for in free text: "8000", "true" or "main" would match

@@ -68,7 +68,7 @@ export function untrackLaunchedServer(id: string): void {
 }
 
 /** Servers launched and not stopped yet (for messages and tests). */
-export function launchedServers(): readonly TrackedServer[] {
+function launchedServers(): readonly TrackedServer[] {
   return [...launched.values()];
 }
 
@@ -77,7 +77,7 @@ export function launchedServers(): readonly TrackedServer[] {
  * `docker rm --force` that outlives this process. For the last moments of a process (a second signal,
  * `process.on("exit")`), when there is no time to wait. Returns how many servers it signalled.
  */
-export function killLaunchedServersNow(): number {
+function killLaunchedServersNow(): number {
   let count = 0;
   for (const server of launched.values()) {
     if (server.processGroup !== undefined) {
@@ -113,7 +113,7 @@ export function killLaunchedServersNow(): number {
  * SIGKILL; `docker rm --force` for containers. For a first signal whose orderly wind-down took too long,
  * and for uncaught errors. Never throws.
  */
-export async function stopLaunchedServers(graceMs = 3_000): Promise<void> {
+async function stopLaunchedServers(graceMs = 3_000): Promise<void> {
   const servers = [...launched.values()];
   await Promise.all(
     servers.map(async (server) => {
@@ -145,7 +145,7 @@ export async function stopLaunchedServers(graceMs = 3_000): Promise<void> {
 const signalNumbers: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 };
 
 /** The shell's exit code for death by a signal: 128 + its number (SIGINT 130, SIGTERM 143). */
-export function signalExitCode(signal: NodeJS.Signals): number {
+function signalExitCode(signal: NodeJS.Signals): number {
   return 128 + (signalNumbers[signal] ?? 15);
 }
 

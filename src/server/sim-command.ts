@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
  * How to run `vllm-perf-gate sim`: the bundled CLI (dist/cli.js) when it exists, which is always the case in
  * the published action; otherwise the TypeScript entry through tsx (a development checkout).
  */
-export function findPackageRoot(from: string = dirname(fileURLToPath(import.meta.url))): string | undefined {
+function findPackageRoot(from: string = dirname(fileURLToPath(import.meta.url))): string | undefined {
   let directory = from;
   for (;;) {
     const manifest = join(directory, "package.json");

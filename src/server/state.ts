@@ -10,7 +10,7 @@ import { launchedServerKinds } from "../config/server-kinds.js";
  * it as they launch and stop servers; the action's post step reads it to stop whatever a cancelled or
  * failed main step left running, and the next start stops what a killed process left (see cleanup.ts).
  */
-export const serverStateSchemaVersion = 1;
+const serverStateSchemaVersion = 1;
 
 export const liveServerSchema = z.object({
   id: z.string().min(1),
@@ -39,7 +39,7 @@ export const liveServerSchema = z.object({
   logFile: z.string().optional(),
 });
 
-export const serverStateSchema = z.object({
+const serverStateSchema = z.object({
   schemaVersion: z.literal(serverStateSchemaVersion),
   servers: z.array(liveServerSchema),
 });
@@ -103,8 +103,8 @@ export function isProcessAlive(pid: number): boolean {
  * which a lock whose holder cannot be read is taken as stale. A write takes milliseconds; these are limits
  * for a machine under load, named in the error.
  */
-export const stateLockWaitMs = 10_000;
-export const stateLockStaleMs = 30_000;
+const stateLockWaitMs = 10_000;
+const stateLockStaleMs = 30_000;
 const stateLockPollMs = 25;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -165,10 +165,7 @@ const queues = new Map<string, Promise<unknown>>();
  * Read-modify-write, serialised per file within this process and across processes by a lock file, and
  * written atomically (a half-written file would strand servers).
  */
-export function updateServerState(
-  path: string,
-  change: (state: ServerState) => ServerState,
-): Promise<ServerState> {
+function updateServerState(path: string, change: (state: ServerState) => ServerState): Promise<ServerState> {
   const previous = queues.get(path) ?? Promise.resolve();
   const next = previous
     .catch(() => {})

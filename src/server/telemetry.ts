@@ -9,11 +9,11 @@ import { parsePrometheusText } from "./prometheus-text.js";
  * What the server and the GPUs did during a run: /metrics and nvidia-smi sampled on fixed intervals, kept
  * as time series next to the results, and summarised (mean/max) into run.json.
  */
-export const telemetrySchemaVersion = 1;
+const telemetrySchemaVersion = 1;
 
 const nullableNumber = z.number().nullable();
 
-export const gpuUsageSchema = z.object({
+const gpuUsageSchema = z.object({
   index: z.number().int(),
   utilizationPercent: nullableNumber,
   memoryUsedMiB: nullableNumber,
@@ -21,7 +21,7 @@ export const gpuUsageSchema = z.object({
   smClockMHz: nullableNumber,
 });
 
-export const telemetrySummarySchema = z.object({
+const telemetrySummarySchema = z.object({
   /** Same names and meaning as run.json `telemetry`. */
   gpuUtilizationMean: nullableNumber.describe("Mean utilisation (%) over all samples of all GPUs."),
   gpuUtilizationMax: nullableNumber,

@@ -5,7 +5,7 @@ import type { TelemetrySampler } from "./telemetry.js";
  * The seam between the runner (which measures) and the launchers (which start, watch and stop servers).
  * The runner only sees these interfaces; `--base-url` and every `server.kind` provide them.
  */
-export interface ServerEndpoint {
+interface ServerEndpoint {
   /** e.g. http://127.0.0.1:8000 (no trailing slash). */
   readonly baseUrl: string;
   /** Where Prometheus text is scraped; usually baseUrl + "/metrics". */

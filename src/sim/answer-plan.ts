@@ -7,7 +7,7 @@ import { mixSeed, seededRandom } from "../util/random.js";
  * seed, model_revision), so a replayed request gets the same plan on every run and machine.
  */
 
-export interface PlannedToolCall {
+interface PlannedToolCall {
   /** As vLLM's make_tool_call_id: "chatcmpl-tool-" and 32 hex digits. */
   id: string;
   name: string;

@@ -29,7 +29,7 @@ export function hashTokens(tokens: readonly number[]): number {
  * The logprob of the token at `position` (natural log): a confident pick (-0.02 to about -1.5) from the
  * request's own seed, lower for a token of a changed or garbage output, minus `drift` nats.
  */
-export function tokenLogprob(seed: number, position: number, diverged: boolean, drift: number): number {
+function tokenLogprob(seed: number, position: number, diverged: boolean, drift: number): number {
   const u = seededRandom(mixSeed(seed, position)).next();
   const base = diverged ? -(1 + 3 * u) : -(0.02 + 1.5 * u ** 4);
   return base - drift;

@@ -5,13 +5,13 @@ import { Histogram } from "./stats.js";
  * (Instrumentator().add(metrics.default()) in vllm/entrypoints/openai/api_server.py @ v0.11.0), recorded
  * when a response ends, as the instrumentator's middleware does: a stream counts once it is over.
  */
-export const durationHighrBuckets = [
+const durationHighrBuckets = [
   0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 7.5, 10, 30, 60,
 ] as const;
-export const durationLowrBuckets = [0.1, 0.5, 1] as const;
+const durationLowrBuckets = [0.1, 0.5, 1] as const;
 
 /** Handlers vLLM's instrumentator leaves out (excluded_handlers). */
-export const uninstrumentedHandlers: ReadonlySet<string> = new Set(["/health", "/metrics", "/version"]);
+const uninstrumentedHandlers: ReadonlySet<string> = new Set(["/health", "/metrics", "/version"]);
 
 export interface SizeSummary {
   count: number;

@@ -10,28 +10,20 @@ import {
 } from "./profile.js";
 import { type ChunkRecord, SimServer } from "./server.js";
 
-export type { MonotonicClock } from "../util/clock.js";
-export type { EngineRequestSpec, StepEvent } from "./engine.js";
 export { Engine, eosTokenId } from "./engine.js";
-export type { LoopLateness } from "./loop.js";
-export type { KnobName, SimProfile } from "./profile.js";
+
+export type { SimProfile } from "./profile.js";
 export {
   applyOverrides,
   builtInProfile,
-  builtInProfiles,
-  knobNames,
-  knobSpecs,
-  loadProfileFile,
   ProfileError,
-  parseSetting,
   resolveProfile,
-  simProfileFileSchema,
 } from "./profile.js";
 export { chatPromptTokens } from "./protocol.js";
-export type { ChunkRecord } from "./server.js";
-export { countTokens, detokenize, tokenize } from "./tokenizer.js";
-export type { ClockedEngine, VirtualArrival, VirtualOutcome, VirtualRun } from "./virtual.js";
-export { clockedEngine, runVirtual } from "./virtual.js";
+
+export { detokenize, tokenize } from "./tokenizer.js";
+
+export { clockedEngine } from "./virtual.js";
 
 export interface SimulatorOptions {
   /** Built-in profile name (default "small-gpu"), a profile file path, or a loaded profile. */

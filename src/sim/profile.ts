@@ -204,14 +204,13 @@ export const knobsSchema = z.strictObject(
   },
 );
 
-export const simProfileFileSchema = z.strictObject({
+const simProfileFileSchema = z.strictObject({
   schemaVersion: z.literal(1),
   name: z.string().min(1).optional(),
   description: z.string().optional(),
   base: z.string().min(1).default("small-gpu").describe("built-in profile the file's knobs override"),
   knobs: knobsSchema.partial().default({}),
 });
-export type SimProfileFile = z.infer<typeof simProfileFileSchema>;
 
 const noFaults = {
   model_revision: 0,
@@ -390,7 +389,7 @@ export function parseSetting(text: string): [KnobName, unknown] {
   return [key as KnobName, coerceKnob(key as KnobName, raw)];
 }
 
-export function coerceKnob(key: KnobName, raw: string | number | boolean): unknown {
+function coerceKnob(key: KnobName, raw: string | number | boolean): unknown {
   if (typeof raw !== "string") return raw;
   const sample = builtInProfiles["small-gpu"]![key];
   if (typeof sample === "number") {
@@ -416,7 +415,7 @@ export function coerceOverrides(
 }
 
 /** A profile file (JSON or YAML): `schemaVersion: 1`, `base`, `knobs`. */
-export function loadProfileFile(path: string): SimProfile {
+function loadProfileFile(path: string): SimProfile {
   let text: string;
   try {
     text = readFileSync(path, "utf8");

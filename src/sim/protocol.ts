@@ -297,7 +297,7 @@ export function parseGenerationRequest(
 }
 
 /** vLLM's default --max-logprobs. */
-export const maxLogprobs = 20;
+const maxLogprobs = 20;
 
 /** One output token's logprobs: the chosen token and the k most likely (the chosen one first). */
 export interface TokenLogprobs {

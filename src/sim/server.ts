@@ -18,7 +18,7 @@ export type { ChunkRecord } from "./active-request.js";
  * Upper bounds (s) of sim:step_lateness_seconds: from well under a step of the demo's engine (35 ms) to
  * the stalls of a starved host (hundreds of ms) and beyond the loop's resync point.
  */
-export const stepLatenessBuckets = [
+const stepLatenessBuckets = [
   0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 1, 2.5,
 ];
 

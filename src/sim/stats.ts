@@ -19,12 +19,12 @@ export const iterationTokenBuckets = [
   1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
 ] as const;
 /** vllm:request_params_n. */
-export const nParamBuckets = [1, 2, 5, 10, 20] as const;
+const nParamBuckets = [1, 2, 5, 10, 20] as const;
 /** vllm:time_per_prefill_token_request_seconds (the 0.10 line only, loggers.py @ 005a810b). */
-export const prefillPerTokenBuckets = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1] as const;
+const prefillPerTokenBuckets = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1] as const;
 
 /** 1-2-5 steps up to the context length, as vLLM builds token histograms (build_1_2_5_buckets). */
-export function tokenBuckets(maxModelLen: number): number[] {
+function tokenBuckets(maxModelLen: number): number[] {
   const out: number[] = [];
   for (let exponent = 1; ; exponent *= 10) {
     for (const mantissa of [1, 2, 5]) {
@@ -59,7 +59,7 @@ export class Histogram {
 export type FinishReason = "stop" | "length" | "abort";
 
 /** Speculative-decoding counters (vllm/v1/spec_decode/metrics.py @ 016a8587). */
-export class SpecDecodeStats {
+class SpecDecodeStats {
   drafts = 0;
   draftTokens = 0;
   acceptedTokens = 0;

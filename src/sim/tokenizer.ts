@@ -21,7 +21,7 @@ for (let id = 0; id < vocabularySize; id++) {
 }
 
 /** The token id's text without its separator. */
-export function wordOf(id: number): string {
+function wordOf(id: number): string {
   return id >= 0 && id < vocabularySize ? words[id]! : `t${id}`;
 }
 
@@ -34,7 +34,7 @@ function hashWord(word: string): number {
   return vocabularySize + ((h >>> 0) % (0x7fffffff - vocabularySize));
 }
 
-export function tokenIdOf(word: string): number {
+function tokenIdOf(word: string): number {
   const known = idsByWord.get(word);
   if (known !== undefined) return known;
   if (/^t\d{1,10}$/.test(word)) {
@@ -44,7 +44,7 @@ export function tokenIdOf(word: string): number {
   return hashWord(word);
 }
 
-export function splitWords(text: string): string[] {
+function splitWords(text: string): string[] {
   const out: string[] = [];
   for (const word of text.split(/\s+/)) if (word !== "") out.push(word);
   return out;

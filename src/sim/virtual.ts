@@ -7,7 +7,7 @@ export interface VirtualArrival {
   spec: EngineRequestSpec;
 }
 
-export interface VirtualOutcome {
+interface VirtualOutcome {
   id: string;
   arrival: number;
   tokenTimes: number[];

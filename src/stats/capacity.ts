@@ -32,9 +32,9 @@ export interface CapacityRun {
 }
 
 /** inside: the crossing lies within the loads measured; above: every load met it; below: none did. */
-export type CapacityBound = "inside" | "above" | "below";
+type CapacityBound = "inside" | "above" | "below";
 
-export interface ObjectiveCrossing {
+interface ObjectiveCrossing {
   name: string;
   /** The load where the fit crosses the threshold (the highest load measured for "above", the lowest for "below"). */
   crossing: number;
@@ -149,7 +149,7 @@ function fitAll(grouped: Grouped, objectiveCount: number): (number | null)[][] {
 }
 
 /** Half-width on ln(load) of the runs a crossing's local line is fitted to: loads within a factor 1.15. */
-export const localWindow = Math.log(1.15);
+const localWindow = Math.log(1.15);
 
 /** The straight line y = a + b·ln(load / center) fitted to the runs near one objective's crossing. */
 interface LocalLine {
@@ -286,7 +286,7 @@ export interface CapacityInterval {
   censored: number;
 }
 
-export const defaultResamples = 1000;
+const defaultResamples = 1000;
 
 /**
  * The bootstrap interval of the capacity, or null when no objective's run-to-run noise can be estimated

@@ -79,7 +79,7 @@ export function studentTSurvival(t: number, df: number): number {
 }
 
 /** Density of Student's t. */
-export function studentTPdf(t: number, df: number): number {
+function studentTPdf(t: number, df: number): number {
   const logDensity =
     logGamma((df + 1) / 2) -
     logGamma(df / 2) -
@@ -116,7 +116,7 @@ export function studentTQuantile(p: number, df: number): number {
 }
 
 /** Regularized lower incomplete gamma P(a, x): series below a + 1, continued fraction above. */
-export function regularizedLowerGamma(a: number, x: number): number {
+function regularizedLowerGamma(a: number, x: number): number {
   if (x <= 0) return 0;
   const logFront = a * Math.log(x) - x - logGamma(a);
   if (x < a + 1) {

@@ -132,7 +132,7 @@ export function classify(input: ClassifyInput): MetricVerdict {
 }
 
 /** Power the run plan is sized for at gate.detect_change (statistics.md §6 target). */
-export const plannedPower = 0.9;
+const plannedPower = 0.9;
 
 export interface DetectableInput {
   baselineVariance: number;

@@ -42,7 +42,7 @@ export interface ScreenGroup {
   pool?: string;
 }
 
-export interface ScreenedRun {
+interface ScreenedRun {
   group: number;
   run: number;
   /** Mean robust distance over metrics (+ = slower/worse than the side's median). */

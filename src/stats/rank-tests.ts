@@ -35,7 +35,7 @@ function midRanks(values: readonly number[]): { ranks: number[]; tieSizes: numbe
 const exactCache = new Map<string, readonly number[]>();
 
 /** Counts of U = 0..n1·n2 over all C(n1+n2, n1) arrangements (no ties); memoised, it is reused a lot. */
-export function exactUDistribution(n1: number, n2: number): readonly number[] {
+function exactUDistribution(n1: number, n2: number): readonly number[] {
   const key = `${n1},${n2}`;
   let counts = exactCache.get(key);
   if (!counts) {
@@ -141,7 +141,7 @@ export function hodgesLehmann(
  * `n < 50`); the exact distribution of U costs about (n1·n2)² / 4 additions, minutes past a few hundred
  * runs a side, so larger sides use its normal approximation.
  */
-export const exactMosesBelow = 50;
+const exactMosesBelow = 50;
 
 /** C = the largest c with P0(U <= c − 1) <= α/2, from the exact distribution of U. */
 function exactMosesRank(n1: number, n2: number, confidence: number): { c: number; coverage: number } {

@@ -93,7 +93,7 @@ export interface RunPlanInput {
   knownVariance?: boolean;
 }
 
-export interface CellPlan {
+interface CellPlan {
   name: string;
   /** Requests per run; null for a fixed-length run. */
   requests: number | null;

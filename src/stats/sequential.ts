@@ -6,7 +6,7 @@
  * look gets the largest share, which is where a change near the tolerance is decided.
  */
 
-export const standardLooks = [3, 5, 10, 15, 20, 25, 30, 40] as const;
+const standardLooks = [3, 5, 10, 15, 20, 25, 30, 40] as const;
 
 /**
  * Fraction of the family level spent over all looks, by comparison mode. The regression test is against

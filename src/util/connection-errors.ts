@@ -13,7 +13,7 @@ interface SystemErrorFields {
 }
 
 /** The first system error code on the error or its causes (ECONNREFUSED, ENOTFOUND, ...), or null. */
-export function systemErrorOf(error: unknown): { code: string; address: string | null } | null {
+function systemErrorOf(error: unknown): { code: string; address: string | null } | null {
   const seen = new Set<unknown>();
   let current: unknown = error;
   while (current && typeof current === "object" && !seen.has(current)) {
@@ -40,7 +40,7 @@ function hostPart(host: string): string {
 }
 
 /** host:port of a URL, with the scheme's default port when it names none. */
-export function addressOfUrl(url: string): string {
+function addressOfUrl(url: string): string {
   try {
     const parsed = new URL(url);
     return `${parsed.hostname}:${parsed.port || (parsed.protocol === "https:" ? "443" : "80")}`;

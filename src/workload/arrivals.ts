@@ -5,7 +5,7 @@ import type { Rng } from "../util/random.js";
  * (1 = Poisson, < 1 burstier, large = regular), mean gap = 1/rate. The schedule is absolute, so a late
  * send never shifts later arrivals (the drift of sleep-per-gap clients).
  */
-export function gammaGapMs(rng: Rng, rate: number, burstiness: number): number {
+function gammaGapMs(rng: Rng, rate: number, burstiness: number): number {
   if (!Number.isFinite(burstiness)) return 1000 / rate;
   return rng.gamma(burstiness, 1 / (rate * burstiness)) * 1000;
 }

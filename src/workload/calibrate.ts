@@ -19,8 +19,8 @@ const probeWords = [64, 512] as const;
  * few dozen tokens (a default system prompt, special tokens). A fit outside these would size prompts
  * from a tokenizer that cannot be right (1e-4 tokens per word made prompts 10,000 times too long).
  */
-export const plausibleTokensPerWord = { min: 0.25, max: 8 } as const;
-export const plausibleOffsetTokens = { min: -16, max: 2048 } as const;
+const plausibleTokensPerWord = { min: 0.25, max: 8 } as const;
+const plausibleOffsetTokens = { min: -16, max: 2048 } as const;
 
 /**
  * Fits tokens = a * words + b from two probes through the server's own tokenizer, so synthetic prompts hit

@@ -37,7 +37,7 @@ export interface DatasetEntry {
 }
 
 /** One turn of a session read from a file: a conversation's human turn, or a trace's line. */
-export interface FileSessionTurn {
+interface FileSessionTurn {
   /** The user message (a conversation), or "" for a trace line (its prompt is made from its blocks). */
   content: string;
   /** The file's reply to it (a conversation), used to estimate an answer length. */

@@ -13,7 +13,7 @@ import { type TokenModel, wordsForPart, wordsForPrompt } from "./token-model.js"
  * what the client writes (messages, lengths asked for, waits), so the same session asks the same things
  * of both sides whatever they answer.
  */
-export interface SessionTurn {
+interface SessionTurn {
   /** The new user message, or (a trace) the whole prompt as the trace gives it. */
   content: string;
   /** Tokens asked for the new message (generated sessions); null when the text comes from a file. */
@@ -25,7 +25,7 @@ export interface SessionTurn {
   notBeforeMs: number | null;
 }
 
-export interface SessionTools {
+interface SessionTools {
   names: readonly string[];
   /** The `tools` every request of the session declares. */
   definitions: ToolDefinition[];
@@ -263,7 +263,7 @@ export function traceArrivals(sessions: readonly FileSession[], count: number): 
  * The tools a session's requests declare: each a function of one string argument (the mocked tool's
  * result does not depend on it), in the OpenAI chat API's `tools` shape.
  */
-export function sessionToolDefinitions(names: readonly string[]): ToolDefinition[] {
+function sessionToolDefinitions(names: readonly string[]): ToolDefinition[] {
   return names.map((name) => ({
     type: "function",
     function: {

@@ -4,7 +4,7 @@ import type { TaskScorer } from "./tasks.js";
 const answerLimit = 64 * 1024;
 
 /** Trimmed, whitespace runs as one space, lower case, trailing full stop dropped. */
-export function normalizeAnswer(text: string): string {
+function normalizeAnswer(text: string): string {
   return text
     .trim()
     .replace(/\s+/g, " ")

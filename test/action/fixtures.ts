@@ -48,7 +48,7 @@ function latency(scale: number, base: number) {
   };
 }
 
-export function makeRunFile(cell: string, run: number, scale: number, side?: string): RunFile {
+function makeRunFile(cell: string, run: number, scale: number, side?: string): RunFile {
   // A deterministic wobble per run so repeated runs are not identical.
   const wobble = 1 + ((run * 7919) % 11) / 1000;
   const s = scale * wobble;

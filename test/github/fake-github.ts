@@ -73,7 +73,7 @@ export interface FakeCommit {
 }
 
 /** The blob sha git gives a file: sha1 of `blob <length>\0<content>`. */
-export function gitBlobSha(text: string): string {
+function gitBlobSha(text: string): string {
   const content = Buffer.from(text);
   return createHash("sha1")
     .update(Buffer.concat([Buffer.from(`blob ${content.length}\0`), content]))

@@ -5,7 +5,7 @@ import { type Browser, chromium } from "playwright-core";
  * Debian's chromium (installed by .ci/run), driven by playwright-core, which downloads nothing. The
  * browser tests are skipped only off CI when it is absent; in CI a missing browser fails them.
  */
-export const chromiumPath = "/usr/bin/chromium";
+const chromiumPath = "/usr/bin/chromium";
 export const haveBrowser = existsSync(chromiumPath);
 export const inCi = Boolean(process.env.CI);
 

@@ -29,7 +29,7 @@ function records(runs: readonly RunFile[], side: string): RunRecord[] {
 }
 
 /** The cell names of examples/matrix-18.yml (18 cells and the spike), read from the example itself. */
-export function matrixCellNames(): string[] {
+function matrixCellNames(): string[] {
   const path = resolve(repoRoot, "examples/matrix-18.yml");
   return parseConfigText(readFileSync(path, "utf8"), path, { env: {} }).config.cells.map((cell) => cell.name);
 }

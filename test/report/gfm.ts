@@ -47,7 +47,7 @@ export function mentionsIn(html: string): string[] {
 }
 
 /** GitHub's light markdown stylesheet, from the npm package github-markdown-css. */
-export async function githubMarkdownCss(repoRoot: string): Promise<string> {
+async function githubMarkdownCss(repoRoot: string): Promise<string> {
   return readFile(join(repoRoot, "node_modules/github-markdown-css/github-markdown-light.css"), "utf8");
 }
 

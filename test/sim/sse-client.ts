@@ -3,7 +3,7 @@
  * strip "data: ", stop at [DONE]. Times are taken on arrival of each event (performance.timeOrigin +
  * performance.now(), like the simulator's chunk records).
  */
-export interface SseEvent {
+interface SseEvent {
   data: string;
   json: unknown;
   at: number;
@@ -16,7 +16,7 @@ export interface StreamResult {
   events: SseEvent[];
 }
 
-export const wallNow = (): number => performance.timeOrigin + performance.now();
+const wallNow = (): number => performance.timeOrigin + performance.now();
 
 export async function postStream(
   url: string,

@@ -98,7 +98,7 @@ export type Compare = (request: CompareRequest) => Promise<CompareOutcome>;
 /** Stops servers recorded in the state file (post step, after a cancelled or crashed main step). */
 export type CleanupServers = (serverStateFile: string) => Promise<void>;
 
-export interface ArtifactStoreContext {
+interface ArtifactStoreContext {
   token: string;
   owner: string;
   repo: string;

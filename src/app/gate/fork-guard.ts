@@ -1,6 +1,6 @@
 import type { ActionContext } from "../../github/context.js";
 
-export class ForkRefusedError extends Error {
+class ForkRefusedError extends Error {
   override readonly name = "ForkRefusedError";
 }
 

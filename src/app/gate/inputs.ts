@@ -6,7 +6,7 @@ import type { HistoryInputs } from "./history-inputs.js";
  */
 
 export const actionModes = ["auto", "gate", "baseline", "aggregate", "interleaved", "calibrate"] as const;
-export type ActionMode = (typeof actionModes)[number];
+type ActionMode = (typeof actionModes)[number];
 export const failOnPolicies = ["regression", "inconclusive", "never"] as const;
 export type FailOnPolicy = (typeof failOnPolicies)[number];
 

@@ -142,7 +142,7 @@ export async function measureCandidate(scope: JobScope): Promise<Measured> {
 }
 
 /** Path where the base commit's config is written: next to the PR's, so relative paths resolve alike. */
-export function baseConfigPathFor(configPath: string, baseSha: string): string {
+function baseConfigPathFor(configPath: string, baseSha: string): string {
   return join(dirname(configPath), `.vllm-perf-gate-base-${baseSha.slice(0, 12)}.yml`);
 }
 

@@ -10,8 +10,8 @@ import type { ActionInputs } from "./inputs.js";
  * matrix whose `aggregate` job judges.
  */
 
-export type Role = "baseline" | "gate";
-export type Source = "measure" | "interleaved" | "aggregate";
+type Role = "baseline" | "gate";
+type Source = "measure" | "interleaved" | "aggregate";
 
 export interface RunPlan {
   role: Role;
@@ -30,7 +30,7 @@ export interface RunPlan {
   fallbackToStored: boolean;
 }
 
-export class PlanError extends Error {
+class PlanError extends Error {
   override readonly name = "PlanError";
 }
 

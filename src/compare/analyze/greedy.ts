@@ -7,9 +7,9 @@ import type { ComparedCell } from "./cells.js";
 export type GreedySettings = NonNullable<QualityConfig["greedy"]>;
 
 /** Tokens per output the similarity looks at: the edit distance costs their product (documented limit). */
-export const similarityTokenLimit = 2048;
+const similarityTokenLimit = 2048;
 /** Characters of each side shown around the first difference of an example. */
-export const exampleChars = 160;
+const exampleChars = 160;
 
 /** The tokens of an output: the server's (logprobs returned), else whitespace-led words. */
 export function outputTokens(output: Pick<RunOutput, "text" | "tokens">): string[] {

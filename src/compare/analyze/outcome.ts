@@ -48,7 +48,7 @@ export function overallVerdict(
  * Runs per side both sides need before an interleaved check may be called undecidable at the
  * tolerance (more runs up to repeats.max projected not to decide it at its current estimate).
  */
-export const atToleranceMinRuns = 10;
+const atToleranceMinRuns = 10;
 
 /**
  * The gated checks left inconclusive because their estimate sits on the tolerance: more runs up to

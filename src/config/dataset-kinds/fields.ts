@@ -56,7 +56,7 @@ export const lengthSchema = z
     "A token count, or a distribution: fixed, uniform (min..max), normal (mean, sd) or lognormal (median, sigma), clipped to [min, max].",
   );
 
-export const delaySeconds = (what = "a number of seconds >= 0") =>
+const delaySeconds = (what = "a number of seconds >= 0") =>
   nonNegativeNumber(what).max(
     configLimits.turnDelaySeconds,
     atMost(configLimits.turnDelaySeconds, "the delay between two turns"),

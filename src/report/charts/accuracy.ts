@@ -11,7 +11,7 @@ import { chartConfig, renderVegaLite, sideColors } from "./vega.js";
 
 const width = 420;
 
-export function accuracySpec(checks: readonly TaskCheck[]): TopLevelSpec {
+function accuracySpec(checks: readonly TaskCheck[]): TopLevelSpec {
   const rows = checks.flatMap((check) =>
     (["baseline", "candidate"] as const).map((side) => ({
       row: `${check.cell} ${side}`,

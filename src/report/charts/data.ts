@@ -18,7 +18,7 @@ import { percentileSorted, sortNumbers } from "../../stats/percentile.js";
 export type Side = "baseline" | "candidate";
 
 /** One run's value of one metric, and whether compare used the run. */
-export interface RunValue {
+interface RunValue {
   side: Side;
   run: number | null;
   value: number;
@@ -166,11 +166,11 @@ export interface ReportPictures {
 }
 
 /** Most points one distribution curve is drawn with. */
-export const maxDistributionPoints = 200;
+const maxDistributionPoints = 200;
 /** Most TTFT dots one timeline draws (every k-th request beyond that). */
-export const maxTimelineDots = 1500;
+const maxTimelineDots = 1500;
 /** Time bins of the ITL lines in a timeline. */
-export const timelineBins = 60;
+const timelineBins = 60;
 
 /** The cumulative distribution of `values`, at evenly spaced fractions plus the far tail. */
 export function distributionOf(values: readonly number[]): SideDistribution | null {
@@ -240,7 +240,7 @@ function runValuesOf(records: readonly MatchedRecord[], cell: string, metric: Me
  * Every run of both sides, per gated check: the value compare judged (`judgedOn` when the metric was
  * stood in for), used or excluded as the verdict says.
  */
-export function checkPictures(
+function checkPictures(
   verdict: VerdictFile,
   runs: { baseline: readonly RunRecord[]; candidate: readonly RunRecord[] },
   redact: (text: string) => string,

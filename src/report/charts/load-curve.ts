@@ -18,13 +18,7 @@ const width = 330;
 const height = 150;
 
 /** The figures drawn, in order; a figure no point of either side has is left out. */
-export const loadFigures = [
-  "completedPerSecond",
-  "goodput",
-  "ttftMs",
-  "e2elMs",
-  "outputTokensPerSecond",
-] as const;
+const loadFigures = ["completedPerSecond", "goodput", "ttftMs", "e2elMs", "outputTokensPerSecond"] as const;
 export type LoadFigure = (typeof loadFigures)[number];
 
 function figureLabel(figure: LoadFigure, percentile: string): string {
@@ -74,7 +68,7 @@ function capacityLabel(series: LoadCurveSeries): string | null {
  * The Vega-Lite spec of one figure of a cell's load curves (pure; exported for tests): a capacity
  * cell's (with each side's capacity point), a sweep's (no capacity point), or one measured side's.
  */
-export function loadCurveSpec(picture: LoadCurvePicture, figure: LoadFigure): TopLevelSpec {
+function loadCurveSpec(picture: LoadCurvePicture, figure: LoadFigure): TopLevelSpec {
   const label = figureLabel(figure, picture.percentile);
   const unit = picture.dimension === "concurrency" ? "concurrent requests" : "requests/s offered";
   const title = `${picture.cell} · ${label.replace(/ \(.*\)$/, "")} vs load`;

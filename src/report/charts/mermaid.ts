@@ -11,7 +11,7 @@ import { capacityLoadPicture, depthAxis, depthMetric, sweepLoadPicture } from ".
  */
 
 /** Most mermaid charts in a comment. */
-export const maxCommentCharts = 2;
+const maxCommentCharts = 2;
 /** Most gated checks one chart shows (the ones with the largest worsening). */
 export const maxChartChecks = 12;
 
@@ -43,7 +43,7 @@ export type CommentChart = (verdict: VerdictFile) => { source: string; caption: 
  * worsening in %, against the tolerance (a line). Regression: both bars above the line; within
  * tolerance: the taller bar below it.
  */
-export const intervalChart: CommentChart = (verdict) => {
+const intervalChart: CommentChart = (verdict) => {
   const checks = verdict.comparisons
     .filter((c) => c.gated && c.ci !== null)
     .map((c) => {
@@ -80,7 +80,7 @@ export const intervalChart: CommentChart = (verdict) => {
 };
 
 /** Loads the comment's latency-vs-load chart is drawn at. */
-export const loadChartPoints = 8;
+const loadChartPoints = 8;
 
 /** Linear interpolation of a side's curve at `load` (inside its measured range only). */
 function interpolate(points: readonly { load: number; value: number }[], load: number): number | null {
@@ -100,7 +100,7 @@ function interpolate(points: readonly { load: number; value: number }[], load: n
  * per side (baseline first), resampled at `loadChartPoints` evenly spaced loads over the range both sides
  * measured (xychart-beta spaces its points evenly), and the SLO as a third line when the cell has one.
  */
-export const loadCurveCommentChart: CommentChart = (verdict) => {
+const loadCurveCommentChart: CommentChart = (verdict) => {
   const pictures = [
     ...(verdict.capacity ?? []).flatMap((check) => capacityLoadPicture(check) ?? []),
     ...(verdict.sweeps ?? []).map(sweepLoadPicture),
@@ -192,7 +192,7 @@ export const depthCommentChart: CommentChart = (verdict) => {
  * The chart kinds of the comment, in order; capacity load curves add theirs here. At most
  * `maxCommentCharts` are drawn.
  */
-export const commentCharts: CommentChart[] = [intervalChart, loadCurveCommentChart, depthCommentChart];
+const commentCharts: CommentChart[] = [intervalChart, loadCurveCommentChart, depthCommentChart];
 
 /**
  * The section with the charts, or "" when there is nothing to draw; `pointer` adds where the other

@@ -27,7 +27,7 @@ import { terminalMarkup } from "../markup.js";
  */
 
 /** One chart of a cell: a section heading it belongs to, a file name stem and the SVG. */
-export interface NamedChart {
+interface NamedChart {
   section: string;
   /** Stem of the file in report-charts/ (made unique and safe by the renderer). */
   name: string;
@@ -48,7 +48,7 @@ const depthSection = "TTFT p95 against context depth (session metrics)";
 const loadSection = "Load curves and the capacity point of each side";
 const sweepSection = "Load curves of the sweep (no capacity config: no capacity point)";
 
-export const defaultChartProviders: readonly CellChartProvider[] = [
+const defaultChartProviders: readonly CellChartProvider[] = [
   (cell) =>
     cell.checks.map((check) => ({
       section: runsSection,
@@ -101,7 +101,7 @@ export interface HtmlReport {
 /** The directory beside report.html that holds the same charts as SVG files. */
 export const chartsDirName = "report-charts";
 
-export const pageStyle = [
+const pageStyle = [
   "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px auto;max-width:1100px;padding:0 16px;color:#111;background:#fff}",
   "h1{font-size:22px;margin:0 0 8px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:14px;margin:18px 0 6px}",
   "table{border-collapse:collapse;font-size:13px;margin:8px 0}th,td{border:1px solid #ddd;padding:3px 8px;text-align:left}th{background:#f6f6f6}",

@@ -7,7 +7,7 @@ import type { ServerKindEntry } from "./entry.js";
 
 type CommandConfig = ServerConfigOf<"command">;
 
-export async function launchCommand(
+async function launchCommand(
   config: CommandConfig,
   services: LaunchServices,
   options: { devMode: boolean; recorded?: CommandConfig },

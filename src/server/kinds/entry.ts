@@ -4,7 +4,7 @@ import type { DockerCli } from "../docker-cli.js";
 import type { LaunchedServer, LaunchServices } from "../launch.js";
 
 /** What a kind's launcher is given: the config (values and as recorded), the services, the start's context. */
-export interface KindLaunch<K extends ServerKind> {
+interface KindLaunch<K extends ServerKind> {
   readonly config: ServerConfigOf<K>;
   /** The config as recorded and printed: templates where values came from the environment. */
   readonly recorded: { server: ServerConfigOf<K>; model: ModelConfig };

@@ -10,7 +10,7 @@ import type { ServerKindEntry } from "./entry.js";
 type SimConfig = ServerConfigOf<"sim">;
 
 /** Simulator flags as the sim command takes them; also what the fingerprint records (no machine paths). */
-export function simArgs(config: SimConfig, model: ModelConfig, seed: number): string[] {
+function simArgs(config: SimConfig, model: ModelConfig, seed: number): string[] {
   return [
     "--host",
     "127.0.0.1",
@@ -31,7 +31,7 @@ export function simArgs(config: SimConfig, model: ModelConfig, seed: number): st
 
 const listeningLine = /vllm-perf-gate sim listening on (https?:\/\/\S+)/;
 
-export async function launchSim(
+async function launchSim(
   config: SimConfig,
   model: ModelConfig,
   services: LaunchServices,

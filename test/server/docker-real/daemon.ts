@@ -18,7 +18,7 @@ const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 export const dockerCommand = process.env.VPG_DOCKER ?? "docker";
 
 /** The daemon's version when `docker info` answers within 10 s, else why not. */
-export function probeDaemon(): { version: string } | { problem: string } {
+function probeDaemon(): { version: string } | { problem: string } {
   const info = spawnSync(dockerCommand, ["info", "--format", "{{.ServerVersion}}"], {
     encoding: "utf8",
     timeout: 10_000,
@@ -31,8 +31,8 @@ export function probeDaemon(): { version: string } | { problem: string } {
 
 const probe = probeDaemon();
 /** Set when the tests must run: VPG_REQUIRE_DOCKER=1 turns a missing daemon into a failure. */
-export const daemonRequired = process.env.VPG_REQUIRE_DOCKER === "1";
-export const daemon = "version" in probe ? probe : null;
+const daemonRequired = process.env.VPG_REQUIRE_DOCKER === "1";
+const daemon = "version" in probe ? probe : null;
 if (!daemon) {
   const message = `docker-real tests: no Docker daemon reachable (${"problem" in probe ? probe.problem : ""}); ${daemonRequired ? "VPG_REQUIRE_DOCKER=1, so they FAIL" : "SKIPPING them (set VPG_REQUIRE_DOCKER=1 to make this a failure)"}`;
   process.stderr.write(`\n${"!".repeat(100)}\n${message}\n${"!".repeat(100)}\n\n`);
@@ -70,7 +70,7 @@ function sharedLibraries(binary: string): string[] {
  * Builds the stand-in image once per content (tag from a hash of node, the built simulator and the
  * entrypoint) and returns its reference. Skips the build when the tag is already present.
  */
-export function standInImage(): string {
+function standInImage(): string {
   if (!daemon) throw new Error("no Docker daemon");
   const node = process.execPath;
   const dist = join(repoRoot, "dist");
@@ -115,7 +115,7 @@ export function standInImage(): string {
 }
 
 /** Removes every container of the docker kind's label (leftovers of a failed test). */
-export function removeLabelledContainers(): void {
+function removeLabelledContainers(): void {
   const ids = docker(["ps", "--all", "--quiet", "--filter", "label=vllm-perf-gate=1"])
     .split("\n")
     .filter(Boolean);
