@@ -175,6 +175,67 @@ export function checkBenchImports(files: ReadonlyMap<string, string>): Violation
   return violations;
 }
 
+/**
+ * Import cycles among the files under src/ (type-only imports count: a circle of types is still two
+ * modules that cannot be read or moved one without the other). Each cycle is one strongly connected
+ * component of the import graph, its files sorted; a file importing itself is one too.
+ */
+export function findImportCycles(files: ReadonlyMap<string, string>): string[][] {
+  const edges = new Map<string, string[]>();
+  for (const [file, source] of files) {
+    const targets = importSpecifiers(source)
+      .filter((specifier) => specifier.startsWith("."))
+      .map((specifier) => posix.normalize(posix.join(posix.dirname(file), specifier)).replace(/\.js$/, ".ts"))
+      .filter((target) => files.has(target));
+    edges.set(file, [...new Set(targets)]);
+  }
+  // Tarjan's strongly connected components, iteratively (deep import chains would overflow recursion).
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  let next = 0;
+  for (const root of files.keys()) {
+    if (index.has(root)) continue;
+    const work: { file: string; edge: number }[] = [{ file: root, edge: 0 }];
+    index.set(root, next);
+    low.set(root, next++);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const targets = edges.get(frame.file)!;
+      if (frame.edge < targets.length) {
+        const target = targets[frame.edge++]!;
+        if (!index.has(target)) {
+          index.set(target, next);
+          low.set(target, next++);
+          stack.push(target);
+          onStack.add(target);
+          work.push({ file: target, edge: 0 });
+        } else if (onStack.has(target)) {
+          low.set(frame.file, Math.min(low.get(frame.file)!, index.get(target)!));
+        }
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent) low.set(parent.file, Math.min(low.get(parent.file)!, low.get(frame.file)!));
+      if (low.get(frame.file) !== index.get(frame.file)) continue;
+      const component: string[] = [];
+      for (;;) {
+        const member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+        if (member === frame.file) break;
+      }
+      if (component.length > 1 || targets.includes(frame.file)) cycles.push(component.sort());
+    }
+  }
+  return cycles.sort((a, b) => a[0]!.localeCompare(b[0]!));
+}
+
 async function sourcesUnder(root: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   const walk = async (dir: string): Promise<void> => {
@@ -197,7 +258,12 @@ async function main(): Promise<number> {
   const result = checkImports(files);
   const bench = join(src, "..", "bench");
   const benchViolations = checkBenchImports(await sourcesUnder(bench).catch(() => new Map<string, string>()));
+  const cycles = findImportCycles(files);
   for (const violation of [...result.violations, ...benchViolations]) console.error(violation.message);
+  for (const cycle of cycles)
+    console.error(
+      `import cycle: ${cycle.map((file) => `src/${file}`).join(" <-> ")} (move what they share into a module of its own)`,
+    );
   for (const file of result.unplaced)
     console.error(`src/${file}: its folder is on no layer of scripts/check-imports.ts`);
   for (const entry of result.unusedAllowances) {
@@ -209,13 +275,14 @@ async function main(): Promise<number> {
     result.violations.length +
     result.unplaced.length +
     result.unusedAllowances.length +
-    benchViolations.length;
+    benchViolations.length +
+    cycles.length;
   if (failed > 0) {
     console.error(`check-imports: ${failed} problem(s) in ${files.size} files under src/`);
     return 1;
   }
   console.log(
-    `check-imports: ${files.size} files under src/, no import against the flow (${allowedImports.length} allowed exceptions, listed in scripts/check-imports.ts); bench/ imports no test code`,
+    `check-imports: ${files.size} files under src/, no import against the flow (${allowedImports.length} allowed exceptions, listed in scripts/check-imports.ts), no import cycle; bench/ imports no test code`,
   );
   return 0;
 }

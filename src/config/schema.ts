@@ -14,7 +14,7 @@ import {
 } from "./fields.js";
 import { atMost, configLimits } from "./limits.js";
 import { gatableMetricNames, gatedMetricNames, metricNames } from "./metric-names.js";
-import { serverDeviceProblems, serverSchema } from "./server-kinds.js";
+import { type ServerConfig, serverDeviceProblems, serverSchema } from "./server-kinds.js";
 
 export type {
   DelayConfig,
@@ -885,7 +885,7 @@ export function duplicateCellNames(
 }
 
 export type Config = z.output<typeof configSchema>;
-export type ServerConfig = Config["server"];
+export type { ServerConfig } from "./server-kinds.js";
 export type CellConfig = Config["cells"][number];
 
 /** A cell measured over loads instead of N times at one: a capacity search or a sweep (docs/capacity.md). */

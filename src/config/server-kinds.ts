@@ -1,6 +1,5 @@
 import type { z } from "zod";
 import { choice } from "./fields.js";
-import type { Config, ServerConfig } from "./schema.js";
 import { commandKind } from "./server-kinds/command.js";
 import { dockerKind } from "./server-kinds/docker.js";
 import { externalKind } from "./server-kinds/external.js";
@@ -28,6 +27,8 @@ export const serverSchema = choice(
 );
 
 export type { ServerLifecycle };
+/** A server section as parsed (schema.ts's `ServerConfig` is this type, the config's `server`). */
+export type ServerConfig = z.output<typeof serverSchema>;
 export type ServerKind = ServerConfig["kind"];
 export type ServerConfigOf<K extends ServerKind> = Extract<ServerConfig, { kind: K }>;
 
@@ -65,7 +66,7 @@ export const launchedServerKinds = serverKinds.filter((kind) => serverKindFacts[
 ];
 
 /** Whether each run gets its own server or a cell's runs share one. */
-export function serverLifecycle(config: Pick<Config, "server">): ServerLifecycle {
+export function serverLifecycle(config: { server: ServerConfig }): ServerLifecycle {
   return factsOf(config.server).lifecycle(config.server);
 }
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { checkBenchImports, checkImports, importSpecifiers } from "../../scripts/check-imports.js";
+import {
+  checkBenchImports,
+  checkImports,
+  findImportCycles,
+  importSpecifiers,
+} from "../../scripts/check-imports.js";
 
 const tree = (files: Record<string, string>) => new Map(Object.entries(files));
 
@@ -103,5 +108,35 @@ describe("the import-direction check", () => {
       'bench/timing.ts imports "../test/runner/helpers/records.js" (test/runner/helpers/records.js): the benches import no test code (shared helpers go in bench/kit/)',
       'bench/kit/more.ts imports "../../test/compare/fixtures.js" (test/compare/fixtures.js): the benches import no test code (shared helpers go in bench/kit/)',
     ]);
+  });
+
+  it("finds import cycles, type-only ones too, each once with its files, and none in a tree without", () => {
+    expect(
+      findImportCycles(
+        tree({
+          "workload/workload.ts": 'import { a } from "./kinds/a.js";\nimport type { B } from "./kinds/b.js";',
+          "workload/kinds/a.ts": 'import type { Workload } from "../workload.js";',
+          "workload/kinds/b.ts": 'import { c } from "./c.js";',
+          "workload/kinds/c.ts": 'export type { B } from "./b.js";',
+          "config/self.ts": 'import { x } from "./self.js";',
+          "util/leaf.ts": "export const leaf = 1;",
+        }),
+      ),
+    ).toEqual([
+      ["config/self.ts"],
+      ["workload/kinds/a.ts", "workload/workload.ts"],
+      ["workload/kinds/b.ts", "workload/kinds/c.ts"],
+    ]);
+    expect(
+      findImportCycles(
+        tree({
+          "workload/workload.ts":
+            'import type { Workload } from "./types.js";\nimport { a } from "./kinds/a.js";',
+          "workload/kinds/a.ts": 'import type { Workload } from "../types.js";',
+          "workload/types.ts": 'import { leaf } from "../util/leaf.js";',
+          "util/leaf.ts": "export const leaf = 1;",
+        }),
+      ),
+    ).toEqual([]);
   });
 });

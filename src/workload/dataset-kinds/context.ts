@@ -3,7 +3,7 @@ import type { CellConfig } from "../../config/schema.js";
 import type { DatasetFile } from "../dataset-file.js";
 import type { Phase } from "../phase.js";
 import type { TokenModel } from "../token-model.js";
-import type { Workload, WorkloadInfo, WorkloadRequest } from "../workload.js";
+import type { Workload, WorkloadInfo, WorkloadRequest } from "../workload-types.js";
 
 export type Stream = "warmup" | "measure";
 

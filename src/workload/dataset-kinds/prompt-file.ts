@@ -4,7 +4,7 @@ import { createRng, type Rng } from "../../util/random.js";
 import type { DatasetEntry } from "../dataset-file.js";
 import { drawLength } from "../lengths.js";
 import { shuffledIndexes } from "../text.js";
-import type { Workload } from "../workload.js";
+import type { Workload } from "../workload-types.js";
 import type { KindContext } from "./context.js";
 
 // The sharegpt and jsonl kinds: the prompts of the file, in a seeded order per block of the entries.

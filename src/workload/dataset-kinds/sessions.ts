@@ -1,6 +1,6 @@
 import type { DatasetConfigOf } from "../../config/dataset-kinds.js";
 import { Conversation, type SessionSource, sessionSource } from "../sessions.js";
-import type { Workload, WorkloadInfo } from "../workload.js";
+import type { Workload, WorkloadInfo } from "../workload-types.js";
 import type { KindContext } from "./context.js";
 
 // The session kinds (sessions, sharegpt_sessions, mooncake_trace): request i is session i's first turn; the runner sends the rest from the session source (../sessions.ts).

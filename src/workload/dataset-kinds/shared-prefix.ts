@@ -4,7 +4,7 @@ import { drawLength } from "../lengths.js";
 import type { Phase } from "../phase.js";
 import { randomWords, shuffledIndexes } from "../text.js";
 import { wordsForPart, wordsForPrompt } from "../token-model.js";
-import type { Workload } from "../workload.js";
+import type { Workload } from "../workload-types.js";
 import type { KindContext } from "./context.js";
 
 // The shared_prefix and long_document kinds: prompts in balanced groups that share a prefix (a document), then a part of their own.

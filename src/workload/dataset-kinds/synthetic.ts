@@ -3,7 +3,7 @@ import { createRng } from "../../util/random.js";
 import { drawLength } from "../lengths.js";
 import { randomWords } from "../text.js";
 import { wordsForPrompt } from "../token-model.js";
-import type { Workload } from "../workload.js";
+import type { Workload } from "../workload-types.js";
 import type { KindContext } from "./context.js";
 
 // The synthetic kind: prompts of exact token counts drawn from its lengths, each of its own random words.

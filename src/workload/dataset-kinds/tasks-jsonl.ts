@@ -2,7 +2,7 @@ import type { DatasetConfigOf } from "../../config/dataset-kinds.js";
 import { createRng } from "../../util/random.js";
 import { drawLength } from "../lengths.js";
 import { shuffledIndexes } from "../text.js";
-import type { Workload } from "../workload.js";
+import type { Workload } from "../workload-types.js";
 import type { KindContext } from "./context.js";
 
 // The tasks_jsonl kind: the team's tasks from a JSONL file, request i asking line i mod the lines.

@@ -2,7 +2,7 @@ import type { DatasetConfigOf } from "../../config/dataset-kinds.js";
 import { createRng } from "../../util/random.js";
 import { drawLength } from "../lengths.js";
 import { builtInTask } from "../tasks.js";
-import type { Workload } from "../workload.js";
+import type { Workload } from "../workload-types.js";
 import type { KindContext } from "./context.js";
 
 // The tasks kind: the built-in task set, request i asking task i mod count, its answer scored.
