@@ -44,7 +44,7 @@ function decision(verdict: VerdictFile | null) {
   };
 }
 
-describe("duplicated runs are counted once (item 10)", () => {
+describe("duplicated runs are counted once", () => {
   it("byte-identical copies of runs inside a cell are dropped with a note", async () => {
     const dir = await workspace();
     const clean = await compare(dir, ["--baseline", "base", "--candidate", "cand"], "out-clean");
@@ -113,7 +113,7 @@ async function editRun(dir: string, side: string, run: number, edit: (json: RunF
   return file;
 }
 
-describe("internally inconsistent result files are refused (item 11)", () => {
+describe("internally inconsistent result files are refused", () => {
   it("failed = 10 x total is exit 2 naming the file, the field and the invariant (it gave pass)", async () => {
     const dir = await workspace();
     // 1,200 requests, 12,000 failed: each field alone is a valid non-negative integer.
@@ -197,7 +197,7 @@ describe("internally inconsistent result files are refused (item 11)", () => {
   });
 });
 
-describe("compare applies the action's input size limits (item 14)", () => {
+describe("compare applies the action's input size limits", () => {
   /** A valid run.json padded to about `mebibytes` MiB with a long note. */
   async function paddedRun(dir: string, side: string, run: number, mebibytes: number) {
     return editRun(dir, side, run, (json) => {
@@ -257,7 +257,7 @@ describe("compare applies the action's input size limits (item 14)", () => {
   });
 });
 
-describe("duplicated vLLM results (item 10)", () => {
+describe("duplicated vLLM results", () => {
   it("a vLLM result copied under another name counts once, on both sides it is refused", async () => {
     const dir = await mkdtemp(join(tmpdir(), "vpg-untrusted-"));
     await mkdir(join(dir, "base"));
