@@ -4,9 +4,11 @@ import {
   serverLifecycle,
   serverStartSeconds,
   serverStartsPerCell,
+  sessionEstimate,
   startedServers,
   summarizeConfig,
 } from "../config/summary.js";
+import { depthBuckets } from "../metrics/session-metrics.js";
 import {
   cleanPassChance,
   type PlanCell,
@@ -59,12 +61,28 @@ export const planPower = 0.9;
  */
 const planMaxRuns = 40;
 
-/** The fewest requests a run may have so that every gated percentile stays gated (gate.min_requests). */
-function gatedMinRequests(config: Config): number {
+/**
+ * The fewest requests a run may have so that every gated percentile stays gated (gate.min_requests).
+ * For a session cell of about `turns` turns the floor is in sessions: a request-level percentile needs
+ * floor / turns of them, a depth bucket's TTFT p95 (compare counts the bucket's own requests) floor /
+ * the turns a session has in that bucket (at the mean length; a bucket no session reaches stays
+ * advisory, as compare will find).
+ */
+function gatedMinRequests(config: Config, turns: number | null = null): number {
   let floor = 1;
   for (const metric of config.gate.metrics) {
-    const statistic = metricSpecs[metric].minRequests;
-    if (statistic) floor = Math.max(floor, config.gate.min_requests[statistic]);
+    const spec = metricSpecs[metric];
+    const statistic = spec.minRequests;
+    if (!statistic) continue;
+    const needed = config.gate.min_requests[statistic];
+    if (turns === null) floor = Math.max(floor, needed);
+    else if (spec.source.kind !== "session") floor = Math.max(floor, Math.ceil(needed / turns));
+    else {
+      const { field } = spec.source;
+      const bucket = depthBuckets.find((entry) => field === `ttft_p95_depth_${entry.name}`);
+      const inBucket = bucket ? Math.min(bucket.to ?? turns, turns) - bucket.from + 1 : 0;
+      if (inBucket > 0) floor = Math.max(floor, Math.ceil(needed / inBucket));
+    }
   }
   return floor;
 }
@@ -97,14 +115,20 @@ export function planCells(
       ];
     }
     const perRequest = seconds / cell.size.requests;
+    // A session dataset's size counts sessions of about `turns` requests each: planned per session, with
+    // the percentile's sampling variance shrinking with the requests (sessions x turns), not the sessions.
+    const session = sessionEstimate(cell);
+    const turns = session === null ? 1 : Math.max(1, session.turns);
+    const noise = noiseOf(cell.name);
     return [
       {
         name: cell.name,
         secondsPerRequest: perRequest,
         fixedSecondsPerRun: warmup * perRequest,
         declaredRequests: cell.size.requests,
-        minRequests: floor,
-        noise: noiseOf(cell.name),
+        minRequests: session === null ? floor : gatedMinRequests(config, turns),
+        noise: session === null ? noise : { ...noise, withinVariance1: noise.withinVariance1 / turns },
+        ...(session === null ? {} : { sizeUnit: "sessions" as const }),
       },
     ];
   });

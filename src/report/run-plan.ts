@@ -11,7 +11,10 @@ export function runPlanLines(
   const chance = (p: number) => (p < 0.005 ? "<1%" : `${Math.round(p * 100)}%`);
   const minutes = (value: number) => (value < 10 ? value.toFixed(1) : String(Math.round(value)));
   const sized = first.cells.filter((cell) => cell.requests !== null);
-  const requests = sized.map((cell) => cell.requests!);
+  const sizes = (unit: "requests" | "sessions") =>
+    sized.filter((cell) => cell.sizeUnit === unit).map((cell) => cell.requests!);
+  const requests = sizes("requests");
+  const sessions = sizes("sessions");
   const lengths = first.cells.map((cell) => cell.secondsPerRun);
   const range = (values: readonly number[], unit: string) =>
     values.length === 0
@@ -26,7 +29,7 @@ export function runPlanLines(
   };
   return [
     `run plan (sized by information; basis: ${first.basis}):`,
-    `  requests per run: ${range(requests, "")} (${sized.length} sized cells; ${first.cells.length - sized.length} of fixed length), ${range(lengths, " s")} a run`,
+    `  requests per run: ${range(requests, "")}${sessions.length > 0 ? `, sessions per run: ${range(sessions, "")} (${sessions.length} session cells)` : ""} (${sized.length} sized cells; ${first.cells.length - sized.length} of fixed length), ${range(lengths, " s")} a run`,
     ...plans.map(
       ({ mode, plan }) =>
         `  ${label[mode]}: ${minutes(plan.gpuMinutes)} GPU-minutes at ${plan.runsPerSide} runs a side (${plan.serverStarts} starts)`,

@@ -61,8 +61,13 @@ export interface PlanCell {
   secondsPerRequest: number | null;
   /** Seconds of a run beyond its requests' share: warm-up, the last requests' tail, the cache reset. */
   fixedSecondsPerRun: number;
-  /** Requests per run the config declares (a fixed-length run: the requests it holds). */
+  /**
+   * Requests per run the config declares (a fixed-length run: the requests it holds). For a cell whose
+   * size counts sessions (`sizeUnit: "sessions"`) every "request" of the plan is a session: seconds,
+   * the floor and `noise.withinVariance1` are then per session.
+   */
   declaredRequests: number;
+  sizeUnit?: "requests" | "sessions";
   /** Fewest requests a run may have: gate.min_requests of the gated percentiles. */
   minRequests: number;
   noise: RunNoise;
@@ -95,8 +100,9 @@ export interface RunPlanInput {
 
 interface CellPlan {
   name: string;
-  /** Requests per run; null for a fixed-length run. */
+  /** Requests (or sessions, see PlanCell.sizeUnit) per run; null for a fixed-length run. */
   requests: number | null;
+  sizeUnit: "requests" | "sessions";
   secondsPerRun: number;
   /** Predicted sd of ln(statistic) of one run at that length. */
   runSd: number;
@@ -132,7 +138,13 @@ function cellAt(cell: PlanCell, target: number, maxRequests: number): CellPlan |
   if (cell.secondsPerRequest === null) {
     const v = runVariance + withinVariance1 / cell.declaredRequests;
     if (v > target) return null;
-    return { name: cell.name, requests: null, secondsPerRun: cell.fixedSecondsPerRun, runSd: Math.sqrt(v) };
+    return {
+      name: cell.name,
+      requests: null,
+      sizeUnit: cell.sizeUnit ?? "requests",
+      secondsPerRun: cell.fixedSecondsPerRun,
+      runSd: Math.sqrt(v),
+    };
   }
   if (target <= runVariance) return null;
   const needed = Math.ceil(withinVariance1 / (target - runVariance));
@@ -141,6 +153,7 @@ function cellAt(cell: PlanCell, target: number, maxRequests: number): CellPlan |
   return {
     name: cell.name,
     requests,
+    sizeUnit: cell.sizeUnit ?? "requests",
     secondsPerRun: requests * cell.secondsPerRequest + cell.fixedSecondsPerRun,
     runSd: Math.sqrt(runVariance + withinVariance1 / requests),
   };
