@@ -263,7 +263,6 @@ repeats: { min: ${scenario.repeats.min}, max: ${scenario.repeats.max}, block: 1 
 `;
 }
 
-
 /**
  * Single requests (short chat questions at a steady rate, each on its own) beside multi-turn sessions:
  * ten turns over a shared system prompt, each turn sending the conversation so far, a short think time

@@ -30,8 +30,7 @@ describe("demo scenarios", () => {
           expect(cell.size).toHaveProperty("requests");
           const units = (cell.size as { requests: number }).requests;
           // A session dataset's size counts sessions; each sends its fixed number of turns as requests.
-          const requests =
-            cell.dataset.type === "sessions" ? units * (cell.dataset.turns as number) : units;
+          const requests = cell.dataset.type === "sessions" ? units * (cell.dataset.turns as number) : units;
           expect(requests, `${name} ${side} cell ${cell.name}`).toBeGreaterThanOrEqual(
             config.gate.min_requests.p95,
           );

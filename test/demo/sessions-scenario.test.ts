@@ -47,8 +47,12 @@ describe("demo scenario sessions (virtual time)", () => {
     const { config } = parseConfigText(demoConfigText(scenario, "baseline", 1000), "baseline.yml", {
       env: {},
     });
-    verdict = compareRecords({ baseline, candidate, mode: "interleaved", settings: settingsFromConfig(config) })
-      .verdict;
+    verdict = compareRecords({
+      baseline,
+      candidate,
+      mode: "interleaved",
+      settings: settingsFromConfig(config),
+    }).verdict;
   });
 
   const check = (cell: string, metric: string) =>
