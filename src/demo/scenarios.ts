@@ -118,8 +118,15 @@ export const scenarios: Record<ScenarioName, Scenario> = {
     expectation:
       "single requests within tolerance or faster, but deep sessions slower: a smaller cache evicts the conversations waiting for their next turn, so later turns find less of their context cached and wait longer for their first token; the gate blocks on TTFT p95 at turn 8 and deeper",
     expectedVerdicts: ["regression"],
-    baselineSet: { ...quietNoise },
-    candidateSet: { ...quietNoise, ...slower(engine, 0.9), num_gpu_blocks: 1280 },
+    // Both report the cached prompt tokens of each answer (vLLM's --enable-prompt-tokens-details), so the
+    // run has each session's prefix-cache hit rate beside the server's own counters.
+    baselineSet: { ...quietNoise, enable_prompt_tokens_details: true },
+    candidateSet: {
+      ...quietNoise,
+      enable_prompt_tokens_details: true,
+      ...slower(engine, 0.9),
+      num_gpu_blocks: 1280,
+    },
     repeats: { min: 3, max: 6 },
   },
 };
