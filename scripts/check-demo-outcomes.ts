@@ -45,6 +45,8 @@ const promises: Record<
     holds: (v: VerdictSummary) => boolean;
     /** The outcome's name in the table when the promise holds (default: the verdict). */
     label?: (v: VerdictSummary) => string;
+    /** Its name when the promise does not hold (default: the verdict). */
+    missed?: (v: VerdictSummary) => string;
   }
 > = {
   clean: { says: "pass", holds: (v) => v.verdict === "pass" },
@@ -78,6 +80,15 @@ const promises: Record<
       (v.comparisons ?? []).some((c) => c.gated && c.cell === "single" && c.verdict === "inconclusive")
         ? "regression, single unsettled"
         : "regression, single within tolerance or better",
+    missed: (v) => {
+      const deep = (v.comparisons ?? []).find(
+        (c) => c.gated && c.cell === "sessions" && c.metric === "ttft_p95_depth_8_up",
+      );
+      const single = (v.comparisons ?? []).some(
+        (c) => c.gated && c.cell === "single" && c.verdict === "regression",
+      );
+      return `${v.verdict}, deep-turn TTFT ${deep?.verdict ?? "not gated"}${single ? ", single regressed" : ""}`;
+    },
   },
 };
 
@@ -136,7 +147,8 @@ function runDemo(scenario: ScenarioName, root: string): { outcome: string; secon
     const promise = promises[scenario];
     outcome = promise.holds(verdict)
       ? `ok:${promise.label?.(verdict) ?? verdict.verdict}`
-      : `${verdict.verdict}${verdict.verdict === "regression" && verdict.mixed.length === 0 ? " (not mixed)" : ""}`;
+      : (promise.missed?.(verdict) ??
+        `${verdict.verdict}${verdict.verdict === "regression" && verdict.mixed.length === 0 ? " (not mixed)" : ""}`);
     detail = undecided(verdict);
   } catch {
     const tail = `${result.stderr ?? ""}${result.stdout ?? ""}`.trim().split("\n").slice(-1)[0] ?? "";

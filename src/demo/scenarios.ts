@@ -114,7 +114,7 @@ export const scenarios: Record<ScenarioName, Scenario> = {
     name: "sessions",
     workload: "sessions",
     story:
-      "the candidate captures CUDA graphs for more batch sizes: every engine step's fixed cost is 10% lower, but the graphs' memory comes out of the KV cache, which shrinks from 8,192 to 1,280 blocks",
+      "the candidate captures CUDA graphs for more batch sizes: every engine step's fixed cost is 10% lower, but the graphs' memory comes out of the KV cache, which shrinks from 8,192 to 1,024 blocks",
     expectation:
       "single requests within tolerance or faster, but deep sessions slower: a smaller cache evicts the conversations waiting for their next turn, so later turns find less of their context cached and wait longer for their first token; the gate blocks on TTFT p95 at turn 8 and deeper",
     expectedVerdicts: ["regression"],
@@ -125,7 +125,7 @@ export const scenarios: Record<ScenarioName, Scenario> = {
       ...quietNoise,
       enable_prompt_tokens_details: true,
       ...slower(engine, 0.9),
-      num_gpu_blocks: 1280,
+      num_gpu_blocks: 1024,
     },
     repeats: { min: 3, max: 6 },
   },
