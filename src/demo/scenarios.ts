@@ -118,6 +118,9 @@ export const scenarios: Record<ScenarioName, Scenario> = {
     expectation:
       "single requests within tolerance or faster, but deep sessions slower: a smaller cache evicts the conversations waiting for their next turn, so later turns find less of their context cached and wait longer for their first token; the gate blocks on TTFT p95 at turn 8 and deeper",
     expectedVerdicts: ["regression"],
+    // 1,024 blocks hold every single request in flight, not every conversation waiting for its next
+    // turn: the deep turns' TTFT p95 about 6x. At 1,280 it was 3-4x, and on a host at a load of 10-16 it
+    // was left undecided in 3 of 4 demos (docs/demo.md).
     // Both report the cached prompt tokens of each answer (vLLM's --enable-prompt-tokens-details), so the
     // run has each session's prefix-cache hit rate beside the server's own counters.
     baselineSet: { ...quietNoise, enable_prompt_tokens_details: true },
