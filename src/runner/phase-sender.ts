@@ -99,6 +99,23 @@ export function phaseSender(
 ): PhaseSender {
   const { client, path, cell, runIndex, timeoutMs, clock, progress, bookkeeping, guard } = setup;
   const tally = { done: 0, errors: 0 };
+  // The plan counts sessions for a session dataset: progress says sessions done of sessions planned (a
+  // count of requests against it ran past the total at the first session's second turn).
+  const unit = bodies.kind === "requests" ? "requests" : "sessions";
+  let sessionsDone = 0;
+  const reportProgress = (done: number) =>
+    progress.update({
+      cell,
+      run: runIndex,
+      runs: setup.runs,
+      phase,
+      done,
+      total: phasePlan.maxRequests,
+      unit,
+      errors: tally.errors,
+      elapsedS: (clock.now() - phaseOrigin()) / 1000,
+      plannedS: phasePlan.maxDurationMs === null ? null : phasePlan.maxDurationMs / 1000,
+    });
   const sendRequest = async (ticket: Ticket, body: RequestBody): Promise<StreamOutcome> => {
     const outcome = await client.stream({
       path,
@@ -124,17 +141,7 @@ export function phaseSender(
       tally.done++;
       if (!record.ok) tally.errors++;
       guard.noteRefusal(record);
-      progress.update({
-        cell,
-        run: runIndex,
-        runs: setup.runs,
-        phase,
-        done: tally.done,
-        total: phasePlan.maxRequests,
-        errors: tally.errors,
-        elapsedS: (clock.now() - phaseOrigin()) / 1000,
-        plannedS: phasePlan.maxDurationMs === null ? null : phasePlan.maxDurationMs / 1000,
-      });
+      if (unit === "requests") reportProgress(tally.done);
     });
     return outcome;
   };
@@ -170,6 +177,10 @@ export function phaseSender(
           toolCalls: outcome.answer.toolCalls,
         };
       },
-    }).then((endAt) => ({ endAt }));
+    }).then((endAt) => {
+      // After the bookkeeping of the session's last turn, so its errors are counted.
+      bookkeeping.later(() => reportProgress(++sessionsDone));
+      return { endAt };
+    });
   return { send, tally };
 }

@@ -23,8 +23,10 @@ export interface ProgressEvent {
   firstRun?: number;
   phase: "warmup" | "measure";
   done: number;
-  /** Planned requests, or null for duration-bound runs. */
+  /** Planned requests (sessions, for a session dataset), or null for duration-bound runs. */
   total: number | null;
+  /** What `done` and `total` count: requests, or the sessions of a session dataset (docs/workloads.md). */
+  unit?: "requests" | "sessions";
   errors: number;
   elapsedS: number;
   /** Planned duration for duration-bound runs. */
@@ -49,9 +51,10 @@ function formatEta(event: ProgressEvent, rate: number): string {
 export function formatProgress(event: ProgressEvent): string {
   const rate = event.elapsedS > 0 ? event.done / event.elapsedS : 0;
   const total = event.total === null ? "" : `/${event.total}`;
+  const [unit, perSecond] = event.unit === "sessions" ? ["sessions", "sessions/s"] : ["requests", "req/s"];
   return (
     `[${event.cell} ${runPosition(event.run, event.firstRun ?? 0, event.runs)}${event.phase === "warmup" ? " warm-up" : ""}] ` +
-    `${event.done}${total} requests  ${rate.toFixed(1)} req/s  errors ${event.errors}  ETA ${formatEta(event, rate)}`
+    `${event.done}${total} ${unit}  ${rate.toFixed(1)} ${perSecond}  errors ${event.errors}  ETA ${formatEta(event, rate)}`
   );
 }
 

@@ -136,6 +136,11 @@ describe("progress", () => {
       "[c run-5 (1 of 1)] 50/200 requests  5.0 req/s  errors 2  ETA 30s",
     );
   });
+  it("counts sessions for a session dataset, whose plan counts sessions", () => {
+    expect(formatProgress({ ...event, done: 12, total: 24, unit: "sessions" })).toBe(
+      "[c run-0 (1 of 3)] 12/24 sessions  1.2 sessions/s  errors 2  ETA 10s",
+    );
+  });
   it("prints a line every interval on a plain stream, and the final one", () => {
     const lines: string[] = [];
     let now = 0;
