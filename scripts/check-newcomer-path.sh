@@ -62,7 +62,7 @@ else
   failed "npm run demo exited $?"
 fi
 
-for spec in "clean:pass|inconclusive:0" "regression:regression:1" "flaky:inconclusive:0" "capacity:pass|inconclusive:0"; do
+for spec in "clean:pass|inconclusive:0" "regression:regression:1" "flaky:inconclusive:0" "capacity:pass|inconclusive:0" "sessions:regression:1"; do
   IFS=: read -r scenario verdicts gate_exit <<<"$spec"
   t0=$(date +%s)
   l0=$(load)

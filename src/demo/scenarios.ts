@@ -2,7 +2,9 @@
  * The demo's scenarios: one workload, a baseline simulator and a candidate whose profile differs the way
  * real changes do. Profiles are illustrative (see docs/sim.md), not measurements of any GPU.
  */
-export const scenarioNames = ["tradeoff", "clean", "regression", "flaky", "capacity"] as const;
+import { gatedMetricNames } from "../config/metric-names.js";
+
+export const scenarioNames = ["tradeoff", "clean", "regression", "flaky", "capacity", "sessions"] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
 export interface Scenario {
@@ -14,10 +16,11 @@ export interface Scenario {
   /** The gate verdicts this scenario is built to show (the demo says when it saw something else). */
   expectedVerdicts: readonly string[];
   /**
-   * What is measured: the three fixed-load cells (chat, rag, longgen), or one capacity cell whose search
-   * finds each side's requests per hour at the SLOs (docs/capacity.md).
+   * What is measured: the three fixed-load cells (chat, rag, longgen), one capacity cell whose search
+   * finds each side's requests per hour at the SLOs (docs/capacity.md), or a cell of single requests
+   * beside a cell of multi-turn sessions (docs/workloads.md).
    */
-  workload: "three-cells" | "capacity";
+  workload: "three-cells" | "capacity" | "sessions";
   /** Simulator overrides of each side (`sim --set`). */
   baselineSet: Record<string, string | number | boolean>;
   candidateSet: Record<string, string | number | boolean>;
@@ -107,6 +110,28 @@ export const scenarios: Record<ScenarioName, Scenario> = {
     // The search decides each side's runs, at most repeats.max.
     repeats: { min: 1, max: 10 },
   },
+  sessions: {
+    name: "sessions",
+    workload: "sessions",
+    story:
+      "the candidate captures CUDA graphs for more batch sizes: every engine step's fixed cost is 10% lower, but the graphs' memory comes out of the KV cache, which shrinks from 8,192 to 1,024 blocks",
+    expectation:
+      "single requests within tolerance or faster, but deep sessions slower: a smaller cache evicts the conversations waiting for their next turn, so later turns find less of their context cached and wait longer for their first token; the gate blocks on TTFT p95 at turn 8 and deeper",
+    expectedVerdicts: ["regression"],
+    // 1,024 blocks hold every single request in flight, not every conversation waiting for its next
+    // turn: the deep turns' TTFT p95 about 6x. At 1,280 it was 3-4x, and on a host at a load of 10-16 it
+    // was left undecided in 3 of 4 demos (docs/demo.md).
+    // Both report the cached prompt tokens of each answer (vLLM's --enable-prompt-tokens-details), so the
+    // run has each session's prefix-cache hit rate beside the server's own counters.
+    baselineSet: { ...quietNoise, enable_prompt_tokens_details: true },
+    candidateSet: {
+      ...quietNoise,
+      enable_prompt_tokens_details: true,
+      ...slower(engine, 0.9),
+      num_gpu_blocks: 1024,
+    },
+    repeats: { min: 3, max: 6 },
+  },
 };
 
 function setBlock(set: Record<string, string | number | boolean>): string {
@@ -140,8 +165,8 @@ model:
 sampling:
   temperature: 0
   ignore_eos: true
-${scenario.workload === "capacity" ? capacityCells(scenario) : threeCells(scenario)}gate:
-  # Wider than the 5% default: here the simulator and the client share the CPU of a laptop or a CI
+${cellsOf[scenario.workload](scenario)}gate:
+${gatedLine(scenario)}  # Wider than the 5% default: here the simulator and the client share the CPU of a laptop or a CI
   # machine, which is noisier than a dedicated GPU runner.
   tolerance: 0.1
   # The simulator's knobs are the thing under test here, as engine flags or the image would be for vLLM.
@@ -151,6 +176,21 @@ ${scenario.workload === "capacity" ? capacityCells(scenario) : threeCells(scenar
 cost:
   gpu_hourly_usd: 2.5
 `;
+}
+
+const cellsOf: Record<Scenario["workload"], (scenario: Scenario) => string> = {
+  "three-cells": threeCells,
+  capacity: capacityCells,
+  sessions: sessionCells,
+};
+
+/**
+ * The session scenario also gates the deepest turns' first-token wait, as `init --preset agent` does: a
+ * KV-cache change shows there first. A cell of single requests has no session metrics and skips it.
+ */
+function gatedLine(scenario: Scenario): string {
+  if (scenario.workload !== "sessions") return "";
+  return `  metrics: [${[...gatedMetricNames, "ttft_p95_depth_8_up"].join(", ")}]\n`;
 }
 
 /**
@@ -229,6 +269,48 @@ function threeCells(scenario: Scenario): string {
     prefix: fresh
 # block 1: A B B A per run. Every run restarts the simulator here (lifecycle per-run), so larger
 # blocks would save nothing and leave the first look less balanced against a drifting host.
+repeats: { min: ${scenario.repeats.min}, max: ${scenario.repeats.max}, block: 1 }
+`;
+}
+
+/**
+ * Single requests (short chat questions at a steady rate, each on its own) beside multi-turn sessions:
+ * sixteen turns over a shared system prompt, each turn sending the conversation so far, a short think time
+ * between turns, during which the conversation's blocks are cached but unreferenced (what a smaller cache
+ * evicts first).
+ */
+function sessionCells(scenario: Scenario): string {
+  return `cells:
+  - name: single
+    description: short questions arriving at a steady rate, each a request of its own
+    endpoint: chat
+    dataset:
+      type: synthetic
+      input_tokens: { distribution: uniform, min: 64, max: 192 }
+      output_tokens: { distribution: uniform, min: 8, max: 24 }
+    load: { type: rate, rate: 70, burstiness: 1, max_concurrency: 256 }
+    size: { requests: 220 }
+    warmup: { requests: 16 }
+    prefix: fresh
+    slo: { ttft_ms: 250, tpot_ms: 90, e2el_ms: 2000 }
+  - name: sessions
+    description: sixteen-turn conversations over a shared system prompt, the context growing turn by turn
+    endpoint: chat
+    dataset:
+      type: sessions
+      turns: 16
+      system_prompt_tokens: 512
+      shared_system_prompt: 1
+      message_tokens: { distribution: uniform, min: 96, max: 160 }
+      output_tokens: { distribution: uniform, min: 6, max: 12 }
+      think_time_s: { distribution: uniform, min: 0.1, max: 0.4 }
+    # Sessions per second and sessions in flight (the load counts sessions); 24 sessions of 16 turns, so
+    # turns 8-16 give the 216 requests a gated p95 at depth 8+ needs (gate.min_requests.p95: 200).
+    load: { type: rate, rate: 8, burstiness: 1, max_concurrency: 64 }
+    size: { requests: 24 }
+    warmup: { requests: 2 }
+    prefix: fresh
+    slo: { ttft_ms: 400, tpot_ms: 90 }
 repeats: { min: ${scenario.repeats.min}, max: ${scenario.repeats.max}, block: 1 }
 `;
 }

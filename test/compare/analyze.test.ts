@@ -631,6 +631,45 @@ describe("gated metrics absent from the inputs", () => {
   });
 });
 
+describe("gated session metrics beside a cell of single requests", () => {
+  // A session cell's runs carry the session metrics (run.json `sessions`); a chat cell's have none.
+  const withSessions = (runs: RunRecord[], deepTtft: number) =>
+    runs.map((run, i) => ({
+      ...run,
+      cell: "agent",
+      metrics: {
+        ...run.metrics,
+        session_throughput: 2,
+        ttft_p95_depth_8_up: deepTtft * (1 + 0.01 * (i % 3)),
+      },
+    }));
+  const side = (seed: number, deepTtft: number) => [
+    ...records(noisyRuns(5, { seed, sd: 0.01 }), `s${seed}`),
+    ...withSessions(records(noisyRuns(5, { seed: seed + 1, sd: 0.01, cell: "agent" }), `s${seed}`), deepTtft),
+  ];
+  const gateDeepTurns = (s: ReturnType<typeof defaultCompareSettings>) => {
+    s.gate.metrics = [...s.gate.metrics, "ttft_p95_depth_8_up"];
+  };
+
+  it("are judged in the session cell and skipped, with no warning, in the cell that has none", () => {
+    const outcome = compare(side(501, 100), side(503, 100), gateDeepTurns);
+    expect(outcome.verdict.verdict).toBe("pass");
+    expect(find(outcome, "ttft_p95_depth_8_up", "agent")).toMatchObject({
+      gated: true,
+      verdict: "within-tolerance",
+    });
+    expect(find(outcome, "ttft_p95_depth_8_up", "chat")).toBeUndefined();
+    expect(outcome.verdict.warnings.join()).not.toMatch(/not in the inputs/);
+  });
+
+  it("a regression of the deep turns blocks while the chat cell stays within tolerance", () => {
+    const outcome = compare(side(505, 100), side(507, 160), gateDeepTurns);
+    expect(outcome.verdict.verdict).toBe("regression");
+    expect(find(outcome, "ttft_p95_depth_8_up", "agent").verdict).toBe("regression");
+    expect(find(outcome, "ttft_p95", "chat").verdict).toBe("within-tolerance");
+  });
+});
+
 describe("runs that cannot decide stop early, with the real cause", () => {
   it("a stored baseline with under 2 usable runs: no candidate runs asked for", () => {
     const outcome = compare(

@@ -28,7 +28,9 @@ describe("demo scenarios", () => {
           // Fewer measured requests than gate.min_requests.p95 would leave the p95s advisory: the demo
           // would then show a verdict without the metrics its story is about.
           expect(cell.size).toHaveProperty("requests");
-          const requests = (cell.size as { requests: number }).requests;
+          const units = (cell.size as { requests: number }).requests;
+          // A session dataset's size counts sessions; each sends its fixed number of turns as requests.
+          const requests = cell.dataset.type === "sessions" ? units * (cell.dataset.turns as number) : units;
           expect(requests, `${name} ${side} cell ${cell.name}`).toBeGreaterThanOrEqual(
             config.gate.min_requests.p95,
           );
@@ -74,5 +76,27 @@ describe("demo scenarios", () => {
     expect(cand.prefillPerTokenMs).toBeGreaterThan(base.prefillPerTokenMs);
     expect(cand.decodePerSeqMs).toBeLessThan(base.decodePerSeqMs);
     expect(cand.numGpuBlocks).toBeGreaterThan(base.numGpuBlocks);
+  });
+
+  it("sessions shrinks the candidate's KV cache and makes each step 10% cheaper, and gates the deepest turns", () => {
+    const base = effectiveCosts(sideProfile("sessions", "baseline"));
+    const cand = effectiveCosts(sideProfile("sessions", "candidate"));
+    expect(cand.numGpuBlocks).toBeLessThan(base.numGpuBlocks / 4);
+    const baseProfile = sideProfile("sessions", "baseline");
+    const candProfile = sideProfile("sessions", "candidate");
+    expect(candProfile.step_overhead_ms / baseProfile.step_overhead_ms).toBeCloseTo(0.9, 10);
+    expect(candProfile.prefill_per_token_ms).toBe(baseProfile.prefill_per_token_ms);
+    for (const side of ["baseline", "candidate"] as const) {
+      const config = sideConfig("sessions", side);
+      expect(config.cells.map((cell) => cell.dataset.type)).toEqual(["synthetic", "sessions"]);
+      expect(config.gate.metrics).toContain("ttft_p95_depth_8_up");
+      // The deepest bucket holds turns 8 and up of every session: enough requests per run for its p95 to
+      // be gated (compare counts the bucket's own requests against gate.min_requests.p95).
+      const sessions = config.cells[1]!;
+      const turns = sessions.dataset.type === "sessions" ? sessions.dataset.turns : null;
+      const count = "requests" in sessions.size ? sessions.size.requests : 0;
+      expect(typeof turns).toBe("number");
+      expect(count * ((turns as number) - 7)).toBeGreaterThanOrEqual(config.gate.min_requests.p95);
+    }
   });
 });

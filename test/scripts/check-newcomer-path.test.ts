@@ -52,6 +52,7 @@ if [ "$1" = dist/cli.js ]; then
     regression) ${fakeDemo("regression", 1).trim().split("\n").join("\n       ")} ;;
     flaky) ${fakeDemo("inconclusive", 0).trim().split("\n").join("\n       ")} ;;
     capacity) ${fakeDemo("pass", 0).trim().split("\n").join("\n       ")} ;;
+    sessions) ${fakeDemo("regression", 1).trim().split("\n").join("\n       ")} ;;
   esac
   exit 0
 fi
@@ -88,6 +89,7 @@ describe("scripts/check-newcomer-path.sh", () => {
       "regression -> regression",
       "flaky -> inconclusive",
       "capacity -> pass",
+      "sessions -> regression",
     ]) {
       expect(stdout).toContain(`ok: ${scenario}`);
     }
@@ -102,6 +104,7 @@ describe("scripts/check-newcomer-path.sh", () => {
       "demo --scenario regression",
       "demo --scenario flaky",
       "demo --scenario capacity",
+      "demo --scenario sessions",
       "npm test",
     ]);
     expect(stdout).toMatch(/^newcomer path OK in \d+ s$/m);

@@ -114,6 +114,18 @@ describe("engine on virtual time", () => {
     expect(afterReset.outcomes.get("d")!.cachedPromptTokens).toBe(0);
   });
 
+  it("evicts a cached prompt from its end when the cache runs short, so its leading blocks are reused", () => {
+    // 64 blocks of 16: a 512-token prompt (32 blocks) is cached, then an unrelated one of 640 tokens (40
+    // blocks, 41 with its output) needs 9 of them. As vLLM frees a request's blocks tail first, those 9
+    // are the end of the first prompt: asked again, its first 23 blocks are still a hit.
+    const engine = new Engine(applyOverrides(noiseless, { num_gpu_blocks: 64 }), 1);
+    const first = prompt(512);
+    const a = runVirtual(engine, [{ at: 0, spec: spec("a", first, 4) }]);
+    const b = runVirtual(engine, [{ at: 0, spec: spec("b", prompt(640, 5000), 4) }], a.endTime);
+    const again = runVirtual(engine, [{ at: 0, spec: spec("c", first, 4) }], b.endTime);
+    expect(again.outcomes.get("c")!.cachedPromptTokens).toBe(23 * 16);
+  });
+
   it("does not hit the prefix cache when prefix caching is off", () => {
     const engine = new Engine(applyOverrides(noiseless, { enable_prefix_caching: false }), 1);
     const run = runVirtual(engine, [

@@ -16,7 +16,8 @@ runs alternately on both with repeats, and the comparison prints the verdict the
 comment would carry, its first screen in the terminal. Writes comment.md (the PR comment),
 report.md (the full report), report.html (with charts), verdict.json, both configs and the raw results
 under DIR. The capacity scenario measures one capacity cell instead: each side's requests per hour at
-the SLOs and how long the slowest users wait there.
+the SLOs and how long the slowest users wait there. The sessions scenario measures single requests
+beside multi-turn conversations: TTFT by turn depth, session goodput, prefix-cache hits per session.
 
 Options:
   -s, --scenario NAME  what the candidate changed (default: tradeoff)

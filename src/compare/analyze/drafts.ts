@@ -6,6 +6,7 @@ import {
   type MetricName,
   metricNames,
   metricSpecs,
+  sessionMetrics,
 } from "../../config/metric-names.js";
 import type { GateConfig } from "../../config/schema.js";
 import type { RunRecord } from "../../metrics/run-record.js";
@@ -148,6 +149,10 @@ function metricDraft(
   if (absent(b) && absent(c)) {
     // Absent from every input: vLLM's `--metric-percentiles` defaults to 99, so p95 is often missing.
     if (!draft.gated) return null;
+    // A session metric is measured by a session dataset's cells only (docs/workloads.md): a cell of
+    // single requests beside them has none to gate, which is no gap in its inputs.
+    if (metricSpecs[metric].source.kind === "session" && withoutSessions(base) && withoutSessions(cand))
+      return null;
     const substitute = judgeOnStandIn(draft, base, cand, warnings);
     if (substitute === null) return draft;
     b = metricValues(base, substitute);
@@ -278,6 +283,11 @@ function geometricMean(values: readonly number[]): number {
   let sum = 0;
   for (const v of values) sum += Math.log(v);
   return Math.exp(sum / values.length);
+}
+
+/** Runs with no session summary (a cell of single requests, or vLLM's results): every session metric is missing. */
+function withoutSessions(runs: readonly RunRecord[]): boolean {
+  return runs.every((run) => sessionMetrics.every((name) => run.metrics[name] == null));
 }
 
 function metricValues(
