@@ -62,7 +62,7 @@ const commands = [
     {
         name: "history",
         summary: "print a cell/metric series of main's history with its change points; export it",
-        load: async () => (await import('./chunks/history3.js')).historyCommand,
+        load: async () => (await import('./chunks/history2.js')).historyCommand,
     },
     {
         name: "calibrate",

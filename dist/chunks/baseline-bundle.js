@@ -3,17 +3,15 @@ import { i as isSearchedCell } from './load.js';
 import { s as selectCells } from './select-cells.js';
 import { K as cutShortLine } from './status.js';
 import 'node:perf_hooks';
-import { p as providerForConfig, r as runCells, h as existingRunIndices } from './run-cells.js';
 import 'node:child_process';
 import 'node:fs';
-import 'node:url';
-import 'node:net';
+import { p as providerForConfig, r as runCells, h as existingRunIndices } from './run-cells.js';
 import { r as runSweepCells } from './run-sweep.js';
 import { readdir, lstat, writeFile, readFile } from 'node:fs/promises';
 import { d as defaultInputLimits, b as runFileSchema, f as runFileInvariantIssues } from './secrets.js';
 import { t as toolVersion, a as toolName } from './version.js';
 import { o as object, a as array, s as string, n as number, l as literal } from './schemas.js';
-import { b as datetime } from './history.js';
+import { d as datetime } from './history.js';
 
 /**
  * The runs a job asked for, on servers of the config it loaded (recorded in the state file so the

@@ -1,22 +1,23 @@
-import { mkdir, writeFile, lstat, readFile } from 'node:fs/promises';
 import { join, dirname, resolve } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { c as calibrateFromRuns, s as settingsFromConfig } from './calibration.js';
-import { c as calibrationHistoryRuns, a as conditionsHash, f as parseHistory, e as defaultHistoryLimits } from './history.js';
+import { c as calibrationHistoryRuns, a as conditionsHash } from './history.js';
 import { l as loadRuns } from './secrets.js';
 import 'node:perf_hooks';
-import { p as providerForConfig, r as runCells, s as silentProgress, b as streamProgress, e as defaultServerStateFile } from './run-cells.js';
 import 'node:child_process';
 import 'node:fs';
-import 'node:url';
-import 'node:net';
+import { p as providerForConfig, r as runCells, s as silentProgress, b as streamProgress, e as defaultServerStateFile } from './run-cells.js';
 import { m as measureAlternately } from './adaptive.js';
+import { r as readHistoryFile } from './history-series.js';
 import { l as loadConfig } from './load.js';
 import { a as renderCalibration } from './calibration2.js';
-import { U as UsageError, I as InputError, h as handleInterrupts, i as interactiveInterrupts } from './version.js';
+import { U as UsageError, h as handleInterrupts, i as interactiveInterrupts } from './version.js';
+import 'node:url';
+import 'node:net';
 import { p as parseCommandArgs, s as stringOption, i as integerOption } from './command.js';
 import './metric-names.js';
 import './random.js';
-import './capacity-summary.js';
+import './session-metrics.js';
 import './format.js';
 import './distributions.js';
 import './schemas.js';
@@ -41,10 +42,10 @@ import 'node:dns';
 import './select-cells.js';
 import './number-words.js';
 import './interleaved.js';
+import './history-analysis.js';
 import './index.js';
 import 'process';
 import 'buffer';
-import './history2.js';
 
 async function calibrateRunner(options) {
     const { config } = options.config;
@@ -149,14 +150,9 @@ const calibrateCommand = {
             .map((cell) => cell.trim())
             .filter(Boolean);
         const historyPath = stringOption(args, "history");
-        let history;
-        if (historyPath !== undefined) {
-            const path = resolve(io.cwd, historyPath);
-            const stat = await lstat(path).catch(() => null);
-            if (!stat?.isFile())
-                throw new InputError(`--history ${historyPath}: not a file`);
-            history = parseHistory(await readFile(path, "utf8"), historyPath, defaultHistoryLimits);
-        }
+        const history = historyPath !== undefined
+            ? await readHistoryFile(resolve(io.cwd, historyPath), historyPath)
+            : undefined;
         const progress = args.values.quiet === true ? silentProgress : streamProgress(io.stderr);
         const interruption = handleInterrupts({
             ...interactiveInterrupts,

@@ -1,13 +1,13 @@
-import { m as metricSpecs, d as describeMetric, e as metricNames, f as isGuardMetric, h as latencyMetricName, j as guardMetrics } from './metric-names.js';
-import { a7 as appendAll, a8 as percentile, a9 as classify, aa as minimumDetectableChange, ab as worseBound, s as smallest, ac as logRatioTest, ad as pAbove, ae as pBelow, af as guardShareCount, k as loadCurveOf, ag as loadOfRecord, ah as countGated, ai as overallVerdict, aj as planNextLook, ak as atToleranceChecks, al as futilityWarnings, am as settleEstimate, an as detectionSummary, ao as impactOf, ap as mixedResults, aq as withFamilyHeadline, ar as headlineFor, as as exitCodeFor, at as futilityModel, au as runMinutesOf, av as capacityCells, aw as capacityDrafts, ax as capacityMembers, ay as gpuMinutesSpent, az as decideCapacity, aA as withCapacity, aB as mixedLoadWarnings, N as redactValue, aC as defaultCostModel } from './secrets.js';
+import { m as metricSpecs, d as describeMetric, e as metricNames, f as isGuardMetric, s as sessionMetrics, h as latencyMetricName, j as guardMetrics } from './metric-names.js';
+import { a1 as appendAll, a2 as classify, a3 as minimumDetectableChange, a4 as worseBound, s as smallest, a5 as logRatioTest, a6 as pAbove, a7 as pBelow, a8 as guardShareCount, k as loadCurveOf, a9 as loadOfRecord, aa as countGated, ab as overallVerdict, ac as planNextLook, ad as atToleranceChecks, ae as futilityWarnings, af as settleEstimate, ag as detectionSummary, ah as impactOf, ai as mixedResults, aj as withFamilyHeadline, ak as headlineFor, al as exitCodeFor, am as futilityModel, an as runMinutesOf, ao as capacityCells, ap as capacityDrafts, aq as capacityMembers, ar as gpuMinutesSpent, as as decideCapacity, at as withCapacity, au as mixedLoadWarnings, J as redactValue, av as defaultCostModel } from './secrets.js';
 import { t as toolVersion, a as toolName, I as InputError } from './version.js';
 import { a as mulberry32 } from './random.js';
-import { m as mannWhitney, k as hodgesLehmann, p as pooledRunVariances, a as conditionsHash } from './history.js';
-import { s as serverLifecycle, g as configSchema } from './load.js';
-import { l as lookSchedule, p as perLookLevel, h as passLevel, e as capacityMaxRuns, i as lookIndex, a as serverStartSeconds } from './capacity-summary.js';
+import { m as mannWhitney, i as hodgesLehmann, p as pooledRunVariances, a as conditionsHash } from './history.js';
+import { s as serverLifecycle, j as configSchema } from './load.js';
+import { t as percentile, l as lookSchedule, u as perLookLevel, v as passLevel, g as capacityMaxRuns, w as lookIndex, a as serverStartSeconds } from './session-metrics.js';
 import { o as diffFingerprints, p as describeDifference, f as flattenFingerprint } from './format.js';
 import { f as binomialCdf, l as logGamma, n as normalCdf, a as normalQuantile } from './distributions.js';
-import { t as tuple, o as object, s as string, n as number, _ as _enum, a as array, b as boolean, r as record, u as unknown, e as union, l as literal } from './schemas.js';
+import { t as tuple, o as object, s as string, n as number, _ as _enum, a as array, b as boolean, r as record, d as unknown, u as union, l as literal } from './schemas.js';
 
 /**
  * Workload families (docs/compare.md#family-tests): the cells a change is likely to move together, whose
@@ -584,12 +584,14 @@ function shareIncreaseP(baseline, candidate) {
  */
 function draftsForCell(compared, settings, warnings) {
     const { base, cand } = compared;
-    const fewestCompleted = smallest([...base, ...cand].map((run) => run.requests.completed));
+    const runs = [...base, ...cand];
     const drafts = [];
     for (const metric of metricNames) {
         // The guards are a family of their own (guards.ts), never traded against speed.
         if (isGuardMetric(metric))
             continue;
+        // The floor counts the requests the metric's value summarises (a depth bucket's, not the run's).
+        const fewestCompleted = smallest(runs.map((run) => Math.min(run.requests.completed, run.metricRequests?.[metric] ?? Number.POSITIVE_INFINITY)));
         const draft = metricDraft(compared, metric, fewestCompleted, settings, warnings);
         if (draft !== null)
             drafts.push(draft);
@@ -636,6 +638,10 @@ function metricDraft({ cell, base, cand, tooFew }, metric, fewestCompleted, { ga
     if (absent(b) && absent(c)) {
         // Absent from every input: vLLM's `--metric-percentiles` defaults to 99, so p95 is often missing.
         if (!draft.gated)
+            return null;
+        // A session metric is measured by a session dataset's cells only (docs/workloads.md): a cell of
+        // single requests beside them has none to gate, which is no gap in its inputs.
+        if (metricSpecs[metric].source.kind === "session" && withoutSessions(base) && withoutSessions(cand))
             return null;
         const substitute = judgeOnStandIn(draft, base, cand, warnings);
         if (substitute === null)
@@ -738,6 +744,10 @@ function geometricMean(values) {
     for (const v of values)
         sum += Math.log(v);
     return Math.exp(sum / values.length);
+}
+/** Runs with no session summary (a cell of single requests, or vLLM's results): every session metric is missing. */
+function withoutSessions(runs) {
+    return runs.every((run) => sessionMetrics.every((name) => run.metrics[name] == null));
 }
 function metricValues(runs, metric) {
     const values = [];
@@ -1776,6 +1786,11 @@ const capacitySideSchema = object({
     runs: number().int(),
     loads: number().int().describe("Distinct loads measured."),
     successfulPerHour: number().nullable(),
+    /**
+     * A session cell's completed sessions per GPU-hour at the capacity (session_throughput there x 3600 /
+     * cost.gpus); null for other cells, and when the side meets the SLOs at no load.
+     */
+    sessionsPerGpuHour: number().nullable().default(null),
     outputTokensPerSecondPerGpu: number().nullable(),
     outputTokensPerSecondPerUser: number().nullable().describe("1000 / median TPOT (ms) at the capacity."),
     /** The SLO percentile of TTFT at the capacity: how long the slowest users wait for their first token. */
@@ -1802,6 +1817,8 @@ const capacityCurvePointSchema = object({
 const capacityComparisonSchema = object({
     cell: string(),
     dimension: _enum(["rate", "concurrency"]),
+    /** What the load counts: requests, or a session dataset's sessions (its rate is sessions/s). */
+    unit: _enum(["requests", "sessions"]).default("requests"),
     percentile: string(),
     slo: sloSchema,
     errorRateLimit: number(),

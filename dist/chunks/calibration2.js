@@ -1,6 +1,6 @@
 import { m as metricSpecs, d as describeMetric } from './metric-names.js';
-import { L as formatDetectable } from './secrets.js';
-import { c as renderCalibrationHistoryLine } from './history2.js';
+import { H as formatDetectable } from './secrets.js';
+import { c as renderCalibrationHistoryLine } from './history-analysis.js';
 
 /** The terminal summary of a calibration file: per gated check its spread, drift, catch and A/A blocks. */
 function renderCalibration(file) {

@@ -3,7 +3,7 @@ import { join, isAbsolute, resolve } from 'node:path';
 import { r as readCalibration, a as compareResults, w as writeCompareOutputs } from './compare.js';
 import { c as collectJobSecrets, d as defaultInputLimits, a as mebibyte } from './secrets.js';
 import { l as loadConfig } from './load.js';
-import { e as exportFileNames, t as toPytorchRecords, b as toBencherReport } from './export-pytorch.js';
+import { a as exportFormats, i as isExportFormat, e as exportFormatNames } from './export-formats.js';
 import { r as renderTerminal } from './terminal.js';
 import { U as UsageError } from './version.js';
 import { p as parseCommandArgs, a as stringListOption, s as stringOption, n as numberOption } from './command.js';
@@ -16,7 +16,7 @@ import 'node:crypto';
 import './distributions.js';
 import './format.js';
 import './schemas.js';
-import './capacity-summary.js';
+import './session-metrics.js';
 import './report-html.js';
 import 'node:child_process';
 import 'node:fs';
@@ -89,12 +89,14 @@ function parseCompareFormats(values) {
     for (const name of names) {
         if (name in printFormats)
             prints.push(printFormats[name]);
-        else if (name === "pytorch" || name === "bencher") {
+        else if (isExportFormat(name)) {
             if (!files.includes(name))
                 files.push(name);
         }
-        else
-            throw new UsageError(`--format expects text, md, comment, html, json, none, pytorch or bencher (comma-separated), got "${name}"`);
+        else {
+            const expected = ["text", "md", "comment", "html", "json", "none", ...exportFormatNames];
+            throw new UsageError(`--format expects ${expected.slice(0, -1).join(", ")} or ${expected.at(-1)} (comma-separated), got "${name}"`);
+        }
     }
     if (new Set(prints).size > 1)
         throw new UsageError(`--format: at most one of text, md, comment, html, json and none is printed, got ${prints.join(", ")}`);
@@ -214,10 +216,9 @@ const compareCommand = {
         const { verdictPath, reportPath, commentPath, htmlPath } = await writeCompareOutputs(out, outcome);
         const exported = [];
         for (const file of exportFiles) {
-            const path = join(out, exportFileNames[file]);
-            const content = file === "pytorch"
-                ? toPytorchRecords(outcome.verdict, outcome.runs)
-                : toBencherReport(outcome.verdict);
+            const { fileName, ofComparison } = exportFormats[file];
+            const path = join(out, fileName);
+            const content = ofComparison(outcome.verdict, outcome.runs);
             await writeFile(path, redact(`${JSON.stringify(content, null, 2)}\n`));
             exported.push(path);
         }

@@ -2,14 +2,13 @@ import { join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { writeFile, readdir, rm, mkdir } from 'node:fs/promises';
 import { p as parseConfigText } from './load.js';
+import { g as gatedMetricNames } from './metric-names.js';
 import { c as countRuns, r as runRequestedCells } from './baseline-bundle.js';
 import { y as adaptiveLoopLine, J as measuringBlockLine } from './status.js';
 import { r as renderTerminal } from './terminal.js';
 import 'node:perf_hooks';
-import { p as providerForConfig, b as streamProgress } from './run-cells.js';
 import 'node:child_process';
-import 'node:url';
-import 'node:net';
+import { p as providerForConfig, b as streamProgress } from './run-cells.js';
 import { a as addRunsUntilDecided, f as fewestRuns, m as measureAlternately } from './adaptive.js';
 import { w as writeCompareOutputs, a as compareResults } from './compare.js';
 import { E as ExitCode, U as UsageError, h as handleInterrupts, F as FailureError } from './version.js';
@@ -19,17 +18,18 @@ import './index.js';
 import './schemas.js';
 import 'process';
 import 'buffer';
-import './metric-names.js';
 import './select-cells.js';
 import './run-sweep.js';
 import './secrets.js';
 import './random.js';
 import './distributions.js';
-import './capacity-summary.js';
+import './session-metrics.js';
 import './format.js';
+import 'node:url';
 import './report-html.js';
 import './history.js';
 import 'node:os';
+import 'node:net';
 import 'node:events';
 import 'node:assert';
 import 'node:http';
@@ -54,7 +54,7 @@ import './calibration.js';
  * The demo's scenarios: one workload, a baseline simulator and a candidate whose profile differs the way
  * real changes do. Profiles are illustrative (see docs/sim.md), not measurements of any GPU.
  */
-const scenarioNames = ["tradeoff", "clean", "regression", "flaky", "capacity"];
+const scenarioNames = ["tradeoff", "clean", "regression", "flaky", "capacity", "sessions"];
 /**
  * The demo's engine: slow steps (35 ms fixed, plus 0.1 ms per decoding sequence and 0.03 ms per prefill
  * token), and the run-to-run noise of a quiet dedicated host. The simulator and the client share the
@@ -130,6 +130,26 @@ const scenarios = {
         // The search decides each side's runs, at most repeats.max.
         repeats: { min: 1, max: 10 },
     },
+    sessions: {
+        name: "sessions",
+        workload: "sessions",
+        story: "the candidate captures CUDA graphs for more batch sizes: every engine step's fixed cost is 10% lower, but the graphs' memory comes out of the KV cache, which shrinks from 8,192 to 1,024 blocks",
+        expectation: "single requests within tolerance or faster, but deep sessions slower: a smaller cache evicts the conversations waiting for their next turn, so later turns find less of their context cached and wait longer for their first token; the gate blocks on TTFT p95 at turn 8 and deeper",
+        expectedVerdicts: ["regression"],
+        // 1,024 blocks hold every single request in flight, not every conversation waiting for its next
+        // turn: the deep turns' TTFT p95 about 6x. At 1,280 it was 3-4x, and on a host at a load of 10-16 it
+        // was left undecided in 3 of 4 demos (docs/demo.md).
+        // Both report the cached prompt tokens of each answer (vLLM's --enable-prompt-tokens-details), so the
+        // run has each session's prefix-cache hit rate beside the server's own counters.
+        baselineSet: { ...quietNoise, enable_prompt_tokens_details: true },
+        candidateSet: {
+            ...quietNoise,
+            enable_prompt_tokens_details: true,
+            ...slower(engine, 0.9),
+            num_gpu_blocks: 1024,
+        },
+        repeats: { min: 3, max: 6 },
+    },
 };
 function setBlock(set) {
     return Object.entries(set)
@@ -161,8 +181,8 @@ model:
 sampling:
   temperature: 0
   ignore_eos: true
-${scenario.workload === "capacity" ? capacityCells(scenario) : threeCells(scenario)}gate:
-  # Wider than the 5% default: here the simulator and the client share the CPU of a laptop or a CI
+${cellsOf[scenario.workload](scenario)}gate:
+${gatedLine(scenario)}  # Wider than the 5% default: here the simulator and the client share the CPU of a laptop or a CI
   # machine, which is noisier than a dedicated GPU runner.
   tolerance: 0.1
   # The simulator's knobs are the thing under test here, as engine flags or the image would be for vLLM.
@@ -172,6 +192,20 @@ ${scenario.workload === "capacity" ? capacityCells(scenario) : threeCells(scenar
 cost:
   gpu_hourly_usd: 2.5
 `;
+}
+const cellsOf = {
+    "three-cells": threeCells,
+    capacity: capacityCells,
+    sessions: sessionCells,
+};
+/**
+ * The session scenario also gates the deepest turns' first-token wait, as `init --preset agent` does: a
+ * KV-cache change shows there first. A cell of single requests has no session metrics and skips it.
+ */
+function gatedLine(scenario) {
+    if (scenario.workload !== "sessions")
+        return "";
+    return `  metrics: [${[...gatedMetricNames, "ttft_p95_depth_8_up"].join(", ")}]\n`;
 }
 /**
  * One capacity cell: chat-like requests at an open-loop rate, the rate searched between 4 and 32
@@ -248,6 +282,47 @@ function threeCells(scenario) {
     prefix: fresh
 # block 1: A B B A per run. Every run restarts the simulator here (lifecycle per-run), so larger
 # blocks would save nothing and leave the first look less balanced against a drifting host.
+repeats: { min: ${scenario.repeats.min}, max: ${scenario.repeats.max}, block: 1 }
+`;
+}
+/**
+ * Single requests (short chat questions at a steady rate, each on its own) beside multi-turn sessions:
+ * sixteen turns over a shared system prompt, each turn sending the conversation so far, a short think time
+ * between turns, during which the conversation's blocks are cached but unreferenced (what a smaller cache
+ * evicts first).
+ */
+function sessionCells(scenario) {
+    return `cells:
+  - name: single
+    description: short questions arriving at a steady rate, each a request of its own
+    endpoint: chat
+    dataset:
+      type: synthetic
+      input_tokens: { distribution: uniform, min: 64, max: 192 }
+      output_tokens: { distribution: uniform, min: 8, max: 24 }
+    load: { type: rate, rate: 70, burstiness: 1, max_concurrency: 256 }
+    size: { requests: 220 }
+    warmup: { requests: 16 }
+    prefix: fresh
+    slo: { ttft_ms: 250, tpot_ms: 90, e2el_ms: 2000 }
+  - name: sessions
+    description: sixteen-turn conversations over a shared system prompt, the context growing turn by turn
+    endpoint: chat
+    dataset:
+      type: sessions
+      turns: 16
+      system_prompt_tokens: 512
+      shared_system_prompt: 1
+      message_tokens: { distribution: uniform, min: 96, max: 160 }
+      output_tokens: { distribution: uniform, min: 6, max: 12 }
+      think_time_s: { distribution: uniform, min: 0.1, max: 0.4 }
+    # Sessions per second and sessions in flight (the load counts sessions); 24 sessions of 16 turns, so
+    # turns 8-16 give the 216 requests a gated p95 at depth 8+ needs (gate.min_requests.p95: 200).
+    load: { type: rate, rate: 8, burstiness: 1, max_concurrency: 64 }
+    size: { requests: 24 }
+    warmup: { requests: 2 }
+    prefix: fresh
+    slo: { ttft_ms: 400, tpot_ms: 90 }
 repeats: { min: ${scenario.repeats.min}, max: ${scenario.repeats.max}, block: 1 }
 `;
 }
@@ -384,7 +459,8 @@ runs alternately on both with repeats, and the comparison prints the verdict the
 comment would carry, its first screen in the terminal. Writes comment.md (the PR comment),
 report.md (the full report), report.html (with charts), verdict.json, both configs and the raw results
 under DIR. The capacity scenario measures one capacity cell instead: each side's requests per hour at
-the SLOs and how long the slowest users wait there.
+the SLOs and how long the slowest users wait there. The sessions scenario measures single requests
+beside multi-turn conversations: TTFT by turn depth, session goodput, prefix-cache hits per session.
 
 Options:
   -s, --scenario NAME  what the candidate changed (default: tradeoff)

@@ -1,4 +1,4 @@
-import { m as metricSpecs, c as latencyStatisticSpec, i as isMetricName, d as describeMetric } from './metric-names.js';
+import { m as metricSpecs, b as latencyStatisticSpec, i as isMetricName, d as describeMetric } from './metric-names.js';
 
 /**
  * The one comparability rule: which recorded conditions may differ between a baseline and a candidate.
@@ -17,6 +17,15 @@ import { m as metricSpecs, c as latencyStatisticSpec, i as isMetricName, d as de
  * - Every other difference makes the runs not comparable, and is reported with its value on each side.
  */
 const informationalFields = ["tool", "runner.name", "runner.device", "configHash"];
+/**
+ * Fields that earlier builds recorded and this one no longer writes, each with the one value it always
+ * had. `datasets` was never filled (always `{}`): a dataset's identity is a condition of its cell, recorded
+ * in `workload.dataset` (kind, path template, configured sha256), `workload.datasetSha256` (the bytes read)
+ * and `workload.seed`. The diff skips these fields, so a run.json written before still compares with one
+ * written now; the history's conditions hash keeps them at that value, so sessions recorded before and
+ * after hash alike (compare/history.ts `conditionsHash`).
+ */
+const retiredFields = { datasets: {} };
 /** Recorded fields that follow from a configured one: allowing the source allows them too. */
 const derivedFields = {
     "server.image": ["server.imageDigest", "server.imageId", "server.vllmVersion", "server.cacheConfig"],
@@ -47,6 +56,7 @@ function flattenFingerprint(value, prefix = "", out = {}) {
     return out;
 }
 const covers = (rule, field) => field === rule || field.startsWith(`${rule}.`);
+const isRetired = (field) => Object.keys(retiredFields).some((rule) => covers(rule, field));
 /** `server.args` allows `server.args` and everything below it, and the fields derived from it. */
 function isAllowedDifference(field, allowed) {
     const expanded = allowed.flatMap((rule) => [rule, ...(derivedFields[rule] ?? [])]);
@@ -92,6 +102,8 @@ function diffFingerprints(perCell, allowed) {
         const versionsDiffer = canonical(flatBase["tool.version"]) !== canonical(flatCand["tool.version"]);
         const fields = [...new Set([...Object.keys(flatBase), ...Object.keys(flatCand)])].sort();
         for (const field of fields) {
+            if (isRetired(field))
+                continue;
             const b = flatBase[field];
             const c = flatCand[field];
             const same = canonical(comparableEngineArgs(field, b)) === canonical(comparableEngineArgs(field, c));
@@ -221,4 +233,4 @@ function nonZeroCounts(counts, show = String) {
     return counts.filter(([count]) => count > 0).map(([count, word]) => `${show(count)} ${word}`);
 }
 
-export { formatNumber as a, formatChange as b, formatInterval as c, formatFractionAsPercent as d, formatMetricValue as e, flattenFingerprint as f, formatP as g, formatSignedNumber as h, formatDuration as i, formatIntervalOneLine as j, formatValuePair as k, nonZeroCounts as l, describeMetricRef as m, noBreakSpace as n, diffFingerprints as o, describeDifference as p, isInformationalField as q, slowestUsers as s };
+export { formatNumber as a, formatChange as b, formatInterval as c, formatFractionAsPercent as d, formatMetricValue as e, flattenFingerprint as f, formatP as g, formatSignedNumber as h, formatDuration as i, formatIntervalOneLine as j, formatValuePair as k, nonZeroCounts as l, describeMetricRef as m, noBreakSpace as n, diffFingerprints as o, describeDifference as p, isInformationalField as q, retiredFields as r, slowestUsers as s };

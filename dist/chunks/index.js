@@ -1,4 +1,4 @@
-import { n as number, s as string$1, c as strictObject$1, g as discriminatedUnion } from './schemas.js';
+import { c as strictObject$1, n as number, g as discriminatedUnion, s as string$1 } from './schemas.js';
 import require$$0 from 'process';
 import require$$0$1 from 'buffer';
 
@@ -8817,4 +8817,4 @@ function requireDist () {
 
 var distExports = requireDist();
 
-export { describeValue as a, port as b, nonNegativeInt as c, distExports as d, envVarName as e, choice as f, positiveInt as g, httpUrl as h, fraction as i, nonNegativeNumber as j, maxListedKeys as m, nonEmptyString as n, positiveNumber as p, strictObject as s };
+export { describeValue as a, positiveInt as b, choice as c, distExports as d, nonEmptyString as e, fraction as f, envVarName as g, port as h, httpUrl as i, nonNegativeInt as j, maxListedKeys as m, nonNegativeNumber as n, positiveNumber as p, strictObject as s };

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile, access } from 'node:fs/promises';
 import { resolve, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { d as defaultConfigFile, a as serverKinds } from './load.js';
+import { a as serverKindFacts, d as defaultConfigFile, b as serverKinds } from './load.js';
 import { g as gatedMetricNames } from './metric-names.js';
 import { E as ExitCode, U as UsageError } from './version.js';
 import { p as parseCommandArgs, s as stringOption } from './command.js';
@@ -18,7 +18,7 @@ import 'node:util';
 /**
  * Starter configs written by `vllm-perf-gate init --preset NAME`. They are YAML text (not objects) so the
  * comments that explain each choice reach the user's file; a test validates every preset with every
- * server kind.
+ * server kind. Each kind's `server:` block is its module's (config/server-kinds/).
  */
 const presetNames = ["chat", "rag", "batch", "matrix-18", "agent"];
 const presetDescriptions = {
@@ -36,60 +36,10 @@ version: 1
 name: ${preset}
 seed: 0
 `;
-function serverBlock(kind) {
-    switch (kind) {
-        case "docker":
-            return `
-# How the server is started. The image is pinned by digest so that a new image is a declared change, not noise.
-# REPLACE the zeros below with the digest of the tag you want; it is printed by:
-#   docker pull vllm/vllm-openai:v0.11.0 && docker inspect --format '{{index .RepoDigests 0}}' vllm/vllm-openai:v0.11.0
-# (until then pulling the image fails: no image has that digest).
-server:
-  kind: docker
-  image: vllm/vllm-openai:v0.11.0@sha256:0000000000000000000000000000000000000000000000000000000000000000
-  args: [--max-num-seqs, "256", --max-num-batched-tokens, "8192", --generation-config, vllm]
-  env: [HF_TOKEN]            # names only: values come from the runner's environment and are redacted from logs
-  gpus: all
-  port: 8000
-  hf_cache_dir: /opt/hf-cache
-  startup_timeout_s: 900
-  lifecycle: per-side        # one server per side for every cell, prefix cache reset between cells; per-cell / per-run start more often
-`;
-        case "command":
-            return `
-# How the server is started: any command line, e.g. vLLM from a virtualenv on the runner.
-server:
-  kind: command
-  argv: [.venv/bin/vllm, serve, Qwen/Qwen3-0.6B, --port, "8000", --max-num-seqs, "256", --generation-config, vllm]
-  env: { VLLM_SERVER_DEV_MODE: "1" }   # lets the gate reset the prefix cache between runs
-  port: 8000
-  startup_timeout_s: 900
-  lifecycle: per-side
-`;
-        case "external":
-            return `
-# A server the team already runs (e.g. a multi-node deployment): nothing is started, it is probed and measured.
-server:
-  kind: external
-  base_url: \${VLLM_BASE_URL:-http://127.0.0.1:8000}
-  api_key_env: VLLM_API_KEY  # the name of the variable holding the key, never the key itself
-  startup_timeout_s: 60
-`;
-        case "sim":
-            return `
-# The built-in vLLM-compatible simulator: no GPU needed (demos, trying the tool, testing the workflow).
-server:
-  kind: sim
-  profile: small-gpu
-  seed: 0
-  lifecycle: per-side
-`;
-    }
-}
 const model = (kind) => `
 # The served model name sent in requests, and the revisions pinned and recorded with every result.
 model:
-  name: ${kind === "sim" ? "sim-model" : "Qwen/Qwen3-0.6B"}
+  name: ${serverKindFacts[kind].preset.modelName}
   revision: main
   tokenizer_revision: main
   max_model_len: 32768
@@ -135,7 +85,7 @@ cells:
       output_tokens: { distribution: lognormal, median: 250, sigma: 0.6, min: 16, max: 1024 }
       think_time_s: { distribution: exponential, mean: 2, max: 20 }
     load: { type: rate, rate: 0.5, burstiness: 1, max_concurrency: 32 }
-    size: { requests: 60 }             # sessions per run (about 600 requests)
+    size: { requests: 80 }             # sessions per run (about 800 requests; 200+ of them at depth 8 and deeper, the floor for gating that bucket's p95)
     warmup: { requests: 2 }            # warm-up sessions: their own conversations, the system prompt shared
     prefix: fresh                      # reset + salt per run: each run measures its own sessions' reuse
     slo: { ttft_ms: 1000, tpot_ms: 50 }
@@ -359,7 +309,7 @@ function presetText(preset, kind, schemaRef, options = {}) {
     const withCapacity = options.capacity ? `${cells}${capacityCell(preset)}` : cells;
     // An agent's deep turns are what a KV-cache change moves: their first-token wait blocks too.
     const extra = preset === "agent" ? ["ttft_p95_depth_8_up", "session_goodput"] : [];
-    return `${header(preset, schemaRef)}${serverBlock(kind)}${model(kind)}${withCapacity}${gate(extra)}`;
+    return `${header(preset, schemaRef)}${serverKindFacts[kind].preset.server}${model(kind)}${withCapacity}${gate(extra)}`;
 }
 
 /** The JSON Schema shipped with this copy of the tool (repository checkout, npm install or action). */

@@ -1,15 +1,11 @@
 import { createHash } from 'node:crypto';
 import { stat, readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { p as positiveNumber, e as envVarName, s as strictObject, n as nonEmptyString, b as port, h as httpUrl, c as nonNegativeInt, f as choice, g as positiveInt, i as fraction, j as nonNegativeNumber, a as describeValue, d as distExports, m as maxListedKeys } from './index.js';
+import { a as describeValue, s as strictObject, n as nonNegativeNumber, p as positiveNumber, c as choice, b as positiveInt, e as nonEmptyString, f as fraction, g as envVarName, h as port, i as httpUrl, j as nonNegativeInt, d as distExports, m as maxListedKeys } from './index.js';
 import { I as InputError } from './version.js';
+import { l as literal, u as union, s as string, a as array, n as number, _ as _enum, r as record, b as boolean, d as unknown, p as partialRecord } from './schemas.js';
 import { e as metricNames, k as gatableMetricNames, g as gatedMetricNames } from './metric-names.js';
-import { _ as _enum, a as array, s as string, l as literal, r as record, e as union, b as boolean, n as number, p as partialRecord, u as unknown } from './schemas.js';
 
-/**
- * The config file `vllm-perf-gate.yml`: the single source of truth for its shape, its defaults and its
- * documentation. The JSON Schema in `schema/` and the README's reference are generated from it.
- */
 /**
  * The most `run` can execute: validate rejects anything beyond (docs/config-reference.md#limits), so a config that
  * validates never crashes or stalls the runner by its size alone.
@@ -54,6 +50,358 @@ function atMost(limit, name) {
         error: (issue) => `expected at most ${limit} (the limit on ${name}; see docs/config-reference.md#limits), got ${describeValue(issue.input)}`,
     };
 }
+
+// The fields the dataset kinds' schema branches share (each kind's module in this folder uses them).
+const tokenCount = (what) => positiveInt(what).max(configLimits.tokens, atMost(configLimits.tokens, "token counts"));
+const fixedLength = strictObject({ distribution: literal("fixed"), value: tokenCount() });
+const uniformLength = strictObject({
+    distribution: literal("uniform"),
+    min: tokenCount(),
+    max: tokenCount(),
+});
+const normalLength = strictObject({
+    distribution: literal("normal"),
+    mean: positiveNumber().max(configLimits.tokens, atMost(configLimits.tokens, "token counts")),
+    sd: nonNegativeNumber().max(configLimits.tokens, atMost(configLimits.tokens, "token counts")),
+    min: tokenCount().default(1),
+    max: tokenCount().optional(),
+});
+const lognormalLength = strictObject({
+    distribution: literal("lognormal"),
+    median: positiveNumber().max(configLimits.tokens, atMost(configLimits.tokens, "token counts")),
+    sigma: nonNegativeNumber().max(configLimits.lognormalSigma, atMost(configLimits.lognormalSigma, "a lognormal sigma")),
+    min: tokenCount().default(1),
+    max: tokenCount().optional(),
+});
+const lengthSchema = union([
+    tokenCount("a token count (whole number >= 1) or a distribution mapping"),
+    choice("distribution", [fixedLength, uniformLength, normalLength, lognormalLength], ["fixed", "uniform", "normal", "lognormal"]),
+], {
+    error: (issue) => `expected a token count (whole number >= 1) or a distribution mapping, got ${describeValue(issue.input)}`,
+})
+    .describe("A token count, or a distribution: fixed, uniform (min..max), normal (mean, sd) or lognormal (median, sigma), clipped to [min, max].");
+const delaySeconds = (what = "a number of seconds >= 0") => nonNegativeNumber(what).max(configLimits.turnDelaySeconds, atMost(configLimits.turnDelaySeconds, "the delay between two turns"));
+/**
+ * The wait between two turns of a session (a user's think time, a tool's latency), in seconds: a fixed
+ * number, or a distribution drawn from the session's seed: fixed, uniform (min..max), exponential (mean)
+ * or lognormal (median, sigma), clipped to `max` when given.
+ */
+const delaySchema = union([
+    delaySeconds("a number of seconds >= 0 or a distribution mapping"),
+    choice("distribution", [
+        strictObject({ distribution: literal("fixed"), value: delaySeconds() }),
+        strictObject({ distribution: literal("uniform"), min: delaySeconds(), max: delaySeconds() }),
+        strictObject({
+            distribution: literal("exponential"),
+            mean: delaySeconds(),
+            max: delaySeconds().optional(),
+        }),
+        strictObject({
+            distribution: literal("lognormal"),
+            median: delaySeconds(),
+            sigma: nonNegativeNumber().max(configLimits.lognormalSigma, atMost(configLimits.lognormalSigma, "a lognormal sigma")),
+            max: delaySeconds().optional(),
+        }),
+    ], ["fixed", "uniform", "exponential", "lognormal"]),
+], {
+    error: (issue) => `expected a number of seconds >= 0 or a distribution mapping, got ${describeValue(issue.input)}`,
+})
+    .describe("Seconds between the end of one turn and the next request of its session: a number, or a distribution (fixed, uniform min..max, exponential mean, lognormal median and sigma), drawn from the session's seed.");
+function describeLength(length) {
+    // A template (a value from `${VAR}` in the printed view) is shown as written.
+    if (typeof length !== "object")
+        return String(length);
+    switch (length.distribution) {
+        case "fixed":
+            return String(length.value);
+        case "uniform":
+            return `${length.min}-${length.max}`;
+        case "normal":
+            return `normal(${length.mean}, sd ${length.sd})`;
+        case "lognormal":
+            return `lognormal(median ${length.median}, sigma ${length.sigma})`;
+    }
+}
+function describeDelay(delay) {
+    if (typeof delay !== "object")
+        return `${delay} s`;
+    switch (delay.distribution) {
+        case "fixed":
+            return `${delay.value} s`;
+        case "uniform":
+            return `${delay.min}-${delay.max} s`;
+        case "exponential":
+            return `exponential(mean ${delay.mean} s)`;
+        case "lognormal":
+            return `lognormal(median ${delay.median} s, sigma ${delay.sigma})`;
+    }
+}
+
+/** Prompts (or messages) of a JSONL file, one request a line. */
+const jsonlDataset = strictObject({
+    type: literal("jsonl"),
+    path: nonEmptyString("a path to a JSONL file"),
+    output_tokens: lengthSchema.optional().describe("Used for lines without max_tokens."),
+    sha256: string()
+        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
+        .optional(),
+});
+const jsonlKind = {
+    schema: jsonlDataset,
+    fileBacked: true,
+    sessions: false,
+    scoresAnswers: false,
+    describe: (dataset) => `JSONL ${dataset.path}`,
+};
+
+/** Questions about generated long documents (a document is a prefix its questions share). */
+const longDocumentDataset = strictObject({
+    type: literal("long_document"),
+    num_documents: positiveInt()
+        .max(configLimits.datasetItems, atMost(configLimits.datasetItems, "generated dataset items"))
+        .default(1),
+    document_tokens: tokenCount(),
+    question_tokens: lengthSchema,
+    output_tokens: lengthSchema,
+});
+const longDocumentKind = {
+    schema: longDocumentDataset,
+    fileBacked: false,
+    sessions: false,
+    scoresAnswers: false,
+    describe: (dataset) => `${dataset.num_documents} doc x ${dataset.document_tokens} + q ${describeLength(dataset.question_tokens)} / out ${describeLength(dataset.output_tokens)}`,
+};
+
+/**
+ * A Mooncake-style request trace (docs/workloads.md): JSON Lines of `timestamp` (ms), `input_length`,
+ * `output_length` and `hash_ids` (one id per block of `block_tokens` prompt tokens; equal ids are equal
+ * text, so the trace's prefix sharing reaches the server's cache). Lines with the same `session_id` are the
+ * turns of one session; lines without one are sessions of a single turn.
+ */
+const mooncakeTraceDataset = strictObject({
+    type: literal("mooncake_trace"),
+    path: nonEmptyString("a path to a Mooncake-style JSONL trace"),
+    sha256: string()
+        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
+        .optional()
+        .describe("Expected checksum; the run fails when the file differs."),
+    block_tokens: tokenCount().default(512).describe("Prompt tokens per hash id (Mooncake's traces use 512)."),
+    time_scale: positiveNumber()
+        .max(1000, "expected at most 1000 (the limit on a trace's time scale; see docs/workloads.md)")
+        .default(1)
+        .describe("Multiplies the trace's timestamps (and the gaps between a session's turns): 1 replays it on its own clock, 0.5 twice as fast."),
+});
+const mooncakeTraceKind = {
+    schema: mooncakeTraceDataset,
+    fileBacked: true,
+    sessions: true,
+    scoresAnswers: false,
+    describe: (dataset) => `Mooncake trace ${dataset.path} (blocks of ${dataset.block_tokens}, time x${dataset.time_scale})`,
+};
+
+/**
+ * Tool-call turns of a session (docs/workloads.md): the tools the requests declare; when an answer is a
+ * tool call, the client answers it with a mocked tool result of `result_tokens` after `latency_s`.
+ */
+const sessionToolsSchema = strictObject({
+    names: array(string().regex(/^[A-Za-z0-9_-]{1,64}$/, "expected a function name of letters, digits, '_' or '-'"))
+        .min(1, "expected at least one tool name")
+        .max(32, "expected at most 32 tools (the limit on tools per session; see docs/workloads.md)")
+        .describe("Function names declared in every request's `tools` (each takes one string argument)."),
+    latency_s: delaySchema.default(0).describe("The mocked tool's latency before its result is sent."),
+    result_tokens: lengthSchema.default(64).describe("Length of the mocked tool result."),
+});
+/**
+ * Generated sessions (docs/workloads.md): each session a seeded number of turns; turn k sends the whole
+ * conversation so far (the server's own answers included) and one new user message.
+ */
+const sessionsDataset = strictObject({
+    type: literal("sessions"),
+    turns: lengthSchema.describe("Turns per session (a count or a distribution, at most 256)."),
+    message_tokens: lengthSchema.describe("Tokens of each new user message."),
+    output_tokens: lengthSchema.describe("max_tokens of each answer."),
+    system_prompt_tokens: number()
+        .int()
+        .min(0)
+        .max(configLimits.tokens, atMost(configLimits.tokens, "token counts"))
+        .default(0)
+        .describe("Tokens of the system prompt each session starts with (0: none)."),
+    shared_system_prompt: fraction()
+        .default(1)
+        .describe("Share of sessions whose system prompt is the common one (a prefix the server can cache across sessions); the others get one of their own, of the same length."),
+    think_time_s: delaySchema.default(0),
+    tools: sessionToolsSchema.optional(),
+});
+const sessionsKind = {
+    schema: sessionsDataset,
+    fileBacked: false,
+    sessions: true,
+    scoresAnswers: false,
+    describe: (dataset) => `sessions of ${describeLength(dataset.turns)} turns, message ${describeLength(dataset.message_tokens)} / out ${describeLength(dataset.output_tokens)}${dataset.system_prompt_tokens > 0 ? `, system prompt ${dataset.system_prompt_tokens}` : ""}, think ${describeDelay(dataset.think_time_s)}${dataset.tools ? `, tools ${dataset.tools.names.join(", ")}` : ""}`,
+};
+
+/** Generated prompts in groups that share a prefix (the server's prefix cache). */
+const sharedPrefixDataset = strictObject({
+    type: literal("shared_prefix"),
+    num_prefixes: positiveInt().max(configLimits.datasetItems, atMost(configLimits.datasetItems, "generated dataset items")),
+    prefix_tokens: tokenCount(),
+    suffix_tokens: lengthSchema,
+    output_tokens: lengthSchema,
+});
+const sharedPrefixKind = {
+    schema: sharedPrefixDataset,
+    fileBacked: false,
+    sessions: false,
+    scoresAnswers: false,
+    describe: (dataset) => `${dataset.num_prefixes} prefixes x ${dataset.prefix_tokens} + ${describeLength(dataset.suffix_tokens)} / out ${describeLength(dataset.output_tokens)}`,
+};
+
+/** Conversations of a ShareGPT JSON file: the first human turn of each is a prompt. */
+const sharegptDataset = strictObject({
+    type: literal("sharegpt"),
+    path: nonEmptyString("a path to a ShareGPT JSON file"),
+    output_tokens: lengthSchema.optional().describe("Override the dataset's own answer lengths."),
+    max_input_tokens: tokenCount().optional().describe("Skip conversations whose prompt is longer."),
+    sha256: string()
+        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
+        .optional()
+        .describe("Expected checksum; the run fails when the file differs."),
+});
+const sharegptKind = {
+    schema: sharegptDataset,
+    fileBacked: true,
+    sessions: false,
+    scoresAnswers: false,
+    describe: (dataset) => `ShareGPT ${dataset.path}`,
+};
+
+const turnsCount = positiveInt("a number of turns (whole number >= 1)").max(configLimits.sessionTurns, atMost(configLimits.sessionTurns, "turns per session"));
+/**
+ * ShareGPT-style multi-turn conversations (docs/workloads.md): every human turn of a conversation is a
+ * turn of its session, sent with the conversation so far (the server's answers, not the file's).
+ */
+const sharegptSessionsDataset = strictObject({
+    type: literal("sharegpt_sessions"),
+    path: nonEmptyString("a path to a ShareGPT JSON file"),
+    sha256: string()
+        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
+        .optional()
+        .describe("Expected checksum; the run fails when the file differs."),
+    output_tokens: lengthSchema.optional().describe("Override the answer lengths the file's answers give."),
+    max_turns: turnsCount.optional().describe("Use at most this many turns of each conversation."),
+    think_time_s: delaySchema.default(0),
+});
+const sharegptSessionsKind = {
+    schema: sharegptSessionsDataset,
+    fileBacked: true,
+    sessions: true,
+    scoresAnswers: false,
+    describe: (dataset) => `ShareGPT sessions ${dataset.path}${dataset.max_turns ? ` (at most ${dataset.max_turns} turns)` : ""}, think ${describeDelay(dataset.think_time_s)}`,
+};
+
+/** Generated prompts of exact token counts (lengths fixed or drawn from a distribution). */
+const syntheticDataset = strictObject({
+    type: literal("synthetic"),
+    input_tokens: lengthSchema,
+    output_tokens: lengthSchema,
+});
+const syntheticKind = {
+    schema: syntheticDataset,
+    fileBacked: false,
+    sessions: false,
+    scoresAnswers: false,
+    describe: (dataset) => `synthetic in ${describeLength(dataset.input_tokens)} / out ${describeLength(dataset.output_tokens)}`,
+};
+
+/**
+ * The built-in task set (docs/quality.md): arithmetic and number-word questions made from the seed, each
+ * exactly checkable. A tasks cell's requests are sent greedy (temperature 0, ignore_eos false) and its
+ * answers scored per prompt for the task-accuracy check.
+ */
+const tasksDataset = strictObject({
+    type: literal("tasks"),
+    count: positiveInt()
+        .max(configLimits.datasetItems, atMost(configLimits.datasetItems, "generated dataset items"))
+        .default(500)
+        .describe("Distinct tasks; request i asks task i mod count."),
+    kinds: array(_enum(["arithmetic", "number_words"]))
+        .min(1, "expected at least one task kind")
+        .default(["arithmetic", "number_words"])
+        .describe("Task kinds, taken in turn."),
+    output_tokens: lengthSchema.default(24).describe("max_tokens of an answer."),
+});
+const tasksKind = {
+    schema: tasksDataset,
+    fileBacked: false,
+    sessions: false,
+    scoresAnswers: true,
+    describe: (dataset) => `${dataset.count} built-in tasks (${dataset.kinds.join(", ")}) / out ${describeLength(dataset.output_tokens)}, scored`,
+};
+
+/**
+ * The team's own tasks: a JSONL file, one task a line: `prompt` (or `messages`), `reference`, and optionally
+ * `scorer` (exact, contains, regex, numeric; default exact), `pattern` (regex) and `tolerance` (numeric).
+ */
+const tasksJsonlDataset = strictObject({
+    type: literal("tasks_jsonl"),
+    path: nonEmptyString("a path to a JSONL file of tasks"),
+    sha256: string()
+        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
+        .optional(),
+    output_tokens: lengthSchema.default(24).describe("max_tokens of an answer (a line's max_tokens wins)."),
+});
+const tasksJsonlKind = {
+    schema: tasksJsonlDataset,
+    fileBacked: true,
+    sessions: false,
+    scoresAnswers: true,
+    describe: (dataset) => `tasks JSONL ${dataset.path} / out ${describeLength(dataset.output_tokens)}, scored`,
+};
+
+/**
+ * The dataset kinds, one module each in dataset-kinds/ (its schema branch, traits and `validate` line),
+ * registered here once. `datasetSchema` and the lists of kinds with a trait (file-backed, sessions, scored)
+ * are derived from this list; how a kind's requests are made is its entry in workload/, keyed by these
+ * kinds, so the compiler demands one for a new kind.
+ */
+const datasetKindModules = [
+    syntheticKind,
+    sharegptKind,
+    jsonlKind,
+    sharedPrefixKind,
+    longDocumentKind,
+    tasksKind,
+    tasksJsonlKind,
+    sessionsKind,
+    sharegptSessionsKind,
+    mooncakeTraceKind,
+];
+const datasetSchema = choice("type", datasetKindModules.map((module) => module.schema));
+/** Each kind's module by its name. */
+const datasetKinds = Object.fromEntries(datasetKindModules.map((module) => [module.schema.shape.type.value, module]));
+function moduleOf(dataset) {
+    return datasetKinds[dataset.type];
+}
+/** Per dataset kind: whether it reads a file (the `fileBacked` trait). */
+Object.fromEntries(datasetKindModules.map((module) => [module.schema.shape.type.value, module.fileBacked]));
+/** True when the dataset's prompts come from a file (the `fileBacked` trait). */
+function isFileBacked(dataset) {
+    return moduleOf(dataset).fileBacked;
+}
+/** True for a session dataset (the `sessions` trait: the load's unit is a session). */
+function isSessionDataset(dataset) {
+    return moduleOf(dataset).sessions;
+}
+/** Whether a dataset's answers are scored (the task-accuracy check): its cells are sent greedy. */
+function scoresAnswers(dataset) {
+    return moduleOf(dataset).scoresAnswers;
+}
+/** The dataset's part of a cell's `validate` line (pass the template view: it is printed). */
+function describeDataset(dataset) {
+    return moduleOf(dataset).describe(dataset);
+}
+
+/** The fields every server kind's schema branch shares (each kind's module in this folder uses them). */
 const startupTimeout = positiveNumber("a positive number of seconds")
     .max(configLimits.seconds, atMost(configLimits.seconds, "seconds"))
     .default(900)
@@ -64,6 +412,51 @@ const serverLifecycle$1 = _enum(["per-side", "per-cell", "per-run"])
 const apiKeyEnv = envVarName()
     .optional()
     .describe("Name of the environment variable holding the API key sent as a Bearer token.");
+
+/** Any command line that serves vLLM's API (vLLM from a virtualenv, a wrapper script), started as its own process group. */
+const commandServer = strictObject({
+    kind: literal("command"),
+    argv: array(string())
+        .min(1, "expected a non-empty list such as [vllm, serve, MODEL]")
+        .describe("The command and its arguments, e.g. [.venv/bin/vllm, serve, Qwen/Qwen3-0.6B, --port, '8000']."),
+    env: record(string(), string()).default({}).describe("Extra environment for the process."),
+    cwd: string().optional().describe("Working directory of the process."),
+    port: port().default(8000).describe("Port the command's server listens on."),
+    host: nonEmptyString().default("127.0.0.1").describe("Host the client connects to."),
+    api_key_env: apiKeyEnv,
+    startup_timeout_s: startupTimeout,
+    lifecycle: serverLifecycle$1,
+});
+const commandKind = {
+    schema: commandServer,
+    launchesProcess: true,
+    defaultStartSeconds: 180,
+    lifecycle: (server) => server.lifecycle,
+    describe: (server) => `command ${server.argv.join(" ")}`,
+    deviceProblems: (server, devices) => devices.length > 1 && !server.argv.some((arg) => arg.includes("{port}"))
+        ? [
+            {
+                path: ["server", "argv"],
+                message: `expected {port} in server.argv with ${devices.length} runner.devices (each device's server listens on server.port + its position: --port, "{port}")`,
+            },
+        ]
+        : [],
+    preset: {
+        server: `
+# How the server is started: any command line, e.g. vLLM from a virtualenv on the runner.
+server:
+  kind: command
+  argv: [.venv/bin/vllm, serve, Qwen/Qwen3-0.6B, --port, "8000", --max-num-seqs, "256", --generation-config, vllm]
+  env: { VLLM_SERVER_DEV_MODE: "1" }   # lets the gate reset the prefix cache between runs
+  port: 8000
+  startup_timeout_s: 900
+  lifecycle: per-side
+`,
+        modelName: "Qwen/Qwen3-0.6B",
+    },
+};
+
+/** A pinned vLLM container (docker or podman), started per the lifecycle. */
 const dockerServer = strictObject({
     kind: literal("docker"),
     image: nonEmptyString("a container image such as vllm/vllm-openai@sha256:...").describe("The vLLM image, pinned by digest (vllm/vllm-openai@sha256:...) for reproducibility; a tag-only pin gets a warning."),
@@ -101,19 +494,39 @@ const dockerServer = strictObject({
     startup_timeout_s: startupTimeout,
     lifecycle: serverLifecycle$1,
 });
-const commandServer = strictObject({
-    kind: literal("command"),
-    argv: array(string())
-        .min(1, "expected a non-empty list such as [vllm, serve, MODEL]")
-        .describe("The command and its arguments, e.g. [.venv/bin/vllm, serve, Qwen/Qwen3-0.6B, --port, '8000']."),
-    env: record(string(), string()).default({}).describe("Extra environment for the process."),
-    cwd: string().optional().describe("Working directory of the process."),
-    port: port().default(8000).describe("Port the command's server listens on."),
-    host: nonEmptyString().default("127.0.0.1").describe("Host the client connects to."),
-    api_key_env: apiKeyEnv,
-    startup_timeout_s: startupTimeout,
-    lifecycle: serverLifecycle$1,
-});
+const dockerKind = {
+    schema: dockerServer,
+    launchesProcess: true,
+    defaultStartSeconds: 180,
+    lifecycle: (server) => server.lifecycle,
+    describe: (server) => `docker ${server.image}${server.args.length ? ` ${server.args.join(" ")}` : ""}`,
+    warnings: (server, shown) => /@sha256:[0-9a-f]{64}$/.test(server.image)
+        ? []
+        : [
+            `server.image is pinned by tag only (${shown.image}): a re-pushed tag changes the server silently; pin it by digest (image@sha256:...)`,
+        ],
+    preset: {
+        server: `
+# How the server is started. The image is pinned by digest so that a new image is a declared change, not noise.
+# REPLACE the zeros below with the digest of the tag you want; it is printed by:
+#   docker pull vllm/vllm-openai:v0.11.0 && docker inspect --format '{{index .RepoDigests 0}}' vllm/vllm-openai:v0.11.0
+# (until then pulling the image fails: no image has that digest).
+server:
+  kind: docker
+  image: vllm/vllm-openai:v0.11.0@sha256:0000000000000000000000000000000000000000000000000000000000000000
+  args: [--max-num-seqs, "256", --max-num-batched-tokens, "8192", --generation-config, vllm]
+  env: [HF_TOKEN]            # names only: values come from the runner's environment and are redacted from logs
+  gpus: all
+  port: 8000
+  hf_cache_dir: /opt/hf-cache
+  startup_timeout_s: 900
+  lifecycle: per-side        # one server per side for every cell, prefix cache reset between cells; per-cell / per-run start more often
+`,
+        modelName: "Qwen/Qwen3-0.6B",
+    },
+};
+
+/** A server someone else runs: nothing is started, it is probed and measured. */
 const externalServer = strictObject({
     kind: literal("external"),
     base_url: httpUrl().describe("Base URL of a running OpenAI-compatible server, e.g. https://vllm.internal:8000."),
@@ -123,6 +536,34 @@ const externalServer = strictObject({
     api_key_env: apiKeyEnv,
     startup_timeout_s: startupTimeout,
 });
+const externalKind = {
+    schema: externalServer,
+    launchesProcess: false,
+    // Someone else started it: no start is ours to pay for, and one server serves every run (its cache is
+    // not reset between cells: it is a deployment, not ours to reset beyond the fresh policy's).
+    defaultStartSeconds: 0,
+    lifecycle: () => "per-cell",
+    describe: (server) => `external ${server.base_url}`,
+    deviceProblems: () => [
+        {
+            path: ["runner", "devices"],
+            message: "expected no runner.devices with server.kind external (a deployment we do not start cannot be placed on a device)",
+        },
+    ],
+    preset: {
+        server: `
+# A server the team already runs (e.g. a multi-node deployment): nothing is started, it is probed and measured.
+server:
+  kind: external
+  base_url: \${VLLM_BASE_URL:-http://127.0.0.1:8000}
+  api_key_env: VLLM_API_KEY  # the name of the variable holding the key, never the key itself
+  startup_timeout_s: 60
+`,
+        modelName: "Qwen/Qwen3-0.6B",
+    },
+};
+
+/** The built-in vLLM-compatible simulator, started as a `vllm-perf-gate sim` process. */
 const simServer = strictObject({
     kind: literal("sim"),
     profile: nonEmptyString()
@@ -142,7 +583,69 @@ const simServer = strictObject({
     startup_timeout_s: startupTimeout,
     lifecycle: serverLifecycle$1,
 });
-const serverSchema = choice("kind", [dockerServer, commandServer, externalServer, simServer]).describe("How to get a server: start a pinned container, run a command, use a running endpoint, or the built-in simulator.");
+const simKind = {
+    schema: simServer,
+    launchesProcess: true,
+    defaultStartSeconds: 1,
+    lifecycle: (server) => server.lifecycle,
+    describe: (server) => `simulator, profile ${server.profile}${Object.keys(server.set).length
+        ? ` (${Object.entries(server.set)
+            .map(([key, value]) => `${key}=${value}`)
+            .join(", ")})`
+        : ""}`,
+    preset: {
+        server: `
+# The built-in vLLM-compatible simulator: no GPU needed (demos, trying the tool, testing the workflow).
+server:
+  kind: sim
+  profile: small-gpu
+  seed: 0
+  lifecycle: per-side
+`,
+        modelName: "sim-model",
+    },
+};
+
+/**
+ * The server kinds, one module each in server-kinds/ (its schema branch and its facts), registered here
+ * once. Everything else is derived from this list: `serverSchema` and its messages, `serverKinds` (init's
+ * `--server`, presets, the fingerprint's `server.kind`), and the kinds with a trait (`launchedServerKinds`).
+ * How a kind is launched is its entry in server/kinds/, keyed by these kinds, so the compiler demands one
+ * for a new kind; `docs/server.md` has its row.
+ */
+const serverKindModules = [dockerKind, commandKind, externalKind, simKind];
+const serverSchema = choice("kind", serverKindModules.map((module) => module.schema)).describe("How to get a server: start a pinned container, run a command, use a running endpoint, or the built-in simulator.");
+/** Each kind's module by its name. */
+const serverKindFacts = Object.fromEntries(serverKindModules.map((module) => [module.schema.shape.kind.value, module]));
+/** The module of a config's kind, typed for that config. */
+function factsOf(server) {
+    return serverKindFacts[server.kind];
+}
+/** Every server kind, in the order of the registry (init's --server choices, presets, tests). */
+const serverKinds = serverKindModules.map((module) => module.schema.shape.kind.value);
+/** See LaunchedServerKind: the kinds the server state file records. */
+const launchedServerKinds = serverKinds.filter((kind) => serverKindFacts[kind].launchesProcess);
+/** Whether each run gets its own server or a cell's runs share one. */
+function serverLifecycle(config) {
+    return factsOf(config.server).lifecycle(config.server);
+}
+/** One line for the server section of `validate` (pass the template view: it is printed). */
+function describeServer(server) {
+    return factsOf(server).describe(server);
+}
+/** The warnings `validate` prints for the server (`shown`: the template view, for the text). */
+function serverWarnings(server, shown) {
+    return factsOf(server).warnings?.(server, shown) ?? [];
+}
+/** What runner.devices cannot do with this server (each kind says; most have nothing to say). */
+function serverDeviceProblems(server, devices) {
+    return factsOf(server).deviceProblems?.(server, devices) ?? [];
+}
+
+/**
+ * The config file `vllm-perf-gate.yml`: the single source of truth for its shape, its defaults and its
+ * documentation. The JSON Schema in `schema/` and the README's reference are generated from it.
+ */
 const modelSchema = strictObject({
     name: nonEmptyString().describe("The served model name sent in requests (vLLM's --served-model-name or the model id)."),
     source: string().optional().describe("Hugging Face repository id when it differs from name."),
@@ -173,209 +676,6 @@ const samplingSchema = strictObject({
         .default({})
         .describe("Extra JSON fields merged into every request body."),
 });
-const tokenCount = (what) => positiveInt(what).max(configLimits.tokens, atMost(configLimits.tokens, "token counts"));
-const fixedLength = strictObject({ distribution: literal("fixed"), value: tokenCount() });
-const uniformLength = strictObject({
-    distribution: literal("uniform"),
-    min: tokenCount(),
-    max: tokenCount(),
-});
-const normalLength = strictObject({
-    distribution: literal("normal"),
-    mean: positiveNumber().max(configLimits.tokens, atMost(configLimits.tokens, "token counts")),
-    sd: nonNegativeNumber().max(configLimits.tokens, atMost(configLimits.tokens, "token counts")),
-    min: tokenCount().default(1),
-    max: tokenCount().optional(),
-});
-const lognormalLength = strictObject({
-    distribution: literal("lognormal"),
-    median: positiveNumber().max(configLimits.tokens, atMost(configLimits.tokens, "token counts")),
-    sigma: nonNegativeNumber().max(configLimits.lognormalSigma, atMost(configLimits.lognormalSigma, "a lognormal sigma")),
-    min: tokenCount().default(1),
-    max: tokenCount().optional(),
-});
-const lengthSchema = union([
-    tokenCount("a token count (whole number >= 1) or a distribution mapping"),
-    choice("distribution", [fixedLength, uniformLength, normalLength, lognormalLength], ["fixed", "uniform", "normal", "lognormal"]),
-], {
-    error: (issue) => `expected a token count (whole number >= 1) or a distribution mapping, got ${describeValue(issue.input)}`,
-})
-    .describe("A token count, or a distribution: fixed, uniform (min..max), normal (mean, sd) or lognormal (median, sigma), clipped to [min, max].");
-const syntheticDataset = strictObject({
-    type: literal("synthetic"),
-    input_tokens: lengthSchema,
-    output_tokens: lengthSchema,
-});
-const sharegptDataset = strictObject({
-    type: literal("sharegpt"),
-    path: nonEmptyString("a path to a ShareGPT JSON file"),
-    output_tokens: lengthSchema.optional().describe("Override the dataset's own answer lengths."),
-    max_input_tokens: tokenCount().optional().describe("Skip conversations whose prompt is longer."),
-    sha256: string()
-        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
-        .optional()
-        .describe("Expected checksum; the run fails when the file differs."),
-});
-const jsonlDataset = strictObject({
-    type: literal("jsonl"),
-    path: nonEmptyString("a path to a JSONL file"),
-    output_tokens: lengthSchema.optional().describe("Used for lines without max_tokens."),
-    sha256: string()
-        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
-        .optional(),
-});
-const sharedPrefixDataset = strictObject({
-    type: literal("shared_prefix"),
-    num_prefixes: positiveInt().max(configLimits.datasetItems, atMost(configLimits.datasetItems, "generated dataset items")),
-    prefix_tokens: tokenCount(),
-    suffix_tokens: lengthSchema,
-    output_tokens: lengthSchema,
-});
-const longDocumentDataset = strictObject({
-    type: literal("long_document"),
-    num_documents: positiveInt()
-        .max(configLimits.datasetItems, atMost(configLimits.datasetItems, "generated dataset items"))
-        .default(1),
-    document_tokens: tokenCount(),
-    question_tokens: lengthSchema,
-    output_tokens: lengthSchema,
-});
-/**
- * The built-in task set (docs/quality.md): arithmetic and number-word questions made from the seed, each
- * exactly checkable. A tasks cell's requests are sent greedy (temperature 0, ignore_eos false) and its
- * answers scored per prompt for the task-accuracy check.
- */
-const tasksDataset = strictObject({
-    type: literal("tasks"),
-    count: positiveInt()
-        .max(configLimits.datasetItems, atMost(configLimits.datasetItems, "generated dataset items"))
-        .default(500)
-        .describe("Distinct tasks; request i asks task i mod count."),
-    kinds: array(_enum(["arithmetic", "number_words"]))
-        .min(1, "expected at least one task kind")
-        .default(["arithmetic", "number_words"])
-        .describe("Task kinds, taken in turn."),
-    output_tokens: lengthSchema.default(24).describe("max_tokens of an answer."),
-});
-/**
- * The team's own tasks: a JSONL file, one task a line: `prompt` (or `messages`), `reference`, and optionally
- * `scorer` (exact, contains, regex, numeric; default exact), `pattern` (regex) and `tolerance` (numeric).
- */
-const tasksJsonlDataset = strictObject({
-    type: literal("tasks_jsonl"),
-    path: nonEmptyString("a path to a JSONL file of tasks"),
-    sha256: string()
-        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
-        .optional(),
-    output_tokens: lengthSchema.default(24).describe("max_tokens of an answer (a line's max_tokens wins)."),
-});
-const delaySeconds = (what = "a number of seconds >= 0") => nonNegativeNumber(what).max(configLimits.turnDelaySeconds, atMost(configLimits.turnDelaySeconds, "the delay between two turns"));
-/**
- * The wait between two turns of a session (a user's think time, a tool's latency), in seconds: a fixed
- * number, or a distribution drawn from the session's seed: fixed, uniform (min..max), exponential (mean)
- * or lognormal (median, sigma), clipped to `max` when given.
- */
-const delaySchema = union([
-    delaySeconds("a number of seconds >= 0 or a distribution mapping"),
-    choice("distribution", [
-        strictObject({ distribution: literal("fixed"), value: delaySeconds() }),
-        strictObject({ distribution: literal("uniform"), min: delaySeconds(), max: delaySeconds() }),
-        strictObject({
-            distribution: literal("exponential"),
-            mean: delaySeconds(),
-            max: delaySeconds().optional(),
-        }),
-        strictObject({
-            distribution: literal("lognormal"),
-            median: delaySeconds(),
-            sigma: nonNegativeNumber().max(configLimits.lognormalSigma, atMost(configLimits.lognormalSigma, "a lognormal sigma")),
-            max: delaySeconds().optional(),
-        }),
-    ], ["fixed", "uniform", "exponential", "lognormal"]),
-], {
-    error: (issue) => `expected a number of seconds >= 0 or a distribution mapping, got ${describeValue(issue.input)}`,
-})
-    .describe("Seconds between the end of one turn and the next request of its session: a number, or a distribution (fixed, uniform min..max, exponential mean, lognormal median and sigma), drawn from the session's seed.");
-const turnsCount = positiveInt("a number of turns (whole number >= 1)").max(configLimits.sessionTurns, atMost(configLimits.sessionTurns, "turns per session"));
-/**
- * Tool-call turns of a session (docs/workloads.md): the tools the requests declare; when an answer is a
- * tool call, the client answers it with a mocked tool result of `result_tokens` after `latency_s`.
- */
-const sessionToolsSchema = strictObject({
-    names: array(string().regex(/^[A-Za-z0-9_-]{1,64}$/, "expected a function name of letters, digits, '_' or '-'"))
-        .min(1, "expected at least one tool name")
-        .max(32, "expected at most 32 tools (the limit on tools per session; see docs/workloads.md)")
-        .describe("Function names declared in every request's `tools` (each takes one string argument)."),
-    latency_s: delaySchema.default(0).describe("The mocked tool's latency before its result is sent."),
-    result_tokens: lengthSchema.default(64).describe("Length of the mocked tool result."),
-});
-/**
- * Generated sessions (docs/workloads.md): each session a seeded number of turns; turn k sends the whole
- * conversation so far (the server's own answers included) and one new user message.
- */
-const sessionsDataset = strictObject({
-    type: literal("sessions"),
-    turns: lengthSchema.describe("Turns per session (a count or a distribution, at most 256)."),
-    message_tokens: lengthSchema.describe("Tokens of each new user message."),
-    output_tokens: lengthSchema.describe("max_tokens of each answer."),
-    system_prompt_tokens: number()
-        .int()
-        .min(0)
-        .max(configLimits.tokens, atMost(configLimits.tokens, "token counts"))
-        .default(0)
-        .describe("Tokens of the system prompt each session starts with (0: none)."),
-    shared_system_prompt: fraction()
-        .default(1)
-        .describe("Share of sessions whose system prompt is the common one (a prefix the server can cache across sessions); the others get one of their own, of the same length."),
-    think_time_s: delaySchema.default(0),
-    tools: sessionToolsSchema.optional(),
-});
-/**
- * ShareGPT-style multi-turn conversations (docs/workloads.md): every human turn of a conversation is a
- * turn of its session, sent with the conversation so far (the server's answers, not the file's).
- */
-const sharegptSessionsDataset = strictObject({
-    type: literal("sharegpt_sessions"),
-    path: nonEmptyString("a path to a ShareGPT JSON file"),
-    sha256: string()
-        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
-        .optional()
-        .describe("Expected checksum; the run fails when the file differs."),
-    output_tokens: lengthSchema.optional().describe("Override the answer lengths the file's answers give."),
-    max_turns: turnsCount.optional().describe("Use at most this many turns of each conversation."),
-    think_time_s: delaySchema.default(0),
-});
-/**
- * A Mooncake-style request trace (docs/workloads.md): JSON Lines of `timestamp` (ms), `input_length`,
- * `output_length` and `hash_ids` (one id per block of `block_tokens` prompt tokens; equal ids are equal
- * text, so the trace's prefix sharing reaches the server's cache). Lines with the same `session_id` are the
- * turns of one session; lines without one are sessions of a single turn.
- */
-const mooncakeTraceDataset = strictObject({
-    type: literal("mooncake_trace"),
-    path: nonEmptyString("a path to a Mooncake-style JSONL trace"),
-    sha256: string()
-        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
-        .optional()
-        .describe("Expected checksum; the run fails when the file differs."),
-    block_tokens: tokenCount().default(512).describe("Prompt tokens per hash id (Mooncake's traces use 512)."),
-    time_scale: positiveNumber()
-        .max(1000, "expected at most 1000 (the limit on a trace's time scale; see docs/workloads.md)")
-        .default(1)
-        .describe("Multiplies the trace's timestamps (and the gaps between a session's turns): 1 replays it on its own clock, 0.5 twice as fast."),
-});
-const datasetSchema = choice("type", [
-    syntheticDataset,
-    sharegptDataset,
-    jsonlDataset,
-    sharedPrefixDataset,
-    longDocumentDataset,
-    tasksDataset,
-    tasksJsonlDataset,
-    sessionsDataset,
-    sharegptSessionsDataset,
-    mooncakeTraceDataset,
-]);
 const concurrencyLoad = strictObject({
     type: literal("concurrency"),
     concurrency: positiveInt()
@@ -834,19 +1134,7 @@ function deviceProblems(config) {
     const devices = config.runner.devices;
     if (devices === undefined)
         return [];
-    const problems = [];
-    if (config.server.kind === "external")
-        problems.push({
-            path: ["runner", "devices"],
-            message: "expected no runner.devices with server.kind external (a deployment we do not start cannot be placed on a device)",
-        });
-    if (config.server.kind === "command" &&
-        devices.length > 1 &&
-        !config.server.argv.some((arg) => arg.includes("{port}")))
-        problems.push({
-            path: ["server", "argv"],
-            message: `expected {port} in server.argv with ${devices.length} runner.devices (each device's server listens on server.port + its position: --port, "{port}")`,
-        });
+    const problems = serverDeviceProblems(config.server, devices);
     const searched = config.cells.filter((cell) => cell.capacity !== undefined || cell.sweep !== undefined);
     if (searched.length > 0)
         problems.push({
@@ -1023,51 +1311,6 @@ function duplicateCellNames(cells) {
 function isSearchedCell(cell) {
     return cell.capacity !== undefined || cell.sweep !== undefined;
 }
-/**
- * Per dataset kind: whether it reads a file (`path`, optional `sha256`). Declared once here; the runner reads
- * the file of such a cell once and skips the token-length calibration for it (its prompts are the file's).
- * A new dataset kind is one schema branch above plus its entry here (the compiler asks for it).
- */
-const datasetReadsFile = {
-    synthetic: false,
-    sharegpt: true,
-    jsonl: true,
-    shared_prefix: false,
-    long_document: false,
-    tasks: false,
-    tasks_jsonl: true,
-    sessions: false,
-    sharegpt_sessions: true,
-    mooncake_trace: true,
-};
-/** Whether a dataset's answers are scored (the task-accuracy check): its cells are sent greedy. */
-function scoresAnswers(dataset) {
-    return dataset.type === "tasks" || dataset.type === "tasks_jsonl";
-}
-/**
- * Session datasets (docs/workloads.md): the load's unit is a session, not a request. `size.requests`,
- * `warmup.requests`, a rate and a concurrency count sessions; each session sends its turns one after the
- * other, each with the conversation so far.
- */
-const datasetIsSessions = {
-    synthetic: false,
-    sharegpt: false,
-    jsonl: false,
-    shared_prefix: false,
-    long_document: false,
-    tasks: false,
-    tasks_jsonl: false,
-    sessions: true,
-    sharegpt_sessions: true,
-    mooncake_trace: true,
-};
-function isSessionDataset(dataset) {
-    return datasetIsSessions[dataset.type];
-}
-/** True when the dataset's prompts come from a file (see datasetReadsFile). */
-function isFileBacked(dataset) {
-    return datasetReadsFile[dataset.type];
-}
 
 const noInterpolation = { templates: [], values: [] };
 const reference = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$\$/g;
@@ -1161,49 +1404,6 @@ function formatPath(path) {
             text += text === "" ? String(segment) : `.${String(segment)}`;
     }
     return text === "" ? "(top level)" : text;
-}
-
-const serverKindFacts = {
-    docker: {
-        defaultStartSeconds: 180,
-        lifecycle: (server) => server.lifecycle,
-        describe: (server) => `docker ${server.image}${server.args.length ? ` ${server.args.join(" ")}` : ""}`,
-    },
-    command: {
-        defaultStartSeconds: 180,
-        lifecycle: (server) => server.lifecycle,
-        describe: (server) => `command ${server.argv.join(" ")}`,
-    },
-    external: {
-        // Someone else started it: no start is ours to pay for, and one server serves every run (its cache is
-        // not reset between cells: it is a deployment, not ours to reset beyond the fresh policy's).
-        defaultStartSeconds: 0,
-        lifecycle: () => "per-cell",
-        describe: (server) => `external ${server.base_url}`,
-    },
-    sim: {
-        defaultStartSeconds: 1,
-        lifecycle: (server) => server.lifecycle,
-        describe: (server) => `simulator, profile ${server.profile}${Object.keys(server.set).length
-            ? ` (${Object.entries(server.set)
-                .map(([key, value]) => `${key}=${value}`)
-                .join(", ")})`
-            : ""}`,
-    },
-};
-/** The entry of a config's kind, typed for that config. */
-function factsOf(server) {
-    return serverKindFacts[server.kind];
-}
-/** Every server kind, in the order of the entries (init's --server choices, presets, tests). */
-const serverKinds = Object.keys(serverKindFacts);
-/** Whether each run gets its own server or a cell's runs share one. */
-function serverLifecycle(config) {
-    return factsOf(config.server).lifecycle(config.server);
-}
-/** One line for the server section of `validate` (pass the template view: it is printed). */
-function describeServer(server) {
-    return factsOf(server).describe(server);
 }
 
 /**
@@ -1681,4 +1881,4 @@ function locateNode(root, path, lineCounter) {
     return { line: position.line, column: position.col };
 }
 
-export { serverKinds as a, isFileBacked as b, configLimits as c, defaultConfigFile as d, isSessionDataset as e, scoresAnswers as f, configSchema as g, serverKindFacts as h, isSearchedCell as i, describeServer as j, loadConfig as l, noInterpolation as n, parseConfigText as p, serverLifecycle as s, templateView as t };
+export { serverKindFacts as a, serverKinds as b, configLimits as c, defaultConfigFile as d, launchedServerKinds as e, isFileBacked as f, isSessionDataset as g, scoresAnswers as h, isSearchedCell as i, configSchema as j, describeServer as k, loadConfig as l, serverWarnings as m, noInterpolation as n, describeDataset as o, parseConfigText as p, serverLifecycle as s, templateView as t };

@@ -1,6 +1,6 @@
 import { s as selectCells } from './select-cells.js';
 import { s as serverLifecycle } from './load.js';
-import { c as summarizeConfig, a as serverStartSeconds } from './capacity-summary.js';
+import { c as summarizeConfig, a as serverStartSeconds } from './session-metrics.js';
 import { a as alternatingOrder } from './interleaved.js';
 
 function planDevices(work, options) {

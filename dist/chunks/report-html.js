@@ -1,7 +1,8 @@
-import { l as latencyPhases, a as latencyPhaseLabel, m as metricSpecs, d as describeMetric } from './metric-names.js';
-import { d as formatFractionAsPercent, a as formatNumber, b as formatChange, c as formatInterval, e as formatMetricValue, g as formatP, s as slowestUsers, h as formatSignedNumber, i as formatDuration, j as formatIntervalOneLine, k as formatValuePair, n as noBreakSpace, l as nonZeroCounts, m as describeMetricRef } from './format.js';
+import { l as latencyPhases, a as latencyPhaseLabel, m as metricSpecs, d as describeMetric, i as isMetricName, b as latencyStatisticSpec } from './metric-names.js';
+import { d as formatFractionAsPercent, e as formatMetricValue, a as formatNumber, b as formatChange, c as formatInterval, g as formatP, s as slowestUsers, h as formatSignedNumber, i as formatDuration, j as formatIntervalOneLine, k as formatValuePair, n as noBreakSpace, l as nonZeroCounts, m as describeMetricRef } from './format.js';
+import { i as largest, s as smallest, w as table, x as fold, F as Footnotes, y as detectionLine, z as checkMatrix, A as valuesOnBothSides, B as withinToleranceFold, C as acceptanceSection, D as perCellDetails, E as tallyOf, G as metricVerdictLabel } from './secrets.js';
 import { b as escapeHtml, i as inlineCode, c as escapeCell, e as escapeInline, d as escapeValue } from './distributions.js';
-import { y as sortNumbers, z as percentileSorted, i as largest, s as smallest, A as table, B as fold, F as Footnotes, C as detectionLine, D as checkMatrix, E as valuesOnBothSides, G as withinToleranceFold, H as acceptanceSection, I as perCellDetails, J as tallyOf, K as metricVerdictLabel } from './secrets.js';
+import { e as depthBuckets, j as sortNumbers, p as percentileSorted } from './session-metrics.js';
 
 const sideNames = ["baseline", "candidate"];
 /** A capacity check's load curves (null when the verdict carries none: older verdicts). */
@@ -70,14 +71,10 @@ function distributionOf(values) {
     };
 }
 const runKey = (side, cell, run, source) => JSON.stringify([side, cell, run, source]);
-/**
- * Every run of both sides, per gated check: the value compare judged (`judgedOn` when the metric was
- * stood in for), used or excluded as the verdict says. Run records are matched to the (redacted)
- * verdict through `redact`.
- */
-function checkPictures(verdict, runs, redact) {
+/** Run records are matched to the (redacted) verdict through `redact`. */
+function matchedRecords(verdict, runs, redact) {
     const used = new Set(verdict.runs.used.map((r) => runKey(r.side, r.cell, r.run, r.source)));
-    const records = [
+    return [
         ...runs.baseline.map((record) => ({ side: "baseline", record })),
         ...runs.candidate.map((record) => ({ side: "candidate", record })),
     ].map(({ side, record }) => ({
@@ -86,22 +83,60 @@ function checkPictures(verdict, runs, redact) {
         cell: redact(record.cell),
         used: used.has(runKey(side, redact(record.cell), record.run, redact(record.source))),
     }));
+}
+/** Every run of a cell with a finite value of `metric`, baseline first, each side in run order. */
+function runValuesOf(records, cell, metric) {
+    const values = [];
+    for (const entry of records) {
+        if (entry.cell !== cell)
+            continue;
+        const value = entry.record.metrics[metric];
+        if (value === null || value === undefined || !Number.isFinite(value))
+            continue;
+        values.push({ side: entry.side, run: entry.record.run, value, used: entry.used });
+    }
+    values.sort((a, b) => (a.side === b.side ? (a.run ?? -1) - (b.run ?? -1) : a.side < b.side ? -1 : 1));
+    return values;
+}
+/**
+ * Every run of both sides, per gated check: the value compare judged (`judgedOn` when the metric was
+ * stood in for), used or excluded as the verdict says.
+ */
+function checkPictures(verdict, runs, redact) {
+    const records = matchedRecords(verdict, runs, redact);
     return verdict.comparisons
         .filter((c) => c.gated)
-        .map((comparison) => {
-        const metric = comparison.judgedOn ?? comparison.metric;
-        const values = [];
-        for (const entry of records) {
-            if (entry.cell !== comparison.cell)
-                continue;
-            const value = entry.record.metrics[metric];
-            if (value === null || value === undefined || !Number.isFinite(value))
-                continue;
-            values.push({ side: entry.side, run: entry.record.run, value, used: entry.used });
-        }
-        values.sort((a, b) => (a.side === b.side ? (a.run ?? -1) - (b.run ?? -1) : a.side < b.side ? -1 : 1));
-        return { comparison, runs: values };
-    });
+        .map((comparison) => ({
+        comparison,
+        runs: runValuesOf(records, comparison.cell, comparison.judgedOn ?? comparison.metric),
+    }));
+}
+/** The catalogue metric of a depth bucket's TTFT p95 (config/metric-names.ts). */
+const depthMetric = (bucket) => `ttft_p95_depth_${bucket}`;
+/** The depth buckets in order with their labels: the turn numbers each holds (1-based). */
+const depthAxis = depthBuckets.map((bucket) => ({
+    bucket: bucket.name,
+    label: bucket.to === null
+        ? `${bucket.from} and up`
+        : bucket.to === bucket.from
+            ? `${bucket.from}`
+            : `${bucket.from}-${bucket.to}`,
+}));
+/**
+ * A cell's TTFT p95 against context depth, or null when no run of it has a depth value (not a session
+ * cell). The means are the verdict's comparisons of the depth metrics: what compare judged.
+ */
+function depthPicture(verdict, records, cell) {
+    const runs = depthAxis.flatMap(({ bucket }) => runValuesOf(records, cell, depthMetric(bucket)).map((run) => ({ ...run, bucket })));
+    if (runs.length === 0)
+        return null;
+    const buckets = depthAxis.filter(({ bucket }) => runs.some((run) => run.bucket === bucket));
+    const means = sideNames.flatMap((side) => buckets.map(({ bucket }) => {
+        const comparison = verdict.comparisons.find((c) => c.cell === cell && c.metric === depthMetric(bucket));
+        const value = comparison?.[side] ?? null;
+        return { side, bucket, value: value !== null && Number.isFinite(value) ? value : null };
+    }));
+    return { cell, buckets, runs, means };
 }
 function pooled(samples, phase) {
     const out = [];
@@ -169,6 +204,7 @@ function timelineOf(samples) {
  */
 function reportPictures(verdict, runs, samples, redact, notes = []) {
     const checks = checkPictures(verdict, runs, redact);
+    const records = matchedRecords(verdict, runs, redact);
     const sweeps = new Map((verdict.sweeps ?? []).map((sweep) => [sweep.cell, sweep]));
     const cells = verdict.cells.map((cell) => {
         const mine = samples
@@ -189,12 +225,14 @@ function reportPictures(verdict, runs, samples, redact, notes = []) {
         if (mine.length === 0)
             cellNotes.push("No per-request records (requests.jsonl) next to the used runs: the distributions and the run timeline need results directories written by `run`.");
         const timelineRun = bySide("candidate").find((s) => s.ttft.length > 0) ?? bySide("baseline").find((s) => s.ttft.length > 0);
+        const depth = depthPicture(verdict, records, cell.name);
         return {
             cell: cell.name,
             checks: checks.filter((c) => c.comparison.cell === cell.name),
             distributions,
             timeline: timelineRun ? timelineOf(timelineRun) : null,
             ...(sweeps.has(cell.name) ? { sweep: sweeps.get(cell.name) } : {}),
+            ...(depth ? { depth } : {}),
             notes: cellNotes,
         };
     });
@@ -345,13 +383,25 @@ function paddedDomain(lo, hi, log, pad) {
     const d = (b - a) * pad;
     return [a - d, b + d];
 }
+/**
+ * The value axis of a chart of latencies or rates: log from the smallest to the largest value (padded by
+ * `logPad`) when asked and every value is positive, else linear from 0. Says which it chose.
+ */
+function valueAxisDomain(values, wantLog, logPad) {
+    const log = wantLog && values.length > 0 && values.every((v) => v > 0);
+    if (log)
+        return { log, domain: paddedDomain(smallest(values), largest(values), true, logPad) };
+    const domain = paddedDomain(0, Math.max(largest(values), 1e-9), false, 0.05);
+    domain[0] = 0;
+    return { log, domain };
+}
 
 /**
  * The task-accuracy checks (docs/quality.md): per tasks cell and side, the accuracy as a dot with its
  * Wilson interval, on a 0–100% axis. The candidate fails when it is worse by more than the tolerance in
  * points (the exact McNemar test in the subtitle).
  */
-const width$4 = 420;
+const width$5 = 420;
 function accuracySpec(checks) {
     const rows = checks.flatMap((check) => ["baseline", "candidate"].map((side) => ({
         row: `${check.cell} ${side}`,
@@ -386,8 +436,8 @@ function accuracySpec(checks) {
         $schema: "https://vega.github.io/schema/vega-lite/v6.json",
         config: chartConfig,
         description: title,
-        title: { text: title, subtitle, limit: width$4 + 200, subtitleLimit: width$4 + 200 },
-        width: width$4,
+        title: { text: title, subtitle, limit: width$5 + 200, subtitleLimit: width$5 + 200 },
+        width: width$5,
         height: Math.max(40, rows.length * 22),
         layer: [
             {
@@ -407,6 +457,124 @@ function accuracySpec(checks) {
 }
 function accuracyChart(checks, options = {}) {
     return renderVegaLite(accuracySpec(checks), options.standalone ?? false);
+}
+
+/**
+ * A session cell's TTFT p95 against context depth (docs/workloads.md, "Session metrics"): the depth
+ * buckets on x, shallow to deep, each run's TTFT p95 in a bucket as a dot (hollow: a run compare
+ * excluded), and each side's geometric mean per bucket (what compare judged, as in the per-run charts)
+ * as a line. A line that climbs faster than the other's is a cost that grows with the conversation
+ * (longer prompts, a colder prefix cache). Log axis when every value is positive, so equal ratios are
+ * equal distances at any depth.
+ */
+const width$4 = 400;
+const height$2 = 170;
+const sides = ["baseline", "candidate"];
+/** Offsets (of ±20) that put each side's dots beside its line's point, and spread equal runs apart. */
+const sideOffset = { baseline: -6, candidate: 6 };
+/** The Vega-Lite spec of a cell's depth chart (pure; exported for tests). */
+function depthSpec(picture) {
+    const title = `${picture.cell} · TTFT p95 against context depth`;
+    const labelOf = new Map(picture.buckets.map((b) => [b.bucket, b.label]));
+    const runs = picture.runs.map((r, i) => ({
+        side: r.side,
+        depth: labelOf.get(r.bucket),
+        value: r.value,
+        used: r.used,
+        // A small, fixed spread so runs with equal values stay visible (no randomness).
+        offset: sideOffset[r.side] + ((i % 3) - 1) * 2,
+        label: `${r.side} run-${r.run ?? "?"}${r.used ? "" : " (excluded)"} at depth ${labelOf.get(r.bucket)}: ${formatMetricValue(depthMetric(r.bucket), r.value)}`,
+    }));
+    const shown = (m) => m.value === null ? "none" : formatMetricValue(depthMetric(m.bucket), m.value);
+    // A line's accessible label is the whole line; each of its points has its own.
+    const lineLabel = new Map(sides.map((side) => [
+        side,
+        `${side} geometric mean by depth: ${picture.means
+            .filter((m) => m.side === side)
+            .map((m) => `${shown(m)} at ${labelOf.get(m.bucket)}`)
+            .join(", ")}`,
+    ]));
+    // A side without a mean in a bucket is a gap in its line (a null breaks the path), not a join across it.
+    const means = picture.means.map((m) => ({
+        side: m.side,
+        depth: labelOf.get(m.bucket),
+        value: m.value,
+        line: lineLabel.get(m.side),
+        label: `${m.side} geometric mean at depth ${labelOf.get(m.bucket)}: ${shown(m)}`,
+    }));
+    const values = [...runs.map((r) => r.value), ...means.flatMap((m) => (m.value === null ? [] : [m.value]))];
+    const { log, domain } = valueAxisDomain(values, true, 0.08);
+    const x = {
+        field: "depth",
+        type: "ordinal",
+        scale: { domain: picture.buckets.map((b) => b.label) },
+        axis: { title: "context depth (turn number, 1 = the first)", labelAngle: 0, grid: true },
+    };
+    const y = {
+        field: "value",
+        type: "quantitative",
+        scale: log ? { type: "log", domain, nice: false } : { domain, nice: false },
+        axis: { title: "TTFT p95 (ms)", format: ",~r", grid: true, tickCount: 5 },
+    };
+    const color = {
+        field: "side",
+        type: "nominal",
+        scale: { domain: [...sides], range: sides.map((side) => sideColors[side]) },
+        legend: { title: null, symbolType: "circle" },
+    };
+    const layers = [
+        {
+            name: "runs",
+            data: { values: runs },
+            mark: { type: "point", filled: true, size: 40, opacity: 0.85 },
+            encoding: {
+                x,
+                xOffset: { field: "offset", type: "quantitative", scale: { domain: [-20, 20] } },
+                y,
+                color,
+                fillOpacity: { condition: { test: "datum.used", value: 0.85 }, value: 0 },
+                description: { field: "label" },
+            },
+        },
+        {
+            name: "mean",
+            data: { values: means },
+            mark: { type: "line", strokeWidth: 1.8 },
+            encoding: { x, y, color, description: { field: "line" } },
+        },
+        {
+            name: "mean_points",
+            data: { values: means.filter((m) => m.value !== null) },
+            mark: { type: "point", filled: true, size: 24, opacity: 1 },
+            encoding: { x, y, color, description: { field: "label" } },
+        },
+    ];
+    const counts = sides
+        .map((side) => {
+        const n = new Set(picture.runs.filter((r) => r.side === side).map((r) => r.run)).size;
+        return `${side} ${n}`;
+    })
+        .join(", ");
+    return {
+        $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+        config: chartConfig,
+        description: title,
+        title: {
+            text: title,
+            subtitle: [
+                "dots: runs (hollow: excluded) · lines: geometric means",
+                `runs: ${counts} · ${log ? "log axis" : "linear axis"}`,
+            ],
+            limit: width$4 + 60,
+            subtitleLimit: width$4 + 60,
+        },
+        width: width$4,
+        height: height$2,
+        layer: layers,
+    };
+}
+function depthChart(picture, options = {}) {
+    return renderVegaLite(depthSpec(picture), options.standalone ?? false);
 }
 
 /**
@@ -535,13 +703,7 @@ function distributionChart(cell, picture, options = {}) {
 const width$2 = 330;
 const height = 150;
 /** The figures drawn, in order; a figure no point of either side has is left out. */
-const loadFigures = [
-    "completedPerSecond",
-    "goodput",
-    "ttftMs",
-    "e2elMs",
-    "outputTokensPerSecond",
-];
+const loadFigures = ["completedPerSecond", "goodput", "ttftMs", "e2elMs", "outputTokensPerSecond"];
 function figureLabel(figure, percentile) {
     switch (figure) {
         case "completedPerSecond":
@@ -607,13 +769,7 @@ function loadCurveSpec(picture, figure) {
     const xDomain = paddedDomain(Math.min(smallest(loads), 0), Math.max(largest(loads), 1e-9), false, 0.03);
     xDomain[0] = 0;
     const latency = figure === "ttftMs" || figure === "e2elMs";
-    const positive = values.filter((v) => v > 0);
-    const log = latency && positive.length === values.length && values.length > 0;
-    const yDomain = log
-        ? paddedDomain(smallest(values), largest(values), true, 0.06)
-        : paddedDomain(0, Math.max(largest(values), 1e-9), false, 0.05);
-    if (!log)
-        yDomain[0] = 0;
+    const { log, domain: yDomain } = valueAxisDomain(values, latency, 0.06);
     const x = {
         field: "load",
         type: "quantitative",
@@ -1163,12 +1319,17 @@ const verdictLabels = {
     "within-tolerance": "⚪ capacity within tolerance",
     inconclusive: "🟡 capacity inconclusive",
 };
-const objectiveLabels = { ttft: "TTFT", tpot: "TPOT", e2el: "E2E latency" };
+/**
+ * An objective (a catalogue metric, compare/capacity.ts `capacityObjectivesOf`) as the acceptance table
+ * names it, "p95 TTFT" or "error rate": its words from the catalogue, so no second list of phase labels.
+ */
 function describeObjective(name) {
-    if (name === "error_rate")
-        return "error rate";
-    const [phase, percentile] = name.split("_");
-    return `${percentile} ${objectiveLabels[phase] ?? phase}`;
+    if (!isMetricName(name))
+        return escapeCell(name, 100);
+    const source = metricSpecs[name].source;
+    return source.kind === "latency"
+        ? `${latencyStatisticSpec(source.statistic).label} ${latencyPhaseLabel(source.phase)}`
+        : describeMetric(name).toLowerCase();
 }
 function formatObjectiveValue(name, value) {
     if (value === null || !Number.isFinite(value))
@@ -1177,6 +1338,8 @@ function formatObjectiveValue(name, value) {
 }
 const formatMs = formatDuration;
 function loadUnit(check) {
+    if (check.unit === "sessions")
+        return check.dimension === "rate" ? "sessions/s" : "sessions in flight";
     return check.dimension === "rate" ? "req/s" : "in flight";
 }
 function formatUsd(value) {
@@ -1197,28 +1360,44 @@ function perHour(side) {
     return side.successfulPerHour === null ? "–" : Math.round(side.successfulPerHour).toLocaleString("en-US");
 }
 /**
+ * What a capacity cell's answer counts per hour: successful requests, or for a session cell completed
+ * sessions per GPU-hour (a session is many requests; what an agent's operator plans by).
+ */
+function answerOf(check) {
+    if (check.unit === "sessions")
+        return {
+            value: (side) => side.sessionsPerGpuHour,
+            unit: "sessions per GPU-hour",
+            per: "per GPU-hour",
+        };
+    return { value: (side) => side.successfulPerHour, unit: "requests/h", per: "per hour" };
+}
+function countOf(value) {
+    return value === null ? "–" : Math.round(value).toLocaleString("en-US");
+}
+/**
  * The one sentence of a capacity cell, both sides: requests per hour at the SLOs, how long the slowest
  * users wait for their first token there, what 1,000 successful requests cost.
  */
 function capacitySentence(check, markup = markdownMarkup) {
     const { baseline: b, candidate: c } = check;
+    const answer = answerOf(check);
     const lead = `At ${sloClause(check)},`;
     if (c.bound === "below")
-        return `${lead} the candidate meets the SLOs at no load measured (${markup.text(c.note ?? "", 200)}); the baseline completes ${perHour(b)} requests/h.`;
+        return `${lead} the candidate meets the SLOs at no load measured (${markup.text(c.note ?? "", 200)}); the baseline completes ${countOf(answer.value(b))} ${answer.unit}.`;
     if (b.capacity === null || c.capacity === null)
         return `${lead.slice(0, -1)}: ${markup.text(check.note ?? "no capacity", 200)}.`;
     const change = check.ratio === null
         ? ""
         : ` (capacity ${formatChange(check.ratio)}${check.ci ? `, ${Math.round(check.ciLevel * 100)}% CI ${formatInterval(check.ci).replace(" … ", " to ")}` : ""})`;
     const atLeast = (side) => (side.bound === "above" ? "at least " : "");
-    const more = b.successfulPerHour !== null &&
-        c.successfulPerHour !== null &&
-        b.bound === "inside" &&
-        c.bound === "inside"
-        ? `, ${Math.abs(Math.round(c.successfulPerHour - b.successfulPerHour)).toLocaleString("en-US")} ${c.successfulPerHour >= b.successfulPerHour ? "more" : "fewer"} per hour`
+    const bValue = answer.value(b);
+    const cValue = answer.value(c);
+    const more = bValue !== null && cValue !== null && b.bound === "inside" && c.bound === "inside"
+        ? `, ${Math.abs(Math.round(cValue - bValue)).toLocaleString("en-US")} ${cValue >= bValue ? "more" : "fewer"} ${answer.per}`
         : "";
     const parts = [
-        `${lead} the candidate completes ${atLeast(c)}${perHour(c)} requests/h against the baseline's ${atLeast(b)}${perHour(b)}${more}${change}`,
+        `${lead} the candidate completes ${atLeast(c)}${countOf(cValue)} ${answer.unit} against the baseline's ${atLeast(b)}${countOf(bValue)}${more}${change}`,
     ];
     if (c.ttftAtCapacityMs !== null)
         parts.push(`at that load ${slowestUsers(check.percentile)} wait ${formatMs(c.ttftAtCapacityMs)} for their first token${b.ttftAtCapacityMs === null ? "" : ` (baseline, at its capacity: ${formatMs(b.ttftAtCapacityMs)})`}`);
@@ -1236,6 +1415,7 @@ function sideRow(name, check, side) {
         capacity,
         interval,
         `${side.runs} at ${side.loads} loads`,
+        ...(check.unit === "sessions" ? [countOf(side.sessionsPerGpuHour)] : []),
         perHour(side),
         side.outputTokensPerSecondPerGpu === null ? "–" : formatNumber(side.outputTokensPerSecondPerGpu),
         side.outputTokensPerSecondPerUser === null ? "–" : formatNumber(side.outputTokensPerSecondPerUser),
@@ -1264,6 +1444,7 @@ function capacityTables(check) {
             "Capacity",
             `${Math.round(check.ciLevel * 100)}% interval`,
             "Runs",
+            ...(check.unit === "sessions" ? ["Sessions per GPU-hour"] : []),
             "Successful req/h",
             "Output tok/s per GPU",
             "Output tok/s per user",
@@ -1283,22 +1464,30 @@ function capacityAnswerRows(checks, cell) {
         ? `How long ${slowestUsers([...percentiles][0])} wait for the first token there`
         : "How long the slowest users wait for the first token there";
     const bound = (side) => (side.bound === "above" ? "≥ " : side.bound === "below" ? "< " : "");
+    const units = new Set(checks.map((check) => check.unit));
+    // One unit in the header when every row has it; with both, each session cell's value names its own.
+    const header = units.size > 1
+        ? "Per hour at the SLOs"
+        : units.has("sessions")
+            ? "Sessions per GPU-hour at the SLOs"
+            : "Requests per hour at the SLOs";
     const rows = checks.flatMap((check) => ["baseline", "candidate"].map((name) => {
         const side = check[name];
-        const change = name === "candidate" &&
-            check.ratio !== null &&
-            check.baseline.successfulPerHour !== null &&
-            side.successfulPerHour !== null
-            ? ` (${formatSignedNumber(side.successfulPerHour - check.baseline.successfulPerHour, "")}, ${formatChange(check.ratio)})`
+        const answer = answerOf(check);
+        const value = answer.value(side);
+        const baseValue = answer.value(check.baseline);
+        const change = name === "candidate" && check.ratio !== null && baseValue !== null && value !== null
+            ? ` (${formatSignedNumber(value - baseValue, "")}, ${formatChange(check.ratio)})`
             : "";
+        const unit = units.size > 1 ? (check.unit === "sessions" ? ` ${answer.unit}` : " requests") : "";
         return [
             name === "baseline" ? cell(check.cell) : "",
             name,
-            side.successfulPerHour === null
+            value === null
                 ? side.bound === "below"
                     ? "none: no load met the SLOs"
                     : "–"
-                : `${bound(side)}${perHour(side)}${change}`,
+                : `${bound(side)}${countOf(value)}${unit}${change}`,
             side.ttftAtCapacityMs === null
                 ? "–"
                 : `${formatMs(side.ttftAtCapacityMs)}${percentiles.size === 1 ? "" : ` (${check.percentile})`}`,
@@ -1307,8 +1496,21 @@ function capacityAnswerRows(checks, cell) {
     }));
     return {
         slos: checks.map((check) => `${cell(check.cell)} at ${sloClause(check)}`),
-        header: ["Cell", "Side", "Requests per hour at the SLOs", wait, "$ per 1,000"],
+        header: ["Cell", "Side", header, wait, "$ per 1,000"],
         rows,
+        note: [
+            ...(units.has("requests")
+                ? [
+                    "Requests per hour: successful requests at the highest load at which every SLO held (the capacity)",
+                ]
+                : []),
+            ...(units.has("sessions")
+                ? [
+                    "Sessions per GPU-hour: completed sessions at the highest load at which every SLO held (the capacity), per GPU (cost.gpus)",
+                ]
+                : []),
+            "the wait: at that load",
+        ].join("; "),
     };
 }
 /** The long form: per capacity cell its verdict and sentence, its note and its tables. */
@@ -1787,7 +1989,7 @@ function settleSentence(verdict, markup) {
         return `More runs up to repeats.max would not settle ${markup.text(nameList(s.cells), 200)} with the current estimates${spent}.`;
     return `About ${s.runsPerSide} usable runs per side (${s.addRuns} more) and ~${gpuMinutes(s.gpuMinutes ?? 0)} would settle it if the estimates hold${spent}.`;
 }
-/** Per capacity cell: requests per hour at the SLOs, and how long the slowest users wait there, both sides. */
+/** Per capacity cell: requests per hour (a session cell's sessions per GPU-hour) at the SLOs, and how long the slowest users wait there, both sides. */
 const capacityAnswers = (verdict, _context, markup) => {
     const checks = verdict.capacity ?? [];
     if (checks.length === 0)
@@ -1799,7 +2001,7 @@ const capacityAnswers = (verdict, _context, markup) => {
             kind: "table",
             header: answer.header,
             rows: answer.rows,
-            notes: "Requests per hour: successful requests at the highest load at which every SLO held (the capacity); the wait: at that load",
+            notes: answer.note,
         },
     ];
 };
@@ -2069,10 +2271,45 @@ const loadCurveCommentChart = (verdict) => {
     return null;
 };
 /**
+ * For the first session cell with at least two context-depth buckets both sides have a TTFT p95 in:
+ * each side's TTFT p95 (the geometric mean over runs compare judged) per depth bucket, shallow to deep,
+ * one line per side (baseline first). xychart-beta draws a line through every x label, so a bucket only
+ * one side has is left out here (report.html draws it, with every run).
+ */
+const depthCommentChart = (verdict) => {
+    const cells = [...new Set(verdict.comparisons.map((c) => c.cell))];
+    const drawable = cells.flatMap((cell) => {
+        const points = depthAxis.flatMap(({ bucket, label }) => {
+            const c = verdict.comparisons.find((x) => x.cell === cell && x.metric === depthMetric(bucket));
+            return c && c.baseline !== null && c.candidate !== null
+                ? [{ label, baseline: c.baseline, candidate: c.candidate }]
+                : [];
+        });
+        return points.length >= 2 ? [{ cell, points }] : [];
+    });
+    const first = drawable[0];
+    if (!first)
+        return null;
+    const top = Math.ceil((largest(first.points.flatMap((p) => [p.baseline, p.candidate])) * 1.05) / 10) * 10;
+    const source = [
+        "xychart-beta",
+        `  title "${mermaidLabel(first.cell, 40)} TTFT p95 ms against context depth"`,
+        `  x-axis "turn number" [${first.points.map((p) => `"${mermaidLabel(p.label, 12)}"`).join(", ")}]`,
+        `  y-axis "TTFT p95 ms" 0 --> ${top}`,
+        `  line [${first.points.map((p) => round(p.baseline)).join(", ")}]`,
+        `  line [${first.points.map((p) => round(p.candidate)).join(", ")}]`,
+    ].join("\n");
+    const others = drawable.length - 1;
+    return {
+        source,
+        caption: `Lines: the baseline's (first) and the candidate's TTFT p95 per context-depth bucket (the turn number of the request, 1 = a session's first), geometric means over runs, the buckets both sides have. The candidate's line climbing faster with depth is a cost that grows with the conversation.${others > 0 ? ` ${others} more session cell${others === 1 ? " is" : "s are"} drawn in report.html.` : ""}`,
+    };
+};
+/**
  * The chart kinds of the comment, in order; capacity load curves add theirs here. At most
  * `maxCommentCharts` are drawn.
  */
-const commentCharts = [intervalChart, loadCurveCommentChart];
+const commentCharts = [intervalChart, loadCurveCommentChart, depthCommentChart];
 /**
  * The section with the charts, or "" when there is nothing to draw; `pointer` adds where the other
  * charts are (the comment's first screen links there already).
@@ -2090,7 +2327,7 @@ function commentChartsSection(verdict, charts = commentCharts, { pointer = true 
         ...drawn.flatMap((chart) => ["```mermaid", chart.source, "```", "", chart.caption, ""]),
         ...(pointer
             ? [
-                "Every run of both sides, the latency distributions, a run timeline and the load curves of capacity cells and sweeps are drawn in `report.html`, written next to `report.md` (in the action: `compare/report.html` in the evidence artifact).",
+                "Every run of both sides, the latency distributions, a run timeline, the load curves of capacity cells and sweeps and the TTFT against context depth of session cells are drawn in `report.html`, written next to `report.md` (in the action: `compare/report.html` in the evidence artifact).",
             ]
             : []),
     ].join("\n");
@@ -2780,6 +3017,7 @@ function renderReports(verdict, options = {}) {
 const runsSection = "Every run against the tolerance";
 const distributionSection = "Latency distributions (used runs pooled per side)";
 const timelineSection = "One run over time";
+const depthSection = "TTFT p95 against context depth (session metrics)";
 const loadSection = "Load curves and the capacity point of each side";
 const sweepSection = "Load curves of the sweep (no capacity config: no capacity point)";
 const defaultChartProviders = [
@@ -2799,6 +3037,15 @@ const defaultChartProviders = [
                 section: timelineSection,
                 name: "timeline",
                 render: (standalone) => timelineChart(cell.cell, cell.timeline, { standalone }),
+            },
+        ]
+        : [],
+    (cell) => cell.depth
+        ? [
+            {
+                section: depthSection,
+                name: "ttft-depth",
+                render: (standalone) => depthChart(cell.depth, { standalone }),
             },
         ]
         : [],

@@ -1,11 +1,11 @@
-import { a as serverKinds, t as templateView, s as serverLifecycle, n as noInterpolation, c as configLimits, b as isFileBacked, e as isSessionDataset, f as scoresAnswers } from './load.js';
-import { t as toolVersion, a as toolName, b as systemClock, d as dockerExec, c as dockerCliOfRecord, f as isGroupAlive, g as terminateGroup, j as execFileCapture, k as dockerCliOf, l as trackLaunchedServer, m as trackLaunching, u as untrackLaunchedServer, F as FailureError, I as InputError, n as epochMsOf } from './version.js';
-import require$$2$1, { createHash, randomUUID } from 'node:crypto';
-import require$$0$8, { readFile, mkdir, writeFile, rename } from 'node:fs/promises';
+import { e as launchedServerKinds, b as serverKinds, t as templateView, s as serverLifecycle, n as noInterpolation, c as configLimits, f as isFileBacked, g as isSessionDataset, h as scoresAnswers } from './load.js';
+import { b as systemClock, d as dockerExec, c as dockerCliOfRecord, f as isGroupAlive, g as terminateGroup, j as execFileCapture, t as toolVersion, a as toolName, k as dockerCliOf, l as trackLaunchedServer, m as trackLaunching, u as untrackLaunchedServer, F as FailureError, I as InputError, n as epochMsOf } from './version.js';
+import require$$2$1, { randomUUID, createHash } from 'node:crypto';
+import require$$0$8, { readFile, mkdir, open, stat, rm, writeFile, rename } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import require$$1$4, { dirname, join, isAbsolute, resolve } from 'node:path';
-import { s as string, o as object, r as record, a as array, n as number, u as unknown, _ as _enum, l as literal, d as looseObject, e as union } from './schemas.js';
-import { M as createRedactor, N as redactValue, O as cacheConfigFromMetrics, P as parsePrometheusText, i as largest, Q as kindEntry, S as ServerStartError, R as diagnoseLog, c as collectJobSecrets, T as classifyChunk, U as chunkCarriesAnswer, V as chunkCarriesToolCalls, W as ToolCallAssembler, X as reasoningFieldOf, Y as chunkCarriesReasoning, Z as chunkKindOf, _ as requestRecordSchemaVersion, $ as runExternalTask, a0 as summarize, v as requestLatencies, a1 as isGood, a2 as computeRunMetrics, a3 as collectOutputs, a4 as summarizeServerMetrics, b as runFileSchema, a5 as runFileSchemaVersion, a6 as computeGuards } from './secrets.js';
+import { o as object, s as string, n as number, u as union, a as array, _ as _enum, l as literal, r as record, d as unknown, e as looseObject } from './schemas.js';
+import { I as createRedactor, J as redactValue, K as cacheConfigFromMetrics, L as parsePrometheusText, i as largest, M as kindEntry, S as ServerStartError, N as diagnoseLog, c as collectJobSecrets, O as classifyChunk, P as chunkCarriesAnswer, Q as answerTextOf, R as chunkCarriesToolCalls, T as ToolCallAssembler, U as reasoningFieldOf, V as chunkCarriesReasoning, W as chunkKindOf, X as requestRecordSchemaVersion, Y as runExternalTask, Z as collectOutputs, _ as summarizeServerMetrics, b as runFileSchema, $ as runFileSchemaVersion, a0 as computeGuards } from './secrets.js';
 import require$$0$3, { createConnection, createServer } from 'node:net';
 import { mkdirSync, createWriteStream, openSync, writeSync, fsyncSync, closeSync, writeFileSync, readdirSync } from 'node:fs';
 import require$$0, { setMaxListeners } from 'node:events';
@@ -29,71 +29,289 @@ import require$$1$5 from 'node:dns';
 import { s as selectCells } from './select-cells.js';
 import { c as createRng } from './random.js';
 import { n as numberWords } from './number-words.js';
-import { f as cellSchedule, g as scheduleCondition } from './capacity-summary.js';
-import { v as vllmLatencyPhases, b as latencyStatistics, c as latencyStatisticSpec } from './metric-names.js';
+import { k as cellSchedule, m as summarize, h as requestLatencies, n as computeRunMetrics, o as computeSessionMetrics, q as scheduleCondition } from './session-metrics.js';
+import { v as vllmLatencyPhases, c as latencyStatistics, b as latencyStatisticSpec } from './metric-names.js';
 
 /**
- * One description of a failed connection, for every place that reaches a server over HTTP (the readiness
- * probe, `--base-url`'s check, the load's requests): which address failed, how, and what to check, instead
- * of undici's bare "fetch failed". Node and undici put the system error (code, address, port) on `cause`.
+ * The list of servers this job started and has not stopped yet. The action's main step and the CLI write
+ * it as they launch and stop servers; the action's post step reads it to stop whatever a cancelled or
+ * failed main step left running, and the next start stops what a killed process left (see cleanup.ts).
  */
-/** The first system error code on the error or its causes (ECONNREFUSED, ENOTFOUND, ...), or null. */
-function systemErrorOf(error) {
-    const seen = new Set();
-    let current = error;
-    while (current && typeof current === "object" && !seen.has(current)) {
-        seen.add(current);
-        const fields = current;
-        if (typeof fields.code === "string" && /^E[A-Z]+$/.test(fields.code)) {
-            const host = typeof fields.address === "string"
-                ? fields.address
-                : typeof fields.hostname === "string"
-                    ? fields.hostname
-                    : null;
-            const address = host === null ? null : typeof fields.port === "number" ? `${hostPart(host)}:${fields.port}` : host;
-            return { code: fields.code, address };
-        }
-        current = fields.cause;
-    }
-    return null;
+const serverStateSchemaVersion = 1;
+const liveServerSchema = object({
+    id: string().min(1),
+    kind: _enum(launchedServerKinds),
+    startedAt: string(),
+    cell: string(),
+    run: number().int().nonnegative().nullable(),
+    /** The process that started the server (absent in files of earlier versions); gone means a leftover. */
+    ownerPid: number().int().positive().optional(),
+    /** Leader of the server's process group (command and sim kinds). */
+    pid: number().int().positive().optional(),
+    processGroup: number().int().positive().optional(),
+    /** Container name (docker kind) and the docker executable that started it. */
+    container: string().optional(),
+    /** The docker command line (server.docker_command); a single executable in files of earlier versions. */
+    dockerCommand: union([
+        string()
+            .min(1)
+            .transform((command) => [command]),
+        array(string().min(1)).min(1),
+    ])
+        .optional(),
+    port: number().int().min(0).max(65535).optional(),
+    logFile: string().optional(),
+});
+const serverStateSchema = object({
+    schemaVersion: literal(serverStateSchemaVersion),
+    servers: array(liveServerSchema),
+});
+/**
+ * Where the CLI records its servers (and the action, off a job's work directory, may). On a GitHub runner RUNNER_TEMP
+ * is per job and emptied after it, so both steps agree on the path without passing state; elsewhere a
+ * per-user temporary directory.
+ */
+function defaultServerStateFile(env = process.env) {
+    if (env.RUNNER_TEMP)
+        return join(env.RUNNER_TEMP, "vllm-perf-gate", "servers.json");
+    return join(tmpdir(), `vllm-perf-gate-${userInfo().uid}`, "servers.json");
 }
-function hostPart(host) {
-    return host.includes(":") ? `[${host}]` : host;
+function newServerId() {
+    return randomUUID().slice(0, 12);
 }
-/** host:port of a URL, with the scheme's default port when it names none. */
-function addressOfUrl(url) {
+async function readServerState(path) {
+    let text;
     try {
-        const parsed = new URL(url);
-        return `${parsed.hostname}:${parsed.port || (parsed.protocol === "https:" ? "443" : "80")}`;
+        text = await readFile(path, "utf8");
+    }
+    catch (error) {
+        if (error.code === "ENOENT")
+            return { schemaVersion: serverStateSchemaVersion, servers: [] };
+        throw error;
+    }
+    let json;
+    try {
+        json = JSON.parse(text);
     }
     catch {
-        return url;
+        throw new Error(`${path}: expected a JSON server state file, got text that is not JSON`);
+    }
+    const parsed = serverStateSchema.safeParse(json);
+    if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new Error(`${path}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid server state"}`);
+    }
+    return parsed.data;
+}
+/** Whether a process of this id exists (a process of another user counts: EPERM is not ESRCH). */
+function isProcessAlive(pid) {
+    try {
+        process.kill(pid, 0);
+        return true;
+    }
+    catch (error) {
+        return error.code !== "ESRCH";
     }
 }
 /**
- * "connection refused by 127.0.0.1:8000 (nothing listens there: check that the server is running and
- * that the URL's host and port are where it listens)"; null when the error is not a connection failure.
- * `url` names the address when the error does not.
+ * How long a writer waits for another process's lock on the state file before it gives up, and the age at
+ * which a lock whose holder cannot be read is taken as stale. A write takes milliseconds; these are limits
+ * for a machine under load, named in the error.
  */
-function describeConnectionFailure(error, url) {
-    const system = systemErrorOf(error);
-    if (system === null)
-        return null;
-    const address = system.address ?? addressOfUrl(url);
-    switch (system.code) {
-        case "ECONNREFUSED":
-            return `connection refused by ${address} (nothing listens there: check that the server is running and that ${url} has the host and port it listens on)`;
-        case "ENOTFOUND":
-        case "EAI_AGAIN":
-            return `the host of ${url} was not found (${system.code}: check the host name, or use an IP address)`;
-        case "EHOSTUNREACH":
-        case "ENETUNREACH":
-            return `${address} is unreachable (${system.code}: check the address and that this machine has a route to it)`;
-        case "ECONNRESET":
-            return `${address} reset the connection (ECONNRESET: the server closed it; check the server's log, and that ${url} speaks ${url.startsWith("https:") ? "HTTPS" : "plain HTTP"})`;
-        default:
-            return null;
+const stateLockWaitMs = 10_000;
+const stateLockStaleMs = 30_000;
+const stateLockPollMs = 25;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The holder's pid written in a lock file, or null while it is being written or unreadable. */
+async function lockHolder(lock) {
+    const text = await readFile(lock, "utf8").catch(() => "");
+    const pid = Number.parseInt(text, 10);
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+/**
+ * Runs `write` holding `<path>.lock`, created exclusively: several CLI runs on one machine share the file,
+ * and without it two read-modify-writes at once lose one's entry (a server nobody would stop). A lock whose
+ * holder is gone (killed mid-write), or that nobody could read for stateLockStaleMs, is removed.
+ */
+async function withStateFileLock(path, write) {
+    const lock = `${path}.lock`;
+    await mkdir(dirname(path), { recursive: true });
+    const deadline = Date.now() + stateLockWaitMs;
+    for (;;) {
+        try {
+            const handle = await open(lock, "wx");
+            try {
+                await handle.writeFile(String(process.pid));
+            }
+            finally {
+                await handle.close();
+            }
+            break;
+        }
+        catch (error) {
+            if (error.code !== "EEXIST")
+                throw error;
+        }
+        const holder = await lockHolder(lock);
+        const age = await stat(lock).then((info) => Date.now() - info.mtimeMs, () => 0);
+        if ((holder !== null && !isProcessAlive(holder)) || (holder === null && age > stateLockStaleMs)) {
+            await rm(lock, { force: true });
+            continue;
+        }
+        if (Date.now() > deadline)
+            throw new Error(`${lock}: held by ${holder === null ? "another process" : `pid ${holder}`} for longer than stateLockWaitMs (${stateLockWaitMs / 1000} s); remove it if no vllm-perf-gate process is running`);
+        await sleep(stateLockPollMs);
     }
+    try {
+        return await write();
+    }
+    finally {
+        await rm(lock, { force: true });
+    }
+}
+const queues = new Map();
+/**
+ * Read-modify-write, serialised per file within this process and across processes by a lock file, and
+ * written atomically (a half-written file would strand servers).
+ */
+function updateServerState(path, change) {
+    const previous = queues.get(path) ?? Promise.resolve();
+    const next = previous
+        .catch(() => { })
+        .then(() => withStateFileLock(path, async () => {
+        const updated = change(await readServerState(path));
+        const temporary = `${path}.${process.pid}.tmp`;
+        await writeFile(temporary, `${JSON.stringify(updated, null, 2)}\n`);
+        await rename(temporary, path);
+        return updated;
+    }));
+    queues.set(path, next);
+    return next;
+}
+function addLiveServer(path, server) {
+    return updateServerState(path, (state) => ({
+        ...state,
+        servers: [...state.servers.filter((s) => s.id !== server.id), server],
+    }));
+}
+function removeLiveServer(path, id) {
+    return updateServerState(path, (state) => ({
+        ...state,
+        servers: state.servers.filter((s) => s.id !== id),
+    }));
+}
+
+/**
+ * The action's post step: stops every server a cancelled or failed main step left running, as recorded in
+ * the state file, and removes the entries it handled. Never throws for a single server; the outcome says
+ * what happened to each.
+ */
+async function cleanupFromState(stateFile, options = {}) {
+    return stopRecordedServers(stateFile, options, () => true, (server) => describe(server));
+}
+/**
+ * The one loop of both cleanups: stops the state file's servers that `select` picks, logs each outcome
+ * after `label`, and removes the entries it stopped.
+ */
+async function stopRecordedServers(stateFile, options, select, label) {
+    const clock = options.clock ?? systemClock;
+    const log = options.log ?? (() => { });
+    const state = await readServerState(stateFile);
+    const outcomes = [];
+    for (const server of state.servers) {
+        if (!select(server))
+            continue;
+        const outcome = await stopRecordedServer(server, { ...options, clock });
+        log(`${label(server)}: ${outcome.detail}`);
+        outcomes.push(outcome);
+        if (outcome.stopped)
+            await removeLiveServer(stateFile, server.id);
+    }
+    return outcomes;
+}
+function describe(server) {
+    const where = server.container
+        ? `container ${server.container}`
+        : `process group ${server.processGroup ?? server.pid}`;
+    return `${server.kind} server for cell ${server.cell}${server.run === null ? "" : ` run ${server.run}`} (${where})`;
+}
+async function stopRecordedServer(server, options) {
+    const graceMs = options.stopGraceMs ?? 10_000;
+    if (server.container) {
+        const removed = await dockerExec(dockerCliOfRecord(server.dockerCommand), ["rm", "--force", server.container], {
+            env: options.env ?? process.env,
+            timeoutMs: 60_000,
+        });
+        if (removed.code === 0)
+            return { server, stopped: true, detail: "container removed" };
+        if (/No such container/i.test(removed.stderr))
+            return { server, stopped: true, detail: "already gone" };
+        return {
+            server,
+            stopped: false,
+            detail: `docker rm --force failed: ${removed.stderr.trim() || removed.spawnError?.message}`,
+        };
+    }
+    const group = server.processGroup ?? server.pid;
+    if (group === undefined)
+        return { server, stopped: true, detail: "nothing recorded to stop" };
+    if (!isGroupAlive(group))
+        return { server, stopped: true, detail: "already gone" };
+    const result = await terminateGroup(group, { graceMs, clock: options.clock });
+    if (result.survived)
+        return { server, stopped: false, detail: "survived SIGKILL" };
+    return {
+        server,
+        stopped: true,
+        detail: result.escalated ? "killed (ignored SIGTERM)" : "stopped (SIGTERM)",
+    };
+}
+/**
+ * Before a start: stops the servers of the state file whose owner (`ownerPid`) is gone, a killed CLI or
+ * main step, and removes their entries; one log line per server. Entries whose owner is alive belong to
+ * another job still running and entries without an owner to a file of an earlier version: both are left.
+ */
+async function removeLeftoverServers(stateFile, options = {}) {
+    const isAlive = options.isAlive ?? isProcessAlive;
+    return stopRecordedServers(stateFile, options, (server) => server.ownerPid !== undefined && !isAlive(server.ownerPid), (server) => `leftover ${describe(server)} of pid ${server.ownerPid} (gone)`);
+}
+/**
+ * What holds a busy port, for the start's error: the state file's servers on that port (with whether
+ * their owner still runs) and, for the docker kind, the running containers labelled `vllm-perf-gate=1`
+ * publishing it. Bounded (a few seconds of docker at most) and never throws: an empty list when nothing
+ * could be learnt.
+ */
+async function portHolders(port, options) {
+    const isAlive = options.isAlive ?? isProcessAlive;
+    const holders = [];
+    const recordedContainers = new Set();
+    if (options.stateFile) {
+        const state = await readServerState(options.stateFile).catch(() => null);
+        for (const server of state?.servers.filter((s) => s.port === port) ?? []) {
+            const what = server.container
+                ? `container ${server.container}`
+                : `${server.kind} server (process group ${server.processGroup ?? server.pid ?? "unknown"})`;
+            if (server.container)
+                recordedContainers.add(server.container);
+            const owner = server.ownerPid === undefined
+                ? "recorded by an earlier version"
+                : `recorded by pid ${server.ownerPid} (${isAlive(server.ownerPid) ? "still running" : "gone"})`;
+            holders.push(`${what} ${owner}`);
+        }
+    }
+    if (options.docker) {
+        const listed = await dockerExec(options.docker, ["ps", "--filter", "label=vllm-perf-gate=1", "--filter", `publish=${port}`, "--format", "{{.Names}}"], { env: options.env ?? process.env, timeoutMs: options.dockerTimeoutMs ?? 5_000 }).catch(() => null);
+        if (listed && listed.code === 0) {
+            const names = listed.stdout
+                .split("\n")
+                .map((line) => line.trim())
+                .filter((name) => name.length > 0 && !recordedContainers.has(name))
+                .slice(0, 5);
+            for (const name of names)
+                holders.push(`running container ${name} (label vllm-perf-gate=1)`);
+        }
+    }
+    return holders;
 }
 
 /**
@@ -149,7 +367,6 @@ object({
             .describe("The devices the server ran on (runner.devices: docker --gpus device=K, CUDA_VISIBLE_DEVICES=K, the simulator's --device K); absent: the GPUs its config names. Informational: a crossover measures both sides on every device by design."),
     }),
     configHash: nullableString,
-    datasets: record(string(), string()).describe("sha256 of each dataset, by cell or file name."),
 });
 function buildFingerprint(facts) {
     const fingerprint = collectConditions(facts);
@@ -201,7 +418,6 @@ function collectConditions(facts) {
             ...(facts.device ? { device: facts.device } : {}),
         },
         configHash: facts.configHash ?? null,
-        datasets: sortKeys(facts.datasetChecksums ?? {}),
     };
 }
 function sortKeys(record) {
@@ -216,6 +432,82 @@ function canonicalJson(value) {
 /** sha256 of the canonical JSON of a (parsed) config, so key order and formatting do not change it. */
 function hashConfig(config) {
     return createHash("sha256").update(canonicalJson(config)).digest("hex");
+}
+
+const queryTimeoutMs = 10_000;
+function parseCsvRows(text) {
+    return text
+        .split("\n")
+        .map((line) => line.trim())
+        .filter((line) => line.length > 0)
+        .map((line) => line.split(",").map((field) => field.trim()));
+}
+function parseNumber(field) {
+    if (field === undefined || field === "" || field.startsWith("["))
+        return null;
+    const value = Number(field);
+    return Number.isFinite(value) ? value : null;
+}
+function textOrNull(field) {
+    return field === undefined || field === "" || field.startsWith("[") ? null : field;
+}
+class NvidiaSmi {
+    command;
+    #env;
+    constructor(command = "nvidia-smi", env = process.env) {
+        this.command = command;
+        this.#env = env;
+    }
+    async #query(args) {
+        const result = await execFileCapture(this.command, args, { env: this.#env, timeoutMs: queryTimeoutMs });
+        if (result.spawnError || result.code !== 0)
+            return null;
+        return result.stdout;
+    }
+    async inventory() {
+        const csv = await this.#query([
+            "--query-gpu=index,name,memory.total,driver_version",
+            "--format=csv,noheader,nounits",
+        ]);
+        if (csv === null)
+            return null;
+        const rows = parseCsvRows(csv);
+        // The CUDA version (the driver's, not the image's) is only in the banner of the plain output.
+        const banner = await this.#query([]);
+        const cuda = banner?.match(/CUDA Version:\s*([0-9.]+)/)?.[1] ?? null;
+        return {
+            count: rows.length,
+            // A GPU name never contains a comma; everything between index and the two numeric columns is the name.
+            names: rows.map((row) => row.slice(1, -2).join(",")),
+            memoryTotalMiB: rows.map((row) => parseNumber(row.at(-2)) ?? 0),
+            driverVersion: textOrNull(rows[0]?.at(-1)),
+            cudaVersion: cuda,
+        };
+    }
+    /**
+     * The usage of these GPUs only (a server on some devices of the runner: its memory release and
+     * telemetry are its own devices', whatever the servers beside it do).
+     */
+    only(indices) {
+        const view = Object.create(this);
+        view.usage = async () => (await this.usage())?.filter((gpu) => indices.includes(gpu.index)) ?? null;
+        return view;
+    }
+    async usage() {
+        const csv = await this.#query([
+            "--query-gpu=index,utilization.gpu,memory.used,power.draw,clocks.sm",
+            "--format=csv,noheader,nounits",
+        ]);
+        if (csv === null)
+            return null;
+        return parseCsvRows(csv).map((row) => ({
+            index: parseNumber(row[0]) ?? 0,
+            utilizationPercent: parseNumber(row[1]),
+            memoryUsedMiB: parseNumber(row[2]),
+            powerW: parseNumber(row[3]),
+            smClockMHz: parseNumber(row[4]),
+        }));
+    }
 }
 
 /** The few server endpoints the launcher reads (vLLM's OpenAI-compatible server; the simulator mirrors it). */
@@ -307,309 +599,8 @@ async function collectFingerprint(sources) {
         device: sources.device ?? null,
         env: sources.env,
         configHash: sources.configHash ?? null,
-        datasetChecksums: sources.datasetChecksums ?? {},
         environment: sources.environment,
     });
-}
-
-/**
- * The list of servers this job started and has not stopped yet. The action's main step and the CLI write
- * it as they launch and stop servers; the action's post step reads it to stop whatever a cancelled or
- * failed main step left running, and the next start stops what a killed process left (see cleanup.ts).
- */
-const serverStateSchemaVersion = 1;
-const liveServerSchema = object({
-    id: string().min(1),
-    kind: _enum(["docker", "command", "sim"]),
-    startedAt: string(),
-    cell: string(),
-    run: number().int().nonnegative().nullable(),
-    /** The process that started the server (absent in files of earlier versions); gone means a leftover. */
-    ownerPid: number().int().positive().optional(),
-    /** Leader of the server's process group (command and sim kinds). */
-    pid: number().int().positive().optional(),
-    processGroup: number().int().positive().optional(),
-    /** Container name (docker kind) and the docker executable that started it. */
-    container: string().optional(),
-    /** The docker command line (server.docker_command); a single executable in files of earlier versions. */
-    dockerCommand: union([
-        string()
-            .min(1)
-            .transform((command) => [command]),
-        array(string().min(1)).min(1),
-    ])
-        .optional(),
-    port: number().int().min(0).max(65535).optional(),
-    logFile: string().optional(),
-});
-const serverStateSchema = object({
-    schemaVersion: literal(serverStateSchemaVersion),
-    servers: array(liveServerSchema),
-});
-/**
- * Where the CLI records its servers (and the action, off a job's work directory, may). On a GitHub runner RUNNER_TEMP
- * is per job and emptied after it, so both steps agree on the path without passing state; elsewhere a
- * per-user temporary directory.
- */
-function defaultServerStateFile(env = process.env) {
-    if (env.RUNNER_TEMP)
-        return join(env.RUNNER_TEMP, "vllm-perf-gate", "servers.json");
-    return join(tmpdir(), `vllm-perf-gate-${userInfo().uid}`, "servers.json");
-}
-function newServerId() {
-    return randomUUID().slice(0, 12);
-}
-async function readServerState(path) {
-    let text;
-    try {
-        text = await readFile(path, "utf8");
-    }
-    catch (error) {
-        if (error.code === "ENOENT")
-            return { schemaVersion: serverStateSchemaVersion, servers: [] };
-        throw error;
-    }
-    let json;
-    try {
-        json = JSON.parse(text);
-    }
-    catch {
-        throw new Error(`${path}: expected a JSON server state file, got text that is not JSON`);
-    }
-    const parsed = serverStateSchema.safeParse(json);
-    if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new Error(`${path}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid server state"}`);
-    }
-    return parsed.data;
-}
-const queues = new Map();
-/** Read-modify-write, serialised per file and written atomically (a half-written file would strand servers). */
-function updateServerState(path, change) {
-    const previous = queues.get(path) ?? Promise.resolve();
-    const next = previous
-        .catch(() => { })
-        .then(async () => {
-        const updated = change(await readServerState(path));
-        await mkdir(dirname(path), { recursive: true });
-        const temporary = `${path}.${process.pid}.tmp`;
-        await writeFile(temporary, `${JSON.stringify(updated, null, 2)}\n`);
-        await rename(temporary, path);
-        return updated;
-    });
-    queues.set(path, next);
-    return next;
-}
-function addLiveServer(path, server) {
-    return updateServerState(path, (state) => ({
-        ...state,
-        servers: [...state.servers.filter((s) => s.id !== server.id), server],
-    }));
-}
-function removeLiveServer(path, id) {
-    return updateServerState(path, (state) => ({
-        ...state,
-        servers: state.servers.filter((s) => s.id !== id),
-    }));
-}
-
-/**
- * The action's post step: stops every server a cancelled or failed main step left running, as recorded in
- * the state file, and removes the entries it handled. Never throws for a single server; the outcome says
- * what happened to each.
- */
-async function cleanupFromState(stateFile, options = {}) {
-    return stopRecordedServers(stateFile, options, () => true, (server) => describe(server));
-}
-/**
- * The one loop of both cleanups: stops the state file's servers that `select` picks, logs each outcome
- * after `label`, and removes the entries it stopped.
- */
-async function stopRecordedServers(stateFile, options, select, label) {
-    const clock = options.clock ?? systemClock;
-    const log = options.log ?? (() => { });
-    const state = await readServerState(stateFile);
-    const outcomes = [];
-    for (const server of state.servers) {
-        if (!select(server))
-            continue;
-        const outcome = await stopRecordedServer(server, { ...options, clock });
-        log(`${label(server)}: ${outcome.detail}`);
-        outcomes.push(outcome);
-        if (outcome.stopped)
-            await removeLiveServer(stateFile, server.id);
-    }
-    return outcomes;
-}
-function describe(server) {
-    const where = server.container
-        ? `container ${server.container}`
-        : `process group ${server.processGroup ?? server.pid}`;
-    return `${server.kind} server for cell ${server.cell}${server.run === null ? "" : ` run ${server.run}`} (${where})`;
-}
-async function stopRecordedServer(server, options) {
-    const graceMs = options.stopGraceMs ?? 10_000;
-    if (server.container) {
-        const removed = await dockerExec(dockerCliOfRecord(server.dockerCommand), ["rm", "--force", server.container], {
-            env: options.env ?? process.env,
-            timeoutMs: 60_000,
-        });
-        if (removed.code === 0)
-            return { server, stopped: true, detail: "container removed" };
-        if (/No such container/i.test(removed.stderr))
-            return { server, stopped: true, detail: "already gone" };
-        return {
-            server,
-            stopped: false,
-            detail: `docker rm --force failed: ${removed.stderr.trim() || removed.spawnError?.message}`,
-        };
-    }
-    const group = server.processGroup ?? server.pid;
-    if (group === undefined)
-        return { server, stopped: true, detail: "nothing recorded to stop" };
-    if (!isGroupAlive(group))
-        return { server, stopped: true, detail: "already gone" };
-    const result = await terminateGroup(group, { graceMs, clock: options.clock });
-    if (result.survived)
-        return { server, stopped: false, detail: "survived SIGKILL" };
-    return {
-        server,
-        stopped: true,
-        detail: result.escalated ? "killed (ignored SIGTERM)" : "stopped (SIGTERM)",
-    };
-}
-/** Whether a process is alive: `kill(pid, 0)` fails with ESRCH only when there is no such process. */
-function isProcessAlive(pid) {
-    try {
-        process.kill(pid, 0);
-        return true;
-    }
-    catch (error) {
-        return error.code !== "ESRCH";
-    }
-}
-/**
- * Before a start: stops the servers of the state file whose owner (`ownerPid`) is gone, a killed CLI or
- * main step, and removes their entries; one log line per server. Entries whose owner is alive belong to
- * another job still running and entries without an owner to a file of an earlier version: both are left.
- */
-async function removeLeftoverServers(stateFile, options = {}) {
-    const isAlive = options.isAlive ?? isProcessAlive;
-    return stopRecordedServers(stateFile, options, (server) => server.ownerPid !== undefined && !isAlive(server.ownerPid), (server) => `leftover ${describe(server)} of pid ${server.ownerPid} (gone)`);
-}
-/**
- * What holds a busy port, for the start's error: the state file's servers on that port (with whether
- * their owner still runs) and, for the docker kind, the running containers labelled `vllm-perf-gate=1`
- * publishing it. Bounded (a few seconds of docker at most) and never throws: an empty list when nothing
- * could be learnt.
- */
-async function portHolders(port, options) {
-    const isAlive = options.isAlive ?? isProcessAlive;
-    const holders = [];
-    const recordedContainers = new Set();
-    if (options.stateFile) {
-        const state = await readServerState(options.stateFile).catch(() => null);
-        for (const server of state?.servers.filter((s) => s.port === port) ?? []) {
-            const what = server.container
-                ? `container ${server.container}`
-                : `${server.kind} server (process group ${server.processGroup ?? server.pid ?? "unknown"})`;
-            if (server.container)
-                recordedContainers.add(server.container);
-            const owner = server.ownerPid === undefined
-                ? "recorded by an earlier version"
-                : `recorded by pid ${server.ownerPid} (${isAlive(server.ownerPid) ? "still running" : "gone"})`;
-            holders.push(`${what} ${owner}`);
-        }
-    }
-    if (options.docker) {
-        const listed = await dockerExec(options.docker, ["ps", "--filter", "label=vllm-perf-gate=1", "--filter", `publish=${port}`, "--format", "{{.Names}}"], { env: options.env ?? process.env, timeoutMs: options.dockerTimeoutMs ?? 5_000 }).catch(() => null);
-        if (listed && listed.code === 0) {
-            const names = listed.stdout
-                .split("\n")
-                .map((line) => line.trim())
-                .filter((name) => name.length > 0 && !recordedContainers.has(name))
-                .slice(0, 5);
-            for (const name of names)
-                holders.push(`running container ${name} (label vllm-perf-gate=1)`);
-        }
-    }
-    return holders;
-}
-
-const queryTimeoutMs = 10_000;
-function parseCsvRows(text) {
-    return text
-        .split("\n")
-        .map((line) => line.trim())
-        .filter((line) => line.length > 0)
-        .map((line) => line.split(",").map((field) => field.trim()));
-}
-function parseNumber(field) {
-    if (field === undefined || field === "" || field.startsWith("["))
-        return null;
-    const value = Number(field);
-    return Number.isFinite(value) ? value : null;
-}
-function textOrNull(field) {
-    return field === undefined || field === "" || field.startsWith("[") ? null : field;
-}
-class NvidiaSmi {
-    command;
-    #env;
-    constructor(command = "nvidia-smi", env = process.env) {
-        this.command = command;
-        this.#env = env;
-    }
-    async #query(args) {
-        const result = await execFileCapture(this.command, args, { env: this.#env, timeoutMs: queryTimeoutMs });
-        if (result.spawnError || result.code !== 0)
-            return null;
-        return result.stdout;
-    }
-    async inventory() {
-        const csv = await this.#query([
-            "--query-gpu=index,name,memory.total,driver_version",
-            "--format=csv,noheader,nounits",
-        ]);
-        if (csv === null)
-            return null;
-        const rows = parseCsvRows(csv);
-        // The CUDA version (the driver's, not the image's) is only in the banner of the plain output.
-        const banner = await this.#query([]);
-        const cuda = banner?.match(/CUDA Version:\s*([0-9.]+)/)?.[1] ?? null;
-        return {
-            count: rows.length,
-            // A GPU name never contains a comma; everything between index and the two numeric columns is the name.
-            names: rows.map((row) => row.slice(1, -2).join(",")),
-            memoryTotalMiB: rows.map((row) => parseNumber(row.at(-2)) ?? 0),
-            driverVersion: textOrNull(rows[0]?.at(-1)),
-            cudaVersion: cuda,
-        };
-    }
-    /**
-     * The usage of these GPUs only (a server on some devices of the runner: its memory release and
-     * telemetry are its own devices', whatever the servers beside it do).
-     */
-    only(indices) {
-        const view = Object.create(this);
-        view.usage = async () => (await this.usage())?.filter((gpu) => indices.includes(gpu.index)) ?? null;
-        return view;
-    }
-    async usage() {
-        const csv = await this.#query([
-            "--query-gpu=index,utilization.gpu,memory.used,power.draw,clocks.sm",
-            "--format=csv,noheader,nounits",
-        ]);
-        if (csv === null)
-            return null;
-        return parseCsvRows(csv).map((row) => ({
-            index: parseNumber(row[0]) ?? 0,
-            utilizationPercent: parseNumber(row[1]),
-            memoryUsedMiB: parseNumber(row[2]),
-            powerW: parseNumber(row[3]),
-            smClockMHz: parseNumber(row[4]),
-        }));
-    }
 }
 
 /**
@@ -641,6 +632,70 @@ function acceptsConnections(port, host) {
         socket.once("connect", () => finish(true));
         socket.once("error", () => finish(false));
     });
+}
+
+/**
+ * One description of a failed connection, for every place that reaches a server over HTTP (the readiness
+ * probe, `--base-url`'s check, the load's requests): which address failed, how, and what to check, instead
+ * of undici's bare "fetch failed". Node and undici put the system error (code, address, port) on `cause`.
+ */
+/** The first system error code on the error or its causes (ECONNREFUSED, ENOTFOUND, ...), or null. */
+function systemErrorOf(error) {
+    const seen = new Set();
+    let current = error;
+    while (current && typeof current === "object" && !seen.has(current)) {
+        seen.add(current);
+        const fields = current;
+        if (typeof fields.code === "string" && /^E[A-Z]+$/.test(fields.code)) {
+            const host = typeof fields.address === "string"
+                ? fields.address
+                : typeof fields.hostname === "string"
+                    ? fields.hostname
+                    : null;
+            const address = host === null ? null : typeof fields.port === "number" ? `${hostPart(host)}:${fields.port}` : host;
+            return { code: fields.code, address };
+        }
+        current = fields.cause;
+    }
+    return null;
+}
+function hostPart(host) {
+    return host.includes(":") ? `[${host}]` : host;
+}
+/** host:port of a URL, with the scheme's default port when it names none. */
+function addressOfUrl(url) {
+    try {
+        const parsed = new URL(url);
+        return `${parsed.hostname}:${parsed.port || (parsed.protocol === "https:" ? "443" : "80")}`;
+    }
+    catch {
+        return url;
+    }
+}
+/**
+ * "connection refused by 127.0.0.1:8000 (nothing listens there: check that the server is running and
+ * that the URL's host and port are where it listens)"; null when the error is not a connection failure.
+ * `url` names the address when the error does not.
+ */
+function describeConnectionFailure(error, url) {
+    const system = systemErrorOf(error);
+    if (system === null)
+        return null;
+    const address = system.address ?? addressOfUrl(url);
+    switch (system.code) {
+        case "ECONNREFUSED":
+            return `connection refused by ${address} (nothing listens there: check that the server is running and that ${url} has the host and port it listens on)`;
+        case "ENOTFOUND":
+        case "EAI_AGAIN":
+            return `the host of ${url} was not found (${system.code}: check the host name, or use an IP address)`;
+        case "EHOSTUNREACH":
+        case "ENETUNREACH":
+            return `${address} is unreachable (${system.code}: check the address and that this machine has a route to it)`;
+        case "ECONNRESET":
+            return `${address} reset the connection (ECONNRESET: the server closed it; check the server's log, and that ${url} speaks ${url.startsWith("https:") ? "HTTPS" : "plain HTTP"})`;
+        default:
+            return null;
+    }
 }
 
 /** How often a wait for readiness says where it stands, at the least: 10 s. */
@@ -1291,7 +1346,6 @@ live) {
                 device: device?.spec ?? null,
                 env,
                 configHash: setup.configHash,
-                datasetChecksums: setup.datasetChecksums,
                 environment: setup.secrets.named,
             });
             return fingerprint;
@@ -1372,7 +1426,6 @@ function createServerProvider(serverConfig, options) {
         stateFile: options.stateFile,
         removeLeftovers,
         configHash: options.configHash,
-        datasetChecksums: options.datasetChecksums,
         cliCommand: options.cliCommand,
         dockerCommand: options.dockerCommand,
         pollIntervalMs: options.pollIntervalMs ?? 1_000,
@@ -1414,8 +1467,11 @@ function formatEta(event, rate) {
 function formatProgress(event) {
     const rate = event.elapsedS > 0 ? event.done / event.elapsedS : 0;
     const total = event.total === null ? "" : `/${event.total}`;
+    const done = event.unit === "sessions"
+        ? `${event.done}${total} sessions (${event.requests ?? 0} requests)  ${rate.toFixed(1)} sessions/s`
+        : `${event.done}${total} requests  ${rate.toFixed(1)} req/s`;
     return (`[${event.cell} ${runPosition(event.run, event.firstRun ?? 0, event.runs)}${event.phase === "warmup" ? " warm-up" : ""}] ` +
-        `${event.done}${total} requests  ${rate.toFixed(1)} req/s  errors ${event.errors}  ETA ${formatEta(event, rate)}`);
+        `${done}  errors ${event.errors}  ETA ${formatEta(event, rate)}`);
 }
 /**
  * A line every `intervalMs` on a plain stream (CI logs); a redrawn bar on a TTY. Rendering is throttled
@@ -40578,11 +40634,19 @@ function describeError(error) {
 /** Text kept per request: 64 KiB, then the rest is dropped and `truncated` set (documented limit). */
 const capturedTextLimit = 64 * 1024;
 class OutputCapture {
+    /**
+     * Text only (a session's turn: its answer goes back in the next turn's messages): the stream reader
+     * hands over each chunk's answer text (addText), no chunk is parsed and no logprobs are kept.
+     */
+    textOnly;
     parts = [];
     length = 0;
     truncated = false;
     tokens = null;
     logprobs = null;
+    constructor(options = {}) {
+        this.textOnly = options.textOnly === true;
+    }
     /** One choices chunk's JSON text. An unreadable chunk adds nothing (the stream reader reports it). */
     add(json) {
         let event;
@@ -40614,6 +40678,7 @@ class OutputCapture {
             }
         }
     }
+    /** Answer text, kept up to capturedTextLimit. */
     addText(text) {
         if (this.truncated)
             return;
@@ -41020,11 +41085,20 @@ class CompletionStreamReader {
             this.times = grown;
         }
         this.times[this.count++] = now;
-        this.capture?.add(buffer.toString("utf8", start, end));
         this.lastChoices = buffer;
         this.lastChoicesStart = start;
         this.lastChoicesEnd = end;
         const kind = chunkKindOf(classified);
+        const capture = this.capture;
+        if (capture !== null) {
+            if (!capture.textOnly)
+                capture.add(buffer.toString("utf8", start, end));
+            else if (kind >= chunkCarriesAnswer) {
+                const text = answerTextOf(buffer, start, end);
+                if (text !== null)
+                    capture.addText(text);
+            }
+        }
         if (kind >= chunkCarriesAnswer && this.firstAnswerChunk < 0)
             this.firstAnswerChunk = this.count - 1;
         if (kind === chunkCarriesToolCalls) {
@@ -41459,7 +41533,11 @@ function createStreamClient(options) {
     const active = new Map();
     const stream = (request) => new Promise((resolve) => {
         const reader = new CompletionStreamReader(request.perChunkUsage === true, request.expectedChunks);
-        const capture = request.keepOutput === true ? new OutputCapture() : null;
+        const capture = request.keepOutput === true
+            ? new OutputCapture()
+            : request.keepOutput === "text"
+                ? new OutputCapture({ textOnly: true })
+                : null;
         reader.capture = capture;
         const sentAt = performance$1.now();
         let onSocketAt = null;
@@ -41836,7 +41914,7 @@ async function calibrateTokenModel(countTokens, seed) {
 async function checkPromptLengths(countTokens, prompts) {
     const errors = [];
     for (const prompt of prompts) {
-        const tokens = await countTokens(prompt.text);
+        const tokens = await countTokens(prompt.prompt);
         if (tokens === null)
             return null;
         errors.push(Math.abs(tokens - prompt.target));
@@ -41874,6 +41952,49 @@ function clip(value, min, max) {
     return max === undefined ? clipped : Math.min(max, clipped);
 }
 
+// The sharegpt and jsonl kinds: the prompts of the file, in a seeded order per block of the entries.
+/** Fallback answer length when a ShareGPT entry has neither max_tokens nor a configured output length. */
+const defaultOutputTokens$1 = 128;
+function fileWorkload(dataset, { cell, seed, chat, file, info, stream }) {
+    if (!file)
+        throw new Error(`cell ${cell.name}: the ${dataset.type} dataset was not read before building the workload`);
+    const entries = file.entries;
+    return {
+        info,
+        sessions: null,
+        request(index, phase = "measure") {
+            const block = Math.floor(index / entries.length);
+            const order = shuffledIndexes(createRng(seed, cell.name, stream(phase), "order", block), entries.length);
+            const entry = entries[order[index % entries.length]];
+            const rng = createRng(seed, cell.name, stream(phase), index);
+            const maxTokens = entryMaxTokens(entry, dataset.output_tokens, rng);
+            const request = { index, phase, targetInputTokens: null, maxTokens, prefixGroup: null };
+            if (chat) {
+                return {
+                    ...request,
+                    prompt: null,
+                    messages: entry.messages ?? [{ role: "user", content: entry.prompt ?? "" }],
+                };
+            }
+            return {
+                ...request,
+                prompt: entry.prompt ?? (entry.messages ?? []).map((message) => message.content).join("\n"),
+                messages: null,
+            };
+        },
+    };
+}
+function entryMaxTokens(entry, configured, rng) {
+    if (configured !== undefined)
+        return drawLength(configured, rng);
+    if (entry.maxTokens !== null)
+        return entry.maxTokens;
+    // Without a tokenizer, ~4 characters per token (documented in docs/run.md); vLLM's client re-tokenizes.
+    if (entry.answer !== null)
+        return Math.max(1, Math.round(entry.answer.length / 4));
+    return defaultOutputTokens$1;
+}
+
 /**
  * Draws one wait between two turns (a think time or a tool's latency) from its configured distribution,
  * in milliseconds, never negative and clipped to `max` where the distribution has one.
@@ -41904,7 +42025,7 @@ function drawDelayMs(delay, rng) {
 /** Tool-call rounds a turn may take before the session goes on (a model that keeps calling tools). */
 const maxToolRoundsPerTurn = 4;
 /** Fallback answer length for a file turn without a reply to estimate it from. */
-const defaultOutputTokens$1 = 128;
+const defaultOutputTokens = 128;
 function sessionSource(cell, dataset, options) {
     const { seed, tokenModel } = options;
     // Warm-up sessions come from their own stream: they never share a conversation (or a cached prefix
@@ -42022,7 +42143,7 @@ function sessionSource(cell, dataset, options) {
                             return {
                                 content: parts.join(" "),
                                 messageTokens: null,
-                                maxTokens: turn.maxTokens ?? defaultOutputTokens$1,
+                                maxTokens: turn.maxTokens ?? defaultOutputTokens,
                                 delayMs: 0,
                                 notBeforeMs: position === 0 ? null : ((turn.timestampMs ?? start) - start) * trace.time_scale,
                             };
@@ -42033,7 +42154,7 @@ function sessionSource(cell, dataset, options) {
                             : (turn.maxTokens ??
                                 (turn.answer !== null
                                     ? Math.max(1, Math.round(turn.answer.length / 4))
-                                    : defaultOutputTokens$1));
+                                    : defaultOutputTokens));
                         const delayMs = position === 0 || dataset.type !== "sharegpt_sessions"
                             ? 0
                             : drawDelayMs(dataset.think_time_s, rng);
@@ -42126,6 +42247,80 @@ class Conversation {
     }
 }
 
+// The session kinds (sessions, sharegpt_sessions, mooncake_trace): request i is session i's first turn; the runner sends the rest from the session source (../sessions.ts).
+function sessionsWorkload(dataset, { cell, seed, tokenModel, file, info }) {
+    return sessionWorkload(info, sessionSource(cell, dataset, { seed, tokenModel, file }));
+}
+/** A session workload: request i is session i's first turn, alone. */
+function sessionWorkload(info, sessions) {
+    return {
+        info,
+        sessions,
+        request(index, phase = "measure") {
+            const script = sessions.session(index, phase);
+            const first = script.turns[0];
+            return {
+                index,
+                phase,
+                prompt: null,
+                messages: new Conversation(script).ask(0),
+                targetInputTokens: first.messageTokens === null ? null : (script.systemTokens ?? 0) + first.messageTokens,
+                maxTokens: first.maxTokens,
+                prefixGroup: script.sharedSystem ? 0 : null,
+            };
+        },
+    };
+}
+
+// The shared_prefix and long_document kinds: prompts in balanced groups that share a prefix (a document), then a part of their own.
+function sharedPrefixWorkload(dataset, { cell, seed, tokenModel, info, shape, stream }) {
+    const groups = dataset.type === "shared_prefix" ? dataset.num_prefixes : dataset.num_documents;
+    const sharedTokens = dataset.type === "shared_prefix" ? dataset.prefix_tokens : dataset.document_tokens;
+    const partLength = dataset.type === "shared_prefix" ? dataset.suffix_tokens : dataset.question_tokens;
+    const sharedWords = wordsForPrompt(tokenModel, sharedTokens);
+    const sharedTexts = new Map();
+    const sharedText = (phase, group) => {
+        const key = `${stream(phase)}:${group}`;
+        let text = sharedTexts.get(key);
+        if (text === undefined) {
+            text = randomWords(createRng(seed, cell.name, stream(phase), "shared", group), sharedWords);
+            sharedTexts.set(key, text);
+        }
+        return text;
+    };
+    return {
+        info,
+        sessions: null,
+        request(index, phase = "measure") {
+            // Balanced groups: every block of `groups` consecutive requests visits each group once, in a
+            // seeded order, so any run size sees the prefixes equally often.
+            const block = Math.floor(index / groups);
+            const order = shuffledIndexes(createRng(seed, cell.name, stream(phase), "order", block), groups);
+            const group = order[index % groups];
+            const rng = createRng(seed, cell.name, stream(phase), index);
+            const partTokens = drawLength(partLength, rng);
+            const maxTokens = drawLength(dataset.output_tokens, rng);
+            const text = `${sharedText(phase, group)} ${randomWords(rng, wordsForPart(tokenModel, partTokens))}`;
+            return shape({ index, phase, targetInputTokens: sharedTokens + partTokens, maxTokens, prefixGroup: group }, text);
+        },
+    };
+}
+
+// The synthetic kind: prompts of exact token counts drawn from its lengths, each of its own random words.
+function syntheticWorkload(dataset, { cell, seed, tokenModel, info, shape, stream }) {
+    return {
+        info,
+        sessions: null,
+        request(index, phase = "measure") {
+            const rng = createRng(seed, cell.name, stream(phase), index);
+            const inputTokens = drawLength(dataset.input_tokens, rng);
+            const maxTokens = drawLength(dataset.output_tokens, rng);
+            const text = randomWords(rng, wordsForPrompt(tokenModel, inputTokens));
+            return shape({ index, phase, targetInputTokens: inputTokens, maxTokens, prefixGroup: null }, text);
+        },
+    };
+}
+
 function builtInTask(seed, cell, index, kinds) {
     const rng = createRng(seed, cell, "tasks", index);
     const kind = kinds[index % kinds.length];
@@ -42148,8 +42343,52 @@ function builtInTask(seed, cell, index, kinds) {
     };
 }
 
-/** Fallback answer length when a ShareGPT entry has neither max_tokens nor a configured output length. */
-const defaultOutputTokens = 128;
+// The tasks kind: the built-in task set, request i asking task i mod count, its answer scored.
+function tasksWorkload(dataset, { cell, seed, info, shape, stream }) {
+    return {
+        info,
+        sessions: null,
+        request(index, phase = "measure") {
+            // Warm-up asks other questions (its own stream), so it never warms the measured prompts.
+            const taskIndex = phase === "warmup" ? dataset.count + index : index % dataset.count;
+            const task = builtInTask(seed, cell.name, taskIndex, dataset.kinds);
+            const rng = createRng(seed, cell.name, stream(phase), index);
+            const maxTokens = drawLength(dataset.output_tokens, rng);
+            return {
+                ...shape({ index, phase, targetInputTokens: null, maxTokens, prefixGroup: null }, task.prompt),
+                task: { reference: task.reference, scorer: task.scorer },
+            };
+        },
+    };
+}
+
+// The tasks_jsonl kind: the team's tasks from a JSONL file, request i asking line i mod the lines.
+function tasksJsonlWorkload(dataset, { cell, seed, chat, file, info, shape, stream }) {
+    if (!file)
+        throw new Error(`cell ${cell.name}: the tasks file was not read before building the workload`);
+    const entries = file.entries;
+    return {
+        info,
+        sessions: null,
+        request(index, phase = "measure") {
+            // Task i is line i (mod the lines) on both sides; warm-up asks them in a seeded order of its own.
+            const line = phase === "warmup"
+                ? shuffledIndexes(createRng(seed, cell.name, "warmup", "order"), entries.length)[index % entries.length]
+                : index % entries.length;
+            const entry = entries[line];
+            const rng = createRng(seed, cell.name, stream(phase), index);
+            const maxTokens = entry.maxTokens ?? drawLength(dataset.output_tokens, rng);
+            const text = entry.prompt ?? (entry.messages ?? []).map((message) => message.content).join("\n");
+            const request = {
+                ...shape({ index, phase, targetInputTokens: null, maxTokens, prefixGroup: null }, text),
+            };
+            if (chat && entry.messages !== null)
+                request.messages = entry.messages;
+            return { ...request, ...(entry.task !== undefined ? { task: entry.task } : {}) };
+        },
+    };
+}
+
 function createWorkload(cell, options) {
     const tokenModel = options.tokenModel ?? defaultTokenModel;
     const dataset = cell.dataset;
@@ -42168,161 +42407,25 @@ function createWorkload(cell, options) {
         datasetEntries: options.file?.sessions?.length ?? options.file?.entries.length ?? null,
         tokenModel,
     };
-    switch (dataset.type) {
-        case "sessions":
-        case "sharegpt_sessions":
-        case "mooncake_trace":
-            return sessionWorkload(info, sessionSource(cell, dataset, { seed, tokenModel, file: options.file }));
-        case "synthetic":
-            return {
-                info,
-                sessions: null,
-                request(index, phase = "measure") {
-                    const rng = createRng(seed, cell.name, stream(phase), index);
-                    const inputTokens = drawLength(dataset.input_tokens, rng);
-                    const maxTokens = drawLength(dataset.output_tokens, rng);
-                    const text = randomWords(rng, wordsForPrompt(tokenModel, inputTokens));
-                    return shape({ index, phase, targetInputTokens: inputTokens, maxTokens, prefixGroup: null }, text);
-                },
-            };
-        case "shared_prefix":
-        case "long_document": {
-            const groups = dataset.type === "shared_prefix" ? dataset.num_prefixes : dataset.num_documents;
-            const sharedTokens = dataset.type === "shared_prefix" ? dataset.prefix_tokens : dataset.document_tokens;
-            const partLength = dataset.type === "shared_prefix" ? dataset.suffix_tokens : dataset.question_tokens;
-            const sharedWords = wordsForPrompt(tokenModel, sharedTokens);
-            const sharedTexts = new Map();
-            const sharedText = (phase, group) => {
-                const key = `${stream(phase)}:${group}`;
-                let text = sharedTexts.get(key);
-                if (text === undefined) {
-                    text = randomWords(createRng(seed, cell.name, stream(phase), "shared", group), sharedWords);
-                    sharedTexts.set(key, text);
-                }
-                return text;
-            };
-            return {
-                info,
-                sessions: null,
-                request(index, phase = "measure") {
-                    // Balanced groups: every block of `groups` consecutive requests visits each group once, in a
-                    // seeded order, so any run size sees the prefixes equally often.
-                    const block = Math.floor(index / groups);
-                    const order = shuffledIndexes(createRng(seed, cell.name, stream(phase), "order", block), groups);
-                    const group = order[index % groups];
-                    const rng = createRng(seed, cell.name, stream(phase), index);
-                    const partTokens = drawLength(partLength, rng);
-                    const maxTokens = drawLength(dataset.output_tokens, rng);
-                    const text = `${sharedText(phase, group)} ${randomWords(rng, wordsForPart(tokenModel, partTokens))}`;
-                    return shape({ index, phase, targetInputTokens: sharedTokens + partTokens, maxTokens, prefixGroup: group }, text);
-                },
-            };
-        }
-        case "tasks":
-            return {
-                info,
-                sessions: null,
-                request(index, phase = "measure") {
-                    // Warm-up asks other questions (its own stream), so it never warms the measured prompts.
-                    const taskIndex = phase === "warmup" ? dataset.count + index : index % dataset.count;
-                    const task = builtInTask(seed, cell.name, taskIndex, dataset.kinds);
-                    const rng = createRng(seed, cell.name, stream(phase), index);
-                    const maxTokens = drawLength(dataset.output_tokens, rng);
-                    return {
-                        ...shape({ index, phase, targetInputTokens: null, maxTokens, prefixGroup: null }, task.prompt),
-                        task: { reference: task.reference, scorer: task.scorer },
-                    };
-                },
-            };
-        case "tasks_jsonl": {
-            const file = options.file;
-            if (!file)
-                throw new Error(`cell ${cell.name}: the tasks file was not read before building the workload`);
-            const entries = file.entries;
-            return {
-                info,
-                sessions: null,
-                request(index, phase = "measure") {
-                    // Task i is line i (mod the lines) on both sides; warm-up asks them in a seeded order of its own.
-                    const line = phase === "warmup"
-                        ? shuffledIndexes(createRng(seed, cell.name, "warmup", "order"), entries.length)[index % entries.length]
-                        : index % entries.length;
-                    const entry = entries[line];
-                    const rng = createRng(seed, cell.name, stream(phase), index);
-                    const maxTokens = entry.maxTokens ?? drawLength(dataset.output_tokens, rng);
-                    const text = entry.prompt ?? (entry.messages ?? []).map((message) => message.content).join("\n");
-                    const request = {
-                        ...shape({ index, phase, targetInputTokens: null, maxTokens, prefixGroup: null }, text),
-                    };
-                    if (chat && entry.messages !== null)
-                        request.messages = entry.messages;
-                    return { ...request, ...(entry.task !== undefined ? { task: entry.task } : {}) };
-                },
-            };
-        }
-        case "sharegpt":
-        case "jsonl": {
-            const file = options.file;
-            if (!file)
-                throw new Error(`cell ${cell.name}: the ${dataset.type} dataset was not read before building the workload`);
-            const entries = file.entries;
-            return {
-                info,
-                sessions: null,
-                request(index, phase = "measure") {
-                    const block = Math.floor(index / entries.length);
-                    const order = shuffledIndexes(createRng(seed, cell.name, stream(phase), "order", block), entries.length);
-                    const entry = entries[order[index % entries.length]];
-                    const rng = createRng(seed, cell.name, stream(phase), index);
-                    const maxTokens = entryMaxTokens(entry, dataset.output_tokens, rng);
-                    const request = { index, phase, targetInputTokens: null, maxTokens, prefixGroup: null };
-                    if (chat) {
-                        return {
-                            ...request,
-                            prompt: null,
-                            messages: entry.messages ?? [{ role: "user", content: entry.prompt ?? "" }],
-                        };
-                    }
-                    return {
-                        ...request,
-                        prompt: entry.prompt ?? (entry.messages ?? []).map((message) => message.content).join("\n"),
-                        messages: null,
-                    };
-                },
-            };
-        }
-    }
+    const context = { cell, seed, tokenModel, chat, file: options.file, info, shape, stream };
+    return workloadKinds[dataset.type](dataset, context);
 }
-/** A session workload: request i is session i's first turn, alone. */
-function sessionWorkload(info, sessions) {
-    return {
-        info,
-        sessions,
-        request(index, phase = "measure") {
-            const script = sessions.session(index, phase);
-            const first = script.turns[0];
-            return {
-                index,
-                phase,
-                prompt: null,
-                messages: new Conversation(script).ask(0),
-                targetInputTokens: first.messageTokens === null ? null : (script.systemTokens ?? 0) + first.messageTokens,
-                maxTokens: first.maxTokens,
-                prefixGroup: script.sharedSystem ? 0 : null,
-            };
-        },
-    };
-}
-function entryMaxTokens(entry, configured, rng) {
-    if (configured !== undefined)
-        return drawLength(configured, rng);
-    if (entry.maxTokens !== null)
-        return entry.maxTokens;
-    // Without a tokenizer, ~4 characters per token (documented in docs/run.md); vLLM's client re-tokenizes.
-    if (entry.answer !== null)
-        return Math.max(1, Math.round(entry.answer.length / 4));
-    return defaultOutputTokens;
-}
+/**
+ * How each dataset kind's requests are made, keyed by the kinds of config/dataset-kinds.ts: a new kind
+ * fails to compile until it has its entry here.
+ */
+const workloadKinds = {
+    sessions: sessionsWorkload,
+    sharegpt_sessions: sessionsWorkload,
+    mooncake_trace: sessionsWorkload,
+    synthetic: syntheticWorkload,
+    shared_prefix: sharedPrefixWorkload,
+    long_document: sharedPrefixWorkload,
+    tasks: tasksWorkload,
+    tasks_jsonl: tasksJsonlWorkload,
+    sharegpt: fileWorkload,
+    jsonl: fileWorkload,
+};
 
 /** Longest answer a scorer reads: 64 KiB (the client keeps no more, client/output-capture.ts). */
 const answerLimit = 64 * 1024;
@@ -42396,10 +42499,17 @@ async function readDatasetFile(options) {
     if (options.expectedSha256 && options.expectedSha256 !== sha256) {
         throw new InputError(`${options.field}.sha256: dataset ${path} has sha256 ${sha256}, expected ${options.expectedSha256} (the file changed)`);
     }
-    const text = bytes.toString("utf8");
-    if (options.kind === "tasks_jsonl")
-        return { path, sha256, entries: parseTaskLines(text, path), skipped: 0 };
-    if (options.kind === "sharegpt_sessions") {
+    return { path, sha256, ...fileKinds[options.kind](bytes.toString("utf8"), path, options.field) };
+}
+/**
+ * How each file-backed dataset kind (the `fileBacked` trait, config/dataset-kinds/) reads its file: keyed
+ * by those kinds, so a new one fails to compile until it says how its file is read.
+ */
+const fileKinds = {
+    sharegpt: (text, path, field) => promptEntries(parseJsonArray(text, path), path, field),
+    jsonl: (text, path, field) => promptEntries(parseJsonLines(text, path), path, field),
+    tasks_jsonl: (text, path) => ({ entries: parseTaskLines(text, path), skipped: 0 }),
+    sharegpt_sessions: (text, path, field) => {
         const conversations = parseJsonArray(text, path);
         const sessions = [];
         let skipped = 0;
@@ -42411,14 +42521,13 @@ async function readDatasetFile(options) {
                 skipped++;
         }
         if (sessions.length === 0)
-            throw new InputError(`${options.field}.path: dataset ${path} has no usable conversations (expected "conversations" with a human turn)`);
-        return { path, sha256, entries: [], skipped, sessions };
-    }
-    if (options.kind === "mooncake_trace") {
-        const sessions = parseTraceLines(text, path);
-        return { path, sha256, entries: [], skipped: 0, sessions };
-    }
-    const raw = options.kind === "sharegpt" ? parseJsonArray(text, path) : parseJsonLines(text, path);
+            throw new InputError(`${field}.path: dataset ${path} has no usable conversations (expected "conversations" with a human turn)`);
+        return { entries: [], skipped, sessions };
+    },
+    mooncake_trace: (text, path) => ({ entries: [], skipped: 0, sessions: parseTraceLines(text, path) }),
+};
+/** The prompts of a ShareGPT array or JSONL lines; the items that hold none are skipped (and counted). */
+function promptEntries(raw, path, field) {
     const entries = [];
     let skipped = 0;
     for (const item of raw) {
@@ -42429,9 +42538,9 @@ async function readDatasetFile(options) {
             skipped++;
     }
     if (entries.length === 0) {
-        throw new InputError(`${options.field}.path: dataset ${path} has no usable entries (expected "conversations" with a human turn, "prompt" or "messages")`);
+        throw new InputError(`${field}.path: dataset ${path} has no usable entries (expected "conversations" with a human turn, "prompt" or "messages")`);
     }
-    return { path, sha256, entries, skipped };
+    return { entries, skipped };
 }
 function parseJsonArray(text, path) {
     let value;
@@ -43564,6 +43673,20 @@ function runGuard(session, shouldAbort) {
 function phaseSender(setup, phase, phasePlan, log, phaseOrigin, bodies, kept = null) {
     const { client, path, cell, runIndex, timeoutMs, clock, progress, bookkeeping, guard } = setup;
     const tally = { done: 0, errors: 0 };
+    const sessionMode = bodies.kind !== "requests";
+    let sessionsDone = 0;
+    const report = () => progress.update({
+        cell,
+        run: runIndex,
+        runs: setup.runs,
+        phase,
+        ...(sessionMode ? { unit: "sessions", requests: tally.done } : {}),
+        done: sessionMode ? sessionsDone : tally.done,
+        total: phasePlan.maxRequests,
+        errors: tally.errors,
+        elapsedS: (clock.now() - phaseOrigin()) / 1000,
+        plannedS: phasePlan.maxDurationMs === null ? null : phasePlan.maxDurationMs / 1000,
+    });
     const sendRequest = async (ticket, body) => {
         const outcome = await client.stream({
             path,
@@ -43582,17 +43705,7 @@ function phaseSender(setup, phase, phasePlan, log, phaseOrigin, bodies, kept = n
             if (!record.ok)
                 tally.errors++;
             guard.noteRefusal(record);
-            progress.update({
-                cell,
-                run: runIndex,
-                runs: setup.runs,
-                phase,
-                done: tally.done,
-                total: phasePlan.maxRequests,
-                errors: tally.errors,
-                elapsedS: (clock.now() - phaseOrigin()) / 1000,
-                plannedS: phasePlan.maxDurationMs === null ? null : phasePlan.maxDurationMs / 1000,
-            });
+            report();
         });
         return outcome;
     };
@@ -43624,7 +43737,15 @@ function phaseSender(setup, phase, phasePlan, log, phaseOrigin, bodies, kept = n
                 toolCalls: outcome.answer.toolCalls,
             };
         },
-    }).then((endAt) => ({ endAt }));
+    }).then((endAt) => {
+        // Counted once the session's last record is in (its bookkeeping runs before this continuation's
+        // next send, or at the phase's end), so the final line has every request.
+        bookkeeping.later(() => {
+            sessionsDone++;
+            report();
+        });
+        return { endAt };
+    });
     return { send, tally };
 }
 
@@ -43666,7 +43787,7 @@ function requestBodyBuilder(context, cacheSalt) {
         return {
             bytes: Buffer.from(JSON.stringify(body)),
             perChunkUsage: wantsPerChunkUsage(body),
-            keepOutput: sessions || (greedy !== undefined && phase === "measure"),
+            keepOutput: greedy !== undefined && phase === "measure" ? true : sessions ? "text" : false,
             recordOutput: greedy !== undefined && phase === "measure",
             meta: {
                 targetInputTokens: request.targetInputTokens,
@@ -44268,7 +44389,8 @@ async function describeLengthCheck(control, model, endpoint, workload) {
         ? []
         : [
             {
-                text: request.prompt ?? request.messages?.[0]?.content ?? "",
+                // Every message as sent: a session turn's target counts its system prompt too.
+                prompt: request.prompt ?? request.messages ?? "",
                 target: request.targetInputTokens,
             },
         ]);
@@ -44278,8 +44400,11 @@ async function describeLengthCheck(control, model, endpoint, workload) {
     return `prompt lengths checked on the server's tokenizer: ${check.checked} prompts, max error ${check.maxAbsError} tokens, mean ${check.meanAbsError.toFixed(2)}`;
 }
 function tokenCounter(control, model, endpoint) {
-    return async (text) => {
-        const body = endpoint === "chat" ? { model, messages: [{ role: "user", content: text }] } : { model, prompt: text };
+    return async (prompt) => {
+        const text = typeof prompt === "string" ? prompt : prompt.map((message) => message.content).join("\n");
+        const body = endpoint === "chat"
+            ? { model, messages: typeof prompt === "string" ? [{ role: "user", content: prompt }] : prompt }
+            : { model, prompt: text };
         try {
             const response = await control.post("/tokenize", body);
             if (response.status !== 200)
@@ -44391,135 +44516,6 @@ function maxOutputTokensPerSecond(records) {
 }
 
 /**
- * The context-depth buckets TTFT is summarised in (1-based turn numbers: how many user turns the
- * conversation holds, the new one included): 1, 2-3, 4-7, 8 and deeper. Doubling widths keep each
- * bucket's requests comparable in number for sessions of a few to tens of turns.
- */
-const depthBuckets = [
-    { name: "1", from: 1, to: 1 },
-    { name: "2_3", from: 2, to: 3 },
-    { name: "4_7", from: 4, to: 7 },
-    { name: "8_up", from: 8, to: null },
-];
-/**
- * A first turn whose cached prompt tokens exceed the common prefix (the shared system prompt, or none) by
- * more than this many tokens was served from a cache an earlier run left: warm-up sessions and measured
- * sessions never share more, so it is contamination (a fixed seed against a long-lived server).
- */
-const contaminationSlackTokens = 16;
-/** The share of first turns with such hits at which a run is flagged as contaminated. */
-const contaminationShare = 0.1;
-/**
- * Per-run session metrics of a session dataset's records (pure): a session is its records with the same
- * `session.index`. Completed: every planned turn answered. Good: completed, and every request of it met
- * every SLO (vLLM's rule per request). Duration: first send to last answer's end, think times included (the
- * script gives both sides the same ones). Cache hit rate: per session, cached / prompt tokens of its
- * requests from the usage's cached_tokens, averaged over the sessions that report them; the server's own
- * counters (prefix cache hits / queries over the run) beside it.
- */
-function computeSessionMetrics(records, options) {
-    const sessions = new Map();
-    for (const record of records) {
-        if (record.session === undefined)
-            continue;
-        const list = sessions.get(record.session.index);
-        if (list)
-            list.push(record);
-        else
-            sessions.set(record.session.index, [record]);
-    }
-    if (sessions.size === 0)
-        return null;
-    const slo = options.slo;
-    const hasSlo = slo !== undefined &&
-        (slo.ttft_ms !== undefined || slo.tpot_ms !== undefined || slo.e2el_ms !== undefined);
-    const durations = [];
-    const hitRates = [];
-    const ttftByDepth = new Map(depthBuckets.map((bucket) => [bucket.name, []]));
-    let completed = 0;
-    let good = 0;
-    let firstTurns = 0;
-    let contaminated = 0;
-    let turnsSent = 0;
-    for (const turns of sessions.values()) {
-        const planned = turns[0].session.turns;
-        const userTurns = new Set();
-        let allOk = true;
-        let allGood = true;
-        let prompt = 0;
-        let cached = 0;
-        let cacheReported = false;
-        let start = Number.POSITIVE_INFINITY;
-        let end = Number.NEGATIVE_INFINITY;
-        for (const record of turns) {
-            const position = record.session;
-            turnsSent++;
-            if (position.toolRound === 0)
-                userTurns.add(position.turn);
-            start = Math.min(start, record.sentMs);
-            end = Math.max(end, record.endMs);
-            const latencies = requestLatencies(record);
-            if (latencies === null) {
-                allOk = false;
-                allGood = false;
-            }
-            else {
-                if (hasSlo && !isGood(latencies, slo))
-                    allGood = false;
-                const depth = position.turn + 1;
-                const bucket = depthBuckets.find((entry) => depth >= entry.from && (entry.to === null || depth <= entry.to));
-                ttftByDepth.get(bucket.name).push(latencies.ttft);
-            }
-            if (record.promptTokens !== null && record.cachedTokens !== null) {
-                prompt += record.promptTokens;
-                cached += record.cachedTokens;
-                cacheReported = true;
-                if (position.turn === 0 && position.toolRound === 0) {
-                    firstTurns++;
-                    const shared = options.sharedPrefixTokens;
-                    if (shared !== null && record.cachedTokens > shared + contaminationSlackTokens)
-                        contaminated++;
-                }
-            }
-        }
-        const done = allOk && userTurns.size === planned;
-        if (done) {
-            completed++;
-            durations.push(end - start);
-            if (hasSlo && allGood)
-                good++;
-        }
-        if (cacheReported && prompt > 0)
-            hitRates.push(cached / prompt);
-    }
-    const perSecond = (count) => (options.durationS > 0 ? count / options.durationS : 0);
-    const contaminationFlag = firstTurns > 0 && contaminated / firstTurns > contaminationShare;
-    return {
-        started: sessions.size,
-        completed,
-        requests: turnsSent,
-        throughput: perSecond(completed),
-        goodput: hasSlo ? perSecond(good) : null,
-        duration: summarize(durations),
-        cacheHitRate: hitRates.length > 0 ? hitRates.reduce((sum, rate) => sum + rate, 0) / hitRates.length : null,
-        serverCacheHitRate: options.serverHitRate,
-        ttftByDepth: depthBuckets.map((bucket) => {
-            const values = ttftByDepth.get(bucket.name);
-            const summary = summarize(values);
-            return {
-                bucket: bucket.name,
-                from: bucket.from,
-                to: bucket.to,
-                requests: values.length,
-                p50: summary.p50,
-                p95: summary.p95,
-            };
-        }),
-        contamination: { firstTurns, aboveSharedPrefix: contaminated, flagged: contaminationFlag },
-    };
-}
-
-/**
  * Whether the simulator's own process, not the engine it models, limited the run: its step loop handled
  * step boundaries late because the host (shared with the client) did not run it on time. The measurement
  * apparatus analogue of a client-bound run, read from the simulator-only family sim:step_lateness_seconds
@@ -44575,6 +44571,13 @@ function assembleRunFile(facts) {
             ? result.dispatched / sendWindowS
             : 0;
     const exactSchedule = cell.load.type === "rate" && plan.maxRequests !== null && plan.maxDurationMs === null;
+    // A session dataset's concurrency counts sessions: a session holds no connection in its think time or
+    // tool latency, and a run of fewer sessions than its concurrency cannot reach it, so the check reads the
+    // sessions the client held in flight at once against the sessions that got an answer.
+    const sessionCell = isSessionDataset(cell.dataset);
+    const answeredSessions = sessionCell
+        ? new Set(records.flatMap((record) => (record.ok && record.session ? [record.session.index] : []))).size
+        : 0;
     const reasons = clientBoundReasons({
         exactRate: exactSchedule && cell.load.type === "rate" && result.dispatched === plan.maxRequests
             ? { target: cell.load.rate, achieved: achievedRate, requests: result.dispatched }
@@ -44582,8 +44585,8 @@ function assembleRunFile(facts) {
         scheduleLagP50Ms: lagSummary.p50,
         eventLoopLagP99Ms: facts.eventLoopLagP99Ms,
         targetConcurrency,
-        peakOnSocket: facts.peakOnSocket,
-        completed: metrics.requests.completed,
+        peakOnSocket: sessionCell ? result.peakInFlight : facts.peakOnSocket,
+        completed: sessionCell ? answeredSessions : metrics.requests.completed,
         thresholds: {
             maxScheduleLagMs: config.client.max_schedule_lag_ms,
             maxEventLoopLagMs: config.client.max_event_loop_lag_ms,
@@ -44680,22 +44683,31 @@ function assembleRunFile(facts) {
         prefix: facts.prefix,
         fingerprint: {
             ...facts.serverFingerprint,
-            workload: {
-                cell: cell.name,
-                endpoint: cell.endpoint,
-                dataset: cell.dataset,
-                load: cell.load,
-                size: cell.size,
-                warmup: cell.warmup,
-                prefix: cell.prefix,
-                seed: context.seed,
-                schedule: scheduleCondition(schedule),
-                datasetSha256: workload.info.datasetSha256,
-                tokenModel: workload.info.tokenModel,
-            },
+            workload: workloadConditions(cell, context.seed, schedule, workload.info),
         },
         telemetry: facts.telemetry ?? null,
     });
+}
+/**
+ * A run's workload conditions (run.json `fingerprint.workload`), diffed by compare field by field like the
+ * server's: the cell's workload as configured (its dataset's kind, path template and configured sha256
+ * among it), the seed and schedule, the sha256 of the dataset bytes read and the token model. A changed
+ * dataset is a changed condition of its cell only.
+ */
+function workloadConditions(cell, seed, schedule, info) {
+    return {
+        cell: cell.name,
+        endpoint: cell.endpoint,
+        dataset: cell.dataset,
+        load: cell.load,
+        size: cell.size,
+        warmup: cell.warmup,
+        prefix: cell.prefix,
+        seed,
+        schedule: scheduleCondition(schedule),
+        datasetSha256: info.datasetSha256,
+        tokenModel: info.tokenModel,
+    };
 }
 /**
  * Whether the requests asked for ignore_eos: the sampling setting, unless extra_body overrides it; never

@@ -1,22 +1,22 @@
 import { join, resolve, dirname } from 'node:path';
 import { g as getServedModels, P as ProbeStatusError, i as isUnauthorizedStatus, d as describeConnectionFailure, a as collectFingerprint, s as silentProgress, b as streamProgress, p as providerForConfig, e as defaultServerStateFile, f as firstRunsIn, r as runCells } from './run-cells.js';
 import { writeFile } from 'node:fs/promises';
-import { e as externalEndpoint, c as collectJobSecrets, r as readRunFile } from './secrets.js';
-import { r as runToPytorchRecords, a as runToBencherReport, e as exportFileNames } from './export-pytorch.js';
-import { U as UsageError, I as InputError, F as FailureError, t as toolVersion, h as handleInterrupts, i as interactiveInterrupts } from './version.js';
+import { r as readRunFile, e as externalEndpoint, c as collectJobSecrets } from './secrets.js';
+import { i as isExportFormat, e as exportFormatNames, a as exportFormats } from './export-formats.js';
+import { U as UsageError, t as toolVersion, I as InputError, F as FailureError, h as handleInterrupts, i as interactiveInterrupts } from './version.js';
 import { r as runSweepCells } from './run-sweep.js';
 import { t as templateView, l as loadConfig } from './load.js';
 import { s as selectCells } from './select-cells.js';
-import 'node:perf_hooks';
 import 'node:child_process';
 import 'node:fs';
 import 'node:url';
-import 'node:net';
+import 'node:perf_hooks';
 import { p as parseCommandArgs, s as stringOption, i as integerOption } from './command.js';
 import { r as redactedIo, a as redactedError } from '../cli.js';
 import 'node:crypto';
 import 'node:os';
 import './schemas.js';
+import 'node:net';
 import 'node:events';
 import 'node:assert';
 import 'node:http';
@@ -35,7 +35,7 @@ import 'node:timers';
 import 'node:dns';
 import './random.js';
 import './number-words.js';
-import './capacity-summary.js';
+import './session-metrics.js';
 import './metric-names.js';
 import './distributions.js';
 import './format.js';
@@ -43,6 +43,55 @@ import './report-html.js';
 import './index.js';
 import 'process';
 import 'buffer';
+
+const runFormatNames = ["vllm", ...exportFormatNames];
+/** Parses `--format vllm,pytorch,bencher` (any of them, comma-separated; the exports are export-formats.ts's); none when not given. */
+function parseRunFormats(value) {
+    const runner = [];
+    const exports = [];
+    if (value === undefined)
+        return { runner, exports };
+    for (const name of value.split(",").map((part) => part.trim())) {
+        if (name === "vllm")
+            runner.push("vllm");
+        else if (isExportFormat(name))
+            exports.push(name);
+        else {
+            throw new UsageError(`--format expects ${runFormatNames.join(", ")} (comma-separated), got "${name || value}"`);
+        }
+    }
+    return { runner: [...new Set(runner)], exports: [...new Set(exports)] };
+}
+/**
+ * Writes each run's dashboard exports beside its run.json (the same file names and shapes as compare's:
+ * pytorch-benchmark.json, bencher.json), from run.json as written, so they hold what it holds, redacted.
+ * A run compare would not use (interrupted, cut short, client-bound) gets none: a dashboard would chart
+ * it as a measurement. Returns the lines to print: what was written, what was skipped and why.
+ */
+async function writeRunExports(runs, exports, side) {
+    if (exports.length === 0)
+        return [];
+    const written = [];
+    const skipped = [];
+    for (const run of runs) {
+        const record = await readRunFile(join(run.dir, "run.json"), run.run);
+        if (record.exclusionReasons.length > 0) {
+            skipped.push(`${run.cell}/run-${run.run} (${record.exclusionReasons.join("; ")})`);
+            continue;
+        }
+        for (const format of exports) {
+            const { fileName, ofRun } = exportFormats[format];
+            const content = ofRun(record, { side, toolVersion });
+            await writeFile(join(run.dir, fileName), `${JSON.stringify(content, null, 2)}\n`);
+        }
+        written.push(`${run.cell}/run-${run.run}`);
+    }
+    const names = exports.map((format) => exportFormats[format].fileName).join(" and ");
+    return [
+        ...(written.length > 0 ? [`wrote ${names} for ${written.length} run(s)`] : []),
+        ...(skipped.length > 0 ? [`no ${names} for runs compare would not use: ${skipped.join(", ")}`] : []),
+    ];
+}
 
 /** Read for `--base-url` when neither --api-key-env nor server.api_key_env names a variable, in this order. */
 const defaultApiKeyVariables = ["VLLM_API_KEY", "OPENAI_API_KEY"];
@@ -133,56 +182,6 @@ function baseUrlProvider(options) {
             };
         },
     };
-}
-
-const runFormatNames = ["vllm", "pytorch", "bencher"];
-/** Parses `--format vllm,pytorch,bencher` (any of them, comma-separated); none when not given. */
-function parseRunFormats(value) {
-    const runner = [];
-    const exports = [];
-    if (value === undefined)
-        return { runner, exports };
-    for (const name of value.split(",").map((part) => part.trim())) {
-        if (name === "vllm")
-            runner.push("vllm");
-        else if (name === "pytorch" || name === "bencher")
-            exports.push(name);
-        else {
-            throw new UsageError(`--format expects ${runFormatNames.join(", ")} (comma-separated), got "${name || value}"`);
-        }
-    }
-    return { runner: [...new Set(runner)], exports: [...new Set(exports)] };
-}
-/**
- * Writes each run's dashboard exports beside its run.json (the same file names and shapes as compare's:
- * pytorch-benchmark.json, bencher.json), from run.json as written, so they hold what it holds, redacted.
- * A run compare would not use (interrupted, cut short, client-bound) gets none: a dashboard would chart
- * it as a measurement. Returns the lines to print: what was written, what was skipped and why.
- */
-async function writeRunExports(runs, exports, side) {
-    if (exports.length === 0)
-        return [];
-    const written = [];
-    const skipped = [];
-    for (const run of runs) {
-        const record = await readRunFile(join(run.dir, "run.json"), run.run);
-        if (record.exclusionReasons.length > 0) {
-            skipped.push(`${run.cell}/run-${run.run} (${record.exclusionReasons.join("; ")})`);
-            continue;
-        }
-        for (const format of exports) {
-            const content = format === "pytorch"
-                ? runToPytorchRecords(record, { side, toolVersion })
-                : runToBencherReport(record);
-            await writeFile(join(run.dir, exportFileNames[format]), `${JSON.stringify(content, null, 2)}\n`);
-        }
-        written.push(`${run.cell}/run-${run.run}`);
-    }
-    const names = exports.map((format) => exportFileNames[format]).join(" and ");
-    return [
-        ...(written.length > 0 ? [`wrote ${names} for ${written.length} run(s)`] : []),
-        ...(skipped.length > 0 ? [`no ${names} for runs compare would not use: ${skipped.join(", ")}`] : []),
-    ];
 }
 
 const usage = `Usage: vllm-perf-gate run --config FILE --out DIR [options]

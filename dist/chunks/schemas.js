@@ -6887,4 +6887,4 @@ function superRefine(fn, params) {
     return _superRefine(fn, params);
 }
 
-export { ZodISODateTime as Z, _enum as _, array as a, boolean as b, strictObject as c, looseObject as d, union as e, custom as f, discriminatedUnion as g, _isoDateTime as h, literal as l, number as n, object as o, partialRecord as p, record as r, string as s, tuple as t, unknown as u };
+export { ZodISODateTime as Z, _enum as _, array as a, boolean as b, strictObject as c, unknown as d, looseObject as e, custom as f, discriminatedUnion as g, _isoDateTime as h, literal as l, number as n, object as o, partialRecord as p, record as r, string as s, tuple as t, union as u };

@@ -1,19 +1,19 @@
-import { d as describeMetric, m as metricSpecs, e as metricNames, b as latencyStatistics, c as latencyStatisticSpec, l as latencyPhases } from './metric-names.js';
+import { d as describeMetric, m as metricSpecs, e as metricNames, c as latencyStatistics, b as latencyStatisticSpec, l as latencyPhases } from './metric-names.js';
+import { g as isSessionDataset, c as configLimits } from './load.js';
 import { a as mulberry32, b as boxMuller } from './random.js';
 import { g as studentTCdf, s as studentTQuantile, a as normalQuantile, c as escapeCell, b as escapeHtml, e as escapeInline } from './distributions.js';
-import { j as defaultServerStartSeconds, b as serverStartsPerCell, k as interleavedStepStarts, n as nextLookAfter, e as capacityMaxRuns } from './capacity-summary.js';
+import { x as defaultServerStartSeconds, b as serverStartsPerCell, y as interleavedStepStarts, z as nextLookAfter, p as percentileSorted, g as capacityMaxRuns, j as sortNumbers } from './session-metrics.js';
 import { createHash } from 'node:crypto';
 import { stat, readdir, readFile } from 'node:fs/promises';
 import { join, basename, dirname } from 'node:path';
-import { o as object, n as number, b as boolean, s as string, a as array, _ as _enum, l as literal, r as record, e as union, u as unknown, p as partialRecord, d as looseObject, f as custom } from './schemas.js';
+import { o as object, n as number, b as boolean, s as string, a as array, _ as _enum, l as literal, r as record, u as union, d as unknown, p as partialRecord, e as looseObject, f as custom } from './schemas.js';
 import { spawn } from 'node:child_process';
 import { mkdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { I as InputError, F as FailureError, o as describeDockerCli, d as dockerExec, p as dockerSpawn, g as terminateGroup, k as dockerCliOf } from './version.js';
-import { c as configLimits } from './load.js';
+import { I as InputError, F as FailureError, g as terminateGroup, o as describeDockerCli, d as dockerExec, p as dockerSpawn, k as dockerCliOf } from './version.js';
 import { b as formatChange, j as formatIntervalOneLine, d as formatFractionAsPercent, g as formatP, e as formatMetricValue, k as formatValuePair, c as formatInterval } from './format.js';
 import { fileURLToPath } from 'node:url';
 
-function summarize$1(values) {
+function summarize(values) {
     const n = values.length;
     let mean = 0;
     for (const v of values)
@@ -29,8 +29,8 @@ function summarize$1(values) {
  * gets only the estimated components in its denominator.
  */
 function welch(baseline, candidate, options = {}) {
-    const b = summarize$1(baseline);
-    const c = summarize$1(candidate);
+    const b = summarize(baseline);
+    const c = summarize(candidate);
     if (b.n < 2 || c.n < 2)
         throw new RangeError(`Welch needs at least 2 values per side (got ${b.n} and ${c.n})`);
     const floor = options.varianceFloor ?? 0;
@@ -90,8 +90,8 @@ function logRatioTest(baseline, candidate, options) {
     const [lo, hi] = interval(raw, options.alphaEachSide);
     // The oriented interval is the raw one, mirrored for higher-is-better metrics.
     const [wLo, wHi] = sign > 0 ? [lo, hi] : [-hi, -lo];
-    const vb = summarize$1(lb).variance;
-    const vc = summarize$1(lc).variance;
+    const vb = summarize(lb).variance;
+    const vc = summarize(lc).variance;
     return {
         ratio: Math.exp(raw.difference),
         worse: oriented.difference,
@@ -299,33 +299,6 @@ function redactValue(value, redactor) {
 }
 /** Names that look like credentials; their values are redacted whether or not a config reads them. */
 const credentialName = /TOKEN|SECRET|PASSWORD|API_KEY|APIKEY|PRIVATE/i;
-
-/**
- * numpy's default ("linear", Hyndman-Fan type 7) percentile of already-sorted values: rank h = (n-1)q,
- * interpolated between neighbours. vLLM's client uses exactly this, so our numbers match theirs.
- */
-function percentileSorted(sorted, q) {
-    const n = sorted.length;
-    if (n === 0)
-        return Number.NaN;
-    if (!(q >= 0 && q <= 1))
-        throw new RangeError(`percentile needs 0 <= q <= 1 (got ${q})`);
-    const h = (n - 1) * q;
-    const lower = Math.floor(h);
-    const upper = Math.min(lower + 1, n - 1);
-    const a = sorted[lower];
-    const b = sorted[upper];
-    return a + (h - lower) * (b - a);
-}
-function sortNumbers(values) {
-    const sorted = Float64Array.from(values);
-    sorted.sort();
-    return sorted;
-}
-/** numpy-linear percentile of unsorted values (q in [0, 1]). */
-function percentile(values, q) {
-    return percentileSorted(sortNumbers(values), q);
-}
 
 /**
  * The guard counts of one run (run.json `guards`): what the outputs were, beside how fast they came. A
@@ -1299,6 +1272,7 @@ function sideOf(cell, records, cost, level, seed, resamples) {
         runs: 0,
         loads: 0,
         successfulPerHour: null,
+        sessionsPerGpuHour: null,
         outputTokensPerSecondPerGpu: null,
         outputTokensPerSecondPerUser: null,
         ttftAtCapacityMs: null,
@@ -1319,6 +1293,7 @@ function sideOf(cell, records, cost, level, seed, resamples) {
     const meets = estimate.bound !== "below";
     const requestRate = meets ? at("request_throughput") : null;
     const successfulPerHour = requestRate === null ? null : requestRate * 3600;
+    const sessionRate = meets && isSessionDataset(cell.dataset) ? at("session_throughput") : null;
     const output = meets ? at("output_throughput") : null;
     const tpot = meets ? at("tpot_p50") : null;
     const notes = [];
@@ -1337,6 +1312,7 @@ function sideOf(cell, records, cost, level, seed, resamples) {
             runs: runs.length,
             loads: estimate.loads.length,
             successfulPerHour,
+            sessionsPerGpuHour: sessionRate === null ? null : (sessionRate * 3600) / cost.gpus,
             outputTokensPerSecondPerGpu: output === null ? null : output / cost.gpus,
             outputTokensPerSecondPerUser: tpot === null || !(tpot > 0) ? null : 1000 / tpot,
             ttftAtCapacityMs: meets ? at(`ttft_${cell.capacity.percentile}`, "log") : null,
@@ -1419,6 +1395,7 @@ function decideCapacity(input, drafts, adjusted) {
         return {
             cell: cell.name,
             dimension: cell.load.type === "concurrency" ? "concurrency" : "rate",
+            unit: isSessionDataset(cell.dataset) ? "sessions" : "requests",
             percentile: cell.capacity.percentile,
             slo: { ...(cell.slo ?? {}) },
             errorRateLimit: cell.capacity.error_rate,
@@ -1603,6 +1580,20 @@ function sessionValue(sessions, field) {
         }
     }
 }
+/**
+ * The requests a metric's value of this run summarises, for the metrics computed from fewer than the
+ * run's completed requests: a context-depth bucket's TTFT p95 counts the bucket's requests. Compare's
+ * request floor for gating a percentile reads these (a run's 600 turns can leave 40 at depth 4-7).
+ */
+function runFileMetricRequests(file) {
+    const counts = {};
+    if (file.sessions === undefined)
+        return counts;
+    for (const entry of file.sessions.ttftByDepth) {
+        counts[`ttft_p95_depth_${entry.bucket}`] = entry.requests;
+    }
+    return counts;
+}
 /** Every catalogue metric of a run.json. */
 function runFileMetrics(file) {
     const values = {};
@@ -1639,6 +1630,7 @@ function runRecordFromRunFile(file, source) {
             completed: file.requests.completed,
             failed: file.requests.failed,
         },
+        ...(file.sessions !== undefined ? { metricRequests: runFileMetricRequests(file) } : {}),
         ...(file.guards !== undefined ? { guards: file.guards } : {}),
         ...(file.answer !== undefined
             ? { toolCalls: { wellFormed: file.answer.toolCalls, malformed: file.answer.malformedToolCalls } }
@@ -1693,11 +1685,15 @@ const isSpace = (byte) => byte === 32 || byte === 9 || byte === 10 || byte === 1
  * cannot match: its quotes are escaped there.
  */
 function hasNonEmptyMember(chunk, name, opener, closer) {
+    return nonEmptyMemberAt(chunk, name, opener, closer) >= 0;
+}
+/** Where the first such member's value starts in `chunk` (its opener), or -1 (see hasNonEmptyMember). */
+function nonEmptyMemberAt(chunk, name, opener, closer) {
     let from = 0;
     for (;;) {
         const at = chunk.indexOf(name, from);
         if (at < 0)
-            return false;
+            return -1;
         from = at + name.length;
         let before = at - 1;
         while (isSpace(chunk[before]))
@@ -1714,8 +1710,38 @@ function hasNonEmptyMember(chunk, name, opener, closer) {
             while (isSpace(chunk[next]))
                 next++;
         if (chunk[next] !== closer)
-            return true;
+            return value;
     }
+}
+const BACKSLASH = 92;
+/**
+ * The answer text of the choices chunk [start, end): a completion's `text`, else the delta's `content`;
+ * null when it carries none. Read from the bytes, no JSON parse of the chunk: a session's turns keep their
+ * answers to send them back, and parsing every chunk of 1,024 sessions in flight cost more than reading
+ * them. `buffer` must hold one valid JSON object there (the reader validated it), so a string value ends
+ * at the first quote not escaped.
+ */
+function answerTextOf(buffer, start, end) {
+    const chunk = buffer.subarray(start, end);
+    let value = nonEmptyMemberAt(chunk, TEXT_KEY, QUOTE, QUOTE);
+    if (value < 0)
+        value = nonEmptyMemberAt(chunk, CONTENT_KEY, QUOTE, QUOTE);
+    if (value < 0)
+        return null;
+    let escaped = false;
+    let close = value + 1;
+    for (; close < chunk.length; close++) {
+        const byte = chunk[close];
+        if (byte === BACKSLASH) {
+            escaped = true;
+            close++;
+        }
+        else if (byte === QUOTE)
+            break;
+    }
+    return escaped
+        ? JSON.parse(chunk.toString("utf8", value, close + 1))
+        : chunk.toString("utf8", value + 1, close);
 }
 /**
  * What the choices chunk [start, end) carried (one of the chunkCarries* values) and, in bits 2-3, the
@@ -3208,202 +3234,6 @@ async function loadSides(baselinePaths, candidatePaths, limits = defaultInputLim
     return sides;
 }
 
-/**
- * mean, std (population, ddof=0), median and numpy-linear percentiles, as `vllm bench serve` computes them.
- * Unlike vLLM, an empty sample gives nulls, not zeros: "no data" must never read as "instant".
- */
-function summarize(values) {
-    const count = values.length;
-    if (count === 0) {
-        return {
-            count,
-            mean: null,
-            std: null,
-            median: null,
-            p50: null,
-            p90: null,
-            p95: null,
-            p99: null,
-            p99_9: null,
-        };
-    }
-    const sorted = sortNumbers(values);
-    let sum = 0;
-    for (let index = 0; index < count; index++)
-        sum += sorted[index];
-    const mean = sum / count;
-    let squares = 0;
-    for (let index = 0; index < count; index++)
-        squares += (sorted[index] - mean) ** 2;
-    const median = percentileSorted(sorted, 0.5);
-    return {
-        count,
-        mean,
-        std: Math.sqrt(squares / count),
-        median,
-        p50: median,
-        p90: percentileSorted(sorted, 0.9),
-        p95: percentileSorted(sorted, 0.95),
-        p99: percentileSorted(sorted, 0.99),
-        p99_9: percentileSorted(sorted, 0.999),
-    };
-}
-
-function requestLatencies(record) {
-    const chunks = record.chunksUs;
-    if (!record.ok || chunks.length === 0)
-        return null;
-    const ttft = chunks[0] / 1000;
-    const e2el = chunks[chunks.length - 1] / 1000;
-    const out = record.outputTokens ?? chunks.length;
-    return { ttft, e2el, tpot: out > 1 ? (e2el - ttft) / (out - 1) : null };
-}
-/**
- * The answer's timing of a successful request that reasoned, in ms: its first answer token (null when no
- * chunk carried answer text or a tool call) and the gaps between the chunks from there on. Null for a
- * request without reasoning: its answer's timing is its TTFT and ITL, not repeated as metrics of their own.
- */
-function answerLatencies(record) {
-    if (!record.ok || record.chunksUs.length === 0)
-        return null;
-    if ((record.reasoningTokens ?? 0) === 0 && record.reasoningField === null)
-        return null;
-    const first = record.firstAnswerTokenMs;
-    if (first === null)
-        return { ttft: null, itl: [] };
-    const chunks = record.chunksUs;
-    const itl = [];
-    let index = chunks.findIndex((us) => us / 1000 >= first);
-    if (index < 0)
-        index = chunks.length;
-    for (index++; index < chunks.length; index++)
-        itl.push((chunks[index] - chunks[index - 1]) / 1000);
-    return { ttft: first, itl };
-}
-/** vLLM's rule: good when every given objective is met; a request without TPOT (out <= 1) meets that one. */
-function isGood(latencies, slo) {
-    if (slo.ttft_ms !== undefined && latencies.ttft > slo.ttft_ms)
-        return false;
-    if (slo.tpot_ms !== undefined && latencies.tpot !== null && latencies.tpot > slo.tpot_ms)
-        return false;
-    if (slo.e2el_ms !== undefined && latencies.e2el > slo.e2el_ms)
-        return false;
-    return true;
-}
-/**
- * The client-side metrics of one run from its measured request records (pure). TTFT, TPOT and E2E are per
- * request; ITL pools every gap between consecutive choices chunks of all requests (per chunk, not per
- * token, as vLLM's client does). Only successful requests enter latency and throughput.
- */
-function computeRunMetrics(records, options) {
-    const ttft = [];
-    const tpot = [];
-    const itl = [];
-    const e2el = [];
-    const answerTtft = [];
-    const answerItl = [];
-    const reasoningTokens = [];
-    const reasoningFields = {};
-    let reasoningRequests = 0;
-    let toolCalls = 0;
-    let malformedToolCalls = 0;
-    const queue = [];
-    const inputLengths = [];
-    const outputLengths = [];
-    const errorsByKind = {};
-    const finishReasons = {};
-    let completed = 0;
-    let good = 0;
-    let inputTokens = 0;
-    let outputTokens = 0;
-    const slo = options.slo;
-    const hasSlo = slo !== undefined &&
-        (slo.ttft_ms !== undefined || slo.tpot_ms !== undefined || slo.e2el_ms !== undefined);
-    for (const record of records) {
-        queue.push(record.queueMs);
-        const latencies = requestLatencies(record);
-        if (latencies === null) {
-            const kind = record.errorKind ?? "other";
-            errorsByKind[kind] = (errorsByKind[kind] ?? 0) + 1;
-            continue;
-        }
-        completed++;
-        ttft.push(latencies.ttft);
-        e2el.push(latencies.e2el);
-        if (latencies.tpot !== null)
-            tpot.push(latencies.tpot);
-        const chunks = record.chunksUs;
-        for (let index = 1; index < chunks.length; index++)
-            itl.push((chunks[index] - chunks[index - 1]) / 1000);
-        const answer = answerLatencies(record);
-        if (answer !== null) {
-            if (answer.ttft !== null)
-                answerTtft.push(answer.ttft);
-            for (const gap of answer.itl)
-                answerItl.push(gap);
-        }
-        const reasoning = record.reasoningTokens ?? 0;
-        reasoningTokens.push(reasoning);
-        if (reasoning > 0)
-            reasoningRequests++;
-        if (record.reasoningField !== null)
-            reasoningFields[record.reasoningField] = (reasoningFields[record.reasoningField] ?? 0) + 1;
-        toolCalls += record.toolCalls.length;
-        malformedToolCalls += record.malformedToolCalls;
-        const reason = record.finishReason ?? "unknown";
-        finishReasons[reason] = (finishReasons[reason] ?? 0) + 1;
-        const input = record.promptTokens ?? record.targetInputTokens ?? 0;
-        const output = record.outputTokens ?? chunks.length;
-        inputTokens += input;
-        outputTokens += output;
-        inputLengths.push(input);
-        outputLengths.push(output);
-        if (hasSlo && isGood(latencies, slo))
-            good++;
-    }
-    const duration = options.durationS;
-    const perSecond = (value) => (duration > 0 ? value / duration : 0);
-    return {
-        requests: {
-            total: records.length,
-            completed,
-            failed: records.length - completed,
-            errorsByKind,
-            finishReasons,
-            warmup: options.warmup ?? 0,
-        },
-        tokens: {
-            input: inputTokens,
-            output: outputTokens,
-            inputLengths: summarize(inputLengths),
-            outputLengths: summarize(outputLengths),
-        },
-        latency: {
-            ttft: summarize(ttft),
-            tpot: summarize(tpot),
-            itl: summarize(itl),
-            e2el: summarize(e2el),
-            answer_ttft: summarize(answerTtft),
-            answer_itl: summarize(answerItl),
-            queue: summarize(queue),
-        },
-        answer: {
-            reasoningRequests,
-            reasoningTokens: summarize(reasoningTokens),
-            reasoningFields,
-            toolCalls,
-            malformedToolCalls,
-        },
-        throughput: {
-            request: perSecond(completed),
-            output: perSecond(outputTokens),
-            total: perSecond(inputTokens + outputTokens),
-            goodput: hasSlo ? perSecond(good) : null,
-            sloAttainment: hasSlo ? (records.length > 0 ? good / records.length : 0) : null,
-        },
-    };
-}
-
 function parsePrometheusText(text) {
     const samples = [];
     for (const rawLine of text.split("\n")) {
@@ -3965,6 +3795,166 @@ function perCellDetails(verdict) {
     return blocks.join("\n\n");
 }
 
+/**
+ * A server that would not start (or could not be reached). The message is complete on its own: what failed,
+ * the likely cause and the last log lines, already redacted; the CLI prints it and exits 1.
+ */
+class ServerStartError extends FailureError {
+    stage;
+    likelyCause;
+    lastLogLines;
+    logFile;
+    constructor(options) {
+        super(formatStartFailure(options));
+        this.stage = options.stage;
+        this.likelyCause = options.diagnosis?.cause;
+        this.lastLogLines = options.lastLogLines ?? [];
+        this.logFile = options.logFile;
+    }
+}
+function formatStartFailure(options) {
+    const parts = [options.summary];
+    if (options.diagnosis)
+        parts.push(`Likely cause: ${options.diagnosis.advice} (log: "${options.diagnosis.evidence}").`);
+    const lines = options.lastLogLines ?? [];
+    if (lines.length > 0)
+        parts.push(`Last ${lines.length} log lines:\n${lines.map((line) => `  | ${line}`).join("\n")}`);
+    if (options.logFile)
+        parts.push(`Full log: ${options.logFile}`);
+    return parts.join("\n");
+}
+
+// What the kinds that start a process of their own (kinds/command.ts, kinds/sim.ts) hand it.
+/** vLLM registers POST /reset_prefix_cache only in dev mode; a server shared by a cell's runs needs it. */
+function devModeEnv(devMode) {
+    return devMode ? { VLLM_SERVER_DEV_MODE: "1" } : {};
+}
+/**
+ * The devices of one server (runner.devices): the GPUs it sees (CUDA_VISIBLE_DEVICES, as CUDA programs
+ * read it) and, in the command's arguments, `{device}` and `{port}` (each device's server on its own port).
+ */
+function deviceEnv(device) {
+    return device ? { CUDA_VISIBLE_DEVICES: device.spec } : {};
+}
+function withDevice(argv, device, port) {
+    return argv.map((arg) => arg.replaceAll("{port}", String(port)).replaceAll("{device}", device?.spec ?? ""));
+}
+
+/**
+ * Starts a server command as the leader of its own process group (vLLM forks engine and worker processes
+ * that must die with it), streams its output into the redacted log and records it in the state file.
+ */
+async function spawnServerProcess(argv, options, services) {
+    const [command, ...args] = argv;
+    if (command === undefined)
+        return { spawnError: "the command line is empty" };
+    const child = spawn(command, args, {
+        cwd: options.cwd,
+        env: options.env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+    });
+    const spawned = await new Promise((resolve) => {
+        child.once("spawn", () => resolve({ ok: true }));
+        child.once("error", (error) => resolve({
+            ok: false,
+            message: error.code === "ENOENT"
+                ? `"${command}" was not found (is it installed and on PATH${options.cwd ? `, relative to ${options.cwd}` : ""}?)`
+                : `"${command}" could not be started: ${error.message}`,
+        }));
+    });
+    if (!spawned.ok || child.pid === undefined)
+        return { spawnError: spawned.ok ? "no process id" : spawned.message };
+    const pid = child.pid;
+    services.log.follow(child.stdout);
+    services.log.follow(child.stderr);
+    let stopping = false;
+    const closed = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+    const exited = closed.then(({ code, signal }) => new Promise((resolve) => {
+        if (stopping)
+            return;
+        resolve({
+            reason: signal
+                ? `the server process was killed by ${signal}`
+                : `the server process exited with code ${code}`,
+        });
+    }));
+    let stopped;
+    const server = {
+        child,
+        pid,
+        exited,
+        stop() {
+            stopping = true;
+            stopped ??= (async () => {
+                const result = await terminateGroup(pid, { graceMs: services.stopGraceMs, clock: services.clock });
+                const notes = [];
+                if (result.escalated)
+                    notes.push(`the server ignored SIGTERM for ${services.stopGraceMs} ms and was killed (SIGKILL)`);
+                if (result.survived)
+                    notes.push(`process group ${pid} survived SIGKILL`);
+                // The leader is reaped by Node; give the exit event a moment so pipes are drained into the log.
+                await Promise.race([closed, services.clock.sleep(2_000)]);
+                return { ...result, notes };
+            })();
+            return stopped;
+        },
+    };
+    try {
+        await services.remember({
+            kind: options.kind,
+            pid,
+            processGroup: pid,
+            port: options.port,
+            logFile: services.log.path,
+        });
+    }
+    catch (error) {
+        // A server nobody could clean up after a cancellation must not be left running.
+        await server.stop();
+        throw error;
+    }
+    return server;
+}
+
+async function launchCommand(config, services, options) {
+    const argv = withDevice(config.argv, services.device, config.port);
+    // Printed and recorded as the config writes it: `${VAR}` stays a template (it may be a secret); the
+    // condition keeps `{port}` and `{device}` as written, so the servers of several devices record alike.
+    const recordedArgv = (options.recorded ?? config).argv.map(services.log.redact);
+    services.log.note(`starting: ${withDevice(recordedArgv, services.device, config.port).join(" ")}`);
+    const spawned = await spawnServerProcess(argv, {
+        cwd: config.cwd,
+        env: { ...services.env, ...devModeEnv(options.devMode), ...deviceEnv(services.device), ...config.env },
+        kind: "command",
+        port: config.port,
+    }, services);
+    if ("spawnError" in spawned) {
+        throw new ServerStartError({
+            summary: `server.argv could not be started: ${spawned.spawnError}.`,
+            stage: "launch",
+            logFile: services.log.path,
+        });
+    }
+    const baseUrl = `http://${config.host}:${config.port}`;
+    return {
+        baseUrl,
+        metricsUrl: `${baseUrl}/metrics`,
+        port: config.port,
+        exited: spawned.exited,
+        conditions: { command: recordedArgv, args: recordedArgv.slice(1) },
+        stop: () => spawned.stop(),
+    };
+}
+/** Any command line, started as the leader of its own process group. */
+const commandEntry = {
+    launch: ({ config, services, sharedByCell, recorded }) => launchCommand(config, services, { devMode: sharedByCell, recorded: recorded.server }),
+    settings: (server) => ({ env: Object.keys(server.env).sort(), lifecycle: server.lifecycle }),
+    usesLocalGpu: true,
+    fixedPort: (server) => server.port,
+    passedEnv: () => [],
+};
+
 const causePatterns = [
     {
         cause: "missing-hf-token",
@@ -4023,35 +4013,6 @@ function diagnoseLog(lines) {
         }
     }
     return undefined;
-}
-
-/**
- * A server that would not start (or could not be reached). The message is complete on its own: what failed,
- * the likely cause and the last log lines, already redacted; the CLI prints it and exits 1.
- */
-class ServerStartError extends FailureError {
-    stage;
-    likelyCause;
-    lastLogLines;
-    logFile;
-    constructor(options) {
-        super(formatStartFailure(options));
-        this.stage = options.stage;
-        this.likelyCause = options.diagnosis?.cause;
-        this.lastLogLines = options.lastLogLines ?? [];
-        this.logFile = options.logFile;
-    }
-}
-function formatStartFailure(options) {
-    const parts = [options.summary];
-    if (options.diagnosis)
-        parts.push(`Likely cause: ${options.diagnosis.advice} (log: "${options.diagnosis.evidence}").`);
-    const lines = options.lastLogLines ?? [];
-    if (lines.length > 0)
-        parts.push(`Last ${lines.length} log lines:\n${lines.map((line) => `  | ${line}`).join("\n")}`);
-    if (options.logFile)
-        parts.push(`Full log: ${options.logFile}`);
-    return parts.join("\n");
 }
 
 /** Engine flags are `--name value` or `--name=value`; finds a value either way. */
@@ -4134,11 +4095,20 @@ function connectHost(address) {
         return "127.0.0.1";
     return publishHost(address);
 }
-/** The repo digest matching the configured repository, from `docker image inspect` RepoDigests. */
+/** A repository as docker names it in RepoDigests: Docker Hub's host and `library/` left out. */
+function hubShortName(repository) {
+    return repository
+        .replace(/^(?:docker\.io|index\.docker\.io|registry-1\.docker\.io)\//, "")
+        .replace(/^library\//, "");
+}
+/**
+ * The repo digest of the configured repository, from `docker image inspect` RepoDigests, or null. Never
+ * another repository's: a local tag over an image once pushed elsewhere would record that push, whose
+ * order among RepoDigests differs between machines; the image ID is the identity of such an image.
+ */
 function pickRepoDigest(repoDigests, image) {
-    const repository = image.split("@")[0].replace(/:[^/:]+$/, "");
-    const matching = repoDigests.find((digest) => digest.split("@")[0] === repository);
-    return matching ?? repoDigests[0] ?? null;
+    const repository = hubShortName(image.split("@")[0].replace(/:[^/:]+$/, ""));
+    return repoDigests.find((digest) => hubShortName(digest.split("@")[0]) === repository) ?? null;
 }
 async function launchDocker(config, model, services) {
     const { log, env } = services;
@@ -4308,82 +4278,47 @@ async function stopContainer(containerName, followers, services) {
     return { escalated, survived, notes };
 }
 
-/**
- * Starts a server command as the leader of its own process group (vLLM forks engine and worker processes
- * that must die with it), streams its output into the redacted log and records it in the state file.
- */
-async function spawnServerProcess(argv, options, services) {
-    const [command, ...args] = argv;
-    if (command === undefined)
-        return { spawnError: "the command line is empty" };
-    const child = spawn(command, args, {
-        cwd: options.cwd,
-        env: options.env,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-    });
-    const spawned = await new Promise((resolve) => {
-        child.once("spawn", () => resolve({ ok: true }));
-        child.once("error", (error) => resolve({
-            ok: false,
-            message: error.code === "ENOENT"
-                ? `"${command}" was not found (is it installed and on PATH${options.cwd ? `, relative to ${options.cwd}` : ""}?)`
-                : `"${command}" could not be started: ${error.message}`,
-        }));
-    });
-    if (!spawned.ok || child.pid === undefined)
-        return { spawnError: spawned.ok ? "no process id" : spawned.message };
-    const pid = child.pid;
-    services.log.follow(child.stdout);
-    services.log.follow(child.stderr);
-    let stopping = false;
-    const closed = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-    const exited = closed.then(({ code, signal }) => new Promise((resolve) => {
-        if (stopping)
-            return;
-        resolve({
-            reason: signal
-                ? `the server process was killed by ${signal}`
-                : `the server process exited with code ${code}`,
-        });
-    }));
-    let stopped;
-    const server = {
-        child,
-        pid,
-        exited,
-        stop() {
-            stopping = true;
-            stopped ??= (async () => {
-                const result = await terminateGroup(pid, { graceMs: services.stopGraceMs, clock: services.clock });
-                const notes = [];
-                if (result.escalated)
-                    notes.push(`the server ignored SIGTERM for ${services.stopGraceMs} ms and was killed (SIGKILL)`);
-                if (result.survived)
-                    notes.push(`process group ${pid} survived SIGKILL`);
-                // The leader is reaped by Node; give the exit event a moment so pipes are drained into the log.
-                await Promise.race([closed, services.clock.sleep(2_000)]);
-                return { ...result, notes };
-            })();
-            return stopped;
-        },
-    };
-    try {
-        await services.remember({
-            kind: options.kind,
-            pid,
-            processGroup: pid,
-            port: options.port,
-            logFile: services.log.path,
-        });
-    }
-    catch (error) {
-        // A server nobody could clean up after a cancellation must not be left running.
-        await server.stop();
-        throw error;
-    }
-    return server;
+/** A pinned container started through the docker CLI (docker-launcher.ts), in dev mode when a cell shares it. */
+const dockerEntry = {
+    launch: ({ config, model, services, sharedByCell, recorded, dockerCommand }) => launchDocker(config, model, {
+        ...services,
+        dockerCommand: dockerCommand ?? dockerCliOf(config),
+        devMode: sharedByCell,
+        recorded,
+    }),
+    settings: (server) => ({
+        gpus: server.gpus,
+        dockerArgs: [...server.docker_args],
+        env: [...server.env].sort(),
+        lifecycle: server.lifecycle,
+    }),
+    usesLocalGpu: true,
+    fixedPort: (server) => server.port,
+    passedEnv: (server) => server.env,
+};
+
+/** Where an external server (a config's or --base-url's) is reached. */
+function externalEndpoint(server) {
+    const baseUrl = server.base_url.replace(/\/+$/, "");
+    return { baseUrl, metricsUrl: server.metrics_url ?? `${baseUrl}/metrics` };
 }
+/** A server someone else runs: reached, never started or stopped. */
+const externalEntry = {
+    launch: ({ config, services, recorded }) => {
+        services.log.note(`external server at ${recorded.server.base_url}: nothing to launch`);
+        return Promise.resolve({
+            ...externalEndpoint(config),
+            // An external server is not ours to watch or stop.
+            exited: new Promise(() => { }),
+            conditions: { args: [] },
+            stop: async () => ({ escalated: false, survived: false, notes: [] }),
+        });
+    },
+    settings: () => ({}),
+    usesLocalGpu: false,
+    fixedPort: () => 0,
+    passedEnv: () => [],
+};
 
 /**
  * How to run `vllm-perf-gate sim`: the bundled CLI (dist/cli.js) when it exists, which is always the case in
@@ -4433,49 +4368,6 @@ function resolveTsxLoader(root) {
     }
 }
 
-/** vLLM registers POST /reset_prefix_cache only in dev mode; a server shared by a cell's runs needs it. */
-function devModeEnv(devMode) {
-    return devMode ? { VLLM_SERVER_DEV_MODE: "1" } : {};
-}
-/**
- * The devices of one server (runner.devices): the GPUs it sees (CUDA_VISIBLE_DEVICES, as CUDA programs
- * read it) and, in the command's arguments, `{device}` and `{port}` (each device's server on its own port).
- */
-function deviceEnv(device) {
-    return device ? { CUDA_VISIBLE_DEVICES: device.spec } : {};
-}
-function withDevice(argv, device, port) {
-    return argv.map((arg) => arg.replaceAll("{port}", String(port)).replaceAll("{device}", device?.spec ?? ""));
-}
-async function launchCommand(config, services, options) {
-    const argv = withDevice(config.argv, services.device, config.port);
-    // Printed and recorded as the config writes it: `${VAR}` stays a template (it may be a secret); the
-    // condition keeps `{port}` and `{device}` as written, so the servers of several devices record alike.
-    const recordedArgv = (options.recorded ?? config).argv.map(services.log.redact);
-    services.log.note(`starting: ${withDevice(recordedArgv, services.device, config.port).join(" ")}`);
-    const spawned = await spawnServerProcess(argv, {
-        cwd: config.cwd,
-        env: { ...services.env, ...devModeEnv(options.devMode), ...deviceEnv(services.device), ...config.env },
-        kind: "command",
-        port: config.port,
-    }, services);
-    if ("spawnError" in spawned) {
-        throw new ServerStartError({
-            summary: `server.argv could not be started: ${spawned.spawnError}.`,
-            stage: "launch",
-            logFile: services.log.path,
-        });
-    }
-    const baseUrl = `http://${config.host}:${config.port}`;
-    return {
-        baseUrl,
-        metricsUrl: `${baseUrl}/metrics`,
-        port: config.port,
-        exited: spawned.exited,
-        conditions: { command: recordedArgv, args: recordedArgv.slice(1) },
-        stop: () => spawned.stop(),
-    };
-}
 /** Simulator flags as the sim command takes them; also what the fingerprint records (no machine paths). */
 function simArgs(config, model, seed) {
     return [
@@ -4568,65 +4460,31 @@ async function launchSim(config, model, services, options) {
 function isPortPair(args, index) {
     return args[index] === "--port" || args[index - 1] === "--port";
 }
+/** The built-in simulator, started as a `vllm-perf-gate sim` process that announces its address. */
+const simEntry = {
+    launch: ({ config, model, services, startIndex, sharedByCell, recorded, cliCommand }) => launchSim(config, model, services, {
+        cliCommand,
+        startIndex,
+        devMode: sharedByCell,
+        recorded,
+    }),
+    settings: (server) => ({ lifecycle: server.lifecycle }),
+    usesLocalGpu: false,
+    fixedPort: (server) => server.port,
+    passedEnv: () => [],
+};
 
-/** Where an external server (a config's or --base-url's) is reached. */
-function externalEndpoint(server) {
-    const baseUrl = server.base_url.replace(/\/+$/, "");
-    return { baseUrl, metricsUrl: server.metrics_url ?? `${baseUrl}/metrics` };
-}
+/**
+ * The server-kind registry: each kind's behaviour, one module per kind in kinds/ (how it is launched or
+ * reached, what the fingerprint records of it, its GPU, port and passed variables). Keyed by the kinds of
+ * config/server-kinds.ts, so a new kind there fails to compile until its entry is here. `--base-url` is an
+ * `external` server given on the command line (base-url.ts), so it is reached and fingerprinted by that entry.
+ */
 const serverKindRegistry = {
-    docker: {
-        launch: ({ config, model, services, sharedByCell, recorded, dockerCommand }) => launchDocker(config, model, {
-            ...services,
-            dockerCommand: dockerCommand ?? dockerCliOf(config),
-            devMode: sharedByCell,
-            recorded,
-        }),
-        settings: (server) => ({
-            gpus: server.gpus,
-            dockerArgs: [...server.docker_args],
-            env: [...server.env].sort(),
-            lifecycle: server.lifecycle,
-        }),
-        usesLocalGpu: true,
-        fixedPort: (server) => server.port,
-        passedEnv: (server) => server.env,
-    },
-    command: {
-        launch: ({ config, services, sharedByCell, recorded }) => launchCommand(config, services, { devMode: sharedByCell, recorded: recorded.server }),
-        settings: (server) => ({ env: Object.keys(server.env).sort(), lifecycle: server.lifecycle }),
-        usesLocalGpu: true,
-        fixedPort: (server) => server.port,
-        passedEnv: () => [],
-    },
-    external: {
-        launch: ({ config, services, recorded }) => {
-            services.log.note(`external server at ${recorded.server.base_url}: nothing to launch`);
-            return Promise.resolve({
-                ...externalEndpoint(config),
-                // An external server is not ours to watch or stop.
-                exited: new Promise(() => { }),
-                conditions: { args: [] },
-                stop: async () => ({ escalated: false, survived: false, notes: [] }),
-            });
-        },
-        settings: () => ({}),
-        usesLocalGpu: false,
-        fixedPort: () => 0,
-        passedEnv: () => [],
-    },
-    sim: {
-        launch: ({ config, model, services, startIndex, sharedByCell, recorded, cliCommand }) => launchSim(config, model, services, {
-            cliCommand,
-            startIndex,
-            devMode: sharedByCell,
-            recorded,
-        }),
-        settings: (server) => ({ lifecycle: server.lifecycle }),
-        usesLocalGpu: false,
-        fixedPort: (server) => server.port,
-        passedEnv: () => [],
-    },
+    docker: dockerEntry,
+    command: commandEntry,
+    external: externalEntry,
+    sim: simEntry,
 };
 /** The registry entry of a config's kind, typed for that config. */
 function kindEntry(server) {
@@ -4685,4 +4543,4 @@ function collectJobSecrets(sources, options = {}) {
     };
 }
 
-export { runExternalTask as $, table as A, fold as B, detectionLine as C, checkMatrix as D, valuesOnBothSides as E, Footnotes as F, withinToleranceFold as G, acceptanceSection as H, perCellDetails as I, tallyOf as J, metricVerdictLabel as K, formatDetectable as L, createRedactor as M, redactValue as N, cacheConfigFromMetrics as O, parsePrometheusText as P, kindEntry as Q, diagnoseLog as R, ServerStartError as S, classifyChunk as T, chunkCarriesAnswer as U, chunkCarriesToolCalls as V, ToolCallAssembler as W, reasoningFieldOf as X, chunkCarriesReasoning as Y, chunkKindOf as Z, requestRecordSchemaVersion as _, mebibyte as a, summarize as a0, isGood as a1, computeRunMetrics as a2, collectOutputs as a3, summarizeServerMetrics as a4, runFileSchemaVersion as a5, computeGuards as a6, appendAll as a7, percentile as a8, classify as a9, withCapacity as aA, mixedLoadWarnings as aB, defaultCostModel as aC, minimumDetectableChange as aa, worseBound as ab, logRatioTest as ac, pAbove as ad, pBelow as ae, guardShareCount as af, loadOfRecord as ag, countGated as ah, overallVerdict as ai, planNextLook as aj, atToleranceChecks as ak, futilityWarnings as al, settleEstimate as am, detectionSummary as an, impactOf as ao, mixedResults as ap, withFamilyHeadline as aq, headlineFor as ar, exitCodeFor as as, futilityModel as at, runMinutesOf as au, capacityCells as av, capacityDrafts as aw, capacityMembers as ax, gpuMinutesSpent as ay, decideCapacity as az, runFileSchema as b, collectJobSecrets as c, defaultInputLimits as d, externalEndpoint as e, runFileInvariantIssues as f, estimateCapacity as g, capacityInterval as h, largest as i, runRecordFromRunFile as j, loadCurveOf as k, loadRuns as l, minimumSecretLength as m, capacityRunsOf as n, capacityObjectivesOf as o, intervalLevel as p, searchSettingsOf as q, readRunFile as r, smallest as s, scrapeSeries as t, requestRecordSchema as u, requestLatencies as v, answerLatencies as w, loadSides as x, sortNumbers as y, percentileSorted as z };
+export { runFileSchemaVersion as $, valuesOnBothSides as A, withinToleranceFold as B, acceptanceSection as C, perCellDetails as D, tallyOf as E, Footnotes as F, metricVerdictLabel as G, formatDetectable as H, createRedactor as I, redactValue as J, cacheConfigFromMetrics as K, parsePrometheusText as L, kindEntry as M, diagnoseLog as N, classifyChunk as O, chunkCarriesAnswer as P, answerTextOf as Q, chunkCarriesToolCalls as R, ServerStartError as S, ToolCallAssembler as T, reasoningFieldOf as U, chunkCarriesReasoning as V, chunkKindOf as W, requestRecordSchemaVersion as X, runExternalTask as Y, collectOutputs as Z, summarizeServerMetrics as _, mebibyte as a, computeGuards as a0, appendAll as a1, classify as a2, minimumDetectableChange as a3, worseBound as a4, logRatioTest as a5, pAbove as a6, pBelow as a7, guardShareCount as a8, loadOfRecord as a9, countGated as aa, overallVerdict as ab, planNextLook as ac, atToleranceChecks as ad, futilityWarnings as ae, settleEstimate as af, detectionSummary as ag, impactOf as ah, mixedResults as ai, withFamilyHeadline as aj, headlineFor as ak, exitCodeFor as al, futilityModel as am, runMinutesOf as an, capacityCells as ao, capacityDrafts as ap, capacityMembers as aq, gpuMinutesSpent as ar, decideCapacity as as, withCapacity as at, mixedLoadWarnings as au, defaultCostModel as av, runFileSchema as b, collectJobSecrets as c, defaultInputLimits as d, externalEndpoint as e, runFileInvariantIssues as f, estimateCapacity as g, capacityInterval as h, largest as i, runRecordFromRunFile as j, loadCurveOf as k, loadRuns as l, minimumSecretLength as m, capacityRunsOf as n, capacityObjectivesOf as o, intervalLevel as p, searchSettingsOf as q, readRunFile as r, smallest as s, scrapeSeries as t, requestRecordSchema as u, loadSides as v, table as w, fold as x, detectionLine as y, checkMatrix as z };

@@ -687,8 +687,15 @@ class KvCache {
         }
         return true;
     }
+    /**
+     * A sequence's blocks in chain order, released tail first, as vLLM frees a request's blocks (in reverse,
+     * `free` in vllm/v1/core/single_type_kv_cache_manager.py): when the cache runs short, the end of a
+     * cached prompt is evicted before its start, so a later request with that prefix still reuses the
+     * leading blocks (a chain is only reused up to its first missing block).
+     */
     release(hashes) {
-        for (const hash of hashes) {
+        for (let i = hashes.length - 1; i >= 0; i--) {
+            const hash = hashes[i];
             const block = this.shared.get(hash);
             if (!block)
                 continue;

@@ -1,7 +1,7 @@
 import { f as firstLookPlans } from './measure-on-devices.js';
 import { m as metricSpecs } from './metric-names.js';
 import { s as serverLifecycle, i as isSearchedCell, c as configLimits, d as defaultConfigFile, l as loadConfig, t as templateView } from './load.js';
-import { s as startedServers, a as serverStartSeconds, b as serverStartsPerCell, c as summarizeConfig, l as lookSchedule, r as renderSummary, d as describeCapacityCost } from './capacity-summary.js';
+import { s as startedServers, a as serverStartSeconds, b as serverStartsPerCell, c as summarizeConfig, d as sessionEstimate, e as depthBuckets, l as lookSchedule, r as renderSummary, f as describeCapacityCost } from './session-metrics.js';
 import { s as studentTQuantile, n as normalCdf, a as normalQuantile } from './distributions.js';
 import { I as wallClockLines } from './status.js';
 import { E as ExitCode, U as UsageError } from './version.js';
@@ -48,7 +48,13 @@ function cellAt(cell, target, maxRequests) {
         const v = runVariance + withinVariance1 / cell.declaredRequests;
         if (v > target)
             return null;
-        return { name: cell.name, requests: null, secondsPerRun: cell.fixedSecondsPerRun, runSd: Math.sqrt(v) };
+        return {
+            name: cell.name,
+            requests: null,
+            sizeUnit: cell.sizeUnit ?? "requests",
+            secondsPerRun: cell.fixedSecondsPerRun,
+            runSd: Math.sqrt(v),
+        };
     }
     if (target <= runVariance)
         return null;
@@ -59,6 +65,7 @@ function cellAt(cell, target, maxRequests) {
     return {
         name: cell.name,
         requests,
+        sizeUnit: cell.sizeUnit ?? "requests",
         secondsPerRun: requests * cell.secondsPerRequest + cell.fixedSecondsPerRun,
         runSd: Math.sqrt(runVariance + withinVariance1 / requests),
     };
@@ -147,13 +154,32 @@ const planPower = 0.9;
  * config's maximum cannot decide the first look, which the plan then says.
  */
 const planMaxRuns = 40;
-/** The fewest requests a run may have so that every gated percentile stays gated (gate.min_requests). */
-function gatedMinRequests(config) {
+/**
+ * The fewest requests a run may have so that every gated percentile stays gated (gate.min_requests).
+ * For a session cell of about `turns` turns the floor is in sessions: a request-level percentile needs
+ * floor / turns of them, a depth bucket's TTFT p95 (compare counts the bucket's own requests) floor /
+ * the turns a session has in that bucket (at the mean length; a bucket no session reaches stays
+ * advisory, as compare will find).
+ */
+function gatedMinRequests(config, turns = null) {
     let floor = 1;
     for (const metric of config.gate.metrics) {
-        const statistic = metricSpecs[metric].minRequests;
-        if (statistic)
-            floor = Math.max(floor, config.gate.min_requests[statistic]);
+        const spec = metricSpecs[metric];
+        const statistic = spec.minRequests;
+        if (!statistic)
+            continue;
+        const needed = config.gate.min_requests[statistic];
+        if (turns === null)
+            floor = Math.max(floor, needed);
+        else if (spec.source.kind !== "session")
+            floor = Math.max(floor, Math.ceil(needed / turns));
+        else {
+            const { field } = spec.source;
+            const bucket = depthBuckets.find((entry) => field === `ttft_p95_depth_${entry.name}`);
+            const inBucket = bucket ? Math.min(bucket.to ?? turns, turns) - bucket.from + 1 : 0;
+            if (inBucket > 0)
+                floor = Math.max(floor, Math.ceil(needed / inBucket));
+        }
     }
     return floor;
 }
@@ -182,14 +208,20 @@ function planCells(config, noiseOf = () => priorRunNoise) {
             ];
         }
         const perRequest = seconds / cell.size.requests;
+        // A session dataset's size counts sessions of about `turns` requests each: planned per session, with
+        // the percentile's sampling variance shrinking with the requests (sessions x turns), not the sessions.
+        const session = sessionEstimate(cell);
+        const turns = session === null ? 1 : Math.max(1, session.turns);
+        const noise = noiseOf(cell.name);
         return [
             {
                 name: cell.name,
                 secondsPerRequest: perRequest,
                 fixedSecondsPerRun: warmup * perRequest,
                 declaredRequests: cell.size.requests,
-                minRequests: floor,
-                noise: noiseOf(cell.name),
+                minRequests: session === null ? floor : gatedMinRequests(config, turns),
+                noise: session === null ? noise : { ...noise, withinVariance1: noise.withinVariance1 / turns },
+                ...(session === null ? {} : { sizeUnit: "sessions" }),
             },
         ];
     });
@@ -262,7 +294,9 @@ function runPlanLines(plans, configured, repeats) {
     const chance = (p) => (p < 0.005 ? "<1%" : `${Math.round(p * 100)}%`);
     const minutes = (value) => (value < 10 ? value.toFixed(1) : String(Math.round(value)));
     const sized = first.cells.filter((cell) => cell.requests !== null);
-    const requests = sized.map((cell) => cell.requests);
+    const sizes = (unit) => sized.filter((cell) => cell.sizeUnit === unit).map((cell) => cell.requests);
+    const requests = sizes("requests");
+    const sessions = sizes("sessions");
     const lengths = first.cells.map((cell) => cell.secondsPerRun);
     const range = (values, unit) => values.length === 0
         ? "none"
@@ -276,7 +310,7 @@ function runPlanLines(plans, configured, repeats) {
     };
     return [
         `run plan (sized by information; basis: ${first.basis}):`,
-        `  requests per run: ${range(requests, "")} (${sized.length} sized cells; ${first.cells.length - sized.length} of fixed length), ${range(lengths, " s")} a run`,
+        `  requests per run: ${range(requests, "")}${sessions.length > 0 ? `, sessions per run: ${range(sessions, "")} (${sessions.length} session cells)` : ""} (${sized.length} sized cells; ${first.cells.length - sized.length} of fixed length), ${range(lengths, " s")} a run`,
         ...plans.map(({ mode, plan }) => `  ${label[mode]}: ${minutes(plan.gpuMinutes)} GPU-minutes at ${plan.runsPerSide} runs a side (${plan.serverStarts} starts)`),
         `  the plan's first look decides a PR with no change 90% of the time by this model; the config's runs as declared: ${chance(configured.first)} at ${repeats.min} runs, ${chance(configured.max)} at ${repeats.max}`,
     ];
