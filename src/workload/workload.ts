@@ -1,6 +1,6 @@
 import type { DatasetConfig, DatasetType } from "../config/dataset-kinds.js";
 import type { CellConfig } from "../config/schema.js";
-import type { ChatMessage, DatasetFile, ToolDefinition } from "./dataset-file.js";
+import type { DatasetFile } from "./dataset-file.js";
 import type { KindContext, KindWorkload, Stream } from "./dataset-kinds/context.js";
 import { fileWorkload } from "./dataset-kinds/prompt-file.js";
 import { sessionsWorkload } from "./dataset-kinds/sessions.js";
@@ -9,8 +9,6 @@ import { syntheticWorkload } from "./dataset-kinds/synthetic.js";
 import { tasksWorkload } from "./dataset-kinds/tasks.js";
 import { tasksJsonlWorkload } from "./dataset-kinds/tasks-jsonl.js";
 import type { Phase } from "./phase.js";
-import type { SessionSource } from "./sessions.js";
-import type { Task } from "./tasks.js";
 import { defaultTokenModel, type TokenModel } from "./token-model.js";
 
 import type { Workload, WorkloadInfo, WorkloadRequest } from "./workload-types.js";
