@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { commands } from "../../src/cli/main.js";
+import { exportFormatNames, exportFormats } from "../../src/report/export-formats.js";
 import { toolVersion } from "../../src/version.js";
 import { cli } from "./helpers.js";
 
@@ -150,5 +151,15 @@ describe("init and validate", () => {
     expect(result.stderr).toMatch(
       /c\.yml:2:\d+ server\.base_url: credentials in the URL \(user:password@host\) are not supported.*server\.api_key_env/,
     );
+  });
+
+  it("names every registered export format, with its file, in the --format help of run and compare", async () => {
+    // The help text is written by hand: a format added to the registry must be described there too.
+    for (const name of ["run", "compare"]) {
+      const { usage } = await commands.find((command) => command.name === name)!.load();
+      const help = usage.replace(/\s+/g, " ");
+      for (const format of exportFormatNames)
+        expect(help, `${name} --help`).toContain(`${format} (${exportFormats[format].fileName}`);
+    }
   });
 });
