@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
+import { sessionConfig } from "../cli/session-config.js";
 import { runJob as runJobIn } from "./harness.js";
 import { pullRequestEvent, pushPayload } from "./payloads.js";
 import { useRealActionJob } from "./real-job.js";
@@ -19,45 +20,12 @@ const sha = (c: string) => c.repeat(40);
 const mainSha = sha("a");
 const PR = 43;
 
-function config(speedFactor: number): string {
-  return `version: 1
-server:
-  kind: sim
-  profile: noiseless
-  set:
-    max_num_seqs: 16
-    speed_factor: ${speedFactor}
-    reasoning_tokens_mean: 12
-    tool_call_share: 0.5
-    enable_prompt_tokens_details: true
-  startup_timeout_s: 120
-model: { name: sim-model }
-cells:
-  - name: agent
-    endpoint: chat
-    dataset:
-      type: sessions
-      turns: 5
-      system_prompt_tokens: 200
-      shared_system_prompt: 1
-      message_tokens: 40
-      output_tokens: 48
-      think_time_s: 0.05
-      tools: { names: [read_file, run_tests], latency_s: 0.02, result_tokens: 30 }
-    load: { type: concurrency, concurrency: 4 }
-    size: { requests: 12 }
-    warmup: { requests: 1 }
-    prefix: fresh
-    slo: { ttft_ms: 1000, tpot_ms: 100 }
-repeats: { min: 3, max: 3 }
-gate:
-  metrics: [session_duration_p95, session_goodput]
-  # The PR's simulator is set slower: the difference under test.
-  allowed_differences: [server.command]
-# This machine is shared: a late event loop is not what this test is about.
-client: { max_event_loop_lag_ms: 500, max_schedule_lag_ms: 200 }
-`;
-}
+const config = (speedFactor: number) =>
+  sessionConfig(
+    speedFactor,
+    `  metrics: [session_duration_p95, session_goodput]
+`,
+  );
 
 describe("the action with a session cell", () => {
   it("records the sessions' baseline on main and fails the slower PR on its session metrics", async () => {

@@ -6,6 +6,14 @@ import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
 import { type RunFile, runFileSchema } from "../../src/metrics/run-schema.js";
 import { requestRecordSchema } from "../../src/runner/request-schema.js";
 import { cli } from "./helpers.js";
+import {
+  messageTokens,
+  outputTokens,
+  sessionConfig,
+  sessions,
+  systemTokens,
+  turns,
+} from "./session-config.js";
 
 /**
  * A session cell end to end against the simulator over HTTP: `run` sends generated agent sessions (5
@@ -19,53 +27,11 @@ import { cli } from "./helpers.js";
 const dir = mkdtempSync(join(tmpdir(), "vpg-cli-sessions-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const sessions = 12;
-const turns = 5;
-const systemTokens = 200;
-const messageTokens = 40;
-const outputTokens = 48;
-
-function sessionConfig(speedFactor: number): string {
-  return `version: 1
-server:
-  kind: sim
-  profile: noiseless
-  set:
-    max_num_seqs: 16
-    speed_factor: ${speedFactor}
-    reasoning_tokens_mean: 12
-    tool_call_share: 0.5
-    enable_prompt_tokens_details: true
-  startup_timeout_s: 120
-model: { name: sim-model }
-cells:
-  - name: agent
-    endpoint: chat
-    dataset:
-      type: sessions
-      turns: ${turns}
-      system_prompt_tokens: ${systemTokens}
-      shared_system_prompt: 1
-      message_tokens: ${messageTokens}
-      output_tokens: ${outputTokens}
-      think_time_s: 0.05
-      tools: { names: [read_file, run_tests], latency_s: 0.02, result_tokens: 30 }
-    load: { type: concurrency, concurrency: 4 }
-    size: { requests: ${sessions} }
-    warmup: { requests: 1 }
-    prefix: fresh
-    slo: { ttft_ms: 1000, tpot_ms: 100 }
-repeats: { min: 3, max: 3 }
-gate:
-  metrics: [session_duration_p95, session_goodput, ttft_p95_depth_2_3]
+const cliGate = `  metrics: [session_duration_p95, session_goodput, ttft_p95_depth_2_3]
   # A depth bucket of these small runs holds about 45 requests: let its p95 be gated.
   min_requests: { p95: 20 }
-  # The candidate's simulator is set slower: the difference under test.
-  allowed_differences: [server.command]
-# This machine is shared: a late event loop is not what this test is about.
-client: { max_event_loop_lag_ms: 500, max_schedule_lag_ms: 200 }
 `;
-}
+const config = (speedFactor: number) => sessionConfig(speedFactor, cliGate);
 
 function readRun(side: string, run: number): RunFile {
   return runFileSchema.parse(
@@ -82,7 +48,7 @@ function readRecords(side: string, run: number) {
 
 describe("session cells against the simulator", () => {
   it("run writes the session and reasoning metrics of agent sessions with tool calls", async () => {
-    writeFileSync(join(dir, "base.yml"), sessionConfig(1));
+    writeFileSync(join(dir, "base.yml"), config(1));
     const base = await cli(["run", "--config", "base.yml", "--out", "base", "--side", "baseline"], {
       cwd: dir,
     });
@@ -166,7 +132,7 @@ describe("session cells against the simulator", () => {
   it("does not call a run client-bound for holding fewer sessions than its concurrency", async () => {
     // 4 sessions at a concurrency of 8 sessions: 4 in flight is all the run can hold, and a session in its
     // think time holds no connection; neither is a connection cap in the client.
-    const few = sessionConfig(1)
+    const few = config(1)
       .replace("concurrency: 4 }", "concurrency: 8 }")
       .replace(`size: { requests: ${sessions} }`, "size: { requests: 4 }")
       .replace("repeats: { min: 3, max: 3 }", "repeats: { min: 1, max: 1 }");
@@ -182,7 +148,7 @@ describe("session cells against the simulator", () => {
 
   it("compare gates the configured session metrics of a slower candidate and reports the others", async () => {
     // Uses the baseline the previous test measured.
-    writeFileSync(join(dir, "cand.yml"), sessionConfig(1.6));
+    writeFileSync(join(dir, "cand.yml"), config(1.6));
     const cand = await cli(["run", "--config", "cand.yml", "--out", "cand", "--side", "candidate"], {
       cwd: dir,
     });
