@@ -3,7 +3,7 @@
  * and seeded per-run noise on the log scale, like a real runner's (no server, no requests).
  */
 import type { LatencySummary, RunFile } from "../../src/metrics/run-schema.js";
-import { runFileSchema } from "../../src/metrics/run-schema.js";
+import { noSamples, runFileSchema } from "../../src/metrics/run-schema.js";
 import { boxMuller, mulberry32 } from "../../src/util/random.js";
 
 /** Deterministic pseudo-random numbers (mulberry32) so fixtures never flake. */
@@ -13,19 +13,6 @@ export function gaussian(random: () => number): number {
   const u = Math.max(random(), 1e-12);
   return boxMuller(u, random());
 }
-
-/** A run without reasoning has no answer-timing samples. */
-const noSamples: LatencySummary = {
-  count: 0,
-  mean: null,
-  std: null,
-  median: null,
-  p50: null,
-  p90: null,
-  p95: null,
-  p99: null,
-  p99_9: null,
-};
 
 function summary(p50: number, count: number): LatencySummary {
   return {
@@ -107,6 +94,7 @@ export function makeRunFile(spec: RunSpec = {}): RunFile {
       tpot: summary(20 * slow * (spec.tpotFactor ?? 1), completed),
       itl: summary(19 * slow * (spec.tpotFactor ?? 1), completed * 127),
       e2el: summary(2600 * slow * (spec.e2elFactor ?? 1), completed),
+      // A run without reasoning has no answer-timing samples.
       answer_ttft: noSamples,
       answer_itl: noSamples,
       queue: summary(0.5, completed),

@@ -26,7 +26,8 @@ const latencySummarySchema = z.object({
 
 export type LatencySummary = z.output<typeof latencySummarySchema>;
 
-const noSamples: LatencySummary = {
+/** The summary of no samples (a phase a run never measured: every statistic missing, never zero). */
+export const noSamples: LatencySummary = {
   count: 0,
   mean: null,
   std: null,

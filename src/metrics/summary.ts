@@ -1,5 +1,5 @@
 import { percentileSorted, sortNumbers } from "../stats/percentile.js";
-import type { LatencySummary } from "./run-schema.js";
+import { type LatencySummary, noSamples } from "./run-schema.js";
 
 /**
  * mean, std (population, ddof=0), median and numpy-linear percentiles, as `vllm bench serve` computes them.
@@ -7,19 +7,7 @@ import type { LatencySummary } from "./run-schema.js";
  */
 export function summarize(values: readonly number[]): LatencySummary {
   const count = values.length;
-  if (count === 0) {
-    return {
-      count,
-      mean: null,
-      std: null,
-      median: null,
-      p50: null,
-      p90: null,
-      p95: null,
-      p99: null,
-      p99_9: null,
-    };
-  }
+  if (count === 0) return { ...noSamples };
   const sorted = sortNumbers(values);
   let sum = 0;
   for (let index = 0; index < count; index++) sum += sorted[index]!;
