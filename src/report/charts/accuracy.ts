@@ -1,7 +1,7 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { TaskCheck } from "../../compare/quality-schema.js";
 import { formatFractionAsPercent } from "../format.js";
-import { chartConfig, renderVegaLite, sideColors } from "./vega.js";
+import { chartSpec, renderVegaLite, sideColors } from "./vega.js";
 
 /**
  * The task-accuracy checks (docs/quality.md): per tasks cell and side, the accuracy as a dot with its
@@ -43,11 +43,7 @@ function accuracySpec(checks: readonly TaskCheck[]): TopLevelSpec {
     scale: { domain: ["baseline", "candidate"], range: [sideColors.baseline, sideColors.candidate] },
     legend: { title: null, symbolType: "circle" },
   };
-  return {
-    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    config: chartConfig,
-    description: title,
-    title: { text: title, subtitle, limit: width + 200, subtitleLimit: width + 200 },
+  return chartSpec(title, subtitle, width + 200, {
     width,
     height: Math.max(40, rows.length * 22),
     layer: [
@@ -64,7 +60,7 @@ function accuracySpec(checks: readonly TaskCheck[]): TopLevelSpec {
         encoding: { x: { ...x, field: "accuracy" }, y, color, description: { field: "label" } },
       },
     ],
-  } as unknown as TopLevelSpec;
+  });
 }
 
 export function accuracyChart(

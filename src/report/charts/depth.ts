@@ -1,7 +1,7 @@
 import type { TopLevelSpec } from "vega-lite";
 import { formatMetricValue } from "../format.js";
 import { type DepthPicture, depthMetric, type Side } from "./data.js";
-import { chartConfig, renderVegaLite, sideColors, valueAxisDomain } from "./vega.js";
+import { chartSpec, renderVegaLite, sideColors, valueAxisDomain } from "./vega.js";
 
 /**
  * A session cell's TTFT p95 against context depth (docs/workloads.md, "Session metrics"): the depth
@@ -104,23 +104,19 @@ export function depthSpec(picture: DepthPicture): TopLevelSpec {
       return `${side} ${n}`;
     })
     .join(", ");
-  return {
-    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    config: chartConfig,
-    description: title,
-    title: {
-      text: title,
-      subtitle: [
-        "dots: runs (hollow: excluded) · lines: geometric means",
-        `runs: ${counts} · ${log ? "log axis" : "linear axis"}`,
-      ],
-      limit: width + 60,
-      subtitleLimit: width + 60,
+  return chartSpec(
+    title,
+    [
+      "dots: runs (hollow: excluded) · lines: geometric means",
+      `runs: ${counts} · ${log ? "log axis" : "linear axis"}`,
+    ],
+    width + 60,
+    {
+      width,
+      height,
+      layer: layers,
     },
-    width,
-    height,
-    layer: layers,
-  } as unknown as TopLevelSpec;
+  );
 }
 
 export function depthChart(picture: DepthPicture, options: { standalone?: boolean } = {}): Promise<string> {

@@ -3,7 +3,7 @@ import { latencyPhaseLabel } from "../../config/metric-names.js";
 import { largest, smallest } from "../../util/extremes.js";
 import { formatNumber } from "../format.js";
 import type { DistributionPicture } from "./data.js";
-import { chartConfig, paddedDomain, renderVegaLite, sideColors } from "./vega.js";
+import { chartSpec, paddedDomain, renderVegaLite, sideColors } from "./vega.js";
 
 /**
  * One latency phase of both sides as cumulative distributions (x: latency, log axis when the values
@@ -27,17 +27,13 @@ export function distributionSpec(cell: string, picture: DistributionPicture): To
   ] as const;
   const values = sides.flatMap(([, side]) => (side ? side.points.map(([v]) => v) : []));
   if (values.length === 0)
-    return {
-      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-      config: chartConfig,
-      description: title,
-      title: { text: title, limit: width + 40 },
+    return chartSpec(title, null, width + 40, {
       width,
       height: 20,
       data: { values: [{ note: "no successful requests with this latency" }] },
       mark: { type: "text", align: "left", color: "#666666", fontSize: 10 },
       encoding: { text: { field: "note" }, x: { value: 0 } },
-    } as TopLevelSpec;
+    });
   const positive = values.filter((v) => v > 0);
   const hi = largest(values);
   const lo = positive.length > 0 ? Math.max(smallest(positive), hi / logSpan) : 0;
@@ -88,39 +84,35 @@ export function distributionSpec(cell: string, picture: DistributionPicture): To
     scale: { domain: ["baseline", "candidate"], range: [sideColors.baseline, sideColors.candidate] },
     legend: { title: null, symbolType: "stroke" },
   };
-  return {
-    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    config: chartConfig,
-    description: title,
-    title: {
-      text: title,
-      subtitle: [`requests: ${counts}`, `${log ? "log axis · " : ""}dashed: p50, p95, p99 · dot: p95`],
-      limit: width + 60,
-      subtitleLimit: width + 60,
+  return chartSpec(
+    title,
+    [`requests: ${counts}`, `${log ? "log axis · " : ""}dashed: p50, p95, p99 · dot: p95`],
+    width + 60,
+    {
+      width,
+      height,
+      layer: [
+        {
+          name: "percentiles",
+          data: { values: [0.5, 0.95, 0.99].map((fraction) => ({ fraction })) },
+          mark: { type: "rule", color: "#5cb85c", strokeDash: [3, 2] },
+          encoding: { y },
+        },
+        {
+          name: "cdf",
+          data: { values: curve },
+          mark: { type: "line", strokeWidth: 1.6 },
+          encoding: { x, y, color, order: { field: "order", type: "quantitative" } },
+        },
+        {
+          name: "p95",
+          data: { values: p95 },
+          mark: { type: "point", filled: true, size: 30, opacity: 1 },
+          encoding: { x, y, color, description: { field: "label" } },
+        },
+      ],
     },
-    width,
-    height,
-    layer: [
-      {
-        name: "percentiles",
-        data: { values: [0.5, 0.95, 0.99].map((fraction) => ({ fraction })) },
-        mark: { type: "rule", color: "#5cb85c", strokeDash: [3, 2] },
-        encoding: { y },
-      },
-      {
-        name: "cdf",
-        data: { values: curve },
-        mark: { type: "line", strokeWidth: 1.6 },
-        encoding: { x, y, color, order: { field: "order", type: "quantitative" } },
-      },
-      {
-        name: "p95",
-        data: { values: p95 },
-        mark: { type: "point", filled: true, size: 30, opacity: 1 },
-        encoding: { x, y, color, description: { field: "label" } },
-      },
-    ],
-  } as TopLevelSpec;
+  );
 }
 
 export function distributionChart(

@@ -3,7 +3,7 @@ import type { CapacityCurvePoint } from "../../compare/capacity-schema.js";
 import { largest, smallest } from "../../util/extremes.js";
 import { formatNumber } from "../format.js";
 import type { LoadCurvePicture, LoadCurveSeries } from "./data.js";
-import { chartConfig, paddedDomain, renderVegaLite, sideColors, valueAxisDomain } from "./vega.js";
+import { chartSpec, paddedDomain, renderVegaLite, sideColors, valueAxisDomain } from "./vega.js";
 
 /**
  * The load curves (docs/capacity.md, docs/compare.md), one small chart per figure: offered load (x)
@@ -144,20 +144,11 @@ function loadCurveSpec(picture: LoadCurvePicture, figure: LoadFigure): TopLevelS
     ...(slo === null ? [] : ["green: SLO"]),
     ...(log ? ["log axis"] : []),
   ];
-  return {
-    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    config: chartConfig,
-    description: title,
-    title: {
-      text: title,
-      subtitle: legend.length > 0 ? [first, legend.join(" · ")] : [first],
-      limit: width + 60,
-      subtitleLimit: width + 60,
-    },
+  return chartSpec(title, legend.length > 0 ? [first, legend.join(" · ")] : [first], width + 60, {
     width,
     height,
     layer: layers,
-  } as unknown as TopLevelSpec;
+  });
 }
 
 export function loadCurveChart(

@@ -3,7 +3,7 @@ import { describeMetric, metricSpecs } from "../../config/metric-names.js";
 import { largest, smallest } from "../../util/extremes.js";
 import { formatChange, formatFractionAsPercent, formatInterval, formatMetricValue } from "../format.js";
 import type { CheckPicture } from "./data.js";
-import { chartConfig, paddedDomain, renderVegaLite, sideColors } from "./vega.js";
+import { chartSpec, paddedDomain, renderVegaLite, sideColors } from "./vega.js";
 
 /**
  * Per gated check: every run of both sides as a dot on the metric's own axis (log when every value is
@@ -207,15 +207,11 @@ export function runDotsSpec(check: CheckPicture): TopLevelSpec {
       mark: { type: "text", align: "left", dx: 4, color: "#666666", fontSize: 10 },
       encoding: { x: { ...x, field: "at" }, y, text: { field: "note" } },
     });
-  return {
-    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    config: chartConfig,
-    description: title,
-    title: { text: title, subtitle, limit: width + 100, subtitleLimit: width + 100 },
+  return chartSpec(title, subtitle, width + 100, {
     width,
     height: 96,
     layer: layers,
-  } as unknown as TopLevelSpec;
+  });
 }
 
 export function runDotsChart(check: CheckPicture, options: { standalone?: boolean } = {}): Promise<string> {

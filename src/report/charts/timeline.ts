@@ -1,7 +1,7 @@
 import type { TopLevelSpec } from "vega-lite";
 import { largest, smallest } from "../../util/extremes.js";
 import type { TimelinePicture } from "./data.js";
-import { chartConfig, renderVegaLite } from "./vega.js";
+import { chartSpec, renderVegaLite } from "./vega.js";
 
 /**
  * One run over time, three panels on one time axis (a Vega-Lite vertical concatenation): each
@@ -185,15 +185,11 @@ export function timelineSpec(cell: string, t: TimelinePicture): TopLevelSpec {
       ...preemptionLayer(true),
     ],
   };
-  return {
-    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    config: chartConfig,
-    description: title,
-    title: { text: title, subtitle, limit: width + 60, subtitleLimit: width + 60 },
+  return chartSpec(title, subtitle, width + 60, {
     vconcat: [latencyPanel, queuePanel, kvPanel],
     spacing: 10,
     resolve: { scale: { color: "independent", y: "independent" }, legend: { color: "independent" } },
-  } as TopLevelSpec;
+  });
 }
 
 export function timelineChart(

@@ -41,6 +41,28 @@ export const chartConfig = {
   },
 } as const;
 
+/**
+ * What every chart's spec shares: the schema, the house config, and its title (also its accessible name,
+ * `description`) with the subtitle lines, both allowed `titleWidth` pixels; `body` is the rest.
+ */
+export function chartSpec(
+  title: string,
+  subtitle: string | readonly string[] | null,
+  titleWidth: number,
+  body: Record<string, unknown>,
+): TopLevelSpec {
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+    config: chartConfig,
+    description: title,
+    title:
+      subtitle === null
+        ? { text: title, limit: titleWidth }
+        : { text: title, subtitle, limit: titleWidth, subtitleLimit: titleWidth },
+    ...body,
+  } as unknown as TopLevelSpec;
+}
+
 const svgNamespace = ' xmlns="http://www.w3.org/2000/svg"';
 const xlinkNamespace = ' xmlns:xlink="http://www.w3.org/1999/xlink"';
 
