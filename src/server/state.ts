@@ -4,6 +4,7 @@ import { tmpdir, userInfo } from "node:os";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { launchedServerKinds } from "../config/server-kinds.js";
+import { type Clock, systemClock } from "../util/clock.js";
 
 /**
  * The list of servers this job started and has not stopped yet. The action's main step and the CLI write
@@ -107,8 +108,6 @@ const stateLockWaitMs = 10_000;
 const stateLockStaleMs = 30_000;
 const stateLockPollMs = 25;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** The holder's pid written in a lock file, or null while it is being written or unreadable. */
 async function lockHolder(lock: string): Promise<number | null> {
   const text = await readFile(lock, "utf8").catch(() => "");
@@ -121,10 +120,14 @@ async function lockHolder(lock: string): Promise<number | null> {
  * and without it two read-modify-writes at once lose one's entry (a server nobody would stop). A lock whose
  * holder is gone (killed mid-write), or that nobody could read for stateLockStaleMs, is removed.
  */
-async function withStateFileLock<T>(path: string, write: () => Promise<T>): Promise<T> {
+async function withStateFileLock<T>(
+  path: string,
+  write: () => Promise<T>,
+  clock: Clock = systemClock,
+): Promise<T> {
   const lock = `${path}.lock`;
   await mkdir(dirname(path), { recursive: true });
-  const deadline = Date.now() + stateLockWaitMs;
+  const deadline = clock.now() + stateLockWaitMs;
   for (;;) {
     try {
       const handle = await open(lock, "wx");
@@ -139,18 +142,18 @@ async function withStateFileLock<T>(path: string, write: () => Promise<T>): Prom
     }
     const holder = await lockHolder(lock);
     const age = await stat(lock).then(
-      (info) => Date.now() - info.mtimeMs,
+      (info) => clock.wallTime().getTime() - info.mtimeMs,
       () => 0,
     );
     if ((holder !== null && !isProcessAlive(holder)) || (holder === null && age > stateLockStaleMs)) {
       await rm(lock, { force: true });
       continue;
     }
-    if (Date.now() > deadline)
+    if (clock.now() > deadline)
       throw new Error(
         `${lock}: held by ${holder === null ? "another process" : `pid ${holder}`} for longer than stateLockWaitMs (${stateLockWaitMs / 1000} s); remove it if no vllm-perf-gate process is running`,
       );
-    await sleep(stateLockPollMs);
+    await clock.sleep(stateLockPollMs);
   }
   try {
     return await write();
