@@ -18,9 +18,9 @@ import { p as parseCommandArgs, s as stringOption, i as integerOption } from './
 import './metric-names.js';
 import './random.js';
 import './session-metrics.js';
+import './schemas.js';
 import './format.js';
 import './distributions.js';
-import './schemas.js';
 import 'node:crypto';
 import 'node:os';
 import 'node:events';

@@ -1,8 +1,8 @@
 import { l as latencyPhases, a as latencyPhaseLabel, m as metricSpecs, d as describeMetric, i as isMetricName, b as latencyStatisticSpec } from './metric-names.js';
 import { d as formatFractionAsPercent, e as formatMetricValue, a as formatNumber, b as formatChange, c as formatInterval, g as formatP, s as slowestUsers, h as formatSignedNumber, i as formatDuration, j as formatIntervalOneLine, k as formatValuePair, n as noBreakSpace, l as nonZeroCounts, m as describeMetricRef } from './format.js';
-import { i as largest, s as smallest, w as table, x as fold, F as Footnotes, y as detectionLine, z as checkMatrix, A as valuesOnBothSides, B as withinToleranceFold, C as acceptanceSection, D as perCellDetails, E as tallyOf, G as metricVerdictLabel } from './secrets.js';
+import { g as largest, s as smallest, t as table, u as fold, F as Footnotes, v as detectionLine, w as checkMatrix, x as valuesOnBothSides, y as withinToleranceFold, z as acceptanceSection, A as perCellDetails, B as tallyOf, C as metricVerdictLabel } from './secrets.js';
 import { b as escapeHtml, i as inlineCode, c as escapeCell, e as escapeInline, d as escapeValue } from './distributions.js';
-import { e as depthBuckets, j as sortNumbers, p as percentileSorted } from './session-metrics.js';
+import { e as depthBuckets, n as sortNumbers, p as percentileSorted } from './session-metrics.js';
 
 const sideNames = ["baseline", "candidate"];
 /** A capacity check's load curves (null when the verdict carries none: older verdicts). */
@@ -291,6 +291,21 @@ const chartConfig = {
         symbolOpacity: 1,
     },
 };
+/**
+ * What every chart's spec shares: the schema, the house config, and its title (also its accessible name,
+ * `description`) with the subtitle lines, both allowed `titleWidth` pixels; `body` is the rest.
+ */
+function chartSpec(title, subtitle, titleWidth, body) {
+    return {
+        $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+        config: chartConfig,
+        description: title,
+        title: subtitle === null
+            ? { text: title, limit: titleWidth }
+            : { text: title, subtitle, limit: titleWidth, subtitleLimit: titleWidth },
+        ...body,
+    };
+}
 const svgNamespace = ' xmlns="http://www.w3.org/2000/svg"';
 const xlinkNamespace = ' xmlns:xlink="http://www.w3.org/1999/xlink"';
 /** Colours of the two sides, as in the terminal and the comment's legend. */
@@ -432,11 +447,7 @@ function accuracySpec(checks) {
         scale: { domain: ["baseline", "candidate"], range: [sideColors.baseline, sideColors.candidate] },
         legend: { title: null, symbolType: "circle" },
     };
-    return {
-        $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-        config: chartConfig,
-        description: title,
-        title: { text: title, subtitle, limit: width$5 + 200, subtitleLimit: width$5 + 200 },
+    return chartSpec(title, subtitle, width$5 + 200, {
         width: width$5,
         height: Math.max(40, rows.length * 22),
         layer: [
@@ -453,7 +464,7 @@ function accuracySpec(checks) {
                 encoding: { x: { ...x, field: "accuracy" }, y, color, description: { field: "label" } },
             },
         ],
-    };
+    });
 }
 function accuracyChart(checks, options = {}) {
     return renderVegaLite(accuracySpec(checks), options.standalone ?? false);
@@ -555,23 +566,14 @@ function depthSpec(picture) {
         return `${side} ${n}`;
     })
         .join(", ");
-    return {
-        $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-        config: chartConfig,
-        description: title,
-        title: {
-            text: title,
-            subtitle: [
-                "dots: runs (hollow: excluded) · lines: geometric means",
-                `runs: ${counts} · ${log ? "log axis" : "linear axis"}`,
-            ],
-            limit: width$4 + 60,
-            subtitleLimit: width$4 + 60,
-        },
+    return chartSpec(title, [
+        "dots: runs (hollow: excluded) · lines: geometric means",
+        `runs: ${counts} · ${log ? "log axis" : "linear axis"}`,
+    ], width$4 + 60, {
         width: width$4,
         height: height$2,
         layer: layers,
-    };
+    });
 }
 function depthChart(picture, options = {}) {
     return renderVegaLite(depthSpec(picture), options.standalone ?? false);
@@ -597,17 +599,13 @@ function distributionSpec(cell, picture) {
     ];
     const values = sides.flatMap(([, side]) => (side ? side.points.map(([v]) => v) : []));
     if (values.length === 0)
-        return {
-            $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-            config: chartConfig,
-            description: title,
-            title: { text: title, limit: width$3 + 40 },
+        return chartSpec(title, null, width$3 + 40, {
             width: width$3,
             height: 20,
             data: { values: [{ note: "no successful requests with this latency" }] },
             mark: { type: "text", align: "left", color: "#666666", fontSize: 10 },
             encoding: { text: { field: "note" }, x: { value: 0 } },
-        };
+        });
     const positive = values.filter((v) => v > 0);
     const hi = largest(values);
     const lo = positive.length > 0 ? Math.max(smallest(positive), hi / logSpan$1) : 0;
@@ -654,16 +652,7 @@ function distributionSpec(cell, picture) {
         scale: { domain: ["baseline", "candidate"], range: [sideColors.baseline, sideColors.candidate] },
         legend: { title: null, symbolType: "stroke" },
     };
-    return {
-        $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-        config: chartConfig,
-        description: title,
-        title: {
-            text: title,
-            subtitle: [`requests: ${counts}`, `${log ? "log axis · " : ""}dashed: p50, p95, p99 · dot: p95`],
-            limit: width$3 + 60,
-            subtitleLimit: width$3 + 60,
-        },
+    return chartSpec(title, [`requests: ${counts}`, `${log ? "log axis · " : ""}dashed: p50, p95, p99 · dot: p95`], width$3 + 60, {
         width: width$3,
         height: height$1,
         layer: [
@@ -686,7 +675,7 @@ function distributionSpec(cell, picture) {
                 encoding: { x, y, color, description: { field: "label" } },
             },
         ],
-    };
+    });
 }
 function distributionChart(cell, picture, options = {}) {
     return renderVegaLite(distributionSpec(cell, picture), options.standalone ?? false);
@@ -820,20 +809,11 @@ function loadCurveSpec(picture, figure) {
         ...(slo === null ? [] : ["green: SLO"]),
         ...(log ? ["log axis"] : []),
     ];
-    return {
-        $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-        config: chartConfig,
-        description: title,
-        title: {
-            text: title,
-            subtitle: legend.length > 0 ? [first, legend.join(" · ")] : [first],
-            limit: width$2 + 60,
-            subtitleLimit: width$2 + 60,
-        },
+    return chartSpec(title, legend.length > 0 ? [first, legend.join(" · ")] : [first], width$2 + 60, {
         width: width$2,
         height,
         layer: layers,
-    };
+    });
 }
 function loadCurveChart(picture, figure, options = {}) {
     return renderVegaLite(loadCurveSpec(picture, figure), options.standalone ?? false);
@@ -1031,15 +1011,11 @@ function runDotsSpec(check) {
             mark: { type: "text", align: "left", dx: 4, color: "#666666", fontSize: 10 },
             encoding: { x: { ...x, field: "at" }, y, text: { field: "note" } },
         });
-    return {
-        $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-        config: chartConfig,
-        description: title,
-        title: { text: title, subtitle, limit: width$1 + 100, subtitleLimit: width$1 + 100 },
+    return chartSpec(title, subtitle, width$1 + 100, {
         width: width$1,
         height: 96,
         layer: layers,
-    };
+    });
 }
 function runDotsChart(check, options = {}) {
     return renderVegaLite(runDotsSpec(check), options.standalone ?? false);
@@ -1216,15 +1192,11 @@ function timelineSpec(cell, t) {
             ...preemptionLayer(true),
         ],
     };
-    return {
-        $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-        config: chartConfig,
-        description: title,
-        title: { text: title, subtitle, limit: width + 60, subtitleLimit: width + 60 },
+    return chartSpec(title, subtitle, width + 60, {
         vconcat: [latencyPanel, queuePanel, kvPanel],
         spacing: 10,
         resolve: { scale: { color: "independent", y: "independent" }, legend: { color: "independent" } },
-    };
+    });
 }
 function timelineChart(cell, t, options = {}) {
     return renderVegaLite(timelineSpec(cell, t), options.standalone ?? false);

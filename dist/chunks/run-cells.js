@@ -5,9 +5,10 @@ import require$$0$8, { readFile, mkdir, open, stat, rm, writeFile, rename } from
 import { tmpdir, userInfo } from 'node:os';
 import require$$1$4, { dirname, join, isAbsolute, resolve } from 'node:path';
 import { o as object, s as string, n as number, u as union, a as array, _ as _enum, l as literal, r as record, d as unknown, e as looseObject } from './schemas.js';
-import { I as createRedactor, J as redactValue, K as cacheConfigFromMetrics, L as parsePrometheusText, i as largest, M as kindEntry, S as ServerStartError, N as diagnoseLog, c as collectJobSecrets, O as classifyChunk, P as chunkCarriesAnswer, Q as answerTextOf, R as chunkCarriesToolCalls, T as ToolCallAssembler, U as reasoningFieldOf, V as chunkCarriesReasoning, W as chunkKindOf, X as requestRecordSchemaVersion, Y as runExternalTask, Z as collectOutputs, _ as summarizeServerMetrics, b as runFileSchema, $ as runFileSchemaVersion, a0 as computeGuards } from './secrets.js';
+import { E as createRedactor, G as redactValue, H as cacheConfigFromMetrics, I as parsePrometheusText, g as largest, J as kindEntry, S as ServerStartError, K as diagnoseLog, c as collectJobSecrets, L as runExternalTask, M as summarizeServerMetrics } from './secrets.js';
 import require$$0$3, { createConnection, createServer } from 'node:net';
 import { mkdirSync, createWriteStream, openSync, writeSync, fsyncSync, closeSync, writeFileSync, readdirSync } from 'node:fs';
+import { o as classifyChunk, q as chunkCarriesAnswer, t as answerTextOf, u as chunkCarriesToolCalls, T as ToolCallAssembler, v as reasoningFieldOf, w as chunkCarriesReasoning, x as chunkKindOf, y as requestRecordSchemaVersion, z as cellSchedule, A as summarize, k as requestLatencies, B as computeRunMetrics, C as collectOutputs, D as computeSessionMetrics, g as runFileSchema, E as runFileSchemaVersion, F as computeGuards, G as scheduleCondition } from './session-metrics.js';
 import require$$0, { setMaxListeners } from 'node:events';
 import require$$5$1, { performance as performance$1, monitorEventLoopDelay } from 'node:perf_hooks';
 import require$$0$1 from 'node:assert';
@@ -29,7 +30,6 @@ import require$$1$5 from 'node:dns';
 import { s as selectCells } from './select-cells.js';
 import { c as createRng } from './random.js';
 import { n as numberWords } from './number-words.js';
-import { k as cellSchedule, m as summarize, h as requestLatencies, n as computeRunMetrics, o as computeSessionMetrics, q as scheduleCondition } from './session-metrics.js';
 import { v as vllmLatencyPhases, c as latencyStatistics, b as latencyStatisticSpec } from './metric-names.js';
 
 /**
@@ -121,7 +121,6 @@ function isProcessAlive(pid) {
 const stateLockWaitMs = 10_000;
 const stateLockStaleMs = 30_000;
 const stateLockPollMs = 25;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The holder's pid written in a lock file, or null while it is being written or unreadable. */
 async function lockHolder(lock) {
     const text = await readFile(lock, "utf8").catch(() => "");
@@ -133,10 +132,10 @@ async function lockHolder(lock) {
  * and without it two read-modify-writes at once lose one's entry (a server nobody would stop). A lock whose
  * holder is gone (killed mid-write), or that nobody could read for stateLockStaleMs, is removed.
  */
-async function withStateFileLock(path, write) {
+async function withStateFileLock(path, write, clock = systemClock) {
     const lock = `${path}.lock`;
     await mkdir(dirname(path), { recursive: true });
-    const deadline = Date.now() + stateLockWaitMs;
+    const deadline = clock.now() + stateLockWaitMs;
     for (;;) {
         try {
             const handle = await open(lock, "wx");
@@ -153,14 +152,14 @@ async function withStateFileLock(path, write) {
                 throw error;
         }
         const holder = await lockHolder(lock);
-        const age = await stat(lock).then((info) => Date.now() - info.mtimeMs, () => 0);
+        const age = await stat(lock).then((info) => clock.wallTime().getTime() - info.mtimeMs, () => 0);
         if ((holder !== null && !isProcessAlive(holder)) || (holder === null && age > stateLockStaleMs)) {
             await rm(lock, { force: true });
             continue;
         }
-        if (Date.now() > deadline)
+        if (clock.now() > deadline)
             throw new Error(`${lock}: held by ${holder === null ? "another process" : `pid ${holder}`} for longer than stateLockWaitMs (${stateLockWaitMs / 1000} s); remove it if no vllm-perf-gate process is running`);
-        await sleep(stateLockPollMs);
+        await clock.sleep(stateLockPollMs);
     }
     try {
         return await write();

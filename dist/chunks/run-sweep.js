@@ -1,7 +1,7 @@
 import { writeFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
-import { g as estimateCapacity, h as capacityInterval, s as smallest, i as largest, b as runFileSchema, j as runRecordFromRunFile, k as loadCurveOf, n as capacityRunsOf, o as capacityObjectivesOf, p as intervalLevel, q as searchSettingsOf } from './secrets.js';
-import { g as capacityMaxRuns } from './session-metrics.js';
+import { b as estimateCapacity, f as capacityInterval, s as smallest, g as largest, h as runRecordFromRunFile, i as loadCurveOf, j as capacityRunsOf, k as capacityObjectivesOf, n as intervalLevel, o as searchSettingsOf } from './secrets.js';
+import { g as runFileSchema, i as capacityMaxRuns } from './session-metrics.js';
 import { i as isSearchedCell } from './load.js';
 import { s as selectCells } from './select-cells.js';
 import { I as InputError, t as toolVersion } from './version.js';

@@ -1,5 +1,6 @@
 import { b as serverKinds, a as serverKindFacts, t as templateView, k as describeServer, m as serverWarnings, g as isSessionDataset, o as describeDataset, i as isSearchedCell, s as serverLifecycle } from './load.js';
 import { m as metricSpecs } from './metric-names.js';
+import { o as object, n as number, b as boolean, s as string, a as array, _ as _enum, l as literal, r as record, u as union, d as unknown, p as partialRecord } from './schemas.js';
 
 function cellSchedule(config, cell) {
     if ((cell.schedule ?? config.runner.schedule) === "real-time")
@@ -478,6 +479,127 @@ function percentile(values, q) {
 }
 
 /**
+ * The guard counts of one run (run.json `guards`): what the outputs were, beside how fast they came. A
+ * faster candidate that truncates, stops answering or runs on to max_tokens is not an improvement
+ * (docs/quality.md), and these counts need no extra request: they come from the measured requests.
+ *
+ * - `finish`: the finish reasons of the completed requests, as the server sent them (vLLM: stop, length,
+ *   abort; anything else is `other`).
+ * - `zeroOutput`: requests that produced no output token (a stream without any choices chunk, or usage
+ *   saying 0 completion tokens).
+ * - `usageMismatch`: requests whose usage disagreed with the chunks actually received, or was not a
+ *   count (runner/request-record.ts `checkUsage`; `exceeds_max_tokens` is not a mismatch of usage).
+ * - `outputTokens`: output tokens per completed request (count, mean, population sd), and
+ *   `outputToMaxTokens` their mean share of the request's max_tokens.
+ */
+const runGuardsSchema = object({
+    ignoreEos: boolean()
+        .nullable()
+        .describe("Whether the requests asked for ignore_eos (output lengths then say little); null if unknown."),
+    requests: number().int().nonnegative().describe("Measured requests (the denominator of every share)."),
+    finish: object({
+        stop: number().int().nonnegative(),
+        length: number().int().nonnegative(),
+        abort: number().int().nonnegative(),
+        other: number().int().nonnegative(),
+    }),
+    zeroOutput: number().int().nonnegative(),
+    usageMismatch: number().int().nonnegative(),
+    outputTokens: object({
+        count: number().int().nonnegative(),
+        mean: number().nonnegative().nullable(),
+        std: number().nonnegative().nullable(),
+    }),
+    outputToMaxTokens: number().nonnegative().nullable(),
+});
+/**
+ * The outputs of a greedy-output cell's run (run.json `outputs`), one per measured request in index order:
+ * the same seeded workload sends the same prompt at the same index on both sides.
+ */
+const runOutputSchema = object({
+    index: number().int().nonnegative(),
+    ok: boolean(),
+    finishReason: string().nullable(),
+    text: string(),
+    tokens: array(string()).nullable(),
+    logprobs: array(number().nullable()).nullable(),
+    /** A task cell's score of this answer. */
+    task: object({ reference: string(), correct: boolean(), error: string().optional() }).optional(),
+});
+/** The kept outputs of these records, in index order (pure); empty when none kept any. */
+function collectOutputs(records) {
+    return records
+        .filter((record) => record.output !== undefined)
+        .sort((a, b) => a.index - b.index)
+        .map((record) => ({
+        index: record.index,
+        ok: record.ok,
+        finishReason: record.finishReason,
+        text: record.output.text,
+        tokens: record.output.tokens,
+        logprobs: record.output.logprobs,
+        ...(record.task !== undefined ? { task: record.task } : {}),
+    }));
+}
+/** The guard counts of these measured requests (pure). */
+function computeGuards(records, ignoreEos) {
+    const finish = { stop: 0, length: 0, abort: 0, other: 0 };
+    let zeroOutput = 0;
+    let usageMismatch = 0;
+    let count = 0;
+    let sum = 0;
+    let squares = 0;
+    let ratioSum = 0;
+    const lengths = [];
+    for (const record of records) {
+        const output = record.ok ? (record.outputTokens ?? record.chunksUs.length) : null;
+        if (record.errorKind === "no_output" || output === 0)
+            zeroOutput++;
+        const kind = record.usageIssue?.kind;
+        if (kind === "invalid_usage" || kind === "usage_exceeds_chunks" || kind === "usage_below_chunks")
+            usageMismatch++;
+        if (!record.ok || record.chunksUs.length === 0 || output === null)
+            continue;
+        const reason = record.finishReason;
+        if (reason === "stop" || reason === "length" || reason === "abort")
+            finish[reason]++;
+        else
+            finish.other++;
+        count++;
+        sum += output;
+        lengths.push(output);
+        if (record.maxTokens > 0)
+            ratioSum += output / record.maxTokens;
+    }
+    const mean = count > 0 ? sum / count : null;
+    if (mean !== null)
+        for (const length of lengths)
+            squares += (length - mean) ** 2;
+    return {
+        ignoreEos,
+        requests: records.length,
+        finish,
+        zeroOutput,
+        usageMismatch,
+        outputTokens: { count, mean, std: mean === null ? null : Math.sqrt(squares / count) },
+        outputToMaxTokens: count > 0 ? ratioSum / count : null,
+    };
+}
+/** One guard share of a run: the count and its denominator (all measured requests). */
+function guardShareCount(guards, field) {
+    switch (field) {
+        case "finish_length":
+            return guards.finish.length;
+        case "finish_abort":
+            return guards.finish.abort;
+        case "zero_output":
+            return guards.zeroOutput;
+        case "usage_mismatch":
+            return guards.usageMismatch;
+    }
+}
+
+/**
  * What `validate` says a capacity search or a sweep will cost before it starts (docs/capacity.md): per cell
  * with `capacity` or `sweep`, the loads, the most runs per side, and the GPU-minutes of those runs plus one
  * server start (the server is kept across loads). A run's length is its requests at the load measured
@@ -555,24 +677,723 @@ function describeCapacityCost(config) {
 }
 
 /**
+ * What the choices chunks of a stream carried: reasoning (a reasoning parser's `delta.reasoning`, or
+ * `delta.reasoning_content` in older vLLM releases), the answer (`delta.content`, a completion's `text`)
+ * or tool calls (`delta.tool_calls`), and the tool calls assembled from their deltas.
+ *
+ * Shapes read: vLLM's `DeltaMessage` (`role`, `content`, `reasoning`, `tool_calls`) and `DeltaToolCall`
+ * (`id`, `type`, `index`, `function: {name, arguments}`) in `vllm/entrypoints/openai/engine/protocol.py`
+ * (commit 040a2cc2a629); `reasoning_content` in `vllm/entrypoints/openai/protocol.py` of the releases before
+ * the rename (vllm-project/vllm PR #27752, merged November 2025; `reasoning_content` removed from the
+ * output by PR #33402, January 2026, first released in 0.16.0). A tool call's first delta carries its id,
+ * type and name, the later ones pieces of its arguments, all under the call's `index`
+ * (`vllm/entrypoints/openai/tool_parsers/hermes_tool_parser.py`, commit 00854322d230). The OpenAI chat
+ * API streams the same shapes.
+ */
+const reasoningFields = ["reasoning", "reasoning_content"];
+/** A chunk without text of its own: chat's role chunk, a final chunk with only the finish reason. */
+const chunkCarriesNothing = 0;
+/** Only reasoning text. */
+const chunkCarriesReasoning = 1;
+/** Answer text (`content`, or a completion's `text`), maybe with reasoning. */
+const chunkCarriesAnswer = 2;
+/** Tool-call deltas (answer too: the answer is the call). */
+const chunkCarriesToolCalls = 3;
+/** Bits 2-3 of classifyChunk's result: which reasoning field the chunk used (0 none, 1 or 2). */
+const fieldShift = 2;
+const key = (name) => Buffer.from(`"${name}":`);
+const REASONING_KEY = key("reasoning");
+const REASONING_CONTENT_KEY = key("reasoning_content");
+const CONTENT_KEY = key("content");
+const TEXT_KEY = key("text");
+const TOOL_CALLS_KEY = key("tool_calls");
+const QUOTE = 34;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+const OPEN_BRACE = 123;
+const COMMA = 44;
+const isSpace = (byte) => byte === 32 || byte === 9 || byte === 10 || byte === 13;
+/**
+ * Whether the JSON object text `chunk` has key `name` (with its quotes and colon) as a member whose value
+ * starts with `opener` and is not empty (`"x"`, not `""`; `[x`, not `[]`). A key inside a string value
+ * cannot match: its quotes are escaped there.
+ */
+function hasNonEmptyMember(chunk, name, opener, closer) {
+    return nonEmptyMemberAt(chunk, name, opener, closer) >= 0;
+}
+/** Where the first such member's value starts in `chunk` (its opener), or -1 (see hasNonEmptyMember). */
+function nonEmptyMemberAt(chunk, name, opener, closer) {
+    let from = 0;
+    for (;;) {
+        const at = chunk.indexOf(name, from);
+        if (at < 0)
+            return -1;
+        from = at + name.length;
+        let before = at - 1;
+        while (isSpace(chunk[before]))
+            before--;
+        if (chunk[before] !== OPEN_BRACE && chunk[before] !== COMMA)
+            continue;
+        let value = from;
+        while (isSpace(chunk[value]))
+            value++;
+        if (chunk[value] !== opener)
+            continue;
+        let next = value + 1;
+        if (opener !== QUOTE)
+            while (isSpace(chunk[next]))
+                next++;
+        if (chunk[next] !== closer)
+            return value;
+    }
+}
+const BACKSLASH = 92;
+/**
+ * The answer text of the choices chunk [start, end): a completion's `text`, else the delta's `content`;
+ * null when it carries none. Read from the bytes, no JSON parse of the chunk: a session's turns keep their
+ * answers to send them back, and parsing every chunk of 1,024 sessions in flight cost more than reading
+ * them. `buffer` must hold one valid JSON object there (the reader validated it), so a string value ends
+ * at the first quote not escaped.
+ */
+function answerTextOf(buffer, start, end) {
+    const chunk = buffer.subarray(start, end);
+    let value = nonEmptyMemberAt(chunk, TEXT_KEY, QUOTE, QUOTE);
+    if (value < 0)
+        value = nonEmptyMemberAt(chunk, CONTENT_KEY, QUOTE, QUOTE);
+    if (value < 0)
+        return null;
+    let escaped = false;
+    let close = value + 1;
+    for (; close < chunk.length; close++) {
+        const byte = chunk[close];
+        if (byte === BACKSLASH) {
+            escaped = true;
+            close++;
+        }
+        else if (byte === QUOTE)
+            break;
+    }
+    return escaped
+        ? JSON.parse(chunk.toString("utf8", value, close + 1))
+        : chunk.toString("utf8", value + 1, close);
+}
+/**
+ * What the choices chunk [start, end) carried (one of the chunkCarries* values) and, in bits 2-3, the
+ * reasoning field it used (1 `reasoning`, 2 `reasoning_content`, 0 none); a few bounded byte searches,
+ * no JSON parse. `chunk` must be one valid JSON object (the reader validated it).
+ */
+function classifyChunk(buffer, start, end) {
+    const chunk = buffer.subarray(start, end);
+    const field = hasNonEmptyMember(chunk, REASONING_KEY, QUOTE, QUOTE)
+        ? 1
+        : hasNonEmptyMember(chunk, REASONING_CONTENT_KEY, QUOTE, QUOTE)
+            ? 2
+            : 0;
+    const kind = hasNonEmptyMember(chunk, TOOL_CALLS_KEY, OPEN_BRACKET, CLOSE_BRACKET)
+        ? chunkCarriesToolCalls
+        : hasNonEmptyMember(chunk, CONTENT_KEY, QUOTE, QUOTE) || hasNonEmptyMember(chunk, TEXT_KEY, QUOTE, QUOTE)
+            ? chunkCarriesAnswer
+            : field !== 0
+                ? chunkCarriesReasoning
+                : chunkCarriesNothing;
+    return kind | (field << fieldShift);
+}
+const chunkKindOf = (classified) => classified & ((1 << fieldShift) - 1);
+const reasoningFieldOf = (classified) => {
+    const field = classified >> fieldShift;
+    return field === 0 ? null : reasoningFields[field - 1];
+};
+/**
+ * Limits of the tool calls kept per request (documented in docs/run.md): 64 calls, and 64 KiB of
+ * arguments per call. A call beyond them is counted as malformed; the request itself goes on.
+ */
+const toolCallLimits = { calls: 64, argumentChars: 64 * 1024 };
+/** Key of the deltas that name no call (no integer `index`): together one malformed call. */
+const unindexed = "unindexed";
+/**
+ * Assembles the tool calls of one response from its chunks' `delta.tool_calls` (per choice, by the
+ * call's `index`). A call is well formed with a non-empty id and name and arguments that are a JSON
+ * object; anything else is counted as malformed, never thrown.
+ */
+class ToolCallAssembler {
+    calls = new Map();
+    /** One choices chunk's JSON text (already validated as JSON by the reader). */
+    add(json) {
+        let event;
+        try {
+            event = JSON.parse(json);
+        }
+        catch {
+            return;
+        }
+        const choices = event?.choices;
+        if (!Array.isArray(choices))
+            return;
+        for (const choice of choices) {
+            if (choice === null || typeof choice !== "object")
+                continue;
+            const { index: choiceIndex, delta } = choice;
+            if (delta === null || typeof delta !== "object")
+                continue;
+            const deltas = delta.tool_calls;
+            if (deltas === undefined || deltas === null)
+                continue;
+            if (!Array.isArray(deltas)) {
+                this.call(unindexed).broken = true;
+                continue;
+            }
+            for (const item of deltas)
+                this.addDelta(Number.isSafeInteger(choiceIndex) ? String(choiceIndex) : "0", item);
+        }
+    }
+    addDelta(choice, item) {
+        if (item === null || typeof item !== "object") {
+            this.call(unindexed).broken = true;
+            return;
+        }
+        const { index, id, function: fn } = item;
+        const call = Number.isSafeInteger(index) ? this.call(`${choice}:${String(index)}`) : this.call(unindexed);
+        if (call === this.calls.get(unindexed))
+            call.broken = true;
+        if (call.broken)
+            return;
+        if (id !== undefined && id !== null) {
+            if (typeof id !== "string" || (call.id !== null && call.id !== id))
+                call.broken = true;
+            else
+                call.id = id;
+        }
+        if (fn === undefined || fn === null)
+            return;
+        if (typeof fn !== "object") {
+            call.broken = true;
+            return;
+        }
+        const { name, arguments: text } = fn;
+        if (name !== undefined && name !== null) {
+            if (typeof name !== "string" || (call.name !== null && call.name !== name))
+                call.broken = true;
+            else
+                call.name = name;
+        }
+        if (text !== undefined && text !== null) {
+            if (typeof text !== "string")
+                call.broken = true;
+            else if (call.arguments.length + text.length > toolCallLimits.argumentChars) {
+                call.broken = true;
+                call.arguments = "";
+            }
+            else
+                call.arguments += text;
+        }
+    }
+    call(key) {
+        let call = this.calls.get(key);
+        if (call === undefined) {
+            call = { id: null, name: null, arguments: "", broken: false };
+            // Beyond the limit a call is counted (as malformed), its deltas dropped.
+            if (this.calls.size >= toolCallLimits.calls && key !== unindexed)
+                call.broken = true;
+            this.calls.set(key, call);
+        }
+        return call;
+    }
+    /** The well-formed calls in the order their first delta came, and how many were malformed. */
+    result() {
+        const toolCalls = [];
+        let malformed = 0;
+        for (const call of this.calls.values()) {
+            if (!call.broken && call.id && call.name && isJsonObjectText(call.arguments)) {
+                toolCalls.push({ id: call.id, name: call.name, arguments: call.arguments });
+            }
+            else
+                malformed++;
+        }
+        return { toolCalls, malformed };
+    }
+}
+function isJsonObjectText(text) {
+    try {
+        const value = JSON.parse(text);
+        return value !== null && typeof value === "object" && !Array.isArray(value);
+    }
+    catch {
+        return false;
+    }
+}
+
+/**
+ * One line of `requests.jsonl` (measured requests) or `warmup.jsonl`. Times are milliseconds on the run's
+ * monotonic clock, relative to the start of the measured phase (`t0`); chunk times are relative to the
+ * request's own send time (in microseconds). Written as each request finishes, so a crash loses nothing already measured.
+ */
+const requestRecordSchemaVersion = 1;
+/**
+ * Why a request's usage was not taken as the server reported it (docs/run.md, "Usage checks"):
+ * `invalid_usage` (a count that is not a non-negative integer, or cumulative counts that go down),
+ * `usage_exceeds_chunks` / `usage_below_chunks` (completion_tokens far from the chunks received),
+ * `exceeds_max_tokens` (more output than the request's max_tokens allows).
+ */
+const usageIssueKinds = [
+    "invalid_usage",
+    "usage_exceeds_chunks",
+    "usage_below_chunks",
+    "exceeds_max_tokens",
+];
+const ms = number();
+/** One well-formed tool call the answer made, assembled from its `delta.tool_calls` (arguments as streamed). */
+const toolCallSchema = object({
+    id: string(),
+    name: string(),
+    arguments: string(),
+});
+const requestRecordSchema = object({
+    v: literal(requestRecordSchemaVersion),
+    index: number().int().nonnegative(),
+    phase: _enum(["measure", "warmup"]),
+    requestId: string(),
+    /** Stage index (stages load) or 0. */
+    stage: number().int().nonnegative(),
+    /** When the schedule wanted it sent (open loop), or when its slot freed (closed loop). */
+    scheduledMs: ms,
+    /** When the client got round to it: scheduledMs + lag caused by the client itself. */
+    readyMs: ms,
+    /** Wait for a concurrency slot (max_concurrency), excluded from latency like vLLM's client_queue_time. */
+    queueMs: ms,
+    sentMs: ms,
+    /** When undici handed it a connection (relative to send); null if it never got one. */
+    socketMs: ms.nullable(),
+    headersMs: ms.nullable(),
+    /**
+     * Arrival of every chunk with choices, in whole microseconds after sentMs (integers serialise several
+     * times faster than fractional milliseconds, and this list is most of each line).
+     */
+    chunksUs: array(number().int().nonnegative()),
+    /** Tokens per chunk when the server reports cumulative usage on each chunk; otherwise null. */
+    chunkTokens: array(number().int().nonnegative()).nullable(),
+    endMs: ms,
+    /**
+     * Idle time elided before this request (schedule idle-elided): its times above are on the schedule's
+     * timeline, the monotonic clock plus this. Absent on real time.
+     */
+    elidedMs: ms.nonnegative().optional(),
+    ok: boolean(),
+    errorKind: string().nullable(),
+    error: string().nullable(),
+    httpStatus: number().int().nullable(),
+    finishReason: string().nullable(),
+    promptTokens: number().int().nonnegative().nullable(),
+    /** usage.completion_tokens; when the server sent no usage, the number of chunks (noted in the run). */
+    outputTokens: number().int().nonnegative().nullable(),
+    outputTokensSource: _enum(["usage", "chunks"]).nullable(),
+    /** usage.prompt_tokens_details.cached_tokens (prompt tokens served from the prefix cache); null if not sent. */
+    cachedTokens: number().int().nonnegative().nullable(),
+    /**
+     * When the first answer token arrived (ms after sentMs): the first chunk with content, text or tool
+     * calls, after any reasoning. TTFT (the first chunk of any kind) is chunksUs[0]; null without an answer
+     * chunk. The answer's ITL is the gaps between the chunks from this one on.
+     */
+    firstAnswerTokenMs: ms.nullable().default(null),
+    /**
+     * Reasoning tokens: usage.completion_tokens_details.reasoning_tokens when the server sent it, otherwise
+     * the tokens of the chunks that carried only reasoning; 0 when nothing was reasoning; null without output.
+     */
+    reasoningTokens: number().int().nonnegative().nullable().default(null),
+    /** outputTokens minus reasoningTokens; null without output. */
+    answerTokens: number().int().nonnegative().nullable().default(null),
+    /** Which delta field carried the reasoning (the first seen); null when none did. */
+    reasoningField: _enum(reasoningFields).nullable().default(null),
+    /** The well-formed tool calls of the answer, in their stream order. */
+    toolCalls: array(toolCallSchema).default([]),
+    /** Tool calls that could not be assembled (no id or name, arguments not a JSON object, a broken delta). */
+    malformedToolCalls: number().int().nonnegative().default(0),
+    targetInputTokens: number().int().nullable(),
+    maxTokens: number().int(),
+    prefixGroup: number().int().nullable(),
+    /** A greedy-output cell's output (docs/quality.md): text, and the chosen tokens and logprobs if returned. */
+    output: object({
+        text: string(),
+        tokens: array(string()).nullable(),
+        logprobs: array(number().nullable()).nullable(),
+    })
+        .optional(),
+    /** A task cell's answer scored against its reference (docs/quality.md); `error`: why it could not be. */
+    task: object({ reference: string(), correct: boolean(), error: string().optional() }).optional(),
+    /**
+     * A session's turn (session datasets, docs/workloads.md): the session, the turn (0-based: its depth in
+     * turns), the session's turns, and 0 for the user's message or r for the r-th tool-result round.
+     */
+    session: object({
+        index: number().int().nonnegative(),
+        turn: number().int().nonnegative(),
+        turns: number().int().positive(),
+        toolRound: number().int().nonnegative(),
+    })
+        .optional(),
+    /** Present when the server's usage failed a check; the detail names the values and the margin. */
+    usageIssue: object({ kind: _enum(usageIssueKinds), detail: string() }).optional(),
+});
+
+/**
+ * `run.json`: everything measured in one run of one cell. It is the contract between `run` (writer)
+ * and `compare` (reader), so it is versioned: a reader accepts every version it knows and says exactly
+ * why it rejects any other.
+ */
+const runFileSchemaVersion = 1;
+const nullableNumber = number().nullable();
+/** mean/std/median/percentiles of one latency phase, in milliseconds; null when there was no sample. */
+const latencySummarySchema = object({
+    count: number().int().nonnegative(),
+    mean: nullableNumber,
+    std: nullableNumber,
+    median: nullableNumber,
+    p50: nullableNumber,
+    p90: nullableNumber,
+    p95: nullableNumber,
+    p99: nullableNumber,
+    p99_9: nullableNumber,
+});
+/** The summary of no samples (a phase a run never measured: every statistic missing, never zero). */
+const noSamples = {
+    count: 0,
+    mean: null,
+    std: null,
+    median: null,
+    p50: null,
+    p90: null,
+    p95: null,
+    p99: null,
+    p99_9: null,
+};
+/** A phase that run.json files of earlier versions do not have: read as no samples. */
+const laterPhase = (description) => latencySummarySchema.default(noSamples).describe(description);
+/** What the answers were made of (docs/run.md, "Reasoning and tool calls"). */
+const runAnswerSchema = object({
+    reasoningRequests: number().int().nonnegative().describe("Completed requests with reasoning tokens."),
+    reasoningTokens: latencySummarySchema.describe("Reasoning tokens per completed request (not ms)."),
+    reasoningFields: record(string(), number().int().nonnegative())
+        .describe("Requests per delta field that carried the reasoning (reasoning, reasoning_content)."),
+    toolCalls: number().int().nonnegative().describe("Well-formed tool calls of the completed requests."),
+    malformedToolCalls: number().int().nonnegative(),
+});
+/** A value the server may not expose: `null` means missing, never zero. */
+const serverValue = number().nullable();
+/**
+ * What a histogram really knows about one of its quantiles: the bucket the rank falls in. The _ms figure
+ * beside it is interpolated inside this bucket, so it is no finer than [lower_ms, upper_ms].
+ */
+const percentileResolutionSchema = object({
+    lower_ms: number(),
+    upper_ms: number().nullable().describe("null: the +Inf bucket"),
+    display: string().describe('What is known, e.g. "< 300 ms" or "300 ms to 500 ms".'),
+});
+const serverMetricsSummarySchema = object({
+    notFinite: array(string())
+        .optional()
+        .describe("Fields below whose samples were NaN or +-Inf in /metrics: recorded as null."),
+    preemptions: serverValue,
+    prefix_cache_queries: serverValue,
+    prefix_cache_hits: serverValue,
+    prefix_cache_hit_rate: serverValue,
+    kv_cache_usage_max: serverValue,
+    kv_cache_usage_mean: serverValue,
+    running_max: serverValue,
+    waiting_max: serverValue,
+    prompt_tokens: serverValue,
+    generation_tokens: serverValue,
+    server_ttft_p50_ms: serverValue,
+    server_ttft_p95_ms: serverValue,
+    server_queue_p50_ms: serverValue,
+    server_queue_p95_ms: serverValue,
+    requests_completed: serverValue,
+    missing: array(string()).describe("Metric names the server did not expose."),
+    server_percentile_resolution: record(string(), percentileResolutionSchema)
+        .optional()
+        .describe("Per server_*_p*_ms figure read from a histogram: the bucket it lies in."),
+    spec_decode_drafts: serverValue.optional(),
+    spec_decode_draft_tokens: serverValue.optional(),
+    spec_decode_accepted_tokens: serverValue.optional(),
+    spec_decode_acceptance_rate: serverValue
+        .optional()
+        .describe("Accepted / draft tokens over the run; null without speculative decoding."),
+    sim_steps: serverValue
+        .optional()
+        .describe("Simulator only (sim:step_lateness_seconds): steps its loop handled in the run."),
+    sim_step_lateness_p99_ms: serverValue
+        .optional()
+        .describe("Simulator only: p99 of how late its loop handled a step (ms) over the run; client.max_server_lateness_ms."),
+});
+/** A session dataset's per-run summary (metrics/session-metrics.ts, docs/workloads.md). */
+const sessionsSummarySchema = object({
+    started: number().int().nonnegative(),
+    /** Sessions whose every planned turn was answered. */
+    completed: number().int().nonnegative(),
+    /** Requests the sessions sent (turns and tool-result rounds). */
+    requests: number().int().nonnegative(),
+    /** Completed sessions per second of the measured phase. */
+    throughput: number().nonnegative(),
+    /** Sessions per second whose every request met every SLO; null without SLOs. */
+    goodput: number().nonnegative().nullable(),
+    /** Completed sessions' duration in ms: first send to the last answer's end (think times included). */
+    duration: latencySummarySchema,
+    /** Mean over sessions of cached / prompt tokens (usage's cached_tokens); null when the server sent none. */
+    cacheHitRate: number().min(0).max(1).nullable(),
+    /** The server's prefix-cache hits / queries over the run (its counters); null without them. */
+    serverCacheHitRate: number().min(0).max(1).nullable(),
+    /** TTFT by context depth (1-based turn number buckets), ms. */
+    ttftByDepth: array(object({
+        bucket: string(),
+        from: number().int().positive(),
+        to: number().int().positive().nullable(),
+        requests: number().int().nonnegative(),
+        p50: nullableNumber,
+        p95: nullableNumber,
+    })),
+    /**
+     * First turns served from the cache beyond the common prefix: an earlier run's cache (flagged when more
+     * than a tenth of the first turns were).
+     */
+    contamination: object({
+        firstTurns: number().int().nonnegative(),
+        aboveSharedPrefix: number().int().nonnegative(),
+        flagged: boolean(),
+    }),
+});
+/** How a session cell's cache was prepared before measuring (docs/workloads.md, Cache protocol). */
+const cacheProtocolSchema = object({
+    /** The prefix cache was reset before the run (POST /reset_prefix_cache answered 200). */
+    reset: boolean(),
+    /** Requests carry a per-run cache_salt: nothing cached by an earlier run can be hit. */
+    salted: boolean(),
+    /**
+     * The warm-up as configured (sessions, or seconds of sessions), and the requests it sent: its sessions
+     * are their own conversations; only the common system prompt is shared with the measured sessions.
+     */
+    warmup: union([
+        object({ sessions: number().int().nonnegative() }),
+        object({ durationS: number().nonnegative() }),
+    ]),
+    warmupRequests: number().int().nonnegative(),
+});
+const runFileSchema = object({
+    schemaVersion: literal(runFileSchemaVersion),
+    tool: object({ name: string(), version: string() }),
+    cell: string(),
+    run: number().int().nonnegative().describe("Run index within the cell, from 0."),
+    /** `baseline` or `candidate` in interleaved jobs; free-form label otherwise. */
+    side: string().optional(),
+    startedAt: string().describe("ISO-8601 wall-clock time the measured phase began."),
+    durationS: number()
+        .nonnegative()
+        .describe("Measured phase: first dispatch to last completion, on the schedule's timeline (with idle gaps elided, what it takes on real time; load.schedule.wallClockS is what it took)."),
+    /** How the run was sized and loaded, as executed (for re-analysis). */
+    load: object({
+        type: _enum(["concurrency", "rate", "stages"]),
+        targetRate: number().nullable(),
+        targetConcurrency: number().nullable(),
+        achievedRate: number(),
+        achievedConcurrencyMean: number(),
+        peakConcurrency: number().int(),
+        scheduleLagP50Ms: number().nullable(),
+        scheduleLagP99Ms: number().nullable(),
+        eventLoopLagP99Ms: number().nullable(),
+        schedule: object({
+            kind: _enum(["idle-elided", "real-time"]),
+            settleMs: number().nonnegative().optional(),
+            elidedS: number().nonnegative().describe("Idle time elided: durationS minus the wall-clock."),
+            wallClockS: number().nonnegative().describe("Wall-clock of the measured phase (GPU time spent)."),
+        })
+            .optional()
+            .describe("How the arrivals were timed (docs/run.md, Schedules). durationS and every time in requests.jsonl are on the schedule's timeline, as on real time; absent in files of earlier versions (real time)."),
+    }),
+    requests: object({
+        total: number().int().nonnegative(),
+        completed: number().int().nonnegative(),
+        failed: number().int().nonnegative(),
+        errorsByKind: record(string(), number().int().nonnegative()),
+        finishReasons: record(string(), number().int().nonnegative()),
+        warmup: number().int().nonnegative(),
+    }),
+    tokens: object({
+        input: number().int().nonnegative(),
+        output: number().int().nonnegative(),
+        inputLengths: latencySummarySchema.describe("Distribution of prompt tokens per request (not ms)."),
+        outputLengths: latencySummarySchema.describe("Distribution of output tokens per request (not ms)."),
+    }),
+    latency: object({
+        ttft: latencySummarySchema,
+        tpot: latencySummarySchema,
+        itl: latencySummarySchema,
+        e2el: latencySummarySchema,
+        answer_ttft: laterPhase("Time to the first answer token (content or tool call, after any reasoning)."),
+        answer_itl: laterPhase("Gaps between the chunks from the first answer chunk on."),
+        queue: latencySummarySchema.describe("Client-side wait for a concurrency slot."),
+    }),
+    throughput: object({
+        request: number().nonnegative(),
+        output: number().nonnegative(),
+        total: number().nonnegative(),
+        goodput: number().nonnegative().nullable().describe("Good requests per second; null without SLOs."),
+        sloAttainment: number().min(0).max(1).nullable(),
+    }),
+    server: serverMetricsSummarySchema.nullable(),
+    answer: runAnswerSchema
+        .optional()
+        .describe("Reasoning and tool calls of the answers; absent in files of earlier versions."),
+    sessions: sessionsSummarySchema
+        .optional()
+        .describe("A session dataset's sessions: duration, goodput, cache hit rate, TTFT by depth (docs/workloads.md)."),
+    cacheProtocol: cacheProtocolSchema.optional(),
+    guards: runGuardsSchema
+        .optional()
+        .describe("What the outputs were (finish reasons, zero outputs, usage checks, lengths): docs/quality.md."),
+    outputs: array(runOutputSchema)
+        .optional()
+        .describe("A greedy-output cell's outputs per prompt (config quality.greedy), for the greedy check."),
+    flags: object({
+        clientBound: boolean(),
+        clientBoundReason: string().optional(),
+        serverCrashed: boolean(),
+        serverStarved: boolean()
+            .optional()
+            .describe("The simulator's own process was kept from running on time (its step lateness beyond client.max_server_lateness_ms); absent for servers that do not export sim:step_lateness_seconds."),
+        serverStarvedReason: string().optional(),
+        cutShort: boolean(),
+        interrupted: string()
+            .optional()
+            .describe("The signal (SIGINT, SIGTERM) that interrupted the run; such a run is also cut short."),
+        notes: array(string()).default([]),
+        usageIssues: partialRecord(_enum(usageIssueKinds), number().int().nonnegative())
+            .optional()
+            .describe("Measured requests whose usage failed a check, by kind (docs/run.md, Usage checks)."),
+        unusableReasons: array(string())
+            .optional()
+            .describe("Why compare must not use this run (besides the flags above); empty when it is usable."),
+    }),
+    prefix: object({
+        policy: _enum(["fresh", "reuse"]),
+        cacheSalt: string().nullable(),
+        cacheReset: boolean(),
+    }),
+    /** Conditions of the run; see server/fingerprint. Opaque here so compare can diff it field by field. */
+    fingerprint: record(string(), unknown()),
+    telemetry: object({
+        gpuUtilizationMean: number().nullable(),
+        gpuUtilizationMax: number().nullable(),
+        gpuMemoryUsedMaxMiB: number().nullable(),
+        gpuPowerMeanW: number().nullable(),
+        smClockMeanMHz: number().nullable(),
+    })
+        .nullable()
+        .default(null),
+});
+const percentileOrder = ["p50", "p90", "p95", "p99", "p99_9"];
+/** Checks one summary: ordered percentiles, no negative values, no statistics without samples. */
+function latencySummaryIssues(summary, field) {
+    const issues = [];
+    const values = [summary.mean, summary.std, summary.median, ...percentileOrder.map((key) => summary[key])];
+    if (summary.count === 0 && values.some((value) => value !== null))
+        issues.push({ field: `${field}.count`, message: "0 samples, but statistics are given (expected null)" });
+    for (const key of ["mean", "std", "median", ...percentileOrder]) {
+        const value = summary[key];
+        if (value !== null && value < 0)
+            issues.push({ field: `${field}.${key}`, message: `${value} is negative (expected >= 0)` });
+    }
+    let previous = null;
+    for (const key of percentileOrder) {
+        const value = summary[key];
+        if (value === null)
+            continue;
+        if (previous && value < previous.value) {
+            issues.push({
+                field: `${field}.${key}`,
+                message: `${value} is below ${previous.key} = ${previous.value} (percentiles never decrease)`,
+            });
+        }
+        previous = { key, value };
+    }
+    return issues;
+}
+function sum(record) {
+    let total = 0;
+    for (const value of Object.values(record))
+        total += value;
+    return total;
+}
+/**
+ * The relations `run` guarantees between the fields of a run.json (metrics/run-metrics.ts builds
+ * them from the same records): completed + failed = total, the error kinds add up to failed, the
+ * finish reasons to completed, no latency has more samples than completed requests, and every
+ * summary is ordered. Checked when a run.json is read (compare, baseline validation), not when it
+ * is written, so a measured run is never lost to a check.
+ */
+function runFileInvariantIssues(file) {
+    const issues = [];
+    const { total, completed, failed, errorsByKind, finishReasons } = file.requests;
+    if (completed + failed !== total) {
+        issues.push({
+            field: "requests.total",
+            message: `${total}, but completed (${completed}) + failed (${failed}) = ${completed + failed} (expected equal)`,
+        });
+    }
+    const errors = sum(errorsByKind);
+    if (errors !== failed) {
+        issues.push({
+            field: "requests.errorsByKind",
+            message: `adds up to ${errors}, but failed is ${failed} (expected equal)`,
+        });
+    }
+    const finished = sum(finishReasons);
+    if (finished !== completed) {
+        issues.push({
+            field: "requests.finishReasons",
+            message: `adds up to ${finished}, but completed is ${completed} (expected equal)`,
+        });
+    }
+    for (const phase of ["ttft", "tpot", "e2el"]) {
+        const count = file.latency[phase].count;
+        if (count > completed) {
+            issues.push({
+                field: `latency.${phase}.count`,
+                message: `${count} samples, more than the ${completed} completed requests`,
+            });
+        }
+    }
+    if (file.latency.queue.count > total) {
+        issues.push({
+            field: "latency.queue.count",
+            message: `${file.latency.queue.count} samples, more than the ${total} requests`,
+        });
+    }
+    for (const which of ["inputLengths", "outputLengths"]) {
+        const count = file.tokens[which].count;
+        if (count > completed) {
+            issues.push({
+                field: `tokens.${which}.count`,
+                message: `${count} samples, more than the ${completed} completed requests`,
+            });
+        }
+    }
+    for (const phase of ["ttft", "tpot", "itl", "e2el", "queue"])
+        issues.push(...latencySummaryIssues(file.latency[phase], `latency.${phase}`));
+    const { goodput, request } = file.throughput;
+    if (goodput !== null && goodput > request * (1 + 1e-9)) {
+        issues.push({
+            field: "throughput.goodput",
+            message: `${goodput}/s, more than the request throughput ${request}/s (good requests are a subset)`,
+        });
+    }
+    return issues;
+}
+
+/**
  * mean, std (population, ddof=0), median and numpy-linear percentiles, as `vllm bench serve` computes them.
  * Unlike vLLM, an empty sample gives nulls, not zeros: "no data" must never read as "instant".
  */
 function summarize(values) {
     const count = values.length;
-    if (count === 0) {
-        return {
-            count,
-            mean: null,
-            std: null,
-            median: null,
-            p50: null,
-            p90: null,
-            p95: null,
-            p99: null,
-            p99_9: null,
-        };
-    }
+    if (count === 0)
+        return { ...noSamples };
     const sorted = sortNumbers(values);
     let sum = 0;
     for (let index = 0; index < count; index++)
@@ -879,4 +1700,4 @@ function computeSessionMetrics(records, options) {
     };
 }
 
-export { serverStartSeconds as a, serverStartsPerCell as b, summarizeConfig as c, sessionEstimate as d, depthBuckets as e, describeCapacityCost as f, capacityMaxRuns as g, requestLatencies as h, answerLatencies as i, sortNumbers as j, cellSchedule as k, lookSchedule as l, summarize as m, computeRunMetrics as n, computeSessionMetrics as o, percentileSorted as p, scheduleCondition as q, renderSummary as r, startedServers as s, percentile as t, perLookLevel as u, passLevel as v, lookIndex as w, defaultServerStartSeconds as x, interleavedStepStarts as y, nextLookAfter as z };
+export { summarize as A, computeRunMetrics as B, collectOutputs as C, computeSessionMetrics as D, runFileSchemaVersion as E, computeGuards as F, scheduleCondition as G, percentile as H, guardShareCount as I, perLookLevel as J, passLevel as K, lookIndex as L, defaultServerStartSeconds as M, interleavedStepStarts as N, nextLookAfter as O, ToolCallAssembler as T, serverStartSeconds as a, serverStartsPerCell as b, summarizeConfig as c, sessionEstimate as d, depthBuckets as e, describeCapacityCost as f, runFileSchema as g, runFileInvariantIssues as h, capacityMaxRuns as i, requestRecordSchema as j, requestLatencies as k, lookSchedule as l, answerLatencies as m, sortNumbers as n, classifyChunk as o, percentileSorted as p, chunkCarriesAnswer as q, renderSummary as r, startedServers as s, answerTextOf as t, chunkCarriesToolCalls as u, reasoningFieldOf as v, chunkCarriesReasoning as w, chunkKindOf as x, requestRecordSchemaVersion as y, cellSchedule as z };
