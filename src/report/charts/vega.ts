@@ -25,7 +25,7 @@ function chartLibraries(): Promise<[typeof import("vega"), typeof import("vega-l
  */
 
 /** The look every chart shares: the page's font, white background, muted guides. */
-export const chartConfig = {
+const chartConfig = {
   background: "#ffffff",
   font: "system-ui, -apple-system, 'Segoe UI', sans-serif",
   padding: 8,
