@@ -54,6 +54,7 @@ interface LatencyPhaseSpec {
   mixed: readonly LatencyStatistic[];
   /** A phase of `vllm bench serve`'s results (its keys are read and written); false for ours alone. */
   vllm: boolean;
+  noise: NoiseFamily;
 }
 
 /** Per-request latencies in ms, as `vllm bench serve` defines them (metrics/run-metrics.ts computes them). */
@@ -64,6 +65,7 @@ const latencyPhaseSpecs = {
     defaultGated: ["p95"],
     mixed: ["p50", "p95"],
     vllm: true,
+    noise: "ttft",
   },
   tpot: {
     label: "TPOT",
@@ -71,6 +73,7 @@ const latencyPhaseSpecs = {
     defaultGated: ["p95"],
     mixed: ["p50", "p95"],
     vllm: true,
+    noise: "tpot",
   },
   itl: {
     label: "ITL",
@@ -78,6 +81,7 @@ const latencyPhaseSpecs = {
     defaultGated: [],
     mixed: ["p95"],
     vllm: true,
+    noise: "tpot",
   },
   /** The first chunk with answer text or a tool call, after any reasoning (requests.jsonl firstAnswerTokenMs). */
   answer_ttft: {
@@ -86,6 +90,7 @@ const latencyPhaseSpecs = {
     defaultGated: [],
     mixed: [],
     vllm: false,
+    noise: "ttft",
   },
   /** The gaps between chunks from the first answer chunk on. */
   answer_itl: {
@@ -94,6 +99,7 @@ const latencyPhaseSpecs = {
     defaultGated: [],
     mixed: [],
     vllm: false,
+    noise: "tpot",
   },
   e2el: {
     label: "E2E latency",
@@ -101,6 +107,7 @@ const latencyPhaseSpecs = {
     defaultGated: ["p95"],
     mixed: ["p50", "p95"],
     vllm: true,
+    noise: "e2e",
   },
 } as const satisfies Record<string, LatencyPhaseSpec>;
 
@@ -196,7 +203,16 @@ interface MetricFacts {
   minRequests: MinRequestsStatistic | null;
   /** Counts toward a mixed result (compare/summary.ts). */
   mixed: boolean;
+  /** Whose noise prior it takes (gate.noise_prior, docs/compare.md "Server starts"). */
+  noise: NoiseFamily;
 }
+
+/**
+ * The metric families of the noise prior: published run-to-run and start-to-start noise differs by
+ * phase (throughput steadiest, TTFT tails noisiest), so each metric names the family whose prior it takes.
+ */
+export const noiseFamilies = ["throughput", "tpot", "e2e", "ttft"] as const;
+export type NoiseFamily = (typeof noiseFamilies)[number];
 
 /** Rates and fractions of one run (not per request), declared one by one. */
 const rateSpecs = {
@@ -213,6 +229,7 @@ const rateSpecs = {
     defaultGated: false,
     minRequests: null,
     mixed: true,
+    noise: "throughput",
   },
   output_throughput: {
     label: "Output throughput",
@@ -227,6 +244,7 @@ const rateSpecs = {
     defaultGated: true,
     minRequests: null,
     mixed: true,
+    noise: "throughput",
   },
   total_token_throughput: {
     label: "Total token throughput",
@@ -241,6 +259,7 @@ const rateSpecs = {
     defaultGated: false,
     minRequests: null,
     mixed: false,
+    noise: "throughput",
   },
   request_goodput: {
     label: "Goodput",
@@ -255,6 +274,7 @@ const rateSpecs = {
     defaultGated: false,
     minRequests: null,
     mixed: true,
+    noise: "e2e",
   },
   reasoning_tokens_mean: {
     label: "Reasoning tokens per request",
@@ -270,6 +290,7 @@ const rateSpecs = {
     defaultGated: false,
     minRequests: null,
     mixed: false,
+    noise: "throughput",
   },
   malformed_tool_call_share: {
     label: "Malformed tool calls",
@@ -284,6 +305,7 @@ const rateSpecs = {
     defaultGated: false,
     minRequests: null,
     mixed: false,
+    noise: "throughput",
   },
   error_rate: {
     label: "Error rate",
@@ -298,6 +320,7 @@ const rateSpecs = {
     defaultGated: true,
     minRequests: null,
     mixed: false,
+    noise: "throughput",
   },
 } as const satisfies Record<string, MetricFacts>;
 
@@ -306,6 +329,7 @@ const rateSpecs = {
  * `gate.metrics`: they are judged as a family of their own, always (docs/quality.md).
  */
 const guardFacts = {
+  noise: "throughput",
   unit: "fraction",
   format: "percent",
   higherIsBetter: false,
@@ -359,6 +383,7 @@ const guardSpecs = {
  */
 const sessionFacts = {
   vllmKeys: [],
+  noise: "e2e",
   judged: "per-run",
   gatable: true,
   defaultGated: false,
@@ -380,6 +405,7 @@ const depthSpec = (bucket: "1" | "2_3" | "4_7" | "8_up", words: string, short = 
     higherIsBetter: false,
     source: { kind: "session", field: `ttft_p95_depth_${bucket}` },
     minRequests: "p95",
+    noise: "ttft",
   }) as const;
 
 const sessionSpecs = {
@@ -409,6 +435,7 @@ const sessionSpecs = {
     format: "number",
     higherIsBetter: true,
     source: { kind: "session", field: "throughput" },
+    noise: "throughput",
   },
   session_goodput: {
     ...sessionFacts,
@@ -427,6 +454,7 @@ const sessionSpecs = {
     format: "percent",
     higherIsBetter: true,
     source: { kind: "session", field: "cache_hit_rate" },
+    noise: "throughput",
   },
   ttft_p95_depth_1: depthSpec("1", "turn 1"),
   ttft_p95_depth_2_3: depthSpec("2_3", "turns 2-3"),
@@ -504,6 +532,7 @@ function latencySpec(phase: LatencyPhase, statistic: LatencyStatistic): MetricSp
     defaultGated: phaseSpec.defaultGated.includes(statistic),
     minRequests: statisticSpec.minRequests,
     mixed: phaseSpec.mixed.includes(statistic),
+    noise: phaseSpec.noise,
   };
 }
 
