@@ -1,6 +1,7 @@
 import { metricSpecs } from "../config/metric-names.js";
 import { type Config, configLimits, isSearchedCell } from "../config/schema.js";
 import {
+  runsPerBlock,
   serverLifecycle,
   serverStartSeconds,
   serverStartsPerCell,
@@ -157,7 +158,7 @@ export function runPlans(
     ...base,
     sides: 2,
     startsFor: (runs) =>
-      servers * serverStartsPerCell("interleaved", runs, [], lifecycle, config.repeats.block),
+      servers * serverStartsPerCell("interleaved", runs, [], lifecycle, runsPerBlock(config)),
   });
   // The same runs against a stored baseline: the candidate's side only, one start per server.
   const storedStarts = servers * serverStartsPerCell("stored", interleaved.runsPerSide, [], lifecycle);

@@ -169,6 +169,7 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
   const drift = sessionDriftOf(input);
   const warnings: string[] = [];
 
+  warnings.push(...startWarnings(input.baseline, input.candidate));
   const runs = selectUsableRuns(input.baseline, input.candidate, gate, warnings);
   const pairing = pairCells(runs, mode);
   const { cells, unfixableCells } = pairing;
@@ -384,6 +385,25 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     familyTests: family.summary.familyTests,
   };
   return { verdict: verdictFile, extras: extrasAdjusted };
+}
+
+/**
+ * Runs whose files did not say which server start measured them: they were taken as one start per side
+ * and input (compare/load.ts), the conservative reading, and the report says so.
+ */
+function startWarnings(baseline: readonly RunRecord[], candidate: readonly RunRecord[]): string[] {
+  const warnings: string[] = [];
+  for (const [side, runs] of [
+    ["baseline", baseline],
+    ["candidate", candidate],
+  ] as const) {
+    const assumed = runs.filter((run) => run.serverStart?.basis === "assumed-shared").length;
+    if (assumed > 0)
+      warnings.push(
+        `${assumed} ${side} run${assumed === 1 ? "" : "s"} did not record the server start that measured ${assumed === 1 ? "it" : "them"} (older files, or vllm bench serve without --metadata server_start=<id>): the runs of each input were taken as one start, so the start-to-start noise is the prior's (declare each run a fresh start with --fresh-starts if it was)`,
+      );
+  }
+  return warnings;
 }
 
 /** Cells whose runs kept outputs (greedy-output and task cells): their speed checks are advisory. */

@@ -1,7 +1,7 @@
 import { cellFamily } from "../config/families.js";
 import type { Config, GateConfig, QualityConfig } from "../config/schema.js";
 import { configSchema } from "../config/schema.js";
-import { serverLifecycle, serverStartSeconds } from "../config/summary.js";
+import { runsPerBlock, serverLifecycle, serverStartSeconds } from "../config/summary.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
@@ -43,7 +43,8 @@ export interface CompareSettings {
 export function defaultCompareSettings(): CompareSettings {
   return {
     gate: configSchema.shape.gate.parse(undefined),
-    repeats: configSchema.shape.repeats.parse(undefined),
+    // Without a config nothing says how future runs fall into server starts: one start each.
+    repeats: { ...configSchema.shape.repeats.parse(undefined), block: 1 },
   };
 }
 
@@ -52,13 +53,13 @@ export function settingsFromConfig(config: Config): CompareSettings {
   const runMinutes = minutes.reduce((sum, m) => sum + m, 0) / Math.max(1, minutes.length);
   return {
     gate: config.gate,
-    repeats: config.repeats,
+    repeats: { ...config.repeats, block: runsPerBlock(config) },
     quality: config.quality,
     runMinutes,
     cost: {
       serverStartS: serverStartSeconds(config),
       lifecycle: serverLifecycle(config),
-      runsPerBlock: config.repeats.block,
+      runsPerBlock: runsPerBlock(config),
     },
     ...(capacityCells(config).length > 0
       ? { capacity: { cells: capacityCells(config), cost: config.cost } }

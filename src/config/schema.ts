@@ -471,11 +471,14 @@ const repeatsSchema = strictObject({
     .describe(
       "Runs per cell a stored baseline records (mode baseline, or auto on the default branch). A pull request adds runs only on its own side, so the baseline is measured once with enough runs.",
     ),
-  block: positiveInt()
-    .max(configLimits.runs, atMost(configLimits.runs, "runs per side"))
-    .default(5)
+  block: z
+    .union([
+      positiveInt().max(configLimits.runs, atMost(configLimits.runs, "runs per side")),
+      z.literal("auto"),
+    ])
+    .default("auto")
     .describe(
-      "Interleaved mode: runs per side measured back to back on one server start, alternating in groups (A5 B10 A10 B10 A5 for 20 runs at 5). Larger blocks cost fewer server starts; 1 (A B B A per run) protects best against drift within the job.",
+      'Interleaved mode: runs per side measured back to back on one server start, alternating in groups (A5 B10 A10 B10 A5 for 20 runs at 5). Larger blocks cost fewer server starts; 1 (A B B A per run) protects best against drift within the job and lets compare see the start-to-start noise. "auto" chooses it by cost (docs/compare.md, "Server starts"): runs per start in proportion to the square root of the run-level over the start-level variance and of a start\'s cost over a run\'s, and at least two starts per side at the first look when the start level matters for the tolerance.',
     ),
 }).refine((repeats) => repeats.max >= repeats.min, { message: "expected max >= min" });
 
