@@ -83,6 +83,8 @@ export interface CompareRecordsInput {
   history?: readonly RunRecord[];
   /** Stored mode with main's history: the baseline's run-to-run variances pooled over its sessions. */
   baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
+  /** Start-to-start variances measured on this runner (a calibration), per `cell\u0000metric`. */
+  startVariancePriors?: ReadonlyMap<string, { variance: number; df: number; source: string }>;
   now?: Date;
   /** Secrets to take out of the verdict before it is rendered or written (run files come from outside). */
   redactor?: Redactor;
@@ -145,6 +147,7 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     baselineInfo: input.baselineInfo ?? null,
     ...(input.history ? { history: input.history } : {}),
     ...(input.baselineVariancePriors ? { baselineVariancePriors: input.baselineVariancePriors } : {}),
+    ...(input.startVariancePriors ? { startVariancePriors: input.startVariancePriors } : {}),
     now: (input.now ?? new Date()).toISOString(),
     tool: { name: toolName, version: toolVersion },
     familyExtras: capacityMembers(capacity),
