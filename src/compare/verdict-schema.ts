@@ -43,6 +43,8 @@ const noiseLevelsSchema = z.object({
   startBasis: z.enum(["fresh", "prior", "measured", "measured+prior", "none"]),
   /** What the prior was (gate.noise_prior, a calibration, main's history), when one was used. */
   priorSource: z.string().nullable(),
+  /** The starts varied significantly more than the prior said (one-sided F at 10%): the prior was set aside. */
+  priorContradicted: z.boolean().optional(),
   runSd: z.object({ baseline: z.number(), candidate: z.number() }),
   /** Share of the variance of the difference due to the start level. */
   startShare: z.number(),

@@ -98,9 +98,10 @@ export function startsLine(verdict: VerdictFile): string[] {
     )
     .join("; ");
   const share = Math.max(...shared.map((n) => n.startShare));
+  const contradicted = shared.filter((n) => n.priorContradicted).length;
   return [
     "",
-    `${starts}. Runs on one start share what it drew (allocator and KV layout, CUDA graphs, autotuning), so the intervals carry a start-to-start sd of ${sd} on the log scale: ${basisText}${sources.length > 0 ? ` (${sources.map((s) => `\`${escapeInline(s, 80)}\``).join(", ")})` : ""}; up to ${formatFractionAsPercent(share)} of a check's variance.`,
+    `${starts}. Runs on one start share what it drew (allocator and KV layout, CUDA graphs, autotuning), so the intervals carry a start-to-start sd of ${sd} on the log scale: ${basisText}${sources.length > 0 ? ` (${sources.map((s) => `\`${escapeInline(s, 80)}\``).join(", ")})` : ""}; up to ${formatFractionAsPercent(share)} of a check's variance.${contradicted > 0 ? ` In ${contradicted} check${contradicted === 1 ? "" : "s"} the starts varied significantly more than the prior said, so the prior was set aside (the runner is noisier than believed: calibrate it).` : ""}`,
   ];
 }
 

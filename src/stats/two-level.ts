@@ -1,4 +1,8 @@
+import { fSurvival } from "./distributions.js";
 import type { WelchResult } from "./welch.js";
+
+/** One-sided level at which the starts' variance is taken to contradict the prior's. */
+const priorContradictionLevel = 0.1;
 
 /**
  * Two levels of noise under a side's mean (docs/compare.md, "Server starts"): runs measured on one server
@@ -61,6 +65,8 @@ export interface TwoLevelResult extends WelchResult {
   startVarianceDf: number;
   /** σ_s² the starts alone showed (moments, clamped at 0), with its degrees of freedom; null: < 2 starts anywhere. */
   measuredStartVariance: { variance: number; df: number } | null;
+  /** True when the starts showed significantly more variance than the prior, which was then set aside. */
+  priorContradicted: boolean;
   /** Variance of the difference of the means due to the start level (Σ sides startWeight·σ_s²). */
   startPart: number;
   /** Variance of the difference of the means due to the run level. */
@@ -179,11 +185,22 @@ export function twoLevelWelch(
     { m: mc, levels: lc },
   ]);
   const prior = options.startPrior && options.startPrior.df > 0 ? options.startPrior : null;
+  // A prior the starts contradict (their variance significantly above it: one-sided F at 10%) is not
+  // pooled: the runner got noisier than believed, so the starts' own estimate stands, with its df.
+  const contradicted =
+    prior !== null &&
+    measured !== null &&
+    measured.variance > prior.variance &&
+    (prior.variance <= 0 ||
+      fSurvival(measured.variance / prior.variance, measured.df, prior.df) < priorContradictionLevel);
+  const usedPrior = contradicted ? null : prior;
   const measuredDf = measured?.df ?? 0;
-  const priorDf = prior?.df ?? 0;
+  const priorDf = usedPrior?.df ?? 0;
   const startDf = measuredDf + priorDf;
   const startVariance =
-    startDf > 0 ? (measuredDf * (measured?.variance ?? 0) + priorDf * (prior?.variance ?? 0)) / startDf : 0;
+    startDf > 0
+      ? (measuredDf * (measured?.variance ?? 0) + priorDf * (usedPrior?.variance ?? 0)) / startDf
+      : 0;
   // A side of single-run starts carries σ_s² inside its total run variance already.
   const startWeightOf = (levels: SideLevels) => (levels.singleRunStarts ? 0 : levels.startWeight);
   const startPart = (startWeightOf(lb) + startWeightOf(lc)) * startVariance;
@@ -216,6 +233,7 @@ export function twoLevelWelch(
     startVariance,
     startVarianceDf: startDf,
     measuredStartVariance: measured,
+    priorContradicted: contradicted,
     startPart,
     runPart,
   };

@@ -66,8 +66,26 @@ describe("twoLevelWelch", () => {
     });
     const result = twoLevelWelch(side(0), side(0.01), { startPrior: { variance: 0.01 ** 2, df: 4 } });
     expect(result.measuredStartVariance!.df).toBeGreaterThan(8);
-    expect(Math.sqrt(result.startVariance)).toBeGreaterThan(0.04);
-    expect(Math.sqrt(result.startVariance)).toBeLessThan(0.06);
+    // Starts this far above a 1% prior contradict it: the starts' own estimate stands, with its df.
+    expect(result.priorContradicted).toBe(true);
+    expect(result.startVariance).toBeCloseTo(result.measuredStartVariance!.variance, 12);
+    expect(result.startVarianceDf).toBeCloseTo(result.measuredStartVariance!.df, 12);
+  });
+
+  it("pools a prior the starts agree with, by degrees of freedom", () => {
+    const startMeans = [0.012, -0.01, 0.008, -0.011];
+    const side = (shift: number) => ({
+      values: startMeans.flatMap((m) => [m + shift + 0.002, m + shift - 0.002]),
+      starts: startsOf([2, 2, 2, 2], `s${shift}`),
+    });
+    const prior = { variance: 0.01 ** 2, df: 4 };
+    const result = twoLevelWelch(side(0), side(0.01), { startPrior: prior });
+    const measured = result.measuredStartVariance!;
+    expect(result.priorContradicted).toBe(false);
+    expect(result.startVariance).toBeCloseTo(
+      (measured.df * measured.variance + prior.df * prior.variance) / (measured.df + prior.df),
+      12,
+    );
   });
 });
 

@@ -342,7 +342,7 @@ function noiseLevels(
   prior: (StartVariancePrior & { source: string }) | undefined,
 ): NonNullable<Comparison["noise"]> {
   const measured = levels.measuredStartVariance !== null;
-  const withPrior = prior !== undefined && prior.df > 0;
+  const withPrior = prior !== undefined && prior.df > 0 && !levels.priorContradicted;
   const basis = !sharedStarts
     ? "fresh"
     : measured && withPrior
@@ -359,6 +359,7 @@ function noiseLevels(
     startDf: sharedStarts ? levels.startVarianceDf : 0,
     startBasis: basis,
     priorSource: sharedStarts && withPrior ? prior.source : null,
+    ...(levels.priorContradicted ? { priorContradicted: true } : {}),
     runSd: {
       baseline: Math.sqrt(levels.baseline.runVariance),
       candidate: Math.sqrt(levels.candidate.runVariance),
