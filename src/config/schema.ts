@@ -727,7 +727,7 @@ export const configSchema = strictObject({
       configLimits.cells,
       `expected at most ${configLimits.cells} cells (the limit on cells; see docs/config-reference.md#limits)`,
     ),
-  repeats: repeatsSchema.default({ min: 5, max: 25, baseline: 10, block: 5 }),
+  repeats: repeatsSchema.default({ min: 5, max: 25, baseline: 10, block: "auto" }),
   gate: gateSchema.default(gateSchema.parse({})),
   cost: costSchema.default({ gpus: 1 }),
   runner: runnerSchema.default(runnerSchema.parse({})),
