@@ -20,6 +20,7 @@ import {
   planNextLook,
   settleEstimate,
 } from "./analyze/outcome.js";
+import { explainSpecDecode } from "./analyze/spec-decode.js";
 import { decideTasks, taskDrafts, taskMembers } from "./analyze/tasks.js";
 import { groupByCell, selectUsableRuns } from "./analyze/usable-runs.js";
 import type { CostModel, CostRates } from "./cost.js";
@@ -299,6 +300,12 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     mode,
     maxRuns,
   );
+  const specDecode = explainSpecDecode(pairing.compared, {
+    gatedMetrics: gate.metrics,
+    passAlpha,
+    minRunSd: gate.min_run_sd,
+    driftVarianceFor: drift.varianceFor,
+  });
   const firstFingerprint = (side: "baseline" | "candidate") =>
     flattenFingerprint(runs.sides[side][0]?.fingerprint ?? {});
 
@@ -349,6 +356,7 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
           },
         }
       : {}),
+    ...(specDecode.length > 0 ? { specDecode } : {}),
   };
   verdictFile.settings.gatedFamily = {
     regression: family.summary.regression,
