@@ -59,11 +59,13 @@ function compare(baseline: RunRecord[], candidate: RunRecord[]): VerdictFile {
 
 describe("speculative decoding taken apart (simulator, virtual time)", () => {
   let baseline: RunRecord[];
+  let lowAcceptance: RunRecord[];
   let drafter: VerdictFile;
   let steps: VerdictFile;
   beforeAll(async () => {
     baseline = await measure("baseline", {}, 100);
-    drafter = compare(baseline, await measure("drafter", { spec_decode_acceptance_t0: 0.6 }, 200));
+    lowAcceptance = await measure("drafter", { spec_decode_acceptance_t0: 0.6 }, 200);
+    drafter = compare(baseline, lowAcceptance);
     steps = compare(baseline, await measure("steps", { step_overhead_ms: 2.8 }, 300));
   });
 
@@ -168,5 +170,39 @@ describe("speculative decoding taken apart (simulator, virtual time)", () => {
       metrics: { ...run.metrics, spec_decode_acceptance_length: null, spec_decode_acceptance_rate: null },
     }));
     expect(compare(plain, plain).specDecode).toBeUndefined();
+  });
+
+  it("gates the acceptance length when named, and skips it where no server speculates", () => {
+    const gated = parseConfigText(
+      configText.replace(
+        "repeats:",
+        "gate: { metrics: [tpot_mean, spec_decode_acceptance_length] }\nrepeats:",
+      ),
+      "gated.yml",
+      { env: {} },
+    ).config;
+    const judge = (b: RunRecord[], c: RunRecord[]) =>
+      compareRecords({ baseline: b, candidate: c, mode: "interleaved", settings: settingsFromConfig(gated) })
+        .verdict;
+    const acceptance = (verdict: VerdictFile) =>
+      verdict.comparisons.find((c) => c.metric === "spec_decode_acceptance_length");
+    const withoutDrafter = (runs: RunRecord[]) =>
+      runs.map((run) => ({
+        ...run,
+        metrics: { ...run.metrics, spec_decode_acceptance_length: null, spec_decode_acceptance_rate: null },
+      }));
+    const fell = judge(baseline, lowAcceptance);
+    expect(acceptance(fell)).toMatchObject({ gated: true, verdict: "regression" });
+    // No drafter on either side: nothing to gate, not a gap in the inputs.
+    const plain = withoutDrafter(baseline);
+    const none = judge(
+      plain,
+      plain.map((run) => ({ ...run, source: `again/${run.source}` })),
+    );
+    expect(acceptance(none)).toBeUndefined();
+    expect(none.verdict).toBe("pass");
+    // A candidate that lost its drafter cannot pass on it.
+    const lost = judge(baseline, withoutDrafter(lowAcceptance));
+    expect(acceptance(lost)).toMatchObject({ gated: true, verdict: "inconclusive" });
   });
 });
