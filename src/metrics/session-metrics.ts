@@ -138,6 +138,12 @@ export function computeSessionMetrics(
         p95: summary.p95,
       };
     }),
-    contamination: { firstTurns, aboveSharedPrefix: contaminated, flagged: contaminationFlag },
+    // A trace's first turns share prefix blocks by design: no check was possible, which is not a pass.
+    contamination: {
+      firstTurns,
+      aboveSharedPrefix: contaminated,
+      flagged: contaminationFlag,
+      checked: options.sharedPrefixTokens !== null,
+    },
   };
 }
