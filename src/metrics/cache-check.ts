@@ -15,9 +15,9 @@ import type { CacheCheck, SessionsSummary } from "./run-schema.js";
  * Tokens per request a run may find cached besides its designed sharing: a chat template's common head
  * (a default system header is one or two KV blocks of 16 tokens).
  */
-export const templateSlackTokens = 32;
+const templateSlackTokens = 32;
 /** Hit rate above the designed bound (slack included) tolerated before a run is flagged: counting noise. */
-export const hitRateMargin = 0.05;
+const hitRateMargin = 0.05;
 
 export interface CacheCheckInput {
   /** The run's measured requests. */

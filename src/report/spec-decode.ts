@@ -43,7 +43,7 @@ function stepWords(d: SpecDecodeDecomposition): string {
  * One taken-apart change as a sentence (plain text, the cell name left to the caller):
  * "TPOT p95 +35.2% (+33.1 … +37.4%): acceptance length −26.1% (…) (the drafter), time per step −0.4% (…) (within noise)".
  */
-export function decompositionSentence(d: SpecDecodeDecomposition): string {
+function decompositionSentence(d: SpecDecodeDecomposition): string {
   const perStep = d.perStep.kind === "time-per-step" ? "time per step" : "engine steps per second";
   const drafter = d.acceptanceLength.role === "main" ? "the drafter" : minorWords[d.acceptanceLength.role];
   return `${describeMetric(d.metric)} ${factorText(d.change)}: acceptance length ${factorText(d.acceptanceLength)} (${drafter}), ${perStep} ${factorText(d.perStep)} (${stepWords(d)})`;

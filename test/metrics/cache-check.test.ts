@@ -2,41 +2,16 @@ import { describe, expect, it } from "vitest";
 import { checkCacheState, designedSharedTokens } from "../../src/metrics/cache-check.js";
 import { computeSessionMetrics } from "../../src/metrics/session-metrics.js";
 import type { RequestRecord } from "../../src/runner/request-schema.js";
+import { requestRecord } from "./records.js";
 
-const base: RequestRecord = {
-  v: 1,
-  index: 0,
-  phase: "measure",
-  requestId: "r",
-  stage: 0,
-  scheduledMs: 0,
-  readyMs: 0,
-  queueMs: 0,
-  sentMs: 0,
-  socketMs: 0,
-  headersMs: 0,
+const base = requestRecord({
   chunksUs: [1000, 2000],
-  chunkTokens: null,
   endMs: 3,
-  ok: true,
-  errorKind: null,
-  error: null,
-  httpStatus: 200,
-  finishReason: "length",
   promptTokens: 256,
   outputTokens: 2,
-  outputTokensSource: "usage",
-  cachedTokens: null,
-  firstAnswerTokenMs: null,
-  reasoningTokens: null,
-  answerTokens: null,
-  reasoningField: null,
-  toolCalls: [],
-  malformedToolCalls: 0,
   targetInputTokens: 256,
   maxTokens: 2,
-  prefixGroup: null,
-};
+});
 
 const requests = (count: number, extra: (i: number) => Partial<RequestRecord> = () => ({})) =>
   Array.from({ length: count }, (_, i) => ({ ...base, index: i, sentMs: i, ...extra(i) }));
