@@ -137,8 +137,8 @@ const sessionsSummarySchema = z.object({
     }),
   ),
   /**
-   * First turns served from the cache beyond the common prefix: an earlier run's cache (flagged when more
-   * than a tenth of the first turns were).
+   * First turns served from the cache beyond the common prefix, into their own text: an earlier run's
+   * cache (flagged when more than a tenth of the first turns were).
    */
   contamination: z.object({
     firstTurns: z.number().int().nonnegative(),

@@ -137,4 +137,27 @@ describe("the cache-state check of a run", () => {
       checked: true,
     });
   });
+
+  it("takes first turns cached into their own text for contamination, not a template's shared head", () => {
+    // A 200-token common system prompt (+1 role token) and a 40-token first message in a 300-token
+    // prompt: the other 59 tokens are the template and declared tools, the same for every session.
+    const firstTurn = (cachedTokens: number, i: number) =>
+      requestRecord({
+        index: i,
+        promptTokens: 300,
+        targetInputTokens: 240,
+        cachedTokens,
+        session: { index: i, turn: 0, turns: 1, toolRound: 0 },
+      });
+    const options = { durationS: 1, serverHitRate: null, sharedPrefixTokens: 201 };
+    // The system prompt and the tools cached (256 tokens): by design.
+    const shared = computeSessionMetrics([0, 1, 2].map((i) => firstTurn(256, i)), options)!;
+    expect(shared.contamination).toMatchObject({ firstTurns: 3, aboveSharedPrefix: 0, flagged: false });
+    // Everything but the last partial block cached: the message itself was in the cache.
+    const warm = computeSessionMetrics([0, 1, 2].map((i) => firstTurn(288, i)), options)!;
+    expect(warm.contamination).toMatchObject({ firstTurns: 3, aboveSharedPrefix: 3, flagged: true });
+    // A first message too short to tell apart from the template is not counted.
+    const short = requestRecord({ ...firstTurn(288, 0), targetInputTokens: 230 });
+    expect(computeSessionMetrics([short], options)!.contamination.firstTurns).toBe(0);
+  });
 });
