@@ -187,7 +187,7 @@ describe("the cache state of fresh runs", () => {
     );
     expect(
       excluded.map((run) => `${run.side} ${run.cell} run-${run.run}`).sort(),
-      JSON.stringify(excluded),
+      `${compare.stderr}\n${JSON.stringify(excluded)}`,
     ).toEqual(["candidate agent run-1", "candidate groups run-1", "candidate plain run-1"]);
   }, 120_000);
 });

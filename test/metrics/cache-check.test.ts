@@ -151,10 +151,16 @@ describe("the cache-state check of a run", () => {
       });
     const options = { durationS: 1, serverHitRate: null, sharedPrefixTokens: 201 };
     // The system prompt and the tools cached (256 tokens): by design.
-    const shared = computeSessionMetrics([0, 1, 2].map((i) => firstTurn(256, i)), options)!;
+    const shared = computeSessionMetrics(
+      [0, 1, 2].map((i) => firstTurn(256, i)),
+      options,
+    )!;
     expect(shared.contamination).toMatchObject({ firstTurns: 3, aboveSharedPrefix: 0, flagged: false });
     // Everything but the last partial block cached: the message itself was in the cache.
-    const warm = computeSessionMetrics([0, 1, 2].map((i) => firstTurn(288, i)), options)!;
+    const warm = computeSessionMetrics(
+      [0, 1, 2].map((i) => firstTurn(288, i)),
+      options,
+    )!;
     expect(warm.contamination).toMatchObject({ firstTurns: 3, aboveSharedPrefix: 3, flagged: true });
     // A first message too short to tell apart from the template is not counted.
     const short = requestRecord({ ...firstTurn(288, 0), targetInputTokens: 230 });
