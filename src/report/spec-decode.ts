@@ -7,7 +7,7 @@ import type {
 import type { Comparison, VerdictFile } from "../compare/verdict-schema.js";
 import { describeMetric, type MetricName } from "../config/metric-names.js";
 import { escapeCell, escapeHtml, escapeInline } from "./escape.js";
-import { formatChange, formatIntervalOneLine, formatMetricValue, noBreakSpace } from "./format.js";
+import { formatChange, formatIntervalOneLine, formatValuePair } from "./format.js";
 import { fold, table } from "./markdown-blocks.js";
 
 /**
@@ -78,7 +78,7 @@ function acceptanceCell(
   metric: MetricName,
   pick: (side: SpecDecodeCell["baseline"]) => number | null,
 ): string {
-  const values = `${formatMetricValue(metric, pick(cell.baseline))}${noBreakSpace}→${noBreakSpace}${formatMetricValue(metric, pick(cell.candidate))}`;
+  const values = formatValuePair(metric, pick(cell.baseline), pick(cell.candidate));
   const c = comparisonOf(verdict, cell.cell, metric);
   if (!c || c.ratio === null) return values;
   return `${values} (${formatChange(c.ratio)}${c.ci90 ? `, ${formatIntervalOneLine(c.ci90)}` : ""})`;
