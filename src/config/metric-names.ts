@@ -54,6 +54,7 @@ interface LatencyPhaseSpec {
   mixed: readonly LatencyStatistic[];
   /** A phase of `vllm bench serve`'s results (its keys are read and written); false for ours alone. */
   vllm: boolean;
+  noise: NoiseFamily;
 }
 
 /** Per-request latencies in ms, as `vllm bench serve` defines them (metrics/run-metrics.ts computes them). */
@@ -64,6 +65,7 @@ const latencyPhaseSpecs = {
     defaultGated: ["p95"],
     mixed: ["p50", "p95"],
     vllm: true,
+    noise: "ttft",
   },
   tpot: {
     label: "TPOT",
@@ -71,6 +73,7 @@ const latencyPhaseSpecs = {
     defaultGated: ["p95"],
     mixed: ["p50", "p95"],
     vllm: true,
+    noise: "tpot",
   },
   itl: {
     label: "ITL",
@@ -78,6 +81,7 @@ const latencyPhaseSpecs = {
     defaultGated: [],
     mixed: ["p95"],
     vllm: true,
+    noise: "tpot",
   },
   /** The first chunk with answer text or a tool call, after any reasoning (requests.jsonl firstAnswerTokenMs). */
   answer_ttft: {
@@ -86,6 +90,7 @@ const latencyPhaseSpecs = {
     defaultGated: [],
     mixed: [],
     vllm: false,
+    noise: "ttft",
   },
   /** The gaps between chunks from the first answer chunk on. */
   answer_itl: {
@@ -94,6 +99,7 @@ const latencyPhaseSpecs = {
     defaultGated: [],
     mixed: [],
     vllm: false,
+    noise: "tpot",
   },
   e2el: {
     label: "E2E latency",
@@ -101,6 +107,7 @@ const latencyPhaseSpecs = {
     defaultGated: ["p95"],
     mixed: ["p50", "p95"],
     vllm: true,
+    noise: "e2e",
   },
 } as const satisfies Record<string, LatencyPhaseSpec>;
 
@@ -204,7 +211,16 @@ interface MetricFacts {
   minRequests: MinRequestsStatistic | null;
   /** Counts toward a mixed result (compare/summary.ts). */
   mixed: boolean;
+  /** Whose noise prior it takes (gate.noise_prior, docs/compare.md "Server starts"). */
+  noise: NoiseFamily;
 }
+
+/**
+ * The metric families of the noise prior: published run-to-run and start-to-start noise differs by
+ * phase (throughput steadiest, TTFT tails noisiest), so each metric names the family whose prior it takes.
+ */
+export const noiseFamilies = ["throughput", "tpot", "e2e", "ttft"] as const;
+export type NoiseFamily = (typeof noiseFamilies)[number];
 
 /** Rates and fractions of one run (not per request), declared one by one. */
 const rateSpecs = {
@@ -221,6 +237,7 @@ const rateSpecs = {
     defaultGated: false,
     minRequests: null,
     mixed: true,
+    noise: "throughput",
   },
   output_throughput: {
     label: "Output throughput",
@@ -235,6 +252,7 @@ const rateSpecs = {
     defaultGated: true,
     minRequests: null,
     mixed: true,
+    noise: "throughput",
   },
   total_token_throughput: {
     label: "Total token throughput",
@@ -249,6 +267,7 @@ const rateSpecs = {
     defaultGated: false,
     minRequests: null,
     mixed: false,
+    noise: "throughput",
   },
   request_goodput: {
     label: "Goodput",
@@ -263,6 +282,7 @@ const rateSpecs = {
     defaultGated: false,
     minRequests: null,
     mixed: true,
+    noise: "e2e",
   },
   reasoning_tokens_mean: {
     label: "Reasoning tokens per request",
@@ -278,6 +298,7 @@ const rateSpecs = {
     defaultGated: false,
     minRequests: null,
     mixed: false,
+    noise: "throughput",
   },
   malformed_tool_call_share: {
     label: "Malformed tool calls",
@@ -292,6 +313,7 @@ const rateSpecs = {
     defaultGated: false,
     minRequests: null,
     mixed: false,
+    noise: "throughput",
   },
   error_rate: {
     label: "Error rate",
@@ -306,6 +328,7 @@ const rateSpecs = {
     defaultGated: true,
     minRequests: null,
     mixed: false,
+    noise: "throughput",
   },
 } as const satisfies Record<string, MetricFacts>;
 
@@ -317,6 +340,8 @@ const rateSpecs = {
  */
 const specDecodeFacts = {
   higherIsBetter: true,
+  // A run-wide count of thousands of draft rounds: as steady from run to run as a throughput.
+  noise: "throughput",
   vllmKeys: [],
   judged: "per-run",
   gatable: true,
@@ -352,6 +377,7 @@ export const specDecodeMetrics = Object.keys(specDecodeSpecs) as SpecDecodeMetri
  * `gate.metrics`: they are judged as a family of their own, always (docs/quality.md).
  */
 const guardFacts = {
+  noise: "throughput",
   unit: "fraction",
   format: "percent",
   higherIsBetter: false,
@@ -405,6 +431,7 @@ const guardSpecs = {
  */
 const sessionFacts = {
   vllmKeys: [],
+  noise: "e2e",
   judged: "per-run",
   gatable: true,
   defaultGated: false,
@@ -426,6 +453,7 @@ const depthSpec = (bucket: "1" | "2_3" | "4_7" | "8_up", words: string, short = 
     higherIsBetter: false,
     source: { kind: "session", field: `ttft_p95_depth_${bucket}` },
     minRequests: "p95",
+    noise: "ttft",
   }) as const;
 
 const sessionSpecs = {
@@ -455,6 +483,7 @@ const sessionSpecs = {
     format: "number",
     higherIsBetter: true,
     source: { kind: "session", field: "throughput" },
+    noise: "throughput",
   },
   session_goodput: {
     ...sessionFacts,
@@ -473,6 +502,7 @@ const sessionSpecs = {
     format: "percent",
     higherIsBetter: true,
     source: { kind: "session", field: "cache_hit_rate" },
+    noise: "throughput",
   },
   ttft_p95_depth_1: depthSpec("1", "turn 1"),
   ttft_p95_depth_2_3: depthSpec("2_3", "turns 2-3"),
@@ -550,6 +580,7 @@ function latencySpec(phase: LatencyPhase, statistic: LatencyStatistic): MetricSp
     defaultGated: phaseSpec.defaultGated.includes(statistic),
     minRequests: statisticSpec.minRequests,
     mixed: phaseSpec.mixed.includes(statistic),
+    noise: phaseSpec.noise,
   };
 }
 

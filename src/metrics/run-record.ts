@@ -56,6 +56,12 @@ export interface RunRecord {
    * docs/capacity.md): requests/s (null for a closed loop or an unbounded rate) and requests in flight.
    */
   load?: { targetRate: number | null; targetConcurrency: number | null };
+  /**
+   * The server start that measured the run: "recorded" when the file says it, "assumed-shared" when it
+   * does not (every such run of a side's input taken as one start, the conservative reading),
+   * "declared-fresh" when the user declared each run a fresh start. Absent: the run is its own start.
+   */
+  serverStart?: { id: string; basis: "recorded" | "assumed-shared" | "declared-fresh" };
 }
 
 export function runRecordFromRunFile(file: RunFile, source: string): RunRecord {

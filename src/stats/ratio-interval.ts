@@ -1,4 +1,5 @@
 import { logRatioTest } from "./metric-test.js";
+import type { StartVariancePrior } from "./two-level.js";
 
 /** A change as a ratio candidate / baseline with its interval. */
 export interface RatioInterval {
@@ -15,11 +16,16 @@ export interface RatioIntervalOptions {
   minRunSd?: number;
   /** Variance more runs cannot shrink (a stored baseline's session drift). */
   extraVariance?: number;
+  /** The server start of each value's run, per side (absent: every run its own start). */
+  starts?: { baseline: readonly string[]; candidate: readonly string[] };
+  /** The start-to-start variance believed before these runs. */
+  startPrior?: StartVariancePrior;
 }
 
 /**
  * The plain interval of candidate / baseline from per-run values, by the machinery compare judges a
- * metric with (stats/metric-test.ts: Welch on the per-run logs, the run sd floored, the drift added):
+ * metric with (stats/metric-test.ts: the per-run logs at both levels, runs and server starts, the run sd
+ * floored, the drift added):
  * one place, so a change to the variance model reaches every interval built on it. At least 2 values
  * per side, all positive.
  */
@@ -34,6 +40,8 @@ export function logRatioInterval(
     alphaEachSide: options.alphaEachSide,
     extraVariance: options.extraVariance ?? 0,
     minRunSd: options.minRunSd ?? 0,
+    ...(options.starts ? { starts: options.starts } : {}),
+    ...(options.startPrior ? { startPrior: options.startPrior } : {}),
   });
   return { ratio: test.ratio, interval: test.ratioInterval };
 }

@@ -1,6 +1,7 @@
 import { type MetricName, metricSpecs } from "../../config/metric-names.js";
 import type { RunRecord } from "../../metrics/run-record.js";
 import { logRatioInterval } from "../../stats/ratio-interval.js";
+import type { StartVariancePrior } from "../../stats/two-level.js";
 import type {
   SpecDecodeCell,
   SpecDecodeDecomposition,
@@ -8,6 +9,7 @@ import type {
   SpecDecodeRole,
 } from "../spec-decode-schema.js";
 import type { ComparedCell } from "./cells.js";
+import { startOf } from "./drafts.js";
 
 /**
  * Speculative decoding explained (docs/metrics.md, "Speculative decoding"): per compared cell whose runs
@@ -36,6 +38,8 @@ export interface SpecDecodeSettings {
   minRunSd: number;
   /** Variance more runs cannot shrink (stored mode's session drift) of a metric's logs. */
   driftVarianceFor: (metric: MetricName) => number;
+  /** The start-to-start variance believed for a cell's metric (interleaved mode), as the checks take it. */
+  startPriorFor?: (cell: string, metric: MetricName) => StartVariancePrior | undefined;
 }
 
 const lengthMetric: MetricName = "spec_decode_acceptance_length";
@@ -88,7 +92,7 @@ export function explainSpecDecode(
     if (baseline.runs === 0 && candidate.runs === 0) continue;
     const decompositions: SpecDecodeDecomposition[] = [];
     for (const metric of metrics) {
-      const decomposition = decompose(metric, base, cand, settings);
+      const decomposition = decompose(cell, metric, base, cand, settings);
       if (decomposition !== null) decompositions.push(decomposition);
     }
     const fewest = Math.min(baseline.runs, candidate.runs);
@@ -110,6 +114,7 @@ export function explainSpecDecode(
 
 /** One metric's change taken apart over the runs that have it and the acceptance length; null under 2 a side. */
 function decompose(
+  cell: string,
   metric: MetricName,
   base: readonly RunRecord[],
   cand: readonly RunRecord[],
@@ -119,24 +124,29 @@ function decompose(
     runs.flatMap((run) => {
       const value = positive(run, metric);
       const length = positive(run, lengthMetric);
-      return value !== null && length !== null ? [{ value, length }] : [];
+      return value !== null && length !== null ? [{ value, length, start: startOf(run) }] : [];
     });
   const b = pairs(base);
   const c = pairs(cand);
   if (b.length < 2 || c.length < 2) return null;
   const throughput = metricSpecs[metric].higherIsBetter;
   // Time per step = TPOT × L; request-steps per second = throughput / L.
-  const perStep = (pair: { value: number; length: number }) =>
+  const perStep = (pair: { value: number; length: number; start: string }) =>
     throughput ? pair.value / pair.length : pair.value * pair.length;
+  const starts = { baseline: b.map((pair) => pair.start), candidate: c.map((pair) => pair.start) };
+  // Each factor with the drift and start prior of the metric whose noise it carries.
   const factor = (
     baseline: readonly number[],
     candidate: readonly number[],
-    drift: MetricName,
+    noiseOf: MetricName,
   ): SpecDecodeFactor => {
+    const startPrior = settings.startPriorFor?.(cell, noiseOf);
     const { ratio, interval } = logRatioInterval(baseline, candidate, {
       alphaEachSide: settings.passAlpha,
       minRunSd: settings.minRunSd,
-      extraVariance: settings.driftVarianceFor(drift),
+      extraVariance: settings.driftVarianceFor(noiseOf),
+      starts,
+      ...(startPrior ? { startPrior } : {}),
     });
     return { ratio, ci: interval, significant: interval[0] > 1 || interval[1] < 1 };
   };
