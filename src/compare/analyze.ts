@@ -20,6 +20,7 @@ import {
   planNextLook,
   settleEstimate,
 } from "./analyze/outcome.js";
+import { explainSpecDecode } from "./analyze/spec-decode.js";
 import { decideTasks, taskDrafts, taskMembers } from "./analyze/tasks.js";
 import { groupByCell, selectUsableRuns } from "./analyze/usable-runs.js";
 import type { CostModel, CostRates } from "./cost.js";
@@ -328,6 +329,13 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     maxRuns,
     runsPerStart,
   );
+  const specDecode = explainSpecDecode(pairing.compared, {
+    gatedMetrics: gate.metrics,
+    passAlpha,
+    minRunSd: gate.min_run_sd,
+    driftVarianceFor: drift.varianceFor,
+    ...(draftSettings.startPriorFor ? { startPriorFor: draftSettings.startPriorFor } : {}),
+  });
   const firstFingerprint = (side: "baseline" | "candidate") =>
     flattenFingerprint(runs.sides[side][0]?.fingerprint ?? {});
 
@@ -378,6 +386,7 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
           },
         }
       : {}),
+    ...(specDecode.length > 0 ? { specDecode } : {}),
   };
   verdictFile.settings.gatedFamily = {
     regression: family.summary.regression,

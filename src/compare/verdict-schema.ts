@@ -2,6 +2,7 @@ import { z } from "zod";
 import { metricNames } from "../config/metric-names.js";
 import { capacityComparisonSchema } from "./capacity-schema.js";
 import { qualityVerdictSchema } from "./quality-schema.js";
+import { specDecodeCellSchema } from "./spec-decode-schema.js";
 import { sweepCurveSchema } from "./sweep-curves.js";
 
 /**
@@ -340,6 +341,12 @@ export const verdictFileSchema = z.object({
    * (compare/sweep-curves.ts): drawn by report.html and the comment; the cell is still judged at a fixed load.
    */
   sweeps: z.array(sweepCurveSchema).optional(),
+  /**
+   * Speculative decoding per cell whose server speculates (compare/spec-decode-schema.ts): each side's
+   * acceptance, and TPOT's and output throughput's change taken apart into the acceptance length and the
+   * engine step. Absent when no run had the counters, and in files written before it.
+   */
+  specDecode: z.array(specDecodeCellSchema).optional(),
 });
 
 export type VerdictFile = z.output<typeof verdictFileSchema>;

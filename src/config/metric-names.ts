@@ -138,7 +138,15 @@ export type MetricSource =
   /** Malformed tool calls / tool calls of the run (run.json `answer`); null without tool calls. */
   | { kind: "malformed-tool-calls" }
   /** A session dataset's per-run session summary (run.json `sessions`, metrics/session-metrics.ts). */
-  | { kind: "session"; field: SessionField };
+  | { kind: "session"; field: SessionField }
+  /**
+   * Speculative decoding over the measured phase, from vLLM's counters (run.json `server`): accepted /
+   * draft tokens, or 1 + accepted tokens / drafts; null without a drafter.
+   */
+  | { kind: "spec-decode"; field: SpecDecodeField };
+
+/** The acceptance figures of speculative decoding (metrics/metric-values.ts `specDecodeValue`). */
+export type SpecDecodeField = "acceptance_rate" | "acceptance_length";
 
 /**
  * The values of run.json `sessions` a session metric reads: a duration statistic, the good or completed
@@ -325,6 +333,46 @@ const rateSpecs = {
 } as const satisfies Record<string, MetricFacts>;
 
 /**
+ * Speculative decoding's acceptance (docs/metrics.md, "Speculative decoding"): per run, from the server's
+ * counters over the measured phase; no value (null) where the server has no drafter. Gatable, advisory
+ * unless `gate.metrics` names them. vLLM's result file writes the rate in percent, so both are read from
+ * its counts (metrics/vllm-result.ts), not from a key.
+ */
+const specDecodeFacts = {
+  higherIsBetter: true,
+  // A run-wide count of thousands of draft rounds: as steady from run to run as a throughput.
+  noise: "throughput",
+  vllmKeys: [],
+  judged: "per-run",
+  gatable: true,
+  defaultGated: false,
+  minRequests: null,
+  mixed: false,
+} as const;
+
+const specDecodeSpecs = {
+  spec_decode_acceptance_rate: {
+    ...specDecodeFacts,
+    label: "Draft acceptance rate",
+    plain: { kind: "share", noun: "draft tokens the target model accepted" },
+    unit: "fraction",
+    format: "percent",
+    source: { kind: "spec-decode", field: "acceptance_rate" },
+  },
+  spec_decode_acceptance_length: {
+    ...specDecodeFacts,
+    label: "Mean acceptance length",
+    plain: { kind: "amount", noun: "tokens per engine step of a request (mean acceptance length)" },
+    unit: "tokens",
+    format: "number",
+    source: { kind: "spec-decode", field: "acceptance_length" },
+  },
+} as const satisfies Record<string, MetricFacts>;
+
+export type SpecDecodeMetric = keyof typeof specDecodeSpecs;
+export const specDecodeMetrics = Object.keys(specDecodeSpecs) as SpecDecodeMetric[];
+
+/**
  * The guard metrics: what the outputs were, from the same measured requests (metrics/guards.ts). Never in
  * `gate.metrics`: they are judged as a family of their own, always (docs/quality.md).
  */
@@ -470,7 +518,7 @@ export const guardMetrics = Object.keys(guardSpecs) as GuardMetric[];
 
 type RateMetric = keyof typeof rateSpecs;
 export type LatencyMetric = `${LatencyPhase}_${LatencyStatistic}`;
-export type MetricName = LatencyMetric | RateMetric | SessionMetric | GuardMetric;
+export type MetricName = LatencyMetric | RateMetric | SpecDecodeMetric | SessionMetric | GuardMetric;
 
 /** Everything known about one metric. */
 export interface MetricSpec extends MetricFacts {
@@ -536,12 +584,16 @@ function latencySpec(phase: LatencyPhase, statistic: LatencyStatistic): MetricSp
   };
 }
 
-/** Every metric in report order: each phase with each statistic, then the rates, the sessions', the guards. */
+/**
+ * Every metric in report order: each phase with each statistic, then the rates, speculative decoding's,
+ * the sessions', the guards.
+ */
 export const metricNames: readonly MetricName[] = [
   ...latencyPhases.flatMap((phase) =>
     latencyStatistics.map((statistic) => latencyMetricName(phase, statistic)),
   ),
   ...rateMetrics,
+  ...specDecodeMetrics,
   ...sessionMetrics,
   ...guardMetrics,
 ];
@@ -555,6 +607,7 @@ export const metricSpecs: Readonly<Record<MetricName, Readonly<MetricSpec>>> = O
     ]),
   ),
   ...rateMetrics.map((name) => [name, { name, ...(rateSpecs[name] satisfies MetricFacts) }]),
+  ...specDecodeMetrics.map((name) => [name, { name, ...(specDecodeSpecs[name] satisfies MetricFacts) }]),
   ...sessionMetrics.map((name) => [name, { name, ...(sessionSpecs[name] satisfies MetricFacts) }]),
   ...guardMetrics.map((name) => [name, { name, ...(guardSpecs[name] satisfies MetricFacts) }]),
 ]) as Record<MetricName, MetricSpec>;

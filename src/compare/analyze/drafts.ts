@@ -181,6 +181,8 @@ function metricDraft(
     // single requests beside them has none to gate, which is no gap in its inputs.
     if (metricSpecs[metric].source.kind === "session" && withoutSessions(base) && withoutSessions(cand))
       return null;
+    // Nor is acceptance a gap where neither side's server speculates (docs/metrics.md).
+    if (metricSpecs[metric].source.kind === "spec-decode") return null;
     const substitute = judgeOnStandIn(draft, base, cand, warnings);
     if (substitute === null) return draft;
     b = metricValues(base, substitute);
