@@ -62,7 +62,7 @@ export function configuredPassChance(
  * with the most noise (start and run levels), and a p95's sampling noise at the prior's rate
  * (stats/run-plan.ts priorRunNoise).
  */
-export function priorNoise(config: Config): RunNoise {
+function priorNoise(config: Config): RunNoise {
   const prior = config.gate.noise_prior;
   const families = [
     ...new Set(

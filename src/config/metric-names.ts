@@ -219,7 +219,7 @@ interface MetricFacts {
  * The metric families of the noise prior: published run-to-run and start-to-start noise differs by
  * phase (throughput steadiest, TTFT tails noisiest), so each metric names the family whose prior it takes.
  */
-export const noiseFamilies = ["throughput", "tpot", "e2e", "ttft"] as const;
+const noiseFamilies = ["throughput", "tpot", "e2e", "ttft"] as const;
 export type NoiseFamily = (typeof noiseFamilies)[number];
 
 /** Rates and fractions of one run (not per request), declared one by one. */

@@ -329,7 +329,7 @@ const levelPrior = (start: number, run: number, what: string) =>
       ),
   }).default({ start_sd: start, run_sd: run });
 
-export const defaultNoisePrior = {
+const defaultNoisePrior = {
   throughput: { start_sd: 0.01, run_sd: 0.005 },
   tpot: { start_sd: 0.01, run_sd: 0.015 },
   e2e: { start_sd: 0.01, run_sd: 0.015 },

@@ -69,7 +69,7 @@ export function modeSection(verdict: VerdictFile, withMethod = true): string {
  * One line on the server-start level of the noise (docs/compare.md, "Server starts"): the starts each
  * side's runs were measured on and the start-to-start sd the intervals carry, with where it came from.
  */
-export function startsLine(verdict: VerdictFile): string[] {
+function startsLine(verdict: VerdictFile): string[] {
   const tested = verdict.comparisons.filter((c) => c.gated && c.noise);
   if (tested.length === 0) return [];
   const noise = tested.map((c) => c.noise!);

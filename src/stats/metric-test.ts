@@ -199,7 +199,7 @@ function standardErrorAt(input: {
 }
 
 /** The start level's part of the variance of the difference at these run counts (stats/two-level.ts). */
-export function startPartAt(input: {
+function startPartAt(input: {
   baselineRuns: number;
   candidateRuns: number;
   start?: StartProjection;

@@ -44,7 +44,7 @@ export interface TwoLevelOptions {
 }
 
 /** What one side's runs say at each level. */
-export interface SideLevels {
+interface SideLevels {
   runs: number;
   starts: number;
   /** Σ n_g² / N²: the share of σ_s² that stays in the side's mean (1 for one start, 1/G balanced). */

@@ -1,13 +1,13 @@
 import { studentTCdf, studentTQuantile } from "./distributions.js";
 
-export interface SampleSummary {
+interface SampleSummary {
   n: number;
   mean: number;
   /** Sample variance (n - 1 denominator); 0 when n < 2. */
   variance: number;
 }
 
-export function summarize(values: readonly number[]): SampleSummary {
+function summarize(values: readonly number[]): SampleSummary {
   const n = values.length;
   let mean = 0;
   for (const v of values) mean += v;

@@ -53,8 +53,7 @@ export function speedMembers(drafts: readonly Draft[], familyOf: (cell: string) 
               df: d.test.df,
               // The start level is shared by every cell a server start measured (one server per side):
               // like the drift, it is taken as fully correlated across the family's cells.
-              extraVariance:
-                (d.variances?.extra ?? 0) + (d.test.levels.startPart > 0 ? d.test.levels.startPart : 0),
+              extraVariance: (d.variances?.extra ?? 0) + Math.max(d.test.levels.startPart, 0),
             },
           },
         }
