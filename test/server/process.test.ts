@@ -250,6 +250,45 @@ describe("sim kind", () => {
     await session.stop();
     expect(existsSync(session.logFile)).toBe(true);
   });
+
+  it("requires exactly the key server.api_key_env names, whatever VLLM_API_KEY holds, and writes it nowhere", async () => {
+    const simKey = "sk-sim-planted-5e4d3c2b1a";
+    const otherKey = "sk-other-planted-a1b2c3d4e5";
+    const provider = createServerProvider(serverConfig({ kind: "sim", api_key_env: "SIM_KEY" }), {
+      model,
+      env: { ...process.env, SIM_KEY: simKey, VLLM_API_KEY: otherKey },
+      cliCommand: simArgv.slice(0, -1),
+      pollIntervalMs: 100,
+    });
+    // Ready means /v1/models answered the key the client sends.
+    const session = await provider.start({ cell: "c", logDir: logDir() });
+    try {
+      expect(session.endpoint.apiKey).toBe(simKey);
+      const models = (authorization?: string) =>
+        fetch(`${session.endpoint.baseUrl}/v1/models`, {
+          headers: authorization ? { authorization } : {},
+        }).then(async (response) => (await response.text(), response.status));
+      expect(await models()).toBe(401);
+      expect(await models(`Bearer ${otherKey}`)).toBe(401);
+      expect(await models(`Bearer ${simKey}`)).toBe(200);
+      expect(JSON.stringify(await session.fingerprint())).not.toMatch(/planted/);
+    } finally {
+      await session.stop();
+    }
+    expect(readFileSync(session.logFile, "utf8")).not.toMatch(/planted/);
+  });
+
+  it("names the variable server.api_key_env names when it is not set, and starts nothing", async () => {
+    const provider = createServerProvider(serverConfig({ kind: "sim", api_key_env: "SIM_KEY" }), {
+      model,
+      env: { ...process.env, SIM_KEY: undefined, VLLM_API_KEY: "sk-other-planted-a1b2c3d4e5" },
+      cliCommand: simArgv.slice(0, -1),
+      pollIntervalMs: 100,
+    });
+    await expect(provider.start({ cell: "c", logDir: logDir() })).rejects.toThrow(
+      "server.api_key_env names SIM_KEY, but that environment variable is not set.",
+    );
+  });
 });
 
 describe("cancellation", () => {
