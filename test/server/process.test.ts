@@ -264,10 +264,13 @@ describe("sim kind", () => {
     const session = await provider.start({ cell: "c", logDir: logDir() });
     try {
       expect(session.endpoint.apiKey).toBe(simKey);
-      const models = (authorization?: string) =>
-        fetch(`${session.endpoint.baseUrl}/v1/models`, {
+      const models = async (authorization?: string) => {
+        const response = await fetch(`${session.endpoint.baseUrl}/v1/models`, {
           headers: authorization ? { authorization } : {},
-        }).then(async (response) => (await response.text(), response.status));
+        });
+        await response.text();
+        return response.status;
+      };
       expect(await models()).toBe(401);
       expect(await models(`Bearer ${otherKey}`)).toBe(401);
       expect(await models(`Bearer ${simKey}`)).toBe(200);
