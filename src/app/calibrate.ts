@@ -6,7 +6,7 @@ import { settingsFromConfig } from "../compare/index.js";
 import { loadRuns } from "../compare/load.js";
 import type { LoadedConfig } from "../config/load.js";
 import type { ProgressSink } from "../runner/progress.js";
-import { providerForConfig } from "../server/index.js";
+import { providerForConfig } from "../server/provider.js";
 import { measureAlternately } from "./adaptive.js";
 import { runCells } from "./run-cells.js";
 

@@ -7,12 +7,10 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { createControlClient } from "../../src/client/stream-client.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
-import {
-  cleanupFromState,
-  createServerProvider,
-  readServerState,
-  ServerStartError,
-} from "../../src/server/index.js";
+import { cleanupFromState } from "../../src/server/cleanup.js";
+import { ServerStartError } from "../../src/server/errors.js";
+import { createServerProvider } from "../../src/server/provider.js";
+import { readServerState } from "../../src/server/state.js";
 import { configWith, fakeVllmArgv, groupAlive, serverConfigOf, simArgv, testModel } from "./fake-host.js";
 
 /** The runner's cache reset before a fresh-prefix run (run-once.ts): POST /reset_prefix_cache on the control client. */
