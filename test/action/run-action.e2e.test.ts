@@ -170,7 +170,7 @@ describe("the action end to end", () => {
     const evidence = fake.artifacts.find((a) => a.runId === 200 && a.name === "vllm-perf-gate-results");
     expect(evidence).toBeDefined();
     // The comment points at the report with charts in the evidence artifact (this job's compare is a
-    // stand-in; writeCompareOutputs writing it is tested in test/report/html-report.test.ts).
+    // stand-in; writeCompareOutputs writing it is tested in test/report/html-report.e2e.test.ts).
     expect(ours[0]?.body).toMatch(
       /Evidence: artifact `vllm-perf-gate-results` of \[run 200\]\([^)]*\); its `compare\/report\.html`/,
     );
