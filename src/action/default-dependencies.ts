@@ -6,7 +6,7 @@ import { GitHubArtifactStore } from "../github/artifact-store.js";
 import { createGitHubClient } from "../github/client.js";
 import { serversNotStoppedWarning } from "../report/status.js";
 import type { ProgressSink } from "../runner/progress.js";
-import { cleanupFromState } from "../server/index.js";
+import { cleanupFromState } from "../server/cleanup.js";
 
 /**
  * The single place where the action meets the real runner, compare and server launchers: the use cases'

@@ -7,7 +7,7 @@ import { loadRuns } from "../compare/load.js";
 import type { LoadedConfig } from "../config/load.js";
 import { runsPerBlock } from "../config/summary.js";
 import type { ProgressSink } from "../runner/progress.js";
-import { providerForConfig } from "../server/index.js";
+import { providerForConfig } from "../server/provider.js";
 import { measureAlternately } from "./adaptive.js";
 import { runCells } from "./run-cells.js";
 

@@ -8,7 +8,7 @@ import { countRuns } from "../github/baseline-bundle.js";
 import { adaptiveLoopLine, measuringBlockLine } from "../report/status.js";
 import { renderTerminal } from "../report/terminal.js";
 import type { ProgressSink } from "../runner/progress.js";
-import { type ManagedServerProvider, providerForConfig } from "../server/index.js";
+import { type ManagedServerProvider, providerForConfig } from "../server/provider.js";
 import { addRunsUntilDecided, fewestRuns, type MeasureStep, measureAlternately } from "./adaptive.js";
 import { type ComparisonReport, compareResults, writeCompareOutputs } from "./compare.js";
 import { runRequestedCells } from "./measure-requested.js";

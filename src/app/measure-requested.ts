@@ -3,7 +3,7 @@ import { type Config, isSearchedCell } from "../config/schema.js";
 import { selectCells } from "../config/select-cells.js";
 import { cutShortLine } from "../report/status.js";
 import type { ProgressSink } from "../runner/progress.js";
-import { providerForConfig } from "../server/index.js";
+import { providerForConfig } from "../server/provider.js";
 import type { ServerProvider } from "../server/types.js";
 import type { MeasureRequest } from "./gate/dependencies.js";
 import { existingRunIndices, type RunOutput, runCells } from "./run-cells.js";

@@ -24,7 +24,7 @@ export const presetDescriptions: Record<PresetName, string> = {
 const header = (preset: PresetName, schemaRef: string) => `# yaml-language-server: $schema=${schemaRef}
 # vllm-perf-gate config (preset: ${preset}): ${presetDescriptions[preset]}.
 # Reference: docs/config-reference.md (every key) and README.md#config in the vllm-perf-gate repository.
-# Check it with: npx vllm-perf-gate validate --config <this file>
+# Check it with: vllm-perf-gate validate --config <this file> (installing the CLI: README.md#the-cli)
 version: 1
 name: ${preset}
 seed: 0

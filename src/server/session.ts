@@ -194,6 +194,7 @@ export async function startServerSession(
       config: serverConfig,
       recorded: { server: recordedServer as typeof serverConfig, model: setup.recorded.model },
       model: setup.model,
+      apiKey,
       services,
       startIndex,
       sharedByCell: setup.lifecycle !== "per-run",

@@ -13,6 +13,8 @@ import { pullRequestPayload, pushPayload } from "./payloads.js";
  * INPUT_* variables, GITHUB_EVENT_PATH holding push and pull_request payloads, GITHUB_OUTPUT /
  * GITHUB_STATE / GITHUB_STEP_SUMMARY files, the loopback GitHub API and artifact service, and the real
  * runner, compare and simulator (started by the sim launcher from dist/cli.js). Nothing is injected.
+ * Main's baseline and the PR's first run are measured once per file, on first use, so each case passes
+ * alone and in any order without measuring them again.
  */
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -179,6 +181,23 @@ const prJob = (runId: number, labels: string[] = [], headRepo?: string): DistJob
   config: config(2),
 });
 
+let baseline: ReturnType<typeof runDist> | undefined;
+let firstPr: ReturnType<typeof runDist> | undefined;
+
+/** Main's baseline (run 300), which the PR's runs are gated against. */
+const mainBaseline = () =>
+  (baseline ??= runDist({
+    runId: 300,
+    event: "push",
+    payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: mainSha, before: sha("9") }),
+    sha: mainSha,
+    ref: "refs/heads/main",
+    config: config(1),
+  }));
+
+/** The PR's first run (301) against main's baseline: it posts the comment later runs update. */
+const firstPrRun = () => (firstPr ??= mainBaseline().then(() => runDist(prJob(301))));
+
 beforeAll(async () => {
   await fake.start();
   fake.users.set(workflowToken, { login: "github-actions[bot]", type: "Bot", installation: true });
@@ -194,14 +213,7 @@ afterAll(async () => {
 
 describe("the bundled action (dist/) against the simulator and a fake GitHub", () => {
   it("a push to main measures and uploads the baseline", { timeout: 400_000 }, async () => {
-    const { exit, outputs } = await runDist({
-      runId: 300,
-      event: "push",
-      payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: mainSha, before: sha("9") }),
-      sha: mainSha,
-      ref: "refs/heads/main",
-      config: config(1),
-    });
+    const { exit, outputs } = await mainBaseline();
     expect(exit.code, exit.stdout).toBe(0);
     expect(outputs.verdict).toBe("baseline-recorded");
     expect(outputs["baseline-sha"]).toBe(mainSha);
@@ -212,7 +224,7 @@ describe("the bundled action (dist/) against the simulator and a fake GitHub", (
   it("a PR that slows every engine step posts the comment, sets outputs and fails", {
     timeout: 400_000,
   }, async () => {
-    const { exit, outputs, summary } = await runDist(prJob(301));
+    const { exit, outputs, summary } = await firstPrRun();
     expect(exit.code, exit.stdout).toBe(1);
     expect(outputs.verdict, summary).toBe("regression");
     expect(outputs["baseline-sha"]).toBe(mainSha);
@@ -226,6 +238,7 @@ describe("the bundled action (dist/) against the simulator and a fake GitHub", (
   });
 
   it("a second PR run updates the same comment in place", { timeout: 400_000 }, async () => {
+    await firstPrRun();
     const before = fake.commentsOn(PR).map((comment) => comment.id);
     const { exit } = await runDist(prJob(302));
     expect(exit.code, exit.stdout).toBe(1);
@@ -237,6 +250,7 @@ describe("the bundled action (dist/) against the simulator and a fake GitHub", (
   it("the override label turns the failure into a pass and names who applied it", {
     timeout: 400_000,
   }, async () => {
+    await mainBaseline();
     fake.labels.set(PR, ["perf-regression-accepted"]);
     fake.events.set(PR, [
       {

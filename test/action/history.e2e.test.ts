@@ -13,11 +13,14 @@ import { useRealActionJob } from "./real-job.js";
  * for the history branch, the results service for artifacts) with the real compare: baseline jobs on
  * main append their sessions, the change point is reported once, and a pull request that only
  * reproduces main's regression is told so; a corrupted history is refused and the gate says what it did.
+ * Main's sessions are recorded once per file, on first use; each case checks out the history it needs
+ * (the branch's head at that point), so it passes alone and in any order.
  */
 
 const job = useRealActionJob("history-e2e-");
 const { fake } = job;
 const sha = (c: string) => c.repeat(40);
+const historyBranch = "perf-history";
 const historyPath = "vllm-perf-gate/history.jsonl";
 
 const deps = () =>
@@ -56,6 +59,56 @@ const calibrate = (runId: number, slowdown: number): Job => ({
   inputs: { mode: "calibrate", "max-runs": "3" },
 });
 
+/** Main's history at one point: the history branch's head then, and the results of the jobs that made it. */
+interface MainHistory {
+  readonly head: string;
+  readonly jobs: readonly Awaited<ReturnType<typeof runJob>>[];
+}
+
+async function recordOnMain(jobs: readonly Job[], after?: MainHistory): Promise<MainHistory> {
+  if (after) fake.branches.set(historyBranch, after.head);
+  const results = [];
+  for (const request of jobs) results.push(await runJob(request));
+  return { head: fake.branches.get(historyBranch)!, jobs: results };
+}
+
+let oldLevel: Promise<MainHistory> | undefined;
+let stepped: Promise<MainHistory> | undefined;
+
+/** Six baseline sessions at main's old level: runs 500-505 on commits 1-6. */
+const mainAtOldLevel = () =>
+  (oldLevel ??= recordOnMain(
+    ["1", "2", "3", "4", "5", "6"].map((digit, i) => push(500 + i, sha(digit), 1.0)),
+  ));
+
+/**
+ * Then six after main's +12% step (runs 510-515 on commits 7-c), with change points failing the job and
+ * reported on the tracking issue 77.
+ */
+const mainAfterItsStep = () =>
+  (stepped ??= mainAtOldLevel().then((old) =>
+    recordOnMain(
+      ["7", "8", "9", "a", "b", "c"].map((digit, i) => ({
+        ...push(510 + i, sha(digit), 1.12),
+        inputs: { "history-change-points": "fail", "history-change-point-issue": "77" },
+      })),
+      old,
+    ),
+  ));
+
+/** Puts the history branch back where `history` left it, whatever cases before appended or broke. */
+async function checkOut(history: Promise<MainHistory>): Promise<MainHistory> {
+  const state = await history;
+  fake.branches.set(historyBranch, state.head);
+  return state;
+}
+
+/** Appends a record without its session to main's history. */
+function corruptHistory(): void {
+  const text = fake.branchFile(historyBranch, historyPath) ?? "";
+  fake.commitFile(historyBranch, historyPath, `${text}{"schemaVersion": 1, "cell": "chat"}\n`);
+}
+
 const calibrationOf = async (reportPath: string) =>
   calibrationFileSchema.parse(
     JSON.parse(await readFile(join(dirname(reportPath), "calibration.json"), "utf8")),
@@ -63,15 +116,14 @@ const calibrationOf = async (reportPath: string) =>
 
 describe("main's history in the action", () => {
   it("baseline jobs on main append their sessions to the history branch", async () => {
-    for (const [i, digit] of ["1", "2", "3", "4", "5", "6"].entries()) {
-      const { result, summary } = await runJob(push(500 + i, sha(digit), 1.0));
+    for (const { result, summary } of (await checkOut(mainAtOldLevel())).jobs) {
       expect(result.verdict).toBe("baseline-recorded");
       expect(summary).toContain("### Main's history");
       expect(summary).toMatch(
         /Recorded \d+ record\(s\) of this session in `branch perf-history \(vllm-perf-gate\/history\.jsonl\)`/,
       );
     }
-    const records = parseHistory(fake.branchFile("perf-history", historyPath) ?? "", "test");
+    const records = parseHistory(fake.branchFile(historyBranch, historyPath) ?? "", "test");
     expect(new Set(records.map((r) => r.session.id))).toEqual(
       new Set([500, 501, 502, 503, 504, 505].map((id) => `${id}-1`)),
     );
@@ -82,11 +134,7 @@ describe("main's history in the action", () => {
   it("reports main's step once, in the summary of the session that first shows it (and fails it with history-change-points: fail)", async () => {
     const shown: boolean[] = [];
     const failed: boolean[] = [];
-    for (const [i, digit] of ["7", "8", "9", "a", "b", "c"].entries()) {
-      const { result, summary } = await runJob({
-        ...push(510 + i, sha(digit), 1.12),
-        inputs: { "history-change-points": "fail", "history-change-point-issue": "77" },
-      });
+    for (const { result, summary } of (await checkOut(mainAfterItsStep())).jobs) {
       shown.push(summary.includes("Change points in main's series, first seen with this session"));
       failed.push(result.failed);
       if (summary.includes("Change points")) {
@@ -115,17 +163,19 @@ describe("main's history in the action", () => {
   });
 
   it("a baseline job on another branch writes nothing to main's history", async () => {
-    const before = fake.branchFile("perf-history", historyPath);
+    await checkOut(mainAtOldLevel());
+    const before = fake.branchFile(historyBranch, historyPath);
     const { result } = await runJob({
       ...push(590, sha("d"), 1.5),
       ref: "refs/heads/feature",
       inputs: { mode: "baseline" },
     });
     expect(result.verdict).toBe("baseline-recorded");
-    expect(fake.branchFile("perf-history", historyPath)).toBe(before);
+    expect(fake.branchFile(historyBranch, historyPath)).toBe(before);
   });
 
   it("a PR that only reproduces main's regression is told so and not blocked", async () => {
+    await checkOut(mainAfterItsStep());
     const { result, outputs, summary } = await runJob(pr(600, 1.12));
     expect(outputs.verdict).toBe("regression");
     expect(result.failed).toBe(false);
@@ -137,6 +187,7 @@ describe("main's history in the action", () => {
   });
 
   it("blocks it all the same with history-main-regressed: block, and blames a PR that goes beyond main", async () => {
+    await checkOut(mainAfterItsStep());
     const blocked = await runJob(pr(601, 1.12, { "history-main-regressed": "block" }));
     expect(blocked.result.failed).toBe(true);
     expect(blocked.summary).toContain("it is still blocked (history-main-regressed: block)");
@@ -148,7 +199,8 @@ describe("main's history in the action", () => {
   it("mode calibrate reads main's history for the between-session drift, main's step taken out", async () => {
     // 12 sessions on the branch: 6 at main's old level, 6 after its +12% step; the A/A runs measure now.
     // One more session recorded under other conditions (another fingerprint), 3x slower: left out.
-    const text = fake.branchFile("perf-history", historyPath) ?? "";
+    await checkOut(mainAfterItsStep());
+    const text = fake.branchFile(historyBranch, historyPath) ?? "";
     const last = JSON.parse(text.trimEnd().split("\n").at(-1)!);
     const foreign = {
       ...last,
@@ -156,7 +208,7 @@ describe("main's history in the action", () => {
       values: last.values.map((v: number | null) => (v === null ? null : v * 3)),
       fingerprint: "0123456789abcdef",
     };
-    fake.commitFile("perf-history", historyPath, `${text}${JSON.stringify(foreign)}\n`);
+    fake.commitFile(historyBranch, historyPath, `${text}${JSON.stringify(foreign)}\n`);
     const { result, summary } = await runJob(calibrate(700, 1.12));
     expect(result.verdict).toBe("calibrated");
     expect(summary).toContain(
@@ -172,6 +224,7 @@ describe("main's history in the action", () => {
   });
 
   it("mode calibrate with history-sessions uses only the newest sessions", async () => {
+    await checkOut(mainAfterItsStep());
     const { result } = await runJob({
       ...calibrate(701, 1.12),
       inputs: { ...calibrate(701, 1.12).inputs, "history-sessions": "4" },
@@ -181,8 +234,8 @@ describe("main's history in the action", () => {
   });
 
   it("refuses a corrupted history with a clear message; the gate falls back and says so", async () => {
-    const text = fake.branchFile("perf-history", historyPath) ?? "";
-    fake.commitFile("perf-history", historyPath, `${text}{"schemaVersion": 1, "cell": "chat"}\n`);
+    await checkOut(mainAfterItsStep());
+    corruptHistory();
     const { result, summary } = await runJob(pr(603, 1.12));
     expect(summary).toContain("was refused");
     expect(summary).toMatch(/line \d+\\?: field session/);
@@ -194,6 +247,8 @@ describe("main's history in the action", () => {
   });
 
   it("mode calibrate refuses the corrupted history the same way and records no drift; the calibration is still written", async () => {
+    await checkOut(mainAfterItsStep());
+    corruptHistory();
     const { result, summary } = await runJob(calibrate(702, 1.12));
     expect(result.failed).toBe(false);
     expect(result.verdict).toBe("calibrated");

@@ -11,8 +11,9 @@ import { pullRequestPayload, pushPayload, workflowDispatchPayload } from "./payl
 /**
  * The main and post steps as the runner runs them (INPUT_* env, GITHUB_EVENT_PATH with push and
  * pull_request payloads, GITHUB_OUTPUT / GITHUB_STATE / GITHUB_STEP_SUMMARY files), against the loopback
- * GitHub API + artifact service, with the real @actions/core and @actions/artifact. The scenarios build
- * on each other like a repository's history: main records a baseline, then PRs are gated against it.
+ * GitHub API + artifact service, with the real @actions/core and @actions/artifact. Each case starts
+ * from an empty repository and workspace and makes the history it needs (main's baseline, an earlier
+ * comment), so it passes alone and in any order.
  */
 
 const fake = new FakeGitHub();
@@ -79,8 +80,6 @@ beforeAll(async () => {
     installation: true,
   });
   root = await mkdtemp(join(tmpdir(), "action-e2e-"));
-  workspace = join(root, "workspace");
-  await mkdir(workspace);
   summaryFile = join(root, "summary.md");
   await writeFile(summaryFile, "");
   process.env.GITHUB_STEP_SUMMARY = summaryFile;
@@ -97,11 +96,29 @@ afterAll(async () => {
   process.exitCode = undefined;
 });
 
-beforeEach(() => {
+beforeEach(async () => {
+  fake.reset();
+  workspace = await mkdtemp(join(root, "workspace-"));
   measureCalls = [];
   cleanedUp = [];
-  fake.forbidCommentWrites = false;
 });
+
+/** A push to main (run 100) that records the stored baseline, the config at 1.0x. */
+const mainBaselineJob = (): Job => ({
+  runId: 100,
+  event: "push",
+  payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: mainSha, before: sha("9") }),
+  sha: mainSha,
+  ref: "refs/heads/main",
+  config: testConfig(1.0),
+});
+
+/** The history a PR case starts from: main's baseline recorded by run 100; its measure calls forgotten. */
+async function givenMainBaseline(): Promise<void> {
+  const { outputs } = await runJob(mainBaselineJob());
+  expect(outputs.verdict).toBe("baseline-recorded");
+  measureCalls = [];
+}
 
 describe("the action end to end", () => {
   it("with no baseline yet, a PR run passes with a 'baseline missing' notice", async () => {
@@ -116,18 +133,10 @@ describe("the action end to end", () => {
     expect(fake.commentsOn(PR)).toHaveLength(1);
     // Its evidence is uploaded all the same.
     expect(fake.artifacts.some((a) => a.runId === 90 && a.name === "vllm-perf-gate-results")).toBe(true);
-    fake.comments.length = 0;
   });
 
   it("a push to main records the baseline artifact with its commit", async () => {
-    const { result, outputs, summary } = await runJob({
-      runId: 100,
-      event: "push",
-      payload: pushPayload({ owner: fake.owner, repo: fake.repo, sha: mainSha, before: sha("9") }),
-      sha: mainSha,
-      ref: "refs/heads/main",
-      config: testConfig(1.0),
-    });
+    const { result, outputs, summary } = await runJob(mainBaselineJob());
     expect(result.failed).toBe(false);
     expect(outputs.verdict).toBe("baseline-recorded");
     expect(outputs["baseline-sha"]).toBe(mainSha);
@@ -141,6 +150,7 @@ describe("the action end to end", () => {
   });
 
   it("a PR with a regression posts the comment, sets the outputs and fails; forged markers are ignored", async () => {
+    await givenMainBaseline();
     fake.comments.push({
       id: fake.id(),
       issue: PR,
@@ -170,13 +180,15 @@ describe("the action end to end", () => {
     const evidence = fake.artifacts.find((a) => a.runId === 200 && a.name === "vllm-perf-gate-results");
     expect(evidence).toBeDefined();
     // The comment points at the report with charts in the evidence artifact (this job's compare is a
-    // stand-in; writeCompareOutputs writing it is tested in test/report/html-report.test.ts).
+    // stand-in; writeCompareOutputs writing it is tested in test/report/html-report.e2e.test.ts).
     expect(ours[0]?.body).toMatch(
       /Evidence: artifact `vllm-perf-gate-results` of \[run 200\]\([^)]*\); its `compare\/report\.html`/,
     );
   });
 
   it("a second PR run updates the same comment in place", async () => {
+    await givenMainBaseline();
+    await runJob(prJob(200));
     const before = fake.commentsOn(PR).filter((c) => c.user.login === "github-actions[bot]");
     const { outputs } = await runJob(prJob(201));
     const after = fake.commentsOn(PR).filter((c) => c.user.login === "github-actions[bot]");
@@ -190,6 +202,7 @@ describe("the action end to end", () => {
   });
 
   it("the override label turns the failure into a pass and names who applied it", async () => {
+    await givenMainBaseline();
     fake.labels.set(PR, ["perf-regression-accepted"]);
     fake.events.set(PR, [
       {
@@ -232,6 +245,7 @@ describe("the action end to end", () => {
   });
 
   it("a fork PR on a GitHub-hosted runner runs; its read-only token's 403 falls back to the summary", async () => {
+    await givenMainBaseline();
     fake.forbidCommentWrites = true;
     const job = prJob(204, {
       runner: "github-hosted",
@@ -253,6 +267,7 @@ describe("the action end to end", () => {
   });
 
   it("adds runs while compare is inconclusive, up to max-runs", async () => {
+    await givenMainBaseline();
     const { outputs } = await runJob(
       prJob(205, { config: testConfig(1.0), inputs: { "max-runs": "5" } }),
       deps({ compare: createRatioCompare({ decideAt: 10 }) }),
@@ -267,6 +282,7 @@ describe("the action end to end", () => {
   }, 30_000);
 
   it("matrix parts and the aggregate job produce one verdict from every cell", async () => {
+    await givenMainBaseline();
     // INPUT_MAX-RUNS is cleared per job; the parts run in the same workflow run as the aggregate job.
     const part = (cells: string) => prJob(206, { inputs: { cells } });
     expect((await runJob(part("chat"))).outputs.verdict).toBe("partial");
@@ -382,6 +398,7 @@ describe("the action end to end", () => {
   });
 
   it("auto falls back to the stored baseline when the base commit's config cannot be used, and says why", async () => {
+    await givenMainBaseline();
     const base = sha("6");
     fake.files.set(`vllm-perf-gate.yml@${base}`, "version: 1\nserver: {kind: sim}\nnot_a_field: 3\n");
     const { outputs, summary } = await runJob(
@@ -409,6 +426,7 @@ describe("the action end to end", () => {
   });
 
   it("auto never interleaves an external endpoint: both sides would measure the same deployment", async () => {
+    await givenMainBaseline();
     const external = testConfig(1.3).replace(
       /server:\n( {2}.*\n)+?model:/,
       "server:\n  kind: external\n  base_url: http://127.0.0.1:9\nmodel:",
@@ -435,6 +453,7 @@ describe("the action end to end", () => {
   });
 
   it("mode gate compares a PR with the stored baseline even when the base commit has the config", async () => {
+    await givenMainBaseline();
     const { outputs, summary } = await runJob(
       prJob(215, {
         inputs: { mode: "gate" },
@@ -454,6 +473,7 @@ describe("the action end to end", () => {
   });
 
   it("the post step stops recorded servers and uploads evidence main could not", async () => {
+    await givenMainBaseline();
     const failing = deps({
       // Downloads work, uploads fail: the results service went away mid-job.
       artifacts: (context) => {
@@ -517,6 +537,7 @@ describe("the action end to end", () => {
   });
 
   it("a manually dispatched baseline is found by the next PR, with earlier baselines as its drift history", async () => {
+    await givenMainBaseline();
     const dispatched = sha("7");
     const recorded = await runJob({
       runId: 320,
@@ -610,6 +631,7 @@ describe("the action end to end", () => {
   });
 
   it("secret values never reach the comment, the summary or the uploaded evidence", async () => {
+    await givenMainBaseline();
     const secret = "hf_verysecretvalue42";
     const leaky = deps({
       measure: async (request) => {

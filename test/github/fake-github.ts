@@ -126,6 +126,28 @@ export class FakeGitHub {
     return this.nextId++;
   }
 
+  /**
+   * Forgets the repository's history (runs, artifacts, comments, labels, files, branches, requests) and the
+   * switches, keeping the users and the listening server: a test starts from an empty repository whatever
+   * the tests before it did.
+   */
+  reset(): void {
+    for (const list of [this.runs, this.artifacts, this.comments, this.requests, this.gitAnswers])
+      list.length = 0;
+    for (const map of [
+      this.labels,
+      this.events,
+      this.files,
+      this.branches,
+      this.commits,
+      this.pendingUploads,
+    ])
+      map.clear();
+    this.readBarrier = null;
+    this.forbidCommentWrites = false;
+    this.commentPageSize = 100;
+  }
+
   holdContentReads(n: number): void {
     this.readBarrier = { n, waiting: [] };
   }

@@ -9,6 +9,11 @@ interface KindLaunch<K extends ServerKind> {
   /** The config as recorded and printed: templates where values came from the environment. */
   readonly recorded: { server: ServerConfigOf<K>; model: ModelConfig };
   readonly model: ModelConfig;
+  /**
+   * The API key the client sends (the value of the variable `server.api_key_env` names), or undefined
+   * when it sends none: a server this tool starts itself requires exactly this key.
+   */
+  readonly apiKey: string | undefined;
   readonly services: LaunchServices;
   /** How many servers the provider started before this one (the simulator's seed draws from it). */
   readonly startIndex: number;

@@ -31,11 +31,24 @@ function simArgs(config: SimConfig, model: ModelConfig, seed: number): string[] 
 
 const listeningLine = /vllm-perf-gate sim listening on (https?:\/\/\S+)/;
 
+/**
+ * The simulator's environment: the job's, with `VLLM_API_KEY` (where it reads its key, as vLLM does) set to
+ * exactly the key the client sends, or removed when the client sends none. A `VLLM_API_KEY` the job's
+ * environment holds for some other server must not make the simulator refuse this tool's own client, and a
+ * key named by `server.api_key_env` must be the one it requires. The key travels in the environment, never
+ * on the command line, which the log and the process list show.
+ */
+function simEnv(env: NodeJS.ProcessEnv, apiKey: string | undefined): NodeJS.ProcessEnv {
+  const { VLLM_API_KEY: _inherited, ...rest } = env;
+  return apiKey === undefined ? rest : { ...rest, VLLM_API_KEY: apiKey };
+}
+
 async function launchSim(
   config: SimConfig,
   model: ModelConfig,
   services: LaunchServices,
   options: {
+    apiKey: string | undefined;
     cliCommand?: readonly string[] | undefined;
     startIndex: number;
     devMode: boolean;
@@ -67,7 +80,11 @@ async function launchSim(
   const spawned = await spawnServerProcess(
     argv,
     {
-      env: { ...services.env, ...devModeEnv(options.devMode), ...deviceEnv(services.device) },
+      env: {
+        ...simEnv(services.env, options.apiKey),
+        ...devModeEnv(options.devMode),
+        ...deviceEnv(services.device),
+      },
       kind: "sim",
       port: config.port,
     },
@@ -124,8 +141,9 @@ function isPortPair(args: readonly string[], index: number): boolean {
 
 /** The built-in simulator, started as a `vllm-perf-gate sim` process that announces its address. */
 export const simEntry: ServerKindEntry<"sim"> = {
-  launch: ({ config, model, services, startIndex, sharedByCell, recorded, cliCommand }) =>
+  launch: ({ config, model, apiKey, services, startIndex, sharedByCell, recorded, cliCommand }) =>
     launchSim(config, model, services, {
+      apiKey,
       cliCommand,
       startIndex,
       devMode: sharedByCell,

@@ -1,7 +1,8 @@
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { providerForConfig, ServerStartError } from "../../../src/server/index.js";
+import { ServerStartError } from "../../../src/server/errors.js";
+import { providerForConfig } from "../../../src/server/provider.js";
 import { complete, freePort } from "../docker-helpers.js";
 import { docker, dockerCommand, labelledContainers, runSuite, standInConfig, useStandIn } from "./daemon.js";
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCells } from "../../../src/app/run-cells.js";
 import { runFileSchema } from "../../../src/metrics/run-schema.js";
-import { providerForConfig } from "../../../src/server/index.js";
+import { providerForConfig } from "../../../src/server/provider.js";
 import { freePort } from "../docker-helpers.js";
 import { dockerTry, labelledContainers, runSuite, standInConfig, useStandIn } from "./daemon.js";
 

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { diffFingerprints } from "../../../src/compare/fingerprint.js";
-import { providerForConfig } from "../../../src/server/index.js";
+import { providerForConfig } from "../../../src/server/provider.js";
 import { freePort } from "../docker-helpers.js";
 import { docker, dockerCommand, dockerTry, runSuite, standInConfig, useStandIn } from "./daemon.js";
 import { type LocalRegistry, startLocalRegistry } from "./registry.js";

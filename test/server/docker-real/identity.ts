@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { diffFingerprints } from "../../../src/compare/fingerprint.js";
-import { providerForConfig } from "../../../src/server/index.js";
+import { providerForConfig } from "../../../src/server/provider.js";
 import { freePort } from "../docker-helpers.js";
 import { docker, dockerTry, runSuite, standInConfig, useStandIn } from "./daemon.js";
 

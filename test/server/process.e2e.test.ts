@@ -7,12 +7,10 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { createControlClient } from "../../src/client/stream-client.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
-import {
-  cleanupFromState,
-  createServerProvider,
-  readServerState,
-  ServerStartError,
-} from "../../src/server/index.js";
+import { cleanupFromState } from "../../src/server/cleanup.js";
+import { ServerStartError } from "../../src/server/errors.js";
+import { createServerProvider } from "../../src/server/provider.js";
+import { readServerState } from "../../src/server/state.js";
 import { configWith, fakeVllmArgv, groupAlive, serverConfigOf, simArgv, testModel } from "./fake-host.js";
 
 /** The runner's cache reset before a fresh-prefix run (run-once.ts): POST /reset_prefix_cache on the control client. */
@@ -249,6 +247,48 @@ describe("sim kind", () => {
     expect(exit?.reason).toMatch(/exited with code 1/);
     await session.stop();
     expect(existsSync(session.logFile)).toBe(true);
+  });
+
+  it("requires exactly the key server.api_key_env names, whatever VLLM_API_KEY holds, and writes it nowhere", async () => {
+    const simKey = "sk-sim-planted-5e4d3c2b1a";
+    const otherKey = "sk-other-planted-a1b2c3d4e5";
+    const provider = createServerProvider(serverConfig({ kind: "sim", api_key_env: "SIM_KEY" }), {
+      model,
+      env: { ...process.env, SIM_KEY: simKey, VLLM_API_KEY: otherKey },
+      cliCommand: simArgv.slice(0, -1),
+      pollIntervalMs: 100,
+    });
+    // Ready means /v1/models answered the key the client sends.
+    const session = await provider.start({ cell: "c", logDir: logDir() });
+    try {
+      expect(session.endpoint.apiKey).toBe(simKey);
+      const models = async (authorization?: string) => {
+        const response = await fetch(`${session.endpoint.baseUrl}/v1/models`, {
+          headers: authorization ? { authorization } : {},
+        });
+        await response.text();
+        return response.status;
+      };
+      expect(await models()).toBe(401);
+      expect(await models(`Bearer ${otherKey}`)).toBe(401);
+      expect(await models(`Bearer ${simKey}`)).toBe(200);
+      expect(JSON.stringify(await session.fingerprint())).not.toMatch(/planted/);
+    } finally {
+      await session.stop();
+    }
+    expect(readFileSync(session.logFile, "utf8")).not.toMatch(/planted/);
+  });
+
+  it("names the variable server.api_key_env names when it is not set, and starts nothing", async () => {
+    const provider = createServerProvider(serverConfig({ kind: "sim", api_key_env: "SIM_KEY" }), {
+      model,
+      env: { ...process.env, SIM_KEY: undefined, VLLM_API_KEY: "sk-other-planted-a1b2c3d4e5" },
+      cliCommand: simArgv.slice(0, -1),
+      pollIntervalMs: 100,
+    });
+    await expect(provider.start({ cell: "c", logDir: logDir() })).rejects.toThrow(
+      "server.api_key_env names SIM_KEY, but that environment variable is not set.",
+    );
   });
 });
 

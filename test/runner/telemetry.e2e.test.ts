@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCells } from "../../src/app/run-cells.js";
 import { parseConfigText } from "../../src/config/load.js";
-import { createServerProvider } from "../../src/server/index.js";
+import { createServerProvider } from "../../src/server/provider.js";
 import {
   dockerConfig,
   expectNoOrphans,

@@ -2,12 +2,10 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  cleanupFromState,
-  createServerProvider,
-  readServerState,
-  ServerStartError,
-} from "../../src/server/index.js";
+import { cleanupFromState } from "../../src/server/cleanup.js";
+import { ServerStartError } from "../../src/server/errors.js";
+import { createServerProvider } from "../../src/server/provider.js";
+import { readServerState } from "../../src/server/state.js";
 import {
   complete,
   digest,

@@ -1,12 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  createServerProvider,
-  readServerState,
-  ServerStartError,
-  startTelemetry,
-} from "../../src/server/index.js";
+import { ServerStartError } from "../../src/server/errors.js";
+import { createServerProvider } from "../../src/server/provider.js";
+import { readServerState } from "../../src/server/state.js";
+import { startTelemetry } from "../../src/server/telemetry.js";
 import {
   complete,
   dockerConfig,

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { configSchema, type ServerConfig } from "../../src/config/schema.js";
 import { dockerRunArgs } from "../../src/server/docker-launcher.js";
-import { createServerProvider } from "../../src/server/index.js";
 import { withDevice } from "../../src/server/process-kinds.js";
+import { createServerProvider } from "../../src/server/provider.js";
 import { serverConfigOf, simArgv, testCells, testModel } from "./fake-host.js";
 
 const work = mkdtempSync(join(tmpdir(), "vpg-devices-"));
