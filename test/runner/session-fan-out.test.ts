@@ -192,10 +192,10 @@ describe("fan-out sessions on the simulator's engine (virtual time)", () => {
     expect(byFanOut.size).toBe(24);
     for (const [key, branches] of byFanOut) {
       expect(branches).toHaveLength(4);
-      // The prefix every branch has: the conversation so far and the turn's message, then its own message
-      // (a role token and 16 words) and nothing else.
-      const prefix = branches[0]!.promptTokens! - 17;
-      for (const branch of branches) expect(branch.promptTokens).toBe(prefix + 17);
+      // The prefix every branch has: the conversation so far, the turn's message and the role token of
+      // its own message; then the 16 words of its own and nothing else.
+      const prefix = branches[0]!.promptTokens! - 16;
+      for (const branch of branches) expect(branch.promptTokens).toBe(prefix + 16);
       const cached = branches.map((branch) => branch.cachedTokens!).sort((a, b) => a - b);
       // Sent at once, admitted in one step: the others find every full block of the shared prefix.
       for (const hit of cached.slice(1)) expect(hit, key).toBe(Math.floor(prefix / block) * block);
