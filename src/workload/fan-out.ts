@@ -9,7 +9,7 @@ import { type TokenModel, wordsForPart } from "./token-model.js";
  * branches at once, each the conversation so far, the turn's message and the branch's own message; the
  * session goes on when every branch answered.
  */
-export interface SessionBranch {
+interface SessionBranch {
   /** The branch's own message (its task), after the turn's message. */
   content: string;
   /** Tokens asked for the branch's message. */

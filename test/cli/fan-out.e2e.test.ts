@@ -2,11 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
 import { fanOutTimes } from "../../src/metrics/fan-out-metrics.js";
 import { type RunFile, runFileSchema } from "../../src/metrics/run-schema.js";
 import { type RequestRecord, requestRecordSchema } from "../../src/runner/request-schema.js";
-import { cli } from "./helpers.js";
+import { cli, compareSides } from "./helpers.js";
 import { fanOut, fanOutConfig } from "./session-config.js";
 
 /**
@@ -114,23 +113,7 @@ describe("a fan-out session cell against the simulator", () => {
     const serial = readRun("cand", 0).sessions!.fanOut!;
     expect(serial.spread.p50!).toBeGreaterThan(readRun("base", 0).sessions!.fanOut!.completion.p50!);
 
-    const compare = await cli(
-      [
-        "compare",
-        "--baseline",
-        "base",
-        "--candidate",
-        "cand",
-        "--config",
-        "base.yml",
-        "--out",
-        "cmp",
-        "--mode",
-        "interleaved",
-      ],
-      { cwd: dir },
-    );
-    const verdict = verdictFileSchema.parse(JSON.parse(readFileSync(join(dir, "cmp/verdict.json"), "utf8")));
+    const { compare, verdict } = await compareSides(dir);
     const row = (metric: string) =>
       verdict.comparisons.find((entry) => entry.cell === "fanout" && entry.metric === metric)!;
     const rows = JSON.stringify(

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseConfigText } from "../../src/config/load.js";
-import { configSchema } from "../../src/config/schema.js";
-import { sessionEstimate, summarizeConfig } from "../../src/config/summary.js";
+import { summarizeConfig } from "../../src/config/summary.js";
 import { base, problemsOf } from "./config-text.js";
 
 /** A session cell whose dataset ends in `fanOut` (the `fan_out` mapping's YAML) and `extra` dataset keys. */
@@ -126,68 +125,6 @@ describe("fan_out in a session dataset (validation)", () => {
       }),
     ).toMatch(
       /got up to 1280498 \(system prompt \+ turns x \(message \+ answer\), a fan-out turn's answer its branches' answers\)/,
-    );
-  });
-});
-
-describe("validate's estimate of a session with fan-outs", () => {
-  const parse = (fanOut: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-    configSchema.parse({
-      version: 1,
-      server: { kind: "sim" },
-      model: { name: "m" },
-      gate: { metrics: ["ttft_p95"] },
-      cells: [
-        {
-          name: "agents",
-          endpoint: "chat",
-          dataset: {
-            type: "sessions",
-            turns: 5,
-            message_tokens: 50,
-            output_tokens: 100,
-            think_time_s: 2,
-            fan_out: fanOut,
-            ...extra,
-          },
-          load: { type: "concurrency", concurrency: 4 },
-          size: { requests: 40 },
-        },
-      ],
-    });
-
-  it("takes a fan-out turn as one branch's answer and counts its branches as requests", () => {
-    const config = parse({ turns: [2, 4], branches: 4, message_tokens: 20, output_tokens: 200 });
-    const estimate = sessionEstimate(config.cells[0]!)!;
-    // 3 turns x 3 s + 2 fan-outs x one branch of 200 tokens at 30 ms (6 s) + 4 waits of 2 s.
-    expect(estimate.fanOuts).toBe(2);
-    expect(estimate.fanOutSeconds).toBeCloseTo(12, 9);
-    expect(estimate.seconds).toBeCloseTo(9 + 12 + 8, 9);
-    // 3 turns of one request and 2 of 4 branches.
-    expect(estimate.requests).toBe(11);
-    expect(summarizeConfig(config).cells[0]!.estimatedSecondsPerRun).toBeCloseTo(10 * 29, 6);
-  });
-
-  it("takes a share of the turns, a range's mean branches and, with tools, one tool round per fan-out", () => {
-    const config = parse(
-      { share: 0.4, branches: { min: 2, max: 6 }, message_tokens: 20, output_tokens: 100, tools: true },
-      { tools: { names: ["grep"], latency_s: 1 } },
-    );
-    const estimate = sessionEstimate(config.cells[0]!)!;
-    expect(estimate.fanOuts).toBeCloseTo(2, 9);
-    expect(estimate.requests).toBeCloseTo(3 + 2 * 4, 9);
-    // A tool round (1 s + one 3 s answer) per turn, the fan-outs' rounds run by their branches at once.
-    expect(estimate.toolSeconds).toBeCloseTo(5 * 4, 9);
-  });
-
-  it("warns with the requests its fan-outs add when a gated percentile's floor is out of reach", () => {
-    const config = parse({ turns: [2], branches: 2, message_tokens: 20, output_tokens: 100 });
-    const few = configSchema.parse({
-      ...config,
-      cells: [{ ...config.cells[0]!, size: { requests: 20 } }],
-    });
-    expect(summarizeConfig(few).warnings).toContain(
-      'cells "agents": about 120 requests per run (20 sessions of 5 turns, 6 requests each with the fan-outs\' branches) is below gate.min_requests.p95 (200); ttft_p95 will be advisory only',
     );
   });
 });

@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import { fanOutTimes } from "../../src/metrics/fan-out-metrics.js";
 import { computeSessionMetrics } from "../../src/metrics/session-metrics.js";
 import type { RequestRecord } from "../../src/runner/request-schema.js";
+import { record } from "./request-fixtures.js";
 
 let nextIndex = 0;
 /** A request of session `session`'s turn `turn` (branch `branch` of `branches`), sent and ended at these ms. */
-function record(
+function turnRecord(
   session: number,
   turn: number,
   sentMs: number,
@@ -13,39 +14,22 @@ function record(
   extra: { branch?: number; branches?: number; toolRound?: number; ok?: boolean; cached?: number } = {},
 ): RequestRecord {
   const ok = extra.ok ?? true;
-  return {
-    v: 1,
+  return record({
     index: nextIndex,
     requestId: `r${nextIndex++}`,
-    phase: "measure",
-    stage: 0,
     scheduledMs: sentMs,
     readyMs: sentMs,
-    queueMs: 0,
     sentMs,
     socketMs: sentMs,
     headersMs: sentMs,
     chunksUs: ok ? [(sentMs + 5) * 1000, endMs * 1000] : [],
-    chunkTokens: null,
     endMs,
     ok,
-    errorKind: ok ? null : "http_500",
-    error: ok ? null : "boom",
-    httpStatus: ok ? 200 : 500,
-    finishReason: ok ? "length" : null,
+    ...(ok
+      ? { outputTokens: 2 }
+      : { errorKind: "http_500", error: "boom", httpStatus: 500, finishReason: null }),
     promptTokens: 100,
-    outputTokens: ok ? 2 : null,
-    outputTokensSource: "usage",
     cachedTokens: extra.cached ?? 0,
-    targetInputTokens: null,
-    maxTokens: 2,
-    prefixGroup: null,
-    firstAnswerTokenMs: null,
-    reasoningTokens: null,
-    answerTokens: null,
-    reasoningField: null,
-    toolCalls: [],
-    malformedToolCalls: 0,
     session: {
       index: session,
       turn,
@@ -53,21 +37,21 @@ function record(
       toolRound: extra.toolRound ?? 0,
       ...(extra.branch !== undefined ? { branch: extra.branch, branches: extra.branches ?? 3 } : {}),
     },
-  };
+  });
 }
 
 describe("fan-out times of a run's records", () => {
   it("times each fan-out from its first branch's send to its slowest branch's last answer", () => {
     const records = [
-      record(0, 0, 0, 50),
+      turnRecord(0, 0, 0, 50),
       // Three branches sent at 100 (one a millisecond late); branch 2's tool round ends last, at 400.
-      record(0, 1, 100, 180, { branch: 0 }),
-      record(0, 1, 101, 250, { branch: 1 }),
-      record(0, 1, 100, 200, { branch: 2 }),
-      record(0, 1, 300, 400, { branch: 2, toolRound: 1 }),
-      record(1, 0, 10, 40, { branch: 0, branches: 2 }),
-      record(1, 0, 10, 70, { branch: 1, branches: 2 }),
-      record(1, 1, 90, 120),
+      turnRecord(0, 1, 100, 180, { branch: 0 }),
+      turnRecord(0, 1, 101, 250, { branch: 1 }),
+      turnRecord(0, 1, 100, 200, { branch: 2 }),
+      turnRecord(0, 1, 300, 400, { branch: 2, toolRound: 1 }),
+      turnRecord(1, 0, 10, 40, { branch: 0, branches: 2 }),
+      turnRecord(1, 0, 10, 70, { branch: 1, branches: 2 }),
+      turnRecord(1, 1, 90, 120),
     ];
     expect(fanOutTimes(records)).toEqual([
       { session: 0, turn: 1, branches: 3, sent: 3, completed: true, completionMs: 300, spreadMs: 220 },
@@ -86,16 +70,16 @@ describe("fan-out times of a run's records", () => {
 
   it("leaves a fan-out with a failed or unsent branch out of the times, and its session incomplete", () => {
     const records = [
-      record(0, 0, 0, 50, { branch: 0 }),
-      record(0, 0, 0, 60, { branch: 1, ok: false }),
-      record(0, 0, 0, 55, { branch: 2 }),
+      turnRecord(0, 0, 0, 50, { branch: 0 }),
+      turnRecord(0, 0, 0, 60, { branch: 1, ok: false }),
+      turnRecord(0, 0, 0, 55, { branch: 2 }),
       // Session 1's fan-out sent two of its three branches (the run stopped).
-      record(1, 0, 0, 40),
-      record(1, 1, 50, 90, { branch: 0 }),
-      record(1, 1, 50, 95, { branch: 1 }),
+      turnRecord(1, 0, 0, 40),
+      turnRecord(1, 1, 50, 90, { branch: 0 }),
+      turnRecord(1, 1, 50, 95, { branch: 1 }),
       // Session 2 completes.
-      record(2, 0, 0, 30),
-      record(2, 1, 40, 80, { branch: 0, branches: 1 }),
+      turnRecord(2, 0, 0, 30),
+      turnRecord(2, 1, 40, 80, { branch: 0, branches: 1 }),
     ];
     const times = fanOutTimes(records);
     expect(times.map((time) => [time.session, time.sent, time.completed, time.completionMs])).toEqual([
@@ -114,7 +98,7 @@ describe("fan-out times of a run's records", () => {
   });
 
   it("has no fan-out summary for sessions without fan-outs", () => {
-    const summary = computeSessionMetrics([record(0, 0, 0, 10), record(0, 1, 20, 30)], {
+    const summary = computeSessionMetrics([turnRecord(0, 0, 0, 10), turnRecord(0, 1, 20, 30)], {
       durationS: 1,
       sharedPrefixTokens: 0,
       serverHitRate: null,
@@ -125,16 +109,18 @@ describe("fan-out times of a run's records", () => {
   it("checks a fanned-out first turn for an earlier run's cache by the branch that found the least", () => {
     // The first branch admitted computed the shared prefix; the others hit it. That is no contamination;
     // every branch finding it cached is.
-    const clean = [0, 1, 2].map((branch) => record(branch, 0, 0, 10, { branch: 0, branches: 3, cached: 0 }));
+    const clean = [0, 1, 2].map((branch) =>
+      turnRecord(branch, 0, 0, 10, { branch: 0, branches: 3, cached: 0 }),
+    );
     const fanned = [
-      record(5, 0, 0, 10, { branch: 0, cached: 0 }),
-      record(5, 0, 0, 10, { branch: 1, cached: 96 }),
-      record(5, 0, 0, 10, { branch: 2, cached: 96 }),
+      turnRecord(5, 0, 0, 10, { branch: 0, cached: 0 }),
+      turnRecord(5, 0, 0, 10, { branch: 1, cached: 96 }),
+      turnRecord(5, 0, 0, 10, { branch: 2, cached: 96 }),
     ];
     const warm = [
-      record(6, 0, 0, 10, { branch: 0, cached: 96 }),
-      record(6, 0, 0, 10, { branch: 1, cached: 96 }),
-      record(6, 0, 0, 10, { branch: 2, cached: 96 }),
+      turnRecord(6, 0, 0, 10, { branch: 0, cached: 96 }),
+      turnRecord(6, 0, 0, 10, { branch: 1, cached: 96 }),
+      turnRecord(6, 0, 0, 10, { branch: 2, cached: 96 }),
     ];
     const options = { durationS: 1, sharedPrefixTokens: 0, serverHitRate: null };
     const ok = computeSessionMetrics([...clean, ...fanned], options)!;
