@@ -35,6 +35,8 @@ export const configLimits = {
   settleMs: 60_000,
   /** Turns of one session (session datasets: generated, read from a file or a trace). */
   sessionTurns: 256,
+  /** Branches of one sub-agent fan-out (session datasets' fan_out.branches). */
+  fanOutBranches: 32,
   /** Think time or tool latency between two turns, in seconds (one hour). */
   turnDelaySeconds: 3_600,
 } as const;

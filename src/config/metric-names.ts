@@ -150,11 +150,14 @@ export type SpecDecodeField = "acceptance_rate" | "acceptance_length";
 
 /**
  * The values of run.json `sessions` a session metric reads: a duration statistic, the good or completed
- * sessions per second, the mean cache hit rate per session, TTFT p95 of a context-depth bucket.
+ * sessions per second, the mean cache hit rate per session, a fan-out completion statistic, TTFT p95 of
+ * a context-depth bucket.
  */
 export type SessionField =
   | "duration_p50"
   | "duration_p95"
+  | "fan_out_completion_p50"
+  | "fan_out_completion_p95"
   | "goodput"
   | "throughput"
   | "cache_hit_rate"
@@ -213,6 +216,12 @@ interface MetricFacts {
   mixed: boolean;
   /** Whose noise prior it takes (gate.noise_prior, docs/compare.md "Server starts"). */
   noise: NoiseFamily;
+  /**
+   * For a metric only some cells measure, the part of a run it needs: a session dataset's sessions, or
+   * their fan-outs (docs/workloads.md). A gated one is skipped in a cell where neither side has a value of
+   * any metric of that part (`metricsMeasuredIn`): a cell without that part has nothing to gate.
+   */
+  measuredIn?: "sessions" | "fan-outs";
 }
 
 /**
@@ -430,6 +439,7 @@ const guardSpecs = {
  * any other cell. Gatable, advisory unless `gate.metrics` names them.
  */
 const sessionFacts = {
+  measuredIn: "sessions",
   vllmKeys: [],
   noise: "e2e",
   judged: "per-run",
@@ -454,6 +464,22 @@ const depthSpec = (bucket: "1" | "2_3" | "4_7" | "8_up", words: string, short = 
     source: { kind: "session", field: `ttft_p95_depth_${bucket}` },
     minRequests: "p95",
     noise: "ttft",
+  }) as const;
+
+/**
+ * A fan-out's completion time (docs/workloads.md, Sub-agent fan-out): its first branch's send to its
+ * slowest branch's answer, the time the session waits before it goes on.
+ */
+const fanOutSpec = (statistic: "p50" | "p95") =>
+  ({
+    ...sessionFacts,
+    measuredIn: "fan-outs",
+    label: `Fan-out completion ${statistic}`,
+    plain: { kind: "wait", waitFor: "for a fan-out's slowest branch" },
+    unit: "ms",
+    format: "number",
+    higherIsBetter: false,
+    source: { kind: "session", field: `fan_out_completion_${statistic}` },
   }) as const;
 
 const sessionSpecs = {
@@ -504,6 +530,8 @@ const sessionSpecs = {
     source: { kind: "session", field: "cache_hit_rate" },
     noise: "throughput",
   },
+  fan_out_completion_p50: fanOutSpec("p50"),
+  fan_out_completion_p95: fanOutSpec("p95"),
   ttft_p95_depth_1: depthSpec("1", "turn 1"),
   ttft_p95_depth_2_3: depthSpec("2_3", "turns 2-3"),
   ttft_p95_depth_4_7: depthSpec("4_7", "turns 4-7"),
@@ -611,6 +639,11 @@ export const metricSpecs: Readonly<Record<MetricName, Readonly<MetricSpec>>> = O
   ...sessionMetrics.map((name) => [name, { name, ...(sessionSpecs[name] satisfies MetricFacts) }]),
   ...guardMetrics.map((name) => [name, { name, ...(guardSpecs[name] satisfies MetricFacts) }]),
 ]) as Record<MetricName, MetricSpec>;
+
+/** The metrics that need this part of a run (`MetricFacts.measuredIn`). */
+export function metricsMeasuredIn(part: "sessions" | "fan-outs"): readonly MetricName[] {
+  return metricNames.filter((name) => metricSpecs[name].measuredIn === part);
+}
 
 /** Whether compare judges this metric as a quality guard (compare/analyze/guards.ts), not in gate.metrics. */
 export function isGuardMetric(metric: MetricName): metric is GuardMetric {

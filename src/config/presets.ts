@@ -18,7 +18,7 @@ export const presetDescriptions: Record<PresetName, string> = {
   "matrix-18":
     "the validation matrix: 3 task types x fresh/reused prefix x low/usual/near-capacity load, plus a traffic spike",
   agent:
-    "a coding agent: sessions of many turns over a shared system prompt, the context growing turn by turn, think time between turns",
+    "a coding agent: sessions of many turns over a shared system prompt, the context growing turn by turn, think time between turns, sub-agents fanned out and joined",
 };
 
 const header = (preset: PresetName, schemaRef: string) => `# yaml-language-server: $schema=${schemaRef}
@@ -100,6 +100,28 @@ cells:
     warmup: { requests: 2 }
     prefix: fresh
     slo: { ttft_ms: 2000, tpot_ms: 60 }
+  - name: agent-fanout
+    description: an agent that delegates, sending sub-agents at once over its shared context and waiting for all of them
+    endpoint: chat
+    dataset:
+      type: sessions
+      turns: { distribution: uniform, min: 6, max: 16 }
+      system_prompt_tokens: 2000
+      message_tokens: { distribution: lognormal, median: 150, sigma: 0.8, min: 8, max: 2000 }
+      output_tokens: { distribution: lognormal, median: 250, sigma: 0.6, min: 16, max: 1024 }
+      think_time_s: { distribution: exponential, mean: 2, max: 20 }
+      # Sub-agent fan-out (docs/workloads.md): at a fan-out turn every branch is the conversation so far,
+      # the turn's message and a task of its own, sent at once; the session goes on once all answered.
+      fan_out:
+        share: 0.25                    # a quarter of the turns delegate
+        branches: { min: 2, max: 6 }   # sub-agents per fan-out
+        message_tokens: { distribution: lognormal, median: 80, sigma: 0.5, min: 8, max: 512 }
+        output_tokens: { distribution: lognormal, median: 300, sigma: 0.6, min: 16, max: 1024 }
+    load: { type: rate, rate: 0.25, burstiness: 1, max_concurrency: 16 }
+    size: { requests: 64 }             # sessions per run (about 1,000 requests, their fan-outs' branches included)
+    warmup: { requests: 2 }
+    prefix: fresh
+    slo: { ttft_ms: 1000, tpot_ms: 50 }
 `;
 
 const chatCells = `
@@ -373,7 +395,9 @@ export function presetText(
     agent: agentCells,
   }[preset];
   const withCapacity = options.capacity ? `${cells}${capacityCell(preset)}` : cells;
-  // An agent's deep turns are what a KV-cache change moves: their first-token wait blocks too.
-  const extra = preset === "agent" ? ["ttft_p95_depth_8_up", "session_goodput"] : [];
+  // An agent's deep turns are what a KV-cache change moves: their first-token wait blocks too; so does the
+  // wait for a fan-out's slowest sub-agent (gated in the cells that fan out).
+  const extra =
+    preset === "agent" ? ["ttft_p95_depth_8_up", "session_goodput", "fan_out_completion_p95"] : [];
   return `${header(preset, schemaRef)}${serverKindFacts[kind].preset.server}${model(kind)}${withCapacity}${gate(extra)}`;
 }

@@ -130,7 +130,7 @@ function limitsSection(): string[] {
     `| nesting of mappings and lists | ${yamlLimits.maxDepth} levels |`,
     `| values once every YAML alias (\`*name\`) is expanded | ${n(yamlLimits.maxExpandedValues)} (aliases must be defined before use and may not refer to a node containing them) |`,
     "| duplicate keys in a mapping | none |",
-    `| requests in flight (\`concurrency\`, \`max_concurrency\`, a stage's \`concurrency\`) | ${n(L.concurrency)} |`,
+    `| requests in flight (\`concurrency\`, \`max_concurrency\`, a stage's \`concurrency\`; for a session dataset with \`fan_out\`, sessions in flight x its most branches) | ${n(L.concurrency)} |`,
     `| requests per second (\`rate\`, a stage's \`rate\`) | ${n(L.ratePerSecond)} |`,
     `| measured requests per run (\`size.requests\`) | ${n(L.requestsPerRun)} |`,
     `| warm-up requests per run | ${n(L.warmupRequests)} |`,
@@ -140,6 +140,7 @@ function limitsSection(): string[] {
     `| prompt tokens per run: \`size.requests\` x the longest prompt (generated datasets; the mean or median for a distribution without \`max\`) | ${n(L.promptTokensPerRun)} |`,
     `| \`num_prefixes\`, \`num_documents\` | ${n(L.datasetItems)} |`,
     `| turns of a session (\`turns\`, \`max_turns\`, a trace's session) | ${n(L.sessionTurns)} |`,
+    `| branches of one fan-out (\`fan_out.branches\`) | ${L.fanOutBranches} |`,
     `| think time or tool latency between two turns (\`think_time_s\`, \`latency_s\`) | ${n(L.turnDelaySeconds)} s |`,
     `| stages of a \`stages\` load | ${L.stages} |`,
     `| cells | ${n(L.cells)} |`,
@@ -148,7 +149,7 @@ function limitsSection(): string[] {
     `| \`runner.devices\` (servers at once) | ${n(L.devices)} |`,
     `| \`runner.settle_ms\` | ${n(L.settleMs)} ms |`,
     "",
-    `The client opens at most as many connections as a run has requests. A config with many problems lists the first ${maxListedProblems} (each message`,
+    `The client opens at most as many connections as a run has requests (times a fan-out's most branches for a session dataset: a session's branches are in flight at once). A config with many problems lists the first ${maxListedProblems} (each message`,
     `at most ${n(maxProblemChars)} characters, at most ${maxListedKeys} unknown keys named per mapping) and counts the rest; checking is linear in the size of the file.`,
   ];
 }

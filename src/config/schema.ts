@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { fanOutProblems, mostBranches } from "./dataset-kinds/fan-out.js";
 import type { LengthConfig } from "./dataset-kinds/fields.js";
 import { datasetSchema, isSessionDataset } from "./dataset-kinds.js";
 import {
@@ -905,6 +906,16 @@ function sessionProblems(cells: readonly CellConfig[]): { path: (string | number
         path: ["cells", index, "endpoint"],
         message: `expected chat for a ${dataset.type} dataset (a session sends its conversation as messages), got ${cell.endpoint}`,
       });
+    if (dataset.type === "mooncake_trace") return;
+    const fanOut = dataset.fan_out;
+    if (fanOut !== undefined)
+      for (const problem of fanOutProblems(fanOut, {
+        mostTurns: dataset.type === "sessions" ? lengthCeiling(dataset.turns) : (dataset.max_turns ?? null),
+        turnsField: dataset.type === "sessions" ? "dataset.turns" : "dataset.max_turns",
+        hasTools: dataset.type === "sessions" && dataset.tools !== undefined,
+        sessionsInFlight: sessionsInFlight(cell.load),
+      }))
+        problems.push({ path: ["cells", index, "dataset", ...problem.path], message: problem.message });
     if (dataset.type !== "sessions") return;
     const turns = lengthCeiling(dataset.turns);
     if (turns > configLimits.sessionTurns)
@@ -912,16 +923,44 @@ function sessionProblems(cells: readonly CellConfig[]): { path: (string | number
         path: ["cells", index, "dataset", "turns"],
         message: `expected at most ${configLimits.sessionTurns} turns (the limit on turns per session; see docs/config-reference.md#limits), got up to ${turns}`,
       });
+    // A fan-out turn's answer is its branches' answers together, and its last branch adds a message.
+    const fanOutTurns =
+      fanOut === undefined
+        ? 0
+        : Math.min(turns, fanOut.turns?.filter((turn) => turn <= turns).length ?? turns);
+    const branchAnswers =
+      fanOut === undefined ? 0 : mostBranches(fanOut) * lengthCeiling(fanOut.output_tokens);
     const deepest =
       dataset.system_prompt_tokens +
-      turns * (lengthCeiling(dataset.message_tokens) + lengthCeiling(dataset.output_tokens));
+      turns * lengthCeiling(dataset.message_tokens) +
+      (turns - fanOutTurns) * lengthCeiling(dataset.output_tokens) +
+      fanOutTurns * branchAnswers +
+      (fanOut === undefined ? 0 : lengthCeiling(fanOut.message_tokens));
     if (deepest > configLimits.tokens)
       problems.push({
         path: ["cells", index, "dataset"],
-        message: `expected a deepest context of at most ${configLimits.tokens} tokens (the limit on token counts; see docs/config-reference.md#limits), got up to ${deepest} (system prompt + turns x (message + answer))`,
+        message: `expected a deepest context of at most ${configLimits.tokens} tokens (the limit on token counts; see docs/config-reference.md#limits), got up to ${deepest} (system prompt + turns x (message + answer)${fanOut === undefined ? "" : ", a fan-out turn's answer its branches' answers"})`,
       });
   });
   return problems;
+}
+
+/**
+ * Sessions a cell's load can hold in flight at once (its closed-loop concurrency or max_concurrency);
+ * null when an open-loop load has no cap.
+ */
+function sessionsInFlight(load: LoadConfig): number | null {
+  switch (load.type) {
+    case "concurrency":
+      return load.concurrency;
+    case "rate":
+      return load.max_concurrency ?? null;
+    case "stages": {
+      if (load.stages.some((stage) => stage.concurrency === undefined) && load.max_concurrency === undefined)
+        return null;
+      return Math.max(load.max_concurrency ?? 0, ...load.stages.map((stage) => stage.concurrency ?? 0));
+    }
+  }
 }
 
 /** Cell names key the results directories and the report, so they must be unique. */

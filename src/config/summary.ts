@@ -1,3 +1,4 @@
+import { meanBranches } from "./dataset-kinds/fan-out.js";
 import { describeDataset } from "./dataset-kinds.js";
 import { type TemplateAt, templateView } from "./interpolate.js";
 import { metricSpecs, type NoiseFamily } from "./metric-names.js";
@@ -131,13 +132,28 @@ const assumedToolRoundsPerTurn = 1;
 export interface SessionEstimate {
   /** Mean turns per session. */
   turns: number;
+  /** Fan-out turns per session: the listed turns the mean turns reach, or `share` x turns. */
+  fanOuts: number;
+  /** Requests per session, tool rounds aside: one per turn, a fan-out turn's branches instead of one. */
+  requests: number;
   /** Seconds of one answer (a turn's, and a tool round's) at the assumed per-stream speed. */
   answerSeconds: number;
   /** Think seconds of a session: (turns − 1) x the think time's mean (the first turn does not wait). */
   thinkSeconds: number;
-  /** Tool seconds of a session: turns x the assumed tool rounds x (the tool latency's mean + one answer). */
+  /**
+   * Tool seconds of a session: turns x the assumed tool rounds x (the tool latency's mean + one answer); a
+   * fan-out turn's only where its branches have tools (their rounds run at once, so one branch's count).
+   */
   toolSeconds: number;
-  /** A session's expected duration: turns x answer + think + tool seconds (its turns are closed loop). */
+  /**
+   * Seconds of a session's fan-out turns: each one branch's answer (the branches run at once), in place of
+   * the turn's answer.
+   */
+  fanOutSeconds: number;
+  /**
+   * A session's expected duration: answers of its turns without fan-out + fan-out + think + tool seconds
+   * (its turns are closed loop).
+   */
   seconds: number;
 }
 
@@ -146,6 +162,8 @@ export interface SessionEstimate {
  * each answer, then the think time, then the next turn, so a session takes turns x (answer) + (turns − 1) x
  * (think mean), plus each tool round's latency and its answer (answers at `secondsPerOutputToken`). A file's turns are assumed
  * (`assumedFileSessionTurns`, at most `max_turns`); a trace's gaps between turns are its own (not counted).
+ * A fan-out turn takes one branch's answer (and its tool round, where the branches have tools): the
+ * branches run at once, each at the assumed per-stream speed.
  */
 export function sessionEstimate(
   cell: CellConfig,
@@ -173,14 +191,30 @@ export function sessionEstimate(
       break;
   }
   turns = Math.max(1, turns);
+  const fanOut = dataset.type === "mooncake_trace" ? undefined : dataset.fan_out;
+  const fanOuts =
+    fanOut === undefined
+      ? 0
+      : fanOut.turns !== undefined
+        ? fanOut.turns.filter((turn) => turn <= turns).length
+        : fanOut.share! * turns;
+  const branchAnswer = fanOut === undefined ? 0 : lengthMean(fanOut.output_tokens) * secondsPerOutputToken;
+  const branchTool =
+    fanOut?.tools === true && dataset.type === "sessions" && dataset.tools
+      ? assumedToolRoundsPerTurn * (delayMean(dataset.tools.latency_s) + branchAnswer)
+      : 0;
   const thinkSeconds = (turns - 1) * think;
-  const toolSeconds = turns * tool;
+  const toolSeconds = (turns - fanOuts) * tool + fanOuts * branchTool;
+  const fanOutSeconds = fanOuts * branchAnswer;
   return {
     turns,
+    fanOuts,
+    requests: turns - fanOuts + (fanOut === undefined ? 0 : fanOuts * meanBranches(fanOut)),
     answerSeconds,
     thinkSeconds,
     toolSeconds,
-    seconds: turns * answerSeconds + thinkSeconds + toolSeconds,
+    fanOutSeconds,
+    seconds: (turns - fanOuts) * answerSeconds + fanOutSeconds + thinkSeconds + toolSeconds,
   };
 }
 
@@ -274,7 +308,7 @@ export function summarizeConfig(
       "requests" in cell.size
         ? session === null
           ? cell.size.requests
-          : Math.round(cell.size.requests * session.turns)
+          : Math.round(cell.size.requests * session.requests)
         : null;
     if (requestsPerRun !== null && requestsPerRun < config.gate.min_requests.p95) {
       const gatedPercentiles = config.gate.metrics.filter(
@@ -287,7 +321,7 @@ export function summarizeConfig(
         const counted =
           session === null
             ? `${requests} requests per run`
-            : `about ${requestsPerRun} requests per run (${requests} sessions of ${Number(session.turns.toFixed(1))} turns)`;
+            : `about ${requestsPerRun} requests per run (${requests} sessions of ${Number(session.turns.toFixed(1))} turns${session.fanOuts > 0 ? `, ${Number(session.requests.toFixed(1))} requests each with the fan-outs' branches` : ""})`;
         warnings.push(
           `cells "${text.name}": ${counted} is below gate.min_requests.p95 (${config.gate.min_requests.p95}); ${gatedPercentiles.join(", ")} will be advisory only`,
         );
@@ -576,7 +610,7 @@ function renderGpuMinutes(
     );
   }
   lines.push(
-    `  (rough: schedules as declared, closed-loop cells at ${assumedSecondsPerOutputToken * 1000} ms per output token, a session as its turns' answers plus its think and tool times' means (${assumedFileSessionTurns} turns for a file's sessions, ${assumedToolRoundsPerTurn} tool round per turn where tools are declared), idle time cut for a lone request at ${assumedLoneSecondsPerOutputToken * 1000} ms per output token and ${assumedLoneSecondsPerPromptToken * 1000} ms per prompt token; a server start counted as cost.server_start_s)`,
+    `  (rough: schedules as declared, closed-loop cells at ${assumedSecondsPerOutputToken * 1000} ms per output token, a session as its turns' answers plus its think and tool times' means (${assumedFileSessionTurns} turns for a file's sessions, ${assumedToolRoundsPerTurn} tool round per turn where tools are declared, a fan-out turn as one branch's answer), idle time cut for a lone request at ${assumedLoneSecondsPerOutputToken * 1000} ms per output token and ${assumedLoneSecondsPerPromptToken * 1000} ms per prompt token; a server start counted as cost.server_start_s)`,
   );
   return lines;
 }

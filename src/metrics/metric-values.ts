@@ -109,6 +109,10 @@ function sessionValue(sessions: SessionsSummary, field: SessionField): number | 
       return sessions.throughput;
     case "cache_hit_rate":
       return sessions.cacheHitRate;
+    case "fan_out_completion_p50":
+      return sessions.fanOut?.completion.p50 ?? null;
+    case "fan_out_completion_p95":
+      return sessions.fanOut?.completion.p95 ?? null;
     default: {
       const bucket = field.slice("ttft_p95_depth_".length);
       return sessions.ttftByDepth.find((entry) => entry.bucket === bucket)?.p95 ?? null;

@@ -108,6 +108,25 @@ const serverMetricsSummarySchema = z.object({
     ),
 });
 
+/**
+ * A session dataset's fan-outs in one run (metrics/fan-out-metrics.ts, docs/workloads.md): each a turn sent
+ * as branches at once and joined; times in ms over the completed fan-outs.
+ */
+const fanOutSummarySchema = z.object({
+  /** Fan-outs started (a branch sent). */
+  fanOuts: z.number().int().nonnegative(),
+  /** Fan-outs whose every branch was sent and answered (their tool rounds too). */
+  completed: z.number().int().nonnegative(),
+  /** Branches sent. */
+  branches: z.number().int().nonnegative(),
+  /** The first branch's send to the slowest branch's last answer's end: when the session can go on. */
+  completion: latencySummarySchema,
+  /** The fastest branch's end to the slowest's: how far apart the branches finished. */
+  spread: latencySummarySchema,
+});
+
+export type FanOutSummary = z.output<typeof fanOutSummarySchema>;
+
 /** A session dataset's per-run summary (metrics/session-metrics.ts, docs/workloads.md). */
 const sessionsSummarySchema = z.object({
   started: z.number().int().nonnegative(),
@@ -151,6 +170,8 @@ const sessionsSummarySchema = z.object({
         "false when no check was possible (a trace's first turns share prefix blocks by design): then flagged says nothing; absent in files of earlier versions.",
       ),
   }),
+  /** The sub-agent fan-outs; absent when the sessions had none (and in files of earlier versions). */
+  fanOut: fanOutSummarySchema.optional(),
 });
 
 /**

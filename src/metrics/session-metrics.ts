@@ -1,4 +1,5 @@
 import type { RequestRecord } from "../runner/request-schema.js";
+import { fanOutTimes, summarizeFanOuts } from "./fan-out-metrics.js";
 import { isGood, requestLatencies, type Slo } from "./run-metrics.js";
 import type { SessionsSummary } from "./run-schema.js";
 import { summarize } from "./summary.js";
@@ -43,7 +44,7 @@ function firstTurnBar(record: RequestRecord, sharedPrefixTokens: number | null):
 
 /**
  * Per-run session metrics of a session dataset's records (pure): a session is its records with the same
- * `session.index`. Completed: every planned turn answered. Good: completed, and every request of it met
+ * `session.index`. Completed: every planned turn answered (a fan-out turn: every branch). Good: completed, and every request of it met
  * every SLO (vLLM's rule per request). Duration: first send to last answer's end, think times included (the
  * script gives both sides the same ones). Cache hit rate: per session, cached / prompt tokens of its
  * requests from the usage's cached_tokens, averaged over the sessions that report them; the server's own
@@ -70,6 +71,9 @@ export function computeSessionMetrics(
     else sessions.set(record.session.index, [record]);
   }
   if (sessions.size === 0) return null;
+  // Sessions with a fan-out turn whose branches were not all sent and answered.
+  const fanOuts = fanOutTimes(records);
+  const fanOutIncomplete = new Set(fanOuts.flatMap((time) => (time.completed ? [] : [time.session])));
   const slo = options.slo;
   const hasSlo =
     slo !== undefined &&
@@ -82,8 +86,12 @@ export function computeSessionMetrics(
   let firstTurns = 0;
   let contaminated = 0;
   let turnsSent = 0;
-  for (const turns of sessions.values()) {
+  for (const [index, turns] of sessions) {
     const planned = turns[0]!.session!.turns;
+    // A first turn's cached prefix: at a fan-out, the least any branch found (the first admitted computes
+    // the branches' common prefix, the others hit it).
+    let firstTurnSeen = false;
+    let firstTurnExcess: number | null = null;
     const userTurns = new Set<number>();
     let allOk = true;
     let allGood = true;
@@ -114,16 +122,26 @@ export function computeSessionMetrics(
         prompt += record.promptTokens;
         cached += record.cachedTokens;
         cacheReported = true;
+        // A fan-out's first turn is several branches over one prefix: the branch that found the least
+        // cached speaks for the session (the others may hit what their siblings just computed).
         if (position.turn === 0 && position.toolRound === 0) {
           const bar = firstTurnBar(record, options.sharedPrefixTokens);
           if (bar !== undefined) {
-            firstTurns++;
-            if (bar !== null && record.cachedTokens > bar + contaminationSlackTokens) contaminated++;
+            firstTurnSeen = true;
+            if (bar !== null)
+              firstTurnExcess = Math.min(
+                firstTurnExcess ?? Number.POSITIVE_INFINITY,
+                record.cachedTokens - bar,
+              );
           }
         }
       }
     }
-    const done = allOk && userTurns.size === planned;
+    if (firstTurnSeen) {
+      firstTurns++;
+      if (firstTurnExcess !== null && firstTurnExcess > contaminationSlackTokens) contaminated++;
+    }
+    const done = allOk && userTurns.size === planned && !fanOutIncomplete.has(index);
     if (done) {
       completed++;
       durations.push(end - start);
@@ -132,6 +150,7 @@ export function computeSessionMetrics(
     if (cacheReported && prompt > 0) hitRates.push(cached / prompt);
   }
   const perSecond = (count: number) => (options.durationS > 0 ? count / options.durationS : 0);
+  const fanOut = summarizeFanOuts(fanOuts);
   const contaminationFlag = firstTurns > 0 && contaminated / firstTurns > contaminationShare;
   return {
     started: sessions.size,
@@ -162,5 +181,6 @@ export function computeSessionMetrics(
       flagged: contaminationFlag,
       checked: options.sharedPrefixTokens !== null,
     },
+    ...(fanOut !== undefined ? { fanOut } : {}),
   };
 }

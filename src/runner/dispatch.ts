@@ -25,13 +25,16 @@ export interface Ticket {
 /**
  * Where a request is in its session: `index` the session, `turn` its turn (0-based: the context depth in
  * turns), `turns` the turns the session has, `toolRound` 0 for the user's message and r for the r-th
- * mocked tool result answering the turn's tool calls.
+ * mocked tool result answering the turn's tool calls; at a fan-out turn, `branch` of `branches` (each
+ * branch's tool rounds counted on their own).
  */
 interface SessionPosition {
   index: number;
   turn: number;
   turns: number;
   toolRound: number;
+  branch?: number;
+  branches?: number;
 }
 
 /**

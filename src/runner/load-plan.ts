@@ -57,9 +57,10 @@ export function loadPlanOf(cell: CellConfig): LoadPlan {
 
 /**
  * Connections the client pool needs: the most requests the plan can have in flight, never more than its
- * request count (null = unbounded).
+ * request count (null = unbounded). `perUnit`: requests one unit of the schedule may have in flight at
+ * once (a session's fan-out branches; 1 otherwise).
  */
-export function poolSizeOf(plan: LoadPlan): number | null {
+export function poolSizeOf(plan: LoadPlan, perUnit = 1): number | null {
   let most = 0;
   for (const segment of plan.segments) {
     if (segment.kind === "concurrency") most = Math.max(most, segment.concurrency);
@@ -68,7 +69,7 @@ export function poolSizeOf(plan: LoadPlan): number | null {
   const size = Math.max(most, plan.maxConcurrency ?? 0);
   // No more requests than maxRequests can be in flight: connections beyond that are opened for nothing
   // (concurrency 100000 with 10 requests spent minutes opening them).
-  return plan.maxRequests === null ? size : Math.min(size, plan.maxRequests);
+  return (plan.maxRequests === null ? size : Math.min(size, plan.maxRequests)) * perUnit;
 }
 
 /** The concurrency a run asks for, to check against what the client achieved; null for open loop. */

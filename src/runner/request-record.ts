@@ -119,7 +119,7 @@ export function requestIdOf(
   const base = `${cell}-${run}-${phase === "warmup" ? "warmup-" : ""}${ticket.index}`;
   const session = ticket.session;
   if (session === undefined) return base;
-  return `${base}-s${session.index}-t${session.turn}${session.toolRound > 0 ? `-r${session.toolRound}` : ""}`;
+  return `${base}-s${session.index}-t${session.turn}${session.branch !== undefined ? `-b${session.branch}` : ""}${session.toolRound > 0 ? `-r${session.toolRound}` : ""}`;
 }
 
 /** One finished request as a requests.jsonl line, times relative to the phase origin. */

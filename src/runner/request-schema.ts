@@ -106,7 +106,8 @@ export const requestRecordSchema = z.object({
   task: z.object({ reference: z.string(), correct: z.boolean(), error: z.string().optional() }).optional(),
   /**
    * A session's turn (session datasets, docs/workloads.md): the session, the turn (0-based: its depth in
-   * turns), the session's turns, and 0 for the user's message or r for the r-th tool-result round.
+   * turns), the session's turns, and 0 for the user's message or r for the r-th tool-result round; at a
+   * fan-out turn, which branch (0-based) of how many (each branch's tool rounds counted on their own).
    */
   session: z
     .object({
@@ -114,6 +115,8 @@ export const requestRecordSchema = z.object({
       turn: z.number().int().nonnegative(),
       turns: z.number().int().positive(),
       toolRound: z.number().int().nonnegative(),
+      branch: z.number().int().nonnegative().optional(),
+      branches: z.number().int().positive().optional(),
     })
     .optional(),
   /** Present when the server's usage failed a check; the detail names the values and the margin. */

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { type ControlClient, createStreamClient, type StreamClient } from "../client/stream-client.js";
+import { requestsPerSessionInFlight } from "../config/dataset-kinds/fan-out.js";
 import type { ServerSession } from "../server/types.js";
 import { type ScheduleClock, systemClock } from "../util/clock.js";
 import { endpointPath } from "../workload/request-body.js";
@@ -71,7 +72,8 @@ export async function runOnce<Recorded>(options: RunOnceOptions<Recorded>): Prom
   const { cacheSalt, cacheReset } = await applyPrefixPolicy(cell, runIndex, control, notes);
 
   const plan = loadPlanOf(cell);
-  const poolSize = poolSizeOf(plan);
+  // A session's fan-out branches are in flight at once: each needs a connection of its own.
+  const poolSize = poolSizeOf(plan, requestsPerSessionInFlight(cell.dataset));
   const client = createStreamClient({
     baseUrl: session.endpoint.baseUrl,
     ...(session.endpoint.apiKey ? { apiKey: session.endpoint.apiKey } : {}),

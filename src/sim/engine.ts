@@ -322,7 +322,6 @@ export class Engine {
         produce = 1 + accepted;
       } else {
         seq.numComputed += tokens;
-        this.registerFullPromptBlocks(seq);
         if (seq.numComputed < seq.promptLen + seq.outputs.length) continue;
       }
       if (seq.outputs.length === 0) iterationTokens += seq.promptLen;
@@ -497,6 +496,7 @@ export class Engine {
         fits = this.allocate(seq, seq.numComputed + tokens);
       }
       if (!fits) break;
+      if (!decode) this.registerFullPromptBlocks(seq, seq.numComputed + tokens);
       work.push({ seq, tokens, decode, drafts });
       budget -= tokens;
     }
@@ -567,6 +567,7 @@ export class Engine {
       this.stats.prefixHits += hitTokens;
     }
     if (seq.outputs.length === 0) this.cachedPromptTokens.set(seq.spec.id, hitTokens);
+    this.registerFullPromptBlocks(seq, hitTokens + tokens);
     seq.state = "running";
     seq.times.firstScheduled ??= now;
     return { seq, tokens, decode: false, drafts: 0 };
@@ -580,10 +581,17 @@ export class Engine {
     return true;
   }
 
-  private registerFullPromptBlocks(seq: Sequence): void {
+  /**
+   * Registers the prompt blocks that are full once the step computes up to `computedBy` tokens, when the
+   * step is scheduled, as vLLM caches them when it allocates the step's slots (`cache_blocks` up to
+   * num_computed_tokens + num_new_tokens in vllm/v1/core/kv_cache_manager.py `allocate_slots`): a request
+   * admitted later in the same step, or while this one's prefill is still chunked over steps, finds them
+   * cached. So requests sent at once over one new prefix (a session's fan-out branches) compute it once.
+   */
+  private registerFullPromptBlocks(seq: Sequence, computedBy: number): void {
     if (!this.profile.enable_prefix_caching || !seq.blockHashes) return;
     const full = Math.min(
-      Math.floor(Math.min(seq.numComputed, seq.promptLen) / this.profile.block_size),
+      Math.floor(Math.min(computedBy, seq.promptLen) / this.profile.block_size),
       seq.blockHashes.length,
     );
     while (seq.sharedBlocks.length < full && seq.privateBlocks > 0) {

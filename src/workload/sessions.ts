@@ -2,6 +2,7 @@ import type { CellConfig, SessionDatasetConfig } from "../config/schema.js";
 import { createRng } from "../util/random.js";
 import type { ChatMessage, DatasetFile, FileSession, ToolDefinition } from "./dataset-file.js";
 import { drawDelayMs } from "./delays.js";
+import { planFanOuts, type SessionFanOut } from "./fan-out.js";
 import { drawLength } from "./lengths.js";
 import type { Phase } from "./phase.js";
 import { randomWords, shuffledIndexes } from "./text.js";
@@ -23,16 +24,18 @@ interface SessionTurn {
   delayMs: number;
   /** A trace's own clock: not sent before this offset from the session's start (null: no such bound). */
   notBeforeMs: number | null;
+  /** A fan-out turn's branches, sent at once instead of one request (./fan-out.ts); null otherwise. */
+  fanOut: SessionFanOut | null;
 }
 
 interface SessionTools {
   names: readonly string[];
   /** The `tools` every request of the session declares. */
   definitions: ToolDefinition[];
-  /** The mocked tool's latency for round `round` of turn `turn` (seeded). */
-  latencyMs(turn: number, round: number): number;
-  /** The mocked result's text for call `call` of round `round` of turn `turn` (seeded). */
-  result(turn: number, round: number, call: number): string;
+  /** The mocked tool's latency for round `round` of turn `turn` (of fan-out branch `branch`), seeded. */
+  latencyMs(turn: number, round: number, branch?: number): number;
+  /** The mocked result's text for call `call` of round `round` of turn `turn` (of branch `branch`), seeded. */
+  result(turn: number, round: number, call: number, branch?: number): string;
 }
 
 export interface SessionScript {
@@ -75,6 +78,9 @@ export function sessionSource(
   // Warm-up sessions come from their own stream: they never share a conversation (or a cached prefix
   // beyond the common system prompt) with the measured sessions.
   const stream = (phase: Phase) => (phase === "warmup" ? "warmup" : "measure");
+  // A session's fan-outs come from a stream of their own (./fan-out.ts).
+  const fanOutRng = (phase: Phase, index: number) =>
+    createRng(seed, cell.name, stream(phase), "fan-out", index);
   switch (dataset.type) {
     case "sessions": {
       const sharedSystems = new Map<string, string>();
@@ -101,13 +107,21 @@ export function sessionSource(
               ? sharedSystem(phase)
               : randomWords(rng, wordsForPrompt(tokenModel, dataset.system_prompt_tokens));
           }
+          const fanOuts = planFanOuts(dataset.fan_out, turnCount, fanOutRng(phase, index), tokenModel);
           const turns: SessionTurn[] = [];
           for (let turn = 0; turn < turnCount; turn++) {
             const messageTokens = drawLength(dataset.message_tokens, rng);
             const maxTokens = drawLength(dataset.output_tokens, rng);
             const delayMs = turn === 0 ? 0 : drawDelayMs(dataset.think_time_s, rng);
             const content = randomWords(rng, wordsForPart(tokenModel, messageTokens));
-            turns.push({ content, messageTokens, maxTokens, delayMs, notBeforeMs: null });
+            turns.push({
+              content,
+              messageTokens,
+              maxTokens,
+              delayMs,
+              notBeforeMs: null,
+              fanOut: fanOuts[turn]!,
+            });
           }
           return {
             index,
@@ -123,12 +137,22 @@ export function sessionSource(
                 : {
                     names: tools.names,
                     definitions: sessionToolDefinitions(tools.names),
-                    latencyMs: (turn, round) =>
+                    // A branch's draws are streams of their own; the session's turns keep theirs.
+                    latencyMs: (turn, round, branch) =>
                       drawDelayMs(
                         tools.latency_s,
-                        createRng(seed, cell.name, stream(phase), "tool", index, turn, round),
+                        createRng(
+                          seed,
+                          cell.name,
+                          stream(phase),
+                          "tool",
+                          index,
+                          turn,
+                          round,
+                          ...(branch === undefined ? [] : ["branch", branch]),
+                        ),
                       ),
-                    result: (turn, round, call) => {
+                    result: (turn, round, call, branch) => {
                       const toolRng = createRng(
                         seed,
                         cell.name,
@@ -138,6 +162,7 @@ export function sessionSource(
                         turn,
                         round,
                         call,
+                        ...(branch === undefined ? [] : ["branch", branch]),
                       );
                       return randomWords(
                         toolRng,
@@ -191,6 +216,12 @@ export function sessionSource(
             dataset.type === "sharegpt_sessions" && dataset.max_turns !== undefined
               ? dataset.max_turns
               : entry.turns.length;
+          const fanOuts = planFanOuts(
+            dataset.type === "sharegpt_sessions" ? dataset.fan_out : undefined,
+            Math.min(limit, entry.turns.length),
+            fanOutRng(phase, index),
+            tokenModel,
+          );
           const turns = entry.turns.slice(0, limit).map((turn, position): SessionTurn => {
             if (trace !== null) {
               const hashIds = turn.hashIds ?? [];
@@ -211,6 +242,7 @@ export function sessionSource(
                 maxTokens: turn.maxTokens ?? defaultOutputTokens,
                 delayMs: 0,
                 notBeforeMs: position === 0 ? null : ((turn.timestampMs ?? start) - start) * trace.time_scale,
+                fanOut: null,
               };
             }
             const configured = dataset.type === "sharegpt_sessions" ? dataset.output_tokens : undefined;
@@ -225,7 +257,14 @@ export function sessionSource(
               position === 0 || dataset.type !== "sharegpt_sessions"
                 ? 0
                 : drawDelayMs(dataset.think_time_s, rng);
-            return { content: turn.content, messageTokens: null, maxTokens, delayMs, notBeforeMs: null };
+            return {
+              content: turn.content,
+              messageTokens: null,
+              maxTokens,
+              delayMs,
+              notBeforeMs: null,
+              fanOut: fanOuts[position]!,
+            };
           });
           return {
             index,
@@ -283,10 +322,19 @@ function sessionToolDefinitions(names: readonly string[]): ToolDefinition[] {
  * and the new one (the server's answers as it gave them), or, for a trace, the turn's prompt as given.
  */
 export class Conversation {
-  private readonly history: ChatMessage[] = [];
+  private readonly history: ChatMessage[];
 
-  constructor(private readonly script: SessionScript) {
-    if (script.system !== null) this.history.push({ role: "system", content: script.system });
+  /** `history`: a branch's start (the conversation it forks); a session starts from its system prompt. */
+  constructor(
+    private readonly script: SessionScript,
+    history?: readonly ChatMessage[],
+  ) {
+    this.history =
+      history !== undefined
+        ? [...history]
+        : script.system !== null
+          ? [{ role: "system", content: script.system }]
+          : [];
   }
 
   /** The messages of turn `turn`'s request (the new message appended to the conversation). */
@@ -310,6 +358,31 @@ export class Conversation {
         function: { name: call.name, arguments: call.arguments },
       }));
     this.history.push(message);
+  }
+
+  /**
+   * Branch `branch` of fan-out turn `turn`: a conversation of its own that starts as the conversation so
+   * far, the turn's message and the branch's message (what its first request sends, `messages`); its tool
+   * rounds go on in it, apart from the session's.
+   */
+  branch(turn: number, branch: number): { conversation: Conversation; messages: ChatMessage[] } {
+    const planned = this.script.turns[turn]!;
+    const own = planned.fanOut!.branches[branch]!;
+    const conversation = new Conversation(this.script, [
+      ...this.history,
+      { role: "user", content: planned.content },
+      { role: "user", content: own.content },
+    ]);
+    return { conversation, messages: [...conversation.history] };
+  }
+
+  /**
+   * A fan-out turn joined: the conversation goes on with the turn's message and, as the answer the next
+   * turn reads, the branches' answers in branch order (the sub-agents' results).
+   */
+  join(turn: number, answers: readonly string[]): void {
+    this.history.push({ role: "user", content: this.script.turns[turn]!.content });
+    this.history.push({ role: "assistant", content: answers.join("\n\n") });
   }
 
   /** The mocked tool results answering the last tool calls; returns the next request's messages. */

@@ -47,3 +47,59 @@ ${gate}  # The candidate's simulator is set slower: the difference under test.
 client: { max_event_loop_lag_ms: 500, max_schedule_lag_ms: 200 }
 `;
 }
+
+/**
+ * The fan-out cell the fan-out end-to-end tests share (the CLI's and the action's): one session at a time,
+ * each of 4 turns whose 2nd and 4th fan out to 4 sub-agent branches with tools of their own, against a
+ * simulator whose `max_num_seqs` the candidate sets to 1: its branches then run one after the other.
+ */
+export const fanOut = {
+  sessions: 6,
+  turns: 4,
+  fanOutTurns: [2, 4],
+  branches: 4,
+  branchMessageTokens: 16,
+  branchOutputTokens: 32,
+};
+
+export function fanOutConfig(maxNumSeqs: number, gate: string): string {
+  return `version: 1
+server:
+  kind: sim
+  profile: noiseless
+  set:
+    max_num_seqs: ${maxNumSeqs}
+    tool_call_share: 0.3
+    enable_prompt_tokens_details: true
+  startup_timeout_s: 120
+model: { name: sim-model }
+sampling: { ignore_eos: true }
+cells:
+  - name: fanout
+    endpoint: chat
+    dataset:
+      type: sessions
+      turns: ${fanOut.turns}
+      system_prompt_tokens: 200
+      message_tokens: 40
+      output_tokens: 24
+      think_time_s: 0.02
+      tools: { names: [read_file], latency_s: 0.02, result_tokens: 20 }
+      fan_out:
+        turns: [${fanOut.fanOutTurns.join(", ")}]
+        branches: ${fanOut.branches}
+        message_tokens: ${fanOut.branchMessageTokens}
+        output_tokens: ${fanOut.branchOutputTokens}
+        tools: true
+    load: { type: concurrency, concurrency: 1 }
+    size: { requests: ${fanOut.sessions} }
+    warmup: { requests: 1 }
+    prefix: fresh
+repeats: { min: 3, max: 3 }
+gate:
+${gate}  # The candidate's simulator runs one sequence at a time: the difference under test.
+  allowed_differences: [server.command]
+# This machine is shared: a late event loop is not what this test is about.
+client: { max_event_loop_lag_ms: 500, max_schedule_lag_ms: 200 }
+`;
+}

@@ -143,18 +143,43 @@ const guardRecords: RequestRecord[] = [
   },
 ];
 
-/** One session of 8 turns, every turn answered within the SLOs, half of each prompt cached: every depth bucket. */
-const sessionRecords: RequestRecord[] = Array.from({ length: 8 }, (_, turn) => ({
-  ...request,
-  index: turn,
-  requestId: `s0-t${turn}`,
-  sentMs: turn * 100,
-  chunksUs: [10000 + turn * 1000, 20000 + turn * 1000],
-  endMs: turn * 100 + 30,
-  promptTokens: 12 * (turn + 1),
-  cachedTokens: 6 * (turn + 1),
-  session: { index: 0, turn, turns: 8, toolRound: 0 },
-}));
+/**
+ * One session of 8 turns, every turn answered within the SLOs, half of each prompt cached: every depth
+ * bucket. Its last turn fans out to two branches sent at 700 ms, ending at 730 and 720 ms.
+ */
+const sessionRecords: RequestRecord[] = [
+  ...Array.from(
+    { length: 8 },
+    (_, turn): RequestRecord => ({
+      ...request,
+      index: turn,
+      requestId: `s0-t${turn}`,
+      sentMs: turn * 100,
+      chunksUs: [10000 + turn * 1000, 20000 + turn * 1000],
+      endMs: turn * 100 + 30,
+      promptTokens: 12 * (turn + 1),
+      cachedTokens: 6 * (turn + 1),
+      session: {
+        index: 0,
+        turn,
+        turns: 8,
+        toolRound: 0,
+        ...(turn === 7 ? { branch: 0, branches: 2 } : {}),
+      },
+    }),
+  ),
+  {
+    ...request,
+    index: 8,
+    requestId: "s0-t7-b1",
+    sentMs: 700,
+    chunksUs: [17000, 19000],
+    endMs: 720,
+    promptTokens: 96,
+    cachedTokens: 48,
+    session: { index: 0, turn: 7, turns: 8, toolRound: 0, branch: 1, branches: 2 },
+  },
+];
 
 /**
  * A run.json with a value for every metric: goodput needs an SLO, error_rate a failure, sessions a
@@ -205,7 +230,7 @@ describe("the metric catalogue", () => {
       "ttft_p99_9",
       "tpot_mean",
     ]);
-    expect(metricNames.slice(-23, -16)).toEqual([
+    expect(metricNames.slice(-25, -18)).toEqual([
       "request_throughput",
       "output_throughput",
       "total_token_throughput",
@@ -214,15 +239,17 @@ describe("the metric catalogue", () => {
       "malformed_tool_call_share",
       "error_rate",
     ]);
-    expect(metricNames.slice(-16, -14)).toEqual([...specDecodeMetrics]);
+    expect(metricNames.slice(-18, -16)).toEqual([...specDecodeMetrics]);
     expect(specDecodeMetrics).toEqual(["spec_decode_acceptance_rate", "spec_decode_acceptance_length"]);
-    expect(metricNames.slice(-14, -5)).toEqual([...sessionMetrics]);
+    expect(metricNames.slice(-16, -5)).toEqual([...sessionMetrics]);
     expect(sessionMetrics).toEqual([
       "session_duration_p50",
       "session_duration_p95",
       "session_throughput",
       "session_goodput",
       "session_cache_hit_rate",
+      "fan_out_completion_p50",
+      "fan_out_completion_p95",
       "ttft_p95_depth_1",
       "ttft_p95_depth_2_3",
       "ttft_p95_depth_4_7",
@@ -328,6 +355,10 @@ describe("the metric catalogue", () => {
     expect(values.session_duration_p95).toBe(7 * 100 + 30);
     expect(values.ttft_p95_depth_8_up).toBe(17);
     expect(values.session_goodput).toBe(1);
+    // The fan-out: first branch sent at 700 ms, the slower one ended at 730 ms, the faster at 720 ms.
+    expect(values.fan_out_completion_p95).toBe(30);
+    expect(run.sessions!.fanOut).toMatchObject({ fanOuts: 1, completed: 1, branches: 2 });
+    expect(run.sessions!.fanOut!.spread.p50).toBe(10);
     expect(runFileMetrics({ ...run, sessions: undefined }).session_goodput).toBeNull();
     // Requests a and b reasoned: their answers started at 61 and 47 ms, their answer gaps 14 and 19 ms.
     expect(run.latency.answer_ttft).toMatchObject({ count: 2, mean: 54 });

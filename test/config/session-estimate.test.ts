@@ -164,3 +164,44 @@ describe("the request floor warning of a session cell", () => {
     );
   });
 });
+
+describe("validate's estimate of a session with fan-outs", () => {
+  const fanned = (fanOut: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    configSchema.parse({
+      ...base,
+      gate: { metrics: ["ttft_p95"] },
+      cells: [sessionCell({ fan_out: fanOut, ...extra })],
+    });
+
+  it("takes a fan-out turn as one branch's answer and counts its branches as requests", () => {
+    const config = fanned({ turns: [2, 4], branches: 4, message_tokens: 20, output_tokens: 200 });
+    const estimate = sessionEstimate(config.cells[0]!)!;
+    // 3 turns x 3 s + 2 fan-outs x one branch of 200 tokens at 30 ms (6 s) + 4 waits of 2 s.
+    expect(estimate.fanOuts).toBe(2);
+    expect(estimate.fanOutSeconds).toBeCloseTo(12, 9);
+    expect(estimate.seconds).toBeCloseTo(9 + 12 + 8, 9);
+    // 3 turns of one request and 2 of 4 branches.
+    expect(estimate.requests).toBe(11);
+    expect(summarizeConfig(config).cells[0]!.estimatedSecondsPerRun).toBeCloseTo(10 * 29, 6);
+  });
+
+  it("takes a share of the turns, a range's mean branches and, with tools, one tool round per fan-out", () => {
+    const config = fanned(
+      { share: 0.4, branches: { min: 2, max: 6 }, message_tokens: 20, output_tokens: 100, tools: true },
+      { tools: { names: ["grep"], latency_s: 1 } },
+    );
+    const estimate = sessionEstimate(config.cells[0]!)!;
+    expect(estimate.fanOuts).toBeCloseTo(2, 9);
+    expect(estimate.requests).toBeCloseTo(3 + 2 * 4, 9);
+    // A tool round (1 s + one 3 s answer) per turn, the fan-outs' rounds run by their branches at once.
+    expect(estimate.toolSeconds).toBeCloseTo(5 * 4, 9);
+  });
+
+  it("warns with the requests its fan-outs add when a gated percentile's floor is out of reach", () => {
+    const config = fanned({ turns: [2], branches: 2, message_tokens: 20, output_tokens: 100 });
+    const few = configSchema.parse({ ...config, cells: [{ ...config.cells[0]!, size: { requests: 20 } }] });
+    expect(summarizeConfig(few).warnings).toContain(
+      'cells "chat": about 120 requests per run (20 sessions of 5 turns, 6 requests each with the fan-outs\' branches) is below gate.min_requests.p95 (200); ttft_p95 will be advisory only',
+    );
+  });
+});

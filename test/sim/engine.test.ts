@@ -114,6 +114,38 @@ describe("engine on virtual time", () => {
     expect(afterReset.outcomes.get("d")!.cachedPromptTokens).toBe(0);
   });
 
+  it("serves a new prefix to requests sent at once: the first admitted computes it, the others hit it", () => {
+    // Four branches of one fan-out: a 512-token prefix nobody sent before, then a suffix of their own.
+    const p = noiseless;
+    const engine = new Engine(p, 1);
+    const shared = prompt(512);
+    const branch = (b: number) => [...shared, ...prompt(40, 5000 + b * 100)];
+    const run = runVirtual(
+      engine,
+      [0, 1, 2, 3].map((b) => ({ at: 0, spec: spec(`b${b}`, branch(b), 4) })),
+    );
+    const cached = [0, 1, 2, 3].map((b) => run.outcomes.get(`b${b}`)!.cachedPromptTokens);
+    expect(cached).toEqual([0, 512, 512, 512]);
+    // One step prefills the prefix once and the four suffixes.
+    expect(run.outcomes.get("b3")!.tokenTimes[0]).toBeCloseTo(
+      p.step_overhead_ms + p.prefill_per_token_ms * (552 + 3 * 40),
+      9,
+    );
+    expect(engine.stats.prefixHits).toBe(3 * 512);
+
+    // A prefix whose prefill is chunked over steps (1025 tokens in chunks of 256): a request arriving during
+    // the first chunk waits for a step with budget left, the one of "first"'s last token, by which every
+    // chunk before was scheduled, and finds all 64 of the prefix's blocks cached.
+    const chunked = new Engine(applyOverrides(noiseless, { max_num_batched_tokens: 256 }), 1);
+    const long = prompt(1024, 3000);
+    const later = runVirtual(chunked, [
+      { at: 0, spec: spec("first", [...long, 1], 2) },
+      { at: 0.001, spec: spec("second", [...long, 2], 2) },
+    ]);
+    expect(later.outcomes.get("first")!.cachedPromptTokens).toBe(0);
+    expect(later.outcomes.get("second")!.cachedPromptTokens).toBe(1024);
+  });
+
   it("evicts a cached prompt from its end when the cache runs short, so its leading blocks are reused", () => {
     // 64 blocks of 16: a 512-token prompt (32 blocks) is cached, then an unrelated one of 640 tokens (40
     // blocks, 41 with its output) needs 9 of them. As vLLM frees a request's blocks tail first, those 9

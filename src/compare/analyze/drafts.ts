@@ -6,7 +6,7 @@ import {
   type MetricName,
   metricNames,
   metricSpecs,
-  sessionMetrics,
+  metricsMeasuredIn,
 } from "../../config/metric-names.js";
 import type { GateConfig } from "../../config/schema.js";
 import type { RunRecord } from "../../metrics/run-record.js";
@@ -177,10 +177,10 @@ function metricDraft(
   if (absent(b) && absent(c)) {
     // Absent from every input: vLLM's `--metric-percentiles` defaults to 99, so p95 is often missing.
     if (!draft.gated) return null;
-    // A session metric is measured by a session dataset's cells only (docs/workloads.md): a cell of
-    // single requests beside them has none to gate, which is no gap in its inputs.
-    if (metricSpecs[metric].source.kind === "session" && withoutSessions(base) && withoutSessions(cand))
-      return null;
+    // A session metric is measured by a session dataset's cells only, a fan-out metric by those with
+    // fan-outs (docs/workloads.md): a cell without that part has none to gate, which is no gap in its inputs.
+    const part = metricSpecs[metric].measuredIn;
+    if (part !== undefined && withoutPart(base, part) && withoutPart(cand, part)) return null;
     // Nor is acceptance a gap where neither side's server speculates (docs/metrics.md).
     if (metricSpecs[metric].source.kind === "spec-decode") return null;
     const substitute = judgeOnStandIn(draft, base, cand, warnings);
@@ -380,9 +380,13 @@ function geometricMean(values: readonly number[]): number {
   return Math.exp(sum / values.length);
 }
 
-/** Runs with no session summary (a cell of single requests, or vLLM's results): every session metric is missing. */
-function withoutSessions(runs: readonly RunRecord[]): boolean {
-  return runs.every((run) => sessionMetrics.every((name) => run.metrics[name] == null));
+/**
+ * Runs without that part (a cell of single requests or vLLM's results have no sessions; sessions without
+ * fan_out no fan-outs): every metric of the part is missing.
+ */
+function withoutPart(runs: readonly RunRecord[], part: "sessions" | "fan-outs"): boolean {
+  const names = metricsMeasuredIn(part);
+  return runs.every((run) => names.every((name) => run.metrics[name] == null));
 }
 
 interface MetricValues {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { fraction, strictObject } from "../fields.js";
 import { atMost, configLimits } from "../limits.js";
+import { describeFanOut, fanOutSchema } from "./fan-out.js";
 import { delaySchema, describeDelay, describeLength, lengthSchema } from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
 
@@ -43,6 +44,7 @@ const sessionsDataset = strictObject({
     ),
   think_time_s: delaySchema.default(0),
   tools: sessionToolsSchema.optional(),
+  fan_out: fanOutSchema.optional(),
 });
 
 export const sessionsKind = {
@@ -51,7 +53,7 @@ export const sessionsKind = {
   sessions: true,
   scoresAnswers: false,
   describe: (dataset) =>
-    `sessions of ${describeLength(dataset.turns)} turns, message ${describeLength(dataset.message_tokens)} / out ${describeLength(dataset.output_tokens)}${dataset.system_prompt_tokens > 0 ? `, system prompt ${dataset.system_prompt_tokens}` : ""}, think ${describeDelay(dataset.think_time_s)}${dataset.tools ? `, tools ${dataset.tools.names.join(", ")}` : ""}`,
+    `sessions of ${describeLength(dataset.turns)} turns, message ${describeLength(dataset.message_tokens)} / out ${describeLength(dataset.output_tokens)}${dataset.system_prompt_tokens > 0 ? `, system prompt ${dataset.system_prompt_tokens}` : ""}, think ${describeDelay(dataset.think_time_s)}${dataset.tools ? `, tools ${dataset.tools.names.join(", ")}` : ""}${dataset.fan_out ? describeFanOut(dataset.fan_out) : ""}`,
   // The common system prompt and its role token, where sessions share one.
   sharing: (dataset) => ({
     kind: "conversation",

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { nonEmptyString, positiveInt, strictObject } from "../fields.js";
 import { atMost, configLimits } from "../limits.js";
+import { describeFanOut, fanOutSchema } from "./fan-out.js";
 import { delaySchema, describeDelay, lengthSchema } from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
 
@@ -24,6 +25,7 @@ const sharegptSessionsDataset = strictObject({
   output_tokens: lengthSchema.optional().describe("Override the answer lengths the file's answers give."),
   max_turns: turnsCount.optional().describe("Use at most this many turns of each conversation."),
   think_time_s: delaySchema.default(0),
+  fan_out: fanOutSchema.optional(),
 });
 
 export const sharegptSessionsKind = {
@@ -32,6 +34,6 @@ export const sharegptSessionsKind = {
   sessions: true,
   scoresAnswers: false,
   describe: (dataset) =>
-    `ShareGPT sessions ${dataset.path}${dataset.max_turns ? ` (at most ${dataset.max_turns} turns)` : ""}, think ${describeDelay(dataset.think_time_s)}`,
+    `ShareGPT sessions ${dataset.path}${dataset.max_turns ? ` (at most ${dataset.max_turns} turns)` : ""}, think ${describeDelay(dataset.think_time_s)}${dataset.fan_out ? describeFanOut(dataset.fan_out) : ""}`,
   sharing: () => ({ kind: "conversation", firstTurnTokens: 0 }),
 } as const satisfies DatasetKindModule<typeof sharegptSessionsDataset>;
