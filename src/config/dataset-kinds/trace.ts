@@ -9,7 +9,10 @@ import {
   traceFields,
 } from "./trace-fields.js";
 
-const column = (what: string) => nonEmptyString(`the name of the column (CSV header or JSON key) of ${what}`);
+const column = (what: string) =>
+  nonEmptyString(`the name of the column (CSV header or JSON key) of ${what}`).describe(
+    `The column (CSV header or JSON key) of ${what}.`,
+  );
 
 /**
  * Which column holds what (a CSV header, or a key of each JSON Lines object): the arrival time and its unit,
@@ -47,7 +50,9 @@ const traceDataset = strictObject({
     })
     .optional()
     .describe("The file's format; by default from its extension (.csv, or .jsonl / .json)."),
-  columns: traceColumnsSchema,
+  columns: traceColumnsSchema.describe(
+    "Which column holds what: the arrival time and its unit, the input and output lengths, optionally the session, the prefix-hash ids and the model.",
+  ),
   models: filterValues("model name")
     .optional()
     .describe("Replay only the rows whose `columns.model` value is one of these."),
