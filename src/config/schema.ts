@@ -30,7 +30,6 @@ export {
   isTraceDataset,
   type SessionDatasetConfig,
   scoresAnswers,
-  type TraceDatasetConfig,
 } from "./dataset-kinds.js";
 export { configLimits } from "./limits.js";
 export { type ServerLifecycle, serverSchema } from "./server-kinds.js";

@@ -237,8 +237,12 @@ function estimateSeconds(cell: CellConfig, replay: TraceReplay | null): number {
   const requestSeconds =
     sessionEstimate(cell, assumedSecondsPerOutputToken, replay)?.seconds ??
     outputTokensMean(cell) * assumedSecondsPerOutputToken;
-  // A trace on its own clock: its span, then its last session.
-  if (replay !== null && onTraceClock(cell)) return replay.spanS + requestSeconds;
+  // A trace on its own clock: up to its last request's timestamp (a session's later turns wait for theirs),
+  // then that request's answer, or its last session when the answers are what takes longer.
+  if (replay !== null && onTraceClock(cell)) {
+    const answer = outputTokensMean(cell, replay) * assumedSecondsPerOutputToken;
+    return Math.max(replay.lastRequestS + answer, replay.spanS + requestSeconds);
+  }
   switch (cell.load.type) {
     case "rate":
       return requests / cell.load.rate + requestSeconds;

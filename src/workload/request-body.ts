@@ -1,6 +1,6 @@
 import type { SamplingConfig } from "../config/schema.js";
 import type { ChatMessage } from "./dataset-file.js";
-import type { WorkloadRequest } from "./workload.js";
+import type { WorkloadRequest } from "./workload-types.js";
 
 export type Endpoint = "completions" | "chat";
 

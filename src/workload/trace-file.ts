@@ -14,7 +14,7 @@ import { shuffledIndexes } from "./text.js";
  */
 
 /** One request of a trace, as the session source replays it. */
-export interface TraceTurn {
+interface TraceTurn {
   /** Arrival on the trace's clock: ms after the file's first row (before time_scale). */
   timestampMs: number;
   inputTokens: number;
@@ -238,14 +238,15 @@ function describeCell(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** A cell's number: a JSON number, or a CSV's text of one; NaN for anything else (an empty cell too). */
+function numberOf(value: unknown): number {
+  if (typeof value === "number") return value;
+  return typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
+}
+
 /** A whole number of tokens, 0 to the token limit; CSV's "374" and "374.0" alike. */
 function tokenCount(value: unknown, where: () => string): number {
-  const number =
-    typeof value === "number"
-      ? value
-      : typeof value === "string" && value.trim() !== ""
-        ? Number(value)
-        : Number.NaN;
+  const number = numberOf(value);
   if (!Number.isInteger(number) || number < 0 || number > configLimits.tokens)
     throw new InputError(
       `${where()}: expected a whole number of tokens from 0 to ${configLimits.tokens} (the limit on token counts; see docs/config-reference.md#limits), got ${describeCell(value)}`,
@@ -271,12 +272,7 @@ function parseArrival(value: unknown, unit: TimestampUnit, where: () => string):
       );
     return instant;
   }
-  const number =
-    typeof value === "number"
-      ? value
-      : typeof value === "string" && value.trim() !== ""
-        ? Number(value)
-        : Number.NaN;
+  const number = numberOf(value);
   if (!Number.isFinite(number))
     throw new InputError(`${where()}: expected a number of ${unitName[unit]}, got ${describeCell(value)}`);
   return { wholeMs: number * unitMs[unit], fractionMs: 0 };

@@ -22,16 +22,24 @@ export function traceReplay(cell: CellConfig, file: DatasetFile | undefined): Tr
     .filter((offset) => offset < durationMs);
   let requests = 0;
   let outputTokens = 0;
-  offsets.forEach((_, index) => {
-    for (const turn of sessions[index % sessions.length]!.turns) {
+  let lastRequestMs = 0;
+  offsets.forEach((offset, index) => {
+    const turns = sessions[index % sessions.length]!.turns;
+    const start = turns[0]!.timestampMs ?? 0;
+    for (const turn of turns) {
       requests++;
       outputTokens += turn.maxTokens ?? 0;
+      lastRequestMs = Math.max(
+        lastRequestMs,
+        offset + ((turn.timestampMs ?? start) - start) * dataset.time_scale,
+      );
     }
   });
   return {
     sessions: offsets.length,
     requests,
     spanS: (offsets.at(-1) ?? 0) / 1000,
+    lastRequestS: lastRequestMs / 1000,
     outputTokensMean: requests > 0 ? outputTokens / requests : 0,
   };
 }

@@ -1,5 +1,8 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { CliIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/main.js";
+import { type VerdictFile, verdictFileSchema } from "../../src/compare/verdict-schema.js";
 
 export interface CliResult {
   code: number;
@@ -22,4 +25,26 @@ export async function cli(
   };
   const code = await runCli(argv, io);
   return { code, stdout, stderr };
+}
+
+/** `compare` of `base` against `cand` in `dir` (interleaved, the config `base.yml`), into `cmp/`, and its verdict. */
+export async function compareInterleaved(dir: string): Promise<CliResult & { verdict: VerdictFile }> {
+  const result = await cli(
+    [
+      "compare",
+      "--baseline",
+      "base",
+      "--candidate",
+      "cand",
+      "--config",
+      "base.yml",
+      "--out",
+      "cmp",
+      "--mode",
+      "interleaved",
+    ],
+    { cwd: dir },
+  );
+  const verdict = verdictFileSchema.parse(JSON.parse(readFileSync(join(dir, "cmp/verdict.json"), "utf8")));
+  return { ...result, verdict };
 }

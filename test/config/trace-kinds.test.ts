@@ -88,8 +88,8 @@ describe("validate's view of a trace cell", () => {
     ],
   });
   const replays = new Map<string, TraceReplay>([
-    ["azure", { sessions: 120, requests: 120, spanS: 58.24, outputTokensMean: 100 }],
-    ["mooncake", { sessions: 40, requests: 100, spanS: 240, outputTokensMean: 10 }],
+    ["azure", { sessions: 120, requests: 120, spanS: 58.24, lastRequestS: 58.24, outputTokensMean: 100 }],
+    ["mooncake", { sessions: 40, requests: 100, spanS: 240, lastRequestS: 300, outputTokensMean: 10 }],
   ]);
   const traces = (cell: CellConfig) => replays.get(cell.name) ?? null;
 
@@ -109,9 +109,11 @@ describe("validate's view of a trace cell", () => {
   it("estimates a run from the trace's span and its sessions, not from the rate", () => {
     const idle = { ...config, runner: { ...config.runner, schedule: "real-time" as const } };
     const summary = summarizeConfig(idle, [], undefined, traces);
-    // The span, then one session: one 100-token answer at 30 ms a token; 2.5 turns of 10 tokens.
+    // The span, then one session: one 100-token answer at 30 ms a token.
     expect(summary.cells[0]!.estimatedSecondsPerRun).toBeCloseTo(58.24 + 3, 6);
-    expect(summary.cells[1]!.estimatedSecondsPerRun).toBeCloseTo(240 + 2.5 * 0.3, 6);
+    // The last request 300 s in (a later turn), then its 10-token answer: longer than the sessions'
+    // span and one session of 2.5 turns.
+    expect(summary.cells[1]!.estimatedSecondsPerRun).toBeCloseTo(300 + 0.3, 6);
     // A format without sessions is one turn a session even unread; a Mooncake trace's turns are assumed.
     expect(sessionEstimate(config.cells[0]!)!.turns).toBe(1);
     expect(sessionEstimate(config.cells[1]!)!.turns).toBe(4);

@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { datasetSchema, type FileDatasetConfig } from "../../src/config/schema.js";
+import { configSchema, datasetSchema, type FileDatasetConfig } from "../../src/config/schema.js";
 import { readDatasetFile } from "../../src/workload/dataset-file.js";
 import { traceArrivals } from "../../src/workload/sessions.js";
 import { describeTraceRead, parseDateTime } from "../../src/workload/trace-file.js";
+import { traceReplay } from "../../src/workload/trace-replay.js";
 import { traceFixtures as fixtures, mappedColumns } from "./trace-fixtures.js";
 
 const dir = mkdtempSync(join(tmpdir(), "vpg-trace-file-"));
@@ -249,5 +250,39 @@ describe("dates and times", () => {
     expect(parseDateTime("2023-11-16 13:15:46-0500")).toBe(base);
     for (const text of ["2023-13-01 00:00:00", "2023-11-16", "16/11/2023 18:15:46", "2023-11-16 24:00:00"])
       expect(parseDateTime(text), text).toBeNull();
+  });
+});
+
+describe("one run's replay of a trace cell", () => {
+  const cellOf = (size: Record<string, number>) =>
+    configSchema.parse({
+      version: 1,
+      server: { kind: "sim" },
+      model: { name: "m" },
+      cells: [
+        {
+          name: "mapped",
+          endpoint: "chat",
+          dataset: { type: "trace", path: "mapped.csv", columns: mappedColumns, time_scale: 0.5 },
+          load: { type: "rate", rate: 1 },
+          size,
+        },
+      ],
+    }).cells[0]!;
+
+  it("counts the sessions its size takes, their requests, and their span on the replay's clock", async () => {
+    const file = await read({ type: "trace", path: "mapped.csv", columns: mappedColumns });
+    // 8 conversations of 24 rows; the last starts 1,020 ms in, the last row is 3,250 ms in (x0.5).
+    expect(traceReplay(cellOf({ requests: 8 }), file)).toEqual({
+      sessions: 8,
+      requests: 24,
+      spanS: 0.51,
+      lastRequestS: 1.625,
+      outputTokensMean: expect.closeTo(447 / 24, 9),
+    });
+    // Twice the trace: again one span plus one mean gap later.
+    expect(traceReplay(cellOf({ requests: 16 }), file)).toMatchObject({ sessions: 16, requests: 48 });
+    // Sized by time: the sessions that start within it.
+    expect(traceReplay(cellOf({ duration_s: 0.3 }), file)).toMatchObject({ sessions: 6, spanS: 0.25 });
   });
 });

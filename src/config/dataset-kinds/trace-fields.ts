@@ -119,6 +119,9 @@ export function describeTraceSelection(dataset: TraceSelection, filters: readonl
 export interface TraceReplay {
   sessions: number;
   requests: number;
+  /** From the first session's start to the last's. */
   spanS: number;
+  /** From the first session's start to the last request's timestamp (a later turn of a session). */
+  lastRequestS: number;
   outputTokensMean: number;
 }
