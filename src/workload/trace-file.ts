@@ -300,18 +300,9 @@ export function parseDateTime(text: string): number | null {
 function parseDateTimeInstant(text: string): Instant | null {
   const match = dateTimePattern.exec(text);
   if (!match) return null;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
-  const whole = Date.UTC(year, month - 1, day, hour, minute, second);
-  // Date.UTC rolls 2023-02-31 over into March: a day beyond its month is no date.
-  if (new Date(whole).getUTCDate() !== day) return null;
+  const dayMs = dayStart(text.slice(0, 10), match);
+  const [hour, minute, second] = [Number(match[4]), Number(match[5]), Number(match[6])];
+  if (dayMs === null || hour > 23 || minute > 59 || second > 59) return null;
   const fraction = match[7] ? Number(`0.${match[7]}`) * 1000 : 0;
   const zone = match[8];
   let offsetMs = 0;
@@ -320,7 +311,24 @@ function parseDateTimeInstant(text: string): Instant | null {
     const digits = zone.slice(1).replace(":", "");
     offsetMs = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || "0")) * 60_000;
   }
-  return { wholeMs: whole - offsetMs, fractionMs: fraction };
+  return { wholeMs: dayMs + ((hour * 60 + minute) * 60 + second) * 1000 - offsetMs, fractionMs: fraction };
+}
+
+/** The last day read (a trace's rows share their day): its text and its start in ms, or null for no day. */
+let lastDay: { text: string; ms: number | null } = { text: "", ms: null };
+
+/** The start of a date's day in ms (UTC); null for a month or day out of range (2023-02-30). */
+function dayStart(text: string, match: RegExpExecArray): number | null {
+  if (lastDay.text === text) return lastDay.ms;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  let ms: number | null = null;
+  if (month >= 1 && month <= 12 && day >= 1) {
+    ms = Date.UTC(year, month - 1, day);
+    // Date.UTC rolls 2023-02-31 over into March: a day beyond its month is no date.
+    if (new Date(ms).getUTCDate() !== day) ms = null;
+  }
+  lastDay = { text, ms };
+  return ms;
 }
 
 /** Prefix-hash ids: a JSON list (JSON Lines, or a CSV cell "[1, 2]"), or whole numbers separated by spaces, ';' or '|'. */

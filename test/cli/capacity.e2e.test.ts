@@ -3,12 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { virtualCapacity } from "../../bench/sim-capacity.js";
-import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
 import { runFileSchema } from "../../src/metrics/run-schema.js";
 import { applyOverrides, builtInProfile } from "../../src/sim/profile.js";
 import { createRng } from "../../src/util/random.js";
 import { countedArrivals } from "../../src/workload/arrivals.js";
-import { cli } from "./helpers.js";
+import { cli, compareInterleaved } from "./helpers.js";
 
 /**
  * A capacity cell end to end against the simulator over HTTP, checked against the truth on virtual time:
@@ -115,23 +114,8 @@ describe("capacity cells against the simulator", () => {
       JSON.parse(readFileSync(join(dir, "base/chat-cap/run-0/run.json"), "utf8")),
     );
     expect(first.load.targetRate).toBe(8);
-    const compare = await cli(
-      [
-        "compare",
-        "--baseline",
-        "base",
-        "--candidate",
-        "cand",
-        "--config",
-        "base.yml",
-        "--out",
-        "cmp",
-        "--mode",
-        "interleaved",
-      ],
-      { cwd: dir },
-    );
-    const verdict = verdictFileSchema.parse(JSON.parse(readFileSync(join(dir, "cmp/verdict.json"), "utf8")));
+    const compare = await compareInterleaved(dir);
+    const verdict = compare.verdict;
     const check = verdict.capacity![0]!;
     // Against the virtual-time truth: each side's interval meets its band, and so does the ratio's.
     const truth = { base: truthBand(1), candidate: truthBand(1.25) };

@@ -2,8 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
-import { cli } from "./helpers.js";
+import { cli, compareInterleaved } from "./helpers.js";
 
 /**
  * The three quality checks from the CLI against the simulator (`run`, then `compare --config`): a tasks
@@ -82,24 +81,9 @@ describe("the quality checks from the CLI", () => {
       env,
     });
     expect(cand.code, cand.stderr).toBe(0);
-    const compare = await cli(
-      [
-        "compare",
-        "--baseline",
-        "base",
-        "--candidate",
-        "cand",
-        "--config",
-        "base.yml",
-        "--out",
-        "cmp",
-        "--mode",
-        "interleaved",
-      ],
-      { cwd: dir },
-    );
+    const compare = await compareInterleaved(dir);
     expect(compare.code, compare.stderr).toBe(1);
-    const verdict = verdictFileSchema.parse(JSON.parse(readFileSync(join(dir, "cmp/verdict.json"), "utf8")));
+    const verdict = compare.verdict;
     expect(verdict.verdict).toBe("regression");
     const quality = verdict.quality!;
     const task = quality.tasks!.find((check) => check.cell === "tasks" && check.external === undefined)!;

@@ -2,10 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
 import { type RunFile, runFileSchema } from "../../src/metrics/run-schema.js";
 import { requestRecordSchema } from "../../src/runner/request-schema.js";
-import { cli } from "./helpers.js";
+import { cli, compareInterleaved } from "./helpers.js";
 import {
   messageTokens,
   outputTokens,
@@ -153,23 +152,8 @@ describe("session cells against the simulator", () => {
       cwd: dir,
     });
     expect(cand.code, cand.stderr).toBe(0);
-    const compare = await cli(
-      [
-        "compare",
-        "--baseline",
-        "base",
-        "--candidate",
-        "cand",
-        "--config",
-        "base.yml",
-        "--out",
-        "cmp",
-        "--mode",
-        "interleaved",
-      ],
-      { cwd: dir },
-    );
-    const verdict = verdictFileSchema.parse(JSON.parse(readFileSync(join(dir, "cmp/verdict.json"), "utf8")));
+    const compare = await compareInterleaved(dir);
+    const verdict = compare.verdict;
     const row = (metric: string) =>
       verdict.comparisons.find((entry) => entry.cell === "agent" && entry.metric === metric)!;
     const rows = JSON.stringify(
