@@ -1,7 +1,7 @@
 import type { Config } from "../config/schema.js";
 import { selectCells } from "../config/select-cells.js";
 import { serverLifecycle } from "../config/server-kinds.js";
-import { runsPerBlock, serverStartSeconds, summarizeConfig } from "../config/summary.js";
+import { runsPerBlock, serverStartSeconds, summarizeConfig, type TraceReplays } from "../config/summary.js";
 import { type DevicePlan, planDevices, type SideWork } from "../runner/device-plan.js";
 import type { ServerDevice } from "../server/types.js";
 import type { MeasureStep } from "./adaptive.js";
@@ -44,16 +44,18 @@ export interface MeasureOnDevicesOptions<Side extends string> {
   measureBlock: (side: Side, block: DeviceBlock) => Promise<void>;
   /** Checked between blocks (an interrupt): no further block starts. */
   stopped?: () => boolean;
+  /** The trace cells' replays read from their files (validate's estimates), for their minutes per run. */
+  traces?: TraceReplays;
 }
 
 /** The plan of a step (pure: what measureOnDevices executes). */
 export function planStep<Side extends string>(
-  options: Pick<MeasureOnDevicesOptions<Side>, "sides" | "step" | "config">,
+  options: Pick<MeasureOnDevicesOptions<Side>, "sides" | "step" | "config" | "traces">,
 ): DevicePlan<Side> {
   const { config, step } = options;
   const work: SideWork<Side>[] = [];
   for (const { side, config: sideConfig } of options.sides) {
-    const summary = summarizeConfig(sideConfig);
+    const summary = summarizeConfig(sideConfig, [], undefined, options.traces);
     const group = `${side}:${JSON.stringify(sideConfig.server)}`;
     for (const cell of selectCells(sideConfig, step.cells ?? undefined)) {
       const index = sideConfig.cells.indexOf(cell);
@@ -138,7 +140,7 @@ export interface ModePlan {
   plan: DevicePlan;
 }
 
-export function firstLookPlans(config: Config, devices?: number): ModePlan[] {
+export function firstLookPlans(config: Config, devices?: number, traces?: TraceReplays): ModePlan[] {
   const onDevices: Config =
     devices === undefined
       ? config
@@ -154,7 +156,12 @@ export function firstLookPlans(config: Config, devices?: number): ModePlan[] {
   const one = [{ side: "candidate", config: onDevices }];
   const { min, baseline } = config.repeats;
   const plan = (sides: SideToMeasure<string>[], runs: number) =>
-    planStep({ sides, step: { firstRun: 0, runs, cells: null }, config: onDevices });
+    planStep({
+      sides,
+      step: { firstRun: 0, runs, cells: null },
+      config: onDevices,
+      ...(traces ? { traces } : {}),
+    });
   return [
     { mode: "interleaved", runs: min, devices: count, plan: plan(both, min) },
     { mode: "stored", runs: min, devices: count, plan: plan(one, min) },

@@ -1,6 +1,6 @@
 import { type DesignedSharing, designedSharing } from "../config/dataset-kinds.js";
 import { type CellSchedule, cellSchedule, scheduleCondition } from "../config/schedule.js";
-import { type CellConfig, isSessionDataset, scoresAnswers } from "../config/schema.js";
+import { type CellConfig, isSessionDataset, isTraceDataset, scoresAnswers } from "../config/schema.js";
 import { checkCacheState } from "../metrics/cache-check.js";
 import { collectOutputs, computeGuards } from "../metrics/guards.js";
 import { computeRunMetrics } from "../metrics/run-metrics.js";
@@ -22,6 +22,7 @@ import type { RequestRecord, UsageIssueKind } from "../runner/request-schema.js"
 import { runEnd } from "../runner/run-recorder.js";
 import { serverStarvedReasons } from "../runner/server-starved.js";
 import { toolName, toolVersion } from "../version.js";
+import { traceReplay } from "../workload/trace-replay.js";
 import type { Workload, WorkloadInfo } from "../workload/workload.js";
 
 /** Everything a finished run measured, gathered by runOnce. Times are on the run's monotonic clock. */
@@ -88,6 +89,13 @@ export function assembleRunFile(facts: RunFacts): RunFile {
         ? result.dispatched / sendWindowS
         : 0;
   const exactSchedule = cell.load.type === "rate" && plan.maxRequests !== null && plan.maxDurationMs === null;
+  // A trace on an open-loop load arrives on its own timestamps (times time_scale), not at the cell's
+  // rate: its target is the trace's own schedule, the sessions planned over their span (null when they
+  // all arrive at once, which no achieved rate can be checked against).
+  const replay =
+    cell.load.type === "rate" && isTraceDataset(cell.dataset) ? traceReplay(cell, context.file) : null;
+  const targetRate =
+    replay === null ? targetRateOf(plan) : replay.spanS > 0 ? replay.sessions / replay.spanS : null;
   // A session dataset's concurrency counts sessions: a session holds no connection in its think time or
   // tool latency, and a run of fewer sessions than its concurrency cannot reach it, so the check reads the
   // sessions the client held in flight at once against the sessions that got an answer.
@@ -97,8 +105,8 @@ export function assembleRunFile(facts: RunFacts): RunFile {
     : 0;
   const reasons = clientBoundReasons({
     exactRate:
-      exactSchedule && cell.load.type === "rate" && result.dispatched === plan.maxRequests
-        ? { target: cell.load.rate, achieved: achievedRate, requests: result.dispatched }
+      exactSchedule && targetRate !== null && result.dispatched === plan.maxRequests
+        ? { target: targetRate, achieved: achievedRate, requests: result.dispatched }
         : null,
     scheduleLagP50Ms: lagSummary.p50,
     eventLoopLagP99Ms: facts.eventLoopLagP99Ms,
@@ -181,7 +189,7 @@ export function assembleRunFile(facts: RunFacts): RunFile {
     durationS,
     load: {
       type: cell.load.type,
-      targetRate: targetRateOf(plan),
+      targetRate,
       targetConcurrency,
       achievedRate,
       achievedConcurrencyMean: durationS > 0 ? busyMs / (durationS * 1000) : 0,

@@ -8,6 +8,7 @@ import {
   sessionEstimate,
   startedServers,
   summarizeConfig,
+  type TraceReplays,
 } from "../config/summary.js";
 import { depthBuckets } from "../metrics/session-metrics.js";
 import { alternatingBlocks } from "../runner/interleaved.js";
@@ -39,8 +40,9 @@ export interface ModeRunPlan {
 export function configuredPassChance(
   config: Config,
   noiseOf: (cell: string) => RunNoise = () => priorNoise(config),
+  traces?: TraceReplays,
 ): { first: number; max: number } {
-  const cells = planCells(config, noiseOf);
+  const cells = planCells(config, noiseOf, traces);
   const group = runsPerBlock(config);
   const input = {
     cells,
@@ -137,8 +139,10 @@ function gatedMinRequests(config: Config, turns: number | null = null): number {
 export function planCells(
   config: Config,
   noiseOf: (cell: string) => RunNoise = () => priorNoise(config),
+  traces?: TraceReplays,
 ): PlanCell[] {
-  const summary = summarizeConfig(config);
+  // The trace cells' replays where validate read their files (their turns per session).
+  const summary = summarizeConfig(config, [], undefined, traces);
   const floor = gatedMinRequests(config);
   return config.cells.flatMap((cell, index): PlanCell[] => {
     if (isSearchedCell(cell)) return [];
@@ -163,7 +167,7 @@ export function planCells(
     const perRequest = seconds / cell.size.requests;
     // A session dataset's size counts sessions of about `turns` requests each: planned per session, with
     // the percentile's sampling variance shrinking with the requests (sessions x turns), not the sessions.
-    const session = sessionEstimate(cell);
+    const session = sessionEstimate(cell, undefined, traces?.(cell) ?? null);
     const turns = session === null ? 1 : Math.max(1, session.turns);
     const noise = noiseOf(cell.name);
     return [
@@ -184,8 +188,9 @@ export function planCells(
 export function runPlans(
   config: Config,
   noiseOf: (cell: string) => RunNoise = () => priorNoise(config),
+  traces?: TraceReplays,
 ): ModeRunPlan[] {
-  const cells = planCells(config, noiseOf);
+  const cells = planCells(config, noiseOf, traces);
   const lifecycle = serverLifecycle(config);
   const servers = startedServers(lifecycle, cells.length);
   const base = {

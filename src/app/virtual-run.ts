@@ -19,6 +19,8 @@ import {
   tokenize,
 } from "../sim/index.js";
 import { VirtualClock } from "../util/virtual-clock.js";
+import type { DatasetFile } from "../workload/dataset-file.js";
+import { forEndpoint } from "../workload/request-body.js";
 import { createWorkload, type WorkloadRequest } from "../workload/workload.js";
 import { assembleRunFile } from "./run-file.js";
 
@@ -40,6 +42,11 @@ export interface VirtualRunOptions {
   side?: string;
   /** The schedule to run; the config's for the cell when omitted. */
   schedule?: CellSchedule;
+  /**
+   * The dataset file of a file-backed cell, read by the caller (workload/dataset-file.ts): a trace is
+   * replayed on its timestamps as `run` replays it.
+   */
+  file?: DatasetFile;
 }
 
 export interface VirtualRunResult {
@@ -56,13 +63,13 @@ export interface VirtualRunResult {
 
 export async function runCellVirtually(options: VirtualRunOptions): Promise<VirtualRunResult> {
   const { config, cell } = options;
-  if (isFileBacked(cell.dataset))
+  if (isFileBacked(cell.dataset) && options.file === undefined)
     throw new Error(
-      `cell ${cell.name}: a virtual run builds its prompts from the config; ${cell.dataset.type} reads a file`,
+      `cell ${cell.name}: ${cell.dataset.type} reads a file; give the file read (options.file) to run it virtually`,
     );
   const runIndex = options.runIndex ?? 0;
   const seed = cell.seed ?? config.seed;
-  const workload = createWorkload(cell, { seed });
+  const workload = createWorkload(cell, { seed, ...(options.file ? { file: options.file } : {}) });
   const plan = loadPlanOf(cell);
   const schedule = options.schedule ?? cellSchedule(config, cell);
   const clock = new VirtualClock();
@@ -86,8 +93,10 @@ export async function runCellVirtually(options: VirtualRunOptions): Promise<Virt
   /** One request to the engine: its record, and the answer's text (what a session sends back). */
   const sendRequest = async (
     ticket: Ticket,
-    request: Pick<WorkloadRequest, "prompt" | "messages" | "maxTokens" | "targetInputTokens" | "prefixGroup">,
+    asked: Pick<WorkloadRequest, "prompt" | "messages" | "maxTokens" | "targetInputTokens" | "prefixGroup">,
   ): Promise<{ endAt: number; ok: boolean; tokens: number[] }> => {
+    // As the endpoint takes it: a trace's turn on completions is its prompt (runner/request-bodies.ts).
+    const request = forEndpoint({ index: 0, phase: "measure", ...asked }, cell.endpoint);
     const promptTokens = request.messages
       ? chatPromptTokens(request.messages)
       : tokenize(request.prompt ?? "");
@@ -140,6 +149,7 @@ export async function runCellVirtually(options: VirtualRunOptions): Promise<Virt
       plan,
       clock,
       seed,
+      traceArrivalsMs: workload.sessions?.arrivalsMs ?? null,
       ...(schedule.kind === "idle-elided" ? { elideIdle: { settleMs: schedule.settleMs } } : {}),
       send: async (ticket) => {
         if (sessions === null) return (await sendRequest(ticket, workload.request(ticket.index))).endAt;
@@ -170,7 +180,7 @@ export async function runCellVirtually(options: VirtualRunOptions): Promise<Virt
   );
   records.sort((a, b) => a.index - b.index);
   const file = assembleRunFile({
-    context: { config, cell, seed, file: undefined },
+    context: { config, cell, seed, file: options.file },
     workload,
     plan,
     runIndex,

@@ -1,4 +1,6 @@
 import type { z } from "zod";
+import { azureTraceKind } from "./dataset-kinds/azure-trace.js";
+import { burstgptTraceKind } from "./dataset-kinds/burstgpt-trace.js";
 import { jsonlKind } from "./dataset-kinds/jsonl.js";
 import type { DatasetKindModule, DesignedSharing } from "./dataset-kinds/kind.js";
 import { longDocumentKind } from "./dataset-kinds/long-document.js";
@@ -10,6 +12,8 @@ import { sharegptSessionsKind } from "./dataset-kinds/sharegpt-sessions.js";
 import { syntheticKind } from "./dataset-kinds/synthetic.js";
 import { tasksKind } from "./dataset-kinds/tasks.js";
 import { tasksJsonlKind } from "./dataset-kinds/tasks-jsonl.js";
+import { traceKind } from "./dataset-kinds/trace.js";
+import type { TraceLayout } from "./dataset-kinds/trace-fields.js";
 import { choice } from "./fields.js";
 
 /**
@@ -29,6 +33,9 @@ const datasetKindModules = [
   sessionsKind,
   sharegptSessionsKind,
   mooncakeTraceKind,
+  azureTraceKind,
+  burstgptTraceKind,
+  traceKind,
 ] as const;
 
 type Modules = typeof datasetKindModules;
@@ -66,6 +73,8 @@ type FileDatasetType = KindOf<Extract<Modules[number], { fileBacked: true }>>;
 export type FileDatasetConfig = Extract<DatasetConfig, { type: FileDatasetType }>;
 type SessionDatasetType = KindOf<Extract<Modules[number], { sessions: true }>>;
 export type SessionDatasetConfig = Extract<DatasetConfig, { type: SessionDatasetType }>;
+type TraceDatasetType = KindOf<Extract<Modules[number], { trace: unknown }>>;
+export type TraceDatasetConfig = Extract<DatasetConfig, { type: TraceDatasetType }>;
 
 /** True when the dataset's prompts come from a file (the `fileBacked` trait). */
 export function isFileBacked(dataset: DatasetConfig): dataset is FileDatasetConfig {
@@ -75,6 +84,16 @@ export function isFileBacked(dataset: DatasetConfig): dataset is FileDatasetConf
 /** True for a session dataset (the `sessions` trait: the load's unit is a session). */
 export function isSessionDataset(dataset: DatasetConfig): dataset is SessionDatasetConfig {
   return moduleOf(dataset).sessions;
+}
+
+/** True for a trace (the `trace` trait): replayed on its own timestamps, each row's prompt as given. */
+export function isTraceDataset(dataset: DatasetConfig): dataset is TraceDatasetConfig {
+  return moduleOf(dataset).trace !== undefined;
+}
+
+/** Where a trace dataset's format keeps its columns (its kind's `trace`), for the trace pipeline. */
+export function traceLayoutOf(dataset: TraceDatasetConfig): TraceLayout {
+  return moduleOf(dataset).trace!(dataset);
 }
 
 /** Whether a dataset's answers are scored (the task-accuracy check): its cells are sent greedy. */

@@ -39,6 +39,14 @@ export const configLimits = {
   fanOutBranches: 32,
   /** Think time or tool latency between two turns, in seconds (one hour). */
   turnDelaySeconds: 3_600,
+  /** Requests (rows) a trace keeps after its filters, window, max_rows and sample. */
+  traceRequests: 1_000_000,
+  /** Bytes of one line of a trace file (a CSV record or a JSON Lines object). */
+  traceLineBytes: 1_048_576,
+  /** Bytes of a trace file (what Node reads into memory at once: 2 GiB less a byte). */
+  traceFileBytes: 2_147_483_647,
+  /** Bytes of any other dataset file, read as one text (the longest string Node holds). */
+  datasetFileBytes: 536_870_888,
 } as const;
 
 /** The message of a limit: names the limit and where it is documented. */

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { fanOutProblems, mostBranches } from "./dataset-kinds/fan-out.js";
 import type { LengthConfig } from "./dataset-kinds/fields.js";
-import { datasetSchema, isSessionDataset } from "./dataset-kinds.js";
+import { mappedTraceFormat } from "./dataset-kinds/trace.js";
+import { datasetSchema, isSessionDataset, isTraceDataset, type TraceDatasetConfig } from "./dataset-kinds.js";
 import {
   choice,
   describeValue,
@@ -27,6 +28,7 @@ export {
   type FileDatasetConfig,
   isFileBacked,
   isSessionDataset,
+  isTraceDataset,
   type SessionDatasetConfig,
   scoresAnswers,
 } from "./dataset-kinds.js";
@@ -787,10 +789,10 @@ function capacityProblems(cells: readonly CellConfig[]): { path: (string | numbe
         });
       // A trace's own clock (its timestamps x time_scale) sets an open-loop load's arrivals: a searched
       // rate would never be applied. Its closed-loop replay searches sessions in flight.
-      else if (cell.load.type === "rate" && cell.dataset.type === "mooncake_trace")
+      else if (cell.load.type === "rate" && isTraceDataset(cell.dataset))
         problems.push({
           path: ["cells", index, "load", "type"],
-          message: `expected concurrency in a cell with ${key} and a mooncake_trace dataset (the trace's timestamps times dataset.time_scale set its arrivals, so a searched rate would not be applied), got rate; search concurrency, or scale the replay with dataset.time_scale in a fixed-load cell`,
+          message: `expected concurrency in a cell with ${key} and a ${cell.dataset.type} dataset (the trace's timestamps times dataset.time_scale set its arrivals, so a searched rate would not be applied), got rate; search concurrency, or scale the replay with dataset.time_scale in a fixed-load cell`,
         });
     }
     if (cell.capacity === undefined) return;
@@ -893,20 +895,23 @@ function promptTokenBudget(cells: readonly CellConfig[]): { path: (string | numb
 }
 
 /**
- * Session cells (docs/workloads.md): a conversation is a chat, so the endpoint is chat; a generated
- * session's turns are bounded by configLimits.sessionTurns and its deepest context by the token limit.
+ * Session cells (docs/workloads.md): a conversation is a chat, so the endpoint is chat (a trace's rows are
+ * prompts as given, so either endpoint); a generated session's turns are bounded by
+ * configLimits.sessionTurns and its deepest context by the token limit; a mapped trace's format and
+ * model filter need what they read.
  */
 function sessionProblems(cells: readonly CellConfig[]): { path: (string | number)[]; message: string }[] {
   const problems: { path: (string | number)[]; message: string }[] = [];
   cells.forEach((cell, index) => {
     const dataset = cell.dataset;
     if (!isSessionDataset(dataset)) return;
-    if (cell.endpoint !== "chat")
+    if (isTraceDataset(dataset)) problems.push(...traceProblems(dataset, index));
+    if (cell.endpoint !== "chat" && !isTraceDataset(dataset))
       problems.push({
         path: ["cells", index, "endpoint"],
         message: `expected chat for a ${dataset.type} dataset (a session sends its conversation as messages), got ${cell.endpoint}`,
       });
-    if (dataset.type === "mooncake_trace") return;
+    if (isTraceDataset(dataset)) return;
     const fanOut = dataset.fan_out;
     if (fanOut !== undefined)
       for (const problem of fanOutProblems(fanOut, {
@@ -961,6 +966,34 @@ function sessionsInFlight(load: LoadConfig): number | null {
       return Math.max(load.max_concurrency ?? 0, ...load.stages.map((stage) => stage.concurrency ?? 0));
     }
   }
+}
+
+/**
+ * A trace's window ends after it starts; a mapped trace's format is known (configured, or the path's
+ * extension) and its model filter's column named.
+ */
+function traceProblems(
+  dataset: TraceDatasetConfig,
+  index: number,
+): { path: (string | number)[]; message: string }[] {
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  if (dataset.type === "trace" && mappedTraceFormat(dataset) === null)
+    problems.push({
+      path: ["cells", index, "dataset", "format"],
+      message: `expected csv or jsonl (the path ${JSON.stringify(dataset.path)} does not end in .csv, .jsonl or .json), got nothing`,
+    });
+  if (dataset.type === "trace" && dataset.models !== undefined && dataset.columns.model === undefined)
+    problems.push({
+      path: ["cells", index, "dataset", "columns", "model"],
+      message: "expected the column of the model name (dataset.models filters on it), got nothing",
+    });
+  const window = dataset.window;
+  if (window?.end_s !== undefined && window.end_s <= window.start_s)
+    problems.push({
+      path: ["cells", index, "dataset", "window", "end_s"],
+      message: `expected more than start_s (${window.start_s}), got ${window.end_s}`,
+    });
+  return problems;
 }
 
 /** Cell names key the results directories and the report, so they must be unique. */

@@ -1,5 +1,6 @@
 import { meanBranches } from "./dataset-kinds/fan-out.js";
-import { describeDataset } from "./dataset-kinds.js";
+import type { TraceReplay } from "./dataset-kinds/trace-fields.js";
+import { describeDataset, traceLayoutOf } from "./dataset-kinds.js";
 import { type TemplateAt, templateView } from "./interpolate.js";
 import { metricSpecs, type NoiseFamily } from "./metric-names.js";
 import { type CellSchedule, cellSchedule, describeSchedule } from "./schedule.js";
@@ -9,6 +10,7 @@ import {
   type DelayConfig,
   isSearchedCell,
   isSessionDataset,
+  isTraceDataset,
   type LengthConfig,
   type LoadConfig,
   type ServerLifecycle,
@@ -81,15 +83,49 @@ function lengthMean(length: LengthConfig): number {
   }
 }
 
-function outputTokensMean(cell: CellConfig): number {
+function outputTokensMean(cell: CellConfig, replay: TraceReplay | null = null): number {
   const dataset = cell.dataset;
   if ("output_tokens" in dataset && dataset.output_tokens !== undefined)
     return lengthMean(dataset.output_tokens);
+  if (replay !== null) return replay.outputTokensMean;
   return 256;
 }
 
-/** A load as validate shows it; `unit` is what it counts (a session dataset's load counts sessions). */
-function describeLoad(load: LoadConfig, unit: "req" | "sessions" = "req"): string {
+/**
+ * A trace cell's replay as validate reads it from the cell's file (workload/trace-replay.ts), for the cell
+ * as given (its size may be the run plan's); null for a cell whose file was not read, which is then
+ * estimated from its config alone.
+ */
+export type TraceReplays = (cell: CellConfig) => TraceReplay | null;
+
+const noTraceReplays: TraceReplays = () => null;
+
+/** True when a cell's arrivals come from its trace's timestamps (an open-loop load of a trace). */
+function onTraceClock(cell: CellConfig): boolean {
+  return isTraceDataset(cell.dataset) && cell.load.type === "rate";
+}
+
+/**
+ * A load as validate shows it; `unit` is what it counts (a session dataset's load counts sessions). A trace
+ * replayed open loop is timed by its timestamps, whatever the rate says: "trace timestamps, N requests
+ * over S s" (sessions and requests when its sessions have several turns), or the time scale alone when
+ * the file was not read.
+ */
+function describeLoad(
+  load: LoadConfig,
+  unit: "req" | "sessions" = "req",
+  trace: { timeScale: number; replay: TraceReplay | null } | null = null,
+): string {
+  if (trace !== null && load.type === "rate") {
+    const replay = trace.replay;
+    const inFlight = load.max_concurrency ? `, max ${load.max_concurrency} in flight` : "";
+    if (replay === null) return `trace timestamps (time x${trace.timeScale})${inFlight}`;
+    const count =
+      replay.requests === replay.sessions
+        ? `${replay.requests} requests`
+        : `${replay.sessions} sessions (${replay.requests} requests)`;
+    return `trace timestamps, ${count} over ${formatSeconds(replay.spanS)} s${inFlight}`;
+  }
   switch (load.type) {
     case "concurrency":
       return `concurrency ${load.concurrency}${unit === "sessions" ? " sessions" : ""}`;
@@ -123,8 +159,12 @@ export function delayMean(delay: DelayConfig): number {
   }
 }
 
-/** Turns per session assumed for a file's sessions (their count is the file's, not read by validate). */
+/** Turns per session assumed for a file's sessions when validate has not read them. */
 const assumedFileSessionTurns = 4;
+
+function formatSeconds(seconds: number): string {
+  return seconds >= 100 ? String(Math.round(seconds)) : String(Number(seconds.toFixed(1)));
+}
 /** Tool rounds per turn assumed when a session declares tools (the server decides whether it calls one). */
 const assumedToolRoundsPerTurn = 1;
 
@@ -168,10 +208,11 @@ export interface SessionEstimate {
 export function sessionEstimate(
   cell: CellConfig,
   secondsPerOutputToken = assumedSecondsPerOutputToken,
+  replay: TraceReplay | null = null,
 ): SessionEstimate | null {
   const dataset = cell.dataset;
   if (!isSessionDataset(dataset)) return null;
-  const answerSeconds = outputTokensMean(cell) * secondsPerOutputToken;
+  const answerSeconds = outputTokensMean(cell, replay) * secondsPerOutputToken;
   let turns: number;
   let think = 0;
   let tool = 0;
@@ -186,12 +227,17 @@ export function sessionEstimate(
       turns = Math.min(assumedFileSessionTurns, dataset.max_turns ?? assumedFileSessionTurns);
       think = delayMean(dataset.think_time_s);
       break;
-    case "mooncake_trace":
-      turns = assumedFileSessionTurns;
-      break;
+    default:
+      // A trace: its own turns per session where validate read it; one where its format has no sessions.
+      turns =
+        replay !== null && replay.sessions > 0
+          ? replay.requests / replay.sessions
+          : traceLayoutOf(dataset).session === null
+            ? 1
+            : assumedFileSessionTurns;
   }
   turns = Math.max(1, turns);
-  const fanOut = dataset.type === "mooncake_trace" ? undefined : dataset.fan_out;
+  const fanOut = isTraceDataset(dataset) ? undefined : dataset.fan_out;
   const fanOuts =
     fanOut === undefined
       ? 0
@@ -218,12 +264,19 @@ export function sessionEstimate(
   };
 }
 
-function estimateSeconds(cell: CellConfig): number {
+function estimateSeconds(cell: CellConfig, replay: TraceReplay | null): number {
   if ("duration_s" in cell.size) return cell.size.duration_s;
   const requests = cell.size.requests;
   // A session dataset's unit is a session: its schedule counts sessions, each as long as its turns.
   const requestSeconds =
-    sessionEstimate(cell)?.seconds ?? outputTokensMean(cell) * assumedSecondsPerOutputToken;
+    sessionEstimate(cell, assumedSecondsPerOutputToken, replay)?.seconds ??
+    outputTokensMean(cell) * assumedSecondsPerOutputToken;
+  // A trace on its own clock: up to its last request's timestamp (a session's later turns wait for theirs),
+  // then that request's answer, or its last session when the answers are what takes longer.
+  if (replay !== null && onTraceClock(cell)) {
+    const answer = outputTokensMean(cell, replay) * assumedSecondsPerOutputToken;
+    return Math.max(replay.lastRequestS + answer, replay.spanS + requestSeconds);
+  }
   switch (cell.load.type) {
     case "rate":
       return requests / cell.load.rate + requestSeconds;
@@ -255,13 +308,19 @@ function promptTokensMean(cell: CellConfig): number {
  * (PASTA), and the idle gap before it, exponential with mean 1/λ, is cut but for the settle time: per
  * run N·e^(−λS)·e^(−λ·settle)/λ. S is a lone request's time at the assumed speeds above.
  */
-function estimateElidedSeconds(cell: CellConfig, schedule: CellSchedule): number {
+function estimateElidedSeconds(cell: CellConfig, schedule: CellSchedule, replay: TraceReplay | null): number {
   if (schedule.kind !== "idle-elided" || cell.load.type !== "rate" || !("requests" in cell.size)) return 0;
-  const rate = cell.load.rate;
+  // A trace on its own clock arrives at its own mean rate (unknown when its file was not read).
+  const rate = onTraceClock(cell)
+    ? replay !== null && replay.spanS > 0
+      ? replay.sessions / replay.spanS
+      : null
+    : cell.load.rate;
+  if (rate === null) return 0;
   // A session is in flight from its first turn to its last answer, its think times included.
   const serviceS =
     promptTokensMean(cell) * assumedLoneSecondsPerPromptToken +
-    (sessionEstimate(cell, assumedLoneSecondsPerOutputToken)?.seconds ??
+    (sessionEstimate(cell, assumedLoneSecondsPerOutputToken, replay)?.seconds ??
       outputTokensMean(cell) * assumedLoneSecondsPerOutputToken);
   return (
     (cell.size.requests * Math.exp(-rate * serviceS) * Math.exp((-rate * schedule.settleMs) / 1000)) / rate
@@ -281,6 +340,7 @@ export function summarizeConfig(
   config: Config,
   templates: readonly TemplateAt[] = [],
   looks?: readonly number[],
+  traces: TraceReplays = noTraceReplays,
 ): ConfigSummary {
   // Text is built from the view that holds templates where values came from `${VAR}` (they may be
   // secrets); estimates and checks use the values.
@@ -303,7 +363,8 @@ export function summarizeConfig(
     // A session dataset's size counts sessions: its requests per run are about sessions x mean turns (tool
     // rounds come on top). Its depth buckets' requests depend on the turns' distribution, not only their
     // mean, so the depth metrics' floor is compare's to apply, not estimated here.
-    const session = sessionEstimate(cell);
+    const replay = traces(cell);
+    const session = sessionEstimate(cell, assumedSecondsPerOutputToken, replay);
     const requestsPerRun =
       "requests" in cell.size
         ? session === null
@@ -328,17 +389,18 @@ export function summarizeConfig(
       }
     }
     const schedule = cellSchedule(config, cell);
-    const elided = estimateElidedSeconds(cell, schedule);
+    const elided = estimateElidedSeconds(cell, schedule, replay);
+    const trace = isTraceDataset(cell.dataset) ? { timeScale: cell.dataset.time_scale, replay } : null;
     return {
       name: text.name,
       endpoint: text.endpoint,
       dataset: describeDataset(text.dataset),
-      load: describeLoad(text.load, unit),
+      load: describeLoad(text.load, unit, trace),
       size,
       prefix: text.prefix,
       warmup: describeWarmup(text),
       schedule: describeSchedule(schedule),
-      estimatedSecondsPerRun: Math.max(0, estimateSeconds(cell) - elided),
+      estimatedSecondsPerRun: Math.max(0, estimateSeconds(cell, replay) - elided),
       estimatedElidedSecondsPerRun: elided,
     };
   });
@@ -494,7 +556,8 @@ export function runsPerBlock(config: Config): number {
   if (widest === null) return min;
   const lifecycle = serverLifecycle(config);
   const fixedLoad = config.cells.filter((cell) => !isSearchedCell(cell));
-  const seconds = fixedLoad.map((cell) => estimateSeconds(cell));
+  // A trace cell's file is not read here: its run is estimated from its rate.
+  const seconds = fixedLoad.map((cell) => estimateSeconds(cell, null));
   const total = seconds.reduce((sum, s) => sum + s, 0);
   return autoRunsPerBlock({
     minRuns: min,

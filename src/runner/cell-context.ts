@@ -15,14 +15,7 @@ export async function prepareCell(config: Config, cell: CellConfig, baseDir: str
   const index = config.cells.indexOf(cell);
   const field = `cells[${index}].dataset`;
   const dataset = cell.dataset;
-  const file = isFileBacked(dataset)
-    ? await readDatasetFile({
-        kind: dataset.type,
-        path: dataset.path,
-        baseDir,
-        field,
-        ...(dataset.sha256 ? { expectedSha256: dataset.sha256 } : {}),
-      })
-    : undefined;
-  return { config, cell, seed: cell.seed ?? config.seed, file };
+  const seed = cell.seed ?? config.seed;
+  const file = isFileBacked(dataset) ? await readDatasetFile({ dataset, baseDir, field, seed }) : undefined;
+  return { config, cell, seed, file };
 }

@@ -76,7 +76,7 @@ export function clientBoundReasons(input: ClientBoundInput): string[] {
     );
     if (achieved < target * (1 - rateTolerance) && slipS > toleratedSlipS) {
       reasons.push(
-        `achieved rate ${achieved.toFixed(2)}/s < ${((1 - rateTolerance) * 100).toFixed(0)}% of the target ${target}/s (the sends ended ${Number.isFinite(slipS) ? `${slipS.toFixed(2)} s` : "far"} behind the schedule)`,
+        `achieved rate ${achieved.toFixed(2)}/s < ${((1 - rateTolerance) * 100).toFixed(0)}% of the target ${Number(target.toPrecision(4))}/s (the sends ended ${Number.isFinite(slipS) ? `${slipS.toFixed(2)} s` : "far"} behind the schedule)`,
       );
     }
   }

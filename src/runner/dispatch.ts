@@ -1,6 +1,7 @@
 import type { ScheduleClock } from "../util/clock.js";
 import { createRng } from "../util/random.js";
 import { arrivalStream, countedArrivals } from "../workload/arrivals.js";
+import { maxTraceArrivals } from "../workload/trace-replay.js";
 import type { LoadPlan } from "./load-plan.js";
 
 /** One request the dispatcher decided to send. Times are on the injected clock. */
@@ -83,9 +84,6 @@ class Slots {
   }
 }
 
-/** Arrivals a duration-bound trace replay plans at most (the limit on measured requests per run). */
-const maxTraceArrivals = 100_000;
-
 /**
  * Executes a load plan: open-loop segments send on an absolute gamma schedule (waiting for a slot under
  * max_concurrency), closed-loop segments keep N requests in flight. Stops at the request count or the
@@ -103,7 +101,7 @@ export async function dispatchLoad(options: {
   elideIdle?: IdleElision;
   /**
    * Arrival offsets (ms from the segment's start) for the first open-loop segment, from a trace's own
-   * clock (a mooncake_trace dataset), given the count wanted; they replace the rate's gamma gaps.
+   * clock (a trace dataset), given the count wanted; they replace the rate's gamma gaps.
    */
   traceArrivalsMs?: ((count: number) => number[]) | null;
 }): Promise<DispatchResult> {

@@ -1,6 +1,6 @@
 import { isSessionDataset, scoresAnswers } from "../config/schema.js";
 import type { Phase } from "../workload/phase.js";
-import { buildRequestBody, wantsPerChunkUsage } from "../workload/request-body.js";
+import { buildRequestBody, forEndpoint, wantsPerChunkUsage } from "../workload/request-body.js";
 import type { SessionSource } from "../workload/sessions.js";
 import type { Workload, WorkloadRequest } from "../workload/workload.js";
 import type { CellContext } from "./cell-context.js";
@@ -83,7 +83,8 @@ function requestBodyBuilder(context: CellContext, cacheSalt: string | null): Bod
       ? { logprobs: greedyCell ? config.quality.greedy!.logprobs : 0 }
       : undefined;
   return (request: WorkloadRequest, phase: Phase) => {
-    const body = buildRequestBody(request, {
+    // A trace's turn on the completions endpoint is sent as its prompt (the turn as given).
+    const body = buildRequestBody(forEndpoint(request, context.cell.endpoint), {
       model: config.model.name,
       sampling: config.sampling,
       cacheSalt,

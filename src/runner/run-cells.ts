@@ -7,6 +7,7 @@ import { InputError } from "../util/errors.js";
 import { calibrateTokenModel, checkPromptLengths } from "../workload/calibrate.js";
 import type { ChatMessage } from "../workload/dataset-file.js";
 import { defaultTokenModel, type TokenModel } from "../workload/token-model.js";
+import { describeTraceRead } from "../workload/trace-file.js";
 import { createWorkload, type Workload } from "../workload/workload.js";
 import { prepareCell } from "./cell-context.js";
 import { runExternalTask } from "./external-task.js";
@@ -291,6 +292,7 @@ export async function runCells<Recorded>(
               serverFingerprint: handle.fingerprint,
               notes: [
                 ...(state.lengthNote ? [state.lengthNote] : []),
+                ...(context.file?.trace ? [describeTraceRead(context.file.trace)] : []),
                 ...(k === firstRun ? sharingNotes : []),
               ],
               ...(options.side ? { side: options.side } : {}),

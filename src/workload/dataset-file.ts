@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
+import { isTraceDataset, type TraceDatasetConfig, traceLayoutOf } from "../config/dataset-kinds.js";
 import { configLimits, type FileDatasetConfig } from "../config/schema.js";
 import { InputError } from "../util/errors.js";
 import { ScorerError, scoreAnswer } from "./task-score.js";
 import type { Task } from "./tasks.js";
+import { readTrace, type TraceSummary } from "./trace-file.js";
 
 /**
  * One chat message as the request carries it. An assistant turn that called tools carries them as
@@ -49,7 +51,7 @@ interface FileSessionTurn {
   hashIds?: number[];
 }
 
-/** A session of a sharegpt_sessions or mooncake_trace file (docs/workloads.md). */
+/** A session of a sharegpt_sessions file or a trace (docs/workloads.md). */
 export interface FileSession {
   system: string | null;
   turns: FileSessionTurn[];
@@ -62,52 +64,115 @@ export interface DatasetFile {
   skipped: number;
   /** The sessions of a session file kind, in the file's order (traces: by first timestamp). */
   sessions?: FileSession[];
+  /** A trace's rows: read, left out, kept and replayed (workload/trace-file.ts). */
+  trace?: TraceSummary;
 }
 
 /**
- * Reads a ShareGPT JSON array or a JSONL file. Paths are relative to the config's directory. The checksum
- * is of the bytes read; a configured sha256 that differs is an input error, so a silently changed dataset
- * is never compared against an old baseline.
+ * Reads a dataset file (a ShareGPT JSON array, JSONL, a trace) of a cell's dataset. Paths are relative to
+ * the config's directory. The checksum is of the bytes read; a configured sha256 that differs is an input
+ * error, so a silently changed dataset is never compared against an old baseline. `seed` (the cell's)
+ * draws a trace's `sample`.
  */
 export async function readDatasetFile(options: {
-  kind: FileDatasetConfig["type"];
-  path: string;
+  dataset: FileDatasetConfig;
   baseDir: string;
-  expectedSha256?: string;
   field: string;
+  seed: number;
 }): Promise<DatasetFile> {
-  const path = isAbsolute(options.path) ? options.path : resolve(options.baseDir, options.path);
+  const { dataset, field } = options;
+  const path = datasetPath(dataset, options.baseDir);
+  // A trace is parsed from its bytes; the other kinds from one string, which Node holds up to a size.
+  const [limit, limitName] = isTraceDataset(dataset)
+    ? [configLimits.traceFileBytes, "a trace file"]
+    : [configLimits.datasetFileBytes, "a dataset file"];
   let bytes: Buffer;
   try {
+    const size = (await stat(path)).size;
+    if (size > limit)
+      throw new InputError(
+        `${field}.path: dataset ${path} has ${size} bytes, more than ${limit} (the limit on ${limitName}'s size; see docs/config-reference.md#limits)`,
+      );
     bytes = await readFile(path);
   } catch (error) {
+    if (error instanceof InputError) throw error;
     throw new InputError(
-      `${options.field}.path: cannot read dataset ${path} (${(error as NodeJS.ErrnoException).code ?? error})`,
+      `${field}.path: cannot read dataset ${path} (${(error as NodeJS.ErrnoException).code ?? error})`,
     );
   }
   const sha256 = createHash("sha256").update(bytes).digest("hex");
-  if (options.expectedSha256 && options.expectedSha256 !== sha256) {
+  if (dataset.sha256 && dataset.sha256 !== sha256) {
     throw new InputError(
-      `${options.field}.sha256: dataset ${path} has sha256 ${sha256}, expected ${options.expectedSha256} (the file changed)`,
+      `${field}.sha256: dataset ${path} has sha256 ${sha256}, expected ${dataset.sha256} (the file changed)`,
     );
   }
-  return { path, sha256, ...fileKinds[options.kind](bytes.toString("utf8"), path, options.field) };
+  const read = fileKinds[dataset.type] as (file: FileInput<FileDatasetConfig>) => FileContent;
+  return { path, sha256, ...read({ bytes, path, field, dataset, seed: options.seed }) };
+}
+
+/** Where a dataset's file is: its path, relative to the config's directory unless absolute. */
+export function datasetPath(dataset: FileDatasetConfig, baseDir: string): string {
+  return isAbsolute(dataset.path) ? dataset.path : resolve(baseDir, dataset.path);
 }
 
 /** A file's content, by how its kind reads it. */
 type FileContent = Omit<DatasetFile, "path" | "sha256">;
+
+/** What a kind's reader is given: the file's bytes, where it is, its dataset and the cell's seed. */
+interface FileInput<D> {
+  bytes: Buffer;
+  path: string;
+  field: string;
+  dataset: D;
+  seed: number;
+}
+
+const text = (file: { bytes: Buffer }) => file.bytes.toString("utf8");
+
+/** Every trace kind's file, through the one trace pipeline and the layout its kind declares. */
+function traceFile({ bytes, path, dataset, seed }: FileInput<TraceDatasetConfig>): FileContent {
+  const { sessions, summary } = readTrace(bytes, {
+    path,
+    layout: traceLayoutOf(dataset),
+    selection: dataset,
+    seed,
+  });
+  return {
+    entries: [],
+    skipped: summary.empty,
+    trace: summary,
+    sessions: sessions.map((session) => ({
+      system: null,
+      turns: session.turns.map((turn) => ({
+        content: "",
+        answer: null,
+        maxTokens: turn.maxTokens,
+        timestampMs: turn.timestampMs,
+        inputTokens: turn.inputTokens,
+        hashIds: turn.hashIds,
+      })),
+    })),
+  };
+}
 
 /**
  * How each file-backed dataset kind (the `fileBacked` trait, config/dataset-kinds/) reads its file: keyed
  * by those kinds, so a new one fails to compile until it says how its file is read.
  */
 const fileKinds: {
-  readonly [K in FileDatasetConfig["type"]]: (text: string, path: string, field: string) => FileContent;
+  readonly [K in FileDatasetConfig["type"]]: (
+    file: FileInput<Extract<FileDatasetConfig, { type: K }>>,
+  ) => FileContent;
 } = {
-  sharegpt: (text, path, field) => promptEntries(parseJsonArray(text, path), path, field),
-  jsonl: (text, path, field) => promptEntries(parseJsonLines(text, path), path, field),
-  tasks_jsonl: (text, path) => ({ entries: parseTaskLines(text, path), skipped: 0 }),
-  sharegpt_sessions: (text, path, field) => {
+  sharegpt: (file) => promptEntries(parseJsonArray(text(file), file.path), file.path, file.field),
+  jsonl: (file) => promptEntries(parseJsonLines(text(file), file.path), file.path, file.field),
+  tasks_jsonl: (file) => ({ entries: parseTaskLines(text(file), file.path), skipped: 0 }),
+  mooncake_trace: traceFile,
+  azure_trace: traceFile,
+  burstgpt_trace: traceFile,
+  trace: traceFile,
+  sharegpt_sessions: ({ bytes, path, field }) => {
+    const text = bytes.toString("utf8");
     const conversations = parseJsonArray(text, path);
     const sessions: FileSession[] = [];
     let skipped = 0;
@@ -122,7 +187,6 @@ const fileKinds: {
       );
     return { entries: [], skipped, sessions };
   },
-  mooncake_trace: (text, path) => ({ entries: [], skipped: 0, sessions: parseTraceLines(text, path) }),
 };
 
 /** The prompts of a ShareGPT array or JSONL lines; the items that hold none are skipped (and counted). */
@@ -232,83 +296,6 @@ function toConversationSession(item: unknown): FileSession | null {
   });
   if (turns.length === 0) return null;
   return { system, turns: turns.slice(0, configLimits.sessionTurns) };
-}
-
-/**
- * A Mooncake-style trace: one request a line, `timestamp` (ms), `input_length`, `output_length` and
- * `hash_ids`; lines sharing a `session_id` are one session's turns in the file's order. Every line is
- * checked before anything is measured: a missing or wrong field is an input error naming the line.
- */
-function parseTraceLines(text: string, path: string): FileSession[] {
-  const bySession = new Map<string, FileSession>();
-  const sessions: FileSession[] = [];
-  text.split(/\r?\n/).forEach((line, index) => {
-    if (line.trim() === "") return;
-    const where = `${path}:${index + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      throw new InputError(`${where}: not valid JSON (${(error as Error).message})`);
-    }
-    if (!value || typeof value !== "object" || Array.isArray(value))
-      throw new InputError(
-        `${where}: expected a JSON object (timestamp, input_length, output_length, hash_ids)`,
-      );
-    const record = value as Record<string, unknown>;
-    const timestamp = record.timestamp;
-    if (typeof timestamp !== "number" || !Number.isFinite(timestamp) || timestamp < 0)
-      throw new InputError(
-        `${where}.timestamp: expected milliseconds >= 0, got ${JSON.stringify(timestamp ?? null)}`,
-      );
-    const input = positiveInteger(record.input_length);
-    if (input === null || input > configLimits.tokens)
-      throw new InputError(
-        `${where}.input_length: expected a whole number from 1 to ${configLimits.tokens} (the limit on token counts; see docs/config-reference.md#limits), got ${JSON.stringify(record.input_length ?? null)}`,
-      );
-    const output = positiveInteger(record.output_length);
-    if (output === null || output > configLimits.tokens)
-      throw new InputError(
-        `${where}.output_length: expected a whole number from 1 to ${configLimits.tokens} (the limit on token counts; see docs/config-reference.md#limits), got ${JSON.stringify(record.output_length ?? null)}`,
-      );
-    const hashIds = record.hash_ids ?? [];
-    if (!Array.isArray(hashIds) || !hashIds.every((id) => Number.isSafeInteger(id) && (id as number) >= 0))
-      throw new InputError(`${where}.hash_ids: expected a list of whole numbers >= 0`);
-    const turn: FileSessionTurn = {
-      content: "",
-      answer: null,
-      maxTokens: output,
-      timestampMs: timestamp,
-      inputTokens: input,
-      hashIds: hashIds as number[],
-    };
-    const id = record.session_id;
-    if (id !== undefined && typeof id !== "string" && typeof id !== "number")
-      throw new InputError(`${where}.session_id: expected a string or a number, got ${JSON.stringify(id)}`);
-    const known = id === undefined ? undefined : bySession.get(String(id));
-    if (known) {
-      if (known.turns.length >= configLimits.sessionTurns)
-        throw new InputError(
-          `${where}.session_id: session ${JSON.stringify(id)} has more than ${configLimits.sessionTurns} turns (the limit on turns per session; see docs/config-reference.md#limits)`,
-        );
-      const previous = known.turns.at(-1)!.timestampMs!;
-      if (timestamp < previous)
-        throw new InputError(
-          `${where}.timestamp: expected the turns of session ${JSON.stringify(id)} in time order, got ${timestamp} after ${previous}`,
-        );
-      known.turns.push(turn);
-      return;
-    }
-    const session: FileSession = { system: null, turns: [turn] };
-    sessions.push(session);
-    if (id !== undefined) bySession.set(String(id), session);
-  });
-  if (sessions.length === 0) throw new InputError(`${path}: no requests (expected one JSON object a line)`);
-  // Sessions start in the order of their first request (stable for equal timestamps).
-  return sessions
-    .map((session, order) => ({ session, order }))
-    .sort((a, b) => a.session.turns[0]!.timestampMs! - b.session.turns[0]!.timestampMs! || a.order - b.order)
-    .map(({ session }) => session);
 }
 
 function positiveInteger(value: unknown): number | null {

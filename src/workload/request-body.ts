@@ -1,5 +1,6 @@
 import type { SamplingConfig } from "../config/schema.js";
-import type { WorkloadRequest } from "./workload.js";
+import type { ChatMessage } from "./dataset-file.js";
+import type { WorkloadRequest } from "./workload-types.js";
 
 export type Endpoint = "completions" | "chat";
 
@@ -7,6 +8,21 @@ export const endpointPath: Record<Endpoint, string> = {
   completions: "/v1/completions",
   chat: "/v1/chat/completions",
 };
+
+/** Chat messages as one completions prompt: their texts, one after the other. */
+export function messagesAsPrompt(messages: readonly ChatMessage[]): string {
+  return messages.map((message) => message.content).join("\n");
+}
+
+/**
+ * A request as the cell's endpoint takes it: on completions, a request that carries messages (a trace's
+ * turn, whose prompt is as given, docs/workloads.md) sends their text as its prompt.
+ */
+export function forEndpoint(request: WorkloadRequest, endpoint: Endpoint): WorkloadRequest {
+  if (endpoint === "chat" || request.messages === null) return request;
+  const { tools: _tools, ...rest } = request;
+  return { ...rest, prompt: messagesAsPrompt(request.messages), messages: null };
+}
 
 export interface BodyOptions {
   model: string;

@@ -1,3 +1,4 @@
+import { isTraceDataset } from "../config/dataset-kinds.js";
 import type { CellConfig, SessionDatasetConfig } from "../config/schema.js";
 import { createRng } from "../util/random.js";
 import type { ChatMessage, DatasetFile, FileSession, ToolDefinition } from "./dataset-file.js";
@@ -175,14 +176,17 @@ export function sessionSource(
       };
     }
     case "sharegpt_sessions":
-    case "mooncake_trace": {
+    case "mooncake_trace":
+    case "azure_trace":
+    case "burstgpt_trace":
+    case "trace": {
       const file = options.file;
       if (!file?.sessions)
         throw new Error(
           `cell ${cell.name}: the ${dataset.type} file was not read before building the workload`,
         );
       const sessions = file.sessions;
-      const trace = dataset.type === "mooncake_trace" ? dataset : null;
+      const trace = isTraceDataset(dataset) ? dataset : null;
       const blockTexts = new Map<string, string>();
       const blockText = (phase: Phase, hashId: number, words: number) => {
         const key = `${stream(phase)}:${hashId}`;

@@ -86,7 +86,7 @@ const catalogue: { name: string; text: string; expected: RegExp[]; env?: Record<
     name: "unknown dataset type",
     text: base({ cells: validCell.replace("type: synthetic", "type: csv") }),
     expected: [
-      /^cells\[0\]\.dataset\.type: expected one of "synthetic", "sharegpt", "jsonl", "shared_prefix", "long_document", "tasks", "tasks_jsonl", "sessions", "sharegpt_sessions", "mooncake_trace", got "csv"$/,
+      /^cells\[0\]\.dataset\.type: expected one of "synthetic", "sharegpt", "jsonl", "shared_prefix", "long_document", "tasks", "tasks_jsonl", "sessions", "sharegpt_sessions", "mooncake_trace", "azure_trace", "burstgpt_trace", "trace", got "csv"$/,
     ],
   },
   {

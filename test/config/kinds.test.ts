@@ -29,8 +29,24 @@ describe("dataset kinds", () => {
       Object.entries(datasetKinds)
         .filter(([, module]) => module[trait])
         .map(([type]) => type);
-    expect(withTrait("sessions")).toEqual(["sessions", "sharegpt_sessions", "mooncake_trace"]);
+    expect(withTrait("sessions")).toEqual([
+      "sessions",
+      "sharegpt_sessions",
+      "mooncake_trace",
+      "azure_trace",
+      "burstgpt_trace",
+      "trace",
+    ]);
     expect(withTrait("scoresAnswers")).toEqual(["tasks", "tasks_jsonl"]);
+    // Every trace is a file of sessions (rows without a session are sessions of one).
+    const traces = Object.entries(datasetKinds).filter(([, module]) => "trace" in module);
+    expect(traces.map(([type]) => type)).toEqual([
+      "mooncake_trace",
+      "azure_trace",
+      "burstgpt_trace",
+      "trace",
+    ]);
+    for (const [, module] of traces) expect([module.fileBacked, module.sessions]).toEqual([true, true]);
   });
 });
 

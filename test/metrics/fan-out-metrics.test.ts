@@ -128,6 +128,11 @@ describe("fan-out times of a run's records", () => {
     const ok = computeSessionMetrics([...clean, ...fanned], options)!;
     expect(ok.contamination).toEqual({ firstTurns: 4, aboveSharedPrefix: 0, flagged: false, checked: true });
     const flagged = computeSessionMetrics([...clean, ...warm], options)!;
-    expect(flagged.contamination).toEqual({ firstTurns: 4, aboveSharedPrefix: 1, flagged: true, checked: true });
+    expect(flagged.contamination).toEqual({
+      firstTurns: 4,
+      aboveSharedPrefix: 1,
+      flagged: true,
+      checked: true,
+    });
   });
 });

@@ -2,10 +2,12 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { datasetSchema, type FileDatasetConfig } from "../../src/config/schema.js";
 import { readDatasetFile } from "../../src/workload/dataset-file.js";
 import { traceArrivals } from "../../src/workload/sessions.js";
 
 const dir = mkdtempSync(join(tmpdir(), "vpg-sessions-"));
+const dataset = (fields: Record<string, unknown>) => datasetSchema.parse(fields) as FileDatasetConfig;
 
 describe("session files", () => {
   it("reads every human turn of a ShareGPT conversation as a turn, its system turn as the system prompt", async () => {
@@ -26,10 +28,10 @@ describe("session files", () => {
       ]),
     );
     const file = await readDatasetFile({
-      kind: "sharegpt_sessions",
-      path,
+      dataset: dataset({ type: "sharegpt_sessions", path }),
       baseDir: dir,
       field: "cells[0].dataset",
+      seed: 1,
     });
     expect(file.skipped).toBe(1);
     expect(file.sessions).toEqual([
@@ -43,11 +45,10 @@ describe("session files", () => {
     ]);
     await expect(
       readDatasetFile({
-        kind: "sharegpt_sessions",
-        path,
+        dataset: dataset({ type: "sharegpt_sessions", path, sha256: "0".repeat(64) }),
         baseDir: dir,
         field: "cells[0].dataset",
-        expectedSha256: "0".repeat(64),
+        seed: 1,
       }),
     ).rejects.toThrow(/cells\[0\]\.dataset\.sha256: .* expected 0{64} \(the file changed\)/);
   });
@@ -65,10 +66,10 @@ describe("session files", () => {
         .join("\n"),
     );
     const file = await readDatasetFile({
-      kind: "mooncake_trace",
-      path,
+      dataset: dataset({ type: "mooncake_trace", path }),
       baseDir: dir,
       field: "cells[0].dataset",
+      seed: 1,
     });
     expect(file.sessions!.map((session) => session.turns.map((turn) => turn.timestampMs))).toEqual([
       [0],
@@ -86,19 +87,24 @@ describe("session files", () => {
     const path = join(dir, "bad.jsonl");
     writeFileSync(
       path,
-      `${JSON.stringify({ timestamp: 0, input_length: 10, output_length: 5 })}\n{"timestamp": 3, "input_length": 0, "output_length": 5}\n`,
+      `${JSON.stringify({ timestamp: 0, input_length: 10, output_length: 5 })}\n{"timestamp": 3, "input_length": -1, "output_length": 5}\n`,
     );
-    await expect(
-      readDatasetFile({ kind: "mooncake_trace", path, baseDir: dir, field: "cells[0].dataset" }),
-    ).rejects.toThrow(/bad\.jsonl:2\.input_length: expected a whole number from 1 to 1000000/);
+    const read = () =>
+      readDatasetFile({
+        dataset: dataset({ type: "mooncake_trace", path }),
+        baseDir: dir,
+        field: "cells[0].dataset",
+        seed: 1,
+      });
+    await expect(read()).rejects.toThrow(
+      /bad\.jsonl:2, column "input_length": expected a whole number of tokens from 0 to 1000000/,
+    );
     writeFileSync(
       path,
       `${JSON.stringify({ timestamp: 9, input_length: 10, output_length: 5, session_id: 1 })}\n${JSON.stringify({ timestamp: 3, input_length: 10, output_length: 5, session_id: 1 })}\n`,
     );
-    await expect(
-      readDatasetFile({ kind: "mooncake_trace", path, baseDir: dir, field: "cells[0].dataset" }),
-    ).rejects.toThrow(
-      /bad\.jsonl:2\.timestamp: expected the turns of session 1 in time order, got 3 after 9/,
+    await expect(read()).rejects.toThrow(
+      /bad\.jsonl:2, column "timestamp": expected the turns of session 1 in time order, got 3, 6 ms before the session's previous turn/,
     );
   });
 });

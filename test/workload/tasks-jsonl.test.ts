@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCells } from "../../src/app/run-cells.js";
+import { datasetSchema, type FileDatasetConfig } from "../../src/config/schema.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import { type RunningSimulator, startSimulator } from "../../src/sim/index.js";
 import { InputError } from "../../src/util/errors.js";
@@ -25,7 +26,12 @@ function file(lines: string[]): string {
 }
 
 const read = (path: string) =>
-  readDatasetFile({ kind: "tasks_jsonl", path, baseDir: dir, field: "cells[0].dataset" });
+  readDatasetFile({
+    dataset: datasetSchema.parse({ type: "tasks_jsonl", path }) as FileDatasetConfig,
+    baseDir: dir,
+    field: "cells[0].dataset",
+    seed: 1,
+  });
 
 describe("tasks_jsonl files", () => {
   it("reads each line's prompt, reference and scorer", async () => {

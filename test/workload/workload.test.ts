@@ -132,10 +132,10 @@ describe("seeded workloads", () => {
       ]),
     );
     const file = await readDatasetFile({
-      kind: "sharegpt",
-      path: "sg.json",
+      dataset: { type: "sharegpt", path: "sg.json" },
       baseDir: dir,
       field: "cells[0].dataset",
+      seed: 0,
     });
     expect(file.entries).toHaveLength(2);
     expect(file.skipped).toBe(1);
@@ -146,11 +146,10 @@ describe("seeded workloads", () => {
     expect(workload.info.datasetSha256).toBe(file.sha256);
     await expect(
       readDatasetFile({
-        kind: "sharegpt",
-        path: "sg.json",
+        dataset: { type: "sharegpt", path: "sg.json", sha256: "0".repeat(64) },
         baseDir: dir,
         field: "cells[0].dataset",
-        expectedSha256: "0".repeat(64),
+        seed: 0,
       }),
     ).rejects.toThrow(/cells\[0\]\.dataset\.sha256: .* expected 0{64}/);
   });
@@ -161,7 +160,9 @@ describe("seeded workloads", () => {
       path,
       `${JSON.stringify({ prompt: "one two", max_tokens: 7 })}\n\n${JSON.stringify({ messages: [{ role: "user", content: "hey" }] })}\n`,
     );
-    const file = await readDatasetFile({ kind: "jsonl", path, baseDir: dir, field: "f" });
+    const read = () =>
+      readDatasetFile({ dataset: { type: "jsonl", path }, baseDir: dir, field: "f", seed: 0 });
+    const file = await read();
     const workload = createWorkload(cell({ type: "jsonl", path, output_tokens: 9 }, { endpoint: "chat" }), {
       seed: 0,
       file,
@@ -170,9 +171,7 @@ describe("seeded workloads", () => {
     expect(requests.every((request) => request.messages !== null)).toBe(true);
     expect(requests.map((request) => request.maxTokens)).toEqual([9, 9]);
     writeFileSync(path, "{bad\n");
-    await expect(readDatasetFile({ kind: "jsonl", path, baseDir: dir, field: "f" })).rejects.toThrow(
-      /d\.jsonl:1: not valid JSON/,
-    );
+    await expect(read()).rejects.toThrow(/d\.jsonl:1: not valid JSON/);
   });
 
   it("draws clipped normal and log-normal lengths", () => {

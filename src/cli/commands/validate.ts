@@ -1,14 +1,19 @@
+import { access } from "node:fs/promises";
+import { dirname } from "node:path";
 import { firstLookPlans } from "../../app/measure-on-devices.js";
 import { applyRunPlan, configuredPassChance, runPlans } from "../../app/run-plan.js";
 import { describeCapacityCost } from "../../config/capacity-summary.js";
 import { templateView } from "../../config/interpolate.js";
 import { defaultConfigFile, loadConfig } from "../../config/load.js";
-import { isSearchedCell } from "../../config/schema.js";
-import { renderSummary, summarizeConfig } from "../../config/summary.js";
+import { type Config, isSearchedCell, isTraceDataset } from "../../config/schema.js";
+import { renderSummary, summarizeConfig, type TraceReplays } from "../../config/summary.js";
 import { runPlanLines } from "../../report/run-plan.js";
 import { wallClockLines } from "../../report/status.js";
 import { lookSchedule } from "../../stats/sequential.js";
 import { ExitCode, UsageError } from "../../util/errors.js";
+import { type DatasetFile, datasetPath, readDatasetFile } from "../../workload/dataset-file.js";
+import { describeTraceRead } from "../../workload/trace-file.js";
+import { traceReplay } from "../../workload/trace-replay.js";
 import { type CliCommand, integerOption, parseCommandArgs, stringOption } from "../command.js";
 
 export const validateCommand: CliCommand = {
@@ -16,7 +21,8 @@ export const validateCommand: CliCommand = {
   usage: `Usage: vllm-perf-gate validate [--config FILE] [--json]
 
 Reads the config, checks it against the schema and prints a normalised summary: cells, load,
-requests per run, runs per side and an estimate of GPU time.
+requests per run, runs per side and an estimate of GPU time. A trace cell's file is read and
+checked (a bad row is an error), and its load and run length are estimated from the trace.
 
 Options:
   -c, --config FILE  config file (default: ${defaultConfigFile})
@@ -49,15 +55,17 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
     }
     const { repeats } = loaded.config;
     const looks = lookSchedule(repeats.min, repeats.max);
-    io.stdout.write(
-      renderSummary(file, summarizeConfig(loaded.config, loaded.interpolation.templates, looks)),
-    );
+    const traces = await readTraces(loaded.config, dirname(loaded.path));
+    const summary = summarizeConfig(loaded.config, loaded.interpolation.templates, looks, traces.replays);
+    summary.warnings.push(...traces.warnings);
+    io.stdout.write(renderSummary(file, summary));
+    for (const line of traces.lines) io.stdout.write(`${line}\n`);
     for (const line of describeCapacityCost(loaded.config)) io.stdout.write(`${line}\n`);
     const devices = integerOption(args, "devices");
     if (devices !== undefined && devices < 1)
       throw new UsageError(`--devices expects a whole number >= 1, got ${devices}`);
     if (!loaded.config.cells.every(isSearchedCell)) {
-      const plans = firstLookPlans(loaded.config, devices);
+      const plans = firstLookPlans(loaded.config, devices, traces.replays);
       const source =
         devices !== undefined
           ? "--devices"
@@ -65,13 +73,51 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
             ? "runner.devices"
             : "no runner.devices: one server at a time";
       for (const line of wallClockLines(plans, source)) io.stdout.write(`${line}\n`);
-      const runPlan = runPlans(loaded.config);
-      for (const line of runPlanLines(runPlan, configuredPassChance(loaded.config), loaded.config.repeats))
+      const runPlan = runPlans(loaded.config, undefined, traces.replays);
+      const passChance = configuredPassChance(loaded.config, undefined, traces.replays);
+      for (const line of runPlanLines(runPlan, passChance, loaded.config.repeats))
         io.stdout.write(`${line}\n`);
-      const planned = firstLookPlans(applyRunPlan(loaded.config, runPlan[0]!.plan), devices);
+      const planned = firstLookPlans(applyRunPlan(loaded.config, runPlan[0]!.plan), devices, traces.replays);
       for (const line of wallClockLines(planned, source).slice(0, 2))
         io.stdout.write(`  planned ${line.trimStart()}\n`);
     }
     return ExitCode.ok;
   },
 };
+
+/**
+ * The trace cells' files, read as a run reads them (checksum, every row checked, filters and sample), so
+ * a trace cell's load is described and its run estimated from the trace. A file that is not there yet (a
+ * workflow may fetch it before the run) is a warning, and the cell is estimated from its config; a file
+ * that is there and wrong is an error, as it would be in the run.
+ */
+async function readTraces(
+  config: Config,
+  baseDir: string,
+): Promise<{ replays: TraceReplays; lines: string[]; warnings: string[] }> {
+  const files = new Map<string, DatasetFile>();
+  const lines: string[] = [];
+  const warnings: string[] = [];
+  for (const [index, cell] of config.cells.entries()) {
+    const dataset = cell.dataset;
+    if (!isTraceDataset(dataset)) continue;
+    const path = datasetPath(dataset, baseDir);
+    try {
+      await access(path);
+    } catch {
+      warnings.push(
+        `cells "${cell.name}": trace ${dataset.path} cannot be read here; its load and run length are estimated from the config`,
+      );
+      continue;
+    }
+    const read = await readDatasetFile({
+      dataset,
+      baseDir,
+      field: `cells[${index}].dataset`,
+      seed: cell.seed ?? config.seed,
+    });
+    files.set(cell.name, read);
+    if (read.trace) lines.push(`${cell.name}: ${describeTraceRead(read.trace)}`);
+  }
+  return { replays: (cell) => traceReplay(cell, files.get(cell.name)), lines, warnings };
+}

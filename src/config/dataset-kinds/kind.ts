@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { TraceLayout } from "./trace-fields.js";
 
 /**
  * One dataset kind as the config layer knows it, declared in one module of this folder: its schema branch
@@ -21,6 +22,12 @@ export interface DatasetKindModule<Schema extends z.ZodType<{ type: string }>> {
   readonly sessions: boolean;
   /** Its answers are scored (the task-accuracy check): its cells are sent greedy. */
   readonly scoresAnswers: boolean;
+  /**
+   * A trace (docs/workloads.md, "Traces"; file-backed sessions): where its format keeps the arrival times,
+   * lengths, sessions and prefix-hash ids, read by the one trace pipeline (workload/trace-file.ts). An
+   * open-loop load replays it on its own timestamps, each row's prompt as given (so either endpoint).
+   */
+  readonly trace?: (dataset: z.output<Schema>) => TraceLayout;
   /** The dataset's part of a cell's `validate` line (given the template view: it is printed). */
   describe(dataset: z.output<Schema>): string;
   /**

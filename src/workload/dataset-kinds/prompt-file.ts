@@ -3,6 +3,7 @@ import type { LengthConfig } from "../../config/schema.js";
 import { createRng, type Rng } from "../../util/random.js";
 import type { DatasetEntry } from "../dataset-file.js";
 import { drawLength } from "../lengths.js";
+import { messagesAsPrompt } from "../request-body.js";
 import { shuffledIndexes } from "../text.js";
 import type { Workload } from "../workload-types.js";
 import type { KindContext } from "./context.js";
@@ -43,7 +44,7 @@ export function fileWorkload(
       }
       return {
         ...request,
-        prompt: entry.prompt ?? (entry.messages ?? []).map((message) => message.content).join("\n"),
+        prompt: entry.prompt ?? messagesAsPrompt(entry.messages ?? []),
         messages: null,
       };
     },

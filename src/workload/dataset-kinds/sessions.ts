@@ -1,12 +1,12 @@
-import type { DatasetConfigOf } from "../../config/dataset-kinds.js";
+import type { SessionDatasetConfig } from "../../config/dataset-kinds.js";
 import { Conversation, type SessionSource, sessionSource } from "../sessions.js";
 import type { Workload, WorkloadInfo } from "../workload-types.js";
 import type { KindContext } from "./context.js";
 
-// The session kinds (sessions, sharegpt_sessions, mooncake_trace): request i is session i's first turn; the runner sends the rest from the session source (../sessions.ts).
+// The session kinds (generated sessions, conversation files, traces): request i is session i's first turn; the runner sends the rest from the session source (../sessions.ts).
 
 export function sessionsWorkload(
-  dataset: DatasetConfigOf<"sessions" | "sharegpt_sessions" | "mooncake_trace">,
+  dataset: SessionDatasetConfig,
   { cell, seed, tokenModel, file, info }: KindContext,
 ): Workload {
   return sessionWorkload(info, sessionSource(cell, dataset, { seed, tokenModel, file }));
