@@ -5,6 +5,15 @@ import { runFileMetricRequests, runFileMetrics } from "./metric-values.js";
 import type { RunFile } from "./run-schema.js";
 
 /**
+ * How a run's server start is known (docs/compare.md, Server starts): `recorded` in its file (run.json
+ * `serverStart`, a vLLM result's `server_start`); `assumed-shared`: not recorded, so every run of its input
+ * is taken to share one start (the conservative reading); `declared-fresh`: not recorded, and the user
+ * declared each run a fresh start (compare --fresh-starts, gate.runs_are_fresh_starts).
+ */
+export const serverStartBases = ["recorded", "assumed-shared", "declared-fresh"] as const;
+export type ServerStartBasis = (typeof serverStartBases)[number];
+
+/**
  * One run, reduced to what `compare` needs: one number per metric, request counts, conditions and
  * health flags. Both `run.json` files and `vllm bench serve` result files become this.
  */
@@ -39,6 +48,11 @@ export interface RunRecord {
   fingerprint: Record<string, unknown>;
   /** Why the run must not be used, empty when it is healthy. */
   exclusionReasons: string[];
+  /**
+   * The server start the run was measured on: runs with one id share it. Set from the file when it records
+   * one; compare/load.ts assigns the others (compare/server-starts.ts).
+   */
+  serverStart?: { id: string; basis: ServerStartBasis };
   /**
    * The job/session the run came from (the results directory given on the command line). Baseline
    * runs from several sessions let compare estimate the between-session drift.
@@ -95,6 +109,9 @@ export function runRecordFromRunFile(file: RunFile, source: string): RunRecord {
     ...(file.outputs !== undefined ? { outputs: file.outputs } : {}),
     fingerprint: file.fingerprint,
     exclusionReasons,
+    ...(file.serverStart !== undefined
+      ? { serverStart: { id: file.serverStart.id, basis: "recorded" as const } }
+      : {}),
     load: { targetRate: file.load.targetRate, targetConcurrency: file.load.targetConcurrency },
   };
 }
