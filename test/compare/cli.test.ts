@@ -51,6 +51,16 @@ describe("vllm-perf-gate compare", () => {
     expect(await readFile(join(dir, "out", "report.md"), "utf8")).toMatch(/^## ✅ vllm-perf-gate: pass/);
   });
 
+  it("takes --fresh-starts, the declaration that runs without a recorded server start were fresh starts", async () => {
+    const { dir } = await workspace(1);
+    const t = fakeIo(dir);
+    const args = ["compare", "--baseline", "base", "--candidate", "cand", "--out", "out", "--fresh-starts"];
+    expect(await runCli([...args, "--mode", "interleaved"], t.io)).toBe(0);
+    const help = fakeIo(dir);
+    await runCli(["compare", "--help"], help.io);
+    expect(help.stdout()).toMatch(/--fresh-starts +declare that every run whose file records no server start/);
+  });
+
   it("exits 1 on a regression and records the baseline provenance", async () => {
     const { dir } = await workspace(1.2);
     const t = fakeIo(dir);
