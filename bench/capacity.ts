@@ -31,6 +31,7 @@
  * candidate exactly at the tolerance (capacity / 1.05) that share is the false-block rate, which the
  * sequential looks keep at or below alpha = 0.05 at the tolerance.
  */
+
 import { addRunsUntilDecided, measureAlternately } from "../src/app/adaptive.js";
 import { capacitySearchStep } from "../src/app/run-sweep.js";
 import { type CapacityCell, capacityCells, searchSettingsOf } from "../src/compare/capacity.js";
@@ -38,6 +39,7 @@ import type { CapacityComparison } from "../src/compare/capacity-schema.js";
 import { compareRecords, settingsFromConfig } from "../src/compare/index.js";
 import { capacityMaxRuns } from "../src/config/capacity-summary.js";
 import { type Config, configSchema } from "../src/config/schema.js";
+import { runsPerBlock } from "../src/config/summary.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
 import { applyOverrides, builtInProfile, type SimProfile } from "../src/sim/profile.js";
 import { geometricLoads } from "../src/stats/capacity-plan.js";
@@ -176,7 +178,7 @@ async function gatePair(
       measureAlternately(
         mode === "stored" ? [candidate] : [base, candidate],
         step,
-        config.repeats.block,
+        runsPerBlock(config),
         async (side, block) => search(config, cell, side, block.firstRun + block.runs),
       ),
     runsMeasured: async () => candidate.records.length,

@@ -22,6 +22,7 @@ import { compareRecords, settingsFromConfig } from "../src/compare/index.js";
 import { loadConfig } from "../src/config/load.js";
 import type { Config } from "../src/config/schema.js";
 import {
+  runsPerBlock,
   serverLifecycle,
   serverStartSeconds,
   serverStartsPerCell,
@@ -117,7 +118,7 @@ async function simulatePr(world: World, config: Config, change: Change): Promise
       });
       for (const name of cells) {
         const cell = names.indexOf(name);
-        for (const block of alternatingBlocks(step.firstRun, step.runs, sides, config.repeats.block))
+        for (const block of alternatingBlocks(step.firstRun, step.runs, sides, runsPerBlock(config)))
           for (let run = block.firstRun; run < block.firstRun + block.runs; run++) {
             const record = world.run(
               cell,
@@ -285,7 +286,7 @@ async function main(): Promise<void> {
     maxRuns: 200,
     startsFor: (runs) =>
       startedServers(lifecycle, cells.length) *
-      serverStartsPerCell("interleaved", runs, [], lifecycle, declared.repeats.block),
+      serverStartsPerCell("interleaved", runs, [], lifecycle, runsPerBlock(declared)),
     startSeconds: serverStartSeconds(declared),
     sides: 2,
     maxRequests: 100_000,

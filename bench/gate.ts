@@ -3,7 +3,7 @@
  * decision code (`analyze`, the decision `compare` makes) with the default config: 3 cells × 5 gated
  * metrics (TTFT p95, TPOT p95, E2E p95, output throughput, error rate).
  *
- * Usage: npx tsx bench/gate.ts [--reps 1000] [--seed 1] [--quick] [--only interleaved|stored|matrix|length]
+ * Usage: npx tsx bench/gate.ts [--reps 1000] [--seed 1] [--quick] [--only interleaved|stored|starts|matrix|length]
  *                               [--family-weight W]
  *
  * Noise model, per cell and metric, on the log scale of one run's statistic (what real GPU runners do):
@@ -54,7 +54,7 @@ import { analyze } from "../src/compare/analyze.js";
 import { gpuMinutes, planGpuMinutes } from "../src/compare/cost.js";
 import { defaultCompareSettings } from "../src/compare/index.js";
 import { configSchema, maxFamilyWeight } from "../src/config/schema.js";
-import { serverStartsPerCell } from "../src/config/summary.js";
+import { autoRunsPerBlock, serverStartsPerCell } from "../src/config/summary.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
 import { alternatingBlocks } from "../src/runner/interleaved.js";
 import { percentileSorted } from "../src/stats/percentile.js";
@@ -63,8 +63,13 @@ import {
   type Change,
   type GuardKind,
   latencyMetrics,
+  noStarts,
   onePercentile,
+  publishedStarts,
+  type StartNoise,
   sigmaW1,
+  tau,
+  uniformStarts,
   World,
   withinRunPool,
 } from "./noise.js";
@@ -89,7 +94,7 @@ function parseOptions(argv: readonly string[]): Options {
     else if (arg === "--family-weight") options.familyWeight = Number(argv[++i]);
     else
       throw new Error(
-        `unknown argument ${arg}; expected --reps N, --seed N, --quick, --only interleaved|stored|matrix|length, --family-weight W`,
+        `unknown argument ${arg}; expected --reps N, --seed N, --quick, --only interleaved|stored|starts|matrix|length, --family-weight W`,
       );
   }
   if (!(Number.isInteger(options.reps) && options.reps > 0))
@@ -122,6 +127,12 @@ interface Design {
   jobDriftPerHour: number;
   /** The runs' quality-guard counts (clean): none, ignore_eos (the default cells), or EOS honoured. */
   guards: GuardKind;
+  /** The server start's level of the noise (bench/noise.ts StartNoise); noStarts: every run independent. */
+  starts: StartNoise;
+  /** Whether the runs say which start measured them (run.json serverStart); false: each its own start. */
+  startsRecorded: boolean;
+  /** The run effect's sd on the latencies (τ, default 0.025). */
+  runTau: number;
   /**
    * Cell names (their workload families follow from them, src/config/families.ts); absent: cell-0,
    * cell-1, ... (one family).
@@ -155,6 +166,16 @@ function simulatePr(world: World, design: Design, change: Change, settings: Sett
   const history: RunRecord[] = [];
   const candidate: RunRecord[] = [];
   const zero = Array.from({ length: cells }, () => [0, 0, 0, 0]);
+  // One start per key (a side's block under the per-side lifecycle; a stored job), shared by its cells.
+  const startShifts = new Map<string, number[]>();
+  const onStart = (key: string) => {
+    let shift = startShifts.get(key);
+    if (!shift) {
+      shift = world.start(design.starts);
+      startShifts.set(key, shift);
+    }
+    return { id: design.startsRecorded ? key : null, shift };
+  };
   if (stored) {
     // As the action records and reads it: baseline_sessions push jobs of repeats.baseline runs each;
     // the newest is the baseline, the earlier ones only feed the drift estimate (compare's history).
@@ -163,7 +184,18 @@ function simulatePr(world: World, design: Design, change: Change, settings: Sett
       const target = s === 0 ? baseline : history;
       for (let k = 0; k < design.runsPerSession; k++)
         for (let cell = 0; cell < cells; cell++)
-          target.push(world.run(cell, k, shift[cell]!, { kind: "none" }, "baseline", `base-${s}`));
+          target.push(
+            world.run(
+              cell,
+              k,
+              shift[cell]!,
+              { kind: "none" },
+              "baseline",
+              `base-${s}`,
+              0,
+              onStart(`base-${s}`),
+            ),
+          );
     }
   }
   const candShift = stored ? world.session(cells, design.driftSd) : zero;
@@ -179,7 +211,9 @@ function simulatePr(world: World, design: Design, change: Change, settings: Sett
     if (target <= from) return;
     if (stored) {
       for (let k = from; k < target; k++)
-        candidate.push(world.run(cell, k, candShift[cell]!, change, "candidate", "candidate"));
+        candidate.push(
+          world.run(cell, k, candShift[cell]!, change, "candidate", "candidate", 0, onStart(`cand-${from}`)),
+        );
     } else {
       for (const block of alternatingBlocks(
         from,
@@ -202,6 +236,7 @@ function simulatePr(world: World, design: Design, change: Change, settings: Sett
               block.side,
               block.side,
               drift,
+              onStart(`${block.side}:${block.firstRun}`),
             ),
           );
         }
@@ -225,20 +260,23 @@ function simulatePr(world: World, design: Design, change: Change, settings: Sett
     });
     const next = verdict.nextLook;
     if (next === null || verdict.verdict !== "inconclusive") {
+      // One server per side serves every cell (the default lifecycle, per-side): the starts are the
+      // most-measured cell's, counted once; every cell's runs are counted.
       const costWith = (runsPerBlock: number) => {
         let cost = 0;
+        let widest = 0;
         for (let cell = 0; cell < cells; cell++) {
-          const runs = measured[cell]!;
-          const starts = serverStartsPerCell(
-            stored ? "stored" : "interleaved",
-            runs,
-            steps[cell]!,
-            "per-cell",
-            runsPerBlock,
-          );
-          cost += gpuMinutes(starts, (stored ? 1 : 2) * runs, rates);
+          cost += gpuMinutes(0, (stored ? 1 : 2) * measured[cell]!, rates);
+          if (measured[cell]! > measured[widest]!) widest = cell;
         }
-        return cost;
+        const starts = serverStartsPerCell(
+          stored ? "stored" : "interleaved",
+          measured[widest]!,
+          steps[widest]!,
+          "per-side",
+          runsPerBlock,
+        );
+        return cost + gpuMinutes(starts, 0, rates);
       };
       return {
         blocked: verdict.verdict === "regression",
@@ -475,6 +513,49 @@ function matrixSection(
   print();
 }
 
+/**
+ * The server start as a level of the noise: every block of a side's runs is measured on one server start,
+ * shared by the block's runs and by every cell the server serves (the per-side lifecycle), and the start
+ * draws its own shift of each metric. "recorded": the runs carry their start (run.json serverStart) and
+ * compare estimates both levels; "not recorded": the runs say nothing and compare reads each run as its
+ * own start (what it did before the start level existed).
+ */
+function startsSection(
+  simulate: Simulate,
+  base: Design,
+  { reps, light, print }: { reps: number; light: number; print: (line?: string) => void },
+): void {
+  const tolerance = defaultCompareSettings().gate.tolerance;
+  print("## The server start as a level of the noise (interleaved, adaptive, default config)");
+  print();
+  print(
+    `Runs within a start: τ ${(base.runTau * 100).toFixed(1)}% on the latencies (t, 3 df), σ_w at ${base.runMinutes} min, 5% outlier runs; each block of repeats.block runs a side on one start shared by the 3 cells. Change "cell 0": every gated latency of cell 0.`,
+  );
+  print();
+  print(
+    `| start noise | start recorded | PRs | false block, no change | blocked at the tolerance (cell 0 +${tolerance * 100}%) | blocked at +10% (cell 0) | clean PR inconclusive | mean runs/side (clean, +10%) | GPU-min per PR (clean; +10%) |`,
+  );
+  print("|---|---|---|---|---|---|---|---|---|");
+  const row = (starts: StartNoise, recorded: boolean, n: number) => {
+    const design: Design = { ...base, starts, startsRecorded: recorded };
+    const clean = simulate(design, { kind: "none" }, n);
+    const atTolerance = simulate(design, { kind: "latencies", cells: [0], effect: tolerance }, n);
+    const plus10 = simulate(design, { kind: "latencies", cells: [0], effect: 0.1 }, n);
+    const runs = (o: readonly Outcome[]) => mean(o, (x) => x.runsPerSide).m.toFixed(1);
+    const cost = (o: readonly Outcome[]) => mean(o, (x) => x.gpuMinutes).m.toFixed(0);
+    print(
+      `| ${starts.label} | ${recorded ? "yes" : "no (each run its own)"} | ${n} | ${pct(rate(clean, (o) => o.blocked))} | ${pct(rate(atTolerance, (o) => o.blocked))} | ${pct(rate(plus10, (o) => o.blocked))} | ${pct(rate(clean, (o) => o.inconclusive))} | ${runs(clean)}, ${runs(plus10)} | ${cost(clean)}; ${cost(plus10)} |`,
+    );
+  };
+  row(noStarts, true, light);
+  row(uniformStarts(0.02), false, light);
+  row(uniformStarts(0.02), true, reps);
+  row(uniformStarts(0.03), false, light);
+  row(uniformStarts(0.03), true, reps);
+  row(publishedStarts, true, reps);
+  print();
+}
+
 function main(): void {
   const options = parseOptions(process.argv.slice(2));
   const started = performance.now();
@@ -493,10 +574,25 @@ function main(): void {
     historySessions: defaults.gate.baseline_sessions,
     runsPerSession: repeatDefaults.baseline,
     screen: true,
-    runsPerBlock: repeatDefaults.block,
+    // repeats.block "auto" as runsPerBlock resolves it for this shape: TTFT p95 gated (the widest start
+    // sd of gate.noise_prior), 3 cells of runMinutes on one server per side, 3 minutes a start.
+    runsPerBlock:
+      repeatDefaults.block === "auto"
+        ? autoRunsPerBlock({
+            minRuns: defaults.repeats.min,
+            startSd: defaults.gate.noise_prior.ttft.start_sd,
+            runSd: defaults.gate.noise_prior.ttft.run_sd,
+            tolerance: defaults.gate.tolerance,
+            startSeconds: 180,
+            runSeconds: 3 * 0.5 * 60,
+          })
+        : repeatDefaults.block,
     jobDriftPerHour: 0,
     // Real runs carry guard counts; at the default sampling (ignore_eos) none can reach the level.
     guards: "ignore-eos",
+    starts: noStarts,
+    startsRecorded: true,
+    runTau: tau,
   };
   let seedCounter = 0;
   const simulate = (
@@ -516,6 +612,7 @@ function main(): void {
       }),
       design.guards,
       cellNamesOf(design),
+      design.runTau,
     );
     const settings = settingsFor(design);
     const outcomes: Outcome[] = [];
@@ -613,6 +710,7 @@ function main(): void {
     }
     print();
   }
+  if (want("starts")) startsSection(simulate, base, { reps, light, print });
   if (want("matrix"))
     matrixSection(simulate, base, {
       reps,

@@ -6,6 +6,13 @@
  * real p95 computations over heavy-tailed autocorrelated request latencies, 5% of runs 1.3x slower on
  * every latency, failed requests Poisson(0.1%). σ_w is the caller's per cell: 0.0166 at 1,000 requests,
  * as 1/√requests (bench:gate: 1,000 requests a minute, so 0.0166/√L for a run of L minutes).
+ *
+ * The server start is a level of its own (docs/compare.md, "Server starts"): every run measured on one
+ * start shares that start's draw, in every cell the server serves, per metric family:
+ *   ln y += s_start,  s_start ~ N(0, σ_start²) per metric, the same in every cell of the start,
+ * with a fat tail: `slowStartRate` of the starts are `slowStartFactor` slower on every latency and
+ * throughput (a bimodal spawn state, an autotuning pick that lost a near-tie). `StartNoise` says how
+ * large; `noStarts` is the model before the start level (every run independent).
  */
 import type { RunGuards } from "../src/metrics/guards.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
@@ -73,6 +80,54 @@ export const outlierFactor = 1.3;
 
 export type LatencyMetric = (typeof latencyMetrics)[number];
 
+/** The start level's sd of ln(metric) per metric, and its fat tail. */
+export interface StartNoise {
+  ttft_p95: number;
+  tpot_p95: number;
+  e2el_p95: number;
+  output_throughput: number;
+  slowStartRate: number;
+  slowStartFactor: number;
+  label: string;
+}
+
+export const noStarts: StartNoise = {
+  ttft_p95: 0,
+  tpot_p95: 0,
+  e2el_p95: 0,
+  output_throughput: 0,
+  slowStartRate: 0,
+  slowStartFactor: 1,
+  label: "no start effect",
+};
+
+/** One sd for every metric, no fat tail (the settings of a start-to-start table). */
+export function uniformStarts(sd: number): StartNoise {
+  return {
+    ttft_p95: sd,
+    tpot_p95: sd,
+    e2el_p95: sd,
+    output_throughput: sd,
+    slowStartRate: 0,
+    slowStartFactor: 1,
+    label: `start sd ${Number((sd * 100).toPrecision(3))}% on every metric`,
+  };
+}
+
+/**
+ * The published magnitudes (docs/compare.md, "Server starts"; vLLM and SGLang on H100/H200): throughput
+ * and TPOT about 1% between starts, E2E 1%, TTFT p95 3%; 3% of the starts 1.08x slower.
+ */
+export const publishedStarts: StartNoise = {
+  ttft_p95: 0.03,
+  tpot_p95: 0.01,
+  e2el_p95: 0.01,
+  output_throughput: 0.01,
+  slowStartRate: 0.03,
+  slowStartFactor: 1.08,
+  label: "published start noise (throughput, TPOT, E2E 1%, TTFT 3%; 3% of starts 1.08x slower)",
+};
+
 /**
  * An injected change: none; every gated latency of every cell × (1 + effect) and throughput ÷ it ("all");
  * or one latency metric × (1 + effect) in the listed cells (a needle in one cell, or one phase across a
@@ -81,7 +136,9 @@ export type LatencyMetric = (typeof latencyMetrics)[number];
 export type Change =
   | { kind: "none" }
   | { kind: "all"; effect: number }
-  | { kind: "metric"; metric: LatencyMetric; cells: readonly number[]; effect: number };
+  | { kind: "metric"; metric: LatencyMetric; cells: readonly number[]; effect: number }
+  /** Every gated latency of the listed cells × (1 + effect). */
+  | { kind: "latencies"; cells: readonly number[]; effect: number };
 
 /** TTFT p95 of the first cell: bench:gate's "+10% on one p95". */
 export const onePercentile = (effect: number): Change => ({
@@ -102,8 +159,25 @@ export class World {
     private readonly shapeOf: (cell: number) => { withinSd: number; requests: number },
     readonly guards: GuardKind = "none",
     private readonly cellNames: readonly string[] = [],
+    /** The run effect's sd on the latencies (τ); throughput's scales with it (τ_throughput / τ). */
+    private readonly runTau: number = tau,
   ) {
     this.random = mulberry32(seed);
+  }
+
+  /**
+   * One server start's shift of ln(metric) (3 latencies, throughput), the same in every cell it serves:
+   * add it to the session shift of each run measured on it.
+   */
+  start(noise: StartNoise): number[] {
+    const slow = noise.slowStartRate > 0 && this.random() < noise.slowStartRate;
+    const tail = slow ? Math.log(noise.slowStartFactor) : 0;
+    return [
+      noise.ttft_p95 * normal(this.random) + tail,
+      noise.tpot_p95 * normal(this.random) + tail,
+      noise.e2el_p95 * normal(this.random) + tail,
+      noise.output_throughput * normal(this.random) - tail,
+    ];
   }
 
   /** A job's session shift per cell and metric (4 per cell: 3 latencies, throughput). */
@@ -123,6 +197,11 @@ export class World {
     side: string,
     session: string,
     latencyDrift = 0,
+    /**
+     * The server start the run is measured on: its shift (World.start) and the id its record carries
+     * (null: the record says nothing, as older files); absent: its own start, no shift.
+     */
+    start?: { id: string | null; shift: readonly number[] },
   ): RunRecord {
     const random = this.random;
     const shape = this.shapeOf(cell);
@@ -137,14 +216,31 @@ export class World {
       if (change.kind === "all") injected = Math.log(1 + change.effect);
       if (change.kind === "metric" && metric === change.metric && change.cells.includes(cell))
         injected = Math.log(1 + change.effect);
+      if (change.kind === "latencies" && change.cells.includes(cell)) injected = Math.log(1 + change.effect);
       metrics[metric] =
-        medians[metric] * Math.exp(shift[k]! + tau * u + within * w + injected + outlier + latencyDrift);
+        medians[metric] *
+        Math.exp(
+          shift[k]! +
+            (start?.shift[k] ?? 0) +
+            this.runTau * u +
+            within * w +
+            injected +
+            outlier +
+            latencyDrift,
+        );
     });
     const uThroughput = -(Math.SQRT1_2 * common + Math.SQRT1_2 * t3(random));
     const tpChange = change.kind === "all" ? Math.log(1 + change.effect) : 0;
     metrics.output_throughput =
       medians.output_throughput *
-      Math.exp(shift[3]! + tauThroughput * uThroughput - outlier - tpChange - latencyDrift);
+      Math.exp(
+        shift[3]! +
+          (start?.shift[3] ?? 0) +
+          (tauThroughput * this.runTau * uThroughput) / tau -
+          outlier -
+          tpChange -
+          latencyDrift,
+      );
     const total = shape.requests;
     const failed = poisson(random, total / 1000);
     const guards = guardCounts(random, this.guards, total - failed);
@@ -159,6 +255,7 @@ export class World {
       exclusionReasons: [],
       session,
       ...(guards ? { guards } : {}),
+      ...(start?.id ? { serverStart: { id: start.id, basis: "recorded" as const } } : {}),
     };
   }
 }

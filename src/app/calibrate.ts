@@ -5,6 +5,7 @@ import { calibrationHistoryRuns, conditionsHash, type HistoryRecord } from "../c
 import { settingsFromConfig } from "../compare/index.js";
 import { loadRuns } from "../compare/load.js";
 import type { LoadedConfig } from "../config/load.js";
+import { runsPerBlock } from "../config/summary.js";
 import type { ProgressSink } from "../runner/progress.js";
 import { providerForConfig } from "../server/index.js";
 import { measureAlternately } from "./adaptive.js";
@@ -55,7 +56,7 @@ export async function calibrateRunner(options: CalibrateOptions): Promise<Calibr
     await measureAlternately(
       sides,
       { firstRun: 0, runs: options.runs, cells: options.cells ?? null },
-      config.repeats.block,
+      runsPerBlock(config),
       async (side, block) => {
         await runCells({
           config,

@@ -1,6 +1,11 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { type CalibrationFile, calibrationPriors, parseCalibrationFile } from "../compare/calibration.js";
+import {
+  type CalibrationFile,
+  calibrationPriors,
+  calibrationStartPriors,
+  parseCalibrationFile,
+} from "../compare/calibration.js";
 import { conditionsHash } from "../compare/history.js";
 import {
   type CompareOutcome,
@@ -116,12 +121,15 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
     ...(input.historyRuns ?? []),
   ];
   let priors = input.baselineVariancePriors;
+  let startPriors: Map<string, { variance: number; df: number; source: string }> | undefined;
   const inputNotes = [...notes];
   if (input.calibration) {
     const { file, source } = input.calibration;
     const conditions = baseline[0] ? conditionsHash(baseline[0].fingerprint) : null;
-    if (file.conditions !== null && file.conditions === conditions) priors = calibrationPriors(file, priors);
-    else
+    if (file.conditions !== null && file.conditions === conditions) {
+      priors = calibrationPriors(file, priors);
+      startPriors = calibrationStartPriors(file, source);
+    } else
       inputNotes.push(
         `calibration ${source} not used: it was measured under other conditions than the baseline (conditions ${file.conditions ?? "unknown"}, baseline ${conditions ?? "unknown"}); run \`calibrate\` again on this runner and config`,
       );
@@ -131,6 +139,7 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
     candidate,
     history,
     ...(priors ? { baselineVariancePriors: priors } : {}),
+    ...(startPriors && startPriors.size > 0 ? { startVariancePriors: startPriors } : {}),
     inputNotes,
     settings,
     mode: input.mode,

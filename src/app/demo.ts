@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseConfigText } from "../config/load.js";
+import { runsPerBlock } from "../config/summary.js";
 import { demoConfigText, type Scenario } from "../demo/scenarios.js";
 import { countRuns } from "../github/baseline-bundle.js";
 import { adaptiveLoopLine, measuringBlockLine } from "../report/status.js";
@@ -118,7 +119,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoIn
     measureAlternately(
       measuredSides,
       step,
-      baseline!.config.repeats.block,
+      runsPerBlock(baseline!.config),
       async (side, block) => {
         progress.message(measuringBlockLine(side.name, block.firstRun, block.runs, scenario.repeats.max));
         // As the action measures: fixed-load cells the block's runs, a capacity cell its search.

@@ -1,7 +1,7 @@
 import type { Config } from "../config/schema.js";
 import { selectCells } from "../config/select-cells.js";
 import { serverLifecycle } from "../config/server-kinds.js";
-import { serverStartSeconds, summarizeConfig } from "../config/summary.js";
+import { runsPerBlock, serverStartSeconds, summarizeConfig } from "../config/summary.js";
 import { type DevicePlan, planDevices, type SideWork } from "../runner/device-plan.js";
 import type { ServerDevice } from "../server/types.js";
 import type { MeasureStep } from "./adaptive.js";
@@ -74,7 +74,7 @@ export function planStep<Side extends string>(
     sides: options.sides.map((side) => side.side),
     startMinutes: serverStartSeconds(config) / 60,
     lifecycle: serverLifecycle(config),
-    runsPerBlock: config.repeats.block,
+    runsPerBlock: runsPerBlock(config),
   });
 }
 

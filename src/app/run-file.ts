@@ -1,5 +1,7 @@
+import { type DesignedSharing, designedSharing } from "../config/dataset-kinds.js";
 import { type CellSchedule, cellSchedule, scheduleCondition } from "../config/schedule.js";
 import { type CellConfig, isSessionDataset, scoresAnswers } from "../config/schema.js";
+import { checkCacheState } from "../metrics/cache-check.js";
 import { collectOutputs, computeGuards } from "../metrics/guards.js";
 import { computeRunMetrics } from "../metrics/run-metrics.js";
 import {
@@ -55,21 +57,16 @@ export interface RunFacts {
   telemetry?: RunFile["telemetry"];
 }
 
-/** run.json from a run's facts (pure): metrics, load fidelity, the client-bound verdict, flags, conditions. */
 /**
  * Prompt tokens a session's first turn may legitimately find cached (the common system prompt and its
- * role token); null for a trace, whose first turns share prefix blocks by design.
+ * role token, as its kind declares); null where first turns share prefixes by design (a trace): no
+ * first-turn check then.
  */
-function sharedPrefixTokensOf(cell: CellConfig): number | null {
-  const dataset = cell.dataset;
-  if (dataset.type === "sessions")
-    return dataset.shared_system_prompt > 0 && dataset.system_prompt_tokens > 0
-      ? dataset.system_prompt_tokens + 1
-      : 0;
-  if (dataset.type === "sharegpt_sessions") return 0;
-  return null;
+function sharedPrefixTokensOf(sharing: DesignedSharing): number | null {
+  return sharing.kind === "conversation" ? sharing.firstTurnTokens : null;
 }
 
+/** run.json from a run's facts (pure): metrics, load fidelity, the client-bound verdict, flags, conditions. */
 export function assembleRunFile(facts: RunFacts): RunFile {
   const { context, workload, plan, records, dispatch: result } = facts;
   const { cell, config } = context;
@@ -128,14 +125,28 @@ export function assembleRunFile(facts: RunFacts): RunFile {
     );
   const usage = usageVerdict(records);
   notes.push(...usage.notes);
+  const unusable = [...usage.unusable];
   const server = withFiniteValues(summarizeServerMetrics(facts.scrapes));
+  const sharing = designedSharing(cell.dataset);
   const sessions = computeSessionMetrics(sorted, {
     durationS,
     slo: cell.slo,
-    sharedPrefixTokens: sharedPrefixTokensOf(cell),
+    sharedPrefixTokens: sharedPrefixTokensOf(sharing),
     serverHitRate: server?.prefix_cache_hit_rate ?? null,
   });
-  if (sessions?.contamination.flagged === true)
+  const cacheCheck = checkCacheState({
+    records: sorted,
+    policy: facts.prefix.policy,
+    sharing,
+    serverHitRate: server?.prefix_cache_hit_rate ?? null,
+    cacheReset: facts.prefix.cacheReset,
+    firstTurns: sessions?.contamination ?? null,
+  });
+  // A fresh run with a warm cache is unusable (below); a reuse run's contaminated first turns are noted.
+  if (cacheCheck.status === "flagged") unusable.push(cacheCheck.reason);
+  else if (cacheCheck.status === "not-checked" && facts.prefix.policy === "fresh")
+    notes.push(`cache state not checked: ${cacheCheck.reason}`);
+  if (facts.prefix.policy === "reuse" && sessions?.contamination.flagged === true)
     notes.push(
       `${sessions.contamination.aboveSharedPrefix} of ${sessions.contamination.firstTurns} sessions' first turns were served from the prefix cache beyond the common system prompt: the cache held an earlier run's conversations (use prefix: fresh, or reset the server's cache)`,
     );
@@ -194,6 +205,7 @@ export function assembleRunFile(facts: RunFacts): RunFile {
     },
     ...metrics,
     server,
+    cacheCheck,
     ...(sessions !== null
       ? {
           sessions,
@@ -219,7 +231,7 @@ export function assembleRunFile(facts: RunFacts): RunFile {
       cutShort,
       notes: crashed !== null ? [`server exited during the run: ${crashed}`, ...notes] : notes,
       ...(Object.keys(usage.counts).length > 0 ? { usageIssues: usage.counts } : {}),
-      ...(usage.unusable.length > 0 ? { unusableReasons: usage.unusable } : {}),
+      ...(unusable.length > 0 ? { unusableReasons: unusable } : {}),
     },
     prefix: facts.prefix,
     fingerprint: {

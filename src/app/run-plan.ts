@@ -1,6 +1,7 @@
-import { metricSpecs } from "../config/metric-names.js";
+import { metricSpecs, type NoiseFamily } from "../config/metric-names.js";
 import { type Config, configLimits, isSearchedCell } from "../config/schema.js";
 import {
+  runsPerBlock,
   serverLifecycle,
   serverStartSeconds,
   serverStartsPerCell,
@@ -9,6 +10,7 @@ import {
   summarizeConfig,
 } from "../config/summary.js";
 import { depthBuckets } from "../metrics/session-metrics.js";
+import { alternatingBlocks } from "../runner/interleaved.js";
 import {
   cleanPassChance,
   type PlanCell,
@@ -36,20 +38,64 @@ export interface ModeRunPlan {
  */
 export function configuredPassChance(
   config: Config,
-  noiseOf: (cell: string) => RunNoise = () => priorRunNoise,
+  noiseOf: (cell: string) => RunNoise = () => priorNoise(config),
 ): { first: number; max: number } {
   const cells = planCells(config, noiseOf);
+  const group = runsPerBlock(config);
   const input = {
     cells,
     tolerance: config.gate.tolerance,
     passAlpha: 1 - config.gate.confidence,
     checks: cells.length * config.gate.metrics.length,
+    startWeightAt: (runs: number) =>
+      serverLifecycle(config) === "per-run" ? 1 / runs : interleavedStartWeight(runs, group),
   };
   const declared = (cell: PlanCell) => cell.declaredRequests;
   return {
     first: cleanPassChance(input, config.repeats.min, declared),
     max: cleanPassChance(input, config.repeats.max, declared),
   };
+}
+
+/**
+ * The noise the plan assumes before anything was measured: gate.noise_prior of the gated per-run family
+ * with the most noise (start and run levels), and a p95's sampling noise at the prior's rate
+ * (stats/run-plan.ts priorRunNoise).
+ */
+export function priorNoise(config: Config): RunNoise {
+  const prior = config.gate.noise_prior;
+  const families = [
+    ...new Set(
+      config.gate.metrics
+        .filter((metric) => metricSpecs[metric].judged === "per-run")
+        .map((metric) => metricSpecs[metric].noise),
+    ),
+  ];
+  const total = (family: NoiseFamily) => prior[family].start_sd ** 2 + prior[family].run_sd ** 2;
+  const widest = families.reduce<NoiseFamily | null>(
+    (best, family) => (best === null || total(family) > total(best) ? family : best),
+    null,
+  );
+  if (widest === null) return priorRunNoise;
+  const { start_sd: start, run_sd: run } = prior[widest];
+  const percent = (sd: number) => `${Number((sd * 100).toPrecision(3))}%`;
+  return {
+    startVariance: start ** 2,
+    runVariance: run ** 2,
+    withinVariance1: priorRunNoise.withinVariance1,
+    basis: `prior (gate.noise_prior.${widest}: start sd ${percent(start)}, run sd ${percent(run)}; p95 sampling sd 1.66% at 1,000 requests)`,
+  };
+}
+
+/**
+ * Σn²/N² of the side whose runs share starts the most when R runs a side alternate in groups of `group`
+ * (runner/interleaved.ts alternatingBlocks): the start variance's share of its mean.
+ */
+function interleavedStartWeight(runs: number, group: number): number {
+  const blocks = alternatingBlocks(0, runs, ["a", "b"] as const, group);
+  const weight = (side: "a" | "b") =>
+    blocks.filter((b) => b.side === side).reduce((sum, b) => sum + b.runs * b.runs, 0) / (runs * runs);
+  return Math.max(weight("a"), weight("b"));
 }
 
 /** Chance the first look decides a PR with no change (every gated check passes) the plan aims at. */
@@ -90,7 +136,7 @@ function gatedMinRequests(config: Config, turns: number | null = null): number {
 /** The planner's view of the fixed-load cells: seconds per request and per run from validate's estimate. */
 export function planCells(
   config: Config,
-  noiseOf: (cell: string) => RunNoise = () => priorRunNoise,
+  noiseOf: (cell: string) => RunNoise = () => priorNoise(config),
 ): PlanCell[] {
   const summary = summarizeConfig(config);
   const floor = gatedMinRequests(config);
@@ -137,7 +183,7 @@ export function planCells(
 /** The plan of each mode: the PR interleaved (both sides), against a stored baseline, a baseline job. */
 export function runPlans(
   config: Config,
-  noiseOf: (cell: string) => RunNoise = () => priorRunNoise,
+  noiseOf: (cell: string) => RunNoise = () => priorNoise(config),
 ): ModeRunPlan[] {
   const cells = planCells(config, noiseOf);
   const lifecycle = serverLifecycle(config);
@@ -153,11 +199,12 @@ export function runPlans(
     startSeconds: serverStartSeconds(config),
     maxRequests: configLimits.requestsPerRun,
   };
+  const group = runsPerBlock(config);
   const interleaved = planRuns({
     ...base,
     sides: 2,
-    startsFor: (runs) =>
-      servers * serverStartsPerCell("interleaved", runs, [], lifecycle, config.repeats.block),
+    startWeightAt: (runs) => (lifecycle === "per-run" ? 1 / runs : interleavedStartWeight(runs, group)),
+    startsFor: (runs) => servers * serverStartsPerCell("interleaved", runs, [], lifecycle, group),
   });
   // The same runs against a stored baseline: the candidate's side only, one start per server.
   const storedStarts = servers * serverStartsPerCell("stored", interleaved.runsPerSide, [], lifecycle);

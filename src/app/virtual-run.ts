@@ -13,6 +13,7 @@ import {
   clockedEngine,
   detokenize,
   Engine,
+  engineMetricsText,
   eosTokenId,
   type SimProfile,
   tokenize,
@@ -42,7 +43,7 @@ export interface VirtualRunOptions {
 }
 
 export interface VirtualRunResult {
-  /** The run as run.json would hold it (no /metrics scrapes: server is null). */
+  /** The run as run.json would hold it (its server figures from the engine's /metrics before and after). */
   file: RunFile;
   metrics: RunMetrics;
   records: RequestRecord[];
@@ -65,9 +66,19 @@ export async function runCellVirtually(options: VirtualRunOptions): Promise<Virt
   const plan = loadPlanOf(cell);
   const schedule = options.schedule ?? cellSchedule(config, cell);
   const clock = new VirtualClock();
-  const engine = clockedEngine(new Engine(options.profile, options.serverSeed, options.device ?? 0), clock);
+  const simulated = new Engine(options.profile, options.serverSeed, options.device ?? 0);
+  const engine = clockedEngine(simulated, clock);
   const cacheSalt = cell.prefix === "fresh" ? `${cell.name}-${runIndex}` : null;
   const origin = clock.now();
+  const scrape = (phase: "before" | "after") =>
+    ({
+      phase,
+      atMs: clock.now() - origin,
+      status: 200,
+      text: engineMetricsText(simulated),
+      error: null,
+    }) as const;
+  const before = scrape("before");
   const records: RequestRecord[] = [];
   let lastEnd = origin;
   let inFlight = 0;
@@ -178,7 +189,7 @@ export async function runCellVirtually(options: VirtualRunOptions): Promise<Virt
     dispatch,
     eventLoopLagP99Ms: null,
     peakOnSocket: peak,
-    scrapes: [],
+    scrapes: [before, scrape("after")],
     crashReason: null,
     refusedInARow: null,
     aborted: false,

@@ -1,5 +1,5 @@
 import { cellFamily } from "../config/families.js";
-import type { MetricName } from "../config/metric-names.js";
+import { type MetricName, metricSpecs } from "../config/metric-names.js";
 import type { GateConfig, QualityConfig } from "../config/schema.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { lookSchedule, passLevel, perLookLevel } from "../stats/sequential.js";
@@ -20,6 +20,7 @@ import {
   planNextLook,
   settleEstimate,
 } from "./analyze/outcome.js";
+import { explainSpecDecode } from "./analyze/spec-decode.js";
 import { decideTasks, taskDrafts, taskMembers } from "./analyze/tasks.js";
 import { groupByCell, selectUsableRuns } from "./analyze/usable-runs.js";
 import type { CostModel, CostRates } from "./cost.js";
@@ -52,6 +53,12 @@ export interface AnalyzeInput {
    * baseline's own in the test.
    */
   baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
+  /**
+   * Start-to-start variances of ln(metric) measured on this runner (a calibration, main's history), per
+   * `cell\u0000metric`, with their degrees of freedom and what they came from: they replace
+   * gate.noise_prior's for those checks (interleaved mode; stored mode's session drift holds the start).
+   */
+  startVariancePriors?: ReadonlyMap<string, { variance: number; df: number; source: string }>;
   /** ISO time stamped into verdict.json (injected: the core stays deterministic). */
   now: string;
   tool: { name: string; version: string };
@@ -129,6 +136,24 @@ function sessionDriftOf(input: AnalyzeInput): SessionDrift {
 }
 
 /**
+ * The start-to-start variance believed for a check before its runs: a measured one for this runner (a
+ * calibration, main's history) where there is one, else gate.noise_prior's for the metric's family,
+ * weighted gate.noise_prior.weight_starts degrees of freedom.
+ */
+function startPriorOf(
+  input: AnalyzeInput,
+): (cell: string, metric: MetricName) => { variance: number; df: number; source: string } | undefined {
+  const prior = input.gate.noise_prior;
+  return (cell, metric) => {
+    const measured = input.startVariancePriors?.get(`${cell}\u0000${metric}`);
+    if (measured) return measured;
+    const family = metricSpecs[metric].noise;
+    const sd = prior[family].start_sd;
+    return { variance: sd * sd, df: prior.weight_starts, source: `gate.noise_prior.${family}` };
+  };
+}
+
+/**
  * The comparison of two sides, in stages: the usable runs (outliers screened), the cells paired, a draft
  * per metric and cell, multiplicity and classification, the comparability check, the overall verdict with
  * the next look and what settling would cost, then verdict.json assembled. Pure: same input, same file.
@@ -145,6 +170,7 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
   const drift = sessionDriftOf(input);
   const warnings: string[] = [];
 
+  warnings.push(...startWarnings(input.baseline, input.candidate));
   const runs = selectUsableRuns(input.baseline, input.candidate, gate, warnings);
   const pairing = pairCells(runs, mode);
   const { cells, unfixableCells } = pairing;
@@ -160,6 +186,7 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
             input.baselineVariancePriors?.get(`${cell}\u0000${metric}`),
         }
       : {}),
+    ...(mode === "interleaved" ? { startPriorFor: startPriorOf(input) } : {}),
   };
   const drafts: Draft[] = pairing.compared.flatMap((cell) => draftsForCell(cell, draftSettings, warnings));
 
@@ -264,12 +291,14 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     guardRegressions > 0 && speedAndFamilies !== "not-comparable" ? "regression" : speedAndFamilies;
 
   const maxRuns = input.repeats.max;
+  const runsPerStart = mode === "interleaved" ? (input.repeats.block ?? 1) : maxRuns;
   const { draftOf, futilityInput, resolvable } = futilityModel(
     drafts,
     unfixableCells,
     { alpha, passAlpha, gatedCount },
     mode,
     maxRuns,
+    runsPerStart,
   );
   const nextLook = planNextLook({
     verdict,
@@ -298,7 +327,15 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     alpha / Math.max(1, gatedCount),
     mode,
     maxRuns,
+    runsPerStart,
   );
+  const specDecode = explainSpecDecode(pairing.compared, {
+    gatedMetrics: gate.metrics,
+    passAlpha,
+    minRunSd: gate.min_run_sd,
+    driftVarianceFor: drift.varianceFor,
+    ...(draftSettings.startPriorFor ? { startPriorFor: draftSettings.startPriorFor } : {}),
+  });
   const firstFingerprint = (side: "baseline" | "candidate") =>
     flattenFingerprint(runs.sides[side][0]?.fingerprint ?? {});
 
@@ -349,6 +386,7 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
           },
         }
       : {}),
+    ...(specDecode.length > 0 ? { specDecode } : {}),
   };
   verdictFile.settings.gatedFamily = {
     regression: family.summary.regression,
@@ -356,6 +394,25 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     familyTests: family.summary.familyTests,
   };
   return { verdict: verdictFile, extras: extrasAdjusted };
+}
+
+/**
+ * Runs whose files did not say which server start measured them: they were taken as one start per side
+ * and input (compare/load.ts), the conservative reading, and the report says so.
+ */
+function startWarnings(baseline: readonly RunRecord[], candidate: readonly RunRecord[]): string[] {
+  const warnings: string[] = [];
+  for (const [side, runs] of [
+    ["baseline", baseline],
+    ["candidate", candidate],
+  ] as const) {
+    const assumed = runs.filter((run) => run.serverStart?.basis === "assumed-shared").length;
+    if (assumed > 0)
+      warnings.push(
+        `${assumed} ${side} run${assumed === 1 ? "" : "s"} did not record the server start that measured ${assumed === 1 ? "it" : "them"} (older files, or vllm bench serve without --metadata server_start=<id>): the runs of each input were taken as one start, so the start-to-start noise is the prior's (declare each run a fresh start with --fresh-starts if it was)`,
+      );
+  }
+  return warnings;
 }
 
 /** Cells whose runs kept outputs (greedy-output and task cells): their speed checks are advisory. */

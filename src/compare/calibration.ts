@@ -2,9 +2,11 @@ import { z } from "zod";
 import { type MetricName, metricNames } from "../config/metric-names.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { minimumDetectableChange } from "../stats/metric-test.js";
+import { twoLevelWelch } from "../stats/two-level.js";
 import { InputError } from "../util/errors.js";
 import { appendAll } from "../util/extremes.js";
 import { mulberry32 } from "../util/random.js";
+import { startOf } from "./analyze/drafts.js";
 import { conditionsHash, pooledRunVariances } from "./history.js";
 import { type CompareSettings, compareRecords } from "./index.js";
 import { cellSessionDrift } from "./session-drift.js";
@@ -34,6 +36,21 @@ const calibrationMetricSchema = z.object({
   aaSplits: z.number().int().nonnegative(),
   aaBlocks: z.number().int().nonnegative(),
   falseBlockRate: z.number().min(0).max(1).nullable(),
+  /**
+   * The two levels of the noise (docs/compare.md, "Server starts"), from the runs grouped by the server
+   * start that measured them: the start-to-start variance of ln(value) with its degrees of freedom (null
+   * with fewer than two starts on a side), and the run-to-run variance within a start. Absent in files
+   * written before the start level was measured.
+   */
+  levels: z
+    .object({
+      starts: z.number().int().nonnegative(),
+      startVariance: z.number().nonnegative().nullable(),
+      startDf: z.number().nonnegative(),
+      runVariance: z.number().nonnegative(),
+      runDf: z.number().nonnegative(),
+    })
+    .optional(),
 });
 
 export const calibrationFileSchema = z.object({
@@ -198,6 +215,7 @@ export function calibrateFromRuns(input: CalibrateInput): CalibrationFile {
           aaSplits: splitsJudged,
           aaBlocks: blocked,
           falseBlockRate: splitsJudged > 0 ? blocked / splitsJudged : null,
+          ...levelsOf(a, b, cell, metric),
         },
       ];
     }),
@@ -217,6 +235,71 @@ export function calibrateFromRuns(input: CalibrateInput): CalibrationFile {
       falseBlockRate: overallBlocked / splits.length,
     },
   });
+}
+
+/** The two levels of one cell's metric from the A/A sides' runs grouped by their server start. */
+function levelsOf(
+  a: readonly RunRecord[],
+  b: readonly RunRecord[],
+  cell: string,
+  metric: MetricName,
+): { levels?: NonNullable<CalibrationMetric["levels"]> } {
+  const sample = (runs: readonly RunRecord[]) => {
+    const values: number[] = [];
+    const starts: string[] = [];
+    for (const run of runs) {
+      const value = run.cell === cell ? run.metrics[metric] : undefined;
+      if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value)) continue;
+      values.push(Math.log(value));
+      starts.push(startOf(run));
+    }
+    return { values, starts };
+  };
+  const sa = sample(a);
+  const sb = sample(b);
+  if (sa.values.length < 2 || sb.values.length < 2) return {};
+  const result = twoLevelWelch(sa, sb);
+  const starts = new Set([...sa.starts, ...sb.starts]).size;
+  const fresh = result.baseline.singleRunStarts && result.candidate.singleRunStarts;
+  const pooledRunDf = result.baseline.runVarianceDf + result.candidate.runVarianceDf;
+  const runVariance =
+    pooledRunDf > 0
+      ? (result.baseline.runVariance * result.baseline.runVarianceDf +
+          result.candidate.runVariance * result.candidate.runVarianceDf) /
+        pooledRunDf
+      : 0;
+  return {
+    levels: {
+      starts,
+      // Runs on their own starts hold both levels in one spread: the start level cannot be told apart.
+      startVariance: fresh ? null : (result.measuredStartVariance?.variance ?? null),
+      startDf: fresh ? 0 : (result.measuredStartVariance?.df ?? 0),
+      runVariance,
+      runDf: pooledRunDf,
+    },
+  };
+}
+
+/**
+ * The calibration's start-to-start variances as compare's start priors (interleaved mode), per cell and
+ * metric, where it measured them (two starts or more on a side).
+ */
+export function calibrationStartPriors(
+  file: CalibrationFile,
+  source: string,
+): Map<string, { variance: number; df: number; source: string }> {
+  const priors = new Map<string, { variance: number; df: number; source: string }>();
+  for (const cell of file.cells)
+    for (const m of cell.metrics) {
+      const levels = m.levels;
+      if (!levels || levels.startVariance === null || levels.startDf <= 0) continue;
+      priors.set(`${cell.cell}\u0000${m.metric}`, {
+        variance: levels.startVariance,
+        df: levels.startDf,
+        source: `calibration ${source} (${levels.starts} starts, ${file.createdAt.slice(0, 10)})`,
+      });
+    }
+  return priors;
 }
 
 /** Reads a calibration file's JSON; InputError naming the file and the field on bad content. */

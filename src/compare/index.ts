@@ -1,7 +1,7 @@
 import { cellFamily } from "../config/families.js";
 import type { Config, GateConfig, QualityConfig } from "../config/schema.js";
 import { configSchema } from "../config/schema.js";
-import { serverLifecycle, serverStartSeconds } from "../config/summary.js";
+import { runsPerBlock, serverLifecycle, serverStartSeconds } from "../config/summary.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
@@ -43,7 +43,8 @@ export interface CompareSettings {
 export function defaultCompareSettings(): CompareSettings {
   return {
     gate: configSchema.shape.gate.parse(undefined),
-    repeats: configSchema.shape.repeats.parse(undefined),
+    // Without a config nothing says how future runs fall into server starts: one start each.
+    repeats: { ...configSchema.shape.repeats.parse(undefined), block: 1 },
   };
 }
 
@@ -52,13 +53,13 @@ export function settingsFromConfig(config: Config): CompareSettings {
   const runMinutes = minutes.reduce((sum, m) => sum + m, 0) / Math.max(1, minutes.length);
   return {
     gate: config.gate,
-    repeats: config.repeats,
+    repeats: { ...config.repeats, block: runsPerBlock(config) },
     quality: config.quality,
     runMinutes,
     cost: {
       serverStartS: serverStartSeconds(config),
       lifecycle: serverLifecycle(config),
-      runsPerBlock: config.repeats.block,
+      runsPerBlock: runsPerBlock(config),
     },
     ...(capacityCells(config).length > 0
       ? { capacity: { cells: capacityCells(config), cost: config.cost } }
@@ -82,6 +83,8 @@ export interface CompareRecordsInput {
   history?: readonly RunRecord[];
   /** Stored mode with main's history: the baseline's run-to-run variances pooled over its sessions. */
   baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
+  /** Start-to-start variances measured on this runner (a calibration), per `cell\u0000metric`. */
+  startVariancePriors?: ReadonlyMap<string, { variance: number; df: number; source: string }>;
   now?: Date;
   /** Secrets to take out of the verdict before it is rendered or written (run files come from outside). */
   redactor?: Redactor;
@@ -144,6 +147,7 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     baselineInfo: input.baselineInfo ?? null,
     ...(input.history ? { history: input.history } : {}),
     ...(input.baselineVariancePriors ? { baselineVariancePriors: input.baselineVariancePriors } : {}),
+    ...(input.startVariancePriors ? { startVariancePriors: input.startVariancePriors } : {}),
     now: (input.now ?? new Date()).toISOString(),
     tool: { name: toolName, version: toolVersion },
     familyExtras: capacityMembers(capacity),

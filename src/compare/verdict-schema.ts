@@ -2,6 +2,7 @@ import { z } from "zod";
 import { metricNames } from "../config/metric-names.js";
 import { capacityComparisonSchema } from "./capacity-schema.js";
 import { qualityVerdictSchema } from "./quality-schema.js";
+import { specDecodeCellSchema } from "./spec-decode-schema.js";
 import { sweepCurveSchema } from "./sweep-curves.js";
 
 /**
@@ -24,6 +25,31 @@ const baselineInfoSchema = z.object({
 });
 
 const interval = z.tuple([z.number(), z.number()]);
+
+/**
+ * The two levels of noise under a tested check (docs/compare.md, "Server starts"): the server starts each
+ * side's runs were measured on, the start-to-start sd used and where it came from, each side's
+ * run-to-run sd within a start, and the share of the difference's variance that the start level makes.
+ */
+const noiseLevelsSchema = z.object({
+  starts: z.object({ baseline: z.number().int(), candidate: z.number().int() }),
+  /** sd of ln(metric) between server starts used in the test (0 when every run was its own start). */
+  startSd: z.number(),
+  /** Degrees of freedom of that start variance (measured starts plus the prior's weight). */
+  startDf: z.number(),
+  /**
+   * Where the start sd came from: "fresh" (every run its own start: in the runs' own spread), "prior"
+   * (too few starts: the prior alone), "measured" (the starts alone), "measured+prior" (pooled).
+   */
+  startBasis: z.enum(["fresh", "prior", "measured", "measured+prior", "none"]),
+  /** What the prior was (gate.noise_prior, a calibration, main's history), when one was used. */
+  priorSource: z.string().nullable(),
+  /** The starts varied significantly more than the prior said (one-sided F at 10%): the prior was set aside. */
+  priorContradicted: z.boolean().optional(),
+  runSd: z.object({ baseline: z.number(), candidate: z.number() }),
+  /** Share of the variance of the difference due to the start level. */
+  startShare: z.number(),
+});
 
 const comparisonSchema = z.object({
   cell: z.string(),
@@ -63,6 +89,7 @@ const comparisonSchema = z.object({
   verdict: z.enum(metricVerdicts),
   note: z.string().nullable(),
   runs: z.object({ baseline: z.number().int(), candidate: z.number().int() }),
+  noise: noiseLevelsSchema.nullable().optional(),
   crossCheck: z
     .object({ mannWhitneyP: z.number(), hodgesLehmannRatio: z.number() })
     .nullable()
@@ -314,6 +341,12 @@ export const verdictFileSchema = z.object({
    * (compare/sweep-curves.ts): drawn by report.html and the comment; the cell is still judged at a fixed load.
    */
   sweeps: z.array(sweepCurveSchema).optional(),
+  /**
+   * Speculative decoding per cell whose server speculates (compare/spec-decode-schema.ts): each side's
+   * acceptance, and TPOT's and output throughput's change taken apart into the acceptance length and the
+   * engine step. Absent when no run had the counters, and in files written before it.
+   */
+  specDecode: z.array(specDecodeCellSchema).optional(),
 });
 
 export type VerdictFile = z.output<typeof verdictFileSchema>;

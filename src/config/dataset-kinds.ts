@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { jsonlKind } from "./dataset-kinds/jsonl.js";
-import type { DatasetKindModule } from "./dataset-kinds/kind.js";
+import type { DatasetKindModule, DesignedSharing } from "./dataset-kinds/kind.js";
 import { longDocumentKind } from "./dataset-kinds/long-document.js";
 import { mooncakeTraceKind } from "./dataset-kinds/mooncake-trace.js";
 import { sessionsKind } from "./dataset-kinds/sessions.js";
@@ -85,4 +85,11 @@ export function scoresAnswers(dataset: DatasetConfig): boolean {
 /** The dataset's part of a cell's `validate` line (pass the template view: it is printed). */
 export function describeDataset(dataset: DatasetConfig): string {
   return moduleOf(dataset).describe(dataset);
+}
+
+export type { DesignedSharing } from "./dataset-kinds/kind.js";
+
+/** What the dataset's requests share by design (the `sharing` of its kind; metrics/cache-check.ts). */
+export function designedSharing(dataset: DatasetConfig): DesignedSharing {
+  return moduleOf(dataset).sharing(dataset);
 }

@@ -54,6 +54,7 @@ interface LatencyPhaseSpec {
   mixed: readonly LatencyStatistic[];
   /** A phase of `vllm bench serve`'s results (its keys are read and written); false for ours alone. */
   vllm: boolean;
+  noise: NoiseFamily;
 }
 
 /** Per-request latencies in ms, as `vllm bench serve` defines them (metrics/run-metrics.ts computes them). */
@@ -64,6 +65,7 @@ const latencyPhaseSpecs = {
     defaultGated: ["p95"],
     mixed: ["p50", "p95"],
     vllm: true,
+    noise: "ttft",
   },
   tpot: {
     label: "TPOT",
@@ -71,6 +73,7 @@ const latencyPhaseSpecs = {
     defaultGated: ["p95"],
     mixed: ["p50", "p95"],
     vllm: true,
+    noise: "tpot",
   },
   itl: {
     label: "ITL",
@@ -78,6 +81,7 @@ const latencyPhaseSpecs = {
     defaultGated: [],
     mixed: ["p95"],
     vllm: true,
+    noise: "tpot",
   },
   /** The first chunk with answer text or a tool call, after any reasoning (requests.jsonl firstAnswerTokenMs). */
   answer_ttft: {
@@ -86,6 +90,7 @@ const latencyPhaseSpecs = {
     defaultGated: [],
     mixed: [],
     vllm: false,
+    noise: "ttft",
   },
   /** The gaps between chunks from the first answer chunk on. */
   answer_itl: {
@@ -94,6 +99,7 @@ const latencyPhaseSpecs = {
     defaultGated: [],
     mixed: [],
     vllm: false,
+    noise: "tpot",
   },
   e2el: {
     label: "E2E latency",
@@ -101,6 +107,7 @@ const latencyPhaseSpecs = {
     defaultGated: ["p95"],
     mixed: ["p50", "p95"],
     vllm: true,
+    noise: "e2e",
   },
 } as const satisfies Record<string, LatencyPhaseSpec>;
 
@@ -131,7 +138,15 @@ export type MetricSource =
   /** Malformed tool calls / tool calls of the run (run.json `answer`); null without tool calls. */
   | { kind: "malformed-tool-calls" }
   /** A session dataset's per-run session summary (run.json `sessions`, metrics/session-metrics.ts). */
-  | { kind: "session"; field: SessionField };
+  | { kind: "session"; field: SessionField }
+  /**
+   * Speculative decoding over the measured phase, from vLLM's counters (run.json `server`): accepted /
+   * draft tokens, or 1 + accepted tokens / drafts; null without a drafter.
+   */
+  | { kind: "spec-decode"; field: SpecDecodeField };
+
+/** The acceptance figures of speculative decoding (metrics/metric-values.ts `specDecodeValue`). */
+export type SpecDecodeField = "acceptance_rate" | "acceptance_length";
 
 /**
  * The values of run.json `sessions` a session metric reads: a duration statistic, the good or completed
@@ -196,7 +211,16 @@ interface MetricFacts {
   minRequests: MinRequestsStatistic | null;
   /** Counts toward a mixed result (compare/summary.ts). */
   mixed: boolean;
+  /** Whose noise prior it takes (gate.noise_prior, docs/compare.md "Server starts"). */
+  noise: NoiseFamily;
 }
+
+/**
+ * The metric families of the noise prior: published run-to-run and start-to-start noise differs by
+ * phase (throughput steadiest, TTFT tails noisiest), so each metric names the family whose prior it takes.
+ */
+export const noiseFamilies = ["throughput", "tpot", "e2e", "ttft"] as const;
+export type NoiseFamily = (typeof noiseFamilies)[number];
 
 /** Rates and fractions of one run (not per request), declared one by one. */
 const rateSpecs = {
@@ -213,6 +237,7 @@ const rateSpecs = {
     defaultGated: false,
     minRequests: null,
     mixed: true,
+    noise: "throughput",
   },
   output_throughput: {
     label: "Output throughput",
@@ -227,6 +252,7 @@ const rateSpecs = {
     defaultGated: true,
     minRequests: null,
     mixed: true,
+    noise: "throughput",
   },
   total_token_throughput: {
     label: "Total token throughput",
@@ -241,6 +267,7 @@ const rateSpecs = {
     defaultGated: false,
     minRequests: null,
     mixed: false,
+    noise: "throughput",
   },
   request_goodput: {
     label: "Goodput",
@@ -255,6 +282,7 @@ const rateSpecs = {
     defaultGated: false,
     minRequests: null,
     mixed: true,
+    noise: "e2e",
   },
   reasoning_tokens_mean: {
     label: "Reasoning tokens per request",
@@ -270,6 +298,7 @@ const rateSpecs = {
     defaultGated: false,
     minRequests: null,
     mixed: false,
+    noise: "throughput",
   },
   malformed_tool_call_share: {
     label: "Malformed tool calls",
@@ -284,6 +313,7 @@ const rateSpecs = {
     defaultGated: false,
     minRequests: null,
     mixed: false,
+    noise: "throughput",
   },
   error_rate: {
     label: "Error rate",
@@ -298,14 +328,56 @@ const rateSpecs = {
     defaultGated: true,
     minRequests: null,
     mixed: false,
+    noise: "throughput",
   },
 } as const satisfies Record<string, MetricFacts>;
+
+/**
+ * Speculative decoding's acceptance (docs/metrics.md, "Speculative decoding"): per run, from the server's
+ * counters over the measured phase; no value (null) where the server has no drafter. Gatable, advisory
+ * unless `gate.metrics` names them. vLLM's result file writes the rate in percent, so both are read from
+ * its counts (metrics/vllm-result.ts), not from a key.
+ */
+const specDecodeFacts = {
+  higherIsBetter: true,
+  // A run-wide count of thousands of draft rounds: as steady from run to run as a throughput.
+  noise: "throughput",
+  vllmKeys: [],
+  judged: "per-run",
+  gatable: true,
+  defaultGated: false,
+  minRequests: null,
+  mixed: false,
+} as const;
+
+const specDecodeSpecs = {
+  spec_decode_acceptance_rate: {
+    ...specDecodeFacts,
+    label: "Draft acceptance rate",
+    plain: { kind: "share", noun: "draft tokens the target model accepted" },
+    unit: "fraction",
+    format: "percent",
+    source: { kind: "spec-decode", field: "acceptance_rate" },
+  },
+  spec_decode_acceptance_length: {
+    ...specDecodeFacts,
+    label: "Mean acceptance length",
+    plain: { kind: "amount", noun: "tokens per engine step of a request (mean acceptance length)" },
+    unit: "tokens",
+    format: "number",
+    source: { kind: "spec-decode", field: "acceptance_length" },
+  },
+} as const satisfies Record<string, MetricFacts>;
+
+export type SpecDecodeMetric = keyof typeof specDecodeSpecs;
+export const specDecodeMetrics = Object.keys(specDecodeSpecs) as SpecDecodeMetric[];
 
 /**
  * The guard metrics: what the outputs were, from the same measured requests (metrics/guards.ts). Never in
  * `gate.metrics`: they are judged as a family of their own, always (docs/quality.md).
  */
 const guardFacts = {
+  noise: "throughput",
   unit: "fraction",
   format: "percent",
   higherIsBetter: false,
@@ -359,6 +431,7 @@ const guardSpecs = {
  */
 const sessionFacts = {
   vllmKeys: [],
+  noise: "e2e",
   judged: "per-run",
   gatable: true,
   defaultGated: false,
@@ -380,6 +453,7 @@ const depthSpec = (bucket: "1" | "2_3" | "4_7" | "8_up", words: string, short = 
     higherIsBetter: false,
     source: { kind: "session", field: `ttft_p95_depth_${bucket}` },
     minRequests: "p95",
+    noise: "ttft",
   }) as const;
 
 const sessionSpecs = {
@@ -409,6 +483,7 @@ const sessionSpecs = {
     format: "number",
     higherIsBetter: true,
     source: { kind: "session", field: "throughput" },
+    noise: "throughput",
   },
   session_goodput: {
     ...sessionFacts,
@@ -427,6 +502,7 @@ const sessionSpecs = {
     format: "percent",
     higherIsBetter: true,
     source: { kind: "session", field: "cache_hit_rate" },
+    noise: "throughput",
   },
   ttft_p95_depth_1: depthSpec("1", "turn 1"),
   ttft_p95_depth_2_3: depthSpec("2_3", "turns 2-3"),
@@ -442,7 +518,7 @@ export const guardMetrics = Object.keys(guardSpecs) as GuardMetric[];
 
 type RateMetric = keyof typeof rateSpecs;
 export type LatencyMetric = `${LatencyPhase}_${LatencyStatistic}`;
-export type MetricName = LatencyMetric | RateMetric | SessionMetric | GuardMetric;
+export type MetricName = LatencyMetric | RateMetric | SpecDecodeMetric | SessionMetric | GuardMetric;
 
 /** Everything known about one metric. */
 export interface MetricSpec extends MetricFacts {
@@ -504,15 +580,20 @@ function latencySpec(phase: LatencyPhase, statistic: LatencyStatistic): MetricSp
     defaultGated: phaseSpec.defaultGated.includes(statistic),
     minRequests: statisticSpec.minRequests,
     mixed: phaseSpec.mixed.includes(statistic),
+    noise: phaseSpec.noise,
   };
 }
 
-/** Every metric in report order: each phase with each statistic, then the rates, the sessions', the guards. */
+/**
+ * Every metric in report order: each phase with each statistic, then the rates, speculative decoding's,
+ * the sessions', the guards.
+ */
 export const metricNames: readonly MetricName[] = [
   ...latencyPhases.flatMap((phase) =>
     latencyStatistics.map((statistic) => latencyMetricName(phase, statistic)),
   ),
   ...rateMetrics,
+  ...specDecodeMetrics,
   ...sessionMetrics,
   ...guardMetrics,
 ];
@@ -526,6 +607,7 @@ export const metricSpecs: Readonly<Record<MetricName, Readonly<MetricSpec>>> = O
     ]),
   ),
   ...rateMetrics.map((name) => [name, { name, ...(rateSpecs[name] satisfies MetricFacts) }]),
+  ...specDecodeMetrics.map((name) => [name, { name, ...(specDecodeSpecs[name] satisfies MetricFacts) }]),
   ...sessionMetrics.map((name) => [name, { name, ...(sessionSpecs[name] satisfies MetricFacts) }]),
   ...guardMetrics.map((name) => [name, { name, ...(guardSpecs[name] satisfies MetricFacts) }]),
 ]) as Record<MetricName, MetricSpec>;

@@ -311,6 +311,62 @@ const familyWeightExpected = {
     `expected a fraction from 0 to ${maxFamilyWeight} (the limit on gate.family_weight: the rest of a check's level keeps it testable on its own), got ${describeValue(issue.input)}`,
 };
 
+/**
+ * The noise believed before a PR's own runs, per metric family and level (docs/compare.md, "Server
+ * starts"): the sd of ln(metric) between server starts and between runs on one start. Published GPU
+ * figures (vLLM and SGLang on H100/H200): throughput about 0.5% run to run and 1% start to start, TPOT
+ * and E2E about 1.5% and 1%, TTFT p95 about 3% and 3%.
+ */
+const levelPrior = (start: number, run: number, what: string) =>
+  strictObject({
+    start_sd: nonNegativeNumber()
+      .default(start)
+      .describe(`sd of ln(${what}) between server starts of one configuration.`),
+    run_sd: nonNegativeNumber()
+      .default(run)
+      .describe(
+        `sd of ln(${what}) between runs on one server start, beyond the sampling noise of its requests.`,
+      ),
+  }).default({ start_sd: start, run_sd: run });
+
+export const defaultNoisePrior = {
+  throughput: { start_sd: 0.01, run_sd: 0.005 },
+  tpot: { start_sd: 0.01, run_sd: 0.015 },
+  e2e: { start_sd: 0.01, run_sd: 0.015 },
+  ttft: { start_sd: 0.03, run_sd: 0.03 },
+  weight_starts: 4,
+} as const;
+
+const noisePriorSchema = strictObject({
+  throughput: levelPrior(
+    defaultNoisePrior.throughput.start_sd,
+    defaultNoisePrior.throughput.run_sd,
+    "throughput, goodput of sessions, counts per request",
+  ),
+  tpot: levelPrior(defaultNoisePrior.tpot.start_sd, defaultNoisePrior.tpot.run_sd, "TPOT and ITL"),
+  e2e: levelPrior(
+    defaultNoisePrior.e2e.start_sd,
+    defaultNoisePrior.e2e.run_sd,
+    "E2E latency, goodput and session durations",
+  ),
+  ttft: levelPrior(defaultNoisePrior.ttft.start_sd, defaultNoisePrior.ttft.run_sd, "TTFT"),
+  weight_starts: nonNegativeNumber()
+    .default(defaultNoisePrior.weight_starts)
+    .describe(
+      "Weight of the prior start-to-start variance, in degrees of freedom (server starts' worth of evidence), when pooled with what the runs' own starts show; 0 trusts the starts alone.",
+    ),
+})
+  .default({
+    throughput: { ...defaultNoisePrior.throughput },
+    tpot: { ...defaultNoisePrior.tpot },
+    e2e: { ...defaultNoisePrior.e2e },
+    ttft: { ...defaultNoisePrior.ttft },
+    weight_starts: defaultNoisePrior.weight_starts,
+  })
+  .describe(
+    "Noise believed before the runs, per metric family: start_sd (between server starts) and run_sd (between runs on one start). The start level is added to a side whose runs share few starts; a calibration or main's history replaces it where it has measured it.",
+  );
+
 const gateSchema = strictObject({
   metrics: z
     .array(z.enum(gatableMetricNames))
@@ -373,6 +429,7 @@ const gateSchema = strictObject({
     .describe(
       "Floor on the run-to-run sd of ln(metric) per side: identical runs (a deterministic simulator) are treated as varying by this much, never as infinite certainty.",
     ),
+  noise_prior: noisePriorSchema,
   family_weight: z
     .number(familyWeightExpected)
     .min(0, familyWeightExpected)
@@ -420,11 +477,14 @@ const repeatsSchema = strictObject({
     .describe(
       "Runs per cell a stored baseline records (mode baseline, or auto on the default branch). A pull request adds runs only on its own side, so the baseline is measured once with enough runs.",
     ),
-  block: positiveInt()
-    .max(configLimits.runs, atMost(configLimits.runs, "runs per side"))
-    .default(5)
+  block: z
+    .union([
+      positiveInt().max(configLimits.runs, atMost(configLimits.runs, "runs per side")),
+      z.literal("auto"),
+    ])
+    .default("auto")
     .describe(
-      "Interleaved mode: runs per side measured back to back on one server start, alternating in groups (A5 B10 A10 B10 A5 for 20 runs at 5). Larger blocks cost fewer server starts; 1 (A B B A per run) protects best against drift within the job.",
+      'Interleaved mode: runs per side measured back to back on one server start, alternating in groups (A5 B10 A10 B10 A5 for 20 runs at 5). Larger blocks cost fewer server starts; 1 (A B B A per run) protects best against drift within the job and lets compare see the start-to-start noise. "auto" chooses it by cost (docs/compare.md, "Server starts"): runs per start in proportion to the square root of the run-level over the start-level variance and of a start\'s cost over a run\'s, and at least two starts per side at the first look when the start level matters for the tolerance.',
     ),
 }).refine((repeats) => repeats.max >= repeats.min, { message: "expected max >= min" });
 
@@ -673,7 +733,7 @@ export const configSchema = strictObject({
       configLimits.cells,
       `expected at most ${configLimits.cells} cells (the limit on cells; see docs/config-reference.md#limits)`,
     ),
-  repeats: repeatsSchema.default({ min: 5, max: 25, baseline: 10, block: 5 }),
+  repeats: repeatsSchema.default({ min: 5, max: 25, baseline: 10, block: "auto" }),
   gate: gateSchema.default(gateSchema.parse({})),
   cost: costSchema.default({ gpus: 1 }),
   runner: runnerSchema.default(runnerSchema.parse({})),

@@ -1,6 +1,6 @@
 import { describeDataset } from "./dataset-kinds.js";
 import { type TemplateAt, templateView } from "./interpolate.js";
-import { metricSpecs } from "./metric-names.js";
+import { metricSpecs, type NoiseFamily } from "./metric-names.js";
 import { type CellSchedule, cellSchedule, describeSchedule } from "./schedule.js";
 import {
   type CellConfig,
@@ -433,6 +433,67 @@ export function startedServers(lifecycle: ServerLifecycle, cells: number): numbe
   return lifecycle === "per-side" ? Math.min(1, cells) : cells;
 }
 
+/**
+ * The runs per side per group of the A/B alternation (repeats.block), "auto" resolved by cost (Kalibera and
+ * Jones: repetitions at a level ∝ √(its variance / its cost)). The start and run variances are
+ * gate.noise_prior's for the gated metric families, taking the family with the largest start sd; a
+ * start costs cost.server_start_s, a run the estimated seconds of one run of every cell one server
+ * serves. Consecutive groups of a side merge (A B | B A), so a start holds about two groups: the group
+ * is half the optimal runs per start. When the start level matters for the tolerance (√2·start sd at
+ * least a fifth of ln(1 + tolerance)), the group is small enough that the first look (repeats.min) has
+ * two starts a side; otherwise one start a side serves the first look.
+ */
+export function runsPerBlock(config: Config): number {
+  const block = config.repeats.block;
+  if (block !== "auto") return block;
+  const min = config.repeats.min;
+  const prior = config.gate.noise_prior;
+  const families = new Set(
+    config.gate.metrics
+      .filter((metric) => metricSpecs[metric].judged === "per-run")
+      .map((metric) => metricSpecs[metric].noise),
+  );
+  const widest = [...families].reduce<NoiseFamily | null>(
+    (best, family) => (best === null || prior[family].start_sd > prior[best].start_sd ? family : best),
+    null,
+  );
+  if (widest === null) return min;
+  const lifecycle = serverLifecycle(config);
+  const fixedLoad = config.cells.filter((cell) => !isSearchedCell(cell));
+  const seconds = fixedLoad.map((cell) => estimateSeconds(cell));
+  const total = seconds.reduce((sum, s) => sum + s, 0);
+  return autoRunsPerBlock({
+    minRuns: min,
+    startSd: prior[widest].start_sd,
+    runSd: prior[widest].run_sd,
+    tolerance: config.gate.tolerance,
+    startSeconds: serverStartSeconds(config),
+    runSeconds: lifecycle === "per-side" ? total : total / Math.max(1, seconds.length),
+  });
+}
+
+/** `runsPerBlock`'s "auto" from its inputs (also bench:gate's, which has no cells to estimate). */
+export function autoRunsPerBlock(input: {
+  minRuns: number;
+  startSd: number;
+  runSd: number;
+  tolerance: number;
+  startSeconds: number;
+  /** Seconds of one run of every cell a server start serves. */
+  runSeconds: number;
+}): number {
+  const { minRuns: min, startSd } = input;
+  if (Math.SQRT2 * startSd < Math.log1p(input.tolerance) / 5) return min;
+  const perStart =
+    input.runSeconds > 0 && startSd > 0
+      ? Math.sqrt((input.startSeconds * input.runSd ** 2) / (input.runSeconds * startSd ** 2))
+      : min;
+  // Two starts a side at the first look need at least 3 groups in it: ⌈min / k⌉ ≥ 3.
+  let largest = 1;
+  while (largest < min && Math.ceil(min / (largest + 1)) >= 3) largest++;
+  return Math.max(1, Math.min(largest, Math.round(perStart / 2)));
+}
+
 /** Server starts per cell of one interleaved measuring step from `from` to `to` runs per side. */
 export function interleavedStepStarts(from: number, to: number, runsPerBlock = 1): number {
   if (to <= from) return 0;
@@ -463,7 +524,7 @@ function estimateGpuMinutes(
   const at = (mode: CostMode, runs: number) => {
     const starts =
       startedServers(lifecycle, cells) *
-      serverStartsPerCell(mode, runs, looks, lifecycle, config.repeats.block);
+      serverStartsPerCell(mode, runs, looks, lifecycle, runsPerBlock(config));
     const sides = mode === "interleaved" ? 2 : 1;
     return { starts, minutes: (sides * runs * runSeconds + starts * startSeconds) / 60 };
   };

@@ -4,6 +4,7 @@ import {
   metricNames,
   metricSpecs,
   type SessionField,
+  type SpecDecodeField,
 } from "../config/metric-names.js";
 import { guardShareCount } from "./guards.js";
 import type { RunFile, SessionsSummary } from "./run-schema.js";
@@ -57,9 +58,42 @@ function runFileMetric(file: RunFile, source: MetricSource): number | null {
       return malformedToolCallShare(file.answer);
     case "session":
       return file.sessions === undefined ? null : sessionValue(file.sessions, source.field);
+    case "spec-decode": {
+      const server = file.server;
+      return specDecodeValue(
+        {
+          drafts: server?.spec_decode_drafts ?? null,
+          draftTokens: server?.spec_decode_draft_tokens ?? null,
+          acceptedTokens: server?.spec_decode_accepted_tokens ?? null,
+        },
+        source.field,
+      );
+    }
     default:
       return unknownSource(source);
   }
+}
+
+/** vLLM's speculative-decoding counters over a run (deltas of the `vllm:spec_decode_*` counters). */
+export interface SpecDecodeCounts {
+  /** Draft rounds: one per request and engine step that verified drafts. */
+  drafts: number | null;
+  draftTokens: number | null;
+  acceptedTokens: number | null;
+}
+
+/**
+ * An acceptance figure of the counters, as vLLM defines it (vllm/v1/spec_decode/metrics.py @ 016a8587):
+ * the rate is accepted / draft tokens, the mean acceptance length 1 + accepted tokens / drafts (the
+ * tokens one draft round gives a request, the target model's own token included); null without drafts.
+ */
+export function specDecodeValue(counts: SpecDecodeCounts, field: SpecDecodeField): number | null {
+  const { drafts, draftTokens, acceptedTokens } = counts;
+  // A counter that went down (a restarted server) gives no figure.
+  if (acceptedTokens === null || acceptedTokens < 0) return null;
+  if (field === "acceptance_rate")
+    return draftTokens !== null && draftTokens > 0 ? acceptedTokens / draftTokens : null;
+  return drafts !== null && drafts > 0 ? 1 + acceptedTokens / drafts : null;
 }
 
 /** A session metric's value of run.json `sessions` (null when the run has none for it). */

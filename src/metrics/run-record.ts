@@ -49,8 +49,9 @@ export interface RunRecord {
   /** Why the run must not be used, empty when it is healthy. */
   exclusionReasons: string[];
   /**
-   * The server start the run was measured on: runs with one id share it. Set from the file when it records
-   * one; compare/load.ts assigns the others (compare/server-starts.ts).
+   * The server start that measured the run: runs with one id share it (see ServerStartBasis). Set from
+   * the file when it records one; compare/load.ts assigns the others (compare/server-starts.ts). Absent
+   * (records built in memory): the run is its own start.
    */
   serverStart?: { id: string; basis: ServerStartBasis };
   /**

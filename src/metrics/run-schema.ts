@@ -138,15 +138,40 @@ const sessionsSummarySchema = z.object({
     }),
   ),
   /**
-   * First turns served from the cache beyond the common prefix: an earlier run's cache (flagged when more
-   * than a tenth of the first turns were).
+   * First turns served from the cache beyond the common prefix, into their own text: an earlier run's
+   * cache (flagged when more than a tenth of the first turns were).
    */
   contamination: z.object({
     firstTurns: z.number().int().nonnegative(),
     aboveSharedPrefix: z.number().int().nonnegative(),
     flagged: z.boolean(),
+    checked: z
+      .boolean()
+      .optional()
+      .describe(
+        "false when no check was possible (a trace's first turns share prefix blocks by design): then flagged says nothing; absent in files of earlier versions.",
+      ),
   }),
 });
+
+/**
+ * The cache-state check of a run (metrics/cache-check.ts, docs/workloads.md "Cache state"): a `prefix:
+ * fresh` run's prefix-cache hits against what its dataset shares by design.
+ */
+const cacheCheckSchema = z.object({
+  /** flagged: more hits than the design allows (the run is unusable); not-checked: no check was possible. */
+  status: z.enum(["passed", "flagged", "not-checked"]),
+  /** Hits / queried prompt tokens over the measured phase; null when the server reported neither. */
+  hitRate: z.number().min(0).max(1).nullable(),
+  /** Where the hit rate came from: the server's /metrics counters, or the usage's cached_tokens. */
+  hitRateSource: z.enum(["server", "usage"]).nullable(),
+  /** The most the dataset shares by design, a chat template's head included; null when not checked. */
+  designedHitRate: z.number().min(0).max(1).nullable(),
+  /** What was found, or why nothing was checked. */
+  reason: z.string(),
+});
+
+export type CacheCheck = z.output<typeof cacheCheckSchema>;
 
 export type SessionsSummary = z.output<typeof sessionsSummarySchema>;
 
@@ -270,6 +295,11 @@ export const runFileSchema = z.object({
       "A session dataset's sessions: duration, goodput, cache hit rate, TTFT by depth (docs/workloads.md).",
     ),
   cacheProtocol: cacheProtocolSchema.optional(),
+  cacheCheck: cacheCheckSchema
+    .optional()
+    .describe(
+      "Whether a prefix: fresh run found only what its dataset shares by design in the prefix cache (docs/workloads.md); absent in files of earlier versions.",
+    ),
   guards: runGuardsSchema
     .optional()
     .describe(

@@ -1,6 +1,7 @@
 import type { MetricsScrape } from "../runner/metrics-scraper.js";
 import { type PrometheusSample, parsePrometheusText } from "../server/prometheus-text.js";
 import { largest } from "../util/extremes.js";
+import { specDecodeValue } from "./metric-values.js";
 import type { PercentileResolution, ServerMetricsSummary } from "./run-schema.js";
 
 export type { MetricsScrape } from "../runner/metrics-scraper.js";
@@ -254,8 +255,10 @@ function specDecodeSummary(before: Samples, after: Samples) {
     spec_decode_drafts: drafts,
     spec_decode_draft_tokens: draftTokens,
     spec_decode_accepted_tokens: accepted,
-    spec_decode_acceptance_rate:
-      draftTokens !== null && accepted !== null && draftTokens > 0 ? accepted / draftTokens : null,
+    spec_decode_acceptance_rate: specDecodeValue(
+      { drafts, draftTokens, acceptedTokens: accepted },
+      "acceptance_rate",
+    ),
   };
 }
 

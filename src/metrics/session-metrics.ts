@@ -18,13 +18,28 @@ export const depthBuckets = [
 export type DepthBucket = (typeof depthBuckets)[number]["name"];
 
 /**
- * A first turn whose cached prompt tokens exceed the common prefix (the shared system prompt, or none) by
- * more than this many tokens was served from a cache an earlier run left: warm-up sessions and measured
- * sessions never share more, so it is contamination (a fixed seed against a long-lived server).
+ * A first turn whose cached prompt tokens reach more than this many tokens into its own new text (past the
+ * common system prompt and the template) was served from a cache an earlier run left: warm-up sessions and
+ * measured sessions never share more, so it is contamination (a fixed seed against a long-lived server).
  */
 const contaminationSlackTokens = 16;
 /** The share of first turns with such hits at which a run is flagged as contaminated. */
 const contaminationShare = 0.1;
+
+/**
+ * The cached tokens a first turn may have by design: the common prefix, and all of its prompt but its own
+ * new text (`targetInputTokens` less the common prefix, where the record has it): a chat template's head
+ * and declared tools are the same for every first turn, and only an earlier run can have cached the
+ * turn's own text. Undefined for a turn whose own text is too short to tell (two slacks or less), null when
+ * no check is possible (a trace: `sharedPrefixTokens` null).
+ */
+function firstTurnBar(record: RequestRecord, sharedPrefixTokens: number | null): number | null | undefined {
+  if (sharedPrefixTokens === null) return null;
+  if (record.targetInputTokens === null || record.promptTokens === null) return sharedPrefixTokens;
+  const own = record.targetInputTokens - sharedPrefixTokens;
+  if (own <= 2 * contaminationSlackTokens) return undefined;
+  return Math.max(sharedPrefixTokens, record.promptTokens - own);
+}
 
 /**
  * Per-run session metrics of a session dataset's records (pure): a session is its records with the same
@@ -100,9 +115,11 @@ export function computeSessionMetrics(
         cached += record.cachedTokens;
         cacheReported = true;
         if (position.turn === 0 && position.toolRound === 0) {
-          firstTurns++;
-          const shared = options.sharedPrefixTokens;
-          if (shared !== null && record.cachedTokens > shared + contaminationSlackTokens) contaminated++;
+          const bar = firstTurnBar(record, options.sharedPrefixTokens);
+          if (bar !== undefined) {
+            firstTurns++;
+            if (bar !== null && record.cachedTokens > bar + contaminationSlackTokens) contaminated++;
+          }
         }
       }
     }
@@ -138,6 +155,12 @@ export function computeSessionMetrics(
         p95: summary.p95,
       };
     }),
-    contamination: { firstTurns, aboveSharedPrefix: contaminated, flagged: contaminationFlag },
+    // A trace's first turns share prefix blocks by design: no check was possible, which is not a pass.
+    contamination: {
+      firstTurns,
+      aboveSharedPrefix: contaminated,
+      flagged: contaminationFlag,
+      checked: options.sharedPrefixTokens !== null,
+    },
   };
 }

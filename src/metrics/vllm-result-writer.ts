@@ -7,6 +7,7 @@ import {
 } from "../config/metric-names.js";
 import type { RequestRecord } from "../runner/request-schema.js";
 import { largest } from "../util/extremes.js";
+import { specDecodeValue } from "./metric-values.js";
 import { requestLatencies } from "./run-metrics.js";
 import type { LatencySummary, RunFile } from "./run-schema.js";
 import { summarize } from "./summary.js";
@@ -99,6 +100,7 @@ export function toVllmResult(
     max_output_tokens_per_s: maxOutputTokensPerSecond(records),
     max_concurrent_requests: run.load.peakConcurrency,
     ...metrics,
+    ...specDecodeKeys(run),
     latencies: records.map((record) => (requestLatencies(record)?.e2el ?? 0) / 1000),
     queue_times: records.map((record) => record.queueMs / 1000),
     input_lens: records.map((record) => record.promptTokens ?? record.targetInputTokens ?? 0),
@@ -110,6 +112,29 @@ export function toVllmResult(
     ),
     generated_texts: records.map(() => ""),
     errors: records.map((record) => (record.ok ? "" : (record.error ?? record.errorKind ?? "error"))),
+  };
+}
+
+/**
+ * The speculative-decoding keys vLLM's client writes when the server has a drafter (after vllm PR #31739):
+ * the acceptance rate in percent, the mean acceptance length and the counts; none without drafts.
+ */
+function specDecodeKeys(run: RunFile): Partial<VllmResult> {
+  const server = run.server;
+  const drafts = server?.spec_decode_drafts ?? null;
+  const draftTokens = server?.spec_decode_draft_tokens ?? null;
+  const accepted = server?.spec_decode_accepted_tokens ?? null;
+  // A counter that went down (a restarted server) gives no figure, as in run.json's reading.
+  if (drafts === null || draftTokens === null || accepted === null) return {};
+  if (drafts <= 0 || draftTokens < 0 || accepted < 0) return {};
+  const counts = { drafts, draftTokens, acceptedTokens: accepted };
+  const rate = specDecodeValue(counts, "acceptance_rate");
+  return {
+    spec_decode_acceptance_rate: rate === null ? 0 : rate * 100,
+    spec_decode_acceptance_length: specDecodeValue(counts, "acceptance_length"),
+    spec_decode_num_drafts: drafts,
+    spec_decode_draft_tokens: draftTokens,
+    spec_decode_accepted_tokens: accepted,
   };
 }
 

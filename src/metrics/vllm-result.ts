@@ -11,16 +11,19 @@ import {
 } from "../config/metric-names.js";
 import { maxServerStartIdLength } from "../server/server-start.js";
 import { percentileSorted, sortNumbers } from "../stats/percentile.js";
-import { errorRate, unknownSource } from "./metric-values.js";
+import { errorRate, specDecodeValue, unknownSource } from "./metric-values.js";
 import type { RunRecord } from "./run-record.js";
 
 /**
  * The result file of `vllm bench serve --save-result` (keys per vllm/benchmarks/serve.py@009e6d4a,
  * summarised in shared/reference/vllm-protocol-and-metrics.md §1.6). Per selected metric m it holds
  * `mean_{m}_ms median_{m}_ms std_{m}_ms p{P}_{m}_ms`; `--save-detailed` adds per-request lists.
- * Loose: `--metadata K=V` and `spec_decode_*` add keys we keep but do not interpret, except one:
- * `--metadata server_start=<id>` (vLLM writes each pair as a top-level key with a string value, after
- * `num_prompts`) names the server start that measured the run, as `run --format vllm` writes it.
+ * Loose: `--metadata K=V` add keys we keep but do not interpret, except one: `--metadata
+ * server_start=<id>` (vLLM writes each pair as a top-level key with a string value, after `num_prompts`)
+ * names the server start that measured the run, as `run --format vllm` writes it. With a drafter on the
+ * server it also holds `spec_decode_*` (deltas of the server's counters over the benchmark,
+ * vllm/benchmarks/serve.py after vllm PR #31739): the acceptance rate in percent, the mean acceptance
+ * length, and the counts, from which the acceptance metrics are read.
  */
 const count = z.number().int().nonnegative();
 
@@ -94,6 +97,9 @@ export const vllmResultSchema = z.looseObject({
   itls: numberListList("chunk gaps in seconds per request").optional(),
   generated_texts: z.array(z.string()).optional(),
   errors: z.array(z.string()).optional(),
+  spec_decode_num_drafts: count.optional(),
+  spec_decode_draft_tokens: count.optional(),
+  spec_decode_accepted_tokens: count.optional(),
 });
 
 export type VllmResult = z.output<typeof vllmResultSchema>;
@@ -327,6 +333,16 @@ function vllmResultMetric(
     case "malformed-tool-calls":
       // Nor reasoning, tool calls or sessions (vllm bench serve sends single requests).
       return null;
+    case "spec-decode":
+      // From the counts: vLLM writes the rate in percent, the catalogue's is a fraction.
+      return specDecodeValue(
+        {
+          drafts: result.spec_decode_num_drafts ?? null,
+          draftTokens: result.spec_decode_draft_tokens ?? null,
+          acceptedTokens: result.spec_decode_accepted_tokens ?? null,
+        },
+        source.field,
+      );
     default:
       return unknownSource(source);
   }

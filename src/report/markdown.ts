@@ -18,6 +18,7 @@ import { blocksToMarkdown, markdownMarkup } from "./markup.js";
 import { methodFold, modeSection } from "./method.js";
 import { qualityFolds, qualitySection } from "./quality.js";
 import { runFileLabel, withoutMachinePaths } from "./run-files.js";
+import { specDecodeFold, specDecodeSection } from "./spec-decode.js";
 
 /**
  * The markdown report, in two forms rendered from the same verdict by the same sections: the comment
@@ -172,6 +173,7 @@ export function renderMarkdown(verdict: VerdictFile, options: RenderOptions): st
     { report: familyFindingsSection(verdict), comment: "", short: null, shedRank: Infinity },
     { report: capacitySection(verdict), comment: capacityFolds(verdict), short: null, shedRank: Infinity },
     { report: qualitySection(verdict), comment: qualityFolds(verdict), short: null, shedRank: Infinity },
+    { report: specDecodeSection(verdict), comment: specDecodeFold(verdict), short: "", shedRank: 2.5 },
     // The pictures (mermaid, report/charts/mermaid.ts) go first when the comment is over budget.
     { report: commentChartsSection(verdict), comment: picturesFold(verdict), short: "", shedRank: -1 },
     {

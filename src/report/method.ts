@@ -59,9 +59,50 @@ export function modeSection(verdict: VerdictFile, withMethod = true): string {
     mode,
     "",
     baseline,
+    ...startsLine(verdict),
     ...gpuMinutesLine(verdict),
     ...(withMethod ? ["", method] : []),
   ].join("\n");
+}
+
+/**
+ * One line on the server-start level of the noise (docs/compare.md, "Server starts"): the starts each
+ * side's runs were measured on and the start-to-start sd the intervals carry, with where it came from.
+ */
+export function startsLine(verdict: VerdictFile): string[] {
+  const tested = verdict.comparisons.filter((c) => c.gated && c.noise);
+  if (tested.length === 0) return [];
+  const noise = tested.map((c) => c.noise!);
+  const range = (values: number[]) => {
+    const low = Math.min(...values);
+    const high = Math.max(...values);
+    return low === high ? String(low) : `${low}–${high}`;
+  };
+  const starts = `Server starts: baseline ${range(noise.map((n) => n.starts.baseline))}, candidate ${range(noise.map((n) => n.starts.candidate))}`;
+  if (noise.every((n) => n.startBasis === "fresh"))
+    return ["", `${starts}: every run on its own start, so the runs' spread holds the start-to-start noise.`];
+  const shared = noise.filter((n) => n.startBasis !== "fresh");
+  const sds = shared.map((n) => n.startSd * 100);
+  const sd = `${formatNumber(Math.min(...sds))}${Math.max(...sds) > Math.min(...sds) + 1e-9 ? `–${formatNumber(Math.max(...sds))}` : ""}%`;
+  const bases = [...new Set(shared.map((n) => n.startBasis))];
+  const sources = [...new Set(shared.map((n) => n.priorSource).filter((s): s is string => s !== null))];
+  const basisText = bases
+    .map((basis) =>
+      basis === "prior"
+        ? "the prior (too few starts to measure it)"
+        : basis === "measured"
+          ? "measured from the starts"
+          : basis === "measured+prior"
+            ? "measured from the starts, pooled with the prior"
+            : "none (no prior, one start a side)",
+    )
+    .join("; ");
+  const share = Math.max(...shared.map((n) => n.startShare));
+  const contradicted = shared.filter((n) => n.priorContradicted).length;
+  return [
+    "",
+    `${starts}. Runs on one start share what it drew (allocator and KV layout, CUDA graphs, autotuning), so the intervals carry a start-to-start sd of ${sd} on the log scale: ${basisText}${sources.length > 0 ? ` (${sources.map((s) => `\`${escapeInline(s, 80)}\``).join(", ")})` : ""}; up to ${formatFractionAsPercent(share)} of a check's variance.${contradicted > 0 ? ` In ${contradicted} check${contradicted === 1 ? "" : "s"} the starts varied significantly more than the prior said, so the prior was set aside (the runner is noisier than believed: calibrate it).` : ""}`,
+  ];
 }
 
 /**

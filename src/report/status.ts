@@ -302,3 +302,18 @@ export function wallClockLines(
     ),
   ];
 }
+
+/** `run` on several devices (app/run-on-devices.ts): which cells and runs one device's server measures. */
+export function deviceBlockLine(
+  device: string,
+  cells: readonly string[],
+  runs: number | Readonly<Record<string, number>>,
+): string {
+  const count =
+    typeof runs === "number"
+      ? `${runs} run(s) each`
+      : Object.entries(runs)
+          .map(([cell, n]) => `${cell} ${n} run(s)`)
+          .join(", ");
+  return `device ${device}: ${cellList(cells)}; ${count}`;
+}

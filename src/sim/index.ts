@@ -23,7 +23,7 @@ export { chatPromptTokens } from "./protocol.js";
 
 export { detokenize, tokenize } from "./tokenizer.js";
 
-export { clockedEngine } from "./virtual.js";
+export { clockedEngine, engineMetricsText } from "./virtual.js";
 
 export interface SimulatorOptions {
   /** Built-in profile name (default "small-gpu"), a profile file path, or a loaded profile. */

@@ -1,5 +1,7 @@
 import type { ScheduleClock } from "../util/clock.js";
 import type { Engine, EngineRequestSpec, StepEvent } from "./engine.js";
+import { HttpMetrics } from "./http-metrics.js";
+import { renderMetrics } from "./metrics-text.js";
 
 /** Runs an engine on virtual time: the same step loop the server runs, without waiting. For tests and analysis. */
 export interface VirtualArrival {
@@ -140,4 +142,12 @@ export function clockedEngine(engine: Engine, clock: ScheduleClock): ClockedEngi
       return done;
     },
   };
+}
+
+/**
+ * The engine's `/metrics` text as the server would serve it now (no HTTP traffic counted): what a run on
+ * virtual time scrapes before and after its measured phase, so its run.json has the server's counters.
+ */
+export function engineMetricsText(engine: Engine, modelName = "sim-model"): string {
+  return renderMetrics({ engine, modelName, http: new HttpMetrics(), createdAt: 0 });
 }

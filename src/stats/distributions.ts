@@ -210,3 +210,9 @@ export function binomialCdf(k: number, n: number, q: number): number {
   if (k >= n) return 1;
   return regularizedIncompleteBeta(1 - q, n - k, k + 1);
 }
+
+/** Upper tail of Fisher's F with (d1, d2) degrees of freedom: P(F > x). */
+export function fSurvival(x: number, d1: number, d2: number): number {
+  if (!(x > 0)) return 1;
+  return 1 - regularizedIncompleteBeta((d1 * x) / (d1 * x + d2), d1 / 2, d2 / 2);
+}

@@ -1,5 +1,6 @@
 import { normalQuantile, studentTQuantile } from "./distributions.js";
-import { interval, pAbove, pBelow, summarize, type WelchResult, welch } from "./welch.js";
+import { type StartVariancePrior, startWeightFor, type TwoLevelResult, twoLevelWelch } from "./two-level.js";
+import { interval, pAbove, pBelow, type WelchResult } from "./welch.js";
 
 /**
  * The per-metric comparison of statistics.md §0 on the log scale, oriented so that a positive
@@ -36,6 +37,8 @@ export interface LogRatioTest {
   candidateVariance: number;
   /** True when a side's run-to-run variance was below the floor and the floor was used instead. */
   floored: boolean;
+  /** Both levels of the noise (stats/two-level.ts): starts per side, the start variance used and its parts. */
+  levels: TwoLevelResult;
 }
 
 export interface LogRatioOptions {
@@ -52,6 +55,13 @@ export interface LogRatioOptions {
   minRunSd?: number;
   /** The baseline's run-to-run variance of ln(metric) pooled over main's earlier sessions (welch.ts). */
   baselineVariancePrior?: { variance: number; df: number };
+  /**
+   * The server start each run was measured on, per side (same order as the values); absent: every run
+   * its own start (plain Welch on the runs).
+   */
+  starts?: { baseline: readonly string[]; candidate: readonly string[] };
+  /** The start-to-start variance of ln(metric) believed before these runs (stats/two-level.ts). */
+  startPrior?: StartVariancePrior;
 }
 
 export function logRatioTest(
@@ -62,19 +72,29 @@ export function logRatioTest(
   const lb = baseline.map(Math.log);
   const lc = candidate.map(Math.log);
   const floor = (options.minRunSd ?? 0) ** 2;
-  const raw = welch(lb, lc, {
-    extraVariance: options.extraVariance ?? 0,
-    varianceFloor: floor,
-    ...(options.baselineVariancePrior ? { baselineVariancePrior: options.baselineVariancePrior } : {}),
-  });
+  const ownStarts = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+  const levels = twoLevelWelch(
+    { values: lb, starts: options.starts?.baseline ?? ownStarts("b", lb.length) },
+    { values: lc, starts: options.starts?.candidate ?? ownStarts("c", lc.length) },
+    {
+      extraVariance: options.extraVariance ?? 0,
+      varianceFloor: floor,
+      ...(options.startPrior ? { startPrior: options.startPrior } : {}),
+      ...(options.baselineVariancePrior ? { baselineVariancePrior: options.baselineVariancePrior } : {}),
+    },
+  );
+  const raw: WelchResult = {
+    difference: levels.difference,
+    standardError: levels.standardError,
+    df: levels.df,
+    t: levels.t,
+  };
   const sign = options.higherIsBetter ? -1 : 1;
   const oriented: WelchResult = { ...raw, difference: sign * raw.difference, t: sign * raw.t };
   const margin = Math.log(1 + options.tolerance);
   const [lo, hi] = interval(raw, options.alphaEachSide);
   // The oriented interval is the raw one, mirrored for higher-is-better metrics.
   const [wLo, wHi] = sign > 0 ? [lo, hi] : [-hi, -lo];
-  const vb = summarize(lb).variance;
-  const vc = summarize(lc).variance;
   return {
     ratio: Math.exp(raw.difference),
     worse: oriented.difference,
@@ -87,9 +107,10 @@ export function logRatioTest(
     pWithinTolerance: pBelow(oriented, margin),
     ratioInterval: [Math.exp(lo), Math.exp(hi)],
     worseInterval: [wLo, wHi],
-    baselineVariance: Math.max(vb, floor),
-    candidateVariance: Math.max(vc, floor),
-    floored: vb < floor || vc < floor,
+    baselineVariance: levels.baseline.runVariance,
+    candidateVariance: levels.candidate.runVariance,
+    floored: levels.baseline.floored || levels.candidate.floored,
+    levels,
   };
 }
 
@@ -134,12 +155,27 @@ export function classify(input: ClassifyInput): MetricVerdict {
 /** Power the run plan is sized for at gate.detect_change (statistics.md §6 target). */
 const plannedPower = 0.9;
 
+/**
+ * The start level of a projection: σ_s², and how the runs of each side fall into starts (runs per start
+ * of the side's future runs; a side that does not grow keeps its current share of σ_s²).
+ */
+export interface StartProjection {
+  startVariance: number;
+  runsPerStart: number;
+  /**
+   * Σn_g²/N² of a side as measured, used instead of the projection: for a side that does not grow (a
+   * stored baseline), or for both at the current run counts.
+   */
+  fixedWeights?: { baseline?: number; candidate?: number };
+}
+
 export interface DetectableInput {
   baselineVariance: number;
   candidateVariance: number;
   baselineRuns: number;
   candidateRuns: number;
   extraVariance: number;
+  start?: StartProjection;
   tolerance: number;
   /** One-sided level the regression test faces (per look and Holm's strictest step). */
   alpha: number;
@@ -152,12 +188,29 @@ function standardErrorAt(input: {
   baselineRuns: number;
   candidateRuns: number;
   extraVariance: number;
+  start?: StartProjection;
 }): number {
   return Math.sqrt(
     input.baselineVariance / input.baselineRuns +
       input.candidateVariance / input.candidateRuns +
-      input.extraVariance,
+      input.extraVariance +
+      startPartAt(input),
   );
+}
+
+/** The start level's part of the variance of the difference at these run counts (stats/two-level.ts). */
+export function startPartAt(input: {
+  baselineRuns: number;
+  candidateRuns: number;
+  start?: StartProjection;
+}): number {
+  const start = input.start;
+  if (!start || start.startVariance <= 0) return 0;
+  const baselineWeight =
+    start.fixedWeights?.baseline ?? startWeightFor(input.baselineRuns, start.runsPerStart);
+  const candidateWeight =
+    start.fixedWeights?.candidate ?? startWeightFor(input.candidateRuns, start.runsPerStart);
+  return start.startVariance * (baselineWeight + candidateWeight);
 }
 
 /**
@@ -181,6 +234,7 @@ export interface ResolvableInput {
   baselineRuns: number;
   candidateRuns: number;
   extraVariance: number;
+  start?: StartProjection;
   /** Strictest level the regression test could face (α per look / family size). */
   regressionAlpha: number;
   passAlpha: number;

@@ -17,6 +17,8 @@ import { normalCdf, normalQuantile, studentTQuantile } from "./distributions.js"
  */
 
 export interface RunNoise {
+  /** Variance of ln(statistic) between server starts, shared by a start's runs (0: none). */
+  startVariance?: number;
   /** Variance of ln(statistic) between runs that more requests do not shrink. */
   runVariance: number;
   /** Sampling variance of ln(statistic) of one request's worth: var = withinVariance1 / requests. */
@@ -96,6 +98,11 @@ export interface RunPlanInput {
   maxRequests: number;
   /** The variances are known (an oracle's plan): normal quantiles instead of Student t. */
   knownVariance?: boolean;
+  /**
+   * How a side's R runs fall into server starts: the start variance's share of the side's mean,
+   * Σn²/N² (stats/two-level.ts). Absent: one start a side (the share is 1).
+   */
+  startWeightAt?: (runsPerSide: number) => number;
 }
 
 interface CellPlan {
@@ -120,6 +127,18 @@ export interface RunPlan {
   basis: string;
 }
 
+/**
+ * The most variance one run of a cell may have at R runs a side, after the start level's share of the
+ * side's mean (σ_s²·Σn²/N² for the starts its runs fall into); below 0 when the starts alone leave no room.
+ */
+function runVarianceTarget(input: RunPlanInput, cell: PlanCell, runs: number): number {
+  const total = varianceTarget(input, runs);
+  const start = cell.noise.startVariance ?? 0;
+  if (start <= 0) return total;
+  const weight = input.startWeightAt?.(runs) ?? 1;
+  return total - runs * weight * start;
+}
+
 /** The variance of a side's mean difference the first look needs at R runs a side. */
 function varianceTarget(input: RunPlanInput, runs: number): number {
   const df = Math.max(1, 2 * runs - 2);
@@ -135,6 +154,7 @@ function varianceTarget(input: RunPlanInput, runs: number): number {
 
 function cellAt(cell: PlanCell, target: number, maxRequests: number): CellPlan | null {
   const { runVariance, withinVariance1 } = cell.noise;
+  if (target <= 0) return null;
   if (cell.secondsPerRequest === null) {
     const v = runVariance + withinVariance1 / cell.declaredRequests;
     if (v > target) return null;
@@ -169,8 +189,9 @@ export function planRuns(input: RunPlanInput): RunPlan {
   let best: RunPlan | null = null;
   const minRuns = Math.max(2, input.minRuns);
   for (let runs = minRuns; runs <= Math.max(minRuns, input.maxRuns); runs++) {
-    const target = varianceTarget(input, runs);
-    const cells = input.cells.map((cell) => cellAt(cell, target, input.maxRequests));
+    const cells = input.cells.map((cell) =>
+      cellAt(cell, runVarianceTarget(input, cell, runs), input.maxRequests),
+    );
     if (cells.some((cell) => cell === null)) continue;
     const plan = priced(input, runs, cells as CellPlan[], "");
     if (best === null || plan.gpuMinutes < best.gpuMinutes) best = plan;
@@ -210,7 +231,7 @@ function basisOf(input: RunPlanInput): string {
  * config's, null: a fixed-length run) decides a PR with no change: every check passes, independently.
  */
 export function cleanPassChance(
-  input: Pick<RunPlanInput, "cells" | "tolerance" | "passAlpha" | "checks">,
+  input: Pick<RunPlanInput, "cells" | "tolerance" | "passAlpha" | "checks" | "startWeightAt">,
   runs: number,
   requestsOf: (cell: PlanCell) => number,
 ): number {
@@ -221,7 +242,8 @@ export function cleanPassChance(
   let chance = 1;
   for (const cell of input.cells) {
     const v = cell.noise.runVariance + cell.noise.withinVariance1 / requestsOf(cell);
-    const sd = Math.sqrt((2 * v) / runs);
+    const start = (cell.noise.startVariance ?? 0) * (input.startWeightAt?.(runs) ?? 1);
+    const sd = Math.sqrt(2 * (v / runs + start));
     chance *= normalCdf(margin / sd - t) ** metricsPerCell;
   }
   return chance;

@@ -30,12 +30,31 @@ const sessions = {
   think_time_s: 0,
 };
 
+describe("the run plan's prior", () => {
+  it("takes the gated family with the most noise, and a throughput-only gate plans on throughput's", () => {
+    const [throughput] = planCells(
+      config({ type: "synthetic", input_tokens: 64, output_tokens: 32 }, ["output_throughput"]),
+    );
+    expect(throughput!.noise.startVariance).toBeCloseTo(0.01 ** 2, 12);
+    expect(throughput!.noise.runVariance).toBeCloseTo(0.005 ** 2, 12);
+  });
+});
+
 describe("the run plan of a session cell", () => {
   it("plans sessions, with the floor and the sampling variance of the requests they hold", () => {
     const [requests] = planCells(
       config({ type: "synthetic", input_tokens: 64, output_tokens: 32 }, ["ttft_p95"]),
     );
-    expect(requests).toMatchObject({ minRequests: 200, noise: priorRunNoise });
+    // TTFT p95 gated: the prior is gate.noise_prior.ttft's, both levels (start and run sd 3%).
+    expect(requests).toMatchObject({
+      minRequests: 200,
+      noise: {
+        startVariance: 0.03 ** 2,
+        runVariance: 0.03 ** 2,
+        withinVariance1: priorRunNoise.withinVariance1,
+      },
+    });
+    expect(requests!.noise.basis).toMatch(/gate\.noise_prior\.ttft/);
     expect(requests).not.toHaveProperty("sizeUnit");
     const [session] = planCells(config(sessions, ["ttft_p95"]));
     // 10 turns a session: 20 sessions hold the 200 requests a gated p95 needs, and each session's

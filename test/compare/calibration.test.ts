@@ -7,11 +7,13 @@ import {
   calibrateFromRuns,
   calibrationFileSchema,
   calibrationPriors,
+  calibrationStartPriors,
   parseCalibrationFile,
 } from "../../src/compare/calibration.js";
 import { defaultCompareSettings } from "../../src/compare/index.js";
 import { loadRuns } from "../../src/compare/load.js";
-import { noisyRuns, writeResultsDir } from "./fixtures.js";
+import { type RunRecord, runRecordFromRunFile } from "../../src/metrics/run-record.js";
+import { gaussian, makeRunFile, noisyRuns, seeded, writeResultsDir } from "./fixtures.js";
 
 async function sides(options: { sd: number; runs: number; shiftB?: number; seed?: number }) {
   const dir = await mkdtemp(join(tmpdir(), "calibration-"));
@@ -21,7 +23,9 @@ async function sides(options: { sd: number; runs: number; shiftB?: number; seed?
     join(dir, "b"),
     noisyRuns(options.runs, { seed: seed + 100, sd: options.sd, shift: options.shiftB ?? 1 }),
   );
-  return { dir, a: await loadRuns([a], "a"), b: await loadRuns([b], "b"), aDir: a, bDir: b };
+  // The synthetic runs' noise is drawn independently run by run: each run is its own server start.
+  const load = (path: string, side: string) => loadRuns([path], side, { freshStarts: true });
+  return { dir, a: await load(a, "a"), b: await load(b, "b"), aDir: a, bDir: b };
 }
 
 const now = new Date("2026-12-01T12:00:00Z");
@@ -115,5 +119,41 @@ describe("A/A calibration", () => {
     const other = await run({ file: { ...file, conditions: "0123456789abcdef" }, source: "cal.json" });
     expect(other.verdict.warnings.join("\n")).toMatch(/calibration cal\.json not used: .*other conditions/);
     expect(other.verdict.comparisons.find((c) => c.metric === "ttft_p95")!.detectableChange).toBe(without);
+  });
+});
+
+describe("A/A calibration of the start level", () => {
+  it("measures the start-to-start variance from runs grouped by their server start and hands it to compare", () => {
+    // 4 starts a side of 3 runs; each start slows its runs by its own draw (sd 4%), runs within by 0.5%.
+    const random = seeded(7);
+    const side = (name: string): RunRecord[] =>
+      Array.from({ length: 4 }, (_, start) => {
+        const startFactor = Math.exp(0.04 * gaussian(random));
+        return Array.from({ length: 3 }, (_, k) => {
+          const run = start * 3 + k;
+          const file = makeRunFile({ run, slowdown: startFactor * Math.exp(0.005 * gaussian(random)) });
+          return {
+            ...runRecordFromRunFile(file, `${name}/chat/run-${run}/run.json`),
+            serverStart: { id: `${name}-${start}`, basis: "recorded" as const },
+          };
+        });
+      }).flat();
+    const file = calibrateFromRuns({
+      a: side("a"),
+      b: side("b"),
+      settings: defaultCompareSettings(),
+      now,
+      resplits: 0,
+    });
+    const ttft = file.cells[0]!.metrics.find((m) => m.metric === "ttft_p95")!;
+    expect(ttft.levels?.starts).toBe(8);
+    expect(Math.sqrt(ttft.levels!.startVariance!)).toBeGreaterThan(0.015);
+    expect(Math.sqrt(ttft.levels!.runVariance)).toBeLessThan(0.01);
+    expect(ttft.levels!.startDf).toBeGreaterThan(2);
+    const priors = calibrationStartPriors(file, "calibration.json");
+    expect(priors.get("chat\u0000ttft_p95")).toMatchObject({
+      variance: ttft.levels!.startVariance,
+      source: expect.stringMatching(/^calibration calibration\.json \(8 starts/),
+    });
   });
 });

@@ -12,6 +12,7 @@ import {
   metricNames,
   metricSpecs,
   sessionMetrics,
+  specDecodeMetrics,
 } from "../../src/config/metric-names.js";
 import { presetText } from "../../src/config/presets.js";
 import { computeGuards } from "../../src/metrics/guards.js";
@@ -19,6 +20,7 @@ import { runFileMetrics } from "../../src/metrics/metric-values.js";
 import { computeRunMetrics } from "../../src/metrics/run-metrics.js";
 import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { type RunFile, runFileSchema } from "../../src/metrics/run-schema.js";
+import { summarizeServerMetrics } from "../../src/metrics/server-metrics.js";
 import { computeSessionMetrics } from "../../src/metrics/session-metrics.js";
 import { runRecordFromVllmResult, vllmResultSchema } from "../../src/metrics/vllm-result.js";
 import { toVllmResult } from "../../src/metrics/vllm-result-writer.js";
@@ -154,12 +156,27 @@ const sessionRecords: RequestRecord[] = Array.from({ length: 8 }, (_, turn) => (
   session: { index: 0, turn, turns: 8, toolRound: 0 },
 }));
 
-/** A run.json with a value for every metric: goodput needs an SLO, error_rate a failure, sessions a session. */
+/**
+ * A run.json with a value for every metric: goodput needs an SLO, error_rate a failure, sessions a
+ * session, the acceptance a drafter (40 draft rounds of 3 tokens, 90 of the 120 accepted).
+ */
 function completeRun(): RunFile {
   const measured = computeRunMetrics(records, { durationS: 0.25, slo: { ttft_ms: 50 } });
+  const counters = (drafts: number, draftTokens: number, accepted: number) =>
+    [
+      `vllm:spec_decode_num_drafts_total ${drafts}`,
+      `vllm:spec_decode_num_draft_tokens_total ${draftTokens}`,
+      `vllm:spec_decode_num_accepted_tokens_total ${accepted}`,
+    ].join("\n");
+  const scrape = (phase: "before" | "after", text: string) =>
+    ({ phase, atMs: 0, status: 200, text: `${text}\n`, error: null }) as const;
   return runFileSchema.parse({
     ...makeRunFile(),
     ...measured,
+    server: summarizeServerMetrics([
+      scrape("before", counters(10, 30, 20)),
+      scrape("after", counters(50, 150, 110)),
+    ]),
     durationS: 0.25,
     guards: computeGuards(guardRecords, false),
     sessions: computeSessionMetrics(sessionRecords, {
@@ -177,7 +194,7 @@ describe("the metric catalogue", () => {
     expect(Object.keys(metricSpecs)).toEqual([...metricNames]);
     for (const name of metricNames) expect(metricSpecs[name].name).toBe(name);
     expect(metricNames).toHaveLength(
-      latencyPhases.length * latencyStatistics.length + 7 + sessionMetrics.length + 5,
+      latencyPhases.length * latencyStatistics.length + 7 + 2 + sessionMetrics.length + 5,
     );
     expect(metricNames.slice(0, 7)).toEqual([
       "ttft_mean",
@@ -188,7 +205,7 @@ describe("the metric catalogue", () => {
       "ttft_p99_9",
       "tpot_mean",
     ]);
-    expect(metricNames.slice(-21, -14)).toEqual([
+    expect(metricNames.slice(-23, -16)).toEqual([
       "request_throughput",
       "output_throughput",
       "total_token_throughput",
@@ -197,6 +214,8 @@ describe("the metric catalogue", () => {
       "malformed_tool_call_share",
       "error_rate",
     ]);
+    expect(metricNames.slice(-16, -14)).toEqual([...specDecodeMetrics]);
+    expect(specDecodeMetrics).toEqual(["spec_decode_acceptance_rate", "spec_decode_acceptance_length"]);
     expect(metricNames.slice(-14, -5)).toEqual([...sessionMetrics]);
     expect(sessionMetrics).toEqual([
       "session_duration_p50",
@@ -233,6 +252,8 @@ describe("the metric catalogue", () => {
       "output_throughput",
       "total_token_throughput",
       "request_goodput",
+      "spec_decode_acceptance_rate",
+      "spec_decode_acceptance_length",
       "session_throughput",
       "session_goodput",
       "session_cache_hit_rate",
@@ -314,6 +335,10 @@ describe("the metric catalogue", () => {
     expect(values.reasoning_tokens_mean).toBe((2 + 2) / 4);
     expect(values.malformed_tool_call_share).toBe(1 / 2);
     expect(runFileMetrics({ ...run, answer: undefined }).malformed_tool_call_share).toBeNull();
+    // vLLM's definitions: accepted / draft tokens, and 1 + accepted tokens per draft round.
+    expect(values.spec_decode_acceptance_rate).toBe(90 / 120);
+    expect(values.spec_decode_acceptance_length).toBe(1 + 90 / 40);
+    expect(runFileMetrics({ ...run, server: null }).spec_decode_acceptance_length).toBeNull();
     expect(runRecordFromRunFile(run, "run.json").metrics).toEqual(values);
   });
 
@@ -348,7 +373,10 @@ describe("the metric catalogue", () => {
       if (vllmKeys.length > 0) withKeys.push(name);
       expect(fromVllm[name], name).toBeCloseTo(fromRun[name]!, 9);
     }
-    // Only the error rate is derived (from completed and failed) rather than stored under a key.
+    // vLLM writes the acceptance rate in percent: both acceptance figures are read from its counts.
+    expect(parsed.spec_decode_acceptance_rate).toBe(75);
+    expect(parsed.spec_decode_acceptance_length).toBe(3.25);
+    // The error rate and the acceptance are derived (from counts) rather than stored under a key.
     expect(
       metricNames.filter(
         (name) =>
@@ -360,6 +388,7 @@ describe("the metric catalogue", () => {
       "reasoning_tokens_mean",
       "malformed_tool_call_share",
       "error_rate",
+      ...specDecodeMetrics,
     ]);
   });
 

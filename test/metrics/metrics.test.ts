@@ -2,45 +2,9 @@ import { describe, expect, it } from "vitest";
 import { computeRunMetrics } from "../../src/metrics/run-metrics.js";
 import { histogramQuantile, summarizeServerMetrics } from "../../src/metrics/server-metrics.js";
 import { summarize } from "../../src/metrics/summary.js";
-import type { RequestRecord } from "../../src/runner/request-schema.js";
+import { requestRecord } from "./records.js";
 
-function record(partial: Partial<RequestRecord>): RequestRecord {
-  return {
-    v: 1,
-    index: 0,
-    phase: "measure",
-    requestId: "r",
-    stage: 0,
-    scheduledMs: 0,
-    readyMs: 0,
-    queueMs: 0,
-    sentMs: 0,
-    socketMs: 0,
-    headersMs: 0,
-    chunksUs: [],
-    chunkTokens: null,
-    endMs: 0,
-    ok: true,
-    errorKind: null,
-    error: null,
-    httpStatus: 200,
-    finishReason: "length",
-    promptTokens: 10,
-    outputTokens: null,
-    outputTokensSource: "usage",
-    cachedTokens: null,
-    targetInputTokens: 10,
-    maxTokens: 4,
-    prefixGroup: null,
-    firstAnswerTokenMs: null,
-    reasoningTokens: null,
-    answerTokens: null,
-    reasoningField: null,
-    toolCalls: [],
-    malformedToolCalls: 0,
-    ...partial,
-  };
-}
+const record = requestRecord;
 
 describe("summarize", () => {
   it("matches numpy (linear percentiles, population std)", () => {

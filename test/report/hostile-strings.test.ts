@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareResults } from "../../src/app/compare.js";
 import type { RunFile } from "../../src/metrics/run-schema.js";
+import { summarizeServerMetrics } from "../../src/metrics/server-metrics.js";
 import { renderReports } from "../../src/report/markdown.js";
 import { renderTerminal } from "../../src/report/terminal.js";
 import { baseFingerprint, noisyRuns } from "../compare/fixtures.js";
@@ -47,16 +48,36 @@ async function writeRuns(where: string, runs: readonly RunFile[]): Promise<strin
   return where;
 }
 
+/**
+ * A server with a drafter: its acceptance counters over the run (100 draft rounds of 3 tokens, `accepted`
+ * of them accepted, a little more each run), so the speculative-decoding section names the cell.
+ */
+const withDrafter = (run: RunFile, accepted: number): RunFile => {
+  const counters = (drafts: number, tokens: number, hits: number) =>
+    `vllm:spec_decode_num_drafts_total ${drafts}\nvllm:spec_decode_num_draft_tokens_total ${tokens}\nvllm:spec_decode_num_accepted_tokens_total ${hits}\n`;
+  const scrape = (phase: "before" | "after", text: string) =>
+    ({ phase, atMs: 0, status: 200, text, error: null }) as const;
+  return {
+    ...run,
+    server: summarizeServerMetrics([
+      scrape("before", counters(0, 0, 0)),
+      scrape("after", counters(100, 300, accepted + run.run)),
+    ]),
+  };
+};
+
 /** A hostile cell, the candidate's model name and one candidate run's exclusion reason; the baseline's note and ref. */
 async function runFileComparison(name: (tag: string) => string, where: string) {
-  const withCell = (runs: RunFile[]) => runs.map((run) => ({ ...run, cell: name("cell") }));
-  const base = withCell(noisyRuns(5, { seed: 1 }));
+  const withCell = (runs: RunFile[], accepted: number) =>
+    runs.map((run) => withDrafter({ ...run, cell: name("cell") }, accepted));
+  const base = withCell(noisyRuns(5, { seed: 1 }), 180);
   const cand = withCell(
     noisyRuns(5, {
       seed: 2,
       ttftFactor: 1.6,
       fingerprint: { ...baseFingerprint, model: { ...baseFingerprint.model, name: name("model") } },
     }),
+    120,
   );
   cand[0] = {
     ...cand[0]!,
@@ -124,6 +145,11 @@ describe("outside strings render inert everywhere in the comment and report.md",
     // The hostile strings are there, as text: in the first screen, the folds' summaries and tables.
     expect(bad.commentMarkdown).toContain("@\u200beveryone");
     expect(bad.reportMarkdown).toMatch(/<summary>All metrics: &lt;img/);
+    // The speculative-decoding section and its fold name the cell as text too.
+    expect(bad.commentMarkdown).toMatch(
+      /<summary>Speculative decoding: acceptance and the engine step, taken apart \(&lt;img/,
+    );
+    expect(bad.reportMarkdown).toContain("### Speculative decoding");
     expectInert(bad.commentMarkdown, good.commentMarkdown, "comment");
     expectInert(bad.reportMarkdown, good.reportMarkdown, "report.md");
     expect(renderTerminal(bad.verdict, { color: false })).not.toMatch(/\u001b/);

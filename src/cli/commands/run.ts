@@ -1,17 +1,18 @@
 import { dirname, resolve } from "node:path";
-import { firstRunsIn, type RunOutput, runCells } from "../../app/run-cells.js";
+import { firstRunsIn, type RunOutput } from "../../app/run-cells.js";
 import { parseRunFormats, writeRunExports } from "../../app/run-exports.js";
+import { type BlockProvider, runCellsOnDevices } from "../../app/run-on-devices.js";
 import { runSweepCells } from "../../app/run-sweep.js";
 import { loadConfig } from "../../config/load.js";
 import { selectCells } from "../../config/select-cells.js";
 import { serverKindFacts } from "../../config/server-kinds.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
 import { baseUrlApiKey, baseUrlProvider } from "../../server/base-url.js";
-import { defaultServerStateFile, providerForConfig } from "../../server/index.js";
+import { defaultServerStateFile, type ManagedServerProvider, providerForConfig } from "../../server/index.js";
 import { collectJobSecrets } from "../../server/secrets.js";
 import { serverStartIdProblem } from "../../server/server-start.js";
 import { handleInterrupts, interactiveInterrupts } from "../../server/signals.js";
-import type { ServerProvider } from "../../server/types.js";
+import type { ServerDevice, ServerProvider } from "../../server/types.js";
 import { FailureError, UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
 import { integerOption, parseCommandArgs, stringOption } from "../command.js";
@@ -60,6 +61,10 @@ Options:
                       cell is refused (exit 2) rather than overwritten
   -q, --quiet         no progress output
   -h, --help          show this help
+
+Devices: with runner.devices in the config, the cells are balanced over the devices and measured on
+them at once, one server per device, as the action measures (docs/run.md); with --base-url the
+devices are not used (a warning says so).
 
 Interrupts: on SIGINT or SIGTERM the run in progress stops sending, its requests in flight are
 recorded as cancelled (error kind "aborted"), its run.json is written with flags.interrupted (compare
@@ -147,31 +152,49 @@ export const runCommand: CliCommand = {
     io = redactedIo(io, redact);
     const quiet = args.values.quiet === true;
     const progress = quiet ? silentProgress : streamProgress(io.stderr);
-    const managed =
+    const providerOptions = {
+      env: { ...io.env },
+      interpolation: loaded.interpolation,
+      secrets,
+      // As the action does: a killed run's servers are stopped by the next start (server/cleanup.ts).
+      stateFile: defaultServerStateFile(io.env),
+      warn: (message: string) => progress.message(`warning: ${message}`),
+      progress: (line: string) => progress.message(line),
+      // An external server's start as --server-start names it (server/server-start.ts).
+      ...(serverStartId !== undefined ? { serverStartId } : {}),
+    };
+    // The servers the config starts: one per block of the device plan (app/run-on-devices.ts), each on
+    // its device when runner.devices names several.
+    const managed = new Set<ManagedServerProvider>();
+    const managedFor = (device: ServerDevice | undefined) => {
+      const provider = providerForConfig(config, { ...providerOptions, ...(device ? { device } : {}) });
+      managed.add(provider);
+      return provider;
+    };
+    const stopManaged = () => Promise.all([...managed].map((provider) => provider.stopAll()));
+    // Someone else's server: nothing of ours to stop after a block.
+    const external =
       baseUrl === undefined
-        ? providerForConfig(config, {
-            env: { ...io.env },
-            interpolation: loaded.interpolation,
-            secrets,
-            // As the action does: a killed run's servers are stopped by the next start (server/cleanup.ts).
-            stateFile: defaultServerStateFile(io.env),
-            warn: (message) => progress.message(`warning: ${message}`),
-            progress: (line) => progress.message(line),
-            ...(serverStartId !== undefined ? { serverStartId } : {}),
-          })
-        : null;
-    const provider: ServerProvider =
-      managed ??
-      baseUrlProvider({
-        baseUrl: baseUrl!,
-        ...(key ? { apiKey: key.apiKey, apiKeyVariable: key.variable } : {}),
-        model: config.model,
-        sampling: config.sampling,
-        env: io.env,
-        interpolation: loaded.interpolation,
-        secrets,
-        ...(serverStartId !== undefined ? { serverStartId } : {}),
-      });
+        ? null
+        : withoutStop(
+            baseUrlProvider({
+              baseUrl,
+              ...(key ? { apiKey: key.apiKey, apiKeyVariable: key.variable } : {}),
+              model: config.model,
+              sampling: config.sampling,
+              env: io.env,
+              interpolation: loaded.interpolation,
+              secrets,
+              ...(serverStartId !== undefined ? { serverStartId } : {}),
+            }),
+          );
+    if (external !== null && config.runner.devices !== undefined)
+      progress.message(
+        `warning: runner.devices (${config.runner.devices.join(", ")}) is not used with --base-url: the cells run one after the other on the server given`,
+      );
+    // --base-url's one server measures every cell; runner.devices places servers this command starts.
+    const measured =
+      external === null ? config : { ...config, runner: { ...config.runner, devices: undefined } };
 
     // SIGINT/SIGTERM: stop sending, cancel what is in flight, write the files, stop the servers, exit
     // 130/143; a second signal kills the servers and exits at once (server/signals.ts).
@@ -198,9 +221,8 @@ export const runCommand: CliCommand = {
       );
     }
     try {
-      const result = await (args.values.sweep === true ? runSweepCells : runCells)({
-        config,
-        provider,
+      const common = {
+        config: measured,
         outDir,
         baseDir: dirname(loaded.path),
         // The CLI's environment, for the external task commands (quality.tasks.external).
@@ -213,7 +235,16 @@ export const runCommand: CliCommand = {
         progress,
         signal: interruption.signal,
         ...(stallReportS !== undefined ? { stallReportMs: stallReportS * 1000 } : {}),
-      });
+      };
+      // A sweep's capacity and sweep cells are measured one server at a time (validate keeps them out
+      // of a config with runner.devices); fixed-load cells go through the device plan.
+      const result =
+        args.values.sweep === true
+          ? await runSweepCells({ ...common, provider: external ?? managedFor(undefined) })
+          : await runCellsOnDevices({
+              ...common,
+              providerFor: (device) => external ?? managedFor(device),
+            });
       const cut = result.runs.filter((run) => run.file.flags.cutShort);
       const bound = result.runs.filter((run) => run.file.flags.clientBound);
       if (bound.length > 0) {
@@ -232,7 +263,7 @@ export const runCommand: CliCommand = {
       if (!quiet) io.stdout.write(`wrote ${result.runs.length} run(s) to ${outDir}\n`);
       const signal = interruption.received();
       if (signal !== null) {
-        await managed?.stopAll();
+        await stopManaged();
         io.stderr.write(`${interruptSummary(signal, result.runs, outDir)}\n`);
         return interruption.exitCode()!;
       }
@@ -246,7 +277,7 @@ export const runCommand: CliCommand = {
       const signal = interruption.received();
       if (signal !== null) {
         // Interrupted while a server was starting (or stopping): the runs already written are all there is.
-        await managed?.stopAll();
+        await stopManaged();
         const detail = error instanceof Error ? error.message : String(error);
         io.stderr.write(
           `${detail.startsWith("interrupted by") ? detail : `interrupted by ${signal}: ${detail}`}; the runs finished before are kept in ${outDir}; the servers it started are stopped\n`,
@@ -257,11 +288,16 @@ export const runCommand: CliCommand = {
       // redacted in place (the class is kept).
       throw redactedError(error, redact);
     } finally {
-      await managed?.stopAll();
+      await stopManaged();
       interruption.dispose();
     }
   },
 };
+
+/** A provider whose servers are not ours to stop (--base-url), as a block's provider. */
+function withoutStop(provider: ServerProvider): BlockProvider {
+  return { ...provider, stopAll: async () => {} };
+}
 
 /** The one line an interrupted `run` ends with: what was kept, and where. */
 export function interruptSummary(signal: NodeJS.Signals, runs: readonly RunOutput[], outDir: string): string {

@@ -9,7 +9,12 @@ import {
 import { bhAdjust, holmAdjust } from "../../stats/multiplicity.js";
 import type { FamilyMember } from "../gated-family.js";
 import type { Comparison } from "../verdict-schema.js";
-import type { Draft } from "./drafts.js";
+import { type Draft, startProjectionOf } from "./drafts.js";
+
+/** `{ start }` when there is a start level to project, else nothing (exactOptionalPropertyTypes). */
+export function withStart<T>(start: T | undefined): { start?: T } {
+  return start === undefined ? {} : { start };
+}
 
 /** The gated drafts that have tests against the tolerance: the speed checks' part of the gated family. */
 export function familyDrafts(drafts: readonly Draft[]): Draft[] {
@@ -46,7 +51,10 @@ export function speedMembers(drafts: readonly Draft[], familyOf: (cell: string) 
               worse: d.test.worse,
               standardError: d.test.standardError,
               df: d.test.df,
-              extraVariance: d.variances?.extra ?? 0,
+              // The start level is shared by every cell a server start measured (one server per side):
+              // like the drift, it is taken as fully correlated across the family's cells.
+              extraVariance:
+                (d.variances?.extra ?? 0) + (d.test.levels.startPart > 0 ? d.test.levels.startPart : 0),
             },
           },
         }
@@ -142,6 +150,7 @@ export function decide(
           tolerance: draft.tolerance,
           alpha: alpha / Math.max(1, gatedCount),
           df: draft.test.df,
+          ...withStart(startProjectionOf(draft, 1, "current")),
         });
     }
     return {
@@ -164,6 +173,7 @@ export function decide(
       verdict,
       note: draft.notes.length > 0 ? draft.notes.join("; ") : null,
       runs: draft.runs,
+      ...(draft.noise ? { noise: draft.noise } : {}),
       crossCheck: draft.crossCheck,
     };
   });

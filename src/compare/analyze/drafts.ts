@@ -11,8 +11,14 @@ import {
 import type { GateConfig } from "../../config/schema.js";
 import type { RunRecord } from "../../metrics/run-record.js";
 import { errorIncreaseMinP, errorIncreaseP } from "../../stats/error-rate.js";
-import { type LogRatioTest, logRatioTest, type MetricVerdict } from "../../stats/metric-test.js";
+import {
+  type LogRatioTest,
+  logRatioTest,
+  type MetricVerdict,
+  type StartProjection,
+} from "../../stats/metric-test.js";
 import { hodgesLehmann, mannWhitney } from "../../stats/rank-tests.js";
+import type { StartVariancePrior, TwoLevelResult } from "../../stats/two-level.js";
 import { smallest } from "../../util/extremes.js";
 import type { Comparison } from "../verdict-schema.js";
 import type { ComparedCell } from "./cells.js";
@@ -48,8 +54,21 @@ export interface Draft {
   notes: string[];
   runs: { baseline: number; candidate: number };
   crossCheck: Comparison["crossCheck"];
-  /** Variances of per-run logs, for the futility check of adaptive repeats. */
-  variances: { baseline: number; candidate: number; extra: number } | null;
+  /**
+   * Variances of per-run logs, for the futility check of adaptive repeats: each side's run-to-run
+   * variance, the known extra (session drift) and the start-to-start variance used (0 when every run was
+   * its own start, which the run variances then hold).
+   */
+  variances: {
+    baseline: number;
+    candidate: number;
+    extra: number;
+    start: number;
+    /** Σn_g²/N² of each side as measured (the share of the start variance in its mean). */
+    startWeights: { baseline: number; candidate: number };
+  } | null;
+  /** The noise levels for verdict.json (null: not tested on per-run logs). */
+  noise: Comparison["noise"];
 }
 
 /** What every per-metric draft of a comparison shares. */
@@ -70,6 +89,13 @@ export interface DraftSettings {
     cell: string,
     metric: MetricName,
   ) => { variance: number; df: number } | undefined;
+  /** The start-to-start variance believed for a cell's metric before its runs (none: the starts alone). */
+  startPriorFor?: (cell: string, metric: MetricName) => (StartVariancePrior & { source: string }) | undefined;
+}
+
+/** The server start a run was measured on; a run that says none is its own start. */
+export function startOf(run: RunRecord): string {
+  return run.serverStart?.id ?? `run:${run.source}:${run.run ?? ""}`;
 }
 
 /**
@@ -107,6 +133,7 @@ function metricDraft(
     driftVarianceFor,
     advisoryCells,
     baselineVariancePriorFor,
+    startPriorFor,
   }: DraftSettings,
   warnings: string[],
 ): Draft | null {
@@ -143,6 +170,7 @@ function metricDraft(
     runs,
     crossCheck: null,
     variances: null,
+    noise: null,
   };
   const absent = (v: ReturnType<typeof metricValues>) => v.values.length === 0 && v.nonPositive === 0;
   let statistic = metricSpecs[metric].minRequests;
@@ -153,6 +181,8 @@ function metricDraft(
     // single requests beside them has none to gate, which is no gap in its inputs.
     if (metricSpecs[metric].source.kind === "session" && withoutSessions(base) && withoutSessions(cand))
       return null;
+    // Nor is acceptance a gap where neither side's server speculates (docs/metrics.md).
+    if (metricSpecs[metric].source.kind === "spec-decode") return null;
     const substitute = judgeOnStandIn(draft, base, cand, warnings);
     if (substitute === null) return draft;
     b = metricValues(base, substitute);
@@ -187,15 +217,14 @@ function metricDraft(
     draft.notes.push("fewer than 2 usable runs on a side");
     return draft;
   }
-  testOnRunLogs(
-    draft,
-    b.values,
-    c.values,
-    driftVarianceFor(metric),
-    gate.min_run_sd,
+  const judged = draft.judgedOn ?? metric;
+  testOnRunLogs(draft, b, c, {
+    extraVariance: driftVarianceFor(metric),
+    minRunSd: gate.min_run_sd,
     passAlpha,
-    baselineVariancePriorFor?.(cell, draft.judgedOn ?? metric),
-  );
+    baselineVariancePrior: baselineVariancePriorFor?.(cell, judged),
+    startPrior: startPriorFor?.(cell, judged),
+  });
   return draft;
 }
 
@@ -231,23 +260,29 @@ function judgeOnStandIn(
   return substitute;
 }
 
-/** The Welch test on per-run logs, with the rank tests as a cross-check from 5 runs a side: fills the draft. */
+/** The test on per-run logs (both levels: runs and server starts), with the rank tests as a cross-check from 5 runs a side: fills the draft. */
 function testOnRunLogs(
   draft: Draft,
-  baseline: readonly number[],
-  candidate: readonly number[],
-  extraVariance: number,
-  minRunSd: number,
-  passAlpha: number,
-  baselineVariancePrior?: { variance: number; df: number },
+  baseline: MetricValues,
+  candidate: MetricValues,
+  options: {
+    extraVariance: number;
+    minRunSd: number;
+    passAlpha: number;
+    baselineVariancePrior: { variance: number; df: number } | undefined;
+    startPrior: (StartVariancePrior & { source: string }) | undefined;
+  },
 ): void {
-  const test = logRatioTest(baseline, candidate, {
+  const { extraVariance, minRunSd, passAlpha, baselineVariancePrior, startPrior } = options;
+  const test = logRatioTest(baseline.values, candidate.values, {
     higherIsBetter: draft.higherIsBetter,
     tolerance: draft.tolerance,
     alphaEachSide: passAlpha,
     extraVariance,
     minRunSd,
+    starts: { baseline: baseline.starts, candidate: candidate.starts },
     ...(baselineVariancePrior ? { baselineVariancePrior } : {}),
+    ...(startPrior ? { startPrior } : {}),
   });
   draft.test = test;
   draft.ratio = test.ratio;
@@ -260,19 +295,79 @@ function testOnRunLogs(
   draft.pWithinTolerance = test.pWithinTolerance;
   if (test.floored)
     draft.notes.push(`runs nearly identical: run-to-run sd floored at ${minRunSd} (gate.min_run_sd)`);
+  const levels = test.levels;
+  const sharedStarts = !levels.baseline.singleRunStarts || !levels.candidate.singleRunStarts;
   draft.variances = {
     baseline: test.baselineVariance,
     candidate: test.candidateVariance,
     extra: extraVariance,
+    start: sharedStarts ? levels.startVariance : 0,
+    startWeights: {
+      baseline: levels.baseline.singleRunStarts ? 0 : levels.baseline.startWeight,
+      candidate: levels.candidate.singleRunStarts ? 0 : levels.candidate.startWeight,
+    },
   };
-  if (baseline.length >= 5 && candidate.length >= 5) {
-    const mwu = mannWhitney(candidate, baseline);
-    const hl = hodgesLehmann(baseline.map(Math.log), candidate.map(Math.log));
+  draft.noise = noiseLevels(levels, sharedStarts, startPrior);
+  if (baseline.values.length >= 5 && candidate.values.length >= 5) {
+    const mwu = mannWhitney(candidate.values, baseline.values);
+    const hl = hodgesLehmann(baseline.values.map(Math.log), candidate.values.map(Math.log));
     draft.crossCheck = {
       mannWhitneyP: draft.higherIsBetter ? mwu.pLess : mwu.pGreater,
       hodgesLehmannRatio: Math.exp(hl.shift),
     };
   }
+}
+
+/**
+ * The start level of a draft's projections (stats/metric-test.ts StartProjection): future runs in starts
+ * of `runsPerStart`; a stored baseline keeps its measured share; `current`: both sides as measured.
+ */
+export function startProjectionOf(
+  draft: Draft,
+  runsPerStart: number,
+  how: "interleaved" | "stored" | "current",
+): StartProjection | undefined {
+  const v = draft.variances;
+  if (!v || v.start <= 0) return undefined;
+  const fixedWeights =
+    how === "current"
+      ? { baseline: v.startWeights.baseline, candidate: v.startWeights.candidate }
+      : how === "stored"
+        ? { baseline: v.startWeights.baseline }
+        : undefined;
+  return { startVariance: v.start, runsPerStart, ...(fixedWeights ? { fixedWeights } : {}) };
+}
+
+function noiseLevels(
+  levels: TwoLevelResult,
+  sharedStarts: boolean,
+  prior: (StartVariancePrior & { source: string }) | undefined,
+): NonNullable<Comparison["noise"]> {
+  const measured = levels.measuredStartVariance !== null;
+  const withPrior = prior !== undefined && prior.df > 0 && !levels.priorContradicted;
+  const basis = !sharedStarts
+    ? "fresh"
+    : measured && withPrior
+      ? "measured+prior"
+      : measured
+        ? "measured"
+        : withPrior
+          ? "prior"
+          : "none";
+  const total = levels.standardError ** 2;
+  return {
+    starts: { baseline: levels.baseline.starts, candidate: levels.candidate.starts },
+    startSd: sharedStarts ? Math.sqrt(levels.startVariance) : 0,
+    startDf: sharedStarts ? levels.startVarianceDf : 0,
+    startBasis: basis,
+    priorSource: sharedStarts && withPrior ? prior.source : null,
+    ...(levels.priorContradicted ? { priorContradicted: true } : {}),
+    runSd: {
+      baseline: Math.sqrt(levels.baseline.runVariance),
+      candidate: Math.sqrt(levels.candidate.runVariance),
+    },
+    startShare: total > 0 ? levels.startPart / total : 0,
+  };
 }
 
 function toleranceFor(gate: GateConfig, metric: MetricName): number {
@@ -290,20 +385,29 @@ function withoutSessions(runs: readonly RunRecord[]): boolean {
   return runs.every((run) => sessionMetrics.every((name) => run.metrics[name] == null));
 }
 
-function metricValues(
-  runs: readonly RunRecord[],
-  metric: MetricName,
-): { values: number[]; missing: number; nonPositive: number } {
+interface MetricValues {
+  values: number[];
+  /** The server start of each value's run (startOf), aligned with `values`. */
+  starts: string[];
+  missing: number;
+  nonPositive: number;
+}
+
+function metricValues(runs: readonly RunRecord[], metric: MetricName): MetricValues {
   const values: number[] = [];
+  const starts: string[] = [];
   let missing = 0;
   let nonPositive = 0;
   for (const run of runs) {
     const value = run.metrics[metric];
     if (value === undefined || value === null || !Number.isFinite(value)) missing++;
     else if (value <= 0) nonPositive++;
-    else values.push(value);
+    else {
+      values.push(value);
+      starts.push(startOf(run));
+    }
   }
-  return { values, missing, nonPositive };
+  return { values, starts, missing, nonPositive };
 }
 
 /** A pooled count's draft (error_rate, malformed_tool_call_share); null when neither side has anything to count. */
@@ -369,6 +473,7 @@ function pooledCountDraft(
     runs: { baseline: base.length, candidate: cand.length },
     crossCheck: null,
     variances: null,
+    noise: null,
   };
   if (!toolCalls && candRate !== null && candRate > limit) {
     // A candidate that fails more requests than allowed cannot pass on latency: always blocking.

@@ -9,7 +9,8 @@ import {
 import { nextLookAfter } from "../../stats/sequential.js";
 import { addedGpuMinutes, type CostRates } from "../cost.js";
 import type { Comparison, ComparisonMode, OverallVerdict, VerdictFile } from "../verdict-schema.js";
-import type { Draft } from "./drafts.js";
+import { withStart } from "./decide.js";
+import { type Draft, startProjectionOf } from "./drafts.js";
 import type { Side } from "./usable-runs.js";
 
 /** The gated checks counted by verdict. */
@@ -82,6 +83,7 @@ export function futilityModel(
   levels: { alpha: number; passAlpha: number; gatedCount: number },
   mode: ComparisonMode,
   maxRuns: number,
+  runsPerStart = 1,
 ): FutilityModel {
   const { alpha, passAlpha, gatedCount } = levels;
   const draftOf = (c: Comparison) => drafts.find((d) => d.cell === c.cell && d.metric === c.metric);
@@ -93,6 +95,7 @@ export function futilityModel(
     extraVariance: draft.variances!.extra,
     regressionAlpha: alpha / Math.max(1, gatedCount),
     passAlpha,
+    ...withStart(startProjectionOf(draft, runsPerStart, mode)),
   });
   const resolvable = (c: Comparison): boolean => {
     const draft = draftOf(c);
@@ -116,7 +119,11 @@ export function futilityModel(
     // tolerance. (The point estimate alone stops too many real changes that read low at 10 runs;
     // the full interval's ends never stop before the maximum, its lower end always passable.)
     const v = draft.variances;
-    const se = Math.sqrt(v.baseline / draft.runs.baseline + v.candidate / draft.runs.candidate);
+    const current = startProjectionOf(draft, runsPerStart, "current");
+    const startPart = current
+      ? current.startVariance * (v.startWeights.baseline + v.startWeights.candidate)
+      : 0;
+    const se = Math.sqrt(v.baseline / draft.runs.baseline + v.candidate / draft.runs.candidate + startPart);
     return atMax(draft.worse - se) || atMax(draft.worse + se);
   };
   return { draftOf, futilityInput, resolvable };
@@ -289,6 +296,7 @@ export function detectionSummary(
   alpha: number,
   mode: ComparisonMode,
   maxRuns: number,
+  runsPerStart = 1,
 ): VerdictFile["detection"] {
   const checks = comparisons.filter((c) => c.gated && c.detectableChange !== null);
   if (checks.length === 0) return null;
@@ -303,6 +311,7 @@ export function detectionSummary(
       tolerance: draft.tolerance,
       alpha,
       df: draft.test.df,
+      ...withStart(startProjectionOf(draft, runsPerStart, mode)),
     },
     worst.runs,
     detectChange,

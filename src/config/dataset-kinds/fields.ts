@@ -134,3 +134,7 @@ export function describeDelay(delay: DelayConfig): string {
       return `lognormal(median ${delay.median} s, sigma ${delay.sigma})`;
   }
 }
+
+/** Why a file's prompts have no designed sharing the client knows: the cache check cannot run on them. */
+export const fileSharing =
+  "a file's prompts may share prefixes (a common system prompt, repeated entries), which the client does not count";

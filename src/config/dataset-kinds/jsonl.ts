@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { nonEmptyString, strictObject } from "../fields.js";
-import { lengthSchema } from "./fields.js";
+import { fileSharing, lengthSchema } from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
 
 /** Prompts (or messages) of a JSONL file, one request a line. */
@@ -20,4 +20,5 @@ export const jsonlKind = {
   sessions: false,
   scoresAnswers: false,
   describe: (dataset) => `JSONL ${dataset.path}`,
+  sharing: () => ({ kind: "unknown", why: fileSharing }),
 } as const satisfies DatasetKindModule<typeof jsonlDataset>;

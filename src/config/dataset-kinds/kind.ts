@@ -23,4 +23,24 @@ export interface DatasetKindModule<Schema extends z.ZodType<{ type: string }>> {
   readonly scoresAnswers: boolean;
   /** The dataset's part of a cell's `validate` line (given the template view: it is printed). */
   describe(dataset: z.output<Schema>): string;
+  /**
+   * What its measured requests share with each other by design: the prefix-cache hits a `prefix: fresh`
+   * run may have (metrics/cache-check.ts); a run that hits more measured an earlier run's cache.
+   */
+  sharing(dataset: z.output<Schema>): DesignedSharing;
 }
+
+/**
+ * Prefix sharing by design, per request of a run: `none` (independent prompts); `groups`, the requests of
+ * a prefix group (the record's `prefixGroup`) after the group's first share `tokens`; `repeats`, request
+ * i asks request i − `every`'s prompt again; `conversation`, a session's request carries its
+ * conversation so far (the previous request's prompt and answer), its first turn `firstTurnTokens` that
+ * sessions share (a common system prompt); `unknown`, shared in a way the client does not know (a trace's
+ * hash ids, a file's prompts), said in `why`: no check then.
+ */
+export type DesignedSharing =
+  | { kind: "none" }
+  | { kind: "groups"; tokens: number }
+  | { kind: "repeats"; every: number }
+  | { kind: "conversation"; firstTurnTokens: number }
+  | { kind: "unknown"; why: string };

@@ -22,4 +22,6 @@ export const longDocumentKind = {
   scoresAnswers: false,
   describe: (dataset) =>
     `${dataset.num_documents} doc x ${dataset.document_tokens} + q ${describeLength(dataset.question_tokens)} / out ${describeLength(dataset.output_tokens)}`,
+  // A document's questions after its first find the document cached.
+  sharing: (dataset) => ({ kind: "groups", tokens: dataset.document_tokens }),
 } as const satisfies DatasetKindModule<typeof longDocumentDataset>;

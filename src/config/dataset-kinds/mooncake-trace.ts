@@ -33,4 +33,8 @@ export const mooncakeTraceKind = {
   scoresAnswers: false,
   describe: (dataset) =>
     `Mooncake trace ${dataset.path} (blocks of ${dataset.block_tokens}, time x${dataset.time_scale})`,
+  sharing: () => ({
+    kind: "unknown",
+    why: "a trace's requests share prefix blocks by design (its hash_ids), which the client does not count",
+  }),
 } as const satisfies DatasetKindModule<typeof mooncakeTraceDataset>;

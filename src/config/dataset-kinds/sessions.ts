@@ -52,4 +52,12 @@ export const sessionsKind = {
   scoresAnswers: false,
   describe: (dataset) =>
     `sessions of ${describeLength(dataset.turns)} turns, message ${describeLength(dataset.message_tokens)} / out ${describeLength(dataset.output_tokens)}${dataset.system_prompt_tokens > 0 ? `, system prompt ${dataset.system_prompt_tokens}` : ""}, think ${describeDelay(dataset.think_time_s)}${dataset.tools ? `, tools ${dataset.tools.names.join(", ")}` : ""}`,
+  // The common system prompt and its role token, where sessions share one.
+  sharing: (dataset) => ({
+    kind: "conversation",
+    firstTurnTokens:
+      dataset.shared_system_prompt > 0 && dataset.system_prompt_tokens > 0
+        ? dataset.system_prompt_tokens + 1
+        : 0,
+  }),
 } as const satisfies DatasetKindModule<typeof sessionsDataset>;

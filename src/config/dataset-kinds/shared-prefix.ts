@@ -23,4 +23,6 @@ export const sharedPrefixKind = {
   scoresAnswers: false,
   describe: (dataset) =>
     `${dataset.num_prefixes} prefixes x ${dataset.prefix_tokens} + ${describeLength(dataset.suffix_tokens)} / out ${describeLength(dataset.output_tokens)}`,
+  // A group's requests after its first find its prefix cached.
+  sharing: (dataset) => ({ kind: "groups", tokens: dataset.prefix_tokens }),
 } as const satisfies DatasetKindModule<typeof sharedPrefixDataset>;

@@ -33,4 +33,5 @@ export const sharegptSessionsKind = {
   scoresAnswers: false,
   describe: (dataset) =>
     `ShareGPT sessions ${dataset.path}${dataset.max_turns ? ` (at most ${dataset.max_turns} turns)` : ""}, think ${describeDelay(dataset.think_time_s)}`,
+  sharing: () => ({ kind: "conversation", firstTurnTokens: 0 }),
 } as const satisfies DatasetKindModule<typeof sharegptSessionsDataset>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { nonEmptyString, strictObject } from "../fields.js";
-import { lengthSchema, tokenCount } from "./fields.js";
+import { fileSharing, lengthSchema, tokenCount } from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
 
 /** Conversations of a ShareGPT JSON file: the first human turn of each is a prompt. */
@@ -22,4 +22,5 @@ export const sharegptKind = {
   sessions: false,
   scoresAnswers: false,
   describe: (dataset) => `ShareGPT ${dataset.path}`,
+  sharing: () => ({ kind: "unknown", why: fileSharing }),
 } as const satisfies DatasetKindModule<typeof sharegptDataset>;

@@ -15,6 +15,7 @@ export const syntheticKind = {
   fileBacked: false,
   sessions: false,
   scoresAnswers: false,
+  sharing: () => ({ kind: "none" }),
   describe: (dataset) =>
     `synthetic in ${describeLength(dataset.input_tokens)} / out ${describeLength(dataset.output_tokens)}`,
 } as const satisfies DatasetKindModule<typeof syntheticDataset>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { nonEmptyString, strictObject } from "../fields.js";
-import { describeLength, lengthSchema } from "./fields.js";
+import { describeLength, fileSharing, lengthSchema } from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
 
 /**
@@ -23,4 +23,5 @@ export const tasksJsonlKind = {
   sessions: false,
   scoresAnswers: true,
   describe: (dataset) => `tasks JSONL ${dataset.path} / out ${describeLength(dataset.output_tokens)}, scored`,
+  sharing: () => ({ kind: "unknown", why: fileSharing }),
 } as const satisfies DatasetKindModule<typeof tasksJsonlDataset>;

@@ -30,4 +30,6 @@ export const tasksKind = {
   scoresAnswers: true,
   describe: (dataset) =>
     `${dataset.count} built-in tasks (${dataset.kinds.join(", ")}) / out ${describeLength(dataset.output_tokens)}, scored`,
+  // Request i asks task i mod count: past `count`, the prompts repeat.
+  sharing: (dataset) => ({ kind: "repeats", every: dataset.count }),
 } as const satisfies DatasetKindModule<typeof tasksDataset>;

@@ -18,6 +18,7 @@ import {
 } from "../format.js";
 import { headlineWords } from "../markdown.js";
 import { terminalMarkup } from "../markup.js";
+import { decompositionAssumptions, specDecodeLines } from "../spec-decode.js";
 
 /**
  * `report.html`: one self-contained page (inline style, inline SVG, no script, no font, no URL), opening
@@ -275,6 +276,36 @@ function qualitySection(pictures: ReportPictures): { html: string[]; chart: Name
   return { html, chart };
 }
 
+/**
+ * Speculative decoding (verdict.json `specDecode`): each spec-decode cell's acceptance on both sides and
+ * its taken-apart changes, in the words of the markdown report (report/spec-decode.ts).
+ */
+function specDecodeHtml(pictures: ReportPictures): string[] {
+  const cells = pictures.verdict.specDecode ?? [];
+  if (cells.length === 0) return [];
+  const side = (value: number | null, format: (x: number) => string) =>
+    value === null ? "–" : format(value);
+  const rate = (x: number) => percent(x);
+  const length = (x: number) => `${formatNumber(x)} tokens`;
+  return [
+    "<h2>Speculative decoding</h2>",
+    "<table><thead><tr><th>Cell</th><th>Draft acceptance rate</th><th>Mean acceptance length</th><th>Runs with counters</th></tr></thead><tbody>",
+    ...cells.map(
+      (cell) =>
+        `<tr><td>${esc(cell.cell, 80)}</td><td>${side(cell.baseline.acceptanceRate, rate)} → ${side(cell.candidate.acceptanceRate, rate)}</td><td>${side(cell.baseline.acceptanceLength, length)} → ${side(cell.candidate.acceptanceLength, length)}</td><td>${cell.baseline.runs} / ${cell.candidate.runs}</td></tr>`,
+    ),
+    "</tbody></table>",
+    "<ul>",
+    ...cells.flatMap((cell) =>
+      specDecodeLines(cell).map(
+        (line) => `<li><strong>${esc(cell.cell, 80)}</strong>: ${esc(line, 400)}</li>`,
+      ),
+    ),
+    "</ul>",
+    `<p class="note">${esc(decompositionAssumptions, 800)}</p>`,
+  ];
+}
+
 /** A capacity cell's figures in words, above its load curves. */
 function capacityNote(cell: CellPictures): string {
   const check = cell.capacity;
@@ -325,6 +356,7 @@ export async function renderHtmlReport(
       ...quality.html.slice(1),
     );
   } else body.push(...quality.html);
+  body.push(...specDecodeHtml(pictures));
   for (const [index, cell] of pictures.cells.entries()) {
     const status = pictures.verdict.cells.find((c) => c.name === cell.cell);
     body.push(

@@ -1,0 +1,269 @@
+import { fSurvival } from "./distributions.js";
+import type { WelchResult } from "./welch.js";
+
+/** One-sided level at which the starts' variance is taken to contradict the prior's. */
+const priorContradictionLevel = 0.1;
+
+/**
+ * Two levels of noise under a side's mean (docs/compare.md, "Server starts"): runs measured on one server
+ * start share whatever that start drew (allocator and KV layout, CUDA graphs, autotuning picks), so
+ *   y_run = μ + u_start + e_run,   u ~ (0, σ_s²),   e ~ (0, σ_r²)
+ * and the mean of a side's N runs in starts of n_g runs has variance σ_s²·Σn_g²/N² + σ_r²/N: with one
+ * start the whole σ_s² stays, whatever N is. The one-way random-effects moments (unbalanced groups) give
+ * σ_r² from the spread within starts (N − G degrees of freedom, per side) and σ_s² from the spread of
+ * the start means beyond what σ_r² explains, pooled over both sides (the start effect is the runner's and
+ * the server's, not the change's). A prior for σ_s² (per metric: published figures, a calibration or
+ * main's history) is pooled with the measured part by degrees of freedom, so a side with one start gets
+ * the prior's, and many starts outweigh it. The test is Welch's on the two means with Satterthwaite's
+ * degrees of freedom over the estimated components.
+ */
+
+/** One side's per-run values (ln scale) with the server start each run was measured on. */
+export interface StartGroupedSample {
+  values: readonly number[];
+  /** Same length as `values`: the start identity of each run. */
+  starts: readonly string[];
+}
+
+/** The start-to-start variance believed before these runs, with its weight in degrees of freedom. */
+export interface StartVariancePrior {
+  variance: number;
+  /** Degrees of freedom the prior counts as when pooled with the measured start variance (0: none). */
+  df: number;
+}
+
+export interface TwoLevelOptions {
+  /** Smallest run-to-run variance believed per side (gate.min_run_sd²). */
+  varianceFloor?: number;
+  /** Known variance added to the difference (a stored baseline's session drift). */
+  extraVariance?: number;
+  /** The start-to-start variance's prior; absent: no prior (only what the starts show). */
+  startPrior?: StartVariancePrior;
+  /** The baseline's run-to-run variance from earlier sessions (main's history), pooled with its own. */
+  baselineVariancePrior?: { variance: number; df: number };
+}
+
+/** What one side's runs say at each level. */
+export interface SideLevels {
+  runs: number;
+  starts: number;
+  /** Σ n_g² / N²: the share of σ_s² that stays in the side's mean (1 for one start, 1/G balanced). */
+  startWeight: number;
+  /** σ_r² estimate (within starts, after the floor); for a side of single-run starts, its total variance. */
+  runVariance: number;
+  runVarianceDf: number;
+  /** True when every start has one run: run and start parts cannot be told apart, the total is used. */
+  singleRunStarts: boolean;
+  floored: boolean;
+}
+
+export interface TwoLevelResult extends WelchResult {
+  baseline: SideLevels;
+  candidate: SideLevels;
+  /** σ_s² used (measured pooled with the prior), its degrees of freedom and the parts it came from. */
+  startVariance: number;
+  startVarianceDf: number;
+  /** σ_s² the starts alone showed (moments, clamped at 0), with its degrees of freedom; null: < 2 starts anywhere. */
+  measuredStartVariance: { variance: number; df: number } | null;
+  /** True when the starts showed significantly more variance than the prior, which was then set aside. */
+  priorContradicted: boolean;
+  /** Variance of the difference of the means due to the start level (Σ sides startWeight·σ_s²). */
+  startPart: number;
+  /** Variance of the difference of the means due to the run level. */
+  runPart: number;
+}
+
+interface SideMoments {
+  n: number;
+  groups: { n: number; mean: number }[];
+  mean: number;
+  ssWithin: number;
+  ssBetween: number;
+  /** N − Σn_g²/N: the coefficient of σ_s² in E[SS between]. */
+  startCoefficient: number;
+}
+
+function moments(sample: StartGroupedSample): SideMoments {
+  const { values, starts } = sample;
+  if (values.length !== starts.length)
+    throw new RangeError(`two-level: ${values.length} values but ${starts.length} start identities`);
+  const byStart = new Map<string, number[]>();
+  values.forEach((value, i) => {
+    const key = starts[i]!;
+    const list = byStart.get(key);
+    if (list) list.push(value);
+    else byStart.set(key, [value]);
+  });
+  const n = values.length;
+  const mean = values.reduce((sum, v) => sum + v, 0) / n;
+  let ssWithin = 0;
+  let ssBetween = 0;
+  let sumSquares = 0;
+  const groups: SideMoments["groups"] = [];
+  for (const list of byStart.values()) {
+    const groupMean = list.reduce((sum, v) => sum + v, 0) / list.length;
+    for (const v of list) ssWithin += (v - groupMean) ** 2;
+    ssBetween += list.length * (groupMean - mean) ** 2;
+    sumSquares += list.length * list.length;
+    groups.push({ n: list.length, mean: groupMean });
+  }
+  return { n, groups, mean, ssWithin, ssBetween, startCoefficient: n - sumSquares / n };
+}
+
+function sideLevels(m: SideMoments, floor: number, runPrior?: { variance: number; df: number }): SideLevels {
+  const starts = m.groups.length;
+  const single = starts === m.n;
+  const startWeight = m.groups.reduce((sum, g) => sum + g.n * g.n, 0) / (m.n * m.n);
+  // Within starts, N − G df; a side of single-run starts has only its total spread (N − 1 df).
+  let df = single ? m.n - 1 : m.n - starts;
+  let variance = single ? (m.n > 1 ? m.ssBetween / (m.n - 1) : 0) : m.ssWithin / df;
+  if (runPrior && runPrior.df > 0) {
+    variance = (df * variance + runPrior.df * runPrior.variance) / (df + runPrior.df);
+    df += runPrior.df;
+  }
+  return {
+    runs: m.n,
+    starts,
+    startWeight,
+    runVariance: Math.max(variance, floor),
+    runVarianceDf: df,
+    singleRunStarts: single,
+    floored: variance < floor,
+  };
+}
+
+/**
+ * σ_s² from the start means of both sides (moments): E[SS between] = (G − 1)·σ_r² + c·σ_s² per side.
+ * Sides of single-run starts cannot separate the levels and are left out. Null when no side has two
+ * starts with a run-level estimate beside them.
+ */
+function measuredStartVariance(
+  sides: readonly { m: SideMoments; levels: SideLevels }[],
+): { variance: number; df: number } | null {
+  let numerator = 0;
+  let coefficient = 0;
+  let betweenDf = 0;
+  const terms: { value: number; df: number }[] = [];
+  for (const { m, levels } of sides) {
+    if (levels.singleRunStarts || levels.starts < 2) continue;
+    const g1 = levels.starts - 1;
+    numerator += m.ssBetween - g1 * levels.runVariance;
+    coefficient += m.startCoefficient;
+    betweenDf += g1;
+    terms.push({ value: m.ssBetween, df: g1 }, { value: -g1 * levels.runVariance, df: levels.runVarianceDf });
+  }
+  if (betweenDf === 0 || coefficient <= 0) return null;
+  const variance = Math.max(0, numerator / coefficient);
+  // Satterthwaite over the mean squares the estimate is made of, bounded by the between-start df.
+  let denominator = 0;
+  for (const term of terms) if (term.df > 0) denominator += (term.value / coefficient) ** 2 / term.df;
+  const satterthwaite = denominator > 0 && variance > 0 ? variance ** 2 / denominator : betweenDf;
+  return { variance, df: Math.max(1, Math.min(betweenDf, satterthwaite)) };
+}
+
+/**
+ * Welch's test of candidate minus baseline on per-run values grouped by server start, with both levels
+ * of the noise in the variance of each side's mean. With every run its own start it is Welch's test on
+ * the runs (plus nothing); with one start per side the prior's start variance is added to each side.
+ */
+export function twoLevelWelch(
+  baseline: StartGroupedSample,
+  candidate: StartGroupedSample,
+  options: TwoLevelOptions = {},
+): TwoLevelResult {
+  if (baseline.values.length < 2 || candidate.values.length < 2)
+    throw new RangeError(
+      `two-level Welch needs at least 2 values per side (got ${baseline.values.length} and ${candidate.values.length})`,
+    );
+  const floor = options.varianceFloor ?? 0;
+  const mb = moments(baseline);
+  const mc = moments(candidate);
+  const lb = sideLevels(mb, floor, options.baselineVariancePrior);
+  const lc = sideLevels(mc, floor);
+  const measured = measuredStartVariance([
+    { m: mb, levels: lb },
+    { m: mc, levels: lc },
+  ]);
+  const prior = options.startPrior && options.startPrior.df > 0 ? options.startPrior : null;
+  // A prior the starts contradict (their variance significantly above it: one-sided F at 10%) is not
+  // pooled: the runner got noisier than believed, so the starts' own estimate stands, with its df.
+  const contradicted =
+    prior !== null &&
+    measured !== null &&
+    measured.variance > prior.variance &&
+    (prior.variance <= 0 ||
+      fSurvival(measured.variance / prior.variance, measured.df, prior.df) < priorContradictionLevel);
+  const usedPrior = contradicted ? null : prior;
+  const measuredDf = measured?.df ?? 0;
+  const priorDf = usedPrior?.df ?? 0;
+  const startDf = measuredDf + priorDf;
+  const startVariance =
+    startDf > 0
+      ? (measuredDf * (measured?.variance ?? 0) + priorDf * (usedPrior?.variance ?? 0)) / startDf
+      : 0;
+  // A side of single-run starts carries σ_s² inside its total run variance already.
+  const startWeightOf = (levels: SideLevels) => (levels.singleRunStarts ? 0 : levels.startWeight);
+  const startPart = (startWeightOf(lb) + startWeightOf(lc)) * startVariance;
+  const vb = lb.runVariance / lb.runs;
+  const vc = lc.runVariance / lc.runs;
+  const runPart = vb + vc;
+  const extra = options.extraVariance ?? 0;
+  const variance = startPart + runPart + extra;
+  // Satterthwaite over the estimated components; the extra variance is treated as known.
+  let denominator = 0;
+  if (lb.runVarianceDf > 0) denominator += (vb * vb) / lb.runVarianceDf;
+  if (lc.runVarianceDf > 0) denominator += (vc * vc) / lc.runVarianceDf;
+  if (startPart > 0 && startDf > 0) denominator += (startPart * startPart) / startDf;
+  const df = denominator > 0 ? (variance * variance) / denominator : Number.POSITIVE_INFINITY;
+  const difference = mc.mean - mb.mean;
+  const standardError = Math.sqrt(variance);
+  const t =
+    standardError > 0
+      ? difference / standardError
+      : difference === 0
+        ? 0
+        : Math.sign(difference) * Number.POSITIVE_INFINITY;
+  return {
+    difference,
+    standardError,
+    df,
+    t,
+    baseline: lb,
+    candidate: lc,
+    startVariance,
+    startVarianceDf: startDf,
+    measuredStartVariance: measured,
+    priorContradicted: contradicted,
+    startPart,
+    runPart,
+  };
+}
+
+/**
+ * The share of σ_s² that stays in a side's mean of `runs` runs measured in starts of `perStart` runs
+ * (the last start may be shorter): Σ n_g² / N². One start: 1; every run its own start: 1/N.
+ */
+export function startWeightFor(runs: number, perStart: number): number {
+  if (runs <= 0) return 1;
+  const k = Math.max(1, Math.min(runs, Math.floor(perStart)));
+  const full = Math.floor(runs / k);
+  const rest = runs - full * k;
+  return (full * k * k + rest * rest) / (runs * runs);
+}
+
+/**
+ * Runs per server start that minimise the variance of a side's mean for its GPU time (Kalibera and Jones,
+ * "Rigorous benchmarking in reasonable time": repetitions at a level ∝ √(variance / cost) of that level):
+ * √(startCost·σ_r² / (runCost·σ_s²)), at least 1. Infinity when the start level has no variance.
+ */
+export function optimalRunsPerStart(input: {
+  startVariance: number;
+  runVariance: number;
+  startCost: number;
+  runCost: number;
+}): number {
+  if (input.startVariance <= 0) return Number.POSITIVE_INFINITY;
+  if (input.runCost <= 0) return Number.POSITIVE_INFINITY;
+  const ratio = (input.startCost * input.runVariance) / (input.runCost * input.startVariance);
+  return Math.max(1, Math.sqrt(ratio));
+}

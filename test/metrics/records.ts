@@ -1,0 +1,40 @@
+import type { RequestRecord } from "../../src/runner/request-schema.js";
+
+/** A successful measured request record with every field set (requests.jsonl's shape), `partial` on top. */
+export function requestRecord(partial: Partial<RequestRecord> = {}): RequestRecord {
+  return {
+    v: 1,
+    index: 0,
+    phase: "measure",
+    requestId: "r",
+    stage: 0,
+    scheduledMs: 0,
+    readyMs: 0,
+    queueMs: 0,
+    sentMs: 0,
+    socketMs: 0,
+    headersMs: 0,
+    chunksUs: [],
+    chunkTokens: null,
+    endMs: 0,
+    ok: true,
+    errorKind: null,
+    error: null,
+    httpStatus: 200,
+    finishReason: "length",
+    promptTokens: 10,
+    outputTokens: null,
+    outputTokensSource: "usage",
+    cachedTokens: null,
+    targetInputTokens: 10,
+    maxTokens: 4,
+    prefixGroup: null,
+    firstAnswerTokenMs: null,
+    reasoningTokens: null,
+    answerTokens: null,
+    reasoningField: null,
+    toolCalls: [],
+    malformedToolCalls: 0,
+    ...partial,
+  };
+}
