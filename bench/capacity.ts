@@ -316,6 +316,9 @@ if (simReps > 0) {
   const base = applyOverrides(builtInProfile("small-gpu"), {
     step_overhead_ms: 10,
     decode_compute_per_token_ms: 0.6,
+    // The per-start noise the figures of docs/capacity.md were measured with (small-gpu's defaults then).
+    speed_sigma: 0.02,
+    prefill_speed_sigma: 0,
   });
   const slower = applyOverrides(base, { decode_compute_per_token_ms: 0.66 });
   const requests = option("requests", 300);

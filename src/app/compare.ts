@@ -80,6 +80,11 @@ export interface CompareResultsInput {
   redactor?: Redactor;
   /** Size limits on the inputs (default: the action's, compare/input-limits.ts). */
   limits?: InputLimits;
+  /**
+   * Runs whose file records no server start were each a fresh start (`compare --fresh-starts`); the
+   * config's gate.runs_are_fresh_starts says so too. Default: an input's such runs share one start.
+   */
+  freshStarts?: boolean;
 }
 
 function isLoaded(config: LoadedConfig | Config): config is LoadedConfig {
@@ -93,8 +98,9 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
     typeof input.config === "string"
       ? await loadConfig(input.config, { env: input.env, cwd: input.cwd })
       : input.config;
-  if (loaded && isLoaded(loaded)) settings = settingsFromConfig(loaded.config);
-  else if (loaded) settings = settingsFromConfig(loaded);
+  const config = loaded && isLoaded(loaded) ? loaded.config : loaded;
+  if (config) settings = settingsFromConfig(config);
+  const freshStarts = input.freshStarts === true || config?.gate.runs_are_fresh_starts === true;
   // The one set of secrets (server/secrets.ts): api_key_env's value, the values read, credential-like names.
   const redactor =
     input.redactor ??
@@ -105,10 +111,12 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
         : [isLoaded(loaded) ? loaded : { config: loaded, interpolation: noInterpolation }],
     }).redactor;
   const limits = input.limits ?? defaultInputLimits;
-  const { baseline, candidate, notes } = await loadSides(input.baseline, input.candidate, limits);
+  const { baseline, candidate, notes } = await loadSides(input.baseline, input.candidate, limits, {
+    freshStarts,
+  });
   const history = [
     ...(input.history && input.history.length > 0
-      ? await loadRuns(input.history, "history", { limits })
+      ? await loadRuns(input.history, "history", { limits, freshStarts })
       : []),
     ...(input.historyRuns ?? []),
   ];

@@ -21,6 +21,7 @@ import type { MetricsScrape } from "../runner/metrics-scraper.js";
 import type { RequestRecord, UsageIssueKind } from "../runner/request-schema.js";
 import { runEnd } from "../runner/run-recorder.js";
 import { serverStarvedReasons } from "../runner/server-starved.js";
+import type { ServerStart } from "../server/server-start.js";
 import { toolName, toolVersion } from "../version.js";
 import { traceReplay } from "../workload/trace-replay.js";
 import type { Workload, WorkloadInfo } from "../workload/workload.js";
@@ -51,6 +52,8 @@ export interface RunFacts {
   notes: readonly string[];
   prefix: RunFile["prefix"];
   serverFingerprint: Record<string, unknown>;
+  /** The server start the run was measured on (run.json `serverStart`, with the run's side). */
+  serverStart: ServerStart;
   /** GPU telemetry summary of the measured phase; null where nothing about the GPUs was sampled. */
   telemetry?: RunFile["telemetry"];
 }
@@ -185,6 +188,11 @@ export function assembleRunFile(facts: RunFacts): RunFile {
     cell: cell.name,
     run: facts.runIndex,
     ...(facts.side ? { side: facts.side } : {}),
+    serverStart: {
+      id: facts.serverStart.id,
+      startedAt: facts.serverStart.startedAt,
+      side: facts.side ?? null,
+    },
     startedAt: new Date(startedAtEpochMs).toISOString(),
     durationS,
     load: {

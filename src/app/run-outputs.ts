@@ -34,6 +34,7 @@ export function writeRunOutputs(measurement: Measurement, outcome: RunOutcome): 
     notes: outcome.notes,
     prefix: outcome.prefix,
     serverFingerprint: outcome.serverFingerprint,
+    serverStart: outcome.serverStart,
     telemetry: telemetryRecord ? runTelemetry(telemetryRecord.summary) : null,
   });
   writeFileSync(join(dir, "run.json"), redact(`${JSON.stringify(runFile, null, 2)}\n`));

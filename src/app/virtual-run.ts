@@ -179,6 +179,7 @@ export async function runCellVirtually(options: VirtualRunOptions): Promise<Virt
     }),
   );
   records.sort((a, b) => a.index - b.index);
+  const startedAt = new Date(Date.UTC(2026, 0, 1)).toISOString();
   const file = assembleRunFile({
     context: { config, cell, seed, file: options.file },
     workload,
@@ -190,6 +191,11 @@ export async function runCellVirtually(options: VirtualRunOptions): Promise<Virt
     origin,
     lastEnd,
     startedAtEpochMs: Date.UTC(2026, 0, 1),
+    // The engine's draws are its seed's (and device's): one start per seed, whichever run measures on it.
+    serverStart: {
+      id: `virtual-seed-${options.serverSeed}${options.device === undefined ? "" : `-device-${options.device}`}`,
+      startedAt,
+    },
     dispatch,
     eventLoopLagP99Ms: null,
     peakOnSocket: peak,

@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { type MetricName, metricNames, metricSpecs } from "../config/metric-names.js";
-import type { RunRecord } from "../metrics/run-record.js";
+import { type RunRecord, serverStartBases } from "../metrics/run-record.js";
+import { maxServerStartIdLength } from "../server/server-start.js";
 import { detectChangePoints } from "../stats/change-point.js";
 import { InputError } from "../util/errors.js";
 import { flattenFingerprint, isInformationalField, retiredFields } from "./fingerprint.js";
+import { assignServerStarts } from "./server-starts.js";
 
 /**
  * Main's history: one compact record per baseline session, cell and metric (the per-run values, the
@@ -72,6 +74,19 @@ const historyRecordSchema = z.object({
   }),
   /** The comparable conditions (fingerprint without the informational fields): sha256, first 16 hex digits. */
   fingerprint: z.string().regex(/^[0-9a-f]{16}$/, "expected 16 hex digits (a truncated sha256)"),
+  /**
+   * The server start of each run (absent in records of earlier versions: their runs are taken to share
+   * one start per session): the distinct starts (`ids`, each with its `basis`) and, per run in `values`'
+   * order, the index of its start in `ids`. A start the run recorded keeps its id; one compare assumed or
+   * the user declared is stored as `<basis>:<hash>` (no machine paths).
+   */
+  serverStarts: z
+    .object({
+      ids: z.array(z.string().min(1).max(maxServerStartIdLength)).min(1).max(1000),
+      basis: z.array(z.enum(serverStartBases)).min(1).max(1000),
+      runs: z.array(z.number().int().nonnegative()).min(1).max(1000),
+    })
+    .optional(),
 });
 export type HistoryRecord = z.output<typeof historyRecordSchema>;
 
@@ -106,6 +121,7 @@ export function historyRecordsFromRuns(runs: readonly RunRecord[], session: Hist
       .slice(0, 20)
       .map((reason) => reason.slice(0, 300));
     const fingerprint = conditionsHash(ordered[0]?.fingerprint ?? {});
+    const serverStarts = serverStartsOf(ordered);
     for (const metric of metricNames) {
       if (metricSpecs[metric].judged !== "per-run") continue;
       const values = ordered.map((run) => {
@@ -125,11 +141,37 @@ export function historyRecordsFromRuns(runs: readonly RunRecord[], session: Hist
           values,
           health: { excluded, reasons },
           fingerprint,
+          ...(serverStarts ? { serverStarts } : {}),
         }),
       );
     }
   }
   return records;
+}
+
+/**
+ * A cell's runs' server starts as a history record keeps them (see `serverStarts` in the schema); none
+ * when a run has no start assigned. A start compare assumed or the user declared is named by a hash of
+ * its id, which holds the input's path on the machine.
+ */
+function serverStartsOf(runs: readonly RunRecord[]): HistoryRecord["serverStarts"] {
+  if (runs.length === 0 || runs.some((run) => run.serverStart === undefined)) return undefined;
+  const ids: string[] = [];
+  const basis: NonNullable<HistoryRecord["serverStarts"]>["basis"] = [];
+  const runsStart = runs.map((run) => {
+    const start = run.serverStart!;
+    const id =
+      start.basis === "recorded"
+        ? start.id
+        : `${start.basis}:${createHash("sha256").update(start.id).digest("hex").slice(0, 16)}`;
+    let index = ids.indexOf(id);
+    if (index < 0) {
+      index = ids.push(id) - 1;
+      basis.push(start.basis);
+    }
+    return index;
+  });
+  return { ids, basis, runs: runsStart };
 }
 
 /** JSON Lines: one record a line, each line ending in a newline. */
@@ -183,6 +225,8 @@ export function parseHistory(
       throw new UntrustedHistoryError(
         `${where}: field health.excluded: run ${bad} is not among the ${record.values.length} values`,
       );
+    const startsProblem = serverStartsProblem(record);
+    if (startsProblem) throw new UntrustedHistoryError(`${where}: field serverStarts.${startsProblem}`);
     const key = `${record.session.id}\u0000${record.cell}\u0000${record.metric}`;
     if (seen.has(key))
       throw new UntrustedHistoryError(
@@ -192,6 +236,19 @@ export function parseHistory(
     records.push(record);
   }
   return records;
+}
+
+/** What is inconsistent in a record's server starts (field and message), or null. */
+function serverStartsProblem(record: HistoryRecord): string | null {
+  const starts = record.serverStarts;
+  if (starts === undefined) return null;
+  if (starts.basis.length !== starts.ids.length)
+    return `basis: ${starts.basis.length} entries, but ${starts.ids.length} ids (one basis per id)`;
+  if (starts.runs.length !== record.values.length)
+    return `runs: ${starts.runs.length} entries, but ${record.values.length} values (one start per run)`;
+  const outside = starts.runs.find((index) => index >= starts.ids.length);
+  if (outside !== undefined) return `runs: start ${outside} is not among the ${starts.ids.length} ids`;
+  return null;
 }
 
 /** The sessions of a history, oldest first (by recording time, then run id). */
@@ -319,13 +376,32 @@ export function runsFromHistory(
               : ["excluded when recorded"]
             : [],
           session: record.session.id,
+          ...serverStartOfRun(record, index),
         };
         runs.set(key, run);
       }
       run.metrics[record.metric] = value === null ? null : value * factor;
     });
   }
-  return { runs: [...runs.values()], sessions, leftOut };
+  // Records of earlier versions: a session's runs are taken to share one start (the conservative reading).
+  return {
+    runs: assignServerStarts([...runs.values()], "history", { freshStarts: false }),
+    sessions,
+    leftOut,
+  };
+}
+
+/**
+ * Run `index`'s server start as the record keeps it; an assumed or declared start is prefixed with the
+ * session, so that two sessions measured from the same directory never share one.
+ */
+function serverStartOfRun(record: HistoryRecord, index: number): Pick<RunRecord, "serverStart"> {
+  const starts = record.serverStarts;
+  const at = starts?.runs[index];
+  if (starts === undefined || at === undefined) return {};
+  const basis = starts.basis[at]!;
+  const id = starts.ids[at]!;
+  return { serverStart: { id: basis === "recorded" ? id : `history:${record.session.id}:${id}`, basis } };
 }
 
 /**

@@ -19,6 +19,7 @@ import { type ExternalTaskFile, externalTaskFileSchema } from "../runner/externa
 import { InputError } from "../util/errors.js";
 import { appendAll } from "../util/extremes.js";
 import { defaultInputLimits, type InputLimits, mebibyte } from "./input-limits.js";
+import { assignServerStarts, type ServerStartSummary, summarizeServerStarts } from "./server-starts.js";
 
 /**
  * Reads the inputs of one side of a comparison: results directories written by `run`
@@ -321,6 +322,11 @@ export interface LoadOptions {
   capRunsPerCell?: boolean;
   /** Shared between the sides so maxTotalBytes bounds everything one comparison reads. */
   budget?: { bytes: number };
+  /**
+   * Runs whose file records no server start were each a fresh start (compare --fresh-starts,
+   * gate.runs_are_fresh_starts); default false: an input's such runs are taken to share one start.
+   */
+  freshStarts?: boolean;
 }
 
 export async function loadRuns(
@@ -357,7 +363,11 @@ export async function loadRuns(
   });
   const failure = settled.find((result) => result.status === "rejected");
   if (failure) throw failure.reason;
-  return numberPositionalRuns(settled.map((result) => (result as PromiseFulfilledResult<RunRecord>).value));
+  const records = numberPositionalRuns(
+    settled.map((result) => (result as PromiseFulfilledResult<RunRecord>).value),
+  );
+  // Every run knows its server start: the recorded one, else the input's shared one (or its own, declared).
+  return assignServerStarts(records, side, { freshStarts: options.freshStarts ?? false });
 }
 
 /**
@@ -488,6 +498,15 @@ function runsPerCellCap(side: string, limit: number): (record: RunRecord) => voi
   };
 }
 
+/** Both sides of a comparison as loaded, with what is known of their server starts. */
+export interface LoadedSides {
+  baseline: RunRecord[];
+  candidate: RunRecord[];
+  notes: string[];
+  /** Per side, its server starts and how each is known (recorded, assumed shared, declared fresh). */
+  serverStarts: { baseline: ServerStartSummary; candidate: ServerStartSummary };
+}
+
 /**
  * Loads both sides of a comparison with one size budget, then drops duplicated runs (notes for the
  * verdict's warnings) or refuses a run that is on both sides, and refuses sides without a common cell.
@@ -496,11 +515,20 @@ export async function loadSides(
   baselinePaths: readonly string[],
   candidatePaths: readonly string[],
   limits: InputLimits = defaultInputLimits,
-): Promise<{ baseline: RunRecord[]; candidate: RunRecord[]; notes: string[] }> {
+  options: Pick<LoadOptions, "freshStarts"> = {},
+): Promise<LoadedSides> {
   const budget = { bytes: 0 };
-  const baseline = await loadRuns(baselinePaths, "baseline", { limits, budget, capRunsPerCell: true });
-  const candidate = await loadRuns(candidatePaths, "candidate", { limits, budget, capRunsPerCell: true });
+  const load = (paths: readonly string[], side: string) =>
+    loadRuns(paths, side, { limits, budget, capRunsPerCell: true, ...options });
+  const baseline = await load(baselinePaths, "baseline");
+  const candidate = await load(candidatePaths, "candidate");
   const sides = dropDuplicateRuns(baseline, candidate);
   checkCellsMatch(sides.baseline, sides.candidate);
-  return sides;
+  return {
+    ...sides,
+    serverStarts: {
+      baseline: summarizeServerStarts(sides.baseline),
+      candidate: summarizeServerStarts(sides.candidate),
+    },
+  };
 }

@@ -441,6 +441,12 @@ const gateSchema = strictObject({
     .describe(
       "Share of each grouped check's level given to its workload family's combined test (docs/compare.md#family-tests): a change that moves a metric in every cell of a family is caught from the family's pooled runs, at the price of this share on each single-cell test until the family test is rejected. 0 turns the family tests off (Holm over the checks alone).",
     ),
+  runs_are_fresh_starts: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Declares that every compared run whose file records no server start (run.json files of earlier versions, vLLM results without server_start) was measured on a fresh server start (docs/compare.md#server-starts). Default false: such runs of one input are taken to share one start, the conservative reading. Runs that record their start keep it.",
+    ),
   outlier_threshold: nonNegativeNumber()
     .default(5)
     .describe(

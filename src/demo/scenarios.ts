@@ -35,7 +35,11 @@ export interface Scenario {
  * it is 120 ms and more, and the run-to-run sd of TTFT p95 was 1-4% at a load of 5-9 on 2 cores.
  */
 const engine = { step_overhead_ms: 35, decode_per_seq_ms: 0.1, prefill_per_token_ms: 0.03 };
-const quietNoise = { ...engine, speed_sigma: 0.01, jitter_sigma: 0.02 };
+/**
+ * Every server start draws its own speed at the magnitudes published for fresh vLLM starts on one GPU
+ * (docs/sim.md, Server starts): about 1% on every step (throughput, TPOT) and 3% more on prefill (TTFT).
+ */
+const quietNoise = { ...engine, speed_sigma: 0.01, prefill_speed_sigma: 0.03, jitter_sigma: 0.02 };
 
 /** The engine with every decode step `factor` times as slow: the fixed step cost and the per-sequence cost. */
 function slower(base: typeof engine, factor: number) {

@@ -5,6 +5,15 @@ import { runFileMetricRequests, runFileMetrics } from "./metric-values.js";
 import type { RunFile } from "./run-schema.js";
 
 /**
+ * How a run's server start is known (docs/compare.md, Server starts): `recorded` in its file (run.json
+ * `serverStart`, a vLLM result's `server_start`); `assumed-shared`: not recorded, so every run of its input
+ * is taken to share one start (the conservative reading); `declared-fresh`: not recorded, and the user
+ * declared each run a fresh start (compare --fresh-starts, gate.runs_are_fresh_starts).
+ */
+export const serverStartBases = ["recorded", "assumed-shared", "declared-fresh"] as const;
+export type ServerStartBasis = (typeof serverStartBases)[number];
+
+/**
  * One run, reduced to what `compare` needs: one number per metric, request counts, conditions and
  * health flags. Both `run.json` files and `vllm bench serve` result files become this.
  */
@@ -40,6 +49,12 @@ export interface RunRecord {
   /** Why the run must not be used, empty when it is healthy. */
   exclusionReasons: string[];
   /**
+   * The server start that measured the run: runs with one id share it (see ServerStartBasis). Set from
+   * the file when it records one; compare/load.ts assigns the others (compare/server-starts.ts). Absent
+   * (records built in memory): the run is its own start.
+   */
+  serverStart?: { id: string; basis: ServerStartBasis };
+  /**
    * The job/session the run came from (the results directory given on the command line). Baseline
    * runs from several sessions let compare estimate the between-session drift.
    */
@@ -56,12 +71,6 @@ export interface RunRecord {
    * docs/capacity.md): requests/s (null for a closed loop or an unbounded rate) and requests in flight.
    */
   load?: { targetRate: number | null; targetConcurrency: number | null };
-  /**
-   * The server start that measured the run: "recorded" when the file says it, "assumed-shared" when it
-   * does not (every such run of a side's input taken as one start, the conservative reading),
-   * "declared-fresh" when the user declared each run a fresh start. Absent: the run is its own start.
-   */
-  serverStart?: { id: string; basis: "recorded" | "assumed-shared" | "declared-fresh" };
 }
 
 export function runRecordFromRunFile(file: RunFile, source: string): RunRecord {
@@ -101,6 +110,9 @@ export function runRecordFromRunFile(file: RunFile, source: string): RunRecord {
     ...(file.outputs !== undefined ? { outputs: file.outputs } : {}),
     fingerprint: file.fingerprint,
     exclusionReasons,
+    ...(file.serverStart !== undefined
+      ? { serverStart: { id: file.serverStart.id, basis: "recorded" as const } }
+      : {}),
     load: { targetRate: file.load.targetRate, targetConcurrency: file.load.targetConcurrency },
   };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { usageIssueKinds } from "../runner/request-schema.js";
+import { maxServerStartIdLength } from "../server/server-start.js";
 import { runGuardsSchema, runOutputSchema } from "./guards.js";
 
 /**
@@ -212,6 +213,27 @@ const cacheProtocolSchema = z.object({
   warmupRequests: z.number().int().nonnegative(),
 });
 
+/**
+ * The server start that measured a run (docs/server.md, Server starts): the runs of one start share what
+ * it drew, so compare groups them by it. Absent in files of earlier versions (compare/server-starts.ts).
+ */
+const runServerStartSchema = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(maxServerStartIdLength)
+    .describe("Unique per server start (a random UUID for a server vllm-perf-gate launched)."),
+  startedAt: z
+    .string()
+    .describe(
+      "ISO-8601: when the server was launched; for a server only reached (--base-url, kind external), when the process first reached it.",
+    ),
+  side: z
+    .string()
+    .nullable()
+    .describe("The side the start served (baseline, candidate, ...), null when unlabelled."),
+});
+
 export const runFileSchema = z.object({
   schemaVersion: z.literal(runFileSchemaVersion),
   tool: z.object({ name: z.string(), version: z.string() }),
@@ -219,6 +241,11 @@ export const runFileSchema = z.object({
   run: z.number().int().nonnegative().describe("Run index within the cell, from 0."),
   /** `baseline` or `candidate` in interleaved jobs; free-form label otherwise. */
   side: z.string().optional(),
+  serverStart: runServerStartSchema
+    .optional()
+    .describe(
+      "The server start that measured the run; absent in files of earlier versions (compare then assumes one start per input, docs/compare.md).",
+    ),
   startedAt: z.string().describe("ISO-8601 wall-clock time the measured phase began."),
   durationS: z
     .number()

@@ -38,7 +38,8 @@ function vllmDate(ms: number): string {
  * tooling can read our runs. Like vLLM: an empty metric is 0, times in lists are seconds, failed requests
  * keep their place in the lists with 0 latencies and their error text. Unlike vLLM: a mid-stream error
  * is a failure, `generated_texts` are empty (we do not keep the generated text), and `label` is always
- * the cell's name (vLLM's is whatever `--label` said, often null).
+ * the cell's name (vLLM's is whatever `--label` said, often null). `server_start` is the run's server
+ * start, as vLLM writes `--metadata server_start=<id>`.
  */
 export function toVllmResult(
   records: readonly RequestRecord[],
@@ -84,6 +85,9 @@ export function toVllmResult(
     model_id: context.model,
     tokenizer_id: context.model,
     num_prompts: run.requests.total,
+    // Where vLLM puts `--metadata K=V` pairs (top-level string values, after num_prompts): what
+    // `vllm bench serve --metadata server_start=<id>` writes, so both clients say the start the same way.
+    ...(run.serverStart ? { server_start: run.serverStart.id } : {}),
     request_rate: run.load.targetRate ?? "inf",
     burstiness: context.burstiness,
     max_concurrency: context.maxConcurrency,

@@ -9,6 +9,7 @@ import {
   metricNames,
   metricSpecs,
 } from "../config/metric-names.js";
+import { maxServerStartIdLength } from "../server/server-start.js";
 import { percentileSorted, sortNumbers } from "../stats/percentile.js";
 import { errorRate, specDecodeValue, unknownSource } from "./metric-values.js";
 import type { RunRecord } from "./run-record.js";
@@ -17,10 +18,12 @@ import type { RunRecord } from "./run-record.js";
  * The result file of `vllm bench serve --save-result` (keys per vllm/benchmarks/serve.py@009e6d4a,
  * summarised in shared/reference/vllm-protocol-and-metrics.md §1.6). Per selected metric m it holds
  * `mean_{m}_ms median_{m}_ms std_{m}_ms p{P}_{m}_ms`; `--save-detailed` adds per-request lists.
- * Loose: `--metadata K=V` add keys we keep but do not interpret. With a drafter on the server it also
- * holds `spec_decode_*` (deltas of the server's counters over the benchmark, vllm/benchmarks/serve.py
- * after vllm PR #31739): the acceptance rate in percent, the mean acceptance length, and the counts, from
- * which the acceptance metrics are read.
+ * Loose: `--metadata K=V` add keys we keep but do not interpret, except one: `--metadata
+ * server_start=<id>` (vLLM writes each pair as a top-level key with a string value, after `num_prompts`)
+ * names the server start that measured the run, as `run --format vllm` writes it. With a drafter on the
+ * server it also holds `spec_decode_*` (deltas of the server's counters over the benchmark,
+ * vllm/benchmarks/serve.py after vllm PR #31739): the acceptance rate in percent, the mean acceptance
+ * length, and the counts, from which the acceptance metrics are read.
  */
 const count = z.number().int().nonnegative();
 
@@ -63,6 +66,14 @@ export const vllmResultSchema = z.looseObject({
   model_id: z.string().optional(),
   tokenizer_id: z.string().optional(),
   num_prompts: count.optional(),
+  server_start: z
+    .string()
+    .min(1, "expected the id of the server start that measured the run (--metadata server_start=<id>)")
+    .max(
+      maxServerStartIdLength,
+      `expected at most ${maxServerStartIdLength} characters (limit maxServerStartIdLength)`,
+    )
+    .optional(),
   request_rate: z.union([z.number(), z.literal("inf"), z.string()]).optional(),
   burstiness: z.number().nullable().optional(),
   max_concurrency: z.number().nullable().optional(),
@@ -279,6 +290,9 @@ export function runRecordFromVllmResult(result: VllmResult, source: string, inde
     requests: { total, completed: result.completed, failed },
     fingerprint,
     exclusionReasons: [],
+    ...(result.server_start !== undefined
+      ? { serverStart: { id: result.server_start, basis: "recorded" as const } }
+      : {}),
     load: {
       targetRate: typeof result.request_rate === "number" ? result.request_rate : null,
       targetConcurrency: typeof result.max_concurrency === "number" ? result.max_concurrency : null,

@@ -145,6 +145,7 @@ export async function runOnce<Recorded>(options: RunOnceOptions<Recorded>): Prom
         notes,
         prefix: { policy: cell.prefix, cacheSalt, cacheReset },
         serverFingerprint: options.serverFingerprint,
+        serverStart: session.start,
         formats: options.formats,
         dir,
         redact,

@@ -1,3 +1,4 @@
+import type { ServerStart } from "../server/server-start.js";
 import type { Workload } from "../workload/workload.js";
 import type { CellContext } from "./cell-context.js";
 import type { LoadPlan } from "./load-plan.js";
@@ -27,6 +28,8 @@ export interface RunOutcome {
   notes: string[];
   prefix: { policy: CellContext["cell"]["prefix"]; cacheSalt: string | null; cacheReset: boolean };
   serverFingerprint: Record<string, unknown>;
+  /** The server start the run was measured on (the session's). */
+  serverStart: ServerStart;
   formats: readonly OutputFormat[];
   dir: string;
   redact: (text: string) => string;

@@ -1,12 +1,14 @@
 import { type ConfigInterpolation, templateView } from "../config/interpolate.js";
 import type { ModelConfig, SamplingConfig } from "../config/schema.js";
 import type { ServerConfigOf } from "../config/server-kinds.js";
+import { type Clock, systemClock } from "../util/clock.js";
 import { describeConnectionFailure } from "../util/connection-errors.js";
 import { FailureError, InputError, UsageError } from "../util/errors.js";
 import { collectFingerprint } from "./collect-fingerprint.js";
 import { externalEndpoint } from "./kinds.js";
 import { getServedModels, isUnauthorizedStatus, ProbeStatusError } from "./probe.js";
 import { collectJobSecrets, type JobSecrets } from "./secrets.js";
+import { reachedServerStart } from "./server-start.js";
 import type { ServerProvider, ServerSession } from "./types.js";
 
 /** Read for `--base-url` when neither --api-key-env nor server.api_key_env names a variable, in this order. */
@@ -60,6 +62,10 @@ export function baseUrlProvider(options: {
   interpolation?: ConfigInterpolation;
   /** The job's secrets (secrets.ts); default: the key's variable, the config's values and `env`'s. */
   secrets?: JobSecrets;
+  /** The server's start as the caller names it (`run --server-start`); default: one per process and address. */
+  serverStartId?: string;
+  /** For the start's time (when this process first reached the server); default the system's. */
+  clock?: Pick<Clock, "wallTime">;
 }): ServerProvider {
   const templates = options.interpolation?.templates ?? [];
   const server: ServerConfigOf<"external"> = {
@@ -113,6 +119,8 @@ export function baseUrlProvider(options: {
       }
       return {
         endpoint,
+        // Someone else's server: we cannot see it restart, so one start per process (or as declared).
+        start: reachedServerStart(baseUrl, options.clock ?? systemClock, options.serverStartId),
         redact: redactor.redact,
         fingerprint: () =>
           collectFingerprint({

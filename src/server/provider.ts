@@ -53,6 +53,11 @@ export interface ServerProviderOptions {
   readonly progress?: (line: string) => void;
   /** Every server of this provider runs on these devices (runner.devices; see ServerDevice). */
   readonly device?: ServerDevice;
+  /**
+   * An external server's start as the caller names it (`run --server-start`); default: one start per
+   * process and address (server-start.ts reachedServerStart). Servers we launch record their own starts.
+   */
+  readonly serverStartId?: string;
 }
 
 export interface ManagedServerProvider extends ServerProvider {
@@ -124,6 +129,7 @@ export function createServerProvider(
     stateFile: options.stateFile,
     removeLeftovers,
     configHash: options.configHash,
+    serverStartId: options.serverStartId,
     cliCommand: options.cliCommand,
     dockerCommand: options.dockerCommand,
     pollIntervalMs: options.pollIntervalMs ?? 1_000,

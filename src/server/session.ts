@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { ModelConfig, SamplingConfig, ServerConfig, ServerLifecycle } from "../config/schema.js";
+import { serverKindFacts } from "../config/server-kinds.js";
 import type { TimerClock } from "../util/clock.js";
 import { portHolders } from "./cleanup.js";
 import { collectFingerprint } from "./collect-fingerprint.js";
@@ -15,6 +16,7 @@ import type { ServedModel } from "./probe.js";
 import { formatReadinessWait, waitForReady } from "./readiness.js";
 import type { JobSecrets } from "./secrets.js";
 import { ServerLog } from "./server-log.js";
+import { newServerStart, reachedServerStart } from "./server-start.js";
 import { trackLaunchedServer, trackLaunching, untrackLaunchedServer } from "./signals.js";
 import { addLiveServer, newServerId, removeLiveServer } from "./state.js";
 import { createTeardown } from "./teardown.js";
@@ -60,6 +62,8 @@ export interface SessionEnvironment {
    */
   readonly removeLeftovers: () => Promise<void>;
   readonly configHash?: string | undefined;
+  /** The start of an external server as the caller names it (`run --server-start`); see reachedServerStart. */
+  readonly serverStartId?: string | undefined;
   readonly cliCommand?: readonly string[] | undefined;
   /** Overrides the config's `server.docker_command` when set. */
   readonly dockerCommand: DockerCli | undefined;
@@ -88,6 +92,9 @@ export async function startServerSession(
   const recordedServer = onDevice(setup.recorded.server, device);
   const kind = kindEntry(serverConfig);
   const id = newServerId();
+  // A server we launch is a new start; one we only reach (external) is, once it is reached, the one
+  // start this process knows of at its address (reachedServerStart).
+  const launchedStart = serverKindFacts[serverConfig.kind].launchesProcess ? newServerStart(clock) : null;
   const apiKeyName = serverConfig.api_key_env;
   const apiKey = apiKeyName ? env[apiKeyName] : undefined;
   const redactor = setup.secrets.redactor;
@@ -164,7 +171,7 @@ export async function startServerSession(
       await addLiveServer(setup.stateFile, {
         ...server,
         id,
-        startedAt: clock.wallTime().toISOString(),
+        startedAt: launchedStart?.startedAt ?? clock.wallTime().toISOString(),
         cell: context.cell,
         run: context.run ?? null,
         ownerPid: process.pid,
@@ -274,6 +281,7 @@ export async function startServerSession(
   let fingerprint: Promise<Fingerprint> | undefined;
   return {
     id,
+    start: launchedStart ?? reachedServerStart(launched.baseUrl, clock, setup.serverStartId),
     logFile: log.path,
     redact: redactor.redact,
     servedModels: outcome.models,

@@ -1,4 +1,5 @@
 import type { ServerLifecycle } from "../config/schema.js";
+import type { ServerStart } from "./server-start.js";
 import type { TelemetrySampler } from "./telemetry.js";
 
 /**
@@ -16,6 +17,8 @@ interface ServerEndpoint {
 
 export interface ServerSession {
   readonly endpoint: ServerEndpoint;
+  /** The server start this session measures on (server-start.ts): recorded in every run's run.json. */
+  readonly start: ServerStart;
   /** Conditions of this server (version, model, max_model_len, image digest, GPU, ...) for run.json. */
   fingerprint(): Promise<Record<string, unknown>>;
   /**

@@ -12,6 +12,7 @@ export function adminView(server: RouteHost): unknown {
     seed: server.options.seed,
     device: server.engine.device,
     speedFactor: server.engine.speedFactor,
+    prefillFactor: server.engine.prefillFactor,
     kvCapacityBlocks: server.engine.kvCapacityBlocks,
     completedRequests: server.completedRequests,
   };

@@ -123,6 +123,8 @@ export class Engine {
   private readonly kv: KvCache;
   private readonly noise: Random;
   private readonly speedNormal: number;
+  /** The start's own draws for its prefill factor (a normal) and whether it is a slow start (a uniform). */
+  private readonly startDraws: { prefillNormal: number; slowUniform: number };
   private readonly waiting: Sequence[] = [];
   private readonly running: Sequence[] = [];
   private readonly byId = new Map<string, Sequence>();
@@ -147,6 +149,10 @@ export class Engine {
     this.noise = seededRandom(mixSeed(seed, 0x5eed));
     // One draw per engine (= per server start); sigma scales it later, so changing sigma keeps the draw.
     this.speedNormal = this.noise.normal();
+    // The start's prefill and slow-start draws come from a stream of their own, so the step jitter
+    // (this.noise) of a seed is the same whether they are used or not.
+    const startNoise = seededRandom(mixSeed(seed, 0x57a7));
+    this.startDraws = { prefillNormal: startNoise.normal(), slowUniform: startNoise.next() };
     this.stats = new EngineStats(profile.max_model_len);
   }
 
@@ -154,11 +160,22 @@ export class Engine {
     return this.profile;
   }
 
-  /** The per-server-start multiplier of every step time (times the device's own speed). */
+  /** The per-server-start multiplier of every step time (times the device's own speed; a slow start's). */
   get speedFactor(): number {
+    const p = this.profile;
     return (
-      this.profile.speed_factor * this.deviceFactor * Math.exp(this.profile.speed_sigma * this.speedNormal)
+      p.speed_factor * this.deviceFactor * Math.exp(p.speed_sigma * this.speedNormal) * this.slowStartFactor
     );
+  }
+
+  /** slow_start_factor when this start drew a slow one (slow_start_share), else 1. */
+  private get slowStartFactor(): number {
+    return this.startDraws.slowUniform < this.profile.slow_start_share ? this.profile.slow_start_factor : 1;
+  }
+
+  /** The per-server-start multiplier of the prefill cost terms (prefill_speed_sigma), on top of speedFactor. */
+  get prefillFactor(): number {
+    return Math.exp(this.profile.prefill_speed_sigma * this.startDraws.prefillNormal);
   }
 
   /** Takes effect from the next step. block_size may only change while idle (blocks are sized by it). */
@@ -292,10 +309,13 @@ export class Engine {
     const memoryBound =
       p.step_overhead_ms + c.decodePerSeqMs * decodeSequences + c.attentionPerContextTokenMs * contextTokens;
     const computeBound = c.decodeComputePerTokenMs * (decodeSequences + draftTokens);
+    const prefill =
+      (c.prefillPerTokenMs * prefillTokens + p.prefill_attention_per_token_pair_ms * prefillContext) *
+      this.prefillFactor;
     const base =
       Math.max(memoryBound, computeBound) +
-      c.prefillPerTokenMs * (prefillTokens + draftTokens) +
-      p.prefill_attention_per_token_pair_ms * prefillContext +
+      prefill +
+      c.prefillPerTokenMs * draftTokens +
       p.spec_decode_draft_per_token_ms * draftTokens;
     const jitter = p.jitter_sigma > 0 ? Math.exp(p.jitter_sigma * this.noise.normal()) : 1;
     const durationMs = base * this.speedFactor * jitter;

@@ -58,7 +58,19 @@ export const knobSpecs = {
   },
   speed_sigma: {
     schema: num(0),
-    help: "log-normal sigma of the per-server-start speed factor, drawn from --seed (run-to-run noise)",
+    help: "log-normal sigma of the per-server-start speed factor of every step, drawn from --seed: the start-to-start spread of throughput and TPOT (0.01 = about 1%, as between fresh vLLM starts on one GPU)",
+  },
+  prefill_speed_sigma: {
+    schema: num(0),
+    help: "log-normal sigma of a second per-server-start factor, on the prefill cost terms only (prefill_per_token_ms, prefill_attention_per_token_pair_ms), drawn from --seed: the heavier start-to-start spread of TTFT (0.03 = about 3% on prefill)",
+  },
+  slow_start_share: {
+    schema: frac(),
+    help: "chance that a server start is a slow one (drawn from --seed): every step of that start takes slow_start_factor times as long, a fat tail of start-to-start speed (a kernel or tile choice made at start); 0 = never",
+  },
+  slow_start_factor: {
+    schema: num(1),
+    help: "step-time multiplier of a slow start (slow_start_share)",
   },
   jitter_sigma: {
     schema: num(0),
@@ -252,7 +264,12 @@ const smallGpu: SimProfile = {
   prefill_attention_per_token_pair_ms: 0,
   speed_factor: 1,
   device_speed_factors: "1",
-  speed_sigma: 0.02,
+  // Start-to-start spread at the published magnitudes (docs/sim.md, Server starts): about 1% on every
+  // step (throughput, TPOT), about 3% more on prefill (TTFT); no slow starts unless asked for.
+  speed_sigma: 0.01,
+  prefill_speed_sigma: 0.03,
+  slow_start_share: 0,
+  slow_start_factor: 1.15,
   jitter_sigma: 0.02,
   fp8_kv_capacity_factor: 2,
   fp8_prefill_factor: 1.1,
@@ -282,6 +299,7 @@ export const builtInProfiles: Readonly<Record<string, SimProfile>> = {
     name: "noiseless",
     description: "small-gpu without speed noise or jitter: timings equal the formula (fidelity tests)",
     speed_sigma: 0,
+    prefill_speed_sigma: 0,
     jitter_sigma: 0,
   },
   "large-gpu": {

@@ -23,7 +23,9 @@ async function sides(options: { sd: number; runs: number; shiftB?: number; seed?
     join(dir, "b"),
     noisyRuns(options.runs, { seed: seed + 100, sd: options.sd, shift: options.shiftB ?? 1 }),
   );
-  return { dir, a: await loadRuns([a], "a"), b: await loadRuns([b], "b"), aDir: a, bDir: b };
+  // The synthetic runs' noise is drawn independently run by run: each run is its own server start.
+  const load = (path: string, side: string) => loadRuns([path], side, { freshStarts: true });
+  return { dir, a: await load(a, "a"), b: await load(b, "b"), aDir: a, bDir: b };
 }
 
 const now = new Date("2026-12-01T12:00:00Z");

@@ -35,8 +35,12 @@ describe("vllm-perf-gate compare", () => {
   it("exits 0 when the gate passes and writes verdict.json and report.md", async () => {
     const { dir } = await workspace(1);
     const t = fakeIo(dir);
+    // The synthetic runs record no server start and their noise is drawn run by run: each its own start.
     const code = await runCli(
-      ["compare", "--baseline", "base", "--candidate", "cand", "--out", "out", "--mode", "interleaved"],
+      [
+        ...["compare", "--baseline", "base", "--candidate", "cand", "--out", "out", "--mode", "interleaved"],
+        "--fresh-starts",
+      ],
       t.io,
     );
     expect(t.stderr()).toBe("");
@@ -49,6 +53,26 @@ describe("vllm-perf-gate compare", () => {
     expect(verdict.verdict).toBe("pass");
     expect(verdict.mode).toBe("interleaved");
     expect(await readFile(join(dir, "out", "report.md"), "utf8")).toMatch(/^## ✅ vllm-perf-gate: pass/);
+  });
+
+  it("takes --fresh-starts, the declaration that runs without a recorded server start were fresh starts", async () => {
+    const { dir } = await workspace(1);
+    const args = ["compare", "--baseline", "base", "--candidate", "cand", "--mode", "interleaved"];
+    // Without it the runs of each directory are taken as one start a side: the starts' prior noise
+    // cannot be told from a change within the tolerance, and the verdict says why.
+    const shared = fakeIo(dir);
+    expect(await runCli([...args, "--out", "shared", "--format", "json"], shared.io)).toBe(0);
+    const sharedVerdict = verdictFileSchema.parse(JSON.parse(shared.stdout()));
+    expect(sharedVerdict.verdict).toBe("inconclusive");
+    expect(sharedVerdict.warnings.join("\n")).toMatch(/did not record the server start.*--fresh-starts/s);
+    const fresh = fakeIo(dir);
+    expect(await runCli([...args, "--out", "fresh", "--format", "json", "--fresh-starts"], fresh.io)).toBe(0);
+    expect(verdictFileSchema.parse(JSON.parse(fresh.stdout())).verdict).toBe("pass");
+    const help = fakeIo(dir);
+    await runCli(["compare", "--help"], help.io);
+    expect(help.stdout()).toMatch(
+      /--fresh-starts +declare that every run whose file records no server start/,
+    );
   });
 
   it("exits 1 on a regression and records the baseline provenance", async () => {

@@ -160,6 +160,77 @@ describe("runs read back for the gate", () => {
   });
 });
 
+describe("server starts in the history", () => {
+  const withStart = (run: number, id: string, basis: "recorded" | "assumed-shared" = "recorded") => ({
+    ...runRecordFromRunFile(makeRunFile({ run, slowdown: 1 + run / 100 }), `chat/run-${run}/run.json`),
+    serverStart: { id, basis },
+  });
+
+  it("keeps each run's start (distinct ids once, an index per run) and reads it back", () => {
+    const runs = [withStart(0, "s-a"), withStart(1, "s-a"), withStart(2, "s-b")];
+    const records = historyRecordsFromRuns(runs, session(7));
+    expect(records[0]?.serverStarts).toEqual({
+      ids: ["s-a", "s-b"],
+      basis: ["recorded", "recorded"],
+      runs: [0, 0, 1],
+    });
+    const parsed = parseHistory(serializeHistory(records), "test");
+    expect(parsed).toEqual(records);
+    const read = runsFromHistory(parsed, { fingerprint: null, lastSessions: 10 });
+    expect(read.runs.map((run) => run.serverStart)).toEqual([
+      { id: "s-a", basis: "recorded" },
+      { id: "s-a", basis: "recorded" },
+      { id: "s-b", basis: "recorded" },
+    ]);
+  });
+
+  it("keeps no machine path of an assumed start, and never merges two sessions' assumed starts", () => {
+    const assumed = "unrecorded:baseline:/home/runner/work/_temp/perf/candidate";
+    const records = [7, 8].flatMap((id) =>
+      historyRecordsFromRuns(
+        [withStart(0, assumed, "assumed-shared"), withStart(1, assumed, "assumed-shared")],
+        session(id),
+      ),
+    );
+    expect(serializeHistory(records)).not.toContain("/home/runner");
+    const read = runsFromHistory(records, { fingerprint: null, lastSessions: 10 });
+    const ids = read.runs.map((run) => run.serverStart?.id);
+    expect(new Set(ids).size).toBe(2);
+    expect(read.runs.every((run) => run.serverStart?.basis === "assumed-shared")).toBe(true);
+    expect(ids[0]).toMatch(/^history:7-1:assumed-shared:[0-9a-f]{16}$/);
+  });
+
+  it("reads records of earlier versions (no serverStarts) as one shared start per session", () => {
+    const read = runsFromHistory([record(session(1), [100, 101]), record(session(2), [99, 98])], {
+      fingerprint: null,
+      lastSessions: 10,
+    });
+    expect(read.runs.map((run) => run.serverStart)).toEqual([
+      { id: "unrecorded:history:1-1", basis: "assumed-shared" },
+      { id: "unrecorded:history:1-1", basis: "assumed-shared" },
+      { id: "unrecorded:history:2-1", basis: "assumed-shared" },
+      { id: "unrecorded:history:2-1", basis: "assumed-shared" },
+    ]);
+  });
+
+  it("refuses server starts that do not fit the values", () => {
+    const line = (serverStarts: unknown) =>
+      serializeHistory([{ ...record(session(1), [100, 101]), serverStarts } as never]);
+    expect(() => parseHistory(line({ ids: ["a"], basis: ["recorded"], runs: [0] }), "h")).toThrow(
+      /line 1: field serverStarts\.runs: 1 entries, but 2 values \(one start per run\)/,
+    );
+    expect(() => parseHistory(line({ ids: ["a"], basis: ["recorded"], runs: [0, 1] }), "h")).toThrow(
+      /field serverStarts\.runs: start 1 is not among the 1 ids/,
+    );
+    expect(() => parseHistory(line({ ids: ["a", "b"], basis: ["recorded"], runs: [0, 1] }), "h")).toThrow(
+      /field serverStarts\.basis: 1 entries, but 2 ids/,
+    );
+    expect(() => parseHistory(line({ ids: ["a"], basis: ["guessed"], runs: [0, 0] }), "h")).toThrow(
+      /field serverStarts\.basis\.0/,
+    );
+  });
+});
+
 describe("pooledRunVariances", () => {
   it("pools the within-session variance of ln values, leaving out a broken session", () => {
     const records = [

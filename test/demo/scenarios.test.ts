@@ -49,6 +49,18 @@ describe("demo scenarios", () => {
     }
   });
 
+  it("every server start draws its own speed: about 1% on every step and 3% more on prefill (flaky: 15%)", () => {
+    for (const name of scenarioNames) {
+      for (const side of ["baseline", "candidate"] as const) {
+        const profile = sideProfile(name, side);
+        expect(profile.speed_sigma, `${name} ${side}`).toBe(name === "flaky" ? 0.15 : 0.01);
+        expect(profile.prefill_speed_sigma, `${name} ${side}`).toBe(0.03);
+      }
+    }
+    // The fixed-load cells restart the simulator for every run, each start from its own seed.
+    expect(sideConfig("clean", "baseline").server).toMatchObject({ kind: "sim", lifecycle: "per-run" });
+  });
+
   it("clean and flaky compare a server with itself", () => {
     expect(scenarios.clean.candidateSet).toEqual(scenarios.clean.baselineSet);
     expect(scenarios.flaky.candidateSet).toEqual(scenarios.flaky.baselineSet);

@@ -44,3 +44,22 @@ export function vllmResult(overrides: Record<string, unknown> = {}): Record<stri
     ...overrides,
   };
 }
+
+/**
+ * The same file written with `vllm bench serve ... --metadata server_start=<id> --save-result`. At
+ * vllm/benchmarks/serve.py@009e6d4a, `--metadata` takes KEY=VALUE pairs (nargs "*") and the result JSON
+ * gets each as a top-level key: the text before the first "=" as the key, the rest as a string value,
+ * both stripped, set after `num_prompts` and before `request_rate` (a pair without "=" is refused).
+ */
+export function vllmResultWithMetadata(metadata: Record<string, string>): Record<string, unknown> {
+  const { request_rate: _rate, ...setup } = vllmResult();
+  const keys = Object.keys(setup);
+  const afterPrompts = keys.indexOf("num_prompts") + 1;
+  const entries = Object.entries(setup);
+  return Object.fromEntries([
+    ...entries.slice(0, afterPrompts),
+    ...Object.entries(metadata),
+    ["request_rate", "inf"],
+    ...entries.slice(afterPrompts),
+  ]);
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { computeRunMetrics } from "../../src/metrics/run-metrics.js";
 import { type RunFile, runFileSchema } from "../../src/metrics/run-schema.js";
-import { vllmResultSchema } from "../../src/metrics/vllm-result.js";
+import { runRecordFromVllmResult, vllmResultSchema } from "../../src/metrics/vllm-result.js";
 import { toVllmResult } from "../../src/metrics/vllm-result-writer.js";
 import type { RequestRecord } from "../../src/runner/request-schema.js";
 
@@ -121,6 +121,43 @@ describe("toVllmResult", () => {
     expect(parsed.errors).toEqual(["", "", "engine died"]);
     expect(parsed.start_times).toEqual([0, 0.005, 0.008]);
     expect(parsed.max_concurrent_requests).toBe(3);
+  });
+
+  it("writes the run's server start as server_start, where and as vllm bench serve --metadata does", () => {
+    const run = {
+      ...runFile(),
+      serverStart: {
+        id: "5f0c4b1e-2d6a-4c31-9a57-0d3c2f8e7b11",
+        startedAt: "2026-11-30T03:58:00.000Z",
+        side: null,
+      },
+    };
+    const result = toVllmResult(records, run, {
+      model: "m",
+      endpoint: "completions",
+      startedAtMs: 0,
+      burstiness: null,
+      maxConcurrency: 3,
+    });
+    // A top-level string after num_prompts, as vLLM places its --metadata pairs (test/metrics/vllm-fixtures.ts).
+    const keys = Object.keys(result);
+    expect(keys.indexOf("server_start")).toBe(keys.indexOf("num_prompts") + 1);
+    const parsed = vllmResultSchema.parse(JSON.parse(JSON.stringify(result)));
+    expect(parsed.server_start).toBe(run.serverStart.id);
+    expect(runRecordFromVllmResult(parsed, "vllm-result.json", 0).serverStart).toEqual({
+      id: run.serverStart.id,
+      basis: "recorded",
+    });
+    // A run.json of an earlier version has no start: nor has its vLLM form.
+    expect(
+      toVllmResult(records, runFile(), {
+        model: "m",
+        endpoint: "chat",
+        startedAtMs: 0,
+        burstiness: null,
+        maxConcurrency: 3,
+      }),
+    ).not.toHaveProperty("server_start");
   });
 
   it("names the cell as label, so compare groups the files into the run's cells", () => {

@@ -9,7 +9,7 @@ import {
   vllmResultInvariantIssues,
   vllmResultSchema,
 } from "../../src/metrics/vllm-result.js";
-import { vllmResult } from "./vllm-fixtures.js";
+import { vllmResult, vllmResultWithMetadata } from "./vllm-fixtures.js";
 
 describe("vllm bench serve results", () => {
   it("maps aggregate keys to our metric names", () => {
@@ -78,6 +78,38 @@ describe("vllm bench serve results", () => {
     await writeFile(file, JSON.stringify(vllmResult({ completed: "four" })));
     await expect(loadRuns([file], "candidate")).rejects.toThrow(
       new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: invalid content\\n  completed: `),
+    );
+  });
+});
+
+describe("vllm bench serve results: the server start (--metadata server_start=<id>)", () => {
+  it("reads the start a file records as recorded, and the rest of the metadata as before", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "vpg-vllm-"));
+    const file = vllmResultWithMetadata({ server_start: "h100-restart-7", tp: "1" });
+    expect(Object.keys(file).slice(6, 10)).toEqual(["num_prompts", "server_start", "tp", "request_rate"]);
+    await writeFile(join(dir, "a.json"), JSON.stringify(file));
+    const [record] = await loadRuns([join(dir, "a.json")], "candidate");
+    expect(record!.serverStart).toEqual({ id: "h100-restart-7", basis: "recorded" });
+    expect(record!.metrics.ttft_p99).toBe(59.7);
+  });
+
+  it("takes files without it to share one start per input: the conservative reading", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "vpg-vllm-"));
+    await writeFile(join(dir, "a.json"), JSON.stringify(vllmResult({ label: "chat" })));
+    await writeFile(join(dir, "b.json"), JSON.stringify(vllmResult({ label: "chat", duration: 2.5 })));
+    const records = await loadRuns([dir], "baseline");
+    expect(records.map((record) => record.serverStart)).toEqual([
+      { id: `unrecorded:baseline:${dir}`, basis: "assumed-shared" },
+      { id: `unrecorded:baseline:${dir}`, basis: "assumed-shared" },
+    ]);
+  });
+
+  it("refuses an empty server_start, naming the file and the field", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "vpg-vllm-"));
+    const file = join(dir, "empty.json");
+    await writeFile(file, JSON.stringify(vllmResultWithMetadata({ server_start: "" })));
+    await expect(loadRuns([file], "candidate")).rejects.toThrow(
+      /empty\.json: invalid content\n {2}server_start: expected the id of the server start/,
     );
   });
 });

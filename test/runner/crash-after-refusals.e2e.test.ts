@@ -31,6 +31,7 @@ describe("a server whose exit is known only after its port refuses", () => {
         const baseUrl = first ? `http://127.0.0.1:${closedPort}` : server!.baseUrl;
         const session: ServerSession = {
           endpoint: { baseUrl, metricsUrl: `${baseUrl}/metrics` },
+          start: { id: `start-${starts}`, startedAt: new Date().toISOString() },
           fingerprint: async () => ({}),
           exited: first
             ? new Promise((resolve) =>

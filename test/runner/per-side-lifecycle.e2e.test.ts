@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { measureOnDevices } from "../../src/app/measure-on-devices.js";
 import { runCells } from "../../src/app/run-cells.js";
+import { loadRuns } from "../../src/compare/load.js";
 import type { RunFile } from "../../src/metrics/run-schema.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import type { ServerProvider } from "../../src/server/types.js";
@@ -163,6 +164,19 @@ describe("the interleaved schedule under per-side: the sides alternate across al
         2 * perBlock,
         2 * perBlock,
       ]);
+      // Every run.json names its start: one per block of the side (per-side), one per cell and block (per-cell).
+      const runs = await loadRuns([join(root, lifecycle, "baseline")], "baseline");
+      const startOf = (cell: string, run: number) =>
+        runs.find((record) => record.cell === cell && record.run === run)!.serverStart!;
+      const groups = new Map<string, Set<string>>();
+      for (const record of runs) {
+        const block = record.run! < 5 ? 0 : 1;
+        const key = lifecycle === "per-side" ? `${block}` : `${record.cell}/${block}`;
+        groups.set(key, (groups.get(key) ?? new Set()).add(record.serverStart!.id));
+      }
+      expect([...groups.values()].every((ids) => ids.size === 1)).toBe(true);
+      expect(new Set(runs.map((record) => record.serverStart!.id)).size).toBe(2 * perBlock);
+      expect(startOf("a", 0).basis).toBe("recorded");
     }
   }, 120_000);
 });

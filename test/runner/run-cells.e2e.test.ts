@@ -204,6 +204,7 @@ describe("runCells against a loopback server", () => {
       lifecycle: "per-cell",
       start: async () => ({
         endpoint,
+        start: { id: "unreachable", startedAt: new Date().toISOString() },
         fingerprint: async () => ({}),
         exited: new Promise(() => {}),
         stop: async () => {},

@@ -60,6 +60,52 @@ describe("engine on virtual time", () => {
     expect(sd).toBeLessThan(0.13);
   });
 
+  it("draws a per-start prefill factor that scales the prefill cost only, from the seed", () => {
+    const p = applyOverrides(noiseless, { prefill_speed_sigma: 0.1 });
+    const engine = new Engine(p, 11);
+    expect(engine.prefillFactor).not.toBe(1);
+    expect(new Engine(p, 11).prefillFactor).toBe(engine.prefillFactor);
+    const times = runVirtual(engine, [{ at: 0, spec: spec("a", prompt(200), 3) }]).outcomes.get(
+      "a",
+    )!.tokenTimes;
+    // TTFT: the step's fixed cost as profiled, its prefill part times the start's factor.
+    expect(times[0]).toBeCloseTo(p.step_overhead_ms + p.prefill_per_token_ms * 200 * engine.prefillFactor, 9);
+    // A decode step has no prefill: as the formula says, whatever the factor.
+    const itl = p.step_overhead_ms + p.decode_per_seq_ms + p.attention_per_context_token_ms * 201;
+    expect(times[1]! - times[0]!).toBeCloseTo(itl, 9);
+    const logs = Array.from({ length: 400 }, (_, seed) => Math.log(new Engine(p, seed).prefillFactor));
+    const sd = Math.sqrt(mean(logs.map((x) => (x - mean(logs)) ** 2)));
+    expect(sd).toBeGreaterThan(0.085);
+    expect(sd).toBeLessThan(0.115);
+  });
+
+  it("makes a share of starts slow (the fat tail), each of their steps by slow_start_factor", () => {
+    const p = applyOverrides(noiseless, { slow_start_share: 0.1, slow_start_factor: 1.2 });
+    const factors = Array.from({ length: 1000 }, (_, seed) => new Engine(p, seed).speedFactor);
+    expect(new Set(factors)).toEqual(new Set([1, 1.2]));
+    const slow = factors.filter((factor) => factor === 1.2).length;
+    // Binomial(1000, 0.1): sd 9.5, so 70..130 is more than 3 sd either side.
+    expect(slow).toBeGreaterThan(70);
+    expect(slow).toBeLessThan(130);
+    expect(Array.from({ length: 200 }, (_, seed) => new Engine(noiseless, seed).speedFactor)).toEqual(
+      Array(200).fill(1),
+    );
+  });
+
+  it("keeps a seed's step jitter whatever the start's prefill and slow-start knobs", () => {
+    const jittery = applyOverrides(noiseless, { jitter_sigma: 0.05 });
+    const decodeSteps = (profile: SimProfile) => {
+      const run = runVirtual(new Engine(profile, 5), [{ at: 0, spec: spec("a", prompt(64), 12) }]);
+      const times = run.outcomes.get("a")!.tokenTimes;
+      return times.slice(1).map((time, k) => time - times[k]!);
+    };
+    const withStartNoise = applyOverrides(jittery, { prefill_speed_sigma: 0.2, slow_start_share: 0 });
+    const expected = decodeSteps(jittery);
+    // The same jitter draws step by step (times differ only by the first token's, in the last digits).
+    for (const [k, step] of decodeSteps(withStartNoise).entries()) expect(step).toBeCloseTo(expected[k]!, 9);
+    expect(new Set(expected.map((step) => step.toFixed(6))).size).toBeGreaterThan(1);
+  });
+
   it("queues requests past max_num_seqs, FCFS", () => {
     const p = applyOverrides(noiseless, { max_num_seqs: 4 });
     const engine = new Engine(p, 1);

@@ -10,7 +10,12 @@ import { runVirtual, type VirtualArrival } from "../../src/sim/virtual.js";
  * (docs/configuration/optimization.md, "Chunked Prefill": a smaller max_num_batched_tokens favours ITL,
  * a larger one TTFT).
  */
-const shaped = applyOverrides(builtInProfile("gpu-shaped"), { speed_sigma: 0, jitter_sigma: 0 });
+// Noise off, the start's prefill factor too: the TTFT test checks the profile formula exactly.
+const shaped = applyOverrides(builtInProfile("gpu-shaped"), {
+  speed_sigma: 0,
+  prefill_speed_sigma: 0,
+  jitter_sigma: 0,
+});
 
 function prompt(length: number, offset = 0): number[] {
   return Array.from({ length }, (_, i) => (i + offset) % 9000);

@@ -5,10 +5,12 @@ import { type BlockProvider, runCellsOnDevices } from "../../app/run-on-devices.
 import { runSweepCells } from "../../app/run-sweep.js";
 import { loadConfig } from "../../config/load.js";
 import { selectCells } from "../../config/select-cells.js";
+import { serverKindFacts } from "../../config/server-kinds.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
 import { baseUrlApiKey, baseUrlProvider } from "../../server/base-url.js";
 import { type ManagedServerProvider, providerForConfig } from "../../server/provider.js";
 import { collectJobSecrets } from "../../server/secrets.js";
+import { serverStartIdProblem } from "../../server/server-start.js";
 import { handleInterrupts, interactiveInterrupts } from "../../server/signals.js";
 import { defaultServerStateFile } from "../../server/state.js";
 import type { ServerDevice, ServerProvider } from "../../server/types.js";
@@ -41,6 +43,11 @@ Options:
                       ingests) and bencher (bencher.json, Bencher Metric Format); runs compare
                       would not use (interrupted, cut short, client-bound) get no pytorch/bencher
       --side LABEL    label written into run.json (e.g. baseline, candidate)
+      --server-start ID
+                      with --base-url or server.kind external: the id of the server's start
+                      recorded in run.json (serverStart.id); default: one start per invocation.
+                      Give invocations against one server left running the same ID, so compare
+                      knows their runs share a start (a server run starts records its own)
       --sweep         measure each selected cell over loads (docs/capacity.md): a capacity cell
                       is searched for the highest load meeting its SLOs (at most repeats.max
                       runs), a cell with sweep measures its loads; runs go to DIR/<cell>/run-<k>
@@ -84,6 +91,7 @@ export const runCommand: CliCommand = {
       runs: { type: "string" },
       format: { type: "string" },
       side: { type: "string" },
+      "server-start": { type: "string" },
       quiet: { type: "boolean", short: "q" },
       append: { type: "boolean" },
       sweep: { type: "boolean" },
@@ -117,6 +125,15 @@ export const runCommand: CliCommand = {
       cwd: io.cwd,
     });
     const config = loaded.config;
+    const serverStartId = stringOption(args, "server-start");
+    if (serverStartId !== undefined) {
+      const problem = serverStartIdProblem(serverStartId, "--server-start");
+      if (problem !== null) throw new UsageError(problem);
+      if (baseUrl === undefined && serverKindFacts[config.server.kind].launchesProcess)
+        throw new UsageError(
+          `--server-start names the start of a server run does not start (--base-url, or server.kind external); this config's server (kind ${config.server.kind}) is started by run, which records each of its starts`,
+        );
+    }
     // --base-url's key: --api-key-env NAME, else server.api_key_env, else VLLM_API_KEY, else OPENAI_API_KEY.
     const key =
       baseUrl === undefined
@@ -144,6 +161,8 @@ export const runCommand: CliCommand = {
       stateFile: defaultServerStateFile(io.env),
       warn: (message: string) => progress.message(`warning: ${message}`),
       progress: (line: string) => progress.message(line),
+      // An external server's start as --server-start names it (server/server-start.ts).
+      ...(serverStartId !== undefined ? { serverStartId } : {}),
     };
     // The servers the config starts: one per block of the device plan (app/run-on-devices.ts), each on
     // its device when runner.devices names several.
@@ -167,6 +186,7 @@ export const runCommand: CliCommand = {
               env: io.env,
               interpolation: loaded.interpolation,
               secrets,
+              ...(serverStartId !== undefined ? { serverStartId } : {}),
             }),
           );
     if (external !== null && config.runner.devices !== undefined)
