@@ -384,10 +384,13 @@ describe("the action end to end", () => {
         }),
       }),
     );
-    // repeats.min 3 runs per side in one group of the default repeats.block (5): A3 B3, one start each.
+    // repeats.min 3 runs per side in groups of repeats.block auto (1 here: the start noise of the gated
+    // TTFT p95 matters and a simulator's start is cheap): A1 B2 A2 B1, two starts a side at the first look.
     expect(measureCalls.map((call) => `${call.side}:${call.firstRun}+${call.runs}`)).toEqual([
-      "baseline:0+3",
-      "candidate:0+3",
+      "baseline:0+1",
+      "candidate:0+2",
+      "baseline:1+2",
+      "candidate:2+1",
     ]);
     expect(outputs.verdict).toBe("regression");
     expect(outputs["baseline-sha"]).toBe(base);

@@ -24,7 +24,7 @@ function problemsOf(source: string): string[] {
 describe("the stored baseline's knobs", () => {
   it("default to 10 baseline runs, 10 sessions of history and no configured start cost", () => {
     const { config } = parseConfigText(text(""), "c.yml", { env: {} });
-    expect(config.repeats).toEqual({ min: 5, max: 25, baseline: 10, block: 5 });
+    expect(config.repeats).toEqual({ min: 5, max: 25, baseline: 10, block: "auto" });
     expect(config.gate.baseline_sessions).toBe(10);
     expect(config.cost.server_start_s).toBeUndefined();
   });
