@@ -52,6 +52,11 @@ export interface ConfigSummary {
   model: string;
   cells: CellSummary[];
   runs: { min: number; max: number };
+  /**
+   * How a side's runs fall into server starts (repeats.block, "auto" resolved): the group of runs per
+   * side and the starts a side has at the first look and at the maximum.
+   */
+  starts: { group: number; auto: boolean; firstLookPerSide: number; maxPerSide: number };
   gate: string;
   warnings: string[];
   /** GPU-minutes per pull request in each mode, and per baseline job, every server start counted (fixed-load cells). */
@@ -410,6 +415,7 @@ export function summarizeConfig(
     model: `${shown.model.name}${shown.model.revision ? ` @ ${shown.model.revision}` : ""}`,
     cells,
     runs: { min: config.repeats.min, max: config.repeats.max },
+    starts: startsOf(config),
     gate: `${shown.gate.metrics.join(", ")}; tolerance ${typeof shown.gate.tolerance === "number" ? `${(shown.gate.tolerance * 100).toFixed(1)}%` : shown.gate.tolerance}, confidence ${shown.gate.confidence}, fail on ${shown.gate.fail_on}`,
     warnings,
     // Capacity and sweep cells spend their own runs (validate costs them apart: capacity-summary.ts).
@@ -452,6 +458,7 @@ export function renderSummary(file: string, summary: ConfigSummary): string {
     ...rows.map((row) => `  ${line(row)}`),
     ...renderSchedules(summary.cells),
     `runs per side: ${summary.runs.min} to ${summary.runs.max} (more only while the verdict is inconclusive)`,
+    `server starts: groups of ${summary.starts.group} run${summary.starts.group === 1 ? "" : "s"} a side${summary.starts.auto ? " (repeats.block auto)" : ""}, alternating A B, B A: ${summary.starts.firstLookPerSide} start${summary.starts.firstLookPerSide === 1 ? "" : "s"} a side at the first look, ${summary.starts.maxPerSide} at ${summary.runs.max} runs; the intervals count the start-to-start noise beside the run-to-run (gate.noise_prior)`,
     `gated: ${summary.gate}`,
     ...renderGpuMinutes(summary.gpuMinutes, summary.searchedCells, summary.cells.length),
   ];
@@ -589,6 +596,20 @@ export function autoRunsPerBlock(input: {
   let largest = 1;
   while (largest < min && Math.ceil(min / (largest + 1)) >= 3) largest++;
   return Math.max(1, Math.min(largest, Math.round(perStart / 2)));
+}
+
+/** A side's server starts at the first look and at repeats.max, in groups of runsPerBlock (interleaved). */
+function startsOf(config: Config): ConfigSummary["starts"] {
+  const group = runsPerBlock(config);
+  // Groups of k alternate A B | B A, a side's consecutive groups merging: g groups give g + 1 blocks,
+  // ⌊(g + 1) / 2⌋ or ⌈(g + 1) / 2⌉ a side; the fewer is what a side is sure to have.
+  const perSide = (runs: number) => Math.max(1, Math.floor((Math.ceil(runs / group) + 1) / 2));
+  return {
+    group,
+    auto: config.repeats.block === "auto",
+    firstLookPerSide: perSide(config.repeats.min),
+    maxPerSide: perSide(config.repeats.max),
+  };
 }
 
 /** Server starts per cell of one interleaved measuring step from `from` to `to` runs per side. */
