@@ -143,22 +143,19 @@ function measuredStartVariance(
   let numerator = 0;
   let coefficient = 0;
   let betweenDf = 0;
-  const terms: { value: number; df: number }[] = [];
   for (const { m, levels } of sides) {
     if (levels.singleRunStarts || levels.starts < 2) continue;
     const g1 = levels.starts - 1;
     numerator += m.ssBetween - g1 * levels.runVariance;
     coefficient += m.startCoefficient;
     betweenDf += g1;
-    terms.push({ value: m.ssBetween, df: g1 }, { value: -g1 * levels.runVariance, df: levels.runVarianceDf });
   }
   if (betweenDf === 0 || coefficient <= 0) return null;
-  const variance = Math.max(0, numerator / coefficient);
-  // Satterthwaite over the mean squares the estimate is made of, bounded by the between-start df.
-  let denominator = 0;
-  for (const term of terms) if (term.df > 0) denominator += (term.value / coefficient) ** 2 / term.df;
-  const satterthwaite = denominator > 0 && variance > 0 ? variance ** 2 / denominator : betweenDf;
-  return { variance, df: Math.max(1, Math.min(betweenDf, satterthwaite)) };
+  // Its degrees of freedom are the starts' (G − 1 a side): for balanced starts the variance of a side's
+  // mean, σ_s²/G + σ_r²/N, is exactly the start means' mean square / G, with G − 1 df. (Satterthwaite's
+  // df of the moment difference alone collapse towards 1 when σ_s² is near 0, which would let the prior
+  // outweigh many starts that agree.)
+  return { variance: Math.max(0, numerator / coefficient), df: betweenDf };
 }
 
 /**
