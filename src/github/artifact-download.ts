@@ -32,7 +32,8 @@ export class DownloadTooLargeError extends Error {
   override readonly name = "DownloadTooLargeError";
 }
 
-const proxyAware = new EnvHttpProxyAgent();
+/** Honours HTTPS_PROXY / NO_PROXY as @actions/http-client does; made on the first download. */
+let proxyAware: EnvHttpProxyAgent | null = null;
 
 export async function downloadRunArtifact(
   client: GitHubClient,
@@ -87,6 +88,7 @@ async function fetchTo(url: string, file: string, maxBytes: number, idleMs: numb
   const controller = new AbortController();
   const idle = setTimeout(() => controller.abort(new Error(`no byte from ${host} for ${idleMs} ms`)), idleMs);
   try {
+    proxyAware ??= new EnvHttpProxyAgent();
     const response = await fetch(url, { signal: controller.signal, dispatcher: proxyAware });
     if (response.status !== 200 || !response.body) {
       await response.body?.cancel();
@@ -109,7 +111,9 @@ async function fetchTo(url: string, file: string, maxBytes: number, idleMs: numb
   } catch (error) {
     if (error instanceof DownloadTooLargeError || error instanceof BlobDownloadError) throw error;
     const reason = controller.signal.aborted ? (controller.signal.reason as Error) : (error as Error);
-    throw new BlobDownloadError(`${host}: ${reason.message}`);
+    // undici says "fetch failed" and keeps the reason (refused, reset) as the cause.
+    const cause = reason.cause instanceof Error ? `: ${reason.cause.message}` : "";
+    throw new BlobDownloadError(`${host}: ${reason.message}${cause}`);
   } finally {
     clearTimeout(idle);
   }

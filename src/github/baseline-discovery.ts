@@ -20,7 +20,10 @@ import type { GitHubClient } from "./client.js";
  */
 export const baselineEvents: readonly string[] = ["push", "schedule", "workflow_dispatch"];
 
-/** How far back a search looks: runs of the base branch, and artifacts of the baseline's name. */
+/**
+ * How far back a search looks: runs of the base branch (GitHub lists at most 1,000 runs for a query
+ * filtered by branch and status), and artifacts of the baseline's name.
+ */
 const baselineSearchBounds = { maxRuns: 1000, maxArtifacts: 1000, perPage: 100 } as const;
 
 export interface BaselineQuery {
