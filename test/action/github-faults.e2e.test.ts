@@ -417,8 +417,8 @@ describe("slow calls and the evidence upload", () => {
   });
 
   it("a call that hangs past its deadline once is retried", async () => {
-    fake.fault({ path: runsPath, delayMs: 5000 });
-    const policy = { ...fastCallPolicy, attemptTimeoutMs: 1000 };
+    fake.fault({ path: runsPath, delayMs: 8000 });
+    const policy = { ...fastCallPolicy, attemptTimeoutMs: 2000 };
     const { outputs } = await runJob(
       prJob(321),
       deps({

@@ -110,7 +110,7 @@ describe("GitHubArtifactStore against the loopback results service, blob storage
         fake.faults.length = 0;
         const injected = fake.fault({ path, ...fault });
         const target = join(dir, `out-fault-${what.length}`);
-        const policy = { ...fastCallPolicy, attemptTimeoutMs: 500 };
+        const policy = { ...fastCallPolicy, attemptTimeoutMs: 1500 };
         await new storeModule.GitHubArtifactStore({
           token: "ghs_installation",
           owner: fake.owner,
