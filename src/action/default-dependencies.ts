@@ -45,5 +45,6 @@ export function createDefaultDependencies(options: { signal?: AbortSignal } = {}
     github: createGitHubClient,
     artifacts: (context) => new GitHubArtifactStore(context),
     now: () => new Date(),
+    interrupted: () => options.signal?.aborted ?? false,
   };
 }

@@ -2,7 +2,14 @@ import { cp, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "nod
 import { dirname, join, relative } from "node:path";
 import { DefaultArtifactClient } from "@actions/artifact";
 import { z } from "zod";
+import { DownloadTooLargeError, downloadRunArtifact } from "./artifact-download.js";
 import { type BaselineLimits, defaultBaselineLimits, UntrustedBaselineError } from "./baseline-bundle.js";
+import {
+  createGitHubClient,
+  defaultGitHubCallPolicy,
+  type GitHubCallPolicy,
+  type GitHubClient,
+} from "./client.js";
 import { copyTreeWithLimits, listFilesRecursively } from "./files.js";
 import { ArchiveLimitError, extractZip } from "./zip-extract.js";
 
@@ -40,12 +47,37 @@ export interface GitHubArtifactStoreOptions {
   token: string;
   owner: string;
   repo: string;
+  /** The REST API (the context's GITHUB_API_URL) that hands out other runs' artifacts. */
+  apiUrl?: string;
+  /** Retries and deadlines of those downloads (client.ts); tests shorten the waits. */
+  policy?: GitHubCallPolicy;
+  /** The job log, told about retries. */
+  log?: (line: string) => void;
 }
 
+/**
+ * In-run uploads, listings and downloads go through `@actions/artifact` (the runner's own credentials,
+ * its own retries); another run's artifact is downloaded here (artifact-download.ts), retried on the
+ * GitHub client's policy and stopped at the size limit while it downloads.
+ */
 export class GitHubArtifactStore implements ArtifactStore {
   private readonly client = new DefaultArtifactClient();
+  private rest: GitHubClient | null = null;
 
   constructor(private readonly options: GitHubArtifactStoreOptions) {}
+
+  private api(): GitHubClient {
+    const { token, apiUrl, policy, log } = this.options;
+    this.rest ??= createGitHubClient(
+      token,
+      apiUrl ?? process.env.GITHUB_API_URL ?? "https://api.github.com",
+      {
+        ...(policy ? { policy } : {}),
+        ...(log ? { log } : {}),
+      },
+    );
+    return this.rest;
+  }
 
   async upload(
     name: string,
@@ -78,27 +110,36 @@ export class GitHubArtifactStore implements ArtifactStore {
         `${label}: ${artifact.sizeBytes} bytes compressed, more than the ${limits.maxTotalBytes} allowed (limit maxTotalBytes)`,
       );
     }
-    const findBy =
-      artifact.runId === undefined
-        ? undefined
-        : {
-            token: this.options.token,
-            workflowRunId: artifact.runId,
-            repositoryOwner: this.options.owner,
-            repositoryName: this.options.repo,
-          };
     await mkdir(dirname(destination), { recursive: true });
     const staging = await mkdtemp(join(dirname(destination), ".artifact-download-"));
     try {
-      await this.client.downloadArtifact(artifact.id, {
-        path: staging,
-        skipDecompress: true,
-        ...(findBy ? { findBy } : {}),
+      const archive = join(staging, "artifact.zip");
+      if (artifact.runId === undefined) {
+        await this.client.downloadArtifact(artifact.id, { path: staging, skipDecompress: true });
+        const saved = await readdir(staging);
+        if (saved.length !== 1 || saved[0] === undefined)
+          throw new Error(`${label}: expected one archive from the download, found ${saved.length} files`);
+        await extractArtifactZip(label, join(staging, saved[0]), destination, limits);
+        return;
+      }
+      const download = {
+        owner: this.options.owner,
+        repo: this.options.repo,
+        artifactId: artifact.id,
+        label: `${label} of run ${artifact.runId}`,
+        maxBytes: limits.maxTotalBytes,
+      };
+      await downloadRunArtifact(
+        this.api(),
+        download,
+        archive,
+        this.options.policy ?? defaultGitHubCallPolicy,
+      ).catch((error: unknown) => {
+        if (error instanceof DownloadTooLargeError)
+          throw new UntrustedBaselineError(`${label}: ${error.message} (nothing of it was kept)`);
+        throw error;
       });
-      const saved = await readdir(staging);
-      if (saved.length !== 1 || saved[0] === undefined)
-        throw new Error(`${label}: expected one archive from the download, found ${saved.length} files`);
-      await extractArtifactZip(label, join(staging, saved[0]), destination, limits);
+      await extractArtifactZip(label, archive, destination, limits);
     } finally {
       await rm(staging, { recursive: true, force: true });
     }

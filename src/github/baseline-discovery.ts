@@ -1,12 +1,17 @@
+import { describeCallFailure, GitHubCallError, httpStatusOf, isPermissionRefusal } from "./api-failure.js";
 import type { GitHubClient } from "./client.js";
-import { httpStatusOf } from "./client.js";
 
 /**
  * Finds the baseline artifact for a pull request: the newest successful run of the same workflow on the
  * base branch that recorded one (a push, the scheduled refresh or a manual dispatch), preferring the run at
- * the PR's base commit, walking back past runs whose artifact expired or was never uploaded. With
- * `sessions` > 1 it also returns the next newest baselines of the branch (the history the between-session
- * drift is estimated from). Everything it looked at is returned so the report can say why it fell back.
+ * the PR's base commit, walking back past runs whose artifact expired or was never uploaded, page by page
+ * up to `baselineSearchBounds`. With `sessions` > 1 it also returns the next newest baselines of the
+ * branch (the history the between-session drift is estimated from). What it examined is returned so the
+ * report can say why it fell back, or why nothing qualified.
+ *
+ * Which runs have the artifact is read from the repository's listing of artifacts of that name (100 a
+ * page), not run by run: a baseline recorded nightly behind 120 pushes costs two pages of runs and one of
+ * artifacts, not 120 calls.
  */
 
 /**
@@ -14,6 +19,12 @@ import { httpStatusOf } from "./client.js";
  * a baseline. A pull_request run's branch is the PR's head (a fork may name it `main`): never a baseline.
  */
 export const baselineEvents: readonly string[] = ["push", "schedule", "workflow_dispatch"];
+
+/**
+ * How far back a search looks: runs of the base branch (GitHub lists at most 1,000 runs for a query
+ * filtered by branch and status), and artifacts of the baseline's name.
+ */
+const baselineSearchBounds = { maxRuns: 1000, maxArtifacts: 1000, perPage: 100 } as const;
 
 export interface BaselineQuery {
   owner: string;
@@ -24,10 +35,10 @@ export interface BaselineQuery {
   /** The PR's base commit: a run at exactly this commit is preferred. */
   preferredSha: string | null;
   artifactName: string;
-  /** How many runs of the base branch to look at before giving up (at most 100). */
-  maxRuns?: number;
   /** Baseline sessions wanted: the one compared with plus up to sessions − 1 earlier ones (default 1). */
   sessions?: number;
+  /** Bounds of the walk (default `baselineSearchBounds`; tests lower them). */
+  bounds?: { maxRuns: number; maxArtifacts: number; perPage: number };
 }
 
 export interface FoundBaseline {
@@ -40,15 +51,30 @@ export interface FoundBaseline {
   fallbackReason: string | null;
 }
 
+/** What a search looked at, for the report: how many and why each run it passed over did not qualify. */
+export interface SearchExamined {
+  runs: number;
+  artifacts: number;
+  notUploaded: number;
+  expired: number;
+  /** Runs of events that are never a baseline (pull_request, ...). */
+  wrongEvent: number;
+  /** The walk stopped at a bound of `baselineSearchBounds` with runs left unexamined. */
+  stoppedAtBound: string | null;
+}
+
 export interface BaselineSearch {
   found: FoundBaseline | null;
   /** Further baselines of the branch, newest first, not including `found` (at most sessions − 1). */
   history: FoundBaseline[];
-  /** One line per run considered and rejected, newest first. */
+  /** One line per run considered and rejected before the baseline, newest first (at most `shownRejections`). */
   rejected: string[];
+  examined: SearchExamined;
   /** Set when the search itself could not be done (permissions, unknown workflow). */
   problem: string | null;
 }
+
+const shownRejections = 20;
 
 interface WorkflowRun {
   id: number;
@@ -57,14 +83,16 @@ interface WorkflowRun {
   event: string;
 }
 
-interface RunArtifact {
+interface RepoArtifact {
   id: number;
   name: string;
   size_in_bytes: number;
   expired: boolean;
+  workflow_run?: { id?: number | null } | null;
 }
 
-async function listRuns(client: GitHubClient, query: BaselineQuery, perPage: number, headSha?: string) {
+/** The runs of the base branch, newest first, read a page at a time. */
+async function* runsOf(client: GitHubClient, query: BaselineQuery, perPage: number, headSha?: string) {
   const parameters = {
     owner: query.owner,
     repo: query.repo,
@@ -76,27 +104,74 @@ async function listRuns(client: GitHubClient, query: BaselineQuery, perPage: num
   };
   // GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs (or /actions/runs without a workflow):
   // https://docs.github.com/en/rest/actions/workflow-runs#list-workflow-runs-for-a-workflow
-  const response = query.workflowFile
-    ? await client.rest.actions.listWorkflowRuns({ ...parameters, workflow_id: query.workflowFile })
-    : await client.rest.actions.listWorkflowRunsForRepo(parameters);
-  return (response.data.workflow_runs as WorkflowRun[]).sort((a, b) =>
-    b.created_at.localeCompare(a.created_at),
-  );
+  const pages = query.workflowFile
+    ? client.paginate.iterator(client.rest.actions.listWorkflowRuns, {
+        ...parameters,
+        workflow_id: query.workflowFile,
+      })
+    : client.paginate.iterator(client.rest.actions.listWorkflowRunsForRepo, parameters);
+  for await (const page of pages) {
+    const runs = (page.data as unknown as WorkflowRun[]).sort((a, b) =>
+      b.created_at.localeCompare(a.created_at),
+    );
+    yield runs;
+  }
 }
 
-async function findArtifact(client: GitHubClient, query: BaselineQuery, runId: number) {
-  // GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts?name=...:
-  // https://docs.github.com/en/rest/actions/artifacts#list-workflow-run-artifacts
-  const response = await client.rest.actions.listWorkflowRunArtifacts({
-    owner: query.owner,
-    repo: query.repo,
-    run_id: runId,
-    name: query.artifactName,
-    per_page: 100,
-  });
-  const artifacts = (response.data.artifacts as RunArtifact[]).filter((a) => a.name === query.artifactName);
-  const live = artifacts.filter((artifact) => !artifact.expired).sort((a, b) => b.id - a.id);
-  return { live: live[0] ?? null, expired: artifacts.length > 0 && live.length === 0 };
+/**
+ * The repository's artifacts of the baseline's name, by the run that uploaded them, read a page at a time
+ * as runs ask for them. A run is known to have none only once the whole listing has been read, so the
+ * answer never depends on the listing's order, only the number of pages read does.
+ */
+class ArtifactIndex {
+  private readonly byRun = new Map<number, RepoArtifact[]>();
+  private readonly pages: AsyncIterator<{ data: unknown }>;
+  private exhausted = false;
+  count = 0;
+
+  constructor(
+    client: GitHubClient,
+    private readonly query: BaselineQuery,
+    private readonly bounds: { maxArtifacts: number; perPage: number },
+  ) {
+    // GET /repos/{owner}/{repo}/actions/artifacts?name=...: each carries `workflow_run.id`;
+    // https://docs.github.com/en/rest/actions/artifacts#list-artifacts-for-a-repository
+    this.pages = client.paginate
+      .iterator(client.rest.actions.listArtifactsForRepo, {
+        owner: query.owner,
+        repo: query.repo,
+        name: query.artifactName,
+        per_page: bounds.perPage,
+      })
+      [Symbol.asyncIterator]();
+  }
+
+  /** The run's live artifact (newest), whether it only has expired ones, or "bound" when it cannot tell. */
+  async lookup(runId: number): Promise<{ live: RepoArtifact | null; expired: boolean } | "bound"> {
+    while (!this.byRun.has(runId) && !this.exhausted) {
+      if (this.count >= this.bounds.maxArtifacts) return "bound";
+      await this.nextPage();
+    }
+    const artifacts = (this.byRun.get(runId) ?? []).filter((a) => a.name === this.query.artifactName);
+    const live = artifacts.filter((artifact) => !artifact.expired).sort((a, b) => b.id - a.id);
+    return { live: live[0] ?? null, expired: artifacts.length > 0 && live.length === 0 };
+  }
+
+  private async nextPage(): Promise<void> {
+    const next = await this.pages.next();
+    if (next.done) {
+      this.exhausted = true;
+      return;
+    }
+    const artifacts = next.value.data as RepoArtifact[];
+    if (artifacts.length === 0) this.exhausted = true;
+    for (const artifact of artifacts) {
+      this.count++;
+      const runId = artifact.workflow_run?.id;
+      if (typeof runId !== "number") continue;
+      this.byRun.set(runId, [...(this.byRun.get(runId) ?? []), artifact]);
+    }
+  }
 }
 
 function short(sha: string): string {
@@ -104,33 +179,61 @@ function short(sha: string): string {
 }
 
 export async function findBaseline(client: GitHubClient, query: BaselineQuery): Promise<BaselineSearch> {
+  const bounds = query.bounds ?? baselineSearchBounds;
   const rejected: string[] = [];
   const seen = new Set<number>();
   const wanted = Math.max(1, query.sessions ?? 1);
+  const examined: SearchExamined = {
+    runs: 0,
+    artifacts: 0,
+    notUploaded: 0,
+    expired: 0,
+    wrongEvent: 0,
+    stoppedAtBound: null,
+  };
+  const artifacts = new ArtifactIndex(client, query, bounds);
   let found: FoundBaseline | null = null;
   const history: FoundBaseline[] = [];
-  const describeMiss = (run: WorkflowRun, expired: boolean) =>
-    `run ${run.id} at ${short(run.head_sha)}: artifact "${query.artifactName}" ${expired ? "expired" : "not uploaded"}`;
-  /** True when `run` gave a baseline (the first one found, or one more for the history). */
-  const consider = async (run: WorkflowRun, reason: () => string | null): Promise<boolean> => {
+  const reject = (line: string) => {
+    if (found) return;
+    if (rejected.length < shownRejections) rejected.push(line);
+    else if (rejected.length === shownRejections) rejected.push("…");
+  };
+  /** True when `run` gave a baseline (the first one found, or one more for the history); null at a bound. */
+  const consider = async (run: WorkflowRun, reason: () => string | null): Promise<boolean | null> => {
     seen.add(run.id);
+    examined.runs++;
     if (!baselineEvents.includes(run.event)) {
-      rejected.push(`run ${run.id} at ${short(run.head_sha)}: a ${run.event} run is never a baseline`);
+      examined.wrongEvent++;
+      reject(`run ${run.id} at ${short(run.head_sha)}: a ${run.event} run is never a baseline`);
       return false;
     }
-    const { live, expired } = await findArtifact(client, query, run.id);
-    if (!live) {
-      if (!found) rejected.push(describeMiss(run, expired));
+    const artifact = await artifacts.lookup(run.id);
+    examined.artifacts = artifacts.count;
+    if (artifact === "bound") {
+      examined.stoppedAtBound = `${bounds.maxArtifacts} artifacts named "${query.artifactName}"`;
+      return null;
+    }
+    if (!artifact.live) {
+      if (artifact.expired) examined.expired++;
+      else examined.notUploaded++;
+      reject(
+        `run ${run.id} at ${short(run.head_sha)}: artifact "${query.artifactName}" ${artifact.expired ? "expired" : "not uploaded"}`,
+      );
       return false;
     }
-    if (found) history.push(toFound(run, live, null));
-    else found = toFound(run, live, reason());
+    if (found) history.push(toFound(run, artifact.live, null));
+    else found = toFound(run, artifact.live, reason());
     return true;
   };
+  const result = () => ({ found, history, rejected, examined, problem: null });
   try {
     if (query.preferredSha) {
-      for (const run of await listRuns(client, query, 5, query.preferredSha)) {
-        if (await consider(run, () => null)) break;
+      for await (const runs of runsOf(client, query, 5, query.preferredSha)) {
+        for (const run of runs) {
+          if (await consider(run, () => null)) break;
+        }
+        break;
       }
       if (seen.size === 0)
         rejected.push(
@@ -138,39 +241,75 @@ export async function findBaseline(client: GitHubClient, query: BaselineQuery): 
         );
     }
     const complete = () => found !== null && history.length >= wanted - 1;
-    if (complete()) return { found, history, rejected, problem: null };
-    const perPage = Math.min(100, Math.max(query.maxRuns ?? 20, 2 * wanted));
-    for (const run of await listRuns(client, query, perPage)) {
-      if (complete()) break;
-      if (seen.has(run.id)) continue;
-      await consider(run, () =>
-        query.preferredSha ? `${rejected.join("; ")}; used the newest earlier run with a baseline` : null,
-      );
+    if (complete()) return result();
+    const atBase = [...rejected];
+    const runsAtBase = examined.runs;
+    // Called while the run that qualified is counted: the runs passed over are the others since the base's.
+    const fallback = () =>
+      query.preferredSha
+        ? `${atBase.join("; ")}; used the newest earlier run with a baseline${passedOver(examined.runs - 1 - runsAtBase)}`
+        : null;
+    walk: for await (const runs of runsOf(client, query, bounds.perPage)) {
+      for (const run of runs) {
+        if (complete()) break walk;
+        if (seen.has(run.id)) continue;
+        if (examined.runs >= bounds.maxRuns) {
+          examined.stoppedAtBound = `${bounds.maxRuns} runs`;
+          break walk;
+        }
+        if ((await consider(run, fallback)) === null) break walk;
+      }
     }
-    return { found, history, rejected, problem: null };
+    return result();
   } catch (error) {
     const status = httpStatusOf(error);
     if (status === 404) {
       return {
+        ...result(),
         found: null,
         history: [],
-        rejected,
         problem: `workflow ${query.workflowFile ?? "(any)"} has no runs visible to the token (404)`,
       };
     }
-    if (status === 403 || status === 401) {
-      return {
-        found: null,
-        history: [],
-        rejected,
-        problem: `the token may not list workflow runs or artifacts (HTTP ${status}): grant \`actions: read\``,
-      };
-    }
-    throw error;
+    // A rate limit or a fault that outlasted the retries is no answer: the caller must not read it as "none".
+    if (!isPermissionRefusal(error)) throw new GitHubCallError("finding the baseline", error);
+    return {
+      ...result(),
+      found: null,
+      history: [],
+      problem: `the token may not list workflow runs or artifacts: ${describeCallFailure(error)}; grant \`actions: read\``,
+    };
   }
 }
 
-function toFound(run: WorkflowRun, artifact: RunArtifact, fallbackReason: string | null): FoundBaseline {
+/** " (3 newer runs passed over)", or "". */
+function passedOver(runs: number): string {
+  return runs > 0 ? ` (${runs} newer run${runs === 1 ? "" : "s"} passed over)` : "";
+}
+
+/**
+ * Why no baseline qualified, in one sentence for the report: how many runs and artifacts were examined,
+ * and what each run passed over lacked.
+ */
+export function examinedSummary(
+  query: Pick<BaselineQuery, "workflowFile" | "baseBranch" | "artifactName">,
+  examined: SearchExamined,
+): string {
+  const reasons = [
+    examined.notUploaded > 0 ? `${examined.notUploaded} without the artifact` : null,
+    examined.expired > 0 ? `${examined.expired} whose artifact expired` : null,
+    examined.wrongEvent > 0
+      ? `${examined.wrongEvent} of an event that is never a baseline (pull_request, ...)`
+      : null,
+  ].filter(Boolean);
+  const workflow = query.workflowFile ? `of ${query.workflowFile} ` : "";
+  const bound = examined.stoppedAtBound
+    ? `; the search stopped at its bound of ${examined.stoppedAtBound}`
+    : "";
+  return `examined ${examined.runs} successful run${examined.runs === 1 ? "" : "s"} ${workflow}on ${query.baseBranch} and ${examined.artifacts} artifact${examined.artifacts === 1 ? "" : "s"} named "${query.artifactName}"${reasons.length > 0 ? `: ${reasons.join(", ")}` : ""}${bound}`;
+}
+
+function toFound(run: WorkflowRun, artifact: RepoArtifact, fallbackReason: string | null): FoundBaseline {
   return {
     runId: run.id,
     headSha: run.head_sha,

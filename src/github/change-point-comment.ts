@@ -1,5 +1,5 @@
 import type { GitHubClient } from "./client.js";
-import { commentMarker, fitCommentBody, resolveTokenIdentity } from "./sticky-comment.js";
+import { commentMarker, fitCommentBody, isOwnComment, resolveTokenIdentity } from "./sticky-comment.js";
 
 /**
  * Change points on main as comments on one issue (input history-change-point-issue, docs/history.md):
@@ -27,7 +27,7 @@ export async function postChangePointComments(
 ): Promise<ChangePointCommentResult> {
   const result: ChangePointCommentResult = { posted: [], alreadyPosted: [] };
   if (request.items.length === 0) return result;
-  const identity = (await resolveTokenIdentity(client)).toLowerCase();
+  const identity = await resolveTokenIdentity(client);
   // GET /repos/{owner}/{repo}/issues/{issue_number}/comments, every page:
   // https://docs.github.com/en/rest/issues/comments#list-issue-comments
   const comments = await client.paginate(client.rest.issues.listComments, {
@@ -36,10 +36,7 @@ export async function postChangePointComments(
     issue_number: request.issueNumber,
     per_page: 100,
   });
-  const ours = comments.filter((comment) => {
-    const login = comment.user?.login.toLowerCase();
-    return login === identity || login === `${identity}[bot]`;
-  });
+  const ours = comments.filter((comment) => isOwnComment(comment.user, identity));
   for (const item of request.items) {
     const marker = commentMarker(item.key);
     if (ours.some((comment) => comment.body?.includes(marker))) {

@@ -11,7 +11,8 @@ import {
   serializeHistory,
   UntrustedHistoryError,
 } from "../compare/history.js";
-import { type GitHubClient, httpStatusOf } from "./client.js";
+import { httpStatusOf } from "./api-failure.js";
+import type { GitHubClient } from "./client.js";
 
 /**
  * Where main's history lives. The default is an append-only JSON Lines file on a dedicated branch of the
@@ -222,6 +223,28 @@ export function createBranchHistoryStore(client: GitHubClient, options: BranchSt
 
 /** The file the artifact fallback keeps inside each baseline artifact. */
 export const historyArtifactFile = "vllm-perf-gate-history.jsonl";
+
+/**
+ * Sessions a baseline job could not write to the history branch (after the client's retries), kept in its
+ * baseline artifact (and so in its evidence) for the next baseline job of the branch to append.
+ */
+export const pendingHistoryFile = "vllm-perf-gate-history-pending.jsonl";
+
+export async function writePendingSessions(dir: string, records: readonly HistoryRecord[]): Promise<void> {
+  await writeFile(join(dir, pendingHistoryFile), serializeHistory([...records]));
+}
+
+/** The pending sessions a downloaded (and validated) baseline artifact carries; none when it has no file. */
+export async function readPendingSessions(
+  dir: string,
+  limits: HistoryLimits = defaultHistoryLimits,
+): Promise<HistoryRecord[]> {
+  const text = await readFile(join(dir, pendingHistoryFile), "utf8").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return null;
+    throw error;
+  });
+  return text === null ? [] : parseHistory(text, `baseline artifact ${pendingHistoryFile}`, limits);
+}
 
 /**
  * The artifact fallback: `previousDir` is the downloaded (and validated) newest baseline artifact, whose

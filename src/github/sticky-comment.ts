@@ -1,10 +1,12 @@
+import { GitHubCallError, isPermissionRefusal } from "./api-failure.js";
 import type { GitHubClient } from "./client.js";
-import { httpStatusOf } from "./client.js";
 
 /**
  * One verdict comment per pull request (and per `key`, for several gates in one repository), found again
  * by a hidden, versioned marker AND by its author being the token's own identity: anyone can paste the
- * marker into a comment, only we can author ours.
+ * marker into a comment, only we can author ours. An identity that could not be learned is never guessed:
+ * the comment is then the marker's comment by a bot account (which only an app installed on the
+ * repository can author), and when two bots carry the marker nothing is written.
  */
 
 const markerVersion = 1;
@@ -16,27 +18,36 @@ export function commentMarker(key: string): string {
   return `<!-- vllm-perf-gate:v${markerVersion} key=${safeKey} -->`;
 }
 
-/** The login the token acts as; the REST form of bots carries the `[bot]` suffix. */
-export async function resolveTokenIdentity(client: GitHubClient): Promise<string> {
+/**
+ * The login the token acts as (the REST form of bots carries the `[bot]` suffix), or null for an app
+ * installation token whose login GraphQL would not give (refused, or failing after the client's retries).
+ */
+export async function resolveTokenIdentity(client: GitHubClient): Promise<string | null> {
   try {
     // GET /user: https://docs.github.com/en/rest/users/users#get-the-authenticated-user (PATs only).
     const { data } = await client.rest.users.getAuthenticated();
     return data.login;
   } catch (error) {
-    const status = httpStatusOf(error);
-    if (status !== 403 && status !== 401) throw error;
+    // Installation tokens are refused (403); anything else (a rate limit, a fault) is no answer at all.
+    if (!isPermissionRefusal(error)) throw new GitHubCallError("finding the token's identity", error);
   }
   try {
     // Installation tokens (GITHUB_TOKEN, GitHub Apps) are refused GET /user but may ask GraphQL's viewer.
     const data = await client.graphql<{ viewer: { login: string } }>("query { viewer { login } }");
     return data.viewer.login;
   } catch {
-    return "github-actions[bot]";
+    return null;
   }
 }
 
-function sameIdentity(commentLogin: string, identity: string): boolean {
-  const login = commentLogin.toLowerCase();
+/** Whether a comment's author is the token's identity (null: an installation whose login is unknown: a bot). */
+export function isOwnComment(
+  user: { login: string; type?: string } | null | undefined,
+  identity: string | null,
+): boolean {
+  if (!user) return false;
+  if (identity === null) return user.type === "Bot";
+  const login = user.login.toLowerCase();
   const self = identity.toLowerCase();
   // GraphQL may name a bot without the `[bot]` suffix that REST shows; only apps can own such a login,
   // so appending it never lets a user's comment pass for ours.
@@ -60,7 +71,8 @@ export interface StickyCommentRequest {
   key: string;
   /** Full comment body, marker included (see fitCommentBody). */
   body: string;
-  identity: string;
+  /** resolveTokenIdentity's answer. */
+  identity: string | null;
 }
 
 export interface StickyCommentResult {
@@ -83,11 +95,13 @@ export async function upsertStickyComment(
     per_page: 100,
   });
   const ours = comments.filter(
-    (comment) =>
-      comment.body?.includes(marker) &&
-      comment.user != null &&
-      sameIdentity(comment.user.login, request.identity),
+    (comment) => comment.body?.includes(marker) && isOwnComment(comment.user, request.identity),
   );
+  const authors = new Set(ours.map((comment) => comment.user?.login));
+  if (request.identity === null && authors.size > 1)
+    throw new Error(
+      `the token's login could not be learned and ${authors.size} bots (${[...authors].join(", ")}) carry this gate's marker on #${request.issueNumber}: not guessing which comment is ours`,
+    );
   const existing = ours.at(-1);
   if (existing) {
     if (existing.body === request.body)

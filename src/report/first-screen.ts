@@ -15,7 +15,7 @@ import type { Block, Markup, Tone } from "./markup.js";
  * The first screen of the report (the first ~25 rendered lines of the PR comment at 900 px, and what the
  * terminal prints): everything a reviewer acts on. It is a list of small parts (`firstScreenParts`), each
  * a function of the verdict and where it is published that returns its blocks (empty when it has nothing
- * to say): the verdict and its reason, the override label, the table of findings (each decided and
+ * to say): the verdict and its reason, the override label, a change of method, the table of findings (each decided and
  * undecided gated check, verdict first), what would settle the open ones, the capacity at the SLOs, what
  * it means for users, a mixed result, cells not compared, excluded runs, the links to the full report.
  * A new fact for the first screen is one more part in the list.
@@ -28,6 +28,11 @@ import type { Block, Markup, Tone } from "./markup.js";
 export interface PublicationContext {
   links: ReportLinks | null;
   override: OverrideState | null;
+  /**
+   * Why the job compared another way than it set out to (the action's `auto` gating a pull request
+   * against the stored baseline because the base commit's config could not be had); absent: it did not.
+   */
+  methodChange?: string | null;
 }
 
 /**
@@ -444,6 +449,16 @@ const override: FirstScreenPart = (_verdict, context, markup) => {
   return line ? [{ kind: "paragraph", lines: [line] }] : [];
 };
 
+/** A change of method, said where the verdict is read, not only in the provenance line below. */
+export function methodChangeLine(change: string, markup: Markup): string {
+  return `${markup.strong("Method changed:")} ${markup.text(change, 400)}.`;
+}
+
+const methodChange: FirstScreenPart = (_verdict, context, markup) =>
+  context.methodChange
+    ? [{ kind: "paragraph", lines: [methodChangeLine(context.methodChange, markup)] }]
+    : [];
+
 /** Where the rest is: the comment links to the full report and the charts, the long form to the charts. */
 const links: FirstScreenPart = (_verdict, context, markup) => {
   const where = context.links;
@@ -465,6 +480,7 @@ const links: FirstScreenPart = (_verdict, context, markup) => {
 export const firstScreenParts: readonly FirstScreenPart[] = [
   verdictHead,
   override,
+  methodChange,
   findingsPart,
   settling,
   capacityAnswers,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ArtifactStore } from "../../src/github/artifact-store.js";
-import { FakeGitHub, runtimeToken } from "./fake-github.js";
+import { FakeGitHub, fastCallPolicy, runtimeToken, serverError } from "./fake-github.js";
 
 const fake = new FakeGitHub();
 let dir: string;
@@ -79,6 +79,87 @@ describe("GitHubArtifactStore against the loopback results service, blob storage
     await roundTrip(store, "baseline", source, join(dir, "out-2"), 7);
     const zipRequest = fake.requests.find((request) => /\/actions\/artifacts\/\d+\/zip$/.test(request.path));
     expect(zipRequest?.token).toBe("ghs_installation");
+  });
+
+  describe("another run's artifact under faults", () => {
+    const zipCall = /\/actions\/artifacts\/\d+\/zip$/;
+    const blob = /^\/devstoreaccount1\/downloads\//;
+    let ref: { id: number; name: string; sizeBytes: number; runId: number };
+    const store = () =>
+      new storeModule.GitHubArtifactStore({
+        token: "ghs_installation",
+        owner: fake.owner,
+        repo: fake.repo,
+        apiUrl: fake.baseUrl,
+        policy: fastCallPolicy,
+      });
+
+    beforeAll(async () => {
+      const source = join(dir, "src-faults");
+      await sampleTree(source);
+      const uploaded = await store().upload("faulted", source);
+      ref = { id: uploaded?.id ?? 0, name: "faulted", sizeBytes: uploaded?.sizeBytes ?? 0, runId: 7 };
+    });
+
+    for (const [what, path, fault] of [
+      ["a 502 from the API", zipCall, serverError()],
+      ["a 503 from blob storage", blob, { status: 503, body: "ServerBusy" }],
+      ["blob storage that does not answer within the deadline", blob, { delayMs: 10_000 }],
+    ] as const) {
+      it(`retries ${what}`, async () => {
+        fake.faults.length = 0;
+        const injected = fake.fault({ path, ...fault });
+        const target = join(dir, `out-fault-${what.length}`);
+        const policy = { ...fastCallPolicy, attemptTimeoutMs: 1500 };
+        await new storeModule.GitHubArtifactStore({
+          token: "ghs_installation",
+          owner: fake.owner,
+          repo: fake.repo,
+          apiUrl: fake.baseUrl,
+          policy,
+        }).download(ref, target);
+        expect(injected.hits).toBe(1);
+        expect(await readFile(join(target, "report.md"), "utf8")).toBe("# report\n");
+      });
+    }
+
+    it("names the step, the call and the status when the API keeps failing", async () => {
+      fake.faults.length = 0;
+      fake.fault({ path: zipCall, times: Number.POSITIVE_INFINITY, ...serverError() });
+      await expect(store().download(ref, join(dir, "out-fault-api"))).rejects.toThrow(
+        new RegExp(
+          `^downloading artifact faulted \\(${ref.id}\\) of run 7: GET /repos/acme/serving/actions/artifacts/${ref.id}/zip answered HTTP 502 \\(Server Error\\) after 4 attempts$`,
+        ),
+      );
+      fake.faults.length = 0;
+    });
+
+    it("says how often blob storage failed, never the signed URL", async () => {
+      fake.faults.length = 0;
+      fake.fault({ path: blob, times: Number.POSITIVE_INFINITY, status: 503, body: "ServerBusy" });
+      const error = (await store()
+        .download(ref, join(dir, "out-fault-blob"))
+        .then(
+          () => new Error("downloaded"),
+          (e: unknown) => e,
+        )) as Error;
+      expect(error.message).toMatch(
+        /^downloading artifact faulted \(\d+\) of run 7: the download from blob storage failed after 4 attempts \(127\.0\.0\.1:\d+ answered HTTP 503\)$/,
+      );
+      expect(error.message).not.toContain("sig=");
+      fake.faults.length = 0;
+    });
+
+    it("stops a download past the size limit while it downloads", async () => {
+      fake.faults.length = 0;
+      const limits = {
+        ...(await import("../../src/github/baseline-bundle.js")).defaultBaselineLimits,
+        maxTotalBytes: 100,
+      };
+      await expect(
+        store().download({ ...ref, sizeBytes: 50 }, join(dir, "out-fault-size"), limits),
+      ).rejects.toThrow(/more than the 100 bytes allowed \(limit maxTotalBytes\)/);
+    });
   });
 
   it("skips symlinks and reports nothing to upload for an empty directory", async () => {

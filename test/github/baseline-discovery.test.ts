@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { findBaseline } from "../../src/github/baseline-discovery.js";
+import { examinedSummary, findBaseline } from "../../src/github/baseline-discovery.js";
 import { createGitHubClient, type GitHubClient } from "../../src/github/client.js";
-import { FakeGitHub } from "./fake-github.js";
+import {
+  FakeGitHub,
+  fastCallPolicy,
+  primaryRateLimit,
+  secondaryRateLimit,
+  serverError,
+} from "./fake-github.js";
 
 const fake = new FakeGitHub();
 let client: GitHubClient;
@@ -11,12 +17,14 @@ beforeAll(async () => {
   const baseUrl = await fake.start();
   fake.users.set("pat", { login: "alice", type: "User", installation: false });
   fake.users.set("no-actions-read", { login: "bob", type: "User", installation: false, denyActions: true });
-  client = createGitHubClient("pat", baseUrl);
+  client = createGitHubClient("pat", baseUrl, { policy: fastCallPolicy });
 });
 afterAll(() => fake.stop());
 beforeEach(() => {
   fake.runs.length = 0;
   fake.artifacts.length = 0;
+  fake.faults.length = 0;
+  fake.requests.length = 0;
 });
 
 function run(id: number, headSha: string, minutes: number, extra: Partial<(typeof fake.runs)[number]> = {}) {
@@ -32,14 +40,16 @@ function run(id: number, headSha: string, minutes: number, extra: Partial<(typeo
   });
 }
 
+/** An artifact uploaded by the run, a minute after it started. */
 function artifact(runId: number, name = "vllm-perf-gate-baseline", expired = false) {
+  const started = fake.runs.find((r) => r.id === runId)?.created_at ?? "2026-11-01T00:00:00Z";
   fake.artifacts.push({
     id: fake.id(),
     runId,
     name,
     expired,
     zip: Buffer.from("PK"),
-    created_at: "2026-11-01T00:00:00Z",
+    created_at: new Date(Date.parse(started) + 60_000).toISOString(),
   });
 }
 
@@ -177,5 +187,123 @@ describe("findBaseline", () => {
     const search = await findBaseline(createGitHubClient("no-actions-read", fake.baseUrl), query);
     expect(search.found).toBeNull();
     expect(search.problem).toContain("grant `actions: read`");
+  });
+
+  it("reports a search it could not do because of a rate limit as a failure, never as a missing permission", async () => {
+    run(1, sha("b"), 1);
+    artifact(1);
+    fake.fault({
+      path: /\/actions\/workflows\/bench\.yml\/runs$/,
+      times: Number.POSITIVE_INFINITY,
+      ...primaryRateLimit(new Date(Date.now() + 3_600_000)),
+    });
+    const error = (await findBaseline(client, query).then(
+      () => new Error("found"),
+      (e: unknown) => e,
+    )) as Error;
+    expect(error.message).toMatch(
+      /^finding the baseline: GET \/repos\/acme\/serving\/actions\/workflows\/bench\.yml\/runs was refused: its API rate limit is spent \(HTTP 403; it resets at .* UTC\), not a missing permission$/,
+    );
+    expect(error.message).not.toContain("actions: read");
+  });
+
+  it("finds the baseline through a secondary rate limit while listing runs (retried after retry-after)", async () => {
+    run(1, sha("b"), 1);
+    artifact(1);
+    fake.fault({ path: /\/runs$/, ...secondaryRateLimit(1) });
+    expect((await findBaseline(client, query)).found?.runId).toBe(1);
+  });
+
+  for (const [what, path] of [
+    ["listing the runs", /\/runs$/],
+    ["listing the artifacts", /\/actions\/artifacts$/],
+  ] as const) {
+    it(`finds the baseline through a 502 while ${what}`, async () => {
+      run(1, sha("b"), 1);
+      artifact(1);
+      const fault = fake.fault({ path, ...serverError() });
+      expect((await findBaseline(client, query)).found?.runId).toBe(1);
+      expect(fault.hits).toBe(1);
+    });
+  }
+
+  it("fails with the step, the call and the status when a 502 outlasts the retries", async () => {
+    run(1, sha("b"), 1);
+    fake.fault({ path: /\/runs$/, times: Number.POSITIVE_INFINITY, ...serverError() });
+    await expect(findBaseline(client, query)).rejects.toThrow(
+      "finding the baseline: GET /repos/acme/serving/actions/workflows/bench.yml/runs answered HTTP 502 (Server Error) after 4 attempts",
+    );
+  });
+
+  /** 150 successful push runs on main, newest last; a baseline only at the given positions (1 = newest). */
+  function busyMain(baselineAt: number[]) {
+    for (let k = 1; k <= 150; k++) run(k, sha(String(k % 10)), k);
+    for (const position of baselineAt) artifact(151 - position);
+    // Other names (each push's evidence) fill the artifact listing too, but it is filtered by name.
+    for (let k = 1; k <= 150; k++) artifact(k, "vllm-perf-gate-results");
+  }
+
+  for (const position of [25, 120]) {
+    it(`walks past the first page of runs: a baseline at position ${position} of 150 is found`, async () => {
+      busyMain([position]);
+      const search = await findBaseline(client, { ...query, preferredSha: null });
+      expect(search.found?.runId).toBe(151 - position);
+      expect(search.examined).toMatchObject({ runs: position, notUploaded: position - 1, artifacts: 1 });
+      // Two pages of runs at most, one of artifacts: not a call per run.
+      expect(fake.calls("GET", /\/runs$/)).toBe(position > 100 ? 2 : 1);
+      expect(fake.calls("GET", /\/actions\/artifacts$/)).toBe(1);
+      expect(fake.calls("GET", /\/runs\/\d+\/artifacts$/)).toBe(0);
+    });
+  }
+
+  it("walks past the base commit's run to a nightly baseline, saying how many newer runs it passed over", async () => {
+    busyMain([120]);
+    const search = await findBaseline(client, { ...query, preferredSha: sha("0") });
+    expect(search.found?.runId).toBe(31);
+    expect(search.found?.fallbackReason).toMatch(
+      /used the newest earlier run with a baseline \(\d+ newer runs passed over\)$/,
+    );
+  });
+
+  it("says how many runs and artifacts it examined and why none qualified", async () => {
+    busyMain([]);
+    const expired = fake.runs.find((r) => r.id === 100);
+    if (expired) artifact(100, "vllm-perf-gate-baseline", true);
+    fake.runs.push({ ...fake.runs[0]!, id: 500, event: "pull_request", created_at: "2026-12-01T00:00:00Z" });
+    const search = await findBaseline(client, { ...query, preferredSha: null });
+    expect(search.found).toBeNull();
+    expect(search.examined).toMatchObject({
+      runs: 151,
+      artifacts: 1,
+      notUploaded: 149,
+      expired: 1,
+      wrongEvent: 1,
+    });
+    expect(examinedSummary(query, search.examined)).toBe(
+      'examined 151 successful runs of bench.yml on main and 1 artifact named "vllm-perf-gate-baseline": 149 without the artifact, 1 whose artifact expired, 1 of an event that is never a baseline (pull_request, ...)',
+    );
+    expect(search.rejected).toHaveLength(21);
+  });
+
+  it("pages through 150 artifacts of the baseline's name", async () => {
+    for (let k = 1; k <= 150; k++) {
+      run(k, sha(String(k % 10)), k);
+      artifact(k);
+    }
+    const search = await findBaseline(client, { ...query, preferredSha: null, sessions: 3 });
+    expect(search.found?.runId).toBe(150);
+    expect(search.history.map((f) => f.runId)).toEqual([149, 148]);
+  });
+
+  it("stops at its bound and says so", async () => {
+    busyMain([120]);
+    const search = await findBaseline(client, {
+      ...query,
+      preferredSha: null,
+      bounds: { maxRuns: 50, maxArtifacts: 1000, perPage: 20 },
+    });
+    expect(search.found).toBeNull();
+    expect(search.examined.runs).toBe(50);
+    expect(examinedSummary(query, search.examined)).toMatch(/the search stopped at its bound of 50 runs$/);
   });
 });

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+// Type only: @actions/github reads GITHUB_API_URL when first imported, which tests set after importing this.
+import type { GitHubCallPolicy } from "../../src/github/client.js";
 
 /**
  * A loopback stand-in for the three services the action talks to, answering with their real shapes:
@@ -87,6 +89,89 @@ export interface RecordedRequest {
   token: string | null;
 }
 
+/**
+ * A fault the fake injects, as a proxy in front of GitHub under load would: the first `times` requests
+ * matching `method` and `path` wait `delayMs`, then get `status` with `headers` and `body` instead of the
+ * route's answer (no `status`: the route answers, late). `hits` counts the requests it took.
+ */
+export interface FaultSpec {
+  method?: string;
+  /** Matched against the request's path (no query). */
+  path: RegExp;
+  /** How many matching requests it takes (default 1; Infinity: every one). */
+  times?: number;
+  status?: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+  delayMs?: number;
+}
+
+export interface Fault extends FaultSpec {
+  hits: number;
+}
+
+// The answers GitHub gives under load, as its documentation shows them
+// (https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api#exceeding-the-rate-limit,
+// https://docs.github.com/en/rest/using-the-rest-api/troubleshooting-the-rest-api).
+
+/**
+ * The client's policy with GitHub's seconds and the backoff unit at a millisecond and no spacing of
+ * writes, so retries and rate-limit waits run in a test's time; the counts (retries, rate-limit retries,
+ * the longest wait) are the defaults'.
+ */
+export const fastCallPolicy: GitHubCallPolicy = {
+  retries: 3,
+  backoffUnitMs: 1,
+  attemptTimeoutMs: 5000,
+  rateLimitRetries: 2,
+  maxRateLimitWaitS: 60,
+  secondMs: 1,
+  writeSpacingMs: 0,
+  notificationSpacingMs: 0,
+};
+
+/** A 502 from GitHub's front end. */
+export function serverError(): Pick<FaultSpec, "status" | "body"> {
+  return { status: 502, body: { message: "Server Error" } };
+}
+
+/** A secondary rate limit: 403 with `retry-after`, the budget itself not spent. */
+export function secondaryRateLimit(retryAfterS: number): Pick<FaultSpec, "status" | "headers" | "body"> {
+  return {
+    status: 403,
+    headers: {
+      "retry-after": String(retryAfterS),
+      "x-ratelimit-remaining": "812",
+      "x-ratelimit-limit": "1000",
+    },
+    body: {
+      message:
+        "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID 0000:0000:0000000:0000000:00000000.",
+      documentation_url:
+        "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits",
+    },
+  };
+}
+
+/** The primary rate limit spent: 403 with `x-ratelimit-remaining: 0` and the reset as epoch seconds. */
+export function primaryRateLimit(resetAt: Date): Pick<FaultSpec, "status" | "headers" | "body"> {
+  return {
+    status: 403,
+    headers: {
+      "x-ratelimit-limit": "1000",
+      "x-ratelimit-remaining": "0",
+      "x-ratelimit-used": "1000",
+      "x-ratelimit-reset": String(Math.floor(resetAt.getTime() / 1000)),
+      "x-ratelimit-resource": "core",
+    },
+    body: {
+      message: "API rate limit exceeded for installation ID 4242.",
+      documentation_url:
+        "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-the-primary-rate-limit",
+    },
+  };
+}
+
 export class FakeGitHub {
   readonly owner = "acme";
   readonly repo = "serving";
@@ -113,6 +198,8 @@ export class FakeGitHub {
   forbidCommentWrites = false;
   /** Page size the fake uses for comments, to exercise pagination with few comments. */
   commentPageSize = 100;
+  /** Faults to inject (fault()), checked in order before any route answers. */
+  readonly faults: Fault[] = [];
 
   private server: Server | null = null;
   private nextId = 1000;
@@ -146,6 +233,19 @@ export class FakeGitHub {
     this.readBarrier = null;
     this.forbidCommentWrites = false;
     this.commentPageSize = 100;
+    this.faults.length = 0;
+  }
+
+  /** Injects a fault; the returned handle counts the requests it took. */
+  fault(spec: FaultSpec): Fault {
+    const fault: Fault = { times: 1, ...spec, hits: 0 };
+    this.faults.push(fault);
+    return fault;
+  }
+
+  /** Requests so far to a path, by method. */
+  calls(method: string, path: RegExp): number {
+    return this.requests.filter((request) => request.method === method && path.test(request.path)).length;
   }
 
   holdContentReads(n: number): void {
@@ -223,6 +323,18 @@ export class FakeGitHub {
     const method = request.method ?? "GET";
     const path = url.pathname;
 
+    const fault = this.faults.find(
+      (f) => f.hits < (f.times ?? 1) && (!f.method || f.method === method) && f.path.test(path),
+    );
+    if (fault) {
+      fault.hits++;
+      // Unreferenced: a client that gave up on the answer must not keep the test process alive.
+      if (fault.delayMs) await new Promise((resolve) => setTimeout(resolve, fault.delayMs).unref());
+      if (response.destroyed) return;
+      if (fault.status !== undefined)
+        return json(fault.status, fault.body ?? { message: "fault" }, fault.headers ?? {});
+    }
+
     if (path.startsWith("/twirp/")) return this.twirp(path, JSON.parse(body.toString("utf8") || "{}"), json);
     if (path.startsWith("/devstoreaccount1/")) return this.blob(method, url, body, response);
 
@@ -277,6 +389,19 @@ export class FakeGitHub {
       return json(
         200,
         { total_count: runs.length, workflow_runs: page.map((run) => this.runShape(run)) },
+        headers,
+      );
+    }
+    // https://docs.github.com/en/rest/actions/artifacts#list-artifacts-for-a-repository (newest first)
+    if (method === "GET" && rest === "/actions/artifacts") {
+      const name = url.searchParams.get("name");
+      const artifacts = this.artifacts
+        .filter((a) => !name || a.name === name)
+        .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id - a.id);
+      const { page, headers } = paginate(artifacts, url, Number(url.searchParams.get("per_page") ?? 30));
+      return json(
+        200,
+        { total_count: artifacts.length, artifacts: page.map((a) => this.artifactShape(a)) },
         headers,
       );
     }

@@ -11,7 +11,7 @@ import {
   historyArtifactFile,
 } from "../../src/github/history-store.js";
 import { record, session } from "../compare/history-fixtures.js";
-import { FakeGitHub } from "./fake-github.js";
+import { FakeGitHub, fastCallPolicy, serverError } from "./fake-github.js";
 
 const fake = new FakeGitHub();
 let baseUrl: string;
@@ -26,10 +26,11 @@ beforeEach(() => {
   fake.branches.clear();
   fake.commits.clear();
   fake.gitAnswers.length = 0;
+  fake.faults.length = 0;
 });
 
 function store(options: { maxAttempts?: number; maxBytes?: number; maxSessions?: number } = {}) {
-  return createBranchHistoryStore(createGitHubClient("ghs_base", baseUrl), {
+  return createBranchHistoryStore(createGitHubClient("ghs_base", baseUrl, { policy: fastCallPolicy }), {
     owner: fake.owner,
     repo: fake.repo,
     branch: "perf-history",
@@ -45,6 +46,24 @@ function store(options: { maxAttempts?: number; maxBytes?: number; maxSessions?:
 }
 
 describe("branch history store (contents API)", () => {
+  it("a 502 on the write is retried: the session is appended once", async () => {
+    await store().append([record(session(1), [100])]);
+    const write = fake.fault({ method: "PUT", path: /\/contents\//, ...serverError() });
+    const outcome = await store().append([record(session(2), [101])]);
+    expect(write.hits).toBe(1);
+    expect(outcome).toMatchObject({ appended: 1, conflicts: 0 });
+    expect(parseHistory(fake.branchFile("perf-history", path)!, "t").map((r) => r.session.id)).toEqual([
+      "1-1",
+      "2-1",
+    ]);
+  });
+
+  it("a write that keeps failing throws with the call and the status", async () => {
+    await store().append([record(session(1), [100])]);
+    fake.fault({ method: "PUT", path: /\/contents\//, times: Number.POSITIVE_INFINITY, ...serverError() });
+    await expect(store().append([record(session(2), [101])])).rejects.toMatchObject({ status: 502 });
+  });
+
   it("reads an absent branch as an empty history, then creates the branch as an orphan commit", async () => {
     expect((await store().read()).records).toEqual([]);
     const outcome = await store().append([record(session(1), [100, 101])]);

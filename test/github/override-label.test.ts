@@ -3,7 +3,7 @@ import { createGitHubClient, type GitHubClient } from "../../src/github/client.j
 import { safeLogin, safeSha } from "../../src/github/escape.js";
 import { findOverrideLabel } from "../../src/github/override-label.js";
 import { escapeInline, inlineCode } from "../../src/report/escape.js";
-import { FakeGitHub } from "./fake-github.js";
+import { FakeGitHub, fastCallPolicy, serverError } from "./fake-github.js";
 
 const fake = new FakeGitHub();
 let client: GitHubClient;
@@ -11,7 +11,7 @@ let client: GitHubClient;
 beforeAll(async () => {
   const baseUrl = await fake.start();
   fake.users.set("t", { login: "github-actions[bot]", type: "Bot", installation: true });
-  client = createGitHubClient("t", baseUrl);
+  client = createGitHubClient("t", baseUrl, { policy: fastCallPolicy });
 });
 afterAll(() => fake.stop());
 
@@ -24,6 +24,23 @@ const labeled = (id: number, login: string, name: string, event = "labeled") => 
 });
 
 describe("findOverrideLabel", () => {
+  it("reads the label through a 502 on the labels and on the events (retried)", async () => {
+    fake.labels.set(4, ["perf-regression-accepted"]);
+    fake.events.set(4, [labeled(1, "maintainer-alice", "perf-regression-accepted")]);
+    const faults = [
+      fake.fault({ path: /\/issues\/4\/labels$/, ...serverError() }),
+      fake.fault({ path: /\/issues\/4\/events$/, ...serverError() }),
+    ];
+    const found = await findOverrideLabel(client, {
+      owner: "acme",
+      repo: "serving",
+      issueNumber: 4,
+      label: "perf-regression-accepted",
+    });
+    expect(found).toEqual({ label: "perf-regression-accepted", appliedBy: "maintainer-alice" });
+    expect(faults.map((f) => f.hits)).toEqual([1, 1]);
+  });
+
   it("names who applied the label most recently, across event pages", async () => {
     fake.labels.set(1, ["bug", "perf-regression-accepted"]);
     const filler = Array.from({ length: 120 }, (_, i) => ({

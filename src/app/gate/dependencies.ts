@@ -103,13 +103,20 @@ interface ArtifactStoreContext {
   owner: string;
   repo: string;
   runId: number;
+  /** The REST API other runs' artifacts are downloaded through. */
+  apiUrl?: string;
+  /** The job log (retries are told there). */
+  log?: (line: string) => void;
 }
 
 export interface ActionDependencies {
   measure: Measure;
   compare: Compare;
   cleanupServers: CleanupServers;
-  github: (token: string, apiUrl: string) => GitHubClient;
+  /** A client that retries transient faults and waits out short rate limits (github/client.ts). */
+  github: (token: string, apiUrl: string, options?: { log?: (line: string) => void }) => GitHubClient;
   artifacts: (context: ArtifactStoreContext) => ArtifactStore;
   now: () => Date;
+  /** Whether the job was told to stop (a cancelled run): its error is then not posted as a comment. */
+  interrupted?: () => boolean;
 }

@@ -13,11 +13,11 @@ import { outputNames } from "./job-io.js";
 import type { JobScope, Measured } from "./job-scope.js";
 import { alternate, measureCandidateSide } from "./measure-candidate.js";
 import type { ActionResult } from "./orchestrator-types.js";
-import { applyOverride, decideFailure, publishReport } from "./publish.js";
-import { acquireBaseline } from "./stored-baseline.js";
+import { applyOverride, decideFailure, publishing, publishReport } from "./publish.js";
+import type { BaselineSource } from "./stored-baseline.js";
 
 /**
- * A gate: get the baseline, compare (adding runs while the comparison cannot decide), apply the override
+ * A gate: with the baseline found before measuring, compare (adding runs while the comparison cannot decide), apply the override
  * label, publish, and decide whether the step fails.
  */
 
@@ -69,9 +69,13 @@ async function compareUntilDecided(
   return outcome;
 }
 
-export async function gate(scope: JobScope, measured: Measured): Promise<ActionResult> {
+/** `baseline` was looked for before the candidate was measured (orchestrator.ts). */
+export async function gate(
+  scope: JobScope,
+  measured: Measured,
+  baseline: BaselineSource,
+): Promise<ActionResult> {
   const { inputs, io, layout } = scope;
-  const baseline = await acquireBaseline(scope, measured);
   if ("missing" in baseline) return baselineMissing(scope, baseline.missing, measured.fallbackReason);
   const history = await readHistoryForGate(scope, measured, baseline);
   const outcome = await compareUntilDecided(scope, measured, {
@@ -88,6 +92,7 @@ export async function gate(scope: JobScope, measured: Measured): Promise<ActionR
     ...(outcome.verdictFile ? { verdict: outcome.verdictFile } : {}),
     extraSections: judged.sections,
     override,
+    methodChange: measured.fallbackReason,
     baseline: baseline.info,
   });
   io.setOutput(outputNames.verdict, outcome.verdict);
@@ -100,17 +105,6 @@ export async function gate(scope: JobScope, measured: Measured): Promise<ActionR
     resultsDir: layout.candidateDir,
     commentUrl: published.commentUrl,
     baselineSha: baseline.sha,
-  };
-}
-
-function publishing(scope: JobScope) {
-  return {
-    inputs: scope.inputs,
-    context: scope.context,
-    io: scope.io,
-    github: scope.github,
-    redactor: scope.redactor,
-    reportPath: scope.layout.reportPath,
   };
 }
 

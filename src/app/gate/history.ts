@@ -5,6 +5,7 @@ import {
   conditionsHash,
   type HistoryRecord,
   historyRecordsFromRuns,
+  historySessions,
   pooledRunVariances,
   runsFromHistory,
   UntrustedHistoryError,
@@ -17,15 +18,18 @@ import {
 } from "../../compare/history-analysis.js";
 import { loadRuns } from "../../compare/load.js";
 import type { MetricName } from "../../config/metric-names.js";
+import { failureText, httpStatusOf, isPermissionRefusal } from "../../github/api-failure.js";
 import { validateBaselineDir } from "../../github/baseline-bundle.js";
 import { findBaseline } from "../../github/baseline-discovery.js";
 import { changePointKey, postChangePointComments } from "../../github/change-point-comment.js";
-import { httpStatusOf } from "../../github/client.js";
 import { branchOfRef, runUrlOf } from "../../github/context.js";
 import {
   createArtifactHistoryStore,
   createBranchHistoryStore,
   type HistoryStore,
+  pendingHistoryFile,
+  readPendingSessions,
+  writePendingSessions,
 } from "../../github/history-store.js";
 import type { RunRecord } from "../../metrics/run-record.js";
 import { type HistoryReport, renderChangePointComment, renderHistorySection } from "../../report/history.js";
@@ -75,6 +79,8 @@ export async function recordHistory(scope: JobScope): Promise<{ failure: string 
     );
     return none;
   }
+  // What this job has to write: its session, and any an earlier job could not write (branch store).
+  let unwritten: HistoryRecord[] = [];
   try {
     const runs = await loadRuns([layout.candidateDir], "baseline");
     const records = historyRecordsFromRuns(runs, {
@@ -89,7 +95,9 @@ export async function recordHistory(scope: JobScope): Promise<{ failure: string 
       settings.store === "branch"
         ? branchStore(scope, settings)
         : await artifactStoreFromNewestBaseline(scope);
-    const outcome = await store.append(records);
+    if (settings.store === "branch") unwritten = [...(await sessionsLeftUnwritten(scope, store)), ...records];
+    const outcome = await store.append(unwritten.length > 0 ? unwritten : records);
+    unwritten = [];
     const scan = scanChangePoints(outcome.records, await gatedMetrics(scope), { window: settings.window });
     const fresh = scan.changePoints.filter((cp) => cp.isNew);
     const report: HistoryReport = {
@@ -124,14 +132,46 @@ export async function recordHistory(scope: JobScope): Promise<{ failure: string 
     };
   } catch (error) {
     const status = httpStatusOf(error);
+    // A rate limit or a fault is said as one; only a refusal is blamed on the job's permissions.
     const hint =
-      status === 403 || status === 404
+      isPermissionRefusal(error) || status === 404
         ? " (the baseline job needs `permissions: contents: write` for the history branch; docs/history.md)"
         : "";
+    let kept = "";
+    if (unwritten.length > 0) {
+      await writePendingSessions(layout.candidateDir, unwritten);
+      kept = `; this session is kept in the baseline artifact and the evidence (${pendingHistoryFile}) and the next baseline job on ${branch} appends it`;
+    }
     io.warning(
-      `Main's history was not written: ${(error as Error).message}${hint}. The baseline itself is recorded.`,
+      `Main's history was not written: ${failureText(error)}${hint}. The baseline itself is recorded${kept}.`,
     );
     return none;
+  }
+}
+
+/**
+ * Sessions an earlier baseline job could not write to the history branch: when the newest earlier
+ * baseline of the branch is not in the history, the pending sessions its artifact carries. A failure here
+ * is a warning: this job's own session is written all the same.
+ */
+async function sessionsLeftUnwritten(scope: JobScope, store: HistoryStore): Promise<HistoryRecord[]> {
+  try {
+    // Only when its session is missing from the history (the write that lost it, or no history yet).
+    const previous = await downloadNewestBaseline(scope, async (runId) =>
+      (await store.read()).records.every((record) => record.session.runId !== runId),
+    );
+    if (!previous) return [];
+    const pending = await readPendingSessions(previous.dir);
+    if (pending.length > 0)
+      scope.io.info(
+        `Main's history: ${historySessions(pending).length} session(s) that run ${previous.runId} could not write are appended with this one.`,
+      );
+    return pending;
+  } catch (error) {
+    scope.io.warning(
+      `Main's history: could not check the newest earlier baseline for a session it could not write (${failureText(error)}).`,
+    );
+    return [];
   }
 }
 
@@ -167,9 +207,9 @@ async function commentChangePoints(
         `Main's history: ${result.alreadyPosted.length} change point(s) already on issue #${issueNumber}, not posted again.`,
       );
   } catch (error) {
-    const status = httpStatusOf(error);
+    const refused = isPermissionRefusal(error) || httpStatusOf(error) === 404;
     io.warning(
-      `Main's history: the change point could not be posted on issue #${issueNumber}: ${(error as Error).message}${status === 403 || status === 404 ? " (the baseline job needs `permissions: issues: write`, and the issue must exist)" : ""}.`,
+      `Main's history: the change point could not be posted on issue #${issueNumber}: ${failureText(error)}${refused ? " (the baseline job needs `permissions: issues: write`, and the issue must exist)" : ""}.`,
     );
   }
 }
@@ -179,36 +219,47 @@ async function commentChangePoints(
  * branch carries the history so far.
  */
 async function artifactStoreFromNewestBaseline(scope: JobScope): Promise<HistoryStore> {
+  const previous = await downloadNewestBaseline(scope, async () => true);
+  return createArtifactHistoryStore({
+    previousDir: previous?.dir ?? null,
+    outputDir: scope.layout.candidateDir,
+  });
+}
+
+/**
+ * The newest earlier baseline artifact of the base branch (not this job's), downloaded into the history
+ * directory and checked, when `wanted` says it is worth the download; null otherwise.
+ */
+async function downloadNewestBaseline(
+  scope: JobScope,
+  wanted: (runId: number) => Promise<boolean>,
+): Promise<{ dir: string; runId: number } | null> {
   const { context, inputs, plan, layout } = scope;
-  const previousDir = join(layout.historyDir, "previous-artifact");
-  let previous: string | null = null;
-  if (plan.baseBranch) {
-    const search = await findBaseline(scope.github(), {
-      owner: context.owner,
-      repo: context.repo,
-      workflowFile: inputs.baselineWorkflow ?? context.workflowFile,
-      baseBranch: plan.baseBranch,
-      preferredSha: null,
-      artifactName: inputs.baselineArtifact,
-    });
-    const found = search.found;
-    if (found && found.runId !== context.runId) {
-      await rm(previousDir, { recursive: true, force: true });
-      await mkdir(layout.historyDir, { recursive: true });
-      await scope.store.download(
-        {
-          id: found.artifactId,
-          name: inputs.baselineArtifact,
-          sizeBytes: found.artifactSizeBytes,
-          runId: found.runId,
-        },
-        previousDir,
-      );
-      await validateBaselineDir(previousDir);
-      previous = previousDir;
-    }
-  }
-  return createArtifactHistoryStore({ previousDir: previous, outputDir: layout.candidateDir });
+  if (!plan.baseBranch) return null;
+  const search = await findBaseline(scope.github(), {
+    owner: context.owner,
+    repo: context.repo,
+    workflowFile: inputs.baselineWorkflow ?? context.workflowFile,
+    baseBranch: plan.baseBranch,
+    preferredSha: null,
+    artifactName: inputs.baselineArtifact,
+  });
+  const found = search.found;
+  if (!found || found.runId === context.runId || !(await wanted(found.runId))) return null;
+  const dir = join(layout.historyDir, "previous-artifact");
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(layout.historyDir, { recursive: true });
+  await scope.store.download(
+    {
+      id: found.artifactId,
+      name: inputs.baselineArtifact,
+      sizeBytes: found.artifactSizeBytes,
+      runId: found.runId,
+    },
+    dir,
+  );
+  await validateBaselineDir(dir);
+  return { dir, runId: found.runId };
 }
 
 /** What the calibrate mode read from main's history for the between-session drift. */
@@ -245,7 +296,7 @@ export async function readHistoryForCalibration(
     description = store.description;
     records = (await store.read()).records;
   } catch (error) {
-    const message = (error as Error).message;
+    const message = failureText(error);
     scope.io.warning(`Main's history refused: ${message}; the calibration records no between-session drift.`);
     return {
       store: description,
@@ -308,7 +359,7 @@ export async function readHistoryForGate(
   try {
     records = (await store.read()).records;
   } catch (error) {
-    const message = (error as Error).message;
+    const message = failureText(error);
     scope.io.warning(
       `Main's history refused: ${message}; the gate falls back to the baseline artifacts' sessions.`,
     );

@@ -48,7 +48,10 @@ export interface BaseSide {
   config: LoadedConfig;
 }
 
-/** What measuring produced: which comparison it calls for, and the base config of interleaved runs. */
+/**
+ * How the job measures, decided before it measures (so the baseline can be found first): which
+ * comparison it calls for, and the base config of interleaved runs.
+ */
 export interface Measured {
   mode: ComparisonMode;
   base: BaseSide | null;

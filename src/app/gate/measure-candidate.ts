@@ -1,9 +1,9 @@
 import { cp, readdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { type LoadedConfig, loadConfig } from "../../config/load.js";
+import { failureText, httpStatusOf } from "../../github/api-failure.js";
 import { readFileAtCommit } from "../../github/base-config.js";
 import { validateBaselineDir } from "../../github/baseline-bundle.js";
-import { httpStatusOf } from "../../github/client.js";
 import { aggregatedLine, baseSideLine, fallbackNotice, measuringLine } from "../../report/status.js";
 import type { MeasureStep } from "../adaptive.js";
 import { type DeviceBlock, measureOnDevices } from "../measure-on-devices.js";
@@ -113,20 +113,29 @@ export function measureRequestOf(block: DeviceBlock) {
   };
 }
 
-export async function measureCandidate(scope: JobScope): Promise<Measured> {
-  const { source } = scope.plan;
-  if (source === "aggregate") return collectParts(scope);
-  let fallbackReason: string | null = null;
-  if (source === "interleaved") {
+/**
+ * How this job will measure, decided before any GPU time is spent: interleaved with the base commit's
+ * config (read and checked here), or this commit's side alone, with the reason when `auto` could not run
+ * interleaved. The gate finds its baseline between this and `measureCandidate`.
+ */
+export async function prepareMeasuring(scope: JobScope): Promise<Measured> {
+  if (scope.plan.source === "interleaved") {
     const base = await prepareBaseSide(scope);
-    if ("config" in base) {
-      await alternate(scope, base, 0, scope.config.config.repeats.min, scope.inputs.cells);
-      return { mode: "interleaved", base, fallbackReason: null };
-    }
-    fallbackReason = `interleaved runs were not possible (${base.reason}), so this PR is gated against the stored baseline`;
+    if ("config" in base) return { mode: "interleaved", base, fallbackReason: null };
+    const fallbackReason = `interleaved runs were not possible (${base.reason}), so this PR is gated against the stored baseline`;
     scope.io.notice(fallbackNotice(fallbackReason));
+    return { mode: "stored", base: null, fallbackReason };
   }
+  return { mode: "stored", base: null, fallbackReason: null };
+}
+
+/** The first measuring step as prepared: both sides alternately, or the candidate's side alone. */
+export async function measureCandidate(scope: JobScope, measured: Measured): Promise<void> {
   const cells = scope.inputs.cells;
+  if (measured.base) {
+    await alternate(scope, measured.base, 0, scope.config.config.repeats.min, cells);
+    return;
+  }
   // A stored baseline is measured once and read by every PR until the next one: it gets repeats.baseline
   // runs, and its capacity searches capacity.max_runs, while a PR's side starts at repeats.min (its
   // searches at their precision) and adds runs only while the comparison is undecided.
@@ -138,7 +147,6 @@ export async function measureCandidate(scope: JobScope): Promise<Measured> {
     { firstRun: 0, runs: runs ?? scope.config.config.repeats.min, cells },
     recording ? { searchToMaxRuns: true } : {},
   );
-  return { mode: "stored", base: null, fallbackReason };
 }
 
 /** Path where the base commit's config is written: next to the PR's, so relative paths resolve alike. */
@@ -222,9 +230,11 @@ async function fetchBaseConfig(scope: JobScope): Promise<string> {
     ref: baseSha,
   }).catch((error: unknown) => {
     if (httpStatusOf(error) !== 404) {
+      // After the client's retries: named with its call and status (or rate limit), for the first screen.
+      const failure = failureText(error);
       throw new BaseSideUnavailable(
-        `${repoPath} could not be read at the base commit ${baseSha.slice(0, 12)}: ${(error as Error).message}`,
-        (error as Error).message,
+        `${repoPath} could not be read at the base commit ${baseSha.slice(0, 12)}: ${failure}`,
+        `reading the base commit's config: ${failure}`,
       );
     }
     throw new BaseSideUnavailable(
@@ -238,7 +248,8 @@ async function fetchBaseConfig(scope: JobScope): Promise<string> {
   return path;
 }
 
-async function collectParts(scope: JobScope): Promise<Measured> {
+/** The aggregate job's candidate (and base side): the parts the matrix jobs of this run uploaded. */
+export async function collectParts(scope: JobScope): Promise<Measured> {
   const { store, layout } = scope;
   const prefix = `${scope.inputs.artifactName}-part-`;
   const parts = (await store.listCurrentRun()).filter((artifact) => artifact.name.startsWith(prefix));

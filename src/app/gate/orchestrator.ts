@@ -23,11 +23,13 @@ import type { ActionInputs } from "./inputs.js";
 import type { ActionIO } from "./job-io.js";
 import { outputNames, stateKeys } from "./job-io.js";
 import { exists, type JobScope, layoutOf, type Measured } from "./job-scope.js";
-import { measureCandidate } from "./measure-candidate.js";
+import { collectParts, measureCandidate, prepareMeasuring } from "./measure-candidate.js";
 import type { ActionResult } from "./orchestrator-types.js";
 import { planRun } from "./plan.js";
+import { publishFailure } from "./publish.js";
 import { recordBaseline } from "./record-baseline.js";
 import { redactEvidence } from "./redact-evidence.js";
+import { acquireBaseline, type BaselineSource } from "./stored-baseline.js";
 
 export type { ActionResult } from "./orchestrator-types.js";
 
@@ -125,7 +127,7 @@ export async function runAction(
     github: () => {
       if (!inputs.githubToken)
         throw new Error("input github-token is empty: it is needed to reach the GitHub API");
-      client ??= deps.github(inputs.githubToken, context.apiUrl);
+      client ??= deps.github(inputs.githubToken, context.apiUrl, { log: (line) => io.info(line) });
       return client;
     },
     store: deps.artifacts({
@@ -133,6 +135,8 @@ export async function runAction(
       owner: context.owner,
       repo: context.repo,
       runId: context.runId,
+      apiUrl: context.apiUrl,
+      log: (line) => io.info(line),
     }),
   };
 
@@ -172,7 +176,18 @@ export async function runAction(
       await uploadEvidence();
       return result;
     }
-    measured = await measureCandidate(scope);
+    const judging = plan.role === "gate" && !plan.partial;
+    let baseline: BaselineSource | null = null;
+    if (plan.source === "aggregate") {
+      measured = await collectParts(scope);
+      if (judging) baseline = await acquireBaseline(scope, measured);
+    } else {
+      measured = await prepareMeasuring(scope);
+      // Before any GPU time: a baseline that cannot be found or downloaded ends the job here, and one
+      // that is missing is known before the candidate is measured.
+      if (judging) baseline = await acquireBaseline(scope, measured);
+      await measureCandidate(scope, measured);
+    }
     if (plan.partial) {
       // A part's upload is its whole output: the aggregate job cannot judge without it.
       await upload(evidenceArtifact, layout.evidenceDir);
@@ -188,9 +203,14 @@ export async function runAction(
       // history-change-points: fail makes a new worsening on main a failed check (once per change point).
       return history.failure ? { ...result, failed: true, failureMessage: history.failure } : result;
     }
-    const result = await gate(scope, measured);
+    if (!baseline) throw new Error("a gate job reached its comparison without looking for a baseline");
+    const result = await gate(scope, measured, baseline);
     await uploadEvidence();
     return result;
+  } catch (error) {
+    // The error reaches the job summary and, on a pull request, the sticky comment: a stale verdict
+    // there would outlive the job that could not renew it.
+    return await publishFailure(scope, error, deps.interrupted?.() ?? false);
   } finally {
     if (measured?.base) await rm(measured.base.path, { force: true });
     if (!uploaded && (await exists(layout.evidenceDir))) await uploadEvidence();

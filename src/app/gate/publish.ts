@@ -1,8 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { BaselineInfo, VerdictFile } from "../../compare/verdict-schema.js";
+import { failureText, isPermissionRefusal } from "../../github/api-failure.js";
 import type { GitHubClient } from "../../github/client.js";
-import { httpStatusOf } from "../../github/client.js";
 import { type ActionContext, runUrlOf } from "../../github/context.js";
 import { safeLogin, safeSha } from "../../github/escape.js";
 import { findOverrideLabel } from "../../github/override-label.js";
@@ -12,13 +12,19 @@ import {
   resolveTokenIdentity,
   upsertStickyComment,
 } from "../../github/sticky-comment.js";
-import { type OverrideState, overrideLine, type PublicationContext } from "../../report/first-screen.js";
+import {
+  methodChangeLine,
+  type OverrideState,
+  overrideLine,
+  type PublicationContext,
+} from "../../report/first-screen.js";
 import { renderReports } from "../../report/markdown.js";
 import { markdownMarkup } from "../../report/markup.js";
 import {
   acceptedRegressionLine,
   commentFailedWarning,
   commentLine,
+  errorSummary,
   labelsUnreadableWarning,
   provenanceFooter,
 } from "../../report/status.js";
@@ -27,6 +33,8 @@ import type { CompareOutcome } from "./dependencies.js";
 import type { ActionInputs, FailOnPolicy } from "./inputs.js";
 import type { ActionIO } from "./job-io.js";
 import { outputNames } from "./job-io.js";
+import type { JobScope } from "./job-scope.js";
+import type { ActionResult } from "./orchestrator-types.js";
 
 /** Whether the step fails: the explicit fail-on input, else compare's own verdict under the config. */
 export function decideFailure(
@@ -73,7 +81,7 @@ export async function applyOverride(
       appliedBy: found.appliedBy ? safeLogin(found.appliedBy) : null,
     };
   } catch (error) {
-    io.warning(labelsUnreadableWarning(pr.number, (error as Error).message));
+    io.warning(labelsUnreadableWarning(pr.number, failureText(error)));
     return notApplied;
   }
 }
@@ -102,6 +110,8 @@ export interface PublishRequest {
   /** Sections rendered elsewhere (main's history), after the first screen. */
   extraSections?: readonly string[];
   override: OverrideState | null;
+  /** Why the job compared another way than it set out to (first screen); null: it did not. */
+  methodChange?: string | null;
   baseline: BaselineInfo | null;
   inputs: ActionInputs;
   context: ActionContext;
@@ -122,6 +132,7 @@ export async function publishReport(request: PublishRequest): Promise<{ commentU
   const publication: PublicationContext = {
     links: { kind: "actions-run", runUrl: runUrlOf(context), artifactName: inputs.artifactName },
     override: request.override,
+    methodChange: request.methodChange ?? null,
   };
   const forms = request.verdict
     ? renderReports(request.verdict, {
@@ -161,11 +172,10 @@ export async function publishReport(request: PublishRequest): Promise<{ commentU
       commentUrl = result.url;
       io.info(commentLine(result.action, result.url));
     } catch (error) {
-      const status = httpStatusOf(error);
-      const why =
-        status === 403 || status === 401
-          ? `HTTP ${status}: the token cannot write comments (a fork PR's token is read-only; otherwise grant \`pull-requests: write\`)`
-          : (error as Error).message;
+      // A rate limit is named as one (with when it lifts), never blamed on the token's permissions.
+      const why = isPermissionRefusal(error)
+        ? `${failureText(error)}: the token cannot write comments (a fork PR's token is read-only; otherwise grant \`pull-requests: write\`)`
+        : failureText(error);
       io.warning(commentFailedWarning(request.redactor.redact(why)));
     }
   }
@@ -176,8 +186,58 @@ export async function publishReport(request: PublishRequest): Promise<{ commentU
 /** A report without a verdict (no baseline yet, a stand-in compare): the same text in both places. */
 function standInForms(request: PublishRequest): { report: string; comment: string } {
   const line = request.override ? overrideLine(request.override, markdownMarkup) : null;
-  const text = [line, request.report.trimEnd(), ...(request.extraSections ?? [])]
+  const change = request.methodChange ? methodChangeLine(request.methodChange, markdownMarkup) : null;
+  const text = [line, change, request.report.trimEnd(), ...(request.extraSections ?? [])]
     .filter(Boolean)
     .join("\n\n");
   return { report: text, comment: text };
+}
+
+/** What publishing needs of a job's scope. */
+export function publishing(scope: JobScope) {
+  return {
+    inputs: scope.inputs,
+    context: scope.context,
+    io: scope.io,
+    github: scope.github,
+    redactor: scope.redactor,
+    reportPath: scope.layout.reportPath,
+  };
+}
+
+/**
+ * A job that could not finish: the error (redacted) is its report, in the job summary, the report file
+ * and, on a pull request, the sticky comment, so a stale verdict there does not outlive it. A cancelled
+ * job (`interrupted`) posts no comment: its seconds are the wind-down's. The step fails.
+ */
+export async function publishFailure(
+  scope: JobScope,
+  error: unknown,
+  interrupted: boolean,
+): Promise<ActionResult> {
+  const { io, redactor } = scope;
+  const message = redactor.redact(error instanceof Error ? error.message : String(error));
+  io.setOutput(outputNames.verdict, "error");
+  let commentUrl: string | null = null;
+  try {
+    ({ commentUrl } = await publishReport({
+      ...publishing(scope),
+      ...(interrupted ? { inputs: { ...scope.inputs, comment: false } } : {}),
+      report: errorSummary(message),
+      override: null,
+      baseline: null,
+    }));
+  } catch (publishingError) {
+    io.warning(commentFailedWarning(redactor.redact(failureText(publishingError))));
+    await io.appendSummary(errorSummary(message)).catch(() => {});
+  }
+  return {
+    verdict: "error",
+    failed: true,
+    failureMessage: message,
+    reportPath: scope.layout.reportPath,
+    resultsDir: scope.layout.candidateDir,
+    commentUrl,
+    baselineSha: null,
+  };
 }

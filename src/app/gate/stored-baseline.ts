@@ -6,7 +6,7 @@ import {
   UntrustedBaselineError,
   validateBaselineDir,
 } from "../../github/baseline-bundle.js";
-import { type FoundBaseline, findBaseline } from "../../github/baseline-discovery.js";
+import { examinedSummary, type FoundBaseline, findBaseline } from "../../github/baseline-discovery.js";
 import { runUrlOf } from "../../github/context.js";
 import { safeSha } from "../../github/escape.js";
 import {
@@ -29,6 +29,8 @@ export type BaselineSource =
 /**
  * Where the baseline comes from: the base side measured in this job (interleaved), the user's local
  * `baseline-path`, or the artifact of an earlier run on the base branch (found, downloaded, validated).
+ * Called before the candidate is measured: a search or download that fails after the client's retries
+ * throws (its message names the step, the call and the status), so no GPU time is spent for nothing.
  */
 export async function acquireBaseline(scope: JobScope, measured: Measured): Promise<BaselineSource> {
   const { inputs, plan, context, layout, io } = scope;
@@ -55,7 +57,7 @@ export async function acquireBaseline(scope: JobScope, measured: Measured): Prom
     };
   }
   const { config } = scope.config;
-  const search = await findBaseline(scope.github(), {
+  const query = {
     owner: context.owner,
     repo: context.repo,
     workflowFile: inputs.baselineWorkflow ?? context.workflowFile,
@@ -63,13 +65,12 @@ export async function acquireBaseline(scope: JobScope, measured: Measured): Prom
     preferredSha: plan.baseSha,
     artifactName: inputs.baselineArtifact,
     sessions: config.gate.baseline_sessions,
-  });
+  };
+  const search = await findBaseline(scope.github(), query);
   if (!search.found) {
     if (search.problem) io.warning(baselineSearchWarning(search.problem));
-    const why = [search.problem, ...search.rejected].filter(Boolean).join("; ");
-    return {
-      missing: `no artifact ${inputs.baselineArtifact} on ${plan.baseBranch}${why ? ` (${why})` : ""}`,
-    };
+    const why = search.problem ?? examinedSummary(query, search.examined);
+    return { missing: `no artifact ${inputs.baselineArtifact} on ${plan.baseBranch} (${why})` };
   }
   const found = search.found;
   const validated = await downloadBaseline(scope, found, layout.downloadDir);
