@@ -1,29 +1,29 @@
 import { join, dirname, resolve } from 'node:path';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { c as calibrateFromRuns, s as settingsFromConfig } from './calibration.js';
-import { c as calibrationHistoryRuns, a as conditionsHash } from './history.js';
+import { c as calibrationHistoryRuns, b as conditionsHash } from './history.js';
 import { l as loadRuns } from './secrets.js';
-import 'node:perf_hooks';
-import 'node:child_process';
-import 'node:fs';
+import { r as runsPerBlock } from './session-metrics.js';
 import { p as providerForConfig, r as runCells, s as silentProgress, b as streamProgress, e as defaultServerStateFile } from './run-cells.js';
 import { m as measureAlternately } from './adaptive.js';
 import { r as readHistoryFile } from './history-series.js';
 import { l as loadConfig } from './load.js';
 import { a as renderCalibration } from './calibration2.js';
 import { U as UsageError, h as handleInterrupts, i as interactiveInterrupts } from './version.js';
-import 'node:url';
-import 'node:net';
 import { p as parseCommandArgs, s as stringOption, i as integerOption } from './command.js';
 import './metric-names.js';
 import './random.js';
-import './session-metrics.js';
-import './schemas.js';
 import './format.js';
-import './distributions.js';
+import './server-start.js';
+import './schemas.js';
 import 'node:crypto';
+import 'node:child_process';
+import 'node:fs';
+import 'node:url';
 import 'node:os';
+import 'node:net';
 import 'node:events';
+import 'node:perf_hooks';
 import 'node:assert';
 import 'node:http';
 import 'node:stream';
@@ -39,9 +39,8 @@ import 'node:async_hooks';
 import 'node:console';
 import 'node:timers';
 import 'node:dns';
-import './select-cells.js';
-import './number-words.js';
 import './interleaved.js';
+import './number-words.js';
 import './history-analysis.js';
 import './index.js';
 import 'process';
@@ -61,7 +60,7 @@ async function calibrateRunner(options) {
         { name: "b", dir: join(options.outDir, "b") },
     ];
     try {
-        await measureAlternately(sides, { firstRun: 0, runs: options.runs, cells: options.cells ?? null }, config.repeats.block, async (side, block) => {
+        await measureAlternately(sides, { firstRun: 0, runs: options.runs, cells: options.cells ?? null }, runsPerBlock(config), async (side, block) => {
             await runCells({
                 config,
                 provider,

@@ -1,12 +1,12 @@
-import { m as metricSpecs, d as describeMetric, e as metricNames, f as isGuardMetric, s as sessionMetrics, h as latencyMetricName, j as guardMetrics } from './metric-names.js';
-import { N as appendAll, O as classify, P as minimumDetectableChange, Q as worseBound, s as smallest, R as logRatioTest, T as pAbove, U as pBelow, i as loadCurveOf, V as loadOfRecord, W as countGated, X as overallVerdict, Y as planNextLook, Z as atToleranceChecks, _ as futilityWarnings, $ as settleEstimate, a0 as detectionSummary, a1 as impactOf, a2 as mixedResults, a3 as withFamilyHeadline, a4 as headlineFor, a5 as exitCodeFor, a6 as futilityModel, a7 as runMinutesOf, a8 as capacityCells, a9 as capacityDrafts, aa as capacityMembers, ab as gpuMinutesSpent, ac as decideCapacity, ad as withCapacity, ae as mixedLoadWarnings, G as redactValue, af as defaultCostModel } from './secrets.js';
+import { m as metricSpecs, d as describeMetric, e as guardMetrics, f as metricNames } from './metric-names.js';
+import { M as appendAll, N as decisionInterval, O as pAbove, P as pBelow, Q as holmAdjust, R as graphAdjust, T as shareIncreaseP, U as logRatioTest, V as startOf, h as loadCurveOf, W as loadOfRecord, X as draftsForCell, Y as familyDrafts, Z as familyGroupKey, _ as speedMembers, $ as decide, a0 as countGated, a1 as overallVerdict, a2 as planNextLook, a3 as atToleranceChecks, a4 as futilityWarnings, a5 as settleEstimate, a6 as detectionSummary, a7 as impactOf, a8 as mixedResults, a9 as withFamilyHeadline, aa as headlineFor, ab as exitCodeFor, ac as futilityModel, ad as runMinutesOf, ae as capacityCells, af as capacityDrafts, ag as capacityMembers, ah as gpuMinutesSpent, ai as decideCapacity, aj as withCapacity, ak as mixedLoadWarnings, E as redactValue, al as defaultCostModel, am as minimumDetectableChange, an as twoLevelWelch } from './secrets.js';
 import { t as toolVersion, a as toolName, I as InputError } from './version.js';
 import { a as mulberry32 } from './random.js';
-import { m as mannWhitney, i as hodgesLehmann, p as pooledRunVariances, a as conditionsHash } from './history.js';
-import { s as serverLifecycle, j as configSchema } from './load.js';
-import { H as percentile, I as guardShareCount, l as lookSchedule, J as perLookLevel, K as passLevel, i as capacityMaxRuns, L as lookIndex, a as serverStartSeconds } from './session-metrics.js';
-import { o as diffFingerprints, p as describeDifference, f as flattenFingerprint } from './format.js';
-import { f as binomialCdf, l as logGamma, n as normalCdf, a as normalQuantile } from './distributions.js';
+import { p as pooledRunVariances, b as conditionsHash } from './history.js';
+import { s as serverLifecycle, o as configSchema } from './load.js';
+import { G as percentile, l as lookSchedule, H as perLookLevel, I as passLevel, j as capacityMaxRuns, J as lookIndex, r as runsPerBlock, a as serverStartSeconds } from './session-metrics.js';
+import { p as diffFingerprints, q as describeDifference, f as flattenFingerprint } from './format.js';
+import { l as guardShareCount, n as normalCdf, m as binomialCdf, a as normalQuantile } from './server-start.js';
 import { t as tuple, o as object, s as string, n as number, _ as _enum, a as array, b as boolean, r as record, d as unknown, u as union, l as literal } from './schemas.js';
 
 /**
@@ -269,586 +269,6 @@ function checkComparability(fingerprintPairs, gate, warnings) {
         warnings.push(`conditions differ outside the allowed differences: ${notComparable.map((d) => describeDifference(d)).join("; ")}`);
     }
     return { differences, notComparable };
-}
-
-/**
- * Multiplicity adjustments returning adjusted p-values in input order, so a hypothesis is rejected at
- * level α exactly when its adjusted p <= α.
- */
-/** Holm step-down: family-wise error control under any dependence (the blocking family). */
-function holmAdjust(pValues) {
-    const m = pValues.length;
-    const order = pValues.map((p, i) => ({ p, i })).sort((a, b) => a.p - b.p);
-    const adjusted = new Array(m).fill(1);
-    let running = 0;
-    order.forEach(({ p, i }, rank) => {
-        running = Math.max(running, Math.min(1, (m - rank) * p));
-        adjusted[i] = running;
-    });
-    return adjusted;
-}
-/** Benjamini-Hochberg step-up: false-discovery-rate control for the advisory metrics. */
-function bhAdjust(pValues) {
-    const m = pValues.length;
-    const order = pValues.map((p, i) => ({ p, i })).sort((a, b) => b.p - a.p);
-    const adjusted = new Array(m).fill(1);
-    let running = 1;
-    order.forEach(({ p, i }, index) => {
-        const rank = m - index;
-        running = Math.min(running, Math.min(1, (m * p) / rank));
-        adjusted[i] = running;
-    });
-    return adjusted;
-}
-/**
- * The graph's adjusted p-values, in input order: hypothesis j is rejected at level α exactly when its
- * adjusted p <= α (Bretz et al. 2009: at each step the open hypothesis with the smallest
- * p / weight is rejected, its adjusted p the running maximum of those ratios, then the graph is updated).
- * Holm is the graph with equal weights 1/m and edges 1/(m − 1) between every pair.
- */
-function graphAdjust(pValues, graph) {
-    const n = pValues.length;
-    if (graph.weights.length !== n || graph.transitions.length !== n)
-        throw new RangeError(`graphAdjust: ${n} p-values, ${graph.weights.length} weights, ${graph.transitions.length} rows`);
-    const weights = Float64Array.from(graph.weights);
-    let edges = graph.transitions.map((row) => Float64Array.from(row));
-    const open = new Array(n).fill(true);
-    const adjusted = new Array(n).fill(1);
-    let running = 0;
-    for (let step = 0; step < n; step++) {
-        let chosen = -1;
-        let smallest = Number.POSITIVE_INFINITY;
-        for (let i = 0; i < n; i++) {
-            if (!open[i] || weights[i] <= 0)
-                continue;
-            const ratio = pValues[i] / weights[i];
-            if (ratio < smallest) {
-                smallest = ratio;
-                chosen = i;
-            }
-        }
-        // Every open hypothesis left has an adjusted p of 1 (the ratios only grow from here, capped at 1).
-        if (chosen < 0 || smallest >= 1)
-            break;
-        running = Math.max(running, smallest);
-        adjusted[chosen] = running;
-        open[chosen] = false;
-        const j = chosen;
-        const from = edges[j];
-        const next = edges.map((row) => Float64Array.from(row));
-        for (let l = 0; l < n; l++) {
-            if (!open[l])
-                continue;
-            weights[l] += weights[j] * from[l];
-            const row = edges[l];
-            const loop = row[j] * from[l];
-            for (let k = 0; k < n; k++) {
-                if (k === l || !open[k])
-                    next[l][k] = 0;
-                else
-                    next[l][k] = loop < 1 ? (row[k] + row[j] * from[k]) / (1 - loop) : 0;
-            }
-        }
-        weights[j] = 0;
-        edges = next;
-    }
-    return adjusted;
-}
-
-/** The gated drafts that have tests against the tolerance: the speed checks' part of the gated family. */
-function familyDrafts(drafts) {
-    return drafts.filter((d) => d.gated && d.forced === null && d.pBeyond !== null && d.pBetterBeyond !== null);
-}
-/** The group key of a family and metric (compare/gated-family.ts groups by it). */
-function familyGroupKey(group) {
-    return `${group.family}\u0000${group.metric}`;
-}
-/**
- * The gated family's members of those drafts (compare/gated-family.ts). A check tested on per-run logs
- * of its own metric pools with the other cells of its workload family (`familyOf`); an error rate (a
- * pooled count) and a check judged on a stand-in percentile stay single.
- */
-function speedMembers(drafts, familyOf) {
-    return drafts.map((d) => ({
-        source: "speed",
-        regression: { p: d.pBeyond, minP: d.minPBeyond ?? 0 },
-        improvement: { p: d.pBetterBeyond, minP: d.minPBetterBeyond ?? 0 },
-        ...(d.test !== null && d.judgedOn === null
-            ? {
-                pool: {
-                    group: familyGroupKey({ family: familyOf(d.cell), metric: d.metric }),
-                    tolerance: d.tolerance,
-                    component: {
-                        worse: d.test.worse,
-                        standardError: d.test.standardError,
-                        df: d.test.df,
-                        extraVariance: d.variances?.extra ?? 0,
-                    },
-                },
-            }
-            : {}),
-    }));
-}
-/**
- * Stage 4: multiplicity and classification. The gated checks' tests against the tolerance come adjusted
- * from the gated family (Holm together with the capacity and quality checks: `familyAdjusted`);
- * Benjamini-Hochberg over the advisory ones. The tests of any change (pChange, for the mixed-results
- * summary) are Holm-adjusted over the gated speed checks. Each draft is classified on its adjusted
- * p-values, with the interval it was decided on. `familySize` is the number of regression tests in the
- * gated family (the strictest Holm step, for the detectable change).
- */
-function decide(drafts, alpha, passAlpha, familySize, familyAdjusted) {
-    const gatedCount = familySize;
-    const adjusted = new Map();
-    for (const gatedFamily of [true, false]) {
-        const family = drafts.filter((d) => d.gated === gatedFamily && d.forced === null && d.pBeyond !== null && d.pBetterBeyond !== null);
-        const adjust = gatedFamily ? holmAdjust : bhAdjust;
-        const beyond = adjust(family.map((d) => d.pBeyond));
-        const betterBeyond = adjust(family.map((d) => d.pBetterBeyond));
-        const worse = adjust(family.map((d) => d.pWorse));
-        const better = adjust(family.map((d) => d.pBetter));
-        family.forEach((d, i) => {
-            const joined = gatedFamily ? familyAdjusted.get(d) : undefined;
-            if (gatedFamily && joined === undefined)
-                throw new Error(`internal: gated check ${d.cell}/${d.metric} is missing from the gated family`);
-            adjusted.set(d, {
-                beyond: joined?.beyond ?? beyond[i],
-                betterBeyond: joined?.betterBeyond ?? betterBeyond[i],
-                worse: worse[i],
-                better: better[i],
-            });
-        });
-    }
-    return drafts.map((draft) => {
-        const adj = adjusted.get(draft);
-        let verdict;
-        if (draft.forced !== null)
-            verdict = draft.forced;
-        else if (metricSpecs[draft.metric].judged === "pooled-failures") {
-            // A pooled count has no run-to-run spread: significance against 0 plus the relative tolerance.
-            const margin = Math.log(1 + draft.tolerance);
-            // Its tests against the tolerance are the tests of any rise / fall (pBeyond = pWorse): a gated
-            // one is adjusted in the gated family, an advisory one with the advisory tests of any change.
-            const pRise = draft.gated ? adj.beyond : adj.worse;
-            const pFall = draft.gated ? adj.betterBeyond : adj.better;
-            if (pRise <= alpha && (draft.worse ?? 0) > margin)
-                verdict = "regression";
-            else if (pFall <= alpha && (draft.worse ?? 0) < -margin)
-                verdict = "improvement";
-            else
-                verdict = "within-tolerance";
-        }
-        else {
-            verdict = classify({
-                pBeyondToleranceAdjusted: adj.beyond,
-                pBetterBeyondToleranceAdjusted: adj.betterBeyond,
-                pWithinTolerance: draft.pWithinTolerance,
-                alpha,
-                passAlpha,
-            });
-        }
-        const towardsWorse = (draft.worse ?? 0) >= 0;
-        let ci = draft.ci;
-        let ciLevels = null;
-        let detectable = null;
-        if (draft.test && adj) {
-            ({ ci, ciLevels } = decisionInterval({
-                test: draft.test,
-                higherIsBetter: draft.higherIsBetter,
-                regression: { p: draft.pBeyond, adjusted: adj.beyond },
-                improvement: { p: draft.pBetterBeyond, adjusted: adj.betterBeyond },
-                improved: verdict === "improvement",
-                alpha,
-                passAlpha,
-            }));
-            if (draft.gated && draft.variances)
-                detectable = minimumDetectableChange({
-                    baselineVariance: draft.variances.baseline,
-                    candidateVariance: draft.variances.candidate,
-                    baselineRuns: draft.runs.baseline,
-                    candidateRuns: draft.runs.candidate,
-                    extraVariance: draft.variances.extra,
-                    tolerance: draft.tolerance,
-                    alpha: alpha / Math.max(1, gatedCount),
-                    df: draft.test.df,
-                });
-        }
-        return {
-            cell: draft.cell,
-            metric: draft.metric,
-            judgedOn: draft.judgedOn,
-            gated: draft.gated,
-            higherIsBetter: draft.higherIsBetter,
-            tolerance: draft.tolerance,
-            baseline: draft.baseline,
-            candidate: draft.candidate,
-            ratio: draft.ratio,
-            ci,
-            ciLevels,
-            ci90: draft.ci,
-            p: adj ? (towardsWorse ? adj.beyond : adj.betterBeyond) : null,
-            pRaw: draft.pBeyond === null ? null : towardsWorse ? draft.pBeyond : draft.pBetterBeyond,
-            pChange: adj ? (towardsWorse ? adj.worse : adj.better) : null,
-            detectableChange: detectable,
-            verdict,
-            note: draft.notes.length > 0 ? draft.notes.join("; ") : null,
-            runs: draft.runs,
-            crossCheck: draft.crossCheck,
-        };
-    });
-}
-/**
- * The interval a verdict was decided on, in the metric's own direction: the worse-side bound at the level
- * the regression test was passed after the family's adjustment (p·α/p_adj), the better-side bound at the
- * within-tolerance level, or at the improvement test's level when that decided. Regression ⇔ the worse
- * end's bound is beyond the tolerance. Shared by the checks and the family tests.
- */
-function decisionInterval(input) {
-    const { test, alpha } = input;
-    const effective = (p, pAdj) => (pAdj > 0 ? (alpha * p) / pAdj : alpha);
-    const lowerLevel = effective(input.regression.p, input.regression.adjusted);
-    const upperLevel = input.improved
-        ? effective(input.improvement.p, input.improvement.adjusted)
-        : input.passAlpha;
-    const lower = worseBound(test, lowerLevel, "lower");
-    const upper = worseBound(test, upperLevel, "upper");
-    // Back to the metric's own direction (higher-is-better metrics mirror).
-    return input.higherIsBetter
-        ? { ci: [Math.exp(-upper), Math.exp(-lower)], ciLevels: [upperLevel, lowerLevel] }
-        : { ci: [Math.exp(lower), Math.exp(upper)], ciLevels: [lowerLevel, upperLevel] };
-}
-
-/**
- * One-sided exact conditional test for "the candidate fails more often": given k failures in total,
- * under H0 (same rate) the candidate's share is Binomial(k, n_c / (n_b + n_c)). Works with zero
- * failures, where a log-scale test cannot.
- */
-function errorIncreaseP(baseline, candidate) {
-    const k = baseline.failed + candidate.failed;
-    if (k === 0 || candidate.total === 0 || baseline.total === 0)
-        return 1;
-    const share = candidate.total / (baseline.total + candidate.total);
-    // P(X >= k_c) = 1 − P(X <= k_c − 1)
-    return 1 - binomialCdf(candidate.failed - 1, k, share);
-}
-/**
- * The smallest p `errorIncreaseP` can attain given its conditioning (the k failures in total): all k
- * on the candidate's side, share^k; 1 without a failure. For the gated family's Tarone refinement.
- */
-function errorIncreaseMinP(baseline, candidate) {
-    const k = baseline.failed + candidate.failed;
-    if (k === 0 || candidate.total === 0 || baseline.total === 0)
-        return 1;
-    return (candidate.total / (baseline.total + candidate.total)) ** k;
-}
-function logChoose(n, k) {
-    return logGamma(n + 1) - logGamma(k + 1) - logGamma(n - k + 1);
-}
-/**
- * One-sided Fisher exact test of "the candidate's share is higher": given the counted requests of both
- * sides together (k of n_b + n_c), the candidate's count is hypergeometric under H0 (same share), and
- * p = P(X ≥ x_c). Exact for shares of any size (the binomial form of `errorIncreaseP` holds only for
- * rare events). `minP` is the smallest p this conditioning allows (all of k on the candidate's side as
- * far as it can hold them): 1 when the count is forced (no event, or every request counted), so such a
- * test can never reject.
- */
-function shareIncreaseP(baseline, candidate) {
-    const n = baseline.total + candidate.total;
-    const k = baseline.count + candidate.count;
-    if (baseline.total === 0 || candidate.total === 0)
-        return { p: 1, minP: 1 };
-    const low = Math.max(0, k - baseline.total);
-    const high = Math.min(k, candidate.total);
-    const logDenominator = logChoose(n, candidate.total);
-    const term = (x) => Math.exp(logChoose(k, x) + logChoose(n - k, candidate.total - x) - logDenominator);
-    // P(X >= from), summed from the nearer end (the lower tail's complement below the mean).
-    const tail = (from) => {
-        let sum = 0;
-        if (from > (k * candidate.total) / n) {
-            for (let x = high; x >= from; x--)
-                sum += term(x);
-            return Math.min(1, sum);
-        }
-        for (let x = low; x < from; x++)
-            sum += term(x);
-        return Math.min(1, Math.max(0, 1 - sum));
-    };
-    const x = Math.max(low, Math.min(high, candidate.count));
-    return { p: x <= low ? 1 : tail(x), minP: high <= low ? 1 : tail(high) };
-}
-
-/**
- * Stage 3: the per-metric drafts of one compared cell: the test on per-run logs (or the pooled error
- * count), a stand-in percentile for one the inputs lack, and the reasons a check is forced. Metrics absent
- * from every input and not gated get no draft.
- */
-function draftsForCell(compared, settings, warnings) {
-    const { base, cand } = compared;
-    const runs = [...base, ...cand];
-    const drafts = [];
-    for (const metric of metricNames) {
-        // The guards are a family of their own (guards.ts), never traded against speed.
-        if (isGuardMetric(metric))
-            continue;
-        // The floor counts the requests the metric's value summarises (a depth bucket's, not the run's).
-        const fewestCompleted = smallest(runs.map((run) => Math.min(run.requests.completed, run.metricRequests?.[metric] ?? Number.POSITIVE_INFINITY)));
-        const draft = metricDraft(compared, metric, fewestCompleted, settings, warnings);
-        if (draft !== null)
-            drafts.push(draft);
-    }
-    return drafts;
-}
-function metricDraft({ cell, base, cand, tooFew }, metric, fewestCompleted, { gate, gatedSet: configured, passAlpha, driftVarianceFor, advisoryCells, baselineVariancePriorFor, }, warnings) {
-    const gatedSet = advisoryCells?.has(cell) ? new Set() : configured;
-    const higher = metricSpecs[metric].higherIsBetter;
-    const tolerance = toleranceFor(gate, metric);
-    const runs = { baseline: base.length, candidate: cand.length };
-    if (metricSpecs[metric].judged === "pooled-failures") {
-        return pooledCountDraft(cell, metric, base, cand, gatedSet.has(metric), tolerance, gate.error_rate_limit);
-    }
-    let b = metricValues(base, metric);
-    let c = metricValues(cand, metric);
-    const draft = {
-        cell,
-        metric,
-        gated: gatedSet.has(metric),
-        higherIsBetter: higher,
-        tolerance,
-        baseline: null,
-        candidate: null,
-        ratio: null,
-        ci: null,
-        worse: null,
-        pWorse: null,
-        pBetter: null,
-        pWithinTolerance: null,
-        pBeyond: null,
-        pBetterBeyond: null,
-        test: null,
-        judgedOn: null,
-        forced: null,
-        unfixable: null,
-        notes: [],
-        runs,
-        crossCheck: null,
-        variances: null,
-    };
-    const absent = (v) => v.values.length === 0 && v.nonPositive === 0;
-    let statistic = metricSpecs[metric].minRequests;
-    if (absent(b) && absent(c)) {
-        // Absent from every input: vLLM's `--metric-percentiles` defaults to 99, so p95 is often missing.
-        if (!draft.gated)
-            return null;
-        // A session metric is measured by a session dataset's cells only (docs/workloads.md): a cell of
-        // single requests beside them has none to gate, which is no gap in its inputs.
-        if (metricSpecs[metric].source.kind === "session" && withoutSessions(base) && withoutSessions(cand))
-            return null;
-        const substitute = judgeOnStandIn(draft, base, cand, warnings);
-        if (substitute === null)
-            return draft;
-        b = metricValues(base, substitute);
-        c = metricValues(cand, substitute);
-        statistic = metricSpecs[substitute].minRequests;
-    }
-    draft.baseline = b.values.length > 0 ? geometricMean(b.values) : null;
-    draft.candidate = c.values.length > 0 ? geometricMean(c.values) : null;
-    if (draft.gated && statistic !== null && fewestCompleted < gate.min_requests[statistic]) {
-        const why = `gating ${statistic} needs >= ${gate.min_requests[statistic]} successful requests in every run (fewest: ${fewestCompleted})`;
-        if (draft.judgedOn !== null) {
-            // A stand-in for a gated metric must not turn into an advisory one: that would let it pass.
-            draft.forced = "inconclusive";
-            draft.unfixable = `${describeMetric(metric)} is missing and its stand-in cannot be gated: ${why}`;
-            draft.notes.push(why);
-            return draft;
-        }
-        draft.gated = false;
-        draft.notes.push(`advisory: ${why}`);
-    }
-    if (b.missing + c.missing + b.nonPositive + c.nonPositive > 0) {
-        draft.forced = "inconclusive";
-        const note = `missing or zero in ${b.missing + b.nonPositive} baseline and ${c.missing + c.nonPositive} candidate runs`;
-        draft.notes.push(note);
-        // Those runs stay in the sample, so more runs cannot fill the gap.
-        draft.unfixable = `${describeMetric(metric)} is ${note} of cell "${cell}"`;
-        return draft;
-    }
-    if (tooFew) {
-        draft.forced = "inconclusive";
-        draft.ratio = draft.candidate / draft.baseline;
-        draft.notes.push("fewer than 2 usable runs on a side");
-        return draft;
-    }
-    testOnRunLogs(draft, b.values, c.values, driftVarianceFor(metric), gate.min_run_sd, passAlpha, baselineVariancePriorFor?.(cell, draft.judgedOn ?? metric));
-    return draft;
-}
-/**
- * A gated metric in none of the inputs: the nearest percentile every run has stands in for it (noted and
- * warned), or the check is forced inconclusive, for good, when there is none. Returns the stand-in.
- */
-function judgeOnStandIn(draft, base, cand, warnings) {
-    const { cell, metric } = draft;
-    const substitute = fallbackPercentile(metric, base, cand);
-    const flag = "add --metric-percentiles 95,99 (or --save-detailed) to vllm bench serve";
-    if (substitute === null) {
-        draft.forced = "inconclusive";
-        draft.unfixable = `${describeMetric(metric)} is in none of the inputs; ${flag}`;
-        draft.notes.push(`not in the inputs; ${flag}`);
-        warnings.push(`${describeMetric(metric)} is gated but not in the inputs of cell "${cell}", so the cell cannot pass: ${flag}`);
-        return null;
-    }
-    draft.judgedOn = substitute;
-    draft.notes.push(`judged on ${describeMetric(substitute)}: the inputs have no ${describeMetric(metric)}; ${flag}`);
-    warnings.push(`${describeMetric(metric)} is not in the inputs of cell "${cell}"; it was judged on ${describeMetric(substitute)} instead (${flag})`);
-    return substitute;
-}
-/** The Welch test on per-run logs, with the rank tests as a cross-check from 5 runs a side: fills the draft. */
-function testOnRunLogs(draft, baseline, candidate, extraVariance, minRunSd, passAlpha, baselineVariancePrior) {
-    const test = logRatioTest(baseline, candidate, {
-        higherIsBetter: draft.higherIsBetter,
-        tolerance: draft.tolerance,
-        alphaEachSide: passAlpha,
-        extraVariance,
-        minRunSd,
-        ...(baselineVariancePrior ? { baselineVariancePrior } : {}),
-    });
-    draft.test = test;
-    draft.ratio = test.ratio;
-    draft.ci = test.ratioInterval;
-    draft.worse = test.worse;
-    draft.pWorse = test.pWorse;
-    draft.pBetter = test.pBetter;
-    draft.pBeyond = test.pBeyondTolerance;
-    draft.pBetterBeyond = test.pBetterBeyondTolerance;
-    draft.pWithinTolerance = test.pWithinTolerance;
-    if (test.floored)
-        draft.notes.push(`runs nearly identical: run-to-run sd floored at ${minRunSd} (gate.min_run_sd)`);
-    draft.variances = {
-        baseline: test.baselineVariance,
-        candidate: test.candidateVariance,
-        extra: extraVariance,
-    };
-    if (baseline.length >= 5 && candidate.length >= 5) {
-        const mwu = mannWhitney(candidate, baseline);
-        const hl = hodgesLehmann(baseline.map(Math.log), candidate.map(Math.log));
-        draft.crossCheck = {
-            mannWhitneyP: draft.higherIsBetter ? mwu.pLess : mwu.pGreater,
-            hodgesLehmannRatio: Math.exp(hl.shift),
-        };
-    }
-}
-function toleranceFor(gate, metric) {
-    return gate.metric_tolerance[metric] ?? gate.tolerance;
-}
-function geometricMean(values) {
-    let sum = 0;
-    for (const v of values)
-        sum += Math.log(v);
-    return Math.exp(sum / values.length);
-}
-/** Runs with no session summary (a cell of single requests, or vLLM's results): every session metric is missing. */
-function withoutSessions(runs) {
-    return runs.every((run) => sessionMetrics.every((name) => run.metrics[name] == null));
-}
-function metricValues(runs, metric) {
-    const values = [];
-    let missing = 0;
-    let nonPositive = 0;
-    for (const run of runs) {
-        const value = run.metrics[metric];
-        if (value === undefined || value === null || !Number.isFinite(value))
-            missing++;
-        else if (value <= 0)
-            nonPositive++;
-        else
-            values.push(value);
-    }
-    return { values, missing, nonPositive };
-}
-/** A pooled count's draft (error_rate, malformed_tool_call_share); null when neither side has anything to count. */
-function pooledCountDraft(cell, metric, base, cand, gated, tolerance, limit) {
-    // The pooled count: failed of all requests, or malformed of all tool calls.
-    const toolCalls = metricSpecs[metric].source.kind === "malformed-tool-calls";
-    const counts = (run) => toolCalls
-        ? {
-            failed: run.toolCalls?.malformed ?? 0,
-            total: (run.toolCalls?.wellFormed ?? 0) + (run.toolCalls?.malformed ?? 0),
-        }
-        : { failed: run.requests.failed, total: run.requests.total };
-    const pool = (runs) => runs.reduce((acc, run) => {
-        const count = counts(run);
-        return { failed: acc.failed + count.failed, total: acc.total + count.total };
-    }, { failed: 0, total: 0 });
-    const b = pool(base);
-    const c = pool(cand);
-    // No tool call on either side: nothing to judge (a workload without tools).
-    if (toolCalls && b.total === 0 && c.total === 0 && !gated)
-        return null;
-    const baseRate = b.total > 0 ? b.failed / b.total : null;
-    const candRate = c.total > 0 ? c.failed / c.total : null;
-    const pWorse = errorIncreaseP(b, c);
-    const pBetter = errorIncreaseP(c, b);
-    const draft = {
-        cell,
-        metric,
-        gated,
-        higherIsBetter: metricSpecs[metric].higherIsBetter,
-        tolerance,
-        baseline: baseRate,
-        candidate: candRate,
-        ratio: baseRate !== null && candRate !== null && baseRate > 0 ? candRate / baseRate : null,
-        ci: null,
-        // Orientation for the shared rule: beyond tolerance only when the rate rose by more than δ relative.
-        worse: baseRate !== null && candRate !== null ? Math.log((candRate + 1e-12) / (baseRate + 1e-12)) : null,
-        pWorse,
-        pBetter,
-        // No estimate of run-to-run spread for a pooled count: "no change" means no significant increase.
-        pWithinTolerance: null,
-        pBeyond: pWorse,
-        pBetterBeyond: pBetter,
-        minPBeyond: errorIncreaseMinP(b, c),
-        minPBetterBeyond: errorIncreaseMinP(c, b),
-        test: null,
-        judgedOn: null,
-        forced: null,
-        unfixable: null,
-        notes: [],
-        runs: { baseline: base.length, candidate: cand.length },
-        crossCheck: null,
-        variances: null,
-    };
-    if (!toolCalls && candRate !== null && candRate > limit) {
-        // A candidate that fails more requests than allowed cannot pass on latency: always blocking.
-        draft.gated = true;
-        draft.forced = "regression";
-        draft.notes.push(`candidate error rate ${(candRate * 100).toFixed(2)}% is above the ${(limit * 100).toFixed(2)}% limit`);
-    }
-    if (b.total === 0 || c.total === 0) {
-        const what = toolCalls ? "tool calls" : "requests";
-        draft.forced = "inconclusive";
-        draft.notes.push(`no ${what} recorded on a side`);
-        if (b.total === 0)
-            draft.unfixable = `no baseline ${what} recorded in cell "${cell}"`;
-    }
-    return draft;
-}
-/** Nearest percentile of the same phase that every run on both sides has (p95 → p99, then p90). */
-const fallbackOrder = {
-    p90: ["p95", "p99"],
-    p95: ["p99", "p90"],
-    p99: ["p99_9", "p95"],
-    p99_9: ["p99"],
-};
-function fallbackPercentile(metric, base, cand) {
-    const source = metricSpecs[metric].source;
-    if (source.kind !== "latency")
-        return null;
-    for (const statistic of fallbackOrder[source.statistic] ?? []) {
-        const other = latencyMetricName(source.phase, statistic);
-        const complete = (runs) => metricValues(runs, other).values.length === runs.length;
-        if (complete(base) && complete(cand))
-            return other;
-    }
-    return null;
 }
 
 /**
@@ -1399,6 +819,157 @@ function lengthShiftP(baseline, candidate, tolerance) {
     const pLonger = 1 - normalCdf((logRatio - upper) / se);
     const pShorter = lower === Number.NEGATIVE_INFINITY ? 1 : 1 - normalCdf((lower - logRatio) / se);
     return { p: Math.min(1, 2 * Math.min(pLonger, pShorter)), beyond };
+}
+
+/**
+ * The plain interval of candidate / baseline from per-run values, by the machinery compare judges a
+ * metric with (stats/metric-test.ts: the per-run logs at both levels, runs and server starts, the run sd
+ * floored, the drift added):
+ * one place, so a change to the variance model reaches every interval built on it. At least 2 values
+ * per side, all positive.
+ */
+function logRatioInterval(baseline, candidate, options) {
+    const test = logRatioTest(baseline, candidate, {
+        higherIsBetter: false,
+        tolerance: 0,
+        alphaEachSide: options.alphaEachSide,
+        extraVariance: options.extraVariance ?? 0,
+        minRunSd: options.minRunSd ?? 0,
+        ...(options.starts ? { starts: options.starts } : {}),
+        ...(options.startPrior ? { startPrior: options.startPrior } : {}),
+    });
+    return { ratio: test.ratio, interval: test.ratioInterval };
+}
+
+/**
+ * Speculative decoding explained (docs/metrics.md, "Speculative decoding"): per compared cell whose runs
+ * carry the acceptance counters, each side's acceptance, and the change of its TPOT and output throughput
+ * taken apart into its two factors.
+ *
+ * A request's decode is a sequence of engine steps; with one draft round per step, a step gives it the
+ * mean acceptance length L = 1 + accepted tokens / draft rounds (vLLM's counters, deltas over the measured
+ * phase). So TPOT = (time per step) / L and output throughput = (request-steps per second) × L. Per run,
+ * time per step = TPOT × L and steps per second = throughput / L; each factor is compared as a metric is
+ * (per-run logs, `logRatioInterval`), so on the same runs the metric's ratio is exactly the factors'
+ * quotient (TPOT) or product (throughput), each with its own interval.
+ *
+ * Which factor explains the change: one whose interval excludes no change and whose change (log scale) is
+ * at least `mainShare` of the larger factor's. The smaller one can still be beyond noise (fewer prefills
+ * share a step when each request needs more steps; a few draws of acceptance), which the report says
+ * as a small part, not as a cause.
+ */
+const mainShare = 0.25;
+const lengthMetric = "spec_decode_acceptance_length";
+const rateMetric = "spec_decode_acceptance_rate";
+function isTpot(metric) {
+    const source = metricSpecs[metric].source;
+    return source.kind === "latency" && source.phase === "tpot";
+}
+/**
+ * The metrics taken apart: the TPOT statistics of gate.metrics (TPOT mean when it names none, the one the
+ * relation holds for most directly) and output throughput.
+ */
+function decomposedMetrics(gatedMetrics) {
+    const gatedTpot = gatedMetrics.filter(isTpot);
+    return [...(gatedTpot.length > 0 ? gatedTpot : ["tpot_mean"]), "output_throughput"];
+}
+function positive(run, metric) {
+    const value = run.metrics[metric];
+    return value !== undefined && value !== null && Number.isFinite(value) && value > 0 ? value : null;
+}
+function geometricMean(values) {
+    if (values.length === 0)
+        return null;
+    return Math.exp(values.reduce((sum, value) => sum + Math.log(value), 0) / values.length);
+}
+function sideOf(runs) {
+    const lengths = runs.flatMap((run) => positive(run, lengthMetric) ?? []);
+    const rates = runs.flatMap((run) => positive(run, rateMetric) ?? []);
+    return {
+        runs: lengths.length,
+        acceptanceRate: geometricMean(rates),
+        acceptanceLength: geometricMean(lengths),
+    };
+}
+function explainSpecDecode(compared, settings) {
+    const metrics = decomposedMetrics(settings.gatedMetrics);
+    const cells = [];
+    for (const { cell, base, cand } of compared) {
+        const baseline = sideOf(base);
+        const candidate = sideOf(cand);
+        // A cell whose server does not speculate has nothing to explain.
+        if (baseline.runs === 0 && candidate.runs === 0)
+            continue;
+        const decompositions = [];
+        for (const metric of metrics) {
+            const decomposition = decompose(cell, metric, base, cand, settings);
+            if (decomposition !== null)
+                decompositions.push(decomposition);
+        }
+        const fewest = Math.min(baseline.runs, candidate.runs);
+        cells.push({
+            cell,
+            baseline,
+            candidate,
+            decompositions,
+            note: decompositions.length > 0
+                ? null
+                : fewest < 2
+                    ? `${fewest === baseline.runs ? "the baseline" : "the candidate"} has ${fewest} usable run${fewest === 1 ? "" : "s"} with the acceptance counters: taking a change apart needs 2 per side`
+                    : "no run has both the acceptance counters and TPOT or output throughput",
+        });
+    }
+    return cells;
+}
+/** One metric's change taken apart over the runs that have it and the acceptance length; null under 2 a side. */
+function decompose(cell, metric, base, cand, settings) {
+    const pairs = (runs) => runs.flatMap((run) => {
+        const value = positive(run, metric);
+        const length = positive(run, lengthMetric);
+        return value !== null && length !== null ? [{ value, length, start: startOf(run) }] : [];
+    });
+    const b = pairs(base);
+    const c = pairs(cand);
+    if (b.length < 2 || c.length < 2)
+        return null;
+    const throughput = metricSpecs[metric].higherIsBetter;
+    // Time per step = TPOT × L; request-steps per second = throughput / L.
+    const perStep = (pair) => throughput ? pair.value / pair.length : pair.value * pair.length;
+    const starts = { baseline: b.map((pair) => pair.start), candidate: c.map((pair) => pair.start) };
+    // Each factor with the drift and start prior of the metric whose noise it carries.
+    const factor = (baseline, candidate, noiseOf) => {
+        const startPrior = settings.startPriorFor?.(cell, noiseOf);
+        const { ratio, interval } = logRatioInterval(baseline, candidate, {
+            alphaEachSide: settings.passAlpha,
+            minRunSd: settings.minRunSd,
+            extraVariance: settings.driftVarianceFor(noiseOf),
+            starts,
+            ...(startPrior ? { startPrior } : {}),
+        });
+        return { ratio, ci: interval, significant: interval[0] > 1 || interval[1] < 1 };
+    };
+    const change = factor(b.map((pair) => pair.value), c.map((pair) => pair.value), metric);
+    const acceptanceLength = factor(b.map((pair) => pair.length), c.map((pair) => pair.length), lengthMetric);
+    const step = factor(b.map(perStep), c.map(perStep), metric);
+    const larger = Math.max(Math.abs(Math.log(acceptanceLength.ratio)), Math.abs(Math.log(step.ratio)));
+    const role = (f) => !f.significant ? "within-noise" : Math.abs(Math.log(f.ratio)) >= mainShare * larger ? "main" : "minor";
+    const acceptanceRole = role(acceptanceLength);
+    const stepRole = role(step);
+    return {
+        metric,
+        higherIsBetter: throughput,
+        runs: { baseline: b.length, candidate: c.length },
+        change,
+        acceptanceLength: { ...acceptanceLength, role: acceptanceRole },
+        perStep: { ...step, kind: throughput ? "steps-per-second" : "time-per-step", role: stepRole },
+        explainedBy: acceptanceRole === "main"
+            ? stepRole === "main"
+                ? "both"
+                : "acceptance"
+            : stepRole === "main"
+                ? "step"
+                : "neither",
+    };
 }
 
 /**
@@ -1963,6 +1534,58 @@ const qualityVerdictSchema = object({
 });
 
 /**
+ * verdict.json's `specDecode` (compare/analyze/spec-decode.ts, docs/metrics.md "Speculative decoding"):
+ * per cell whose server speculates, each side's acceptance and the change of its TPOT and output
+ * throughput taken apart into tokens per engine step and the step's own time.
+ */
+/** A change candidate / baseline with its plain two-sided interval (1 − 2·passAlpha, as a check's ci90). */
+const factorSchema = object({
+    ratio: number(),
+    ci: tuple([number(), number()]),
+    /** The interval excludes 1: the change is beyond the runs' noise. */
+    significant: boolean(),
+});
+/**
+ * A factor's part in the change: `main` (beyond noise, and at least a quarter of the larger factor's
+ * change on the log scale), `minor` (beyond noise, smaller than that), `within-noise`.
+ */
+const roleSchema = _enum(["main", "minor", "within-noise"]);
+const sideSchema = object({
+    /** Usable runs whose server reported the acceptance counters. */
+    runs: number().int().nonnegative(),
+    /** Accepted / draft tokens, the geometric mean over those runs; null without drafts. */
+    acceptanceRate: number().nullable(),
+    /** 1 + accepted tokens / draft rounds (tokens per engine step of a request), the geometric mean. */
+    acceptanceLength: number().nullable(),
+});
+const decompositionSchema = object({
+    /** A TPOT statistic (time per step = TPOT × tokens per step) or output_throughput (steps per second = throughput / tokens per step). */
+    metric: _enum(metricNames),
+    higherIsBetter: boolean(),
+    /** Runs with both the metric and the acceptance length, the ones the factors are computed over. */
+    runs: object({ baseline: number().int(), candidate: number().int() }),
+    /** The metric's change over those runs: the product (throughput) or quotient (TPOT) of the two factors. */
+    change: factorSchema,
+    /** Tokens per engine step of a request: the mean acceptance length (the drafter's part). */
+    acceptanceLength: factorSchema.extend({ role: roleSchema }),
+    /** The engine step's part: its time (for TPOT) or the steps per second (for throughput). */
+    perStep: factorSchema.extend({
+        kind: _enum(["time-per-step", "steps-per-second"]),
+        role: roleSchema,
+    }),
+    /** The factors whose role is `main`: the change comes from the drafter, the step, both or neither. */
+    explainedBy: _enum(["acceptance", "step", "both", "neither"]),
+});
+const specDecodeCellSchema = object({
+    cell: string(),
+    baseline: sideSchema,
+    candidate: sideSchema,
+    decompositions: array(decompositionSchema),
+    /** Why a side's runs could not be taken apart (fewer than 2 with the counters), else null. */
+    note: string().nullable(),
+});
+
+/**
  * The load curves of sweeps compared without a capacity config (docs/capacity.md, docs/compare.md): a
  * cell whose runs ran at two or more loads (a `sweep` cell, `run --sweep`, several `vllm bench serve`
  * files of one label at different rates) is still judged as one fixed-load cell (with the mixed-load
@@ -2058,6 +1681,30 @@ const baselineInfoSchema = object({
     note: string().optional(),
 });
 const interval = tuple([number(), number()]);
+/**
+ * The two levels of noise under a tested check (docs/compare.md, "Server starts"): the server starts each
+ * side's runs were measured on, the start-to-start sd used and where it came from, each side's
+ * run-to-run sd within a start, and the share of the difference's variance that the start level makes.
+ */
+const noiseLevelsSchema = object({
+    starts: object({ baseline: number().int(), candidate: number().int() }),
+    /** sd of ln(metric) between server starts used in the test (0 when every run was its own start). */
+    startSd: number(),
+    /** Degrees of freedom of that start variance (measured starts plus the prior's weight). */
+    startDf: number(),
+    /**
+     * Where the start sd came from: "fresh" (every run its own start: in the runs' own spread), "prior"
+     * (too few starts: the prior alone), "measured" (the starts alone), "measured+prior" (pooled).
+     */
+    startBasis: _enum(["fresh", "prior", "measured", "measured+prior", "none"]),
+    /** What the prior was (gate.noise_prior, a calibration, main's history), when one was used. */
+    priorSource: string().nullable(),
+    /** The starts varied significantly more than the prior said (one-sided F at 10%): the prior was set aside. */
+    priorContradicted: boolean().optional(),
+    runSd: object({ baseline: number(), candidate: number() }),
+    /** Share of the variance of the difference due to the start level. */
+    startShare: number(),
+});
 const comparisonSchema = object({
     cell: string(),
     metric: _enum(metricNames),
@@ -2096,6 +1743,7 @@ const comparisonSchema = object({
     verdict: _enum(metricVerdicts),
     note: string().nullable(),
     runs: object({ baseline: number().int(), candidate: number().int() }),
+    noise: noiseLevelsSchema.nullable().optional(),
     crossCheck: object({ mannWhitneyP: number(), hodgesLehmannRatio: number() })
         .nullable()
         .describe("Rank-based cross-check at >= 5 runs per side (one-sided MWU p for 'worse'; never blocks)."),
@@ -2314,6 +1962,12 @@ object({
      * (compare/sweep-curves.ts): drawn by report.html and the comment; the cell is still judged at a fixed load.
      */
     sweeps: array(sweepCurveSchema).optional(),
+    /**
+     * Speculative decoding per cell whose server speculates (compare/spec-decode-schema.ts): each side's
+     * acceptance, and TPOT's and output throughput's change taken apart into the acceptance length and the
+     * engine step. Absent when no run had the counters, and in files written before it.
+     */
+    specDecode: array(specDecodeCellSchema).optional(),
 });
 
 const defaultGuardSettings = {
@@ -2321,7 +1975,7 @@ const defaultGuardSettings = {
     share_points: 0.02,
     output_length_tolerance: 0.1,
 };
-function levelsOf(input) {
+function levelsOf$1(input) {
     const familyAlpha = 1 - input.gate.confidence;
     const looks = lookSchedule(input.repeats.min, input.repeats.max);
     // The stage of the PR: the most candidate runs measured in any cell (screened runs included).
@@ -2350,13 +2004,30 @@ function sessionDriftOf(input) {
     const varianceFor = (metric) => estimates.get(metric)?.differenceVariance ?? defaultDriftVariance;
     return { driftSd, estimates, varianceFor };
 }
+/**
+ * The start-to-start variance believed for a check before its runs: a measured one for this runner (a
+ * calibration, main's history) where there is one, else gate.noise_prior's for the metric's family,
+ * weighted gate.noise_prior.weight_starts degrees of freedom.
+ */
+function startPriorOf(input) {
+    const prior = input.gate.noise_prior;
+    return (cell, metric) => {
+        const measured = input.startVariancePriors?.get(`${cell}\u0000${metric}`);
+        if (measured)
+            return measured;
+        const family = metricSpecs[metric].noise;
+        const sd = prior[family].start_sd;
+        return { variance: sd * sd, df: prior.weight_starts, source: `gate.noise_prior.${family}` };
+    };
+}
 /** `analyze`, and the gated family's adjustment of `input.familyExtras` (in their order). */
 function analyzeWithFamily(input) {
     const { gate, mode } = input;
-    const levels = levelsOf(input);
+    const levels = levelsOf$1(input);
     const { alpha, passAlpha, looks } = levels;
     const drift = sessionDriftOf(input);
     const warnings = [];
+    warnings.push(...startWarnings(input.baseline, input.candidate));
     const runs = selectUsableRuns(input.baseline, input.candidate, gate, warnings);
     const pairing = pairCells(runs, mode);
     const { cells, unfixableCells } = pairing;
@@ -2371,6 +2042,7 @@ function analyzeWithFamily(input) {
                 baselineVariancePriorFor: (cell, metric) => input.baselineVariancePriors?.get(`${cell}\u0000${metric}`),
             }
             : {}),
+        ...(mode === "interleaved" ? { startPriorFor: startPriorOf(input) } : {}),
     };
     const drafts = pairing.compared.flatMap((cell) => draftsForCell(cell, draftSettings, warnings));
     const rates = {
@@ -2439,7 +2111,8 @@ function analyzeWithFamily(input) {
     const speedAndFamilies = familyRegressions.length > 0 && speedVerdict !== "not-comparable" ? "regression" : speedVerdict;
     const verdict = guardRegressions > 0 && speedAndFamilies !== "not-comparable" ? "regression" : speedAndFamilies;
     const maxRuns = input.repeats.max;
-    const { draftOf, futilityInput, resolvable } = futilityModel(drafts, unfixableCells, { alpha, passAlpha, gatedCount }, mode, maxRuns);
+    const runsPerStart = mode === "interleaved" ? (input.repeats.block ?? 1) : maxRuns;
+    const { draftOf, futilityInput, resolvable } = futilityModel(drafts, unfixableCells, { alpha, passAlpha, gatedCount }, mode, maxRuns, runsPerStart);
     const nextLook = planNextLook({
         verdict,
         cells,
@@ -2459,7 +2132,14 @@ function analyzeWithFamily(input) {
     const settle = verdict === "inconclusive"
         ? settleEstimate(comparisons, draftOf, futilityInput, resolvable, mode, maxRuns, rates, looks)
         : null;
-    const detection = detectionSummary(comparisons, draftOf, gate.detect_change, alpha / Math.max(1, gatedCount), mode, maxRuns);
+    const detection = detectionSummary(comparisons, draftOf, gate.detect_change, alpha / Math.max(1, gatedCount), mode, maxRuns, runsPerStart);
+    const specDecode = explainSpecDecode(pairing.compared, {
+        gatedMetrics: gate.metrics,
+        passAlpha,
+        minRunSd: gate.min_run_sd,
+        driftVarianceFor: drift.varianceFor,
+        ...(draftSettings.startPriorFor ? { startPriorFor: draftSettings.startPriorFor } : {}),
+    });
     const firstFingerprint = (side) => flattenFingerprint(runs.sides[side][0]?.fingerprint ?? {});
     const verdictFile = {
         schemaVersion: verdictSchemaVersion,
@@ -2497,6 +2177,7 @@ function analyzeWithFamily(input) {
                 },
             }
             : {}),
+        ...(specDecode.length > 0 ? { specDecode } : {}),
     };
     verdictFile.settings.gatedFamily = {
         regression: family.summary.regression,
@@ -2504,6 +2185,22 @@ function analyzeWithFamily(input) {
         familyTests: family.summary.familyTests,
     };
     return { verdict: verdictFile, extras: extrasAdjusted };
+}
+/**
+ * Runs whose files did not say which server start measured them: they were taken as one start per side
+ * and input (compare/load.ts), the conservative reading, and the report says so.
+ */
+function startWarnings(baseline, candidate) {
+    const warnings = [];
+    for (const [side, runs] of [
+        ["baseline", baseline],
+        ["candidate", candidate],
+    ]) {
+        const assumed = runs.filter((run) => run.serverStart?.basis === "assumed-shared").length;
+        if (assumed > 0)
+            warnings.push(`${assumed} ${side} run${assumed === 1 ? "" : "s"} did not record the server start that measured ${assumed === 1 ? "it" : "them"} (older files, or vllm bench serve without --metadata server_start=<id>): the runs of each input were taken as one start, so the start-to-start noise is the prior's (declare each run a fresh start with --fresh-starts if it was)`);
+    }
+    return warnings;
 }
 /** Cells whose runs kept outputs (greedy-output and task cells): their speed checks are advisory. */
 function outputCells(baseline, candidate) {
@@ -2619,7 +2316,8 @@ function capacityNextLook(input) {
 function defaultCompareSettings() {
     return {
         gate: configSchema.shape.gate.parse(undefined),
-        repeats: configSchema.shape.repeats.parse(undefined),
+        // Without a config nothing says how future runs fall into server starts: one start each.
+        repeats: { ...configSchema.shape.repeats.parse(undefined), block: 1 },
     };
 }
 function settingsFromConfig(config) {
@@ -2627,13 +2325,13 @@ function settingsFromConfig(config) {
     const runMinutes = minutes.reduce((sum, m) => sum + m, 0) / Math.max(1, minutes.length);
     return {
         gate: config.gate,
-        repeats: config.repeats,
+        repeats: { ...config.repeats, block: runsPerBlock(config) },
         quality: config.quality,
         runMinutes,
         cost: {
             serverStartS: serverStartSeconds(config),
             lifecycle: serverLifecycle(config),
-            runsPerBlock: config.repeats.block,
+            runsPerBlock: runsPerBlock(config),
         },
         ...(capacityCells(config).length > 0
             ? { capacity: { cells: capacityCells(config), cost: config.cost } }
@@ -2686,6 +2384,7 @@ function compareRecords(input) {
         baselineInfo: input.baselineInfo ?? null,
         ...(input.history ? { history: input.history } : {}),
         ...(input.baselineVariancePriors ? { baselineVariancePriors: input.baselineVariancePriors } : {}),
+        ...(input.startVariancePriors ? { startVariancePriors: input.startVariancePriors } : {}),
         now: (input.now ?? new Date()).toISOString(),
         tool: { name: toolName, version: toolVersion },
         familyExtras: capacityMembers(capacity),
@@ -2750,6 +2449,20 @@ const calibrationMetricSchema = object({
     aaSplits: number().int().nonnegative(),
     aaBlocks: number().int().nonnegative(),
     falseBlockRate: number().min(0).max(1).nullable(),
+    /**
+     * The two levels of the noise (docs/compare.md, "Server starts"), from the runs grouped by the server
+     * start that measured them: the start-to-start variance of ln(value) with its degrees of freedom (null
+     * with fewer than two starts on a side), and the run-to-run variance within a start. Absent in files
+     * written before the start level was measured.
+     */
+    levels: object({
+        starts: number().int().nonnegative(),
+        startVariance: number().nonnegative().nullable(),
+        startDf: number().nonnegative(),
+        runVariance: number().nonnegative(),
+        runDf: number().nonnegative(),
+    })
+        .optional(),
 });
 const calibrationFileSchema = object({
     schemaVersion: literal(calibrationSchemaVersion),
@@ -2895,6 +2608,7 @@ function calibrateFromRuns(input) {
                     aaSplits: splitsJudged,
                     aaBlocks: blocked,
                     falseBlockRate: splitsJudged > 0 ? blocked / splitsJudged : null,
+                    ...levelsOf(a, b, cell, metric),
                 },
             ];
         }),
@@ -2914,6 +2628,63 @@ function calibrateFromRuns(input) {
             falseBlockRate: overallBlocked / splits.length,
         },
     });
+}
+/** The two levels of one cell's metric from the A/A sides' runs grouped by their server start. */
+function levelsOf(a, b, cell, metric) {
+    const sample = (runs) => {
+        const values = [];
+        const starts = [];
+        for (const run of runs) {
+            const value = run.cell === cell ? run.metrics[metric] : undefined;
+            if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value))
+                continue;
+            values.push(Math.log(value));
+            starts.push(startOf(run));
+        }
+        return { values, starts };
+    };
+    const sa = sample(a);
+    const sb = sample(b);
+    if (sa.values.length < 2 || sb.values.length < 2)
+        return {};
+    const result = twoLevelWelch(sa, sb);
+    const starts = new Set([...sa.starts, ...sb.starts]).size;
+    const fresh = result.baseline.singleRunStarts && result.candidate.singleRunStarts;
+    const pooledRunDf = result.baseline.runVarianceDf + result.candidate.runVarianceDf;
+    const runVariance = pooledRunDf > 0
+        ? (result.baseline.runVariance * result.baseline.runVarianceDf +
+            result.candidate.runVariance * result.candidate.runVarianceDf) /
+            pooledRunDf
+        : 0;
+    return {
+        levels: {
+            starts,
+            // Runs on their own starts hold both levels in one spread: the start level cannot be told apart.
+            startVariance: fresh ? null : (result.measuredStartVariance?.variance ?? null),
+            startDf: fresh ? 0 : (result.measuredStartVariance?.df ?? 0),
+            runVariance,
+            runDf: pooledRunDf,
+        },
+    };
+}
+/**
+ * The calibration's start-to-start variances as compare's start priors (interleaved mode), per cell and
+ * metric, where it measured them (two starts or more on a side).
+ */
+function calibrationStartPriors(file, source) {
+    const priors = new Map();
+    for (const cell of file.cells)
+        for (const m of cell.metrics) {
+            const levels = m.levels;
+            if (!levels || levels.startVariance === null || levels.startDf <= 0)
+                continue;
+            priors.set(`${cell.cell}\u0000${m.metric}`, {
+                variance: levels.startVariance,
+                df: levels.startDf,
+                source: `calibration ${source} (${levels.starts} starts, ${file.createdAt.slice(0, 10)})`,
+            });
+        }
+    return priors;
 }
 /** Reads a calibration file's JSON; InputError naming the file and the field on bad content. */
 function parseCalibrationFile(text, path) {
@@ -2950,4 +2721,4 @@ function calibrationPriors(file, others) {
     return priors;
 }
 
-export { calibrationPriors as a, compareRecords as b, calibrateFromRuns as c, defaultCompareSettings as d, parseCalibrationFile as p, settingsFromConfig as s };
+export { calibrationPriors as a, calibrationStartPriors as b, calibrateFromRuns as c, defaultCompareSettings as d, compareRecords as e, parseCalibrationFile as p, settingsFromConfig as s };

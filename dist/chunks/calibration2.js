@@ -1,5 +1,5 @@
 import { m as metricSpecs, d as describeMetric } from './metric-names.js';
-import { D as formatDetectable } from './secrets.js';
+import { C as formatDetectable } from './secrets.js';
 import { c as renderCalibrationHistoryLine } from './history-analysis.js';
 
 /** The terminal summary of a calibration file: per gated check its spread, drift, catch and A/A blocks. */

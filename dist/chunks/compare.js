@@ -1,11 +1,11 @@
 import { stat, readFile, mkdir, writeFile, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { p as parseCalibrationFile, d as defaultCompareSettings, s as settingsFromConfig, a as calibrationPriors, b as compareRecords } from './calibration.js';
-import { a as conditionsHash } from './history.js';
-import { p as scrapeSeries, c as collectJobSecrets, q as loadSides, l as loadRuns, d as defaultInputLimits } from './secrets.js';
-import { j as requestRecordSchema, k as requestLatencies, m as answerLatencies } from './session-metrics.js';
+import { p as parseCalibrationFile, d as defaultCompareSettings, s as settingsFromConfig, a as calibrationPriors, b as calibrationStartPriors, e as compareRecords } from './calibration.js';
+import { b as conditionsHash } from './history.js';
+import { o as scrapeSeries, c as collectJobSecrets, p as loadSides, l as loadRuns, d as defaultInputLimits } from './secrets.js';
+import { k as requestRecordSchema, m as requestLatencies, n as answerLatencies } from './session-metrics.js';
 import { l as loadConfig, n as noInterpolation } from './load.js';
-import { r as renderReports, g as reportPictures, i as renderHtmlReport } from './report-html.js';
+import { r as renderReports, i as reportPictures, j as renderHtmlReport } from './report-html.js';
 import { I as InputError } from './version.js';
 
 /**
@@ -186,10 +186,10 @@ async function compareResults(input) {
     const loaded = typeof input.config === "string"
         ? await loadConfig(input.config, { env: input.env, cwd: input.cwd })
         : input.config;
-    if (loaded && isLoaded(loaded))
-        settings = settingsFromConfig(loaded.config);
-    else if (loaded)
-        settings = settingsFromConfig(loaded);
+    const config = loaded && isLoaded(loaded) ? loaded.config : loaded;
+    if (config)
+        settings = settingsFromConfig(config);
+    const freshStarts = input.freshStarts === true || config?.gate.runs_are_fresh_starts === true;
     // The one set of secrets (server/secrets.ts): api_key_env's value, the values read, credential-like names.
     const redactor = input.redactor ??
         collectJobSecrets({
@@ -199,20 +199,25 @@ async function compareResults(input) {
                 : [isLoaded(loaded) ? loaded : { config: loaded, interpolation: noInterpolation }],
         }).redactor;
     const limits = input.limits ?? defaultInputLimits;
-    const { baseline, candidate, notes } = await loadSides(input.baseline, input.candidate, limits);
+    const { baseline, candidate, notes } = await loadSides(input.baseline, input.candidate, limits, {
+        freshStarts,
+    });
     const history = [
         ...(input.history && input.history.length > 0
-            ? await loadRuns(input.history, "history", { limits })
+            ? await loadRuns(input.history, "history", { limits, freshStarts })
             : []),
         ...(input.historyRuns ?? []),
     ];
     let priors = input.baselineVariancePriors;
+    let startPriors;
     const inputNotes = [...notes];
     if (input.calibration) {
         const { file, source } = input.calibration;
         const conditions = baseline[0] ? conditionsHash(baseline[0].fingerprint) : null;
-        if (file.conditions !== null && file.conditions === conditions)
+        if (file.conditions !== null && file.conditions === conditions) {
             priors = calibrationPriors(file, priors);
+            startPriors = calibrationStartPriors(file, source);
+        }
         else
             inputNotes.push(`calibration ${source} not used: it was measured under other conditions than the baseline (conditions ${file.conditions ?? "unknown"}, baseline ${conditions ?? "unknown"}); run \`calibrate\` again on this runner and config`);
     }
@@ -221,6 +226,7 @@ async function compareResults(input) {
         candidate,
         history,
         ...(priors ? { baselineVariancePriors: priors } : {}),
+        ...(startPriors && startPriors.size > 0 ? { startVariancePriors: startPriors } : {}),
         inputNotes,
         settings,
         mode: input.mode,

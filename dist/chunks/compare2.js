@@ -13,8 +13,8 @@ import './metric-names.js';
 import './random.js';
 import './history.js';
 import 'node:crypto';
-import './distributions.js';
 import './format.js';
+import './server-start.js';
 import './schemas.js';
 import './session-metrics.js';
 import './report-html.js';
@@ -60,6 +60,10 @@ Options:
                            (pytorch-benchmark.json, PyTorch OSS benchmark records as vLLM's dashboard
                            ingests) and bencher (bencher.json, Bencher Metric Format). verdict.json,
                            report.md, comment.md, report.html and report-charts/ are always written.
+  --fresh-starts           declare that every run whose file records no server start (run.json of
+                           earlier versions, vLLM results without --metadata server_start=ID) was
+                           measured on a fresh server start; without it such runs of one input are
+                           taken to share one start (see docs/compare.md, Server starts)
   --max-file-mb N          largest result file read, in MiB (default 16, the action's limit)
   --max-total-mb N         all result files of both sides together, in MiB (default 512)
   -h, --help               show this help
@@ -155,6 +159,7 @@ const compareCommand = {
             format: { type: "string", multiple: true },
             "max-file-mb": { type: "string" },
             "max-total-mb": { type: "string" },
+            "fresh-starts": { type: "boolean" },
         });
         if (args.help) {
             io.stdout.write(usage);
@@ -201,6 +206,7 @@ const compareCommand = {
             baseline,
             candidate,
             history,
+            ...(args.values["fresh-starts"] === true ? { freshStarts: true } : {}),
             ...(calibration ? { calibration } : {}),
             config: loaded,
             mode: mode,

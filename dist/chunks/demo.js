@@ -2,12 +2,11 @@ import { join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { writeFile, readdir, rm, mkdir } from 'node:fs/promises';
 import { p as parseConfigText } from './load.js';
+import { r as runsPerBlock } from './session-metrics.js';
 import { g as gatedMetricNames } from './metric-names.js';
 import { c as countRuns, r as runRequestedCells } from './baseline-bundle.js';
-import { y as adaptiveLoopLine, J as measuringBlockLine } from './status.js';
+import { u as adaptiveLoopLine, K as measuringBlockLine } from './status.js';
 import { r as renderTerminal } from './terminal.js';
-import 'node:perf_hooks';
-import 'node:child_process';
 import { p as providerForConfig, b as streamProgress } from './run-cells.js';
 import { a as addRunsUntilDecided, f as fewestRuns, m as measureAlternately } from './adaptive.js';
 import { w as writeCompareOutputs, a as compareResults } from './compare.js';
@@ -18,19 +17,20 @@ import './index.js';
 import './schemas.js';
 import 'process';
 import 'buffer';
-import './select-cells.js';
+import './server-start.js';
+import './interleaved.js';
+import './random.js';
 import './run-sweep.js';
 import './secrets.js';
-import './random.js';
-import './distributions.js';
-import './session-metrics.js';
 import './format.js';
+import 'node:child_process';
 import 'node:url';
 import './report-html.js';
 import './history.js';
 import 'node:os';
 import 'node:net';
 import 'node:events';
+import 'node:perf_hooks';
 import 'node:assert';
 import 'node:http';
 import 'node:stream';
@@ -47,7 +47,6 @@ import 'node:console';
 import 'node:timers';
 import 'node:dns';
 import './number-words.js';
-import './interleaved.js';
 import './calibration.js';
 
 /**
@@ -63,7 +62,11 @@ const scenarioNames = ["tradeoff", "clean", "regression", "flaky", "capacity", "
  * it is 120 ms and more, and the run-to-run sd of TTFT p95 was 1-4% at a load of 5-9 on 2 cores.
  */
 const engine = { step_overhead_ms: 35, decode_per_seq_ms: 0.1, prefill_per_token_ms: 0.03 };
-const quietNoise = { ...engine, speed_sigma: 0.01, jitter_sigma: 0.02 };
+/**
+ * Every server start draws its own speed at the magnitudes published for fresh vLLM starts on one GPU
+ * (docs/sim.md, Server starts): about 1% on every step (throughput, TPOT) and 3% more on prefill (TTFT).
+ */
+const quietNoise = { ...engine, speed_sigma: 0.01, prefill_speed_sigma: 0.03, jitter_sigma: 0.02 };
 /** The engine with every decode step `factor` times as slow: the fixed step cost and the per-sequence cost. */
 function slower(base, factor) {
     return {
@@ -389,7 +392,7 @@ async function runDemo(options) {
     });
     const stopped = () => options.signal?.aborted === true;
     // Both sides alternately (A B, B A, ...), a side's consecutive runs on one server start.
-    const measure = (step) => measureAlternately(measuredSides, step, baseline.config.repeats.block, async (side, block) => {
+    const measure = (step) => measureAlternately(measuredSides, step, runsPerBlock(baseline.config), async (side, block) => {
         progress.message(measuringBlockLine(side.name, block.firstRun, block.runs, scenario.repeats.max));
         // As the action measures: fixed-load cells the block's runs, a capacity cell its search.
         await runRequestedCells({

@@ -1,7 +1,7 @@
 import { d as describeMetric, m as metricSpecs } from './metric-names.js';
-import { e as escapeInline, c as escapeCell } from './distributions.js';
+import { e as escapeInline, f as escapeCell } from './server-start.js';
 import { b as formatChange, c as formatInterval, e as formatMetricValue } from './format.js';
-import { j as seriesOf, k as detectChangePoints, l as levelShift } from './history.js';
+import { i as seriesOf, j as detectChangePoints, l as levelShift } from './history.js';
 
 /** The store's description as a code span (backticks removed: it comes from inputs). */
 const store = (text) => `\`${text.replace(/[`\r\n]/g, "").slice(0, 200)}\``;

@@ -1,5 +1,5 @@
 import { lstat, readFile } from 'node:fs/promises';
-import { j as seriesOf, b as defaultHistoryLimits, g as parseHistory } from './history.js';
+import { i as seriesOf, e as defaultHistoryLimits, f as parseHistory } from './history.js';
 import { s as scanChangePoints } from './history-analysis.js';
 import { U as UsageError, I as InputError } from './version.js';
 

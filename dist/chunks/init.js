@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile, access } from 'node:fs/promises';
 import { resolve, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { a as serverKindFacts, d as defaultConfigFile, b as serverKinds } from './load.js';
+import { b as serverKindFacts, d as defaultConfigFile, e as serverKinds } from './load.js';
 import { g as gatedMetricNames } from './metric-names.js';
 import { E as ExitCode, U as UsageError } from './version.js';
 import { p as parseCommandArgs, s as stringOption } from './command.js';
@@ -26,12 +26,12 @@ const presetDescriptions = {
     rag: "retrieval-augmented answers: one long document, many short questions (prefix reuse) and fresh documents",
     batch: "offline generation: long outputs at high concurrency, judged on completed volume",
     "matrix-18": "the validation matrix: 3 task types x fresh/reused prefix x low/usual/near-capacity load, plus a traffic spike",
-    agent: "a coding agent: sessions of many turns over a shared system prompt, the context growing turn by turn, think time between turns",
+    agent: "a coding agent: sessions of many turns over a shared system prompt, the context growing turn by turn, think time between turns, sub-agents fanned out and joined",
 };
 const header = (preset, schemaRef) => `# yaml-language-server: $schema=${schemaRef}
 # vllm-perf-gate config (preset: ${preset}): ${presetDescriptions[preset]}.
 # Reference: docs/config-reference.md (every key) and README.md#config in the vllm-perf-gate repository.
-# Check it with: npx vllm-perf-gate validate --config <this file>
+# Check it with: vllm-perf-gate validate --config <this file> (installing the CLI: README.md#the-cli)
 version: 1
 name: ${preset}
 seed: 0
@@ -104,6 +104,28 @@ cells:
     warmup: { requests: 2 }
     prefix: fresh
     slo: { ttft_ms: 2000, tpot_ms: 60 }
+  - name: agent-fanout
+    description: an agent that delegates, sending sub-agents at once over its shared context and waiting for all of them
+    endpoint: chat
+    dataset:
+      type: sessions
+      turns: { distribution: uniform, min: 6, max: 16 }
+      system_prompt_tokens: 2000
+      message_tokens: { distribution: lognormal, median: 150, sigma: 0.8, min: 8, max: 2000 }
+      output_tokens: { distribution: lognormal, median: 250, sigma: 0.6, min: 16, max: 1024 }
+      think_time_s: { distribution: exponential, mean: 2, max: 20 }
+      # Sub-agent fan-out (docs/workloads.md): at a fan-out turn every branch is the conversation so far,
+      # the turn's message and a task of its own, sent at once; the session goes on once all answered.
+      fan_out:
+        share: 0.25                    # a quarter of the turns delegate
+        branches: { min: 2, max: 6 }   # sub-agents per fan-out
+        message_tokens: { distribution: lognormal, median: 80, sigma: 0.5, min: 8, max: 512 }
+        output_tokens: { distribution: lognormal, median: 300, sigma: 0.6, min: 16, max: 1024 }
+    load: { type: rate, rate: 0.25, burstiness: 1, max_concurrency: 16 }
+    size: { requests: 64 }             # sessions per run (about 1,000 requests, their fan-outs' branches included)
+    warmup: { requests: 2 }
+    prefix: fresh
+    slo: { ttft_ms: 1000, tpot_ms: 50 }
 `;
 const chatCells = `
 cells:
@@ -307,8 +329,9 @@ function presetText(preset, kind, schemaRef, options = {}) {
         agent: agentCells,
     }[preset];
     const withCapacity = options.capacity ? `${cells}${capacityCell(preset)}` : cells;
-    // An agent's deep turns are what a KV-cache change moves: their first-token wait blocks too.
-    const extra = preset === "agent" ? ["ttft_p95_depth_8_up", "session_goodput"] : [];
+    // An agent's deep turns are what a KV-cache change moves: their first-token wait blocks too; so does the
+    // wait for a fan-out's slowest sub-agent (gated in the cells that fan out).
+    const extra = preset === "agent" ? ["ttft_p95_depth_8_up", "session_goodput", "fan_out_completion_p95"] : [];
     return `${header(preset, schemaRef)}${serverKindFacts[kind].preset.server}${model(kind)}${withCapacity}${gate(extra)}`;
 }
 

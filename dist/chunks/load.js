@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { stat, readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { a as describeValue, s as strictObject, n as nonNegativeNumber, p as positiveNumber, c as choice, b as positiveInt, e as nonEmptyString, f as fraction, g as envVarName, h as port, i as httpUrl, j as nonNegativeInt, d as distExports, m as maxListedKeys } from './index.js';
+import { a as describeValue, s as strictObject, n as nonNegativeNumber, p as positiveNumber, c as choice, b as positiveInt, f as fraction, e as nonEmptyString, g as envVarName, h as port, i as httpUrl, j as nonNegativeInt, d as distExports, m as maxListedKeys } from './index.js';
 import { I as InputError } from './version.js';
-import { l as literal, u as union, s as string, a as array, n as number, _ as _enum, r as record, b as boolean, d as unknown, p as partialRecord } from './schemas.js';
-import { e as metricNames, k as gatableMetricNames, g as gatedMetricNames } from './metric-names.js';
+import { l as literal, u as union, b as boolean, a as array, s as string, _ as _enum, n as number, r as record, d as unknown, p as partialRecord } from './schemas.js';
+import { f as metricNames, n as gatableMetricNames, g as gatedMetricNames } from './metric-names.js';
 
 /**
  * The most `run` can execute: validate rejects anything beyond (docs/config-reference.md#limits), so a config that
@@ -41,8 +41,18 @@ const configLimits = {
     settleMs: 60_000,
     /** Turns of one session (session datasets: generated, read from a file or a trace). */
     sessionTurns: 256,
+    /** Branches of one sub-agent fan-out (session datasets' fan_out.branches). */
+    fanOutBranches: 32,
     /** Think time or tool latency between two turns, in seconds (one hour). */
     turnDelaySeconds: 3_600,
+    /** Requests (rows) a trace keeps after its filters, window, max_rows and sample. */
+    traceRequests: 1_000_000,
+    /** Bytes of one line of a trace file (a CSV record or a JSON Lines object). */
+    traceLineBytes: 1_048_576,
+    /** Bytes of a trace file (what Node reads into memory at once: 2 GiB less a byte). */
+    traceFileBytes: 2_147_483_647,
+    /** Bytes of any other dataset file, read as one text (the longest string Node holds). */
+    datasetFileBytes: 536_870_888,
 };
 /** The message of a limit: names the limit and where it is documented. */
 function atMost(limit, name) {
@@ -136,6 +146,322 @@ function describeDelay(delay) {
             return `lognormal(median ${delay.median} s, sigma ${delay.sigma})`;
     }
 }
+/** Why a file's prompts have no designed sharing the client knows: the cache check cannot run on them. */
+const fileSharing = "a file's prompts may share prefixes (a common system prompt, repeated entries), which the client does not count";
+
+const branchCount = (what = "a number of branches (whole number >= 1)") => positiveInt(what).max(configLimits.fanOutBranches, atMost(configLimits.fanOutBranches, "branches per fan-out"));
+const turnNumber = positiveInt("a turn number (1-based whole number >= 1)").max(configLimits.sessionTurns, atMost(configLimits.sessionTurns, "turns per session"));
+/**
+ * Sub-agent fan-out in a session (docs/workloads.md, Sub-agent fan-out): at the chosen turns the session
+ * sends B branches at once instead of one request, each the conversation so far, the turn's message and a
+ * message of its own; the session goes on once every branch answered, with their answers as the turn's.
+ */
+const fanOutSchema = strictObject({
+    turns: array(turnNumber)
+        .min(1, "expected at least one turn number")
+        .optional()
+        .describe("The turns that fan out (1-based turn numbers); or give `share`."),
+    share: fraction()
+        .optional()
+        .describe("Instead of `turns`: the chance that a turn fans out, drawn per turn from the session's seed."),
+    branches: union([
+        branchCount("a number of branches (whole number >= 1) or { min, max }"),
+        strictObject({ min: branchCount(), max: branchCount() }),
+    ], {
+        error: (issue) => `expected a number of branches (whole number >= 1) or { min, max }, got ${describeValue(issue.input)}`,
+    })
+        .describe("Branches per fan-out: a count, or { min, max } drawn uniformly per fan-out (at most 32)."),
+    message_tokens: lengthSchema.describe("Tokens of each branch's own message (its task, after the turn's)."),
+    output_tokens: lengthSchema.describe("max_tokens of each branch's answer."),
+    tools: boolean()
+        .default(false)
+        .describe("The branches declare the session's tools (dataset.tools) and take their own tool rounds; without it they declare none."),
+}).superRefine((fanOut, context) => {
+    if ((fanOut.turns === undefined) === (fanOut.share === undefined))
+        context.addIssue({
+            code: "custom",
+            path: fanOut.turns === undefined ? [] : ["share"],
+            message: fanOut.turns === undefined
+                ? "expected `turns` (the turn numbers that fan out) or `share` (the chance a turn does), got neither"
+                : "expected `turns` or `share`, not both",
+        });
+    if (fanOut.turns !== undefined) {
+        const seen = new Set();
+        fanOut.turns.forEach((turn, index) => {
+            if (seen.has(turn))
+                context.addIssue({
+                    code: "custom",
+                    path: ["turns", index],
+                    message: `expected each turn number once, got ${turn} again`,
+                });
+            seen.add(turn);
+        });
+    }
+    if (typeof fanOut.branches === "object" && fanOut.branches.min > fanOut.branches.max)
+        context.addIssue({
+            code: "custom",
+            path: ["branches", "min"],
+            message: `expected min <= max, got min ${fanOut.branches.min} > max ${fanOut.branches.max}`,
+        });
+});
+/** The most branches one fan-out of this config sends at once. */
+function mostBranches(fanOut) {
+    return typeof fanOut.branches === "number" ? fanOut.branches : fanOut.branches.max;
+}
+/** The mean branches per fan-out. */
+function meanBranches(fanOut) {
+    return typeof fanOut.branches === "number"
+        ? fanOut.branches
+        : (fanOut.branches.min + fanOut.branches.max) / 2;
+}
+/**
+ * Requests one session of a dataset may have in flight at once: a fan-out's branches, else 1. The client's
+ * connections are sized by it (a session's branches must not wait for one another's connection).
+ */
+function requestsPerSessionInFlight(dataset) {
+    return dataset.fan_out === undefined ? 1 : mostBranches(dataset.fan_out);
+}
+/** The fan-out's part of a cell's `validate` line. */
+function describeFanOut(fanOut) {
+    const where = fanOut.turns !== undefined
+        ? `at turn${fanOut.turns.length > 1 ? "s" : ""} ${fanOut.turns.join(", ")}`
+        : `at ${typeof fanOut.share === "number" ? `${Math.round(fanOut.share * 100)}%` : fanOut.share} of turns`;
+    // The template view may hold a `${VAR}` template where a number was: shown as written.
+    const branches = typeof fanOut.branches === "object"
+        ? `${fanOut.branches.min}-${fanOut.branches.max}`
+        : String(fanOut.branches);
+    return `, fan-out ${where} to ${branches} branches (message ${describeLength(fanOut.message_tokens)} / out ${describeLength(fanOut.output_tokens)}${fanOut.tools ? ", with tools" : ""})`;
+}
+/**
+ * What a fan-out config asks that the rest of its cell cannot give (paths from the dataset): a turn
+ * number beyond the session's turns, tool rounds without tools, more requests in flight than the limit.
+ */
+function fanOutProblems(fanOut, cell) {
+    const problems = [];
+    const { mostTurns } = cell;
+    if (mostTurns !== null)
+        fanOut.turns?.forEach((turn, index) => {
+            if (turn > mostTurns)
+                problems.push({
+                    path: ["fan_out", "turns", index],
+                    message: `expected a turn number within the session's turns (at most ${mostTurns}, ${cell.turnsField}), got ${turn}`,
+                });
+        });
+    if (fanOut.tools && !cell.hasTools)
+        problems.push({
+            path: ["fan_out", "tools"],
+            message: "expected tools declared in dataset.tools for the branches' tool rounds, got none",
+        });
+    const inFlight = cell.sessionsInFlight === null ? null : cell.sessionsInFlight * mostBranches(fanOut);
+    if (inFlight !== null && inFlight > configLimits.concurrency)
+        problems.push({
+            path: ["fan_out", "branches"],
+            message: `expected at most ${configLimits.concurrency} requests in flight (the limit on concurrency; see docs/config-reference.md#limits), got up to ${inFlight} (${cell.sessionsInFlight} sessions x ${mostBranches(fanOut)} branches)`,
+        });
+    return problems;
+}
+
+// What the trace kinds (docs/workloads.md, "Traces") share: the fields of their schema branches and the
+// layout each declares as data, which workload/trace-file.ts reads (one pipeline for every trace kind).
+/** How a trace's arrival column counts time: seconds, milliseconds, microseconds, or a date and time. */
+const timestampUnits = ["s", "ms", "us", "datetime"];
+const sha256 = string()
+    .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
+    .optional()
+    .describe("Expected checksum; the run fails when the file differs.");
+const windowSchema = strictObject({
+    start_s: nonNegativeNumber()
+        .default(0)
+        .describe("Seconds after the file's first row: rows that arrived earlier are not replayed."),
+    end_s: positiveNumber()
+        .optional()
+        .describe("Seconds after the file's first row: rows that arrived at or after it are not replayed."),
+}).describe("Replay the rows that arrived in [start_s, end_s) seconds after the file's first row (on the trace's own clock, before time_scale).");
+/**
+ * The fields every trace kind has: the file, its replay clock (`time_scale`), the prompt blocks of its
+ * prefix-hash ids, and the selection that keeps a replay reproducible: a time window, the first N rows,
+ * a seeded sample of sessions.
+ */
+function traceFields(what) {
+    return {
+        path: nonEmptyString(`a path to ${what}`),
+        sha256,
+        time_scale: positiveNumber()
+            .max(1000, "expected at most 1000 (the limit on a trace's time scale; see docs/workloads.md)")
+            .default(1)
+            .describe("Multiplies the trace's arrival times (and the gaps between a session's turns): 1 replays it on its own clock, 0.5 twice as fast."),
+        block_tokens: tokenCount()
+            .default(512)
+            .describe("Prompt tokens per prefix-hash id (Mooncake's traces use 512); unused without hash ids."),
+        window: windowSchema.optional(),
+        max_rows: positiveInt()
+            .max(configLimits.traceRequests, atMost(configLimits.traceRequests, "a trace's requests"))
+            .optional()
+            .describe("Replay only the first N rows that pass the filters and the window, in the file's order."),
+        sample: positiveInt()
+            .max(configLimits.traceRequests, atMost(configLimits.traceRequests, "a trace's requests"))
+            .optional()
+            .describe("Replay a seeded sample of this many sessions (a row without a session is a session of one) of those selected, in time order; drawn from the cell's seed, so both sides replay the same."),
+    };
+}
+/** A list of column values to keep (at least one). */
+const filterValues = (what) => array(nonEmptyString(`a ${what}`)).min(1, `expected at least one ${what}`);
+/** The selection and clock of a trace cell as `validate` shows it: "first 1000 rows, time x0.5". */
+function describeTraceSelection(dataset, filters = []) {
+    const parts = [...filters];
+    if (dataset.window)
+        parts.push(`window ${dataset.window.start_s}-${dataset.window.end_s === undefined ? "end" : dataset.window.end_s} s`);
+    if (dataset.max_rows !== undefined)
+        parts.push(`first ${dataset.max_rows} rows`);
+    if (dataset.sample !== undefined)
+        parts.push(`sample ${dataset.sample}`);
+    parts.push(`time x${dataset.time_scale}`);
+    return parts.join(", ");
+}
+
+const column = (what) => nonEmptyString(`the name of the column (CSV header or JSON key) of ${what}`).describe(`The column (CSV header or JSON key) of ${what}.`);
+/**
+ * Which column holds what (a CSV header, or a key of each JSON Lines object): the arrival time and its unit,
+ * the input and output lengths, and optionally the session, the prefix-hash ids and the model.
+ */
+const traceColumnsSchema = strictObject({
+    arrival: column("the arrival time"),
+    arrival_unit: _enum(timestampUnits, {
+        error: (issue) => `expected one of ${timestampUnits.map((unit) => `"${unit}"`).join(", ")}, got ${JSON.stringify(issue.input ?? null)}`,
+    })
+        .describe("How the arrival column counts time: s, ms or us (numbers on any origin), or datetime (a date and time such as 2023-11-16 18:15:46.68 or ISO 8601; UTC unless it names a zone)."),
+    input_tokens: column("the prompt length in tokens"),
+    output_tokens: column("the answer length in tokens"),
+    session: column("the session id (rows sharing it are one session's turns, in time order)").optional(),
+    hash_ids: column("the prefix-hash ids (a JSON list, or whole numbers separated by spaces, ';' or '|')").optional(),
+    model: column("the model name (for `models`)").optional(),
+});
+/**
+ * Any CSV or JSON Lines trace, through a mapping of its columns (docs/workloads.md, "Traces"): what
+ * inference-perf, GuideLLM and vLLM's custom datasets read, in whichever columns a trace has them.
+ */
+const traceDataset = strictObject({
+    type: literal("trace"),
+    ...traceFields("a CSV or JSON Lines trace"),
+    format: _enum(["csv", "jsonl"], {
+        error: (issue) => `expected "csv" or "jsonl", got ${JSON.stringify(issue.input ?? null)}`,
+    })
+        .optional()
+        .describe("The file's format; by default from its extension (.csv, or .jsonl / .json)."),
+    columns: traceColumnsSchema.describe("Which column holds what: the arrival time and its unit, the input and output lengths, optionally the session, the prefix-hash ids and the model."),
+    models: filterValues("model name")
+        .optional()
+        .describe("Replay only the rows whose `columns.model` value is one of these."),
+});
+/** The format of a mapped trace: as configured, else from the file's extension; null when neither says. */
+function mappedTraceFormat(dataset) {
+    if (dataset.format)
+        return dataset.format;
+    const extension = /\.([A-Za-z]+)$/.exec(dataset.path)?.[1]?.toLowerCase();
+    return extension === "csv" ? "csv" : extension === "jsonl" || extension === "json" ? "jsonl" : null;
+}
+const traceKind = {
+    schema: traceDataset,
+    fileBacked: true,
+    sessions: true,
+    scoresAnswers: false,
+    trace: (dataset) => ({
+        // A path without a known extension and no `format` is a config problem (config/schema.ts).
+        format: mappedTraceFormat(dataset) ?? "csv",
+        name: "trace",
+        arrival: { column: dataset.columns.arrival, unit: dataset.columns.arrival_unit },
+        inputTokens: dataset.columns.input_tokens,
+        outputTokens: dataset.columns.output_tokens,
+        session: dataset.columns.session ?? null,
+        hashIds: dataset.columns.hash_ids ?? null,
+        filters: dataset.models && dataset.columns.model
+            ? [{ column: dataset.columns.model, values: dataset.models, field: "models" }]
+            : [],
+    }),
+    describe: (dataset) => `trace ${dataset.path} (${mappedTraceFormat(dataset) ?? "csv"}, ${describeTraceSelection(dataset, dataset.models ? [dataset.models.join(" or ")] : [])})`,
+    sharing: () => ({
+        kind: "unknown",
+        why: "a trace's requests are its rows as given (their own lengths and prefix blocks), which the client does not count",
+    }),
+};
+
+/**
+ * The Azure LLM inference traces as Azure/AzurePublicDataset publishes them (AzureLLMInferenceDataset2023.md
+ * and 2024.md): CSV with `TIMESTAMP` (the invocation's date and time: "2023-11-16 18:15:46.6805900", or
+ * with a zone, "2024-05-10 00:00:00.009930+00:00"), `ContextTokens` and `GeneratedTokens`. Every row is a
+ * request of its own; the prompts' text is not published, so each prompt is seeded text of its length.
+ */
+const azureTraceDataset = strictObject({
+    type: literal("azure_trace"),
+    ...traceFields("an Azure LLM inference trace (CSV)"),
+});
+const azureLayout = {
+    format: "csv",
+    name: "Azure LLM inference trace",
+    arrival: { column: "TIMESTAMP", unit: "datetime" },
+    inputTokens: "ContextTokens",
+    outputTokens: "GeneratedTokens",
+    session: null,
+    hashIds: null,
+    filters: [],
+};
+const azureTraceKind = {
+    schema: azureTraceDataset,
+    fileBacked: true,
+    sessions: true,
+    scoresAnswers: false,
+    trace: () => azureLayout,
+    describe: (dataset) => `Azure trace ${dataset.path} (${describeTraceSelection(dataset)})`,
+    sharing: () => ({
+        kind: "unknown",
+        why: "a trace's requests are its rows as given (their own lengths and prefix blocks), which the client does not count",
+    }),
+};
+
+/**
+ * BurstGPT as HPMLL/BurstGPT publishes it (its README's schema): CSV with `Timestamp` (seconds from
+ * midnight of the first day), `Model` (`ChatGPT`, `GPT-4`), `Request tokens`, `Response tokens`,
+ * `Total tokens` and `Log Type` (`Conversation log`, `API log`). Rows whose `Response tokens` is 0 are the
+ * trace's failed requests: they are skipped and counted. `models` and `log_types` keep the rows of those
+ * models and log types.
+ */
+const burstgptTraceDataset = strictObject({
+    type: literal("burstgpt_trace"),
+    ...traceFields("a BurstGPT trace (CSV)"),
+    models: filterValues("model name")
+        .optional()
+        .describe("Replay only the rows of these models (the `Model` column: ChatGPT, GPT-4)."),
+    log_types: filterValues("log type")
+        .optional()
+        .describe("Replay only the rows of these log types (the `Log Type` column: Conversation log, API log)."),
+});
+function burstgptFilters(dataset) {
+    return [
+        ...(dataset.models ? [{ column: "Model", values: dataset.models, field: "models" }] : []),
+        ...(dataset.log_types ? [{ column: "Log Type", values: dataset.log_types, field: "log_types" }] : []),
+    ];
+}
+const burstgptTraceKind = {
+    schema: burstgptTraceDataset,
+    fileBacked: true,
+    sessions: true,
+    scoresAnswers: false,
+    trace: (dataset) => ({
+        format: "csv",
+        name: "BurstGPT trace",
+        arrival: { column: "Timestamp", unit: "s" },
+        inputTokens: "Request tokens",
+        outputTokens: "Response tokens",
+        session: null,
+        hashIds: null,
+        filters: burstgptFilters(dataset),
+    }),
+    describe: (dataset) => `BurstGPT trace ${dataset.path} (${describeTraceSelection(dataset, burstgptFilters(dataset).map((filter) => filter.values.join(" or ")))})`,
+    sharing: () => ({
+        kind: "unknown",
+        why: "a trace's requests are its rows as given (their own lengths and prefix blocks), which the client does not count",
+    }),
+};
 
 /** Prompts (or messages) of a JSONL file, one request a line. */
 const jsonlDataset = strictObject({
@@ -152,6 +478,7 @@ const jsonlKind = {
     sessions: false,
     scoresAnswers: false,
     describe: (dataset) => `JSONL ${dataset.path}`,
+    sharing: () => ({ kind: "unknown", why: fileSharing }),
 };
 
 /** Questions about generated long documents (a document is a prefix its questions share). */
@@ -170,33 +497,42 @@ const longDocumentKind = {
     sessions: false,
     scoresAnswers: false,
     describe: (dataset) => `${dataset.num_documents} doc x ${dataset.document_tokens} + q ${describeLength(dataset.question_tokens)} / out ${describeLength(dataset.output_tokens)}`,
+    // A document's questions after its first find the document cached.
+    sharing: (dataset) => ({ kind: "groups", tokens: dataset.document_tokens }),
 };
 
 /**
- * A Mooncake-style request trace (docs/workloads.md): JSON Lines of `timestamp` (ms), `input_length`,
- * `output_length` and `hash_ids` (one id per block of `block_tokens` prompt tokens; equal ids are equal
- * text, so the trace's prefix sharing reaches the server's cache). Lines with the same `session_id` are the
- * turns of one session; lines without one are sessions of a single turn.
+ * A Mooncake-style request trace (docs/workloads.md, the format of kvcache-ai/Mooncake's
+ * FAST25-release/traces): JSON Lines of `timestamp` (ms), `input_length`, `output_length` and, optionally,
+ * `hash_ids` (one id per block of `block_tokens` prompt tokens; equal ids are equal text, so the trace's
+ * prefix sharing reaches the server's cache). Lines with the same `session_id` are the turns of one
+ * session; lines without one are sessions of a single turn.
  */
 const mooncakeTraceDataset = strictObject({
     type: literal("mooncake_trace"),
-    path: nonEmptyString("a path to a Mooncake-style JSONL trace"),
-    sha256: string()
-        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
-        .optional()
-        .describe("Expected checksum; the run fails when the file differs."),
-    block_tokens: tokenCount().default(512).describe("Prompt tokens per hash id (Mooncake's traces use 512)."),
-    time_scale: positiveNumber()
-        .max(1000, "expected at most 1000 (the limit on a trace's time scale; see docs/workloads.md)")
-        .default(1)
-        .describe("Multiplies the trace's timestamps (and the gaps between a session's turns): 1 replays it on its own clock, 0.5 twice as fast."),
+    ...traceFields("a Mooncake-style JSONL trace"),
 });
+const mooncakeLayout = {
+    format: "jsonl",
+    name: "Mooncake trace",
+    arrival: { column: "timestamp", unit: "ms" },
+    inputTokens: "input_length",
+    outputTokens: "output_length",
+    session: "session_id",
+    hashIds: "hash_ids",
+    filters: [],
+};
 const mooncakeTraceKind = {
     schema: mooncakeTraceDataset,
     fileBacked: true,
     sessions: true,
     scoresAnswers: false,
-    describe: (dataset) => `Mooncake trace ${dataset.path} (blocks of ${dataset.block_tokens}, time x${dataset.time_scale})`,
+    trace: () => mooncakeLayout,
+    describe: (dataset) => `Mooncake trace ${dataset.path} (blocks of ${dataset.block_tokens}, ${describeTraceSelection(dataset)})`,
+    sharing: () => ({
+        kind: "unknown",
+        why: "a trace's requests share prefix blocks by design (its hash_ids), which the client does not count",
+    }),
 };
 
 /**
@@ -231,13 +567,21 @@ const sessionsDataset = strictObject({
         .describe("Share of sessions whose system prompt is the common one (a prefix the server can cache across sessions); the others get one of their own, of the same length."),
     think_time_s: delaySchema.default(0),
     tools: sessionToolsSchema.optional(),
+    fan_out: fanOutSchema.optional(),
 });
 const sessionsKind = {
     schema: sessionsDataset,
     fileBacked: false,
     sessions: true,
     scoresAnswers: false,
-    describe: (dataset) => `sessions of ${describeLength(dataset.turns)} turns, message ${describeLength(dataset.message_tokens)} / out ${describeLength(dataset.output_tokens)}${dataset.system_prompt_tokens > 0 ? `, system prompt ${dataset.system_prompt_tokens}` : ""}, think ${describeDelay(dataset.think_time_s)}${dataset.tools ? `, tools ${dataset.tools.names.join(", ")}` : ""}`,
+    describe: (dataset) => `sessions of ${describeLength(dataset.turns)} turns, message ${describeLength(dataset.message_tokens)} / out ${describeLength(dataset.output_tokens)}${dataset.system_prompt_tokens > 0 ? `, system prompt ${dataset.system_prompt_tokens}` : ""}, think ${describeDelay(dataset.think_time_s)}${dataset.tools ? `, tools ${dataset.tools.names.join(", ")}` : ""}${dataset.fan_out ? describeFanOut(dataset.fan_out) : ""}`,
+    // The common system prompt and its role token, where sessions share one.
+    sharing: (dataset) => ({
+        kind: "conversation",
+        firstTurnTokens: dataset.shared_system_prompt > 0 && dataset.system_prompt_tokens > 0
+            ? dataset.system_prompt_tokens + 1
+            : 0,
+    }),
 };
 
 /** Generated prompts in groups that share a prefix (the server's prefix cache). */
@@ -254,6 +598,8 @@ const sharedPrefixKind = {
     sessions: false,
     scoresAnswers: false,
     describe: (dataset) => `${dataset.num_prefixes} prefixes x ${dataset.prefix_tokens} + ${describeLength(dataset.suffix_tokens)} / out ${describeLength(dataset.output_tokens)}`,
+    // A group's requests after its first find its prefix cached.
+    sharing: (dataset) => ({ kind: "groups", tokens: dataset.prefix_tokens }),
 };
 
 /** Conversations of a ShareGPT JSON file: the first human turn of each is a prompt. */
@@ -273,6 +619,7 @@ const sharegptKind = {
     sessions: false,
     scoresAnswers: false,
     describe: (dataset) => `ShareGPT ${dataset.path}`,
+    sharing: () => ({ kind: "unknown", why: fileSharing }),
 };
 
 const turnsCount = positiveInt("a number of turns (whole number >= 1)").max(configLimits.sessionTurns, atMost(configLimits.sessionTurns, "turns per session"));
@@ -290,13 +637,15 @@ const sharegptSessionsDataset = strictObject({
     output_tokens: lengthSchema.optional().describe("Override the answer lengths the file's answers give."),
     max_turns: turnsCount.optional().describe("Use at most this many turns of each conversation."),
     think_time_s: delaySchema.default(0),
+    fan_out: fanOutSchema.optional(),
 });
 const sharegptSessionsKind = {
     schema: sharegptSessionsDataset,
     fileBacked: true,
     sessions: true,
     scoresAnswers: false,
-    describe: (dataset) => `ShareGPT sessions ${dataset.path}${dataset.max_turns ? ` (at most ${dataset.max_turns} turns)` : ""}, think ${describeDelay(dataset.think_time_s)}`,
+    describe: (dataset) => `ShareGPT sessions ${dataset.path}${dataset.max_turns ? ` (at most ${dataset.max_turns} turns)` : ""}, think ${describeDelay(dataset.think_time_s)}${dataset.fan_out ? describeFanOut(dataset.fan_out) : ""}`,
+    sharing: () => ({ kind: "conversation", firstTurnTokens: 0 }),
 };
 
 /** Generated prompts of exact token counts (lengths fixed or drawn from a distribution). */
@@ -310,6 +659,7 @@ const syntheticKind = {
     fileBacked: false,
     sessions: false,
     scoresAnswers: false,
+    sharing: () => ({ kind: "none" }),
     describe: (dataset) => `synthetic in ${describeLength(dataset.input_tokens)} / out ${describeLength(dataset.output_tokens)}`,
 };
 
@@ -336,6 +686,8 @@ const tasksKind = {
     sessions: false,
     scoresAnswers: true,
     describe: (dataset) => `${dataset.count} built-in tasks (${dataset.kinds.join(", ")}) / out ${describeLength(dataset.output_tokens)}, scored`,
+    // Request i asks task i mod count: past `count`, the prompts repeat.
+    sharing: (dataset) => ({ kind: "repeats", every: dataset.count }),
 };
 
 /**
@@ -356,6 +708,7 @@ const tasksJsonlKind = {
     sessions: false,
     scoresAnswers: true,
     describe: (dataset) => `tasks JSONL ${dataset.path} / out ${describeLength(dataset.output_tokens)}, scored`,
+    sharing: () => ({ kind: "unknown", why: fileSharing }),
 };
 
 /**
@@ -375,6 +728,9 @@ const datasetKindModules = [
     sessionsKind,
     sharegptSessionsKind,
     mooncakeTraceKind,
+    azureTraceKind,
+    burstgptTraceKind,
+    traceKind,
 ];
 const datasetSchema = choice("type", datasetKindModules.map((module) => module.schema));
 /** Each kind's module by its name. */
@@ -392,6 +748,14 @@ function isFileBacked(dataset) {
 function isSessionDataset(dataset) {
     return moduleOf(dataset).sessions;
 }
+/** True for a trace (the `trace` trait): replayed on its own timestamps, each row's prompt as given. */
+function isTraceDataset(dataset) {
+    return moduleOf(dataset).trace !== undefined;
+}
+/** Where a trace dataset's format keeps its columns (its kind's `trace`), for the trace pipeline. */
+function traceLayoutOf(dataset) {
+    return moduleOf(dataset).trace(dataset);
+}
 /** Whether a dataset's answers are scored (the task-accuracy check): its cells are sent greedy. */
 function scoresAnswers(dataset) {
     return moduleOf(dataset).scoresAnswers;
@@ -399,6 +763,10 @@ function scoresAnswers(dataset) {
 /** The dataset's part of a cell's `validate` line (pass the template view: it is printed). */
 function describeDataset(dataset) {
     return moduleOf(dataset).describe(dataset);
+}
+/** What the dataset's requests share by design (the `sharing` of its kind; metrics/cache-check.ts). */
+function designedSharing(dataset) {
+    return moduleOf(dataset).sharing(dataset);
 }
 
 /** The fields every server kind's schema branch shares (each kind's module in this folder uses them). */
@@ -845,6 +1213,44 @@ const maxFamilyWeight = 0.9;
 const familyWeightExpected = {
     error: (issue) => `expected a fraction from 0 to ${maxFamilyWeight} (the limit on gate.family_weight: the rest of a check's level keeps it testable on its own), got ${describeValue(issue.input)}`,
 };
+/**
+ * The noise believed before a PR's own runs, per metric family and level (docs/compare.md, "Server
+ * starts"): the sd of ln(metric) between server starts and between runs on one start. Published GPU
+ * figures (vLLM and SGLang on H100/H200): throughput about 0.5% run to run and 1% start to start, TPOT
+ * and E2E about 1.5% and 1%, TTFT p95 about 3% and 3%.
+ */
+const levelPrior = (start, run, what) => strictObject({
+    start_sd: nonNegativeNumber()
+        .default(start)
+        .describe(`sd of ln(${what}) between server starts of one configuration.`),
+    run_sd: nonNegativeNumber()
+        .default(run)
+        .describe(`sd of ln(${what}) between runs on one server start, beyond the sampling noise of its requests.`),
+}).default({ start_sd: start, run_sd: run });
+const defaultNoisePrior = {
+    throughput: { start_sd: 0.01, run_sd: 0.005 },
+    tpot: { start_sd: 0.01, run_sd: 0.015 },
+    e2e: { start_sd: 0.01, run_sd: 0.015 },
+    ttft: { start_sd: 0.03, run_sd: 0.03 },
+    weight_starts: 4,
+};
+const noisePriorSchema = strictObject({
+    throughput: levelPrior(defaultNoisePrior.throughput.start_sd, defaultNoisePrior.throughput.run_sd, "throughput, goodput of sessions, counts per request"),
+    tpot: levelPrior(defaultNoisePrior.tpot.start_sd, defaultNoisePrior.tpot.run_sd, "TPOT and ITL"),
+    e2e: levelPrior(defaultNoisePrior.e2e.start_sd, defaultNoisePrior.e2e.run_sd, "E2E latency, goodput and session durations"),
+    ttft: levelPrior(defaultNoisePrior.ttft.start_sd, defaultNoisePrior.ttft.run_sd, "TTFT"),
+    weight_starts: nonNegativeNumber()
+        .default(defaultNoisePrior.weight_starts)
+        .describe("Weight of the prior start-to-start variance, in degrees of freedom (server starts' worth of evidence), when pooled with what the runs' own starts show; 0 trusts the starts alone."),
+})
+    .default({
+    throughput: { ...defaultNoisePrior.throughput },
+    tpot: { ...defaultNoisePrior.tpot },
+    e2e: { ...defaultNoisePrior.e2e },
+    ttft: { ...defaultNoisePrior.ttft },
+    weight_starts: defaultNoisePrior.weight_starts,
+})
+    .describe("Noise believed before the runs, per metric family: start_sd (between server starts) and run_sd (between runs on one start). The start level is added to a side whose runs share few starts; a calibration or main's history replaces it where it has measured it.");
 const gateSchema = strictObject({
     metrics: array(_enum(gatableMetricNames))
         .default([...gatedMetricNames])
@@ -889,11 +1295,15 @@ const gateSchema = strictObject({
     min_run_sd: nonNegativeNumber()
         .default(0.005)
         .describe("Floor on the run-to-run sd of ln(metric) per side: identical runs (a deterministic simulator) are treated as varying by this much, never as infinite certainty."),
+    noise_prior: noisePriorSchema,
     family_weight: number(familyWeightExpected)
         .min(0, familyWeightExpected)
         .max(maxFamilyWeight, familyWeightExpected)
         .default(defaultFamilyWeight)
         .describe("Share of each grouped check's level given to its workload family's combined test (docs/compare.md#family-tests): a change that moves a metric in every cell of a family is caught from the family's pooled runs, at the price of this share on each single-cell test until the family test is rejected. 0 turns the family tests off (Holm over the checks alone)."),
+    runs_are_fresh_starts: boolean()
+        .default(false)
+        .describe("Declares that every compared run whose file records no server start (run.json files of earlier versions, vLLM results without server_start) was measured on a fresh server start (docs/compare.md#server-starts). Default false: such runs of one input are taken to share one start, the conservative reading. Runs that record their start keep it."),
     outlier_threshold: nonNegativeNumber()
         .default(5)
         .describe("Screen out a run whose gated metrics sit, on average, more than this many robust sd from its side's median (sides of >= 5 runs; at most 1 in 5 runs); 0 turns the screen off."),
@@ -919,10 +1329,12 @@ const repeatsSchema = strictObject({
         .max(configLimits.runs, atMost(configLimits.runs, "runs per side"))
         .default(10)
         .describe("Runs per cell a stored baseline records (mode baseline, or auto on the default branch). A pull request adds runs only on its own side, so the baseline is measured once with enough runs."),
-    block: positiveInt()
-        .max(configLimits.runs, atMost(configLimits.runs, "runs per side"))
-        .default(5)
-        .describe("Interleaved mode: runs per side measured back to back on one server start, alternating in groups (A5 B10 A10 B10 A5 for 20 runs at 5). Larger blocks cost fewer server starts; 1 (A B B A per run) protects best against drift within the job."),
+    block: union([
+        positiveInt().max(configLimits.runs, atMost(configLimits.runs, "runs per side")),
+        literal("auto"),
+    ])
+        .default("auto")
+        .describe('Interleaved mode: runs per side measured back to back on one server start, alternating in groups (A5 B10 A10 B10 A5 for 20 runs at 5). Larger blocks cost fewer server starts; 1 (A B B A per run) protects best against drift within the job and lets compare see the start-to-start noise. "auto" chooses it by cost (docs/compare.md, "Server starts"): runs per start in proportion to the square root of the run-level over the start-level variance and of a start\'s cost over a run\'s, and at least two starts per side at the first look when the start level matters for the tolerance.'),
 }).refine((repeats) => repeats.max >= repeats.min, { message: "expected max >= min" });
 const costSchema = strictObject({
     gpus: positiveInt()
@@ -1100,7 +1512,7 @@ const configSchema = strictObject({
     cells: array(cellSchema)
         .min(1, "expected at least one cell")
         .max(configLimits.cells, `expected at most ${configLimits.cells} cells (the limit on cells; see docs/config-reference.md#limits)`),
-    repeats: repeatsSchema.default({ min: 5, max: 25, baseline: 10, block: 5 }),
+    repeats: repeatsSchema.default({ min: 5, max: 25, baseline: 10, block: "auto" }),
     gate: gateSchema.default(gateSchema.parse({})),
     cost: costSchema.default({ gpus: 1 }),
     runner: runnerSchema.default(runnerSchema.parse({})),
@@ -1161,10 +1573,10 @@ function capacityProblems(cells) {
                 });
             // A trace's own clock (its timestamps x time_scale) sets an open-loop load's arrivals: a searched
             // rate would never be applied. Its closed-loop replay searches sessions in flight.
-            else if (cell.load.type === "rate" && cell.dataset.type === "mooncake_trace")
+            else if (cell.load.type === "rate" && isTraceDataset(cell.dataset))
                 problems.push({
                     path: ["cells", index, "load", "type"],
-                    message: `expected concurrency in a cell with ${key} and a mooncake_trace dataset (the trace's timestamps times dataset.time_scale set its arrivals, so a searched rate would not be applied), got rate; search concurrency, or scale the replay with dataset.time_scale in a fixed-load cell`,
+                    message: `expected concurrency in a cell with ${key} and a ${cell.dataset.type} dataset (the trace's timestamps times dataset.time_scale set its arrivals, so a searched rate would not be applied), got rate; search concurrency, or scale the replay with dataset.time_scale in a fixed-load cell`,
                 });
         }
         if (cell.capacity === undefined)
@@ -1256,8 +1668,10 @@ function promptTokenBudget(cells) {
     return problems;
 }
 /**
- * Session cells (docs/workloads.md): a conversation is a chat, so the endpoint is chat; a generated
- * session's turns are bounded by configLimits.sessionTurns and its deepest context by the token limit.
+ * Session cells (docs/workloads.md): a conversation is a chat, so the endpoint is chat (a trace's rows are
+ * prompts as given, so either endpoint); a generated session's turns are bounded by
+ * configLimits.sessionTurns and its deepest context by the token limit; a mapped trace's format and
+ * model filter need what they read.
  */
 function sessionProblems(cells) {
     const problems = [];
@@ -1265,11 +1679,24 @@ function sessionProblems(cells) {
         const dataset = cell.dataset;
         if (!isSessionDataset(dataset))
             return;
-        if (cell.endpoint !== "chat")
+        if (isTraceDataset(dataset))
+            problems.push(...traceProblems(dataset, index));
+        if (cell.endpoint !== "chat" && !isTraceDataset(dataset))
             problems.push({
                 path: ["cells", index, "endpoint"],
                 message: `expected chat for a ${dataset.type} dataset (a session sends its conversation as messages), got ${cell.endpoint}`,
             });
+        if (isTraceDataset(dataset))
+            return;
+        const fanOut = dataset.fan_out;
+        if (fanOut !== undefined)
+            for (const problem of fanOutProblems(fanOut, {
+                mostTurns: dataset.type === "sessions" ? lengthCeiling(dataset.turns) : (dataset.max_turns ?? null),
+                turnsField: dataset.type === "sessions" ? "dataset.turns" : "dataset.max_turns",
+                hasTools: dataset.type === "sessions" && dataset.tools !== undefined,
+                sessionsInFlight: sessionsInFlight(cell.load),
+            }))
+                problems.push({ path: ["cells", index, "dataset", ...problem.path], message: problem.message });
         if (dataset.type !== "sessions")
             return;
         const turns = lengthCeiling(dataset.turns);
@@ -1278,14 +1705,63 @@ function sessionProblems(cells) {
                 path: ["cells", index, "dataset", "turns"],
                 message: `expected at most ${configLimits.sessionTurns} turns (the limit on turns per session; see docs/config-reference.md#limits), got up to ${turns}`,
             });
+        // A fan-out turn's answer is its branches' answers together, and its last branch adds a message.
+        const fanOutTurns = fanOut === undefined
+            ? 0
+            : Math.min(turns, fanOut.turns?.filter((turn) => turn <= turns).length ?? turns);
+        const branchAnswers = fanOut === undefined ? 0 : mostBranches(fanOut) * lengthCeiling(fanOut.output_tokens);
         const deepest = dataset.system_prompt_tokens +
-            turns * (lengthCeiling(dataset.message_tokens) + lengthCeiling(dataset.output_tokens));
+            turns * lengthCeiling(dataset.message_tokens) +
+            (turns - fanOutTurns) * lengthCeiling(dataset.output_tokens) +
+            fanOutTurns * branchAnswers +
+            (fanOut === undefined ? 0 : lengthCeiling(fanOut.message_tokens));
         if (deepest > configLimits.tokens)
             problems.push({
                 path: ["cells", index, "dataset"],
-                message: `expected a deepest context of at most ${configLimits.tokens} tokens (the limit on token counts; see docs/config-reference.md#limits), got up to ${deepest} (system prompt + turns x (message + answer))`,
+                message: `expected a deepest context of at most ${configLimits.tokens} tokens (the limit on token counts; see docs/config-reference.md#limits), got up to ${deepest} (system prompt + turns x (message + answer)${fanOut === undefined ? "" : ", a fan-out turn's answer its branches' answers"})`,
             });
     });
+    return problems;
+}
+/**
+ * Sessions a cell's load can hold in flight at once (its closed-loop concurrency or max_concurrency);
+ * null when an open-loop load has no cap.
+ */
+function sessionsInFlight(load) {
+    switch (load.type) {
+        case "concurrency":
+            return load.concurrency;
+        case "rate":
+            return load.max_concurrency ?? null;
+        case "stages": {
+            if (load.stages.some((stage) => stage.concurrency === undefined) && load.max_concurrency === undefined)
+                return null;
+            return Math.max(load.max_concurrency ?? 0, ...load.stages.map((stage) => stage.concurrency ?? 0));
+        }
+    }
+}
+/**
+ * A trace's window ends after it starts; a mapped trace's format is known (configured, or the path's
+ * extension) and its model filter's column named.
+ */
+function traceProblems(dataset, index) {
+    const problems = [];
+    if (dataset.type === "trace" && mappedTraceFormat(dataset) === null)
+        problems.push({
+            path: ["cells", index, "dataset", "format"],
+            message: `expected csv or jsonl (the path ${JSON.stringify(dataset.path)} does not end in .csv, .jsonl or .json), got nothing`,
+        });
+    if (dataset.type === "trace" && dataset.models !== undefined && dataset.columns.model === undefined)
+        problems.push({
+            path: ["cells", index, "dataset", "columns", "model"],
+            message: "expected the column of the model name (dataset.models filters on it), got nothing",
+        });
+    const window = dataset.window;
+    if (window?.end_s !== undefined && window.end_s <= window.start_s)
+        problems.push({
+            path: ["cells", index, "dataset", "window", "end_s"],
+            message: `expected more than start_s (${window.start_s}), got ${window.end_s}`,
+        });
     return problems;
 }
 /** Cell names key the results directories and the report, so they must be unique. */
@@ -1881,4 +2357,4 @@ function locateNode(root, path, lineCounter) {
     return { line: position.line, column: position.col };
 }
 
-export { serverKindFacts as a, serverKinds as b, configLimits as c, defaultConfigFile as d, launchedServerKinds as e, isFileBacked as f, isSessionDataset as g, scoresAnswers as h, isSearchedCell as i, configSchema as j, describeServer as k, loadConfig as l, serverWarnings as m, noInterpolation as n, describeDataset as o, parseConfigText as p, serverLifecycle as s, templateView as t };
+export { isTraceDataset as a, serverKindFacts as b, configLimits as c, defaultConfigFile as d, serverKinds as e, launchedServerKinds as f, isFileBacked as g, isSessionDataset as h, isSearchedCell as i, scoresAnswers as j, designedSharing as k, loadConfig as l, traceLayoutOf as m, noInterpolation as n, configSchema as o, parseConfigText as p, describeServer as q, requestsPerSessionInFlight as r, serverLifecycle as s, templateView as t, serverWarnings as u, describeDataset as v, meanBranches as w };

@@ -1,7 +1,6 @@
-import { s as selectCells } from './select-cells.js';
+import { c as alternatingOrder, s as selectCells } from './interleaved.js';
 import { s as serverLifecycle } from './load.js';
-import { c as summarizeConfig, a as serverStartSeconds } from './session-metrics.js';
-import { a as alternatingOrder } from './interleaved.js';
+import { c as summarizeConfig, r as runsPerBlock, a as serverStartSeconds } from './session-metrics.js';
 
 function planDevices(work, options) {
     if (options.devices.length === 0)
@@ -172,7 +171,7 @@ function planStep(options) {
     const { config, step } = options;
     const work = [];
     for (const { side, config: sideConfig } of options.sides) {
-        const summary = summarizeConfig(sideConfig);
+        const summary = summarizeConfig(sideConfig, [], undefined, options.traces);
         const group = `${side}:${JSON.stringify(sideConfig.server)}`;
         for (const cell of selectCells(sideConfig, step.cells ?? undefined)) {
             const index = sideConfig.cells.indexOf(cell);
@@ -193,7 +192,7 @@ function planStep(options) {
         sides: options.sides.map((side) => side.side),
         startMinutes: serverStartSeconds(config) / 60,
         lifecycle: serverLifecycle(config),
-        runsPerBlock: config.repeats.block,
+        runsPerBlock: runsPerBlock(config),
     });
 }
 async function measureOnDevices(options) {
@@ -241,7 +240,7 @@ async function measureOnDevices(options) {
         throw failure.reason;
     return plan;
 }
-function firstLookPlans(config, devices) {
+function firstLookPlans(config, devices, traces) {
     const onDevices = devices === undefined
         ? config
         : {
@@ -255,7 +254,12 @@ function firstLookPlans(config, devices) {
     ];
     const one = [{ side: "candidate", config: onDevices }];
     const { min, baseline } = config.repeats;
-    const plan = (sides, runs) => planStep({ sides, step: { firstRun: 0, runs, cells: null }, config: onDevices });
+    const plan = (sides, runs) => planStep({
+        sides,
+        step: { firstRun: 0, runs, cells: null },
+        config: onDevices,
+        ...(traces ? { traces } : {}),
+    });
     return [
         { mode: "interleaved", runs: min, devices: count, plan: plan(both, min) },
         { mode: "stored", runs: min, devices: count, plan: plan(one, min) },

@@ -33,6 +33,7 @@ const latencyPhaseSpecs = {
         defaultGated: ["p95"],
         mixed: ["p50", "p95"],
         vllm: true,
+        noise: "ttft",
     },
     tpot: {
         label: "TPOT",
@@ -40,6 +41,7 @@ const latencyPhaseSpecs = {
         defaultGated: ["p95"],
         mixed: ["p50", "p95"],
         vllm: true,
+        noise: "tpot",
     },
     itl: {
         label: "ITL",
@@ -47,6 +49,7 @@ const latencyPhaseSpecs = {
         defaultGated: [],
         mixed: ["p95"],
         vllm: true,
+        noise: "tpot",
     },
     /** The first chunk with answer text or a tool call, after any reasoning (requests.jsonl firstAnswerTokenMs). */
     answer_ttft: {
@@ -55,6 +58,7 @@ const latencyPhaseSpecs = {
         defaultGated: [],
         mixed: [],
         vllm: false,
+        noise: "ttft",
     },
     /** The gaps between chunks from the first answer chunk on. */
     answer_itl: {
@@ -63,6 +67,7 @@ const latencyPhaseSpecs = {
         defaultGated: [],
         mixed: [],
         vllm: false,
+        noise: "tpot",
     },
     e2el: {
         label: "E2E latency",
@@ -70,6 +75,7 @@ const latencyPhaseSpecs = {
         defaultGated: ["p95"],
         mixed: ["p50", "p95"],
         vllm: true,
+        noise: "e2e",
     },
 };
 /** Rates and fractions of one run (not per request), declared one by one. */
@@ -87,6 +93,7 @@ const rateSpecs = {
         defaultGated: false,
         minRequests: null,
         mixed: true,
+        noise: "throughput",
     },
     output_throughput: {
         label: "Output throughput",
@@ -101,6 +108,7 @@ const rateSpecs = {
         defaultGated: true,
         minRequests: null,
         mixed: true,
+        noise: "throughput",
     },
     total_token_throughput: {
         label: "Total token throughput",
@@ -115,6 +123,7 @@ const rateSpecs = {
         defaultGated: false,
         minRequests: null,
         mixed: false,
+        noise: "throughput",
     },
     request_goodput: {
         label: "Goodput",
@@ -129,6 +138,7 @@ const rateSpecs = {
         defaultGated: false,
         minRequests: null,
         mixed: true,
+        noise: "e2e",
     },
     reasoning_tokens_mean: {
         label: "Reasoning tokens per request",
@@ -144,6 +154,7 @@ const rateSpecs = {
         defaultGated: false,
         minRequests: null,
         mixed: false,
+        noise: "throughput",
     },
     malformed_tool_call_share: {
         label: "Malformed tool calls",
@@ -158,6 +169,7 @@ const rateSpecs = {
         defaultGated: false,
         minRequests: null,
         mixed: false,
+        noise: "throughput",
     },
     error_rate: {
         label: "Error rate",
@@ -172,13 +184,51 @@ const rateSpecs = {
         defaultGated: true,
         minRequests: null,
         mixed: false,
+        noise: "throughput",
     },
 };
+/**
+ * Speculative decoding's acceptance (docs/metrics.md, "Speculative decoding"): per run, from the server's
+ * counters over the measured phase; no value (null) where the server has no drafter. Gatable, advisory
+ * unless `gate.metrics` names them. vLLM's result file writes the rate in percent, so both are read from
+ * its counts (metrics/vllm-result.ts), not from a key.
+ */
+const specDecodeFacts = {
+    higherIsBetter: true,
+    // A run-wide count of thousands of draft rounds: as steady from run to run as a throughput.
+    noise: "throughput",
+    vllmKeys: [],
+    judged: "per-run",
+    gatable: true,
+    defaultGated: false,
+    minRequests: null,
+    mixed: false,
+};
+const specDecodeSpecs = {
+    spec_decode_acceptance_rate: {
+        ...specDecodeFacts,
+        label: "Draft acceptance rate",
+        plain: { kind: "share", noun: "draft tokens the target model accepted" },
+        unit: "fraction",
+        format: "percent",
+        source: { kind: "spec-decode", field: "acceptance_rate" },
+    },
+    spec_decode_acceptance_length: {
+        ...specDecodeFacts,
+        label: "Mean acceptance length",
+        plain: { kind: "amount", noun: "tokens per engine step of a request (mean acceptance length)" },
+        unit: "tokens",
+        format: "number",
+        source: { kind: "spec-decode", field: "acceptance_length" },
+    },
+};
+const specDecodeMetrics = Object.keys(specDecodeSpecs);
 /**
  * The guard metrics: what the outputs were, from the same measured requests (metrics/guards.ts). Never in
  * `gate.metrics`: they are judged as a family of their own, always (docs/quality.md).
  */
 const guardFacts = {
+    noise: "throughput",
     unit: "fraction",
     format: "percent",
     higherIsBetter: false,
@@ -229,7 +279,9 @@ const guardSpecs = {
  * any other cell. Gatable, advisory unless `gate.metrics` names them.
  */
 const sessionFacts = {
+    measuredIn: "sessions",
     vllmKeys: [],
+    noise: "e2e",
     judged: "per-run",
     gatable: true,
     defaultGated: false,
@@ -249,6 +301,21 @@ const depthSpec = (bucket, words, short = words) => ({
     higherIsBetter: false,
     source: { kind: "session", field: `ttft_p95_depth_${bucket}` },
     minRequests: "p95",
+    noise: "ttft",
+});
+/**
+ * A fan-out's completion time (docs/workloads.md, Sub-agent fan-out): its first branch's send to its
+ * slowest branch's answer, the time the session waits before it goes on.
+ */
+const fanOutSpec = (statistic) => ({
+    ...sessionFacts,
+    measuredIn: "fan-outs",
+    label: `Fan-out completion ${statistic}`,
+    plain: { kind: "wait", waitFor: "for a fan-out's slowest branch" },
+    unit: "ms",
+    format: "number",
+    higherIsBetter: false,
+    source: { kind: "session", field: `fan_out_completion_${statistic}` },
 });
 const sessionSpecs = {
     session_duration_p50: {
@@ -277,6 +344,7 @@ const sessionSpecs = {
         format: "number",
         higherIsBetter: true,
         source: { kind: "session", field: "throughput" },
+        noise: "throughput",
     },
     session_goodput: {
         ...sessionFacts,
@@ -295,7 +363,10 @@ const sessionSpecs = {
         format: "percent",
         higherIsBetter: true,
         source: { kind: "session", field: "cache_hit_rate" },
+        noise: "throughput",
     },
+    fan_out_completion_p50: fanOutSpec("p50"),
+    fan_out_completion_p95: fanOutSpec("p95"),
     ttft_p95_depth_1: depthSpec("1", "turn 1"),
     ttft_p95_depth_2_3: depthSpec("2_3", "turns 2-3"),
     ttft_p95_depth_4_7: depthSpec("4_7", "turns 4-7"),
@@ -349,12 +420,17 @@ function latencySpec(phase, statistic) {
         defaultGated: phaseSpec.defaultGated.includes(statistic),
         minRequests: statisticSpec.minRequests,
         mixed: phaseSpec.mixed.includes(statistic),
+        noise: phaseSpec.noise,
     };
 }
-/** Every metric in report order: each phase with each statistic, then the rates, the sessions', the guards. */
+/**
+ * Every metric in report order: each phase with each statistic, then the rates, speculative decoding's,
+ * the sessions', the guards.
+ */
 const metricNames = [
     ...latencyPhases.flatMap((phase) => latencyStatistics.map((statistic) => latencyMetricName(phase, statistic))),
     ...rateMetrics,
+    ...specDecodeMetrics,
     ...sessionMetrics,
     ...guardMetrics,
 ];
@@ -365,9 +441,14 @@ const metricSpecs = Object.fromEntries([
         latencySpec(phase, statistic),
     ])),
     ...rateMetrics.map((name) => [name, { name, ...rateSpecs[name] }]),
+    ...specDecodeMetrics.map((name) => [name, { name, ...specDecodeSpecs[name] }]),
     ...sessionMetrics.map((name) => [name, { name, ...sessionSpecs[name] }]),
     ...guardMetrics.map((name) => [name, { name, ...guardSpecs[name] }]),
 ]);
+/** The metrics that need this part of a run (`MetricFacts.measuredIn`). */
+function metricsMeasuredIn(part) {
+    return metricNames.filter((name) => metricSpecs[name].measuredIn === part);
+}
 /** Whether compare judges this metric as a quality guard (compare/analyze/guards.ts), not in gate.metrics. */
 function isGuardMetric(metric) {
     const judged = metricSpecs[metric].judged;
@@ -385,4 +466,4 @@ function describeMetric(metric) {
     return metricSpecs[metric].label;
 }
 
-export { latencyPhaseLabel as a, latencyStatisticSpec as b, latencyStatistics as c, describeMetric as d, metricNames as e, isGuardMetric as f, gatedMetricNames as g, latencyMetricName as h, isMetricName as i, guardMetrics as j, gatableMetricNames as k, latencyPhases as l, metricSpecs as m, sessionMetrics as s, vllmLatencyPhases as v };
+export { latencyPhaseLabel as a, latencyStatisticSpec as b, latencyStatistics as c, describeMetric as d, guardMetrics as e, metricNames as f, gatedMetricNames as g, isGuardMetric as h, isMetricName as i, metricsMeasuredIn as j, latencyMetricName as k, latencyPhases as l, metricSpecs as m, gatableMetricNames as n, vllmLatencyPhases as v };

@@ -1,8 +1,8 @@
 import { l as latencyPhases, a as latencyPhaseLabel, m as metricSpecs, d as describeMetric, i as isMetricName, b as latencyStatisticSpec } from './metric-names.js';
 import { d as formatFractionAsPercent, e as formatMetricValue, a as formatNumber, b as formatChange, c as formatInterval, g as formatP, s as slowestUsers, h as formatSignedNumber, i as formatDuration, j as formatIntervalOneLine, k as formatValuePair, n as noBreakSpace, l as nonZeroCounts, m as describeMetricRef } from './format.js';
-import { g as largest, s as smallest, t as table, u as fold, F as Footnotes, v as detectionLine, w as checkMatrix, x as valuesOnBothSides, y as withinToleranceFold, z as acceptanceSection, A as perCellDetails, B as tallyOf, C as metricVerdictLabel } from './secrets.js';
-import { b as escapeHtml, i as inlineCode, c as escapeCell, e as escapeInline, d as escapeValue } from './distributions.js';
-import { e as depthBuckets, n as sortNumbers, p as percentileSorted } from './session-metrics.js';
+import { g as largest, s as smallest, t as table, q as fold, F as Footnotes, u as detectionLine, v as checkMatrix, w as valuesOnBothSides, x as withinToleranceFold, y as acceptanceSection, z as perCellDetails, A as tallyOf, B as metricVerdictLabel } from './secrets.js';
+import { d as escapeHtml, i as inlineCode, f as escapeCell, e as escapeInline, g as escapeValue } from './server-start.js';
+import { e as depthBuckets, o as sortNumbers, p as percentileSorted } from './session-metrics.js';
 
 const sideNames = ["baseline", "candidate"];
 /** A capacity check's load curves (null when the verdict carries none: older verdicts). */
@@ -2079,6 +2079,13 @@ const override = (_verdict, context, markup) => {
     const line = context.override ? overrideLine(context.override, markup) : null;
     return line ? [{ kind: "paragraph", lines: [line] }] : [];
 };
+/** A change of method, said where the verdict is read, not only in the provenance line below. */
+function methodChangeLine(change, markup) {
+    return `${markup.strong("Method changed:")} ${markup.text(change, 400)}.`;
+}
+const methodChange = (_verdict, context, markup) => context.methodChange
+    ? [{ kind: "paragraph", lines: [methodChangeLine(context.methodChange, markup)] }]
+    : [];
 /** Where the rest is: the comment links to the full report and the charts, the long form to the charts. */
 const links = (_verdict, context, markup) => {
     const where = context.links;
@@ -2097,6 +2104,7 @@ const links = (_verdict, context, markup) => {
 const firstScreenParts = [
     verdictHead,
     override,
+    methodChange,
     findingsPart,
     settling,
     capacityAnswers,
@@ -2530,9 +2538,48 @@ function modeSection(verdict, withMethod = true) {
         mode,
         "",
         baseline,
+        ...startsLine(verdict),
         ...gpuMinutesLine(verdict),
         ...(withMethod ? ["", method] : []),
     ].join("\n");
+}
+/**
+ * One line on the server-start level of the noise (docs/compare.md, "Server starts"): the starts each
+ * side's runs were measured on and the start-to-start sd the intervals carry, with where it came from.
+ */
+function startsLine(verdict) {
+    const tested = verdict.comparisons.filter((c) => c.gated && c.noise);
+    if (tested.length === 0)
+        return [];
+    const noise = tested.map((c) => c.noise);
+    const range = (values) => {
+        const low = Math.min(...values);
+        const high = Math.max(...values);
+        return low === high ? String(low) : `${low}–${high}`;
+    };
+    const starts = `Server starts: baseline ${range(noise.map((n) => n.starts.baseline))}, candidate ${range(noise.map((n) => n.starts.candidate))}`;
+    if (noise.every((n) => n.startBasis === "fresh"))
+        return ["", `${starts}: every run on its own start, so the runs' spread holds the start-to-start noise.`];
+    const shared = noise.filter((n) => n.startBasis !== "fresh");
+    const sds = shared.map((n) => n.startSd * 100);
+    const sd = `${formatNumber(Math.min(...sds))}${Math.max(...sds) > Math.min(...sds) + 1e-9 ? `–${formatNumber(Math.max(...sds))}` : ""}%`;
+    const bases = [...new Set(shared.map((n) => n.startBasis))];
+    const sources = [...new Set(shared.map((n) => n.priorSource).filter((s) => s !== null))];
+    const basisText = bases
+        .map((basis) => basis === "prior"
+        ? "the prior (too few starts to measure it)"
+        : basis === "measured"
+            ? "measured from the starts"
+            : basis === "measured+prior"
+                ? "measured from the starts, pooled with the prior"
+                : "none (no prior, one start a side)")
+        .join("; ");
+    const share = Math.max(...shared.map((n) => n.startShare));
+    const contradicted = shared.filter((n) => n.priorContradicted).length;
+    return [
+        "",
+        `${starts}. Runs on one start share what it drew (allocator and KV layout, CUDA graphs, autotuning), so the intervals carry a start-to-start sd of ${sd} on the log scale: ${basisText}${sources.length > 0 ? ` (${sources.map((s) => `\`${escapeInline(s, 80)}\``).join(", ")})` : ""}; up to ${formatFractionAsPercent(share)} of a check's variance.${contradicted > 0 ? ` In ${contradicted} check${contradicted === 1 ? "" : "s"} the starts varied significantly more than the prior said, so the prior was set aside (the runner is noisier than believed: calibrate it).` : ""}`,
+    ];
 }
 /**
  * The gated family as the method line states it: how many tests Holm ran over, of which kinds, and the
@@ -2807,6 +2854,114 @@ function withoutMachinePaths(text) {
 }
 
 /**
+ * Speculative decoding in the report (docs/metrics.md, "Speculative decoding"), from verdict.json's
+ * `specDecode`: each side's acceptance per cell, and each taken-apart change in words: "TPOT p95 +12%
+ * (+9 … +15%): acceptance length −9% (…) (the drafter), time per step +2% (…) (within noise)". The long
+ * form has every spec-decode cell; the comment folds the cells where something changed. The words here are
+ * shared with report.html (`specDecodeLines`), so both say the same.
+ */
+const rateMetric = "spec_decode_acceptance_rate";
+const lengthMetric = "spec_decode_acceptance_length";
+/** "+12.0% (+9.1 … +15.0%)": a factor's change and its interval. */
+function factorText(factor) {
+    return `${formatChange(factor.ratio)} (${formatIntervalOneLine(factor.ci)})`;
+}
+const minorWords = {
+    minor: "a small part",
+    "within-noise": "within noise",
+};
+/** Which way the engine step moved, in words; a small part, or within the runs' noise. */
+function stepWords(d) {
+    if (d.perStep.role !== "main")
+        return minorWords[d.perStep.role];
+    const up = d.perStep.ratio > 1;
+    if (d.perStep.kind === "time-per-step")
+        return up ? "slower steps" : "faster steps";
+    return up ? "more steps per second" : "fewer steps per second";
+}
+/**
+ * One taken-apart change as a sentence (plain text, the cell name left to the caller):
+ * "TPOT p95 +35.2% (+33.1 … +37.4%): acceptance length −26.1% (…) (the drafter), time per step −0.4% (…) (within noise)".
+ */
+function decompositionSentence(d) {
+    const perStep = d.perStep.kind === "time-per-step" ? "time per step" : "engine steps per second";
+    const drafter = d.acceptanceLength.role === "main" ? "the drafter" : minorWords[d.acceptanceLength.role];
+    return `${describeMetric(d.metric)} ${factorText(d.change)}: acceptance length ${factorText(d.acceptanceLength)} (${drafter}), ${perStep} ${factorText(d.perStep)} (${stepWords(d)})`;
+}
+/** The assumptions every decomposition rests on, said once under it. */
+const decompositionAssumptions = "Tokens per engine step of a request = the mean acceptance length (1 + accepted tokens / draft rounds), assuming one draft round per step; the counters are vLLM's, as deltas over the measured phase (scraped right before and after it); time per step = TPOT × tokens per step, engine steps per second = output throughput / tokens per step. Intervals are the plain two-sided ones of the checks (ci90); within noise: the interval holds 0%; a small part: beyond noise, but less than a quarter of the other factor's change.";
+function comparisonOf(verdict, cell, metric) {
+    return verdict.comparisons.find((c) => c.cell === cell && c.metric === metric);
+}
+/** A comparison moved beyond the runs' noise: its plain interval excludes no change. */
+function moved(c) {
+    return c?.ci90 != null && (c.ci90[0] > 1 || c.ci90[1] < 1);
+}
+/** Acceptance or a taken-apart change moved in this cell: what the comment shows. */
+function changed(verdict, cell) {
+    return (moved(comparisonOf(verdict, cell.cell, rateMetric)) ||
+        moved(comparisonOf(verdict, cell.cell, lengthMetric)) ||
+        cell.decompositions.some((d) => d.change.significant));
+}
+/** "79.8% → 59.9% (−24.9%, −26.0 … −23.8%)": both sides and, when compared, the change with its interval. */
+function acceptanceCell(verdict, cell, metric, pick) {
+    const values = formatValuePair(metric, pick(cell.baseline), pick(cell.candidate));
+    const c = comparisonOf(verdict, cell.cell, metric);
+    if (!c || c.ratio === null)
+        return values;
+    return `${values} (${formatChange(c.ratio)}${c.ci90 ? `, ${formatIntervalOneLine(c.ci90)}` : ""})`;
+}
+function acceptanceTable$1(verdict, cells) {
+    return table(["Cell", "Draft acceptance rate", "Mean acceptance length", "Runs with counters"], cells.map((cell) => [
+        escapeCell(cell.cell, 60),
+        acceptanceCell(verdict, cell, rateMetric, (side) => side.acceptanceRate),
+        acceptanceCell(verdict, cell, lengthMetric, (side) => side.acceptanceLength),
+        `${cell.baseline.runs} / ${cell.candidate.runs}`,
+    ]));
+}
+/** Per cell its sentences (plain text): each decomposition, or why there is none. */
+function specDecodeLines(cell) {
+    if (cell.decompositions.length === 0)
+        return cell.note ? [`not taken apart: ${cell.note}`] : [];
+    return cell.decompositions.map(decompositionSentence);
+}
+function sentences(cells) {
+    return cells.flatMap((cell) => specDecodeLines(cell).map((line) => `- **${escapeInline(cell.cell, 60)}**: ${escapeInline(line, 400)}`));
+}
+/** The long form's section: every spec-decode cell's acceptance and taken-apart changes; "" without any. */
+function specDecodeSection(verdict) {
+    const cells = verdict.specDecode ?? [];
+    if (cells.length === 0)
+        return "";
+    return [
+        "### Speculative decoding",
+        "",
+        acceptanceTable$1(verdict, cells),
+        "",
+        "Baseline → candidate, geometric means over the runs with the counters; the change and its interval (ci90) as the advisory checks have them.",
+        "",
+        ...sentences(cells),
+        "",
+        `_${decompositionAssumptions}_`,
+    ].join("\n");
+}
+/** The comment's fold: the cells whose acceptance or taken-apart change moved; "" when none did. */
+function specDecodeFold(verdict) {
+    const cells = (verdict.specDecode ?? []).filter((cell) => changed(verdict, cell));
+    if (cells.length === 0)
+        return "";
+    const names = cells.map((cell) => cell.cell);
+    const shown = names.slice(0, 3).join(", ") + (names.length > 3 ? `, and ${names.length - 3} more` : "");
+    return fold(escapeHtml(`Speculative decoding: acceptance and the engine step, taken apart (${shown})`, 200), [
+        acceptanceTable$1(verdict, cells),
+        "",
+        ...sentences(cells),
+        "",
+        "One draft round per engine step assumed; the full report says how it is computed.",
+    ].join("\n"));
+}
+
+/**
  * The markdown report, in two forms rendered from the same verdict by the same sections: the comment
  * (`comment.md`, what the action posts on the pull request: the first screen, then a fold for each part a
  * reviewer may want, with a summary that says what is inside) and the long form (`report.md`, the job
@@ -2921,6 +3076,7 @@ function renderMarkdown(verdict, options) {
         { report: familyFindingsSection(verdict), comment: "", short: null, shedRank: Infinity },
         { report: capacitySection(verdict), comment: capacityFolds(verdict), short: null, shedRank: Infinity },
         { report: qualitySection$1(verdict), comment: qualityFolds(verdict), short: null, shedRank: Infinity },
+        { report: specDecodeSection(verdict), comment: specDecodeFold(verdict), short: "", shedRank: 2.5 },
         // The pictures (mermaid, report/charts/mermaid.ts) go first when the comment is over budget.
         { report: commentChartsSection(verdict), comment: picturesFold(verdict), short: "", shedRank: -1 },
         {
@@ -3169,6 +3325,28 @@ function qualitySection(pictures) {
     }
     return { html, chart };
 }
+/**
+ * Speculative decoding (verdict.json `specDecode`): each spec-decode cell's acceptance on both sides and
+ * its taken-apart changes, in the words of the markdown report (report/spec-decode.ts).
+ */
+function specDecodeHtml(pictures) {
+    const cells = pictures.verdict.specDecode ?? [];
+    if (cells.length === 0)
+        return [];
+    const side = (value, format) => value === null ? "–" : format(value);
+    const rate = (x) => percent(x);
+    const length = (x) => `${formatNumber(x)} tokens`;
+    return [
+        "<h2>Speculative decoding</h2>",
+        "<table><thead><tr><th>Cell</th><th>Draft acceptance rate</th><th>Mean acceptance length</th><th>Runs with counters</th></tr></thead><tbody>",
+        ...cells.map((cell) => `<tr><td>${esc(cell.cell, 80)}</td><td>${side(cell.baseline.acceptanceRate, rate)} → ${side(cell.candidate.acceptanceRate, rate)}</td><td>${side(cell.baseline.acceptanceLength, length)} → ${side(cell.candidate.acceptanceLength, length)}</td><td>${cell.baseline.runs} / ${cell.candidate.runs}</td></tr>`),
+        "</tbody></table>",
+        "<ul>",
+        ...cells.flatMap((cell) => specDecodeLines(cell).map((line) => `<li><strong>${esc(cell.cell, 80)}</strong>: ${esc(line, 400)}</li>`)),
+        "</ul>",
+        `<p class="note">${esc(decompositionAssumptions, 800)}</p>`,
+    ];
+}
 /** A capacity cell's figures in words, above its load curves. */
 function capacityNote(cell) {
     const check = cell.capacity;
@@ -3215,6 +3393,7 @@ async function renderHtmlReport(pictures, options = {}) {
     }
     else
         body.push(...quality.html);
+    body.push(...specDecodeHtml(pictures));
     for (const [index, cell] of pictures.cells.entries()) {
         const status = pictures.verdict.cells.find((c) => c.name === cell.cell);
         body.push(`<h2>Cell ${esc(cell.cell, 120)}</h2>`, status
@@ -3244,4 +3423,4 @@ async function renderHtmlReport(pictures, options = {}) {
     return { html: htmlPage(title, body), charts };
 }
 
-export { cleanForTerminal as a, blocksToTerminal as b, chartsDirName as c, drawnLoadFigures as d, esc as e, firstScreenBlocks as f, reportPictures as g, htmlPage as h, renderHtmlReport as i, loadCurveChart as l, markdownMarkup as m, overrideLine as o, renderReports as r, slug as s, terminalMarkup as t, withoutMachinePaths as w };
+export { markdownMarkup as a, blocksToTerminal as b, chartsDirName as c, drawnLoadFigures as d, esc as e, firstScreenBlocks as f, cleanForTerminal as g, htmlPage as h, reportPictures as i, renderHtmlReport as j, loadCurveChart as l, methodChangeLine as m, overrideLine as o, renderReports as r, slug as s, terminalMarkup as t, withoutMachinePaths as w };

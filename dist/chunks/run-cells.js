@@ -1,14 +1,15 @@
-import { e as launchedServerKinds, b as serverKinds, t as templateView, s as serverLifecycle, n as noInterpolation, c as configLimits, f as isFileBacked, g as isSessionDataset, h as scoresAnswers } from './load.js';
-import { b as systemClock, d as dockerExec, c as dockerCliOfRecord, f as isGroupAlive, g as terminateGroup, j as execFileCapture, t as toolVersion, a as toolName, k as dockerCliOf, l as trackLaunchedServer, m as trackLaunching, u as untrackLaunchedServer, F as FailureError, I as InputError, n as epochMsOf } from './version.js';
+import { f as launchedServerKinds, e as serverKinds, b as serverKindFacts, t as templateView, s as serverLifecycle, n as noInterpolation, g as isFileBacked, h as isSessionDataset, j as scoresAnswers, r as requestsPerSessionInFlight, a as isTraceDataset, k as designedSharing } from './load.js';
+import { b as systemClock, d as dockerExec, c as dockerCliOfRecord, f as isGroupAlive, g as terminateGroup, j as execFileCapture, t as toolVersion, a as toolName, k as dockerCliOf, l as trackLaunchedServer, m as trackLaunching, u as untrackLaunchedServer, F as FailureError, n as epochMsOf, I as InputError } from './version.js';
 import require$$2$1, { randomUUID, createHash } from 'node:crypto';
 import require$$0$8, { readFile, mkdir, open, stat, rm, writeFile, rename } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
-import require$$1$4, { dirname, join, isAbsolute, resolve } from 'node:path';
+import require$$1$4, { dirname, join } from 'node:path';
 import { o as object, s as string, n as number, u as union, a as array, _ as _enum, l as literal, r as record, d as unknown, e as looseObject } from './schemas.js';
-import { E as createRedactor, G as redactValue, H as cacheConfigFromMetrics, I as parsePrometheusText, g as largest, J as kindEntry, S as ServerStartError, K as diagnoseLog, c as collectJobSecrets, L as runExternalTask, M as summarizeServerMetrics } from './secrets.js';
+import { D as createRedactor, E as redactValue, G as cacheConfigFromMetrics, H as parsePrometheusText, g as largest, I as kindEntry, S as ServerStartError, J as diagnoseLog, c as collectJobSecrets, K as runExternalTask, L as summarizeServerMetrics } from './secrets.js';
 import require$$0$3, { createConnection, createServer } from 'node:net';
 import { mkdirSync, createWriteStream, openSync, writeSync, fsyncSync, closeSync, writeFileSync, readdirSync } from 'node:fs';
-import { o as classifyChunk, q as chunkCarriesAnswer, t as answerTextOf, u as chunkCarriesToolCalls, T as ToolCallAssembler, v as reasoningFieldOf, w as chunkCarriesReasoning, x as chunkKindOf, y as requestRecordSchemaVersion, z as cellSchedule, A as summarize, k as requestLatencies, B as computeRunMetrics, C as collectOutputs, D as computeSessionMetrics, g as runFileSchema, E as runFileSchemaVersion, F as computeGuards, G as scheduleCondition } from './session-metrics.js';
+import { h as newServerStart, b as reachedServerStart, j as collectOutputs, k as computeGuards } from './server-start.js';
+import { q as classifyChunk, t as chunkCarriesAnswer, u as answerTextOf, v as chunkCarriesToolCalls, T as ToolCallAssembler, w as reasoningFieldOf, x as chunkCarriesReasoning, y as chunkKindOf, z as requestRecordSchemaVersion, A as cellSchedule, B as summarize, m as requestLatencies, C as computeRunMetrics, D as computeSessionMetrics, h as runFileSchema, E as runFileSchemaVersion, F as scheduleCondition } from './session-metrics.js';
 import require$$0, { setMaxListeners } from 'node:events';
 import require$$5$1, { performance as performance$1, monitorEventLoopDelay } from 'node:perf_hooks';
 import require$$0$1 from 'node:assert';
@@ -27,10 +28,11 @@ import require$$1$2 from 'node:async_hooks';
 import require$$1$3 from 'node:console';
 import require$$2$2 from 'node:timers';
 import require$$1$5 from 'node:dns';
-import { s as selectCells } from './select-cells.js';
+import { e as randomWords, f as defaultTokenModel, g as shuffledIndexes, h as drawLength, i as sessionSource, C as Conversation, w as wordsForPrompt, j as wordsForPart, r as readDatasetFile, m as maxTraceArrivals, k as scoreAnswer, S as ScorerError, l as maxToolRoundsPerTurn, s as selectCells, b as describeTraceRead, t as traceReplay } from './interleaved.js';
 import { c as createRng } from './random.js';
 import { n as numberWords } from './number-words.js';
 import { v as vllmLatencyPhases, c as latencyStatistics, b as latencyStatisticSpec } from './metric-names.js';
+import { o as specDecodeValue } from './format.js';
 
 /**
  * The list of servers this job started and has not stopped yet. The action's main step and the CLI write
@@ -1141,6 +1143,9 @@ live) {
     const recordedServer = onDevice(setup.recorded.server, device);
     const kind = kindEntry(serverConfig);
     const id = newServerId();
+    // A server we launch is a new start; one we only reach (external) is, once it is reached, the one
+    // start this process knows of at its address (reachedServerStart).
+    const launchedStart = serverKindFacts[serverConfig.kind].launchesProcess ? newServerStart(clock) : null;
     const apiKeyName = serverConfig.api_key_env;
     const apiKey = apiKeyName ? env[apiKeyName] : undefined;
     const redactor = setup.secrets.redactor;
@@ -1215,7 +1220,7 @@ live) {
             await addLiveServer(setup.stateFile, {
                 ...server,
                 id,
-                startedAt: clock.wallTime().toISOString(),
+                startedAt: launchedStart?.startedAt ?? clock.wallTime().toISOString(),
                 cell: context.cell,
                 run: context.run ?? null,
                 ownerPid: process.pid,
@@ -1245,6 +1250,7 @@ live) {
             config: serverConfig,
             recorded: { server: recordedServer, model: setup.recorded.model },
             model: setup.model,
+            apiKey,
             services,
             startIndex,
             sharedByCell: setup.lifecycle !== "per-run",
@@ -1316,6 +1322,7 @@ live) {
     let fingerprint;
     return {
         id,
+        start: launchedStart ?? reachedServerStart(launched.baseUrl, clock, setup.serverStartId),
         logFile: log.path,
         redact: redactor.redact,
         servedModels: outcome.models,
@@ -1425,6 +1432,7 @@ function createServerProvider(serverConfig, options) {
         stateFile: options.stateFile,
         removeLeftovers,
         configHash: options.configHash,
+        serverStartId: options.serverStartId,
         cliCommand: options.cliCommand,
         dockerCommand: options.dockerCommand,
         pollIntervalMs: options.pollIntervalMs ?? 1_000,
@@ -41823,56 +41831,6 @@ function createControlClient(options) {
     };
 }
 
-/**
- * Short, common English words. With a leading space each is a single token in the BPE tokenizers of
- * common open models, so a prompt of N words is close to N tokens before calibration against the server.
- */
-const vocabulary = ("time year people way day man thing woman life child world school state family student group country " +
-    "problem hand part place case week company system program question work government number night point " +
-    "home water room mother area money story fact month lot right study book eye job word business issue " +
-    "side kind head house service friend father power hour game line end member law car city community name " +
-    "team minute idea kid body back parent face others level office door health person art war history party " +
-    "result change morning reason research girl guy moment air teacher force education foot boy age policy " +
-    "music market sense nation plan college interest death experience effect use class control care field " +
-    "development role effort rate heart drug show leader light voice wife police mind price report decision " +
-    "son view relationship town road arm difference value building action model season society tax director " +
-    "position player record paper space ground form event official matter center couple site project activity " +
-    "star table need court oil situation cost industry figure street image phone data picture practice piece " +
-    "land product doctor wall patient worker news test movie north love support technology step baby computer " +
-    "type attention film tree source organization hair window evidence population site truth fish river blue " +
-    "green small large early young important few public bad same able old great little own other long high")
-    .split(" ")
-    .filter((word, index, all) => word.length > 0 && all.indexOf(word) === index);
-
-/** `count` seeded words joined by single spaces. */
-function randomWords(rng, count) {
-    const words = new Array(count);
-    for (let index = 0; index < count; index++)
-        words[index] = vocabulary[rng.int(0, vocabulary.length - 1)];
-    return words.join(" ");
-}
-/** A seeded permutation of 0..n-1 (Fisher-Yates). */
-function shuffledIndexes(rng, n) {
-    const order = Array.from({ length: n }, (_, index) => index);
-    for (let index = n - 1; index > 0; index--) {
-        const other = rng.int(0, index);
-        const held = order[index];
-        order[index] = order[other];
-        order[other] = held;
-    }
-    return order;
-}
-
-const defaultTokenModel = { tokensPerWord: 1, offset: 0, source: "default" };
-/** Words for a whole prompt of `tokens` tokens (special tokens included in the offset). */
-function wordsForPrompt(model, tokens) {
-    return Math.max(1, Math.round((tokens - model.offset) / model.tokensPerWord));
-}
-/** Words for a part of a prompt (a suffix or a question): no special tokens. */
-function wordsForPart(model, tokens) {
-    return Math.max(1, Math.round(tokens / model.tokensPerWord));
-}
-
 const probeWords = [64, 512];
 /**
  * Bounds of a believable fit (docs/run.md, "Exact input lengths"). The prompts are common English words:
@@ -41927,33 +41885,81 @@ async function checkPromptLengths(countTokens, prompts) {
     };
 }
 
-/** Draws one token count from a configured length distribution, clipped to [min, max] and >= 1. */
-function drawLength(length, rng) {
-    if (typeof length === "number")
-        return length;
-    switch (length.distribution) {
-        case "fixed":
-            return length.value;
-        case "uniform": {
-            const low = Math.min(length.min, length.max);
-            const high = Math.max(length.min, length.max);
-            return rng.int(low, high);
-        }
-        case "normal":
-            return clip(Math.round(length.mean + length.sd * rng.normal()), length.min, length.max);
-        case "lognormal":
-            return clip(Math.round(length.median * Math.exp(length.sigma * rng.normal())), length.min, length.max);
-    }
+const endpointPath = {
+    completions: "/v1/completions",
+    chat: "/v1/chat/completions",
+};
+/** Chat messages as one completions prompt: their texts, one after the other. */
+function messagesAsPrompt(messages) {
+    return messages.map((message) => message.content).join("\n");
 }
-function clip(value, min, max) {
-    const lower = Math.max(1, min);
-    const clipped = Math.max(lower, value);
-    return max === undefined ? clipped : Math.min(max, clipped);
+/**
+ * A request as the cell's endpoint takes it: on completions, a request that carries messages (a trace's
+ * turn, whose prompt is as given, docs/workloads.md) sends their text as its prompt.
+ */
+function forEndpoint(request, endpoint) {
+    if (endpoint === "chat" || request.messages === null)
+        return request;
+    const { tools: _tools, ...rest } = request;
+    return { ...rest, prompt: messagesAsPrompt(request.messages), messages: null };
+}
+/**
+ * The JSON body of one streamed request. Every sampling parameter is explicit because vLLM's defaults
+ * changed between versions; usage is requested so output tokens come from the server, not an estimate.
+ */
+function buildRequestBody(request, options) {
+    const sampling = options.sampling;
+    const body = { model: options.model };
+    if (request.messages !== null) {
+        body.messages = request.messages;
+        if (request.tools !== undefined && request.tools.length > 0)
+            body.tools = request.tools;
+    }
+    else
+        body.prompt = request.prompt ?? "";
+    body.max_tokens = request.maxTokens;
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+    body.temperature = sampling.temperature;
+    body.top_p = sampling.top_p;
+    if (sampling.top_k !== undefined)
+        body.top_k = sampling.top_k;
+    if (sampling.min_p !== undefined)
+        body.min_p = sampling.min_p;
+    if (sampling.seed !== undefined)
+        body.seed = sampling.seed;
+    body.ignore_eos = sampling.ignore_eos;
+    if (sampling.min_tokens !== undefined)
+        body.min_tokens = sampling.min_tokens;
+    if (sampling.repetition_penalty !== undefined)
+        body.repetition_penalty = sampling.repetition_penalty;
+    if (options.cacheSalt !== null)
+        body.cache_salt = options.cacheSalt;
+    const merged = { ...body, ...sampling.extra_body };
+    if (options.greedy !== undefined) {
+        merged.temperature = 0;
+        merged.ignore_eos = false;
+        const k = options.greedy.logprobs;
+        if (k > 0) {
+            if (request.messages !== null) {
+                merged.logprobs = true;
+                merged.top_logprobs = k;
+            }
+            else
+                merged.logprobs = k;
+        }
+    }
+    return merged;
+}
+/** Whether a body asks for cumulative usage on every chunk (then per-chunk token counts are exact). */
+function wantsPerChunkUsage(body) {
+    const options = body.stream_options;
+    return options?.continuous_usage_stats === true;
 }
 
 // The sharegpt and jsonl kinds: the prompts of the file, in a seeded order per block of the entries.
 /** Fallback answer length when a ShareGPT entry has neither max_tokens nor a configured output length. */
-const defaultOutputTokens$1 = 128;
+const defaultOutputTokens = 128;
 function fileWorkload(dataset, { cell, seed, chat, file, info, stream }) {
     if (!file)
         throw new Error(`cell ${cell.name}: the ${dataset.type} dataset was not read before building the workload`);
@@ -41977,7 +41983,7 @@ function fileWorkload(dataset, { cell, seed, chat, file, info, stream }) {
             }
             return {
                 ...request,
-                prompt: entry.prompt ?? (entry.messages ?? []).map((message) => message.content).join("\n"),
+                prompt: entry.prompt ?? messagesAsPrompt(entry.messages ?? []),
                 messages: null,
             };
         },
@@ -41991,262 +41997,10 @@ function entryMaxTokens(entry, configured, rng) {
     // Without a tokenizer, ~4 characters per token (documented in docs/run.md); vLLM's client re-tokenizes.
     if (entry.answer !== null)
         return Math.max(1, Math.round(entry.answer.length / 4));
-    return defaultOutputTokens$1;
+    return defaultOutputTokens;
 }
 
-/**
- * Draws one wait between two turns (a think time or a tool's latency) from its configured distribution,
- * in milliseconds, never negative and clipped to `max` where the distribution has one.
- */
-function drawDelayMs(delay, rng) {
-    if (typeof delay === "number")
-        return delay * 1000;
-    switch (delay.distribution) {
-        case "fixed":
-            return delay.value * 1000;
-        case "uniform": {
-            const low = Math.min(delay.min, delay.max);
-            const high = Math.max(delay.min, delay.max);
-            return (low + (high - low) * rng.next()) * 1000;
-        }
-        case "exponential": {
-            // 1 - next() is in (0, 1]: the log stays finite.
-            const drawn = -delay.mean * Math.log(1 - rng.next());
-            return Math.min(drawn, delay.max ?? Number.POSITIVE_INFINITY) * 1000;
-        }
-        case "lognormal": {
-            const drawn = delay.median * Math.exp(delay.sigma * rng.normal());
-            return Math.min(drawn, delay.max ?? Number.POSITIVE_INFINITY) * 1000;
-        }
-    }
-}
-
-/** Tool-call rounds a turn may take before the session goes on (a model that keeps calling tools). */
-const maxToolRoundsPerTurn = 4;
-/** Fallback answer length for a file turn without a reply to estimate it from. */
-const defaultOutputTokens = 128;
-function sessionSource(cell, dataset, options) {
-    const { seed, tokenModel } = options;
-    // Warm-up sessions come from their own stream: they never share a conversation (or a cached prefix
-    // beyond the common system prompt) with the measured sessions.
-    const stream = (phase) => (phase === "warmup" ? "warmup" : "measure");
-    switch (dataset.type) {
-        case "sessions": {
-            const sharedSystems = new Map();
-            const sharedSystem = (phase) => {
-                let text = sharedSystems.get(stream(phase));
-                if (text === undefined) {
-                    const words = wordsForPrompt(tokenModel, dataset.system_prompt_tokens);
-                    text = randomWords(createRng(seed, cell.name, stream(phase), "system"), words);
-                    sharedSystems.set(stream(phase), text);
-                }
-                return text;
-            };
-            const tools = dataset.tools;
-            return {
-                arrivalsMs: null,
-                session(index, phase) {
-                    const rng = createRng(seed, cell.name, stream(phase), "session", index);
-                    const turnCount = drawLength(dataset.turns, rng);
-                    let system = null;
-                    let shared = false;
-                    if (dataset.system_prompt_tokens > 0) {
-                        shared = rng.next() < dataset.shared_system_prompt;
-                        system = shared
-                            ? sharedSystem(phase)
-                            : randomWords(rng, wordsForPrompt(tokenModel, dataset.system_prompt_tokens));
-                    }
-                    const turns = [];
-                    for (let turn = 0; turn < turnCount; turn++) {
-                        const messageTokens = drawLength(dataset.message_tokens, rng);
-                        const maxTokens = drawLength(dataset.output_tokens, rng);
-                        const delayMs = turn === 0 ? 0 : drawDelayMs(dataset.think_time_s, rng);
-                        const content = randomWords(rng, wordsForPart(tokenModel, messageTokens));
-                        turns.push({ content, messageTokens, maxTokens, delayMs, notBeforeMs: null });
-                    }
-                    return {
-                        index,
-                        phase,
-                        system,
-                        sharedSystem: shared,
-                        systemTokens: system === null ? null : dataset.system_prompt_tokens,
-                        context: "conversation",
-                        turns,
-                        tools: tools === undefined
-                            ? null
-                            : {
-                                names: tools.names,
-                                definitions: sessionToolDefinitions(tools.names),
-                                latencyMs: (turn, round) => drawDelayMs(tools.latency_s, createRng(seed, cell.name, stream(phase), "tool", index, turn, round)),
-                                result: (turn, round, call) => {
-                                    const toolRng = createRng(seed, cell.name, stream(phase), "result", index, turn, round, call);
-                                    return randomWords(toolRng, wordsForPart(tokenModel, drawLength(tools.result_tokens, toolRng)));
-                                },
-                            },
-                    };
-                },
-            };
-        }
-        case "sharegpt_sessions":
-        case "mooncake_trace": {
-            const file = options.file;
-            if (!file?.sessions)
-                throw new Error(`cell ${cell.name}: the ${dataset.type} file was not read before building the workload`);
-            const sessions = file.sessions;
-            const trace = dataset.type === "mooncake_trace" ? dataset : null;
-            const blockTexts = new Map();
-            const blockText = (phase, hashId, words) => {
-                const key = `${stream(phase)}:${hashId}`;
-                let text = blockTexts.get(key);
-                if (text === undefined) {
-                    text = randomWords(createRng(seed, cell.name, stream(phase), "block", hashId), trace.block_tokens);
-                    blockTexts.set(key, text);
-                }
-                return words >= trace.block_tokens ? text : text.split(" ").slice(0, words).join(" ");
-            };
-            const pick = (index, phase) => {
-                // A trace replays its sessions in its own order; a conversation file in a seeded order per block
-                // of the file's length, as the single-turn file kinds do.
-                if (trace !== null)
-                    return sessions[index % sessions.length];
-                const block = Math.floor(index / sessions.length);
-                const order = shuffledIndexes(createRng(seed, cell.name, stream(phase), "order", block), sessions.length);
-                return sessions[order[index % sessions.length]];
-            };
-            return {
-                arrivalsMs: trace === null
-                    ? null
-                    : (count) => traceArrivals(sessions, count).map((offset) => offset * trace.time_scale),
-                session(index, phase) {
-                    const entry = pick(index, phase);
-                    const rng = createRng(seed, cell.name, stream(phase), "session", index);
-                    const limit = dataset.type === "sharegpt_sessions" && dataset.max_turns !== undefined
-                        ? dataset.max_turns
-                        : entry.turns.length;
-                    const turns = entry.turns.slice(0, limit).map((turn, position) => {
-                        if (trace !== null) {
-                            const hashIds = turn.hashIds ?? [];
-                            const input = turn.inputTokens ?? 1;
-                            const parts = [];
-                            let left = input;
-                            for (const hashId of hashIds) {
-                                if (left <= 0)
-                                    break;
-                                const words = Math.min(left, trace.block_tokens);
-                                parts.push(blockText(phase, hashId, words));
-                                left -= words;
-                            }
-                            if (left > 0)
-                                parts.push(randomWords(rng, left));
-                            const start = entry.turns[0].timestampMs ?? 0;
-                            return {
-                                content: parts.join(" "),
-                                messageTokens: null,
-                                maxTokens: turn.maxTokens ?? defaultOutputTokens,
-                                delayMs: 0,
-                                notBeforeMs: position === 0 ? null : ((turn.timestampMs ?? start) - start) * trace.time_scale,
-                            };
-                        }
-                        const configured = dataset.type === "sharegpt_sessions" ? dataset.output_tokens : undefined;
-                        const maxTokens = configured !== undefined
-                            ? drawLength(configured, rng)
-                            : (turn.maxTokens ??
-                                (turn.answer !== null
-                                    ? Math.max(1, Math.round(turn.answer.length / 4))
-                                    : defaultOutputTokens));
-                        const delayMs = position === 0 || dataset.type !== "sharegpt_sessions"
-                            ? 0
-                            : drawDelayMs(dataset.think_time_s, rng);
-                        return { content: turn.content, messageTokens: null, maxTokens, delayMs, notBeforeMs: null };
-                    });
-                    return {
-                        index,
-                        phase,
-                        system: entry.system,
-                        sharedSystem: false,
-                        systemTokens: null,
-                        context: trace === null ? "conversation" : "as-given",
-                        turns,
-                        tools: null,
-                    };
-                },
-            };
-        }
-    }
-}
-/**
- * Session start offsets of a trace (ms from its first session), for `count` sessions: the trace in its
- * order, then again from its start, each repetition one trace span plus one mean gap later.
- */
-function traceArrivals(sessions, count) {
-    const starts = sessions.map((session) => session.turns[0]?.timestampMs ?? 0);
-    const first = starts[0] ?? 0;
-    const offsets = starts.map((start) => Math.max(0, start - first));
-    const span = offsets.at(-1) ?? 0;
-    const period = span + (offsets.length > 1 ? span / (offsets.length - 1) : 1000);
-    return Array.from({ length: count }, (_, index) => offsets[index % offsets.length] + Math.floor(index / offsets.length) * period);
-}
-/**
- * The tools a session's requests declare: each a function of one string argument (the mocked tool's
- * result does not depend on it), in the OpenAI chat API's `tools` shape.
- */
-function sessionToolDefinitions(names) {
-    return names.map((name) => ({
-        type: "function",
-        function: {
-            name,
-            description: `The benchmark's mocked ${name} tool: returns a seeded text.`,
-            parameters: {
-                type: "object",
-                properties: { input: { type: "string" } },
-                required: ["input"],
-            },
-        },
-    }));
-}
-/**
- * The conversation of one session as the client holds it: what each turn sends is every message so far
- * and the new one (the server's answers as it gave them), or, for a trace, the turn's prompt as given.
- */
-class Conversation {
-    script;
-    history = [];
-    constructor(script) {
-        this.script = script;
-        if (script.system !== null)
-            this.history.push({ role: "system", content: script.system });
-    }
-    /** The messages of turn `turn`'s request (the new message appended to the conversation). */
-    ask(turn) {
-        const content = this.script.turns[turn].content;
-        if (this.script.context === "as-given") {
-            this.history.length = 0;
-            if (this.script.system !== null)
-                this.history.push({ role: "system", content: this.script.system });
-        }
-        this.history.push({ role: "user", content });
-        return [...this.history];
-    }
-    /** The server's answer (its text, and its tool calls when it called tools). */
-    answer(text, toolCalls = []) {
-        const message = { role: "assistant", content: text };
-        if (toolCalls.length > 0)
-            message.tool_calls = toolCalls.map((call) => ({
-                id: call.id,
-                type: "function",
-                function: { name: call.name, arguments: call.arguments },
-            }));
-        this.history.push(message);
-    }
-    /** The mocked tool results answering the last tool calls; returns the next request's messages. */
-    toolResults(results) {
-        for (const result of results)
-            this.history.push({ role: "tool", tool_call_id: result.id, content: result.content });
-        return [...this.history];
-    }
-}
-
-// The session kinds (sessions, sharegpt_sessions, mooncake_trace): request i is session i's first turn; the runner sends the rest from the session source (../sessions.ts).
+// The session kinds (generated sessions, conversation files, traces): request i is session i's first turn; the runner sends the rest from the session source (../sessions.ts).
 function sessionsWorkload(dataset, { cell, seed, tokenModel, file, info }) {
     return sessionWorkload(info, sessionSource(cell, dataset, { seed, tokenModel, file }));
 }
@@ -42417,6 +42171,9 @@ const workloadKinds = {
     sessions: sessionsWorkload,
     sharegpt_sessions: sessionsWorkload,
     mooncake_trace: sessionsWorkload,
+    azure_trace: sessionsWorkload,
+    burstgpt_trace: sessionsWorkload,
+    trace: sessionsWorkload,
     synthetic: syntheticWorkload,
     shared_prefix: sharedPrefixWorkload,
     long_document: sharedPrefixWorkload,
@@ -42426,418 +42183,13 @@ const workloadKinds = {
     jsonl: fileWorkload,
 };
 
-/** Longest answer a scorer reads: 64 KiB (the client keeps no more, client/output-capture.ts). */
-const answerLimit = 64 * 1024;
-/** Trimmed, whitespace runs as one space, lower case, trailing full stop dropped. */
-function normalizeAnswer(text) {
-    return text
-        .trim()
-        .replace(/\s+/g, " ")
-        .toLowerCase()
-        .replace(/[.!]+$/, "");
-}
-/** The first number in the text (an optional sign, digits with optional , thousands and a decimal part). */
-function firstNumber(text) {
-    const match = /[-+]?\d[\d,]*(?:\.\d+)?/.exec(text);
-    if (match === null)
-        return null;
-    const value = Number(match[0].replaceAll(",", ""));
-    return Number.isFinite(value) ? value : null;
-}
-class ScorerError extends Error {
-    name = "ScorerError";
-}
-/**
- * Whether an answer is right (pure): `exact` after normalizeAnswer, `contains` the normalised reference,
- * `regex` the scorer's pattern (or the reference as one) matches, `numeric` the first number is within
- * the tolerance of the reference's. A scorer that cannot run (a bad pattern, a reference that is no
- * number) throws ScorerError naming what is wrong.
- */
-function scoreAnswer(answer, reference, scorer) {
-    const text = answer.length > answerLimit ? answer.slice(0, answerLimit) : answer;
-    switch (scorer.kind) {
-        case "exact":
-            return normalizeAnswer(text) === normalizeAnswer(reference);
-        case "contains":
-            return normalizeAnswer(text).includes(normalizeAnswer(reference));
-        case "regex": {
-            let pattern;
-            try {
-                pattern = new RegExp(scorer.pattern || reference, "iu");
-            }
-            catch (error) {
-                throw new ScorerError(`regex scorer: ${JSON.stringify(scorer.pattern || reference)} is not a regular expression (${error.message})`);
-            }
-            return pattern.test(text);
-        }
-        case "numeric": {
-            const expected = firstNumber(reference);
-            if (expected === null)
-                throw new ScorerError(`numeric scorer: the reference ${JSON.stringify(reference)} has no number`);
-            const got = firstNumber(text);
-            return got !== null && Math.abs(got - expected) <= scorer.tolerance;
-        }
-    }
-}
-
-/**
- * Reads a ShareGPT JSON array or a JSONL file. Paths are relative to the config's directory. The checksum
- * is of the bytes read; a configured sha256 that differs is an input error, so a silently changed dataset
- * is never compared against an old baseline.
- */
-async function readDatasetFile(options) {
-    const path = isAbsolute(options.path) ? options.path : resolve(options.baseDir, options.path);
-    let bytes;
-    try {
-        bytes = await readFile(path);
-    }
-    catch (error) {
-        throw new InputError(`${options.field}.path: cannot read dataset ${path} (${error.code ?? error})`);
-    }
-    const sha256 = createHash("sha256").update(bytes).digest("hex");
-    if (options.expectedSha256 && options.expectedSha256 !== sha256) {
-        throw new InputError(`${options.field}.sha256: dataset ${path} has sha256 ${sha256}, expected ${options.expectedSha256} (the file changed)`);
-    }
-    return { path, sha256, ...fileKinds[options.kind](bytes.toString("utf8"), path, options.field) };
-}
-/**
- * How each file-backed dataset kind (the `fileBacked` trait, config/dataset-kinds/) reads its file: keyed
- * by those kinds, so a new one fails to compile until it says how its file is read.
- */
-const fileKinds = {
-    sharegpt: (text, path, field) => promptEntries(parseJsonArray(text, path), path, field),
-    jsonl: (text, path, field) => promptEntries(parseJsonLines(text, path), path, field),
-    tasks_jsonl: (text, path) => ({ entries: parseTaskLines(text, path), skipped: 0 }),
-    sharegpt_sessions: (text, path, field) => {
-        const conversations = parseJsonArray(text, path);
-        const sessions = [];
-        let skipped = 0;
-        for (const item of conversations) {
-            const session = toConversationSession(item);
-            if (session)
-                sessions.push(session);
-            else
-                skipped++;
-        }
-        if (sessions.length === 0)
-            throw new InputError(`${field}.path: dataset ${path} has no usable conversations (expected "conversations" with a human turn)`);
-        return { entries: [], skipped, sessions };
-    },
-    mooncake_trace: (text, path) => ({ entries: [], skipped: 0, sessions: parseTraceLines(text, path) }),
-};
-/** The prompts of a ShareGPT array or JSONL lines; the items that hold none are skipped (and counted). */
-function promptEntries(raw, path, field) {
-    const entries = [];
-    let skipped = 0;
-    for (const item of raw) {
-        const entry = toEntry(item);
-        if (entry)
-            entries.push(entry);
-        else
-            skipped++;
-    }
-    if (entries.length === 0) {
-        throw new InputError(`${field}.path: dataset ${path} has no usable entries (expected "conversations" with a human turn, "prompt" or "messages")`);
-    }
-    return { entries, skipped };
-}
-function parseJsonArray(text, path) {
-    let value;
-    try {
-        value = JSON.parse(text);
-    }
-    catch (error) {
-        throw new InputError(`${path}: not valid JSON (${error.message}); expected a ShareGPT array`);
-    }
-    if (!Array.isArray(value))
-        throw new InputError(`${path}: expected a JSON array of conversations, got ${typeof value}`);
-    return value;
-}
-function parseJsonLines(text, path) {
-    const items = [];
-    text.split(/\r?\n/).forEach((line, index) => {
-        if (line.trim() === "")
-            return;
-        try {
-            items.push(JSON.parse(line));
-        }
-        catch (error) {
-            throw new InputError(`${path}:${index + 1}: not valid JSON (${error.message})`);
-        }
-    });
-    return items;
-}
-function toEntry(item) {
-    if (!item || typeof item !== "object")
-        return null;
-    const record = item;
-    const maxTokens = positiveInteger(record.max_tokens ?? record.output_tokens ?? record.output_len);
-    if (typeof record.prompt === "string" && record.prompt.length > 0) {
-        return { prompt: record.prompt, messages: null, maxTokens, answer: null };
-    }
-    if (Array.isArray(record.messages)) {
-        const messages = record.messages.flatMap((message) => {
-            const value = message;
-            return typeof value?.role === "string" && typeof value.content === "string"
-                ? [{ role: value.role, content: value.content }]
-                : [];
-        });
-        if (messages.length > 0)
-            return { prompt: null, messages, maxTokens, answer: null };
-    }
-    const conversation = record.conversations ?? record.conversation;
-    if (Array.isArray(conversation)) {
-        const turns = conversation.map((turn) => {
-            const value = turn;
-            return {
-                from: String(value?.from ?? value?.role ?? ""),
-                text: String(value?.value ?? value?.content ?? ""),
-            };
-        });
-        const question = turns.findIndex((turn) => turn.from === "human" || turn.from === "user");
-        if (question < 0 || turns[question].text.length === 0)
-            return null;
-        const reply = turns[question + 1];
-        return {
-            prompt: turns[question].text,
-            messages: null,
-            maxTokens,
-            answer: reply && (reply.from === "gpt" || reply.from === "assistant") ? reply.text : null,
-        };
-    }
-    return null;
-}
-/**
- * A ShareGPT conversation as a session: every human (user) turn is a turn, the reply after it its answer
- * (for an answer length), a leading system turn the system prompt; turns beyond the limit on turns per
- * session (configLimits.sessionTurns) are not used.
- */
-function toConversationSession(item) {
-    if (!item || typeof item !== "object")
-        return null;
-    const record = item;
-    const conversation = record.conversations ?? record.conversation ?? record.messages;
-    if (!Array.isArray(conversation))
-        return null;
-    const parts = conversation.map((turn) => {
-        const value = turn;
-        return {
-            from: String(value?.from ?? value?.role ?? ""),
-            text: String(value?.value ?? value?.content ?? ""),
-        };
-    });
-    const system = parts[0]?.from === "system" && parts[0].text.length > 0 ? parts[0].text : null;
-    const turns = [];
-    parts.forEach((part, index) => {
-        if ((part.from !== "human" && part.from !== "user") || part.text.length === 0)
-            return;
-        const reply = parts[index + 1];
-        const answer = reply && (reply.from === "gpt" || reply.from === "assistant") ? reply.text : null;
-        turns.push({ content: part.text, answer, maxTokens: null });
-    });
-    if (turns.length === 0)
-        return null;
-    return { system, turns: turns.slice(0, configLimits.sessionTurns) };
-}
-/**
- * A Mooncake-style trace: one request a line, `timestamp` (ms), `input_length`, `output_length` and
- * `hash_ids`; lines sharing a `session_id` are one session's turns in the file's order. Every line is
- * checked before anything is measured: a missing or wrong field is an input error naming the line.
- */
-function parseTraceLines(text, path) {
-    const bySession = new Map();
-    const sessions = [];
-    text.split(/\r?\n/).forEach((line, index) => {
-        if (line.trim() === "")
-            return;
-        const where = `${path}:${index + 1}`;
-        let value;
-        try {
-            value = JSON.parse(line);
-        }
-        catch (error) {
-            throw new InputError(`${where}: not valid JSON (${error.message})`);
-        }
-        if (!value || typeof value !== "object" || Array.isArray(value))
-            throw new InputError(`${where}: expected a JSON object (timestamp, input_length, output_length, hash_ids)`);
-        const record = value;
-        const timestamp = record.timestamp;
-        if (typeof timestamp !== "number" || !Number.isFinite(timestamp) || timestamp < 0)
-            throw new InputError(`${where}.timestamp: expected milliseconds >= 0, got ${JSON.stringify(timestamp ?? null)}`);
-        const input = positiveInteger(record.input_length);
-        if (input === null || input > configLimits.tokens)
-            throw new InputError(`${where}.input_length: expected a whole number from 1 to ${configLimits.tokens} (the limit on token counts; see docs/config-reference.md#limits), got ${JSON.stringify(record.input_length ?? null)}`);
-        const output = positiveInteger(record.output_length);
-        if (output === null || output > configLimits.tokens)
-            throw new InputError(`${where}.output_length: expected a whole number from 1 to ${configLimits.tokens} (the limit on token counts; see docs/config-reference.md#limits), got ${JSON.stringify(record.output_length ?? null)}`);
-        const hashIds = record.hash_ids ?? [];
-        if (!Array.isArray(hashIds) || !hashIds.every((id) => Number.isSafeInteger(id) && id >= 0))
-            throw new InputError(`${where}.hash_ids: expected a list of whole numbers >= 0`);
-        const turn = {
-            content: "",
-            answer: null,
-            maxTokens: output,
-            timestampMs: timestamp,
-            inputTokens: input,
-            hashIds: hashIds,
-        };
-        const id = record.session_id;
-        if (id !== undefined && typeof id !== "string" && typeof id !== "number")
-            throw new InputError(`${where}.session_id: expected a string or a number, got ${JSON.stringify(id)}`);
-        const known = id === undefined ? undefined : bySession.get(String(id));
-        if (known) {
-            if (known.turns.length >= configLimits.sessionTurns)
-                throw new InputError(`${where}.session_id: session ${JSON.stringify(id)} has more than ${configLimits.sessionTurns} turns (the limit on turns per session; see docs/config-reference.md#limits)`);
-            const previous = known.turns.at(-1).timestampMs;
-            if (timestamp < previous)
-                throw new InputError(`${where}.timestamp: expected the turns of session ${JSON.stringify(id)} in time order, got ${timestamp} after ${previous}`);
-            known.turns.push(turn);
-            return;
-        }
-        const session = { system: null, turns: [turn] };
-        sessions.push(session);
-        if (id !== undefined)
-            bySession.set(String(id), session);
-    });
-    if (sessions.length === 0)
-        throw new InputError(`${path}: no requests (expected one JSON object a line)`);
-    // Sessions start in the order of their first request (stable for equal timestamps).
-    return sessions
-        .map((session, order) => ({ session, order }))
-        .sort((a, b) => a.session.turns[0].timestampMs - b.session.turns[0].timestampMs || a.order - b.order)
-        .map(({ session }) => session);
-}
-function positiveInteger(value) {
-    return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : null;
-}
-const scorerKinds = ["exact", "contains", "regex", "numeric"];
-/**
- * A tasks_jsonl file (docs/quality.md): every non-empty line one task, checked before anything is
- * measured. A line without a prompt or a reference, with an unknown scorer, a pattern that is no regular
- * expression or a numeric reference without a number is an input error naming the file, the line and the
- * field.
- */
-function parseTaskLines(text, path) {
-    const entries = [];
-    text.split(/\r?\n/).forEach((line, index) => {
-        if (line.trim() === "")
-            return;
-        const where = `${path}:${index + 1}`;
-        let value;
-        try {
-            value = JSON.parse(line);
-        }
-        catch (error) {
-            throw new InputError(`${where}: not valid JSON (${error.message})`);
-        }
-        const entry = toEntry(value);
-        if (entry === null)
-            throw new InputError(`${where}: expected a task with "prompt" (a non-empty string) or "messages"`);
-        const record = value;
-        const reference = typeof record.reference === "string" || typeof record.reference === "number"
-            ? String(record.reference)
-            : null;
-        if (reference === null || reference === "")
-            throw new InputError(`${where}.reference: expected the reference answer (a string or a number), got ${JSON.stringify(record.reference ?? null)}`);
-        const kind = record.scorer ?? "exact";
-        if (!scorerKinds.includes(kind))
-            throw new InputError(`${where}.scorer: expected one of ${scorerKinds.join(", ")}, got ${JSON.stringify(kind)}`);
-        const tolerance = record.tolerance ?? 0;
-        if (typeof tolerance !== "number" || !(tolerance >= 0))
-            throw new InputError(`${where}.tolerance: expected a number >= 0, got ${JSON.stringify(tolerance)}`);
-        const scorer = kind === "regex"
-            ? { kind: "regex", pattern: typeof record.pattern === "string" ? record.pattern : "" }
-            : kind === "numeric"
-                ? { kind: "numeric", tolerance }
-                : { kind: kind };
-        try {
-            // A scorer that would throw on every answer is caught here, before the run.
-            scoreAnswer("", reference, scorer);
-        }
-        catch (error) {
-            if (error instanceof ScorerError)
-                throw new InputError(`${where}: ${error.message}`);
-            throw error;
-        }
-        entries.push({ ...entry, task: { reference, scorer } });
-    });
-    if (entries.length === 0)
-        throw new InputError(`${path}: no tasks (expected one JSON object a line)`);
-    return entries;
-}
-
 async function prepareCell(config, cell, baseDir) {
     const index = config.cells.indexOf(cell);
     const field = `cells[${index}].dataset`;
     const dataset = cell.dataset;
-    const file = isFileBacked(dataset)
-        ? await readDatasetFile({
-            kind: dataset.type,
-            path: dataset.path,
-            baseDir,
-            field,
-            ...(dataset.sha256 ? { expectedSha256: dataset.sha256 } : {}),
-        })
-        : undefined;
-    return { config, cell, seed: cell.seed ?? config.seed, file };
-}
-
-const endpointPath = {
-    completions: "/v1/completions",
-    chat: "/v1/chat/completions",
-};
-/**
- * The JSON body of one streamed request. Every sampling parameter is explicit because vLLM's defaults
- * changed between versions; usage is requested so output tokens come from the server, not an estimate.
- */
-function buildRequestBody(request, options) {
-    const sampling = options.sampling;
-    const body = { model: options.model };
-    if (request.messages !== null) {
-        body.messages = request.messages;
-        if (request.tools !== undefined && request.tools.length > 0)
-            body.tools = request.tools;
-    }
-    else
-        body.prompt = request.prompt ?? "";
-    body.max_tokens = request.maxTokens;
-    body.stream = true;
-    body.stream_options = { include_usage: true };
-    body.temperature = sampling.temperature;
-    body.top_p = sampling.top_p;
-    if (sampling.top_k !== undefined)
-        body.top_k = sampling.top_k;
-    if (sampling.min_p !== undefined)
-        body.min_p = sampling.min_p;
-    if (sampling.seed !== undefined)
-        body.seed = sampling.seed;
-    body.ignore_eos = sampling.ignore_eos;
-    if (sampling.min_tokens !== undefined)
-        body.min_tokens = sampling.min_tokens;
-    if (sampling.repetition_penalty !== undefined)
-        body.repetition_penalty = sampling.repetition_penalty;
-    if (options.cacheSalt !== null)
-        body.cache_salt = options.cacheSalt;
-    const merged = { ...body, ...sampling.extra_body };
-    if (options.greedy !== undefined) {
-        merged.temperature = 0;
-        merged.ignore_eos = false;
-        const k = options.greedy.logprobs;
-        if (k > 0) {
-            if (request.messages !== null) {
-                merged.logprobs = true;
-                merged.top_logprobs = k;
-            }
-            else
-                merged.logprobs = k;
-        }
-    }
-    return merged;
-}
-/** Whether a body asks for cumulative usage on every chunk (then per-chunk token counts are exact). */
-function wantsPerChunkUsage(body) {
-    const options = body.stream_options;
-    return options?.continuous_usage_stats === true;
+    const seed = cell.seed ?? config.seed;
+    const file = isFileBacked(dataset) ? await readDatasetFile({ dataset, baseDir, field, seed }) : undefined;
+    return { config, cell, seed, file };
 }
 
 /**
@@ -42939,9 +42291,10 @@ function loadPlanOf(cell) {
 }
 /**
  * Connections the client pool needs: the most requests the plan can have in flight, never more than its
- * request count (null = unbounded).
+ * request count (null = unbounded). `perUnit`: requests one unit of the schedule may have in flight at
+ * once (a session's fan-out branches; 1 otherwise).
  */
-function poolSizeOf(plan) {
+function poolSizeOf(plan, perUnit = 1) {
     let most = 0;
     for (const segment of plan.segments) {
         if (segment.kind === "concurrency")
@@ -42952,7 +42305,7 @@ function poolSizeOf(plan) {
     const size = Math.max(most, plan.maxConcurrency ?? 0);
     // No more requests than maxRequests can be in flight: connections beyond that are opened for nothing
     // (concurrency 100000 with 10 requests spent minutes opening them).
-    return plan.maxRequests === null ? size : Math.min(size, plan.maxRequests);
+    return (plan.maxRequests === null ? size : Math.min(size, plan.maxRequests)) * perUnit;
 }
 /** The concurrency a run asks for, to check against what the client achieved; null for open loop. */
 function targetConcurrencyOf(plan) {
@@ -43038,7 +42391,7 @@ function clientBoundReasons(input) {
         const slipS = achieved > 0 ? requests / achieved - requests / target : Number.POSITIVE_INFINITY;
         const toleratedSlipS = Math.max((rateTolerance * requests) / target, input.thresholds.maxScheduleLagMs / 1000);
         if (achieved < target * (1 - rateTolerance) && slipS > toleratedSlipS) {
-            reasons.push(`achieved rate ${achieved.toFixed(2)}/s < ${((1 - rateTolerance) * 100).toFixed(0)}% of the target ${target}/s (the sends ended ${Number.isFinite(slipS) ? `${slipS.toFixed(2)} s` : "far"} behind the schedule)`);
+            reasons.push(`achieved rate ${achieved.toFixed(2)}/s < ${((1 - rateTolerance) * 100).toFixed(0)}% of the target ${Number(target.toPrecision(4))}/s (the sends ended ${Number.isFinite(slipS) ? `${slipS.toFixed(2)} s` : "far"} behind the schedule)`);
         }
     }
     return reasons;
@@ -43110,8 +42463,6 @@ class Slots {
             this.used--;
     }
 }
-/** Arrivals a duration-bound trace replay plans at most (the limit on measured requests per run). */
-const maxTraceArrivals = 100_000;
 /**
  * Executes a load plan: open-loop segments send on an absolute gamma schedule (waiting for a slot under
  * max_concurrency), closed-loop segments keep N requests in flight. Stops at the request count or the
@@ -43472,7 +42823,7 @@ function requestIdOf(cell, run, phase, ticket) {
     const session = ticket.session;
     if (session === undefined)
         return base;
-    return `${base}-s${session.index}-t${session.turn}${session.toolRound > 0 ? `-r${session.toolRound}` : ""}`;
+    return `${base}-s${session.index}-t${session.turn}${session.branch !== undefined ? `-b${session.branch}` : ""}${session.toolRound > 0 ? `-r${session.toolRound}` : ""}`;
 }
 /** One finished request as a requests.jsonl line, times relative to the phase origin. */
 function toRecord(phase, ticket, outcome, request, origin, cell, run) {
@@ -43560,9 +42911,11 @@ function scoredTask(task, outcome) {
  * Runs one session (docs/workloads.md): its turns closed-loop, each sent with the conversation so far after
  * the previous answer ended and the turn's think time passed (or, on a trace's clock, not before its own
  * offset); an answer that calls tools gets the mocked results after the tool latency, as one more request
- * of the same turn, up to maxToolRoundsPerTurn rounds. A failed turn ends the session (there is no answer to
- * go on from); so does `shouldStop`. Pure scheduling on the injected clock: the session's ticket is the
- * dispatcher's, each request gets its index from `nextIndex`. Resolves with the last answer's end.
+ * of the same turn, up to maxToolRoundsPerTurn rounds. A fan-out turn sends its branches at once, each with
+ * its own tool rounds, and joins them: the next turn waits for the last branch. A failed turn (any failed
+ * branch) ends the session (there is no answer to go on from); so does `shouldStop`. Pure scheduling on the
+ * injected clock: the session's ticket is the dispatcher's, each request gets its index from `nextIndex`.
+ * Resolves with the last answer's end.
  */
 async function runSession(options) {
     const { script, ticket, clock } = options;
@@ -43570,9 +42923,16 @@ async function runSession(options) {
     const turns = script.turns.length;
     const sessionStart = ticket.readyAt;
     let lastEnd = ticket.readyAt;
-    const request = (turn, toolRound, messages, scheduledAt, first) => {
+    const request = (at, toolRound, messages, scheduledAt) => {
+        const { turn, branch } = at;
         const planned = script.turns[turn];
+        const own = branch === null ? null : planned.fanOut.branches[branch];
+        // Every first request of the session's first turn (its branches too) is the dispatcher's send.
+        const first = turn === 0 && toolRound === 0;
         const readyAt = first ? ticket.readyAt : clock.now();
+        const messageTokens = planned.messageTokens === null || toolRound > 0
+            ? null
+            : planned.messageTokens + (own?.messageTokens ?? 0) + (turn === 0 ? (script.systemTokens ?? 0) : 0);
         return {
             ticket: {
                 index: options.nextIndex(),
@@ -43581,16 +42941,49 @@ async function runSession(options) {
                 readyAt,
                 slotAt: first ? ticket.slotAt : readyAt,
                 ...(ticket.elidedMs !== undefined ? { elidedMs: ticket.elidedMs } : {}),
-                session: { index: script.index, turn, turns, toolRound },
+                session: {
+                    index: script.index,
+                    turn,
+                    turns,
+                    toolRound,
+                    ...(branch === null ? {} : { branch, branches: planned.fanOut.branches.length }),
+                },
             },
             messages,
-            maxTokens: planned.maxTokens,
-            targetMessageTokens: planned.messageTokens === null || toolRound > 0
-                ? null
-                : planned.messageTokens + (turn === 0 ? (script.systemTokens ?? 0) : 0),
+            maxTokens: own?.maxTokens ?? planned.maxTokens,
+            targetMessageTokens: messageTokens,
             prefixGroup: script.sharedSystem ? 0 : null,
-            tools: script.tools?.definitions ?? null,
+            tools: toolsOf(at) === null ? null : script.tools.definitions,
         };
+    };
+    /** The tools a request of this place declares and answers: a branch's only when its fan-out has them. */
+    const toolsOf = (at) => at.branch !== null && !script.turns[at.turn].fanOut.tools ? null : script.tools;
+    /**
+     * One request and its tool rounds, in `thread` (the session's conversation, or a branch's): the final
+     * answer's text, or ok false when a request failed or the run stops (the session ends).
+     */
+    const answer = async (thread, at, messages, scheduledAt) => {
+        let reply = await options.send(request(at, 0, messages, scheduledAt));
+        if (!reply.ok)
+            return { ok: false, endAt: reply.endAt, text: "" };
+        thread.answer(reply.text, reply.toolCalls);
+        const tools = toolsOf(at);
+        const branch = at.branch ?? undefined;
+        for (let round = 1; tools !== null && reply.toolCalls.length > 0 && round <= maxToolRoundsPerTurn; round++) {
+            const resultAt = reply.endAt + tools.latencyMs(at.turn, round, branch);
+            await clock.sleepUntil(resultAt);
+            if (options.shouldStop?.() === true)
+                return { ok: false, endAt: reply.endAt, text: "" };
+            const next = thread.toolResults(reply.toolCalls.map((call, position) => ({
+                id: call.id,
+                content: tools.result(at.turn, round, position, branch),
+            })));
+            reply = await options.send(request(at, round, next, resultAt));
+            if (!reply.ok)
+                return { ok: false, endAt: reply.endAt, text: "" };
+            thread.answer(reply.text, reply.toolCalls);
+        }
+        return { ok: true, endAt: reply.endAt, text: reply.text };
     };
     for (let turn = 0; turn < turns; turn++) {
         const planned = script.turns[turn];
@@ -43603,27 +42996,23 @@ async function runSession(options) {
             if (options.shouldStop?.() === true)
                 break;
         }
-        let answer = await options.send(request(turn, 0, conversation.ask(turn), scheduledAt, turn === 0));
-        lastEnd = answer.endAt;
-        if (!answer.ok)
-            break;
-        conversation.answer(answer.text, answer.toolCalls);
-        const tools = script.tools;
-        for (let round = 1; tools !== null && answer.toolCalls.length > 0 && round <= maxToolRoundsPerTurn; round++) {
-            const resultAt = lastEnd + tools.latencyMs(turn, round);
-            await clock.sleepUntil(resultAt);
-            if (options.shouldStop?.() === true)
-                return lastEnd;
-            const messages = conversation.toolResults(answer.toolCalls.map((call, position) => ({
-                id: call.id,
-                content: tools.result(turn, round, position),
-            })));
-            answer = await options.send(request(turn, round, messages, resultAt, false));
-            lastEnd = answer.endAt;
-            if (!answer.ok)
-                return lastEnd;
-            conversation.answer(answer.text, answer.toolCalls);
+        const fanOut = planned.fanOut;
+        if (fanOut === null) {
+            const reply = await answer(conversation, { turn, branch: null }, conversation.ask(turn), scheduledAt);
+            lastEnd = reply.endAt;
+            if (!reply.ok)
+                break;
+            continue;
         }
+        // The join: every branch is sent now and the session waits for the last one, failed or not.
+        const replies = await Promise.all(fanOut.branches.map((_, branch) => {
+            const fork = conversation.branch(turn, branch);
+            return answer(fork.conversation, { turn, branch }, fork.messages, scheduledAt);
+        }));
+        lastEnd = Math.max(...replies.map((reply) => reply.endAt));
+        if (replies.some((reply) => !reply.ok))
+            break;
+        conversation.join(turn, replies.map((reply) => reply.text));
     }
     return lastEnd;
 }
@@ -43777,7 +43166,8 @@ function requestBodyBuilder(context, cacheSalt) {
         ? { logprobs: greedyCell ? config.quality.greedy.logprobs : 0 }
         : undefined;
     return (request, phase) => {
-        const body = buildRequestBody(request, {
+        // A trace's turn on the completions endpoint is sent as its prompt (the turn as given).
+        const body = buildRequestBody(forEndpoint(request, context.cell.endpoint), {
             model: config.model.name,
             sampling: config.sampling,
             cacheSalt,
@@ -43990,7 +43380,8 @@ async function runOnce(options) {
     const notes = [...(options.notes ?? [])];
     const { cacheSalt, cacheReset } = await applyPrefixPolicy(cell, runIndex, control, notes);
     const plan = loadPlanOf(cell);
-    const poolSize = poolSizeOf(plan);
+    // A session's fan-out branches are in flight at once: each needs a connection of its own.
+    const poolSize = poolSizeOf(plan, requestsPerSessionInFlight(cell.dataset));
     const client = createStreamClient({
         baseUrl: session.endpoint.baseUrl,
         ...(session.endpoint.apiKey ? { apiKey: session.endpoint.apiKey } : {}),
@@ -44063,6 +43454,7 @@ async function runOnce(options) {
                 notes,
                 prefix: { policy: cell.prefix, cacheSalt, cacheReset },
                 serverFingerprint: options.serverFingerprint,
+                serverStart: session.start,
                 formats: options.formats,
                 dir,
                 redact,
@@ -44271,6 +43663,7 @@ async function runCells$1(options) {
                             serverFingerprint: handle.fingerprint,
                             notes: [
                                 ...(state.lengthNote ? [state.lengthNote] : []),
+                                ...(context.file?.trace ? [describeTraceRead(context.file.trace)] : []),
                                 ...(k === firstRun ? sharingNotes : []),
                             ],
                             ...(options.side ? { side: options.side } : {}),
@@ -44433,7 +43826,8 @@ function vllmDate(ms) {
  * tooling can read our runs. Like vLLM: an empty metric is 0, times in lists are seconds, failed requests
  * keep their place in the lists with 0 latencies and their error text. Unlike vLLM: a mid-stream error
  * is a failure, `generated_texts` are empty (we do not keep the generated text), and `label` is always
- * the cell's name (vLLM's is whatever `--label` said, often null).
+ * the cell's name (vLLM's is whatever `--label` said, often null). `server_start` is the run's server
+ * start, as vLLM writes `--metadata server_start=<id>`.
  */
 function toVllmResult(records, run, context) {
     const ms = (summary, key) => summary[key] ?? 0;
@@ -44477,6 +43871,9 @@ function toVllmResult(records, run, context) {
         model_id: context.model,
         tokenizer_id: context.model,
         num_prompts: run.requests.total,
+        // Where vLLM puts `--metadata K=V` pairs (top-level string values, after num_prompts): what
+        // `vllm bench serve --metadata server_start=<id>` writes, so both clients say the start the same way.
+        ...(run.serverStart ? { server_start: run.serverStart.id } : {}),
         request_rate: run.load.targetRate ?? "inf",
         burstiness: context.burstiness,
         max_concurrency: context.maxConcurrency,
@@ -44489,6 +43886,7 @@ function toVllmResult(records, run, context) {
         max_output_tokens_per_s: maxOutputTokensPerSecond(records),
         max_concurrent_requests: run.load.peakConcurrency,
         ...metrics,
+        ...specDecodeKeys(run),
         latencies: records.map((record) => (requestLatencies(record)?.e2el ?? 0) / 1000),
         queue_times: records.map((record) => record.queueMs / 1000),
         input_lens: records.map((record) => record.promptTokens ?? record.targetInputTokens ?? 0),
@@ -44498,6 +43896,30 @@ function toVllmResult(records, run, context) {
         itls: records.map((record) => record.ok ? record.chunksUs.slice(1).map((time, index) => (time - record.chunksUs[index]) / 1e6) : []),
         generated_texts: records.map(() => ""),
         errors: records.map((record) => (record.ok ? "" : (record.error ?? record.errorKind ?? "error"))),
+    };
+}
+/**
+ * The speculative-decoding keys vLLM's client writes when the server has a drafter (after vllm PR #31739):
+ * the acceptance rate in percent, the mean acceptance length and the counts; none without drafts.
+ */
+function specDecodeKeys(run) {
+    const server = run.server;
+    const drafts = server?.spec_decode_drafts ?? null;
+    const draftTokens = server?.spec_decode_draft_tokens ?? null;
+    const accepted = server?.spec_decode_accepted_tokens ?? null;
+    // A counter that went down (a restarted server) gives no figure, as in run.json's reading.
+    if (drafts === null || draftTokens === null || accepted === null)
+        return {};
+    if (drafts <= 0 || draftTokens < 0 || accepted < 0)
+        return {};
+    const counts = { drafts, draftTokens, acceptedTokens: accepted };
+    const rate = specDecodeValue(counts, "acceptance_rate");
+    return {
+        spec_decode_acceptance_rate: rate === null ? 0 : rate * 100,
+        spec_decode_acceptance_length: specDecodeValue(counts, "acceptance_length"),
+        spec_decode_num_drafts: drafts,
+        spec_decode_draft_tokens: draftTokens,
+        spec_decode_accepted_tokens: accepted,
     };
 }
 /** Most output tokens received in any whole second of the run (chunks of successful requests). */
@@ -44512,6 +43934,150 @@ function maxOutputTokensPerSecond(records) {
         });
     }
     return perSecond.size === 0 ? 0 : largest(perSecond.values());
+}
+
+/**
+ * The cache-state check of a run (docs/workloads.md, "Cache state"): a `prefix: fresh` run must find in
+ * the prefix cache only what its own requests share by design (`DesignedSharing`, declared per dataset
+ * kind). A run that found more measured a cache an earlier run left, which happens against a server that
+ * ignores `cache_salt` and refuses the reset (a long-lived deployment, a proxy dropping the field), and
+ * its latencies are not the cold-cache latencies the cell asks for: it is unusable, as a client-bound run
+ * is. Pure.
+ */
+/**
+ * Tokens per request a run may find cached besides its designed sharing: a chat template's common head
+ * (a default system header is one or two KV blocks of 16 tokens).
+ */
+const templateSlackTokens = 32;
+/** Hit rate above the designed bound (slack included) tolerated before a run is flagged: counting noise. */
+const hitRateMargin = 0.05;
+function checkCacheState(input) {
+    const notChecked = (reason, observed = null) => ({
+        status: "not-checked",
+        hitRate: observed?.rate ?? null,
+        hitRateSource: observed?.source ?? null,
+        designedHitRate: null,
+        reason,
+    });
+    const observed = observedHitRate(input);
+    if (input.policy === "reuse")
+        return notChecked("prefix: reuse measures a warm cache on purpose", observed);
+    if (input.sharing.kind === "unknown")
+        return notChecked(input.sharing.why, observed);
+    const counted = input.records.filter((record) => record.promptTokens !== null && record.promptTokens > 0);
+    const promptTokens = counted.reduce((sum, record) => sum + record.promptTokens, 0);
+    if (promptTokens === 0)
+        return notChecked("no measured request reported its prompt tokens", observed);
+    const designed = designedSharedTokens(counted, input.sharing) + templateSlackTokens * counted.length;
+    const designedHitRate = Math.min(1, designed / promptTokens);
+    const firstTurns = input.firstTurns;
+    const firstTurnsFlagged = firstTurns?.checked !== false && firstTurns?.flagged === true;
+    if (observed === null && !firstTurnsFlagged)
+        return notChecked("the server reported no prefix-cache hits (no vllm:prefix_cache_* counters, no usage cached_tokens)");
+    const reasons = [];
+    const warmWhy = input.cacheReset
+        ? "an earlier run's cache survived the reset"
+        : "the server kept an earlier run's cache (it ignores cache_salt, and the reset was refused)";
+    if (observed !== null && observed.rate > designedHitRate + hitRateMargin)
+        reasons.push(`prefix-cache hit rate ${percent(observed.rate)} (${observed.source === "server" ? "the server's counters" : "usage cached_tokens"}) against at most ${percent(designedHitRate)} its dataset shares by design (${describeSharing(input.sharing)}, ${templateSlackTokens} tokens of template per request): ${warmWhy}`);
+    if (firstTurnsFlagged)
+        reasons.push(`${firstTurns.aboveSharedPrefix} of ${firstTurns.firstTurns} sessions' first turns were served from the prefix cache beyond the common system prompt: ${warmWhy}`);
+    if (reasons.length === 0)
+        return {
+            status: "passed",
+            hitRate: observed?.rate ?? null,
+            hitRateSource: observed?.source ?? null,
+            designedHitRate,
+            reason: `hits within what the dataset shares by design (${describeSharing(input.sharing)})`,
+        };
+    return {
+        status: "flagged",
+        hitRate: observed?.rate ?? null,
+        hitRateSource: observed?.source ?? null,
+        designedHitRate,
+        reason: `warm cache in a prefix: fresh run: ${reasons.join("; ")}; its latencies are not a cold cache's (reset the server's prefix cache between runs, e.g. VLLM_SERVER_DEV_MODE=1 for POST /reset_prefix_cache, or measure a warm cache on purpose with prefix: reuse)`,
+    };
+}
+/** The server's counters, else the usage's cached_tokens over the prompt tokens of the measured requests. */
+function observedHitRate(input) {
+    if (input.serverHitRate !== null)
+        return { rate: input.serverHitRate, source: "server" };
+    let prompt = 0;
+    let cached = 0;
+    for (const record of input.records) {
+        if (record.promptTokens === null || record.cachedTokens === null)
+            continue;
+        prompt += record.promptTokens;
+        cached += record.cachedTokens;
+    }
+    return prompt > 0 ? { rate: cached / prompt, source: "usage" } : null;
+}
+function describeSharing(sharing) {
+    switch (sharing.kind) {
+        case "none":
+            return "nothing";
+        case "groups":
+            return `a group's ${sharing.tokens}-token prefix after its first request`;
+        case "repeats":
+            return `each prompt again after ${sharing.every} requests`;
+        case "conversation":
+            return sharing.firstTurnTokens > 0
+                ? `each session's conversation so far, and ${sharing.firstTurnTokens} tokens of common system prompt`
+                : "each session's conversation so far";
+    }
+}
+/**
+ * The prompt tokens the requests share by design: what each could find cached from the requests before
+ * it in the same run, and never more than its own prompt.
+ */
+function designedSharedTokens(records, sharing) {
+    const own = (record, tokens) => Math.min(record.promptTokens ?? 0, tokens);
+    switch (sharing.kind) {
+        case "none":
+        case "unknown":
+            return 0;
+        case "groups": {
+            const seen = new Set();
+            let shared = 0;
+            for (const record of [...records].sort((a, b) => a.sentMs - b.sentMs)) {
+                if (record.prefixGroup === null)
+                    continue;
+                if (seen.has(record.prefixGroup))
+                    shared += own(record, sharing.tokens);
+                else
+                    seen.add(record.prefixGroup);
+            }
+            return shared;
+        }
+        case "repeats":
+            return records
+                .filter((record) => record.index >= sharing.every)
+                .reduce((sum, record) => sum + (record.promptTokens ?? 0), 0);
+        case "conversation": {
+            const sessions = new Map();
+            for (const record of records) {
+                if (record.session === undefined)
+                    continue;
+                const list = sessions.get(record.session.index) ?? [];
+                list.push(record);
+                sessions.set(record.session.index, list);
+            }
+            let shared = 0;
+            for (const list of sessions.values()) {
+                list.sort((a, b) => a.session.turn - b.session.turn || a.session.toolRound - b.session.toolRound);
+                list.forEach((record, i) => {
+                    const previous = list[i - 1];
+                    shared += own(record, previous === undefined
+                        ? sharing.firstTurnTokens
+                        : (previous.promptTokens ?? 0) + (previous.outputTokens ?? 0));
+                });
+            }
+            return shared;
+        }
+    }
+}
+function percent(value) {
+    return `${(value * 100).toFixed(1)}%`;
 }
 
 /**
@@ -44532,21 +44098,15 @@ function serverStarvedReasons(input) {
     ];
 }
 
-/** run.json from a run's facts (pure): metrics, load fidelity, the client-bound verdict, flags, conditions. */
 /**
  * Prompt tokens a session's first turn may legitimately find cached (the common system prompt and its
- * role token); null for a trace, whose first turns share prefix blocks by design.
+ * role token, as its kind declares); null where first turns share prefixes by design (a trace): no
+ * first-turn check then.
  */
-function sharedPrefixTokensOf(cell) {
-    const dataset = cell.dataset;
-    if (dataset.type === "sessions")
-        return dataset.shared_system_prompt > 0 && dataset.system_prompt_tokens > 0
-            ? dataset.system_prompt_tokens + 1
-            : 0;
-    if (dataset.type === "sharegpt_sessions")
-        return 0;
-    return null;
+function sharedPrefixTokensOf(sharing) {
+    return sharing.kind === "conversation" ? sharing.firstTurnTokens : null;
 }
+/** run.json from a run's facts (pure): metrics, load fidelity, the client-bound verdict, flags, conditions. */
 function assembleRunFile(facts) {
     const { context, workload, plan, records, dispatch: result } = facts;
     const { cell, config } = context;
@@ -44570,6 +44130,11 @@ function assembleRunFile(facts) {
             ? result.dispatched / sendWindowS
             : 0;
     const exactSchedule = cell.load.type === "rate" && plan.maxRequests !== null && plan.maxDurationMs === null;
+    // A trace on an open-loop load arrives on its own timestamps (times time_scale), not at the cell's
+    // rate: its target is the trace's own schedule, the sessions planned over their span (null when they
+    // all arrive at once, which no achieved rate can be checked against).
+    const replay = cell.load.type === "rate" && isTraceDataset(cell.dataset) ? traceReplay(cell, context.file) : null;
+    const targetRate = replay === null ? targetRateOf(plan) : replay.spanS > 0 ? replay.sessions / replay.spanS : null;
     // A session dataset's concurrency counts sessions: a session holds no connection in its think time or
     // tool latency, and a run of fewer sessions than its concurrency cannot reach it, so the check reads the
     // sessions the client held in flight at once against the sessions that got an answer.
@@ -44578,8 +44143,8 @@ function assembleRunFile(facts) {
         ? new Set(records.flatMap((record) => (record.ok && record.session ? [record.session.index] : []))).size
         : 0;
     const reasons = clientBoundReasons({
-        exactRate: exactSchedule && cell.load.type === "rate" && result.dispatched === plan.maxRequests
-            ? { target: cell.load.rate, achieved: achievedRate, requests: result.dispatched }
+        exactRate: exactSchedule && targetRate !== null && result.dispatched === plan.maxRequests
+            ? { target: targetRate, achieved: achievedRate, requests: result.dispatched }
             : null,
         scheduleLagP50Ms: lagSummary.p50,
         eventLoopLagP99Ms: facts.eventLoopLagP99Ms,
@@ -44600,14 +44165,29 @@ function assembleRunFile(facts) {
         notes.push(`${unscored.length} answers could not be scored and count as wrong (e.g. request ${unscored[0].index}: ${unscored[0].task.error})`);
     const usage = usageVerdict(records);
     notes.push(...usage.notes);
+    const unusable = [...usage.unusable];
     const server = withFiniteValues(summarizeServerMetrics(facts.scrapes));
+    const sharing = designedSharing(cell.dataset);
     const sessions = computeSessionMetrics(sorted, {
         durationS,
         slo: cell.slo,
-        sharedPrefixTokens: sharedPrefixTokensOf(cell),
+        sharedPrefixTokens: sharedPrefixTokensOf(sharing),
         serverHitRate: server?.prefix_cache_hit_rate ?? null,
     });
-    if (sessions?.contamination.flagged === true)
+    const cacheCheck = checkCacheState({
+        records: sorted,
+        policy: facts.prefix.policy,
+        sharing,
+        serverHitRate: server?.prefix_cache_hit_rate ?? null,
+        cacheReset: facts.prefix.cacheReset,
+        firstTurns: sessions?.contamination ?? null,
+    });
+    // A fresh run with a warm cache is unusable (below); a reuse run's contaminated first turns are noted.
+    if (cacheCheck.status === "flagged")
+        unusable.push(cacheCheck.reason);
+    else if (cacheCheck.status === "not-checked" && facts.prefix.policy === "fresh")
+        notes.push(`cache state not checked: ${cacheCheck.reason}`);
+    if (facts.prefix.policy === "reuse" && sessions?.contamination.flagged === true)
         notes.push(`${sessions.contamination.aboveSharedPrefix} of ${sessions.contamination.firstTurns} sessions' first turns were served from the prefix cache beyond the common system prompt: the cache held an earlier run's conversations (use prefix: fresh, or reset the server's cache)`);
     if (server !== null && (server.notFinite?.length ?? 0) > 0) {
         notes.push(`/metrics gave no finite number (NaN or Inf samples) for ${server.notFinite.join(", ")}: recorded as null`);
@@ -44633,11 +44213,16 @@ function assembleRunFile(facts) {
         cell: cell.name,
         run: facts.runIndex,
         ...(facts.side ? { side: facts.side } : {}),
+        serverStart: {
+            id: facts.serverStart.id,
+            startedAt: facts.serverStart.startedAt,
+            side: facts.side ?? null,
+        },
         startedAt: new Date(startedAtEpochMs).toISOString(),
         durationS,
         load: {
             type: cell.load.type,
-            targetRate: targetRateOf(plan),
+            targetRate,
             targetConcurrency,
             achievedRate,
             achievedConcurrencyMean: durationS > 0 ? busyMs / (durationS * 1000) : 0,
@@ -44653,6 +44238,7 @@ function assembleRunFile(facts) {
         },
         ...metrics,
         server,
+        cacheCheck,
         ...(sessions !== null
             ? {
                 sessions,
@@ -44677,7 +44263,7 @@ function assembleRunFile(facts) {
             cutShort,
             notes: crashed !== null ? [`server exited during the run: ${crashed}`, ...notes] : notes,
             ...(Object.keys(usage.counts).length > 0 ? { usageIssues: usage.counts } : {}),
-            ...(usage.unusable.length > 0 ? { unusableReasons: usage.unusable } : {}),
+            ...(unusable.length > 0 ? { unusableReasons: unusable } : {}),
         },
         prefix: facts.prefix,
         fingerprint: {
@@ -44806,6 +44392,7 @@ function writeRunOutputs(measurement, outcome) {
         notes: outcome.notes,
         prefix: outcome.prefix,
         serverFingerprint: outcome.serverFingerprint,
+        serverStart: outcome.serverStart,
         telemetry: telemetryRecord ? runTelemetry(telemetryRecord.summary) : null,
     });
     writeFileSync(join(dir, "run.json"), redact(`${JSON.stringify(runFile, null, 2)}\n`));
@@ -44929,4 +44516,4 @@ function firstRunsIn(outDir, cells, append) {
     return first;
 }
 
-export { ProbeStatusError as P, SessionCache as S, collectFingerprint as a, streamProgress as b, cleanupFromState as c, describeConnectionFailure as d, defaultServerStateFile as e, firstRunsIn as f, getServedModels as g, existingRunIndices as h, isUnauthorizedStatus as i, providerForConfig as p, runCells as r, silentProgress as s };
+export { ProbeStatusError as P, SessionCache as S, collectFingerprint as a, streamProgress as b, cleanupFromState as c, describeConnectionFailure as d, defaultServerStateFile as e, firstRunsIn as f, getServedModels as g, existingRunIndices as h, isUnauthorizedStatus as i, providerForConfig as p, runCells as r, silentProgress as s, undiciExports as u };

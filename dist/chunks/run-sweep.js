@@ -1,14 +1,14 @@
 import { writeFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
-import { b as estimateCapacity, f as capacityInterval, s as smallest, g as largest, h as runRecordFromRunFile, i as loadCurveOf, j as capacityRunsOf, k as capacityObjectivesOf, n as intervalLevel, o as searchSettingsOf } from './secrets.js';
-import { g as runFileSchema, i as capacityMaxRuns } from './session-metrics.js';
+import { b as estimateCapacity, f as capacityInterval, s as smallest, g as largest, h as loadCurveOf, i as capacityRunsOf, j as capacityObjectivesOf, k as intervalLevel, n as searchSettingsOf } from './secrets.js';
+import { h as runFileSchema, j as capacityMaxRuns } from './session-metrics.js';
 import { i as isSearchedCell } from './load.js';
-import { s as selectCells } from './select-cells.js';
+import { s as selectCells } from './interleaved.js';
+import { a as formatNumber, r as runRecordFromRunFile } from './format.js';
 import { I as InputError, t as toolVersion } from './version.js';
 import { r as runCells, S as SessionCache, h as existingRunIndices } from './run-cells.js';
 import { n as number, o as object, a as array, _ as _enum, l as literal, s as string } from './schemas.js';
 import { rm, mkdir, writeFile } from 'node:fs/promises';
-import { a as formatNumber } from './format.js';
 import { e as esc, d as drawnLoadFigures, c as chartsDirName, s as slug, l as loadCurveChart, h as htmlPage } from './report-html.js';
 
 /** Loads rounded to 3 significant digits (integers for concurrency), so nearby proposals repeat a load. */

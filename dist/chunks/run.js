@@ -1,16 +1,18 @@
 import { join, resolve, dirname } from 'node:path';
-import { g as getServedModels, P as ProbeStatusError, i as isUnauthorizedStatus, d as describeConnectionFailure, a as collectFingerprint, s as silentProgress, b as streamProgress, p as providerForConfig, e as defaultServerStateFile, f as firstRunsIn, r as runCells } from './run-cells.js';
+import { r as runCells, g as getServedModels, P as ProbeStatusError, i as isUnauthorizedStatus, d as describeConnectionFailure, a as collectFingerprint, s as silentProgress, b as streamProgress, e as defaultServerStateFile, f as firstRunsIn, p as providerForConfig } from './run-cells.js';
 import { writeFile } from 'node:fs/promises';
 import { r as readRunFile, e as externalEndpoint, c as collectJobSecrets } from './secrets.js';
 import { i as isExportFormat, e as exportFormatNames, a as exportFormats } from './export-formats.js';
-import { U as UsageError, t as toolVersion, I as InputError, F as FailureError, h as handleInterrupts, i as interactiveInterrupts } from './version.js';
+import { U as UsageError, t as toolVersion, I as InputError, F as FailureError, b as systemClock, h as handleInterrupts, i as interactiveInterrupts } from './version.js';
+import { s as selectCells } from './interleaved.js';
+import { J as deviceBlockLine } from './status.js';
+import { m as measureOnDevices } from './measure-on-devices.js';
 import { r as runSweepCells } from './run-sweep.js';
-import { t as templateView, l as loadConfig } from './load.js';
-import { s as selectCells } from './select-cells.js';
+import { t as templateView, l as loadConfig, b as serverKindFacts } from './load.js';
 import 'node:child_process';
 import 'node:fs';
 import 'node:url';
-import 'node:perf_hooks';
+import { b as reachedServerStart, c as serverStartIdProblem } from './server-start.js';
 import { p as parseCommandArgs, s as stringOption, i as integerOption } from './command.js';
 import { r as redactedIo, a as redactedError } from '../cli.js';
 import 'node:crypto';
@@ -20,6 +22,7 @@ import 'node:net';
 import './session-metrics.js';
 import './metric-names.js';
 import 'node:events';
+import 'node:perf_hooks';
 import 'node:assert';
 import 'node:http';
 import 'node:stream';
@@ -37,7 +40,6 @@ import 'node:timers';
 import 'node:dns';
 import './random.js';
 import './number-words.js';
-import './distributions.js';
 import './format.js';
 import './report-html.js';
 import './index.js';
@@ -91,6 +93,45 @@ async function writeRunExports(runs, exports, side) {
         ...(written.length > 0 ? [`wrote ${names} for ${written.length} run(s)`] : []),
         ...(skipped.length > 0 ? [`no ${names} for runs compare would not use: ${skipped.join(", ")}`] : []),
     ];
+}
+
+async function runCellsOnDevices(options) {
+    const { config, providerFor, ...rest } = options;
+    const selected = selectCells(config, options.cells).map((cell) => cell.name);
+    const runs = options.runs ?? config.repeats.min;
+    // `run --append`: each cell's runs numbered on after the ones already in its directory.
+    const offset = (cell) => options.firstRunByCell?.[cell] ?? 0;
+    const outputs = [];
+    const measureBlock = async (block) => {
+        const cells = block.cells ?? selected;
+        const firstRunByCell = Object.fromEntries(cells.map((cell) => [cell, offset(cell) + (block.firstRunByCell?.[cell] ?? block.firstRun)]));
+        if (block.device)
+            options.progress?.message(deviceBlockLine(block.device.spec, cells, block.runsByCell ?? block.runs));
+        const provider = providerFor(block.device);
+        try {
+            const result = await runCells({
+                ...rest,
+                config,
+                provider,
+                cells,
+                runs: block.runs,
+                firstRunByCell,
+                ...(block.runsByCell ? { runsByCell: block.runsByCell } : {}),
+            });
+            outputs.push(...result.runs);
+        }
+        finally {
+            await provider.stopAll();
+        }
+    };
+    await measureOnDevices({
+        sides: [{ side: "run", config }],
+        step: { firstRun: 0, runs, cells: options.cells ? selected : null },
+        config,
+        measureBlock: (_side, block) => measureBlock(block),
+        stopped: () => options.signal?.aborted === true,
+    });
+    return { runs: outputs };
 }
 
 /** Read for `--base-url` when neither --api-key-env nor server.api_key_env names a variable, in this order. */
@@ -163,6 +204,8 @@ function baseUrlProvider(options) {
             }
             return {
                 endpoint,
+                // Someone else's server: we cannot see it restart, so one start per process (or as declared).
+                start: reachedServerStart(baseUrl, options.clock ?? systemClock, options.serverStartId),
                 redact: redactor.redact,
                 fingerprint: () => collectFingerprint({
                     target,
@@ -208,6 +251,11 @@ Options:
                       ingests) and bencher (bencher.json, Bencher Metric Format); runs compare
                       would not use (interrupted, cut short, client-bound) get no pytorch/bencher
       --side LABEL    label written into run.json (e.g. baseline, candidate)
+      --server-start ID
+                      with --base-url or server.kind external: the id of the server's start
+                      recorded in run.json (serverStart.id); default: one start per invocation.
+                      Give invocations against one server left running the same ID, so compare
+                      knows their runs share a start (a server run starts records its own)
       --sweep         measure each selected cell over loads (docs/capacity.md): a capacity cell
                       is searched for the highest load meeting its SLOs (at most repeats.max
                       runs), a cell with sweep measures its loads; runs go to DIR/<cell>/run-<k>
@@ -222,6 +270,10 @@ Options:
                       cell is refused (exit 2) rather than overwritten
   -q, --quiet         no progress output
   -h, --help          show this help
+
+Devices: with runner.devices in the config, the cells are balanced over the devices and measured on
+them at once, one server per device, as the action measures (docs/run.md); with --base-url the
+devices are not used (a warning says so).
 
 Interrupts: on SIGINT or SIGTERM the run in progress stops sending, its requests in flight are
 recorded as cancelled (error kind "aborted"), its run.json is written with flags.interrupted (compare
@@ -246,6 +298,7 @@ const runCommand = {
             runs: { type: "string" },
             format: { type: "string" },
             side: { type: "string" },
+            "server-start": { type: "string" },
             quiet: { type: "boolean", short: "q" },
             append: { type: "boolean" },
             sweep: { type: "boolean" },
@@ -277,6 +330,14 @@ const runCommand = {
             cwd: io.cwd,
         });
         const config = loaded.config;
+        const serverStartId = stringOption(args, "server-start");
+        if (serverStartId !== undefined) {
+            const problem = serverStartIdProblem(serverStartId, "--server-start");
+            if (problem !== null)
+                throw new UsageError(problem);
+            if (baseUrl === undefined && serverKindFacts[config.server.kind].launchesProcess)
+                throw new UsageError(`--server-start names the start of a server run does not start (--base-url, or server.kind external); this config's server (kind ${config.server.kind}) is started by run, which records each of its starts`);
+        }
         // --base-url's key: --api-key-env NAME, else server.api_key_env, else VLLM_API_KEY, else OPENAI_API_KEY.
         const key = baseUrl === undefined
             ? null
@@ -295,27 +356,43 @@ const runCommand = {
         io = redactedIo(io, redact);
         const quiet = args.values.quiet === true;
         const progress = quiet ? silentProgress : streamProgress(io.stderr);
-        const managed = baseUrl === undefined
-            ? providerForConfig(config, {
-                env: { ...io.env },
-                interpolation: loaded.interpolation,
-                secrets,
-                // As the action does: a killed run's servers are stopped by the next start (server/cleanup.ts).
-                stateFile: defaultServerStateFile(io.env),
-                warn: (message) => progress.message(`warning: ${message}`),
-                progress: (line) => progress.message(line),
-            })
-            : null;
-        const provider = managed ??
-            baseUrlProvider({
-                baseUrl: baseUrl,
+        const providerOptions = {
+            env: { ...io.env },
+            interpolation: loaded.interpolation,
+            secrets,
+            // As the action does: a killed run's servers are stopped by the next start (server/cleanup.ts).
+            stateFile: defaultServerStateFile(io.env),
+            warn: (message) => progress.message(`warning: ${message}`),
+            progress: (line) => progress.message(line),
+            // An external server's start as --server-start names it (server/server-start.ts).
+            ...(serverStartId !== undefined ? { serverStartId } : {}),
+        };
+        // The servers the config starts: one per block of the device plan (app/run-on-devices.ts), each on
+        // its device when runner.devices names several.
+        const managed = new Set();
+        const managedFor = (device) => {
+            const provider = providerForConfig(config, { ...providerOptions, ...(device ? { device } : {}) });
+            managed.add(provider);
+            return provider;
+        };
+        const stopManaged = () => Promise.all([...managed].map((provider) => provider.stopAll()));
+        // Someone else's server: nothing of ours to stop after a block.
+        const external = baseUrl === undefined
+            ? null
+            : withoutStop(baseUrlProvider({
+                baseUrl,
                 ...(key ? { apiKey: key.apiKey, apiKeyVariable: key.variable } : {}),
                 model: config.model,
                 sampling: config.sampling,
                 env: io.env,
                 interpolation: loaded.interpolation,
                 secrets,
-            });
+                ...(serverStartId !== undefined ? { serverStartId } : {}),
+            }));
+        if (external !== null && config.runner.devices !== undefined)
+            progress.message(`warning: runner.devices (${config.runner.devices.join(", ")}) is not used with --base-url: the cells run one after the other on the server given`);
+        // --base-url's one server measures every cell; runner.devices places servers this command starts.
+        const measured = external === null ? config : { ...config, runner: { ...config.runner, devices: undefined } };
         // SIGINT/SIGTERM: stop sending, cancel what is in flight, write the files, stop the servers, exit
         // 130/143; a second signal kills the servers and exits at once (server/signals.ts).
         const interruption = handleInterrupts({
@@ -332,9 +409,8 @@ const runCommand = {
             progress.message(`--append: adding runs after the existing ones in ${outDir}: ${appended.map(([cell, first]) => `${cell} from run-${first}`).join(", ")}`);
         }
         try {
-            const result = await (args.values.sweep === true ? runSweepCells : runCells)({
-                config,
-                provider,
+            const common = {
+                config: measured,
                 outDir,
                 baseDir: dirname(loaded.path),
                 // The CLI's environment, for the external task commands (quality.tasks.external).
@@ -347,7 +423,15 @@ const runCommand = {
                 progress,
                 signal: interruption.signal,
                 ...(stallReportS !== undefined ? { stallReportMs: stallReportS * 1000 } : {}),
-            });
+            };
+            // A sweep's capacity and sweep cells are measured one server at a time (validate keeps them out
+            // of a config with runner.devices); fixed-load cells go through the device plan.
+            const result = args.values.sweep === true
+                ? await runSweepCells({ ...common, provider: external ?? managedFor(undefined) })
+                : await runCellsOnDevices({
+                    ...common,
+                    providerFor: (device) => external ?? managedFor(device),
+                });
             const cut = result.runs.filter((run) => run.file.flags.cutShort);
             const bound = result.runs.filter((run) => run.file.flags.clientBound);
             if (bound.length > 0) {
@@ -364,7 +448,7 @@ const runCommand = {
                 io.stdout.write(`wrote ${result.runs.length} run(s) to ${outDir}\n`);
             const signal = interruption.received();
             if (signal !== null) {
-                await managed?.stopAll();
+                await stopManaged();
                 io.stderr.write(`${interruptSummary(signal, result.runs, outDir)}\n`);
                 return interruption.exitCode();
             }
@@ -377,7 +461,7 @@ const runCommand = {
             const signal = interruption.received();
             if (signal !== null) {
                 // Interrupted while a server was starting (or stopping): the runs already written are all there is.
-                await managed?.stopAll();
+                await stopManaged();
                 const detail = error instanceof Error ? error.message : String(error);
                 io.stderr.write(`${detail.startsWith("interrupted by") ? detail : `interrupted by ${signal}: ${detail}`}; the runs finished before are kept in ${outDir}; the servers it started are stopped\n`);
                 return interruption.exitCode();
@@ -387,11 +471,15 @@ const runCommand = {
             throw redactedError(error, redact);
         }
         finally {
-            await managed?.stopAll();
+            await stopManaged();
             interruption.dispose();
         }
     },
 };
+/** A provider whose servers are not ours to stop (--base-url), as a block's provider. */
+function withoutStop(provider) {
+    return { ...provider, stopAll: async () => { } };
+}
 /** The one line an interrupted `run` ends with: what was kept, and where. */
 function interruptSummary(signal, runs, outDir) {
     const whole = runs.filter((run) => !run.file.flags.interrupted);

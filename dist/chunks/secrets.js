@@ -1,8 +1,9 @@
-import { d as describeMetric, m as metricSpecs, e as metricNames, c as latencyStatistics, b as latencyStatisticSpec, l as latencyPhases } from './metric-names.js';
-import { g as isSessionDataset, c as configLimits } from './load.js';
+import { f as metricNames, h as isGuardMetric, m as metricSpecs, d as describeMetric, j as metricsMeasuredIn, k as latencyMetricName, c as latencyStatistics, b as latencyStatisticSpec, l as latencyPhases } from './metric-names.js';
+import { h as isSessionDataset, c as configLimits } from './load.js';
 import { a as mulberry32, b as boxMuller } from './random.js';
-import { g as studentTCdf, s as studentTQuantile, a as normalQuantile, c as escapeCell, b as escapeHtml, e as escapeInline } from './distributions.js';
-import { M as defaultServerStartSeconds, b as serverStartsPerCell, N as interleavedStepStarts, O as nextLookAfter, p as percentileSorted, i as capacityMaxRuns, I as guardShareCount, n as sortNumbers, E as runFileSchemaVersion, g as runFileSchema, h as runFileInvariantIssues } from './session-metrics.js';
+import { o as fSurvival, p as studentTCdf, s as studentTQuantile, a as normalQuantile, m as binomialCdf, q as logGamma, t as maxServerStartIdLength, f as escapeCell, d as escapeHtml, e as escapeInline } from './server-start.js';
+import { K as defaultServerStartSeconds, b as serverStartsPerCell, L as interleavedStepStarts, M as nextLookAfter, p as percentileSorted, j as capacityMaxRuns, o as sortNumbers, E as runFileSchemaVersion, h as runFileSchema, i as runFileInvariantIssues } from './session-metrics.js';
+import { t as mannWhitney, u as hodgesLehmann, v as unknownSource, o as specDecodeValue, w as errorRate, x as assignServerStarts, y as summarizeServerStarts, r as runRecordFromRunFile, b as formatChange, j as formatIntervalOneLine, d as formatFractionAsPercent, g as formatP, e as formatMetricValue, k as formatValuePair, c as formatInterval } from './format.js';
 import { createHash } from 'node:crypto';
 import { stat, readdir, readFile } from 'node:fs/promises';
 import { join, basename, dirname } from 'node:path';
@@ -10,49 +11,169 @@ import { n as number, e as looseObject, a as array, u as union, l as literal, s 
 import { spawn } from 'node:child_process';
 import { mkdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { I as InputError, F as FailureError, g as terminateGroup, o as describeDockerCli, d as dockerExec, p as dockerSpawn, k as dockerCliOf } from './version.js';
-import { b as formatChange, j as formatIntervalOneLine, d as formatFractionAsPercent, g as formatP, e as formatMetricValue, k as formatValuePair, c as formatInterval } from './format.js';
 import { fileURLToPath } from 'node:url';
 
-function summarize(values) {
+/** One-sided level at which the starts' variance is taken to contradict the prior's. */
+const priorContradictionLevel = 0.1;
+function moments(sample) {
+    const { values, starts } = sample;
+    if (values.length !== starts.length)
+        throw new RangeError(`two-level: ${values.length} values but ${starts.length} start identities`);
+    const byStart = new Map();
+    values.forEach((value, i) => {
+        const key = starts[i];
+        const list = byStart.get(key);
+        if (list)
+            list.push(value);
+        else
+            byStart.set(key, [value]);
+    });
     const n = values.length;
-    let mean = 0;
-    for (const v of values)
-        mean += v;
-    mean /= n;
-    let ss = 0;
-    for (const v of values)
-        ss += (v - mean) ** 2;
-    return { n, mean, variance: n > 1 ? ss / (n - 1) : 0 };
+    const mean = values.reduce((sum, v) => sum + v, 0) / n;
+    let ssWithin = 0;
+    let ssBetween = 0;
+    let sumSquares = 0;
+    const groups = [];
+    for (const list of byStart.values()) {
+        const groupMean = list.reduce((sum, v) => sum + v, 0) / list.length;
+        for (const v of list)
+            ssWithin += (v - groupMean) ** 2;
+        ssBetween += list.length * (groupMean - mean) ** 2;
+        sumSquares += list.length * list.length;
+        groups.push({ n: list.length, mean: groupMean });
+    }
+    return { n, groups, mean, ssWithin, ssBetween, startCoefficient: n - sumSquares / n };
+}
+function sideLevels(m, floor, runPrior) {
+    const starts = m.groups.length;
+    const single = starts === m.n;
+    const startWeight = m.groups.reduce((sum, g) => sum + g.n * g.n, 0) / (m.n * m.n);
+    // Within starts, N − G df; a side of single-run starts has only its total spread (N − 1 df).
+    let df = single ? m.n - 1 : m.n - starts;
+    let variance = single ? (m.n > 1 ? m.ssBetween / (m.n - 1) : 0) : m.ssWithin / df;
+    if (runPrior && runPrior.df > 0) {
+        variance = (df * variance + runPrior.df * runPrior.variance) / (df + runPrior.df);
+        df += runPrior.df;
+    }
+    return {
+        runs: m.n,
+        starts,
+        startWeight,
+        runVariance: Math.max(variance, floor),
+        runVarianceDf: df,
+        singleRunStarts: single,
+        floored: variance < floor,
+    };
 }
 /**
- * Welch's unequal-variance t for candidate minus baseline. With extraVariance the Satterthwaite df
- * gets only the estimated components in its denominator.
+ * σ_s² from the start means of both sides (moments): E[SS between] = (G − 1)·σ_r² + c·σ_s² per side.
+ * Sides of single-run starts cannot separate the levels and are left out. Null when no side has two
+ * starts with a run-level estimate beside them.
  */
-function welch(baseline, candidate, options = {}) {
-    const b = summarize(baseline);
-    const c = summarize(candidate);
-    if (b.n < 2 || c.n < 2)
-        throw new RangeError(`Welch needs at least 2 values per side (got ${b.n} and ${c.n})`);
+function measuredStartVariance(sides) {
+    let numerator = 0;
+    let coefficient = 0;
+    let betweenDf = 0;
+    for (const { m, levels } of sides) {
+        if (levels.singleRunStarts || levels.starts < 2)
+            continue;
+        const g1 = levels.starts - 1;
+        numerator += m.ssBetween - g1 * levels.runVariance;
+        coefficient += m.startCoefficient;
+        betweenDf += g1;
+    }
+    if (betweenDf === 0 || coefficient <= 0)
+        return null;
+    // Its degrees of freedom are the starts' (G − 1 a side): for balanced starts the variance of a side's
+    // mean, σ_s²/G + σ_r²/N, is exactly the start means' mean square / G, with G − 1 df. (Satterthwaite's
+    // df of the moment difference alone collapse towards 1 when σ_s² is near 0, which would let the prior
+    // outweigh many starts that agree.)
+    return { variance: Math.max(0, numerator / coefficient), df: betweenDf };
+}
+/**
+ * Welch's test of candidate minus baseline on per-run values grouped by server start, with both levels
+ * of the noise in the variance of each side's mean. With every run its own start it is Welch's test on
+ * the runs (plus nothing); with one start per side the prior's start variance is added to each side.
+ */
+function twoLevelWelch(baseline, candidate, options = {}) {
+    if (baseline.values.length < 2 || candidate.values.length < 2)
+        throw new RangeError(`two-level Welch needs at least 2 values per side (got ${baseline.values.length} and ${candidate.values.length})`);
     const floor = options.varianceFloor ?? 0;
-    const prior = options.baselineVariancePrior;
-    const pooledDf = prior && prior.df > 0 ? b.n - 1 + prior.df : b.n - 1;
-    const baselineVariance = prior && prior.df > 0 ? ((b.n - 1) * b.variance + prior.df * prior.variance) / pooledDf : b.variance;
-    const vb = Math.max(baselineVariance, floor) / b.n;
-    const vc = Math.max(c.variance, floor) / c.n;
+    const mb = moments(baseline);
+    const mc = moments(candidate);
+    const lb = sideLevels(mb, floor, options.baselineVariancePrior);
+    const lc = sideLevels(mc, floor);
+    const measured = measuredStartVariance([
+        { m: mb, levels: lb },
+        { m: mc, levels: lc },
+    ]);
+    const prior = options.startPrior && options.startPrior.df > 0 ? options.startPrior : null;
+    // A prior the starts contradict (their variance significantly above it: one-sided F at 10%) is not
+    // pooled: the runner got noisier than believed, so the starts' own estimate stands, with its df.
+    const contradicted = prior !== null &&
+        measured !== null &&
+        measured.variance > prior.variance &&
+        (prior.variance <= 0 ||
+            fSurvival(measured.variance / prior.variance, measured.df, prior.df) < priorContradictionLevel);
+    const usedPrior = contradicted ? null : prior;
+    const measuredDf = measured?.df ?? 0;
+    const priorDf = usedPrior?.df ?? 0;
+    const startDf = measuredDf + priorDf;
+    const startVariance = startDf > 0
+        ? (measuredDf * (measured?.variance ?? 0) + priorDf * (usedPrior?.variance ?? 0)) / startDf
+        : 0;
+    // A side of single-run starts carries σ_s² inside its total run variance already.
+    const startWeightOf = (levels) => (levels.singleRunStarts ? 0 : levels.startWeight);
+    const startPart = (startWeightOf(lb) + startWeightOf(lc)) * startVariance;
+    const vb = lb.runVariance / lb.runs;
+    const vc = lc.runVariance / lc.runs;
+    const runPart = vb + vc;
     const extra = options.extraVariance ?? 0;
-    const variance = vb + vc + extra;
-    const difference = c.mean - b.mean;
-    const denominator = (vb * vb) / pooledDf + (vc * vc) / (c.n - 1);
-    // All-identical runs on both sides (a deterministic simulator) leave no estimated variance.
+    const variance = startPart + runPart + extra;
+    // Satterthwaite over the estimated components; the extra variance is treated as known.
+    let denominator = 0;
+    if (lb.runVarianceDf > 0)
+        denominator += (vb * vb) / lb.runVarianceDf;
+    if (lc.runVarianceDf > 0)
+        denominator += (vc * vc) / lc.runVarianceDf;
+    if (startPart > 0 && startDf > 0)
+        denominator += (startPart * startPart) / startDf;
     const df = denominator > 0 ? (variance * variance) / denominator : Number.POSITIVE_INFINITY;
+    const difference = mc.mean - mb.mean;
     const standardError = Math.sqrt(variance);
     const t = standardError > 0
         ? difference / standardError
         : difference === 0
             ? 0
             : Math.sign(difference) * Number.POSITIVE_INFINITY;
-    return { difference, standardError, df, t };
+    return {
+        difference,
+        standardError,
+        df,
+        t,
+        baseline: lb,
+        candidate: lc,
+        startVariance,
+        startVarianceDf: startDf,
+        measuredStartVariance: measured,
+        priorContradicted: contradicted,
+        startPart,
+        runPart,
+    };
 }
+/**
+ * The share of σ_s² that stays in a side's mean of `runs` runs measured in starts of `perStart` runs
+ * (the last start may be shorter): Σ n_g² / N². One start: 1; every run its own start: 1/N.
+ */
+function startWeightFor(runs, perStart) {
+    if (runs <= 0)
+        return 1;
+    const k = Math.max(1, Math.min(runs, Math.floor(perStart)));
+    const full = Math.floor(runs / k);
+    const rest = runs - full * k;
+    return (full * k * k + rest * rest) / (runs * runs);
+}
+
 /** One-sided p for H0: difference <= margin (large when the data say "not above the margin"). */
 function pAbove(result, margin = 0) {
     if (result.standardError === 0)
@@ -79,19 +200,25 @@ function logRatioTest(baseline, candidate, options) {
     const lb = baseline.map(Math.log);
     const lc = candidate.map(Math.log);
     const floor = (options.minRunSd ?? 0) ** 2;
-    const raw = welch(lb, lc, {
+    const ownStarts = (prefix, n) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+    const levels = twoLevelWelch({ values: lb, starts: options.starts?.baseline ?? ownStarts("b", lb.length) }, { values: lc, starts: options.starts?.candidate ?? ownStarts("c", lc.length) }, {
         extraVariance: options.extraVariance ?? 0,
         varianceFloor: floor,
+        ...(options.startPrior ? { startPrior: options.startPrior } : {}),
         ...(options.baselineVariancePrior ? { baselineVariancePrior: options.baselineVariancePrior } : {}),
     });
+    const raw = {
+        difference: levels.difference,
+        standardError: levels.standardError,
+        df: levels.df,
+        t: levels.t,
+    };
     const sign = options.higherIsBetter ? -1 : 1;
     const oriented = { ...raw, difference: sign * raw.difference};
     const margin = Math.log(1 + options.tolerance);
     const [lo, hi] = interval(raw, options.alphaEachSide);
     // The oriented interval is the raw one, mirrored for higher-is-better metrics.
     const [wLo, wHi] = sign > 0 ? [lo, hi] : [-hi, -lo];
-    const vb = summarize(lb).variance;
-    const vc = summarize(lc).variance;
     return {
         ratio: Math.exp(raw.difference),
         worse: oriented.difference,
@@ -104,9 +231,10 @@ function logRatioTest(baseline, candidate, options) {
         pWithinTolerance: pBelow(oriented, margin),
         ratioInterval: [Math.exp(lo), Math.exp(hi)],
         worseInterval: [wLo, wHi],
-        baselineVariance: Math.max(vb, floor),
-        candidateVariance: Math.max(vc, floor),
-        floored: vb < floor || vc < floor,
+        baselineVariance: levels.baseline.runVariance,
+        candidateVariance: levels.candidate.runVariance,
+        floored: levels.baseline.floored || levels.candidate.floored,
+        levels,
     };
 }
 /** One-sided bound of the oriented difference at level `alpha` (lower: worse − t·se; upper: +). */
@@ -135,7 +263,17 @@ const plannedPower = 0.9;
 function standardErrorAt(input) {
     return Math.sqrt(input.baselineVariance / input.baselineRuns +
         input.candidateVariance / input.candidateRuns +
-        input.extraVariance);
+        input.extraVariance +
+        startPartAt(input));
+}
+/** The start level's part of the variance of the difference at these run counts (stats/two-level.ts). */
+function startPartAt(input) {
+    const start = input.start;
+    if (!start || start.startVariance <= 0)
+        return 0;
+    const baselineWeight = start.fixedWeights?.baseline ?? startWeightFor(input.baselineRuns, start.runsPerStart);
+    const candidateWeight = start.fixedWeights?.candidate ?? startWeightFor(input.candidateRuns, start.runsPerStart);
+    return start.startVariance * (baselineWeight + candidateWeight);
 }
 /**
  * Minimum detectable effect: the smallest true relative worsening that this run count blocks with
@@ -232,6 +370,416 @@ function appendAll(target, items) {
 }
 
 /**
+ * One-sided exact conditional test for "the candidate fails more often": given k failures in total,
+ * under H0 (same rate) the candidate's share is Binomial(k, n_c / (n_b + n_c)). Works with zero
+ * failures, where a log-scale test cannot.
+ */
+function errorIncreaseP(baseline, candidate) {
+    const k = baseline.failed + candidate.failed;
+    if (k === 0 || candidate.total === 0 || baseline.total === 0)
+        return 1;
+    const share = candidate.total / (baseline.total + candidate.total);
+    // P(X >= k_c) = 1 − P(X <= k_c − 1)
+    return 1 - binomialCdf(candidate.failed - 1, k, share);
+}
+/**
+ * The smallest p `errorIncreaseP` can attain given its conditioning (the k failures in total): all k
+ * on the candidate's side, share^k; 1 without a failure. For the gated family's Tarone refinement.
+ */
+function errorIncreaseMinP(baseline, candidate) {
+    const k = baseline.failed + candidate.failed;
+    if (k === 0 || candidate.total === 0 || baseline.total === 0)
+        return 1;
+    return (candidate.total / (baseline.total + candidate.total)) ** k;
+}
+function logChoose(n, k) {
+    return logGamma(n + 1) - logGamma(k + 1) - logGamma(n - k + 1);
+}
+/**
+ * One-sided Fisher exact test of "the candidate's share is higher": given the counted requests of both
+ * sides together (k of n_b + n_c), the candidate's count is hypergeometric under H0 (same share), and
+ * p = P(X ≥ x_c). Exact for shares of any size (the binomial form of `errorIncreaseP` holds only for
+ * rare events). `minP` is the smallest p this conditioning allows (all of k on the candidate's side as
+ * far as it can hold them): 1 when the count is forced (no event, or every request counted), so such a
+ * test can never reject.
+ */
+function shareIncreaseP(baseline, candidate) {
+    const n = baseline.total + candidate.total;
+    const k = baseline.count + candidate.count;
+    if (baseline.total === 0 || candidate.total === 0)
+        return { p: 1, minP: 1 };
+    const low = Math.max(0, k - baseline.total);
+    const high = Math.min(k, candidate.total);
+    const logDenominator = logChoose(n, candidate.total);
+    const term = (x) => Math.exp(logChoose(k, x) + logChoose(n - k, candidate.total - x) - logDenominator);
+    // P(X >= from), summed from the nearer end (the lower tail's complement below the mean).
+    const tail = (from) => {
+        let sum = 0;
+        if (from > (k * candidate.total) / n) {
+            for (let x = high; x >= from; x--)
+                sum += term(x);
+            return Math.min(1, sum);
+        }
+        for (let x = low; x < from; x++)
+            sum += term(x);
+        return Math.min(1, Math.max(0, 1 - sum));
+    };
+    const x = Math.max(low, Math.min(high, candidate.count));
+    return { p: x <= low ? 1 : tail(x), minP: high <= low ? 1 : tail(high) };
+}
+
+/** The server start a run was measured on; a run that says none is its own start. */
+function startOf(run) {
+    return run.serverStart?.id ?? `run:${run.source}:${run.run ?? ""}`;
+}
+/**
+ * Stage 3: the per-metric drafts of one compared cell: the test on per-run logs (or the pooled error
+ * count), a stand-in percentile for one the inputs lack, and the reasons a check is forced. Metrics absent
+ * from every input and not gated get no draft.
+ */
+function draftsForCell(compared, settings, warnings) {
+    const { base, cand } = compared;
+    const runs = [...base, ...cand];
+    const drafts = [];
+    for (const metric of metricNames) {
+        // The guards are a family of their own (guards.ts), never traded against speed.
+        if (isGuardMetric(metric))
+            continue;
+        // The floor counts the requests the metric's value summarises (a depth bucket's, not the run's).
+        const fewestCompleted = smallest(runs.map((run) => Math.min(run.requests.completed, run.metricRequests?.[metric] ?? Number.POSITIVE_INFINITY)));
+        const draft = metricDraft(compared, metric, fewestCompleted, settings, warnings);
+        if (draft !== null)
+            drafts.push(draft);
+    }
+    return drafts;
+}
+function metricDraft({ cell, base, cand, tooFew }, metric, fewestCompleted, { gate, gatedSet: configured, passAlpha, driftVarianceFor, advisoryCells, baselineVariancePriorFor, startPriorFor, }, warnings) {
+    const gatedSet = advisoryCells?.has(cell) ? new Set() : configured;
+    const higher = metricSpecs[metric].higherIsBetter;
+    const tolerance = toleranceFor(gate, metric);
+    const runs = { baseline: base.length, candidate: cand.length };
+    if (metricSpecs[metric].judged === "pooled-failures") {
+        return pooledCountDraft(cell, metric, base, cand, gatedSet.has(metric), tolerance, gate.error_rate_limit);
+    }
+    let b = metricValues(base, metric);
+    let c = metricValues(cand, metric);
+    const draft = {
+        cell,
+        metric,
+        gated: gatedSet.has(metric),
+        higherIsBetter: higher,
+        tolerance,
+        baseline: null,
+        candidate: null,
+        ratio: null,
+        ci: null,
+        worse: null,
+        pWorse: null,
+        pBetter: null,
+        pWithinTolerance: null,
+        pBeyond: null,
+        pBetterBeyond: null,
+        test: null,
+        judgedOn: null,
+        forced: null,
+        unfixable: null,
+        notes: [],
+        runs,
+        crossCheck: null,
+        variances: null,
+        noise: null,
+    };
+    const absent = (v) => v.values.length === 0 && v.nonPositive === 0;
+    let statistic = metricSpecs[metric].minRequests;
+    if (absent(b) && absent(c)) {
+        // Absent from every input: vLLM's `--metric-percentiles` defaults to 99, so p95 is often missing.
+        if (!draft.gated)
+            return null;
+        // A session metric is measured by a session dataset's cells only, a fan-out metric by those with
+        // fan-outs (docs/workloads.md): a cell without that part has none to gate, which is no gap in its inputs.
+        const part = metricSpecs[metric].measuredIn;
+        if (part !== undefined && withoutPart(base, part) && withoutPart(cand, part))
+            return null;
+        // Nor is acceptance a gap where neither side's server speculates (docs/metrics.md).
+        if (metricSpecs[metric].source.kind === "spec-decode")
+            return null;
+        const substitute = judgeOnStandIn(draft, base, cand, warnings);
+        if (substitute === null)
+            return draft;
+        b = metricValues(base, substitute);
+        c = metricValues(cand, substitute);
+        statistic = metricSpecs[substitute].minRequests;
+    }
+    draft.baseline = b.values.length > 0 ? geometricMean(b.values) : null;
+    draft.candidate = c.values.length > 0 ? geometricMean(c.values) : null;
+    if (draft.gated && statistic !== null && fewestCompleted < gate.min_requests[statistic]) {
+        const why = `gating ${statistic} needs >= ${gate.min_requests[statistic]} successful requests in every run (fewest: ${fewestCompleted})`;
+        if (draft.judgedOn !== null) {
+            // A stand-in for a gated metric must not turn into an advisory one: that would let it pass.
+            draft.forced = "inconclusive";
+            draft.unfixable = `${describeMetric(metric)} is missing and its stand-in cannot be gated: ${why}`;
+            draft.notes.push(why);
+            return draft;
+        }
+        draft.gated = false;
+        draft.notes.push(`advisory: ${why}`);
+    }
+    if (b.missing + c.missing + b.nonPositive + c.nonPositive > 0) {
+        draft.forced = "inconclusive";
+        const note = `missing or zero in ${b.missing + b.nonPositive} baseline and ${c.missing + c.nonPositive} candidate runs`;
+        draft.notes.push(note);
+        // Those runs stay in the sample, so more runs cannot fill the gap.
+        draft.unfixable = `${describeMetric(metric)} is ${note} of cell "${cell}"`;
+        return draft;
+    }
+    if (tooFew) {
+        draft.forced = "inconclusive";
+        draft.ratio = draft.candidate / draft.baseline;
+        draft.notes.push("fewer than 2 usable runs on a side");
+        return draft;
+    }
+    const judged = draft.judgedOn ?? metric;
+    testOnRunLogs(draft, b, c, {
+        extraVariance: driftVarianceFor(metric),
+        minRunSd: gate.min_run_sd,
+        passAlpha,
+        baselineVariancePrior: baselineVariancePriorFor?.(cell, judged),
+        startPrior: startPriorFor?.(cell, judged),
+    });
+    return draft;
+}
+/**
+ * A gated metric in none of the inputs: the nearest percentile every run has stands in for it (noted and
+ * warned), or the check is forced inconclusive, for good, when there is none. Returns the stand-in.
+ */
+function judgeOnStandIn(draft, base, cand, warnings) {
+    const { cell, metric } = draft;
+    const substitute = fallbackPercentile(metric, base, cand);
+    const flag = "add --metric-percentiles 95,99 (or --save-detailed) to vllm bench serve";
+    if (substitute === null) {
+        draft.forced = "inconclusive";
+        draft.unfixable = `${describeMetric(metric)} is in none of the inputs; ${flag}`;
+        draft.notes.push(`not in the inputs; ${flag}`);
+        warnings.push(`${describeMetric(metric)} is gated but not in the inputs of cell "${cell}", so the cell cannot pass: ${flag}`);
+        return null;
+    }
+    draft.judgedOn = substitute;
+    draft.notes.push(`judged on ${describeMetric(substitute)}: the inputs have no ${describeMetric(metric)}; ${flag}`);
+    warnings.push(`${describeMetric(metric)} is not in the inputs of cell "${cell}"; it was judged on ${describeMetric(substitute)} instead (${flag})`);
+    return substitute;
+}
+/** The test on per-run logs (both levels: runs and server starts), with the rank tests as a cross-check from 5 runs a side: fills the draft. */
+function testOnRunLogs(draft, baseline, candidate, options) {
+    const { extraVariance, minRunSd, passAlpha, baselineVariancePrior, startPrior } = options;
+    const test = logRatioTest(baseline.values, candidate.values, {
+        higherIsBetter: draft.higherIsBetter,
+        tolerance: draft.tolerance,
+        alphaEachSide: passAlpha,
+        extraVariance,
+        minRunSd,
+        starts: { baseline: baseline.starts, candidate: candidate.starts },
+        ...(baselineVariancePrior ? { baselineVariancePrior } : {}),
+        ...(startPrior ? { startPrior } : {}),
+    });
+    draft.test = test;
+    draft.ratio = test.ratio;
+    draft.ci = test.ratioInterval;
+    draft.worse = test.worse;
+    draft.pWorse = test.pWorse;
+    draft.pBetter = test.pBetter;
+    draft.pBeyond = test.pBeyondTolerance;
+    draft.pBetterBeyond = test.pBetterBeyondTolerance;
+    draft.pWithinTolerance = test.pWithinTolerance;
+    if (test.floored)
+        draft.notes.push(`runs nearly identical: run-to-run sd floored at ${minRunSd} (gate.min_run_sd)`);
+    const levels = test.levels;
+    const sharedStarts = !levels.baseline.singleRunStarts || !levels.candidate.singleRunStarts;
+    draft.variances = {
+        baseline: test.baselineVariance,
+        candidate: test.candidateVariance,
+        extra: extraVariance,
+        start: sharedStarts ? levels.startVariance : 0,
+        startWeights: {
+            baseline: levels.baseline.singleRunStarts ? 0 : levels.baseline.startWeight,
+            candidate: levels.candidate.singleRunStarts ? 0 : levels.candidate.startWeight,
+        },
+    };
+    draft.noise = noiseLevels(levels, sharedStarts, startPrior);
+    if (baseline.values.length >= 5 && candidate.values.length >= 5) {
+        const mwu = mannWhitney(candidate.values, baseline.values);
+        const hl = hodgesLehmann(baseline.values.map(Math.log), candidate.values.map(Math.log));
+        draft.crossCheck = {
+            mannWhitneyP: draft.higherIsBetter ? mwu.pLess : mwu.pGreater,
+            hodgesLehmannRatio: Math.exp(hl.shift),
+        };
+    }
+}
+/**
+ * The start level of a draft's projections (stats/metric-test.ts StartProjection): future runs in starts
+ * of `runsPerStart`; a stored baseline keeps its measured share; `current`: both sides as measured.
+ */
+function startProjectionOf(draft, runsPerStart, how) {
+    const v = draft.variances;
+    if (!v || v.start <= 0)
+        return undefined;
+    const fixedWeights = how === "current"
+        ? { baseline: v.startWeights.baseline, candidate: v.startWeights.candidate }
+        : how === "stored"
+            ? { baseline: v.startWeights.baseline }
+            : undefined;
+    return { startVariance: v.start, runsPerStart, ...(fixedWeights ? { fixedWeights } : {}) };
+}
+function noiseLevels(levels, sharedStarts, prior) {
+    const measured = levels.measuredStartVariance !== null;
+    const withPrior = prior !== undefined && prior.df > 0 && !levels.priorContradicted;
+    const basis = !sharedStarts
+        ? "fresh"
+        : measured && withPrior
+            ? "measured+prior"
+            : measured
+                ? "measured"
+                : withPrior
+                    ? "prior"
+                    : "none";
+    const total = levels.standardError ** 2;
+    return {
+        starts: { baseline: levels.baseline.starts, candidate: levels.candidate.starts },
+        startSd: sharedStarts ? Math.sqrt(levels.startVariance) : 0,
+        startDf: sharedStarts ? levels.startVarianceDf : 0,
+        startBasis: basis,
+        priorSource: sharedStarts && withPrior ? prior.source : null,
+        ...(levels.priorContradicted ? { priorContradicted: true } : {}),
+        runSd: {
+            baseline: Math.sqrt(levels.baseline.runVariance),
+            candidate: Math.sqrt(levels.candidate.runVariance),
+        },
+        startShare: total > 0 ? levels.startPart / total : 0,
+    };
+}
+function toleranceFor(gate, metric) {
+    return gate.metric_tolerance[metric] ?? gate.tolerance;
+}
+function geometricMean(values) {
+    let sum = 0;
+    for (const v of values)
+        sum += Math.log(v);
+    return Math.exp(sum / values.length);
+}
+/**
+ * Runs without that part (a cell of single requests or vLLM's results have no sessions; sessions without
+ * fan_out no fan-outs): every metric of the part is missing.
+ */
+function withoutPart(runs, part) {
+    const names = metricsMeasuredIn(part);
+    return runs.every((run) => names.every((name) => run.metrics[name] == null));
+}
+function metricValues(runs, metric) {
+    const values = [];
+    const starts = [];
+    let missing = 0;
+    let nonPositive = 0;
+    for (const run of runs) {
+        const value = run.metrics[metric];
+        if (value === undefined || value === null || !Number.isFinite(value))
+            missing++;
+        else if (value <= 0)
+            nonPositive++;
+        else {
+            values.push(value);
+            starts.push(startOf(run));
+        }
+    }
+    return { values, starts, missing, nonPositive };
+}
+/** A pooled count's draft (error_rate, malformed_tool_call_share); null when neither side has anything to count. */
+function pooledCountDraft(cell, metric, base, cand, gated, tolerance, limit) {
+    // The pooled count: failed of all requests, or malformed of all tool calls.
+    const toolCalls = metricSpecs[metric].source.kind === "malformed-tool-calls";
+    const counts = (run) => toolCalls
+        ? {
+            failed: run.toolCalls?.malformed ?? 0,
+            total: (run.toolCalls?.wellFormed ?? 0) + (run.toolCalls?.malformed ?? 0),
+        }
+        : { failed: run.requests.failed, total: run.requests.total };
+    const pool = (runs) => runs.reduce((acc, run) => {
+        const count = counts(run);
+        return { failed: acc.failed + count.failed, total: acc.total + count.total };
+    }, { failed: 0, total: 0 });
+    const b = pool(base);
+    const c = pool(cand);
+    // No tool call on either side: nothing to judge (a workload without tools).
+    if (toolCalls && b.total === 0 && c.total === 0 && !gated)
+        return null;
+    const baseRate = b.total > 0 ? b.failed / b.total : null;
+    const candRate = c.total > 0 ? c.failed / c.total : null;
+    const pWorse = errorIncreaseP(b, c);
+    const pBetter = errorIncreaseP(c, b);
+    const draft = {
+        cell,
+        metric,
+        gated,
+        higherIsBetter: metricSpecs[metric].higherIsBetter,
+        tolerance,
+        baseline: baseRate,
+        candidate: candRate,
+        ratio: baseRate !== null && candRate !== null && baseRate > 0 ? candRate / baseRate : null,
+        ci: null,
+        // Orientation for the shared rule: beyond tolerance only when the rate rose by more than δ relative.
+        worse: baseRate !== null && candRate !== null ? Math.log((candRate + 1e-12) / (baseRate + 1e-12)) : null,
+        pWorse,
+        pBetter,
+        // No estimate of run-to-run spread for a pooled count: "no change" means no significant increase.
+        pWithinTolerance: null,
+        pBeyond: pWorse,
+        pBetterBeyond: pBetter,
+        minPBeyond: errorIncreaseMinP(b, c),
+        minPBetterBeyond: errorIncreaseMinP(c, b),
+        test: null,
+        judgedOn: null,
+        forced: null,
+        unfixable: null,
+        notes: [],
+        runs: { baseline: base.length, candidate: cand.length },
+        crossCheck: null,
+        variances: null,
+        noise: null,
+    };
+    if (!toolCalls && candRate !== null && candRate > limit) {
+        // A candidate that fails more requests than allowed cannot pass on latency: always blocking.
+        draft.gated = true;
+        draft.forced = "regression";
+        draft.notes.push(`candidate error rate ${(candRate * 100).toFixed(2)}% is above the ${(limit * 100).toFixed(2)}% limit`);
+    }
+    if (b.total === 0 || c.total === 0) {
+        const what = toolCalls ? "tool calls" : "requests";
+        draft.forced = "inconclusive";
+        draft.notes.push(`no ${what} recorded on a side`);
+        if (b.total === 0)
+            draft.unfixable = `no baseline ${what} recorded in cell "${cell}"`;
+    }
+    return draft;
+}
+/** Nearest percentile of the same phase that every run on both sides has (p95 → p99, then p90). */
+const fallbackOrder = {
+    p90: ["p95", "p99"],
+    p95: ["p99", "p90"],
+    p99: ["p99_9", "p95"],
+    p99_9: ["p99"],
+};
+function fallbackPercentile(metric, base, cand) {
+    const source = metricSpecs[metric].source;
+    if (source.kind !== "latency")
+        return null;
+    for (const statistic of fallbackOrder[source.statistic] ?? []) {
+        const other = latencyMetricName(source.phase, statistic);
+        const complete = (runs) => metricValues(runs, other).values.length === runs.length;
+        if (complete(base) && complete(cand))
+            return other;
+    }
+    return null;
+}
+
+/**
  * The one redaction function. Secrets must never reach a file we keep or upload (logs are artifacts;
  * GitHub's masking covers only the job log), a message or the PR comment. A redactor replaces every
  * known secret value wherever it appears in a text, and also the forms the value takes once encoded
@@ -299,6 +847,261 @@ function redactValue(value, redactor) {
 }
 /** Names that look like credentials; their values are redacted whether or not a config reads them. */
 const credentialName = /TOKEN|SECRET|PASSWORD|API_KEY|APIKEY|PRIVATE/i;
+
+/**
+ * Multiplicity adjustments returning adjusted p-values in input order, so a hypothesis is rejected at
+ * level α exactly when its adjusted p <= α.
+ */
+/** Holm step-down: family-wise error control under any dependence (the blocking family). */
+function holmAdjust(pValues) {
+    const m = pValues.length;
+    const order = pValues.map((p, i) => ({ p, i })).sort((a, b) => a.p - b.p);
+    const adjusted = new Array(m).fill(1);
+    let running = 0;
+    order.forEach(({ p, i }, rank) => {
+        running = Math.max(running, Math.min(1, (m - rank) * p));
+        adjusted[i] = running;
+    });
+    return adjusted;
+}
+/** Benjamini-Hochberg step-up: false-discovery-rate control for the advisory metrics. */
+function bhAdjust(pValues) {
+    const m = pValues.length;
+    const order = pValues.map((p, i) => ({ p, i })).sort((a, b) => b.p - a.p);
+    const adjusted = new Array(m).fill(1);
+    let running = 1;
+    order.forEach(({ p, i }, index) => {
+        const rank = m - index;
+        running = Math.min(running, Math.min(1, (m * p) / rank));
+        adjusted[i] = running;
+    });
+    return adjusted;
+}
+/**
+ * The graph's adjusted p-values, in input order: hypothesis j is rejected at level α exactly when its
+ * adjusted p <= α (Bretz et al. 2009: at each step the open hypothesis with the smallest
+ * p / weight is rejected, its adjusted p the running maximum of those ratios, then the graph is updated).
+ * Holm is the graph with equal weights 1/m and edges 1/(m − 1) between every pair.
+ */
+function graphAdjust(pValues, graph) {
+    const n = pValues.length;
+    if (graph.weights.length !== n || graph.transitions.length !== n)
+        throw new RangeError(`graphAdjust: ${n} p-values, ${graph.weights.length} weights, ${graph.transitions.length} rows`);
+    const weights = Float64Array.from(graph.weights);
+    let edges = graph.transitions.map((row) => Float64Array.from(row));
+    const open = new Array(n).fill(true);
+    const adjusted = new Array(n).fill(1);
+    let running = 0;
+    for (let step = 0; step < n; step++) {
+        let chosen = -1;
+        let smallest = Number.POSITIVE_INFINITY;
+        for (let i = 0; i < n; i++) {
+            if (!open[i] || weights[i] <= 0)
+                continue;
+            const ratio = pValues[i] / weights[i];
+            if (ratio < smallest) {
+                smallest = ratio;
+                chosen = i;
+            }
+        }
+        // Every open hypothesis left has an adjusted p of 1 (the ratios only grow from here, capped at 1).
+        if (chosen < 0 || smallest >= 1)
+            break;
+        running = Math.max(running, smallest);
+        adjusted[chosen] = running;
+        open[chosen] = false;
+        const j = chosen;
+        const from = edges[j];
+        const next = edges.map((row) => Float64Array.from(row));
+        for (let l = 0; l < n; l++) {
+            if (!open[l])
+                continue;
+            weights[l] += weights[j] * from[l];
+            const row = edges[l];
+            const loop = row[j] * from[l];
+            for (let k = 0; k < n; k++) {
+                if (k === l || !open[k])
+                    next[l][k] = 0;
+                else
+                    next[l][k] = loop < 1 ? (row[k] + row[j] * from[k]) / (1 - loop) : 0;
+            }
+        }
+        weights[j] = 0;
+        edges = next;
+    }
+    return adjusted;
+}
+
+/** `{ start }` when there is a start level to project, else nothing (exactOptionalPropertyTypes). */
+function withStart(start) {
+    return start === undefined ? {} : { start };
+}
+/** The gated drafts that have tests against the tolerance: the speed checks' part of the gated family. */
+function familyDrafts(drafts) {
+    return drafts.filter((d) => d.gated && d.forced === null && d.pBeyond !== null && d.pBetterBeyond !== null);
+}
+/** The group key of a family and metric (compare/gated-family.ts groups by it). */
+function familyGroupKey(group) {
+    return `${group.family}\u0000${group.metric}`;
+}
+/**
+ * The gated family's members of those drafts (compare/gated-family.ts). A check tested on per-run logs
+ * of its own metric pools with the other cells of its workload family (`familyOf`); an error rate (a
+ * pooled count) and a check judged on a stand-in percentile stay single.
+ */
+function speedMembers(drafts, familyOf) {
+    return drafts.map((d) => ({
+        source: "speed",
+        regression: { p: d.pBeyond, minP: d.minPBeyond ?? 0 },
+        improvement: { p: d.pBetterBeyond, minP: d.minPBetterBeyond ?? 0 },
+        ...(d.test !== null && d.judgedOn === null
+            ? {
+                pool: {
+                    group: familyGroupKey({ family: familyOf(d.cell), metric: d.metric }),
+                    tolerance: d.tolerance,
+                    component: {
+                        worse: d.test.worse,
+                        standardError: d.test.standardError,
+                        df: d.test.df,
+                        // The start level is shared by every cell a server start measured (one server per side):
+                        // like the drift, it is taken as fully correlated across the family's cells.
+                        extraVariance: (d.variances?.extra ?? 0) + Math.max(d.test.levels.startPart, 0),
+                    },
+                },
+            }
+            : {}),
+    }));
+}
+/**
+ * Stage 4: multiplicity and classification. The gated checks' tests against the tolerance come adjusted
+ * from the gated family (Holm together with the capacity and quality checks: `familyAdjusted`);
+ * Benjamini-Hochberg over the advisory ones. The tests of any change (pChange, for the mixed-results
+ * summary) are Holm-adjusted over the gated speed checks. Each draft is classified on its adjusted
+ * p-values, with the interval it was decided on. `familySize` is the number of regression tests in the
+ * gated family (the strictest Holm step, for the detectable change).
+ */
+function decide(drafts, alpha, passAlpha, familySize, familyAdjusted) {
+    const gatedCount = familySize;
+    const adjusted = new Map();
+    for (const gatedFamily of [true, false]) {
+        const family = drafts.filter((d) => d.gated === gatedFamily && d.forced === null && d.pBeyond !== null && d.pBetterBeyond !== null);
+        const adjust = gatedFamily ? holmAdjust : bhAdjust;
+        const beyond = adjust(family.map((d) => d.pBeyond));
+        const betterBeyond = adjust(family.map((d) => d.pBetterBeyond));
+        const worse = adjust(family.map((d) => d.pWorse));
+        const better = adjust(family.map((d) => d.pBetter));
+        family.forEach((d, i) => {
+            const joined = gatedFamily ? familyAdjusted.get(d) : undefined;
+            if (gatedFamily && joined === undefined)
+                throw new Error(`internal: gated check ${d.cell}/${d.metric} is missing from the gated family`);
+            adjusted.set(d, {
+                beyond: joined?.beyond ?? beyond[i],
+                betterBeyond: joined?.betterBeyond ?? betterBeyond[i],
+                worse: worse[i],
+                better: better[i],
+            });
+        });
+    }
+    return drafts.map((draft) => {
+        const adj = adjusted.get(draft);
+        let verdict;
+        if (draft.forced !== null)
+            verdict = draft.forced;
+        else if (metricSpecs[draft.metric].judged === "pooled-failures") {
+            // A pooled count has no run-to-run spread: significance against 0 plus the relative tolerance.
+            const margin = Math.log(1 + draft.tolerance);
+            // Its tests against the tolerance are the tests of any rise / fall (pBeyond = pWorse): a gated
+            // one is adjusted in the gated family, an advisory one with the advisory tests of any change.
+            const pRise = draft.gated ? adj.beyond : adj.worse;
+            const pFall = draft.gated ? adj.betterBeyond : adj.better;
+            if (pRise <= alpha && (draft.worse ?? 0) > margin)
+                verdict = "regression";
+            else if (pFall <= alpha && (draft.worse ?? 0) < -margin)
+                verdict = "improvement";
+            else
+                verdict = "within-tolerance";
+        }
+        else {
+            verdict = classify({
+                pBeyondToleranceAdjusted: adj.beyond,
+                pBetterBeyondToleranceAdjusted: adj.betterBeyond,
+                pWithinTolerance: draft.pWithinTolerance,
+                alpha,
+                passAlpha,
+            });
+        }
+        const towardsWorse = (draft.worse ?? 0) >= 0;
+        let ci = draft.ci;
+        let ciLevels = null;
+        let detectable = null;
+        if (draft.test && adj) {
+            ({ ci, ciLevels } = decisionInterval({
+                test: draft.test,
+                higherIsBetter: draft.higherIsBetter,
+                regression: { p: draft.pBeyond, adjusted: adj.beyond },
+                improvement: { p: draft.pBetterBeyond, adjusted: adj.betterBeyond },
+                improved: verdict === "improvement",
+                alpha,
+                passAlpha,
+            }));
+            if (draft.gated && draft.variances)
+                detectable = minimumDetectableChange({
+                    baselineVariance: draft.variances.baseline,
+                    candidateVariance: draft.variances.candidate,
+                    baselineRuns: draft.runs.baseline,
+                    candidateRuns: draft.runs.candidate,
+                    extraVariance: draft.variances.extra,
+                    tolerance: draft.tolerance,
+                    alpha: alpha / Math.max(1, gatedCount),
+                    df: draft.test.df,
+                    ...withStart(startProjectionOf(draft, 1, "current")),
+                });
+        }
+        return {
+            cell: draft.cell,
+            metric: draft.metric,
+            judgedOn: draft.judgedOn,
+            gated: draft.gated,
+            higherIsBetter: draft.higherIsBetter,
+            tolerance: draft.tolerance,
+            baseline: draft.baseline,
+            candidate: draft.candidate,
+            ratio: draft.ratio,
+            ci,
+            ciLevels,
+            ci90: draft.ci,
+            p: adj ? (towardsWorse ? adj.beyond : adj.betterBeyond) : null,
+            pRaw: draft.pBeyond === null ? null : towardsWorse ? draft.pBeyond : draft.pBetterBeyond,
+            pChange: adj ? (towardsWorse ? adj.worse : adj.better) : null,
+            detectableChange: detectable,
+            verdict,
+            note: draft.notes.length > 0 ? draft.notes.join("; ") : null,
+            runs: draft.runs,
+            ...(draft.noise ? { noise: draft.noise } : {}),
+            crossCheck: draft.crossCheck,
+        };
+    });
+}
+/**
+ * The interval a verdict was decided on, in the metric's own direction: the worse-side bound at the level
+ * the regression test was passed after the family's adjustment (p·α/p_adj), the better-side bound at the
+ * within-tolerance level, or at the improvement test's level when that decided. Regression ⇔ the worse
+ * end's bound is beyond the tolerance. Shared by the checks and the family tests.
+ */
+function decisionInterval(input) {
+    const { test, alpha } = input;
+    const effective = (p, pAdj) => (pAdj > 0 ? (alpha * p) / pAdj : alpha);
+    const lowerLevel = effective(input.regression.p, input.regression.adjusted);
+    const upperLevel = input.improved
+        ? effective(input.improvement.p, input.improvement.adjusted)
+        : input.passAlpha;
+    const lower = worseBound(test, lowerLevel, "lower");
+    const upper = worseBound(test, upperLevel, "upper");
+    // Back to the metric's own direction (higher-is-better metrics mirror).
+    return input.higherIsBetter
+        ? { ci: [Math.exp(-upper), Math.exp(-lower)], ciLevels: [upperLevel, lowerLevel] }
+        : { ci: [Math.exp(lower), Math.exp(upper)], ciLevels: [lowerLevel, upperLevel] };
+}
 
 /**
  * The GPU-time cost model, in one place: what a plan will cost (the report's "about N GPU-minutes would
@@ -430,7 +1233,7 @@ function atToleranceChecks(comparisons, resolvable, draftOf) {
         .map((c) => ({ cell: c.cell, metric: c.metric, ci: c.ci90, tolerance: c.tolerance }));
 }
 /** What more runs can and cannot do for each check: its draft, the futility inputs, resolvability. */
-function futilityModel(drafts, unfixableCells, levels, mode, maxRuns) {
+function futilityModel(drafts, unfixableCells, levels, mode, maxRuns, runsPerStart = 1) {
     const { alpha, passAlpha, gatedCount } = levels;
     const draftOf = (c) => drafts.find((d) => d.cell === c.cell && d.metric === c.metric);
     const futilityInput = (draft) => ({
@@ -441,6 +1244,7 @@ function futilityModel(drafts, unfixableCells, levels, mode, maxRuns) {
         extraVariance: draft.variances.extra,
         regressionAlpha: alpha / Math.max(1, gatedCount),
         passAlpha,
+        ...withStart(startProjectionOf(draft, runsPerStart, mode)),
     });
     const resolvable = (c) => {
         const draft = draftOf(c);
@@ -467,7 +1271,11 @@ function futilityModel(drafts, unfixableCells, levels, mode, maxRuns) {
         // tolerance. (The point estimate alone stops too many real changes that read low at 10 runs;
         // the full interval's ends never stop before the maximum, its lower end always passable.)
         const v = draft.variances;
-        const se = Math.sqrt(v.baseline / draft.runs.baseline + v.candidate / draft.runs.candidate);
+        const current = startProjectionOf(draft, runsPerStart, "current");
+        const startPart = current
+            ? current.startVariance * (v.startWeights.baseline + v.startWeights.candidate)
+            : 0;
+        const se = Math.sqrt(v.baseline / draft.runs.baseline + v.candidate / draft.runs.candidate + startPart);
         return atMax(draft.worse - se) || atMax(draft.worse + se);
     };
     return { draftOf, futilityInput, resolvable };
@@ -598,7 +1406,7 @@ function settleEstimate(comparisons, draftOf, futilityInput, resolvable, mode, m
     };
 }
 /** The least sensitive gated check: what these runs can catch, and the runs gate.detect_change needs. */
-function detectionSummary(comparisons, draftOf, detectChange, alpha, mode, maxRuns) {
+function detectionSummary(comparisons, draftOf, detectChange, alpha, mode, maxRuns, runsPerStart = 1) {
     const checks = comparisons.filter((c) => c.gated && c.detectableChange !== null);
     if (checks.length === 0)
         return null;
@@ -613,6 +1421,7 @@ function detectionSummary(comparisons, draftOf, detectChange, alpha, mode, maxRu
         tolerance: draft.tolerance,
         alpha,
         df: draft.test.df,
+        ...withStart(startProjectionOf(draft, runsPerStart, mode)),
     }, worst.runs, detectChange, Math.max(maxRuns, 100), mode === "interleaved");
     return {
         cell: worst.cell,
@@ -1393,139 +2202,16 @@ const defaultInputLimits = Object.freeze({
     maxRunsPerCell: configLimits.runs,
 });
 
-/** Failed / total requests; null without requests. */
-function errorRate(requests) {
-    return requests.total > 0 ? requests.failed / requests.total : null;
-}
-/** Malformed / all tool calls; null without any tool call (or in files without `answer`). */
-function malformedToolCallShare(answer) {
-    if (answer === undefined)
-        return null;
-    const calls = answer.toolCalls + answer.malformedToolCalls;
-    return calls > 0 ? answer.malformedToolCalls / calls : null;
-}
-/** Marks a switch as exhaustive: a new `MetricSource` kind fails to compile until each reader handles it. */
-function unknownSource(source) {
-    throw new Error(`unknown metric source ${JSON.stringify(source)}`);
-}
-/** One catalogue metric of a run.json; null when the run has no value for it. */
-function runFileMetric(file, source) {
-    switch (source.kind) {
-        case "latency": {
-            const summary = file.latency[source.phase];
-            return source.statistic === "p50" ? (summary.p50 ?? summary.median) : summary[source.statistic];
-        }
-        case "throughput":
-            return file.throughput[source.field];
-        case "failed-fraction":
-            return errorRate(file.requests);
-        case "guard-share": {
-            // A run.json from before the guards (or without requests) has no value.
-            const guards = file.guards;
-            if (guards === undefined || guards.requests === 0)
-                return null;
-            return guardShareCount(guards, source.field) / guards.requests;
-        }
-        case "guard-length":
-            return file.guards?.outputTokens.mean ?? null;
-        case "reasoning-tokens": {
-            const answer = file.answer;
-            return answer !== undefined && answer.reasoningRequests > 0 ? answer.reasoningTokens.mean : null;
-        }
-        case "malformed-tool-calls":
-            return malformedToolCallShare(file.answer);
-        case "session":
-            return file.sessions === undefined ? null : sessionValue(file.sessions, source.field);
-        default:
-            return unknownSource(source);
-    }
-}
-/** A session metric's value of run.json `sessions` (null when the run has none for it). */
-function sessionValue(sessions, field) {
-    switch (field) {
-        case "duration_p50":
-            return sessions.duration.p50;
-        case "duration_p95":
-            return sessions.duration.p95;
-        case "goodput":
-            return sessions.goodput;
-        case "throughput":
-            return sessions.throughput;
-        case "cache_hit_rate":
-            return sessions.cacheHitRate;
-        default: {
-            const bucket = field.slice("ttft_p95_depth_".length);
-            return sessions.ttftByDepth.find((entry) => entry.bucket === bucket)?.p95 ?? null;
-        }
-    }
-}
-/**
- * The requests a metric's value of this run summarises, for the metrics computed from fewer than the
- * run's completed requests: a context-depth bucket's TTFT p95 counts the bucket's requests. Compare's
- * request floor for gating a percentile reads these (a run's 600 turns can leave 40 at depth 4-7).
- */
-function runFileMetricRequests(file) {
-    const counts = {};
-    if (file.sessions === undefined)
-        return counts;
-    for (const entry of file.sessions.ttftByDepth) {
-        counts[`ttft_p95_depth_${entry.bucket}`] = entry.requests;
-    }
-    return counts;
-}
-/** Every catalogue metric of a run.json. */
-function runFileMetrics(file) {
-    const values = {};
-    for (const metric of metricNames)
-        values[metric] = runFileMetric(file, metricSpecs[metric].source);
-    return values;
-}
-
-function runRecordFromRunFile(file, source) {
-    const metrics = runFileMetrics(file);
-    const exclusionReasons = [];
-    if (file.flags.clientBound) {
-        exclusionReasons.push(`client-bound${file.flags.clientBoundReason ? `: ${file.flags.clientBoundReason}` : ""}`);
-    }
-    if (file.flags.serverStarved) {
-        exclusionReasons.push(`server host starved${file.flags.serverStarvedReason ? `: ${file.flags.serverStarvedReason}` : ""}`);
-    }
-    if (file.flags.serverCrashed)
-        exclusionReasons.push("server crashed during the run");
-    if (file.flags.interrupted)
-        exclusionReasons.push(`interrupted by ${file.flags.interrupted}`);
-    else if (file.flags.cutShort)
-        exclusionReasons.push("run cut short");
-    exclusionReasons.push(...(file.flags.unusableReasons ?? []));
-    return {
-        source,
-        cell: file.cell,
-        run: file.run,
-        startedAt: file.startedAt,
-        durationS: file.load.schedule?.wallClockS ?? file.durationS,
-        metrics,
-        requests: {
-            total: file.requests.total,
-            completed: file.requests.completed,
-            failed: file.requests.failed,
-        },
-        ...(file.sessions !== undefined ? { metricRequests: runFileMetricRequests(file) } : {}),
-        ...(file.guards !== undefined ? { guards: file.guards } : {}),
-        ...(file.answer !== undefined
-            ? { toolCalls: { wellFormed: file.answer.toolCalls, malformed: file.answer.malformedToolCalls } }
-            : {}),
-        ...(file.outputs !== undefined ? { outputs: file.outputs } : {}),
-        fingerprint: file.fingerprint,
-        exclusionReasons,
-        load: { targetRate: file.load.targetRate, targetConcurrency: file.load.targetConcurrency },
-    };
-}
-
 /**
  * The result file of `vllm bench serve --save-result` (keys per vllm/benchmarks/serve.py@009e6d4a,
  * summarised in shared/reference/vllm-protocol-and-metrics.md §1.6). Per selected metric m it holds
  * `mean_{m}_ms median_{m}_ms std_{m}_ms p{P}_{m}_ms`; `--save-detailed` adds per-request lists.
- * Loose: `--metadata K=V` and `spec_decode_*` add keys we keep but do not interpret.
+ * Loose: `--metadata K=V` add keys we keep but do not interpret, except one: `--metadata
+ * server_start=<id>` (vLLM writes each pair as a top-level key with a string value, after `num_prompts`)
+ * names the server start that measured the run, as `run --format vllm` writes it. With a drafter on the
+ * server it also holds `spec_decode_*` (deltas of the server's counters over the benchmark,
+ * vllm/benchmarks/serve.py after vllm PR #31739): the acceptance rate in percent, the mean acceptance
+ * length, and the counts, from which the acceptance metrics are read.
  */
 const count = number().int().nonnegative();
 /**
@@ -1565,6 +2251,10 @@ const vllmResultSchema = looseObject({
     model_id: string().optional(),
     tokenizer_id: string().optional(),
     num_prompts: count.optional(),
+    server_start: string()
+        .min(1, "expected the id of the server start that measured the run (--metadata server_start=<id>)")
+        .max(maxServerStartIdLength, `expected at most ${maxServerStartIdLength} characters (limit maxServerStartIdLength)`)
+        .optional(),
     request_rate: union([number(), literal("inf"), string()]).optional(),
     burstiness: number().nullable().optional(),
     max_concurrency: number().nullable().optional(),
@@ -1588,6 +2278,9 @@ const vllmResultSchema = looseObject({
     itls: numberListList("chunk gaps in seconds per request").optional(),
     generated_texts: array(string()).optional(),
     errors: array(string()).optional(),
+    spec_decode_num_drafts: count.optional(),
+    spec_decode_draft_tokens: count.optional(),
+    spec_decode_accepted_tokens: count.optional(),
 });
 /** Per-request lists of `--save-detailed` (and `latencies`, `queue_times`): one entry per request each. */
 const perRequestLists = [
@@ -1780,6 +2473,9 @@ function runRecordFromVllmResult(result, source, index) {
         requests: { total, completed: result.completed, failed },
         fingerprint,
         exclusionReasons: [],
+        ...(result.server_start !== undefined
+            ? { serverStart: { id: result.server_start, basis: "recorded" } }
+            : {}),
         load: {
             targetRate: typeof result.request_rate === "number" ? result.request_rate : null,
             targetConcurrency: typeof result.max_concurrency === "number" ? result.max_concurrency : null,
@@ -1815,6 +2511,13 @@ function vllmResultMetric(result, metric, detail, requests) {
         case "malformed-tool-calls":
             // Nor reasoning, tool calls or sessions (vllm bench serve sends single requests).
             return null;
+        case "spec-decode":
+            // From the counts: vLLM writes the rate in percent, the catalogue's is a fraction.
+            return specDecodeValue({
+                drafts: result.spec_decode_num_drafts ?? null,
+                draftTokens: result.spec_decode_draft_tokens ?? null,
+                acceptedTokens: result.spec_decode_accepted_tokens ?? null,
+            }, source.field);
         default:
             return unknownSource(source);
     }
@@ -2276,7 +2979,9 @@ async function loadRuns(paths, side, options = {}) {
     const failure = settled.find((result) => result.status === "rejected");
     if (failure)
         throw failure.reason;
-    return numberPositionalRuns(settled.map((result) => result.value));
+    const records = numberPositionalRuns(settled.map((result) => result.value));
+    // Every run knows its server start: the recorded one, else the input's shared one (or its own, declared).
+    return assignServerStarts(records, side, { freshStarts: options.freshStarts ?? false });
 }
 /**
  * A `vllm bench serve` file has no run index: its cell is its label and its run is its place among
@@ -2395,13 +3100,20 @@ function runsPerCellCap(side, limit) {
  * Loads both sides of a comparison with one size budget, then drops duplicated runs (notes for the
  * verdict's warnings) or refuses a run that is on both sides, and refuses sides without a common cell.
  */
-async function loadSides(baselinePaths, candidatePaths, limits = defaultInputLimits) {
+async function loadSides(baselinePaths, candidatePaths, limits = defaultInputLimits, options = {}) {
     const budget = { bytes: 0 };
-    const baseline = await loadRuns(baselinePaths, "baseline", { limits, budget, capRunsPerCell: true });
-    const candidate = await loadRuns(candidatePaths, "candidate", { limits, budget, capRunsPerCell: true });
+    const load = (paths, side) => loadRuns(paths, side, { limits, budget, capRunsPerCell: true, ...options });
+    const baseline = await load(baselinePaths, "baseline");
+    const candidate = await load(candidatePaths, "candidate");
     const sides = dropDuplicateRuns(baseline, candidate);
     checkCellsMatch(sides.baseline, sides.candidate);
-    return sides;
+    return {
+        ...sides,
+        serverStarts: {
+            baseline: summarizeServerStarts(sides.baseline),
+            candidate: summarizeServerStarts(sides.candidate),
+        },
+    };
 }
 
 function parsePrometheusText(text) {
@@ -2706,7 +3418,7 @@ function specDecodeSummary(before, after) {
         spec_decode_drafts: drafts,
         spec_decode_draft_tokens: draftTokens,
         spec_decode_accepted_tokens: accepted,
-        spec_decode_acceptance_rate: draftTokens !== null && accepted !== null && draftTokens > 0 ? accepted / draftTokens : null,
+        spec_decode_acceptance_rate: specDecodeValue({ drafts, draftTokens, acceptedTokens: accepted }, "acceptance_rate"),
     };
 }
 /**
@@ -3558,6 +4270,17 @@ function simArgs(config, model, seed) {
     ];
 }
 const listeningLine = /vllm-perf-gate sim listening on (https?:\/\/\S+)/;
+/**
+ * The simulator's environment: the job's, with `VLLM_API_KEY` (where it reads its key, as vLLM does) set to
+ * exactly the key the client sends, or removed when the client sends none. A `VLLM_API_KEY` the job's
+ * environment holds for some other server must not make the simulator refuse this tool's own client, and a
+ * key named by `server.api_key_env` must be the one it requires. The key travels in the environment, never
+ * on the command line, which the log and the process list show.
+ */
+function simEnv(env, apiKey) {
+    const { VLLM_API_KEY: _inherited, ...rest } = env;
+    return apiKey === undefined ? rest : { ...rest, VLLM_API_KEY: apiKey };
+}
 async function launchSim(config, model, services, options) {
     // Each start draws its own noise from the configured seed, so per-run servers are not identical replicas.
     const args = simArgs(config, model, config.seed + options.startIndex);
@@ -3580,7 +4303,11 @@ async function launchSim(config, model, services, options) {
     });
     const launchedAt = services.clock.now();
     const spawned = await spawnServerProcess(argv, {
-        env: { ...services.env, ...devModeEnv(options.devMode), ...deviceEnv(services.device) },
+        env: {
+            ...simEnv(services.env, options.apiKey),
+            ...devModeEnv(options.devMode),
+            ...deviceEnv(services.device),
+        },
         kind: "sim",
         port: config.port,
     }, services);
@@ -3632,7 +4359,8 @@ function isPortPair(args, index) {
 }
 /** The built-in simulator, started as a `vllm-perf-gate sim` process that announces its address. */
 const simEntry = {
-    launch: ({ config, model, services, startIndex, sharedByCell, recorded, cliCommand }) => launchSim(config, model, services, {
+    launch: ({ config, model, apiKey, services, startIndex, sharedByCell, recorded, cliCommand }) => launchSim(config, model, services, {
+        apiKey,
         cliCommand,
         startIndex,
         devMode: sharedByCell,
@@ -3713,4 +4441,4 @@ function collectJobSecrets(sources, options = {}) {
     };
 }
 
-export { settleEstimate as $, perCellDetails as A, tallyOf as B, metricVerdictLabel as C, formatDetectable as D, createRedactor as E, Footnotes as F, redactValue as G, cacheConfigFromMetrics as H, parsePrometheusText as I, kindEntry as J, diagnoseLog as K, runExternalTask as L, summarizeServerMetrics as M, appendAll as N, classify as O, minimumDetectableChange as P, worseBound as Q, logRatioTest as R, ServerStartError as S, pAbove as T, pBelow as U, loadOfRecord as V, countGated as W, overallVerdict as X, planNextLook as Y, atToleranceChecks as Z, futilityWarnings as _, mebibyte as a, detectionSummary as a0, impactOf as a1, mixedResults as a2, withFamilyHeadline as a3, headlineFor as a4, exitCodeFor as a5, futilityModel as a6, runMinutesOf as a7, capacityCells as a8, capacityDrafts as a9, capacityMembers as aa, gpuMinutesSpent as ab, decideCapacity as ac, withCapacity as ad, mixedLoadWarnings as ae, defaultCostModel as af, estimateCapacity as b, collectJobSecrets as c, defaultInputLimits as d, externalEndpoint as e, capacityInterval as f, largest as g, runRecordFromRunFile as h, loadCurveOf as i, capacityRunsOf as j, capacityObjectivesOf as k, loadRuns as l, minimumSecretLength as m, intervalLevel as n, searchSettingsOf as o, scrapeSeries as p, loadSides as q, readRunFile as r, smallest as s, table as t, fold as u, detectionLine as v, checkMatrix as w, valuesOnBothSides as x, withinToleranceFold as y, acceptanceSection as z };
+export { decide as $, tallyOf as A, metricVerdictLabel as B, formatDetectable as C, createRedactor as D, redactValue as E, Footnotes as F, cacheConfigFromMetrics as G, parsePrometheusText as H, kindEntry as I, diagnoseLog as J, runExternalTask as K, summarizeServerMetrics as L, appendAll as M, decisionInterval as N, pAbove as O, pBelow as P, holmAdjust as Q, graphAdjust as R, ServerStartError as S, shareIncreaseP as T, logRatioTest as U, startOf as V, loadOfRecord as W, draftsForCell as X, familyDrafts as Y, familyGroupKey as Z, speedMembers as _, mebibyte as a, countGated as a0, overallVerdict as a1, planNextLook as a2, atToleranceChecks as a3, futilityWarnings as a4, settleEstimate as a5, detectionSummary as a6, impactOf as a7, mixedResults as a8, withFamilyHeadline as a9, headlineFor as aa, exitCodeFor as ab, futilityModel as ac, runMinutesOf as ad, capacityCells as ae, capacityDrafts as af, capacityMembers as ag, gpuMinutesSpent as ah, decideCapacity as ai, withCapacity as aj, mixedLoadWarnings as ak, defaultCostModel as al, minimumDetectableChange as am, twoLevelWelch as an, estimateCapacity as b, collectJobSecrets as c, defaultInputLimits as d, externalEndpoint as e, capacityInterval as f, largest as g, loadCurveOf as h, capacityRunsOf as i, capacityObjectivesOf as j, intervalLevel as k, loadRuns as l, minimumSecretLength as m, searchSettingsOf as n, scrapeSeries as o, loadSides as p, fold as q, readRunFile as r, smallest as s, table as t, detectionLine as u, checkMatrix as v, valuesOnBothSides as w, withinToleranceFold as x, acceptanceSection as y, perCellDetails as z };

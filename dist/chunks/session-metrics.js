@@ -1,6 +1,7 @@
-import { b as serverKinds, a as serverKindFacts, t as templateView, k as describeServer, m as serverWarnings, g as isSessionDataset, o as describeDataset, i as isSearchedCell, s as serverLifecycle } from './load.js';
+import { e as serverKinds, b as serverKindFacts, s as serverLifecycle, i as isSearchedCell, t as templateView, q as describeServer, u as serverWarnings, h as isSessionDataset, a as isTraceDataset, v as describeDataset, m as traceLayoutOf, w as meanBranches } from './load.js';
 import { m as metricSpecs } from './metric-names.js';
-import { o as object, n as number, b as boolean, s as string, a as array, _ as _enum, l as literal, r as record, u as union, d as unknown, p as partialRecord } from './schemas.js';
+import { o as object, s as string, _ as _enum, n as number, b as boolean, a as array, l as literal, r as record, u as union, d as unknown, p as partialRecord } from './schemas.js';
+import { t as maxServerStartIdLength, u as runGuardsSchema, v as runOutputSchema } from './server-start.js';
 
 function cellSchedule(config, cell) {
     if ((cell.schedule ?? config.runner.schedule) === "real-time")
@@ -46,14 +47,36 @@ function lengthMean(length) {
             return length.median * Math.exp((length.sigma * length.sigma) / 2);
     }
 }
-function outputTokensMean(cell) {
+function outputTokensMean(cell, replay = null) {
     const dataset = cell.dataset;
     if ("output_tokens" in dataset && dataset.output_tokens !== undefined)
         return lengthMean(dataset.output_tokens);
+    if (replay !== null)
+        return replay.outputTokensMean;
     return 256;
 }
-/** A load as validate shows it; `unit` is what it counts (a session dataset's load counts sessions). */
-function describeLoad(load, unit = "req") {
+const noTraceReplays = () => null;
+/** True when a cell's arrivals come from its trace's timestamps (an open-loop load of a trace). */
+function onTraceClock(cell) {
+    return isTraceDataset(cell.dataset) && cell.load.type === "rate";
+}
+/**
+ * A load as validate shows it; `unit` is what it counts (a session dataset's load counts sessions). A trace
+ * replayed open loop is timed by its timestamps, whatever the rate says: "trace timestamps, N requests
+ * over S s" (sessions and requests when its sessions have several turns), or the time scale alone when
+ * the file was not read.
+ */
+function describeLoad(load, unit = "req", trace = null) {
+    if (trace !== null && load.type === "rate") {
+        const replay = trace.replay;
+        const inFlight = load.max_concurrency ? `, max ${load.max_concurrency} in flight` : "";
+        if (replay === null)
+            return `trace timestamps (time x${trace.timeScale})${inFlight}`;
+        const count = replay.requests === replay.sessions
+            ? `${replay.requests} requests`
+            : `${replay.sessions} sessions (${replay.requests} requests)`;
+        return `trace timestamps, ${count} over ${formatSeconds(replay.spanS)} s${inFlight}`;
+    }
     switch (load.type) {
         case "concurrency":
             return `concurrency ${load.concurrency}${unit === "sessions" ? " sessions" : ""}`;
@@ -83,8 +106,11 @@ function delayMean(delay) {
             return Math.min(delay.median * Math.exp((delay.sigma * delay.sigma) / 2), delay.max ?? Number.POSITIVE_INFINITY);
     }
 }
-/** Turns per session assumed for a file's sessions (their count is the file's, not read by validate). */
+/** Turns per session assumed for a file's sessions when validate has not read them. */
 const assumedFileSessionTurns = 4;
+function formatSeconds(seconds) {
+    return seconds >= 100 ? String(Math.round(seconds)) : String(Number(seconds.toFixed(1)));
+}
 /** Tool rounds per turn assumed when a session declares tools (the server decides whether it calls one). */
 const assumedToolRoundsPerTurn = 1;
 /**
@@ -92,12 +118,14 @@ const assumedToolRoundsPerTurn = 1;
  * each answer, then the think time, then the next turn, so a session takes turns x (answer) + (turns − 1) x
  * (think mean), plus each tool round's latency and its answer (answers at `secondsPerOutputToken`). A file's turns are assumed
  * (`assumedFileSessionTurns`, at most `max_turns`); a trace's gaps between turns are its own (not counted).
+ * A fan-out turn takes one branch's answer (and its tool round, where the branches have tools): the
+ * branches run at once, each at the assumed per-stream speed.
  */
-function sessionEstimate(cell, secondsPerOutputToken = assumedSecondsPerOutputToken$1) {
+function sessionEstimate(cell, secondsPerOutputToken = assumedSecondsPerOutputToken$1, replay = null) {
     const dataset = cell.dataset;
     if (!isSessionDataset(dataset))
         return null;
-    const answerSeconds = outputTokensMean(cell) * secondsPerOutputToken;
+    const answerSeconds = outputTokensMean(cell, replay) * secondsPerOutputToken;
     let turns;
     let think = 0;
     let tool = 0;
@@ -112,27 +140,53 @@ function sessionEstimate(cell, secondsPerOutputToken = assumedSecondsPerOutputTo
             turns = Math.min(assumedFileSessionTurns, dataset.max_turns ?? assumedFileSessionTurns);
             think = delayMean(dataset.think_time_s);
             break;
-        case "mooncake_trace":
-            turns = assumedFileSessionTurns;
-            break;
+        default:
+            // A trace: its own turns per session where validate read it; one where its format has no sessions.
+            turns =
+                replay !== null && replay.sessions > 0
+                    ? replay.requests / replay.sessions
+                    : traceLayoutOf(dataset).session === null
+                        ? 1
+                        : assumedFileSessionTurns;
     }
     turns = Math.max(1, turns);
+    const fanOut = isTraceDataset(dataset) ? undefined : dataset.fan_out;
+    const fanOuts = fanOut === undefined
+        ? 0
+        : fanOut.turns !== undefined
+            ? fanOut.turns.filter((turn) => turn <= turns).length
+            : fanOut.share * turns;
+    const branchAnswer = fanOut === undefined ? 0 : lengthMean(fanOut.output_tokens) * secondsPerOutputToken;
+    const branchTool = fanOut?.tools === true && dataset.type === "sessions" && dataset.tools
+        ? assumedToolRoundsPerTurn * (delayMean(dataset.tools.latency_s) + branchAnswer)
+        : 0;
     const thinkSeconds = (turns - 1) * think;
-    const toolSeconds = turns * tool;
+    const toolSeconds = (turns - fanOuts) * tool + fanOuts * branchTool;
+    const fanOutSeconds = fanOuts * branchAnswer;
     return {
         turns,
+        fanOuts,
+        requests: turns - fanOuts + (fanOut === undefined ? 0 : fanOuts * meanBranches(fanOut)),
         answerSeconds,
         thinkSeconds,
         toolSeconds,
-        seconds: turns * answerSeconds + thinkSeconds + toolSeconds,
+        fanOutSeconds,
+        seconds: (turns - fanOuts) * answerSeconds + fanOutSeconds + thinkSeconds + toolSeconds,
     };
 }
-function estimateSeconds(cell) {
+function estimateSeconds(cell, replay) {
     if ("duration_s" in cell.size)
         return cell.size.duration_s;
     const requests = cell.size.requests;
     // A session dataset's unit is a session: its schedule counts sessions, each as long as its turns.
-    const requestSeconds = sessionEstimate(cell)?.seconds ?? outputTokensMean(cell) * assumedSecondsPerOutputToken$1;
+    const requestSeconds = sessionEstimate(cell, assumedSecondsPerOutputToken$1, replay)?.seconds ??
+        outputTokensMean(cell) * assumedSecondsPerOutputToken$1;
+    // A trace on its own clock: up to its last request's timestamp (a session's later turns wait for theirs),
+    // then that request's answer, or its last session when the answers are what takes longer.
+    if (replay !== null && onTraceClock(cell)) {
+        const answer = outputTokensMean(cell, replay) * assumedSecondsPerOutputToken$1;
+        return Math.max(replay.lastRequestS + answer, replay.spanS + requestSeconds);
+    }
     switch (cell.load.type) {
         case "rate":
             return requests / cell.load.rate + requestSeconds;
@@ -162,13 +216,20 @@ function promptTokensMean(cell) {
  * (PASTA), and the idle gap before it, exponential with mean 1/λ, is cut but for the settle time: per
  * run N·e^(−λS)·e^(−λ·settle)/λ. S is a lone request's time at the assumed speeds above.
  */
-function estimateElidedSeconds(cell, schedule) {
+function estimateElidedSeconds(cell, schedule, replay) {
     if (schedule.kind !== "idle-elided" || cell.load.type !== "rate" || !("requests" in cell.size))
         return 0;
-    const rate = cell.load.rate;
+    // A trace on its own clock arrives at its own mean rate (unknown when its file was not read).
+    const rate = onTraceClock(cell)
+        ? replay !== null && replay.spanS > 0
+            ? replay.sessions / replay.spanS
+            : null
+        : cell.load.rate;
+    if (rate === null)
+        return 0;
     // A session is in flight from its first turn to its last answer, its think times included.
     const serviceS = promptTokensMean(cell) * assumedLoneSecondsPerPromptToken +
-        (sessionEstimate(cell, assumedLoneSecondsPerOutputToken)?.seconds ??
+        (sessionEstimate(cell, assumedLoneSecondsPerOutputToken, replay)?.seconds ??
             outputTokensMean(cell) * assumedLoneSecondsPerOutputToken);
     return ((cell.size.requests * Math.exp(-rate * serviceS) * Math.exp((-rate * schedule.settleMs) / 1000)) / rate);
 }
@@ -180,7 +241,7 @@ function describeWarmup(cell) {
  * `looks`: the run counts per side at which compare decides (stats/sequential lookSchedule; passed in, as
  * config comes first in the pipeline); each look after the first is another measuring step.
  */
-function summarizeConfig(config, templates = [], looks) {
+function summarizeConfig(config, templates = [], looks, traces = noTraceReplays) {
     // Text is built from the view that holds templates where values came from `${VAR}` (they may be
     // secrets); estimates and checks use the values.
     const shown = templateView(config, templates);
@@ -199,11 +260,12 @@ function summarizeConfig(config, templates = [], looks) {
         // A session dataset's size counts sessions: its requests per run are about sessions x mean turns (tool
         // rounds come on top). Its depth buckets' requests depend on the turns' distribution, not only their
         // mean, so the depth metrics' floor is compare's to apply, not estimated here.
-        const session = sessionEstimate(cell);
+        const replay = traces(cell);
+        const session = sessionEstimate(cell, assumedSecondsPerOutputToken$1, replay);
         const requestsPerRun = "requests" in cell.size
             ? session === null
                 ? cell.size.requests
-                : Math.round(cell.size.requests * session.turns)
+                : Math.round(cell.size.requests * session.requests)
             : null;
         if (requestsPerRun !== null && requestsPerRun < config.gate.min_requests.p95) {
             const gatedPercentiles = config.gate.metrics.filter((metric) => metricSpecs[metric].minRequests === "p95" &&
@@ -212,22 +274,23 @@ function summarizeConfig(config, templates = [], looks) {
                 const requests = text.size.requests;
                 const counted = session === null
                     ? `${requests} requests per run`
-                    : `about ${requestsPerRun} requests per run (${requests} sessions of ${Number(session.turns.toFixed(1))} turns)`;
+                    : `about ${requestsPerRun} requests per run (${requests} sessions of ${Number(session.turns.toFixed(1))} turns${session.fanOuts > 0 ? `, ${Number(session.requests.toFixed(1))} requests each with the fan-outs' branches` : ""})`;
                 warnings.push(`cells "${text.name}": ${counted} is below gate.min_requests.p95 (${config.gate.min_requests.p95}); ${gatedPercentiles.join(", ")} will be advisory only`);
             }
         }
         const schedule = cellSchedule(config, cell);
-        const elided = estimateElidedSeconds(cell, schedule);
+        const elided = estimateElidedSeconds(cell, schedule, replay);
+        const trace = isTraceDataset(cell.dataset) ? { timeScale: cell.dataset.time_scale, replay } : null;
         return {
             name: text.name,
             endpoint: text.endpoint,
             dataset: describeDataset(text.dataset),
-            load: describeLoad(text.load, unit),
+            load: describeLoad(text.load, unit, trace),
             size,
             prefix: text.prefix,
             warmup: describeWarmup(text),
             schedule: describeSchedule(schedule),
-            estimatedSecondsPerRun: Math.max(0, estimateSeconds(cell) - elided),
+            estimatedSecondsPerRun: Math.max(0, estimateSeconds(cell, replay) - elided),
             estimatedElidedSecondsPerRun: elided,
         };
     });
@@ -236,6 +299,7 @@ function summarizeConfig(config, templates = [], looks) {
         model: `${shown.model.name}${shown.model.revision ? ` @ ${shown.model.revision}` : ""}`,
         cells,
         runs: { min: config.repeats.min, max: config.repeats.max },
+        starts: startsOf(config),
         gate: `${shown.gate.metrics.join(", ")}; tolerance ${typeof shown.gate.tolerance === "number" ? `${(shown.gate.tolerance * 100).toFixed(1)}%` : shown.gate.tolerance}, confidence ${shown.gate.confidence}, fail on ${shown.gate.fail_on}`,
         warnings,
         // Capacity and sweep cells spend their own runs (validate costs them apart: capacity-summary.ts).
@@ -270,6 +334,7 @@ function renderSummary(file, summary) {
         ...rows.map((row) => `  ${line(row)}`),
         ...renderSchedules(summary.cells),
         `runs per side: ${summary.runs.min} to ${summary.runs.max} (more only while the verdict is inconclusive)`,
+        `server starts: groups of ${summary.starts.group} run${summary.starts.group === 1 ? "" : "s"} a side${summary.starts.auto ? " (repeats.block auto)" : ""}, alternating A B, B A: ${summary.starts.firstLookPerSide} start${summary.starts.firstLookPerSide === 1 ? "" : "s"} a side at the first look, ${summary.starts.maxPerSide} at ${summary.runs.max} runs; the intervals count the start-to-start noise beside the run-to-run (gate.noise_prior)`,
         `gated: ${summary.gate}`,
         ...renderGpuMinutes(summary.gpuMinutes, summary.searchedCells, summary.cells.length),
     ];
@@ -327,6 +392,69 @@ function serverStartsPerCell(mode, runs, looks, lifecycle, runsPerBlock = 1) {
 function startedServers(lifecycle, cells) {
     return lifecycle === "per-side" ? Math.min(1, cells) : cells;
 }
+/**
+ * The runs per side per group of the A/B alternation (repeats.block), "auto" resolved by cost (Kalibera and
+ * Jones: repetitions at a level ∝ √(its variance / its cost)). The start and run variances are
+ * gate.noise_prior's for the gated metric families, taking the family with the largest start sd; a
+ * start costs cost.server_start_s, a run the estimated seconds of one run of every cell one server
+ * serves. Consecutive groups of a side merge (A B | B A), so a start holds about two groups: the group
+ * is half the optimal runs per start. When the start level matters for the tolerance (√2·start sd at
+ * least a fifth of ln(1 + tolerance)), the group is small enough that the first look (repeats.min) has
+ * two starts a side; otherwise one start a side serves the first look.
+ */
+function runsPerBlock(config) {
+    const block = config.repeats.block;
+    if (block !== "auto")
+        return block;
+    const min = config.repeats.min;
+    const prior = config.gate.noise_prior;
+    const families = new Set(config.gate.metrics
+        .filter((metric) => metricSpecs[metric].judged === "per-run")
+        .map((metric) => metricSpecs[metric].noise));
+    const widest = [...families].reduce((best, family) => (best === null || prior[family].start_sd > prior[best].start_sd ? family : best), null);
+    if (widest === null)
+        return min;
+    const lifecycle = serverLifecycle(config);
+    const fixedLoad = config.cells.filter((cell) => !isSearchedCell(cell));
+    // A trace cell's file is not read here: its run is estimated from its rate.
+    const seconds = fixedLoad.map((cell) => estimateSeconds(cell, null));
+    const total = seconds.reduce((sum, s) => sum + s, 0);
+    return autoRunsPerBlock({
+        minRuns: min,
+        startSd: prior[widest].start_sd,
+        runSd: prior[widest].run_sd,
+        tolerance: config.gate.tolerance,
+        startSeconds: serverStartSeconds(config),
+        runSeconds: lifecycle === "per-side" ? total : total / Math.max(1, seconds.length),
+    });
+}
+/** `runsPerBlock`'s "auto" from its inputs (also bench:gate's, which has no cells to estimate). */
+function autoRunsPerBlock(input) {
+    const { minRuns: min, startSd } = input;
+    if (Math.SQRT2 * startSd < Math.log1p(input.tolerance) / 5)
+        return min;
+    const perStart = input.runSeconds > 0 && startSd > 0
+        ? Math.sqrt((input.startSeconds * input.runSd ** 2) / (input.runSeconds * startSd ** 2))
+        : min;
+    // Two starts a side at the first look need at least 3 groups in it: ⌈min / k⌉ ≥ 3.
+    let largest = 1;
+    while (largest < min && Math.ceil(min / (largest + 1)) >= 3)
+        largest++;
+    return Math.max(1, Math.min(largest, Math.round(perStart / 2)));
+}
+/** A side's server starts at the first look and at repeats.max, in groups of runsPerBlock (interleaved). */
+function startsOf(config) {
+    const group = runsPerBlock(config);
+    // Groups of k alternate A B | B A, a side's consecutive groups merging: g groups give g + 1 blocks,
+    // ⌊(g + 1) / 2⌋ or ⌈(g + 1) / 2⌉ a side; the fewer is what a side is sure to have.
+    const perSide = (runs) => Math.max(1, Math.floor((Math.ceil(runs / group) + 1) / 2));
+    return {
+        group,
+        auto: config.repeats.block === "auto",
+        firstLookPerSide: perSide(config.repeats.min),
+        maxPerSide: perSide(config.repeats.max),
+    };
+}
 /** Server starts per cell of one interleaved measuring step from `from` to `to` runs per side. */
 function interleavedStepStarts(from, to, runsPerBlock = 1) {
     if (to <= from)
@@ -343,7 +471,7 @@ function estimateGpuMinutes(config, secondsPerRunByCell, looks) {
     const price = config.cost.gpu_hourly_usd;
     const at = (mode, runs) => {
         const starts = startedServers(lifecycle, cells) *
-            serverStartsPerCell(mode, runs, looks, lifecycle, config.repeats.block);
+            serverStartsPerCell(mode, runs, looks, lifecycle, runsPerBlock(config));
         const sides = mode === "interleaved" ? 2 : 1;
         return { starts, minutes: (sides * runs * runSeconds + starts * startSeconds) / 60 };
     };
@@ -385,7 +513,7 @@ function renderGpuMinutes(estimates, searchedCells, cellCount) {
             ? `  ${label}: ${minutes(e.minutes.first)} at ${e.runs.first} runs, ${e.serverStarts.first} server starts${usd(e)}`
             : `  ${label}: ${minutes(e.minutes.first)} at ${e.runs.first} runs (${e.serverStarts.first} starts), ${minutes(e.minutes.max)} at ${e.runs.max} runs (${e.serverStarts.max} starts)${usd(e)}`);
     }
-    lines.push(`  (rough: schedules as declared, closed-loop cells at ${assumedSecondsPerOutputToken$1 * 1000} ms per output token, a session as its turns' answers plus its think and tool times' means (${assumedFileSessionTurns} turns for a file's sessions, ${assumedToolRoundsPerTurn} tool round per turn where tools are declared), idle time cut for a lone request at ${assumedLoneSecondsPerOutputToken * 1000} ms per output token and ${assumedLoneSecondsPerPromptToken * 1000} ms per prompt token; a server start counted as cost.server_start_s)`);
+    lines.push(`  (rough: schedules as declared, closed-loop cells at ${assumedSecondsPerOutputToken$1 * 1000} ms per output token, a session as its turns' answers plus its think and tool times' means (${assumedFileSessionTurns} turns for a file's sessions, ${assumedToolRoundsPerTurn} tool round per turn where tools are declared, a fan-out turn as one branch's answer), idle time cut for a lone request at ${assumedLoneSecondsPerOutputToken * 1000} ms per output token and ${assumedLoneSecondsPerPromptToken * 1000} ms per prompt token; a server start counted as cost.server_start_s)`);
     return lines;
 }
 
@@ -476,127 +604,6 @@ function sortNumbers(values) {
 /** numpy-linear percentile of unsorted values (q in [0, 1]). */
 function percentile(values, q) {
     return percentileSorted(sortNumbers(values), q);
-}
-
-/**
- * The guard counts of one run (run.json `guards`): what the outputs were, beside how fast they came. A
- * faster candidate that truncates, stops answering or runs on to max_tokens is not an improvement
- * (docs/quality.md), and these counts need no extra request: they come from the measured requests.
- *
- * - `finish`: the finish reasons of the completed requests, as the server sent them (vLLM: stop, length,
- *   abort; anything else is `other`).
- * - `zeroOutput`: requests that produced no output token (a stream without any choices chunk, or usage
- *   saying 0 completion tokens).
- * - `usageMismatch`: requests whose usage disagreed with the chunks actually received, or was not a
- *   count (runner/request-record.ts `checkUsage`; `exceeds_max_tokens` is not a mismatch of usage).
- * - `outputTokens`: output tokens per completed request (count, mean, population sd), and
- *   `outputToMaxTokens` their mean share of the request's max_tokens.
- */
-const runGuardsSchema = object({
-    ignoreEos: boolean()
-        .nullable()
-        .describe("Whether the requests asked for ignore_eos (output lengths then say little); null if unknown."),
-    requests: number().int().nonnegative().describe("Measured requests (the denominator of every share)."),
-    finish: object({
-        stop: number().int().nonnegative(),
-        length: number().int().nonnegative(),
-        abort: number().int().nonnegative(),
-        other: number().int().nonnegative(),
-    }),
-    zeroOutput: number().int().nonnegative(),
-    usageMismatch: number().int().nonnegative(),
-    outputTokens: object({
-        count: number().int().nonnegative(),
-        mean: number().nonnegative().nullable(),
-        std: number().nonnegative().nullable(),
-    }),
-    outputToMaxTokens: number().nonnegative().nullable(),
-});
-/**
- * The outputs of a greedy-output cell's run (run.json `outputs`), one per measured request in index order:
- * the same seeded workload sends the same prompt at the same index on both sides.
- */
-const runOutputSchema = object({
-    index: number().int().nonnegative(),
-    ok: boolean(),
-    finishReason: string().nullable(),
-    text: string(),
-    tokens: array(string()).nullable(),
-    logprobs: array(number().nullable()).nullable(),
-    /** A task cell's score of this answer. */
-    task: object({ reference: string(), correct: boolean(), error: string().optional() }).optional(),
-});
-/** The kept outputs of these records, in index order (pure); empty when none kept any. */
-function collectOutputs(records) {
-    return records
-        .filter((record) => record.output !== undefined)
-        .sort((a, b) => a.index - b.index)
-        .map((record) => ({
-        index: record.index,
-        ok: record.ok,
-        finishReason: record.finishReason,
-        text: record.output.text,
-        tokens: record.output.tokens,
-        logprobs: record.output.logprobs,
-        ...(record.task !== undefined ? { task: record.task } : {}),
-    }));
-}
-/** The guard counts of these measured requests (pure). */
-function computeGuards(records, ignoreEos) {
-    const finish = { stop: 0, length: 0, abort: 0, other: 0 };
-    let zeroOutput = 0;
-    let usageMismatch = 0;
-    let count = 0;
-    let sum = 0;
-    let squares = 0;
-    let ratioSum = 0;
-    const lengths = [];
-    for (const record of records) {
-        const output = record.ok ? (record.outputTokens ?? record.chunksUs.length) : null;
-        if (record.errorKind === "no_output" || output === 0)
-            zeroOutput++;
-        const kind = record.usageIssue?.kind;
-        if (kind === "invalid_usage" || kind === "usage_exceeds_chunks" || kind === "usage_below_chunks")
-            usageMismatch++;
-        if (!record.ok || record.chunksUs.length === 0 || output === null)
-            continue;
-        const reason = record.finishReason;
-        if (reason === "stop" || reason === "length" || reason === "abort")
-            finish[reason]++;
-        else
-            finish.other++;
-        count++;
-        sum += output;
-        lengths.push(output);
-        if (record.maxTokens > 0)
-            ratioSum += output / record.maxTokens;
-    }
-    const mean = count > 0 ? sum / count : null;
-    if (mean !== null)
-        for (const length of lengths)
-            squares += (length - mean) ** 2;
-    return {
-        ignoreEos,
-        requests: records.length,
-        finish,
-        zeroOutput,
-        usageMismatch,
-        outputTokens: { count, mean, std: mean === null ? null : Math.sqrt(squares / count) },
-        outputToMaxTokens: count > 0 ? ratioSum / count : null,
-    };
-}
-/** One guard share of a run: the count and its denominator (all measured requests). */
-function guardShareCount(guards, field) {
-    switch (field) {
-        case "finish_length":
-            return guards.finish.length;
-        case "finish_abort":
-            return guards.finish.abort;
-        case "zero_output":
-            return guards.zeroOutput;
-        case "usage_mismatch":
-            return guards.usageMismatch;
-    }
 }
 
 /**
@@ -1021,13 +1028,16 @@ const requestRecordSchema = object({
     task: object({ reference: string(), correct: boolean(), error: string().optional() }).optional(),
     /**
      * A session's turn (session datasets, docs/workloads.md): the session, the turn (0-based: its depth in
-     * turns), the session's turns, and 0 for the user's message or r for the r-th tool-result round.
+     * turns), the session's turns, and 0 for the user's message or r for the r-th tool-result round; at a
+     * fan-out turn, which branch (0-based) of how many (each branch's tool rounds counted on their own).
      */
     session: object({
         index: number().int().nonnegative(),
         turn: number().int().nonnegative(),
         turns: number().int().positive(),
         toolRound: number().int().nonnegative(),
+        branch: number().int().nonnegative().optional(),
+        branches: number().int().positive().optional(),
     })
         .optional(),
     /** Present when the server's usage failed a check; the detail names the values and the margin. */
@@ -1123,6 +1133,22 @@ const serverMetricsSummarySchema = object({
         .optional()
         .describe("Simulator only: p99 of how late its loop handled a step (ms) over the run; client.max_server_lateness_ms."),
 });
+/**
+ * A session dataset's fan-outs in one run (metrics/fan-out-metrics.ts, docs/workloads.md): each a turn sent
+ * as branches at once and joined; times in ms over the completed fan-outs.
+ */
+const fanOutSummarySchema = object({
+    /** Fan-outs started (a branch sent). */
+    fanOuts: number().int().nonnegative(),
+    /** Fan-outs whose every branch was sent and answered (their tool rounds too). */
+    completed: number().int().nonnegative(),
+    /** Branches sent. */
+    branches: number().int().nonnegative(),
+    /** The first branch's send to the slowest branch's last answer's end: when the session can go on. */
+    completion: latencySummarySchema,
+    /** The fastest branch's end to the slowest's: how far apart the branches finished. */
+    spread: latencySummarySchema,
+});
 /** A session dataset's per-run summary (metrics/session-metrics.ts, docs/workloads.md). */
 const sessionsSummarySchema = object({
     started: number().int().nonnegative(),
@@ -1150,14 +1176,35 @@ const sessionsSummarySchema = object({
         p95: nullableNumber,
     })),
     /**
-     * First turns served from the cache beyond the common prefix: an earlier run's cache (flagged when more
-     * than a tenth of the first turns were).
+     * First turns served from the cache beyond the common prefix, into their own text: an earlier run's
+     * cache (flagged when more than a tenth of the first turns were).
      */
     contamination: object({
         firstTurns: number().int().nonnegative(),
         aboveSharedPrefix: number().int().nonnegative(),
         flagged: boolean(),
+        checked: boolean()
+            .optional()
+            .describe("false when no check was possible (a trace's first turns share prefix blocks by design): then flagged says nothing; absent in files of earlier versions."),
     }),
+    /** The sub-agent fan-outs; absent when the sessions had none (and in files of earlier versions). */
+    fanOut: fanOutSummarySchema.optional(),
+});
+/**
+ * The cache-state check of a run (metrics/cache-check.ts, docs/workloads.md "Cache state"): a `prefix:
+ * fresh` run's prefix-cache hits against what its dataset shares by design.
+ */
+const cacheCheckSchema = object({
+    /** flagged: more hits than the design allows (the run is unusable); not-checked: no check was possible. */
+    status: _enum(["passed", "flagged", "not-checked"]),
+    /** Hits / queried prompt tokens over the measured phase; null when the server reported neither. */
+    hitRate: number().min(0).max(1).nullable(),
+    /** Where the hit rate came from: the server's /metrics counters, or the usage's cached_tokens. */
+    hitRateSource: _enum(["server", "usage"]).nullable(),
+    /** The most the dataset shares by design, a chat template's head included; null when not checked. */
+    designedHitRate: number().min(0).max(1).nullable(),
+    /** What was found, or why nothing was checked. */
+    reason: string(),
 });
 /** How a session cell's cache was prepared before measuring (docs/workloads.md, Cache protocol). */
 const cacheProtocolSchema = object({
@@ -1175,6 +1222,21 @@ const cacheProtocolSchema = object({
     ]),
     warmupRequests: number().int().nonnegative(),
 });
+/**
+ * The server start that measured a run (docs/server.md, Server starts): the runs of one start share what
+ * it drew, so compare groups them by it. Absent in files of earlier versions (compare/server-starts.ts).
+ */
+const runServerStartSchema = object({
+    id: string()
+        .min(1)
+        .max(maxServerStartIdLength)
+        .describe("Unique per server start (a random UUID for a server vllm-perf-gate launched)."),
+    startedAt: string()
+        .describe("ISO-8601: when the server was launched; for a server only reached (--base-url, kind external), when the process first reached it."),
+    side: string()
+        .nullable()
+        .describe("The side the start served (baseline, candidate, ...), null when unlabelled."),
+});
 const runFileSchema = object({
     schemaVersion: literal(runFileSchemaVersion),
     tool: object({ name: string(), version: string() }),
@@ -1182,6 +1244,9 @@ const runFileSchema = object({
     run: number().int().nonnegative().describe("Run index within the cell, from 0."),
     /** `baseline` or `candidate` in interleaved jobs; free-form label otherwise. */
     side: string().optional(),
+    serverStart: runServerStartSchema
+        .optional()
+        .describe("The server start that measured the run; absent in files of earlier versions (compare then assumes one start per input, docs/compare.md)."),
     startedAt: string().describe("ISO-8601 wall-clock time the measured phase began."),
     durationS: number()
         .nonnegative()
@@ -1244,6 +1309,9 @@ const runFileSchema = object({
         .optional()
         .describe("A session dataset's sessions: duration, goodput, cache hit rate, TTFT by depth (docs/workloads.md)."),
     cacheProtocol: cacheProtocolSchema.optional(),
+    cacheCheck: cacheCheckSchema
+        .optional()
+        .describe("Whether a prefix: fresh run found only what its dataset shares by design in the prefix cache (docs/workloads.md); absent in files of earlier versions."),
     guards: runGuardsSchema
         .optional()
         .describe("What the outputs were (finish reasons, zero outputs, usage checks, lengths): docs/quality.md."),
@@ -1572,6 +1640,68 @@ function computeRunMetrics(records, options) {
 }
 
 /**
+ * Each fan-out of a run's session records (pure): the records of one session's turn that carry a branch,
+ * a branch's end its last request's (its tool rounds included), in the order of (session, turn).
+ */
+function fanOutTimes(records) {
+    const turns = new Map();
+    for (const record of records) {
+        const position = record.session;
+        if (position?.branch === undefined)
+            continue;
+        const key = `${position.index}:${position.turn}`;
+        const list = turns.get(key);
+        if (list)
+            list.push(record);
+        else
+            turns.set(key, [record]);
+    }
+    const times = [];
+    for (const list of turns.values()) {
+        const position = list[0].session;
+        const branches = position.branches ?? 1;
+        const ends = new Map();
+        let start = Number.POSITIVE_INFINITY;
+        let allOk = true;
+        for (const record of list) {
+            const branch = record.session.branch;
+            if (record.session.toolRound === 0)
+                start = Math.min(start, record.sentMs);
+            ends.set(branch, Math.max(ends.get(branch) ?? Number.NEGATIVE_INFINITY, record.endMs));
+            if (!record.ok)
+                allOk = false;
+        }
+        const sent = new Set(list.filter((record) => record.session.toolRound === 0).map((record) => record.session.branch)).size;
+        const completed = allOk && sent === branches && Number.isFinite(start);
+        const branchEnds = [...ends.values()];
+        const last = Math.max(...branchEnds);
+        times.push({
+            session: position.index,
+            turn: position.turn,
+            branches,
+            sent,
+            completed,
+            completionMs: completed ? last - start : null,
+            spreadMs: completed ? last - Math.min(...branchEnds) : null,
+        });
+    }
+    return times.sort((a, b) => a.session - b.session || a.turn - b.turn);
+}
+/** A run's fan-outs (`fanOutTimes`) summarised (run.json `sessions.fanOut`); undefined when there were none. */
+function summarizeFanOuts(times) {
+    if (times.length === 0)
+        return undefined;
+    const completed = times.filter((time) => time.completed);
+    return {
+        fanOuts: times.length,
+        completed: completed.length,
+        branches: times.reduce((sum, time) => sum + time.sent, 0),
+        completion: summarize(completed.map((time) => time.completionMs)),
+        spread: summarize(completed.map((time) => time.spreadMs)),
+    };
+}
+
+/**
  * The context-depth buckets TTFT is summarised in (1-based turn numbers: how many user turns the
  * conversation holds, the new one included): 1, 2-3, 4-7, 8 and deeper. Doubling widths keep each
  * bucket's requests comparable in number for sessions of a few to tens of turns.
@@ -1583,16 +1713,33 @@ const depthBuckets = [
     { name: "8_up", from: 8, to: null },
 ];
 /**
- * A first turn whose cached prompt tokens exceed the common prefix (the shared system prompt, or none) by
- * more than this many tokens was served from a cache an earlier run left: warm-up sessions and measured
- * sessions never share more, so it is contamination (a fixed seed against a long-lived server).
+ * A first turn whose cached prompt tokens reach more than this many tokens into its own new text (past the
+ * common system prompt and the template) was served from a cache an earlier run left: warm-up sessions and
+ * measured sessions never share more, so it is contamination (a fixed seed against a long-lived server).
  */
 const contaminationSlackTokens = 16;
 /** The share of first turns with such hits at which a run is flagged as contaminated. */
 const contaminationShare = 0.1;
 /**
+ * The cached tokens a first turn may have by design: the common prefix, and all of its prompt but its own
+ * new text (`targetInputTokens` less the common prefix, where the record has it): a chat template's head
+ * and declared tools are the same for every first turn, and only an earlier run can have cached the
+ * turn's own text. Undefined for a turn whose own text is too short to tell (two slacks or less), null when
+ * no check is possible (a trace: `sharedPrefixTokens` null).
+ */
+function firstTurnBar(record, sharedPrefixTokens) {
+    if (sharedPrefixTokens === null)
+        return null;
+    if (record.targetInputTokens === null || record.promptTokens === null)
+        return sharedPrefixTokens;
+    const own = record.targetInputTokens - sharedPrefixTokens;
+    if (own <= 2 * contaminationSlackTokens)
+        return undefined;
+    return Math.max(sharedPrefixTokens, record.promptTokens - own);
+}
+/**
  * Per-run session metrics of a session dataset's records (pure): a session is its records with the same
- * `session.index`. Completed: every planned turn answered. Good: completed, and every request of it met
+ * `session.index`. Completed: every planned turn answered (a fan-out turn: every branch). Good: completed, and every request of it met
  * every SLO (vLLM's rule per request). Duration: first send to last answer's end, think times included (the
  * script gives both sides the same ones). Cache hit rate: per session, cached / prompt tokens of its
  * requests from the usage's cached_tokens, averaged over the sessions that report them; the server's own
@@ -1611,6 +1758,9 @@ function computeSessionMetrics(records, options) {
     }
     if (sessions.size === 0)
         return null;
+    // Sessions with a fan-out turn whose branches were not all sent and answered.
+    const fanOuts = fanOutTimes(records);
+    const fanOutIncomplete = new Set(fanOuts.flatMap((time) => (time.completed ? [] : [time.session])));
     const slo = options.slo;
     const hasSlo = slo !== undefined &&
         (slo.ttft_ms !== undefined || slo.tpot_ms !== undefined || slo.e2el_ms !== undefined);
@@ -1622,8 +1772,12 @@ function computeSessionMetrics(records, options) {
     let firstTurns = 0;
     let contaminated = 0;
     let turnsSent = 0;
-    for (const turns of sessions.values()) {
+    for (const [index, turns] of sessions) {
         const planned = turns[0].session.turns;
+        // A first turn's cached prefix: at a fan-out, the least any branch found (the first admitted computes
+        // the branches' common prefix, the others hit it).
+        let firstTurnSeen = false;
+        let firstTurnExcess = null;
         const userTurns = new Set();
         let allOk = true;
         let allGood = true;
@@ -1655,15 +1809,24 @@ function computeSessionMetrics(records, options) {
                 prompt += record.promptTokens;
                 cached += record.cachedTokens;
                 cacheReported = true;
+                // A fan-out's first turn is several branches over one prefix: the branch that found the least
+                // cached speaks for the session (the others may hit what their siblings just computed).
                 if (position.turn === 0 && position.toolRound === 0) {
-                    firstTurns++;
-                    const shared = options.sharedPrefixTokens;
-                    if (shared !== null && record.cachedTokens > shared + contaminationSlackTokens)
-                        contaminated++;
+                    const bar = firstTurnBar(record, options.sharedPrefixTokens);
+                    if (bar !== undefined) {
+                        firstTurnSeen = true;
+                        if (bar !== null)
+                            firstTurnExcess = Math.min(firstTurnExcess ?? Number.POSITIVE_INFINITY, record.cachedTokens - bar);
+                    }
                 }
             }
         }
-        const done = allOk && userTurns.size === planned;
+        if (firstTurnSeen) {
+            firstTurns++;
+            if (firstTurnExcess !== null && firstTurnExcess > contaminationSlackTokens)
+                contaminated++;
+        }
+        const done = allOk && userTurns.size === planned && !fanOutIncomplete.has(index);
         if (done) {
             completed++;
             durations.push(end - start);
@@ -1674,6 +1837,7 @@ function computeSessionMetrics(records, options) {
             hitRates.push(cached / prompt);
     }
     const perSecond = (count) => (options.durationS > 0 ? count / options.durationS : 0);
+    const fanOut = summarizeFanOuts(fanOuts);
     const contaminationFlag = firstTurns > 0 && contaminated / firstTurns > contaminationShare;
     return {
         started: sessions.size,
@@ -1696,8 +1860,15 @@ function computeSessionMetrics(records, options) {
                 p95: summary.p95,
             };
         }),
-        contamination: { firstTurns, aboveSharedPrefix: contaminated, flagged: contaminationFlag },
+        // A trace's first turns share prefix blocks by design: no check was possible, which is not a pass.
+        contamination: {
+            firstTurns,
+            aboveSharedPrefix: contaminated,
+            flagged: contaminationFlag,
+            checked: options.sharedPrefixTokens !== null,
+        },
+        ...(fanOut !== undefined ? { fanOut } : {}),
     };
 }
 
-export { summarize as A, computeRunMetrics as B, collectOutputs as C, computeSessionMetrics as D, runFileSchemaVersion as E, computeGuards as F, scheduleCondition as G, percentile as H, guardShareCount as I, perLookLevel as J, passLevel as K, lookIndex as L, defaultServerStartSeconds as M, interleavedStepStarts as N, nextLookAfter as O, ToolCallAssembler as T, serverStartSeconds as a, serverStartsPerCell as b, summarizeConfig as c, sessionEstimate as d, depthBuckets as e, describeCapacityCost as f, runFileSchema as g, runFileInvariantIssues as h, capacityMaxRuns as i, requestRecordSchema as j, requestLatencies as k, lookSchedule as l, answerLatencies as m, sortNumbers as n, classifyChunk as o, percentileSorted as p, chunkCarriesAnswer as q, renderSummary as r, startedServers as s, answerTextOf as t, chunkCarriesToolCalls as u, reasoningFieldOf as v, chunkCarriesReasoning as w, chunkKindOf as x, requestRecordSchemaVersion as y, cellSchedule as z };
+export { cellSchedule as A, summarize as B, computeRunMetrics as C, computeSessionMetrics as D, runFileSchemaVersion as E, scheduleCondition as F, percentile as G, perLookLevel as H, passLevel as I, lookIndex as J, defaultServerStartSeconds as K, interleavedStepStarts as L, nextLookAfter as M, ToolCallAssembler as T, serverStartSeconds as a, serverStartsPerCell as b, summarizeConfig as c, sessionEstimate as d, depthBuckets as e, renderSummary as f, describeCapacityCost as g, runFileSchema as h, runFileInvariantIssues as i, capacityMaxRuns as j, requestRecordSchema as k, lookSchedule as l, requestLatencies as m, answerLatencies as n, sortNumbers as o, percentileSorted as p, classifyChunk as q, runsPerBlock as r, startedServers as s, chunkCarriesAnswer as t, answerTextOf as u, chunkCarriesToolCalls as v, reasoningFieldOf as w, chunkCarriesReasoning as x, chunkKindOf as y, requestRecordSchemaVersion as z };

@@ -63,7 +63,19 @@ const knobSpecs = {
     },
     speed_sigma: {
         schema: num(0),
-        help: "log-normal sigma of the per-server-start speed factor, drawn from --seed (run-to-run noise)",
+        help: "log-normal sigma of the per-server-start speed factor of every step, drawn from --seed: the start-to-start spread of throughput and TPOT (0.01 = about 1%, as between fresh vLLM starts on one GPU)",
+    },
+    prefill_speed_sigma: {
+        schema: num(0),
+        help: "log-normal sigma of a second per-server-start factor, on the prefill cost terms only (prefill_per_token_ms, prefill_attention_per_token_pair_ms), drawn from --seed: the heavier start-to-start spread of TTFT (0.03 = about 3% on prefill)",
+    },
+    slow_start_share: {
+        schema: frac(),
+        help: "chance that a server start is a slow one (drawn from --seed): every step of that start takes slow_start_factor times as long, a fat tail of start-to-start speed (a kernel or tile choice made at start); 0 = never",
+    },
+    slow_start_factor: {
+        schema: num(1),
+        help: "step-time multiplier of a slow start (slow_start_share)",
     },
     jitter_sigma: {
         schema: num(0),
@@ -240,7 +252,12 @@ const smallGpu = {
     prefill_attention_per_token_pair_ms: 0,
     speed_factor: 1,
     device_speed_factors: "1",
-    speed_sigma: 0.02,
+    // Start-to-start spread at the published magnitudes (docs/sim.md, Server starts): about 1% on every
+    // step (throughput, TPOT), about 3% more on prefill (TTFT); no slow starts unless asked for.
+    speed_sigma: 0.01,
+    prefill_speed_sigma: 0.03,
+    slow_start_share: 0,
+    slow_start_factor: 1.15,
     jitter_sigma: 0.02,
     fp8_kv_capacity_factor: 2,
     fp8_prefill_factor: 1.1,
@@ -269,6 +286,7 @@ const builtInProfiles = {
         name: "noiseless",
         description: "small-gpu without speed noise or jitter: timings equal the formula (fidelity tests)",
         speed_sigma: 0,
+        prefill_speed_sigma: 0,
         jitter_sigma: 0,
     },
     "large-gpu": {
@@ -943,6 +961,8 @@ class Engine {
     kv;
     noise;
     speedNormal;
+    /** The start's own draws for its prefill factor (a normal) and whether it is a slow start (a uniform). */
+    startDraws;
     waiting = [];
     running = [];
     byId = new Map();
@@ -964,14 +984,27 @@ class Engine {
         this.noise = seededRandom(mixSeed(seed, 0x5eed));
         // One draw per engine (= per server start); sigma scales it later, so changing sigma keeps the draw.
         this.speedNormal = this.noise.normal();
+        // The start's prefill and slow-start draws come from a stream of their own, so the step jitter
+        // (this.noise) of a seed is the same whether they are used or not.
+        const startNoise = seededRandom(mixSeed(seed, 0x57a7));
+        this.startDraws = { prefillNormal: startNoise.normal(), slowUniform: startNoise.next() };
         this.stats = new EngineStats(profile.max_model_len);
     }
     get config() {
         return this.profile;
     }
-    /** The per-server-start multiplier of every step time (times the device's own speed). */
+    /** The per-server-start multiplier of every step time (times the device's own speed; a slow start's). */
     get speedFactor() {
-        return (this.profile.speed_factor * this.deviceFactor * Math.exp(this.profile.speed_sigma * this.speedNormal));
+        const p = this.profile;
+        return (p.speed_factor * this.deviceFactor * Math.exp(p.speed_sigma * this.speedNormal) * this.slowStartFactor);
+    }
+    /** slow_start_factor when this start drew a slow one (slow_start_share), else 1. */
+    get slowStartFactor() {
+        return this.startDraws.slowUniform < this.profile.slow_start_share ? this.profile.slow_start_factor : 1;
+    }
+    /** The per-server-start multiplier of the prefill cost terms (prefill_speed_sigma), on top of speedFactor. */
+    get prefillFactor() {
+        return Math.exp(this.profile.prefill_speed_sigma * this.startDraws.prefillNormal);
     }
     /** Takes effect from the next step. block_size may only change while idle (blocks are sized by it). */
     setProfile(profile) {
@@ -1100,9 +1133,11 @@ class Engine {
         // sequence) or the decoded tokens' compute, whichever is longer; 0 compute = memory-bound only.
         const memoryBound = p.step_overhead_ms + c.decodePerSeqMs * decodeSequences + c.attentionPerContextTokenMs * contextTokens;
         const computeBound = c.decodeComputePerTokenMs * (decodeSequences + draftTokens);
+        const prefill = (c.prefillPerTokenMs * prefillTokens + p.prefill_attention_per_token_pair_ms * prefillContext) *
+            this.prefillFactor;
         const base = Math.max(memoryBound, computeBound) +
-            c.prefillPerTokenMs * (prefillTokens + draftTokens) +
-            p.prefill_attention_per_token_pair_ms * prefillContext +
+            prefill +
+            c.prefillPerTokenMs * draftTokens +
             p.spec_decode_draft_per_token_ms * draftTokens;
         const jitter = p.jitter_sigma > 0 ? Math.exp(p.jitter_sigma * this.noise.normal()) : 1;
         const durationMs = base * this.speedFactor * jitter;
@@ -1131,7 +1166,6 @@ class Engine {
             }
             else {
                 seq.numComputed += tokens;
-                this.registerFullPromptBlocks(seq);
                 if (seq.numComputed < seq.promptLen + seq.outputs.length)
                     continue;
             }
@@ -1290,6 +1324,8 @@ class Engine {
             }
             if (!fits)
                 break;
+            if (!decode)
+                this.registerFullPromptBlocks(seq, seq.numComputed + tokens);
             work.push({ seq, tokens, decode, drafts });
             budget -= tokens;
         }
@@ -1357,6 +1393,7 @@ class Engine {
         }
         if (seq.outputs.length === 0)
             this.cachedPromptTokens.set(seq.spec.id, hitTokens);
+        this.registerFullPromptBlocks(seq, hitTokens + tokens);
         seq.state = "running";
         seq.times.firstScheduled ??= now;
         return { seq, tokens, decode: false, drafts: 0 };
@@ -1370,10 +1407,17 @@ class Engine {
         seq.privateBlocks += needed;
         return true;
     }
-    registerFullPromptBlocks(seq) {
+    /**
+     * Registers the prompt blocks that are full once the step computes up to `computedBy` tokens, when the
+     * step is scheduled, as vLLM caches them when it allocates the step's slots (`cache_blocks` up to
+     * num_computed_tokens + num_new_tokens in vllm/v1/core/kv_cache_manager.py `allocate_slots`): a request
+     * admitted later in the same step, or while this one's prefill is still chunked over steps, finds them
+     * cached. So requests sent at once over one new prefix (a session's fan-out branches) compute it once.
+     */
+    registerFullPromptBlocks(seq, computedBy) {
         if (!this.profile.enable_prefix_caching || !seq.blockHashes)
             return;
-        const full = Math.min(Math.floor(Math.min(seq.numComputed, seq.promptLen) / this.profile.block_size), seq.blockHashes.length);
+        const full = Math.min(Math.floor(Math.min(computedBy, seq.promptLen) / this.profile.block_size), seq.blockHashes.length);
         while (seq.sharedBlocks.length < full && seq.privateBlocks > 0) {
             const hash = seq.blockHashes[seq.sharedBlocks.length];
             this.kv.promote(hash);
@@ -2238,6 +2282,7 @@ function adminView(server) {
         seed: server.options.seed,
         device: server.engine.device,
         speedFactor: server.engine.speedFactor,
+        prefillFactor: server.engine.prefillFactor,
         kvCapacityBlocks: server.engine.kvCapacityBlocks,
         completedRequests: server.completedRequests,
     };

@@ -1,4 +1,4 @@
-import { i as inlineCode, e as escapeInline } from './distributions.js';
+import { i as inlineCode, e as escapeInline } from './server-start.js';
 
 /**
  * The status text of the use cases (src/app/): the lines the action writes to the job log and the
@@ -207,5 +207,14 @@ function wallClockLines(plans, source) {
         ...plans.map((entry) => `  ${label[entry.mode] ?? entry.mode}: ${minutes(entry.plan.wallClockMinutes)} min at ${entry.runs} runs (${entry.plan.serverStarts} starts, ${minutes(entry.plan.gpuMinutes)} GPU-minutes busy, ${minutes(entry.plan.reservedGpuMinutes)} reserved)`),
     ];
 }
+/** `run` on several devices (app/run-on-devices.ts): which cells and runs one device's server measures. */
+function deviceBlockLine(device, cells, runs) {
+    const count = typeof runs === "number"
+        ? `${runs} run(s) each`
+        : Object.entries(runs)
+            .map(([cell, n]) => `${cell} ${n} run(s)`)
+            .join(", ");
+    return `device ${device}: ${cellList(cells)}; ${count}`;
+}
 
-export { uploadFailedWarning as A, redactedFilesWarning as B, uploadedLine as C, partialResultsSummary as D, partialResultsLine as E, errorSummary as F, stateFileCleanupWarning as G, postUploadFailedWarning as H, wallClockLines as I, measuringBlockLine as J, cutShortLine as K, summaryUnsetLine as a, summaryUnwritableWarning as b, cutSummary as c, serversNotStoppedWarning as d, fallbackNotice as e, failedVerdict as f, aggregatedLine as g, baseSideLine as h, interruptedFailure as i, acceptedRegressionLine as j, commentLine as k, labelsUnreadableWarning as l, measuringLine as m, commentFailedWarning as n, baselineSearchWarning as o, provenanceFooter as p, manifestCommitWarning as q, baselineFoundLine as r, stoppingOnSignalLine as s, historyLeftOutWarning as t, historyLine as u, gateFailureMessage as v, baselineMissingReport as w, baselineMissingNotice as x, adaptiveLoopLine as y, baselineRecordedReport as z };
+export { historyLine as A, uploadFailedWarning as B, redactedFilesWarning as C, uploadedLine as D, partialResultsSummary as E, partialResultsLine as F, stateFileCleanupWarning as G, postUploadFailedWarning as H, wallClockLines as I, deviceBlockLine as J, measuringBlockLine as K, cutShortLine as L, summaryUnsetLine as a, summaryUnwritableWarning as b, cutSummary as c, serversNotStoppedWarning as d, aggregatedLine as e, failedVerdict as f, fallbackNotice as g, baseSideLine as h, interruptedFailure as i, errorSummary as j, commentFailedWarning as k, acceptedRegressionLine as l, measuringLine as m, labelsUnreadableWarning as n, commentLine as o, provenanceFooter as p, gateFailureMessage as q, baselineMissingReport as r, stoppingOnSignalLine as s, baselineMissingNotice as t, adaptiveLoopLine as u, baselineRecordedReport as v, baselineSearchWarning as w, manifestCommitWarning as x, baselineFoundLine as y, historyLeftOutWarning as z };

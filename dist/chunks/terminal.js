@@ -1,5 +1,5 @@
 import { d as describeMetric } from './metric-names.js';
-import { b as blocksToTerminal, f as firstScreenBlocks, a as cleanForTerminal, w as withoutMachinePaths, t as terminalMarkup } from './report-html.js';
+import { b as blocksToTerminal, f as firstScreenBlocks, g as cleanForTerminal, w as withoutMachinePaths, t as terminalMarkup } from './report-html.js';
 import { b as formatChange, c as formatInterval } from './format.js';
 
 /**

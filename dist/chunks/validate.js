@@ -1,20 +1,20 @@
+import { access } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { f as firstLookPlans } from './measure-on-devices.js';
 import { m as metricSpecs } from './metric-names.js';
-import { s as serverLifecycle, i as isSearchedCell, c as configLimits, d as defaultConfigFile, l as loadConfig, t as templateView } from './load.js';
-import { s as startedServers, a as serverStartSeconds, b as serverStartsPerCell, c as summarizeConfig, d as sessionEstimate, e as depthBuckets, l as lookSchedule, r as renderSummary, f as describeCapacityCost } from './session-metrics.js';
-import { s as studentTQuantile, n as normalCdf, a as normalQuantile } from './distributions.js';
+import { s as serverLifecycle, i as isSearchedCell, c as configLimits, d as defaultConfigFile, l as loadConfig, t as templateView, a as isTraceDataset } from './load.js';
+import { s as startedServers, a as serverStartSeconds, r as runsPerBlock, b as serverStartsPerCell, c as summarizeConfig, d as sessionEstimate, e as depthBuckets, l as lookSchedule, f as renderSummary, g as describeCapacityCost } from './session-metrics.js';
+import { a as alternatingBlocks, d as datasetPath, r as readDatasetFile, b as describeTraceRead, t as traceReplay } from './interleaved.js';
+import { s as studentTQuantile, n as normalCdf, a as normalQuantile } from './server-start.js';
 import { I as wallClockLines } from './status.js';
 import { E as ExitCode, U as UsageError } from './version.js';
 import { p as parseCommandArgs, s as stringOption, i as integerOption } from './command.js';
-import './select-cells.js';
-import './interleaved.js';
 import 'node:crypto';
-import 'node:fs/promises';
-import 'node:path';
 import './index.js';
 import './schemas.js';
 import 'process';
 import 'buffer';
+import './random.js';
 import 'node:child_process';
 import 'node:perf_hooks';
 import 'node:fs';
@@ -30,6 +30,18 @@ const priorRunNoise = {
     withinVariance1: 0.0166 ** 2 * 1000,
     basis: "prior (run effect sd 2.5%, p95 sampling sd 1.66% at 1,000 requests)",
 };
+/**
+ * The most variance one run of a cell may have at R runs a side, after the start level's share of the
+ * side's mean (σ_s²·Σn²/N² for the starts its runs fall into); below 0 when the starts alone leave no room.
+ */
+function runVarianceTarget(input, cell, runs) {
+    const total = varianceTarget(input, runs);
+    const start = cell.noise.startVariance ?? 0;
+    if (start <= 0)
+        return total;
+    const weight = input.startWeightAt?.(runs) ?? 1;
+    return total - runs * weight * start;
+}
 /** The variance of a side's mean difference the first look needs at R runs a side. */
 function varianceTarget(input, runs) {
     const df = Math.max(1, 2 * runs - 2);
@@ -44,6 +56,8 @@ function varianceTarget(input, runs) {
 }
 function cellAt(cell, target, maxRequests) {
     const { runVariance, withinVariance1 } = cell.noise;
+    if (target <= 0)
+        return null;
     if (cell.secondsPerRequest === null) {
         const v = runVariance + withinVariance1 / cell.declaredRequests;
         if (v > target)
@@ -80,8 +94,7 @@ function planRuns(input) {
     let best = null;
     const minRuns = Math.max(2, input.minRuns);
     for (let runs = minRuns; runs <= Math.max(minRuns, input.maxRuns); runs++) {
-        const target = varianceTarget(input, runs);
-        const cells = input.cells.map((cell) => cellAt(cell, target, input.maxRequests));
+        const cells = input.cells.map((cell) => cellAt(cell, runVarianceTarget(input, cell, runs), input.maxRequests));
         if (cells.some((cell) => cell === null))
             continue;
         const plan = priced(input, runs, cells, "");
@@ -123,7 +136,8 @@ function cleanPassChance(input, runs, requestsOf) {
     let chance = 1;
     for (const cell of input.cells) {
         const v = cell.noise.runVariance + cell.noise.withinVariance1 / requestsOf(cell);
-        const sd = Math.sqrt((2 * v) / runs);
+        const start = (cell.noise.startVariance ?? 0) * (input.startWeightAt?.(runs) ?? 1);
+        const sd = Math.sqrt(2 * (v / runs + start));
         chance *= normalCdf(margin / sd - t) ** metricsPerCell;
     }
     return chance;
@@ -133,19 +147,55 @@ function cleanPassChance(input, runs, requestsOf) {
  * The chance, by the plan's model, that the config's own first look (repeats.min runs a side at the
  * declared requests) and its last (repeats.max) decide a PR with no change: what the plan is against.
  */
-function configuredPassChance(config, noiseOf = () => priorRunNoise) {
-    const cells = planCells(config, noiseOf);
+function configuredPassChance(config, noiseOf = () => priorNoise(config), traces) {
+    const cells = planCells(config, noiseOf, traces);
+    const group = runsPerBlock(config);
     const input = {
         cells,
         tolerance: config.gate.tolerance,
         passAlpha: 1 - config.gate.confidence,
         checks: cells.length * config.gate.metrics.length,
+        startWeightAt: (runs) => serverLifecycle(config) === "per-run" ? 1 / runs : interleavedStartWeight(runs, group),
     };
     const declared = (cell) => cell.declaredRequests;
     return {
         first: cleanPassChance(input, config.repeats.min, declared),
         max: cleanPassChance(input, config.repeats.max, declared),
     };
+}
+/**
+ * The noise the plan assumes before anything was measured: gate.noise_prior of the gated per-run family
+ * with the most noise (start and run levels), and a p95's sampling noise at the prior's rate
+ * (stats/run-plan.ts priorRunNoise).
+ */
+function priorNoise(config) {
+    const prior = config.gate.noise_prior;
+    const families = [
+        ...new Set(config.gate.metrics
+            .filter((metric) => metricSpecs[metric].judged === "per-run")
+            .map((metric) => metricSpecs[metric].noise)),
+    ];
+    const total = (family) => prior[family].start_sd ** 2 + prior[family].run_sd ** 2;
+    const widest = families.reduce((best, family) => (best === null || total(family) > total(best) ? family : best), null);
+    if (widest === null)
+        return priorRunNoise;
+    const { start_sd: start, run_sd: run } = prior[widest];
+    const percent = (sd) => `${Number((sd * 100).toPrecision(3))}%`;
+    return {
+        startVariance: start ** 2,
+        runVariance: run ** 2,
+        withinVariance1: priorRunNoise.withinVariance1,
+        basis: `prior (gate.noise_prior.${widest}: start sd ${percent(start)}, run sd ${percent(run)}; p95 sampling sd 1.66% at 1,000 requests)`,
+    };
+}
+/**
+ * Σn²/N² of the side whose runs share starts the most when R runs a side alternate in groups of `group`
+ * (runner/interleaved.ts alternatingBlocks): the start variance's share of its mean.
+ */
+function interleavedStartWeight(runs, group) {
+    const blocks = alternatingBlocks(0, runs, ["a", "b"], group);
+    const weight = (side) => blocks.filter((b) => b.side === side).reduce((sum, b) => sum + b.runs * b.runs, 0) / (runs * runs);
+    return Math.max(weight("a"), weight("b"));
 }
 /** Chance the first look decides a PR with no change (every gated check passes) the plan aims at. */
 const planPower = 0.9;
@@ -184,8 +234,9 @@ function gatedMinRequests(config, turns = null) {
     return floor;
 }
 /** The planner's view of the fixed-load cells: seconds per request and per run from validate's estimate. */
-function planCells(config, noiseOf = () => priorRunNoise) {
-    const summary = summarizeConfig(config);
+function planCells(config, noiseOf = () => priorNoise(config), traces) {
+    // The trace cells' replays where validate read their files (their turns per session).
+    const summary = summarizeConfig(config, [], undefined, traces);
     const floor = gatedMinRequests(config);
     return config.cells.flatMap((cell, index) => {
         if (isSearchedCell(cell))
@@ -210,7 +261,7 @@ function planCells(config, noiseOf = () => priorRunNoise) {
         const perRequest = seconds / cell.size.requests;
         // A session dataset's size counts sessions of about `turns` requests each: planned per session, with
         // the percentile's sampling variance shrinking with the requests (sessions x turns), not the sessions.
-        const session = sessionEstimate(cell);
+        const session = sessionEstimate(cell, undefined, traces?.(cell) ?? null);
         const turns = session === null ? 1 : Math.max(1, session.turns);
         const noise = noiseOf(cell.name);
         return [
@@ -227,8 +278,8 @@ function planCells(config, noiseOf = () => priorRunNoise) {
     });
 }
 /** The plan of each mode: the PR interleaved (both sides), against a stored baseline, a baseline job. */
-function runPlans(config, noiseOf = () => priorRunNoise) {
-    const cells = planCells(config, noiseOf);
+function runPlans(config, noiseOf = () => priorNoise(config), traces) {
+    const cells = planCells(config, noiseOf, traces);
     const lifecycle = serverLifecycle(config);
     const servers = startedServers(lifecycle, cells.length);
     const base = {
@@ -242,10 +293,12 @@ function runPlans(config, noiseOf = () => priorRunNoise) {
         startSeconds: serverStartSeconds(config),
         maxRequests: configLimits.requestsPerRun,
     };
+    const group = runsPerBlock(config);
     const interleaved = planRuns({
         ...base,
         sides: 2,
-        startsFor: (runs) => servers * serverStartsPerCell("interleaved", runs, [], lifecycle, config.repeats.block),
+        startWeightAt: (runs) => (lifecycle === "per-run" ? 1 / runs : interleavedStartWeight(runs, group)),
+        startsFor: (runs) => servers * serverStartsPerCell("interleaved", runs, [], lifecycle, group),
     });
     // The same runs against a stored baseline: the candidate's side only, one start per server.
     const storedStarts = servers * serverStartsPerCell("stored", interleaved.runsPerSide, [], lifecycle);
@@ -321,7 +374,8 @@ const validateCommand = {
     usage: `Usage: vllm-perf-gate validate [--config FILE] [--json]
 
 Reads the config, checks it against the schema and prints a normalised summary: cells, load,
-requests per run, runs per side and an estimate of GPU time.
+requests per run, runs per side and an estimate of GPU time. A trace cell's file is read and
+checked (a bad row is an error), and its load and run length are estimated from the trace.
 
 Options:
   -c, --config FILE  config file (default: ${defaultConfigFile})
@@ -354,14 +408,19 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
         }
         const { repeats } = loaded.config;
         const looks = lookSchedule(repeats.min, repeats.max);
-        io.stdout.write(renderSummary(file, summarizeConfig(loaded.config, loaded.interpolation.templates, looks)));
+        const traces = await readTraces(loaded.config, dirname(loaded.path));
+        const summary = summarizeConfig(loaded.config, loaded.interpolation.templates, looks, traces.replays);
+        summary.warnings.push(...traces.warnings);
+        io.stdout.write(renderSummary(file, summary));
+        for (const line of traces.lines)
+            io.stdout.write(`${line}\n`);
         for (const line of describeCapacityCost(loaded.config))
             io.stdout.write(`${line}\n`);
         const devices = integerOption(args, "devices");
         if (devices !== undefined && devices < 1)
             throw new UsageError(`--devices expects a whole number >= 1, got ${devices}`);
         if (!loaded.config.cells.every(isSearchedCell)) {
-            const plans = firstLookPlans(loaded.config, devices);
+            const plans = firstLookPlans(loaded.config, devices, traces.replays);
             const source = devices !== undefined
                 ? "--devices"
                 : loaded.config.runner.devices
@@ -369,15 +428,50 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
                     : "no runner.devices: one server at a time";
             for (const line of wallClockLines(plans, source))
                 io.stdout.write(`${line}\n`);
-            const runPlan = runPlans(loaded.config);
-            for (const line of runPlanLines(runPlan, configuredPassChance(loaded.config), loaded.config.repeats))
+            const runPlan = runPlans(loaded.config, undefined, traces.replays);
+            const passChance = configuredPassChance(loaded.config, undefined, traces.replays);
+            for (const line of runPlanLines(runPlan, passChance, loaded.config.repeats))
                 io.stdout.write(`${line}\n`);
-            const planned = firstLookPlans(applyRunPlan(loaded.config, runPlan[0].plan), devices);
+            const planned = firstLookPlans(applyRunPlan(loaded.config, runPlan[0].plan), devices, traces.replays);
             for (const line of wallClockLines(planned, source).slice(0, 2))
                 io.stdout.write(`  planned ${line.trimStart()}\n`);
         }
         return ExitCode.ok;
     },
 };
+/**
+ * The trace cells' files, read as a run reads them (checksum, every row checked, filters and sample), so
+ * a trace cell's load is described and its run estimated from the trace. A file that is not there yet (a
+ * workflow may fetch it before the run) is a warning, and the cell is estimated from its config; a file
+ * that is there and wrong is an error, as it would be in the run.
+ */
+async function readTraces(config, baseDir) {
+    const files = new Map();
+    const lines = [];
+    const warnings = [];
+    for (const [index, cell] of config.cells.entries()) {
+        const dataset = cell.dataset;
+        if (!isTraceDataset(dataset))
+            continue;
+        const path = datasetPath(dataset, baseDir);
+        try {
+            await access(path);
+        }
+        catch {
+            warnings.push(`cells "${cell.name}": trace ${dataset.path} cannot be read here; its load and run length are estimated from the config`);
+            continue;
+        }
+        const read = await readDatasetFile({
+            dataset,
+            baseDir,
+            field: `cells[${index}].dataset`,
+            seed: cell.seed ?? config.seed,
+        });
+        files.set(cell.name, read);
+        if (read.trace)
+            lines.push(`${cell.name}: ${describeTraceRead(read.trace)}`);
+    }
+    return { replays: (cell) => traceReplay(cell, files.get(cell.name)), lines, warnings };
+}
 
 export { validateCommand };
