@@ -1,6 +1,7 @@
 import { graphAdjust, holmAdjust, type TestGraph } from "../stats/multiplicity.js";
 import { type LogRatioComponent, pooledLogRatio } from "../stats/pooled-log-ratio.js";
-import { pAbove, pBelow, type WelchResult } from "../stats/welch.js";
+import type { WelchResult } from "../stats/two-level.js";
+import { pAbove, pBelow } from "../stats/welch.js";
 
 /**
  * The gated (blocking) family of a comparison, assembled in one place (docs/compare.md, "The gated

@@ -1,6 +1,12 @@
 import { normalQuantile, studentTQuantile } from "./distributions.js";
-import { type StartVariancePrior, startWeightFor, type TwoLevelResult, twoLevelWelch } from "./two-level.js";
-import { interval, pAbove, pBelow, type WelchResult } from "./welch.js";
+import {
+  type StartVariancePrior,
+  startWeightFor,
+  type TwoLevelResult,
+  twoLevelWelch,
+  type WelchResult,
+} from "./two-level.js";
+import { interval, pAbove, pBelow } from "./welch.js";
 
 /**
  * The per-metric comparison of statistics.md §0 on the log scale, oriented so that a positive

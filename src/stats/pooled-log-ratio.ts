@@ -1,4 +1,4 @@
-import type { WelchResult } from "./welch.js";
+import type { WelchResult } from "./two-level.js";
 
 /**
  * The combined statistic of one metric across the cells of a workload family: the mean of the cells'

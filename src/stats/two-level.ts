@@ -1,5 +1,13 @@
 import { fSurvival } from "./distributions.js";
-import type { WelchResult } from "./welch.js";
+
+/** Welch's statistic of a difference of two means, with its standard error and degrees of freedom. */
+export interface WelchResult {
+  /** ȳ_candidate − ȳ_baseline. */
+  difference: number;
+  standardError: number;
+  df: number;
+  t: number;
+}
 
 /** One-sided level at which the starts' variance is taken to contradict the prior's. */
 const priorContradictionLevel = 0.1;

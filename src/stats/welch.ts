@@ -1,21 +1,5 @@
 import { studentTCdf, studentTQuantile } from "./distributions.js";
-
-interface SampleSummary {
-  n: number;
-  mean: number;
-  /** Sample variance (n - 1 denominator); 0 when n < 2. */
-  variance: number;
-}
-
-function summarize(values: readonly number[]): SampleSummary {
-  const n = values.length;
-  let mean = 0;
-  for (const v of values) mean += v;
-  mean /= n;
-  let ss = 0;
-  for (const v of values) ss += (v - mean) ** 2;
-  return { n, mean, variance: n > 1 ? ss / (n - 1) : 0 };
-}
+import { twoLevelWelch, type WelchResult } from "./two-level.js";
 
 export interface WelchOptions {
   /**
@@ -36,47 +20,26 @@ export interface WelchOptions {
   baselineVariancePrior?: { variance: number; df: number };
 }
 
-export interface WelchResult {
-  /** ȳ_candidate − ȳ_baseline. */
-  difference: number;
-  standardError: number;
-  df: number;
-  t: number;
-}
-
 /**
- * Welch's unequal-variance t for candidate minus baseline. With extraVariance the Satterthwaite df
- * gets only the estimated components in its denominator.
+ * Welch's unequal-variance t for candidate minus baseline: the two-level test (stats/two-level.ts) with
+ * every run its own start. With extraVariance the Satterthwaite df gets only the estimated components in
+ * its denominator.
  */
 export function welch(
   baseline: readonly number[],
   candidate: readonly number[],
   options: WelchOptions = {},
 ): WelchResult {
-  const b = summarize(baseline);
-  const c = summarize(candidate);
-  if (b.n < 2 || c.n < 2)
-    throw new RangeError(`Welch needs at least 2 values per side (got ${b.n} and ${c.n})`);
-  const floor = options.varianceFloor ?? 0;
-  const prior = options.baselineVariancePrior;
-  const pooledDf = prior && prior.df > 0 ? b.n - 1 + prior.df : b.n - 1;
-  const baselineVariance =
-    prior && prior.df > 0 ? ((b.n - 1) * b.variance + prior.df * prior.variance) / pooledDf : b.variance;
-  const vb = Math.max(baselineVariance, floor) / b.n;
-  const vc = Math.max(c.variance, floor) / c.n;
-  const extra = options.extraVariance ?? 0;
-  const variance = vb + vc + extra;
-  const difference = c.mean - b.mean;
-  const denominator = (vb * vb) / pooledDf + (vc * vc) / (c.n - 1);
-  // All-identical runs on both sides (a deterministic simulator) leave no estimated variance.
-  const df = denominator > 0 ? (variance * variance) / denominator : Number.POSITIVE_INFINITY;
-  const standardError = Math.sqrt(variance);
-  const t =
-    standardError > 0
-      ? difference / standardError
-      : difference === 0
-        ? 0
-        : Math.sign(difference) * Number.POSITIVE_INFINITY;
+  const own = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+  const { difference, standardError, df, t } = twoLevelWelch(
+    { values: baseline, starts: own("b", baseline.length) },
+    { values: candidate, starts: own("c", candidate.length) },
+    {
+      ...(options.extraVariance !== undefined ? { extraVariance: options.extraVariance } : {}),
+      ...(options.varianceFloor !== undefined ? { varianceFloor: options.varianceFloor } : {}),
+      ...(options.baselineVariancePrior ? { baselineVariancePrior: options.baselineVariancePrior } : {}),
+    },
+  );
   return { difference, standardError, df, t };
 }
 
