@@ -33,7 +33,7 @@ const configLimits = {
     cells: 1000,
     /** repeats.min, repeats.max, repeats.baseline and repeats.block. */
     runs: 1000,
-    /** gate.baseline_sessions: one page of the GitHub API's run listing. */
+    /** gate.baseline_sessions: the stored baselines a pull request reads (each one artifact download). */
     baselineSessions: 100,
     /** runner.devices: servers a runner runs at once. */
     devices: 64,
