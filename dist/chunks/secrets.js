@@ -510,6 +510,23 @@ function metricDraft({ cell, base, cand, tooFew }, metric, fewestCompleted, { ga
         c = metricValues(cand, substitute);
         statistic = metricSpecs[substitute].minRequests;
     }
+    if (draft.gated && statistic !== null && fewestCompleted < gate.min_requests[statistic]) {
+        // A few short runs (failed requests in a run planned near the floor) are left out of this check
+        // rather than turning it advisory, which would let a regression pass unblocked.
+        const floor = gate.min_requests[statistic];
+        const enough = (run) => Math.min(run.requests.completed, run.metricRequests?.[metric] ?? Number.POSITIVE_INFINITY) >= floor;
+        const keptBase = base.filter(enough);
+        const keptCand = cand.filter(enough);
+        const most = (kept, all) => kept.length >= Math.max(2, all.length / 2);
+        if (draft.judgedOn === null && most(keptBase, base) && most(keptCand, cand)) {
+            const left = base.length - keptBase.length + cand.length - keptCand.length;
+            b = metricValues(keptBase, metric);
+            c = metricValues(keptCand, metric);
+            draft.runs = { baseline: keptBase.length, candidate: keptCand.length };
+            draft.notes.push(`${left} run${left === 1 ? "" : "s"} with fewer than ${floor} successful requests left out of this check (gate.min_requests.${statistic})`);
+            fewestCompleted = floor;
+        }
+    }
     draft.baseline = b.values.length > 0 ? geometricMean(b.values) : null;
     draft.candidate = c.values.length > 0 ? geometricMean(c.values) : null;
     if (draft.gated && statistic !== null && fewestCompleted < gate.min_requests[statistic]) {

@@ -205,7 +205,8 @@ const planPower = 0.9;
  */
 const planMaxRuns = 40;
 /**
- * The fewest requests a run may have so that every gated percentile stays gated (gate.min_requests).
+ * The fewest requests a run may have so that every gated percentile stays gated (gate.min_requests, its
+ * successful requests, with room for the failures gate.error_rate_limit allows).
  * For a session cell of about `turns` turns the floor is in sessions: a request-level percentile needs
  * floor / turns of them, a depth bucket's TTFT p95 (compare counts the bucket's own requests) floor /
  * the turns a session has in that bucket (at the mean length; a bucket no session reaches stays
@@ -218,7 +219,9 @@ function gatedMinRequests(config, turns = null) {
         const statistic = spec.minRequests;
         if (!statistic)
             continue;
-        const needed = config.gate.min_requests[statistic];
+        // Successful requests count: with the failures gate.error_rate_limit allows, a run planned at the
+        // floor itself would fall below it and its gated percentile turn advisory (a regression let pass).
+        const needed = Math.ceil(config.gate.min_requests[statistic] / (1 - config.gate.error_rate_limit));
         if (turns === null)
             floor = Math.max(floor, needed);
         else if (spec.source.kind !== "session")
