@@ -45,9 +45,11 @@ describe("the run plan of a session cell", () => {
     const [requests] = planCells(
       config({ type: "synthetic", input_tokens: 64, output_tokens: 32 }, ["ttft_p95"]),
     );
-    // TTFT p95 gated: the prior is gate.noise_prior.ttft's, both levels (start and run sd 3%).
+    // TTFT p95 gated: the prior is gate.noise_prior.ttft's, both levels (start and run sd 3%). The floor
+    // is the 200 successful requests a p95 needs with room for the 1% failures gate.error_rate_limit
+    // allows: ⌈200 / 0.99⌉ = 203.
     expect(requests).toMatchObject({
-      minRequests: 200,
+      minRequests: 203,
       noise: {
         startVariance: 0.03 ** 2,
         runVariance: 0.03 ** 2,
@@ -57,19 +59,19 @@ describe("the run plan of a session cell", () => {
     expect(requests!.noise.basis).toMatch(/gate\.noise_prior\.ttft/);
     expect(requests).not.toHaveProperty("sizeUnit");
     const [session] = planCells(config(sessions, ["ttft_p95"]));
-    // 10 turns a session: 20 sessions hold the 200 requests a gated p95 needs, and each session's
+    // 10 turns a session: 21 sessions hold the 203 requests a gated p95 needs, and each session's
     // sampling variance is that of its 10 requests.
-    expect(session).toMatchObject({ sizeUnit: "sessions", minRequests: 20 });
+    expect(session).toMatchObject({ sizeUnit: "sessions", minRequests: 21 });
     expect(session!.noise.withinVariance1).toBeCloseTo(priorRunNoise.withinVariance1 / 10, 12);
   });
 
   it("counts a gated depth bucket's floor in the turns a session has there", () => {
-    // Turns 8, 9 and 10 fall in the 8_up bucket: 200 / 3 sessions; turns 4-7 four a session: 50.
-    expect(planCells(config(sessions, ["ttft_p95_depth_8_up"]))[0]!.minRequests).toBe(67);
-    expect(planCells(config(sessions, ["ttft_p95_depth_4_7"]))[0]!.minRequests).toBe(50);
+    // Turns 8, 9 and 10 fall in the 8_up bucket: 203 / 3 sessions; turns 4-7 four a session: 51.
+    expect(planCells(config(sessions, ["ttft_p95_depth_8_up"]))[0]!.minRequests).toBe(68);
+    expect(planCells(config(sessions, ["ttft_p95_depth_4_7"]))[0]!.minRequests).toBe(51);
     // Sessions of 2 turns never reach depth 8: that check stays advisory, and sets no floor.
     expect(
       planCells(config({ ...sessions, turns: 2 }, ["ttft_p95", "ttft_p95_depth_8_up"]))[0]!.minRequests,
-    ).toBe(100);
+    ).toBe(102);
   });
 });
