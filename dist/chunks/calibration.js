@@ -4,7 +4,7 @@ import { t as toolVersion, a as toolName, I as InputError } from './version.js';
 import { a as mulberry32 } from './random.js';
 import { p as pooledRunVariances, b as conditionsHash } from './history.js';
 import { s as serverLifecycle, o as configSchema } from './load.js';
-import { G as percentile, l as lookSchedule, H as perLookLevel, I as passLevel, j as capacityMaxRuns, J as lookIndex, r as runsPerBlock, a as serverStartSeconds } from './session-metrics.js';
+import { H as percentile, l as lookSchedule, I as perLookLevel, J as passLevel, j as capacityMaxRuns, K as lookIndex, r as runsPerBlock, a as serverStartSeconds } from './session-metrics.js';
 import { p as diffFingerprints, q as describeDifference, f as flattenFingerprint } from './format.js';
 import { l as guardShareCount, n as normalCdf, m as binomialCdf, a as normalQuantile } from './server-start.js';
 import { t as tuple, o as object, s as string, n as number, _ as _enum, a as array, b as boolean, r as record, d as unknown, u as union, l as literal } from './schemas.js';

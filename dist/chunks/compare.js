@@ -3,7 +3,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { p as parseCalibrationFile, d as defaultCompareSettings, s as settingsFromConfig, a as calibrationPriors, b as calibrationStartPriors, e as compareRecords } from './calibration.js';
 import { b as conditionsHash } from './history.js';
 import { o as scrapeSeries, c as collectJobSecrets, p as loadSides, l as loadRuns, d as defaultInputLimits } from './secrets.js';
-import { k as requestRecordSchema, m as requestLatencies, n as answerLatencies } from './session-metrics.js';
+import { k as requestRecordSchema, m as requestLatencies, o as answerLatencies } from './session-metrics.js';
 import { l as loadConfig, n as noInterpolation } from './load.js';
 import { r as renderReports, i as reportPictures, j as renderHtmlReport } from './report-html.js';
 import { I as InputError } from './version.js';

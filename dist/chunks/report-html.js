@@ -2,7 +2,7 @@ import { l as latencyPhases, a as latencyPhaseLabel, m as metricSpecs, d as desc
 import { d as formatFractionAsPercent, e as formatMetricValue, a as formatNumber, b as formatChange, c as formatInterval, g as formatP, s as slowestUsers, h as formatSignedNumber, i as formatDuration, j as formatIntervalOneLine, k as formatValuePair, n as noBreakSpace, l as nonZeroCounts, m as describeMetricRef } from './format.js';
 import { g as largest, s as smallest, t as table, q as fold, F as Footnotes, u as detectionLine, v as checkMatrix, w as valuesOnBothSides, x as withinToleranceFold, y as acceptanceSection, z as perCellDetails, A as tallyOf, B as metricVerdictLabel } from './secrets.js';
 import { d as escapeHtml, i as inlineCode, f as escapeCell, e as escapeInline, g as escapeValue } from './server-start.js';
-import { e as depthBuckets, o as sortNumbers, p as percentileSorted } from './session-metrics.js';
+import { e as depthBuckets, p as sortNumbers, q as percentileSorted } from './session-metrics.js';
 
 const sideNames = ["baseline", "candidate"];
 /** A capacity check's load curves (null when the verdict carries none: older verdicts). */

@@ -9,7 +9,7 @@ import { D as createRedactor, E as redactValue, G as cacheConfigFromMetrics, H a
 import require$$0$3, { createConnection, createServer } from 'node:net';
 import { mkdirSync, createWriteStream, openSync, writeSync, fsyncSync, closeSync, writeFileSync, readdirSync } from 'node:fs';
 import { h as newServerStart, b as reachedServerStart, j as collectOutputs, k as computeGuards } from './server-start.js';
-import { q as classifyChunk, t as chunkCarriesAnswer, u as answerTextOf, v as chunkCarriesToolCalls, T as ToolCallAssembler, w as reasoningFieldOf, x as chunkCarriesReasoning, y as chunkKindOf, z as requestRecordSchemaVersion, A as cellSchedule, B as summarize, m as requestLatencies, C as computeRunMetrics, D as computeSessionMetrics, h as runFileSchema, E as runFileSchemaVersion, F as scheduleCondition } from './session-metrics.js';
+import { t as classifyChunk, u as chunkCarriesAnswer, v as answerTextOf, w as chunkCarriesToolCalls, T as ToolCallAssembler, x as reasoningFieldOf, y as chunkCarriesReasoning, z as chunkKindOf, A as requestRecordSchemaVersion, B as cellSchedule, C as summarize, m as requestLatencies, D as computeRunMetrics, E as computeSessionMetrics, h as runFileSchema, F as runFileSchemaVersion, G as scheduleCondition } from './session-metrics.js';
 import require$$0, { setMaxListeners } from 'node:events';
 import require$$5$1, { performance as performance$1, monitorEventLoopDelay } from 'node:perf_hooks';
 import require$$0$1 from 'node:assert';

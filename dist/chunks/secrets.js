@@ -2,7 +2,7 @@ import { f as metricNames, h as isGuardMetric, m as metricSpecs, d as describeMe
 import { h as isSessionDataset, c as configLimits } from './load.js';
 import { a as mulberry32, b as boxMuller } from './random.js';
 import { o as fSurvival, p as studentTCdf, s as studentTQuantile, a as normalQuantile, m as binomialCdf, q as logGamma, t as maxServerStartIdLength, f as escapeCell, d as escapeHtml, e as escapeInline } from './server-start.js';
-import { K as defaultServerStartSeconds, b as serverStartsPerCell, L as interleavedStepStarts, M as nextLookAfter, p as percentileSorted, j as capacityMaxRuns, o as sortNumbers, E as runFileSchemaVersion, h as runFileSchema, i as runFileInvariantIssues } from './session-metrics.js';
+import { L as defaultServerStartSeconds, b as serverStartsPerCell, M as interleavedStepStarts, N as nextLookAfter, q as percentileSorted, j as capacityMaxRuns, p as sortNumbers, F as runFileSchemaVersion, h as runFileSchema, i as runFileInvariantIssues } from './session-metrics.js';
 import { t as mannWhitney, u as hodgesLehmann, v as unknownSource, o as specDecodeValue, w as errorRate, x as assignServerStarts, y as summarizeServerStarts, r as runRecordFromRunFile, b as formatChange, j as formatIntervalOneLine, d as formatFractionAsPercent, g as formatP, e as formatMetricValue, k as formatValuePair, c as formatInterval } from './format.js';
 import { createHash } from 'node:crypto';
 import { stat, readdir, readFile } from 'node:fs/promises';
@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 /** One-sided level at which the starts' variance is taken to contradict the prior's. */
 const priorContradictionLevel = 0.1;
 function moments(sample) {
-    const { values, starts } = sample;
+    const { values } = sample;
+    const starts = sample.starts ?? values.map((_, i) => `run-${i}`);
     if (values.length !== starts.length)
         throw new RangeError(`two-level: ${values.length} values but ${starts.length} start identities`);
     const byStart = new Map();
@@ -200,8 +201,7 @@ function logRatioTest(baseline, candidate, options) {
     const lb = baseline.map(Math.log);
     const lc = candidate.map(Math.log);
     const floor = (options.minRunSd ?? 0) ** 2;
-    const ownStarts = (prefix, n) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
-    const levels = twoLevelWelch({ values: lb, starts: options.starts?.baseline ?? ownStarts("b", lb.length) }, { values: lc, starts: options.starts?.candidate ?? ownStarts("c", lc.length) }, {
+    const levels = twoLevelWelch({ values: lb, ...(options.starts ? { starts: options.starts.baseline } : {}) }, { values: lc, ...(options.starts ? { starts: options.starts.candidate } : {}) }, {
         extraVariance: options.extraVariance ?? 0,
         varianceFloor: floor,
         ...(options.startPrior ? { startPrior: options.startPrior } : {}),

@@ -393,6 +393,16 @@ function startedServers(lifecycle, cells) {
     return lifecycle === "per-side" ? Math.min(1, cells) : cells;
 }
 /**
+ * The gated metrics' noise family (gate.noise_prior) with the largest `noise` (per-run judged metrics
+ * only: a pooled count has no run-to-run spread), or null when none is gated.
+ */
+function noisiestGatedFamily(config, noise) {
+    const families = new Set(config.gate.metrics
+        .filter((metric) => metricSpecs[metric].judged === "per-run")
+        .map((metric) => metricSpecs[metric].noise));
+    return [...families].reduce((best, family) => (best === null || noise(family) > noise(best) ? family : best), null);
+}
+/**
  * The runs per side per group of the A/B alternation (repeats.block), "auto" resolved by cost (Kalibera and
  * Jones: repetitions at a level ∝ √(its variance / its cost)). The start and run variances are
  * gate.noise_prior's for the gated metric families, taking the family with the largest start sd; a
@@ -408,10 +418,7 @@ function runsPerBlock(config) {
         return block;
     const min = config.repeats.min;
     const prior = config.gate.noise_prior;
-    const families = new Set(config.gate.metrics
-        .filter((metric) => metricSpecs[metric].judged === "per-run")
-        .map((metric) => metricSpecs[metric].noise));
-    const widest = [...families].reduce((best, family) => (best === null || prior[family].start_sd > prior[best].start_sd ? family : best), null);
+    const widest = noisiestGatedFamily(config, (family) => prior[family].start_sd);
     if (widest === null)
         return min;
     const lifecycle = serverLifecycle(config);
@@ -1871,4 +1878,4 @@ function computeSessionMetrics(records, options) {
     };
 }
 
-export { cellSchedule as A, summarize as B, computeRunMetrics as C, computeSessionMetrics as D, runFileSchemaVersion as E, scheduleCondition as F, percentile as G, perLookLevel as H, passLevel as I, lookIndex as J, defaultServerStartSeconds as K, interleavedStepStarts as L, nextLookAfter as M, ToolCallAssembler as T, serverStartSeconds as a, serverStartsPerCell as b, summarizeConfig as c, sessionEstimate as d, depthBuckets as e, renderSummary as f, describeCapacityCost as g, runFileSchema as h, runFileInvariantIssues as i, capacityMaxRuns as j, requestRecordSchema as k, lookSchedule as l, requestLatencies as m, answerLatencies as n, sortNumbers as o, percentileSorted as p, classifyChunk as q, runsPerBlock as r, startedServers as s, chunkCarriesAnswer as t, answerTextOf as u, chunkCarriesToolCalls as v, reasoningFieldOf as w, chunkCarriesReasoning as x, chunkKindOf as y, requestRecordSchemaVersion as z };
+export { requestRecordSchemaVersion as A, cellSchedule as B, summarize as C, computeRunMetrics as D, computeSessionMetrics as E, runFileSchemaVersion as F, scheduleCondition as G, percentile as H, perLookLevel as I, passLevel as J, lookIndex as K, defaultServerStartSeconds as L, interleavedStepStarts as M, nextLookAfter as N, ToolCallAssembler as T, serverStartSeconds as a, serverStartsPerCell as b, summarizeConfig as c, sessionEstimate as d, depthBuckets as e, renderSummary as f, describeCapacityCost as g, runFileSchema as h, runFileInvariantIssues as i, capacityMaxRuns as j, requestRecordSchema as k, lookSchedule as l, requestLatencies as m, noisiestGatedFamily as n, answerLatencies as o, sortNumbers as p, percentileSorted as q, runsPerBlock as r, startedServers as s, classifyChunk as t, chunkCarriesAnswer as u, answerTextOf as v, chunkCarriesToolCalls as w, reasoningFieldOf as x, chunkCarriesReasoning as y, chunkKindOf as z };

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { f as firstLookPlans } from './measure-on-devices.js';
 import { m as metricSpecs } from './metric-names.js';
 import { s as serverLifecycle, i as isSearchedCell, c as configLimits, d as defaultConfigFile, l as loadConfig, t as templateView, a as isTraceDataset } from './load.js';
-import { s as startedServers, a as serverStartSeconds, r as runsPerBlock, b as serverStartsPerCell, c as summarizeConfig, d as sessionEstimate, e as depthBuckets, l as lookSchedule, f as renderSummary, g as describeCapacityCost } from './session-metrics.js';
+import { s as startedServers, a as serverStartSeconds, r as runsPerBlock, b as serverStartsPerCell, c as summarizeConfig, d as sessionEstimate, n as noisiestGatedFamily, e as depthBuckets, l as lookSchedule, f as renderSummary, g as describeCapacityCost } from './session-metrics.js';
 import { a as alternatingBlocks, d as datasetPath, r as readDatasetFile, b as describeTraceRead, t as traceReplay } from './interleaved.js';
 import { s as studentTQuantile, n as normalCdf, a as normalQuantile } from './server-start.js';
 import { I as wallClockLines } from './status.js';
@@ -170,13 +170,7 @@ function configuredPassChance(config, noiseOf = () => priorNoise(config), traces
  */
 function priorNoise(config) {
     const prior = config.gate.noise_prior;
-    const families = [
-        ...new Set(config.gate.metrics
-            .filter((metric) => metricSpecs[metric].judged === "per-run")
-            .map((metric) => metricSpecs[metric].noise)),
-    ];
-    const total = (family) => prior[family].start_sd ** 2 + prior[family].run_sd ** 2;
-    const widest = families.reduce((best, family) => (best === null || total(family) > total(best) ? family : best), null);
+    const widest = noisiestGatedFamily(config, (family) => prior[family].start_sd ** 2 + prior[family].run_sd ** 2);
     if (widest === null)
         return priorRunNoise;
     const { start_sd: start, run_sd: run } = prior[widest];

@@ -1,6 +1,7 @@
-import { metricSpecs, type NoiseFamily } from "../config/metric-names.js";
+import { metricSpecs } from "../config/metric-names.js";
 import { type Config, configLimits, isSearchedCell } from "../config/schema.js";
 import {
+  noisiestGatedFamily,
   runsPerBlock,
   serverLifecycle,
   serverStartSeconds,
@@ -66,17 +67,9 @@ export function configuredPassChance(
  */
 function priorNoise(config: Config): RunNoise {
   const prior = config.gate.noise_prior;
-  const families = [
-    ...new Set(
-      config.gate.metrics
-        .filter((metric) => metricSpecs[metric].judged === "per-run")
-        .map((metric) => metricSpecs[metric].noise),
-    ),
-  ];
-  const total = (family: NoiseFamily) => prior[family].start_sd ** 2 + prior[family].run_sd ** 2;
-  const widest = families.reduce<NoiseFamily | null>(
-    (best, family) => (best === null || total(family) > total(best) ? family : best),
-    null,
+  const widest = noisiestGatedFamily(
+    config,
+    (family) => prior[family].start_sd ** 2 + prior[family].run_sd ** 2,
   );
   if (widest === null) return priorRunNoise;
   const { start_sd: start, run_sd: run } = prior[widest];

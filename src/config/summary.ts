@@ -537,6 +537,25 @@ export function startedServers(lifecycle: ServerLifecycle, cells: number): numbe
 }
 
 /**
+ * The gated metrics' noise family (gate.noise_prior) with the largest `noise` (per-run judged metrics
+ * only: a pooled count has no run-to-run spread), or null when none is gated.
+ */
+export function noisiestGatedFamily(
+  config: Pick<Config, "gate">,
+  noise: (family: NoiseFamily) => number,
+): NoiseFamily | null {
+  const families = new Set(
+    config.gate.metrics
+      .filter((metric) => metricSpecs[metric].judged === "per-run")
+      .map((metric) => metricSpecs[metric].noise),
+  );
+  return [...families].reduce<NoiseFamily | null>(
+    (best, family) => (best === null || noise(family) > noise(best) ? family : best),
+    null,
+  );
+}
+
+/**
  * The runs per side per group of the A/B alternation (repeats.block), "auto" resolved by cost (Kalibera and
  * Jones: repetitions at a level ∝ √(its variance / its cost)). The start and run variances are
  * gate.noise_prior's for the gated metric families, taking the family with the largest start sd; a
@@ -551,15 +570,7 @@ export function runsPerBlock(config: Config): number {
   if (block !== "auto") return block;
   const min = config.repeats.min;
   const prior = config.gate.noise_prior;
-  const families = new Set(
-    config.gate.metrics
-      .filter((metric) => metricSpecs[metric].judged === "per-run")
-      .map((metric) => metricSpecs[metric].noise),
-  );
-  const widest = [...families].reduce<NoiseFamily | null>(
-    (best, family) => (best === null || prior[family].start_sd > prior[best].start_sd ? family : best),
-    null,
-  );
+  const widest = noisiestGatedFamily(config, (family) => prior[family].start_sd);
   if (widest === null) return min;
   const lifecycle = serverLifecycle(config);
   const fixedLoad = config.cells.filter((cell) => !isSearchedCell(cell));

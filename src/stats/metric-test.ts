@@ -78,10 +78,9 @@ export function logRatioTest(
   const lb = baseline.map(Math.log);
   const lc = candidate.map(Math.log);
   const floor = (options.minRunSd ?? 0) ** 2;
-  const ownStarts = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
   const levels = twoLevelWelch(
-    { values: lb, starts: options.starts?.baseline ?? ownStarts("b", lb.length) },
-    { values: lc, starts: options.starts?.candidate ?? ownStarts("c", lc.length) },
+    { values: lb, ...(options.starts ? { starts: options.starts.baseline } : {}) },
+    { values: lc, ...(options.starts ? { starts: options.starts.candidate } : {}) },
     {
       extraVariance: options.extraVariance ?? 0,
       varianceFloor: floor,

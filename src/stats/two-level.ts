@@ -29,8 +29,8 @@ const priorContradictionLevel = 0.1;
 /** One side's per-run values (ln scale) with the server start each run was measured on. */
 export interface StartGroupedSample {
   values: readonly number[];
-  /** Same length as `values`: the start identity of each run. */
-  starts: readonly string[];
+  /** Same length as `values`: the start identity of each run; absent: every run its own start. */
+  starts?: readonly string[];
 }
 
 /** The start-to-start variance believed before these runs, with its weight in degrees of freedom. */
@@ -92,7 +92,8 @@ interface SideMoments {
 }
 
 function moments(sample: StartGroupedSample): SideMoments {
-  const { values, starts } = sample;
+  const { values } = sample;
+  const starts = sample.starts ?? values.map((_, i) => `run-${i}`);
   if (values.length !== starts.length)
     throw new RangeError(`two-level: ${values.length} values but ${starts.length} start identities`);
   const byStart = new Map<string, number[]>();

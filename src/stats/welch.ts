@@ -30,10 +30,9 @@ export function welch(
   candidate: readonly number[],
   options: WelchOptions = {},
 ): WelchResult {
-  const own = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
   const { difference, standardError, df, t } = twoLevelWelch(
-    { values: baseline, starts: own("b", baseline.length) },
-    { values: candidate, starts: own("c", candidate.length) },
+    { values: baseline },
+    { values: candidate },
     {
       ...(options.extraVariance !== undefined ? { extraVariance: options.extraVariance } : {}),
       ...(options.varianceFloor !== undefined ? { varianceFloor: options.varianceFloor } : {}),
