@@ -29,6 +29,7 @@ import { renderReports } from "../report/markdown.js";
 import type { Redactor } from "../server/redact.js";
 import { collectJobSecrets } from "../server/secrets.js";
 import { InputError } from "../util/errors.js";
+import { BudgetError, configWithinBudget } from "./budget-plan.js";
 import type { CompareRequest, CompareOutcome as GateCompareOutcome } from "./gate/dependencies.js";
 
 /**
@@ -99,7 +100,6 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
       ? await loadConfig(input.config, { env: input.env, cwd: input.cwd })
       : input.config;
   const config = loaded && isLoaded(loaded) ? loaded.config : loaded;
-  if (config) settings = settingsFromConfig(config);
   const freshStarts = input.freshStarts === true || config?.gate.runs_are_fresh_starts === true;
   // The one set of secrets (server/secrets.ts): api_key_env's value, the values read, credential-like names.
   const redactor =
@@ -114,6 +114,7 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
   const { baseline, candidate, notes } = await loadSides(input.baseline, input.candidate, limits, {
     freshStarts,
   });
+  if (config) settings = budgetedSettings(config, candidate, input.mode);
   const history = [
     ...(input.history && input.history.length > 0
       ? await loadRuns(input.history, "history", { limits, freshStarts })
@@ -147,6 +148,44 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
     now: input.now,
     redactor,
   });
+}
+
+/**
+ * The config's settings, under its budget when it has one: the plan is the one `run` and the action
+ * measured (app/budget-plan.ts), over the cells the candidate's runs measured, for the comparison's mode.
+ */
+function budgetedSettings(
+  config: Config,
+  candidate: readonly RunRecord[],
+  mode: ComparisonMode | undefined,
+): CompareSettings {
+  const cells = [...new Set(candidate.map((run) => run.cell))];
+  const limit = config.gate.budget_gpu_minutes;
+  if (limit === undefined) return settingsFromConfig(config);
+  let within: ReturnType<typeof configWithinBudget>;
+  try {
+    within = configWithinBudget(config, { cells, mode: mode === "interleaved" ? "interleaved" : "stored" });
+  } catch (error) {
+    // The runs are measured: judge them under the limit, without the plan the budget could not buy.
+    if (!(error instanceof BudgetError)) throw error;
+    return { ...settingsFromConfig(config), budget: { limitGpuMinutes: limit, plan: null } };
+  }
+  const { config: planned, budget } = within;
+  const settings = settingsFromConfig(planned);
+  if (budget === null) return settings;
+  const plan = budget.plan;
+  return {
+    ...settings,
+    budget: {
+      limitGpuMinutes: plan.budgetMinutes,
+      plan: {
+        gpuMinutes: plan.gpuMinutes,
+        runsPerSide: plan.runsPerSide,
+        runsPerStart: plan.runsPerStart,
+        requests: Object.fromEntries(plan.cells.map((cell) => [cell.name, cell.requests])),
+      },
+    },
+  };
 }
 
 /** The files `compare` writes into its output directory. */

@@ -18,12 +18,13 @@ import {
   futilityWarnings,
   overallVerdict,
   planNextLook,
+  runsToDetectChange,
   settleEstimate,
 } from "./analyze/outcome.js";
 import { explainSpecDecode } from "./analyze/spec-decode.js";
 import { decideTasks, taskDrafts, taskMembers } from "./analyze/tasks.js";
 import { groupByCell, selectUsableRuns } from "./analyze/usable-runs.js";
-import type { CostModel, CostRates } from "./cost.js";
+import { type CostModel, costRatesOf } from "./cost.js";
 import { flattenFingerprint } from "./fingerprint.js";
 import { type AdjustedMember, adjustGatedFamily, type FamilyMember } from "./gated-family.js";
 import { type DriftEstimate, estimateSessionDrift } from "./session-drift.js";
@@ -190,13 +191,7 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
   };
   const drafts: Draft[] = pairing.compared.flatMap((cell) => draftsForCell(cell, draftSettings, warnings));
 
-  const rates: CostRates = {
-    ...(input.runMinutes === undefined ? {} : { runMinutes: input.runMinutes }),
-    ...(input.repeats.block === undefined ? {} : { runsPerBlock: input.repeats.block }),
-    ...(input.cost === undefined
-      ? {}
-      : { startMinutes: input.cost.serverStartS / 60, lifecycle: input.cost.lifecycle }),
-  };
+  const rates = costRatesOf(input.runMinutes, input.repeats.block, input.cost);
   // The quality checks read what the outputs were: a run excluded from the speed checks (client-bound,
   // an outlier) still answered its prompts, so every run of a cell present on both sides counts.
   const qualityCells = qualityCellsOf(input.baseline, input.candidate);
@@ -329,6 +324,17 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     maxRuns,
     runsPerStart,
   );
+  for (const comparison of comparisons)
+    if (comparison.gated && comparison.detectableChange !== null)
+      comparison.runsToDetectChange = runsToDetectChange(
+        comparison,
+        draftOf(comparison),
+        gate.detect_change,
+        alpha / Math.max(1, gatedCount),
+        mode,
+        maxRuns,
+        runsPerStart,
+      );
   const specDecode = explainSpecDecode(pairing.compared, {
     gatedMetrics: gate.metrics,
     passAlpha,

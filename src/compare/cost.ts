@@ -124,7 +124,20 @@ export interface CostModel {
   runsPerBlock?: number;
 }
 
-/** Without a config: the issue's model of a vLLM container, 3 minutes a start, one server per cell. */
+/** The rates of a comparison: its runs' length, the runs per start and the config's start cost and lifecycle. */
+export function costRatesOf(
+  runMinutes: number | undefined,
+  runsPerBlock: number | undefined,
+  cost: CostModel | undefined,
+): CostRates {
+  return {
+    ...(runMinutes === undefined ? {} : { runMinutes }),
+    ...(runsPerBlock === undefined ? {} : { runsPerBlock }),
+    ...(cost === undefined ? {} : { startMinutes: cost.serverStartS / 60, lifecycle: cost.lifecycle }),
+  };
+}
+
+/** Without a config: a vLLM container's 3 minutes a start, one server per cell. */
 export const defaultCostModel: CostModel = { serverStartS: 180, lifecycle: "per-cell" };
 
 /**

@@ -6,6 +6,7 @@ import type { RunRecord } from "../metrics/run-record.js";
 import { type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
 import { analyzeWithFamily } from "./analyze.js";
+import { type BudgetSettings, withBudget } from "./budget.js";
 import {
   type CapacityCell,
   capacityCells,
@@ -16,7 +17,7 @@ import {
   withCapacity,
 } from "./capacity.js";
 import { capacityLookLevel, capacityLooks, capacityNextLook } from "./capacity-looks.js";
-import { type CostModel, defaultCostModel, gpuMinutesSpent, runMinutesOf } from "./cost.js";
+import { type CostModel, costRatesOf, defaultCostModel, gpuMinutesSpent, runMinutesOf } from "./cost.js";
 import { type SweepCellHint, sweepCurves } from "./sweep-curves.js";
 import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict-schema.js";
 
@@ -36,6 +37,8 @@ export interface CompareSettings {
   quality?: QualityConfig;
   /** Each cell's load dimension and SLOs from the config, for the sweeps' curves (compare/sweep-curves.ts). */
   sweepCells?: readonly SweepCellHint[];
+  /** The pull request's budget (gate.budget_gpu_minutes) and the plan it bought: compare/budget.ts. */
+  budget?: BudgetSettings;
   /** Each cell's workload family (config/families.ts), for the family tests; without a config, derived from the names. */
   cellFamilies?: Readonly<Record<string, string>>;
 }
@@ -182,6 +185,14 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
         candidate: input.candidate,
         mode: decided.mode,
       });
+  }
+  if (settings.budget) {
+    const look = runMinutesOfLook(fixedLoad(input.candidate), settings.runMinutes);
+    decided = withBudget(
+      decided,
+      settings.budget,
+      costRatesOf(look.runMinutes, settings.repeats.block, settings.cost),
+    );
   }
   const sweeps = sweepCurves(fixedLoad(input.baseline), fixedLoad(input.candidate), settings.sweepCells);
   if (sweeps.length > 0) decided.sweeps = sweeps;

@@ -385,6 +385,12 @@ const gateSchema = strictObject({
     .describe(
       "Smallest regression the gate must catch (0.1 = 10%), larger than tolerance: the report states each check's minimum detectable change against it and how many more runs would reach it. Default: twice the tolerance (0.1 at the default 0.05).",
     ),
+  budget_gpu_minutes: positiveNumber("a number of GPU-minutes > 0")
+    .max(configLimits.budgetGpuMinutes, atMost(configLimits.budgetGpuMinutes, "GPU-minutes per pull request"))
+    .optional()
+    .describe(
+      "Most GPU-minutes one pull request may spend, every server start counted (docs/action.md, Choosing a budget). The gate then measures the plan that decides the most gated checks at detect_change within it (runs per side, runs per server start, requests per run of each cell), in one look; a check the budget cannot decide is reported with the smallest change it could catch and the budget that would decide it. Absent: the run plan of the config's repeats and sizes, with sequential looks up to repeats.max.",
+    ),
   metric_tolerance: z
     .partialRecord(z.enum(metricNames), fraction())
     .default({})

@@ -8,6 +8,7 @@ import { aggregatedLine, baseSideLine, fallbackNotice, measuringLine } from "../
 import type { MeasureStep } from "../adaptive.js";
 import { type DeviceBlock, measureOnDevices } from "../measure-on-devices.js";
 import type { MeasureRequest } from "./dependencies.js";
+import { baseSideWithinBudget } from "./job-budget.js";
 import { type BaseSide, exists, type JobScope, type Measured } from "./job-scope.js";
 
 /**
@@ -183,9 +184,10 @@ async function prepareBaseSide(scope: JobScope): Promise<BaseSide | { reason: st
   try {
     path = await fetchBaseConfig(scope);
     // Loaded once for the job; the variables it reads may differ from the PR's: their values are secrets too.
-    const config = await loadConfig(path, { cwd: scope.workingDirectory });
-    scope.secrets = scope.secrets.with({ configs: [config] });
-    return { path, config };
+    const loaded = await loadConfig(path, { cwd: scope.workingDirectory });
+    scope.secrets = scope.secrets.with({ configs: [loaded] });
+    // Measured as the PR's budget plan says, when it has one: both sides' runs alike.
+    return { path, config: baseSideWithinBudget(loaded, scope.config.config, scope.inputs.cells) };
   } catch (error) {
     if (!scope.plan.fallbackToStored) throw error;
     if (path) await rm(path, { force: true });

@@ -5,6 +5,7 @@ import { type LoadedConfig, loadConfig } from "../../config/load.js";
 import { countRuns } from "../../github/baseline-bundle.js";
 import type { GitHubClient } from "../../github/client.js";
 import type { ActionContext } from "../../github/context.js";
+import { budgetPlanLines } from "../../report/budget.js";
 import {
   partialResultsLine,
   partialResultsSummary,
@@ -20,6 +21,7 @@ import { guardForkPullRequest } from "./fork-guard.js";
 import { gate } from "./gate.js";
 import { recordHistory } from "./history.js";
 import type { ActionInputs } from "./inputs.js";
+import { budgetedJobConfig } from "./job-budget.js";
 import type { ActionIO } from "./job-io.js";
 import { outputNames, stateKeys } from "./job-io.js";
 import { exists, type JobScope, layoutOf, type Measured } from "./job-scope.js";
@@ -78,10 +80,20 @@ export async function runAction(
   // first needed (its error is kept until then), so the step's state and outputs are set up first.
   const loading: { config: LoadedConfig } | { error: unknown } = await loadConfig(configPath, {
     cwd: workingDirectory,
-  }).then(
-    (config) => ({ config }),
-    (error: unknown) => ({ error }),
-  );
+  })
+    .then((config) => {
+      // Under a budget the job measures its plan (job-budget.ts); one it cannot afford fails like a bad config.
+      const budgeted = budgetedJobConfig(config, inputs, plan);
+      if (budgeted.budget)
+        for (const line of budgetPlanLines(
+          budgeted.budget.plan,
+          budgeted.loaded.config.gate.detect_change,
+          budgeted.budget.budgetToDecide,
+        ))
+          io.info(line);
+      return { config: budgeted.loaded };
+    })
+    .catch((error: unknown) => ({ error }));
   // One set for the whole job, handed to measuring, compare and every writer of the job (JobScope).
   let secrets = options.secrets.with({
     token: inputs.githubToken,

@@ -1,4 +1,5 @@
 import { dirname, resolve } from "node:path";
+import { configWithinBudget } from "../../app/budget-plan.js";
 import { firstRunsIn, type RunOutput } from "../../app/run-cells.js";
 import { parseRunFormats, writeRunExports } from "../../app/run-exports.js";
 import { type BlockProvider, runCellsOnDevices } from "../../app/run-on-devices.js";
@@ -6,6 +7,7 @@ import { runSweepCells } from "../../app/run-sweep.js";
 import { loadConfig } from "../../config/load.js";
 import { selectCells } from "../../config/select-cells.js";
 import { serverKindFacts } from "../../config/server-kinds.js";
+import { budgetPlanLines } from "../../report/budget.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
 import { baseUrlApiKey, baseUrlProvider } from "../../server/base-url.js";
 import { type ManagedServerProvider, providerForConfig } from "../../server/provider.js";
@@ -124,7 +126,12 @@ export const runCommand: CliCommand = {
       env: io.env,
       cwd: io.cwd,
     });
-    const config = loaded.config;
+    // Under gate.budget_gpu_minutes the config measures its budget's plan (app/budget-plan.ts), as the
+    // action and compare read it: the runs per side, runs per start and requests per run it chose.
+    const { config, budget } = configWithinBudget(loaded.config, {
+      ...(cells ? { cells } : {}),
+      file: loaded.path,
+    });
     const serverStartId = stringOption(args, "server-start");
     if (serverStartId !== undefined) {
       const problem = serverStartIdProblem(serverStartId, "--server-start");
@@ -209,6 +216,9 @@ export const runCommand: CliCommand = {
           `${signal}: stopping; cancelling requests in flight and writing this run's files (again to force)`,
         ),
     });
+    if (budget !== null)
+      for (const line of budgetPlanLines(budget.plan, config.gate.detect_change, budget.budgetToDecide))
+        progress.message(line);
     const outDir = resolve(io.cwd, out);
     const firstRunByCell = firstRunsIn(
       outDir,

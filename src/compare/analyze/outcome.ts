@@ -288,6 +288,37 @@ export function settleEstimate(
   };
 }
 
+/**
+ * Runs per side at which a gated check would catch gate.detect_change with 90% power (both sides growing
+ * when interleaved), null when not within 100 runs or when the check has no variance to project.
+ */
+export function runsToDetectChange(
+  comparison: Comparison,
+  draft: Draft | undefined,
+  detectChange: number,
+  alpha: number,
+  mode: ComparisonMode,
+  maxRuns: number,
+  runsPerStart = 1,
+): number | null {
+  if (!draft?.variances || !draft.test) return null;
+  return runsToDetect(
+    {
+      baselineVariance: draft.variances.baseline,
+      candidateVariance: draft.variances.candidate,
+      extraVariance: draft.variances.extra,
+      tolerance: draft.tolerance,
+      alpha,
+      df: draft.test.df,
+      ...withStart(startProjectionOf(draft, runsPerStart, mode)),
+    },
+    comparison.runs,
+    detectChange,
+    Math.max(maxRuns, 100),
+    mode === "interleaved",
+  );
+}
+
 /** The least sensitive gated check: what these runs can catch, and the runs gate.detect_change needs. */
 export function detectionSummary(
   comparisons: readonly Comparison[],
@@ -303,26 +334,19 @@ export function detectionSummary(
   const worst = checks.reduce((a, b) => (b.detectableChange! > a.detectableChange! ? b : a));
   const draft = draftOf(worst);
   if (!draft?.variances || !draft.test) return null;
-  const runs = runsToDetect(
-    {
-      baselineVariance: draft.variances.baseline,
-      candidateVariance: draft.variances.candidate,
-      extraVariance: draft.variances.extra,
-      tolerance: draft.tolerance,
-      alpha,
-      df: draft.test.df,
-      ...withStart(startProjectionOf(draft, runsPerStart, mode)),
-    },
-    worst.runs,
-    detectChange,
-    Math.max(maxRuns, 100),
-    mode === "interleaved",
-  );
   return {
     cell: worst.cell,
     metric: worst.metric,
     detectableChange: worst.detectableChange!,
     detectChange,
-    runsPerSideForDetectChange: runs,
+    runsPerSideForDetectChange: runsToDetectChange(
+      worst,
+      draft,
+      detectChange,
+      alpha,
+      mode,
+      maxRuns,
+      runsPerStart,
+    ),
   };
 }
