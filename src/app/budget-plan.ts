@@ -16,6 +16,7 @@ import {
   planWithinBudget,
 } from "../stats/budget-plan.js";
 import { InputError } from "../util/errors.js";
+import { alternatingBlocks } from "../runner/interleaved.js";
 import { interleavedStartWeight, planCells, runPlans } from "./run-plan.js";
 
 /**
@@ -102,12 +103,22 @@ export function budgetPlanInput(
       servers * serverStartsPerCell(mode, runs, [], lifecycle, mode === "interleaved" ? block : runs),
     startWeightAt: (runs, block) =>
       lifecycle === "per-run" ? 1 / runs : mode === "interleaved" ? interleavedStartWeight(runs, block) : 1,
+    startsPerSide: (runs, block) =>
+      lifecycle === "per-run" ? runs : mode === "interleaved" ? fewerStartsOfASide(runs, block) : 1,
+    startPriorDf: config.gate.noise_prior.weight_starts,
     startSeconds: serverStartSeconds(config),
     sides: mode === "interleaved" ? 2 : 1,
   };
 }
 
 /** A budget that cannot measure every cell once at its floor: an input error (exit 2), before any GPU time. */
+/** Server starts of the side with fewer of them when R runs a side alternate in groups of k. */
+function fewerStartsOfASide(runs: number, block: number): number {
+  const blocks = alternatingBlocks(0, runs, ["a", "b"] as const, block);
+  const count = (side: "a" | "b") => blocks.filter((b) => b.side === side).length;
+  return Math.min(count("a"), count("b"));
+}
+
 export class BudgetError extends InputError {}
 
 export interface BudgetDecision {

@@ -52,6 +52,10 @@ export interface BudgetPlanInput {
   startsFor: (runs: number, block: number) => number;
   /** Σn²/N² of the side whose runs share starts the most, R runs a side in blocks of k. */
   startWeightAt: (runs: number, block: number) => number;
+  /** Server starts of one side for R runs a side in blocks of k (the fewer side's). */
+  startsPerSide: (runs: number, block: number) => number;
+  /** Weight of the prior start variance in df (gate.noise_prior.weight_starts). */
+  startPriorDf: number;
   startSeconds: number;
   /** Sides measured in the job: 2 interleaved, 1 against a stored baseline. */
   sides: 1 | 2;
@@ -107,8 +111,25 @@ function standardErrorToDecide(
   return (Math.log1p(input.detectChange) - Math.log1p(input.tolerance)) / q;
 }
 
-function checkDf(input: Pick<BudgetPlanInput, "sides">, check: CheckNoise, runs: number): number {
-  return Math.max(1, input.sides * (runs - 1) + check.priorDf);
+/**
+ * Satterthwaite's df of the difference's variance from its two parts, as the two-level test estimates
+ * them (stats/two-level.ts): the run part from the runs within starts (a side's R − G), the start part
+ * from the starts (G − 1 a side) pooled with the prior's weight; a calibration adds its own df to both.
+ */
+function checkDf(
+  input: Pick<BudgetPlanInput, "sides" | "startsPerSide" | "startWeightAt" | "startPriorDf">,
+  check: CheckNoise,
+  runs: number,
+  block: number,
+  requests: number,
+): number {
+  const starts = Math.max(1, Math.min(runs, input.startsPerSide(runs, block)));
+  const runPart = (check.runVariance + check.withinVariance1 / Math.max(1, requests)) / runs;
+  const startPart = check.startVariance * input.startWeightAt(runs, block);
+  const runDf = Math.max(1, input.sides * (runs - starts) + check.priorDf);
+  const startDf = Math.max(1, input.sides * (starts - 1) + input.startPriorDf + check.priorDf);
+  if (startPart <= 0) return runDf;
+  return (runPart + startPart) ** 2 / (runPart ** 2 / runDf + startPart ** 2 / startDf);
 }
 
 /** Requests that bring a check to detect_change at R runs in blocks of k; null when none up to the cap. */
@@ -119,21 +140,37 @@ function requestsToDecide(
   runs: number,
   block: number,
 ): number | null {
-  const se = standardErrorToDecide(input, checkDf(input, check, runs));
-  // se² = 2·(runVariance + withinVariance1/n)/R + 2·startVariance·Σn²/N²
-  const perRunRoom = (se ** 2 / 2 - check.startVariance * input.startWeightAt(runs, block)) * runs;
-  const fits = (requests: number) => check.runVariance + check.withinVariance1 / requests <= perRunRoom;
+  const roomAt = (requests: number) => {
+    const se = standardErrorToDecide(input, checkDf(input, check, runs, block, requests));
+    // se² = 2·(runVariance + withinVariance1/n)/R + 2·startVariance·Σn²/N²
+    return (se ** 2 / 2 - check.startVariance * input.startWeightAt(runs, block)) * runs;
+  };
+  const fits = (requests: number) =>
+    check.runVariance + check.withinVariance1 / requests <= roomAt(requests);
   if (cell.secondsPerRequest === null) return fits(cell.declaredRequests) ? cell.declaredRequests : null;
   const floor = Math.max(1, cell.minRequests);
   if (fits(floor)) return floor;
-  if (perRunRoom <= check.runVariance) return null;
-  const needed = Math.ceil(check.withinVariance1 / (perRunRoom - check.runVariance));
-  return needed <= input.maxRequests ? Math.max(floor, needed) : null;
+  // The df grow as the run part shrinks: two rounds from the floor's df settle the length.
+  let needed = floor;
+  for (let round = 0; round < 3; round++) {
+    const room = roomAt(needed);
+    if (room <= check.runVariance) return null;
+    needed = Math.max(floor, Math.ceil(check.withinVariance1 / (room - check.runVariance)));
+    if (needed > input.maxRequests) return null;
+  }
+  while (!fits(needed)) {
+    needed = Math.ceil(needed * 1.05);
+    if (needed > input.maxRequests) return null;
+  }
+  return needed;
 }
 
 /** The minimum detectable change of a check at R runs a side in blocks of k, at `requests` per run. */
 export function detectableAt(
-  input: Pick<BudgetPlanInput, "tolerance" | "alpha" | "startWeightAt" | "sides">,
+  input: Pick<
+    BudgetPlanInput,
+    "tolerance" | "alpha" | "startWeightAt" | "sides" | "startsPerSide" | "startPriorDf"
+  >,
   check: CheckNoise,
   runs: number,
   block: number,
@@ -142,7 +179,7 @@ export function detectableAt(
   const perRun = check.runVariance + check.withinVariance1 / Math.max(1, requests);
   const weight = input.startWeightAt(runs, block);
   // Against a stored baseline the other side is the baseline's, taken as measured like ours.
-  const df = checkDf(input, check, runs);
+  const df = checkDf(input, check, runs, block, requests);
   return minimumDetectableChange({
     baselineVariance: perRun,
     candidateVariance: perRun,
