@@ -7,6 +7,7 @@ import {
   startedServers,
   type TraceReplays,
 } from "../config/summary.js";
+import { alternatingBlocks } from "../runner/interleaved.js";
 import {
   type BudgetCell,
   type BudgetPlan,
@@ -16,7 +17,6 @@ import {
   planWithinBudget,
 } from "../stats/budget-plan.js";
 import { InputError } from "../util/errors.js";
-import { alternatingBlocks } from "../runner/interleaved.js";
 import { interleavedStartWeight, planCells, runPlans } from "./run-plan.js";
 
 /**

@@ -12,7 +12,8 @@ import type { ComparisonMode, GpuMinutesSpent } from "./verdict-schema.js";
  * The GPU-time cost model, in one place: what a plan will cost (the report's "about N GPU-minutes would
  * settle it", bench/gate.ts) and what a comparison spent (`gpuMinutesSpent`, verdict.json). Every server
  * start costs `startMinutes` (load weights, compile, warm up: a vLLM container's 3 min by default), every
- * run of one cell costs `runMinutes` (the run length; 1 min unless the config gives a duration). How many
+ * run of one cell costs `runMinutes` (the measured run length, else validate's estimate of it:
+ * config/summary.ts, the one estimate the run plan and the budget use; 1 min without a config). How many
  * starts a schedule needs is one rule, `serverStartsPerCell` (config/summary.ts, which `validate` prints
  * from).
  */
@@ -41,13 +42,6 @@ export function gpuMinutes(serverStarts: number, cellRuns: number, rates: CostRa
     serverStarts * (rates.startMinutes ?? defaultStartMinutes) +
     cellRuns * (rates.runMinutes ?? defaultRunMinutes)
   );
-}
-
-/** Minutes of one run of a cell from its `size`: duration_s when given, else the default. */
-export function runMinutesOf(size: { duration_s?: number } | { requests?: number }): number {
-  return "duration_s" in size && typeof size.duration_s === "number"
-    ? size.duration_s / 60
-    : defaultRunMinutes;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { cellFamily } from "../config/families.js";
 import type { Config, GateConfig, QualityConfig } from "../config/schema.js";
-import { configSchema } from "../config/schema.js";
-import { runsPerBlock, serverLifecycle, serverStartSeconds } from "../config/summary.js";
+import { configSchema, isSearchedCell } from "../config/schema.js";
+import { runsPerBlock, serverLifecycle, serverStartSeconds, summarizeConfig } from "../config/summary.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
@@ -17,7 +17,7 @@ import {
   withCapacity,
 } from "./capacity.js";
 import { capacityLookLevel, capacityLooks, capacityNextLook } from "./capacity-looks.js";
-import { type CostModel, costRatesOf, defaultCostModel, gpuMinutesSpent, runMinutesOf } from "./cost.js";
+import { type CostModel, costRatesOf, defaultCostModel, gpuMinutesSpent } from "./cost.js";
 import { type SweepCellHint, sweepCurves } from "./sweep-curves.js";
 import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict-schema.js";
 
@@ -27,7 +27,7 @@ export { verdictFileSchema } from "./verdict-schema.js";
 export interface CompareSettings {
   gate: GateConfig;
   repeats: { min: number; max: number; block?: number };
-  /** Minutes of one cell-run for GPU-time estimates (the config's duration_s; default 1). */
+  /** Minutes of one cell-run for GPU-time estimates before any run was measured (validate's estimate). */
   runMinutes?: number;
   /** For the GPU-minutes spent; without a config, 3 minutes a start and one server per cell. */
   cost?: CostModel;
@@ -52,8 +52,12 @@ export function defaultCompareSettings(): CompareSettings {
 }
 
 export function settingsFromConfig(config: Config): CompareSettings {
-  const minutes = config.cells.map((cell) => runMinutesOf(cell.size));
-  const runMinutes = minutes.reduce((sum, m) => sum + m, 0) / Math.max(1, minutes.length);
+  // The one estimate of a run's length (config/summary.ts), as validate, the run plan and the budget use it.
+  const summary = summarizeConfig(config);
+  const minutes = config.cells
+    .map((cell, index) => (isSearchedCell(cell) ? null : summary.cells[index]!.estimatedSecondsPerRun / 60))
+    .filter((m): m is number => m !== null);
+  const runMinutes = minutes.length > 0 ? minutes.reduce((sum, m) => sum + m, 0) / minutes.length : undefined;
   return {
     gate: config.gate,
     repeats: { ...config.repeats, block: runsPerBlock(config) },

@@ -145,8 +145,7 @@ function requestsToDecide(
     // se² = 2·(runVariance + withinVariance1/n)/R + 2·startVariance·Σn²/N²
     return (se ** 2 / 2 - check.startVariance * input.startWeightAt(runs, block)) * runs;
   };
-  const fits = (requests: number) =>
-    check.runVariance + check.withinVariance1 / requests <= roomAt(requests);
+  const fits = (requests: number) => check.runVariance + check.withinVariance1 / requests <= roomAt(requests);
   if (cell.secondsPerRequest === null) return fits(cell.declaredRequests) ? cell.declaredRequests : null;
   const floor = Math.max(1, cell.minRequests);
   if (fits(floor)) return floor;

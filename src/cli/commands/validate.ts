@@ -8,6 +8,7 @@ import { templateView } from "../../config/interpolate.js";
 import { defaultConfigFile, loadConfig } from "../../config/load.js";
 import { metricSpecs } from "../../config/metric-names.js";
 import { type Config, configLimits, isSearchedCell, isTraceDataset } from "../../config/schema.js";
+import { selectCells } from "../../config/select-cells.js";
 import { renderSummary, summarizeConfig, type TraceReplays } from "../../config/summary.js";
 import { budgetOverviewLines, budgetPlanLines } from "../../report/budget.js";
 import { runPlanLines } from "../../report/run-plan.js";
@@ -33,6 +34,7 @@ Options:
       --devices N    estimate the wall-clock on N devices (as runner.devices: N would)
       --budget N     GPU-minutes per pull request (as gate.budget_gpu_minutes: N would): the plan
                      it buys, and per cell what deciding it costs and what N catches in it
+      --cells A,B    the cells a job measures (the action's cells input): the budget is theirs
   -h, --help         show this help
 
 Every problem is reported at once, each with the file, line, the path in the YAML
@@ -46,6 +48,7 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
       json: { type: "boolean" },
       devices: { type: "string" },
       budget: { type: "string" },
+      cells: { type: "string" },
     });
     if (args.help) {
       io.stdout.write(this.usage);
@@ -64,10 +67,15 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
       throw new UsageError(
         `--budget expects GPU-minutes > 0 and at most ${configLimits.budgetGpuMinutes} (configLimits.budgetGpuMinutes), got ${budgetFlag}`,
       );
+    const cells = stringOption(args, "cells")
+      ?.split(",")
+      .map((name) => name.trim())
+      .filter(Boolean);
+    const selected = cells ? { ...loaded.config, cells: selectCells(loaded.config, cells) } : loaded.config;
     const declared =
       budgetFlag === undefined
-        ? loaded.config
-        : { ...loaded.config, gate: { ...loaded.config.gate, budget_gpu_minutes: budgetFlag } };
+        ? selected
+        : { ...selected, gate: { ...selected.gate, budget_gpu_minutes: budgetFlag } };
     const { repeats } = declared;
     const looks = lookSchedule(repeats.min, repeats.max);
     const traces = await readTraces(loaded.config, dirname(loaded.path));
