@@ -143,6 +143,8 @@ export interface MeasureCall {
   firstRun: number;
   runs: number | null;
   cells: string[] | null;
+  /** Requests per run of each request-sized cell in the config measured (a budget's plan sets them). */
+  requests: Record<string, number>;
 }
 
 /** Writes runs as the runner would, reading the real config (cells, repeats.min, the sim slowdown). */
@@ -154,6 +156,11 @@ export function createFileMeasure(calls: MeasureCall[] = []): Measure {
       firstRun: request.firstRun,
       runs: request.runs,
       cells: request.cells,
+      requests: Object.fromEntries(
+        request.config.config.cells.flatMap((cell) =>
+          "requests" in cell.size ? [[cell.name, cell.size.requests]] : [],
+        ),
+      ),
     });
     // The config the use case loaded once for the job (measure reads no file).
     const { config } = request.config;
