@@ -130,3 +130,8 @@ export function budgetSpentLine(verdict: VerdictFile): string | null {
   }
   return parts.join("; ");
 }
+
+/** A block the budget left out: what it would have cost and what was spent. */
+export function budgetCutWarning(limit: number, spent: number, planned: number): string {
+  return `budget: a block of about ${minutes(planned)} GPU-minutes not measured: ${minutes(spent)} of ${minutes(limit)} GPU-minutes spent (gate.budget_gpu_minutes); the comparison judges the runs measured`;
+}

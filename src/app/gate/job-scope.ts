@@ -7,6 +7,7 @@ import type { GitHubClient } from "../../github/client.js";
 import type { ActionContext } from "../../github/context.js";
 import type { Redactor } from "../../server/redact.js";
 import type { JobSecrets } from "../../server/secrets.js";
+import type { SpendMeter } from "../measure-on-devices.js";
 import type { ActionDependencies } from "./dependencies.js";
 import type { ActionInputs } from "./inputs.js";
 import type { ActionIO } from "./job-io.js";
@@ -40,6 +41,8 @@ export interface JobScope {
   /** Created on first use, so jobs that never call the API need no token. */
   github: () => GitHubClient;
   store: ArtifactStore;
+  /** The pull request's budget spent so far (gate.budget_gpu_minutes or the budget input); absent: none. */
+  spend?: SpendMeter;
 }
 
 /** The base commit's config of interleaved runs: where it was written, and loaded once. */

@@ -77,6 +77,7 @@ export async function alternate(
     step: { firstRun, runs, cells },
     config: scope.config.config,
     measureBlock: (side, block) => measureRuns(scope, { ...sides[side], ...measureRequestOf(block) }),
+    ...(scope.spend ? { budget: scope.spend } : {}),
   });
 }
 
@@ -90,6 +91,7 @@ export async function measureCandidateSide(
     sides: [{ side: "candidate", config: scope.config.config }],
     step,
     config: scope.config.config,
+    ...(scope.spend ? { budget: scope.spend } : {}),
     measureBlock: (_side, block) =>
       measureRuns(scope, {
         configPath: scope.configPath,

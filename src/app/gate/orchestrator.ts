@@ -5,7 +5,7 @@ import { type LoadedConfig, loadConfig } from "../../config/load.js";
 import { countRuns } from "../../github/baseline-bundle.js";
 import type { GitHubClient } from "../../github/client.js";
 import type { ActionContext } from "../../github/context.js";
-import { budgetPlanLines } from "../../report/budget.js";
+import { budgetCutWarning, budgetPlanLines } from "../../report/budget.js";
 import {
   partialResultsLine,
   partialResultsSummary,
@@ -15,6 +15,7 @@ import {
 } from "../../report/status.js";
 import { minimumSecretLength } from "../../server/redact.js";
 import type { JobSecrets } from "../../server/secrets.js";
+import { type SpendMeter, spendMeter } from "../measure-on-devices.js";
 import { calibrateJob } from "./calibrate-job.js";
 import type { ActionDependencies } from "./dependencies.js";
 import { guardForkPullRequest } from "./fork-guard.js";
@@ -150,6 +151,7 @@ export async function runAction(
       apiUrl: context.apiUrl,
       log: (line) => io.info(line),
     }),
+    ...spendOf(loading, plan, deps, io),
   };
 
   const evidenceArtifact = plan.partial
@@ -227,6 +229,24 @@ export async function runAction(
     if (measured?.base) await rm(measured.base.path, { force: true });
     if (!uploaded && (await exists(layout.evidenceDir))) await uploadEvidence();
   }
+}
+
+/**
+ * A pull request's budget, metered over every block the job measures (measure-on-devices.ts): a gate's
+ * jobs only; a baseline recorded on main is not a pull request's spend.
+ */
+function spendOf(
+  loading: { config: LoadedConfig } | { error: unknown },
+  plan: { role: string },
+  deps: ActionDependencies,
+  io: ActionIO,
+): { spend?: SpendMeter } {
+  if (!("config" in loading) || plan.role !== "gate") return {};
+  const limit = loading.config.config.gate.budget_gpu_minutes;
+  if (limit === undefined) return {};
+  const meter = spendMeter(limit, () => deps.now().getTime());
+  meter.onCut = (planned, spent) => io.warning(budgetCutWarning(limit, spent, planned));
+  return { spend: meter };
 }
 
 async function partialResult(scope: JobScope, artifactName: string): Promise<ActionResult> {
