@@ -2,7 +2,9 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import {
   type CalibrationFile,
+  calibrationPriorOrigin,
   calibrationPriors,
+  calibrationRunPriors,
   calibrationStartPriors,
   parseCalibrationFile,
 } from "../compare/calibration.js";
@@ -17,6 +19,7 @@ import {
 } from "../compare/index.js";
 import { defaultInputLimits, type InputLimits } from "../compare/input-limits.js";
 import { loadRuns, loadSides } from "../compare/load.js";
+import type { PriorOrigin } from "../compare/prior-basis.js";
 import { loadRunSamples } from "../compare/run-samples.js";
 import type { BaselineInfo, ComparisonMode } from "../compare/verdict-schema.js";
 import { noInterpolation } from "../config/interpolate.js";
@@ -69,9 +72,12 @@ export interface CompareResultsInput {
   historyRuns?: readonly RunRecord[];
   /** The baseline's run-to-run variance pooled over main's history, per cell and metric. */
   baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
+  /** Where those came from and when (main's history: its first and last session's dates). */
+  baselineVariancePriorOrigin?: PriorOrigin;
   /**
-   * This runner's A/A calibration (`calibrate`): its run-to-run variances join the priors (stored
-   * mode) when it was measured under the baseline's conditions; otherwise a warning says why not.
+   * This runner's A/A calibration (`calibrate`), when it was measured under the baseline's conditions
+   * (otherwise a warning says why not): its run-to-run variances join the stored baseline's priors; in
+   * an interleaved comparison its start-to-start and run-to-run variances are both sides' priors.
    */
   calibration?: { file: CalibrationFile; source: string };
   now?: Date;
@@ -122,14 +128,18 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
     ...(input.historyRuns ?? []),
   ];
   let priors = input.baselineVariancePriors;
-  let startPriors: Map<string, { variance: number; df: number; source: string }> | undefined;
+  let priorOrigin = priors ? input.baselineVariancePriorOrigin : undefined;
+  let startPriors: ReturnType<typeof calibrationStartPriors> | undefined;
+  let runPriors: ReturnType<typeof calibrationRunPriors> | undefined;
   const inputNotes = [...notes];
   if (input.calibration) {
     const { file, source } = input.calibration;
     const conditions = baseline[0] ? conditionsHash(baseline[0].fingerprint) : null;
     if (file.conditions !== null && file.conditions === conditions) {
+      priorOrigin = calibrationPriorOrigin(file, source, priors ? priorOrigin : undefined);
       priors = calibrationPriors(file, priors);
       startPriors = calibrationStartPriors(file, source);
+      runPriors = calibrationRunPriors(file, source);
     } else
       inputNotes.push(
         `calibration ${source} not used: it was measured under other conditions than the baseline (conditions ${file.conditions ?? "unknown"}, baseline ${conditions ?? "unknown"}); run \`calibrate\` again on this runner and config`,
@@ -140,7 +150,9 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
     candidate,
     history,
     ...(priors ? { baselineVariancePriors: priors } : {}),
+    ...(priors && priorOrigin ? { baselineVariancePriorOrigin: priorOrigin } : {}),
     ...(startPriors && startPriors.size > 0 ? { startVariancePriors: startPriors } : {}),
+    ...(runPriors && runPriors.size > 0 ? { runVariancePriors: runPriors } : {}),
     inputNotes,
     settings,
     mode: input.mode,
@@ -267,6 +279,9 @@ export async function compareForGate(request: CompareRequest): Promise<GateCompa
     history: request.historyDirs,
     ...(request.historyRuns ? { historyRuns: request.historyRuns } : {}),
     ...(request.baselineVariancePriors ? { baselineVariancePriors: request.baselineVariancePriors } : {}),
+    ...(request.baselineVariancePriorOrigin
+      ? { baselineVariancePriorOrigin: request.baselineVariancePriorOrigin }
+      : {}),
     candidate: [request.candidateDir],
     config,
     mode: request.mode,

@@ -5,7 +5,7 @@ import { runsPerBlock, serverLifecycle, serverStartSeconds, summarizeConfig } fr
 import type { RunRecord } from "../metrics/run-record.js";
 import { type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
-import { analyzeWithFamily } from "./analyze.js";
+import { type AnalyzeInput, analyzeWithFamily } from "./analyze.js";
 import { type BudgetSettings, withBudget } from "./budget.js";
 import {
   type CapacityCell,
@@ -18,6 +18,7 @@ import {
 } from "./capacity.js";
 import { capacityLookLevel, capacityLooks, capacityNextLook } from "./capacity-looks.js";
 import { type CostModel, costRatesOf, defaultCostModel, gpuMinutesSpent } from "./cost.js";
+import type { PriorOrigin } from "./prior-basis.js";
 import { type SweepCellHint, sweepCurves } from "./sweep-curves.js";
 import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict-schema.js";
 
@@ -90,8 +91,12 @@ export interface CompareRecordsInput {
   history?: readonly RunRecord[];
   /** Stored mode with main's history: the baseline's run-to-run variances pooled over its sessions. */
   baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
+  /** Where `baselineVariancePriors` came from (main's history, a calibration) and when. */
+  baselineVariancePriorOrigin?: PriorOrigin;
   /** Start-to-start variances measured on this runner (a calibration), per `cell\u0000metric`. */
-  startVariancePriors?: ReadonlyMap<string, { variance: number; df: number; source: string }>;
+  startVariancePriors?: AnalyzeInput["startVariancePriors"];
+  /** Interleaved mode: run-to-run variances measured on this runner (a calibration), for both sides. */
+  runVariancePriors?: AnalyzeInput["runVariancePriors"];
   now?: Date;
   /** Secrets to take out of the verdict before it is rendered or written (run files come from outside). */
   redactor?: Redactor;
@@ -155,6 +160,10 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     ...(input.history ? { history: input.history } : {}),
     ...(input.baselineVariancePriors ? { baselineVariancePriors: input.baselineVariancePriors } : {}),
     ...(input.startVariancePriors ? { startVariancePriors: input.startVariancePriors } : {}),
+    ...(input.runVariancePriors ? { runVariancePriors: input.runVariancePriors } : {}),
+    ...(input.baselineVariancePriorOrigin
+      ? { baselineVariancePriorOrigin: input.baselineVariancePriorOrigin }
+      : {}),
     now: (input.now ?? new Date()).toISOString(),
     tool: { name: toolName, version: toolVersion },
     familyExtras: capacityMembers(capacity),

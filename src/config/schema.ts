@@ -338,6 +338,7 @@ const defaultNoisePrior = {
   e2e: { start_sd: 0.01, run_sd: 0.015 },
   ttft: { start_sd: 0.03, run_sd: 0.03 },
   weight_starts: 4,
+  max_age_days: 30,
 } as const;
 
 const noisePriorSchema = strictObject({
@@ -358,6 +359,11 @@ const noisePriorSchema = strictObject({
     .describe(
       "Weight of the prior start-to-start variance, in degrees of freedom (server starts' worth of evidence), when pooled with what the runs' own starts show; 0 trusts the starts alone.",
     ),
+  max_age_days: nonNegativeNumber()
+    .default(defaultNoisePrior.max_age_days)
+    .describe(
+      "Days a noise prior measured on this runner (a calibration, main's history) is taken as current: an older one is still used (and widened where the runs contradict it), but the verdict warns and the report marks it stale (docs/compare.md#noise-known-in-advance).",
+    ),
 })
   .default({
     throughput: { ...defaultNoisePrior.throughput },
@@ -365,6 +371,7 @@ const noisePriorSchema = strictObject({
     e2e: { ...defaultNoisePrior.e2e },
     ttft: { ...defaultNoisePrior.ttft },
     weight_starts: defaultNoisePrior.weight_starts,
+    max_age_days: defaultNoisePrior.max_age_days,
   })
   .describe(
     "Noise believed before the runs, per metric family: start_sd (between server starts) and run_sd (between runs on one start). The start level is added to a side whose runs share few starts; a calibration or main's history replaces it where it has measured it.",

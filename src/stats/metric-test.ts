@@ -1,5 +1,6 @@
 import { normalQuantile, studentTQuantile } from "./distributions.js";
 import {
+  type RunVariancePrior,
   type StartVariancePrior,
   startWeightFor,
   type TwoLevelResult,
@@ -68,6 +69,8 @@ export interface LogRatioOptions {
   starts?: { baseline: readonly string[]; candidate: readonly string[] };
   /** The start-to-start variance of ln(metric) believed before these runs (stats/two-level.ts). */
   startPrior?: StartVariancePrior;
+  /** The run-to-run variance of ln(metric) believed for both sides (a calibration; stats/two-level.ts). */
+  runPrior?: RunVariancePrior;
 }
 
 export function logRatioTest(
@@ -86,6 +89,7 @@ export function logRatioTest(
       varianceFloor: floor,
       ...(options.startPrior ? { startPrior: options.startPrior } : {}),
       ...(options.baselineVariancePrior ? { baselineVariancePrior: options.baselineVariancePrior } : {}),
+      ...(options.runPrior ? { runPrior: options.runPrior } : {}),
     },
   );
   const raw: WelchResult = {

@@ -1,3 +1,4 @@
+import type { PriorOrigin } from "../../compare/prior-basis.js";
 import type {
   BaselineInfo,
   ComparisonMode,
@@ -60,6 +61,8 @@ export interface CompareRequest {
   /** Stored mode with main's history (app/gate/history.ts): its runs, and the pooled baseline variances. */
   historyRuns?: readonly RunRecord[];
   baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
+  /** Where those came from: main's history, dated by its first and last session. */
+  baselineVariancePriorOrigin?: PriorOrigin;
   /** This runner's calibration.json, relative to workingDirectory (input calibration). */
   calibrationPath?: string;
   candidateDir: string;

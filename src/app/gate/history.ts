@@ -17,6 +17,7 @@ import {
   scanChangePoints,
 } from "../../compare/history-analysis.js";
 import { loadRuns } from "../../compare/load.js";
+import type { PriorOrigin } from "../../compare/prior-basis.js";
 import type { MetricName } from "../../config/metric-names.js";
 import { failureText, httpStatusOf, isPermissionRefusal } from "../../github/api-failure.js";
 import { validateBaselineDir } from "../../github/baseline-bundle.js";
@@ -327,6 +328,8 @@ export interface GateHistory {
   refused: string | null;
   historyRuns: RunRecord[];
   baselineVariancePriors: Map<string, { variance: number; df: number }>;
+  /** Where those priors came from: the sessions used, dated by the first and the last. */
+  priorOrigin: PriorOrigin | null;
   leftOut: HistoryReport["leftOut"];
   sessionsUsed: number;
 }
@@ -352,6 +355,7 @@ export async function readHistoryForGate(
     records: [],
     historyRuns: [],
     baselineVariancePriors: new Map(),
+    priorOrigin: null,
     leftOut: [],
     sessionsUsed: 0,
   };
@@ -392,6 +396,15 @@ export async function readHistoryForGate(
     refused: null,
     historyRuns: read.runs,
     baselineVariancePriors: pooledRunVariances(read.runs),
+    priorOrigin:
+      read.sessions.length > 0
+        ? {
+            source: `main's history (${read.sessions.length} session${read.sessions.length === 1 ? "" : "s"})`,
+            basis: "history",
+            measuredAt: read.sessions.at(-1)!.recordedAt,
+            since: read.sessions[0]!.recordedAt,
+          }
+        : null,
     leftOut: read.leftOut.map((l) => ({ session: l.session.id, commit: l.session.commit, reason: l.reason })),
     sessionsUsed: read.sessions.length,
   };
@@ -407,6 +420,7 @@ export function historyCompareInputs(history: GateHistory | null) {
     historyDirs: [] as string[],
     historyRuns: history.historyRuns,
     baselineVariancePriors: history.baselineVariancePriors,
+    ...(history.priorOrigin ? { baselineVariancePriorOrigin: history.priorOrigin } : {}),
   };
 }
 
