@@ -1,3 +1,4 @@
+import { type CalibrationFile, calibratedNoiseByFamily } from "../compare/calibration.js";
 import { type MetricName, metricSpecs } from "../config/metric-names.js";
 import { type Config, configLimits } from "../config/schema.js";
 import {
@@ -50,6 +51,38 @@ export function priorCheckNoise(config: Pick<Config, "gate">, metric: MetricName
 
 /** A check's noise: measured on this runner (a calibration) where known, else null for the prior. */
 export type CheckNoiseSource = (cell: string, metric: MetricName) => CheckNoise | null;
+
+/**
+ * The noise a calibration measured on this runner (compare/calibration.ts calibratedNoiseByFamily), per
+ * cell and metric family, with its degrees of freedom: the run-to-run variance within a start, split
+ * into the part more requests do not shrink and the statistic's sampling noise (at most the prior's at
+ * the calibration's run length), and the start-to-start variance where it measured starts. A level it
+ * did not measure keeps gate.noise_prior's, with no df.
+ */
+export function calibratedCheckNoise(
+  config: Pick<Config, "gate">,
+  file: CalibrationFile,
+  now: Date,
+): CheckNoiseSource {
+  const byCell = calibratedNoiseByFamily(file, now);
+  return (cell, metric) => {
+    const measured = byCell.get(cell)?.get(metricSpecs[metric].noise);
+    if (!measured) return null;
+    const prior = priorCheckNoise(config, metric);
+    const within = measured.withinStart ?? measured.perRun;
+    if (!within) return null;
+    const requests = measured.requestsPerRun ?? 1000;
+    const sampling = Math.min(within.variance, prior.withinVariance1 / requests);
+    return {
+      metric,
+      startVariance: measured.start?.variance ?? prior.startVariance,
+      runVariance: Math.max(0, within.variance - sampling),
+      withinVariance1: sampling * requests,
+      priorDf: within.df,
+      startDf: measured.start?.df ?? 0,
+    };
+  };
+}
 
 /** Runs per server start the budget planner chooses from. */
 const blockChoices = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 40] as const;

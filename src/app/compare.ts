@@ -32,7 +32,7 @@ import { renderReports } from "../report/markdown.js";
 import type { Redactor } from "../server/redact.js";
 import { collectJobSecrets } from "../server/secrets.js";
 import { InputError } from "../util/errors.js";
-import { BudgetError, configWithinBudget } from "./budget-plan.js";
+import { BudgetError, calibratedCheckNoise, configWithinBudget } from "./budget-plan.js";
 import type { CompareRequest, CompareOutcome as GateCompareOutcome } from "./gate/dependencies.js";
 
 /**
@@ -120,7 +120,16 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
   const { baseline, candidate, notes } = await loadSides(input.baseline, input.candidate, limits, {
     freshStarts,
   });
-  if (config) settings = budgetedSettings(config, candidate, input.mode);
+  // The budget's plan as it was measured: with the calibration given, whatever its conditions (the
+  // runs were planned before any baseline was read).
+  if (config)
+    settings = budgetedSettings(
+      config,
+      candidate,
+      input.mode,
+      input.calibration?.file,
+      input.now ?? new Date(),
+    );
   const history = [
     ...(input.history && input.history.length > 0
       ? await loadRuns(input.history, "history", { limits, freshStarts })
@@ -170,13 +179,19 @@ function budgetedSettings(
   config: Config,
   candidate: readonly RunRecord[],
   mode: ComparisonMode | undefined,
+  calibration: CalibrationFile | undefined,
+  now: Date,
 ): CompareSettings {
   const cells = [...new Set(candidate.map((run) => run.cell))];
   const limit = config.gate.budget_gpu_minutes;
   if (limit === undefined) return settingsFromConfig(config);
   let within: ReturnType<typeof configWithinBudget>;
   try {
-    within = configWithinBudget(config, { cells, mode: mode === "interleaved" ? "interleaved" : "stored" });
+    within = configWithinBudget(config, {
+      cells,
+      mode: mode === "interleaved" ? "interleaved" : "stored",
+      ...(calibration ? { noiseOf: calibratedCheckNoise(config, calibration, now) } : {}),
+    });
   } catch (error) {
     // The runs are measured: judge them under the limit, without the plan the budget could not buy.
     if (!(error instanceof BudgetError)) throw error;

@@ -20,8 +20,10 @@ export interface CheckNoise {
   runVariance: number;
   /** Sampling variance of one request's worth: var = withinVariance1 / requests. */
   withinVariance1: number;
-  /** Degrees of freedom the variances come with (a calibration's); 0: a prior with no data behind it. */
+  /** Degrees of freedom the run-level variance comes with (a calibration's); 0: a prior with no data behind it. */
   priorDf: number;
+  /** Degrees of freedom of the start-level variance when measured (a calibration's); absent: priorDf. */
+  startDf?: number;
 }
 
 export interface BudgetCell {
@@ -127,7 +129,10 @@ function checkDf(
   const runPart = (check.runVariance + check.withinVariance1 / Math.max(1, requests)) / runs;
   const startPart = check.startVariance * input.startWeightAt(runs, block);
   const runDf = Math.max(1, input.sides * (runs - starts) + check.priorDf);
-  const startDf = Math.max(1, input.sides * (starts - 1) + input.startPriorDf + check.priorDf);
+  const startDf = Math.max(
+    1,
+    input.sides * (starts - 1) + input.startPriorDf + (check.startDf ?? check.priorDf),
+  );
   if (startPart <= 0) return runDf;
   return (runPart + startPart) ** 2 / (runPart ** 2 / runDf + startPart ** 2 / startDf);
 }

@@ -7,6 +7,7 @@ import type { GitHubClient } from "../../github/client.js";
 import type { ActionContext } from "../../github/context.js";
 import type { Redactor } from "../../server/redact.js";
 import type { JobSecrets } from "../../server/secrets.js";
+import type { BudgetPlan } from "../../stats/budget-plan.js";
 import type { SpendMeter } from "../measure-on-devices.js";
 import type { ActionDependencies } from "./dependencies.js";
 import type { ActionInputs } from "./inputs.js";
@@ -43,6 +44,8 @@ export interface JobScope {
   store: ArtifactStore;
   /** The pull request's budget spent so far (gate.budget_gpu_minutes or the budget input); absent: none. */
   spend?: SpendMeter;
+  /** The plan that budget bought (app/gate/job-budget.ts), which both sides are measured by. */
+  budgetPlan?: BudgetPlan;
 }
 
 /** The base commit's config of interleaved runs: where it was written, and loaded once. */

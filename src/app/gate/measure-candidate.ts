@@ -189,7 +189,7 @@ async function prepareBaseSide(scope: JobScope): Promise<BaseSide | { reason: st
     const loaded = await loadConfig(path, { cwd: scope.workingDirectory });
     scope.secrets = scope.secrets.with({ configs: [loaded] });
     // Measured as the PR's budget plan says, when it has one: both sides' runs alike.
-    return { path, config: baseSideWithinBudget(loaded, scope.config.config, scope.inputs.cells) };
+    return { path, config: baseSideWithinBudget(loaded, scope.budgetPlan) };
   } catch (error) {
     if (!scope.plan.fallbackToStored) throw error;
     if (path) await rm(path, { force: true });

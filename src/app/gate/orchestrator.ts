@@ -15,6 +15,7 @@ import {
 } from "../../report/status.js";
 import { minimumSecretLength } from "../../server/redact.js";
 import type { JobSecrets } from "../../server/secrets.js";
+import type { BudgetPlan } from "../../stats/budget-plan.js";
 import { type SpendMeter, spendMeter } from "../measure-on-devices.js";
 import { calibrateJob } from "./calibrate-job.js";
 import type { ActionDependencies } from "./dependencies.js";
@@ -79,22 +80,23 @@ export async function runAction(
   const configPath = resolve(workingDirectory, inputs.config);
   // The config is loaded once for the whole job. One that cannot be loaded fails the job where it is
   // first needed (its error is kept until then), so the step's state and outputs are set up first.
-  const loading: { config: LoadedConfig } | { error: unknown } = await loadConfig(configPath, {
-    cwd: workingDirectory,
-  })
-    .then((config) => {
-      // Under a budget the job measures its plan (job-budget.ts); one it cannot afford fails like a bad config.
-      const budgeted = budgetedJobConfig(config, inputs, plan);
-      if (budgeted.budget)
-        for (const line of budgetPlanLines(
-          budgeted.budget.plan,
-          budgeted.loaded.config.gate.detect_change,
-          budgeted.budget.budgetToDecide,
-        ))
-          io.info(line);
-      return { config: budgeted.loaded };
+  const loading: { config: LoadedConfig; budgetPlan?: BudgetPlan | undefined } | { error: unknown } =
+    await loadConfig(configPath, {
+      cwd: workingDirectory,
     })
-    .catch((error: unknown) => ({ error }));
+      .then(async (config) => {
+        // Under a budget the job measures its plan (job-budget.ts); one it cannot afford fails like a bad config.
+        const budgeted = await budgetedJobConfig(config, inputs, plan, { workingDirectory, now: deps.now() });
+        if (budgeted.budget)
+          for (const line of budgetPlanLines(
+            budgeted.budget.plan,
+            budgeted.loaded.config.gate.detect_change,
+            budgeted.budget.budgetToDecide,
+          ))
+            io.info(line);
+        return { config: budgeted.loaded, budgetPlan: budgeted.budget?.plan };
+      })
+      .catch((error: unknown) => ({ error }));
   // One set for the whole job, handed to measuring, compare and every writer of the job (JobScope).
   let secrets = options.secrets.with({
     token: inputs.githubToken,
@@ -152,6 +154,7 @@ export async function runAction(
       log: (line) => io.info(line),
     }),
     ...spendOf(loading, plan, deps, io),
+    ...("budgetPlan" in loading && loading.budgetPlan ? { budgetPlan: loading.budgetPlan } : {}),
   };
 
   const evidenceArtifact = plan.partial
