@@ -94,6 +94,11 @@ interface Levels {
   alpha: number;
   /** Level of each side of the within-tolerance test. */
   passAlpha: number;
+  /**
+   * Level of the regression tests decided at this many candidate runs in a cell: the look the PR would be
+   * at then (never before this one; beyond repeats.max, the last look's).
+   */
+  alphaAtRuns: (runs: number) => number;
 }
 
 function levelsOf(input: AnalyzeInput): Levels {
@@ -101,8 +106,8 @@ function levelsOf(input: AnalyzeInput): Levels {
   const looks = lookSchedule(input.repeats.min, input.repeats.max);
   // The stage of the PR: the most candidate runs measured in any cell (screened runs included).
   const stage = Math.max(0, ...[...groupByCell(input.candidate).values()].map((runs) => runs.length));
-  const alpha = perLookLevel(familyAlpha, looks, stage, input.mode);
-  return { familyAlpha, looks, alpha, passAlpha: passLevel(familyAlpha) };
+  const alphaAtRuns = (runs: number) => perLookLevel(familyAlpha, looks, Math.max(stage, runs), input.mode);
+  return { familyAlpha, looks, alpha: alphaAtRuns(stage), passAlpha: passLevel(familyAlpha), alphaAtRuns };
 }
 
 interface SessionDrift {
@@ -324,7 +329,7 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     comparisons,
     draftOf,
     gate.detect_change,
-    alpha / Math.max(1, gatedCount),
+    (runs) => levels.alphaAtRuns(runs) / Math.max(1, gatedCount),
     mode,
     maxRuns,
     runsPerStart,

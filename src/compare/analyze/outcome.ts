@@ -288,12 +288,16 @@ export function settleEstimate(
   };
 }
 
-/** The least sensitive gated check: what these runs can catch, and the runs gate.detect_change needs. */
+/**
+ * The least sensitive gated check: what these runs can catch, and the runs gate.detect_change needs.
+ * `alphaAt`: the one-sided level its regression test faces decided at that many runs per side (this
+ * look's now, a later look's share for more runs), Holm's strictest step included.
+ */
 export function detectionSummary(
   comparisons: readonly Comparison[],
   draftOf: (comparison: Comparison) => Draft | undefined,
   detectChange: number,
-  alpha: number,
+  alphaAt: (runsPerSide: number) => number,
   mode: ComparisonMode,
   maxRuns: number,
   runsPerStart = 1,
@@ -303,14 +307,21 @@ export function detectionSummary(
   const worst = checks.reduce((a, b) => (b.detectableChange! > a.detectableChange! ? b : a));
   const draft = draftOf(worst);
   if (!draft?.variances || !draft.test) return null;
+  const levels = draft.test.levels;
   const runs = runsToDetect(
     {
       baselineVariance: draft.variances.baseline,
       candidateVariance: draft.variances.candidate,
       extraVariance: draft.variances.extra,
       tolerance: draft.tolerance,
-      alpha,
+      alpha: alphaAt(worst.runs.candidate),
+      alphaAt,
       df: draft.test.df,
+      varianceDf: {
+        baseline: levels.baseline.runVarianceDf,
+        candidate: levels.candidate.runVarianceDf,
+        start: draft.variances.start > 0 ? levels.startVarianceDf : 0,
+      },
       ...withStart(startProjectionOf(draft, runsPerStart, mode)),
     },
     worst.runs,
