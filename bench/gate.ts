@@ -3,7 +3,7 @@
  * decision code (`analyze`, the decision `compare` makes) with the default config: 3 cells × 5 gated
  * metrics (TTFT p95, TPOT p95, E2E p95, output throughput, error rate).
  *
- * Usage: npx tsx bench/gate.ts [--reps 1000] [--seed 1] [--quick] [--only interleaved|stored|starts|matrix|length|calibrated]
+ * Usage: npx tsx bench/gate.ts [--reps 1000] [--seed 1] [--quick] [--only interleaved|stored|starts|matrix|length|calibrated|mdc]
  *                               [--family-weight W]
  *
  * Noise model, per cell and metric, on the log scale of one run's statistic (what real GPU runners do):
@@ -49,6 +49,10 @@
  * Scenarios: no change; every metric at the tolerance; one phase +10% across one family; needles +10% and
  * +20% in one cell of a family and +10% in the spike; one check at the tolerance (its "pass" is a false
  * pass); job drift. The 3-cell rows above name their cells cell-0..2, one family by the name rule.
+ *
+ * The mdc section (--only mdc, bench/detectable.ts) asks whether the minimum detectable change the gate
+ * prints is honest: for checks of different noise, the median printed over clean PRs, then how often a
+ * true change of exactly that size is blocked (the promise: 90%), with 95% Wilson intervals.
  */
 import { analyze } from "../src/compare/analyze.js";
 import {
@@ -64,6 +68,7 @@ import type { RunRecord } from "../src/metrics/run-record.js";
 import { alternatingBlocks } from "../src/runner/interleaved.js";
 import { percentileSorted } from "../src/stats/percentile.js";
 import { mulberry32 } from "../src/util/random.js";
+import { detectableSection } from "./detectable.js";
 import {
   type Change,
   type GuardKind,
@@ -99,7 +104,7 @@ function parseOptions(argv: readonly string[]): Options {
     else if (arg === "--family-weight") options.familyWeight = Number(argv[++i]);
     else
       throw new Error(
-        `unknown argument ${arg}; expected --reps N, --seed N, --quick, --only interleaved|stored|starts|matrix|length|calibrated, --family-weight W`,
+        `unknown argument ${arg}; expected --reps N, --seed N, --quick, --only interleaved|stored|starts|matrix|length|calibrated|mdc, --family-weight W`,
       );
   }
   if (!(Number.isInteger(options.reps) && options.reps > 0))
@@ -842,6 +847,7 @@ function main(): void {
   }
   if (want("starts")) startsSection(simulate, base, { reps, light, print });
   if (want("calibrated")) calibratedSection(simulate, base, { light, seed: options.seed, print });
+  if (want("mdc")) detectableSection({ reps, seed: options.seed, pool, print });
   if (want("matrix"))
     matrixSection(simulate, base, {
       reps,

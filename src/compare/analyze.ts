@@ -107,6 +107,11 @@ interface Levels {
   alpha: number;
   /** Level of each side of the within-tolerance test. */
   passAlpha: number;
+  /**
+   * Level of the regression tests decided at this many candidate runs in a cell: the look the PR would be
+   * at then (never before this one; beyond repeats.max, the last look's).
+   */
+  alphaAtRuns: (runs: number) => number;
 }
 
 function levelsOf(input: AnalyzeInput): Levels {
@@ -114,8 +119,8 @@ function levelsOf(input: AnalyzeInput): Levels {
   const looks = lookSchedule(input.repeats.min, input.repeats.max);
   // The stage of the PR: the most candidate runs measured in any cell (screened runs included).
   const stage = Math.max(0, ...[...groupByCell(input.candidate).values()].map((runs) => runs.length));
-  const alpha = perLookLevel(familyAlpha, looks, stage, input.mode);
-  return { familyAlpha, looks, alpha, passAlpha: passLevel(familyAlpha) };
+  const alphaAtRuns = (runs: number) => perLookLevel(familyAlpha, looks, Math.max(stage, runs), input.mode);
+  return { familyAlpha, looks, alpha: alphaAtRuns(stage), passAlpha: passLevel(familyAlpha), alphaAtRuns };
 }
 
 interface SessionDrift {
@@ -380,11 +385,12 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     verdict === "inconclusive"
       ? settleEstimate(comparisons, draftOf, futilityInput, resolvable, mode, maxRuns, rates, looks)
       : null;
+  const alphaAtRuns = (runs: number) => levels.alphaAtRuns(runs) / Math.max(1, gatedCount);
   const detection = detectionSummary(
     comparisons,
     draftOf,
     gate.detect_change,
-    alpha / Math.max(1, gatedCount),
+    alphaAtRuns,
     mode,
     maxRuns,
     runsPerStart,
@@ -395,7 +401,7 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
         comparison,
         draftOf(comparison),
         gate.detect_change,
-        alpha / Math.max(1, gatedCount),
+        alphaAtRuns,
         mode,
         maxRuns,
         runsPerStart,

@@ -289,27 +289,37 @@ export function settleEstimate(
 }
 
 /**
+/**
  * Runs per side at which a gated check would catch gate.detect_change with 90% power (both sides growing
  * when interleaved), null when not within 100 runs or when the check has no variance to project.
+ * `alphaAt`: the one-sided level its regression test faces decided at that many runs per side (this
+ * look's now, a later look's share for more runs), Holm's strictest step included.
  */
 export function runsToDetectChange(
   comparison: Comparison,
   draft: Draft | undefined,
   detectChange: number,
-  alpha: number,
+  alphaAt: (runsPerSide: number) => number,
   mode: ComparisonMode,
   maxRuns: number,
   runsPerStart = 1,
 ): number | null {
   if (!draft?.variances || !draft.test) return null;
+  const levels = draft.test.levels;
   return runsToDetect(
     {
       baselineVariance: draft.variances.baseline,
       candidateVariance: draft.variances.candidate,
       extraVariance: draft.variances.extra,
       tolerance: draft.tolerance,
-      alpha,
+      alpha: alphaAt(comparison.runs.candidate),
+      alphaAt,
       df: draft.test.df,
+      varianceDf: {
+        baseline: levels.baseline.runVarianceDf,
+        candidate: levels.candidate.runVarianceDf,
+        start: draft.variances.start > 0 ? levels.startVarianceDf : 0,
+      },
       ...withStart(startProjectionOf(draft, runsPerStart, mode)),
     },
     comparison.runs,
@@ -319,12 +329,15 @@ export function runsToDetectChange(
   );
 }
 
-/** The least sensitive gated check: what these runs can catch, and the runs gate.detect_change needs. */
+/**
+ * The least sensitive gated check: what these runs can catch, and the runs gate.detect_change needs
+ * (runsToDetectChange).
+ */
 export function detectionSummary(
   comparisons: readonly Comparison[],
   draftOf: (comparison: Comparison) => Draft | undefined,
   detectChange: number,
-  alpha: number,
+  alphaAt: (runsPerSide: number) => number,
   mode: ComparisonMode,
   maxRuns: number,
   runsPerStart = 1,
@@ -343,7 +356,7 @@ export function detectionSummary(
       worst,
       draft,
       detectChange,
-      alpha,
+      alphaAt,
       mode,
       maxRuns,
       runsPerStart,
