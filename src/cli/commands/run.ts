@@ -1,5 +1,6 @@
 import { dirname, resolve } from "node:path";
-import { configWithinBudget } from "../../app/budget-plan.js";
+import { calibratedCheckNoise, configWithinBudget } from "../../app/budget-plan.js";
+import { readCalibration } from "../../app/compare.js";
 import { firstRunsIn, type RunOutput } from "../../app/run-cells.js";
 import { parseRunFormats, writeRunExports } from "../../app/run-exports.js";
 import { type BlockProvider, runCellsOnDevices } from "../../app/run-on-devices.js";
@@ -62,8 +63,15 @@ Options:
       --append        add runs after the existing ones of each cell in DIR (run-<k> continues from
                       the highest k there); without it, a DIR that already has runs of a selected
                       cell is refused (exit 2) rather than overwritten
+      --calibration FILE
+                      this runner's calibration.json (\`calibrate\`): under gate.budget_gpu_minutes the
+                      budget's plan takes the noise it measured, as the action's calibration input
+                      and compare --calibration do
   -q, --quiet         no progress output
   -h, --help          show this help
+
+Budget: under gate.budget_gpu_minutes the runs per side, runs per server start and requests per run
+are the budget's plan (printed first; docs/action.md, Choosing a budget), for the cells selected.
 
 Devices: with runner.devices in the config, the cells are balanced over the devices and measured on
 them at once, one server per device, as the action measures (docs/run.md); with --base-url the
@@ -98,6 +106,7 @@ export const runCommand: CliCommand = {
       append: { type: "boolean" },
       sweep: { type: "boolean" },
       "stall-report-s": { type: "string" },
+      calibration: { type: "string" },
     });
     if (args.help) {
       io.stdout.write(usage);
@@ -128,8 +137,14 @@ export const runCommand: CliCommand = {
     });
     // Under gate.budget_gpu_minutes the config measures its budget's plan (app/budget-plan.ts), as the
     // action and compare read it: the runs per side, runs per start and requests per run it chose.
+    const calibrationPath = stringOption(args, "calibration");
+    const calibration =
+      calibrationPath === undefined
+        ? null
+        : await readCalibration(resolve(io.cwd, calibrationPath), calibrationPath);
     const { config, budget } = configWithinBudget(loaded.config, {
       ...(cells ? { cells } : {}),
+      ...(calibration ? { noiseOf: calibratedCheckNoise(loaded.config, calibration.file, new Date()) } : {}),
       file: loaded.path,
     });
     const serverStartId = stringOption(args, "server-start");

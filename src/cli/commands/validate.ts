@@ -1,6 +1,13 @@
 import { access } from "node:fs/promises";
-import { dirname } from "node:path";
-import { BudgetError, budgetOverview, configWithinBudget } from "../../app/budget-plan.js";
+import { dirname, resolve } from "node:path";
+import {
+  BudgetError,
+  budgetOverview,
+  type CheckNoiseSource,
+  calibratedCheckNoise,
+  configWithinBudget,
+} from "../../app/budget-plan.js";
+import { readCalibration } from "../../app/compare.js";
 import { firstLookPlans } from "../../app/measure-on-devices.js";
 import { applyRunPlan, configuredPassChance, runPlans } from "../../app/run-plan.js";
 import { describeCapacityCost } from "../../config/capacity-summary.js";
@@ -35,6 +42,9 @@ Options:
       --budget N     GPU-minutes per pull request (as gate.budget_gpu_minutes: N would): the plan
                      it buys, and per cell what deciding it costs and what N catches in it
       --cells A,B    the cells a job measures (the action's cells input): the budget is theirs
+      --calibration FILE
+                     this runner's calibration.json: the budget is planned with the noise it
+                     measured instead of gate.noise_prior (as run and the action do)
   -h, --help         show this help
 
 Every problem is reported at once, each with the file, line, the path in the YAML
@@ -49,6 +59,7 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
       devices: { type: "string" },
       budget: { type: "string" },
       cells: { type: "string" },
+      calibration: { type: "string" },
     });
     if (args.help) {
       io.stdout.write(this.usage);
@@ -98,7 +109,17 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
       for (const line of wallClockLines(plans, source)) io.stdout.write(`${line}\n`);
       const budget = declared.gate.budget_gpu_minutes;
       if (budget !== undefined) {
-        for (const line of budgetLines(declared, budget, file, traces.replays)) io.stdout.write(`${line}\n`);
+        const calibrationPath = stringOption(args, "calibration");
+        const noiseOf =
+          calibrationPath === undefined
+            ? undefined
+            : calibratedCheckNoise(
+                declared,
+                (await readCalibration(resolve(io.cwd, calibrationPath), calibrationPath)).file,
+                new Date(),
+              );
+        for (const line of budgetLines(declared, budget, file, traces.replays, noiseOf))
+          io.stdout.write(`${line}\n`);
         return ExitCode.ok;
       }
       const runPlan = runPlans(loaded.config, undefined, traces.replays);
@@ -117,17 +138,24 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
  * A budget's plan as `run` and the action measure it (or why it cannot measure every cell), then each
  * cell alone: what deciding it costs, what the budget catches in it, and the set of cells it decides.
  */
-function budgetLines(config: Config, budget: number, file: string, traces: TraceReplays): string[] {
+function budgetLines(
+  config: Config,
+  budget: number,
+  file: string,
+  traces: TraceReplays,
+  noiseOf: CheckNoiseSource | undefined,
+): string[] {
   const lines: string[] = [];
+  const noise = noiseOf ? { noiseOf } : {};
   try {
-    const { budget: decision } = configWithinBudget(config, { traces, file });
+    const { budget: decision } = configWithinBudget(config, { traces, file, ...noise });
     if (decision)
       lines.push(...budgetPlanLines(decision.plan, config.gate.detect_change, decision.budgetToDecide));
   } catch (error) {
     // Said by the overview's last line ("every cell together: ...").
     if (!(error instanceof BudgetError)) throw error;
   }
-  const overview = budgetOverview(config, budget, { traces });
+  const overview = budgetOverview(config, budget, { traces, ...noise });
   lines.push(
     ...budgetOverviewLines({
       ...overview,
