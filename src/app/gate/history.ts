@@ -97,7 +97,8 @@ export async function recordHistory(scope: JobScope): Promise<{ failure: string 
         ? branchStore(scope, settings)
         : await artifactStoreFromNewestBaseline(scope);
     if (settings.store === "branch") unwritten = [...(await sessionsLeftUnwritten(scope, store)), ...records];
-    const outcome = await store.append(unwritten.length > 0 ? unwritten : records);
+    // The records leave for a branch or an artifact: through the job's output seam, as every file does.
+    const outcome = await store.append(scope.outbound.clean(unwritten.length > 0 ? unwritten : records));
     unwritten = [];
     const scan = scanChangePoints(outcome.records, await gatedMetrics(scope), { window: settings.window });
     const fresh = scan.changePoints.filter((cp) => cp.isNew);
