@@ -301,31 +301,23 @@ describe("runCells against a loopback server", () => {
       },
     };
     const sessions = new SessionCache();
-    for (const run of [0, 1, 2]) {
-      await runCells({
+    const out = dir;
+    const runOne = (run: number, cache?: SessionCache) =>
+      runCells({
         outbound: noSecrets,
         config,
         provider,
-        outDir: dir,
-        baseDir: dir,
+        outDir: out,
+        baseDir: out,
         runs: 1,
         firstRun: run,
-        sessions,
+        ...(cache ? { sessions: cache } : {}),
       });
-    }
+    for (const run of [0, 1, 2]) await runOne(run, sessions);
     expect([starts, stops]).toEqual([1, 0]);
     await sessions.close();
     expect(stops).toBe(1);
-    for (const run of [3, 4])
-      await runCells({
-        outbound: noSecrets,
-        config,
-        provider,
-        outDir: dir,
-        baseDir: dir,
-        runs: 1,
-        firstRun: run,
-      });
+    for (const run of [3, 4]) await runOne(run);
     expect([starts, stops]).toEqual([3, 3]);
   });
 
