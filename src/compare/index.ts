@@ -3,7 +3,6 @@ import type { Config, GateConfig, QualityConfig } from "../config/schema.js";
 import { configSchema, isSearchedCell } from "../config/schema.js";
 import { runsPerBlock, serverLifecycle, serverStartSeconds, summarizeConfig } from "../config/summary.js";
 import type { RunRecord } from "../metrics/run-record.js";
-import { type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
 import { type AnalyzeInput, analyzeWithFamily } from "./analyze.js";
 import { type BudgetSettings, withBudget } from "./budget.js";
@@ -98,8 +97,6 @@ export interface CompareRecordsInput {
   /** Interleaved mode: run-to-run variances measured on this runner (a calibration), for both sides. */
   runVariancePriors?: AnalyzeInput["runVariancePriors"];
   now?: Date;
-  /** Secrets to take out of the verdict before it is rendered or written (run files come from outside). */
-  redactor?: Redactor;
   /** Notes about the inputs (duplicates dropped) that go first into the verdict's warnings. */
   inputNotes?: readonly string[];
 }
@@ -111,8 +108,6 @@ export interface CompareOutcome {
   exitCode: 0 | 1;
   /** The run records compared (for the per-run values of the dashboard exports, src/report/export-*.ts). */
   runs: { baseline: readonly RunRecord[]; candidate: readonly RunRecord[] };
-  /** The redactor the verdict went through, for what is read later from the runs (report.html's samples). */
-  redact?: (text: string) => string;
 }
 
 /**
@@ -213,12 +208,10 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
   if (mixedLoads.length > 0) decided.warnings = [...decided.warnings, ...mixedLoads];
   if (input.inputNotes && input.inputNotes.length > 0)
     decided.warnings = [...input.inputNotes, ...decided.warnings];
-  // Redacted before any rendering: the renderer escapes, and an escaped secret no longer matches its value.
-  const verdict = input.redactor ? redactValue(decided, input.redactor) : decided;
+  // The use case cleans the verdict of secrets before it renders it (app/compare.ts).
   return {
-    verdict,
-    exitCode: verdict.exitCode,
+    verdict: decided,
+    exitCode: decided.exitCode,
     runs: { baseline: input.baseline, candidate: input.candidate },
-    redact: input.redactor ? (text) => input.redactor!.redact(text) : (text) => text,
   };
 }

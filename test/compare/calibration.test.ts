@@ -16,6 +16,7 @@ import {
 import { compareRecords, defaultCompareSettings, verdictFileSchema } from "../../src/compare/index.js";
 import { loadRuns } from "../../src/compare/load.js";
 import { type RunRecord, runRecordFromRunFile } from "../../src/metrics/run-record.js";
+import { noSecrets } from "../job-outbound.js";
 import { gaussian, makeRunFile, noisyRuns, seeded, writeResultsDir } from "./fixtures.js";
 
 async function sides(options: { sd: number; runs: number; shiftB?: number; seed?: number }) {
@@ -157,6 +158,7 @@ describe("A/A calibration", () => {
     const pr = await sides({ sd: 0.03, runs: 3, seed: 11 });
     const run = (calibration?: { file: typeof file; source: string }) =>
       compareResults({
+        outbound: noSecrets,
         baseline: [pr.aDir],
         candidate: [pr.bDir],
         mode: "stored",
@@ -198,6 +200,7 @@ describe("noise known in advance: a calibration as the interleaved run-level pri
   /** An interleaved comparison of a PR's two sides (each run its own start), with or without the calibration. */
   const interleaved = (pr: { aDir: string; bDir: string }, file?: CalibrationFile) =>
     compareResults({
+      outbound: noSecrets,
       baseline: [pr.aDir],
       candidate: [pr.bDir],
       mode: "interleaved",
@@ -355,6 +358,7 @@ describe("noise known in advance against a stored baseline", () => {
     };
     const run = (calibration?: { file: CalibrationFile; source: string }) =>
       compareResults({
+        outbound: noSecrets,
         baseline: [pr.aDir],
         candidate: [pr.bDir],
         mode: "stored",

@@ -43,7 +43,7 @@ function compare(scope: JobScope, measured: Measured, baseline: BaselineSide) {
     failOn: scope.inputs.failOn,
     outDir: scope.layout.compareDir,
     workingDirectory: scope.workingDirectory,
-    secrets: scope.secrets,
+    outbound: scope.outbound,
     ...(baseline.historyRuns ? { historyRuns: baseline.historyRuns } : {}),
     ...(baseline.baselineVariancePriors ? { baselineVariancePriors: baseline.baselineVariancePriors } : {}),
     ...(baseline.baselineVariancePriorOrigin

@@ -97,7 +97,8 @@ export async function recordHistory(scope: JobScope): Promise<{ failure: string 
         ? branchStore(scope, settings)
         : await artifactStoreFromNewestBaseline(scope);
     if (settings.store === "branch") unwritten = [...(await sessionsLeftUnwritten(scope, store)), ...records];
-    const outcome = await store.append(unwritten.length > 0 ? unwritten : records);
+    // The records leave for a branch or an artifact: through the job's output seam, as every file does.
+    const outcome = await store.append(scope.outbound.clean(unwritten.length > 0 ? unwritten : records));
     unwritten = [];
     const scan = scanChangePoints(outcome.records, await gatedMetrics(scope), { window: settings.window });
     const fresh = scan.changePoints.filter((cp) => cp.isNew);
@@ -115,7 +116,8 @@ export async function recordHistory(scope: JobScope): Promise<{ failure: string 
       changePoints: fresh,
       alreadyOnMain: null,
     };
-    await io.appendSummary(`${scope.redactor.redact(renderHistorySection(report))}\n`);
+    // Main's history is read from a branch or an artifact: cleaned before it is rendered (and escaped).
+    await io.appendSummary(`${renderHistorySection(scope.outbound.clean(report))}\n`);
     const worse = fresh.filter((c) => c.worse);
     const lines = worse.map(
       (cp) =>
@@ -198,7 +200,7 @@ async function commentChangePoints(
       // One comment per cell and step: its metrics' change points together.
       items: [...groups.entries()].map(([key, group]) => ({
         key,
-        body: scope.redactor.redact(renderChangePointComment(group, jobUrl)),
+        body: renderChangePointComment(scope.outbound.clean(group), jobUrl),
       })),
     });
     for (const posted of result.posted)
@@ -439,8 +441,9 @@ export function judgeWithHistory(
   if (verdict && history.records.length > 0) main = mainAlreadyRegressed(verdict, history.records);
   const blocking = history.settings.mainRegressed === "block";
   const pooled = [...history.baselineVariancePriors.values()].map((p) => p.df);
-  const section = scope.redactor.redact(
-    renderHistorySection({
+  // Cleaned before it is rendered (and escaped); published with the report, through the job's seam.
+  const section = renderHistorySection(
+    scope.outbound.clean({
       store: history.store,
       refused: history.refused,
       sessionsUsed: history.sessionsUsed,

@@ -1,6 +1,7 @@
 import { dirname, resolve } from "node:path";
 import { calibratedCheckNoise, configWithinBudget } from "../../app/budget-plan.js";
 import { readCalibration } from "../../app/compare.js";
+import { jobOutbound } from "../../app/job-outbound.js";
 import { firstRunsIn, type RunOutput } from "../../app/run-cells.js";
 import { parseRunFormats, writeRunExports } from "../../app/run-exports.js";
 import { type BlockProvider, runCellsOnDevices } from "../../app/run-on-devices.js";
@@ -12,7 +13,6 @@ import { budgetPlanLines } from "../../report/budget.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
 import { baseUrlApiKey, baseUrlProvider } from "../../server/base-url.js";
 import { type ManagedServerProvider, providerForConfig } from "../../server/provider.js";
-import { collectJobSecrets } from "../../server/secrets.js";
 import { serverStartIdProblem } from "../../server/server-start.js";
 import { handleInterrupts, interactiveInterrupts } from "../../server/signals.js";
 import { defaultServerStateFile } from "../../server/state.js";
@@ -20,7 +20,7 @@ import type { ServerDevice, ServerProvider } from "../../server/types.js";
 import { FailureError, UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
 import { integerOption, parseCommandArgs, stringOption } from "../command.js";
-import { redactedError, redactedIo } from "../io.js";
+import { throughOutbound } from "../io.js";
 
 const usage = `Usage: vllm-perf-gate run --config FILE --out DIR [options]
 
@@ -164,21 +164,17 @@ export const runCommand: CliCommand = {
             flag: stringOption(args, "api-key-env"),
             config: "api_key_env" in config.server ? config.server.api_key_env : undefined,
           });
-    // The command's one set of secrets (server/secrets.ts), handed to the servers, the run files and errors.
-    const secrets = collectJobSecrets({
-      env: io.env,
-      configs: [loaded],
-      variables: [key?.variable],
-    });
-    const redact = secrets.redactor.redact;
-    // Progress lines, warnings and the summary may quote a server's text: written through the redactor.
-    io = redactedIo(io, redact);
+    // The command's one way out (server/outbound.ts), from its one secret set: the environment the config
+    // was loaded with, the config, and --base-url's key variable. Progress lines, warnings and the summary
+    // may quote a server's text: they leave through it too, as do the servers' logs and the run files.
+    const outbound = jobOutbound({ env: io.env, configs: [loaded], variables: [key?.variable] });
+    io = throughOutbound(io, outbound);
     const quiet = args.values.quiet === true;
     const progress = quiet ? silentProgress : streamProgress(io.stderr);
     const providerOptions = {
       env: { ...io.env },
       interpolation: loaded.interpolation,
-      secrets,
+      outbound,
       // As the action does: a killed run's servers are stopped by the next start (server/cleanup.ts).
       stateFile: defaultServerStateFile(io.env),
       warn: (message: string) => progress.message(`warning: ${message}`),
@@ -207,7 +203,6 @@ export const runCommand: CliCommand = {
               sampling: config.sampling,
               env: io.env,
               interpolation: loaded.interpolation,
-              secrets,
               ...(serverStartId !== undefined ? { serverStartId } : {}),
             }),
           );
@@ -253,6 +248,7 @@ export const runCommand: CliCommand = {
         baseDir: dirname(loaded.path),
         // The CLI's environment, for the external task commands (quality.tasks.external).
         env: io.env,
+        outbound,
         ...(cells ? { cells } : {}),
         ...(runs !== undefined ? { runs } : {}),
         formats: formats.runner,
@@ -284,7 +280,12 @@ export const runCommand: CliCommand = {
           `warning: ${starved.length} run(s) were server host starved (the simulator's own process ran late): ${starved.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`,
         );
       }
-      const exported = await writeRunExports(result.runs, formats.exports, stringOption(args, "side"));
+      const exported = await writeRunExports(
+        result.runs,
+        formats.exports,
+        stringOption(args, "side"),
+        outbound,
+      );
       for (const line of exported) progress.message(line);
       if (!quiet) io.stdout.write(`wrote ${result.runs.length} run(s) to ${outDir}\n`);
       const signal = interruption.received();
@@ -311,8 +312,8 @@ export const runCommand: CliCommand = {
         return interruption.exitCode()!;
       }
       // A server that would not start is a ServerStartError, a FailureError: exit 1 with its message,
-      // redacted in place (the class is kept).
-      throw redactedError(error, redact);
+      // cleaned in place (the class is kept).
+      throw outbound.error(error);
     } finally {
       await stopManaged();
       interruption.dispose();
