@@ -248,7 +248,7 @@ export function configWithinBudget(
 }
 
 /** What deciding one cell costs alone, and what the budget catches in it (validate --budget). */
-export interface CellBudgetRow {
+interface CellBudgetRow {
   cell: string;
   /** GPU-minutes of the run plan that decides a PR with no change in this cell (at the tolerance). */
   atTolerance: number;

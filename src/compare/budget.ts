@@ -39,7 +39,7 @@ function checkBudget(
 }
 
 /** The checks the budget cannot decide that were left undecided: inconclusive and out of its reach. */
-export function notDecidableAtBudget(comparisons: readonly Comparison[]): Comparison[] {
+function notDecidableAtBudget(comparisons: readonly Comparison[]): Comparison[] {
   return comparisons.filter((c) => c.gated && c.verdict === "inconclusive" && c.budget?.decidable === false);
 }
 

@@ -63,14 +63,14 @@ export interface BudgetPlanInput {
   sides: 1 | 2;
 }
 
-export interface PlannedCheck {
+interface PlannedCheck {
   metric: string;
   /** The plan's minimum detectable change for this check (relative worsening). */
   detectable: number;
   decided: boolean;
 }
 
-export interface PlannedCell {
+interface PlannedCell {
   name: string;
   /** Requests per run; null for a fixed-length run. */
   requests: number | null;
