@@ -1,13 +1,11 @@
-import { isTraceDataset } from "../config/dataset-kinds.js";
-import type { CellConfig, SessionDatasetConfig } from "../config/schema.js";
-import { createRng } from "../util/random.js";
+import type { FanOutConfig } from "../config/dataset-kinds/fan-out.js";
+import type { CellConfig } from "../config/schema.js";
+import { createRng, type Rng } from "../util/random.js";
 import type { ChatMessage, DatasetFile, FileSession, ToolDefinition } from "./dataset-file.js";
-import { drawDelayMs } from "./delays.js";
 import { planFanOuts, type SessionFanOut } from "./fan-out.js";
-import { drawLength } from "./lengths.js";
 import type { Phase } from "./phase.js";
-import { randomWords, shuffledIndexes } from "./text.js";
-import { type TokenModel, wordsForPart, wordsForPrompt } from "./token-model.js";
+import type { TokenModel } from "./token-model.js";
+import type { Workload, WorkloadInfo } from "./workload-types.js";
 
 /**
  * Sessions (docs/workloads.md): a session is a seeded script of turns. A turn's request carries the
@@ -15,7 +13,7 @@ import { type TokenModel, wordsForPart, wordsForPrompt } from "./token-model.js"
  * what the client writes (messages, lengths asked for, waits), so the same session asks the same things
  * of both sides whatever they answer.
  */
-interface SessionTurn {
+export interface SessionTurn {
   /** The new user message, or (a trace) the whole prompt as the trace gives it. */
   content: string;
   /** Tokens asked for the new message (generated sessions); null when the text comes from a file. */
@@ -29,7 +27,7 @@ interface SessionTurn {
   fanOut: SessionFanOut | null;
 }
 
-interface SessionTools {
+export interface SessionTools {
   names: readonly string[];
   /** The `tools` every request of the session declares. */
   definitions: ToolDefinition[];
@@ -67,223 +65,62 @@ export interface SessionSource {
 /** Tool-call rounds a turn may take before the session goes on (a model that keeps calling tools). */
 export const maxToolRoundsPerTurn = 4;
 
-/** Fallback answer length for a file turn without a reply to estimate it from. */
-const defaultOutputTokens = 128;
+/**
+ * The seeded draws of one cell's sessions, by phase and keys (`"session", index`, `"tool", ...`): warm-up
+ * sessions draw from their own stream, so they never share a conversation (or a cached prefix beyond the
+ * common system prompt) with the measured sessions.
+ */
+export type SessionDraws = (phase: Phase, ...keys: (string | number)[]) => Rng;
 
-export function sessionSource(
-  cell: CellConfig,
-  dataset: SessionDatasetConfig,
-  options: { seed: number; tokenModel: TokenModel; file: DatasetFile | undefined },
-): SessionSource {
-  const { seed, tokenModel } = options;
-  // Warm-up sessions come from their own stream: they never share a conversation (or a cached prefix
-  // beyond the common system prompt) with the measured sessions.
-  const stream = (phase: Phase) => (phase === "warmup" ? "warmup" : "measure");
-  // A session's fan-outs come from a stream of their own (./fan-out.ts).
-  const fanOutRng = (phase: Phase, index: number) =>
-    createRng(seed, cell.name, stream(phase), "fan-out", index);
-  switch (dataset.type) {
-    case "sessions": {
-      const sharedSystems = new Map<string, string>();
-      const sharedSystem = (phase: Phase) => {
-        let text = sharedSystems.get(stream(phase));
-        if (text === undefined) {
-          const words = wordsForPrompt(tokenModel, dataset.system_prompt_tokens);
-          text = randomWords(createRng(seed, cell.name, stream(phase), "system"), words);
-          sharedSystems.set(stream(phase), text);
-        }
-        return text;
-      };
-      const tools = dataset.tools;
+export function sessionDraws(seed: number, cell: CellConfig): SessionDraws {
+  return (phase, ...keys) => createRng(seed, cell.name, phase, ...keys);
+}
+
+/** What every session kind's source is made from (its entry in workload/dataset-kinds/). */
+export interface SessionSourceOptions {
+  readonly draws: SessionDraws;
+  readonly tokenModel: TokenModel;
+  readonly file: DatasetFile | undefined;
+}
+
+/** A session's fan-outs, drawn from a stream of their own (./fan-out.ts). */
+export function sessionFanOuts(
+  fanOut: FanOutConfig | undefined,
+  turns: number,
+  { draws, tokenModel }: SessionSourceOptions,
+  phase: Phase,
+  index: number,
+): (SessionFanOut | null)[] {
+  return planFanOuts(fanOut, turns, draws(phase, "fan-out", index), tokenModel);
+}
+
+/** The sessions a session kind's file holds, read once per cell by the runner. */
+export function fileSessions(cell: CellConfig, type: string, file: DatasetFile | undefined): FileSession[] {
+  if (!file?.sessions)
+    throw new Error(`cell ${cell.name}: the ${type} file was not read before building the workload`);
+  return file.sessions;
+}
+
+/** A session kind's workload: request i is session i's first turn, alone (the runner sends the rest). */
+export function sessionWorkload(info: WorkloadInfo, sessions: SessionSource): Workload {
+  return {
+    info,
+    sessions,
+    request(index, phase = "measure") {
+      const script = sessions.session(index, phase);
+      const first = script.turns[0]!;
       return {
-        arrivalsMs: null,
-        session(index, phase) {
-          const rng = createRng(seed, cell.name, stream(phase), "session", index);
-          const turnCount = drawLength(dataset.turns, rng);
-          let system: string | null = null;
-          let shared = false;
-          if (dataset.system_prompt_tokens > 0) {
-            shared = rng.next() < dataset.shared_system_prompt;
-            system = shared
-              ? sharedSystem(phase)
-              : randomWords(rng, wordsForPrompt(tokenModel, dataset.system_prompt_tokens));
-          }
-          const fanOuts = planFanOuts(dataset.fan_out, turnCount, fanOutRng(phase, index), tokenModel);
-          const turns: SessionTurn[] = [];
-          for (let turn = 0; turn < turnCount; turn++) {
-            const messageTokens = drawLength(dataset.message_tokens, rng);
-            const maxTokens = drawLength(dataset.output_tokens, rng);
-            const delayMs = turn === 0 ? 0 : drawDelayMs(dataset.think_time_s, rng);
-            const content = randomWords(rng, wordsForPart(tokenModel, messageTokens));
-            turns.push({
-              content,
-              messageTokens,
-              maxTokens,
-              delayMs,
-              notBeforeMs: null,
-              fanOut: fanOuts[turn]!,
-            });
-          }
-          return {
-            index,
-            phase,
-            system,
-            sharedSystem: shared,
-            systemTokens: system === null ? null : dataset.system_prompt_tokens,
-            context: "conversation",
-            turns,
-            tools:
-              tools === undefined
-                ? null
-                : {
-                    names: tools.names,
-                    definitions: sessionToolDefinitions(tools.names),
-                    // A branch's draws are streams of their own; the session's turns keep theirs.
-                    latencyMs: (turn, round, branch) =>
-                      drawDelayMs(
-                        tools.latency_s,
-                        createRng(
-                          seed,
-                          cell.name,
-                          stream(phase),
-                          "tool",
-                          index,
-                          turn,
-                          round,
-                          ...(branch === undefined ? [] : ["branch", branch]),
-                        ),
-                      ),
-                    result: (turn, round, call, branch) => {
-                      const toolRng = createRng(
-                        seed,
-                        cell.name,
-                        stream(phase),
-                        "result",
-                        index,
-                        turn,
-                        round,
-                        call,
-                        ...(branch === undefined ? [] : ["branch", branch]),
-                      );
-                      return randomWords(
-                        toolRng,
-                        wordsForPart(tokenModel, drawLength(tools.result_tokens, toolRng)),
-                      );
-                    },
-                  },
-          };
-        },
+        index,
+        phase,
+        prompt: null,
+        messages: new Conversation(script).ask(0),
+        targetInputTokens:
+          first.messageTokens === null ? null : (script.systemTokens ?? 0) + first.messageTokens,
+        maxTokens: first.maxTokens,
+        prefixGroup: script.sharedSystem ? 0 : null,
       };
-    }
-    case "sharegpt_sessions":
-    case "mooncake_trace":
-    case "azure_trace":
-    case "burstgpt_trace":
-    case "trace": {
-      const file = options.file;
-      if (!file?.sessions)
-        throw new Error(
-          `cell ${cell.name}: the ${dataset.type} file was not read before building the workload`,
-        );
-      const sessions = file.sessions;
-      const trace = isTraceDataset(dataset) ? dataset : null;
-      const blockTexts = new Map<string, string>();
-      const blockText = (phase: Phase, hashId: number, words: number) => {
-        const key = `${stream(phase)}:${hashId}`;
-        let text = blockTexts.get(key);
-        if (text === undefined) {
-          text = randomWords(createRng(seed, cell.name, stream(phase), "block", hashId), trace!.block_tokens);
-          blockTexts.set(key, text);
-        }
-        return words >= trace!.block_tokens ? text : text.split(" ").slice(0, words).join(" ");
-      };
-      const pick = (index: number, phase: Phase): FileSession => {
-        // A trace replays its sessions in its own order; a conversation file in a seeded order per block
-        // of the file's length, as the single-turn file kinds do.
-        if (trace !== null) return sessions[index % sessions.length]!;
-        const block = Math.floor(index / sessions.length);
-        const order = shuffledIndexes(
-          createRng(seed, cell.name, stream(phase), "order", block),
-          sessions.length,
-        );
-        return sessions[order[index % sessions.length]!]!;
-      };
-      return {
-        arrivalsMs:
-          trace === null
-            ? null
-            : (count) => traceArrivals(sessions, count).map((offset) => offset * trace.time_scale),
-        session(index, phase) {
-          const entry = pick(index, phase);
-          const rng = createRng(seed, cell.name, stream(phase), "session", index);
-          const limit =
-            dataset.type === "sharegpt_sessions" && dataset.max_turns !== undefined
-              ? dataset.max_turns
-              : entry.turns.length;
-          const fanOuts = planFanOuts(
-            dataset.type === "sharegpt_sessions" ? dataset.fan_out : undefined,
-            Math.min(limit, entry.turns.length),
-            fanOutRng(phase, index),
-            tokenModel,
-          );
-          const turns = entry.turns.slice(0, limit).map((turn, position): SessionTurn => {
-            if (trace !== null) {
-              const hashIds = turn.hashIds ?? [];
-              const input = turn.inputTokens ?? 1;
-              const parts: string[] = [];
-              let left = input;
-              for (const hashId of hashIds) {
-                if (left <= 0) break;
-                const words = Math.min(left, trace.block_tokens);
-                parts.push(blockText(phase, hashId, words));
-                left -= words;
-              }
-              if (left > 0) parts.push(randomWords(rng, left));
-              const start = entry.turns[0]!.timestampMs ?? 0;
-              return {
-                content: parts.join(" "),
-                messageTokens: null,
-                maxTokens: turn.maxTokens ?? defaultOutputTokens,
-                delayMs: 0,
-                notBeforeMs: position === 0 ? null : ((turn.timestampMs ?? start) - start) * trace.time_scale,
-                fanOut: null,
-              };
-            }
-            const configured = dataset.type === "sharegpt_sessions" ? dataset.output_tokens : undefined;
-            const maxTokens =
-              configured !== undefined
-                ? drawLength(configured, rng)
-                : (turn.maxTokens ??
-                  (turn.answer !== null
-                    ? Math.max(1, Math.round(turn.answer.length / 4))
-                    : defaultOutputTokens));
-            const delayMs =
-              position === 0 || dataset.type !== "sharegpt_sessions"
-                ? 0
-                : drawDelayMs(dataset.think_time_s, rng);
-            return {
-              content: turn.content,
-              messageTokens: null,
-              maxTokens,
-              delayMs,
-              notBeforeMs: null,
-              fanOut: fanOuts[position]!,
-            };
-          });
-          return {
-            index,
-            phase,
-            system: entry.system,
-            sharedSystem: false,
-            systemTokens: null,
-            context: trace === null ? "conversation" : "as-given",
-            turns,
-            tools: null,
-          };
-        },
-      };
-    }
-  }
+    },
+  };
 }
 
 /**
@@ -306,7 +143,7 @@ export function traceArrivals(sessions: readonly FileSession[], count: number): 
  * The tools a session's requests declare: each a function of one string argument (the mocked tool's
  * result does not depend on it), in the OpenAI chat API's `tools` shape.
  */
-function sessionToolDefinitions(names: readonly string[]): ToolDefinition[] {
+export function sessionToolDefinitions(names: readonly string[]): ToolDefinition[] {
   return names.map((name) => ({
     type: "function",
     function: {

@@ -2,12 +2,14 @@ import type { DatasetConfig, DatasetType } from "../config/dataset-kinds.js";
 import type { CellConfig } from "../config/schema.js";
 import type { DatasetFile } from "./dataset-file.js";
 import type { KindContext, KindWorkload, Stream } from "./dataset-kinds/context.js";
+import { conversationFileWorkload } from "./dataset-kinds/conversation-file.js";
 import { fileWorkload } from "./dataset-kinds/prompt-file.js";
-import { sessionsWorkload } from "./dataset-kinds/sessions.js";
+import { generatedSessionsWorkload } from "./dataset-kinds/sessions.js";
 import { sharedPrefixWorkload } from "./dataset-kinds/shared-prefix.js";
 import { syntheticWorkload } from "./dataset-kinds/synthetic.js";
 import { tasksWorkload } from "./dataset-kinds/tasks.js";
 import { tasksJsonlWorkload } from "./dataset-kinds/tasks-jsonl.js";
+import { traceWorkload } from "./dataset-kinds/trace.js";
 import type { Phase } from "./phase.js";
 import { defaultTokenModel, type TokenModel } from "./token-model.js";
 
@@ -53,12 +55,12 @@ export function createWorkload(cell: CellConfig, options: WorkloadOptions): Work
  * fails to compile until it has its entry here.
  */
 const workloadKinds: { readonly [T in DatasetType]: KindWorkload<T> } = {
-  sessions: sessionsWorkload,
-  sharegpt_sessions: sessionsWorkload,
-  mooncake_trace: sessionsWorkload,
-  azure_trace: sessionsWorkload,
-  burstgpt_trace: sessionsWorkload,
-  trace: sessionsWorkload,
+  sessions: generatedSessionsWorkload,
+  sharegpt_sessions: conversationFileWorkload,
+  mooncake_trace: traceWorkload,
+  azure_trace: traceWorkload,
+  burstgpt_trace: traceWorkload,
+  trace: traceWorkload,
   synthetic: syntheticWorkload,
   shared_prefix: sharedPrefixWorkload,
   long_document: sharedPrefixWorkload,
