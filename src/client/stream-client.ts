@@ -112,9 +112,57 @@ class RequestTimeoutError extends Error {
  */
 export function createStreamClient(options: StreamClientOptions): StreamClient {
   const url = new URL(options.baseUrl);
-  const pathPrefix = url.pathname.replace(/\/+$/, "");
-  const pool = new Pool(url.origin, {
-    connections: options.connections,
+  const target: PoolTarget = {
+    pool: loadPool(url.origin, options.connections),
+    pathPrefix: url.pathname.replace(/\/+$/, ""),
+    headers: streamHeaders(options.apiKey),
+    baseUrl: options.baseUrl,
+  };
+  const exchanges: ExchangeContext = {
+    baseUrl: options.baseUrl,
+    sockets: new SocketCount(),
+    active: new Set(),
+  };
+  /** Aborts the connection-priming GETs (abortAll, close). */
+  let primeAbort = new AbortController();
+  return {
+    stream: (request) =>
+      new Promise<StreamOutcome>((resolve) =>
+        new StreamExchange(request, exchanges, resolve).dispatch(target),
+      ),
+    inFlight: () => [...exchanges.active].map((exchange) => exchange.view()),
+    get onSocket() {
+      return exchanges.sockets.now;
+    },
+    get peakOnSocket() {
+      return exchanges.sockets.peak;
+    },
+    resetPeak() {
+      exchanges.sockets.peak = exchanges.sockets.now;
+    },
+    abortAll() {
+      for (const exchange of [...exchanges.active]) exchange.cancel();
+      primeAbort.abort(new Error("the run was interrupted"));
+      primeAbort = new AbortController();
+    },
+    prime: (count, primePath = "/health") => primeConnections(target, count, primePath, primeAbort.signal),
+    async close() {
+      await target.pool.destroy();
+    },
+  };
+}
+
+/** Where a stream client sends: its pool, the base URL's path, the headers of every request. */
+interface PoolTarget {
+  readonly pool: Pool;
+  readonly pathPrefix: string;
+  readonly headers: Record<string, string>;
+  readonly baseUrl: string;
+}
+
+function loadPool(origin: string, connections: number | null): Pool {
+  return new Pool(origin, {
+    connections,
     pipelining: 1,
     // Our own per-request deadline applies; undici's idle timeouts would cut long generations.
     headersTimeout: 0,
@@ -122,260 +170,315 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
     keepAliveTimeout: 60_000,
     keepAliveMaxTimeout: 600_000,
   });
-  const baseHeaders: Record<string, string> = {
+}
+
+function streamHeaders(apiKey: string | undefined): Record<string, string> {
+  return {
     "content-type": "application/json",
     accept: "text/event-stream",
+    // The reader parses the bytes as they come: a compressed stream cannot be timed chunk by chunk.
+    "accept-encoding": "identity",
+    ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
   };
-  // The reader parses the bytes as they come: a compressed stream cannot be timed chunk by chunk.
-  baseHeaders["accept-encoding"] = "identity";
-  if (options.apiKey) baseHeaders.authorization = `Bearer ${options.apiKey}`;
-  /** Aborts the connection-priming GETs (abortAll, close). */
-  let primeAbort = new AbortController();
+}
 
-  let onSocket = 0;
-  let peakOnSocket = 0;
-  /** Requests not yet settled: their cancel function, and how to see where they are. */
-  const active = new Map<() => void, () => InFlightRequest>();
+/**
+ * Opens `count` connections with concurrent GETs of `path`, each within primeTimeoutMs (or until `abort`):
+ * how many answered, and why the first that did not.
+ */
+async function primeConnections(
+  target: PoolTarget,
+  count: number,
+  path: string,
+  abort: AbortSignal,
+): Promise<{ answered: number; problem: string | null }> {
+  const deadline = AbortSignal.timeout(primeTimeoutMs);
+  const signal = AbortSignal.any([deadline, abort]);
+  // Every priming request listens on this one signal: that many listeners are expected, not a leak.
+  setMaxListeners(count + 10, signal);
+  let problem: string | null = null;
+  const answers = await Promise.all(
+    Array.from({ length: count }, () =>
+      target.pool
+        .request({
+          path: target.pathPrefix + path,
+          method: "GET",
+          headers: target.headers,
+          signal,
+          headersTimeout: primeTimeoutMs,
+          bodyTimeout: primeTimeoutMs,
+        })
+        .then(async (response) => {
+          await response.body.dump({ limit: 64 * 1024, signal });
+          return 1;
+        })
+        .catch((error: unknown) => {
+          problem ??= deadline.aborted
+            ? `GET ${path} did not answer within ${primeTimeoutMs} ms (the connection-priming deadline)`
+            : signal.aborted
+              ? "connection priming was interrupted"
+              : `GET ${path} failed: ${describeTransportError(error, target.baseUrl)}`;
+          return 0;
+        }),
+    ),
+  );
+  return { answered: answers.reduce<number>((sum, value) => sum + value, 0), problem };
+}
 
-  const stream = (request: StreamRequest): Promise<StreamOutcome> =>
-    new Promise<StreamOutcome>((resolve) => {
-      const reader = new CompletionStreamReader(request.perChunkUsage === true, request.expectedChunks);
-      const capture =
-        request.keepOutput === true
-          ? new OutputCapture()
-          : request.keepOutput === "text"
-            ? new OutputCapture({ textOnly: true })
-            : null;
-      reader.capture = capture;
-      const sentAt = performance.now();
-      let onSocketAt: number | null = null;
-      let headersAt: number | null = null;
-      let status: number | null = null;
-      let errorBody: Buffer[] | null = null;
-      let errorBodyBytes = 0;
-      let contentType: string | null = null;
-      let controller: Dispatcher.DispatchController | null = null;
-      let settled = false;
-      let holdsSocket = false;
-      let timedOut = false;
+/** The connections a client's requests hold now (on the wire), and the most at once. */
+class SocketCount {
+  now = 0;
+  peak = 0;
+  take(): void {
+    this.now++;
+    if (this.now > this.peak) this.peak = this.now;
+  }
+  release(): void {
+    this.now--;
+  }
+}
 
-      const releaseSocket = () => {
-        if (holdsSocket) {
-          holdsSocket = false;
-          onSocket--;
-        }
-      };
-      const settle = (outcome: Omit<StreamOutcome, "sentAt" | "onSocketAt" | "headersAt" | "httpStatus">) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        active.delete(cancel);
-        releaseSocket();
-        resolve({
-          ...outcome,
-          sentAt,
-          onSocketAt,
-          headersAt,
-          httpStatus: status,
-          ...(capture !== null ? { output: capture.result() } : {}),
-        });
-      };
-      const fail = (kind: ErrorKind, message: string, endAt = performance.now()) =>
-        settle({
-          ok: false,
-          errorKind: kind,
-          errorMessage: message,
-          chunkTimes: reader.chunkTimes,
-          chunkTokens: reader.chunkTokens,
-          endAt,
-          promptTokens: reader.usage?.promptTokens ?? null,
-          completionTokens: reader.usage?.completionTokens ?? null,
-          cachedTokens: reader.usage?.cachedTokens ?? null,
-          finishReason: reader.finishReason(),
-          answer: reader.answer(),
-        });
+/** What a client's exchanges share: the base URL for messages, the socket count, the requests not yet settled. */
+interface ExchangeContext {
+  readonly baseUrl: string;
+  readonly sockets: SocketCount;
+  readonly active: Set<StreamExchange>;
+}
 
-      const stopWith = (kind: ErrorKind, message: string) => {
-        timedOut = true;
-        fail(kind, message);
-        controller?.abort(new RequestTimeoutError(message));
-      };
-      const errorText = () => Buffer.concat(errorBody ?? []).toString("utf8");
-      const timer = setTimeout(() => {
-        // An error status is what the request got, even when its body never ended.
-        if (errorBody !== null) {
-          stopWith(
-            `http_${status ?? 0}`,
-            `${httpErrorMessage(status ?? 0, errorText())} (the error body did not end within ${request.timeoutMs} ms, timeout_s)`,
-          );
-        } else stopWith("timeout", `no complete response within ${request.timeoutMs} ms (timeout_s)`);
-      }, request.timeoutMs);
-      const cancel = () => stopWith("aborted", "cancelled: the run was interrupted");
-      active.set(cancel, () => {
-        return {
-          requestId: request.requestId ?? null,
-          sentAt,
-          lastActivityAt: reader.lastChunkAt ?? headersAt ?? sentAt,
-          chunks: reader.chunkCount,
-          timeoutMs: request.timeoutMs,
-        };
-      });
+type Ending = Omit<StreamOutcome, "sentAt" | "onSocketAt" | "headersAt" | "httpStatus">;
 
-      const handler: Dispatcher.DispatchHandler = {
-        onRequestStart(requestController) {
-          controller = requestController;
-          if (timedOut) {
-            requestController.abort(new RequestTimeoutError("timed out before it was sent"));
-            return;
-          }
-          onSocketAt = performance.now();
-          if (!holdsSocket) {
-            holdsSocket = true;
-            onSocket++;
-            if (onSocket > peakOnSocket) peakOnSocket = onSocket;
-          }
-        },
-        onResponseStart(_controller, statusCode, headers) {
-          headersAt = performance.now();
-          status = statusCode;
-          if (statusCode !== 200) {
-            errorBody = [];
-            return;
-          }
-          contentType = headerValue(headers["content-type"]);
-          const encoding = headerValue(headers["content-encoding"]);
-          if (encoding !== null && encoding.toLowerCase() !== "identity") {
-            stopWith(
-              "unsupported_encoding",
-              `the server sent the stream with content-encoding: ${encoding}; the client reads uncompressed streams only (it asks for accept-encoding: identity)`,
-            );
-          }
-        },
-        onResponseData(_controller, chunk) {
-          if (settled) return;
-          if (errorBody !== null) {
-            const room = errorBodyLimitBytes - errorBodyBytes;
-            errorBody.push(room < chunk.length ? chunk.subarray(0, room) : chunk);
-            errorBodyBytes += Math.min(room, chunk.length);
-            if (errorBodyBytes >= errorBodyLimitBytes) {
-              stopWith(
-                `http_${status ?? 0}`,
-                `${httpErrorMessage(status ?? 0, errorText())} (error body cut at ${errorBodyLimitBytes} bytes, the client's limit)`,
-              );
-            }
-            return;
-          }
-          reader.feed(chunk, performance.now());
-          if (reader.oversized !== null) stopWith("oversized_event", reader.oversized);
-        },
-        onResponseEnd() {
-          const endAt = performance.now();
-          if (errorBody !== null) {
-            fail(`http_${status ?? 0}`, httpErrorMessage(status ?? 0, errorText()), endAt);
-            return;
-          }
-          reader.finish(endAt);
-          const finishReason = reader.finishReason();
-          if (reader.streamError !== null) return fail("stream_error", reader.streamError, endAt);
-          if (reader.malformed !== null) return fail("malformed", reader.malformed, endAt);
-          if (!reader.sawChoices) {
-            const notSse =
-              contentType !== null && !contentType.toLowerCase().startsWith("text/event-stream")
-                ? ` (content-type: ${contentType}, not text/event-stream)`
-                : "";
-            return fail("no_output", `the stream ended without any choices chunk${notSse}`, endAt);
-          }
-          if (!reader.done && finishReason === null) {
-            return fail("incomplete", "the stream ended without [DONE] or a finish reason", endAt);
-          }
-          const chunkTimes = reader.chunkTimes;
-          settle({
-            ok: true,
-            errorKind: null,
-            errorMessage: null,
-            chunkTimes,
-            chunkTokens: reader.chunkTokens,
-            endAt: chunkTimes[chunkTimes.length - 1] ?? endAt,
-            promptTokens: reader.usage?.promptTokens ?? null,
-            completionTokens: reader.usage?.completionTokens ?? null,
-            cachedTokens: reader.usage?.cachedTokens ?? null,
-            finishReason,
-            answer: reader.answer(),
-          });
-        },
-        onResponseError(_controller, error) {
-          if (error instanceof RequestTimeoutError) return;
-          fail(classifyTransportError(error), describeTransportError(error, options.baseUrl));
-        },
-      };
+/**
+ * One streamed request from its dispatch to its outcome, as undici's raw dispatch handler: it times the
+ * request, feeds the chunks to the reader, keeps an error status's body (up to errorBodyLimitBytes), and
+ * settles once, on the response's end, a transport error, its deadline or a cancel.
+ */
+class StreamExchange implements Dispatcher.DispatchHandler {
+  private readonly reader: CompletionStreamReader;
+  private readonly capture: OutputCapture | null;
+  private readonly sentAt: number;
+  private onSocketAt: number | null = null;
+  private headersAt: number | null = null;
+  private status: number | null = null;
+  /** The body of an error status (not 200), as far as it is kept; null for a stream. */
+  private errorBody: Buffer[] | null = null;
+  private errorBodyBytes = 0;
+  private contentType: string | null = null;
+  private controller: Dispatcher.DispatchController | null = null;
+  private settled = false;
+  private holdsSocket = false;
+  private stopped = false;
+  private readonly timer: NodeJS.Timeout;
 
-      const headers: Record<string, string> = request.requestId
-        ? { ...baseHeaders, "x-request-id": request.requestId }
-        : baseHeaders;
-      try {
-        pool.dispatch(
-          { path: pathPrefix + request.path, method: "POST", headers, body: request.body },
-          handler,
-        );
-      } catch (error) {
-        fail(classifyTransportError(error), describeTransportError(error, options.baseUrl));
-      }
-    });
+  constructor(
+    private readonly request: StreamRequest,
+    private readonly context: ExchangeContext,
+    private readonly resolve: (outcome: StreamOutcome) => void,
+  ) {
+    this.reader = new CompletionStreamReader(request.perChunkUsage === true, request.expectedChunks);
+    this.capture =
+      request.keepOutput === true
+        ? new OutputCapture()
+        : request.keepOutput === "text"
+          ? new OutputCapture({ textOnly: true })
+          : null;
+    this.reader.capture = this.capture;
+    this.sentAt = performance.now();
+    this.timer = setTimeout(() => this.onDeadline(), request.timeoutMs);
+    context.active.add(this);
+  }
 
-  return {
-    stream,
-    inFlight: () => [...active.values()].map((view) => view()),
-    get onSocket() {
-      return onSocket;
-    },
-    get peakOnSocket() {
-      return peakOnSocket;
-    },
-    resetPeak() {
-      peakOnSocket = onSocket;
-    },
-    abortAll() {
-      for (const cancel of [...active.keys()]) cancel();
-      primeAbort.abort(new Error("the run was interrupted"));
-      primeAbort = new AbortController();
-    },
-    async prime(count, primePath = "/health") {
-      const deadline = AbortSignal.timeout(primeTimeoutMs);
-      const signal = AbortSignal.any([deadline, primeAbort.signal]);
-      // Every priming request listens on this one signal: that many listeners are expected, not a leak.
-      setMaxListeners(count + 10, signal);
-      let problem: string | null = null;
-      const answers = await Promise.all(
-        Array.from({ length: count }, () =>
-          pool
-            .request({
-              path: pathPrefix + primePath,
-              method: "GET",
-              headers: baseHeaders,
-              signal,
-              headersTimeout: primeTimeoutMs,
-              bodyTimeout: primeTimeoutMs,
-            })
-            .then(async (response) => {
-              await response.body.dump({ limit: 64 * 1024, signal });
-              return 1;
-            })
-            .catch((error: unknown) => {
-              problem ??= deadline.aborted
-                ? `GET ${primePath} did not answer within ${primeTimeoutMs} ms (the connection-priming deadline)`
-                : signal.aborted
-                  ? "connection priming was interrupted"
-                  : `GET ${primePath} failed: ${describeTransportError(error, options.baseUrl)}`;
-              return 0;
-            }),
-        ),
+  dispatch(target: PoolTarget): void {
+    const request = this.request;
+    const headers = request.requestId
+      ? { ...target.headers, "x-request-id": request.requestId }
+      : target.headers;
+    try {
+      target.pool.dispatch(
+        { path: target.pathPrefix + request.path, method: "POST", headers, body: request.body },
+        this,
       );
-      return { answered: answers.reduce<number>((sum, value) => sum + value, 0), problem };
-    },
-    async close() {
-      await pool.destroy();
-    },
-  };
+    } catch (error) {
+      this.fail(classifyTransportError(error), describeTransportError(error, this.context.baseUrl));
+    }
+  }
+
+  /** Where the request stands, for the stall report. */
+  view(): InFlightRequest {
+    return {
+      requestId: this.request.requestId ?? null,
+      sentAt: this.sentAt,
+      lastActivityAt: this.reader.lastChunkAt ?? this.headersAt ?? this.sentAt,
+      chunks: this.reader.chunkCount,
+      timeoutMs: this.request.timeoutMs,
+    };
+  }
+
+  cancel(): void {
+    this.stopWith("aborted", "cancelled: the run was interrupted");
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.stopped) {
+      controller.abort(new RequestTimeoutError("timed out before it was sent"));
+      return;
+    }
+    this.onSocketAt = performance.now();
+    if (!this.holdsSocket) {
+      this.holdsSocket = true;
+      this.context.sockets.take();
+    }
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    this.headersAt = performance.now();
+    this.status = statusCode;
+    if (statusCode !== 200) {
+      this.errorBody = [];
+      return;
+    }
+    this.contentType = headerValue(headers["content-type"]);
+    const encoding = headerValue(headers["content-encoding"]);
+    if (encoding !== null && encoding.toLowerCase() !== "identity") {
+      this.stopWith(
+        "unsupported_encoding",
+        `the server sent the stream with content-encoding: ${encoding}; the client reads uncompressed streams only (it asks for accept-encoding: identity)`,
+      );
+    }
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    if (this.errorBody !== null) {
+      this.keepErrorBody(this.errorBody, chunk);
+      return;
+    }
+    this.reader.feed(chunk, performance.now());
+    if (this.reader.oversized !== null) this.stopWith("oversized_event", this.reader.oversized);
+  }
+
+  onResponseEnd(): void {
+    const endAt = performance.now();
+    if (this.errorBody !== null) {
+      this.fail(this.httpKind(), httpErrorMessage(this.status ?? 0, this.errorText()), endAt);
+      return;
+    }
+    const reader = this.reader;
+    reader.finish(endAt);
+    const problem = this.streamProblem();
+    const chunkTimes = reader.chunkTimes;
+    // A complete answer ends at its last chunk; a failed one when the failure was seen.
+    this.settle(
+      this.ending(problem, problem === null ? (chunkTimes[chunkTimes.length - 1] ?? endAt) : endAt),
+    );
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (error instanceof RequestTimeoutError) return;
+    this.fail(classifyTransportError(error), describeTransportError(error, this.context.baseUrl));
+  }
+
+  /** Why a stream that ended is not a complete answer, or null when it is. */
+  private streamProblem(): { kind: ErrorKind; message: string } | null {
+    const reader = this.reader;
+    if (reader.streamError !== null) return { kind: "stream_error", message: reader.streamError };
+    if (reader.malformed !== null) return { kind: "malformed", message: reader.malformed };
+    if (!reader.sawChoices) {
+      const contentType = this.contentType;
+      const notSse =
+        contentType !== null && !contentType.toLowerCase().startsWith("text/event-stream")
+          ? ` (content-type: ${contentType}, not text/event-stream)`
+          : "";
+      return { kind: "no_output", message: `the stream ended without any choices chunk${notSse}` };
+    }
+    if (!reader.done && reader.finishReason() === null)
+      return { kind: "incomplete", message: "the stream ended without [DONE] or a finish reason" };
+    return null;
+  }
+
+  /** An error status's body, kept up to errorBodyLimitBytes: at the limit the request fails at once. */
+  private keepErrorBody(body: Buffer[], chunk: Buffer): void {
+    const room = errorBodyLimitBytes - this.errorBodyBytes;
+    body.push(room < chunk.length ? chunk.subarray(0, room) : chunk);
+    this.errorBodyBytes += Math.min(room, chunk.length);
+    if (this.errorBodyBytes >= errorBodyLimitBytes) {
+      this.stopWith(
+        this.httpKind(),
+        `${httpErrorMessage(this.status ?? 0, this.errorText())} (error body cut at ${errorBodyLimitBytes} bytes, the client's limit)`,
+      );
+    }
+  }
+
+  private onDeadline(): void {
+    // An error status is what the request got, even when its body never ended.
+    if (this.errorBody !== null) {
+      this.stopWith(
+        this.httpKind(),
+        `${httpErrorMessage(this.status ?? 0, this.errorText())} (the error body did not end within ${this.request.timeoutMs} ms, timeout_s)`,
+      );
+    } else this.stopWith("timeout", `no complete response within ${this.request.timeoutMs} ms (timeout_s)`);
+  }
+
+  private httpKind(): ErrorKind {
+    return `http_${this.status ?? 0}`;
+  }
+
+  private errorText(): string {
+    return Buffer.concat(this.errorBody ?? []).toString("utf8");
+  }
+
+  /** Fails the request now and aborts what is still on the wire. */
+  private stopWith(kind: ErrorKind, message: string): void {
+    this.stopped = true;
+    this.fail(kind, message);
+    this.controller?.abort(new RequestTimeoutError(message));
+  }
+
+  private fail(kind: ErrorKind, message: string, endAt = performance.now()): void {
+    this.settle(this.ending({ kind, message }, endAt));
+  }
+
+  /** The request's ending with what the reader has of the answer: complete (`error` null) or failed. */
+  private ending(error: { kind: ErrorKind; message: string } | null, endAt: number): Ending {
+    const reader = this.reader;
+    return {
+      ok: error === null,
+      errorKind: error?.kind ?? null,
+      errorMessage: error?.message ?? null,
+      chunkTimes: reader.chunkTimes,
+      chunkTokens: reader.chunkTokens,
+      endAt,
+      promptTokens: reader.usage?.promptTokens ?? null,
+      completionTokens: reader.usage?.completionTokens ?? null,
+      cachedTokens: reader.usage?.cachedTokens ?? null,
+      finishReason: reader.finishReason(),
+      answer: reader.answer(),
+    };
+  }
+
+  private settle(ending: Ending): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.context.active.delete(this);
+    if (this.holdsSocket) {
+      this.holdsSocket = false;
+      this.context.sockets.release();
+    }
+    const capture = this.capture;
+    this.resolve({
+      ...ending,
+      sentAt: this.sentAt,
+      onSocketAt: this.onSocketAt,
+      headersAt: this.headersAt,
+      httpStatus: this.status,
+      ...(capture !== null ? { output: capture.result() } : {}),
+    });
+  }
 }
 
 function headerValue(value: string | string[] | undefined): string | null {
