@@ -100,82 +100,150 @@ class Writer {
 
 export function renderMetrics({ engine, modelName, http, createdAt, stepLateness }: MetricsContext): string {
   const w = new Writer(createdAt);
-  const labels = { model_name: modelName, engine: "0" };
-  const s = engine.stats;
-  const p = engine.config;
-  if (p.disable_log_stats) {
+  if (engine.config.disable_log_stats) {
     writeHttp(w, http);
     return `${w.lines.join("\n")}\n`;
   }
   if (stepLateness) writeSimOnly(w, stepLateness);
-  const set: MetricSet = metricSetOf(p.vllm_version);
-  const gauge = (name: string, help: string, value: number, extra: Record<string, string> = {}) => {
-    w.family(name, "gauge", help);
-    w.sample(name, { ...labels, ...extra }, value);
-  };
-  /** `name` without `_total`: the family, as prometheus_client names it; the sample gets `_total`. */
-  const counter = (name: string, help: string, value: number) => {
-    w.family(`${name}_total`, "counter", help);
-    w.sample(`${name}_total`, labels, value);
-    w.created(name, help, [labels]);
-  };
-  gauge("vllm:num_requests_running", "Number of requests in model execution batches.", engine.numRunning);
-  gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", engine.numWaiting);
-  if (set === "current") {
-    w.family(
-      "vllm:engine_sleep_state",
-      "gauge",
-      "Engine sleep state; awake = 0 means engine is sleeping; awake = 1 means engine is awake; weights_offloaded = 1 means sleep level 1; discard_all = 1 means sleep level 2.",
-    );
-    for (const [state, value] of [
-      ["awake", 1],
-      ["weights_offloaded", 0],
-      ["discard_all", 0],
-    ] as const) {
-      w.sample("vllm:engine_sleep_state", { ...labels, sleep_state: state }, value);
-    }
+  const set: MetricSet = metricSetOf(engine.config.vllm_version);
+  const labels = { model_name: modelName, engine: "0" };
+  writeSchedulerState(w, labels, engine, set);
+  writeCacheCounters(w, labels, engine, set);
+  writeTokenCounters(w, labels, engine.stats);
+  if (engine.config.spec_decode_num_tokens > 0) writeSpecDecode(w, labels, engine);
+  for (const [name, help, histogram] of requestHistograms(engine.stats, set))
+    w.histogram(name, help, labels, histogram);
+  w.family("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig");
+  w.sample("vllm:cache_config_info", cacheConfigLabels(engine), 1);
+  writeHttp(w, http);
+  return `${w.lines.join("\n")}\n`;
+}
+
+type Labels = Readonly<Record<string, string>>;
+
+function gauge(w: Writer, labels: Labels, name: string, help: string, value: number): void {
+  w.family(name, "gauge", help);
+  w.sample(name, labels, value);
+}
+
+/** `name` without `_total`: the family, as prometheus_client names it; the sample gets `_total`. */
+function counter(w: Writer, labels: Labels, name: string, help: string, value: number): void {
+  w.family(`${name}_total`, "counter", help);
+  w.sample(`${name}_total`, labels, value);
+  w.created(name, help, [labels]);
+}
+
+/** The requests running and waiting, and (current) the engine's sleep state: always awake. */
+function writeSchedulerState(w: Writer, labels: Labels, engine: Engine, set: MetricSet): void {
+  gauge(
+    w,
+    labels,
+    "vllm:num_requests_running",
+    "Number of requests in model execution batches.",
+    engine.numRunning,
+  );
+  gauge(
+    w,
+    labels,
+    "vllm:num_requests_waiting",
+    "Number of requests waiting to be processed.",
+    engine.numWaiting,
+  );
+  if (set !== "current") return;
+  w.family(
+    "vllm:engine_sleep_state",
+    "gauge",
+    "Engine sleep state; awake = 0 means engine is sleeping; awake = 1 means engine is awake; weights_offloaded = 1 means sleep level 1; discard_all = 1 means sleep level 2.",
+  );
+  for (const [state, value] of [
+    ["awake", 1],
+    ["weights_offloaded", 0],
+    ["discard_all", 0],
+  ] as const) {
+    w.sample("vllm:engine_sleep_state", { ...labels, sleep_state: state }, value);
   }
+}
+
+/**
+ * The KV cache's usage and the prefix cache's queries and hits (0.10: the deprecated `gpu_` names beside
+ * them; current: the external and multi-modal caches, always empty here).
+ */
+function writeCacheCounters(w: Writer, labels: Labels, engine: Engine, set: MetricSet): void {
+  const s = engine.stats;
   if (set === "0.10") {
     gauge(
+      w,
+      labels,
       "vllm:gpu_cache_usage_perc",
       "GPU KV-cache usage. 1 means 100 percent usage.DEPRECATED: Use vllm:kv_cache_usage_perc instead.",
       engine.kvUsage,
     );
     counter(
+      w,
+      labels,
       "vllm:gpu_prefix_cache_queries",
       "GPU prefix cache queries, in terms of number of queriedtokens. DEPRECATED: Use vllm:prefix_cache_queries instead.",
       s.prefixQueries,
     );
     counter(
+      w,
+      labels,
       "vllm:gpu_prefix_cache_hits",
       "GPU prefix cache hits, in terms of number of cached tokens. DEPRECATED: Use vllm:prefix_cache_hits instead.",
       s.prefixHits,
     );
   }
-  gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", engine.kvUsage);
+  gauge(w, labels, "vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", engine.kvUsage);
   counter(
+    w,
+    labels,
     "vllm:prefix_cache_queries",
     "Prefix cache queries, in terms of number of queried tokens.",
     s.prefixQueries,
   );
-  counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.", s.prefixHits);
-  if (set === "current") {
-    counter(
-      "vllm:external_prefix_cache_queries",
-      "External prefix cache queries from KV connector cross-instance cache sharing, in terms of number of queried tokens.",
-      0,
-    );
-    counter(
-      "vllm:external_prefix_cache_hits",
-      "External prefix cache hits from KV connector cross-instance cache sharing, in terms of number of cached tokens.",
-      0,
-    );
-    counter("vllm:mm_cache_queries", "Multi-modal cache queries, in terms of number of queried items.", 0);
-    counter("vllm:mm_cache_hits", "Multi-modal cache hits, in terms of number of cached items.", 0);
-  }
-  counter("vllm:num_preemptions", "Cumulative number of preemption from the engine.", s.preemptions);
-  counter("vllm:prompt_tokens", "Number of prefill tokens processed.", s.promptTokens);
-  counter("vllm:generation_tokens", "Number of generation tokens processed.", s.generationTokens);
+  counter(
+    w,
+    labels,
+    "vllm:prefix_cache_hits",
+    "Prefix cache hits, in terms of number of cached tokens.",
+    s.prefixHits,
+  );
+  if (set !== "current") return;
+  counter(
+    w,
+    labels,
+    "vllm:external_prefix_cache_queries",
+    "External prefix cache queries from KV connector cross-instance cache sharing, in terms of number of queried tokens.",
+    0,
+  );
+  counter(
+    w,
+    labels,
+    "vllm:external_prefix_cache_hits",
+    "External prefix cache hits from KV connector cross-instance cache sharing, in terms of number of cached tokens.",
+    0,
+  );
+  counter(
+    w,
+    labels,
+    "vllm:mm_cache_queries",
+    "Multi-modal cache queries, in terms of number of queried items.",
+    0,
+  );
+  counter(w, labels, "vllm:mm_cache_hits", "Multi-modal cache hits, in terms of number of cached items.", 0);
+}
+
+/** Preemptions, prompt and generation tokens, and the finished requests by reason. */
+function writeTokenCounters(w: Writer, labels: Labels, s: Engine["stats"]): void {
+  counter(
+    w,
+    labels,
+    "vllm:num_preemptions",
+    "Cumulative number of preemption from the engine.",
+    s.preemptions,
+  );
+  counter(w, labels, "vllm:prompt_tokens", "Number of prefill tokens processed.", s.promptTokens);
+  counter(w, labels, "vllm:generation_tokens", "Number of generation tokens processed.", s.generationTokens);
   w.family("vllm:request_success_total", "counter", "Count of successfully processed requests.");
   for (const reason of ["stop", "length", "abort"] as const) {
     w.sample("vllm:request_success_total", { ...labels, finished_reason: reason }, s.success[reason]);
@@ -185,8 +253,38 @@ export function renderMetrics({ engine, modelName, http, createdAt, stepLateness
     "Count of successfully processed requests.",
     (["stop", "length", "abort"] as const).map((reason) => ({ ...labels, finished_reason: reason })),
   );
-  if (p.spec_decode_num_tokens > 0) writeSpecDecode(w, labels, engine);
-  const histograms: [string, string, Histogram][] = [
+}
+
+/** The request histograms, in vLLM's order, the per-token ones as the metric set names them. */
+function requestHistograms(s: Engine["stats"], set: MetricSet): [string, string, Histogram][] {
+  const perToken: [string, string, Histogram][] =
+    set === "0.10"
+      ? [
+          ["vllm:time_per_output_token_seconds", "Histogram of time per output token in seconds.", s.itl],
+          [
+            "vllm:time_per_prefill_token_request_seconds",
+            "Time spent per token during prefill  phase in seconds",
+            s.prefillPerToken,
+          ],
+        ]
+      : set === "0.11"
+        ? [
+            [
+              "vllm:time_per_output_token_seconds",
+              "Histogram of time per output token in seconds.DEPRECATED: Use vllm:inter_token_latency_seconds instead.",
+              s.itl,
+            ],
+            ["vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", s.itl],
+          ]
+        : [
+            ["vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", s.itl],
+            [
+              "vllm:request_time_per_output_token_seconds",
+              "Histogram of time_per_output_token_seconds per request.",
+              s.tpot,
+            ],
+          ];
+  return [
     ["vllm:request_prompt_tokens", "Number of prefill tokens processed.", s.promptTokensPerRequest],
     [
       "vllm:request_generation_tokens",
@@ -202,36 +300,7 @@ export function renderMetrics({ engine, modelName, http, createdAt, stepLateness
     ["vllm:request_params_n", "Histogram of the n request parameter.", s.nParam],
     ["vllm:request_params_max_tokens", "Histogram of the max_tokens request parameter.", s.maxTokensParam],
     ["vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", s.ttft],
-  ];
-  if (set === "0.10") {
-    histograms.push(
-      ["vllm:time_per_output_token_seconds", "Histogram of time per output token in seconds.", s.itl],
-      [
-        "vllm:time_per_prefill_token_request_seconds",
-        "Time spent per token during prefill  phase in seconds",
-        s.prefillPerToken,
-      ],
-    );
-  } else if (set === "0.11") {
-    histograms.push(
-      [
-        "vllm:time_per_output_token_seconds",
-        "Histogram of time per output token in seconds.DEPRECATED: Use vllm:inter_token_latency_seconds instead.",
-        s.itl,
-      ],
-      ["vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", s.itl],
-    );
-  } else {
-    histograms.push(
-      ["vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", s.itl],
-      [
-        "vllm:request_time_per_output_token_seconds",
-        "Histogram of time_per_output_token_seconds per request.",
-        s.tpot,
-      ],
-    );
-  }
-  histograms.push(
+    ...perToken,
     ["vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", s.e2e],
     ["vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", s.queue],
     [
@@ -241,12 +310,7 @@ export function renderMetrics({ engine, modelName, http, createdAt, stepLateness
     ],
     ["vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.", s.prefill],
     ["vllm:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request.", s.decode],
-  );
-  for (const [name, help, histogram] of histograms) w.histogram(name, help, labels, histogram);
-  w.family("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig");
-  w.sample("vllm:cache_config_info", cacheConfigLabels(engine), 1);
-  writeHttp(w, http);
-  return `${w.lines.join("\n")}\n`;
+  ];
 }
 
 /**
