@@ -69,20 +69,87 @@ function sharedPrefixTokensOf(sharing: DesignedSharing): number | null {
 
 /** run.json from a run's facts (pure): metrics, load fidelity, the client-bound verdict, flags, conditions. */
 export function assembleRunFile(facts: RunFacts): RunFile {
-  const { context, workload, plan, records, dispatch: result } = facts;
+  const { context, workload, records, dispatch: result } = facts;
   const { cell, config } = context;
-  const notes = [...facts.notes];
-  const origin = facts.origin;
-  const lastEnd = facts.lastEnd;
-  const startedAtEpochMs = facts.startedAtEpochMs;
-  const warmupCount = facts.warmupCount;
   const sorted = [...records].sort((a, b) => a.index - b.index);
   const schedule = cellSchedule(config, cell);
-  const durationS = Math.max(0, lastEnd - origin) / 1000;
-  const metrics = computeRunMetrics(sorted, { durationS, slo: cell.slo, warmup: warmupCount });
+  const durationS = Math.max(0, facts.lastEnd - facts.origin) / 1000;
+  const metrics = computeRunMetrics(sorted, { durationS, slo: cell.slo, warmup: facts.warmupCount });
   const outputs = collectOutputs(sorted);
-  const lags = records.map((record) => record.readyMs - record.scheduledMs);
-  const lagSummary = summarize(lags);
+  const { load, clientBound } = loadFidelity(facts, metrics, durationS);
+  const usage = usageVerdict(records);
+  const server = withFiniteValues(summarizeServerMetrics(facts.scrapes));
+  const cache = cacheState(facts, sorted, durationS, server);
+  const notes = runNotes(facts, usage.notes, cache, server);
+  // A fresh run with a warm cache is unusable; a reuse run's contaminated first turns are noted.
+  const unusable = [...usage.unusable, ...(cache.check.status === "flagged" ? [cache.check.reason] : [])];
+  const starved = serverStarvedReasons({
+    stepLatenessP99Ms: server?.sim_step_lateness_p99_ms,
+    steps: server?.sim_steps,
+    maxServerLatenessMs: config.client.max_server_lateness_ms,
+  });
+  const crashed = facts.crashReason;
+  return runFileSchema.parse({
+    schemaVersion: runFileSchemaVersion,
+    tool: { name: toolName, version: toolVersion },
+    cell: cell.name,
+    run: facts.runIndex,
+    ...(facts.side ? { side: facts.side } : {}),
+    serverStart: {
+      id: facts.serverStart.id,
+      startedAt: facts.serverStart.startedAt,
+      side: facts.side ?? null,
+    },
+    startedAt: new Date(facts.startedAtEpochMs).toISOString(),
+    durationS,
+    load: {
+      ...load,
+      schedule: {
+        ...scheduleCondition(schedule),
+        elidedS: result.elidedMs / 1000,
+        wallClockS: Math.max(0, durationS - result.elidedMs / 1000),
+      },
+    },
+    ...metrics,
+    server,
+    cacheCheck: cache.check,
+    ...(cache.sessions !== null ? { sessions: cache.sessions, cacheProtocol: cacheProtocol(facts) } : {}),
+    guards: computeGuards(sorted, guardIgnoreEos(context)),
+    ...(outputs.length > 0 ? { outputs } : {}),
+    flags: {
+      clientBound: clientBound.length > 0,
+      ...(clientBound.length > 0 ? { clientBoundReason: clientBound.join("; ") } : {}),
+      serverCrashed: crashed !== null,
+      ...(server?.sim_step_lateness_p99_ms !== undefined ? { serverStarved: starved.length > 0 } : {}),
+      ...(starved.length > 0 ? { serverStarvedReason: starved.join("; ") } : {}),
+      cutShort: runEnd(facts).cutShort,
+      notes: crashed !== null ? [`server exited during the run: ${crashed}`, ...notes] : notes,
+      ...(Object.keys(usage.counts).length > 0 ? { usageIssues: usage.counts } : {}),
+      ...(unusable.length > 0 ? { unusableReasons: unusable } : {}),
+    },
+    prefix: facts.prefix,
+    fingerprint: {
+      ...facts.serverFingerprint,
+      workload: workloadConditions(cell, context.seed, schedule, workload.info),
+    },
+    telemetry: facts.telemetry ?? null,
+  });
+}
+
+type RunMetrics = ReturnType<typeof computeRunMetrics>;
+
+/**
+ * What the load achieved against its target (run.json `load`, its schedule aside) and why the client,
+ * not the server, may have set the pace (the client-bound reasons).
+ */
+function loadFidelity(
+  facts: RunFacts,
+  metrics: RunMetrics,
+  durationS: number,
+): { load: Omit<RunFile["load"], "schedule">; clientBound: string[] } {
+  const { context, plan, records, dispatch: result } = facts;
+  const { cell, config } = context;
+  const lagSummary = summarize(records.map((record) => record.readyMs - record.scheduledMs));
   const targetConcurrency = targetConcurrencyOf(plan);
   const sendWindowS = result.lastReadyAt === null ? 0 : (result.lastReadyAt - result.startedAt) / 1000;
   const achievedRate =
@@ -106,7 +173,7 @@ export function assembleRunFile(facts: RunFacts): RunFile {
   const answeredSessions = sessionCell
     ? new Set(records.flatMap((record) => (record.ok && record.session ? [record.session.index] : []))).size
     : 0;
-  const reasons = clientBoundReasons({
+  const clientBound = clientBoundReasons({
     exactRate:
       exactSchedule && targetRate !== null && result.dispatched === plan.maxRequests
         ? { target: targetRate, achieved: achievedRate, requests: result.dispatched }
@@ -121,8 +188,70 @@ export function assembleRunFile(facts: RunFacts): RunFile {
       maxEventLoopLagMs: config.client.max_event_loop_lag_ms,
     },
   });
-
   const busyMs = records.reduce((sum, record) => sum + (record.endMs - record.sentMs), 0);
+  const load = {
+    type: cell.load.type,
+    targetRate,
+    targetConcurrency,
+    achievedRate,
+    achievedConcurrencyMean: durationS > 0 ? busyMs / (durationS * 1000) : 0,
+    peakConcurrency: facts.peakOnSocket,
+    scheduleLagP50Ms: lagSummary.p50,
+    scheduleLagP99Ms: lagSummary.p99,
+    eventLoopLagP99Ms: facts.eventLoopLagP99Ms,
+  };
+  return { load, clientBound };
+}
+
+/** The run's sessions (a session dataset's) and the check of the prefix cache it found (metrics/cache-check.ts). */
+function cacheState(
+  facts: RunFacts,
+  sorted: readonly RequestRecord[],
+  durationS: number,
+  server: ServerMetricsSummary | null,
+): { sessions: ReturnType<typeof computeSessionMetrics>; check: ReturnType<typeof checkCacheState> } {
+  const cell = facts.context.cell;
+  const sharing = designedSharing(cell.dataset);
+  const sessions = computeSessionMetrics(sorted, {
+    durationS,
+    slo: cell.slo,
+    sharedPrefixTokens: sharedPrefixTokensOf(sharing),
+    serverHitRate: server?.prefix_cache_hit_rate ?? null,
+  });
+  const check = checkCacheState({
+    records: sorted,
+    policy: facts.prefix.policy,
+    sharing,
+    serverHitRate: server?.prefix_cache_hit_rate ?? null,
+    cacheReset: facts.prefix.cacheReset,
+    firstTurns: sessions?.contamination ?? null,
+  });
+  return { sessions, check };
+}
+
+/** How a session run's cache was prepared (run.json `cacheProtocol`). */
+function cacheProtocol(facts: RunFacts) {
+  const warmup = facts.context.cell.warmup;
+  return {
+    reset: facts.prefix.cacheReset,
+    salted: facts.prefix.cacheSalt !== null,
+    warmup: "requests" in warmup ? { sessions: warmup.requests } : { durationS: warmup.duration_s },
+    warmupRequests: facts.warmupCount,
+  };
+}
+
+/**
+ * The run's notes, in order: the runner's, then what the records, the usage checks, the cache check, the
+ * server's metrics and the token model say; a run stopped by refused connections says so first.
+ */
+function runNotes(
+  facts: RunFacts,
+  usageNotes: readonly string[],
+  cache: ReturnType<typeof cacheState>,
+  server: ServerMetricsSummary | null,
+): string[] {
+  const { records, workload } = facts;
+  const notes = [...facts.notes];
   if (records.some((record) => record.ok && record.outputTokensSource === "chunks" && !record.usageIssue)) {
     notes.push("the server sent no usage for some requests: their output tokens are counted as chunks");
   }
@@ -131,32 +260,13 @@ export function assembleRunFile(facts: RunFacts): RunFile {
     notes.push(
       `${unscored.length} answers could not be scored and count as wrong (e.g. request ${unscored[0]!.index}: ${unscored[0]!.task!.error})`,
     );
-  const usage = usageVerdict(records);
-  notes.push(...usage.notes);
-  const unusable = [...usage.unusable];
-  const server = withFiniteValues(summarizeServerMetrics(facts.scrapes));
-  const sharing = designedSharing(cell.dataset);
-  const sessions = computeSessionMetrics(sorted, {
-    durationS,
-    slo: cell.slo,
-    sharedPrefixTokens: sharedPrefixTokensOf(sharing),
-    serverHitRate: server?.prefix_cache_hit_rate ?? null,
-  });
-  const cacheCheck = checkCacheState({
-    records: sorted,
-    policy: facts.prefix.policy,
-    sharing,
-    serverHitRate: server?.prefix_cache_hit_rate ?? null,
-    cacheReset: facts.prefix.cacheReset,
-    firstTurns: sessions?.contamination ?? null,
-  });
-  // A fresh run with a warm cache is unusable (below); a reuse run's contaminated first turns are noted.
-  if (cacheCheck.status === "flagged") unusable.push(cacheCheck.reason);
-  else if (cacheCheck.status === "not-checked" && facts.prefix.policy === "fresh")
-    notes.push(`cache state not checked: ${cacheCheck.reason}`);
-  if (facts.prefix.policy === "reuse" && sessions?.contamination.flagged === true)
+  notes.push(...usageNotes);
+  if (cache.check.status === "not-checked" && facts.prefix.policy === "fresh")
+    notes.push(`cache state not checked: ${cache.check.reason}`);
+  const contamination = cache.sessions?.contamination;
+  if (facts.prefix.policy === "reuse" && contamination?.flagged === true)
     notes.push(
-      `${sessions.contamination.aboveSharedPrefix} of ${sessions.contamination.firstTurns} sessions' first turns were served from the prefix cache beyond the common system prompt: the cache held an earlier run's conversations (use prefix: fresh, or reset the server's cache)`,
+      `${contamination.aboveSharedPrefix} of ${contamination.firstTurns} sessions' first turns were served from the prefix cache beyond the common system prompt: the cache held an earlier run's conversations (use prefix: fresh, or reset the server's cache)`,
     );
   if (server !== null && (server.notFinite?.length ?? 0) > 0) {
     notes.push(
@@ -169,85 +279,13 @@ export function assembleRunFile(facts: RunFacts): RunFile {
       `prompt lengths calibrated with POST /tokenize: ${model.tokensPerWord} tokens/word + ${model.offset}`,
     );
   }
-  const starved = serverStarvedReasons({
-    stepLatenessP99Ms: server?.sim_step_lateness_p99_ms,
-    steps: server?.sim_steps,
-    maxServerLatenessMs: config.client.max_server_lateness_ms,
-  });
-  const crashed = facts.crashReason;
-  const { cutShort } = runEnd(facts);
   if (facts.refusedInARow !== null) {
     const last = [...records].reverse().find((record) => record.errorKind === "connect");
     notes.unshift(
       `stopped after ${facts.refusedInARow} refused connections in a row: the server is unreachable${last?.error ? ` (${last.error})` : ""}`,
     );
   }
-  return runFileSchema.parse({
-    schemaVersion: runFileSchemaVersion,
-    tool: { name: toolName, version: toolVersion },
-    cell: cell.name,
-    run: facts.runIndex,
-    ...(facts.side ? { side: facts.side } : {}),
-    serverStart: {
-      id: facts.serverStart.id,
-      startedAt: facts.serverStart.startedAt,
-      side: facts.side ?? null,
-    },
-    startedAt: new Date(startedAtEpochMs).toISOString(),
-    durationS,
-    load: {
-      type: cell.load.type,
-      targetRate,
-      targetConcurrency,
-      achievedRate,
-      achievedConcurrencyMean: durationS > 0 ? busyMs / (durationS * 1000) : 0,
-      peakConcurrency: facts.peakOnSocket,
-      scheduleLagP50Ms: lagSummary.p50,
-      scheduleLagP99Ms: lagSummary.p99,
-      eventLoopLagP99Ms: facts.eventLoopLagP99Ms,
-      schedule: {
-        ...scheduleCondition(schedule),
-        elidedS: result.elidedMs / 1000,
-        wallClockS: Math.max(0, durationS - result.elidedMs / 1000),
-      },
-    },
-    ...metrics,
-    server,
-    cacheCheck,
-    ...(sessions !== null
-      ? {
-          sessions,
-          cacheProtocol: {
-            reset: facts.prefix.cacheReset,
-            salted: facts.prefix.cacheSalt !== null,
-            warmup:
-              "requests" in cell.warmup
-                ? { sessions: cell.warmup.requests }
-                : { durationS: cell.warmup.duration_s },
-            warmupRequests: warmupCount,
-          },
-        }
-      : {}),
-    guards: computeGuards(sorted, guardIgnoreEos(context)),
-    ...(outputs.length > 0 ? { outputs } : {}),
-    flags: {
-      clientBound: reasons.length > 0,
-      ...(reasons.length > 0 ? { clientBoundReason: reasons.join("; ") } : {}),
-      serverCrashed: crashed !== null,
-      ...(server?.sim_step_lateness_p99_ms !== undefined ? { serverStarved: starved.length > 0 } : {}),
-      ...(starved.length > 0 ? { serverStarvedReason: starved.join("; ") } : {}),
-      cutShort,
-      notes: crashed !== null ? [`server exited during the run: ${crashed}`, ...notes] : notes,
-      ...(Object.keys(usage.counts).length > 0 ? { usageIssues: usage.counts } : {}),
-      ...(unusable.length > 0 ? { unusableReasons: unusable } : {}),
-    },
-    prefix: facts.prefix,
-    fingerprint: {
-      ...facts.serverFingerprint,
-      workload: workloadConditions(cell, context.seed, schedule, workload.info),
-    },
-    telemetry: facts.telemetry ?? null,
-  });
+  return notes;
 }
 
 /**
