@@ -151,11 +151,20 @@ export interface RenderOptions {
 export function renderMarkdown(verdict: VerdictFile, options: RenderOptions): string {
   const { form } = options;
   const budget = options.budget ?? (form === "comment" ? commentBudget : reportBudget);
+  return fitToBudget(verdictSections(verdict, options), verdict, form, budget);
+}
+
+/**
+ * The sections of a verdict, each in its long form, its comment form (folded), its short form (null: never
+ * shed), and its rank in the order they are shed.
+ */
+function verdictSections(verdict: VerdictFile, options: RenderOptions): Section[] {
+  const { form } = options;
   const context = options.context ?? besideFiles;
   const firstScreen = blocksToMarkdown(firstScreenBlocks(verdict, { ...context, form }, markdownMarkup));
   // A comparison of capacity cells only has no per-metric checks: its acceptance is the capacity section's.
   const capacityOnly = verdict.cells.length === 0 && (verdict.capacity?.length ?? 0) > 0;
-  const sections: Section[] = [
+  return [
     { report: firstScreen, comment: firstScreen, short: null, shedRank: Number.POSITIVE_INFINITY },
     ...(options.extraSections ?? []).map((section) => ({
       report: section,
@@ -203,6 +212,18 @@ export function renderMarkdown(verdict: VerdictFile, options: RenderOptions): st
     { report: fingerprintDetails(verdict), comment: "", short: "", shedRank: 1 },
     { report: perCellDetails(verdict), comment: "", short: "", shedRank: 0 },
   ];
+}
+
+/**
+ * The sections in `form`, joined with the footer; while over the budget, sections take their short form
+ * in shed order (the text then says so), and a text still over it is cut with a note.
+ */
+function fitToBudget(
+  sections: readonly Section[],
+  verdict: VerdictFile,
+  form: RenderOptions["form"],
+  budget: number,
+): string {
   const footer = `<sub>vllm-perf-gate ${escapeHtml(verdict.tool.version, 40)} · verdict.json schema ${verdict.schemaVersion}</sub>`;
   const render = (parts: readonly string[]) =>
     `${[...parts.filter((p) => p.length > 0), footer].join("\n\n")}\n`;

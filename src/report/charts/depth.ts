@@ -21,6 +21,58 @@ const sideOffset: Record<Side, number> = { baseline: -6, candidate: 6 };
 /** The Vega-Lite spec of a cell's depth chart (pure; exported for tests). */
 export function depthSpec(picture: DepthPicture): TopLevelSpec {
   const title = `${picture.cell} · TTFT p95 against context depth`;
+  const { runs, means } = depthPoints(picture);
+  const values = [...runs.map((r) => r.value), ...means.flatMap((m) => (m.value === null ? [] : [m.value]))];
+  const { log, domain } = valueAxisDomain(values, true, 0.08);
+  const encoding: DepthEncoding = {
+    x: {
+      field: "depth",
+      type: "ordinal" as const,
+      scale: { domain: picture.buckets.map((b) => b.label) },
+      axis: { title: "context depth (turn number, 1 = the first)", labelAngle: 0, grid: true },
+    },
+    y: {
+      field: "value",
+      type: "quantitative" as const,
+      scale: log ? { type: "log" as const, domain, nice: false } : { domain, nice: false },
+      axis: { title: "TTFT p95 (ms)", format: ",~r", grid: true, tickCount: 5 },
+    },
+    color: {
+      field: "side",
+      type: "nominal" as const,
+      scale: { domain: [...sides], range: sides.map((side) => sideColors[side]) },
+      legend: { title: null, symbolType: "circle" },
+    },
+  };
+  const counts = sides
+    .map((side) => {
+      const n = new Set(picture.runs.filter((r) => r.side === side).map((r) => r.run)).size;
+      return `${side} ${n}`;
+    })
+    .join(", ");
+  return chartSpec(
+    title,
+    [
+      "dots: runs (hollow: excluded) · lines: geometric means",
+      `runs: ${counts} · ${log ? "log axis" : "linear axis"}`,
+    ],
+    width + 60,
+    {
+      width,
+      height,
+      layer: depthLayers(runs, means, encoding),
+    },
+  );
+}
+
+interface DepthEncoding {
+  readonly x: Record<string, unknown>;
+  readonly y: Record<string, unknown>;
+  readonly color: Record<string, unknown>;
+}
+
+/** Each run's TTFT p95 per depth, and each side's geometric mean per depth, with their accessible labels. */
+function depthPoints(picture: DepthPicture) {
   const labelOf = new Map(picture.buckets.map((b) => [b.bucket, b.label]));
   const runs = picture.runs.map((r, i) => ({
     side: r.side,
@@ -51,27 +103,16 @@ export function depthSpec(picture: DepthPicture): TopLevelSpec {
     line: lineLabel.get(m.side)!,
     label: `${m.side} geometric mean at depth ${labelOf.get(m.bucket)}: ${shown(m)}`,
   }));
-  const values = [...runs.map((r) => r.value), ...means.flatMap((m) => (m.value === null ? [] : [m.value]))];
-  const { log, domain } = valueAxisDomain(values, true, 0.08);
-  const x = {
-    field: "depth",
-    type: "ordinal" as const,
-    scale: { domain: picture.buckets.map((b) => b.label) },
-    axis: { title: "context depth (turn number, 1 = the first)", labelAngle: 0, grid: true },
-  };
-  const y = {
-    field: "value",
-    type: "quantitative" as const,
-    scale: log ? { type: "log" as const, domain, nice: false } : { domain, nice: false },
-    axis: { title: "TTFT p95 (ms)", format: ",~r", grid: true, tickCount: 5 },
-  };
-  const color = {
-    field: "side",
-    type: "nominal" as const,
-    scale: { domain: [...sides], range: sides.map((side) => sideColors[side]) },
-    legend: { title: null, symbolType: "circle" },
-  };
-  const layers: Record<string, unknown>[] = [
+  return { runs, means };
+}
+
+/** The runs as dots (an excluded run hollow), the means as a line per side and its points. */
+function depthLayers(
+  runs: ReturnType<typeof depthPoints>["runs"],
+  means: ReturnType<typeof depthPoints>["means"],
+  { x, y, color }: DepthEncoding,
+): Record<string, unknown>[] {
+  return [
     {
       name: "runs",
       data: { values: runs },
@@ -98,25 +139,6 @@ export function depthSpec(picture: DepthPicture): TopLevelSpec {
       encoding: { x, y, color, description: { field: "label" } },
     },
   ];
-  const counts = sides
-    .map((side) => {
-      const n = new Set(picture.runs.filter((r) => r.side === side).map((r) => r.run)).size;
-      return `${side} ${n}`;
-    })
-    .join(", ");
-  return chartSpec(
-    title,
-    [
-      "dots: runs (hollow: excluded) · lines: geometric means",
-      `runs: ${counts} · ${log ? "log axis" : "linear axis"}`,
-    ],
-    width + 60,
-    {
-      width,
-      height,
-      layer: layers,
-    },
-  );
 }
 
 export function depthChart(picture: DepthPicture, options: { standalone?: boolean } = {}): Promise<string> {

@@ -34,14 +34,36 @@ export function distributionSpec(cell: string, picture: DistributionPicture): To
       mark: { type: "text", align: "left", color: "#666666", fontSize: 10 },
       encoding: { text: { field: "note" }, x: { value: 0 } },
     });
+  const { log, domain } = latencyAxis(values);
+  const counts = sides
+    .map(([name, side]) => (side ? `${name} ${side.count.toLocaleString("en-US")}` : `${name}: none`))
+    .join(", ");
+  return chartSpec(
+    title,
+    [`requests: ${counts}`, `${log ? "log axis · " : ""}dashed: p50, p95, p99 · dot: p95`],
+    width + 60,
+    { width, height, layer: distributionLayers(sides, label, log, domain) },
+  );
+}
+
+/** The latency axis: log when the values span more than a few times (0 then drawn at the left edge). */
+function latencyAxis(values: readonly number[]): { log: boolean; domain: [number, number] } {
   const positive = values.filter((v) => v > 0);
   const hi = largest(values);
   const lo = positive.length > 0 ? Math.max(smallest(positive), hi / logSpan) : 0;
   const log = lo > 0 && hi / lo > 4;
-  const domain = paddedDomain(log ? lo : Math.min(0, ...values), hi, log, 0.02);
-  const counts = sides
-    .map(([name, side]) => (side ? `${name} ${side.count.toLocaleString("en-US")}` : `${name}: none`))
-    .join(", ");
+  return { log, domain: paddedDomain(log ? lo : Math.min(0, ...values), hi, log, 0.02) };
+}
+
+type Sides = readonly (readonly ["baseline" | "candidate", DistributionPicture["baseline"]])[];
+
+/** Rules at p50, p95 and p99, each side's cumulative distribution, and its p95 as a dot. */
+function distributionLayers(
+  sides: Sides,
+  label: string,
+  log: boolean,
+  domain: [number, number],
+): Record<string, unknown>[] {
   const curve = sides.flatMap(([name, side]) =>
     side
       ? side.points.map(([value, fraction], i) => ({
@@ -84,35 +106,26 @@ export function distributionSpec(cell: string, picture: DistributionPicture): To
     scale: { domain: ["baseline", "candidate"], range: [sideColors.baseline, sideColors.candidate] },
     legend: { title: null, symbolType: "stroke" },
   };
-  return chartSpec(
-    title,
-    [`requests: ${counts}`, `${log ? "log axis · " : ""}dashed: p50, p95, p99 · dot: p95`],
-    width + 60,
+  return [
     {
-      width,
-      height,
-      layer: [
-        {
-          name: "percentiles",
-          data: { values: [0.5, 0.95, 0.99].map((fraction) => ({ fraction })) },
-          mark: { type: "rule", color: "#5cb85c", strokeDash: [3, 2] },
-          encoding: { y },
-        },
-        {
-          name: "cdf",
-          data: { values: curve },
-          mark: { type: "line", strokeWidth: 1.6 },
-          encoding: { x, y, color, order: { field: "order", type: "quantitative" } },
-        },
-        {
-          name: "p95",
-          data: { values: p95 },
-          mark: { type: "point", filled: true, size: 30, opacity: 1 },
-          encoding: { x, y, color, description: { field: "label" } },
-        },
-      ],
+      name: "percentiles",
+      data: { values: [0.5, 0.95, 0.99].map((fraction) => ({ fraction })) },
+      mark: { type: "rule", color: "#5cb85c", strokeDash: [3, 2] },
+      encoding: { y },
     },
-  );
+    {
+      name: "cdf",
+      data: { values: curve },
+      mark: { type: "line", strokeWidth: 1.6 },
+      encoding: { x, y, color, order: { field: "order", type: "quantitative" } },
+    },
+    {
+      name: "p95",
+      data: { values: p95 },
+      mark: { type: "point", filled: true, size: 30, opacity: 1 },
+      encoding: { x, y, color, description: { field: "label" } },
+    },
+  ];
 }
 
 export function distributionChart(

@@ -70,35 +70,12 @@ function capacityLabel(series: LoadCurveSeries): string | null {
  */
 function loadCurveSpec(picture: LoadCurvePicture, figure: LoadFigure): TopLevelSpec {
   const label = figureLabel(figure, picture.percentile);
-  const unit = picture.dimension === "concurrency" ? "concurrent requests" : "requests/s offered";
   const title = `${picture.cell} · ${label.replace(/ \(.*\)$/, "")} vs load`;
-  const points = picture.series.flatMap((series) =>
-    series.points
-      .filter((p: CapacityCurvePoint) => p[figure] !== null)
-      .map((p) => ({
-        side: series.side,
-        load: p.load,
-        value: p[figure] as number,
-        label: `${series.side} at load ${formatNumber(p.load)}: ${formatNumber(p[figure] as number)} (${p.runs} run${p.runs === 1 ? "" : "s"})`,
-      })),
-  );
+  const { points, capacityPoints } = curvePoints(picture, figure);
   const slo = sloOf(picture, figure);
-  const capacityPoints = picture.series.flatMap((series) => {
-    const text = capacityLabel(series);
-    return text === null ? [] : [{ side: series.side, load: series.capacity!.load, label: text }];
-  });
-  const loads = [...points.map((p) => p.load), ...capacityPoints.map((p) => p.load)];
-  const values = [...points.map((p) => p.value), ...(slo === null ? [] : [slo])];
-  const xDomain = paddedDomain(Math.min(smallest(loads), 0), Math.max(largest(loads), 1e-9), false, 0.03);
-  xDomain[0] = 0;
   const latency = figure === "ttftMs" || figure === "e2elMs";
+  const values = [...points.map((p) => p.value), ...(slo === null ? [] : [slo])];
   const { log, domain: yDomain } = valueAxisDomain(values, latency, 0.06);
-  const x = {
-    field: "load",
-    type: "quantitative" as const,
-    scale: { domain: xDomain, nice: false, zero: false },
-    axis: { title: `load (${unit})`, format: ",~r", grid: true, tickCount: 6 },
-  };
   const y = {
     field: "value",
     type: "quantitative" as const,
@@ -112,7 +89,18 @@ function loadCurveSpec(picture: LoadCurvePicture, figure: LoadFigure): TopLevelS
     scale: { domain: names, range: names.map((name) => seriesColors[name]) },
     legend: { title: null, symbolType: "stroke" },
   };
+  const x = loadAxis(picture, [...points.map((p) => p.load), ...capacityPoints.map((p) => p.load)]);
   const layers: Record<string, unknown>[] = [
+    ...(slo === null
+      ? []
+      : [
+          {
+            name: "slo",
+            data: { values: [{ value: slo, label: `SLO ${formatNumber(slo)} ms` }] },
+            mark: { type: "rule", color: "#5cb85c", strokeDash: [3, 2], strokeWidth: 1.5 },
+            encoding: { y, description: { field: "label" } },
+          },
+        ]),
     {
       name: "capacity",
       data: { values: capacityPoints },
@@ -126,13 +114,43 @@ function loadCurveSpec(picture: LoadCurvePicture, figure: LoadFigure): TopLevelS
       encoding: { x, y, color, description: { field: "label" } },
     },
   ];
-  if (slo !== null)
-    layers.unshift({
-      name: "slo",
-      data: { values: [{ value: slo, label: `SLO ${formatNumber(slo)} ms` }] },
-      mark: { type: "rule", color: "#5cb85c", strokeDash: [3, 2], strokeWidth: 1.5 },
-      encoding: { y, description: { field: "label" } },
-    });
+  return chartSpec(title, loadCurveSubtitle(picture, slo, log), width + 60, { width, height, layer: layers });
+}
+
+/** The figure's measured points per side (with their labels), and each side's capacity as a rule. */
+function curvePoints(picture: LoadCurvePicture, figure: LoadFigure) {
+  const points = picture.series.flatMap((series) =>
+    series.points
+      .filter((p: CapacityCurvePoint) => p[figure] !== null)
+      .map((p) => ({
+        side: series.side,
+        load: p.load,
+        value: p[figure] as number,
+        label: `${series.side} at load ${formatNumber(p.load)}: ${formatNumber(p[figure] as number)} (${p.runs} run${p.runs === 1 ? "" : "s"})`,
+      })),
+  );
+  const capacityPoints = picture.series.flatMap((series) => {
+    const text = capacityLabel(series);
+    return text === null ? [] : [{ side: series.side, load: series.capacity!.load, label: text }];
+  });
+  return { points, capacityPoints };
+}
+
+/** The load axis, from 0 to the largest load shown, in the load's unit. */
+function loadAxis(picture: LoadCurvePicture, loads: readonly number[]) {
+  const unit = picture.dimension === "concurrency" ? "concurrent requests" : "requests/s offered";
+  const domain = paddedDomain(Math.min(smallest(loads), 0), Math.max(largest(loads), 1e-9), false, 0.03);
+  domain[0] = 0;
+  return {
+    field: "load",
+    type: "quantitative" as const,
+    scale: { domain, nice: false, zero: false },
+    axis: { title: `load (${unit})`, format: ",~r", grid: true, tickCount: 6 },
+  };
+}
+
+/** Each side's capacity (or that a sweep has none), then what the dashes, the green rule and the axis mean. */
+function loadCurveSubtitle(picture: LoadCurvePicture, slo: number | null, log: boolean): string[] {
   const first =
     picture.kind === "sweep"
       ? "a load sweep: no capacity point"
@@ -144,11 +162,7 @@ function loadCurveSpec(picture: LoadCurvePicture, figure: LoadFigure): TopLevelS
     ...(slo === null ? [] : ["green: SLO"]),
     ...(log ? ["log axis"] : []),
   ];
-  return chartSpec(title, legend.length > 0 ? [first, legend.join(" · ")] : [first], width + 60, {
-    width,
-    height,
-    layer: layers,
-  });
+  return legend.length > 0 ? [first, legend.join(" · ")] : [first];
 }
 
 export function loadCurveChart(

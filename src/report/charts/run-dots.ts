@@ -39,6 +39,59 @@ const legendColors = [sideColors.baseline, sideColors.candidate, "#999999", "#b9
 /** The Vega-Lite spec of one check's chart (pure; exported for tests). */
 export function runDotsSpec(check: CheckPicture): TopLevelSpec {
   const c = check.comparison;
+  const axis = runDotsAxis(check);
+  const { metric, log, domain } = axis;
+  const percent = metricSpecs[metric].format === "percent";
+  const unit = percent ? "%" : metricSpecs[metric].unit;
+  const direction = c.higherIsBetter ? "higher is better" : "lower is better";
+  const title = `${c.cell} · ${describeMetric(c.metric)} (${direction}): ${verdictWords[c.verdict]}`;
+  const subtitle = [
+    `change ${formatChange(c.ratio)}, decision interval ${formatInterval(c.ci)}, tolerance ±${formatFractionAsPercent(c.tolerance)}${c.judgedOn ? ` (judged on ${describeMetric(c.judgedOn)})` : ""}`,
+    [
+      log ? "log axis" : "linear axis",
+      ...(axis.clipped ? ["interval cut at the axis edge (no end cap)"] : []),
+    ].join(" · "),
+  ];
+  const x: Channel = {
+    type: "quantitative" as const,
+    scale: log
+      ? { type: "log" as const, domain, nice: false }
+      : { type: "linear" as const, domain, nice: false, zero: false },
+    axis: {
+      title: `${describeMetric(metric)} per run (${unit})`,
+      format: percent ? ".2~%" : ",~r",
+      grid: true,
+      tickCount: 6,
+    },
+  };
+  return chartSpec(title, subtitle, width + 100, {
+    width,
+    height: 96,
+    layer: [
+      ...(axis.band ? [bandLayer(axis.band, metric, x)] : []),
+      ...runAndMeanLayers(check, metric, x),
+      axis.interval ? intervalLayer(check, axis, x) : noIntervalLayer(axis, x),
+    ],
+  });
+}
+
+type Channel = Record<string, unknown>;
+
+/** What the chart's axis shows of a check: its metric, the band and interval, and the domain they fit in. */
+interface RunDotsAxis {
+  readonly metric: CheckPicture["comparison"]["metric"];
+  readonly pooled: boolean;
+  readonly band: [number, number] | null;
+  readonly interval: [number, number] | null;
+  /** The interval as drawn: cut at the axis edge when it reaches far beyond the runs. */
+  readonly shownInterval: [number, number] | null;
+  readonly clipped: boolean;
+  readonly log: boolean;
+  readonly domain: [number, number];
+}
+
+function runDotsAxis(check: CheckPicture): RunDotsAxis {
+  const c = check.comparison;
   const metric = c.judgedOn ?? c.metric;
   const pooled = metricSpecs[c.metric].judged === "pooled-failures";
   const base = c.baseline;
@@ -73,41 +126,42 @@ export function runDotsSpec(check: CheckPicture): TopLevelSpec {
     ? paddedDomain(lo, hi, true, 0.06)
     : paddedDomain(Math.min(0, lo), linearHigh, false, 0.03);
   if (!log) domain[0] = Math.min(0, lo);
-  const percent = metricSpecs[metric].format === "percent";
-  const unit = percent ? "%" : metricSpecs[metric].unit;
-  const direction = c.higherIsBetter ? "higher is better" : "lower is better";
-  const title = `${c.cell} · ${describeMetric(c.metric)} (${direction}): ${verdictWords[c.verdict]}`;
-  const subtitle = [
-    `change ${formatChange(c.ratio)}, decision interval ${formatInterval(c.ci)}, tolerance ±${formatFractionAsPercent(c.tolerance)}${c.judgedOn ? ` (judged on ${describeMetric(c.judgedOn)})` : ""}`,
-    [
-      log ? "log axis" : "linear axis",
-      ...(clipped ? ["interval cut at the axis edge (no end cap)"] : []),
-    ].join(" · "),
-  ];
-  const x = {
-    type: "quantitative" as const,
-    scale: log
-      ? { type: "log" as const, domain, nice: false }
-      : { type: "linear" as const, domain, nice: false, zero: false },
-    axis: {
-      title: `${describeMetric(metric)} per run (${unit})`,
-      format: percent ? ".2~%" : ",~r",
-      grid: true,
-      tickCount: 6,
+  return { metric, pooled, band, interval, shownInterval, clipped, log, domain };
+}
+
+const rowChannel = () => ({
+  field: "row",
+  type: "nominal" as const,
+  scale: { domain: [...rowNames] },
+  axis: { title: null, labelFontSize: 11, labelPadding: 6 },
+});
+
+const colorChannel = (field: string) => ({
+  field,
+  type: "nominal" as const,
+  scale: { domain: [...legendKinds], range: legendColors },
+  legend: { title: null, symbolType: "circle" },
+});
+
+function bandLayer(band: [number, number], metric: RunDotsAxis["metric"], x: Channel): Channel {
+  return {
+    name: "band",
+    data: { values: [{ lo: band[0], hi: band[1], kind: "tolerance band" }] },
+    mark: { type: "rect", opacity: 0.6, stroke: "#5cb85c", strokeDash: [3, 2], strokeWidth: 1 },
+    encoding: {
+      x: { ...x, field: "lo" },
+      x2: { field: "hi" },
+      color: colorChannel("kind"),
+      description: {
+        value: `tolerance band ${formatMetricValue(metric, band[0])} to ${formatMetricValue(metric, band[1])}`,
+      },
     },
   };
-  const y = {
-    field: "row",
-    type: "nominal" as const,
-    scale: { domain: [...rowNames] },
-    axis: { title: null, labelFontSize: 11, labelPadding: 6 },
-  };
-  const color = (field: string) => ({
-    field,
-    type: "nominal" as const,
-    scale: { domain: [...legendKinds], range: legendColors },
-    legend: { title: null, symbolType: "circle" },
-  });
+}
+
+/** Every run as a dot in its side's row (an excluded run hollow), and each side's geometric mean as a tick. */
+function runAndMeanLayers(check: CheckPicture, metric: RunDotsAxis["metric"], x: Channel): Channel[] {
+  const c = check.comparison;
   const runs = check.runs.map((r, i) => ({
     row: r.side,
     value: r.value,
@@ -129,31 +183,16 @@ export function runDotsSpec(check: CheckPicture): TopLevelSpec {
       value,
       shown: `${row} geometric mean ${formatMetricValue(metric, value)}`,
     }));
-  const layers: Record<string, unknown>[] = [];
-  if (band)
-    layers.push({
-      name: "band",
-      data: { values: [{ lo: band[0], hi: band[1], kind: "tolerance band" }] },
-      mark: { type: "rect", opacity: 0.6, stroke: "#5cb85c", strokeDash: [3, 2], strokeWidth: 1 },
-      encoding: {
-        x: { ...x, field: "lo" },
-        x2: { field: "hi" },
-        color: color("kind"),
-        description: {
-          value: `tolerance band ${formatMetricValue(metric, band[0])} to ${formatMetricValue(metric, band[1])}`,
-        },
-      },
-    });
-  layers.push(
+  return [
     {
       name: "runs",
       data: { values: runs },
       mark: { type: "point", filled: true, size: 60, opacity: 0.9 },
       encoding: {
         x: { ...x, field: "value" },
-        y,
+        y: rowChannel(),
         yOffset: { field: "jitter", type: "quantitative", scale: { domain: [-20, 20] } },
-        color: color("kind"),
+        color: colorChannel("kind"),
         fillOpacity: { condition: { test: "datum.used", value: 0.9 }, value: 0 },
         description: { field: "label" },
       },
@@ -162,56 +201,57 @@ export function runDotsSpec(check: CheckPicture): TopLevelSpec {
       name: "mean",
       data: { values: means },
       mark: { type: "tick", color: "#111111", thickness: 2, size: 22 },
-      encoding: { x: { ...x, field: "value" }, y, description: { field: "shown" } },
+      encoding: { x: { ...x, field: "value" }, y: rowChannel(), description: { field: "shown" } },
     },
-  );
-  if (interval)
-    layers.push({
-      name: "interval",
-      data: {
-        values: [
-          {
-            row: "decision interval",
-            lo: shownInterval![0],
-            hi: shownInterval![1],
-            shown: `decision interval ${formatMetricValue(metric, interval[0])} to ${formatMetricValue(metric, interval[1])}`,
-          },
-        ],
-      },
-      // End caps only where the interval really ends: a clipped one is a bare line to the edge.
-      mark: clipped
-        ? { type: "rule", strokeWidth: 3, color: intervalColors[c.verdict] }
-        : {
-            type: "errorbar",
-            ticks: { size: 10, opacity: 1 },
-            rule: { opacity: 1 },
-            thickness: 3,
-            color: intervalColors[c.verdict],
-          },
-      encoding: { x: { ...x, field: "lo" }, x2: { field: "hi" }, y },
-    });
-  else
-    layers.push({
-      name: "no-interval",
-      data: {
-        values: [
-          {
-            row: "decision interval",
-            at: domain[0],
-            note: pooled
-              ? "pooled over requests: no per-run interval (see the table)"
-              : "no interval (too few runs or no test)",
-          },
-        ],
-      },
-      mark: { type: "text", align: "left", dx: 4, color: "#666666", fontSize: 10 },
-      encoding: { x: { ...x, field: "at" }, y, text: { field: "note" } },
-    });
-  return chartSpec(title, subtitle, width + 100, {
-    width,
-    height: 96,
-    layer: layers,
-  });
+  ];
+}
+
+function intervalLayer(check: CheckPicture, axis: RunDotsAxis, x: Channel): Channel {
+  const c = check.comparison;
+  const interval = axis.interval!;
+  return {
+    name: "interval",
+    data: {
+      values: [
+        {
+          row: "decision interval",
+          lo: axis.shownInterval![0],
+          hi: axis.shownInterval![1],
+          shown: `decision interval ${formatMetricValue(axis.metric, interval[0])} to ${formatMetricValue(axis.metric, interval[1])}`,
+        },
+      ],
+    },
+    // End caps only where the interval really ends: a clipped one is a bare line to the edge.
+    mark: axis.clipped
+      ? { type: "rule", strokeWidth: 3, color: intervalColors[c.verdict] }
+      : {
+          type: "errorbar",
+          ticks: { size: 10, opacity: 1 },
+          rule: { opacity: 1 },
+          thickness: 3,
+          color: intervalColors[c.verdict],
+        },
+    encoding: { x: { ...x, field: "lo" }, x2: { field: "hi" }, y: rowChannel() },
+  };
+}
+
+function noIntervalLayer(axis: RunDotsAxis, x: Channel): Channel {
+  return {
+    name: "no-interval",
+    data: {
+      values: [
+        {
+          row: "decision interval",
+          at: axis.domain[0],
+          note: axis.pooled
+            ? "pooled over requests: no per-run interval (see the table)"
+            : "no interval (too few runs or no test)",
+        },
+      ],
+    },
+    mark: { type: "text", align: "left", dx: 4, color: "#666666", fontSize: 10 },
+    encoding: { x: { ...x, field: "at" }, y: rowChannel(), text: { field: "note" } },
+  };
 }
 
 export function runDotsChart(check: CheckPicture, options: { standalone?: boolean } = {}): Promise<string> {

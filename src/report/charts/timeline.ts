@@ -34,9 +34,31 @@ const color = (names: readonly (keyof typeof seriesColors)[]) => ({
 /** The Vega-Lite spec of one run's timeline (pure; exported for tests). */
 export function timelineSpec(cell: string, t: TimelinePicture): TopLevelSpec {
   const title = `${cell} · ${t.side} run-${t.run ?? "?"} over time`;
-  const endS = Math.max(1, t.endMs) / 1000;
   const preempted = t.preemptions.reduce((sum, p) => sum + p.added, 0);
   const subtitle = `${t.ttft.length.toLocaleString("en-US")} requests drawn · ${t.failedAt.length} failed · ${t.scrapes.length} scrapes · ${preempted} preemptions`;
+  const axis = timeAxis(t);
+  // Scrapes within the measured phase, for the queue and KV-cache panels.
+  const scraped = t.scrapes.filter((s) => s.atMs >= 0 && s.atMs <= t.endMs + 1);
+  return chartSpec(title, subtitle, width + 60, {
+    vconcat: [latencyPanel(t, axis), queuePanel(scraped, axis), kvPanel(scraped, axis)],
+    spacing: 10,
+    resolve: { scale: { color: "independent", y: "independent" }, legend: { color: "independent" } },
+  });
+}
+
+type Layer = Record<string, unknown>;
+
+/** The time axis every panel shares (labelled on the last one), its preemption rules and its notes. */
+interface TimeAxis {
+  x(shown: boolean): Layer;
+  /** The preemptions as rules across a panel (none when the counter never rose). */
+  preemptionLayer(shown: boolean): Layer[];
+  /** A grey note at the panel's top left, where it has nothing to draw. */
+  note(text: string): Layer;
+}
+
+function timeAxis(t: TimelinePicture): TimeAxis {
+  const endS = Math.max(1, t.endMs) / 1000;
   const x = (shown: boolean) => ({
     field: "s",
     type: "quantitative" as const,
@@ -49,25 +71,30 @@ export function timelineSpec(cell: string, t: TimelinePicture): TopLevelSpec {
     s: p.atMs / 1000,
     label: `${p.added} preemption${p.added === 1 ? "" : "s"} by ${(p.atMs / 1000).toFixed(1)} s`,
   }));
-  const preemptionLayer = (shown: boolean) =>
-    preemptions.length === 0
-      ? []
-      : [
-          {
-            name: "preemption",
-            data: { values: preemptions },
-            mark: { type: "rule", color: seriesColors.preemption, strokeDash: [2, 2] },
-            encoding: { x: x(shown), description: { field: "label" } },
-          },
-        ];
-  const note = (text: string) => ({
-    name: "note",
-    data: { values: [{ s: 0, note: text }] },
-    mark: { type: "text", align: "left", dx: 8, color: "#666666", fontSize: 10, y: 20 },
-    encoding: { x: x(false), text: { field: "note" } },
-  });
+  return {
+    x,
+    preemptionLayer: (shown) =>
+      preemptions.length === 0
+        ? []
+        : [
+            {
+              name: "preemption",
+              data: { values: preemptions },
+              mark: { type: "rule", color: seriesColors.preemption, strokeDash: [2, 2] },
+              encoding: { x: x(shown), description: { field: "label" } },
+            },
+          ],
+    note: (text) => ({
+      name: "note",
+      data: { values: [{ s: 0, note: text }] },
+      mark: { type: "text", align: "left", dx: 8, color: "#666666", fontSize: 10, y: 20 },
+      encoding: { x: x(false), text: { field: "note" } },
+    }),
+  };
+}
 
-  // Latency panel.
+/** Each request's TTFT as a dot when its first token came, and the ITL p50 and p99 per time bin, on a log axis. */
+function latencyPanel(t: TimelinePicture, { x, preemptionLayer }: TimeAxis): Layer {
   const latencies = [...t.ttft.map(([, v]) => v), ...t.itl.flatMap((b) => [b.p50, b.p99])].filter(
     (v) => v > 0,
   );
@@ -89,7 +116,7 @@ export function timelineSpec(cell: string, t: TimelinePicture): TopLevelSpec {
     { s: (bin.fromMs + bin.toMs) / 2000, ms: atLeast(bin.p50), series: "ITL p50" },
     { s: (bin.fromMs + bin.toMs) / 2000, ms: atLeast(bin.p99), series: "ITL p99" },
   ]);
-  const latencyPanel = {
+  return {
     width,
     height: 130,
     layer: [
@@ -122,14 +149,15 @@ export function timelineSpec(cell: string, t: TimelinePicture): TopLevelSpec {
       ...preemptionLayer(false),
     ],
   };
+}
 
-  // Queue panel.
-  const scraped = t.scrapes.filter((s) => s.atMs >= 0 && s.atMs <= t.endMs + 1);
+/** Running and waiting requests from the /metrics scrapes. */
+function queuePanel(scraped: TimelinePicture["scrapes"], { x, preemptionLayer, note }: TimeAxis): Layer {
   const queue = scraped.flatMap((s) => [
     ...(s.running === null ? [] : [{ s: s.atMs / 1000, n: s.running, series: "running" }]),
     ...(s.waiting === null ? [] : [{ s: s.atMs / 1000, n: s.waiting, series: "waiting" }]),
   ]);
-  const queuePanel = {
+  return {
     width,
     height: 80,
     layer:
@@ -154,12 +182,14 @@ export function timelineSpec(cell: string, t: TimelinePicture): TopLevelSpec {
           ]
         : [note("no running/waiting gauges scraped"), ...preemptionLayer(false)],
   };
+}
 
-  // KV-cache panel.
+/** KV-cache usage from the /metrics scrapes, on the labelled time axis. */
+function kvPanel(scraped: TimelinePicture["scrapes"], { x, preemptionLayer, note }: TimeAxis): Layer {
   const kv = scraped
     .filter((s) => s.kvUsage !== null)
     .map((s) => ({ s: s.atMs / 1000, usage: Math.min(1, s.kvUsage!), series: "KV-cache usage" }));
-  const kvPanel = {
+  return {
     width,
     height: 70,
     layer: [
@@ -185,11 +215,6 @@ export function timelineSpec(cell: string, t: TimelinePicture): TopLevelSpec {
       ...preemptionLayer(true),
     ],
   };
-  return chartSpec(title, subtitle, width + 60, {
-    vconcat: [latencyPanel, queuePanel, kvPanel],
-    spacing: 10,
-    resolve: { scale: { color: "independent", y: "independent" }, legend: { color: "independent" } },
-  });
 }
 
 export function timelineChart(
