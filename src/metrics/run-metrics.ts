@@ -62,107 +62,149 @@ export function computeRunMetrics(
   records: readonly RequestRecord[],
   options: { durationS: number; slo?: Slo | undefined; warmup?: number },
 ): RunMetrics {
-  const ttft: number[] = [];
-  const tpot: number[] = [];
-  const itl: number[] = [];
-  const e2el: number[] = [];
-  const answerTtft: number[] = [];
-  const answerItl: number[] = [];
-  const reasoningTokens: number[] = [];
-  const reasoningFields: Record<string, number> = {};
-  let reasoningRequests = 0;
-  let toolCalls = 0;
-  let malformedToolCalls = 0;
-  const queue: number[] = [];
-  const inputLengths: number[] = [];
-  const outputLengths: number[] = [];
-  const errorsByKind: Record<string, number> = {};
-  const finishReasons: Record<string, number> = {};
-  let completed = 0;
-  let good = 0;
-  let inputTokens = 0;
-  let outputTokens = 0;
   const slo = options.slo;
   const hasSlo =
     slo !== undefined &&
     (slo.ttft_ms !== undefined || slo.tpot_ms !== undefined || slo.e2el_ms !== undefined);
-
-  for (const record of records) {
-    queue.push(record.queueMs);
-    const latencies = requestLatencies(record);
-    if (latencies === null) {
-      const kind = record.errorKind ?? "other";
-      errorsByKind[kind] = (errorsByKind[kind] ?? 0) + 1;
-      continue;
-    }
-    completed++;
-    ttft.push(latencies.ttft);
-    e2el.push(latencies.e2el);
-    if (latencies.tpot !== null) tpot.push(latencies.tpot);
-    const chunks = record.chunksUs;
-    for (let index = 1; index < chunks.length; index++)
-      itl.push((chunks[index]! - chunks[index - 1]!) / 1000);
-    const answer = answerLatencies(record);
-    if (answer !== null) {
-      if (answer.ttft !== null) answerTtft.push(answer.ttft);
-      for (const gap of answer.itl) answerItl.push(gap);
-    }
-    const reasoning = record.reasoningTokens ?? 0;
-    reasoningTokens.push(reasoning);
-    if (reasoning > 0) reasoningRequests++;
-    if (record.reasoningField !== null)
-      reasoningFields[record.reasoningField] = (reasoningFields[record.reasoningField] ?? 0) + 1;
-    toolCalls += record.toolCalls.length;
-    malformedToolCalls += record.malformedToolCalls;
-    const reason = record.finishReason ?? "unknown";
-    finishReasons[reason] = (finishReasons[reason] ?? 0) + 1;
-    const input = record.promptTokens ?? record.targetInputTokens ?? 0;
-    const output = record.outputTokens ?? chunks.length;
-    inputTokens += input;
-    outputTokens += output;
-    inputLengths.push(input);
-    outputLengths.push(output);
-    if (hasSlo && isGood(latencies, slo)) good++;
-  }
+  const s = collectSamples(records, hasSlo ? slo : undefined);
   const duration = options.durationS;
   const perSecond = (value: number) => (duration > 0 ? value / duration : 0);
   return {
     requests: {
       total: records.length,
-      completed,
-      failed: records.length - completed,
-      errorsByKind,
-      finishReasons,
+      completed: s.completed,
+      failed: records.length - s.completed,
+      errorsByKind: s.errorsByKind,
+      finishReasons: s.finishReasons,
       warmup: options.warmup ?? 0,
     },
     tokens: {
-      input: inputTokens,
-      output: outputTokens,
-      inputLengths: summarize(inputLengths),
-      outputLengths: summarize(outputLengths),
+      input: s.inputTokens,
+      output: s.outputTokens,
+      inputLengths: summarize(s.inputLengths),
+      outputLengths: summarize(s.outputLengths),
     },
     latency: {
-      ttft: summarize(ttft),
-      tpot: summarize(tpot),
-      itl: summarize(itl),
-      e2el: summarize(e2el),
-      answer_ttft: summarize(answerTtft),
-      answer_itl: summarize(answerItl),
-      queue: summarize(queue),
+      ttft: summarize(s.ttft),
+      tpot: summarize(s.tpot),
+      itl: summarize(s.itl),
+      e2el: summarize(s.e2el),
+      answer_ttft: summarize(s.answerTtft),
+      answer_itl: summarize(s.answerItl),
+      queue: summarize(s.queue),
     },
     answer: {
-      reasoningRequests,
-      reasoningTokens: summarize(reasoningTokens),
-      reasoningFields,
-      toolCalls,
-      malformedToolCalls,
+      reasoningRequests: s.reasoningRequests,
+      reasoningTokens: summarize(s.reasoningTokens),
+      reasoningFields: s.reasoningFields,
+      toolCalls: s.toolCalls,
+      malformedToolCalls: s.malformedToolCalls,
     },
     throughput: {
-      request: perSecond(completed),
-      output: perSecond(outputTokens),
-      total: perSecond(inputTokens + outputTokens),
-      goodput: hasSlo ? perSecond(good) : null,
-      sloAttainment: hasSlo ? (records.length > 0 ? good / records.length : 0) : null,
+      request: perSecond(s.completed),
+      output: perSecond(s.outputTokens),
+      total: perSecond(s.inputTokens + s.outputTokens),
+      goodput: hasSlo ? perSecond(s.good) : null,
+      sloAttainment: hasSlo ? (records.length > 0 ? s.good / records.length : 0) : null,
     },
   };
+}
+
+/** What a run's records give, request by request, before it is summarised. */
+interface RunSamples {
+  ttft: number[];
+  tpot: number[];
+  itl: number[];
+  e2el: number[];
+  answerTtft: number[];
+  answerItl: number[];
+  queue: number[];
+  reasoningTokens: number[];
+  reasoningFields: Record<string, number>;
+  reasoningRequests: number;
+  toolCalls: number;
+  malformedToolCalls: number;
+  inputLengths: number[];
+  outputLengths: number[];
+  errorsByKind: Record<string, number>;
+  finishReasons: Record<string, number>;
+  completed: number;
+  /** Completed requests that met every SLO (0 without SLOs). */
+  good: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+function collectSamples(records: readonly RequestRecord[], slo: Slo | undefined): RunSamples {
+  const samples: RunSamples = {
+    ttft: [],
+    tpot: [],
+    itl: [],
+    e2el: [],
+    answerTtft: [],
+    answerItl: [],
+    queue: [],
+    reasoningTokens: [],
+    reasoningFields: {},
+    reasoningRequests: 0,
+    toolCalls: 0,
+    malformedToolCalls: 0,
+    inputLengths: [],
+    outputLengths: [],
+    errorsByKind: {},
+    finishReasons: {},
+    completed: 0,
+    good: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+  };
+  for (const record of records) {
+    samples.queue.push(record.queueMs);
+    const latencies = requestLatencies(record);
+    if (latencies === null) {
+      const kind = record.errorKind ?? "other";
+      samples.errorsByKind[kind] = (samples.errorsByKind[kind] ?? 0) + 1;
+      continue;
+    }
+    samples.completed++;
+    addLatencies(samples, record, latencies);
+    addAnswer(samples, record);
+    const input = record.promptTokens ?? record.targetInputTokens ?? 0;
+    const output = record.outputTokens ?? record.chunksUs.length;
+    samples.inputTokens += input;
+    samples.outputTokens += output;
+    samples.inputLengths.push(input);
+    samples.outputLengths.push(output);
+    if (slo !== undefined && isGood(latencies, slo)) samples.good++;
+  }
+  return samples;
+}
+
+/** A completed request's TTFT, TPOT, E2E, its chunk gaps (ITL), and the same for its answer proper. */
+function addLatencies(samples: RunSamples, record: RequestRecord, latencies: RequestLatencies): void {
+  samples.ttft.push(latencies.ttft);
+  samples.e2el.push(latencies.e2el);
+  if (latencies.tpot !== null) samples.tpot.push(latencies.tpot);
+  const chunks = record.chunksUs;
+  for (let index = 1; index < chunks.length; index++)
+    samples.itl.push((chunks[index]! - chunks[index - 1]!) / 1000);
+  const answer = answerLatencies(record);
+  if (answer !== null) {
+    if (answer.ttft !== null) samples.answerTtft.push(answer.ttft);
+    for (const gap of answer.itl) samples.answerItl.push(gap);
+  }
+}
+
+/** What a completed request's answer carried: reasoning, tool calls, its finish reason. */
+function addAnswer(samples: RunSamples, record: RequestRecord): void {
+  const reasoning = record.reasoningTokens ?? 0;
+  samples.reasoningTokens.push(reasoning);
+  if (reasoning > 0) samples.reasoningRequests++;
+  if (record.reasoningField !== null)
+    samples.reasoningFields[record.reasoningField] =
+      (samples.reasoningFields[record.reasoningField] ?? 0) + 1;
+  samples.toolCalls += record.toolCalls.length;
+  samples.malformedToolCalls += record.malformedToolCalls;
+  const reason = record.finishReason ?? "unknown";
+  samples.finishReasons[reason] = (samples.finishReasons[reason] ?? 0) + 1;
 }

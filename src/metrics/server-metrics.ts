@@ -89,76 +89,30 @@ export function summarizeServerMetrics(scrapes: readonly MetricsScrape[]): Serve
   const before = parsed.find((scrape) => scrape.phase === "before")?.samples;
   const after = [...parsed].reverse().find((scrape) => scrape.phase === "after")?.samples;
   if (!before || !after) return null;
-  const missing: string[] = [];
-
-  const counterDelta = (candidates: readonly string[]): number | null => {
-    const name = present(after, candidates);
-    if (name === null) {
-      missing.push(candidates[0]!);
-      return null;
-    }
-    return total(after, name) - total(before, name);
-  };
-  const gauge = (candidates: readonly string[]): { max: number; mean: number } | null => {
-    const name =
-      present(after, candidates) ?? parsed.map((scrape) => present(scrape.samples, candidates)).find(Boolean);
-    if (!name) {
-      missing.push(candidates[0]!);
-      return null;
-    }
-    const during = parsed.filter((scrape) => scrape.phase === "during");
-    const pool = (during.length > 0 ? during : parsed).filter((scrape) =>
-      scrape.samples.some((s) => s.name === name),
-    );
-    const values = pool.map((scrape) => total(scrape.samples, name));
-    if (values.length === 0) return null;
-    return { max: largest(values), mean: values.reduce((sum, value) => sum + value, 0) / values.length };
-  };
-  const quantiles = (candidates: readonly string[]): { p50: number | null; p95: number | null } => {
-    const name = present(
-      after,
-      candidates.map((candidate) => `${candidate}_bucket`),
-    );
-    if (name === null) {
-      missing.push(candidates[0]!);
-      return { p50: null, p95: null };
-    }
-    const histogram = name.slice(0, -"_bucket".length);
-    const start = buckets(before, histogram);
-    const end = buckets(after, histogram);
-    const toMs = (value: number | null) => (value === null ? null : value * 1000);
-    return { p50: toMs(histogramQuantile(start, end, 0.5)), p95: toMs(histogramQuantile(start, end, 0.95)) };
-  };
-
+  const run = new RunScrapes(parsed, before, after);
   const resolution: Record<string, PercentileResolution> = {};
-  const resolve = (figure: string, candidates: readonly string[], q: number) => {
-    const name = present(
-      after,
-      candidates.map((candidate) => `${candidate}_bucket`),
-    );
-    if (name === null) return;
-    const histogram = name.slice(0, -"_bucket".length);
-    const bucket = histogramQuantileBucket(buckets(before, histogram), buckets(after, histogram), q);
+  for (const [figure, candidates, q] of [
+    ["server_ttft_p50_ms", names.ttft, 0.5],
+    ["server_ttft_p95_ms", names.ttft, 0.95],
+    ["server_queue_p50_ms", names.queue, 0.5],
+    ["server_queue_p95_ms", names.queue, 0.95],
+  ] as const) {
+    const bucket = run.quantileBucket(candidates, q);
     if (bucket) resolution[figure] = bucket;
-  };
-  resolve("server_ttft_p50_ms", names.ttft, 0.5);
-  resolve("server_ttft_p95_ms", names.ttft, 0.95);
-  resolve("server_queue_p50_ms", names.queue, 0.5);
-  resolve("server_queue_p95_ms", names.queue, 0.95);
+  }
   const spec = specDecodeSummary(before, after);
   const sim = simulatorLateness(before, after);
-
-  const preemptions = counterDelta(names.preemptions);
-  const queries = counterDelta(names.prefixQueries);
-  const hits = counterDelta(names.prefixHits);
-  const kv = gauge(names.kvUsage);
-  const running = gauge(names.running);
-  const waiting = gauge(names.waiting);
-  const promptTokens = counterDelta(names.promptTokens);
-  const generationTokens = counterDelta(names.generationTokens);
-  const success = counterDelta(names.success);
-  const ttft = quantiles(names.ttft);
-  const queue = quantiles(names.queue);
+  const preemptions = run.counterDelta(names.preemptions);
+  const queries = run.counterDelta(names.prefixQueries);
+  const hits = run.counterDelta(names.prefixHits);
+  const kv = run.gauge(names.kvUsage);
+  const running = run.gauge(names.running);
+  const waiting = run.gauge(names.waiting);
+  const promptTokens = run.counterDelta(names.promptTokens);
+  const generationTokens = run.counterDelta(names.generationTokens);
+  const success = run.counterDelta(names.success);
+  const ttft = run.quantiles(names.ttft);
+  const queue = run.quantiles(names.queue);
   return {
     preemptions,
     prefix_cache_queries: queries,
@@ -175,11 +129,83 @@ export function summarizeServerMetrics(scrapes: readonly MetricsScrape[]): Serve
     server_queue_p50_ms: queue.p50,
     server_queue_p95_ms: queue.p95,
     requests_completed: success,
-    missing,
+    missing: run.missing,
     server_percentile_resolution: resolution,
     ...spec,
     ...sim,
   };
+}
+
+/**
+ * One run's scrapes read by family: a counter's change from before to after, a gauge's maximum and mean
+ * during the run, a histogram's percentiles over the run. Each family is read under the first of its
+ * names the server exposes; one it does not expose is null and named in `missing` (its first name).
+ */
+class RunScrapes {
+  readonly missing: string[] = [];
+
+  constructor(
+    private readonly parsed: readonly { phase: MetricsScrape["phase"]; samples: Samples }[],
+    private readonly before: Samples,
+    private readonly after: Samples,
+  ) {}
+
+  counterDelta(candidates: readonly string[]): number | null {
+    const name = present(this.after, candidates);
+    if (name === null) {
+      this.missing.push(candidates[0]!);
+      return null;
+    }
+    return total(this.after, name) - total(this.before, name);
+  }
+
+  gauge(candidates: readonly string[]): { max: number; mean: number } | null {
+    const parsed = this.parsed;
+    const name =
+      present(this.after, candidates) ??
+      parsed.map((scrape) => present(scrape.samples, candidates)).find(Boolean);
+    if (!name) {
+      this.missing.push(candidates[0]!);
+      return null;
+    }
+    const during = parsed.filter((scrape) => scrape.phase === "during");
+    const pool = (during.length > 0 ? during : parsed).filter((scrape) =>
+      scrape.samples.some((s) => s.name === name),
+    );
+    const values = pool.map((scrape) => total(scrape.samples, name));
+    if (values.length === 0) return null;
+    return { max: largest(values), mean: values.reduce((sum, value) => sum + value, 0) / values.length };
+  }
+
+  quantiles(candidates: readonly string[]): { p50: number | null; p95: number | null } {
+    const histogram = this.histogram(candidates);
+    if (histogram === null) {
+      this.missing.push(candidates[0]!);
+      return { p50: null, p95: null };
+    }
+    const start = buckets(this.before, histogram);
+    const end = buckets(this.after, histogram);
+    const toMs = (value: number | null) => (value === null ? null : value * 1000);
+    return { p50: toMs(histogramQuantile(start, end, 0.5)), p95: toMs(histogramQuantile(start, end, 0.95)) };
+  }
+
+  /** The bucket a histogram's quantile falls in (how finely the server's percentile is resolved). */
+  quantileBucket(candidates: readonly string[], q: number): PercentileResolution | null {
+    const histogram = this.histogram(candidates);
+    if (histogram === null) return null;
+    return (
+      histogramQuantileBucket(buckets(this.before, histogram), buckets(this.after, histogram), q) ?? null
+    );
+  }
+
+  /** The histogram's name as exposed (its `_bucket` samples present), or null. */
+  private histogram(candidates: readonly string[]): string | null {
+    const name = present(
+      this.after,
+      candidates.map((candidate) => `${candidate}_bucket`),
+    );
+    return name === null ? null : name.slice(0, -"_bucket".length);
+  }
 }
 
 /** The simulator-only family (src/sim/metrics-text.ts): how late its step loop handled each step. */

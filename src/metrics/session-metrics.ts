@@ -63,13 +63,7 @@ export function computeSessionMetrics(
     serverHitRate: number | null;
   },
 ): SessionsSummary | null {
-  const sessions = new Map<number, RequestRecord[]>();
-  for (const record of records) {
-    if (record.session === undefined) continue;
-    const list = sessions.get(record.session.index);
-    if (list) list.push(record);
-    else sessions.set(record.session.index, [record]);
-  }
+  const sessions = groupSessions(records);
   if (sessions.size === 0) return null;
   // Sessions with a fan-out turn whose branches were not all sent and answered.
   const fanOuts = fanOutTimes(records);
@@ -78,109 +72,145 @@ export function computeSessionMetrics(
   const hasSlo =
     slo !== undefined &&
     (slo.ttft_ms !== undefined || slo.tpot_ms !== undefined || slo.e2el_ms !== undefined);
-  const durations: number[] = [];
-  const hitRates: number[] = [];
   const ttftByDepth = new Map<DepthBucket, number[]>(depthBuckets.map((bucket) => [bucket.name, []]));
-  let completed = 0;
-  let good = 0;
-  let firstTurns = 0;
-  let contaminated = 0;
-  let turnsSent = 0;
-  for (const [index, turns] of sessions) {
-    const planned = turns[0]!.session!.turns;
-    // A first turn's cached prefix: at a fan-out, the least any branch found (the first admitted computes
-    // the branches' common prefix, the others hit it).
-    let firstTurnSeen = false;
-    let firstTurnExcess: number | null = null;
-    const userTurns = new Set<number>();
-    let allOk = true;
-    let allGood = true;
-    let prompt = 0;
-    let cached = 0;
-    let cacheReported = false;
-    let start = Number.POSITIVE_INFINITY;
-    let end = Number.NEGATIVE_INFINITY;
-    for (const record of turns) {
-      const position = record.session!;
-      turnsSent++;
-      if (position.toolRound === 0) userTurns.add(position.turn);
-      start = Math.min(start, record.sentMs);
-      end = Math.max(end, record.endMs);
-      const latencies = requestLatencies(record);
-      if (latencies === null) {
-        allOk = false;
-        allGood = false;
-      } else {
-        if (hasSlo && !isGood(latencies, slo)) allGood = false;
-        const depth = position.turn + 1;
-        const bucket = depthBuckets.find(
-          (entry) => depth >= entry.from && (entry.to === null || depth <= entry.to),
-        )!;
-        ttftByDepth.get(bucket.name)!.push(latencies.ttft);
-      }
-      if (record.promptTokens !== null && record.cachedTokens !== null) {
-        prompt += record.promptTokens;
-        cached += record.cachedTokens;
-        cacheReported = true;
-        // A fan-out's first turn is several branches over one prefix: the branch that found the least
-        // cached speaks for the session (the others may hit what their siblings just computed).
-        if (position.turn === 0 && position.toolRound === 0) {
-          const bar = firstTurnBar(record, options.sharedPrefixTokens);
-          if (bar !== undefined) {
-            firstTurnSeen = true;
-            if (bar !== null)
-              firstTurnExcess = Math.min(
-                firstTurnExcess ?? Number.POSITIVE_INFINITY,
-                record.cachedTokens - bar,
-              );
-          }
-        }
-      }
-    }
-    if (firstTurnSeen) {
-      firstTurns++;
-      if (firstTurnExcess !== null && firstTurnExcess > contaminationSlackTokens) contaminated++;
-    }
-    const done = allOk && userTurns.size === planned && !fanOutIncomplete.has(index);
-    if (done) {
-      completed++;
-      durations.push(end - start);
-      if (hasSlo && allGood) good++;
-    }
-    if (cacheReported && prompt > 0) hitRates.push(cached / prompt);
-  }
+  const tallies = [...sessions].map(([index, turns]) => {
+    const tally = tallySession(turns, hasSlo ? slo : undefined, options.sharedPrefixTokens, ttftByDepth);
+    return { ...tally, completed: tally.completed && !fanOutIncomplete.has(index) };
+  });
+  const done = tallies.filter((tally) => tally.completed);
+  const good = done.filter((tally) => hasSlo && tally.good).length;
+  const hitRates = tallies.flatMap((tally) => (tally.hitRate === null ? [] : [tally.hitRate]));
+  const firstTurns = tallies.filter((tally) => tally.firstTurn !== "unseen").length;
+  const contaminated = tallies.filter((tally) => tally.firstTurn === "contaminated").length;
   const perSecond = (count: number) => (options.durationS > 0 ? count / options.durationS : 0);
   const fanOut = summarizeFanOuts(fanOuts);
-  const contaminationFlag = firstTurns > 0 && contaminated / firstTurns > contaminationShare;
   return {
     started: sessions.size,
-    completed,
-    requests: turnsSent,
-    throughput: perSecond(completed),
+    completed: done.length,
+    requests: records.filter((record) => record.session !== undefined).length,
+    throughput: perSecond(done.length),
     goodput: hasSlo ? perSecond(good) : null,
-    duration: summarize(durations),
+    duration: summarize(done.map((tally) => tally.durationMs)),
     cacheHitRate:
       hitRates.length > 0 ? hitRates.reduce((sum, rate) => sum + rate, 0) / hitRates.length : null,
     serverCacheHitRate: options.serverHitRate,
-    ttftByDepth: depthBuckets.map((bucket) => {
-      const values = ttftByDepth.get(bucket.name)!;
-      const summary = summarize(values);
-      return {
-        bucket: bucket.name,
-        from: bucket.from,
-        to: bucket.to,
-        requests: values.length,
-        p50: summary.p50,
-        p95: summary.p95,
-      };
-    }),
+    ttftByDepth: depthSummaries(ttftByDepth),
     // A trace's first turns share prefix blocks by design: no check was possible, which is not a pass.
     contamination: {
       firstTurns,
       aboveSharedPrefix: contaminated,
-      flagged: contaminationFlag,
+      flagged: firstTurns > 0 && contaminated / firstTurns > contaminationShare,
       checked: options.sharedPrefixTokens !== null,
     },
     ...(fanOut !== undefined ? { fanOut } : {}),
   };
+}
+
+/** A run's session records by session index, in the order sessions first appear. */
+function groupSessions(records: readonly RequestRecord[]): Map<number, RequestRecord[]> {
+  const sessions = new Map<number, RequestRecord[]>();
+  for (const record of records) {
+    if (record.session === undefined) continue;
+    const list = sessions.get(record.session.index);
+    if (list) list.push(record);
+    else sessions.set(record.session.index, [record]);
+  }
+  return sessions;
+}
+
+/** What one session's records say (its fan-outs aside); its answered requests' TTFT go to `ttftByDepth`. */
+interface SessionTally {
+  /** Every planned turn answered. */
+  completed: boolean;
+  /** Every request met every SLO (only read with SLOs). */
+  good: boolean;
+  /** First send to last answer's end. */
+  durationMs: number;
+  /** Cached / prompt tokens of its requests, where usage reported them; null where none did. */
+  hitRate: number | null;
+  /** Its first turn's cache check: not possible, within the shared prefix, or beyond it. */
+  firstTurn: "unseen" | "clean" | "contaminated";
+}
+
+function tallySession(
+  turns: readonly RequestRecord[],
+  slo: Slo | undefined,
+  sharedPrefixTokens: number | null,
+  ttftByDepth: Map<DepthBucket, number[]>,
+): SessionTally {
+  const planned = turns[0]!.session!.turns;
+  // A first turn's cached prefix: at a fan-out, the least any branch found (the first admitted computes
+  // the branches' common prefix, the others hit it).
+  let firstTurnSeen = false;
+  let firstTurnExcess: number | null = null;
+  const userTurns = new Set<number>();
+  let allOk = true;
+  let allGood = true;
+  let prompt = 0;
+  let cached = 0;
+  let cacheReported = false;
+  let start = Number.POSITIVE_INFINITY;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const record of turns) {
+    const position = record.session!;
+    if (position.toolRound === 0) userTurns.add(position.turn);
+    start = Math.min(start, record.sentMs);
+    end = Math.max(end, record.endMs);
+    const latencies = requestLatencies(record);
+    if (latencies === null) {
+      allOk = false;
+      allGood = false;
+    } else {
+      if (slo !== undefined && !isGood(latencies, slo)) allGood = false;
+      ttftByDepth.get(depthBucketOf(position.turn + 1))!.push(latencies.ttft);
+    }
+    if (record.promptTokens !== null && record.cachedTokens !== null) {
+      prompt += record.promptTokens;
+      cached += record.cachedTokens;
+      cacheReported = true;
+      // A fan-out's first turn is several branches over one prefix: the branch that found the least
+      // cached speaks for the session (the others may hit what their siblings just computed).
+      if (position.turn === 0 && position.toolRound === 0) {
+        const bar = firstTurnBar(record, sharedPrefixTokens);
+        if (bar !== undefined) {
+          firstTurnSeen = true;
+          if (bar !== null)
+            firstTurnExcess = Math.min(
+              firstTurnExcess ?? Number.POSITIVE_INFINITY,
+              record.cachedTokens - bar,
+            );
+        }
+      }
+    }
+  }
+  return {
+    completed: allOk && userTurns.size === planned,
+    good: allGood,
+    durationMs: end - start,
+    hitRate: cacheReported && prompt > 0 ? cached / prompt : null,
+    firstTurn: !firstTurnSeen
+      ? "unseen"
+      : firstTurnExcess !== null && firstTurnExcess > contaminationSlackTokens
+        ? "contaminated"
+        : "clean",
+  };
+}
+
+function depthBucketOf(depth: number): DepthBucket {
+  return depthBuckets.find((entry) => depth >= entry.from && (entry.to === null || depth <= entry.to))!.name;
+}
+
+function depthSummaries(ttftByDepth: Map<DepthBucket, number[]>): SessionsSummary["ttftByDepth"] {
+  return depthBuckets.map((bucket) => {
+    const values = ttftByDepth.get(bucket.name)!;
+    const summary = summarize(values);
+    return {
+      bucket: bucket.name,
+      from: bucket.from,
+      to: bucket.to,
+      requests: values.length,
+      p50: summary.p50,
+      p95: summary.p95,
+    };
+  });
 }
