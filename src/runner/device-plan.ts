@@ -123,93 +123,16 @@ export function planDevices<Side extends string>(
   if (new Set(options.devices).size !== options.devices.length)
     throw new Error(`planDevices: a device is listed twice (${options.devices.join(", ")})`);
   const k = Math.max(1, Math.floor(options.runsPerBlock));
-  const byCell = new Map<string, Map<Side, SideWork<Side>>>();
-  for (const entry of work) {
-    if (entry.runs <= 0) continue;
-    if (!options.sides.includes(entry.side))
-      throw new Error(`planDevices: side "${entry.side}" is not one of ${options.sides.join(", ")}`);
-    const sides = byCell.get(entry.cell) ?? new Map<Side, SideWork<Side>>();
-    byCell.set(entry.cell, sides);
-    if (sides.has(entry.side))
-      throw new Error(`planDevices: cell "${entry.cell}" has side "${entry.side}" twice`);
-    sides.set(entry.side, entry);
-  }
-  const cells = [...byCell.keys()];
-  const runsOf = (cell: string, side: Side, from: number, to: number): [number, number] | null => {
-    const entry = byCell.get(cell)!.get(side);
-    if (!entry) return null;
-    const a = Math.max(from, entry.firstRun);
-    const b = Math.min(to, entry.firstRun + entry.runs);
-    return b > a ? [a, b] : null;
-  };
-  // A piece's minutes on its device: its runs, plus the starts it adds there where starts are per cell
-  // or per run (per-side starts are the device's, whatever it holds).
-  const weightOf = (cell: string, from: number, to: number): number => {
-    let minutes = 0;
-    let runs = 0;
-    let sidesWithRuns = 0;
-    for (const side of options.sides) {
-      const range = runsOf(cell, side, from, to);
-      if (!range) continue;
-      minutes += (range[1] - range[0]) * byCell.get(cell)!.get(side)!.minutesPerRun;
-      runs += range[1] - range[0];
-      sidesWithRuns++;
-    }
-    const groups = Math.ceil(to / k) - Math.floor(from / k);
-    const starts =
-      options.lifecycle === "per-run"
-        ? runs
-        : options.lifecycle === "per-cell"
-          ? sidesWithRuns > 1
-            ? groups + 1
-            : 1
-          : 0;
-    return minutes + starts * options.startMinutes;
-  };
-
-  // Pieces: a cell whole, or (splitCells) in contiguous run ranges when it alone exceeds a device's share.
-  const ranges = cells.map((cell) => {
-    const entries = [...byCell.get(cell)!.values()];
-    const from = Math.min(...entries.map((entry) => entry.firstRun));
-    const to = Math.max(...entries.map((entry) => entry.firstRun + entry.runs));
-    return { from, to, weight: weightOf(cell, from, to) };
-  });
-  const share = ranges.reduce((sum, range) => sum + range.weight, 0) / options.devices.length;
-  const pieces: Piece[] = [];
-  cells.forEach((cell, cellOrder) => {
-    const { from, to, weight } = ranges[cellOrder]!;
-    const parts =
-      options.splitCells === true && share > 0
-        ? Math.min(to - from, Math.max(1, Math.ceil(weight / share - 1e-9)))
-        : 1;
-    for (let part = 0; part < parts; part++) {
-      const a = from + Math.floor(((to - from) * part) / parts);
-      const b = from + Math.floor(((to - from) * (part + 1)) / parts);
-      if (b > a) pieces.push({ cellOrder, cell, from: a, to: b, weight: weightOf(cell, a, b) });
-    }
-  });
-
-  // Longest piece first, to the device with the least work (ties: the earlier device).
-  const loads = options.devices.map(() => 0);
-  const assigned: Piece[][] = options.devices.map(() => []);
-  const order = pieces
-    .map((piece, index) => ({ piece, index }))
-    .sort((a, b) => b.piece.weight - a.piece.weight || a.index - b.index);
-  for (const { piece } of order) {
-    let best = 0;
-    for (let d = 1; d < loads.length; d++) if (loads[d]! < loads[best]! - 1e-9) best = d;
-    assigned[best]!.push(piece);
-    loads[best]! += piece.weight;
-  }
-
+  const cells = new CellWork(work, options, k);
+  const assigned = assignPieces(cells.pieces(), options.devices.length);
   const devices = options.devices.map((device, position) =>
     deviceTimeline(
       device,
       position,
       assigned[position]!.sort((a, b) => a.cellOrder - b.cellOrder || a.from - b.from),
       { ...options, runsPerBlock: k },
-      runsOf,
-      (cell, side) => byCell.get(cell)!.get(side)!,
+      (cell, side, from, to) => cells.runsOf(cell, side, from, to),
+      (cell, side) => cells.entry(cell, side)!,
     ),
   );
   const wallClockMinutes = Math.max(0, ...devices.map((timeline) => timeline.endAt));
@@ -220,6 +143,112 @@ export function planDevices<Side extends string>(
     gpuMinutes: devices.reduce((sum, timeline) => sum + timeline.busyMinutes, 0),
     reservedGpuMinutes: options.devices.length * wallClockMinutes,
   };
+}
+
+/** The work by cell and side (checked: known sides, each once per cell), its run ranges and their weights. */
+class CellWork<Side extends string> {
+  private readonly byCell = new Map<string, Map<Side, SideWork<Side>>>();
+
+  constructor(
+    work: readonly SideWork<Side>[],
+    private readonly options: DevicePlanOptions<Side>,
+    /** Runs per side per group of the alternation. */
+    private readonly k: number,
+  ) {
+    for (const entry of work) {
+      if (entry.runs <= 0) continue;
+      if (!options.sides.includes(entry.side))
+        throw new Error(`planDevices: side "${entry.side}" is not one of ${options.sides.join(", ")}`);
+      const sides = this.byCell.get(entry.cell) ?? new Map<Side, SideWork<Side>>();
+      this.byCell.set(entry.cell, sides);
+      if (sides.has(entry.side))
+        throw new Error(`planDevices: cell "${entry.cell}" has side "${entry.side}" twice`);
+      sides.set(entry.side, entry);
+    }
+  }
+
+  entry(cell: string, side: Side): SideWork<Side> | undefined {
+    return this.byCell.get(cell)!.get(side);
+  }
+
+  /** The runs [from, to) of a side in a range of its cell's run indices, or null when it has none there. */
+  runsOf(cell: string, side: Side, from: number, to: number): [number, number] | null {
+    const entry = this.entry(cell, side);
+    if (!entry) return null;
+    const a = Math.max(from, entry.firstRun);
+    const b = Math.min(to, entry.firstRun + entry.runs);
+    return b > a ? [a, b] : null;
+  }
+
+  /**
+   * A piece's minutes on its device: its runs, plus the starts it adds there where starts are per cell
+   * or per run (per-side starts are the device's, whatever it holds).
+   */
+  weightOf(cell: string, from: number, to: number): number {
+    const options = this.options;
+    let minutes = 0;
+    let runs = 0;
+    let sidesWithRuns = 0;
+    for (const side of options.sides) {
+      const range = this.runsOf(cell, side, from, to);
+      if (!range) continue;
+      minutes += (range[1] - range[0]) * this.entry(cell, side)!.minutesPerRun;
+      runs += range[1] - range[0];
+      sidesWithRuns++;
+    }
+    const groups = Math.ceil(to / this.k) - Math.floor(from / this.k);
+    const starts =
+      options.lifecycle === "per-run"
+        ? runs
+        : options.lifecycle === "per-cell"
+          ? sidesWithRuns > 1
+            ? groups + 1
+            : 1
+          : 0;
+    return minutes + starts * options.startMinutes;
+  }
+
+  /** Pieces: a cell whole, or (splitCells) in contiguous run ranges when it alone exceeds a device's share. */
+  pieces(): Piece[] {
+    const cells = [...this.byCell.keys()];
+    const ranges = cells.map((cell) => {
+      const entries = [...this.byCell.get(cell)!.values()];
+      const from = Math.min(...entries.map((entry) => entry.firstRun));
+      const to = Math.max(...entries.map((entry) => entry.firstRun + entry.runs));
+      return { from, to, weight: this.weightOf(cell, from, to) };
+    });
+    const share = ranges.reduce((sum, range) => sum + range.weight, 0) / this.options.devices.length;
+    const pieces: Piece[] = [];
+    cells.forEach((cell, cellOrder) => {
+      const { from, to, weight } = ranges[cellOrder]!;
+      const parts =
+        this.options.splitCells === true && share > 0
+          ? Math.min(to - from, Math.max(1, Math.ceil(weight / share - 1e-9)))
+          : 1;
+      for (let part = 0; part < parts; part++) {
+        const a = from + Math.floor(((to - from) * part) / parts);
+        const b = from + Math.floor(((to - from) * (part + 1)) / parts);
+        if (b > a) pieces.push({ cellOrder, cell, from: a, to: b, weight: this.weightOf(cell, a, b) });
+      }
+    });
+    return pieces;
+  }
+}
+
+/** Longest piece first, to the device with the least work (ties: the earlier device). */
+function assignPieces(pieces: readonly Piece[], deviceCount: number): Piece[][] {
+  const loads = Array.from({ length: deviceCount }, () => 0);
+  const assigned: Piece[][] = Array.from({ length: deviceCount }, () => []);
+  const order = pieces
+    .map((piece, index) => ({ piece, index }))
+    .sort((a, b) => b.piece.weight - a.piece.weight || a.index - b.index);
+  for (const { piece } of order) {
+    let best = 0;
+    for (let d = 1; d < loads.length; d++) if (loads[d]! < loads[best]! - 1e-9) best = d;
+    assigned[best]!.push(piece);
+    loads[best]! += piece.weight;
+  }
+  return assigned;
 }
 
 function deviceTimeline<Side extends string>(

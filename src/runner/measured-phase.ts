@@ -11,7 +11,7 @@ import { type DispatchResult, dispatchLoad } from "./dispatch.js";
 import { JsonlAppender } from "./jsonl-appender.js";
 import type { LoadPlan } from "./load-plan.js";
 import { type MetricsScrape, MetricsScraper } from "./metrics-scraper.js";
-import { type PhaseSenderSetup, phaseSender } from "./phase-sender.js";
+import { type PhaseSender, type PhaseSenderSetup, phaseSender } from "./phase-sender.js";
 import { type CellBodies, phaseBodies, prebuildMeasuredBodies } from "./request-bodies.js";
 import type { RequestRecord } from "./request-schema.js";
 
@@ -40,6 +40,34 @@ export interface Measurement {
   eventLoopLagP99Ms: number | null;
   scrapes: MetricsScrape[];
   telemetry: TelemetryRecord | null;
+}
+
+/**
+ * The measured load on the cell's schedule, sent by `measured`: the dispatch's result and the last end on
+ * the schedule's timeline (with idle gaps elided: the clock plus the idle time cut before that request),
+ * so the run's duration is the one its schedule has on real time.
+ */
+async function dispatchMeasured(
+  { sender, context, plan, clock, bodies }: MeasuredPhaseSetup,
+  measured: PhaseSender,
+  origin: number,
+): Promise<{ result: DispatchResult; lastEnd: number }> {
+  let lastEnd = origin;
+  const schedule = cellSchedule(context.config, context.cell);
+  const result = await dispatchLoad({
+    plan,
+    clock,
+    seed: context.seed,
+    shouldStop: sender.guard.stop,
+    traceArrivalsMs: bodies.sessions?.sessions.arrivalsMs ?? null,
+    ...(schedule.kind === "idle-elided" ? { elideIdle: { settleMs: schedule.settleMs } } : {}),
+    send: async (ticket) => {
+      const outcome = await measured.send(ticket);
+      lastEnd = Math.max(lastEnd, outcome.endAt + (ticket.elidedMs ?? 0));
+      return outcome.endAt;
+    },
+  });
+  return { result, lastEnd };
 }
 
 /**
@@ -83,23 +111,7 @@ export async function runMeasuredPhase<T>(
     origin = clock.now();
     const startedAtEpochMs = epochMsOf(origin);
     setup.onMeasuredPhase?.("start", startedAtEpochMs);
-    // The last end on the schedule's timeline (with idle gaps elided: the clock plus the idle time cut
-    // before that request), so the run's duration is the one its schedule has on real time.
-    let lastEnd = origin;
-    const schedule = cellSchedule(config, context.cell);
-    const result = await dispatchLoad({
-      plan,
-      clock,
-      seed: context.seed,
-      shouldStop: sender.guard.stop,
-      traceArrivalsMs: bodies.sessions?.sessions.arrivalsMs ?? null,
-      ...(schedule.kind === "idle-elided" ? { elideIdle: { settleMs: schedule.settleMs } } : {}),
-      send: async (ticket) => {
-        const outcome = await measured.send(ticket);
-        lastEnd = Math.max(lastEnd, outcome.endAt + (ticket.elidedMs ?? 0));
-        return outcome.endAt;
-      },
-    });
+    const { result, lastEnd } = await dispatchMeasured(setup, measured, origin);
     await sender.bookkeeping.settled();
     await sender.guard.settle(clock);
     const loop = loopProbe.stop();

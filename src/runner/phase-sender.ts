@@ -97,24 +97,43 @@ export function phaseSender(
   bodies: PhaseBodies,
   kept: RequestRecord[] | null = null,
 ): PhaseSender {
-  const { client, path, cell, runIndex, timeoutMs, clock, progress, bookkeeping, guard } = setup;
-  const tally = { done: 0, errors: 0 };
-  const sessionMode = bodies.kind !== "requests";
-  let sessionsDone = 0;
-  const report = () =>
-    progress.update({
-      cell,
-      run: runIndex,
-      runs: setup.runs,
-      phase,
-      ...(sessionMode ? { unit: "sessions" as const, requests: tally.done } : {}),
-      done: sessionMode ? sessionsDone : tally.done,
-      total: phasePlan.maxRequests,
-      errors: tally.errors,
-      elapsedS: (clock.now() - phaseOrigin()) / 1000,
-      plannedS: phasePlan.maxDurationMs === null ? null : phasePlan.maxDurationMs / 1000,
-    });
-  const sendRequest = async (ticket: Ticket, body: RequestBody): Promise<StreamOutcome> => {
+  const sending = new PhaseSending(
+    setup,
+    phase,
+    phasePlan,
+    log,
+    phaseOrigin,
+    bodies.kind !== "requests",
+    kept,
+  );
+  const send =
+    bodies.kind === "requests"
+      ? (ticket: Ticket) => sending.sendRequest(ticket, bodies.bodyOf(ticket.index))
+      : (ticket: Ticket) => sending.sendSession(ticket, bodies);
+  return { send, tally: sending.tally };
+}
+
+/** One phase being sent: its requests' records, counts and progress. */
+class PhaseSending {
+  readonly tally = { done: 0, errors: 0 };
+  private sessionsDone = 0;
+  /** The index of a session phase's next request (its turns are requests of their own). */
+  private nextRequest = 0;
+
+  constructor(
+    private readonly setup: PhaseSenderSetup,
+    private readonly phase: Phase,
+    private readonly phasePlan: LoadPlan,
+    private readonly log: JsonlAppender,
+    private readonly phaseOrigin: () => number,
+    private readonly sessionMode: boolean,
+    private readonly kept: RequestRecord[] | null,
+  ) {}
+
+  /** Sends one request; its record is built, logged and counted later, in the bookkeeping. */
+  async sendRequest(ticket: Ticket, body: RequestBody): Promise<StreamOutcome> {
+    const { client, path, cell, runIndex, timeoutMs, bookkeeping, guard } = this.setup;
+    const phase = this.phase;
     const outcome = await client.stream({
       path,
       body: body.bytes,
@@ -130,28 +149,32 @@ export function phaseSender(
         ticket,
         outcome,
         { ...body.meta, recordOutput: body.recordOutput },
-        phaseOrigin(),
+        this.phaseOrigin(),
         cell,
         runIndex,
       );
-      log.append(record);
-      kept?.push(record);
-      tally.done++;
-      if (!record.ok) tally.errors++;
+      this.log.append(record);
+      this.kept?.push(record);
+      this.tally.done++;
+      if (!record.ok) this.tally.errors++;
       guard.noteRefusal(record);
-      report();
+      this.report();
     });
     return outcome;
-  };
-  if (bodies.kind === "requests")
-    return { send: (ticket) => sendRequest(ticket, bodies.bodyOf(ticket.index)), tally };
-  let nextRequest = 0;
-  const send = (ticket: Ticket) =>
-    runSession({
+  }
+
+  /** Sends one session: its turns one after the other (runSession), each a request with its record. */
+  sendSession(
+    ticket: Ticket,
+    bodies: Extract<PhaseBodies, { kind: "sessions" }>,
+  ): Promise<{ endAt: number }> {
+    const { clock, bookkeeping, guard } = this.setup;
+    const phase = this.phase;
+    return runSession({
       script: bodies.sessions.session(ticket.index, phase),
       ticket,
       clock,
-      nextIndex: () => nextRequest++,
+      nextIndex: () => this.nextRequest++,
       shouldStop: guard.stop,
       send: async (turn) => {
         const body = bodies.build(
@@ -167,7 +190,7 @@ export function phaseSender(
           },
           phase,
         );
-        const outcome = await sendRequest(turn.ticket, body);
+        const outcome = await this.sendRequest(turn.ticket, body);
         return {
           endAt: outcome.endAt,
           ok: outcome.ok,
@@ -179,10 +202,27 @@ export function phaseSender(
       // Counted once the session's last record is in (its bookkeeping runs before this continuation's
       // next send, or at the phase's end), so the final line has every request.
       bookkeeping.later(() => {
-        sessionsDone++;
-        report();
+        this.sessionsDone++;
+        this.report();
       });
       return { endAt };
     });
-  return { send, tally };
+  }
+
+  private report(): void {
+    const { progress, cell, runIndex, runs, clock } = this.setup;
+    const plan = this.phasePlan;
+    progress.update({
+      cell,
+      run: runIndex,
+      runs,
+      phase: this.phase,
+      ...(this.sessionMode ? { unit: "sessions" as const, requests: this.tally.done } : {}),
+      done: this.sessionMode ? this.sessionsDone : this.tally.done,
+      total: plan.maxRequests,
+      errors: this.tally.errors,
+      elapsedS: (clock.now() - this.phaseOrigin()) / 1000,
+      plannedS: plan.maxDurationMs === null ? null : plan.maxDurationMs / 1000,
+    });
+  }
 }

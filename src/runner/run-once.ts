@@ -84,25 +84,7 @@ export async function runOnce<Recorded>(options: RunOnceOptions<Recorded>): Prom
   });
   const bodies = requestBodies(context, workload, cacheSalt);
   const guard = runGuard(session, options.shouldAbort);
-
-  // An interrupt ends the requests in flight too, not just new sends (a dead server fails them itself);
-  // a stream that stops producing tokens is reported while it stalls, not only at its timeout.
-  const stalls = stallReporter({
-    cell: cell.name,
-    runIndex,
-    thresholdMs: options.stallReportMs ?? defaultStallReportMs,
-  });
-  let stallCheckedAt = performance.now();
-  const watchdog = setInterval(() => {
-    if (options.shouldAbort?.() === true) client.abortAll();
-    const now = performance.now();
-    if (now - stallCheckedAt >= stallCheckEveryMs) {
-      stallCheckedAt = now;
-      const line = stalls.check(now, client.inFlight());
-      if (line !== null) progress.message(line);
-    }
-  }, 200);
-  watchdog.unref();
+  const stopWatching = watchRequests(client, options);
   const sender: PhaseSenderSetup = {
     client,
     path: endpointPath[cell.endpoint],
@@ -156,9 +138,34 @@ export async function runOnce<Recorded>(options: RunOnceOptions<Recorded>): Prom
     });
     return { recorded, ...runEnd(outcome!) };
   } finally {
-    clearInterval(watchdog);
+    stopWatching();
     await client.close();
   }
+}
+
+/**
+ * Watches the run's requests in flight: an interrupt ends them too, not just new sends (a dead server
+ * fails them itself); a stream that stops producing tokens is reported while it stalls, not only at its
+ * timeout. Returns the stop.
+ */
+function watchRequests<Recorded>(client: StreamClient, options: RunOnceOptions<Recorded>): () => void {
+  const stalls = stallReporter({
+    cell: options.context.cell.name,
+    runIndex: options.runIndex,
+    thresholdMs: options.stallReportMs ?? defaultStallReportMs,
+  });
+  let stallCheckedAt = performance.now();
+  const watchdog = setInterval(() => {
+    if (options.shouldAbort?.() === true) client.abortAll();
+    const now = performance.now();
+    if (now - stallCheckedAt >= stallCheckEveryMs) {
+      stallCheckedAt = now;
+      const line = stalls.check(now, client.inFlight());
+      if (line !== null) options.progress.message(line);
+    }
+  }, 200);
+  watchdog.unref();
+  return () => clearInterval(watchdog);
 }
 
 /**
