@@ -103,19 +103,22 @@ export function pickRepoDigest(repoDigests: readonly string[], image: string): s
   return repoDigests.find((digest) => hubShortName(digest.split("@")[0]!) === repository) ?? null;
 }
 
+type DockerServices = LaunchServices & {
+  dockerCommand: DockerCli;
+  devMode: boolean;
+  /** The config as written (templates for values from the environment): what is printed and recorded. */
+  recorded?: { server: DockerConfig; model: ModelConfig };
+};
+
+type LaunchFailure = (summary: string, lines: string[]) => ServerStartError;
+
 export async function launchDocker(
   config: DockerConfig,
   model: ModelConfig,
-  services: LaunchServices & {
-    dockerCommand: DockerCli;
-    devMode: boolean;
-    /** The config as written (templates for values from the environment): what is printed and recorded. */
-    recorded?: { server: DockerConfig; model: ModelConfig };
-  },
+  services: DockerServices,
 ): Promise<LaunchedServer> {
-  const { log, env } = services;
-  const docker = services.dockerCommand;
-  const fail = (summary: string, lines: string[]) =>
+  const { log } = services;
+  const fail: LaunchFailure = (summary, lines) =>
     new ServerStartError({
       summary,
       stage: "launch",
@@ -123,7 +126,6 @@ export async function launchDocker(
       lastLogLines: lines.slice(-20),
       logFile: log.path,
     });
-
   const recorded = services.recorded ?? { server: config, model };
   const { digest: imageDigest, id: imageId } = await resolveImage(config.image, services, fail);
   if (!config.image.includes("@sha256:")) {
@@ -131,14 +133,41 @@ export async function launchDocker(
       `server.image "${recorded.server.image}" is pinned by tag only (resolved to ${imageDigest ?? "an unknown digest"}); a tag can move, so pin the digest (image@sha256:...) for reproducible comparisons.`,
     );
   }
-
-  const engineArgs = dockerEngineArgs(config, model);
   const containerName = `vllm-perf-gate-${services.id}`;
-  const runArgs = dockerRunArgs(config, engineArgs, containerName, {
-    devMode: services.devMode,
-    device: services.device,
-  });
-  // Remembered before `docker run`: a main step cancelled during the run still leaves a name to remove.
+  const recordedEngineArgs = await runContainer(config, model, containerName, services, fail);
+  const container = followContainer(containerName, services);
+  let stopped: Promise<TeardownNotes> | undefined;
+  return {
+    baseUrl: `http://${connectHost(config.publish_address)}:${config.port}`,
+    metricsUrl: `http://${connectHost(config.publish_address)}:${config.port}/metrics`,
+    port: config.port,
+    exited: container.exited,
+    conditions: { image: recorded.server.image, imageDigest, imageId, args: recordedEngineArgs },
+    stop() {
+      container.stopping();
+      stopped ??= stopContainer(containerName, container.followers, services);
+      return stopped;
+    },
+  };
+}
+
+/**
+ * `docker run` of the container, remembered before it runs (a main step cancelled meanwhile still leaves
+ * a name to remove) and printed as the config writes it; a failed run is removed and its output logged.
+ * Returns the engine arguments as recorded.
+ */
+async function runContainer(
+  config: DockerConfig,
+  model: ModelConfig,
+  containerName: string,
+  services: DockerServices,
+  fail: LaunchFailure,
+): Promise<string[]> {
+  const { log, env } = services;
+  const docker = services.dockerCommand;
+  const recorded = services.recorded ?? { server: config, model };
+  const placement = { devMode: services.devMode, device: services.device };
+  const runArgs = dockerRunArgs(config, dockerEngineArgs(config, model), containerName, placement);
   await services.remember({
     kind: "docker",
     container: containerName,
@@ -148,7 +177,7 @@ export async function launchDocker(
   });
   const recordedEngineArgs = dockerEngineArgs(recorded.server, recorded.model);
   log.note(
-    `${describeDockerCli(docker)} ${dockerRunArgs(recorded.server, recordedEngineArgs, containerName, { devMode: services.devMode, device: services.device }).join(" ")}`,
+    `${describeDockerCli(docker)} ${dockerRunArgs(recorded.server, recordedEngineArgs, containerName, placement).join(" ")}`,
   );
   let runPid: number | undefined;
   const running = dockerExec(docker, runArgs, {
@@ -172,7 +201,19 @@ export async function launchDocker(
     );
   }
   log.note(`container ${containerName} started (id ${run.stdout.trim().slice(0, 12)})`);
+  return recordedEngineArgs;
+}
 
+/**
+ * The running container's log followed into the server log (`docker logs --follow`) and its exit watched
+ * (`docker wait`): `exited` resolves when it stops on its own, never after `stopping()`.
+ */
+function followContainer(
+  containerName: string,
+  services: DockerServices,
+): { exited: Promise<{ reason: string }>; followers: ChildProcess[]; stopping(): void } {
+  const { log, env } = services;
+  const docker = services.dockerCommand;
   const logs = dockerSpawn(docker, ["logs", "--follow", containerName], {
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -199,18 +240,11 @@ export async function launchDocker(
     waiter.once("close", report);
     waiter.once("error", report);
   });
-
-  let stopped: Promise<TeardownNotes> | undefined;
   return {
-    baseUrl: `http://${connectHost(config.publish_address)}:${config.port}`,
-    metricsUrl: `http://${connectHost(config.publish_address)}:${config.port}/metrics`,
-    port: config.port,
     exited,
-    conditions: { image: recorded.server.image, imageDigest, imageId, args: recordedEngineArgs },
-    stop() {
+    followers: [logs, waiter],
+    stopping: () => {
       stopping = true;
-      stopped ??= stopContainer(containerName, [logs, waiter], services);
-      return stopped;
     },
   };
 }

@@ -47,7 +47,18 @@ export interface ReadinessWait {
  * An HTTP 401 or 403 also ends the wait at once (`unauthorized`): a server that refuses the credentials
  * will not accept them later.
  */
-export async function waitForReady(options: {
+export async function waitForReady(options: ReadinessOptions): Promise<ReadinessOutcome> {
+  const wait = new ReadinessPoll(options);
+  const stopReporting = new AbortController();
+  if (options.onWaiting) wait.report(options.onWaiting, stopReporting.signal);
+  try {
+    return await wait.poll();
+  } finally {
+    stopReporting.abort();
+  }
+}
+
+interface ReadinessOptions {
   target: ProbeTarget;
   timeoutMs: number;
   pollMs: number;
@@ -61,98 +72,112 @@ export async function waitForReady(options: {
    */
   onWaiting?: ((wait: ReadinessWait) => void) | undefined;
   reportEveryMs?: number | undefined;
-}): Promise<ReadinessOutcome> {
-  const { clock } = options;
-  const started = clock.now();
-  const startedAt = clock.wallTime();
-  let exitReason: string | undefined;
-  const stopPolling = new AbortController();
-  void options.exited.then(({ reason }) => {
-    exitReason = reason;
-    stopPolling.abort();
-  });
-  let healthy = false;
-  let lastProblem = "no answer yet";
-  const stopReporting = new AbortController();
-  const onWaiting = options.onWaiting;
-  if (onWaiting) {
-    const everyMs = options.reportEveryMs ?? readinessReportEveryMs;
+}
+
+/** One wait for readiness: what it awaits, the last probe's problem, and the server's exit once known. */
+class ReadinessPoll {
+  private readonly started: number;
+  private readonly startedAt: Date;
+  private exitReason: string | undefined;
+  private readonly stopPolling = new AbortController();
+  private healthy = false;
+  private lastProblem = "no answer yet";
+
+  constructor(private readonly options: ReadinessOptions) {
+    this.started = options.clock.now();
+    this.startedAt = options.clock.wallTime();
+    void options.exited.then(({ reason }) => {
+      this.exitReason = reason;
+      this.stopPolling.abort();
+    });
+  }
+
+  /** Says where the wait stands every `reportEveryMs` until `stop` aborts. */
+  report(onWaiting: (wait: ReadinessWait) => void, stop: AbortSignal): void {
+    const { clock } = this.options;
+    const everyMs = this.options.reportEveryMs ?? readinessReportEveryMs;
     void (async () => {
       for (;;) {
-        await clock.sleep(everyMs, stopReporting.signal);
-        if (stopReporting.signal.aborted) return;
+        await clock.sleep(everyMs, stop);
+        if (stop.aborted) return;
         onWaiting({
-          baseUrl: options.target.baseUrl,
-          awaiting: healthy ? "GET /v1/models to list a model" : "GET /health to answer 200",
-          startedAt,
-          elapsedMs: clock.now() - started,
-          lastProblem,
-          timeoutMs: options.timeoutMs,
+          baseUrl: this.options.target.baseUrl,
+          awaiting: this.healthy ? "GET /v1/models to list a model" : "GET /health to answer 200",
+          startedAt: this.startedAt,
+          elapsedMs: clock.now() - this.started,
+          lastProblem: this.lastProblem,
+          timeoutMs: this.options.timeoutMs,
         });
       }
     })();
   }
-  try {
-    return await poll();
-  } finally {
-    stopReporting.abort();
-  }
 
-  async function poll(): Promise<ReadinessOutcome> {
+  async poll(): Promise<ReadinessOutcome> {
+    const { clock, timeoutMs, pollMs } = this.options;
     for (;;) {
       // Let an already-settled exit win over one more probe.
       await Promise.resolve();
-      if (exitReason !== undefined) {
-        return { ready: false, reason: "exited", detail: exitReason, waitedMs: clock.now() - started };
+      if (this.exitReason !== undefined) {
+        return {
+          ready: false,
+          reason: "exited",
+          detail: this.exitReason,
+          waitedMs: clock.now() - this.started,
+        };
       }
-      try {
-        if (!healthy) {
-          const status = await getStatus(options.target, "/health");
-          if (isUnauthorizedStatus(status))
-            return unauthorized("GET /health", status, options.target, started, clock);
-          healthy = status === 200;
-          lastProblem = `/health answered HTTP ${status}`;
-        }
-        if (healthy) {
-          const models = await getServedModels(options.target);
-          if (models.length > 0) {
-            const waitedMs = clock.now() - started;
-            if (
-              options.expectedModel !== undefined &&
-              !models.some((model) => model.id === options.expectedModel)
-            ) {
-              return {
-                ready: false,
-                reason: "wrong-model",
-                detail: `the server serves ${models.map((model) => `"${model.id}"`).join(", ")} but model.name is "${options.expectedModel}"`,
-                waitedMs,
-              };
-            }
-            return { ready: true, models, waitedMs };
-          }
-          lastProblem = "/v1/models listed no model";
-        }
-      } catch (error) {
-        if (error instanceof ProbeStatusError && isUnauthorizedStatus(error.status)) {
-          return unauthorized("GET /v1/models", error.status, options.target, started, clock);
-        }
-        lastProblem = describeProbeError(error, options.target.baseUrl);
-      }
-      if (exitReason !== undefined) continue;
-      const elapsed = clock.now() - started;
-      if (elapsed >= options.timeoutMs) {
+      const outcome = await this.probe();
+      if (outcome !== null) return outcome;
+      if (this.exitReason !== undefined) continue;
+      const elapsed = clock.now() - this.started;
+      if (elapsed >= timeoutMs) {
         return {
           ready: false,
           reason: "timeout",
-          detail: `not ready after ${Math.round(elapsed / 1000)} s (last probe: ${lastProblem})`,
+          detail: `not ready after ${Math.round(elapsed / 1000)} s (last probe: ${this.lastProblem})`,
           waitedMs: elapsed,
         };
       }
-      await clock.sleep(
-        Math.min(options.pollMs, Math.max(0, options.timeoutMs - elapsed)),
-        stopPolling.signal,
-      );
+      await clock.sleep(Math.min(pollMs, Math.max(0, timeoutMs - elapsed)), this.stopPolling.signal);
     }
+  }
+
+  /** One probe: /health until it answers 200, then /v1/models; the outcome once there is one, else null. */
+  private async probe(): Promise<ReadinessOutcome | null> {
+    const { target, clock } = this.options;
+    try {
+      if (!this.healthy) {
+        const status = await getStatus(target, "/health");
+        if (isUnauthorizedStatus(status))
+          return unauthorized("GET /health", status, target, this.started, clock);
+        this.healthy = status === 200;
+        this.lastProblem = `/health answered HTTP ${status}`;
+      }
+      if (this.healthy) {
+        const models = await getServedModels(target);
+        if (models.length > 0) return this.served(models);
+        this.lastProblem = "/v1/models listed no model";
+      }
+    } catch (error) {
+      if (error instanceof ProbeStatusError && isUnauthorizedStatus(error.status))
+        return unauthorized("GET /v1/models", error.status, target, this.started, clock);
+      this.lastProblem = describeProbeError(error, target.baseUrl);
+    }
+    return null;
+  }
+
+  /** Ready, unless the server does not serve the model the load will request. */
+  private served(models: ServedModel[]): ReadinessOutcome {
+    const waitedMs = this.options.clock.now() - this.started;
+    const expected = this.options.expectedModel;
+    if (expected !== undefined && !models.some((model) => model.id === expected)) {
+      return {
+        ready: false,
+        reason: "wrong-model",
+        detail: `the server serves ${models.map((model) => `"${model.id}"`).join(", ")} but model.name is "${expected}"`,
+        waitedMs,
+      };
+    }
+    return { ready: true, models, waitedMs };
   }
 }
 

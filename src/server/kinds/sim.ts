@@ -68,14 +68,7 @@ async function launchSim(
   services.log.note(
     `starting simulator: vllm-perf-gate sim ${[...simArgs(recordedConfig, recordedModel, shownSeed), ...device].join(" ")}`,
   );
-  let announced: (url: string) => void = () => {};
-  const listening = new Promise<string>((resolve) => {
-    announced = resolve;
-  });
-  const unsubscribe = services.log.onLine((line) => {
-    const url = listeningLine.exec(line)?.[1];
-    if (url) announced(url.replace("//0.0.0.0:", "//127.0.0.1:").replace(/\/+$/, ""));
-  });
+  const announcement = listenForAddress(services);
   const launchedAt = services.clock.now();
   const spawned = await spawnServerProcess(
     argv,
@@ -91,31 +84,19 @@ async function launchSim(
     services,
   );
   if ("spawnError" in spawned) {
-    unsubscribe();
+    announcement.stop();
     throw new ServerStartError({
       summary: `The simulator could not be started: ${spawned.spawnError}.`,
       stage: "launch",
       logFile: services.log.path,
     });
   }
-  let baseUrl = `http://127.0.0.1:${config.port}`;
-  if (config.port === 0) {
-    // The port is only known once the simulator says where it listens.
-    const timeout = services.clock.sleep(services.startupTimeoutMs).then(() => undefined);
-    const url = await Promise.race([listening, spawned.exited.then(() => undefined), timeout]);
-    if (url === undefined) {
-      await spawned.stop();
-      throw new ServerStartError({
-        summary:
-          'The simulator did not announce its address ("vllm-perf-gate sim listening on ...") before it exited or timed out.',
-        stage: "readiness",
-        lastLogLines: services.log.lastLines(20),
-        logFile: services.log.path,
-      });
-    }
-    baseUrl = url;
-  }
-  unsubscribe();
+  // The port is only known once the simulator says where it listens (port 0: it picks one).
+  const baseUrl =
+    config.port === 0
+      ? await announcedAddress(announcement, spawned, services)
+      : `http://127.0.0.1:${config.port}`;
+  announcement.stop();
   const port = Number(new URL(baseUrl).port);
   // The configured seed is the condition; the per-start seed derived from it is in the log. Recorded
   // from the config as written (templates for values from the environment).
@@ -132,6 +113,39 @@ async function launchSim(
     },
     stop: () => spawned.stop(),
   };
+}
+
+/** The address the simulator announces in its log ("vllm-perf-gate sim listening on URL"), once it does. */
+function listenForAddress(services: LaunchServices): { address: Promise<string>; stop: () => void } {
+  let announced: (url: string) => void = () => {};
+  const address = new Promise<string>((resolve) => {
+    announced = resolve;
+  });
+  const stop = services.log.onLine((line) => {
+    const url = listeningLine.exec(line)?.[1];
+    if (url) announced(url.replace("//0.0.0.0:", "//127.0.0.1:").replace(/\/+$/, ""));
+  });
+  return { address, stop };
+}
+
+/** The announced address; a simulator that exits or times out first is stopped and the start fails. */
+async function announcedAddress(
+  announcement: { address: Promise<string>; stop: () => void },
+  spawned: { exited: Promise<unknown>; stop: () => Promise<unknown> },
+  services: LaunchServices,
+): Promise<string> {
+  const timeout = services.clock.sleep(services.startupTimeoutMs).then(() => undefined);
+  const url = await Promise.race([announcement.address, spawned.exited.then(() => undefined), timeout]);
+  if (url !== undefined) return url;
+  announcement.stop();
+  await spawned.stop();
+  throw new ServerStartError({
+    summary:
+      'The simulator did not announce its address ("vllm-perf-gate sim listening on ...") before it exited or timed out.',
+    stage: "readiness",
+    lastLogLines: services.log.lastLines(20),
+    logFile: services.log.path,
+  });
 }
 
 /** A picked port is incidental, not a condition: drop `--port N` from the recorded command line. */
