@@ -179,93 +179,16 @@ function short(sha: string): string {
 }
 
 export async function findBaseline(client: GitHubClient, query: BaselineQuery): Promise<BaselineSearch> {
-  const bounds = query.bounds ?? baselineSearchBounds;
-  const rejected: string[] = [];
-  const seen = new Set<number>();
-  const wanted = Math.max(1, query.sessions ?? 1);
-  const examined: SearchExamined = {
-    runs: 0,
-    artifacts: 0,
-    notUploaded: 0,
-    expired: 0,
-    wrongEvent: 0,
-    stoppedAtBound: null,
-  };
-  const artifacts = new ArtifactIndex(client, query, bounds);
-  let found: FoundBaseline | null = null;
-  const history: FoundBaseline[] = [];
-  const reject = (line: string) => {
-    if (found) return;
-    if (rejected.length < shownRejections) rejected.push(line);
-    else if (rejected.length === shownRejections) rejected.push("…");
-  };
-  /** True when `run` gave a baseline (the first one found, or one more for the history); null at a bound. */
-  const consider = async (run: WorkflowRun, reason: () => string | null): Promise<boolean | null> => {
-    seen.add(run.id);
-    examined.runs++;
-    if (!baselineEvents.includes(run.event)) {
-      examined.wrongEvent++;
-      reject(`run ${run.id} at ${short(run.head_sha)}: a ${run.event} run is never a baseline`);
-      return false;
-    }
-    const artifact = await artifacts.lookup(run.id);
-    examined.artifacts = artifacts.count;
-    if (artifact === "bound") {
-      examined.stoppedAtBound = `${bounds.maxArtifacts} artifacts named "${query.artifactName}"`;
-      return null;
-    }
-    if (!artifact.live) {
-      if (artifact.expired) examined.expired++;
-      else examined.notUploaded++;
-      reject(
-        `run ${run.id} at ${short(run.head_sha)}: artifact "${query.artifactName}" ${artifact.expired ? "expired" : "not uploaded"}`,
-      );
-      return false;
-    }
-    if (found) history.push(toFound(run, artifact.live, null));
-    else found = toFound(run, artifact.live, reason());
-    return true;
-  };
-  const result = () => ({ found, history, rejected, examined, problem: null });
+  const search = new Search(client, query);
   try {
-    if (query.preferredSha) {
-      for await (const runs of runsOf(client, query, 5, query.preferredSha)) {
-        for (const run of runs) {
-          if (await consider(run, () => null)) break;
-        }
-        break;
-      }
-      if (seen.size === 0)
-        rejected.push(
-          `no successful ${baselineEvents.join("/")} run on ${query.baseBranch} at base commit ${short(query.preferredSha)}`,
-        );
-    }
-    const complete = () => found !== null && history.length >= wanted - 1;
-    if (complete()) return result();
-    const atBase = [...rejected];
-    const runsAtBase = examined.runs;
-    // Called while the run that qualified is counted: the runs passed over are the others since the base's.
-    const fallback = () =>
-      query.preferredSha
-        ? `${atBase.join("; ")}; used the newest earlier run with a baseline${passedOver(examined.runs - 1 - runsAtBase)}`
-        : null;
-    walk: for await (const runs of runsOf(client, query, bounds.perPage)) {
-      for (const run of runs) {
-        if (complete()) break walk;
-        if (seen.has(run.id)) continue;
-        if (examined.runs >= bounds.maxRuns) {
-          examined.stoppedAtBound = `${bounds.maxRuns} runs`;
-          break walk;
-        }
-        if ((await consider(run, fallback)) === null) break walk;
-      }
-    }
-    return result();
+    if (query.preferredSha) await search.atBaseCommit(query.preferredSha);
+    if (!search.complete()) await search.walkBranch();
+    return search.result();
   } catch (error) {
     const status = httpStatusOf(error);
     if (status === 404) {
       return {
-        ...result(),
+        ...search.result(),
         found: null,
         history: [],
         problem: `workflow ${query.workflowFile ?? "(any)"} has no runs visible to the token (404)`,
@@ -274,11 +197,132 @@ export async function findBaseline(client: GitHubClient, query: BaselineQuery): 
     // A rate limit or a fault that outlasted the retries is no answer: the caller must not read it as "none".
     if (!isPermissionRefusal(error)) throw new GitHubCallError("finding the baseline", error);
     return {
-      ...result(),
+      ...search.result(),
       found: null,
       history: [],
       problem: `the token may not list workflow runs or artifacts: ${describeCallFailure(error)}; grant \`actions: read\``,
     };
+  }
+}
+
+/** One search for baselines: the runs examined, why each was passed over, what was found. */
+class Search {
+  private readonly bounds: NonNullable<BaselineQuery["bounds"]>;
+  private readonly rejected: string[] = [];
+  private readonly seen = new Set<number>();
+  /** Sessions wanted: the baseline and, for the history, the ones before it. */
+  private readonly wanted: number;
+  private readonly examined: SearchExamined = {
+    runs: 0,
+    artifacts: 0,
+    notUploaded: 0,
+    expired: 0,
+    wrongEvent: 0,
+    stoppedAtBound: null,
+  };
+  private readonly artifacts: ArtifactIndex;
+  private found: FoundBaseline | null = null;
+  private readonly history: FoundBaseline[] = [];
+  /** Why the base commit's run gave none (the fallback's reason says so), and the runs examined there. */
+  private atBase: { rejected: string[]; runs: number } | null = null;
+
+  constructor(
+    private readonly client: GitHubClient,
+    private readonly query: BaselineQuery,
+  ) {
+    this.bounds = query.bounds ?? baselineSearchBounds;
+    this.wanted = Math.max(1, query.sessions ?? 1);
+    this.artifacts = new ArtifactIndex(client, query, this.bounds);
+  }
+
+  complete(): boolean {
+    return this.found !== null && this.history.length >= this.wanted - 1;
+  }
+
+  result(): BaselineSearch {
+    return {
+      found: this.found,
+      history: this.history,
+      rejected: this.rejected,
+      examined: this.examined,
+      problem: null,
+    };
+  }
+
+  /** The newest run at the base commit, first: a baseline of the very code the PR changes. */
+  async atBaseCommit(sha: string): Promise<void> {
+    for await (const runs of runsOf(this.client, this.query, 5, sha)) {
+      for (const run of runs) {
+        if (await this.consider(run, () => null)) break;
+      }
+      break;
+    }
+    if (this.seen.size === 0)
+      this.rejected.push(
+        `no successful ${baselineEvents.join("/")} run on ${this.query.baseBranch} at base commit ${short(sha)}`,
+      );
+    this.atBase = { rejected: [...this.rejected], runs: this.examined.runs };
+  }
+
+  /** The branch's runs, newest first, until enough were found or a bound is reached. */
+  async walkBranch(): Promise<void> {
+    const { bounds, examined } = this;
+    walk: for await (const runs of runsOf(this.client, this.query, bounds.perPage)) {
+      for (const run of runs) {
+        if (this.complete()) break walk;
+        if (this.seen.has(run.id)) continue;
+        if (examined.runs >= bounds.maxRuns) {
+          examined.stoppedAtBound = `${bounds.maxRuns} runs`;
+          break walk;
+        }
+        if ((await this.consider(run, () => this.fallbackReason())) === null) break walk;
+      }
+    }
+  }
+
+  /**
+   * Why an earlier run's baseline is used instead of the base commit's. Called while the run that
+   * qualified is counted: the runs passed over are the others since the base's.
+   */
+  private fallbackReason(): string | null {
+    const atBase = this.atBase;
+    if (atBase === null) return null;
+    return `${atBase.rejected.join("; ")}; used the newest earlier run with a baseline${passedOver(this.examined.runs - 1 - atBase.runs)}`;
+  }
+
+  private reject(line: string): void {
+    if (this.found) return;
+    if (this.rejected.length < shownRejections) this.rejected.push(line);
+    else if (this.rejected.length === shownRejections) this.rejected.push("…");
+  }
+
+  /** True when `run` gave a baseline (the first one found, or one more for the history); null at a bound. */
+  private async consider(run: WorkflowRun, reason: () => string | null): Promise<boolean | null> {
+    const { examined, query } = this;
+    this.seen.add(run.id);
+    examined.runs++;
+    if (!baselineEvents.includes(run.event)) {
+      examined.wrongEvent++;
+      this.reject(`run ${run.id} at ${short(run.head_sha)}: a ${run.event} run is never a baseline`);
+      return false;
+    }
+    const artifact = await this.artifacts.lookup(run.id);
+    examined.artifacts = this.artifacts.count;
+    if (artifact === "bound") {
+      examined.stoppedAtBound = `${this.bounds.maxArtifacts} artifacts named "${query.artifactName}"`;
+      return null;
+    }
+    if (!artifact.live) {
+      if (artifact.expired) examined.expired++;
+      else examined.notUploaded++;
+      this.reject(
+        `run ${run.id} at ${short(run.head_sha)}: artifact "${query.artifactName}" ${artifact.expired ? "expired" : "not uploaded"}`,
+      );
+      return false;
+    }
+    if (this.found) this.history.push(toFound(run, artifact.live, null));
+    else this.found = toFound(run, artifact.live, reason());
+    return true;
   }
 }
 

@@ -85,16 +85,37 @@ function merge(existing: readonly HistoryRecord[], incoming: readonly HistoryRec
 }
 
 export function createBranchHistoryStore(client: GitHubClient, options: BranchStoreOptions): HistoryStore {
-  const limits = options.limits ?? defaultHistoryLimits;
-  const maxAttempts = options.maxAttempts ?? maxHistoryAppendAttempts;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const { owner, repo, branch, path } = options;
-  const source = `${owner}/${repo}@${branch}:${path}`;
+  const store = new BranchHistoryStore(client, options);
+  return {
+    description: `branch ${options.branch} (${options.path})`,
+    read: () => store.read(),
+    append: (records) => store.append(records),
+  };
+}
 
-  const read = async (): Promise<HistoryRead> => {
+/** The history file on its dedicated branch, through the contents and git data APIs. */
+class BranchHistoryStore {
+  private readonly limits: HistoryLimits;
+  private readonly maxAttempts: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly source: string;
+
+  constructor(
+    private readonly client: GitHubClient,
+    private readonly options: BranchStoreOptions,
+  ) {
+    this.limits = options.limits ?? defaultHistoryLimits;
+    this.maxAttempts = options.maxAttempts ?? maxHistoryAppendAttempts;
+    this.sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    this.source = `${options.owner}/${options.repo}@${options.branch}:${options.path}`;
+  }
+
+  async read(): Promise<HistoryRead> {
+    const { owner, repo, path, branch } = this.options;
+    const { source, limits } = this;
     let data: unknown;
     try {
-      ({ data } = await client.rest.repos.getContent({ owner, repo, path, ref: branch }));
+      ({ data } = await this.client.rest.repos.getContent({ owner, repo, path, ref: branch }));
     } catch (error) {
       if (httpStatusOf(error) === 404) return { records: [], sha: null, source };
       throw error;
@@ -109,69 +130,51 @@ export function createBranchHistoryStore(client: GitHubClient, options: BranchSt
       throw new UntrustedHistoryError(
         `history ${source}: ${file.size} bytes, more than the ${limits.maxBytes} allowed (limit maxHistoryBytes)`,
       );
-    let text: string;
+    const text = await this.contentOf(file as typeof file & { size: number; sha: string });
+    return { records: parseHistory(text, source, limits), sha: file.sha, source };
+  }
+
+  /** A file's text: its base64 content, or over 1 MB (no content in the JSON form) its raw form, checked by sha. */
+  private async contentOf(file: {
+    size: number;
+    sha: string;
+    content?: string;
+    encoding?: string;
+  }): Promise<string> {
     if (
       file.encoding === "base64" &&
       typeof file.content === "string" &&
       (file.content !== "" || file.size === 0)
-    ) {
-      text = Buffer.from(file.content.replace(/\s+/g, ""), "base64").toString("utf8");
-    } else {
-      // Over 1 MB the JSON form carries no content (encoding "none"); the raw media type serves it.
-      const raw = await client.rest.repos.getContent({
-        owner,
-        repo,
-        path,
-        ref: branch,
-        mediaType: { format: "raw" },
-      });
-      text =
-        typeof raw.data === "string"
-          ? raw.data
-          : Buffer.from(raw.data as unknown as ArrayBuffer).toString("utf8");
-      if (gitBlobSha(text) !== file.sha)
-        throw new HistoryConflictError(`history ${source}: changed between reading its sha and its content`);
-    }
-    return { records: parseHistory(text, source, limits), sha: file.sha, source };
-  };
-
-  /** A branch of its own: one commit with no parent holding only the history file. */
-  const createBranch = async (text: string): Promise<boolean> => {
-    const { data: tree } = await client.rest.git.createTree({
+    )
+      return Buffer.from(file.content.replace(/\s+/g, ""), "base64").toString("utf8");
+    const { owner, repo, path, branch } = this.options;
+    const raw = await this.client.rest.repos.getContent({
       owner,
       repo,
-      tree: [{ path, mode: "100644", type: "blob", content: text }],
+      path,
+      ref: branch,
+      mediaType: { format: "raw" },
     });
-    const { data: commit } = await client.rest.git.createCommit({
-      owner,
-      repo,
-      message: "vllm-perf-gate: start the history",
-      tree: tree.sha,
-      parents: [],
-    });
-    try {
-      await client.rest.git.createRef({ owner, repo, ref: `refs/heads/${branch}`, sha: commit.sha });
-      return true;
-    } catch (error) {
-      if (httpStatusOf(error) === 422) return false; // another writer created it first
-      throw error;
-    }
-  };
+    const text =
+      typeof raw.data === "string"
+        ? raw.data
+        : Buffer.from(raw.data as unknown as ArrayBuffer).toString("utf8");
+    if (gitBlobSha(text) !== file.sha)
+      throw new HistoryConflictError(
+        `history ${this.source}: changed between reading its sha and its content`,
+      );
+    return text;
+  }
 
-  const branchExists = async (): Promise<boolean> => {
-    try {
-      await client.rest.git.getRef({ owner, repo, ref: `heads/${branch}` });
-      return true;
-    } catch (error) {
-      if (httpStatusOf(error) === 404) return false;
-      throw error;
-    }
-  };
-
-  const append = async (incoming: readonly HistoryRecord[]): Promise<AppendOutcome> => {
+  /**
+   * Appends the sessions the history does not hold yet, compacted to its bounds; a write that loses a race
+   * to another writer is retried on the file as it then is, with a growing wait, up to maxAttempts.
+   */
+  async append(incoming: readonly HistoryRecord[]): Promise<AppendOutcome> {
+    const { source, limits, maxAttempts } = this;
     let conflicts = 0;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      const current = await read();
+      const current = await this.read();
       const fresh = merge(current.records, incoming);
       const compaction = compactHistory([...current.records, ...fresh], limits);
       const text = serializeHistory(compaction.records);
@@ -188,37 +191,74 @@ export function createBranchHistoryStore(client: GitHubClient, options: BranchSt
       if (fresh.length === 0) return outcome;
       const sessions = historySessions(fresh).map((s) => s.id);
       const message = `vllm-perf-gate: history + session ${sessions.join(", ")}${compaction.droppedSessions.length > 0 ? ` (compacted: ${compaction.droppedSessions.length} oldest session(s) dropped, limit maxHistorySessions/maxHistoryBytes)` : ""}`;
-      try {
-        if (current.sha === null && !(await branchExists())) {
-          if (await createBranch(text)) return outcome;
-        } else {
-          await client.rest.repos.createOrUpdateFileContents({
-            owner,
-            repo,
-            path,
-            branch,
-            message,
-            content: Buffer.from(text).toString("base64"),
-            ...(current.sha ? { sha: current.sha } : {}),
-          });
-          return outcome;
-        }
-      } catch (error) {
-        const status = httpStatusOf(error);
-        // 409: the file changed since it was read; 422: it was created since (no sha supplied).
-        if (status !== 409 && status !== 422) throw error;
-      }
+      if (await this.write(text, current.sha, message)) return outcome;
       conflicts++;
       outcome.conflicts = conflicts;
       if (attempt < maxAttempts)
-        await sleep(Math.min(8000, 250 * 2 ** (attempt - 1)) * (0.5 + Math.random()));
+        await this.sleep(Math.min(8000, 250 * 2 ** (attempt - 1)) * (0.5 + Math.random()));
     }
     throw new HistoryConflictError(
       `history ${source}: other writers changed it ${maxAttempts} times in a row; gave up (limit maxHistoryAppendAttempts ${maxAttempts})`,
     );
-  };
+  }
 
-  return { description: `branch ${branch} (${path})`, read, append };
+  /** One write of the file over `sha` (null: a new file, on a new branch where there is none); false when another writer won. */
+  private async write(text: string, sha: string | null, message: string): Promise<boolean> {
+    const { owner, repo, path, branch } = this.options;
+    try {
+      if (sha === null && !(await this.branchExists())) return await this.createBranch(text);
+      await this.client.rest.repos.createOrUpdateFileContents({
+        owner,
+        repo,
+        path,
+        branch,
+        message,
+        content: Buffer.from(text).toString("base64"),
+        ...(sha ? { sha } : {}),
+      });
+      return true;
+    } catch (error) {
+      const status = httpStatusOf(error);
+      // 409: the file changed since it was read; 422: it was created since (no sha supplied).
+      if (status !== 409 && status !== 422) throw error;
+      return false;
+    }
+  }
+
+  /** A branch of its own: one commit with no parent holding only the history file. */
+  private async createBranch(text: string): Promise<boolean> {
+    const { owner, repo, path, branch } = this.options;
+    const { data: tree } = await this.client.rest.git.createTree({
+      owner,
+      repo,
+      tree: [{ path, mode: "100644", type: "blob", content: text }],
+    });
+    const { data: commit } = await this.client.rest.git.createCommit({
+      owner,
+      repo,
+      message: "vllm-perf-gate: start the history",
+      tree: tree.sha,
+      parents: [],
+    });
+    try {
+      await this.client.rest.git.createRef({ owner, repo, ref: `refs/heads/${branch}`, sha: commit.sha });
+      return true;
+    } catch (error) {
+      if (httpStatusOf(error) === 422) return false; // another writer created it first
+      throw error;
+    }
+  }
+
+  private async branchExists(): Promise<boolean> {
+    const { owner, repo, branch } = this.options;
+    try {
+      await this.client.rest.git.getRef({ owner, repo, ref: `heads/${branch}` });
+      return true;
+    } catch (error) {
+      if (httpStatusOf(error) === 404) return false;
+      throw error;
+    }
+  }
 }
 
 /** The file the artifact fallback keeps inside each baseline artifact. */

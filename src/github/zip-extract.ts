@@ -82,92 +82,136 @@ async function readCentralDirectory(
   const handle = await open(archive, "r");
   try {
     const { size } = await handle.stat();
-    const tailLength = Math.min(size, 22 + 0xffff);
-    const tail = Buffer.alloc(tailLength);
-    await handle.read(tail, 0, tailLength, size - tailLength);
-    let eocd = -1;
-    for (let i = tailLength - 22; i >= 0; i--) {
-      if (tail.readUInt32LE(i) === eocdSignature) {
-        eocd = i;
-        break;
-      }
-    }
-    if (eocd < 0) fail("not a zip archive (no end of central directory record)");
-    const disk = tail.readUInt16LE(eocd + 4);
-    const entryCount = tail.readUInt16LE(eocd + 10);
-    const directorySize = tail.readUInt32LE(eocd + 12);
-    const directoryOffset = tail.readUInt32LE(eocd + 16);
-    if (entryCount === 0xffff || directorySize === 0xffffffff || directoryOffset === 0xffffffff)
-      fail("zip64 archives are not supported (an artifact within the limits never needs one)");
-    if (disk !== 0) fail("multi-disk archives are not supported");
-    if (entryCount > limits.maxFiles)
-      fail(`${entryCount} entries, more than the ${limits.maxFiles} allowed (limit maxFiles)`);
-    if (directoryOffset + directorySize > size) fail("the central directory lies outside the file");
+    const { entryCount, directorySize, directoryOffset } = await endOfDirectory(handle, size, limits, fail);
     const directory = Buffer.alloc(directorySize);
     await handle.read(directory, 0, directorySize, directoryOffset);
-
     const entries: Entry[] = [];
     const names = new Set<string>();
     let declaredTotal = 0;
     let at = 0;
     for (let i = 0; i < entryCount; i++) {
-      if (at + 46 > directorySize || directory.readUInt32LE(at) !== centralSignature)
-        fail(`central directory record ${i} is malformed`);
-      const versionMadeBy = directory.readUInt16LE(at + 4);
-      const flags = directory.readUInt16LE(at + 8);
-      const method = directory.readUInt16LE(at + 10);
-      const crc = directory.readUInt32LE(at + 16);
-      const compressedSize = directory.readUInt32LE(at + 20);
-      const uncompressedSize = directory.readUInt32LE(at + 24);
-      const nameLength = directory.readUInt16LE(at + 28);
-      const extraLength = directory.readUInt16LE(at + 30);
-      const commentLength = directory.readUInt16LE(at + 32);
-      const externalAttributes = directory.readUInt32LE(at + 38);
-      const localHeaderOffset = directory.readUInt32LE(at + 42);
-      if (nameLength > maxNameBytes) fail(`entry ${i}: name longer than ${maxNameBytes} bytes`);
-      if (at + 46 + nameLength > directorySize) fail(`central directory record ${i} is malformed`);
-      const name = directory.toString("utf8", at + 46, at + 46 + nameLength);
-      at += 46 + nameLength + extraLength + commentLength;
-
-      checkName(name, fail);
-      const quoted = JSON.stringify(name);
-      if (flags & 0x1) fail(`entry ${quoted}: encrypted entries are not supported`);
-      if (
-        compressedSize === 0xffffffff ||
-        uncompressedSize === 0xffffffff ||
-        localHeaderOffset === 0xffffffff
-      )
-        fail(`entry ${quoted}: zip64 entries are not supported`);
-      const kind = unixKind(versionMadeBy, externalAttributes);
-      if (kind === 0o120000) fail(`entry ${quoted}: symbolic links are not allowed in a baseline`);
-      const isDirectory = name.endsWith("/") || kind === 0o040000;
-      if (kind !== null && kind !== 0o100000 && kind !== 0o040000)
-        fail(`entry ${quoted}: only regular files and directories are allowed`);
-      if (!isDirectory && method !== 0 && method !== 8)
-        fail(`entry ${quoted}: compression method ${method} is not supported (stored or deflate only)`);
-      const key = name.replace(/\/$/, "");
-      if (names.has(key)) fail(`entry ${quoted} appears twice`);
+      const record = directoryRecord(directory, at, i, fail);
+      at = record.next;
+      const entry = checkedEntry(record, fail);
+      const key = entry.name.replace(/\/$/, "");
+      if (names.has(key)) fail(`entry ${JSON.stringify(entry.name)} appears twice`);
       names.add(key);
-      if (localHeaderOffset + 30 + compressedSize > size)
-        fail(`entry ${quoted}: its data lies outside the file`);
-      declaredTotal += uncompressedSize;
+      if (entry.localHeaderOffset + 30 + entry.compressedSize > size)
+        fail(`entry ${JSON.stringify(entry.name)}: its data lies outside the file`);
+      declaredTotal += entry.uncompressedSize;
       if (declaredTotal > limits.maxTotalBytes)
         fail(`entries declare more than ${limits.maxTotalBytes} bytes uncompressed (limit maxTotalBytes)`);
-      entries.push({
-        name,
-        method,
-        flags,
-        crc,
-        compressedSize,
-        uncompressedSize,
-        localHeaderOffset,
-        isDirectory,
-      });
+      entries.push(entry);
     }
     return entries;
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The end of central directory record, found in the file's last 64 KiB: how many entries, and where
+ * the directory lies. Zip64, multi-disk archives and more entries than maxFiles are refused.
+ */
+async function endOfDirectory(
+  handle: Awaited<ReturnType<typeof open>>,
+  size: number,
+  limits: ExtractionLimits,
+  fail: (message: string) => never,
+): Promise<{ entryCount: number; directorySize: number; directoryOffset: number }> {
+  const tailLength = Math.min(size, 22 + 0xffff);
+  const tail = Buffer.alloc(tailLength);
+  await handle.read(tail, 0, tailLength, size - tailLength);
+  let eocd = -1;
+  for (let i = tailLength - 22; i >= 0; i--) {
+    if (tail.readUInt32LE(i) === eocdSignature) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) fail("not a zip archive (no end of central directory record)");
+  const disk = tail.readUInt16LE(eocd + 4);
+  const entryCount = tail.readUInt16LE(eocd + 10);
+  const directorySize = tail.readUInt32LE(eocd + 12);
+  const directoryOffset = tail.readUInt32LE(eocd + 16);
+  if (entryCount === 0xffff || directorySize === 0xffffffff || directoryOffset === 0xffffffff)
+    fail("zip64 archives are not supported (an artifact within the limits never needs one)");
+  if (disk !== 0) fail("multi-disk archives are not supported");
+  if (entryCount > limits.maxFiles)
+    fail(`${entryCount} entries, more than the ${limits.maxFiles} allowed (limit maxFiles)`);
+  if (directoryOffset + directorySize > size) fail("the central directory lies outside the file");
+  return { entryCount, directorySize, directoryOffset };
+}
+
+/** A central directory record's fields as written, read at `at`, and where the next record starts. */
+interface DirectoryRecord {
+  name: string;
+  versionMadeBy: number;
+  flags: number;
+  method: number;
+  crc: number;
+  compressedSize: number;
+  uncompressedSize: number;
+  externalAttributes: number;
+  localHeaderOffset: number;
+  next: number;
+}
+
+function directoryRecord(
+  directory: Buffer,
+  at: number,
+  index: number,
+  fail: (message: string) => never,
+): DirectoryRecord {
+  if (at + 46 > directory.length || directory.readUInt32LE(at) !== centralSignature)
+    fail(`central directory record ${index} is malformed`);
+  const nameLength = directory.readUInt16LE(at + 28);
+  const extraLength = directory.readUInt16LE(at + 30);
+  const commentLength = directory.readUInt16LE(at + 32);
+  if (nameLength > maxNameBytes) fail(`entry ${index}: name longer than ${maxNameBytes} bytes`);
+  if (at + 46 + nameLength > directory.length) fail(`central directory record ${index} is malformed`);
+  return {
+    name: directory.toString("utf8", at + 46, at + 46 + nameLength),
+    versionMadeBy: directory.readUInt16LE(at + 4),
+    flags: directory.readUInt16LE(at + 8),
+    method: directory.readUInt16LE(at + 10),
+    crc: directory.readUInt32LE(at + 16),
+    compressedSize: directory.readUInt32LE(at + 20),
+    uncompressedSize: directory.readUInt32LE(at + 24),
+    externalAttributes: directory.readUInt32LE(at + 38),
+    localHeaderOffset: directory.readUInt32LE(at + 42),
+    next: at + 46 + nameLength + extraLength + commentLength,
+  };
+}
+
+/**
+ * An entry a baseline may hold: a safe name, not encrypted, no zip64, a regular file (stored or
+ * deflated) or a directory, its data inside the file.
+ */
+function checkedEntry(record: DirectoryRecord, fail: (message: string) => never): Entry {
+  const { name, flags, method, compressedSize, uncompressedSize, localHeaderOffset } = record;
+  checkName(name, fail);
+  const quoted = JSON.stringify(name);
+  if (flags & 0x1) fail(`entry ${quoted}: encrypted entries are not supported`);
+  if (compressedSize === 0xffffffff || uncompressedSize === 0xffffffff || localHeaderOffset === 0xffffffff)
+    fail(`entry ${quoted}: zip64 entries are not supported`);
+  const kind = unixKind(record.versionMadeBy, record.externalAttributes);
+  if (kind === 0o120000) fail(`entry ${quoted}: symbolic links are not allowed in a baseline`);
+  const isDirectory = name.endsWith("/") || kind === 0o040000;
+  if (kind !== null && kind !== 0o100000 && kind !== 0o040000)
+    fail(`entry ${quoted}: only regular files and directories are allowed`);
+  if (!isDirectory && method !== 0 && method !== 8)
+    fail(`entry ${quoted}: compression method ${method} is not supported (stored or deflate only)`);
+  return {
+    name,
+    method,
+    flags,
+    crc: record.crc,
+    compressedSize,
+    uncompressedSize,
+    localHeaderOffset,
+    isDirectory,
+  };
 }
 
 /** Accepts a directory that does not exist or is empty; refuses one with content. */
@@ -206,8 +250,7 @@ export async function extractZip(
   const fail = (message: string): never => {
     throw new ArchiveLimitError(message);
   };
-  let written = 0;
-  let files = 0;
+  const totals = { written: 0, files: 0 };
   // Checked before anything can be removed: on a breach the whole destination goes.
   await assertEmptyOrAbsent(destination);
   try {
@@ -224,68 +267,83 @@ export async function extractZip(
       if (start + entry.compressedSize > archiveSize)
         fail(`entry ${JSON.stringify(entry.name)}: its data lies outside the file`);
       await mkdir(dirname(target), { recursive: true });
-      let entryBytes = 0;
-      let crc = 0;
-      const quoted = JSON.stringify(entry.name);
-      const counter = new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          // Counted before the chunk is passed on: a chunk that would breach a limit is never written.
-          const entryNext = entryBytes + chunk.length;
-          const breach =
-            written + chunk.length > limits.maxTotalBytes
-              ? `more than ${limits.maxTotalBytes} bytes uncompressed, stopped at entry ${quoted} (limit maxTotalBytes)`
-              : entryNext > entry.uncompressedSize
-                ? `entry ${quoted} inflates to more than the ${entry.uncompressedSize} bytes it declares`
-                : entryNext > ratioFloorBytes &&
-                    entryNext > limits.maxCompressionRatio * Math.max(1, consumed)
-                  ? `entry ${quoted} expands more than ${limits.maxCompressionRatio}:1 (limit maxCompressionRatio): a zip bomb`
-                  : null;
-          if (breach) {
-            callback(new ArchiveLimitError(breach));
-            return;
-          }
-          entryBytes = entryNext;
-          written += chunk.length;
-          crc = crc32(chunk, crc);
-          callback(null, chunk);
-        },
-      });
-      const source =
-        entry.compressedSize === 0
-          ? Readable.from([])
-          : createReadStream(archive, {
-              start,
-              end: start + entry.compressedSize - 1,
-              highWaterMark: 16 * 1024,
-            });
-      // Compressed bytes handed to the inflater so far: the ratio is judged as the entry inflates,
-      // so a bomb is stopped within its first MiBs, not after 200 times its whole compressed size.
-      let consumed = 0;
-      const input = new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          consumed += chunk.length;
-          callback(null, chunk);
-        },
-      });
-      const sink = createWriteStream(target, { flags: "wx" });
-      try {
-        if (entry.method === 8 && entry.compressedSize > 0)
-          await pipeline(source, input, createInflateRaw(), counter, sink);
-        else await pipeline(source, input, counter, sink);
-      } catch (error) {
-        if (error instanceof ArchiveLimitError) throw error;
-        if ((error as NodeJS.ErrnoException).code === "EEXIST") fail(`entry ${quoted} appears twice`);
-        fail(`entry ${quoted}: cannot inflate (${(error as Error).message})`);
-      }
-      if (entryBytes !== entry.uncompressedSize)
-        fail(`entry ${quoted}: ${entryBytes} bytes, not the ${entry.uncompressedSize} it declares`);
-      if (crc >>> 0 !== entry.crc >>> 0) fail(`entry ${quoted}: CRC-32 mismatch, the archive is corrupt`);
-      files++;
+      await extractFile(archive, entry, start, target, { limits, totals, fail });
+      totals.files++;
     }
-    return { files, bytes: written };
+    return { files: totals.files, bytes: totals.written };
   } catch (error) {
     await rm(destination, { recursive: true, force: true });
-    if (error instanceof ArchiveLimitError) error.bytesWritten = written;
+    if (error instanceof ArchiveLimitError) error.bytesWritten = totals.written;
     throw error;
   }
+}
+
+/**
+ * One file entry written to `target` (never over an existing file), inflated and counted as it goes: a
+ * chunk that would pass the total, the entry's declared size or the compression ratio is never written.
+ * The entry's size and CRC-32 are checked at its end.
+ */
+async function extractFile(
+  archive: string,
+  entry: Entry,
+  start: number,
+  target: string,
+  context: { limits: ExtractionLimits; totals: { written: number }; fail: (message: string) => never },
+): Promise<void> {
+  const { limits, totals, fail } = context;
+  let entryBytes = 0;
+  let crc = 0;
+  const quoted = JSON.stringify(entry.name);
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      // Counted before the chunk is passed on: a chunk that would breach a limit is never written.
+      const entryNext = entryBytes + chunk.length;
+      const breach =
+        totals.written + chunk.length > limits.maxTotalBytes
+          ? `more than ${limits.maxTotalBytes} bytes uncompressed, stopped at entry ${quoted} (limit maxTotalBytes)`
+          : entryNext > entry.uncompressedSize
+            ? `entry ${quoted} inflates to more than the ${entry.uncompressedSize} bytes it declares`
+            : entryNext > ratioFloorBytes && entryNext > limits.maxCompressionRatio * Math.max(1, consumed)
+              ? `entry ${quoted} expands more than ${limits.maxCompressionRatio}:1 (limit maxCompressionRatio): a zip bomb`
+              : null;
+      if (breach) {
+        callback(new ArchiveLimitError(breach));
+        return;
+      }
+      entryBytes = entryNext;
+      totals.written += chunk.length;
+      crc = crc32(chunk, crc);
+      callback(null, chunk);
+    },
+  });
+  const source =
+    entry.compressedSize === 0
+      ? Readable.from([])
+      : createReadStream(archive, {
+          start,
+          end: start + entry.compressedSize - 1,
+          highWaterMark: 16 * 1024,
+        });
+  // Compressed bytes handed to the inflater so far: the ratio is judged as the entry inflates,
+  // so a bomb is stopped within its first MiBs, not after 200 times its whole compressed size.
+  let consumed = 0;
+  const input = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      consumed += chunk.length;
+      callback(null, chunk);
+    },
+  });
+  const sink = createWriteStream(target, { flags: "wx" });
+  try {
+    if (entry.method === 8 && entry.compressedSize > 0)
+      await pipeline(source, input, createInflateRaw(), counter, sink);
+    else await pipeline(source, input, counter, sink);
+  } catch (error) {
+    if (error instanceof ArchiveLimitError) throw error;
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") fail(`entry ${quoted} appears twice`);
+    fail(`entry ${quoted}: cannot inflate (${(error as Error).message})`);
+  }
+  if (entryBytes !== entry.uncompressedSize)
+    fail(`entry ${quoted}: ${entryBytes} bytes, not the ${entry.uncompressedSize} it declares`);
+  if (crc >>> 0 !== entry.crc >>> 0) fail(`entry ${quoted}: CRC-32 mismatch, the archive is corrupt`);
 }
