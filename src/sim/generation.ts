@@ -33,74 +33,19 @@ export async function generate(
 ): Promise<void> {
   const handler = endpoint === "chat" ? "/v1/chat/completions" : "/v1/completions";
   const body = await readJson(req);
-  const arrival = receivedAt;
   if (server.hung) return;
+  const accepted = acceptRequest(server, endpoint, body);
+  if ("status" in accepted) {
+    server.responses.sendJson(res, accepted.status, accepted.error, handler);
+    return;
+  }
+  const parsed = accepted.parsed;
+  const fault = drawFault(server, parsed);
+  const { id, clientRequestId } = responseId(server, endpoint, req, accepted.raw);
   const p = server.profile;
-  if (server.starting()) {
-    server.responses.sendJson(res, 503, errorBody(503, "The server is starting."), handler);
-    return;
-  }
-  if (p.engine_dead) {
-    server.responses.sendJson(
-      res,
-      500,
-      errorBody(500, "EngineCore encountered an issue. See stack trace for the root cause."),
-      handler,
-    );
-    return;
-  }
-  if (!body.ok) {
-    server.responses.sendJson(res, 400, errorBody(400, `Invalid JSON body: ${body.error}`), handler);
-    return;
-  }
-  let parsed: GenerationRequest;
-  try {
-    parsed = parseGenerationRequest(endpoint, body.value, {
-      servedModel: server.options.model,
-      maxModelLen: p.max_model_len,
-    });
-  } catch (error) {
-    if (error instanceof ProtocolError) {
-      server.responses.sendJson(
-        res,
-        error.status,
-        errorBody(error.status, error.message, error.param),
-        handler,
-      );
-      return;
-    }
-    throw error;
-  }
-  const draw = server.faultRandom.next();
-  if (draw < p.fault_error_rate) {
-    server.responses.sendJson(
-      res,
-      p.fault_error_status,
-      errorBody(p.fault_error_status, `Simulated fault: status ${p.fault_error_status}.`),
-      handler,
-    );
-    return;
-  }
-  const faultDraw = server.faultRandom.next();
-  let fault: FaultPlan | undefined;
-  if (parsed.stream && faultDraw < p.fault_midstream_error_rate) {
-    fault = { kind: "midstream", afterTokens: p.fault_after_tokens };
-  } else if (faultDraw >= 1 - p.fault_reset_rate) {
-    fault = { kind: "reset", afterTokens: p.fault_after_tokens };
-  }
-  const prefix = endpoint === "chat" ? "chatcmpl-" : "cmpl-";
-  const clientRequestId = headerValue(req.headers["x-request-id"]);
-  // As vLLM does: the id is the prefix plus X-Request-Id, else the body's request_id, else a uuid.
-  const bodyRequestId = (body.value as { request_id?: unknown }).request_id;
-  const base = clientRequestId ?? (typeof bodyRequestId === "string" ? bodyRequestId : undefined);
-  const wanted = base !== undefined && base !== "" ? `${prefix}${base}` : undefined;
-  const id =
-    wanted !== undefined && !server.active.has(wanted) && !server.engine.knows(wanted)
-      ? wanted
-      : `${prefix}${randomUUID().replaceAll("-", "")}`;
   // A built-in task is answered (sim/tasks.ts): greedy, so per prompt and model_revision.
   const answer = taskAnswer(
-    promptText(body.value),
+    promptText(accepted.raw),
     p.task_accuracy,
     mixSeed(hashTokens(parsed.promptTokens), p.model_revision),
   );
@@ -139,7 +84,7 @@ export async function generate(
           : {}),
       ...(plan.reasoningTokens > 0 ? { reasoningTokens: plan.reasoningTokens } : {}),
     },
-    arrival,
+    receivedAt,
   );
   // A write racing a client reset reports the error here; the close handler does the cleanup.
   res.on("error", () => undefined);
@@ -150,5 +95,73 @@ export async function generate(
     }
   });
   active.start();
-  if (!active.done) server.loop.wake(arrival);
+  if (!active.done) server.loop.wake(receivedAt);
+}
+
+/**
+ * The request parsed, or the error status it gets: the server still starting or its engine dead, a body
+ * that is not JSON or not a valid request, or the injected error fault (drawn only for a valid request).
+ */
+function acceptRequest(
+  server: RouteHost,
+  endpoint: Endpoint,
+  body: Awaited<ReturnType<typeof readJson>>,
+): { parsed: GenerationRequest; raw: unknown } | { status: number; error: ReturnType<typeof errorBody> } {
+  const p = server.profile;
+  if (server.starting()) return { status: 503, error: errorBody(503, "The server is starting.") };
+  if (p.engine_dead)
+    return {
+      status: 500,
+      error: errorBody(500, "EngineCore encountered an issue. See stack trace for the root cause."),
+    };
+  if (!body.ok) return { status: 400, error: errorBody(400, `Invalid JSON body: ${body.error}`) };
+  let parsed: GenerationRequest;
+  try {
+    parsed = parseGenerationRequest(endpoint, body.value, {
+      servedModel: server.options.model,
+      maxModelLen: p.max_model_len,
+    });
+  } catch (error) {
+    if (error instanceof ProtocolError)
+      return { status: error.status, error: errorBody(error.status, error.message, error.param) };
+    throw error;
+  }
+  if (server.faultRandom.next() < p.fault_error_rate)
+    return {
+      status: p.fault_error_status,
+      error: errorBody(p.fault_error_status, `Simulated fault: status ${p.fault_error_status}.`),
+    };
+  return { parsed, raw: body.value };
+}
+
+/** The injected stream fault of an accepted request: an error mid-stream, a connection reset, or none. */
+function drawFault(server: RouteHost, parsed: GenerationRequest): FaultPlan | undefined {
+  const p = server.profile;
+  const faultDraw = server.faultRandom.next();
+  if (parsed.stream && faultDraw < p.fault_midstream_error_rate)
+    return { kind: "midstream", afterTokens: p.fault_after_tokens };
+  if (faultDraw >= 1 - p.fault_reset_rate) return { kind: "reset", afterTokens: p.fault_after_tokens };
+  return undefined;
+}
+
+/**
+ * The response id, as vLLM makes it: the prefix plus X-Request-Id, else the body's request_id, else a
+ * uuid (also when the wanted id is in use).
+ */
+function responseId(
+  server: RouteHost,
+  endpoint: Endpoint,
+  req: IncomingMessage,
+  raw: unknown,
+): { id: string; clientRequestId: string | undefined } {
+  const prefix = endpoint === "chat" ? "chatcmpl-" : "cmpl-";
+  const clientRequestId = headerValue(req.headers["x-request-id"]);
+  const bodyRequestId = (raw as { request_id?: unknown }).request_id;
+  const base = clientRequestId ?? (typeof bodyRequestId === "string" ? bodyRequestId : undefined);
+  const wanted = base !== undefined && base !== "" ? `${prefix}${base}` : undefined;
+  const id =
+    wanted !== undefined && !server.active.has(wanted) && !server.engine.knows(wanted)
+      ? wanted
+      : `${prefix}${randomUUID().replaceAll("-", "")}`;
+  return { id, clientRequestId };
 }

@@ -191,6 +191,36 @@ export function parseGenerationRequest(
     throw new ProtocolError(404, `The model \`${String(model)}\` does not exist.`, "model");
   }
   const stream = optionalBool(body, "stream") ?? false;
+  const streamOptions = checkedStreamOptions(body, stream);
+  const n = optionalInt(body, "n", 1);
+  if (n !== undefined && n !== 1) throw new ProtocolError(400, "The simulator supports n=1 only.", "n");
+  const promptTokens = endpoint === "chat" ? chatPromptTokens(body.messages) : promptTokensOf(body.prompt);
+  const { maxTokens, minTokens } = tokenLimits(endpoint, body, promptTokens.length, ctx.maxModelLen);
+  const { salt, temperature } = samplingParams(body);
+  const includeUsage = streamOptions ? streamOptions.include_usage !== false : false;
+  return {
+    endpoint,
+    model: ctx.servedModel,
+    promptTokens,
+    maxTokens,
+    minTokens,
+    ignoreEos: optionalBool(body, "ignore_eos") ?? false,
+    seed: optionalInt(body, "seed", Number.MIN_SAFE_INTEGER),
+    cacheSalt: salt,
+    stream,
+    includeUsage,
+    continuousUsage: includeUsage && streamOptions?.continuous_usage_stats === true,
+    temperature: temperature ?? 1,
+    logprobs: requestedLogprobs(endpoint, body),
+    tools: endpoint === "chat" ? declaredTools(body.tools) : [],
+  };
+}
+
+/** The stream options of a streamed request (undefined otherwise); only a streamed request may give them. */
+function checkedStreamOptions(
+  body: Record<string, unknown>,
+  stream: boolean,
+): Record<string, unknown> | undefined {
   const streamOptions = body.stream_options;
   if (streamOptions !== undefined && streamOptions !== null) {
     // vLLM's validator tests `data.get("stream_options") and not data.get("stream")`: an empty object is
@@ -205,15 +235,24 @@ export function parseGenerationRequest(
     if (!isRecord(streamOptions))
       throw new ProtocolError(400, "stream_options must be an object.", "stream_options");
   }
-  const n = optionalInt(body, "n", 1);
-  if (n !== undefined && n !== 1) throw new ProtocolError(400, "The simulator supports n=1 only.", "n");
-  const promptTokens = endpoint === "chat" ? chatPromptTokens(body.messages) : promptTokensOf(body.prompt);
-  const promptLen = promptTokens.length;
-  // V1 wording and params (vllm/entrypoints/openai/serving_engine.py _validate_input @ v0.11.0).
-  if (promptLen >= ctx.maxModelLen) {
+  return stream && isRecord(streamOptions) ? streamOptions : undefined;
+}
+
+/**
+ * max_tokens (chat: max_completion_tokens first; default the rest of the context, 16 for completions)
+ * and min_tokens, checked against the context length with vLLM V1's wording and params
+ * (vllm/entrypoints/openai/serving_engine.py _validate_input @ v0.11.0).
+ */
+function tokenLimits(
+  endpoint: Endpoint,
+  body: Record<string, unknown>,
+  promptLen: number,
+  maxModelLen: number,
+): { maxTokens: number; minTokens: number } {
+  if (promptLen >= maxModelLen) {
     throw new ProtocolError(
       400,
-      `This model's maximum context length is ${ctx.maxModelLen} tokens. However, your request has ${promptLen} input tokens. Please reduce the length of the input messages.`,
+      `This model's maximum context length is ${maxModelLen} tokens. However, your request has ${promptLen} input tokens. Please reduce the length of the input messages.`,
       "input_tokens",
     );
   }
@@ -221,12 +260,12 @@ export function parseGenerationRequest(
     endpoint === "chat"
       ? (optionalInt(body, "max_completion_tokens", 1) ?? optionalInt(body, "max_tokens", 1))
       : optionalInt(body, "max_tokens", 1);
-  const maxTokens = requested ?? (endpoint === "chat" ? ctx.maxModelLen - promptLen : 16);
-  if (promptLen + maxTokens > ctx.maxModelLen) {
+  const maxTokens = requested ?? (endpoint === "chat" ? maxModelLen - promptLen : 16);
+  if (promptLen + maxTokens > maxModelLen) {
     // Clients parse this sentence to retry with a smaller max_tokens.
     throw new ProtocolError(
       400,
-      `'max_tokens' or 'max_completion_tokens' is too large: ${maxTokens}. This model's maximum context length is ${ctx.maxModelLen} tokens and your request has ${promptLen} input tokens (${maxTokens} > ${ctx.maxModelLen} - ${promptLen}).`,
+      `'max_tokens' or 'max_completion_tokens' is too large: ${maxTokens}. This model's maximum context length is ${maxModelLen} tokens and your request has ${promptLen} input tokens (${maxTokens} > ${maxModelLen} - ${promptLen}).`,
       "max_tokens",
     );
   }
@@ -238,6 +277,14 @@ export function parseGenerationRequest(
       "min_tokens",
     );
   }
+  return { maxTokens, minTokens };
+}
+
+/** cache_salt (a non-empty string) and temperature (non-negative), when given. */
+function samplingParams(body: Record<string, unknown>): {
+  salt: string | undefined;
+  temperature: number | undefined;
+} {
   const salt = body.cache_salt;
   if (salt !== undefined && salt !== null && (typeof salt !== "string" || salt === "")) {
     throw new ProtocolError(
@@ -258,8 +305,14 @@ export function parseGenerationRequest(
       "temperature",
     );
   }
-  const options = stream && isRecord(streamOptions) ? streamOptions : undefined;
-  const includeUsage = options ? options.include_usage !== false : false;
+  return {
+    salt: typeof salt === "string" ? salt : undefined,
+    temperature: typeof temperature === "number" ? temperature : undefined,
+  };
+}
+
+/** The logprobs asked for (chat: top_logprobs with logprobs true), at most vLLM's default maximum; null: none. */
+function requestedLogprobs(endpoint: Endpoint, body: Record<string, unknown>): number | null {
   let logprobs: number | null;
   if (endpoint === "chat") {
     const top = optionalInt(body, "top_logprobs", 0);
@@ -278,22 +331,7 @@ export function parseGenerationRequest(
       `Requested sample logprobs of ${logprobs}, which is greater than max allowed: ${maxLogprobs}`,
       "logprobs",
     );
-  return {
-    endpoint,
-    model: ctx.servedModel,
-    promptTokens,
-    maxTokens,
-    minTokens,
-    ignoreEos: optionalBool(body, "ignore_eos") ?? false,
-    seed: optionalInt(body, "seed", Number.MIN_SAFE_INTEGER),
-    cacheSalt: typeof salt === "string" ? salt : undefined,
-    stream,
-    includeUsage,
-    continuousUsage: includeUsage && options?.continuous_usage_stats === true,
-    temperature: typeof temperature === "number" ? temperature : 1,
-    logprobs,
-    tools: endpoint === "chat" ? declaredTools(body.tools) : [],
-  };
+  return logprobs;
 }
 
 /** vLLM's default --max-logprobs. */
@@ -488,54 +526,80 @@ export function completionResponse(
     answer.reasoning !== null ? answer.reasoningTokens : undefined,
   );
   const usage = { ...counted, prompt_tokens_details: counted.prompt_tokens_details ?? null };
+  const head = { id, created, model: req.model };
+  return req.endpoint === "chat"
+    ? chatCompletionBody(head, text, finishReason, usage, shape, answer)
+    : textCompletionBody(head, text, finishReason, usage, shape);
+}
+
+type ResponseHead = { id: string; created: number; model: string };
+
+/** A chat.completion as vLLM writes it (its message, tool calls and reasoning field; token-id fields per version). */
+function chatCompletionBody(
+  head: ResponseHead,
+  text: string,
+  finishReason: string,
+  usage: Record<string, unknown>,
+  shape: ProtocolShape,
+  answer: PlainAnswer,
+): Record<string, unknown> {
   const ids = shape.tokenIdFields;
-  if (req.endpoint === "chat") {
-    return {
-      id,
-      object: "chat.completion",
-      created,
-      model: req.model,
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: "assistant",
-            content: text,
-            refusal: null,
-            annotations: null,
-            audio: null,
-            function_call: null,
-            tool_calls:
-              answer.toolCall === null
-                ? []
-                : [
-                    {
-                      id: answer.toolCall.id,
-                      type: "function",
-                      function: { name: answer.toolCall.name, arguments: answer.toolCall.arguments },
-                    },
-                  ],
-            [shape.reasoningField]: answer.reasoning,
-          },
-          logprobs: null,
-          finish_reason: finishReason,
-          stop_reason: null,
-          ...(ids ? { token_ids: null } : {}),
-        },
-      ],
-      service_tier: null,
-      system_fingerprint: null,
-      usage,
-      prompt_logprobs: null,
-      ...(ids ? { prompt_token_ids: null } : {}),
-      kv_transfer_params: null,
-    };
-  }
   return {
-    id,
+    id: head.id,
+    object: "chat.completion",
+    created: head.created,
+    model: head.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: text,
+          refusal: null,
+          annotations: null,
+          audio: null,
+          function_call: null,
+          tool_calls:
+            answer.toolCall === null
+              ? []
+              : [
+                  {
+                    id: answer.toolCall.id,
+                    type: "function",
+                    function: { name: answer.toolCall.name, arguments: answer.toolCall.arguments },
+                  },
+                ],
+          [shape.reasoningField]: answer.reasoning,
+        },
+        logprobs: null,
+        finish_reason: finishReason,
+        stop_reason: null,
+        ...(ids ? { token_ids: null } : {}),
+      },
+    ],
+    service_tier: null,
+    system_fingerprint: null,
+    usage,
+    prompt_logprobs: null,
+    ...(ids ? { prompt_token_ids: null } : {}),
+    kv_transfer_params: null,
+  };
+}
+
+/** A text_completion as vLLM writes it (token-id fields per version). */
+function textCompletionBody(
+  head: ResponseHead,
+  text: string,
+  finishReason: string,
+  usage: Record<string, unknown>,
+  shape: ProtocolShape,
+): Record<string, unknown> {
+  const ids = shape.tokenIdFields;
+  return {
+    id: head.id,
     object: "text_completion",
-    created,
-    model: req.model,
+    created: head.created,
+    model: head.model,
     choices: [
       {
         index: 0,

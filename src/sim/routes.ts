@@ -35,66 +35,8 @@ export async function handleRequest(
     return;
   }
   const route = `${method} ${path}`;
-  switch (route) {
-    case "GET /health":
-    case "GET /ping":
-    case "POST /ping":
-      await drain(req);
-      server.responses.sendEmpty(res, server.starting() || server.profile.engine_dead ? 503 : 200, path);
-      return;
-    case "GET /version":
-      server.responses.sendJson(res, 200, { version: server.profile.vllm_version }, path);
-      return;
-    case "GET /v1/models":
-      server.responses.sendJson(res, 200, models(server), path);
-      return;
-    case "GET /metrics":
-      server.responses.count(res, path, 200);
-      res.writeHead(200, { server: "uvicorn", "content-type": "text/plain; version=0.0.4; charset=utf-8" });
-      res.end(
-        renderMetrics({
-          engine: server.engine,
-          modelName: o.model,
-          http: server.httpMetrics,
-          createdAt: server.createdAt,
-          stepLateness: server.stepLatenessHistogram(),
-        }),
-      );
-      return;
-    case "POST /v1/completions":
-      return generate(server, "completions", req, res, receivedAt);
-    case "POST /v1/chat/completions":
-      return generate(server, "chat", req, res, receivedAt);
-    case "POST /tokenize":
-      return tokenizeRoute(server, req, res);
-    case "POST /detokenize":
-      return detokenizeRoute(server, req, res);
-    case "GET /admin/config":
-      server.responses.sendJson(res, 200, adminView(server), path);
-      return;
-    case "GET /admin/chunks":
-      adminChunks(server, req, res, path);
-      return;
-    case "POST /admin/config":
-      return adminConfig(server, req, res);
-  }
-  if (o.devMode) {
-    if (route === "POST /reset_prefix_cache") {
-      await drain(req);
-      server.engine.resetPrefixCache();
-      server.responses.sendEmpty(res, 200, path);
-      return;
-    }
-    if (route === "POST /reset_mm_cache" || route === "POST /reset_encoder_cache") {
-      await drain(req);
-      server.responses.sendEmpty(res, 200, path);
-      return;
-    }
-    if (route === "GET /server_info") {
-      server.responses.sendJson(res, 200, { vllm_config: adminView(server) }, path);
-      return;
-    }
-  }
+  if (await serveRoute(server, route, path, req, res, receivedAt)) return;
+  if (o.devMode && (await serveDevRoute(server, route, path, req, res))) return;
   await drain(req);
   // A path served with other methods: Starlette answers 405 with Allow (the instrumentator labels
   // requests that match no route fully handler="none").
@@ -106,6 +48,92 @@ export async function handleRequest(
     return;
   }
   server.responses.sendJson(res, 404, { detail: "Not Found" }, "none");
+}
+
+/** The route table: true when `route` ("METHOD /path") is one of its routes, once answered. */
+async function serveRoute(
+  server: RouteHost,
+  route: string,
+  path: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  receivedAt: number,
+): Promise<boolean> {
+  switch (route) {
+    case "GET /health":
+    case "GET /ping":
+    case "POST /ping":
+      await drain(req);
+      server.responses.sendEmpty(res, server.starting() || server.profile.engine_dead ? 503 : 200, path);
+      return true;
+    case "GET /version":
+      server.responses.sendJson(res, 200, { version: server.profile.vllm_version }, path);
+      return true;
+    case "GET /v1/models":
+      server.responses.sendJson(res, 200, models(server), path);
+      return true;
+    case "GET /metrics":
+      server.responses.count(res, path, 200);
+      res.writeHead(200, { server: "uvicorn", "content-type": "text/plain; version=0.0.4; charset=utf-8" });
+      res.end(
+        renderMetrics({
+          engine: server.engine,
+          modelName: server.options.model,
+          http: server.httpMetrics,
+          createdAt: server.createdAt,
+          stepLateness: server.stepLatenessHistogram(),
+        }),
+      );
+      return true;
+    case "POST /v1/completions":
+      await generate(server, "completions", req, res, receivedAt);
+      return true;
+    case "POST /v1/chat/completions":
+      await generate(server, "chat", req, res, receivedAt);
+      return true;
+    case "POST /tokenize":
+      await tokenizeRoute(server, req, res);
+      return true;
+    case "POST /detokenize":
+      await detokenizeRoute(server, req, res);
+      return true;
+    case "GET /admin/config":
+      server.responses.sendJson(res, 200, adminView(server), path);
+      return true;
+    case "GET /admin/chunks":
+      adminChunks(server, req, res, path);
+      return true;
+    case "POST /admin/config":
+      await adminConfig(server, req, res);
+      return true;
+  }
+  return false;
+}
+
+/** vLLM's dev-mode routes (VLLM_SERVER_DEV_MODE): the cache resets and /server_info. */
+async function serveDevRoute(
+  server: RouteHost,
+  route: string,
+  path: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<boolean> {
+  if (route === "POST /reset_prefix_cache") {
+    await drain(req);
+    server.engine.resetPrefixCache();
+    server.responses.sendEmpty(res, 200, path);
+    return true;
+  }
+  if (route === "POST /reset_mm_cache" || route === "POST /reset_encoder_cache") {
+    await drain(req);
+    server.responses.sendEmpty(res, 200, path);
+    return true;
+  }
+  if (route === "GET /server_info") {
+    server.responses.sendJson(res, 200, { vllm_config: adminView(server) }, path);
+    return true;
+  }
+  return false;
 }
 
 const routes: Record<string, readonly string[]> = {
