@@ -62,36 +62,78 @@ export function readTrace(
   options: { path: string; layout: TraceLayout; selection: TraceSelection; seed: number },
 ): TraceRead {
   const { path, layout, selection } = options;
-  const limit = configLimits.traceRequests;
-  const bySession = new Map<string, { turns: TraceTurn[] }>();
-  const sessions: { turns: TraceTurn[] }[] = [];
-  const summary: TraceSummary = { rows: 0, empty: 0, filtered: 0, kept: 0, sessions: 0, requests: 0 };
-  let origin: Instant | null = null;
-  // Without a window every row is kept, those before the file's first row included (an unsorted file).
-  const windowStartMs =
-    selection.window === undefined ? Number.NEGATIVE_INFINITY : selection.window.start_s * 1000;
-  const windowEndMs = selection.window?.end_s === undefined ? null : selection.window.end_s * 1000;
+  const rows = new TraceRows(path, layout, selection);
+  try {
+    if (layout.format === "csv") readCsvRows(bytes, path, layout, (row) => rows.take(row));
+    else readJsonRows(bytes, path, layout, (row) => rows.take(row));
+  } catch (error) {
+    if (!(error instanceof EnoughRows)) throw error;
+  }
+  const summary = rows.summary;
+  if (rows.sessions.length === 0)
+    throw new InputError(
+      `${path}: no requests to replay (${summary.rows} rows read, ${summary.filtered} left out by the filters and window, ${summary.empty} with 0 input or output tokens)`,
+    );
+  const replayed = sampleSessions(inTimeOrder(rows.sessions), selection.sample, options.seed);
+  summary.sessions = replayed.length;
+  summary.requests = replayed.reduce((sum, session) => sum + session.turns.length, 0);
+  return { sessions: replayed, summary };
+}
 
-  const take = (row: RawRow) => {
+/**
+ * Sessions start in the order of their first request (stable for equal times), on a clock from the
+ * earliest one.
+ */
+function inTimeOrder(sessions: readonly { turns: TraceTurn[] }[]): { turns: TraceTurn[] }[] {
+  const ordered = sessions
+    .map((session, order) => ({ session, order }))
+    .sort((a, b) => a.session.turns[0]!.timestampMs - b.session.turns[0]!.timestampMs || a.order - b.order)
+    .map(({ session }) => session);
+  const start = ordered[0]!.turns[0]!.timestampMs;
+  if (start !== 0) for (const session of ordered) for (const turn of session.turns) turn.timestampMs -= start;
+  return ordered;
+}
+
+/**
+ * A trace's rows as they are read: each checked (naming file, line and column), kept or counted as
+ * filtered or empty, and added to its session; at `max_rows` kept, reading stops (EnoughRows).
+ */
+class TraceRows {
+  readonly sessions: { turns: TraceTurn[] }[] = [];
+  readonly summary: TraceSummary = { rows: 0, empty: 0, filtered: 0, kept: 0, sessions: 0, requests: 0 };
+  private readonly bySession = new Map<string, { turns: TraceTurn[] }>();
+  private origin: Instant | null = null;
+  private readonly windowStartMs: number;
+  private readonly windowEndMs: number | null;
+
+  constructor(
+    private readonly path: string,
+    private readonly layout: TraceLayout,
+    private readonly selection: TraceSelection,
+  ) {
+    // Without a window every row is kept, those before the file's first row included (an unsorted file).
+    this.windowStartMs =
+      selection.window === undefined ? Number.NEGATIVE_INFINITY : selection.window.start_s * 1000;
+    this.windowEndMs = selection.window?.end_s === undefined ? null : selection.window.end_s * 1000;
+  }
+
+  take(row: RawRow): void {
+    const { layout, summary } = this;
     summary.rows++;
-    const where = (column: string) => `${path}:${row.line}, column ${JSON.stringify(column)}`;
+    const where = (column: string) => `${this.path}:${row.line}, column ${JSON.stringify(column)}`;
     const arrival = parseArrival(row.value(layout.arrival.column), layout.arrival.unit, () =>
       where(layout.arrival.column),
     );
-    origin ??= arrival;
+    this.origin ??= arrival;
     // Whole ms and fractions apart: an epoch's 1.7e12 ms would round a microsecond away.
-    const timestampMs = arrival.wholeMs - origin.wholeMs + (arrival.fractionMs - origin.fractionMs);
+    const timestampMs = arrival.wholeMs - this.origin.wholeMs + (arrival.fractionMs - this.origin.fractionMs);
     const input = tokenCount(row.value(layout.inputTokens), () => where(layout.inputTokens));
     const output = tokenCount(row.value(layout.outputTokens), () => where(layout.outputTokens));
     const hashIds =
       layout.hashIds === null ? [] : parseHashIds(row.value(layout.hashIds), where(layout.hashIds));
     const sessionId =
       layout.session === null ? null : parseSessionId(row.value(layout.session), where(layout.session));
-    if (
-      layout.filters.some((filter) => !filter.values.includes(String(row.value(filter.column) ?? ""))) ||
-      timestampMs < windowStartMs ||
-      (windowEndMs !== null && timestampMs >= windowEndMs)
-    ) {
+    if (!this.selected(row, timestampMs)) {
       summary.filtered++;
       return;
     }
@@ -99,54 +141,54 @@ export function readTrace(
       summary.empty++;
       return;
     }
+    const limit = configLimits.traceRequests;
     if (summary.kept >= limit)
       throw new InputError(
-        `${path}: more than ${limit} rows pass the filters (the limit on a trace's requests; see docs/config-reference.md#limits); keep fewer with window, max_rows or sample`,
+        `${this.path}: more than ${limit} rows pass the filters (the limit on a trace's requests; see docs/config-reference.md#limits); keep fewer with window, max_rows or sample`,
       );
     summary.kept++;
-    const turn: TraceTurn = { timestampMs, inputTokens: input, maxTokens: output, hashIds };
-    const known = sessionId === null ? undefined : bySession.get(sessionId);
-    if (known) {
-      if (known.turns.length >= configLimits.sessionTurns)
-        throw new InputError(
-          `${where(layout.session!)}: session ${JSON.stringify(row.value(layout.session!))} has more than ${configLimits.sessionTurns} turns (the limit on turns per session; see docs/config-reference.md#limits)`,
-        );
-      const previous = known.turns.at(-1)!.timestampMs;
-      if (timestampMs < previous)
-        throw new InputError(
-          `${where(layout.arrival.column)}: expected the turns of session ${JSON.stringify(row.value(layout.session!))} in time order, got ${describeCell(row.value(layout.arrival.column))}, ${formatMs(previous - timestampMs)} ms before the session's previous turn`,
-        );
-      known.turns.push(turn);
-    } else {
-      const session = { turns: [turn] };
-      sessions.push(session);
-      if (sessionId !== null) bySession.set(sessionId, session);
-    }
-    if (selection.max_rows !== undefined && summary.kept >= selection.max_rows) throw new EnoughRows();
-  };
-
-  try {
-    if (layout.format === "csv") readCsvRows(bytes, path, layout, take);
-    else readJsonRows(bytes, path, layout, take);
-  } catch (error) {
-    if (!(error instanceof EnoughRows)) throw error;
+    this.add({ timestampMs, inputTokens: input, maxTokens: output, hashIds }, sessionId, row, where);
+    if (this.selection.max_rows !== undefined && summary.kept >= this.selection.max_rows)
+      throw new EnoughRows();
   }
-  if (sessions.length === 0)
-    throw new InputError(
-      `${path}: no requests to replay (${summary.rows} rows read, ${summary.filtered} left out by the filters and window, ${summary.empty} with 0 input or output tokens)`,
+
+  /** The row passes the filters and lies in the window. */
+  private selected(row: RawRow, timestampMs: number): boolean {
+    return (
+      !this.layout.filters.some(
+        (filter) => !filter.values.includes(String(row.value(filter.column) ?? "")),
+      ) &&
+      timestampMs >= this.windowStartMs &&
+      (this.windowEndMs === null || timestampMs < this.windowEndMs)
     );
-  // Sessions start in the order of their first request (stable for equal times), on a clock from the
-  // earliest one.
-  const ordered = sessions
-    .map((session, order) => ({ session, order }))
-    .sort((a, b) => a.session.turns[0]!.timestampMs - b.session.turns[0]!.timestampMs || a.order - b.order)
-    .map(({ session }) => session);
-  const start = ordered[0]!.turns[0]!.timestampMs;
-  if (start !== 0) for (const session of ordered) for (const turn of session.turns) turn.timestampMs -= start;
-  const replayed = sampleSessions(ordered, selection.sample, options.seed);
-  summary.sessions = replayed.length;
-  summary.requests = replayed.reduce((sum, session) => sum + session.turns.length, 0);
-  return { sessions: replayed, summary };
+  }
+
+  /** A kept row's turn, appended to its session (in time order, at most configLimits.sessionTurns) or a new one. */
+  private add(
+    turn: TraceTurn,
+    sessionId: string | null,
+    row: RawRow,
+    where: (column: string) => string,
+  ): void {
+    const layout = this.layout;
+    const known = sessionId === null ? undefined : this.bySession.get(sessionId);
+    if (!known) {
+      const session = { turns: [turn] };
+      this.sessions.push(session);
+      if (sessionId !== null) this.bySession.set(sessionId, session);
+      return;
+    }
+    if (known.turns.length >= configLimits.sessionTurns)
+      throw new InputError(
+        `${where(layout.session!)}: session ${JSON.stringify(row.value(layout.session!))} has more than ${configLimits.sessionTurns} turns (the limit on turns per session; see docs/config-reference.md#limits)`,
+      );
+    const previous = known.turns.at(-1)!.timestampMs;
+    if (turn.timestampMs < previous)
+      throw new InputError(
+        `${where(layout.arrival.column)}: expected the turns of session ${JSON.stringify(row.value(layout.session!))} in time order, got ${describeCell(row.value(layout.arrival.column))}, ${formatMs(previous - turn.timestampMs)} ms before the session's previous turn`,
+      );
+    known.turns.push(turn);
+  }
 }
 
 /** A seeded sample of `count` sessions, kept in time order (all of them when there are no more). */
