@@ -1,3 +1,4 @@
+import { outputTokensMean } from "./dataset-kinds.js";
 import { type CellConfig, type Config, isSessionDataset } from "./schema.js";
 import { serverStartSeconds, sessionEstimate } from "./summary.js";
 
@@ -11,19 +12,9 @@ import { serverStartSeconds, sessionEstimate } from "./summary.js";
  */
 const assumedSecondsPerOutputToken = 0.03;
 
+/** A request's answer time at the assumed speed: its kind's mean answer length. */
 function outputSeconds(cell: CellConfig): number {
-  const output = cell.dataset.type === "synthetic" ? cell.dataset.output_tokens : 128;
-  const tokens =
-    typeof output === "number"
-      ? output
-      : "value" in output
-        ? output.value
-        : "median" in output
-          ? output.median
-          : "mean" in output
-            ? output.mean
-            : (output.min + output.max) / 2;
-  return tokens * assumedSecondsPerOutputToken;
+  return outputTokensMean(cell.dataset, null) * assumedSecondsPerOutputToken;
 }
 
 function runSeconds(cell: CellConfig, load: number): number {

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { azureTraceKind } from "./dataset-kinds/azure-trace.js";
 import { burstgptTraceKind } from "./dataset-kinds/burstgpt-trace.js";
 import { jsonlKind } from "./dataset-kinds/jsonl.js";
-import type { DatasetKindModule, DesignedSharing } from "./dataset-kinds/kind.js";
+import type { DatasetKindModule, DesignedSharing, SessionShape } from "./dataset-kinds/kind.js";
 import { longDocumentKind } from "./dataset-kinds/long-document.js";
 import { mooncakeTraceKind } from "./dataset-kinds/mooncake-trace.js";
 import { sessionsKind } from "./dataset-kinds/sessions.js";
@@ -13,12 +13,12 @@ import { syntheticKind } from "./dataset-kinds/synthetic.js";
 import { tasksKind } from "./dataset-kinds/tasks.js";
 import { tasksJsonlKind } from "./dataset-kinds/tasks-jsonl.js";
 import { traceKind } from "./dataset-kinds/trace.js";
-import type { TraceLayout } from "./dataset-kinds/trace-fields.js";
-import { choice } from "./fields.js";
+import type { TraceLayout, TraceReplay } from "./dataset-kinds/trace-fields.js";
+import { choice, type KindProblem } from "./fields.js";
 
 /**
- * The dataset kinds, one module each in dataset-kinds/ (its schema branch, traits and `validate` line),
- * registered here once. `datasetSchema` and the lists of kinds with a trait (file-backed, sessions, scored)
+ * The dataset kinds, one module each in dataset-kinds/ (its schema branch, traits, `validate` line, and
+ * what validate's estimates and checks take of it), registered here once. `datasetSchema` and the lists of kinds with a trait (file-backed, sessions, scored)
  * are derived from this list; how a kind's requests are made is its entry in workload/, keyed by these
  * kinds, so the compiler demands one for a new kind.
  */
@@ -111,4 +111,36 @@ export type { DesignedSharing } from "./dataset-kinds/kind.js";
 /** What the dataset's requests share by design (the `sharing` of its kind; metrics/cache-check.ts). */
 export function designedSharing(dataset: DatasetConfig): DesignedSharing {
   return moduleOf(dataset).sharing(dataset);
+}
+
+export type { SessionShape } from "./dataset-kinds/kind.js";
+
+/** Mean prompt tokens of one request, for validate's estimates (the kind's `promptTokensMean`). */
+export function promptTokensMean(dataset: DatasetConfig): number {
+  return moduleOf(dataset).promptTokensMean(dataset);
+}
+
+/** Mean answer tokens of one request, for validate's estimates (`replay`: a trace as validate read it). */
+export function outputTokensMean(dataset: DatasetConfig, replay: TraceReplay | null): number {
+  return moduleOf(dataset).outputTokensMean(dataset, replay);
+}
+
+/** The longest prompt one request asks for, bounded per run; null when the kind's prompts are not. */
+export function promptTokensCeiling(dataset: DatasetConfig): number | null {
+  return moduleOf(dataset).promptTokensCeiling(dataset);
+}
+
+/** A session dataset's session as validate estimates it (its kind's `sessionShape`). */
+export function sessionShape(dataset: SessionDatasetConfig, replay: TraceReplay | null): SessionShape {
+  const module = moduleOf(dataset);
+  if (!module.sessions) throw new Error(`the ${dataset.type} dataset kind has no sessions`);
+  return module.sessionShape(dataset, replay);
+}
+
+/** What the dataset asks that its cell cannot give (the kind's `problems`; paths from the dataset). */
+export function datasetProblems(
+  dataset: DatasetConfig,
+  cell: { sessionsInFlight: number | null },
+): KindProblem[] {
+  return moduleOf(dataset).problems?.(dataset, cell) ?? [];
 }

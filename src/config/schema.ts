@@ -1,8 +1,12 @@
 import { z } from "zod";
-import { fanOutProblems, mostBranches } from "./dataset-kinds/fan-out.js";
-import type { LengthConfig } from "./dataset-kinds/fields.js";
-import { mappedTraceFormat } from "./dataset-kinds/trace.js";
-import { datasetSchema, isSessionDataset, isTraceDataset, type TraceDatasetConfig } from "./dataset-kinds.js";
+import {
+  datasetProblems,
+  datasetSchema,
+  isSessionDataset,
+  isTraceDataset,
+  promptTokensCeiling,
+  type TraceDatasetConfig,
+} from "./dataset-kinds.js";
 import {
   choice,
   describeValue,
@@ -764,7 +768,7 @@ export const configSchema = strictObject({
   for (const problem of duplicateCellNames(config.cells)) context.addIssue({ code: "custom", ...problem });
   for (const problem of promptTokenBudget(config.cells)) context.addIssue({ code: "custom", ...problem });
   for (const problem of capacityProblems(config.cells)) context.addIssue({ code: "custom", ...problem });
-  for (const problem of sessionProblems(config.cells)) context.addIssue({ code: "custom", ...problem });
+  for (const problem of datasetCellProblems(config.cells)) context.addIssue({ code: "custom", ...problem });
   for (const problem of unknownQualityCells(config)) context.addIssue({ code: "custom", ...problem });
   for (const problem of deviceProblems(config)) context.addIssue({ code: "custom", ...problem });
 });
@@ -868,39 +872,16 @@ function unknownQualityCells(config: {
   ];
 }
 
-/** The largest (or, for an unbounded distribution, typical) value of a length. */
-function lengthCeiling(length: LengthConfig): number {
-  if (typeof length === "number") return length;
-  switch (length.distribution) {
-    case "fixed":
-      return length.value;
-    case "uniform":
-      return Math.max(length.min, length.max);
-    case "normal":
-      return length.max ?? length.mean;
-    case "lognormal":
-      return length.max ?? length.median;
-  }
-}
-
 /**
  * Prompt tokens a run of `size.requests` sends at most (the runner builds the bodies before the measured
- * phase): bounded by configLimits.promptTokensPerRun so a run's prompts fit in memory. Datasets read from
- * files are not estimated here.
+ * phase): bounded by configLimits.promptTokensPerRun so a run's prompts fit in memory. Datasets whose kind
+ * bounds no request's prompt (files, sessions) are not estimated here.
  */
 function promptTokenBudget(cells: readonly CellConfig[]): { path: (string | number)[]; message: string }[] {
   const problems: { path: (string | number)[]; message: string }[] = [];
   cells.forEach((cell, index) => {
     if (!("requests" in cell.size)) return;
-    const dataset = cell.dataset;
-    const perRequest =
-      dataset.type === "synthetic"
-        ? lengthCeiling(dataset.input_tokens)
-        : dataset.type === "shared_prefix"
-          ? dataset.prefix_tokens + lengthCeiling(dataset.suffix_tokens)
-          : dataset.type === "long_document"
-            ? dataset.document_tokens + lengthCeiling(dataset.question_tokens)
-            : null;
+    const perRequest = promptTokensCeiling(cell.dataset);
     if (perRequest === null) return;
     const limit = configLimits.promptTokensPerRun;
     if (cell.size.requests * perRequest > limit) {
@@ -914,57 +895,23 @@ function promptTokenBudget(cells: readonly CellConfig[]): { path: (string | numb
 }
 
 /**
- * Session cells (docs/workloads.md): a conversation is a chat, so the endpoint is chat (a trace's rows are
- * prompts as given, so either endpoint); a generated session's turns are bounded by
- * configLimits.sessionTurns and its deepest context by the token limit; a mapped trace's format and
- * model filter need what they read.
+ * What a cell's dataset asks that the rest of the cell cannot give: a session's conversation is a chat, so
+ * its endpoint is chat (a trace's rows are prompts as given, so either endpoint); the kind's own problems
+ * (its `problems`: a generated session's turns and deepest context, a fan-out's turns, a mapped trace's
+ * format and columns); a trace's window ends after it starts.
  */
-function sessionProblems(cells: readonly CellConfig[]): { path: (string | number)[]; message: string }[] {
+function datasetCellProblems(cells: readonly CellConfig[]): { path: (string | number)[]; message: string }[] {
   const problems: { path: (string | number)[]; message: string }[] = [];
   cells.forEach((cell, index) => {
     const dataset = cell.dataset;
-    if (!isSessionDataset(dataset)) return;
-    if (isTraceDataset(dataset)) problems.push(...traceProblems(dataset, index));
-    if (cell.endpoint !== "chat" && !isTraceDataset(dataset))
+    if (isSessionDataset(dataset) && !isTraceDataset(dataset) && cell.endpoint !== "chat")
       problems.push({
         path: ["cells", index, "endpoint"],
         message: `expected chat for a ${dataset.type} dataset (a session sends its conversation as messages), got ${cell.endpoint}`,
       });
-    if (isTraceDataset(dataset)) return;
-    const fanOut = dataset.fan_out;
-    if (fanOut !== undefined)
-      for (const problem of fanOutProblems(fanOut, {
-        mostTurns: dataset.type === "sessions" ? lengthCeiling(dataset.turns) : (dataset.max_turns ?? null),
-        turnsField: dataset.type === "sessions" ? "dataset.turns" : "dataset.max_turns",
-        hasTools: dataset.type === "sessions" && dataset.tools !== undefined,
-        sessionsInFlight: sessionsInFlight(cell.load),
-      }))
-        problems.push({ path: ["cells", index, "dataset", ...problem.path], message: problem.message });
-    if (dataset.type !== "sessions") return;
-    const turns = lengthCeiling(dataset.turns);
-    if (turns > configLimits.sessionTurns)
-      problems.push({
-        path: ["cells", index, "dataset", "turns"],
-        message: `expected at most ${configLimits.sessionTurns} turns (the limit on turns per session; see docs/config-reference.md#limits), got up to ${turns}`,
-      });
-    // A fan-out turn's answer is its branches' answers together, and its last branch adds a message.
-    const fanOutTurns =
-      fanOut === undefined
-        ? 0
-        : Math.min(turns, fanOut.turns?.filter((turn) => turn <= turns).length ?? turns);
-    const branchAnswers =
-      fanOut === undefined ? 0 : mostBranches(fanOut) * lengthCeiling(fanOut.output_tokens);
-    const deepest =
-      dataset.system_prompt_tokens +
-      turns * lengthCeiling(dataset.message_tokens) +
-      (turns - fanOutTurns) * lengthCeiling(dataset.output_tokens) +
-      fanOutTurns * branchAnswers +
-      (fanOut === undefined ? 0 : lengthCeiling(fanOut.message_tokens));
-    if (deepest > configLimits.tokens)
-      problems.push({
-        path: ["cells", index, "dataset"],
-        message: `expected a deepest context of at most ${configLimits.tokens} tokens (the limit on token counts; see docs/config-reference.md#limits), got up to ${deepest} (system prompt + turns x (message + answer)${fanOut === undefined ? "" : ", a fan-out turn's answer its branches' answers"})`,
-      });
+    for (const problem of datasetProblems(dataset, { sessionsInFlight: sessionsInFlight(cell.load) }))
+      problems.push({ path: ["cells", index, "dataset", ...problem.path], message: problem.message });
+    if (isTraceDataset(dataset)) problems.push(...traceWindowProblems(dataset, index));
   });
   return problems;
 }
@@ -987,32 +934,20 @@ function sessionsInFlight(load: LoadConfig): number | null {
   }
 }
 
-/**
- * A trace's window ends after it starts; a mapped trace's format is known (configured, or the path's
- * extension) and its model filter's column named.
- */
-function traceProblems(
+/** A trace's window ends after it starts. */
+function traceWindowProblems(
   dataset: TraceDatasetConfig,
   index: number,
 ): { path: (string | number)[]; message: string }[] {
-  const problems: { path: (string | number)[]; message: string }[] = [];
-  if (dataset.type === "trace" && mappedTraceFormat(dataset) === null)
-    problems.push({
-      path: ["cells", index, "dataset", "format"],
-      message: `expected csv or jsonl (the path ${JSON.stringify(dataset.path)} does not end in .csv, .jsonl or .json), got nothing`,
-    });
-  if (dataset.type === "trace" && dataset.models !== undefined && dataset.columns.model === undefined)
-    problems.push({
-      path: ["cells", index, "dataset", "columns", "model"],
-      message: "expected the column of the model name (dataset.models filters on it), got nothing",
-    });
   const window = dataset.window;
-  if (window?.end_s !== undefined && window.end_s <= window.start_s)
-    problems.push({
-      path: ["cells", index, "dataset", "window", "end_s"],
-      message: `expected more than start_s (${window.start_s}), got ${window.end_s}`,
-    });
-  return problems;
+  return window?.end_s !== undefined && window.end_s <= window.start_s
+    ? [
+        {
+          path: ["cells", index, "dataset", "window", "end_s"],
+          message: `expected more than start_s (${window.start_s}), got ${window.end_s}`,
+        },
+      ]
+    : [];
 }
 
 /** Cell names key the results directories and the report, so they must be unique. */

@@ -1,17 +1,16 @@
 import { meanBranches } from "./dataset-kinds/fan-out.js";
+import { assumedFileSessionTurns, lengthMean } from "./dataset-kinds/fields.js";
 import type { TraceReplay } from "./dataset-kinds/trace-fields.js";
-import { describeDataset, traceLayoutOf } from "./dataset-kinds.js";
+import { describeDataset, outputTokensMean, promptTokensMean, sessionShape } from "./dataset-kinds.js";
 import { type TemplateAt, templateView } from "./interpolate.js";
 import { metricSpecs, type NoiseFamily } from "./metric-names.js";
 import { type CellSchedule, cellSchedule, describeSchedule } from "./schedule.js";
 import {
   type CellConfig,
   type Config,
-  type DelayConfig,
   isSearchedCell,
   isSessionDataset,
   isTraceDataset,
-  type LengthConfig,
   type LoadConfig,
   type ServerLifecycle,
 } from "./schema.js";
@@ -74,26 +73,9 @@ const assumedSecondsPerOutputToken = 0.03;
 const assumedLoneSecondsPerOutputToken = 0.01;
 const assumedLoneSecondsPerPromptToken = 0.0001;
 
-function lengthMean(length: LengthConfig): number {
-  if (typeof length === "number") return length;
-  switch (length.distribution) {
-    case "fixed":
-      return length.value;
-    case "uniform":
-      return (length.min + length.max) / 2;
-    case "normal":
-      return length.mean;
-    case "lognormal":
-      return length.median * Math.exp((length.sigma * length.sigma) / 2);
-  }
-}
-
-function outputTokensMean(cell: CellConfig, replay: TraceReplay | null = null): number {
-  const dataset = cell.dataset;
-  if ("output_tokens" in dataset && dataset.output_tokens !== undefined)
-    return lengthMean(dataset.output_tokens);
-  if (replay !== null) return replay.outputTokensMean;
-  return 256;
+/** Mean answer tokens of one of the cell's requests (its kind's estimate; a trace's own where read). */
+function cellOutputTokensMean(cell: CellConfig, replay: TraceReplay | null = null): number {
+  return outputTokensMean(cell.dataset, replay);
 }
 
 /**
@@ -140,32 +122,6 @@ function describeLoad(
       return `stages ${load.stages.map((stage) => (stage.rate !== undefined ? `${stage.rate}/s` : `c${stage.concurrency}`) + ` ${stage.duration_s}s`).join(" -> ")}`;
   }
 }
-
-/**
- * The mean of a delay in seconds (think time, tool latency): an exponential clipped at `max` has mean
- * mean·(1 − e^(−max/mean)); a lognormal's mean e^(σ²/2)·median, no more than its `max`.
- */
-export function delayMean(delay: DelayConfig): number {
-  if (typeof delay === "number") return delay;
-  switch (delay.distribution) {
-    case "fixed":
-      return delay.value;
-    case "uniform":
-      return (delay.min + delay.max) / 2;
-    case "exponential":
-      return delay.max === undefined || delay.mean === 0
-        ? delay.mean
-        : delay.mean * (1 - Math.exp(-delay.max / delay.mean));
-    case "lognormal":
-      return Math.min(
-        delay.median * Math.exp((delay.sigma * delay.sigma) / 2),
-        delay.max ?? Number.POSITIVE_INFINITY,
-      );
-  }
-}
-
-/** Turns per session assumed for a file's sessions when validate has not read them. */
-const assumedFileSessionTurns = 4;
 
 function formatSeconds(seconds: number): string {
   return seconds >= 100 ? String(Math.round(seconds)) : String(Number(seconds.toFixed(1)));
@@ -217,32 +173,13 @@ export function sessionEstimate(
 ): SessionEstimate | null {
   const dataset = cell.dataset;
   if (!isSessionDataset(dataset)) return null;
-  const answerSeconds = outputTokensMean(cell, replay) * secondsPerOutputToken;
-  let turns: number;
-  let think = 0;
-  let tool = 0;
-  switch (dataset.type) {
-    case "sessions":
-      turns = lengthMean(dataset.turns);
-      think = delayMean(dataset.think_time_s);
-      if (dataset.tools)
-        tool = assumedToolRoundsPerTurn * (delayMean(dataset.tools.latency_s) + answerSeconds);
-      break;
-    case "sharegpt_sessions":
-      turns = Math.min(assumedFileSessionTurns, dataset.max_turns ?? assumedFileSessionTurns);
-      think = delayMean(dataset.think_time_s);
-      break;
-    default:
-      // A trace: its own turns per session where validate read it; one where its format has no sessions.
-      turns =
-        replay !== null && replay.sessions > 0
-          ? replay.requests / replay.sessions
-          : traceLayoutOf(dataset).session === null
-            ? 1
-            : assumedFileSessionTurns;
-  }
-  turns = Math.max(1, turns);
-  const fanOut = isTraceDataset(dataset) ? undefined : dataset.fan_out;
+  const answerSeconds = cellOutputTokensMean(cell, replay) * secondsPerOutputToken;
+  const shape = sessionShape(dataset, replay);
+  const turns = Math.max(1, shape.turns);
+  const think = shape.thinkSeconds;
+  const toolLatency = shape.toolLatencySeconds;
+  const tool = toolLatency === null ? 0 : assumedToolRoundsPerTurn * (toolLatency + answerSeconds);
+  const fanOut = shape.fanOut;
   const fanOuts =
     fanOut === undefined
       ? 0
@@ -251,8 +188,8 @@ export function sessionEstimate(
         : fanOut.share! * turns;
   const branchAnswer = fanOut === undefined ? 0 : lengthMean(fanOut.output_tokens) * secondsPerOutputToken;
   const branchTool =
-    fanOut?.tools === true && dataset.type === "sessions" && dataset.tools
-      ? assumedToolRoundsPerTurn * (delayMean(dataset.tools.latency_s) + branchAnswer)
+    fanOut?.tools === true && toolLatency !== null
+      ? assumedToolRoundsPerTurn * (toolLatency + branchAnswer)
       : 0;
   const thinkSeconds = (turns - 1) * think;
   const toolSeconds = (turns - fanOuts) * tool + fanOuts * branchTool;
@@ -275,11 +212,11 @@ function estimateSeconds(cell: CellConfig, replay: TraceReplay | null): number {
   // A session dataset's unit is a session: its schedule counts sessions, each as long as its turns.
   const requestSeconds =
     sessionEstimate(cell, assumedSecondsPerOutputToken, replay)?.seconds ??
-    outputTokensMean(cell) * assumedSecondsPerOutputToken;
+    cellOutputTokensMean(cell) * assumedSecondsPerOutputToken;
   // A trace on its own clock: up to its last request's timestamp (a session's later turns wait for theirs),
   // then that request's answer, or its last session when the answers are what takes longer.
   if (replay !== null && onTraceClock(cell)) {
-    const answer = outputTokensMean(cell, replay) * assumedSecondsPerOutputToken;
+    const answer = cellOutputTokensMean(cell, replay) * assumedSecondsPerOutputToken;
     return Math.max(replay.lastRequestS + answer, replay.spanS + requestSeconds);
   }
   switch (cell.load.type) {
@@ -289,20 +226,6 @@ function estimateSeconds(cell: CellConfig, replay: TraceReplay | null): number {
       return (requests / cell.load.concurrency) * requestSeconds;
     case "stages":
       return cell.load.stages.reduce((total, stage) => total + stage.duration_s, 0);
-  }
-}
-
-function promptTokensMean(cell: CellConfig): number {
-  const dataset = cell.dataset;
-  switch (dataset.type) {
-    case "synthetic":
-      return lengthMean(dataset.input_tokens);
-    case "shared_prefix":
-      return dataset.prefix_tokens + lengthMean(dataset.suffix_tokens);
-    case "long_document":
-      return dataset.document_tokens + lengthMean(dataset.question_tokens);
-    default:
-      return 256;
   }
 }
 
@@ -324,9 +247,9 @@ function estimateElidedSeconds(cell: CellConfig, schedule: CellSchedule, replay:
   if (rate === null) return 0;
   // A session is in flight from its first turn to its last answer, its think times included.
   const serviceS =
-    promptTokensMean(cell) * assumedLoneSecondsPerPromptToken +
+    promptTokensMean(cell.dataset) * assumedLoneSecondsPerPromptToken +
     (sessionEstimate(cell, assumedLoneSecondsPerOutputToken, replay)?.seconds ??
-      outputTokensMean(cell) * assumedLoneSecondsPerOutputToken);
+      cellOutputTokensMean(cell) * assumedLoneSecondsPerOutputToken);
   return (
     (cell.size.requests * Math.exp(-rate * serviceS) * Math.exp((-rate * schedule.settleMs) / 1000)) / rate
   );

@@ -51,6 +51,31 @@ describe("describeCapacityCost (validate)", () => {
     ]);
   });
 
+  it("times a request by its dataset kind's answer length: configured, else the assumed length of a file's", () => {
+    const sweep = (dataset: Record<string, unknown>) =>
+      describeCapacityCost(
+        configSchema.parse({
+          ...base,
+          cells: [
+            {
+              name: "sw",
+              dataset,
+              load: { type: "rate", rate: 1 },
+              size: { requests: 60 },
+              sweep: { loads: [1], runs: 1 },
+            },
+          ],
+        }),
+      );
+    const synthetic = sweep({ type: "synthetic", input_tokens: 8, output_tokens: 100 });
+    // A file with its answer lengths configured is timed as a generated dataset with the same lengths.
+    expect(sweep({ type: "jsonl", path: "p.jsonl", output_tokens: 100 })).toEqual(synthetic);
+    // Without them, 256 tokens are assumed (validate's assumption for lengths only the file knows): 60 + 7.68 s.
+    expect(sweep({ type: "jsonl", path: "p.jsonl" })).toEqual([
+      "load sweep sw (run --sweep): 1 loads x 1 runs = 1 runs per side, about 2.1 GPU-minutes per side, about $0.11",
+    ]);
+  });
+
   it("leaves capacity and sweep cells out of the fixed-load cells' GPU-minutes, which it names", () => {
     const fixed = {
       name: "chat",

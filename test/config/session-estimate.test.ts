@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { describeCapacityCost } from "../../src/config/capacity-summary.js";
+import { delayMean } from "../../src/config/dataset-kinds/fields.js";
 import { configSchema } from "../../src/config/schema.js";
-import { delayMean, sessionEstimate, summarizeConfig } from "../../src/config/summary.js";
+import { sessionEstimate, summarizeConfig } from "../../src/config/summary.js";
 
 const base = { version: 1, server: { kind: "sim" }, model: { name: "m" }, repeats: { min: 3, max: 20 } };
 

@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { strictObject } from "../fields.js";
+import { assumedTokens } from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
-import { describeTraceSelection, type TraceLayout, traceFields } from "./trace-fields.js";
+import {
+  describeTraceSelection,
+  type TraceLayout,
+  traceFields,
+  traceOutputTokensMean,
+  traceSessionShape,
+} from "./trace-fields.js";
 
 /**
  * The Azure LLM inference traces as Azure/AzurePublicDataset publishes them (AzureLLMInferenceDataset2023.md
@@ -36,4 +43,8 @@ export const azureTraceKind = {
     kind: "unknown",
     why: "a trace's requests are its rows as given (their own lengths and prefix blocks), which the client does not count",
   }),
+  sessionShape: (_dataset, replay) => traceSessionShape(azureLayout, replay),
+  promptTokensMean: () => assumedTokens,
+  outputTokensMean: (_dataset, replay) => traceOutputTokensMean(replay),
+  promptTokensCeiling: () => null,
 } as const satisfies DatasetKindModule<typeof azureTraceDataset>;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { strictObject } from "../fields.js";
+import { assumedTokens } from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
 import {
   type ColumnFilter,
@@ -7,6 +8,8 @@ import {
   filterValues,
   type TraceLayout,
   traceFields,
+  traceOutputTokensMean,
+  traceSessionShape,
 } from "./trace-fields.js";
 
 /**
@@ -36,12 +39,8 @@ function burstgptFilters(dataset: BurstgptTraceDataset): ColumnFilter[] {
   ];
 }
 
-export const burstgptTraceKind = {
-  schema: burstgptTraceDataset,
-  fileBacked: true,
-  sessions: true,
-  scoresAnswers: false,
-  trace: (dataset): TraceLayout => ({
+function burstgptLayout(dataset: BurstgptTraceDataset): TraceLayout {
+  return {
     format: "csv",
     name: "BurstGPT trace",
     arrival: { column: "Timestamp", unit: "s" },
@@ -50,7 +49,15 @@ export const burstgptTraceKind = {
     session: null,
     hashIds: null,
     filters: burstgptFilters(dataset),
-  }),
+  };
+}
+
+export const burstgptTraceKind = {
+  schema: burstgptTraceDataset,
+  fileBacked: true,
+  sessions: true,
+  scoresAnswers: false,
+  trace: burstgptLayout,
   describe: (dataset) =>
     `BurstGPT trace ${dataset.path} (${describeTraceSelection(
       dataset,
@@ -60,4 +67,8 @@ export const burstgptTraceKind = {
     kind: "unknown",
     why: "a trace's requests are its rows as given (their own lengths and prefix blocks), which the client does not count",
   }),
+  sessionShape: (dataset, replay) => traceSessionShape(burstgptLayout(dataset), replay),
+  promptTokensMean: () => assumedTokens,
+  outputTokensMean: (_dataset, replay) => traceOutputTokensMean(replay),
+  promptTokensCeiling: () => null,
 } as const satisfies DatasetKindModule<typeof burstgptTraceDataset>;

@@ -135,6 +135,73 @@ export function describeDelay(delay: DelayConfig): string {
   }
 }
 
+/** The mean of a length (a lognormal's e^(σ²/2)·median, its clipping aside), for validate's estimates. */
+export function lengthMean(length: LengthConfig): number {
+  if (typeof length === "number") return length;
+  switch (length.distribution) {
+    case "fixed":
+      return length.value;
+    case "uniform":
+      return (length.min + length.max) / 2;
+    case "normal":
+      return length.mean;
+    case "lognormal":
+      return length.median * Math.exp((length.sigma * length.sigma) / 2);
+  }
+}
+
+/** The largest (or, for an unbounded distribution, typical) value of a length, for the config's limits. */
+export function lengthCeiling(length: LengthConfig): number {
+  if (typeof length === "number") return length;
+  switch (length.distribution) {
+    case "fixed":
+      return length.value;
+    case "uniform":
+      return Math.max(length.min, length.max);
+    case "normal":
+      return length.max ?? length.mean;
+    case "lognormal":
+      return length.max ?? length.median;
+  }
+}
+
+/**
+ * The mean of a delay in seconds (think time, tool latency): an exponential clipped at `max` has mean
+ * mean·(1 − e^(−max/mean)); a lognormal's mean e^(σ²/2)·median, no more than its `max`.
+ */
+export function delayMean(delay: DelayConfig): number {
+  if (typeof delay === "number") return delay;
+  switch (delay.distribution) {
+    case "fixed":
+      return delay.value;
+    case "uniform":
+      return (delay.min + delay.max) / 2;
+    case "exponential":
+      return delay.max === undefined || delay.mean === 0
+        ? delay.mean
+        : delay.mean * (1 - Math.exp(-delay.max / delay.mean));
+    case "lognormal":
+      return Math.min(
+        delay.median * Math.exp((delay.sigma * delay.sigma) / 2),
+        delay.max ?? Number.POSITIVE_INFINITY,
+      );
+  }
+}
+
+/**
+ * Tokens validate's estimates assume for a prompt or an answer whose length the config does not give (a
+ * file's, a task's) until the file is read: an estimate's assumption, never a request's length.
+ */
+export const assumedTokens = 256;
+
+/** Turns per session validate assumes for a file's sessions (conversations, a trace's) it has not read. */
+export const assumedFileSessionTurns = 4;
+
+/** A length the config may leave to the file: its mean when given, else `assumedTokens`. */
+export function meanOrAssumed(length: LengthConfig | undefined): number {
+  return length === undefined ? assumedTokens : lengthMean(length);
+}
+
 /** Why a file's prompts have no designed sharing the client knows: the cache check cannot run on them. */
 export const fileSharing =
   "a file's prompts may share prefixes (a common system prompt, repeated entries), which the client does not count";

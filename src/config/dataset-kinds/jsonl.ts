@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { nonEmptyString, strictObject } from "../fields.js";
-import { fileSharing, lengthSchema } from "./fields.js";
+import { assumedTokens, fileSharing, lengthSchema, meanOrAssumed } from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
 
 /** Prompts (or messages) of a JSONL file, one request a line. */
@@ -21,4 +21,7 @@ export const jsonlKind = {
   scoresAnswers: false,
   describe: (dataset) => `JSONL ${dataset.path}`,
   sharing: () => ({ kind: "unknown", why: fileSharing }),
+  promptTokensMean: () => assumedTokens,
+  outputTokensMean: (dataset) => meanOrAssumed(dataset.output_tokens),
+  promptTokensCeiling: () => null,
 } as const satisfies DatasetKindModule<typeof jsonlDataset>;

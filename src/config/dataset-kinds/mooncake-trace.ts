@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { strictObject } from "../fields.js";
+import { assumedTokens } from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
-import { describeTraceSelection, type TraceLayout, traceFields } from "./trace-fields.js";
+import {
+  describeTraceSelection,
+  type TraceLayout,
+  traceFields,
+  traceOutputTokensMean,
+  traceSessionShape,
+} from "./trace-fields.js";
 
 /**
  * A Mooncake-style request trace (docs/workloads.md, the format of kvcache-ai/Mooncake's
@@ -38,4 +45,8 @@ export const mooncakeTraceKind = {
     kind: "unknown",
     why: "a trace's requests share prefix blocks by design (its hash_ids), which the client does not count",
   }),
+  sessionShape: (_dataset, replay) => traceSessionShape(mooncakeLayout, replay),
+  promptTokensMean: () => assumedTokens,
+  outputTokensMean: (_dataset, replay) => traceOutputTokensMean(replay),
+  promptTokensCeiling: () => null,
 } as const satisfies DatasetKindModule<typeof mooncakeTraceDataset>;

@@ -1,8 +1,17 @@
 import { z } from "zod";
-import { fraction, strictObject } from "../fields.js";
+import { fraction, type KindProblem, strictObject } from "../fields.js";
 import { atMost, configLimits } from "../limits.js";
-import { describeFanOut, fanOutSchema } from "./fan-out.js";
-import { delaySchema, describeDelay, describeLength, lengthSchema } from "./fields.js";
+import { describeFanOut, fanOutProblems, fanOutSchema, mostBranches } from "./fan-out.js";
+import {
+  assumedTokens,
+  delayMean,
+  delaySchema,
+  describeDelay,
+  describeLength,
+  lengthCeiling,
+  lengthMean,
+  lengthSchema,
+} from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
 
 /**
@@ -47,6 +56,57 @@ const sessionsDataset = strictObject({
   fan_out: fanOutSchema.optional(),
 });
 
+type SessionsDataset = z.output<typeof sessionsDataset>;
+
+/**
+ * What a generated session asks that its cell cannot give: a fan-out beyond its turns or without its
+ * tools, more turns than configLimits.sessionTurns, a deepest context beyond the token limit.
+ */
+function sessionsProblems(
+  dataset: SessionsDataset,
+  cell: { sessionsInFlight: number | null },
+): KindProblem[] {
+  const fanOut = dataset.fan_out;
+  const turns = lengthCeiling(dataset.turns);
+  const problems: KindProblem[] =
+    fanOut === undefined
+      ? []
+      : fanOutProblems(fanOut, {
+          mostTurns: turns,
+          turnsField: "dataset.turns",
+          hasTools: dataset.tools !== undefined,
+          sessionsInFlight: cell.sessionsInFlight,
+        });
+  if (turns > configLimits.sessionTurns)
+    problems.push({
+      path: ["turns"],
+      message: `expected at most ${configLimits.sessionTurns} turns (the limit on turns per session; see docs/config-reference.md#limits), got up to ${turns}`,
+    });
+  const deepest = deepestContext(dataset, turns);
+  if (deepest > configLimits.tokens)
+    problems.push({
+      path: [],
+      message: `expected a deepest context of at most ${configLimits.tokens} tokens (the limit on token counts; see docs/config-reference.md#limits), got up to ${deepest} (system prompt + turns x (message + answer)${fanOut === undefined ? "" : ", a fan-out turn's answer its branches' answers"})`,
+    });
+  return problems;
+}
+
+/** The most tokens a session's last request carries: system prompt + turns x (message + answer). */
+function deepestContext(dataset: SessionsDataset, turns: number): number {
+  const fanOut = dataset.fan_out;
+  // A fan-out turn's answer is its branches' answers together, and its last branch adds a message.
+  const fanOutTurns =
+    fanOut === undefined ? 0 : Math.min(turns, fanOut.turns?.filter((turn) => turn <= turns).length ?? turns);
+  const branchAnswers = fanOut === undefined ? 0 : mostBranches(fanOut) * lengthCeiling(fanOut.output_tokens);
+  return (
+    dataset.system_prompt_tokens +
+    turns * lengthCeiling(dataset.message_tokens) +
+    (turns - fanOutTurns) * lengthCeiling(dataset.output_tokens) +
+    fanOutTurns * branchAnswers +
+    (fanOut === undefined ? 0 : lengthCeiling(fanOut.message_tokens))
+  );
+}
+
 export const sessionsKind = {
   schema: sessionsDataset,
   fileBacked: false,
@@ -62,4 +122,15 @@ export const sessionsKind = {
         ? dataset.system_prompt_tokens + 1
         : 0,
   }),
+  sessionShape: (dataset) => ({
+    turns: lengthMean(dataset.turns),
+    thinkSeconds: delayMean(dataset.think_time_s),
+    toolLatencySeconds: dataset.tools ? delayMean(dataset.tools.latency_s) : null,
+    fanOut: dataset.fan_out,
+  }),
+  // Its prompts are the conversation so far: bounded by `problems` (the deepest context), not per request.
+  promptTokensMean: () => assumedTokens,
+  outputTokensMean: (dataset) => lengthMean(dataset.output_tokens),
+  promptTokensCeiling: () => null,
+  problems: sessionsProblems,
 } as const satisfies DatasetKindModule<typeof sessionsDataset>;

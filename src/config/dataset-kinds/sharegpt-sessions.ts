@@ -1,8 +1,16 @@
 import { z } from "zod";
 import { nonEmptyString, positiveInt, strictObject } from "../fields.js";
 import { atMost, configLimits } from "../limits.js";
-import { describeFanOut, fanOutSchema } from "./fan-out.js";
-import { delaySchema, describeDelay, lengthSchema } from "./fields.js";
+import { describeFanOut, fanOutProblems, fanOutSchema } from "./fan-out.js";
+import {
+  assumedFileSessionTurns,
+  assumedTokens,
+  delayMean,
+  delaySchema,
+  describeDelay,
+  lengthSchema,
+  meanOrAssumed,
+} from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
 
 const turnsCount = positiveInt("a number of turns (whole number >= 1)").max(
@@ -36,4 +44,22 @@ export const sharegptSessionsKind = {
   describe: (dataset) =>
     `ShareGPT sessions ${dataset.path}${dataset.max_turns ? ` (at most ${dataset.max_turns} turns)` : ""}, think ${describeDelay(dataset.think_time_s)}${dataset.fan_out ? describeFanOut(dataset.fan_out) : ""}`,
   sharing: () => ({ kind: "conversation", firstTurnTokens: 0 }),
+  sessionShape: (dataset) => ({
+    turns: Math.min(assumedFileSessionTurns, dataset.max_turns ?? assumedFileSessionTurns),
+    thinkSeconds: delayMean(dataset.think_time_s),
+    toolLatencySeconds: null,
+    fanOut: dataset.fan_out,
+  }),
+  promptTokensMean: () => assumedTokens,
+  outputTokensMean: (dataset) => meanOrAssumed(dataset.output_tokens),
+  promptTokensCeiling: () => null,
+  problems: (dataset, cell) =>
+    dataset.fan_out === undefined
+      ? []
+      : fanOutProblems(dataset.fan_out, {
+          mostTurns: dataset.max_turns ?? null,
+          turnsField: "dataset.max_turns",
+          hasTools: false,
+          sessionsInFlight: cell.sessionsInFlight,
+        }),
 } as const satisfies DatasetKindModule<typeof sharegptSessionsDataset>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { nonEmptyString, strictObject } from "../fields.js";
-import { fileSharing, lengthSchema, tokenCount } from "./fields.js";
+import { assumedTokens, fileSharing, lengthSchema, meanOrAssumed, tokenCount } from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
 
 /** Conversations of a ShareGPT JSON file: the first human turn of each is a prompt. */
@@ -23,4 +23,7 @@ export const sharegptKind = {
   scoresAnswers: false,
   describe: (dataset) => `ShareGPT ${dataset.path}`,
   sharing: () => ({ kind: "unknown", why: fileSharing }),
+  promptTokensMean: () => assumedTokens,
+  outputTokensMean: (dataset) => meanOrAssumed(dataset.output_tokens),
+  promptTokensCeiling: () => null,
 } as const satisfies DatasetKindModule<typeof sharegptDataset>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { strictObject } from "../fields.js";
-import { describeLength, lengthSchema } from "./fields.js";
+import { describeLength, lengthCeiling, lengthMean, lengthSchema } from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
 
 /** Generated prompts of exact token counts (lengths fixed or drawn from a distribution). */
@@ -16,6 +16,9 @@ export const syntheticKind = {
   sessions: false,
   scoresAnswers: false,
   sharing: () => ({ kind: "none" }),
+  promptTokensMean: (dataset) => lengthMean(dataset.input_tokens),
+  outputTokensMean: (dataset) => lengthMean(dataset.output_tokens),
+  promptTokensCeiling: (dataset) => lengthCeiling(dataset.input_tokens),
   describe: (dataset) =>
     `synthetic in ${describeLength(dataset.input_tokens)} / out ${describeLength(dataset.output_tokens)}`,
 } as const satisfies DatasetKindModule<typeof syntheticDataset>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { nonEmptyString, strictObject } from "../fields.js";
-import { describeLength, fileSharing, lengthSchema } from "./fields.js";
+import { assumedTokens, describeLength, fileSharing, lengthMean, lengthSchema } from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
 
 /**
@@ -24,4 +24,7 @@ export const tasksJsonlKind = {
   scoresAnswers: true,
   describe: (dataset) => `tasks JSONL ${dataset.path} / out ${describeLength(dataset.output_tokens)}, scored`,
   sharing: () => ({ kind: "unknown", why: fileSharing }),
+  promptTokensMean: () => assumedTokens,
+  outputTokensMean: (dataset) => lengthMean(dataset.output_tokens),
+  promptTokensCeiling: () => null,
 } as const satisfies DatasetKindModule<typeof tasksJsonlDataset>;

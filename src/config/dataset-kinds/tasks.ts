@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { positiveInt, strictObject } from "../fields.js";
 import { atMost, configLimits } from "../limits.js";
-import { describeLength, lengthSchema } from "./fields.js";
+import { assumedTokens, describeLength, lengthMean, lengthSchema } from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
 
 /**
@@ -32,4 +32,8 @@ export const tasksKind = {
     `${dataset.count} built-in tasks (${dataset.kinds.join(", ")}) / out ${describeLength(dataset.output_tokens)}, scored`,
   // Request i asks task i mod count: past `count`, the prompts repeat.
   sharing: (dataset) => ({ kind: "repeats", every: dataset.count }),
+  // A task's question is a few words: not bounded per run, and estimated as any unread prompt.
+  promptTokensMean: () => assumedTokens,
+  outputTokensMean: (dataset) => lengthMean(dataset.output_tokens),
+  promptTokensCeiling: () => null,
 } as const satisfies DatasetKindModule<typeof tasksDataset>;

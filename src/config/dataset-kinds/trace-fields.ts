@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { nonEmptyString, nonNegativeNumber, positiveInt, positiveNumber, strictObject } from "../fields.js";
 import { atMost, configLimits } from "../limits.js";
-import { tokenCount } from "./fields.js";
+import { assumedFileSessionTurns, assumedTokens, tokenCount } from "./fields.js";
 
 // What the trace kinds (docs/workloads.md, "Traces") share: the fields of their schema branches and the
 // layout each declares as data, which workload/trace-file.ts reads (one pipeline for every trace kind).
@@ -107,6 +107,30 @@ export function describeTraceSelection(dataset: TraceSelection, filters: readonl
   if (dataset.sample !== undefined) parts.push(`sample ${dataset.sample}`);
   parts.push(`time x${dataset.time_scale}`);
   return parts.join(", ");
+}
+
+/**
+ * A trace's sessions as validate estimates them (the `sessionShape` of every trace kind): its own turns
+ * per session where validate read it (`replay`), else one where its format has no sessions and
+ * `assumedFileSessionTurns` where it has; no think time (its gaps are its timestamps'), no tools, no fan-out.
+ */
+export function traceSessionShape(layout: TraceLayout, replay: TraceReplay | null) {
+  return {
+    turns:
+      replay !== null && replay.sessions > 0
+        ? replay.requests / replay.sessions
+        : layout.session === null
+          ? 1
+          : assumedFileSessionTurns,
+    thinkSeconds: 0,
+    toolLatencySeconds: null,
+    fanOut: undefined,
+  };
+}
+
+/** A trace's answer lengths as validate estimates them: the file's own where read, else `assumedTokens`. */
+export function traceOutputTokensMean(replay: TraceReplay | null): number {
+  return replay?.outputTokensMean ?? assumedTokens;
 }
 
 /**

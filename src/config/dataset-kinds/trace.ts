@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { nonEmptyString, strictObject } from "../fields.js";
+import { type KindProblem, nonEmptyString, strictObject } from "../fields.js";
+import { assumedTokens } from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
 import {
   describeTraceSelection,
@@ -7,6 +8,8 @@ import {
   type TraceLayout,
   timestampUnits,
   traceFields,
+  traceOutputTokensMean,
+  traceSessionShape,
 } from "./trace-fields.js";
 
 const column = (what: string) =>
@@ -61,19 +64,15 @@ const traceDataset = strictObject({
 type TraceDataset = z.output<typeof traceDataset>;
 
 /** The format of a mapped trace: as configured, else from the file's extension; null when neither says. */
-export function mappedTraceFormat(dataset: Pick<TraceDataset, "format" | "path">): "csv" | "jsonl" | null {
+function mappedTraceFormat(dataset: Pick<TraceDataset, "format" | "path">): "csv" | "jsonl" | null {
   if (dataset.format) return dataset.format;
   const extension = /\.([A-Za-z]+)$/.exec(dataset.path)?.[1]?.toLowerCase();
   return extension === "csv" ? "csv" : extension === "jsonl" || extension === "json" ? "jsonl" : null;
 }
 
-export const traceKind = {
-  schema: traceDataset,
-  fileBacked: true,
-  sessions: true,
-  scoresAnswers: false,
-  trace: (dataset): TraceLayout => ({
-    // A path without a known extension and no `format` is a config problem (config/schema.ts).
+function mappedLayout(dataset: TraceDataset): TraceLayout {
+  return {
+    // A path without a known extension and no `format` is a config problem (`problems` below).
     format: mappedTraceFormat(dataset) ?? "csv",
     name: "trace",
     arrival: { column: dataset.columns.arrival, unit: dataset.columns.arrival_unit },
@@ -85,7 +84,31 @@ export const traceKind = {
       dataset.models && dataset.columns.model
         ? [{ column: dataset.columns.model, values: dataset.models, field: "models" }]
         : [],
-  }),
+  };
+}
+
+/** A mapped trace's format is known (configured, or the path's extension) and its model filter's column named. */
+function mappedTraceProblems(dataset: TraceDataset): KindProblem[] {
+  const problems: KindProblem[] = [];
+  if (mappedTraceFormat(dataset) === null)
+    problems.push({
+      path: ["format"],
+      message: `expected csv or jsonl (the path ${JSON.stringify(dataset.path)} does not end in .csv, .jsonl or .json), got nothing`,
+    });
+  if (dataset.models !== undefined && dataset.columns.model === undefined)
+    problems.push({
+      path: ["columns", "model"],
+      message: "expected the column of the model name (dataset.models filters on it), got nothing",
+    });
+  return problems;
+}
+
+export const traceKind = {
+  schema: traceDataset,
+  fileBacked: true,
+  sessions: true,
+  scoresAnswers: false,
+  trace: mappedLayout,
   describe: (dataset) =>
     `trace ${dataset.path} (${mappedTraceFormat(dataset) ?? "csv"}, ${describeTraceSelection(
       dataset,
@@ -95,4 +118,9 @@ export const traceKind = {
     kind: "unknown",
     why: "a trace's requests are its rows as given (their own lengths and prefix blocks), which the client does not count",
   }),
+  sessionShape: (dataset, replay) => traceSessionShape(mappedLayout(dataset), replay),
+  promptTokensMean: () => assumedTokens,
+  outputTokensMean: (_dataset, replay) => traceOutputTokensMean(replay),
+  promptTokensCeiling: () => null,
+  problems: mappedTraceProblems,
 } as const satisfies DatasetKindModule<typeof traceDataset>;
