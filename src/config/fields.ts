@@ -1,5 +1,11 @@
 import { z } from "zod";
 
+/** A problem a kind (server or dataset) finds in a config: the YAML path and what was expected there. */
+export interface KindProblem {
+  readonly path: (string | number)[];
+  readonly message: string;
+}
+
 /** Renders a value the user wrote, for "got ..." in error messages. */
 export function describeValue(value: unknown): string {
   if (value === undefined) return "nothing (the key is missing)";
