@@ -33,7 +33,6 @@ export {
   isFileBacked,
   isSessionDataset,
   isTraceDataset,
-  type SessionDatasetConfig,
   scoresAnswers,
 } from "./dataset-kinds.js";
 export { configLimits } from "./limits.js";

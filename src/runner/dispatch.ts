@@ -53,7 +53,7 @@ export interface IdleElision {
  * Sends one request (or, for a session dataset, one session: its turns one after the other) and resolves
  * with the time its response ended (the next closed-loop request's schedule).
  */
-export type SendFn = (ticket: Ticket) => Promise<number>;
+type SendFn = (ticket: Ticket) => Promise<number>;
 
 export interface DispatchResult {
   /** ScheduleClock time the measured phase began (before the first arrival's wait). */

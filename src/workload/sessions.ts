@@ -5,7 +5,6 @@ import type { ChatMessage, DatasetFile, FileSession, ToolDefinition } from "./da
 import { planFanOuts, type SessionFanOut } from "./fan-out.js";
 import type { Phase } from "./phase.js";
 import type { TokenModel } from "./token-model.js";
-import type { Workload, WorkloadInfo } from "./workload-types.js";
 
 /**
  * Sessions (docs/workloads.md): a session is a seeded script of turns. A turn's request carries the
@@ -101,25 +100,26 @@ export function fileSessions(cell: CellConfig, type: string, file: DatasetFile |
   return file.sessions;
 }
 
-/** A session kind's workload: request i is session i's first turn, alone (the runner sends the rest). */
-export function sessionWorkload(info: WorkloadInfo, sessions: SessionSource): Workload {
+/**
+ * The script of a session read from a file (a conversation, a trace's session): its system prompt as the
+ * file gives it (never a shared one), its turns, no tools.
+ */
+export function fileSessionScript(
+  index: number,
+  phase: Phase,
+  entry: FileSession,
+  context: SessionScript["context"],
+  turns: SessionTurn[],
+): SessionScript {
   return {
-    info,
-    sessions,
-    request(index, phase = "measure") {
-      const script = sessions.session(index, phase);
-      const first = script.turns[0]!;
-      return {
-        index,
-        phase,
-        prompt: null,
-        messages: new Conversation(script).ask(0),
-        targetInputTokens:
-          first.messageTokens === null ? null : (script.systemTokens ?? 0) + first.messageTokens,
-        maxTokens: first.maxTokens,
-        prefixGroup: script.sharedSystem ? 0 : null,
-      };
-    },
+    index,
+    phase,
+    system: entry.system,
+    sharedSystem: false,
+    systemTokens: null,
+    context,
+    turns,
+    tools: null,
   };
 }
 

@@ -1,12 +1,11 @@
 import { z } from "zod";
 import { strictObject } from "../fields.js";
-import { assumedTokens } from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
 import {
   describeTraceSelection,
   type TraceLayout,
+  traceEstimates,
   traceFields,
-  traceOutputTokensMean,
   traceSessionShape,
 } from "./trace-fields.js";
 
@@ -44,7 +43,5 @@ export const azureTraceKind = {
     why: "a trace's requests are its rows as given (their own lengths and prefix blocks), which the client does not count",
   }),
   sessionShape: (_dataset, replay) => traceSessionShape(azureLayout, replay),
-  promptTokensMean: () => assumedTokens,
-  outputTokensMean: (_dataset, replay) => traceOutputTokensMean(replay),
-  promptTokensCeiling: () => null,
+  ...traceEstimates,
 } as const satisfies DatasetKindModule<typeof azureTraceDataset>;

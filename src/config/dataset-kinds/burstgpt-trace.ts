@@ -1,14 +1,13 @@
 import { z } from "zod";
 import { strictObject } from "../fields.js";
-import { assumedTokens } from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
 import {
   type ColumnFilter,
   describeTraceSelection,
   filterValues,
   type TraceLayout,
+  traceEstimates,
   traceFields,
-  traceOutputTokensMean,
   traceSessionShape,
 } from "./trace-fields.js";
 
@@ -68,7 +67,5 @@ export const burstgptTraceKind = {
     why: "a trace's requests are its rows as given (their own lengths and prefix blocks), which the client does not count",
   }),
   sessionShape: (dataset, replay) => traceSessionShape(burstgptLayout(dataset), replay),
-  promptTokensMean: () => assumedTokens,
-  outputTokensMean: (_dataset, replay) => traceOutputTokensMean(replay),
-  promptTokensCeiling: () => null,
+  ...traceEstimates,
 } as const satisfies DatasetKindModule<typeof burstgptTraceDataset>;

@@ -1,12 +1,11 @@
 import { z } from "zod";
 import { strictObject } from "../fields.js";
-import { assumedTokens } from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
 import {
   describeTraceSelection,
   type TraceLayout,
+  traceEstimates,
   traceFields,
-  traceOutputTokensMean,
   traceSessionShape,
 } from "./trace-fields.js";
 
@@ -46,7 +45,5 @@ export const mooncakeTraceKind = {
     why: "a trace's requests share prefix blocks by design (its hash_ids), which the client does not count",
   }),
   sessionShape: (_dataset, replay) => traceSessionShape(mooncakeLayout, replay),
-  promptTokensMean: () => assumedTokens,
-  outputTokensMean: (_dataset, replay) => traceOutputTokensMean(replay),
-  promptTokensCeiling: () => null,
+  ...traceEstimates,
 } as const satisfies DatasetKindModule<typeof mooncakeTraceDataset>;

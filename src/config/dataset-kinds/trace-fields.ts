@@ -128,10 +128,17 @@ export function traceSessionShape(layout: TraceLayout, replay: TraceReplay | nul
   };
 }
 
-/** A trace's answer lengths as validate estimates them: the file's own where read, else `assumedTokens`. */
-export function traceOutputTokensMean(replay: TraceReplay | null): number {
-  return replay?.outputTokensMean ?? assumedTokens;
-}
+/**
+ * What validate's estimates take of every trace kind's requests: their lengths are the file's, so a
+ * prompt is `assumedTokens` and is not bounded per run; an answer is the file's own mean where validate
+ * read it (`replay`), else `assumedTokens`.
+ */
+export const traceEstimates = {
+  promptTokensMean: () => assumedTokens,
+  outputTokensMean: (_dataset: unknown, replay: TraceReplay | null) =>
+    replay?.outputTokensMean ?? assumedTokens,
+  promptTokensCeiling: () => null,
+} as const;
 
 /**
  * What one run of a trace cell replays, read from its file (workload/trace-replay.ts `traceReplay`): the

@@ -1,14 +1,13 @@
 import { z } from "zod";
 import { type KindProblem, nonEmptyString, strictObject } from "../fields.js";
-import { assumedTokens } from "./fields.js";
 import type { DatasetKindModule } from "./kind.js";
 import {
   describeTraceSelection,
   filterValues,
   type TraceLayout,
   timestampUnits,
+  traceEstimates,
   traceFields,
-  traceOutputTokensMean,
   traceSessionShape,
 } from "./trace-fields.js";
 
@@ -119,8 +118,6 @@ export const traceKind = {
     why: "a trace's requests are its rows as given (their own lengths and prefix blocks), which the client does not count",
   }),
   sessionShape: (dataset, replay) => traceSessionShape(mappedLayout(dataset), replay),
-  promptTokensMean: () => assumedTokens,
-  outputTokensMean: (_dataset, replay) => traceOutputTokensMean(replay),
-  promptTokensCeiling: () => null,
+  ...traceEstimates,
   problems: mappedTraceProblems,
 } as const satisfies DatasetKindModule<typeof traceDataset>;

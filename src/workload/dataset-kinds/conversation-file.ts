@@ -4,17 +4,18 @@ import type { FileSession } from "../dataset-file.js";
 import { drawDelayMs } from "../delays.js";
 import { drawLength } from "../lengths.js";
 import {
+  fileSessionScript,
   fileSessions,
   type SessionSource,
   type SessionSourceOptions,
   type SessionTurn,
   sessionDraws,
   sessionFanOuts,
-  sessionWorkload,
 } from "../sessions.js";
 import { shuffledIndexes } from "../text.js";
 import type { Workload } from "../workload-types.js";
 import type { KindContext } from "./context.js";
+import { sessionWorkload } from "./session-workload.js";
 
 // Conversation files (sharegpt_sessions): every human turn of a conversation is a turn of its session,
 // sent with the conversation so far (the server's answers, not the file's).
@@ -67,16 +68,7 @@ function conversationSessions(
           fanOut: fanOuts[position]!,
         }),
       );
-      return {
-        index,
-        phase,
-        system: entry.system,
-        sharedSystem: false,
-        systemTokens: null,
-        context: "conversation",
-        turns,
-        tools: null,
-      };
+      return fileSessionScript(index, phase, entry, "conversation", turns);
     },
   };
 }

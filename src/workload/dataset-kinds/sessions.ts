@@ -12,12 +12,12 @@ import {
   sessionDraws,
   sessionFanOuts,
   sessionToolDefinitions,
-  sessionWorkload,
 } from "../sessions.js";
 import { randomWords } from "../text.js";
 import { type TokenModel, wordsForPart, wordsForPrompt } from "../token-model.js";
 import type { Workload } from "../workload-types.js";
 import type { KindContext } from "./context.js";
+import { sessionWorkload } from "./session-workload.js";
 
 // Generated sessions (docs/workloads.md): each session a seeded script of turns, its system prompt,
 // its tools and its fan-outs; request i is session i's first turn, the runner sends the rest.

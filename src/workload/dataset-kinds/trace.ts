@@ -3,17 +3,18 @@ import type { Rng } from "../../util/random.js";
 import type { FileSession } from "../dataset-file.js";
 import type { Phase } from "../phase.js";
 import {
+  fileSessionScript,
   fileSessions,
   type SessionDraws,
   type SessionSource,
   type SessionTurn,
   sessionDraws,
-  sessionWorkload,
   traceArrivals,
 } from "../sessions.js";
 import { randomWords } from "../text.js";
 import type { Workload } from "../workload-types.js";
 import type { KindContext } from "./context.js";
+import { sessionWorkload } from "./session-workload.js";
 
 // The trace kinds (docs/workloads.md, "Traces"): sessions replayed in the trace's order on its own clock
 // (times time_scale), each row's prompt as given: its prefix blocks (equal hash ids, equal text) and
@@ -59,16 +60,7 @@ function traceSessions(
           fanOut: null,
         }),
       );
-      return {
-        index,
-        phase,
-        system: entry.system,
-        sharedSystem: false,
-        systemTokens: null,
-        context: "as-given",
-        turns,
-        tools: null,
-      };
+      return fileSessionScript(index, phase, entry, "as-given", turns);
     },
   };
 }
