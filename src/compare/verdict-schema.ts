@@ -3,6 +3,7 @@ import { metricNames } from "../config/metric-names.js";
 import { capacityComparisonSchema } from "./capacity-schema.js";
 import { qualityVerdictSchema } from "./quality-schema.js";
 import { specDecodeCellSchema } from "./spec-decode-schema.js";
+import { startNoiseSchema } from "./start-noise.js";
 import { sweepCurveSchema } from "./sweep-curves.js";
 
 /**
@@ -27,28 +28,19 @@ const baselineInfoSchema = z.object({
 const interval = z.tuple([z.number(), z.number()]);
 
 /**
- * The two levels of noise under a tested check (docs/compare.md, "Server starts"): the server starts each
- * side's runs were measured on, the start-to-start sd used and where it came from, each side's
- * run-to-run sd within a start, and the share of the difference's variance that the start level makes.
+ * The two levels of noise under a tested check (docs/compare.md, "Server starts"): the start level as
+ * every check reports it (./start-noise.ts), each side's run-to-run sd within a start, and the share of
+ * the difference's variance that the start level makes.
  */
-const noiseLevelsSchema = z.object({
-  starts: z.object({ baseline: z.number().int(), candidate: z.number().int() }),
-  /** sd of ln(metric) between server starts used in the test (0 when every run was its own start). */
-  startSd: z.number(),
-  /** Degrees of freedom of that start variance (measured starts plus the prior's weight). */
-  startDf: z.number(),
-  /**
-   * Where the start sd came from: "fresh" (every run its own start: in the runs' own spread), "prior"
-   * (too few starts: the prior alone), "measured" (the starts alone), "measured+prior" (pooled).
-   */
-  startBasis: z.enum(["fresh", "prior", "measured", "measured+prior", "none"]),
-  /** What the prior was (gate.noise_prior, a calibration, main's history), when one was used. */
-  priorSource: z.string().nullable(),
-  /** The starts varied significantly more than the prior said (one-sided F at 10%): the prior was set aside. */
-  priorContradicted: z.boolean().optional(),
+const noiseLevelsSchema = startNoiseSchema.extend({
   runSd: z.object({ baseline: z.number(), candidate: z.number() }),
   /** Share of the variance of the difference due to the start level. */
   startShare: z.number(),
+  /**
+   * A pooled count (error_rate, malformed_tool_call_share): the factor its request-level variance was
+   * widened by for what the runs and starts showed beyond it (1: none; docs/compare.md, "Server starts").
+   */
+  designEffect: z.number().optional(),
 });
 
 const comparisonSchema = z.object({

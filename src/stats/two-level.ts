@@ -52,7 +52,7 @@ export interface TwoLevelOptions {
 }
 
 /** What one side's runs say at each level. */
-interface SideLevels {
+export interface SideLevels {
   runs: number;
   starts: number;
   /** Σ n_g² / N²: the share of σ_s² that stays in the side's mean (1 for one start, 1/G balanced). */
@@ -167,29 +167,41 @@ function measuredStartVariance(
   return { variance: Math.max(0, numerator / coefficient), df: betweenDf };
 }
 
+/** What the runs of one or more sides say at each level, the start level pooled over the sides and the prior. */
+export interface StartLevels {
+  /** Per sample, in the order given. */
+  sides: SideLevels[];
+  /** σ_s² used (measured pooled with the prior) and its degrees of freedom. */
+  startVariance: number;
+  startVarianceDf: number;
+  /** σ_s² the starts alone showed (moments, clamped at 0), with its degrees of freedom; null: < 2 starts anywhere. */
+  measuredStartVariance: { variance: number; df: number } | null;
+  /** True when the starts showed significantly more variance than the prior, which was then set aside. */
+  priorContradicted: boolean;
+}
+
 /**
- * Welch's test of candidate minus baseline on per-run values grouped by server start, with both levels
- * of the noise in the variance of each side's mean. With every run its own start it is Welch's test on
- * the runs (plus nothing); with one start per side the prior's start variance is added to each side.
+ * The two levels of the noise from samples grouped by server start (one per side, or one for a single
+ * set of runs): each sample's run-to-run variance within its starts, and the start-to-start variance
+ * from the start means of every sample, pooled with the prior by degrees of freedom unless the starts
+ * contradict it. The one estimator of the levels: the two-level test, the capacity interval and the
+ * pooled counts' design effect read it.
  */
-export function twoLevelWelch(
-  baseline: StartGroupedSample,
-  candidate: StartGroupedSample,
-  options: TwoLevelOptions = {},
-): TwoLevelResult {
-  if (baseline.values.length < 2 || candidate.values.length < 2)
-    throw new RangeError(
-      `two-level Welch needs at least 2 values per side (got ${baseline.values.length} and ${candidate.values.length})`,
-    );
+export function startLevels(
+  samples: readonly StartGroupedSample[],
+  options: {
+    varianceFloor?: number;
+    startPrior?: StartVariancePrior;
+    /** Per sample, a run-to-run variance from earlier sessions pooled with its own (absent: none). */
+    runPriors?: readonly ({ variance: number; df: number } | undefined)[];
+  } = {},
+): StartLevels {
   const floor = options.varianceFloor ?? 0;
-  const mb = moments(baseline);
-  const mc = moments(candidate);
-  const lb = sideLevels(mb, floor, options.baselineVariancePrior);
-  const lc = sideLevels(mc, floor);
-  const measured = measuredStartVariance([
-    { m: mb, levels: lb },
-    { m: mc, levels: lc },
-  ]);
+  const measuredSides = samples.map((sample, i) => {
+    const m = moments(sample);
+    return { m, levels: sideLevels(m, floor, options.runPriors?.[i]) };
+  });
+  const measured = measuredStartVariance(measuredSides);
   const prior = options.startPrior && options.startPrior.df > 0 ? options.startPrior : null;
   // A prior the starts contradict (their variance significantly above it: one-sided F at 10%) is not
   // pooled: the runner got noisier than believed, so the starts' own estimate stands, with its df.
@@ -207,9 +219,45 @@ export function twoLevelWelch(
     startDf > 0
       ? (measuredDf * (measured?.variance ?? 0) + priorDf * (usedPrior?.variance ?? 0)) / startDf
       : 0;
-  // A side of single-run starts carries σ_s² inside its total run variance already.
-  const startWeightOf = (levels: SideLevels) => (levels.singleRunStarts ? 0 : levels.startWeight);
-  const startPart = (startWeightOf(lb) + startWeightOf(lc)) * startVariance;
+  return {
+    sides: measuredSides.map((side) => side.levels),
+    startVariance,
+    startVarianceDf: startDf,
+    measuredStartVariance: measured,
+    priorContradicted: contradicted,
+  };
+}
+
+/**
+ * The share of σ_s² that stays in a side's mean as measured: Σn_g²/N², or 0 for a side of single-run
+ * starts, whose total run variance carries σ_s² already.
+ */
+export function measuredStartWeight(levels: SideLevels): number {
+  return levels.singleRunStarts ? 0 : levels.startWeight;
+}
+
+/**
+ * Welch's test of candidate minus baseline on per-run values grouped by server start, with both levels
+ * of the noise in the variance of each side's mean. With every run its own start it is Welch's test on
+ * the runs (plus nothing); with one start per side the prior's start variance is added to each side.
+ */
+export function twoLevelWelch(
+  baseline: StartGroupedSample,
+  candidate: StartGroupedSample,
+  options: TwoLevelOptions = {},
+): TwoLevelResult {
+  if (baseline.values.length < 2 || candidate.values.length < 2)
+    throw new RangeError(
+      `two-level Welch needs at least 2 values per side (got ${baseline.values.length} and ${candidate.values.length})`,
+    );
+  const levels = startLevels([baseline, candidate], {
+    ...(options.varianceFloor === undefined ? {} : { varianceFloor: options.varianceFloor }),
+    ...(options.startPrior ? { startPrior: options.startPrior } : {}),
+    runPriors: [options.baselineVariancePrior, undefined],
+  });
+  const [lb, lc] = levels.sides as [SideLevels, SideLevels];
+  const { startVariance, startVarianceDf: startDf } = levels;
+  const startPart = (measuredStartWeight(lb) + measuredStartWeight(lc)) * startVariance;
   const vb = lb.runVariance / lb.runs;
   const vc = lc.runVariance / lc.runs;
   const runPart = vb + vc;
@@ -221,7 +269,7 @@ export function twoLevelWelch(
   if (lc.runVarianceDf > 0) denominator += (vc * vc) / lc.runVarianceDf;
   if (startPart > 0 && startDf > 0) denominator += (startPart * startPart) / startDf;
   const df = denominator > 0 ? (variance * variance) / denominator : Number.POSITIVE_INFINITY;
-  const difference = mc.mean - mb.mean;
+  const difference = mean(candidate.values) - mean(baseline.values);
   const standardError = Math.sqrt(variance);
   const t =
     standardError > 0
@@ -238,11 +286,15 @@ export function twoLevelWelch(
     candidate: lc,
     startVariance,
     startVarianceDf: startDf,
-    measuredStartVariance: measured,
-    priorContradicted: contradicted,
+    measuredStartVariance: levels.measuredStartVariance,
+    priorContradicted: levels.priorContradicted,
     startPart,
     runPart,
   };
+}
+
+function mean(values: readonly number[]): number {
+  return values.reduce((sum, v) => sum + v, 0) / values.length;
 }
 
 /**

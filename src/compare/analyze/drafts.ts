@@ -20,6 +20,7 @@ import {
 import { hodgesLehmann, mannWhitney } from "../../stats/rank-tests.js";
 import type { StartVariancePrior, TwoLevelResult } from "../../stats/two-level.js";
 import { smallest } from "../../util/extremes.js";
+import { type NamedStartPrior, startNoiseOf } from "../start-noise.js";
 import type { Comparison } from "../verdict-schema.js";
 import type { ComparedCell } from "./cells.js";
 
@@ -362,27 +363,16 @@ export function startProjectionOf(
 function noiseLevels(
   levels: TwoLevelResult,
   sharedStarts: boolean,
-  prior: (StartVariancePrior & { source: string }) | undefined,
+  prior: NamedStartPrior | undefined,
 ): NonNullable<Comparison["noise"]> {
-  const measured = levels.measuredStartVariance !== null;
-  const withPrior = prior !== undefined && prior.df > 0 && !levels.priorContradicted;
-  const basis = !sharedStarts
-    ? "fresh"
-    : measured && withPrior
-      ? "measured+prior"
-      : measured
-        ? "measured"
-        : withPrior
-          ? "prior"
-          : "none";
   const total = levels.standardError ** 2;
   return {
-    starts: { baseline: levels.baseline.starts, candidate: levels.candidate.starts },
-    startSd: sharedStarts ? Math.sqrt(levels.startVariance) : 0,
-    startDf: sharedStarts ? levels.startVarianceDf : 0,
-    startBasis: basis,
-    priorSource: sharedStarts && withPrior ? prior.source : null,
-    ...(levels.priorContradicted ? { priorContradicted: true } : {}),
+    ...startNoiseOf(
+      levels,
+      { baseline: levels.baseline.starts, candidate: levels.candidate.starts },
+      sharedStarts,
+      prior,
+    ),
     runSd: {
       baseline: Math.sqrt(levels.baseline.runVariance),
       candidate: Math.sqrt(levels.candidate.runVariance),
