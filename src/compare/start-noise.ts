@@ -27,6 +27,26 @@ export const startNoiseSchema = z.object({
 
 export type StartNoise = z.output<typeof startNoiseSchema>;
 
+/**
+ * The two levels of noise under a check tested on per-run values (verdict.json `comparisons[].noise`,
+ * `quality.guards[].noise`): the start level, each side's run-to-run sd within a start, and the share of
+ * the difference's variance that the start level makes.
+ */
+export const noiseLevelsSchema = startNoiseSchema.extend({
+  runSd: z.object({ baseline: z.number(), candidate: z.number() }),
+  /** Share of the variance of the difference due to the start level. */
+  startShare: z.number(),
+  /**
+   * A check on counts pooled over the runs (error_rate, malformed_tool_call_share, the quality guards):
+   * the factor its request-level variance was widened by for what the runs and starts showed beyond it
+   * (1: none), its counts divided by it (docs/compare.md, "Server starts"). Its sds are on the
+   * count's own scale: a share of requests (the mean output length: ln).
+   */
+  designEffect: z.number().optional(),
+});
+
+export type NoiseLevels = z.output<typeof noiseLevelsSchema>;
+
 /** A prior with what it came from, as compare hands it to a check. */
 export type NamedStartPrior = StartVariancePrior & { source: string };
 

@@ -3,7 +3,7 @@ import { metricNames } from "../config/metric-names.js";
 import { capacityComparisonSchema } from "./capacity-schema.js";
 import { qualityVerdictSchema } from "./quality-schema.js";
 import { specDecodeCellSchema } from "./spec-decode-schema.js";
-import { startNoiseSchema } from "./start-noise.js";
+import { noiseLevelsSchema } from "./start-noise.js";
 import { sweepCurveSchema } from "./sweep-curves.js";
 
 /**
@@ -26,22 +26,6 @@ const baselineInfoSchema = z.object({
 });
 
 const interval = z.tuple([z.number(), z.number()]);
-
-/**
- * The two levels of noise under a tested check (docs/compare.md, "Server starts"): the start level as
- * every check reports it (./start-noise.ts), each side's run-to-run sd within a start, and the share of
- * the difference's variance that the start level makes.
- */
-const noiseLevelsSchema = startNoiseSchema.extend({
-  runSd: z.object({ baseline: z.number(), candidate: z.number() }),
-  /** Share of the variance of the difference due to the start level. */
-  startShare: z.number(),
-  /**
-   * A pooled count (error_rate, malformed_tool_call_share): the factor its request-level variance was
-   * widened by for what the runs and starts showed beyond it (1: none; docs/compare.md, "Server starts").
-   */
-  designEffect: z.number().optional(),
-});
 
 const comparisonSchema = z.object({
   cell: z.string(),

@@ -325,3 +325,34 @@ export function optimalRunsPerStart(input: {
   const ratio = (input.startCost * input.runVariance) / (input.runCost * input.startVariance);
   return Math.max(1, Math.sqrt(ratio));
 }
+
+/** One-sided level at which the runs' spread is taken to exceed what a pooled test assumes. */
+const overdispersionLevel = 0.1;
+
+/** Degrees of freedom standing in for "known" in the chi-square form of the F test below. */
+const knownDf = 1e6;
+
+/**
+ * The design effect of a test on counts pooled over a side's runs (a share of requests, a mean output
+ * length): such a test takes every request as independent, but the requests of one run share its moment
+ * and the runs of one start share what it drew. The variance of the difference of the sides' per-run
+ * means with both levels (twoLevelWelch) over the variance the pooled test assumes for it is the factor
+ * its counts are divided by (Rao and Scott's first-order correction), when it is significantly above 1
+ * (one-sided chi-square at 10% on the two-level variance's degrees of freedom, as a prior the starts
+ * contradict); 1 otherwise, and when a side has fewer than 2 runs (null levels) or the pooled test
+ * assumes no variance.
+ */
+export function pooledDesignEffect(
+  baseline: StartGroupedSample,
+  candidate: StartGroupedSample,
+  pooledVariance: number,
+  options: TwoLevelOptions = {},
+): { factor: number; levels: TwoLevelResult | null } {
+  if (baseline.values.length < 2 || candidate.values.length < 2) return { factor: 1, levels: null };
+  const levels = twoLevelWelch(baseline, candidate, options);
+  if (!(pooledVariance > 0)) return { factor: 1, levels };
+  const ratio = levels.standardError ** 2 / pooledVariance;
+  const df = Number.isFinite(levels.df) ? levels.df : knownDf;
+  const significant = ratio > 1 && fSurvival(ratio, df, knownDf) < overdispersionLevel;
+  return { factor: significant ? ratio : 1, levels };
+}
