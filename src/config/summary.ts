@@ -580,9 +580,15 @@ export function runsPerBlock(config: Config): number {
  * gated per-run family with the largest start sd, a start's seconds and the seconds of one run of every
  * cell a start serves. Null when no per-run metric is gated.
  */
-function startCosts(
-  config: Config,
-): { startSd: number; runSd: number; startSeconds: number; runSeconds: number } | null {
+interface StartCosts {
+  startSd: number;
+  runSd: number;
+  startSeconds: number;
+  /** Seconds of one run of every cell a server start serves. */
+  runSeconds: number;
+}
+
+function startCosts(config: Config): StartCosts | null {
   const prior = config.gate.noise_prior;
   const widest = noisiestGatedFamily(config, (family) => prior[family].start_sd);
   if (widest === null) return null;
@@ -608,19 +614,29 @@ function startCosts(
  */
 export function baselineRunsPerStart(config: Config, runs = config.repeats.baseline): number {
   if (serverLifecycle(config) === "per-run") return 1;
-  const half = Math.max(1, Math.ceil(runs / 2));
   const block = config.repeats.block;
-  const costs = block === "auto" ? startCosts(config) : null;
+  return baselineRunsPerStartOf(runs, block === "auto" ? { costs: startCosts(config) } : { block });
+}
+
+/**
+ * `baselineRunsPerStart` from its inputs (also bench:gate's, which has no config): at most half the
+ * runs; two groups of `block`, or with `costs` (repeats.block auto) Kalibera and Jones' runs per start.
+ */
+export function baselineRunsPerStartOf(
+  runs: number,
+  how: { block: number } | { costs: StartCosts | null },
+): number {
+  const half = Math.max(1, Math.ceil(runs / 2));
   const best =
-    block !== "auto"
-      ? 2 * block
-      : costs === null
+    "block" in how
+      ? 2 * how.block
+      : how.costs === null
         ? half
         : optimalRunsPerStart({
-            startVariance: costs.startSd ** 2,
-            runVariance: costs.runSd ** 2,
-            startCost: costs.startSeconds,
-            runCost: costs.runSeconds,
+            startVariance: how.costs.startSd ** 2,
+            runVariance: how.costs.runSd ** 2,
+            startCost: how.costs.startSeconds,
+            runCost: how.costs.runSeconds,
           });
   return Math.max(1, Math.min(half, Math.round(best)));
 }
