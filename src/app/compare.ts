@@ -7,6 +7,7 @@ import {
   parseCalibrationFile,
 } from "../compare/calibration.js";
 import { conditionsHash } from "../compare/history.js";
+import { historyStartPriors } from "../compare/history-analysis.js";
 import {
   type CompareOutcome,
   type CompareRecordsInput,
@@ -18,6 +19,7 @@ import {
 import { defaultInputLimits, type InputLimits } from "../compare/input-limits.js";
 import { loadRuns, loadSides } from "../compare/load.js";
 import { loadRunSamples } from "../compare/run-samples.js";
+import { type NamedStartPrior, pooledStartPriors } from "../compare/start-noise.js";
 import type { BaselineInfo, ComparisonMode } from "../compare/verdict-schema.js";
 import { noInterpolation } from "../config/interpolate.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
@@ -62,9 +64,15 @@ export interface CompareResultsInput {
   config?: LoadedConfig | Config | string;
   mode?: ComparisonMode;
   baselineInfo?: BaselineInfo | null;
-  /** Results directories of earlier baseline sessions (one session each), for the drift estimate. */
+  /**
+   * Results directories of earlier baseline sessions (one session each), for the drift estimate (stored
+   * mode) and, those under the baseline's conditions, the start prior (interleaved mode).
+   */
   history?: readonly string[];
-  /** Runs of main's history (compare/history.ts runsFromHistory), for the drift estimate, with the above. */
+  /**
+   * Runs of main's history (compare/history.ts runsFromHistory, read under the baseline's conditions),
+   * for the drift estimate and the start prior, with the above.
+   */
   historyRuns?: readonly RunRecord[];
   /** The baseline's run-to-run variance pooled over main's history, per cell and metric. */
   baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
@@ -114,32 +122,39 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
   const { baseline, candidate, notes } = await loadSides(input.baseline, input.candidate, limits, {
     freshStarts,
   });
-  const history = [
-    ...(input.history && input.history.length > 0
+  const loadedHistory =
+    input.history && input.history.length > 0
       ? await loadRuns(input.history, "history", { limits, freshStarts })
-      : []),
-    ...(input.historyRuns ?? []),
-  ];
+      : [];
+  const history = [...loadedHistory, ...(input.historyRuns ?? [])];
+  const conditions = baseline[0] ? conditionsHash(baseline[0].fingerprint) : null;
   let priors = input.baselineVariancePriors;
-  let startPriors: Map<string, { variance: number; df: number; source: string }> | undefined;
+  let calibrationStarts: Map<string, NamedStartPrior> | undefined;
   const inputNotes = [...notes];
   if (input.calibration) {
     const { file, source } = input.calibration;
-    const conditions = baseline[0] ? conditionsHash(baseline[0].fingerprint) : null;
     if (file.conditions !== null && file.conditions === conditions) {
       priors = calibrationPriors(file, priors);
-      startPriors = calibrationStartPriors(file, source);
+      calibrationStarts = calibrationStartPriors(file, source);
     } else
       inputNotes.push(
         `calibration ${source} not used: it was measured under other conditions than the baseline (conditions ${file.conditions ?? "unknown"}, baseline ${conditions ?? "unknown"}); run \`calibrate\` again on this runner and config`,
       );
   }
+  // The start level measured on this runner: a calibration's and main's history's, pooled by df. Main's
+  // history from the gate was read under the baseline's conditions; sessions given as directories are
+  // checked here, as a calibration is.
+  const sameConditions = loadedHistory.filter((run) => conditionsHash(run.fingerprint) === conditions);
+  const startPriors = pooledStartPriors(
+    calibrationStarts,
+    historyStartPriors([...sameConditions, ...(input.historyRuns ?? [])]),
+  );
   return compareAndRender({
     baseline,
     candidate,
     history,
     ...(priors ? { baselineVariancePriors: priors } : {}),
-    ...(startPriors && startPriors.size > 0 ? { startVariancePriors: startPriors } : {}),
+    ...(startPriors.size > 0 ? { startVariancePriors: startPriors } : {}),
     inputNotes,
     settings,
     mode: input.mode,

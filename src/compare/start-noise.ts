@@ -83,3 +83,32 @@ export function startNoiseOf(
     ...(levels.priorContradicted ? { priorContradicted: true } : {}),
   };
 }
+
+/**
+ * The start priors measured on this runner, per `cell\u0000metric`, from each source that has them (a
+ * calibration, main's history), pooled by degrees of freedom where more than one measured a check: both
+ * estimate the same start-to-start variance under the baseline's conditions (each checked against
+ * them), so neither wins; the pooled prior names every source. compare adds gate.noise_prior's where
+ * none measured a check.
+ */
+export function pooledStartPriors(
+  ...sources: readonly (ReadonlyMap<string, NamedStartPrior> | undefined)[]
+): Map<string, NamedStartPrior> {
+  const pooled = new Map<string, NamedStartPrior>();
+  for (const source of sources)
+    for (const [key, prior] of source ?? []) {
+      if (!(prior.df > 0)) continue;
+      const known = pooled.get(key);
+      if (!known) {
+        pooled.set(key, { ...prior });
+        continue;
+      }
+      const df = known.df + prior.df;
+      pooled.set(key, {
+        variance: (known.variance * known.df + prior.variance * prior.df) / df,
+        df,
+        source: `${known.source} + ${prior.source}`,
+      });
+    }
+  return pooled;
+}

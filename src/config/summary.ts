@@ -607,10 +607,11 @@ function startCosts(config: Config): StartCosts | null {
 
 /**
  * Runs per server start of a baseline job (the push job's repeats.baseline runs; docs/compare.md, "Server
- * starts"): at most half its runs, so that it has at least two starts and main's history measures the
- * start level; otherwise what a start of the interleaved schedule holds: two groups of repeats.block, or
- * with `auto` the runs per start that cost least for the variance of the mean (Kalibera and Jones, from
- * gate.noise_prior and the costs as `runsPerBlock`). Under `per-run` every run is a start.
+ * starts"): at most half its runs and at least two, so that it has two starts or more and a start with
+ * two runs, which main's history needs to tell the start level from the run level; within those bounds
+ * what a start of the interleaved schedule holds: two groups of repeats.block, or with `auto` the runs
+ * per start that cost least for the variance of the mean (Kalibera and Jones, from gate.noise_prior and
+ * the costs as `runsPerBlock`). Under `per-run` every run is a start.
  */
 export function baselineRunsPerStart(config: Config, runs = config.repeats.baseline): number {
   if (serverLifecycle(config) === "per-run") return 1;
@@ -638,7 +639,8 @@ export function baselineRunsPerStartOf(
             startCost: how.costs.startSeconds,
             runCost: how.costs.runSeconds,
           });
-  return Math.max(1, Math.min(half, Math.round(best)));
+  // Two runs a start at least (where the runs allow it): the history separates the levels only within a start.
+  return Math.max(Math.min(2, half), Math.min(half, Math.round(best)));
 }
 
 /**

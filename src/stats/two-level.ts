@@ -63,6 +63,11 @@ export interface SideLevels {
   /** True when every start has one run: run and start parts cannot be told apart, the total is used. */
   singleRunStarts: boolean;
   floored: boolean;
+  /**
+   * The start means' mean square (SS between / (G − 1)), whose expectation is σ_r² + coefficient·σ_s²,
+   * with its G − 1 degrees of freedom; null with fewer than two starts.
+   */
+  betweenStarts: { meanSquare: number; df: number; coefficient: number } | null;
 }
 
 export interface TwoLevelResult extends WelchResult {
@@ -138,6 +143,14 @@ function sideLevels(m: SideMoments, floor: number, runPrior?: { variance: number
     runVarianceDf: df,
     singleRunStarts: single,
     floored: variance < floor,
+    betweenStarts:
+      starts < 2
+        ? null
+        : {
+            meanSquare: m.ssBetween / (starts - 1),
+            df: starts - 1,
+            coefficient: m.startCoefficient / (starts - 1),
+          },
   };
 }
 

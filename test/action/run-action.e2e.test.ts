@@ -145,7 +145,7 @@ describe("the action end to end", () => {
     expect(baseline?.zip.includes(Buffer.from("vllm-perf-gate-baseline.json"))).toBe(true);
     // A stored baseline is measured once with repeats.baseline runs (default 10), not repeats.min, over
     // two server starts or more (one measuring step each, runs in order), so main's history sees the
-    // start level. The simulator starts in seconds: Kalibera and Jones give every run its own start.
+    // start level. The simulator starts in seconds: the fewest runs a start may hold, two, five starts.
     expect(measureCalls.length).toBeGreaterThanOrEqual(2);
     let next = 0;
     for (const call of measureCalls) {
