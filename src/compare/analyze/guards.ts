@@ -124,8 +124,8 @@ function guardsOf(runs: readonly RunRecord[]): StartedGuards[] {
 }
 
 /** Each run's value of a guard (null: none) with its start, for the design effect. */
-function perRun(runs: readonly StartedGuards[], valueOf: (g: RunGuards) => number | null): PooledRun[] {
-  return runs.map((run) => ({ value: valueOf(run.guards), start: run.start }));
+function perRun(runs: readonly StartedGuards[], measure: (g: RunGuards) => number | null): PooledRun[] {
+  return runs.map((run) => ({ value: measure(run.guards), start: run.start }));
 }
 
 function guardDraft(
