@@ -52,7 +52,7 @@ export interface TwoLevelOptions {
 }
 
 /** What one side's runs say at each level. */
-export interface SideLevels {
+interface SideLevels {
   runs: number;
   starts: number;
   /** Σ n_g² / N²: the share of σ_s² that stays in the side's mean (1 for one start, 1/G balanced). */
@@ -245,7 +245,7 @@ export function startLevels(
  * The share of σ_s² that stays in a side's mean as measured: Σn_g²/N², or 0 for a side of single-run
  * starts, whose total run variance carries σ_s² already.
  */
-export function measuredStartWeight(levels: SideLevels): number {
+function measuredStartWeight(levels: SideLevels): number {
   return levels.singleRunStarts ? 0 : levels.startWeight;
 }
 
