@@ -15,12 +15,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { jobOutbound } from "../src/app/job-outbound.js";
 import { runCells } from "../src/app/run-cells.js";
 import { CompletionStreamReader } from "../src/client/sse-stream.js";
 import { configSchema } from "../src/config/schema.js";
 import { baseUrlProvider } from "../src/server/base-url.js";
 import { percentile } from "../src/stats/percentile.js";
 import { burstBody, flatSteps, runQueueWaitMs, startSimProcess } from "./sim-child.js";
+
+/** The runs write through a job's output seam; a bench plants no secret. */
+const noSecrets = jobOutbound({ env: {} });
 
 const quick = process.argv.includes("--quick");
 const onlyIndex = process.argv.indexOf("--only");
@@ -99,6 +103,7 @@ async function clientRun(baseUrl: string, concurrency: number, requests: number)
     let wallBefore = performance.now();
     let wallS = 0;
     const result = await runCells({
+      outbound: noSecrets,
       onMeasuredPhase(edge) {
         if (edge === "start") {
           cpuBefore = process.cpuUsage();
@@ -209,6 +214,7 @@ async function sessionRun(baseUrl: string, inFlight: number, sessions: number) {
     let waitBefore = 0;
     let waitMs: number | null = null;
     const result = await runCells({
+      outbound: noSecrets,
       onMeasuredPhase(edge) {
         if (edge === "start") {
           cpuBefore = process.cpuUsage();

@@ -12,8 +12,12 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compareResults } from "../src/app/compare.js";
+import { jobOutbound } from "../src/app/job-outbound.js";
 import { mulberry32 } from "../src/util/random.js";
 import { makeRunFile } from "./kit/run-files.js";
+
+/** The runs write through a job's output seam; a bench plants no secret. */
+const noSecrets = jobOutbound({ env: {} });
 
 const cells = 18;
 const runsPerSide = 10;
@@ -96,6 +100,7 @@ async function main(): Promise<void> {
     await writeInputs(root);
     const compare = (kind: string) => () =>
       compareResults({
+        outbound: noSecrets,
         baseline: [join(root, kind, "baseline")],
         candidate: [join(root, kind, "candidate")],
         mode: "interleaved",

@@ -3,7 +3,7 @@
  * decision code (`analyze`, the decision `compare` makes) with the default config: 3 cells × 5 gated
  * metrics (TTFT p95, TPOT p95, E2E p95, output throughput, error rate).
  *
- * Usage: npx tsx bench/gate.ts [--reps 1000] [--seed 1] [--quick] [--only interleaved|stored|starts|matrix|length]
+ * Usage: npx tsx bench/gate.ts [--reps 1000] [--seed 1] [--quick] [--only interleaved|stored|starts|matrix|length|calibrated|mdc]
  *                               [--family-weight W]
  *
  * Noise model, per cell and metric, on the log scale of one run's statistic (what real GPU runners do):
@@ -49,8 +49,17 @@
  * Scenarios: no change; every metric at the tolerance; one phase +10% across one family; needles +10% and
  * +20% in one cell of a family and +10% in the spike; one check at the tolerance (its "pass" is a false
  * pass); job drift. The 3-cell rows above name their cells cell-0..2, one family by the name rule.
+ *
+ * The mdc section (--only mdc, bench/detectable.ts) asks whether the minimum detectable change the gate
+ * prints is honest: for checks of different noise, the median printed over clean PRs, then how often a
+ * true change of exactly that size is blocked (the promise: 90%), with 95% Wilson intervals.
  */
 import { analyze } from "../src/compare/analyze.js";
+import {
+  calibrateFromRuns,
+  calibrationRunPriors,
+  calibrationStartPriors,
+} from "../src/compare/calibration.js";
 import { gpuMinutes, planGpuMinutes } from "../src/compare/cost.js";
 import { defaultCompareSettings } from "../src/compare/index.js";
 import { configSchema, maxFamilyWeight } from "../src/config/schema.js";
@@ -59,6 +68,7 @@ import type { RunRecord } from "../src/metrics/run-record.js";
 import { alternatingBlocks } from "../src/runner/interleaved.js";
 import { percentileSorted } from "../src/stats/percentile.js";
 import { mulberry32 } from "../src/util/random.js";
+import { detectableSection } from "./detectable.js";
 import {
   type Change,
   type GuardKind,
@@ -94,7 +104,7 @@ function parseOptions(argv: readonly string[]): Options {
     else if (arg === "--family-weight") options.familyWeight = Number(argv[++i]);
     else
       throw new Error(
-        `unknown argument ${arg}; expected --reps N, --seed N, --quick, --only interleaved|stored|starts|matrix|length, --family-weight W`,
+        `unknown argument ${arg}; expected --reps N, --seed N, --quick, --only interleaved|stored|starts|matrix|length|calibrated|mdc, --family-weight W`,
       );
   }
   if (!(Number.isInteger(options.reps) && options.reps > 0))
@@ -142,6 +152,13 @@ interface Design {
   cellNames?: readonly string[];
   /** gate.family_weight; absent: the default. 0 is Holm over the checks alone (before the family tests). */
   familyWeight?: number;
+  /** Interleaved: a calibration of the runner (compare/calibration.ts) as the noise priors; absent: none. */
+  priors?: CalibrationPriors;
+}
+
+interface CalibrationPriors {
+  start: ReturnType<typeof calibrationStartPriors>;
+  run: ReturnType<typeof calibrationRunPriors>;
 }
 
 function cellNamesOf(design: Design): string[] {
@@ -260,6 +277,9 @@ function simulatePr(world: World, design: Design, change: Change, settings: Sett
       now: "1970-01-01T00:00:00.000Z",
       tool: { name: "bench", version: "0" },
       runMinutes: design.runMinutes,
+      ...(design.priors
+        ? { startVariancePriors: design.priors.start, runVariancePriors: design.priors.run }
+        : {}),
     });
     const next = verdict.nextLook;
     if (next === null || verdict.verdict !== "inconclusive") {
@@ -516,6 +536,21 @@ function matrixSection(
   print();
 }
 
+/** A section's title, its note and the head of its table. */
+function sectionHead(
+  print: (line?: string) => void,
+  title: string,
+  note: string,
+  columns: readonly string[],
+): void {
+  print(`## ${title}`);
+  print();
+  print(note);
+  print();
+  print(`| ${columns.join(" | ")} |`);
+  print(`|${columns.map(() => "---|").join("")}`);
+}
+
 /**
  * The server start as a level of the noise: every block of a side's runs is measured on one server start,
  * shared by the block's runs and by every cell the server serves (the per-side lifecycle), and the start
@@ -529,16 +564,22 @@ function startsSection(
   { reps, light, print }: { reps: number; light: number; print: (line?: string) => void },
 ): void {
   const tolerance = defaultCompareSettings().gate.tolerance;
-  print("## The server start as a level of the noise (interleaved, adaptive, default config)");
-  print();
-  print(
+  sectionHead(
+    print,
+    "The server start as a level of the noise (interleaved, adaptive, default config)",
     `Runs within a start: τ ${(base.runTau * 100).toFixed(1)}% on the latencies (t, 3 df), σ_w at ${base.runMinutes} min, 5% outlier runs; each block of repeats.block runs a side on one start shared by the 3 cells. Change "cell 0": every gated latency of cell 0.`,
+    [
+      "start noise",
+      "start recorded",
+      "PRs",
+      "false block, no change",
+      `blocked at the tolerance (cell 0 +${tolerance * 100}%)`,
+      "blocked at +10% (cell 0)",
+      "clean PR inconclusive",
+      "mean runs/side (clean, +10%)",
+      "GPU-min per PR (clean; +10%)",
+    ],
   );
-  print();
-  print(
-    `| start noise | start recorded | PRs | false block, no change | blocked at the tolerance (cell 0 +${tolerance * 100}%) | blocked at +10% (cell 0) | clean PR inconclusive | mean runs/side (clean, +10%) | GPU-min per PR (clean; +10%) |`,
-  );
-  print("|---|---|---|---|---|---|---|---|---|");
   const row = (starts: StartNoise, recorded: boolean, n: number) => {
     const design: Design = { ...base, starts, startsRecorded: recorded };
     const clean = simulate(design, { kind: "none" }, n);
@@ -556,6 +597,100 @@ function startsSection(
   row(uniformStarts(0.03), false, light);
   row(uniformStarts(0.03), true, reps);
   row(publishedStarts, true, reps);
+  print();
+}
+
+/**
+ * An A/A calibration of the simulated runner as `calibrate` records it by default: `runsPerSide` runs a
+ * side of every cell, alternating A and B in blocks of the design's repeats.block runs, each block on
+ * its own server start; summarised by compare/calibration.ts into the priors compare takes.
+ */
+function simulateCalibration(world: World, design: Design, runsPerSide: number): CalibrationPriors {
+  const a: RunRecord[] = [];
+  const b: RunRecord[] = [];
+  const zero = [0, 0, 0, 0];
+  for (const block of alternatingBlocks(0, runsPerSide, ["a", "b"] as const, design.runsPerBlock)) {
+    const start = { id: `cal-${block.side}:${block.firstRun}`, shift: world.start(design.starts) };
+    for (let k = block.firstRun; k < block.firstRun + block.runs; k++)
+      for (let cell = 0; cell < design.cells; cell++)
+        (block.side === "a" ? a : b).push(
+          world.run(cell, k, zero, { kind: "none" }, `cal-${block.side}`, "cal", 0, start),
+        );
+  }
+  const file = calibrateFromRuns({
+    a,
+    b,
+    settings: settingsFor(design),
+    resplits: 0,
+    now: new Date("1970-01-01T00:00:00.000Z"),
+  });
+  return {
+    start: calibrationStartPriors(file, "bench"),
+    run: calibrationRunPriors(file, "bench"),
+  };
+}
+
+/**
+ * Noise known in advance: the same PRs judged without and with a calibration of the runner (25 runs a
+ * side, calibrate's default), at 3 and 5 runs a side (one look) and adaptive; and a runner that got noisier
+ * since it was calibrated (the calibration measured at half the run noise), where the PR's runs
+ * contradict the prior and it is widened.
+ */
+function calibratedSection(
+  simulate: Simulate,
+  base: Design,
+  { light, seed, print }: { light: number; seed: number; print: (line?: string) => void },
+): void {
+  const tolerance = defaultCompareSettings().gate.tolerance;
+  sectionHead(
+    print,
+    "Noise known in advance: a calibrated runner (interleaved, default config)",
+    `Calibration: 25 runs a side of the 3 cells, A/B in blocks of ${base.runsPerBlock}, on the same noise model (compare/calibration.ts), its run-to-run and start-to-start variances as the priors. Same simulated PRs with and without it (common random numbers). Change "+10%": TTFT p95 of cell 0.`,
+    [
+      "runner",
+      "repeats",
+      "calibration",
+      "PRs",
+      "false block, no change",
+      `blocked at the tolerance (all +${tolerance * 100}%)`,
+      "blocked at +10%",
+      "clean PR inconclusive",
+      "mean runs/side (clean, +10%)",
+    ],
+  );
+  let scenario = 0;
+  const row = (label: string, design: Design, calibration: CalibrationPriors, n: number) => {
+    const fixedSeed = seed * 9_176_941 + ++scenario * 7_919;
+    for (const priors of [undefined, calibration]) {
+      const judged: Design = { ...design, ...(priors ? { priors } : {}) };
+      const clean = simulate(judged, { kind: "none" }, n, "gate", fixedSeed);
+      const atTolerance = simulate(judged, { kind: "all", effect: tolerance }, n, "gate", fixedSeed + 1);
+      const plus10 = simulate(judged, onePercentile(0.1), n, "gate", fixedSeed + 2);
+      const runs = (o: readonly Outcome[]) => mean(o, (x) => x.runsPerSide).m.toFixed(1);
+      print(
+        `| ${label} | ${design.repeats.min}..${design.repeats.max} | ${priors ? "yes" : "no"} | ${n} | ${pct(rate(clean, (o) => o.blocked))} | ${pct(rate(atTolerance, (o) => o.blocked))} | ${pct(rate(plus10, (o) => o.blocked))} | ${pct(rate(clean, (o) => o.inconclusive))} | ${runs(clean)}, ${runs(plus10)} |`,
+      );
+    }
+  };
+  const calibrationWorld = (design: Design) =>
+    new World(
+      seed * 31_337,
+      withinRunPool(mulberry32(seed * 7919), 2000, 1000),
+      () => ({
+        withinSd: sigmaW1 / Math.sqrt(design.runMinutes),
+        requests: Math.round(1000 * design.runMinutes),
+      }),
+      design.guards,
+      cellNamesOf(design),
+      design.runTau,
+    );
+  const calibration = simulateCalibration(calibrationWorld(base), base, 25);
+  row("as calibrated", { ...base, repeats: { min: 3, max: 3 } }, calibration, light);
+  row("as calibrated", { ...base, repeats: { min: 5, max: 5 } }, calibration, light);
+  row("as calibrated", base, calibration, light);
+  const quiet: Design = { ...base, runTau: base.runTau / 2 };
+  const stale = simulateCalibration(calibrationWorld(quiet), quiet, 25);
+  row("noisier than calibrated (τ 2x)", { ...base, repeats: { min: 3, max: 3 } }, stale, light);
   print();
 }
 
@@ -722,6 +857,8 @@ function main(): void {
     print();
   }
   if (want("starts")) startsSection(simulate, base, { reps, light, print });
+  if (want("calibrated")) calibratedSection(simulate, base, { light, seed: options.seed, print });
+  if (want("mdc")) detectableSection({ reps, seed: options.seed, pool, print });
   if (want("matrix"))
     matrixSection(simulate, base, {
       reps,

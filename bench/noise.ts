@@ -128,15 +128,49 @@ export const publishedStarts: StartNoise = {
   label: "published start noise (throughput, TPOT, E2E 1%, TTFT 3%; 3% of starts 1.08x slower)",
 };
 
+/** The metrics World.run draws: the gated latencies and output throughput. */
+export type ModelMetric = LatencyMetric | "output_throughput";
+
+/**
+ * The run level of the noise in full (World's last argument; a number there is τ of the default model):
+ * per metric, the run effect's sd of ln(metric) and whether a latency's p95 also carries the within-run
+ * sampling noise (the cell's σ_w); the run effect's distribution; the share of outlier runs.
+ */
+export interface RunNoise {
+  runSd: Record<ModelMetric, number>;
+  sampling: Record<LatencyMetric, boolean>;
+  /** "t3": Student t with 3 df scaled to unit variance (the default model); "normal": Gaussian. */
+  shape: "t3" | "normal";
+  /** Runs 1.3x slower on every latency (and 1/1.3 on throughput); the default model's is 5%. */
+  outlierRate: number;
+  label: string;
+}
+
+/** The default model's run level at run effect τ on the latencies (throughput's scales as τ_throughput/τ). */
+export function modelRunNoise(runTau: number = tau): RunNoise {
+  return {
+    runSd: {
+      ttft_p95: runTau,
+      tpot_p95: runTau,
+      e2el_p95: runTau,
+      output_throughput: (tauThroughput * runTau) / tau,
+    },
+    sampling: { ttft_p95: true, tpot_p95: true, e2el_p95: true },
+    shape: "t3",
+    outlierRate,
+    label: `run effect τ ${runTau} (t, 3 df), p95 sampling noise, ${outlierRate * 100}% outlier runs`,
+  };
+}
+
 /**
  * An injected change: none; every gated latency of every cell × (1 + effect) and throughput ÷ it ("all");
- * or one latency metric × (1 + effect) in the listed cells (a needle in one cell, or one phase across a
- * workload family).
+ * or one metric in the listed cells (a needle in one cell, or one phase across a workload family): a
+ * latency × (1 + effect), throughput ÷ (1 + effect).
  */
 export type Change =
   | { kind: "none" }
   | { kind: "all"; effect: number }
-  | { kind: "metric"; metric: LatencyMetric; cells: readonly number[]; effect: number }
+  | { kind: "metric"; metric: ModelMetric; cells: readonly number[]; effect: number }
   /** Every gated latency of the listed cells × (1 + effect). */
   | { kind: "latencies"; cells: readonly number[]; effect: number };
 
@@ -159,10 +193,18 @@ export class World {
     private readonly shapeOf: (cell: number) => { withinSd: number; requests: number },
     readonly guards: GuardKind = "none",
     private readonly cellNames: readonly string[] = [],
-    /** The run effect's sd on the latencies (τ); throughput's scales with it (τ_throughput / τ). */
-    private readonly runTau: number = tau,
+    /** The run level: τ of the default model (modelRunNoise), or in full. */
+    runLevel: number | RunNoise = tau,
   ) {
     this.random = mulberry32(seed);
+    this.runNoise = typeof runLevel === "number" ? modelRunNoise(runLevel) : runLevel;
+  }
+
+  private readonly runNoise: RunNoise;
+
+  /** One draw of the run effect's shape at unit variance. */
+  private unit(): number {
+    return this.runNoise.shape === "t3" ? t3(this.random) : normal(this.random);
   }
 
   /**
@@ -206,12 +248,13 @@ export class World {
     const random = this.random;
     const shape = this.shapeOf(cell);
     const within = shape.withinSd;
-    const common = t3(random);
-    const outlier = random() < outlierRate ? Math.log(outlierFactor) : 0;
+    const noise = this.runNoise;
+    const common = this.unit();
+    const outlier = random() < noise.outlierRate ? Math.log(outlierFactor) : 0;
     const metrics: RunRecord["metrics"] = {};
     latencyMetrics.forEach((metric, k) => {
-      const u = Math.sqrt(0.7) * common + Math.sqrt(0.3) * t3(random);
-      const w = this.pool[Math.floor(random() * this.pool.length)]!;
+      const u = Math.sqrt(0.7) * common + Math.sqrt(0.3) * this.unit();
+      const w = noise.sampling[metric] ? this.pool[Math.floor(random() * this.pool.length)]! : 0;
       let injected = 0;
       if (change.kind === "all") injected = Math.log(1 + change.effect);
       if (change.kind === "metric" && metric === change.metric && change.cells.includes(cell))
@@ -222,21 +265,25 @@ export class World {
         Math.exp(
           shift[k]! +
             (start?.shift[k] ?? 0) +
-            this.runTau * u +
+            noise.runSd[metric] * u +
             within * w +
             injected +
             outlier +
             latencyDrift,
         );
     });
-    const uThroughput = -(Math.SQRT1_2 * common + Math.SQRT1_2 * t3(random));
-    const tpChange = change.kind === "all" ? Math.log(1 + change.effect) : 0;
+    const uThroughput = -(Math.SQRT1_2 * common + Math.SQRT1_2 * this.unit());
+    const tpChange =
+      change.kind === "all" ||
+      (change.kind === "metric" && change.metric === "output_throughput" && change.cells.includes(cell))
+        ? Math.log(1 + change.effect)
+        : 0;
     metrics.output_throughput =
       medians.output_throughput *
       Math.exp(
         shift[3]! +
           (start?.shift[3] ?? 0) +
-          (tauThroughput * this.runTau * uThroughput) / tau -
+          noise.runSd.output_throughput * uThroughput -
           outlier -
           tpChange -
           latencyDrift,

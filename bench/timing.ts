@@ -13,6 +13,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { jobOutbound } from "../src/app/job-outbound.js";
 import { runCells } from "../src/app/run-cells.js";
 import { configSchema } from "../src/config/schema.js";
 import { summarize } from "../src/metrics/summary.js";
@@ -20,6 +21,9 @@ import { baseUrlProvider } from "../src/server/base-url.js";
 import { percentile } from "../src/stats/percentile.js";
 import { readRequestRecords } from "./kit/request-records.js";
 import { flatSteps, startSimProcess } from "./sim-child.js";
+
+/** The runs write through a job's output seam; a bench plants no secret. */
+const noSecrets = jobOutbound({ env: {} });
 
 const quick = process.argv.includes("--quick");
 
@@ -76,6 +80,7 @@ async function measure(scenario: Scenario, server: ServerKind) {
     });
     let originEpochMs = 0;
     const result = await runCells({
+      outbound: noSecrets,
       config,
       provider: baseUrlProvider({ baseUrl: sim.baseUrl, model: config.model }),
       outDir: dir,

@@ -14,17 +14,20 @@ import { cleanupFromState } from "../server/cleanup.js";
  * environment. The gate (src/app/gate/) is tested against simple implementations of its dependencies.
  */
 
-// Per-request progress would flood the job log; run-level lines are what a reader of the log needs.
-const actionProgress: ProgressSink = { update() {}, message: (text) => core.info(text) };
-
 export const measureWithRunner: Measure = (request) => measureUntil(request, undefined);
 
 /** measureWithRunner that stops on `signal` (the main step's interrupt): the runs so far are kept, then it throws. */
 function measureUntil(request: Parameters<Measure>[0], signal: AbortSignal | undefined): Promise<void> {
+  // Per-request progress would flood the job log; run-level lines are what a reader of the log needs.
+  // Both leave through the job's output seam (a server's text may quote a secret).
+  const progress: ProgressSink = {
+    update() {},
+    message: request.outbound.through((text) => core.info(text)),
+  };
   return measureRequestedRuns(request, {
     env: process.env,
-    progress: actionProgress,
-    warn: (message) => core.warning(message),
+    progress,
+    warn: request.outbound.through((message) => core.warning(message)),
     ...(signal ? { signal } : {}),
   });
 }

@@ -1,6 +1,7 @@
 import { isAbsolute } from "node:path";
 import * as core from "@actions/core";
 import { type ActionInputs, actionModes, failOnPolicies } from "../app/gate/inputs.js";
+import { configLimits } from "../config/limits.js";
 import { parseHistoryInputs } from "./history-inputs.js";
 
 /**
@@ -56,6 +57,16 @@ function integer(name: string, value: string, min: number, max: number): number 
   return Number(value);
 }
 
+/** GPU-minutes: a number > 0 up to configLimits.budgetGpuMinutes (as gate.budget_gpu_minutes). */
+function gpuMinutes(name: string, value: string): number {
+  const minutes = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !(minutes > 0) || minutes > configLimits.budgetGpuMinutes)
+    throw new ActionInputError(
+      `input ${name}: expected GPU-minutes, a number > 0 and at most ${configLimits.budgetGpuMinutes} (configLimits.budgetGpuMinutes), got "${value}"`,
+    );
+  return minutes;
+}
+
 function artifactName(name: string, value: string): string {
   if (value.length === 0 || value.length > 200 || forbiddenArtifactCharacters.test(value)) {
     throw new ActionInputError(
@@ -96,6 +107,7 @@ export function parseActionInputs(source: InputSource = runnerInputs): ActionInp
   const failOn = read("fail-on");
   const retention = read("retention-days");
   const maxRuns = read("max-runs");
+  const budget = read("budget");
   const overrideLabel = read("override-label");
   const calibration = read("calibration").trim();
   if (calibration && (isAbsolute(calibration) || calibration.split(/[\\/]/).includes("..")))
@@ -117,6 +129,7 @@ export function parseActionInputs(source: InputSource = runnerInputs): ActionInp
     retentionDays: retention ? integer("retention-days", retention, 1, 90) : null,
     cells: cells && cells.length > 0 ? cells : null,
     maxRuns: maxRuns ? integer("max-runs", maxRuns, 1, 1000) : null,
+    budget: budget ? gpuMinutes("budget", budget) : null,
     allowForkPrs: boolean("allow-fork-prs", withDefault("allow-fork-prs")),
     workingDirectory: withDefault("working-directory"),
     calibration: calibration || null,

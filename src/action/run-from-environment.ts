@@ -2,16 +2,17 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ActionDependencies } from "../app/gate/dependencies.js";
-import { type ActionResult, runAction } from "../app/gate/orchestrator.js";
+import { maskSecrets, throughOutbound } from "../app/gate/job-io.js";
+import { type ActionResult, openJob, runAction } from "../app/gate/orchestrator.js";
+import { jobOutbound } from "../app/job-outbound.js";
 import { readActionContext } from "../github/context.js";
-import { renderedForms } from "../report/escape.js";
 import {
   errorSummary,
   postUploadFailedWarning,
   stateFileCleanupWarning,
   uploadedLine,
 } from "../report/status.js";
-import { collectJobSecrets } from "../server/secrets.js";
+import type { Outbound } from "../server/outbound.js";
 import type { ActionIO } from "./action-io.js";
 import { outputNames, stateKeys } from "./action-io.js";
 import { parseActionInputs } from "./inputs.js";
@@ -27,28 +28,30 @@ export async function runMainStep(
   io: ActionIO,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ActionResult> {
-  // The job's one set of secrets (server/secrets.ts), grown as runAction loads the config: an error
-  // may quote any of them. The forms find a value a report escaped.
-  let secrets = collectJobSecrets({ env }, { forms: renderedForms });
+  // The job's one way out (server/outbound.ts), built once from the job's one secret set when the job
+  // has read everything that can hold a secret: the environment, the token and every config it loads.
+  let outbound: Outbound | null = null;
+  let token: string | undefined;
   try {
     const inputs = parseActionInputs();
-    if (inputs.githubToken) io.setSecret(inputs.githubToken);
-    secrets = secrets.with({ token: inputs.githubToken });
+    token = inputs.githubToken;
+    if (token) io.setSecret(token);
     const context = readActionContext(env);
     const workRoot = env.RUNNER_TEMP || tmpdir();
     const workDir = await mkdtemp(join(workRoot, `vllm-perf-gate-${context.runId}-`));
-    return await runAction(deps, inputs, context, io, {
-      workDir,
-      workspace: env.GITHUB_WORKSPACE || process.cwd(),
-      secrets,
-      onSecrets: (grown) => {
-        secrets = grown;
-      },
-    });
+    const workspace = env.GITHUB_WORKSPACE || process.cwd();
+    const job = await openJob(deps, inputs, context, { workspace, env });
+    outbound = jobOutbound({ env, token, configs: job.configs });
+    // GitHub masks them in the job log too (the seam covers files, the summary and the comment).
+    maskSecrets(io, outbound.secrets);
+    return await runAction(deps, inputs, context, io, { workDir, workspace, job, outbound });
   } catch (error) {
-    const message = secrets.redactor.redact(error instanceof Error ? error.message : String(error));
-    io.setOutput(outputNames.verdict, "error");
-    await io.appendSummary(errorSummary(message)).catch(() => {});
+    // A job that failed before it read its configs (its inputs, its event): the set of its environment.
+    outbound ??= jobOutbound({ env, token });
+    const jobIo = throughOutbound(io, outbound);
+    const message = outbound.clean(error instanceof Error ? error.message : String(error));
+    jobIo.setOutput(outputNames.verdict, "error");
+    await jobIo.appendSummary(errorSummary(message)).catch(() => {});
     return {
       verdict: "error",
       failed: true,

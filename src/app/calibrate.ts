@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { type CalibrationFile, calibrateFromRuns } from "../compare/calibration.js";
 import { calibrationHistoryRuns, conditionsHash, type HistoryRecord } from "../compare/history.js";
@@ -7,6 +7,7 @@ import { loadRuns } from "../compare/load.js";
 import type { LoadedConfig } from "../config/load.js";
 import { runsPerBlock } from "../config/summary.js";
 import type { ProgressSink } from "../runner/progress.js";
+import type { Outbound } from "../server/outbound.js";
 import { providerForConfig } from "../server/provider.js";
 import { measureAlternately } from "./adaptive.js";
 import { runCells } from "./run-cells.js";
@@ -26,6 +27,8 @@ export interface CalibrateOptions {
   /** Main's history (compare/history.ts): its sessions under the A/A runs' conditions give the drift. */
   history?: readonly HistoryRecord[];
   env: Readonly<Record<string, string | undefined>>;
+  /** The job's output seam (server/outbound.ts): every file and log of the runs, and calibration.json. */
+  outbound: Outbound;
   progress: ProgressSink;
   warn: (message: string) => void;
   /** Where the servers are recorded so the next start stops those a killed process left (server/state.ts). */
@@ -44,6 +47,7 @@ export async function calibrateRunner(options: CalibrateOptions): Promise<Calibr
   const provider = providerForConfig(config, {
     env: { ...options.env },
     interpolation: options.config.interpolation,
+    outbound: options.outbound,
     ...(options.serverStateFile ? { stateFile: options.serverStateFile } : {}),
     warn: options.warn,
     progress: (line) => options.progress.message(line),
@@ -68,6 +72,7 @@ export async function calibrateRunner(options: CalibrateOptions): Promise<Calibr
           side: `calibration-${side.name}`,
           ...(block.cells ? { cells: block.cells } : {}),
           progress: options.progress,
+          outbound: options.outbound,
           ...(options.signal ? { signal: options.signal } : {}),
         });
       },
@@ -95,6 +100,6 @@ export async function calibrateRunner(options: CalibrateOptions): Promise<Calibr
   });
   await mkdir(options.outDir, { recursive: true });
   const path = join(options.outDir, "calibration.json");
-  await writeFile(path, `${JSON.stringify(file, null, 2)}\n`);
+  await options.outbound.writeFile(path, `${JSON.stringify(file, null, 2)}\n`);
   return { file, path };
 }

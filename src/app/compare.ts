@@ -1,8 +1,10 @@
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import {
   type CalibrationFile,
+  calibrationPriorOrigin,
   calibrationPriors,
+  calibrationRunPriors,
   calibrationStartPriors,
   parseCalibrationFile,
 } from "../compare/calibration.js";
@@ -18,27 +20,28 @@ import {
 } from "../compare/index.js";
 import { defaultInputLimits, type InputLimits } from "../compare/input-limits.js";
 import { loadRuns, loadSides } from "../compare/load.js";
+import type { PriorOrigin } from "../compare/prior-basis.js";
 import { loadRunSamples } from "../compare/run-samples.js";
-import { type NamedStartPrior, pooledStartPriors } from "../compare/start-noise.js";
+import { pooledStartPriors } from "../compare/start-noise.js";
 import type { BaselineInfo, ComparisonMode } from "../compare/verdict-schema.js";
-import { noInterpolation } from "../config/interpolate.js";
-import { type LoadedConfig, loadConfig } from "../config/load.js";
+import type { LoadedConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { reportPictures } from "../report/charts/data.js";
 import { renderHtmlReport } from "../report/html/report-html.js";
 import { renderReports } from "../report/markdown.js";
-import type { Redactor } from "../server/redact.js";
-import { collectJobSecrets } from "../server/secrets.js";
+import type { Outbound } from "../server/outbound.js";
 import { InputError } from "../util/errors.js";
+import { BudgetError, calibratedCheckNoise, configWithinBudget } from "./budget-plan.js";
 import type { CompareRequest, CompareOutcome as GateCompareOutcome } from "./gate/dependencies.js";
 
 /**
  * The compare use case (the CLI's `compare`, the action's gate, the demo): load both sides, decide
- * (compare/, pure), render the markdown report (report/), write verdict.json and report.md.
+ * (compare/, pure), clean the verdict of the job's secrets (run files come from outside), render the
+ * markdown report (report/), write verdict.json and report.md through the job's output seam.
  */
 
-/** A comparison's decision and its rendered reports, both from the redacted verdict. */
+/** A comparison's decision and its rendered reports, both from the verdict cleaned of secrets. */
 export interface ComparisonReport extends CompareOutcome {
   /** The long form (report.md, the job summary's body). */
   reportMarkdown: string;
@@ -48,7 +51,10 @@ export interface ComparisonReport extends CompareOutcome {
 
 /** Decides from run records in memory and renders both forms of the report (pure). */
 export function compareAndRender(input: CompareRecordsInput): ComparisonReport {
-  const outcome = compareRecords(input);
+  return rendered(compareRecords(input));
+}
+
+function rendered(outcome: CompareOutcome): ComparisonReport {
   const { report, comment } = renderReports(outcome.verdict);
   return { ...outcome, reportMarkdown: report, commentMarkdown: comment };
 }
@@ -58,10 +64,10 @@ export interface CompareResultsInput {
   baseline: readonly string[];
   candidate: readonly string[];
   /**
-   * The config already loaded for this job (its values read from the environment are redacted), a parsed
-   * config, a path to one (loaded here), or nothing for the defaults.
+   * The config the job's root loaded (with the environment its secret set was built from), a parsed
+   * config, or nothing for the defaults.
    */
-  config?: LoadedConfig | Config | string;
+  config?: LoadedConfig | Config;
   mode?: ComparisonMode;
   baselineInfo?: BaselineInfo | null;
   /**
@@ -76,16 +82,17 @@ export interface CompareResultsInput {
   historyRuns?: readonly RunRecord[];
   /** The baseline's run-to-run variance pooled over main's history, per cell and metric. */
   baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
+  /** Where those came from and when (main's history: its first and last session's dates). */
+  baselineVariancePriorOrigin?: PriorOrigin;
   /**
-   * This runner's A/A calibration (`calibrate`): its run-to-run variances join the priors (stored
-   * mode) when it was measured under the baseline's conditions; otherwise a warning says why not.
+   * This runner's A/A calibration (`calibrate`), when it was measured under the baseline's conditions
+   * (otherwise a warning says why not): its run-to-run variances join the stored baseline's priors; in
+   * an interleaved comparison its start-to-start and run-to-run variances are both sides' priors.
    */
   calibration?: { file: CalibrationFile; source: string };
   now?: Date;
-  env?: Readonly<Record<string, string | undefined>>;
-  cwd?: string;
-  /** The job's redactor; default: the set of server/secrets.ts from the config and env (`collectJobSecrets`). */
-  redactor?: Redactor;
+  /** The job's output seam (server/outbound.ts): the verdict is cleaned through it before it is rendered. */
+  outbound: Outbound;
   /** Size limits on the inputs (default: the action's, compare/input-limits.ts). */
   limits?: InputLimits;
   /**
@@ -102,26 +109,23 @@ function isLoaded(config: LoadedConfig | Config): config is LoadedConfig {
 /** Loads both sides from disk (InputError on bad input), compares them and renders the report. */
 export async function compareResults(input: CompareResultsInput): Promise<ComparisonReport> {
   let settings: CompareSettings = defaultCompareSettings();
-  const loaded =
-    typeof input.config === "string"
-      ? await loadConfig(input.config, { env: input.env, cwd: input.cwd })
-      : input.config;
+  const loaded = input.config;
   const config = loaded && isLoaded(loaded) ? loaded.config : loaded;
-  if (config) settings = settingsFromConfig(config);
   const freshStarts = input.freshStarts === true || config?.gate.runs_are_fresh_starts === true;
-  // The one set of secrets (server/secrets.ts): api_key_env's value, the values read, credential-like names.
-  const redactor =
-    input.redactor ??
-    collectJobSecrets({
-      env: input.env ?? {},
-      configs: !loaded
-        ? []
-        : [isLoaded(loaded) ? loaded : { config: loaded, interpolation: noInterpolation }],
-    }).redactor;
   const limits = input.limits ?? defaultInputLimits;
   const { baseline, candidate, notes } = await loadSides(input.baseline, input.candidate, limits, {
     freshStarts,
   });
+  // The budget's plan as it was measured: with the calibration given, whatever its conditions (the
+  // runs were planned before any baseline was read).
+  if (config)
+    settings = budgetedSettings(
+      config,
+      candidate,
+      input.mode,
+      input.calibration?.file,
+      input.now ?? new Date(),
+    );
   const loadedHistory =
     input.history && input.history.length > 0
       ? await loadRuns(input.history, "history", { limits, freshStarts })
@@ -129,13 +133,17 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
   const history = [...loadedHistory, ...(input.historyRuns ?? [])];
   const conditions = baseline[0] ? conditionsHash(baseline[0].fingerprint) : null;
   let priors = input.baselineVariancePriors;
-  let calibrationStarts: Map<string, NamedStartPrior> | undefined;
+  let priorOrigin = priors ? input.baselineVariancePriorOrigin : undefined;
+  let calibrationStarts: ReturnType<typeof calibrationStartPriors> | undefined;
+  let runPriors: ReturnType<typeof calibrationRunPriors> | undefined;
   const inputNotes = [...notes];
   if (input.calibration) {
     const { file, source } = input.calibration;
     if (file.conditions !== null && file.conditions === conditions) {
+      priorOrigin = calibrationPriorOrigin(file, source, priors ? priorOrigin : undefined);
       priors = calibrationPriors(file, priors);
       calibrationStarts = calibrationStartPriors(file, source);
+      runPriors = calibrationRunPriors(file, source);
     } else
       inputNotes.push(
         `calibration ${source} not used: it was measured under other conditions than the baseline (conditions ${file.conditions ?? "unknown"}, baseline ${conditions ?? "unknown"}); run \`calibrate\` again on this runner and config`,
@@ -149,19 +157,67 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
     calibrationStarts,
     historyStartPriors([...sameConditions, ...(input.historyRuns ?? [])]),
   );
-  return compareAndRender({
+  const decided = compareRecords({
     baseline,
     candidate,
     history,
     ...(priors ? { baselineVariancePriors: priors } : {}),
+    ...(priors && priorOrigin ? { baselineVariancePriorOrigin: priorOrigin } : {}),
     ...(startPriors.size > 0 ? { startVariancePriors: startPriors } : {}),
+    ...(runPriors && runPriors.size > 0 ? { runVariancePriors: runPriors } : {}),
     inputNotes,
     settings,
     mode: input.mode,
     baselineInfo: input.baselineInfo,
     now: input.now,
-    redactor,
   });
+  // Cleaned of the job's secrets before it is rendered (redact before you escape: the renderer escapes,
+  // and an escaped secret no longer matches its value).
+  return rendered({ ...decided, verdict: input.outbound.clean(decided.verdict) });
+}
+
+/**
+ * The config's settings, under its budget when it has one: the plan is the one `run` and the action
+ * measured (app/budget-plan.ts), over the cells the candidate's runs measured, for the comparison's mode.
+ */
+function budgetedSettings(
+  config: Config,
+  candidate: readonly RunRecord[],
+  mode: ComparisonMode | undefined,
+  calibration: CalibrationFile | undefined,
+  now: Date,
+): CompareSettings {
+  const cells = [...new Set(candidate.map((run) => run.cell))];
+  const limit = config.gate.budget_gpu_minutes;
+  if (limit === undefined) return settingsFromConfig(config);
+  let within: ReturnType<typeof configWithinBudget>;
+  try {
+    within = configWithinBudget(config, {
+      cells,
+      mode: mode === "interleaved" ? "interleaved" : "stored",
+      ...(calibration ? { noiseOf: calibratedCheckNoise(config, calibration, now) } : {}),
+    });
+  } catch (error) {
+    // The runs are measured: judge them under the limit, without the plan the budget could not buy.
+    if (!(error instanceof BudgetError)) throw error;
+    return { ...settingsFromConfig(config), budget: { limitGpuMinutes: limit, plan: null } };
+  }
+  const { config: planned, budget } = within;
+  const settings = settingsFromConfig(planned);
+  if (budget === null) return settings;
+  const plan = budget.plan;
+  return {
+    ...settings,
+    budget: {
+      limitGpuMinutes: plan.budgetMinutes,
+      plan: {
+        gpuMinutes: plan.gpuMinutes,
+        runsPerSide: plan.runsPerSide,
+        runsPerStart: plan.runsPerStart,
+        requests: Object.fromEntries(plan.cells.map((cell) => [cell.name, cell.requests])),
+      },
+    },
+  };
 }
 
 /** The files `compare` writes into its output directory. */
@@ -176,28 +232,35 @@ export interface CompareOutputPaths {
 
 /**
  * Writes DIR/verdict.json, DIR/report.md, DIR/comment.md, DIR/report.html and the same charts as SVG
- * files in DIR/report-charts/ (replaced whole); returns their paths.
+ * files in DIR/report-charts/ (replaced whole) through the job's output seam, the one the verdict was
+ * cleaned through; returns their paths.
  */
 export async function writeCompareOutputs(
   outDir: string,
   outcome: ComparisonReport,
+  outbound: Outbound,
 ): Promise<CompareOutputPaths> {
   await mkdir(outDir, { recursive: true });
   const verdictPath = join(outDir, "verdict.json");
   const reportPath = join(outDir, "report.md");
   const commentPath = join(outDir, "comment.md");
-  await writeFile(verdictPath, `${JSON.stringify(outcome.verdict, null, 2)}\n`);
-  await writeFile(reportPath, outcome.reportMarkdown);
-  await writeFile(commentPath, outcome.commentMarkdown);
-  const htmlPath = await writeHtmlReport(outDir, outcome);
+  await outbound.writeFile(verdictPath, `${JSON.stringify(outcome.verdict, null, 2)}\n`);
+  await outbound.writeFile(reportPath, outcome.reportMarkdown);
+  await outbound.writeFile(commentPath, outcome.commentMarkdown);
+  const htmlPath = await writeHtmlReport(outDir, outcome, outbound);
   return { verdictPath, reportPath, commentPath, htmlPath };
 }
 
 /** report.html and report-charts/*.svg from the verdict, the run records and the used runs' samples. */
-async function writeHtmlReport(outDir: string, outcome: ComparisonReport): Promise<string> {
-  const redact = outcome.redact ?? ((text: string) => text);
-  const loaded = await loadRunSamples(outcome.verdict, outcome.runs, redact);
-  const pictures = reportPictures(outcome.verdict, outcome.runs, loaded.samples, redact, loaded.notes);
+async function writeHtmlReport(
+  outDir: string,
+  outcome: ComparisonReport,
+  outbound: Outbound,
+): Promise<string> {
+  // The run records are matched to the verdict by their names as it holds them.
+  const asInVerdict = (text: string) => outbound.clean(text);
+  const loaded = await loadRunSamples(outcome.verdict, outcome.runs, asInVerdict);
+  const pictures = reportPictures(outcome.verdict, outcome.runs, loaded.samples, asInVerdict, loaded.notes);
   const report = await renderHtmlReport(pictures);
   const htmlPath = join(outDir, "report.html");
   const chartsDir = join(outDir, "report-charts");
@@ -205,9 +268,9 @@ async function writeHtmlReport(outDir: string, outcome: ComparisonReport): Promi
   for (const chart of report.charts) {
     const path = join(outDir, chart.path);
     await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, redact(chart.svg));
+    await outbound.writeFile(path, chart.svg);
   }
-  await writeFile(htmlPath, redact(report.html));
+  await outbound.writeFile(htmlPath, report.html);
   return htmlPath;
 }
 
@@ -243,15 +306,16 @@ export async function compareForGate(request: CompareRequest): Promise<GateCompa
     history: request.historyDirs,
     ...(request.historyRuns ? { historyRuns: request.historyRuns } : {}),
     ...(request.baselineVariancePriors ? { baselineVariancePriors: request.baselineVariancePriors } : {}),
+    ...(request.baselineVariancePriorOrigin
+      ? { baselineVariancePriorOrigin: request.baselineVariancePriorOrigin }
+      : {}),
     candidate: [request.candidateDir],
     config,
     mode: request.mode,
     baselineInfo: request.baselineInfo,
-    cwd: request.workingDirectory,
-    // Before the verdict is rendered: the job's one set of secrets.
-    redactor: request.secrets.redactor,
+    outbound: request.outbound,
   });
-  await writeCompareOutputs(request.outDir, outcome);
+  await writeCompareOutputs(request.outDir, outcome, request.outbound);
   return {
     verdict: outcome.verdict.verdict,
     exitCode: outcome.exitCode,

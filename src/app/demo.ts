@@ -1,25 +1,54 @@
 import { existsSync } from "node:fs";
-import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { parseConfigText } from "../config/load.js";
+import { type LoadedConfig, parseConfigText } from "../config/load.js";
 import { runsPerBlock } from "../config/summary.js";
 import { demoConfigText, type Scenario } from "../demo/scenarios.js";
 import { countRuns } from "../github/baseline-bundle.js";
 import { adaptiveLoopLine, measuringBlockLine } from "../report/status.js";
 import { renderTerminal } from "../report/terminal.js";
 import type { ProgressSink } from "../runner/progress.js";
+import type { Outbound } from "../server/outbound.js";
 import { type ManagedServerProvider, providerForConfig } from "../server/provider.js";
 import { addRunsUntilDecided, fewestRuns, type MeasureStep, measureAlternately } from "./adaptive.js";
 import { type ComparisonReport, compareResults, writeCompareOutputs } from "./compare.js";
 import { runRequestedCells } from "./measure-requested.js";
 
+/** One of the demo's two configs: its text, where it is written, and as loaded. */
+export interface DemoSide {
+  name: "baseline" | "candidate";
+  text: string;
+  file: string;
+  loaded: LoadedConfig;
+}
+
+/**
+ * The scenario's baseline and candidate configs under `outDir`, loaded with the job's environment (the
+ * demo's root builds the job's secret set from them); nothing is written yet.
+ */
+export function demoSides(
+  scenario: Scenario,
+  outDir: string,
+  env: Readonly<Record<string, string | undefined>>,
+): DemoSide[] {
+  return (["baseline", "candidate"] as const).map((name, index) => {
+    const text = demoConfigText(scenario, name, 1000 + index * 17);
+    const file = join(outDir, `${name}.yml`);
+    return { name, text, file, loaded: parseConfigText(text, file, { env }) };
+  });
+}
+
 export interface DemoOptions {
   scenario: Scenario;
+  /** The scenario's configs (`demoSides`), written beside the results. */
+  sides: readonly DemoSide[];
   /** Everything is written here (cleared first when it holds a previous demo). */
   outDir: string;
   color: boolean;
   progress: ProgressSink;
   env: Readonly<Record<string, string | undefined>>;
+  /** The job's output seam (server/outbound.ts), built from the job's secret set: every file, log and report. */
+  outbound: Outbound;
   /** Argv that runs this tool's CLI, for starting simulators; the launcher's default when omitted. */
   cliCommand?: readonly string[];
   /** An interrupt (SIGINT/SIGTERM): the run in progress ends early, the simulators stop, nothing is compared. */
@@ -51,7 +80,7 @@ export interface DemoResult {
 /** Marks a directory as the demo's own, so a rerun may clear it without risking a user's files. */
 const markerFile = ".vllm-perf-gate-demo";
 
-async function prepareOutDir(outDir: string): Promise<void> {
+async function prepareOutDir(outDir: string, outbound: Outbound): Promise<void> {
   if (existsSync(outDir)) {
     const entries = await readdir(outDir);
     if (entries.length > 0 && !entries.includes(markerFile)) {
@@ -60,7 +89,7 @@ async function prepareOutDir(outDir: string): Promise<void> {
     await rm(outDir, { recursive: true, force: true });
   }
   await mkdir(outDir, { recursive: true });
-  await writeFile(join(outDir, markerFile), "written by vllm-perf-gate demo; safe to delete\n");
+  await outbound.writeFile(join(outDir, markerFile), "written by vllm-perf-gate demo; safe to delete\n");
 }
 
 /**
@@ -68,19 +97,15 @@ async function prepareOutDir(outDir: string): Promise<void> {
  * the verdict is inconclusive, then compared and reported exactly as the action would.
  */
 export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoInterrupted> {
-  const { scenario, outDir, progress } = options;
-  await prepareOutDir(outDir);
-  const sides = (["baseline", "candidate"] as const).map((name, index) => {
-    const text = demoConfigText(scenario, name, 1000 + index * 17);
-    const file = join(outDir, `${name}.yml`);
-    const { config } = parseConfigText(text, file, { env: {} });
-    return { name, text, file, config };
-  });
-  for (const side of sides) await writeFile(side.file, side.text);
+  const { scenario, outDir, progress, outbound } = options;
+  await prepareOutDir(outDir, outbound);
+  const sides = options.sides.map((side) => ({ ...side, config: side.loaded.config }));
+  for (const side of sides) await outbound.writeFile(side.file, side.text);
 
   const providers: ManagedServerProvider[] = sides.map((side) =>
     providerForConfig(side.config, {
       env: { ...options.env },
+      outbound,
       nvidiaSmiCommand: null,
       pollIntervalMs: 50,
       stopGraceMs: 5000,
@@ -112,6 +137,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoIn
       config: baseline!.config,
       mode: "interleaved",
       baselineInfo: { note: `demo scenario "${scenario.name}": ${scenario.story}` },
+      outbound,
     });
   const stopped = () => options.signal?.aborted === true;
   // Both sides alternately (A B, B A, ...), a side's consecutive runs on one server start.
@@ -137,6 +163,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoIn
             baseDir: outDir,
             progress,
             env: options.env,
+            outbound,
             ...(options.signal ? { signal: options.signal } : {}),
           },
         );
@@ -176,7 +203,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoIn
 
   const outcome = last;
   const runsPerSide = Math.max(0, ...counts[1]!.values());
-  const { verdictPath, reportPath, commentPath, htmlPath } = await writeCompareOutputs(outDir, outcome);
+  const { verdictPath, reportPath, commentPath, htmlPath } = await writeCompareOutputs(
+    outDir,
+    outcome,
+    outbound,
+  );
   return {
     outcome,
     terminalReport: renderTerminal(outcome.verdict, { color: options.color }),

@@ -53,6 +53,27 @@ export interface MeasureOnDevicesOptions<Side extends string> {
   stopped?: () => boolean;
   /** The trace cells' replays read from their files (validate's estimates), for their minutes per run. */
   traces?: TraceReplays;
+  /** A pull request's budget (gate.budget_gpu_minutes): no block starts that would take the spend past it. */
+  budget?: SpendMeter;
+}
+
+/**
+ * GPU-minutes spent so far against a budget, over every step of a job: each block's own GPU time as the
+ * clock measured it (its server start and runs), and the blocks in flight on other devices at their
+ * planned length. A block whose planned length would take the spend past the limit is not started.
+ */
+export interface SpendMeter {
+  limitMinutes: number;
+  spentMinutes: number;
+  inFlightMinutes: number;
+  /** Milliseconds, injected (the job's clock). */
+  now: () => number;
+  /** Told of each block left out by the budget. */
+  onCut?: (plannedMinutes: number, spentMinutes: number) => void;
+}
+
+export function spendMeter(limitMinutes: number, now: () => number): SpendMeter {
+  return { limitMinutes, spentMinutes: 0, inFlightMinutes: 0, now };
 }
 
 /** The plan of a step (pure: what measureOnDevices executes). */
@@ -106,6 +127,14 @@ export async function measureOnDevices<Side extends string>(
       const device = devices ? { slot: timeline.device, spec: devices[timeline.device]! } : undefined;
       for (const block of timeline.blocks) {
         if (stop()) return;
+        const planned = block.endAt - block.startAt;
+        const meter = options.budget;
+        if (meter && meter.spentMinutes + meter.inFlightMinutes + planned > meter.limitMinutes + 1e-9) {
+          meter.onCut?.(planned, meter.spentMinutes);
+          return;
+        }
+        const started = meter?.now();
+        if (meter) meter.inFlightMinutes += planned;
         const first = block.runs[0]!;
         const uniform = block.runs.every(
           (runs) => runs.firstRun === first.firstRun && runs.runs === first.runs,
@@ -130,6 +159,11 @@ export async function measureOnDevices<Side extends string>(
           // The other devices finish the block they are in and start no other.
           failed = true;
           throw error;
+        } finally {
+          if (meter && started !== undefined) {
+            meter.inFlightMinutes -= planned;
+            meter.spentMinutes += Math.max(0, meter.now() - started) / 60_000;
+          }
         }
       }
     }),

@@ -3,6 +3,7 @@ import { type Config, isSearchedCell } from "../config/schema.js";
 import { selectCells } from "../config/select-cells.js";
 import { cutShortLine } from "../report/status.js";
 import type { ProgressSink } from "../runner/progress.js";
+import type { Outbound } from "../server/outbound.js";
 import { providerForConfig } from "../server/provider.js";
 import type { ServerProvider } from "../server/types.js";
 import type { MeasureRequest } from "./gate/dependencies.js";
@@ -37,7 +38,7 @@ export async function measureRequestedRuns(
   const provider = providerForConfig(loaded.config, {
     env: { ...adapters.env },
     interpolation: loaded.interpolation,
-    secrets: request.secrets,
+    outbound: request.outbound,
     stateFile: request.serverStateFile,
     warn: adapters.warn,
     // A server start is never silent in the job's log: what it awaits, every 10 s (server/readiness.ts).
@@ -51,6 +52,7 @@ export async function measureRequestedRuns(
       baseDir: dirname(loaded.path),
       progress: adapters.progress,
       env: adapters.env,
+      outbound: request.outbound,
       ...(signal ? { signal } : {}),
     });
     if (signal?.aborted) {
@@ -73,6 +75,8 @@ export interface CellsMeasuring {
   baseDir: string;
   progress: ProgressSink;
   env: Readonly<Record<string, string | undefined>>;
+  /** The job's output seam: every file of the runs is written through it. */
+  outbound: Outbound;
   signal?: AbortSignal;
 }
 
@@ -119,6 +123,7 @@ export async function runRequestedCells(
     ...(request.side ? { side: request.side } : {}),
     progress: measuring.progress,
     env: measuring.env,
+    outbound: measuring.outbound,
     ...(signal ? { signal } : {}),
   };
   const runs: RunOutput[] = [];

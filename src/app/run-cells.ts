@@ -1,9 +1,10 @@
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { type RunFile, runFileSchema } from "../metrics/run-schema.js";
 import { runName } from "../runner/progress.js";
 import * as runner from "../runner/run-cells.js";
 import type { RunRecorder } from "../runner/run-recorder.js";
+import type { Outbound } from "../server/outbound.js";
 import { InputError } from "../util/errors.js";
 import { writeRunOutputs } from "./run-outputs.js";
 
@@ -33,12 +34,7 @@ export function runCells(options: RunCellsOptions): Promise<RunCellsResult> {
  * Marks a run that an interrupt cut short: `flags.interrupted` names the signal (compare excludes the run
  * with that reason) and a note says what its records hold; run.json is rewritten in place.
  */
-function markInterrupted(
-  dir: string,
-  file: RunFile,
-  reason: string,
-  redact: (text: string) => string = (text) => text,
-): RunFile {
+function markInterrupted(dir: string, file: RunFile, reason: string, outbound: Outbound): RunFile {
   const cancelled = file.requests.errorsByKind.aborted ?? 0;
   const marked = runFileSchema.parse({
     ...file,
@@ -51,7 +47,7 @@ function markInterrupted(
       ],
     },
   });
-  writeFileSync(join(dir, "run.json"), redact(`${JSON.stringify(marked, null, 2)}\n`));
+  outbound.writeFileSync(join(dir, "run.json"), `${JSON.stringify(marked, null, 2)}\n`);
   return marked;
 }
 

@@ -1,4 +1,3 @@
-import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readRunFile } from "../compare/load.js";
 import {
@@ -8,6 +7,7 @@ import {
   isExportFormat,
 } from "../report/export-formats.js";
 import type { OutputFormat } from "../runner/run-once.js";
+import type { Outbound } from "../server/outbound.js";
 import { UsageError } from "../util/errors.js";
 import { toolVersion } from "../version.js";
 
@@ -38,7 +38,7 @@ export function parseRunFormats(value: string | undefined): RunFormats {
 
 /**
  * Writes each run's dashboard exports beside its run.json (the same file names and shapes as compare's:
- * pytorch-benchmark.json, bencher.json), from run.json as written, so they hold what it holds, redacted.
+ * pytorch-benchmark.json, bencher.json), from run.json as written, through the job's output seam.
  * A run compare would not use (interrupted, cut short, client-bound) gets none: a dashboard would chart
  * it as a measurement. Returns the lines to print: what was written, what was skipped and why.
  */
@@ -46,6 +46,7 @@ export async function writeRunExports(
   runs: readonly { cell: string; run: number; dir: string }[],
   exports: readonly CompareExport[],
   side: string | undefined,
+  outbound: Outbound,
 ): Promise<string[]> {
   if (exports.length === 0) return [];
   const written: string[] = [];
@@ -59,7 +60,7 @@ export async function writeRunExports(
     for (const format of exports) {
       const { fileName, ofRun } = exportFormats[format];
       const content = ofRun(record, { side, toolVersion });
-      await writeFile(join(run.dir, fileName), `${JSON.stringify(content, null, 2)}\n`);
+      await outbound.writeFile(join(run.dir, fileName), `${JSON.stringify(content, null, 2)}\n`);
     }
     written.push(`${run.cell}/run-${run.run}`);
   }

@@ -1,4 +1,3 @@
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunFile } from "../metrics/run-schema.js";
 import { toVllmResult } from "../metrics/vllm-result-writer.js";
@@ -7,9 +6,9 @@ import type { RunOutcome } from "../runner/run-recorder.js";
 import { runTelemetry } from "../server/telemetry.js";
 import { assembleRunFile } from "./run-file.js";
 
-/** Assembles run.json from the measurement and writes it, and vllm-result.json when asked, redacted. */
+/** Assembles run.json from the measurement and writes it, and vllm-result.json when asked, through the job's seam. */
 export function writeRunOutputs(measurement: Measurement, outcome: RunOutcome): RunFile {
-  const { context, workload, plan, runIndex, dir, redact } = outcome;
+  const { context, workload, plan, runIndex, dir, outbound } = outcome;
   const { cell, config } = context;
   const { records, startedAtEpochMs } = measurement;
   const telemetryRecord = measurement.telemetry;
@@ -37,7 +36,7 @@ export function writeRunOutputs(measurement: Measurement, outcome: RunOutcome): 
     serverStart: outcome.serverStart,
     telemetry: telemetryRecord ? runTelemetry(telemetryRecord.summary) : null,
   });
-  writeFileSync(join(dir, "run.json"), redact(`${JSON.stringify(runFile, null, 2)}\n`));
+  outbound.writeFileSync(join(dir, "run.json"), `${JSON.stringify(runFile, null, 2)}\n`);
   if (outcome.formats.includes("vllm")) {
     const vllm = toVllmResult(records, runFile, {
       model: config.model.name,
@@ -46,7 +45,7 @@ export function writeRunOutputs(measurement: Measurement, outcome: RunOutcome): 
       burstiness: cell.load.type === "rate" ? cell.load.burstiness : null,
       maxConcurrency: plan.maxConcurrency,
     });
-    writeFileSync(join(dir, "vllm-result.json"), redact(`${JSON.stringify(vllm)}\n`));
+    outbound.writeFileSync(join(dir, "vllm-result.json"), `${JSON.stringify(vllm)}\n`);
   }
   return runFile;
 }

@@ -87,7 +87,7 @@ function priorNoise(config: Config): RunNoise {
  * Σn²/N² of the side whose runs share starts the most when R runs a side alternate in groups of `group`
  * (runner/interleaved.ts alternatingBlocks): the start variance's share of its mean.
  */
-function interleavedStartWeight(runs: number, group: number): number {
+export function interleavedStartWeight(runs: number, group: number): number {
   const blocks = alternatingBlocks(0, runs, ["a", "b"] as const, group);
   const weight = (side: "a" | "b") =>
     blocks.filter((b) => b.side === side).reduce((sum, b) => sum + b.runs * b.runs, 0) / (runs * runs);

@@ -102,11 +102,16 @@ export async function runSweepCells(
     runs.push(...result.runs);
     if (result.runs.length > 0) {
       const cellDir = join(options.outDir, cell.name);
-      const curve = writeCurveOfDir(cellDir, cell.name);
+      const curve = writeCurveOfDir(cellDir, cell.name, options.outbound);
       progress?.message(`${cell.name}: load curve written to ${curve}`);
       // The picture never fails a sweep whose runs are on disk: a drawing error is said and the sweep goes on.
       try {
-        const report = await writeSweepReport(cellDir, cell, options.config.gate.confidence);
+        const report = await writeSweepReport(
+          cellDir,
+          cell,
+          options.config.gate.confidence,
+          options.outbound,
+        );
         progress?.message(
           `${cell.name}: its charts written to ${report} (and report-charts/*.svg beside it)`,
         );

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { type RunFile, runFileSchema } from "../metrics/run-schema.js";
+import type { Outbound } from "../server/outbound.js";
 
 /**
  * `DIR/<cell>/curve.json` (docs/capacity.md): the load curve of a sweep or capacity search, one row per
@@ -116,9 +117,9 @@ export function readCellRunFiles(cellDir: string): { file: RunFile; path: string
  * Writes DIR/<cell>/curve.json from every run-<k>/run.json of the cell directory (runs added with
  * --append included); returns its path.
  */
-export function writeCurveOfDir(cellDir: string, cell: string): string {
+export function writeCurveOfDir(cellDir: string, cell: string, outbound: Outbound): string {
   const runs = readCellRunFiles(cellDir).map((run) => run.file);
   const path = join(cellDir, "curve.json");
-  writeFileSync(path, `${JSON.stringify(curveOf(cell, runs), null, 2)}\n`);
+  outbound.writeFileSync(path, `${JSON.stringify(curveOf(cell, runs), null, 2)}\n`);
   return path;
 }

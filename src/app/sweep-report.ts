@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import {
   type CapacityCell,
@@ -13,6 +13,7 @@ import type { LoadCurvePicture } from "../report/charts/data.js";
 import { formatNumber } from "../report/format.js";
 import { renderLoadReport } from "../report/html/load-report.js";
 import { chartsDirName } from "../report/html/report-html.js";
+import type { Outbound } from "../server/outbound.js";
 import { capacityInterval, estimateCapacity } from "../stats/capacity.js";
 import { toolVersion } from "../version.js";
 import { readCellRunFiles } from "./sweep-curve.js";
@@ -22,12 +23,13 @@ import { readCellRunFiles } from "./sweep-curve.js";
  * `DIR/<cell>/report-charts/*.svg` (replaced whole) beside curve.json, drawn from every run of the cell
  * directory with compare's definitions: the curve of the usable runs (compare/load-curve.ts) and, for a
  * capacity cell, the capacity estimate and its interval as compare computes them for a side
- * (compare/capacity.ts, stats/capacity.ts). run.json is already redacted when written.
+ * (compare/capacity.ts, stats/capacity.ts). Its files are written through the job's output seam.
  */
 export async function writeSweepReport(
   cellDir: string,
   cell: CellConfig,
   confidence: number,
+  outbound: Outbound,
 ): Promise<string> {
   const records = readCellRunFiles(cellDir).map(({ file, path }) => runRecordFromRunFile(file, path));
   const dimension = cell.load.type === "concurrency" ? "concurrency" : "rate";
@@ -76,9 +78,9 @@ export async function writeSweepReport(
   for (const chart of report.charts) {
     const path = join(cellDir, chart.path);
     await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, chart.svg);
+    await outbound.writeFile(path, chart.svg);
   }
   const htmlPath = join(cellDir, "report.html");
-  await writeFile(htmlPath, report.html);
+  await outbound.writeFile(htmlPath, report.html);
   return htmlPath;
 }

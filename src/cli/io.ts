@@ -1,3 +1,5 @@
+import type { Outbound } from "../server/outbound.js";
+
 /** What a CLI command may touch of the outside world; injected so tests run commands in-process. */
 export interface CliIo {
   readonly stdout: { write(text: string): unknown; isTTY?: boolean };
@@ -11,22 +13,14 @@ export function processIo(): CliIo {
 }
 
 /**
- * The io of a command that knows its job's secrets (server/secrets.ts): everything it writes to stdout
- * and stderr passes through the redactor first (a progress line or a note may quote a server's text).
+ * The io of a command that has built its job's output seam (server/outbound.ts): everything it writes to
+ * stdout and stderr leaves through it (a progress line or a note may quote a server's text). Its errors
+ * leave through `outbound.error` as the command throws them.
  */
-export function redactedIo(io: CliIo, redact: (text: string) => string): CliIo {
+export function throughOutbound(io: CliIo, outbound: Outbound): CliIo {
   const through = (stream: CliIo["stdout"]): CliIo["stdout"] => ({
-    write: (text: string) => stream.write(redact(text)),
+    write: outbound.through((text) => stream.write(text)),
     ...(stream.isTTY !== undefined ? { isTTY: stream.isTTY } : {}),
   });
   return { ...io, stdout: through(io.stdout), stderr: through(io.stderr) };
-}
-
-/** The error, its message redacted (its class kept: it decides the exit code). */
-export function redactedError(error: unknown, redact: (text: string) => string): unknown {
-  if (error instanceof Error) {
-    error.message = redact(error.message);
-    if (error.stack) error.stack = redact(error.stack);
-  }
-  return error;
 }

@@ -3,6 +3,7 @@ import { type MetricName, metricSpecs } from "../config/metric-names.js";
 import type { GateConfig, QualityConfig } from "../config/schema.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { lookSchedule, passLevel, perLookLevel } from "../stats/sequential.js";
+import type { RunVariancePrior, StartVariancePrior, VariancePrior } from "../stats/two-level.js";
 import { type ComparedCell, checkComparability, pairCells } from "./analyze/cells.js";
 import { decide, type FamilyGroup, familyDrafts, familyGroupKey, speedMembers } from "./analyze/decide.js";
 import { type Draft, draftsForCell } from "./analyze/drafts.js";
@@ -18,14 +19,16 @@ import {
   futilityWarnings,
   overallVerdict,
   planNextLook,
+  runsToDetectChange,
   settleEstimate,
 } from "./analyze/outcome.js";
 import { explainSpecDecode } from "./analyze/spec-decode.js";
 import { decideTasks, taskDrafts, taskMembers } from "./analyze/tasks.js";
 import { groupByCell, selectUsableRuns } from "./analyze/usable-runs.js";
-import type { CostModel, CostRates } from "./cost.js";
+import { type CostModel, costRatesOf } from "./cost.js";
 import { flattenFingerprint } from "./fingerprint.js";
 import { type AdjustedMember, adjustGatedFamily, type FamilyMember } from "./gated-family.js";
+import { describePrior, type PriorDescription, type PriorOrigin, stalePriorWarning } from "./prior-basis.js";
 import { type DriftEstimate, estimateSessionDrift } from "./session-drift.js";
 import { headlineFor, impactOf, mixedResults, withFamilyHeadline } from "./summary.js";
 import {
@@ -58,7 +61,17 @@ export interface AnalyzeInput {
    * `cell\u0000metric`, with their degrees of freedom and what they came from: they replace
    * gate.noise_prior's for those checks (interleaved mode; stored mode's session drift holds the start).
    */
-  startVariancePriors?: ReadonlyMap<string, { variance: number; df: number; source: string }>;
+  startVariancePriors?: ReadonlyMap<
+    string,
+    { variance: number; df: number; source: string } & Partial<Omit<PriorOrigin, "source">>
+  >;
+  /**
+   * Interleaved mode: run-to-run variances of ln(metric) measured on this runner (a calibration), per
+   * `cell\u0000metric`, within a start and for a run on its own start, pooled with both sides' own.
+   */
+  runVariancePriors?: ReadonlyMap<string, RunVariancePrior & PriorOrigin>;
+  /** Where `baselineVariancePriors` came from (main's history, a calibration) and when. */
+  baselineVariancePriorOrigin?: PriorOrigin;
   /** ISO time stamped into verdict.json (injected: the core stays deterministic). */
   now: string;
   tool: { name: string; version: string };
@@ -94,6 +107,11 @@ interface Levels {
   alpha: number;
   /** Level of each side of the within-tolerance test. */
   passAlpha: number;
+  /**
+   * Level of the regression tests decided at this many candidate runs in a cell: the look the PR would be
+   * at then (never before this one; beyond repeats.max, the last look's).
+   */
+  alphaAtRuns: (runs: number) => number;
 }
 
 function levelsOf(input: AnalyzeInput): Levels {
@@ -101,8 +119,8 @@ function levelsOf(input: AnalyzeInput): Levels {
   const looks = lookSchedule(input.repeats.min, input.repeats.max);
   // The stage of the PR: the most candidate runs measured in any cell (screened runs included).
   const stage = Math.max(0, ...[...groupByCell(input.candidate).values()].map((runs) => runs.length));
-  const alpha = perLookLevel(familyAlpha, looks, stage, input.mode);
-  return { familyAlpha, looks, alpha, passAlpha: passLevel(familyAlpha) };
+  const alphaAtRuns = (runs: number) => perLookLevel(familyAlpha, looks, Math.max(stage, runs), input.mode);
+  return { familyAlpha, looks, alpha: alphaAtRuns(stage), passAlpha: passLevel(familyAlpha), alphaAtRuns };
 }
 
 interface SessionDrift {
@@ -142,15 +160,70 @@ function sessionDriftOf(input: AnalyzeInput): SessionDrift {
  */
 function startPriorOf(
   input: AnalyzeInput,
-): (cell: string, metric: MetricName) => { variance: number; df: number; source: string } | undefined {
+): (
+  cell: string,
+  metric: MetricName,
+) => StartVariancePrior & { source: string; description: PriorDescription } {
   const prior = input.gate.noise_prior;
   return (cell, metric) => {
     const measured = input.startVariancePriors?.get(`${cell}\u0000${metric}`);
-    if (measured) return measured;
+    if (measured) {
+      const origin: PriorOrigin = {
+        source: measured.source,
+        basis: measured.basis ?? (/history/i.test(measured.source) ? "history" : "calibration"),
+        measuredAt: measured.measuredAt ?? null,
+        ...(measured.since ? { since: measured.since } : {}),
+      };
+      return { ...measured, description: describeAt(input, origin) };
+    }
     const family = metricSpecs[metric].noise;
     const sd = prior[family].start_sd;
-    return { variance: sd * sd, df: prior.weight_starts, source: `gate.noise_prior.${family}` };
+    const source = `gate.noise_prior.${family}`;
+    return {
+      variance: sd * sd,
+      df: prior.weight_starts,
+      source,
+      description: describeAt(input, { source, basis: "config", measuredAt: null }),
+    };
   };
+}
+
+function describeAt(input: AnalyzeInput, origin: PriorOrigin): PriorDescription {
+  return describePrior(origin, input.now, input.gate.noise_prior.max_age_days);
+}
+
+/** Interleaved mode: the run-to-run variance measured on this runner for a check, for both sides. */
+function runPriorOf(
+  input: AnalyzeInput,
+): (cell: string, metric: MetricName) => (RunVariancePrior & { description: PriorDescription }) | undefined {
+  return (cell, metric) => {
+    const measured = input.runVariancePriors?.get(`${cell}\u0000${metric}`);
+    return measured ? { ...measured, description: describeAt(input, measured) } : undefined;
+  };
+}
+
+/** Stored mode: the baseline's run-to-run variance from earlier sessions, with where it came from. */
+function baselinePriorOf(
+  input: AnalyzeInput,
+  priors: ReadonlyMap<string, { variance: number; df: number }>,
+): (cell: string, metric: MetricName) => (VariancePrior & { description: PriorDescription }) | undefined {
+  const description = describeAt(
+    input,
+    input.baselineVariancePriorOrigin ?? { source: "main's history", basis: "history", measuredAt: null },
+  );
+  return (cell, metric) => {
+    const prior = priors.get(`${cell}\u0000${metric}`);
+    return prior ? { ...prior, description } : undefined;
+  };
+}
+
+/** One warning per stale prior a check used, naming gate.noise_prior.max_age_days. */
+function stalePriorWarnings(drafts: readonly Draft[], maxAgeDays: number): string[] {
+  const stale = new Map<string, PriorDescription>();
+  for (const draft of drafts)
+    for (const prior of [draft.noise?.priors?.start, draft.noise?.priors?.run])
+      if (prior?.stale && prior.use !== "unused") stale.set(`${prior.basis}:${prior.date}`, prior);
+  return [...stale.values()].map((prior) => stalePriorWarning(prior, maxAgeDays));
 }
 
 /**
@@ -181,22 +254,14 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     passAlpha,
     driftVarianceFor: drift.varianceFor,
     ...(mode === "stored" && input.baselineVariancePriors
-      ? {
-          baselineVariancePriorFor: (cell: string, metric: MetricName) =>
-            input.baselineVariancePriors?.get(`${cell}\u0000${metric}`),
-        }
+      ? { baselineVariancePriorFor: baselinePriorOf(input, input.baselineVariancePriors) }
       : {}),
-    ...(mode === "interleaved" ? { startPriorFor: startPriorOf(input) } : {}),
+    ...(mode === "interleaved" ? { startPriorFor: startPriorOf(input), runPriorFor: runPriorOf(input) } : {}),
   };
   const drafts: Draft[] = pairing.compared.flatMap((cell) => draftsForCell(cell, draftSettings, warnings));
+  warnings.push(...stalePriorWarnings(drafts, gate.noise_prior.max_age_days));
 
-  const rates: CostRates = {
-    ...(input.runMinutes === undefined ? {} : { runMinutes: input.runMinutes }),
-    ...(input.repeats.block === undefined ? {} : { runsPerBlock: input.repeats.block }),
-    ...(input.cost === undefined
-      ? {}
-      : { startMinutes: input.cost.serverStartS / 60, lifecycle: input.cost.lifecycle }),
-  };
+  const rates = costRatesOf(input.runMinutes, input.repeats.block, input.cost);
   // The quality checks read what the outputs were: a run excluded from the speed checks (client-bound,
   // an outlier) still answered its prompts, so every run of a cell present on both sides counts.
   const qualityCells = qualityCellsOf(input.baseline, input.candidate);
@@ -320,15 +385,27 @@ export function analyzeWithFamily(input: AnalyzeInput): { verdict: VerdictFile; 
     verdict === "inconclusive"
       ? settleEstimate(comparisons, draftOf, futilityInput, resolvable, mode, maxRuns, rates, looks)
       : null;
+  const alphaAtRuns = (runs: number) => levels.alphaAtRuns(runs) / Math.max(1, gatedCount);
   const detection = detectionSummary(
     comparisons,
     draftOf,
     gate.detect_change,
-    alpha / Math.max(1, gatedCount),
+    alphaAtRuns,
     mode,
     maxRuns,
     runsPerStart,
   );
+  for (const comparison of comparisons)
+    if (comparison.gated && comparison.detectableChange !== null)
+      comparison.runsToDetectChange = runsToDetectChange(
+        comparison,
+        draftOf(comparison),
+        gate.detect_change,
+        alphaAtRuns,
+        mode,
+        maxRuns,
+        runsPerStart,
+      );
   const specDecode = explainSpecDecode(pairing.compared, {
     gatedMetrics: gate.metrics,
     passAlpha,

@@ -1,14 +1,16 @@
 import { z } from "zod";
-import { type MetricName, metricNames } from "../config/metric-names.js";
+import { type MetricName, metricNames, metricSpecs, type NoiseFamily } from "../config/metric-names.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { minimumDetectableChange } from "../stats/metric-test.js";
-import { twoLevelWelch } from "../stats/two-level.js";
+import { type RunVariancePrior, twoLevelWelch, type VariancePrior } from "../stats/two-level.js";
 import { InputError } from "../util/errors.js";
 import { appendAll } from "../util/extremes.js";
 import { mulberry32 } from "../util/random.js";
 import { startOf } from "./analyze/drafts.js";
+import { selectUsableRuns } from "./analyze/usable-runs.js";
 import { conditionsHash, pooledRunVariances } from "./history.js";
 import { type CompareSettings, compareRecords } from "./index.js";
+import { type PriorOrigin, priorAgeDays } from "./prior-basis.js";
 import { cellSessionDrift } from "./session-drift.js";
 
 /**
@@ -49,6 +51,11 @@ const calibrationMetricSchema = z.object({
       startDf: z.number().nonnegative(),
       runVariance: z.number().nonnegative(),
       runDf: z.number().nonnegative(),
+      /**
+       * True when every run was measured on its own start: `runVariance` is then the spread of a run on
+       * its own start (both levels in one). Absent in files written before it was recorded.
+       */
+      fresh: z.boolean().optional(),
     })
     .optional(),
 });
@@ -62,7 +69,16 @@ export const calibrationFileSchema = z.object({
   runsPerSide: z.number().int().min(2),
   /** The gate's settings the A/A splits were judged with. */
   gate: z.object({ alpha: z.number(), tolerance: z.number(), failOn: z.string() }),
-  cells: z.array(z.object({ cell: z.string(), metrics: z.array(calibrationMetricSchema) })),
+  cells: z.array(
+    z.object({
+      cell: z.string(),
+      /** Median successful requests of the cell's runs: the run length the variances belong to. */
+      requestsPerRun: z.number().nonnegative().optional(),
+      /** Runs the gate's outlier screen left out of the variances (absent in older files). */
+      screenedRuns: z.number().int().nonnegative().optional(),
+      metrics: z.array(calibrationMetricSchema),
+    }),
+  ),
   /** Over every split: how often the gate's overall verdict was a block (regression). */
   overall: z.object({
     aaSplits: z.number().int().nonnegative(),
@@ -167,7 +183,10 @@ export function calibrateFromRuns(input: CalibrateInput): CalibrationFile {
     }
   });
 
-  const variances = pooledRunVariances([...a, ...b]);
+  // The variances are of the runs the gate's tests keep: its outlier screen applied to each A/A side, so
+  // a prior is no wider than the noise a comparison's screened runs carry.
+  const kept = selectUsableRuns(a, b, input.settings.gate, []).usable;
+  const variances = pooledRunVariances([...kept.baseline, ...kept.candidate]);
   const sessions = (cell: string, metric: MetricName) => {
     const groups = new Map<string, number[]>();
     for (const run of [...(input.history ?? []), ...a, ...b]) {
@@ -182,6 +201,10 @@ export function calibrateFromRuns(input: CalibrateInput): CalibrationFile {
   };
   const out: CalibrationFile["cells"] = cells.map((cell) => ({
     cell,
+    ...requestsPerRunOf([...a, ...b], cell),
+    screenedRuns: [...a, ...b].filter(
+      (run) => run.cell === cell && !kept.baseline.includes(run) && !kept.candidate.includes(run),
+    ).length,
     metrics: metricNames.flatMap((metric): CalibrationMetric[] => {
       const key = `${cell}\u0000${metric}`;
       const pooled = variances.get(key);
@@ -215,7 +238,7 @@ export function calibrateFromRuns(input: CalibrateInput): CalibrationFile {
           aaSplits: splitsJudged,
           aaBlocks: blocked,
           falseBlockRate: splitsJudged > 0 ? blocked / splitsJudged : null,
-          ...levelsOf(a, b, cell, metric),
+          ...levelsOf(kept.baseline, kept.candidate, cell, metric),
         },
       ];
     }),
@@ -276,7 +299,82 @@ function levelsOf(
       startDf: fresh ? 0 : (result.measuredStartVariance?.df ?? 0),
       runVariance,
       runDf: pooledRunDf,
+      fresh,
     },
+  };
+}
+
+/** The median successful requests of a cell's runs (the run length its variances were measured at). */
+function requestsPerRunOf(runs: readonly RunRecord[], cell: string): { requestsPerRun?: number } {
+  const counts = runs
+    .filter((run) => run.cell === cell)
+    .map((run) => run.requests.completed)
+    .sort((x, y) => x - y);
+  if (counts.length === 0) return {};
+  const mid = counts.length >> 1;
+  return { requestsPerRun: counts.length % 2 === 1 ? counts[mid]! : (counts[mid - 1]! + counts[mid]!) / 2 };
+}
+
+/**
+ * What a calibration measured of one cell's metric at both levels of the noise (docs/compare.md, "Server
+ * starts"), each with its degrees of freedom: the start-to-start variance σ_s², the run-to-run variance
+ * within a start σ_r², and the variance of a run on its own start σ_r² + σ_s²; null where the
+ * calibration's runs could not tell it (every run its own start, one start a side, a file written before
+ * the levels were recorded).
+ */
+interface CalibratedNoise {
+  cell: string;
+  metric: MetricName;
+  gated: boolean;
+  start: VariancePrior | null;
+  withinStart: VariancePrior | null;
+  perRun: VariancePrior | null;
+  /** The run length the variances belong to (median successful requests a run); null in older files. */
+  requestsPerRun: number | null;
+  /** When the calibration was measured (its `createdAt`). */
+  measuredAt: string;
+}
+
+/** Satterthwaite's degrees of freedom of a sum of two independent variance estimates. */
+function sumOf(a: VariancePrior, b: VariancePrior): VariancePrior {
+  const variance = a.variance + b.variance;
+  const denominator = (a.df > 0 ? a.variance ** 2 / a.df : 0) + (b.df > 0 ? b.variance ** 2 / b.df : 0);
+  return { variance, df: denominator > 0 ? variance ** 2 / denominator : a.df + b.df };
+}
+
+/** The calibration's noise per cell and metric, at each level it measured (see CalibratedNoise). */
+function calibratedLevels(file: CalibrationFile): CalibratedNoise[] {
+  return file.cells.flatMap((cell) =>
+    cell.metrics.map((m): CalibratedNoise => {
+      const levels = m.levels;
+      const base = {
+        cell: cell.cell,
+        metric: m.metric as MetricName,
+        gated: m.gated,
+        requestsPerRun: cell.requestsPerRun ?? null,
+        measuredAt: file.createdAt,
+      };
+      const run = levels && levels.runDf > 0 ? { variance: levels.runVariance, df: levels.runDf } : null;
+      const start =
+        levels && levels.startVariance !== null && levels.startDf > 0
+          ? { variance: levels.startVariance, df: levels.startDf }
+          : null;
+      // Older files do not say whether the runs were fresh starts; a measured start level says they were not.
+      const fresh = levels?.fresh ?? (start !== null ? false : null);
+      if (run === null || fresh === null) return { ...base, start, withinStart: null, perRun: null };
+      if (fresh) return { ...base, start: null, withinStart: null, perRun: run };
+      return { ...base, start, withinStart: run, perRun: start ? sumOf(run, start) : null };
+    }),
+  );
+}
+
+const noiseKey = (cell: string, metric: string) => `${cell}\u0000${metric}`;
+
+function calibrationOrigin(file: CalibrationFile, source: string, detail?: string): PriorOrigin {
+  return {
+    source: `calibration ${source}${detail ? ` (${detail})` : ""}`,
+    basis: "calibration",
+    measuredAt: file.createdAt,
   };
 }
 
@@ -287,19 +385,77 @@ function levelsOf(
 export function calibrationStartPriors(
   file: CalibrationFile,
   source: string,
-): Map<string, { variance: number; df: number; source: string }> {
-  const priors = new Map<string, { variance: number; df: number; source: string }>();
-  for (const cell of file.cells)
-    for (const m of cell.metrics) {
-      const levels = m.levels;
-      if (!levels || levels.startVariance === null || levels.startDf <= 0) continue;
-      priors.set(`${cell.cell}\u0000${m.metric}`, {
-        variance: levels.startVariance,
-        df: levels.startDf,
-        source: `calibration ${source} (${levels.starts} starts, ${file.createdAt.slice(0, 10)})`,
-      });
-    }
+): Map<string, VariancePrior & PriorOrigin> {
+  const priors = new Map<string, VariancePrior & PriorOrigin>();
+  const startsOf = new Map(
+    file.cells.flatMap((cell) =>
+      cell.metrics.map((m) => [noiseKey(cell.cell, m.metric), m.levels?.starts ?? 0]),
+    ),
+  );
+  for (const noise of calibratedLevels(file)) {
+    if (noise.start === null) continue;
+    const key = noiseKey(noise.cell, noise.metric);
+    priors.set(key, {
+      ...noise.start,
+      ...calibrationOrigin(file, source, `${startsOf.get(key)} starts`),
+    });
+  }
   return priors;
+}
+
+/**
+ * The calibration's run-to-run variances as compare's run priors for both sides (interleaved mode), per
+ * cell and metric: within a start and for a run on its own start, where it measured them.
+ */
+export function calibrationRunPriors(
+  file: CalibrationFile,
+  source: string,
+): Map<string, RunVariancePrior & PriorOrigin> {
+  const priors = new Map<string, RunVariancePrior & PriorOrigin>();
+  for (const noise of calibratedLevels(file)) {
+    if (noise.withinStart === null && noise.perRun === null) continue;
+    priors.set(noiseKey(noise.cell, noise.metric), {
+      ...(noise.withinStart ? { withinStart: noise.withinStart } : {}),
+      ...(noise.perRun ? { perRun: noise.perRun } : {}),
+      ...calibrationOrigin(file, source),
+    });
+  }
+  return priors;
+}
+
+/** What the run planner plans a cell's metric family with: the calibration's noise of its noisiest gated metric. */
+export interface CalibratedFamilyNoise extends Omit<CalibratedNoise, "gated"> {
+  family: NoiseFamily;
+  /** Days from the calibration to `now`. */
+  ageDays: number;
+}
+
+/**
+ * Per cell and metric family (gate.noise_prior's families), the calibrated start and run variances the
+ * run planner can plan with in place of gate.noise_prior: the family's gated metric whose runs vary most
+ * (σ_s² + σ_r², the binding check), with every level's degrees of freedom and the run length they were
+ * measured at. Families without a gated metric the calibration measured at the run level are absent.
+ */
+export function calibratedNoiseByFamily(
+  file: CalibrationFile,
+  now: Date = new Date(),
+): Map<string, Map<NoiseFamily, CalibratedFamilyNoise>> {
+  const ageDays = priorAgeDays(file.createdAt, now.toISOString()) ?? 0;
+  const total = (n: Pick<CalibratedNoise, "perRun" | "withinStart" | "start">) =>
+    n.perRun?.variance ?? (n.withinStart?.variance ?? 0) + (n.start?.variance ?? 0);
+  const byCell = new Map<string, Map<NoiseFamily, CalibratedFamilyNoise>>();
+  for (const noise of calibratedLevels(file)) {
+    if (!noise.gated || (noise.withinStart === null && noise.perRun === null)) continue;
+    const family = metricSpecs[noise.metric].noise;
+    const families = byCell.get(noise.cell) ?? new Map<NoiseFamily, CalibratedFamilyNoise>();
+    const known = families.get(family);
+    if (!known || total(noise) > total(known)) {
+      const { gated: _gated, ...rest } = noise;
+      families.set(family, { ...rest, family, ageDays });
+    }
+    byCell.set(noise.cell, families);
+  }
+  return byCell;
 }
 
 /** Reads a calibration file's JSON; InputError naming the file and the field on bad content. */
@@ -318,6 +474,28 @@ export function parseCalibrationFile(text: string, path: string): CalibrationFil
     );
   }
   return parsed.data;
+}
+
+/**
+ * The origin of `calibrationPriors`' result: the calibration, or the calibration pooled with the priors
+ * already known (main's history), dated from the oldest to the newest measurement in it.
+ */
+export function calibrationPriorOrigin(
+  file: CalibrationFile,
+  source: string,
+  others?: PriorOrigin,
+): PriorOrigin {
+  const own = calibrationOrigin(file, source);
+  if (!others) return own;
+  const dates = [file.createdAt, others.measuredAt, others.since]
+    .filter((d): d is string => typeof d === "string" && Number.isFinite(Date.parse(d)))
+    .sort((x, y) => Date.parse(x) - Date.parse(y));
+  return {
+    source: `${own.source} + ${others.source}`,
+    basis: "calibration+history",
+    measuredAt: dates.at(-1) ?? null,
+    since: dates[0] ?? null,
+  };
 }
 
 /**

@@ -12,7 +12,8 @@ import type { ComparisonMode, GpuMinutesSpent } from "./verdict-schema.js";
  * The GPU-time cost model, in one place: what a plan will cost (the report's "about N GPU-minutes would
  * settle it", bench/gate.ts) and what a comparison spent (`gpuMinutesSpent`, verdict.json). Every server
  * start costs `startMinutes` (load weights, compile, warm up: a vLLM container's 3 min by default), every
- * run of one cell costs `runMinutes` (the run length; 1 min unless the config gives a duration). How many
+ * run of one cell costs `runMinutes` (the measured run length, else validate's estimate of it:
+ * config/summary.ts, the one estimate the run plan and the budget use; 1 min without a config). How many
  * starts a schedule needs is one rule, `serverStartsPerCell` (config/summary.ts, which `validate` prints
  * from).
  */
@@ -41,13 +42,6 @@ export function gpuMinutes(serverStarts: number, cellRuns: number, rates: CostRa
     serverStarts * (rates.startMinutes ?? defaultStartMinutes) +
     cellRuns * (rates.runMinutes ?? defaultRunMinutes)
   );
-}
-
-/** Minutes of one run of a cell from its `size`: duration_s when given, else the default. */
-export function runMinutesOf(size: { duration_s?: number } | { requests?: number }): number {
-  return "duration_s" in size && typeof size.duration_s === "number"
-    ? size.duration_s / 60
-    : defaultRunMinutes;
 }
 
 /**
@@ -124,7 +118,20 @@ export interface CostModel {
   runsPerBlock?: number;
 }
 
-/** Without a config: the issue's model of a vLLM container, 3 minutes a start, one server per cell. */
+/** The rates of a comparison: its runs' length, the runs per start and the config's start cost and lifecycle. */
+export function costRatesOf(
+  runMinutes: number | undefined,
+  runsPerBlock: number | undefined,
+  cost: CostModel | undefined,
+): CostRates {
+  return {
+    ...(runMinutes === undefined ? {} : { runMinutes }),
+    ...(runsPerBlock === undefined ? {} : { runsPerBlock }),
+    ...(cost === undefined ? {} : { startMinutes: cost.serverStartS / 60, lifecycle: cost.lifecycle }),
+  };
+}
+
+/** Without a config: a vLLM container's 3 minutes a start, one server per cell. */
 export const defaultCostModel: CostModel = { serverStartS: 180, lifecycle: "per-cell" };
 
 /**

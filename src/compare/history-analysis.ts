@@ -5,7 +5,7 @@ import { fSurvival } from "../stats/distributions.js";
 import { type StartGroupedSample, type StartLevels, startLevels } from "../stats/two-level.js";
 import { startOf } from "./analyze/drafts.js";
 import { type HistoryRecord, type HistorySession, type SessionPoint, seriesOf } from "./history.js";
-import type { NamedStartPrior } from "./start-noise.js";
+import type { MeasuredStartPrior } from "./start-noise.js";
 import type { VerdictFile } from "./verdict-schema.js";
 
 /**
@@ -223,6 +223,9 @@ export interface HistoryLevels {
   starts: number;
   /** Sessions left out for an odd start: their starts' spread improbable beside the others'. */
   screenedSessions: string[];
+  /** The newest and oldest run time of the sessions used (ISO; null when the runs say none). */
+  newest: string | null;
+  oldest: string | null;
 }
 
 /** One-sided level of the F test that takes a session's starts to be odd beside the other sessions'. */
@@ -241,17 +244,18 @@ const positiveLog = (value: number | null | undefined): number | null =>
  * only beside its own session's other start cannot be told from it, so the session goes whole.
  */
 export function historyLevels(runs: readonly RunRecord[]): Map<string, HistoryLevels> {
-  const groups = new Map<string, Map<string, { values: number[]; starts: string[] }>>();
+  const groups = new Map<string, Map<string, SessionSample>>();
   for (const run of runs) {
     if (run.exclusionReasons.length > 0 || !run.session) continue;
     for (const [metric, value] of Object.entries(run.metrics)) {
       const log = positiveLog(value);
       if (log === null || metricSpecs[metric as MetricName]?.judged !== "per-run") continue;
       const key = `${run.cell}\u0000${metric}`;
-      const sessions = groups.get(key) ?? new Map<string, { values: number[]; starts: string[] }>();
-      const sample = sessions.get(run.session) ?? { values: [], starts: [] };
+      const sessions = groups.get(key) ?? new Map<string, SessionSample>();
+      const sample = sessions.get(run.session) ?? { values: [], starts: [], times: [] };
       sample.values.push(log);
       sample.starts.push(startOf(run));
+      if (run.startedAt) sample.times.push(run.startedAt);
       sessions.set(run.session, sample);
       groups.set(key, sessions);
     }
@@ -269,6 +273,7 @@ export function historyLevels(runs: readonly RunRecord[]): Map<string, HistoryLe
     const measured = estimate.measuredStartVariance;
     if (measured === null) continue;
     const run = pooledRunLevel(estimate);
+    const times = kept.flatMap(([, sample]) => sample.times).sort();
     levels.set(key, {
       startVariance: measured.variance,
       startDf: measured.df,
@@ -277,9 +282,18 @@ export function historyLevels(runs: readonly RunRecord[]): Map<string, HistoryLe
       sessions: kept.length,
       starts: kept.reduce((sum, [, sample]) => sum + new Set(sample.starts).size, 0),
       screenedSessions: screened,
+      newest: times.at(-1) ?? null,
+      oldest: times[0] ?? null,
     });
   }
   return levels;
+}
+
+/** One session's ln values of a cell's metric, each run's start, and the runs' times. */
+interface SessionSample extends StartGroupedSample {
+  values: number[];
+  starts: string[];
+  times: string[];
 }
 
 /** The run level of every sample, pooled by degrees of freedom. */
@@ -309,8 +323,8 @@ function oddSessions(sessions: readonly (readonly [string, StartGroupedSample])[
  * cell and metric where it measured the start level, its start variance, degrees of freedom and what it
  * came from ("history: N sessions, M starts").
  */
-export function historyStartPriors(runs: readonly RunRecord[]): Map<string, NamedStartPrior> {
-  const priors = new Map<string, NamedStartPrior>();
+export function historyStartPriors(runs: readonly RunRecord[]): Map<string, MeasuredStartPrior> {
+  const priors = new Map<string, MeasuredStartPrior>();
   for (const [key, level] of historyLevels(runs)) {
     if (level.startDf <= 0) continue;
     const odd = level.screenedSessions.length;
@@ -318,6 +332,9 @@ export function historyStartPriors(runs: readonly RunRecord[]): Map<string, Name
       variance: level.startVariance,
       df: level.startDf,
       source: `history: ${level.sessions} session${level.sessions === 1 ? "" : "s"}, ${level.starts} starts${odd > 0 ? `; ${odd} session${odd === 1 ? "" : "s"} with an odd start left out` : ""}`,
+      basis: "history",
+      measuredAt: level.newest,
+      since: level.oldest,
     });
   }
   return priors;

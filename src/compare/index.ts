@@ -1,11 +1,11 @@
 import { cellFamily } from "../config/families.js";
 import type { Config, GateConfig, QualityConfig } from "../config/schema.js";
-import { configSchema } from "../config/schema.js";
-import { runsPerBlock, serverLifecycle, serverStartSeconds } from "../config/summary.js";
+import { configSchema, isSearchedCell } from "../config/schema.js";
+import { runsPerBlock, serverLifecycle, serverStartSeconds, summarizeConfig } from "../config/summary.js";
 import type { RunRecord } from "../metrics/run-record.js";
-import { type Redactor, redactValue } from "../server/redact.js";
 import { toolName, toolVersion } from "../version.js";
-import { analyzeWithFamily } from "./analyze.js";
+import { type AnalyzeInput, analyzeWithFamily } from "./analyze.js";
+import { type BudgetSettings, withBudget } from "./budget.js";
 import {
   type CapacityCell,
   capacityCells,
@@ -16,7 +16,8 @@ import {
   withCapacity,
 } from "./capacity.js";
 import { capacityLookLevel, capacityLooks, capacityNextLook } from "./capacity-looks.js";
-import { type CostModel, defaultCostModel, gpuMinutesSpent, runMinutesOf } from "./cost.js";
+import { type CostModel, costRatesOf, defaultCostModel, gpuMinutesSpent } from "./cost.js";
+import type { PriorOrigin } from "./prior-basis.js";
 import { type SweepCellHint, sweepCurves } from "./sweep-curves.js";
 import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict-schema.js";
 
@@ -26,7 +27,7 @@ export { verdictFileSchema } from "./verdict-schema.js";
 export interface CompareSettings {
   gate: GateConfig;
   repeats: { min: number; max: number; block?: number };
-  /** Minutes of one cell-run for GPU-time estimates (the config's duration_s; default 1). */
+  /** Minutes of one cell-run for GPU-time estimates before any run was measured (validate's estimate). */
   runMinutes?: number;
   /** For the GPU-minutes spent; without a config, 3 minutes a start and one server per cell. */
   cost?: CostModel;
@@ -36,6 +37,8 @@ export interface CompareSettings {
   quality?: QualityConfig;
   /** Each cell's load dimension and SLOs from the config, for the sweeps' curves (compare/sweep-curves.ts). */
   sweepCells?: readonly SweepCellHint[];
+  /** The pull request's budget (gate.budget_gpu_minutes) and the plan it bought: compare/budget.ts. */
+  budget?: BudgetSettings;
   /** Each cell's workload family (config/families.ts), for the family tests; without a config, derived from the names. */
   cellFamilies?: Readonly<Record<string, string>>;
 }
@@ -49,8 +52,12 @@ export function defaultCompareSettings(): CompareSettings {
 }
 
 export function settingsFromConfig(config: Config): CompareSettings {
-  const minutes = config.cells.map((cell) => runMinutesOf(cell.size));
-  const runMinutes = minutes.reduce((sum, m) => sum + m, 0) / Math.max(1, minutes.length);
+  // The one estimate of a run's length (config/summary.ts), as validate, the run plan and the budget use it.
+  const summary = summarizeConfig(config);
+  const minutes = config.cells
+    .map((cell, index) => (isSearchedCell(cell) ? null : summary.cells[index]!.estimatedSecondsPerRun / 60))
+    .filter((m): m is number => m !== null);
+  const runMinutes = minutes.length > 0 ? minutes.reduce((sum, m) => sum + m, 0) / minutes.length : undefined;
   return {
     gate: config.gate,
     repeats: { ...config.repeats, block: runsPerBlock(config) },
@@ -83,11 +90,13 @@ export interface CompareRecordsInput {
   history?: readonly RunRecord[];
   /** Stored mode with main's history: the baseline's run-to-run variances pooled over its sessions. */
   baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
+  /** Where `baselineVariancePriors` came from (main's history, a calibration) and when. */
+  baselineVariancePriorOrigin?: PriorOrigin;
   /** Start-to-start variances measured on this runner (a calibration), per `cell\u0000metric`. */
-  startVariancePriors?: ReadonlyMap<string, { variance: number; df: number; source: string }>;
+  startVariancePriors?: AnalyzeInput["startVariancePriors"];
+  /** Interleaved mode: run-to-run variances measured on this runner (a calibration), for both sides. */
+  runVariancePriors?: AnalyzeInput["runVariancePriors"];
   now?: Date;
-  /** Secrets to take out of the verdict before it is rendered or written (run files come from outside). */
-  redactor?: Redactor;
   /** Notes about the inputs (duplicates dropped) that go first into the verdict's warnings. */
   inputNotes?: readonly string[];
 }
@@ -99,8 +108,6 @@ export interface CompareOutcome {
   exitCode: 0 | 1;
   /** The run records compared (for the per-run values of the dashboard exports, src/report/export-*.ts). */
   runs: { baseline: readonly RunRecord[]; candidate: readonly RunRecord[] };
-  /** The redactor the verdict went through, for what is read later from the runs (report.html's samples). */
-  redact?: (text: string) => string;
 }
 
 /**
@@ -148,6 +155,10 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     ...(input.history ? { history: input.history } : {}),
     ...(input.baselineVariancePriors ? { baselineVariancePriors: input.baselineVariancePriors } : {}),
     ...(input.startVariancePriors ? { startVariancePriors: input.startVariancePriors } : {}),
+    ...(input.runVariancePriors ? { runVariancePriors: input.runVariancePriors } : {}),
+    ...(input.baselineVariancePriorOrigin
+      ? { baselineVariancePriorOrigin: input.baselineVariancePriorOrigin }
+      : {}),
     now: (input.now ?? new Date()).toISOString(),
     tool: { name: toolName, version: toolVersion },
     familyExtras: capacityMembers(capacity),
@@ -183,18 +194,24 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
         mode: decided.mode,
       });
   }
+  if (settings.budget) {
+    const look = runMinutesOfLook(fixedLoad(input.candidate), settings.runMinutes);
+    decided = withBudget(
+      decided,
+      settings.budget,
+      costRatesOf(look.runMinutes, settings.repeats.block, settings.cost),
+    );
+  }
   const sweeps = sweepCurves(fixedLoad(input.baseline), fixedLoad(input.candidate), settings.sweepCells);
   if (sweeps.length > 0) decided.sweeps = sweeps;
   const mixedLoads = mixedLoadWarnings([...fixedLoad(input.baseline), ...fixedLoad(input.candidate)]);
   if (mixedLoads.length > 0) decided.warnings = [...decided.warnings, ...mixedLoads];
   if (input.inputNotes && input.inputNotes.length > 0)
     decided.warnings = [...input.inputNotes, ...decided.warnings];
-  // Redacted before any rendering: the renderer escapes, and an escaped secret no longer matches its value.
-  const verdict = input.redactor ? redactValue(decided, input.redactor) : decided;
+  // The use case cleans the verdict of secrets before it renders it (app/compare.ts).
   return {
-    verdict,
-    exitCode: verdict.exitCode,
+    verdict: decided,
+    exitCode: decided.exitCode,
     runs: { baseline: input.baseline, candidate: input.candidate },
-    redact: input.redactor ? (text) => input.redactor!.redact(text) : (text) => text,
   };
 }

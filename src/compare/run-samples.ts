@@ -22,7 +22,7 @@ const maxSampleTotalBytes = 512 * 1024 * 1024;
 /** Per-request samples of one used run (requests.jsonl), and its scrapes (scrapes.jsonl); the charts' input. */
 export interface LoadedRunSamples {
   side: "baseline" | "candidate";
-  /** As in the run record (not yet redacted: matched to the verdict through the redactor). */
+  /** As in the run record (not yet cleaned of secrets: matched to the verdict through `asInVerdict`). */
   cell: string;
   run: number | null;
   source: string;
@@ -142,7 +142,8 @@ function parseScrapes(text: string): MetricsScrape[] {
 export async function loadRunSamples(
   verdict: VerdictFile,
   runs: { baseline: readonly RunRecord[]; candidate: readonly RunRecord[] },
-  redact: (text: string) => string,
+  /** A text from a run record as the verdict holds it (cleaned of secrets before it was rendered). */
+  asInVerdict: (text: string) => string,
 ): Promise<LoadedSamples> {
   const used = new Set(verdict.runs.used.map((r) => JSON.stringify([r.side, r.cell, r.run, r.source])));
   const budget = { bytes: 0 };
@@ -150,8 +151,8 @@ export async function loadRunSamples(
   const notes: LoadedSamples["notes"] = [];
   for (const side of ["baseline", "candidate"] as const) {
     for (const record of runs[side]) {
-      const cell = redact(record.cell);
-      if (!used.has(JSON.stringify([side, cell, record.run, redact(record.source)]))) continue;
+      const cell = asInVerdict(record.cell);
+      if (!used.has(JSON.stringify([side, cell, record.run, asInVerdict(record.source)]))) continue;
       if (basename(record.source) !== "run.json") continue;
       const dir = dirname(record.source);
       const requests = await readLimited(join(dir, "requests.jsonl"), budget);

@@ -27,6 +27,16 @@ const baselineInfoSchema = z.object({
 
 const interval = z.tuple([z.number(), z.number()]);
 
+/** What a budget could do for one gated check (docs/compare.md, "A budget per pull request"). */
+const checkBudgetSchema = z.object({
+  /** More runs within gate.budget_gpu_minutes could catch gate.detect_change (90% power). */
+  decidable: z.boolean(),
+  /** The smallest worsening the runs measured catch with 90% power (the check's detectableChange). */
+  detectableAtSpend: z.number().nullable(),
+  /** About how many GPU-minutes in all would catch gate.detect_change in this check; null: not within 100 runs. */
+  gpuMinutesToDecide: z.number().nullable(),
+});
+
 const comparisonSchema = z.object({
   cell: z.string(),
   metric: z.enum(metricNames),
@@ -62,6 +72,10 @@ const comparisonSchema = z.object({
    * strictest level the check can face (gated, tested checks only).
    */
   detectableChange: z.number().nullable(),
+  /** Runs per side at which the check would catch gate.detect_change with 90% power; null: not within 100. */
+  runsToDetectChange: z.number().int().nullable().optional(),
+  /** What a budget (gate.budget_gpu_minutes) could do for this check; absent without a budget. */
+  budget: checkBudgetSchema.optional(),
   verdict: z.enum(metricVerdicts),
   note: z.string().nullable(),
   runs: z.object({ baseline: z.number().int(), candidate: z.number().int() }),
@@ -101,6 +115,23 @@ const familyFindingSchema = z.object({
   verdict: z.enum(["regression", "improvement", "no-finding"]),
   /** The pooled cells whose own check of this metric is a regression (named on their own). */
   regressedCells: z.array(z.string()),
+});
+
+/** The budget a comparison was measured under (gate.budget_gpu_minutes) and what it decided. */
+const budgetSchema = z.object({
+  limitGpuMinutes: z.number(),
+  spentGpuMinutes: z.number(),
+  /** The plan the budget bought (app/budget-plan.ts): its predicted GPU-minutes, runs and starts. */
+  plan: z
+    .object({
+      gpuMinutes: z.number(),
+      runsPerSide: z.number().int(),
+      runsPerStart: z.number().int(),
+      requests: z.record(z.string(), z.number().int().nullable()),
+    })
+    .nullable(),
+  /** Gated checks left undecided because the budget cannot catch gate.detect_change in them. */
+  notDecidable: z.number().int(),
 });
 
 const runRefSchema = z.object({
@@ -310,6 +341,7 @@ export const verdictFileSchema = z.object({
   quality: qualityVerdictSchema.optional(),
   /** GPU-minutes the comparison's runs cost, every server start counted (set by compare, after analyze). */
   gpuMinutes: gpuMinutesSpentSchema.optional(),
+  budget: budgetSchema.optional(),
   /** Capacity at the SLO per capacity cell (compare/capacity.ts, docs/capacity.md). */
   capacity: z.array(capacityComparisonSchema).optional(),
   /**

@@ -1,8 +1,8 @@
 /**
  * `${VAR}` and `${VAR:-default}` in string values are replaced from the environment before validation.
  * For every value that was filled the template is kept (by path), and so is every value read from the
- * environment: summaries, `validate --json` and the fingerprint show the template, and the redactor
- * replaces the values wherever else they appear (logs, files, the PR comment). The value may be a secret
+ * environment: summaries, `validate --json` and the fingerprint show the template, and the job's output
+ * seam (server/outbound.ts) replaces the values wherever else they appear (logs, files, the PR comment). The value may be a secret
  * whatever its variable is called.
  */
 export type ConfigPath = readonly (string | number)[];

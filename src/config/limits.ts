@@ -29,6 +29,8 @@ export const configLimits = {
   runs: 1000,
   /** gate.baseline_sessions: the stored baselines a pull request reads (each one artifact download). */
   baselineSessions: 100,
+  /** gate.budget_gpu_minutes: one pull request's GPU time (a week of one GPU). */
+  budgetGpuMinutes: 10_080,
   /** runner.devices: servers a runner runs at once. */
   devices: 64,
   /** runner.settle_ms: the wait after the last response before an idle-elided arrival (one minute). */

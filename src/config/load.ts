@@ -32,8 +32,8 @@ export interface LoadedConfig {
   /** Paths whose values came from `${VAR}`; shown as their template, never as their value. */
   fromEnvironment: Map<string, string>;
   /**
-   * The templates by path (for `templateView`) and the values read from the environment (for the
-   * redactor): whatever is printed or recorded shows the template, and the values are redacted elsewhere.
+   * The templates by path (for `templateView`) and the values read from the environment (for the job's
+   * secret set): whatever is printed or recorded shows the template, and the values are cleaned elsewhere.
    */
   interpolation: ConfigInterpolation;
 }

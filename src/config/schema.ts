@@ -338,6 +338,7 @@ const defaultNoisePrior = {
   e2e: { start_sd: 0.01, run_sd: 0.015 },
   ttft: { start_sd: 0.03, run_sd: 0.03 },
   weight_starts: 4,
+  max_age_days: 30,
 } as const;
 
 const noisePriorSchema = strictObject({
@@ -358,6 +359,11 @@ const noisePriorSchema = strictObject({
     .describe(
       "Weight of the prior start-to-start variance, in degrees of freedom (server starts' worth of evidence), when pooled with what the runs' own starts show; 0 trusts the starts alone.",
     ),
+  max_age_days: nonNegativeNumber()
+    .default(defaultNoisePrior.max_age_days)
+    .describe(
+      "Days a noise prior measured on this runner (a calibration, main's history) is taken as current: an older one is still used (and widened where the runs contradict it), but the verdict warns and the report marks it stale (docs/compare.md#noise-known-in-advance).",
+    ),
 })
   .default({
     throughput: { ...defaultNoisePrior.throughput },
@@ -365,6 +371,7 @@ const noisePriorSchema = strictObject({
     e2e: { ...defaultNoisePrior.e2e },
     ttft: { ...defaultNoisePrior.ttft },
     weight_starts: defaultNoisePrior.weight_starts,
+    max_age_days: defaultNoisePrior.max_age_days,
   })
   .describe(
     "Noise believed before the runs, per metric family: start_sd (between server starts) and run_sd (between runs on one start). The start level is added to a side whose runs share few starts; a calibration or main's history replaces it where it has measured it.",
@@ -384,6 +391,12 @@ const gateSchema = strictObject({
     .optional()
     .describe(
       "Smallest regression the gate must catch (0.1 = 10%), larger than tolerance: the report states each check's minimum detectable change against it and how many more runs would reach it. Default: twice the tolerance (0.1 at the default 0.05).",
+    ),
+  budget_gpu_minutes: positiveNumber("a number of GPU-minutes > 0")
+    .max(configLimits.budgetGpuMinutes, atMost(configLimits.budgetGpuMinutes, "GPU-minutes per pull request"))
+    .optional()
+    .describe(
+      "Most GPU-minutes one pull request may spend, every server start counted (docs/action.md, Choosing a budget). The gate then measures the plan that decides the most gated checks at detect_change within it (runs per side, runs per server start, requests per run of each cell), in one look; a check the budget cannot decide is reported with the smallest change it could catch and the budget that would decide it. Absent: the run plan of the config's repeats and sizes, with sequential looks up to repeats.max.",
     ),
   metric_tolerance: z
     .partialRecord(z.enum(metricNames), fraction())

@@ -12,8 +12,8 @@
  * `gate.min_run_sd` and paths keep their `_`, `.`, `-` and `/`). What GitHub would turn into a link or a
  * notification without any markup (a bare `https://` URL, `www.`, an e-mail address, `@user`, `#123`,
  * `:emoji:`) gets a zero-width space that breaks the pattern without changing how the text reads.
- * Secrets are redacted before (compare redacts the verdict it renders): escaping changes a value, and a
- * redactor looks for values.
+ * Secrets are cleaned before (compare cleans the verdict it renders, through the job's output seam):
+ * escaping changes a value, and the seam looks for values.
  */
 
 const maxOutsideLength = 120;
@@ -109,8 +109,9 @@ export function escapeValue(value: unknown, max = maxOutsideLength): string {
 }
 
 /**
- * The forms a value takes once escaped here, for the redactor's last pass over a finished report (see
- * server/redact.ts). Text from outside is redacted before it is escaped; this catches any that was not.
+ * The forms a value takes once escaped here, for the last pass of the job's output seam over a finished
+ * report (server/outbound.ts). Text from outside is cleaned before it is escaped; this catches any that
+ * was not.
  * Where an escape depends on the neighbours (an underscore at either end, a block marker at the start),
  * the value is escaped both alone and between letters.
  */

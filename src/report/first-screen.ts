@@ -1,4 +1,5 @@
 import type { OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
+import { budgetSpentLine } from "./budget.js";
 import { capacityAnswerRows } from "./capacity.js";
 import { Footnotes } from "./checks.js";
 import { type Finding, findingsOf, type Meaning } from "./findings.js";
@@ -158,12 +159,14 @@ function reason(verdict: VerdictFile, findings: readonly Finding[], markup: Mark
 /** "10 gated checks in 3 cells: 1 regressed · 5 within tolerance · 4 inconclusive · tolerance ±10%". */
 function tally(verdict: VerdictFile, markup: Markup): string {
   const c = verdict.counts;
+  const notDecidable = verdict.budget?.notDecidable ?? 0;
   const parts = nonZeroCounts(
     [
       [c.regression, "regressed"],
       [c.improvement, "improved"],
       [c.withinTolerance, "within tolerance"],
-      [c.inconclusive, "inconclusive"],
+      [c.inconclusive - notDecidable, "inconclusive"],
+      [notDecidable, "not decidable at this budget"],
     ],
     (count) => markup.strong(String(count)),
   );
@@ -289,6 +292,14 @@ const settling: FirstScreenPart = (verdict, _context, markup) => {
   const atTolerance = atToleranceSentence(verdict, markup);
   if (atTolerance) lines.push(atTolerance);
   return lines.length > 0 ? [{ kind: "paragraph", lines }] : [];
+};
+
+/** Under a budget: what was spent of it, and the smallest change each metric's checks could catch. */
+const budgetPart: FirstScreenPart = (verdict, _context, markup) => {
+  const line = budgetSpentLine(verdict);
+  return line === null
+    ? []
+    : [{ kind: "paragraph", lines: [`${markup.strong("Budget:")} ${markup.text(line, 600)}.`] }];
 };
 
 /** The maximum of at-the-tolerance checks named in the first screen; the rest are counted. */
@@ -483,6 +494,7 @@ export const firstScreenParts: readonly FirstScreenPart[] = [
   methodChange,
   findingsPart,
   settling,
+  budgetPart,
   capacityAnswers,
   meaning,
   mixed,

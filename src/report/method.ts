@@ -60,6 +60,7 @@ export function modeSection(verdict: VerdictFile, withMethod = true): string {
     "",
     baseline,
     ...startsLine(verdict),
+    ...priorsLine(verdict),
     ...gpuMinutesLine(verdict),
     ...(withMethod ? ["", method] : []),
   ].join("\n");
@@ -102,8 +103,72 @@ function startsLine(verdict: VerdictFile): string[] {
   const contradicted = shared.filter((n) => n.priorContradicted).length;
   return [
     "",
-    `${starts}. Runs on one start share what it drew (allocator and KV layout, CUDA graphs, autotuning), so the intervals carry a start-to-start sd of ${sd} on the log scale: ${basisText}${sources.length > 0 ? ` (${sources.map((s) => `\`${escapeInline(s, 80)}\``).join(", ")})` : ""}; up to ${formatFractionAsPercent(share)} of a check's variance.${contradicted > 0 ? ` In ${contradicted} check${contradicted === 1 ? "" : "s"} the starts varied significantly more than the prior said, so the prior was set aside (the runner is noisier than believed: calibrate it).` : ""}`,
+    `${starts}. Runs on one start share what it drew (allocator and KV layout, CUDA graphs, autotuning), so the intervals carry a start-to-start sd of ${sd} on the log scale: ${basisText}${sources.length > 0 ? ` (${sources.map((s) => `\`${escapeInline(s, 80)}\``).join(", ")})` : ""}; up to ${formatFractionAsPercent(share)} of a check's variance.${contradicted > 0 ? ` In ${contradicted} check${contradicted === 1 ? "" : "s"} the starts varied significantly more than the prior said, so the prior was widened to what they show (their own estimate, with their degrees of freedom: the runner is noisier than believed, calibrate it).` : ""}`,
   ];
+}
+
+type PriorUse = NonNullable<
+  NonNullable<NonNullable<VerdictFile["comparisons"][number]["noise"]>["priors"]>["run"]
+>;
+
+/** "calibration `cal.json` of 2026-11-30, 7 days old": a prior named with its date and age. */
+function priorPhrase(prior: PriorUse): string {
+  const when =
+    prior.date === null
+      ? ""
+      : prior.since && prior.since !== prior.date
+        ? ` of ${prior.since} to ${prior.date}`
+        : ` of ${prior.date}`;
+  const age =
+    prior.ageDays === null
+      ? ""
+      : `, ${prior.ageDays} day${prior.ageDays === 1 ? "" : "s"} old${prior.stale ? " (stale: older than gate.noise_prior.max_age_days)" : ""}`;
+  return `${escapeInline(prior.source, 120)}${when}${age}`;
+}
+
+/** Per level, the measured priors the gated checks used, grouped by what they came from. */
+function levelPriors(uses: readonly PriorUse[], level: string): string | null {
+  const groups = new Map<string, PriorUse[]>();
+  for (const use of uses) {
+    const key = `${use.basis}\u0000${use.source}\u0000${use.date}`;
+    groups.set(key, [...(groups.get(key) ?? []), use]);
+  }
+  if (groups.size === 0) return null;
+  const parts = [...groups.values()].map((group) => {
+    const dfs = group.map((use) => use.df);
+    const low = Number(Math.min(...dfs).toFixed(1));
+    const high = Number(Math.max(...dfs).toFixed(1));
+    const widened = group.filter((use) => use.use === "widened").length;
+    const checks = `${group.length} check${group.length === 1 ? "" : "s"}`;
+    const widenedText =
+      widened > 0
+        ? `; widened in ${widened}, whose runs were significantly noisier than it says: their own estimate stood`
+        : "";
+    return `${priorPhrase(group[0]!)}, ${low === high ? low : `${low}–${high}`} df (${checks}${widenedText})`;
+  });
+  return `the ${level} sd pooled with ${parts.join(" and ")}`;
+}
+
+/**
+ * One line on the noise known before the runs (docs/compare.md, "Noise known in advance"): which
+ * measured prior each level of the gated checks' noise was pooled with, how old it was and where the
+ * runs contradicted it; or that the run level came from the runs alone.
+ */
+function priorsLine(verdict: VerdictFile): string[] {
+  const noise = verdict.comparisons.filter((c) => c.gated && c.noise?.priors).map((c) => c.noise!);
+  if (noise.length === 0) return [];
+  const measured = (use: PriorUse | null | undefined): use is PriorUse =>
+    use !== null && use !== undefined && use.basis !== "config" && use.use !== "unused";
+  const run = levelPriors(noise.map((n) => n.priors?.run).filter(measured), "run-to-run");
+  const start = levelPriors(noise.map((n) => n.priors?.start).filter(measured), "start-to-start");
+  const parts = [run, start].filter((part): part is string => part !== null);
+  if (parts.length === 0)
+    return [
+      "",
+      "Noise basis: the run-to-run sd comes from this comparison's runs alone (no calibration of this runner was given: `calibrate` records one, with which a few runs decide what many would otherwise).",
+    ];
+  const alone = run === null ? "; the run-to-run sd from the runs alone" : "";
+  return ["", `Noise basis: ${parts.join("; ")}${alone}.`];
 }
 
 /**

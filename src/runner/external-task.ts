@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { ExternalTaskConfig } from "../config/schema.js";
+import type { Outbound } from "../server/outbound.js";
 import { InputError } from "../util/errors.js";
 
 /**
@@ -42,8 +43,8 @@ export interface ExternalTaskRun {
   dir: string;
   baseUrl: string;
   model: string;
-  /** The server's redactor: applied to everything written or put in a message. */
-  redact: (text: string) => string;
+  /** The job's output seam: the result file is written through it (messages are cleaned by the root). */
+  outbound: Outbound;
   env?: Readonly<Record<string, string | undefined>>;
   /** An interrupt: the command is stopped (SIGTERM) and the task fails as interrupted. */
   signal?: AbortSignal;
@@ -72,7 +73,7 @@ export async function runExternalTask(
   const readsFile = spec.command.some((arg) => arg.includes("{result_file}"));
   const what = `quality.tasks.external "${spec.name}" (command \`${spec.command.join(" ")}\`)`;
   const fail = (reason: string): never => {
-    throw new InputError(run.redact(`${what}: ${reason}; the runs measured so far are kept`));
+    throw new InputError(`${what}: ${reason}; the runs measured so far are kept`);
   };
   const started = performance.now();
   const ended = await execute(argv, spec.timeout_s * 1000, run.env, run.signal);
@@ -125,9 +126,9 @@ export async function runExternalTask(
     count,
     samples,
   });
-  writeFileSync(
+  run.outbound.writeFileSync(
     join(run.dir, externalTaskFileName(spec.name)),
-    run.redact(`${JSON.stringify(file, null, 2)}\n`),
+    `${JSON.stringify(file, null, 2)}\n`,
   );
   return file;
 }

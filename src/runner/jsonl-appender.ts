@@ -1,24 +1,29 @@
 import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
+import type { Outbound } from "../server/outbound.js";
 
 /**
  * Appends JSON lines to a file as they come, flushing to the OS in small batches (every `flushMs`, or at
  * `maxPending` lines) with synchronous writes: a crash loses at most one batch, and the event loop is
- * never held by a write per request at high request rates.
+ * never held by a write per request at high request rates. Each batch is written through the job's output
+ * seam (a server may echo a secret in an error body or a metric label).
  */
 export class JsonlAppender {
   private readonly fd: number;
   private pending: string[] = [];
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  private readonly write: (text: string) => void;
 
   constructor(
     readonly path: string,
+    outbound: Outbound,
     private readonly flushMs = 100,
     private readonly maxPending = 512,
-    /** Applied to each batch of lines before it is written (secrets a server echoed). */
-    private readonly redact: (text: string) => string = (text) => text,
   ) {
     this.fd = openSync(path, "a");
+    this.write = outbound.through((text) => {
+      writeSync(this.fd, text);
+    });
   }
 
   append(value: unknown): void {
@@ -37,10 +42,10 @@ export class JsonlAppender {
       this.timer = null;
     }
     if (this.pending.length === 0) return;
-    // The redactor also knows each secret's JSON-escaped form, and "***" needs no escaping: lines stay JSON.
-    const text = this.redact(`${this.pending.join("\n")}\n`);
+    // The seam also knows each secret's JSON-escaped form, and "***" needs no escaping: lines stay JSON.
+    const text = `${this.pending.join("\n")}\n`;
     this.pending = [];
-    writeSync(this.fd, text);
+    this.write(text);
   }
 
   close(): void {

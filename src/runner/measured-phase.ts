@@ -1,7 +1,7 @@
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ControlClient } from "../client/stream-client.js";
 import { cellSchedule } from "../config/schedule.js";
+import type { Outbound } from "../server/outbound.js";
 import type { TelemetryRecord, TelemetrySampler } from "../server/telemetry.js";
 import type { ServerSession } from "../server/types.js";
 import { epochMsOf, type ScheduleClock } from "../util/clock.js";
@@ -24,7 +24,8 @@ export interface MeasuredPhaseSetup {
   dir: string;
   clock: ScheduleClock;
   bodies: CellBodies;
-  redact: (text: string) => string;
+  /** The job's output seam: every file of the phase is written through it. */
+  outbound: Outbound;
   onMeasuredPhase: ((edge: "start" | "end", epochMs: number) => void) | undefined;
 }
 
@@ -50,12 +51,12 @@ export async function runMeasuredPhase<T>(
   setup: MeasuredPhaseSetup,
   finish: (measurement: Measurement) => T,
 ): Promise<T> {
-  const { sender, context, session, control, plan, dir, clock, bodies, redact } = setup;
+  const { sender, context, session, control, plan, dir, clock, bodies, outbound } = setup;
   const { config } = context;
   const prebuilt = prebuildMeasuredBodies(plan, bodies);
 
-  const scrapeLog = new JsonlAppender(join(dir, "scrapes.jsonl"), undefined, undefined, redact);
-  const requestLog = new JsonlAppender(join(dir, "requests.jsonl"), undefined, undefined, redact);
+  const scrapeLog = new JsonlAppender(join(dir, "scrapes.jsonl"), outbound);
+  const requestLog = new JsonlAppender(join(dir, "requests.jsonl"), outbound);
   let origin = clock.now();
   const scraper = new MetricsScraper(control, session.endpoint.metricsUrl, clock, () => origin, scrapeLog);
   const records: RequestRecord[] = [];
@@ -107,7 +108,7 @@ export async function runMeasuredPhase<T>(
     await scraper.scrape("after");
     const telemetryRecord = telemetry ? await telemetry.stop() : null;
     if (telemetryRecord)
-      writeFileSync(join(dir, "telemetry.json"), redact(`${JSON.stringify(telemetryRecord)}\n`));
+      outbound.writeFileSync(join(dir, "telemetry.json"), `${JSON.stringify(telemetryRecord)}\n`);
     requestLog.close();
     scrapeLog.close();
 

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { type ControlClient, createControlClient } from "../client/stream-client.js";
 import { type CellConfig, type Config, isFileBacked } from "../config/schema.js";
 import { selectCells } from "../config/select-cells.js";
+import type { Outbound } from "../server/outbound.js";
 import type { ServerProvider, ServerSession } from "../server/types.js";
 import { InputError } from "../util/errors.js";
 import { calibrateTokenModel, checkPromptLengths } from "../workload/calibrate.js";
@@ -36,6 +37,11 @@ export interface RunCellsOptions<Recorded> {
   formats?: readonly OutputFormat[];
   /** Summarises each finished run and writes its run.json (src/app/run-cells.ts injects the standard one). */
   recorder: RunRecorder<Recorded>;
+  /**
+   * The job's output seam (server/outbound.ts), built at its root from its one secret set: every file of
+   * every run is written through it, and the server's fingerprint names each secret by its `${NAME}`.
+   */
+  outbound: Outbound;
   /** Label written into run.json (e.g. baseline or candidate). */
   side?: string;
   progress?: ProgressSink;
@@ -213,7 +219,8 @@ export async function runCells<Recorded>(
           baseUrl: session.endpoint.baseUrl,
           ...(session.endpoint.apiKey ? { apiKey: session.endpoint.apiKey } : {}),
         });
-        return { session, control, fingerprint: await session.fingerprint() };
+        // Recorded with references, not values: a server may echo a secret in its version or model names.
+        return { session, control, fingerprint: options.outbound.references(await session.fingerprint()) };
       };
       /** Notes of the cell's first run about the server it shares (per-side). */
       const sharingNotes: string[] = [];
@@ -288,6 +295,7 @@ export async function runCells<Recorded>(
               dir: join(cellDir, runName(k)),
               formats: options.formats ?? [],
               recorder,
+              outbound: options.outbound,
               progress: firstRun === 0 ? progress : withFirstRun(progress, firstRun),
               serverFingerprint: handle.fingerprint,
               notes: [
@@ -306,7 +314,7 @@ export async function runCells<Recorded>(
                 join(cellDir, runName(k)),
                 file,
                 String(signal.reason ?? "interrupt"),
-                handle.session.redact,
+                options.outbound,
               );
             }
             outputs.push({ cell: cell.name, run: k, dir: join(cellDir, runName(k)), file });
@@ -323,7 +331,7 @@ export async function runCells<Recorded>(
                     dir: join(cellDir, runName(k)),
                     baseUrl: handle.session.endpoint.baseUrl,
                     model: config.model.name,
-                    redact: handle.session.redact ?? ((text) => text),
+                    outbound: options.outbound,
                     ...(options.env ? { env: options.env } : {}),
                     ...(signal ? { signal } : {}),
                   });

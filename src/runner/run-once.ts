@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { type ControlClient, createStreamClient, type StreamClient } from "../client/stream-client.js";
 import { requestsPerSessionInFlight } from "../config/dataset-kinds/fan-out.js";
+import type { Outbound } from "../server/outbound.js";
 import type { ServerSession } from "../server/types.js";
 import { type ScheduleClock, systemClock } from "../util/clock.js";
 import { endpointPath } from "../workload/request-body.js";
@@ -32,6 +33,8 @@ export interface RunOnceOptions<Recorded> {
   formats: readonly OutputFormat[];
   /** Summarises the finished run and writes its run.json (and vllm-result.json). */
   recorder: RunRecorder<Recorded>;
+  /** The job's output seam: everything the run writes goes through it (a server may echo a secret). */
+  outbound: Outbound;
   side?: string;
   progress: ProgressSink;
   clock?: ScheduleClock;
@@ -112,11 +115,10 @@ export async function runOnce<Recorded>(options: RunOnceOptions<Recorded>): Prom
     bookkeeping: new DeferredWork(),
     guard,
   };
-  // Everything this run writes passes through the server's redactor: a server may echo a secret.
-  const redact = session.redact ?? ((text: string) => text);
+  const { outbound } = options;
   try {
     await primeConnections(client, poolSize ?? defaultOpenLoopConnections, notes);
-    const warmupCount = await runWarmup(sender, context, plan, dir, clock, bodies, redact, notes);
+    const warmupCount = await runWarmup(sender, context, plan, dir, clock, bodies, outbound, notes);
     const measuredPhase = {
       sender,
       context,
@@ -126,7 +128,7 @@ export async function runOnce<Recorded>(options: RunOnceOptions<Recorded>): Prom
       dir,
       clock,
       bodies,
-      redact,
+      outbound,
       onMeasuredPhase: options.onMeasuredPhase,
     };
     let outcome: RunOutcome | undefined;
@@ -148,7 +150,7 @@ export async function runOnce<Recorded>(options: RunOnceOptions<Recorded>): Prom
         serverStart: session.start,
         formats: options.formats,
         dir,
-        redact,
+        outbound,
       };
       return options.recorder.record(measurement, outcome);
     });

@@ -1,3 +1,4 @@
+import type { Outbound } from "../server/outbound.js";
 import type { ServerStart } from "../server/server-start.js";
 import type { Workload } from "../workload/workload.js";
 import type { CellContext } from "./cell-context.js";
@@ -32,7 +33,8 @@ export interface RunOutcome {
   serverStart: ServerStart;
   formats: readonly OutputFormat[];
   dir: string;
-  redact: (text: string) => string;
+  /** The job's output seam: the run's files are written through it. */
+  outbound: Outbound;
 }
 
 /** How a run ended, from its own facts: the server died, or the run stopped before its end. */
@@ -45,15 +47,10 @@ export function runEnd(outcome: Pick<RunOutcome, "crashReason" | "refusedInARow"
 }
 
 export interface RunRecorder<Recorded> {
-  /** Summarises a finished run and writes its files (redacted with `outcome.redact`); returns the summary. */
+  /** Summarises a finished run and writes its files (through `outcome.outbound`); returns the summary. */
   record(measurement: Measurement, outcome: RunOutcome): Recorded;
   /** Rewrites a recorded run that an interrupt cut short, marked with the interrupt's reason. */
-  markInterrupted(
-    dir: string,
-    recorded: Recorded,
-    reason: string,
-    redact?: (text: string) => string,
-  ): Recorded;
+  markInterrupted(dir: string, recorded: Recorded, reason: string, outbound: Outbound): Recorded;
   /** The progress line after a run. */
   describe(recorded: Recorded): string;
 }

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { Outbound } from "../server/outbound.js";
 import type { ScheduleClock } from "../util/clock.js";
 import type { CellContext } from "./cell-context.js";
 import { dispatchLoad } from "./dispatch.js";
@@ -18,13 +19,13 @@ export async function runWarmup(
   dir: string,
   clock: ScheduleClock,
   bodies: CellBodies,
-  redact: (text: string) => string,
+  outbound: Outbound,
   notes: string[],
 ): Promise<number> {
   const warmupPlan = warmupPlanOf(context.cell, plan);
   let warmupCount = 0;
   if (warmupPlan !== null) {
-    const warmupLog = new JsonlAppender(join(dir, "warmup.jsonl"), undefined, undefined, redact);
+    const warmupLog = new JsonlAppender(join(dir, "warmup.jsonl"), outbound);
     const origin = clock.now();
     const warmup = phaseSender(
       setup,

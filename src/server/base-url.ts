@@ -7,7 +7,6 @@ import { FailureError, InputError, UsageError } from "../util/errors.js";
 import { collectFingerprint } from "./collect-fingerprint.js";
 import { externalEndpoint } from "./kinds.js";
 import { getServedModels, isUnauthorizedStatus, ProbeStatusError } from "./probe.js";
-import { collectJobSecrets, type JobSecrets } from "./secrets.js";
 import { reachedServerStart } from "./server-start.js";
 import type { ServerProvider, ServerSession } from "./types.js";
 
@@ -60,8 +59,6 @@ export function baseUrlProvider(options: {
   env?: Readonly<Record<string, string | undefined>>;
   /** What loading the config interpolated: the fingerprint records templates, not these values. */
   interpolation?: ConfigInterpolation;
-  /** The job's secrets (secrets.ts); default: the key's variable, the config's values and `env`'s. */
-  secrets?: JobSecrets;
   /** The server's start as the caller names it (`run --server-start`); default: one per process and address. */
   serverStartId?: string;
   /** For the start's time (when this process first reached the server); default the system's. */
@@ -77,15 +74,8 @@ export function baseUrlProvider(options: {
   const { baseUrl, metricsUrl } = externalEndpoint(server);
   const endpoint = { baseUrl, metricsUrl, ...(options.apiKey ? { apiKey: options.apiKey } : {}) };
   const target = { baseUrl, apiKey: options.apiKey };
-  // Everything the runner writes for it, and every message, passes through the job's one redactor.
-  const secrets =
-    options.secrets ??
-    collectJobSecrets({
-      env: options.env ?? {},
-      variables: [options.apiKeyVariable],
-      configs: options.interpolation ? [{ config: { server }, interpolation: options.interpolation }] : [],
-    });
-  const redactor = secrets.redactor.with([options.apiKey]);
+  // Nothing is written here: what the runner writes for it goes through the job's output seam, and its
+  // errors (which may quote what the server says) are cleaned by the job's root as they leave.
   return {
     lifecycle: "per-cell",
     async start(): Promise<ServerSession> {
@@ -101,27 +91,22 @@ export function baseUrlProvider(options: {
           );
         }
         throw new FailureError(
-          redactor.redact(
-            `--base-url ${baseUrl}: GET /v1/models failed: ${
-              describeConnectionFailure(error, baseUrl) ??
-              (error instanceof Error ? error.message : String(error))
-            }`,
-          ),
+          `--base-url ${baseUrl}: GET /v1/models failed: ${
+            describeConnectionFailure(error, baseUrl) ??
+            (error instanceof Error ? error.message : String(error))
+          }`,
         );
       });
       if (served.length > 0 && !served.some((model) => model.id === options.model.name)) {
-        // The served names are the server's own text: a misbehaving one may echo the key.
+        // The served names are the server's own text: a misbehaving one may echo the key (the root cleans it).
         throw new InputError(
-          redactor.redact(
-            `model.name: "${options.model.name}" is not served at ${baseUrl}; it serves ${served.map((model) => `"${model.id}"`).join(", ")}`,
-          ),
+          `model.name: "${options.model.name}" is not served at ${baseUrl}; it serves ${served.map((model) => `"${model.id}"`).join(", ")}`,
         );
       }
       return {
         endpoint,
         // Someone else's server: we cannot see it restart, so one start per process (or as declared).
         start: reachedServerStart(baseUrl, options.clock ?? systemClock, options.serverStartId),
-        redact: redactor.redact,
         fingerprint: () =>
           collectFingerprint({
             target,
@@ -133,7 +118,6 @@ export function baseUrlProvider(options: {
             sampling: templateView(options.sampling ?? null, templates, ["sampling"]),
             nvidiaSmi: null,
             env: options.env ?? {},
-            environment: secrets.named,
           }),
         // Never resolves: we cannot see an external server's process, only its failed requests.
         exited: new Promise(() => {}),

@@ -1,4 +1,3 @@
-import type { ConfigInterpolation } from "../config/interpolate.js";
 import type { ModelConfig, SamplingConfig } from "../config/schema.js";
 import { toolName, toolVersion } from "../version.js";
 import { buildFingerprint, type Fingerprint, type FingerprintFacts } from "./fingerprint.js";
@@ -23,7 +22,6 @@ export interface FingerprintSources {
   readonly device?: string | null;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly configHash?: string | undefined;
-  readonly environment: ConfigInterpolation["values"];
 }
 
 /**
@@ -53,6 +51,5 @@ export async function collectFingerprint(sources: FingerprintSources): Promise<F
     device: sources.device ?? null,
     env: sources.env,
     configHash: sources.configHash ?? null,
-    environment: sources.environment,
   });
 }

@@ -1,11 +1,9 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import type { EnvironmentValue } from "../config/interpolate.js";
 import type { ModelConfig, SamplingConfig } from "../config/schema.js";
 import { serverKinds } from "../config/server-kinds.js";
 import type { GpuInventory } from "./nvidia-smi.js";
 import type { ServedModel } from "./probe.js";
-import { createRedactor, redactValue } from "./redact.js";
 
 /**
  * The conditions of a run, as a plain record that two runs can be diffed on field by field. Built purely
@@ -99,25 +97,15 @@ export interface FingerprintFacts {
   readonly device?: string | null;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly configHash?: string | null;
-  /**
-   * Values the config read from the environment. The config's own fields arrive as templates already
-   * (see templateView); any value still found anywhere (a server echoing it in /v1/models or its cache
-   * config, an engine flag built from it) is recorded as its reference `${NAME}`, never as itself.
-   */
-  readonly environment?: readonly EnvironmentValue[];
 }
 
+/**
+ * The conditions of a run as the server and the config state them. The config's fields arrive as
+ * templates (templateView); any secret value still found anywhere (a server echoing it in /v1/models or
+ * its cache config, an engine flag built from it) is recorded as its reference `${NAME}` by the runner,
+ * through the job's output seam (outbound.ts `references`).
+ */
 export function buildFingerprint(facts: FingerprintFacts): Fingerprint {
-  const fingerprint = collectConditions(facts);
-  const environment = facts.environment ?? [];
-  if (environment.length === 0) return fingerprint;
-  const references = createRedactor(
-    environment.map((entry) => ({ value: entry.value, mark: `\${${entry.name}}` })),
-  );
-  return redactValue(fingerprint, references);
-}
-
-function collectConditions(facts: FingerprintFacts): Fingerprint {
   const served = facts.probes.servedModels;
   const primary = served.find((model) => model.id === facts.model.name) ?? served[0];
   return {

@@ -6,7 +6,7 @@ import { removeLeftoverServers } from "./cleanup.js";
 import type { DockerCli } from "./docker-cli.js";
 import { hashConfig } from "./fingerprint.js";
 import { NvidiaSmi } from "./nvidia-smi.js";
-import { collectJobSecrets, type JobSecrets } from "./secrets.js";
+import type { Outbound } from "./outbound.js";
 import { type ManagedServerSession, type SessionEnvironment, startServerSession } from "./session.js";
 import type { ServerDevice, ServerProvider, ServerStartContext } from "./types.js";
 
@@ -27,14 +27,14 @@ export interface ServerProviderOptions {
   readonly configHash?: string;
   /**
    * What loading the config interpolated (templates by path from the config's top, values read): the
-   * values are redacted from the log and messages, and the fingerprint records the templates.
+   * fingerprint records the templates.
    */
   readonly interpolation?: ConfigInterpolation;
   /**
-   * The job's secrets, built once by the entry point (secrets.ts); default: those of this server's
-   * config and `env` alone.
+   * The job's output seam (outbound.ts), built at the job's root from its one secret set: the servers'
+   * logs are written through it.
    */
-  readonly secrets?: JobSecrets;
+  readonly outbound: Outbound;
   /** Argv that runs this tool's CLI (the launcher appends `sim ...`); default: dist/cli.js, else tsx src/cli.ts. */
   readonly cliCommand?: readonly string[];
   /** The docker command line; default: the config's `server.docker_command`. */
@@ -114,9 +114,7 @@ export function createServerProvider(
       model: templateView(options.model, interpolation.templates, ["model"]),
       sampling: templateView(options.sampling ?? null, interpolation.templates, ["sampling"]),
     },
-    secrets:
-      options.secrets ??
-      collectJobSecrets({ env, configs: [{ config: { server: serverConfig }, interpolation }] }),
+    outbound: options.outbound,
     lifecycle: serverLifecycle({ server: serverConfig }),
     env,
     clock,

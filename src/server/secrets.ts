@@ -1,14 +1,19 @@
 import type { ConfigInterpolation, EnvironmentValue } from "../config/interpolate.js";
 import type { ServerConfig } from "../config/schema.js";
 import { kindEntry } from "./kinds.js";
-import { createRedactor, credentialName, type Redactor, type RedactorOptions } from "./redact.js";
+import type { JobSecrets } from "./outbound.js";
 
 /**
  * The one set of a job's secrets: every value that must never be written or printed, each with the
- * variable it came from. A job (a CLI command, the action's main step) builds it once and hands it to
- * every writer: the server's log, the run files, messages, compare's verdict and reports, the comment,
- * the job summary and the evidence. The README's Secrets section lists the same sources.
+ * variable it came from. A job's root (a CLI command, the action's main step) builds it once, from the
+ * same environment its configs were loaded with and from every config it loaded, and builds the job's
+ * output seam from it (outbound.ts), through which every writer writes: the server's log, the run files,
+ * messages, compare's verdict and reports, the comment, the job summary and the evidence. Nothing adds
+ * to it later. The README's Secrets section lists the same sources.
  */
+
+/** Names that look like credentials; their values are secrets whether or not a config reads them. */
+const credentialName = /TOKEN|SECRET|PASSWORD|API_KEY|APIKEY|PRIVATE/i;
 
 /** What a job knows that can hold a secret. */
 export interface SecretSources {
@@ -23,16 +28,6 @@ export interface SecretSources {
   readonly variables?: readonly (string | undefined)[];
   /** The job's GitHub token (the action's `github-token` input). */
   readonly token?: string | undefined;
-}
-
-/** The set, and the one redactor built from it. */
-export interface JobSecrets {
-  /** Every value with its source (a variable's name; `github-token` for the token). */
-  readonly named: readonly EnvironmentValue[];
-  /** What every writer passes its text through. */
-  readonly redactor: Redactor;
-  /** The set with more sources (a config loaded later in the job), same redactor options. */
-  with(more: Omit<SecretSources, "env">): JobSecrets;
 }
 
 /**
@@ -65,24 +60,7 @@ export function secretsOf(sources: SecretSources): EnvironmentValue[] {
   return named;
 }
 
-/** The job's set (see secretsOf) and its redactor; `options.forms` adds the encodings a report gives a value. */
-export function collectJobSecrets(sources: SecretSources, options: RedactorOptions = {}): JobSecrets {
-  const named = secretsOf(sources);
-  return {
-    named,
-    redactor: createRedactor(
-      named.map((entry) => entry.value),
-      options,
-    ),
-    with: (more) =>
-      collectJobSecrets(
-        {
-          env: sources.env,
-          configs: [...(sources.configs ?? []), ...(more.configs ?? [])],
-          variables: [...(sources.variables ?? []), ...(more.variables ?? [])],
-          token: sources.token ?? more.token,
-        },
-        options,
-      ),
-  };
+/** The job's set (see secretsOf): built once, at the job's root. */
+export function collectJobSecrets(sources: SecretSources): JobSecrets {
+  return { named: secretsOf(sources) };
 }

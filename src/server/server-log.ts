@@ -1,41 +1,41 @@
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { dirname } from "node:path";
 import type { Readable } from "node:stream";
-import type { Redactor } from "./redact.js";
+import type { Outbound } from "./outbound.js";
 
 const tailCapacity = 200;
 
 /**
- * The server's output, redacted line by line before it touches the disk, with the latest lines kept in
- * memory for failure messages and cause detection.
+ * The server's output, written line by line through the job's output seam (cleaned before it touches the
+ * disk), with the latest cleaned lines kept in memory for failure messages and cause detection.
  */
 export class ServerLog {
   readonly path: string;
-  readonly #redactor: Redactor;
   readonly #stream: WriteStream;
+  /** Takes a raw line; receives it cleaned. */
+  readonly #write: (line: string) => void;
   readonly #tail: string[] = [];
   readonly #listeners = new Set<(line: string) => void>();
   #closed = false;
   readonly #openedAt = performance.now();
 
-  constructor(path: string, redactor: Redactor) {
+  constructor(path: string, outbound: Outbound) {
     this.path = path;
-    this.#redactor = redactor;
     mkdirSync(dirname(path), { recursive: true });
     this.#stream = createWriteStream(path, { flags: "a" });
     // A failing log disk must not take the measurement down with it.
     this.#stream.on("error", () => {});
+    this.#write = outbound.through((clean) => {
+      this.#tail.push(clean);
+      if (this.#tail.length > tailCapacity) this.#tail.shift();
+      if (!this.#closed) this.#stream.write(`${clean}\n`);
+      for (const listener of this.#listeners) listener(clean);
+    });
   }
-
-  readonly redact = (text: string): string => this.#redactor.redact(text);
 
   /** Adds one line (the launcher's own notes go here too, prefixed so they stand out). */
   line(text: string): void {
-    const clean = this.#redactor.redact(text.replace(/\r$/, ""));
-    this.#tail.push(clean);
-    if (this.#tail.length > tailCapacity) this.#tail.shift();
-    if (!this.#closed) this.#stream.write(`${clean}\n`);
-    for (const listener of this.#listeners) listener(clean);
+    this.#write(text.replace(/\r$/, ""));
   }
 
   /** The launcher's own notes, with the seconds since the log was opened (start-up and teardown timings). */

@@ -11,10 +11,10 @@ import type { Fingerprint } from "./fingerprint.js";
 import { kindEntry } from "./kinds.js";
 import type { LaunchedServer, LaunchServices } from "./launch.js";
 import type { NvidiaSmi } from "./nvidia-smi.js";
+import type { Outbound } from "./outbound.js";
 import { isPortFree } from "./port.js";
 import type { ServedModel } from "./probe.js";
 import { formatReadinessWait, waitForReady } from "./readiness.js";
-import type { JobSecrets } from "./secrets.js";
 import { ServerLog } from "./server-log.js";
 import { newServerStart, reachedServerStart } from "./server-start.js";
 import { trackLaunchedServer, trackLaunching, untrackLaunchedServer } from "./signals.js";
@@ -28,7 +28,7 @@ const logTailLines = 5;
 
 export interface ManagedServerSession extends ServerSession {
   readonly id: string;
-  /** The redacted server log, kept with the results. */
+  /** The server log (written through the job's output seam), kept with the results. */
   readonly logFile: string;
   /** Models listed by /v1/models when the server became ready. */
   readonly servedModels: readonly ServedModel[];
@@ -43,8 +43,8 @@ export interface SessionEnvironment {
   readonly model: ModelConfig;
   /** The config as recorded and printed: templates where values came from the environment. */
   readonly recorded: { server: ServerConfig; model: ModelConfig; sampling: SamplingConfig | null };
-  /** The job's secrets (secrets.ts): redacted from the log, the run files and messages; `${NAME}` in the fingerprint. */
-  readonly secrets: JobSecrets;
+  /** The job's output seam (outbound.ts): the server's log is written through it. */
+  readonly outbound: Outbound;
   readonly lifecycle: ServerLifecycle;
   readonly env: NodeJS.ProcessEnv;
   readonly clock: TimerClock;
@@ -76,7 +76,7 @@ export interface SessionEnvironment {
  * Starts one server of the provider's kind and waits until it is ready: checks the API key and the port,
  * launches through the kind's registry entry (recording it for signal handlers and the post step),
  * waits for /health and /v1/models, and returns the session with its one teardown. A failure is a
- * ServerStartError with the redacted log's diagnosis; nothing it started is left running.
+ * ServerStartError with the (cleaned) log's diagnosis; nothing it started is left running.
  */
 export async function startServerSession(
   setup: SessionEnvironment,
@@ -97,16 +97,16 @@ export async function startServerSession(
   const launchedStart = serverKindFacts[serverConfig.kind].launchesProcess ? newServerStart(clock) : null;
   const apiKeyName = serverConfig.api_key_env;
   const apiKey = apiKeyName ? env[apiKeyName] : undefined;
-  const redactor = setup.secrets.redactor;
   const logName = `server-${context.cell}${device ? `-device${device.spec.replaceAll(",", "-")}` : ""}${context.run === undefined ? "" : `-run${context.run}`}.log`;
-  const log = new ServerLog(join(setup.logDir ?? context.logDir, logName), redactor);
+  const log = new ServerLog(join(setup.logDir ?? context.logDir, logName), setup.outbound);
+  // Warnings, progress lines and errors leave through the job's root, which writes them through the seam.
   const noteWarning = (message: string) => {
     log.note(`warning: ${message}`);
-    setup.warn(redactor.redact(message));
+    setup.warn(message);
   };
   const fail = (summary: string, stage: "launch" | "readiness") =>
     new ServerStartError({
-      summary: redactor.redact(summary),
+      summary,
       stage,
       diagnosis: diagnoseLog(log.lastLines(50)),
       lastLogLines: log.lastLines(20),
@@ -253,12 +253,10 @@ export async function startServerSession(
     expectedModel: setup.model.name,
     onWaiting: (wait) =>
       setup.progress(
-        redactor.redact(
-          `${context.cell}: ${formatReadinessWait(wait, {
-            seconds: serverConfig.startup_timeout_s,
-            name: "server.startup_timeout_s, from the launch",
-          })}`,
-        ),
+        `${context.cell}: ${formatReadinessWait(wait, {
+          seconds: serverConfig.startup_timeout_s,
+          name: "server.startup_timeout_s, from the launch",
+        })}`,
       ),
   });
   if (!outcome.ready) {
@@ -283,7 +281,6 @@ export async function startServerSession(
     id,
     start: launchedStart ?? reachedServerStart(launched.baseUrl, clock, setup.serverStartId),
     logFile: log.path,
-    redact: redactor.redact,
     servedModels: outcome.models,
     readyAfterMs: outcome.waitedMs,
     endpoint: { baseUrl: launched.baseUrl, metricsUrl: launched.metricsUrl, ...(apiKey ? { apiKey } : {}) },
@@ -311,7 +308,6 @@ export async function startServerSession(
         device: device?.spec ?? null,
         env,
         configHash: setup.configHash,
-        environment: setup.secrets.named,
       });
       return fingerprint;
     },

@@ -28,14 +28,8 @@ export interface ServerSession {
   readonly exited: Promise<{ reason: string }>;
   /** Stops the server whatever state it is in; safe to call twice. */
   stop(): Promise<void>;
-  /** The redacted server log kept with the results (launched servers). */
+  /** The server log kept with the results, written through the job's output seam (launched servers). */
   readonly logFile?: string;
-  /**
-   * Hides every secret this server's config knows of (values read through `${VAR}`, the API key, passed
-   * variables) in a text: the runner passes everything it writes (requests.jsonl, run.json, ...) through
-   * it, since a server may echo a secret in an error body or a metric label.
-   */
-  readonly redact?: (text: string) => string;
   /** Samples /metrics (and nvidia-smi for a local GPU server) until the returned sampler is stopped. */
   startTelemetry?(intervals: { metricsIntervalMs: number; gpuIntervalMs: number }): TelemetrySampler;
 }
@@ -58,7 +52,7 @@ export interface ServerStartContext {
   readonly cell: string;
   /** Run index when the lifecycle is per-run; undefined for a server shared by all runs of a cell. */
   readonly run?: number;
-  /** Directory where the launcher writes its (redacted) log and telemetry. */
+  /** Directory where the launcher writes its log (through the job's output seam) and telemetry. */
   readonly logDir: string;
   /** The devices this server runs on (runner.devices); absent: the GPUs the server config names. */
   readonly device?: ServerDevice;

@@ -1,5 +1,11 @@
-import { normalQuantile, studentTQuantile } from "./distributions.js";
 import {
+  chiSquareQuantile,
+  noncentralityForPower,
+  normalQuantile,
+  studentTQuantile,
+} from "./distributions.js";
+import {
+  type RunVariancePrior,
   type StartVariancePrior,
   startWeightFor,
   type TwoLevelResult,
@@ -68,6 +74,8 @@ export interface LogRatioOptions {
   starts?: { baseline: readonly string[]; candidate: readonly string[] };
   /** The start-to-start variance of ln(metric) believed before these runs (stats/two-level.ts). */
   startPrior?: StartVariancePrior;
+  /** The run-to-run variance of ln(metric) believed for both sides (a calibration; stats/two-level.ts). */
+  runPrior?: RunVariancePrior;
 }
 
 export function logRatioTest(
@@ -86,6 +94,7 @@ export function logRatioTest(
       varianceFloor: floor,
       ...(options.startPrior ? { startPrior: options.startPrior } : {}),
       ...(options.baselineVariancePrior ? { baselineVariancePrior: options.baselineVariancePrior } : {}),
+      ...(options.runPrior ? { runPrior: options.runPrior } : {}),
     },
   );
   const raw: WelchResult = {
@@ -185,6 +194,15 @@ export interface DetectableInput {
   /** One-sided level the regression test faces (per look and Holm's strictest step). */
   alpha: number;
   power?: number;
+  /**
+   * Degrees of freedom of the variance estimate the variances are (the test's Satterthwaite df at the
+   * measured runs): the test's df at these run counts, unless `testDf` says otherwise, and what the
+   * estimate's median bias is corrected for. Absent: the variances are known (σ², no correction) and
+   * the test's df infinite.
+   */
+  df?: number;
+  /** The test's df at these run counts when they are not the measured ones (a projection); absent: df. */
+  testDf?: number;
 }
 
 function standardErrorAt(input: {
@@ -219,15 +237,33 @@ function startPartAt(input: {
 }
 
 /**
- * Minimum detectable effect: the smallest true relative worsening that this run count blocks with
- * probability `power` (0.9) at level `alpha`, for a test against the tolerance margin (normal
- * approximation with the t quantile at the Welch df of the current data).
+ * The estimate's median bias: an estimated variance with ν degrees of freedom is σ²·χ²_ν/ν, whose median
+ * is below σ² (by 7% at ν = 10, 3% at ν = 20). Dividing an estimated sd by √(median χ²_ν / ν) makes it
+ * median-unbiased for σ, so the detectable change computed from it is too. 1 for a known variance.
  */
-export function minimumDetectableChange(input: DetectableInput & { df?: number }): number {
+function medianSdRatio(df: number): number {
+  if (!(df > 0) || !Number.isFinite(df) || df > 1e7) return 1;
+  return Math.sqrt(chiSquareQuantile(0.5, df) / df);
+}
+
+/**
+ * Minimum detectable change: the smallest true relative worsening that these run counts block with
+ * probability `power` (0.9) when the regression test is at level `alpha`, against the tolerance margin
+ * d = ln(1 + tolerance) (docs/compare.md, "The minimum detectable change"). The test rejects when
+ * (worse − d)/ŝ > t(1 − α, ν); for a true worsening δ that statistic is noncentral t with ν df and
+ * noncentrality (δ − d)/σ_d, so δ = d + λ·σ_d with λ the noncentrality at which it rejects with the
+ * power (exact, not t(1 − α) + z(power): the normal's z ignores that ŝ is estimated, which matters at
+ * few df and small α). σ_d is the sd of the difference from the estimated variances, corrected for the
+ * median bias of an estimate with `df` degrees of freedom, so the printed value is median-unbiased.
+ */
+export function minimumDetectableChange(input: DetectableInput): number {
   const se = standardErrorAt(input);
-  const df = input.df ?? Number.POSITIVE_INFINITY;
-  const q = studentTQuantile(1 - input.alpha, df) + normalQuantile(input.power ?? plannedPower);
-  return Math.exp(Math.log(1 + input.tolerance) + q * se) - 1;
+  const estimateDf = input.df ?? Number.POSITIVE_INFINITY;
+  const testDf = input.testDf ?? estimateDf;
+  const alpha = Math.min(0.5, Math.max(input.alpha, 1e-300));
+  const critical = studentTQuantile(1 - alpha, testDf);
+  const lambda = noncentralityForPower(critical, testDf, input.power ?? plannedPower);
+  return Math.exp(Math.log(1 + input.tolerance) + (lambda * se) / medianSdRatio(estimateDf)) - 1;
 }
 
 export interface ResolvableInput {
@@ -279,25 +315,97 @@ export function runsToSettle(
   return null;
 }
 
+/** Degrees of freedom of the estimated parts of the difference's variance at the measured runs. */
+interface VarianceDf {
+  baseline: number;
+  candidate: number;
+  /** The start variance's (measured starts and the prior's weight); 0 when there is no start part. */
+  start: number;
+}
+
+export interface DetectionProjection
+  extends Omit<DetectableInput, "baselineRuns" | "candidateRuns" | "testDf"> {
+  /**
+   * The parts' df at the measured runs: the test's df at more runs follows by Satterthwaite, each side's
+   * run variance gaining the runs added less the new starts they need, the start variance the new
+   * starts. Absent: the test's df stays `df` (conservative).
+   */
+  varianceDf?: VarianceDf;
+  /**
+   * The one-sided level the regression test would face decided at this many runs per side (a later look
+   * has a larger share of the family level); absent: `alpha` at every run count. Must not fall as runs grow.
+   */
+  alphaAt?: (runsPerSide: number) => number;
+}
+
+/** The test's Satterthwaite df at projected run counts (see DetectionProjection.varianceDf). */
+function projectedTestDf(
+  input: DetectionProjection,
+  measured: { baseline: number; candidate: number },
+  runs: { baseline: number; candidate: number },
+): number | undefined {
+  const parts = input.varianceDf;
+  if (!parts) return input.df;
+  const start = input.start;
+  const perStart = start ? Math.max(1, Math.floor(start.runsPerStart)) : Number.POSITIVE_INFINITY;
+  const grows = (side: "baseline" | "candidate") =>
+    start !== undefined && start.startVariance > 0 && start.fixedWeights?.[side] === undefined;
+  const newStarts = (side: "baseline" | "candidate") => {
+    const added = Math.max(0, runs[side] - measured[side]);
+    return grows(side) && added > 0 ? Math.ceil(added / perStart) : 0;
+  };
+  const runDf = (side: "baseline" | "candidate") =>
+    parts[side] + Math.max(0, runs[side] - measured[side]) - newStarts(side);
+  const at = { ...input, baselineRuns: runs.baseline, candidateRuns: runs.candidate };
+  const vb = input.baselineVariance / runs.baseline;
+  const vc = input.candidateVariance / runs.candidate;
+  const startPart = startPartAt(at);
+  const total = vb + vc + startPart + input.extraVariance;
+  const startDf = parts.start + newStarts("baseline") + newStarts("candidate");
+  let denominator = 0;
+  if (parts.baseline > 0) denominator += (vb * vb) / runDf("baseline");
+  if (parts.candidate > 0) denominator += (vc * vc) / runDf("candidate");
+  if (startPart > 0 && startDf > 0) denominator += (startPart * startPart) / startDf;
+  return denominator > 0 ? (total * total) / denominator : Number.POSITIVE_INFINITY;
+}
+
 /**
- * Runs per side (from `from` up to `max`) at which the minimum detectable change reaches `target`
- * (gate.detect_change), or null when `max` runs do not get there (a stored baseline's drift or too
- * wide a run variance). `interleaved`: both sides grow; otherwise the baseline stays as it is.
+ * Runs per side (from the measured count up to `max`) at which the minimum detectable change reaches
+ * `target` (gate.detect_change), or null when `max` runs do not get there (a stored baseline's drift or
+ * too wide a run variance). `interleaved`: both sides grow; otherwise the baseline stays as it is. The
+ * variances keep their measured estimate (and its median-bias correction at `df`); the test's df and
+ * level are those of the projected runs. The detectable change does not rise with runs (the standard
+ * error and the df's λ fall, the level does not fall), so the first run count that reaches it is found
+ * by bisection.
  */
 export function runsToDetect(
-  input: Omit<DetectableInput, "baselineRuns" | "candidateRuns"> & { df?: number },
+  input: DetectionProjection,
   current: { baseline: number; candidate: number },
   target: number,
   max: number,
   interleaved: boolean,
 ): number | null {
-  for (let runs = Math.max(2, current.candidate); runs <= max; runs++) {
-    const mde = minimumDetectableChange({
+  const at = (runs: number) => {
+    const projected = {
+      baseline: interleaved ? Math.max(runs, current.baseline) : current.baseline,
+      candidate: runs,
+    };
+    const testDf = projectedTestDf(input, current, projected);
+    return minimumDetectableChange({
       ...input,
-      baselineRuns: interleaved ? Math.max(runs, current.baseline) : current.baseline,
-      candidateRuns: runs,
+      baselineRuns: projected.baseline,
+      candidateRuns: projected.candidate,
+      alpha: input.alphaAt?.(runs) ?? input.alpha,
+      ...(testDf === undefined ? {} : { testDf }),
     });
-    if (mde <= target) return runs;
+  };
+  let lo = Math.max(2, current.candidate);
+  if (lo > max || at(max) > target) return null;
+  let hi = max;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (at(mid) <= target) hi = mid;
+    else lo = mid + 1;
   }
-  return null;
+  return lo;
 }

@@ -22,8 +22,11 @@ const priorContradictionLevel = 0.1;
  * the start means beyond what σ_r² explains, pooled over both sides (the start effect is the runner's and
  * the server's, not the change's). A prior for σ_s² (per metric: published figures, a calibration or
  * main's history) is pooled with the measured part by degrees of freedom, so a side with one start gets
- * the prior's, and many starts outweigh it. The test is Welch's on the two means with Satterthwaite's
- * degrees of freedom over the estimated components.
+ * the prior's, and many starts outweigh it. A prior for σ_r² (a calibration of this runner, main's
+ * history for a stored baseline) is pooled the same way with each side's run-level estimate. A prior the
+ * runs contradict (their variance significantly above it) is widened to what they show: their own
+ * estimate stands, with their own degrees of freedom. The test is Welch's on the two means with
+ * Satterthwaite's degrees of freedom over the estimated components, a prior counted as its own.
  */
 
 /** One side's per-run values (ln scale) with the server start each run was measured on. */
@@ -33,11 +36,27 @@ export interface StartGroupedSample {
   starts?: readonly string[];
 }
 
-/** The start-to-start variance believed before these runs, with its weight in degrees of freedom. */
-export interface StartVariancePrior {
+/** A variance believed before these runs, with its weight in degrees of freedom. */
+export interface VariancePrior {
   variance: number;
-  /** Degrees of freedom the prior counts as when pooled with the measured start variance (0: none). */
+  /** Degrees of freedom the prior counts as when pooled with the measured variance (0: none). */
   df: number;
+}
+
+/** The start-to-start variance believed before these runs, with its weight in degrees of freedom. */
+export type StartVariancePrior = VariancePrior;
+
+/**
+ * The run-to-run variance believed before these runs (a calibration of this runner), for both sides. A
+ * side's runs hold σ_r² alone when its starts have several runs, σ_r² + σ_s² when every run had its own
+ * start: each side is pooled with the prior of its kind, and a side whose kind the prior lacks keeps its
+ * own runs' estimate.
+ */
+export interface RunVariancePrior {
+  /** σ_r²: the spread of runs within one server start. */
+  withinStart?: VariancePrior;
+  /** σ_r² + σ_s²: the spread of runs each measured on its own server start. */
+  perRun?: VariancePrior;
 }
 
 export interface TwoLevelOptions {
@@ -49,6 +68,12 @@ export interface TwoLevelOptions {
   startPrior?: StartVariancePrior;
   /** The baseline's run-to-run variance from earlier sessions (main's history), pooled with its own. */
   baselineVariancePrior?: { variance: number; df: number };
+  /**
+   * The run-to-run variance believed for both sides (interleaved: a calibration of this runner), pooled
+   * with each side's own by degrees of freedom unless that side's runs contradict it; on the baseline
+   * it takes the place of `baselineVariancePrior`.
+   */
+  runPrior?: RunVariancePrior;
 }
 
 /** What one side's runs say at each level. */
@@ -63,6 +88,16 @@ interface SideLevels {
   /** True when every start has one run: run and start parts cannot be told apart, the total is used. */
   singleRunStarts: boolean;
   floored: boolean;
+  /** The run-to-run variance this side's runs alone showed (before any prior and the floor), with its df. */
+  measuredRunVariance: number;
+  measuredRunDf: number;
+  /**
+   * What became of a run-level prior offered for this side: pooled with its runs, widened (its runs
+   * were significantly noisier, one-sided F at 10%: the runs' own estimate stands) or none offered.
+   */
+  runPrior: "pooled" | "widened" | "none";
+  /** Degrees of freedom of the run-level prior pooled into `runVariance` (0: none). */
+  runPriorDf: number;
   /**
    * The start means' mean square (SS between / (G − 1)), whose expectation is σ_r² + coefficient·σ_s²,
    * with its G − 1 degrees of freedom; null with fewer than two starts.
@@ -78,7 +113,10 @@ export interface TwoLevelResult extends WelchResult {
   startVarianceDf: number;
   /** σ_s² the starts alone showed (moments, clamped at 0), with its degrees of freedom; null: < 2 starts anywhere. */
   measuredStartVariance: { variance: number; df: number } | null;
-  /** True when the starts showed significantly more variance than the prior, which was then set aside. */
+  /**
+   * True when the starts showed significantly more variance than the prior: the prior was widened to
+   * what the starts show (the starts' own estimate stands, with their degrees of freedom).
+   */
   priorContradicted: boolean;
   /** Variance of the difference of the means due to the start level (Σ sides startWeight·σ_s²). */
   startPart: number;
@@ -124,25 +162,53 @@ function moments(sample: StartGroupedSample): SideMoments {
   return { n, groups, mean, ssWithin, ssBetween, startCoefficient: n - sumSquares / n };
 }
 
-function sideLevels(m: SideMoments, floor: number, runPrior?: { variance: number; df: number }): SideLevels {
-  const starts = m.groups.length;
-  const single = starts === m.n;
-  const startWeight = m.groups.reduce((sum, g) => sum + g.n * g.n, 0) / (m.n * m.n);
+/** What one side's runs alone say of the run-to-run level: within starts, or their total spread. */
+function measuredRunLevel(m: SideMoments): VariancePrior & { single: boolean } {
+  const single = m.groups.length === m.n;
   // Within starts, N − G df; a side of single-run starts has only its total spread (N − 1 df).
-  let df = single ? m.n - 1 : m.n - starts;
-  let variance = single ? (m.n > 1 ? m.ssBetween / (m.n - 1) : 0) : m.ssWithin / df;
-  if (runPrior && runPrior.df > 0) {
-    variance = (df * variance + runPrior.df * runPrior.variance) / (df + runPrior.df);
-    df += runPrior.df;
-  }
+  const df = single ? m.n - 1 : m.n - m.groups.length;
+  const variance = single ? (m.n > 1 ? m.ssBetween / (m.n - 1) : 0) : m.ssWithin / df;
+  return { variance, df, single };
+}
+
+/**
+ * True when a variance measured with its degrees of freedom is significantly above the prior's
+ * (one-sided F test at 10%): the runner is noisier than the prior believes.
+ */
+export function contradictsPrior(measured: VariancePrior, prior: VariancePrior): boolean {
+  if (!(measured.df > 0) || !(prior.df > 0) || !(measured.variance > prior.variance)) return false;
+  return (
+    prior.variance <= 0 ||
+    fSurvival(measured.variance / prior.variance, measured.df, prior.df) < priorContradictionLevel
+  );
+}
+
+function sideLevels(
+  m: SideMoments,
+  floor: number,
+  runPrior: VariancePrior | null,
+  widened: boolean,
+): SideLevels {
+  const starts = m.groups.length;
+  const measured = measuredRunLevel(m);
+  const startWeight = m.groups.reduce((sum, g) => sum + g.n * g.n, 0) / (m.n * m.n);
+  const pooled = runPrior !== null && !widened;
+  const df = measured.df + (pooled ? runPrior.df : 0);
+  const variance = pooled
+    ? (measured.df * measured.variance + runPrior.df * runPrior.variance) / df
+    : measured.variance;
   return {
     runs: m.n,
     starts,
     startWeight,
     runVariance: Math.max(variance, floor),
     runVarianceDf: df,
-    singleRunStarts: single,
+    singleRunStarts: measured.single,
     floored: variance < floor,
+    measuredRunVariance: measured.variance,
+    measuredRunDf: measured.df,
+    runPrior: runPrior === null ? "none" : widened ? "widened" : "pooled",
+    runPriorDf: pooled ? runPrior.df : 0,
     betweenStarts:
       starts < 2
         ? null
@@ -152,6 +218,65 @@ function sideLevels(m: SideMoments, floor: number, runPrior?: { variance: number
             coefficient: m.startCoefficient / (starts - 1),
           },
   };
+}
+
+/**
+ * The run-level prior each side is offered and whether its runs contradict it: each side's runs are
+ * tested alone (a change that made the candidate noisier widens the candidate's only) and, when neither
+ * does and both share the prior (a calibration's, of the kind both sides' runs hold), both sides' runs
+ * pooled: a runner that got noisier shows on both.
+ */
+function runPriorsOf(
+  mb: SideMoments,
+  mc: SideMoments,
+  options: TwoLevelOptions,
+): { baseline: VariancePrior | null; candidate: VariancePrior | null; widened: [boolean, boolean] } {
+  const usable = (prior: VariancePrior | undefined) => (prior && prior.df > 0 ? prior : null);
+  const rb = measuredRunLevel(mb);
+  const rc = measuredRunLevel(mc);
+  const pick = (level: { single: boolean }) =>
+    usable(level.single ? options.runPrior?.perRun : options.runPrior?.withinStart);
+  const baseline = options.runPrior ? pick(rb) : usable(options.baselineVariancePrior);
+  const candidate = options.runPrior ? pick(rc) : null;
+  let widenedB = baseline !== null && contradictsPrior(rb, baseline);
+  let widenedC = candidate !== null && contradictsPrior(rc, candidate);
+  // Both sides' runs pooled have more power to show a runner noisier on both; a side that alone
+  // contradicts the prior already names where the extra noise is.
+  if (baseline !== null && baseline === candidate && !widenedB && !widenedC) {
+    const df = rb.df + rc.df;
+    const both = { variance: (rb.df * rb.variance + rc.df * rc.variance) / df, df };
+    if (contradictsPrior(both, baseline)) {
+      widenedB = true;
+      widenedC = true;
+    }
+  }
+  return { baseline, candidate, widened: [widenedB, widenedC] };
+}
+
+/**
+ * Satterthwaite's denominator terms of the run level: a side's variance pooled with a prior is a
+ * linear combination of two independent mean squares, its runs' (their df) and the prior's (its df); a
+ * prior shared by both sides is one mean square, counted once. A floored side's variance is believed
+ * with the df it had.
+ */
+function runLevelDfTerms(sides: readonly { levels: SideLevels; prior: VariancePrior | null }[]): number {
+  let denominator = 0;
+  const priorParts = new Map<VariancePrior, number>();
+  for (const { levels, prior } of sides) {
+    const n = levels.runs;
+    if (prior === null || levels.runPrior !== "pooled" || levels.floored) {
+      const part = levels.runVariance / n;
+      if (levels.runVarianceDf > 0) denominator += (part * part) / levels.runVarianceDf;
+      continue;
+    }
+    const total = levels.measuredRunDf + levels.runPriorDf;
+    const own = (levels.measuredRunDf * levels.measuredRunVariance) / total / n;
+    if (levels.measuredRunDf > 0) denominator += (own * own) / levels.measuredRunDf;
+    const shared = (levels.runPriorDf * prior.variance) / total / n;
+    priorParts.set(prior, (priorParts.get(prior) ?? 0) + shared);
+  }
+  for (const [prior, part] of priorParts) denominator += (part * part) / prior.df;
+  return denominator;
 }
 
 /**
@@ -180,10 +305,8 @@ function measuredStartVariance(
   return { variance: Math.max(0, numerator / coefficient), df: betweenDf };
 }
 
-/** What the runs of one or more sides say at each level, the start level pooled over the sides and the prior. */
-export interface StartLevels {
-  /** Per sample, in the order given. */
-  sides: SideLevels[];
+/** The start level of one or more sides: measured from their start means, pooled with the prior. */
+interface PooledStartLevel {
   /** σ_s² used (measured pooled with the prior) and its degrees of freedom. */
   startVariance: number;
   startVarianceDf: number;
@@ -193,37 +316,16 @@ export interface StartLevels {
   priorContradicted: boolean;
 }
 
-/**
- * The two levels of the noise from samples grouped by server start (one per side, or one for a single
- * set of runs): each sample's run-to-run variance within its starts, and the start-to-start variance
- * from the start means of every sample, pooled with the prior by degrees of freedom unless the starts
- * contradict it. The one estimator of the levels: the two-level test, the capacity interval and the
- * pooled counts' design effect read it.
- */
-export function startLevels(
-  samples: readonly StartGroupedSample[],
-  options: {
-    varianceFloor?: number;
-    startPrior?: StartVariancePrior;
-    /** Per sample, a run-to-run variance from earlier sessions pooled with its own (absent: none). */
-    runPriors?: readonly ({ variance: number; df: number } | undefined)[];
-  } = {},
-): StartLevels {
-  const floor = options.varianceFloor ?? 0;
-  const measuredSides = samples.map((sample, i) => {
-    const m = moments(sample);
-    return { m, levels: sideLevels(m, floor, options.runPriors?.[i]) };
-  });
-  const measured = measuredStartVariance(measuredSides);
-  const prior = options.startPrior && options.startPrior.df > 0 ? options.startPrior : null;
-  // A prior the starts contradict (their variance significantly above it: one-sided F at 10%) is not
-  // pooled: the runner got noisier than believed, so the starts' own estimate stands, with its df.
-  const contradicted =
-    prior !== null &&
-    measured !== null &&
-    measured.variance > prior.variance &&
-    (prior.variance <= 0 ||
-      fSurvival(measured.variance / prior.variance, measured.df, prior.df) < priorContradictionLevel);
+function pooledStartLevel(
+  sides: readonly { m: SideMoments; levels: SideLevels }[],
+  startPrior: StartVariancePrior | undefined,
+): PooledStartLevel {
+  const measured = measuredStartVariance(sides);
+  const prior = startPrior && startPrior.df > 0 ? startPrior : null;
+  // A prior the starts contradict (their variance significantly above it: one-sided F at 10%) is widened
+  // to what they show: the runner got noisier than believed, so the starts' own estimate stands, with
+  // its df (docs/compare.md, "Noise known in advance").
+  const contradicted = prior !== null && measured !== null && contradictsPrior(measured, prior);
   const usedPrior = contradicted ? null : prior;
   const measuredDf = measured?.df ?? 0;
   const priorDf = usedPrior?.df ?? 0;
@@ -233,7 +335,6 @@ export function startLevels(
       ? (measuredDf * (measured?.variance ?? 0) + priorDf * (usedPrior?.variance ?? 0)) / startDf
       : 0;
   return {
-    sides: measuredSides.map((side) => side.levels),
     startVariance,
     startVarianceDf: startDf,
     measuredStartVariance: measured,
@@ -241,12 +342,29 @@ export function startLevels(
   };
 }
 
+/** What the runs of one or more sides say at each level, the start level pooled over them and the prior. */
+export interface StartLevels extends PooledStartLevel {
+  /** Per sample, in the order given. */
+  sides: SideLevels[];
+}
+
 /**
- * The share of σ_s² that stays in a side's mean as measured: Σn_g²/N², or 0 for a side of single-run
- * starts, whose total run variance carries σ_s² already.
+ * The two levels of the noise from samples grouped by server start (one per side, or one for a single
+ * set of runs; no run-level prior): each sample's run-to-run variance within its starts, and the
+ * start-to-start variance from the start means of every sample, pooled with the prior by degrees of
+ * freedom unless the starts contradict it. The one estimator of the levels: the two-level test, the
+ * capacity interval, the pooled counts' design effect and main's history read it.
  */
-function measuredStartWeight(levels: SideLevels): number {
-  return levels.singleRunStarts ? 0 : levels.startWeight;
+export function startLevels(
+  samples: readonly StartGroupedSample[],
+  options: { varianceFloor?: number; startPrior?: StartVariancePrior } = {},
+): StartLevels {
+  const floor = options.varianceFloor ?? 0;
+  const sides = samples.map((sample) => {
+    const m = moments(sample);
+    return { m, levels: sideLevels(m, floor, null, false) };
+  });
+  return { sides: sides.map((side) => side.levels), ...pooledStartLevel(sides, options.startPrior) };
 }
 
 /**
@@ -263,26 +381,36 @@ export function twoLevelWelch(
     throw new RangeError(
       `two-level Welch needs at least 2 values per side (got ${baseline.values.length} and ${candidate.values.length})`,
     );
-  const levels = startLevels([baseline, candidate], {
-    ...(options.varianceFloor === undefined ? {} : { varianceFloor: options.varianceFloor }),
-    ...(options.startPrior ? { startPrior: options.startPrior } : {}),
-    runPriors: [options.baselineVariancePrior, undefined],
-  });
-  const [lb, lc] = levels.sides as [SideLevels, SideLevels];
-  const { startVariance, startVarianceDf: startDf } = levels;
-  const startPart = (measuredStartWeight(lb) + measuredStartWeight(lc)) * startVariance;
+  const floor = options.varianceFloor ?? 0;
+  const mb = moments(baseline);
+  const mc = moments(candidate);
+  const runPriors = runPriorsOf(mb, mc, options);
+  const lb = sideLevels(mb, floor, runPriors.baseline, runPriors.widened[0]);
+  const lc = sideLevels(mc, floor, runPriors.candidate, runPriors.widened[1]);
+  const start = pooledStartLevel(
+    [
+      { m: mb, levels: lb },
+      { m: mc, levels: lc },
+    ],
+    options.startPrior,
+  );
+  const { startVariance, startVarianceDf: startDf } = start;
+  // A side of single-run starts carries σ_s² inside its total run variance already.
+  const startWeightOf = (levels: SideLevels) => (levels.singleRunStarts ? 0 : levels.startWeight);
+  const startPart = (startWeightOf(lb) + startWeightOf(lc)) * startVariance;
   const vb = lb.runVariance / lb.runs;
   const vc = lc.runVariance / lc.runs;
   const runPart = vb + vc;
   const extra = options.extraVariance ?? 0;
   const variance = startPart + runPart + extra;
   // Satterthwaite over the estimated components; the extra variance is treated as known.
-  let denominator = 0;
-  if (lb.runVarianceDf > 0) denominator += (vb * vb) / lb.runVarianceDf;
-  if (lc.runVarianceDf > 0) denominator += (vc * vc) / lc.runVarianceDf;
+  let denominator = runLevelDfTerms([
+    { levels: lb, prior: runPriors.baseline },
+    { levels: lc, prior: runPriors.candidate },
+  ]);
   if (startPart > 0 && startDf > 0) denominator += (startPart * startPart) / startDf;
   const df = denominator > 0 ? (variance * variance) / denominator : Number.POSITIVE_INFINITY;
-  const difference = mean(candidate.values) - mean(baseline.values);
+  const difference = mc.mean - mb.mean;
   const standardError = Math.sqrt(variance);
   const t =
     standardError > 0
@@ -297,17 +425,10 @@ export function twoLevelWelch(
     t,
     baseline: lb,
     candidate: lc,
-    startVariance,
-    startVarianceDf: startDf,
-    measuredStartVariance: levels.measuredStartVariance,
-    priorContradicted: levels.priorContradicted,
+    ...start,
     startPart,
     runPart,
   };
-}
-
-function mean(values: readonly number[]): number {
-  return values.reduce((sum, v) => sum + v, 0) / values.length;
 }
 
 /**

@@ -15,7 +15,8 @@ export interface WelchOptions {
   varianceFloor?: number;
   /**
    * The baseline's run-to-run variance from earlier sessions (main's history), pooled with this
-   * baseline's own: ((n−1)·s² + df·variance) / (n − 1 + df), with n − 1 + df degrees of freedom.
+   * baseline's own: ((n−1)·s² + df·variance) / (n − 1 + df), the prior a mean square of its own in
+   * Satterthwaite's degrees of freedom; a prior the baseline's runs contradict is widened (two-level.ts).
    */
   baselineVariancePrior?: { variance: number; df: number };
 }

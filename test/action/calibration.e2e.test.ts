@@ -63,7 +63,9 @@ async function writeCalibration(name: string, conditions?: string): Promise<void
     b: await loadRuns([join(dir, "b")], "b"),
     settings: settingsFromConfig(config),
     resplits: 3,
-    now: new Date("2026-11-01T00:00:00Z"),
+    // Compare dates the verdict by the wall clock: a calibration of today is within
+    // gate.noise_prior.max_age_days, so it draws no warning.
+    now: new Date(),
   });
   await writeFile(join(workspace, name), JSON.stringify(conditions ? { ...file, conditions } : file));
 }
@@ -117,6 +119,10 @@ describe("the calibration input", () => {
     const report = await readFile(result.reportPath!, "utf8");
     expect(result.verdict).toBe("pass");
     expect((await verdictOf(result.reportPath!)).warnings.join("\n")).not.toMatch(/calibration/);
+    // The stored baseline's run-to-run sd was pooled with it, and the report names it with its age.
+    expect(report).toMatch(
+      /Noise basis: the run-to-run sd pooled with calibration calibration\.json of \d{4}-\d\d-\d\d, 0 days old/,
+    );
     expect(report).toMatch(
       /Per check at 90% power, these runs catch: [^\n]*≥ −\d+\.\d% chat Output throughput/,
     );

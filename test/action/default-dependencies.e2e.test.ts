@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanupRecordedServers, compareWithStatistics } from "../../src/action/default-dependencies.js";
 import { loadConfig } from "../../src/config/load.js";
-import { collectJobSecrets } from "../../src/server/secrets.js";
+import { noSecrets } from "../job-outbound.js";
 import { testConfig, writeRun } from "./fixtures.js";
 
 /** The real wiring, on the parts that need no server: compare on written runs, and post-step cleanup. */
@@ -28,7 +28,7 @@ describe("createDefaultDependencies' adapters", () => {
       baselineInfo: { commit: "a".repeat(40), runId: "7" },
       outDir: join(dir, "compare"),
       workingDirectory: dir,
-      secrets: collectJobSecrets({ env: {} }),
+      outbound: noSecrets,
     };
     const gated = await compareWithStatistics({ ...request, failOn: null });
     expect(gated.verdict).toBe("regression");
@@ -60,7 +60,7 @@ describe("createDefaultDependencies' adapters", () => {
       baselineInfo: null,
       outDir: join(dir, "compare"),
       workingDirectory: dir,
-      secrets: collectJobSecrets({ env: {} }),
+      outbound: noSecrets,
       failOn: null,
     };
     await compareWithStatistics({

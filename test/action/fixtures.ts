@@ -153,6 +153,8 @@ export interface MeasureCall {
   firstRun: number;
   runs: number | null;
   cells: string[] | null;
+  /** Requests per run of each request-sized cell in the config measured (a budget's plan sets them). */
+  requests: Record<string, number>;
 }
 
 /** Server starts of every file measure so far: each start's id is unique in the test process. */
@@ -175,6 +177,11 @@ export function createFileMeasure(
       firstRun: request.firstRun,
       runs: request.runs,
       cells: request.cells,
+      requests: Object.fromEntries(
+        request.config.config.cells.flatMap((cell) =>
+          "requests" in cell.size ? [[cell.name, cell.size.requests]] : [],
+        ),
+      ),
     });
     // The config the use case loaded once for the job (measure reads no file).
     const { config } = request.config;

@@ -19,6 +19,7 @@ describe("parseActionInputs", () => {
       retentionDays: null,
       cells: null,
       maxRuns: null,
+      budget: null,
       allowForkPrs: false,
       workingDirectory: ".",
       calibration: null,
@@ -97,6 +98,7 @@ describe("parseActionInputs", () => {
         "retention-days": "14",
         cells: "chat, batch\nlong-doc",
         "max-runs": "8",
+        budget: "60.5",
         "allow-fork-prs": "True",
         "working-directory": "serving",
       }),
@@ -111,6 +113,7 @@ describe("parseActionInputs", () => {
       retentionDays: 14,
       cells: ["chat", "batch", "long-doc"],
       maxRuns: 8,
+      budget: 60.5,
       allowForkPrs: true,
     });
   });
@@ -126,6 +129,16 @@ describe("parseActionInputs", () => {
     ["fail-on", "always", 'input fail-on: expected one of regression | inconclusive | never, got "always"'],
     ["retention-days", "91", 'input retention-days: expected a whole number from 1 to 90, got "91"'],
     ["max-runs", "2.5", 'input max-runs: expected a whole number from 1 to 1000, got "2.5"'],
+    [
+      "budget",
+      "0",
+      'input budget: expected GPU-minutes, a number > 0 and at most 10080 (configLimits.budgetGpuMinutes), got "0"',
+    ],
+    [
+      "budget",
+      "1h",
+      'input budget: expected GPU-minutes, a number > 0 and at most 10080 (configLimits.budgetGpuMinutes), got "1h"',
+    ],
     [
       "baseline-workflow",
       "../x",

@@ -2,7 +2,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { configWithinBudget } from "../../src/app/budget-plan.js";
 import type { ActionDependencies, CompareRequest } from "../../src/app/gate/dependencies.js";
+import { parseConfigText } from "../../src/config/load.js";
 import { FakeGitHub } from "../github/fake-github.js";
 import { createFileMeasure, createRatioCompare, type MeasureCall, testConfig } from "./fixtures.js";
 import { type Job, runJob as runJobIn, workflowToken } from "./harness.js";
@@ -326,6 +328,24 @@ describe("the action end to end", () => {
     expect(measureCalls[0]?.configPath).toMatch(/\.vllm-perf-gate-base-aaaaaaaaaaaa\.yml$/);
     expect(outputs.verdict).toBe("regression");
     expect(summary).toContain("Mode: interleaved");
+  });
+
+  it("a budget input: both sides are measured by the budget's plan in one look", async () => {
+    fake.files.set(`vllm-perf-gate.yml@${mainSha}`, testConfig(1.0));
+    const { config } = parseConfigText(testConfig(1.3), "vllm-perf-gate.yml");
+    const { budget } = configWithinBudget({ ...config, gate: { ...config.gate, budget_gpu_minutes: 40 } });
+    const plan = budget!.plan;
+    const { outputs } = await runJob(prJob(208, { inputs: { mode: "interleaved", budget: "40" } }));
+    const runsOf = (side: string) =>
+      measureCalls.filter((call) => call.side === side).reduce((sum, call) => sum + (call.runs ?? 0), 0);
+    expect(runsOf("baseline")).toBe(plan.runsPerSide);
+    expect(runsOf("candidate")).toBe(plan.runsPerSide);
+    // Groups of the plan's runs per start, A B | B A: no call is longer than two groups merged.
+    for (const call of measureCalls) expect(call.runs!).toBeLessThanOrEqual(2 * plan.runsPerStart);
+    // Both sides at the planned requests per run (the base commit's config too).
+    const planned = Object.fromEntries(plan.cells.map((cell) => [cell.name, cell.requests]));
+    for (const call of measureCalls) expect(call.requests).toEqual(planned);
+    expect(outputs.verdict).toBe("regression");
   });
 
   it("reads each config once per job: files changed on disk after the start change nothing", async () => {

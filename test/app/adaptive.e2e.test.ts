@@ -14,6 +14,7 @@ import { runCells } from "../../src/app/run-cells.js";
 import type { Config } from "../../src/config/schema.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import type { ServerProvider } from "../../src/server/types.js";
+import { noSecrets } from "../job-outbound.js";
 import { type FakeServer, startFakeServer } from "../runner/helpers/fake-openai-server.js";
 import { testConfig, tinyCell } from "../runner/helpers/run-config.js";
 
@@ -184,6 +185,7 @@ describe("measureAlternately with the runner (the demo's and the action's schedu
   const measured: string[] = [];
   const measureBlock = async (side: Side, block: MeasureStep) => {
     const result = await runCells({
+      outbound: noSecrets,
       config: side.config,
       provider: side.provider,
       outDir: side.dir,

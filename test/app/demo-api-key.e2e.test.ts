@@ -2,7 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runDemo } from "../../src/app/demo.js";
+import { demoSides, runDemo } from "../../src/app/demo.js";
+import { jobOutbound } from "../../src/app/job-outbound.js";
 import { scenarios } from "../../src/demo/scenarios.js";
 
 const work = mkdtempSync(join(tmpdir(), "vpg-demo-key-"));
@@ -25,8 +26,14 @@ describe("the demo with VLLM_API_KEY set (as most vLLM users have it)", () => {
     // The demo as `vllm-perf-gate demo` runs it, stopped once its first run has finished (a whole demo
     // takes minutes): the first server started, became ready and served every request of the run.
     const stop = new AbortController();
+    // The demo's root as `demo` builds it: its configs loaded with the environment its set is built from.
+    const env = { ...process.env, VLLM_API_KEY: planted };
+    const sides = demoSides(scenarios.clean, outDir, env);
+    const outbound = jobOutbound({ env, configs: sides.map((side) => side.loaded) });
     const result = await runDemo({
       scenario: scenarios.clean,
+      sides,
+      outbound,
       outDir,
       color: false,
       progress: {
@@ -36,7 +43,7 @@ describe("the demo with VLLM_API_KEY set (as most vLLM users have it)", () => {
           if (line.startsWith("chat run-0:")) stop.abort("the first run finished");
         },
       },
-      env: { ...process.env, VLLM_API_KEY: planted },
+      env,
       signal: stop.signal,
     });
     expect(result).toMatchObject({ interrupted: "the first run finished" });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { measureRequestedRuns } from "../../src/app/measure-requested.js";
 import { loadConfig } from "../../src/config/load.js";
-import { collectJobSecrets } from "../../src/server/secrets.js";
+import { outboundFor } from "../job-outbound.js";
 
 const work = mkdtempSync(join(tmpdir(), "vpg-measure-capacity-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -40,7 +40,7 @@ client: { max_event_loop_lag_ms: 1000, max_schedule_lag_ms: 1000, max_server_lat
       {
         configPath,
         config,
-        secrets: collectJobSecrets({ env: {}, configs: [config] }),
+        outbound: outboundFor({}, [config]),
         resultsDir,
         cells: ["cap"],
         firstRun,

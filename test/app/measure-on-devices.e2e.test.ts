@@ -10,8 +10,8 @@ import { compareRecords, settingsFromConfig } from "../../src/compare/index.js";
 import { type LoadedConfig, loadConfig, parseConfigText } from "../../src/config/load.js";
 import { type RunRecord, runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { runFileSchema } from "../../src/metrics/run-schema.js";
-import { collectJobSecrets } from "../../src/server/secrets.js";
 import { applyOverrides, builtInProfile } from "../../src/sim/index.js";
+import { outboundFor } from "../job-outbound.js";
 
 const work = mkdtempSync(join(tmpdir(), "vpg-devices-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -51,7 +51,7 @@ async function measureInto(
   const request: MeasureRequest = {
     configPath,
     config,
-    secrets: collectJobSecrets({ env: {}, configs: [config] }),
+    outbound: outboundFor({}, [config]),
     resultsDir,
     cells: block.cells,
     firstRun: block.firstRun,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { measureRequestedRuns } from "../../src/app/measure-requested.js";
 import { loadConfig } from "../../src/config/load.js";
-import { collectJobSecrets } from "../../src/server/secrets.js";
+import { noSecrets } from "../job-outbound.js";
 
 const work = mkdtempSync(join(tmpdir(), "vpg-measure-readiness-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -33,7 +33,7 @@ describe("the action's measure step", () => {
       {
         configPath,
         config: await loadConfig(configPath, { env: {}, cwd: work }),
-        secrets: collectJobSecrets({ env: {} }),
+        outbound: noSecrets,
         resultsDir: join(work, "results"),
         cells: null,
         firstRun: 0,

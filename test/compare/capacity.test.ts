@@ -9,6 +9,7 @@ import { settingsFromConfig } from "../../src/compare/index.js";
 import { configSchema } from "../../src/config/schema.js";
 import type { RunRecord } from "../../src/metrics/run-record.js";
 import { capacityAnswerRows, capacitySentence } from "../../src/report/capacity.js";
+import { noSecrets } from "../job-outbound.js";
 import { capacityCell, doublingCapacityRuns } from "./capacity-fixtures.js";
 
 const config = configSchema.parse({
@@ -273,6 +274,7 @@ describe("capacity from `vllm bench serve` result files", () => {
           }
       }
       const outcome = await compareResults({
+        outbound: noSecrets,
         baseline: [join(dir, "base")],
         candidate: [join(dir, "cand")],
         config,

@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compareAndRender } from "../../src/app/compare.js";
-import {
-  addedGpuMinutes,
-  gpuMinutes,
-  interleavedStarts,
-  planGpuMinutes,
-  runMinutesOf,
-} from "../../src/compare/cost.js";
+import { addedGpuMinutes, gpuMinutes, interleavedStarts, planGpuMinutes } from "../../src/compare/cost.js";
 import { defaultCompareSettings } from "../../src/compare/index.js";
 import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
 import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
@@ -16,8 +10,6 @@ describe("GPU-time cost model (src/compare/cost.ts)", () => {
   it("charges 3 minutes per server start and the run length per cell-run", () => {
     expect(gpuMinutes(2, 10)).toBe(16);
     expect(gpuMinutes(2, 10, { runMinutes: 0.5, startMinutes: 5 })).toBe(15);
-    expect(runMinutesOf({ duration_s: 30 })).toBe(0.5);
-    expect(runMinutesOf({ requests: 300 })).toBe(1);
   });
 
   it("counts R + 1 starts per cell for A B B A with the server kept up across same-side runs", () => {
@@ -109,5 +101,31 @@ describe("GPU-minutes spent", () => {
     expect(outcome.reportMarkdown).toContain(
       "GPU time: ~7.0 GPU-minutes: 5.0 min of the candidate's measured runs plus 2 server starts at 1.0 min each (the stored baseline was measured once, in its own job).",
     );
+  });
+});
+
+describe("one estimate of a run's length", () => {
+  it("compare prices runs not yet measured at validate's estimate of them", async () => {
+    const { parseConfigText } = await import("../../src/config/load.js");
+    const { summarizeConfig } = await import("../../src/config/summary.js");
+    const { settingsFromConfig } = await import("../../src/compare/index.js");
+    const { config } = parseConfigText(
+      `version: 1
+server: { kind: sim }
+model: { name: sim-model }
+cells:
+  - name: a
+    dataset: { type: synthetic, input_tokens: 100, output_tokens: 64 }
+    load: { type: rate, rate: 2 }
+    size: { requests: 300 }
+  - name: b
+    dataset: { type: synthetic, input_tokens: 100, output_tokens: 32 }
+    load: { type: concurrency, concurrency: 4 }
+    size: { requests: 400 }
+`,
+      "gate.yml",
+    );
+    const seconds = summarizeConfig(config).cells.map((cell) => cell.estimatedSecondsPerRun);
+    expect(settingsFromConfig(config).runMinutes).toBeCloseTo((seconds[0]! + seconds[1]!) / 2 / 60, 9);
   });
 });

@@ -8,6 +8,7 @@ import { historyLevels, historyStartPriors } from "../../src/compare/history-ana
 import { pooledStartPriors } from "../../src/compare/start-noise.js";
 import { type RunRecord, runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import type { RunFile } from "../../src/metrics/run-schema.js";
+import { noSecrets } from "../job-outbound.js";
 import {
   baseFingerprint,
   gaussian,
@@ -110,20 +111,51 @@ describe("historyLevels", () => {
 });
 
 describe("the start prior from main's history and a calibration", () => {
-  it("pools them by degrees of freedom and names both", () => {
+  it("pools them by degrees of freedom and names both, dated by the newest and since the oldest", () => {
     const pooled = pooledStartPriors(
       new Map([
-        ["c\u0000m", { variance: 0.0004, df: 4, source: "calibration cal.json (8 starts, 2026-12-01)" }],
+        [
+          "c\u0000m",
+          {
+            variance: 0.0004,
+            df: 4,
+            source: "calibration cal.json (8 starts)",
+            basis: "calibration" as const,
+            measuredAt: "2026-12-01T00:00:00.000Z",
+          },
+        ],
       ]),
       new Map([
-        ["c\u0000m", { variance: 0.0001, df: 12, source: "history: 12 sessions, 24 starts" }],
-        ["c\u0000n", { variance: 0.0009, df: 3, source: "history: 3 sessions, 6 starts" }],
+        [
+          "c\u0000m",
+          {
+            variance: 0.0001,
+            df: 12,
+            source: "history: 12 sessions, 24 starts",
+            basis: "history" as const,
+            measuredAt: "2026-12-07T00:00:00.000Z",
+            since: "2026-11-20T00:00:00.000Z",
+          },
+        ],
+        [
+          "c\u0000n",
+          {
+            variance: 0.0009,
+            df: 3,
+            source: "history: 3 sessions, 6 starts",
+            basis: "history" as const,
+            measuredAt: null,
+          },
+        ],
       ]),
     );
     expect(pooled.get("c\u0000m")).toEqual({
       variance: (0.0004 * 4 + 0.0001 * 12) / 16,
       df: 16,
-      source: "calibration cal.json (8 starts, 2026-12-01) + history: 12 sessions, 24 starts",
+      source: "calibration cal.json (8 starts) + history: 12 sessions, 24 starts",
+      basis: "calibration+history",
+      measuredAt: "2026-12-07T00:00:00.000Z",
+      since: "2026-11-20T00:00:00.000Z",
     });
     expect(pooled.get("c\u0000n")!.df).toBe(3);
   });
@@ -159,6 +191,7 @@ describe("the start prior from main's history and a calibration", () => {
       candidate: [await side("candidate", 1.015)],
       mode: "interleaved",
       now,
+      outbound: noSecrets,
       ...(history ? { history } : {}),
     });
     return { outcome, ttft: outcome.verdict.comparisons.find((c) => c.metric === "ttft_p95")! };

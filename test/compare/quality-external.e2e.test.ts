@@ -11,6 +11,7 @@ import { externalTaskFileSchema } from "../../src/runner/external-task.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import { type RunningSimulator, startSimulator } from "../../src/sim/index.js";
 import { InputError } from "../../src/util/errors.js";
+import { noSecrets } from "../job-outbound.js";
 import { testConfig, tinyCell } from "../runner/helpers/run-config.js";
 
 const sims: RunningSimulator[] = [];
@@ -68,6 +69,7 @@ async function measure(
   const dir = mkdtempSync(join(tmpdir(), "vpg-external-"));
   dirs.push(dir);
   const result = await runCells({
+    outbound: noSecrets,
     config,
     provider: baseUrlProvider({ baseUrl: sim.baseUrl, model: config.model }),
     outDir: dir,
@@ -188,6 +190,7 @@ describe("the external task-accuracy check (a fake lm_eval on PATH against the s
       const dir = mkdtempSync(join(tmpdir(), "vpg-external-"));
       dirs.push(dir);
       const run = runCells({
+        outbound: noSecrets,
         config,
         provider: baseUrlProvider({ baseUrl: sim.baseUrl, model: config.model }),
         outDir: dir,
@@ -217,6 +220,7 @@ describe("the external task-accuracy check (a fake lm_eval on PATH against the s
     const lines: string[] = [];
     const started = Date.now();
     const result = await runCells({
+      outbound: noSecrets,
       config,
       provider: baseUrlProvider({ baseUrl: sim.baseUrl, model: config.model }),
       outDir: dir,

@@ -9,6 +9,7 @@ import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { requestRecordSchema } from "../../src/runner/request-schema.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import { type RunningSimulator, startSimulator } from "../../src/sim/index.js";
+import { noSecrets } from "../job-outbound.js";
 import { testConfig } from "../runner/helpers/run-config.js";
 
 const sims: RunningSimulator[] = [];
@@ -49,6 +50,7 @@ async function measure(set: Record<string, number | boolean>) {
   const dir = mkdtempSync(join(tmpdir(), "vpg-greedy-"));
   dirs.push(dir);
   const result = await runCells({
+    outbound: noSecrets,
     config,
     provider: baseUrlProvider({ baseUrl: sim.baseUrl, model: config.model }),
     outDir: dir,

@@ -8,6 +8,7 @@ import { settingsFromConfig } from "../../src/compare/index.js";
 import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import { type RunningSimulator, startSimulator } from "../../src/sim/index.js";
+import { noSecrets } from "../job-outbound.js";
 import { testConfig } from "../runner/helpers/run-config.js";
 
 const sims: RunningSimulator[] = [];
@@ -41,6 +42,7 @@ async function measure(set: Record<string, number | boolean>) {
   const dir = mkdtempSync(join(tmpdir(), "vpg-guards-"));
   dirs.push(dir);
   const result = await runCells({
+    outbound: noSecrets,
     config,
     provider: baseUrlProvider({ baseUrl: sim.baseUrl, model: config.model }),
     outDir: dir,

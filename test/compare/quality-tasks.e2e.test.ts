@@ -8,6 +8,7 @@ import { settingsFromConfig } from "../../src/compare/index.js";
 import { type RunRecord, runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import { type RunningSimulator, startSimulator } from "../../src/sim/index.js";
+import { noSecrets } from "../job-outbound.js";
 import { testConfig } from "../runner/helpers/run-config.js";
 
 const sims: RunningSimulator[] = [];
@@ -33,6 +34,7 @@ async function measure(set: Record<string, number>): Promise<RunRecord[]> {
   const dir = mkdtempSync(join(tmpdir(), "vpg-tasks-"));
   dirs.push(dir);
   const result = await runCells({
+    outbound: noSecrets,
     config,
     provider: baseUrlProvider({ baseUrl: sim.baseUrl, model: config.model }),
     outDir: dir,

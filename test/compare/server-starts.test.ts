@@ -10,6 +10,7 @@ import { assignServerStarts, summarizeServerStarts } from "../../src/compare/ser
 import { parseConfigText } from "../../src/config/load.js";
 import { type RunRecord, runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import type { RunFile } from "../../src/metrics/run-schema.js";
+import { noSecrets } from "../job-outbound.js";
 import { vllmResult, vllmResultWithMetadata } from "../metrics/vllm-fixtures.js";
 import { makeRunFile, steadyFactors, writeResultsDir } from "./fixtures.js";
 
@@ -233,6 +234,7 @@ describe("declaring fresh starts", () => {
     );
     const bases = async (input: { fresh?: boolean; config: boolean }) => {
       const outcome = await compareResults({
+        outbound: noSecrets,
         baseline: [baseline],
         candidate: [candidate],
         config: config(input.config),

@@ -12,6 +12,7 @@ import { toBencherReport } from "../../src/report/export-bencher.js";
 import { toPytorchRecords } from "../../src/report/export-pytorch.js";
 import { cli } from "../cli/helpers.js";
 import { noisyRuns, writeResultsDir } from "../compare/fixtures.js";
+import { noSecrets } from "../job-outbound.js";
 import { startFakeServer } from "../runner/helpers/fake-openai-server.js";
 
 /**
@@ -259,7 +260,7 @@ describe("run --format pytorch,bencher (each run exported)", () => {
       run: run.run,
       dir: join(dir, run.cell, `run-${run.run}`),
     }));
-    const lines = await writeRunExports(runs, ["bencher"], undefined);
+    const lines = await writeRunExports(runs, ["bencher"], undefined, noSecrets);
     expect(lines).toEqual([
       "wrote bencher.json for 1 run(s)",
       `no bencher.json for runs compare would not use: ${cut!.cell}/run-${cut!.run} (interrupted by SIGINT)`,

@@ -8,6 +8,7 @@ import { summarizeServerMetrics } from "../../src/metrics/server-metrics.js";
 import { renderReports } from "../../src/report/markdown.js";
 import { renderTerminal } from "../../src/report/terminal.js";
 import { baseFingerprint, noisyRuns } from "../compare/fixtures.js";
+import { noSecrets } from "../job-outbound.js";
 import { vllmResult } from "../metrics/vllm-fixtures.js";
 import { mentionsIn, renderGfm, tagSequence } from "./gfm.js";
 
@@ -84,6 +85,7 @@ async function runFileComparison(name: (tag: string) => string, where: string) {
     flags: { ...cand[0]!.flags, clientBound: true, clientBoundReason: name("reason") },
   };
   return compareResults({
+    outbound: noSecrets,
     baseline: [await writeRuns(join(dir, where, "base"), base)],
     candidate: [await writeRuns(join(dir, where, "cand"), cand)],
     mode: "interleaved",
@@ -121,6 +123,7 @@ async function vllmComparison(name: (tag: string) => string, where: string) {
     return paths;
   };
   return compareResults({
+    outbound: noSecrets,
     baseline: await files("base", 1),
     candidate: await files("cand", 1.5),
     now: new Date("2026-11-30T05:00:00Z"),

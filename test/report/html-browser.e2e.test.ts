@@ -5,8 +5,10 @@ import { pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareResults, writeCompareOutputs } from "../../src/app/compare.js";
+import { loadConfig } from "../../src/config/load.js";
 import { cli } from "../cli/helpers.js";
 import { baseFingerprint } from "../compare/fixtures.js";
+import { noSecrets } from "../job-outbound.js";
 import { haveBrowser, inCi, launchChromium } from "./browser.js";
 import {
   compareCapacityQualityInto,
@@ -182,13 +184,14 @@ describe.skipIf(!haveBrowser && !inCi)("report.html in a real browser (Debian's 
       sides.push(out);
     }
     const outcome = await compareResults({
+      outbound: noSecrets,
       baseline: [sides[0]!],
       candidate: [sides[1]!],
-      config: join(work, "baseline.yml"),
+      config: await loadConfig(join(work, "baseline.yml")),
     });
     expect(outcome.verdict.verdict).not.toBe("not-comparable");
     const out = join(work, "compare");
-    const { htmlPath } = await writeCompareOutputs(out, outcome);
+    const { htmlPath } = await writeCompareOutputs(out, outcome, noSecrets);
     const gated = outcome.verdict.comparisons.filter((c) => c.gated).length;
     expect(gated).toBeGreaterThan(0);
     // Every gated check's runs chart, four distributions and a timeline.

@@ -11,6 +11,7 @@ import { depthBuckets } from "../../src/metrics/session-metrics.js";
 import type { RequestRecord } from "../../src/runner/request-schema.js";
 import { capacityCell, doublingCapacityRuns } from "../compare/capacity-fixtures.js";
 import { gaussian, noisyRuns, seeded } from "../compare/fixtures.js";
+import { noSecrets, outboundFor } from "../job-outbound.js";
 import { plantedSecret } from "../secret-forms.js";
 
 /**
@@ -143,14 +144,16 @@ export async function compareInto(
     1.3,
     plantedSecret,
   );
+  // The job's seam as a root builds it: the secret set of `env`.
+  const outbound = outboundFor(env);
   const outcome = await compareResults({
+    outbound,
     baseline: [baseline],
     candidate: [candidate],
-    env,
     now: new Date("2026-12-01T00:00:00Z"),
   });
   const out = join(root, "out");
-  const paths = await writeCompareOutputs(out, outcome);
+  const paths = await writeCompareOutputs(out, outcome, outbound);
   const html = await readFile(paths.htmlPath, "utf8");
   const chartFiles = (await readdir(join(out, "report-charts"))).sort();
   const charts = await Promise.all(chartFiles.map((f) => readFile(join(out, "report-charts", f), "utf8")));
@@ -242,7 +245,7 @@ export async function compareCapacityQualityInto(text: string) {
   };
   const root = await mkdtemp(join(tmpdir(), "vpg-html-cap-"));
   const out = join(root, "out");
-  const paths = await writeCompareOutputs(out, outcome);
+  const paths = await writeCompareOutputs(out, outcome, noSecrets);
   const html = await readFile(paths.htmlPath, "utf8");
   const chartFiles = (await readdir(join(out, "report-charts"))).sort();
   return { root, out, outcome, html, chartFiles };
@@ -317,15 +320,17 @@ export async function compareSweepInto(
         ],
       })
     : undefined;
+  // The job's seam as a root builds it: the secret set of `env`.
+  const outbound = outboundFor(env);
   const outcome = await compareResults({
+    outbound,
     baseline: [baseline],
     candidate: [candidate],
     ...(config ? { config } : {}),
-    env,
     now: new Date("2026-12-01T00:00:00Z"),
   });
   const out = join(root, "out");
-  const paths = await writeCompareOutputs(out, outcome);
+  const paths = await writeCompareOutputs(out, outcome, outbound);
   const html = await readFile(paths.htmlPath, "utf8");
   const chartFiles = (await readdir(join(out, "report-charts"))).sort();
   return { root, out, outcome, html, chartFiles, baseline, candidate };
@@ -392,14 +397,16 @@ export async function compareSessionInto(cell: string, env: Record<string, strin
     "cand",
     sessionRunFiles(4, { seed: 6, cell, scale: 1.3, ttft: { "1": 80, "2_3": 140 } }),
   );
+  // The job's seam as a root builds it: the secret set of `env`.
+  const outbound = outboundFor(env);
   const outcome = await compareResults({
+    outbound,
     baseline: [baseline],
     candidate: [candidate],
-    env,
     now: new Date("2026-12-01T00:00:00Z"),
   });
   const out = join(root, "out");
-  const paths = await writeCompareOutputs(out, outcome);
+  const paths = await writeCompareOutputs(out, outcome, outbound);
   const html = await readFile(paths.htmlPath, "utf8");
   const chartFiles = (await readdir(join(out, "report-charts"))).sort();
   return { root, out, outcome, html, chartFiles, baseline, candidate };

@@ -8,6 +8,7 @@ import { formatMetricValue } from "../../src/report/format.js";
 import { headlineWords } from "../../src/report/markdown.js";
 import { cli } from "../cli/helpers.js";
 import { baseFingerprint, noisyRuns } from "../compare/fixtures.js";
+import { noSecrets } from "../job-outbound.js";
 import { expectNoPlantedSecret, plantedSecret } from "../secret-forms.js";
 import {
   compareCapacityQualityInto,
@@ -479,10 +480,11 @@ describe("report.html", () => {
       return dir;
     };
     const outcome = await compareResults({
+      outbound: noSecrets,
       baseline: [await write(join(root, "b"), noisyRuns(4, { seed: 3 }))],
       candidate: [await write(join(root, "c"), noisyRuns(4, { seed: 4 }))],
     });
-    const { htmlPath } = await writeCompareOutputs(join(root, "out"), outcome);
+    const { htmlPath } = await writeCompareOutputs(join(root, "out"), outcome, noSecrets);
     const html = await readFile(htmlPath, "utf8");
     parseXml(html);
     expect(html).toContain("No per-request records (requests.jsonl)");

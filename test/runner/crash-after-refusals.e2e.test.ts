@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runCells } from "../../src/app/run-cells.js";
 import { runFileSchema } from "../../src/metrics/run-schema.js";
 import type { ServerProvider, ServerSession } from "../../src/server/types.js";
+import { noSecrets } from "../job-outbound.js";
 import { freePort } from "../server/docker-helpers.js";
 import { type FakeServer, startFakeServer } from "./helpers/fake-openai-server.js";
 import { testConfig } from "./helpers/run-config.js";
@@ -52,7 +53,15 @@ describe("a server whose exit is known only after its port refuses", () => {
         warmup: { requests: 0 },
       },
     ]);
-    await runCells({ config, provider, outDir: dir, baseDir: dir, runs: 2, calibrate: false });
+    await runCells({
+      outbound: noSecrets,
+      config,
+      provider,
+      outDir: dir,
+      baseDir: dir,
+      runs: 2,
+      calibrate: false,
+    });
     const read = (run: number) =>
       runFileSchema.parse(JSON.parse(readFileSync(join(dir!, "c", `run-${run}`, "run.json"), "utf8")));
     const crashed = read(0);

@@ -12,6 +12,7 @@ import { primeTimeoutMs } from "../../src/client/stream-client.js";
 import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { type RunFile, runFileSchema } from "../../src/metrics/run-schema.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
+import { noSecrets } from "../job-outbound.js";
 import { type Behaviour, type FakeServer, startFakeServer } from "./helpers/fake-openai-server.js";
 import { testConfig, tinyCell } from "./helpers/run-config.js";
 
@@ -184,6 +185,7 @@ describe("usage that disagrees with what was received", () => {
     dir = mkdtempSync(join(tmpdir(), "vpg-usage-"));
     const cfg = testConfig([cell("c", requests)]);
     const result = await runCells({
+      outbound: noSecrets,
       config: cfg,
       provider: baseUrlProvider({ baseUrl: server.baseUrl, model: cfg.model }),
       outDir: dir,
@@ -248,6 +250,7 @@ describe("waits with deadlines", () => {
     const cfg = testConfig([tinyCell("c")]);
     const started = Date.now();
     const result = await runCells({
+      outbound: noSecrets,
       config: cfg,
       provider: baseUrlProvider({ baseUrl: server.baseUrl, model: cfg.model }),
       outDir: dir,
@@ -274,6 +277,7 @@ describe("waits with deadlines", () => {
     }, 300);
     const started = Date.now();
     const result = await runCells({
+      outbound: noSecrets,
       config: cfg,
       provider: baseUrlProvider({ baseUrl: server.baseUrl, model: cfg.model }),
       outDir: dir,

@@ -8,6 +8,7 @@ import { dispatchLoad, type IdleElision, type Ticket } from "../../src/runner/di
 import type { LoadPlan } from "../../src/runner/load-plan.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import { startSimulator } from "../../src/sim/index.js";
+import { noSecrets } from "../job-outbound.js";
 import { VirtualClock } from "../util/virtual-clock.js";
 import { testConfig } from "./helpers/run-config.js";
 
@@ -177,6 +178,7 @@ describe("idle-gap elision through runCells against the simulator", () => {
       const run = async (schedule: "idle-elided" | "real-time") => {
         const config = testConfig([cell], { runner: { schedule } });
         const result = await runCells({
+          outbound: noSecrets,
           config,
           provider,
           outDir: join(dir, schedule),

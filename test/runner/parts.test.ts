@@ -7,6 +7,7 @@ import { clientBoundReasons } from "../../src/runner/client-bound.js";
 import { JsonlAppender } from "../../src/runner/jsonl-appender.js";
 import { loadPlanOf, poolSizeOf, targetConcurrencyOf, targetRateOf } from "../../src/runner/load-plan.js";
 import { formatProgress, streamProgress } from "../../src/runner/progress.js";
+import { noSecrets } from "../job-outbound.js";
 
 const cell = (load: unknown, size: unknown = { requests: 10 }) =>
   cellSchema.parse({
@@ -100,7 +101,7 @@ describe("JsonlAppender", () => {
   it("puts lines in the file without waiting for close", async () => {
     const dir = mkdtempSync(join(tmpdir(), "vpg-jsonl-"));
     try {
-      const appender = new JsonlAppender(join(dir, "a.jsonl"), 10);
+      const appender = new JsonlAppender(join(dir, "a.jsonl"), noSecrets, 10);
       appender.append({ a: 1 });
       appender.append({ b: 2 });
       await new Promise((resolve) => setTimeout(resolve, 40));

@@ -9,6 +9,7 @@ import type { RunFile } from "../../src/metrics/run-schema.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import type { ServerProvider } from "../../src/server/types.js";
 import { type RunningSimulator, startSimulator } from "../../src/sim/index.js";
+import { noSecrets } from "../job-outbound.js";
 import { testConfig, tinyCell } from "./helpers/run-config.js";
 
 let dir: string | undefined;
@@ -67,7 +68,14 @@ describe("lifecycle per-side: one server for every cell of a side", () => {
     dir = mkdtempSync(join(tmpdir(), "vpg-side-"));
     const config = sameFileCells(dir);
     const { provider, counts } = simProvider("per-side", true);
-    const result = await runCells({ config, provider, outDir: join(dir, "out"), baseDir: dir, runs: 2 });
+    const result = await runCells({
+      outbound: noSecrets,
+      config,
+      provider,
+      outDir: join(dir, "out"),
+      baseDir: dir,
+      runs: 2,
+    });
     expect(counts.starts).toBe(1);
     expect(result.runs.map((run) => `${run.cell}/${run.run}`)).toEqual(["a/0", "a/1", "b/0", "b/1"]);
     // b's first run finds nothing of a's prompts in the cache: a fresh server's share of hits (none).
@@ -89,7 +97,14 @@ describe("lifecycle per-side: one server for every cell of a side", () => {
     sims.push(sim);
     // A deployment we do not start (external): one server, its cache not reset between cells.
     const provider = baseUrlProvider({ baseUrl: sim.baseUrl, model: { name: "m" } });
-    const result = await runCells({ config, provider, outDir: join(dir, "out"), baseDir: dir, runs: 1 });
+    const result = await runCells({
+      outbound: noSecrets,
+      config,
+      provider,
+      outDir: join(dir, "out"),
+      baseDir: dir,
+      runs: 1,
+    });
     expect(firstRunOf(result.runs, "b").server?.prefix_cache_hits).toBeGreaterThan(0);
   });
 
@@ -99,6 +114,7 @@ describe("lifecycle per-side: one server for every cell of a side", () => {
     const { provider, counts } = simProvider("per-side", false);
     const messages: string[] = [];
     const result = await runCells({
+      outbound: noSecrets,
       config,
       provider,
       outDir: join(dir, "out"),
@@ -141,6 +157,7 @@ describe("the interleaved schedule under per-side: the sides alternate across al
               `${side}:${block.cells === null ? "every cell" : block.cells.join("")} ${block.firstRun}+${block.runs}`,
             );
             await runCells({
+              outbound: noSecrets,
               config,
               provider: sides[side].provider,
               outDir: join(root, lifecycle, side),

@@ -8,6 +8,7 @@ import { runFileSchema } from "../../src/metrics/run-schema.js";
 import { runCells as runCellsWith, SessionCache } from "../../src/runner/run-cells.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import type { ServerProvider } from "../../src/server/types.js";
+import { noSecrets } from "../job-outbound.js";
 import { type FakeServer, startFakeServer } from "./helpers/fake-openai-server.js";
 import { testConfig, tinyCell } from "./helpers/run-config.js";
 
@@ -58,6 +59,7 @@ describe("runCells against a loopback server", () => {
       },
     ]);
     const result = await runCells({
+      outbound: noSecrets,
       config,
       provider: baseUrlProvider({ baseUrl: server.baseUrl, model: config.model }),
       outDir: dir,
@@ -115,7 +117,14 @@ describe("runCells against a loopback server", () => {
     };
     const config = testConfig([cell], { client: { max_schedule_lag_ms: 50, max_event_loop_lag_ms: 250 } });
     const provider = baseUrlProvider({ baseUrl: server.baseUrl, model: config.model });
-    const clean = await runCells({ config, provider, outDir: join(dir, "clean"), baseDir: dir, runs: 1 });
+    const clean = await runCells({
+      outbound: noSecrets,
+      config,
+      provider,
+      outDir: join(dir, "clean"),
+      baseDir: dir,
+      runs: 1,
+    });
     expect(clean.runs[0]!.file.flags.clientBoundReason).toBeUndefined();
     expect(clean.runs[0]!.file.prefix).toEqual({ policy: "reuse", cacheSalt: null, cacheReset: false });
 
@@ -128,6 +137,7 @@ describe("runCells against a loopback server", () => {
     }, 450);
     try {
       const starved = await runCells({
+        outbound: noSecrets,
         config,
         provider,
         outDir: join(dir, "starved"),
@@ -178,7 +188,14 @@ describe("runCells against a loopback server", () => {
         return { ...session, fingerprint: () => session.fingerprint(), stop: () => session.stop(), exited };
       },
     };
-    const result = await runCells({ config, provider, outDir: dir, baseDir: dir, runs: 1 });
+    const result = await runCells({
+      outbound: noSecrets,
+      config,
+      provider,
+      outDir: dir,
+      baseDir: dir,
+      runs: 1,
+    });
     const file = result.runs[0]!.file;
     expect(file.flags).toMatchObject({ serverCrashed: true, cutShort: true });
     expect(file.flags.notes[0]).toBe("server exited during the run: process exited with code 137");
@@ -211,7 +228,15 @@ describe("runCells against a loopback server", () => {
       }),
     };
     const started = Date.now();
-    const result = await runCells({ config, provider, outDir: dir, baseDir: dir, runs: 1, calibrate: false });
+    const result = await runCells({
+      outbound: noSecrets,
+      config,
+      provider,
+      outDir: dir,
+      baseDir: dir,
+      runs: 1,
+      calibrate: false,
+    });
     expect(Date.now() - started).toBeLessThan(20_000);
     const file = result.runs[0]!.file;
     expect(file.flags.cutShort).toBe(true);
@@ -234,6 +259,7 @@ describe("runCells against a loopback server", () => {
       },
     ]);
     const result = await runCells({
+      outbound: noSecrets,
       config,
       provider: baseUrlProvider({ baseUrl: server.baseUrl, model: config.model }),
       outDir: dir,
@@ -275,14 +301,23 @@ describe("runCells against a loopback server", () => {
       },
     };
     const sessions = new SessionCache();
-    for (const run of [0, 1, 2]) {
-      await runCells({ config, provider, outDir: dir, baseDir: dir, runs: 1, firstRun: run, sessions });
-    }
+    const out = dir;
+    const runOne = (run: number, cache?: SessionCache) =>
+      runCells({
+        outbound: noSecrets,
+        config,
+        provider,
+        outDir: out,
+        baseDir: out,
+        runs: 1,
+        firstRun: run,
+        ...(cache ? { sessions: cache } : {}),
+      });
+    for (const run of [0, 1, 2]) await runOne(run, sessions);
     expect([starts, stops]).toEqual([1, 0]);
     await sessions.close();
     expect(stops).toBe(1);
-    for (const run of [3, 4])
-      await runCells({ config, provider, outDir: dir, baseDir: dir, runs: 1, firstRun: run });
+    for (const run of [3, 4]) await runOne(run);
     expect([starts, stops]).toEqual([3, 3]);
   });
 
@@ -297,6 +332,7 @@ describe("runCells against a loopback server", () => {
     ]);
     await expect(
       runCells({
+        outbound: noSecrets,
         config,
         provider: baseUrlProvider({ baseUrl: "http://127.0.0.1:1", model: config.model }),
         outDir: "/nonexistent",
@@ -315,6 +351,7 @@ describe("runCells' recorder seam", () => {
     const seen: string[] = [];
     // Not run.json: the runner neither summarises nor reads what its recorder makes of a run.
     const result = await runCellsWith({
+      outbound: noSecrets,
       config,
       provider: baseUrlProvider({ baseUrl: server.baseUrl, model: config.model }),
       outDir: dir,

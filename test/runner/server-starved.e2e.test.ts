@@ -13,6 +13,7 @@ import { serverStarvedReasons } from "../../src/runner/server-starved.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import { type RunningSimulator, startSimulator } from "../../src/sim/index.js";
 import { noisyRuns } from "../compare/fixtures.js";
+import { noSecrets } from "../job-outbound.js";
 import { testConfig } from "./helpers/run-config.js";
 
 let sim: RunningSimulator | undefined;
@@ -94,7 +95,14 @@ async function oneRun(set: Record<string, number>, name: string): Promise<RunFil
   dir ??= mkdtempSync(join(tmpdir(), "vpg-starved-"));
   const config = testConfig([cell], { client, model: { name: "sim-model" } });
   const provider = baseUrlProvider({ baseUrl: sim.baseUrl, model: config.model });
-  const result = await runCells({ config, provider, outDir: join(dir, name), baseDir: dir, runs: 1 });
+  const result = await runCells({
+    outbound: noSecrets,
+    config,
+    provider,
+    outDir: join(dir, name),
+    baseDir: dir,
+    runs: 1,
+  });
   await sim.close();
   sim = undefined;
   return result.runs[0]!.file;

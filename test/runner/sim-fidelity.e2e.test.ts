@@ -6,6 +6,7 @@ import { readRequestRecords } from "../../bench/kit/request-records.js";
 import { runCells } from "../../src/app/run-cells.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import { type RunningSimulator, startSimulator } from "../../src/sim/index.js";
+import { noSecrets } from "../job-outbound.js";
 import { testConfig } from "./helpers/run-config.js";
 
 let sim: RunningSimulator | undefined;
@@ -46,6 +47,7 @@ describe("runner against the simulator", () => {
       },
     ]);
     const result = await runCells({
+      outbound: noSecrets,
       config,
       provider: baseUrlProvider({ baseUrl: sim.baseUrl, model: config.model }),
       outDir: dir,
@@ -113,6 +115,7 @@ describe("runner against the simulator", () => {
       },
     ]);
     const result = await runCells({
+      outbound: noSecrets,
       config,
       provider: baseUrlProvider({ baseUrl: sim.baseUrl, model: config.model }),
       outDir: dir,
@@ -144,6 +147,7 @@ describe("runner against the simulator", () => {
     });
     const config = testConfig([cell("fresh"), cell("reuse")], { seed: 5 });
     const result = await runCells({
+      outbound: noSecrets,
       config,
       provider: baseUrlProvider({ baseUrl: sim.baseUrl, model: config.model }),
       outDir: dir,

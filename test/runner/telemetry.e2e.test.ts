@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runCells } from "../../src/app/run-cells.js";
 import { parseConfigText } from "../../src/config/load.js";
 import { createServerProvider } from "../../src/server/provider.js";
+import { noSecrets } from "../job-outbound.js";
 import {
   dockerConfig,
   expectNoOrphans,
@@ -37,6 +38,7 @@ client: { max_event_loop_lag_ms: 2000, max_schedule_lag_ms: 2000 }
       "telemetry.yml",
     );
     const provider = createServerProvider(dockerConfig({ port }), {
+      outbound: noSecrets,
       model,
       env: fake.env,
       pollIntervalMs: 100,
@@ -46,6 +48,7 @@ client: { max_event_loop_lag_ms: 2000, max_schedule_lag_ms: 2000 }
     const outDir = join(fake.dir, "results");
     try {
       const { runs } = await runCells({
+        outbound: noSecrets,
         config,
         provider,
         outDir,

@@ -7,6 +7,7 @@ import { configSchema, type ServerConfig } from "../../src/config/schema.js";
 import { dockerRunArgs } from "../../src/server/docker-launcher.js";
 import { withDevice } from "../../src/server/process-kinds.js";
 import { createServerProvider } from "../../src/server/provider.js";
+import { noSecrets } from "../job-outbound.js";
 import { serverConfigOf, simArgv, testCells, testModel } from "./fake-host.js";
 
 const work = mkdtempSync(join(tmpdir(), "vpg-devices-"));
@@ -57,7 +58,13 @@ describe("one server per device", () => {
     const port = await freePortPair();
     const provider = createServerProvider(
       serverConfig({ kind: "command", argv: [...simArgv, "--port", "{port}"], port }),
-      { model, pollIntervalMs: 100, nvidiaSmiCommand: null, device: { slot: 1, spec: "3" } },
+      {
+        outbound: noSecrets,
+        model,
+        pollIntervalMs: 100,
+        nvidiaSmiCommand: null,
+        device: { slot: 1, spec: "3" },
+      },
     );
     try {
       const session = await provider.start({ cell: "c", logDir: work });
@@ -79,6 +86,7 @@ describe("one server per device", () => {
 
   it("sim: --device selects the simulated GPU, recorded in the fingerprint as the runner's device", async () => {
     const provider = createServerProvider(serverConfig({ kind: "sim" }), {
+      outbound: noSecrets,
       model,
       pollIntervalMs: 100,
       nvidiaSmiCommand: null,

@@ -5,6 +5,7 @@ import { ServerStartError } from "../../src/server/errors.js";
 import { createServerProvider } from "../../src/server/provider.js";
 import { readServerState } from "../../src/server/state.js";
 import { startTelemetry } from "../../src/server/telemetry.js";
+import { noSecrets } from "../job-outbound.js";
 import {
   complete,
   dockerConfig,
@@ -25,12 +26,7 @@ describe("docker kind failures, against fake docker and nvidia-smi", () => {
     const fake = setup({ [pinned]: simArgv }, [pinned]);
     const provider = createServerProvider(
       dockerConfig({ port: await freePort(), args: ["--fault", "exit-after:2"] }),
-      {
-        model,
-        env: fake.env,
-        pollIntervalMs: 100,
-        releaseTimeoutMs: 5_000,
-      },
+      { outbound: noSecrets, model, env: fake.env, pollIntervalMs: 100, releaseTimeoutMs: 5_000 },
     );
     const session = await provider.start({ cell: "c", logDir: join(fake.dir, "logs") });
     const telemetry = startTelemetry({
@@ -65,6 +61,7 @@ describe("docker kind failures, against fake docker and nvidia-smi", () => {
     const fake = setup({ [pinned]: [...fakeVllmArgv, "--fail-with", oom] }, [pinned]);
     const stateFile = join(fake.dir, "state.json");
     const provider = createServerProvider(dockerConfig({ port: await freePort() }), {
+      outbound: noSecrets,
       model,
       env: fake.env,
       stateFile,
@@ -88,6 +85,7 @@ describe("docker kind failures, against fake docker and nvidia-smi", () => {
     const fake = setup({ [pinned]: [...fakeVllmArgv, "--unhealthy"] }, [pinned]);
     const stateFile = join(fake.dir, "state.json");
     const provider = createServerProvider(dockerConfig({ port: await freePort(), startup_timeout_s: 1.5 }), {
+      outbound: noSecrets,
       model,
       env: fake.env,
       stateFile,
@@ -109,6 +107,7 @@ describe("docker kind failures, against fake docker and nvidia-smi", () => {
     const fake = setup({ [pinned]: [...fakeVllmArgv, "--ignore-sigterm"] }, [pinned]);
     const warnings: string[] = [];
     const provider = createServerProvider(dockerConfig({ port: await freePort() }), {
+      outbound: noSecrets,
       model,
       env: fake.env,
       pollIntervalMs: 100,
@@ -127,6 +126,7 @@ describe("docker kind failures, against fake docker and nvidia-smi", () => {
     const held = join(fake.dir, "gpu-held");
     const warnings: string[] = [];
     const provider = createServerProvider(dockerConfig({ port: await freePort() }), {
+      outbound: noSecrets,
       model,
       env: { ...fake.env, FAKE_GPU_HELD_FILE: held },
       pollIntervalMs: 100,

@@ -2,10 +2,12 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { noInterpolation } from "../../src/config/interpolate.js";
 import { cleanupFromState } from "../../src/server/cleanup.js";
 import { ServerStartError } from "../../src/server/errors.js";
 import { createServerProvider } from "../../src/server/provider.js";
 import { readServerState } from "../../src/server/state.js";
+import { noSecrets, outboundFor } from "../job-outbound.js";
 import {
   complete,
   digest,
@@ -33,6 +35,7 @@ describe("docker kind against fake docker and nvidia-smi", () => {
     const provider = createServerProvider(
       dockerConfig({ port, env: ["HF_TOKEN"], args: ["--max-num-seqs", "8"] }),
       {
+        outbound: noSecrets,
         model,
         env: fake.env,
         stateFile,
@@ -125,16 +128,16 @@ describe("docker kind against fake docker and nvidia-smi", () => {
   it("warns about a tag-only pin, records the resolved digest and redacts passed secrets from the log", async () => {
     const fake = setup({ [image]: fakeVllmArgv }, [image]);
     const warnings: string[] = [];
-    const provider = createServerProvider(
-      dockerConfig({ image, port: await freePort(), env: ["HF_TOKEN"] }),
-      {
-        model,
-        env: fake.env,
-        pollIntervalMs: 100,
-        releaseTimeoutMs: 5_000,
-        warn: (message) => warnings.push(message),
-      },
-    );
+    const server = dockerConfig({ image, port: await freePort(), env: ["HF_TOKEN"] });
+    const provider = createServerProvider(server, {
+      // As the job's root builds it: the set of its environment and its config (HF_TOKEN passed by name).
+      outbound: outboundFor(fake.env, [{ config: { server }, interpolation: noInterpolation }]),
+      model,
+      env: fake.env,
+      pollIntervalMs: 100,
+      releaseTimeoutMs: 5_000,
+      warn: (message) => warnings.push(message),
+    });
     const session = await provider.start({ cell: "c", run: 0, logDir: join(fake.dir, "logs") });
     expect((await session.fingerprint()).server.imageDigest).toBe(`vllm/vllm-openai@${digest}`);
     await session.stop();
@@ -149,23 +152,26 @@ describe("docker kind against fake docker and nvidia-smi", () => {
   it("records and notes the engine arguments with ${VAR} templates, never the value", async () => {
     const fake = setup({ [pinned]: simArgv });
     const secret = "mst_SECRET555qq-x.y:z";
-    const provider = createServerProvider(
-      dockerConfig({ port: await freePort(), args: ["--max-num-seqs", "8", `--revision=${secret}`] }),
-      {
-        model: { ...model, revision: secret },
-        env: fake.env,
-        pollIntervalMs: 100,
-        releaseTimeoutMs: 5_000,
-        // What loading `args: [..., "--revision=${DEPLOY_REF}"]` and `revision: "${DEPLOY_REF}"` leaves.
-        interpolation: {
-          templates: [
-            { path: ["server", "args", 2], template: "--revision=${DEPLOY_REF}" },
-            { path: ["model", "revision"], template: "${DEPLOY_REF}" },
-          ],
-          values: [{ name: "DEPLOY_REF", value: secret }],
-        },
-      },
-    );
+    const server = dockerConfig({
+      port: await freePort(),
+      args: ["--max-num-seqs", "8", `--revision=${secret}`],
+    });
+    // What loading `args: [..., "--revision=${DEPLOY_REF}"]` and `revision: "${DEPLOY_REF}"` leaves.
+    const interpolation = {
+      templates: [
+        { path: ["server", "args", 2], template: "--revision=${DEPLOY_REF}" },
+        { path: ["model", "revision"], template: "${DEPLOY_REF}" },
+      ],
+      values: [{ name: "DEPLOY_REF", value: secret }],
+    };
+    const provider = createServerProvider(server, {
+      outbound: outboundFor(fake.env, [{ config: { server }, interpolation }]),
+      model: { ...model, revision: secret },
+      env: fake.env,
+      pollIntervalMs: 100,
+      releaseTimeoutMs: 5_000,
+      interpolation,
+    });
     const session = await provider.start({ cell: "c", logDir: join(fake.dir, "logs") });
     const fingerprint = await session.fingerprint();
     await session.stop();
@@ -184,12 +190,7 @@ describe("docker kind against fake docker and nvidia-smi", () => {
     const stateFile = join(fake.dir, "state.json");
     const provider = createServerProvider(
       dockerConfig({ image: "vllm/vllm-openai:no-such-tag", port: await freePort() }),
-      {
-        model,
-        env: fake.env,
-        stateFile,
-        pollIntervalMs: 100,
-      },
+      { outbound: noSecrets, model, env: fake.env, stateFile, pollIntervalMs: 100 },
     );
     const error = await provider
       .start({ cell: "c", logDir: join(fake.dir, "logs") })
@@ -208,7 +209,11 @@ describe("docker kind against fake docker and nvidia-smi", () => {
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const { port } = blocker.address() as { port: number };
     try {
-      const provider = createServerProvider(dockerConfig({ port }), { model, env: fake.env });
+      const provider = createServerProvider(dockerConfig({ port }), {
+        outbound: noSecrets,
+        model,
+        env: fake.env,
+      });
       const error = (await provider
         .start({ cell: "c", logDir: join(fake.dir, "logs") })
         .catch((e: unknown) => e)) as ServerStartError;
@@ -228,6 +233,7 @@ describe("docker kind against fake docker and nvidia-smi", () => {
     const fake = setup({ [pinned]: fakeVllmArgv }, [pinned]);
     const stateFile = join(fake.dir, "state.json");
     const provider = createServerProvider(dockerConfig({ port: await freePort() }), {
+      outbound: noSecrets,
       model,
       env: fake.env,
       stateFile,

@@ -11,6 +11,7 @@ import { cleanupFromState } from "../../src/server/cleanup.js";
 import { ServerStartError } from "../../src/server/errors.js";
 import { createServerProvider } from "../../src/server/provider.js";
 import { readServerState } from "../../src/server/state.js";
+import { noSecrets } from "../job-outbound.js";
 import { configWith, fakeVllmArgv, groupAlive, serverConfigOf, simArgv, testModel } from "./fake-host.js";
 
 /** The runner's cache reset before a fresh-prefix run (run-once.ts): POST /reset_prefix_cache on the control client. */
@@ -56,12 +57,7 @@ describe("command kind", () => {
         argv: [...fakeVllmArgv, "--served-model-name", "sim-model", "--port", String(port)],
         port,
       }),
-      {
-        model,
-        stateFile,
-        pollIntervalMs: 100,
-        nvidiaSmiCommand: null,
-      },
+      { outbound: noSecrets, model, stateFile, pollIntervalMs: 100, nvidiaSmiCommand: null },
     );
     const session = await provider.start({ cell: "c", run: 1, logDir: logDir() });
     const [pid] = await livePids(stateFile);
@@ -110,6 +106,7 @@ describe("command kind", () => {
         lifecycle: "per-run",
       }),
       {
+        outbound: noSecrets,
         model,
         stateFile,
         pollIntervalMs: 100,
@@ -138,7 +135,14 @@ describe("command kind", () => {
         port,
         startup_timeout_s: 1,
       }),
-      { model, stateFile, pollIntervalMs: 100, stopGraceMs: 1_000, nvidiaSmiCommand: null },
+      {
+        outbound: noSecrets,
+        model,
+        stateFile,
+        pollIntervalMs: 100,
+        stopGraceMs: 1_000,
+        nvidiaSmiCommand: null,
+      },
     );
     const error = (await provider
       .start({ cell: "c", logDir: logDir() })
@@ -160,7 +164,13 @@ describe("command kind", () => {
         port,
         startup_timeout_s: 60,
       }),
-      { model, env: { ...process.env, HF_TOKEN: "" }, pollIntervalMs: 100, nvidiaSmiCommand: null },
+      {
+        outbound: noSecrets,
+        model,
+        env: { ...process.env, HF_TOKEN: "" },
+        pollIntervalMs: 100,
+        nvidiaSmiCommand: null,
+      },
     );
     const started = Date.now();
     const error = (await provider
@@ -174,10 +184,7 @@ describe("command kind", () => {
   it("says which executable is missing", async () => {
     const provider = createServerProvider(
       serverConfig({ kind: "command", argv: ["/nonexistent/vllm", "serve"], port: await freePort() }),
-      {
-        model,
-        nvidiaSmiCommand: null,
-      },
+      { outbound: noSecrets, model, nvidiaSmiCommand: null },
     );
     await expect(provider.start({ cell: "c", logDir: logDir() })).rejects.toThrow(
       /"\/nonexistent\/vllm" was not found/,
@@ -192,7 +199,7 @@ describe("command kind", () => {
         argv: [...fakeVllmArgv, "--served-model-name", "other", "--port", String(port)],
         port,
       }),
-      { model, pollIntervalMs: 100, nvidiaSmiCommand: null },
+      { outbound: noSecrets, model, pollIntervalMs: 100, nvidiaSmiCommand: null },
     );
     await expect(provider.start({ cell: "c", logDir: logDir() })).rejects.toThrow(
       /the server serves "other" but model.name is "sim-model"/,
@@ -204,11 +211,7 @@ describe("sim kind", () => {
   it("starts the simulator on a picked port, records its conditions and survives a crash report", async () => {
     const provider = createServerProvider(
       serverConfig({ kind: "sim", seed: 7, args: ["--max-num-seqs", "4", "--fault", "exit-after:1"] }),
-      {
-        model,
-        cliCommand: simArgv.slice(0, -1),
-        pollIntervalMs: 100,
-      },
+      { outbound: noSecrets, model, cliCommand: simArgv.slice(0, -1), pollIntervalMs: 100 },
     );
     const session = await provider.start({ cell: "c", logDir: logDir() });
     expect(session.endpoint.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -253,6 +256,7 @@ describe("sim kind", () => {
     const simKey = "sk-sim-planted-5e4d3c2b1a";
     const otherKey = "sk-other-planted-a1b2c3d4e5";
     const provider = createServerProvider(serverConfig({ kind: "sim", api_key_env: "SIM_KEY" }), {
+      outbound: noSecrets,
       model,
       env: { ...process.env, SIM_KEY: simKey, VLLM_API_KEY: otherKey },
       cliCommand: simArgv.slice(0, -1),
@@ -281,6 +285,7 @@ describe("sim kind", () => {
 
   it("names the variable server.api_key_env names when it is not set, and starts nothing", async () => {
     const provider = createServerProvider(serverConfig({ kind: "sim", api_key_env: "SIM_KEY" }), {
+      outbound: noSecrets,
       model,
       env: { ...process.env, SIM_KEY: undefined, VLLM_API_KEY: "sk-other-planted-a1b2c3d4e5" },
       cliCommand: simArgv.slice(0, -1),
@@ -386,17 +391,13 @@ describe("external kind", () => {
         argv: [...fakeVllmArgv, "--served-model-name", "sim-model", "--port", String(port)],
         port,
       }),
-      {
-        model,
-        pollIntervalMs: 100,
-        nvidiaSmiCommand: null,
-      },
+      { outbound: noSecrets, model, pollIntervalMs: 100, nvidiaSmiCommand: null },
     );
     const running = await owner.start({ cell: "c", logDir: logDir() });
     try {
       const external = createServerProvider(
         serverConfig({ kind: "external", base_url: `http://127.0.0.1:${port}/` }),
-        { model, pollIntervalMs: 100 },
+        { outbound: noSecrets, model, pollIntervalMs: 100 },
       );
       expect(external.lifecycle).toBe("per-cell");
       const session = await external.start({ cell: "c", logDir: logDir() });
@@ -430,10 +431,7 @@ describe("external kind", () => {
     const port = await freePort();
     const provider = createServerProvider(
       serverConfig({ kind: "external", base_url: `http://127.0.0.1:${port}`, startup_timeout_s: 0.5 }),
-      {
-        model,
-        pollIntervalMs: 100,
-      },
+      { outbound: noSecrets, model, pollIntervalMs: 100 },
     );
     await expect(provider.start({ cell: "c", logDir: logDir() })).rejects.toThrow(
       /not ready within .*connection refused/,

@@ -9,6 +9,7 @@ import { ServerStartError } from "../../src/server/errors.js";
 import { createServerProvider } from "../../src/server/provider.js";
 import { formatReadinessWait, type ReadinessWait, waitForReady } from "../../src/server/readiness.js";
 import { systemClock } from "../../src/util/clock.js";
+import { noSecrets } from "../job-outbound.js";
 import { VirtualClock } from "../util/virtual-clock.js";
 
 let server: Server | undefined;
@@ -159,7 +160,13 @@ describe("a provider's start-up", () => {
           },
         ],
       }).server,
-      { model: { name: "m" }, clock, nvidiaSmiCommand: null, progress: (line) => lines.push(line) },
+      {
+        outbound: noSecrets,
+        model: { name: "m" },
+        clock,
+        nvidiaSmiCommand: null,
+        progress: (line) => lines.push(line),
+      },
     );
     const logDir = mkdtempSync(join(tmpdir(), "vpg-readiness-"));
     try {

@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { parseConfigText } from "../../src/config/load.js";
+import { createOutbound, type JobSecrets } from "../../src/server/outbound.js";
 import { collectJobSecrets, secretsOf } from "../../src/server/secrets.js";
 
 const cells = `cells:
@@ -49,19 +50,21 @@ describe("the job's one set of secrets", () => {
     ]);
   });
 
-  it("one redactor for every writer; a config loaded later joins it", () => {
-    const secrets = collectJobSecrets({ env });
+  it("is built once from what the job read: a config's values are secrets only in the set of a job that loaded it", () => {
     const text = `key ${env.SERVE_KEY}, ref ${env.DEPLOY_REF}, token ${env.HF_TOKEN}, path ${env.PATH}`;
-    expect(secrets.redactor.redact(text)).toBe(
+    const alone = createOutbound(collectJobSecrets({ env }));
+    expect(alone.clean(text)).toBe(
       `key ${env.SERVE_KEY}, ref ${env.DEPLOY_REF}, token ***, path /usr/bin:/bin`,
     );
-    const grown = secrets.with({ configs: [dockerConfig] });
-    expect(grown.redactor.redact(text)).toBe("key ***, ref ***, token ***, path /usr/bin:/bin");
-    expect(grown.named.map((entry) => entry.name)).toEqual([
+    const withConfig = createOutbound(collectJobSecrets({ env, configs: [dockerConfig] }));
+    expect(withConfig.clean(text)).toBe("key ***, ref ***, token ***, path /usr/bin:/bin");
+    expect(withConfig.secrets.named.map((entry) => entry.name)).toEqual([
       "SERVE_KEY",
       "HF_CACHE_OWNER",
       "DEPLOY_REF",
       "HF_TOKEN",
     ]);
+    // Nothing extends a set once built: it is its values, nothing more.
+    expectTypeOf<keyof JobSecrets>().toEqualTypeOf<"named">();
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { optimalRunsPerStart, startWeightFor, twoLevelWelch } from "../../src/stats/two-level.js";
+import {
+  contradictsPrior,
+  optimalRunsPerStart,
+  startWeightFor,
+  twoLevelWelch,
+} from "../../src/stats/two-level.js";
 import { welch } from "../../src/stats/welch.js";
 
 const own = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
@@ -106,5 +111,120 @@ describe("optimalRunsPerStart", () => {
     expect(optimalRunsPerStart({ startVariance: 0, runVariance: 1, startCost: 1, runCost: 1 })).toBe(
       Number.POSITIVE_INFINITY,
     );
+  });
+});
+
+describe("twoLevelWelch with a run-level prior (a calibration of this runner)", () => {
+  // Three runs a side, each on its own start; sums of squares about the side means (by hand):
+  // baseline 0, 0.03, −0.02: mean 0.01/3, SS = 0.0012667; candidate 0.05, 0.02, 0.06: SS = 0.00086667.
+  const b = [0.0, 0.03, -0.02];
+  const c = [0.05, 0.02, 0.06];
+  const ssB = 0.0038 / 3;
+  const ssC = 0.0026 / 3;
+  const perRun = { variance: 0.0009, df: 40 };
+
+  it("pools each side's variance with the prior and counts the shared prior once in Satterthwaite's df", () => {
+    const result = twoLevelWelch({ values: b }, { values: c }, { runPrior: { perRun } });
+    // Each side: (SS + 40·0.0009) / (2 + 40).
+    const vb = (ssB + 40 * 0.0009) / 42;
+    const vc = (ssC + 40 * 0.0009) / 42;
+    expect(result.baseline.runVariance).toBeCloseTo(vb, 12);
+    expect(result.candidate.runVariance).toBeCloseTo(vc, 12);
+    expect(result.baseline.runPrior).toBe("pooled");
+    expect(result.baseline.runPriorDf).toBe(40);
+    expect(result.baseline.measuredRunVariance).toBeCloseTo(ssB / 2, 12);
+    const variance = vb / 3 + vc / 3;
+    expect(result.standardError).toBeCloseTo(Math.sqrt(variance), 12);
+    expect(result.standardError).toBeCloseTo(0.024256128882403895, 12);
+    // Mean squares: each side's own (2 df) and the one prior both sides share (40 df).
+    const ownB = ssB / 42 / 3;
+    const ownC = ssC / 42 / 3;
+    const prior = (2 * 40 * 0.0009) / 42 / 3;
+    const df = variance ** 2 / (ownB ** 2 / 2 + ownC ** 2 / 2 + prior ** 2 / 40);
+    expect(result.df).toBeCloseTo(df, 9);
+    expect(result.df).toBeCloseTo(42.02358538657605, 9);
+    // Uncalibrated, the same runs have 3.86 df: the t quantile a decision faces drops from 2.13 to 1.68.
+    expect(twoLevelWelch({ values: b }, { values: c }).df).toBeCloseTo(3.8641509433962264, 9);
+  });
+
+  it("pools a side with the prior of its kind: within a start for shared starts, per run for fresh ones", () => {
+    const withinStart = { variance: 0.0001, df: 20 };
+    // Baseline: two starts of three runs (within-start SS by hand: 0.0002 + 0.0002 = 0.0004, 4 df).
+    const shared = { values: [0.01, 0.02, 0.0, 0.05, 0.06, 0.04], starts: startsOf([3, 3], "s") };
+    const result = twoLevelWelch(shared, { values: c }, { runPrior: { withinStart, perRun } });
+    expect(result.baseline.measuredRunVariance).toBeCloseTo(0.0004 / 4, 12);
+    expect(result.baseline.runVariance).toBeCloseTo((0.0004 + 20 * 0.0001) / 24, 12);
+    expect(result.candidate.runVariance).toBeCloseTo((ssC + 40 * 0.0009) / 42, 12);
+    // A prior without the kind a side needs leaves that side with its own runs.
+    const only = twoLevelWelch(shared, { values: c }, { runPrior: { withinStart } });
+    expect(only.candidate.runPrior).toBe("none");
+    expect(only.candidate.runVariance).toBeCloseTo(ssC / 2, 12);
+  });
+
+  it("widens a prior both sides' runs contradict (a runner that got noisier): their own estimates stand", () => {
+    // Runs spread by about 5% against a calibrated 1%: F = s²/0.0001 with (4, 40) df, far in the tail.
+    const loudB = [0.0, 0.06, -0.05, 0.04, -0.06];
+    const loudC = [0.02, -0.04, 0.07, -0.03, 0.05];
+    const tight = { variance: 0.0001, df: 40 };
+    const result = twoLevelWelch({ values: loudB }, { values: loudC }, { runPrior: { perRun: tight } });
+    const plain = welch(loudB, loudC);
+    expect(result.baseline.runPrior).toBe("widened");
+    expect(result.candidate.runPrior).toBe("widened");
+    expect(result.baseline.runPriorDf).toBe(0);
+    expect(result.standardError).toBeCloseTo(plain.standardError, 12);
+    expect(result.df).toBeCloseTo(plain.df, 9);
+    // Not narrower than the runs alone: the calibrated prior would have cut the standard error to a third.
+    const trusted = Math.sqrt((4 * 0.0001 + 40 * 0.0001) / 44 / 5 + (4 * 0.0001 + 40 * 0.0001) / 44 / 5);
+    expect(result.standardError).toBeGreaterThan(2.5 * trusted);
+  });
+
+  it("widens the prior on the side whose runs contradict it and keeps it where they agree", () => {
+    // A change that made the candidate noisier: its runs spread 6%, the baseline's agree with 3%.
+    const quietB = [0.0, 0.03, -0.03, 0.02, -0.02];
+    const loudC = [0.08, -0.06, 0.07, -0.05, 0.06];
+    const prior = { variance: 0.03 ** 2, df: 40 };
+    const result = twoLevelWelch({ values: quietB }, { values: loudC }, { runPrior: { perRun: prior } });
+    expect(result.baseline.runPrior).toBe("pooled");
+    expect(result.candidate.runPrior).toBe("widened");
+    expect(result.candidate.runVariance).toBeCloseTo(result.candidate.measuredRunVariance, 12);
+  });
+
+  it("tests both sides' runs pooled when neither alone contradicts a shared prior", () => {
+    // Each side's variance 0.00282 is 1.94× a prior of 0.00145: F(4, 40) p ≈ 0.12 per side, but with
+    // both sides' 8 df F(8, 40) p ≈ 0.08, below 10%.
+    const side = [0.0, 0.06, -0.05, 0.04, -0.06];
+    const prior = { variance: 0.00145, df: 40 };
+    expect(contradictsPrior({ variance: 0.00282, df: 4 }, prior)).toBe(false);
+    expect(contradictsPrior({ variance: 0.00282, df: 8 }, prior)).toBe(true);
+    const result = twoLevelWelch(
+      { values: side },
+      { values: side.map((v) => v + 0.01) },
+      { runPrior: { perRun: prior } },
+    );
+    expect(result.baseline.runPrior).toBe("widened");
+    expect(result.candidate.runPrior).toBe("widened");
+  });
+
+  it("widens a stored baseline's history prior its runs contradict, as at the start level", () => {
+    const loud = [0.0, 0.06, -0.05, 0.04, -0.06];
+    const cand = [0.01, 0.02, 0.0, 0.015, 0.005];
+    const result = twoLevelWelch(
+      { values: loud },
+      { values: cand },
+      { baselineVariancePrior: { variance: 0.0001, df: 30 } },
+    );
+    expect(result.baseline.runPrior).toBe("widened");
+    expect(result.baseline.runVariance).toBeCloseTo(result.baseline.measuredRunVariance, 12);
+  });
+});
+
+describe("contradictsPrior", () => {
+  it("is the one-sided F test at 10% of the measured variance over the prior's", () => {
+    // F(4, 40) upper 10% point is 2.09 (tables): 2.0× does not contradict, 2.2× does.
+    expect(contradictsPrior({ variance: 2.0, df: 4 }, { variance: 1, df: 40 })).toBe(false);
+    expect(contradictsPrior({ variance: 2.2, df: 4 }, { variance: 1, df: 40 })).toBe(true);
+    // Quieter than the prior never contradicts it (the prior is then only conservative).
+    expect(contradictsPrior({ variance: 0.1, df: 40 }, { variance: 1, df: 40 })).toBe(false);
+    expect(contradictsPrior({ variance: 1, df: 4 }, { variance: 0, df: 40 })).toBe(true);
   });
 });

@@ -8,6 +8,7 @@ import { baseUrlProvider } from "../../src/server/base-url.js";
 import { type RunningSimulator, startSimulator } from "../../src/sim/index.js";
 import { InputError } from "../../src/util/errors.js";
 import { readDatasetFile } from "../../src/workload/dataset-file.js";
+import { noSecrets } from "../job-outbound.js";
 import { testConfig } from "../runner/helpers/run-config.js";
 
 let dir: string;
@@ -104,6 +105,7 @@ describe("tasks_jsonl files", () => {
       },
     ]);
     const result = await runCells({
+      outbound: noSecrets,
       config,
       provider: baseUrlProvider({ baseUrl: sim.baseUrl, model: config.model }),
       outDir: dir,

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { calibrateFromRuns } from "../../compare/calibration.js";
 import { conditionsHash } from "../../compare/history.js";
@@ -57,9 +57,9 @@ export async function calibrateJob(scope: JobScope): Promise<ActionResult> {
     now: scope.deps.now(),
   });
   const path = join(layout.evidenceDir, "calibration.json");
-  await writeFile(path, `${JSON.stringify(file, null, 2)}\n`);
-  const report = scope.redactor.redact(renderCalibrationReport(file, history));
-  await writeFile(layout.reportPath, report);
+  await scope.outbound.writeFile(path, `${JSON.stringify(file, null, 2)}\n`);
+  const report = renderCalibrationReport(file, history);
+  await scope.outbound.writeFile(layout.reportPath, report);
   await io.appendSummary(report);
   io.info(`A/A calibration written to ${path}`);
   io.setOutput(outputNames.verdict, "calibrated");

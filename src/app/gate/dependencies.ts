@@ -1,3 +1,4 @@
+import type { PriorOrigin } from "../../compare/prior-basis.js";
 import type {
   BaselineInfo,
   ComparisonMode,
@@ -8,7 +9,7 @@ import type { LoadedConfig } from "../../config/load.js";
 import type { ArtifactStore } from "../../github/artifact-store.js";
 import type { GitHubClient } from "../../github/client.js";
 import type { RunRecord } from "../../metrics/run-record.js";
-import type { JobSecrets } from "../../server/secrets.js";
+import type { Outbound } from "../../server/outbound.js";
 import type { ServerDevice } from "../../server/types.js";
 import type { FailOnPolicy } from "./inputs.js";
 
@@ -47,8 +48,8 @@ export interface MeasureRequest {
   /** Where launchers record live servers, so the post step can stop them if the job is cancelled. */
   serverStateFile: string;
   workingDirectory: string;
-  /** The job's one set of secrets (server/secrets.ts): the servers' logs and the run files are redacted with it. */
-  secrets: JobSecrets;
+  /** The job's output seam (server/outbound.ts): the servers' logs, the run files and the lines it prints go through it. */
+  outbound: Outbound;
 }
 
 export type Measure = (request: MeasureRequest) => Promise<void>;
@@ -60,11 +61,13 @@ export interface CompareRequest {
   /** Stored mode with main's history (app/gate/history.ts): its runs, and the pooled baseline variances. */
   historyRuns?: readonly RunRecord[];
   baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
+  /** Where those came from: main's history, dated by its first and last session. */
+  baselineVariancePriorOrigin?: PriorOrigin;
   /** This runner's calibration.json, relative to workingDirectory (input calibration). */
   calibrationPath?: string;
   candidateDir: string;
   configPath: string;
-  /** The PR's config, loaded once per job: its gate and repeats apply, its values are redacted. */
+  /** The PR's config, loaded once per job: its gate and repeats apply. */
   config: LoadedConfig;
   mode: ComparisonMode;
   baselineInfo: BaselineInfo | null;
@@ -73,8 +76,8 @@ export interface CompareRequest {
   /** Where compare writes verdict.json and report.md. */
   outDir: string;
   workingDirectory: string;
-  /** The job's one set of secrets: the verdict is redacted with it before anything is rendered. */
-  secrets: JobSecrets;
+  /** The job's output seam: the verdict is cleaned through it before anything is rendered, and written through it. */
+  outbound: Outbound;
 }
 
 export interface CompareOutcome {
@@ -86,7 +89,7 @@ export interface CompareOutcome {
   /** When inconclusive: how many runs to add before looking again; null when no more looks are allowed. */
   nextLook: VerdictFile["nextLook"];
   /**
-   * The decision as data (verdict.json, redacted), from which publishing renders the comment and the job
+   * The decision as data (verdict.json, cleaned of secrets), from which publishing renders the comment and the job
    * summary with the run's links and the override label; a stand-in compare may leave it out (its
    * `report` is then published as it is).
    */

@@ -28,6 +28,7 @@ interface BaselineSide {
   /** Main's history (app/gate/history.ts), when one was read. */
   historyRuns?: CompareRequest["historyRuns"];
   baselineVariancePriors?: CompareRequest["baselineVariancePriors"];
+  baselineVariancePriorOrigin?: CompareRequest["baselineVariancePriorOrigin"];
 }
 
 function compare(scope: JobScope, measured: Measured, baseline: BaselineSide) {
@@ -42,9 +43,12 @@ function compare(scope: JobScope, measured: Measured, baseline: BaselineSide) {
     failOn: scope.inputs.failOn,
     outDir: scope.layout.compareDir,
     workingDirectory: scope.workingDirectory,
-    secrets: scope.secrets,
+    outbound: scope.outbound,
     ...(baseline.historyRuns ? { historyRuns: baseline.historyRuns } : {}),
     ...(baseline.baselineVariancePriors ? { baselineVariancePriors: baseline.baselineVariancePriors } : {}),
+    ...(baseline.baselineVariancePriorOrigin
+      ? { baselineVariancePriorOrigin: baseline.baselineVariancePriorOrigin }
+      : {}),
     ...(scope.inputs.calibration ? { calibrationPath: scope.inputs.calibration } : {}),
   });
 }

@@ -17,6 +17,7 @@ import {
   scanChangePoints,
 } from "../../compare/history-analysis.js";
 import { loadRuns } from "../../compare/load.js";
+import type { PriorOrigin } from "../../compare/prior-basis.js";
 import type { MetricName } from "../../config/metric-names.js";
 import { failureText, httpStatusOf, isPermissionRefusal } from "../../github/api-failure.js";
 import { validateBaselineDir } from "../../github/baseline-bundle.js";
@@ -96,7 +97,8 @@ export async function recordHistory(scope: JobScope): Promise<{ failure: string 
         ? branchStore(scope, settings)
         : await artifactStoreFromNewestBaseline(scope);
     if (settings.store === "branch") unwritten = [...(await sessionsLeftUnwritten(scope, store)), ...records];
-    const outcome = await store.append(unwritten.length > 0 ? unwritten : records);
+    // The records leave for a branch or an artifact: through the job's output seam, as every file does.
+    const outcome = await store.append(scope.outbound.clean(unwritten.length > 0 ? unwritten : records));
     unwritten = [];
     const scan = scanChangePoints(outcome.records, await gatedMetrics(scope), { window: settings.window });
     const fresh = scan.changePoints.filter((cp) => cp.isNew);
@@ -114,7 +116,8 @@ export async function recordHistory(scope: JobScope): Promise<{ failure: string 
       changePoints: fresh,
       alreadyOnMain: null,
     };
-    await io.appendSummary(`${scope.redactor.redact(renderHistorySection(report))}\n`);
+    // Main's history is read from a branch or an artifact: cleaned before it is rendered (and escaped).
+    await io.appendSummary(`${renderHistorySection(scope.outbound.clean(report))}\n`);
     const worse = fresh.filter((c) => c.worse);
     const lines = worse.map(
       (cp) =>
@@ -197,7 +200,7 @@ async function commentChangePoints(
       // One comment per cell and step: its metrics' change points together.
       items: [...groups.entries()].map(([key, group]) => ({
         key,
-        body: scope.redactor.redact(renderChangePointComment(group, jobUrl)),
+        body: renderChangePointComment(scope.outbound.clean(group), jobUrl),
       })),
     });
     for (const posted of result.posted)
@@ -332,6 +335,8 @@ export interface GateHistory {
   refused: string | null;
   historyRuns: RunRecord[];
   baselineVariancePriors: Map<string, { variance: number; df: number }>;
+  /** Where those priors came from: the sessions used, dated by the first and the last. */
+  priorOrigin: PriorOrigin | null;
   leftOut: HistoryReport["leftOut"];
   sessionsUsed: number;
 }
@@ -362,6 +367,7 @@ export async function readHistoryForGate(
     records: [],
     historyRuns: [],
     baselineVariancePriors: new Map(),
+    priorOrigin: null,
     leftOut: [],
     sessionsUsed: 0,
   };
@@ -404,6 +410,15 @@ export async function readHistoryForGate(
     refused: null,
     historyRuns: read.runs,
     baselineVariancePriors: pooledRunVariances(read.runs),
+    priorOrigin:
+      read.sessions.length > 0
+        ? {
+            source: `main's history (${read.sessions.length} session${read.sessions.length === 1 ? "" : "s"})`,
+            basis: "history",
+            measuredAt: read.sessions.at(-1)!.recordedAt,
+            since: read.sessions[0]!.recordedAt,
+          }
+        : null,
     leftOut: read.leftOut.map((l) => ({ session: l.session.id, commit: l.session.commit, reason: l.reason })),
     sessionsUsed: read.sessions.length,
   };
@@ -423,6 +438,7 @@ export function historyCompareInputs(history: GateHistory | null) {
     historyDirs: [] as string[],
     historyRuns: history.historyRuns,
     baselineVariancePriors: history.baselineVariancePriors,
+    ...(history.priorOrigin ? { baselineVariancePriorOrigin: history.priorOrigin } : {}),
   };
 }
 
@@ -442,8 +458,9 @@ export function judgeWithHistory(
   if (verdict && history.records.length > 0) main = mainAlreadyRegressed(verdict, history.records);
   const blocking = history.settings.mainRegressed === "block";
   const pooled = [...history.baselineVariancePriors.values()].map((p) => p.df);
-  const section = scope.redactor.redact(
-    renderHistorySection({
+  // Cleaned before it is rendered (and escaped); published with the report, through the job's seam.
+  const section = renderHistorySection(
+    scope.outbound.clean({
       store: history.store,
       refused: history.refused,
       sessionsUsed: history.sessionsUsed,

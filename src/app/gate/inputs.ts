@@ -28,6 +28,8 @@ export interface ActionInputs {
   /** null: every cell of the config. */
   cells: string[] | null;
   maxRuns: number | null;
+  /** GPU-minutes one pull request may spend (input `budget`); null: the config's gate.budget_gpu_minutes. */
+  budget?: number | null;
   allowForkPrs: boolean;
   workingDirectory: string;
   /** A calibration file relative to workingDirectory (input calibration); null or absent: none. */

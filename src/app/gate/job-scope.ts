@@ -5,8 +5,9 @@ import type { LoadedConfig } from "../../config/load.js";
 import type { ArtifactStore } from "../../github/artifact-store.js";
 import type { GitHubClient } from "../../github/client.js";
 import type { ActionContext } from "../../github/context.js";
-import type { Redactor } from "../../server/redact.js";
-import type { JobSecrets } from "../../server/secrets.js";
+import type { Outbound } from "../../server/outbound.js";
+import type { BudgetPlan } from "../../stats/budget-plan.js";
+import type { SpendMeter } from "../measure-on-devices.js";
 import type { ActionDependencies } from "./dependencies.js";
 import type { ActionInputs } from "./inputs.js";
 import type { ActionIO } from "./job-io.js";
@@ -31,15 +32,18 @@ export interface JobScope {
   /** GITHUB_WORKSPACE: the repository checkout. */
   workspace: string;
   /**
-   * The job's one set of secrets (server/secrets.ts): handed to measuring and compare; assigning a
-   * larger set (the base commit's config loaded) reaches every later writer and the step's error path.
+   * The job's one way out (server/outbound.ts), built by the main step from the job's one secret set
+   * (the environment, the token, every config the job loaded): every file, line, comment and summary of
+   * the job leaves through it; `io` is already its.
    */
-  secrets: JobSecrets;
-  /** `secrets.redactor`: what every text the job writes or publishes passes through. */
-  readonly redactor: Redactor;
+  readonly outbound: Outbound;
   /** Created on first use, so jobs that never call the API need no token. */
   github: () => GitHubClient;
   store: ArtifactStore;
+  /** The pull request's budget spent so far (gate.budget_gpu_minutes or the budget input); absent: none. */
+  spend?: SpendMeter;
+  /** The plan that budget bought (app/gate/job-budget.ts), which both sides are measured by. */
+  budgetPlan?: BudgetPlan;
 }
 
 /** The base commit's config of interleaved runs: where it was written, and loaded once. */

@@ -8,6 +8,7 @@ import { aggregatedLine, baseSideLine, fallbackNotice, measuringLine } from "../
 import type { MeasureStep } from "../adaptive.js";
 import { baselineSteps, type DeviceBlock, measureOnDevices } from "../measure-on-devices.js";
 import type { MeasureRequest } from "./dependencies.js";
+import { baseSideWithinBudget } from "./job-budget.js";
 import { type BaseSide, exists, type JobScope, type Measured } from "./job-scope.js";
 
 /**
@@ -35,7 +36,7 @@ export function measureRuns(
     ...run,
     serverStateFile: scope.layout.serverStateFile,
     workingDirectory: scope.workingDirectory,
-    secrets: scope.secrets,
+    outbound: scope.outbound,
   });
 }
 
@@ -76,6 +77,7 @@ export async function alternate(
     step: { firstRun, runs, cells },
     config: scope.config.config,
     measureBlock: (side, block) => measureRuns(scope, { ...sides[side], ...measureRequestOf(block) }),
+    ...(scope.spend ? { budget: scope.spend } : {}),
   });
 }
 
@@ -89,6 +91,7 @@ export async function measureCandidateSide(
     sides: [{ side: "candidate", config: scope.config.config }],
     step,
     config: scope.config.config,
+    ...(scope.spend ? { budget: scope.spend } : {}),
     measureBlock: (_side, block) =>
       measureRuns(scope, {
         configPath: scope.configPath,
@@ -115,18 +118,24 @@ export function measureRequestOf(block: DeviceBlock) {
 
 /**
  * How this job will measure, decided before any GPU time is spent: interleaved with the base commit's
- * config (read and checked here), or this commit's side alone, with the reason when `auto` could not run
- * interleaved. The gate finds its baseline between this and `measureCandidate`.
+ * config (read and checked when the job opened, `prepareBaseSide`), or this commit's side alone, with
+ * the reason when `auto` could not run interleaved. The gate finds its baseline between this and
+ * `measureCandidate`.
  */
-export async function prepareMeasuring(scope: JobScope): Promise<Measured> {
-  if (scope.plan.source === "interleaved") {
-    const base = await prepareBaseSide(scope);
-    if ("config" in base) return { mode: "interleaved", base, fallbackReason: null };
-    const fallbackReason = `interleaved runs were not possible (${base.reason}), so this PR is gated against the stored baseline`;
-    scope.io.notice(fallbackNotice(fallbackReason));
-    return { mode: "stored", base: null, fallbackReason };
+export async function prepareMeasuring(scope: JobScope, base: BaseSideLoad | null): Promise<Measured> {
+  if (scope.plan.source !== "interleaved" || base === null)
+    return { mode: "stored", base: null, fallbackReason: null };
+  if ("error" in base) throw base.error;
+  if ("config" in base) {
+    scope.io.info(baseSideLine(repoPathOf(scope), scope.plan.baseSha ?? ""));
+    return { mode: "interleaved", base, fallbackReason: null };
   }
-  return { mode: "stored", base: null, fallbackReason: null };
+  // Cleaned before it is rendered into the report's first screen: it may quote the base config's error.
+  const fallbackReason = scope.outbound.clean(
+    `interleaved runs were not possible (${base.reason}), so this PR is gated against the stored baseline`,
+  );
+  scope.io.notice(fallbackNotice(fallbackReason));
+  return { mode: "stored", base: null, fallbackReason };
 }
 
 /** The first measuring step as prepared: both sides alternately, or the candidate's side alone. */
@@ -167,12 +176,27 @@ class BaseSideUnavailable extends Error {
   }
 }
 
+/** What preparing the base side reads: the job's plan, paths, config and client, and its environment. */
+export type BaseSideSource = Pick<
+  JobScope,
+  "plan" | "config" | "workingDirectory" | "workspace" | "configPath" | "github" | "context" | "budgetPlan"
+> & { env: Readonly<Record<string, string | undefined>> };
+
+/** The base side as prepared when the job opened: its config, why `auto` runs without one, or the error. */
+export type BaseSideLoad = BaseSide | { reason: string } | { error: unknown };
+
+/** The config's path as the repository knows it. */
+function repoPathOf(scope: Pick<JobScope, "workspace" | "configPath">): string {
+  return relative(scope.workspace, scope.configPath).split("\\").join("/");
+}
+
 /**
- * The base commit's config, fetched and checked (it parses and validates under this tool version), its
- * secrets added to the redactor. When `auto` may fall back to the stored baseline, a base side that cannot
- * be had is returned as its reason; an explicit `mode: interleaved` fails with it.
+ * The base commit's config, fetched and checked (it parses and validates under this tool version), loaded
+ * with the job's environment before the job's secret set is built (its values are secrets too). When
+ * `auto` may fall back to the stored baseline, a base side that cannot be had is returned as its reason;
+ * an explicit `mode: interleaved` fails with it. Nothing is printed: the job's output does not exist yet.
  */
-async function prepareBaseSide(scope: JobScope): Promise<BaseSide | { reason: string }> {
+export async function prepareBaseSide(scope: BaseSideSource): Promise<BaseSide | { reason: string }> {
   let path: string | null = null;
   if (scope.plan.fallbackToStored) {
     // An endpoint this job does not start is one deployment: both sides would measure the same server.
@@ -185,9 +209,9 @@ async function prepareBaseSide(scope: JobScope): Promise<BaseSide | { reason: st
   try {
     path = await fetchBaseConfig(scope);
     // Loaded once for the job; the variables it reads may differ from the PR's: their values are secrets too.
-    const config = await loadConfig(path, { cwd: scope.workingDirectory });
-    scope.secrets = scope.secrets.with({ configs: [config] });
-    return { path, config };
+    const loaded = await loadConfig(path, { cwd: scope.workingDirectory, env: scope.env });
+    // Measured as the PR's budget plan says, when it has one: both sides' runs alike.
+    return { path, config: baseSideWithinBudget(loaded, scope.budgetPlan) };
   } catch (error) {
     if (!scope.plan.fallbackToStored) throw error;
     if (path) await rm(path, { force: true });
@@ -195,13 +219,13 @@ async function prepareBaseSide(scope: JobScope): Promise<BaseSide | { reason: st
       error instanceof BaseSideUnavailable
         ? error.reason
         : `the base commit's config cannot be used: ${briefly((error as Error).message, path, scope)}`;
-    return { reason: scope.redactor.redact(reason) };
+    return { reason };
   }
 }
 
 /** A config error in one line, naming the file as the repository knows it (path at commit). */
-function briefly(message: string, path: string | null, scope: JobScope): string {
-  const shown = `${relative(scope.workspace, scope.configPath).split("\\").join("/")} at ${scope.plan.baseSha?.slice(0, 12)}`;
+function briefly(message: string, path: string | null, scope: BaseSideSource): string {
+  const shown = `${repoPathOf(scope)} at ${scope.plan.baseSha?.slice(0, 12)}`;
   const lines = (path ? message.split(path).join(shown) : message)
     .split("\n")
     .map((line) => line.trim())
@@ -214,13 +238,13 @@ function briefly(message: string, path: string | null, scope: JobScope): string 
   return `${lines[0]}, the first: ${first}`;
 }
 
-async function fetchBaseConfig(scope: JobScope): Promise<string> {
+async function fetchBaseConfig(scope: BaseSideSource): Promise<string> {
   const baseSha = scope.plan.baseSha;
   if (!baseSha) {
     const reason = "the pull request's base commit is unknown";
     throw new BaseSideUnavailable(reason, `interleaved runs need the pull request's base commit`);
   }
-  const repoPath = relative(scope.workspace, scope.configPath).split("\\").join("/");
+  const repoPath = repoPathOf(scope);
   if (repoPath.startsWith("..")) {
     const reason = `config ${scope.configPath} is outside the checked-out repository`;
     throw new BaseSideUnavailable(reason, reason);
@@ -246,7 +270,6 @@ async function fetchBaseConfig(scope: JobScope): Promise<string> {
   });
   const path = baseConfigPathFor(scope.configPath, baseSha);
   await writeFile(path, text);
-  scope.io.info(baseSideLine(repoPath, baseSha));
   return path;
 }
 

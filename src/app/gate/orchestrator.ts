@@ -5,6 +5,7 @@ import { type LoadedConfig, loadConfig } from "../../config/load.js";
 import { countRuns } from "../../github/baseline-bundle.js";
 import type { GitHubClient } from "../../github/client.js";
 import type { ActionContext } from "../../github/context.js";
+import { budgetCutWarning, budgetPlanLines } from "../../report/budget.js";
 import {
   partialResultsLine,
   partialResultsSummary,
@@ -12,20 +13,29 @@ import {
   uploadedLine,
   uploadFailedWarning,
 } from "../../report/status.js";
-import { minimumSecretLength } from "../../server/redact.js";
-import type { JobSecrets } from "../../server/secrets.js";
+import type { Outbound } from "../../server/outbound.js";
+import type { BudgetPlan } from "../../stats/budget-plan.js";
+import { type SpendMeter, spendMeter } from "../measure-on-devices.js";
 import { calibrateJob } from "./calibrate-job.js";
 import type { ActionDependencies } from "./dependencies.js";
 import { guardForkPullRequest } from "./fork-guard.js";
 import { gate } from "./gate.js";
 import { recordHistory } from "./history.js";
 import type { ActionInputs } from "./inputs.js";
+import { budgetedJobConfig } from "./job-budget.js";
 import type { ActionIO } from "./job-io.js";
-import { outputNames, stateKeys } from "./job-io.js";
+import { outputNames, stateKeys, throughOutbound } from "./job-io.js";
 import { exists, type JobScope, layoutOf, type Measured } from "./job-scope.js";
-import { collectParts, measureCandidate, prepareMeasuring } from "./measure-candidate.js";
+import {
+  type BaseSideLoad,
+  type BaseSideSource,
+  collectParts,
+  measureCandidate,
+  prepareBaseSide,
+  prepareMeasuring,
+} from "./measure-candidate.js";
 import type { ActionResult } from "./orchestrator-types.js";
-import { planRun } from "./plan.js";
+import { planRun, type RunPlan } from "./plan.js";
 import { publishFailure } from "./publish.js";
 import { recordBaseline } from "./record-baseline.js";
 import { redactEvidence } from "./redact-evidence.js";
@@ -44,13 +54,13 @@ export interface RunActionOptions {
   workDir: string;
   /** GITHUB_WORKSPACE: where the repository is checked out. */
   workspace: string;
+  /** What the job read before it wrote anything (`openJob`). */
+  job: OpenedJob;
   /**
-   * The job's secrets so far (server/secrets.ts: the token, credential-looking variables); the job adds
-   * each config it loads. Never written to a comment, summary or artifact.
+   * The job's one way out (server/outbound.ts), built by the caller once from the job's one secret set:
+   * the environment the configs were loaded with, the token and `job.configs`. Never extended.
    */
-  secrets: JobSecrets;
-  /** Told the set each time it grows (a config loaded), for the caller's error path. */
-  onSecrets?: (secrets: JobSecrets) => void;
+  outbound: Outbound;
 }
 
 /** Partial artifacts of a matrix are named `<artifact-name>-part-<cells>`. */
@@ -60,45 +70,123 @@ export function partArtifactName(artifactName: string, cells: string[]): string 
   return `${artifactName}-part-${slug}`;
 }
 
+/** What a job reads before it writes anything: the configs its secret set is built from. */
+export interface OpenedJob {
+  plan: RunPlan;
+  workingDirectory: string;
+  /** Absolute path of the PR's (or this commit's) config. */
+  configPath: string;
+  /**
+   * That config loaded once (under a budget: as its plan measures it, with the plan), or why it cannot be
+   * used (the job fails where it is first needed).
+   */
+  loading: { config: LoadedConfig; budgetPlan?: BudgetPlan | undefined } | { error: unknown };
+  /** Interleaved runs' base commit config (measure-candidate.ts prepareBaseSide); null: no base side. */
+  base: BaseSideLoad | null;
+  /** Every config the job loaded, for the job's secret set. */
+  configs: LoadedConfig[];
+  /** The job's GitHub client, created on first use. */
+  github: () => GitHubClient;
+  /** Where the lines said while the job opened go once its output exists (they wait until then). */
+  logTo(sink: (line: string) => void): void;
+}
+
+/**
+ * Opens a job: the fork guard and the plan (their errors are thrown), then every config the job will
+ * measure, each loaded once with the job's environment: this commit's, and the base commit's for
+ * interleaved runs. A config that cannot be used is kept as its error, so the job can fail where it is
+ * first needed, through its output. Nothing is printed: the output is built from what this reads.
+ */
+export async function openJob(
+  deps: ActionDependencies,
+  inputs: ActionInputs,
+  context: ActionContext,
+  options: { workspace: string; env: Readonly<Record<string, string | undefined>> },
+): Promise<OpenedJob> {
+  guardForkPullRequest(context, inputs.allowForkPrs);
+  const plan = planRun(inputs, context);
+  const workingDirectory = resolve(options.workspace, inputs.workingDirectory);
+  const configPath = resolve(workingDirectory, inputs.config);
+  // Lines said before the job's output exists (the budget's plan, the client's retries) wait for it.
+  const waiting: string[] = [];
+  let sink: ((line: string) => void) | null = null;
+  const say = (line: string) => (sink ? sink(line) : waiting.push(line));
+  // The config is loaded once for the whole job. One that cannot be loaded fails the job where it is
+  // first needed (its error is kept until then), so the step's state and outputs are set up first.
+  const loading: OpenedJob["loading"] = await loadConfig(configPath, {
+    cwd: workingDirectory,
+    env: options.env,
+  })
+    .then(async (config) => {
+      // Under a budget the job measures its plan (job-budget.ts); one it cannot afford fails like a bad config.
+      const budgeted = await budgetedJobConfig(config, inputs, plan, { workingDirectory, now: deps.now() });
+      if (budgeted.budget)
+        for (const line of budgetPlanLines(
+          budgeted.budget.plan,
+          budgeted.loaded.config.gate.detect_change,
+          budgeted.budget.budgetToDecide,
+        ))
+          say(line);
+      return { config: budgeted.loaded, budgetPlan: budgeted.budget?.plan };
+    })
+    .catch((error: unknown) => ({ error }));
+  let client: GitHubClient | null = null;
+  const github = () => {
+    if (!inputs.githubToken)
+      throw new Error("input github-token is empty: it is needed to reach the GitHub API");
+    client ??= deps.github(inputs.githubToken, context.apiUrl, { log: say });
+    return client;
+  };
+  const source: BaseSideSource = {
+    plan,
+    get config(): LoadedConfig {
+      if ("error" in loading) throw loading.error;
+      return loading.config;
+    },
+    workingDirectory,
+    workspace: options.workspace,
+    configPath,
+    github,
+    context,
+    env: options.env,
+    // The PR's config says how both sides are measured: the base side by its budget plan too.
+    ...("budgetPlan" in loading && loading.budgetPlan ? { budgetPlan: loading.budgetPlan } : {}),
+  };
+  const base =
+    plan.source === "interleaved"
+      ? await prepareBaseSide(source).catch((error: unknown) => ({ error }))
+      : null;
+  const configs = [loading, ...(base ? [base] : [])].flatMap((side) =>
+    "config" in side ? [side.config] : [],
+  );
+  return {
+    plan,
+    workingDirectory,
+    configPath,
+    loading,
+    base,
+    configs,
+    github,
+    logTo(to) {
+      sink = to;
+      for (const line of waiting.splice(0)) to(line);
+    },
+  };
+}
+
 export async function runAction(
   deps: ActionDependencies,
   inputs: ActionInputs,
   context: ActionContext,
-  io: ActionIO,
+  runnerIo: ActionIO,
   options: RunActionOptions,
 ): Promise<ActionResult> {
-  guardForkPullRequest(context, inputs.allowForkPrs);
-  const plan = planRun(inputs, context);
-  const workingDirectory = resolve(options.workspace, inputs.workingDirectory);
+  const { job, outbound } = options;
+  const { plan, loading } = job;
+  const io = throughOutbound(runnerIo, outbound);
+  job.logTo((line) => io.info(line));
   const layout = layoutOf(options.workDir);
   await mkdir(layout.candidateDir, { recursive: true });
-  let client: GitHubClient | null = null;
-  const configPath = resolve(workingDirectory, inputs.config);
-  // The config is loaded once for the whole job. One that cannot be loaded fails the job where it is
-  // first needed (its error is kept until then), so the step's state and outputs are set up first.
-  const loading: { config: LoadedConfig } | { error: unknown } = await loadConfig(configPath, {
-    cwd: workingDirectory,
-  }).then(
-    (config) => ({ config }),
-    (error: unknown) => ({ error }),
-  );
-  // One set for the whole job, handed to measuring, compare and every writer of the job (JobScope).
-  let secrets = options.secrets.with({
-    token: inputs.githubToken,
-    configs: "config" in loading ? [loading.config] : [],
-  });
-  const masked = new Set<string>();
-  const learn = (next: JobSecrets) => {
-    secrets = next;
-    options.onSecrets?.(next);
-    // GitHub masks them in the job log too (our own redaction covers files, the summary and the comment).
-    for (const { value } of next.named) {
-      if (value.length < minimumSecretLength || masked.has(value)) continue;
-      masked.add(value);
-      io.setSecret(value);
-    }
-  };
-  learn(secrets);
   const scope: JobScope = {
     deps,
     inputs,
@@ -106,30 +194,15 @@ export async function runAction(
     io,
     plan,
     layout,
-    configPath,
+    configPath: job.configPath,
     get config(): LoadedConfig {
       if ("error" in loading) throw loading.error;
       return loading.config;
     },
-    workingDirectory,
+    workingDirectory: job.workingDirectory,
     workspace: options.workspace,
-    // The forms the caller's redactor knows let the last pass over a report find a value that was
-    // escaped (publish.ts, redact-evidence.ts).
-    get secrets(): JobSecrets {
-      return secrets;
-    },
-    set secrets(next: JobSecrets) {
-      learn(next);
-    },
-    get redactor() {
-      return secrets.redactor;
-    },
-    github: () => {
-      if (!inputs.githubToken)
-        throw new Error("input github-token is empty: it is needed to reach the GitHub API");
-      client ??= deps.github(inputs.githubToken, context.apiUrl, { log: (line) => io.info(line) });
-      return client;
-    },
+    outbound,
+    github: job.github,
     store: deps.artifacts({
       token: inputs.githubToken,
       owner: context.owner,
@@ -138,6 +211,8 @@ export async function runAction(
       apiUrl: context.apiUrl,
       log: (line) => io.info(line),
     }),
+    ...spendOf(loading, plan, deps, io),
+    ...("budgetPlan" in loading && loading.budgetPlan ? { budgetPlan: loading.budgetPlan } : {}),
   };
 
   const evidenceArtifact = plan.partial
@@ -152,7 +227,7 @@ export async function runAction(
 
   let uploaded = false;
   const upload = async (name: string, dir: string) => {
-    const redacted = await redactEvidence(dir, scope.redactor);
+    const redacted = await redactEvidence(dir, scope.outbound);
     if (redacted.length > 0) io.warning(redactedFilesWarning(redacted.length));
     const artifact = await scope.store.upload(
       name,
@@ -169,7 +244,6 @@ export async function runAction(
       io.warning(uploadFailedWarning((error as Error).message));
     });
 
-  let measured: Measured | null = null;
   try {
     if (inputs.mode === "calibrate") {
       const result = await calibrateJob(scope);
@@ -178,11 +252,12 @@ export async function runAction(
     }
     const judging = plan.role === "gate" && !plan.partial;
     let baseline: BaselineSource | null = null;
+    let measured: Measured;
     if (plan.source === "aggregate") {
       measured = await collectParts(scope);
       if (judging) baseline = await acquireBaseline(scope, measured);
     } else {
-      measured = await prepareMeasuring(scope);
+      measured = await prepareMeasuring(scope, job.base);
       // Before any GPU time: a baseline that cannot be found or downloaded ends the job here, and one
       // that is missing is known before the candidate is measured.
       if (judging) baseline = await acquireBaseline(scope, measured);
@@ -212,9 +287,27 @@ export async function runAction(
     // there would outlive the job that could not renew it.
     return await publishFailure(scope, error, deps.interrupted?.() ?? false);
   } finally {
-    if (measured?.base) await rm(measured.base.path, { force: true });
+    if (job.base && "path" in job.base) await rm(job.base.path, { force: true });
     if (!uploaded && (await exists(layout.evidenceDir))) await uploadEvidence();
   }
+}
+
+/**
+ * A pull request's budget, metered over every block the job measures (measure-on-devices.ts): a gate's
+ * jobs only; a baseline recorded on main is not a pull request's spend.
+ */
+function spendOf(
+  loading: { config: LoadedConfig } | { error: unknown },
+  plan: { role: string },
+  deps: ActionDependencies,
+  io: ActionIO,
+): { spend?: SpendMeter } {
+  if (!("config" in loading) || plan.role !== "gate") return {};
+  const limit = loading.config.config.gate.budget_gpu_minutes;
+  if (limit === undefined) return {};
+  const meter = spendMeter(limit, () => deps.now().getTime());
+  meter.onCut = (planned, spent) => io.warning(budgetCutWarning(limit, spent, planned));
+  return { spend: meter };
 }
 
 async function partialResult(scope: JobScope, artifactName: string): Promise<ActionResult> {

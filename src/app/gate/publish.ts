@@ -1,4 +1,3 @@
-import { writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { BaselineInfo, VerdictFile } from "../../compare/verdict-schema.js";
 import { failureText, isPermissionRefusal } from "../../github/api-failure.js";
@@ -28,7 +27,7 @@ import {
   labelsUnreadableWarning,
   provenanceFooter,
 } from "../../report/status.js";
-import type { Redactor } from "../../server/redact.js";
+import type { Outbound } from "../../server/outbound.js";
 import type { CompareOutcome } from "./dependencies.js";
 import type { ActionInputs, FailOnPolicy } from "./inputs.js";
 import type { ActionIO } from "./job-io.js";
@@ -115,9 +114,11 @@ export interface PublishRequest {
   baseline: BaselineInfo | null;
   inputs: ActionInputs;
   context: ActionContext;
+  /** The job's io, through its output seam (job-io.ts throughOutbound). */
   io: ActionIO;
   github: () => GitHubClient;
-  redactor: Redactor;
+  /** The job's output seam: the report file, comment.md and the comment leave through it. */
+  outbound: Outbound;
   reportPath: string;
 }
 
@@ -141,14 +142,15 @@ export async function publishReport(request: PublishRequest): Promise<{ commentU
       })
     : standInForms(request);
   const footer = provenance(request.baseline, context, inputs);
-  const publishable = (text: string) => request.redactor.redact(`${text.trimEnd()}\n\n${footer}`);
-  const body = publishable(forms.report);
-  await writeFile(request.reportPath, `${body}\n`);
+  const withFooter = (text: string) => `${text.trimEnd()}\n\n${footer}`;
+  const { outbound } = request;
+  const body = withFooter(forms.report);
+  await outbound.writeFile(request.reportPath, `${body}\n`);
   io.setOutput(outputNames.reportPath, request.reportPath);
   await io.appendSummary(`${body}\n`);
-  const comment = publishable(forms.comment);
+  const comment = withFooter(forms.comment);
   // What is posted, beside the long form in the evidence.
-  await writeFile(join(dirname(request.reportPath), "comment.md"), `${comment}\n`);
+  await outbound.writeFile(join(dirname(request.reportPath), "comment.md"), `${comment}\n`);
 
   let commentUrl: string | null = null;
   const pr = context.pullRequest;
@@ -157,18 +159,22 @@ export async function publishReport(request: PublishRequest): Promise<{ commentU
       const client = request.github();
       const identity = await resolveTokenIdentity(client);
       const marker = commentMarker(inputs.config);
-      const result = await upsertStickyComment(client, {
-        owner: context.owner,
-        repo: context.repo,
-        issueNumber: pr.number,
-        key: inputs.config,
-        identity,
-        body: fitCommentBody(
-          comment,
-          marker,
-          "The report was cut to fit GitHub's comment limit; the full report is in the job summary.",
-        ),
-      });
+      // Cleaned before it is cut to GitHub's limit, so no secret is cut in two.
+      const post = outbound.through((cleaned) =>
+        upsertStickyComment(client, {
+          owner: context.owner,
+          repo: context.repo,
+          issueNumber: pr.number,
+          key: inputs.config,
+          identity,
+          body: fitCommentBody(
+            cleaned,
+            marker,
+            "The report was cut to fit GitHub's comment limit; the full report is in the job summary.",
+          ),
+        }),
+      );
+      const result = await post(comment);
       commentUrl = result.url;
       io.info(commentLine(result.action, result.url));
     } catch (error) {
@@ -176,7 +182,7 @@ export async function publishReport(request: PublishRequest): Promise<{ commentU
       const why = isPermissionRefusal(error)
         ? `${failureText(error)}: the token cannot write comments (a fork PR's token is read-only; otherwise grant \`pull-requests: write\`)`
         : failureText(error);
-      io.warning(commentFailedWarning(request.redactor.redact(why)));
+      io.warning(commentFailedWarning(why));
     }
   }
   io.setOutput(outputNames.commentUrl, commentUrl ?? "");
@@ -200,13 +206,13 @@ export function publishing(scope: JobScope) {
     context: scope.context,
     io: scope.io,
     github: scope.github,
-    redactor: scope.redactor,
+    outbound: scope.outbound,
     reportPath: scope.layout.reportPath,
   };
 }
 
 /**
- * A job that could not finish: the error (redacted) is its report, in the job summary, the report file
+ * A job that could not finish: the error (cleaned of secrets) is its report, in the job summary, the report file
  * and, on a pull request, the sticky comment, so a stale verdict there does not outlive it. A cancelled
  * job (`interrupted`) posts no comment: its seconds are the wind-down's. The step fails.
  */
@@ -215,8 +221,9 @@ export async function publishFailure(
   error: unknown,
   interrupted: boolean,
 ): Promise<ActionResult> {
-  const { io, redactor } = scope;
-  const message = redactor.redact(error instanceof Error ? error.message : String(error));
+  const { io, outbound } = scope;
+  // Cleaned before it is rendered (the summary quotes it) and returned (the step's failure message).
+  const message = outbound.clean(error instanceof Error ? error.message : String(error));
   io.setOutput(outputNames.verdict, "error");
   let commentUrl: string | null = null;
   try {
@@ -228,7 +235,7 @@ export async function publishFailure(
       baseline: null,
     }));
   } catch (publishingError) {
-    io.warning(commentFailedWarning(redactor.redact(failureText(publishingError))));
+    io.warning(commentFailedWarning(failureText(publishingError)));
     await io.appendSummary(errorSummary(message)).catch(() => {});
   }
   return {

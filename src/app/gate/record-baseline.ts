@@ -1,4 +1,3 @@
-import { writeFile } from "node:fs/promises";
 import { countRuns, createBaselineManifest, writeBaselineManifest } from "../../github/baseline-bundle.js";
 import { baselineRecordedReport } from "../../report/status.js";
 import { outputNames } from "./job-io.js";
@@ -29,8 +28,8 @@ export async function recordBaseline(scope: JobScope): Promise<ActionResult> {
     artifactName: inputs.baselineArtifact,
     runId: context.runId,
   });
-  await writeFile(layout.reportPath, report);
-  await io.appendSummary(scope.redactor.redact(report));
+  await scope.outbound.writeFile(layout.reportPath, report);
+  await io.appendSummary(report);
   io.setOutput(outputNames.verdict, "baseline-recorded");
   io.setOutput(outputNames.reportPath, layout.reportPath);
   io.setOutput(outputNames.baselineSha, manifest.commit);

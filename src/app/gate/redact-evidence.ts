@@ -1,27 +1,18 @@
-import { readFile, stat, writeFile } from "node:fs/promises";
 import { listFilesRecursively } from "../../github/files.js";
-import type { Redactor } from "../../server/redact.js";
+import type { Outbound } from "../../server/outbound.js";
 
-/** Text files above this are left alone (raw scrapes); launchers redact their logs as they write them. */
+/** Text files above this are left alone (raw scrapes); what we write goes through the job's seam anyway. */
 const maxRedactedFileBytes = 32 * 1024 * 1024;
 
 /**
- * A last pass over the evidence before it leaves the runner: any known secret value (the token, values of
- * credential-looking variables) still present in a text file is replaced. Returns the files changed.
+ * A last pass over the evidence before it leaves the runner, through the job's output seam: any known
+ * secret value still present in a text file (one the job did not write itself: a downloaded part, an
+ * external task's own files) is replaced. Returns the files changed.
  */
-export async function redactEvidence(dir: string, redactor: Redactor): Promise<string[]> {
-  if (redactor.secretCount === 0) return [];
+export async function redactEvidence(dir: string, outbound: Outbound): Promise<string[]> {
   const changed: string[] = [];
   for (const file of await listFilesRecursively(dir)) {
-    if ((await stat(file)).size > maxRedactedFileBytes) continue;
-    const bytes = await readFile(file);
-    if (bytes.includes(0)) continue; // binary
-    const text = bytes.toString("utf8");
-    const redacted = redactor.redact(text);
-    if (redacted !== text) {
-      await writeFile(file, redacted);
-      changed.push(file);
-    }
+    if (await outbound.cleanFile(file, maxRedactedFileBytes)) changed.push(file);
   }
   return changed;
 }

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { calibrateRunner } from "../../app/calibrate.js";
 import { readHistoryFile } from "../../app/history-series.js";
+import { jobOutbound } from "../../app/job-outbound.js";
 import { loadConfig } from "../../config/load.js";
 import { renderCalibration } from "../../report/calibration.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
@@ -9,6 +10,7 @@ import { defaultServerStateFile } from "../../server/state.js";
 import { UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
 import { integerOption, parseCommandArgs, stringOption } from "../command.js";
+import { throughOutbound } from "../io.js";
 
 const usage = `Usage: vllm-perf-gate calibrate --config FILE --out DIR [options]
 
@@ -53,6 +55,10 @@ export const calibrateCommand: CliCommand = {
       env: io.env,
       cwd: io.cwd,
     });
+    // The command's one way out (server/outbound.ts), from its one secret set (the environment the config
+    // was loaded with, the config): the servers' logs, the runs, calibration.json and every line.
+    const outbound = jobOutbound({ env: io.env, configs: [loaded] });
+    io = throughOutbound(io, outbound);
     const runs = integerOption(args, "runs") ?? loaded.config.repeats.max;
     if (runs < 2 || runs > 50) throw new UsageError(`--runs expects 2 to 50 runs per side, got ${runs}`);
     const cells = stringOption(args, "cells")
@@ -62,7 +68,10 @@ export const calibrateCommand: CliCommand = {
     const historyPath = stringOption(args, "history");
     const history =
       historyPath !== undefined
-        ? await readHistoryFile(resolve(io.cwd, historyPath), historyPath)
+        ? await readHistoryFile(resolve(io.cwd, historyPath), historyPath).catch((error: unknown) => {
+            // Its errors may quote the file, untrusted input.
+            throw outbound.error(error);
+          })
         : undefined;
     const progress = args.values.quiet === true ? silentProgress : streamProgress(io.stderr);
     const interruption = handleInterrupts({
@@ -78,6 +87,7 @@ export const calibrateCommand: CliCommand = {
         ...(cells && cells.length > 0 ? { cells } : {}),
         ...(history ? { history } : {}),
         env: io.env,
+        outbound,
         progress,
         warn: (message) => progress.message(`warning: ${message}`),
         serverStateFile: defaultServerStateFile(io.env),
@@ -91,7 +101,7 @@ export const calibrateCommand: CliCommand = {
         io.stderr.write(`${(error as Error).message}\n`);
         return interruption.exitCode()!;
       }
-      throw error;
+      throw outbound.error(error);
     } finally {
       interruption.dispose();
     }

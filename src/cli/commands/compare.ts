@@ -1,6 +1,12 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
-import { compareResults, readCalibration, writeCompareOutputs } from "../../app/compare.js";
+import {
+  type ComparisonReport,
+  compareResults,
+  readCalibration,
+  writeCompareOutputs,
+} from "../../app/compare.js";
+import { jobOutbound } from "../../app/job-outbound.js";
 import { defaultInputLimits, type InputLimits, mebibyte } from "../../compare/input-limits.js";
 import type { BaselineInfo, ComparisonMode } from "../../compare/verdict-schema.js";
 import { loadConfig } from "../../config/load.js";
@@ -11,11 +17,10 @@ import {
   isExportFormat,
 } from "../../report/export-formats.js";
 import { renderTerminal } from "../../report/terminal.js";
-import { collectJobSecrets } from "../../server/secrets.js";
 import { UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
 import { numberOption, parseCommandArgs, stringListOption, stringOption } from "../command.js";
-import { redactedError, redactedIo } from "../io.js";
+import { type CliIo, throughOutbound } from "../io.js";
 
 const usage = `Usage: vllm-perf-gate compare --baseline PATH... --candidate PATH... [options]
 
@@ -187,52 +192,64 @@ export const compareCommand: CliCommand = {
     }
     const limits = inputLimitsFrom(args);
     const config = stringOption(args, "config");
-    const calibrationPath = stringOption(args, "calibration");
-    const calibration =
-      calibrationPath === undefined
-        ? undefined
-        : await readCalibration(abs(calibrationPath), calibrationPath);
     const loaded =
       config === undefined ? undefined : await loadConfig(abs(config), { env: io.env, cwd: io.cwd });
-    // The command's one set of secrets (server/secrets.ts): the verdict, every file and line it writes.
-    const secrets = collectJobSecrets({ env: io.env, configs: loaded ? [loaded] : [] });
-    const redact = secrets.redactor.redact;
-    io = redactedIo(io, redact);
-    const outcome = await compareResults({
-      baseline,
-      candidate,
-      history,
-      ...(args.values["fresh-starts"] === true ? { freshStarts: true } : {}),
-      ...(calibration ? { calibration } : {}),
-      config: loaded,
-      mode: mode as ComparisonMode,
-      baselineInfo: Object.keys(info).length > 0 ? info : null,
-      env: io.env,
-      cwd: io.cwd,
-      limits,
-      redactor: secrets.redactor,
-    }).catch((error: unknown) => {
-      throw redactedError(error, redact);
-    });
-    const out = abs(stringOption(args, "out") ?? "perf-gate-compare");
-    const { verdictPath, reportPath, commentPath, htmlPath } = await writeCompareOutputs(out, outcome);
-    const exported: string[] = [];
-    for (const file of exportFiles) {
-      const { fileName, ofComparison } = exportFormats[file];
-      const path = join(out, fileName);
-      const content = ofComparison(outcome.verdict, outcome.runs);
-      await writeFile(path, redact(`${JSON.stringify(content, null, 2)}\n`));
-      exported.push(path);
+    // The command's one way out (server/outbound.ts), from its one secret set (the environment the config
+    // was loaded with, the config): the verdict is cleaned through it, every file, line and error leaves by it.
+    const outbound = jobOutbound({ env: io.env, configs: loaded ? [loaded] : [] });
+    io = throughOutbound(io, outbound);
+    try {
+      const calibrationPath = stringOption(args, "calibration");
+      const calibration =
+        calibrationPath === undefined
+          ? undefined
+          : await readCalibration(abs(calibrationPath), calibrationPath);
+      const outcome = await compareResults({
+        baseline,
+        candidate,
+        history,
+        ...(args.values["fresh-starts"] === true ? { freshStarts: true } : {}),
+        ...(calibration ? { calibration } : {}),
+        config: loaded,
+        mode: mode as ComparisonMode,
+        baselineInfo: Object.keys(info).length > 0 ? info : null,
+        limits,
+        outbound,
+      });
+      const out = abs(stringOption(args, "out") ?? "perf-gate-compare");
+      const written = await writeCompareOutputs(out, outcome, outbound);
+      const exported: string[] = [];
+      for (const file of exportFiles) {
+        const { fileName, ofComparison } = exportFormats[file];
+        const path = join(out, fileName);
+        const content = ofComparison(outcome.verdict, outcome.runs);
+        await outbound.writeFile(path, `${JSON.stringify(content, null, 2)}\n`);
+        exported.push(path);
+      }
+      const { verdictPath, reportPath, commentPath, htmlPath } = written;
+      const files = [verdictPath, reportPath, commentPath, htmlPath, ...exported];
+      await printComparison(io, format, outcome, files, htmlPath);
+      return outcome.exitCode;
+    } catch (error) {
+      throw outbound.error(error);
     }
-    if (format === "text") {
-      const color = io.stdout.isTTY === true && io.env.NO_COLOR === undefined;
-      io.stdout.write(renderTerminal(outcome.verdict, { color }));
-      const written = [verdictPath, reportPath, commentPath, htmlPath, ...exported];
-      io.stdout.write(`\nWrote ${written.slice(0, -1).join(", ")} and ${written.at(-1)}\n`);
-    } else if (format === "markdown") io.stdout.write(outcome.reportMarkdown);
-    else if (format === "comment") io.stdout.write(outcome.commentMarkdown);
-    else if (format === "html") io.stdout.write(await readFile(htmlPath, "utf8"));
-    else if (format === "json") io.stdout.write(`${JSON.stringify(outcome.verdict, null, 2)}\n`);
-    return outcome.exitCode;
   },
 };
+
+/** What `--format` prints of a comparison written to `files`. */
+async function printComparison(
+  io: CliIo,
+  format: ReturnType<typeof parseCompareFormats>["print"],
+  outcome: ComparisonReport,
+  files: readonly string[],
+  htmlPath: string,
+): Promise<void> {
+  if (format === "text") {
+    const color = io.stdout.isTTY === true && io.env.NO_COLOR === undefined;
+    io.stdout.write(renderTerminal(outcome.verdict, { color }));
+    io.stdout.write(`\nWrote ${files.slice(0, -1).join(", ")} and ${files.at(-1)}\n`);
+  } else if (format === "markdown") io.stdout.write(outcome.reportMarkdown);
+  else if (format === "comment") io.stdout.write(outcome.commentMarkdown);
+  else if (format === "html") io.stdout.write(await readFile(htmlPath, "utf8"));
+  else if (format === "json") io.stdout.write(`${JSON.stringify(outcome.verdict, null, 2)}\n`);
+}

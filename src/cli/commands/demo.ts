@@ -1,10 +1,12 @@
 import { resolve } from "node:path";
-import { runDemo } from "../../app/demo.js";
+import { demoSides, runDemo } from "../../app/demo.js";
+import { jobOutbound } from "../../app/job-outbound.js";
 import { type ScenarioName, scenarioNames, scenarios } from "../../demo/scenarios.js";
 import { streamProgress } from "../../runner/progress.js";
 import { handleInterrupts } from "../../server/signals.js";
 import { ExitCode, FailureError, UsageError } from "../../util/errors.js";
 import { type CliCommand, parseCommandArgs, stringOption } from "../command.js";
+import { throughOutbound } from "../io.js";
 
 const defaultOut = "vllm-perf-gate-demo";
 
@@ -50,6 +52,11 @@ export const demoCommand: CliCommand = {
     }
     const scenario = scenarios[name as ScenarioName];
     const outDir = resolve(io.cwd, stringOption(args, "out") ?? defaultOut);
+    // The demo's one way out (server/outbound.ts), from its one secret set: the environment its two
+    // configs are loaded with (a VLLM_API_KEY set for other servers is a secret here too) and the configs.
+    const sides = demoSides(scenario, outDir, io.env);
+    const outbound = jobOutbound({ env: io.env, configs: sides.map((side) => side.loaded) });
+    io = throughOutbound(io, outbound);
     const color = io.stdout.isTTY === true && args.values["no-color"] !== true && !io.env.NO_COLOR;
     const progress = streamProgress(io.stderr, { intervalMs: 10_000 });
     io.stdout.write(
@@ -66,7 +73,16 @@ export const demoCommand: CliCommand = {
     });
     let result: Awaited<ReturnType<typeof runDemo>>;
     try {
-      result = await runDemo({ scenario, outDir, color, progress, env: io.env, signal: interruption.signal });
+      result = await runDemo({
+        scenario,
+        sides,
+        outDir,
+        color,
+        progress,
+        env: io.env,
+        outbound,
+        signal: interruption.signal,
+      });
     } catch (error) {
       if (interruption.received() !== null) {
         const detail = error instanceof Error ? error.message : String(error);
@@ -75,8 +91,8 @@ export const demoCommand: CliCommand = {
         );
         return interruption.exitCode()!;
       }
-      throw new FailureError(
-        `the demo could not run: ${error instanceof Error ? error.message : String(error)}`,
+      throw outbound.error(
+        new FailureError(`the demo could not run: ${error instanceof Error ? error.message : String(error)}`),
       );
     } finally {
       interruption.dispose();

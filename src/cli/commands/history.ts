@@ -1,10 +1,12 @@
 import { resolve } from "node:path";
 import { historyInputDefaults } from "../../app/gate/history-inputs.js";
 import { historySeries } from "../../app/history-series.js";
+import { jobOutbound } from "../../app/job-outbound.js";
 import { isMetricName, type MetricName } from "../../config/metric-names.js";
 import { type HistorySeriesFormat, historySeriesFormats, renderHistorySeries } from "../../report/history.js";
 import { UsageError } from "../../util/errors.js";
 import { type CliCommand, parseCommandArgs, stringOption } from "../command.js";
+import { throughOutbound } from "../io.js";
 
 const usage = `Usage: vllm-perf-gate history FILE [--cell NAME] [--metric NAME] [--window N] [--format table|json|csv]
 
@@ -50,15 +52,24 @@ export const historyCommand: CliCommand = {
     const format = stringOption(args, "format") ?? "table";
     if (!isHistorySeriesFormat(format))
       throw new UsageError(`--format: expected table, json or csv, got "${format}"`);
-    const series = await historySeries({
-      path: resolve(io.cwd, file),
-      file,
-      cell: stringOption(args, "cell"),
-      metric,
-      window: Number(windowText),
-    });
-    io.stdout.write(renderHistorySeries(series, format));
-    return 0;
+    // The command's one way out (server/outbound.ts), from the secret set of its environment: a history
+    // file is untrusted input, and a tool that does not redact may have recorded a secret in it.
+    const outbound = jobOutbound({ env: io.env });
+    io = throughOutbound(io, outbound);
+    try {
+      const series = await historySeries({
+        path: resolve(io.cwd, file),
+        file,
+        cell: stringOption(args, "cell"),
+        metric,
+        window: Number(windowText),
+      });
+      // Cleaned before it is rendered (the table and CSV escape what they show).
+      io.stdout.write(renderHistorySeries(outbound.clean(series), format));
+      return 0;
+    } catch (error) {
+      throw outbound.error(error);
+    }
   },
 };
 

@@ -1,4 +1,7 @@
 import { dirname, resolve } from "node:path";
+import { calibratedCheckNoise, configWithinBudget } from "../../app/budget-plan.js";
+import { readCalibration } from "../../app/compare.js";
+import { jobOutbound } from "../../app/job-outbound.js";
 import { firstRunsIn, type RunOutput } from "../../app/run-cells.js";
 import { parseRunFormats, writeRunExports } from "../../app/run-exports.js";
 import { type BlockProvider, runCellsOnDevices } from "../../app/run-on-devices.js";
@@ -6,10 +9,10 @@ import { runSweepCells } from "../../app/run-sweep.js";
 import { loadConfig } from "../../config/load.js";
 import { selectCells } from "../../config/select-cells.js";
 import { serverKindFacts } from "../../config/server-kinds.js";
+import { budgetPlanLines } from "../../report/budget.js";
 import { silentProgress, streamProgress } from "../../runner/progress.js";
 import { baseUrlApiKey, baseUrlProvider } from "../../server/base-url.js";
 import { type ManagedServerProvider, providerForConfig } from "../../server/provider.js";
-import { collectJobSecrets } from "../../server/secrets.js";
 import { serverStartIdProblem } from "../../server/server-start.js";
 import { handleInterrupts, interactiveInterrupts } from "../../server/signals.js";
 import { defaultServerStateFile } from "../../server/state.js";
@@ -17,7 +20,7 @@ import type { ServerDevice, ServerProvider } from "../../server/types.js";
 import { FailureError, UsageError } from "../../util/errors.js";
 import type { CliCommand } from "../command.js";
 import { integerOption, parseCommandArgs, stringOption } from "../command.js";
-import { redactedError, redactedIo } from "../io.js";
+import { throughOutbound } from "../io.js";
 
 const usage = `Usage: vllm-perf-gate run --config FILE --out DIR [options]
 
@@ -60,8 +63,15 @@ Options:
       --append        add runs after the existing ones of each cell in DIR (run-<k> continues from
                       the highest k there); without it, a DIR that already has runs of a selected
                       cell is refused (exit 2) rather than overwritten
+      --calibration FILE
+                      this runner's calibration.json (\`calibrate\`): under gate.budget_gpu_minutes the
+                      budget's plan takes the noise it measured, as the action's calibration input
+                      and compare --calibration do
   -q, --quiet         no progress output
   -h, --help          show this help
+
+Budget: under gate.budget_gpu_minutes the runs per side, runs per server start and requests per run
+are the budget's plan (printed first; docs/action.md, Choosing a budget), for the cells selected.
 
 Devices: with runner.devices in the config, the cells are balanced over the devices and measured on
 them at once, one server per device, as the action measures (docs/run.md); with --base-url the
@@ -96,6 +106,7 @@ export const runCommand: CliCommand = {
       append: { type: "boolean" },
       sweep: { type: "boolean" },
       "stall-report-s": { type: "string" },
+      calibration: { type: "string" },
     });
     if (args.help) {
       io.stdout.write(usage);
@@ -124,7 +135,18 @@ export const runCommand: CliCommand = {
       env: io.env,
       cwd: io.cwd,
     });
-    const config = loaded.config;
+    // Under gate.budget_gpu_minutes the config measures its budget's plan (app/budget-plan.ts), as the
+    // action and compare read it: the runs per side, runs per start and requests per run it chose.
+    const calibrationPath = stringOption(args, "calibration");
+    const calibration =
+      calibrationPath === undefined
+        ? null
+        : await readCalibration(resolve(io.cwd, calibrationPath), calibrationPath);
+    const { config, budget } = configWithinBudget(loaded.config, {
+      ...(cells ? { cells } : {}),
+      ...(calibration ? { noiseOf: calibratedCheckNoise(loaded.config, calibration.file, new Date()) } : {}),
+      file: loaded.path,
+    });
     const serverStartId = stringOption(args, "server-start");
     if (serverStartId !== undefined) {
       const problem = serverStartIdProblem(serverStartId, "--server-start");
@@ -142,21 +164,17 @@ export const runCommand: CliCommand = {
             flag: stringOption(args, "api-key-env"),
             config: "api_key_env" in config.server ? config.server.api_key_env : undefined,
           });
-    // The command's one set of secrets (server/secrets.ts), handed to the servers, the run files and errors.
-    const secrets = collectJobSecrets({
-      env: io.env,
-      configs: [loaded],
-      variables: [key?.variable],
-    });
-    const redact = secrets.redactor.redact;
-    // Progress lines, warnings and the summary may quote a server's text: written through the redactor.
-    io = redactedIo(io, redact);
+    // The command's one way out (server/outbound.ts), from its one secret set: the environment the config
+    // was loaded with, the config, and --base-url's key variable. Progress lines, warnings and the summary
+    // may quote a server's text: they leave through it too, as do the servers' logs and the run files.
+    const outbound = jobOutbound({ env: io.env, configs: [loaded], variables: [key?.variable] });
+    io = throughOutbound(io, outbound);
     const quiet = args.values.quiet === true;
     const progress = quiet ? silentProgress : streamProgress(io.stderr);
     const providerOptions = {
       env: { ...io.env },
       interpolation: loaded.interpolation,
-      secrets,
+      outbound,
       // As the action does: a killed run's servers are stopped by the next start (server/cleanup.ts).
       stateFile: defaultServerStateFile(io.env),
       warn: (message: string) => progress.message(`warning: ${message}`),
@@ -185,7 +203,6 @@ export const runCommand: CliCommand = {
               sampling: config.sampling,
               env: io.env,
               interpolation: loaded.interpolation,
-              secrets,
               ...(serverStartId !== undefined ? { serverStartId } : {}),
             }),
           );
@@ -209,6 +226,9 @@ export const runCommand: CliCommand = {
           `${signal}: stopping; cancelling requests in flight and writing this run's files (again to force)`,
         ),
     });
+    if (budget !== null)
+      for (const line of budgetPlanLines(budget.plan, config.gate.detect_change, budget.budgetToDecide))
+        progress.message(line);
     const outDir = resolve(io.cwd, out);
     const firstRunByCell = firstRunsIn(
       outDir,
@@ -228,6 +248,7 @@ export const runCommand: CliCommand = {
         baseDir: dirname(loaded.path),
         // The CLI's environment, for the external task commands (quality.tasks.external).
         env: io.env,
+        outbound,
         ...(cells ? { cells } : {}),
         ...(runs !== undefined ? { runs } : {}),
         formats: formats.runner,
@@ -259,7 +280,12 @@ export const runCommand: CliCommand = {
           `warning: ${starved.length} run(s) were server host starved (the simulator's own process ran late): ${starved.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`,
         );
       }
-      const exported = await writeRunExports(result.runs, formats.exports, stringOption(args, "side"));
+      const exported = await writeRunExports(
+        result.runs,
+        formats.exports,
+        stringOption(args, "side"),
+        outbound,
+      );
       for (const line of exported) progress.message(line);
       if (!quiet) io.stdout.write(`wrote ${result.runs.length} run(s) to ${outDir}\n`);
       const signal = interruption.received();
@@ -286,8 +312,8 @@ export const runCommand: CliCommand = {
         return interruption.exitCode()!;
       }
       // A server that would not start is a ServerStartError, a FailureError: exit 1 with its message,
-      // redacted in place (the class is kept).
-      throw redactedError(error, redact);
+      // cleaned in place (the class is kept).
+      throw outbound.error(error);
     } finally {
       await stopManaged();
       interruption.dispose();

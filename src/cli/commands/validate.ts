@@ -1,12 +1,23 @@
 import { access } from "node:fs/promises";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
+import {
+  BudgetError,
+  budgetOverview,
+  type CheckNoiseSource,
+  calibratedCheckNoise,
+  configWithinBudget,
+} from "../../app/budget-plan.js";
+import { readCalibration } from "../../app/compare.js";
 import { firstLookPlans } from "../../app/measure-on-devices.js";
 import { applyRunPlan, configuredPassChance, runPlans } from "../../app/run-plan.js";
 import { describeCapacityCost } from "../../config/capacity-summary.js";
 import { templateView } from "../../config/interpolate.js";
 import { defaultConfigFile, loadConfig } from "../../config/load.js";
-import { type Config, isSearchedCell, isTraceDataset } from "../../config/schema.js";
+import { metricSpecs } from "../../config/metric-names.js";
+import { type Config, configLimits, isSearchedCell, isTraceDataset } from "../../config/schema.js";
+import { selectCells } from "../../config/select-cells.js";
 import { renderSummary, summarizeConfig, type TraceReplays } from "../../config/summary.js";
+import { budgetOverviewLines, budgetPlanLines } from "../../report/budget.js";
 import { runPlanLines } from "../../report/run-plan.js";
 import { wallClockLines } from "../../report/status.js";
 import { lookSchedule } from "../../stats/sequential.js";
@@ -14,11 +25,11 @@ import { ExitCode, UsageError } from "../../util/errors.js";
 import { type DatasetFile, datasetPath, readDatasetFile } from "../../workload/dataset-file.js";
 import { describeTraceRead } from "../../workload/trace-file.js";
 import { traceReplay } from "../../workload/trace-replay.js";
-import { type CliCommand, integerOption, parseCommandArgs, stringOption } from "../command.js";
+import { type CliCommand, integerOption, numberOption, parseCommandArgs, stringOption } from "../command.js";
 
 export const validateCommand: CliCommand = {
   name: "validate",
-  usage: `Usage: vllm-perf-gate validate [--config FILE] [--json]
+  usage: `Usage: vllm-perf-gate validate [--config FILE] [--json] [--budget N]
 
 Reads the config, checks it against the schema and prints a normalised summary: cells, load,
 requests per run, runs per side and an estimate of GPU time. A trace cell's file is read and
@@ -28,6 +39,12 @@ Options:
   -c, --config FILE  config file (default: ${defaultConfigFile})
       --json         print the normalised config as JSON instead of the summary
       --devices N    estimate the wall-clock on N devices (as runner.devices: N would)
+      --budget N     GPU-minutes per pull request (as gate.budget_gpu_minutes: N would): the plan
+                     it buys, and per cell what deciding it costs and what N catches in it
+      --cells A,B    the cells a job measures (the action's cells input): the budget is theirs
+      --calibration FILE
+                     this runner's calibration.json: the budget is planned with the noise it
+                     measured instead of gate.noise_prior (as run and the action do)
   -h, --help         show this help
 
 Every problem is reported at once, each with the file, line, the path in the YAML
@@ -40,6 +57,9 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
       config: { type: "string", short: "c" },
       json: { type: "boolean" },
       devices: { type: "string" },
+      budget: { type: "string" },
+      cells: { type: "string" },
+      calibration: { type: "string" },
     });
     if (args.help) {
       io.stdout.write(this.usage);
@@ -53,7 +73,21 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
       io.stdout.write(`${JSON.stringify(masked, null, 2)}\n`);
       return ExitCode.ok;
     }
-    const { repeats } = loaded.config;
+    const budgetFlag = numberOption(args, "budget");
+    if (budgetFlag !== undefined && !(budgetFlag > 0 && budgetFlag <= configLimits.budgetGpuMinutes))
+      throw new UsageError(
+        `--budget expects GPU-minutes > 0 and at most ${configLimits.budgetGpuMinutes} (configLimits.budgetGpuMinutes), got ${budgetFlag}`,
+      );
+    const cells = stringOption(args, "cells")
+      ?.split(",")
+      .map((name) => name.trim())
+      .filter(Boolean);
+    const selected = cells ? { ...loaded.config, cells: selectCells(loaded.config, cells) } : loaded.config;
+    const declared =
+      budgetFlag === undefined
+        ? selected
+        : { ...selected, gate: { ...selected.gate, budget_gpu_minutes: budgetFlag } };
+    const { repeats } = declared;
     const looks = lookSchedule(repeats.min, repeats.max);
     const traces = await readTraces(loaded.config, dirname(loaded.path));
     const summary = summarizeConfig(loaded.config, loaded.interpolation.templates, looks, traces.replays);
@@ -73,6 +107,21 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
             ? "runner.devices"
             : "no runner.devices: one server at a time";
       for (const line of wallClockLines(plans, source)) io.stdout.write(`${line}\n`);
+      const budget = declared.gate.budget_gpu_minutes;
+      if (budget !== undefined) {
+        const calibrationPath = stringOption(args, "calibration");
+        const noiseOf =
+          calibrationPath === undefined
+            ? undefined
+            : calibratedCheckNoise(
+                declared,
+                (await readCalibration(resolve(io.cwd, calibrationPath), calibrationPath)).file,
+                new Date(),
+              );
+        for (const line of budgetLines(declared, budget, file, traces.replays, noiseOf))
+          io.stdout.write(`${line}\n`);
+        return ExitCode.ok;
+      }
       const runPlan = runPlans(loaded.config, undefined, traces.replays);
       const passChance = configuredPassChance(loaded.config, undefined, traces.replays);
       for (const line of runPlanLines(runPlan, passChance, loaded.config.repeats))
@@ -84,6 +133,38 @@ Exit codes: 0 valid, 2 invalid (or unreadable).
     return ExitCode.ok;
   },
 };
+
+/**
+ * A budget's plan as `run` and the action measure it (or why it cannot measure every cell), then each
+ * cell alone: what deciding it costs, what the budget catches in it, and the set of cells it decides.
+ */
+function budgetLines(
+  config: Config,
+  budget: number,
+  file: string,
+  traces: TraceReplays,
+  noiseOf: CheckNoiseSource | undefined,
+): string[] {
+  const lines: string[] = [];
+  const noise = noiseOf ? { noiseOf } : {};
+  try {
+    const { budget: decision } = configWithinBudget(config, { traces, file, ...noise });
+    if (decision)
+      lines.push(...budgetPlanLines(decision.plan, config.gate.detect_change, decision.budgetToDecide));
+  } catch (error) {
+    // Said by the overview's last line ("every cell together: ...").
+    if (!(error instanceof BudgetError)) throw error;
+  }
+  const overview = budgetOverview(config, budget, { traces, ...noise });
+  lines.push(
+    ...budgetOverviewLines({
+      ...overview,
+      detectChange: config.gate.detect_change,
+      metrics: config.gate.metrics.filter((metric) => metricSpecs[metric].judged === "per-run"),
+    }),
+  );
+  return lines;
+}
 
 /**
  * The trace cells' files, read as a run reads them (checksum, every row checked, filters and sample), so

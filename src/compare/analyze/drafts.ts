@@ -18,9 +18,15 @@ import {
   type StartProjection,
 } from "../../stats/metric-test.js";
 import { hodgesLehmann, mannWhitney } from "../../stats/rank-tests.js";
-import type { StartVariancePrior, TwoLevelResult } from "../../stats/two-level.js";
+import type {
+  RunVariancePrior,
+  StartVariancePrior,
+  TwoLevelResult,
+  VariancePrior,
+} from "../../stats/two-level.js";
 import { smallest } from "../../util/extremes.js";
-import { type NamedStartPrior, startNoiseOf } from "../start-noise.js";
+import type { PriorDescription } from "../prior-basis.js";
+import { startNoiseOf } from "../start-noise.js";
 import type { Comparison } from "../verdict-schema.js";
 import type { ComparedCell } from "./cells.js";
 import { designNote, effectiveCounts, pooledCountsDesign } from "./pooled-counts.js";
@@ -90,10 +96,22 @@ export interface DraftSettings {
   baselineVariancePriorFor?: (
     cell: string,
     metric: MetricName,
-  ) => { variance: number; df: number } | undefined;
+  ) => (VariancePrior & { description?: PriorDescription }) | undefined;
   /** The start-to-start variance believed for a cell's metric before its runs (none: the starts alone). */
-  startPriorFor?: (cell: string, metric: MetricName) => (StartVariancePrior & { source: string }) | undefined;
+  startPriorFor?: (
+    cell: string,
+    metric: MetricName,
+  ) => (StartVariancePrior & { source: string; description?: PriorDescription }) | undefined;
+  /** The run-to-run variance measured on this runner for both sides (interleaved: a calibration), if any. */
+  runPriorFor?: (
+    cell: string,
+    metric: MetricName,
+  ) => (RunVariancePrior & { description: PriorDescription }) | undefined;
 }
+
+type DescribedStartPrior = StartVariancePrior & { source: string; description?: PriorDescription };
+type DescribedBaselinePrior = VariancePrior & { description?: PriorDescription };
+type DescribedRunPrior = RunVariancePrior & { description: PriorDescription };
 
 /** The server start a run was measured on; a run that says none is its own start. */
 export function startOf(run: RunRecord): string {
@@ -136,6 +154,7 @@ function metricDraft(
     advisoryCells,
     baselineVariancePriorFor,
     startPriorFor,
+    runPriorFor,
   }: DraftSettings,
   warnings: string[],
 ): Draft | null {
@@ -247,6 +266,7 @@ function metricDraft(
     passAlpha,
     baselineVariancePrior: baselineVariancePriorFor?.(cell, judged),
     startPrior: startPriorFor?.(cell, judged),
+    runPrior: runPriorFor?.(cell, judged),
   });
   return draft;
 }
@@ -292,11 +312,12 @@ function testOnRunLogs(
     extraVariance: number;
     minRunSd: number;
     passAlpha: number;
-    baselineVariancePrior: { variance: number; df: number } | undefined;
-    startPrior: (StartVariancePrior & { source: string }) | undefined;
+    baselineVariancePrior: DescribedBaselinePrior | undefined;
+    startPrior: DescribedStartPrior | undefined;
+    runPrior: DescribedRunPrior | undefined;
   },
 ): void {
-  const { extraVariance, minRunSd, passAlpha, baselineVariancePrior, startPrior } = options;
+  const { extraVariance, minRunSd, passAlpha, baselineVariancePrior, startPrior, runPrior } = options;
   const test = logRatioTest(baseline.values, candidate.values, {
     higherIsBetter: draft.higherIsBetter,
     tolerance: draft.tolerance,
@@ -306,6 +327,7 @@ function testOnRunLogs(
     starts: { baseline: baseline.starts, candidate: candidate.starts },
     ...(baselineVariancePrior ? { baselineVariancePrior } : {}),
     ...(startPrior ? { startPrior } : {}),
+    ...(runPrior ? { runPrior } : {}),
   });
   draft.test = test;
   draft.ratio = test.ratio;
@@ -330,7 +352,7 @@ function testOnRunLogs(
       candidate: levels.candidate.singleRunStarts ? 0 : levels.candidate.startWeight,
     },
   };
-  draft.noise = noiseLevels(levels, sharedStarts, startPrior);
+  draft.noise = noiseLevels(levels, sharedStarts, startPrior, runPrior ?? baselineVariancePrior);
   if (baseline.values.length >= 5 && candidate.values.length >= 5) {
     const mwu = mannWhitney(candidate.values, baseline.values);
     const hl = hodgesLehmann(baseline.values.map(Math.log), candidate.values.map(Math.log));
@@ -364,9 +386,11 @@ export function startProjectionOf(
 function noiseLevels(
   levels: TwoLevelResult,
   sharedStarts: boolean,
-  prior: NamedStartPrior | undefined,
+  prior: DescribedStartPrior | undefined,
+  runPrior: DescribedRunPrior | DescribedBaselinePrior | undefined,
 ): NonNullable<Comparison["noise"]> {
   const total = levels.standardError ** 2;
+  const sides = [levels.baseline, levels.candidate];
   return {
     ...startNoiseOf(
       levels,
@@ -379,7 +403,57 @@ function noiseLevels(
       candidate: Math.sqrt(levels.candidate.runVariance),
     },
     startShare: total > 0 ? levels.startPart / total : 0,
+    runBasis: sides.some((side) => side.runPrior === "pooled") ? "measured+prior" : "measured",
+    runDf: { baseline: levels.baseline.runVarianceDf, candidate: levels.candidate.runVarianceDf },
+    priors: {
+      start: startPriorUse(levels, sharedStarts, prior),
+      run: runPriorUse(levels, runPrior),
+    },
   };
+}
+
+type PriorUse = NonNullable<NonNullable<Comparison["noise"]>["priors"]>["run"];
+
+function priorUse(
+  description: PriorDescription,
+  prior: VariancePrior,
+  use: NonNullable<PriorUse>["use"],
+  widenedOn: NonNullable<PriorUse>["widenedOn"],
+): NonNullable<PriorUse> {
+  return { ...description, sd: Math.sqrt(prior.variance), df: prior.df, use, widenedOn };
+}
+
+function startPriorUse(
+  levels: TwoLevelResult,
+  sharedStarts: boolean,
+  prior: DescribedStartPrior | undefined,
+): PriorUse {
+  if (!prior?.description || !(prior.df > 0)) return null;
+  if (!sharedStarts) return priorUse(prior.description, prior, "unused", []);
+  return levels.priorContradicted
+    ? priorUse(prior.description, prior, "widened", ["baseline", "candidate"])
+    : priorUse(prior.description, prior, "pooled", []);
+}
+
+/** The run-level prior as offered to the sides: the kind each side's runs hold (two-level.ts). */
+function runPriorUse(
+  levels: TwoLevelResult,
+  prior: DescribedRunPrior | DescribedBaselinePrior | undefined,
+): PriorUse {
+  if (!prior?.description) return null;
+  const offeredTo = (side: TwoLevelResult["baseline"]): VariancePrior | undefined => {
+    if (!("withinStart" in prior || "perRun" in prior)) return "variance" in prior ? prior : undefined;
+    return side.singleRunStarts ? prior.perRun : prior.withinStart;
+  };
+  const sides = [
+    ["candidate", levels.candidate],
+    ["baseline", levels.baseline],
+  ] as const;
+  const offered = sides.filter(([, side]) => side.runPrior !== "none");
+  const shown = offered.map(([, side]) => offeredTo(side)).find((p) => p !== undefined);
+  if (!shown) return null;
+  const widenedOn = offered.filter(([, side]) => side.runPrior === "widened").map(([name]) => name);
+  return priorUse(prior.description, shown, widenedOn.length > 0 ? "widened" : "pooled", widenedOn.sort());
 }
 
 function toleranceFor(gate: GateConfig, metric: MetricName): number {

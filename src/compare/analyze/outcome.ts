@@ -288,12 +288,56 @@ export function settleEstimate(
   };
 }
 
-/** The least sensitive gated check: what these runs can catch, and the runs gate.detect_change needs. */
+/**
+/**
+ * Runs per side at which a gated check would catch gate.detect_change with 90% power (both sides growing
+ * when interleaved), null when not within 100 runs or when the check has no variance to project.
+ * `alphaAt`: the one-sided level its regression test faces decided at that many runs per side (this
+ * look's now, a later look's share for more runs), Holm's strictest step included.
+ */
+export function runsToDetectChange(
+  comparison: Comparison,
+  draft: Draft | undefined,
+  detectChange: number,
+  alphaAt: (runsPerSide: number) => number,
+  mode: ComparisonMode,
+  maxRuns: number,
+  runsPerStart = 1,
+): number | null {
+  if (!draft?.variances || !draft.test) return null;
+  const levels = draft.test.levels;
+  return runsToDetect(
+    {
+      baselineVariance: draft.variances.baseline,
+      candidateVariance: draft.variances.candidate,
+      extraVariance: draft.variances.extra,
+      tolerance: draft.tolerance,
+      alpha: alphaAt(comparison.runs.candidate),
+      alphaAt,
+      df: draft.test.df,
+      varianceDf: {
+        baseline: levels.baseline.runVarianceDf,
+        candidate: levels.candidate.runVarianceDf,
+        start: draft.variances.start > 0 ? levels.startVarianceDf : 0,
+      },
+      ...withStart(startProjectionOf(draft, runsPerStart, mode)),
+    },
+    comparison.runs,
+    detectChange,
+    Math.max(maxRuns, 100),
+    mode === "interleaved",
+  );
+}
+
+/**
+ * The least sensitive gated check: what these runs can catch, and the runs gate.detect_change needs
+ * (runsToDetectChange).
+ */
 export function detectionSummary(
   comparisons: readonly Comparison[],
   draftOf: (comparison: Comparison) => Draft | undefined,
   detectChange: number,
-  alpha: number,
+  alphaAt: (runsPerSide: number) => number,
   mode: ComparisonMode,
   maxRuns: number,
   runsPerStart = 1,
@@ -303,26 +347,19 @@ export function detectionSummary(
   const worst = checks.reduce((a, b) => (b.detectableChange! > a.detectableChange! ? b : a));
   const draft = draftOf(worst);
   if (!draft?.variances || !draft.test) return null;
-  const runs = runsToDetect(
-    {
-      baselineVariance: draft.variances.baseline,
-      candidateVariance: draft.variances.candidate,
-      extraVariance: draft.variances.extra,
-      tolerance: draft.tolerance,
-      alpha,
-      df: draft.test.df,
-      ...withStart(startProjectionOf(draft, runsPerStart, mode)),
-    },
-    worst.runs,
-    detectChange,
-    Math.max(maxRuns, 100),
-    mode === "interleaved",
-  );
   return {
     cell: worst.cell,
     metric: worst.metric,
     detectableChange: worst.detectableChange!,
     detectChange,
-    runsPerSideForDetectChange: runs,
+    runsPerSideForDetectChange: runsToDetectChange(
+      worst,
+      draft,
+      detectChange,
+      alphaAt,
+      mode,
+      maxRuns,
+      runsPerStart,
+    ),
   };
 }

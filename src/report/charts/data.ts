@@ -197,7 +197,7 @@ export function distributionOf(values: readonly number[]): SideDistribution | nu
 const runKey = (side: Side, cell: string, run: number | null, source: string) =>
   JSON.stringify([side, cell, run, source]);
 
-/** A run record of a side under its redacted cell name, used or excluded as the verdict says. */
+/** A run record of a side under its cell name as the verdict holds it, used or excluded as the verdict says. */
 interface MatchedRecord {
   side: Side;
   record: RunRecord;
@@ -205,11 +205,11 @@ interface MatchedRecord {
   used: boolean;
 }
 
-/** Run records are matched to the (redacted) verdict through `redact`. */
+/** Run records are matched to the verdict (cleaned of secrets before rendering) through `asInVerdict`. */
 function matchedRecords(
   verdict: VerdictFile,
   runs: { baseline: readonly RunRecord[]; candidate: readonly RunRecord[] },
-  redact: (text: string) => string,
+  asInVerdict: (text: string) => string,
 ): MatchedRecord[] {
   const used = new Set(verdict.runs.used.map((r) => runKey(r.side, r.cell, r.run, r.source)));
   return [
@@ -218,8 +218,8 @@ function matchedRecords(
   ].map(({ side, record }) => ({
     side,
     record,
-    cell: redact(record.cell),
-    used: used.has(runKey(side, redact(record.cell), record.run, redact(record.source))),
+    cell: asInVerdict(record.cell),
+    used: used.has(runKey(side, asInVerdict(record.cell), record.run, asInVerdict(record.source))),
   }));
 }
 
@@ -243,9 +243,9 @@ function runValuesOf(records: readonly MatchedRecord[], cell: string, metric: Me
 function checkPictures(
   verdict: VerdictFile,
   runs: { baseline: readonly RunRecord[]; candidate: readonly RunRecord[] },
-  redact: (text: string) => string,
+  asInVerdict: (text: string) => string,
 ): CheckPicture[] {
-  const records = matchedRecords(verdict, runs, redact);
+  const records = matchedRecords(verdict, runs, asInVerdict);
   return verdict.comparisons
     .filter((c) => c.gated)
     .map((comparison) => ({
@@ -354,15 +354,15 @@ export function reportPictures(
   verdict: VerdictFile,
   runs: { baseline: readonly RunRecord[]; candidate: readonly RunRecord[] },
   samples: readonly RunSamples[],
-  redact: (text: string) => string,
+  asInVerdict: (text: string) => string,
   notes: readonly { cell: string | null; note: string }[] = [],
 ): ReportPictures {
-  const checks = checkPictures(verdict, runs, redact);
-  const records = matchedRecords(verdict, runs, redact);
+  const checks = checkPictures(verdict, runs, asInVerdict);
+  const records = matchedRecords(verdict, runs, asInVerdict);
   const sweeps = new Map((verdict.sweeps ?? []).map((sweep) => [sweep.cell, sweep]));
   const cells = verdict.cells.map((cell): CellPictures => {
     const mine = samples
-      .filter((s) => redact(s.cell) === cell.name)
+      .filter((s) => asInVerdict(s.cell) === cell.name)
       .sort((a, b) => (a.side === b.side ? (a.run ?? -1) - (b.run ?? -1) : a.side < b.side ? -1 : 1));
     const bySide = (side: Side) => mine.filter((s) => s.side === side);
     const cellNotes = notes.filter((n) => n.cell === null || n.cell === cell.name).map((n) => n.note);

@@ -13,9 +13,10 @@ async function launchCommand(
   options: { devMode: boolean; recorded?: CommandConfig },
 ): Promise<LaunchedServer> {
   const argv = withDevice(config.argv, services.device, config.port);
-  // Printed and recorded as the config writes it: `${VAR}` stays a template (it may be a secret); the
-  // condition keeps `{port}` and `{device}` as written, so the servers of several devices record alike.
-  const recordedArgv = (options.recorded ?? config).argv.map(services.log.redact);
+  // Printed and recorded as the config writes it: `${VAR}` stays a template (it may be a secret; the log
+  // and the run's fingerprint go through the job's output seam too); the condition keeps `{port}` and
+  // `{device}` as written, so the servers of several devices record alike.
+  const recordedArgv = (options.recorded ?? config).argv;
   services.log.note(`starting: ${withDevice(recordedArgv, services.device, config.port).join(" ")}`);
   const spawned = await spawnServerProcess(
     argv,

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ServerStartError } from "../../../src/server/errors.js";
 import { providerForConfig } from "../../../src/server/provider.js";
+import { noSecrets } from "../../job-outbound.js";
 import { complete, freePort } from "../docker-helpers.js";
 import { docker, dockerCommand, labelledContainers, runSuite, standInConfig, useStandIn } from "./daemon.js";
 
@@ -16,7 +17,11 @@ describe.skipIf(!runSuite)("docker kind on a real daemon: gpus and the docker co
     writeFileSync(wrapper, `#!/bin/sh\necho "$*" >> "${calls}"\nexec ${dockerCommand} "$@"\n`);
     chmodSync(wrapper, 0o755);
     const config = standInConfig(standIn.image, { port: await freePort(), docker_command: [wrapper] });
-    const provider = providerForConfig(config, { nvidiaSmiCommand: null, pollIntervalMs: 100 });
+    const provider = providerForConfig(config, {
+      outbound: noSecrets,
+      nvidiaSmiCommand: null,
+      pollIntervalMs: 100,
+    });
     const session = await provider.start({ cell: "c", logDir: standIn.dir });
     try {
       expect(await complete(session.endpoint.baseUrl, "sim-model")).toBe(200);
@@ -49,7 +54,11 @@ describe.skipIf(!runSuite)("docker kind on a real daemon: gpus and the docker co
 describe.skipIf(!runSuite)("docker kind on a real daemon: where the port is published", () => {
   it("publishes on 127.0.0.1 by default, so a dev-mode server answers only on loopback", async () => {
     const config = standInConfig(standIn.image, { port: await freePort(), lifecycle: "per-cell" });
-    const provider = providerForConfig(config, { nvidiaSmiCommand: null, pollIntervalMs: 100 });
+    const provider = providerForConfig(config, {
+      outbound: noSecrets,
+      nvidiaSmiCommand: null,
+      pollIntervalMs: 100,
+    });
     const session = await provider.start({ cell: "c", logDir: standIn.dir });
     try {
       const [container] = labelledContainers();
@@ -71,7 +80,11 @@ describe.skipIf(!runSuite)("docker kind on a real daemon: where the port is publ
 describe.skipIf(!runSuite)("docker kind on a real daemon: pulls and pins", () => {
   it("names the likely cause when a pull cannot reach the registry", async () => {
     const config = standInConfig("127.0.0.1:1/vllm/vllm-openai:v0.11.0", { port: await freePort() });
-    const provider = providerForConfig(config, { nvidiaSmiCommand: null, pollIntervalMs: 100 });
+    const provider = providerForConfig(config, {
+      outbound: noSecrets,
+      nvidiaSmiCommand: null,
+      pollIntervalMs: 100,
+    });
     const error = await provider.start({ cell: "c", logDir: standIn.dir }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ServerStartError);
     expect((error as ServerStartError).likelyCause).toBe("registry-unreachable");
@@ -84,6 +97,7 @@ describe.skipIf(!runSuite)("docker kind on a real daemon: pulls and pins", () =>
     const config = standInConfig(standIn.image, { port: await freePort(), lifecycle: "per-run" });
     const warnings: string[] = [];
     const provider = providerForConfig(config, {
+      outbound: noSecrets,
       nvidiaSmiCommand: null,
       pollIntervalMs: 100,
       warn: (message) => warnings.push(message),

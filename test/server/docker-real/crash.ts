@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { runCells } from "../../../src/app/run-cells.js";
 import { runFileSchema } from "../../../src/metrics/run-schema.js";
 import { providerForConfig } from "../../../src/server/provider.js";
+import { noSecrets } from "../../job-outbound.js";
 import { freePort } from "../docker-helpers.js";
 import { dockerTry, labelledContainers, runSuite, standInConfig, useStandIn } from "./daemon.js";
 
@@ -21,10 +22,15 @@ describe.skipIf(!runSuite)("docker kind on a real daemon: a container dying mid-
       { port: await freePort(), lifecycle: "per-cell" },
       { size: { requests: 60 }, load: { type: "concurrency", concurrency: 2 } },
     );
-    const provider = providerForConfig(config, { nvidiaSmiCommand: null, pollIntervalMs: 100 });
+    const provider = providerForConfig(config, {
+      outbound: noSecrets,
+      nvidiaSmiCommand: null,
+      pollIntervalMs: 100,
+    });
     let killed = false;
     const lines: string[] = [];
     const result = await runCells({
+      outbound: noSecrets,
       config,
       provider,
       outDir: join(standIn.dir, "out"),

@@ -3,6 +3,7 @@ import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { diffFingerprints } from "../../../src/compare/fingerprint.js";
 import { providerForConfig } from "../../../src/server/provider.js";
+import { noSecrets } from "../../job-outbound.js";
 import { freePort } from "../docker-helpers.js";
 import { docker, dockerCommand, dockerTry, runSuite, standInConfig, useStandIn } from "./daemon.js";
 import { type LocalRegistry, startLocalRegistry } from "./registry.js";
@@ -34,7 +35,11 @@ async function push(source: string, tag: string): Promise<{ ref: string; digest:
 
 async function fingerprintOf(ref: string): Promise<Record<string, unknown>> {
   const config = standInConfig(ref, { port: await freePort() });
-  const provider = providerForConfig(config, { nvidiaSmiCommand: null, pollIntervalMs: 100 });
+  const provider = providerForConfig(config, {
+    outbound: noSecrets,
+    nvidiaSmiCommand: null,
+    pollIntervalMs: 100,
+  });
   const session = await provider.start({ cell: "c", logDir: standIn.dir });
   try {
     return (await session.fingerprint()) as unknown as Record<string, unknown>;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { diffFingerprints } from "../../../src/compare/fingerprint.js";
 import { providerForConfig } from "../../../src/server/provider.js";
+import { noSecrets } from "../../job-outbound.js";
 import { freePort } from "../docker-helpers.js";
 import { docker, dockerTry, runSuite, standInConfig, useStandIn } from "./daemon.js";
 
@@ -11,7 +12,11 @@ const standIn = useStandIn(() => {
 
 async function fingerprintOf(tag: string): Promise<Record<string, unknown>> {
   const config = standInConfig(tag, { port: await freePort() });
-  const provider = providerForConfig(config, { nvidiaSmiCommand: null, pollIntervalMs: 100 });
+  const provider = providerForConfig(config, {
+    outbound: noSecrets,
+    nvidiaSmiCommand: null,
+    pollIntervalMs: 100,
+  });
   const session = await provider.start({ cell: "c", logDir: standIn.dir });
   try {
     return (await session.fingerprint()) as unknown as Record<string, unknown>;

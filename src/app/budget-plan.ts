@@ -1,0 +1,316 @@
+import { type CalibrationFile, calibratedNoiseByFamily } from "../compare/calibration.js";
+import { type MetricName, metricSpecs } from "../config/metric-names.js";
+import { type Config, configLimits } from "../config/schema.js";
+import {
+  serverLifecycle,
+  serverStartSeconds,
+  serverStartsPerCell,
+  startedServers,
+  type TraceReplays,
+} from "../config/summary.js";
+import { alternatingBlocks } from "../runner/interleaved.js";
+import {
+  type BudgetCell,
+  type BudgetPlan,
+  type BudgetPlanInput,
+  budgetToDecide,
+  type CheckNoise,
+  planWithinBudget,
+} from "../stats/budget-plan.js";
+import { InputError } from "../util/errors.js";
+import { interleavedStartWeight, planCells, runPlans } from "./run-plan.js";
+
+/**
+ * A pull request's budget applied (gate.budget_gpu_minutes, docs/action.md "Choosing a budget"): the
+ * plan of stats/budget-plan.ts for the config's fixed-load cells and gated metrics, each check with its
+ * own noise (gate.noise_prior of its family at both levels, or what a calibration measured), and the
+ * config that measures it. `run`, the action, `compare` and `validate` all take the config through
+ * `configWithinBudget`, so what validate prints is what is measured and judged.
+ */
+
+/**
+ * A percentile's sampling sd on the ln scale at 1,000 requests, by the statistic a gated metric is
+ * judged on (bench/noise.ts measures the p95's: 1.66% over heavy-tailed, autocorrelated latencies; the
+ * others scale with the tail's sparsity). A rate or a mean over the run: 0.5%.
+ */
+const samplingSdAt1000 = { p90: 0.013, p95: 0.0166, p99: 0.03, p99_9: 0.06, none: 0.005 } as const;
+
+/** The prior noise of one gated metric: gate.noise_prior of its family and its statistic's sampling. */
+export function priorCheckNoise(config: Pick<Config, "gate">, metric: MetricName): CheckNoise {
+  const spec = metricSpecs[metric];
+  const prior = config.gate.noise_prior[spec.noise];
+  const sampling = samplingSdAt1000[spec.minRequests ?? "none"];
+  return {
+    metric,
+    startVariance: prior.start_sd ** 2,
+    runVariance: prior.run_sd ** 2,
+    withinVariance1: sampling ** 2 * 1000,
+    priorDf: 0,
+  };
+}
+
+/** A check's noise: measured on this runner (a calibration) where known, else null for the prior. */
+export type CheckNoiseSource = (cell: string, metric: MetricName) => CheckNoise | null;
+
+/**
+ * The noise a calibration measured on this runner (compare/calibration.ts calibratedNoiseByFamily), per
+ * cell and metric family, with its degrees of freedom: the run-to-run variance within a start, split
+ * into the part more requests do not shrink and the statistic's sampling noise (at most the prior's at
+ * the calibration's run length), and the start-to-start variance where it measured starts. A level it
+ * did not measure keeps gate.noise_prior's, with no df.
+ */
+export function calibratedCheckNoise(
+  config: Pick<Config, "gate">,
+  file: CalibrationFile,
+  now: Date,
+): CheckNoiseSource {
+  const byCell = calibratedNoiseByFamily(file, now);
+  return (cell, metric) => {
+    const measured = byCell.get(cell)?.get(metricSpecs[metric].noise);
+    if (!measured) return null;
+    const prior = priorCheckNoise(config, metric);
+    const within = measured.withinStart ?? measured.perRun;
+    if (!within) return null;
+    const requests = measured.requestsPerRun ?? 1000;
+    const sampling = Math.min(within.variance, prior.withinVariance1 / requests);
+    return {
+      metric,
+      startVariance: measured.start?.variance ?? prior.startVariance,
+      runVariance: Math.max(0, within.variance - sampling),
+      withinVariance1: sampling * requests,
+      priorDf: within.df,
+      startDf: measured.start?.df ?? 0,
+    };
+  };
+}
+
+/** Runs per server start the budget planner chooses from. */
+const blockChoices = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 40] as const;
+/** Most runs per side a budget plan considers (the largest standard look). */
+const budgetMaxRuns = 40;
+/** Fewest runs per side a budget plan measures: fewer can rarely support a verdict. */
+const budgetMinRuns = 3;
+
+export type BudgetMode = "interleaved" | "stored";
+
+/** The planner's input for a config and budget: its cells, checks, costs and how runs fall into starts. */
+export function budgetPlanInput(
+  config: Config,
+  budgetMinutes: number,
+  options: { mode?: BudgetMode; noiseOf?: CheckNoiseSource; traces?: TraceReplays } = {},
+): BudgetPlanInput {
+  const mode = options.mode ?? "interleaved";
+  const gated = config.gate.metrics.filter((metric) => metricSpecs[metric].judged === "per-run");
+  // A unit sampling variance shows each cell's scale: 1 per request, 1/turns per session of a session cell.
+  const unit = { runVariance: 0, withinVariance1: 1, basis: "unit" };
+  const cells = planCells(config, () => unit, options.traces).map(
+    (cell): BudgetCell => ({
+      name: cell.name,
+      secondsPerRequest: cell.secondsPerRequest,
+      fixedSecondsPerRun: cell.fixedSecondsPerRun,
+      declaredRequests: cell.declaredRequests,
+      minRequests: cell.minRequests,
+      checks: gated.map((metric) => {
+        const noise = options.noiseOf?.(cell.name, metric) ?? priorCheckNoise(config, metric);
+        // A session cell's "requests" are sessions of several turns (run-plan.ts planCells).
+        return { ...noise, withinVariance1: noise.withinVariance1 * cell.noise.withinVariance1 };
+      }),
+    }),
+  );
+  const lifecycle = serverLifecycle(config);
+  const servers = startedServers(lifecycle, cells.length);
+  const familyAlpha = 1 - config.gate.confidence;
+  const checks = cells.reduce((n, cell) => n + cell.checks.length, 0);
+  return {
+    cells,
+    budgetMinutes,
+    tolerance: config.gate.tolerance,
+    detectChange: config.gate.detect_change,
+    // One look (the plan is measured at once): the family level, at Holm's strictest step.
+    alpha: familyAlpha / Math.max(1, checks),
+    minRuns: budgetMinRuns,
+    maxRuns: budgetMaxRuns,
+    maxRequests: configLimits.requestsPerRun,
+    blocks: mode === "interleaved" ? blockChoices : [budgetMaxRuns],
+    startsFor: (runs, block) =>
+      servers * serverStartsPerCell(mode, runs, [], lifecycle, mode === "interleaved" ? block : runs),
+    startWeightAt: (runs, block) =>
+      lifecycle === "per-run" ? 1 / runs : mode === "interleaved" ? interleavedStartWeight(runs, block) : 1,
+    startsPerSide: (runs, block) =>
+      lifecycle === "per-run" ? runs : mode === "interleaved" ? fewerStartsOfASide(runs, block) : 1,
+    startPriorDf: config.gate.noise_prior.weight_starts,
+    startSeconds: serverStartSeconds(config),
+    sides: mode === "interleaved" ? 2 : 1,
+  };
+}
+
+/** A budget that cannot measure every cell once at its floor: an input error (exit 2), before any GPU time. */
+/** Server starts of the side with fewer of them when R runs a side alternate in groups of k. */
+function fewerStartsOfASide(runs: number, block: number): number {
+  const blocks = alternatingBlocks(0, runs, ["a", "b"] as const, block);
+  const count = (side: "a" | "b") => blocks.filter((b) => b.side === side).length;
+  return Math.min(count("a"), count("b"));
+}
+
+export class BudgetError extends InputError {}
+
+export interface BudgetDecision {
+  plan: BudgetPlan;
+  input: BudgetPlanInput;
+  /** Per undecided check (`cell\u0000metric`): the least budget that would decide it, null: none within reach. */
+  budgetToDecide: ReadonlyMap<string, number | null>;
+}
+
+/** The plan of a budget, or a BudgetError naming the field when the budget cannot measure every cell. */
+export function decideBudget(
+  config: Config,
+  budgetMinutes: number,
+  options: { mode?: BudgetMode; noiseOf?: CheckNoiseSource; traces?: TraceReplays; file?: string } = {},
+): BudgetDecision {
+  const input = budgetPlanInput(config, budgetMinutes, options);
+  const plan = planWithinBudget(input);
+  if (plan === null)
+    throw new BudgetError(
+      `${options.file ? `${options.file}: ` : ""}gate.budget_gpu_minutes: ${budgetMinutes} GPU-minutes cannot measure ${budgetMinRuns} runs a side of every cell at its fewest requests with its server starts (the least: ${Math.ceil(leastMinutes(input))} GPU-minutes); raise the budget or measure fewer cells`,
+    );
+  const undecided = new Map<string, number | null>();
+  for (const cell of plan.cells)
+    for (const check of cell.checks)
+      if (!check.decided)
+        undecided.set(
+          `${cell.name}\u0000${check.metric}`,
+          budgetToDecide(input, plan, cell.name, check.metric),
+        );
+  return { plan, input, budgetToDecide: undecided };
+}
+
+/** GPU-minutes of the cheapest plan that measures every cell: the fewest runs, each cell at its floor. */
+function leastMinutes(input: BudgetPlanInput): number {
+  const floorSeconds = input.cells.reduce(
+    (sum, cell) =>
+      sum +
+      (cell.secondsPerRequest === null
+        ? cell.fixedSecondsPerRun
+        : Math.max(1, cell.minRequests) * cell.secondsPerRequest + cell.fixedSecondsPerRun),
+    0,
+  );
+  let least = Number.POSITIVE_INFINITY;
+  for (const block of input.blocks) {
+    const runs = input.minRuns;
+    const minutes =
+      (input.sides * runs * floorSeconds +
+        input.startsFor(runs, Math.min(block, runs)) * input.startSeconds) /
+      60;
+    least = Math.min(least, minutes);
+  }
+  return least;
+}
+
+/**
+ * The config that measures a budget plan: each fixed-load cell at its planned requests per run, and the
+ * runs per side in one look (repeats.min = repeats.max) in groups of the planned runs per start.
+ */
+export function applyBudgetPlan(config: Config, plan: BudgetPlan): Config {
+  const requests = new Map(plan.cells.map((cell) => [cell.name, cell.requests]));
+  return {
+    ...config,
+    repeats: { ...config.repeats, min: plan.runsPerSide, max: plan.runsPerSide, block: plan.runsPerStart },
+    cells: config.cells.map((cell) => {
+      const planned = requests.get(cell.name);
+      return planned != null && "requests" in cell.size ? { ...cell, size: { requests: planned } } : cell;
+    }),
+  };
+}
+
+/**
+ * The config as a budget measures it: unchanged without gate.budget_gpu_minutes; else with its plan
+ * applied, and the plan. Every use case calls this once after loading.
+ */
+export function configWithinBudget(
+  config: Config,
+  options: {
+    mode?: BudgetMode;
+    noiseOf?: CheckNoiseSource;
+    traces?: TraceReplays;
+    /** The cells measured (the action's `cells`, `run --cells`): the budget is theirs; absent: every cell. */
+    cells?: readonly string[];
+    /** The config file, named in a BudgetError. */
+    file?: string;
+  } = {},
+): { config: Config; budget: BudgetDecision | null } {
+  const budget = config.gate.budget_gpu_minutes;
+  if (budget === undefined) return { config, budget: null };
+  const measured = options.cells
+    ? { ...config, cells: config.cells.filter((cell) => options.cells!.includes(cell.name)) }
+    : config;
+  const decision = decideBudget(measured, budget, options);
+  return { config: applyBudgetPlan(config, decision.plan), budget: decision };
+}
+
+/** What deciding one cell costs alone, and what the budget catches in it (validate --budget). */
+interface CellBudgetRow {
+  cell: string;
+  /** GPU-minutes of the run plan that decides a PR with no change in this cell (at the tolerance). */
+  atTolerance: number;
+  /** GPU-minutes of the cheapest plan that catches gate.detect_change in every check of the cell; null: none does. */
+  atDetectChange: number | null;
+  /** Per gated metric: the smallest worsening the budget's plan catches (the cell alone within the budget). */
+  detectable: ReadonlyMap<string, number> | null;
+}
+
+export interface BudgetOverview {
+  budgetMinutes: number;
+  rows: CellBudgetRow[];
+  /** The cells whose every check the budget decides together, cheapest first, and their joint plan. */
+  affordable: { cells: string[]; plan: BudgetPlan | null };
+  /** The plan of every cell together, or why the budget cannot measure them all. */
+  whole: BudgetPlan | string;
+}
+
+const unlimited = Number.MAX_SAFE_INTEGER / 1e6;
+
+/** validate --budget's table: each cell alone, the set a budget decides, and the plan of them all. */
+export function budgetOverview(
+  config: Config,
+  budgetMinutes: number,
+  options: { noiseOf?: CheckNoiseSource; traces?: TraceReplays } = {},
+): BudgetOverview {
+  const fixedLoad = planCells(config, undefined, options.traces).map((cell) => cell.name);
+  const only = (names: readonly string[]): Config => ({
+    ...config,
+    cells: config.cells.filter((cell) => names.includes(cell.name)),
+  });
+  const rows = fixedLoad.map((name): CellBudgetRow => {
+    const alone = only([name]);
+    const tolerancePlan = runPlans(alone, undefined, options.traces)[0]!.plan;
+    const all = planWithinBudget(budgetPlanInput(alone, unlimited, options));
+    const atDetectChange = all && all.decided === all.checks ? all.gpuMinutes : null;
+    const within = planWithinBudget(budgetPlanInput(alone, budgetMinutes, options));
+    return {
+      cell: name,
+      atTolerance: tolerancePlan.gpuMinutes,
+      atDetectChange,
+      detectable: within
+        ? new Map(within.cells[0]!.checks.map((check) => [check.metric, check.detectable]))
+        : null,
+    };
+  });
+  // Cheapest to decide first; a cell joins while the joint plan still decides every check of the set.
+  const order = rows
+    .filter((row) => row.atDetectChange !== null && row.atDetectChange <= budgetMinutes)
+    .sort((a, b) => a.atDetectChange! - b.atDetectChange!);
+  let affordable: { cells: string[]; plan: BudgetPlan | null } = { cells: [], plan: null };
+  for (const row of order) {
+    const cells = [...affordable.cells, row.cell];
+    const plan = planWithinBudget(budgetPlanInput(only(cells), budgetMinutes, options));
+    if (plan && plan.decided === plan.checks) affordable = { cells, plan };
+  }
+  let whole: BudgetPlan | string;
+  try {
+    whole = decideBudget(config, budgetMinutes, options).plan;
+  } catch (error) {
+    if (!(error instanceof BudgetError)) throw error;
+    whole = error.message;
+  }
+  return { budgetMinutes, rows, affordable, whole };
+}
