@@ -63,7 +63,7 @@ import {
 import { gpuMinutes, planGpuMinutes } from "../src/compare/cost.js";
 import { defaultCompareSettings } from "../src/compare/index.js";
 import { configSchema, maxFamilyWeight } from "../src/config/schema.js";
-import { autoRunsPerBlock, serverStartsPerCell } from "../src/config/summary.js";
+import { autoRunsPerBlock, baselineRunsPerStartOf, serverStartsPerCell } from "../src/config/summary.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
 import { alternatingBlocks } from "../src/runner/interleaved.js";
 import { percentileSorted } from "../src/stats/percentile.js";
@@ -130,6 +130,8 @@ interface Design {
   historySessions: number;
   /** Runs per baseline session (repeats.baseline). */
   runsPerSession: number;
+  /** Runs per server start of a baseline session (config/summary.ts baselineRunsPerStart). */
+  runsPerBaselineStart: number;
   screen: boolean;
   /** Interleaved: runs per side per server start (repeats.block). */
   runsPerBlock: number;
@@ -210,7 +212,8 @@ function simulatePr(world: World, design: Design, change: Change, settings: Sett
               "baseline",
               `base-${s}`,
               0,
-              onStart(`base-${s}`),
+              // As the action records a baseline job: over starts of runsPerBaselineStart runs.
+              onStart(`base-${s}-${Math.floor(k / design.runsPerBaselineStart)}`),
             ),
           );
     }
@@ -708,6 +711,14 @@ function main(): void {
     driftSd: 0.02,
     historySessions: defaults.gate.baseline_sessions,
     runsPerSession: repeatDefaults.baseline,
+    runsPerBaselineStart: baselineRunsPerStartOf(repeatDefaults.baseline, {
+      costs: {
+        startSd: defaults.gate.noise_prior.ttft.start_sd,
+        runSd: defaults.gate.noise_prior.ttft.run_sd,
+        startSeconds: 180,
+        runSeconds: 3 * 0.5 * 60,
+      },
+    }),
     screen: true,
     // repeats.block "auto" as runsPerBlock resolves it for this shape: TTFT p95 gated (the widest start
     // sd of gate.noise_prior), 3 cells of runMinutes on one server per side, 3 minutes a start.

@@ -9,6 +9,7 @@ import {
   parseCalibrationFile,
 } from "../compare/calibration.js";
 import { conditionsHash } from "../compare/history.js";
+import { historyStartPriors } from "../compare/history-analysis.js";
 import {
   type CompareOutcome,
   type CompareRecordsInput,
@@ -21,6 +22,7 @@ import { defaultInputLimits, type InputLimits } from "../compare/input-limits.js
 import { loadRuns, loadSides } from "../compare/load.js";
 import type { PriorOrigin } from "../compare/prior-basis.js";
 import { loadRunSamples } from "../compare/run-samples.js";
+import { pooledStartPriors } from "../compare/start-noise.js";
 import type { BaselineInfo, ComparisonMode } from "../compare/verdict-schema.js";
 import type { LoadedConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
@@ -68,9 +70,15 @@ export interface CompareResultsInput {
   config?: LoadedConfig | Config;
   mode?: ComparisonMode;
   baselineInfo?: BaselineInfo | null;
-  /** Results directories of earlier baseline sessions (one session each), for the drift estimate. */
+  /**
+   * Results directories of earlier baseline sessions (one session each), for the drift estimate (stored
+   * mode) and, those under the baseline's conditions, the start prior (interleaved mode).
+   */
   history?: readonly string[];
-  /** Runs of main's history (compare/history.ts runsFromHistory), for the drift estimate, with the above. */
+  /**
+   * Runs of main's history (compare/history.ts runsFromHistory, read under the baseline's conditions),
+   * for the drift estimate and the start prior, with the above.
+   */
   historyRuns?: readonly RunRecord[];
   /** The baseline's run-to-run variance pooled over main's history, per cell and metric. */
   baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
@@ -118,37 +126,44 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
       input.calibration?.file,
       input.now ?? new Date(),
     );
-  const history = [
-    ...(input.history && input.history.length > 0
+  const loadedHistory =
+    input.history && input.history.length > 0
       ? await loadRuns(input.history, "history", { limits, freshStarts })
-      : []),
-    ...(input.historyRuns ?? []),
-  ];
+      : [];
+  const history = [...loadedHistory, ...(input.historyRuns ?? [])];
+  const conditions = baseline[0] ? conditionsHash(baseline[0].fingerprint) : null;
   let priors = input.baselineVariancePriors;
   let priorOrigin = priors ? input.baselineVariancePriorOrigin : undefined;
-  let startPriors: ReturnType<typeof calibrationStartPriors> | undefined;
+  let calibrationStarts: ReturnType<typeof calibrationStartPriors> | undefined;
   let runPriors: ReturnType<typeof calibrationRunPriors> | undefined;
   const inputNotes = [...notes];
   if (input.calibration) {
     const { file, source } = input.calibration;
-    const conditions = baseline[0] ? conditionsHash(baseline[0].fingerprint) : null;
     if (file.conditions !== null && file.conditions === conditions) {
       priorOrigin = calibrationPriorOrigin(file, source, priors ? priorOrigin : undefined);
       priors = calibrationPriors(file, priors);
-      startPriors = calibrationStartPriors(file, source);
+      calibrationStarts = calibrationStartPriors(file, source);
       runPriors = calibrationRunPriors(file, source);
     } else
       inputNotes.push(
         `calibration ${source} not used: it was measured under other conditions than the baseline (conditions ${file.conditions ?? "unknown"}, baseline ${conditions ?? "unknown"}); run \`calibrate\` again on this runner and config`,
       );
   }
+  // The start level measured on this runner: a calibration's and main's history's, pooled by df. Main's
+  // history from the gate was read under the baseline's conditions; sessions given as directories are
+  // checked here, as a calibration is.
+  const sameConditions = loadedHistory.filter((run) => conditionsHash(run.fingerprint) === conditions);
+  const startPriors = pooledStartPriors(
+    calibrationStarts,
+    historyStartPriors([...sameConditions, ...(input.historyRuns ?? [])]),
+  );
   const decided = compareRecords({
     baseline,
     candidate,
     history,
     ...(priors ? { baselineVariancePriors: priors } : {}),
     ...(priors && priorOrigin ? { baselineVariancePriorOrigin: priorOrigin } : {}),
-    ...(startPriors && startPriors.size > 0 ? { startVariancePriors: startPriors } : {}),
+    ...(startPriors.size > 0 ? { startVariancePriors: startPriors } : {}),
     ...(runPriors && runPriors.size > 0 ? { runVariancePriors: runPriors } : {}),
     inputNotes,
     settings,

@@ -1,6 +1,12 @@
 import { lstat, readFile } from "node:fs/promises";
-import { defaultHistoryLimits, type HistoryRecord, parseHistory, seriesOf } from "../compare/history.js";
-import { scanChangePoints } from "../compare/history-analysis.js";
+import {
+  defaultHistoryLimits,
+  type HistoryRecord,
+  parseHistory,
+  runsFromHistory,
+  seriesOf,
+} from "../compare/history.js";
+import { historyLevels, scanChangePoints } from "../compare/history-analysis.js";
 import type { MetricName } from "../config/metric-names.js";
 import type { HistorySeries, SeriesRow } from "../report/history.js";
 import { InputError, UsageError } from "../util/errors.js";
@@ -70,5 +76,30 @@ export async function historySeries(request: HistorySeriesRequest): Promise<Hist
     ratioHigh: cp.ratioHigh,
     worse: cp.worse,
   }));
-  return { cell, metric, window, scanned: Math.min(window, points.length), sessions, changePoints };
+  // The levels over the same sessions the scan reads: the last `window`, under any conditions (the
+  // history command has no baseline to match), as the gate reads them for an interleaved PR's prior.
+  const recent = runsFromHistory(
+    ofCell.filter((record) => record.metric === metric),
+    { fingerprint: null, lastSessions: window },
+  );
+  const level = historyLevels(recent.runs).get(`${cell}\u0000${metric}`);
+  return {
+    cell,
+    metric,
+    window,
+    scanned: Math.min(window, points.length),
+    sessions,
+    changePoints,
+    levels: level
+      ? {
+          startSd: Math.sqrt(level.startVariance),
+          startDf: level.startDf,
+          runSd: Math.sqrt(level.runVariance),
+          runDf: level.runDf,
+          sessions: level.sessions,
+          starts: level.starts,
+          screenedSessions: level.screenedSessions,
+        }
+      : null,
+  };
 }

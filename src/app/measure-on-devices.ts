@@ -1,7 +1,14 @@
 import type { Config } from "../config/schema.js";
 import { selectCells } from "../config/select-cells.js";
 import { serverLifecycle } from "../config/server-kinds.js";
-import { runsPerBlock, serverStartSeconds, summarizeConfig, type TraceReplays } from "../config/summary.js";
+import {
+  baselineRunsPerStart,
+  baselineStartGroups,
+  runsPerBlock,
+  serverStartSeconds,
+  summarizeConfig,
+  type TraceReplays,
+} from "../config/summary.js";
 import { type DevicePlan, planDevices, type SideWork } from "../runner/device-plan.js";
 import type { ServerDevice } from "../server/types.js";
 import type { MeasureStep } from "./adaptive.js";
@@ -189,16 +196,69 @@ export function firstLookPlans(config: Config, devices?: number, traces?: TraceR
   ];
   const one = [{ side: "candidate", config: onDevices }];
   const { min, baseline } = config.repeats;
-  const plan = (sides: SideToMeasure<string>[], runs: number) =>
-    planStep({
-      sides,
-      step: { firstRun: 0, runs, cells: null },
-      config: onDevices,
-      ...(traces ? { traces } : {}),
-    });
+  const plan = (sides: SideToMeasure<string>[], step: MeasureStep) =>
+    planStep({ sides, step, config: onDevices, ...(traces ? { traces } : {}) });
+  const first = { firstRun: 0, cells: null };
   return [
-    { mode: "interleaved", runs: min, devices: count, plan: plan(both, min) },
-    { mode: "stored", runs: min, devices: count, plan: plan(one, min) },
-    { mode: "baseline", runs: baseline, devices: count, plan: plan(one, baseline) },
+    { mode: "interleaved", runs: min, devices: count, plan: plan(both, { ...first, runs: min }) },
+    { mode: "stored", runs: min, devices: count, plan: plan(one, { ...first, runs: min }) },
+    {
+      mode: "baseline",
+      runs: baseline,
+      devices: count,
+      plan: stepsInTurn(baselineSteps(onDevices, baseline, null).map((step) => plan(one, step))),
+    },
   ];
+}
+
+/**
+ * A baseline job's runs as measuring steps, one after the other, each its own server starts
+ * (docs/compare.md, "Server starts"): `baselineStartGroups` of `baselineRunsPerStart` runs, so that the
+ * job records at least two starts a side and main's history measures the start level.
+ */
+export function baselineSteps(config: Config, runs: number, cells: string[] | null): MeasureStep[] {
+  let firstRun = 0;
+  return baselineStartGroups(runs, baselineRunsPerStart(config, runs)).map((count) => {
+    const step = { firstRun, runs: count, cells };
+    firstRun += count;
+    return step;
+  });
+}
+
+/**
+ * Plans of steps measured one after the other, as one plan: each step starts when the one before ends
+ * (every plan lists the same devices, in order).
+ */
+function stepsInTurn<Side extends string>(plans: readonly DevicePlan<Side>[]): DevicePlan<Side> {
+  let offset = 0;
+  const devices: DevicePlan<Side>["devices"] = [];
+  for (const plan of plans) {
+    const at = offset;
+    const later = <T extends { startAt: number; endAt: number }>(entry: T): T => ({
+      ...entry,
+      startAt: entry.startAt + at,
+      endAt: entry.endAt + at,
+    });
+    plan.devices.forEach((timeline, position) => {
+      const blocks = timeline.blocks.map((block) => ({ ...later(block), runs: block.runs.map(later) }));
+      const into = devices[position];
+      if (into === undefined) devices.push({ ...timeline, blocks, endAt: timeline.endAt + at });
+      else {
+        into.blocks.push(...blocks);
+        into.serverStarts += timeline.serverStarts;
+        into.busyMinutes += timeline.busyMinutes;
+        if (blocks.length > 0) into.endAt = timeline.endAt + at;
+      }
+    });
+    offset += plan.wallClockMinutes;
+  }
+  const sum = (pick: (plan: DevicePlan<Side>) => number) =>
+    plans.reduce((total, plan) => total + pick(plan), 0);
+  return {
+    devices,
+    wallClockMinutes: offset,
+    serverStarts: sum((plan) => plan.serverStarts),
+    gpuMinutes: sum((plan) => plan.gpuMinutes),
+    reservedGpuMinutes: sum((plan) => plan.reservedGpuMinutes),
+  };
 }

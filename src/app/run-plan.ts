@@ -1,6 +1,7 @@
 import { metricSpecs } from "../config/metric-names.js";
 import { type Config, configLimits, isSearchedCell } from "../config/schema.js";
 import {
+  baselineRunsPerStart,
   noisiestGatedFamily,
   runsPerBlock,
   serverLifecycle,
@@ -223,7 +224,20 @@ export function runPlans(
   return [
     { mode: "interleaved", plan: interleaved },
     { mode: "stored", plan: oneSide(interleaved.runsPerSide, storedStarts) },
-    { mode: "baseline", plan: oneSide(config.repeats.baseline, servers) },
+    {
+      mode: "baseline",
+      plan: oneSide(
+        config.repeats.baseline,
+        servers *
+          serverStartsPerCell(
+            "baseline",
+            config.repeats.baseline,
+            [],
+            lifecycle,
+            baselineRunsPerStart(config),
+          ),
+      ),
+    },
   ];
 }
 

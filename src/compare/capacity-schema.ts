@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { startNoiseSchema } from "./start-noise.js";
 
 /**
  * The capacity checks of verdict.json (`capacity`, docs/capacity.md): per capacity cell, each side's
@@ -87,6 +88,11 @@ export const capacityComparisonSchema = z.object({
     ),
   }),
   note: z.string().nullable(),
+  /**
+   * The server-start level the intervals carried (docs/capacity.md, "Server starts"): a start's speed
+   * shifts every load its runs measured, an sd on ln(capacity); absent in older verdicts.
+   */
+  noise: startNoiseSchema.optional(),
   /** Each side's load curve, drawn by report.html and the comment; absent in older verdicts. */
   curve: z
     .object({ baseline: z.array(capacityCurvePointSchema), candidate: z.array(capacityCurvePointSchema) })

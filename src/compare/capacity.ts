@@ -6,17 +6,21 @@ import {
   type CapacityRun,
   capacityInterval,
   capacityRatio,
+  crossingDeviations,
   estimateCapacity,
   valueAtLoad,
 } from "../stats/capacity.js";
 import type { SearchSettings } from "../stats/capacity-plan.js";
 import { classify } from "../stats/metric-test.js";
+import { type StartLevels, startLevels } from "../stats/two-level.js";
+import { startOf } from "./analyze/drafts.js";
 import { exitCodeFor } from "./analyze/outcome.js";
 import { capacityMaxRuns } from "./capacity-looks.js";
 import type { CapacityComparison, CapacityCurvePoint, CapacitySide } from "./capacity-schema.js";
 import { costPerThousandRequests } from "./cost.js";
 import { type AdjustedMember, adjustGatedFamily, type FamilyMember } from "./gated-family.js";
 import { loadCurveOf } from "./load-curve.js";
+import { type NamedStartPrior, type StartNoise, startNoiseOf } from "./start-noise.js";
 import type { OverallVerdict, VerdictFile } from "./verdict-schema.js";
 
 /**
@@ -80,6 +84,7 @@ export function capacityRunsOf(cell: CapacityCell, records: readonly RunRecord[]
           // of 1,000 (finite, so the noise estimate stays a number; its error rate misses too).
           return value === null || value === undefined ? objective.threshold * 1000 : value;
         }),
+        start: startOf(record),
       },
     ];
   });
@@ -135,6 +140,7 @@ function sideOf(
   level: number,
   seed: number,
   resamples: number | undefined,
+  startEffect: { variance: number; df: number },
 ): SideResult {
   const runs = capacityRunsOf(cell, records);
   const empty: CapacitySide = {
@@ -159,6 +165,7 @@ function sideOf(
     level,
     seed,
     ...(resamples === undefined ? {} : { resamples }),
+    startEffect,
   });
   const own = records.filter(
     (record) =>
@@ -212,14 +219,49 @@ export interface CapacityDraft {
   test: ReturnType<typeof capacityRatio> | null;
   note: string | null;
   tolerance: number;
+  /** The server-start level the intervals carried. */
+  noise: StartNoise;
+}
+
+/**
+ * The start-to-start variance of ln(load) of a capacity cell (docs/capacity.md, "Server starts"): what
+ * the starts of both sides show near their crossings (stats/capacity.ts crossingDeviations, the levels
+ * from stats/two-level.ts), pooled with gate.noise_prior's throughput start sd (a start's speed moves
+ * its capacity as it moves its throughput) by degrees of freedom.
+ */
+function capacityStartLevels(
+  cell: CapacityCell,
+  sides: readonly (readonly RunRecord[])[],
+  prior: NamedStartPrior,
+): { levels: StartLevels; starts: number[]; shared: boolean } {
+  const objectives = capacityObjectivesOf(cell);
+  const runs = sides.map((records) => capacityRunsOf(cell, records));
+  const deviations = runs.flatMap((side) => {
+    const sample = crossingDeviations(side, objectives);
+    return sample ? [sample] : [];
+  });
+  const starts = runs.map((side) => new Set(side.map((run) => run.start)).size);
+  const shared = runs.some((side) => new Set(side.map((run) => run.start)).size < side.length);
+  return { levels: startLevels(deviations, { startPrior: prior }), starts, shared };
 }
 
 /** Each capacity cell's sides and ratio test (no multiplicity yet: see capacityMembers, decideCapacity). */
 export function capacityDrafts(input: CapacityStageInput): CapacityDraft[] {
   const level = intervalLevel(input.gate.confidence);
+  const noisePrior = input.gate.noise_prior;
+  const prior: NamedStartPrior = {
+    variance: noisePrior.throughput.start_sd ** 2,
+    df: noisePrior.weight_starts,
+    source: "gate.noise_prior.throughput",
+  };
   return input.cells.map((cell, index) => {
-    const baseline = sideOf(cell, input.baseline, input.cost, level, 1000 + index, input.resamples);
-    const candidate = sideOf(cell, input.candidate, input.cost, level, 2000 + index, input.resamples);
+    const { levels, starts, shared } = capacityStartLevels(cell, [input.baseline, input.candidate], prior);
+    const startEffect = { variance: levels.startVariance, df: levels.startVarianceDf };
+    const noise = startNoiseOf(levels, { baseline: starts[0]!, candidate: starts[1]! }, shared, prior);
+    const sideAt = (records: readonly RunRecord[], seed: number) =>
+      sideOf(cell, records, input.cost, level, seed, input.resamples, startEffect);
+    const baseline = sideAt(input.baseline, 1000 + index);
+    const candidate = sideAt(input.candidate, 2000 + index);
     const tolerance = input.gate.tolerance;
     const b = baseline.side;
     const c = candidate.side;
@@ -240,7 +282,7 @@ export function capacityDrafts(input: CapacityStageInput): CapacityDraft[] {
         tolerance,
         level,
       );
-    return { cell, baseline, candidate, test, note, tolerance };
+    return { cell, baseline, candidate, test, note, tolerance, noise };
   });
 }
 
@@ -351,6 +393,7 @@ export function decideCapacity(
         }),
       },
       note: draft.note,
+      noise: draft.noise,
       curve: {
         baseline: capacityCurveOf(cell, input.baseline),
         candidate: capacityCurveOf(cell, input.candidate),

@@ -1,6 +1,11 @@
 import { type MetricName, metricSpecs } from "../config/metric-names.js";
+import type { RunRecord } from "../metrics/run-record.js";
 import { type ChangePointOptions, detectChangePoints, levelShift } from "../stats/change-point.js";
+import { fSurvival } from "../stats/distributions.js";
+import { type StartGroupedSample, type StartLevels, startLevels } from "../stats/two-level.js";
+import { startOf } from "./analyze/drafts.js";
 import { type HistoryRecord, type HistorySession, type SessionPoint, seriesOf } from "./history.js";
+import type { MeasuredStartPrior } from "./start-noise.js";
 import type { VerdictFile } from "./verdict-schema.js";
 
 /**
@@ -199,4 +204,138 @@ export function mainAlreadyRegressed(
     });
   }
   return { explained, onlyReproduces: explained.length === regressions.length };
+}
+
+/**
+ * The two levels of one cell's metric in main's history (docs/history.md, "The start and run levels"):
+ * each baseline session's runs grouped by the server start that measured them, as compare groups a
+ * side's (stats/two-level.ts), pooled over the sessions.
+ */
+export interface HistoryLevels {
+  /** σ_s² of ln(metric) between the starts of a session (moments, pooled over sessions), and its df. */
+  startVariance: number;
+  startDf: number;
+  /** σ_r² of ln(metric) between the runs of a start, pooled, and its df. */
+  runVariance: number;
+  runDf: number;
+  /** Sessions and server starts the estimate used. */
+  sessions: number;
+  starts: number;
+  /** Sessions left out for an odd start: their starts' spread improbable beside the others'. */
+  screenedSessions: string[];
+  /** The newest and oldest run time of the sessions used (ISO; null when the runs say none). */
+  newest: string | null;
+  oldest: string | null;
+}
+
+/** One-sided level of the F test that takes a session's starts to be odd beside the other sessions'. */
+const oddStartLevel = 0.01;
+
+const positiveLog = (value: number | null | undefined): number | null =>
+  typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.log(value) : null;
+
+/**
+ * Per `cell\u0000metric`, the start and run levels of main's history (its runs as compare reads them,
+ * each with its session and server start; healthy runs only). A session counts when it holds two
+ * starts or more and a start with two runs or more (a baseline job records at least two,
+ * config/summary.ts baselineRunsPerStart; older sessions had one). Robust to an odd start: with three
+ * such sessions or more, a session whose start means spread beyond what the others' levels make likely
+ * (one-sided F at 1% against σ_r² + c·σ_s² of the others) is left out and named; a start that is odd
+ * only beside its own session's other start cannot be told from it, so the session goes whole.
+ */
+export function historyLevels(runs: readonly RunRecord[]): Map<string, HistoryLevels> {
+  const groups = new Map<string, Map<string, SessionSample>>();
+  for (const run of runs) {
+    if (run.exclusionReasons.length > 0 || !run.session) continue;
+    for (const [metric, value] of Object.entries(run.metrics)) {
+      const log = positiveLog(value);
+      if (log === null || metricSpecs[metric as MetricName]?.judged !== "per-run") continue;
+      const key = `${run.cell}\u0000${metric}`;
+      const sessions = groups.get(key) ?? new Map<string, SessionSample>();
+      const sample = sessions.get(run.session) ?? { values: [], starts: [], times: [] };
+      sample.values.push(log);
+      sample.starts.push(startOf(run));
+      if (run.startedAt) sample.times.push(run.startedAt);
+      sessions.set(run.session, sample);
+      groups.set(key, sessions);
+    }
+  }
+  const levels = new Map<string, HistoryLevels>();
+  for (const [key, sessions] of groups) {
+    const usable = [...sessions].filter(([, sample]) => {
+      const distinct = new Set(sample.starts).size;
+      return distinct >= 2 && distinct < sample.starts.length;
+    });
+    if (usable.length === 0) continue;
+    const screened = oddSessions(usable);
+    const kept = usable.filter(([session]) => !screened.includes(session));
+    const estimate = startLevels(kept.map(([, sample]) => sample));
+    const measured = estimate.measuredStartVariance;
+    if (measured === null) continue;
+    const run = pooledRunLevel(estimate);
+    const times = kept.flatMap(([, sample]) => sample.times).sort();
+    levels.set(key, {
+      startVariance: measured.variance,
+      startDf: measured.df,
+      runVariance: run.variance,
+      runDf: run.df,
+      sessions: kept.length,
+      starts: kept.reduce((sum, [, sample]) => sum + new Set(sample.starts).size, 0),
+      screenedSessions: screened,
+      newest: times.at(-1) ?? null,
+      oldest: times[0] ?? null,
+    });
+  }
+  return levels;
+}
+
+/** One session's ln values of a cell's metric, each run's start, and the runs' times. */
+interface SessionSample extends StartGroupedSample {
+  values: number[];
+  starts: string[];
+  times: string[];
+}
+
+/** The run level of every sample, pooled by degrees of freedom. */
+function pooledRunLevel(levels: StartLevels): { variance: number; df: number } {
+  const df = levels.sides.reduce((sum, side) => sum + side.runVarianceDf, 0);
+  const ss = levels.sides.reduce((sum, side) => sum + side.runVariance * side.runVarianceDf, 0);
+  return { variance: df > 0 ? ss / df : 0, df };
+}
+
+/** Sessions whose start means spread improbably far beside the other sessions' levels (≥ 3 sessions). */
+function oddSessions(sessions: readonly (readonly [string, StartGroupedSample])[]): string[] {
+  if (sessions.length < 3) return [];
+  return sessions.flatMap(([session, sample], index) => {
+    const between = startLevels([sample]).sides[0]?.betweenStarts;
+    const others = startLevels(sessions.filter((_, i) => i !== index).map(([, other]) => other));
+    if (!between || others.measuredStartVariance === null) return [];
+    const expected =
+      pooledRunLevel(others).variance + between.coefficient * others.measuredStartVariance.variance;
+    if (!(expected > 0)) return [];
+    const p = fSurvival(between.meanSquare / expected, between.df, others.measuredStartVariance.df);
+    return p < oddStartLevel ? [session] : [];
+  });
+}
+
+/**
+ * Main's history as compare's start priors (interleaved mode; docs/compare.md, "Server starts"): per
+ * cell and metric where it measured the start level, its start variance, degrees of freedom and what it
+ * came from ("history: N sessions, M starts").
+ */
+export function historyStartPriors(runs: readonly RunRecord[]): Map<string, MeasuredStartPrior> {
+  const priors = new Map<string, MeasuredStartPrior>();
+  for (const [key, level] of historyLevels(runs)) {
+    if (level.startDf <= 0) continue;
+    const odd = level.screenedSessions.length;
+    priors.set(key, {
+      variance: level.startVariance,
+      df: level.startDf,
+      source: `history: ${level.sessions} session${level.sessions === 1 ? "" : "s"}, ${level.starts} starts${odd > 0 ? `; ${odd} session${odd === 1 ? "" : "s"} with an odd start left out` : ""}`,
+      basis: "history",
+      measuredAt: level.newest,
+      since: level.oldest,
+    });
+  }
+  return priors;
 }

@@ -366,7 +366,8 @@ export function runsFromHistory(
           source: `history:${record.session.id}/${record.cell}/run-${index}`,
           cell: record.cell,
           run: index,
-          startedAt: null,
+          // The record keeps no run's own start time: the session's, for the age of what it measured.
+          startedAt: record.session.recordedAt,
           metrics: {},
           requests: { total: 0, completed: 0, failed: 0 },
           fingerprint: {},

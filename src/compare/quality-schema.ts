@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { guardMetrics } from "../config/metric-names.js";
+import { noiseLevelsSchema } from "./start-noise.js";
 
 /**
  * The quality part of `verdict.json` (docs/quality.md): the guard checks of every compared cell. A guard
@@ -29,6 +30,12 @@ const guardCheckSchema = z.object({
   inFamily: z.boolean().optional(),
   verdict: z.enum(["regression", "within-tolerance", "inconclusive"]),
   note: z.string().nullable(),
+  /**
+   * The runs' and starts' levels of the pooled figure (per-run values grouped by server start) and the
+   * design effect the counts were divided by (docs/compare.md, "Server starts"); absent with fewer than
+   * two runs a side, and in older verdicts.
+   */
+  noise: noiseLevelsSchema.optional(),
 });
 
 export type GuardCheck = z.output<typeof guardCheckSchema>;
@@ -55,8 +62,19 @@ const greedyCheckSchema = z.object({
   /** Which runs were compared (their run indexes). */
   runs: z.object({ baseline: z.number().int().nullable(), candidate: z.number().int().nullable() }),
   candidate: outputAgreementSchema,
-  /** The baseline's first two runs against each other: the run-to-run floor; null with one baseline run. */
+  /**
+   * The baseline's first run against its first run on another server start (else its second run): the
+   * floor; null with one baseline run.
+   */
   baselineNoise: outputAgreementSchema.nullable(),
+  /** Which baseline runs the floor compared, and whether they were on different server starts; absent in older verdicts. */
+  baselineNoiseRuns: z
+    .object({
+      first: z.number().int().nullable(),
+      second: z.number().int().nullable(),
+      acrossStarts: z.boolean(),
+    })
+    .optional(),
   /** Tokens are the server's (logprobs returned) or whitespace-separated words. */
   tokenSource: z.enum(["server", "words"]),
   verdict: z.enum(["regression", "within-tolerance"]),

@@ -3,6 +3,7 @@ import { metricNames } from "../config/metric-names.js";
 import { capacityComparisonSchema } from "./capacity-schema.js";
 import { qualityVerdictSchema } from "./quality-schema.js";
 import { specDecodeCellSchema } from "./spec-decode-schema.js";
+import { noiseLevelsSchema } from "./start-noise.js";
 import { sweepCurveSchema } from "./sweep-curves.js";
 
 /**
@@ -25,70 +26,6 @@ const baselineInfoSchema = z.object({
 });
 
 const interval = z.tuple([z.number(), z.number()]);
-
-/**
- * The two levels of noise under a tested check (docs/compare.md, "Server starts"): the server starts each
- * side's runs were measured on, the start-to-start sd used and where it came from, each side's
- * run-to-run sd within a start, and the share of the difference's variance that the start level makes.
- */
-/**
- * A prior a check's noise was offered at one level (docs/compare.md, "Noise known in advance"): where it
- * came from, its sd and degrees of freedom, when it was measured and how old it was, and what the test
- * did with it.
- */
-const priorUseSchema = z.object({
-  /** "config" (gate.noise_prior), "calibration" (this runner's A/A), "history" (main's baseline sessions). */
-  basis: z.enum(["config", "calibration", "history", "calibration+history"]),
-  source: z.string(),
-  /** sd of ln(metric) the prior believes at this level, and its weight in degrees of freedom. */
-  sd: z.number(),
-  df: z.number(),
-  /** The day it was measured (the newest measurement it holds); null for the config's figures. */
-  date: z.string().nullable(),
-  /** The oldest measurement it holds (a history's first session); null for one. */
-  since: z.string().nullable(),
-  ageDays: z.number().nullable(),
-  /** Older than gate.noise_prior.max_age_days: used, and flagged. */
-  stale: z.boolean(),
-  /**
-   * "pooled" with the runs' own estimate by degrees of freedom; "widened": the runs were significantly
-   * noisier (one-sided F at 10%), so on `widenedOn` their own estimate stands with their own df;
-   * "unused": the level was already in the runs' own spread (every run its own start).
-   */
-  use: z.enum(["pooled", "widened", "unused"]),
-  widenedOn: z.array(z.enum(["baseline", "candidate"])),
-});
-
-const noiseLevelsSchema = z.object({
-  starts: z.object({ baseline: z.number().int(), candidate: z.number().int() }),
-  /** sd of ln(metric) between server starts used in the test (0 when every run was its own start). */
-  startSd: z.number(),
-  /** Degrees of freedom of that start variance (measured starts plus the prior's weight). */
-  startDf: z.number(),
-  /**
-   * Where the start sd came from: "fresh" (every run its own start: in the runs' own spread), "prior"
-   * (too few starts: the prior alone), "measured" (the starts alone), "measured+prior" (pooled).
-   */
-  startBasis: z.enum(["fresh", "prior", "measured", "measured+prior", "none"]),
-  /** What the prior was (gate.noise_prior, a calibration, main's history), when one was used. */
-  priorSource: z.string().nullable(),
-  /**
-   * The starts varied significantly more than the prior said (one-sided F at 10%): the prior was widened
-   * to what the starts show (their own estimate, with their df).
-   */
-  priorContradicted: z.boolean().optional(),
-  runSd: z.object({ baseline: z.number(), candidate: z.number() }),
-  /** Share of the variance of the difference due to the start level. */
-  startShare: z.number(),
-  /**
-   * Where the run-to-run sd came from: the runs alone ("measured") or pooled with a prior measured on
-   * this runner ("measured+prior"), and each side's degrees of freedom. Absent in files written before.
-   */
-  runBasis: z.enum(["measured", "measured+prior"]).optional(),
-  runDf: z.object({ baseline: z.number(), candidate: z.number() }).optional(),
-  /** The priors offered at each level (null: none); absent in files written before they were recorded. */
-  priors: z.object({ start: priorUseSchema.nullable(), run: priorUseSchema.nullable() }).optional(),
-});
 
 /** What a budget could do for one gated check (docs/compare.md, "A budget per pull request"). */
 const checkBudgetSchema = z.object({

@@ -1,3 +1,4 @@
+import { optimalRunsPerStart } from "../stats/two-level.js";
 import { meanBranches } from "./dataset-kinds/fan-out.js";
 import { assumedFileSessionTurns, lengthMean } from "./dataset-kinds/fields.js";
 import type { TraceReplay } from "./dataset-kinds/trace-fields.js";
@@ -428,7 +429,8 @@ export { serverLifecycle };
  * measuring step, i.e. per look reached; interleaved (both sides, alternating in groups of
  * `runsPerBlock` runs per side, A B | B A ...): each look's step from a to b runs touches g groups and is
  * g + 1 blocks of consecutive same-side runs, one start each (k = 1: b − a + 1); baseline (the push job):
- * one start. Under `lifecycle: per-run` every run is a start.
+ * its runs in starts of at most `runsPerBlock` runs (here: `baselineRunsPerStart`), as
+ * `baselineStartGroups` splits them. Under `lifecycle: per-run` every run is a start.
  */
 export function serverStartsPerCell(
   mode: CostMode,
@@ -439,7 +441,7 @@ export function serverStartsPerCell(
 ): number {
   if (runs <= 0) return 0;
   if (lifecycle === "per-run") return mode === "interleaved" ? 2 * runs : runs;
-  if (mode === "baseline") return 1;
+  if (mode === "baseline") return baselineStartGroups(runs, runsPerBlock).length;
   const bounds = [...new Set([0, ...looks.filter((look) => look > 0 && look < runs), runs])].sort(
     (a, b) => a - b,
   );
@@ -491,23 +493,89 @@ export function noisiestGatedFamily(
 export function runsPerBlock(config: Config): number {
   const block = config.repeats.block;
   if (block !== "auto") return block;
-  const min = config.repeats.min;
+  const costs = startCosts(config);
+  if (costs === null) return config.repeats.min;
+  return autoRunsPerBlock({ minRuns: config.repeats.min, tolerance: config.gate.tolerance, ...costs });
+}
+
+/**
+ * What the split of runs into server starts is chosen from: gate.noise_prior's start and run sd of the
+ * gated per-run family with the largest start sd, a start's seconds and the seconds of one run of every
+ * cell a start serves. Null when no per-run metric is gated.
+ */
+interface StartCosts {
+  startSd: number;
+  runSd: number;
+  startSeconds: number;
+  /** Seconds of one run of every cell a server start serves. */
+  runSeconds: number;
+}
+
+function startCosts(config: Config): StartCosts | null {
   const prior = config.gate.noise_prior;
   const widest = noisiestGatedFamily(config, (family) => prior[family].start_sd);
-  if (widest === null) return min;
+  if (widest === null) return null;
   const lifecycle = serverLifecycle(config);
   const fixedLoad = config.cells.filter((cell) => !isSearchedCell(cell));
   // A trace cell's file is not read here: its run is estimated from its rate.
   const seconds = fixedLoad.map((cell) => estimateSeconds(cell, null));
   const total = seconds.reduce((sum, s) => sum + s, 0);
-  return autoRunsPerBlock({
-    minRuns: min,
+  return {
     startSd: prior[widest].start_sd,
     runSd: prior[widest].run_sd,
-    tolerance: config.gate.tolerance,
     startSeconds: serverStartSeconds(config),
     runSeconds: lifecycle === "per-side" ? total : total / Math.max(1, seconds.length),
-  });
+  };
+}
+
+/**
+ * Runs per server start of a baseline job (the push job's repeats.baseline runs; docs/compare.md, "Server
+ * starts"): at most half its runs and at least two, so that it has two starts or more and a start with
+ * two runs, which main's history needs to tell the start level from the run level; within those bounds
+ * what a start of the interleaved schedule holds: two groups of repeats.block, or with `auto` the runs
+ * per start that cost least for the variance of the mean (Kalibera and Jones, from gate.noise_prior and
+ * the costs as `runsPerBlock`). Under `per-run` every run is a start.
+ */
+export function baselineRunsPerStart(config: Config, runs = config.repeats.baseline): number {
+  if (serverLifecycle(config) === "per-run") return 1;
+  const block = config.repeats.block;
+  return baselineRunsPerStartOf(runs, block === "auto" ? { costs: startCosts(config) } : { block });
+}
+
+/**
+ * `baselineRunsPerStart` from its inputs (also bench:gate's, which has no config): at most half the
+ * runs; two groups of `block`, or with `costs` (repeats.block auto) Kalibera and Jones' runs per start.
+ */
+export function baselineRunsPerStartOf(
+  runs: number,
+  how: { block: number } | { costs: StartCosts | null },
+): number {
+  const half = Math.max(1, Math.ceil(runs / 2));
+  const best =
+    "block" in how
+      ? 2 * how.block
+      : how.costs === null
+        ? half
+        : optimalRunsPerStart({
+            startVariance: how.costs.startSd ** 2,
+            runVariance: how.costs.runSd ** 2,
+            startCost: how.costs.startSeconds,
+            runCost: how.costs.runSeconds,
+          });
+  // Two runs a start at least (where the runs allow it): the history separates the levels only within a start.
+  return Math.max(Math.min(2, half), Math.min(half, Math.round(best)));
+}
+
+/**
+ * A baseline job's runs in server starts of at most `runsPerStart` runs, as even as possible (the
+ * earlier starts one run longer): the run count of each start, in order. One run: one start.
+ */
+export function baselineStartGroups(runs: number, runsPerStart: number): number[] {
+  if (runs <= 0) return [];
+  const starts = Math.ceil(runs / Math.max(1, Math.floor(runsPerStart)));
+  const base = Math.floor(runs / starts);
+  const longer = runs - base * starts;
+  return Array.from({ length: starts }, (_, i) => base + (i < longer ? 1 : 0));
 }
 
 /** `runsPerBlock`'s "auto" from its inputs (also bench:gate's, which has no cells to estimate). */
@@ -524,7 +592,12 @@ export function autoRunsPerBlock(input: {
   if (Math.SQRT2 * startSd < Math.log1p(input.tolerance) / 5) return min;
   const perStart =
     input.runSeconds > 0 && startSd > 0
-      ? Math.sqrt((input.startSeconds * input.runSd ** 2) / (input.runSeconds * startSd ** 2))
+      ? optimalRunsPerStart({
+          startVariance: startSd ** 2,
+          runVariance: input.runSd ** 2,
+          startCost: input.startSeconds,
+          runCost: input.runSeconds,
+        })
       : min;
   // Two starts a side at the first look need at least 3 groups in it: ⌈min / k⌉ ≥ 3.
   let largest = 1;
@@ -574,9 +647,9 @@ function estimateGpuMinutes(
   const cells = secondsPerRunByCell.length;
   const price = config.cost.gpu_hourly_usd;
   const at = (mode: CostMode, runs: number) => {
+    const perGroup = mode === "baseline" ? baselineRunsPerStart(config, runs) : runsPerBlock(config);
     const starts =
-      startedServers(lifecycle, cells) *
-      serverStartsPerCell(mode, runs, looks, lifecycle, runsPerBlock(config));
+      startedServers(lifecycle, cells) * serverStartsPerCell(mode, runs, looks, lifecycle, perGroup);
     const sides = mode === "interleaved" ? 2 : 1;
     return { starts, minutes: (sides * runs * runSeconds + starts * startSeconds) / 60 };
   };

@@ -1,7 +1,7 @@
 import type { AlreadyOnMain, SeriesChangePoint } from "../compare/history-analysis.js";
 import { describeMetric, type MetricName } from "../config/metric-names.js";
 import { escapeCell, escapeInline } from "./escape.js";
-import { formatChange, formatInterval, formatMetricValue } from "./format.js";
+import { formatChange, formatInterval, formatMetricValue, formatNumber } from "./format.js";
 
 /**
  * The "Main's history" section of the PR comment and of the baseline job's summary: where the history
@@ -135,6 +135,20 @@ export interface HistorySeries {
   /** Oldest first. */
   sessions: SeriesRow[];
   changePoints: SeriesStep[];
+  /**
+   * The start and run levels of the series' sessions (compare/history-analysis.ts historyLevels: sd of
+   * ln(metric), their degrees of freedom, the sessions and starts used and those left out for an odd
+   * start); null when no session holds two starts with a start of two runs.
+   */
+  levels: {
+    startSd: number;
+    startDf: number;
+    runSd: number;
+    runDf: number;
+    sessions: number;
+    starts: number;
+    screenedSessions: string[];
+  } | null;
 }
 
 export const historySeriesFormats = ["table", "json", "csv"] as const;
@@ -145,9 +159,9 @@ export type HistorySeriesFormat = (typeof historySeriesFormats)[number];
  * and its interval), JSON (the series and its change points) or CSV (one line per run).
  */
 export function renderHistorySeries(series: HistorySeries, format: HistorySeriesFormat): string {
-  const { cell, metric, window, sessions, changePoints } = series;
+  const { cell, metric, window, sessions, changePoints, levels } = series;
   if (format === "json")
-    return `${JSON.stringify({ cell, metric, window, sessions, changePoints }, null, 2)}\n`;
+    return `${JSON.stringify({ cell, metric, window, sessions, changePoints, levels }, null, 2)}\n`;
   if (format === "csv") {
     const lines = ["session,commit,recorded_at,run,value,excluded"];
     for (const row of sessions)
@@ -185,7 +199,16 @@ function renderSeriesTable(series: HistorySeries): string {
       .map((cell, c) => cell.padEnd(widths[c]!))
       .join("  ")
       .trimEnd();
-  return [title, "", line(header), ...body.map(line), ""].join("\n");
+  return [title, "", line(header), ...body.map(line), "", levelsLine(series.levels), ""].join("\n");
+}
+
+/** The series' start and run levels in one line (what an interleaved PR takes as its start prior). */
+function levelsLine(levels: HistorySeries["levels"]): string {
+  if (levels === null)
+    return "Start and run levels: not measured (no session holds two server starts with two runs on one).";
+  const sd = (value: number) => `${formatNumber(value * 100)}%`;
+  const odd = levels.screenedSessions;
+  return `Start and run levels: between starts ${sd(levels.startSd)} (${Math.round(levels.startDf)} df), between runs of a start ${sd(levels.runSd)} (${Math.round(levels.runDf)} df), from ${levels.sessions} session(s) and ${levels.starts} starts${odd.length > 0 ? `; left out for an odd start: ${odd.join(", ")}` : ""}.`;
 }
 
 /**

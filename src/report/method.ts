@@ -71,7 +71,8 @@ export function modeSection(verdict: VerdictFile, withMethod = true): string {
  * side's runs were measured on and the start-to-start sd the intervals carry, with where it came from.
  */
 function startsLine(verdict: VerdictFile): string[] {
-  const tested = verdict.comparisons.filter((c) => c.gated && c.noise);
+  // The per-run checks' start sd is on ln(metric); a pooled count's (designEffect) is on its share.
+  const tested = verdict.comparisons.filter((c) => c.gated && c.noise && c.noise.designEffect === undefined);
   if (tested.length === 0) return [];
   const noise = tested.map((c) => c.noise!);
   const range = (values: number[]) => {

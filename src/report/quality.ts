@@ -110,7 +110,12 @@ function qualityGreedySection(verdict: VerdictFile): string {
       ...agreementCells(check.candidate),
     ]);
     if (check.baselineNoise !== null)
-      rows.push(["", "", "baseline run to run", ...agreementCells(check.baselineNoise)]);
+      rows.push([
+        "",
+        "",
+        check.baselineNoiseRuns?.acrossStarts ? "baseline start to start" : "baseline run to run",
+        ...agreementCells(check.baselineNoise),
+      ]);
   }
   const details: string[] = [];
   for (const check of checks) {
@@ -140,7 +145,7 @@ function qualityGreedySection(verdict: VerdictFile): string {
     table(header, rows),
     ...(details.length > 0 ? ["", ...details] : []),
     "",
-    `Same prompts, temperature 0, outputs kept per prompt; ${source}; similarity: 1 − token edit distance / longer length; logprob drift: mean |change| over the tokens both chose alike; the tolerances (quality.greedy) are over the baseline's own run-to-run differences.`,
+    `Same prompts, temperature 0, outputs kept per prompt; ${source}; similarity: 1 − token edit distance / longer length; logprob drift: mean |change| over the tokens both chose alike; the tolerances (quality.greedy) are over the baseline's own differences between two runs, on two server starts where it has them.`,
   ].join("\n");
 }
 

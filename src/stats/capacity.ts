@@ -1,6 +1,7 @@
 import { boxMuller, mulberry32 } from "../util/random.js";
 import { normalQuantile, studentTQuantile } from "./distributions.js";
 import { percentileSorted } from "./percentile.js";
+import { type StartGroupedSample, startLevels } from "./two-level.js";
 
 /**
  * Capacity at the SLO (docs/capacity.md): from runs measured at several loads, the highest load at which
@@ -14,7 +15,10 @@ import { percentileSorted } from "./percentile.js";
  * of searches, about the line in 85% (docs/capacity.md "How the capacity and its interval are computed").
  * The capacity is the lowest crossing. The interval comes from a parametric bootstrap (seeded): every
  * run's value redrawn about the fitted curve (the line near the crossing, the isotonic fit elsewhere) with
- * the estimated run-to-run noise, refitted and crossed again.
+ * the estimated run-to-run noise, refitted and crossed again. Runs measured on one server start share
+ * what it drew: a start that is slower serves every load it measured as a higher load would be served,
+ * so each draw also shifts the loads of each start's runs by a start effect (docs/capacity.md, "Server
+ * starts"), which no number of runs on that start averages away.
  */
 
 /** One objective: the run's value must be at most `threshold`. */
@@ -29,6 +33,8 @@ export interface CapacityObjective {
 export interface CapacityRun {
   load: number;
   values: readonly (number | null)[];
+  /** The server start that measured the run (absent: a start of its own). */
+  start?: string;
 }
 
 /** inside: the crossing lies within the loads measured; above: every load met it; below: none did. */
@@ -82,28 +88,35 @@ interface Grouped {
   /** Per load, per objective: the transformed values of its runs (missing values left out). */
   values: number[][][];
   counts: number[];
+  /** Per load, per objective: the server start of each value's run (aligned with `values`). */
+  starts: string[][][];
 }
 
 function group(runs: readonly CapacityRun[], objectives: readonly CapacityObjective[]): Grouped {
-  const byLoad = new Map<number, CapacityRun[]>();
-  for (const run of runs) {
-    if (!(run.load > 0) || !Number.isFinite(run.load)) continue;
+  const byLoad = new Map<number, { run: CapacityRun; start: string }[]>();
+  runs.forEach((run, index) => {
+    if (!(run.load > 0) || !Number.isFinite(run.load)) return;
     const list = byLoad.get(run.load) ?? [];
-    list.push(run);
+    list.push({ run, start: run.start ?? `run-${index}` });
     byLoad.set(run.load, list);
-  }
+  });
   const loads = [...byLoad.keys()].sort((a, b) => a - b);
+  const present = (value: number | null | undefined): value is number =>
+    value !== null && value !== undefined && Number.isFinite(value);
   const values = loads.map((load) =>
     objectives.map((objective, k) =>
-      byLoad.get(load)!.flatMap((run) => {
+      byLoad.get(load)!.flatMap(({ run }) => {
         const value = run.values[k];
-        return value === null || value === undefined || !Number.isFinite(value)
-          ? []
-          : [transform(value, objective.scale)];
+        return present(value) ? [transform(value, objective.scale)] : [];
       }),
     ),
   );
-  return { loads, values, counts: loads.map((load) => byLoad.get(load)!.length) };
+  const starts = loads.map((load) =>
+    objectives.map((_, k) =>
+      byLoad.get(load)!.flatMap(({ run, start }) => (present(run.values[k]) ? [start] : [])),
+    ),
+  );
+  return { loads, values, counts: loads.map((load) => byLoad.get(load)!.length), starts };
 }
 
 const mean = (values: readonly number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
@@ -204,6 +217,53 @@ function localLine(grouped: Grouped, k: number, center: number, threshold: numbe
   return { center, a, b, sd: Math.sqrt(ssr / df), df, crossing: center * Math.exp(x) };
 }
 
+/** The values of objective k's runs within its local line's window, less the line, with their runs' starts. */
+function lineResiduals(
+  grouped: Grouped,
+  k: number,
+  line: LocalLine,
+): StartGroupedSample & { starts: string[] } {
+  const values: number[] = [];
+  const starts: string[] = [];
+  grouped.loads.forEach((load, i) => {
+    const x = Math.log(load / line.center);
+    if (Math.abs(x) > localWindow) return;
+    grouped.values[i]![k]!.forEach((value, r) => {
+      values.push(value - line.a - line.b * x);
+      starts.push(grouped.starts[i]![k]![r]!);
+    });
+  });
+  return { values, starts };
+}
+
+/** Whether some start holds two or more of these runs (else every run was its own start). */
+function sharesStarts(starts: readonly string[]): boolean {
+  return new Set(starts).size < starts.length;
+}
+
+/**
+ * The runs near the capacity's crossing as deviations in ln(load) (docs/capacity.md, "Server starts"):
+ * each run's value of the limiting objective less its local line, over the line's slope, i.e. how much
+ * higher a load the run behaved like. A start's speed shifts all its runs alike, so their start means
+ * carry the start level and their spread within a start the run level (stats/two-level.ts). Null when
+ * the capacity is not crossed inside the loads measured or its objective has no local line.
+ */
+export function crossingDeviations(
+  runs: readonly CapacityRun[],
+  objectives: readonly CapacityObjective[],
+): (StartGroupedSample & { starts: string[] }) | null {
+  const grouped = group(runs, objectives);
+  if (grouped.loads.length === 0) return null;
+  const { lines, estimate } = fitCurves(grouped, objectives);
+  if (estimate.bound !== "inside") return null;
+  const k = objectives.findIndex((objective) => objective.name === estimate.limiting);
+  const line = k >= 0 ? lines[k] : null;
+  if (!line) return null;
+  const residuals = lineResiduals(grouped, k, line);
+  if (residuals.values.length < 2) return null;
+  return { values: residuals.values.map((value) => value / line.b), starts: residuals.starts };
+}
+
 /** One fit of every objective: the isotonic values at the loads, and the local line where one was fitted. */
 interface CurveFit {
   fitted: (number | null)[][];
@@ -274,6 +334,13 @@ export interface IntervalOptions {
   level: number;
   resamples?: number;
   seed?: number;
+  /**
+   * The start-to-start variance of ln(load) a start's speed shifts its runs by, with its degrees of
+   * freedom (compare/capacity.ts: measured from both sides' crossings pooled with the throughput prior);
+   * absent or 0: no start effect drawn. Drawn only where some start holds two or more runs: runs on
+   * their own starts carry it in their spread already.
+   */
+  startEffect?: { variance: number; df: number };
 }
 
 export interface CapacityInterval {
@@ -309,7 +376,17 @@ export function capacityInterval(
   const widen = (df: number) => studentTQuantile(1 - tail, df) / normalQuantile(1 - tail);
   const sds = objectives.map((_, k) => {
     const line = lines[k];
-    if (line) return line.sd * widen(line.df);
+    if (line) {
+      // Runs of several starts near the crossing: their spread within a start is the run level (the
+      // start level is drawn on its own below); one start, or every run its own: the spread about the line.
+      const residuals = lineResiduals(grouped, k, line);
+      if (new Set(residuals.starts).size > 1 && sharesStarts(residuals.starts)) {
+        const [within] = startLevels([residuals]).sides;
+        if (within && within.runVarianceDf > 0)
+          return Math.sqrt(within.runVariance) * widen(within.runVarianceDf);
+      }
+      return line.sd * widen(line.df);
+    }
     let ss = 0;
     let df = 0;
     grouped.loads.forEach((_, i) => {
@@ -332,6 +409,16 @@ export function capacityInterval(
   );
   const random = mulberry32(options.seed ?? 1);
   const resamples = options.resamples ?? defaultResamples;
+  const startsOfRuns = [...new Set(grouped.starts.flat(2))].sort();
+  const startSd =
+    options.startEffect &&
+    options.startEffect.variance > 0 &&
+    sharesStarts(runs.flatMap((run, index) => (run.load > 0 ? [run.start ?? `run-${index}`] : [])))
+      ? Math.sqrt(options.startEffect.variance) *
+        (options.startEffect.df > 0 && Number.isFinite(options.startEffect.df)
+          ? widen(options.startEffect.df)
+          : 1)
+      : 0;
   const draws: number[] = [];
   let censored = 0;
   for (let b = 0; b < resamples; b++) {
@@ -344,7 +431,12 @@ export function capacityInterval(
         return out;
       }),
     );
-    const { estimate } = fitCurves({ loads: grouped.loads, values, counts: grouped.counts }, objectives);
+    const drawn = { loads: grouped.loads, values, counts: grouped.counts, starts: grouped.starts };
+    const shifts =
+      startSd > 0
+        ? new Map(startsOfRuns.map((start) => [start, startSd * boxMuller(random(), random())]))
+        : null;
+    const { estimate } = fitCurves(shifts ? shiftedByStart(drawn, shifts) : drawn, objectives);
     if (estimate.bound !== "inside") censored++;
     draws.push(estimate.capacity);
   }
@@ -355,6 +447,41 @@ export function capacityInterval(
     level: options.level,
     draws,
     censored: censored / resamples,
+  };
+}
+
+/**
+ * A draw's runs with each start's loads moved by its start effect: a run of a start drawn `shift`
+ * slower is placed at load·e^shift, the load it behaved like. Runs regroup by their moved loads.
+ */
+function shiftedByStart(grouped: Grouped, shifts: ReadonlyMap<string, number>): Grouped {
+  const objectives = grouped.values[0]?.length ?? 0;
+  const byLoad = new Map<number, { values: number[][]; starts: string[][] }>();
+  grouped.loads.forEach((load, i) => {
+    for (let k = 0; k < objectives; k++) {
+      grouped.values[i]![k]!.forEach((value, r) => {
+        const start = grouped.starts[i]![k]![r]!;
+        const moved = load * Math.exp(shifts.get(start) ?? 0);
+        let entry = byLoad.get(moved);
+        if (!entry) {
+          entry = {
+            values: Array.from({ length: objectives }, () => []),
+            starts: Array.from({ length: objectives }, () => []),
+          };
+          byLoad.set(moved, entry);
+        }
+        entry.values[k]!.push(value);
+        entry.starts[k]!.push(start);
+      });
+    }
+  });
+  const loads = [...byLoad.keys()].sort((a, b) => a - b);
+  return {
+    loads,
+    values: loads.map((load) => byLoad.get(load)!.values),
+    starts: loads.map((load) => byLoad.get(load)!.starts),
+    // Runs at a moved load: those of the objective with the most values there.
+    counts: loads.map((load) => Math.max(...byLoad.get(load)!.values.map((values) => values.length))),
   };
 }
 

@@ -98,6 +98,11 @@ interface SideLevels {
   runPrior: "pooled" | "widened" | "none";
   /** Degrees of freedom of the run-level prior pooled into `runVariance` (0: none). */
   runPriorDf: number;
+  /**
+   * The start means' mean square (SS between / (G − 1)), whose expectation is σ_r² + coefficient·σ_s²,
+   * with its G − 1 degrees of freedom; null with fewer than two starts.
+   */
+  betweenStarts: { meanSquare: number; df: number; coefficient: number } | null;
 }
 
 export interface TwoLevelResult extends WelchResult {
@@ -204,6 +209,14 @@ function sideLevels(
     measuredRunDf: measured.df,
     runPrior: runPrior === null ? "none" : widened ? "widened" : "pooled",
     runPriorDf: pooled ? runPrior.df : 0,
+    betweenStarts:
+      starts < 2
+        ? null
+        : {
+            meanSquare: m.ssBetween / (starts - 1),
+            df: starts - 1,
+            coefficient: m.startCoefficient / (starts - 1),
+          },
   };
 }
 
@@ -292,6 +305,68 @@ function measuredStartVariance(
   return { variance: Math.max(0, numerator / coefficient), df: betweenDf };
 }
 
+/** The start level of one or more sides: measured from their start means, pooled with the prior. */
+interface PooledStartLevel {
+  /** σ_s² used (measured pooled with the prior) and its degrees of freedom. */
+  startVariance: number;
+  startVarianceDf: number;
+  /** σ_s² the starts alone showed (moments, clamped at 0), with its degrees of freedom; null: < 2 starts anywhere. */
+  measuredStartVariance: { variance: number; df: number } | null;
+  /** True when the starts showed significantly more variance than the prior, which was then set aside. */
+  priorContradicted: boolean;
+}
+
+function pooledStartLevel(
+  sides: readonly { m: SideMoments; levels: SideLevels }[],
+  startPrior: StartVariancePrior | undefined,
+): PooledStartLevel {
+  const measured = measuredStartVariance(sides);
+  const prior = startPrior && startPrior.df > 0 ? startPrior : null;
+  // A prior the starts contradict (their variance significantly above it: one-sided F at 10%) is widened
+  // to what they show: the runner got noisier than believed, so the starts' own estimate stands, with
+  // its df (docs/compare.md, "Noise known in advance").
+  const contradicted = prior !== null && measured !== null && contradictsPrior(measured, prior);
+  const usedPrior = contradicted ? null : prior;
+  const measuredDf = measured?.df ?? 0;
+  const priorDf = usedPrior?.df ?? 0;
+  const startDf = measuredDf + priorDf;
+  const startVariance =
+    startDf > 0
+      ? (measuredDf * (measured?.variance ?? 0) + priorDf * (usedPrior?.variance ?? 0)) / startDf
+      : 0;
+  return {
+    startVariance,
+    startVarianceDf: startDf,
+    measuredStartVariance: measured,
+    priorContradicted: contradicted,
+  };
+}
+
+/** What the runs of one or more sides say at each level, the start level pooled over them and the prior. */
+export interface StartLevels extends PooledStartLevel {
+  /** Per sample, in the order given. */
+  sides: SideLevels[];
+}
+
+/**
+ * The two levels of the noise from samples grouped by server start (one per side, or one for a single
+ * set of runs; no run-level prior): each sample's run-to-run variance within its starts, and the
+ * start-to-start variance from the start means of every sample, pooled with the prior by degrees of
+ * freedom unless the starts contradict it. The one estimator of the levels: the two-level test, the
+ * capacity interval, the pooled counts' design effect and main's history read it.
+ */
+export function startLevels(
+  samples: readonly StartGroupedSample[],
+  options: { varianceFloor?: number; startPrior?: StartVariancePrior } = {},
+): StartLevels {
+  const floor = options.varianceFloor ?? 0;
+  const sides = samples.map((sample) => {
+    const m = moments(sample);
+    return { m, levels: sideLevels(m, floor, null, false) };
+  });
+  return { sides: sides.map((side) => side.levels), ...pooledStartLevel(sides, options.startPrior) };
+}
+
 /**
  * Welch's test of candidate minus baseline on per-run values grouped by server start, with both levels
  * of the noise in the variance of each side's mean. With every run its own start it is Welch's test on
@@ -312,23 +387,14 @@ export function twoLevelWelch(
   const runPriors = runPriorsOf(mb, mc, options);
   const lb = sideLevels(mb, floor, runPriors.baseline, runPriors.widened[0]);
   const lc = sideLevels(mc, floor, runPriors.candidate, runPriors.widened[1]);
-  const measured = measuredStartVariance([
-    { m: mb, levels: lb },
-    { m: mc, levels: lc },
-  ]);
-  const prior = options.startPrior && options.startPrior.df > 0 ? options.startPrior : null;
-  // A prior the starts contradict (their variance significantly above it: one-sided F at 10%) is widened
-  // to what they show: the runner got noisier than believed, so the starts' own estimate stands, with
-  // its df (docs/compare.md, "Noise known in advance").
-  const contradicted = prior !== null && measured !== null && contradictsPrior(measured, prior);
-  const usedPrior = contradicted ? null : prior;
-  const measuredDf = measured?.df ?? 0;
-  const priorDf = usedPrior?.df ?? 0;
-  const startDf = measuredDf + priorDf;
-  const startVariance =
-    startDf > 0
-      ? (measuredDf * (measured?.variance ?? 0) + priorDf * (usedPrior?.variance ?? 0)) / startDf
-      : 0;
+  const start = pooledStartLevel(
+    [
+      { m: mb, levels: lb },
+      { m: mc, levels: lc },
+    ],
+    options.startPrior,
+  );
+  const { startVariance, startVarianceDf: startDf } = start;
   // A side of single-run starts carries σ_s² inside its total run variance already.
   const startWeightOf = (levels: SideLevels) => (levels.singleRunStarts ? 0 : levels.startWeight);
   const startPart = (startWeightOf(lb) + startWeightOf(lc)) * startVariance;
@@ -359,10 +425,7 @@ export function twoLevelWelch(
     t,
     baseline: lb,
     candidate: lc,
-    startVariance,
-    startVarianceDf: startDf,
-    measuredStartVariance: measured,
-    priorContradicted: contradicted,
+    ...start,
     startPart,
     runPart,
   };
@@ -395,4 +458,35 @@ export function optimalRunsPerStart(input: {
   if (input.runCost <= 0) return Number.POSITIVE_INFINITY;
   const ratio = (input.startCost * input.runVariance) / (input.runCost * input.startVariance);
   return Math.max(1, Math.sqrt(ratio));
+}
+
+/** One-sided level at which the runs' spread is taken to exceed what a pooled test assumes. */
+const overdispersionLevel = 0.1;
+
+/** Degrees of freedom standing in for "known" in the chi-square form of the F test below. */
+const knownDf = 1e6;
+
+/**
+ * The design effect of a test on counts pooled over a side's runs (a share of requests, a mean output
+ * length): such a test takes every request as independent, but the requests of one run share its moment
+ * and the runs of one start share what it drew. The variance of the difference of the sides' per-run
+ * means with both levels (twoLevelWelch) over the variance the pooled test assumes for it is the factor
+ * its counts are divided by (Rao and Scott's first-order correction), when it is significantly above 1
+ * (one-sided chi-square at 10% on the two-level variance's degrees of freedom, as a prior the starts
+ * contradict); 1 otherwise, and when a side has fewer than 2 runs (null levels) or the pooled test
+ * assumes no variance.
+ */
+export function pooledDesignEffect(
+  baseline: StartGroupedSample,
+  candidate: StartGroupedSample,
+  pooledVariance: number,
+  options: TwoLevelOptions = {},
+): { factor: number; levels: TwoLevelResult | null } {
+  if (baseline.values.length < 2 || candidate.values.length < 2) return { factor: 1, levels: null };
+  const levels = twoLevelWelch(baseline, candidate, options);
+  if (!(pooledVariance > 0)) return { factor: 1, levels };
+  const ratio = levels.standardError ** 2 / pooledVariance;
+  const df = Number.isFinite(levels.df) ? levels.df : knownDf;
+  const significant = ratio > 1 && fSurvival(ratio, df, knownDf) < overdispersionLevel;
+  return { factor: significant ? ratio : 1, levels };
 }

@@ -48,7 +48,7 @@ function latency(scale: number, base: number) {
   };
 }
 
-function makeRunFile(cell: string, run: number, scale: number, side?: string): RunFile {
+function makeRunFile(cell: string, run: number, scale: number, side?: string, serverStart?: string): RunFile {
   // A deterministic wobble per run so repeated runs are not identical.
   const wobble = 1 + ((run * 7919) % 11) / 1000;
   const s = scale * wobble;
@@ -58,6 +58,15 @@ function makeRunFile(cell: string, run: number, scale: number, side?: string): R
     cell,
     run,
     ...(side ? { side } : {}),
+    ...(serverStart
+      ? {
+          serverStart: {
+            id: serverStart,
+            startedAt: new Date(Date.UTC(2026, 10, 1)).toISOString(),
+            side: side ?? "candidate",
+          },
+        }
+      : {}),
     startedAt: new Date(Date.UTC(2026, 10, 1, 0, run)).toISOString(),
     durationS: 10 * s,
     load: {
@@ -127,12 +136,13 @@ export async function writeRun(
   run: number,
   scale: number,
   side?: string,
+  serverStart?: string,
 ): Promise<void> {
   const runDir = join(dir, cell, `run-${run}`);
   await mkdir(runDir, { recursive: true });
   await writeFile(
     join(runDir, "run.json"),
-    `${JSON.stringify(makeRunFile(cell, run, scale, side), null, 2)}\n`,
+    `${JSON.stringify(makeRunFile(cell, run, scale, side, serverStart), null, 2)}\n`,
   );
   await writeFile(join(runDir, "server.log"), `sim server for ${cell} run ${run}\n`);
 }
@@ -147,9 +157,20 @@ export interface MeasureCall {
   requests: Record<string, number>;
 }
 
-/** Writes runs as the runner would, reading the real config (cells, repeats.min, the sim slowdown). */
-export function createFileMeasure(calls: MeasureCall[] = []): Measure {
+/** Server starts of every file measure so far: each start's id is unique in the test process. */
+let fileMeasureStarts = 0;
+
+/**
+ * Writes runs as the runner would, reading the real config (cells, repeats.min, the sim slowdown). With
+ * `recordStarts`, each call is one server start, as a measure call is under the per-side lifecycle: its
+ * runs record it (run.json serverStart), and `startEffect(start)` scales them (default 1).
+ */
+export function createFileMeasure(
+  calls: MeasureCall[] = [],
+  options: { recordStarts?: boolean; startEffect?: (start: number) => number } = {},
+): Measure {
   return async (request) => {
+    const start = fileMeasureStarts++;
     calls.push({
       configPath: request.configPath,
       side: request.side,
@@ -171,7 +192,14 @@ export function createFileMeasure(calls: MeasureCall[] = []): Measure {
     const runs = request.runs ?? config.repeats.min;
     for (const cell of cells) {
       for (let k = request.firstRun; k < request.firstRun + runs; k++) {
-        await writeRun(request.resultsDir, cell, k, slowdown, request.side ?? undefined);
+        await writeRun(
+          request.resultsDir,
+          cell,
+          k,
+          slowdown * (options.startEffect?.(start) ?? 1),
+          request.side ?? undefined,
+          options.recordStarts ? `file-measure-start-${start}` : undefined,
+        );
       }
     }
   };

@@ -493,6 +493,7 @@ describe("how many API calls a job makes (docs/action.md)", () => {
     expect(counts["stored, comment updated"]).toHaveLength(18);
     expect(counts.interleaved).toEqual([
       "GET /contents/vllm-perf-gate.yml",
+      "GET /contents/vllm-perf-gate%2Fhistory.jsonl", // main's history: the start-to-start prior
       ...comment,
       expect.stringMatching(/^PATCH \/issues\/comments\/\d+$/),
     ]);

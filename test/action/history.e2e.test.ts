@@ -260,3 +260,49 @@ describe("main's history in the action", () => {
     expect(file.cells.flatMap((c) => c.metrics).every((m) => m.drift === null)).toBe(true);
   });
 });
+
+describe("main's history as the start prior of an interleaved pull request", () => {
+  it("baseline jobs record two starts or more, and an interleaved PR's checks carry the start level they show", async () => {
+    // Main's baseline jobs, each measuring its 10 runs in steps of their own server start; every other
+    // start runs 0.4% slow (the runner's start level), which the history sees within each session.
+    const measured = (request: Job) =>
+      runJobIn(
+        job.environment(),
+        request,
+        job.dependencies({
+          measure: createFileMeasure([], {
+            recordStarts: true,
+            startEffect: (start) => (start % 2 === 0 ? 1 : 1.004),
+          }),
+          cleanupServers: async () => {},
+          now: () => new Date(Date.UTC(2026, 10, 1) + fake.runs.length * 3_600_000),
+        }),
+      );
+    fake.branches.delete(historyBranch);
+    for (const [i, digit] of ["1", "2", "3"].entries()) {
+      const { result } = await measured(push(800 + i, sha(digit), 1.0));
+      expect(result.verdict).toBe("baseline-recorded");
+    }
+    const records = parseHistory(fake.branchFile(historyBranch, historyPath) ?? "", "history");
+    const chat = records.find((r) => r.cell === "chat" && r.metric === "ttft_p95")!;
+    expect(new Set(chat.serverStarts!.runs).size).toBeGreaterThanOrEqual(2);
+    // A PR gated interleaved (the base commit has the config): the base side measured in this job.
+    const base = sha("3");
+    fake.files.set(`vllm-perf-gate.yml@${base}`, testConfig(1.0));
+    const { result } = await measured({
+      runId: 810,
+      ...pullRequestEvent(fake, { number: 42, baseSha: base, headSha: sha("d"), mergeSha: sha("e") }),
+      config: testConfig(1.0),
+      inputs: { comment: "false" },
+    });
+    const verdict = JSON.parse(
+      await readFile(join(result.resultsDir, "..", "compare", "verdict.json"), "utf8"),
+    ) as {
+      mode: string;
+      comparisons: { cell: string; metric: string; noise?: { priorSource: string | null } }[];
+    };
+    expect(verdict.mode).toBe("interleaved");
+    const ttft = verdict.comparisons.find((c) => c.cell === "chat" && c.metric === "ttft_p95")!;
+    expect(ttft.noise?.priorSource).toMatch(/^history: 3 sessions, \d+ starts$/);
+  }, 120_000);
+});

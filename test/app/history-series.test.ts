@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { historySeries, readHistoryFile } from "../../src/app/history-series.js";
 import { defaultHistoryLimits, serializeHistory } from "../../src/compare/history.js";
+import { renderHistorySeries } from "../../src/report/history.js";
 import { InputError, UsageError } from "../../src/util/errors.js";
 import { record, session } from "../compare/history-fixtures.js";
 
@@ -52,6 +53,40 @@ describe("historySeries", () => {
     expect(series.scanned).toBe(8);
     expect(series.sessions).toHaveLength(24);
     expect(series.changePoints).toEqual([]);
+  });
+
+  it("names the series' start and run levels where its sessions recorded two starts or more", async () => {
+    expect((await historySeries(request("chat"))).levels).toBeNull();
+    // 8 sessions of 6 runs on 2 starts: the second start 2% slow, runs within a start ±0.5%.
+    const records = Array.from({ length: 8 }, (_, i) => ({
+      ...record(
+        session(i + 1),
+        [0, 1, 2, 3, 4, 5].map((r) => 100 * (r >= 3 ? 1.02 : 1) * (1 + ((i + r) % 3) / 200 - 0.005)),
+      ),
+      serverStarts: {
+        ids: [`s${i}-a`, `s${i}-b`],
+        basis: ["recorded", "recorded"] as ["recorded", "recorded"],
+        runs: [0, 0, 0, 1, 1, 1],
+      },
+    }));
+    await writeFile(join(dir, "starts.jsonl"), serializeHistory(records));
+    const series = await historySeries({
+      ...request("chat"),
+      path: join(dir, "starts.jsonl"),
+      file: "starts.jsonl",
+    });
+    expect(series.levels).toMatchObject({
+      sessions: 8,
+      starts: 16,
+      startDf: 8,
+      runDf: 32,
+      screenedSessions: [],
+    });
+    expect(series.levels!.startSd).toBeGreaterThan(0.012);
+    expect(series.levels!.runSd).toBeLessThan(0.01);
+    expect(renderHistorySeries(series, "table")).toMatch(
+      /Start and run levels: between starts 1\.\d+% \(8 df\), between runs of a start 0\.\d+% \(32 df\), from 8 session\(s\) and 16 starts\./,
+    );
   });
 
   it("needs the cell when the history has several, and names the ones it has", async () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { planCells } from "../../src/app/run-plan.js";
+import { baselineSteps, firstLookPlans } from "../../src/app/measure-on-devices.js";
+import { planCells, runPlans } from "../../src/app/run-plan.js";
 import { configSchema } from "../../src/config/schema.js";
+import { baselineRunsPerStart } from "../../src/config/summary.js";
 import { priorRunNoise } from "../../src/stats/run-plan.js";
 
 /** One cell of `dataset`, gating `metrics` (p95 floor 200 requests). */
@@ -73,5 +75,40 @@ describe("the run plan of a session cell", () => {
     expect(
       planCells(config({ ...sessions, turns: 2 }, ["ttft_p95", "ttft_p95_depth_8_up"]))[0]!.minRequests,
     ).toBe(102);
+  });
+});
+
+describe("the baseline job's plan", () => {
+  it("counts the server starts the job measures its runs over, at least two", () => {
+    const base = config({ type: "synthetic", input_tokens: 64, output_tokens: 32 }, ["ttft_p95"]);
+    // A docker server that takes 10 minutes to start: few, long starts (half the runs each).
+    const slow = {
+      ...base,
+      server: { ...base.server, kind: "docker", image: `vllm/vllm-openai@sha256:${"a".repeat(64)}` },
+      cost: { ...base.cost, server_start_s: 600 },
+      repeats: { ...base.repeats, baseline: 10, block: "auto" as const },
+    } as typeof base;
+    const plan = runPlans(slow).find((entry) => entry.mode === "baseline")!.plan;
+    expect(plan.runsPerSide).toBe(10);
+    expect(baselineRunsPerStart(slow)).toBe(5);
+    expect(plan.serverStarts).toBe(2);
+    // The device plan validate prints: two steps, one after the other, a start each.
+    const [, , baseline] = firstLookPlans(slow);
+    expect(baseline!.plan.serverStarts).toBe(2);
+    const steps = baselineSteps(slow, 10, null);
+    expect(steps).toEqual([
+      { firstRun: 0, runs: 5, cells: null },
+      { firstRun: 5, runs: 5, cells: null },
+    ]);
+    const blocks = baseline!.plan.devices[0]!.blocks;
+    expect(blocks.map((block) => [block.runs[0]!.firstRun, block.serverStarts])).toEqual([
+      [0, 1],
+      [5, 1],
+    ]);
+    // The second step starts when the first ends; both starts' 10 minutes are in the wall-clock.
+    expect(blocks[1]!.startAt).toBeCloseTo(blocks[0]!.endAt, 9);
+    expect(baseline!.plan.wallClockMinutes).toBeCloseTo(blocks[1]!.endAt, 9);
+    expect(baseline!.plan.wallClockMinutes).toBeGreaterThan(20);
+    expect(baseline!.plan.gpuMinutes).toBeCloseTo(baseline!.plan.wallClockMinutes, 9);
   });
 });

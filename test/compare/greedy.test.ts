@@ -110,6 +110,35 @@ describe("greedyChecks", () => {
     expect(alone[0]!.examples).toHaveLength(1);
   });
 
+  it("takes the floor between two server starts when the baseline has runs on two", () => {
+    // The baseline's runs 0 and 1 share a start and agree; its run 2, on another start, differs on 6 of
+    // 100 prompts (its kernels' picks), as does the candidate, on a start of its own.
+    const otherStart = same.map((o, i) => (i < 6 ? out(i, `w${i} x q`) : o));
+    const candidate = same.map((o, i) => (i < 6 ? out(i, `w${i} x r`) : o));
+    const on = (record: ReturnType<typeof run>, id: string) => ({
+      ...record,
+      serverStart: { id, basis: "recorded" as const },
+    });
+    const base = [on(run(0, same), "b1"), on(run(1, same), "b1"), on(run(2, otherStart), "b2")];
+    const checks = greedyChecks(
+      [{ cell: "chat", base, cand: [on(run(0, candidate), "c1")], tooFew: false }],
+      { ...settings, min_similarity: 0.5 },
+      [],
+    )!;
+    expect(checks[0]!.baselineNoiseRuns).toEqual({ first: 0, second: 2, acrossStarts: true });
+    expect(checks[0]!.baselineNoise!.changedShare).toBeCloseTo(0.06, 12);
+    expect(checks[0]!.verdict).toBe("within-tolerance");
+    // The run-to-run floor of one start (runs 0 and 1) is 0%, and 6% changed would read as a regression.
+    const oneStart = greedyChecks(
+      [{ cell: "chat", base: base.slice(0, 2), cand: [on(run(0, candidate), "c1")], tooFew: false }],
+      { ...settings, min_similarity: 0.5 },
+      [],
+    )!;
+    expect(oneStart[0]!.baselineNoiseRuns).toEqual({ first: 0, second: 1, acrossStarts: false });
+    expect(oneStart[0]!.verdict).toBe("regression");
+    expect(oneStart[0]!.reasons[0]).toMatch(/baseline run to run: 0\.0%/);
+  });
+
   it("skips cells it does not name, warns when a side kept no outputs, is off without the setting", () => {
     const warnings: string[] = [];
     const plain = runRecordFromRunFile(makeRunFile(), "r");

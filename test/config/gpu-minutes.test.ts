@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parseConfigText } from "../../src/config/load.js";
 import {
+  baselineRunsPerStart,
+  baselineStartGroups,
   renderSummary,
   serverStartsPerCell,
   startedServers,
@@ -44,7 +46,43 @@ describe("GPU-minutes per pull request, every server start counted", () => {
     expect(serverStartsPerCell("interleaved", 3, looks, "per-cell")).toBe(4);
     expect(serverStartsPerCell("interleaved", 10, looks, "per-cell")).toBe(13);
     expect(serverStartsPerCell("interleaved", 10, looks, "per-run")).toBe(20);
-    expect(serverStartsPerCell("baseline", 10, looks, "per-cell")).toBe(1);
+    // A baseline job: its runs in starts of at most `baselineRunsPerStart`, as even as possible.
+    expect(serverStartsPerCell("baseline", 10, looks, "per-cell", 5)).toBe(2);
+    expect(serverStartsPerCell("baseline", 10, looks, "per-cell", 4)).toBe(3);
+    expect(serverStartsPerCell("baseline", 1, looks, "per-cell", 5)).toBe(1);
+    expect(serverStartsPerCell("baseline", 10, looks, "per-run", 5)).toBe(10);
+  });
+
+  it("records a baseline job over two server starts or more, as a start of the interleaved schedule holds runs", () => {
+    expect(baselineStartGroups(10, 4)).toEqual([4, 3, 3]);
+    expect(baselineStartGroups(10, 5)).toEqual([5, 5]);
+    expect(baselineStartGroups(3, 2)).toEqual([2, 1]);
+    expect(baselineStartGroups(0, 2)).toEqual([]);
+    // repeats.block k: a start holds two groups (A B | B A), at most half the runs.
+    expect(baselineRunsPerStart(config(perCell, 1))).toBe(2);
+    expect(baselineRunsPerStart(config(perCell, 2))).toBe(4);
+    expect(baselineRunsPerStart(config(perCell, 10))).toBe(5);
+    // auto: Kalibera and Jones from gate.noise_prior (TTFT's 3% start and run sd, the widest gated) and
+    // the costs: √(180 s · 0.03² / (60 s · 0.03²)) = √3 ≈ 1.7, so 2 runs a start (per cell).
+    const auto = parseConfigText(
+      `version: 1
+server: { kind: docker, image: "vllm/vllm-openai@sha256:${"a".repeat(64)}", lifecycle: per-cell }
+model: { name: m, revision: abc }
+cells:
+  - name: chat
+    dataset: { type: synthetic, input_tokens: 128, output_tokens: 64 }
+    load: { type: rate, rate: 4 }
+    size: { duration_s: 60 }
+repeats: { min: 3, max: 10, baseline: 10 }
+`,
+      "c.yml",
+      { env: {} },
+    ).config;
+    expect(baselineRunsPerStart(auto)).toBe(2);
+    // A start that costs 100 runs: starts of half the runs, the two every baseline job has at least.
+    expect(baselineRunsPerStart({ ...auto, cost: { ...auto.cost, server_start_s: 6000 } })).toBe(5);
+    // per-run: every run a start.
+    expect(baselineRunsPerStart(config("  lifecycle: per-run\n"))).toBe(1);
   });
 
   it("validate prints the estimate per mode, with 3 minutes per start unless configured", () => {
@@ -60,10 +98,11 @@ describe("GPU-minutes per pull request, every server start counted", () => {
       minutes: { first: 54, max: 177 },
       serverStarts: { first: 12, max: 39 },
     });
+    // baseline: 30 minutes of runs; 10 runs in starts of 2 (two groups of repeats.block 1): 5 a cell.
     expect(byMode.baseline).toMatchObject({
       runs: { first: 10 },
-      minutes: { first: 39 },
-      serverStarts: { first: 3 },
+      minutes: { first: 75 },
+      serverStarts: { first: 15 },
     });
     const text = renderSummary("c.yml", summary);
     expect(text).toContain(
@@ -72,7 +111,7 @@ describe("GPU-minutes per pull request, every server start counted", () => {
     expect(text).toContain(
       "per PR, interleaved (both sides): 54 at 3 runs (12 starts), 177 at 10 runs (39 starts)",
     );
-    expect(text).toContain("per baseline job (push/schedule): 39 at 10 runs, 3 server starts");
+    expect(text).toContain("per baseline job (push/schedule): 75 at 10 runs, 15 server starts");
 
     // cost.server_start_s: 60 -> 9 minutes of runs and 3 starts of 1 minute.
     const fastStart = summarizeConfig(withStart(60), [], looks);
@@ -106,7 +145,8 @@ describe("GPU-minutes per pull request, every server start counted", () => {
       ["stored", { first: 1, max: 3 }, { first: 12, max: 39 }],
       // interleaved: 18 + 4 starts (A B B A A B B: 4 blocks of one side); at 10: 60 + 13 starts.
       ["interleaved", { first: 4, max: 13 }, { first: 30, max: 99 }],
-      ["baseline", { first: 1, max: 1 }, { first: 33, max: 33 }],
+      // baseline: 30 + 5 starts of the side's server (2 runs each).
+      ["baseline", { first: 5, max: 5 }, { first: 45, max: 45 }],
     ]);
     expect(startedServers("per-side", 3)).toBe(1);
     expect(startedServers("per-cell", 3)).toBe(3);

@@ -324,6 +324,11 @@ export async function readHistoryForCalibration(
 
 /** What a gate read from the history, for compare and for judging afterwards. */
 export interface GateHistory {
+  /**
+   * stored: the drift, the pooled run variance and main's level; interleaved: the start prior only (the
+   * base side is measured in this job, so neither its drift nor main's level is at stake).
+   */
+  mode: Measured["mode"];
   settings: HistoryInputs;
   store: string;
   records: HistoryRecord[];
@@ -337,8 +342,11 @@ export interface GateHistory {
 }
 
 /**
- * Gate hook (stored mode, before compare): the history read and checked. A refused one (corrupted,
- * oversized) is reported and the gate uses the artifact sessions as before; an absent one is no history.
+ * Gate hook (before compare): the history read and checked. Stored mode reads it for the drift, the
+ * pooled run variance and main's level; interleaved mode for the start prior (docs/history.md): with
+ * `history: artifact` it rides in the baseline artifact, which an interleaved job does not download, so
+ * there it is read from the branch store only. A refused one (corrupted, oversized) is reported and the
+ * gate goes on without it (stored: the artifact sessions as before); an absent one is no history.
  */
 export async function readHistoryForGate(
   scope: JobScope,
@@ -346,12 +354,14 @@ export async function readHistoryForGate(
   baseline: { dir: string; info: { runId?: string } },
 ): Promise<GateHistory | null> {
   const settings = settingsOf(scope);
-  if (settings.store === "off" || measured.mode !== "stored") return null;
+  if (settings.store === "off") return null;
+  if (measured.mode === "interleaved" && settings.store !== "branch") return null;
   const store =
     settings.store === "branch"
       ? branchStore(scope, settings)
       : createArtifactHistoryStore({ previousDir: baseline.dir, outputDir: scope.layout.historyDir });
   const empty = {
+    mode: measured.mode,
     settings,
     store: store.description,
     records: [],
@@ -367,7 +377,9 @@ export async function readHistoryForGate(
   } catch (error) {
     const message = failureText(error);
     scope.io.warning(
-      `Main's history refused: ${message}; the gate falls back to the baseline artifacts' sessions.`,
+      measured.mode === "stored"
+        ? `Main's history refused: ${message}; the gate falls back to the baseline artifacts' sessions.`
+        : `Main's history refused: ${message}; the start-to-start prior is gate.noise_prior's (or a calibration's).`,
     );
     return {
       ...empty,
@@ -388,7 +400,7 @@ export async function readHistoryForGate(
     alignTo: baselineSession,
   });
   scope.io.info(
-    `Main's history: ${read.sessions.length} session(s) used from ${store.description}, ${read.leftOut.length} left out (other conditions).`,
+    `Main's history: ${read.sessions.length} session(s) used from ${store.description}${measured.mode === "interleaved" ? " for the start-to-start prior" : ""}, ${read.leftOut.length} left out (other conditions).`,
   );
   // Main's level is judged on sessions under the baseline's conditions only.
   const otherConditions = new Set(read.leftOut.map((l) => l.session.id));
@@ -417,7 +429,11 @@ export async function readHistoryForGate(
  * (gate.baseline_sessions): it holds them too, checked for fingerprint and aligned across main's steps.
  */
 export function historyCompareInputs(history: GateHistory | null) {
-  if (!history || history.refused !== null || history.sessionsUsed < 2) return {};
+  if (!history || history.refused !== null) return {};
+  // Interleaved: the sessions' start level as the start prior (compare/history-analysis.ts).
+  if (history.mode === "interleaved")
+    return history.sessionsUsed > 0 ? { historyRuns: history.historyRuns } : {};
+  if (history.sessionsUsed < 2) return {};
   return {
     historyDirs: [] as string[],
     historyRuns: history.historyRuns,
@@ -435,7 +451,8 @@ export function judgeWithHistory(
   history: GateHistory | null,
   outcome: CompareOutcome,
 ): { sections: string[]; exempt: boolean } {
-  if (!history) return { sections: [], exempt: false };
+  // Interleaved: the base side was measured in this job; the method line names the start prior read.
+  if (!history || history.mode === "interleaved") return { sections: [], exempt: false };
   const verdict = outcome.verdictFile ?? null;
   let main: MainAlreadyRegressed | null = null;
   if (verdict && history.records.length > 0) main = mainAlreadyRegressed(verdict, history.records);

@@ -6,7 +6,7 @@ import { readFileAtCommit } from "../../github/base-config.js";
 import { validateBaselineDir } from "../../github/baseline-bundle.js";
 import { aggregatedLine, baseSideLine, fallbackNotice, measuringLine } from "../../report/status.js";
 import type { MeasureStep } from "../adaptive.js";
-import { type DeviceBlock, measureOnDevices } from "../measure-on-devices.js";
+import { baselineSteps, type DeviceBlock, measureOnDevices } from "../measure-on-devices.js";
 import type { MeasureRequest } from "./dependencies.js";
 import { baseSideWithinBudget } from "./job-budget.js";
 import { type BaseSide, exists, type JobScope, type Measured } from "./job-scope.js";
@@ -151,11 +151,13 @@ export async function measureCandidate(scope: JobScope, measured: Measured): Pro
   const recording = scope.plan.role === "baseline";
   const runs = recording ? scope.config.config.repeats.baseline : null;
   scope.io.info(measuringLine(cells, scope.configPath, runs));
-  await measureCandidateSide(
-    scope,
-    { firstRun: 0, runs: runs ?? scope.config.config.repeats.min, cells },
-    recording ? { searchToMaxRuns: true } : {},
-  );
+  if (runs === null) {
+    await measureCandidateSide(scope, { firstRun: 0, runs: scope.config.config.repeats.min, cells });
+    return;
+  }
+  // Over two server starts or more, one step each, so main's history sees the start level.
+  for (const step of baselineSteps(scope.config.config, runs, cells))
+    await measureCandidateSide(scope, step, { searchToMaxRuns: true });
 }
 
 /** Path where the base commit's config is written: next to the PR's, so relative paths resolve alike. */

@@ -26,8 +26,10 @@ import type {
 } from "../../stats/two-level.js";
 import { smallest } from "../../util/extremes.js";
 import type { PriorDescription } from "../prior-basis.js";
+import { startNoiseOf } from "../start-noise.js";
 import type { Comparison } from "../verdict-schema.js";
 import type { ComparedCell } from "./cells.js";
+import { designNote, effectiveCounts, pooledCountsDesign } from "./pooled-counts.js";
 
 /** One metric of one cell before multiplicity: its estimates, raw p-values and what forced its verdict. */
 export interface Draft {
@@ -387,26 +389,15 @@ function noiseLevels(
   prior: DescribedStartPrior | undefined,
   runPrior: DescribedRunPrior | DescribedBaselinePrior | undefined,
 ): NonNullable<Comparison["noise"]> {
-  const measured = levels.measuredStartVariance !== null;
-  const withPrior = prior !== undefined && prior.df > 0 && !levels.priorContradicted;
-  const basis = !sharedStarts
-    ? "fresh"
-    : measured && withPrior
-      ? "measured+prior"
-      : measured
-        ? "measured"
-        : withPrior
-          ? "prior"
-          : "none";
   const total = levels.standardError ** 2;
   const sides = [levels.baseline, levels.candidate];
   return {
-    starts: { baseline: levels.baseline.starts, candidate: levels.candidate.starts },
-    startSd: sharedStarts ? Math.sqrt(levels.startVariance) : 0,
-    startDf: sharedStarts ? levels.startVarianceDf : 0,
-    startBasis: basis,
-    priorSource: sharedStarts && withPrior ? prior.source : null,
-    ...(levels.priorContradicted ? { priorContradicted: true } : {}),
+    ...startNoiseOf(
+      levels,
+      { baseline: levels.baseline.starts, candidate: levels.candidate.starts },
+      sharedStarts,
+      prior,
+    ),
     runSd: {
       baseline: Math.sqrt(levels.baseline.runVariance),
       candidate: Math.sqrt(levels.candidate.runVariance),
@@ -542,8 +533,30 @@ function pooledCountDraft(
   if (toolCalls && b.total === 0 && c.total === 0 && !gated) return null;
   const baseRate = b.total > 0 ? b.failed / b.total : null;
   const candRate = c.total > 0 ? c.failed / c.total : null;
-  const pWorse = errorIncreaseP(b, c);
-  const pBetter = errorIncreaseP(c, b);
+  // The exact test takes every request as independent; failures come in bursts of a run or a start, so
+  // the counts are divided by the design effect the per-run rates grouped by start show (pooled-counts.ts).
+  const perRun = (runs: readonly RunRecord[]) =>
+    runs.map((run) => {
+      const count = counts(run);
+      return { value: count.total > 0 ? count.failed / count.total : null, start: startOf(run) };
+    });
+  const pooledRate = (b.failed + c.failed) / Math.max(1, b.total + c.total);
+  const design =
+    b.total > 0 && c.total > 0
+      ? pooledCountsDesign(
+          perRun(base),
+          perRun(cand),
+          pooledRate * (1 - pooledRate) * (1 / b.total + 1 / c.total),
+        )
+      : { factor: 1, noise: null };
+  const asFailures = (side: { failed: number; total: number }) => {
+    const effective = effectiveCounts({ count: side.failed, total: side.total }, design.factor);
+    return { failed: effective.count, total: effective.total };
+  };
+  const eb = asFailures(b);
+  const ec = asFailures(c);
+  const pWorse = errorIncreaseP(eb, ec);
+  const pBetter = errorIncreaseP(ec, eb);
   const draft: Draft = {
     cell,
     metric,
@@ -562,8 +575,8 @@ function pooledCountDraft(
     pWithinTolerance: null,
     pBeyond: pWorse,
     pBetterBeyond: pBetter,
-    minPBeyond: errorIncreaseMinP(b, c),
-    minPBetterBeyond: errorIncreaseMinP(c, b),
+    minPBeyond: errorIncreaseMinP(eb, ec),
+    minPBetterBeyond: errorIncreaseMinP(ec, eb),
     test: null,
     judgedOn: null,
     forced: null,
@@ -572,8 +585,10 @@ function pooledCountDraft(
     runs: { baseline: base.length, candidate: cand.length },
     crossCheck: null,
     variances: null,
-    noise: null,
+    noise: design.noise,
   };
+  const note = designNote(design.factor);
+  if (note !== null) draft.notes.push(note);
   if (!toolCalls && candRate !== null && candRate > limit) {
     // A candidate that fails more requests than allowed cannot pass on latency: always blocking.
     draft.gated = true;

@@ -3,6 +3,7 @@ import type { RunOutput } from "../../metrics/guards.js";
 import type { RunRecord } from "../../metrics/run-record.js";
 import type { GreedyCheck, OutputAgreement } from "../quality-schema.js";
 import type { ComparedCell } from "./cells.js";
+import { startOf } from "./drafts.js";
 
 export type GreedySettings = NonNullable<QualityConfig["greedy"]>;
 
@@ -132,9 +133,21 @@ function runsWithOutputs(runs: readonly RunRecord[]): RunRecord[] {
 }
 
 /**
+ * The baseline run the floor compares the first with: the first run measured on another server start
+ * (the candidate's run is always on another start than the baseline's, and a start's kernel and
+ * autotuning picks can change greedy tokens on their own), else the second run.
+ */
+function floorPartner(base: readonly RunRecord[]): RunRecord | undefined {
+  const first = base[0];
+  if (first === undefined) return undefined;
+  return base.slice(1).find((run) => startOf(run) !== startOf(first)) ?? base[1];
+}
+
+/**
  * The greedy-output check of each compared cell named in quality.greedy.cells whose runs kept outputs:
- * the candidate's first run against the baseline's first, beside the baseline's first two runs against
- * each other (the run-to-run floor, which real GPUs have without batch invariance). A regression when
+ * the candidate's first run against the baseline's first, beside the baseline's first run against its
+ * first run on another server start, else its second (the floor, which real GPUs have without batch
+ * invariance, and between starts without deterministic kernel choices). A regression when
  * the changed shares exceed the floor by more than their tolerance, the similarity falls below its
  * minimum, or the logprobs drift beyond the floor by more than theirs. Null without the setting.
  */
@@ -156,16 +169,20 @@ export function greedyChecks(
       continue;
     }
     const main = compareOutputs(base[0]!.outputs!, cand[0]!.outputs!, settings.first_tokens);
+    const floorRun = floorPartner(base);
     const noise =
-      base.length > 1 ? compareOutputs(base[0]!.outputs!, base[1]!.outputs!, settings.first_tokens) : null;
+      floorRun === undefined
+        ? null
+        : compareOutputs(base[0]!.outputs!, floorRun.outputs!, settings.first_tokens);
     const floor = noise?.agreement;
     const a = main.agreement;
     const reasons: string[] = [];
     const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
     const changedFloor = floor?.changedShare ?? 0;
+    const acrossStarts = floorRun !== undefined && startOf(floorRun) !== startOf(base[0]!);
     if (a.changedShare - changedFloor > settings.max_changed_share)
       reasons.push(
-        `${pct(a.changedShare)} of ${a.prompts} outputs changed (baseline run to run: ${pct(changedFloor)}; quality.greedy.max_changed_share ${pct(settings.max_changed_share)})`,
+        `${pct(a.changedShare)} of ${a.prompts} outputs changed (baseline ${acrossStarts ? "start to start" : "run to run"}: ${pct(changedFloor)}; quality.greedy.max_changed_share ${pct(settings.max_changed_share)})`,
       );
     const prefixFloor = floor?.prefixChangedShare ?? 0;
     if (a.prefixChangedShare - prefixFloor > settings.max_prefix_changed_share)
@@ -187,6 +204,9 @@ export function greedyChecks(
       runs: { baseline: base[0]!.run, candidate: cand[0]!.run },
       candidate: a,
       baselineNoise: floor ?? null,
+      ...(floorRun !== undefined
+        ? { baselineNoiseRuns: { first: base[0]!.run, second: floorRun.run, acrossStarts } }
+        : {}),
       tokenSource: main.serverTokens ? "server" : "words",
       verdict: reasons.length > 0 ? "regression" : "within-tolerance",
       reasons,

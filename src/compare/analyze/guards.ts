@@ -12,6 +12,8 @@ import {
 } from "../gated-family.js";
 import type { GuardCheck } from "../quality-schema.js";
 import type { ComparedCell } from "./cells.js";
+import { startOf } from "./drafts.js";
+import { designNote, effectiveCounts, type PooledRun, pooledCountsDesign } from "./pooled-counts.js";
 
 /** What the guard stage needs: the tolerances (quality.guards, gate.metric_tolerance overrides) and the level. */
 export interface GuardSettings {
@@ -109,17 +111,32 @@ export function guardChecks(
   return decideGuards(drafts, family.members.slice(others.length), settings.alpha);
 }
 
-function guardsOf(runs: readonly RunRecord[]): RunGuards[] {
-  return runs.flatMap((run) => (run.guards === undefined ? [] : [run.guards]));
+/** A run's guard counts with the server start that measured it. */
+interface StartedGuards {
+  guards: RunGuards;
+  start: string;
+}
+
+function guardsOf(runs: readonly RunRecord[]): StartedGuards[] {
+  return runs.flatMap((run) =>
+    run.guards === undefined ? [] : [{ guards: run.guards, start: startOf(run) }],
+  );
+}
+
+/** Each run's value of a guard (null: none) with its start, for the design effect. */
+function perRun(runs: readonly StartedGuards[], measure: (g: RunGuards) => number | null): PooledRun[] {
+  return runs.map((run) => ({ value: measure(run.guards), start: run.start }));
 }
 
 function guardDraft(
   cell: string,
   metric: GuardMetric,
-  base: readonly RunGuards[],
-  cand: readonly RunGuards[],
+  baseRuns: readonly StartedGuards[],
+  candRuns: readonly StartedGuards[],
   settings: Omit<GuardSettings, "alpha">,
 ): GuardDraft {
+  const base = baseRuns.map((run) => run.guards);
+  const cand = candRuns.map((run) => run.guards);
   const source = metricSpecs[metric].source;
   const override = settings.metricTolerance[metric];
   if (source.kind === "guard-share") {
@@ -135,9 +152,23 @@ function guardDraft(
     const baseline = share(b);
     const candidate = share(c);
     const empty = baseline === null || candidate === null;
+    // Fisher's test takes every request as independent: the runs and their starts say by how much more
+    // the pooled share varies, and the counts are divided by that design effect.
+    const shareOf = (g: RunGuards) => (g.requests > 0 ? guardShareCount(g, source.field) / g.requests : null);
+    const pooledShare = (b.count + c.count) / Math.max(1, b.requests + c.requests);
+    const design = empty
+      ? { factor: 1, noise: null }
+      : pooledCountsDesign(
+          perRun(baseRuns, shareOf),
+          perRun(candRuns, shareOf),
+          pooledShare * (1 - pooledShare) * (1 / b.requests + 1 / c.requests),
+        );
     const test = empty
       ? null
-      : shareIncreaseP({ count: b.count, total: b.requests }, { count: c.count, total: c.requests });
+      : shareIncreaseP(
+          effectiveCounts({ count: b.count, total: b.requests }, design.factor),
+          effectiveCounts({ count: c.count, total: c.requests }, design.factor),
+        );
     const beyond = !empty && candidate - baseline > tolerance;
     return {
       cell,
@@ -151,7 +182,8 @@ function guardDraft(
       test,
       beyond,
       untested: empty ? "inconclusive" : null,
-      note: empty ? "no measured requests on a side" : null,
+      note: empty ? "no measured requests on a side" : designNote(design.factor),
+      ...(design.noise ? { noise: design.noise } : {}),
     };
   }
   const tolerance = override ?? settings.guards.output_length_tolerance;
@@ -179,9 +211,23 @@ function guardDraft(
       note: `no output tokens on a side: ${describeMetric(metric)} cannot be compared`,
     };
   }
-  const shift = lengthShiftP(b, c, tolerance);
+  // The delta method takes every request's length as independent: divided by the design effect of
+  // the runs' mean lengths (ln) grouped by start, as the shares are.
+  const lengthOf = (g: RunGuards) =>
+    g.outputTokens.mean !== null && g.outputTokens.mean > 0 ? Math.log(g.outputTokens.mean) : null;
+  const design = pooledCountsDesign(
+    perRun(baseRuns, lengthOf),
+    perRun(candRuns, lengthOf),
+    b.variance / (b.count * b.mean * b.mean) + c.variance / (c.count * c.mean * c.mean),
+  );
+  const shift = lengthShiftP(
+    { ...b, count: b.count / design.factor },
+    { ...c, count: c.count / design.factor },
+    tolerance,
+  );
   // Without spread on either side there is no test: the observed ratio decides, outside the family.
   const noSpread = b.variance === 0 && c.variance === 0;
+  const notes = [ignoredNote, noSpread ? null : designNote(design.factor)].filter((n) => n !== null);
   return {
     cell,
     metric,
@@ -201,7 +247,10 @@ function guardDraft(
         ]
           .filter((n) => n !== null)
           .join("; ")
-      : ignoredNote,
+      : notes.length > 0
+        ? notes.join("; ")
+        : null,
+    ...(design.noise ? { noise: design.noise } : {}),
   };
 }
 
