@@ -14,11 +14,12 @@
  * is the GPU-minutes per decisive clean verdict over it.
  *
  * Usage: npx tsx bench/cost.ts [--reps 200] [--seed 1]
+ *        npx tsx bench/cost.ts --budget 60[,200] [--cells chat-reuse-usual,rag-fresh-usual,longgen-fresh-usual]
+ *          [--reps 1000] [--only plans,rows,mdc,oracle,nightly]   (what a budget buys: bench/cost-budget.ts)
  */
-import { type AdaptiveRepeats, addRunsUntilDecided, type LookOutcome } from "../src/app/adaptive.js";
 import { planStep } from "../src/app/measure-on-devices.js";
 import { applyRunPlan, planCells, planPower, runPlans } from "../src/app/run-plan.js";
-import { compareRecords, settingsFromConfig } from "../src/compare/index.js";
+import { settingsFromConfig } from "../src/compare/index.js";
 import { loadConfig } from "../src/config/load.js";
 import type { Config } from "../src/config/schema.js";
 import {
@@ -28,28 +29,47 @@ import {
   serverStartsPerCell,
   startedServers,
 } from "../src/config/summary.js";
-import type { RunRecord } from "../src/metrics/run-record.js";
-import { alternatingBlocks } from "../src/runner/interleaved.js";
 import { percentileSorted } from "../src/stats/percentile.js";
 import { planRuns, type RunNoise } from "../src/stats/run-plan.js";
 import { mulberry32 } from "../src/util/random.js";
+import { budgetBench, prTierCells } from "./cost-budget.js";
 import { type Change, sigmaW1, tau, World, withinRunPool } from "./noise.js";
+import { simulateInterleavedPr } from "./simulate-pr.js";
 
 interface Options {
   reps: number;
   seed: number;
+  /** --budget N[,M]: the budget mode (bench/cost-budget.ts) on --cells, each budget in GPU-minutes. */
+  budgets: number[] | null;
+  cells: string[];
+  only: Set<string> | null;
 }
 
+const budgetSections = ["plans", "rows", "mdc", "oracle", "nightly"] as const;
+
 function parseOptions(argv: readonly string[]): Options {
-  const options: Options = { reps: 200, seed: 1 };
+  const options: Options = { reps: 200, seed: 1, budgets: null, cells: [...prTierCells], only: null };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--reps") options.reps = Number(argv[++i]);
     else if (arg === "--seed") options.seed = Number(argv[++i]);
-    else throw new Error(`unknown argument ${arg}; expected --reps N, --seed N`);
+    else if (arg === "--budget") options.budgets = (argv[++i] ?? "").split(",").map(Number);
+    else if (arg === "--cells") options.cells = (argv[++i] ?? "").split(",").filter(Boolean);
+    else if (arg === "--only") options.only = new Set((argv[++i] ?? "").split(",").filter(Boolean));
+    else
+      throw new Error(
+        `unknown argument ${arg}; expected --reps N, --seed N, --budget GPU-MINUTES, --cells a,b,c, --only ${budgetSections.join(",")}`,
+      );
   }
   if (!(Number.isInteger(options.reps) && options.reps > 0))
     throw new Error("--reps expects a whole number > 0");
+  if (options.budgets !== null && !options.budgets.every((budget) => budget > 0))
+    throw new Error("--budget expects GPU-minutes > 0 (a comma list for several)");
+  if (options.cells.length === 0)
+    throw new Error("--cells expects a comma list of cells of examples/matrix-18.yml");
+  for (const part of options.only ?? [])
+    if (!(budgetSections as readonly string[]).includes(part))
+      throw new Error(`--only expects a comma list of ${budgetSections.join(", ")}, got ${part}`);
   return options;
 }
 
@@ -73,79 +93,24 @@ function requestsPerRun(config: Config): number[] {
   });
 }
 
-const onDevices = (config: Config, devices: number): Config => ({
-  ...config,
-  runner: { ...config.runner, devices: Array.from({ length: devices }, (_, i) => String(i)) },
-});
-
 async function simulatePr(world: World, config: Config, change: Change): Promise<Outcome> {
   const names = config.cells.map((cell) => cell.name);
-  const durations = planCells(config).map((cell) => {
+  const secondsPerRun = planCells(config).map((cell) => {
     const requests = requestsPerRun(config)[names.indexOf(cell.name)]!;
     return cell.secondsPerRequest === null
       ? cell.fixedSecondsPerRun
       : requests * cell.secondsPerRequest + cell.fixedSecondsPerRun;
   });
-  const baseline: RunRecord[] = [];
-  const candidate: RunRecord[] = [];
-  const counts = new Map<string, number>(names.map((name) => [name, 0]));
-  const settings = settingsFromConfig(config);
-  const zero = [0, 0, 0, 0];
-  const gpu = deviceCounts.map(() => 0);
-  const wall = deviceCounts.map(() => 0);
-  const sides = ["baseline", "candidate"] as const;
-  const loop: AdaptiveRepeats<LookOutcome> = {
-    look: async () => {
-      const { verdict } = compareRecords({
-        baseline,
-        candidate,
-        settings,
-        mode: "interleaved",
-        now: new Date(0),
-      });
-      return { verdict: verdict.verdict, nextLook: verdict.nextLook };
-    },
-    measure: async (step) => {
-      const cells = step.cells ?? names;
-      deviceCounts.forEach((devices, k) => {
-        const plan = planStep({
-          sides: sides.map((side) => ({ side, config: onDevices(config, devices) })),
-          step,
-          config: onDevices(config, devices),
-        });
-        gpu[k]! += plan.gpuMinutes;
-        wall[k]! += plan.wallClockMinutes;
-      });
-      for (const name of cells) {
-        const cell = names.indexOf(name);
-        for (const block of alternatingBlocks(step.firstRun, step.runs, sides, runsPerBlock(config)))
-          for (let run = block.firstRun; run < block.firstRun + block.runs; run++) {
-            const record = world.run(
-              cell,
-              run,
-              zero,
-              block.side === "candidate" ? change : { kind: "none" },
-              block.side,
-              block.side,
-            );
-            record.durationS = durations[cell]!;
-            (block.side === "baseline" ? baseline : candidate).push(record);
-          }
-        counts.set(name, Math.max(counts.get(name)!, step.firstRun + step.runs));
-      }
-    },
-    runsMeasured: async (cells) => Math.min(...(cells ?? names).map((name) => counts.get(name)!)),
-    cells: null,
-    maxRuns: config.repeats.max,
-  };
-  // As the gate: the first repeats.min runs a side of every cell, then the adaptive loop.
-  await loop.measure({ firstRun: 0, runs: config.repeats.min, cells: null });
-  const result = await addRunsUntilDecided(loop);
+  const pr = await simulateInterleavedPr(
+    world,
+    { config, settings: settingsFromConfig(config), secondsPerRun, starts: null, deviceCounts },
+    change,
+  );
   return {
-    verdict: result.outcome.verdict,
-    runsPerSide: Math.max(...counts.values()),
-    gpuMinutes: gpu,
-    wallClock: wall,
+    verdict: pr.verdict.verdict,
+    runsPerSide: pr.runsPerSide,
+    gpuMinutes: pr.gpuMinutes,
+    wallClock: pr.wallClock,
   };
 }
 
@@ -172,6 +137,10 @@ function pct(p: number, n: number): string {
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.budgets !== null) {
+    await budgetBench({ ...options, budgets: options.budgets });
+    return;
+  }
   const started = performance.now();
   const { config: declared } = await loadConfig("examples/matrix-18.yml", { env: {}, cwd: process.cwd() });
   const plan = runPlans(declared)[0]!.plan;

@@ -12,7 +12,7 @@
  * - 5% of runs 1.3x slower on every metric of the run (a thermal dip, a neighbour).
  * `--noise normal`: drift and run noise normal, no slow runs (the model of the first figures).
  *
- * Prints, for +5% and +10% steps with 1 and 3 runs per commit: detection within 10 commits, median and
+ * Prints, for +5% and +10% steps (--steps) with 1 and 3 runs per commit: detection within 10 commits (--within), median and
  * 90th percentile lateness (commits after the step until it is reported), the share located within 2
  * commits; and on clean series of 120 commits: the share of series with any false alarm, and false
  * alarms per 100 clean commits, for one metric and for a family of 3 metrics sharing the session.
@@ -20,6 +20,8 @@
  * Usage: npx tsx bench/history.ts [--reps 2000] [--window 60] [--seed 20] [--detector rank|t]
  *   [--noise extended|normal] [--run-sd 0.05] [--alpha A] [--min-magnitude M] [--min-segment K]
  *   [--no-combined] [--runs 1,3] (runs per commit; the action records repeats.baseline, 10 by default)
+ *   [--drift-sd 0.02] (sd of a session's level) [--slow-rate 0.05] [--steps 0.05,0.1] [--within 10]
+ *   (a step counts as detected when reported within this many sessions after it)
  */
 import {
   type ChangePointOptions,
@@ -60,13 +62,20 @@ const runCounts = process.argv.includes("--runs")
   : [1, 3];
 const runSds = process.argv.includes("--run-sd") ? [option("run-sd", 0.05)] : [0.05, 0.03];
 let runSd = runSds[0]!;
-const driftSd = 0.02;
+/** Sd of a session's level (drift between sessions; a nightly session on one server start: the start's sd). */
+const driftSd = option("drift-sd", 0.02);
 const commonShare = 0.7;
-const slowRate = 0.05;
+/** Share of runs 1.3x slower (extended noise). */
+const slowRate = option("slow-rate", 0.05);
 const slowFactor = Math.log(1.3);
 const warmup = 40;
 const cleanCommits = 120;
-const maxLate = 10;
+/** A step counts as detected when reported within this many sessions (commits) after it. */
+const maxLate = option("within", 10);
+/** The steps whose detection is measured: `--steps 0.03,0.05`. */
+const steps = process.argv.includes("--steps")
+  ? process.argv[process.argv.indexOf("--steps") + 1]!.split(",").map(Number)
+  : [0.05, 0.1];
 
 type Random = () => number;
 const normal = (random: Random) => boxMuller(Math.max(random(), 1e-12), random());
@@ -137,7 +146,7 @@ const pct = (count: number, total: number) => {
   return `${(100 * p).toFixed(1)}% ±${(100 * Math.sqrt((p * (1 - p)) / total)).toFixed(1)}`;
 };
 
-/** Detection of a `step` with `runs` per commit: within 10 commits, lateness, location, early alarms. */
+/** Detection of a `step` with `runs` per commit: within `maxLate` commits, lateness, location, early alarms. */
 function detection(step: number, runs: number) {
   const random = mulberry32(seed * 1000 + Math.round(step * 100) * 10 + runs);
   let detected = 0;
@@ -214,7 +223,7 @@ const describeDetector =
     : `best-split pooled t, alpha ${detector.alpha} per window (Bonferroni over splits)`;
 const describeNoise =
   noise === "extended"
-    ? "run effect t(3), 0.7 common to a run's metrics, 5% of runs 1.3x slower"
+    ? `run effect t(3), 0.7 common to a run's metrics, ${slowRate * 100}% of runs 1.3x slower`
     : "run noise normal";
 const started = Date.now();
 for (const sd of runSds) {
@@ -224,10 +233,10 @@ for (const sd of runSds) {
   );
   console.log("");
   console.log(
-    "| step | runs/commit | detected within 10 | median late | p90 late | located within 2 | false alarm before the step |",
+    `| step | runs/commit | detected within ${maxLate} | median late | p90 late | located within 2 | false alarm before the step |`,
   );
   console.log("| --- | --- | --- | --- | --- | --- | --- |");
-  for (const step of [0.05, 0.1]) {
+  for (const step of steps) {
     for (const runs of runCounts) {
       const { detected, located, early, lateness } = detection(step, runs);
       console.log(
@@ -252,7 +261,7 @@ for (const sd of runSds) {
 if (!process.argv.includes("--no-combined")) {
   runSd = runSds[0]!;
   console.log(
-    `A +10% step in all 3 metrics of a family (run sd ${runSd}): detected within 10 commits on one metric alone, and on the family's mean series; false alarms of the mean series per 100 clean commits.`,
+    `A +10% step in all 3 metrics of a family (run sd ${runSd}): detected within ${maxLate} commits on one metric alone, and on the family's mean series; false alarms of the mean series per 100 clean commits.`,
   );
   console.log("");
   console.log("| runs/commit | one metric | family mean | family mean: false alarms per 100 commits |");

@@ -163,6 +163,21 @@ export function modelRunNoise(runTau: number = tau): RunNoise {
 }
 
 /**
+ * The published per-metric run-to-run magnitudes (docs/compare.md, "Server starts"; vLLM and SGLang on
+ * H100/H200): output throughput 0.5%, TPOT p95 and E2E p95 1.5% (their sampling at a few hundred requests
+ * included), TTFT p95 3% plus its p95's sampling noise (the cell's σ_w); the t(3) tails of the run
+ * effect, no outlier runs beyond them.
+ */
+export const publishedRuns: RunNoise = {
+  runSd: { ttft_p95: 0.03, tpot_p95: 0.015, e2el_p95: 0.015, output_throughput: 0.005 },
+  sampling: { ttft_p95: true, tpot_p95: false, e2el_p95: false },
+  shape: "t3",
+  outlierRate: 0,
+  label:
+    "published run noise (t(3) run effect: throughput 0.5%, TPOT and E2E p95 1.5%, TTFT p95 3% plus a p95's sampling, 1.66% at 1,000 requests; no outlier runs)",
+};
+
+/**
  * An injected change: none; every gated latency of every cell × (1 + effect) and throughput ÷ it ("all");
  * or one metric in the listed cells (a needle in one cell, or one phase across a workload family): a
  * latency × (1 + effect), throughput ÷ (1 + effect).

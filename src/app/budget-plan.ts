@@ -1,4 +1,5 @@
 import { type CalibrationFile, calibratedNoiseByFamily } from "../compare/calibration.js";
+import { type CompareSettings, settingsFromConfig } from "../compare/index.js";
 import { type MetricName, metricSpecs } from "../config/metric-names.js";
 import { type Config, configLimits } from "../config/schema.js";
 import {
@@ -17,6 +18,7 @@ import {
   type CheckNoise,
   planWithinBudget,
 } from "../stats/budget-plan.js";
+import type { PlanCell } from "../stats/run-plan.js";
 import { InputError } from "../util/errors.js";
 import { interleavedStartWeight, planCells, runPlans } from "./run-plan.js";
 
@@ -103,11 +105,11 @@ export function budgetPlanInput(
   const gated = config.gate.metrics.filter((metric) => metricSpecs[metric].judged === "per-run");
   // A unit sampling variance shows each cell's scale: 1 per request, 1/turns per session of a session cell.
   const unit = { runVariance: 0, withinVariance1: 1, basis: "unit" };
+  const twice = planCells(doubledSizes(config), () => unit, options.traces);
   const cells = planCells(config, () => unit, options.traces).map(
-    (cell): BudgetCell => ({
+    (cell, i): BudgetCell => ({
       name: cell.name,
-      secondsPerRequest: cell.secondsPerRequest,
-      fixedSecondsPerRun: cell.fixedSecondsPerRun,
+      ...runSecondsOf(cell, twice[i]!),
       declaredRequests: cell.declaredRequests,
       minRequests: cell.minRequests,
       checks: gated.map((metric) => {
@@ -142,6 +144,38 @@ export function budgetPlanInput(
     startSeconds: serverStartSeconds(config),
     sides: mode === "interleaved" ? 2 : 1,
   };
+}
+
+/** The config with every request-sized cell at twice its requests per run (the run length's slope). */
+function doubledSizes(config: Config): Config {
+  return {
+    ...config,
+    cells: config.cells.map((cell) =>
+      "requests" in cell.size ? { ...cell, size: { requests: 2 * cell.size.requests } } : cell,
+    ),
+  };
+}
+
+/**
+ * A run's seconds as a + b·requests, from validate's estimate at the config's size and at twice it: the
+ * schedule's requests over its rate plus one request's answer. The plan then prices a size the same
+ * whatever size the config declares, so a config with a plan applied, planned again (compare and the base
+ * side of the action do), buys the same plan. A run whose estimate does not grow with its requests keeps
+ * the estimate's share per request.
+ */
+function runSecondsOf(
+  at: PlanCell,
+  twice: PlanCell,
+): Pick<BudgetCell, "secondsPerRequest" | "fixedSecondsPerRun"> {
+  if (at.secondsPerRequest === null || twice.secondsPerRequest === null)
+    return { secondsPerRequest: at.secondsPerRequest, fixedSecondsPerRun: at.fixedSecondsPerRun };
+  const n = at.declaredRequests;
+  const seconds = n * at.secondsPerRequest;
+  const slope = (2 * n * twice.secondsPerRequest - seconds) / n;
+  if (!(slope > 0))
+    return { secondsPerRequest: at.secondsPerRequest, fixedSecondsPerRun: at.fixedSecondsPerRun };
+  const warmup = at.secondsPerRequest > 0 ? at.fixedSecondsPerRun / at.secondsPerRequest : 0;
+  return { secondsPerRequest: slope, fixedSecondsPerRun: seconds - slope * n + warmup * slope };
 }
 
 /** A budget that cannot measure every cell once at its floor: an input error (exit 2), before any GPU time. */
@@ -245,6 +279,43 @@ export function configWithinBudget(
     : config;
   const decision = decideBudget(measured, budget, options);
   return { config: applyBudgetPlan(config, decision.plan), budget: decision };
+}
+
+/**
+ * compare's settings for runs measured under the config: under its budget when it has one, the plan
+ * `run` and the action measured (`configWithinBudget` over the measured cells, for the comparison's mode
+ * and the noise the plan was chosen with), recorded in the verdict. A budget that could not buy a plan
+ * still limits the judgement: the runs are measured, judged without the plan.
+ */
+export function budgetedSettings(
+  config: Config,
+  options: { cells: readonly string[]; mode: BudgetMode; noiseOf?: CheckNoiseSource },
+): CompareSettings {
+  const limit = config.gate.budget_gpu_minutes;
+  if (limit === undefined) return settingsFromConfig(config);
+  let within: ReturnType<typeof configWithinBudget>;
+  try {
+    within = configWithinBudget(config, options);
+  } catch (error) {
+    if (!(error instanceof BudgetError)) throw error;
+    return { ...settingsFromConfig(config), budget: { limitGpuMinutes: limit, plan: null } };
+  }
+  const { config: planned, budget } = within;
+  const settings = settingsFromConfig(planned);
+  if (budget === null) return settings;
+  const plan = budget.plan;
+  return {
+    ...settings,
+    budget: {
+      limitGpuMinutes: plan.budgetMinutes,
+      plan: {
+        gpuMinutes: plan.gpuMinutes,
+        runsPerSide: plan.runsPerSide,
+        runsPerStart: plan.runsPerStart,
+        requests: Object.fromEntries(plan.cells.map((cell) => [cell.name, cell.requests])),
+      },
+    },
+  };
 }
 
 /** What deciding one cell costs alone, and what the budget catches in it (validate --budget). */

@@ -16,7 +16,6 @@ import {
   type CompareSettings,
   compareRecords,
   defaultCompareSettings,
-  settingsFromConfig,
 } from "../compare/index.js";
 import { defaultInputLimits, type InputLimits } from "../compare/input-limits.js";
 import { loadRuns, loadSides } from "../compare/load.js";
@@ -32,7 +31,7 @@ import { renderHtmlReport } from "../report/html/report-html.js";
 import { renderReports } from "../report/markdown.js";
 import type { Outbound } from "../server/outbound.js";
 import { InputError } from "../util/errors.js";
-import { BudgetError, calibratedCheckNoise, configWithinBudget } from "./budget-plan.js";
+import { budgetedSettings, calibratedCheckNoise } from "./budget-plan.js";
 import type { CompareRequest, CompareOutcome as GateCompareOutcome } from "./gate/dependencies.js";
 
 /**
@@ -119,13 +118,13 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
   // The budget's plan as it was measured: with the calibration given, whatever its conditions (the
   // runs were planned before any baseline was read).
   if (config)
-    settings = budgetedSettings(
-      config,
-      candidate,
-      input.mode,
-      input.calibration?.file,
-      input.now ?? new Date(),
-    );
+    settings = budgetedSettings(config, {
+      cells: [...new Set(candidate.map((run) => run.cell))],
+      mode: input.mode === "interleaved" ? "interleaved" : "stored",
+      ...(input.calibration
+        ? { noiseOf: calibratedCheckNoise(config, input.calibration.file, input.now ?? new Date()) }
+        : {}),
+    });
   const loadedHistory =
     input.history && input.history.length > 0
       ? await loadRuns(input.history, "history", { limits, freshStarts })
@@ -174,50 +173,6 @@ export async function compareResults(input: CompareResultsInput): Promise<Compar
   // Cleaned of the job's secrets before it is rendered (redact before you escape: the renderer escapes,
   // and an escaped secret no longer matches its value).
   return rendered({ ...decided, verdict: input.outbound.clean(decided.verdict) });
-}
-
-/**
- * The config's settings, under its budget when it has one: the plan is the one `run` and the action
- * measured (app/budget-plan.ts), over the cells the candidate's runs measured, for the comparison's mode.
- */
-function budgetedSettings(
-  config: Config,
-  candidate: readonly RunRecord[],
-  mode: ComparisonMode | undefined,
-  calibration: CalibrationFile | undefined,
-  now: Date,
-): CompareSettings {
-  const cells = [...new Set(candidate.map((run) => run.cell))];
-  const limit = config.gate.budget_gpu_minutes;
-  if (limit === undefined) return settingsFromConfig(config);
-  let within: ReturnType<typeof configWithinBudget>;
-  try {
-    within = configWithinBudget(config, {
-      cells,
-      mode: mode === "interleaved" ? "interleaved" : "stored",
-      ...(calibration ? { noiseOf: calibratedCheckNoise(config, calibration, now) } : {}),
-    });
-  } catch (error) {
-    // The runs are measured: judge them under the limit, without the plan the budget could not buy.
-    if (!(error instanceof BudgetError)) throw error;
-    return { ...settingsFromConfig(config), budget: { limitGpuMinutes: limit, plan: null } };
-  }
-  const { config: planned, budget } = within;
-  const settings = settingsFromConfig(planned);
-  if (budget === null) return settings;
-  const plan = budget.plan;
-  return {
-    ...settings,
-    budget: {
-      limitGpuMinutes: plan.budgetMinutes,
-      plan: {
-        gpuMinutes: plan.gpuMinutes,
-        runsPerSide: plan.runsPerSide,
-        runsPerStart: plan.runsPerStart,
-        requests: Object.fromEntries(plan.cells.map((cell) => [cell.name, cell.requests])),
-      },
-    },
-  };
 }
 
 /** The files `compare` writes into its output directory. */
