@@ -251,7 +251,18 @@ function simulatedCalibration(
     withinDf: Math.min(...within),
     perRunDf: Math.min(...perRun),
     startDf: Math.min(...start),
-    detail: `df within a start ${span(within)}, of a run on its own start ${span(perRun)}, of the starts ${span(start)}, over its ${keys.length} gated per-run checks`,
+    detail: `df within a start ${span(within)}, of a run on its own start ${span(perRun)}, of the starts ${span(start)}, over its ${keys.length} gated per-run checks; its estimates against the truth, sd within a start / between starts: ${worldMetrics
+      .map((metric) => {
+        const sds = (f: (key: string) => number | undefined) => {
+          const values = names.map((cell) => Math.sqrt(f(`${cell}\u0000${metric}`) ?? 0) * 100);
+          return `${Math.min(...values).toFixed(1)}-${Math.max(...values).toFixed(1)}%`;
+        };
+        const trueWithin = Math.sqrt(
+          publishedRuns.runSd[metric] ** 2 + samplingVariance1(metric) / requests[0]!,
+        );
+        return `${metricLabel[metric]} ${sds((key) => runPriors.get(key)?.withinStart?.variance)} (${(trueWithin * 100).toFixed(1)}%) / ${sds((key) => startPriors.get(key)?.variance)} (${(Math.sqrt(trueStartVariance(metric)) * 100).toFixed(1)}%)`;
+      })
+      .join(", ")}`,
   };
 }
 
@@ -602,7 +613,7 @@ async function budgetSection(
       maxSpend.compare = Math.max(maxSpend.compare, x.spent);
       maxSpend.planned = Math.max(maxSpend.planned, x.planned);
     }
-    return `${median(o.map((x) => x.spent)).toFixed(1)}; ${Math.max(...o.map((x) => x.spent)).toFixed(1)}; ${Math.max(...o.map((x) => x.planned)).toFixed(1)}`;
+    return `${median(o.map((x) => x.spent)).toFixed(1)}, ${Math.max(...o.map((x) => x.spent)).toFixed(1)}, ${Math.max(...o.map((x) => x.planned)).toFixed(1)}`;
   };
   const measured = new Map<string, PrOutcome[]>();
   const tolerance = tier.gate.tolerance;
@@ -618,10 +629,11 @@ async function budgetSection(
       `Each rate with its 95% Wilson interval; a change "in one cell" is in ${names[0]}. Targets (calibrated runner): clean PR blocked <= 1%, every metric at the tolerance <= 5%, a ${detect * 100}% fall of output throughput in one cell >= 90%; spend <= ${options.budget}.`,
     );
     print();
+    const labels = setups.map((setup) => setup.runner.label);
     print(
-      "| change | measure | uncalibrated | calibrated | pass / inconclusive, uncal. → cal. | GPU-min per PR (compare's median; its max; planStep's max), uncal. → cal. |",
+      `| change | measure | ${labels.join(" | ")} | pass / inconclusive (${labels.join("; ")}) | GPU-min per PR: compare's median, its max, planStep's max (${labels.join("; ")}) |`,
     );
-    print("|---|---|---|---|---|---|");
+    print(`|---|---|${labels.map(() => "---|").join("")}---|---|`);
     const rows: { key: string; label: string; measure: string; change: Change }[] = [
       { key: "clean", label: "none", measure: "false block", change: { kind: "none" } },
       {
@@ -646,12 +658,11 @@ async function budgetSection(
     for (const row of rows) {
       const results: PrOutcome[][] = [];
       for (const setup of setups) results.push(await simulate(setup, row.change, options.reps));
-      measured.set(row.key, results[1]!);
-      if (row.key === "clean") measured.set("clean-uncalibrated", results[0]!);
+      if (row.key === "clean") for (const [r, o] of results.entries()) measured.set(`clean:${r}`, o);
       const share = (o: readonly PrOutcome[], verdict: string) =>
         `${((o.filter((x) => x.verdict === verdict).length / o.length) * 100).toFixed(0)}%`;
       print(
-        `| ${row.label} | ${row.measure} | ${rate(blocked(results[0]!), options.reps)} | ${rate(blocked(results[1]!), options.reps)} | ${share(results[0]!, "pass")} / ${share(results[0]!, "inconclusive")} → ${share(results[1]!, "pass")} / ${share(results[1]!, "inconclusive")} | ${spendOf(results[0]!)} → ${spendOf(results[1]!)} |`,
+        `| ${row.label} | ${row.measure} | ${results.map((o) => rate(blocked(o), options.reps)).join(" | ")} | ${results.map((o) => `${share(o, "pass")} / ${share(o, "inconclusive")}`).join("; ")} | ${results.map(spendOf).join("; ")} |`,
       );
     }
     print();
@@ -668,9 +679,7 @@ async function budgetSection(
     print("| check | runner | median printed detectable change (clean PRs) | PRs blocked at it |");
     print("|---|---|---|---|");
     for (const [r, setup] of setups.entries()) {
-      const clean =
-        measured.get(r === 0 ? "clean-uncalibrated" : "clean") ??
-        (await simulate(setup, { kind: "none" }, options.reps));
+      const clean = measured.get(`clean:${r}`) ?? (await simulate(setup, { kind: "none" }, options.reps));
       for (const metric of ["output_throughput", "tpot_p95", "ttft_p95"] as const) {
         const key = `${names[0]}\u0000${metric}`;
         const printed = clean
