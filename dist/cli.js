@@ -8,24 +8,16 @@ function processIo() {
     return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
 }
 /**
- * The io of a command that knows its job's secrets (server/secrets.ts): everything it writes to stdout
- * and stderr passes through the redactor first (a progress line or a note may quote a server's text).
+ * The io of a command that has built its job's output seam (server/outbound.ts): everything it writes to
+ * stdout and stderr leaves through it (a progress line or a note may quote a server's text). Its errors
+ * leave through `outbound.error` as the command throws them.
  */
-function redactedIo(io, redact) {
+function throughOutbound(io, outbound) {
     const through = (stream) => ({
-        write: (text) => stream.write(redact(text)),
+        write: outbound.through((text) => stream.write(text)),
         ...(stream.isTTY !== undefined ? { isTTY: stream.isTTY } : {}),
     });
     return { ...io, stdout: through(io.stdout), stderr: through(io.stderr) };
-}
-/** The error, its message redacted (its class kept: it decides the exit code). */
-function redactedError(error, redact) {
-    if (error instanceof Error) {
-        error.message = redact(error.message);
-        if (error.stack)
-            error.stack = redact(error.stack);
-    }
-    return error;
 }
 
 const commands = [
@@ -143,4 +135,4 @@ runCli(argv, processIo()).then((code) => {
         exitWhenFlushed(code);
 });
 
-export { redactedError as a, redactedIo as r };
+export { throughOutbound as t };

@@ -1,15 +1,14 @@
 import { dirname, join, basename, relative } from 'node:path';
 import { i as isSearchedCell } from './load.js';
-import { s as selectCells } from './interleaved.js';
+import { s as selectCells } from './trace-replay.js';
 import { L as cutShortLine } from './status.js';
 import { p as providerForConfig, r as runCells, h as existingRunIndices } from './run-cells.js';
 import { r as runSweepCells } from './run-sweep.js';
 import { lstat, readFile, readdir, writeFile } from 'node:fs/promises';
-import { d as defaultInputLimits } from './secrets.js';
-import { h as runFileSchema, i as runFileInvariantIssues } from './session-metrics.js';
+import { k as defaultInputLimits, n as runFileSchema, o as runFileInvariantIssues } from './interleaved.js';
 import { t as toolVersion, a as toolName } from './version.js';
 import { o as object, a as array, s as string, n as number, l as literal } from './schemas.js';
-import { d as datetime } from './history.js';
+import { g as datetime } from './format.js';
 
 /**
  * The runs a job asked for, on servers of the config it loaded (recorded in the state file so the
@@ -22,7 +21,7 @@ async function measureRequestedRuns(request, adapters) {
     const provider = providerForConfig(loaded.config, {
         env: { ...adapters.env },
         interpolation: loaded.interpolation,
-        secrets: request.secrets,
+        outbound: request.outbound,
         stateFile: request.serverStateFile,
         warn: adapters.warn,
         // A server start is never silent in the job's log: what it awaits, every 10 s (server/readiness.ts).
@@ -36,6 +35,7 @@ async function measureRequestedRuns(request, adapters) {
             baseDir: dirname(loaded.path),
             progress: adapters.progress,
             env: adapters.env,
+            outbound: request.outbound,
             ...(signal ? { signal } : {}),
         });
         if (signal?.aborted) {
@@ -80,6 +80,7 @@ async function runRequestedCells(request, measuring) {
         ...(request.side ? { side: request.side } : {}),
         progress: measuring.progress,
         env: measuring.env,
+        outbound: measuring.outbound,
         ...(signal ? { signal } : {}),
     };
     const runs = [];

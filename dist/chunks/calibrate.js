@@ -1,25 +1,22 @@
 import { join, dirname, resolve } from 'node:path';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { c as calibrateFromRuns, s as settingsFromConfig } from './calibration.js';
-import { c as calibrationHistoryRuns, b as conditionsHash } from './history.js';
-import { l as loadRuns } from './secrets.js';
-import { r as runsPerBlock } from './session-metrics.js';
+import { mkdir } from 'node:fs/promises';
+import { i as runsPerBlock, l as loadRuns, c as calibrateFromRuns, s as settingsFromConfig } from './interleaved.js';
+import { c as calibrationHistoryRuns, b as conditionsHash } from './format.js';
 import { p as providerForConfig, r as runCells, s as silentProgress, b as streamProgress, e as defaultServerStateFile } from './run-cells.js';
 import { m as measureAlternately } from './adaptive.js';
 import { r as readHistoryFile } from './history-series.js';
+import { j as jobOutbound } from './job-outbound.js';
 import { l as loadConfig } from './load.js';
-import { a as renderCalibration } from './calibration2.js';
+import { a as renderCalibration } from './calibration.js';
 import { U as UsageError, h as handleInterrupts, i as interactiveInterrupts } from './version.js';
 import { p as parseCommandArgs, s as stringOption, i as integerOption } from './command.js';
+import { t as throughOutbound } from '../cli.js';
 import './metric-names.js';
 import './random.js';
-import './format.js';
-import './server-start.js';
 import './schemas.js';
 import 'node:crypto';
 import 'node:child_process';
 import 'node:fs';
-import 'node:url';
 import 'node:os';
 import 'node:net';
 import 'node:events';
@@ -35,22 +32,24 @@ import 'node:tls';
 import 'node:zlib';
 import 'node:util/types';
 import 'node:worker_threads';
+import 'node:url';
 import 'node:async_hooks';
 import 'node:console';
 import 'node:timers';
 import 'node:dns';
-import './interleaved.js';
+import './trace-replay.js';
 import './number-words.js';
-import './history-analysis.js';
 import './index.js';
 import 'process';
 import 'buffer';
+import './history.js';
 
 async function calibrateRunner(options) {
     const { config } = options.config;
     const provider = providerForConfig(config, {
         env: { ...options.env },
         interpolation: options.config.interpolation,
+        outbound: options.outbound,
         ...(options.serverStateFile ? { stateFile: options.serverStateFile } : {}),
         warn: options.warn,
         progress: (line) => options.progress.message(line),
@@ -71,6 +70,7 @@ async function calibrateRunner(options) {
                 side: `calibration-${side.name}`,
                 ...(block.cells ? { cells: block.cells } : {}),
                 progress: options.progress,
+                outbound: options.outbound,
                 ...(options.signal ? { signal: options.signal } : {}),
             });
         }, () => options.signal?.aborted === true);
@@ -94,7 +94,7 @@ async function calibrateRunner(options) {
     });
     await mkdir(options.outDir, { recursive: true });
     const path = join(options.outDir, "calibration.json");
-    await writeFile(path, `${JSON.stringify(file, null, 2)}\n`);
+    await options.outbound.writeFile(path, `${JSON.stringify(file, null, 2)}\n`);
     return { file, path };
 }
 
@@ -141,6 +141,10 @@ const calibrateCommand = {
             env: io.env,
             cwd: io.cwd,
         });
+        // The command's one way out (server/outbound.ts), from its one secret set (the environment the config
+        // was loaded with, the config): the servers' logs, the runs, calibration.json and every line.
+        const outbound = jobOutbound({ env: io.env, configs: [loaded] });
+        io = throughOutbound(io, outbound);
         const runs = integerOption(args, "runs") ?? loaded.config.repeats.max;
         if (runs < 2 || runs > 50)
             throw new UsageError(`--runs expects 2 to 50 runs per side, got ${runs}`);
@@ -150,7 +154,10 @@ const calibrateCommand = {
             .filter(Boolean);
         const historyPath = stringOption(args, "history");
         const history = historyPath !== undefined
-            ? await readHistoryFile(resolve(io.cwd, historyPath), historyPath)
+            ? await readHistoryFile(resolve(io.cwd, historyPath), historyPath).catch((error) => {
+                // Its errors may quote the file, untrusted input.
+                throw outbound.error(error);
+            })
             : undefined;
         const progress = args.values.quiet === true ? silentProgress : streamProgress(io.stderr);
         const interruption = handleInterrupts({
@@ -166,6 +173,7 @@ const calibrateCommand = {
                 ...(cells && cells.length > 0 ? { cells } : {}),
                 ...(history ? { history } : {}),
                 env: io.env,
+                outbound,
                 progress,
                 warn: (message) => progress.message(`warning: ${message}`),
                 serverStateFile: defaultServerStateFile(io.env),
@@ -180,7 +188,7 @@ const calibrateCommand = {
                 io.stderr.write(`${error.message}\n`);
                 return interruption.exitCode();
             }
-            throw error;
+            throw outbound.error(error);
         }
         finally {
             interruption.dispose();

@@ -1,25 +1,21 @@
-import { writeFile, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join, isAbsolute, resolve } from 'node:path';
-import { r as readCalibration, a as compareResults, w as writeCompareOutputs } from './compare.js';
-import { c as collectJobSecrets, d as defaultInputLimits, a as mebibyte } from './secrets.js';
+import { r as readCalibration, p as compareResults, w as writeCompareOutputs } from './compare.js';
+import { j as jobOutbound } from './job-outbound.js';
+import { k as defaultInputLimits, m as mebibyte } from './interleaved.js';
 import { l as loadConfig } from './load.js';
 import { a as exportFormats, i as isExportFormat, e as exportFormatNames } from './export-formats.js';
 import { r as renderTerminal } from './terminal.js';
 import { U as UsageError } from './version.js';
 import { p as parseCommandArgs, a as stringListOption, s as stringOption, n as numberOption } from './command.js';
-import { r as redactedIo, a as redactedError } from '../cli.js';
-import './calibration.js';
+import { t as throughOutbound } from '../cli.js';
+import './format.js';
 import './metric-names.js';
 import './random.js';
-import './history.js';
-import 'node:crypto';
-import './format.js';
-import './server-start.js';
 import './schemas.js';
-import './session-metrics.js';
-import './report-html.js';
-import 'node:child_process';
+import 'node:crypto';
 import 'node:fs';
+import 'node:child_process';
 import 'node:url';
 import './index.js';
 import 'process';
@@ -193,57 +189,63 @@ const compareCommand = {
         }
         const limits = inputLimitsFrom(args);
         const config = stringOption(args, "config");
-        const calibrationPath = stringOption(args, "calibration");
-        const calibration = calibrationPath === undefined
-            ? undefined
-            : await readCalibration(abs(calibrationPath), calibrationPath);
         const loaded = config === undefined ? undefined : await loadConfig(abs(config), { env: io.env, cwd: io.cwd });
-        // The command's one set of secrets (server/secrets.ts): the verdict, every file and line it writes.
-        const secrets = collectJobSecrets({ env: io.env, configs: loaded ? [loaded] : [] });
-        const redact = secrets.redactor.redact;
-        io = redactedIo(io, redact);
-        const outcome = await compareResults({
-            baseline,
-            candidate,
-            history,
-            ...(args.values["fresh-starts"] === true ? { freshStarts: true } : {}),
-            ...(calibration ? { calibration } : {}),
-            config: loaded,
-            mode: mode,
-            baselineInfo: Object.keys(info).length > 0 ? info : null,
-            env: io.env,
-            cwd: io.cwd,
-            limits,
-            redactor: secrets.redactor,
-        }).catch((error) => {
-            throw redactedError(error, redact);
-        });
-        const out = abs(stringOption(args, "out") ?? "perf-gate-compare");
-        const { verdictPath, reportPath, commentPath, htmlPath } = await writeCompareOutputs(out, outcome);
-        const exported = [];
-        for (const file of exportFiles) {
-            const { fileName, ofComparison } = exportFormats[file];
-            const path = join(out, fileName);
-            const content = ofComparison(outcome.verdict, outcome.runs);
-            await writeFile(path, redact(`${JSON.stringify(content, null, 2)}\n`));
-            exported.push(path);
+        // The command's one way out (server/outbound.ts), from its one secret set (the environment the config
+        // was loaded with, the config): the verdict is cleaned through it, every file, line and error leaves by it.
+        const outbound = jobOutbound({ env: io.env, configs: loaded ? [loaded] : [] });
+        io = throughOutbound(io, outbound);
+        try {
+            const calibrationPath = stringOption(args, "calibration");
+            const calibration = calibrationPath === undefined
+                ? undefined
+                : await readCalibration(abs(calibrationPath), calibrationPath);
+            const outcome = await compareResults({
+                baseline,
+                candidate,
+                history,
+                ...(args.values["fresh-starts"] === true ? { freshStarts: true } : {}),
+                ...(calibration ? { calibration } : {}),
+                config: loaded,
+                mode: mode,
+                baselineInfo: Object.keys(info).length > 0 ? info : null,
+                limits,
+                outbound,
+            });
+            const out = abs(stringOption(args, "out") ?? "perf-gate-compare");
+            const written = await writeCompareOutputs(out, outcome, outbound);
+            const exported = [];
+            for (const file of exportFiles) {
+                const { fileName, ofComparison } = exportFormats[file];
+                const path = join(out, fileName);
+                const content = ofComparison(outcome.verdict, outcome.runs);
+                await outbound.writeFile(path, `${JSON.stringify(content, null, 2)}\n`);
+                exported.push(path);
+            }
+            const { verdictPath, reportPath, commentPath, htmlPath } = written;
+            const files = [verdictPath, reportPath, commentPath, htmlPath, ...exported];
+            await printComparison(io, format, outcome, files, htmlPath);
+            return outcome.exitCode;
         }
-        if (format === "text") {
-            const color = io.stdout.isTTY === true && io.env.NO_COLOR === undefined;
-            io.stdout.write(renderTerminal(outcome.verdict, { color }));
-            const written = [verdictPath, reportPath, commentPath, htmlPath, ...exported];
-            io.stdout.write(`\nWrote ${written.slice(0, -1).join(", ")} and ${written.at(-1)}\n`);
+        catch (error) {
+            throw outbound.error(error);
         }
-        else if (format === "markdown")
-            io.stdout.write(outcome.reportMarkdown);
-        else if (format === "comment")
-            io.stdout.write(outcome.commentMarkdown);
-        else if (format === "html")
-            io.stdout.write(await readFile(htmlPath, "utf8"));
-        else if (format === "json")
-            io.stdout.write(`${JSON.stringify(outcome.verdict, null, 2)}\n`);
-        return outcome.exitCode;
     },
 };
+/** What `--format` prints of a comparison written to `files`. */
+async function printComparison(io, format, outcome, files, htmlPath) {
+    if (format === "text") {
+        const color = io.stdout.isTTY === true && io.env.NO_COLOR === undefined;
+        io.stdout.write(renderTerminal(outcome.verdict, { color }));
+        io.stdout.write(`\nWrote ${files.slice(0, -1).join(", ")} and ${files.at(-1)}\n`);
+    }
+    else if (format === "markdown")
+        io.stdout.write(outcome.reportMarkdown);
+    else if (format === "comment")
+        io.stdout.write(outcome.commentMarkdown);
+    else if (format === "html")
+        io.stdout.write(await readFile(htmlPath, "utf8"));
+    else if (format === "json")
+        io.stdout.write(`${JSON.stringify(outcome.verdict, null, 2)}\n`);
+}
 
 export { compareCommand, expandListFlags, parseCompareFormats };

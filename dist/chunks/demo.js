@@ -1,32 +1,29 @@
 import { join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
-import { writeFile, readdir, rm, mkdir } from 'node:fs/promises';
+import { readdir, rm, mkdir } from 'node:fs/promises';
 import { p as parseConfigText } from './load.js';
-import { r as runsPerBlock } from './session-metrics.js';
+import { i as runsPerBlock } from './interleaved.js';
 import { g as gatedMetricNames } from './metric-names.js';
 import { c as countRuns, r as runRequestedCells } from './baseline-bundle.js';
 import { u as adaptiveLoopLine, K as measuringBlockLine } from './status.js';
 import { r as renderTerminal } from './terminal.js';
 import { p as providerForConfig, b as streamProgress } from './run-cells.js';
 import { a as addRunsUntilDecided, f as fewestRuns, m as measureAlternately } from './adaptive.js';
-import { w as writeCompareOutputs, a as compareResults } from './compare.js';
+import { w as writeCompareOutputs, p as compareResults } from './compare.js';
+import { j as jobOutbound } from './job-outbound.js';
 import { E as ExitCode, U as UsageError, h as handleInterrupts, F as FailureError } from './version.js';
 import { p as parseCommandArgs, s as stringOption } from './command.js';
+import { t as throughOutbound } from '../cli.js';
 import 'node:crypto';
 import './index.js';
 import './schemas.js';
 import 'process';
 import 'buffer';
-import './server-start.js';
-import './interleaved.js';
-import './random.js';
-import './run-sweep.js';
-import './secrets.js';
 import './format.js';
+import './random.js';
 import 'node:child_process';
-import 'node:url';
-import './report-html.js';
-import './history.js';
+import './trace-replay.js';
+import './run-sweep.js';
 import 'node:os';
 import 'node:net';
 import 'node:events';
@@ -42,12 +39,12 @@ import 'node:tls';
 import 'node:zlib';
 import 'node:util/types';
 import 'node:worker_threads';
+import 'node:url';
 import 'node:async_hooks';
 import 'node:console';
 import 'node:timers';
 import 'node:dns';
 import './number-words.js';
-import './calibration.js';
 
 /**
  * The demo's scenarios: one workload, a baseline simulator and a candidate whose profile differs the way
@@ -330,9 +327,20 @@ repeats: { min: ${scenario.repeats.min}, max: ${scenario.repeats.max}, block: 1 
 `;
 }
 
+/**
+ * The scenario's baseline and candidate configs under `outDir`, loaded with the job's environment (the
+ * demo's root builds the job's secret set from them); nothing is written yet.
+ */
+function demoSides(scenario, outDir, env) {
+    return ["baseline", "candidate"].map((name, index) => {
+        const text = demoConfigText(scenario, name, 1000 + index * 17);
+        const file = join(outDir, `${name}.yml`);
+        return { name, text, file, loaded: parseConfigText(text, file, { env }) };
+    });
+}
 /** Marks a directory as the demo's own, so a rerun may clear it without risking a user's files. */
 const markerFile = ".vllm-perf-gate-demo";
-async function prepareOutDir(outDir) {
+async function prepareOutDir(outDir, outbound) {
     if (existsSync(outDir)) {
         const entries = await readdir(outDir);
         if (entries.length > 0 && !entries.includes(markerFile)) {
@@ -341,25 +349,21 @@ async function prepareOutDir(outDir) {
         await rm(outDir, { recursive: true, force: true });
     }
     await mkdir(outDir, { recursive: true });
-    await writeFile(join(outDir, markerFile), "written by vllm-perf-gate demo; safe to delete\n");
+    await outbound.writeFile(join(outDir, markerFile), "written by vllm-perf-gate demo; safe to delete\n");
 }
 /**
  * Baseline and candidate simulators measured alternately in one job (interleaved mode), runs added while
  * the verdict is inconclusive, then compared and reported exactly as the action would.
  */
 async function runDemo(options) {
-    const { scenario, outDir, progress } = options;
-    await prepareOutDir(outDir);
-    const sides = ["baseline", "candidate"].map((name, index) => {
-        const text = demoConfigText(scenario, name, 1000 + index * 17);
-        const file = join(outDir, `${name}.yml`);
-        const { config } = parseConfigText(text, file, { env: {} });
-        return { name, text, file, config };
-    });
+    const { scenario, outDir, progress, outbound } = options;
+    await prepareOutDir(outDir, outbound);
+    const sides = options.sides.map((side) => ({ ...side, config: side.loaded.config }));
     for (const side of sides)
-        await writeFile(side.file, side.text);
+        await outbound.writeFile(side.file, side.text);
     const providers = sides.map((side) => providerForConfig(side.config, {
         env: { ...options.env },
+        outbound,
         nvidiaSmiCommand: null,
         pollIntervalMs: 50,
         stopGraceMs: 5000,
@@ -389,6 +393,7 @@ async function runDemo(options) {
         config: baseline.config,
         mode: "interleaved",
         baselineInfo: { note: `demo scenario "${scenario.name}": ${scenario.story}` },
+        outbound,
     });
     const stopped = () => options.signal?.aborted === true;
     // Both sides alternately (A B, B A, ...), a side's consecutive runs on one server start.
@@ -407,6 +412,7 @@ async function runDemo(options) {
             baseDir: outDir,
             progress,
             env: options.env,
+            outbound,
             ...(options.signal ? { signal: options.signal } : {}),
         });
     }, stopped);
@@ -440,7 +446,7 @@ async function runDemo(options) {
         return { interrupted: String(options.signal?.reason ?? "interrupt"), runsWritten };
     const outcome = last;
     const runsPerSide = Math.max(0, ...counts[1].values());
-    const { verdictPath, reportPath, commentPath, htmlPath } = await writeCompareOutputs(outDir, outcome);
+    const { verdictPath, reportPath, commentPath, htmlPath } = await writeCompareOutputs(outDir, outcome, outbound);
     return {
         outcome,
         terminalReport: renderTerminal(outcome.verdict, { color: options.color }),
@@ -495,6 +501,11 @@ const demoCommand = {
         }
         const scenario = scenarios[name];
         const outDir = resolve(io.cwd, stringOption(args, "out") ?? defaultOut);
+        // The demo's one way out (server/outbound.ts), from its one secret set: the environment its two
+        // configs are loaded with (a VLLM_API_KEY set for other servers is a secret here too) and the configs.
+        const sides = demoSides(scenario, outDir, io.env);
+        const outbound = jobOutbound({ env: io.env, configs: sides.map((side) => side.loaded) });
+        io = throughOutbound(io, outbound);
         const color = io.stdout.isTTY === true && args.values["no-color"] !== true && !io.env.NO_COLOR;
         const progress = streamProgress(io.stderr, { intervalMs: 10_000 });
         io.stdout.write(`vllm-perf-gate demo, scenario "${scenario.name}": ${scenario.story}.\n` +
@@ -508,7 +519,16 @@ const demoCommand = {
         });
         let result;
         try {
-            result = await runDemo({ scenario, outDir, color, progress, env: io.env, signal: interruption.signal });
+            result = await runDemo({
+                scenario,
+                sides,
+                outDir,
+                color,
+                progress,
+                env: io.env,
+                outbound,
+                signal: interruption.signal,
+            });
         }
         catch (error) {
             if (interruption.received() !== null) {
@@ -516,7 +536,7 @@ const demoCommand = {
                 io.stderr.write(`${detail.startsWith("interrupted by") ? detail : `interrupted by ${interruption.received()}: ${detail}`}; nothing was compared; the simulators are stopped\n`);
                 return interruption.exitCode();
             }
-            throw new FailureError(`the demo could not run: ${error instanceof Error ? error.message : String(error)}`);
+            throw outbound.error(new FailureError(`the demo could not run: ${error instanceof Error ? error.message : String(error)}`));
         }
         finally {
             interruption.dispose();

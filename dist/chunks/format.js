@@ -1,7 +1,1124 @@
-import { n as normalCdf, a as normalQuantile, l as guardShareCount } from './server-start.js';
-import { f as metricNames, m as metricSpecs, b as latencyStatisticSpec, i as isMetricName, d as describeMetric } from './metric-names.js';
+import { f as metricNames, j as isGuardMetric, m as metricSpecs, d as describeMetric, k as metricsMeasuredIn, n as latencyMetricName, b as latencyStatisticSpec, i as isMetricName } from './metric-names.js';
+import { a as mulberry32, m as mixSeed } from './random.js';
+import { h as _isoDateTime, Z as ZodISODateTime, o as object, b as boolean, s as string, _ as _enum, n as number, a as array, l as literal } from './schemas.js';
+import { randomUUID, createHash } from 'node:crypto';
+import { I as InputError } from './version.js';
 
-function midRanks(values) {
+/**
+ * Every string that came from outside (cell names, labels, model names, notes, file names, error
+ * messages, fingerprint values) goes through the one escaper of the place it lands in, so it renders as
+ * the literal text and cannot open markdown structure, HTML, links, images, headings or @-mentions:
+ *
+ * - `escapeInline`: markdown text (a paragraph, a list item, bold text);
+ * - `escapeCell`: a cell of a markdown table (inline text, and `|` cannot end the cell);
+ * - `escapeHtml`: text inside an HTML element where markdown is not parsed (a fold's `<summary>`, `<pre>`),
+ *   and report.html.
+ *
+ * Each escapes only what its context needs, so the raw markdown stays readable (`max_tokens`,
+ * `gate.min_run_sd` and paths keep their `_`, `.`, `-` and `/`). What GitHub would turn into a link or a
+ * notification without any markup (a bare `https://` URL, `www.`, an e-mail address, `@user`, `#123`,
+ * `:emoji:`) gets a zero-width space that breaks the pattern without changing how the text reads.
+ * Secrets are cleaned before (compare cleans the verdict it renders, through the job's output seam):
+ * escaping changes a value, and the seam looks for values.
+ */
+const maxOutsideLength = 120;
+const zeroWidthSpace = "\u200b";
+function clip(text, max) {
+    const flat = text.replace(/[\r\n\t\u2028\u2029]+/g, " ");
+    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+/**
+ * Breaks what GitHub links or notifies on in plain text: @-mentions (and e-mail addresses), #-references,
+ * bare URLs (`scheme://`, `www.`) and emoji short codes, by a zero-width space inside each.
+ */
+function defuseAutolinks(text) {
+    return text
+        .replace(/@/g, `@${zeroWidthSpace}`)
+        .replace(/#(?=\d)/g, `#${zeroWidthSpace}`)
+        .replace(/:(?=\/\/)/g, `:${zeroWidthSpace}`)
+        .replace(/(www)(?=\.)/gi, `$1${zeroWidthSpace}`)
+        .replace(/:(?=[a-z0-9_+-]+:)/gi, `:${zeroWidthSpace}`);
+}
+const letterOrDigit = /[\p{L}\p{N}]/u;
+/** Characters that open inline markdown anywhere in a line: code spans, emphasis, strikethrough, math. */
+const inlineMarkers = new Set(["\\", "`", "*", "~", "$"]);
+/**
+ * A block marker at the start of the text (a heading, a quote, a list item, a task box or a link
+ * definition) is escaped.
+ */
+const leadingBlockMarker = /^(?:#{1,6}(?=\s|$)|[-+](?=\s|$)|[-=_]{3,}|\d{1,9}[.)](?=\s|$)|[>[|])/;
+function markdownCharacters(raw, { cell }) {
+    let out = "";
+    const chars = [...defuseAutolinks(raw)];
+    for (let i = 0; i < chars.length; i++) {
+        const ch = chars[i];
+        if (ch === "&")
+            out += "&amp;";
+        else if (ch === "<")
+            out += "&lt;";
+        // A link or an image needs "](" or "][": a bracket alone stays ("[\"--flag\"]").
+        else if (ch === "]" && (chars[i + 1] === "(" || chars[i + 1] === "["))
+            out += "\\]";
+        else if (inlineMarkers.has(ch) || (cell && ch === "|"))
+            out += `\\${ch}`;
+        else if (ch === "_") {
+            // An underscore run between two letters or digits never opens or closes emphasis (GFM's
+            // intraword rule), so `max_tokens` stays as it is; any other is escaped.
+            let end = i;
+            while (chars[end + 1] === "_")
+                end++;
+            const intraword = letterOrDigit.test(chars[i - 1] ?? " ") && letterOrDigit.test(chars[end + 1] ?? " ");
+            out += (intraword ? "_" : "\\_").repeat(end - i + 1);
+            i = end;
+        }
+        else
+            out += ch;
+    }
+    // A table cell is inline content: no block starts in it.
+    const leading = cell ? null : leadingBlockMarker.exec(out);
+    if (leading) {
+        // "12. x": the dot is escaped (a backslash before a digit would show); anything else, its first mark.
+        const at = /^\d/.test(leading[0]) ? leading[0].length - 1 : 0;
+        out = `${out.slice(0, at)}\\${out.slice(at)}`;
+    }
+    return out;
+}
+/** For markdown text: a paragraph, a list item, inside `**bold**`. */
+function escapeInline(text, max = maxOutsideLength) {
+    return markdownCharacters(clip(text, max), { cell: false });
+}
+/** For a cell of a markdown table. */
+function escapeCell(text, max = maxOutsideLength) {
+    return markdownCharacters(clip(text, max), { cell: true });
+}
+/** For text inside HTML elements (a fold's <summary>, <pre>; report.html), where markdown is not parsed. */
+function escapeHtml(text, max = maxOutsideLength) {
+    return htmlCharacters(clip(text, max));
+}
+function htmlCharacters(text) {
+    return defuseAutolinks(text)
+        .replace(/&/g, "&amp;")
+        .replace(/</g, "&lt;")
+        .replace(/>/g, "&gt;")
+        .replace(/"/g, "&quot;")
+        .replace(/'/g, "&#39;");
+}
+/** Any JSON-ish value from a fingerprint, for a table cell. */
+function escapeValue(value, max = maxOutsideLength) {
+    if (value === undefined || value === null)
+        return "–";
+    return escapeCell(typeof value === "string" ? value : JSON.stringify(value), max);
+}
+/**
+ * The forms a value takes once escaped here, for the last pass of the job's output seam over a finished
+ * report (server/outbound.ts). Text from outside is cleaned before it is escaped; this catches any that
+ * was not.
+ * Where an escape depends on the neighbours (an underscore at either end, a block marker at the start),
+ * the value is escaped both alone and between letters.
+ */
+function renderedForms(value) {
+    const between = (escapeText) => escapeText(`a${value}a`).slice(1, -1);
+    const forms = [
+        markdownCharacters(value, { cell: false }),
+        markdownCharacters(value, { cell: true }),
+        between((text) => markdownCharacters(text, { cell: false })),
+        between((text) => markdownCharacters(text, { cell: true })),
+        htmlCharacters(value),
+    ];
+    return [...new Set(forms)];
+}
+/** Inline code for short untrusted text: backticks and newlines cannot close or break the span. */
+function inlineCode(text) {
+    return `\`${text.replace(/[`\r\n]/g, "'")}\``;
+}
+
+function datetime(params) {
+    return _isoDateTime(ZodISODateTime, params);
+}
+
+/**
+ * Distribution functions the gate needs (Student t, normal, binomial), implemented here (no statistics
+ * package is a dependency; see ARCHITECTURE.md, Dependencies). Accuracy target: ~1e-10 relative, checked against scipy
+ * values in the tests.
+ */
+const lanczosCoefficients = [
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.6150291621406,
+    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+];
+/** ln Γ(x) for x > 0 (Lanczos, g = 7). */
+function logGamma(x) {
+    if (x < 0.5)
+        return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
+    const shifted = x - 1;
+    let sum = lanczosCoefficients[0];
+    for (let i = 1; i < lanczosCoefficients.length; i++)
+        sum += lanczosCoefficients[i] / (shifted + i);
+    const t = shifted + 7.5;
+    return 0.5 * Math.log(2 * Math.PI) + (shifted + 0.5) * Math.log(t) - t + Math.log(sum);
+}
+/** Continued fraction for the incomplete beta (modified Lentz). */
+function betaContinuedFraction(a, b, x) {
+    const tiny = 1e-300;
+    let c = 1;
+    let d = 1 - ((a + b) * x) / (a + 1);
+    if (Math.abs(d) < tiny)
+        d = tiny;
+    d = 1 / d;
+    let h = d;
+    for (let m = 1; m <= 10_000; m++) {
+        const m2 = 2 * m;
+        let aa = (m * (b - m) * x) / ((a + m2 - 1) * (a + m2));
+        d = 1 + aa * d;
+        if (Math.abs(d) < tiny)
+            d = tiny;
+        c = 1 + aa / c;
+        if (Math.abs(c) < tiny)
+            c = tiny;
+        d = 1 / d;
+        h *= d * c;
+        aa = (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1));
+        d = 1 + aa * d;
+        if (Math.abs(d) < tiny)
+            d = tiny;
+        c = 1 + aa / c;
+        if (Math.abs(c) < tiny)
+            c = tiny;
+        d = 1 / d;
+        const delta = d * c;
+        h *= delta;
+        if (Math.abs(delta - 1) < 1e-15)
+            break;
+    }
+    return h;
+}
+/** Regularized incomplete beta I_x(a, b). */
+function regularizedIncompleteBeta(x, a, b) {
+    if (!(a > 0 && b > 0))
+        throw new RangeError(`incomplete beta needs a, b > 0 (got ${a}, ${b})`);
+    if (x <= 0)
+        return 0;
+    if (x >= 1)
+        return 1;
+    const logFront = logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x);
+    const front = Math.exp(logFront);
+    // The continued fraction converges fast only on one side of the mean; use the symmetry otherwise.
+    if (x < (a + 1) / (a + b + 2))
+        return (front * betaContinuedFraction(a, b, x)) / a;
+    return 1 - (front * betaContinuedFraction(b, a, 1 - x)) / b;
+}
+/** P(T <= t) for Student's t with df degrees of freedom (df may be fractional, as in Welch). */
+function studentTCdf(t, df) {
+    if (!(df > 0))
+        throw new RangeError(`t distribution needs df > 0 (got ${df})`);
+    if (Number.isNaN(t))
+        return Number.NaN;
+    if (t === Number.POSITIVE_INFINITY)
+        return 1;
+    if (t === Number.NEGATIVE_INFINITY)
+        return 0;
+    // Beyond 1e7 df the t and the normal differ by < 1e-7, and lgamma of huge df loses precision.
+    if (df > 1e7)
+        return normalCdf(t);
+    const tail = 0.5 * regularizedIncompleteBeta(df / (df + t * t), df / 2, 0.5);
+    return t > 0 ? 1 - tail : tail;
+}
+/** Upper tail P(T > t), accurate for large t (no 1 - x cancellation). */
+function studentTSurvival(t, df) {
+    return studentTCdf(-t, df);
+}
+/** Density of Student's t. */
+function studentTPdf(t, df) {
+    const logDensity = logGamma((df + 1) / 2) -
+        logGamma(df / 2) -
+        0.5 * Math.log(df * Math.PI) -
+        ((df + 1) / 2) * Math.log1p((t * t) / df);
+    return Math.exp(logDensity);
+}
+/** The p-quantile of Student's t: Newton steps on the survival function, guarded by a bracket. */
+function studentTQuantile(p, df) {
+    if (!(p > 0 && p < 1))
+        throw new RangeError(`quantile needs 0 < p < 1 (got ${p})`);
+    if (df > 1e7)
+        return normalQuantile(p);
+    if (p === 0.5)
+        return 0;
+    if (p < 0.5)
+        return -studentTQuantile(1 - p, df);
+    const target = 1 - p;
+    let lo = 0;
+    let hi = Number.POSITIVE_INFINITY;
+    // Start from the Cornish-Fisher expansion around the normal quantile.
+    const z = normalQuantile(p);
+    let x = z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df * df);
+    if (!(x > 0) || !Number.isFinite(x))
+        x = 1;
+    for (let i = 0; i < 100; i++) {
+        const excess = studentTSurvival(x, df) - target;
+        if (excess > 0)
+            lo = x;
+        else
+            hi = x;
+        if (Math.abs(excess) <= 1e-15 * target)
+            return x;
+        let next = x + excess / studentTPdf(x, df);
+        // Newton can overshoot in the heavy tails of small df: fall back to bisection inside the bracket.
+        if (!(next > lo && next < hi))
+            next = Number.isFinite(hi) ? 0.5 * (lo + hi) : Math.max(2 * x, lo + 1);
+        if (Math.abs(next - x) <= 1e-14 * Math.max(1, Math.abs(x)))
+            return next;
+        x = next;
+    }
+    return x;
+}
+/** Regularized lower incomplete gamma P(a, x): series below a + 1, continued fraction above. */
+function regularizedLowerGamma(a, x) {
+    if (x <= 0)
+        return 0;
+    const logFront = a * Math.log(x) - x - logGamma(a);
+    if (x < a + 1) {
+        let term = 1 / a;
+        let sum = term;
+        for (let n = 1; n < 10_000; n++) {
+            term *= x / (a + n);
+            sum += term;
+            if (Math.abs(term) < Math.abs(sum) * 1e-16)
+                break;
+        }
+        return sum * Math.exp(logFront);
+    }
+    return 1 - upperGammaContinuedFraction(a, x) * Math.exp(logFront);
+}
+function upperGammaContinuedFraction(a, x) {
+    const tiny = 1e-300;
+    let b = x + 1 - a;
+    let c = 1 / tiny;
+    let d = 1 / b;
+    let h = d;
+    for (let i = 1; i < 10_000; i++) {
+        const an = -i * (i - a);
+        b += 2;
+        d = an * d + b;
+        if (Math.abs(d) < tiny)
+            d = tiny;
+        c = b + an / c;
+        if (Math.abs(c) < tiny)
+            c = tiny;
+        d = 1 / d;
+        const delta = d * c;
+        h *= delta;
+        if (Math.abs(delta - 1) < 1e-16)
+            break;
+    }
+    return h;
+}
+/** Standard normal CDF: Φ(z) = P(1/2, z²/2)-based, exact to double precision in both tails. */
+function normalCdf(z) {
+    if (Number.isNaN(z))
+        return Number.NaN;
+    if (z === 0)
+        return 0.5;
+    const x = (z * z) / 2;
+    const logFront = 0.5 * Math.log(x) - x - logGamma(0.5);
+    // Upper tail Q(1/2, x) computed directly to avoid cancellation far from the centre.
+    const upper = x < 1.5 ? 1 - regularizedLowerGamma(0.5, x) : upperGammaContinuedFraction(0.5, x) * Math.exp(logFront);
+    return z > 0 ? 1 - upper / 2 : upper / 2;
+}
+/** Standard normal quantile (Acklam's rational approximation refined by one Halley step). */
+function normalQuantile(p) {
+    if (!(p > 0 && p < 1))
+        throw new RangeError(`quantile needs 0 < p < 1 (got ${p})`);
+    const a = [
+        -39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716,
+        2.506628277459239,
+    ];
+    const b = [
+        -54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572,
+    ];
+    const c = [
+        -0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968,
+        2.938163982698783,
+    ];
+    const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+    const pLow = 0.02425;
+    let x;
+    if (p < pLow) {
+        const q = Math.sqrt(-2 * Math.log(p));
+        x =
+            (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+                ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    }
+    else if (p <= 1 - pLow) {
+        const q = p - 0.5;
+        const r = q * q;
+        x =
+            ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) /
+                (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+    }
+    else {
+        const q = Math.sqrt(-2 * Math.log(1 - p));
+        x =
+            -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+                ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    }
+    const e = normalCdf(x) - p;
+    const u = e * Math.sqrt(2 * Math.PI) * Math.exp((x * x) / 2);
+    return x - u / (1 + (x * u) / 2);
+}
+/** P(X <= k) for X ~ Binomial(n, q), exact via the incomplete beta. */
+function binomialCdf(k, n, q) {
+    if (k < 0)
+        return 0;
+    if (k >= n)
+        return 1;
+    return regularizedIncompleteBeta(1 - q, n - k, k + 1);
+}
+/** Upper tail of Fisher's F with (d1, d2) degrees of freedom: P(F > x). */
+function fSurvival(x, d1, d2) {
+    if (!(x > 0))
+        return 1;
+    return 1 - regularizedIncompleteBeta((d1 * x) / (d1 * x + d2), d1 / 2, d2 / 2);
+}
+/** The p-quantile of the chi-square distribution with df degrees of freedom (df may be fractional). */
+function chiSquareQuantile(p, df) {
+    if (!(df > 0))
+        throw new RangeError(`chi-square needs df > 0 (got ${df})`);
+    const half = df / 2;
+    // Wilson-Hilferty's cube-root normal approximation as the start, then Newton on the CDF in a bracket.
+    const z = normalQuantile(p);
+    const h = 2 / (9 * df);
+    let x = Math.max(1e-300, df * (1 - h + z * Math.sqrt(h)) ** 3);
+    let lo = 0;
+    let hi = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 200; i++) {
+        const excess = regularizedLowerGamma(half, x / 2) - p;
+        if (excess < 0)
+            lo = x;
+        else
+            hi = x;
+        if (Math.abs(excess) <= 1e-15)
+            return x;
+        const density = Math.exp((half - 1) * Math.log(x) - x / 2 - half * Math.LN2 - logGamma(half));
+        let next = x - excess / density;
+        if (!(next > lo && next < hi))
+            next = Number.isFinite(hi) ? 0.5 * (lo + hi) : 2 * x + 1;
+        if (Math.abs(next - x) <= 1e-14 * x)
+            return next;
+        x = next;
+    }
+    return x;
+}
+/**
+ * Nodes of E[f(S)] for S = √(V/df), V ~ χ²_df: the trapezoid rule on w = ln(V/df) over the whole line
+ * (both tails below e^−40 of the peak), which converges geometrically for a smooth integrand that decays
+ * at both ends. `width` is the smallest scale (in w) on which f changes; the step is a fifth of it and of
+ * the density's width √(2/df). Weights are normalised to sum to 1.
+ */
+function chiQuadrature(df, width) {
+    const half = df / 2;
+    // ln density of w relative to its mode (w = 0): (df/2)·(w − e^w + 1), falling on both sides.
+    const fall = (w) => half * (w - Math.expm1(w));
+    const edge = (from, to) => {
+        // Bisection for fall(w) = −cutoff between the mode and a point beyond the cut-off.
+        let inner = from;
+        let outer = to;
+        while (fall(outer) > -40)
+            outer *= 2;
+        for (let i = 0; i < 60; i++) {
+            const mid = 0.5 * (inner + outer);
+            if (fall(mid) > -40)
+                inner = mid;
+            else
+                outer = mid;
+        }
+        return outer;
+    };
+    const lo = edge(0, -80 / df - 1);
+    const hi = edge(0, 1);
+    const step = Math.min(Math.sqrt(2 / df), width) / 5;
+    const n = Math.ceil((hi - lo) / step);
+    const h = (hi - lo) / n;
+    const s = new Float64Array(n + 1);
+    const weight = new Float64Array(n + 1);
+    let total = 0;
+    for (let i = 0; i <= n; i++) {
+        const w = lo + i * h;
+        s[i] = Math.exp(w / 2);
+        weight[i] = Math.exp(fall(w));
+        total += weight[i];
+    }
+    for (let i = 0; i <= n; i++)
+        weight[i] /= total;
+    return { s, weight };
+}
+function normalDensity(z) {
+    return Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI);
+}
+/** Beyond this many df the noncentral t is taken as the normal shifted by its noncentrality. */
+const noncentralNormalDf = 1e7;
+/**
+ * The noncentrality at which a one-sided t test with critical value `critical` (≥ 0) and df degrees of
+ * freedom rejects with probability `power`: the λ with P(T′_df(λ) > critical) = power. Newton steps on
+ * E[Φ(λ − c·S)] (its slope is E[φ(λ − c·S)] > 0), from the normal approximation of c·S (Jennett and
+ * Welch): λ ≈ c·(1 − 1/(4·df)) + z_power·√(1 + c²/(2·df)).
+ */
+function noncentralityForPower(critical, df, power) {
+    if (!(power > 0 && power < 1))
+        throw new RangeError(`power needs 0 < power < 1 (got ${power})`);
+    if (!(df > 0))
+        throw new RangeError(`t distribution needs df > 0 (got ${df})`);
+    const zPower = normalQuantile(power);
+    if (df > noncentralNormalDf)
+        return critical + zPower;
+    const { s, weight } = chiQuadrature(df, 2 / Math.max(1, Math.abs(critical)));
+    let lambda = critical * (1 - 1 / (4 * df)) + zPower * Math.sqrt(1 + (critical * critical) / (2 * df));
+    let lo = Number.NEGATIVE_INFINITY;
+    let hi = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 100; i++) {
+        let excess = -power;
+        let slope = 0;
+        for (let k = 0; k < s.length; k++) {
+            const x = lambda - critical * s[k];
+            excess += weight[k] * normalCdf(x);
+            slope += weight[k] * normalDensity(x);
+        }
+        if (excess < 0)
+            lo = lambda;
+        else
+            hi = lambda;
+        if (Math.abs(excess) <= 1e-13)
+            return lambda;
+        let next = lambda - excess / slope;
+        if (!(next > lo && next < hi))
+            next = Number.isFinite(lo) && Number.isFinite(hi) ? 0.5 * (lo + hi) : lambda + (excess < 0 ? 1 : -1);
+        if (Math.abs(next - lambda) <= 1e-12 * Math.max(1, Math.abs(lambda)))
+            return next;
+        lambda = next;
+    }
+    return lambda;
+}
+
+/** One-sided level at which the starts' variance is taken to contradict the prior's. */
+const priorContradictionLevel = 0.1;
+function moments(sample) {
+    const { values } = sample;
+    const starts = sample.starts ?? values.map((_, i) => `run-${i}`);
+    if (values.length !== starts.length)
+        throw new RangeError(`two-level: ${values.length} values but ${starts.length} start identities`);
+    const byStart = new Map();
+    values.forEach((value, i) => {
+        const key = starts[i];
+        const list = byStart.get(key);
+        if (list)
+            list.push(value);
+        else
+            byStart.set(key, [value]);
+    });
+    const n = values.length;
+    const mean = values.reduce((sum, v) => sum + v, 0) / n;
+    let ssWithin = 0;
+    let ssBetween = 0;
+    let sumSquares = 0;
+    const groups = [];
+    for (const list of byStart.values()) {
+        const groupMean = list.reduce((sum, v) => sum + v, 0) / list.length;
+        for (const v of list)
+            ssWithin += (v - groupMean) ** 2;
+        ssBetween += list.length * (groupMean - mean) ** 2;
+        sumSquares += list.length * list.length;
+        groups.push({ n: list.length, mean: groupMean });
+    }
+    return { n, groups, mean, ssWithin, ssBetween, startCoefficient: n - sumSquares / n };
+}
+/** What one side's runs alone say of the run-to-run level: within starts, or their total spread. */
+function measuredRunLevel(m) {
+    const single = m.groups.length === m.n;
+    // Within starts, N − G df; a side of single-run starts has only its total spread (N − 1 df).
+    const df = single ? m.n - 1 : m.n - m.groups.length;
+    const variance = single ? (m.n > 1 ? m.ssBetween / (m.n - 1) : 0) : m.ssWithin / df;
+    return { variance, df, single };
+}
+/**
+ * True when a variance measured with its degrees of freedom is significantly above the prior's
+ * (one-sided F test at 10%): the runner is noisier than the prior believes.
+ */
+function contradictsPrior(measured, prior) {
+    if (!(measured.df > 0) || !(prior.df > 0) || !(measured.variance > prior.variance))
+        return false;
+    return (prior.variance <= 0 ||
+        fSurvival(measured.variance / prior.variance, measured.df, prior.df) < priorContradictionLevel);
+}
+function sideLevels(m, floor, runPrior, widened) {
+    const starts = m.groups.length;
+    const measured = measuredRunLevel(m);
+    const startWeight = m.groups.reduce((sum, g) => sum + g.n * g.n, 0) / (m.n * m.n);
+    const pooled = runPrior !== null && !widened;
+    const df = measured.df + (pooled ? runPrior.df : 0);
+    const variance = pooled
+        ? (measured.df * measured.variance + runPrior.df * runPrior.variance) / df
+        : measured.variance;
+    return {
+        runs: m.n,
+        starts,
+        startWeight,
+        runVariance: Math.max(variance, floor),
+        runVarianceDf: df,
+        singleRunStarts: measured.single,
+        floored: variance < floor,
+        measuredRunVariance: measured.variance,
+        measuredRunDf: measured.df,
+        runPrior: runPrior === null ? "none" : widened ? "widened" : "pooled",
+        runPriorDf: pooled ? runPrior.df : 0,
+        betweenStarts: starts < 2
+            ? null
+            : {
+                meanSquare: m.ssBetween / (starts - 1),
+                df: starts - 1,
+                coefficient: m.startCoefficient / (starts - 1),
+            },
+    };
+}
+/**
+ * The run-level prior each side is offered and whether its runs contradict it: each side's runs are
+ * tested alone (a change that made the candidate noisier widens the candidate's only) and, when neither
+ * does and both share the prior (a calibration's, of the kind both sides' runs hold), both sides' runs
+ * pooled: a runner that got noisier shows on both.
+ */
+function runPriorsOf(mb, mc, options) {
+    const usable = (prior) => (prior && prior.df > 0 ? prior : null);
+    const rb = measuredRunLevel(mb);
+    const rc = measuredRunLevel(mc);
+    const pick = (level) => usable(level.single ? options.runPrior?.perRun : options.runPrior?.withinStart);
+    const baseline = options.runPrior ? pick(rb) : usable(options.baselineVariancePrior);
+    const candidate = options.runPrior ? pick(rc) : null;
+    let widenedB = baseline !== null && contradictsPrior(rb, baseline);
+    let widenedC = candidate !== null && contradictsPrior(rc, candidate);
+    // Both sides' runs pooled have more power to show a runner noisier on both; a side that alone
+    // contradicts the prior already names where the extra noise is.
+    if (baseline !== null && baseline === candidate && !widenedB && !widenedC) {
+        const df = rb.df + rc.df;
+        const both = { variance: (rb.df * rb.variance + rc.df * rc.variance) / df, df };
+        if (contradictsPrior(both, baseline)) {
+            widenedB = true;
+            widenedC = true;
+        }
+    }
+    return { baseline, candidate, widened: [widenedB, widenedC] };
+}
+/**
+ * Satterthwaite's denominator terms of the run level: a side's variance pooled with a prior is a
+ * linear combination of two independent mean squares, its runs' (their df) and the prior's (its df); a
+ * prior shared by both sides is one mean square, counted once. A floored side's variance is believed
+ * with the df it had.
+ */
+function runLevelDfTerms(sides) {
+    let denominator = 0;
+    const priorParts = new Map();
+    for (const { levels, prior } of sides) {
+        const n = levels.runs;
+        if (prior === null || levels.runPrior !== "pooled" || levels.floored) {
+            const part = levels.runVariance / n;
+            if (levels.runVarianceDf > 0)
+                denominator += (part * part) / levels.runVarianceDf;
+            continue;
+        }
+        const total = levels.measuredRunDf + levels.runPriorDf;
+        const own = (levels.measuredRunDf * levels.measuredRunVariance) / total / n;
+        if (levels.measuredRunDf > 0)
+            denominator += (own * own) / levels.measuredRunDf;
+        const shared = (levels.runPriorDf * prior.variance) / total / n;
+        priorParts.set(prior, (priorParts.get(prior) ?? 0) + shared);
+    }
+    for (const [prior, part] of priorParts)
+        denominator += (part * part) / prior.df;
+    return denominator;
+}
+/**
+ * σ_s² from the start means of both sides (moments): E[SS between] = (G − 1)·σ_r² + c·σ_s² per side.
+ * Sides of single-run starts cannot separate the levels and are left out. Null when no side has two
+ * starts with a run-level estimate beside them.
+ */
+function measuredStartVariance(sides) {
+    let numerator = 0;
+    let coefficient = 0;
+    let betweenDf = 0;
+    for (const { m, levels } of sides) {
+        if (levels.singleRunStarts || levels.starts < 2)
+            continue;
+        const g1 = levels.starts - 1;
+        numerator += m.ssBetween - g1 * levels.runVariance;
+        coefficient += m.startCoefficient;
+        betweenDf += g1;
+    }
+    if (betweenDf === 0 || coefficient <= 0)
+        return null;
+    // Its degrees of freedom are the starts' (G − 1 a side): for balanced starts the variance of a side's
+    // mean, σ_s²/G + σ_r²/N, is exactly the start means' mean square / G, with G − 1 df. (Satterthwaite's
+    // df of the moment difference alone collapse towards 1 when σ_s² is near 0, which would let the prior
+    // outweigh many starts that agree.)
+    return { variance: Math.max(0, numerator / coefficient), df: betweenDf };
+}
+function pooledStartLevel(sides, startPrior) {
+    const measured = measuredStartVariance(sides);
+    const prior = startPrior && startPrior.df > 0 ? startPrior : null;
+    // A prior the starts contradict (their variance significantly above it: one-sided F at 10%) is widened
+    // to what they show: the runner got noisier than believed, so the starts' own estimate stands, with
+    // its df (docs/compare.md, "Noise known in advance").
+    const contradicted = prior !== null && measured !== null && contradictsPrior(measured, prior);
+    const usedPrior = contradicted ? null : prior;
+    const measuredDf = measured?.df ?? 0;
+    const priorDf = usedPrior?.df ?? 0;
+    const startDf = measuredDf + priorDf;
+    const startVariance = startDf > 0
+        ? (measuredDf * (measured?.variance ?? 0) + priorDf * (usedPrior?.variance ?? 0)) / startDf
+        : 0;
+    return {
+        startVariance,
+        startVarianceDf: startDf,
+        measuredStartVariance: measured,
+        priorContradicted: contradicted,
+    };
+}
+/**
+ * The two levels of the noise from samples grouped by server start (one per side, or one for a single
+ * set of runs; no run-level prior): each sample's run-to-run variance within its starts, and the
+ * start-to-start variance from the start means of every sample, pooled with the prior by degrees of
+ * freedom unless the starts contradict it. The one estimator of the levels: the two-level test, the
+ * capacity interval, the pooled counts' design effect and main's history read it.
+ */
+function startLevels(samples, options = {}) {
+    const floor = options.varianceFloor ?? 0;
+    const sides = samples.map((sample) => {
+        const m = moments(sample);
+        return { m, levels: sideLevels(m, floor, null, false) };
+    });
+    return { sides: sides.map((side) => side.levels), ...pooledStartLevel(sides, options.startPrior) };
+}
+/**
+ * Welch's test of candidate minus baseline on per-run values grouped by server start, with both levels
+ * of the noise in the variance of each side's mean. With every run its own start it is Welch's test on
+ * the runs (plus nothing); with one start per side the prior's start variance is added to each side.
+ */
+function twoLevelWelch(baseline, candidate, options = {}) {
+    if (baseline.values.length < 2 || candidate.values.length < 2)
+        throw new RangeError(`two-level Welch needs at least 2 values per side (got ${baseline.values.length} and ${candidate.values.length})`);
+    const floor = options.varianceFloor ?? 0;
+    const mb = moments(baseline);
+    const mc = moments(candidate);
+    const runPriors = runPriorsOf(mb, mc, options);
+    const lb = sideLevels(mb, floor, runPriors.baseline, runPriors.widened[0]);
+    const lc = sideLevels(mc, floor, runPriors.candidate, runPriors.widened[1]);
+    const start = pooledStartLevel([
+        { m: mb, levels: lb },
+        { m: mc, levels: lc },
+    ], options.startPrior);
+    const { startVariance, startVarianceDf: startDf } = start;
+    // A side of single-run starts carries σ_s² inside its total run variance already.
+    const startWeightOf = (levels) => (levels.singleRunStarts ? 0 : levels.startWeight);
+    const startPart = (startWeightOf(lb) + startWeightOf(lc)) * startVariance;
+    const vb = lb.runVariance / lb.runs;
+    const vc = lc.runVariance / lc.runs;
+    const runPart = vb + vc;
+    const extra = options.extraVariance ?? 0;
+    const variance = startPart + runPart + extra;
+    // Satterthwaite over the estimated components; the extra variance is treated as known.
+    let denominator = runLevelDfTerms([
+        { levels: lb, prior: runPriors.baseline },
+        { levels: lc, prior: runPriors.candidate },
+    ]);
+    if (startPart > 0 && startDf > 0)
+        denominator += (startPart * startPart) / startDf;
+    const df = denominator > 0 ? (variance * variance) / denominator : Number.POSITIVE_INFINITY;
+    const difference = mc.mean - mb.mean;
+    const standardError = Math.sqrt(variance);
+    const t = standardError > 0
+        ? difference / standardError
+        : difference === 0
+            ? 0
+            : Math.sign(difference) * Number.POSITIVE_INFINITY;
+    return {
+        difference,
+        standardError,
+        df,
+        t,
+        baseline: lb,
+        candidate: lc,
+        ...start,
+        startPart,
+        runPart,
+    };
+}
+/**
+ * The share of σ_s² that stays in a side's mean of `runs` runs measured in starts of `perStart` runs
+ * (the last start may be shorter): Σ n_g² / N². One start: 1; every run its own start: 1/N.
+ */
+function startWeightFor(runs, perStart) {
+    if (runs <= 0)
+        return 1;
+    const k = Math.max(1, Math.min(runs, Math.floor(perStart)));
+    const full = Math.floor(runs / k);
+    const rest = runs - full * k;
+    return (full * k * k + rest * rest) / (runs * runs);
+}
+/**
+ * Runs per server start that minimise the variance of a side's mean for its GPU time (Kalibera and Jones,
+ * "Rigorous benchmarking in reasonable time": repetitions at a level ∝ √(variance / cost) of that level):
+ * √(startCost·σ_r² / (runCost·σ_s²)), at least 1. Infinity when the start level has no variance.
+ */
+function optimalRunsPerStart(input) {
+    if (input.startVariance <= 0)
+        return Number.POSITIVE_INFINITY;
+    if (input.runCost <= 0)
+        return Number.POSITIVE_INFINITY;
+    const ratio = (input.startCost * input.runVariance) / (input.runCost * input.startVariance);
+    return Math.max(1, Math.sqrt(ratio));
+}
+/** One-sided level at which the runs' spread is taken to exceed what a pooled test assumes. */
+const overdispersionLevel = 0.1;
+/** Degrees of freedom standing in for "known" in the chi-square form of the F test below. */
+const knownDf = 1e6;
+/**
+ * The design effect of a test on counts pooled over a side's runs (a share of requests, a mean output
+ * length): such a test takes every request as independent, but the requests of one run share its moment
+ * and the runs of one start share what it drew. The variance of the difference of the sides' per-run
+ * means with both levels (twoLevelWelch) over the variance the pooled test assumes for it is the factor
+ * its counts are divided by (Rao and Scott's first-order correction), when it is significantly above 1
+ * (one-sided chi-square at 10% on the two-level variance's degrees of freedom, as a prior the starts
+ * contradict); 1 otherwise, and when a side has fewer than 2 runs (null levels) or the pooled test
+ * assumes no variance.
+ */
+function pooledDesignEffect(baseline, candidate, pooledVariance, options = {}) {
+    if (baseline.values.length < 2 || candidate.values.length < 2)
+        return { factor: 1, levels: null };
+    const levels = twoLevelWelch(baseline, candidate, options);
+    if (!(pooledVariance > 0))
+        return { factor: 1, levels };
+    const ratio = levels.standardError ** 2 / pooledVariance;
+    const df = Number.isFinite(levels.df) ? levels.df : knownDf;
+    const significant = ratio > 1 && fSurvival(ratio, df, knownDf) < overdispersionLevel;
+    return { factor: significant ? ratio : 1, levels };
+}
+
+/** One-sided p for H0: difference <= margin (large when the data say "not above the margin"). */
+function pAbove(result, margin = 0) {
+    if (result.standardError === 0)
+        return result.difference > margin ? 0 : 1;
+    return 1 - studentTCdf((result.difference - margin) / result.standardError, result.df);
+}
+/** One-sided p for H0: difference >= margin. */
+function pBelow(result, margin = 0) {
+    if (result.standardError === 0)
+        return result.difference < margin ? 0 : 1;
+    return studentTCdf((result.difference - margin) / result.standardError, result.df);
+}
+/** Two-sided (1 − 2·alphaEachSide) interval for the difference. */
+function interval(result, alphaEachSide) {
+    if (result.standardError === 0)
+        return [result.difference, result.difference];
+    const q = Number.isFinite(result.df)
+        ? studentTQuantile(1 - alphaEachSide, result.df)
+        : studentTQuantile(1 - alphaEachSide, Number.POSITIVE_INFINITY);
+    return [result.difference - q * result.standardError, result.difference + q * result.standardError];
+}
+
+function logRatioTest(baseline, candidate, options) {
+    const lb = baseline.map(Math.log);
+    const lc = candidate.map(Math.log);
+    const floor = (options.minRunSd ?? 0) ** 2;
+    const levels = twoLevelWelch({ values: lb, ...(options.starts ? { starts: options.starts.baseline } : {}) }, { values: lc, ...(options.starts ? { starts: options.starts.candidate } : {}) }, {
+        extraVariance: options.extraVariance ?? 0,
+        varianceFloor: floor,
+        ...(options.startPrior ? { startPrior: options.startPrior } : {}),
+        ...(options.baselineVariancePrior ? { baselineVariancePrior: options.baselineVariancePrior } : {}),
+        ...(options.runPrior ? { runPrior: options.runPrior } : {}),
+    });
+    const raw = {
+        difference: levels.difference,
+        standardError: levels.standardError,
+        df: levels.df,
+        t: levels.t,
+    };
+    const sign = options.higherIsBetter ? -1 : 1;
+    const oriented = { ...raw, difference: sign * raw.difference};
+    const margin = Math.log(1 + options.tolerance);
+    const [lo, hi] = interval(raw, options.alphaEachSide);
+    // The oriented interval is the raw one, mirrored for higher-is-better metrics.
+    const [wLo, wHi] = sign > 0 ? [lo, hi] : [-hi, -lo];
+    return {
+        ratio: Math.exp(raw.difference),
+        worse: oriented.difference,
+        standardError: raw.standardError,
+        df: raw.df,
+        pWorse: pAbove(oriented, 0),
+        pBetter: pBelow(oriented, 0),
+        pBeyondTolerance: pAbove(oriented, margin),
+        pBetterBeyondTolerance: pBelow(oriented, -margin),
+        pWithinTolerance: pBelow(oriented, margin),
+        ratioInterval: [Math.exp(lo), Math.exp(hi)],
+        worseInterval: [wLo, wHi],
+        baselineVariance: levels.baseline.runVariance,
+        candidateVariance: levels.candidate.runVariance,
+        floored: levels.baseline.floored || levels.candidate.floored,
+        levels,
+    };
+}
+/** One-sided bound of the oriented difference at level `alpha` (lower: worse − t·se; upper: +). */
+function worseBound(test, alpha, side) {
+    if (test.standardError === 0)
+        return test.worse;
+    const a = Math.min(0.5, Math.max(alpha, 1e-300));
+    const q = studentTQuantile(1 - a, test.df);
+    return side === "lower" ? test.worse - q * test.standardError : test.worse + q * test.standardError;
+}
+/**
+ * regression = significantly worse than the tolerance (the lower bound is beyond it); improvement =
+ * the mirror; within tolerance = the upper bound is inside the tolerance; otherwise inconclusive.
+ */
+function classify(input) {
+    if (input.pBeyondToleranceAdjusted <= input.alpha)
+        return "regression";
+    if (input.pBetterBeyondToleranceAdjusted <= input.alpha)
+        return "improvement";
+    if (input.pWithinTolerance <= (input.passAlpha ?? input.alpha))
+        return "within-tolerance";
+    return "inconclusive";
+}
+/** Power the run plan is sized for at gate.detect_change (statistics.md §6 target). */
+const plannedPower = 0.9;
+function standardErrorAt(input) {
+    return Math.sqrt(input.baselineVariance / input.baselineRuns +
+        input.candidateVariance / input.candidateRuns +
+        input.extraVariance +
+        startPartAt(input));
+}
+/** The start level's part of the variance of the difference at these run counts (stats/two-level.ts). */
+function startPartAt(input) {
+    const start = input.start;
+    if (!start || start.startVariance <= 0)
+        return 0;
+    const baselineWeight = start.fixedWeights?.baseline ?? startWeightFor(input.baselineRuns, start.runsPerStart);
+    const candidateWeight = start.fixedWeights?.candidate ?? startWeightFor(input.candidateRuns, start.runsPerStart);
+    return start.startVariance * (baselineWeight + candidateWeight);
+}
+/**
+ * The estimate's median bias: an estimated variance with ν degrees of freedom is σ²·χ²_ν/ν, whose median
+ * is below σ² (by 7% at ν = 10, 3% at ν = 20). Dividing an estimated sd by √(median χ²_ν / ν) makes it
+ * median-unbiased for σ, so the detectable change computed from it is too. 1 for a known variance.
+ */
+function medianSdRatio(df) {
+    if (!(df > 0) || !Number.isFinite(df) || df > 1e7)
+        return 1;
+    return Math.sqrt(chiSquareQuantile(0.5, df) / df);
+}
+/**
+ * Minimum detectable change: the smallest true relative worsening that these run counts block with
+ * probability `power` (0.9) when the regression test is at level `alpha`, against the tolerance margin
+ * d = ln(1 + tolerance) (docs/compare.md, "The minimum detectable change"). The test rejects when
+ * (worse − d)/ŝ > t(1 − α, ν); for a true worsening δ that statistic is noncentral t with ν df and
+ * noncentrality (δ − d)/σ_d, so δ = d + λ·σ_d with λ the noncentrality at which it rejects with the
+ * power (exact, not t(1 − α) + z(power): the normal's z ignores that ŝ is estimated, which matters at
+ * few df and small α). σ_d is the sd of the difference from the estimated variances, corrected for the
+ * median bias of an estimate with `df` degrees of freedom, so the printed value is median-unbiased.
+ */
+function minimumDetectableChange(input) {
+    const se = standardErrorAt(input);
+    const estimateDf = input.df ?? Number.POSITIVE_INFINITY;
+    const testDf = input.testDf ?? estimateDf;
+    const alpha = Math.min(0.5, Math.max(input.alpha, 1e-300));
+    const critical = studentTQuantile(1 - alpha, testDf);
+    const lambda = noncentralityForPower(critical, testDf, input.power ?? plannedPower);
+    return Math.exp(Math.log(1 + input.tolerance) + (lambda * se) / medianSdRatio(estimateDf)) - 1;
+}
+/**
+ * Could this metric become decisive with the given run counts, if the point estimate and run
+ * variances stayed as they are? (The futility check of adaptive repeats and the "runs to settle"
+ * estimate.)
+ */
+function resolvableWithMoreRuns(input) {
+    const se = standardErrorAt(input);
+    const margin = Math.log(1 + input.tolerance);
+    const canPass = input.worse + normalQuantile(1 - input.passAlpha) * se < margin;
+    const canBlock = input.worse - normalQuantile(1 - input.regressionAlpha) * se > margin;
+    return canPass || canBlock;
+}
+/**
+ * Fewest runs per side (from `from` up to `max`) at which resolvableWithMoreRuns holds, or null when
+ * even `max` would not settle it. `interleaved`: both sides grow; otherwise only the candidate.
+ */
+function runsToSettle(input, current, max, interleaved) {
+    for (let runs = Math.max(current.candidate, 2); runs <= max; runs++) {
+        const ok = resolvableWithMoreRuns({
+            ...input,
+            baselineRuns: interleaved ? Math.max(runs, current.baseline) : current.baseline,
+            candidateRuns: runs,
+        });
+        if (ok)
+            return runs;
+    }
+    return null;
+}
+/** The test's Satterthwaite df at projected run counts (see DetectionProjection.varianceDf). */
+function projectedTestDf(input, measured, runs) {
+    const parts = input.varianceDf;
+    if (!parts)
+        return input.df;
+    const start = input.start;
+    const perStart = start ? Math.max(1, Math.floor(start.runsPerStart)) : Number.POSITIVE_INFINITY;
+    const grows = (side) => start !== undefined && start.startVariance > 0 && start.fixedWeights?.[side] === undefined;
+    const newStarts = (side) => {
+        const added = Math.max(0, runs[side] - measured[side]);
+        return grows(side) && added > 0 ? Math.ceil(added / perStart) : 0;
+    };
+    const runDf = (side) => parts[side] + Math.max(0, runs[side] - measured[side]) - newStarts(side);
+    const at = { ...input, baselineRuns: runs.baseline, candidateRuns: runs.candidate };
+    const vb = input.baselineVariance / runs.baseline;
+    const vc = input.candidateVariance / runs.candidate;
+    const startPart = startPartAt(at);
+    const total = vb + vc + startPart + input.extraVariance;
+    const startDf = parts.start + newStarts("baseline") + newStarts("candidate");
+    let denominator = 0;
+    if (parts.baseline > 0)
+        denominator += (vb * vb) / runDf("baseline");
+    if (parts.candidate > 0)
+        denominator += (vc * vc) / runDf("candidate");
+    if (startPart > 0 && startDf > 0)
+        denominator += (startPart * startPart) / startDf;
+    return denominator > 0 ? (total * total) / denominator : Number.POSITIVE_INFINITY;
+}
+/**
+ * Runs per side (from the measured count up to `max`) at which the minimum detectable change reaches
+ * `target` (gate.detect_change), or null when `max` runs do not get there (a stored baseline's drift or
+ * too wide a run variance). `interleaved`: both sides grow; otherwise the baseline stays as it is. The
+ * variances keep their measured estimate (and its median-bias correction at `df`); the test's df and
+ * level are those of the projected runs. The detectable change does not rise with runs (the standard
+ * error and the df's λ fall, the level does not fall), so the first run count that reaches it is found
+ * by bisection.
+ */
+function runsToDetect(input, current, target, max, interleaved) {
+    const at = (runs) => {
+        const projected = {
+            baseline: interleaved ? Math.max(runs, current.baseline) : current.baseline,
+            candidate: runs,
+        };
+        const testDf = projectedTestDf(input, current, projected);
+        return minimumDetectableChange({
+            ...input,
+            baselineRuns: projected.baseline,
+            candidateRuns: projected.candidate,
+            alpha: input.alphaAt?.(runs) ?? input.alpha,
+            ...(testDf === undefined ? {} : { testDf }),
+        });
+    };
+    let lo = Math.max(2, current.candidate);
+    if (lo > max || at(max) > target)
+        return null;
+    let hi = max;
+    while (lo < hi) {
+        const mid = Math.floor((lo + hi) / 2);
+        if (at(mid) <= target)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/**
+ * The largest and smallest of many numbers, in one pass. `Math.max(...values)` passes every value as an
+ * argument, and past about a hundred thousand of them (a run's requests, a forged file's fields) the call
+ * fails with "Maximum call stack size exceeded"; these take any number.
+ */
+function largest(values, whenEmpty = Number.NEGATIVE_INFINITY) {
+    let result = whenEmpty;
+    let first = true;
+    for (const value of values) {
+        // As Math.max: NaN wins.
+        if (first || value > result || Number.isNaN(value))
+            result = value;
+        first = false;
+        if (Number.isNaN(result))
+            return result;
+    }
+    return result;
+}
+function smallest(values, whenEmpty = Number.POSITIVE_INFINITY) {
+    let result = whenEmpty;
+    let first = true;
+    for (const value of values) {
+        if (first || value < result || Number.isNaN(value))
+            result = value;
+        first = false;
+        if (Number.isNaN(result))
+            return result;
+    }
+    return result;
+}
+/** Appends every item of `items` to `target` without spreading them into one call. */
+function appendAll(target, items) {
+    for (const item of items)
+        target.push(item);
+    return target;
+}
+
+/**
+ * One-sided exact conditional test for "the candidate fails more often": given k failures in total,
+ * under H0 (same rate) the candidate's share is Binomial(k, n_c / (n_b + n_c)). Works with zero
+ * failures, where a log-scale test cannot.
+ */
+function errorIncreaseP(baseline, candidate) {
+    const k = baseline.failed + candidate.failed;
+    if (k === 0 || candidate.total === 0 || baseline.total === 0)
+        return 1;
+    const share = candidate.total / (baseline.total + candidate.total);
+    // P(X >= k_c) = 1 − P(X <= k_c − 1)
+    return 1 - binomialCdf(candidate.failed - 1, k, share);
+}
+/**
+ * The smallest p `errorIncreaseP` can attain given its conditioning (the k failures in total): all k
+ * on the candidate's side, share^k; 1 without a failure. For the gated family's Tarone refinement.
+ */
+function errorIncreaseMinP(baseline, candidate) {
+    const k = baseline.failed + candidate.failed;
+    if (k === 0 || candidate.total === 0 || baseline.total === 0)
+        return 1;
+    return (candidate.total / (baseline.total + candidate.total)) ** k;
+}
+function logChoose(n, k) {
+    return logGamma(n + 1) - logGamma(k + 1) - logGamma(n - k + 1);
+}
+/**
+ * One-sided Fisher exact test of "the candidate's share is higher": given the counted requests of both
+ * sides together (k of n_b + n_c), the candidate's count is hypergeometric under H0 (same share), and
+ * p = P(X ≥ x_c). Exact for shares of any size (the binomial form of `errorIncreaseP` holds only for
+ * rare events). `minP` is the smallest p this conditioning allows (all of k on the candidate's side as
+ * far as it can hold them): 1 when the count is forced (no event, or every request counted), so such a
+ * test can never reject.
+ */
+function shareIncreaseP(baseline, candidate) {
+    const n = baseline.total + candidate.total;
+    const k = baseline.count + candidate.count;
+    if (baseline.total === 0 || candidate.total === 0)
+        return { p: 1, minP: 1 };
+    const low = Math.max(0, k - baseline.total);
+    const high = Math.min(k, candidate.total);
+    const logDenominator = logChoose(n, candidate.total);
+    const term = (x) => Math.exp(logChoose(k, x) + logChoose(n - k, candidate.total - x) - logDenominator);
+    // P(X >= from), summed from the nearer end (the lower tail's complement below the mean).
+    const tail = (from) => {
+        let sum = 0;
+        if (from > (k * candidate.total) / n) {
+            for (let x = high; x >= from; x--)
+                sum += term(x);
+            return Math.min(1, sum);
+        }
+        for (let x = low; x < from; x++)
+            sum += term(x);
+        return Math.min(1, Math.max(0, 1 - sum));
+    };
+    const x = Math.max(low, Math.min(high, candidate.count));
+    return { p: x <= low ? 1 : tail(x), minP: high <= low ? 1 : tail(high) };
+}
+
+function midRanks$1(values) {
     const order = values.map((v, i) => ({ v, i })).sort((a, b) => a.v - b.v);
     const ranks = new Array(values.length);
     const tieSizes = [];
@@ -60,7 +1177,7 @@ function mannWhitney(x, y) {
     const n2 = y.length;
     if (n1 === 0 || n2 === 0)
         throw new RangeError("Mann-Whitney needs values on both sides");
-    const { ranks, tieSizes } = midRanks([...x, ...y]);
+    const { ranks, tieSizes } = midRanks$1([...x, ...y]);
     let rankSum = 0;
     for (let i = 0; i < n1; i++)
         rankSum += ranks[i];
@@ -140,6 +1257,724 @@ function asymptoticMosesRank(n1, n2, confidence) {
     const z = normalQuantile(1 - (1 - confidence) / 2);
     const c = Math.floor(mean - z * sd + 0.5);
     return { c, coverage: 1 - 2 * normalCdf((c - 0.5 - mean) / sd) };
+}
+
+/**
+ * The server-start level of a check as verdict.json reports it (docs/compare.md, "Server starts"): the
+ * starts each side's runs were measured on, the start-to-start sd the check carried, its degrees of
+ * freedom and where it came from. The metric tests, the capacity checks and the pooled counts (guards,
+ * error rate) each report it from stats/two-level.ts `startLevels`, so one rule names the basis.
+ */
+const startNoiseSchema = object({
+    starts: object({ baseline: number().int(), candidate: number().int() }),
+    /** sd between server starts used in the check (0 when every run was its own start). */
+    startSd: number(),
+    /** Degrees of freedom of that start variance (measured starts plus the prior's weight). */
+    startDf: number(),
+    /**
+     * Where the start sd came from: "fresh" (every run its own start: in the runs' own spread), "prior"
+     * (too few starts: the prior alone), "measured" (the starts alone), "measured+prior" (pooled), "none"
+     * (neither: no prior for this check and too few starts to measure it).
+     */
+    startBasis: _enum(["fresh", "prior", "measured", "measured+prior", "none"]),
+    /** What the prior was (gate.noise_prior, a calibration, main's history), when one was used. */
+    priorSource: string().nullable(),
+    /**
+     * The starts varied significantly more than the prior said (one-sided F at 10%): the prior was widened
+     * to what the starts show (their own estimate, with their df).
+     */
+    priorContradicted: boolean().optional(),
+});
+/**
+ * A prior a check's noise was offered at one level (docs/compare.md, "Noise known in advance"): where it
+ * came from, its sd and degrees of freedom, when it was measured and how old it was, and what the test
+ * did with it.
+ */
+const priorUseSchema = object({
+    /** "config" (gate.noise_prior), "calibration" (this runner's A/A), "history" (main's baseline sessions). */
+    basis: _enum(["config", "calibration", "history", "calibration+history"]),
+    source: string(),
+    /** sd of ln(metric) the prior believes at this level, and its weight in degrees of freedom. */
+    sd: number(),
+    df: number(),
+    /** The day it was measured (the newest measurement it holds); null for the config's figures. */
+    date: string().nullable(),
+    /** The oldest measurement it holds (a history's first session); null for one. */
+    since: string().nullable(),
+    ageDays: number().nullable(),
+    /** Older than gate.noise_prior.max_age_days: used, and flagged. */
+    stale: boolean(),
+    /**
+     * "pooled" with the runs' own estimate by degrees of freedom; "widened": the runs were significantly
+     * noisier (one-sided F at 10%), so on `widenedOn` their own estimate stands with their own df;
+     * "unused": the level was already in the runs' own spread (every run its own start).
+     */
+    use: _enum(["pooled", "widened", "unused"]),
+    widenedOn: array(_enum(["baseline", "candidate"])),
+});
+/**
+ * The two levels of noise under a check tested on per-run values (verdict.json `comparisons[].noise`,
+ * `quality.guards[].noise`): the start level, each side's run-to-run sd within a start, and the share of
+ * the difference's variance that the start level makes.
+ */
+const noiseLevelsSchema = startNoiseSchema.extend({
+    runSd: object({ baseline: number(), candidate: number() }),
+    /** Share of the variance of the difference due to the start level. */
+    startShare: number(),
+    /**
+     * Where the run-to-run sd came from: the runs alone ("measured") or pooled with a prior measured on
+     * this runner ("measured+prior"), and each side's degrees of freedom. Absent in files written before.
+     */
+    runBasis: _enum(["measured", "measured+prior"]).optional(),
+    runDf: object({ baseline: number(), candidate: number() }).optional(),
+    /** The priors offered at each level (null: none); absent in files written before they were recorded. */
+    priors: object({ start: priorUseSchema.nullable(), run: priorUseSchema.nullable() }).optional(),
+    /**
+     * A check on counts pooled over the runs (error_rate, malformed_tool_call_share, the quality guards):
+     * the factor its request-level variance was widened by for what the runs and starts showed beyond it
+     * (1: none), its counts divided by it (docs/compare.md, "Server starts"). Its sds are on the
+     * count's own scale: a share of requests (the mean output length: ln).
+     */
+    designEffect: number().optional(),
+});
+/**
+ * The start level's report fields from an estimate of the levels. `sharedStarts`: some side has a start
+ * holding two or more runs (otherwise every run was its own start and the basis is "fresh").
+ */
+function startNoiseOf(levels, starts, sharedStarts, prior) {
+    const measured = levels.measuredStartVariance !== null;
+    const withPrior = prior !== undefined && prior.df > 0 && !levels.priorContradicted;
+    const basis = !sharedStarts
+        ? "fresh"
+        : measured && withPrior
+            ? "measured+prior"
+            : measured
+                ? "measured"
+                : withPrior
+                    ? "prior"
+                    : "none";
+    return {
+        starts,
+        startSd: sharedStarts ? Math.sqrt(levels.startVariance) : 0,
+        startDf: sharedStarts ? levels.startVarianceDf : 0,
+        startBasis: basis,
+        priorSource: sharedStarts && withPrior ? prior.source : null,
+        ...(levels.priorContradicted ? { priorContradicted: true } : {}),
+    };
+}
+/**
+ * The start priors measured on this runner, per `cell\u0000metric`, from each source that has them (a
+ * calibration, main's history), pooled by degrees of freedom where more than one measured a check: both
+ * estimate the same start-to-start variance under the baseline's conditions (each checked against
+ * them), so neither wins; the pooled prior names every source, its basis both, its date the newest
+ * measurement and `since` the oldest. compare adds gate.noise_prior's where none measured a check.
+ */
+function pooledStartPriors(...sources) {
+    const pooled = new Map();
+    for (const source of sources)
+        for (const [key, prior] of source ?? []) {
+            if (!(prior.df > 0))
+                continue;
+            const known = pooled.get(key);
+            if (!known) {
+                pooled.set(key, { ...prior });
+                continue;
+            }
+            const df = known.df + prior.df;
+            const times = [known.measuredAt, prior.measuredAt, known.since, prior.since]
+                .filter((time) => typeof time === "string")
+                .sort();
+            pooled.set(key, {
+                variance: (known.variance * known.df + prior.variance * prior.df) / df,
+                df,
+                source: `${known.source} + ${prior.source}`,
+                basis: known.basis === prior.basis ? known.basis : "calibration+history",
+                measuredAt: [known.measuredAt, prior.measuredAt]
+                    .filter((t) => t !== null)
+                    .sort()
+                    .at(-1) ?? null,
+                since: times[0] ?? null,
+            });
+        }
+    return pooled;
+}
+
+/**
+ * The design effect of a pooled check and its noise fields: `pooledVariance` is the variance of the
+ * difference of the sides' pooled figures that the check's test assumes (requests independent). Without
+ * two runs with a value on each side, a factor of 1 and no noise.
+ */
+function pooledCountsDesign(baseline, candidate, pooledVariance) {
+    const sample = (runs) => {
+        const kept = runs.filter((run) => run.value !== null);
+        return { values: kept.map((run) => run.value), starts: kept.map((run) => run.start) };
+    };
+    const b = sample(baseline);
+    const c = sample(candidate);
+    const { factor, levels } = pooledDesignEffect(b, c, pooledVariance);
+    if (levels === null)
+        return { factor, noise: null };
+    const shared = !levels.baseline.singleRunStarts || !levels.candidate.singleRunStarts;
+    const total = levels.standardError ** 2;
+    return {
+        factor,
+        noise: {
+            // No prior: published start-to-start figures are for speed, not for what the outputs were.
+            ...startNoiseOf(levels, { baseline: levels.baseline.starts, candidate: levels.candidate.starts }, shared, undefined),
+            runSd: {
+                baseline: Math.sqrt(levels.baseline.runVariance),
+                candidate: Math.sqrt(levels.candidate.runVariance),
+            },
+            startShare: total > 0 ? levels.startPart / total : 0,
+            designEffect: factor,
+        },
+    };
+}
+/** A count and its total divided by a design effect (whole numbers, for the exact tests). */
+function effectiveCounts(counts, factor) {
+    if (factor <= 1)
+        return counts;
+    const count = Math.round(counts.count / factor);
+    return { count, total: Math.max(count, Math.round(counts.total / factor)) };
+}
+/** The note of a pooled test whose counts a design effect divided (null: none). */
+function designNote(factor) {
+    return factor > 1
+        ? `the runs and their server starts vary ${factor.toFixed(1)}x more than independent requests would: the counts were divided by that design effect`
+        : null;
+}
+
+/** The server start a run was measured on; a run that says none is its own start. */
+function startOf(run) {
+    return run.serverStart?.id ?? `run:${run.source}:${run.run ?? ""}`;
+}
+/**
+ * Stage 3: the per-metric drafts of one compared cell: the test on per-run logs (or the pooled error
+ * count), a stand-in percentile for one the inputs lack, and the reasons a check is forced. Metrics absent
+ * from every input and not gated get no draft.
+ */
+function draftsForCell(compared, settings, warnings) {
+    const { base, cand } = compared;
+    const runs = [...base, ...cand];
+    const drafts = [];
+    for (const metric of metricNames) {
+        // The guards are a family of their own (guards.ts), never traded against speed.
+        if (isGuardMetric(metric))
+            continue;
+        // The floor counts the requests the metric's value summarises (a depth bucket's, not the run's).
+        const fewestCompleted = smallest(runs.map((run) => Math.min(run.requests.completed, run.metricRequests?.[metric] ?? Number.POSITIVE_INFINITY)));
+        const draft = metricDraft(compared, metric, fewestCompleted, settings, warnings);
+        if (draft !== null)
+            drafts.push(draft);
+    }
+    return drafts;
+}
+function metricDraft({ cell, base, cand, tooFew }, metric, fewestCompleted, { gate, gatedSet: configured, passAlpha, driftVarianceFor, advisoryCells, baselineVariancePriorFor, startPriorFor, runPriorFor, }, warnings) {
+    const gatedSet = advisoryCells?.has(cell) ? new Set() : configured;
+    const higher = metricSpecs[metric].higherIsBetter;
+    const tolerance = toleranceFor(gate, metric);
+    const runs = { baseline: base.length, candidate: cand.length };
+    if (metricSpecs[metric].judged === "pooled-failures") {
+        return pooledCountDraft(cell, metric, base, cand, gatedSet.has(metric), tolerance, gate.error_rate_limit);
+    }
+    let b = metricValues(base, metric);
+    let c = metricValues(cand, metric);
+    const draft = {
+        cell,
+        metric,
+        gated: gatedSet.has(metric),
+        higherIsBetter: higher,
+        tolerance,
+        baseline: null,
+        candidate: null,
+        ratio: null,
+        ci: null,
+        worse: null,
+        pWorse: null,
+        pBetter: null,
+        pWithinTolerance: null,
+        pBeyond: null,
+        pBetterBeyond: null,
+        test: null,
+        judgedOn: null,
+        forced: null,
+        unfixable: null,
+        notes: [],
+        runs,
+        crossCheck: null,
+        variances: null,
+        noise: null,
+    };
+    const absent = (v) => v.values.length === 0 && v.nonPositive === 0;
+    let statistic = metricSpecs[metric].minRequests;
+    if (absent(b) && absent(c)) {
+        // Absent from every input: vLLM's `--metric-percentiles` defaults to 99, so p95 is often missing.
+        if (!draft.gated)
+            return null;
+        // A session metric is measured by a session dataset's cells only, a fan-out metric by those with
+        // fan-outs (docs/workloads.md): a cell without that part has none to gate, which is no gap in its inputs.
+        const part = metricSpecs[metric].measuredIn;
+        if (part !== undefined && withoutPart(base, part) && withoutPart(cand, part))
+            return null;
+        // Nor is acceptance a gap where neither side's server speculates (docs/metrics.md).
+        if (metricSpecs[metric].source.kind === "spec-decode")
+            return null;
+        const substitute = judgeOnStandIn(draft, base, cand, warnings);
+        if (substitute === null)
+            return draft;
+        b = metricValues(base, substitute);
+        c = metricValues(cand, substitute);
+        statistic = metricSpecs[substitute].minRequests;
+    }
+    if (draft.gated && statistic !== null && fewestCompleted < gate.min_requests[statistic]) {
+        // A few short runs (failed requests in a run planned near the floor) are left out of this check
+        // rather than turning it advisory, which would let a regression pass unblocked.
+        const floor = gate.min_requests[statistic];
+        const enough = (run) => Math.min(run.requests.completed, run.metricRequests?.[metric] ?? Number.POSITIVE_INFINITY) >= floor;
+        const keptBase = base.filter(enough);
+        const keptCand = cand.filter(enough);
+        const most = (kept, all) => kept.length >= Math.max(2, all.length / 2);
+        if (draft.judgedOn === null && most(keptBase, base) && most(keptCand, cand)) {
+            const left = base.length - keptBase.length + cand.length - keptCand.length;
+            b = metricValues(keptBase, metric);
+            c = metricValues(keptCand, metric);
+            draft.runs = { baseline: keptBase.length, candidate: keptCand.length };
+            draft.notes.push(`${left} run${left === 1 ? "" : "s"} with fewer than ${floor} successful requests left out of this check (gate.min_requests.${statistic})`);
+            fewestCompleted = floor;
+        }
+    }
+    draft.baseline = b.values.length > 0 ? geometricMean(b.values) : null;
+    draft.candidate = c.values.length > 0 ? geometricMean(c.values) : null;
+    if (draft.gated && statistic !== null && fewestCompleted < gate.min_requests[statistic]) {
+        const why = `gating ${statistic} needs >= ${gate.min_requests[statistic]} successful requests in every run (fewest: ${fewestCompleted})`;
+        if (draft.judgedOn !== null) {
+            // A stand-in for a gated metric must not turn into an advisory one: that would let it pass.
+            draft.forced = "inconclusive";
+            draft.unfixable = `${describeMetric(metric)} is missing and its stand-in cannot be gated: ${why}`;
+            draft.notes.push(why);
+            return draft;
+        }
+        draft.gated = false;
+        draft.notes.push(`advisory: ${why}`);
+    }
+    if (b.missing + c.missing + b.nonPositive + c.nonPositive > 0) {
+        draft.forced = "inconclusive";
+        const note = `missing or zero in ${b.missing + b.nonPositive} baseline and ${c.missing + c.nonPositive} candidate runs`;
+        draft.notes.push(note);
+        // Those runs stay in the sample, so more runs cannot fill the gap.
+        draft.unfixable = `${describeMetric(metric)} is ${note} of cell "${cell}"`;
+        return draft;
+    }
+    if (tooFew) {
+        draft.forced = "inconclusive";
+        draft.ratio = draft.candidate / draft.baseline;
+        draft.notes.push("fewer than 2 usable runs on a side");
+        return draft;
+    }
+    const judged = draft.judgedOn ?? metric;
+    testOnRunLogs(draft, b, c, {
+        extraVariance: driftVarianceFor(metric),
+        minRunSd: gate.min_run_sd,
+        passAlpha,
+        baselineVariancePrior: baselineVariancePriorFor?.(cell, judged),
+        startPrior: startPriorFor?.(cell, judged),
+        runPrior: runPriorFor?.(cell, judged),
+    });
+    return draft;
+}
+/**
+ * A gated metric in none of the inputs: the nearest percentile every run has stands in for it (noted and
+ * warned), or the check is forced inconclusive, for good, when there is none. Returns the stand-in.
+ */
+function judgeOnStandIn(draft, base, cand, warnings) {
+    const { cell, metric } = draft;
+    const substitute = fallbackPercentile(metric, base, cand);
+    const flag = "add --metric-percentiles 95,99 (or --save-detailed) to vllm bench serve";
+    if (substitute === null) {
+        draft.forced = "inconclusive";
+        draft.unfixable = `${describeMetric(metric)} is in none of the inputs; ${flag}`;
+        draft.notes.push(`not in the inputs; ${flag}`);
+        warnings.push(`${describeMetric(metric)} is gated but not in the inputs of cell "${cell}", so the cell cannot pass: ${flag}`);
+        return null;
+    }
+    draft.judgedOn = substitute;
+    draft.notes.push(`judged on ${describeMetric(substitute)}: the inputs have no ${describeMetric(metric)}; ${flag}`);
+    warnings.push(`${describeMetric(metric)} is not in the inputs of cell "${cell}"; it was judged on ${describeMetric(substitute)} instead (${flag})`);
+    return substitute;
+}
+/** The test on per-run logs (both levels: runs and server starts), with the rank tests as a cross-check from 5 runs a side: fills the draft. */
+function testOnRunLogs(draft, baseline, candidate, options) {
+    const { extraVariance, minRunSd, passAlpha, baselineVariancePrior, startPrior, runPrior } = options;
+    const test = logRatioTest(baseline.values, candidate.values, {
+        higherIsBetter: draft.higherIsBetter,
+        tolerance: draft.tolerance,
+        alphaEachSide: passAlpha,
+        extraVariance,
+        minRunSd,
+        starts: { baseline: baseline.starts, candidate: candidate.starts },
+        ...(baselineVariancePrior ? { baselineVariancePrior } : {}),
+        ...(startPrior ? { startPrior } : {}),
+        ...(runPrior ? { runPrior } : {}),
+    });
+    draft.test = test;
+    draft.ratio = test.ratio;
+    draft.ci = test.ratioInterval;
+    draft.worse = test.worse;
+    draft.pWorse = test.pWorse;
+    draft.pBetter = test.pBetter;
+    draft.pBeyond = test.pBeyondTolerance;
+    draft.pBetterBeyond = test.pBetterBeyondTolerance;
+    draft.pWithinTolerance = test.pWithinTolerance;
+    if (test.floored)
+        draft.notes.push(`runs nearly identical: run-to-run sd floored at ${minRunSd} (gate.min_run_sd)`);
+    const levels = test.levels;
+    const sharedStarts = !levels.baseline.singleRunStarts || !levels.candidate.singleRunStarts;
+    draft.variances = {
+        baseline: test.baselineVariance,
+        candidate: test.candidateVariance,
+        extra: extraVariance,
+        start: sharedStarts ? levels.startVariance : 0,
+        startWeights: {
+            baseline: levels.baseline.singleRunStarts ? 0 : levels.baseline.startWeight,
+            candidate: levels.candidate.singleRunStarts ? 0 : levels.candidate.startWeight,
+        },
+    };
+    draft.noise = noiseLevels(levels, sharedStarts, startPrior, runPrior ?? baselineVariancePrior);
+    if (baseline.values.length >= 5 && candidate.values.length >= 5) {
+        const mwu = mannWhitney(candidate.values, baseline.values);
+        const hl = hodgesLehmann(baseline.values.map(Math.log), candidate.values.map(Math.log));
+        draft.crossCheck = {
+            mannWhitneyP: draft.higherIsBetter ? mwu.pLess : mwu.pGreater,
+            hodgesLehmannRatio: Math.exp(hl.shift),
+        };
+    }
+}
+/**
+ * The start level of a draft's projections (stats/metric-test.ts StartProjection): future runs in starts
+ * of `runsPerStart`; a stored baseline keeps its measured share; `current`: both sides as measured.
+ */
+function startProjectionOf(draft, runsPerStart, how) {
+    const v = draft.variances;
+    if (!v || v.start <= 0)
+        return undefined;
+    const fixedWeights = how === "current"
+        ? { baseline: v.startWeights.baseline, candidate: v.startWeights.candidate }
+        : how === "stored"
+            ? { baseline: v.startWeights.baseline }
+            : undefined;
+    return { startVariance: v.start, runsPerStart, ...(fixedWeights ? { fixedWeights } : {}) };
+}
+function noiseLevels(levels, sharedStarts, prior, runPrior) {
+    const total = levels.standardError ** 2;
+    const sides = [levels.baseline, levels.candidate];
+    return {
+        ...startNoiseOf(levels, { baseline: levels.baseline.starts, candidate: levels.candidate.starts }, sharedStarts, prior),
+        runSd: {
+            baseline: Math.sqrt(levels.baseline.runVariance),
+            candidate: Math.sqrt(levels.candidate.runVariance),
+        },
+        startShare: total > 0 ? levels.startPart / total : 0,
+        runBasis: sides.some((side) => side.runPrior === "pooled") ? "measured+prior" : "measured",
+        runDf: { baseline: levels.baseline.runVarianceDf, candidate: levels.candidate.runVarianceDf },
+        priors: {
+            start: startPriorUse(levels, sharedStarts, prior),
+            run: runPriorUse(levels, runPrior),
+        },
+    };
+}
+function priorUse(description, prior, use, widenedOn) {
+    return { ...description, sd: Math.sqrt(prior.variance), df: prior.df, use, widenedOn };
+}
+function startPriorUse(levels, sharedStarts, prior) {
+    if (!prior?.description || !(prior.df > 0))
+        return null;
+    if (!sharedStarts)
+        return priorUse(prior.description, prior, "unused", []);
+    return levels.priorContradicted
+        ? priorUse(prior.description, prior, "widened", ["baseline", "candidate"])
+        : priorUse(prior.description, prior, "pooled", []);
+}
+/** The run-level prior as offered to the sides: the kind each side's runs hold (two-level.ts). */
+function runPriorUse(levels, prior) {
+    if (!prior?.description)
+        return null;
+    const offeredTo = (side) => {
+        if (!("withinStart" in prior || "perRun" in prior))
+            return "variance" in prior ? prior : undefined;
+        return side.singleRunStarts ? prior.perRun : prior.withinStart;
+    };
+    const sides = [
+        ["candidate", levels.candidate],
+        ["baseline", levels.baseline],
+    ];
+    const offered = sides.filter(([, side]) => side.runPrior !== "none");
+    const shown = offered.map(([, side]) => offeredTo(side)).find((p) => p !== undefined);
+    if (!shown)
+        return null;
+    const widenedOn = offered.filter(([, side]) => side.runPrior === "widened").map(([name]) => name);
+    return priorUse(prior.description, shown, widenedOn.length > 0 ? "widened" : "pooled", widenedOn.sort());
+}
+function toleranceFor(gate, metric) {
+    return gate.metric_tolerance[metric] ?? gate.tolerance;
+}
+function geometricMean(values) {
+    let sum = 0;
+    for (const v of values)
+        sum += Math.log(v);
+    return Math.exp(sum / values.length);
+}
+/**
+ * Runs without that part (a cell of single requests or vLLM's results have no sessions; sessions without
+ * fan_out no fan-outs): every metric of the part is missing.
+ */
+function withoutPart(runs, part) {
+    const names = metricsMeasuredIn(part);
+    return runs.every((run) => names.every((name) => run.metrics[name] == null));
+}
+function metricValues(runs, metric) {
+    const values = [];
+    const starts = [];
+    let missing = 0;
+    let nonPositive = 0;
+    for (const run of runs) {
+        const value = run.metrics[metric];
+        if (value === undefined || value === null || !Number.isFinite(value))
+            missing++;
+        else if (value <= 0)
+            nonPositive++;
+        else {
+            values.push(value);
+            starts.push(startOf(run));
+        }
+    }
+    return { values, starts, missing, nonPositive };
+}
+/** A pooled count's draft (error_rate, malformed_tool_call_share); null when neither side has anything to count. */
+function pooledCountDraft(cell, metric, base, cand, gated, tolerance, limit) {
+    // The pooled count: failed of all requests, or malformed of all tool calls.
+    const toolCalls = metricSpecs[metric].source.kind === "malformed-tool-calls";
+    const counts = (run) => toolCalls
+        ? {
+            failed: run.toolCalls?.malformed ?? 0,
+            total: (run.toolCalls?.wellFormed ?? 0) + (run.toolCalls?.malformed ?? 0),
+        }
+        : { failed: run.requests.failed, total: run.requests.total };
+    const pool = (runs) => runs.reduce((acc, run) => {
+        const count = counts(run);
+        return { failed: acc.failed + count.failed, total: acc.total + count.total };
+    }, { failed: 0, total: 0 });
+    const b = pool(base);
+    const c = pool(cand);
+    // No tool call on either side: nothing to judge (a workload without tools).
+    if (toolCalls && b.total === 0 && c.total === 0 && !gated)
+        return null;
+    const baseRate = b.total > 0 ? b.failed / b.total : null;
+    const candRate = c.total > 0 ? c.failed / c.total : null;
+    // The exact test takes every request as independent; failures come in bursts of a run or a start, so
+    // the counts are divided by the design effect the per-run rates grouped by start show (pooled-counts.ts).
+    const perRun = (runs) => runs.map((run) => {
+        const count = counts(run);
+        return { value: count.total > 0 ? count.failed / count.total : null, start: startOf(run) };
+    });
+    const pooledRate = (b.failed + c.failed) / Math.max(1, b.total + c.total);
+    const design = b.total > 0 && c.total > 0
+        ? pooledCountsDesign(perRun(base), perRun(cand), pooledRate * (1 - pooledRate) * (1 / b.total + 1 / c.total))
+        : { factor: 1, noise: null };
+    const asFailures = (side) => {
+        const effective = effectiveCounts({ count: side.failed, total: side.total }, design.factor);
+        return { failed: effective.count, total: effective.total };
+    };
+    const eb = asFailures(b);
+    const ec = asFailures(c);
+    const pWorse = errorIncreaseP(eb, ec);
+    const pBetter = errorIncreaseP(ec, eb);
+    const draft = {
+        cell,
+        metric,
+        gated,
+        higherIsBetter: metricSpecs[metric].higherIsBetter,
+        tolerance,
+        baseline: baseRate,
+        candidate: candRate,
+        ratio: baseRate !== null && candRate !== null && baseRate > 0 ? candRate / baseRate : null,
+        ci: null,
+        // Orientation for the shared rule: beyond tolerance only when the rate rose by more than δ relative.
+        worse: baseRate !== null && candRate !== null ? Math.log((candRate + 1e-12) / (baseRate + 1e-12)) : null,
+        pWorse,
+        pBetter,
+        // No estimate of run-to-run spread for a pooled count: "no change" means no significant increase.
+        pWithinTolerance: null,
+        pBeyond: pWorse,
+        pBetterBeyond: pBetter,
+        minPBeyond: errorIncreaseMinP(eb, ec),
+        minPBetterBeyond: errorIncreaseMinP(ec, eb),
+        test: null,
+        judgedOn: null,
+        forced: null,
+        unfixable: null,
+        notes: [],
+        runs: { baseline: base.length, candidate: cand.length },
+        crossCheck: null,
+        variances: null,
+        noise: design.noise,
+    };
+    const note = designNote(design.factor);
+    if (note !== null)
+        draft.notes.push(note);
+    if (!toolCalls && candRate !== null && candRate > limit) {
+        // A candidate that fails more requests than allowed cannot pass on latency: always blocking.
+        draft.gated = true;
+        draft.forced = "regression";
+        draft.notes.push(`candidate error rate ${(candRate * 100).toFixed(2)}% is above the ${(limit * 100).toFixed(2)}% limit`);
+    }
+    if (b.total === 0 || c.total === 0) {
+        const what = toolCalls ? "tool calls" : "requests";
+        draft.forced = "inconclusive";
+        draft.notes.push(`no ${what} recorded on a side`);
+        if (b.total === 0)
+            draft.unfixable = `no baseline ${what} recorded in cell "${cell}"`;
+    }
+    return draft;
+}
+/** Nearest percentile of the same phase that every run on both sides has (p95 → p99, then p90). */
+const fallbackOrder = {
+    p90: ["p95", "p99"],
+    p95: ["p99", "p90"],
+    p99: ["p99_9", "p95"],
+    p99_9: ["p99"],
+};
+function fallbackPercentile(metric, base, cand) {
+    const source = metricSpecs[metric].source;
+    if (source.kind !== "latency")
+        return null;
+    for (const statistic of fallbackOrder[source.statistic] ?? []) {
+        const other = latencyMetricName(source.phase, statistic);
+        const complete = (runs) => metricValues(runs, other).values.length === runs.length;
+        if (complete(base) && complete(cand))
+            return other;
+    }
+    return null;
+}
+
+/**
+ * The guard counts of one run (run.json `guards`): what the outputs were, beside how fast they came. A
+ * faster candidate that truncates, stops answering or runs on to max_tokens is not an improvement
+ * (docs/quality.md), and these counts need no extra request: they come from the measured requests.
+ *
+ * - `finish`: the finish reasons of the completed requests, as the server sent them (vLLM: stop, length,
+ *   abort; anything else is `other`).
+ * - `zeroOutput`: requests that produced no output token (a stream without any choices chunk, or usage
+ *   saying 0 completion tokens).
+ * - `usageMismatch`: requests whose usage disagreed with the chunks actually received, or was not a
+ *   count (runner/request-record.ts `checkUsage`; `exceeds_max_tokens` is not a mismatch of usage).
+ * - `outputTokens`: output tokens per completed request (count, mean, population sd), and
+ *   `outputToMaxTokens` their mean share of the request's max_tokens.
+ */
+const runGuardsSchema = object({
+    ignoreEos: boolean()
+        .nullable()
+        .describe("Whether the requests asked for ignore_eos (output lengths then say little); null if unknown."),
+    requests: number().int().nonnegative().describe("Measured requests (the denominator of every share)."),
+    finish: object({
+        stop: number().int().nonnegative(),
+        length: number().int().nonnegative(),
+        abort: number().int().nonnegative(),
+        other: number().int().nonnegative(),
+    }),
+    zeroOutput: number().int().nonnegative(),
+    usageMismatch: number().int().nonnegative(),
+    outputTokens: object({
+        count: number().int().nonnegative(),
+        mean: number().nonnegative().nullable(),
+        std: number().nonnegative().nullable(),
+    }),
+    outputToMaxTokens: number().nonnegative().nullable(),
+});
+/**
+ * The outputs of a greedy-output cell's run (run.json `outputs`), one per measured request in index order:
+ * the same seeded workload sends the same prompt at the same index on both sides.
+ */
+const runOutputSchema = object({
+    index: number().int().nonnegative(),
+    ok: boolean(),
+    finishReason: string().nullable(),
+    text: string(),
+    tokens: array(string()).nullable(),
+    logprobs: array(number().nullable()).nullable(),
+    /** A task cell's score of this answer. */
+    task: object({ reference: string(), correct: boolean(), error: string().optional() }).optional(),
+});
+/** The kept outputs of these records, in index order (pure); empty when none kept any. */
+function collectOutputs(records) {
+    return records
+        .filter((record) => record.output !== undefined)
+        .sort((a, b) => a.index - b.index)
+        .map((record) => ({
+        index: record.index,
+        ok: record.ok,
+        finishReason: record.finishReason,
+        text: record.output.text,
+        tokens: record.output.tokens,
+        logprobs: record.output.logprobs,
+        ...(record.task !== undefined ? { task: record.task } : {}),
+    }));
+}
+/** The guard counts of these measured requests (pure). */
+function computeGuards(records, ignoreEos) {
+    const finish = { stop: 0, length: 0, abort: 0, other: 0 };
+    let zeroOutput = 0;
+    let usageMismatch = 0;
+    let count = 0;
+    let sum = 0;
+    let squares = 0;
+    let ratioSum = 0;
+    const lengths = [];
+    for (const record of records) {
+        const output = record.ok ? (record.outputTokens ?? record.chunksUs.length) : null;
+        if (record.errorKind === "no_output" || output === 0)
+            zeroOutput++;
+        const kind = record.usageIssue?.kind;
+        if (kind === "invalid_usage" || kind === "usage_exceeds_chunks" || kind === "usage_below_chunks")
+            usageMismatch++;
+        if (!record.ok || record.chunksUs.length === 0 || output === null)
+            continue;
+        const reason = record.finishReason;
+        if (reason === "stop" || reason === "length" || reason === "abort")
+            finish[reason]++;
+        else
+            finish.other++;
+        count++;
+        sum += output;
+        lengths.push(output);
+        if (record.maxTokens > 0)
+            ratioSum += output / record.maxTokens;
+    }
+    const mean = count > 0 ? sum / count : null;
+    if (mean !== null)
+        for (const length of lengths)
+            squares += (length - mean) ** 2;
+    return {
+        ignoreEos,
+        requests: records.length,
+        finish,
+        zeroOutput,
+        usageMismatch,
+        outputTokens: { count, mean, std: mean === null ? null : Math.sqrt(squares / count) },
+        outputToMaxTokens: count > 0 ? ratioSum / count : null,
+    };
+}
+/** One guard share of a run: the count and its denominator (all measured requests). */
+function guardShareCount(guards, field) {
+    switch (field) {
+        case "finish_length":
+            return guards.finish.length;
+        case "finish_abort":
+            return guards.finish.abort;
+        case "zero_output":
+            return guards.zeroOutput;
+        case "usage_mismatch":
+            return guards.usageMismatch;
+    }
 }
 
 /** Failed / total requests; null without requests. */
@@ -304,6 +2139,320 @@ function runRecordFromRunFile(file, source) {
             : {}),
         load: { targetRate: file.load.targetRate, targetConcurrency: file.load.targetConcurrency },
     };
+}
+
+/** The longest server start id accepted anywhere (run --server-start, run.json, vLLM's server_start). */
+const maxServerStartIdLength = 200;
+/** A new start of a server we launch. */
+function newServerStart(clock) {
+    return { id: randomUUID(), startedAt: clock.wallTime().toISOString() };
+}
+/**
+ * The starts of servers someone else runs, by address (and declared id): the same server reached again
+ * in this process is the same start. Kept for the life of the process, one entry per address.
+ */
+const reachedStarts = new Map();
+/**
+ * The start of a server we only reach (`--base-url`, kind external): we cannot see it restart, so within
+ * one process (one `run`, one action job) its runs share one start, unless the caller names the start
+ * (`run --server-start ID`, e.g. the same ID for several invocations against a server left running).
+ */
+function reachedServerStart(baseUrl, clock, declaredId) {
+    const key = `${baseUrl}\u0000${declaredId ?? ""}`;
+    let start = reachedStarts.get(key);
+    if (!start) {
+        start =
+            declaredId === undefined
+                ? newServerStart(clock)
+                : { id: declaredId, startedAt: clock.wallTime().toISOString() };
+        reachedStarts.set(key, start);
+    }
+    return start;
+}
+/** Why a declared server start id is refused (names `what`, e.g. "--server-start"), or null when valid. */
+function serverStartIdProblem(id, what) {
+    if (id.length === 0)
+        return `${what}: expected a server start id, got an empty string`;
+    if (id.length > maxServerStartIdLength)
+        return `${what}: ${id.length} characters, more than the ${maxServerStartIdLength} allowed (limit maxServerStartIdLength)`;
+    if (!/^[\x21-\x7e]+$/.test(id))
+        return `${what}: expected printable ASCII without spaces (e.g. a UUID), got ${JSON.stringify(id)}`;
+    return null;
+}
+
+/**
+ * alpha 0.012 per window: calibrated by `npm run bench:history` (window 60) so that clean series stay
+ * inside the goal of at most 1 false alarm per 100 commits per family of 3 metrics, at 0.71 (the detector
+ * runs after every commit on overlapping windows, so alarms per commit are far fewer than alpha).
+ */
+const defaultChangePointOptions = Object.freeze({
+    method: "rank",
+    alpha: 0.012,
+    minMagnitude: 0.03,
+    minSegment: 4,
+    confidence: 0.95,
+    maxChangePoints: 5,
+});
+function median(values) {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+function bestTSplit(values, minSegment) {
+    const n = values.length;
+    if (n < 2 * minSegment)
+        return null;
+    // Prefix sums make each split O(1): the whole scan is linear in the window.
+    const sum = [0];
+    const sumSq = [0];
+    for (const v of values) {
+        sum.push(sum.at(-1) + v);
+        sumSq.push(sumSq.at(-1) + v * v);
+    }
+    let best = null;
+    for (let k = minSegment; k <= n - minSegment; k++) {
+        const nl = k;
+        const nr = n - k;
+        const ml = sum[k] / nl;
+        const mr = (sum[n] - sum[k]) / nr;
+        const ssl = Math.max(0, sumSq[k] - nl * ml * ml);
+        const ssr = Math.max(0, sumSq[n] - sumSq[k] - nr * mr * mr);
+        const df = n - 2;
+        const pooled = (ssl + ssr) / df;
+        const se = Math.sqrt(pooled * (1 / nl + 1 / nr));
+        const diff = mr - ml;
+        const t = se > 0 ? diff / se : diff === 0 ? 0 : Math.sign(diff) * Number.POSITIVE_INFINITY;
+        if (!best || Math.abs(t) > Math.abs(best.statistic))
+            best = { index: k, statistic: t, diff, se, df };
+    }
+    return best;
+}
+/** Mid-ranks (1-based) of the values: tied values share the mean of their ranks. */
+function midRanks(values) {
+    const order = values.map((v, i) => ({ v, i })).sort((a, b) => a.v - b.v);
+    const ranks = new Float64Array(values.length);
+    let k = 0;
+    while (k < order.length) {
+        let j = k;
+        while (j + 1 < order.length && order[j + 1].v === order[k].v)
+            j++;
+        for (let m = k; m <= j; m++)
+            ranks[order[m].i] = (k + j) / 2 + 1;
+        k = j + 1;
+    }
+    return ranks;
+}
+/**
+ * The split with the largest Wilcoxon rank-sum |z| of the right part: (S − nr·r̄) over its permutation sd
+ * √(nl·nr / (n(n − 1)) · Σ(r − r̄)²), exact for ties too. (The pooled t of the ranks is a monotone
+ * function of it at every split, the ranks' total variance being fixed: the same test.) Ranks cap it:
+ * with 10 points after a step in 40 it cannot exceed 4.69 however large the step.
+ */
+function bestRankSplit(ranks, minSegment) {
+    const n = ranks.length;
+    if (n < 2 * minSegment)
+        return null;
+    let total = 0;
+    for (let i = 0; i < n; i++)
+        total += ranks[i];
+    const mean = total / n;
+    let ss = 0;
+    for (let i = 0; i < n; i++)
+        ss += (ranks[i] - mean) ** 2;
+    if (!(ss > 0))
+        return null;
+    let right = 0;
+    for (let i = n - minSegment; i < n; i++)
+        right += ranks[i];
+    let best = null;
+    // From the split nearest the end backwards, adding one point to the right part each step.
+    for (let k = n - minSegment; k >= minSegment; k--) {
+        if (k < n - minSegment)
+            right += ranks[k];
+        const nr = n - k;
+        const z = (right - nr * mean) / Math.sqrt(((k * nr) / (n * (n - 1))) * ss);
+        if (!best || Math.abs(z) > Math.abs(best.statistic))
+            best = { index: k, statistic: z };
+    }
+    return best;
+}
+/** Permutations drawn for each window length's null distribution of the largest |z|. */
+const nullDraws = 20_000;
+const nullCache = new Map();
+/**
+ * The null distribution of the best split's |z| for `n` points (sorted ascending): `nullDraws` random
+ * orders of the scores of the ranks 1..n, from a seed fixed by n and the minimum segment. Memoised.
+ */
+function rankSplitNull(n, minSegment) {
+    const key = `${n},${minSegment}`;
+    let draws = nullCache.get(key);
+    if (draws)
+        return draws;
+    const random = mulberry32(mixSeed(n, minSegment));
+    const values = Float64Array.from({ length: n }, (_, i) => i + 1);
+    draws = new Float64Array(nullDraws);
+    for (let d = 0; d < nullDraws; d++) {
+        for (let i = n - 1; i > 0; i--) {
+            const j = Math.floor(random() * (i + 1));
+            const swap = values[i];
+            values[i] = values[j];
+            values[j] = swap;
+        }
+        draws[d] = Math.abs(bestRankSplit(values, minSegment).statistic);
+    }
+    draws.sort();
+    nullCache.set(key, draws);
+    return draws;
+}
+/** Permutation p of an observed best-split |z|: (1 + draws at least as large) / (draws + 1). */
+function rankSplitP(n, minSegment, z) {
+    const draws = rankSplitNull(n, minSegment);
+    // First draw >= |z| - a hair (float noise between the observed and the permuted sums).
+    const target = Math.abs(z) - 1e-9;
+    let lo = 0;
+    let hi = draws.length;
+    while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (draws[mid] < target)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (1 + draws.length - lo) / (draws.length + 1);
+}
+/** Exact Moses intervals while the two sides' product is small; the normal approximation beyond. */
+const exactIntervalLimit = 1_000;
+function shiftInterval(left, right, confidence) {
+    const m = left.length;
+    const r = right.length;
+    if (m * r <= exactIntervalLimit) {
+        const hl = hodgesLehmann(left, right, confidence);
+        if (hl.interval)
+            return { shift: hl.shift, low: hl.interval[0], high: hl.interval[1] };
+    }
+    const differences = [];
+    for (const y of right)
+        for (const x of left)
+            differences.push(y - x);
+    differences.sort((a, b) => a - b);
+    const mn = differences.length;
+    const mid = mn >> 1;
+    const shift = mn % 2 === 1 ? differences[mid] : (differences[mid - 1] + differences[mid]) / 2;
+    const z = normalQuantile(1 - (1 - confidence) / 2);
+    const c = Math.max(1, Math.floor((m * r) / 2 - z * Math.sqrt((m * r * (m + r + 1)) / 12)));
+    return { shift, low: differences[c - 1], high: differences[mn - c] };
+}
+function testRank(segment, settings) {
+    const split = bestRankSplit(midRanks(segment), settings.minSegment);
+    if (!split)
+        return null;
+    const p = rankSplitP(segment.length, settings.minSegment, split.statistic);
+    if (p > settings.alpha)
+        return null;
+    const { shift, low, high } = shiftInterval(segment.slice(0, split.index), segment.slice(split.index), settings.confidence);
+    if (Math.sign(shift) !== Math.sign(split.statistic) || Math.abs(Math.expm1(shift)) < settings.minMagnitude)
+        return null;
+    return {
+        split: split.index,
+        ratio: Math.exp(shift),
+        ratioLow: Math.exp(low),
+        ratioHigh: Math.exp(high),
+        statistic: split.statistic,
+        p,
+    };
+}
+function testT(segment, settings) {
+    const split = bestTSplit(segment, settings.minSegment);
+    if (!split || !Number.isFinite(split.diff))
+        return null;
+    const splits = segment.length - 2 * settings.minSegment + 1;
+    const rawP = Number.isFinite(split.statistic)
+        ? 2 * studentTSurvival(Math.abs(split.statistic), split.df)
+        : 0;
+    const p = Math.min(1, rawP * splits);
+    if (p > settings.alpha || Math.abs(Math.expm1(split.diff)) < settings.minMagnitude)
+        return null;
+    // The medians of the parts must have moved as far, the same way: one outlier session at the end of
+    // the window drags a part's mean, not its median (the false change point Otava's review met).
+    const medianShift = median(segment.slice(split.index)) - median(segment.slice(0, split.index));
+    if (Math.sign(medianShift) !== Math.sign(split.diff) ||
+        Math.abs(Math.expm1(medianShift)) < settings.minMagnitude)
+        return null;
+    const q = studentTQuantile(1 - (1 - settings.confidence) / 2, split.df);
+    return {
+        split: split.index,
+        ratio: Math.exp(split.diff),
+        ratioLow: Math.exp(split.diff - q * split.se),
+        ratioHigh: Math.exp(split.diff + q * split.se),
+        statistic: split.statistic,
+        p,
+    };
+}
+/** The change points of one series (ln scale, oldest first), in index order. Pure. */
+function detectChangePoints(values, options = {}) {
+    const settings = { ...defaultChangePointOptions, ...options };
+    const test = settings.method === "t" ? testT : testRank;
+    // Binary segmentation: the best split of the window, then of each part, while splits pass.
+    const candidates = [];
+    const search = (from, to) => {
+        if (candidates.length >= settings.maxChangePoints)
+            return;
+        const result = test(values.slice(from, to), settings);
+        if (!result)
+            return;
+        candidates.push(from + result.split);
+        search(from, from + result.split);
+        search(from + result.split, to);
+    };
+    search(0, values.length);
+    // Each change point is tested again between its neighbours and moved to that segment's best split;
+    // one that fails there goes, and the rest are tested again. A staircase of two steps can make the
+    // first best split land inside the middle stair (ranks see order, not size): between its neighbours
+    // that split has nothing on either side and is dropped.
+    let points = candidates.sort((a, b) => a - b);
+    for (let round = 0; round < 4 * settings.maxChangePoints + 4; round++) {
+        const tested = points.map((_, i) => {
+            const from = i > 0 ? points[i - 1] : 0;
+            const to = i + 1 < points.length ? points[i + 1] : values.length;
+            return { from, to, result: test(values.slice(from, to), settings) };
+        });
+        const failed = tested.findIndex((t) => !t.result);
+        if (failed >= 0) {
+            points = points.filter((_, i) => i !== failed);
+            continue;
+        }
+        const moved = tested.map((t) => t.from + t.result.split);
+        if (moved.every((index, i) => index === points[i])) {
+            return tested.map(({ from, to, result }) => {
+                const { split, ...rest } = result;
+                return { ...rest, index: from + split, before: split, after: to - from - split };
+            });
+        }
+        points = [...new Set(moved)].sort((a, b) => a - b);
+    }
+    // Did not settle (moving splits): report the last consistent set, each from its own segment.
+    return points.flatMap((index, i) => {
+        const from = i > 0 ? points[i - 1] : 0;
+        const to = i + 1 < points.length ? points[i + 1] : values.length;
+        const result = test(values.slice(from, to), settings);
+        if (!result || from + result.split !== index)
+            return [];
+        const { split, ...rest } = result;
+        return [{ ...rest, index, before: split, after: to - from - split }];
+    });
+}
+function levelShift(before, after, confidence = 0.95) {
+    if (before.length < 1 || after.length < 1 || before.length + after.length < 3)
+        return null;
+    const mean = (xs) => xs.reduce((s, v) => s + v, 0) / xs.length;
+    const ml = mean(before);
+    const mr = mean(after);
+    const ss = (xs, m) => xs.reduce((s, v) => s + (v - m) ** 2, 0);
+    const df = before.length + after.length - 2;
+    const se = Math.sqrt(((ss(before, ml) + ss(after, mr)) / df) * (1 / before.length + 1 / after.length));
+    const q = studentTQuantile(1 - (1 - confidence) / 2, df);
+    const diff = mr - ml;
+    return { ratio: Math.exp(diff), ratioLow: Math.exp(diff - q * se), ratioHigh: Math.exp(diff + q * se) };
 }
 
 /**
@@ -485,6 +2634,673 @@ function summarizeServerStarts(records) {
     return { starts: seen.size, runs: records.length, byBasis, unassigned };
 }
 
+/**
+ * Main's history: one compact record per baseline session, cell and metric (the per-run values, the
+ * conditions' fingerprint, commit, time and each run's health), stored as JSON Lines (one record a line)
+ * where it outlives artifact retention (github/history-store.ts). This module is the pure part: the
+ * schema (the single source of truth of the file), the records made from a session's runs, reading a
+ * history text as untrusted input (size, line and schema checks; any failure refuses the whole file), the
+ * compaction that keeps it inside its size bound, and the runs a gate reads back from it.
+ */
+const historyRecordSchemaVersion = 1;
+const defaultHistoryLimits = Object.freeze({
+    maxBytes: 8_000_000,
+    maxLineBytes: 64 * 1024,
+    maxSessions: 200,
+});
+const sha = string().regex(/^[0-9a-f]{40,64}$/, "expected a full commit sha");
+const cellName = string()
+    .regex(/^[a-z0-9][a-z0-9_.-]*$/)
+    .max(200);
+const historySessionSchema = object({
+    /** `<runId>-<runAttempt>`: unique per baseline job. */
+    id: string()
+        .regex(/^[0-9]+-[0-9]+$/, "expected <runId>-<runAttempt>")
+        .max(50),
+    commit: sha,
+    ref: string().max(255),
+    runId: number().int().nonnegative(),
+    runAttempt: number().int().positive(),
+    recordedAt: datetime(),
+});
+const historyRecordSchema = object({
+    schemaVersion: literal(historyRecordSchemaVersion),
+    session: historySessionSchema,
+    cell: cellName,
+    metric: _enum(metricNames),
+    /** Per run, in run order: the metric's value (ms, per second, fraction), null when the run has none. */
+    values: array(number().finite().nonnegative().nullable()).min(1).max(1000),
+    /** The run's health: indices (into `values`) of runs the gate must not use, and why (deduplicated). */
+    health: object({
+        excluded: array(number().int().nonnegative()).max(1000),
+        reasons: array(string().max(300)).max(20),
+    }),
+    /** The comparable conditions (fingerprint without the informational fields): sha256, first 16 hex digits. */
+    fingerprint: string().regex(/^[0-9a-f]{16}$/, "expected 16 hex digits (a truncated sha256)"),
+    /**
+     * The server start of each run (absent in records of earlier versions: their runs are taken to share
+     * one start per session): the distinct starts (`ids`, each with its `basis`) and, per run in `values`'
+     * order, the index of its start in `ids`. A start the run recorded keeps its id; one compare assumed or
+     * the user declared is stored as `<basis>:<hash>` (no machine paths).
+     */
+    serverStarts: object({
+        ids: array(string().min(1).max(maxServerStartIdLength)).min(1).max(1000),
+        basis: array(_enum(serverStartBases)).min(1).max(1000),
+        runs: array(number().int().nonnegative()).min(1).max(1000),
+    })
+        .optional(),
+});
+/** A history that failed a check: the gate falls back to the artifacts' history and says why. */
+class UntrustedHistoryError extends InputError {
+}
+/**
+ * The hash that says two sessions ran under the same conditions: every recorded field but the
+ * informational ones (tool build, runner name, config hash; compare/fingerprint.ts), in a stable order.
+ * A retired field (`retiredFields`) counts at the value it always had, recorded or not.
+ */
+function conditionsHash(fingerprint) {
+    const flat = flattenFingerprint(fingerprint);
+    for (const [field, value] of Object.entries(retiredFields))
+        if (!Object.keys(flat).some((key) => key === field || key.startsWith(`${field}.`)))
+            flat[field] = value;
+    const kept = Object.keys(flat)
+        .filter((field) => !isInformationalField(field))
+        .sort()
+        .map((field) => [field, flat[field]]);
+    return createHash("sha256").update(JSON.stringify(kept)).digest("hex").slice(0, 16);
+}
+/** One record per cell and per-run metric of one baseline session, from its runs (run order kept). */
+function historyRecordsFromRuns(runs, session) {
+    const byCell = new Map();
+    for (const run of runs)
+        byCell.set(run.cell, [...(byCell.get(run.cell) ?? []), run]);
+    const records = [];
+    for (const [cell, cellRuns] of [...byCell].sort(([a], [b]) => a.localeCompare(b))) {
+        const ordered = [...cellRuns].sort((a, b) => (a.run ?? 0) - (b.run ?? 0));
+        const excluded = ordered.flatMap((run, index) => (run.exclusionReasons.length > 0 ? [index] : []));
+        const reasons = [...new Set(ordered.flatMap((run) => run.exclusionReasons))]
+            .slice(0, 20)
+            .map((reason) => reason.slice(0, 300));
+        const fingerprint = conditionsHash(ordered[0]?.fingerprint ?? {});
+        const serverStarts = serverStartsOf(ordered);
+        for (const metric of metricNames) {
+            if (metricSpecs[metric].judged !== "per-run")
+                continue;
+            const values = ordered.map((run) => {
+                const value = run.metrics[metric];
+                // Six significant digits: far below run-to-run noise, and about half the bytes of a full double.
+                return typeof value === "number" && Number.isFinite(value) && value >= 0
+                    ? Number(value.toPrecision(6))
+                    : null;
+            });
+            if (values.every((value) => value === null))
+                continue;
+            records.push(historyRecordSchema.parse({
+                schemaVersion: historyRecordSchemaVersion,
+                session,
+                cell,
+                metric,
+                values,
+                health: { excluded, reasons },
+                fingerprint,
+                ...(serverStarts ? { serverStarts } : {}),
+            }));
+        }
+    }
+    return records;
+}
+/**
+ * A cell's runs' server starts as a history record keeps them (see `serverStarts` in the schema); none
+ * when a run has no start assigned. A start compare assumed or the user declared is named by a hash of
+ * its id, which holds the input's path on the machine.
+ */
+function serverStartsOf(runs) {
+    if (runs.length === 0 || runs.some((run) => run.serverStart === undefined))
+        return undefined;
+    const ids = [];
+    const basis = [];
+    const runsStart = runs.map((run) => {
+        const start = run.serverStart;
+        const id = start.basis === "recorded"
+            ? start.id
+            : `${start.basis}:${createHash("sha256").update(start.id).digest("hex").slice(0, 16)}`;
+        let index = ids.indexOf(id);
+        if (index < 0) {
+            index = ids.push(id) - 1;
+            basis.push(start.basis);
+        }
+        return index;
+    });
+    return { ids, basis, runs: runsStart };
+}
+/** JSON Lines: one record a line, each line ending in a newline. */
+function serializeHistory(records) {
+    return records.map((record) => `${JSON.stringify(record)}\n`).join("");
+}
+/**
+ * Reads a history text as untrusted input: over `maxBytes`, a line over `maxLineBytes`, a line that is
+ * not JSON or not a record of this schema, or two records for one session, cell and metric, refuse the
+ * whole file (a partly read history would bias the drift and the change points without saying so).
+ * `source` names the file in messages.
+ */
+function parseHistory(text, source, limits = defaultHistoryLimits) {
+    const bytes = Buffer.byteLength(text);
+    if (bytes > limits.maxBytes)
+        throw new UntrustedHistoryError(`history ${source}: ${bytes} bytes, more than the ${limits.maxBytes} allowed (limit maxHistoryBytes)`);
+    const records = [];
+    const seen = new Set();
+    const lines = text.split("\n");
+    for (let index = 0; index < lines.length; index++) {
+        const line = lines[index];
+        if (line.trim() === "")
+            continue;
+        const where = `history ${source} line ${index + 1}`;
+        if (Buffer.byteLength(line) > limits.maxLineBytes)
+            throw new UntrustedHistoryError(`${where}: longer than ${limits.maxLineBytes} bytes (limit maxHistoryLineBytes)`);
+        let raw;
+        try {
+            raw = JSON.parse(line);
+        }
+        catch (error) {
+            throw new UntrustedHistoryError(`${where}: not JSON (${error.message})`);
+        }
+        const result = historyRecordSchema.safeParse(raw);
+        if (!result.success) {
+            const issue = result.error.issues[0];
+            throw new UntrustedHistoryError(`${where}: field ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
+        }
+        const record = result.data;
+        const bad = record.health.excluded.find((i) => i >= record.values.length);
+        if (bad !== undefined)
+            throw new UntrustedHistoryError(`${where}: field health.excluded: run ${bad} is not among the ${record.values.length} values`);
+        const startsProblem = serverStartsProblem(record);
+        if (startsProblem)
+            throw new UntrustedHistoryError(`${where}: field serverStarts.${startsProblem}`);
+        const key = `${record.session.id}\u0000${record.cell}\u0000${record.metric}`;
+        if (seen.has(key))
+            throw new UntrustedHistoryError(`${where}: a second record for session ${record.session.id}, cell ${record.cell}, metric ${record.metric}`);
+        seen.add(key);
+        records.push(record);
+    }
+    return records;
+}
+/** What is inconsistent in a record's server starts (field and message), or null. */
+function serverStartsProblem(record) {
+    const starts = record.serverStarts;
+    if (starts === undefined)
+        return null;
+    if (starts.basis.length !== starts.ids.length)
+        return `basis: ${starts.basis.length} entries, but ${starts.ids.length} ids (one basis per id)`;
+    if (starts.runs.length !== record.values.length)
+        return `runs: ${starts.runs.length} entries, but ${record.values.length} values (one start per run)`;
+    const outside = starts.runs.find((index) => index >= starts.ids.length);
+    if (outside !== undefined)
+        return `runs: start ${outside} is not among the ${starts.ids.length} ids`;
+    return null;
+}
+/** The sessions of a history, oldest first (by recording time, then run id). */
+function historySessions(records) {
+    const sessions = new Map();
+    for (const record of records)
+        if (!sessions.has(record.session.id))
+            sessions.set(record.session.id, record.session);
+    return [...sessions.values()].sort((a, b) => a.recordedAt.localeCompare(b.recordedAt) || a.runId - b.runId || a.runAttempt - b.runAttempt);
+}
+/**
+ * Keeps a history inside its bound: while it has more than `maxSessions` sessions or its text is over
+ * `maxBytes`, the oldest sessions go; when the bytes were the reason, down to three quarters of the bound,
+ * so that the next appends do not compact again at once. Whole sessions only: a session is never split.
+ */
+function compactHistory(records, limits = defaultHistoryLimits) {
+    const sessions = historySessions(records);
+    const bytesOf = new Map();
+    for (const record of records)
+        bytesOf.set(record.session.id, (bytesOf.get(record.session.id) ?? 0) + Buffer.byteLength(JSON.stringify(record)) + 1);
+    let total = [...bytesOf.values()].reduce((s, b) => s + b, 0);
+    const target = total > limits.maxBytes ? Math.floor(limits.maxBytes * 0.75) : limits.maxBytes;
+    const dropped = new Set();
+    let kept = sessions.length;
+    for (const session of sessions) {
+        if (kept <= 1)
+            break;
+        if (kept <= limits.maxSessions && total <= target)
+            break;
+        dropped.add(session.id);
+        total -= bytesOf.get(session.id) ?? 0;
+        kept--;
+    }
+    return {
+        records: records.filter((record) => !dropped.has(record.session.id)),
+        droppedSessions: sessions.filter((s) => dropped.has(s.id)).map((s) => s.id),
+    };
+}
+/**
+ * The runs a gate reads from a history: the last `lastSessions` sessions whose conditions hash equals
+ * `fingerprint` (the stored baseline's), rebuilt as run records (one per session, cell and run; the
+ * excluded runs keep their reasons). A session under other conditions (another GPU, driver, image) is
+ * left out and named: its level says nothing about this baseline's drift.
+ *
+ * With `alignTo`, main's steps are taken out first: per cell and metric, the change points of the series
+ * of matching sessions (stats/change-point.ts) cut it into stretches, and each stretch's runs are scaled
+ * so its mean ln equals that of the stretch holding session `alignTo` (the stored baseline's; the last
+ * stretch when it is not in the history). A step main took then reads as the step it is (reported by
+ * "main already regressed"), not as between-session drift, which session-drift.ts estimates around one
+ * level. The spread within sessions and between the sessions of a stretch is untouched.
+ */
+function runsFromHistory(records, options) {
+    const excluded = new Set(options.excludeSessions ?? []);
+    const leftOut = [];
+    const matching = historySessions(records).filter((session) => {
+        if (options.fingerprint === null)
+            return true;
+        const other = records.find((r) => r.session.id === session.id && r.fingerprint !== options.fingerprint);
+        if (other) {
+            if (!excluded.has(session.id))
+                leftOut.push({
+                    session,
+                    reason: `recorded under other conditions (fingerprint ${other.fingerprint.slice(0, 12)}, the baseline's ${options.fingerprint.slice(0, 12)})`,
+                });
+            return false;
+        }
+        return true;
+    });
+    const sessions = matching
+        .filter((session) => !excluded.has(session.id))
+        .slice(-Math.max(0, options.lastSessions));
+    const kept = new Set(sessions.map((session) => session.id));
+    const factors = options.alignTo === undefined
+        ? new Map()
+        : stepFactors(records, matching, options.alignTo);
+    const runs = new Map();
+    for (const record of records) {
+        if (!kept.has(record.session.id))
+            continue;
+        const factor = factors.get(`${record.session.id}\u0000${record.cell}\u0000${record.metric}`) ?? 1;
+        record.values.forEach((value, index) => {
+            const key = `${record.session.id}/${record.cell}/${index}`;
+            let run = runs.get(key);
+            if (!run) {
+                run = {
+                    source: `history:${record.session.id}/${record.cell}/run-${index}`,
+                    cell: record.cell,
+                    run: index,
+                    // The record keeps no run's own start time: the session's, for the age of what it measured.
+                    startedAt: record.session.recordedAt,
+                    metrics: {},
+                    requests: { total: 0, completed: 0, failed: 0 },
+                    fingerprint: {},
+                    exclusionReasons: record.health.excluded.includes(index)
+                        ? record.health.reasons.length > 0
+                            ? [...record.health.reasons]
+                            : ["excluded when recorded"]
+                        : [],
+                    session: record.session.id,
+                    ...serverStartOfRun(record, index),
+                };
+                runs.set(key, run);
+            }
+            run.metrics[record.metric] = value === null ? null : value * factor;
+        });
+    }
+    // Records of earlier versions: a session's runs are taken to share one start (the conservative reading).
+    return {
+        runs: assignServerStarts([...runs.values()], "history", { freshStarts: false }),
+        sessions,
+        leftOut,
+    };
+}
+/**
+ * Run `index`'s server start as the record keeps it; an assumed or declared start is prefixed with the
+ * session, so that two sessions measured from the same directory never share one.
+ */
+function serverStartOfRun(record, index) {
+    const starts = record.serverStarts;
+    const at = starts?.runs[index];
+    if (starts === undefined || at === undefined)
+        return {};
+    const basis = starts.basis[at];
+    const id = starts.ids[at];
+    return { serverStart: { id: basis === "recorded" ? id : `history:${record.session.id}:${id}`, basis } };
+}
+/**
+ * The history a calibration uses for the between-session drift (the CLI's `calibrate --history` and the
+ * action's calibrate mode): the last `lastSessions` sessions under the A/A runs' conditions, main's steps
+ * taken out with every stretch scaled to the newest one's level (the level the A/A runs measure now),
+ * so a merged regression does not read as drift.
+ */
+function calibrationHistoryRuns(records, fingerprint, lastSessions) {
+    return runsFromHistory(records, { fingerprint, lastSessions, alignTo: null });
+}
+/** Per `session\u0000cell\u0000metric`, the factor that moves its stretch to the reference stretch's level. */
+function stepFactors(records, sessions, alignTo) {
+    const order = new Map(sessions.map((session, index) => [session.id, index]));
+    const groups = new Map();
+    for (const record of records) {
+        if (!order.has(record.session.id))
+            continue;
+        const key = `${record.cell}\u0000${record.metric}`;
+        groups.set(key, [...(groups.get(key) ?? []), record]);
+    }
+    const factors = new Map();
+    for (const group of groups.values()) {
+        const points = group
+            .map((record) => ({
+            record,
+            logs: record.values.flatMap((value, index) => value !== null && value > 0 && !record.health.excluded.includes(index) ? [Math.log(value)] : []),
+        }))
+            .filter((point) => point.logs.length > 0)
+            .sort((a, b) => (order.get(a.record.session.id) ?? 0) - (order.get(b.record.session.id) ?? 0));
+        const means = points.map((p) => p.logs.reduce((s, v) => s + v, 0) / p.logs.length);
+        const steps = detectChangePoints(means).map((cp) => cp.index);
+        if (steps.length === 0)
+            continue;
+        const bounds = [0, ...steps, means.length];
+        const stretchOf = (index) => bounds.findIndex((bound, b) => index >= bound && index < bounds[b + 1]);
+        const stretchMean = (b) => means.slice(bounds[b], bounds[b + 1]).reduce((s, v) => s + v, 0) / (bounds[b + 1] - bounds[b]);
+        const at = points.findIndex((p) => p.record.session.id === alignTo);
+        const reference = stretchMean(at >= 0 ? stretchOf(at) : bounds.length - 2);
+        points.forEach((point, index) => {
+            const { record } = point;
+            factors.set(`${record.session.id}\u0000${record.cell}\u0000${record.metric}`, Math.exp(reference - stretchMean(stretchOf(index))));
+        });
+    }
+    return factors;
+}
+function seriesOf(records, cell, metric) {
+    const order = new Map(historySessions(records).map((session, index) => [session.id, index]));
+    return records
+        .filter((record) => record.cell === cell && record.metric === metric)
+        .map((record) => ({
+        session: record.session,
+        logs: record.values.flatMap((value, index) => value !== null && value > 0 && !record.health.excluded.includes(index) ? [Math.log(value)] : []),
+    }))
+        .filter((point) => point.logs.length > 0)
+        .sort((a, b) => (order.get(a.session.id) ?? 0) - (order.get(b.session.id) ?? 0));
+}
+/**
+ * The base's run-to-run variance pooled across the history's sessions, per `cell\u0000metric`: for each
+ * session with 2 or more healthy runs, the sample variance of the ln values; sessions whose variance is
+ * more than 9 times the median session's (an sd 3 times the usual: a broken runner that day) are left out;
+ * the rest pooled as Σ(n−1)s² / Σ(n−1), with Σ(n−1) degrees of freedom. The test pools it with the
+ * baseline's own runs (stats/welch.ts), so a baseline of 3 runs is no longer judged on 2 degrees of freedom.
+ */
+function pooledRunVariances(runs) {
+    const groups = new Map();
+    for (const run of runs) {
+        if (run.exclusionReasons.length > 0 || !run.session)
+            continue;
+        for (const [metric, value] of Object.entries(run.metrics)) {
+            if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value))
+                continue;
+            const key = `${run.cell}\u0000${metric}`;
+            const sessions = groups.get(key) ?? new Map();
+            sessions.set(run.session, [...(sessions.get(run.session) ?? []), Math.log(value)]);
+            groups.set(key, sessions);
+        }
+    }
+    const pooled = new Map();
+    for (const [key, sessions] of groups) {
+        const stats = [...sessions.values()]
+            .filter((logs) => logs.length >= 2)
+            .map((logs) => {
+            const mean = logs.reduce((s, v) => s + v, 0) / logs.length;
+            const ss = logs.reduce((s, v) => s + (v - mean) ** 2, 0);
+            return { variance: ss / (logs.length - 1), df: logs.length - 1, ss };
+        });
+        if (stats.length === 0)
+            continue;
+        const sorted = stats.map((s) => s.variance).sort((a, b) => a - b);
+        const mid = sorted.length >> 1;
+        const median = sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+        const kept = stats.filter((s) => median === 0 || s.variance <= 9 * median);
+        const df = kept.reduce((s, k) => s + k.df, 0);
+        if (df === 0)
+            continue;
+        pooled.set(key, { variance: kept.reduce((s, k) => s + k.ss, 0) / df, df });
+    }
+    return pooled;
+}
+
+const sessionMean = (point) => point.logs.reduce((s, v) => s + v, 0) / point.logs.length;
+function pairsOf(records, metrics) {
+    const wanted = new Set(metrics);
+    const seen = new Set();
+    const pairs = [];
+    for (const record of records) {
+        const key = `${record.cell}\u0000${record.metric}`;
+        if (!wanted.has(record.metric) || seen.has(key))
+            continue;
+        seen.add(key);
+        pairs.push([record.cell, record.metric]);
+    }
+    return pairs.sort(([a, m], [b, n]) => a.localeCompare(b) || m.localeCompare(n));
+}
+/**
+ * Change points over the last `window` sessions of each gated series. A change point is new when the
+ * series without its newest session shows none within 2 sessions of it: that is the session that
+ * reports it, so a step is reported once however many sessions later still show it.
+ */
+function scanChangePoints(records, metrics, options) {
+    const found = [];
+    const pairs = pairsOf(records, metrics);
+    for (const [cell, metric] of pairs) {
+        const full = seriesOf(records, cell, metric);
+        const means = full.map(sessionMean);
+        // Absolute indices into the full series, now and as the previous session saw it.
+        const scan = (end) => {
+            const start = Math.max(0, end - options.window);
+            return detectChangePoints(means.slice(start, end), options.detector).map((cp) => ({
+                ...cp,
+                index: cp.index + start,
+            }));
+        };
+        const now = scan(means.length);
+        const before = scan(means.length - 1).map((cp) => cp.index);
+        const higherIsBetter = metricSpecs[metric].higherIsBetter;
+        for (const cp of now) {
+            found.push({
+                cell,
+                metric,
+                lastBefore: full[cp.index - 1].session,
+                firstAfter: full[cp.index].session,
+                ratio: cp.ratio,
+                ratioLow: cp.ratioLow,
+                ratioHigh: cp.ratioHigh,
+                worse: higherIsBetter ? cp.ratio < 1 : cp.ratio > 1,
+                isNew: !before.some((index) => Math.abs(index - cp.index) <= 2),
+                movedWith: [],
+                at: sessionPosition(records, cell, full[cp.index].session.id),
+            });
+        }
+    }
+    for (const cp of found)
+        cp.movedWith = found
+            .filter((other) => other !== cp && other.cell === cp.cell && Math.abs(other.at - cp.at) <= 2)
+            .map((other) => other.metric);
+    return {
+        window: options.window,
+        series: pairs.length,
+        changePoints: found.map(({ at: _at, ...cp }) => cp),
+    };
+}
+/** A session's position among the sessions of a cell's history, oldest first. */
+function sessionPosition(records, cell, id) {
+    const sessions = new Map();
+    for (const record of records)
+        if (record.cell === cell)
+            sessions.set(record.session.id, record.session);
+    return [...sessions.values()]
+        .sort((a, b) => a.recordedAt.localeCompare(b.recordedAt) || a.runId - b.runId)
+        .findIndex((session) => session.id === id);
+}
+/**
+ * "Main already regressed": for each metric the verdict calls a regression, main's sessions recorded
+ * after the stored baseline's session (found in the history by its commit) are compared with the
+ * sessions up to it (pooled t on session means, at `confidence`). When main's latest level is worse
+ * than the baseline by more than the metric's tolerance, significantly, and the pull request is not
+ * worse than main's latest level by more than the tolerance, the regression is main's: it arrived
+ * between the commits named (the change point after the baseline, when the detector finds one).
+ * The stored baseline is not touched: the report says what happened and where.
+ */
+function mainAlreadyRegressed(verdict, records, options = {}) {
+    const latestCount = options.latestSessions ?? 5;
+    const baselineCount = options.baselineSessions ?? 5;
+    const regressions = verdict.comparisons.filter((c) => c.verdict === "regression" && c.ratio !== null);
+    const commit = verdict.baselineInfo?.commit;
+    const explained = [];
+    if (!commit || regressions.length === 0)
+        return { explained, onlyReproduces: false };
+    for (const comparison of regressions) {
+        const series = seriesOf(records, comparison.cell, comparison.metric);
+        let at = -1;
+        for (let i = series.length - 1; i >= 0; i--)
+            if (series[i].session.commit === commit) {
+                at = i;
+                break;
+            }
+        if (at < 0 || at === series.length - 1)
+            continue;
+        const before = series.slice(Math.max(0, at + 1 - baselineCount), at + 1).map(sessionMean);
+        const since = series.slice(at + 1);
+        const after = since.slice(-latestCount).map(sessionMean);
+        const shift = levelShift(before, after, options.confidence ?? 0.95);
+        if (!shift)
+            continue;
+        // Both in the metric's worse direction: > 1 is worse.
+        const worse = (ratio) => (comparison.higherIsBetter ? 1 / ratio : ratio);
+        const mainWorse = worse(shift.ratio);
+        const mainWorseLow = comparison.higherIsBetter ? 1 / shift.ratioHigh : shift.ratioLow;
+        const prWorse = worse(comparison.ratio);
+        const tolerance = comparison.tolerance;
+        if (!(mainWorse > 1 + tolerance && mainWorseLow > 1))
+            continue;
+        if (prWorse / mainWorse > 1 + tolerance)
+            continue;
+        const window = series.slice(Math.max(0, at + 1 - baselineCount));
+        const steps = detectChangePoints(window.map(sessionMean), options.detector).filter((cp) => cp.index > at - Math.max(0, at + 1 - baselineCount));
+        const step = steps[0];
+        const offset = Math.max(0, at + 1 - baselineCount);
+        explained.push({
+            cell: comparison.cell,
+            metric: comparison.metric,
+            prRatio: comparison.ratio,
+            mainRatio: shift.ratio,
+            mainLow: shift.ratioLow,
+            mainHigh: shift.ratioHigh,
+            lastBefore: step ? series[offset + step.index - 1].session : series[at].session,
+            firstAfter: step ? series[offset + step.index].session : series.at(-1).session,
+            sessionsSince: since.length,
+        });
+    }
+    return { explained, onlyReproduces: explained.length === regressions.length };
+}
+/** One-sided level of the F test that takes a session's starts to be odd beside the other sessions'. */
+const oddStartLevel = 0.01;
+const positiveLog = (value) => typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.log(value) : null;
+/**
+ * Per `cell\u0000metric`, the start and run levels of main's history (its runs as compare reads them,
+ * each with its session and server start; healthy runs only). A session counts when it holds two
+ * starts or more and a start with two runs or more (a baseline job records at least two,
+ * config/summary.ts baselineRunsPerStart; older sessions had one). Robust to an odd start: with three
+ * such sessions or more, a session whose start means spread beyond what the others' levels make likely
+ * (one-sided F at 1% against σ_r² + c·σ_s² of the others) is left out and named; a start that is odd
+ * only beside its own session's other start cannot be told from it, so the session goes whole.
+ */
+function historyLevels(runs) {
+    const groups = new Map();
+    for (const run of runs) {
+        if (run.exclusionReasons.length > 0 || !run.session)
+            continue;
+        for (const [metric, value] of Object.entries(run.metrics)) {
+            const log = positiveLog(value);
+            if (log === null || metricSpecs[metric]?.judged !== "per-run")
+                continue;
+            const key = `${run.cell}\u0000${metric}`;
+            const sessions = groups.get(key) ?? new Map();
+            const sample = sessions.get(run.session) ?? { values: [], starts: [], times: [] };
+            sample.values.push(log);
+            sample.starts.push(startOf(run));
+            if (run.startedAt)
+                sample.times.push(run.startedAt);
+            sessions.set(run.session, sample);
+            groups.set(key, sessions);
+        }
+    }
+    const levels = new Map();
+    for (const [key, sessions] of groups) {
+        const usable = [...sessions].filter(([, sample]) => {
+            const distinct = new Set(sample.starts).size;
+            return distinct >= 2 && distinct < sample.starts.length;
+        });
+        if (usable.length === 0)
+            continue;
+        const screened = oddSessions(usable);
+        const kept = usable.filter(([session]) => !screened.includes(session));
+        const estimate = startLevels(kept.map(([, sample]) => sample));
+        const measured = estimate.measuredStartVariance;
+        if (measured === null)
+            continue;
+        const run = pooledRunLevel(estimate);
+        const times = kept.flatMap(([, sample]) => sample.times).sort();
+        levels.set(key, {
+            startVariance: measured.variance,
+            startDf: measured.df,
+            runVariance: run.variance,
+            runDf: run.df,
+            sessions: kept.length,
+            starts: kept.reduce((sum, [, sample]) => sum + new Set(sample.starts).size, 0),
+            screenedSessions: screened,
+            newest: times.at(-1) ?? null,
+            oldest: times[0] ?? null,
+        });
+    }
+    return levels;
+}
+/** The run level of every sample, pooled by degrees of freedom. */
+function pooledRunLevel(levels) {
+    const df = levels.sides.reduce((sum, side) => sum + side.runVarianceDf, 0);
+    const ss = levels.sides.reduce((sum, side) => sum + side.runVariance * side.runVarianceDf, 0);
+    return { variance: df > 0 ? ss / df : 0, df };
+}
+/** Sessions whose start means spread improbably far beside the other sessions' levels (≥ 3 sessions). */
+function oddSessions(sessions) {
+    if (sessions.length < 3)
+        return [];
+    return sessions.flatMap(([session, sample], index) => {
+        const between = startLevels([sample]).sides[0]?.betweenStarts;
+        const others = startLevels(sessions.filter((_, i) => i !== index).map(([, other]) => other));
+        if (!between || others.measuredStartVariance === null)
+            return [];
+        const expected = pooledRunLevel(others).variance + between.coefficient * others.measuredStartVariance.variance;
+        if (!(expected > 0))
+            return [];
+        const p = fSurvival(between.meanSquare / expected, between.df, others.measuredStartVariance.df);
+        return p < oddStartLevel ? [session] : [];
+    });
+}
+/**
+ * Main's history as compare's start priors (interleaved mode; docs/compare.md, "Server starts"): per
+ * cell and metric where it measured the start level, its start variance, degrees of freedom and what it
+ * came from ("history: N sessions, M starts").
+ */
+function historyStartPriors(runs) {
+    const priors = new Map();
+    for (const [key, level] of historyLevels(runs)) {
+        if (level.startDf <= 0)
+            continue;
+        const odd = level.screenedSessions.length;
+        priors.set(key, {
+            variance: level.startVariance,
+            df: level.startDf,
+            source: `history: ${level.sessions} session${level.sessions === 1 ? "" : "s"}, ${level.starts} starts${odd > 0 ? `; ${odd} session${odd === 1 ? "" : "s"} with an odd start left out` : ""}`,
+            basis: "history",
+            measuredAt: level.newest,
+            since: level.oldest,
+        });
+    }
+    return priors;
+}
+
 /** Numbers for people: 3 significant figures is plenty for latencies and rates. */
 function formatNumber(value) {
     if (value === null || value === undefined || !Number.isFinite(value))
@@ -580,4 +3396,4 @@ function nonZeroCounts(counts, show = String) {
     return counts.filter(([count]) => count > 0).map(([count, word]) => `${show(count)} ${word}`);
 }
 
-export { isInformationalField as A, serverStartBases as B, formatNumber as a, formatChange as b, formatInterval as c, formatFractionAsPercent as d, formatMetricValue as e, flattenFingerprint as f, formatP as g, formatSignedNumber as h, formatDuration as i, formatIntervalOneLine as j, formatValuePair as k, nonZeroCounts as l, describeMetricRef as m, noBreakSpace as n, specDecodeValue as o, diffFingerprints as p, describeDifference as q, runRecordFromRunFile as r, slowestUsers as s, mannWhitney as t, hodgesLehmann as u, unknownSource as v, errorRate as w, assignServerStarts as x, summarizeServerStarts as y, retiredFields as z };
+export { classify as $, formatSignedNumber as A, formatDuration as B, formatIntervalOneLine as C, formatValuePair as D, noBreakSpace as E, nonZeroCounts as F, describeMetricRef as G, escapeValue as H, minimumDetectableChange as I, studentTQuantile as J, normalCdf as K, normalQuantile as L, pooledStartPriors as M, historyStartPriors as N, defaultHistoryLimits as O, serializeHistory as P, parseHistory as Q, compactHistory as R, newServerStart as S, specDecodeValue as T, UntrustedHistoryError as U, collectOutputs as V, computeGuards as W, appendAll as X, optimalRunsPerStart as Y, diffFingerprints as Z, describeDifference as _, historySessions as a, startProjectionOf as a0, worseBound as a1, startOf as a2, pAbove as a3, pBelow as a4, pooledCountsDesign as a5, shareIncreaseP as a6, effectiveCounts as a7, designNote as a8, guardShareCount as a9, runsToSettle as aa, runsToDetect as ab, resolvableWithMoreRuns as ac, logRatioTest as ad, binomialCdf as ae, startNoiseSchema as af, noiseLevelsSchema as ag, draftsForCell as ah, startLevels as ai, startNoiseOf as aj, twoLevelWelch as ak, maxServerStartIdLength as al, runGuardsSchema as am, runOutputSchema as an, unknownSource as ao, errorRate as ap, assignServerStarts as aq, summarizeServerStarts as ar, seriesOf as as, historyLevels as at, renderedForms as au, conditionsHash as b, calibrationHistoryRuns as c, reachedServerStart as d, serverStartIdProblem as e, flattenFingerprint as f, datetime as g, historyRecordsFromRuns as h, smallest as i, formatNumber as j, runRecordFromRunFile as k, largest as l, mainAlreadyRegressed as m, inlineCode as n, escapeInline as o, pooledRunVariances as p, formatChange as q, runsFromHistory as r, scanChangePoints as s, formatInterval as t, escapeHtml as u, formatFractionAsPercent as v, formatMetricValue as w, escapeCell as x, formatP as y, slowestUsers as z };

@@ -1,6 +1,5 @@
 import { lstat, readFile } from 'node:fs/promises';
-import { i as seriesOf, e as defaultHistoryLimits, f as parseHistory } from './history.js';
-import { s as scanChangePoints } from './history-analysis.js';
+import { as as seriesOf, s as scanChangePoints, r as runsFromHistory, at as historyLevels, O as defaultHistoryLimits, Q as parseHistory } from './format.js';
 import { U as UsageError, I as InputError } from './version.js';
 
 /**
@@ -49,7 +48,29 @@ async function historySeries(request) {
         ratioHigh: cp.ratioHigh,
         worse: cp.worse,
     }));
-    return { cell, metric, window, scanned: Math.min(window, points.length), sessions, changePoints };
+    // The levels over the same sessions the scan reads: the last `window`, under any conditions (the
+    // history command has no baseline to match), as the gate reads them for an interleaved PR's prior.
+    const recent = runsFromHistory(ofCell.filter((record) => record.metric === metric), { fingerprint: null, lastSessions: window });
+    const level = historyLevels(recent.runs).get(`${cell}\u0000${metric}`);
+    return {
+        cell,
+        metric,
+        window,
+        scanned: Math.min(window, points.length),
+        sessions,
+        changePoints,
+        levels: level
+            ? {
+                startSd: Math.sqrt(level.startVariance),
+                startDf: level.startDf,
+                runSd: Math.sqrt(level.runVariance),
+                runDf: level.runDf,
+                sessions: level.sessions,
+                starts: level.starts,
+                screenedSessions: level.screenedSessions,
+            }
+            : null,
+    };
 }
 
 export { historySeries as h, readHistoryFile as r };

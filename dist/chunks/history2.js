@@ -1,20 +1,21 @@
 import { resolve } from 'node:path';
 import { c as historyInputDefaults } from './history-inputs.js';
 import { h as historySeries } from './history-series.js';
+import { j as jobOutbound } from './job-outbound.js';
 import { i as isMetricName } from './metric-names.js';
-import { b as renderHistorySeries, h as historySeriesFormats } from './history-analysis.js';
+import { b as renderHistorySeries, h as historySeriesFormats } from './history.js';
 import { U as UsageError } from './version.js';
 import { p as parseCommandArgs, s as stringOption } from './command.js';
+import { t as throughOutbound } from '../cli.js';
 import 'node:crypto';
 import 'node:fs/promises';
-import './history.js';
 import './format.js';
-import './server-start.js';
-import './schemas.js';
 import './random.js';
-import 'node:child_process';
-import 'node:perf_hooks';
+import './schemas.js';
 import 'node:fs';
+import 'node:child_process';
+import 'node:url';
+import 'node:perf_hooks';
 import 'node:util';
 
 const usage = `Usage: vllm-perf-gate history FILE [--cell NAME] [--metric NAME] [--window N] [--format table|json|csv]
@@ -58,15 +59,25 @@ const historyCommand = {
         const format = stringOption(args, "format") ?? "table";
         if (!isHistorySeriesFormat(format))
             throw new UsageError(`--format: expected table, json or csv, got "${format}"`);
-        const series = await historySeries({
-            path: resolve(io.cwd, file),
-            file,
-            cell: stringOption(args, "cell"),
-            metric,
-            window: Number(windowText),
-        });
-        io.stdout.write(renderHistorySeries(series, format));
-        return 0;
+        // The command's one way out (server/outbound.ts), from the secret set of its environment: a history
+        // file is untrusted input, and a tool that does not redact may have recorded a secret in it.
+        const outbound = jobOutbound({ env: io.env });
+        io = throughOutbound(io, outbound);
+        try {
+            const series = await historySeries({
+                path: resolve(io.cwd, file),
+                file,
+                cell: stringOption(args, "cell"),
+                metric,
+                window: Number(windowText),
+            });
+            // Cleaned before it is rendered (the table and CSV escape what they show).
+            io.stdout.write(renderHistorySeries(outbound.clean(series), format));
+            return 0;
+        }
+        catch (error) {
+            throw outbound.error(error);
+        }
     },
 };
 const isHistorySeriesFormat = (text) => historySeriesFormats.includes(text);

@@ -1,3068 +1,7933 @@
-import { I as InputError } from './version.js';
+import { m as metricSpecs, d as describeMetric, e as guardMetrics, f as metricNames, c as latencyStatistics, b as latencyStatisticSpec, l as latencyPhases } from './metric-names.js';
+import { X as appendAll, Y as optimalRunsPerStart, Z as diffFingerprints, _ as describeDifference, $ as classify, I as minimumDetectableChange, a0 as startProjectionOf, a1 as worseBound, a2 as startOf, a3 as pAbove, a4 as pBelow, a5 as pooledCountsDesign, a6 as shareIncreaseP, a7 as effectiveCounts, a8 as designNote, a9 as guardShareCount, K as normalCdf, aa as runsToSettle, ab as runsToDetect, ac as resolvableWithMoreRuns, ad as logRatioTest, ae as binomialCdf, L as normalQuantile, af as startNoiseSchema, ag as noiseLevelsSchema, ah as draftsForCell, f as flattenFingerprint, ai as startLevels, J as studentTQuantile, aj as startNoiseOf, p as pooledRunVariances, b as conditionsHash, ak as twoLevelWelch, al as maxServerStartIdLength, am as runGuardsSchema, an as runOutputSchema, ao as unknownSource, T as specDecodeValue, ap as errorRate, aq as assignServerStarts, ar as summarizeServerStarts, k as runRecordFromRunFile, l as largest, q as formatChange, C as formatIntervalOneLine, x as escapeCell, v as formatFractionAsPercent, y as formatP, u as escapeHtml, w as formatMetricValue, D as formatValuePair, t as formatInterval, o as escapeInline } from './format.js';
+import { t as toolVersion, a as toolName, I as InputError } from './version.js';
+import { b as boxMuller, a as mulberry32 } from './random.js';
+import { b as serverKinds, s as serverKindFacts, t as templateView, o as describeServer, q as serverWarnings, h as isSessionDataset, a as isTraceDataset, u as describeDataset, i as isSearchedCell, e as serverLifecycle, v as sessionShape, w as lengthMean, x as meanBranches, y as promptTokensMean, z as outputTokensMean, A as assumedFileSessionTurns, B as configSchema, c as configLimits } from './load.js';
+import { t as tuple, o as object, s as string, n as number, _ as _enum, a as array, b as boolean, r as record, d as unknown, u as union, l as literal, p as partialRecord, e as looseObject, f as custom } from './schemas.js';
 import { createHash } from 'node:crypto';
-import { stat, readFile } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
-import { c as configLimits, a as isTraceDataset, m as traceLayoutOf } from './load.js';
-import { c as createRng } from './random.js';
-
-/** The cells named (`--cells`, the action's `cells` input), in the order named; all of them when none is. */
-function selectCells(config, names) {
-    if (!names || names.length === 0)
-        return config.cells;
-    const known = config.cells.map((cell) => cell.name);
-    return names.map((name) => {
-        const cell = config.cells.find((candidate) => candidate.name === name);
-        if (!cell)
-            throw new InputError(`--cells: no cell named "${name}"; the config has: ${known.join(", ")}`);
-        return cell;
-    });
-}
+import { stat, readdir, readFile } from 'node:fs/promises';
+import { join, basename, dirname } from 'node:path';
+import { spawn } from 'node:child_process';
+import { mkdirSync, existsSync, readFileSync } from 'node:fs';
 
 /**
- * Short, common English words. With a leading space each is a single token in the BPE tokenizers of
- * common open models, so a prompt of N words is close to N tokens before calibration against the server.
+ * numpy's default ("linear", Hyndman-Fan type 7) percentile of already-sorted values: rank h = (n-1)q,
+ * interpolated between neighbours. vLLM's client uses exactly this, so our numbers match theirs.
  */
-const vocabulary = ("time year people way day man thing woman life child world school state family student group country " +
-    "problem hand part place case week company system program question work government number night point " +
-    "home water room mother area money story fact month lot right study book eye job word business issue " +
-    "side kind head house service friend father power hour game line end member law car city community name " +
-    "team minute idea kid body back parent face others level office door health person art war history party " +
-    "result change morning reason research girl guy moment air teacher force education foot boy age policy " +
-    "music market sense nation plan college interest death experience effect use class control care field " +
-    "development role effort rate heart drug show leader light voice wife police mind price report decision " +
-    "son view relationship town road arm difference value building action model season society tax director " +
-    "position player record paper space ground form event official matter center couple site project activity " +
-    "star table need court oil situation cost industry figure street image phone data picture practice piece " +
-    "land product doctor wall patient worker news test movie north love support technology step baby computer " +
-    "type attention film tree source organization hair window evidence population site truth fish river blue " +
-    "green small large early young important few public bad same able old great little own other long high")
-    .split(" ")
-    .filter((word, index, all) => word.length > 0 && all.indexOf(word) === index);
-
-/** `count` seeded words joined by single spaces. */
-function randomWords(rng, count) {
-    const words = new Array(count);
-    for (let index = 0; index < count; index++)
-        words[index] = vocabulary[rng.int(0, vocabulary.length - 1)];
-    return words.join(" ");
+function percentileSorted(sorted, q) {
+    const n = sorted.length;
+    if (n === 0)
+        return Number.NaN;
+    if (!(q >= 0 && q <= 1))
+        throw new RangeError(`percentile needs 0 <= q <= 1 (got ${q})`);
+    const h = (n - 1) * q;
+    const lower = Math.floor(h);
+    const upper = Math.min(lower + 1, n - 1);
+    const a = sorted[lower];
+    const b = sorted[upper];
+    return a + (h - lower) * (b - a);
 }
-/** A seeded permutation of 0..n-1 (Fisher-Yates). */
-function shuffledIndexes(rng, n) {
-    const order = Array.from({ length: n }, (_, index) => index);
-    for (let index = n - 1; index > 0; index--) {
-        const other = rng.int(0, index);
-        const held = order[index];
-        order[index] = order[other];
-        order[other] = held;
-    }
-    return order;
+function sortNumbers(values) {
+    const sorted = Float64Array.from(values);
+    sorted.sort();
+    return sorted;
+}
+/** numpy-linear percentile of unsorted values (q in [0, 1]). */
+function percentile(values, q) {
+    return percentileSorted(sortNumbers(values), q);
 }
 
-const defaultTokenModel = { tokensPerWord: 1, offset: 0, source: "default" };
-/** Words for a whole prompt of `tokens` tokens (special tokens included in the offset). */
-function wordsForPrompt(model, tokens) {
-    return Math.max(1, Math.round((tokens - model.offset) / model.tokensPerWord));
-}
-/** Words for a part of a prompt (a suffix or a question): no special tokens. */
-function wordsForPart(model, tokens) {
-    return Math.max(1, Math.round(tokens / model.tokensPerWord));
-}
-
-class CsvError extends Error {
-  constructor(code, message, options, ...contexts) {
-    if (Array.isArray(message)) message = message.join(" ").trim();
-    super(message);
-    if (Error.captureStackTrace !== undefined) {
-      Error.captureStackTrace(this, CsvError);
-    }
-    this.code = code;
-    for (const context of contexts) {
-      for (const key in context) {
-        const value = context[key];
-        this[key] = Buffer.isBuffer(value)
-          ? value.toString(options.encoding)
-          : value == null
-            ? value
-            : JSON.parse(JSON.stringify(value));
-      }
-    }
-  }
-}
-
-const is_object = function (obj) {
-  return typeof obj === "object" && obj !== null && !Array.isArray(obj);
+const median$1 = (values) => percentile(values, 0.5);
+const defaultScreenOptions = {
+    threshold: 5,
+    minRuns: 5,
+    maxShare: 0.2,
+    minScale: 0.01,
 };
-
-const normalize_columns_array = function (columns) {
-  const normalizedColumns = [];
-  for (let i = 0, l = columns.length; i < l; i++) {
-    const column = columns[i];
-    if (column === undefined || column === null || column === false) {
-      normalizedColumns[i] = { disabled: true };
-    } else if (typeof column === "string" || typeof column === "number") {
-      normalizedColumns[i] = { name: `${column}` };
-    } else if (is_object(column)) {
-      if (typeof column.name !== "string") {
-        throw new CsvError("CSV_OPTION_COLUMNS_MISSING_NAME", [
-          "Option columns missing name:",
-          `property "name" is required at position ${i}`,
-          "when column is an object literal",
-        ]);
-      }
-      normalizedColumns[i] = column;
-    } else {
-      throw new CsvError("CSV_INVALID_COLUMN_DEFINITION", [
-        "Invalid column definition:",
-        "expect a string or a literal object,",
-        `got ${JSON.stringify(column)} at position ${i}`,
-      ]);
-    }
-  }
-  return normalizedColumns;
-};
-
-class ResizeableBuffer {
-  constructor(size = 100) {
-    this.size = size;
-    this.length = 0;
-    this.buf = Buffer.allocUnsafe(size);
-  }
-  prepend(val) {
-    if (Buffer.isBuffer(val)) {
-      const length = this.length + val.length;
-      if (length >= this.size) {
-        this.resize();
-        if (length >= this.size) {
-          throw Error("INVALID_BUFFER_STATE");
+function groupMedians(group, metrics) {
+    return Array.from({ length: metrics }, (_, k) => {
+        const column = group.values.map((row) => row[k]).filter((v) => Number.isFinite(v));
+        return column.length > 0 ? median$1(column) : Number.NaN;
+    });
+}
+function screenOutliers(groups, metrics, options = defaultScreenOptions) {
+    const medians = groups.map((group) => groupMedians(group, metrics));
+    const poolOf = (group) => group.pool ?? "";
+    const scaleOf = (members) => Array.from({ length: metrics }, (_, k) => {
+        const deviations = [];
+        for (const { group, g } of members) {
+            if (group.values.length < options.minRuns)
+                continue;
+            const centre = medians[g][k];
+            const column = group.values.map((row) => row[k]).filter((v) => Number.isFinite(v));
+            // The median run of an odd group sits at distance 0 by construction; leaving it out keeps the
+            // pooled MAD from being biased low at 5 runs.
+            const here = column.map((v) => Math.abs(v - centre)).sort((a, b) => a - b);
+            appendAll(deviations, column.length % 2 === 1 ? here.slice(1) : here);
         }
-      }
-      const buf = this.buf;
-      this.buf = Buffer.allocUnsafe(this.size);
-      val.copy(this.buf, 0);
-      buf.copy(this.buf, val.length);
-      this.length += val.length;
-    } else {
-      const length = this.length++;
-      if (length === this.size) {
-        this.resize();
-      }
-      const buf = this.clone();
-      this.buf[0] = val;
-      buf.copy(this.buf, 1, 0, length);
-    }
-  }
-  append(val) {
-    const length = this.length++;
-    if (length === this.size) {
-      this.resize();
-    }
-    this.buf[length] = val;
-  }
-  clone() {
-    return Buffer.from(this.buf.slice(0, this.length));
-  }
-  resize() {
-    const length = this.length;
-    this.size = this.size * 2;
-    const buf = Buffer.allocUnsafe(this.size);
-    this.buf.copy(buf, 0, 0, length);
-    this.buf = buf;
-  }
-  toString(encoding) {
-    if (encoding) {
-      return this.buf.toString(encoding, 0, this.length);
-    } else {
-      return Uint8Array.prototype.slice.call(this.buf.slice(0, this.length));
-    }
-  }
-  toJSON() {
-    return this.toString("utf8");
-  }
-  reset() {
-    this.length = 0;
-  }
-}
-
-const init_state = function (options) {
-  // ECMAScript WhiteSpace + LineTerminator codepoints, encoded under
-  // `options.encoding`. Aligns trimming with `String.prototype.trim()`.
-  // https://tc39.es/ecma262/#sec-white-space
-  // https://tc39.es/ecma262/#sec-line-terminators
-  //
-  // Codepoints unrepresentable in the target encoding are dropped: Node's
-  // Buffer substitutes them with `?` (0x3F), and including those would cause
-  // literal `?` bytes in the input to be trimmed under `latin1`/`ascii`.
-  const timchars = [
-    // Basic Latin
-    0x0020, // [Space](https://www.fileformat.info/info/unicode/char/0020/index.htm)
-    0x0009, // [CHARACTER TABULATION (HT)](https://www.fileformat.info/info/unicode/char/0009/index.htm)
-    0x000a, // [LINE FEED (LF)](https://www.fileformat.info/info/unicode/char/000a/index.htm)
-    0x000d, // [CARRIAGE RETURN (CR)](https://www.fileformat.info/info/unicode/char/000d/index.htm)
-    0x000c, // [FORM FEED (FF)](https://www.fileformat.info/info/unicode/char/000c/index.htm)
-    0x000b, // [LINE TABULATION (VT)](https://www.fileformat.info/info/unicode/char/000b/index.htm)
-    // Latin-1 Supplement
-    0x00a0, // [NO-BREAK SPACE (NBSP)](https://www.fileformat.info/info/unicode/char/00a0/index.htm)
-    // Ogham
-    0x1680, // [OGHAM SPACE MARK](https://www.fileformat.info/info/unicode/char/1680/index.htm)
-    // General Punctuation
-    0x2000, // [EN QUAD](https://www.fileformat.info/info/unicode/char/2000/index.htm)
-    0x2001, // [EM QUAD](https://www.fileformat.info/info/unicode/char/2001/index.htm)
-    0x2002, // [EN SPACE](https://www.fileformat.info/info/unicode/char/2002/index.htm)
-    0x2003, // [EM SPACE](https://www.fileformat.info/info/unicode/char/2003/index.htm)
-    0x2004, // [THREE-PER-EM SPACE](https://www.fileformat.info/info/unicode/char/2004/index.htm)
-    0x2005, // [FOUR-PER-EM SPACE](https://www.fileformat.info/info/unicode/char/2005/index.htm)
-    0x2006, // [SIX-PER-EM SPACE](https://www.fileformat.info/info/unicode/char/2006/index.htm)
-    0x2007, // [FIGURE SPACE](https://www.fileformat.info/info/unicode/char/2007/index.htm)
-    0x2008, // [PUNCTUATION SPACE](https://www.fileformat.info/info/unicode/char/2008/index.htm)
-    0x2009, // [THIN SPACE](https://www.fileformat.info/info/unicode/char/2009/index.htm)
-    0x200a, // [HAIR SPACE](https://www.fileformat.info/info/unicode/char/200a/index.htm)
-    0x2028, // [LINE SEPARATOR](https://www.fileformat.info/info/unicode/char/2028/index.htm)
-    0x2029, // [PARAGRAPH SEPARATOR](https://www.fileformat.info/info/unicode/char/2029/index.htm)
-    0x202f, // [NARROW NO-BREAK SPACE (NNBSP)](https://www.fileformat.info/info/unicode/char/202f/index.htm)
-    0x205f, // [MEDIUM MATHEMATICAL SPACE (MMSP)](https://www.fileformat.info/info/unicode/char/205f/index.htm)
-    0x3000, // [IDEOGRAPHIC SPACE](https://www.fileformat.info/info/unicode/char/3000/index.htm)
-    0xfeff, // [ZERO WIDTH NO-BREAK SPACE (BOM)](https://www.fileformat.info/info/unicode/char/feff/index.htm)
-  ].reduce((acc, codepoint) => {
-    const encoded = Buffer.from(
-      String.fromCharCode(codepoint),
-      options.encoding,
-    );
-    if (codepoint !== 0x3f && encoded.length === 1 && encoded[0] === 0x3f) {
-      return acc;
-    }
-    acc.push(encoded);
-    return acc;
-  }, []);
-  // First-byte lookup table for `__isCharTrimable`. Non-whitespace bytes
-  // (the common case) bail out in O(1) without scanning every timchar.
-  const timcharFirstBytes = new Uint8Array(256);
-  for (const t of timchars) timcharFirstBytes[t[0]] = 1;
-  return {
-    bomSkipped: false,
-    bufBytesStart: 0,
-    castField: options.cast_function,
-    commenting: false,
-    delimiterBufPrevious: undefined,
-    delimiterDiscovered: false,
-    // Current error encountered by a record
-    error: undefined,
-    enabled: options.from_line === 1,
-    escaping: false,
-    escapeIsQuote:
-      Buffer.isBuffer(options.escape) &&
-      Buffer.isBuffer(options.quote) &&
-      Buffer.compare(options.escape, options.quote) === 0,
-    // columns can be `false`, `true`, `Array`
-    expectedRecordLength: Array.isArray(options.columns)
-      ? options.columns.length
-      : undefined,
-    field: new ResizeableBuffer(20),
-    firstLineToHeaders: options.cast_first_line_to_header,
-    needMoreDataSize: Math.max(
-      // Skip if the remaining buffer smaller than comment
-      options.comment !== null ? options.comment.length : 0,
-      // Skip if the remaining buffer can be delimiter
-      ...(options.delimiter
-        ? options.delimiter.map((delimiter) => delimiter.length)
-        : []),
-      // Auto discovery of delimiter is limited to 1 character
-      options.delimiter_auto ? 1 : 0,
-      // Skip if the remaining buffer can be escape sequence
-      options.quote !== null ? options.quote.length : 0,
-      // Skip if the remaining buffer can be a multi-byte trim character
-      ...timchars.map((t) => t.length),
-    ),
-    previousBuf: undefined,
-    quoting: false,
-    stop: false,
-    rawBuffer: new ResizeableBuffer(100),
-    record: [],
-    recordHasError: false,
-    record_length: 0,
-    recordDelimiterMaxLength:
-      options.record_delimiter.length === 0
-        ? 0
-        : Math.max(...options.record_delimiter.map((v) => v.length)),
-    trimChars: [
-      Buffer.from(" ", options.encoding)[0],
-      Buffer.from("\t", options.encoding)[0],
-    ],
-    wasQuoting: false,
-    wasRowDelimiter: false,
-    timchars: timchars,
-    timcharFirstBytes: timcharFirstBytes,
-  };
-};
-
-const underscore = function (str) {
-  return str.replace(/([A-Z])/g, function (_, match) {
-    return "_" + match.toLowerCase();
-  });
-};
-
-const normalize_options = function (opts) {
-  const options = {};
-  // Merge with user options
-  for (const opt in opts) {
-    options[underscore(opt)] = opts[opt];
-  }
-  // Normalize option `encoding`
-  // Note: defined first because other options depends on it
-  // to convert chars/strings into buffers.
-  if (options.encoding === undefined || options.encoding === true) {
-    options.encoding = "utf8";
-  } else if (options.encoding === null || options.encoding === false) {
-    options.encoding = null;
-  } else if (
-    typeof options.encoding !== "string" &&
-    options.encoding !== null
-  ) {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_ENCODING",
-      [
-        "Invalid option encoding:",
-        "encoding must be a string or null to return a buffer,",
-        `got ${JSON.stringify(options.encoding)}`,
-      ],
-      options,
-    );
-  }
-  // Normalize option `bom`
-  if (
-    options.bom === undefined ||
-    options.bom === null ||
-    options.bom === false
-  ) {
-    options.bom = false;
-  } else if (options.bom !== true) {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_BOM",
-      [
-        "Invalid option bom:",
-        "bom must be true,",
-        `got ${JSON.stringify(options.bom)}`,
-      ],
-      options,
-    );
-  }
-  // Normalize option `cast`
-  options.cast_function = null;
-  if (
-    options.cast === undefined ||
-    options.cast === null ||
-    options.cast === false ||
-    options.cast === ""
-  ) {
-    options.cast = undefined;
-  } else if (typeof options.cast === "function") {
-    options.cast_function = options.cast;
-    options.cast = true;
-  } else if (options.cast !== true) {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_CAST",
-      [
-        "Invalid option cast:",
-        "cast must be true or a function,",
-        `got ${JSON.stringify(options.cast)}`,
-      ],
-      options,
-    );
-  }
-  // Normalize option `cast_date`
-  if (
-    options.cast_date === undefined ||
-    options.cast_date === null ||
-    options.cast_date === false ||
-    options.cast_date === ""
-  ) {
-    options.cast_date = false;
-  } else if (options.cast_date === true) {
-    options.cast_date = function (value) {
-      const date = Date.parse(value);
-      return !isNaN(date) ? new Date(date) : value;
-    };
-  } else if (typeof options.cast_date !== "function") {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_CAST_DATE",
-      [
-        "Invalid option cast_date:",
-        "cast_date must be true or a function,",
-        `got ${JSON.stringify(options.cast_date)}`,
-      ],
-      options,
-    );
-  }
-  // Normalize option `columns`
-  options.cast_first_line_to_header = undefined;
-  if (options.columns === true) {
-    // Fields in the first line are converted as-is to columns
-    options.cast_first_line_to_header = undefined;
-  } else if (typeof options.columns === "function") {
-    options.cast_first_line_to_header = options.columns;
-    options.columns = true;
-  } else if (Array.isArray(options.columns)) {
-    options.columns = normalize_columns_array(options.columns);
-  } else if (
-    options.columns === undefined ||
-    options.columns === null ||
-    options.columns === false
-  ) {
-    options.columns = false;
-  } else {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_COLUMNS",
-      [
-        "Invalid option columns:",
-        "expect an array, a function or true,",
-        `got ${JSON.stringify(options.columns)}`,
-      ],
-      options,
-    );
-  }
-  // Normalize option `group_columns_by_name`
-  if (
-    options.group_columns_by_name === undefined ||
-    options.group_columns_by_name === null ||
-    options.group_columns_by_name === false
-  ) {
-    options.group_columns_by_name = false;
-  } else if (options.group_columns_by_name !== true) {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_GROUP_COLUMNS_BY_NAME",
-      [
-        "Invalid option group_columns_by_name:",
-        "expect an boolean,",
-        `got ${JSON.stringify(options.group_columns_by_name)}`,
-      ],
-      options,
-    );
-  } else if (options.columns === false) {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_GROUP_COLUMNS_BY_NAME",
-      [
-        "Invalid option group_columns_by_name:",
-        "the `columns` mode must be activated.",
-      ],
-      options,
-    );
-  }
-  // Normalize option `comment`
-  if (
-    options.comment === undefined ||
-    options.comment === null ||
-    options.comment === false ||
-    options.comment === ""
-  ) {
-    options.comment = null;
-  } else {
-    if (typeof options.comment === "string") {
-      options.comment = Buffer.from(options.comment, options.encoding);
-    }
-    if (!Buffer.isBuffer(options.comment)) {
-      throw new CsvError(
-        "CSV_INVALID_OPTION_COMMENT",
-        [
-          "Invalid option comment:",
-          "comment must be a buffer or a string,",
-          `got ${JSON.stringify(options.comment)}`,
-        ],
-        options,
-      );
-    }
-  }
-  // Normalize option `comment_no_infix`
-  if (
-    options.comment_no_infix === undefined ||
-    options.comment_no_infix === null ||
-    options.comment_no_infix === false
-  ) {
-    options.comment_no_infix = false;
-  } else if (options.comment_no_infix !== true) {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_COMMENT",
-      [
-        "Invalid option comment_no_infix:",
-        "value must be a boolean,",
-        `got ${JSON.stringify(options.comment_no_infix)}`,
-      ],
-      options,
-    );
-  }
-  // Normalize option `delimiter_auto`
-  if (
-    options.delimiter_auto === undefined ||
-    options.delimiter_auto === null ||
-    options.delimiter_auto === false
-  ) {
-    options.delimiter_auto = false;
-  } else if (options.delimiter_auto === true) {
-    options.delimiter_auto = {};
-  } else if (!is_object(options.delimiter_auto)) {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_DELIMITER_AUTO",
-      [
-        "Invalid option delimiter_auto:",
-        "delimiter_auto must be a boolean or a configuration object,",
-        `got ${JSON.stringify(options.delimiter_auto)}`,
-      ],
-      options,
-    );
-  }
-  if (options.delimiter_auto) {
-    if (options.delimiter_auto.preferred === undefined)
-      options.delimiter_auto.preferred = {
-        [",".charCodeAt(0)]: 1.8,
-        ["\t".charCodeAt(0)]: 1.8,
-        [";".charCodeAt(0)]: 1.6,
-        [" ".charCodeAt(0)]: 1.6,
-        [":".charCodeAt(0)]: 1.5,
-        [".".charCodeAt(0)]: 1.4,
-        ["/".charCodeAt(0)]: 1.4,
-      };
-    else if (!is_object(options.delimiter_auto.preferred)) {
-      throw new CsvError(
-        "CSV_INVALID_OPTION_DELIMITER_AUTO",
-        [
-          "Invalid option delimiter_auto:",
-          "preferred must be an object,",
-          `got ${JSON.stringify(options.delimiter_auto.preferred)}`,
-        ],
-        options,
-      );
-    }
-    if (options.delimiter_auto.score === undefined)
-      options.delimiter_auto.score = (info, options) => {
-        return (
-          (info.total - info.std) * (options.preferred[info.char_code] || 1)
-        );
-      };
-    else if (typeof options.delimiter_auto.score !== "function") {
-      throw new CsvError(
-        "CSV_INVALID_OPTION_DELIMITER_AUTO",
-        [
-          "Invalid option delimiter_auto:",
-          "score must be a function,",
-          `got ${JSON.stringify(options.delimiter_auto.score)}`,
-        ],
-        options,
-      );
-    }
-    if (options.delimiter_auto.size === undefined)
-      options.delimiter_auto.size = 2048;
-    else if (typeof options.delimiter_auto.size !== "number") {
-      throw new CsvError(
-        "CSV_INVALID_OPTION_DELIMITER_AUTO",
-        [
-          "Invalid option delimiter_auto:",
-          "size must be a number,",
-          `got ${JSON.stringify(options.delimiter_auto.size)}`,
-        ],
-        options,
-      );
-    }
-  }
-  // Normalize option `delimiter`
-  const delimiter_json = JSON.stringify(options.delimiter);
-  if (options.delimiter_auto !== false) {
-    options.delimiter = [];
-  }
-  if (!Array.isArray(options.delimiter)) {
-    if (
-      options.delimiter === undefined ||
-      options.delimiter === null ||
-      options.delimiter === false
-    ) {
-      options.delimiter = Buffer.from(",", options.encoding);
-    }
-    options.delimiter = [options.delimiter];
-  }
-  options.delimiter = options.delimiter.map(function (delimiter) {
-    if (typeof delimiter === "string") {
-      delimiter = Buffer.from(delimiter, options.encoding);
-    }
-    if (!Buffer.isBuffer(delimiter) || delimiter.length === 0) {
-      throw new CsvError(
-        "CSV_INVALID_OPTION_DELIMITER",
-        [
-          "Invalid option delimiter:",
-          "delimiter must be a non empty string or buffer or array of string|buffer,",
-          `got ${delimiter_json}`,
-        ],
-        options,
-      );
-    }
-    return delimiter;
-  });
-  // Normalize option `escape`
-  if (options.escape === undefined || options.escape === true) {
-    options.escape = Buffer.from('"', options.encoding);
-  } else if (typeof options.escape === "string") {
-    options.escape = Buffer.from(options.escape, options.encoding);
-  } else if (options.escape === null || options.escape === false) {
-    options.escape = null;
-  }
-  if (options.escape !== null) {
-    if (!Buffer.isBuffer(options.escape)) {
-      throw new Error(
-        `Invalid Option: escape must be a buffer, a string or a boolean, got ${JSON.stringify(options.escape)}`,
-      );
-    }
-  }
-  // Normalize option `from`
-  if (options.from === undefined || options.from === null) {
-    options.from = 1;
-  } else {
-    if (typeof options.from === "string" && /\d+/.test(options.from)) {
-      options.from = parseInt(options.from);
-    }
-    if (Number.isInteger(options.from)) {
-      if (options.from < 0) {
-        throw new Error(
-          `Invalid Option: from must be a positive integer, got ${JSON.stringify(opts.from)}`,
-        );
-      }
-    } else {
-      throw new Error(
-        `Invalid Option: from must be an integer, got ${JSON.stringify(options.from)}`,
-      );
-    }
-  }
-  // Normalize option `from_line`
-  if (options.from_line === undefined || options.from_line === null) {
-    options.from_line = 1;
-  } else {
-    if (
-      typeof options.from_line === "string" &&
-      /\d+/.test(options.from_line)
-    ) {
-      options.from_line = parseInt(options.from_line);
-    }
-    if (Number.isInteger(options.from_line)) {
-      if (options.from_line <= 0) {
-        throw new Error(
-          `Invalid Option: from_line must be a positive integer greater than 0, got ${JSON.stringify(opts.from_line)}`,
-        );
-      }
-    } else {
-      throw new Error(
-        `Invalid Option: from_line must be an integer, got ${JSON.stringify(opts.from_line)}`,
-      );
-    }
-  }
-  // Normalize options `ignore_last_delimiters`
-  if (
-    options.ignore_last_delimiters === undefined ||
-    options.ignore_last_delimiters === null
-  ) {
-    options.ignore_last_delimiters = false;
-  } else if (typeof options.ignore_last_delimiters === "number") {
-    options.ignore_last_delimiters = Math.floor(options.ignore_last_delimiters);
-    if (options.ignore_last_delimiters === 0) {
-      options.ignore_last_delimiters = false;
-    }
-  } else if (typeof options.ignore_last_delimiters !== "boolean") {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_IGNORE_LAST_DELIMITERS",
-      [
-        "Invalid option `ignore_last_delimiters`:",
-        "the value must be a boolean value or an integer,",
-        `got ${JSON.stringify(options.ignore_last_delimiters)}`,
-      ],
-      options,
-    );
-  }
-  if (options.ignore_last_delimiters === true && options.columns === false) {
-    throw new CsvError(
-      "CSV_IGNORE_LAST_DELIMITERS_REQUIRES_COLUMNS",
-      [
-        "The option `ignore_last_delimiters`",
-        "requires the activation of the `columns` option",
-      ],
-      options,
-    );
-  }
-  // Normalize option `info`
-  if (
-    options.info === undefined ||
-    options.info === null ||
-    options.info === false
-  ) {
-    options.info = false;
-  } else if (options.info !== true) {
-    throw new Error(
-      `Invalid Option: info must be true, got ${JSON.stringify(options.info)}`,
-    );
-  }
-  // Normalize option `max_record_size`
-  if (
-    options.max_record_size === undefined ||
-    options.max_record_size === null ||
-    options.max_record_size === false
-  ) {
-    options.max_record_size = 0;
-  } else if (
-    Number.isInteger(options.max_record_size) &&
-    options.max_record_size >= 0
-  ) ; else if (
-    typeof options.max_record_size === "string" &&
-    /\d+/.test(options.max_record_size)
-  ) {
-    options.max_record_size = parseInt(options.max_record_size);
-  } else {
-    throw new Error(
-      `Invalid Option: max_record_size must be a positive integer, got ${JSON.stringify(options.max_record_size)}`,
-    );
-  }
-  // Normalize option `objname`
-  if (
-    options.objname === undefined ||
-    options.objname === null ||
-    options.objname === false
-  ) {
-    options.objname = undefined;
-  } else if (Buffer.isBuffer(options.objname)) {
-    if (options.objname.length === 0) {
-      throw new Error(`Invalid Option: objname must be a non empty buffer`);
-    }
-    if (options.encoding === null) ; else {
-      options.objname = options.objname.toString(options.encoding);
-    }
-  } else if (typeof options.objname === "string") {
-    if (options.objname.length === 0) {
-      throw new Error(`Invalid Option: objname must be a non empty string`);
-    }
-    // Great, nothing to do
-  } else if (typeof options.objname === "number") ; else {
-    throw new Error(
-      `Invalid Option: objname must be a string or a buffer, got ${options.objname}`,
-    );
-  }
-  if (options.objname !== undefined) {
-    if (typeof options.objname === "number") {
-      if (options.columns !== false) {
-        throw Error(
-          "Invalid Option: objname index cannot be combined with columns or be defined as a field",
-        );
-      }
-    } else {
-      // A string or a buffer
-      if (options.columns === false) {
-        throw Error(
-          "Invalid Option: objname field must be combined with columns or be defined as an index",
-        );
-      }
-    }
-  }
-  // Normalize option `on_record`
-  if (options.on_record === undefined || options.on_record === null) {
-    options.on_record = undefined;
-  } else if (typeof options.on_record !== "function") {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_ON_RECORD",
-      [
-        "Invalid option `on_record`:",
-        "expect a function,",
-        `got ${JSON.stringify(options.on_record)}`,
-      ],
-      options,
-    );
-  }
-  // Normalize option `on_skip`
-  // options.on_skip ??= (err, chunk) => {
-  //   this.emit('skip', err, chunk);
-  // };
-  if (
-    options.on_skip !== undefined &&
-    options.on_skip !== null &&
-    typeof options.on_skip !== "function"
-  ) {
-    throw new Error(
-      `Invalid Option: on_skip must be a function, got ${JSON.stringify(options.on_skip)}`,
-    );
-  }
-  // Normalize option `quote`
-  if (
-    options.quote === null ||
-    options.quote === false ||
-    options.quote === ""
-  ) {
-    options.quote = null;
-  } else {
-    if (options.quote === undefined || options.quote === true) {
-      options.quote = Buffer.from('"', options.encoding);
-    } else if (typeof options.quote === "string") {
-      options.quote = Buffer.from(options.quote, options.encoding);
-    }
-    if (!Buffer.isBuffer(options.quote)) {
-      throw new Error(
-        `Invalid Option: quote must be a buffer or a string, got ${JSON.stringify(options.quote)}`,
-      );
-    }
-  }
-  // Normalize option `raw`
-  if (
-    options.raw === undefined ||
-    options.raw === null ||
-    options.raw === false
-  ) {
-    options.raw = false;
-  } else if (options.raw !== true) {
-    throw new Error(
-      `Invalid Option: raw must be true, got ${JSON.stringify(options.raw)}`,
-    );
-  }
-  // Normalize option `record_delimiter`
-  if (options.record_delimiter === undefined) {
-    options.record_delimiter = [];
-  } else if (
-    typeof options.record_delimiter === "string" ||
-    Buffer.isBuffer(options.record_delimiter)
-  ) {
-    if (options.record_delimiter.length === 0) {
-      throw new CsvError(
-        "CSV_INVALID_OPTION_RECORD_DELIMITER",
-        [
-          "Invalid option `record_delimiter`:",
-          "value must be a non empty string or buffer,",
-          `got ${JSON.stringify(options.record_delimiter)}`,
-        ],
-        options,
-      );
-    }
-    options.record_delimiter = [options.record_delimiter];
-  } else if (!Array.isArray(options.record_delimiter)) {
-    throw new CsvError(
-      "CSV_INVALID_OPTION_RECORD_DELIMITER",
-      [
-        "Invalid option `record_delimiter`:",
-        "value must be a string, a buffer or array of string|buffer,",
-        `got ${JSON.stringify(options.record_delimiter)}`,
-      ],
-      options,
-    );
-  }
-  options.record_delimiter = options.record_delimiter.map(function (rd, i) {
-    if (typeof rd !== "string" && !Buffer.isBuffer(rd)) {
-      throw new CsvError(
-        "CSV_INVALID_OPTION_RECORD_DELIMITER",
-        [
-          "Invalid option `record_delimiter`:",
-          "value must be a string, a buffer or array of string|buffer",
-          `at index ${i},`,
-          `got ${JSON.stringify(rd)}`,
-        ],
-        options,
-      );
-    } else if (rd.length === 0) {
-      throw new CsvError(
-        "CSV_INVALID_OPTION_RECORD_DELIMITER",
-        [
-          "Invalid option `record_delimiter`:",
-          "value must be a non empty string or buffer",
-          `at index ${i},`,
-          `got ${JSON.stringify(rd)}`,
-        ],
-        options,
-      );
-    }
-    if (typeof rd === "string") {
-      rd = Buffer.from(rd, options.encoding);
-    }
-    return rd;
-  });
-  // Normalize option `relax_column_count`
-  if (typeof options.relax_column_count === "boolean") ; else if (
-    options.relax_column_count === undefined ||
-    options.relax_column_count === null
-  ) {
-    options.relax_column_count = false;
-  } else {
-    throw new Error(
-      `Invalid Option: relax_column_count must be a boolean, got ${JSON.stringify(options.relax_column_count)}`,
-    );
-  }
-  if (typeof options.relax_column_count_less === "boolean") ; else if (
-    options.relax_column_count_less === undefined ||
-    options.relax_column_count_less === null
-  ) {
-    options.relax_column_count_less = false;
-  } else {
-    throw new Error(
-      `Invalid Option: relax_column_count_less must be a boolean, got ${JSON.stringify(options.relax_column_count_less)}`,
-    );
-  }
-  if (typeof options.relax_column_count_more === "boolean") ; else if (
-    options.relax_column_count_more === undefined ||
-    options.relax_column_count_more === null
-  ) {
-    options.relax_column_count_more = false;
-  } else {
-    throw new Error(
-      `Invalid Option: relax_column_count_more must be a boolean, got ${JSON.stringify(options.relax_column_count_more)}`,
-    );
-  }
-  // Normalize option `relax_quotes`
-  if (typeof options.relax_quotes === "boolean") ; else if (
-    options.relax_quotes === undefined ||
-    options.relax_quotes === null
-  ) {
-    options.relax_quotes = false;
-  } else {
-    throw new Error(
-      `Invalid Option: relax_quotes must be a boolean, got ${JSON.stringify(options.relax_quotes)}`,
-    );
-  }
-  // Normalize option `skip_empty_lines`
-  if (typeof options.skip_empty_lines === "boolean") ; else if (
-    options.skip_empty_lines === undefined ||
-    options.skip_empty_lines === null
-  ) {
-    options.skip_empty_lines = false;
-  } else {
-    throw new Error(
-      `Invalid Option: skip_empty_lines must be a boolean, got ${JSON.stringify(options.skip_empty_lines)}`,
-    );
-  }
-  // Normalize option `skip_records_with_empty_values`
-  if (typeof options.skip_records_with_empty_values === "boolean") ; else if (
-    options.skip_records_with_empty_values === undefined ||
-    options.skip_records_with_empty_values === null
-  ) {
-    options.skip_records_with_empty_values = false;
-  } else {
-    throw new Error(
-      `Invalid Option: skip_records_with_empty_values must be a boolean, got ${JSON.stringify(options.skip_records_with_empty_values)}`,
-    );
-  }
-  // Normalize option `skip_records_with_error`
-  if (typeof options.skip_records_with_error === "boolean") ; else if (
-    options.skip_records_with_error === undefined ||
-    options.skip_records_with_error === null
-  ) {
-    options.skip_records_with_error = false;
-  } else {
-    throw new Error(
-      `Invalid Option: skip_records_with_error must be a boolean, got ${JSON.stringify(options.skip_records_with_error)}`,
-    );
-  }
-  // Normalize option `rtrim`
-  if (
-    options.rtrim === undefined ||
-    options.rtrim === null ||
-    options.rtrim === false
-  ) {
-    options.rtrim = false;
-  } else if (options.rtrim !== true) {
-    throw new Error(
-      `Invalid Option: rtrim must be a boolean, got ${JSON.stringify(options.rtrim)}`,
-    );
-  }
-  // Normalize option `ltrim`
-  if (
-    options.ltrim === undefined ||
-    options.ltrim === null ||
-    options.ltrim === false
-  ) {
-    options.ltrim = false;
-  } else if (options.ltrim !== true) {
-    throw new Error(
-      `Invalid Option: ltrim must be a boolean, got ${JSON.stringify(options.ltrim)}`,
-    );
-  }
-  // Normalize option `trim`
-  if (
-    options.trim === undefined ||
-    options.trim === null ||
-    options.trim === false
-  ) {
-    options.trim = false;
-  } else if (options.trim !== true) {
-    throw new Error(
-      `Invalid Option: trim must be a boolean, got ${JSON.stringify(options.trim)}`,
-    );
-  }
-  // Normalize options `trim`, `ltrim` and `rtrim`
-  if (options.trim === true && opts.ltrim !== false) {
-    options.ltrim = true;
-  } else if (options.ltrim !== true) {
-    options.ltrim = false;
-  }
-  if (options.trim === true && opts.rtrim !== false) {
-    options.rtrim = true;
-  } else if (options.rtrim !== true) {
-    options.rtrim = false;
-  }
-  // Normalize option `to`
-  if (options.to === undefined || options.to === null) {
-    options.to = -1;
-  } else if (options.to !== -1) {
-    if (typeof options.to === "string" && /\d+/.test(options.to)) {
-      options.to = parseInt(options.to);
-    }
-    if (Number.isInteger(options.to)) {
-      if (options.to <= 0) {
-        throw new Error(
-          `Invalid Option: to must be a positive integer greater than 0, got ${JSON.stringify(opts.to)}`,
-        );
-      }
-    } else {
-      throw new Error(
-        `Invalid Option: to must be an integer, got ${JSON.stringify(opts.to)}`,
-      );
-    }
-  }
-  // Normalize option `to_line`
-  if (options.to_line === undefined || options.to_line === null) {
-    options.to_line = -1;
-  } else if (options.to_line !== -1) {
-    if (typeof options.to_line === "string" && /\d+/.test(options.to_line)) {
-      options.to_line = parseInt(options.to_line);
-    }
-    if (Number.isInteger(options.to_line)) {
-      if (options.to_line <= 0) {
-        throw new Error(
-          `Invalid Option: to_line must be a positive integer greater than 0, got ${JSON.stringify(opts.to_line)}`,
-        );
-      }
-    } else {
-      throw new Error(
-        `Invalid Option: to_line must be an integer, got ${JSON.stringify(opts.to_line)}`,
-      );
-    }
-  }
-  return options;
-};
-
-// Discussed in [issue #400](https://github.com/adaltas/node-csv/issues/400)
-// See https://github.com/python/cpython/blob/ea1b1c579f600cc85d145c60862b2e6b98701b24/Lib/csv.py#L349
-const delimiter_discover = function (records, options) {
-  // Normalize the configuration
-  if (!options) {
-    ({ delimiter_auto: options } = normalize_options({ delimiter_auto: true }));
-  }
-  // Convert String to Buffer
-  if (typeof records === "string") {
-    records = Buffer.from(records);
-  }
-  // Convert Buffer to an array of records
-  if (Buffer.isBuffer(records)) {
-    records = ((data) => {
-      const records = [];
-      const parser = transform({ delimiter: [] });
-      const push = (record) => records.push(record);
-      const close = () => {};
-      const error = parser.parse(data, true, push, close);
-      if (error !== undefined) throw error;
-      return records;
-    })(records);
-  }
-  // Info array initialization, 127 entries, one per char code
-  const info = Array(127)
-    .fill()
-    .map(() => ({ lines: [] }));
-  // Traverse each records, count occurences per char code
-  records.map(([record], line) => {
-    for (let i = 0, l = record.length; i < l; i++) {
-      // Count the character frequency
-      const code = record.charCodeAt(i);
-      if (info[code].lines[line] === undefined) info[code].lines[line] = 0;
-      info[code].lines[line]++;
-    }
-  });
-  // Traverse each char code, compute the score
-  info.map((info, i) => {
-    info.char_code = i;
-    info.std = std(info.lines);
-    info.total = info.lines.reduce((acc, val) => acc + val, 0);
-    info.preferred = !!options.preferred[i];
-    info.score = options.score(info, options);
-  });
-  // Extract the dominant character
-  const result = info.reduce(
-    (acc, info) => (acc.score > info.score ? acc : info),
-    {},
-  );
-  return String.fromCharCode(result.char_code);
-};
-
-const std = function (array) {
-  const n = array.length;
-  if (n === 0) return 0;
-  const mean = array.reduce((a, b) => a + b) / n;
-  return Math.sqrt(
-    array.map((x) => Math.pow(x - mean, 2)).reduce((a, b) => a + b) / n,
-  );
-};
-
-const isRecordEmpty = function (record) {
-  return record.every(
-    (field) =>
-      field == null || (field.toString && field.toString().trim() === ""),
-  );
-};
-
-const cr = 13; // `\r`, carriage return, 0x0D in hexadécimal, 13 in decimal
-const nl = 10; // `\n`, newline, 0x0A in hexadecimal, 10 in decimal
-
-const boms = {
-  // Note, the following are equals:
-  // Buffer.from("\ufeff")
-  // Buffer.from([239, 187, 191])
-  // Buffer.from('EFBBBF', 'hex')
-  utf8: Buffer.from([239, 187, 191]),
-  // Note, the following are equals:
-  // Buffer.from "\ufeff", 'utf16le
-  // Buffer.from([255, 254])
-  utf16le: Buffer.from([255, 254]),
-};
-
-const transform = function (original_options = {}) {
-  const info = {
-    bytes: 0,
-    bytes_records: 0,
-    comment_lines: 0,
-    empty_lines: 0,
-    invalid_field_length: 0,
-    lines: 1,
-    records: 0,
-  };
-  const options = normalize_options(original_options);
-  return {
-    info: info,
-    original_options: original_options,
-    options: options,
-    state: init_state(options),
-    __needMoreData: function (i, bufLen, end) {
-      if (end) return false;
-      const { encoding, escape, quote } = this.options;
-      const { quoting, needMoreDataSize, recordDelimiterMaxLength } =
-        this.state;
-      const numOfCharLeft = bufLen - i - 1;
-      const requiredLength = Math.max(
-        needMoreDataSize,
-        // Skip if the remaining buffer smaller than record delimiter
-        // If "record_delimiter" is yet to be discovered:
-        // 1. It is equals to `[]` and "recordDelimiterMaxLength" equals `0`
-        // 2. We set the length to windows line ending in the current encoding
-        // Note, that encoding is known from user or bom discovery at that point
-        // recordDelimiterMaxLength,
-        recordDelimiterMaxLength === 0
-          ? Buffer.from("\r\n", encoding).length
-          : recordDelimiterMaxLength,
-        // Skip if remaining buffer can be an escaped quote
-        quoting ? (escape === null ? 0 : escape.length) + quote.length : 0,
-        // Skip if remaining buffer can be record delimiter following the closing quote
-        quoting ? quote.length + recordDelimiterMaxLength : 0,
-      );
-      return numOfCharLeft < requiredLength;
-    },
-    // Central parser implementation
-    parse: function (nextBuf, end, push, close) {
-      const {
-        bom,
-        comment_no_infix,
-        delimiter_auto,
-        encoding,
-        from_line,
-        ltrim,
-        max_record_size,
-        raw,
-        relax_quotes,
-        rtrim,
-        skip_empty_lines,
-        to,
-        to_line,
-      } = this.options;
-      let { comment, escape, quote, record_delimiter } = this.options;
-      const {
-        bomSkipped,
-        delimiterDiscovered,
-        delimiterBufPrevious,
-        rawBuffer,
-        escapeIsQuote,
-      } = this.state;
-      // Automatic delimiter discovery
-      if (!delimiterDiscovered && delimiter_auto) {
-        let delimiterBuf;
-        if (delimiterBufPrevious === undefined) {
-          delimiterBuf = nextBuf;
-        } else if (
-          delimiterBufPrevious !== undefined &&
-          nextBuf === undefined
-        ) {
-          delimiterBuf = delimiterBufPrevious;
-        } else {
-          delimiterBuf = Buffer.concat([delimiterBufPrevious, nextBuf]);
-        }
-        // Ensure that nextBuf is not concatenated a second time during buffer reconciliation
-        nextBuf = undefined;
-        // this.delimiterBufPrevious = delimiterBuf;
-        if (end || delimiterBuf.length > delimiter_auto.size) {
-          this.options.delimiter = [
-            Buffer.from(
-              delimiter_discover(delimiterBuf, this.options.delimiter_auto),
-            ),
-          ];
-          this.state.previousBuf = delimiterBuf;
-          this.state.delimiterBufPrevious = undefined;
-          this.state.delimiterDiscovered = true;
-        } else {
-          this.state.delimiterBufPrevious = delimiterBuf;
-          return;
-        }
-      }
-      // Previous buffers reconciliation
-      const { previousBuf } = this.state;
-      let buf;
-      if (previousBuf === undefined) {
-        if (nextBuf === undefined) {
-          // Handle empty string
-          close();
-          return;
-        } else {
-          buf = nextBuf;
-        }
-      } else if (previousBuf !== undefined && nextBuf === undefined) {
-        buf = previousBuf;
-      } else {
-        buf = Buffer.concat([previousBuf, nextBuf]);
-      }
-      // Handle UTF BOM
-      if (bomSkipped === false) {
-        if (bom === false) {
-          this.state.bomSkipped = true;
-        } else if (buf.length < 3) {
-          // No enough data
-          if (end === false) {
-            // Wait for more data
-            this.state.previousBuf = buf;
+        const mad = deviations.length > 0 ? median$1(deviations) : 0;
+        return Math.max(options.minScale, 1.4826 * mad);
+    });
+    const scaleByPool = new Map();
+    for (const key of new Set(groups.map(poolOf)))
+        scaleByPool.set(key, scaleOf(groups.map((group, g) => ({ group, g })).filter(({ group }) => poolOf(group) === key)));
+    // All groups together give the most stable scale; a pool whose own spread is wider (a noisier cell)
+    // keeps its own. Never smaller than the all-groups scale, so a small pool's noisy MAD cannot shrink it.
+    const overall = groups.length > 0 ? scaleOf(groups.map((group, g) => ({ group, g }))) : [];
+    const scales = groups.map((group) => scaleByPool.get(poolOf(group)).map((scale, k) => Math.max(scale, overall[k] ?? 0)));
+    const screened = [];
+    const tooManyOutliers = [];
+    groups.forEach((group, g) => {
+        const n = group.values.length;
+        if (n < options.minRuns)
             return;
-          }
-        } else {
-          for (const encoding in boms) {
-            if (boms[encoding].compare(buf, 0, boms[encoding].length) === 0) {
-              // Skip BOM
-              const bomLength = boms[encoding].length;
-              this.state.bufBytesStart += bomLength;
-              buf = buf.slice(bomLength);
-              // Renormalize original options with the new encoding
-              const options = normalize_options({
-                ...this.original_options,
-                encoding: encoding,
-              });
-              // Properties are merged with the existing options instance
-              for (const key in options) {
-                this.options[key] = options[key];
-              }
-              // Options will re-evaluate the Buffer with the new encoding
-              ({ comment, escape, quote } = this.options);
-              break;
-            }
-          }
-          this.state.bomSkipped = true;
-        }
-      }
-      const bufLen = buf.length;
-      let pos;
-      for (pos = 0; pos < bufLen; pos++) {
-        // Ensure we get enough space to look ahead
-        // There should be a way to move this out of the loop
-        if (this.__needMoreData(pos, bufLen, end)) {
-          break;
-        }
-        if (this.state.wasRowDelimiter === true) {
-          this.info.lines++;
-          this.state.wasRowDelimiter = false;
-        }
-        if (to_line !== -1 && this.info.lines > to_line) {
-          this.state.stop = true;
-          close();
-          return;
-        }
-        // Auto discovery of record_delimiter, unix, mac and windows supported
-        if (this.state.quoting === false && record_delimiter.length === 0) {
-          const record_delimiterCount = this.__autoDiscoverRecordDelimiter(
-            buf,
-            pos,
-          );
-          if (record_delimiterCount) {
-            record_delimiter = this.options.record_delimiter;
-          }
-        }
-        const chr = buf[pos];
-        if (raw === true) {
-          rawBuffer.append(chr);
-        }
-        if (
-          (chr === cr || chr === nl) &&
-          this.state.wasRowDelimiter === false
-        ) {
-          this.state.wasRowDelimiter = true;
-        }
-        // Previous char was a valid escape char
-        // treat the current char as a regular char
-        if (this.state.escaping === true) {
-          this.state.escaping = false;
-        } else {
-          // Escape is only active inside quoted fields
-          // We are quoting, the char is an escape chr and there is a chr to escape
-          // if(escape !== null && this.state.quoting === true && chr === escape && pos + 1 < bufLen){
-          if (
-            escape !== null &&
-            this.state.quoting === true &&
-            this.__isEscape(buf, pos, chr) &&
-            pos + escape.length < bufLen
-          ) {
-            if (escapeIsQuote) {
-              if (this.__isQuote(buf, pos + escape.length)) {
-                this.state.escaping = true;
-                pos += escape.length - 1;
-                continue;
-              }
-            } else {
-              this.state.escaping = true;
-              pos += escape.length - 1;
-              continue;
-            }
-          }
-          // Not currently escaping and chr is a quote
-          // TODO: need to compare bytes instead of single char
-          if (this.state.commenting === false && this.__isQuote(buf, pos)) {
-            if (this.state.quoting === true) {
-              const nextChr = buf[pos + quote.length];
-              const isNextChrTrimable =
-                rtrim && this.__isCharTrimable(buf, pos + quote.length);
-              const isNextChrComment =
-                comment !== null &&
-                this.__compareBytes(comment, buf, pos + quote.length, nextChr);
-              const isNextChrDelimiter = this.__isDelimiter(
-                buf,
-                pos + quote.length,
-                nextChr,
-              );
-              const isNextChrRecordDelimiter =
-                record_delimiter.length === 0
-                  ? this.__autoDiscoverRecordDelimiter(buf, pos + quote.length)
-                  : this.__isRecordDelimiter(nextChr, buf, pos + quote.length);
-              // Escape a quote
-              // Treat next char as a regular character
-              if (
-                escape !== null &&
-                this.__isEscape(buf, pos, chr) &&
-                this.__isQuote(buf, pos + escape.length)
-              ) {
-                pos += escape.length - 1;
-              } else if (
-                !nextChr ||
-                isNextChrDelimiter ||
-                isNextChrRecordDelimiter ||
-                isNextChrComment ||
-                isNextChrTrimable
-              ) {
-                this.state.quoting = false;
-                this.state.wasQuoting = true;
-                pos += quote.length - 1;
-                continue;
-              } else if (relax_quotes === false) {
-                const err = this.__error(
-                  new CsvError(
-                    "CSV_INVALID_CLOSING_QUOTE",
-                    [
-                      "Invalid Closing Quote:",
-                      `got "${String.fromCharCode(nextChr)}"`,
-                      `at line ${this.info.lines}`,
-                      "instead of delimiter, record delimiter, trimable character",
-                      "(if activated) or comment",
-                    ],
-                    this.options,
-                    this.__infoField(),
-                  ),
-                );
-                if (err !== undefined) return err;
-              } else {
-                this.state.quoting = false;
-                this.state.wasQuoting = true;
-                this.state.field.prepend(quote);
-                pos += quote.length - 1;
-              }
-            } else {
-              if (this.state.field.length !== 0) {
-                // In relax_quotes mode, treat opening quote preceded by chrs as regular
-                if (relax_quotes === false) {
-                  const info = this.__infoField();
-                  const bom = Object.keys(boms)
-                    .map((b) =>
-                      boms[b].equals(this.state.field.toString()) ? b : false,
-                    )
-                    .filter(Boolean)[0];
-                  const err = this.__error(
-                    new CsvError(
-                      "INVALID_OPENING_QUOTE",
-                      [
-                        "Invalid Opening Quote:",
-                        `a quote is found on field ${JSON.stringify(info.column)} at line ${info.lines}, value is ${JSON.stringify(this.state.field.toString(encoding))}`,
-                        bom ? `(${bom} bom)` : undefined,
-                      ],
-                      this.options,
-                      info,
-                      {
-                        field: this.state.field,
-                      },
-                    ),
-                  );
-                  if (err !== undefined) return err;
+        const candidates = [];
+        group.values.forEach((row, r) => {
+            let sum = 0;
+            let count = 0;
+            const ratios = [];
+            for (let k = 0; k < metrics; k++) {
+                const v = row[k];
+                const centre = medians[g][k];
+                if (!Number.isFinite(v) || !Number.isFinite(centre)) {
+                    ratios.push(Number.NaN);
+                    continue;
                 }
-              } else {
-                this.state.quoting = true;
-                pos += quote.length - 1;
-                continue;
-              }
+                sum += (v - centre) / scales[g][k];
+                count++;
+                ratios.push(Math.exp(v - centre));
             }
-          }
-          if (this.state.quoting === false) {
-            const recordDelimiterLength = this.__isRecordDelimiter(
-              chr,
-              buf,
-              pos,
-            );
-            if (recordDelimiterLength !== 0) {
-              // Do not emit comments which take a full line
-              const skipCommentLine =
-                this.state.commenting &&
-                this.state.wasQuoting === false &&
-                this.state.record.length === 0 &&
-                this.state.field.length === 0;
-              if (skipCommentLine) {
-                this.info.comment_lines++;
-                // Skip full comment line
-              } else {
-                // Activate records emission if above from_line
-                if (
-                  this.state.enabled === false &&
-                  this.info.lines +
-                    (this.state.wasRowDelimiter === true ? 1 : 0) >=
-                    from_line
-                ) {
-                  this.state.enabled = true;
-                  this.__resetField();
-                  this.__resetRecord();
-                  pos += recordDelimiterLength - 1;
-                  continue;
-                }
-                // Skip if line is empty and skip_empty_lines activated
-                if (
-                  skip_empty_lines === true &&
-                  this.state.wasQuoting === false &&
-                  this.state.record.length === 0 &&
-                  this.state.field.length === 0
-                ) {
-                  this.info.empty_lines++;
-                  pos += recordDelimiterLength - 1;
-                  continue;
-                }
-                this.info.bytes = this.state.bufBytesStart + pos;
-                const errField = this.__onField();
-                if (errField !== undefined) return errField;
-                this.info.bytes =
-                  this.state.bufBytesStart + pos + recordDelimiterLength;
-                const errRecord = this.__onRecord(push);
-                if (errRecord !== undefined) return errRecord;
-                if (to !== -1 && this.info.records >= to) {
-                  this.state.stop = true;
-                  close();
-                  return;
-                }
-              }
-              this.state.commenting = false;
-              pos += recordDelimiterLength - 1;
-              continue;
-            }
-            if (this.state.commenting) {
-              continue;
-            }
-            if (
-              comment !== null &&
-              (comment_no_infix === false ||
-                (this.state.record.length === 0 &&
-                  this.state.field.length === 0))
-            ) {
-              const commentCount = this.__compareBytes(comment, buf, pos, chr);
-              if (commentCount !== 0) {
-                this.state.commenting = true;
-                continue;
-              }
-            }
-            const delimiterLength = this.__isDelimiter(buf, pos, chr);
-            if (delimiterLength !== 0) {
-              this.info.bytes = this.state.bufBytesStart + pos;
-              const errField = this.__onField();
-              if (errField !== undefined) return errField;
-              pos += delimiterLength - 1;
-              continue;
-            }
-          }
-        }
-        if (this.state.commenting === false) {
-          if (
-            max_record_size !== 0 &&
-            this.state.record_length + this.state.field.length > max_record_size
-          ) {
-            return this.__error(
-              new CsvError(
-                "CSV_MAX_RECORD_SIZE",
-                [
-                  "Max Record Size:",
-                  "record exceed the maximum number of tolerated bytes",
-                  `of ${max_record_size}`,
-                  `at line ${this.info.lines}`,
-                ],
-                this.options,
-                this.__infoField(),
-              ),
-            );
-          }
-        }
-        const lappend =
-          ltrim === false ||
-          this.state.quoting === true ||
-          this.state.field.length !== 0 ||
-          !this.__isCharTrimable(buf, pos);
-        // rtrim in non quoting is handle in __onField
-        const rappend = rtrim === false || this.state.wasQuoting === false;
-        if (lappend === true && rappend === true) {
-          this.state.field.append(chr);
-        } else if (rtrim === true && !this.__isCharTrimable(buf, pos)) {
-          return this.__error(
-            new CsvError(
-              "CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE",
-              [
-                "Invalid Closing Quote:",
-                "found non trimable byte after quote",
-                `at line ${this.info.lines}`,
-              ],
-              this.options,
-              this.__infoField(),
-            ),
-          );
-        } else {
-          if (lappend === false) {
-            pos += this.__isCharTrimable(buf, pos) - 1;
-          }
-          continue;
-        }
-      }
-      if (end === true) {
-        // Ensure we are not ending in a quoting state
-        if (this.state.quoting === true) {
-          const err = this.__error(
-            new CsvError(
-              "CSV_QUOTE_NOT_CLOSED",
-              [
-                "Quote Not Closed:",
-                `the parsing is finished with an opening quote at line ${this.info.lines}`,
-              ],
-              this.options,
-              this.__infoField(),
-            ),
-          );
-          if (err !== undefined) return err;
-        } else {
-          // Skip last line if it has no characters
-          if (
-            this.state.wasQuoting === true ||
-            this.state.record.length !== 0 ||
-            this.state.field.length !== 0
-          ) {
-            this.info.bytes = this.state.bufBytesStart + pos;
-            const errField = this.__onField();
-            if (errField !== undefined) return errField;
-            const errRecord = this.__onRecord(push);
-            if (errRecord !== undefined) return errRecord;
-          } else if (this.state.wasRowDelimiter === true) {
-            this.info.empty_lines++;
-          } else if (this.state.commenting === true) {
-            this.info.comment_lines++;
-          }
-        }
-      } else {
-        this.state.bufBytesStart += pos;
-        this.state.previousBuf = buf.slice(pos);
-      }
-      if (this.state.wasRowDelimiter === true) {
-        this.info.lines++;
-        this.state.wasRowDelimiter = false;
-      }
-    },
-    __onRecord: function (push) {
-      const {
-        columns,
-        group_columns_by_name,
-        encoding,
-        info,
-        from,
-        relax_column_count,
-        relax_column_count_less,
-        relax_column_count_more,
-        raw,
-        skip_records_with_empty_values,
-      } = this.options;
-      const { enabled, record } = this.state;
-      if (enabled === false) {
-        return this.__resetRecord();
-      }
-      // Convert the first line into column names
-      const recordLength = record.length;
-      if (columns === true) {
-        if (skip_records_with_empty_values === true && isRecordEmpty(record)) {
-          this.__resetRecord();
-          return;
-        }
-        return this.__firstLineToColumns(record);
-      }
-      if (columns === false && this.info.records === 0) {
-        this.state.expectedRecordLength = recordLength;
-      }
-      if (recordLength !== this.state.expectedRecordLength) {
-        const err =
-          columns === false
-            ? new CsvError(
-                "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH",
-                [
-                  "Invalid Record Length:",
-                  `expect ${this.state.expectedRecordLength},`,
-                  `got ${recordLength} on line ${this.info.lines}`,
-                ],
-                this.options,
-                this.__infoField(),
-                {
-                  record: record,
-                },
-              )
-            : new CsvError(
-                "CSV_RECORD_INCONSISTENT_COLUMNS",
-                [
-                  "Invalid Record Length:",
-                  `columns length is ${columns.length},`, // rename columns
-                  `got ${recordLength} on line ${this.info.lines}`,
-                ],
-                this.options,
-                this.__infoField(),
-                {
-                  record: record,
-                },
-              );
-        if (
-          relax_column_count === true ||
-          (relax_column_count_less === true &&
-            recordLength < this.state.expectedRecordLength) ||
-          (relax_column_count_more === true &&
-            recordLength > this.state.expectedRecordLength)
-        ) {
-          this.info.invalid_field_length++;
-          this.state.error = err;
-          // Error is undefined with skip_records_with_error
-        } else {
-          const finalErr = this.__error(err);
-          if (finalErr) return finalErr;
-        }
-      }
-      if (skip_records_with_empty_values === true && isRecordEmpty(record)) {
-        this.__resetRecord();
-        return;
-      }
-      if (this.state.recordHasError === true) {
-        this.__resetRecord();
-        this.state.recordHasError = false;
-        return;
-      }
-      this.info.records++;
-      if (from === 1 || this.info.records >= from) {
-        const { objname } = this.options;
-        // With columns, records are object
-        if (columns !== false) {
-          const obj = {};
-          // Transform record array to an object
-          for (let i = 0, l = record.length; i < l; i++) {
-            if (columns[i] === undefined || columns[i].disabled) continue;
-            // Turn duplicate columns into an array
-            if (
-              group_columns_by_name === true &&
-              Object.hasOwn(obj, columns[i].name)
-            ) {
-              if (Array.isArray(obj[columns[i].name])) {
-                obj[columns[i].name] = obj[columns[i].name].concat(record[i]);
-              } else {
-                obj[columns[i].name] = [obj[columns[i].name], record[i]];
-              }
-            } else {
-              Object.defineProperty(obj, columns[i].name, {
-                value: record[i],
-                enumerable: true,
-                writable: true,
-                configurable: true,
-              });
-            }
-          }
-          // Without objname (default)
-          if (raw === true || info === true) {
-            const extRecord = Object.assign(
-              { record: obj },
-              raw === true
-                ? { raw: this.state.rawBuffer.toString(encoding) }
-                : {},
-              info === true ? { info: this.__infoRecord() } : {},
-            );
-            const err = this.__push(
-              objname === undefined ? extRecord : [obj[objname], extRecord],
-              push,
-            );
-            if (err) {
-              return err;
-            }
-          } else {
-            const err = this.__push(
-              objname === undefined ? obj : [obj[objname], obj],
-              push,
-            );
-            if (err) {
-              return err;
-            }
-          }
-          // Without columns, records are array
-        } else {
-          if (raw === true || info === true) {
-            const extRecord = Object.assign(
-              { record: record },
-              raw === true
-                ? { raw: this.state.rawBuffer.toString(encoding) }
-                : {},
-              info === true ? { info: this.__infoRecord() } : {},
-            );
-            const err = this.__push(
-              objname === undefined ? extRecord : [record[objname], extRecord],
-              push,
-            );
-            if (err) {
-              return err;
-            }
-          } else {
-            const err = this.__push(
-              objname === undefined ? record : [record[objname], record],
-              push,
-            );
-            if (err) {
-              return err;
-            }
-          }
-        }
-      }
-      this.__resetRecord();
-    },
-    __firstLineToColumns: function (record) {
-      const { firstLineToHeaders } = this.state;
-      try {
-        const headers =
-          firstLineToHeaders === undefined
-            ? record
-            : firstLineToHeaders.call(null, record);
-        if (!Array.isArray(headers)) {
-          return this.__error(
-            new CsvError(
-              "CSV_INVALID_COLUMN_MAPPING",
-              [
-                "Invalid Column Mapping:",
-                "expect an array from column function,",
-                `got ${JSON.stringify(headers)}`,
-              ],
-              this.options,
-              this.__infoField(),
-              {
-                headers: headers,
-              },
-            ),
-          );
-        }
-        const normalizedHeaders = normalize_columns_array(headers);
-        this.state.expectedRecordLength = normalizedHeaders.length;
-        this.options.columns = normalizedHeaders;
-        this.__resetRecord();
-        return;
-      } catch (err) {
-        return err;
-      }
-    },
-    __resetRecord: function () {
-      if (this.options.raw === true) {
-        this.state.rawBuffer.reset();
-      }
-      this.state.error = undefined;
-      this.state.record = [];
-      this.state.record_length = 0;
-    },
-    __onField: function () {
-      const { cast, encoding, rtrim, max_record_size } = this.options;
-      const { enabled, wasQuoting } = this.state;
-      // Short circuit for the from_line options
-      if (enabled === false) {
-        return this.__resetField();
-      }
-      let field = this.state.field.toString(encoding);
-      if (rtrim === true && wasQuoting === false) {
-        field = field.trimRight();
-      }
-      if (cast === true) {
-        const [err, f] = this.__cast(field);
-        if (err !== undefined) return err;
-        field = f;
-      }
-      this.state.record.push(field);
-      // Increment record length if record size must not exceed a limit
-      if (max_record_size !== 0 && typeof field === "string") {
-        this.state.record_length += field.length;
-      }
-      this.__resetField();
-    },
-    __resetField: function () {
-      this.state.field.reset();
-      this.state.wasQuoting = false;
-    },
-    __push: function (record, push) {
-      const { on_record } = this.options;
-      if (on_record !== undefined) {
-        const info = this.__infoRecord();
-        try {
-          record = on_record.call(null, record, info);
-        } catch (err) {
-          return err;
-        }
-        if (record === undefined || record === null) {
-          return;
-        }
-      }
-      this.info.bytes_records += this.info.bytes;
-      push(record);
-    },
-    // Return a tuple with the error and the casted value
-    __cast: function (field) {
-      const { columns, relax_column_count } = this.options;
-      const isColumns = Array.isArray(columns);
-      // Dont loose time calling cast
-      // because the final record is an object
-      // and this field can't be associated to a key present in columns
-      if (
-        isColumns === true &&
-        relax_column_count &&
-        this.options.columns.length <= this.state.record.length
-      ) {
-        return [undefined, undefined];
-      }
-      if (this.state.castField !== null) {
-        try {
-          const info = this.__infoField();
-          return [undefined, this.state.castField.call(null, field, info)];
-        } catch (err) {
-          return [err];
-        }
-      }
-      if (this.__isFloat(field)) {
-        return [undefined, parseFloat(field)];
-      } else if (this.options.cast_date !== false) {
-        const info = this.__infoField();
-        return [undefined, this.options.cast_date.call(null, field, info)];
-      }
-      return [undefined, field];
-    },
-    __compareBytes: function (sourceBuf, targetBuf, targetPos, firstByte) {
-      if (sourceBuf[0] !== firstByte) return 0;
-      const sourceLength = sourceBuf.length;
-      for (let i = 1; i < sourceLength; i++) {
-        if (sourceBuf[i] !== targetBuf[targetPos + i]) return 0;
-      }
-      return sourceLength;
-    },
-    // Helper to test if a character is trimable
-    __isCharTrimable: function (buf, pos) {
-      const { timchars, timcharFirstBytes } = this.state;
-      // Fast bail-out: non-whitespace bytes (the common case) are rejected
-      // without scanning the full timchar list.
-      const first = buf[pos];
-      if (first === undefined || timcharFirstBytes[first] === 0) return 0;
-      loop1: for (let i = 0; i < timchars.length; i++) {
-        const timchar = timchars[i];
-        for (let j = 0; j < timchar.length; j++) {
-          if (timchar[j] !== buf[pos + j]) continue loop1;
-        }
-        return timchar.length;
-      }
-      return 0;
-    },
-    __isDelimiter: function (buf, pos, chr) {
-      const { delimiter, ignore_last_delimiters } = this.options;
-      if (
-        ignore_last_delimiters === true &&
-        this.state.record.length === this.options.columns.length - 1
-      ) {
-        return 0;
-      } else if (
-        ignore_last_delimiters !== false &&
-        typeof ignore_last_delimiters === "number" &&
-        this.state.record.length === ignore_last_delimiters - 1
-      ) {
-        return 0;
-      }
-      loop1: for (let i = 0; i < delimiter.length; i++) {
-        const del = delimiter[i];
-        if (del[0] === chr) {
-          for (let j = 1; j < del.length; j++) {
-            if (del[j] !== buf[pos + j]) continue loop1;
-          }
-          return del.length;
-        }
-      }
-      return 0;
-    },
-    __isEscape: function (buf, pos, chr) {
-      const { escape } = this.options;
-      if (escape === null) return false;
-      const l = escape.length;
-      if (escape[0] === chr) {
-        for (let i = 0; i < l; i++) {
-          if (escape[i] !== buf[pos + i]) {
-            return false;
-          }
-        }
-        return true;
-      }
-      return false;
-    },
-    __isFloat: function (value) {
-      return value - parseFloat(value) + 1 >= 0; // Borrowed from jquery
-    },
-    // Keep it in case we implement the `cast_int` option
-    // __isInt(value){
-    //   // return Number.isInteger(parseInt(value))
-    //   // return !isNaN( parseInt( obj ) );
-    //   return /^(\-|\+)?[1-9][0-9]*$/.test(value)
-    // }
-    __isQuote: function (buf, pos) {
-      const { quote } = this.options;
-      if (quote === null) return false;
-      const l = quote.length;
-      for (let i = 0; i < l; i++) {
-        if (quote[i] !== buf[pos + i]) {
-          return false;
-        }
-      }
-      return true;
-    },
-    __isRecordDelimiter: function (chr, buf, pos) {
-      const { record_delimiter } = this.options;
-      const recordDelimiterLength = record_delimiter.length;
-      loop1: for (let i = 0; i < recordDelimiterLength; i++) {
-        const rd = record_delimiter[i];
-        const rdLength = rd.length;
-        if (rd[0] !== chr) {
-          continue;
-        }
-        for (let j = 1; j < rdLength; j++) {
-          if (rd[j] !== buf[pos + j]) {
-            continue loop1;
-          }
-        }
-        return rd.length;
-      }
-      return 0;
-    },
-    __autoDiscoverRecordDelimiter: function (buf, pos) {
-      const { encoding } = this.options;
-      // Note, we don't need to cache this information in state,
-      // It is only called on the first line until we find out a suitable
-      // record delimiter.
-      const rds = [
-        // Important, the windows line ending must be before mac os 9
-        Buffer.from("\r\n", encoding),
-        Buffer.from("\n", encoding),
-        Buffer.from("\r", encoding),
-      ];
-      loop: for (let i = 0; i < rds.length; i++) {
-        const l = rds[i].length;
-        for (let j = 0; j < l; j++) {
-          if (rds[i][j] !== buf[pos + j]) {
-            continue loop;
-          }
-        }
-        this.options.record_delimiter.push(rds[i]);
-        this.state.recordDelimiterMaxLength = rds[i].length;
-        return rds[i].length;
-      }
-      return 0;
-    },
-    __error: function (msg) {
-      const { encoding, raw, skip_records_with_error } = this.options;
-      const err = typeof msg === "string" ? new Error(msg) : msg;
-      if (skip_records_with_error) {
-        this.state.recordHasError = true;
-        if (this.options.on_skip !== undefined) {
-          try {
-            this.options.on_skip(
-              err,
-              raw ? this.state.rawBuffer.toString(encoding) : undefined,
-            );
-          } catch (err) {
-            return err;
-          }
-        }
-        // this.emit('skip', err, raw ? this.state.rawBuffer.toString(encoding) : undefined);
-        return undefined;
-      } else {
-        return err;
-      }
-    },
-    __infoDataSet: function () {
-      return {
-        ...this.info,
-        columns: this.options.columns,
-      };
-    },
-    __infoRecord: function () {
-      const { columns, raw, encoding } = this.options;
-      return {
-        ...this.__infoDataSet(),
-        bytes_records: this.info.bytes,
-        error: this.state.error,
-        header: columns === true,
-        index: this.state.record.length,
-        raw: raw ? this.state.rawBuffer.toString(encoding) : undefined,
-      };
-    },
-    __infoField: function () {
-      const { columns } = this.options;
-      const isColumns = Array.isArray(columns);
-      // Bytes records are only incremented when all records'fields are parsed
-      const bytes_records = this.info.bytes_records;
-      return {
-        ...this.__infoRecord(),
-        bytes_records: bytes_records,
-        column:
-          isColumns === true
-            ? columns.length > this.state.record.length
-              ? columns[this.state.record.length].name
-              : null
-            : this.state.record.length,
-        quoting: this.state.wasQuoting,
-      };
-    },
-  };
-};
-
-const parse = function (data, opts = {}) {
-  if (typeof data === "string") {
-    data = Buffer.from(data);
-  }
-  const records = opts && opts.objname ? Object.create(null) : [];
-  const parser = transform(opts);
-  const push = (record) => {
-    if (parser.options.objname === undefined) records.push(record);
-    else {
-      records[record[0]] = record[1];
-    }
-  };
-  const close = () => {};
-  const error = parser.parse(data, true, push, close);
-  if (error !== undefined) throw error;
-  return records;
-};
-
-class EnoughRows extends Error {
-}
-function readTrace(bytes, options) {
-    const { path, layout, selection } = options;
-    const limit = configLimits.traceRequests;
-    const bySession = new Map();
-    const sessions = [];
-    const summary = { rows: 0, empty: 0, filtered: 0, kept: 0, sessions: 0, requests: 0 };
-    let origin = null;
-    // Without a window every row is kept, those before the file's first row included (an unsorted file).
-    const windowStartMs = selection.window === undefined ? Number.NEGATIVE_INFINITY : selection.window.start_s * 1000;
-    const windowEndMs = selection.window?.end_s === undefined ? null : selection.window.end_s * 1000;
-    const take = (row) => {
-        summary.rows++;
-        const where = (column) => `${path}:${row.line}, column ${JSON.stringify(column)}`;
-        const arrival = parseArrival(row.value(layout.arrival.column), layout.arrival.unit, () => where(layout.arrival.column));
-        origin ??= arrival;
-        // Whole ms and fractions apart: an epoch's 1.7e12 ms would round a microsecond away.
-        const timestampMs = arrival.wholeMs - origin.wholeMs + (arrival.fractionMs - origin.fractionMs);
-        const input = tokenCount(row.value(layout.inputTokens), () => where(layout.inputTokens));
-        const output = tokenCount(row.value(layout.outputTokens), () => where(layout.outputTokens));
-        const hashIds = layout.hashIds === null ? [] : parseHashIds(row.value(layout.hashIds), where(layout.hashIds));
-        const sessionId = layout.session === null ? null : parseSessionId(row.value(layout.session), where(layout.session));
-        if (layout.filters.some((filter) => !filter.values.includes(String(row.value(filter.column) ?? ""))) ||
-            timestampMs < windowStartMs ||
-            (windowEndMs !== null && timestampMs >= windowEndMs)) {
-            summary.filtered++;
+            if (count === 0)
+                return;
+            const score = sum / count;
+            if (Math.abs(score) > options.threshold)
+                candidates.push({ group: g, run: r, score, ratios });
+        });
+        if (candidates.length === 0)
             return;
-        }
-        if (input === 0 || output === 0) {
-            summary.empty++;
-            return;
-        }
-        if (summary.kept >= limit)
-            throw new InputError(`${path}: more than ${limit} rows pass the filters (the limit on a trace's requests; see docs/config-reference.md#limits); keep fewer with window, max_rows or sample`);
-        summary.kept++;
-        const turn = { timestampMs, inputTokens: input, maxTokens: output, hashIds };
-        const known = sessionId === null ? undefined : bySession.get(sessionId);
-        if (known) {
-            if (known.turns.length >= configLimits.sessionTurns)
-                throw new InputError(`${where(layout.session)}: session ${JSON.stringify(row.value(layout.session))} has more than ${configLimits.sessionTurns} turns (the limit on turns per session; see docs/config-reference.md#limits)`);
-            const previous = known.turns.at(-1).timestampMs;
-            if (timestampMs < previous)
-                throw new InputError(`${where(layout.arrival.column)}: expected the turns of session ${JSON.stringify(row.value(layout.session))} in time order, got ${describeCell(row.value(layout.arrival.column))}, ${formatMs(previous - timestampMs)} ms before the session's previous turn`);
-            known.turns.push(turn);
-        }
-        else {
-            const session = { turns: [turn] };
-            sessions.push(session);
-            if (sessionId !== null)
-                bySession.set(sessionId, session);
-        }
-        if (selection.max_rows !== undefined && summary.kept >= selection.max_rows)
-            throw new EnoughRows();
-    };
-    try {
-        if (layout.format === "csv")
-            readCsvRows(bytes, path, layout, take);
+        if (candidates.length > Math.floor(n * options.maxShare))
+            tooManyOutliers.push(g);
         else
-            readJsonRows(bytes, path, layout, take);
-    }
-    catch (error) {
-        if (!(error instanceof EnoughRows))
-            throw error;
-    }
-    if (sessions.length === 0)
-        throw new InputError(`${path}: no requests to replay (${summary.rows} rows read, ${summary.filtered} left out by the filters and window, ${summary.empty} with 0 input or output tokens)`);
-    // Sessions start in the order of their first request (stable for equal times), on a clock from the
-    // earliest one.
-    const ordered = sessions
-        .map((session, order) => ({ session, order }))
-        .sort((a, b) => a.session.turns[0].timestampMs - b.session.turns[0].timestampMs || a.order - b.order)
-        .map(({ session }) => session);
-    const start = ordered[0].turns[0].timestampMs;
-    if (start !== 0)
-        for (const session of ordered)
-            for (const turn of session.turns)
-                turn.timestampMs -= start;
-    const replayed = sampleSessions(ordered, selection.sample, options.seed);
-    summary.sessions = replayed.length;
-    summary.requests = replayed.reduce((sum, session) => sum + session.turns.length, 0);
-    return { sessions: replayed, summary };
+            appendAll(screened, candidates);
+    });
+    return { screened, scales, tooManyOutliers };
 }
-/** A seeded sample of `count` sessions, kept in time order (all of them when there are no more). */
-function sampleSessions(sessions, count, seed) {
-    if (count === undefined || count >= sessions.length)
-        return sessions;
-    const chosen = shuffledIndexes(createRng(seed, "trace sample"), sessions.length)
-        .slice(0, count)
-        .sort((a, b) => a - b);
-    return chosen.map((index) => sessions[index]);
+
+function groupByCell(runs) {
+    const cells = new Map();
+    for (const run of runs) {
+        const list = cells.get(run.cell);
+        if (list)
+            list.push(run);
+        else
+            cells.set(run.cell, [run]);
+    }
+    return cells;
 }
-/** The columns a layout reads: each must be in a CSV's header. */
-function layoutColumns(layout) {
-    return [
-        layout.arrival.column,
-        layout.inputTokens,
-        layout.outputTokens,
-        ...(layout.session === null ? [] : [layout.session]),
-        ...(layout.hashIds === null ? [] : [layout.hashIds]),
-        ...layout.filters.map((filter) => filter.column),
+/**
+ * Stage 1: the runs the comparison may use. Pairs a single cell per side, drops the runs excluded while
+ * measuring, then screens the healthy ones for outlier runs; says what it left out and why.
+ */
+function selectUsableRuns(baseline, candidate, gate, warnings) {
+    const candidateInput = pairSingleCells(baseline, candidate, warnings);
+    const sides = { baseline, candidate: candidateInput };
+    const excluded = [];
+    const healthy = { baseline: [], candidate: [] };
+    const refOf = (side, run) => ({ side, cell: run.cell, run: run.run, source: run.source });
+    for (const side of ["baseline", "candidate"]) {
+        for (const run of sides[side]) {
+            if (run.exclusionReasons.length > 0)
+                excluded.push({ ...refOf(side, run), reasons: run.exclusionReasons });
+            else
+                healthy[side].push(run);
+        }
+    }
+    const screened = screenRuns(healthy, gate, warnings);
+    const usable = {
+        baseline: healthy.baseline.filter((run) => !screened.has(run)),
+        candidate: healthy.candidate.filter((run) => !screened.has(run)),
+    };
+    for (const side of ["baseline", "candidate"])
+        for (const run of healthy[side]) {
+            const reason = screened.get(run);
+            if (reason)
+                excluded.push({ ...refOf(side, run), reasons: [reason] });
+        }
+    const used = [
+        ...usable.baseline.map((run) => refOf("baseline", run)),
+        ...usable.candidate.map((run) => refOf("candidate", run)),
     ];
+    return { sides, usable, used, excluded };
 }
-function readCsvRows(bytes, path, layout, take) {
-    try {
-        parse(bytes, {
-            bom: true,
-            skip_empty_lines: true,
-            max_record_size: configLimits.traceLineBytes,
-            columns: (header) => {
-                const names = header.map((name) => name.trim());
-                const missing = [...new Set(layoutColumns(layout))].filter((column) => !names.includes(column));
-                if (missing.length > 0)
-                    throw new InputError(`${path}:1: expected a header with the ${layout.name}'s column${missing.length === 1 ? "" : "s"} ${missing.map((column) => JSON.stringify(column)).join(", ")}, got ${names.map((name) => JSON.stringify(name)).join(", ")}`);
-                return names;
-            },
-            on_record: (record, context) => {
-                take({ line: context.lines, value: (column) => record[column] });
-                return null;
-            },
-        });
+/**
+ * `vllm bench serve --label` often names the side ("main", "pr") rather than the workload: with one
+ * cell per side under different names, they are the same cell. Said in a warning, never silent.
+ */
+function pairSingleCells(baseline, candidate, warnings) {
+    const baseCells = new Set(baseline.map((run) => run.cell));
+    const candCells = new Set(candidate.map((run) => run.cell));
+    if (baseCells.size !== 1 || candCells.size !== 1)
+        return candidate;
+    const [baseCell] = baseCells;
+    const [candCell] = candCells;
+    if (baseCell === candCell)
+        return candidate;
+    warnings.push(`one cell per side with different names: candidate "${candCell}" compared with baseline "${baseCell}"`);
+    return candidate.map((run) => ({ ...run, cell: baseCell }));
+}
+/** Metrics screened for outlier runs: the gated ones measured per run (error rate is pooled). */
+function screenRuns(healthy, gate, warnings) {
+    const reasons = new Map();
+    if (gate.outlier_threshold <= 0)
+        return reasons;
+    const metrics = gate.metrics.filter((metric) => metricSpecs[metric].judged === "per-run");
+    if (metrics.length === 0)
+        return reasons;
+    const groups = [];
+    for (const side of ["baseline", "candidate"])
+        for (const [cell, runs] of groupByCell(healthy[side]))
+            groups.push({ side, cell, runs });
+    const result = screenOutliers(groups.map((group) => ({
+        // Both sides of a cell share a scale: same workload, same spread; other cells may be noisier.
+        pool: group.cell,
+        values: group.runs.map((run) => metrics.map((metric) => {
+            const value = run.metrics[metric];
+            if (value === null || value === undefined || !(value > 0))
+                return Number.NaN;
+            return (metricSpecs[metric].higherIsBetter ? -1 : 1) * Math.log(value);
+        })),
+    })), metrics.length, { ...defaultScreenOptionsFor(gate) });
+    for (const flagged of result.screened) {
+        const group = groups[flagged.group];
+        const run = group.runs[flagged.run];
+        const moved = metrics
+            .map((metric, k) => ({ metric, ratio: flagged.ratios[k] }))
+            .filter((m) => Number.isFinite(m.ratio))
+            .map((m) => `${describeMetric(m.metric)} ${m.ratio >= 1 ? "+" : ""}${((m.ratio - 1) * 100).toFixed(1)}%`)
+            .join(", ");
+        reasons.set(run, `outlier run: on average ${Math.abs(flagged.score).toFixed(1)} robust sd ${flagged.score > 0 ? "worse" : "better"} than the other ${group.side} runs of this cell on the gated metrics (${moved} vs their median; gate.outlier_threshold ${gate.outlier_threshold})`);
     }
-    catch (error) {
-        if (error instanceof CsvError) {
-            const line = typeof error.lines === "number" ? `:${error.lines}` : "";
-            const reason = error.code === "CSV_MAX_RECORD_SIZE"
-                ? `a record longer than ${configLimits.traceLineBytes} bytes (the limit on a trace line; see docs/config-reference.md#limits)`
-                : error.message;
-            throw new InputError(`${path}${line}: not valid CSV: ${reason}`);
-        }
-        throw error;
+    for (const g of result.tooManyOutliers) {
+        const group = groups[g];
+        warnings.push(`the ${group.side} runs of cell "${group.cell}" split into groups too far apart to call one an outlier; none were screened`);
     }
+    return reasons;
 }
-function readJsonRows(bytes, path, layout, take) {
-    let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-    for (let line = 1; start < bytes.length; line++) {
-        const newline = bytes.indexOf(0x0a, start);
-        const end = newline === -1 ? bytes.length : newline;
-        if (end - start > configLimits.traceLineBytes)
-            throw new InputError(`${path}:${line}: a line longer than ${configLimits.traceLineBytes} bytes (the limit on a trace line; see docs/config-reference.md#limits)`);
-        const text = bytes.toString("utf8", start, end).trim();
-        start = end + 1;
-        if (text === "")
-            continue;
-        let value;
-        try {
-            value = JSON.parse(text);
-        }
-        catch (error) {
-            throw new InputError(`${path}:${line}: not valid JSON (${error.message})`);
-        }
-        if (!value || typeof value !== "object" || Array.isArray(value))
-            throw new InputError(`${path}:${line}: expected a JSON object with ${layoutColumns(layout)
-                .map((column) => JSON.stringify(column))
-                .join(", ")}`);
-        const record = value;
-        take({ line, value: (column) => record[column] });
-    }
-}
-function describeCell(value) {
-    if (value === undefined)
-        return "nothing (no such column in this row)";
-    if (value === "")
-        return "an empty cell";
-    return JSON.stringify(value);
-}
-/** A cell's number: a JSON number, or a CSV's text of one; NaN for anything else (an empty cell too). */
-function numberOf(value) {
-    if (typeof value === "number")
-        return value;
-    return typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
-}
-/** A whole number of tokens, 0 to the token limit; CSV's "374" and "374.0" alike. */
-function tokenCount(value, where) {
-    const number = numberOf(value);
-    if (!Number.isInteger(number) || number < 0 || number > configLimits.tokens)
-        throw new InputError(`${where()}: expected a whole number of tokens from 0 to ${configLimits.tokens} (the limit on token counts; see docs/config-reference.md#limits), got ${describeCell(value)}`);
-    return number;
-}
-const unitMs = { s: 1000, ms: 1, us: 0.001 };
-/** An arrival time (on the file's own origin). */
-function parseArrival(value, unit, where) {
-    if (unit === "datetime") {
-        const instant = typeof value === "string" ? parseDateTimeInstant(value.trim()) : null;
-        if (instant === null)
-            throw new InputError(`${where()}: expected a date and time such as "2023-11-16 18:15:46.6805900" or "2024-05-10T00:00:00.009930+00:00", got ${describeCell(value)}`);
-        return instant;
-    }
-    const number = numberOf(value);
-    if (!Number.isFinite(number))
-        throw new InputError(`${where()}: expected a number of ${unitName[unit]}, got ${describeCell(value)}`);
-    return { wholeMs: number * unitMs[unit], fractionMs: 0 };
-}
-const unitName = {
-    s: "seconds",
-    ms: "milliseconds",
-    us: "microseconds",
-};
-const dateTimePattern = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
-function parseDateTimeInstant(text) {
-    const match = dateTimePattern.exec(text);
-    if (!match)
-        return null;
-    const dayMs = dayStart(text.slice(0, 10), match);
-    const [hour, minute, second] = [Number(match[4]), Number(match[5]), Number(match[6])];
-    if (dayMs === null || hour > 23 || minute > 59 || second > 59)
-        return null;
-    const fraction = match[7] ? Number(`0.${match[7]}`) * 1000 : 0;
-    const zone = match[8];
-    let offsetMs = 0;
-    if (zone && zone.toUpperCase() !== "Z") {
-        const sign = zone.startsWith("-") ? -1 : 1;
-        const digits = zone.slice(1).replace(":", "");
-        offsetMs = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || "0")) * 60_000;
-    }
-    return { wholeMs: dayMs + ((hour * 60 + minute) * 60 + second) * 1000 - offsetMs, fractionMs: fraction };
-}
-/** The last day read (a trace's rows share their day): its text and its start in ms, or null for no day. */
-let lastDay = { text: "", ms: null };
-/** The start of a date's day in ms (UTC); null for a month or day out of range (2023-02-30). */
-function dayStart(text, match) {
-    if (lastDay.text === text)
-        return lastDay.ms;
-    const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-    let ms = null;
-    if (month >= 1 && month <= 12 && day >= 1) {
-        ms = Date.UTC(year, month - 1, day);
-        // Date.UTC rolls 2023-02-31 over into March: a day beyond its month is no date.
-        if (new Date(ms).getUTCDate() !== day)
-            ms = null;
-    }
-    lastDay = { text, ms };
-    return ms;
-}
-/** Prefix-hash ids: a JSON list (JSON Lines, or a CSV cell "[1, 2]"), or whole numbers separated by spaces, ';' or '|'. */
-function parseHashIds(value, where) {
-    let ids = value;
-    if (value === undefined || value === null || value === "")
-        return [];
-    if (typeof value === "string") {
-        const text = value.trim();
-        if (text.startsWith("[")) {
-            try {
-                ids = JSON.parse(text);
-            }
-            catch {
-                ids = null;
-            }
-        }
-        else
-            ids = text.split(/[\s;|]+/).map((part) => (/^\d+$/.test(part) ? Number(part) : Number.NaN));
-    }
-    if (!Array.isArray(ids) || !ids.every((id) => Number.isSafeInteger(id) && id >= 0))
-        throw new InputError(`${where}: expected a list of whole numbers >= 0 (a JSON list, or numbers separated by spaces, ';' or '|'), got ${describeCell(value)}`);
-    return ids;
-}
-/** A session id: a string or a number; an empty cell (or no key) is a row without a session. */
-function parseSessionId(value, where) {
-    if (value === undefined || value === null || value === "")
-        return null;
-    if (typeof value === "string" || typeof value === "number")
-        return String(value);
-    throw new InputError(`${where}: expected a session id (a string or a number), got ${describeCell(value)}`);
-}
-function formatMs(ms) {
-    return Number.isInteger(ms) ? String(ms) : ms.toFixed(3);
-}
-/** What a trace's selection kept, in words: the notes of its runs and `validate`'s line. */
-function describeTraceRead(summary) {
-    const left = [
-        summary.filtered > 0 ? `${summary.filtered} left out by the filters and window` : "",
-        summary.empty > 0 ? `${summary.empty} with 0 input or output tokens skipped` : "",
-    ].filter((part) => part !== "");
-    const sessions = summary.sessions === summary.requests
-        ? `${summary.requests} requests`
-        : `${summary.sessions} sessions (${summary.requests} requests)`;
-    const sampled = summary.kept > summary.requests ? ` (sampled from ${summary.kept} rows)` : "";
-    return `trace: ${summary.rows} rows read${left.length > 0 ? `, ${left.join(", ")}` : ""}; ${sessions} to replay${sampled}`;
-}
-
-/** Draws one token count from a configured length distribution, clipped to [min, max] and >= 1. */
-function drawLength(length, rng) {
-    if (typeof length === "number")
-        return length;
-    switch (length.distribution) {
-        case "fixed":
-            return length.value;
-        case "uniform": {
-            const low = Math.min(length.min, length.max);
-            const high = Math.max(length.min, length.max);
-            return rng.int(low, high);
-        }
-        case "normal":
-            return clip(Math.round(length.mean + length.sd * rng.normal()), length.min, length.max);
-        case "lognormal":
-            return clip(Math.round(length.median * Math.exp(length.sigma * rng.normal())), length.min, length.max);
-    }
-}
-function clip(value, min, max) {
-    const lower = Math.max(1, min);
-    const clipped = Math.max(lower, value);
-    return max === undefined ? clipped : Math.min(max, clipped);
+function defaultScreenOptionsFor(gate) {
+    return {
+        threshold: gate.outlier_threshold,
+        minRuns: 5,
+        maxShare: 0.2,
+        minScale: Math.max(0.01, 2 * gate.min_run_sd),
+    };
 }
 
 /**
- * Draws one wait between two turns (a think time or a tool's latency) from its configured distribution,
- * in milliseconds, never negative and clipped to `max` where the distribution has one.
+ * Workload families (docs/compare.md#family-tests): the cells a change is likely to move together, whose
+ * gated metrics the gate also tests as one combined test per metric. Declared on the cell (`family`), or
+ * derived from its name: the part before the first '-' (`chat-fresh-low` → `chat`), the whole name when
+ * it has none. A grouping fixed before the runs are seen keeps the tests' error control whatever it is; a
+ * good one (cells one change moves alike) is what gives the combined tests their power.
  */
-function drawDelayMs(delay, rng) {
-    if (typeof delay === "number")
-        return delay * 1000;
-    switch (delay.distribution) {
-        case "fixed":
-            return delay.value * 1000;
-        case "uniform": {
-            const low = Math.min(delay.min, delay.max);
-            const high = Math.max(delay.min, delay.max);
-            return (low + (high - low) * rng.next()) * 1000;
-        }
-        case "exponential": {
-            // 1 - next() is in (0, 1]: the log stays finite.
-            const drawn = -delay.mean * Math.log(1 - rng.next());
-            return Math.min(drawn, delay.max ?? Number.POSITIVE_INFINITY) * 1000;
-        }
-        case "lognormal": {
-            const drawn = delay.median * Math.exp(delay.sigma * rng.normal());
-            return Math.min(drawn, delay.max ?? Number.POSITIVE_INFINITY) * 1000;
-        }
-    }
+function cellFamily(cell) {
+    if (cell.family !== undefined)
+        return cell.family;
+    const dash = cell.name.indexOf("-");
+    return dash > 0 ? cell.name.slice(0, dash) : cell.name;
 }
 
+function cellSchedule(config, cell) {
+    if ((cell.schedule ?? config.runner.schedule) === "real-time")
+        return { kind: "real-time", reason: "configured" };
+    // Closed loop: each request is sent as the one before it ends, so nothing is ever idle to elide.
+    const openLoop = cell.load.type === "rate" ||
+        (cell.load.type === "stages" && cell.load.stages.some((stage) => stage.rate !== undefined));
+    if (!openLoop)
+        return { kind: "real-time", reason: "closed-loop" };
+    return { kind: "idle-elided", settleMs: config.runner.settle_ms };
+}
+/** The schedule as a condition of the run: what the fingerprint records (no reason, only what ran). */
+function scheduleCondition(schedule) {
+    return schedule.kind === "idle-elided"
+        ? { kind: schedule.kind, settleMs: schedule.settleMs }
+        : { kind: schedule.kind };
+}
+function describeSchedule(schedule) {
+    if (schedule.kind === "idle-elided")
+        return `idle gaps elided (settle ${schedule.settleMs} ms)`;
+    return schedule.reason === "configured" ? "real time (configured)" : "real time (closed loop: never idle)";
+}
+
+/** Assumed per-stream decode speed for closed-loop estimates; the estimate says so. */
+const assumedSecondsPerOutputToken$1 = 0.03;
 /**
- * The fan-outs of one session of `turns` turns: per turn (0-based) its branches, or null for a turn of one
- * request. Drawn from `rng`, the session's own fan-out stream, so a config without fan-out (or another
- * fan-out) leaves the session's turns, lengths and waits as they were.
+ * A lone request's speed, for the idle time the idle-elided schedule cuts at low load (a small model on
+ * one GPU); the estimate says so.
  */
-function planFanOuts(fanOut, turns, rng, tokenModel) {
-    if (fanOut === undefined)
-        return Array.from({ length: turns }, () => null);
-    const chosen = new Set(fanOut.turns ?? []);
-    return Array.from({ length: turns }, (_, turn) => {
-        const fansOut = fanOut.turns !== undefined ? chosen.has(turn + 1) : rng.next() < fanOut.share;
-        if (!fansOut)
-            return null;
-        const count = typeof fanOut.branches === "number"
-            ? fanOut.branches
-            : rng.int(fanOut.branches.min, fanOut.branches.max);
-        const branches = Array.from({ length: count }, () => {
-            const messageTokens = drawLength(fanOut.message_tokens, rng);
-            const maxTokens = drawLength(fanOut.output_tokens, rng);
-            return {
-                content: randomWords(rng, wordsForPart(tokenModel, messageTokens)),
-                messageTokens,
-                maxTokens,
-            };
-        });
-        return { branches, tools: fanOut.tools };
+const assumedLoneSecondsPerOutputToken = 0.01;
+const assumedLoneSecondsPerPromptToken = 0.0001;
+/** Mean answer tokens of one of the cell's requests (its kind's estimate; a trace's own where read). */
+function cellOutputTokensMean(cell, replay = null) {
+    return outputTokensMean(cell.dataset, replay);
+}
+const noTraceReplays = () => null;
+/** True when a cell's arrivals come from its trace's timestamps (an open-loop load of a trace). */
+function onTraceClock(cell) {
+    return isTraceDataset(cell.dataset) && cell.load.type === "rate";
+}
+/**
+ * A load as validate shows it; `unit` is what it counts (a session dataset's load counts sessions). A trace
+ * replayed open loop is timed by its timestamps, whatever the rate says: "trace timestamps, N requests
+ * over S s" (sessions and requests when its sessions have several turns), or the time scale alone when
+ * the file was not read.
+ */
+function describeLoad(load, unit = "req", trace = null) {
+    if (trace !== null && load.type === "rate") {
+        const replay = trace.replay;
+        const inFlight = load.max_concurrency ? `, max ${load.max_concurrency} in flight` : "";
+        if (replay === null)
+            return `trace timestamps (time x${trace.timeScale})${inFlight}`;
+        const count = replay.requests === replay.sessions
+            ? `${replay.requests} requests`
+            : `${replay.sessions} sessions (${replay.requests} requests)`;
+        return `trace timestamps, ${count} over ${formatSeconds(replay.spanS)} s${inFlight}`;
+    }
+    switch (load.type) {
+        case "concurrency":
+            return `concurrency ${load.concurrency}${unit === "sessions" ? " sessions" : ""}`;
+        case "rate":
+            return `${load.rate} ${unit}/s${load.burstiness === 1 ? " Poisson" : ` burstiness ${load.burstiness}`}${load.max_concurrency ? `, max ${load.max_concurrency} in flight` : ""}`;
+        case "stages":
+            return `stages ${load.stages.map((stage) => (stage.rate !== undefined ? `${stage.rate}/s` : `c${stage.concurrency}`) + ` ${stage.duration_s}s`).join(" -> ")}`;
+    }
+}
+function formatSeconds(seconds) {
+    return seconds >= 100 ? String(Math.round(seconds)) : String(Number(seconds.toFixed(1)));
+}
+/** Tool rounds per turn assumed when a session declares tools (the server decides whether it calls one). */
+const assumedToolRoundsPerTurn = 1;
+/**
+ * A session's expected duration (null for a dataset of single requests). Its turns are closed loop:
+ * each answer, then the think time, then the next turn, so a session takes turns x (answer) + (turns − 1) x
+ * (think mean), plus each tool round's latency and its answer (answers at `secondsPerOutputToken`). A file's turns are assumed
+ * (`assumedFileSessionTurns`, at most `max_turns`); a trace's gaps between turns are its own (not counted).
+ * A fan-out turn takes one branch's answer (and its tool round, where the branches have tools): the
+ * branches run at once, each at the assumed per-stream speed.
+ */
+function sessionEstimate(cell, secondsPerOutputToken = assumedSecondsPerOutputToken$1, replay = null) {
+    const dataset = cell.dataset;
+    if (!isSessionDataset(dataset))
+        return null;
+    const answerSeconds = cellOutputTokensMean(cell, replay) * secondsPerOutputToken;
+    const shape = sessionShape(dataset, replay);
+    const turns = Math.max(1, shape.turns);
+    const think = shape.thinkSeconds;
+    const toolLatency = shape.toolLatencySeconds;
+    const tool = toolLatency === null ? 0 : assumedToolRoundsPerTurn * (toolLatency + answerSeconds);
+    const fanOut = shape.fanOut;
+    const fanOuts = fanOut === undefined
+        ? 0
+        : fanOut.turns !== undefined
+            ? fanOut.turns.filter((turn) => turn <= turns).length
+            : fanOut.share * turns;
+    const branchAnswer = fanOut === undefined ? 0 : lengthMean(fanOut.output_tokens) * secondsPerOutputToken;
+    const branchTool = fanOut?.tools === true && toolLatency !== null
+        ? assumedToolRoundsPerTurn * (toolLatency + branchAnswer)
+        : 0;
+    const thinkSeconds = (turns - 1) * think;
+    const toolSeconds = (turns - fanOuts) * tool + fanOuts * branchTool;
+    const fanOutSeconds = fanOuts * branchAnswer;
+    return {
+        turns,
+        fanOuts,
+        requests: turns - fanOuts + (fanOut === undefined ? 0 : fanOuts * meanBranches(fanOut)),
+        answerSeconds,
+        thinkSeconds,
+        toolSeconds,
+        fanOutSeconds,
+        seconds: (turns - fanOuts) * answerSeconds + fanOutSeconds + thinkSeconds + toolSeconds,
+    };
+}
+function estimateSeconds(cell, replay) {
+    if ("duration_s" in cell.size)
+        return cell.size.duration_s;
+    const requests = cell.size.requests;
+    // A session dataset's unit is a session: its schedule counts sessions, each as long as its turns.
+    const requestSeconds = sessionEstimate(cell, assumedSecondsPerOutputToken$1, replay)?.seconds ??
+        cellOutputTokensMean(cell) * assumedSecondsPerOutputToken$1;
+    // A trace on its own clock: up to its last request's timestamp (a session's later turns wait for theirs),
+    // then that request's answer, or its last session when the answers are what takes longer.
+    if (replay !== null && onTraceClock(cell)) {
+        const answer = cellOutputTokensMean(cell, replay) * assumedSecondsPerOutputToken$1;
+        return Math.max(replay.lastRequestS + answer, replay.spanS + requestSeconds);
+    }
+    switch (cell.load.type) {
+        case "rate":
+            return requests / cell.load.rate + requestSeconds;
+        case "concurrency":
+            return (requests / cell.load.concurrency) * requestSeconds;
+        case "stages":
+            return cell.load.stages.reduce((total, stage) => total + stage.duration_s, 0);
+    }
+}
+/**
+ * Idle seconds per run the idle-elided schedule is expected to cut from an open-loop rate cell at low
+ * load. With Poisson-like arrivals at rate λ and requests of S seconds that do not queue, the requests
+ * in flight are Poisson with mean λS, so an arrival finds nothing in flight with probability e^(−λS)
+ * (PASTA), and the idle gap before it, exponential with mean 1/λ, is cut but for the settle time: per
+ * run N·e^(−λS)·e^(−λ·settle)/λ. S is a lone request's time at the assumed speeds above.
+ */
+function estimateElidedSeconds(cell, schedule, replay) {
+    if (schedule.kind !== "idle-elided" || cell.load.type !== "rate" || !("requests" in cell.size))
+        return 0;
+    // A trace on its own clock arrives at its own mean rate (unknown when its file was not read).
+    const rate = onTraceClock(cell)
+        ? replay !== null && replay.spanS > 0
+            ? replay.sessions / replay.spanS
+            : null
+        : cell.load.rate;
+    if (rate === null)
+        return 0;
+    // A session is in flight from its first turn to its last answer, its think times included.
+    const serviceS = promptTokensMean(cell.dataset) * assumedLoneSecondsPerPromptToken +
+        (sessionEstimate(cell, assumedLoneSecondsPerOutputToken, replay)?.seconds ??
+            cellOutputTokensMean(cell) * assumedLoneSecondsPerOutputToken);
+    return ((cell.size.requests * Math.exp(-rate * serviceS) * Math.exp((-rate * schedule.settleMs) / 1000)) / rate);
+}
+function describeWarmup(cell) {
+    const unit = isSessionDataset(cell.dataset) ? "sessions" : "req";
+    return "requests" in cell.warmup ? `${cell.warmup.requests} ${unit}` : `${cell.warmup.duration_s} s`;
+}
+/**
+ * `looks`: the run counts per side at which compare decides (stats/sequential lookSchedule; passed in, as
+ * config comes first in the pipeline); each look after the first is another measuring step.
+ */
+function summarizeConfig(config, templates = [], looks, traces = noTraceReplays) {
+    // Text is built from the view that holds templates where values came from `${VAR}` (they may be
+    // secrets); estimates and checks use the values.
+    const shown = templateView(config, templates);
+    const warnings = [];
+    const server = config.server;
+    const serverText = describeServer(shown.server);
+    warnings.push(...serverWarnings(server, shown.server));
+    if (!config.model.revision)
+        warnings.push("model.revision is not set: the model can change under the same name; pin a commit");
+    if (config.repeats.min < 3)
+        warnings.push(`repeats.min is ${config.repeats.min}: fewer than 3 runs per side can rarely support a verdict`);
+    const cells = config.cells.map((cell, index) => {
+        const text = shown.cells[index];
+        const unit = isSessionDataset(cell.dataset) ? "sessions" : "req";
+        const size = "requests" in text.size ? `${text.size.requests} ${unit}` : `${text.size.duration_s} s`;
+        // A session dataset's size counts sessions: its requests per run are about sessions x mean turns (tool
+        // rounds come on top). Its depth buckets' requests depend on the turns' distribution, not only their
+        // mean, so the depth metrics' floor is compare's to apply, not estimated here.
+        const replay = traces(cell);
+        const session = sessionEstimate(cell, assumedSecondsPerOutputToken$1, replay);
+        const requestsPerRun = "requests" in cell.size
+            ? session === null
+                ? cell.size.requests
+                : Math.round(cell.size.requests * session.requests)
+            : null;
+        if (requestsPerRun !== null && requestsPerRun < config.gate.min_requests.p95) {
+            const gatedPercentiles = config.gate.metrics.filter((metric) => metricSpecs[metric].minRequests === "p95" &&
+                (session === null || metricSpecs[metric].source.kind !== "session"));
+            if (gatedPercentiles.length > 0) {
+                const requests = text.size.requests;
+                const counted = session === null
+                    ? `${requests} requests per run`
+                    : `about ${requestsPerRun} requests per run (${requests} sessions of ${Number(session.turns.toFixed(1))} turns${session.fanOuts > 0 ? `, ${Number(session.requests.toFixed(1))} requests each with the fan-outs' branches` : ""})`;
+                warnings.push(`cells "${text.name}": ${counted} is below gate.min_requests.p95 (${config.gate.min_requests.p95}); ${gatedPercentiles.join(", ")} will be advisory only`);
+            }
+        }
+        const schedule = cellSchedule(config, cell);
+        const elided = estimateElidedSeconds(cell, schedule, replay);
+        const trace = isTraceDataset(cell.dataset) ? { timeScale: cell.dataset.time_scale, replay } : null;
+        return {
+            name: text.name,
+            endpoint: text.endpoint,
+            dataset: describeDataset(text.dataset),
+            load: describeLoad(text.load, unit, trace),
+            size,
+            prefix: text.prefix,
+            warmup: describeWarmup(text),
+            schedule: describeSchedule(schedule),
+            estimatedSecondsPerRun: Math.max(0, estimateSeconds(cell, replay) - elided),
+            estimatedElidedSecondsPerRun: elided,
+        };
+    });
+    return {
+        server: serverText,
+        model: `${shown.model.name}${shown.model.revision ? ` @ ${shown.model.revision}` : ""}`,
+        cells,
+        runs: { min: config.repeats.min, max: config.repeats.max },
+        starts: startsOf(config),
+        gate: `${shown.gate.metrics.join(", ")}; tolerance ${typeof shown.gate.tolerance === "number" ? `${(shown.gate.tolerance * 100).toFixed(1)}%` : shown.gate.tolerance}, confidence ${shown.gate.confidence}, fail on ${shown.gate.fail_on}`,
+        warnings,
+        // Capacity and sweep cells spend their own runs (validate costs them apart: capacity-summary.ts).
+        gpuMinutes: estimateGpuMinutes(config, cells
+            .filter((_, index) => !isSearchedCell(config.cells[index]))
+            .map((cell) => cell.estimatedSecondsPerRun), looks ?? [config.repeats.min, config.repeats.max]),
+        searchedCells: config.cells.filter(isSearchedCell).map((cell) => cell.name),
+    };
+}
+function renderSummary(file, summary) {
+    const header = ["cell", "endpoint", "dataset", "load", "per run", "warm-up", "prefix"];
+    const rows = summary.cells.map((cell) => [
+        cell.name,
+        cell.endpoint,
+        cell.dataset,
+        cell.load,
+        cell.size,
+        cell.warmup,
+        cell.prefix,
+    ]);
+    const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
+    const line = (row) => row
+        .map((value, column) => value.padEnd(widths[column]))
+        .join("  ")
+        .trimEnd();
+    const out = [
+        `${file}: valid`,
+        `server: ${summary.server}`,
+        `model:  ${summary.model}`,
+        `${summary.cells.length} cell${summary.cells.length === 1 ? "" : "s"}:`,
+        `  ${line(header)}`,
+        ...rows.map((row) => `  ${line(row)}`),
+        ...renderSchedules(summary.cells),
+        `runs per side: ${summary.runs.min} to ${summary.runs.max} (more only while the verdict is inconclusive)`,
+        `server starts: groups of ${summary.starts.group} run${summary.starts.group === 1 ? "" : "s"} a side${summary.starts.auto ? " (repeats.block auto)" : ""}, alternating A B, B A: ${summary.starts.firstLookPerSide} start${summary.starts.firstLookPerSide === 1 ? "" : "s"} a side at the first look, ${summary.starts.maxPerSide} at ${summary.runs.max} runs; the intervals count the start-to-start noise beside the run-to-run (gate.noise_prior)`,
+        `gated: ${summary.gate}`,
+        ...renderGpuMinutes(summary.gpuMinutes, summary.searchedCells, summary.cells.length),
+    ];
+    for (const warning of summary.warnings)
+        out.push(`warning: ${warning}`);
+    return `${out.join("\n")}\n`;
+}
+/** One line per schedule: which cells run on it, and the idle time it is expected to cut. */
+function renderSchedules(cells) {
+    const bySchedule = new Map();
+    for (const cell of cells)
+        bySchedule.set(cell.schedule, [...(bySchedule.get(cell.schedule) ?? []), cell]);
+    return [...bySchedule].map(([schedule, members]) => {
+        const elided = members.reduce((sum, cell) => sum + cell.estimatedElidedSecondsPerRun, 0);
+        const total = members.reduce((sum, cell) => sum + cell.estimatedSecondsPerRun, 0) + elided;
+        const names = members.length === cells.length ? "every cell" : members.map((cell) => cell.name).join(", ");
+        return `schedule: ${schedule}: ${names}${elided >= 1
+            ? `; about ${Math.round(elided)} of ${Math.round(total)} s of schedule per run cut (${Math.round((100 * elided) / total)}%)`
+            : ""}`;
     });
 }
-
-/** Tool-call rounds a turn may take before the session goes on (a model that keeps calling tools). */
-const maxToolRoundsPerTurn = 4;
-/** Fallback answer length for a file turn without a reply to estimate it from. */
-const defaultOutputTokens = 128;
-function sessionSource(cell, dataset, options) {
-    const { seed, tokenModel } = options;
-    // Warm-up sessions come from their own stream: they never share a conversation (or a cached prefix
-    // beyond the common system prompt) with the measured sessions.
-    const stream = (phase) => (phase === "warmup" ? "warmup" : "measure");
-    // A session's fan-outs come from a stream of their own (./fan-out.ts).
-    const fanOutRng = (phase, index) => createRng(seed, cell.name, stream(phase), "fan-out", index);
-    switch (dataset.type) {
-        case "sessions": {
-            const sharedSystems = new Map();
-            const sharedSystem = (phase) => {
-                let text = sharedSystems.get(stream(phase));
-                if (text === undefined) {
-                    const words = wordsForPrompt(tokenModel, dataset.system_prompt_tokens);
-                    text = randomWords(createRng(seed, cell.name, stream(phase), "system"), words);
-                    sharedSystems.set(stream(phase), text);
-                }
-                return text;
-            };
-            const tools = dataset.tools;
-            return {
-                arrivalsMs: null,
-                session(index, phase) {
-                    const rng = createRng(seed, cell.name, stream(phase), "session", index);
-                    const turnCount = drawLength(dataset.turns, rng);
-                    let system = null;
-                    let shared = false;
-                    if (dataset.system_prompt_tokens > 0) {
-                        shared = rng.next() < dataset.shared_system_prompt;
-                        system = shared
-                            ? sharedSystem(phase)
-                            : randomWords(rng, wordsForPrompt(tokenModel, dataset.system_prompt_tokens));
-                    }
-                    const fanOuts = planFanOuts(dataset.fan_out, turnCount, fanOutRng(phase, index), tokenModel);
-                    const turns = [];
-                    for (let turn = 0; turn < turnCount; turn++) {
-                        const messageTokens = drawLength(dataset.message_tokens, rng);
-                        const maxTokens = drawLength(dataset.output_tokens, rng);
-                        const delayMs = turn === 0 ? 0 : drawDelayMs(dataset.think_time_s, rng);
-                        const content = randomWords(rng, wordsForPart(tokenModel, messageTokens));
-                        turns.push({
-                            content,
-                            messageTokens,
-                            maxTokens,
-                            delayMs,
-                            notBeforeMs: null,
-                            fanOut: fanOuts[turn],
-                        });
-                    }
-                    return {
-                        index,
-                        phase,
-                        system,
-                        sharedSystem: shared,
-                        systemTokens: system === null ? null : dataset.system_prompt_tokens,
-                        context: "conversation",
-                        turns,
-                        tools: tools === undefined
-                            ? null
-                            : {
-                                names: tools.names,
-                                definitions: sessionToolDefinitions(tools.names),
-                                // A branch's draws are streams of their own; the session's turns keep theirs.
-                                latencyMs: (turn, round, branch) => drawDelayMs(tools.latency_s, createRng(seed, cell.name, stream(phase), "tool", index, turn, round, ...(branch === undefined ? [] : ["branch", branch]))),
-                                result: (turn, round, call, branch) => {
-                                    const toolRng = createRng(seed, cell.name, stream(phase), "result", index, turn, round, call, ...(branch === undefined ? [] : ["branch", branch]));
-                                    return randomWords(toolRng, wordsForPart(tokenModel, drawLength(tools.result_tokens, toolRng)));
-                                },
-                            },
-                    };
-                },
-            };
-        }
-        case "sharegpt_sessions":
-        case "mooncake_trace":
-        case "azure_trace":
-        case "burstgpt_trace":
-        case "trace": {
-            const file = options.file;
-            if (!file?.sessions)
-                throw new Error(`cell ${cell.name}: the ${dataset.type} file was not read before building the workload`);
-            const sessions = file.sessions;
-            const trace = isTraceDataset(dataset) ? dataset : null;
-            const blockTexts = new Map();
-            const blockText = (phase, hashId, words) => {
-                const key = `${stream(phase)}:${hashId}`;
-                let text = blockTexts.get(key);
-                if (text === undefined) {
-                    text = randomWords(createRng(seed, cell.name, stream(phase), "block", hashId), trace.block_tokens);
-                    blockTexts.set(key, text);
-                }
-                return words >= trace.block_tokens ? text : text.split(" ").slice(0, words).join(" ");
-            };
-            const pick = (index, phase) => {
-                // A trace replays its sessions in its own order; a conversation file in a seeded order per block
-                // of the file's length, as the single-turn file kinds do.
-                if (trace !== null)
-                    return sessions[index % sessions.length];
-                const block = Math.floor(index / sessions.length);
-                const order = shuffledIndexes(createRng(seed, cell.name, stream(phase), "order", block), sessions.length);
-                return sessions[order[index % sessions.length]];
-            };
-            return {
-                arrivalsMs: trace === null
-                    ? null
-                    : (count) => traceArrivals(sessions, count).map((offset) => offset * trace.time_scale),
-                session(index, phase) {
-                    const entry = pick(index, phase);
-                    const rng = createRng(seed, cell.name, stream(phase), "session", index);
-                    const limit = dataset.type === "sharegpt_sessions" && dataset.max_turns !== undefined
-                        ? dataset.max_turns
-                        : entry.turns.length;
-                    const fanOuts = planFanOuts(dataset.type === "sharegpt_sessions" ? dataset.fan_out : undefined, Math.min(limit, entry.turns.length), fanOutRng(phase, index), tokenModel);
-                    const turns = entry.turns.slice(0, limit).map((turn, position) => {
-                        if (trace !== null) {
-                            const hashIds = turn.hashIds ?? [];
-                            const input = turn.inputTokens ?? 1;
-                            const parts = [];
-                            let left = input;
-                            for (const hashId of hashIds) {
-                                if (left <= 0)
-                                    break;
-                                const words = Math.min(left, trace.block_tokens);
-                                parts.push(blockText(phase, hashId, words));
-                                left -= words;
-                            }
-                            if (left > 0)
-                                parts.push(randomWords(rng, left));
-                            const start = entry.turns[0].timestampMs ?? 0;
-                            return {
-                                content: parts.join(" "),
-                                messageTokens: null,
-                                maxTokens: turn.maxTokens ?? defaultOutputTokens,
-                                delayMs: 0,
-                                notBeforeMs: position === 0 ? null : ((turn.timestampMs ?? start) - start) * trace.time_scale,
-                                fanOut: null,
-                            };
-                        }
-                        const configured = dataset.type === "sharegpt_sessions" ? dataset.output_tokens : undefined;
-                        const maxTokens = configured !== undefined
-                            ? drawLength(configured, rng)
-                            : (turn.maxTokens ??
-                                (turn.answer !== null
-                                    ? Math.max(1, Math.round(turn.answer.length / 4))
-                                    : defaultOutputTokens));
-                        const delayMs = position === 0 || dataset.type !== "sharegpt_sessions"
-                            ? 0
-                            : drawDelayMs(dataset.think_time_s, rng);
-                        return {
-                            content: turn.content,
-                            messageTokens: null,
-                            maxTokens,
-                            delayMs,
-                            notBeforeMs: null,
-                            fanOut: fanOuts[position],
-                        };
-                    });
-                    return {
-                        index,
-                        phase,
-                        system: entry.system,
-                        sharedSystem: false,
-                        systemTokens: null,
-                        context: trace === null ? "conversation" : "as-given",
-                        turns,
-                        tools: null,
-                    };
-                },
-            };
-        }
+/** GPU seconds of one server start: cost.server_start_s, else the default of the server kind (server-kinds.ts). */
+const defaultServerStartSeconds = Object.fromEntries(serverKinds.map((kind) => [kind, serverKindFacts[kind].defaultStartSeconds]));
+function serverStartSeconds(config) {
+    return config.cost.server_start_s ?? defaultServerStartSeconds[config.server.kind];
+}
+/**
+ * Server starts per cell to reach `runs` runs per side (under `per-side`, per side's server: every cell
+ * of the side shares its starts, see `startedServers`). stored (the PR's side only): one start per
+ * measuring step, i.e. per look reached; interleaved (both sides, alternating in groups of
+ * `runsPerBlock` runs per side, A B | B A ...): each look's step from a to b runs touches g groups and is
+ * g + 1 blocks of consecutive same-side runs, one start each (k = 1: b − a + 1); baseline (the push job):
+ * its runs in starts of at most `runsPerBlock` runs (here: `baselineRunsPerStart`), as
+ * `baselineStartGroups` splits them. Under `lifecycle: per-run` every run is a start.
+ */
+function serverStartsPerCell(mode, runs, looks, lifecycle, runsPerBlock = 1) {
+    if (runs <= 0)
+        return 0;
+    if (lifecycle === "per-run")
+        return mode === "interleaved" ? 2 * runs : runs;
+    if (mode === "baseline")
+        return baselineStartGroups(runs, runsPerBlock).length;
+    const bounds = [...new Set([0, ...looks.filter((look) => look > 0 && look < runs), runs])].sort((a, b) => a - b);
+    if (mode === "stored")
+        return bounds.length - 1;
+    let starts = 0;
+    for (let i = 1; i < bounds.length; i++)
+        starts += interleavedStepStarts(bounds[i - 1], bounds[i], runsPerBlock);
+    return starts;
+}
+/**
+ * How many servers of one side the starts of `serverStartsPerCell` are counted for: one under `per-side`
+ * (every cell of a config shares its engine flags, so one server serves them all, its prefix cache reset
+ * between cells), one per cell otherwise.
+ */
+function startedServers(lifecycle, cells) {
+    return lifecycle === "per-side" ? Math.min(1, cells) : cells;
+}
+/**
+ * The gated metrics' noise family (gate.noise_prior) with the largest `noise` (per-run judged metrics
+ * only: a pooled count has no run-to-run spread), or null when none is gated.
+ */
+function noisiestGatedFamily(config, noise) {
+    const families = new Set(config.gate.metrics
+        .filter((metric) => metricSpecs[metric].judged === "per-run")
+        .map((metric) => metricSpecs[metric].noise));
+    return [...families].reduce((best, family) => (best === null || noise(family) > noise(best) ? family : best), null);
+}
+/**
+ * The runs per side per group of the A/B alternation (repeats.block), "auto" resolved by cost (Kalibera and
+ * Jones: repetitions at a level ∝ √(its variance / its cost)). The start and run variances are
+ * gate.noise_prior's for the gated metric families, taking the family with the largest start sd; a
+ * start costs cost.server_start_s, a run the estimated seconds of one run of every cell one server
+ * serves. Consecutive groups of a side merge (A B | B A), so a start holds about two groups: the group
+ * is half the optimal runs per start. When the start level matters for the tolerance (√2·start sd at
+ * least a fifth of ln(1 + tolerance)), the group is small enough that the first look (repeats.min) has
+ * two starts a side; otherwise one start a side serves the first look.
+ */
+function runsPerBlock(config) {
+    const block = config.repeats.block;
+    if (block !== "auto")
+        return block;
+    const costs = startCosts(config);
+    if (costs === null)
+        return config.repeats.min;
+    return autoRunsPerBlock({ minRuns: config.repeats.min, tolerance: config.gate.tolerance, ...costs });
+}
+function startCosts(config) {
+    const prior = config.gate.noise_prior;
+    const widest = noisiestGatedFamily(config, (family) => prior[family].start_sd);
+    if (widest === null)
+        return null;
+    const lifecycle = serverLifecycle(config);
+    const fixedLoad = config.cells.filter((cell) => !isSearchedCell(cell));
+    // A trace cell's file is not read here: its run is estimated from its rate.
+    const seconds = fixedLoad.map((cell) => estimateSeconds(cell, null));
+    const total = seconds.reduce((sum, s) => sum + s, 0);
+    return {
+        startSd: prior[widest].start_sd,
+        runSd: prior[widest].run_sd,
+        startSeconds: serverStartSeconds(config),
+        runSeconds: lifecycle === "per-side" ? total : total / Math.max(1, seconds.length),
+    };
+}
+/**
+ * Runs per server start of a baseline job (the push job's repeats.baseline runs; docs/compare.md, "Server
+ * starts"): at most half its runs and at least two, so that it has two starts or more and a start with
+ * two runs, which main's history needs to tell the start level from the run level; within those bounds
+ * what a start of the interleaved schedule holds: two groups of repeats.block, or with `auto` the runs
+ * per start that cost least for the variance of the mean (Kalibera and Jones, from gate.noise_prior and
+ * the costs as `runsPerBlock`). Under `per-run` every run is a start.
+ */
+function baselineRunsPerStart(config, runs = config.repeats.baseline) {
+    if (serverLifecycle(config) === "per-run")
+        return 1;
+    const block = config.repeats.block;
+    return baselineRunsPerStartOf(runs, block === "auto" ? { costs: startCosts(config) } : { block });
+}
+/**
+ * `baselineRunsPerStart` from its inputs (also bench:gate's, which has no config): at most half the
+ * runs; two groups of `block`, or with `costs` (repeats.block auto) Kalibera and Jones' runs per start.
+ */
+function baselineRunsPerStartOf(runs, how) {
+    const half = Math.max(1, Math.ceil(runs / 2));
+    const best = "block" in how
+        ? 2 * how.block
+        : how.costs === null
+            ? half
+            : optimalRunsPerStart({
+                startVariance: how.costs.startSd ** 2,
+                runVariance: how.costs.runSd ** 2,
+                startCost: how.costs.startSeconds,
+                runCost: how.costs.runSeconds,
+            });
+    // Two runs a start at least (where the runs allow it): the history separates the levels only within a start.
+    return Math.max(Math.min(2, half), Math.min(half, Math.round(best)));
+}
+/**
+ * A baseline job's runs in server starts of at most `runsPerStart` runs, as even as possible (the
+ * earlier starts one run longer): the run count of each start, in order. One run: one start.
+ */
+function baselineStartGroups(runs, runsPerStart) {
+    if (runs <= 0)
+        return [];
+    const starts = Math.ceil(runs / Math.max(1, Math.floor(runsPerStart)));
+    const base = Math.floor(runs / starts);
+    const longer = runs - base * starts;
+    return Array.from({ length: starts }, (_, i) => base + (i < longer ? 1 : 0));
+}
+/** `runsPerBlock`'s "auto" from its inputs (also bench:gate's, which has no cells to estimate). */
+function autoRunsPerBlock(input) {
+    const { minRuns: min, startSd } = input;
+    if (Math.SQRT2 * startSd < Math.log1p(input.tolerance) / 5)
+        return min;
+    const perStart = input.runSeconds > 0 && startSd > 0
+        ? optimalRunsPerStart({
+            startVariance: startSd ** 2,
+            runVariance: input.runSd ** 2,
+            startCost: input.startSeconds,
+            runCost: input.runSeconds,
+        })
+        : min;
+    // Two starts a side at the first look need at least 3 groups in it: ⌈min / k⌉ ≥ 3.
+    let largest = 1;
+    while (largest < min && Math.ceil(min / (largest + 1)) >= 3)
+        largest++;
+    return Math.max(1, Math.min(largest, Math.round(perStart / 2)));
+}
+/** A side's server starts at the first look and at repeats.max, in groups of runsPerBlock (interleaved). */
+function startsOf(config) {
+    const group = runsPerBlock(config);
+    // Groups of k alternate A B | B A, a side's consecutive groups merging: g groups give g + 1 blocks,
+    // ⌊(g + 1) / 2⌋ or ⌈(g + 1) / 2⌉ a side; the fewer is what a side is sure to have.
+    const perSide = (runs) => Math.max(1, Math.floor((Math.ceil(runs / group) + 1) / 2));
+    return {
+        group,
+        auto: config.repeats.block === "auto",
+        firstLookPerSide: perSide(config.repeats.min),
+        maxPerSide: perSide(config.repeats.max),
+    };
+}
+/** Server starts per cell of one interleaved measuring step from `from` to `to` runs per side. */
+function interleavedStepStarts(from, to, runsPerBlock = 1) {
+    if (to <= from)
+        return 0;
+    const k = Math.max(1, Math.floor(runsPerBlock));
+    const groups = Math.floor((to - 1) / k) - Math.floor(from / k) + 1;
+    return groups + 1;
+}
+function estimateGpuMinutes(config, secondsPerRunByCell, looks) {
+    const startSeconds = serverStartSeconds(config);
+    const lifecycle = serverLifecycle(config);
+    const runSeconds = secondsPerRunByCell.reduce((sum, seconds) => sum + seconds, 0);
+    const cells = secondsPerRunByCell.length;
+    const price = config.cost.gpu_hourly_usd;
+    const at = (mode, runs) => {
+        const perGroup = mode === "baseline" ? baselineRunsPerStart(config, runs) : runsPerBlock(config);
+        const starts = startedServers(lifecycle, cells) * serverStartsPerCell(mode, runs, looks, lifecycle, perGroup);
+        const sides = mode === "interleaved" ? 2 : 1;
+        return { starts, minutes: (sides * runs * runSeconds + starts * startSeconds) / 60 };
+    };
+    const entry = (mode, first, max) => {
+        const a = at(mode, first);
+        const b = at(mode, max);
+        return {
+            mode,
+            runs: { first, max },
+            serverStarts: { first: a.starts, max: b.starts },
+            minutes: { first: a.minutes, max: b.minutes },
+            ...(price !== undefined
+                ? { usd: { first: (a.minutes / 60) * price, max: (b.minutes / 60) * price } }
+                : {}),
+        };
+    };
+    const { min, max, baseline } = config.repeats;
+    return [entry("stored", min, max), entry("interleaved", min, max), entry("baseline", baseline, baseline)];
+}
+function renderGpuMinutes(estimates, searchedCells, cellCount) {
+    if (searchedCells.length > 0 && searchedCells.length === cellCount)
+        return ["estimated GPU-minutes: every cell is a capacity or sweep cell, costed below"];
+    const minutes = (value) => (value < 10 ? value.toFixed(1) : String(Math.round(value)));
+    const usd = (e) => e.usd
+        ? ` (~$${e.usd.first.toFixed(2)}${e.usd.max !== e.usd.first ? ` to $${e.usd.max.toFixed(2)}` : ""})`
+        : "";
+    const lines = [
+        searchedCells.length === 0
+            ? "estimated GPU-minutes (measured runs plus every server start):"
+            : `estimated GPU-minutes of the fixed-load cells (measured runs plus every server start; ${searchedCells.join(", ")} costed below):`,
+    ];
+    for (const e of estimates) {
+        const label = e.mode === "stored"
+            ? "per PR, stored baseline (PR side only)"
+            : e.mode === "interleaved"
+                ? "per PR, interleaved (both sides)"
+                : "per baseline job (push/schedule)";
+        lines.push(e.mode === "baseline"
+            ? `  ${label}: ${minutes(e.minutes.first)} at ${e.runs.first} runs, ${e.serverStarts.first} server starts${usd(e)}`
+            : `  ${label}: ${minutes(e.minutes.first)} at ${e.runs.first} runs (${e.serverStarts.first} starts), ${minutes(e.minutes.max)} at ${e.runs.max} runs (${e.serverStarts.max} starts)${usd(e)}`);
     }
+    lines.push(`  (rough: schedules as declared, closed-loop cells at ${assumedSecondsPerOutputToken$1 * 1000} ms per output token, a session as its turns' answers plus its think and tool times' means (${assumedFileSessionTurns} turns for a file's sessions, ${assumedToolRoundsPerTurn} tool round per turn where tools are declared, a fan-out turn as one branch's answer), idle time cut for a lone request at ${assumedLoneSecondsPerOutputToken * 1000} ms per output token and ${assumedLoneSecondsPerPromptToken * 1000} ms per prompt token; a server start counted as cost.server_start_s)`);
+    return lines;
+}
+
+/**
+ * Adaptive repeats (statistics.md §7): decide at a few looks (5, 10, 15, 20, 25 runs per side by default),
+ * adding runs only while the verdict is inconclusive. The family level is spent over the looks in
+ * proportion to their run counts (Bonferroni with unequal weights, so the sum over looks is the family
+ * level): early looks, with little information, test strictly and catch only large regressions; the last
+ * look gets the largest share, which is where a change near the tolerance is decided.
+ */
+const standardLooks = [3, 5, 10, 15, 20, 25, 30, 40];
+/**
+ * Fraction of the family level spent over all looks, by comparison mode. The regression test is against
+ * the tolerance margin, so the binding case is a true change at the tolerance, and Holm within a look
+ * plus Bonferroni over looks (share 1) bounds the chance of blocking it by the family level under any
+ * dependence between looks and metrics. bench/gate.ts measures how far below the bound it stays.
+ */
+const lookLevelShare = { interleaved: 1, stored: 1 };
+/** Look points within [min, max]: min, every standard look above it, and max. */
+function lookSchedule(minRuns, maxRuns) {
+    const looks = new Set([minRuns]);
+    for (const look of standardLooks)
+        if (look > minRuns && look < maxRuns)
+            looks.add(look);
+    looks.add(maxRuns);
+    return [...looks].sort((a, b) => a - b);
+}
+/** The look a decision at `runs` measured runs per side belongs to: the last look at or below it. */
+function lookIndex(looks, runs) {
+    let index = 0;
+    looks.forEach((look, i) => {
+        if (look <= runs)
+            index = i;
+    });
+    return index;
 }
 /**
- * Session start offsets of a trace (ms from its first session), for `count` sessions: the trace in its
- * order, then again from its start, each repetition one trace span plus one mean gap later.
+ * One-sided level of the regression and improvement tests (before Holm) at the look `runs` falls in:
+ * familyAlpha × share × look / Σ looks.
  */
-function traceArrivals(sessions, count) {
-    const starts = sessions.map((session) => session.turns[0]?.timestampMs ?? 0);
-    const first = starts[0] ?? 0;
-    const offsets = starts.map((start) => Math.max(0, start - first));
-    const span = offsets.at(-1) ?? 0;
-    const period = span + (offsets.length > 1 ? span / (offsets.length - 1) : 1000);
-    return Array.from({ length: count }, (_, index) => offsets[index % offsets.length] + Math.floor(index / offsets.length) * period);
+function perLookLevel(familyAlpha, looks, runs, mode) {
+    const total = looks.reduce((sum, look) => sum + look, 0);
+    if (total <= 0)
+        return familyAlpha * lookLevelShare[mode];
+    return (familyAlpha * lookLevelShare[mode] * looks[lookIndex(looks, runs)]) / total;
 }
 /**
- * The tools a session's requests declare: each a function of one string argument (the mocked tool's
- * result does not depend on it), in the OpenAI chat API's `tools` shape.
+ * Level of the non-inferiority bound behind "within tolerance" (U < d). A false pass can only happen
+ * for a change at or near the tolerance itself, so it is not split over looks; it is the family level.
  */
-function sessionToolDefinitions(names) {
-    return names.map((name) => ({
-        type: "function",
-        function: {
-            name,
-            description: `The benchmark's mocked ${name} tool: returns a seeded text.`,
-            parameters: {
-                type: "object",
-                properties: { input: { type: "string" } },
-                required: ["input"],
-            },
-        },
+function passLevel(familyAlpha) {
+    return familyAlpha;
+}
+function nextLookAfter(candidateRuns, baselineRuns, looks, interleaved, reason) {
+    const target = looks.find((look) => look > candidateRuns);
+    if (target === undefined)
+        return null;
+    return {
+        runsPerSide: target,
+        addCandidateRuns: target - candidateRuns,
+        addBaselineRuns: interleaved ? Math.max(0, target - baselineRuns) : 0,
+        reason,
+    };
+}
+
+/**
+ * Stage 2: the cells of both sides paired. Each gets its status (compared, too few runs, a side missing)
+ * and the fingerprints to check for comparability; a stored baseline that cannot grow marks its cell unfixable.
+ */
+function pairCells(runs, mode) {
+    const { sides, usable } = runs;
+    const cellsBySide = { baseline: groupByCell(usable.baseline), candidate: groupByCell(usable.candidate) };
+    const allCells = [
+        ...new Set([...sides.baseline.map((r) => r.cell), ...sides.candidate.map((r) => r.cell)]),
+    ];
+    const measuredRuns = (side, cell) => sides[side].filter((run) => run.cell === cell).length;
+    const cells = [];
+    const compared = [];
+    const unfixableCells = new Map();
+    const fingerprintPairs = [];
+    const firstBySide = (side, cell) => cellsBySide[side].get(cell)?.[0] ?? sides[side].find((run) => run.cell === cell);
+    for (const cell of allCells) {
+        const base = cellsBySide.baseline.get(cell) ?? [];
+        const cand = cellsBySide.candidate.get(cell) ?? [];
+        const baseFirst = firstBySide("baseline", cell);
+        const candFirst = firstBySide("candidate", cell);
+        if (baseFirst && candFirst)
+            fingerprintPairs.push({ cell, baseline: baseFirst.fingerprint, candidate: candFirst.fingerprint });
+        if (base.length === 0 || cand.length === 0) {
+            const side = base.length === 0 ? "baseline" : "candidate";
+            const present = sides[side].some((run) => run.cell === cell);
+            cells.push({
+                name: cell,
+                baselineRuns: base.length,
+                candidateRuns: cand.length,
+                status: side === "baseline" ? "missing-baseline" : "missing-candidate",
+                note: present ? `every ${side} run of this cell was excluded` : `no ${side} runs for this cell`,
+            });
+            if (side === "baseline" && mode === "stored")
+                unfixableCells.set(cell, `the stored baseline has no usable run of cell "${cell}"`);
+            continue;
+        }
+        const tooFew = base.length < 2 || cand.length < 2;
+        cells.push({
+            name: cell,
+            baselineRuns: base.length,
+            candidateRuns: cand.length,
+            status: tooFew ? "too-few-runs" : "compared",
+            note: tooFew ? "at least 2 usable runs per side are needed to estimate run-to-run noise" : null,
+        });
+        if (mode === "stored" && base.length < 2)
+            unfixableCells.set(cell, `the stored baseline has ${base.length} usable run of cell "${cell}" and at least 2 are needed; record the baseline again with more runs`);
+        if (base.every((run) => run.requests.completed === 0))
+            unfixableCells.set(cell, `every request of every baseline run of cell "${cell}" failed`);
+        compared.push({ cell, base, cand, tooFew });
+    }
+    return { allCells, cells, compared, unfixableCells, fingerprintPairs, measuredRuns };
+}
+/** The comparability check: fingerprint differences per cell, and the ones the gate does not allow. */
+function checkComparability(fingerprintPairs, gate, warnings) {
+    const differences = diffFingerprints(fingerprintPairs, gate.allowed_differences);
+    const notComparable = differences.filter((difference) => !difference.allowed);
+    if (notComparable.length > 0 && gate.on_not_comparable === "warn") {
+        warnings.push(`conditions differ outside the allowed differences: ${notComparable.map((d) => describeDifference(d)).join("; ")}`);
+    }
+    return { differences, notComparable };
+}
+
+/**
+ * Multiplicity adjustments returning adjusted p-values in input order, so a hypothesis is rejected at
+ * level α exactly when its adjusted p <= α.
+ */
+/** Holm step-down: family-wise error control under any dependence (the blocking family). */
+function holmAdjust(pValues) {
+    const m = pValues.length;
+    const order = pValues.map((p, i) => ({ p, i })).sort((a, b) => a.p - b.p);
+    const adjusted = new Array(m).fill(1);
+    let running = 0;
+    order.forEach(({ p, i }, rank) => {
+        running = Math.max(running, Math.min(1, (m - rank) * p));
+        adjusted[i] = running;
+    });
+    return adjusted;
+}
+/** Benjamini-Hochberg step-up: false-discovery-rate control for the advisory metrics. */
+function bhAdjust(pValues) {
+    const m = pValues.length;
+    const order = pValues.map((p, i) => ({ p, i })).sort((a, b) => b.p - a.p);
+    const adjusted = new Array(m).fill(1);
+    let running = 1;
+    order.forEach(({ p, i }, index) => {
+        const rank = m - index;
+        running = Math.min(running, Math.min(1, (m * p) / rank));
+        adjusted[i] = running;
+    });
+    return adjusted;
+}
+/**
+ * The graph's adjusted p-values, in input order: hypothesis j is rejected at level α exactly when its
+ * adjusted p <= α (Bretz et al. 2009: at each step the open hypothesis with the smallest
+ * p / weight is rejected, its adjusted p the running maximum of those ratios, then the graph is updated).
+ * Holm is the graph with equal weights 1/m and edges 1/(m − 1) between every pair.
+ */
+function graphAdjust(pValues, graph) {
+    const n = pValues.length;
+    if (graph.weights.length !== n || graph.transitions.length !== n)
+        throw new RangeError(`graphAdjust: ${n} p-values, ${graph.weights.length} weights, ${graph.transitions.length} rows`);
+    const weights = Float64Array.from(graph.weights);
+    let edges = graph.transitions.map((row) => Float64Array.from(row));
+    const open = new Array(n).fill(true);
+    const adjusted = new Array(n).fill(1);
+    let running = 0;
+    for (let step = 0; step < n; step++) {
+        let chosen = -1;
+        let smallest = Number.POSITIVE_INFINITY;
+        for (let i = 0; i < n; i++) {
+            if (!open[i] || weights[i] <= 0)
+                continue;
+            const ratio = pValues[i] / weights[i];
+            if (ratio < smallest) {
+                smallest = ratio;
+                chosen = i;
+            }
+        }
+        // Every open hypothesis left has an adjusted p of 1 (the ratios only grow from here, capped at 1).
+        if (chosen < 0 || smallest >= 1)
+            break;
+        running = Math.max(running, smallest);
+        adjusted[chosen] = running;
+        open[chosen] = false;
+        const j = chosen;
+        const from = edges[j];
+        const next = edges.map((row) => Float64Array.from(row));
+        for (let l = 0; l < n; l++) {
+            if (!open[l])
+                continue;
+            weights[l] += weights[j] * from[l];
+            const row = edges[l];
+            const loop = row[j] * from[l];
+            for (let k = 0; k < n; k++) {
+                if (k === l || !open[k])
+                    next[l][k] = 0;
+                else
+                    next[l][k] = loop < 1 ? (row[k] + row[j] * from[k]) / (1 - loop) : 0;
+            }
+        }
+        weights[j] = 0;
+        edges = next;
+    }
+    return adjusted;
+}
+
+/** `{ start }` when there is a start level to project, else nothing (exactOptionalPropertyTypes). */
+function withStart(start) {
+    return start === undefined ? {} : { start };
+}
+/** The gated drafts that have tests against the tolerance: the speed checks' part of the gated family. */
+function familyDrafts(drafts) {
+    return drafts.filter((d) => d.gated && d.forced === null && d.pBeyond !== null && d.pBetterBeyond !== null);
+}
+/** The group key of a family and metric (compare/gated-family.ts groups by it). */
+function familyGroupKey(group) {
+    return `${group.family}\u0000${group.metric}`;
+}
+/**
+ * The gated family's members of those drafts (compare/gated-family.ts). A check tested on per-run logs
+ * of its own metric pools with the other cells of its workload family (`familyOf`); an error rate (a
+ * pooled count) and a check judged on a stand-in percentile stay single.
+ */
+function speedMembers(drafts, familyOf) {
+    return drafts.map((d) => ({
+        source: "speed",
+        regression: { p: d.pBeyond, minP: d.minPBeyond ?? 0 },
+        improvement: { p: d.pBetterBeyond, minP: d.minPBetterBeyond ?? 0 },
+        ...(d.test !== null && d.judgedOn === null
+            ? {
+                pool: {
+                    group: familyGroupKey({ family: familyOf(d.cell), metric: d.metric }),
+                    tolerance: d.tolerance,
+                    component: {
+                        worse: d.test.worse,
+                        standardError: d.test.standardError,
+                        df: d.test.df,
+                        // The start level is shared by every cell a server start measured (one server per side):
+                        // like the drift, it is taken as fully correlated across the family's cells.
+                        extraVariance: (d.variances?.extra ?? 0) + Math.max(d.test.levels.startPart, 0),
+                    },
+                },
+            }
+            : {}),
     }));
 }
 /**
- * The conversation of one session as the client holds it: what each turn sends is every message so far
- * and the new one (the server's answers as it gave them), or, for a trace, the turn's prompt as given.
+ * Stage 4: multiplicity and classification. The gated checks' tests against the tolerance come adjusted
+ * from the gated family (Holm together with the capacity and quality checks: `familyAdjusted`);
+ * Benjamini-Hochberg over the advisory ones. The tests of any change (pChange, for the mixed-results
+ * summary) are Holm-adjusted over the gated speed checks. Each draft is classified on its adjusted
+ * p-values, with the interval it was decided on. `familySize` is the number of regression tests in the
+ * gated family (the strictest Holm step, for the detectable change).
  */
-class Conversation {
-    script;
-    history;
-    /** `history`: a branch's start (the conversation it forks); a session starts from its system prompt. */
-    constructor(script, history) {
-        this.script = script;
-        this.history =
-            history !== undefined
-                ? [...history]
-                : script.system !== null
-                    ? [{ role: "system", content: script.system }]
-                    : [];
+function decide(drafts, alpha, passAlpha, familySize, familyAdjusted) {
+    const gatedCount = familySize;
+    const adjusted = new Map();
+    for (const gatedFamily of [true, false]) {
+        const family = drafts.filter((d) => d.gated === gatedFamily && d.forced === null && d.pBeyond !== null && d.pBetterBeyond !== null);
+        const adjust = gatedFamily ? holmAdjust : bhAdjust;
+        const beyond = adjust(family.map((d) => d.pBeyond));
+        const betterBeyond = adjust(family.map((d) => d.pBetterBeyond));
+        const worse = adjust(family.map((d) => d.pWorse));
+        const better = adjust(family.map((d) => d.pBetter));
+        family.forEach((d, i) => {
+            const joined = gatedFamily ? familyAdjusted.get(d) : undefined;
+            if (gatedFamily && joined === undefined)
+                throw new Error(`internal: gated check ${d.cell}/${d.metric} is missing from the gated family`);
+            adjusted.set(d, {
+                beyond: joined?.beyond ?? beyond[i],
+                betterBeyond: joined?.betterBeyond ?? betterBeyond[i],
+                worse: worse[i],
+                better: better[i],
+            });
+        });
     }
-    /** The messages of turn `turn`'s request (the new message appended to the conversation). */
-    ask(turn) {
-        const content = this.script.turns[turn].content;
-        if (this.script.context === "as-given") {
-            this.history.length = 0;
-            if (this.script.system !== null)
-                this.history.push({ role: "system", content: this.script.system });
+    return drafts.map((draft) => {
+        const adj = adjusted.get(draft);
+        let verdict;
+        if (draft.forced !== null)
+            verdict = draft.forced;
+        else if (metricSpecs[draft.metric].judged === "pooled-failures") {
+            // A pooled count has no run-to-run spread: significance against 0 plus the relative tolerance.
+            const margin = Math.log(1 + draft.tolerance);
+            // Its tests against the tolerance are the tests of any rise / fall (pBeyond = pWorse): a gated
+            // one is adjusted in the gated family, an advisory one with the advisory tests of any change.
+            const pRise = draft.gated ? adj.beyond : adj.worse;
+            const pFall = draft.gated ? adj.betterBeyond : adj.better;
+            if (pRise <= alpha && (draft.worse ?? 0) > margin)
+                verdict = "regression";
+            else if (pFall <= alpha && (draft.worse ?? 0) < -margin)
+                verdict = "improvement";
+            else
+                verdict = "within-tolerance";
         }
-        this.history.push({ role: "user", content });
-        return [...this.history];
-    }
-    /** The server's answer (its text, and its tool calls when it called tools). */
-    answer(text, toolCalls = []) {
-        const message = { role: "assistant", content: text };
-        if (toolCalls.length > 0)
-            message.tool_calls = toolCalls.map((call) => ({
-                id: call.id,
-                type: "function",
-                function: { name: call.name, arguments: call.arguments },
+        else {
+            verdict = classify({
+                pBeyondToleranceAdjusted: adj.beyond,
+                pBetterBeyondToleranceAdjusted: adj.betterBeyond,
+                pWithinTolerance: draft.pWithinTolerance,
+                alpha,
+                passAlpha,
+            });
+        }
+        const towardsWorse = (draft.worse ?? 0) >= 0;
+        let ci = draft.ci;
+        let ciLevels = null;
+        let detectable = null;
+        if (draft.test && adj) {
+            ({ ci, ciLevels } = decisionInterval({
+                test: draft.test,
+                higherIsBetter: draft.higherIsBetter,
+                regression: { p: draft.pBeyond, adjusted: adj.beyond },
+                improvement: { p: draft.pBetterBeyond, adjusted: adj.betterBeyond },
+                improved: verdict === "improvement",
+                alpha,
+                passAlpha,
             }));
-        this.history.push(message);
-    }
-    /**
-     * Branch `branch` of fan-out turn `turn`: a conversation of its own that starts as the conversation so
-     * far, the turn's message and the branch's message (what its first request sends, `messages`); its tool
-     * rounds go on in it, apart from the session's.
-     */
-    branch(turn, branch) {
-        const planned = this.script.turns[turn];
-        const own = planned.fanOut.branches[branch];
-        const conversation = new Conversation(this.script, [
-            ...this.history,
-            { role: "user", content: planned.content },
-            { role: "user", content: own.content },
-        ]);
-        return { conversation, messages: [...conversation.history] };
-    }
-    /**
-     * A fan-out turn joined: the conversation goes on with the turn's message and, as the answer the next
-     * turn reads, the branches' answers in branch order (the sub-agents' results).
-     */
-    join(turn, answers) {
-        this.history.push({ role: "user", content: this.script.turns[turn].content });
-        this.history.push({ role: "assistant", content: answers.join("\n\n") });
-    }
-    /** The mocked tool results answering the last tool calls; returns the next request's messages. */
-    toolResults(results) {
-        for (const result of results)
-            this.history.push({ role: "tool", tool_call_id: result.id, content: result.content });
-        return [...this.history];
-    }
+            if (draft.gated && draft.variances)
+                detectable = minimumDetectableChange({
+                    baselineVariance: draft.variances.baseline,
+                    candidateVariance: draft.variances.candidate,
+                    baselineRuns: draft.runs.baseline,
+                    candidateRuns: draft.runs.candidate,
+                    extraVariance: draft.variances.extra,
+                    tolerance: draft.tolerance,
+                    alpha: alpha / Math.max(1, gatedCount),
+                    df: draft.test.df,
+                    ...withStart(startProjectionOf(draft, 1, "current")),
+                });
+        }
+        return {
+            cell: draft.cell,
+            metric: draft.metric,
+            judgedOn: draft.judgedOn,
+            gated: draft.gated,
+            higherIsBetter: draft.higherIsBetter,
+            tolerance: draft.tolerance,
+            baseline: draft.baseline,
+            candidate: draft.candidate,
+            ratio: draft.ratio,
+            ci,
+            ciLevels,
+            ci90: draft.ci,
+            p: adj ? (towardsWorse ? adj.beyond : adj.betterBeyond) : null,
+            pRaw: draft.pBeyond === null ? null : towardsWorse ? draft.pBeyond : draft.pBetterBeyond,
+            pChange: adj ? (towardsWorse ? adj.worse : adj.better) : null,
+            detectableChange: detectable,
+            verdict,
+            note: draft.notes.length > 0 ? draft.notes.join("; ") : null,
+            runs: draft.runs,
+            ...(draft.noise ? { noise: draft.noise } : {}),
+            crossCheck: draft.crossCheck,
+        };
+    });
+}
+/**
+ * The interval a verdict was decided on, in the metric's own direction: the worse-side bound at the level
+ * the regression test was passed after the family's adjustment (p·α/p_adj), the better-side bound at the
+ * within-tolerance level, or at the improvement test's level when that decided. Regression ⇔ the worse
+ * end's bound is beyond the tolerance. Shared by the checks and the family tests.
+ */
+function decisionInterval(input) {
+    const { test, alpha } = input;
+    const effective = (p, pAdj) => (pAdj > 0 ? (alpha * p) / pAdj : alpha);
+    const lowerLevel = effective(input.regression.p, input.regression.adjusted);
+    const upperLevel = input.improved
+        ? effective(input.improvement.p, input.improvement.adjusted)
+        : input.passAlpha;
+    const lower = worseBound(test, lowerLevel, "lower");
+    const upper = worseBound(test, upperLevel, "upper");
+    // Back to the metric's own direction (higher-is-better metrics mirror).
+    return input.higherIsBetter
+        ? { ci: [Math.exp(-upper), Math.exp(-lower)], ciLevels: [upperLevel, lowerLevel] }
+        : { ci: [Math.exp(lower), Math.exp(upper)], ciLevels: [lowerLevel, upperLevel] };
 }
 
-/** Longest answer a scorer reads: 64 KiB (the client keeps no more, client/output-capture.ts). */
-const answerLimit = 64 * 1024;
-/** Trimmed, whitespace runs as one space, lower case, trailing full stop dropped. */
-function normalizeAnswer(text) {
-    return text
-        .trim()
-        .replace(/\s+/g, " ")
-        .toLowerCase()
-        .replace(/[.!]+$/, "");
+/**
+ * The family tests decided (docs/compare.md, "Family tests"): per workload family and gated metric, the
+ * pooled change of its cells with the interval it was decided on, and the verdict from its adjusted p in
+ * the gated family. A regression is a finding about the family's average change, beyond the tolerance at
+ * the family-wise level; the cells that are regressions on their own are named beside it.
+ */
+function decideFamilies(tests, groupOf, cellsOf, comparisons, alpha, passAlpha) {
+    return tests.map((family) => {
+        const { family: name, metric } = groupOf(family.group);
+        const higherIsBetter = metricSpecs[metric].higherIsBetter;
+        const verdict = family.regression.adjusted <= alpha
+            ? "regression"
+            : family.improvement.adjusted <= alpha
+                ? "improvement"
+                : "no-finding";
+        const { ci, ciLevels } = decisionInterval({
+            test: {
+                worse: family.test.difference,
+                standardError: family.test.standardError,
+                df: family.test.df,
+            },
+            higherIsBetter,
+            regression: family.regression,
+            improvement: family.improvement,
+            improved: verdict === "improvement",
+            alpha,
+            passAlpha,
+        });
+        const cells = family.members.map(cellsOf);
+        const towardsWorse = family.test.difference >= 0;
+        return {
+            family: name,
+            metric,
+            cells,
+            higherIsBetter,
+            tolerance: family.tolerance,
+            ratio: Math.exp(higherIsBetter ? -family.test.difference : family.test.difference),
+            ci,
+            ciLevels,
+            p: towardsWorse ? family.regression.adjusted : family.improvement.adjusted,
+            pRaw: towardsWorse ? family.regression.p : family.improvement.p,
+            standardError: family.test.standardError,
+            df: Number.isFinite(family.test.df) ? family.test.df : null,
+            verdict,
+            regressedCells: comparisons
+                .filter((c) => c.metric === metric && cells.includes(c.cell) && c.verdict === "regression")
+                .map((c) => c.cell),
+        };
+    });
 }
-/** The first number in the text (an optional sign, digits with optional , thousands and a decimal part). */
-function firstNumber(text) {
-    const match = /[-+]?\d[\d,]*(?:\.\d+)?/.exec(text);
-    if (match === null)
+
+/** Tokens per output the similarity looks at: the edit distance costs their product (documented limit). */
+const similarityTokenLimit = 2048;
+/** Characters of each side shown around the first difference of an example. */
+const exampleChars = 160;
+/** The tokens of an output: the server's (logprobs returned), else whitespace-led words. */
+function outputTokens(output) {
+    return output.tokens ?? output.text.match(/\s*\S+|\s+$/g) ?? [];
+}
+/** Levenshtein distance of two token lists (two rows, O(n·m) time). */
+function editDistance(a, b) {
+    if (a.length === 0)
+        return b.length;
+    if (b.length === 0)
+        return a.length;
+    let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+    let current = new Array(b.length + 1);
+    for (let i = 1; i <= a.length; i++) {
+        current[0] = i;
+        for (let j = 1; j <= b.length; j++) {
+            const substitution = previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1);
+            current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, substitution);
+        }
+        [previous, current] = [current, previous];
+    }
+    return previous[b.length];
+}
+/** 1 - edit distance / longer length over the first similarityTokenLimit tokens (1 for two empty outputs). */
+function tokenSimilarity(a, b) {
+    const x = a.slice(0, similarityTokenLimit);
+    const y = b.slice(0, similarityTokenLimit);
+    const longer = Math.max(x.length, y.length);
+    return longer === 0 ? 1 : 1 - editDistance(x, y) / longer;
+}
+function firstDifference(a, b) {
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++)
+        if (a[i] !== b[i])
+            return i;
+    return n;
+}
+/**
+ * How far two runs' kept outputs agree, prompt by prompt (same index = same prompt of the seeded
+ * workload; only prompts answered on both sides count): the share changed, the share changed within
+ * the first `firstTokens` tokens, the mean token similarity, and the mean |logprob change| over the
+ * positions before the first differing token (where both chose alike). Pure.
+ */
+function compareOutputs(baseline, candidate, firstTokens) {
+    const byIndex = new Map(candidate.filter((o) => o.ok).map((o) => [o.index, o]));
+    let prompts = 0;
+    let changed = 0;
+    let prefixChanged = 0;
+    let similaritySum = 0;
+    let driftSum = 0;
+    let driftTokens = 0;
+    let serverTokens = true;
+    const examples = [];
+    for (const b of baseline) {
+        const c = byIndex.get(b.index);
+        if (!b.ok || c === undefined)
+            continue;
+        prompts++;
+        if (b.tokens === null || c.tokens === null)
+            serverTokens = false;
+        const bt = outputTokens(b);
+        const ct = outputTokens(c);
+        const differs = b.text !== c.text;
+        const at = firstDifference(bt, ct);
+        if (differs)
+            changed++;
+        if (at < Math.min(firstTokens, Math.max(bt.length, ct.length)))
+            prefixChanged++;
+        const similarity = differs ? tokenSimilarity(bt, ct) : 1;
+        similaritySum += similarity;
+        if (b.logprobs !== null && c.logprobs !== null && b.tokens !== null && c.tokens !== null) {
+            const alike = Math.min(at, b.logprobs.length, c.logprobs.length);
+            for (let i = 0; i < alike; i++) {
+                const x = b.logprobs[i];
+                const y = c.logprobs[i];
+                if (x === null || x === undefined || y === null || y === undefined)
+                    continue;
+                driftSum += Math.abs(y - x);
+                driftTokens++;
+            }
+        }
+        if (differs) {
+            const char = bt.slice(0, at).join("").length;
+            const from = Math.max(0, char - 40);
+            examples.push({
+                index: b.index,
+                similarity,
+                firstDifference: at,
+                baseline: b.text.slice(from, from + exampleChars),
+                candidate: c.text.slice(from, from + exampleChars),
+            });
+        }
+    }
+    examples.sort((x, y) => x.similarity - y.similarity || x.index - y.index);
+    return {
+        agreement: {
+            prompts,
+            changedShare: prompts > 0 ? changed / prompts : 0,
+            prefixChangedShare: prompts > 0 ? prefixChanged / prompts : 0,
+            similarity: prompts > 0 ? similaritySum / prompts : null,
+            logprobDrift: driftTokens > 0 ? driftSum / driftTokens : null,
+            logprobTokens: driftTokens,
+        },
+        examples,
+        serverTokens,
+    };
+}
+function runsWithOutputs(runs) {
+    return runs
+        .filter((run) => run.outputs !== undefined && run.outputs.length > 0)
+        .sort((a, b) => (a.run ?? 0) - (b.run ?? 0));
+}
+/**
+ * The baseline run the floor compares the first with: the first run measured on another server start
+ * (the candidate's run is always on another start than the baseline's, and a start's kernel and
+ * autotuning picks can change greedy tokens on their own), else the second run.
+ */
+function floorPartner(base) {
+    const first = base[0];
+    if (first === undefined)
+        return undefined;
+    return base.slice(1).find((run) => startOf(run) !== startOf(first)) ?? base[1];
+}
+/**
+ * The greedy-output check of each compared cell named in quality.greedy.cells whose runs kept outputs:
+ * the candidate's first run against the baseline's first, beside the baseline's first run against its
+ * first run on another server start, else its second (the floor, which real GPUs have without batch
+ * invariance, and between starts without deterministic kernel choices). A regression when
+ * the changed shares exceed the floor by more than their tolerance, the similarity falls below its
+ * minimum, or the logprobs drift beyond the floor by more than theirs. Null without the setting.
+ */
+function greedyChecks(compared, settings, warnings) {
+    if (settings === undefined)
         return null;
-    const value = Number(match[0].replaceAll(",", ""));
-    return Number.isFinite(value) ? value : null;
-}
-class ScorerError extends Error {
-    name = "ScorerError";
-}
-/**
- * Whether an answer is right (pure): `exact` after normalizeAnswer, `contains` the normalised reference,
- * `regex` the scorer's pattern (or the reference as one) matches, `numeric` the first number is within
- * the tolerance of the reference's. A scorer that cannot run (a bad pattern, a reference that is no
- * number) throws ScorerError naming what is wrong.
- */
-function scoreAnswer(answer, reference, scorer) {
-    const text = answer.length > answerLimit ? answer.slice(0, answerLimit) : answer;
-    switch (scorer.kind) {
-        case "exact":
-            return normalizeAnswer(text) === normalizeAnswer(reference);
-        case "contains":
-            return normalizeAnswer(text).includes(normalizeAnswer(reference));
-        case "regex": {
-            let pattern;
-            try {
-                pattern = new RegExp(scorer.pattern || reference, "iu");
-            }
-            catch (error) {
-                throw new ScorerError(`regex scorer: ${JSON.stringify(scorer.pattern || reference)} is not a regular expression (${error.message})`);
-            }
-            return pattern.test(text);
+    const checks = [];
+    for (const cell of compared) {
+        if (!settings.cells.includes(cell.cell))
+            continue;
+        const base = runsWithOutputs(cell.base);
+        const cand = runsWithOutputs(cell.cand);
+        if (base.length === 0 || cand.length === 0) {
+            warnings.push(`cell "${cell.cell}" is a greedy-output cell but its ${base.length === 0 ? "baseline" : "candidate"} runs kept no outputs (measured before quality.greedy named it): the greedy check was skipped`);
+            continue;
         }
-        case "numeric": {
-            const expected = firstNumber(reference);
-            if (expected === null)
-                throw new ScorerError(`numeric scorer: the reference ${JSON.stringify(reference)} has no number`);
-            const got = firstNumber(text);
-            return got !== null && Math.abs(got - expected) <= scorer.tolerance;
-        }
+        const main = compareOutputs(base[0].outputs, cand[0].outputs, settings.first_tokens);
+        const floorRun = floorPartner(base);
+        const noise = floorRun === undefined
+            ? null
+            : compareOutputs(base[0].outputs, floorRun.outputs, settings.first_tokens);
+        const floor = noise?.agreement;
+        const a = main.agreement;
+        const reasons = [];
+        const pct = (x) => `${(x * 100).toFixed(1)}%`;
+        const changedFloor = floor?.changedShare ?? 0;
+        const acrossStarts = floorRun !== undefined && startOf(floorRun) !== startOf(base[0]);
+        if (a.changedShare - changedFloor > settings.max_changed_share)
+            reasons.push(`${pct(a.changedShare)} of ${a.prompts} outputs changed (baseline ${acrossStarts ? "start to start" : "run to run"}: ${pct(changedFloor)}; quality.greedy.max_changed_share ${pct(settings.max_changed_share)})`);
+        const prefixFloor = floor?.prefixChangedShare ?? 0;
+        if (a.prefixChangedShare - prefixFloor > settings.max_prefix_changed_share)
+            reasons.push(`${pct(a.prefixChangedShare)} changed within the first ${settings.first_tokens} tokens (baseline: ${pct(prefixFloor)}; max_prefix_changed_share ${pct(settings.max_prefix_changed_share)})`);
+        if (a.similarity !== null && a.similarity < settings.min_similarity)
+            reasons.push(`mean token similarity ${a.similarity.toFixed(3)} is below quality.greedy.min_similarity ${settings.min_similarity}`);
+        const driftFloor = floor?.logprobDrift ?? 0;
+        if (a.logprobDrift !== null && a.logprobDrift - driftFloor > settings.max_logprob_drift)
+            reasons.push(`chosen tokens' logprobs moved ${a.logprobDrift.toFixed(3)} nats on average (baseline: ${driftFloor.toFixed(3)}; max_logprob_drift ${settings.max_logprob_drift})`);
+        if (a.prompts === 0)
+            reasons.push("no prompt was answered on both sides");
+        checks.push({
+            cell: cell.cell,
+            runs: { baseline: base[0].run, candidate: cand[0].run },
+            candidate: a,
+            baselineNoise: floor ?? null,
+            ...(floorRun !== undefined
+                ? { baselineNoiseRuns: { first: base[0].run, second: floorRun.run, acrossStarts } }
+                : {}),
+            tokenSource: main.serverTokens ? "server" : "words",
+            verdict: reasons.length > 0 ? "regression" : "within-tolerance",
+            reasons,
+            examples: main.examples.slice(0, settings.examples),
+        });
     }
+    return checks;
 }
 
+function pooledLogRatio(components) {
+    const n = components.length;
+    if (n === 0)
+        throw new RangeError("pooledLogRatio needs at least one cell");
+    let worse = 0;
+    let estimated = 0;
+    let denominator = 0;
+    let sharedSd = 0;
+    for (const c of components) {
+        const total = c.standardError * c.standardError;
+        worse += c.worse / n;
+        estimated += Math.max(0, total - c.extraVariance) / (n * n);
+        // The cell's Satterthwaite denominator is total² / df (welch.ts); scaling its components by 1/n²
+        // scales it by 1/n⁴.
+        if (total > 0 && c.df > 0)
+            denominator += (total * total) / c.df / (n * n * n * n);
+        sharedSd += Math.sqrt(Math.max(0, c.extraVariance)) / n;
+    }
+    const variance = estimated + sharedSd * sharedSd;
+    const standardError = Math.sqrt(variance);
+    const df = denominator > 0 ? (variance * variance) / denominator : Number.POSITIVE_INFINITY;
+    const t = standardError > 0 ? worse / standardError : worse === 0 ? 0 : Math.sign(worse) * Number.POSITIVE_INFINITY;
+    return { difference: worse, standardError, df, t };
+}
+
+/** The family tests: per group of at least two testable checks, the pooled log ratio. */
+function familyTestsOf(members, joined) {
+    const groups = new Map();
+    members.forEach((member, i) => {
+        if (!member.pool || !joined[i])
+            return;
+        const key = `${member.pool.group}\u0000${member.pool.tolerance}`;
+        groups.set(key, [...(groups.get(key) ?? []), i]);
+    });
+    return [...groups.values()]
+        .filter((indexes) => indexes.length >= 2)
+        .map((indexes) => {
+        const first = members[indexes[0]].pool;
+        return {
+            group: first.group,
+            members: indexes,
+            tolerance: first.tolerance,
+            test: pooledLogRatio(indexes.map((i) => members[i].pool.component)),
+        };
+    });
+}
 /**
- * Reads a dataset file (a ShareGPT JSON array, JSONL, a trace) of a cell's dataset. Paths are relative to
- * the config's directory. The checksum is of the bytes read; a configured sha256 that differs is an input
- * error, so a silently changed dataset is never compared against an old baseline. `seed` (the cell's)
- * draws a trace's `sample`.
+ * The graph over the family's tests (the joined checks, then the family tests): the initial shares and
+ * the edges described above.
  */
-async function readDatasetFile(options) {
-    const { dataset, field } = options;
-    const path = datasetPath(dataset, options.baseDir);
-    // A trace is parsed from its bytes; the other kinds from one string, which Node holds up to a size.
-    const [limit, limitName] = isTraceDataset(dataset)
-        ? [configLimits.traceFileBytes, "a trace file"]
-        : [configLimits.datasetFileBytes, "a dataset file"];
-    let bytes;
-    try {
-        const size = (await stat(path)).size;
-        if (size > limit)
-            throw new InputError(`${field}.path: dataset ${path} has ${size} bytes, more than ${limit} (the limit on ${limitName}'s size; see docs/config-reference.md#limits)`);
-        bytes = await readFile(path);
-    }
-    catch (error) {
-        if (error instanceof InputError)
-            throw error;
-        throw new InputError(`${field}.path: cannot read dataset ${path} (${error.code ?? error})`);
-    }
-    const sha256 = createHash("sha256").update(bytes).digest("hex");
-    if (dataset.sha256 && dataset.sha256 !== sha256) {
-        throw new InputError(`${field}.sha256: dataset ${path} has sha256 ${sha256}, expected ${dataset.sha256} (the file changed)`);
-    }
-    const read = fileKinds[dataset.type];
-    return { path, sha256, ...read({ bytes, path, field, dataset, seed: options.seed }) };
+function familyGraph(joinedIndexes, groups, weight) {
+    const m = joinedIndexes.length;
+    const position = new Map(joinedIndexes.map((index, k) => [index, k]));
+    const grouped = new Set(groups.flatMap((g) => g.members));
+    const shares = [
+        ...joinedIndexes.map((index) => (grouped.has(index) ? 1 - weight : 1) / m),
+        ...groups.map((g) => (weight * g.members.length) / m),
+    ];
+    const n = shares.length;
+    const transitions = shares.map((share, j) => {
+        const row = new Array(n).fill(0);
+        if (j < m) {
+            // A rejected check: Holm's step, its share to every open test in proportion to the initial shares.
+            for (let k = 0; k < n; k++)
+                if (k !== j && share < 1)
+                    row[k] = shares[k] / (1 - share);
+        }
+        else {
+            // A rejected family test: its share back to its own cells.
+            const members = groups[j - m].members;
+            for (const index of members)
+                row[position.get(index)] = 1 / members.length;
+        }
+        return row;
+    });
+    return { graph: { weights: shares, transitions }, shares };
 }
-/** Where a dataset's file is: its path, relative to the config's directory unless absolute. */
-function datasetPath(dataset, baseDir) {
-    return isAbsolute(dataset.path) ? dataset.path : resolve(baseDir, dataset.path);
-}
-const text = (file) => file.bytes.toString("utf8");
-/** Every trace kind's file, through the one trace pipeline and the layout its kind declares. */
-function traceFile({ bytes, path, dataset, seed }) {
-    const { sessions, summary } = readTrace(bytes, {
-        path,
-        layout: traceLayoutOf(dataset),
-        selection: dataset,
-        seed,
+function adjustDirection(tests, familyP, groups, weight, alpha) {
+    const joined = tests.map((test) => test !== null && test.minP <= alpha);
+    const indexes = tests.flatMap((_, i) => (joined[i] ? [i] : []));
+    const adjusted = tests.map((test) => (test === null ? null : test.p));
+    const leftOut = tests.filter((test, i) => test !== null && !joined[i]).length;
+    const p = indexes.map((i) => tests[i].p);
+    if (groups.length === 0 || weight === 0) {
+        holmAdjust(p).forEach((value, k) => {
+            adjusted[indexes[k]] = value;
+        });
+        return { adjusted, joined, leftOut, familyAdjusted: [], strictestShare: 1 / Math.max(1, indexes.length) };
+    }
+    const { graph, shares } = familyGraph(indexes, groups, weight);
+    const all = graphAdjust([...p, ...familyP], graph);
+    indexes.forEach((i, k) => {
+        adjusted[i] = all[k];
     });
     return {
-        entries: [],
-        skipped: summary.empty,
-        trace: summary,
-        sessions: sessions.map((session) => ({
-            system: null,
-            turns: session.turns.map((turn) => ({
-                content: "",
-                answer: null,
-                maxTokens: turn.maxTokens,
-                timestampMs: turn.timestampMs,
-                inputTokens: turn.inputTokens,
-                hashIds: turn.hashIds,
-            })),
+        adjusted,
+        joined,
+        leftOut,
+        familyAdjusted: all.slice(indexes.length),
+        strictestShare: Math.min(...shares.slice(0, indexes.length)),
+    };
+}
+/**
+ * The family's adjustment at the look's α, the regression tests and, apart, the improvement tests, each
+ * with the family tests of their direction (`familyWeight`: gate.family_weight).
+ */
+function adjustGatedFamily(members, alpha, familyWeight = 0) {
+    const reaches = (test) => test !== null && test.minP <= alpha;
+    // A family test pools checks that are in both directions' families.
+    const joinedBoth = members.map((m) => reaches(m.regression) && reaches(m.improvement));
+    const families = familyWeight > 0 ? familyTestsOf(members, joinedBoth) : [];
+    const margin = (tolerance) => Math.log(1 + tolerance);
+    const worseP = families.map((f) => pAbove(f.test, margin(f.tolerance)));
+    const betterP = families.map((f) => pBelow(f.test, -margin(f.tolerance)));
+    const regression = adjustDirection(members.map((m) => m.regression), worseP, families, familyWeight, alpha);
+    const improvement = adjustDirection(members.map((m) => m.improvement), betterP, families, familyWeight, alpha);
+    const count = (source) => members.filter((m, i) => m.source === source && regression.joined[i]).length;
+    return {
+        members: members.map((_, i) => ({
+            regression: regression.adjusted[i],
+            improvement: improvement.adjusted[i],
+            inFamily: regression.joined[i],
+        })),
+        familyTests: families.map((family, k) => ({
+            ...family,
+            regression: { p: worseP[k], adjusted: regression.familyAdjusted[k] },
+            improvement: { p: betterP[k], adjusted: improvement.familyAdjusted[k] },
+        })),
+        summary: {
+            alpha,
+            regression: {
+                speed: count("speed"),
+                capacity: count("capacity"),
+                guard: count("guard"),
+                task: count("task"),
+                total: regression.joined.filter(Boolean).length,
+                leftOut: regression.leftOut,
+            },
+            improvement: { total: improvement.joined.filter(Boolean).length, leftOut: improvement.leftOut },
+            familyTests: { weight: familyWeight, total: families.length },
+            strictestShare: regression.strictestShare,
+        },
+    };
+}
+
+/**
+ * The guard checks' drafts: for each compared cell whose runs carry guard counts (run.json `guards`),
+ * each guard metric pooled over a side's runs and tested. A share is a regression when it rose
+ * significantly (Fisher's exact test, `shareIncreaseP`) and by more than `share_points`; the mean output
+ * length when it moved significantly, either way, by more than `output_length_tolerance` (two one-sided
+ * tests on the pooled request lengths). Each test joins the gated family (`gated-family.ts`): Holm
+ * over it with the speed, capacity and task checks, in `decideGuards`. Null when guards are off or no
+ * run has guard counts.
+ */
+function guardDrafts(compared, settings, warnings) {
+    if (!settings.guards.enabled)
+        return null;
+    const drafts = [];
+    let anyGuards = false;
+    for (const cell of compared) {
+        const base = guardsOf(cell.base);
+        const cand = guardsOf(cell.cand);
+        if (base.length > 0 || cand.length > 0)
+            anyGuards = true;
+        if (base.length === 0 || cand.length === 0) {
+            if (base.length + cand.length > 0)
+                warnings.push(`cell "${cell.cell}": the ${base.length === 0 ? "baseline" : "candidate"} runs have no guard counts (run.json from an older version or a vLLM result): its quality guards were not judged`);
+            continue;
+        }
+        for (const metric of guardMetrics)
+            drafts.push(guardDraft(cell.cell, metric, base, cand, settings));
+    }
+    return anyGuards ? drafts : null;
+}
+/** The gated family's members of the guard drafts (regression direction only: a guard never improves). */
+function guardMembers(drafts) {
+    return drafts.map((draft) => ({ source: "guard", regression: draft.test, improvement: null }));
+}
+/**
+ * The guard verdicts from the family's adjustment (one entry per draft, in order): a regression when the
+ * adjusted p is at most α and the change is beyond the tolerance; a check without spread is decided by
+ * the observed change; without data it is inconclusive. Guards block or let pass, they never ask for
+ * more runs.
+ */
+function decideGuards(drafts, adjusted, alpha) {
+    return drafts.map((draft, i) => {
+        const { test, beyond, untested, ...check } = draft;
+        const member = adjusted[i];
+        const p = test === null ? null : member.regression;
+        const verdict = untested === "inconclusive"
+            ? "inconclusive"
+            : untested === "observed"
+                ? beyond
+                    ? "regression"
+                    : "within-tolerance"
+                : p !== null && p <= alpha && beyond
+                    ? "regression"
+                    : "within-tolerance";
+        return { ...check, p, inFamily: member.inFamily, verdict };
+    });
+}
+function guardsOf(runs) {
+    return runs.flatMap((run) => run.guards === undefined ? [] : [{ guards: run.guards, start: startOf(run) }]);
+}
+/** Each run's value of a guard (null: none) with its start, for the design effect. */
+function perRun(runs, measure) {
+    return runs.map((run) => ({ value: measure(run.guards), start: run.start }));
+}
+function guardDraft(cell, metric, baseRuns, candRuns, settings) {
+    const base = baseRuns.map((run) => run.guards);
+    const cand = candRuns.map((run) => run.guards);
+    const source = metricSpecs[metric].source;
+    const override = settings.metricTolerance[metric];
+    if (source.kind === "guard-share") {
+        const tolerance = override ?? settings.guards.share_points;
+        const pool = (runs) => ({
+            count: runs.reduce((sum, g) => sum + guardShareCount(g, source.field), 0),
+            requests: runs.reduce((sum, g) => sum + g.requests, 0),
+        });
+        const b = pool(base);
+        const c = pool(cand);
+        const share = (side) => side.requests > 0 ? side.count / side.requests : null;
+        const baseline = share(b);
+        const candidate = share(c);
+        const empty = baseline === null || candidate === null;
+        // Fisher's test takes every request as independent: the runs and their starts say by how much more
+        // the pooled share varies, and the counts are divided by that design effect.
+        const shareOf = (g) => (g.requests > 0 ? guardShareCount(g, source.field) / g.requests : null);
+        const pooledShare = (b.count + c.count) / Math.max(1, b.requests + c.requests);
+        const design = empty
+            ? { factor: 1, noise: null }
+            : pooledCountsDesign(perRun(baseRuns, shareOf), perRun(candRuns, shareOf), pooledShare * (1 - pooledShare) * (1 / b.requests + 1 / c.requests));
+        const test = empty
+            ? null
+            : shareIncreaseP(effectiveCounts({ count: b.count, total: b.requests }, design.factor), effectiveCounts({ count: c.count, total: c.requests }, design.factor));
+        const beyond = !empty && candidate - baseline > tolerance;
+        return {
+            cell,
+            metric,
+            toleranceKind: "points",
+            tolerance,
+            baseline,
+            candidate,
+            counts: { baseline: b, candidate: c },
+            pRaw: test?.p ?? null,
+            test,
+            beyond,
+            untested: empty ? "inconclusive" : null,
+            note: empty ? "no measured requests on a side" : designNote(design.factor),
+            ...(design.noise ? { noise: design.noise } : {}),
+        };
+    }
+    const tolerance = override ?? settings.guards.output_length_tolerance;
+    const b = pooledLengths(base);
+    const c = pooledLengths(cand);
+    const counts = {
+        baseline: { count: b.count, requests: base.reduce((sum, g) => sum + g.requests, 0) },
+        candidate: { count: c.count, requests: cand.reduce((sum, g) => sum + g.requests, 0) },
+    };
+    const eosIgnored = [...base, ...cand].every((g) => g.ignoreEos === true);
+    const ignoredNote = eosIgnored ? "ignore_eos: lengths are set by the workload, not by the model" : null;
+    if (b.mean === null || c.mean === null || b.mean <= 0 || c.mean <= 0) {
+        return {
+            cell,
+            metric,
+            toleranceKind: "relative",
+            tolerance,
+            baseline: b.mean,
+            candidate: c.mean,
+            counts,
+            pRaw: null,
+            test: null,
+            beyond: false,
+            untested: "inconclusive",
+            note: `no output tokens on a side: ${describeMetric(metric)} cannot be compared`,
+        };
+    }
+    // The delta method takes every request's length as independent: divided by the design effect of
+    // the runs' mean lengths (ln) grouped by start, as the shares are.
+    const lengthOf = (g) => g.outputTokens.mean !== null && g.outputTokens.mean > 0 ? Math.log(g.outputTokens.mean) : null;
+    const design = pooledCountsDesign(perRun(baseRuns, lengthOf), perRun(candRuns, lengthOf), b.variance / (b.count * b.mean * b.mean) + c.variance / (c.count * c.mean * c.mean));
+    const shift = lengthShiftP({ ...b, count: b.count / design.factor }, { ...c, count: c.count / design.factor }, tolerance);
+    // Without spread on either side there is no test: the observed ratio decides, outside the family.
+    const noSpread = b.variance === 0 && c.variance === 0;
+    const notes = [ignoredNote, noSpread ? null : designNote(design.factor)].filter((n) => n !== null);
+    return {
+        cell,
+        metric,
+        toleranceKind: "relative",
+        tolerance,
+        baseline: b.mean,
+        candidate: c.mean,
+        counts,
+        pRaw: shift.p,
+        test: noSpread ? null : { p: shift.p, minP: 0 },
+        beyond: shift.beyond,
+        untested: noSpread ? "observed" : null,
+        note: noSpread
+            ? [
+                ignoredNote,
+                "no spread in the lengths on either side: decided by the observed ratio, outside the gated family",
+            ]
+                .filter((n) => n !== null)
+                .join("; ")
+            : notes.length > 0
+                ? notes.join("; ")
+                : null,
+        ...(design.noise ? { noise: design.noise } : {}),
+    };
+}
+/** The request lengths of a side's runs pooled from each run's count, mean and population sd. */
+function pooledLengths(runs) {
+    let count = 0;
+    let sum = 0;
+    for (const g of runs) {
+        if (g.outputTokens.mean === null)
+            continue;
+        count += g.outputTokens.count;
+        sum += g.outputTokens.count * g.outputTokens.mean;
+    }
+    if (count === 0)
+        return { count, mean: null, variance: 0 };
+    const mean = sum / count;
+    let squares = 0;
+    for (const g of runs) {
+        if (g.outputTokens.mean === null)
+            continue;
+        const sd = g.outputTokens.std ?? 0;
+        squares += g.outputTokens.count * (sd * sd + (g.outputTokens.mean - mean) ** 2);
+    }
+    return { count, mean, variance: count > 1 ? squares / (count - 1) : 0 };
+}
+/**
+ * Whether the mean length moved beyond ±tolerance (relative), and the p-value of that: the smaller of the
+ * two one-sided tests (longer than 1 + tolerance, shorter than 1 - tolerance) on the log ratio of the
+ * means (delta method, normal), doubled for the two directions. Without spread on either side the
+ * observed ratio decides (p 0 beyond, 1 inside).
+ */
+function lengthShiftP(baseline, candidate, tolerance) {
+    const mb = baseline.mean;
+    const mc = candidate.mean;
+    const logRatio = Math.log(mc / mb);
+    const upper = Math.log(1 + tolerance);
+    const lower = tolerance < 1 ? Math.log(1 - tolerance) : Number.NEGATIVE_INFINITY;
+    const beyond = logRatio > upper || logRatio < lower;
+    const se = Math.sqrt(baseline.variance / (baseline.count * mb * mb) + candidate.variance / (candidate.count * mc * mc));
+    if (!(se > 0))
+        return { p: beyond ? 0 : 1, beyond };
+    const pLonger = 1 - normalCdf((logRatio - upper) / se);
+    const pShorter = lower === Number.NEGATIVE_INFINITY ? 1 : 1 - normalCdf((lower - logRatio) / se);
+    return { p: Math.min(1, 2 * Math.min(pLonger, pShorter)), beyond };
+}
+
+/**
+ * The GPU-time cost model, in one place: what a plan will cost (the report's "about N GPU-minutes would
+ * settle it", bench/gate.ts) and what a comparison spent (`gpuMinutesSpent`, verdict.json). Every server
+ * start costs `startMinutes` (load weights, compile, warm up: a vLLM container's 3 min by default), every
+ * run of one cell costs `runMinutes` (the measured run length, else validate's estimate of it:
+ * config/summary.ts, the one estimate the run plan and the budget use; 1 min without a config). How many
+ * starts a schedule needs is one rule, `serverStartsPerCell` (config/summary.ts, which `validate` prints
+ * from).
+ */
+const defaultStartMinutes = defaultServerStartSeconds.docker / 60;
+const defaultRunMinutes = 1;
+/** Cells whose server starts are counted separately: 1 under the per-side lifecycle, else each cell. */
+function startedCells(cells, rates) {
+    return rates.lifecycle === "per-side" ? Math.min(1, cells) : cells;
+}
+/**
+ * GPU-minutes to go from `from` to `to` runs per side in `cells` cells in one more measuring step: the
+ * step's runs (both sides when interleaved) and its server starts (interleaved: the blocks of the step,
+ * as serverStartsPerCell counts them; stored: one more round).
+ */
+function addedGpuMinutes(mode, cells, from, to, rates = {}) {
+    if (to <= from)
+        return 0;
+    const runMinutes = rates.runMinutes ?? defaultRunMinutes;
+    const startMinutes = rates.startMinutes ?? defaultStartMinutes;
+    // A new measuring step: its first block is a new server start even when it continues the last side.
+    // Under per-side servers the step's starts serve every cell (counted once), else each cell's own.
+    const startsPerCell = mode === "interleaved" ? interleavedStepStarts(from, to, rates.runsPerBlock) : 1;
+    const sides = mode === "interleaved" ? 2 : 1;
+    return startedCells(cells, rates) * startsPerCell * startMinutes + cells * sides * (to - from) * runMinutes;
+}
+/** The rates of a comparison: its runs' length, the runs per start and the config's start cost and lifecycle. */
+function costRatesOf(runMinutes, runsPerBlock, cost) {
+    return {
+        ...(runMinutes === undefined ? {} : { runMinutes }),
+        ...(runsPerBlock === undefined ? {} : { runsPerBlock }),
+        ...(cost === undefined ? {} : { startMinutes: cost.serverStartS / 60, lifecycle: cost.lifecycle }),
+    };
+}
+/** Without a config: a vLLM container's 3 minutes a start, one server per cell. */
+const defaultCostModel = { serverStartS: 180, lifecycle: "per-cell" };
+/**
+ * GPU-minutes this comparison spent: the measured phases of the runs it read (both sides when
+ * interleaved; the candidate's only for a stored baseline, measured once in another job) plus the server
+ * starts their schedule needed (counted as validate counts them, per cell, from the runs and the looks).
+ */
+function gpuMinutesSpent(mode, runs, looks, model) {
+    const counted = mode === "interleaved" ? [...runs.baseline, ...runs.candidate] : [...runs.candidate];
+    let runSeconds = 0;
+    let withoutDuration = 0;
+    for (const run of counted) {
+        if (typeof run.durationS === "number" && Number.isFinite(run.durationS))
+            runSeconds += run.durationS;
+        else
+            withoutDuration++;
+    }
+    const perCell = new Map();
+    for (const run of runs.candidate)
+        perCell.set(run.cell, (perCell.get(run.cell) ?? 0) + 1);
+    const costMode = mode === "interleaved" ? "interleaved" : "stored";
+    let serverStarts = 0;
+    // Per side's server (per-side: every cell shares the starts of the side's longest schedule), else per cell.
+    const counts = model.lifecycle === "per-side" && perCell.size > 0 ? [Math.max(...perCell.values())] : perCell.values();
+    for (const count of counts)
+        serverStarts += serverStartsPerCell(costMode, count, looks, model.lifecycle, model.runsPerBlock);
+    const startMinutes = (serverStarts * model.serverStartS) / 60;
+    return {
+        total: runSeconds / 60 + startMinutes,
+        runs: runSeconds / 60,
+        serverStarts,
+        serverStartMinutes: startMinutes,
+        serverStartS: model.serverStartS,
+        sides: mode === "interleaved" ? "both" : "candidate",
+        runsWithoutDuration: withoutDuration,
+    };
+}
+/**
+ * Dollars per 1,000 successful requests at a throughput (docs/capacity.md): the hourly price of the
+ * server's GPUs (cost.gpu_hourly_usd per GPU x cost.gpus) over the successful requests it completes in
+ * an hour, x 1,000. Null without a price or without throughput.
+ */
+function costPerThousandRequests(gpuHourlyUsd, gpus, successfulPerHour) {
+    if (gpuHourlyUsd === undefined || successfulPerHour === null || !(successfulPerHour > 0))
+        return null;
+    return ((gpuHourlyUsd * gpus) / successfulPerHour) * 1000;
+}
+
+/** The gated checks counted by verdict. */
+function countGated(comparisons) {
+    const gated = comparisons.filter((comparison) => comparison.gated);
+    const count = (verdict) => gated.filter((comparison) => comparison.verdict === verdict).length;
+    return {
+        gated: gated.length,
+        regression: count("regression"),
+        improvement: count("improvement"),
+        withinTolerance: count("within-tolerance"),
+        inconclusive: count("inconclusive"),
+    };
+}
+/**
+ * Stage 5: the overall verdict. Not comparable (when the gate fails on it) before a regression, a
+ * regression before a broken or empty comparison, then inconclusive, else pass.
+ */
+function overallVerdict(counts, brokenCells, cellCount, notComparable, onNotComparable) {
+    if (notComparable > 0 && onNotComparable === "fail")
+        return "not-comparable";
+    if (counts.regression > 0)
+        return "regression";
+    if (brokenCells > 0 || cellCount === 0 || counts.gated === 0)
+        return "error";
+    if (counts.inconclusive > 0)
+        return "inconclusive";
+    return "pass";
+}
+/**
+ * Runs per side both sides need before an interleaved check may be called undecidable at the
+ * tolerance (more runs up to repeats.max projected not to decide it at its current estimate).
+ */
+const atToleranceMinRuns = 10;
+/**
+ * The gated checks left inconclusive because their estimate sits on the tolerance: more runs up to
+ * repeats.max would not decide them (no stored baseline's drift involved), with their intervals.
+ */
+function atToleranceChecks(comparisons, resolvable, draftOf) {
+    return comparisons
+        .filter((c) => c.gated && c.verdict === "inconclusive" && c.ci90 !== null && !resolvable(c))
+        .filter((c) => {
+        const draft = draftOf(c);
+        return draft?.variances && !draft.unfixable && draft.variances.extra === 0;
+    })
+        .map((c) => ({ cell: c.cell, metric: c.metric, ci: c.ci90, tolerance: c.tolerance }));
+}
+/** What more runs can and cannot do for each check: its draft, the futility inputs, resolvability. */
+function futilityModel(drafts, unfixableCells, levels, mode, maxRuns, runsPerStart = 1) {
+    const { alpha, passAlpha, gatedCount } = levels;
+    const draftOf = (c) => drafts.find((d) => d.cell === c.cell && d.metric === c.metric);
+    const futilityInput = (draft) => ({
+        worse: draft.worse,
+        tolerance: draft.tolerance,
+        baselineVariance: draft.variances.baseline,
+        candidateVariance: draft.variances.candidate,
+        extraVariance: draft.variances.extra,
+        regressionAlpha: alpha / Math.max(1, gatedCount),
+        passAlpha,
+        ...withStart(startProjectionOf(draft, runsPerStart, mode)),
+    });
+    const resolvable = (c) => {
+        const draft = draftOf(c);
+        if (draft?.unfixable || unfixableCells.has(c.cell))
+            return false;
+        if (!draft?.variances || draft.worse === null)
+            return true;
+        // A floor that more runs cannot lower (a stored baseline's drift) justifies stopping early. Without
+        // one, more runs always narrow the interval, but a check whose estimate sits on the tolerance is
+        // not decided by any number of them within repeats.max: once both sides have atToleranceMinRuns
+        // runs (few-run variance estimates are too noisy to predict with), it is "at the tolerance".
+        const atMax = (worse) => resolvableWithMoreRuns({
+            ...futilityInput(draft),
+            worse,
+            baselineRuns: mode === "interleaved" ? Math.max(maxRuns, draft.runs.baseline) : draft.runs.baseline,
+            candidateRuns: Math.max(maxRuns, draft.runs.candidate),
+        });
+        if (draft.variances.extra > 0)
+            return atMax(draft.worse);
+        if (Math.min(draft.runs.baseline, draft.runs.candidate) < atToleranceMinRuns)
+            return true;
+        // Undecidable only if no change within one standard error of the estimate could be decided at
+        // repeats.max: both ends of that band sit where the projected interval would still span the
+        // tolerance. (The point estimate alone stops too many real changes that read low at 10 runs;
+        // the full interval's ends never stop before the maximum, its lower end always passable.)
+        const v = draft.variances;
+        const current = startProjectionOf(draft, runsPerStart, "current");
+        const startPart = current
+            ? current.startVariance * (v.startWeights.baseline + v.startWeights.candidate)
+            : 0;
+        const se = Math.sqrt(v.baseline / draft.runs.baseline + v.candidate / draft.runs.candidate + startPart);
+        return atMax(draft.worse - se) || atMax(draft.worse + se);
+    };
+    return { draftOf, futilityInput, resolvable };
+}
+function exitCodeFor(verdict, failOn) {
+    if (failOn === "never")
+        return 0;
+    if (verdict === "pass")
+        return 0;
+    if (verdict === "inconclusive")
+        return failOn === "inconclusive" ? 1 : 0;
+    return 1;
+}
+/**
+ * The next look, in measured runs per side (screened and excluded runs are replaced, so the usable
+ * count reaches the look), never beyond repeats.max measured runs and never for cells that more
+ * candidate runs cannot help.
+ */
+function planNextLook(input) {
+    const { verdict, cells, comparisons, looks, mode, maxRuns, resolvable } = input;
+    if (verdict !== "inconclusive" && verdict !== "error")
+        return null;
+    const needy = cells.filter((cell) => !input.unfixableCells.has(cell.name) &&
+        ((cell.status !== "compared" && cell.status !== "missing-baseline") ||
+            comparisons.some((c) => c.cell === cell.name && c.gated && c.verdict === "inconclusive" && resolvable(c))));
+    if (needy.length === 0)
+        return null;
+    const candidateRuns = Math.min(...needy.map((cell) => cell.candidateRuns));
+    const baselineRuns = Math.min(...needy.map((cell) => cell.baselineRuns));
+    const measuredCandidate = Math.max(...needy.map((cell) => input.measuredRuns("candidate", cell.name)));
+    const measuredBaseline = Math.max(...needy.map((cell) => input.measuredRuns("baseline", cell.name)));
+    if (measuredCandidate >= maxRuns)
+        return null;
+    const undecided = comparisons.filter((c) => c.gated && c.verdict === "inconclusive").length;
+    const screened = measuredCandidate - candidateRuns;
+    const reason = (undecided > 0
+        ? `${undecided} gated check${undecided === 1 ? " is" : "s are"} inconclusive at ${candidateRuns} usable candidate run${candidateRuns === 1 ? "" : "s"}`
+        : "too few usable runs") +
+        (screened > 0 ? ` (${screened} excluded run${screened === 1 ? "" : "s"} replaced)` : "");
+    const next = nextLookAfter(candidateRuns, baselineRuns, looks, mode === "interleaved", reason);
+    if (!next)
+        return null;
+    const add = Math.min(next.addCandidateRuns, maxRuns - measuredCandidate);
+    const runsPerSide = measuredCandidate + add;
+    const addBaselineRuns = mode === "interleaved" ? Math.max(0, Math.min(maxRuns, runsPerSide) - measuredBaseline) : 0;
+    return {
+        runsPerSide,
+        addCandidateRuns: add,
+        addBaselineRuns,
+        cells: needy.map((cell) => cell.name),
+        reason: next.reason,
+        gpuMinutes: addedGpuMinutes(mode, needy.length, measuredCandidate, runsPerSide, input.rates),
+    };
+}
+/** Why no more runs are asked for although the verdict is undecided: the real cause, per check. */
+function futilityWarnings(comparisons, cells, maxRuns, resolvable, draftOf, unfixableCells) {
+    const warnings = [];
+    for (const reason of new Set(unfixableCells.values()))
+        warnings.push(`more runs cannot settle this: ${reason}`);
+    const stuck = comparisons.filter((c) => c.gated && c.verdict === "inconclusive" && !resolvable(c));
+    const fixedReasons = new Set();
+    for (const c of stuck) {
+        const draft = draftOf(c);
+        if (draft?.unfixable && !unfixableCells.has(c.cell))
+            fixedReasons.add(draft.unfixable);
+    }
+    for (const reason of fixedReasons)
+        warnings.push(`more runs cannot settle this: ${reason}`);
+    // At the tolerance (interleaved, no drift floor): said by the report's at-the-tolerance line instead.
+    const byNoise = stuck.filter((c) => {
+        const draft = draftOf(c);
+        return (draft && !draft.unfixable && !unfixableCells.has(c.cell) && draft.variances && draft.variances.extra > 0);
+    });
+    const runsLeft = Math.min(...cells.map((c) => c.candidateRuns)) < maxRuns;
+    if (byNoise.length > 0 && runsLeft) {
+        // Name the larger part of the variance at the maximum: the runs' own spread or the session drift.
+        const spread = byNoise.map((c) => {
+            const v = draftOf(c).variances;
+            return { c, runVar: v.baseline / c.runs.baseline + v.candidate / maxRuns, extra: v.extra, v };
+        });
+        const driftBound = spread.filter((s) => s.extra >= s.runVar);
+        const noiseBound = spread.filter((s) => s.extra < s.runVar);
+        const plural = (n) => `${n} inconclusive check${n === 1 ? "" : "s"}`;
+        if (driftBound.length > 0)
+            warnings.push(`more runs would not settle the ${plural(driftBound.length)}: the stored baseline's session drift does not shrink with runs; compare against a baseline run in the same job (mode interleaved) or widen the tolerance`);
+        if (noiseBound.length > 0) {
+            const widest = noiseBound.reduce((a, b) => Math.max(b.v.baseline, b.v.candidate) > Math.max(a.v.baseline, a.v.candidate) ? b : a);
+            const side = widest.v.baseline >= widest.v.candidate ? "baseline" : "candidate";
+            const sd = Math.sqrt(Math.max(widest.v.baseline, widest.v.candidate));
+            warnings.push(`more runs would not settle the ${plural(noiseBound.length)}: the runs vary too widely (run-to-run sd ${(sd * 100).toFixed(1)}% on the ${side} side of ${describeMetric(widest.c.metric)} in cell "${widest.c.cell}"; look for an odd run in the table of runs), not the session drift`);
+        }
+    }
+    return warnings;
+}
+/** How many runs per side and about how many GPU-minutes would settle every inconclusive gated check. */
+function settleEstimate(comparisons, draftOf, futilityInput, resolvable, mode, maxRuns, rates, looks) {
+    const stuck = comparisons.filter((c) => c.gated && c.verdict === "inconclusive");
+    if (stuck.length === 0)
+        return null;
+    let runsPerSide = 0;
+    let from = Number.POSITIVE_INFINITY;
+    const cells = new Set();
+    for (const c of stuck) {
+        const draft = draftOf(c);
+        from = Math.min(from, c.runs.candidate);
+        // Missing data or a stored baseline that cannot grow: no number of runs settles it.
+        if (!resolvable(c))
+            return { runsPerSide: null, addRuns: null, gpuMinutes: null, cells: [c.cell] };
+        // Too few runs to estimate the spread yet: no estimate for this check.
+        if (!draft?.variances || draft.worse === null)
+            continue;
+        const runs = runsToSettle(futilityInput(draft), c.runs, maxRuns, mode === "interleaved");
+        if (runs === null)
+            return { runsPerSide: null, addRuns: null, gpuMinutes: null, cells: [c.cell] };
+        runsPerSide = Math.max(runsPerSide, runs);
+        cells.add(c.cell);
+    }
+    if (!Number.isFinite(from) || runsPerSide === 0)
+        return null;
+    // Decisions are taken at looks only: round up to the first look at or above the estimate.
+    runsPerSide = Math.max(runsPerSide, from + 1);
+    runsPerSide = looks.find((look) => look >= runsPerSide) ?? runsPerSide;
+    return {
+        runsPerSide,
+        addRuns: runsPerSide - from,
+        gpuMinutes: addedGpuMinutes(mode, cells.size, from, runsPerSide, rates),
+        cells: [...cells],
+    };
+}
+/**
+/**
+ * Runs per side at which a gated check would catch gate.detect_change with 90% power (both sides growing
+ * when interleaved), null when not within 100 runs or when the check has no variance to project.
+ * `alphaAt`: the one-sided level its regression test faces decided at that many runs per side (this
+ * look's now, a later look's share for more runs), Holm's strictest step included.
+ */
+function runsToDetectChange(comparison, draft, detectChange, alphaAt, mode, maxRuns, runsPerStart = 1) {
+    if (!draft?.variances || !draft.test)
+        return null;
+    const levels = draft.test.levels;
+    return runsToDetect({
+        baselineVariance: draft.variances.baseline,
+        candidateVariance: draft.variances.candidate,
+        extraVariance: draft.variances.extra,
+        tolerance: draft.tolerance,
+        alpha: alphaAt(comparison.runs.candidate),
+        alphaAt,
+        df: draft.test.df,
+        varianceDf: {
+            baseline: levels.baseline.runVarianceDf,
+            candidate: levels.candidate.runVarianceDf,
+            start: draft.variances.start > 0 ? levels.startVarianceDf : 0,
+        },
+        ...withStart(startProjectionOf(draft, runsPerStart, mode)),
+    }, comparison.runs, detectChange, Math.max(maxRuns, 100), mode === "interleaved");
+}
+/**
+ * The least sensitive gated check: what these runs can catch, and the runs gate.detect_change needs
+ * (runsToDetectChange).
+ */
+function detectionSummary(comparisons, draftOf, detectChange, alphaAt, mode, maxRuns, runsPerStart = 1) {
+    const checks = comparisons.filter((c) => c.gated && c.detectableChange !== null);
+    if (checks.length === 0)
+        return null;
+    const worst = checks.reduce((a, b) => (b.detectableChange > a.detectableChange ? b : a));
+    const draft = draftOf(worst);
+    if (!draft?.variances || !draft.test)
+        return null;
+    return {
+        cell: worst.cell,
+        metric: worst.metric,
+        detectableChange: worst.detectableChange,
+        detectChange,
+        runsPerSideForDetectChange: runsToDetectChange(worst, draft, detectChange, alphaAt, mode, maxRuns, runsPerStart),
+    };
+}
+
+/**
+ * The plain interval of candidate / baseline from per-run values, by the machinery compare judges a
+ * metric with (stats/metric-test.ts: the per-run logs at both levels, runs and server starts, the run sd
+ * floored, the drift added):
+ * one place, so a change to the variance model reaches every interval built on it. At least 2 values
+ * per side, all positive.
+ */
+function logRatioInterval(baseline, candidate, options) {
+    const test = logRatioTest(baseline, candidate, {
+        higherIsBetter: false,
+        tolerance: 0,
+        alphaEachSide: options.alphaEachSide,
+        extraVariance: options.extraVariance ?? 0,
+        minRunSd: options.minRunSd ?? 0,
+        ...(options.starts ? { starts: options.starts } : {}),
+        ...(options.startPrior ? { startPrior: options.startPrior } : {}),
+    });
+    return { ratio: test.ratio, interval: test.ratioInterval };
+}
+
+/**
+ * Speculative decoding explained (docs/metrics.md, "Speculative decoding"): per compared cell whose runs
+ * carry the acceptance counters, each side's acceptance, and the change of its TPOT and output throughput
+ * taken apart into its two factors.
+ *
+ * A request's decode is a sequence of engine steps; with one draft round per step, a step gives it the
+ * mean acceptance length L = 1 + accepted tokens / draft rounds (vLLM's counters, deltas over the measured
+ * phase). So TPOT = (time per step) / L and output throughput = (request-steps per second) × L. Per run,
+ * time per step = TPOT × L and steps per second = throughput / L; each factor is compared as a metric is
+ * (per-run logs, `logRatioInterval`), so on the same runs the metric's ratio is exactly the factors'
+ * quotient (TPOT) or product (throughput), each with its own interval.
+ *
+ * Which factor explains the change: one whose interval excludes no change and whose change (log scale) is
+ * at least `mainShare` of the larger factor's. The smaller one can still be beyond noise (fewer prefills
+ * share a step when each request needs more steps; a few draws of acceptance), which the report says
+ * as a small part, not as a cause.
+ */
+const mainShare = 0.25;
+const lengthMetric = "spec_decode_acceptance_length";
+const rateMetric = "spec_decode_acceptance_rate";
+function isTpot(metric) {
+    const source = metricSpecs[metric].source;
+    return source.kind === "latency" && source.phase === "tpot";
+}
+/**
+ * The metrics taken apart: the TPOT statistics of gate.metrics (TPOT mean when it names none, the one the
+ * relation holds for most directly) and output throughput.
+ */
+function decomposedMetrics(gatedMetrics) {
+    const gatedTpot = gatedMetrics.filter(isTpot);
+    return [...(gatedTpot.length > 0 ? gatedTpot : ["tpot_mean"]), "output_throughput"];
+}
+function positive(run, metric) {
+    const value = run.metrics[metric];
+    return value !== undefined && value !== null && Number.isFinite(value) && value > 0 ? value : null;
+}
+function geometricMean(values) {
+    if (values.length === 0)
+        return null;
+    return Math.exp(values.reduce((sum, value) => sum + Math.log(value), 0) / values.length);
+}
+function sideOf$1(runs) {
+    const lengths = runs.flatMap((run) => positive(run, lengthMetric) ?? []);
+    const rates = runs.flatMap((run) => positive(run, rateMetric) ?? []);
+    return {
+        runs: lengths.length,
+        acceptanceRate: geometricMean(rates),
+        acceptanceLength: geometricMean(lengths),
+    };
+}
+function explainSpecDecode(compared, settings) {
+    const metrics = decomposedMetrics(settings.gatedMetrics);
+    const cells = [];
+    for (const { cell, base, cand } of compared) {
+        const baseline = sideOf$1(base);
+        const candidate = sideOf$1(cand);
+        // A cell whose server does not speculate has nothing to explain.
+        if (baseline.runs === 0 && candidate.runs === 0)
+            continue;
+        const decompositions = [];
+        for (const metric of metrics) {
+            const decomposition = decompose(cell, metric, base, cand, settings);
+            if (decomposition !== null)
+                decompositions.push(decomposition);
+        }
+        const fewest = Math.min(baseline.runs, candidate.runs);
+        cells.push({
+            cell,
+            baseline,
+            candidate,
+            decompositions,
+            note: decompositions.length > 0
+                ? null
+                : fewest < 2
+                    ? `${fewest === baseline.runs ? "the baseline" : "the candidate"} has ${fewest} usable run${fewest === 1 ? "" : "s"} with the acceptance counters: taking a change apart needs 2 per side`
+                    : "no run has both the acceptance counters and TPOT or output throughput",
+        });
+    }
+    return cells;
+}
+/** One metric's change taken apart over the runs that have it and the acceptance length; null under 2 a side. */
+function decompose(cell, metric, base, cand, settings) {
+    const pairs = (runs) => runs.flatMap((run) => {
+        const value = positive(run, metric);
+        const length = positive(run, lengthMetric);
+        return value !== null && length !== null ? [{ value, length, start: startOf(run) }] : [];
+    });
+    const b = pairs(base);
+    const c = pairs(cand);
+    if (b.length < 2 || c.length < 2)
+        return null;
+    const throughput = metricSpecs[metric].higherIsBetter;
+    // Time per step = TPOT × L; request-steps per second = throughput / L.
+    const perStep = (pair) => throughput ? pair.value / pair.length : pair.value * pair.length;
+    const starts = { baseline: b.map((pair) => pair.start), candidate: c.map((pair) => pair.start) };
+    // Each factor with the drift and start prior of the metric whose noise it carries.
+    const factor = (baseline, candidate, noiseOf) => {
+        const startPrior = settings.startPriorFor?.(cell, noiseOf);
+        const { ratio, interval } = logRatioInterval(baseline, candidate, {
+            alphaEachSide: settings.passAlpha,
+            minRunSd: settings.minRunSd,
+            extraVariance: settings.driftVarianceFor(noiseOf),
+            starts,
+            ...(startPrior ? { startPrior } : {}),
+        });
+        return { ratio, ci: interval, significant: interval[0] > 1 || interval[1] < 1 };
+    };
+    const change = factor(b.map((pair) => pair.value), c.map((pair) => pair.value), metric);
+    const acceptanceLength = factor(b.map((pair) => pair.length), c.map((pair) => pair.length), lengthMetric);
+    const step = factor(b.map(perStep), c.map(perStep), metric);
+    const larger = Math.max(Math.abs(Math.log(acceptanceLength.ratio)), Math.abs(Math.log(step.ratio)));
+    const role = (f) => !f.significant ? "within-noise" : Math.abs(Math.log(f.ratio)) >= mainShare * larger ? "main" : "minor";
+    const acceptanceRole = role(acceptanceLength);
+    const stepRole = role(step);
+    return {
+        metric,
+        higherIsBetter: throughput,
+        runs: { baseline: b.length, candidate: c.length },
+        change,
+        acceptanceLength: { ...acceptanceLength, role: acceptanceRole },
+        perStep: { ...step, kind: throughput ? "steps-per-second" : "time-per-step", role: stepRole },
+        explainedBy: acceptanceRole === "main"
+            ? stepRole === "main"
+                ? "both"
+                : "acceptance"
+            : stepRole === "main"
+                ? "step"
+                : "neither",
+    };
+}
+
+/**
+ * The Wilson score interval of a proportion (two-sided, `confidence` e.g. 0.95): the interval vLLM's
+ * accuracy gate and TRT-LLM's sizing use, sound near 0 and 1 where the normal interval is not.
+ */
+function wilsonInterval(successes, n, confidence) {
+    if (n === 0)
+        return [0, 1];
+    const z = normalQuantile(1 - (1 - confidence) / 2);
+    const p = successes / n;
+    const z2 = z * z;
+    const denominator = 1 + z2 / n;
+    const centre = (p + z2 / (2 * n)) / denominator;
+    const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denominator;
+    // At 0 and n the bound on that side is exactly 0 or 1 (the closed form loses the last bit there).
+    return [successes === 0 ? 0 : Math.max(0, centre - half), successes === n ? 1 : Math.min(1, centre + half)];
+}
+/**
+ * Exact one-sided McNemar test on paired outcomes: of the `b + c` discordant pairs, `b` where only the
+ * baseline was right and `c` where only the candidate was. Under "no change" b ~ Binomial(b + c, 1/2);
+ * the p-value of "the candidate is worse" is P(X >= b). 1 without discordant pairs.
+ */
+function mcnemarWorseP(b, c) {
+    const n = b + c;
+    if (n === 0 || b === 0)
+        return 1;
+    return 1 - binomialCdf(b - 1, n, 0.5);
+}
+/**
+ * One-sided two-proportion z-test (pooled) of "the candidate's accuracy is lower", for two samples that
+ * cannot be paired (an external task that reports only its aggregate accuracy): z = (p_b − p_c) /
+ * sqrt(p̄(1 − p̄)(1/n_b + 1/n_c)), p = 1 − Φ(z). 1 when either side is empty or the pooled share is 0 or 1.
+ */
+function twoProportionWorseP(baseCorrect, baseN, candCorrect, candN) {
+    if (baseN === 0 || candN === 0)
+        return 1;
+    const pooled = (baseCorrect + candCorrect) / (baseN + candN);
+    if (pooled <= 0 || pooled >= 1)
+        return 1;
+    const z = (baseCorrect / baseN - candCorrect / candN) / Math.sqrt(pooled * (1 - pooled) * (1 / baseN + 1 / candN));
+    return 1 - normalCdf(z);
+}
+
+function scored(run) {
+    return (run.outputs ?? []).filter((output) => output.task !== undefined);
+}
+function firstScoredRun(runs) {
+    return [...runs].sort((a, b) => (a.run ?? 0) - (b.run ?? 0)).find((run) => scored(run).length > 0);
+}
+/**
+ * The task-accuracy drafts of every compared cell whose runs scored answers: the first scored run of each
+ * side, paired prompt by prompt (same index = same task of the seeded set), with the exact McNemar test on
+ * the discordant pairs of "the candidate is worse"; and the external task results (quality.tasks.external,
+ * see externalDrafts). Each side's accuracy has its Wilson interval. Null without any. Pure.
+ */
+function taskDrafts(compared, settings) {
+    const drafts = [];
+    for (const cell of compared) {
+        const base = firstScoredRun(cell.base);
+        const cand = firstScoredRun(cell.cand);
+        if (base === undefined || cand === undefined)
+            continue;
+        const candidate = new Map(scored(cand).map((output) => [output.index, output.task.correct]));
+        let prompts = 0;
+        let baseCorrect = 0;
+        let candCorrect = 0;
+        let onlyBaseline = 0;
+        let onlyCandidate = 0;
+        for (const output of scored(base)) {
+            const other = candidate.get(output.index);
+            if (other === undefined)
+                continue;
+            prompts++;
+            const right = output.task.correct;
+            if (right)
+                baseCorrect++;
+            if (other)
+                candCorrect++;
+            if (right && !other)
+                onlyBaseline++;
+            if (!right && other)
+                onlyCandidate++;
+        }
+        const side = (correct) => ({
+            correct,
+            accuracy: prompts > 0 ? correct / prompts : 0,
+            wilson: wilsonInterval(correct, prompts, settings.confidence),
+        });
+        drafts.push({
+            cell: cell.cell,
+            method: "mcnemar",
+            runs: { baseline: base.run, candidate: cand.run },
+            prompts,
+            baseline: side(baseCorrect),
+            candidate: side(candCorrect),
+            onlyBaseline,
+            onlyCandidate,
+            tolerancePoints: settings.tasks.tolerance_points,
+            pRaw: mcnemarWorseP(onlyBaseline, onlyCandidate),
+            confidence: settings.confidence,
+            note: prompts === 0 ? "no task was answered on both sides" : null,
+        });
+    }
+    drafts.push(...compared.flatMap((cell) => externalDrafts(cell, settings)));
+    return drafts.length === 0 ? null : drafts;
+}
+/**
+ * The smallest p a task test can attain: McNemar conditions on the discordant pairs n, so 0.5^n (1
+ * without one); the two-proportion z-test is continuous (1 when its pooled share is 0 or 1).
+ */
+function minimumP(draft) {
+    if (draft.method === "mcnemar") {
+        const n = draft.onlyBaseline + draft.onlyCandidate;
+        return n === 0 ? 1 : 0.5 ** n;
+    }
+    return draft.pRaw >= 1 ? 1 : 0;
+}
+/** The gated family's members of the task drafts (regression direction: the candidate worse). */
+function taskMembers(drafts) {
+    return drafts.map((draft) => ({
+        source: "task",
+        regression: { p: draft.pRaw, minP: minimumP(draft) },
+        improvement: null,
+    }));
+}
+/**
+ * The task verdicts from the family's adjustment (one entry per draft): a regression when the adjusted p
+ * is at most α and the accuracy fell by more than `tolerance_points`.
+ */
+function decideTasks(drafts, adjusted, alpha) {
+    return drafts.map((draft, i) => {
+        const member = adjusted[i];
+        const p = member.regression ?? draft.pRaw;
+        const drop = draft.baseline.accuracy - draft.candidate.accuracy;
+        const regression = draft.prompts > 0 && p <= alpha && drop > draft.tolerancePoints;
+        return {
+            ...draft,
+            p,
+            inFamily: member.inFamily,
+            verdict: regression ? "regression" : "within-tolerance",
+        };
+    });
+}
+/** Each side's result of every external task of the cell: the first run that has it. */
+function externalResults(runs) {
+    const found = new Map();
+    for (const run of [...runs].sort((a, b) => (a.run ?? 0) - (b.run ?? 0))) {
+        for (const file of run.external ?? [])
+            if (!found.has(file.name))
+                found.set(file.name, { run: run.run, file });
+    }
+    return found;
+}
+/**
+ * The external tasks of a cell present on both sides. With per-sample results on both sides, paired by
+ * sample id: the exact McNemar test, as for a tasks cell. Without them, each side's aggregate accuracy
+ * of its own n samples: the one-sided two-proportion z-test (unpaired, so less sensitive), each side's
+ * correct count taken as round(accuracy × n).
+ */
+function externalDrafts(cell, settings) {
+    const base = externalResults(cell.base);
+    const cand = externalResults(cell.cand);
+    const drafts = [];
+    for (const [name, b] of [...base].sort(([x], [y]) => x.localeCompare(y))) {
+        const c = cand.get(name);
+        if (c === undefined)
+            continue;
+        const common = {
+            cell: cell.cell,
+            external: name,
+            runs: { baseline: b.run, candidate: c.run },
+            tolerancePoints: settings.tasks.tolerance_points,
+            confidence: settings.confidence,
+        };
+        const side = (correct, n, paired) => ({
+            correct,
+            accuracy: n > 0 ? correct / n : 0,
+            wilson: wilsonInterval(correct, n, settings.confidence),
+            ...(paired ? {} : { n }),
+        });
+        if (b.file.samples !== null && c.file.samples !== null) {
+            const other = new Map(c.file.samples.map((sample) => [sample.id, sample.correct]));
+            let prompts = 0;
+            let baseCorrect = 0;
+            let candCorrect = 0;
+            let onlyBaseline = 0;
+            let onlyCandidate = 0;
+            for (const sample of b.file.samples) {
+                const right = other.get(sample.id);
+                if (right === undefined)
+                    continue;
+                prompts++;
+                if (sample.correct)
+                    baseCorrect++;
+                if (right)
+                    candCorrect++;
+                if (sample.correct && !right)
+                    onlyBaseline++;
+                if (!sample.correct && right)
+                    onlyCandidate++;
+            }
+            drafts.push({
+                ...common,
+                method: "mcnemar",
+                prompts,
+                baseline: side(baseCorrect, prompts, true),
+                candidate: side(candCorrect, prompts, true),
+                onlyBaseline,
+                onlyCandidate,
+                pRaw: mcnemarWorseP(onlyBaseline, onlyCandidate),
+                note: prompts === 0 ? "no sample id is on both sides" : null,
+            });
+            continue;
+        }
+        const baseCorrect = Math.round(b.file.accuracy * b.file.count);
+        const candCorrect = Math.round(c.file.accuracy * c.file.count);
+        drafts.push({
+            ...common,
+            method: "two-proportion",
+            prompts: Math.min(b.file.count, c.file.count),
+            baseline: side(baseCorrect, b.file.count, false),
+            candidate: side(candCorrect, c.file.count, false),
+            onlyBaseline: 0,
+            onlyCandidate: 0,
+            pRaw: twoProportionWorseP(baseCorrect, b.file.count, candCorrect, c.file.count),
+            note: "no per-sample results on both sides: unpaired two-proportion test",
+        });
+    }
+    return drafts;
+}
+
+/**
+ * Where a variance believed before a comparison's runs came from, and how old it is (docs/compare.md,
+ * "Noise known in advance"): the config's published figures, a calibration of this runner, main's history
+ * of baseline sessions. The verdict records it per check and level; the report names it with its age.
+ */
+/** Whole days from `measuredAt` to `now` (ISO times); null when either is not a time. */
+function priorAgeDays(measuredAt, now) {
+    if (!measuredAt)
+        return null;
+    const from = Date.parse(measuredAt);
+    const to = Date.parse(now);
+    if (!Number.isFinite(from) || !Number.isFinite(to))
+        return null;
+    return Math.max(0, Math.floor((to - from) / 86_400_000));
+}
+/** The origin at `now`: its date, age and whether it is older than `maxAgeDays`. */
+function describePrior(origin, now, maxAgeDays) {
+    const ageDays = priorAgeDays(origin.measuredAt, now);
+    return {
+        basis: origin.basis,
+        source: origin.source,
+        date: origin.measuredAt ? origin.measuredAt.slice(0, 10) : null,
+        since: origin.since ? origin.since.slice(0, 10) : null,
+        ageDays,
+        stale: ageDays !== null && ageDays > maxAgeDays,
+    };
+}
+/** The warning for a prior older than the limit, naming the limit. */
+function stalePriorWarning(description, maxAgeDays) {
+    const what = description.basis === "history" ? "main's history" : description.source;
+    return `${what} of ${description.date} is ${description.ageDays} days old, older than gate.noise_prior.max_age_days (${maxAgeDays}): its variances are still used (widened where this pull request's runs contradict them), but this runner may have changed since; ${description.basis === "history" ? "record newer baseline sessions on main" : "run `calibrate` again on it"}`;
+}
+
+const driftDefaults = {
+    priorWeight: 4,
+    runCutoff: 4,
+    sessionCutoff: 3.5,
+    minSessionsToScreen: 4,
+};
+function median(values) {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+function mean$1(values) {
+    return values.reduce((s, v) => s + v, 0) / values.length;
+}
+function sampleVariance(values) {
+    const m = mean$1(values);
+    return values.reduce((s, v) => s + (v - m) ** 2, 0) / (values.length - 1);
+}
+/** Median of χ²_ν/ν (Wilson-Hilferty): turns a median of sample variances into a variance estimate. */
+function chiSquareMedianFactor(df) {
+    return (1 - 2 / (9 * df)) ** 3;
+}
+/** One cell, one metric: sessions of ln values in, T² out (null with fewer than 2 usable sessions). */
+function cellSessionDrift(sessions, settings = {}) {
+    const runCutoff = settings.runCutoff ?? driftDefaults.runCutoff;
+    const sessionCutoff = settings.sessionCutoff ?? driftDefaults.sessionCutoff;
+    const minToScreen = settings.minSessionsToScreen ?? driftDefaults.minSessionsToScreen;
+    const entries = [...sessions].filter(([, values]) => values.length > 0);
+    const withSpread = entries.filter(([, values]) => values.length >= 2);
+    const withinVariance = (groups) => {
+        const usable = groups.filter((g) => g.length >= 2);
+        if (usable.length === 0)
+            return 0;
+        const df = median(usable.map((g) => g.length - 1));
+        return median(usable.map(sampleVariance)) / chiSquareMedianFactor(df);
+    };
+    // 1. Runs far from their session's median, in pooled within-session sds.
+    const within = withinVariance(withSpread.map(([, values]) => values));
+    let screenedRuns = 0;
+    const screened = entries
+        .map(([name, values]) => {
+        if (values.length < 3 || within === 0)
+            return [name, [...values]];
+        const center = median(values);
+        const kept = values.filter((v) => Math.abs(v - center) <= runCutoff * Math.sqrt(within));
+        screenedRuns += values.length - kept.length;
+        return [name, kept];
+    })
+        // A session split in two clusters can lose every run around a median between them: it is left
+        // out, never averaged as an empty session (which made the drift NaN and the gate throw).
+        .filter(([, values]) => values.length > 0);
+    // 2. Sessions far from the others, in robust sds of the session means.
+    let kept = screened;
+    const screenedSessions = [];
+    if (screened.length >= minToScreen) {
+        const means = screened.map(([, values]) => mean$1(values));
+        const center = median(means);
+        const mad = 1.4826 * median(means.map((m) => Math.abs(m - center)));
+        // The spread a session mean has from its own runs alone: a MAD below it is luck, not a scale.
+        const floor = Math.sqrt(within / Math.max(1, median(screened.map(([, v]) => v.length))));
+        const scale = Math.max(mad, floor);
+        if (scale > 0) {
+            kept = screened.filter(([name], i) => {
+                const outlier = Math.abs(means[i] - center) > sessionCutoff * scale;
+                if (outlier)
+                    screenedSessions.push(name);
+                return !outlier;
+            });
+        }
+    }
+    if (kept.length < 2)
+        return null;
+    // 3. Between-session variance beyond what the runs' own noise explains.
+    const keptWithin = withinVariance(kept.map(([, values]) => values));
+    const means = kept.map(([, values]) => mean$1(values));
+    const inverseRuns = mean$1(kept.map(([, values]) => 1 / values.length));
+    const t2 = Math.max(0, sampleVariance(means) - keptWithin * inverseRuns);
+    return { t2, sessions: kept.length, screenedSessions, screenedRuns };
+}
+/**
+ * The drift to add per metric, from the runs of the baseline history (each with its `session`). Every
+ * metric but error_rate gets an estimate: from the prior alone when fewer than 2 sessions are usable.
+ */
+function estimateSessionDrift(runs, settings) {
+    const priorWeight = settings.priorWeight ?? driftDefaults.priorWeight;
+    const priorT2 = (settings.priorSd * settings.priorSd) / 2;
+    const difference = (t2) => t2 * (1 + 1 / Math.max(1, settings.baselineSessions));
+    const byCell = new Map();
+    for (const run of runs) {
+        if (!run.session)
+            continue;
+        byCell.set(run.cell, [...(byCell.get(run.cell) ?? []), run]);
+    }
+    const estimates = new Map();
+    for (const metric of metricNames) {
+        if (metricSpecs[metric].judged !== "per-run")
+            continue;
+        const perCell = [];
+        for (const cellRuns of byCell.values()) {
+            const sessions = new Map();
+            for (const run of cellRuns) {
+                const value = run.metrics[metric];
+                if (value === null || value === undefined || !(value > 0) || !Number.isFinite(value))
+                    continue;
+                sessions.set(run.session, [...(sessions.get(run.session) ?? []), Math.log(value)]);
+            }
+            const drift = cellSessionDrift(sessions, settings);
+            if (drift)
+                perCell.push(drift);
+        }
+        if (perCell.length === 0) {
+            estimates.set(metric, {
+                differenceVariance: difference(priorT2),
+                source: "prior",
+                sessions: 0,
+                historyT2: null,
+                historyWeight: 0,
+                screenedSessions: [],
+                screenedRuns: 0,
+            });
+            continue;
+        }
+        const historyT2 = mean$1(perCell.map((c) => c.t2));
+        const sessions = Math.min(...perCell.map((c) => c.sessions));
+        const weight = (sessions - 1) / (priorWeight + sessions - 1);
+        const t2 = (1 - weight) * priorT2 + weight * historyT2;
+        estimates.set(metric, {
+            differenceVariance: difference(t2),
+            source: "history",
+            sessions,
+            historyT2,
+            historyWeight: weight,
+            screenedSessions: [...new Set(perCell.flatMap((c) => c.screenedSessions))].sort(),
+            screenedRuns: perCell.reduce((s, c) => s + c.screenedRuns, 0),
+        });
+    }
+    return estimates;
+}
+
+/** The parts of the verdict written for people: headline, mixed results, impact at this load. */
+/** "1 regressed, 0 improved, ... of 9 gated checks": the counts the headline ends with, in brackets. */
+function tallyOf(counts) {
+    return `${counts.regression} regressed, ${counts.improvement} improved, ${counts.withinTolerance} within tolerance, ${counts.inconclusive} inconclusive of ${counts.gated} gated checks`;
+}
+function headlineFor(verdict, counts, comparisons, brokenCells, notComparable) {
+    const tally = tallyOf(counts);
+    switch (verdict) {
+        case "pass":
+            return `Pass: no gated metric got worse beyond tolerance (${tally})`;
+        case "regression": {
+            const worst = comparisons.filter((c) => c.gated && c.verdict === "regression").length;
+            return `Regression: ${worst} gated check${worst === 1 ? "" : "s"} got worse beyond tolerance (${tally})`;
+        }
+        case "inconclusive":
+            return `Inconclusive: the runs cannot yet tell a change within tolerance from a regression (${tally})`;
+        case "not-comparable":
+            return `Not comparable: ${notComparable} condition${notComparable === 1 ? " differs" : "s differ"} between baseline and candidate outside the allowed differences`;
+        case "error":
+            return brokenCells > 0
+                ? `Error: ${brokenCells} cell${brokenCells === 1 ? " has" : "s have"} no usable runs on one side`
+                : "Error: nothing could be compared";
+    }
+}
+/** "TTFT p95 across the 6 rag cells +10.2%": a family test's finding in words (docs/compare.md, "Family tests"). */
+function familyFindingWords(finding) {
+    const change = (finding.ratio - 1) * 100;
+    return `${describeMetric(finding.metric)} across the ${finding.cells.length} ${finding.family} cells ${change >= 0 ? "+" : "−"}${Math.abs(change).toFixed(1)}%`;
+}
+/**
+ * The headline when family tests found a regression: said after the single checks' regressions, or in
+ * place of the headline when no single check is one (the verdict is a regression because of them).
+ */
+function withFamilyHeadline(headline, speedVerdict, familyRegressions, counts) {
+    if (familyRegressions.length === 0 || speedVerdict === "not-comparable")
+        return headline;
+    const found = `${familyRegressions.map(familyFindingWords).join("; ")} on average, beyond tolerance`;
+    const tally = ` (${tallyOf(counts)})`;
+    if (speedVerdict === "regression") {
+        const said = headline.endsWith(tally) ? headline.slice(0, -tally.length) : headline;
+        return `${said}; ${found}${tally}`;
+    }
+    return `Regression: ${found}${tally}`;
+}
+/**
+ * A cell is mixed when one phase got better and another worse. At least one side must be a verdict
+ * (beyond tolerance); the other may be a significant change within tolerance, as in the FP8 KV-cache
+ * case (throughput +2-5%, median TTFT +7-11%).
+ */
+function mixedResults(comparisons, alpha) {
+    const byCell = new Map();
+    for (const c of comparisons) {
+        if (!metricSpecs[c.metric].mixed || c.ratio === null || c.pChange === null)
+            continue;
+        const decisive = c.verdict === "improvement" || c.verdict === "regression";
+        // Within tolerance but significantly moved (against 0) counts as the other side of a mix.
+        if (!decisive && c.pChange > alpha)
+            continue;
+        const worse = c.higherIsBetter ? c.ratio < 1 : c.ratio > 1;
+        const entry = byCell.get(c.cell) ?? { better: [], worse: [], decisive: false };
+        (worse ? entry.worse : entry.better).push(c.metric);
+        entry.decisive ||= decisive;
+        byCell.set(c.cell, entry);
+    }
+    const perCell = [...byCell.entries()]
+        .filter(([, entry]) => entry.decisive && entry.better.length > 0 && entry.worse.length > 0)
+        .map(([cell, { better, worse }]) => ({ cell, better, worse }));
+    // Across cells: a change that makes long outputs faster and first tokens later shows up as an
+    // improvement in one cell and a regression in another; a reader must see both together.
+    const decided = (verdict) => comparisons
+        .filter((c) => metricSpecs[c.metric].mixed && c.verdict === verdict)
+        .map((c) => `${c.cell}/${c.metric}`);
+    const better = decided("improvement");
+    const worse = decided("regression");
+    const coveredByOneCell = perCell.length > 0 && better.every((ref) => perCell.some((m) => ref.startsWith(`${m.cell}/`)));
+    if (better.length > 0 && worse.length > 0 && !coveredByOneCell) {
+        perCell.push({ cell: acrossCells, better, worse });
+    }
+    return perCell;
+}
+/** The `cell` of a mixed entry that spans cells; its metrics are written `cell/metric`. */
+const acrossCells = "(across cells)";
+/** The comparison behind each figure of verdict.json's `impact`. */
+const impactMetrics = {
+    successfulPerHour: "request_throughput",
+    ttftP95Ms: "ttft_p95",
+    e2elP95Ms: "e2el_p95",
+};
+function impactOf(cells, comparisons) {
+    const find = (cell, metric) => {
+        const c = comparisons.find((comparison) => comparison.cell === cell && comparison.metric === metric);
+        return c && c.baseline !== null && c.candidate !== null
+            ? { baseline: c.baseline, candidate: c.candidate }
+            : null;
+    };
+    const withChange = (pair, scale = 1) => pair
+        ? {
+            baseline: pair.baseline * scale,
+            candidate: pair.candidate * scale,
+            change: (pair.candidate - pair.baseline) * scale,
+        }
+        : null;
+    return cells
+        .filter((cell) => cell.status === "compared" || cell.status === "too-few-runs")
+        .map((cell) => ({
+        cell: cell.name,
+        // request_throughput counts completed (successful) requests per second, as vLLM's does.
+        successfulPerHour: withChange(find(cell.name, impactMetrics.successfulPerHour), 3600),
+        ttftP95Ms: withChange(find(cell.name, impactMetrics.ttftP95Ms)),
+        e2elP95Ms: withChange(find(cell.name, impactMetrics.e2elP95Ms)),
+    }));
+}
+
+/**
+ * The capacity checks of verdict.json (`capacity`, docs/capacity.md): per capacity cell, each side's
+ * capacity at the SLOs with its interval, the ratio candidate/baseline with its verdict, and the figures
+ * at the capacity point (requests per hour, cost per 1,000, tokens per second per GPU and per user).
+ */
+const interval$1 = tuple([number(), number()]);
+const capacitySideSchema = object({
+    /** The highest load meeting every SLO (an edge of the loads measured when `bound` is not inside). */
+    capacity: number().nullable(),
+    bound: _enum(["inside", "above", "below"]).nullable(),
+    /** The SLO whose crossing is the capacity (metric name, or error_rate). */
+    limiting: string().nullable(),
+    interval: interval$1.nullable(),
+    runs: number().int(),
+    loads: number().int().describe("Distinct loads measured."),
+    successfulPerHour: number().nullable(),
+    /**
+     * A session cell's completed sessions per GPU-hour at the capacity (session_throughput there x 3600 /
+     * cost.gpus); null for other cells, and when the side meets the SLOs at no load.
+     */
+    sessionsPerGpuHour: number().nullable().default(null),
+    outputTokensPerSecondPerGpu: number().nullable(),
+    outputTokensPerSecondPerUser: number().nullable().describe("1000 / median TPOT (ms) at the capacity."),
+    /** The SLO percentile of TTFT at the capacity: how long the slowest users wait for their first token. */
+    ttftAtCapacityMs: number().nullable(),
+    costPer1000: number().nullable().describe("Only when the side meets the SLOs at some load."),
+    note: string().nullable(),
+});
+/** One load of a side's curve: means over the side's usable runs at that load (compare/load-curve.ts). */
+/** A cell's `slo` as verdict.json records it (capacity checks and sweeps). */
+const sloSchema = object({
+    ttft_ms: number().optional(),
+    tpot_ms: number().optional(),
+    e2el_ms: number().optional(),
+});
+const capacityCurvePointSchema = object({
+    load: number(),
+    runs: number().int(),
+    completedPerSecond: number().nullable(),
+    goodput: number().nullable().describe("Requests/s meeting the cell's slo; null without goodput."),
+    outputTokensPerSecond: number().nullable(),
+    ttftMs: number().nullable().describe("TTFT at the comparison's percentile."),
+    e2elMs: number().nullable().describe("E2E latency at the comparison's percentile."),
+});
+const capacityComparisonSchema = object({
+    cell: string(),
+    dimension: _enum(["rate", "concurrency"]),
+    /** What the load counts: requests, or a session dataset's sessions (its rate is sessions/s). */
+    unit: _enum(["requests", "sessions"]).default("requests"),
+    percentile: string(),
+    slo: sloSchema,
+    errorRateLimit: number(),
+    gated: boolean(),
+    tolerance: number(),
+    baseline: capacitySideSchema,
+    candidate: capacitySideSchema,
+    ratio: number().nullable(),
+    /** Interval of the ratio at `ciLevel` (two-sided), from the two sides' bootstrap draws. */
+    ci: interval$1.nullable(),
+    ciLevel: number(),
+    /** One-sided p of the test against the tolerance in the direction observed, Holm-adjusted with the gated family when gated. */
+    p: number().nullable(),
+    verdict: _enum(["regression", "improvement", "within-tolerance", "inconclusive"]),
+    /** Cost per 1,000 successful requests, candidate / baseline; null unless both sides meet the SLOs. */
+    costRatio: number().nullable(),
+    /**
+     * Per SLO at the stated load (the highest load measured at which the baseline met every SLO): threshold,
+     * each side's value there (mean of its runs at that load, interpolated between loads otherwise), pass/fail.
+     */
+    acceptance: object({
+        load: number().nullable(),
+        rows: array(object({
+            objective: string(),
+            threshold: number(),
+            baseline: number().nullable(),
+            candidate: number().nullable(),
+            baselinePass: boolean().nullable(),
+            candidatePass: boolean().nullable(),
+        })),
+    }),
+    note: string().nullable(),
+    /**
+     * The server-start level the intervals carried (docs/capacity.md, "Server starts"): a start's speed
+     * shifts every load its runs measured, an sd on ln(capacity); absent in older verdicts.
+     */
+    noise: startNoiseSchema.optional(),
+    /** Each side's load curve, drawn by report.html and the comment; absent in older verdicts. */
+    curve: object({ baseline: array(capacityCurvePointSchema), candidate: array(capacityCurvePointSchema) })
+        .optional(),
+});
+
+/**
+ * The quality part of `verdict.json` (docs/quality.md): the guard checks of every compared cell. A guard
+ * regression makes the overall verdict a regression, whatever the speed checks say.
+ */
+const guardCheckSchema = object({
+    cell: string(),
+    metric: _enum(guardMetrics),
+    /** "points": an absolute rise of a share; "relative": a shift of the mean output length either way. */
+    toleranceKind: _enum(["points", "relative"]),
+    tolerance: number(),
+    /** Pooled over the side's runs: the share of requests, or the mean output tokens per completed request. */
+    baseline: number().nullable(),
+    candidate: number().nullable(),
+    /** Requests counted / measured (shares), or completed requests (length), per side. */
+    counts: object({
+        baseline: object({ count: number().int(), requests: number().int() }),
+        candidate: object({ count: number().int(), requests: number().int() }),
+    }),
+    /**
+     * The p of the test against the tolerance, Holm-adjusted over the comparison's gated family (speed,
+     * capacity, guard and task checks, compare/gated-family.ts), and the raw one; null without a test.
+     */
+    p: number().nullable(),
+    pRaw: number().nullable(),
+    /** Whether the test is one of the gated family's (false: no test, or it cannot reach the level; p is then the raw p). */
+    inFamily: boolean().optional(),
+    verdict: _enum(["regression", "within-tolerance", "inconclusive"]),
+    note: string().nullable(),
+    /**
+     * The runs' and starts' levels of the pooled figure (per-run values grouped by server start) and the
+     * design effect the counts were divided by (docs/compare.md, "Server starts"); absent with fewer than
+     * two runs a side, and in older verdicts.
+     */
+    noise: noiseLevelsSchema.optional(),
+});
+/** One side-by-side comparison of kept outputs (candidate vs baseline, or baseline vs itself). */
+const outputAgreementSchema = object({
+    prompts: number().int().describe("Prompts answered on both sides."),
+    changedShare: number().describe("Share of prompts whose output text differs."),
+    prefixChangedShare: number().describe("Share whose first first_tokens tokens differ."),
+    similarity: number()
+        .nullable()
+        .describe("Mean token-level similarity: 1 - edit distance / longer length."),
+    logprobDrift: number()
+        .nullable()
+        .describe("Mean |logprob change| (nats) over the tokens both chose alike; null without logprobs."),
+    logprobTokens: number().int().describe("Tokens the drift is over."),
+});
+const greedyCheckSchema = object({
+    cell: string(),
+    /** Which runs were compared (their run indexes). */
+    runs: object({ baseline: number().int().nullable(), candidate: number().int().nullable() }),
+    candidate: outputAgreementSchema,
+    /**
+     * The baseline's first run against its first run on another server start (else its second run): the
+     * floor; null with one baseline run.
+     */
+    baselineNoise: outputAgreementSchema.nullable(),
+    /** Which baseline runs the floor compared, and whether they were on different server starts; absent in older verdicts. */
+    baselineNoiseRuns: object({
+        first: number().int().nullable(),
+        second: number().int().nullable(),
+        acrossStarts: boolean(),
+    })
+        .optional(),
+    /** Tokens are the server's (logprobs returned) or whitespace-separated words. */
+    tokenSource: _enum(["server", "words"]),
+    verdict: _enum(["regression", "within-tolerance"]),
+    reasons: array(string()),
+    examples: array(object({
+        index: number().int(),
+        similarity: number(),
+        firstDifference: number().int().describe("Token position of the first difference."),
+        baseline: string().describe("Excerpt around the first difference, raw (the report escapes it)."),
+        candidate: string(),
+    })),
+});
+/** The task-accuracy check of one tasks cell: both sides scored on the same prompts. */
+const taskCheckSchema = object({
+    cell: string(),
+    /** Set for an external task (quality.tasks.external): its name; absent for a tasks cell's own answers. */
+    external: string().optional(),
+    /** The test: McNemar on paired prompts, or (an external task without per-sample results) two proportions. */
+    method: _enum(["mcnemar", "two-proportion"]).default("mcnemar"),
+    runs: object({ baseline: number().int().nullable(), candidate: number().int().nullable() }),
+    /** Prompts scored on both sides. */
+    prompts: number().int(),
+    baseline: object({
+        correct: number().int(),
+        accuracy: number(),
+        wilson: tuple([number(), number()]),
+        /** Samples behind this side's accuracy when the sides are not paired (two-proportion). */
+        n: number().int().optional(),
+    }),
+    candidate: object({
+        correct: number().int(),
+        accuracy: number(),
+        wilson: tuple([number(), number()]),
+        n: number().int().optional(),
+    }),
+    /** Discordant pairs: only the baseline right, only the candidate right. */
+    onlyBaseline: number().int(),
+    onlyCandidate: number().int(),
+    tolerancePoints: number(),
+    /**
+     * Exact one-sided McNemar p of "the candidate is worse" (or the two-proportion test's), raw and
+     * Holm-adjusted over the comparison's gated family (compare/gated-family.ts).
+     */
+    pRaw: number(),
+    p: number(),
+    /** Whether the test is one of the gated family's (false: it cannot reach the level, e.g. no discordant pair; p is then pRaw). */
+    inFamily: boolean().optional(),
+    confidence: number().describe("Level of the Wilson intervals."),
+    verdict: _enum(["regression", "within-tolerance"]),
+    note: string().nullable(),
+});
+const qualityVerdictSchema = object({
+    guards: array(guardCheckSchema),
+    greedy: array(greedyCheckSchema).optional(),
+    tasks: array(taskCheckSchema).optional(),
+});
+
+/**
+ * verdict.json's `specDecode` (compare/analyze/spec-decode.ts, docs/metrics.md "Speculative decoding"):
+ * per cell whose server speculates, each side's acceptance and the change of its TPOT and output
+ * throughput taken apart into tokens per engine step and the step's own time.
+ */
+/** A change candidate / baseline with its plain two-sided interval (1 − 2·passAlpha, as a check's ci90). */
+const factorSchema = object({
+    ratio: number(),
+    ci: tuple([number(), number()]),
+    /** The interval excludes 1: the change is beyond the runs' noise. */
+    significant: boolean(),
+});
+/**
+ * A factor's part in the change: `main` (beyond noise, and at least a quarter of the larger factor's
+ * change on the log scale), `minor` (beyond noise, smaller than that), `within-noise`.
+ */
+const roleSchema = _enum(["main", "minor", "within-noise"]);
+const sideSchema = object({
+    /** Usable runs whose server reported the acceptance counters. */
+    runs: number().int().nonnegative(),
+    /** Accepted / draft tokens, the geometric mean over those runs; null without drafts. */
+    acceptanceRate: number().nullable(),
+    /** 1 + accepted tokens / draft rounds (tokens per engine step of a request), the geometric mean. */
+    acceptanceLength: number().nullable(),
+});
+const decompositionSchema = object({
+    /** A TPOT statistic (time per step = TPOT × tokens per step) or output_throughput (steps per second = throughput / tokens per step). */
+    metric: _enum(metricNames),
+    higherIsBetter: boolean(),
+    /** Runs with both the metric and the acceptance length, the ones the factors are computed over. */
+    runs: object({ baseline: number().int(), candidate: number().int() }),
+    /** The metric's change over those runs: the product (throughput) or quotient (TPOT) of the two factors. */
+    change: factorSchema,
+    /** Tokens per engine step of a request: the mean acceptance length (the drafter's part). */
+    acceptanceLength: factorSchema.extend({ role: roleSchema }),
+    /** The engine step's part: its time (for TPOT) or the steps per second (for throughput). */
+    perStep: factorSchema.extend({
+        kind: _enum(["time-per-step", "steps-per-second"]),
+        role: roleSchema,
+    }),
+    /** The factors whose role is `main`: the change comes from the drafter, the step, both or neither. */
+    explainedBy: _enum(["acceptance", "step", "both", "neither"]),
+});
+const specDecodeCellSchema = object({
+    cell: string(),
+    baseline: sideSchema,
+    candidate: sideSchema,
+    decompositions: array(decompositionSchema),
+    /** Why a side's runs could not be taken apart (fewer than 2 with the counters), else null. */
+    note: string().nullable(),
+});
+
+/** The load a run was offered in `dimension` (null when the run does not say). */
+function loadOfRecord(dimension, record) {
+    const load = record.load;
+    if (!load)
+        return null;
+    return dimension === "concurrency" ? load.targetConcurrency : load.targetRate;
+}
+function loadCurveOf(cell, dimension, percentile, records) {
+    const byLoad = new Map();
+    for (const record of records) {
+        if (record.cell !== cell || record.exclusionReasons.length > 0)
+            continue;
+        const load = loadOfRecord(dimension, record);
+        if (load === null || !(load > 0))
+            continue;
+        byLoad.set(load, [...(byLoad.get(load) ?? []), record]);
+    }
+    return [...byLoad.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([load, runs]) => {
+        const mean = (metric) => {
+            const values = runs
+                .map((run) => run.metrics[metric])
+                .filter((v) => v !== null && v !== undefined && Number.isFinite(v));
+            return values.length === 0 ? null : values.reduce((sum, v) => sum + v, 0) / values.length;
+        };
+        return {
+            load,
+            runs: runs.length,
+            completedPerSecond: mean("request_throughput"),
+            goodput: mean("request_goodput"),
+            outputTokensPerSecond: mean("output_throughput"),
+            ttftMs: mean(`ttft_${percentile}`),
+            e2elMs: mean(`e2el_${percentile}`),
+        };
+    });
+}
+
+/**
+ * The load curves of sweeps compared without a capacity config (docs/capacity.md, docs/compare.md): a
+ * cell whose runs ran at two or more loads (a `sweep` cell, `run --sweep`, several `vllm bench serve`
+ * files of one label at different rates) is still judged as one fixed-load cell (with the mixed-load
+ * warning), and verdict.json's `sweeps` carries both sides' curves so report.html and the comment can
+ * draw them: offered load against completed requests/s, goodput, TTFT and E2E p95 and output tok/s, with
+ * the cell's SLO lines when the config states them, and no capacity point (no capacity was searched).
+ */
+/** The percentile a sweep's latencies are drawn at (a sweep has no capacity percentile of its own). */
+const sweepPercentile = "p95";
+const sweepCurveSchema = object({
+    cell: string(),
+    dimension: _enum(["rate", "concurrency"]),
+    percentile: string(),
+    /** The cell's `slo` from the config given to compare; empty without one. */
+    slo: sloSchema,
+    curve: object({
+        baseline: array(capacityCurvePointSchema),
+        candidate: array(capacityCurvePointSchema),
+    }),
+});
+/**
+ * The dimension a cell's runs were swept in: the config's (rate or concurrency) when it names the cell,
+ * else the one whose target varies over the runs (rate first); null when the runs ran at one load (or
+ * the config's load is stages, which has no single dimension).
+ */
+function sweptDimension(records, hint) {
+    const distinct = (dimension) => new Set(records.flatMap((record) => {
+        const load = loadOfRecord(dimension, record);
+        return load !== null && load > 0 ? [load] : [];
+    })).size;
+    if (hint) {
+        if (hint.load.type === "stages")
+            return null;
+        const dimension = hint.load.type;
+        return distinct(dimension) >= 2 ? dimension : null;
+    }
+    if (distinct("rate") >= 2)
+        return "rate";
+    if (distinct("concurrency") >= 2)
+        return "concurrency";
+    return null;
+}
+/**
+ * The sweeps among the cells compared at a fixed load (capacity cells are left out by the caller), in
+ * the order the cells first appear; a cell is a sweep when its runs (both sides together) ran at two or
+ * more loads and one side's usable runs give a curve of two or more points.
+ */
+function sweepCurves(baseline, candidate, hints = []) {
+    const cells = [...new Set([...baseline, ...candidate].map((record) => record.cell))];
+    return cells.flatMap((cell) => {
+        const hint = hints.find((h) => h.name === cell);
+        const own = [...baseline, ...candidate].filter((record) => record.cell === cell);
+        const dimension = sweptDimension(own, hint);
+        if (dimension === null)
+            return [];
+        const curve = {
+            baseline: loadCurveOf(cell, dimension, sweepPercentile, baseline),
+            candidate: loadCurveOf(cell, dimension, sweepPercentile, candidate),
+        };
+        if (curve.baseline.length < 2 && curve.candidate.length < 2)
+            return [];
+        const slo = hint?.slo ?? {};
+        return [
+            {
+                cell,
+                dimension,
+                percentile: sweepPercentile,
+                slo: {
+                    ...(slo.ttft_ms === undefined ? {} : { ttft_ms: slo.ttft_ms }),
+                    ...(slo.tpot_ms === undefined ? {} : { tpot_ms: slo.tpot_ms }),
+                    ...(slo.e2el_ms === undefined ? {} : { e2el_ms: slo.e2el_ms }),
+                },
+                curve,
+            },
+        ];
+    });
+}
+
+/**
+ * `verdict.json`: the machine-readable outcome of `compare`, read by the action (to label the PR,
+ * add runs, fail the job) and by people re-analysing a decision. Versioned like every file we write.
+ */
+const verdictSchemaVersion = 2;
+const overallVerdicts = ["pass", "regression", "inconclusive", "not-comparable", "error"];
+const metricVerdicts = ["regression", "improvement", "within-tolerance", "inconclusive"];
+const comparisonModes = ["stored", "interleaved"];
+const baselineInfoSchema = object({
+    commit: string().optional(),
+    runId: string().optional(),
+    date: string().optional(),
+    ref: string().optional(),
+    url: string().optional(),
+    note: string().optional(),
+});
+const interval = tuple([number(), number()]);
+/** What a budget could do for one gated check (docs/compare.md, "A budget per pull request"). */
+const checkBudgetSchema = object({
+    /** More runs within gate.budget_gpu_minutes could catch gate.detect_change (90% power). */
+    decidable: boolean(),
+    /** The smallest worsening the runs measured catch with 90% power (the check's detectableChange). */
+    detectableAtSpend: number().nullable(),
+    /** About how many GPU-minutes in all would catch gate.detect_change in this check; null: not within 100 runs. */
+    gpuMinutesToDecide: number().nullable(),
+});
+const comparisonSchema = object({
+    cell: string(),
+    metric: _enum(metricNames),
+    /** The metric whose values were judged when `metric` is absent from the inputs (e.g. p99 for p95). */
+    judgedOn: _enum(metricNames).nullable(),
+    /** In the blocking family (Holm) or advisory (BH). */
+    gated: boolean(),
+    higherIsBetter: boolean(),
+    tolerance: number(),
+    /** Geometric mean of the per-run values (error_rate: pooled failed / total). */
+    baseline: number().nullable(),
+    candidate: number().nullable(),
+    /** candidate / baseline. */
+    ratio: number().nullable(),
+    /**
+     * The interval the verdict was decided on, in the metric's direction: its worse end at the level the
+     * regression test faced after Holm and the look's α (regression exactly when it is beyond the
+     * tolerance), its better end at the within-tolerance level (or the improvement test's level when that
+     * decided). Stored-mode drift is included. error_rate: null.
+     */
+    ci: interval.nullable(),
+    /** One-sided levels of ci's lower and upper end. */
+    ciLevels: interval.nullable(),
+    /** The plain two-sided 1 − 2·passAlpha interval (same width on both sides), for reference. */
+    ci90: interval.nullable(),
+    /** Adjusted one-sided p of the test against the tolerance, in the direction observed (worse or better). */
+    p: number().nullable(),
+    pRaw: number().nullable(),
+    /** Adjusted one-sided p of "moved at all" (against 0) in the direction observed: used for mixed results. */
+    pChange: number().nullable(),
+    /**
+     * Minimum detectable change: the smallest true worsening this run count blocks with 90% power at the
+     * strictest level the check can face (gated, tested checks only).
+     */
+    detectableChange: number().nullable(),
+    /** Runs per side at which the check would catch gate.detect_change with 90% power; null: not within 100. */
+    runsToDetectChange: number().int().nullable().optional(),
+    /** What a budget (gate.budget_gpu_minutes) could do for this check; absent without a budget. */
+    budget: checkBudgetSchema.optional(),
+    verdict: _enum(metricVerdicts),
+    note: string().nullable(),
+    runs: object({ baseline: number().int(), candidate: number().int() }),
+    noise: noiseLevelsSchema.nullable().optional(),
+    crossCheck: object({ mannWhitneyP: number(), hodgesLehmannRatio: number() })
+        .nullable()
+        .describe("Rank-based cross-check at >= 5 runs per side (one-sided MWU p for 'worse'; never blocks)."),
+});
+/**
+ * A family test (docs/compare.md, "Family tests"): one gated metric across the cells of one workload
+ * family, the hypothesis "their average change (the mean of the cells' log ratios) is within the
+ * tolerance" tested beside the per-cell checks in the gated family.
+ */
+const familyFindingSchema = object({
+    family: string(),
+    metric: _enum(metricNames),
+    /** The cells pooled (those whose check of this metric was tested on per-run logs). */
+    cells: array(string()),
+    higherIsBetter: boolean(),
+    tolerance: number(),
+    /** The geometric mean over the cells of candidate / baseline. */
+    ratio: number(),
+    /** The decision interval of that ratio, as a check's `ci` (worse end at the level the test faced). */
+    ci: interval,
+    ciLevels: interval,
+    /** One-sided p of the family test against the tolerance in the direction observed, adjusted in the gated family. */
+    p: number(),
+    pRaw: number(),
+    standardError: number().describe("Of the mean log ratio."),
+    df: number()
+        .nullable()
+        .describe("Satterthwaite degrees of freedom; null when no variance was estimated."),
+    /** regression: the family's average change is beyond the tolerance (blocking); improvement: the mirror. */
+    verdict: _enum(["regression", "improvement", "no-finding"]),
+    /** The pooled cells whose own check of this metric is a regression (named on their own). */
+    regressedCells: array(string()),
+});
+/** The budget a comparison was measured under (gate.budget_gpu_minutes) and what it decided. */
+const budgetSchema = object({
+    limitGpuMinutes: number(),
+    spentGpuMinutes: number(),
+    /** The plan the budget bought (app/budget-plan.ts): its predicted GPU-minutes, runs and starts. */
+    plan: object({
+        gpuMinutes: number(),
+        runsPerSide: number().int(),
+        runsPerStart: number().int(),
+        requests: record(string(), number().int().nullable()),
+    })
+        .nullable(),
+    /** Gated checks left undecided because the budget cannot catch gate.detect_change in them. */
+    notDecidable: number().int(),
+});
+const runRefSchema = object({
+    side: _enum(["baseline", "candidate"]),
+    cell: string(),
+    run: number().int().nullable(),
+    source: string(),
+});
+const fingerprintDifferenceSchema = object({
+    field: string(),
+    cells: array(string()),
+    baseline: unknown(),
+    candidate: unknown(),
+    /** Does not block: the thing under test (allowed_differences and what follows from it) or informational. */
+    allowed: boolean(),
+    /** Recorded only (tool build, runner name, whole-config hash): never a reason to call runs not comparable. */
+    informational: boolean().default(false),
+});
+const nextLookSchema = object({
+    runsPerSide: number().int().positive(),
+    addCandidateRuns: number().int().nonnegative(),
+    addBaselineRuns: number().int().nonnegative(),
+    cells: array(string()),
+    reason: string(),
+    /** GPU-minutes the added runs cost (src/compare/cost.ts: 3 min per server start, run length per cell-run). */
+    gpuMinutes: number().nonnegative().optional(),
+});
+const settleSchema = object({
+    /** Runs per side at which every inconclusive gated check would decide if its estimates held; null: not within repeats.max. */
+    runsPerSide: number().int().nullable(),
+    addRuns: number().int().nullable(),
+    gpuMinutes: number().nullable(),
+    cells: array(string()),
+});
+const impactSchema = object({
+    cell: string(),
+    successfulPerHour: object({ baseline: number(), candidate: number(), change: number() }).nullable(),
+    ttftP95Ms: object({ baseline: number(), candidate: number(), change: number() }).nullable(),
+    e2elP95Ms: object({ baseline: number(), candidate: number(), change: number() }).nullable(),
+});
+const gpuMinutesSpentSchema = object({
+    total: number().nonnegative(),
+    /** Measured phases of the runs read (durationS), in minutes. */
+    runs: number().nonnegative(),
+    /** Server starts the runs' schedule needed (per cell: one per measuring step, R + 1 per interleaved look). */
+    serverStarts: number().int().nonnegative(),
+    serverStartMinutes: number().nonnegative(),
+    serverStartS: number().nonnegative(),
+    /** Which runs were this job's: both sides (interleaved) or the candidate's (stored baseline). */
+    sides: _enum(["both", "candidate"]),
+    runsWithoutDuration: number().int().nonnegative(),
+});
+object({
+    schemaVersion: literal(verdictSchemaVersion),
+    tool: object({ name: string(), version: string() }),
+    generatedAt: string(),
+    verdict: _enum(overallVerdicts),
+    /** 0 passes, 1 fails, under the fail_on policy. */
+    exitCode: union([literal(0), literal(1)]),
+    headline: string(),
+    counts: object({
+        gated: number().int(),
+        regression: number().int(),
+        improvement: number().int(),
+        withinTolerance: number().int(),
+        inconclusive: number().int(),
+    }),
+    mode: _enum(comparisonModes),
+    baselineInfo: baselineInfoSchema.nullable(),
+    settings: object({
+        tolerance: number(),
+        detectChange: number().describe("gate.detect_change: the regression the run plan is sized to catch."),
+        metricTolerance: record(string(), number()),
+        confidence: number(),
+        familyAlpha: number(),
+        lookAlpha: number()
+            .describe("One-sided level of the regression/improvement tests (against the tolerance) at this look, before Holm: α × look / Σ looks."),
+        passAlpha: number()
+            .describe("One-sided level of the non-inferiority bound behind within-tolerance (the better end of the decision interval); ci90 is 1 − 2·passAlpha."),
+        looks: array(number().int()),
+        failOn: _enum(["regression", "inconclusive", "never"]),
+        errorRateLimit: number(),
+        sessionDriftSd: number()
+            .describe("Prior sd of the ln shift between two sessions (gate.session_drift_sd) in stored mode; 0 in interleaved."),
+        sessionDriftEstimates: record(string(), object({
+            sd: number()
+                .describe("sd of the ln shift between the candidate's session and the baseline, as used."),
+            sessions: number()
+                .int()
+                .describe("Baseline sessions the estimate rests on (0: the prior alone)."),
+            source: _enum(["prior", "history"]).default("history"),
+            historySd: number()
+                .nullable()
+                .default(null)
+                .describe("The history's own estimate of the shift between two sessions, before shrinking."),
+            historyWeight: number().default(1).describe("Weight of the history against the prior."),
+            screenedSessions: array(string()).default([]),
+            screenedRuns: number().int().default(0),
+        }))
+            .describe("Stored mode, per metric: the drift used, estimated from the baseline sessions (the last N of the base branch) and shrunk towards the prior session_drift_sd, or the prior alone with fewer than 2 sessions."),
+        minRunSd: number().describe("Floor on the per-side run-to-run sd of ln(metric) (gate.min_run_sd)."),
+        outlierThreshold: number().describe("Robust-sd threshold of the outlier-run screen; 0 = off."),
+        gatedMetrics: array(string()),
+        minRequests: record(string(), number()),
+        allowedDifferences: array(string()),
+        onNotComparable: _enum(["fail", "warn"]),
+        /**
+         * The gated family Holm ran over at this look (compare/gated-family.ts, docs/compare.md "The gated
+         * family"): its regression tests per kind of check, and the tests left out because they cannot reach
+         * the level (Tarone); its improvement tests (speed and capacity checks). Absent in older files.
+         */
+        gatedFamily: object({
+            regression: object({
+                total: number().int(),
+                speed: number().int(),
+                capacity: number().int(),
+                guard: number().int(),
+                task: number().int(),
+                leftOut: number().int(),
+            }),
+            improvement: object({ total: number().int(), leftOut: number().int() }),
+            /**
+             * The family tests beside the checks (docs/compare.md, "Family tests"): each grouped check's share
+             * given to them (gate.family_weight) and how many there are per direction. Absent in older files.
+             */
+            familyTests: object({ weight: number(), total: number().int() }).optional(),
+        })
+            .optional(),
+    }),
+    cells: array(object({
+        name: string(),
+        baselineRuns: number().int(),
+        candidateRuns: number().int(),
+        status: _enum(["compared", "too-few-runs", "missing-baseline", "missing-candidate"]),
+        note: string().nullable(),
+    })),
+    comparisons: array(comparisonSchema),
+    mixed: array(object({ cell: string(), better: array(string()), worse: array(string()) })),
+    impact: array(impactSchema),
+    fingerprints: object({
+        baseline: record(string(), unknown()),
+        candidate: record(string(), unknown()),
+        differences: array(fingerprintDifferenceSchema),
+    }),
+    runs: object({
+        used: array(runRefSchema),
+        excluded: array(runRefSchema.extend({ reasons: array(string()) })),
+    }),
+    nextLook: nextLookSchema.nullable(),
+    /** For an inconclusive verdict: how many runs and about how many GPU-minutes would settle it. */
+    settle: settleSchema.nullable(),
+    /**
+     * The least sensitive gated check: the smallest worsening these runs catch with 90% power, and the
+     * runs per side at which gate.detect_change would be caught (null: not within 100 runs).
+     */
+    detection: object({
+        cell: string(),
+        metric: _enum(metricNames),
+        detectableChange: number(),
+        detectChange: number(),
+        runsPerSideForDetectChange: number().int().nullable(),
+    })
+        .nullable(),
+    warnings: array(string()),
+    /**
+     * The family tests of this look (docs/compare.md, "Family tests"), found or not; a regression among
+     * them makes the verdict a regression. Absent in files written before them.
+     */
+    families: array(familyFindingSchema).optional(),
+    /**
+     * Gated checks whose estimate sits on the tolerance, so that more runs up to repeats.max would not
+     * decide them (docs/compare.md, "At the tolerance"): the adaptive loop stopped asking for runs for
+     * them. Their plain interval (ci90, as ratios). Absent in files written before it.
+     */
+    atTolerance: array(object({ cell: string(), metric: string(), ci: interval, tolerance: number() }))
+        .optional(),
+    /** Quality beside speed (docs/quality.md); absent when no run had guard counts. */
+    quality: qualityVerdictSchema.optional(),
+    /** GPU-minutes the comparison's runs cost, every server start counted (set by compare, after analyze). */
+    gpuMinutes: gpuMinutesSpentSchema.optional(),
+    budget: budgetSchema.optional(),
+    /** Capacity at the SLO per capacity cell (compare/capacity.ts, docs/capacity.md). */
+    capacity: array(capacityComparisonSchema).optional(),
+    /**
+     * Load curves of both sides per cell whose runs ran at several loads and that has no capacity config
+     * (compare/sweep-curves.ts): drawn by report.html and the comment; the cell is still judged at a fixed load.
+     */
+    sweeps: array(sweepCurveSchema).optional(),
+    /**
+     * Speculative decoding per cell whose server speculates (compare/spec-decode-schema.ts): each side's
+     * acceptance, and TPOT's and output throughput's change taken apart into the acceptance length and the
+     * engine step. Absent when no run had the counters, and in files written before it.
+     */
+    specDecode: array(specDecodeCellSchema).optional(),
+});
+
+const defaultGuardSettings = {
+    enabled: true,
+    share_points: 0.02,
+    output_length_tolerance: 0.1,
+};
+function levelsOf$1(input) {
+    const familyAlpha = 1 - input.gate.confidence;
+    const looks = lookSchedule(input.repeats.min, input.repeats.max);
+    // The stage of the PR: the most candidate runs measured in any cell (screened runs included).
+    const stage = Math.max(0, ...[...groupByCell(input.candidate).values()].map((runs) => runs.length));
+    const alphaAtRuns = (runs) => perLookLevel(familyAlpha, looks, Math.max(stage, runs), input.mode);
+    return { familyAlpha, looks, alpha: alphaAtRuns(stage), passAlpha: passLevel(familyAlpha), alphaAtRuns };
+}
+/** Stored mode: the between-session drift per metric from the baseline and its history, shrunk towards the prior. */
+function sessionDriftOf(input) {
+    const { gate, mode } = input;
+    const driftSd = mode === "stored" ? gate.session_drift_sd : 0;
+    const defaultDriftVariance = driftSd * driftSd;
+    const driftBaseline = input.baseline.filter((run) => run.exclusionReasons.length === 0);
+    const driftRuns = [...driftBaseline];
+    const driftSources = new Set(driftBaseline.map((run) => run.source));
+    for (const run of input.history ?? [])
+        if (run.exclusionReasons.length === 0 && !driftSources.has(run.source))
+            driftRuns.push(run);
+    const estimates = mode === "stored"
+        ? estimateSessionDrift(driftRuns, {
+            priorSd: driftSd,
+            baselineSessions: Math.max(1, new Set(driftBaseline.map((run) => run.session ?? "")).size),
+        })
+        : new Map();
+    // The history's estimate, shrunk towards the prior, replaces it (up or down): the prior is no floor.
+    const varianceFor = (metric) => estimates.get(metric)?.differenceVariance ?? defaultDriftVariance;
+    return { driftSd, estimates, varianceFor };
+}
+/**
+ * The start-to-start variance believed for a check before its runs: a measured one for this runner (a
+ * calibration, main's history) where there is one, else gate.noise_prior's for the metric's family,
+ * weighted gate.noise_prior.weight_starts degrees of freedom.
+ */
+function startPriorOf(input) {
+    const prior = input.gate.noise_prior;
+    return (cell, metric) => {
+        const measured = input.startVariancePriors?.get(`${cell}\u0000${metric}`);
+        if (measured) {
+            const origin = {
+                source: measured.source,
+                basis: measured.basis ?? (/history/i.test(measured.source) ? "history" : "calibration"),
+                measuredAt: measured.measuredAt ?? null,
+                ...(measured.since ? { since: measured.since } : {}),
+            };
+            return { ...measured, description: describeAt(input, origin) };
+        }
+        const family = metricSpecs[metric].noise;
+        const sd = prior[family].start_sd;
+        const source = `gate.noise_prior.${family}`;
+        return {
+            variance: sd * sd,
+            df: prior.weight_starts,
+            source,
+            description: describeAt(input, { source, basis: "config", measuredAt: null }),
+        };
+    };
+}
+function describeAt(input, origin) {
+    return describePrior(origin, input.now, input.gate.noise_prior.max_age_days);
+}
+/** Interleaved mode: the run-to-run variance measured on this runner for a check, for both sides. */
+function runPriorOf(input) {
+    return (cell, metric) => {
+        const measured = input.runVariancePriors?.get(`${cell}\u0000${metric}`);
+        return measured ? { ...measured, description: describeAt(input, measured) } : undefined;
+    };
+}
+/** Stored mode: the baseline's run-to-run variance from earlier sessions, with where it came from. */
+function baselinePriorOf(input, priors) {
+    const description = describeAt(input, input.baselineVariancePriorOrigin ?? { source: "main's history", basis: "history", measuredAt: null });
+    return (cell, metric) => {
+        const prior = priors.get(`${cell}\u0000${metric}`);
+        return prior ? { ...prior, description } : undefined;
+    };
+}
+/** One warning per stale prior a check used, naming gate.noise_prior.max_age_days. */
+function stalePriorWarnings(drafts, maxAgeDays) {
+    const stale = new Map();
+    for (const draft of drafts)
+        for (const prior of [draft.noise?.priors?.start, draft.noise?.priors?.run])
+            if (prior?.stale && prior.use !== "unused")
+                stale.set(`${prior.basis}:${prior.date}`, prior);
+    return [...stale.values()].map((prior) => stalePriorWarning(prior, maxAgeDays));
+}
+/** `analyze`, and the gated family's adjustment of `input.familyExtras` (in their order). */
+function analyzeWithFamily(input) {
+    const { gate, mode } = input;
+    const levels = levelsOf$1(input);
+    const { alpha, passAlpha, looks } = levels;
+    const drift = sessionDriftOf(input);
+    const warnings = [];
+    warnings.push(...startWarnings(input.baseline, input.candidate));
+    const runs = selectUsableRuns(input.baseline, input.candidate, gate, warnings);
+    const pairing = pairCells(runs, mode);
+    const { cells, unfixableCells } = pairing;
+    const draftSettings = {
+        gate,
+        gatedSet: new Set(gate.metrics),
+        advisoryCells: outputCells(input.baseline, input.candidate),
+        passAlpha,
+        driftVarianceFor: drift.varianceFor,
+        ...(mode === "stored" && input.baselineVariancePriors
+            ? { baselineVariancePriorFor: baselinePriorOf(input, input.baselineVariancePriors) }
+            : {}),
+        ...(mode === "interleaved" ? { startPriorFor: startPriorOf(input), runPriorFor: runPriorOf(input) } : {}),
+    };
+    const drafts = pairing.compared.flatMap((cell) => draftsForCell(cell, draftSettings, warnings));
+    warnings.push(...stalePriorWarnings(drafts, gate.noise_prior.max_age_days));
+    const rates = costRatesOf(input.runMinutes, input.repeats.block, input.cost);
+    // The quality checks read what the outputs were: a run excluded from the speed checks (client-bound,
+    // an outlier) still answered its prompts, so every run of a cell present on both sides counts.
+    const qualityCells = qualityCellsOf(input.baseline, input.candidate);
+    const guardDraftList = guardDrafts(qualityCells, { guards: input.quality?.guards ?? defaultGuardSettings, metricTolerance: gate.metric_tolerance }, warnings);
+    const taskDraftList = taskDrafts(qualityCells, {
+        tasks: input.quality?.tasks ?? { tolerance_points: 0.02 },
+        confidence: gate.confidence,
+    });
+    // The gated family, one per comparison: the speed checks' tests against the tolerance, the capacity
+    // checks', the guards' and the task checks', and the family tests of each gated metric across the
+    // cells of a workload family, adjusted together at the look's α (compare/gated-family.ts).
+    const speedDrafts = familyDrafts(drafts);
+    const extras = input.familyExtras ?? [];
+    const familyOf = (cell) => input.cellFamilies?.[cell] ?? cellFamily({ name: cell });
+    const groups = new Map();
+    for (const d of speedDrafts) {
+        const group = { family: familyOf(d.cell), metric: d.metric };
+        groups.set(familyGroupKey(group), group);
+    }
+    const family = adjustGatedFamily([
+        ...speedMembers(speedDrafts, familyOf),
+        ...extras,
+        ...guardMembers(guardDraftList ?? []),
+        ...taskMembers(taskDraftList ?? []),
+    ], alpha, gate.family_weight);
+    const at = (offset, count) => family.members.slice(offset, offset + count);
+    const speedAdjusted = at(0, speedDrafts.length);
+    const extrasAdjusted = at(speedDrafts.length, extras.length);
+    const guardOffset = speedDrafts.length + extras.length;
+    const guardAdjusted = at(guardOffset, guardDraftList?.length ?? 0);
+    const taskAdjusted = at(guardOffset + (guardDraftList?.length ?? 0), taskDraftList?.length ?? 0);
+    // The strictest level a check of the family starts at, as a count of tests (Holm's first step is α/m;
+    // a grouped check's (1 − family_weight)·α/m): for the detectable change and the futility checks.
+    const gatedCount = Math.max(1, 1 / family.summary.strictestShare);
+    const comparisons = decide(drafts, alpha, passAlpha, gatedCount, new Map(speedDrafts.map((d, i) => [
+        d,
+        { beyond: speedAdjusted[i].regression, betterBeyond: speedAdjusted[i].improvement },
+    ])));
+    const { differences, notComparable } = checkComparability(pairing.fingerprintPairs, gate, warnings);
+    const counts = countGated(comparisons);
+    const families = decideFamilies(family.familyTests, (key) => groups.get(key), (index) => speedDrafts[index].cell, comparisons, alpha, passAlpha);
+    const familyRegressions = families.filter((f) => f.verdict === "regression");
+    const brokenCells = cells.filter((cell) => cell.status === "missing-baseline" || cell.status === "missing-candidate");
+    const guards = guardDraftList === null ? null : decideGuards(guardDraftList, guardAdjusted, alpha);
+    const greedy = greedyChecks(qualityCells, input.quality?.greedy, warnings);
+    const tasks = taskDraftList === null ? null : decideTasks(taskDraftList, taskAdjusted, alpha);
+    const guardRegressions = (guards?.filter((check) => check.verdict === "regression").length ?? 0) +
+        (greedy?.filter((check) => check.verdict === "regression").length ?? 0) +
+        (tasks?.filter((check) => check.verdict === "regression").length ?? 0);
+    // The greedy and task checks are the compared checks of quality cells (whose speed checks are advisory).
+    const qualityChecks = (greedy?.length ?? 0) + (tasks?.length ?? 0);
+    const speedVerdict = overallVerdict(
+    // So a config of quality cells alone is no empty comparison.
+    { ...counts, gated: counts.gated + qualityChecks }, brokenCells.length, pairing.allCells.length, notComparable.length, gate.on_not_comparable);
+    // A family regression (docs/compare.md, "Family tests") and a guard regression (docs/quality.md) are
+    // regressions whatever the single checks found.
+    const speedAndFamilies = familyRegressions.length > 0 && speedVerdict !== "not-comparable" ? "regression" : speedVerdict;
+    const verdict = guardRegressions > 0 && speedAndFamilies !== "not-comparable" ? "regression" : speedAndFamilies;
+    const maxRuns = input.repeats.max;
+    const runsPerStart = mode === "interleaved" ? (input.repeats.block ?? 1) : maxRuns;
+    const { draftOf, futilityInput, resolvable } = futilityModel(drafts, unfixableCells, { alpha, passAlpha, gatedCount }, mode, maxRuns, runsPerStart);
+    const nextLook = planNextLook({
+        verdict,
+        cells,
+        comparisons,
+        looks,
+        mode,
+        maxRuns,
+        resolvable,
+        unfixableCells,
+        measuredRuns: pairing.measuredRuns,
+        rates,
+    });
+    const atTolerance = verdict === "inconclusive" ? atToleranceChecks(comparisons, resolvable, draftOf) : [];
+    if ((verdict === "inconclusive" || verdict === "error") && nextLook === null) {
+        warnings.push(...futilityWarnings(comparisons, cells, maxRuns, resolvable, draftOf, unfixableCells));
+    }
+    const settle = verdict === "inconclusive"
+        ? settleEstimate(comparisons, draftOf, futilityInput, resolvable, mode, maxRuns, rates, looks)
+        : null;
+    const alphaAtRuns = (runs) => levels.alphaAtRuns(runs) / Math.max(1, gatedCount);
+    const detection = detectionSummary(comparisons, draftOf, gate.detect_change, alphaAtRuns, mode, maxRuns, runsPerStart);
+    for (const comparison of comparisons)
+        if (comparison.gated && comparison.detectableChange !== null)
+            comparison.runsToDetectChange = runsToDetectChange(comparison, draftOf(comparison), gate.detect_change, alphaAtRuns, mode, maxRuns, runsPerStart);
+    const specDecode = explainSpecDecode(pairing.compared, {
+        gatedMetrics: gate.metrics,
+        passAlpha,
+        minRunSd: gate.min_run_sd,
+        driftVarianceFor: drift.varianceFor,
+        ...(draftSettings.startPriorFor ? { startPriorFor: draftSettings.startPriorFor } : {}),
+    });
+    const firstFingerprint = (side) => flattenFingerprint(runs.sides[side][0]?.fingerprint ?? {});
+    const verdictFile = {
+        schemaVersion: verdictSchemaVersion,
+        tool: input.tool,
+        generatedAt: input.now,
+        verdict,
+        exitCode: exitCodeFor(verdict, gate.fail_on),
+        headline: withGuardHeadline(withFamilyHeadline(headlineFor(speedVerdict, counts, comparisons, brokenCells.length, notComparable.length), speedVerdict, familyRegressions, counts), verdict, speedAndFamilies, guardRegressions, counts.improvement),
+        counts,
+        mode,
+        baselineInfo: input.baselineInfo ?? null,
+        settings: settingsOf(gate, levels, drift),
+        cells,
+        comparisons,
+        mixed: mixedResults(comparisons, alpha),
+        impact: impactOf(cells, comparisons),
+        fingerprints: {
+            baseline: firstFingerprint("baseline"),
+            candidate: firstFingerprint("candidate"),
+            differences,
+        },
+        runs: { used: runs.used, excluded: runs.excluded },
+        nextLook,
+        settle,
+        ...(atTolerance.length > 0 ? { atTolerance } : {}),
+        detection,
+        warnings,
+        families,
+        ...(guards !== null || greedy !== null || tasks !== null
+            ? {
+                quality: {
+                    guards: guards ?? [],
+                    ...(greedy !== null ? { greedy } : {}),
+                    ...(tasks !== null ? { tasks } : {}),
+                },
+            }
+            : {}),
+        ...(specDecode.length > 0 ? { specDecode } : {}),
+    };
+    verdictFile.settings.gatedFamily = {
+        regression: family.summary.regression,
+        improvement: family.summary.improvement,
+        familyTests: family.summary.familyTests,
+    };
+    return { verdict: verdictFile, extras: extrasAdjusted };
+}
+/**
+ * Runs whose files did not say which server start measured them: they were taken as one start per side
+ * and input (compare/load.ts), the conservative reading, and the report says so.
+ */
+function startWarnings(baseline, candidate) {
+    const warnings = [];
+    for (const [side, runs] of [
+        ["baseline", baseline],
+        ["candidate", candidate],
+    ]) {
+        const assumed = runs.filter((run) => run.serverStart?.basis === "assumed-shared").length;
+        if (assumed > 0)
+            warnings.push(`${assumed} ${side} run${assumed === 1 ? "" : "s"} did not record the server start that measured ${assumed === 1 ? "it" : "them"} (older files, or vllm bench serve without --metadata server_start=<id>): the runs of each input were taken as one start, so the start-to-start noise is the prior's (declare each run a fresh start with --fresh-starts if it was)`);
+    }
+    return warnings;
+}
+/** Cells whose runs kept outputs (greedy-output and task cells): their speed checks are advisory. */
+function outputCells(baseline, candidate) {
+    const cells = new Set();
+    for (const run of [...baseline, ...candidate])
+        if ((run.outputs?.length ?? 0) > 0)
+            cells.add(run.cell);
+    return cells;
+}
+/** The cells both sides measured, with every run of each (the quality checks' input). */
+function qualityCellsOf(baseline, candidate) {
+    const base = groupByCell(baseline);
+    const cand = groupByCell(candidate);
+    return [...base.keys()]
+        .filter((cell) => cand.has(cell))
+        .sort()
+        .map((cell) => ({ cell, base: base.get(cell), cand: cand.get(cell), tooFew: false }));
+}
+/**
+ * The headline when quality guards regressed: it leads with them, and a speed improvement beside them is
+ * named as coming with the regression, never as a plain improvement.
+ */
+function withGuardHeadline(speedHeadline, verdict, speedVerdict, guardRegressions, speedImprovements) {
+    if (guardRegressions === 0 || verdict !== "regression")
+        return speedHeadline;
+    const guards = `${guardRegressions} quality check${guardRegressions === 1 ? "" : "s"} got worse beyond tolerance`;
+    if (speedVerdict === "regression")
+        return `Regression: ${guards}; and ${speedHeadline.replace(/^Regression: /, "")}`;
+    const speed = speedImprovements > 0
+        ? `the speed ${speedImprovements === 1 ? "improvement comes" : `improvements (${speedImprovements}) come`} with changed outputs, not an improvement`
+        : "the outputs changed";
+    return `Regression: ${guards}: ${speed} (speed alone: ${speedHeadline})`;
+}
+/** The settings block of verdict.json: what the verdict was decided with. */
+function settingsOf(gate, levels, drift) {
+    return {
+        tolerance: gate.tolerance,
+        detectChange: gate.detect_change,
+        metricTolerance: gate.metric_tolerance,
+        confidence: gate.confidence,
+        familyAlpha: levels.familyAlpha,
+        lookAlpha: levels.alpha,
+        passAlpha: levels.passAlpha,
+        looks: levels.looks,
+        failOn: gate.fail_on,
+        errorRateLimit: gate.error_rate_limit,
+        sessionDriftSd: drift.driftSd,
+        sessionDriftEstimates: Object.fromEntries([...drift.estimates].map(([metric, estimate]) => [
+            metric,
+            {
+                sd: Math.sqrt(estimate.differenceVariance),
+                sessions: estimate.sessions,
+                source: estimate.source,
+                historySd: estimate.historyT2 === null ? null : Math.sqrt(2 * estimate.historyT2),
+                historyWeight: estimate.historyWeight,
+                screenedSessions: estimate.screenedSessions,
+                screenedRuns: estimate.screenedRuns,
+            },
+        ])),
+        minRunSd: gate.min_run_sd,
+        outlierThreshold: gate.outlier_threshold,
+        gatedMetrics: [...gate.metrics],
+        minRequests: { ...gate.min_requests },
+        allowedDifferences: [...gate.allowed_differences],
+        onNotComparable: gate.on_not_comparable,
+    };
+}
+
+function checkBudget(comparison, limit, spent, mode, rates) {
+    const runs = comparison.runsToDetectChange ?? null;
+    const now = comparison.runs.candidate;
+    const toDecide = runs === null
+        ? null
+        : runs <= now
+            ? spent
+            : spent + addedGpuMinutes(mode === "interleaved" ? "interleaved" : "stored", 1, now, runs, rates);
+    return {
+        decidable: toDecide !== null && toDecide <= limit,
+        detectableAtSpend: comparison.detectableChange,
+        gpuMinutesToDecide: toDecide,
+    };
+}
+/** The checks the budget cannot decide that were left undecided: inconclusive and out of its reach. */
+function notDecidableAtBudget(comparisons) {
+    return comparisons.filter((c) => c.gated && c.verdict === "inconclusive" && c.budget?.decidable === false);
+}
+function withBudget(verdict, budget, rates) {
+    const spent = verdict.gpuMinutes?.total ?? 0;
+    const limit = budget.limitGpuMinutes;
+    const comparisons = verdict.comparisons.map((c) => c.gated ? { ...c, budget: checkBudget(c, limit, spent, verdict.mode, rates) } : c);
+    const undecidable = notDecidableAtBudget(comparisons);
+    const warnings = [...verdict.warnings];
+    let nextLook = verdict.nextLook;
+    if (nextLook && spent + (nextLook.gpuMinutes ?? 0) > limit) {
+        warnings.push(`no further look: it would cost about ${Math.round(nextLook.gpuMinutes ?? 0)} GPU-minutes, past the budget (${Math.round(spent)} of ${limit} spent; gate.budget_gpu_minutes)`);
+        nextLook = null;
+    }
+    // Undecided only where the budget cannot reach: every other check settled, nothing left to measure.
+    let overall = verdict.verdict;
+    const stillOpen = verdict.counts.inconclusive - undecidable.length;
+    if (overall === "inconclusive" && stillOpen === 0 && undecidable.length > 0 && !capacityOpen(verdict)) {
+        overall = "pass";
+        nextLook = null;
+    }
+    return {
+        ...verdict,
+        verdict: overall,
+        exitCode: exitCodeFor(overall, verdict.settings.failOn),
+        headline: overall === verdict.verdict
+            ? verdict.headline
+            : `Pass at this budget: no gated check it can decide is worse; ${undecidable.length} ${undecidable.length === 1 ? "check is" : "checks are"} not decidable at ${limit} GPU-minutes`,
+        comparisons,
+        nextLook,
+        settle: overall === "pass" ? null : verdict.settle,
+        warnings,
+        budget: {
+            limitGpuMinutes: limit,
+            spentGpuMinutes: spent,
+            plan: budget.plan,
+            notDecidable: undecidable.length,
+        },
+    };
+}
+/** A capacity check still undecided holds the verdict whatever the budget says of the speed checks. */
+function capacityOpen(verdict) {
+    return (verdict.capacity ?? []).some((check) => check.gated && check.verdict === "inconclusive");
+}
+
+/** Weighted pool-adjacent-violators: the nondecreasing fit of `values` (in order) with `weights`. */
+function isotonicFit(values, weights) {
+    const blocks = [];
+    values.forEach((value, index) => {
+        blocks.push({ mean: value, weight: weights[index], count: 1 });
+        while (blocks.length > 1 && blocks[blocks.length - 2].mean > blocks[blocks.length - 1].mean) {
+            const last = blocks.pop();
+            const previous = blocks[blocks.length - 1];
+            const weight = previous.weight + last.weight;
+            previous.mean = (previous.mean * previous.weight + last.mean * last.weight) / weight;
+            previous.weight = weight;
+            previous.count += last.count;
+        }
+    });
+    return blocks.flatMap((block) => new Array(block.count).fill(block.mean));
+}
+const tinyValue = 1e-9;
+function transform(value, scale) {
+    return scale === "log" ? Math.log(Math.max(value, tinyValue)) : value;
+}
+function group(runs, objectives) {
+    const byLoad = new Map();
+    runs.forEach((run, index) => {
+        if (!(run.load > 0) || !Number.isFinite(run.load))
+            return;
+        const list = byLoad.get(run.load) ?? [];
+        list.push({ run, start: run.start ?? `run-${index}` });
+        byLoad.set(run.load, list);
+    });
+    const loads = [...byLoad.keys()].sort((a, b) => a - b);
+    const present = (value) => value !== null && value !== undefined && Number.isFinite(value);
+    const values = loads.map((load) => objectives.map((objective, k) => byLoad.get(load).flatMap(({ run }) => {
+        const value = run.values[k];
+        return present(value) ? [transform(value, objective.scale)] : [];
+    })));
+    const starts = loads.map((load) => objectives.map((_, k) => byLoad.get(load).flatMap(({ run, start }) => (present(run.values[k]) ? [start] : []))));
+    return { loads, values, counts: loads.map((load) => byLoad.get(load).length), starts };
+}
+const mean = (values) => values.reduce((sum, v) => sum + v, 0) / values.length;
+/** The crossing of one objective from its fitted values at the loads (those without values skipped). */
+function crossingOf(loads, fitted, threshold, name) {
+    const points = loads.flatMap((load, i) => (fitted[i] === null ? [] : [{ load, value: fitted[i] }]));
+    if (points.length === 0)
+        return { name, crossing: loads[0] ?? 0, bound: "below" };
+    if (points[0].value > threshold)
+        return { name, crossing: points[0].load, bound: "below" };
+    const last = points[points.length - 1];
+    if (last.value <= threshold)
+        return { name, crossing: last.load, bound: "above" };
+    let j = 0;
+    while (points[j + 1].value <= threshold)
+        j++;
+    const a = points[j];
+    const b = points[j + 1];
+    const share = (threshold - a.value) / (b.value - a.value);
+    return { name, crossing: a.load + share * (b.load - a.load), bound: "inside" };
+}
+/** Fitted transformed values per objective at each load (null where no run has a value). */
+function fitAll(grouped, objectiveCount) {
+    return Array.from({ length: objectiveCount }, (_, k) => {
+        const present = grouped.loads.flatMap((_, i) => grouped.values[i][k].length > 0
+            ? [{ i, mean: mean(grouped.values[i][k]), w: grouped.values[i][k].length }]
+            : []);
+        const fit = isotonicFit(present.map((p) => p.mean), present.map((p) => p.w));
+        const out = grouped.loads.map(() => null);
+        present.forEach((p, index) => {
+            out[p.i] = fit[index];
+        });
+        return out;
+    });
+}
+/** Half-width on ln(load) of the runs a crossing's local line is fitted to: loads within a factor 1.15. */
+const localWindow = Math.log(1.15);
+/**
+ * The local line of objective k around `center` (its isotonic crossing), or null where the runs cannot
+ * carry one: fewer than 3 distinct loads or 4 runs within the window, no load on one side of the center,
+ * a slope that is not positive, or a crossing outside the window (the step fit's crossing stands then).
+ */
+function localLine(grouped, k, center, threshold) {
+    const xs = [];
+    const ys = [];
+    let loads = 0;
+    let below = false;
+    let above = false;
+    grouped.loads.forEach((load, i) => {
+        const x = Math.log(load / center);
+        const values = grouped.values[i][k];
+        if (Math.abs(x) > localWindow || values.length === 0)
+            return;
+        loads++;
+        below ||= x < 0;
+        above ||= x > 0;
+        for (const value of values) {
+            xs.push(x);
+            ys.push(value);
+        }
+    });
+    if (loads < 3 || xs.length < 4 || !below || !above)
+        return null;
+    const mx = mean(xs);
+    const my = mean(ys);
+    let sxx = 0;
+    let sxy = 0;
+    xs.forEach((x, i) => {
+        sxx += (x - mx) ** 2;
+        sxy += (x - mx) * (ys[i] - my);
+    });
+    const b = sxy / sxx;
+    if (!(b > 0))
+        return null;
+    const a = my - b * mx;
+    const x = (threshold - a) / b;
+    if (Math.abs(x) > localWindow)
+        return null;
+    const ssr = xs.reduce((sum, xi, i) => sum + (ys[i] - a - b * xi) ** 2, 0);
+    const df = xs.length - 2;
+    return { center, a, b, sd: Math.sqrt(ssr / df), df, crossing: center * Math.exp(x) };
+}
+/** The values of objective k's runs within its local line's window, less the line, with their runs' starts. */
+function lineResiduals(grouped, k, line) {
+    const values = [];
+    const starts = [];
+    grouped.loads.forEach((load, i) => {
+        const x = Math.log(load / line.center);
+        if (Math.abs(x) > localWindow)
+            return;
+        grouped.values[i][k].forEach((value, r) => {
+            values.push(value - line.a - line.b * x);
+            starts.push(grouped.starts[i][k][r]);
+        });
+    });
+    return { values, starts };
+}
+/** Whether some start holds two or more of these runs (else every run was its own start). */
+function sharesStarts(starts) {
+    return new Set(starts).size < starts.length;
+}
+/**
+ * The runs near the capacity's crossing as deviations in ln(load) (docs/capacity.md, "Server starts"):
+ * each run's value of the limiting objective less its local line, over the line's slope, i.e. how much
+ * higher a load the run behaved like. A start's speed shifts all its runs alike, so their start means
+ * carry the start level and their spread within a start the run level (stats/two-level.ts). Null when
+ * the capacity is not crossed inside the loads measured or its objective has no local line.
+ */
+function crossingDeviations(runs, objectives) {
+    const grouped = group(runs, objectives);
+    if (grouped.loads.length === 0)
+        return null;
+    const { lines, estimate } = fitCurves(grouped, objectives);
+    if (estimate.bound !== "inside")
+        return null;
+    const k = objectives.findIndex((objective) => objective.name === estimate.limiting);
+    const line = k >= 0 ? lines[k] : null;
+    if (!line)
+        return null;
+    const residuals = lineResiduals(grouped, k, line);
+    if (residuals.values.length < 2)
+        return null;
+    return { values: residuals.values.map((value) => value / line.b), starts: residuals.starts };
+}
+function fitCurves(grouped, objectives) {
+    const fitted = fitAll(grouped, objectives.length);
+    const lines = objectives.map(() => null);
+    const crossings = objectives.map((objective, k) => {
+        const threshold = transform(objective.threshold, objective.scale);
+        const crossing = crossingOf(grouped.loads, fitted[k], threshold, objective.name);
+        if (crossing.bound !== "inside")
+            return crossing;
+        lines[k] = localLine(grouped, k, crossing.crossing, threshold);
+        return lines[k] ? { ...crossing, crossing: lines[k].crossing } : crossing;
+    });
+    return { fitted, lines, estimate: estimateFromCrossings(grouped, crossings) };
+}
+function estimateFromCrossings(grouped, crossings) {
+    const loads = grouped.loads.map((load, i) => ({ load, runs: grouped.counts[i] }));
+    const below = crossings.find((c) => c.bound === "below");
+    if (below)
+        return {
+            capacity: below.crossing,
+            bound: "below",
+            limiting: below.name,
+            objectives: crossings,
+            bracket: null,
+            loads,
+        };
+    const inside = crossings.filter((c) => c.bound === "inside");
+    if (inside.length === 0) {
+        const top = grouped.loads[grouped.loads.length - 1];
+        return { capacity: top, bound: "above", limiting: null, objectives: crossings, bracket: null, loads };
+    }
+    const limiting = inside.reduce((low, c) => (c.crossing < low.crossing ? c : low));
+    const passing = grouped.loads.filter((load) => load <= limiting.crossing);
+    const failing = grouped.loads.filter((load) => load > limiting.crossing);
+    const bracket = passing.length > 0 && failing.length > 0 ? [passing[passing.length - 1], failing[0]] : null;
+    return {
+        capacity: limiting.crossing,
+        bound: "inside",
+        limiting: limiting.name,
+        objectives: crossings,
+        bracket,
+        loads,
+    };
+}
+/**
+ * The capacity estimate from all runs. Throws on no runs; a capacity "below" means no load measured met
+ * every objective, "above" that all did (the capacity is then at least the highest load).
+ */
+function estimateCapacity(runs, objectives) {
+    const grouped = group(runs, objectives);
+    if (grouped.loads.length === 0)
+        throw new Error("estimateCapacity: no runs with a positive load");
+    return fitCurves(grouped, objectives).estimate;
+}
+const defaultResamples = 1000;
+/**
+ * The bootstrap interval of the capacity, or null when no objective's run-to-run noise can be estimated
+ * (no local line and no load measured twice). Per objective the noise sd is the residual sd of its local
+ * line where one was fitted (the noise near the crossing, which grows with the load), else the pure error
+ * of the replicated loads (deviations from their load's mean, sqrt(SS / df)); either is widened by t(df)/z
+ * at the interval's level. Each draw adds normal noise of that sd to every run's value on the fitted curve
+ * (the line within its window, the isotonic fit elsewhere), refits and crosses again.
+ */
+function capacityInterval(runs, objectives, options) {
+    const grouped = group(runs, objectives);
+    if (grouped.loads.length === 0)
+        return null;
+    const { fitted, lines } = fitCurves(grouped, objectives);
+    const tail = (1 - options.level) / 2;
+    // A t(df)/z widening, so a noise estimate from few runs gives a wider interval, never a falsely tight one.
+    const widen = (df) => studentTQuantile(1 - tail, df) / normalQuantile(1 - tail);
+    const sds = objectives.map((_, k) => {
+        const line = lines[k];
+        if (line) {
+            // Runs of several starts near the crossing: their spread within a start is the run level (the
+            // start level is drawn on its own below); one start, or every run its own: the spread about the line.
+            const residuals = lineResiduals(grouped, k, line);
+            if (new Set(residuals.starts).size > 1 && sharesStarts(residuals.starts)) {
+                const [within] = startLevels([residuals]).sides;
+                if (within && within.runVarianceDf > 0)
+                    return Math.sqrt(within.runVariance) * widen(within.runVarianceDf);
+            }
+            return line.sd * widen(line.df);
+        }
+        let ss = 0;
+        let df = 0;
+        grouped.loads.forEach((_, i) => {
+            const values = grouped.values[i][k];
+            if (values.length < 2)
+                return;
+            const m = mean(values);
+            for (const v of values)
+                ss += (v - m) ** 2;
+            df += values.length - 1;
+        });
+        return df === 0 ? null : Math.sqrt(ss / df) * widen(df);
+    });
+    if (sds.every((sd) => sd === null))
+        return null;
+    // The curve the draws are made about: the local line within its window, the isotonic fit elsewhere.
+    const model = grouped.loads.map((load, i) => objectives.map((_, k) => {
+        const line = lines[k];
+        const x = line ? Math.log(load / line.center) : Number.POSITIVE_INFINITY;
+        return line && Math.abs(x) <= localWindow ? line.a + line.b * x : fitted[k][i];
+    }));
+    const random = mulberry32(options.seed ?? 1);
+    const resamples = options.resamples ?? defaultResamples;
+    const startsOfRuns = [...new Set(grouped.starts.flat(2))].sort();
+    const startSd = options.startEffect &&
+        options.startEffect.variance > 0 &&
+        sharesStarts(runs.flatMap((run, index) => (run.load > 0 ? [run.start ?? `run-${index}`] : [])))
+        ? Math.sqrt(options.startEffect.variance) *
+            (options.startEffect.df > 0 && Number.isFinite(options.startEffect.df)
+                ? widen(options.startEffect.df)
+                : 1)
+        : 0;
+    const draws = [];
+    let censored = 0;
+    for (let b = 0; b < resamples; b++) {
+        const values = grouped.loads.map((_, i) => objectives.map((_, k) => {
+            const count = grouped.values[i][k].length;
+            const out = [];
+            for (let r = 0; r < count; r++)
+                out.push(model[i][k] + (sds[k] ?? 0) * boxMuller(random(), random()));
+            return out;
+        }));
+        const drawn = { loads: grouped.loads, values, counts: grouped.counts, starts: grouped.starts };
+        const shifts = startSd > 0
+            ? new Map(startsOfRuns.map((start) => [start, startSd * boxMuller(random(), random())]))
+            : null;
+        const { estimate } = fitCurves(shifts ? shiftedByStart(drawn, shifts) : drawn, objectives);
+        if (estimate.bound !== "inside")
+            censored++;
+        draws.push(estimate.capacity);
+    }
+    const sorted = [...draws].sort((a, b) => a - b);
+    return {
+        low: percentileSorted(sorted, tail),
+        high: percentileSorted(sorted, 1 - tail),
+        level: options.level,
+        draws,
+        censored: censored / resamples,
+    };
+}
+/**
+ * A draw's runs with each start's loads moved by its start effect: a run of a start drawn `shift`
+ * slower is placed at load·e^shift, the load it behaved like. Runs regroup by their moved loads.
+ */
+function shiftedByStart(grouped, shifts) {
+    const objectives = grouped.values[0]?.length ?? 0;
+    const byLoad = new Map();
+    grouped.loads.forEach((load, i) => {
+        for (let k = 0; k < objectives; k++) {
+            grouped.values[i][k].forEach((value, r) => {
+                const start = grouped.starts[i][k][r];
+                const moved = load * Math.exp(shifts.get(start) ?? 0);
+                let entry = byLoad.get(moved);
+                if (!entry) {
+                    entry = {
+                        values: Array.from({ length: objectives }, () => []),
+                        starts: Array.from({ length: objectives }, () => []),
+                    };
+                    byLoad.set(moved, entry);
+                }
+                entry.values[k].push(value);
+                entry.starts[k].push(start);
+            });
+        }
+    });
+    const loads = [...byLoad.keys()].sort((a, b) => a - b);
+    return {
+        loads,
+        values: loads.map((load) => byLoad.get(load).values),
+        starts: loads.map((load) => byLoad.get(load).starts),
+        // Runs at a moved load: those of the objective with the most values there.
+        counts: loads.map((load) => Math.max(...byLoad.get(load).values.map((values) => values.length))),
+    };
+}
+/**
+ * Interpolation of per-load means of `values` at `load` (clamped to the loads measured): linear, or on ln
+ * for a log-scale value (latencies, as the crossing is found), so a latency read at the capacity is its SLO.
+ */
+function valueAtLoad(points, load, scale = "linear") {
+    const byLoad = new Map();
+    for (const point of points) {
+        if (point.value === null || !Number.isFinite(point.value))
+            continue;
+        byLoad.set(point.load, [...(byLoad.get(point.load) ?? []), point.value]);
+    }
+    const loads = [...byLoad.keys()].sort((a, b) => a - b);
+    if (loads.length === 0)
+        return null;
+    const at = (x) => transform(mean(byLoad.get(x)), scale);
+    const back = (y) => (scale === "log" ? Math.exp(y) : y);
+    if (load <= loads[0])
+        return back(at(loads[0]));
+    if (load >= loads[loads.length - 1])
+        return back(at(loads[loads.length - 1]));
+    let j = 0;
+    while (loads[j + 1] < load)
+        j++;
+    const a = loads[j];
+    const b = loads[j + 1];
+    return back(at(a) + ((load - a) / (b - a)) * (at(b) - at(a)));
+}
+/**
+ * The capacity ratio candidate/baseline and its bootstrap p-values: draw b of each side paired by index
+ * (independent seeds per side), w* = ln(base*) - ln(cand*). p of H0 "w <= d" is the share of w* <= d
+ * (the level at which the percentile interval's lower bound would pass d), and likewise for the others.
+ */
+function capacityRatio(baseline, candidate, tolerance, level) {
+    const n = Math.min(baseline.draws.length, candidate.draws.length);
+    if (n === 0)
+        throw new Error("capacityRatio: no bootstrap draws");
+    const worse = [];
+    for (let i = 0; i < n; i++)
+        worse.push(Math.log(baseline.draws[i]) - Math.log(candidate.draws[i]));
+    worse.sort((a, b) => a - b);
+    const d = Math.log(1 + tolerance);
+    const share = (test) => (worse.filter(test).length + 1) / (n + 1);
+    const tail = (1 - level) / 2;
+    return {
+        ratio: candidate.capacity / baseline.capacity,
+        ci: [Math.exp(-percentileSorted(worse, 1 - tail)), Math.exp(-percentileSorted(worse, tail))],
+        level,
+        pBeyond: share((w) => w <= d),
+        pBetterBeyond: share((w) => w >= -d),
+        pWithinTolerance: share((w) => w >= d),
+        pWorse: share((w) => w <= 0),
+        pBetter: share((w) => w >= 0),
+    };
+}
+
+/**
+ * What `validate` says a capacity search or a sweep will cost before it starts (docs/capacity.md): per cell
+ * with `capacity` or `sweep`, the loads, the most runs per side, and the GPU-minutes of those runs plus one
+ * server start (the server is kept across loads). A run's length is its requests at the load measured
+ * (the geometric middle of the range for a search, each load for a sweep) plus the output time a request
+ * takes, as validate's other estimates assume; for a session dataset the load counts sessions and a
+ * session takes its turns' answers plus its think and tool times (summary.ts `sessionEstimate`).
+ */
+const assumedSecondsPerOutputToken = 0.03;
+/** A request's answer time at the assumed speed: its kind's mean answer length. */
+function outputSeconds(cell) {
+    return outputTokensMean(cell.dataset, null) * assumedSecondsPerOutputToken;
+}
+function runSeconds(cell, load) {
+    if ("duration_s" in cell.size)
+        return cell.size.duration_s;
+    const requests = cell.size.requests;
+    const each = sessionEstimate(cell)?.seconds ?? outputSeconds(cell);
+    return cell.load.type === "concurrency"
+        ? (requests / Math.max(1, Math.round(load))) * each
+        : requests / load + each;
+}
+function sweepLoadList(sweep) {
+    if ("loads" in sweep)
+        return [...new Set(sweep.loads)];
+    return Array.from({ length: sweep.count }, (_, i) => sweep.from * (sweep.to / sweep.from) ** (i / (sweep.count - 1)));
+}
+const unitOf = (cell) => {
+    const sessions = isSessionDataset(cell.dataset);
+    if (cell.load.type === "concurrency")
+        return sessions ? "sessions in flight" : "in flight";
+    return sessions ? "sessions/s" : "req/s";
+};
+const round1 = (minutes) => (minutes < 10 ? minutes.toFixed(1) : Math.round(minutes).toString());
+/**
+ * The most runs per side a capacity cell spends (docs/capacity.md): `capacity.max_runs`, by default twice
+ * repeats.max, never fewer than repeats.max (the search's own budget, its first look).
+ */
+function capacityMaxRuns(repeatsMax, cell) {
+    return Math.max(repeatsMax, cell.capacity.max_runs ?? 2 * repeatsMax);
+}
+function describeCapacityCost(config) {
+    const startMinutes = serverStartSeconds(config) / 60;
+    const price = config.cost.gpu_hourly_usd;
+    const usd = (minutes) => price === undefined ? "" : `, about $${((minutes / 60) * price).toFixed(2)}`;
+    const lines = [];
+    for (const cell of config.cells) {
+        if (cell.capacity) {
+            const { min, max } = cell.capacity.range;
+            const runs = config.repeats.max;
+            const perRun = runSeconds(cell, Math.sqrt(min * max)) / 60;
+            const minutes = runs * perRun + startMinutes;
+            const most = capacityMaxRuns(runs, cell);
+            const extra = most > runs
+                ? `; an undecided capacity verdict adds runs up to ${most} per side (capacity.max_runs), about ${round1(most * perRun + startMinutes)} GPU-minutes per side at most, and a stored baseline is recorded with ${most}`
+                : "";
+            lines.push(`capacity search ${cell.name} (run --sweep): ${min} to ${max} ${unitOf(cell)}, ${cell.capacity.initial_loads} loads first, then 4 runs per round until the interval is within ${Math.round(cell.capacity.precision * 100)}%; at most ${runs} runs per side (repeats.max), about ${round1(minutes)} GPU-minutes per side${usd(minutes)}, twice that for an A/B comparison${extra}`);
+        }
+        else if (cell.sweep) {
+            const loads = sweepLoadList(cell.sweep);
+            const seconds = loads.reduce((sum, load) => sum + cell.sweep.runs * runSeconds(cell, load), 0);
+            const minutes = seconds / 60 + startMinutes;
+            lines.push(`load sweep ${cell.name} (run --sweep): ${loads.length} loads x ${cell.sweep.runs} runs = ${loads.length * cell.sweep.runs} runs per side, about ${round1(minutes)} GPU-minutes per side${usd(minutes)}`);
+        }
+    }
+    return lines;
+}
+
+/** The looks (runs per side) of the capacity verdicts: repeats.max, and the largest max_runs above it. */
+function capacityLooks(repeatsMax, cells) {
+    const last = Math.max(repeatsMax, ...cells.map((cell) => capacityMaxRuns(repeatsMax, cell)));
+    return last > repeatsMax ? [repeatsMax, last] : [repeatsMax];
+}
+/** Runs of a cell on one side as measured (excluded runs included: they count against the budget). */
+function measured(records, cell) {
+    return records.filter((record) => record.cell === cell).length;
+}
+/**
+ * The one-sided level of the capacity regression and improvement tests at this look: the family level
+ * spent over `looks` by the most candidate runs of any capacity cell (as the fixed-load checks' stage).
+ */
+function capacityLookLevel(familyAlpha, looks, cells, candidate, mode) {
+    const stage = Math.max(0, ...cells.map((cell) => measured(candidate, cell.name)));
+    return perLookLevel(familyAlpha, looks, stage, mode);
+}
+/**
+ * The next look for the gated capacity checks that are inconclusive with a ratio (both sides found a
+ * capacity with an interval): the next look's runs per side, the candidate's searches resumed (and, in
+ * interleaved mode, the baseline's); null when none is undecided or the last look is reached.
+ */
+function capacityNextLook(input) {
+    const undecided = input.checks.filter((check) => check.gated && check.verdict === "inconclusive" && check.ratio !== null);
+    if (undecided.length === 0)
+        return null;
+    const names = undecided.map((check) => check.cell);
+    const stage = Math.max(...names.map((name) => measured(input.candidate, name)));
+    // The look after the one this comparison belongs to (a search that stopped before repeats.max is at
+    // the first look already), so that each look's level is spent once.
+    const target = input.looks[lookIndex(input.looks, stage) + 1];
+    if (target === undefined)
+        return null;
+    const fewest = (records) => Math.min(...names.map((name) => measured(records, name)));
+    const candidateRuns = fewest(input.candidate);
+    return {
+        runsPerSide: target,
+        addCandidateRuns: Math.max(0, target - candidateRuns),
+        addBaselineRuns: input.mode === "interleaved" ? Math.max(0, target - fewest(input.baseline)) : 0,
+        cells: names,
+        reason: `capacity of ${names.join(", ")} inconclusive at ${candidateRuns} candidate run${candidateRuns === 1 ? "" : "s"}: the search refines on to ${target} runs per side (capacity.max_runs)`,
+    };
+}
+
+function capacityCells(config) {
+    return config.cells.filter((cell) => cell.capacity !== undefined);
+}
+/** The cell's SLOs at its percentile, plus the error-rate limit, as objectives on catalogue metrics. */
+function capacityObjectivesOf(cell) {
+    const p = cell.capacity.percentile;
+    const slo = cell.slo ?? {};
+    const objectives = [];
+    if (slo.ttft_ms !== undefined)
+        objectives.push({ name: `ttft_${p}`, metric: `ttft_${p}`, threshold: slo.ttft_ms, scale: "log" });
+    if (slo.tpot_ms !== undefined)
+        objectives.push({ name: `tpot_${p}`, metric: `tpot_${p}`, threshold: slo.tpot_ms, scale: "log" });
+    if (slo.e2el_ms !== undefined)
+        objectives.push({ name: `e2el_${p}`, metric: `e2el_${p}`, threshold: slo.e2el_ms, scale: "log" });
+    objectives.push({
+        name: "error_rate",
+        metric: "error_rate",
+        threshold: cell.capacity.error_rate,
+        scale: "linear",
+    });
+    return objectives;
+}
+/** The load of a run in the cell's dimension (null when the run does not say). */
+function recordLoad(cell, record) {
+    const load = record.load;
+    if (!load)
+        return null;
+    return cell.load.type === "concurrency" ? load.targetConcurrency : load.targetRate;
+}
+/** The cell's usable runs as capacity points; a run without a value for an objective counts as missing it. */
+function capacityRunsOf(cell, records) {
+    const objectives = capacityObjectivesOf(cell);
+    return records.flatMap((record) => {
+        if (record.cell !== cell.name || record.exclusionReasons.length > 0)
+            return [];
+        const load = recordLoad(cell, record);
+        if (load === null || !(load > 0))
+            return [];
+        return [
+            {
+                load,
+                values: objectives.map((objective) => {
+                    const value = record.metrics[objective.metric];
+                    // A run with no successful request has no latency: it misses every latency SLO, by a factor
+                    // of 1,000 (finite, so the noise estimate stays a number; its error rate misses too).
+                    return value === null || value === undefined ? objective.threshold * 1000 : value;
+                }),
+                start: startOf(record),
+            },
+        ];
+    });
+}
+/**
+ * The search plan's settings for a capacity cell: at most repeats.max runs per side; with `targetRuns`
+ * (a comparison's next look, ./capacity-looks.ts) the search refines on to that many, at most max_runs.
+ */
+function searchSettingsOf(config, cell, targetRuns) {
+    return {
+        range: cell.capacity.range,
+        initialLoads: cell.capacity.initial_loads,
+        precision: cell.capacity.precision,
+        maxRuns: targetRuns === undefined
+            ? config.repeats.max
+            : Math.min(capacityMaxRuns(config.repeats.max, cell), Math.max(config.repeats.max, targetRuns)),
+        ...(targetRuns === undefined ? {} : { minRuns: targetRuns }),
+        level: intervalLevel(config.gate.confidence),
+        seed: 1,
+        integer: cell.load.type === "concurrency",
+    };
+}
+/** The two-sided level of the capacity intervals: 1 − 2α with α = 1 − confidence (90% at 0.95). */
+function intervalLevel(confidence) {
+    return 1 - 2 * (1 - confidence);
+}
+function sideOf(cell, records, cost, level, seed, resamples, startEffect) {
+    const runs = capacityRunsOf(cell, records);
+    const empty = {
+        capacity: null,
+        bound: null,
+        limiting: null,
+        interval: null,
+        runs: 0,
+        loads: 0,
+        successfulPerHour: null,
+        sessionsPerGpuHour: null,
+        outputTokensPerSecondPerGpu: null,
+        outputTokensPerSecondPerUser: null,
+        ttftAtCapacityMs: null,
+        costPer1000: null,
+        note: "no usable runs with a load",
+    };
+    if (runs.length === 0)
+        return { side: empty, draws: null, lastMet: null };
+    const objectives = capacityObjectivesOf(cell);
+    const estimate = estimateCapacity(runs, objectives);
+    const interval = capacityInterval(runs, objectives, {
+        level,
+        seed,
+        ...(resamples === undefined ? {} : { resamples }),
+        startEffect,
+    });
+    const own = records.filter((record) => record.cell === cell.name && record.exclusionReasons.length === 0 && recordLoad(cell, record) !== null);
+    const at = (metric, scale = "linear") => valueAtLoad(own.map((record) => ({ load: recordLoad(cell, record), value: record.metrics[metric] ?? null })), estimate.capacity, scale);
+    const meets = estimate.bound !== "below";
+    const requestRate = meets ? at("request_throughput") : null;
+    const successfulPerHour = requestRate === null ? null : requestRate * 3600;
+    const sessionRate = meets && isSessionDataset(cell.dataset) ? at("session_throughput") : null;
+    const output = meets ? at("output_throughput") : null;
+    const tpot = meets ? at("tpot_p50") : null;
+    const notes = [];
+    if (estimate.bound === "below")
+        notes.push(`no load measured meets the SLOs (${estimate.limiting} is missed at ${estimate.capacity})`);
+    if (estimate.bound === "above")
+        notes.push(`every load measured meets the SLOs: the capacity is at least ${estimate.capacity}`);
+    if (interval === null)
+        notes.push("no load was measured twice, so the run-to-run noise and the interval are unknown");
+    return {
+        side: {
+            capacity: estimate.capacity,
+            bound: estimate.bound,
+            limiting: estimate.limiting,
+            interval: interval ? [interval.low, interval.high] : null,
+            runs: runs.length,
+            loads: estimate.loads.length,
+            successfulPerHour,
+            sessionsPerGpuHour: sessionRate === null ? null : (sessionRate * 3600) / cost.gpus,
+            outputTokensPerSecondPerGpu: output === null ? null : output / cost.gpus,
+            outputTokensPerSecondPerUser: tpot === null || !(tpot > 0) ? null : 1000 / tpot,
+            ttftAtCapacityMs: meets ? at(`ttft_${cell.capacity.percentile}`, "log") : null,
+            costPer1000: costPerThousandRequests(cost.gpu_hourly_usd, cost.gpus, successfulPerHour),
+            note: notes.length > 0 ? notes.join("; ") : null,
+        },
+        draws: interval ? interval.draws : null,
+        lastMet: estimate.bracket ? estimate.bracket[0] : null,
+    };
+}
+/**
+ * The start-to-start variance of ln(load) of a capacity cell (docs/capacity.md, "Server starts"): what
+ * the starts of both sides show near their crossings (stats/capacity.ts crossingDeviations, the levels
+ * from stats/two-level.ts), pooled with gate.noise_prior's throughput start sd (a start's speed moves
+ * its capacity as it moves its throughput) by degrees of freedom.
+ */
+function capacityStartLevels(cell, sides, prior) {
+    const objectives = capacityObjectivesOf(cell);
+    const runs = sides.map((records) => capacityRunsOf(cell, records));
+    const deviations = runs.flatMap((side) => {
+        const sample = crossingDeviations(side, objectives);
+        return sample ? [sample] : [];
+    });
+    const starts = runs.map((side) => new Set(side.map((run) => run.start)).size);
+    const shared = runs.some((side) => new Set(side.map((run) => run.start)).size < side.length);
+    return { levels: startLevels(deviations, { startPrior: prior }), starts, shared };
+}
+/** Each capacity cell's sides and ratio test (no multiplicity yet: see capacityMembers, decideCapacity). */
+function capacityDrafts(input) {
+    const level = intervalLevel(input.gate.confidence);
+    const noisePrior = input.gate.noise_prior;
+    const prior = {
+        variance: noisePrior.throughput.start_sd ** 2,
+        df: noisePrior.weight_starts,
+        source: "gate.noise_prior.throughput",
+    };
+    return input.cells.map((cell, index) => {
+        const { levels, starts, shared } = capacityStartLevels(cell, [input.baseline, input.candidate], prior);
+        const startEffect = { variance: levels.startVariance, df: levels.startVarianceDf };
+        const noise = startNoiseOf(levels, { baseline: starts[0], candidate: starts[1] }, shared, prior);
+        const sideAt = (records, seed) => sideOf(cell, records, input.cost, level, seed, input.resamples, startEffect);
+        const baseline = sideAt(input.baseline, 1000 + index);
+        const candidate = sideAt(input.candidate, 2000 + index);
+        const tolerance = input.gate.tolerance;
+        const b = baseline.side;
+        const c = candidate.side;
+        let note = null;
+        let test = null;
+        if (b.capacity === null || c.capacity === null)
+            note = "a side has no usable runs";
+        else if (b.bound === "above" && c.bound === "above")
+            note =
+                "both sides meet the SLOs at every load measured: raise capacity.range.max to compare capacities";
+        else if (b.bound === "below" && c.bound === "below")
+            note = "neither side meets the SLOs at any load measured: lower capacity.range.min or relax the SLO";
+        else if (baseline.draws === null || candidate.draws === null)
+            note = "no interval: each side needs a load measured at least twice";
+        else
+            test = capacityRatio({ capacity: b.capacity, draws: baseline.draws }, { capacity: c.capacity, draws: candidate.draws }, tolerance, level);
+        return { cell, baseline, candidate, test, note, tolerance, noise };
+    });
+}
+/**
+ * The gated family's members of the capacity drafts, one per draft in order: a gated check with a test
+ * brings its two bootstrap p-values against the tolerance (the ratio below 1/(1 + tolerance), above
+ * 1 + tolerance); an advisory or untested one brings none.
+ */
+function capacityMembers(drafts) {
+    return drafts.map((draft) => draft.cell.capacity.gated && draft.test !== null
+        ? {
+            source: "capacity",
+            regression: { p: draft.test.pBeyond, minP: 0 },
+            improvement: { p: draft.test.pBetterBeyond, minP: 0 },
+        }
+        : { source: "capacity", regression: null, improvement: null });
+}
+/**
+ * The capacity verdicts from the gated family's adjustment (one entry per draft, from capacityMembers):
+ * a gated check decides on its adjusted p-values, an advisory one on its raw ones.
+ */
+function decideCapacity(input, drafts, adjusted) {
+    const alpha = input.alpha ?? 1 - input.gate.confidence;
+    const level = intervalLevel(input.gate.confidence);
+    return drafts.map((draft, index) => {
+        const { cell, test } = draft;
+        const member = adjusted[index];
+        const pBeyond = test === null ? null : (member.regression ?? test.pBeyond);
+        const pBetterBeyond = test === null ? null : (member.improvement ?? test.pBetterBeyond);
+        const verdict = test === null
+            ? "inconclusive"
+            : classify({
+                pBeyondToleranceAdjusted: pBeyond,
+                pBetterBeyondToleranceAdjusted: pBetterBeyond,
+                pWithinTolerance: test.pWithinTolerance,
+                alpha,
+            });
+        const b = draft.baseline.side;
+        const c = draft.candidate.side;
+        const objectives = capacityObjectivesOf(cell);
+        // The stated load is a load measured: the highest at which the baseline met every SLO.
+        const stated = draft.baseline.lastMet;
+        const valueAt = (records, metric, scale) => stated === null
+            ? null
+            : valueAtLoad(records
+                .filter((r) => r.cell === cell.name && r.exclusionReasons.length === 0 && recordLoad(cell, r) !== null)
+                .map((r) => ({ load: recordLoad(cell, r), value: r.metrics[metric] ?? null })), stated, scale);
+        return {
+            cell: cell.name,
+            dimension: cell.load.type === "concurrency" ? "concurrency" : "rate",
+            unit: isSessionDataset(cell.dataset) ? "sessions" : "requests",
+            percentile: cell.capacity.percentile,
+            slo: { ...(cell.slo ?? {}) },
+            errorRateLimit: cell.capacity.error_rate,
+            gated: cell.capacity.gated,
+            tolerance: draft.tolerance,
+            baseline: b,
+            candidate: c,
+            ratio: test ? test.ratio : null,
+            ci: test ? test.ci : null,
+            ciLevel: level,
+            p: test === null ? null : test.ratio <= 1 ? pBeyond : pBetterBeyond,
+            verdict,
+            costRatio: b.costPer1000 !== null && c.costPer1000 !== null ? c.costPer1000 / b.costPer1000 : null,
+            acceptance: {
+                load: stated,
+                rows: objectives.map((objective) => {
+                    const baseline = valueAt(input.baseline, objective.metric, objective.scale);
+                    const candidate = valueAt(input.candidate, objective.metric, objective.scale);
+                    return {
+                        objective: objective.name,
+                        threshold: objective.threshold,
+                        baseline,
+                        candidate,
+                        baselinePass: baseline === null ? null : baseline <= objective.threshold,
+                        candidatePass: candidate === null ? null : candidate <= objective.threshold,
+                    };
+                }),
+            },
+            note: draft.note,
+            noise: draft.noise,
+            curve: {
+                baseline: capacityCurveOf(cell, input.baseline),
+                candidate: capacityCurveOf(cell, input.candidate),
+            },
+        };
+    });
+}
+/**
+ * The verdict with the capacity checks folded in: a gated capacity regression makes it a regression, a
+ * gated inconclusive one turns a pass inconclusive; when the config has only capacity cells, they alone
+ * decide. The exit code follows gate.fail_on as for any verdict.
+ */
+function withCapacity(verdict, capacity, failOn) {
+    const gated = capacity.filter((check) => check.gated);
+    const regressions = gated.filter((check) => check.verdict === "regression");
+    const inconclusive = gated.filter((check) => check.verdict === "inconclusive");
+    const onlyCapacity = verdict.cells.length === 0 && capacity.length > 0;
+    let overall = verdict.verdict;
+    let headline = verdict.headline;
+    if (onlyCapacity) {
+        overall =
+            regressions.length > 0
+                ? "regression"
+                : inconclusive.length > 0
+                    ? "inconclusive"
+                    : gated.length > 0
+                        ? "pass"
+                        : "error";
+        headline =
+            regressions.length > 0
+                ? `Capacity regression in ${regressions.map((check) => check.cell).join(", ")}`
+                : inconclusive.length > 0
+                    ? `Capacity inconclusive in ${inconclusive.map((check) => check.cell).join(", ")}`
+                    : gated.length > 0
+                        ? "Capacity at the SLOs holds"
+                        : "No gated capacity check";
+    }
+    else if (regressions.length > 0 && overall !== "not-comparable") {
+        overall = "regression";
+        headline = `${headline}; capacity regression in ${regressions.map((check) => check.cell).join(", ")}`;
+    }
+    else if (inconclusive.length > 0 && overall === "pass") {
+        overall = "inconclusive";
+        headline = `${headline}; capacity inconclusive in ${inconclusive.map((check) => check.cell).join(", ")}`;
+    }
+    return {
+        ...verdict,
+        verdict: overall,
+        headline,
+        exitCode: exitCodeFor(overall, failOn),
+        capacity: [...capacity],
+    };
+}
+/**
+ * Warnings for cells compared at a fixed load whose runs ran at several loads (a sweep, or a capacity
+ * cell compared without its config): their runs are pooled as if measured at one load.
+ */
+function mixedLoadWarnings(records) {
+    const loads = new Map();
+    for (const record of records) {
+        if (!record.load)
+            continue;
+        const key = JSON.stringify([record.load.targetRate, record.load.targetConcurrency]);
+        loads.set(record.cell, (loads.get(record.cell) ?? new Set()).add(key));
+    }
+    return [...loads.entries()]
+        .filter(([, set]) => set.size > 1)
+        .map(([cell, set]) => `cell "${cell}" has runs at ${set.size} different loads (a sweep?) and is compared as one fixed-load cell; give compare the config with capacity on that cell to compare its capacity (docs/capacity.md)`);
+}
+/**
+ * One side's load curve of a capacity cell, as verdict.json carries it (`capacity[].curve`) for the
+ * report's load charts and the comment's latency-vs-load chart: per load measured, the mean over the
+ * side's usable runs at that load (the runs the capacity estimate reads) of completed requests/s,
+ * goodput, output tokens/s, and TTFT and E2E at the cell's SLO percentile. Rows ascend by load.
+ */
+function capacityCurveOf(cell, records) {
+    const dimension = cell.load.type === "concurrency" ? "concurrency" : "rate";
+    return loadCurveOf(cell.name, dimension, cell.capacity.percentile, records);
+}
+
+function defaultCompareSettings() {
+    return {
+        gate: configSchema.shape.gate.parse(undefined),
+        // Without a config nothing says how future runs fall into server starts: one start each.
+        repeats: { ...configSchema.shape.repeats.parse(undefined), block: 1 },
+    };
+}
+function settingsFromConfig(config) {
+    // The one estimate of a run's length (config/summary.ts), as validate, the run plan and the budget use it.
+    const summary = summarizeConfig(config);
+    const minutes = config.cells
+        .map((cell, index) => (isSearchedCell(cell) ? null : summary.cells[index].estimatedSecondsPerRun / 60))
+        .filter((m) => m !== null);
+    const runMinutes = minutes.length > 0 ? minutes.reduce((sum, m) => sum + m, 0) / minutes.length : undefined;
+    return {
+        gate: config.gate,
+        repeats: { ...config.repeats, block: runsPerBlock(config) },
+        quality: config.quality,
+        runMinutes,
+        cost: {
+            serverStartS: serverStartSeconds(config),
+            lifecycle: serverLifecycle(config),
+            runsPerBlock: runsPerBlock(config),
+        },
+        ...(capacityCells(config).length > 0
+            ? { capacity: { cells: capacityCells(config), cost: config.cost } }
+            : {}),
+        cellFamilies: Object.fromEntries(config.cells.map((cell) => [cell.name, cellFamily(cell)])),
+        sweepCells: config.cells.map((cell) => ({
+            name: cell.name,
+            load: { type: cell.load.type },
+            ...(cell.slo ? { slo: cell.slo } : {}),
         })),
     };
 }
 /**
- * How each file-backed dataset kind (the `fileBacked` trait, config/dataset-kinds/) reads its file: keyed
- * by those kinds, so a new one fails to compile until it says how its file is read.
+ * The run length the next look is costed at: the mean measured length of the runs read (what the next
+ * runs will take), else the config's.
  */
-const fileKinds = {
-    sharegpt: (file) => promptEntries(parseJsonArray(text(file), file.path), file.path, file.field),
-    jsonl: (file) => promptEntries(parseJsonLines(text(file), file.path), file.path, file.field),
-    tasks_jsonl: (file) => ({ entries: parseTaskLines(text(file), file.path), skipped: 0 }),
-    mooncake_trace: traceFile,
-    azure_trace: traceFile,
-    burstgpt_trace: traceFile,
-    trace: traceFile,
-    sharegpt_sessions: ({ bytes, path, field }) => {
-        const text = bytes.toString("utf8");
-        const conversations = parseJsonArray(text, path);
-        const sessions = [];
-        let skipped = 0;
-        for (const item of conversations) {
-            const session = toConversationSession(item);
-            if (session)
-                sessions.push(session);
-            else
-                skipped++;
-        }
-        if (sessions.length === 0)
-            throw new InputError(`${field}.path: dataset ${path} has no usable conversations (expected "conversations" with a human turn)`);
-        return { entries: [], skipped, sessions };
-    },
-};
-/** The prompts of a ShareGPT array or JSONL lines; the items that hold none are skipped (and counted). */
-function promptEntries(raw, path, field) {
-    const entries = [];
-    let skipped = 0;
-    for (const item of raw) {
-        const entry = toEntry(item);
-        if (entry)
-            entries.push(entry);
-        else
-            skipped++;
-    }
-    if (entries.length === 0) {
-        throw new InputError(`${field}.path: dataset ${path} has no usable entries (expected "conversations" with a human turn, "prompt" or "messages")`);
-    }
-    return { entries, skipped };
+function runMinutesOfLook(records, configured) {
+    const lengths = records
+        .map((record) => record.durationS)
+        .filter((s) => typeof s === "number" && Number.isFinite(s) && s > 0);
+    if (lengths.length > 0)
+        return { runMinutes: lengths.reduce((a, b) => a + b, 0) / lengths.length / 60 };
+    return configured === undefined ? {} : { runMinutes: configured };
 }
-function parseJsonArray(text, path) {
-    let value;
-    try {
-        value = JSON.parse(text);
-    }
-    catch (error) {
-        throw new InputError(`${path}: not valid JSON (${error.message}); expected a ShareGPT array`);
-    }
-    if (!Array.isArray(value))
-        throw new InputError(`${path}: expected a JSON array of conversations, got ${typeof value}`);
-    return value;
-}
-function parseJsonLines(text, path) {
-    const items = [];
-    text.split(/\r?\n/).forEach((line, index) => {
-        if (line.trim() === "")
-            return;
-        try {
-            items.push(JSON.parse(line));
+/** Pure: decide from run records already in memory. */
+function compareRecords(input) {
+    const settings = input.settings ?? defaultCompareSettings();
+    const capacityNames = new Set((settings.capacity?.cells ?? []).map((cell) => cell.name));
+    const fixedLoad = (records) => records.filter((record) => !capacityNames.has(record.cell));
+    // The capacity checks' tests join the gated family that analyze assembles and adjusts.
+    const capacityStage = settings.capacity
+        ? {
+            cells: settings.capacity.cells,
+            baseline: input.baseline,
+            candidate: input.candidate,
+            gate: settings.gate,
+            cost: settings.capacity.cost,
         }
-        catch (error) {
-            throw new InputError(`${path}:${index + 1}: not valid JSON (${error.message})`);
+        : null;
+    const capacity = capacityStage ? capacityDrafts(capacityStage) : [];
+    const analyzed = analyzeWithFamily({
+        baseline: fixedLoad(input.baseline),
+        candidate: fixedLoad(input.candidate),
+        gate: settings.gate,
+        repeats: settings.repeats,
+        ...runMinutesOfLook(fixedLoad(input.candidate), settings.runMinutes),
+        ...(settings.cost === undefined ? {} : { cost: settings.cost }),
+        ...(settings.quality === undefined ? {} : { quality: settings.quality }),
+        mode: input.mode ?? "stored",
+        baselineInfo: input.baselineInfo ?? null,
+        ...(input.history ? { history: input.history } : {}),
+        ...(input.baselineVariancePriors ? { baselineVariancePriors: input.baselineVariancePriors } : {}),
+        ...(input.startVariancePriors ? { startVariancePriors: input.startVariancePriors } : {}),
+        ...(input.runVariancePriors ? { runVariancePriors: input.runVariancePriors } : {}),
+        ...(input.baselineVariancePriorOrigin
+            ? { baselineVariancePriorOrigin: input.baselineVariancePriorOrigin }
+            : {}),
+        now: (input.now ?? new Date()).toISOString(),
+        tool: { name: toolName, version: toolVersion },
+        familyExtras: capacityMembers(capacity),
+        ...(settings.cellFamilies === undefined ? {} : { cellFamilies: settings.cellFamilies }),
+    });
+    let decided = analyzed.verdict;
+    decided.gpuMinutes = gpuMinutesSpent(decided.mode, { baseline: input.baseline, candidate: input.candidate }, decided.settings.looks, settings.cost ?? { ...defaultCostModel, runsPerBlock: settings.repeats.block ?? 1 });
+    if (capacityStage) {
+        const cells = capacityStage.cells;
+        const looks = capacityLooks(settings.repeats.max, cells);
+        const alpha = capacityLookLevel(1 - settings.gate.confidence, looks, cells, input.candidate, decided.mode);
+        const checks = decideCapacity({ ...capacityStage, alpha }, capacity, analyzed.extras);
+        decided = withCapacity(decided, checks, settings.gate.fail_on);
+        // An undecided capacity verdict asks for its next look once the fixed-load cells ask for none.
+        if (decided.verdict === "inconclusive" && decided.nextLook === null)
+            decided.nextLook = capacityNextLook({
+                checks,
+                looks,
+                baseline: input.baseline,
+                candidate: input.candidate,
+                mode: decided.mode,
+            });
+    }
+    if (settings.budget) {
+        const look = runMinutesOfLook(fixedLoad(input.candidate), settings.runMinutes);
+        decided = withBudget(decided, settings.budget, costRatesOf(look.runMinutes, settings.repeats.block, settings.cost));
+    }
+    const sweeps = sweepCurves(fixedLoad(input.baseline), fixedLoad(input.candidate), settings.sweepCells);
+    if (sweeps.length > 0)
+        decided.sweeps = sweeps;
+    const mixedLoads = mixedLoadWarnings([...fixedLoad(input.baseline), ...fixedLoad(input.candidate)]);
+    if (mixedLoads.length > 0)
+        decided.warnings = [...decided.warnings, ...mixedLoads];
+    if (input.inputNotes && input.inputNotes.length > 0)
+        decided.warnings = [...input.inputNotes, ...decided.warnings];
+    // The use case cleans the verdict of secrets before it renders it (app/compare.ts).
+    return {
+        verdict: decided,
+        exitCode: decided.exitCode,
+        runs: { baseline: input.baseline, candidate: input.candidate },
+    };
+}
+
+/**
+ * A/A calibration of a runner (docs/calibration.md): the same config measured as two sides in
+ * alternation, summarised per cell and metric as the run-to-run spread, the between-session drift
+ * (with main's history), the smallest change the gate can catch and the false-block rate of the gate's
+ * own rule on A/A splits. The file is the gate's noise prior (calibrationPriors).
+ */
+const calibrationSchemaVersion = 1;
+const calibrationMetricSchema = object({
+    metric: string(),
+    gated: boolean(),
+    /** Run-to-run standard deviation of ln(value), pooled within both A/A sides (≈ relative spread). */
+    runSpread: number().nonnegative(),
+    /** Its square and degrees of freedom: the noise prior the gate pools with a baseline's own variance. */
+    variance: number().nonnegative(),
+    df: number().int().positive(),
+    /** Between-session drift (sd of ln session means beyond run noise); null without history sessions. */
+    drift: object({ sd: number().nonnegative(), sessions: number().int().min(2) }).nullable(),
+    /** Smallest true worsening the gate blocks at 90% power with `runsPerSide` runs each (0.07 = +7%). */
+    detectableChange: number().nullable(),
+    /** A/A splits compared and how many of them the gate's rule blocked on this check. */
+    aaSplits: number().int().nonnegative(),
+    aaBlocks: number().int().nonnegative(),
+    falseBlockRate: number().min(0).max(1).nullable(),
+    /**
+     * The two levels of the noise (docs/compare.md, "Server starts"), from the runs grouped by the server
+     * start that measured them: the start-to-start variance of ln(value) with its degrees of freedom (null
+     * with fewer than two starts on a side), and the run-to-run variance within a start. Absent in files
+     * written before the start level was measured.
+     */
+    levels: object({
+        starts: number().int().nonnegative(),
+        startVariance: number().nonnegative().nullable(),
+        startDf: number().nonnegative(),
+        runVariance: number().nonnegative(),
+        runDf: number().nonnegative(),
+        /**
+         * True when every run was measured on its own start: `runVariance` is then the spread of a run on
+         * its own start (both levels in one). Absent in files written before it was recorded.
+         */
+        fresh: boolean().optional(),
+    })
+        .optional(),
+});
+const calibrationFileSchema = object({
+    schemaVersion: literal(calibrationSchemaVersion),
+    kind: literal("vllm-perf-gate-calibration"),
+    createdAt: string(),
+    /** The measuring conditions' hash (compare/history.ts conditionsHash): a prior applies only under them. */
+    conditions: string().nullable(),
+    runsPerSide: number().int().min(2),
+    /** The gate's settings the A/A splits were judged with. */
+    gate: object({ alpha: number(), tolerance: number(), failOn: string() }),
+    cells: array(object({
+        cell: string(),
+        /** Median successful requests of the cell's runs: the run length the variances belong to. */
+        requestsPerRun: number().nonnegative().optional(),
+        /** Runs the gate's outlier screen left out of the variances (absent in older files). */
+        screenedRuns: number().int().nonnegative().optional(),
+        metrics: array(calibrationMetricSchema),
+    })),
+    /** Over every split: how often the gate's overall verdict was a block (regression). */
+    overall: object({
+        aaSplits: number().int().nonnegative(),
+        blocked: number().int().nonnegative(),
+        falseBlockRate: number().min(0).max(1).nullable(),
+    }),
+});
+const healthy = (run) => run.exclusionReasons.length === 0;
+/** A seeded re-split: per cell the pooled runs shuffled, the first half one side, the rest the other. */
+function resplit(runs, random) {
+    const byCell = new Map();
+    for (const run of runs)
+        byCell.set(run.cell, [...(byCell.get(run.cell) ?? []), run]);
+    const a = [];
+    const b = [];
+    for (const cellRuns of byCell.values()) {
+        const shuffled = [...cellRuns];
+        for (let i = shuffled.length - 1; i > 0; i--) {
+            const j = Math.floor(random() * (i + 1));
+            [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+        }
+        const half = Math.floor(shuffled.length / 2);
+        appendAll(a, shuffled.slice(0, half));
+        appendAll(b, shuffled.slice(half, 2 * half));
+    }
+    return { a, b };
+}
+/**
+ * Summarises an A/A measurement (pure, seeded). The false-block rate compares each split with the gate's
+ * own analysis (compareRecords, interleaved mode, the config's gate settings); the re-splits share runs,
+ * so they are not independent trials: the rate is an estimate of the rule's behaviour on this runner's
+ * noise, not a precise probability (docs/calibration.md).
+ */
+function calibrateFromRuns(input) {
+    const a = input.a.filter(healthy).map((run) => ({ ...run, session: "aa-a" }));
+    const b = input.b.filter(healthy).map((run) => ({ ...run, session: "aa-b" }));
+    const perCell = (runs) => {
+        const counts = new Map();
+        for (const run of runs)
+            counts.set(run.cell, (counts.get(run.cell) ?? 0) + 1);
+        return counts;
+    };
+    const countsA = perCell(a);
+    const countsB = perCell(b);
+    const cells = [...new Set([...countsA.keys(), ...countsB.keys()])].sort();
+    const runsPerSide = Math.min(...cells.map((cell) => Math.min(countsA.get(cell) ?? 0, countsB.get(cell) ?? 0)));
+    if (cells.length === 0 || !(runsPerSide >= 2))
+        throw new InputError(`calibration: every cell needs at least 2 healthy runs on each A/A side, got ${cells.length === 0 ? "no cell" : `${runsPerSide} in the fewest`}`);
+    const splits = [{ a, b }];
+    const random = mulberry32(input.seed ?? 20);
+    for (let i = 0; i < (input.resplits ?? 19); i++)
+        splits.push(resplit([...a, ...b], random));
+    const blocks = new Map();
+    const judged = new Map();
+    let overallBlocked = 0;
+    // The gate's family level and tolerance as its analysis applied them (set by the first split).
+    let gateAlpha = 0;
+    let tolerance = 0;
+    const detectable = new Map();
+    const gated = new Map();
+    splits.forEach((split, index) => {
+        const { verdict } = compareRecords({
+            baseline: split.a,
+            candidate: split.b,
+            settings: input.settings,
+            mode: "interleaved",
+            ...(input.now ? { now: input.now } : {}),
+        });
+        gateAlpha = verdict.settings.familyAlpha;
+        tolerance = verdict.settings.tolerance;
+        if (verdict.verdict === "regression")
+            overallBlocked++;
+        for (const c of verdict.comparisons) {
+            const key = `${c.cell}\u0000${c.metric}`;
+            if (index === 0) {
+                gated.set(key, c.gated);
+                detectable.set(key, c.detectableChange);
+            }
+            if (!c.gated)
+                continue;
+            judged.set(key, (judged.get(key) ?? 0) + 1);
+            if (c.verdict === "regression")
+                blocks.set(key, (blocks.get(key) ?? 0) + 1);
         }
     });
-    return items;
+    // The variances are of the runs the gate's tests keep: its outlier screen applied to each A/A side, so
+    // a prior is no wider than the noise a comparison's screened runs carry.
+    const kept = selectUsableRuns(a, b, input.settings.gate, []).usable;
+    const variances = pooledRunVariances([...kept.baseline, ...kept.candidate]);
+    const sessions = (cell, metric) => {
+        const groups = new Map();
+        for (const run of [...(input.history ?? []), ...a, ...b]) {
+            if (run.cell !== cell || !run.session || !healthy(run))
+                continue;
+            const value = run.metrics[metric];
+            if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value))
+                continue;
+            // Both A/A sides are one session of this runner.
+            const session = run.session === "aa-a" || run.session === "aa-b" ? "calibration" : run.session;
+            groups.set(session, [...(groups.get(session) ?? []), Math.log(value)]);
+        }
+        return groups;
+    };
+    const out = cells.map((cell) => ({
+        cell,
+        ...requestsPerRunOf([...a, ...b], cell),
+        screenedRuns: [...a, ...b].filter((run) => run.cell === cell && !kept.baseline.includes(run) && !kept.candidate.includes(run)).length,
+        metrics: metricNames.flatMap((metric) => {
+            const key = `${cell}\u0000${metric}`;
+            const pooled = variances.get(key);
+            if (!pooled || !gated.has(key))
+                return [];
+            const drift = input.history && input.history.length > 0 ? cellSessionDrift(sessions(cell, metric)) : null;
+            const splitsJudged = judged.get(key) ?? 0;
+            const blocked = blocks.get(key) ?? 0;
+            return [
+                {
+                    metric,
+                    gated: gated.get(key),
+                    runSpread: Math.sqrt(pooled.variance),
+                    variance: pooled.variance,
+                    df: pooled.df,
+                    drift: drift && drift.sessions >= 2 ? { sd: Math.sqrt(drift.t2), sessions: drift.sessions } : null,
+                    detectableChange: detectable.get(key) ??
+                        (gated.get(key)
+                            ? minimumDetectableChange({
+                                baselineVariance: pooled.variance,
+                                candidateVariance: pooled.variance,
+                                baselineRuns: runsPerSide,
+                                candidateRuns: runsPerSide,
+                                extraVariance: 0,
+                                tolerance,
+                                alpha: gateAlpha,
+                                df: pooled.df,
+                            })
+                            : null),
+                    aaSplits: splitsJudged,
+                    aaBlocks: blocked,
+                    falseBlockRate: splitsJudged > 0 ? blocked / splitsJudged : null,
+                    ...levelsOf(kept.baseline, kept.candidate, cell, metric),
+                },
+            ];
+        }),
+    }));
+    const first = [...a, ...b][0];
+    return calibrationFileSchema.parse({
+        schemaVersion: calibrationSchemaVersion,
+        kind: "vllm-perf-gate-calibration",
+        createdAt: (input.now ?? new Date()).toISOString(),
+        conditions: first ? conditionsHash(first.fingerprint) : null,
+        runsPerSide,
+        gate: { alpha: gateAlpha, tolerance, failOn: String(input.settings.gate.fail_on) },
+        cells: out,
+        overall: {
+            aaSplits: splits.length,
+            blocked: overallBlocked,
+            falseBlockRate: overallBlocked / splits.length,
+        },
+    });
 }
-function toEntry(item) {
-    if (!item || typeof item !== "object")
-        return null;
-    const record = item;
-    const maxTokens = positiveInteger(record.max_tokens ?? record.output_tokens ?? record.output_len);
-    if (typeof record.prompt === "string" && record.prompt.length > 0) {
-        return { prompt: record.prompt, messages: null, maxTokens, answer: null };
-    }
-    if (Array.isArray(record.messages)) {
-        const messages = record.messages.flatMap((message) => {
-            const value = message;
-            return typeof value?.role === "string" && typeof value.content === "string"
-                ? [{ role: value.role, content: value.content }]
-                : [];
-        });
-        if (messages.length > 0)
-            return { prompt: null, messages, maxTokens, answer: null };
-    }
-    const conversation = record.conversations ?? record.conversation;
-    if (Array.isArray(conversation)) {
-        const turns = conversation.map((turn) => {
-            const value = turn;
-            return {
-                from: String(value?.from ?? value?.role ?? ""),
-                text: String(value?.value ?? value?.content ?? ""),
-            };
-        });
-        const question = turns.findIndex((turn) => turn.from === "human" || turn.from === "user");
-        if (question < 0 || turns[question].text.length === 0)
-            return null;
-        const reply = turns[question + 1];
-        return {
-            prompt: turns[question].text,
-            messages: null,
-            maxTokens,
-            answer: reply && (reply.from === "gpt" || reply.from === "assistant") ? reply.text : null,
+/** The two levels of one cell's metric from the A/A sides' runs grouped by their server start. */
+function levelsOf(a, b, cell, metric) {
+    const sample = (runs) => {
+        const values = [];
+        const starts = [];
+        for (const run of runs) {
+            const value = run.cell === cell ? run.metrics[metric] : undefined;
+            if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value))
+                continue;
+            values.push(Math.log(value));
+            starts.push(startOf(run));
+        }
+        return { values, starts };
+    };
+    const sa = sample(a);
+    const sb = sample(b);
+    if (sa.values.length < 2 || sb.values.length < 2)
+        return {};
+    const result = twoLevelWelch(sa, sb);
+    const starts = new Set([...sa.starts, ...sb.starts]).size;
+    const fresh = result.baseline.singleRunStarts && result.candidate.singleRunStarts;
+    const pooledRunDf = result.baseline.runVarianceDf + result.candidate.runVarianceDf;
+    const runVariance = pooledRunDf > 0
+        ? (result.baseline.runVariance * result.baseline.runVarianceDf +
+            result.candidate.runVariance * result.candidate.runVarianceDf) /
+            pooledRunDf
+        : 0;
+    return {
+        levels: {
+            starts,
+            // Runs on their own starts hold both levels in one spread: the start level cannot be told apart.
+            startVariance: fresh ? null : (result.measuredStartVariance?.variance ?? null),
+            startDf: fresh ? 0 : (result.measuredStartVariance?.df ?? 0),
+            runVariance,
+            runDf: pooledRunDf,
+            fresh,
+        },
+    };
+}
+/** The median successful requests of a cell's runs (the run length its variances were measured at). */
+function requestsPerRunOf(runs, cell) {
+    const counts = runs
+        .filter((run) => run.cell === cell)
+        .map((run) => run.requests.completed)
+        .sort((x, y) => x - y);
+    if (counts.length === 0)
+        return {};
+    const mid = counts.length >> 1;
+    return { requestsPerRun: counts.length % 2 === 1 ? counts[mid] : (counts[mid - 1] + counts[mid]) / 2 };
+}
+/** Satterthwaite's degrees of freedom of a sum of two independent variance estimates. */
+function sumOf(a, b) {
+    const variance = a.variance + b.variance;
+    const denominator = (a.df > 0 ? a.variance ** 2 / a.df : 0) + (b.df > 0 ? b.variance ** 2 / b.df : 0);
+    return { variance, df: denominator > 0 ? variance ** 2 / denominator : a.df + b.df };
+}
+/** The calibration's noise per cell and metric, at each level it measured (see CalibratedNoise). */
+function calibratedLevels(file) {
+    return file.cells.flatMap((cell) => cell.metrics.map((m) => {
+        const levels = m.levels;
+        const base = {
+            cell: cell.cell,
+            metric: m.metric,
+            gated: m.gated,
+            requestsPerRun: cell.requestsPerRun ?? null,
+            measuredAt: file.createdAt,
         };
+        const run = levels && levels.runDf > 0 ? { variance: levels.runVariance, df: levels.runDf } : null;
+        const start = levels && levels.startVariance !== null && levels.startDf > 0
+            ? { variance: levels.startVariance, df: levels.startDf }
+            : null;
+        // Older files do not say whether the runs were fresh starts; a measured start level says they were not.
+        const fresh = levels?.fresh ?? (start !== null ? false : null);
+        if (run === null || fresh === null)
+            return { ...base, start, withinStart: null, perRun: null };
+        if (fresh)
+            return { ...base, start: null, withinStart: null, perRun: run };
+        return { ...base, start, withinStart: run, perRun: start ? sumOf(run, start) : null };
+    }));
+}
+const noiseKey = (cell, metric) => `${cell}\u0000${metric}`;
+function calibrationOrigin(file, source, detail) {
+    return {
+        source: `calibration ${source}${detail ? ` (${detail})` : ""}`,
+        basis: "calibration",
+        measuredAt: file.createdAt,
+    };
+}
+/**
+ * The calibration's start-to-start variances as compare's start priors (interleaved mode), per cell and
+ * metric, where it measured them (two starts or more on a side).
+ */
+function calibrationStartPriors(file, source) {
+    const priors = new Map();
+    const startsOf = new Map(file.cells.flatMap((cell) => cell.metrics.map((m) => [noiseKey(cell.cell, m.metric), m.levels?.starts ?? 0])));
+    for (const noise of calibratedLevels(file)) {
+        if (noise.start === null)
+            continue;
+        const key = noiseKey(noise.cell, noise.metric);
+        priors.set(key, {
+            ...noise.start,
+            ...calibrationOrigin(file, source, `${startsOf.get(key)} starts`),
+        });
+    }
+    return priors;
+}
+/**
+ * The calibration's run-to-run variances as compare's run priors for both sides (interleaved mode), per
+ * cell and metric: within a start and for a run on its own start, where it measured them.
+ */
+function calibrationRunPriors(file, source) {
+    const priors = new Map();
+    for (const noise of calibratedLevels(file)) {
+        if (noise.withinStart === null && noise.perRun === null)
+            continue;
+        priors.set(noiseKey(noise.cell, noise.metric), {
+            ...(noise.withinStart ? { withinStart: noise.withinStart } : {}),
+            ...(noise.perRun ? { perRun: noise.perRun } : {}),
+            ...calibrationOrigin(file, source),
+        });
+    }
+    return priors;
+}
+/**
+ * Per cell and metric family (gate.noise_prior's families), the calibrated start and run variances the
+ * run planner can plan with in place of gate.noise_prior: the family's gated metric whose runs vary most
+ * (σ_s² + σ_r², the binding check), with every level's degrees of freedom and the run length they were
+ * measured at. Families without a gated metric the calibration measured at the run level are absent.
+ */
+function calibratedNoiseByFamily(file, now = new Date()) {
+    const ageDays = priorAgeDays(file.createdAt, now.toISOString()) ?? 0;
+    const total = (n) => n.perRun?.variance ?? (n.withinStart?.variance ?? 0) + (n.start?.variance ?? 0);
+    const byCell = new Map();
+    for (const noise of calibratedLevels(file)) {
+        if (!noise.gated || (noise.withinStart === null && noise.perRun === null))
+            continue;
+        const family = metricSpecs[noise.metric].noise;
+        const families = byCell.get(noise.cell) ?? new Map();
+        const known = families.get(family);
+        if (!known || total(noise) > total(known)) {
+            const { gated: _gated, ...rest } = noise;
+            families.set(family, { ...rest, family, ageDays });
+        }
+        byCell.set(noise.cell, families);
+    }
+    return byCell;
+}
+/** Reads a calibration file's JSON; InputError naming the file and the field on bad content. */
+function parseCalibrationFile(text, path) {
+    let json;
+    try {
+        json = JSON.parse(text);
+    }
+    catch (error) {
+        throw new InputError(`${path}: not JSON (${error.message})`);
+    }
+    const parsed = calibrationFileSchema.safeParse(json);
+    if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new InputError(`${path}: field ${issue.path.join(".") || "(root)"}: ${issue.message} (expected a calibration file of schemaVersion ${calibrationSchemaVersion}, written by \`vllm-perf-gate calibrate\`)`);
+    }
+    return parsed.data;
+}
+/**
+ * The origin of `calibrationPriors`' result: the calibration, or the calibration pooled with the priors
+ * already known (main's history), dated from the oldest to the newest measurement in it.
+ */
+function calibrationPriorOrigin(file, source, others) {
+    const own = calibrationOrigin(file, source);
+    if (!others)
+        return own;
+    const dates = [file.createdAt, others.measuredAt, others.since]
+        .filter((d) => typeof d === "string" && Number.isFinite(Date.parse(d)))
+        .sort((x, y) => Date.parse(x) - Date.parse(y));
+    return {
+        source: `${own.source} + ${others.source}`,
+        basis: "calibration+history",
+        measuredAt: dates.at(-1) ?? null,
+        since: dates[0] ?? null,
+    };
+}
+/**
+ * The calibration as the gate's noise prior per cell and metric (the key of compare's
+ * baselineVariancePriors), pooled with priors already known (main's history) by degrees of freedom.
+ */
+function calibrationPriors(file, others) {
+    const priors = new Map(others ?? []);
+    for (const cell of file.cells)
+        for (const m of cell.metrics) {
+            const key = `${cell.cell}\u0000${m.metric}`;
+            const known = priors.get(key);
+            const df = m.df + (known?.df ?? 0);
+            priors.set(key, {
+                variance: (m.variance * m.df + (known ? known.variance * known.df : 0)) / df,
+                df,
+            });
+        }
+    return priors;
+}
+
+const mebibyte = 1024 * 1024;
+const defaultInputLimits = Object.freeze({
+    maxTotalBytes: 512 * mebibyte,
+    maxFiles: 20_000,
+    maxRunFileBytes: 16 * mebibyte,
+    maxFingerprintFields: 10_000,
+    maxRunsPerCell: configLimits.runs,
+});
+
+/**
+ * What the choices chunks of a stream carried: reasoning (a reasoning parser's `delta.reasoning`, or
+ * `delta.reasoning_content` in older vLLM releases), the answer (`delta.content`, a completion's `text`)
+ * or tool calls (`delta.tool_calls`), and the tool calls assembled from their deltas.
+ *
+ * Shapes read: vLLM's `DeltaMessage` (`role`, `content`, `reasoning`, `tool_calls`) and `DeltaToolCall`
+ * (`id`, `type`, `index`, `function: {name, arguments}`) in `vllm/entrypoints/openai/engine/protocol.py`
+ * (commit 040a2cc2a629); `reasoning_content` in `vllm/entrypoints/openai/protocol.py` of the releases before
+ * the rename (vllm-project/vllm PR #27752, merged November 2025; `reasoning_content` removed from the
+ * output by PR #33402, January 2026, first released in 0.16.0). A tool call's first delta carries its id,
+ * type and name, the later ones pieces of its arguments, all under the call's `index`
+ * (`vllm/entrypoints/openai/tool_parsers/hermes_tool_parser.py`, commit 00854322d230). The OpenAI chat
+ * API streams the same shapes.
+ */
+const reasoningFields = ["reasoning", "reasoning_content"];
+/** A chunk without text of its own: chat's role chunk, a final chunk with only the finish reason. */
+const chunkCarriesNothing = 0;
+/** Only reasoning text. */
+const chunkCarriesReasoning = 1;
+/** Answer text (`content`, or a completion's `text`), maybe with reasoning. */
+const chunkCarriesAnswer = 2;
+/** Tool-call deltas (answer too: the answer is the call). */
+const chunkCarriesToolCalls = 3;
+/** Bits 2-3 of classifyChunk's result: which reasoning field the chunk used (0 none, 1 or 2). */
+const fieldShift = 2;
+const key = (name) => Buffer.from(`"${name}":`);
+const REASONING_KEY = key("reasoning");
+const REASONING_CONTENT_KEY = key("reasoning_content");
+const CONTENT_KEY = key("content");
+const TEXT_KEY = key("text");
+const TOOL_CALLS_KEY = key("tool_calls");
+const QUOTE = 34;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+const OPEN_BRACE = 123;
+const COMMA = 44;
+const isSpace = (byte) => byte === 32 || byte === 9 || byte === 10 || byte === 13;
+/**
+ * Whether the JSON object text `chunk` has key `name` (with its quotes and colon) as a member whose value
+ * starts with `opener` and is not empty (`"x"`, not `""`; `[x`, not `[]`). A key inside a string value
+ * cannot match: its quotes are escaped there.
+ */
+function hasNonEmptyMember(chunk, name, opener, closer) {
+    return nonEmptyMemberAt(chunk, name, opener, closer) >= 0;
+}
+/** Where the first such member's value starts in `chunk` (its opener), or -1 (see hasNonEmptyMember). */
+function nonEmptyMemberAt(chunk, name, opener, closer) {
+    let from = 0;
+    for (;;) {
+        const at = chunk.indexOf(name, from);
+        if (at < 0)
+            return -1;
+        from = at + name.length;
+        let before = at - 1;
+        while (isSpace(chunk[before]))
+            before--;
+        if (chunk[before] !== OPEN_BRACE && chunk[before] !== COMMA)
+            continue;
+        let value = from;
+        while (isSpace(chunk[value]))
+            value++;
+        if (chunk[value] !== opener)
+            continue;
+        let next = value + 1;
+        if (opener !== QUOTE)
+            while (isSpace(chunk[next]))
+                next++;
+        if (chunk[next] !== closer)
+            return value;
+    }
+}
+const BACKSLASH = 92;
+/**
+ * The answer text of the choices chunk [start, end): a completion's `text`, else the delta's `content`;
+ * null when it carries none. Read from the bytes, no JSON parse of the chunk: a session's turns keep their
+ * answers to send them back, and parsing every chunk of 1,024 sessions in flight cost more than reading
+ * them. `buffer` must hold one valid JSON object there (the reader validated it), so a string value ends
+ * at the first quote not escaped.
+ */
+function answerTextOf(buffer, start, end) {
+    const chunk = buffer.subarray(start, end);
+    let value = nonEmptyMemberAt(chunk, TEXT_KEY, QUOTE, QUOTE);
+    if (value < 0)
+        value = nonEmptyMemberAt(chunk, CONTENT_KEY, QUOTE, QUOTE);
+    if (value < 0)
+        return null;
+    let escaped = false;
+    let close = value + 1;
+    for (; close < chunk.length; close++) {
+        const byte = chunk[close];
+        if (byte === BACKSLASH) {
+            escaped = true;
+            close++;
+        }
+        else if (byte === QUOTE)
+            break;
+    }
+    return escaped
+        ? JSON.parse(chunk.toString("utf8", value, close + 1))
+        : chunk.toString("utf8", value + 1, close);
+}
+/**
+ * What the choices chunk [start, end) carried (one of the chunkCarries* values) and, in bits 2-3, the
+ * reasoning field it used (1 `reasoning`, 2 `reasoning_content`, 0 none); a few bounded byte searches,
+ * no JSON parse. `chunk` must be one valid JSON object (the reader validated it).
+ */
+function classifyChunk(buffer, start, end) {
+    const chunk = buffer.subarray(start, end);
+    const field = hasNonEmptyMember(chunk, REASONING_KEY, QUOTE, QUOTE)
+        ? 1
+        : hasNonEmptyMember(chunk, REASONING_CONTENT_KEY, QUOTE, QUOTE)
+            ? 2
+            : 0;
+    const kind = hasNonEmptyMember(chunk, TOOL_CALLS_KEY, OPEN_BRACKET, CLOSE_BRACKET)
+        ? chunkCarriesToolCalls
+        : hasNonEmptyMember(chunk, CONTENT_KEY, QUOTE, QUOTE) || hasNonEmptyMember(chunk, TEXT_KEY, QUOTE, QUOTE)
+            ? chunkCarriesAnswer
+            : field !== 0
+                ? chunkCarriesReasoning
+                : chunkCarriesNothing;
+    return kind | (field << fieldShift);
+}
+const chunkKindOf = (classified) => classified & ((1 << fieldShift) - 1);
+const reasoningFieldOf = (classified) => {
+    const field = classified >> fieldShift;
+    return field === 0 ? null : reasoningFields[field - 1];
+};
+/**
+ * Limits of the tool calls kept per request (documented in docs/run.md): 64 calls, and 64 KiB of
+ * arguments per call. A call beyond them is counted as malformed; the request itself goes on.
+ */
+const toolCallLimits = { calls: 64, argumentChars: 64 * 1024 };
+/** Key of the deltas that name no call (no integer `index`): together one malformed call. */
+const unindexed = "unindexed";
+/**
+ * Assembles the tool calls of one response from its chunks' `delta.tool_calls` (per choice, by the
+ * call's `index`). A call is well formed with a non-empty id and name and arguments that are a JSON
+ * object; anything else is counted as malformed, never thrown.
+ */
+class ToolCallAssembler {
+    calls = new Map();
+    /** One choices chunk's JSON text (already validated as JSON by the reader). */
+    add(json) {
+        let event;
+        try {
+            event = JSON.parse(json);
+        }
+        catch {
+            return;
+        }
+        const choices = event?.choices;
+        if (!Array.isArray(choices))
+            return;
+        for (const choice of choices) {
+            if (choice === null || typeof choice !== "object")
+                continue;
+            const { index: choiceIndex, delta } = choice;
+            if (delta === null || typeof delta !== "object")
+                continue;
+            const deltas = delta.tool_calls;
+            if (deltas === undefined || deltas === null)
+                continue;
+            if (!Array.isArray(deltas)) {
+                this.call(unindexed).broken = true;
+                continue;
+            }
+            for (const item of deltas)
+                this.addDelta(Number.isSafeInteger(choiceIndex) ? String(choiceIndex) : "0", item);
+        }
+    }
+    addDelta(choice, item) {
+        if (item === null || typeof item !== "object") {
+            this.call(unindexed).broken = true;
+            return;
+        }
+        const { index, id, function: fn } = item;
+        const call = Number.isSafeInteger(index) ? this.call(`${choice}:${String(index)}`) : this.call(unindexed);
+        if (call === this.calls.get(unindexed))
+            call.broken = true;
+        if (call.broken)
+            return;
+        if (id !== undefined && id !== null) {
+            if (typeof id !== "string" || (call.id !== null && call.id !== id))
+                call.broken = true;
+            else
+                call.id = id;
+        }
+        if (fn === undefined || fn === null)
+            return;
+        if (typeof fn !== "object") {
+            call.broken = true;
+            return;
+        }
+        const { name, arguments: text } = fn;
+        if (name !== undefined && name !== null) {
+            if (typeof name !== "string" || (call.name !== null && call.name !== name))
+                call.broken = true;
+            else
+                call.name = name;
+        }
+        if (text !== undefined && text !== null) {
+            if (typeof text !== "string")
+                call.broken = true;
+            else if (call.arguments.length + text.length > toolCallLimits.argumentChars) {
+                call.broken = true;
+                call.arguments = "";
+            }
+            else
+                call.arguments += text;
+        }
+    }
+    call(key) {
+        let call = this.calls.get(key);
+        if (call === undefined) {
+            call = { id: null, name: null, arguments: "", broken: false };
+            // Beyond the limit a call is counted (as malformed), its deltas dropped.
+            if (this.calls.size >= toolCallLimits.calls && key !== unindexed)
+                call.broken = true;
+            this.calls.set(key, call);
+        }
+        return call;
+    }
+    /** The well-formed calls in the order their first delta came, and how many were malformed. */
+    result() {
+        const toolCalls = [];
+        let malformed = 0;
+        for (const call of this.calls.values()) {
+            if (!call.broken && call.id && call.name && isJsonObjectText(call.arguments)) {
+                toolCalls.push({ id: call.id, name: call.name, arguments: call.arguments });
+            }
+            else
+                malformed++;
+        }
+        return { toolCalls, malformed };
+    }
+}
+function isJsonObjectText(text) {
+    try {
+        const value = JSON.parse(text);
+        return value !== null && typeof value === "object" && !Array.isArray(value);
+    }
+    catch {
+        return false;
+    }
+}
+
+/**
+ * One line of `requests.jsonl` (measured requests) or `warmup.jsonl`. Times are milliseconds on the run's
+ * monotonic clock, relative to the start of the measured phase (`t0`); chunk times are relative to the
+ * request's own send time (in microseconds). Written as each request finishes, so a crash loses nothing already measured.
+ */
+const requestRecordSchemaVersion = 1;
+/**
+ * Why a request's usage was not taken as the server reported it (docs/run.md, "Usage checks"):
+ * `invalid_usage` (a count that is not a non-negative integer, or cumulative counts that go down),
+ * `usage_exceeds_chunks` / `usage_below_chunks` (completion_tokens far from the chunks received),
+ * `exceeds_max_tokens` (more output than the request's max_tokens allows).
+ */
+const usageIssueKinds = [
+    "invalid_usage",
+    "usage_exceeds_chunks",
+    "usage_below_chunks",
+    "exceeds_max_tokens",
+];
+const ms = number();
+/** One well-formed tool call the answer made, assembled from its `delta.tool_calls` (arguments as streamed). */
+const toolCallSchema = object({
+    id: string(),
+    name: string(),
+    arguments: string(),
+});
+const requestRecordSchema = object({
+    v: literal(requestRecordSchemaVersion),
+    index: number().int().nonnegative(),
+    phase: _enum(["measure", "warmup"]),
+    requestId: string(),
+    /** Stage index (stages load) or 0. */
+    stage: number().int().nonnegative(),
+    /** When the schedule wanted it sent (open loop), or when its slot freed (closed loop). */
+    scheduledMs: ms,
+    /** When the client got round to it: scheduledMs + lag caused by the client itself. */
+    readyMs: ms,
+    /** Wait for a concurrency slot (max_concurrency), excluded from latency like vLLM's client_queue_time. */
+    queueMs: ms,
+    sentMs: ms,
+    /** When undici handed it a connection (relative to send); null if it never got one. */
+    socketMs: ms.nullable(),
+    headersMs: ms.nullable(),
+    /**
+     * Arrival of every chunk with choices, in whole microseconds after sentMs (integers serialise several
+     * times faster than fractional milliseconds, and this list is most of each line).
+     */
+    chunksUs: array(number().int().nonnegative()),
+    /** Tokens per chunk when the server reports cumulative usage on each chunk; otherwise null. */
+    chunkTokens: array(number().int().nonnegative()).nullable(),
+    endMs: ms,
+    /**
+     * Idle time elided before this request (schedule idle-elided): its times above are on the schedule's
+     * timeline, the monotonic clock plus this. Absent on real time.
+     */
+    elidedMs: ms.nonnegative().optional(),
+    ok: boolean(),
+    errorKind: string().nullable(),
+    error: string().nullable(),
+    httpStatus: number().int().nullable(),
+    finishReason: string().nullable(),
+    promptTokens: number().int().nonnegative().nullable(),
+    /** usage.completion_tokens; when the server sent no usage, the number of chunks (noted in the run). */
+    outputTokens: number().int().nonnegative().nullable(),
+    outputTokensSource: _enum(["usage", "chunks"]).nullable(),
+    /** usage.prompt_tokens_details.cached_tokens (prompt tokens served from the prefix cache); null if not sent. */
+    cachedTokens: number().int().nonnegative().nullable(),
+    /**
+     * When the first answer token arrived (ms after sentMs): the first chunk with content, text or tool
+     * calls, after any reasoning. TTFT (the first chunk of any kind) is chunksUs[0]; null without an answer
+     * chunk. The answer's ITL is the gaps between the chunks from this one on.
+     */
+    firstAnswerTokenMs: ms.nullable().default(null),
+    /**
+     * Reasoning tokens: usage.completion_tokens_details.reasoning_tokens when the server sent it, otherwise
+     * the tokens of the chunks that carried only reasoning; 0 when nothing was reasoning; null without output.
+     */
+    reasoningTokens: number().int().nonnegative().nullable().default(null),
+    /** outputTokens minus reasoningTokens; null without output. */
+    answerTokens: number().int().nonnegative().nullable().default(null),
+    /** Which delta field carried the reasoning (the first seen); null when none did. */
+    reasoningField: _enum(reasoningFields).nullable().default(null),
+    /** The well-formed tool calls of the answer, in their stream order. */
+    toolCalls: array(toolCallSchema).default([]),
+    /** Tool calls that could not be assembled (no id or name, arguments not a JSON object, a broken delta). */
+    malformedToolCalls: number().int().nonnegative().default(0),
+    targetInputTokens: number().int().nullable(),
+    maxTokens: number().int(),
+    prefixGroup: number().int().nullable(),
+    /** A greedy-output cell's output (docs/quality.md): text, and the chosen tokens and logprobs if returned. */
+    output: object({
+        text: string(),
+        tokens: array(string()).nullable(),
+        logprobs: array(number().nullable()).nullable(),
+    })
+        .optional(),
+    /** A task cell's answer scored against its reference (docs/quality.md); `error`: why it could not be. */
+    task: object({ reference: string(), correct: boolean(), error: string().optional() }).optional(),
+    /**
+     * A session's turn (session datasets, docs/workloads.md): the session, the turn (0-based: its depth in
+     * turns), the session's turns, and 0 for the user's message or r for the r-th tool-result round; at a
+     * fan-out turn, which branch (0-based) of how many (each branch's tool rounds counted on their own).
+     */
+    session: object({
+        index: number().int().nonnegative(),
+        turn: number().int().nonnegative(),
+        turns: number().int().positive(),
+        toolRound: number().int().nonnegative(),
+        branch: number().int().nonnegative().optional(),
+        branches: number().int().positive().optional(),
+    })
+        .optional(),
+    /** Present when the server's usage failed a check; the detail names the values and the margin. */
+    usageIssue: object({ kind: _enum(usageIssueKinds), detail: string() }).optional(),
+});
+
+/**
+ * `run.json`: everything measured in one run of one cell. It is the contract between `run` (writer)
+ * and `compare` (reader), so it is versioned: a reader accepts every version it knows and says exactly
+ * why it rejects any other.
+ */
+const runFileSchemaVersion = 1;
+const nullableNumber = number().nullable();
+/** mean/std/median/percentiles of one latency phase, in milliseconds; null when there was no sample. */
+const latencySummarySchema = object({
+    count: number().int().nonnegative(),
+    mean: nullableNumber,
+    std: nullableNumber,
+    median: nullableNumber,
+    p50: nullableNumber,
+    p90: nullableNumber,
+    p95: nullableNumber,
+    p99: nullableNumber,
+    p99_9: nullableNumber,
+});
+/** The summary of no samples (a phase a run never measured: every statistic missing, never zero). */
+const noSamples = {
+    count: 0,
+    mean: null,
+    std: null,
+    median: null,
+    p50: null,
+    p90: null,
+    p95: null,
+    p99: null,
+    p99_9: null,
+};
+/** A phase that run.json files of earlier versions do not have: read as no samples. */
+const laterPhase = (description) => latencySummarySchema.default(noSamples).describe(description);
+/** What the answers were made of (docs/run.md, "Reasoning and tool calls"). */
+const runAnswerSchema = object({
+    reasoningRequests: number().int().nonnegative().describe("Completed requests with reasoning tokens."),
+    reasoningTokens: latencySummarySchema.describe("Reasoning tokens per completed request (not ms)."),
+    reasoningFields: record(string(), number().int().nonnegative())
+        .describe("Requests per delta field that carried the reasoning (reasoning, reasoning_content)."),
+    toolCalls: number().int().nonnegative().describe("Well-formed tool calls of the completed requests."),
+    malformedToolCalls: number().int().nonnegative(),
+});
+/** A value the server may not expose: `null` means missing, never zero. */
+const serverValue = number().nullable();
+/**
+ * What a histogram really knows about one of its quantiles: the bucket the rank falls in. The _ms figure
+ * beside it is interpolated inside this bucket, so it is no finer than [lower_ms, upper_ms].
+ */
+const percentileResolutionSchema = object({
+    lower_ms: number(),
+    upper_ms: number().nullable().describe("null: the +Inf bucket"),
+    display: string().describe('What is known, e.g. "< 300 ms" or "300 ms to 500 ms".'),
+});
+const serverMetricsSummarySchema = object({
+    notFinite: array(string())
+        .optional()
+        .describe("Fields below whose samples were NaN or +-Inf in /metrics: recorded as null."),
+    preemptions: serverValue,
+    prefix_cache_queries: serverValue,
+    prefix_cache_hits: serverValue,
+    prefix_cache_hit_rate: serverValue,
+    kv_cache_usage_max: serverValue,
+    kv_cache_usage_mean: serverValue,
+    running_max: serverValue,
+    waiting_max: serverValue,
+    prompt_tokens: serverValue,
+    generation_tokens: serverValue,
+    server_ttft_p50_ms: serverValue,
+    server_ttft_p95_ms: serverValue,
+    server_queue_p50_ms: serverValue,
+    server_queue_p95_ms: serverValue,
+    requests_completed: serverValue,
+    missing: array(string()).describe("Metric names the server did not expose."),
+    server_percentile_resolution: record(string(), percentileResolutionSchema)
+        .optional()
+        .describe("Per server_*_p*_ms figure read from a histogram: the bucket it lies in."),
+    spec_decode_drafts: serverValue.optional(),
+    spec_decode_draft_tokens: serverValue.optional(),
+    spec_decode_accepted_tokens: serverValue.optional(),
+    spec_decode_acceptance_rate: serverValue
+        .optional()
+        .describe("Accepted / draft tokens over the run; null without speculative decoding."),
+    sim_steps: serverValue
+        .optional()
+        .describe("Simulator only (sim:step_lateness_seconds): steps its loop handled in the run."),
+    sim_step_lateness_p99_ms: serverValue
+        .optional()
+        .describe("Simulator only: p99 of how late its loop handled a step (ms) over the run; client.max_server_lateness_ms."),
+});
+/**
+ * A session dataset's fan-outs in one run (metrics/fan-out-metrics.ts, docs/workloads.md): each a turn sent
+ * as branches at once and joined; times in ms over the completed fan-outs.
+ */
+const fanOutSummarySchema = object({
+    /** Fan-outs started (a branch sent). */
+    fanOuts: number().int().nonnegative(),
+    /** Fan-outs whose every branch was sent and answered (their tool rounds too). */
+    completed: number().int().nonnegative(),
+    /** Branches sent. */
+    branches: number().int().nonnegative(),
+    /** The first branch's send to the slowest branch's last answer's end: when the session can go on. */
+    completion: latencySummarySchema,
+    /** The fastest branch's end to the slowest's: how far apart the branches finished. */
+    spread: latencySummarySchema,
+});
+/** A session dataset's per-run summary (metrics/session-metrics.ts, docs/workloads.md). */
+const sessionsSummarySchema = object({
+    started: number().int().nonnegative(),
+    /** Sessions whose every planned turn was answered. */
+    completed: number().int().nonnegative(),
+    /** Requests the sessions sent (turns and tool-result rounds). */
+    requests: number().int().nonnegative(),
+    /** Completed sessions per second of the measured phase. */
+    throughput: number().nonnegative(),
+    /** Sessions per second whose every request met every SLO; null without SLOs. */
+    goodput: number().nonnegative().nullable(),
+    /** Completed sessions' duration in ms: first send to the last answer's end (think times included). */
+    duration: latencySummarySchema,
+    /** Mean over sessions of cached / prompt tokens (usage's cached_tokens); null when the server sent none. */
+    cacheHitRate: number().min(0).max(1).nullable(),
+    /** The server's prefix-cache hits / queries over the run (its counters); null without them. */
+    serverCacheHitRate: number().min(0).max(1).nullable(),
+    /** TTFT by context depth (1-based turn number buckets), ms. */
+    ttftByDepth: array(object({
+        bucket: string(),
+        from: number().int().positive(),
+        to: number().int().positive().nullable(),
+        requests: number().int().nonnegative(),
+        p50: nullableNumber,
+        p95: nullableNumber,
+    })),
+    /**
+     * First turns served from the cache beyond the common prefix, into their own text: an earlier run's
+     * cache (flagged when more than a tenth of the first turns were).
+     */
+    contamination: object({
+        firstTurns: number().int().nonnegative(),
+        aboveSharedPrefix: number().int().nonnegative(),
+        flagged: boolean(),
+        checked: boolean()
+            .optional()
+            .describe("false when no check was possible (a trace's first turns share prefix blocks by design): then flagged says nothing; absent in files of earlier versions."),
+    }),
+    /** The sub-agent fan-outs; absent when the sessions had none (and in files of earlier versions). */
+    fanOut: fanOutSummarySchema.optional(),
+});
+/**
+ * The cache-state check of a run (metrics/cache-check.ts, docs/workloads.md "Cache state"): a `prefix:
+ * fresh` run's prefix-cache hits against what its dataset shares by design.
+ */
+const cacheCheckSchema = object({
+    /** flagged: more hits than the design allows (the run is unusable); not-checked: no check was possible. */
+    status: _enum(["passed", "flagged", "not-checked"]),
+    /** Hits / queried prompt tokens over the measured phase; null when the server reported neither. */
+    hitRate: number().min(0).max(1).nullable(),
+    /** Where the hit rate came from: the server's /metrics counters, or the usage's cached_tokens. */
+    hitRateSource: _enum(["server", "usage"]).nullable(),
+    /** The most the dataset shares by design, a chat template's head included; null when not checked. */
+    designedHitRate: number().min(0).max(1).nullable(),
+    /** What was found, or why nothing was checked. */
+    reason: string(),
+});
+/** How a session cell's cache was prepared before measuring (docs/workloads.md, Cache protocol). */
+const cacheProtocolSchema = object({
+    /** The prefix cache was reset before the run (POST /reset_prefix_cache answered 200). */
+    reset: boolean(),
+    /** Requests carry a per-run cache_salt: nothing cached by an earlier run can be hit. */
+    salted: boolean(),
+    /**
+     * The warm-up as configured (sessions, or seconds of sessions), and the requests it sent: its sessions
+     * are their own conversations; only the common system prompt is shared with the measured sessions.
+     */
+    warmup: union([
+        object({ sessions: number().int().nonnegative() }),
+        object({ durationS: number().nonnegative() }),
+    ]),
+    warmupRequests: number().int().nonnegative(),
+});
+/**
+ * The server start that measured a run (docs/server.md, Server starts): the runs of one start share what
+ * it drew, so compare groups them by it. Absent in files of earlier versions (compare/server-starts.ts).
+ */
+const runServerStartSchema = object({
+    id: string()
+        .min(1)
+        .max(maxServerStartIdLength)
+        .describe("Unique per server start (a random UUID for a server vllm-perf-gate launched)."),
+    startedAt: string()
+        .describe("ISO-8601: when the server was launched; for a server only reached (--base-url, kind external), when the process first reached it."),
+    side: string()
+        .nullable()
+        .describe("The side the start served (baseline, candidate, ...), null when unlabelled."),
+});
+const runFileSchema = object({
+    schemaVersion: literal(runFileSchemaVersion),
+    tool: object({ name: string(), version: string() }),
+    cell: string(),
+    run: number().int().nonnegative().describe("Run index within the cell, from 0."),
+    /** `baseline` or `candidate` in interleaved jobs; free-form label otherwise. */
+    side: string().optional(),
+    serverStart: runServerStartSchema
+        .optional()
+        .describe("The server start that measured the run; absent in files of earlier versions (compare then assumes one start per input, docs/compare.md)."),
+    startedAt: string().describe("ISO-8601 wall-clock time the measured phase began."),
+    durationS: number()
+        .nonnegative()
+        .describe("Measured phase: first dispatch to last completion, on the schedule's timeline (with idle gaps elided, what it takes on real time; load.schedule.wallClockS is what it took)."),
+    /** How the run was sized and loaded, as executed (for re-analysis). */
+    load: object({
+        type: _enum(["concurrency", "rate", "stages"]),
+        targetRate: number().nullable(),
+        targetConcurrency: number().nullable(),
+        achievedRate: number(),
+        achievedConcurrencyMean: number(),
+        peakConcurrency: number().int(),
+        scheduleLagP50Ms: number().nullable(),
+        scheduleLagP99Ms: number().nullable(),
+        eventLoopLagP99Ms: number().nullable(),
+        schedule: object({
+            kind: _enum(["idle-elided", "real-time"]),
+            settleMs: number().nonnegative().optional(),
+            elidedS: number().nonnegative().describe("Idle time elided: durationS minus the wall-clock."),
+            wallClockS: number().nonnegative().describe("Wall-clock of the measured phase (GPU time spent)."),
+        })
+            .optional()
+            .describe("How the arrivals were timed (docs/run.md, Schedules). durationS and every time in requests.jsonl are on the schedule's timeline, as on real time; absent in files of earlier versions (real time)."),
+    }),
+    requests: object({
+        total: number().int().nonnegative(),
+        completed: number().int().nonnegative(),
+        failed: number().int().nonnegative(),
+        errorsByKind: record(string(), number().int().nonnegative()),
+        finishReasons: record(string(), number().int().nonnegative()),
+        warmup: number().int().nonnegative(),
+    }),
+    tokens: object({
+        input: number().int().nonnegative(),
+        output: number().int().nonnegative(),
+        inputLengths: latencySummarySchema.describe("Distribution of prompt tokens per request (not ms)."),
+        outputLengths: latencySummarySchema.describe("Distribution of output tokens per request (not ms)."),
+    }),
+    latency: object({
+        ttft: latencySummarySchema,
+        tpot: latencySummarySchema,
+        itl: latencySummarySchema,
+        e2el: latencySummarySchema,
+        answer_ttft: laterPhase("Time to the first answer token (content or tool call, after any reasoning)."),
+        answer_itl: laterPhase("Gaps between the chunks from the first answer chunk on."),
+        queue: latencySummarySchema.describe("Client-side wait for a concurrency slot."),
+    }),
+    throughput: object({
+        request: number().nonnegative(),
+        output: number().nonnegative(),
+        total: number().nonnegative(),
+        goodput: number().nonnegative().nullable().describe("Good requests per second; null without SLOs."),
+        sloAttainment: number().min(0).max(1).nullable(),
+    }),
+    server: serverMetricsSummarySchema.nullable(),
+    answer: runAnswerSchema
+        .optional()
+        .describe("Reasoning and tool calls of the answers; absent in files of earlier versions."),
+    sessions: sessionsSummarySchema
+        .optional()
+        .describe("A session dataset's sessions: duration, goodput, cache hit rate, TTFT by depth (docs/workloads.md)."),
+    cacheProtocol: cacheProtocolSchema.optional(),
+    cacheCheck: cacheCheckSchema
+        .optional()
+        .describe("Whether a prefix: fresh run found only what its dataset shares by design in the prefix cache (docs/workloads.md); absent in files of earlier versions."),
+    guards: runGuardsSchema
+        .optional()
+        .describe("What the outputs were (finish reasons, zero outputs, usage checks, lengths): docs/quality.md."),
+    outputs: array(runOutputSchema)
+        .optional()
+        .describe("A greedy-output cell's outputs per prompt (config quality.greedy), for the greedy check."),
+    flags: object({
+        clientBound: boolean(),
+        clientBoundReason: string().optional(),
+        serverCrashed: boolean(),
+        serverStarved: boolean()
+            .optional()
+            .describe("The simulator's own process was kept from running on time (its step lateness beyond client.max_server_lateness_ms); absent for servers that do not export sim:step_lateness_seconds."),
+        serverStarvedReason: string().optional(),
+        cutShort: boolean(),
+        interrupted: string()
+            .optional()
+            .describe("The signal (SIGINT, SIGTERM) that interrupted the run; such a run is also cut short."),
+        notes: array(string()).default([]),
+        usageIssues: partialRecord(_enum(usageIssueKinds), number().int().nonnegative())
+            .optional()
+            .describe("Measured requests whose usage failed a check, by kind (docs/run.md, Usage checks)."),
+        unusableReasons: array(string())
+            .optional()
+            .describe("Why compare must not use this run (besides the flags above); empty when it is usable."),
+    }),
+    prefix: object({
+        policy: _enum(["fresh", "reuse"]),
+        cacheSalt: string().nullable(),
+        cacheReset: boolean(),
+    }),
+    /** Conditions of the run; see server/fingerprint. Opaque here so compare can diff it field by field. */
+    fingerprint: record(string(), unknown()),
+    telemetry: object({
+        gpuUtilizationMean: number().nullable(),
+        gpuUtilizationMax: number().nullable(),
+        gpuMemoryUsedMaxMiB: number().nullable(),
+        gpuPowerMeanW: number().nullable(),
+        smClockMeanMHz: number().nullable(),
+    })
+        .nullable()
+        .default(null),
+});
+const percentileOrder = ["p50", "p90", "p95", "p99", "p99_9"];
+/** Checks one summary: ordered percentiles, no negative values, no statistics without samples. */
+function latencySummaryIssues(summary, field) {
+    const issues = [];
+    const values = [summary.mean, summary.std, summary.median, ...percentileOrder.map((key) => summary[key])];
+    if (summary.count === 0 && values.some((value) => value !== null))
+        issues.push({ field: `${field}.count`, message: "0 samples, but statistics are given (expected null)" });
+    for (const key of ["mean", "std", "median", ...percentileOrder]) {
+        const value = summary[key];
+        if (value !== null && value < 0)
+            issues.push({ field: `${field}.${key}`, message: `${value} is negative (expected >= 0)` });
+    }
+    let previous = null;
+    for (const key of percentileOrder) {
+        const value = summary[key];
+        if (value === null)
+            continue;
+        if (previous && value < previous.value) {
+            issues.push({
+                field: `${field}.${key}`,
+                message: `${value} is below ${previous.key} = ${previous.value} (percentiles never decrease)`,
+            });
+        }
+        previous = { key, value };
+    }
+    return issues;
+}
+function sum(record) {
+    let total = 0;
+    for (const value of Object.values(record))
+        total += value;
+    return total;
+}
+/**
+ * The relations `run` guarantees between the fields of a run.json (metrics/run-metrics.ts builds
+ * them from the same records): completed + failed = total, the error kinds add up to failed, the
+ * finish reasons to completed, no latency has more samples than completed requests, and every
+ * summary is ordered. Checked when a run.json is read (compare, baseline validation), not when it
+ * is written, so a measured run is never lost to a check.
+ */
+function runFileInvariantIssues(file) {
+    const issues = [];
+    const { total, completed, failed, errorsByKind, finishReasons } = file.requests;
+    if (completed + failed !== total) {
+        issues.push({
+            field: "requests.total",
+            message: `${total}, but completed (${completed}) + failed (${failed}) = ${completed + failed} (expected equal)`,
+        });
+    }
+    const errors = sum(errorsByKind);
+    if (errors !== failed) {
+        issues.push({
+            field: "requests.errorsByKind",
+            message: `adds up to ${errors}, but failed is ${failed} (expected equal)`,
+        });
+    }
+    const finished = sum(finishReasons);
+    if (finished !== completed) {
+        issues.push({
+            field: "requests.finishReasons",
+            message: `adds up to ${finished}, but completed is ${completed} (expected equal)`,
+        });
+    }
+    for (const phase of ["ttft", "tpot", "e2el"]) {
+        const count = file.latency[phase].count;
+        if (count > completed) {
+            issues.push({
+                field: `latency.${phase}.count`,
+                message: `${count} samples, more than the ${completed} completed requests`,
+            });
+        }
+    }
+    if (file.latency.queue.count > total) {
+        issues.push({
+            field: "latency.queue.count",
+            message: `${file.latency.queue.count} samples, more than the ${total} requests`,
+        });
+    }
+    for (const which of ["inputLengths", "outputLengths"]) {
+        const count = file.tokens[which].count;
+        if (count > completed) {
+            issues.push({
+                field: `tokens.${which}.count`,
+                message: `${count} samples, more than the ${completed} completed requests`,
+            });
+        }
+    }
+    for (const phase of ["ttft", "tpot", "itl", "e2el", "queue"])
+        issues.push(...latencySummaryIssues(file.latency[phase], `latency.${phase}`));
+    const { goodput, request } = file.throughput;
+    if (goodput !== null && goodput > request * (1 + 1e-9)) {
+        issues.push({
+            field: "throughput.goodput",
+            message: `${goodput}/s, more than the request throughput ${request}/s (good requests are a subset)`,
+        });
+    }
+    return issues;
+}
+
+/**
+ * The result file of `vllm bench serve --save-result` (keys per vllm/benchmarks/serve.py@009e6d4a,
+ * summarised in shared/reference/vllm-protocol-and-metrics.md §1.6). Per selected metric m it holds
+ * `mean_{m}_ms median_{m}_ms std_{m}_ms p{P}_{m}_ms`; `--save-detailed` adds per-request lists.
+ * Loose: `--metadata K=V` add keys we keep but do not interpret, except one: `--metadata
+ * server_start=<id>` (vLLM writes each pair as a top-level key with a string value, after `num_prompts`)
+ * names the server start that measured the run, as `run --format vllm` writes it. With a drafter on the
+ * server it also holds `spec_decode_*` (deltas of the server's counters over the benchmark,
+ * vllm/benchmarks/serve.py after vllm PR #31739): the acceptance rate in percent, the mean acceptance
+ * length, and the counts, from which the acceptance metrics are read.
+ */
+const count = number().int().nonnegative();
+/**
+ * Per-request lists hold thousands of numbers per file; a plain loop checks them ~20x faster than an
+ * element-by-element schema, which matters when a comparison reads hundreds of detailed results.
+ */
+function numberList(what) {
+    return custom((value) => {
+        if (!Array.isArray(value))
+            return false;
+        for (const item of value)
+            if (typeof item !== "number" || !Number.isFinite(item))
+                return false;
+        return true;
+    }, { error: `expected a list of numbers (${what})` });
+}
+function numberListList(what) {
+    return custom((value) => {
+        if (!Array.isArray(value))
+            return false;
+        for (const inner of value) {
+            if (!Array.isArray(inner))
+                return false;
+            for (const item of inner)
+                if (typeof item !== "number" || !Number.isFinite(item))
+                    return false;
+        }
+        return true;
+    }, { error: `expected a list of lists of numbers (${what})` });
+}
+const seconds = numberList("seconds per request");
+const vllmResultSchema = looseObject({
+    date: string().optional(),
+    backend: string().optional(),
+    endpoint_type: string().optional(),
+    label: string().nullable().optional(),
+    model_id: string().optional(),
+    tokenizer_id: string().optional(),
+    num_prompts: count.optional(),
+    server_start: string()
+        .min(1, "expected the id of the server start that measured the run (--metadata server_start=<id>)")
+        .max(maxServerStartIdLength, `expected at most ${maxServerStartIdLength} characters (limit maxServerStartIdLength)`)
+        .optional(),
+    request_rate: union([number(), literal("inf"), string()]).optional(),
+    burstiness: number().nullable().optional(),
+    max_concurrency: number().nullable().optional(),
+    duration: number().positive(),
+    completed: count,
+    failed: count.optional(),
+    total_input_tokens: count.optional(),
+    total_output_tokens: count.optional(),
+    request_throughput: number().nonnegative(),
+    request_goodput: number().nonnegative().nullable().optional(),
+    output_throughput: number().nonnegative(),
+    total_token_throughput: number().nonnegative().optional(),
+    max_output_tokens_per_s: number().optional(),
+    max_concurrent_requests: number().optional(),
+    latencies: seconds.optional(),
+    queue_times: seconds.optional(),
+    input_lens: numberList("tokens per request").optional(),
+    output_lens: numberList("tokens per request").optional(),
+    start_times: seconds.optional(),
+    ttfts: seconds.optional(),
+    itls: numberListList("chunk gaps in seconds per request").optional(),
+    generated_texts: array(string()).optional(),
+    errors: array(string()).optional(),
+    spec_decode_num_drafts: count.optional(),
+    spec_decode_draft_tokens: count.optional(),
+    spec_decode_accepted_tokens: count.optional(),
+});
+/** Per-request lists of `--save-detailed` (and `latencies`, `queue_times`): one entry per request each. */
+const perRequestLists = [
+    "latencies",
+    "queue_times",
+    "ttfts",
+    "itls",
+    "input_lens",
+    "output_lens",
+    "start_times",
+    "generated_texts",
+    "errors",
+];
+/**
+ * Relations vLLM's writer guarantees between the fields of a result (vllm/benchmarks/serve.py@009e6d4a):
+ * every per-request list has one entry per request (so all have the same length, between `completed`
+ * and `completed + failed`), `completed + failed` never exceeds `num_prompts`, and each metric's
+ * percentiles never decrease (median <= p90 <= p99 <= p99.9). A file that breaks one was edited or
+ * forged; computing percentiles from misaligned lists would pair one request's TTFT with another's
+ * latency. Returns dotted fields and messages, empty when consistent.
+ */
+function vllmResultInvariantIssues(result) {
+    const issues = [];
+    const failed = result.failed ?? 0;
+    if (result.num_prompts !== undefined && result.completed + failed > result.num_prompts) {
+        issues.push({
+            field: "completed",
+            message: `completed (${result.completed}) + failed (${failed}) = ${result.completed + failed}, more than num_prompts (${result.num_prompts})`,
+        });
+    }
+    const lengths = [];
+    for (const key of perRequestLists) {
+        const list = result[key];
+        if (Array.isArray(list))
+            lengths.push({ key, length: list.length });
+    }
+    const first = lengths[0];
+    if (first) {
+        for (const other of lengths.slice(1)) {
+            if (other.length !== first.length) {
+                issues.push({
+                    field: other.key,
+                    message: `${other.length} entries, but ${first.key} has ${first.length} (per-request lists have one entry per request)`,
+                });
+            }
+        }
+        if (first.length < result.completed) {
+            issues.push({
+                field: first.key,
+                message: `${first.length} entries, fewer than the ${result.completed} completed requests`,
+            });
+        }
+        if (result.failed !== undefined && first.length > result.completed + result.failed) {
+            issues.push({
+                field: first.key,
+                message: `${first.length} entries, more than completed + failed = ${result.completed + result.failed} requests`,
+            });
+        }
+    }
+    const percentiles = latencyStatistics.filter((statistic) => latencyStatisticSpec(statistic).quantile !== null);
+    for (const phase of latencyPhases) {
+        const ordered = [];
+        for (const key of percentiles.flatMap((statistic) => metricSpecs[`${phase}_${statistic}`].vllmKeys)) {
+            const value = result[key];
+            if (typeof value === "number")
+                ordered.push({ key, value });
+        }
+        for (let i = 1; i < ordered.length; i++) {
+            const previous = ordered[i - 1];
+            const current = ordered[i];
+            if (current.value < previous.value) {
+                issues.push({
+                    field: current.key,
+                    message: `${current.value} is below ${previous.key} = ${previous.value} (percentiles never decrease)`,
+                });
+            }
+        }
+    }
+    return issues;
+}
+/** Keys that describe the conditions of the run rather than its outcome: its fingerprint. */
+const conditionKeys = [
+    "backend",
+    "endpoint_type",
+    "model_id",
+    "tokenizer_id",
+    "num_prompts",
+    "request_rate",
+    "burstiness",
+    "max_concurrency",
+];
+/** True when a parsed JSON object looks like a vLLM result rather than our run.json. */
+function looksLikeVllmResult(value) {
+    return (typeof value === "object" &&
+        value !== null &&
+        !("schemaVersion" in value) &&
+        "request_throughput" in value);
+}
+/** Each latency statistic of the samples (numpy-linear percentiles); empty without samples. */
+function summaryFromSamples(samplesMs) {
+    if (samplesMs.length === 0)
+        return {};
+    const sorted = sortNumbers(samplesMs);
+    let sum = 0;
+    for (const v of samplesMs)
+        sum += v;
+    const summary = {};
+    for (const statistic of latencyStatistics) {
+        const { quantile } = latencyStatisticSpec(statistic);
+        summary[statistic] = quantile === null ? sum / samplesMs.length : percentileSorted(sorted, quantile);
+    }
+    return summary;
+}
+/** Per-request samples (ms) from `--save-detailed` lists, successful requests only. */
+function detailedSamples(result) {
+    const n = result.ttfts?.length ?? result.latencies?.length ?? 0;
+    const ok = new Uint8Array(n);
+    const errors = result.errors && result.errors.length === n ? result.errors : null;
+    for (let i = 0; i < n; i++) {
+        // Without an error list, vLLM leaves 0 for requests that never produced a chunk.
+        ok[i] = errors
+            ? errors[i] === ""
+                ? 1
+                : 0
+            : (result.ttfts?.[i] ?? result.latencies?.[i] ?? 0) > 0
+                ? 1
+                : 0;
+    }
+    const successfulMs = (values) => {
+        const out = [];
+        for (let i = 0; i < n; i++)
+            if (ok[i])
+                out.push(values[i] * 1000);
+        return out;
+    };
+    const out = {};
+    const { ttfts, latencies, output_lens: outputLens, itls } = result;
+    if (ttfts)
+        out.ttft = successfulMs(ttfts);
+    if (latencies && latencies.length === n)
+        out.e2el = successfulMs(latencies);
+    if (ttfts && latencies && outputLens && latencies.length === n && outputLens.length === n) {
+        const tpot = [];
+        for (let i = 0; i < n; i++) {
+            const outLen = outputLens[i];
+            if (ok[i] && outLen > 1)
+                tpot.push(((latencies[i] - ttfts[i]) / (outLen - 1)) * 1000);
+        }
+        out.tpot = tpot;
+    }
+    if (itls && itls.length === n) {
+        const pooled = [];
+        for (let i = 0; i < n; i++)
+            if (ok[i])
+                for (const gap of itls[i])
+                    pooled.push(gap * 1000);
+        out.itl = pooled;
+    }
+    return out;
+}
+/** Turns one `vllm bench serve` result into a run record; aggregates win, detail fills the gaps. */
+function runRecordFromVllmResult(result, source, index) {
+    const failed = result.failed ??
+        (result.num_prompts !== undefined ? Math.max(0, result.num_prompts - result.completed) : 0);
+    const total = result.completed + failed;
+    const metrics = {};
+    const samples = detailedSamples(result);
+    const detail = {};
+    for (const phase of latencyPhases) {
+        const phaseSamples = samples[phase];
+        if (phaseSamples)
+            detail[phase] = summaryFromSamples(phaseSamples);
+    }
+    for (const metric of metricNames) {
+        const value = vllmResultMetric(result, metric, detail, { total, failed });
+        if (value !== undefined)
+            metrics[metric] = value;
+    }
+    const fingerprint = { source: "vllm bench serve" };
+    for (const key of conditionKeys)
+        if (result[key] !== undefined)
+            fingerprint[key] = result[key];
+    return {
+        source,
+        cell: result.label ? result.label : "default",
+        run: index,
+        startedAt: result.date ?? null,
+        durationS: result.duration,
+        metrics,
+        requests: { total, completed: result.completed, failed },
+        fingerprint,
+        exclusionReasons: [],
+        ...(result.server_start !== undefined
+            ? { serverStart: { id: result.server_start, basis: "recorded" } }
+            : {}),
+        load: {
+            targetRate: typeof result.request_rate === "number" ? result.request_rate : null,
+            targetConcurrency: typeof result.max_concurrency === "number" ? result.max_concurrency : null,
+        },
+    };
+}
+/**
+ * One catalogue metric of a vLLM result: the last of its `vllmKeys` that holds a number; a latency
+ * without one falls back to the per-request lists (`detail`), a failed fraction comes from the counts.
+ * Undefined when the result does not have the latency at all (vLLM writes only the chosen percentiles).
+ */
+function vllmResultMetric(result, metric, detail, requests) {
+    const { source, vllmKeys } = metricSpecs[metric];
+    let aggregate;
+    for (const key of vllmKeys) {
+        const value = result[key];
+        if (typeof value === "number")
+            aggregate = value;
+    }
+    switch (source.kind) {
+        case "latency":
+            return aggregate ?? detail[source.phase]?.[source.statistic];
+        case "throughput":
+            return aggregate ?? null;
+        case "failed-fraction":
+            return errorRate(requests);
+        case "guard-share":
+        case "guard-length":
+            // A vLLM result has no finish reasons or per-request usage checks: the guards are not in it.
+            return null;
+        case "session":
+        case "reasoning-tokens":
+        case "malformed-tool-calls":
+            // Nor reasoning, tool calls or sessions (vllm bench serve sends single requests).
+            return null;
+        case "spec-decode":
+            // From the counts: vLLM writes the rate in percent, the catalogue's is a fraction.
+            return specDecodeValue({
+                drafts: result.spec_decode_num_drafts ?? null,
+                draftTokens: result.spec_decode_draft_tokens ?? null,
+                acceptedTokens: result.spec_decode_accepted_tokens ?? null,
+            }, source.field);
+        default:
+            return unknownSource(source);
+    }
+}
+
+/**
+ * The `external` form of the task-accuracy check (docs/quality.md, External tasks): a command such as an
+ * lm-eval-harness invocation, run against the cell's server while it is up, its JSON result read by the
+ * configured dotted paths and kept as external-<name>.json beside the run's run.json. The command runs
+ * without a shell; its arguments are templates ({base_url}, {model}, {output_dir}, {result_file}) and
+ * the file records the templates, not the values.
+ */
+const externalTaskFileSchemaVersion = 1;
+const externalTaskFileSchema = object({
+    schemaVersion: literal(externalTaskFileSchemaVersion),
+    name: string(),
+    cell: string(),
+    run: number().int(),
+    /** The command as configured (templates, not values). */
+    command: array(string()),
+    durationS: number().nonnegative(),
+    /** The accuracy the result reports (accuracy_path), and the number of samples behind it. */
+    accuracy: number().min(0).max(1),
+    count: number().int().nonnegative(),
+    /** Per-sample outcomes when the result has them (samples_path); null otherwise. */
+    samples: array(object({ id: string(), correct: boolean() })).nullable(),
+});
+function externalTaskFileName(name) {
+    return `external-${name}.json`;
+}
+/** The longest stretch of the command's output kept for a message. */
+const outputTail = 2_000;
+/** Runs one external task command, reads its JSON result and writes external-<name>.json; throws InputError. */
+async function runExternalTask(spec, run) {
+    const outputDir = join(run.dir, `external-${spec.name}`);
+    mkdirSync(outputDir, { recursive: true });
+    const resultFile = join(outputDir, "result.json");
+    const values = {
+        base_url: run.baseUrl,
+        model: run.model,
+        output_dir: outputDir,
+        result_file: resultFile,
+    };
+    const argv = spec.command.map((arg) => arg.replace(/\{(base_url|model|output_dir|result_file)\}/g, (_, key) => values[key]));
+    const readsFile = spec.command.some((arg) => arg.includes("{result_file}"));
+    const what = `quality.tasks.external "${spec.name}" (command \`${spec.command.join(" ")}\`)`;
+    const fail = (reason) => {
+        throw new InputError(`${what}: ${reason}; the runs measured so far are kept`);
+    };
+    const started = performance.now();
+    const ended = await execute(argv, spec.timeout_s * 1000, run.env, run.signal);
+    const durationS = (performance.now() - started) / 1000;
+    const tail = (text) => (text.length > outputTail ? `…${text.slice(-outputTail)}` : text).trim();
+    if (run.signal?.aborted)
+        fail(`stopped by ${String(run.signal.reason ?? "an interrupt")}`);
+    if (ended.spawnError !== null)
+        fail(`could not start: ${ended.spawnError}`);
+    if (ended.timedOut) {
+        fail(`did not finish within ${spec.timeout_s} s (quality.tasks.external[].timeout_s) and was stopped`);
+    }
+    if (ended.code !== 0) {
+        fail(`exited with ${ended.code === null ? `signal ${ended.signal}` : `code ${ended.code}`}${ended.stderr.trim() ? `: ${tail(ended.stderr)}` : ""}`);
+    }
+    const source = readsFile ? "{result_file}" : "its standard output";
+    const text = readsFile ? (existsSync(resultFile) ? readFileSync(resultFile, "utf8") : null) : ended.stdout;
+    if (text === null)
+        fail(`wrote no result file at {result_file}`);
+    let json;
+    try {
+        json = JSON.parse(text);
+    }
+    catch {
+        fail(`printed no JSON on ${source} (expected one JSON document${text.trim() ? `, got: ${tail(text).slice(0, 200)}` : ", got nothing"})`);
+    }
+    const accuracy = at(json, spec.accuracy_path, "accuracy_path", fail);
+    if (typeof accuracy !== "number" || !(accuracy >= 0 && accuracy <= 1)) {
+        fail(`accuracy_path ${spec.accuracy_path}: expected a number from 0 to 1, got ${JSON.stringify(accuracy)}`);
+    }
+    const samples = spec.samples_path === undefined ? null : readSamples(json, spec, fail);
+    let count = samples?.length ?? 0;
+    if (spec.count_path !== undefined) {
+        const n = at(json, spec.count_path, "count_path", fail);
+        if (typeof n !== "number" || !Number.isInteger(n) || n < 0) {
+            fail(`count_path ${spec.count_path}: expected a whole number of samples, got ${JSON.stringify(n)}`);
+        }
+        count = n;
+    }
+    const file = externalTaskFileSchema.parse({
+        schemaVersion: externalTaskFileSchemaVersion,
+        name: spec.name,
+        cell: run.cell,
+        run: run.run,
+        command: spec.command,
+        durationS,
+        accuracy,
+        count,
+        samples,
+    });
+    run.outbound.writeFileSync(join(run.dir, externalTaskFileName(spec.name)), `${JSON.stringify(file, null, 2)}\n`);
+    return file;
+}
+/** The value at a dotted path; a missing key fails naming the path, the key and the keys there. */
+function at(json, path, field, fail) {
+    let value = json;
+    const walked = [];
+    for (const key of path.split(".")) {
+        const keys = typeof value === "object" && value !== null ? Object.keys(value) : null;
+        if (keys === null || !Object.hasOwn(value, key)) {
+            fail(`${field} ${path}: no key "${key}" at ${walked.length > 0 ? walked.join(".") : "the top"} of the JSON result` +
+                (keys === null
+                    ? " (not an object there)"
+                    : ` (keys there: ${keys.slice(0, 20).join(", ") || "none"})`));
+        }
+        walked.push(key);
+        value = value[key];
+    }
+    return value;
+}
+function readSamples(json, spec, fail) {
+    const list = at(json, spec.samples_path, "samples_path", fail);
+    if (!Array.isArray(list))
+        fail(`samples_path ${spec.samples_path}: expected an array of samples`);
+    return list.map((sample, index) => {
+        const row = typeof sample === "object" && sample !== null ? sample : {};
+        const id = row[spec.id_field];
+        const score = row[spec.score_field];
+        if (typeof id !== "string" && typeof id !== "number") {
+            fail(`samples_path ${spec.samples_path}[${index}]: expected an id in field "${spec.id_field}"`);
+        }
+        if (typeof score !== "boolean" && typeof score !== "number") {
+            fail(`samples_path ${spec.samples_path}[${index}]: expected a score (true/false or a number) in field "${spec.score_field}"`);
+        }
+        return { id: String(id), correct: typeof score === "boolean" ? score : score >= 0.5 };
+    });
+}
+function execute(argv, timeoutMs, env, signal) {
+    return new Promise((resolve) => {
+        const child = spawn(argv[0], argv.slice(1), {
+            stdio: ["ignore", "pipe", "pipe"],
+            ...(env ? { env: { ...env } } : {}),
+            ...(signal ? { signal, killSignal: "SIGTERM" } : {}),
+        });
+        let stdout = "";
+        let stderr = "";
+        let timedOut = false;
+        let spawnError = null;
+        child.stdout.setEncoding("utf8").on("data", (chunk) => {
+            stdout += chunk;
+        });
+        child.stderr.setEncoding("utf8").on("data", (chunk) => {
+            stderr = (stderr + chunk).slice(-64e3);
+        });
+        const timer = setTimeout(() => {
+            timedOut = true;
+            child.kill("SIGKILL");
+        }, timeoutMs);
+        child.on("error", (error) => {
+            spawnError = error.message;
+        });
+        child.on("close", (code, signal) => {
+            clearTimeout(timer);
+            resolve({ code, signal, stdout, stderr, timedOut, spawnError });
+        });
+    });
+}
+
+/**
+ * Reads the inputs of one side of a comparison: results directories written by `run`
+ * (DIR/<cell>/run-<k>/run.json) and/or `vllm bench serve` result files. Every problem is an
+ * InputError naming the file and the field.
+ */
+function describeIssues(file, error) {
+    const lines = error.issues.slice(0, 5).map((issue) => {
+        const field = issue.path.length > 0 ? issue.path.map(String).join(".") : "(top level)";
+        return `  ${field}: ${issue.message}`;
+    });
+    const more = error.issues.length > 5 ? `\n  ... and ${error.issues.length - 5} more` : "";
+    return `${file}: invalid content\n${lines.join("\n")}${more}`;
+}
+/** Each field alone was valid; together they cannot be (a forged or edited file). */
+function throwOnInconsistency(file, issues) {
+    if (issues.length === 0)
+        return;
+    const lines = issues.slice(0, 5).map((issue) => `  ${issue.field}: ${issue.message}`);
+    const more = issues.length > 5 ? `\n  ... and ${issues.length - 5} more` : "";
+    throw new InputError(`${file}: inconsistent content\n${lines.join("\n")}${more}`);
+}
+/**
+ * Result files are a few levels deep; JSON.parse accepts any depth, but every recursive walk after
+ * it (hashing, the fingerprint diff) would overflow the stack on a million nested brackets.
+ */
+const maxJsonDepth = 64;
+/** Depth of a parsed JSON value, walked without recursion; stops counting past `limit`. */
+function nestingDepth(value, limit) {
+    let deepest = 0;
+    const stack = [{ value, depth: 0 }];
+    while (stack.length > 0) {
+        const { value: current, depth } = stack.pop();
+        if (typeof current !== "object" || current === null)
+            continue;
+        const level = depth + 1;
+        if (level > deepest)
+            deepest = level;
+        if (deepest > limit)
+            return deepest;
+        for (const child of Array.isArray(current) ? current : Object.values(current))
+            if (typeof child === "object" && child !== null)
+                stack.push({ value: child, depth: level });
+    }
+    return deepest;
+}
+async function readJson(file, 
+/** Runs on the parsed value before anything walks it (limits cheaper to check than the walks). */
+check = () => { }) {
+    let text;
+    try {
+        text = await readFile(file, "utf8");
+    }
+    catch (error) {
+        throw new InputError(`${file}: cannot read (${error.code ?? String(error)})`);
+    }
+    let json;
+    try {
+        json = JSON.parse(text);
+    }
+    catch (error) {
+        throw new InputError(`${file}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    }
+    check(json);
+    const depth = nestingDepth(json, maxJsonDepth);
+    if (depth > maxJsonDepth) {
+        throw new InputError(`${file}: nested deeper than ${maxJsonDepth} levels (limit maxJsonDepth; a result file needs fewer than 10)`);
+    }
+    // A run.json (a few KiB) is hashed re-serialised, so a copy that was only re-indented is still the
+    // same run; a vLLM result can hold hundreds of KiB of per-request lists, where re-serialising costs
+    // ~2 ms a file, so its bytes are hashed (byte-identical copies).
+    const canonical = typeof json === "object" && json !== null && "schemaVersion" in json;
+    const contentHash = createHash("sha256")
+        .update(canonical ? JSON.stringify(json) : text)
+        .digest("hex");
+    return { json, contentHash };
+}
+/** Parses one file: a run.json (has schemaVersion) or a vLLM result (has request_throughput). */
+async function readRunFile(file, index, limits = defaultInputLimits) {
+    const { json, contentHash } = await readJson(file, (parsed) => checkFingerprintSize(file, parsed, limits.maxFingerprintFields));
+    const record = parseRunJson(file, json, index);
+    const positional = looksLikeVllmResult(json);
+    const external = positional ? [] : await readExternalTaskFiles(dirname(file));
+    return {
+        ...record,
+        ...(external.length > 0 ? { external } : {}),
+        identity: {
+            contentHash,
+            cell: record.cell,
+            run: positional ? null : record.run,
+            startedAt: record.startedAt,
+        },
+    };
+}
+/**
+ * Refuses a run.json whose fingerprint records more than `limit` conditions (flattened fields, as
+ * compare diffs them), before the schema walks them: every comparison and report would diff them all.
+ */
+function checkFingerprintSize(file, json, limit) {
+    if (typeof json !== "object" || json === null || !("fingerprint" in json))
+        return;
+    let fields = 0;
+    const stack = [json.fingerprint];
+    while (stack.length > 0) {
+        const node = stack.pop();
+        if (node === null || typeof node !== "object" || Array.isArray(node)) {
+            fields++;
+        }
+        else {
+            const values = Object.values(node);
+            if (values.length === 0)
+                fields++;
+            for (const value of values)
+                stack.push(value);
+        }
+        if (fields > limit) {
+            throw new InputError(`${file}: fingerprint: more than ${limit} recorded conditions (limit maxFingerprintFields; a run records about a hundred)`);
+        }
+    }
+}
+/** The external task results (external-<name>.json) beside a run.json; a malformed one is bad input. */
+async function readExternalTaskFiles(dir) {
+    const names = (await readdir(dir)).filter((name) => /^external-.+\.json$/.test(name)).sort();
+    const files = [];
+    for (const name of names) {
+        const path = join(dir, name);
+        let json;
+        try {
+            json = JSON.parse(await readFile(path, "utf8"));
+        }
+        catch (error) {
+            throw new InputError(`${path}: not JSON (${error.message})`);
+        }
+        const parsed = externalTaskFileSchema.safeParse(json);
+        if (!parsed.success)
+            throw new InputError(describeIssues(path, parsed.error));
+        files.push(parsed.data);
+    }
+    return files;
+}
+function parseRunJson(file, json, index) {
+    if (typeof json === "object" && json !== null && !Array.isArray(json) && "schemaVersion" in json) {
+        const version = json.schemaVersion;
+        if (version !== runFileSchemaVersion) {
+            throw new InputError(`${file}: schemaVersion: expected ${runFileSchemaVersion} (the run.json version this tool reads), got ${JSON.stringify(version)}`);
+        }
+        const parsed = runFileSchema.safeParse(json);
+        if (!parsed.success)
+            throw new InputError(describeIssues(file, parsed.error));
+        throwOnInconsistency(file, runFileInvariantIssues(parsed.data));
+        return runRecordFromRunFile(parsed.data, file);
+    }
+    if (looksLikeVllmResult(json)) {
+        const parsed = vllmResultSchema.safeParse(json);
+        if (!parsed.success)
+            throw new InputError(describeIssues(file, parsed.error));
+        throwOnInconsistency(file, vllmResultInvariantIssues(parsed.data));
+        return runRecordFromVllmResult(parsed.data, file, index);
+    }
+    throw new InputError(`${file}: not a run result: expected a run.json (with schemaVersion) or a \`vllm bench serve\` result (with request_throughput)`);
+}
+async function findRunFiles(dir, depth) {
+    const entries = await readdir(dir, { withFileTypes: true });
+    entries.sort((a, b) => a.name.localeCompare(b.name, "en", { numeric: true }));
+    const found = [];
+    for (const entry of entries) {
+        const path = join(dir, entry.name);
+        if (entry.isFile() && entry.name === "run.json")
+            found.push(path);
+        else if (entry.isDirectory() && depth > 0)
+            appendAll(found, await findRunFiles(path, depth - 1));
+    }
+    return found;
+}
+/**
+ * A `vllm bench sweep serve` output (vllm/benchmarks/sweep/serve.py): one directory per parameter
+ * combination (or the experiment directory itself without --serve-params/--bench-params) holding
+ * `run=<n>.json` per measured run, a vLLM result with the combination's parameters added, beside
+ * `summary.json` (the list of those runs), `warmup.json` and `run=<n>.failure.json`, which are not runs.
+ */
+const sweepRunFileName = /^run=\d+\.json$/;
+async function findSweepRunFiles(dir, depth) {
+    const entries = await readdir(dir, { withFileTypes: true });
+    entries.sort((a, b) => a.name.localeCompare(b.name, "en", { numeric: true }));
+    const found = [];
+    for (const entry of entries) {
+        const path = join(dir, entry.name);
+        if (entry.isFile() && sweepRunFileName.test(entry.name))
+            found.push(path);
+        else if (entry.isDirectory() && depth > 0)
+            appendAll(found, await findSweepRunFiles(path, depth - 1));
+    }
+    return found;
+}
+async function expandPath(path) {
+    let info;
+    try {
+        info = await stat(path);
+    }
+    catch {
+        throw new InputError(`${path}: no such file or directory (expected a results directory or a result JSON file)`);
+    }
+    if (!info.isDirectory())
+        return { files: [path], isDirectory: false };
+    const runFiles = await findRunFiles(path, 3);
+    if (runFiles.length > 0)
+        return { files: runFiles, isDirectory: true };
+    const sweepFiles = await findSweepRunFiles(path, 2);
+    if (sweepFiles.length > 0)
+        return { files: sweepFiles, isDirectory: true };
+    // A directory of `vllm bench serve` results (one JSON per run).
+    const entries = (await readdir(path))
+        .filter((name) => name.endsWith(".json") && name !== "verdict.json")
+        .sort();
+    if (entries.length > 0)
+        return { files: entries.map((name) => join(path, name)), isDirectory: true };
+    throw new InputError(`${path}: no run.json files (expected ${basename(path)}/<cell>/run-<k>/run.json), no \`vllm bench sweep serve\` runs (run=<n>.json) and no result JSON files`);
+}
+function mib(bytes) {
+    return `${(bytes / mebibyte).toFixed(bytes < 10 * mebibyte ? 2 : 1)} MiB`;
+}
+/**
+ * Checks the sizes before anything is read (a 200 MB file would otherwise take minutes and GBs):
+ * each file against maxRunFileBytes, all files of both sides against maxTotalBytes, in input order
+ * so the message is stable. Only regular files are read (a FIFO would block forever).
+ */
+async function checkInputSizes(files, limits, budget) {
+    for (const file of files) {
+        let info;
+        try {
+            info = await stat(file);
+        }
+        catch (error) {
+            throw new InputError(`${file}: cannot read (${error.code ?? String(error)})`);
+        }
+        if (!info.isFile())
+            throw new InputError(`${file}: not a regular file (expected a result JSON file)`);
+        if (info.size > limits.maxRunFileBytes) {
+            throw new InputError(`${file}: ${mib(info.size)} (${info.size} bytes), more than the ${mib(limits.maxRunFileBytes)} allowed for one result file (limit maxRunFileBytes; raise it with compare --max-file-mb)`);
+        }
+        budget.bytes += info.size;
+        if (budget.bytes > limits.maxTotalBytes) {
+            throw new InputError(`${file}: the inputs reach ${mib(budget.bytes)} with this file, more than the ${mib(limits.maxTotalBytes)} allowed for all result files together (limit maxTotalBytes; raise it with compare --max-total-mb)`);
+        }
+    }
+}
+/**
+ * Runs `work` over items with at most `width` at a time, results in input order. After a failure no
+ * new item is started (those before it in input order all were), so bad input fails without reading
+ * the rest.
+ */
+async function boundedAll(items, width, work) {
+    const settled = new Array(items.length);
+    let next = 0;
+    let failed = false;
+    const lane = async () => {
+        while (next < items.length && !failed) {
+            const index = next++;
+            try {
+                settled[index] = { status: "fulfilled", value: await work(items[index], index) };
+            }
+            catch (reason) {
+                settled[index] = { status: "rejected", reason };
+                failed = true;
+            }
+        }
+    };
+    await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
+    return settled;
+}
+async function loadRuns(paths, side, options = {}) {
+    const limits = options.limits ?? defaultInputLimits;
+    if (paths.length === 0)
+        throw new InputError(`--${side}: expected at least one results directory or result file`);
+    // Each directory is one session (one job); loose files together form one.
+    const files = [];
+    for (const path of paths) {
+        const expanded = await expandPath(path);
+        for (const file of expanded.files)
+            files.push({ file, session: expanded.isDirectory ? path : "(files)" });
+        if (files.length > limits.maxFiles) {
+            throw new InputError(`--${side}: more than ${limits.maxFiles} result files (limit maxFiles), the last from ${path}`);
+        }
+    }
+    await checkInputSizes(files.map(({ file }) => file), limits, options.budget ?? { bytes: 0 });
+    // A few reads overlap (not all: every text is in memory until parsed); the first failure in input
+    // order is the one reported, so messages are stable.
+    const cap = options.capRunsPerCell ? runsPerCellCap(side, limits.maxRunsPerCell) : null;
+    const settled = await boundedAll(files, 4, async ({ file, session }, index) => {
+        const record = { ...(await readRunFile(file, index, limits)), session };
+        cap?.(record);
+        return record;
+    });
+    const failure = settled.find((result) => result.status === "rejected");
+    if (failure)
+        throw failure.reason;
+    const records = numberPositionalRuns(settled.map((result) => result.value));
+    // Every run knows its server start: the recorded one, else the input's shared one (or its own, declared).
+    return assignServerStarts(records, side, { freshStarts: options.freshStarts ?? false });
+}
+/**
+ * A `vllm bench serve` file has no run index: its cell is its label and its run is its place among
+ * the files of that cell and session (0, 1, ...), so `run 2` of a cell is the third file of that cell
+ * rather than the third file given.
+ */
+function numberPositionalRuns(records) {
+    const next = new Map();
+    return records.map((record) => {
+        if (record.identity === undefined || record.identity.run !== null)
+            return record;
+        const key = JSON.stringify([record.session ?? "", record.cell]);
+        const run = next.get(key) ?? 0;
+        next.set(key, run + 1);
+        return { ...record, run };
+    });
+}
+function listSources(records, cell) {
+    const sources = records.filter((record) => record.cell === cell).map((record) => record.source);
+    const shown = sources.slice(0, 3).join(", ");
+    return sources.length > 3 ? `${shown} and ${sources.length - 3} more` : shown;
+}
+/**
+ * Refuses two sides that have no cell in common when `vllm bench serve` files are among the inputs
+ * (unless each side has exactly one cell, which analysis pairs with a warning): their cells come from
+ * labels, and nothing matching means the labels are missing or name something else (files without a
+ * label are all cell "default"), so the verdict would blame missing runs. Results directories alone
+ * keep their verdict: their cells are the config's, and a cell renamed by the PR is reported per cell.
+ */
+function checkCellsMatch(baseline, candidate) {
+    const baseCells = [...new Set(baseline.map((record) => record.cell))];
+    const candCells = [...new Set(candidate.map((record) => record.cell))];
+    if (baseCells.length === 0 || candCells.length === 0)
+        return;
+    if (![...baseline, ...candidate].some((record) => record.identity?.run === null))
+        return;
+    if (baseCells.some((cell) => candCells.includes(cell)))
+        return;
+    if (baseCells.length === 1 && candCells.length === 1)
+        return;
+    const describe = (records, cells) => cells.map((cell) => `  "${cell}": ${listSources(records, cell)}`).join("\n");
+    const unlabelled = [...baseline, ...candidate].some((record) => record.cell === "default" && record.identity?.run === null);
+    const hint = unlabelled
+        ? 'vLLM result files are grouped into cells by their "label"; a file without one is cell "default": give each file its cell name as label (vllm bench serve --label NAME; `run --format vllm` writes it)'
+        : "compare results of the same config (the same cell names), or one cell per side";
+    throw new InputError(`the baseline and the candidate have no cell in common, so nothing can be compared (exit 2, nothing was judged):\nbaseline cells:\n${describe(baseline, baseCells)}\ncandidate cells:\n${describe(candidate, candCells)}\n${hint}`);
+}
+function describeRun(record) {
+    const run = record.identity ? record.identity.run : record.run;
+    const index = run === null ? "" : ` run-${run}`;
+    const started = record.startedAt ? ` started ${record.startedAt}` : "";
+    return `cell ${record.cell}${index}${started}`;
+}
+/** What makes two records one run read twice (see dropDuplicateRuns); null without an identity. */
+function duplicateKey(record) {
+    const id = record.identity;
+    return id === undefined ? null : JSON.stringify([id.contentHash, id.cell, id.run, id.startedAt]);
+}
+/**
+ * A run is its content (the hash of its parsed JSON) plus its identity (cell, run index, start
+ * time): two records with both equal are one run read twice (a copied file or cell directory, the
+ * same directory given twice), and counting it twice would narrow the intervals with no new
+ * evidence. Within a side the first is kept and the others dropped, each with a note; the same run
+ * on both sides is refused, since a run cannot be its own baseline.
+ */
+function dropDuplicateRuns(baseline, candidate) {
+    const keyOf = duplicateKey;
+    const notes = [];
+    const dedupe = (records, side) => {
+        const seen = new Map();
+        const kept = [];
+        const dropped = new Map();
+        for (const record of records) {
+            const key = keyOf(record);
+            const first = key === null ? undefined : seen.get(key);
+            if (first) {
+                dropped.set(first, [...(dropped.get(first) ?? []), record.source]);
+                continue;
+            }
+            if (key !== null)
+                seen.set(key, record);
+            kept.push(record);
+        }
+        for (const [first, copies] of dropped) {
+            notes.push(`${side}: ${copies.length} duplicate${copies.length === 1 ? "" : "s"} of ${describeRun(first)} (${first.source}) dropped, counted once: ${copies.join(", ")}`);
+        }
+        return { kept, seen };
+    };
+    const base = dedupe(baseline, "baseline");
+    const cand = dedupe(candidate, "candidate");
+    for (const [key, record] of cand.seen) {
+        const twin = base.seen.get(key);
+        if (twin) {
+            throw new InputError(`${record.source}: the same run (${describeRun(record)}, identical content) is on both sides, also as ${twin.source}: a run cannot be its own baseline`);
+        }
+    }
+    return { baseline: base.kept, candidate: cand.kept, notes };
+}
+/**
+ * Counts a side's runs per cell as they are read and refuses the run past `limit`, naming its file:
+ * more runs than repeats.max allows are not one job's, and the analysis's cross-checks grow with the
+ * product of both sides' runs. Copies of one run (dropDuplicateRuns' key) count once.
+ */
+function runsPerCellCap(side, limit) {
+    const distinct = new Map();
+    return (record) => {
+        const runs = distinct.get(record.cell) ?? new Set();
+        distinct.set(record.cell, runs);
+        runs.add(duplicateKey(record) ?? record.source);
+        if (runs.size > limit) {
+            throw new InputError(`${record.source}: cell: the ${side} has more than ${limit} runs of cell "${record.cell}" (limit maxRunsPerCell, the most repeats.max allows); give compare one job's runs`);
+        }
+    };
+}
+/**
+ * Loads both sides of a comparison with one size budget, then drops duplicated runs (notes for the
+ * verdict's warnings) or refuses a run that is on both sides, and refuses sides without a common cell.
+ */
+async function loadSides(baselinePaths, candidatePaths, limits = defaultInputLimits, options = {}) {
+    const budget = { bytes: 0 };
+    const load = (paths, side) => loadRuns(paths, side, { limits, budget, capRunsPerCell: true, ...options });
+    const baseline = await load(baselinePaths, "baseline");
+    const candidate = await load(candidatePaths, "candidate");
+    const sides = dropDuplicateRuns(baseline, candidate);
+    checkCellsMatch(sides.baseline, sides.candidate);
+    return {
+        ...sides,
+        serverStarts: {
+            baseline: summarizeServerStarts(sides.baseline),
+            candidate: summarizeServerStarts(sides.candidate),
+        },
+    };
+}
+
+/**
+ * mean, std (population, ddof=0), median and numpy-linear percentiles, as `vllm bench serve` computes them.
+ * Unlike vLLM, an empty sample gives nulls, not zeros: "no data" must never read as "instant".
+ */
+function summarize(values) {
+    const count = values.length;
+    if (count === 0)
+        return { ...noSamples };
+    const sorted = sortNumbers(values);
+    let sum = 0;
+    for (let index = 0; index < count; index++)
+        sum += sorted[index];
+    const mean = sum / count;
+    let squares = 0;
+    for (let index = 0; index < count; index++)
+        squares += (sorted[index] - mean) ** 2;
+    const median = percentileSorted(sorted, 0.5);
+    return {
+        count,
+        mean,
+        std: Math.sqrt(squares / count),
+        median,
+        p50: median,
+        p90: percentileSorted(sorted, 0.9),
+        p95: percentileSorted(sorted, 0.95),
+        p99: percentileSorted(sorted, 0.99),
+        p99_9: percentileSorted(sorted, 0.999),
+    };
+}
+
+function requestLatencies(record) {
+    const chunks = record.chunksUs;
+    if (!record.ok || chunks.length === 0)
+        return null;
+    const ttft = chunks[0] / 1000;
+    const e2el = chunks[chunks.length - 1] / 1000;
+    const out = record.outputTokens ?? chunks.length;
+    return { ttft, e2el, tpot: out > 1 ? (e2el - ttft) / (out - 1) : null };
+}
+/**
+ * The answer's timing of a successful request that reasoned, in ms: its first answer token (null when no
+ * chunk carried answer text or a tool call) and the gaps between the chunks from there on. Null for a
+ * request without reasoning: its answer's timing is its TTFT and ITL, not repeated as metrics of their own.
+ */
+function answerLatencies(record) {
+    if (!record.ok || record.chunksUs.length === 0)
+        return null;
+    if ((record.reasoningTokens ?? 0) === 0 && record.reasoningField === null)
+        return null;
+    const first = record.firstAnswerTokenMs;
+    if (first === null)
+        return { ttft: null, itl: [] };
+    const chunks = record.chunksUs;
+    const itl = [];
+    let index = chunks.findIndex((us) => us / 1000 >= first);
+    if (index < 0)
+        index = chunks.length;
+    for (index++; index < chunks.length; index++)
+        itl.push((chunks[index] - chunks[index - 1]) / 1000);
+    return { ttft: first, itl };
+}
+/** vLLM's rule: good when every given objective is met; a request without TPOT (out <= 1) meets that one. */
+function isGood(latencies, slo) {
+    if (slo.ttft_ms !== undefined && latencies.ttft > slo.ttft_ms)
+        return false;
+    if (slo.tpot_ms !== undefined && latencies.tpot !== null && latencies.tpot > slo.tpot_ms)
+        return false;
+    if (slo.e2el_ms !== undefined && latencies.e2el > slo.e2el_ms)
+        return false;
+    return true;
+}
+/**
+ * The client-side metrics of one run from its measured request records (pure). TTFT, TPOT and E2E are per
+ * request; ITL pools every gap between consecutive choices chunks of all requests (per chunk, not per
+ * token, as vLLM's client does). Only successful requests enter latency and throughput.
+ */
+function computeRunMetrics(records, options) {
+    const slo = options.slo;
+    const hasSlo = slo !== undefined &&
+        (slo.ttft_ms !== undefined || slo.tpot_ms !== undefined || slo.e2el_ms !== undefined);
+    const s = collectSamples(records, hasSlo ? slo : undefined);
+    const duration = options.durationS;
+    const perSecond = (value) => (duration > 0 ? value / duration : 0);
+    return {
+        requests: {
+            total: records.length,
+            completed: s.completed,
+            failed: records.length - s.completed,
+            errorsByKind: s.errorsByKind,
+            finishReasons: s.finishReasons,
+            warmup: options.warmup ?? 0,
+        },
+        tokens: {
+            input: s.inputTokens,
+            output: s.outputTokens,
+            inputLengths: summarize(s.inputLengths),
+            outputLengths: summarize(s.outputLengths),
+        },
+        latency: {
+            ttft: summarize(s.ttft),
+            tpot: summarize(s.tpot),
+            itl: summarize(s.itl),
+            e2el: summarize(s.e2el),
+            answer_ttft: summarize(s.answerTtft),
+            answer_itl: summarize(s.answerItl),
+            queue: summarize(s.queue),
+        },
+        answer: {
+            reasoningRequests: s.reasoningRequests,
+            reasoningTokens: summarize(s.reasoningTokens),
+            reasoningFields: s.reasoningFields,
+            toolCalls: s.toolCalls,
+            malformedToolCalls: s.malformedToolCalls,
+        },
+        throughput: {
+            request: perSecond(s.completed),
+            output: perSecond(s.outputTokens),
+            total: perSecond(s.inputTokens + s.outputTokens),
+            goodput: hasSlo ? perSecond(s.good) : null,
+            sloAttainment: hasSlo ? (records.length > 0 ? s.good / records.length : 0) : null,
+        },
+    };
+}
+function collectSamples(records, slo) {
+    const samples = {
+        ttft: [],
+        tpot: [],
+        itl: [],
+        e2el: [],
+        answerTtft: [],
+        answerItl: [],
+        queue: [],
+        reasoningTokens: [],
+        reasoningFields: {},
+        reasoningRequests: 0,
+        toolCalls: 0,
+        malformedToolCalls: 0,
+        inputLengths: [],
+        outputLengths: [],
+        errorsByKind: {},
+        finishReasons: {},
+        completed: 0,
+        good: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+    };
+    for (const record of records) {
+        samples.queue.push(record.queueMs);
+        const latencies = requestLatencies(record);
+        if (latencies === null) {
+            const kind = record.errorKind ?? "other";
+            samples.errorsByKind[kind] = (samples.errorsByKind[kind] ?? 0) + 1;
+            continue;
+        }
+        samples.completed++;
+        addLatencies(samples, record, latencies);
+        addAnswer(samples, record);
+        const input = record.promptTokens ?? record.targetInputTokens ?? 0;
+        const output = record.outputTokens ?? record.chunksUs.length;
+        samples.inputTokens += input;
+        samples.outputTokens += output;
+        samples.inputLengths.push(input);
+        samples.outputLengths.push(output);
+        if (slo !== undefined && isGood(latencies, slo))
+            samples.good++;
+    }
+    return samples;
+}
+/** A completed request's TTFT, TPOT, E2E, its chunk gaps (ITL), and the same for its answer proper. */
+function addLatencies(samples, record, latencies) {
+    samples.ttft.push(latencies.ttft);
+    samples.e2el.push(latencies.e2el);
+    if (latencies.tpot !== null)
+        samples.tpot.push(latencies.tpot);
+    const chunks = record.chunksUs;
+    for (let index = 1; index < chunks.length; index++)
+        samples.itl.push((chunks[index] - chunks[index - 1]) / 1000);
+    const answer = answerLatencies(record);
+    if (answer !== null) {
+        if (answer.ttft !== null)
+            samples.answerTtft.push(answer.ttft);
+        for (const gap of answer.itl)
+            samples.answerItl.push(gap);
+    }
+}
+/** What a completed request's answer carried: reasoning, tool calls, its finish reason. */
+function addAnswer(samples, record) {
+    const reasoning = record.reasoningTokens ?? 0;
+    samples.reasoningTokens.push(reasoning);
+    if (reasoning > 0)
+        samples.reasoningRequests++;
+    if (record.reasoningField !== null)
+        samples.reasoningFields[record.reasoningField] =
+            (samples.reasoningFields[record.reasoningField] ?? 0) + 1;
+    samples.toolCalls += record.toolCalls.length;
+    samples.malformedToolCalls += record.malformedToolCalls;
+    const reason = record.finishReason ?? "unknown";
+    samples.finishReasons[reason] = (samples.finishReasons[reason] ?? 0) + 1;
+}
+
+function parsePrometheusText(text) {
+    const samples = [];
+    for (const rawLine of text.split("\n")) {
+        const line = rawLine.trim();
+        if (line === "" || line.startsWith("#"))
+            continue;
+        const sample = parseSampleLine(line);
+        if (sample)
+            samples.push(sample);
+    }
+    return samples;
+}
+function parseSampleLine(line) {
+    const nameMatch = /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(line);
+    if (!nameMatch)
+        return undefined;
+    const name = nameMatch[0];
+    let rest = line.slice(name.length);
+    const labels = {};
+    if (rest.startsWith("{")) {
+        let index = 1;
+        for (;;) {
+            while (rest[index] === " " || rest[index] === ",")
+                index++;
+            if (rest[index] === "}") {
+                index++;
+                break;
+            }
+            const keyMatch = /^[a-zA-Z_][a-zA-Z0-9_]*/.exec(rest.slice(index));
+            if (!keyMatch ||
+                rest[index + keyMatch[0].length] !== "=" ||
+                rest[index + keyMatch[0].length + 1] !== '"') {
+                return undefined;
+            }
+            index += keyMatch[0].length + 2;
+            let value = "";
+            while (index < rest.length && rest[index] !== '"') {
+                if (rest[index] === "\\") {
+                    const next = rest[index + 1];
+                    value += next === "n" ? "\n" : (next ?? "");
+                    index += 2;
+                }
+                else
+                    value += rest[index++];
+            }
+            if (index >= rest.length)
+                return undefined;
+            index++;
+            labels[keyMatch[0]] = value;
+        }
+        rest = rest.slice(index);
+    }
+    const valueText = rest.trim().split(/\s+/)[0];
+    if (valueText === undefined || valueText === "")
+        return undefined;
+    const value = valueText === "+Inf"
+        ? Number.POSITIVE_INFINITY
+        : valueText === "-Inf"
+            ? Number.NEGATIVE_INFINITY
+            : Number(valueText);
+    if (Number.isNaN(value) && valueText !== "NaN")
+        return undefined;
+    return { name, labels, value };
+}
+/** The labels of `vllm:cache_config_info` (block size, cache dtype, prefix caching, memory utilisation, ...). */
+function cacheConfigFromMetrics(samples) {
+    const info = samples.find((sample) => sample.name === "vllm:cache_config_info");
+    if (!info)
+        return null;
+    return Object.fromEntries(Object.entries(info.labels).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The current name first, then the pre-0.9 name vLLM deprecated. */
+const names = {
+    preemptions: ["vllm:num_preemptions_total"],
+    prefixQueries: ["vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"],
+    prefixHits: ["vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"],
+    kvUsage: ["vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"],
+    running: ["vllm:num_requests_running"],
+    waiting: ["vllm:num_requests_waiting"],
+    promptTokens: ["vllm:prompt_tokens_total"],
+    generationTokens: ["vllm:generation_tokens_total"],
+    success: ["vllm:request_success_total"],
+    ttft: ["vllm:time_to_first_token_seconds"],
+    queue: ["vllm:request_queue_time_seconds"],
+};
+function present(samples, candidates) {
+    for (const name of candidates)
+        if (samples.some((sample) => sample.name === name))
+            return name;
+    return null;
+}
+function total(samples, name) {
+    let sum = 0;
+    for (const sample of samples)
+        if (sample.name === name)
+            sum += sample.value;
+    return sum;
+}
+/** Cumulative bucket counts by upper bound, summed over engines and models. */
+function buckets(samples, histogram) {
+    const out = new Map();
+    const bucketName = `${histogram}_bucket`;
+    for (const sample of samples) {
+        if (sample.name !== bucketName || sample.labels.le === undefined)
+            continue;
+        const bound = sample.labels.le === "+Inf" ? Number.POSITIVE_INFINITY : Number(sample.labels.le);
+        if (Number.isNaN(bound))
+            continue;
+        out.set(bound, (out.get(bound) ?? 0) + sample.value);
+    }
+    return out;
+}
+/**
+ * Prometheus' histogram_quantile on the difference of two cumulative histograms: linear within the bucket
+ * holding the rank; a rank in the +Inf bucket gives the highest finite bound.
+ */
+function histogramQuantile(before, after, q) {
+    const bounds = [...after.keys()].sort((a, b) => a - b);
+    const counts = bounds.map((bound) => (after.get(bound) ?? 0) - (before.get(bound) ?? 0));
+    const totalCount = counts[counts.length - 1] ?? 0;
+    if (!(totalCount > 0))
+        return null;
+    const rank = q * totalCount;
+    let previousBound = 0;
+    let previousCount = 0;
+    for (let index = 0; index < bounds.length; index++) {
+        const bound = bounds[index];
+        const count = counts[index];
+        if (count >= rank) {
+            if (bound === Number.POSITIVE_INFINITY)
+                return previousBound;
+            if (count === previousCount)
+                return bound;
+            return previousBound + ((bound - previousBound) * (rank - previousCount)) / (count - previousCount);
+        }
+        previousBound = bound;
+        previousCount = count;
+    }
+    return previousBound;
+}
+/**
+ * The server-side view of one run from /metrics scraped before, during and after it: counter deltas,
+ * gauge maxima and means, and histogram percentiles. A metric the server does not expose is null and
+ * named in `missing`, never zero.
+ */
+function summarizeServerMetrics(scrapes) {
+    const parsed = scrapes
+        .filter((scrape) => scrape.text !== null && scrape.status === 200)
+        .map((scrape) => ({ phase: scrape.phase, samples: parsePrometheusText(scrape.text) }));
+    const before = parsed.find((scrape) => scrape.phase === "before")?.samples;
+    const after = [...parsed].reverse().find((scrape) => scrape.phase === "after")?.samples;
+    if (!before || !after)
+        return null;
+    const run = new RunScrapes(parsed, before, after);
+    const resolution = {};
+    for (const [figure, candidates, q] of [
+        ["server_ttft_p50_ms", names.ttft, 0.5],
+        ["server_ttft_p95_ms", names.ttft, 0.95],
+        ["server_queue_p50_ms", names.queue, 0.5],
+        ["server_queue_p95_ms", names.queue, 0.95],
+    ]) {
+        const bucket = run.quantileBucket(candidates, q);
+        if (bucket)
+            resolution[figure] = bucket;
+    }
+    const spec = specDecodeSummary(before, after);
+    const sim = simulatorLateness(before, after);
+    const preemptions = run.counterDelta(names.preemptions);
+    const queries = run.counterDelta(names.prefixQueries);
+    const hits = run.counterDelta(names.prefixHits);
+    const kv = run.gauge(names.kvUsage);
+    const running = run.gauge(names.running);
+    const waiting = run.gauge(names.waiting);
+    const promptTokens = run.counterDelta(names.promptTokens);
+    const generationTokens = run.counterDelta(names.generationTokens);
+    const success = run.counterDelta(names.success);
+    const ttft = run.quantiles(names.ttft);
+    const queue = run.quantiles(names.queue);
+    return {
+        preemptions,
+        prefix_cache_queries: queries,
+        prefix_cache_hits: hits,
+        prefix_cache_hit_rate: queries !== null && hits !== null && queries > 0 ? hits / queries : null,
+        kv_cache_usage_max: kv?.max ?? null,
+        kv_cache_usage_mean: kv?.mean ?? null,
+        running_max: running?.max ?? null,
+        waiting_max: waiting?.max ?? null,
+        prompt_tokens: promptTokens,
+        generation_tokens: generationTokens,
+        server_ttft_p50_ms: ttft.p50,
+        server_ttft_p95_ms: ttft.p95,
+        server_queue_p50_ms: queue.p50,
+        server_queue_p95_ms: queue.p95,
+        requests_completed: success,
+        missing: run.missing,
+        server_percentile_resolution: resolution,
+        ...spec,
+        ...sim,
+    };
+}
+/**
+ * One run's scrapes read by family: a counter's change from before to after, a gauge's maximum and mean
+ * during the run, a histogram's percentiles over the run. Each family is read under the first of its
+ * names the server exposes; one it does not expose is null and named in `missing` (its first name).
+ */
+class RunScrapes {
+    parsed;
+    before;
+    after;
+    missing = [];
+    constructor(parsed, before, after) {
+        this.parsed = parsed;
+        this.before = before;
+        this.after = after;
+    }
+    counterDelta(candidates) {
+        const name = present(this.after, candidates);
+        if (name === null) {
+            this.missing.push(candidates[0]);
+            return null;
+        }
+        return total(this.after, name) - total(this.before, name);
+    }
+    gauge(candidates) {
+        const parsed = this.parsed;
+        const name = present(this.after, candidates) ??
+            parsed.map((scrape) => present(scrape.samples, candidates)).find(Boolean);
+        if (!name) {
+            this.missing.push(candidates[0]);
+            return null;
+        }
+        const during = parsed.filter((scrape) => scrape.phase === "during");
+        const pool = (during.length > 0 ? during : parsed).filter((scrape) => scrape.samples.some((s) => s.name === name));
+        const values = pool.map((scrape) => total(scrape.samples, name));
+        if (values.length === 0)
+            return null;
+        return { max: largest(values), mean: values.reduce((sum, value) => sum + value, 0) / values.length };
+    }
+    quantiles(candidates) {
+        const histogram = this.histogram(candidates);
+        if (histogram === null) {
+            this.missing.push(candidates[0]);
+            return { p50: null, p95: null };
+        }
+        const start = buckets(this.before, histogram);
+        const end = buckets(this.after, histogram);
+        const toMs = (value) => (value === null ? null : value * 1000);
+        return { p50: toMs(histogramQuantile(start, end, 0.5)), p95: toMs(histogramQuantile(start, end, 0.95)) };
+    }
+    /** The bucket a histogram's quantile falls in (how finely the server's percentile is resolved). */
+    quantileBucket(candidates, q) {
+        const histogram = this.histogram(candidates);
+        if (histogram === null)
+            return null;
+        return (histogramQuantileBucket(buckets(this.before, histogram), buckets(this.after, histogram), q) ?? null);
+    }
+    /** The histogram's name as exposed (its `_bucket` samples present), or null. */
+    histogram(candidates) {
+        const name = present(this.after, candidates.map((candidate) => `${candidate}_bucket`));
+        return name === null ? null : name.slice(0, -"_bucket".length);
+    }
+}
+/** The simulator-only family (src/sim/metrics-text.ts): how late its step loop handled each step. */
+const simStepLatenessFamily = "sim:step_lateness_seconds";
+/**
+ * The simulator's lateness over the run, from its own histogram's deltas: the steps it handled and the
+ * p99 of their lateness (ms). Absent (undefined) for a server without the family, as every real vLLM;
+ * never listed in `missing`.
+ */
+function simulatorLateness(before, after) {
+    if (!after.some((sample) => sample.name === `${simStepLatenessFamily}_bucket`))
+        return {};
+    const start = buckets(before, simStepLatenessFamily);
+    const end = buckets(after, simStepLatenessFamily);
+    const steps = (end.get(Number.POSITIVE_INFINITY) ?? 0) - (start.get(Number.POSITIVE_INFINITY) ?? 0);
+    const p99 = histogramQuantile(start, end, 0.99);
+    return { sim_steps: steps, sim_step_lateness_p99_ms: p99 === null ? null : p99 * 1000 };
+}
+/**
+ * The bucket a histogram quantile falls in, in ms: all that the histogram really knows about it. The
+ * interpolated figure (histogramQuantile) is only a guess inside [lower, upper]; `display` says what is
+ * known, "< 300 ms" for a rank in the first bucket.
+ */
+function histogramQuantileBucket(before, after, q) {
+    const bounds = [...after.keys()].sort((a, b) => a - b);
+    const counts = bounds.map((bound) => (after.get(bound) ?? 0) - (before.get(bound) ?? 0));
+    const totalCount = counts[counts.length - 1] ?? 0;
+    if (!(totalCount > 0))
+        return null;
+    const rank = q * totalCount;
+    let lower = 0;
+    for (let index = 0; index < bounds.length; index++) {
+        const bound = bounds[index];
+        if (counts[index] >= rank && counts[index] > 0) {
+            const upper = bound === Number.POSITIVE_INFINITY ? null : bound * 1000;
+            return { lower_ms: lower * 1000, upper_ms: upper, display: describeBucket(lower * 1000, upper) };
+        }
+        lower = bound;
     }
     return null;
 }
+function formatMs(ms) {
+    if (ms >= 1000)
+        return `${Number((ms / 1000).toPrecision(6))} s`;
+    return `${Number(ms.toPrecision(6))} ms`;
+}
+function describeBucket(lowerMs, upperMs) {
+    if (upperMs === null)
+        return `> ${formatMs(lowerMs)}`;
+    if (lowerMs === 0)
+        return `< ${formatMs(upperMs)}`;
+    return `${formatMs(lowerMs)} to ${formatMs(upperMs)}`;
+}
 /**
- * A ShareGPT conversation as a session: every human (user) turn is a turn, the reply after it its answer
- * (for an answer length), a leading system turn the system prompt; turns beyond the limit on turns per
- * session (configLimits.sessionTurns) are not used.
+ * Speculative decoding over the run, from vLLM's counters (vllm/v1/spec_decode/metrics.py @ 016a8587):
+ * acceptance rate = accepted / draft tokens. All null when the server does not speculate; these are not
+ * listed in `missing`, since most servers have no draft model.
  */
-function toConversationSession(item) {
-    if (!item || typeof item !== "object")
-        return null;
-    const record = item;
-    const conversation = record.conversations ?? record.conversation ?? record.messages;
-    if (!Array.isArray(conversation))
-        return null;
-    const parts = conversation.map((turn) => {
-        const value = turn;
-        return {
-            from: String(value?.from ?? value?.role ?? ""),
-            text: String(value?.value ?? value?.content ?? ""),
+function specDecodeSummary(before, after) {
+    const delta = (name) => after.some((sample) => sample.name === name) ? total(after, name) - total(before, name) : null;
+    const drafts = delta("vllm:spec_decode_num_drafts_total");
+    const draftTokens = delta("vllm:spec_decode_num_draft_tokens_total");
+    const accepted = delta("vllm:spec_decode_num_accepted_tokens_total");
+    return {
+        spec_decode_drafts: drafts,
+        spec_decode_draft_tokens: draftTokens,
+        spec_decode_accepted_tokens: accepted,
+        spec_decode_acceptance_rate: specDecodeValue({ drafts, draftTokens, acceptedTokens: accepted }, "acceptance_rate"),
+    };
+}
+/**
+ * The time series of one run's scrapes (summed over engines), in scrape order; failed scrapes are left
+ * out. The same metric names as summarizeServerMetrics, current name first.
+ */
+function scrapeSeries(scrapes) {
+    const points = [];
+    for (const scrape of scrapes) {
+        if (scrape.text === null || scrape.status !== 200)
+            continue;
+        const samples = parsePrometheusText(scrape.text);
+        const value = (candidates) => {
+            const name = present(samples, candidates);
+            return name === null ? null : total(samples, name);
         };
-    });
-    const system = parts[0]?.from === "system" && parts[0].text.length > 0 ? parts[0].text : null;
-    const turns = [];
-    parts.forEach((part, index) => {
-        if ((part.from !== "human" && part.from !== "user") || part.text.length === 0)
-            return;
-        const reply = parts[index + 1];
-        const answer = reply && (reply.from === "gpt" || reply.from === "assistant") ? reply.text : null;
-        turns.push({ content: part.text, answer, maxTokens: null });
-    });
-    if (turns.length === 0)
-        return null;
-    return { system, turns: turns.slice(0, configLimits.sessionTurns) };
-}
-function positiveInteger(value) {
-    return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : null;
-}
-const scorerKinds = ["exact", "contains", "regex", "numeric"];
-/**
- * A tasks_jsonl file (docs/quality.md): every non-empty line one task, checked before anything is
- * measured. A line without a prompt or a reference, with an unknown scorer, a pattern that is no regular
- * expression or a numeric reference without a number is an input error naming the file, the line and the
- * field.
- */
-function parseTaskLines(text, path) {
-    const entries = [];
-    text.split(/\r?\n/).forEach((line, index) => {
-        if (line.trim() === "")
-            return;
-        const where = `${path}:${index + 1}`;
-        let value;
-        try {
-            value = JSON.parse(line);
-        }
-        catch (error) {
-            throw new InputError(`${where}: not valid JSON (${error.message})`);
-        }
-        const entry = toEntry(value);
-        if (entry === null)
-            throw new InputError(`${where}: expected a task with "prompt" (a non-empty string) or "messages"`);
-        const record = value;
-        const reference = typeof record.reference === "string" || typeof record.reference === "number"
-            ? String(record.reference)
-            : null;
-        if (reference === null || reference === "")
-            throw new InputError(`${where}.reference: expected the reference answer (a string or a number), got ${JSON.stringify(record.reference ?? null)}`);
-        const kind = record.scorer ?? "exact";
-        if (!scorerKinds.includes(kind))
-            throw new InputError(`${where}.scorer: expected one of ${scorerKinds.join(", ")}, got ${JSON.stringify(kind)}`);
-        const tolerance = record.tolerance ?? 0;
-        if (typeof tolerance !== "number" || !(tolerance >= 0))
-            throw new InputError(`${where}.tolerance: expected a number >= 0, got ${JSON.stringify(tolerance)}`);
-        const scorer = kind === "regex"
-            ? { kind: "regex", pattern: typeof record.pattern === "string" ? record.pattern : "" }
-            : kind === "numeric"
-                ? { kind: "numeric", tolerance }
-                : { kind: kind };
-        try {
-            // A scorer that would throw on every answer is caught here, before the run.
-            scoreAnswer("", reference, scorer);
-        }
-        catch (error) {
-            if (error instanceof ScorerError)
-                throw new InputError(`${where}: ${error.message}`);
-            throw error;
-        }
-        entries.push({ ...entry, task: { reference, scorer } });
-    });
-    if (entries.length === 0)
-        throw new InputError(`${path}: no tasks (expected one JSON object a line)`);
-    return entries;
+        points.push({
+            atMs: scrape.atMs,
+            running: value(names.running),
+            waiting: value(names.waiting),
+            kvUsage: value(names.kvUsage),
+            preemptionsTotal: value(names.preemptions),
+        });
+    }
+    return points;
 }
 
-/** Arrivals a duration-bound trace replay plans at most (the limit on measured requests per run). */
-const maxTraceArrivals = configLimits.requestsPerRun;
 /**
- * One run's replay of a trace cell (config's TraceReplay): the sessions its size takes, on the trace's
- * own clock times time_scale, the ones before the run's duration when it is sized by time. null for a
- * cell that is not a trace or whose file holds no sessions.
+ * Each fan-out of a run's session records (pure): the records of one session's turn that carry a branch,
+ * a branch's end its last request's (its tool rounds included), in the order of (session, turn).
  */
-function traceReplay(cell, file) {
-    const dataset = cell.dataset;
-    const sessions = file?.sessions;
-    if (!isTraceDataset(dataset) || !sessions || sessions.length === 0)
-        return null;
-    const count = "requests" in cell.size ? cell.size.requests : maxTraceArrivals;
-    const durationMs = "duration_s" in cell.size ? cell.size.duration_s * 1000 : Number.POSITIVE_INFINITY;
-    const offsets = traceArrivals(sessions, count)
-        .map((offset) => offset * dataset.time_scale)
-        .filter((offset) => offset < durationMs);
-    let requests = 0;
-    let outputTokens = 0;
-    let lastRequestMs = 0;
-    offsets.forEach((offset, index) => {
-        const turns = sessions[index % sessions.length].turns;
-        const start = turns[0].timestampMs ?? 0;
-        for (const turn of turns) {
-            requests++;
-            outputTokens += turn.maxTokens ?? 0;
-            lastRequestMs = Math.max(lastRequestMs, offset + ((turn.timestampMs ?? start) - start) * dataset.time_scale);
+function fanOutTimes(records) {
+    const turns = new Map();
+    for (const record of records) {
+        const position = record.session;
+        if (position?.branch === undefined)
+            continue;
+        const key = `${position.index}:${position.turn}`;
+        const list = turns.get(key);
+        if (list)
+            list.push(record);
+        else
+            turns.set(key, [record]);
+    }
+    const times = [];
+    for (const list of turns.values()) {
+        const position = list[0].session;
+        const branches = position.branches ?? 1;
+        const ends = new Map();
+        let start = Number.POSITIVE_INFINITY;
+        let allOk = true;
+        for (const record of list) {
+            const branch = record.session.branch;
+            if (record.session.toolRound === 0)
+                start = Math.min(start, record.sentMs);
+            ends.set(branch, Math.max(ends.get(branch) ?? Number.NEGATIVE_INFINITY, record.endMs));
+            if (!record.ok)
+                allOk = false;
         }
-    });
+        const sent = new Set(list.filter((record) => record.session.toolRound === 0).map((record) => record.session.branch)).size;
+        const completed = allOk && sent === branches && Number.isFinite(start);
+        const branchEnds = [...ends.values()];
+        const last = Math.max(...branchEnds);
+        times.push({
+            session: position.index,
+            turn: position.turn,
+            branches,
+            sent,
+            completed,
+            completionMs: completed ? last - start : null,
+            spreadMs: completed ? last - Math.min(...branchEnds) : null,
+        });
+    }
+    return times.sort((a, b) => a.session - b.session || a.turn - b.turn);
+}
+/** A run's fan-outs (`fanOutTimes`) summarised (run.json `sessions.fanOut`); undefined when there were none. */
+function summarizeFanOuts(times) {
+    if (times.length === 0)
+        return undefined;
+    const completed = times.filter((time) => time.completed);
     return {
-        sessions: offsets.length,
-        requests,
-        spanS: (offsets.at(-1) ?? 0) / 1000,
-        lastRequestS: lastRequestMs / 1000,
-        outputTokensMean: requests > 0 ? outputTokens / requests : 0,
+        fanOuts: times.length,
+        completed: completed.length,
+        branches: times.reduce((sum, time) => sum + time.sent, 0),
+        completion: summarize(completed.map((time) => time.completionMs)),
+        spread: summarize(completed.map((time) => time.spreadMs)),
     };
+}
+
+/**
+ * The context-depth buckets TTFT is summarised in (1-based turn numbers: how many user turns the
+ * conversation holds, the new one included): 1, 2-3, 4-7, 8 and deeper. Doubling widths keep each
+ * bucket's requests comparable in number for sessions of a few to tens of turns.
+ */
+const depthBuckets = [
+    { name: "1", from: 1, to: 1 },
+    { name: "2_3", from: 2, to: 3 },
+    { name: "4_7", from: 4, to: 7 },
+    { name: "8_up", from: 8, to: null },
+];
+/**
+ * A first turn whose cached prompt tokens reach more than this many tokens into its own new text (past the
+ * common system prompt and the template) was served from a cache an earlier run left: warm-up sessions and
+ * measured sessions never share more, so it is contamination (a fixed seed against a long-lived server).
+ */
+const contaminationSlackTokens = 16;
+/** The share of first turns with such hits at which a run is flagged as contaminated. */
+const contaminationShare = 0.1;
+/**
+ * The cached tokens a first turn may have by design: the common prefix, and all of its prompt but its own
+ * new text (`targetInputTokens` less the common prefix, where the record has it): a chat template's head
+ * and declared tools are the same for every first turn, and only an earlier run can have cached the
+ * turn's own text. Undefined for a turn whose own text is too short to tell (two slacks or less), null when
+ * no check is possible (a trace: `sharedPrefixTokens` null).
+ */
+function firstTurnBar(record, sharedPrefixTokens) {
+    if (sharedPrefixTokens === null)
+        return null;
+    if (record.targetInputTokens === null || record.promptTokens === null)
+        return sharedPrefixTokens;
+    const own = record.targetInputTokens - sharedPrefixTokens;
+    if (own <= 2 * contaminationSlackTokens)
+        return undefined;
+    return Math.max(sharedPrefixTokens, record.promptTokens - own);
+}
+/**
+ * Per-run session metrics of a session dataset's records (pure): a session is its records with the same
+ * `session.index`. Completed: every planned turn answered (a fan-out turn: every branch). Good: completed, and every request of it met
+ * every SLO (vLLM's rule per request). Duration: first send to last answer's end, think times included (the
+ * script gives both sides the same ones). Cache hit rate: per session, cached / prompt tokens of its
+ * requests from the usage's cached_tokens, averaged over the sessions that report them; the server's own
+ * counters (prefix cache hits / queries over the run) beside it.
+ */
+function computeSessionMetrics(records, options) {
+    const sessions = groupSessions(records);
+    if (sessions.size === 0)
+        return null;
+    // Sessions with a fan-out turn whose branches were not all sent and answered.
+    const fanOuts = fanOutTimes(records);
+    const fanOutIncomplete = new Set(fanOuts.flatMap((time) => (time.completed ? [] : [time.session])));
+    const slo = options.slo;
+    const hasSlo = slo !== undefined &&
+        (slo.ttft_ms !== undefined || slo.tpot_ms !== undefined || slo.e2el_ms !== undefined);
+    const ttftByDepth = new Map(depthBuckets.map((bucket) => [bucket.name, []]));
+    const tallies = [...sessions].map(([index, turns]) => {
+        const tally = tallySession(turns, hasSlo ? slo : undefined, options.sharedPrefixTokens, ttftByDepth);
+        return { ...tally, completed: tally.completed && !fanOutIncomplete.has(index) };
+    });
+    const done = tallies.filter((tally) => tally.completed);
+    const good = done.filter((tally) => hasSlo && tally.good).length;
+    const hitRates = tallies.flatMap((tally) => (tally.hitRate === null ? [] : [tally.hitRate]));
+    const firstTurns = tallies.filter((tally) => tally.firstTurn !== "unseen").length;
+    const contaminated = tallies.filter((tally) => tally.firstTurn === "contaminated").length;
+    const perSecond = (count) => (options.durationS > 0 ? count / options.durationS : 0);
+    const fanOut = summarizeFanOuts(fanOuts);
+    return {
+        started: sessions.size,
+        completed: done.length,
+        requests: records.filter((record) => record.session !== undefined).length,
+        throughput: perSecond(done.length),
+        goodput: hasSlo ? perSecond(good) : null,
+        duration: summarize(done.map((tally) => tally.durationMs)),
+        cacheHitRate: hitRates.length > 0 ? hitRates.reduce((sum, rate) => sum + rate, 0) / hitRates.length : null,
+        serverCacheHitRate: options.serverHitRate,
+        ttftByDepth: depthSummaries(ttftByDepth),
+        // A trace's first turns share prefix blocks by design: no check was possible, which is not a pass.
+        contamination: {
+            firstTurns,
+            aboveSharedPrefix: contaminated,
+            flagged: firstTurns > 0 && contaminated / firstTurns > contaminationShare,
+            checked: options.sharedPrefixTokens !== null,
+        },
+        ...(fanOut !== undefined ? { fanOut } : {}),
+    };
+}
+/** A run's session records by session index, in the order sessions first appear. */
+function groupSessions(records) {
+    const sessions = new Map();
+    for (const record of records) {
+        if (record.session === undefined)
+            continue;
+        const list = sessions.get(record.session.index);
+        if (list)
+            list.push(record);
+        else
+            sessions.set(record.session.index, [record]);
+    }
+    return sessions;
+}
+function tallySession(turns, slo, sharedPrefixTokens, ttftByDepth) {
+    const planned = turns[0].session.turns;
+    // A first turn's cached prefix: at a fan-out, the least any branch found (the first admitted computes
+    // the branches' common prefix, the others hit it).
+    let firstTurnSeen = false;
+    let firstTurnExcess = null;
+    const userTurns = new Set();
+    let allOk = true;
+    let allGood = true;
+    let prompt = 0;
+    let cached = 0;
+    let cacheReported = false;
+    let start = Number.POSITIVE_INFINITY;
+    let end = Number.NEGATIVE_INFINITY;
+    for (const record of turns) {
+        const position = record.session;
+        if (position.toolRound === 0)
+            userTurns.add(position.turn);
+        start = Math.min(start, record.sentMs);
+        end = Math.max(end, record.endMs);
+        const latencies = requestLatencies(record);
+        if (latencies === null) {
+            allOk = false;
+            allGood = false;
+        }
+        else {
+            if (slo !== undefined && !isGood(latencies, slo))
+                allGood = false;
+            ttftByDepth.get(depthBucketOf(position.turn + 1)).push(latencies.ttft);
+        }
+        if (record.promptTokens !== null && record.cachedTokens !== null) {
+            prompt += record.promptTokens;
+            cached += record.cachedTokens;
+            cacheReported = true;
+            // A fan-out's first turn is several branches over one prefix: the branch that found the least
+            // cached speaks for the session (the others may hit what their siblings just computed).
+            if (position.turn === 0 && position.toolRound === 0) {
+                const bar = firstTurnBar(record, sharedPrefixTokens);
+                if (bar !== undefined) {
+                    firstTurnSeen = true;
+                    if (bar !== null)
+                        firstTurnExcess = Math.min(firstTurnExcess ?? Number.POSITIVE_INFINITY, record.cachedTokens - bar);
+                }
+            }
+        }
+    }
+    return {
+        completed: allOk && userTurns.size === planned,
+        good: allGood,
+        durationMs: end - start,
+        hitRate: cacheReported && prompt > 0 ? cached / prompt : null,
+        firstTurn: !firstTurnSeen
+            ? "unseen"
+            : firstTurnExcess !== null && firstTurnExcess > contaminationSlackTokens
+                ? "contaminated"
+                : "clean",
+    };
+}
+function depthBucketOf(depth) {
+    return depthBuckets.find((entry) => depth >= entry.from && (entry.to === null || depth <= entry.to)).name;
+}
+function depthSummaries(ttftByDepth) {
+    return depthBuckets.map((bucket) => {
+        const values = ttftByDepth.get(bucket.name);
+        const summary = summarize(values);
+        return {
+            bucket: bucket.name,
+            from: bucket.from,
+            to: bucket.to,
+            requests: values.length,
+            p50: summary.p50,
+            p95: summary.p95,
+        };
+    });
+}
+
+/**
+ * The markdown building blocks every report section uses: a table and a fold. Cells and summaries are
+ * the caller's (already escaped for their context: `escapeCell`, `escapeHtml`); nothing here adds text.
+ */
+/** A GFM table; `rows` hold escaped cells. */
+function table(header, rows) {
+    const line = (cells) => `| ${cells.join(" | ")} |`;
+    return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
+}
+/**
+ * A collapsed section: `<details>` with a summary that says what is inside ("76 checks within
+ * tolerance"). The summary is HTML, where markdown is not parsed: our own words, with any part from
+ * outside through `escapeHtml`. The body is markdown.
+ */
+function fold(summary, body) {
+    // A blank line after the summary and before the end: GitHub renders the body as markdown only then.
+    return `<details><summary>${summary}</summary>\n\n${body.trim()}\n\n</details>`;
+}
+/**
+ * Checks as a matrix: a row per cell, a column per check (in the order first seen), `value` in the
+ * crossing. For the folds of many checks where nothing happened: 19 rows instead of 95. `cell` is escaped
+ * for a table cell by the caller.
+ */
+function checkMatrix(corner, items, 
+/** Column order (default: as first seen). */
+order) {
+    const seen = new Set(items.map((item) => item.column));
+    const columns = order ? order.filter((column) => seen.has(column)) : [...seen];
+    const rows = new Map();
+    for (const item of items) {
+        const row = rows.get(item.cell) ?? new Map();
+        row.set(item.column, item.value);
+        rows.set(item.cell, row);
+    }
+    return table([corner, ...columns], [...rows].map(([cell, values]) => [cell, ...columns.map((column) => values.get(column) ?? "")]));
+}
+
+/**
+ * The tables of the per-metric checks: every gated check (the long form's acceptance table), the gated
+ * checks within tolerance (a fold of the comment), and every metric of each cell (the long form's folds).
+ * Verdict first; a check's note is a footnote under its table.
+ */
+const metricVerdictLabels = {
+    regression: "🔴 regression",
+    improvement: "🟢 improvement",
+    "within-tolerance": "⚪ within tolerance",
+    inconclusive: "🟡 inconclusive",
+};
+/**
+ * A check's verdict as the tables say it. Within tolerance is decided on the interval's better end at the
+ * within-tolerance level, an improvement on the Holm-adjusted improvement test at the gate's level
+ * (docs/compare.md): a row can be within tolerance with its whole decision interval past the tolerance
+ * on the better side. Its label says so instead of contradicting the interval shown.
+ */
+function metricVerdictLabel(c) {
+    if (c.verdict === "within-tolerance" && c.ci !== null) {
+        const [low, high] = c.ci;
+        const betterBeyond = c.higherIsBetter ? low > 1 + c.tolerance : high < 1 / (1 + c.tolerance);
+        if (betterBeyond)
+            return "⚪ within tolerance: better beyond it, but not a significant improvement at the adjusted level";
+    }
+    return metricVerdictLabels[c.verdict];
+}
+/** "+12%": the smallest true worsening this run count catches with 90% power. */
+function formatDetectable(c) {
+    if (c.detectableChange === null)
+        return "–";
+    // In the metric's own direction: a throughput worsening is a drop.
+    if (c.higherIsBetter)
+        return `−${((1 - 1 / (1 + c.detectableChange)) * 100).toFixed(1)}%`;
+    return `+${(c.detectableChange * 100).toFixed(1)}%`;
+}
+/** Notes as numbered footnotes: equal notes share a number. */
+class Footnotes {
+    notes = [];
+    /** The mark to put after a cell ("¹"), "" for no note. */
+    mark(note) {
+        if (!note)
+            return "";
+        let index = this.notes.indexOf(note);
+        if (index < 0)
+            index = this.notes.push(note) - 1;
+        return footnoteMark(index);
+    }
+    /** The footnotes, each escaped by `escape`: "¹ runs nearly identical … · ² …", or "" without any. */
+    text(escapeNote = (note) => escapeInline(note, 200)) {
+        return this.notes.map((note, i) => `${footnoteMark(i)} ${escapeNote(note)}`).join(" · ");
+    }
+}
+const superscripts = ["¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"];
+function footnoteMark(index) {
+    return superscripts[index] ?? `⁽${index + 1}⁾`;
+}
+const arrow = (c) => (c.higherIsBetter ? " ↑" : " ↓");
+/** The header of checkRow's columns: the two are kept side by side so they cannot drift apart. */
+function checkHeader(withCell) {
+    return [
+        "Verdict",
+        ...(withCell ? ["Cell"] : []),
+        "Metric",
+        "Tolerance",
+        "Baseline",
+        "Candidate",
+        "Change",
+        "Decision interval",
+        "p (adj.)",
+        "Detectable",
+    ];
+}
+function checkRow(c, withCell, notes) {
+    return [
+        metricVerdictLabel(c) + notes.mark(c.note),
+        ...(withCell ? [escapeCell(c.cell, 60)] : []),
+        describeMetric(c.metric) + arrow(c),
+        `±${formatFractionAsPercent(c.tolerance)}`,
+        formatMetricValue(c.metric, c.baseline),
+        formatMetricValue(c.metric, c.candidate),
+        formatChange(c.ratio),
+        formatInterval(c.ci),
+        formatP(c.p),
+        formatDetectable(c),
+    ];
+}
+/**
+ * Per gated check, the smallest worsening this runner and run count catch at 90% power (the
+ * comparison's detectable change, with a calibration's or main's pooled variance when one was used):
+ * "catches ≥ +7.0% chat TTFT p95, ≥ −9.1% chat Output throughput".
+ */
+function catchesPerCheckLine(gated) {
+    const known = gated.filter((c) => c.detectableChange !== null);
+    if (known.length === 0)
+        return null;
+    const cells = new Set(known.map((c) => c.cell));
+    const items = known.map((c) => `≥ ${formatDetectable(c)} ${cells.size > 1 ? `${escapeInline(c.cell, 60)} ` : ""}${describeMetric(c.metric)}`);
+    return `Per check at 90% power, these runs catch: ${items.join(", ")}.`;
+}
+/** What the least sensitive gated check catches, against gate.detect_change; null without one. */
+function detectionLine(verdict) {
+    const d = verdict.detection;
+    if (!d)
+        return null;
+    const reach = d.detectableChange <= d.detectChange
+        ? `that covers the +${formatFractionAsPercent(d.detectChange)} the gate must catch (gate.detect_change).`
+        : d.runsPerSideForDetectChange === null
+            ? `catching +${formatFractionAsPercent(d.detectChange)} (gate.detect_change) is out of reach with these conditions${verdict.mode === "stored" ? " (the stored baseline's drift does not shrink with runs)" : ""}.`
+            : `catching +${formatFractionAsPercent(d.detectChange)} (gate.detect_change) needs about ${d.runsPerSideForDetectChange} runs per side.`;
+    return `These runs catch a worsening of ${formatDetectable({ detectableChange: d.detectableChange, higherIsBetter: false })} or more with 90% power (least sensitive check: ${escapeInline(d.cell, 60)} ${describeMetric(d.metric)}); ${reach}`;
+}
+/** The long form's table of every gated check, with what the runs can catch and how to read it. */
+function acceptanceSection(verdict) {
+    const gated = verdict.comparisons.filter((c) => c.gated);
+    const notes = new Footnotes();
+    const body = gated.length > 0
+        ? table(checkHeader(true), gated.map((c) => checkRow(c, true, notes)))
+        : "_No gated metric could be compared._";
+    const detection = detectionLine(verdict);
+    const perCheck = catchesPerCheckLine(gated);
+    const footnotes = notes.text();
+    return [
+        "### Gated checks",
+        "",
+        body,
+        ...(footnotes ? ["", footnotes] : []),
+        ...(detection ? ["", detection] : []),
+        ...(perCheck ? ["", perCheck] : []),
+        "",
+        "↓ lower is better · ↑ higher is better · baseline and candidate are geometric means over runs · " +
+            "decision interval: its worse end at the level the regression test faced (after Holm and the look's α" +
+            (verdict.mode === "stored" ? ", with the session drift" : "") +
+            "), its better end at the within-tolerance level: regression when the whole interval is beyond the tolerance, within tolerance when its worse end is inside; improvement needs the Holm-adjusted improvement test, so a row within tolerance can lie wholly beyond the tolerance on the better side · " +
+            `p (adj.): Holm-adjusted p of the test against the tolerance · detectable: the smallest worsening these runs catch with 90% power (gate.detect_change ${formatFractionAsPercent(verdict.settings.detectChange)})`,
+    ].join("\n");
+}
+/**
+ * The comment's fold of the gated checks within tolerance, as a matrix of cells and metrics: each
+ * crossing the change and its decision interval (or both values for a pooled count). Empty without any.
+ */
+function withinToleranceFold(verdict) {
+    const within = verdict.comparisons.filter((c) => c.gated && c.verdict === "within-tolerance");
+    if (within.length === 0)
+        return "";
+    const column = (c) => describeMetric(c.metric) + arrow(c);
+    const items = within.map((c) => ({
+        cell: escapeCell(c.cell, 40),
+        column: column(c),
+        value: c.ratio === null ? valuesOnBothSides(c) : `${formatChange(c.ratio)} (${formatIntervalOneLine(c.ci)})`,
+    }));
+    // Columns in the catalogue's order, whatever order the cells list them in.
+    const order = [
+        ...new Set([...within].sort((a, b) => metricNames.indexOf(a.metric) - metricNames.indexOf(b.metric)).map(column)),
+    ];
+    return fold(`${within.length} check${within.length === 1 ? "" : "s"} within tolerance`, [
+        checkMatrix("Cell", items, order),
+        "",
+        "Change of each check, its decision interval in brackets; every value is in the full report.",
+    ].join("\n"));
+}
+/** "both 0.00%", or "0.10% → 0.20%". */
+function valuesOnBothSides(c) {
+    const base = formatMetricValue(c.metric, c.baseline);
+    return base === formatMetricValue(c.metric, c.candidate)
+        ? `both ${base}`
+        : formatValuePair(c.metric, c.baseline, c.candidate);
+}
+/** The long form's folds: every metric of each cell, gated and advisory. */
+function perCellDetails(verdict) {
+    const blocks = [];
+    for (const cell of verdict.cells) {
+        const rows = verdict.comparisons.filter((c) => c.cell === cell.name);
+        if (rows.length === 0)
+            continue;
+        const notes = new Footnotes();
+        const body = rows.map((c) => [...checkRow(c, false, notes), c.gated ? "gated" : "advisory"]);
+        const cross = rows.filter((c) => c.crossCheck && c.gated);
+        const footnotes = notes.text();
+        blocks.push(fold(`All metrics: ${escapeHtml(cell.name, 60)} (${cell.baselineRuns} baseline, ${cell.candidateRuns} candidate runs)`, [
+            table([...checkHeader(false), "Family"], body),
+            ...(footnotes ? ["", footnotes] : []),
+            ...(cross.length > 0
+                ? [
+                    "",
+                    `Rank cross-check (never blocks): ${cross
+                        .map((c) => `${describeMetric(c.metric)} Mann-Whitney p ${formatP(c.crossCheck.mannWhitneyP)}, Hodges-Lehmann ${formatChange(c.crossCheck.hodgesLehmannRatio)}`)
+                        .join("; ")}.`,
+                ]
+                : []),
+        ].join("\n")));
+    }
+    return blocks.join("\n\n");
 }
 
 /**
@@ -3102,4 +7967,4 @@ function alternatingBlocks(firstRun, runs, sides, runsPerBlock = 1) {
     return blocks;
 }
 
-export { Conversation as C, ScorerError as S, alternatingBlocks as a, describeTraceRead as b, alternatingOrder as c, datasetPath as d, randomWords as e, defaultTokenModel as f, shuffledIndexes as g, drawLength as h, sessionSource as i, wordsForPart as j, scoreAnswer as k, maxToolRoundsPerTurn as l, maxTraceArrivals as m, readDatasetFile as r, selectCells as s, traceReplay as t, wordsForPrompt as w };
+export { calibrationPriors as $, requestRecordSchema as A, requestLatencies as B, answerLatencies as C, depthBuckets as D, sortNumbers as E, percentileSorted as F, table as G, fold as H, Footnotes as I, detectionLine as J, checkMatrix as K, valuesOnBothSides as L, withinToleranceFold as M, acceptanceSection as N, perCellDetails as O, tallyOf as P, metricVerdictLabel as Q, sessionEstimate as R, alternatingBlocks as S, noisiestGatedFamily as T, startedServers as U, serverStartsPerCell as V, calibratedNoiseByFamily as W, parseCalibrationFile as X, defaultCompareSettings as Y, loadSides as Z, calibrationPriorOrigin as _, lookSchedule as a, calibrationStartPriors as a0, calibrationRunPriors as a1, compareRecords as a2, formatDetectable as a3, cacheConfigFromMetrics as a4, parsePrometheusText as a5, classifyChunk as a6, chunkCarriesAnswer as a7, answerTextOf as a8, chunkCarriesToolCalls as a9, ToolCallAssembler as aa, reasoningFieldOf as ab, chunkCarriesReasoning as ac, chunkKindOf as ad, requestRecordSchemaVersion as ae, cellSchedule as af, runExternalTask as ag, summarize as ah, computeRunMetrics as ai, summarizeServerMetrics as aj, runFileSchemaVersion as ak, scheduleCondition as al, computeSessionMetrics as am, summarizeConfig as b, calibrateFromRuns as c, describeCapacityCost as d, readRunFile as e, alternatingOrder as f, baselineStartGroups as g, baselineRunsPerStart as h, runsPerBlock as i, serverStartSeconds as j, defaultInputLimits as k, loadRuns as l, mebibyte as m, runFileSchema as n, runFileInvariantIssues as o, estimateCapacity as p, capacityInterval as q, renderSummary as r, settingsFromConfig as s, loadCurveOf as t, capacityRunsOf as u, capacityObjectivesOf as v, intervalLevel as w, capacityMaxRuns as x, searchSettingsOf as y, scrapeSeries as z };

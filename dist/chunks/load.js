@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { stat, readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { a as describeValue, s as strictObject, n as nonNegativeNumber, p as positiveNumber, c as choice, b as positiveInt, f as fraction, e as nonEmptyString, g as envVarName, h as port, i as httpUrl, j as nonNegativeInt, d as distExports, m as maxListedKeys } from './index.js';
+import { a as describeValue, s as strictObject, n as nonNegativeNumber, p as positiveNumber, c as choice, b as positiveInt, e as nonEmptyString, f as fraction, g as envVarName, h as port, i as httpUrl, j as nonNegativeInt, d as distExports, m as maxListedKeys } from './index.js';
 import { I as InputError } from './version.js';
-import { l as literal, u as union, b as boolean, a as array, s as string, _ as _enum, n as number, r as record, d as unknown, p as partialRecord } from './schemas.js';
-import { f as metricNames, n as gatableMetricNames, g as gatedMetricNames } from './metric-names.js';
+import { l as literal, u as union, s as string, a as array, b as boolean, n as number, _ as _enum, r as record, d as unknown, p as partialRecord } from './schemas.js';
+import { f as metricNames, h as gatableMetricNames, g as gatedMetricNames } from './metric-names.js';
 
 /**
  * The most `run` can execute: validate rejects anything beyond (docs/config-reference.md#limits), so a config that
@@ -35,6 +35,8 @@ const configLimits = {
     runs: 1000,
     /** gate.baseline_sessions: the stored baselines a pull request reads (each one artifact download). */
     baselineSessions: 100,
+    /** gate.budget_gpu_minutes: one pull request's GPU time (a week of one GPU). */
+    budgetGpuMinutes: 10_080,
     /** runner.devices: servers a runner runs at once. */
     devices: 64,
     /** runner.settle_ms: the wait after the last response before an idle-elided arrival (one minute). */
@@ -146,8 +148,319 @@ function describeDelay(delay) {
             return `lognormal(median ${delay.median} s, sigma ${delay.sigma})`;
     }
 }
+/** The mean of a length (a lognormal's e^(σ²/2)·median, its clipping aside), for validate's estimates. */
+function lengthMean(length) {
+    if (typeof length === "number")
+        return length;
+    switch (length.distribution) {
+        case "fixed":
+            return length.value;
+        case "uniform":
+            return (length.min + length.max) / 2;
+        case "normal":
+            return length.mean;
+        case "lognormal":
+            return length.median * Math.exp((length.sigma * length.sigma) / 2);
+    }
+}
+/** The largest (or, for an unbounded distribution, typical) value of a length, for the config's limits. */
+function lengthCeiling(length) {
+    if (typeof length === "number")
+        return length;
+    switch (length.distribution) {
+        case "fixed":
+            return length.value;
+        case "uniform":
+            return Math.max(length.min, length.max);
+        case "normal":
+            return length.max ?? length.mean;
+        case "lognormal":
+            return length.max ?? length.median;
+    }
+}
+/**
+ * The mean of a delay in seconds (think time, tool latency): an exponential clipped at `max` has mean
+ * mean·(1 − e^(−max/mean)); a lognormal's mean e^(σ²/2)·median, no more than its `max`.
+ */
+function delayMean(delay) {
+    if (typeof delay === "number")
+        return delay;
+    switch (delay.distribution) {
+        case "fixed":
+            return delay.value;
+        case "uniform":
+            return (delay.min + delay.max) / 2;
+        case "exponential":
+            return delay.max === undefined || delay.mean === 0
+                ? delay.mean
+                : delay.mean * (1 - Math.exp(-delay.max / delay.mean));
+        case "lognormal":
+            return Math.min(delay.median * Math.exp((delay.sigma * delay.sigma) / 2), delay.max ?? Number.POSITIVE_INFINITY);
+    }
+}
+/**
+ * Tokens validate's estimates assume for a prompt or an answer whose length the config does not give (a
+ * file's, a task's) until the file is read: an estimate's assumption, never a request's length.
+ */
+const assumedTokens = 256;
+/** Turns per session validate assumes for a file's sessions (conversations, a trace's) it has not read. */
+const assumedFileSessionTurns = 4;
+/** A length the config may leave to the file: its mean when given, else `assumedTokens`. */
+function meanOrAssumed(length) {
+    return length === undefined ? assumedTokens : lengthMean(length);
+}
 /** Why a file's prompts have no designed sharing the client knows: the cache check cannot run on them. */
 const fileSharing = "a file's prompts may share prefixes (a common system prompt, repeated entries), which the client does not count";
+
+// What the trace kinds (docs/workloads.md, "Traces") share: the fields of their schema branches and the
+// layout each declares as data, which workload/trace-file.ts reads (one pipeline for every trace kind).
+/** How a trace's arrival column counts time: seconds, milliseconds, microseconds, or a date and time. */
+const timestampUnits = ["s", "ms", "us", "datetime"];
+const sha256 = string()
+    .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
+    .optional()
+    .describe("Expected checksum; the run fails when the file differs.");
+const windowSchema = strictObject({
+    start_s: nonNegativeNumber()
+        .default(0)
+        .describe("Seconds after the file's first row: rows that arrived earlier are not replayed."),
+    end_s: positiveNumber()
+        .optional()
+        .describe("Seconds after the file's first row: rows that arrived at or after it are not replayed."),
+}).describe("Replay the rows that arrived in [start_s, end_s) seconds after the file's first row (on the trace's own clock, before time_scale).");
+/**
+ * The fields every trace kind has: the file, its replay clock (`time_scale`), the prompt blocks of its
+ * prefix-hash ids, and the selection that keeps a replay reproducible: a time window, the first N rows,
+ * a seeded sample of sessions.
+ */
+function traceFields(what) {
+    return {
+        path: nonEmptyString(`a path to ${what}`),
+        sha256,
+        time_scale: positiveNumber()
+            .max(1000, "expected at most 1000 (the limit on a trace's time scale; see docs/workloads.md)")
+            .default(1)
+            .describe("Multiplies the trace's arrival times (and the gaps between a session's turns): 1 replays it on its own clock, 0.5 twice as fast."),
+        block_tokens: tokenCount()
+            .default(512)
+            .describe("Prompt tokens per prefix-hash id (Mooncake's traces use 512); unused without hash ids."),
+        window: windowSchema.optional(),
+        max_rows: positiveInt()
+            .max(configLimits.traceRequests, atMost(configLimits.traceRequests, "a trace's requests"))
+            .optional()
+            .describe("Replay only the first N rows that pass the filters and the window, in the file's order."),
+        sample: positiveInt()
+            .max(configLimits.traceRequests, atMost(configLimits.traceRequests, "a trace's requests"))
+            .optional()
+            .describe("Replay a seeded sample of this many sessions (a row without a session is a session of one) of those selected, in time order; drawn from the cell's seed, so both sides replay the same."),
+    };
+}
+/** A list of column values to keep (at least one). */
+const filterValues = (what) => array(nonEmptyString(`a ${what}`)).min(1, `expected at least one ${what}`);
+/** The selection and clock of a trace cell as `validate` shows it: "first 1000 rows, time x0.5". */
+function describeTraceSelection(dataset, filters = []) {
+    const parts = [...filters];
+    if (dataset.window)
+        parts.push(`window ${dataset.window.start_s}-${dataset.window.end_s === undefined ? "end" : dataset.window.end_s} s`);
+    if (dataset.max_rows !== undefined)
+        parts.push(`first ${dataset.max_rows} rows`);
+    if (dataset.sample !== undefined)
+        parts.push(`sample ${dataset.sample}`);
+    parts.push(`time x${dataset.time_scale}`);
+    return parts.join(", ");
+}
+/**
+ * A trace's sessions as validate estimates them (the `sessionShape` of every trace kind): its own turns
+ * per session where validate read it (`replay`), else one where its format has no sessions and
+ * `assumedFileSessionTurns` where it has; no think time (its gaps are its timestamps'), no tools, no fan-out.
+ */
+function traceSessionShape(layout, replay) {
+    return {
+        turns: replay !== null && replay.sessions > 0
+            ? replay.requests / replay.sessions
+            : layout.session === null
+                ? 1
+                : assumedFileSessionTurns,
+        thinkSeconds: 0,
+        toolLatencySeconds: null,
+        fanOut: undefined,
+    };
+}
+/**
+ * What validate's estimates take of every trace kind's requests: their lengths are the file's, so a
+ * prompt is `assumedTokens` and is not bounded per run; an answer is the file's own mean where validate
+ * read it (`replay`), else `assumedTokens`.
+ */
+const traceEstimates = {
+    promptTokensMean: () => assumedTokens,
+    outputTokensMean: (_dataset, replay) => replay?.outputTokensMean ?? assumedTokens,
+    promptTokensCeiling: () => null,
+};
+
+/**
+ * The Azure LLM inference traces as Azure/AzurePublicDataset publishes them (AzureLLMInferenceDataset2023.md
+ * and 2024.md): CSV with `TIMESTAMP` (the invocation's date and time: "2023-11-16 18:15:46.6805900", or
+ * with a zone, "2024-05-10 00:00:00.009930+00:00"), `ContextTokens` and `GeneratedTokens`. Every row is a
+ * request of its own; the prompts' text is not published, so each prompt is seeded text of its length.
+ */
+const azureTraceDataset = strictObject({
+    type: literal("azure_trace"),
+    ...traceFields("an Azure LLM inference trace (CSV)"),
+});
+const azureLayout = {
+    format: "csv",
+    name: "Azure LLM inference trace",
+    arrival: { column: "TIMESTAMP", unit: "datetime" },
+    inputTokens: "ContextTokens",
+    outputTokens: "GeneratedTokens",
+    session: null,
+    hashIds: null,
+    filters: [],
+};
+const azureTraceKind = {
+    schema: azureTraceDataset,
+    fileBacked: true,
+    sessions: true,
+    scoresAnswers: false,
+    trace: () => azureLayout,
+    describe: (dataset) => `Azure trace ${dataset.path} (${describeTraceSelection(dataset)})`,
+    sharing: () => ({
+        kind: "unknown",
+        why: "a trace's requests are its rows as given (their own lengths and prefix blocks), which the client does not count",
+    }),
+    sessionShape: (_dataset, replay) => traceSessionShape(azureLayout, replay),
+    ...traceEstimates,
+};
+
+/**
+ * BurstGPT as HPMLL/BurstGPT publishes it (its README's schema): CSV with `Timestamp` (seconds from
+ * midnight of the first day), `Model` (`ChatGPT`, `GPT-4`), `Request tokens`, `Response tokens`,
+ * `Total tokens` and `Log Type` (`Conversation log`, `API log`). Rows whose `Response tokens` is 0 are the
+ * trace's failed requests: they are skipped and counted. `models` and `log_types` keep the rows of those
+ * models and log types.
+ */
+const burstgptTraceDataset = strictObject({
+    type: literal("burstgpt_trace"),
+    ...traceFields("a BurstGPT trace (CSV)"),
+    models: filterValues("model name")
+        .optional()
+        .describe("Replay only the rows of these models (the `Model` column: ChatGPT, GPT-4)."),
+    log_types: filterValues("log type")
+        .optional()
+        .describe("Replay only the rows of these log types (the `Log Type` column: Conversation log, API log)."),
+});
+function burstgptFilters(dataset) {
+    return [
+        ...(dataset.models ? [{ column: "Model", values: dataset.models, field: "models" }] : []),
+        ...(dataset.log_types ? [{ column: "Log Type", values: dataset.log_types, field: "log_types" }] : []),
+    ];
+}
+function burstgptLayout(dataset) {
+    return {
+        format: "csv",
+        name: "BurstGPT trace",
+        arrival: { column: "Timestamp", unit: "s" },
+        inputTokens: "Request tokens",
+        outputTokens: "Response tokens",
+        session: null,
+        hashIds: null,
+        filters: burstgptFilters(dataset),
+    };
+}
+const burstgptTraceKind = {
+    schema: burstgptTraceDataset,
+    fileBacked: true,
+    sessions: true,
+    scoresAnswers: false,
+    trace: burstgptLayout,
+    describe: (dataset) => `BurstGPT trace ${dataset.path} (${describeTraceSelection(dataset, burstgptFilters(dataset).map((filter) => filter.values.join(" or ")))})`,
+    sharing: () => ({
+        kind: "unknown",
+        why: "a trace's requests are its rows as given (their own lengths and prefix blocks), which the client does not count",
+    }),
+    sessionShape: (dataset, replay) => traceSessionShape(burstgptLayout(dataset), replay),
+    ...traceEstimates,
+};
+
+/** Prompts (or messages) of a JSONL file, one request a line. */
+const jsonlDataset = strictObject({
+    type: literal("jsonl"),
+    path: nonEmptyString("a path to a JSONL file"),
+    output_tokens: lengthSchema.optional().describe("Used for lines without max_tokens."),
+    sha256: string()
+        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
+        .optional(),
+});
+const jsonlKind = {
+    schema: jsonlDataset,
+    fileBacked: true,
+    sessions: false,
+    scoresAnswers: false,
+    describe: (dataset) => `JSONL ${dataset.path}`,
+    sharing: () => ({ kind: "unknown", why: fileSharing }),
+    promptTokensMean: () => assumedTokens,
+    outputTokensMean: (dataset) => meanOrAssumed(dataset.output_tokens),
+    promptTokensCeiling: () => null,
+};
+
+/** Questions about generated long documents (a document is a prefix its questions share). */
+const longDocumentDataset = strictObject({
+    type: literal("long_document"),
+    num_documents: positiveInt()
+        .max(configLimits.datasetItems, atMost(configLimits.datasetItems, "generated dataset items"))
+        .default(1),
+    document_tokens: tokenCount(),
+    question_tokens: lengthSchema,
+    output_tokens: lengthSchema,
+});
+const longDocumentKind = {
+    schema: longDocumentDataset,
+    fileBacked: false,
+    sessions: false,
+    scoresAnswers: false,
+    describe: (dataset) => `${dataset.num_documents} doc x ${dataset.document_tokens} + q ${describeLength(dataset.question_tokens)} / out ${describeLength(dataset.output_tokens)}`,
+    // A document's questions after its first find the document cached.
+    sharing: (dataset) => ({ kind: "groups", tokens: dataset.document_tokens }),
+    promptTokensMean: (dataset) => dataset.document_tokens + lengthMean(dataset.question_tokens),
+    outputTokensMean: (dataset) => lengthMean(dataset.output_tokens),
+    promptTokensCeiling: (dataset) => dataset.document_tokens + lengthCeiling(dataset.question_tokens),
+};
+
+/**
+ * A Mooncake-style request trace (docs/workloads.md, the format of kvcache-ai/Mooncake's
+ * FAST25-release/traces): JSON Lines of `timestamp` (ms), `input_length`, `output_length` and, optionally,
+ * `hash_ids` (one id per block of `block_tokens` prompt tokens; equal ids are equal text, so the trace's
+ * prefix sharing reaches the server's cache). Lines with the same `session_id` are the turns of one
+ * session; lines without one are sessions of a single turn.
+ */
+const mooncakeTraceDataset = strictObject({
+    type: literal("mooncake_trace"),
+    ...traceFields("a Mooncake-style JSONL trace"),
+});
+const mooncakeLayout = {
+    format: "jsonl",
+    name: "Mooncake trace",
+    arrival: { column: "timestamp", unit: "ms" },
+    inputTokens: "input_length",
+    outputTokens: "output_length",
+    session: "session_id",
+    hashIds: "hash_ids",
+    filters: [],
+};
+const mooncakeTraceKind = {
+    schema: mooncakeTraceDataset,
+    fileBacked: true,
+    sessions: true,
+    scoresAnswers: false,
+    trace: () => mooncakeLayout,
+    describe: (dataset) => `Mooncake trace ${dataset.path} (blocks of ${dataset.block_tokens}, ${describeTraceSelection(dataset)})`,
+    sharing: () => ({
+        kind: "unknown",
+        why: "a trace's requests share prefix blocks by design (its hash_ids), which the client does not count",
+    }),
+    sessionShape: (_dataset, replay) => traceSessionShape(mooncakeLayout, replay),
+    ...traceEstimates,
+};
 
 const branchCount = (what = "a number of branches (whole number >= 1)") => positiveInt(what).max(configLimits.fanOutBranches, atMost(configLimits.fanOutBranches, "branches per fan-out"));
 const turnNumber = positiveInt("a turn number (1-based whole number >= 1)").max(configLimits.sessionTurns, atMost(configLimits.sessionTurns, "turns per session"));
@@ -261,63 +574,265 @@ function fanOutProblems(fanOut, cell) {
     return problems;
 }
 
-// What the trace kinds (docs/workloads.md, "Traces") share: the fields of their schema branches and the
-// layout each declares as data, which workload/trace-file.ts reads (one pipeline for every trace kind).
-/** How a trace's arrival column counts time: seconds, milliseconds, microseconds, or a date and time. */
-const timestampUnits = ["s", "ms", "us", "datetime"];
-const sha256 = string()
-    .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
-    .optional()
-    .describe("Expected checksum; the run fails when the file differs.");
-const windowSchema = strictObject({
-    start_s: nonNegativeNumber()
-        .default(0)
-        .describe("Seconds after the file's first row: rows that arrived earlier are not replayed."),
-    end_s: positiveNumber()
-        .optional()
-        .describe("Seconds after the file's first row: rows that arrived at or after it are not replayed."),
-}).describe("Replay the rows that arrived in [start_s, end_s) seconds after the file's first row (on the trace's own clock, before time_scale).");
 /**
- * The fields every trace kind has: the file, its replay clock (`time_scale`), the prompt blocks of its
- * prefix-hash ids, and the selection that keeps a replay reproducible: a time window, the first N rows,
- * a seeded sample of sessions.
+ * Tool-call turns of a session (docs/workloads.md): the tools the requests declare; when an answer is a
+ * tool call, the client answers it with a mocked tool result of `result_tokens` after `latency_s`.
  */
-function traceFields(what) {
-    return {
-        path: nonEmptyString(`a path to ${what}`),
-        sha256,
-        time_scale: positiveNumber()
-            .max(1000, "expected at most 1000 (the limit on a trace's time scale; see docs/workloads.md)")
-            .default(1)
-            .describe("Multiplies the trace's arrival times (and the gaps between a session's turns): 1 replays it on its own clock, 0.5 twice as fast."),
-        block_tokens: tokenCount()
-            .default(512)
-            .describe("Prompt tokens per prefix-hash id (Mooncake's traces use 512); unused without hash ids."),
-        window: windowSchema.optional(),
-        max_rows: positiveInt()
-            .max(configLimits.traceRequests, atMost(configLimits.traceRequests, "a trace's requests"))
-            .optional()
-            .describe("Replay only the first N rows that pass the filters and the window, in the file's order."),
-        sample: positiveInt()
-            .max(configLimits.traceRequests, atMost(configLimits.traceRequests, "a trace's requests"))
-            .optional()
-            .describe("Replay a seeded sample of this many sessions (a row without a session is a session of one) of those selected, in time order; drawn from the cell's seed, so both sides replay the same."),
-    };
+const sessionToolsSchema = strictObject({
+    names: array(string().regex(/^[A-Za-z0-9_-]{1,64}$/, "expected a function name of letters, digits, '_' or '-'"))
+        .min(1, "expected at least one tool name")
+        .max(32, "expected at most 32 tools (the limit on tools per session; see docs/workloads.md)")
+        .describe("Function names declared in every request's `tools` (each takes one string argument)."),
+    latency_s: delaySchema.default(0).describe("The mocked tool's latency before its result is sent."),
+    result_tokens: lengthSchema.default(64).describe("Length of the mocked tool result."),
+});
+/**
+ * Generated sessions (docs/workloads.md): each session a seeded number of turns; turn k sends the whole
+ * conversation so far (the server's own answers included) and one new user message.
+ */
+const sessionsDataset = strictObject({
+    type: literal("sessions"),
+    turns: lengthSchema.describe("Turns per session (a count or a distribution, at most 256)."),
+    message_tokens: lengthSchema.describe("Tokens of each new user message."),
+    output_tokens: lengthSchema.describe("max_tokens of each answer."),
+    system_prompt_tokens: number()
+        .int()
+        .min(0)
+        .max(configLimits.tokens, atMost(configLimits.tokens, "token counts"))
+        .default(0)
+        .describe("Tokens of the system prompt each session starts with (0: none)."),
+    shared_system_prompt: fraction()
+        .default(1)
+        .describe("Share of sessions whose system prompt is the common one (a prefix the server can cache across sessions); the others get one of their own, of the same length."),
+    think_time_s: delaySchema.default(0),
+    tools: sessionToolsSchema.optional(),
+    fan_out: fanOutSchema.optional(),
+});
+/**
+ * What a generated session asks that its cell cannot give: a fan-out beyond its turns or without its
+ * tools, more turns than configLimits.sessionTurns, a deepest context beyond the token limit.
+ */
+function sessionsProblems(dataset, cell) {
+    const fanOut = dataset.fan_out;
+    const turns = lengthCeiling(dataset.turns);
+    const problems = fanOut === undefined
+        ? []
+        : fanOutProblems(fanOut, {
+            mostTurns: turns,
+            turnsField: "dataset.turns",
+            hasTools: dataset.tools !== undefined,
+            sessionsInFlight: cell.sessionsInFlight,
+        });
+    if (turns > configLimits.sessionTurns)
+        problems.push({
+            path: ["turns"],
+            message: `expected at most ${configLimits.sessionTurns} turns (the limit on turns per session; see docs/config-reference.md#limits), got up to ${turns}`,
+        });
+    const deepest = deepestContext(dataset, turns);
+    if (deepest > configLimits.tokens)
+        problems.push({
+            path: [],
+            message: `expected a deepest context of at most ${configLimits.tokens} tokens (the limit on token counts; see docs/config-reference.md#limits), got up to ${deepest} (system prompt + turns x (message + answer)${fanOut === undefined ? "" : ", a fan-out turn's answer its branches' answers"})`,
+        });
+    return problems;
 }
-/** A list of column values to keep (at least one). */
-const filterValues = (what) => array(nonEmptyString(`a ${what}`)).min(1, `expected at least one ${what}`);
-/** The selection and clock of a trace cell as `validate` shows it: "first 1000 rows, time x0.5". */
-function describeTraceSelection(dataset, filters = []) {
-    const parts = [...filters];
-    if (dataset.window)
-        parts.push(`window ${dataset.window.start_s}-${dataset.window.end_s === undefined ? "end" : dataset.window.end_s} s`);
-    if (dataset.max_rows !== undefined)
-        parts.push(`first ${dataset.max_rows} rows`);
-    if (dataset.sample !== undefined)
-        parts.push(`sample ${dataset.sample}`);
-    parts.push(`time x${dataset.time_scale}`);
-    return parts.join(", ");
+/** The most tokens a session's last request carries: system prompt + turns x (message + answer). */
+function deepestContext(dataset, turns) {
+    const fanOut = dataset.fan_out;
+    // A fan-out turn's answer is its branches' answers together, and its last branch adds a message.
+    const fanOutTurns = fanOut === undefined ? 0 : Math.min(turns, fanOut.turns?.filter((turn) => turn <= turns).length ?? turns);
+    const branchAnswers = fanOut === undefined ? 0 : mostBranches(fanOut) * lengthCeiling(fanOut.output_tokens);
+    return (dataset.system_prompt_tokens +
+        turns * lengthCeiling(dataset.message_tokens) +
+        (turns - fanOutTurns) * lengthCeiling(dataset.output_tokens) +
+        fanOutTurns * branchAnswers +
+        (fanOut === undefined ? 0 : lengthCeiling(fanOut.message_tokens)));
 }
+const sessionsKind = {
+    schema: sessionsDataset,
+    fileBacked: false,
+    sessions: true,
+    scoresAnswers: false,
+    describe: (dataset) => `sessions of ${describeLength(dataset.turns)} turns, message ${describeLength(dataset.message_tokens)} / out ${describeLength(dataset.output_tokens)}${dataset.system_prompt_tokens > 0 ? `, system prompt ${dataset.system_prompt_tokens}` : ""}, think ${describeDelay(dataset.think_time_s)}${dataset.tools ? `, tools ${dataset.tools.names.join(", ")}` : ""}${dataset.fan_out ? describeFanOut(dataset.fan_out) : ""}`,
+    // The common system prompt and its role token, where sessions share one.
+    sharing: (dataset) => ({
+        kind: "conversation",
+        firstTurnTokens: dataset.shared_system_prompt > 0 && dataset.system_prompt_tokens > 0
+            ? dataset.system_prompt_tokens + 1
+            : 0,
+    }),
+    sessionShape: (dataset) => ({
+        turns: lengthMean(dataset.turns),
+        thinkSeconds: delayMean(dataset.think_time_s),
+        toolLatencySeconds: dataset.tools ? delayMean(dataset.tools.latency_s) : null,
+        fanOut: dataset.fan_out,
+    }),
+    // Its prompts are the conversation so far: bounded by `problems` (the deepest context), not per request.
+    promptTokensMean: () => assumedTokens,
+    outputTokensMean: (dataset) => lengthMean(dataset.output_tokens),
+    promptTokensCeiling: () => null,
+    problems: sessionsProblems,
+};
+
+/** Generated prompts in groups that share a prefix (the server's prefix cache). */
+const sharedPrefixDataset = strictObject({
+    type: literal("shared_prefix"),
+    num_prefixes: positiveInt().max(configLimits.datasetItems, atMost(configLimits.datasetItems, "generated dataset items")),
+    prefix_tokens: tokenCount(),
+    suffix_tokens: lengthSchema,
+    output_tokens: lengthSchema,
+});
+const sharedPrefixKind = {
+    schema: sharedPrefixDataset,
+    fileBacked: false,
+    sessions: false,
+    scoresAnswers: false,
+    describe: (dataset) => `${dataset.num_prefixes} prefixes x ${dataset.prefix_tokens} + ${describeLength(dataset.suffix_tokens)} / out ${describeLength(dataset.output_tokens)}`,
+    // A group's requests after its first find its prefix cached.
+    sharing: (dataset) => ({ kind: "groups", tokens: dataset.prefix_tokens }),
+    promptTokensMean: (dataset) => dataset.prefix_tokens + lengthMean(dataset.suffix_tokens),
+    outputTokensMean: (dataset) => lengthMean(dataset.output_tokens),
+    promptTokensCeiling: (dataset) => dataset.prefix_tokens + lengthCeiling(dataset.suffix_tokens),
+};
+
+/** Conversations of a ShareGPT JSON file: the first human turn of each is a prompt. */
+const sharegptDataset = strictObject({
+    type: literal("sharegpt"),
+    path: nonEmptyString("a path to a ShareGPT JSON file"),
+    output_tokens: lengthSchema.optional().describe("Override the dataset's own answer lengths."),
+    max_input_tokens: tokenCount().optional().describe("Skip conversations whose prompt is longer."),
+    sha256: string()
+        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
+        .optional()
+        .describe("Expected checksum; the run fails when the file differs."),
+});
+const sharegptKind = {
+    schema: sharegptDataset,
+    fileBacked: true,
+    sessions: false,
+    scoresAnswers: false,
+    describe: (dataset) => `ShareGPT ${dataset.path}`,
+    sharing: () => ({ kind: "unknown", why: fileSharing }),
+    promptTokensMean: () => assumedTokens,
+    outputTokensMean: (dataset) => meanOrAssumed(dataset.output_tokens),
+    promptTokensCeiling: () => null,
+};
+
+const turnsCount = positiveInt("a number of turns (whole number >= 1)").max(configLimits.sessionTurns, atMost(configLimits.sessionTurns, "turns per session"));
+/**
+ * ShareGPT-style multi-turn conversations (docs/workloads.md): every human turn of a conversation is a
+ * turn of its session, sent with the conversation so far (the server's answers, not the file's).
+ */
+const sharegptSessionsDataset = strictObject({
+    type: literal("sharegpt_sessions"),
+    path: nonEmptyString("a path to a ShareGPT JSON file"),
+    sha256: string()
+        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
+        .optional()
+        .describe("Expected checksum; the run fails when the file differs."),
+    output_tokens: lengthSchema.optional().describe("Override the answer lengths the file's answers give."),
+    max_turns: turnsCount.optional().describe("Use at most this many turns of each conversation."),
+    think_time_s: delaySchema.default(0),
+    fan_out: fanOutSchema.optional(),
+});
+const sharegptSessionsKind = {
+    schema: sharegptSessionsDataset,
+    fileBacked: true,
+    sessions: true,
+    scoresAnswers: false,
+    describe: (dataset) => `ShareGPT sessions ${dataset.path}${dataset.max_turns ? ` (at most ${dataset.max_turns} turns)` : ""}, think ${describeDelay(dataset.think_time_s)}${dataset.fan_out ? describeFanOut(dataset.fan_out) : ""}`,
+    sharing: () => ({ kind: "conversation", firstTurnTokens: 0 }),
+    sessionShape: (dataset) => ({
+        turns: Math.min(assumedFileSessionTurns, dataset.max_turns ?? assumedFileSessionTurns),
+        thinkSeconds: delayMean(dataset.think_time_s),
+        toolLatencySeconds: null,
+        fanOut: dataset.fan_out,
+    }),
+    promptTokensMean: () => assumedTokens,
+    outputTokensMean: (dataset) => meanOrAssumed(dataset.output_tokens),
+    promptTokensCeiling: () => null,
+    problems: (dataset, cell) => dataset.fan_out === undefined
+        ? []
+        : fanOutProblems(dataset.fan_out, {
+            mostTurns: dataset.max_turns ?? null,
+            turnsField: "dataset.max_turns",
+            hasTools: false,
+            sessionsInFlight: cell.sessionsInFlight,
+        }),
+};
+
+/** Generated prompts of exact token counts (lengths fixed or drawn from a distribution). */
+const syntheticDataset = strictObject({
+    type: literal("synthetic"),
+    input_tokens: lengthSchema,
+    output_tokens: lengthSchema,
+});
+const syntheticKind = {
+    schema: syntheticDataset,
+    fileBacked: false,
+    sessions: false,
+    scoresAnswers: false,
+    sharing: () => ({ kind: "none" }),
+    promptTokensMean: (dataset) => lengthMean(dataset.input_tokens),
+    outputTokensMean: (dataset) => lengthMean(dataset.output_tokens),
+    promptTokensCeiling: (dataset) => lengthCeiling(dataset.input_tokens),
+    describe: (dataset) => `synthetic in ${describeLength(dataset.input_tokens)} / out ${describeLength(dataset.output_tokens)}`,
+};
+
+/**
+ * The built-in task set (docs/quality.md): arithmetic and number-word questions made from the seed, each
+ * exactly checkable. A tasks cell's requests are sent greedy (temperature 0, ignore_eos false) and its
+ * answers scored per prompt for the task-accuracy check.
+ */
+const tasksDataset = strictObject({
+    type: literal("tasks"),
+    count: positiveInt()
+        .max(configLimits.datasetItems, atMost(configLimits.datasetItems, "generated dataset items"))
+        .default(500)
+        .describe("Distinct tasks; request i asks task i mod count."),
+    kinds: array(_enum(["arithmetic", "number_words"]))
+        .min(1, "expected at least one task kind")
+        .default(["arithmetic", "number_words"])
+        .describe("Task kinds, taken in turn."),
+    output_tokens: lengthSchema.default(24).describe("max_tokens of an answer."),
+});
+const tasksKind = {
+    schema: tasksDataset,
+    fileBacked: false,
+    sessions: false,
+    scoresAnswers: true,
+    describe: (dataset) => `${dataset.count} built-in tasks (${dataset.kinds.join(", ")}) / out ${describeLength(dataset.output_tokens)}, scored`,
+    // Request i asks task i mod count: past `count`, the prompts repeat.
+    sharing: (dataset) => ({ kind: "repeats", every: dataset.count }),
+    // A task's question is a few words: not bounded per run, and estimated as any unread prompt.
+    promptTokensMean: () => assumedTokens,
+    outputTokensMean: (dataset) => lengthMean(dataset.output_tokens),
+    promptTokensCeiling: () => null,
+};
+
+/**
+ * The team's own tasks: a JSONL file, one task a line: `prompt` (or `messages`), `reference`, and optionally
+ * `scorer` (exact, contains, regex, numeric; default exact), `pattern` (regex) and `tolerance` (numeric).
+ */
+const tasksJsonlDataset = strictObject({
+    type: literal("tasks_jsonl"),
+    path: nonEmptyString("a path to a JSONL file of tasks"),
+    sha256: string()
+        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
+        .optional(),
+    output_tokens: lengthSchema.default(24).describe("max_tokens of an answer (a line's max_tokens wins)."),
+});
+const tasksJsonlKind = {
+    schema: tasksJsonlDataset,
+    fileBacked: true,
+    sessions: false,
+    scoresAnswers: true,
+    describe: (dataset) => `tasks JSONL ${dataset.path} / out ${describeLength(dataset.output_tokens)}, scored`,
+    sharing: () => ({ kind: "unknown", why: fileSharing }),
+    promptTokensMean: () => assumedTokens,
+    outputTokensMean: (dataset) => lengthMean(dataset.output_tokens),
+    promptTokensCeiling: () => null,
+};
 
 const column = (what) => nonEmptyString(`the name of the column (CSV header or JSON key) of ${what}`).describe(`The column (CSV header or JSON key) of ${what}.`);
 /**
@@ -360,13 +875,9 @@ function mappedTraceFormat(dataset) {
     const extension = /\.([A-Za-z]+)$/.exec(dataset.path)?.[1]?.toLowerCase();
     return extension === "csv" ? "csv" : extension === "jsonl" || extension === "json" ? "jsonl" : null;
 }
-const traceKind = {
-    schema: traceDataset,
-    fileBacked: true,
-    sessions: true,
-    scoresAnswers: false,
-    trace: (dataset) => ({
-        // A path without a known extension and no `format` is a config problem (config/schema.ts).
+function mappedLayout(dataset) {
+    return {
+        // A path without a known extension and no `format` is a config problem (`problems` below).
         format: mappedTraceFormat(dataset) ?? "csv",
         name: "trace",
         arrival: { column: dataset.columns.arrival, unit: dataset.columns.arrival_unit },
@@ -377,343 +888,42 @@ const traceKind = {
         filters: dataset.models && dataset.columns.model
             ? [{ column: dataset.columns.model, values: dataset.models, field: "models" }]
             : [],
-    }),
+    };
+}
+/** A mapped trace's format is known (configured, or the path's extension) and its model filter's column named. */
+function mappedTraceProblems(dataset) {
+    const problems = [];
+    if (mappedTraceFormat(dataset) === null)
+        problems.push({
+            path: ["format"],
+            message: `expected csv or jsonl (the path ${JSON.stringify(dataset.path)} does not end in .csv, .jsonl or .json), got nothing`,
+        });
+    if (dataset.models !== undefined && dataset.columns.model === undefined)
+        problems.push({
+            path: ["columns", "model"],
+            message: "expected the column of the model name (dataset.models filters on it), got nothing",
+        });
+    return problems;
+}
+const traceKind = {
+    schema: traceDataset,
+    fileBacked: true,
+    sessions: true,
+    scoresAnswers: false,
+    trace: mappedLayout,
     describe: (dataset) => `trace ${dataset.path} (${mappedTraceFormat(dataset) ?? "csv"}, ${describeTraceSelection(dataset, dataset.models ? [dataset.models.join(" or ")] : [])})`,
     sharing: () => ({
         kind: "unknown",
         why: "a trace's requests are its rows as given (their own lengths and prefix blocks), which the client does not count",
     }),
+    sessionShape: (dataset, replay) => traceSessionShape(mappedLayout(dataset), replay),
+    ...traceEstimates,
+    problems: mappedTraceProblems,
 };
 
 /**
- * The Azure LLM inference traces as Azure/AzurePublicDataset publishes them (AzureLLMInferenceDataset2023.md
- * and 2024.md): CSV with `TIMESTAMP` (the invocation's date and time: "2023-11-16 18:15:46.6805900", or
- * with a zone, "2024-05-10 00:00:00.009930+00:00"), `ContextTokens` and `GeneratedTokens`. Every row is a
- * request of its own; the prompts' text is not published, so each prompt is seeded text of its length.
- */
-const azureTraceDataset = strictObject({
-    type: literal("azure_trace"),
-    ...traceFields("an Azure LLM inference trace (CSV)"),
-});
-const azureLayout = {
-    format: "csv",
-    name: "Azure LLM inference trace",
-    arrival: { column: "TIMESTAMP", unit: "datetime" },
-    inputTokens: "ContextTokens",
-    outputTokens: "GeneratedTokens",
-    session: null,
-    hashIds: null,
-    filters: [],
-};
-const azureTraceKind = {
-    schema: azureTraceDataset,
-    fileBacked: true,
-    sessions: true,
-    scoresAnswers: false,
-    trace: () => azureLayout,
-    describe: (dataset) => `Azure trace ${dataset.path} (${describeTraceSelection(dataset)})`,
-    sharing: () => ({
-        kind: "unknown",
-        why: "a trace's requests are its rows as given (their own lengths and prefix blocks), which the client does not count",
-    }),
-};
-
-/**
- * BurstGPT as HPMLL/BurstGPT publishes it (its README's schema): CSV with `Timestamp` (seconds from
- * midnight of the first day), `Model` (`ChatGPT`, `GPT-4`), `Request tokens`, `Response tokens`,
- * `Total tokens` and `Log Type` (`Conversation log`, `API log`). Rows whose `Response tokens` is 0 are the
- * trace's failed requests: they are skipped and counted. `models` and `log_types` keep the rows of those
- * models and log types.
- */
-const burstgptTraceDataset = strictObject({
-    type: literal("burstgpt_trace"),
-    ...traceFields("a BurstGPT trace (CSV)"),
-    models: filterValues("model name")
-        .optional()
-        .describe("Replay only the rows of these models (the `Model` column: ChatGPT, GPT-4)."),
-    log_types: filterValues("log type")
-        .optional()
-        .describe("Replay only the rows of these log types (the `Log Type` column: Conversation log, API log)."),
-});
-function burstgptFilters(dataset) {
-    return [
-        ...(dataset.models ? [{ column: "Model", values: dataset.models, field: "models" }] : []),
-        ...(dataset.log_types ? [{ column: "Log Type", values: dataset.log_types, field: "log_types" }] : []),
-    ];
-}
-const burstgptTraceKind = {
-    schema: burstgptTraceDataset,
-    fileBacked: true,
-    sessions: true,
-    scoresAnswers: false,
-    trace: (dataset) => ({
-        format: "csv",
-        name: "BurstGPT trace",
-        arrival: { column: "Timestamp", unit: "s" },
-        inputTokens: "Request tokens",
-        outputTokens: "Response tokens",
-        session: null,
-        hashIds: null,
-        filters: burstgptFilters(dataset),
-    }),
-    describe: (dataset) => `BurstGPT trace ${dataset.path} (${describeTraceSelection(dataset, burstgptFilters(dataset).map((filter) => filter.values.join(" or ")))})`,
-    sharing: () => ({
-        kind: "unknown",
-        why: "a trace's requests are its rows as given (their own lengths and prefix blocks), which the client does not count",
-    }),
-};
-
-/** Prompts (or messages) of a JSONL file, one request a line. */
-const jsonlDataset = strictObject({
-    type: literal("jsonl"),
-    path: nonEmptyString("a path to a JSONL file"),
-    output_tokens: lengthSchema.optional().describe("Used for lines without max_tokens."),
-    sha256: string()
-        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
-        .optional(),
-});
-const jsonlKind = {
-    schema: jsonlDataset,
-    fileBacked: true,
-    sessions: false,
-    scoresAnswers: false,
-    describe: (dataset) => `JSONL ${dataset.path}`,
-    sharing: () => ({ kind: "unknown", why: fileSharing }),
-};
-
-/** Questions about generated long documents (a document is a prefix its questions share). */
-const longDocumentDataset = strictObject({
-    type: literal("long_document"),
-    num_documents: positiveInt()
-        .max(configLimits.datasetItems, atMost(configLimits.datasetItems, "generated dataset items"))
-        .default(1),
-    document_tokens: tokenCount(),
-    question_tokens: lengthSchema,
-    output_tokens: lengthSchema,
-});
-const longDocumentKind = {
-    schema: longDocumentDataset,
-    fileBacked: false,
-    sessions: false,
-    scoresAnswers: false,
-    describe: (dataset) => `${dataset.num_documents} doc x ${dataset.document_tokens} + q ${describeLength(dataset.question_tokens)} / out ${describeLength(dataset.output_tokens)}`,
-    // A document's questions after its first find the document cached.
-    sharing: (dataset) => ({ kind: "groups", tokens: dataset.document_tokens }),
-};
-
-/**
- * A Mooncake-style request trace (docs/workloads.md, the format of kvcache-ai/Mooncake's
- * FAST25-release/traces): JSON Lines of `timestamp` (ms), `input_length`, `output_length` and, optionally,
- * `hash_ids` (one id per block of `block_tokens` prompt tokens; equal ids are equal text, so the trace's
- * prefix sharing reaches the server's cache). Lines with the same `session_id` are the turns of one
- * session; lines without one are sessions of a single turn.
- */
-const mooncakeTraceDataset = strictObject({
-    type: literal("mooncake_trace"),
-    ...traceFields("a Mooncake-style JSONL trace"),
-});
-const mooncakeLayout = {
-    format: "jsonl",
-    name: "Mooncake trace",
-    arrival: { column: "timestamp", unit: "ms" },
-    inputTokens: "input_length",
-    outputTokens: "output_length",
-    session: "session_id",
-    hashIds: "hash_ids",
-    filters: [],
-};
-const mooncakeTraceKind = {
-    schema: mooncakeTraceDataset,
-    fileBacked: true,
-    sessions: true,
-    scoresAnswers: false,
-    trace: () => mooncakeLayout,
-    describe: (dataset) => `Mooncake trace ${dataset.path} (blocks of ${dataset.block_tokens}, ${describeTraceSelection(dataset)})`,
-    sharing: () => ({
-        kind: "unknown",
-        why: "a trace's requests share prefix blocks by design (its hash_ids), which the client does not count",
-    }),
-};
-
-/**
- * Tool-call turns of a session (docs/workloads.md): the tools the requests declare; when an answer is a
- * tool call, the client answers it with a mocked tool result of `result_tokens` after `latency_s`.
- */
-const sessionToolsSchema = strictObject({
-    names: array(string().regex(/^[A-Za-z0-9_-]{1,64}$/, "expected a function name of letters, digits, '_' or '-'"))
-        .min(1, "expected at least one tool name")
-        .max(32, "expected at most 32 tools (the limit on tools per session; see docs/workloads.md)")
-        .describe("Function names declared in every request's `tools` (each takes one string argument)."),
-    latency_s: delaySchema.default(0).describe("The mocked tool's latency before its result is sent."),
-    result_tokens: lengthSchema.default(64).describe("Length of the mocked tool result."),
-});
-/**
- * Generated sessions (docs/workloads.md): each session a seeded number of turns; turn k sends the whole
- * conversation so far (the server's own answers included) and one new user message.
- */
-const sessionsDataset = strictObject({
-    type: literal("sessions"),
-    turns: lengthSchema.describe("Turns per session (a count or a distribution, at most 256)."),
-    message_tokens: lengthSchema.describe("Tokens of each new user message."),
-    output_tokens: lengthSchema.describe("max_tokens of each answer."),
-    system_prompt_tokens: number()
-        .int()
-        .min(0)
-        .max(configLimits.tokens, atMost(configLimits.tokens, "token counts"))
-        .default(0)
-        .describe("Tokens of the system prompt each session starts with (0: none)."),
-    shared_system_prompt: fraction()
-        .default(1)
-        .describe("Share of sessions whose system prompt is the common one (a prefix the server can cache across sessions); the others get one of their own, of the same length."),
-    think_time_s: delaySchema.default(0),
-    tools: sessionToolsSchema.optional(),
-    fan_out: fanOutSchema.optional(),
-});
-const sessionsKind = {
-    schema: sessionsDataset,
-    fileBacked: false,
-    sessions: true,
-    scoresAnswers: false,
-    describe: (dataset) => `sessions of ${describeLength(dataset.turns)} turns, message ${describeLength(dataset.message_tokens)} / out ${describeLength(dataset.output_tokens)}${dataset.system_prompt_tokens > 0 ? `, system prompt ${dataset.system_prompt_tokens}` : ""}, think ${describeDelay(dataset.think_time_s)}${dataset.tools ? `, tools ${dataset.tools.names.join(", ")}` : ""}${dataset.fan_out ? describeFanOut(dataset.fan_out) : ""}`,
-    // The common system prompt and its role token, where sessions share one.
-    sharing: (dataset) => ({
-        kind: "conversation",
-        firstTurnTokens: dataset.shared_system_prompt > 0 && dataset.system_prompt_tokens > 0
-            ? dataset.system_prompt_tokens + 1
-            : 0,
-    }),
-};
-
-/** Generated prompts in groups that share a prefix (the server's prefix cache). */
-const sharedPrefixDataset = strictObject({
-    type: literal("shared_prefix"),
-    num_prefixes: positiveInt().max(configLimits.datasetItems, atMost(configLimits.datasetItems, "generated dataset items")),
-    prefix_tokens: tokenCount(),
-    suffix_tokens: lengthSchema,
-    output_tokens: lengthSchema,
-});
-const sharedPrefixKind = {
-    schema: sharedPrefixDataset,
-    fileBacked: false,
-    sessions: false,
-    scoresAnswers: false,
-    describe: (dataset) => `${dataset.num_prefixes} prefixes x ${dataset.prefix_tokens} + ${describeLength(dataset.suffix_tokens)} / out ${describeLength(dataset.output_tokens)}`,
-    // A group's requests after its first find its prefix cached.
-    sharing: (dataset) => ({ kind: "groups", tokens: dataset.prefix_tokens }),
-};
-
-/** Conversations of a ShareGPT JSON file: the first human turn of each is a prompt. */
-const sharegptDataset = strictObject({
-    type: literal("sharegpt"),
-    path: nonEmptyString("a path to a ShareGPT JSON file"),
-    output_tokens: lengthSchema.optional().describe("Override the dataset's own answer lengths."),
-    max_input_tokens: tokenCount().optional().describe("Skip conversations whose prompt is longer."),
-    sha256: string()
-        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
-        .optional()
-        .describe("Expected checksum; the run fails when the file differs."),
-});
-const sharegptKind = {
-    schema: sharegptDataset,
-    fileBacked: true,
-    sessions: false,
-    scoresAnswers: false,
-    describe: (dataset) => `ShareGPT ${dataset.path}`,
-    sharing: () => ({ kind: "unknown", why: fileSharing }),
-};
-
-const turnsCount = positiveInt("a number of turns (whole number >= 1)").max(configLimits.sessionTurns, atMost(configLimits.sessionTurns, "turns per session"));
-/**
- * ShareGPT-style multi-turn conversations (docs/workloads.md): every human turn of a conversation is a
- * turn of its session, sent with the conversation so far (the server's answers, not the file's).
- */
-const sharegptSessionsDataset = strictObject({
-    type: literal("sharegpt_sessions"),
-    path: nonEmptyString("a path to a ShareGPT JSON file"),
-    sha256: string()
-        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
-        .optional()
-        .describe("Expected checksum; the run fails when the file differs."),
-    output_tokens: lengthSchema.optional().describe("Override the answer lengths the file's answers give."),
-    max_turns: turnsCount.optional().describe("Use at most this many turns of each conversation."),
-    think_time_s: delaySchema.default(0),
-    fan_out: fanOutSchema.optional(),
-});
-const sharegptSessionsKind = {
-    schema: sharegptSessionsDataset,
-    fileBacked: true,
-    sessions: true,
-    scoresAnswers: false,
-    describe: (dataset) => `ShareGPT sessions ${dataset.path}${dataset.max_turns ? ` (at most ${dataset.max_turns} turns)` : ""}, think ${describeDelay(dataset.think_time_s)}${dataset.fan_out ? describeFanOut(dataset.fan_out) : ""}`,
-    sharing: () => ({ kind: "conversation", firstTurnTokens: 0 }),
-};
-
-/** Generated prompts of exact token counts (lengths fixed or drawn from a distribution). */
-const syntheticDataset = strictObject({
-    type: literal("synthetic"),
-    input_tokens: lengthSchema,
-    output_tokens: lengthSchema,
-});
-const syntheticKind = {
-    schema: syntheticDataset,
-    fileBacked: false,
-    sessions: false,
-    scoresAnswers: false,
-    sharing: () => ({ kind: "none" }),
-    describe: (dataset) => `synthetic in ${describeLength(dataset.input_tokens)} / out ${describeLength(dataset.output_tokens)}`,
-};
-
-/**
- * The built-in task set (docs/quality.md): arithmetic and number-word questions made from the seed, each
- * exactly checkable. A tasks cell's requests are sent greedy (temperature 0, ignore_eos false) and its
- * answers scored per prompt for the task-accuracy check.
- */
-const tasksDataset = strictObject({
-    type: literal("tasks"),
-    count: positiveInt()
-        .max(configLimits.datasetItems, atMost(configLimits.datasetItems, "generated dataset items"))
-        .default(500)
-        .describe("Distinct tasks; request i asks task i mod count."),
-    kinds: array(_enum(["arithmetic", "number_words"]))
-        .min(1, "expected at least one task kind")
-        .default(["arithmetic", "number_words"])
-        .describe("Task kinds, taken in turn."),
-    output_tokens: lengthSchema.default(24).describe("max_tokens of an answer."),
-});
-const tasksKind = {
-    schema: tasksDataset,
-    fileBacked: false,
-    sessions: false,
-    scoresAnswers: true,
-    describe: (dataset) => `${dataset.count} built-in tasks (${dataset.kinds.join(", ")}) / out ${describeLength(dataset.output_tokens)}, scored`,
-    // Request i asks task i mod count: past `count`, the prompts repeat.
-    sharing: (dataset) => ({ kind: "repeats", every: dataset.count }),
-};
-
-/**
- * The team's own tasks: a JSONL file, one task a line: `prompt` (or `messages`), `reference`, and optionally
- * `scorer` (exact, contains, regex, numeric; default exact), `pattern` (regex) and `tolerance` (numeric).
- */
-const tasksJsonlDataset = strictObject({
-    type: literal("tasks_jsonl"),
-    path: nonEmptyString("a path to a JSONL file of tasks"),
-    sha256: string()
-        .regex(/^[0-9a-f]{64}$/, "expected a 64-character hex sha256")
-        .optional(),
-    output_tokens: lengthSchema.default(24).describe("max_tokens of an answer (a line's max_tokens wins)."),
-});
-const tasksJsonlKind = {
-    schema: tasksJsonlDataset,
-    fileBacked: true,
-    sessions: false,
-    scoresAnswers: true,
-    describe: (dataset) => `tasks JSONL ${dataset.path} / out ${describeLength(dataset.output_tokens)}, scored`,
-    sharing: () => ({ kind: "unknown", why: fileSharing }),
-};
-
-/**
- * The dataset kinds, one module each in dataset-kinds/ (its schema branch, traits and `validate` line),
- * registered here once. `datasetSchema` and the lists of kinds with a trait (file-backed, sessions, scored)
+ * The dataset kinds, one module each in dataset-kinds/ (its schema branch, traits, `validate` line, and
+ * what validate's estimates and checks take of it), registered here once. `datasetSchema` and the lists of kinds with a trait (file-backed, sessions, scored)
  * are derived from this list; how a kind's requests are made is its entry in workload/, keyed by these
  * kinds, so the compiler demands one for a new kind.
  */
@@ -767,6 +977,29 @@ function describeDataset(dataset) {
 /** What the dataset's requests share by design (the `sharing` of its kind; metrics/cache-check.ts). */
 function designedSharing(dataset) {
     return moduleOf(dataset).sharing(dataset);
+}
+/** Mean prompt tokens of one request, for validate's estimates (the kind's `promptTokensMean`). */
+function promptTokensMean(dataset) {
+    return moduleOf(dataset).promptTokensMean(dataset);
+}
+/** Mean answer tokens of one request, for validate's estimates (`replay`: a trace as validate read it). */
+function outputTokensMean(dataset, replay) {
+    return moduleOf(dataset).outputTokensMean(dataset, replay);
+}
+/** The longest prompt one request asks for, bounded per run; null when the kind's prompts are not. */
+function promptTokensCeiling(dataset) {
+    return moduleOf(dataset).promptTokensCeiling(dataset);
+}
+/** A session dataset's session as validate estimates it (its kind's `sessionShape`). */
+function sessionShape(dataset, replay) {
+    const module = moduleOf(dataset);
+    if (!module.sessions)
+        throw new Error(`the ${dataset.type} dataset kind has no sessions`);
+    return module.sessionShape(dataset, replay);
+}
+/** What the dataset asks that its cell cannot give (the kind's `problems`; paths from the dataset). */
+function datasetProblems(dataset, cell) {
+    return moduleOf(dataset).problems?.(dataset, cell) ?? [];
 }
 
 /** The fields every server kind's schema branch shares (each kind's module in this folder uses them). */
@@ -1233,6 +1466,7 @@ const defaultNoisePrior = {
     e2e: { start_sd: 0.01, run_sd: 0.015 },
     ttft: { start_sd: 0.03, run_sd: 0.03 },
     weight_starts: 4,
+    max_age_days: 30,
 };
 const noisePriorSchema = strictObject({
     throughput: levelPrior(defaultNoisePrior.throughput.start_sd, defaultNoisePrior.throughput.run_sd, "throughput, goodput of sessions, counts per request"),
@@ -1242,6 +1476,9 @@ const noisePriorSchema = strictObject({
     weight_starts: nonNegativeNumber()
         .default(defaultNoisePrior.weight_starts)
         .describe("Weight of the prior start-to-start variance, in degrees of freedom (server starts' worth of evidence), when pooled with what the runs' own starts show; 0 trusts the starts alone."),
+    max_age_days: nonNegativeNumber()
+        .default(defaultNoisePrior.max_age_days)
+        .describe("Days a noise prior measured on this runner (a calibration, main's history) is taken as current: an older one is still used (and widened where the runs contradict it), but the verdict warns and the report marks it stale (docs/compare.md#noise-known-in-advance)."),
 })
     .default({
     throughput: { ...defaultNoisePrior.throughput },
@@ -1249,6 +1486,7 @@ const noisePriorSchema = strictObject({
     e2e: { ...defaultNoisePrior.e2e },
     ttft: { ...defaultNoisePrior.ttft },
     weight_starts: defaultNoisePrior.weight_starts,
+    max_age_days: defaultNoisePrior.max_age_days,
 })
     .describe("Noise believed before the runs, per metric family: start_sd (between server starts) and run_sd (between runs on one start). The start level is added to a side whose runs share few starts; a calibration or main's history replaces it where it has measured it.");
 const gateSchema = strictObject({
@@ -1261,6 +1499,10 @@ const gateSchema = strictObject({
     detect_change: fraction()
         .optional()
         .describe("Smallest regression the gate must catch (0.1 = 10%), larger than tolerance: the report states each check's minimum detectable change against it and how many more runs would reach it. Default: twice the tolerance (0.1 at the default 0.05)."),
+    budget_gpu_minutes: positiveNumber("a number of GPU-minutes > 0")
+        .max(configLimits.budgetGpuMinutes, atMost(configLimits.budgetGpuMinutes, "GPU-minutes per pull request"))
+        .optional()
+        .describe("Most GPU-minutes one pull request may spend, every server start counted (docs/action.md, Choosing a budget). The gate then measures the plan that decides the most gated checks at detect_change within it (runs per side, runs per server start, requests per run of each cell), in one look; a check the budget cannot decide is reported with the smallest change it could catch and the budget that would decide it. Absent: the run plan of the config's repeats and sizes, with sequential looks up to repeats.max."),
     metric_tolerance: partialRecord(_enum(metricNames), fraction())
         .default({})
         .describe("Per-metric tolerance overrides."),
@@ -1530,7 +1772,7 @@ const configSchema = strictObject({
         context.addIssue({ code: "custom", ...problem });
     for (const problem of capacityProblems(config.cells))
         context.addIssue({ code: "custom", ...problem });
-    for (const problem of sessionProblems(config.cells))
+    for (const problem of datasetCellProblems(config.cells))
         context.addIssue({ code: "custom", ...problem });
     for (const problem of unknownQualityCells(config))
         context.addIssue({ code: "custom", ...problem });
@@ -1622,39 +1864,17 @@ function unknownQualityCells(config) {
         ]),
     ];
 }
-/** The largest (or, for an unbounded distribution, typical) value of a length. */
-function lengthCeiling(length) {
-    if (typeof length === "number")
-        return length;
-    switch (length.distribution) {
-        case "fixed":
-            return length.value;
-        case "uniform":
-            return Math.max(length.min, length.max);
-        case "normal":
-            return length.max ?? length.mean;
-        case "lognormal":
-            return length.max ?? length.median;
-    }
-}
 /**
  * Prompt tokens a run of `size.requests` sends at most (the runner builds the bodies before the measured
- * phase): bounded by configLimits.promptTokensPerRun so a run's prompts fit in memory. Datasets read from
- * files are not estimated here.
+ * phase): bounded by configLimits.promptTokensPerRun so a run's prompts fit in memory. Datasets whose kind
+ * bounds no request's prompt (files, sessions) are not estimated here.
  */
 function promptTokenBudget(cells) {
     const problems = [];
     cells.forEach((cell, index) => {
         if (!("requests" in cell.size))
             return;
-        const dataset = cell.dataset;
-        const perRequest = dataset.type === "synthetic"
-            ? lengthCeiling(dataset.input_tokens)
-            : dataset.type === "shared_prefix"
-                ? dataset.prefix_tokens + lengthCeiling(dataset.suffix_tokens)
-                : dataset.type === "long_document"
-                    ? dataset.document_tokens + lengthCeiling(dataset.question_tokens)
-                    : null;
+        const perRequest = promptTokensCeiling(cell.dataset);
         if (perRequest === null)
             return;
         const limit = configLimits.promptTokensPerRun;
@@ -1668,58 +1888,24 @@ function promptTokenBudget(cells) {
     return problems;
 }
 /**
- * Session cells (docs/workloads.md): a conversation is a chat, so the endpoint is chat (a trace's rows are
- * prompts as given, so either endpoint); a generated session's turns are bounded by
- * configLimits.sessionTurns and its deepest context by the token limit; a mapped trace's format and
- * model filter need what they read.
+ * What a cell's dataset asks that the rest of the cell cannot give: a session's conversation is a chat, so
+ * its endpoint is chat (a trace's rows are prompts as given, so either endpoint); the kind's own problems
+ * (its `problems`: a generated session's turns and deepest context, a fan-out's turns, a mapped trace's
+ * format and columns); a trace's window ends after it starts.
  */
-function sessionProblems(cells) {
+function datasetCellProblems(cells) {
     const problems = [];
     cells.forEach((cell, index) => {
         const dataset = cell.dataset;
-        if (!isSessionDataset(dataset))
-            return;
-        if (isTraceDataset(dataset))
-            problems.push(...traceProblems(dataset, index));
-        if (cell.endpoint !== "chat" && !isTraceDataset(dataset))
+        if (isSessionDataset(dataset) && !isTraceDataset(dataset) && cell.endpoint !== "chat")
             problems.push({
                 path: ["cells", index, "endpoint"],
                 message: `expected chat for a ${dataset.type} dataset (a session sends its conversation as messages), got ${cell.endpoint}`,
             });
+        for (const problem of datasetProblems(dataset, { sessionsInFlight: sessionsInFlight(cell.load) }))
+            problems.push({ path: ["cells", index, "dataset", ...problem.path], message: problem.message });
         if (isTraceDataset(dataset))
-            return;
-        const fanOut = dataset.fan_out;
-        if (fanOut !== undefined)
-            for (const problem of fanOutProblems(fanOut, {
-                mostTurns: dataset.type === "sessions" ? lengthCeiling(dataset.turns) : (dataset.max_turns ?? null),
-                turnsField: dataset.type === "sessions" ? "dataset.turns" : "dataset.max_turns",
-                hasTools: dataset.type === "sessions" && dataset.tools !== undefined,
-                sessionsInFlight: sessionsInFlight(cell.load),
-            }))
-                problems.push({ path: ["cells", index, "dataset", ...problem.path], message: problem.message });
-        if (dataset.type !== "sessions")
-            return;
-        const turns = lengthCeiling(dataset.turns);
-        if (turns > configLimits.sessionTurns)
-            problems.push({
-                path: ["cells", index, "dataset", "turns"],
-                message: `expected at most ${configLimits.sessionTurns} turns (the limit on turns per session; see docs/config-reference.md#limits), got up to ${turns}`,
-            });
-        // A fan-out turn's answer is its branches' answers together, and its last branch adds a message.
-        const fanOutTurns = fanOut === undefined
-            ? 0
-            : Math.min(turns, fanOut.turns?.filter((turn) => turn <= turns).length ?? turns);
-        const branchAnswers = fanOut === undefined ? 0 : mostBranches(fanOut) * lengthCeiling(fanOut.output_tokens);
-        const deepest = dataset.system_prompt_tokens +
-            turns * lengthCeiling(dataset.message_tokens) +
-            (turns - fanOutTurns) * lengthCeiling(dataset.output_tokens) +
-            fanOutTurns * branchAnswers +
-            (fanOut === undefined ? 0 : lengthCeiling(fanOut.message_tokens));
-        if (deepest > configLimits.tokens)
-            problems.push({
-                path: ["cells", index, "dataset"],
-                message: `expected a deepest context of at most ${configLimits.tokens} tokens (the limit on token counts; see docs/config-reference.md#limits), got up to ${deepest} (system prompt + turns x (message + answer)${fanOut === undefined ? "" : ", a fan-out turn's answer its branches' answers"})`,
-            });
+            problems.push(...traceWindowProblems(dataset, index));
     });
     return problems;
 }
@@ -1740,29 +1926,17 @@ function sessionsInFlight(load) {
         }
     }
 }
-/**
- * A trace's window ends after it starts; a mapped trace's format is known (configured, or the path's
- * extension) and its model filter's column named.
- */
-function traceProblems(dataset, index) {
-    const problems = [];
-    if (dataset.type === "trace" && mappedTraceFormat(dataset) === null)
-        problems.push({
-            path: ["cells", index, "dataset", "format"],
-            message: `expected csv or jsonl (the path ${JSON.stringify(dataset.path)} does not end in .csv, .jsonl or .json), got nothing`,
-        });
-    if (dataset.type === "trace" && dataset.models !== undefined && dataset.columns.model === undefined)
-        problems.push({
-            path: ["cells", index, "dataset", "columns", "model"],
-            message: "expected the column of the model name (dataset.models filters on it), got nothing",
-        });
+/** A trace's window ends after it starts. */
+function traceWindowProblems(dataset, index) {
     const window = dataset.window;
-    if (window?.end_s !== undefined && window.end_s <= window.start_s)
-        problems.push({
-            path: ["cells", index, "dataset", "window", "end_s"],
-            message: `expected more than start_s (${window.start_s}), got ${window.end_s}`,
-        });
-    return problems;
+    return window?.end_s !== undefined && window.end_s <= window.start_s
+        ? [
+            {
+                path: ["cells", index, "dataset", "window", "end_s"],
+                message: `expected more than start_s (${window.start_s}), got ${window.end_s}`,
+            },
+        ]
+        : [];
 }
 /** Cell names key the results directories and the report, so they must be unique. */
 function duplicateCellNames(cells) {
@@ -1788,7 +1962,7 @@ function isSearchedCell(cell) {
     return cell.capacity !== undefined || cell.sweep !== undefined;
 }
 
-const noInterpolation = { templates: [], values: [] };
+const noInterpolation = { templates: []};
 const reference = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$\$/g;
 function interpolateEnvironment(value, env) {
     const fromEnvironment = new Map();
@@ -2357,4 +2531,4 @@ function locateNode(root, path, lineCounter) {
     return { line: position.line, column: position.col };
 }
 
-export { isTraceDataset as a, serverKindFacts as b, configLimits as c, defaultConfigFile as d, serverKinds as e, launchedServerKinds as f, isFileBacked as g, isSessionDataset as h, isSearchedCell as i, scoresAnswers as j, designedSharing as k, loadConfig as l, traceLayoutOf as m, noInterpolation as n, configSchema as o, parseConfigText as p, describeServer as q, requestsPerSessionInFlight as r, serverLifecycle as s, templateView as t, serverWarnings as u, describeDataset as v, meanBranches as w };
+export { assumedFileSessionTurns as A, configSchema as B, isTraceDataset as a, serverKinds as b, configLimits as c, defaultConfigFile as d, serverLifecycle as e, launchedServerKinds as f, isFileBacked as g, isSessionDataset as h, isSearchedCell as i, scoresAnswers as j, designedSharing as k, loadConfig as l, traceLayoutOf as m, noInterpolation as n, describeServer as o, parseConfigText as p, serverWarnings as q, requestsPerSessionInFlight as r, serverKindFacts as s, templateView as t, describeDataset as u, sessionShape as v, lengthMean as w, meanBranches as x, promptTokensMean as y, outputTokensMean as z };

@@ -1,6 +1,6 @@
-import { c as alternatingOrder, s as selectCells } from './interleaved.js';
-import { s as serverLifecycle } from './load.js';
-import { c as summarizeConfig, r as runsPerBlock, a as serverStartSeconds } from './session-metrics.js';
+import { s as selectCells } from './trace-replay.js';
+import { e as serverLifecycle } from './load.js';
+import { f as alternatingOrder, g as baselineStartGroups, h as baselineRunsPerStart, b as summarizeConfig, i as runsPerBlock, j as serverStartSeconds } from './interleaved.js';
 
 function planDevices(work, options) {
     if (options.devices.length === 0)
@@ -8,42 +8,70 @@ function planDevices(work, options) {
     if (new Set(options.devices).size !== options.devices.length)
         throw new Error(`planDevices: a device is listed twice (${options.devices.join(", ")})`);
     const k = Math.max(1, Math.floor(options.runsPerBlock));
-    const byCell = new Map();
-    for (const entry of work) {
-        if (entry.runs <= 0)
-            continue;
-        if (!options.sides.includes(entry.side))
-            throw new Error(`planDevices: side "${entry.side}" is not one of ${options.sides.join(", ")}`);
-        const sides = byCell.get(entry.cell) ?? new Map();
-        byCell.set(entry.cell, sides);
-        if (sides.has(entry.side))
-            throw new Error(`planDevices: cell "${entry.cell}" has side "${entry.side}" twice`);
-        sides.set(entry.side, entry);
+    const cells = new CellWork(work, options, k);
+    const assigned = assignPieces(cells.pieces(), options.devices.length);
+    const devices = options.devices.map((device, position) => deviceTimeline(device, position, assigned[position].sort((a, b) => a.cellOrder - b.cellOrder || a.from - b.from), { ...options, runsPerBlock: k }, (cell, side, from, to) => cells.runsOf(cell, side, from, to), (cell, side) => cells.entry(cell, side)));
+    const wallClockMinutes = Math.max(0, ...devices.map((timeline) => timeline.endAt));
+    return {
+        devices,
+        wallClockMinutes,
+        serverStarts: devices.reduce((sum, timeline) => sum + timeline.serverStarts, 0),
+        gpuMinutes: devices.reduce((sum, timeline) => sum + timeline.busyMinutes, 0),
+        reservedGpuMinutes: options.devices.length * wallClockMinutes,
+    };
+}
+/** The work by cell and side (checked: known sides, each once per cell), its run ranges and their weights. */
+class CellWork {
+    options;
+    k;
+    byCell = new Map();
+    constructor(work, options, 
+    /** Runs per side per group of the alternation. */
+    k) {
+        this.options = options;
+        this.k = k;
+        for (const entry of work) {
+            if (entry.runs <= 0)
+                continue;
+            if (!options.sides.includes(entry.side))
+                throw new Error(`planDevices: side "${entry.side}" is not one of ${options.sides.join(", ")}`);
+            const sides = this.byCell.get(entry.cell) ?? new Map();
+            this.byCell.set(entry.cell, sides);
+            if (sides.has(entry.side))
+                throw new Error(`planDevices: cell "${entry.cell}" has side "${entry.side}" twice`);
+            sides.set(entry.side, entry);
+        }
     }
-    const cells = [...byCell.keys()];
-    const runsOf = (cell, side, from, to) => {
-        const entry = byCell.get(cell).get(side);
+    entry(cell, side) {
+        return this.byCell.get(cell).get(side);
+    }
+    /** The runs [from, to) of a side in a range of its cell's run indices, or null when it has none there. */
+    runsOf(cell, side, from, to) {
+        const entry = this.entry(cell, side);
         if (!entry)
             return null;
         const a = Math.max(from, entry.firstRun);
         const b = Math.min(to, entry.firstRun + entry.runs);
         return b > a ? [a, b] : null;
-    };
-    // A piece's minutes on its device: its runs, plus the starts it adds there where starts are per cell
-    // or per run (per-side starts are the device's, whatever it holds).
-    const weightOf = (cell, from, to) => {
+    }
+    /**
+     * A piece's minutes on its device: its runs, plus the starts it adds there where starts are per cell
+     * or per run (per-side starts are the device's, whatever it holds).
+     */
+    weightOf(cell, from, to) {
+        const options = this.options;
         let minutes = 0;
         let runs = 0;
         let sidesWithRuns = 0;
         for (const side of options.sides) {
-            const range = runsOf(cell, side, from, to);
+            const range = this.runsOf(cell, side, from, to);
             if (!range)
                 continue;
-            minutes += (range[1] - range[0]) * byCell.get(cell).get(side).minutesPerRun;
+            minutes += (range[1] - range[0]) * this.entry(cell, side).minutesPerRun;
             runs += range[1] - range[0];
             sidesWithRuns++;
         }
-        const groups = Math.ceil(to / k) - Math.floor(from / k);
+        const groups = Math.ceil(to / this.k) - Math.floor(from / this.k);
         const starts = options.lifecycle === "per-run"
             ? runs
             : options.lifecycle === "per-cell"
@@ -52,31 +80,37 @@ function planDevices(work, options) {
                     : 1
                 : 0;
         return minutes + starts * options.startMinutes;
-    };
-    // Pieces: a cell whole, or (splitCells) in contiguous run ranges when it alone exceeds a device's share.
-    const ranges = cells.map((cell) => {
-        const entries = [...byCell.get(cell).values()];
-        const from = Math.min(...entries.map((entry) => entry.firstRun));
-        const to = Math.max(...entries.map((entry) => entry.firstRun + entry.runs));
-        return { from, to, weight: weightOf(cell, from, to) };
-    });
-    const share = ranges.reduce((sum, range) => sum + range.weight, 0) / options.devices.length;
-    const pieces = [];
-    cells.forEach((cell, cellOrder) => {
-        const { from, to, weight } = ranges[cellOrder];
-        const parts = options.splitCells === true && share > 0
-            ? Math.min(to - from, Math.max(1, Math.ceil(weight / share - 1e-9)))
-            : 1;
-        for (let part = 0; part < parts; part++) {
-            const a = from + Math.floor(((to - from) * part) / parts);
-            const b = from + Math.floor(((to - from) * (part + 1)) / parts);
-            if (b > a)
-                pieces.push({ cellOrder, cell, from: a, to: b, weight: weightOf(cell, a, b) });
-        }
-    });
-    // Longest piece first, to the device with the least work (ties: the earlier device).
-    const loads = options.devices.map(() => 0);
-    const assigned = options.devices.map(() => []);
+    }
+    /** Pieces: a cell whole, or (splitCells) in contiguous run ranges when it alone exceeds a device's share. */
+    pieces() {
+        const cells = [...this.byCell.keys()];
+        const ranges = cells.map((cell) => {
+            const entries = [...this.byCell.get(cell).values()];
+            const from = Math.min(...entries.map((entry) => entry.firstRun));
+            const to = Math.max(...entries.map((entry) => entry.firstRun + entry.runs));
+            return { from, to, weight: this.weightOf(cell, from, to) };
+        });
+        const share = ranges.reduce((sum, range) => sum + range.weight, 0) / this.options.devices.length;
+        const pieces = [];
+        cells.forEach((cell, cellOrder) => {
+            const { from, to, weight } = ranges[cellOrder];
+            const parts = this.options.splitCells === true && share > 0
+                ? Math.min(to - from, Math.max(1, Math.ceil(weight / share - 1e-9)))
+                : 1;
+            for (let part = 0; part < parts; part++) {
+                const a = from + Math.floor(((to - from) * part) / parts);
+                const b = from + Math.floor(((to - from) * (part + 1)) / parts);
+                if (b > a)
+                    pieces.push({ cellOrder, cell, from: a, to: b, weight: this.weightOf(cell, a, b) });
+            }
+        });
+        return pieces;
+    }
+}
+/** Longest piece first, to the device with the least work (ties: the earlier device). */
+function assignPieces(pieces, deviceCount) {
+    const loads = Array.from({ length: deviceCount }, () => 0);
+    const assigned = Array.from({ length: deviceCount }, () => []);
     const order = pieces
         .map((piece, index) => ({ piece, index }))
         .sort((a, b) => b.piece.weight - a.piece.weight || a.index - b.index);
@@ -88,15 +122,7 @@ function planDevices(work, options) {
         assigned[best].push(piece);
         loads[best] += piece.weight;
     }
-    const devices = options.devices.map((device, position) => deviceTimeline(device, position, assigned[position].sort((a, b) => a.cellOrder - b.cellOrder || a.from - b.from), { ...options, runsPerBlock: k }, runsOf, (cell, side) => byCell.get(cell).get(side)));
-    const wallClockMinutes = Math.max(0, ...devices.map((timeline) => timeline.endAt));
-    return {
-        devices,
-        wallClockMinutes,
-        serverStarts: devices.reduce((sum, timeline) => sum + timeline.serverStarts, 0),
-        gpuMinutes: devices.reduce((sum, timeline) => sum + timeline.busyMinutes, 0),
-        reservedGpuMinutes: options.devices.length * wallClockMinutes,
-    };
+    return assigned;
 }
 function deviceTimeline(device, position, pieces, options, runsOf, entryOf) {
     const k = options.runsPerBlock;
@@ -166,6 +192,9 @@ function deviceTimeline(device, position, pieces, options, runsOf, entryOf) {
     return { device, blocks: planned, serverStarts: starts, busyMinutes: busy, endAt: clock };
 }
 
+function spendMeter(limitMinutes, now) {
+    return { limitMinutes, spentMinutes: 0, inFlightMinutes: 0, now };
+}
 /** The plan of a step (pure: what measureOnDevices executes). */
 function planStep(options) {
     const { config, step } = options;
@@ -210,6 +239,15 @@ async function measureOnDevices(options) {
         for (const block of timeline.blocks) {
             if (stop())
                 return;
+            const planned = block.endAt - block.startAt;
+            const meter = options.budget;
+            if (meter && meter.spentMinutes + meter.inFlightMinutes + planned > meter.limitMinutes + 1e-9) {
+                meter.onCut?.(planned, meter.spentMinutes);
+                return;
+            }
+            const started = meter?.now();
+            if (meter)
+                meter.inFlightMinutes += planned;
             const first = block.runs[0];
             const uniform = block.runs.every((runs) => runs.firstRun === first.firstRun && runs.runs === first.runs);
             try {
@@ -233,6 +271,12 @@ async function measureOnDevices(options) {
                 failed = true;
                 throw error;
             }
+            finally {
+                if (meter && started !== undefined) {
+                    meter.inFlightMinutes -= planned;
+                    meter.spentMinutes += Math.max(0, meter.now() - started) / 60_000;
+                }
+            }
         }
     }));
     const failure = outcomes.find((outcome) => outcome.status === "rejected");
@@ -254,17 +298,69 @@ function firstLookPlans(config, devices, traces) {
     ];
     const one = [{ side: "candidate", config: onDevices }];
     const { min, baseline } = config.repeats;
-    const plan = (sides, runs) => planStep({
-        sides,
-        step: { firstRun: 0, runs, cells: null },
-        config: onDevices,
-        ...(traces ? { traces } : {}),
-    });
+    const plan = (sides, step) => planStep({ sides, step, config: onDevices, ...(traces ? { traces } : {}) });
+    const first = { firstRun: 0, cells: null };
     return [
-        { mode: "interleaved", runs: min, devices: count, plan: plan(both, min) },
-        { mode: "stored", runs: min, devices: count, plan: plan(one, min) },
-        { mode: "baseline", runs: baseline, devices: count, plan: plan(one, baseline) },
+        { mode: "interleaved", runs: min, devices: count, plan: plan(both, { ...first, runs: min }) },
+        { mode: "stored", runs: min, devices: count, plan: plan(one, { ...first, runs: min }) },
+        {
+            mode: "baseline",
+            runs: baseline,
+            devices: count,
+            plan: stepsInTurn(baselineSteps(onDevices, baseline, null).map((step) => plan(one, step))),
+        },
     ];
 }
+/**
+ * A baseline job's runs as measuring steps, one after the other, each its own server starts
+ * (docs/compare.md, "Server starts"): `baselineStartGroups` of `baselineRunsPerStart` runs, so that the
+ * job records at least two starts a side and main's history measures the start level.
+ */
+function baselineSteps(config, runs, cells) {
+    let firstRun = 0;
+    return baselineStartGroups(runs, baselineRunsPerStart(config, runs)).map((count) => {
+        const step = { firstRun, runs: count, cells };
+        firstRun += count;
+        return step;
+    });
+}
+/**
+ * Plans of steps measured one after the other, as one plan: each step starts when the one before ends
+ * (every plan lists the same devices, in order).
+ */
+function stepsInTurn(plans) {
+    let offset = 0;
+    const devices = [];
+    for (const plan of plans) {
+        const at = offset;
+        const later = (entry) => ({
+            ...entry,
+            startAt: entry.startAt + at,
+            endAt: entry.endAt + at,
+        });
+        plan.devices.forEach((timeline, position) => {
+            const blocks = timeline.blocks.map((block) => ({ ...later(block), runs: block.runs.map(later) }));
+            const into = devices[position];
+            if (into === undefined)
+                devices.push({ ...timeline, blocks, endAt: timeline.endAt + at });
+            else {
+                into.blocks.push(...blocks);
+                into.serverStarts += timeline.serverStarts;
+                into.busyMinutes += timeline.busyMinutes;
+                if (blocks.length > 0)
+                    into.endAt = timeline.endAt + at;
+            }
+        });
+        offset += plan.wallClockMinutes;
+    }
+    const sum = (pick) => plans.reduce((total, plan) => total + pick(plan), 0);
+    return {
+        devices,
+        wallClockMinutes: offset,
+        serverStarts: sum((plan) => plan.serverStarts),
+        gpuMinutes: sum((plan) => plan.gpuMinutes),
+        reservedGpuMinutes: sum((plan) => plan.reservedGpuMinutes),
+    };
+}
 
-export { firstLookPlans as f, measureOnDevices as m };
+export { baselineSteps as b, firstLookPlans as f, measureOnDevices as m, spendMeter as s };

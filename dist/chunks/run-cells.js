@@ -1,15 +1,15 @@
-import { f as launchedServerKinds, e as serverKinds, b as serverKindFacts, t as templateView, s as serverLifecycle, n as noInterpolation, g as isFileBacked, h as isSessionDataset, j as scoresAnswers, r as requestsPerSessionInFlight, a as isTraceDataset, k as designedSharing } from './load.js';
+import { f as launchedServerKinds, b as serverKinds, s as serverKindFacts, t as templateView, e as serverLifecycle, n as noInterpolation, g as isFileBacked, h as isSessionDataset, j as scoresAnswers, r as requestsPerSessionInFlight, a as isTraceDataset, k as designedSharing } from './load.js';
 import { b as systemClock, d as dockerExec, c as dockerCliOfRecord, f as isGroupAlive, g as terminateGroup, j as execFileCapture, t as toolVersion, a as toolName, k as dockerCliOf, l as trackLaunchedServer, m as trackLaunching, u as untrackLaunchedServer, F as FailureError, n as epochMsOf, I as InputError } from './version.js';
 import require$$2$1, { randomUUID, createHash } from 'node:crypto';
 import require$$0$8, { readFile, mkdir, open, stat, rm, writeFile, rename } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import require$$1$4, { dirname, join } from 'node:path';
 import { o as object, s as string, n as number, u as union, a as array, _ as _enum, l as literal, r as record, d as unknown, e as looseObject } from './schemas.js';
-import { D as createRedactor, E as redactValue, G as cacheConfigFromMetrics, H as parsePrometheusText, g as largest, I as kindEntry, S as ServerStartError, J as diagnoseLog, c as collectJobSecrets, K as runExternalTask, L as summarizeServerMetrics } from './secrets.js';
+import { a4 as cacheConfigFromMetrics, a5 as parsePrometheusText, a6 as classifyChunk, a7 as chunkCarriesAnswer, a8 as answerTextOf, a9 as chunkCarriesToolCalls, aa as ToolCallAssembler, ab as reasoningFieldOf, ac as chunkCarriesReasoning, ad as chunkKindOf, ae as requestRecordSchemaVersion, af as cellSchedule, ag as runExternalTask, ah as summarize, B as requestLatencies, ai as computeRunMetrics, aj as summarizeServerMetrics, n as runFileSchema, ak as runFileSchemaVersion, al as scheduleCondition, am as computeSessionMetrics } from './interleaved.js';
+import { k as kindEntry, S as ServerStartError, d as diagnoseLog } from './job-outbound.js';
 import require$$0$3, { createConnection, createServer } from 'node:net';
-import { mkdirSync, createWriteStream, openSync, writeSync, fsyncSync, closeSync, writeFileSync, readdirSync } from 'node:fs';
-import { h as newServerStart, b as reachedServerStart, j as collectOutputs, k as computeGuards } from './server-start.js';
-import { t as classifyChunk, u as chunkCarriesAnswer, v as answerTextOf, w as chunkCarriesToolCalls, T as ToolCallAssembler, x as reasoningFieldOf, y as chunkCarriesReasoning, z as chunkKindOf, A as requestRecordSchemaVersion, B as cellSchedule, C as summarize, m as requestLatencies, D as computeRunMetrics, E as computeSessionMetrics, h as runFileSchema, F as runFileSchemaVersion, G as scheduleCondition } from './session-metrics.js';
+import { mkdirSync, createWriteStream, openSync, writeSync, fsyncSync, closeSync, readdirSync } from 'node:fs';
+import { l as largest, S as newServerStart, d as reachedServerStart, T as specDecodeValue, V as collectOutputs, W as computeGuards } from './format.js';
 import require$$0, { setMaxListeners } from 'node:events';
 import require$$5$1, { performance as performance$1, monitorEventLoopDelay } from 'node:perf_hooks';
 import require$$0$1 from 'node:assert';
@@ -28,11 +28,10 @@ import require$$1$2 from 'node:async_hooks';
 import require$$1$3 from 'node:console';
 import require$$2$2 from 'node:timers';
 import require$$1$5 from 'node:dns';
-import { e as randomWords, f as defaultTokenModel, g as shuffledIndexes, h as drawLength, i as sessionSource, C as Conversation, w as wordsForPrompt, j as wordsForPart, r as readDatasetFile, m as maxTraceArrivals, k as scoreAnswer, S as ScorerError, l as maxToolRoundsPerTurn, s as selectCells, b as describeTraceRead, t as traceReplay } from './interleaved.js';
+import { b as randomWords, c as defaultTokenModel, C as Conversation, f as fileSessions, e as shuffledIndexes, g as sessionFanOuts, h as fileSessionScript, i as drawLength, j as sessionDraws, w as wordsForPrompt, k as wordsForPart, l as sessionToolDefinitions, m as traceArrivals, r as readDatasetFile, n as maxTraceArrivals, o as scoreAnswer, S as ScorerError, p as maxToolRoundsPerTurn, s as selectCells, a as describeTraceRead, t as traceReplay } from './trace-replay.js';
 import { c as createRng } from './random.js';
 import { n as numberWords } from './number-words.js';
 import { v as vllmLatencyPhases, c as latencyStatistics, b as latencyStatisticSpec } from './metric-names.js';
-import { o as specDecodeValue } from './format.js';
 
 /**
  * The list of servers this job started and has not stopped yet. The action's main step and the CLI write
@@ -369,15 +368,13 @@ object({
     }),
     configHash: nullableString,
 });
+/**
+ * The conditions of a run as the server and the config state them. The config's fields arrive as
+ * templates (templateView); any secret value still found anywhere (a server echoing it in /v1/models or
+ * its cache config, an engine flag built from it) is recorded as its reference `${NAME}` by the runner,
+ * through the job's output seam (outbound.ts `references`).
+ */
 function buildFingerprint(facts) {
-    const fingerprint = collectConditions(facts);
-    const environment = facts.environment ?? [];
-    if (environment.length === 0)
-        return fingerprint;
-    const references = createRedactor(environment.map((entry) => ({ value: entry.value, mark: `\${${entry.name}}` })));
-    return redactValue(fingerprint, references);
-}
-function collectConditions(facts) {
     const served = facts.probes.servedModels;
     const primary = served.find((model) => model.id === facts.model.name) ?? served[0];
     return {
@@ -600,7 +597,6 @@ async function collectFingerprint(sources) {
         device: sources.device ?? null,
         env: sources.env,
         configHash: sources.configHash ?? null,
-        environment: sources.environment,
     });
 }
 
@@ -709,95 +705,123 @@ const readinessReportEveryMs = 10_000;
  * will not accept them later.
  */
 async function waitForReady(options) {
-    const { clock } = options;
-    const started = clock.now();
-    const startedAt = clock.wallTime();
-    let exitReason;
-    const stopPolling = new AbortController();
-    void options.exited.then(({ reason }) => {
-        exitReason = reason;
-        stopPolling.abort();
-    });
-    let healthy = false;
-    let lastProblem = "no answer yet";
+    const wait = new ReadinessPoll(options);
     const stopReporting = new AbortController();
-    const onWaiting = options.onWaiting;
-    if (onWaiting) {
-        const everyMs = options.reportEveryMs ?? readinessReportEveryMs;
-        void (async () => {
-            for (;;) {
-                await clock.sleep(everyMs, stopReporting.signal);
-                if (stopReporting.signal.aborted)
-                    return;
-                onWaiting({
-                    baseUrl: options.target.baseUrl,
-                    awaiting: healthy ? "GET /v1/models to list a model" : "GET /health to answer 200",
-                    startedAt,
-                    elapsedMs: clock.now() - started,
-                    lastProblem,
-                    timeoutMs: options.timeoutMs,
-                });
-            }
-        })();
-    }
+    if (options.onWaiting)
+        wait.report(options.onWaiting, stopReporting.signal);
     try {
-        return await poll();
+        return await wait.poll();
     }
     finally {
         stopReporting.abort();
     }
-    async function poll() {
+}
+/** One wait for readiness: what it awaits, the last probe's problem, and the server's exit once known. */
+class ReadinessPoll {
+    options;
+    started;
+    startedAt;
+    exitReason;
+    stopPolling = new AbortController();
+    healthy = false;
+    lastProblem = "no answer yet";
+    constructor(options) {
+        this.options = options;
+        this.started = options.clock.now();
+        this.startedAt = options.clock.wallTime();
+        void options.exited.then(({ reason }) => {
+            this.exitReason = reason;
+            this.stopPolling.abort();
+        });
+    }
+    /** Says where the wait stands every `reportEveryMs` until `stop` aborts. */
+    report(onWaiting, stop) {
+        const { clock } = this.options;
+        const everyMs = this.options.reportEveryMs ?? readinessReportEveryMs;
+        void (async () => {
+            for (;;) {
+                await clock.sleep(everyMs, stop);
+                if (stop.aborted)
+                    return;
+                onWaiting({
+                    baseUrl: this.options.target.baseUrl,
+                    awaiting: this.healthy ? "GET /v1/models to list a model" : "GET /health to answer 200",
+                    startedAt: this.startedAt,
+                    elapsedMs: clock.now() - this.started,
+                    lastProblem: this.lastProblem,
+                    timeoutMs: this.options.timeoutMs,
+                });
+            }
+        })();
+    }
+    async poll() {
+        const { clock, timeoutMs, pollMs } = this.options;
         for (;;) {
             // Let an already-settled exit win over one more probe.
             await Promise.resolve();
-            if (exitReason !== undefined) {
-                return { ready: false, reason: "exited", detail: exitReason, waitedMs: clock.now() - started };
+            if (this.exitReason !== undefined) {
+                return {
+                    ready: false,
+                    reason: "exited",
+                    detail: this.exitReason,
+                    waitedMs: clock.now() - this.started,
+                };
             }
-            try {
-                if (!healthy) {
-                    const status = await getStatus(options.target, "/health");
-                    if (isUnauthorizedStatus(status))
-                        return unauthorized("GET /health", status, options.target, started, clock);
-                    healthy = status === 200;
-                    lastProblem = `/health answered HTTP ${status}`;
-                }
-                if (healthy) {
-                    const models = await getServedModels(options.target);
-                    if (models.length > 0) {
-                        const waitedMs = clock.now() - started;
-                        if (options.expectedModel !== undefined &&
-                            !models.some((model) => model.id === options.expectedModel)) {
-                            return {
-                                ready: false,
-                                reason: "wrong-model",
-                                detail: `the server serves ${models.map((model) => `"${model.id}"`).join(", ")} but model.name is "${options.expectedModel}"`,
-                                waitedMs,
-                            };
-                        }
-                        return { ready: true, models, waitedMs };
-                    }
-                    lastProblem = "/v1/models listed no model";
-                }
-            }
-            catch (error) {
-                if (error instanceof ProbeStatusError && isUnauthorizedStatus(error.status)) {
-                    return unauthorized("GET /v1/models", error.status, options.target, started, clock);
-                }
-                lastProblem = describeProbeError(error, options.target.baseUrl);
-            }
-            if (exitReason !== undefined)
+            const outcome = await this.probe();
+            if (outcome !== null)
+                return outcome;
+            if (this.exitReason !== undefined)
                 continue;
-            const elapsed = clock.now() - started;
-            if (elapsed >= options.timeoutMs) {
+            const elapsed = clock.now() - this.started;
+            if (elapsed >= timeoutMs) {
                 return {
                     ready: false,
                     reason: "timeout",
-                    detail: `not ready after ${Math.round(elapsed / 1000)} s (last probe: ${lastProblem})`,
+                    detail: `not ready after ${Math.round(elapsed / 1000)} s (last probe: ${this.lastProblem})`,
                     waitedMs: elapsed,
                 };
             }
-            await clock.sleep(Math.min(options.pollMs, Math.max(0, options.timeoutMs - elapsed)), stopPolling.signal);
+            await clock.sleep(Math.min(pollMs, Math.max(0, timeoutMs - elapsed)), this.stopPolling.signal);
         }
+    }
+    /** One probe: /health until it answers 200, then /v1/models; the outcome once there is one, else null. */
+    async probe() {
+        const { target, clock } = this.options;
+        try {
+            if (!this.healthy) {
+                const status = await getStatus(target, "/health");
+                if (isUnauthorizedStatus(status))
+                    return unauthorized("GET /health", status, target, this.started, clock);
+                this.healthy = status === 200;
+                this.lastProblem = `/health answered HTTP ${status}`;
+            }
+            if (this.healthy) {
+                const models = await getServedModels(target);
+                if (models.length > 0)
+                    return this.served(models);
+                this.lastProblem = "/v1/models listed no model";
+            }
+        }
+        catch (error) {
+            if (error instanceof ProbeStatusError && isUnauthorizedStatus(error.status))
+                return unauthorized("GET /v1/models", error.status, target, this.started, clock);
+            this.lastProblem = describeProbeError(error, target.baseUrl);
+        }
+        return null;
+    }
+    /** Ready, unless the server does not serve the model the load will request. */
+    served(models) {
+        const waitedMs = this.options.clock.now() - this.started;
+        const expected = this.options.expectedModel;
+        if (expected !== undefined && !models.some((model) => model.id === expected)) {
+            return {
+                ready: false,
+                reason: "wrong-model",
+                detail: `the server serves ${models.map((model) => `"${model.id}"`).join(", ")} but model.name is "${expected}"`,
+                waitedMs,
+            };
+        }
+        return { ready: true, models, waitedMs };
     }
 }
 /**
@@ -831,36 +855,37 @@ function describeProbeError(error, baseUrl) {
 
 const tailCapacity = 200;
 /**
- * The server's output, redacted line by line before it touches the disk, with the latest lines kept in
- * memory for failure messages and cause detection.
+ * The server's output, written line by line through the job's output seam (cleaned before it touches the
+ * disk), with the latest cleaned lines kept in memory for failure messages and cause detection.
  */
 class ServerLog {
     path;
-    #redactor;
     #stream;
+    /** Takes a raw line; receives it cleaned. */
+    #write;
     #tail = [];
     #listeners = new Set();
     #closed = false;
     #openedAt = performance.now();
-    constructor(path, redactor) {
+    constructor(path, outbound) {
         this.path = path;
-        this.#redactor = redactor;
         mkdirSync(dirname(path), { recursive: true });
         this.#stream = createWriteStream(path, { flags: "a" });
         // A failing log disk must not take the measurement down with it.
         this.#stream.on("error", () => { });
+        this.#write = outbound.through((clean) => {
+            this.#tail.push(clean);
+            if (this.#tail.length > tailCapacity)
+                this.#tail.shift();
+            if (!this.#closed)
+                this.#stream.write(`${clean}\n`);
+            for (const listener of this.#listeners)
+                listener(clean);
+        });
     }
-    redact = (text) => this.#redactor.redact(text);
     /** Adds one line (the launcher's own notes go here too, prefixed so they stand out). */
     line(text) {
-        const clean = this.#redactor.redact(text.replace(/\r$/, ""));
-        this.#tail.push(clean);
-        if (this.#tail.length > tailCapacity)
-            this.#tail.shift();
-        if (!this.#closed)
-            this.#stream.write(`${clean}\n`);
-        for (const listener of this.#listeners)
-            listener(clean);
+        this.#write(text.replace(/\r$/, ""));
     }
     /** The launcher's own notes, with the seconds since the log was opened (start-up and teardown timings). */
     note(text) {
@@ -1131,7 +1156,7 @@ const logTailLines = 5;
  * Starts one server of the provider's kind and waits until it is ready: checks the API key and the port,
  * launches through the kind's registry entry (recording it for signal handlers and the post step),
  * waits for /health and /v1/models, and returns the session with its one teardown. A failure is a
- * ServerStartError with the redacted log's diagnosis; nothing it started is left running.
+ * ServerStartError with the (cleaned) log's diagnosis; nothing it started is left running.
  */
 async function startServerSession(setup, context, startIndex, 
 /** The provider's set of teardowns of servers not yet stopped; the session adds and removes its own. */
@@ -1148,15 +1173,15 @@ live) {
     const launchedStart = serverKindFacts[serverConfig.kind].launchesProcess ? newServerStart(clock) : null;
     const apiKeyName = serverConfig.api_key_env;
     const apiKey = apiKeyName ? env[apiKeyName] : undefined;
-    const redactor = setup.secrets.redactor;
     const logName = `server-${context.cell}${device ? `-device${device.spec.replaceAll(",", "-")}` : ""}${context.run === undefined ? "" : `-run${context.run}`}.log`;
-    const log = new ServerLog(join(setup.logDir ?? context.logDir, logName), redactor);
+    const log = new ServerLog(join(setup.logDir ?? context.logDir, logName), setup.outbound);
+    // Warnings, progress lines and errors leave through the job's root, which writes them through the seam.
     const noteWarning = (message) => {
         log.note(`warning: ${message}`);
-        setup.warn(redactor.redact(message));
+        setup.warn(message);
     };
     const fail = (summary, stage) => new ServerStartError({
-        summary: redactor.redact(summary),
+        summary,
         stage,
         diagnosis: diagnoseLog(log.lastLines(50)),
         lastLogLines: log.lastLines(20),
@@ -1301,10 +1326,10 @@ live) {
         clock,
         exited: Promise.race([launched.exited, stopRequested]),
         expectedModel: setup.model.name,
-        onWaiting: (wait) => setup.progress(redactor.redact(`${context.cell}: ${formatReadinessWait(wait, {
+        onWaiting: (wait) => setup.progress(`${context.cell}: ${formatReadinessWait(wait, {
             seconds: serverConfig.startup_timeout_s,
             name: "server.startup_timeout_s, from the launch",
-        })}`)),
+        })}`),
     });
     if (!outcome.ready) {
         log.note(`not ready: ${outcome.detail}`);
@@ -1324,7 +1349,6 @@ live) {
         id,
         start: launchedStart ?? reachedServerStart(launched.baseUrl, clock, setup.serverStartId),
         logFile: log.path,
-        redact: redactor.redact,
         servedModels: outcome.models,
         readyAfterMs: outcome.waitedMs,
         endpoint: { baseUrl: launched.baseUrl, metricsUrl: launched.metricsUrl, ...(apiKey ? { apiKey } : {}) },
@@ -1352,7 +1376,6 @@ live) {
                 device: device?.spec ?? null,
                 env,
                 configHash: setup.configHash,
-                environment: setup.secrets.named,
             });
             return fingerprint;
         },
@@ -1419,8 +1442,7 @@ function createServerProvider(serverConfig, options) {
             model: templateView(options.model, interpolation.templates, ["model"]),
             sampling: templateView(options.sampling ?? null, interpolation.templates, ["sampling"]),
         },
-        secrets: options.secrets ??
-            collectJobSecrets({ env, configs: [{ config: { server: serverConfig }, interpolation }] }),
+        outbound: options.outbound,
         lifecycle: serverLifecycle({ server: serverConfig }),
         env,
         clock,
@@ -41514,9 +41536,46 @@ class RequestTimeoutError extends Error {
  */
 function createStreamClient(options) {
     const url = new URL(options.baseUrl);
-    const pathPrefix = url.pathname.replace(/\/+$/, "");
-    const pool = new undiciExports.Pool(url.origin, {
-        connections: options.connections,
+    const target = {
+        pool: loadPool(url.origin, options.connections),
+        pathPrefix: url.pathname.replace(/\/+$/, ""),
+        headers: streamHeaders(options.apiKey),
+        baseUrl: options.baseUrl,
+    };
+    const exchanges = {
+        baseUrl: options.baseUrl,
+        sockets: new SocketCount(),
+        active: new Set(),
+    };
+    /** Aborts the connection-priming GETs (abortAll, close). */
+    let primeAbort = new AbortController();
+    return {
+        stream: (request) => new Promise((resolve) => new StreamExchange(request, exchanges, resolve).dispatch(target)),
+        inFlight: () => [...exchanges.active].map((exchange) => exchange.view()),
+        get onSocket() {
+            return exchanges.sockets.now;
+        },
+        get peakOnSocket() {
+            return exchanges.sockets.peak;
+        },
+        resetPeak() {
+            exchanges.sockets.peak = exchanges.sockets.now;
+        },
+        abortAll() {
+            for (const exchange of [...exchanges.active])
+                exchange.cancel();
+            primeAbort.abort(new Error("the run was interrupted"));
+            primeAbort = new AbortController();
+        },
+        prime: (count, primePath = "/health") => primeConnections$1(target, count, primePath, primeAbort.signal),
+        async close() {
+            await target.pool.destroy();
+        },
+    };
+}
+function loadPool(origin, connections) {
+    return new undiciExports.Pool(origin, {
+        connections,
         pipelining: 1,
         // Our own per-request deadline applies; undici's idle timeouts would cut long generations.
         headersTimeout: 0,
@@ -41524,65 +41583,238 @@ function createStreamClient(options) {
         keepAliveTimeout: 60_000,
         keepAliveMaxTimeout: 600_000,
     });
-    const baseHeaders = {
+}
+function streamHeaders(apiKey) {
+    return {
         "content-type": "application/json",
         accept: "text/event-stream",
+        // The reader parses the bytes as they come: a compressed stream cannot be timed chunk by chunk.
+        "accept-encoding": "identity",
+        ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
     };
-    // The reader parses the bytes as they come: a compressed stream cannot be timed chunk by chunk.
-    baseHeaders["accept-encoding"] = "identity";
-    if (options.apiKey)
-        baseHeaders.authorization = `Bearer ${options.apiKey}`;
-    /** Aborts the connection-priming GETs (abortAll, close). */
-    let primeAbort = new AbortController();
-    let onSocket = 0;
-    let peakOnSocket = 0;
-    /** Requests not yet settled: their cancel function, and how to see where they are. */
-    const active = new Map();
-    const stream = (request) => new Promise((resolve) => {
-        const reader = new CompletionStreamReader(request.perChunkUsage === true, request.expectedChunks);
-        const capture = request.keepOutput === true
-            ? new OutputCapture()
-            : request.keepOutput === "text"
-                ? new OutputCapture({ textOnly: true })
-                : null;
-        reader.capture = capture;
-        const sentAt = performance$1.now();
-        let onSocketAt = null;
-        let headersAt = null;
-        let status = null;
-        let errorBody = null;
-        let errorBodyBytes = 0;
-        let contentType = null;
-        let controller = null;
-        let settled = false;
-        let holdsSocket = false;
-        let timedOut = false;
-        const releaseSocket = () => {
-            if (holdsSocket) {
-                holdsSocket = false;
-                onSocket--;
-            }
+}
+/**
+ * Opens `count` connections with concurrent GETs of `path`, each within primeTimeoutMs (or until `abort`):
+ * how many answered, and why the first that did not.
+ */
+async function primeConnections$1(target, count, path, abort) {
+    const deadline = AbortSignal.timeout(primeTimeoutMs);
+    const signal = AbortSignal.any([deadline, abort]);
+    // Every priming request listens on this one signal: that many listeners are expected, not a leak.
+    setMaxListeners(count + 10, signal);
+    let problem = null;
+    const answers = await Promise.all(Array.from({ length: count }, () => target.pool
+        .request({
+        path: target.pathPrefix + path,
+        method: "GET",
+        headers: target.headers,
+        signal,
+        headersTimeout: primeTimeoutMs,
+        bodyTimeout: primeTimeoutMs,
+    })
+        .then(async (response) => {
+        await response.body.dump({ limit: 64 * 1024, signal });
+        return 1;
+    })
+        .catch((error) => {
+        problem ??= deadline.aborted
+            ? `GET ${path} did not answer within ${primeTimeoutMs} ms (the connection-priming deadline)`
+            : signal.aborted
+                ? "connection priming was interrupted"
+                : `GET ${path} failed: ${describeTransportError(error, target.baseUrl)}`;
+        return 0;
+    })));
+    return { answered: answers.reduce((sum, value) => sum + value, 0), problem };
+}
+/** The connections a client's requests hold now (on the wire), and the most at once. */
+class SocketCount {
+    now = 0;
+    peak = 0;
+    take() {
+        this.now++;
+        if (this.now > this.peak)
+            this.peak = this.now;
+    }
+    release() {
+        this.now--;
+    }
+}
+/**
+ * One streamed request from its dispatch to its outcome, as undici's raw dispatch handler: it times the
+ * request, feeds the chunks to the reader, keeps an error status's body (up to errorBodyLimitBytes), and
+ * settles once, on the response's end, a transport error, its deadline or a cancel.
+ */
+class StreamExchange {
+    request;
+    context;
+    resolve;
+    reader;
+    capture;
+    sentAt;
+    onSocketAt = null;
+    headersAt = null;
+    status = null;
+    /** The body of an error status (not 200), as far as it is kept; null for a stream. */
+    errorBody = null;
+    errorBodyBytes = 0;
+    contentType = null;
+    controller = null;
+    settled = false;
+    holdsSocket = false;
+    stopped = false;
+    timer;
+    constructor(request, context, resolve) {
+        this.request = request;
+        this.context = context;
+        this.resolve = resolve;
+        this.reader = new CompletionStreamReader(request.perChunkUsage === true, request.expectedChunks);
+        this.capture =
+            request.keepOutput === true
+                ? new OutputCapture()
+                : request.keepOutput === "text"
+                    ? new OutputCapture({ textOnly: true })
+                    : null;
+        this.reader.capture = this.capture;
+        this.sentAt = performance$1.now();
+        this.timer = setTimeout(() => this.onDeadline(), request.timeoutMs);
+        context.active.add(this);
+    }
+    dispatch(target) {
+        const request = this.request;
+        const headers = request.requestId
+            ? { ...target.headers, "x-request-id": request.requestId }
+            : target.headers;
+        try {
+            target.pool.dispatch({ path: target.pathPrefix + request.path, method: "POST", headers, body: request.body }, this);
+        }
+        catch (error) {
+            this.fail(classifyTransportError(error), describeTransportError(error, this.context.baseUrl));
+        }
+    }
+    /** Where the request stands, for the stall report. */
+    view() {
+        return {
+            requestId: this.request.requestId ?? null,
+            sentAt: this.sentAt,
+            lastActivityAt: this.reader.lastChunkAt ?? this.headersAt ?? this.sentAt,
+            chunks: this.reader.chunkCount,
+            timeoutMs: this.request.timeoutMs,
         };
-        const settle = (outcome) => {
-            if (settled)
-                return;
-            settled = true;
-            clearTimeout(timer);
-            active.delete(cancel);
-            releaseSocket();
-            resolve({
-                ...outcome,
-                sentAt,
-                onSocketAt,
-                headersAt,
-                httpStatus: status,
-                ...(capture !== null ? { output: capture.result() } : {}),
-            });
-        };
-        const fail = (kind, message, endAt = performance$1.now()) => settle({
-            ok: false,
-            errorKind: kind,
-            errorMessage: message,
+    }
+    cancel() {
+        this.stopWith("aborted", "cancelled: the run was interrupted");
+    }
+    onRequestStart(controller) {
+        this.controller = controller;
+        if (this.stopped) {
+            controller.abort(new RequestTimeoutError("timed out before it was sent"));
+            return;
+        }
+        this.onSocketAt = performance$1.now();
+        if (!this.holdsSocket) {
+            this.holdsSocket = true;
+            this.context.sockets.take();
+        }
+    }
+    onResponseStart(_controller, statusCode, headers) {
+        this.headersAt = performance$1.now();
+        this.status = statusCode;
+        if (statusCode !== 200) {
+            this.errorBody = [];
+            return;
+        }
+        this.contentType = headerValue(headers["content-type"]);
+        const encoding = headerValue(headers["content-encoding"]);
+        if (encoding !== null && encoding.toLowerCase() !== "identity") {
+            this.stopWith("unsupported_encoding", `the server sent the stream with content-encoding: ${encoding}; the client reads uncompressed streams only (it asks for accept-encoding: identity)`);
+        }
+    }
+    onResponseData(_controller, chunk) {
+        if (this.settled)
+            return;
+        if (this.errorBody !== null) {
+            this.keepErrorBody(this.errorBody, chunk);
+            return;
+        }
+        this.reader.feed(chunk, performance$1.now());
+        if (this.reader.oversized !== null)
+            this.stopWith("oversized_event", this.reader.oversized);
+    }
+    onResponseEnd() {
+        const endAt = performance$1.now();
+        if (this.errorBody !== null) {
+            this.fail(this.httpKind(), httpErrorMessage(this.status ?? 0, this.errorText()), endAt);
+            return;
+        }
+        const reader = this.reader;
+        reader.finish(endAt);
+        const problem = this.streamProblem();
+        const chunkTimes = reader.chunkTimes;
+        // A complete answer ends at its last chunk; a failed one when the failure was seen.
+        this.settle(this.ending(problem, problem === null ? (chunkTimes[chunkTimes.length - 1] ?? endAt) : endAt));
+    }
+    onResponseError(_controller, error) {
+        if (error instanceof RequestTimeoutError)
+            return;
+        this.fail(classifyTransportError(error), describeTransportError(error, this.context.baseUrl));
+    }
+    /** Why a stream that ended is not a complete answer, or null when it is. */
+    streamProblem() {
+        const reader = this.reader;
+        if (reader.streamError !== null)
+            return { kind: "stream_error", message: reader.streamError };
+        if (reader.malformed !== null)
+            return { kind: "malformed", message: reader.malformed };
+        if (!reader.sawChoices) {
+            const contentType = this.contentType;
+            const notSse = contentType !== null && !contentType.toLowerCase().startsWith("text/event-stream")
+                ? ` (content-type: ${contentType}, not text/event-stream)`
+                : "";
+            return { kind: "no_output", message: `the stream ended without any choices chunk${notSse}` };
+        }
+        if (!reader.done && reader.finishReason() === null)
+            return { kind: "incomplete", message: "the stream ended without [DONE] or a finish reason" };
+        return null;
+    }
+    /** An error status's body, kept up to errorBodyLimitBytes: at the limit the request fails at once. */
+    keepErrorBody(body, chunk) {
+        const room = errorBodyLimitBytes - this.errorBodyBytes;
+        body.push(room < chunk.length ? chunk.subarray(0, room) : chunk);
+        this.errorBodyBytes += Math.min(room, chunk.length);
+        if (this.errorBodyBytes >= errorBodyLimitBytes) {
+            this.stopWith(this.httpKind(), `${httpErrorMessage(this.status ?? 0, this.errorText())} (error body cut at ${errorBodyLimitBytes} bytes, the client's limit)`);
+        }
+    }
+    onDeadline() {
+        // An error status is what the request got, even when its body never ended.
+        if (this.errorBody !== null) {
+            this.stopWith(this.httpKind(), `${httpErrorMessage(this.status ?? 0, this.errorText())} (the error body did not end within ${this.request.timeoutMs} ms, timeout_s)`);
+        }
+        else
+            this.stopWith("timeout", `no complete response within ${this.request.timeoutMs} ms (timeout_s)`);
+    }
+    httpKind() {
+        return `http_${this.status ?? 0}`;
+    }
+    errorText() {
+        return Buffer.concat(this.errorBody ?? []).toString("utf8");
+    }
+    /** Fails the request now and aborts what is still on the wire. */
+    stopWith(kind, message) {
+        this.stopped = true;
+        this.fail(kind, message);
+        this.controller?.abort(new RequestTimeoutError(message));
+    }
+    fail(kind, message, endAt = performance$1.now()) {
+        this.settle(this.ending({ kind, message }, endAt));
+    }
+    /** The request's ending with what the reader has of the answer: complete (`error` null) or failed. */
+    ending(error, endAt) {
+        const reader = this.reader;
+        return {
+            ok: error === null,
+            errorKind: error?.kind ?? null,
+            errorMessage: error?.message ?? null,
             chunkTimes: reader.chunkTimes,
             chunkTokens: reader.chunkTokens,
             endAt,
@@ -41591,178 +41823,28 @@ function createStreamClient(options) {
             cachedTokens: reader.usage?.cachedTokens ?? null,
             finishReason: reader.finishReason(),
             answer: reader.answer(),
-        });
-        const stopWith = (kind, message) => {
-            timedOut = true;
-            fail(kind, message);
-            controller?.abort(new RequestTimeoutError(message));
         };
-        const errorText = () => Buffer.concat(errorBody ?? []).toString("utf8");
-        const timer = setTimeout(() => {
-            // An error status is what the request got, even when its body never ended.
-            if (errorBody !== null) {
-                stopWith(`http_${status ?? 0}`, `${httpErrorMessage(status ?? 0, errorText())} (the error body did not end within ${request.timeoutMs} ms, timeout_s)`);
-            }
-            else
-                stopWith("timeout", `no complete response within ${request.timeoutMs} ms (timeout_s)`);
-        }, request.timeoutMs);
-        const cancel = () => stopWith("aborted", "cancelled: the run was interrupted");
-        active.set(cancel, () => {
-            return {
-                requestId: request.requestId ?? null,
-                sentAt,
-                lastActivityAt: reader.lastChunkAt ?? headersAt ?? sentAt,
-                chunks: reader.chunkCount,
-                timeoutMs: request.timeoutMs,
-            };
+    }
+    settle(ending) {
+        if (this.settled)
+            return;
+        this.settled = true;
+        clearTimeout(this.timer);
+        this.context.active.delete(this);
+        if (this.holdsSocket) {
+            this.holdsSocket = false;
+            this.context.sockets.release();
+        }
+        const capture = this.capture;
+        this.resolve({
+            ...ending,
+            sentAt: this.sentAt,
+            onSocketAt: this.onSocketAt,
+            headersAt: this.headersAt,
+            httpStatus: this.status,
+            ...(capture !== null ? { output: capture.result() } : {}),
         });
-        const handler = {
-            onRequestStart(requestController) {
-                controller = requestController;
-                if (timedOut) {
-                    requestController.abort(new RequestTimeoutError("timed out before it was sent"));
-                    return;
-                }
-                onSocketAt = performance$1.now();
-                if (!holdsSocket) {
-                    holdsSocket = true;
-                    onSocket++;
-                    if (onSocket > peakOnSocket)
-                        peakOnSocket = onSocket;
-                }
-            },
-            onResponseStart(_controller, statusCode, headers) {
-                headersAt = performance$1.now();
-                status = statusCode;
-                if (statusCode !== 200) {
-                    errorBody = [];
-                    return;
-                }
-                contentType = headerValue(headers["content-type"]);
-                const encoding = headerValue(headers["content-encoding"]);
-                if (encoding !== null && encoding.toLowerCase() !== "identity") {
-                    stopWith("unsupported_encoding", `the server sent the stream with content-encoding: ${encoding}; the client reads uncompressed streams only (it asks for accept-encoding: identity)`);
-                }
-            },
-            onResponseData(_controller, chunk) {
-                if (settled)
-                    return;
-                if (errorBody !== null) {
-                    const room = errorBodyLimitBytes - errorBodyBytes;
-                    errorBody.push(room < chunk.length ? chunk.subarray(0, room) : chunk);
-                    errorBodyBytes += Math.min(room, chunk.length);
-                    if (errorBodyBytes >= errorBodyLimitBytes) {
-                        stopWith(`http_${status ?? 0}`, `${httpErrorMessage(status ?? 0, errorText())} (error body cut at ${errorBodyLimitBytes} bytes, the client's limit)`);
-                    }
-                    return;
-                }
-                reader.feed(chunk, performance$1.now());
-                if (reader.oversized !== null)
-                    stopWith("oversized_event", reader.oversized);
-            },
-            onResponseEnd() {
-                const endAt = performance$1.now();
-                if (errorBody !== null) {
-                    fail(`http_${status ?? 0}`, httpErrorMessage(status ?? 0, errorText()), endAt);
-                    return;
-                }
-                reader.finish(endAt);
-                const finishReason = reader.finishReason();
-                if (reader.streamError !== null)
-                    return fail("stream_error", reader.streamError, endAt);
-                if (reader.malformed !== null)
-                    return fail("malformed", reader.malformed, endAt);
-                if (!reader.sawChoices) {
-                    const notSse = contentType !== null && !contentType.toLowerCase().startsWith("text/event-stream")
-                        ? ` (content-type: ${contentType}, not text/event-stream)`
-                        : "";
-                    return fail("no_output", `the stream ended without any choices chunk${notSse}`, endAt);
-                }
-                if (!reader.done && finishReason === null) {
-                    return fail("incomplete", "the stream ended without [DONE] or a finish reason", endAt);
-                }
-                const chunkTimes = reader.chunkTimes;
-                settle({
-                    ok: true,
-                    errorKind: null,
-                    errorMessage: null,
-                    chunkTimes,
-                    chunkTokens: reader.chunkTokens,
-                    endAt: chunkTimes[chunkTimes.length - 1] ?? endAt,
-                    promptTokens: reader.usage?.promptTokens ?? null,
-                    completionTokens: reader.usage?.completionTokens ?? null,
-                    cachedTokens: reader.usage?.cachedTokens ?? null,
-                    finishReason,
-                    answer: reader.answer(),
-                });
-            },
-            onResponseError(_controller, error) {
-                if (error instanceof RequestTimeoutError)
-                    return;
-                fail(classifyTransportError(error), describeTransportError(error, options.baseUrl));
-            },
-        };
-        const headers = request.requestId
-            ? { ...baseHeaders, "x-request-id": request.requestId }
-            : baseHeaders;
-        try {
-            pool.dispatch({ path: pathPrefix + request.path, method: "POST", headers, body: request.body }, handler);
-        }
-        catch (error) {
-            fail(classifyTransportError(error), describeTransportError(error, options.baseUrl));
-        }
-    });
-    return {
-        stream,
-        inFlight: () => [...active.values()].map((view) => view()),
-        get onSocket() {
-            return onSocket;
-        },
-        get peakOnSocket() {
-            return peakOnSocket;
-        },
-        resetPeak() {
-            peakOnSocket = onSocket;
-        },
-        abortAll() {
-            for (const cancel of [...active.keys()])
-                cancel();
-            primeAbort.abort(new Error("the run was interrupted"));
-            primeAbort = new AbortController();
-        },
-        async prime(count, primePath = "/health") {
-            const deadline = AbortSignal.timeout(primeTimeoutMs);
-            const signal = AbortSignal.any([deadline, primeAbort.signal]);
-            // Every priming request listens on this one signal: that many listeners are expected, not a leak.
-            setMaxListeners(count + 10, signal);
-            let problem = null;
-            const answers = await Promise.all(Array.from({ length: count }, () => pool
-                .request({
-                path: pathPrefix + primePath,
-                method: "GET",
-                headers: baseHeaders,
-                signal,
-                headersTimeout: primeTimeoutMs,
-                bodyTimeout: primeTimeoutMs,
-            })
-                .then(async (response) => {
-                await response.body.dump({ limit: 64 * 1024, signal });
-                return 1;
-            })
-                .catch((error) => {
-                problem ??= deadline.aborted
-                    ? `GET ${primePath} did not answer within ${primeTimeoutMs} ms (the connection-priming deadline)`
-                    : signal.aborted
-                        ? "connection priming was interrupted"
-                        : `GET ${primePath} failed: ${describeTransportError(error, options.baseUrl)}`;
-                return 0;
-            })));
-            return { answered: answers.reduce((sum, value) => sum + value, 0), problem };
-        },
-        async close() {
-            await pool.destroy();
-        },
-    };
+    }
 }
 function headerValue(value) {
     if (value === undefined)
@@ -41885,6 +41967,93 @@ async function checkPromptLengths(countTokens, prompts) {
     };
 }
 
+/**
+ * Draws one wait between two turns (a think time or a tool's latency) from its configured distribution,
+ * in milliseconds, never negative and clipped to `max` where the distribution has one.
+ */
+function drawDelayMs(delay, rng) {
+    if (typeof delay === "number")
+        return delay * 1000;
+    switch (delay.distribution) {
+        case "fixed":
+            return delay.value * 1000;
+        case "uniform": {
+            const low = Math.min(delay.min, delay.max);
+            const high = Math.max(delay.min, delay.max);
+            return (low + (high - low) * rng.next()) * 1000;
+        }
+        case "exponential": {
+            // 1 - next() is in (0, 1]: the log stays finite.
+            const drawn = -delay.mean * Math.log(1 - rng.next());
+            return Math.min(drawn, delay.max ?? Number.POSITIVE_INFINITY) * 1000;
+        }
+        case "lognormal": {
+            const drawn = delay.median * Math.exp(delay.sigma * rng.normal());
+            return Math.min(drawn, delay.max ?? Number.POSITIVE_INFINITY) * 1000;
+        }
+    }
+}
+
+// What the session kinds' workloads share (generated sessions, conversation files, traces).
+/** A session kind's workload: request i is session i's first turn, alone (the runner sends the rest). */
+function sessionWorkload(info, sessions) {
+    return {
+        info,
+        sessions,
+        request(index, phase = "measure") {
+            const script = sessions.session(index, phase);
+            const first = script.turns[0];
+            return {
+                index,
+                phase,
+                prompt: null,
+                messages: new Conversation(script).ask(0),
+                targetInputTokens: first.messageTokens === null ? null : (script.systemTokens ?? 0) + first.messageTokens,
+                maxTokens: first.maxTokens,
+                prefixGroup: script.sharedSystem ? 0 : null,
+            };
+        },
+    };
+}
+
+/** Answer length asked for a file turn without max_tokens, a configured length or a reply to estimate it from. */
+const defaultOutputTokens$2 = 128;
+function conversationFileWorkload(dataset, { cell, seed, tokenModel, file, info }) {
+    const options = { draws: sessionDraws(seed, cell), tokenModel};
+    return sessionWorkload(info, conversationSessions(dataset, fileSessions(cell, dataset.type, file), options));
+}
+function conversationSessions(dataset, sessions, options) {
+    const { draws } = options;
+    return {
+        arrivalsMs: null,
+        session(index, phase) {
+            // A seeded order per block of the file's length, as the single-turn file kinds do.
+            const block = Math.floor(index / sessions.length);
+            const order = shuffledIndexes(draws(phase, "order", block), sessions.length);
+            const entry = sessions[order[index % sessions.length]];
+            const rng = draws(phase, "session", index);
+            const limit = dataset.max_turns ?? entry.turns.length;
+            const fanOuts = sessionFanOuts(dataset.fan_out, Math.min(limit, entry.turns.length), options, phase, index);
+            const turns = entry.turns.slice(0, limit).map((turn, position) => ({
+                content: turn.content,
+                messageTokens: null,
+                maxTokens: answerTokens(dataset, turn, rng),
+                delayMs: position === 0 ? 0 : drawDelayMs(dataset.think_time_s, rng),
+                notBeforeMs: null,
+                fanOut: fanOuts[position],
+            }));
+            return fileSessionScript(index, phase, entry, "conversation", turns);
+        },
+    };
+}
+/** A turn's max_tokens: the configured length, else the file's, else its reply's length (about 4 characters a token). */
+function answerTokens(dataset, turn, rng) {
+    if (dataset.output_tokens !== undefined)
+        return drawLength(dataset.output_tokens, rng);
+    return (turn.maxTokens ??
+        (turn.answer !== null ? Math.max(1, Math.round(turn.answer.length / 4)) : defaultOutputTokens$2));
+}
+
 const endpointPath = {
     completions: "/v1/completions",
     chat: "/v1/chat/completions",
@@ -41959,7 +42128,7 @@ function wantsPerChunkUsage(body) {
 
 // The sharegpt and jsonl kinds: the prompts of the file, in a seeded order per block of the entries.
 /** Fallback answer length when a ShareGPT entry has neither max_tokens nor a configured output length. */
-const defaultOutputTokens = 128;
+const defaultOutputTokens$1 = 128;
 function fileWorkload(dataset, { cell, seed, chat, file, info, stream }) {
     if (!file)
         throw new Error(`cell ${cell.name}: the ${dataset.type} dataset was not read before building the workload`);
@@ -41997,30 +42166,72 @@ function entryMaxTokens(entry, configured, rng) {
     // Without a tokenizer, ~4 characters per token (documented in docs/run.md); vLLM's client re-tokenizes.
     if (entry.answer !== null)
         return Math.max(1, Math.round(entry.answer.length / 4));
-    return defaultOutputTokens;
+    return defaultOutputTokens$1;
 }
 
-// The session kinds (generated sessions, conversation files, traces): request i is session i's first turn; the runner sends the rest from the session source (../sessions.ts).
-function sessionsWorkload(dataset, { cell, seed, tokenModel, file, info }) {
-    return sessionWorkload(info, sessionSource(cell, dataset, { seed, tokenModel, file }));
+function generatedSessionsWorkload(dataset, { cell, seed, tokenModel, file, info }) {
+    return sessionWorkload(info, generatedSessions(dataset, { draws: sessionDraws(seed, cell), tokenModel}));
 }
-/** A session workload: request i is session i's first turn, alone. */
-function sessionWorkload(info, sessions) {
+/** Session i of a phase: a pure function of the cell, its seed, the token model, i and the phase. */
+function generatedSessions(dataset, options) {
+    const { draws, tokenModel } = options;
+    const sharedSystem = sharedSystemPrompts(dataset, draws, tokenModel);
     return {
-        info,
-        sessions,
-        request(index, phase = "measure") {
-            const script = sessions.session(index, phase);
-            const first = script.turns[0];
+        arrivalsMs: null,
+        session(index, phase) {
+            const rng = draws(phase, "session", index);
+            const turnCount = drawLength(dataset.turns, rng);
+            let system = null;
+            let shared = false;
+            if (dataset.system_prompt_tokens > 0) {
+                shared = rng.next() < dataset.shared_system_prompt;
+                system = shared
+                    ? sharedSystem(phase)
+                    : randomWords(rng, wordsForPrompt(tokenModel, dataset.system_prompt_tokens));
+            }
+            const fanOuts = sessionFanOuts(dataset.fan_out, turnCount, options, phase, index);
+            const turns = Array.from({ length: turnCount }, (_, turn) => {
+                const messageTokens = drawLength(dataset.message_tokens, rng);
+                const maxTokens = drawLength(dataset.output_tokens, rng);
+                const delayMs = turn === 0 ? 0 : drawDelayMs(dataset.think_time_s, rng);
+                const content = randomWords(rng, wordsForPart(tokenModel, messageTokens));
+                return { content, messageTokens, maxTokens, delayMs, notBeforeMs: null, fanOut: fanOuts[turn] };
+            });
             return {
                 index,
                 phase,
-                prompt: null,
-                messages: new Conversation(script).ask(0),
-                targetInputTokens: first.messageTokens === null ? null : (script.systemTokens ?? 0) + first.messageTokens,
-                maxTokens: first.maxTokens,
-                prefixGroup: script.sharedSystem ? 0 : null,
+                system,
+                sharedSystem: shared,
+                systemTokens: system === null ? null : dataset.system_prompt_tokens,
+                context: "conversation",
+                turns,
+                tools: dataset.tools === undefined ? null : mockedTools(dataset.tools, options, phase, index),
             };
+        },
+    };
+}
+/** The common system prompt of a phase's sessions (a prefix the server can cache across them), drawn once. */
+function sharedSystemPrompts(dataset, draws, tokenModel) {
+    const texts = new Map();
+    return (phase) => {
+        let text = texts.get(phase);
+        if (text === undefined) {
+            text = randomWords(draws(phase, "system"), wordsForPrompt(tokenModel, dataset.system_prompt_tokens));
+            texts.set(phase, text);
+        }
+        return text;
+    };
+}
+/** The mocked tools of one session: its seeded latencies and results, a branch's draws streams of their own. */
+function mockedTools(tools, { draws, tokenModel }, phase, index) {
+    const branchKeys = (branch) => (branch === undefined ? [] : ["branch", branch]);
+    return {
+        names: tools.names,
+        definitions: sessionToolDefinitions(tools.names),
+        latencyMs: (turn, round, branch) => drawDelayMs(tools.latency_s, draws(phase, "tool", index, turn, round, ...branchKeys(branch))),
+        result: (turn, round, call, branch) => {
+            const rng = draws(phase, "result", index, turn, round, call, ...branchKeys(branch));
+            return randomWords(rng, wordsForPart(tokenModel, drawLength(tools.result_tokens, rng)));
         },
     };
 }
@@ -42142,6 +42353,63 @@ function tasksJsonlWorkload(dataset, { cell, seed, chat, file, info, shape, stre
     };
 }
 
+// The trace kinds (docs/workloads.md, "Traces"): sessions replayed in the trace's order on its own clock
+// (times time_scale), each row's prompt as given: its prefix blocks (equal hash ids, equal text) and
+// seeded words for the rest of its length.
+/** Answer length asked for a trace row without an output length. */
+const defaultOutputTokens = 128;
+function traceWorkload(dataset, { cell, seed, file, info }) {
+    return sessionWorkload(info, traceSessions(dataset, fileSessions(cell, dataset.type, file), sessionDraws(seed, cell)));
+}
+function traceSessions(dataset, sessions, draws) {
+    const blockText = prefixBlocks(dataset, draws);
+    return {
+        arrivalsMs: (count) => traceArrivals(sessions, count).map((offset) => offset * dataset.time_scale),
+        session(index, phase) {
+            const entry = sessions[index % sessions.length];
+            const rng = draws(phase, "session", index);
+            const start = entry.turns[0].timestampMs ?? 0;
+            const turns = entry.turns.map((turn, position) => ({
+                content: promptOf(turn, dataset.block_tokens, (hashId, words) => blockText(phase, hashId, words), rng),
+                messageTokens: null,
+                maxTokens: turn.maxTokens ?? defaultOutputTokens,
+                delayMs: 0,
+                notBeforeMs: position === 0 ? null : ((turn.timestampMs ?? start) - start) * dataset.time_scale,
+                fanOut: null,
+            }));
+            return fileSessionScript(index, phase, entry, "as-given", turns);
+        },
+    };
+}
+/** A row's prompt: the text of each of its prefix blocks, then seeded words for the rest of its length. */
+function promptOf(turn, blockTokens, blockText, rng) {
+    const parts = [];
+    let left = turn.inputTokens ?? 1;
+    for (const hashId of turn.hashIds ?? []) {
+        if (left <= 0)
+            break;
+        const words = Math.min(left, blockTokens);
+        parts.push(blockText(hashId, words));
+        left -= words;
+    }
+    if (left > 0)
+        parts.push(randomWords(rng, left));
+    return parts.join(" ");
+}
+/** One text per prefix-hash id and phase, drawn once: equal ids are equal text, so the server can cache them. */
+function prefixBlocks(dataset, draws) {
+    const texts = new Map();
+    return (phase, hashId, words) => {
+        const key = `${phase}:${hashId}`;
+        let text = texts.get(key);
+        if (text === undefined) {
+            text = randomWords(draws(phase, "block", hashId), dataset.block_tokens);
+            texts.set(key, text);
+        }
+        return words >= dataset.block_tokens ? text : text.split(" ").slice(0, words).join(" ");
+    };
+}
+
 function createWorkload(cell, options) {
     const tokenModel = options.tokenModel ?? defaultTokenModel;
     const dataset = cell.dataset;
@@ -42168,12 +42436,12 @@ function createWorkload(cell, options) {
  * fails to compile until it has its entry here.
  */
 const workloadKinds = {
-    sessions: sessionsWorkload,
-    sharegpt_sessions: sessionsWorkload,
-    mooncake_trace: sessionsWorkload,
-    azure_trace: sessionsWorkload,
-    burstgpt_trace: sessionsWorkload,
-    trace: sessionsWorkload,
+    sessions: generatedSessionsWorkload,
+    sharegpt_sessions: conversationFileWorkload,
+    mooncake_trace: traceWorkload,
+    azure_trace: traceWorkload,
+    burstgpt_trace: traceWorkload,
+    trace: traceWorkload,
     synthetic: syntheticWorkload,
     shared_prefix: sharedPrefixWorkload,
     long_document: sharedPrefixWorkload,
@@ -42620,25 +42888,26 @@ async function dispatchLoad(options) {
 /**
  * Appends JSON lines to a file as they come, flushing to the OS in small batches (every `flushMs`, or at
  * `maxPending` lines) with synchronous writes: a crash loses at most one batch, and the event loop is
- * never held by a write per request at high request rates.
+ * never held by a write per request at high request rates. Each batch is written through the job's output
+ * seam (a server may echo a secret in an error body or a metric label).
  */
 class JsonlAppender {
     path;
     flushMs;
     maxPending;
-    redact;
     fd;
     pending = [];
     timer = null;
     closed = false;
-    constructor(path, flushMs = 100, maxPending = 512, 
-    /** Applied to each batch of lines before it is written (secrets a server echoed). */
-    redact = (text) => text) {
+    write;
+    constructor(path, outbound, flushMs = 100, maxPending = 512) {
         this.path = path;
         this.flushMs = flushMs;
         this.maxPending = maxPending;
-        this.redact = redact;
         this.fd = openSync(path, "a");
+        this.write = outbound.through((text) => {
+            writeSync(this.fd, text);
+        });
     }
     append(value) {
         if (this.closed)
@@ -42658,10 +42927,10 @@ class JsonlAppender {
         }
         if (this.pending.length === 0)
             return;
-        // The redactor also knows each secret's JSON-escaped form, and "***" needs no escaping: lines stay JSON.
-        const text = this.redact(`${this.pending.join("\n")}\n`);
+        // The seam also knows each secret's JSON-escaped form, and "***" needs no escaping: lines stay JSON.
+        const text = `${this.pending.join("\n")}\n`;
         this.pending = [];
-        writeSync(this.fd, text);
+        this.write(text);
     }
     close() {
         if (this.closed)
@@ -42918,12 +43187,96 @@ function scoredTask(task, outcome) {
  * Resolves with the last answer's end.
  */
 async function runSession(options) {
-    const { script, ticket, clock } = options;
-    const conversation = new Conversation(script);
-    const turns = script.turns.length;
-    const sessionStart = ticket.readyAt;
-    let lastEnd = ticket.readyAt;
-    const request = (at, toolRound, messages, scheduledAt) => {
+    return new SessionRun(options).run();
+}
+/** One session being run: its conversation, and when its last answer ended. */
+class SessionRun {
+    options;
+    conversation;
+    lastEnd;
+    constructor(options) {
+        this.options = options;
+        this.conversation = new Conversation(options.script);
+        this.lastEnd = options.ticket.readyAt;
+    }
+    async run() {
+        const { script, ticket, clock } = this.options;
+        for (let turn = 0; turn < script.turns.length; turn++) {
+            const planned = script.turns[turn];
+            let scheduledAt = ticket.scheduledAt;
+            if (turn > 0) {
+                scheduledAt = this.lastEnd + planned.delayMs;
+                if (planned.notBeforeMs !== null)
+                    scheduledAt = Math.max(scheduledAt, ticket.readyAt + planned.notBeforeMs);
+                await clock.sleepUntil(scheduledAt);
+                if (this.options.shouldStop?.() === true)
+                    break;
+            }
+            const ok = planned.fanOut === null
+                ? await this.singleTurn(turn, scheduledAt)
+                : await this.fanOutTurn(turn, scheduledAt);
+            if (!ok)
+                break;
+        }
+        return this.lastEnd;
+    }
+    /** A turn of one request (and its tool rounds) in the session's conversation. */
+    async singleTurn(turn, scheduledAt) {
+        const conversation = this.conversation;
+        const reply = await this.answer(conversation, { turn, branch: null }, conversation.ask(turn), scheduledAt);
+        this.lastEnd = reply.endAt;
+        return reply.ok;
+    }
+    /** The join: every branch is sent now and the session waits for the last one, failed or not. */
+    async fanOutTurn(turn, scheduledAt) {
+        const conversation = this.conversation;
+        const branches = this.options.script.turns[turn].fanOut.branches;
+        const replies = await Promise.all(branches.map((_, branch) => {
+            const fork = conversation.branch(turn, branch);
+            return this.answer(fork.conversation, { turn, branch }, fork.messages, scheduledAt);
+        }));
+        this.lastEnd = Math.max(...replies.map((reply) => reply.endAt));
+        if (replies.some((reply) => !reply.ok))
+            return false;
+        conversation.join(turn, replies.map((reply) => reply.text));
+        return true;
+    }
+    /**
+     * One request and its tool rounds, in `thread` (the session's conversation, or a branch's): the final
+     * answer's text, or ok false when a request failed or the run stops (the session ends).
+     */
+    async answer(thread, at, messages, scheduledAt) {
+        const { clock, send } = this.options;
+        let reply = await send(this.request(at, 0, messages, scheduledAt));
+        if (!reply.ok)
+            return { ok: false, endAt: reply.endAt, text: "" };
+        thread.answer(reply.text, reply.toolCalls);
+        const tools = this.toolsOf(at);
+        const branch = at.branch ?? undefined;
+        for (let round = 1; tools !== null && reply.toolCalls.length > 0 && round <= maxToolRoundsPerTurn; round++) {
+            const resultAt = reply.endAt + tools.latencyMs(at.turn, round, branch);
+            await clock.sleepUntil(resultAt);
+            if (this.options.shouldStop?.() === true)
+                return { ok: false, endAt: reply.endAt, text: "" };
+            const next = thread.toolResults(reply.toolCalls.map((call, position) => ({
+                id: call.id,
+                content: tools.result(at.turn, round, position, branch),
+            })));
+            reply = await send(this.request(at, round, next, resultAt));
+            if (!reply.ok)
+                return { ok: false, endAt: reply.endAt, text: "" };
+            thread.answer(reply.text, reply.toolCalls);
+        }
+        return { ok: true, endAt: reply.endAt, text: reply.text };
+    }
+    /** The tools a request of this place declares and answers: a branch's only when its fan-out has them. */
+    toolsOf(at) {
+        const script = this.options.script;
+        return at.branch !== null && !script.turns[at.turn].fanOut.tools ? null : script.tools;
+    }
+    /** The request of a place and tool round: its ticket (its place in the session), messages and lengths. */
+    request(at, toolRound, messages, scheduledAt) {
+        const { script, ticket, clock } = this.options;
         const { turn, branch } = at;
         const planned = script.turns[turn];
         const own = branch === null ? null : planned.fanOut.branches[branch];
@@ -42935,7 +43288,7 @@ async function runSession(options) {
             : planned.messageTokens + (own?.messageTokens ?? 0) + (turn === 0 ? (script.systemTokens ?? 0) : 0);
         return {
             ticket: {
-                index: options.nextIndex(),
+                index: this.options.nextIndex(),
                 stage: ticket.stage,
                 scheduledAt: first ? ticket.scheduledAt : scheduledAt,
                 readyAt,
@@ -42944,7 +43297,7 @@ async function runSession(options) {
                 session: {
                     index: script.index,
                     turn,
-                    turns,
+                    turns: script.turns.length,
                     toolRound,
                     ...(branch === null ? {} : { branch, branches: planned.fanOut.branches.length }),
                 },
@@ -42953,68 +43306,9 @@ async function runSession(options) {
             maxTokens: own?.maxTokens ?? planned.maxTokens,
             targetMessageTokens: messageTokens,
             prefixGroup: script.sharedSystem ? 0 : null,
-            tools: toolsOf(at) === null ? null : script.tools.definitions,
+            tools: this.toolsOf(at) === null ? null : script.tools.definitions,
         };
-    };
-    /** The tools a request of this place declares and answers: a branch's only when its fan-out has them. */
-    const toolsOf = (at) => at.branch !== null && !script.turns[at.turn].fanOut.tools ? null : script.tools;
-    /**
-     * One request and its tool rounds, in `thread` (the session's conversation, or a branch's): the final
-     * answer's text, or ok false when a request failed or the run stops (the session ends).
-     */
-    const answer = async (thread, at, messages, scheduledAt) => {
-        let reply = await options.send(request(at, 0, messages, scheduledAt));
-        if (!reply.ok)
-            return { ok: false, endAt: reply.endAt, text: "" };
-        thread.answer(reply.text, reply.toolCalls);
-        const tools = toolsOf(at);
-        const branch = at.branch ?? undefined;
-        for (let round = 1; tools !== null && reply.toolCalls.length > 0 && round <= maxToolRoundsPerTurn; round++) {
-            const resultAt = reply.endAt + tools.latencyMs(at.turn, round, branch);
-            await clock.sleepUntil(resultAt);
-            if (options.shouldStop?.() === true)
-                return { ok: false, endAt: reply.endAt, text: "" };
-            const next = thread.toolResults(reply.toolCalls.map((call, position) => ({
-                id: call.id,
-                content: tools.result(at.turn, round, position, branch),
-            })));
-            reply = await options.send(request(at, round, next, resultAt));
-            if (!reply.ok)
-                return { ok: false, endAt: reply.endAt, text: "" };
-            thread.answer(reply.text, reply.toolCalls);
-        }
-        return { ok: true, endAt: reply.endAt, text: reply.text };
-    };
-    for (let turn = 0; turn < turns; turn++) {
-        const planned = script.turns[turn];
-        let scheduledAt = ticket.scheduledAt;
-        if (turn > 0) {
-            scheduledAt = lastEnd + planned.delayMs;
-            if (planned.notBeforeMs !== null)
-                scheduledAt = Math.max(scheduledAt, sessionStart + planned.notBeforeMs);
-            await clock.sleepUntil(scheduledAt);
-            if (options.shouldStop?.() === true)
-                break;
-        }
-        const fanOut = planned.fanOut;
-        if (fanOut === null) {
-            const reply = await answer(conversation, { turn, branch: null }, conversation.ask(turn), scheduledAt);
-            lastEnd = reply.endAt;
-            if (!reply.ok)
-                break;
-            continue;
-        }
-        // The join: every branch is sent now and the session waits for the last one, failed or not.
-        const replies = await Promise.all(fanOut.branches.map((_, branch) => {
-            const fork = conversation.branch(turn, branch);
-            return answer(fork.conversation, { turn, branch }, fork.messages, scheduledAt);
-        }));
-        lastEnd = Math.max(...replies.map((reply) => reply.endAt));
-        if (replies.some((reply) => !reply.ok))
-            break;
-        conversation.join(turn, replies.map((reply) => reply.text));
     }
-    return lastEnd;
 }
 
 /** Consecutive refused connections after which a run stops (and is marked cut short). */
@@ -43059,23 +43353,38 @@ function runGuard(session, shouldAbort) {
  * is a session: its turns are sent one after the other by `runSession`, each a request with its record.
  */
 function phaseSender(setup, phase, phasePlan, log, phaseOrigin, bodies, kept = null) {
-    const { client, path, cell, runIndex, timeoutMs, clock, progress, bookkeeping, guard } = setup;
-    const tally = { done: 0, errors: 0 };
-    const sessionMode = bodies.kind !== "requests";
-    let sessionsDone = 0;
-    const report = () => progress.update({
-        cell,
-        run: runIndex,
-        runs: setup.runs,
-        phase,
-        ...(sessionMode ? { unit: "sessions", requests: tally.done } : {}),
-        done: sessionMode ? sessionsDone : tally.done,
-        total: phasePlan.maxRequests,
-        errors: tally.errors,
-        elapsedS: (clock.now() - phaseOrigin()) / 1000,
-        plannedS: phasePlan.maxDurationMs === null ? null : phasePlan.maxDurationMs / 1000,
-    });
-    const sendRequest = async (ticket, body) => {
+    const sending = new PhaseSending(setup, phase, phasePlan, log, phaseOrigin, bodies.kind !== "requests", kept);
+    const send = bodies.kind === "requests"
+        ? (ticket) => sending.sendRequest(ticket, bodies.bodyOf(ticket.index))
+        : (ticket) => sending.sendSession(ticket, bodies);
+    return { send, tally: sending.tally };
+}
+/** One phase being sent: its requests' records, counts and progress. */
+class PhaseSending {
+    setup;
+    phase;
+    phasePlan;
+    log;
+    phaseOrigin;
+    sessionMode;
+    kept;
+    tally = { done: 0, errors: 0 };
+    sessionsDone = 0;
+    /** The index of a session phase's next request (its turns are requests of their own). */
+    nextRequest = 0;
+    constructor(setup, phase, phasePlan, log, phaseOrigin, sessionMode, kept) {
+        this.setup = setup;
+        this.phase = phase;
+        this.phasePlan = phasePlan;
+        this.log = log;
+        this.phaseOrigin = phaseOrigin;
+        this.sessionMode = sessionMode;
+        this.kept = kept;
+    }
+    /** Sends one request; its record is built, logged and counted later, in the bookkeeping. */
+    async sendRequest(ticket, body) {
+        const { client, path, cell, runIndex, timeoutMs, bookkeeping, guard } = this.setup;
+        const phase = this.phase;
         const outcome = await client.stream({
             path,
             body: body.bytes,
@@ -43086,55 +43395,72 @@ function phaseSender(setup, phase, phasePlan, log, phaseOrigin, bodies, kept = n
             keepOutput: body.keepOutput,
         });
         bookkeeping.later(() => {
-            const record = toRecord(phase, ticket, outcome, { ...body.meta, recordOutput: body.recordOutput }, phaseOrigin(), cell, runIndex);
-            log.append(record);
-            kept?.push(record);
-            tally.done++;
+            const record = toRecord(phase, ticket, outcome, { ...body.meta, recordOutput: body.recordOutput }, this.phaseOrigin(), cell, runIndex);
+            this.log.append(record);
+            this.kept?.push(record);
+            this.tally.done++;
             if (!record.ok)
-                tally.errors++;
+                this.tally.errors++;
             guard.noteRefusal(record);
-            report();
+            this.report();
         });
         return outcome;
-    };
-    if (bodies.kind === "requests")
-        return { send: (ticket) => sendRequest(ticket, bodies.bodyOf(ticket.index)), tally };
-    let nextRequest = 0;
-    const send = (ticket) => runSession({
-        script: bodies.sessions.session(ticket.index, phase),
-        ticket,
-        clock,
-        nextIndex: () => nextRequest++,
-        shouldStop: guard.stop,
-        send: async (turn) => {
-            const body = bodies.build({
-                index: turn.ticket.index,
-                phase,
-                prompt: null,
-                messages: turn.messages,
-                targetInputTokens: turn.targetMessageTokens,
-                maxTokens: turn.maxTokens,
-                prefixGroup: turn.prefixGroup,
-                ...(turn.tools !== null ? { tools: turn.tools } : {}),
-            }, phase);
-            const outcome = await sendRequest(turn.ticket, body);
-            return {
-                endAt: outcome.endAt,
-                ok: outcome.ok,
-                text: outcome.output?.text ?? "",
-                toolCalls: outcome.answer.toolCalls,
-            };
-        },
-    }).then((endAt) => {
-        // Counted once the session's last record is in (its bookkeeping runs before this continuation's
-        // next send, or at the phase's end), so the final line has every request.
-        bookkeeping.later(() => {
-            sessionsDone++;
-            report();
+    }
+    /** Sends one session: its turns one after the other (runSession), each a request with its record. */
+    sendSession(ticket, bodies) {
+        const { clock, bookkeeping, guard } = this.setup;
+        const phase = this.phase;
+        return runSession({
+            script: bodies.sessions.session(ticket.index, phase),
+            ticket,
+            clock,
+            nextIndex: () => this.nextRequest++,
+            shouldStop: guard.stop,
+            send: async (turn) => {
+                const body = bodies.build({
+                    index: turn.ticket.index,
+                    phase,
+                    prompt: null,
+                    messages: turn.messages,
+                    targetInputTokens: turn.targetMessageTokens,
+                    maxTokens: turn.maxTokens,
+                    prefixGroup: turn.prefixGroup,
+                    ...(turn.tools !== null ? { tools: turn.tools } : {}),
+                }, phase);
+                const outcome = await this.sendRequest(turn.ticket, body);
+                return {
+                    endAt: outcome.endAt,
+                    ok: outcome.ok,
+                    text: outcome.output?.text ?? "",
+                    toolCalls: outcome.answer.toolCalls,
+                };
+            },
+        }).then((endAt) => {
+            // Counted once the session's last record is in (its bookkeeping runs before this continuation's
+            // next send, or at the phase's end), so the final line has every request.
+            bookkeeping.later(() => {
+                this.sessionsDone++;
+                this.report();
+            });
+            return { endAt };
         });
-        return { endAt };
-    });
-    return { send, tally };
+    }
+    report() {
+        const { progress, cell, runIndex, runs, clock } = this.setup;
+        const plan = this.phasePlan;
+        progress.update({
+            cell,
+            run: runIndex,
+            runs,
+            phase: this.phase,
+            ...(this.sessionMode ? { unit: "sessions", requests: this.tally.done } : {}),
+            done: this.sessionMode ? this.sessionsDone : this.tally.done,
+            total: plan.maxRequests,
+            errors: this.tally.errors,
+            elapsedS: (clock.now() - this.phaseOrigin()) / 1000,
+            plannedS: plan.maxDurationMs === null ? null : plan.maxDurationMs / 1000,
+        });
+    }
 }
 
 /** Bodies are serialised before the measured phase when the run's size is known (up to this many). */
@@ -43202,16 +43528,39 @@ function prebuildMeasuredBodies(plan, bodies) {
 }
 
 /**
+ * The measured load on the cell's schedule, sent by `measured`: the dispatch's result and the last end on
+ * the schedule's timeline (with idle gaps elided: the clock plus the idle time cut before that request),
+ * so the run's duration is the one its schedule has on real time.
+ */
+async function dispatchMeasured({ sender, context, plan, clock, bodies }, measured, origin) {
+    let lastEnd = origin;
+    const schedule = cellSchedule(context.config, context.cell);
+    const result = await dispatchLoad({
+        plan,
+        clock,
+        seed: context.seed,
+        shouldStop: sender.guard.stop,
+        traceArrivalsMs: bodies.sessions?.sessions.arrivalsMs ?? null,
+        ...(schedule.kind === "idle-elided" ? { elideIdle: { settleMs: schedule.settleMs } } : {}),
+        send: async (ticket) => {
+            const outcome = await measured.send(ticket);
+            lastEnd = Math.max(lastEnd, outcome.endAt + (ticket.elidedMs ?? 0));
+            return outcome.endAt;
+        },
+    });
+    return { result, lastEnd };
+}
+/**
  * The measured phase: /metrics scraped before, periodically during and after, GPU telemetry sampled
  * (telemetry.json), requests.jsonl appended as requests finish. `finish` writes the run's files from the
  * measurement while the phase still holds its scraper, telemetry and logs; they are released after it.
  */
 async function runMeasuredPhase(setup, finish) {
-    const { sender, context, session, control, plan, dir, clock, bodies, redact } = setup;
+    const { sender, context, session, control, plan, dir, clock, bodies, outbound } = setup;
     const { config } = context;
     const prebuilt = prebuildMeasuredBodies(plan, bodies);
-    const scrapeLog = new JsonlAppender(join(dir, "scrapes.jsonl"), undefined, undefined, redact);
-    const requestLog = new JsonlAppender(join(dir, "requests.jsonl"), undefined, undefined, redact);
+    const scrapeLog = new JsonlAppender(join(dir, "scrapes.jsonl"), outbound);
+    const requestLog = new JsonlAppender(join(dir, "requests.jsonl"), outbound);
     let origin = clock.now();
     const scraper = new MetricsScraper(control, session.endpoint.metricsUrl, clock, () => origin, scrapeLog);
     const records = [];
@@ -43230,23 +43579,7 @@ async function runMeasuredPhase(setup, finish) {
         origin = clock.now();
         const startedAtEpochMs = epochMsOf(origin);
         setup.onMeasuredPhase?.("start", startedAtEpochMs);
-        // The last end on the schedule's timeline (with idle gaps elided: the clock plus the idle time cut
-        // before that request), so the run's duration is the one its schedule has on real time.
-        let lastEnd = origin;
-        const schedule = cellSchedule(config, context.cell);
-        const result = await dispatchLoad({
-            plan,
-            clock,
-            seed: context.seed,
-            shouldStop: sender.guard.stop,
-            traceArrivalsMs: bodies.sessions?.sessions.arrivalsMs ?? null,
-            ...(schedule.kind === "idle-elided" ? { elideIdle: { settleMs: schedule.settleMs } } : {}),
-            send: async (ticket) => {
-                const outcome = await measured.send(ticket);
-                lastEnd = Math.max(lastEnd, outcome.endAt + (ticket.elidedMs ?? 0));
-                return outcome.endAt;
-            },
-        });
+        const { result, lastEnd } = await dispatchMeasured(setup, measured, origin);
         await sender.bookkeeping.settled();
         await sender.guard.settle(clock);
         const loop = loopProbe.stop();
@@ -43255,7 +43588,7 @@ async function runMeasuredPhase(setup, finish) {
         await scraper.scrape("after");
         const telemetryRecord = telemetry ? await telemetry.stop() : null;
         if (telemetryRecord)
-            writeFileSync(join(dir, "telemetry.json"), redact(`${JSON.stringify(telemetryRecord)}\n`));
+            outbound.writeFileSync(join(dir, "telemetry.json"), `${JSON.stringify(telemetryRecord)}\n`);
         requestLog.close();
         scrapeLog.close();
         records.sort((a, b) => a.index - b.index);
@@ -43335,11 +43668,11 @@ function stallReporter(options) {
  * Warm-up: closed loop at the run's concurrency, its own prompts, results kept apart (warmup.jsonl).
  * Returns the number of warm-up requests done; failures are noted.
  */
-async function runWarmup(setup, context, plan, dir, clock, bodies, redact, notes) {
+async function runWarmup(setup, context, plan, dir, clock, bodies, outbound, notes) {
     const warmupPlan = warmupPlanOf(context.cell, plan);
     let warmupCount = 0;
     if (warmupPlan !== null) {
-        const warmupLog = new JsonlAppender(join(dir, "warmup.jsonl"), undefined, undefined, redact);
+        const warmupLog = new JsonlAppender(join(dir, "warmup.jsonl"), outbound);
         const origin = clock.now();
         const warmup = phaseSender(setup, "warmup", warmupPlan, warmupLog, () => origin, phaseBodies(bodies, "warmup"));
         try {
@@ -43389,26 +43722,7 @@ async function runOnce(options) {
     });
     const bodies = requestBodies(context, workload, cacheSalt);
     const guard = runGuard(session, options.shouldAbort);
-    // An interrupt ends the requests in flight too, not just new sends (a dead server fails them itself);
-    // a stream that stops producing tokens is reported while it stalls, not only at its timeout.
-    const stalls = stallReporter({
-        cell: cell.name,
-        runIndex,
-        thresholdMs: options.stallReportMs ?? defaultStallReportMs,
-    });
-    let stallCheckedAt = performance$1.now();
-    const watchdog = setInterval(() => {
-        if (options.shouldAbort?.() === true)
-            client.abortAll();
-        const now = performance$1.now();
-        if (now - stallCheckedAt >= stallCheckEveryMs) {
-            stallCheckedAt = now;
-            const line = stalls.check(now, client.inFlight());
-            if (line !== null)
-                progress.message(line);
-        }
-    }, 200);
-    watchdog.unref();
+    const stopWatching = watchRequests(client, options);
     const sender = {
         client,
         path: endpointPath[cell.endpoint],
@@ -43421,11 +43735,10 @@ async function runOnce(options) {
         bookkeeping: new DeferredWork(),
         guard,
     };
-    // Everything this run writes passes through the server's redactor: a server may echo a secret.
-    const redact = session.redact ?? ((text) => text);
+    const { outbound } = options;
     try {
         await primeConnections(client, poolSize ?? defaultOpenLoopConnections, notes);
-        const warmupCount = await runWarmup(sender, context, plan, dir, clock, bodies, redact, notes);
+        const warmupCount = await runWarmup(sender, context, plan, dir, clock, bodies, outbound, notes);
         const measuredPhase = {
             sender,
             context,
@@ -43435,7 +43748,7 @@ async function runOnce(options) {
             dir,
             clock,
             bodies,
-            redact,
+            outbound,
             onMeasuredPhase: options.onMeasuredPhase,
         };
         let outcome;
@@ -43457,16 +43770,42 @@ async function runOnce(options) {
                 serverStart: session.start,
                 formats: options.formats,
                 dir,
-                redact,
+                outbound,
             };
             return options.recorder.record(measurement, outcome);
         });
         return { recorded, ...runEnd(outcome) };
     }
     finally {
-        clearInterval(watchdog);
+        stopWatching();
         await client.close();
     }
+}
+/**
+ * Watches the run's requests in flight: an interrupt ends them too, not just new sends (a dead server
+ * fails them itself); a stream that stops producing tokens is reported while it stalls, not only at its
+ * timeout. Returns the stop.
+ */
+function watchRequests(client, options) {
+    const stalls = stallReporter({
+        cell: options.context.cell.name,
+        runIndex: options.runIndex,
+        thresholdMs: options.stallReportMs ?? defaultStallReportMs,
+    });
+    let stallCheckedAt = performance$1.now();
+    const watchdog = setInterval(() => {
+        if (options.shouldAbort?.() === true)
+            client.abortAll();
+        const now = performance$1.now();
+        if (now - stallCheckedAt >= stallCheckEveryMs) {
+            stallCheckedAt = now;
+            const line = stalls.check(now, client.inFlight());
+            if (line !== null)
+                options.progress.message(line);
+        }
+    }, 200);
+    watchdog.unref();
+    return () => clearInterval(watchdog);
 }
 /**
  * Prefix policy: a salt per run keeps runs from sharing cached prefixes; the reset also clears what
@@ -43597,7 +43936,8 @@ async function runCells$1(options) {
                     baseUrl: session.endpoint.baseUrl,
                     ...(session.endpoint.apiKey ? { apiKey: session.endpoint.apiKey } : {}),
                 });
-                return { session, control, fingerprint: await session.fingerprint() };
+                // Recorded with references, not values: a server may echo a secret in its version or model names.
+                return { session, control, fingerprint: options.outbound.references(await session.fingerprint()) };
             };
             /** Notes of the cell's first run about the server it shares (per-side). */
             const sharingNotes = [];
@@ -43659,6 +43999,7 @@ async function runCells$1(options) {
                             dir: join(cellDir, runName(k)),
                             formats: options.formats ?? [],
                             recorder,
+                            outbound: options.outbound,
                             progress: firstRun === 0 ? progress : withFirstRun(progress, firstRun),
                             serverFingerprint: handle.fingerprint,
                             notes: [
@@ -43673,7 +44014,7 @@ async function runCells$1(options) {
                         });
                         let file = ran.recorded;
                         if (signal?.aborted && ran.cutShort) {
-                            file = recorder.markInterrupted(join(cellDir, runName(k)), file, String(signal.reason ?? "interrupt"), handle.session.redact);
+                            file = recorder.markInterrupted(join(cellDir, runName(k)), file, String(signal.reason ?? "interrupt"), options.outbound);
                         }
                         outputs.push({ cell: cell.name, run: k, dir: join(cellDir, runName(k)), file });
                         // The external task commands of the cell run once per side, after its first run, on its server.
@@ -43687,7 +44028,7 @@ async function runCells$1(options) {
                                         dir: join(cellDir, runName(k)),
                                         baseUrl: handle.session.endpoint.baseUrl,
                                         model: config.model.name,
-                                        redact: handle.session.redact ?? ((text) => text),
+                                        outbound: options.outbound,
                                         ...(options.env ? { env: options.env } : {}),
                                         ...(signal ? { signal } : {}),
                                     });
@@ -44108,20 +44449,80 @@ function sharedPrefixTokensOf(sharing) {
 }
 /** run.json from a run's facts (pure): metrics, load fidelity, the client-bound verdict, flags, conditions. */
 function assembleRunFile(facts) {
-    const { context, workload, plan, records, dispatch: result } = facts;
+    const { context, workload, records, dispatch: result } = facts;
     const { cell, config } = context;
-    const notes = [...facts.notes];
-    const origin = facts.origin;
-    const lastEnd = facts.lastEnd;
-    const startedAtEpochMs = facts.startedAtEpochMs;
-    const warmupCount = facts.warmupCount;
     const sorted = [...records].sort((a, b) => a.index - b.index);
     const schedule = cellSchedule(config, cell);
-    const durationS = Math.max(0, lastEnd - origin) / 1000;
-    const metrics = computeRunMetrics(sorted, { durationS, slo: cell.slo, warmup: warmupCount });
+    const durationS = Math.max(0, facts.lastEnd - facts.origin) / 1000;
+    const metrics = computeRunMetrics(sorted, { durationS, slo: cell.slo, warmup: facts.warmupCount });
     const outputs = collectOutputs(sorted);
-    const lags = records.map((record) => record.readyMs - record.scheduledMs);
-    const lagSummary = summarize(lags);
+    const { load, clientBound } = loadFidelity(facts, metrics, durationS);
+    const usage = usageVerdict(records);
+    const server = withFiniteValues(summarizeServerMetrics(facts.scrapes));
+    const cache = cacheState(facts, sorted, durationS, server);
+    const notes = runNotes(facts, usage.notes, cache, server);
+    // A fresh run with a warm cache is unusable; a reuse run's contaminated first turns are noted.
+    const unusable = [...usage.unusable, ...(cache.check.status === "flagged" ? [cache.check.reason] : [])];
+    const starved = serverStarvedReasons({
+        stepLatenessP99Ms: server?.sim_step_lateness_p99_ms,
+        steps: server?.sim_steps,
+        maxServerLatenessMs: config.client.max_server_lateness_ms,
+    });
+    const crashed = facts.crashReason;
+    return runFileSchema.parse({
+        schemaVersion: runFileSchemaVersion,
+        tool: { name: toolName, version: toolVersion },
+        cell: cell.name,
+        run: facts.runIndex,
+        ...(facts.side ? { side: facts.side } : {}),
+        serverStart: {
+            id: facts.serverStart.id,
+            startedAt: facts.serverStart.startedAt,
+            side: facts.side ?? null,
+        },
+        startedAt: new Date(facts.startedAtEpochMs).toISOString(),
+        durationS,
+        load: {
+            ...load,
+            schedule: {
+                ...scheduleCondition(schedule),
+                elidedS: result.elidedMs / 1000,
+                wallClockS: Math.max(0, durationS - result.elidedMs / 1000),
+            },
+        },
+        ...metrics,
+        server,
+        cacheCheck: cache.check,
+        ...(cache.sessions !== null ? { sessions: cache.sessions, cacheProtocol: cacheProtocol(facts) } : {}),
+        guards: computeGuards(sorted, guardIgnoreEos(context)),
+        ...(outputs.length > 0 ? { outputs } : {}),
+        flags: {
+            clientBound: clientBound.length > 0,
+            ...(clientBound.length > 0 ? { clientBoundReason: clientBound.join("; ") } : {}),
+            serverCrashed: crashed !== null,
+            ...(server?.sim_step_lateness_p99_ms !== undefined ? { serverStarved: starved.length > 0 } : {}),
+            ...(starved.length > 0 ? { serverStarvedReason: starved.join("; ") } : {}),
+            cutShort: runEnd(facts).cutShort,
+            notes: crashed !== null ? [`server exited during the run: ${crashed}`, ...notes] : notes,
+            ...(Object.keys(usage.counts).length > 0 ? { usageIssues: usage.counts } : {}),
+            ...(unusable.length > 0 ? { unusableReasons: unusable } : {}),
+        },
+        prefix: facts.prefix,
+        fingerprint: {
+            ...facts.serverFingerprint,
+            workload: workloadConditions(cell, context.seed, schedule, workload.info),
+        },
+        telemetry: facts.telemetry ?? null,
+    });
+}
+/**
+ * What the load achieved against its target (run.json `load`, its schedule aside) and why the client,
+ * not the server, may have set the pace (the client-bound reasons).
+ */
+function loadFidelity(facts, metrics, durationS) {
+    const { context, plan, records, dispatch: result } = facts;
+    const { cell, config } = context;
+    const lagSummary = summarize(records.map((record) => record.readyMs - record.scheduledMs));
     const targetConcurrency = targetConcurrencyOf(plan);
     const sendWindowS = result.lastReadyAt === null ? 0 : (result.lastReadyAt - result.startedAt) / 1000;
     const achievedRate = cell.load.type === "concurrency"
@@ -44142,7 +44543,7 @@ function assembleRunFile(facts) {
     const answeredSessions = sessionCell
         ? new Set(records.flatMap((record) => (record.ok && record.session ? [record.session.index] : []))).size
         : 0;
-    const reasons = clientBoundReasons({
+    const clientBound = clientBoundReasons({
         exactRate: exactSchedule && targetRate !== null && result.dispatched === plan.maxRequests
             ? { target: targetRate, achieved: achievedRate, requests: result.dispatched }
             : null,
@@ -44157,16 +44558,22 @@ function assembleRunFile(facts) {
         },
     });
     const busyMs = records.reduce((sum, record) => sum + (record.endMs - record.sentMs), 0);
-    if (records.some((record) => record.ok && record.outputTokensSource === "chunks" && !record.usageIssue)) {
-        notes.push("the server sent no usage for some requests: their output tokens are counted as chunks");
-    }
-    const unscored = records.filter((record) => record.task?.error !== undefined);
-    if (unscored.length > 0)
-        notes.push(`${unscored.length} answers could not be scored and count as wrong (e.g. request ${unscored[0].index}: ${unscored[0].task.error})`);
-    const usage = usageVerdict(records);
-    notes.push(...usage.notes);
-    const unusable = [...usage.unusable];
-    const server = withFiniteValues(summarizeServerMetrics(facts.scrapes));
+    const load = {
+        type: cell.load.type,
+        targetRate,
+        targetConcurrency,
+        achievedRate,
+        achievedConcurrencyMean: durationS > 0 ? busyMs / (durationS * 1000) : 0,
+        peakConcurrency: facts.peakOnSocket,
+        scheduleLagP50Ms: lagSummary.p50,
+        scheduleLagP99Ms: lagSummary.p99,
+        eventLoopLagP99Ms: facts.eventLoopLagP99Ms,
+    };
+    return { load, clientBound };
+}
+/** The run's sessions (a session dataset's) and the check of the prefix cache it found (metrics/cache-check.ts). */
+function cacheState(facts, sorted, durationS, server) {
+    const cell = facts.context.cell;
     const sharing = designedSharing(cell.dataset);
     const sessions = computeSessionMetrics(sorted, {
         durationS,
@@ -44174,7 +44581,7 @@ function assembleRunFile(facts) {
         sharedPrefixTokens: sharedPrefixTokensOf(sharing),
         serverHitRate: server?.prefix_cache_hit_rate ?? null,
     });
-    const cacheCheck = checkCacheState({
+    const check = checkCacheState({
         records: sorted,
         policy: facts.prefix.policy,
         sharing,
@@ -44182,13 +44589,37 @@ function assembleRunFile(facts) {
         cacheReset: facts.prefix.cacheReset,
         firstTurns: sessions?.contamination ?? null,
     });
-    // A fresh run with a warm cache is unusable (below); a reuse run's contaminated first turns are noted.
-    if (cacheCheck.status === "flagged")
-        unusable.push(cacheCheck.reason);
-    else if (cacheCheck.status === "not-checked" && facts.prefix.policy === "fresh")
-        notes.push(`cache state not checked: ${cacheCheck.reason}`);
-    if (facts.prefix.policy === "reuse" && sessions?.contamination.flagged === true)
-        notes.push(`${sessions.contamination.aboveSharedPrefix} of ${sessions.contamination.firstTurns} sessions' first turns were served from the prefix cache beyond the common system prompt: the cache held an earlier run's conversations (use prefix: fresh, or reset the server's cache)`);
+    return { sessions, check };
+}
+/** How a session run's cache was prepared (run.json `cacheProtocol`). */
+function cacheProtocol(facts) {
+    const warmup = facts.context.cell.warmup;
+    return {
+        reset: facts.prefix.cacheReset,
+        salted: facts.prefix.cacheSalt !== null,
+        warmup: "requests" in warmup ? { sessions: warmup.requests } : { durationS: warmup.duration_s },
+        warmupRequests: facts.warmupCount,
+    };
+}
+/**
+ * The run's notes, in order: the runner's, then what the records, the usage checks, the cache check, the
+ * server's metrics and the token model say; a run stopped by refused connections says so first.
+ */
+function runNotes(facts, usageNotes, cache, server) {
+    const { records, workload } = facts;
+    const notes = [...facts.notes];
+    if (records.some((record) => record.ok && record.outputTokensSource === "chunks" && !record.usageIssue)) {
+        notes.push("the server sent no usage for some requests: their output tokens are counted as chunks");
+    }
+    const unscored = records.filter((record) => record.task?.error !== undefined);
+    if (unscored.length > 0)
+        notes.push(`${unscored.length} answers could not be scored and count as wrong (e.g. request ${unscored[0].index}: ${unscored[0].task.error})`);
+    notes.push(...usageNotes);
+    if (cache.check.status === "not-checked" && facts.prefix.policy === "fresh")
+        notes.push(`cache state not checked: ${cache.check.reason}`);
+    const contamination = cache.sessions?.contamination;
+    if (facts.prefix.policy === "reuse" && contamination?.flagged === true)
+        notes.push(`${contamination.aboveSharedPrefix} of ${contamination.firstTurns} sessions' first turns were served from the prefix cache beyond the common system prompt: the cache held an earlier run's conversations (use prefix: fresh, or reset the server's cache)`);
     if (server !== null && (server.notFinite?.length ?? 0) > 0) {
         notes.push(`/metrics gave no finite number (NaN or Inf samples) for ${server.notFinite.join(", ")}: recorded as null`);
     }
@@ -44196,82 +44627,11 @@ function assembleRunFile(facts) {
         const model = workload.info.tokenModel;
         notes.push(`prompt lengths calibrated with POST /tokenize: ${model.tokensPerWord} tokens/word + ${model.offset}`);
     }
-    const starved = serverStarvedReasons({
-        stepLatenessP99Ms: server?.sim_step_lateness_p99_ms,
-        steps: server?.sim_steps,
-        maxServerLatenessMs: config.client.max_server_lateness_ms,
-    });
-    const crashed = facts.crashReason;
-    const { cutShort } = runEnd(facts);
     if (facts.refusedInARow !== null) {
         const last = [...records].reverse().find((record) => record.errorKind === "connect");
         notes.unshift(`stopped after ${facts.refusedInARow} refused connections in a row: the server is unreachable${last?.error ? ` (${last.error})` : ""}`);
     }
-    return runFileSchema.parse({
-        schemaVersion: runFileSchemaVersion,
-        tool: { name: toolName, version: toolVersion },
-        cell: cell.name,
-        run: facts.runIndex,
-        ...(facts.side ? { side: facts.side } : {}),
-        serverStart: {
-            id: facts.serverStart.id,
-            startedAt: facts.serverStart.startedAt,
-            side: facts.side ?? null,
-        },
-        startedAt: new Date(startedAtEpochMs).toISOString(),
-        durationS,
-        load: {
-            type: cell.load.type,
-            targetRate,
-            targetConcurrency,
-            achievedRate,
-            achievedConcurrencyMean: durationS > 0 ? busyMs / (durationS * 1000) : 0,
-            peakConcurrency: facts.peakOnSocket,
-            scheduleLagP50Ms: lagSummary.p50,
-            scheduleLagP99Ms: lagSummary.p99,
-            eventLoopLagP99Ms: facts.eventLoopLagP99Ms,
-            schedule: {
-                ...scheduleCondition(schedule),
-                elidedS: result.elidedMs / 1000,
-                wallClockS: Math.max(0, durationS - result.elidedMs / 1000),
-            },
-        },
-        ...metrics,
-        server,
-        cacheCheck,
-        ...(sessions !== null
-            ? {
-                sessions,
-                cacheProtocol: {
-                    reset: facts.prefix.cacheReset,
-                    salted: facts.prefix.cacheSalt !== null,
-                    warmup: "requests" in cell.warmup
-                        ? { sessions: cell.warmup.requests }
-                        : { durationS: cell.warmup.duration_s },
-                    warmupRequests: warmupCount,
-                },
-            }
-            : {}),
-        guards: computeGuards(sorted, guardIgnoreEos(context)),
-        ...(outputs.length > 0 ? { outputs } : {}),
-        flags: {
-            clientBound: reasons.length > 0,
-            ...(reasons.length > 0 ? { clientBoundReason: reasons.join("; ") } : {}),
-            serverCrashed: crashed !== null,
-            ...(server?.sim_step_lateness_p99_ms !== undefined ? { serverStarved: starved.length > 0 } : {}),
-            ...(starved.length > 0 ? { serverStarvedReason: starved.join("; ") } : {}),
-            cutShort,
-            notes: crashed !== null ? [`server exited during the run: ${crashed}`, ...notes] : notes,
-            ...(Object.keys(usage.counts).length > 0 ? { usageIssues: usage.counts } : {}),
-            ...(unusable.length > 0 ? { unusableReasons: unusable } : {}),
-        },
-        prefix: facts.prefix,
-        fingerprint: {
-            ...facts.serverFingerprint,
-            workload: workloadConditions(cell, context.seed, schedule, workload.info),
-        },
-        telemetry: facts.telemetry ?? null,
-    });
+    return notes;
 }
 /**
  * A run's workload conditions (run.json `fingerprint.workload`), diffed by compare field by field like the
@@ -44365,9 +44725,9 @@ function withFiniteValues(summary) {
     return { ...Object.fromEntries(entries), notFinite };
 }
 
-/** Assembles run.json from the measurement and writes it, and vllm-result.json when asked, redacted. */
+/** Assembles run.json from the measurement and writes it, and vllm-result.json when asked, through the job's seam. */
 function writeRunOutputs(measurement, outcome) {
-    const { context, workload, plan, runIndex, dir, redact } = outcome;
+    const { context, workload, plan, runIndex, dir, outbound } = outcome;
     const { cell, config } = context;
     const { records, startedAtEpochMs } = measurement;
     const telemetryRecord = measurement.telemetry;
@@ -44395,7 +44755,7 @@ function writeRunOutputs(measurement, outcome) {
         serverStart: outcome.serverStart,
         telemetry: telemetryRecord ? runTelemetry(telemetryRecord.summary) : null,
     });
-    writeFileSync(join(dir, "run.json"), redact(`${JSON.stringify(runFile, null, 2)}\n`));
+    outbound.writeFileSync(join(dir, "run.json"), `${JSON.stringify(runFile, null, 2)}\n`);
     if (outcome.formats.includes("vllm")) {
         const vllm = toVllmResult(records, runFile, {
             model: config.model.name,
@@ -44404,7 +44764,7 @@ function writeRunOutputs(measurement, outcome) {
             burstiness: cell.load.type === "rate" ? cell.load.burstiness : null,
             maxConcurrency: plan.maxConcurrency,
         });
-        writeFileSync(join(dir, "vllm-result.json"), redact(`${JSON.stringify(vllm)}\n`));
+        outbound.writeFileSync(join(dir, "vllm-result.json"), `${JSON.stringify(vllm)}\n`);
     }
     return runFile;
 }
@@ -44428,7 +44788,7 @@ function runCells(options) {
  * Marks a run that an interrupt cut short: `flags.interrupted` names the signal (compare excludes the run
  * with that reason) and a note says what its records hold; run.json is rewritten in place.
  */
-function markInterrupted(dir, file, reason, redact = (text) => text) {
+function markInterrupted(dir, file, reason, outbound) {
     const cancelled = file.requests.errorsByKind.aborted ?? 0;
     const marked = runFileSchema.parse({
         ...file,
@@ -44441,7 +44801,7 @@ function markInterrupted(dir, file, reason, redact = (text) => text) {
             ],
         },
     });
-    writeFileSync(join(dir, "run.json"), redact(`${JSON.stringify(marked, null, 2)}\n`));
+    outbound.writeFileSync(join(dir, "run.json"), `${JSON.stringify(marked, null, 2)}\n`);
     return marked;
 }
 function fmt(value, digits = 1) {

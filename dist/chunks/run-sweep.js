@@ -1,15 +1,14 @@
-import { writeFileSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
-import { b as estimateCapacity, f as capacityInterval, s as smallest, g as largest, h as loadCurveOf, i as capacityRunsOf, j as capacityObjectivesOf, k as intervalLevel, n as searchSettingsOf } from './secrets.js';
-import { h as runFileSchema, j as capacityMaxRuns } from './session-metrics.js';
+import { p as estimateCapacity, q as capacityInterval, n as runFileSchema, t as loadCurveOf, u as capacityRunsOf, v as capacityObjectivesOf, w as intervalLevel, x as capacityMaxRuns, y as searchSettingsOf } from './interleaved.js';
 import { i as isSearchedCell } from './load.js';
-import { s as selectCells } from './interleaved.js';
-import { a as formatNumber, r as runRecordFromRunFile } from './format.js';
+import { s as selectCells } from './trace-replay.js';
+import { i as smallest, l as largest, j as formatNumber, k as runRecordFromRunFile } from './format.js';
 import { I as InputError, t as toolVersion } from './version.js';
 import { r as runCells, S as SessionCache, h as existingRunIndices } from './run-cells.js';
 import { n as number, o as object, a as array, _ as _enum, l as literal, s as string } from './schemas.js';
-import { rm, mkdir, writeFile } from 'node:fs/promises';
-import { e as esc, d as drawnLoadFigures, c as chartsDirName, s as slug, l as loadCurveChart, h as htmlPage } from './report-html.js';
+import { rm, mkdir } from 'node:fs/promises';
+import { q as esc, s as drawnLoadFigures, t as chartsDirName, u as slug, v as loadCurveChart, x as htmlPage } from './compare.js';
 
 /** Loads rounded to 3 significant digits (integers for concurrency), so nearby proposals repeat a load. */
 function roundLoad(load, integer = false) {
@@ -251,10 +250,10 @@ function readCellRunFiles(cellDir) {
  * Writes DIR/<cell>/curve.json from every run-<k>/run.json of the cell directory (runs added with
  * --append included); returns its path.
  */
-function writeCurveOfDir(cellDir, cell) {
+function writeCurveOfDir(cellDir, cell, outbound) {
     const runs = readCellRunFiles(cellDir).map((run) => run.file);
     const path = join(cellDir, "curve.json");
-    writeFileSync(path, `${JSON.stringify(curveOf(cell, runs), null, 2)}\n`);
+    outbound.writeFileSync(path, `${JSON.stringify(curveOf(cell, runs), null, 2)}\n`);
     return path;
 }
 
@@ -329,9 +328,9 @@ async function renderLoadReport(input) {
  * `DIR/<cell>/report-charts/*.svg` (replaced whole) beside curve.json, drawn from every run of the cell
  * directory with compare's definitions: the curve of the usable runs (compare/load-curve.ts) and, for a
  * capacity cell, the capacity estimate and its interval as compare computes them for a side
- * (compare/capacity.ts, stats/capacity.ts). run.json is already redacted when written.
+ * (compare/capacity.ts, stats/capacity.ts). Its files are written through the job's output seam.
  */
-async function writeSweepReport(cellDir, cell, confidence) {
+async function writeSweepReport(cellDir, cell, confidence, outbound) {
     const records = readCellRunFiles(cellDir).map(({ file, path }) => runRecordFromRunFile(file, path));
     const dimension = cell.load.type === "concurrency" ? "concurrency" : "rate";
     const percentile = cell.capacity?.percentile ?? "p95";
@@ -379,10 +378,10 @@ async function writeSweepReport(cellDir, cell, confidence) {
     for (const chart of report.charts) {
         const path = join(cellDir, chart.path);
         await mkdir(dirname(path), { recursive: true });
-        await writeFile(path, chart.svg);
+        await outbound.writeFile(path, chart.svg);
     }
     const htmlPath = join(cellDir, "report.html");
-    await writeFile(htmlPath, report.html);
+    await outbound.writeFile(htmlPath, report.html);
     return htmlPath;
 }
 
@@ -449,11 +448,11 @@ async function runSweepCells(options) {
         runs.push(...result.runs);
         if (result.runs.length > 0) {
             const cellDir = join(options.outDir, cell.name);
-            const curve = writeCurveOfDir(cellDir, cell.name);
+            const curve = writeCurveOfDir(cellDir, cell.name, options.outbound);
             progress?.message(`${cell.name}: load curve written to ${curve}`);
             // The picture never fails a sweep whose runs are on disk: a drawing error is said and the sweep goes on.
             try {
-                const report = await writeSweepReport(cellDir, cell, options.config.gate.confidence);
+                const report = await writeSweepReport(cellDir, cell, options.config.gate.confidence, options.outbound);
                 progress?.message(`${cell.name}: its charts written to ${report} (and report-charts/*.svg beside it)`);
             }
             catch (error) {

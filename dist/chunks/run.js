@@ -1,26 +1,27 @@
 import { join, resolve, dirname } from 'node:path';
+import { r as readCalibration, a as configWithinBudget, b as calibratedCheckNoise, g as budgetPlanLines } from './compare.js';
+import { e as externalEndpoint, j as jobOutbound } from './job-outbound.js';
 import { r as runCells, g as getServedModels, P as ProbeStatusError, i as isUnauthorizedStatus, d as describeConnectionFailure, a as collectFingerprint, s as silentProgress, b as streamProgress, e as defaultServerStateFile, f as firstRunsIn, p as providerForConfig } from './run-cells.js';
-import { writeFile } from 'node:fs/promises';
-import { r as readRunFile, e as externalEndpoint, c as collectJobSecrets } from './secrets.js';
+import { e as readRunFile } from './interleaved.js';
 import { i as isExportFormat, e as exportFormatNames, a as exportFormats } from './export-formats.js';
 import { U as UsageError, t as toolVersion, I as InputError, F as FailureError, b as systemClock, h as handleInterrupts, i as interactiveInterrupts } from './version.js';
-import { s as selectCells } from './interleaved.js';
+import { s as selectCells } from './trace-replay.js';
 import { J as deviceBlockLine } from './status.js';
 import { m as measureOnDevices } from './measure-on-devices.js';
 import { r as runSweepCells } from './run-sweep.js';
-import { t as templateView, l as loadConfig, b as serverKindFacts } from './load.js';
+import { t as templateView, l as loadConfig, s as serverKindFacts } from './load.js';
 import 'node:child_process';
 import 'node:fs';
 import 'node:url';
-import { b as reachedServerStart, c as serverStartIdProblem } from './server-start.js';
+import { d as reachedServerStart, e as serverStartIdProblem } from './format.js';
 import { p as parseCommandArgs, s as stringOption, i as integerOption } from './command.js';
-import { r as redactedIo, a as redactedError } from '../cli.js';
+import { t as throughOutbound } from '../cli.js';
+import 'node:fs/promises';
+import './metric-names.js';
 import 'node:crypto';
 import 'node:os';
 import './schemas.js';
 import 'node:net';
-import './session-metrics.js';
-import './metric-names.js';
 import 'node:events';
 import 'node:perf_hooks';
 import 'node:assert';
@@ -40,8 +41,6 @@ import 'node:timers';
 import 'node:dns';
 import './random.js';
 import './number-words.js';
-import './format.js';
-import './report-html.js';
 import './index.js';
 import 'process';
 import 'buffer';
@@ -66,11 +65,11 @@ function parseRunFormats(value) {
 }
 /**
  * Writes each run's dashboard exports beside its run.json (the same file names and shapes as compare's:
- * pytorch-benchmark.json, bencher.json), from run.json as written, so they hold what it holds, redacted.
+ * pytorch-benchmark.json, bencher.json), from run.json as written, through the job's output seam.
  * A run compare would not use (interrupted, cut short, client-bound) gets none: a dashboard would chart
  * it as a measurement. Returns the lines to print: what was written, what was skipped and why.
  */
-async function writeRunExports(runs, exports, side) {
+async function writeRunExports(runs, exports, side, outbound) {
     if (exports.length === 0)
         return [];
     const written = [];
@@ -84,7 +83,7 @@ async function writeRunExports(runs, exports, side) {
         for (const format of exports) {
             const { fileName, ofRun } = exportFormats[format];
             const content = ofRun(record, { side, toolVersion });
-            await writeFile(join(run.dir, fileName), `${JSON.stringify(content, null, 2)}\n`);
+            await outbound.writeFile(join(run.dir, fileName), `${JSON.stringify(content, null, 2)}\n`);
         }
         written.push(`${run.cell}/run-${run.run}`);
     }
@@ -171,20 +170,12 @@ function baseUrlProvider(options) {
     const server = {
         kind: "external",
         base_url: options.baseUrl,
-        ...(options.metricsUrl ? { metrics_url: options.metricsUrl } : {}),
-        startup_timeout_s: 0,
-    };
+        ...(options.metricsUrl ? { metrics_url: options.metricsUrl } : {})};
     const { baseUrl, metricsUrl } = externalEndpoint(server);
     const endpoint = { baseUrl, metricsUrl, ...(options.apiKey ? { apiKey: options.apiKey } : {}) };
     const target = { baseUrl, apiKey: options.apiKey };
-    // Everything the runner writes for it, and every message, passes through the job's one redactor.
-    const secrets = options.secrets ??
-        collectJobSecrets({
-            env: options.env ?? {},
-            variables: [options.apiKeyVariable],
-            configs: options.interpolation ? [{ config: { server }, interpolation: options.interpolation }] : [],
-        });
-    const redactor = secrets.redactor.with([options.apiKey]);
+    // Nothing is written here: what the runner writes for it goes through the job's output seam, and its
+    // errors (which may quote what the server says) are cleaned by the job's root as they leave.
     return {
         lifecycle: "per-cell",
         async start() {
@@ -195,18 +186,17 @@ function baseUrlProvider(options) {
                         ? `refuses the API key sent (read from ${options.apiKeyVariable ?? "the variable server.api_key_env names"})`
                         : `wants an API key and none is sent (pass --api-key-env NAME, set ${defaultApiKeyVariables.join(" or ")}, or set server.api_key_env in the config)`}`);
                 }
-                throw new FailureError(redactor.redact(`--base-url ${baseUrl}: GET /v1/models failed: ${describeConnectionFailure(error, baseUrl) ??
-                    (error instanceof Error ? error.message : String(error))}`));
+                throw new FailureError(`--base-url ${baseUrl}: GET /v1/models failed: ${describeConnectionFailure(error, baseUrl) ??
+                    (error instanceof Error ? error.message : String(error))}`);
             });
             if (served.length > 0 && !served.some((model) => model.id === options.model.name)) {
-                // The served names are the server's own text: a misbehaving one may echo the key.
-                throw new InputError(redactor.redact(`model.name: "${options.model.name}" is not served at ${baseUrl}; it serves ${served.map((model) => `"${model.id}"`).join(", ")}`));
+                // The served names are the server's own text: a misbehaving one may echo the key (the root cleans it).
+                throw new InputError(`model.name: "${options.model.name}" is not served at ${baseUrl}; it serves ${served.map((model) => `"${model.id}"`).join(", ")}`);
             }
             return {
                 endpoint,
                 // Someone else's server: we cannot see it restart, so one start per process (or as declared).
                 start: reachedServerStart(baseUrl, options.clock ?? systemClock, options.serverStartId),
-                redact: redactor.redact,
                 fingerprint: () => collectFingerprint({
                     target,
                     metricsUrl,
@@ -217,7 +207,6 @@ function baseUrlProvider(options) {
                     sampling: templateView(options.sampling ?? null, templates, ["sampling"]),
                     nvidiaSmi: null,
                     env: options.env ?? {},
-                    environment: secrets.named,
                 }),
                 // Never resolves: we cannot see an external server's process, only its failed requests.
                 exited: new Promise(() => { }),
@@ -268,8 +257,15 @@ Options:
       --append        add runs after the existing ones of each cell in DIR (run-<k> continues from
                       the highest k there); without it, a DIR that already has runs of a selected
                       cell is refused (exit 2) rather than overwritten
+      --calibration FILE
+                      this runner's calibration.json (\`calibrate\`): under gate.budget_gpu_minutes the
+                      budget's plan takes the noise it measured, as the action's calibration input
+                      and compare --calibration do
   -q, --quiet         no progress output
   -h, --help          show this help
+
+Budget: under gate.budget_gpu_minutes the runs per side, runs per server start and requests per run
+are the budget's plan (printed first; docs/action.md, Choosing a budget), for the cells selected.
 
 Devices: with runner.devices in the config, the cells are balanced over the devices and measured on
 them at once, one server per device, as the action measures (docs/run.md); with --base-url the
@@ -303,6 +299,7 @@ const runCommand = {
             append: { type: "boolean" },
             sweep: { type: "boolean" },
             "stall-report-s": { type: "string" },
+            calibration: { type: "string" },
         });
         if (args.help) {
             io.stdout.write(usage);
@@ -329,7 +326,17 @@ const runCommand = {
             env: io.env,
             cwd: io.cwd,
         });
-        const config = loaded.config;
+        // Under gate.budget_gpu_minutes the config measures its budget's plan (app/budget-plan.ts), as the
+        // action and compare read it: the runs per side, runs per start and requests per run it chose.
+        const calibrationPath = stringOption(args, "calibration");
+        const calibration = calibrationPath === undefined
+            ? null
+            : await readCalibration(resolve(io.cwd, calibrationPath), calibrationPath);
+        const { config, budget } = configWithinBudget(loaded.config, {
+            ...(cells ? { cells } : {}),
+            ...(calibration ? { noiseOf: calibratedCheckNoise(loaded.config, calibration.file, new Date()) } : {}),
+            file: loaded.path,
+        });
         const serverStartId = stringOption(args, "server-start");
         if (serverStartId !== undefined) {
             const problem = serverStartIdProblem(serverStartId, "--server-start");
@@ -345,21 +352,17 @@ const runCommand = {
                 flag: stringOption(args, "api-key-env"),
                 config: "api_key_env" in config.server ? config.server.api_key_env : undefined,
             });
-        // The command's one set of secrets (server/secrets.ts), handed to the servers, the run files and errors.
-        const secrets = collectJobSecrets({
-            env: io.env,
-            configs: [loaded],
-            variables: [key?.variable],
-        });
-        const redact = secrets.redactor.redact;
-        // Progress lines, warnings and the summary may quote a server's text: written through the redactor.
-        io = redactedIo(io, redact);
+        // The command's one way out (server/outbound.ts), from its one secret set: the environment the config
+        // was loaded with, the config, and --base-url's key variable. Progress lines, warnings and the summary
+        // may quote a server's text: they leave through it too, as do the servers' logs and the run files.
+        const outbound = jobOutbound({ env: io.env, configs: [loaded], variables: [key?.variable] });
+        io = throughOutbound(io, outbound);
         const quiet = args.values.quiet === true;
         const progress = quiet ? silentProgress : streamProgress(io.stderr);
         const providerOptions = {
             env: { ...io.env },
             interpolation: loaded.interpolation,
-            secrets,
+            outbound,
             // As the action does: a killed run's servers are stopped by the next start (server/cleanup.ts).
             stateFile: defaultServerStateFile(io.env),
             warn: (message) => progress.message(`warning: ${message}`),
@@ -386,7 +389,6 @@ const runCommand = {
                 sampling: config.sampling,
                 env: io.env,
                 interpolation: loaded.interpolation,
-                secrets,
                 ...(serverStartId !== undefined ? { serverStartId } : {}),
             }));
         if (external !== null && config.runner.devices !== undefined)
@@ -402,6 +404,9 @@ const runCommand = {
             log: (line) => io.stderr.write(`${line}\n`),
             onFirstSignal: (signal) => progress.message(`${signal}: stopping; cancelling requests in flight and writing this run's files (again to force)`),
         });
+        if (budget !== null)
+            for (const line of budgetPlanLines(budget.plan, config.gate.detect_change, budget.budgetToDecide))
+                progress.message(line);
         const outDir = resolve(io.cwd, out);
         const firstRunByCell = firstRunsIn(outDir, selectCells(config, cells).map((cell) => cell.name), args.values.append === true);
         const appended = Object.entries(firstRunByCell).filter(([, first]) => first > 0);
@@ -415,6 +420,7 @@ const runCommand = {
                 baseDir: dirname(loaded.path),
                 // The CLI's environment, for the external task commands (quality.tasks.external).
                 env: io.env,
+                outbound,
                 ...(cells ? { cells } : {}),
                 ...(runs !== undefined ? { runs } : {}),
                 formats: formats.runner,
@@ -441,7 +447,7 @@ const runCommand = {
             if (starved.length > 0) {
                 progress.message(`warning: ${starved.length} run(s) were server host starved (the simulator's own process ran late): ${starved.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`);
             }
-            const exported = await writeRunExports(result.runs, formats.exports, stringOption(args, "side"));
+            const exported = await writeRunExports(result.runs, formats.exports, stringOption(args, "side"), outbound);
             for (const line of exported)
                 progress.message(line);
             if (!quiet)
@@ -467,8 +473,8 @@ const runCommand = {
                 return interruption.exitCode();
             }
             // A server that would not start is a ServerStartError, a FailureError: exit 1 with its message,
-            // redacted in place (the class is kept).
-            throw redactedError(error, redact);
+            // cleaned in place (the class is kept).
+            throw outbound.error(error);
         }
         finally {
             await stopManaged();

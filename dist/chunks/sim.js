@@ -1962,6 +1962,33 @@ function parseGenerationRequest(endpoint, body, ctx) {
         throw new ProtocolError(404, `The model \`${String(model)}\` does not exist.`, "model");
     }
     const stream = optionalBool(body, "stream") ?? false;
+    const streamOptions = checkedStreamOptions(body, stream);
+    const n = optionalInt(body, "n", 1);
+    if (n !== undefined && n !== 1)
+        throw new ProtocolError(400, "The simulator supports n=1 only.", "n");
+    const promptTokens = endpoint === "chat" ? chatPromptTokens(body.messages) : promptTokensOf(body.prompt);
+    const { maxTokens, minTokens } = tokenLimits(endpoint, body, promptTokens.length, ctx.maxModelLen);
+    const { salt, temperature } = samplingParams(body);
+    const includeUsage = streamOptions ? streamOptions.include_usage !== false : false;
+    return {
+        endpoint,
+        model: ctx.servedModel,
+        promptTokens,
+        maxTokens,
+        minTokens,
+        ignoreEos: optionalBool(body, "ignore_eos") ?? false,
+        seed: optionalInt(body, "seed", Number.MIN_SAFE_INTEGER),
+        cacheSalt: salt,
+        stream,
+        includeUsage,
+        continuousUsage: includeUsage && streamOptions?.continuous_usage_stats === true,
+        temperature: temperature ?? 1,
+        logprobs: requestedLogprobs(endpoint, body),
+        tools: endpoint === "chat" ? declaredTools(body.tools) : [],
+    };
+}
+/** The stream options of a streamed request (undefined otherwise); only a streamed request may give them. */
+function checkedStreamOptions(body, stream) {
     const streamOptions = body.stream_options;
     if (streamOptions !== undefined && streamOptions !== null) {
         // vLLM's validator tests `data.get("stream_options") and not data.get("stream")`: an empty object is
@@ -1972,27 +1999,33 @@ function parseGenerationRequest(endpoint, body, ctx) {
         if (!isRecord(streamOptions))
             throw new ProtocolError(400, "stream_options must be an object.", "stream_options");
     }
-    const n = optionalInt(body, "n", 1);
-    if (n !== undefined && n !== 1)
-        throw new ProtocolError(400, "The simulator supports n=1 only.", "n");
-    const promptTokens = endpoint === "chat" ? chatPromptTokens(body.messages) : promptTokensOf(body.prompt);
-    const promptLen = promptTokens.length;
-    // V1 wording and params (vllm/entrypoints/openai/serving_engine.py _validate_input @ v0.11.0).
-    if (promptLen >= ctx.maxModelLen) {
-        throw new ProtocolError(400, `This model's maximum context length is ${ctx.maxModelLen} tokens. However, your request has ${promptLen} input tokens. Please reduce the length of the input messages.`, "input_tokens");
+    return stream && isRecord(streamOptions) ? streamOptions : undefined;
+}
+/**
+ * max_tokens (chat: max_completion_tokens first; default the rest of the context, 16 for completions)
+ * and min_tokens, checked against the context length with vLLM V1's wording and params
+ * (vllm/entrypoints/openai/serving_engine.py _validate_input @ v0.11.0).
+ */
+function tokenLimits(endpoint, body, promptLen, maxModelLen) {
+    if (promptLen >= maxModelLen) {
+        throw new ProtocolError(400, `This model's maximum context length is ${maxModelLen} tokens. However, your request has ${promptLen} input tokens. Please reduce the length of the input messages.`, "input_tokens");
     }
     const requested = endpoint === "chat"
         ? (optionalInt(body, "max_completion_tokens", 1) ?? optionalInt(body, "max_tokens", 1))
         : optionalInt(body, "max_tokens", 1);
-    const maxTokens = requested ?? (endpoint === "chat" ? ctx.maxModelLen - promptLen : 16);
-    if (promptLen + maxTokens > ctx.maxModelLen) {
+    const maxTokens = requested ?? (endpoint === "chat" ? maxModelLen - promptLen : 16);
+    if (promptLen + maxTokens > maxModelLen) {
         // Clients parse this sentence to retry with a smaller max_tokens.
-        throw new ProtocolError(400, `'max_tokens' or 'max_completion_tokens' is too large: ${maxTokens}. This model's maximum context length is ${ctx.maxModelLen} tokens and your request has ${promptLen} input tokens (${maxTokens} > ${ctx.maxModelLen} - ${promptLen}).`, "max_tokens");
+        throw new ProtocolError(400, `'max_tokens' or 'max_completion_tokens' is too large: ${maxTokens}. This model's maximum context length is ${maxModelLen} tokens and your request has ${promptLen} input tokens (${maxTokens} > ${maxModelLen} - ${promptLen}).`, "max_tokens");
     }
     const minTokens = optionalInt(body, "min_tokens", 0) ?? 0;
     if (minTokens > maxTokens) {
         throw new ProtocolError(400, `min_tokens must be less than or equal to max_tokens=${maxTokens}, got ${minTokens}.`, "min_tokens");
     }
+    return { maxTokens, minTokens };
+}
+/** cache_salt (a non-empty string) and temperature (non-negative), when given. */
+function samplingParams(body) {
     const salt = body.cache_salt;
     if (salt !== undefined && salt !== null && (typeof salt !== "string" || salt === "")) {
         throw new ProtocolError(400, "Parameter 'cache_salt' must be a non-empty string if provided.", "cache_salt");
@@ -2003,8 +2036,13 @@ function parseGenerationRequest(endpoint, body, ctx) {
         (typeof temperature !== "number" || !Number.isFinite(temperature) || temperature < 0)) {
         throw new ProtocolError(400, `temperature must be non-negative, got ${JSON.stringify(temperature)}.`, "temperature");
     }
-    const options = stream && isRecord(streamOptions) ? streamOptions : undefined;
-    const includeUsage = options ? options.include_usage !== false : false;
+    return {
+        salt: typeof salt === "string" ? salt : undefined,
+        temperature: typeof temperature === "number" ? temperature : undefined,
+    };
+}
+/** The logprobs asked for (chat: top_logprobs with logprobs true), at most vLLM's default maximum; null: none. */
+function requestedLogprobs(endpoint, body) {
     let logprobs;
     if (endpoint === "chat") {
         const top = optionalInt(body, "top_logprobs", 0);
@@ -2017,22 +2055,7 @@ function parseGenerationRequest(endpoint, body, ctx) {
         logprobs = optionalInt(body, "logprobs", 0) ?? null;
     if (logprobs !== null && logprobs > maxLogprobs)
         throw new ProtocolError(400, `Requested sample logprobs of ${logprobs}, which is greater than max allowed: ${maxLogprobs}`, "logprobs");
-    return {
-        endpoint,
-        model: ctx.servedModel,
-        promptTokens,
-        maxTokens,
-        minTokens,
-        ignoreEos: optionalBool(body, "ignore_eos") ?? false,
-        seed: optionalInt(body, "seed", Number.MIN_SAFE_INTEGER),
-        cacheSalt: typeof salt === "string" ? salt : undefined,
-        stream,
-        includeUsage,
-        continuousUsage: includeUsage && options?.continuous_usage_stats === true,
-        temperature: typeof temperature === "number" ? temperature : 1,
-        logprobs,
-        tools: endpoint === "chat" ? declaredTools(body.tools) : [],
-    };
+    return logprobs;
 }
 /** vLLM's default --max-logprobs. */
 const maxLogprobs = 20;
@@ -2162,53 +2185,62 @@ function streamErrorEvent(code, message) {
 function completionResponse(req, id, created, text, finishReason, completionTokens, cachedTokens, shape = protocolShapeOf("0.11.0"), answer = { reasoning: null, reasoningTokens: 0, toolCall: null }) {
     const counted = usageOf(req.promptTokens.length, completionTokens, cachedTokens, answer.reasoning !== null ? answer.reasoningTokens : undefined);
     const usage = { ...counted, prompt_tokens_details: counted.prompt_tokens_details ?? null };
+    const head = { id, created, model: req.model };
+    return req.endpoint === "chat"
+        ? chatCompletionBody(head, text, finishReason, usage, shape, answer)
+        : textCompletionBody(head, text, finishReason, usage, shape);
+}
+/** A chat.completion as vLLM writes it (its message, tool calls and reasoning field; token-id fields per version). */
+function chatCompletionBody(head, text, finishReason, usage, shape, answer) {
     const ids = shape.tokenIdFields;
-    if (req.endpoint === "chat") {
-        return {
-            id,
-            object: "chat.completion",
-            created,
-            model: req.model,
-            choices: [
-                {
-                    index: 0,
-                    message: {
-                        role: "assistant",
-                        content: text,
-                        refusal: null,
-                        annotations: null,
-                        audio: null,
-                        function_call: null,
-                        tool_calls: answer.toolCall === null
-                            ? []
-                            : [
-                                {
-                                    id: answer.toolCall.id,
-                                    type: "function",
-                                    function: { name: answer.toolCall.name, arguments: answer.toolCall.arguments },
-                                },
-                            ],
-                        [shape.reasoningField]: answer.reasoning,
-                    },
-                    logprobs: null,
-                    finish_reason: finishReason,
-                    stop_reason: null,
-                    ...(ids ? { token_ids: null } : {}),
-                },
-            ],
-            service_tier: null,
-            system_fingerprint: null,
-            usage,
-            prompt_logprobs: null,
-            ...(ids ? { prompt_token_ids: null } : {}),
-            kv_transfer_params: null,
-        };
-    }
     return {
-        id,
+        id: head.id,
+        object: "chat.completion",
+        created: head.created,
+        model: head.model,
+        choices: [
+            {
+                index: 0,
+                message: {
+                    role: "assistant",
+                    content: text,
+                    refusal: null,
+                    annotations: null,
+                    audio: null,
+                    function_call: null,
+                    tool_calls: answer.toolCall === null
+                        ? []
+                        : [
+                            {
+                                id: answer.toolCall.id,
+                                type: "function",
+                                function: { name: answer.toolCall.name, arguments: answer.toolCall.arguments },
+                            },
+                        ],
+                    [shape.reasoningField]: answer.reasoning,
+                },
+                logprobs: null,
+                finish_reason: finishReason,
+                stop_reason: null,
+                ...(ids ? { token_ids: null } : {}),
+            },
+        ],
+        service_tier: null,
+        system_fingerprint: null,
+        usage,
+        prompt_logprobs: null,
+        ...(ids ? { prompt_token_ids: null } : {}),
+        kv_transfer_params: null,
+    };
+}
+/** A text_completion as vLLM writes it (token-id fields per version). */
+function textCompletionBody(head, text, finishReason, usage, shape) {
+    const ids = shape.tokenIdFields;
+    return {
+        id: head.id,
         object: "text_completion",
-        created,
-        model: req.model,
+        created: head.created,
+        model: head.model,
         choices: [
             {
                 index: 0,
@@ -2665,60 +2697,19 @@ function promptText(body) {
 async function generate(server, endpoint, req, res, receivedAt) {
     const handler = endpoint === "chat" ? "/v1/chat/completions" : "/v1/completions";
     const body = await readJson(req);
-    const arrival = receivedAt;
     if (server.hung)
         return;
+    const accepted = acceptRequest(server, endpoint, body);
+    if ("status" in accepted) {
+        server.responses.sendJson(res, accepted.status, accepted.error, handler);
+        return;
+    }
+    const parsed = accepted.parsed;
+    const fault = drawFault(server, parsed);
+    const { id, clientRequestId } = responseId(server, endpoint, req, accepted.raw);
     const p = server.profile;
-    if (server.starting()) {
-        server.responses.sendJson(res, 503, errorBody(503, "The server is starting."), handler);
-        return;
-    }
-    if (p.engine_dead) {
-        server.responses.sendJson(res, 500, errorBody(500, "EngineCore encountered an issue. See stack trace for the root cause."), handler);
-        return;
-    }
-    if (!body.ok) {
-        server.responses.sendJson(res, 400, errorBody(400, `Invalid JSON body: ${body.error}`), handler);
-        return;
-    }
-    let parsed;
-    try {
-        parsed = parseGenerationRequest(endpoint, body.value, {
-            servedModel: server.options.model,
-            maxModelLen: p.max_model_len,
-        });
-    }
-    catch (error) {
-        if (error instanceof ProtocolError) {
-            server.responses.sendJson(res, error.status, errorBody(error.status, error.message, error.param), handler);
-            return;
-        }
-        throw error;
-    }
-    const draw = server.faultRandom.next();
-    if (draw < p.fault_error_rate) {
-        server.responses.sendJson(res, p.fault_error_status, errorBody(p.fault_error_status, `Simulated fault: status ${p.fault_error_status}.`), handler);
-        return;
-    }
-    const faultDraw = server.faultRandom.next();
-    let fault;
-    if (parsed.stream && faultDraw < p.fault_midstream_error_rate) {
-        fault = { kind: "midstream", afterTokens: p.fault_after_tokens };
-    }
-    else if (faultDraw >= 1 - p.fault_reset_rate) {
-        fault = { kind: "reset", afterTokens: p.fault_after_tokens };
-    }
-    const prefix = endpoint === "chat" ? "chatcmpl-" : "cmpl-";
-    const clientRequestId = headerValue(req.headers["x-request-id"]);
-    // As vLLM does: the id is the prefix plus X-Request-Id, else the body's request_id, else a uuid.
-    const bodyRequestId = body.value.request_id;
-    const base = clientRequestId ?? (typeof bodyRequestId === "string" ? bodyRequestId : undefined);
-    const wanted = base !== undefined && base !== "" ? `${prefix}${base}` : undefined;
-    const id = wanted !== undefined && !server.active.has(wanted) && !server.engine.knows(wanted)
-        ? wanted
-        : `${prefix}${randomUUID().replaceAll("-", "")}`;
     // A built-in task is answered (sim/tasks.ts): greedy, so per prompt and model_revision.
-    const answer = taskAnswer(promptText(body.value), p.task_accuracy, mixSeed(hashTokens(parsed.promptTokens), p.model_revision));
+    const answer = taskAnswer(promptText(accepted.raw), p.task_accuracy, mixSeed(hashTokens(parsed.promptTokens), p.model_revision));
     // Reasoning and tool calls (chat only): the seeded answer policy; a task's answer takes no tool call.
     const plan = endpoint === "chat"
         ? planAnswer(hashTokens(parsed.promptTokens), parsed.seed, answer === null ? parsed.tools : [], p)
@@ -2741,7 +2732,7 @@ async function generate(server, endpoint, req, res, receivedAt) {
                     { answerTokens: plan.reasoningTokens + 1 + plan.toolCall.pieces.length }
                 : {}),
         ...(plan.reasoningTokens > 0 ? { reasoningTokens: plan.reasoningTokens } : {}),
-    }, arrival);
+    }, receivedAt);
     // A write racing a client reset reports the error here; the close handler does the cleanup.
     res.on("error", () => undefined);
     res.on("close", () => {
@@ -2752,7 +2743,66 @@ async function generate(server, endpoint, req, res, receivedAt) {
     });
     active.start();
     if (!active.done)
-        server.loop.wake(arrival);
+        server.loop.wake(receivedAt);
+}
+/**
+ * The request parsed, or the error status it gets: the server still starting or its engine dead, a body
+ * that is not JSON or not a valid request, or the injected error fault (drawn only for a valid request).
+ */
+function acceptRequest(server, endpoint, body) {
+    const p = server.profile;
+    if (server.starting())
+        return { status: 503, error: errorBody(503, "The server is starting.") };
+    if (p.engine_dead)
+        return {
+            status: 500,
+            error: errorBody(500, "EngineCore encountered an issue. See stack trace for the root cause."),
+        };
+    if (!body.ok)
+        return { status: 400, error: errorBody(400, `Invalid JSON body: ${body.error}`) };
+    let parsed;
+    try {
+        parsed = parseGenerationRequest(endpoint, body.value, {
+            servedModel: server.options.model,
+            maxModelLen: p.max_model_len,
+        });
+    }
+    catch (error) {
+        if (error instanceof ProtocolError)
+            return { status: error.status, error: errorBody(error.status, error.message, error.param) };
+        throw error;
+    }
+    if (server.faultRandom.next() < p.fault_error_rate)
+        return {
+            status: p.fault_error_status,
+            error: errorBody(p.fault_error_status, `Simulated fault: status ${p.fault_error_status}.`),
+        };
+    return { parsed, raw: body.value };
+}
+/** The injected stream fault of an accepted request: an error mid-stream, a connection reset, or none. */
+function drawFault(server, parsed) {
+    const p = server.profile;
+    const faultDraw = server.faultRandom.next();
+    if (parsed.stream && faultDraw < p.fault_midstream_error_rate)
+        return { kind: "midstream", afterTokens: p.fault_after_tokens };
+    if (faultDraw >= 1 - p.fault_reset_rate)
+        return { kind: "reset", afterTokens: p.fault_after_tokens };
+    return undefined;
+}
+/**
+ * The response id, as vLLM makes it: the prefix plus X-Request-Id, else the body's request_id, else a
+ * uuid (also when the wanted id is in use).
+ */
+function responseId(server, endpoint, req, raw) {
+    const prefix = endpoint === "chat" ? "chatcmpl-" : "cmpl-";
+    const clientRequestId = headerValue(req.headers["x-request-id"]);
+    const bodyRequestId = raw.request_id;
+    const base = clientRequestId ?? (typeof bodyRequestId === "string" ? bodyRequestId : undefined);
+    const wanted = base !== undefined && base !== "" ? `${prefix}${base}` : undefined;
+    const id = wanted !== undefined && !server.active.has(wanted) && !server.engine.knows(wanted)
+        ? wanted
+        : `${prefix}${randomUUID().replaceAll("-", "")}`;
+    return { id, clientRequestId };
 }
 
 /**
@@ -2828,63 +2878,112 @@ class Writer {
 }
 function renderMetrics({ engine, modelName, http, createdAt, stepLateness }) {
     const w = new Writer(createdAt);
-    const labels = { model_name: modelName, engine: "0" };
-    const s = engine.stats;
-    const p = engine.config;
-    if (p.disable_log_stats) {
+    if (engine.config.disable_log_stats) {
         writeHttp(w, http);
         return `${w.lines.join("\n")}\n`;
     }
     if (stepLateness)
         writeSimOnly(w, stepLateness);
-    const set = metricSetOf(p.vllm_version);
-    const gauge = (name, help, value, extra = {}) => {
-        w.family(name, "gauge", help);
-        w.sample(name, { ...labels, ...extra }, value);
-    };
-    /** `name` without `_total`: the family, as prometheus_client names it; the sample gets `_total`. */
-    const counter = (name, help, value) => {
-        w.family(`${name}_total`, "counter", help);
-        w.sample(`${name}_total`, labels, value);
-        w.created(name, help, [labels]);
-    };
-    gauge("vllm:num_requests_running", "Number of requests in model execution batches.", engine.numRunning);
-    gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", engine.numWaiting);
-    if (set === "current") {
-        w.family("vllm:engine_sleep_state", "gauge", "Engine sleep state; awake = 0 means engine is sleeping; awake = 1 means engine is awake; weights_offloaded = 1 means sleep level 1; discard_all = 1 means sleep level 2.");
-        for (const [state, value] of [
-            ["awake", 1],
-            ["weights_offloaded", 0],
-            ["discard_all", 0],
-        ]) {
-            w.sample("vllm:engine_sleep_state", { ...labels, sleep_state: state }, value);
-        }
+    const set = metricSetOf(engine.config.vllm_version);
+    const labels = { model_name: modelName, engine: "0" };
+    writeSchedulerState(w, labels, engine, set);
+    writeCacheCounters(w, labels, engine, set);
+    writeTokenCounters(w, labels, engine.stats);
+    if (engine.config.spec_decode_num_tokens > 0)
+        writeSpecDecode(w, labels, engine);
+    for (const [name, help, histogram] of requestHistograms(engine.stats, set))
+        w.histogram(name, help, labels, histogram);
+    w.family("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig");
+    w.sample("vllm:cache_config_info", cacheConfigLabels(engine), 1);
+    writeHttp(w, http);
+    return `${w.lines.join("\n")}\n`;
+}
+function gauge(w, labels, name, help, value) {
+    w.family(name, "gauge", help);
+    w.sample(name, labels, value);
+}
+/** `name` without `_total`: the family, as prometheus_client names it; the sample gets `_total`. */
+function counter(w, labels, name, help, value) {
+    w.family(`${name}_total`, "counter", help);
+    w.sample(`${name}_total`, labels, value);
+    w.created(name, help, [labels]);
+}
+/** The requests running and waiting, and (current) the engine's sleep state: always awake. */
+function writeSchedulerState(w, labels, engine, set) {
+    gauge(w, labels, "vllm:num_requests_running", "Number of requests in model execution batches.", engine.numRunning);
+    gauge(w, labels, "vllm:num_requests_waiting", "Number of requests waiting to be processed.", engine.numWaiting);
+    if (set !== "current")
+        return;
+    w.family("vllm:engine_sleep_state", "gauge", "Engine sleep state; awake = 0 means engine is sleeping; awake = 1 means engine is awake; weights_offloaded = 1 means sleep level 1; discard_all = 1 means sleep level 2.");
+    for (const [state, value] of [
+        ["awake", 1],
+        ["weights_offloaded", 0],
+        ["discard_all", 0],
+    ]) {
+        w.sample("vllm:engine_sleep_state", { ...labels, sleep_state: state }, value);
     }
+}
+/**
+ * The KV cache's usage and the prefix cache's queries and hits (0.10: the deprecated `gpu_` names beside
+ * them; current: the external and multi-modal caches, always empty here).
+ */
+function writeCacheCounters(w, labels, engine, set) {
+    const s = engine.stats;
     if (set === "0.10") {
-        gauge("vllm:gpu_cache_usage_perc", "GPU KV-cache usage. 1 means 100 percent usage.DEPRECATED: Use vllm:kv_cache_usage_perc instead.", engine.kvUsage);
-        counter("vllm:gpu_prefix_cache_queries", "GPU prefix cache queries, in terms of number of queriedtokens. DEPRECATED: Use vllm:prefix_cache_queries instead.", s.prefixQueries);
-        counter("vllm:gpu_prefix_cache_hits", "GPU prefix cache hits, in terms of number of cached tokens. DEPRECATED: Use vllm:prefix_cache_hits instead.", s.prefixHits);
+        gauge(w, labels, "vllm:gpu_cache_usage_perc", "GPU KV-cache usage. 1 means 100 percent usage.DEPRECATED: Use vllm:kv_cache_usage_perc instead.", engine.kvUsage);
+        counter(w, labels, "vllm:gpu_prefix_cache_queries", "GPU prefix cache queries, in terms of number of queriedtokens. DEPRECATED: Use vllm:prefix_cache_queries instead.", s.prefixQueries);
+        counter(w, labels, "vllm:gpu_prefix_cache_hits", "GPU prefix cache hits, in terms of number of cached tokens. DEPRECATED: Use vllm:prefix_cache_hits instead.", s.prefixHits);
     }
-    gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", engine.kvUsage);
-    counter("vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.", s.prefixQueries);
-    counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.", s.prefixHits);
-    if (set === "current") {
-        counter("vllm:external_prefix_cache_queries", "External prefix cache queries from KV connector cross-instance cache sharing, in terms of number of queried tokens.", 0);
-        counter("vllm:external_prefix_cache_hits", "External prefix cache hits from KV connector cross-instance cache sharing, in terms of number of cached tokens.", 0);
-        counter("vllm:mm_cache_queries", "Multi-modal cache queries, in terms of number of queried items.", 0);
-        counter("vllm:mm_cache_hits", "Multi-modal cache hits, in terms of number of cached items.", 0);
-    }
-    counter("vllm:num_preemptions", "Cumulative number of preemption from the engine.", s.preemptions);
-    counter("vllm:prompt_tokens", "Number of prefill tokens processed.", s.promptTokens);
-    counter("vllm:generation_tokens", "Number of generation tokens processed.", s.generationTokens);
+    gauge(w, labels, "vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", engine.kvUsage);
+    counter(w, labels, "vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.", s.prefixQueries);
+    counter(w, labels, "vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.", s.prefixHits);
+    if (set !== "current")
+        return;
+    counter(w, labels, "vllm:external_prefix_cache_queries", "External prefix cache queries from KV connector cross-instance cache sharing, in terms of number of queried tokens.", 0);
+    counter(w, labels, "vllm:external_prefix_cache_hits", "External prefix cache hits from KV connector cross-instance cache sharing, in terms of number of cached tokens.", 0);
+    counter(w, labels, "vllm:mm_cache_queries", "Multi-modal cache queries, in terms of number of queried items.", 0);
+    counter(w, labels, "vllm:mm_cache_hits", "Multi-modal cache hits, in terms of number of cached items.", 0);
+}
+/** Preemptions, prompt and generation tokens, and the finished requests by reason. */
+function writeTokenCounters(w, labels, s) {
+    counter(w, labels, "vllm:num_preemptions", "Cumulative number of preemption from the engine.", s.preemptions);
+    counter(w, labels, "vllm:prompt_tokens", "Number of prefill tokens processed.", s.promptTokens);
+    counter(w, labels, "vllm:generation_tokens", "Number of generation tokens processed.", s.generationTokens);
     w.family("vllm:request_success_total", "counter", "Count of successfully processed requests.");
     for (const reason of ["stop", "length", "abort"]) {
         w.sample("vllm:request_success_total", { ...labels, finished_reason: reason }, s.success[reason]);
     }
     w.created("vllm:request_success", "Count of successfully processed requests.", ["stop", "length", "abort"].map((reason) => ({ ...labels, finished_reason: reason })));
-    if (p.spec_decode_num_tokens > 0)
-        writeSpecDecode(w, labels, engine);
-    const histograms = [
+}
+/** The request histograms, in vLLM's order, the per-token ones as the metric set names them. */
+function requestHistograms(s, set) {
+    const perToken = set === "0.10"
+        ? [
+            ["vllm:time_per_output_token_seconds", "Histogram of time per output token in seconds.", s.itl],
+            [
+                "vllm:time_per_prefill_token_request_seconds",
+                "Time spent per token during prefill  phase in seconds",
+                s.prefillPerToken,
+            ],
+        ]
+        : set === "0.11"
+            ? [
+                [
+                    "vllm:time_per_output_token_seconds",
+                    "Histogram of time per output token in seconds.DEPRECATED: Use vllm:inter_token_latency_seconds instead.",
+                    s.itl,
+                ],
+                ["vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", s.itl],
+            ]
+            : [
+                ["vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", s.itl],
+                [
+                    "vllm:request_time_per_output_token_seconds",
+                    "Histogram of time_per_output_token_seconds per request.",
+                    s.tpot,
+                ],
+            ];
+    return [
         ["vllm:request_prompt_tokens", "Number of prefill tokens processed.", s.promptTokensPerRequest],
         [
             "vllm:request_generation_tokens",
@@ -2900,39 +2999,17 @@ function renderMetrics({ engine, modelName, http, createdAt, stepLateness }) {
         ["vllm:request_params_n", "Histogram of the n request parameter.", s.nParam],
         ["vllm:request_params_max_tokens", "Histogram of the max_tokens request parameter.", s.maxTokensParam],
         ["vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", s.ttft],
+        ...perToken,
+        ["vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", s.e2e],
+        ["vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", s.queue],
+        [
+            "vllm:request_inference_time_seconds",
+            "Histogram of time spent in RUNNING phase for request.",
+            s.inference,
+        ],
+        ["vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.", s.prefill],
+        ["vllm:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request.", s.decode],
     ];
-    if (set === "0.10") {
-        histograms.push(["vllm:time_per_output_token_seconds", "Histogram of time per output token in seconds.", s.itl], [
-            "vllm:time_per_prefill_token_request_seconds",
-            "Time spent per token during prefill  phase in seconds",
-            s.prefillPerToken,
-        ]);
-    }
-    else if (set === "0.11") {
-        histograms.push([
-            "vllm:time_per_output_token_seconds",
-            "Histogram of time per output token in seconds.DEPRECATED: Use vllm:inter_token_latency_seconds instead.",
-            s.itl,
-        ], ["vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", s.itl]);
-    }
-    else {
-        histograms.push(["vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", s.itl], [
-            "vllm:request_time_per_output_token_seconds",
-            "Histogram of time_per_output_token_seconds per request.",
-            s.tpot,
-        ]);
-    }
-    histograms.push(["vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", s.e2e], ["vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", s.queue], [
-        "vllm:request_inference_time_seconds",
-        "Histogram of time spent in RUNNING phase for request.",
-        s.inference,
-    ], ["vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.", s.prefill], ["vllm:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request.", s.decode]);
-    for (const [name, help, histogram] of histograms)
-        w.histogram(name, help, labels, histogram);
-    w.family("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig");
-    w.sample("vllm:cache_config_info", cacheConfigLabels(engine), 1);
-    writeHttp(w, http);
-    return `${w.lines.join("\n")}\n`;
 }
 /**
  * The simulator's own health, which no vLLM exports (prefix `sim:`, never `vllm:`): how late its step
@@ -3124,64 +3201,10 @@ async function handleRequest(server, req, res) {
         return;
     }
     const route = `${method} ${path}`;
-    switch (route) {
-        case "GET /health":
-        case "GET /ping":
-        case "POST /ping":
-            await drain(req);
-            server.responses.sendEmpty(res, server.starting() || server.profile.engine_dead ? 503 : 200, path);
-            return;
-        case "GET /version":
-            server.responses.sendJson(res, 200, { version: server.profile.vllm_version }, path);
-            return;
-        case "GET /v1/models":
-            server.responses.sendJson(res, 200, models(server), path);
-            return;
-        case "GET /metrics":
-            server.responses.count(res, path, 200);
-            res.writeHead(200, { server: "uvicorn", "content-type": "text/plain; version=0.0.4; charset=utf-8" });
-            res.end(renderMetrics({
-                engine: server.engine,
-                modelName: o.model,
-                http: server.httpMetrics,
-                createdAt: server.createdAt,
-                stepLateness: server.stepLatenessHistogram(),
-            }));
-            return;
-        case "POST /v1/completions":
-            return generate(server, "completions", req, res, receivedAt);
-        case "POST /v1/chat/completions":
-            return generate(server, "chat", req, res, receivedAt);
-        case "POST /tokenize":
-            return tokenizeRoute(server, req, res);
-        case "POST /detokenize":
-            return detokenizeRoute(server, req, res);
-        case "GET /admin/config":
-            server.responses.sendJson(res, 200, adminView(server), path);
-            return;
-        case "GET /admin/chunks":
-            adminChunks(server, req, res, path);
-            return;
-        case "POST /admin/config":
-            return adminConfig(server, req, res);
-    }
-    if (o.devMode) {
-        if (route === "POST /reset_prefix_cache") {
-            await drain(req);
-            server.engine.resetPrefixCache();
-            server.responses.sendEmpty(res, 200, path);
-            return;
-        }
-        if (route === "POST /reset_mm_cache" || route === "POST /reset_encoder_cache") {
-            await drain(req);
-            server.responses.sendEmpty(res, 200, path);
-            return;
-        }
-        if (route === "GET /server_info") {
-            server.responses.sendJson(res, 200, { vllm_config: adminView(server) }, path);
-            return;
-        }
-    }
+    if (await serveRoute(server, route, path, req, res, receivedAt))
+        return;
+    if (o.devMode && (await serveDevRoute(server, route, path, req, res)))
+        return;
     await drain(req);
     // A path served with other methods: Starlette answers 405 with Allow (the instrumentator labels
     // requests that match no route fully handler="none").
@@ -3193,6 +3216,75 @@ async function handleRequest(server, req, res) {
         return;
     }
     server.responses.sendJson(res, 404, { detail: "Not Found" }, "none");
+}
+/** The route table: true when `route` ("METHOD /path") is one of its routes, once answered. */
+async function serveRoute(server, route, path, req, res, receivedAt) {
+    switch (route) {
+        case "GET /health":
+        case "GET /ping":
+        case "POST /ping":
+            await drain(req);
+            server.responses.sendEmpty(res, server.starting() || server.profile.engine_dead ? 503 : 200, path);
+            return true;
+        case "GET /version":
+            server.responses.sendJson(res, 200, { version: server.profile.vllm_version }, path);
+            return true;
+        case "GET /v1/models":
+            server.responses.sendJson(res, 200, models(server), path);
+            return true;
+        case "GET /metrics":
+            server.responses.count(res, path, 200);
+            res.writeHead(200, { server: "uvicorn", "content-type": "text/plain; version=0.0.4; charset=utf-8" });
+            res.end(renderMetrics({
+                engine: server.engine,
+                modelName: server.options.model,
+                http: server.httpMetrics,
+                createdAt: server.createdAt,
+                stepLateness: server.stepLatenessHistogram(),
+            }));
+            return true;
+        case "POST /v1/completions":
+            await generate(server, "completions", req, res, receivedAt);
+            return true;
+        case "POST /v1/chat/completions":
+            await generate(server, "chat", req, res, receivedAt);
+            return true;
+        case "POST /tokenize":
+            await tokenizeRoute(server, req, res);
+            return true;
+        case "POST /detokenize":
+            await detokenizeRoute(server, req, res);
+            return true;
+        case "GET /admin/config":
+            server.responses.sendJson(res, 200, adminView(server), path);
+            return true;
+        case "GET /admin/chunks":
+            adminChunks(server, req, res, path);
+            return true;
+        case "POST /admin/config":
+            await adminConfig(server, req, res);
+            return true;
+    }
+    return false;
+}
+/** vLLM's dev-mode routes (VLLM_SERVER_DEV_MODE): the cache resets and /server_info. */
+async function serveDevRoute(server, route, path, req, res) {
+    if (route === "POST /reset_prefix_cache") {
+        await drain(req);
+        server.engine.resetPrefixCache();
+        server.responses.sendEmpty(res, 200, path);
+        return true;
+    }
+    if (route === "POST /reset_mm_cache" || route === "POST /reset_encoder_cache") {
+        await drain(req);
+        server.responses.sendEmpty(res, 200, path);
+        return true;
+    }
+    if (route === "GET /server_info") {
+        server.responses.sendJson(res, 200, { vllm_config: adminView(server) }, path);
+        return true;
+    }
+    return false;
 }
 const routes = {
     "/health": ["GET"],

@@ -1,6 +1,6 @@
 import { d as describeMetric } from './metric-names.js';
-import { b as blocksToTerminal, f as firstScreenBlocks, g as cleanForTerminal, w as withoutMachinePaths, t as terminalMarkup } from './report-html.js';
-import { b as formatChange, c as formatInterval } from './format.js';
+import { y as blocksToTerminal, z as firstScreenBlocks, A as cleanForTerminal, C as withoutMachinePaths, D as terminalMarkup } from './compare.js';
+import { q as formatChange, t as formatInterval } from './format.js';
 
 /**
  * The `compare` summary for a terminal (and the demo's): the same first screen as the PR comment, then
