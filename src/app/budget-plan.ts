@@ -16,6 +16,7 @@ import {
   type BudgetPlanInput,
   budgetToDecide,
   type CheckNoise,
+  leastMinutes,
   planWithinBudget,
 } from "../stats/budget-plan.js";
 import type { PlanCell } from "../stats/run-plan.js";
@@ -216,28 +217,6 @@ export function decideBudget(
           budgetToDecide(input, plan, cell.name, check.metric),
         );
   return { plan, input, budgetToDecide: undecided };
-}
-
-/** GPU-minutes of the cheapest plan that measures every cell: the fewest runs, each cell at its floor. */
-function leastMinutes(input: BudgetPlanInput): number {
-  const floorSeconds = input.cells.reduce(
-    (sum, cell) =>
-      sum +
-      (cell.secondsPerRequest === null
-        ? cell.fixedSecondsPerRun
-        : Math.max(1, cell.minRequests) * cell.secondsPerRequest + cell.fixedSecondsPerRun),
-    0,
-  );
-  let least = Number.POSITIVE_INFINITY;
-  for (const block of input.blocks) {
-    const runs = input.minRuns;
-    const minutes =
-      (input.sides * runs * floorSeconds +
-        input.startsFor(runs, Math.min(block, runs)) * input.startSeconds) /
-      60;
-    least = Math.min(least, minutes);
-  }
-  return least;
 }
 
 /**

@@ -201,6 +201,11 @@ export function detectableAt(
   });
 }
 
+/** A cell's fewest requests per run: a fixed-length run's own, else its floor (gate.min_requests). */
+function floorRequests(cell: BudgetCell): number {
+  return cell.secondsPerRequest === null ? cell.declaredRequests : Math.max(1, cell.minRequests);
+}
+
 function secondsPerRun(cell: BudgetCell, requests: number): number {
   return cell.secondsPerRequest === null
     ? cell.fixedSecondsPerRun
@@ -223,7 +228,7 @@ interface CellOption {
  * length at which one more of its checks is decided, cheapest first.
  */
 function cellOptions(input: BudgetPlanInput, cell: BudgetCell, runs: number, block: number): CellOption[] {
-  const floor = cell.secondsPerRequest === null ? cell.declaredRequests : Math.max(1, cell.minRequests);
+  const floor = floorRequests(cell);
   const needs = cell.checks
     .map((check) => requestsToDecide(input, cell, check, runs, block))
     .filter((n): n is number => n !== null)
@@ -371,8 +376,7 @@ export function budgetToDecide(
       let possible = true;
       for (const [i, cell] of input.cells.entries()) {
         const planned = plan.cells[i]!;
-        let requests =
-          cell.secondsPerRequest === null ? cell.declaredRequests : Math.max(1, cell.minRequests);
+        let requests = floorRequests(cell);
         for (const [j, check] of cell.checks.entries()) {
           if (!keep(planned, planned.checks[j]!)) continue;
           const needed = requestsToDecide(input, cell, check, runs, block);
@@ -391,4 +395,13 @@ export function budgetToDecide(
     }
   }
   return least;
+}
+
+/** GPU-minutes of the cheapest plan that measures every cell: the fewest runs, each cell at its floor. */
+export function leastMinutes(input: BudgetPlanInput): number {
+  const floorSeconds = input.cells.reduce((sum, cell) => sum + secondsPerRun(cell, floorRequests(cell)), 0);
+  const runs = input.minRuns;
+  return Math.min(
+    ...input.blocks.map((block) => minutesOf(input, runs, Math.min(block, runs), floorSeconds)),
+  );
 }
