@@ -83,7 +83,7 @@ const mainAtOldLevel = () =>
 
 /**
  * Then six after main's +12% step (runs 510-515 on commits 7-c), with change points failing the job and
- * reported on the tracking issue 77.
+ * reported on the fake repository's tracking issue #77 (input history-change-point-issue).
  */
 const mainAfterItsStep = () =>
   (stepped ??= mainAtOldLevel().then((old) =>

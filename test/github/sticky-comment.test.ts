@@ -40,7 +40,7 @@ beforeEach(() => {
 
 const fast = (token: string) => createGitHubClient(token, baseUrl, { policy: fastCallPolicy });
 
-/** The comment of gate `perf.yml` on issue 5. */
+/** The comment of gate `perf.yml` on the fake repository's pull request #5. */
 const upsert = (client: ReturnType<typeof fast>, body: string, identity: string | null) =>
   upsertStickyComment(client, {
     owner: "acme",
