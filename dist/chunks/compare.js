@@ -3922,6 +3922,10 @@ function detectableAt(input, check, runs, block, requests) {
         df,
     });
 }
+/** A cell's fewest requests per run: a fixed-length run's own, else its floor (gate.min_requests). */
+function floorRequests(cell) {
+    return cell.secondsPerRequest === null ? cell.declaredRequests : Math.max(1, cell.minRequests);
+}
 function secondsPerRun(cell, requests) {
     return cell.secondsPerRequest === null
         ? cell.fixedSecondsPerRun
@@ -3936,7 +3940,7 @@ function minutesOf(input, runs, block, runSeconds) {
  * length at which one more of its checks is decided, cheapest first.
  */
 function cellOptions(input, cell, runs, block) {
-    const floor = cell.secondsPerRequest === null ? cell.declaredRequests : Math.max(1, cell.minRequests);
+    const floor = floorRequests(cell);
     const needs = cell.checks
         .map((check) => requestsToDecide(input, cell, check, runs, block))
         .filter((n) => n !== null)
@@ -4069,7 +4073,7 @@ function budgetToDecide(input, plan, cellName, metric) {
             let possible = true;
             for (const [i, cell] of input.cells.entries()) {
                 const planned = plan.cells[i];
-                let requests = cell.secondsPerRequest === null ? cell.declaredRequests : Math.max(1, cell.minRequests);
+                let requests = floorRequests(cell);
                 for (const [j, check] of cell.checks.entries()) {
                     if (!keep(planned, planned.checks[j]))
                         continue;
@@ -4092,6 +4096,12 @@ function budgetToDecide(input, plan, cellName, metric) {
         }
     }
     return least;
+}
+/** GPU-minutes of the cheapest plan that measures every cell: the fewest runs, each cell at its floor. */
+function leastMinutes(input) {
+    const floorSeconds = input.cells.reduce((sum, cell) => sum + secondsPerRun(cell, floorRequests(cell)), 0);
+    const runs = input.minRuns;
+    return Math.min(...input.blocks.map((block) => minutesOf(input, runs, Math.min(block, runs), floorSeconds)));
 }
 
 /**
@@ -4562,22 +4572,6 @@ function decideBudget(config, budgetMinutes, options = {}) {
             if (!check.decided)
                 undecided.set(`${cell.name}\u0000${check.metric}`, budgetToDecide(input, plan, cell.name, check.metric));
     return { plan, input, budgetToDecide: undecided };
-}
-/** GPU-minutes of the cheapest plan that measures every cell: the fewest runs, each cell at its floor. */
-function leastMinutes(input) {
-    const floorSeconds = input.cells.reduce((sum, cell) => sum +
-        (cell.secondsPerRequest === null
-            ? cell.fixedSecondsPerRun
-            : Math.max(1, cell.minRequests) * cell.secondsPerRequest + cell.fixedSecondsPerRun), 0);
-    let least = Number.POSITIVE_INFINITY;
-    for (const block of input.blocks) {
-        const runs = input.minRuns;
-        const minutes = (input.sides * runs * floorSeconds +
-            input.startsFor(runs, Math.min(block, runs)) * input.startSeconds) /
-            60;
-        least = Math.min(least, minutes);
-    }
-    return least;
 }
 /**
  * The config that measures a budget plan: each fixed-load cell at its planned requests per run, and the
