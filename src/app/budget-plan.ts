@@ -9,7 +9,6 @@ import {
   startedServers,
   type TraceReplays,
 } from "../config/summary.js";
-import { alternatingBlocks } from "../runner/interleaved.js";
 import {
   type BudgetCell,
   type BudgetPlan,
@@ -21,7 +20,7 @@ import {
 } from "../stats/budget-plan.js";
 import type { PlanCell } from "../stats/run-plan.js";
 import { InputError } from "../util/errors.js";
-import { interleavedStartWeight, planCells, runPlans } from "./run-plan.js";
+import { interleavedStartShape, interleavedStartWeight, planCells, runPlans } from "./run-plan.js";
 
 /**
  * A pull request's budget applied (gate.budget_gpu_minutes, docs/action.md "Choosing a budget"): the
@@ -140,7 +139,11 @@ export function budgetPlanInput(
     startWeightAt: (runs, block) =>
       lifecycle === "per-run" ? 1 / runs : mode === "interleaved" ? interleavedStartWeight(runs, block) : 1,
     startsPerSide: (runs, block) =>
-      lifecycle === "per-run" ? runs : mode === "interleaved" ? fewerStartsOfASide(runs, block) : 1,
+      lifecycle === "per-run"
+        ? runs
+        : mode === "interleaved"
+          ? interleavedStartShape(runs, block).fewestStarts
+          : 1,
     startPriorDf: config.gate.noise_prior.weight_starts,
     startSeconds: serverStartSeconds(config),
     sides: mode === "interleaved" ? 2 : 1,
@@ -180,13 +183,6 @@ function runSecondsOf(
 }
 
 /** A budget that cannot measure every cell once at its floor: an input error (exit 2), before any GPU time. */
-/** Server starts of the side with fewer of them when R runs a side alternate in groups of k. */
-function fewerStartsOfASide(runs: number, block: number): number {
-  const blocks = alternatingBlocks(0, runs, ["a", "b"] as const, block);
-  const count = (side: "a" | "b") => blocks.filter((b) => b.side === side).length;
-  return Math.min(count("a"), count("b"));
-}
-
 export class BudgetError extends InputError {}
 
 export interface BudgetDecision {

@@ -84,14 +84,24 @@ function priorNoise(config: Config): RunNoise {
 }
 
 /**
- * Σn²/N² of the side whose runs share starts the most when R runs a side alternate in groups of `group`
- * (runner/interleaved.ts alternatingBlocks): the start variance's share of its mean.
+ * How R runs a side alternating in groups of `group` (runner/interleaved.ts alternatingBlocks) fall into
+ * server starts: the starts of the side with fewer of them, and Σn²/N² of the side whose runs share
+ * starts the most (the start variance's share of its mean).
  */
-export function interleavedStartWeight(runs: number, group: number): number {
+export function interleavedStartShape(runs: number, group: number): { fewestStarts: number; weight: number } {
   const blocks = alternatingBlocks(0, runs, ["a", "b"] as const, group);
+  const ofSide = (side: "a" | "b") => blocks.filter((b) => b.side === side);
   const weight = (side: "a" | "b") =>
-    blocks.filter((b) => b.side === side).reduce((sum, b) => sum + b.runs * b.runs, 0) / (runs * runs);
-  return Math.max(weight("a"), weight("b"));
+    ofSide(side).reduce((sum, b) => sum + b.runs * b.runs, 0) / (runs * runs);
+  return {
+    fewestStarts: Math.min(ofSide("a").length, ofSide("b").length),
+    weight: Math.max(weight("a"), weight("b")),
+  };
+}
+
+/** Σn²/N² of the side whose runs share starts the most (interleavedStartShape). */
+export function interleavedStartWeight(runs: number, group: number): number {
+  return interleavedStartShape(runs, group).weight;
 }
 
 /** Chance the first look decides a PR with no change (every gated check passes) the plan aims at. */
