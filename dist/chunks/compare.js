@@ -4267,13 +4267,22 @@ function priorNoise(config) {
     };
 }
 /**
- * Σn²/N² of the side whose runs share starts the most when R runs a side alternate in groups of `group`
- * (runner/interleaved.ts alternatingBlocks): the start variance's share of its mean.
+ * How R runs a side alternating in groups of `group` (runner/interleaved.ts alternatingBlocks) fall into
+ * server starts: the starts of the side with fewer of them, and Σn²/N² of the side whose runs share
+ * starts the most (the start variance's share of its mean).
  */
-function interleavedStartWeight(runs, group) {
+function interleavedStartShape(runs, group) {
     const blocks = alternatingBlocks(0, runs, ["a", "b"], group);
-    const weight = (side) => blocks.filter((b) => b.side === side).reduce((sum, b) => sum + b.runs * b.runs, 0) / (runs * runs);
-    return Math.max(weight("a"), weight("b"));
+    const ofSide = (side) => blocks.filter((b) => b.side === side);
+    const weight = (side) => ofSide(side).reduce((sum, b) => sum + b.runs * b.runs, 0) / (runs * runs);
+    return {
+        fewestStarts: Math.min(ofSide("a").length, ofSide("b").length),
+        weight: Math.max(weight("a"), weight("b")),
+    };
+}
+/** Σn²/N² of the side whose runs share starts the most (interleavedStartShape). */
+function interleavedStartWeight(runs, group) {
+    return interleavedStartShape(runs, group).weight;
 }
 /** Chance the first look decides a PR with no change (every gated check passes) the plan aims at. */
 const planPower = 0.9;
@@ -4520,7 +4529,11 @@ function budgetPlanInput(config, budgetMinutes, options = {}) {
         blocks: mode === "interleaved" ? blockChoices : [budgetMaxRuns],
         startsFor: (runs, block) => servers * serverStartsPerCell(mode, runs, [], lifecycle, mode === "interleaved" ? block : runs),
         startWeightAt: (runs, block) => lifecycle === "per-run" ? 1 / runs : mode === "interleaved" ? interleavedStartWeight(runs, block) : 1,
-        startsPerSide: (runs, block) => lifecycle === "per-run" ? runs : mode === "interleaved" ? fewerStartsOfASide(runs, block) : 1,
+        startsPerSide: (runs, block) => lifecycle === "per-run"
+            ? runs
+            : mode === "interleaved"
+                ? interleavedStartShape(runs, block).fewestStarts
+                : 1,
         startPriorDf: config.gate.noise_prior.weight_starts,
         startSeconds: serverStartSeconds(config),
         sides: mode === "interleaved" ? 2 : 1,
@@ -4552,12 +4565,6 @@ function runSecondsOf(at, twice) {
     return { secondsPerRequest: slope, fixedSecondsPerRun: seconds - slope * n + warmup * slope };
 }
 /** A budget that cannot measure every cell once at its floor: an input error (exit 2), before any GPU time. */
-/** Server starts of the side with fewer of them when R runs a side alternate in groups of k. */
-function fewerStartsOfASide(runs, block) {
-    const blocks = alternatingBlocks(0, runs, ["a", "b"], block);
-    const count = (side) => blocks.filter((b) => b.side === side).length;
-    return Math.min(count("a"), count("b"));
-}
 class BudgetError extends InputError {
 }
 /** The plan of a budget, or a BudgetError naming the field when the budget cannot measure every cell. */
