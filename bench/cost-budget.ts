@@ -9,7 +9,8 @@
  * compare (compareRecords with budgetedSettings: the settings `compare --config` derives, budget
  * included).
  *
- * Noise: bench/noise.ts at the published magnitudes per metric (publishedRuns, publishedStarts). Two
+ * Noise: bench/noise.ts at the published magnitudes per metric (publishedRuns, publishedStartLevel; with
+ * --slow-starts publishedStarts, the fat tail of 3% of starts 1.08x slower). Two
  * runners: uncalibrated (the planner and compare know gate.noise_prior only) and calibrated (a
  * CheckNoiseSource with the true variances, with the degrees of freedom a default `calibrate` of the
  * tier records, found by running compare/calibration.ts calibrateFromRuns on a simulated A/A session;
@@ -27,7 +28,7 @@ import {
   calibratedCheckNoise,
   configWithinBudget,
 } from "../src/app/budget-plan.js";
-import { planStep } from "../src/app/measure-on-devices.js";
+import { firstLookPlans } from "../src/app/measure-on-devices.js";
 import {
   type CalibrationFile,
   calibrateFromRuns,
@@ -38,7 +39,7 @@ import { type CompareRecordsInput, type CompareSettings, settingsFromConfig } fr
 import type { OverallVerdict } from "../src/compare/verdict-schema.js";
 import { loadConfig } from "../src/config/load.js";
 import type { Config } from "../src/config/schema.js";
-import { runsPerBlock } from "../src/config/summary.js";
+import { baselineRunsPerStart, baselineStartGroups, runsPerBlock } from "../src/config/summary.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
 import { alternatingBlocks } from "../src/runner/interleaved.js";
 import { wilsonInterval } from "../src/stats/accuracy.js";
@@ -50,7 +51,7 @@ import {
   type Change,
   type ModelMetric,
   publishedRuns,
-  publishedStarts,
+  type StartNoise,
   sigmaW1,
   World,
   withinRunPool,
@@ -65,6 +66,8 @@ export interface BudgetBenchOptions {
   seed: number;
   /** Sections to run (plans, rows, mdc, oracle, nightly); null: all. */
   only: ReadonlySet<string> | null;
+  /** The start level: the published magnitudes, with or without the slow starts' fat tail (--slow-starts). */
+  starts: StartNoise;
 }
 
 export const prTierCells = ["chat-reuse-usual", "rag-fresh-usual", "longgen-fresh-usual"] as const;
@@ -87,16 +90,16 @@ const samplingVariance1 = (metric: WorldMetric) =>
 const shapeAt = (requests: number) => ({ withinSd: sigmaW1 * Math.sqrt(1000 / requests), requests });
 
 /** The true start variance of ln(metric): the normal part and the slow starts' two-point tail. */
-function trueStartVariance(metric: WorldMetric): number {
-  const p = publishedStarts.slowStartRate;
-  return publishedStarts[metric] ** 2 + p * (1 - p) * Math.log(publishedStarts.slowStartFactor) ** 2;
+function trueStartVariance(metric: WorldMetric, starts: StartNoise): number {
+  const p = starts.slowStartRate;
+  return starts[metric] ** 2 + p * (1 - p) * Math.log(starts.slowStartFactor) ** 2;
 }
 
 /** The true noise of a check in the World, with `priorDf` degrees of freedom behind it. */
-function trueNoise(metric: WorldMetric, priorDf: number, startDf: number): CheckNoise {
+function trueNoise(metric: WorldMetric, priorDf: number, startDf: number, starts: StartNoise): CheckNoise {
   return {
     metric,
-    startVariance: trueStartVariance(metric),
+    startVariance: trueStartVariance(metric, starts),
     runVariance: publishedRuns.runSd[metric] ** 2,
     withinVariance1: samplingVariance1(metric),
     priorDf,
@@ -155,14 +158,19 @@ function setupFor(config: Config, runner: Runner): Setup {
   return { runner, planned, plan: budget.plan, settings, cells, requests, seconds, priors };
 }
 
-async function simulatePr(world: World, setup: Setup, change: Change): Promise<PrOutcome> {
+async function simulatePr(
+  world: World,
+  setup: Setup,
+  change: Change,
+  starts: StartNoise,
+): Promise<PrOutcome> {
   const pr = await simulateInterleavedPr(
     world,
     {
       config: setup.planned,
       settings: setup.settings,
       secondsPerRun: setup.seconds,
-      starts: publishedStarts,
+      starts,
       ...(setup.priors
         ? { startVariancePriors: setup.priors.start, runVariancePriors: setup.priors.run }
         : {}),
@@ -212,6 +220,7 @@ function simulatedCalibration(
   tier: Config,
   pool: Float64Array,
   seed: number,
+  starts: StartNoise,
 ): SimulatedCalibration {
   // `calibrate` measures the config as declared: repeats.max runs a side in groups of repeats.block
   // (resolved on the whole config, as the CLI and the action's calibrate mode do; --cells the tier).
@@ -223,7 +232,7 @@ function simulatedCalibration(
   const a: RunRecord[] = [];
   const b: RunRecord[] = [];
   for (const group of alternatingBlocks(0, runs, ["a", "b"] as const, block)) {
-    const start = { id: `${group.side}:${group.firstRun}`, shift: world.start(publishedStarts) };
+    const start = { id: `${group.side}:${group.firstRun}`, shift: world.start(starts) };
     for (let cell = 0; cell < names.length; cell++)
       for (let run = group.firstRun; run < group.firstRun + group.runs; run++)
         (group.side === "a" ? a : b).push(
@@ -260,7 +269,7 @@ function simulatedCalibration(
         const trueWithin = Math.sqrt(
           publishedRuns.runSd[metric] ** 2 + samplingVariance1(metric) / requests[0]!,
         );
-        return `${metricLabel[metric]} ${sds((key) => runPriors.get(key)?.withinStart?.variance)} (${(trueWithin * 100).toFixed(1)}%) / ${sds((key) => startPriors.get(key)?.variance)} (${(Math.sqrt(trueStartVariance(metric)) * 100).toFixed(1)}%)`;
+        return `${metricLabel[metric]} ${sds((key) => runPriors.get(key)?.withinStart?.variance)} (${(trueWithin * 100).toFixed(1)}%) / ${sds((key) => startPriors.get(key)?.variance)} (${(Math.sqrt(trueStartVariance(metric, starts)) * 100).toFixed(1)}%)`;
       })
       .join(", ")}`,
   };
@@ -430,7 +439,7 @@ export async function budgetBench(options: BudgetBenchOptions): Promise<void> {
   });
   const names = tierOf(0).cells.map((cell) => cell.name);
   const pool = withinRunPool(mulberry32(options.seed * 7919), 2000, 1000);
-  const calibration = simulatedCalibration(declared, tierOf(1), pool, options.seed * 104_729);
+  const calibration = simulatedCalibration(declared, tierOf(1), pool, options.seed * 104_729, options.starts);
   const origin = { basis: "calibration" as const, measuredAt: calibratedAt.toISOString() };
   // The truth, with the degrees of freedom the default calibration has at each level.
   const truePriorsAt = (requests: readonly number[]) => {
@@ -441,14 +450,14 @@ export async function budgetBench(options: BudgetBenchOptions): Promise<void> {
         const key = `${cell}\u0000${metric}`;
         const within = publishedRuns.runSd[metric] ** 2 + samplingVariance1(metric) / requests[i]!;
         start.set(key, {
-          variance: trueStartVariance(metric),
+          variance: trueStartVariance(metric, options.starts),
           df: calibration.startDf,
           source: "calibration (true variances)",
           ...origin,
         });
         run.set(key, {
           withinStart: { variance: within, df: calibration.withinDf },
-          perRun: { variance: within + trueStartVariance(metric), df: calibration.perRunDf },
+          perRun: { variance: within + trueStartVariance(metric, options.starts), df: calibration.perRunDf },
           source: "calibration (true variances)",
           ...origin,
         });
@@ -461,7 +470,9 @@ export async function budgetBench(options: BudgetBenchOptions): Promise<void> {
     {
       label: "calibrated",
       noiseOf: (_cell, metric) =>
-        isWorldMetric(metric) ? trueNoise(metric, calibration.withinDf, calibration.startDf) : null,
+        isWorldMetric(metric)
+          ? trueNoise(metric, calibration.withinDf, calibration.startDf, options.starts)
+          : null,
       priorsAt: truePriorsAt,
     },
     {
@@ -475,14 +486,17 @@ export async function budgetBench(options: BudgetBenchOptions): Promise<void> {
   ];
   const tier = tierOf(options.budgets[0]!);
   const effectiveSd = worldMetrics
-    .map((metric) => `${metricLabel[metric]} ${(Math.sqrt(trueStartVariance(metric)) * 100).toFixed(2)}%`)
+    .map(
+      (metric) =>
+        `${metricLabel[metric]} ${(Math.sqrt(trueStartVariance(metric, options.starts)) * 100).toFixed(2)}%`,
+    )
     .join(", ");
   print(
     `# bench:cost --budget ${options.budgets.join(",")} — the PR tier of examples/matrix-18.yml (${names.join(", ")}; ${tier.gate.metrics.length} gated metrics, tolerance ${tier.gate.tolerance * 100}%, detect_change ${tier.gate.detect_change * 100}%), interleaved, one GPU, ${options.reps} simulated PRs per row, seed ${options.seed}`,
   );
   print();
   print(
-    `Noise (bench/noise.ts): ${publishedRuns.label}; ${publishedStarts.label}; the start sd with its slow starts: ${effectiveSd}.`,
+    `Noise (bench/noise.ts): ${publishedRuns.label}; ${options.starts.label}; the start sd (any slow starts included): ${effectiveSd}.`,
   );
   print(
     `Runners. Uncalibrated: gate.noise_prior (the published sd's without the slow starts' tail; no df). Calibrated: the true variances, with the degrees of freedom of a default \`calibrate\` of the tier (${calibration.runs} runs a side in groups of ${calibration.block}, ${calibration.starts} server starts; calibrateFromRuns on a simulated A/A session: ${calibration.detail}), to the planner (priorDf ${calibration.withinDf}, startDf ${calibration.startDf.toFixed(1)}) and to compare as its calibration's run and start priors. A calibrate: that one simulated calibration.json itself, as \`run --calibration\` and \`compare --calibration\` use it (calibratedCheckNoise; calibrationRunPriors, calibrationStartPriors): its estimates, not the truth.`,
@@ -491,7 +505,7 @@ export async function budgetBench(options: BudgetBenchOptions): Promise<void> {
   if (want("plans")) plansTable(tierOf, runners, print);
   for (const budget of options.budgets)
     await budgetSection(tierOf(budget), runners, pool, { ...options, budget }, print, want);
-  if (want("nightly")) nightlySection(declared, print);
+  if (want("nightly")) nightlySection(declared, options.starts, print);
   const seconds = (performance.now() - started) / 1000;
   print(
     `Elapsed ${seconds.toFixed(1)} s; ${simulated.prs} simulated PRs in ${simulated.seconds.toFixed(1)} s (${((simulated.seconds / Math.max(1, simulated.prs)) * 100).toFixed(1)} s per 100 PRs).`,
@@ -503,32 +517,32 @@ const simulated = { prs: 0, seconds: 0 };
 
 /**
  * The whole matrix as a nightly baseline session (mode baseline: repeats.baseline runs of every cell, one
- * side, one server start): its GPU-minutes by planStep, and the noise of a session's mean per metric
+ * side, in the server starts a baseline job measures them in: app/measure-on-devices.ts baselineSteps): its GPU-minutes by planStep, and the noise of a session's mean per metric
  * that main's change points see (the start's sd with its slow starts; the run sd over the runs), the
  * parameters of bench:history for it.
  */
-function nightlySection(declared: Config, print: (line?: string) => void): void {
+function nightlySection(declared: Config, starts: StartNoise, print: (line?: string) => void): void {
   const runs = declared.repeats.baseline;
-  const step = planStep({
-    sides: [{ side: "baseline", config: declared }],
-    step: { firstRun: 0, runs, cells: null },
-    config: declared,
-  });
+  // A baseline job as the action measures it: its runs in starts of baselineRunsPerStart, one after another.
+  const step = firstLookPlans(declared).find((mode) => mode.mode === "baseline")!.plan;
   const sizes = declared.cells.map((cell) => ("requests" in cell.size ? cell.size.requests : 0));
   const typical = median(sizes.filter((n) => n > 0));
+  // A session's mean carries its starts' share of σ_s² (Σn²/N² over the job's start groups) and σ_r²/N.
+  const groups = baselineStartGroups(runs, baselineRunsPerStart(declared, runs));
+  const startWeight = groups.reduce((sum, n) => sum + n * n, 0) / (runs * runs);
   print("## The whole matrix as a nightly baseline");
   print();
   print(
-    `examples/matrix-18.yml, all ${declared.cells.length} cells, ${runs} runs each (repeats.baseline), one side, ${step.serverStarts} server start(s), one GPU: ${step.gpuMinutes.toFixed(0)} GPU-minutes a night (planStep). Per session, what the change points see (a session's mean of ln values; ${typical} requests per run):`,
+    `examples/matrix-18.yml, all ${declared.cells.length} cells, ${runs} runs each (repeats.baseline), one side, ${step.serverStarts} server starts (${groups.join("+")} runs a start, as a baseline job measures them), one GPU: ${step.gpuMinutes.toFixed(0)} GPU-minutes a night (planStep). Per session, what the change points see (a session's mean of ln values; ${typical} requests per run):`,
   );
   print();
-  print("| metric | run sd | session-level sd (the night's start) | bench:history |");
+  print("| metric | run sd | sd of a session's level (its starts) | bench:history |");
   print("|---|---|---|---|");
   for (const metric of worldMetrics) {
     const runSd = Math.sqrt(publishedRuns.runSd[metric] ** 2 + samplingVariance1(metric) / typical);
-    const startSd = Math.sqrt(trueStartVariance(metric));
+    const levelSd = Math.sqrt(trueStartVariance(metric, starts) * startWeight);
     print(
-      `| ${metricLabel[metric]} | ${(runSd * 100).toFixed(2)}% | ${(startSd * 100).toFixed(2)}% | \`--runs ${runs} --run-sd ${runSd.toFixed(4)} --drift-sd ${startSd.toFixed(4)} --slow-rate 0\` |`,
+      `| ${metricLabel[metric]} | ${(runSd * 100).toFixed(2)}% | ${(levelSd * 100).toFixed(2)}% | \`--runs ${runs} --run-sd ${runSd.toFixed(4)} --drift-sd ${levelSd.toFixed(4)} --slow-rate 0\` |`,
     );
   }
   print();
@@ -601,7 +615,7 @@ async function budgetSection(
     );
     const outcomes: PrOutcome[] = [];
     const from = performance.now();
-    for (let i = 0; i < reps; i++) outcomes.push(await simulatePr(world, setup, change));
+    for (let i = 0; i < reps; i++) outcomes.push(await simulatePr(world, setup, change, options.starts));
     simulated.prs += reps;
     simulated.seconds += (performance.now() - from) / 1000;
     return outcomes;
@@ -696,7 +710,9 @@ async function budgetSection(
   }
   if (want("oracle")) {
     const truth: CheckNoiseSource = (_cell, metric) =>
-      isWorldMetric(metric) ? trueNoise(metric, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY) : null;
+      isWorldMetric(metric)
+        ? trueNoise(metric, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, options.starts)
+        : null;
     const input = budgetPlanInput(tier, options.budget, { mode, noiseOf: truth });
     const best = oracleSplit(input);
     print(

@@ -21,6 +21,7 @@ import {
   type Change,
   type ModelMetric,
   noStarts,
+  publishedStartLevel,
   publishedStarts,
   type RunNoise,
   type StartNoise,
@@ -81,8 +82,7 @@ function publishedLevels(kind: LevelsKind): { noise: RunNoise; starts: StartNois
       outlierRate: runTails ? 0.05 : 0,
       label: labels[kind],
     },
-    starts:
-      kind === "all-tails" ? publishedStarts : { ...publishedStarts, slowStartRate: 0, slowStartFactor: 1 },
+    starts: kind === "all-tails" ? publishedStarts : publishedStartLevel,
   };
 }
 

@@ -128,6 +128,14 @@ export const publishedStarts: StartNoise = {
   label: "published start noise (throughput, TPOT, E2E 1%, TTFT 3%; 3% of starts 1.08x slower)",
 };
 
+/** The published start level without the fat tail: the magnitudes alone (a start-to-start table's setting). */
+export const publishedStartLevel: StartNoise = {
+  ...publishedStarts,
+  slowStartRate: 0,
+  slowStartFactor: 1,
+  label: "published start noise (throughput, TPOT, E2E 1%, TTFT 3%; no slow starts)",
+};
+
 /** The metrics World.run draws: the gated latencies and output throughput. */
 export type ModelMetric = LatencyMetric | "output_throughput";
 

@@ -1,5 +1,6 @@
 import { type CalibrationFile, calibratedNoiseByFamily } from "../compare/calibration.js";
 import { type CompareSettings, settingsFromConfig } from "../compare/index.js";
+import { withConfigStartPrior } from "../compare/start-noise.js";
 import { type MetricName, metricSpecs } from "../config/metric-names.js";
 import { type Config, configLimits } from "../config/schema.js";
 import {
@@ -77,7 +78,13 @@ export function calibratedCheckNoise(
     const sampling = Math.min(within.variance, prior.withinVariance1 / requests);
     return {
       metric,
-      startVariance: measured.start?.variance ?? prior.startVariance,
+      // The measured start level pooled with the config's, as compare pools it (compare/start-noise.ts).
+      startVariance: measured.start
+        ? withConfigStartPrior(measured.start, {
+            variance: prior.startVariance,
+            df: config.gate.noise_prior.weight_starts,
+          }).variance
+        : prior.startVariance,
       runVariance: Math.max(0, within.variance - sampling),
       withinVariance1: sampling * requests,
       priorDf: within.df,

@@ -30,6 +30,7 @@ import { flattenFingerprint } from "./fingerprint.js";
 import { type AdjustedMember, adjustGatedFamily, type FamilyMember } from "./gated-family.js";
 import { describePrior, type PriorDescription, type PriorOrigin, stalePriorWarning } from "./prior-basis.js";
 import { type DriftEstimate, estimateSessionDrift } from "./session-drift.js";
+import { withConfigStartPrior } from "./start-noise.js";
 import { headlineFor, impactOf, mixedResults, withFamilyHeadline } from "./summary.js";
 import {
   type BaselineInfo,
@@ -166,22 +167,24 @@ function startPriorOf(
 ) => StartVariancePrior & { source: string; description: PriorDescription } {
   const prior = input.gate.noise_prior;
   return (cell, metric) => {
-    const measured = input.startVariancePriors?.get(`${cell}\u0000${metric}`);
-    if (measured) {
+    const family = metricSpecs[metric].noise;
+    const sd = prior[family].start_sd;
+    const source = `gate.noise_prior.${family}`;
+    const configPrior = { variance: sd * sd, df: prior.weight_starts };
+    const found = input.startVariancePriors?.get(`${cell}\u0000${metric}`);
+    if (found) {
+      const measured = withConfigStartPrior(found, configPrior);
       const origin: PriorOrigin = {
         source: measured.source,
         basis: measured.basis ?? (/history/i.test(measured.source) ? "history" : "calibration"),
         measuredAt: measured.measuredAt ?? null,
         ...(measured.since ? { since: measured.since } : {}),
       };
-      return { ...measured, description: describeAt(input, origin) };
+      const pooledSource = configPrior.df > 0 ? `${measured.source} + ${source}` : measured.source;
+      return { ...measured, source: pooledSource, description: describeAt(input, origin) };
     }
-    const family = metricSpecs[metric].noise;
-    const sd = prior[family].start_sd;
-    const source = `gate.noise_prior.${family}`;
     return {
-      variance: sd * sd,
-      df: prior.weight_starts,
+      ...configPrior,
       source,
       description: describeAt(input, { source, basis: "config", measuredAt: null }),
     };

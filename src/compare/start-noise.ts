@@ -165,3 +165,20 @@ export function pooledStartPriors(
     }
   return pooled;
 }
+
+/**
+ * A start variance measured on this runner pooled with gate.noise_prior's for the metric's family
+ * (weighted gate.noise_prior.weight_starts df): a calibration or a history measures the start level from
+ * a handful of starts, and a handful that happened to agree reads as no start effect at all (its moment
+ * estimate is clamped at 0); the published figure keeps its weight beside them, as it does beside a pull
+ * request's own starts. Many measured starts outweigh it. compare's checks and the budget planner both
+ * take a measured start prior through here.
+ */
+export function withConfigStartPrior<P extends StartVariancePrior>(
+  measured: P,
+  config: StartVariancePrior,
+): P {
+  if (!(config.df > 0)) return measured;
+  const df = measured.df + config.df;
+  return { ...measured, variance: (measured.variance * measured.df + config.variance * config.df) / df, df };
+}

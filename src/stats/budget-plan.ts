@@ -1,10 +1,12 @@
-import { minimumDetectableChange } from "./metric-test.js";
+import { type DetectableInput, minimumDetectableChange, powerAtChange } from "./metric-test.js";
 
 /**
  * A plan chosen by its cost (docs/compare.md, "A budget per pull request"): within a budget of
  * GPU-minutes, the runs per side, runs per server start and requests per run of every cell that decide
- * as many gated checks as possible at the change the gate must catch (gate.detect_change), and of those
- * plans the cheapest: money that could not change a decision is not spent.
+ * as many gated checks as possible at the change the gate must catch (gate.detect_change); of those, the
+ * plan whose tests have the most power at detect_change for the checks it cannot decide (a check out of
+ * reach still catches more of the changes it can with more of the budget), and of plans of about the
+ * same power the cheapest: money that could not change a decision or the power is not spent.
  *
  * A check is decided at the plan when its minimum detectable change (stats/metric-test.ts, the same
  * function the report prints) is at most detect_change: the plan's runs block a worsening of that size
@@ -68,6 +70,8 @@ interface PlannedCheck {
   /** The plan's minimum detectable change for this check (relative worsening). */
   detectable: number;
   decided: boolean;
+  /** Power at detect_change, the plan's variances taken as true. */
+  power: number;
 }
 
 interface PlannedCell {
@@ -87,6 +91,8 @@ export interface BudgetPlan {
   cells: PlannedCell[];
   decided: number;
   checks: number;
+  /** Summed power at detect_change over the checks (their mean times `checks`). */
+  power: number;
 }
 
 /**
@@ -98,6 +104,17 @@ function standardErrorToDecide(
   input: Pick<BudgetPlanInput, "tolerance" | "alpha" | "detectChange">,
   df: number,
 ): number {
+  const q = detectableQuantile(input, df);
+  return (Math.log1p(input.detectChange) - Math.log1p(input.tolerance)) / q;
+}
+
+/** q of the detectable change at `df` (its value at 3 significant digits of df: the planner asks often). */
+const quantiles = new Map<string, number>();
+function detectableQuantile(input: Pick<BudgetPlanInput, "tolerance" | "alpha">, df: number): number {
+  const grid = Number.isFinite(df) ? Number(df.toPrecision(3)) : df;
+  const key = `${input.tolerance}\u0000${input.alpha}\u0000${grid}`;
+  const known = quantiles.get(key);
+  if (known !== undefined) return known;
   const probe = 0.01;
   const detectable = minimumDetectableChange({
     baselineVariance: probe ** 2,
@@ -107,10 +124,12 @@ function standardErrorToDecide(
     extraVariance: 0,
     tolerance: input.tolerance,
     alpha: input.alpha,
-    df,
+    df: grid,
   });
   const q = (Math.log1p(detectable) - Math.log1p(input.tolerance)) / probe;
-  return (Math.log1p(input.detectChange) - Math.log1p(input.tolerance)) / q;
+  if (quantiles.size > 10_000) quantiles.clear();
+  quantiles.set(key, q);
+  return q;
 }
 
 /**
@@ -169,22 +188,23 @@ function requestsToDecide(
   return needed;
 }
 
-/** The minimum detectable change of a check at R runs a side in blocks of k, at `requests` per run. */
-export function detectableAt(
-  input: Pick<
-    BudgetPlanInput,
-    "tolerance" | "alpha" | "startWeightAt" | "sides" | "startsPerSide" | "startPriorDf"
-  >,
+type CheckInput = Pick<
+  BudgetPlanInput,
+  "tolerance" | "alpha" | "startWeightAt" | "sides" | "startsPerSide" | "startPriorDf"
+>;
+
+/** The report's detectable-change input for a check at R runs a side in blocks of k, `requests` per run. */
+function detectableInput(
+  input: CheckInput,
   check: CheckNoise,
   runs: number,
   block: number,
   requests: number,
-): number {
+): DetectableInput {
   const perRun = check.runVariance + check.withinVariance1 / Math.max(1, requests);
   const weight = input.startWeightAt(runs, block);
   // Against a stored baseline the other side is the baseline's, taken as measured like ours.
-  const df = checkDf(input, check, runs, block, requests);
-  return minimumDetectableChange({
+  return {
     baselineVariance: perRun,
     candidateVariance: perRun,
     baselineRuns: runs,
@@ -197,8 +217,24 @@ export function detectableAt(
     },
     tolerance: input.tolerance,
     alpha: input.alpha,
-    df,
-  });
+    df: checkDf(input, check, runs, block, requests),
+  };
+}
+
+/** The minimum detectable change of a check at R runs a side in blocks of k, at `requests` per run. */
+export function detectableAt(
+  input: CheckInput,
+  check: CheckNoise,
+  runs: number,
+  block: number,
+  requests: number,
+): number {
+  return minimumDetectableChange(detectableInput(input, check, runs, block, requests));
+}
+
+/** The power at detect_change of a check at R runs a side in blocks of k, its variances taken as true. */
+function powerAt(input: BudgetPlanInput, check: CheckNoise, runs: number, block: number, requests: number) {
+  return powerAtChange(detectableInput(input, check, runs, block, requests), input.detectChange);
 }
 
 /** A cell's fewest requests per run: a fixed-length run's own, else its floor (gate.min_requests). */
@@ -221,74 +257,101 @@ interface CellOption {
   requests: number;
   seconds: number;
   decided: number;
+  /** Summed power at detect_change of the cell's checks at this length (the variances taken as true). */
+  power: number;
 }
 
+/** Lengths between a cell's floor and its longest affordable run the planner also weighs for power. */
+const powerGridSteps = 12;
+
 /**
- * A cell's choices at R runs in blocks of k: its floor (every cell is measured, decided or not), then each
- * length at which one more of its checks is decided, cheapest first.
+ * A cell's choices at R runs in blocks of k within `runSeconds` a run of every cell: its floor (every cell
+ * is measured, decided or not), each length at which one more of its checks is decided, and a geometric
+ * grid of lengths up to the longest affordable for the power of the checks it cannot decide.
  */
-function cellOptions(input: BudgetPlanInput, cell: BudgetCell, runs: number, block: number): CellOption[] {
+function cellOptions(
+  input: BudgetPlanInput,
+  cell: BudgetCell,
+  runs: number,
+  block: number,
+  runSeconds: number,
+): CellOption[] {
   const floor = floorRequests(cell);
   const needs = cell.checks
     .map((check) => requestsToDecide(input, cell, check, runs, block))
-    .filter((n): n is number => n !== null)
-    .sort((a, b) => a - b);
-  const options: CellOption[] = [
-    { requests: floor, seconds: secondsPerRun(cell, floor), decided: needs.filter((n) => n <= floor).length },
-  ];
-  for (const n of new Set(needs)) {
-    if (n <= floor) continue;
-    options.push({
-      requests: n,
-      seconds: secondsPerRun(cell, n),
-      decided: needs.filter((m) => m <= n).length,
-    });
+    .filter((n): n is number => n !== null);
+  const lengths = new Set<number>([floor, ...needs.filter((n) => n > floor)]);
+  if (cell.secondsPerRequest !== null) {
+    const top = Math.min(
+      input.maxRequests,
+      Math.floor((runSeconds - cell.fixedSecondsPerRun) / cell.secondsPerRequest),
+    );
+    for (let g = 1; g <= powerGridSteps && top > floor; g++)
+      lengths.add(Math.round(floor * (top / floor) ** (g / powerGridSteps)));
   }
-  return options;
+  return [...lengths]
+    .sort((x, y) => x - y)
+    .map((requests) => ({
+      requests,
+      seconds: secondsPerRun(cell, requests),
+      decided: needs.filter((n) => n <= requests).length,
+      power: cell.checks.reduce((sum, check) => sum + powerAt(input, check, runs, block, requests), 0),
+    }));
 }
 
 /** Cost units of the knapsack over cells: a GPU-minute budget cut into this many steps. */
 const costSteps = 2000;
 
 /**
- * The most checks the cells' options decide within `seconds` of runs (one option per cell), cheapest
- * among the best: a knapsack over cells on a grid of costSteps (costs rounded up, so never over budget).
+ * Power gains smaller than this (summed over the checks) do not buy GPU time: within it, plans count as
+ * equally powerful and the cheaper is taken.
+ */
+const powerStep = 0.01;
+
+/** An option's worth in the knapsack: a decided check outweighs any power, power counts in whole steps. */
+const worth = (option: Pick<CellOption, "decided" | "power">) =>
+  option.decided * 1e6 + Math.floor(option.power / powerStep + 1e-9);
+
+/**
+ * The options (one per cell) worth the most within `seconds` of runs, cheapest among the best: a knapsack
+ * over cells on a grid of costSteps (costs rounded up, so never over budget).
  */
 function bestOptions(options: readonly CellOption[][], seconds: number): CellOption[] | null {
   if (!(seconds >= 0)) return null;
   const unit = Math.max(seconds / costSteps, 1e-9);
   const steps = Math.floor(seconds / unit + 1e-9);
-  // At cost ≤ c units after each cell: checks decided, exact seconds, and the option taken (-1: none).
-  let decided = new Float64Array(steps + 1);
+  // At cost ≤ c units after each cell: worth, exact seconds, and the option taken (-1: none).
+  let value = new Float64Array(steps + 1);
   let spent = new Float64Array(steps + 1);
   const taken: Int16Array[] = [];
   const from: Int32Array[] = [];
   for (const list of options) {
-    const nextDecided = new Float64Array(steps + 1).fill(-1);
+    const nextValue = new Float64Array(steps + 1).fill(-1);
     const nextSpent = new Float64Array(steps + 1);
     const choice = new Int16Array(steps + 1).fill(-1);
     const previous = new Int32Array(steps + 1);
     const costs = list.map((option) => Math.ceil(option.seconds / unit - 1e-9));
+    const worths = list.map(worth);
     for (let c = 0; c <= steps; c++) {
       for (let o = 0; o < list.length; o++) {
         const before = c - costs[o]!;
-        if (before < 0 || decided[before]! < 0) continue;
-        const d = decided[before]! + list[o]!.decided;
+        if (before < 0 || value[before]! < 0) continue;
+        const v = value[before]! + worths[o]!;
         const s = spent[before]! + list[o]!.seconds;
-        if (d > nextDecided[c]! || (d === nextDecided[c]! && s < nextSpent[c]!)) {
-          nextDecided[c] = d;
+        if (v > nextValue[c]! || (v === nextValue[c]! && s < nextSpent[c]!)) {
+          nextValue[c] = v;
           nextSpent[c] = s;
           choice[c] = o;
           previous[c] = before;
         }
       }
     }
-    decided = nextDecided;
+    value = nextValue;
     spent = nextSpent;
     taken.push(choice);
     from.push(previous);
   }
-  if (decided[steps]! < 0) return null;
+  if (value[steps]! < 0) return null;
   const chosen: CellOption[] = [];
   let c = steps;
   for (let i = options.length - 1; i >= 0; i--) {
@@ -298,9 +361,17 @@ function bestOptions(options: readonly CellOption[][], seconds: number): CellOpt
   return chosen;
 }
 
+/** Plan a beats plan b: more checks decided, else more power by a step, else as powerful and cheaper. */
+function better(a: BudgetPlan, b: BudgetPlan): boolean {
+  if (a.decided !== b.decided) return a.decided > b.decided;
+  if (Math.abs(a.power - b.power) >= powerStep) return a.power > b.power;
+  return a.gpuMinutes < b.gpuMinutes - 1e-9;
+}
+
 /**
  * The plan within the budget: over runs per side and runs per start, the options that decide the most
- * checks, the cheapest of those. Null when not even the fewest runs of every cell at its floor fit.
+ * checks, then have the most power at detect_change, the cheapest of those. Null when not even the
+ * fewest runs of every cell at its floor fit.
  */
 export function planWithinBudget(input: BudgetPlanInput): BudgetPlan | null {
   let best: BudgetPlan | null = null;
@@ -309,17 +380,13 @@ export function planWithinBudget(input: BudgetPlanInput): BudgetPlan | null {
     for (const block of new Set(input.blocks.map((k) => Math.max(1, Math.min(runs, k))))) {
       const startMinutes = minutesOf(input, runs, block, 0);
       const runSecondsLeft = ((input.budgetMinutes - startMinutes) * 60) / (input.sides * runs);
-      const options = input.cells.map((cell) => cellOptions(input, cell, runs, block));
+      if (!(runSecondsLeft >= 0)) continue;
+      const options = input.cells.map((cell) => cellOptions(input, cell, runs, block, runSecondsLeft));
       const chosen = bestOptions(options, runSecondsLeft);
       if (chosen === null) continue;
       const seconds = chosen.reduce((sum, option) => sum + option.seconds, 0);
       const plan = describe(input, runs, block, chosen, minutesOf(input, runs, block, seconds), checks);
-      if (
-        best === null ||
-        plan.decided > best.decided ||
-        (plan.decided === best.decided && plan.gpuMinutes < best.gpuMinutes - 1e-9)
-      )
-        best = plan;
+      if (best === null || better(plan, best)) best = plan;
     }
   }
   return best;
@@ -341,7 +408,8 @@ function describe(
       secondsPerRun: option.seconds,
       checks: cell.checks.map((check) => {
         const detectable = detectableAt(input, check, runs, block, option.requests);
-        return { metric: check.metric, detectable, decided: detectable <= input.detectChange };
+        const power = powerAt(input, check, runs, block, option.requests);
+        return { metric: check.metric, detectable, decided: detectable <= input.detectChange, power };
       }),
     };
   });
@@ -354,6 +422,7 @@ function describe(
     cells,
     decided: cells.reduce((n, cell) => n + cell.checks.filter((c) => c.decided).length, 0),
     checks,
+    power: cells.reduce((sum, cell) => sum + cell.checks.reduce((p, c) => p + c.power, 0), 0),
   };
 }
 

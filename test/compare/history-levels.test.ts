@@ -197,17 +197,18 @@ describe("the start prior from main's history and a calibration", () => {
     return { outcome, ttft: outcome.verdict.comparisons.find((c) => c.metric === "ttft_p95")! };
   }
 
-  it("replaces gate.noise_prior's in an interleaved comparison, and the report names it", async () => {
+  it("outweighs gate.noise_prior's in an interleaved comparison, pooled with it, and the report names both", async () => {
     const dir = await mkdtemp(join(tmpdir(), "history-levels-"));
     // Main's sessions say this runner's starts differ by about 0.5% on TTFT p95; the prior says 3%.
     const history = await historyDirsOf(dir, sessionRuns(12, { startSd: 0.005, runSd: 0.005, seed: 11 }));
     const withPrior = (await aaWith(join(dir, "prior"))).ttft;
     expect(withPrior.noise?.priorSource).toBe("gate.noise_prior.ttft");
     const { outcome, ttft } = await aaWith(join(dir, "history"), history);
-    expect(ttft.noise?.priorSource).toBe("history: 12 sessions, 24 starts");
+    expect(ttft.noise?.priorSource).toBe("history: 12 sessions, 24 starts + gate.noise_prior.ttft");
     expect(ttft.noise?.startBasis).toBe("prior");
-    expect(ttft.noise!.startSd).toBeLessThan(0.012);
-    expect(ttft.noise!.startDf).toBe(12);
+    // 12 df of history pooled with the prior's 4 (weight_starts): well below the prior's 3% alone.
+    expect(ttft.noise!.startSd).toBeLessThan(0.02);
+    expect(ttft.noise!.startDf).toBe(16);
     // The runner's own, quieter start level: a tighter interval than the 3% prior gives.
     expect(ttft.ci90![1] - ttft.ci90![0]).toBeLessThan(withPrior.ci90![1] - withPrior.ci90![0]);
     expect(outcome.reportMarkdown).toContain("history: 12 sessions, 24 starts");

@@ -6,7 +6,7 @@ import {
   detectableAt,
   planWithinBudget,
 } from "../../src/stats/budget-plan.js";
-import { minimumDetectableChange } from "../../src/stats/metric-test.js";
+import { minimumDetectableChange, powerAtChange } from "../../src/stats/metric-test.js";
 import { startWeightFor } from "../../src/stats/two-level.js";
 
 const throughput: CheckNoise = {
@@ -69,12 +69,38 @@ describe("a plan within a budget", () => {
     expect(planWithinBudget(input(5))).toBeNull();
   });
 
-  it("spends no more than deciding its checks needs: the plan at a larger budget costs the same when it decides no more", () => {
+  it("spends no more than deciding its checks needs: with every check decided, a larger budget buys nothing more", () => {
     const small = planWithinBudget(input(2000, [throughput]))!;
     const large = planWithinBudget(input(8000, [throughput]))!;
     expect(small.decided).toBe(2);
     expect(large.decided).toBe(2);
     expect(large.gpuMinutes).toBeCloseTo(small.gpuMinutes, 6);
+  });
+
+  it("spends a budget that decides nothing on power: the plan's power at detect_change beats the cheapest plan's", () => {
+    // TTFT p95 alone at a budget far below what deciding it needs: no plan decides it.
+    const plan = planWithinBudget(input(60, [ttft]))!;
+    expect(plan.decided).toBe(0);
+    const cheapest = { runs: 3, block: 3, requests: 200 };
+    const cheapestPower = powerAtChange(
+      {
+        baselineVariance: ttft.runVariance + ttft.withinVariance1 / cheapest.requests,
+        candidateVariance: ttft.runVariance + ttft.withinVariance1 / cheapest.requests,
+        baselineRuns: cheapest.runs,
+        candidateRuns: cheapest.runs,
+        extraVariance: 0,
+        start: { startVariance: ttft.startVariance, runsPerStart: cheapest.block },
+        tolerance: 0.05,
+        alpha: 0.05 / 4,
+        df: 4,
+      },
+      0.1,
+    );
+    const meanPower = plan.power / plan.checks;
+    expect(meanPower).toBeGreaterThan(cheapestPower + 0.02);
+    expect(plan.gpuMinutes).toBeLessThanOrEqual(60);
+    // More starts pay for a check whose noise is mostly the start's.
+    expect(plan.runsPerStart).toBeLessThan(3);
   });
 
   it("each planned check's detectable change is the report's formula at the plan's runs, starts and requests", () => {

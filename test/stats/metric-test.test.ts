@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { normalCdf, studentTQuantile } from "../../src/stats/distributions.js";
-import { logRatioTest, minimumDetectableChange, runsToDetect } from "../../src/stats/metric-test.js";
+import {
+  logRatioTest,
+  minimumDetectableChange,
+  powerAtChange,
+  runsToDetect,
+} from "../../src/stats/metric-test.js";
 import { mulberry32 } from "../../src/util/random.js";
 
 /**
@@ -207,3 +212,32 @@ describe("runs to detect", () => {
     expect(withLooks).toBeLessThan(withDf);
   });
 });
+
+describe("power at a true change (the budget planner's ranking)", () => {
+  const alpha = 0.05 / 12;
+  const at = (df: number) => ({
+    baselineVariance: 0.0001,
+    candidateVariance: 0.0001,
+    baselineRuns: 1,
+    candidateRuns: 1,
+    extraVariance: 0,
+    tolerance: 0.05,
+    alpha,
+    df,
+  });
+  it("is within two points of the exact noncentral t (Simpson's reference) at even df from 4", () => {
+    const se = Math.sqrt(0.0002);
+    for (const df of [4, 6, 10, 30])
+      for (const ncp of [1, 2, 3, 4, 5]) {
+        const change = Math.exp(margin + ncp * se) - 1;
+        const exact = simpsonNoncentralPower(studentTQuantile(1 - alpha, df), df, ncp);
+        expect(Math.abs(powerAtChange(at(df), change) - exact)).toBeLessThan(0.02);
+      }
+  });
+  it("is 90% at the minimum detectable change when the variances are known", () => {
+    const known = { ...at(Number.POSITIVE_INFINITY) };
+    delete (known as { df?: number }).df;
+    expect(powerAtChange(known, minimumDetectableChange(known))).toBeCloseTo(0.9, 6);
+  });
+});
+
