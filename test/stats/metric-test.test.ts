@@ -240,4 +240,3 @@ describe("power at a true change (the budget planner's ranking)", () => {
     expect(powerAtChange(known, minimumDetectableChange(known))).toBeCloseTo(0.9, 6);
   });
 });
-
