@@ -4,7 +4,8 @@ import { configSchema, isSearchedCell } from "../config/schema.js";
 import { runsPerBlock, serverLifecycle, serverStartSeconds, summarizeConfig } from "../config/summary.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { toolName, toolVersion } from "../version.js";
-import { type AnalyzeInput, analyzeWithFamily } from "./analyze.js";
+import type { AnalyzeInput } from "./analyze/input.js";
+import { analyzeWithFamily } from "./analyze.js";
 import { type BudgetSettings, withBudget } from "./budget.js";
 import {
   type CapacityCell,
