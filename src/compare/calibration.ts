@@ -105,6 +105,9 @@ export interface CalibrateInput {
 
 const healthy = (run: RunRecord) => run.exclusionReasons.length === 0;
 
+/** The key of a cell's metric in the priors and the A/A tallies. */
+const noiseKey = (cell: string, metric: string) => `${cell}\u0000${metric}`;
+
 /** A seeded re-split: per cell the pooled runs shuffled, the first half one side, the rest the other. */
 function resplit(runs: readonly RunRecord[], random: () => number): { a: RunRecord[]; b: RunRecord[] } {
   const byCell = new Map<string, RunRecord[]>();
@@ -131,6 +134,47 @@ function resplit(runs: readonly RunRecord[], random: () => number): { a: RunReco
  * noise, not a precise probability (docs/calibration.md).
  */
 export function calibrateFromRuns(input: CalibrateInput): CalibrationFile {
+  const sides = healthySides(input);
+  const { a, b, runsPerSide } = sides;
+  const judged = judgeSplits(sides, input);
+  // The variances are of the runs the gate's tests keep: its outlier screen applied to each A/A side, so
+  // a prior is no wider than the noise a comparison's screened runs carry.
+  const kept = selectUsableRuns(a, b, input.settings.gate, []).usable;
+  const measured: MeasuredSides = {
+    ...sides,
+    kept,
+    variances: pooledRunVariances([...kept.baseline, ...kept.candidate]),
+  };
+  const first = [...a, ...b][0];
+  return calibrationFileSchema.parse({
+    schemaVersion: calibrationSchemaVersion,
+    kind: "vllm-perf-gate-calibration",
+    createdAt: (input.now ?? new Date()).toISOString(),
+    conditions: first ? conditionsHash(first.fingerprint) : null,
+    runsPerSide,
+    gate: {
+      alpha: judged.gateAlpha,
+      tolerance: judged.tolerance,
+      failOn: String(input.settings.gate.fail_on),
+    },
+    cells: sides.cells.map((cell) => cellSummary(cell, measured, judged, input.history)),
+    overall: {
+      aaSplits: judged.splits,
+      blocked: judged.overallBlocked,
+      falseBlockRate: judged.overallBlocked / judged.splits,
+    },
+  });
+}
+
+/** The A/A sides' healthy runs (each side one session), their cells and the fewest runs a side has in one. */
+interface AaSides {
+  a: RunRecord[];
+  b: RunRecord[];
+  cells: string[];
+  runsPerSide: number;
+}
+
+function healthySides(input: CalibrateInput): AaSides {
   const a = input.a.filter(healthy).map((run) => ({ ...run, session: "aa-a" }));
   const b = input.b.filter(healthy).map((run) => ({ ...run, session: "aa-b" }));
   const perCell = (runs: readonly RunRecord[]) => {
@@ -148,18 +192,39 @@ export function calibrateFromRuns(input: CalibrateInput): CalibrationFile {
     throw new InputError(
       `calibration: every cell needs at least 2 healthy runs on each A/A side, got ${cells.length === 0 ? "no cell" : `${runsPerSide} in the fewest`}`,
     );
+  return { a, b, cells, runsPerSide };
+}
 
+/** What the gate's own rule said on the A/A splits, per `cell\u0000metric` and overall. */
+interface JudgedSplits {
+  splits: number;
+  /** Splits the gate judged a check on (gated), and blocked it on. */
+  judged: Map<string, number>;
+  blocks: Map<string, number>;
+  overallBlocked: number;
+  /** The gate's family level and tolerance as its analysis applied them. */
+  gateAlpha: number;
+  tolerance: number;
+  /** The measured split's detectable change and gating of each check. */
+  detectable: Map<string, number | null>;
+  gated: Map<string, boolean>;
+}
+
+/** The measured A/B split and the seeded re-splits of the pooled runs, each compared as the gate does. */
+function judgeSplits({ a, b }: AaSides, input: CalibrateInput): JudgedSplits {
   const splits: { a: RunRecord[]; b: RunRecord[] }[] = [{ a, b }];
   const random = mulberry32(input.seed ?? 20);
   for (let i = 0; i < (input.resplits ?? 19); i++) splits.push(resplit([...a, ...b], random));
-  const blocks = new Map<string, number>();
-  const judged = new Map<string, number>();
-  let overallBlocked = 0;
-  // The gate's family level and tolerance as its analysis applied them (set by the first split).
-  let gateAlpha = 0;
-  let tolerance = 0;
-  const detectable = new Map<string, number | null>();
-  const gated = new Map<string, boolean>();
+  const judged: JudgedSplits = {
+    splits: splits.length,
+    judged: new Map(),
+    blocks: new Map(),
+    overallBlocked: 0,
+    gateAlpha: 0,
+    tolerance: 0,
+    detectable: new Map(),
+    gated: new Map(),
+  };
   splits.forEach((split, index) => {
     const { verdict } = compareRecords({
       baseline: split.a,
@@ -168,96 +233,108 @@ export function calibrateFromRuns(input: CalibrateInput): CalibrationFile {
       mode: "interleaved",
       ...(input.now ? { now: input.now } : {}),
     });
-    gateAlpha = verdict.settings.familyAlpha;
-    tolerance = verdict.settings.tolerance;
-    if (verdict.verdict === "regression") overallBlocked++;
+    judged.gateAlpha = verdict.settings.familyAlpha;
+    judged.tolerance = verdict.settings.tolerance;
+    if (verdict.verdict === "regression") judged.overallBlocked++;
     for (const c of verdict.comparisons) {
-      const key = `${c.cell}\u0000${c.metric}`;
+      const key = noiseKey(c.cell, c.metric);
       if (index === 0) {
-        gated.set(key, c.gated);
-        detectable.set(key, c.detectableChange);
+        judged.gated.set(key, c.gated);
+        judged.detectable.set(key, c.detectableChange);
       }
       if (!c.gated) continue;
-      judged.set(key, (judged.get(key) ?? 0) + 1);
-      if (c.verdict === "regression") blocks.set(key, (blocks.get(key) ?? 0) + 1);
+      judged.judged.set(key, (judged.judged.get(key) ?? 0) + 1);
+      if (c.verdict === "regression") judged.blocks.set(key, (judged.blocks.get(key) ?? 0) + 1);
     }
   });
+  return judged;
+}
 
-  // The variances are of the runs the gate's tests keep: its outlier screen applied to each A/A side, so
-  // a prior is no wider than the noise a comparison's screened runs carry.
-  const kept = selectUsableRuns(a, b, input.settings.gate, []).usable;
-  const variances = pooledRunVariances([...kept.baseline, ...kept.candidate]);
-  const sessions = (cell: string, metric: MetricName) => {
-    const groups = new Map<string, number[]>();
-    for (const run of [...(input.history ?? []), ...a, ...b]) {
-      if (run.cell !== cell || !run.session || !healthy(run)) continue;
-      const value = run.metrics[metric];
-      if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value)) continue;
-      // Both A/A sides are one session of this runner.
-      const session = run.session === "aa-a" || run.session === "aa-b" ? "calibration" : run.session;
-      groups.set(session, [...(groups.get(session) ?? []), Math.log(value)]);
-    }
-    return groups;
-  };
-  const out: CalibrationFile["cells"] = cells.map((cell) => ({
+/** The A/A sides with the runs the gate's outlier screen kept and their pooled run-to-run variances. */
+interface MeasuredSides extends AaSides {
+  kept: { baseline: RunRecord[]; candidate: RunRecord[] };
+  variances: ReturnType<typeof pooledRunVariances>;
+}
+
+/** One cell of the calibration file: its run length, screened runs and each gated metric's noise. */
+function cellSummary(
+  cell: string,
+  sides: MeasuredSides,
+  judged: JudgedSplits,
+  history: readonly RunRecord[] | undefined,
+): CalibrationFile["cells"][number] {
+  const { a, b, kept } = sides;
+  return {
     cell,
     ...requestsPerRunOf([...a, ...b], cell),
     screenedRuns: [...a, ...b].filter(
       (run) => run.cell === cell && !kept.baseline.includes(run) && !kept.candidate.includes(run),
     ).length,
     metrics: metricNames.flatMap((metric): CalibrationMetric[] => {
-      const key = `${cell}\u0000${metric}`;
-      const pooled = variances.get(key);
-      if (!pooled || !gated.has(key)) return [];
-      const drift =
-        input.history && input.history.length > 0 ? cellSessionDrift(sessions(cell, metric)) : null;
-      const splitsJudged = judged.get(key) ?? 0;
-      const blocked = blocks.get(key) ?? 0;
-      return [
-        {
-          metric,
-          gated: gated.get(key)!,
-          runSpread: Math.sqrt(pooled.variance),
-          variance: pooled.variance,
-          df: pooled.df,
-          drift: drift && drift.sessions >= 2 ? { sd: Math.sqrt(drift.t2), sessions: drift.sessions } : null,
-          detectableChange:
-            detectable.get(key) ??
-            (gated.get(key)
-              ? minimumDetectableChange({
-                  baselineVariance: pooled.variance,
-                  candidateVariance: pooled.variance,
-                  baselineRuns: runsPerSide,
-                  candidateRuns: runsPerSide,
-                  extraVariance: 0,
-                  tolerance,
-                  alpha: gateAlpha,
-                  df: pooled.df,
-                })
-              : null),
-          aaSplits: splitsJudged,
-          aaBlocks: blocked,
-          falseBlockRate: splitsJudged > 0 ? blocked / splitsJudged : null,
-          ...levelsOf(kept.baseline, kept.candidate, cell, metric),
-        },
-      ];
+      const summary = metricSummary(cell, metric, sides, judged, history);
+      return summary === null ? [] : [summary];
     }),
-  }));
-  const first = [...a, ...b][0];
-  return calibrationFileSchema.parse({
-    schemaVersion: calibrationSchemaVersion,
-    kind: "vllm-perf-gate-calibration",
-    createdAt: (input.now ?? new Date()).toISOString(),
-    conditions: first ? conditionsHash(first.fingerprint) : null,
-    runsPerSide,
-    gate: { alpha: gateAlpha, tolerance, failOn: String(input.settings.gate.fail_on) },
-    cells: out,
-    overall: {
-      aaSplits: splits.length,
-      blocked: overallBlocked,
-      falseBlockRate: overallBlocked / splits.length,
-    },
-  });
+  };
+}
+
+/** One metric of a cell: its run spread, drift, detectable change, A/A blocks and noise levels. */
+function metricSummary(
+  cell: string,
+  metric: MetricName,
+  sides: MeasuredSides,
+  judged: JudgedSplits,
+  history: readonly RunRecord[] | undefined,
+): CalibrationMetric | null {
+  const key = noiseKey(cell, metric);
+  const pooled = sides.variances.get(key);
+  if (!pooled || !judged.gated.has(key)) return null;
+  const gated = judged.gated.get(key)!;
+  const drift =
+    history && history.length > 0
+      ? cellSessionDrift(sessionLogs(cell, metric, [...history, ...sides.a, ...sides.b]))
+      : null;
+  const splitsJudged = judged.judged.get(key) ?? 0;
+  const blocked = judged.blocks.get(key) ?? 0;
+  return {
+    metric,
+    gated,
+    runSpread: Math.sqrt(pooled.variance),
+    variance: pooled.variance,
+    df: pooled.df,
+    drift: drift && drift.sessions >= 2 ? { sd: Math.sqrt(drift.t2), sessions: drift.sessions } : null,
+    detectableChange:
+      judged.detectable.get(key) ??
+      (gated
+        ? minimumDetectableChange({
+            baselineVariance: pooled.variance,
+            candidateVariance: pooled.variance,
+            baselineRuns: sides.runsPerSide,
+            candidateRuns: sides.runsPerSide,
+            extraVariance: 0,
+            tolerance: judged.tolerance,
+            alpha: judged.gateAlpha,
+            df: pooled.df,
+          })
+        : null),
+    aaSplits: splitsJudged,
+    aaBlocks: blocked,
+    falseBlockRate: splitsJudged > 0 ? blocked / splitsJudged : null,
+    ...levelsOf(sides.kept.baseline, sides.kept.candidate, cell, metric),
+  };
+}
+
+/** The ln values of a cell's metric per session of the healthy runs (both A/A sides are one session). */
+function sessionLogs(cell: string, metric: MetricName, runs: readonly RunRecord[]): Map<string, number[]> {
+  const groups = new Map<string, number[]>();
+  for (const run of runs) {
+    if (run.cell !== cell || !run.session || !healthy(run)) continue;
+    const value = run.metrics[metric];
+    if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value)) continue;
+    // Both A/A sides are one session of this runner.
+    const session = run.session === "aa-a" || run.session === "aa-b" ? "calibration" : run.session;
+    groups.set(session, [...(groups.get(session) ?? []), Math.log(value)]);
+  }
+  return groups;
 }
 
 /** The two levels of one cell's metric from the A/A sides' runs grouped by their server start. */
@@ -367,8 +444,6 @@ function calibratedLevels(file: CalibrationFile): CalibratedNoise[] {
     }),
   );
 }
-
-const noiseKey = (cell: string, metric: string) => `${cell}\u0000${metric}`;
 
 function calibrationOrigin(file: CalibrationFile, source: string, detail?: string): PriorOrigin {
   return {
@@ -509,7 +584,7 @@ export function calibrationPriors(
   const priors = new Map(others ?? []);
   for (const cell of file.cells)
     for (const m of cell.metrics) {
-      const key = `${cell.cell}\u0000${m.metric}`;
+      const key = noiseKey(cell.cell, m.metric);
       const known = priors.get(key);
       const df = m.df + (known?.df ?? 0);
       priors.set(key, {
