@@ -44,6 +44,7 @@ import { alternatingBlocks } from "../src/runner/interleaved.js";
 import { wilsonInterval } from "../src/stats/accuracy.js";
 import type { BudgetPlan, BudgetPlanInput, CheckNoise } from "../src/stats/budget-plan.js";
 import { normalCdf, normalQuantile } from "../src/stats/distributions.js";
+import { logRatioOf, toleranceMargin } from "../src/stats/margin.js";
 import { percentileSorted } from "../src/stats/percentile.js";
 import { mulberry32 } from "../src/util/random.js";
 import {
@@ -282,7 +283,7 @@ function knownPower(
   const se = Math.sqrt(
     (input.sides === 2 ? 2 : 1) * (perRun / runs + check.startVariance * input.startWeightAt(runs, block)),
   );
-  const margin = Math.log1p(effect) - Math.log1p(input.tolerance);
+  const margin = logRatioOf(effect) - toleranceMargin(input.tolerance);
   return normalCdf(margin / se - normalQuantile(1 - input.alpha));
 }
 

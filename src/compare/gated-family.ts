@@ -1,3 +1,4 @@
+import { toleranceMargin } from "../stats/margin.js";
 import { graphAdjust, holmAdjust, type TestGraph } from "../stats/multiplicity.js";
 import { type LogRatioComponent, pooledLogRatio } from "../stats/pooled-log-ratio.js";
 import type { WelchResult } from "../stats/two-level.js";
@@ -201,9 +202,8 @@ export function adjustGatedFamily(
   // A family test pools checks that are in both directions' families.
   const joinedBoth = members.map((m) => reaches(m.regression) && reaches(m.improvement));
   const families = familyWeight > 0 ? familyTestsOf(members, joinedBoth) : [];
-  const margin = (tolerance: number) => Math.log(1 + tolerance);
-  const worseP = families.map((f) => pAbove(f.test, margin(f.tolerance)));
-  const betterP = families.map((f) => pBelow(f.test, -margin(f.tolerance)));
+  const worseP = families.map((f) => pAbove(f.test, toleranceMargin(f.tolerance)));
+  const betterP = families.map((f) => pBelow(f.test, -toleranceMargin(f.tolerance)));
   const regression = adjustDirection(
     members.map((m) => m.regression),
     worseP,

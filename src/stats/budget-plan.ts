@@ -1,3 +1,4 @@
+import { logRatioOf, toleranceMargin } from "./margin.js";
 import { minimumDetectableChange } from "./metric-test.js";
 
 /**
@@ -109,8 +110,8 @@ function standardErrorToDecide(
     alpha: input.alpha,
     df,
   });
-  const q = (Math.log1p(detectable) - Math.log1p(input.tolerance)) / probe;
-  return (Math.log1p(input.detectChange) - Math.log1p(input.tolerance)) / q;
+  const q = (logRatioOf(detectable) - toleranceMargin(input.tolerance)) / probe;
+  return (logRatioOf(input.detectChange) - toleranceMargin(input.tolerance)) / q;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { type MetricName, metricSpecs } from "../../config/metric-names.js";
+import { toleranceMargin } from "../../stats/margin.js";
 import {
   classify,
   type LogRatioTest,
@@ -159,7 +160,7 @@ function verdictOf(
   if (draft.forced !== null) return draft.forced;
   if (metricSpecs[draft.metric].judged === "pooled-failures") {
     // A pooled count has no run-to-run spread: significance against 0 plus the relative tolerance.
-    const margin = Math.log(1 + draft.tolerance);
+    const margin = toleranceMargin(draft.tolerance);
     // Its tests against the tolerance are the tests of any rise / fall (pBeyond = pWorse): a gated
     // one is adjusted in the gated family, an advisory one with the advisory tests of any change.
     const pRise = draft.gated ? adj!.beyond : adj!.worse;

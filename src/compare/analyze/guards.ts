@@ -10,6 +10,7 @@ import { guardShareCount, type RunGuards } from "../../metrics/guards.js";
 import type { RunRecord } from "../../metrics/run-record.js";
 import { normalCdf } from "../../stats/distributions.js";
 import { shareIncreaseP } from "../../stats/error-rate.js";
+import { logRatioOf, toleranceMargin } from "../../stats/margin.js";
 import {
   type AdjustedMember,
   adjustGatedFamily,
@@ -329,8 +330,8 @@ export function lengthShiftP(
   const mb = baseline.mean!;
   const mc = candidate.mean!;
   const logRatio = Math.log(mc / mb);
-  const upper = Math.log(1 + tolerance);
-  const lower = tolerance < 1 ? Math.log(1 - tolerance) : Number.NEGATIVE_INFINITY;
+  const upper = toleranceMargin(tolerance);
+  const lower = tolerance < 1 ? logRatioOf(-tolerance) : Number.NEGATIVE_INFINITY;
   const beyond = logRatio > upper || logRatio < lower;
   const se = Math.sqrt(
     baseline.variance / (baseline.count * mb * mb) + candidate.variance / (candidate.count * mc * mc),
