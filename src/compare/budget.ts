@@ -1,5 +1,5 @@
-import { exitCodeFor } from "./analyze/outcome.js";
 import { addedGpuMinutes, type CostRates } from "./cost.js";
+import { exitCodeFor } from "./exit-code.js";
 import type { Comparison, VerdictFile } from "./verdict-schema.js";
 
 /**

@@ -6,11 +6,11 @@ import { type RunVariancePrior, twoLevelWelch, type VariancePrior } from "../sta
 import { InputError } from "../util/errors.js";
 import { appendAll } from "../util/extremes.js";
 import { mulberry32 } from "../util/random.js";
-import { startOf } from "./analyze/drafts.js";
 import { selectUsableRuns } from "./analyze/usable-runs.js";
 import { conditionsHash, pooledRunVariances } from "./history.js";
 import { type CompareSettings, compareRecords } from "./index.js";
 import { type PriorOrigin, priorAgeDays } from "./prior-basis.js";
+import { startOf } from "./server-starts.js";
 import { cellSessionDrift } from "./session-drift.js";
 
 /**

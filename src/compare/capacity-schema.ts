@@ -33,13 +33,13 @@ const capacitySideSchema = z.object({
 
 /** One load of a side's curve: means over the side's usable runs at that load (compare/load-curve.ts). */
 /** A cell's `slo` as verdict.json records it (capacity checks and sweeps). */
-export const sloSchema = z.object({
+const sloSchema = z.object({
   ttft_ms: z.number().optional(),
   tpot_ms: z.number().optional(),
   e2el_ms: z.number().optional(),
 });
 
-export const capacityCurvePointSchema = z.object({
+const capacityCurvePointSchema = z.object({
   load: z.number(),
   runs: z.number().int(),
   completedPerSecond: z.number().nullable(),
@@ -102,3 +102,18 @@ export const capacityComparisonSchema = z.object({
 export type CapacityCurvePoint = z.output<typeof capacityCurvePointSchema>;
 export type CapacitySide = z.output<typeof capacitySideSchema>;
 export type CapacityComparison = z.output<typeof capacityComparisonSchema>;
+
+/** A sweep's load curves on both sides (verdict.json `sweeps`, compare/sweep-curves.ts): no capacity point. */
+export const sweepCurveSchema = z.object({
+  cell: z.string(),
+  dimension: z.enum(["rate", "concurrency"]),
+  percentile: z.string(),
+  /** The cell's `slo` from the config given to compare; empty without one. */
+  slo: sloSchema,
+  curve: z.object({
+    baseline: z.array(capacityCurvePointSchema),
+    candidate: z.array(capacityCurvePointSchema),
+  }),
+});
+
+export type SweepCurve = z.output<typeof sweepCurveSchema>;

@@ -13,13 +13,13 @@ import {
 import type { SearchSettings } from "../stats/capacity-plan.js";
 import { classify } from "../stats/metric-test.js";
 import { type StartLevels, startLevels } from "../stats/two-level.js";
-import { startOf } from "./analyze/drafts.js";
-import { exitCodeFor } from "./analyze/outcome.js";
 import { capacityMaxRuns } from "./capacity-looks.js";
 import type { CapacityComparison, CapacityCurvePoint, CapacitySide } from "./capacity-schema.js";
 import { costPerThousandRequests } from "./cost.js";
+import { exitCodeFor } from "./exit-code.js";
 import { type AdjustedMember, adjustGatedFamily, type FamilyMember } from "./gated-family.js";
 import { loadCurveOf } from "./load-curve.js";
+import { startOf } from "./server-starts.js";
 import { type NamedStartPrior, type StartNoise, startNoiseOf } from "./start-noise.js";
 import type { OverallVerdict, VerdictFile } from "./verdict-schema.js";
 

@@ -3,8 +3,8 @@ import type { RunRecord } from "../metrics/run-record.js";
 import { type ChangePointOptions, detectChangePoints, levelShift } from "../stats/change-point.js";
 import { fSurvival } from "../stats/distributions.js";
 import { type StartGroupedSample, type StartLevels, startLevels } from "../stats/two-level.js";
-import { startOf } from "./analyze/drafts.js";
 import { type HistoryRecord, type HistorySession, type SessionPoint, seriesOf } from "./history.js";
+import { startOf } from "./server-starts.js";
 import type { MeasuredStartPrior } from "./start-noise.js";
 import type { VerdictFile } from "./verdict-schema.js";
 

@@ -13,6 +13,11 @@ export interface ServerStartAssumption {
   freshStarts: boolean;
 }
 
+/** The server start a run was measured on; a run that says none is its own start. */
+export function startOf(run: RunRecord): string {
+  return run.serverStart?.id ?? `run:${run.source}:${run.run ?? ""}`;
+}
+
 /** The input a record was read from (loadRuns' `session`): what an unrecorded start is shared within. */
 function inputOf(record: RunRecord): string {
   return record.session ?? "(files)";

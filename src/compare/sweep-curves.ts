@@ -1,7 +1,6 @@
-import { z } from "zod";
 import type { CellConfig } from "../config/schema.js";
 import type { RunRecord } from "../metrics/run-record.js";
-import { capacityCurvePointSchema, sloSchema } from "./capacity-schema.js";
+import type { SweepCurve } from "./capacity-schema.js";
 import { type LoadDimension, loadCurveOf, loadOfRecord } from "./load-curve.js";
 
 /**
@@ -15,20 +14,6 @@ import { type LoadDimension, loadCurveOf, loadOfRecord } from "./load-curve.js";
 
 /** The percentile a sweep's latencies are drawn at (a sweep has no capacity percentile of its own). */
 const sweepPercentile = "p95" as const;
-
-export const sweepCurveSchema = z.object({
-  cell: z.string(),
-  dimension: z.enum(["rate", "concurrency"]),
-  percentile: z.string(),
-  /** The cell's `slo` from the config given to compare; empty without one. */
-  slo: sloSchema,
-  curve: z.object({
-    baseline: z.array(capacityCurvePointSchema),
-    candidate: z.array(capacityCurvePointSchema),
-  }),
-});
-
-export type SweepCurve = z.output<typeof sweepCurveSchema>;
 
 /** What compare knows of a cell from the config: its load dimension and its SLOs. */
 export type SweepCellHint = Pick<CellConfig, "name" | "slo"> & { load: Pick<CellConfig["load"], "type"> };

@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { metricNames } from "../config/metric-names.js";
-import { capacityComparisonSchema } from "./capacity-schema.js";
+import { capacityComparisonSchema, sweepCurveSchema } from "./capacity-schema.js";
 import { qualityVerdictSchema } from "./quality-schema.js";
 import { specDecodeCellSchema } from "./spec-decode-schema.js";
 import { noiseLevelsSchema } from "./start-noise.js";
-import { sweepCurveSchema } from "./sweep-curves.js";
 
 /**
  * `verdict.json`: the machine-readable outcome of `compare`, read by the action (to label the PR,

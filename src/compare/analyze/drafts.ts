@@ -26,6 +26,7 @@ import type {
 } from "../../stats/two-level.js";
 import { smallest } from "../../util/extremes.js";
 import type { PriorDescription } from "../prior-basis.js";
+import { startOf } from "../server-starts.js";
 import { startNoiseOf } from "../start-noise.js";
 import type { Comparison } from "../verdict-schema.js";
 import type { ComparedCell } from "./cells.js";
@@ -112,11 +113,6 @@ export interface DraftSettings {
 type DescribedStartPrior = StartVariancePrior & { source: string; description?: PriorDescription };
 type DescribedBaselinePrior = VariancePrior & { description?: PriorDescription };
 type DescribedRunPrior = RunVariancePrior & { description: PriorDescription };
-
-/** The server start a run was measured on; a run that says none is its own start. */
-export function startOf(run: RunRecord): string {
-  return run.serverStart?.id ?? `run:${run.source}:${run.run ?? ""}`;
-}
 
 /**
  * Stage 3: the per-metric drafts of one compared cell: the test on per-run logs (or the pooled error

@@ -18,8 +18,8 @@ import {
   type FamilyTest,
 } from "../gated-family.js";
 import type { GuardCheck } from "../quality-schema.js";
+import { startOf } from "../server-starts.js";
 import type { ComparedCell } from "./cells.js";
-import { startOf } from "./drafts.js";
 import { designNote, effectiveCounts, type PooledRun, pooledCountsDesign } from "./pooled-counts.js";
 
 /** What the guard stage needs: the tolerances (quality.guards, gate.metric_tolerance overrides) and the level. */

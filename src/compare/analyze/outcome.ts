@@ -129,13 +129,6 @@ export function futilityModel(
   return { draftOf, futilityInput, resolvable };
 }
 
-export function exitCodeFor(verdict: OverallVerdict, failOn: GateConfig["fail_on"]): 0 | 1 {
-  if (failOn === "never") return 0;
-  if (verdict === "pass") return 0;
-  if (verdict === "inconclusive") return failOn === "inconclusive" ? 1 : 0;
-  return 1;
-}
-
 export interface NextLookInput {
   verdict: OverallVerdict;
   cells: VerdictFile["cells"];

@@ -2,6 +2,7 @@ import { type MetricName, metricSpecs } from "../../config/metric-names.js";
 import type { RunRecord } from "../../metrics/run-record.js";
 import { logRatioInterval } from "../../stats/ratio-interval.js";
 import type { StartVariancePrior } from "../../stats/two-level.js";
+import { startOf } from "../server-starts.js";
 import type {
   SpecDecodeCell,
   SpecDecodeDecomposition,
@@ -9,7 +10,6 @@ import type {
   SpecDecodeRole,
 } from "../spec-decode-schema.js";
 import type { ComparedCell } from "./cells.js";
-import { startOf } from "./drafts.js";
 
 /**
  * Speculative decoding explained (docs/metrics.md, "Speculative decoding"): per compared cell whose runs

@@ -1,4 +1,5 @@
 import type { GateConfig } from "../../config/schema.js";
+import { exitCodeFor } from "../exit-code.js";
 import { flattenFingerprint } from "../fingerprint.js";
 import type { SpecDecodeCell } from "../spec-decode-schema.js";
 import { headlineFor, impactOf, mixedResults, withFamilyHeadline } from "../summary.js";
@@ -7,7 +8,6 @@ import type { checkComparability } from "./cells.js";
 import type { AdjustedChecks, SpeedChecks } from "./checks.js";
 import type { AnalyzeInput } from "./input.js";
 import type { Levels, SessionDrift } from "./levels.js";
-import { exitCodeFor } from "./outcome.js";
 import type { DecidedVerdict, LookAhead } from "./verdict.js";
 
 /** Everything verdict.json is assembled from. */

@@ -1,6 +1,5 @@
-import type { CapacityComparison, CapacityCurvePoint } from "../../compare/capacity-schema.js";
+import type { CapacityComparison, CapacityCurvePoint, SweepCurve } from "../../compare/capacity-schema.js";
 import type { LoadedRunSamples } from "../../compare/run-samples.js";
-import type { SweepCurve } from "../../compare/sweep-curves.js";
 import type { Comparison, VerdictFile } from "../../compare/verdict-schema.js";
 import type { LatencyPhase, MetricName } from "../../config/metric-names.js";
 import { latencyPhases } from "../../config/metric-names.js";
