@@ -12,8 +12,9 @@
  * Noise: bench/noise.ts at the published magnitudes per metric (publishedRuns, publishedStarts). Two
  * runners: uncalibrated (the planner and compare know gate.noise_prior only) and calibrated (a
  * CheckNoiseSource with the true variances, with the degrees of freedom a default `calibrate` of the
- * tier records, found by running compare/calibration.ts calibrateFromRuns on a simulated A/A session;
- * compare gets the start variances as its calibration start priors, as `compare --calibration` does).
+ * tier records, found by running compare/calibration/calibration.ts calibrateFromRuns on a simulated A/A
+ * session; compare gets the start variances as its calibration start priors, as `compare --calibration`
+ * does).
  *
  * The oracle knows the true variances (normal quantiles) and searches every runs-per-side, runs-per-start
  * and requests-per-run split of the same budget for the highest mean power at +detect_change over the
@@ -33,9 +34,9 @@ import {
   calibrateFromRuns,
   calibrationRunPriors,
   calibrationStartPriors,
-} from "../src/compare/calibration.js";
+} from "../src/compare/calibration/calibration.js";
 import { type CompareRecordsInput, type CompareSettings, settingsFromConfig } from "../src/compare/index.js";
-import type { OverallVerdict } from "../src/compare/verdict-schema.js";
+import type { OverallVerdict } from "../src/compare/verdict/verdict-schema.js";
 import { loadConfig } from "../src/config/load.js";
 import type { Config } from "../src/config/schema.js";
 import { runsPerBlock } from "../src/config/summary.js";

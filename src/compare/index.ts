@@ -4,9 +4,11 @@ import { configSchema, isSearchedCell } from "../config/schema.js";
 import { runsPerBlock, serverLifecycle, serverStartSeconds, summarizeConfig } from "../config/summary.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { toolName, toolVersion } from "../version.js";
+import { analyzeWithFamily } from "./analyze/analyze.js";
+import type { AdjustedMember } from "./analyze/gated-family.js";
 import type { AnalyzeInput } from "./analyze/input.js";
-import { analyzeWithFamily } from "./analyze.js";
-import { type BudgetSettings, withBudget } from "./budget.js";
+import { type BudgetSettings, withBudget } from "./budget/budget.js";
+import { type CostModel, costRatesOf, defaultCostModel, gpuMinutesSpent } from "./budget/cost.js";
 import {
   type CapacityCell,
   type CapacityDraft,
@@ -17,15 +19,13 @@ import {
   decideCapacity,
   mixedLoadWarnings,
   withCapacity,
-} from "./capacity.js";
-import { capacityLookLevel, capacityLooks, capacityNextLook } from "./capacity-looks.js";
-import { type CostModel, costRatesOf, defaultCostModel, gpuMinutesSpent } from "./cost.js";
-import type { AdjustedMember } from "./gated-family.js";
-import type { PriorOrigin } from "./prior-basis.js";
-import { type SweepCellHint, sweepCurves } from "./sweep-curves.js";
-import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict-schema.js";
+} from "./capacity/capacity.js";
+import { capacityLookLevel, capacityLooks, capacityNextLook } from "./capacity/capacity-looks.js";
+import { type SweepCellHint, sweepCurves } from "./capacity/sweep-curves.js";
+import type { PriorOrigin } from "./noise/prior-basis.js";
+import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict/verdict-schema.js";
 
-export { verdictFileSchema } from "./verdict-schema.js";
+export { verdictFileSchema } from "./verdict/verdict-schema.js";
 
 /** What compare needs of the config; everything else in it is irrelevant here. */
 export interface CompareSettings {
@@ -39,9 +39,12 @@ export interface CompareSettings {
   capacity?: { cells: CapacityCell[]; cost: Config["cost"] };
   /** The quality checks (config `quality`); their defaults without a config. */
   quality?: QualityConfig;
-  /** Each cell's load dimension and SLOs from the config, for the sweeps' curves (compare/sweep-curves.ts). */
+  /**
+   * Each cell's load dimension and SLOs from the config, for the sweeps' curves
+   * (compare/capacity/sweep-curves.ts).
+   */
   sweepCells?: readonly SweepCellHint[];
-  /** The pull request's budget (gate.budget_gpu_minutes) and the plan it bought: compare/budget.ts. */
+  /** The pull request's budget (gate.budget_gpu_minutes) and the plan it bought: compare/budget/budget.ts. */
   budget?: BudgetSettings;
   /** Each cell's workload family (config/families.ts), for the family tests; without a config, derived from the names. */
   cellFamilies?: Readonly<Record<string, string>>;

@@ -337,8 +337,8 @@ export interface IntervalOptions {
   seed?: number;
   /**
    * The start-to-start variance of ln(load) a start's speed shifts its runs by, with its degrees of
-   * freedom (compare/capacity.ts: measured from both sides' crossings pooled with the throughput prior);
-   * absent or 0: no start effect drawn. Drawn only where some start holds two or more runs: runs on
+   * freedom (compare/capacity/capacity.ts: measured from both sides' crossings pooled with the throughput
+   * prior); absent or 0: no start effect drawn. Drawn only where some start holds two or more runs: runs on
    * their own starts carry it in their spread already.
    */
   startEffect?: { variance: number; df: number };

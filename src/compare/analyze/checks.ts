@@ -2,7 +2,6 @@ import { cellFamily } from "../../config/families.js";
 import type { MetricName } from "../../config/metric-names.js";
 import type { QualityConfig } from "../../config/schema.js";
 import type { RunRecord } from "../../metrics/run-record.js";
-import { type AdjustedFamily, type AdjustedMember, adjustGatedFamily } from "../gated-family.js";
 import { type CellPairing, type ComparedCell, pairCells } from "./cells.js";
 import {
   type FamilyAdjusted,
@@ -12,6 +11,7 @@ import {
   speedMembers,
 } from "./decide.js";
 import { type Draft, type DraftSettings, draftsForCell } from "./drafts.js";
+import { type AdjustedFamily, type AdjustedMember, adjustGatedFamily } from "./gated-family.js";
 import { type GuardDraft, guardDrafts, guardMembers } from "./guards.js";
 import type { AnalyzeInput } from "./input.js";
 import type { Levels, SessionDrift } from "./levels.js";
@@ -106,7 +106,7 @@ export interface AdjustedChecks {
 /**
  * The gated family, one per comparison: the speed checks' tests against the tolerance, the capacity
  * checks', the guards' and the task checks', and the family tests of each gated metric across the cells
- * of a workload family, adjusted together at the look's α (compare/gated-family.ts).
+ * of a workload family, adjusted together at the look's α (compare/analyze/gated-family.ts).
  */
 export function adjustFamily(
   input: AnalyzeInput,

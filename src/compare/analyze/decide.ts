@@ -8,9 +8,9 @@ import {
   worseBound,
 } from "../../stats/metric-test.js";
 import { bhAdjust, holmAdjust } from "../../stats/multiplicity.js";
-import type { FamilyMember } from "../gated-family.js";
-import type { Comparison } from "../verdict-schema.js";
+import type { Comparison } from "../verdict/verdict-schema.js";
 import { type Draft, startProjectionOf } from "./drafts.js";
+import type { FamilyMember } from "./gated-family.js";
 
 /** `{ start }` when there is a start level to project, else nothing (exactOptionalPropertyTypes). */
 export function withStart<T>(start: T | undefined): { start?: T } {
@@ -28,14 +28,14 @@ export interface FamilyGroup {
   metric: MetricName;
 }
 
-/** The group key of a family and metric (compare/gated-family.ts groups by it). */
+/** The group key of a family and metric (compare/analyze/gated-family.ts groups by it). */
 export function familyGroupKey(group: FamilyGroup): string {
   return `${group.family}\u0000${group.metric}`;
 }
 
 /**
- * The gated family's members of those drafts (compare/gated-family.ts). A check tested on per-run logs
- * of its own metric pools with the other cells of its workload family (`familyOf`); an error rate (a
+ * The gated family's members of those drafts (compare/analyze/gated-family.ts). A check tested on per-run
+ * logs of its own metric pools with the other cells of its workload family (`familyOf`); an error rate (a
  * pooled count) and a check judged on a stand-in percentile stay single.
  */
 export function speedMembers(drafts: readonly Draft[], familyOf: (cell: string) => string): FamilyMember[] {

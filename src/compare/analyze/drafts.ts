@@ -25,10 +25,10 @@ import type {
   VariancePrior,
 } from "../../stats/two-level.js";
 import { smallest } from "../../util/extremes.js";
-import type { PriorDescription } from "../prior-basis.js";
-import { startOf } from "../server-starts.js";
-import { startNoiseOf } from "../start-noise.js";
-import type { Comparison } from "../verdict-schema.js";
+import { startOf } from "../inputs/server-starts.js";
+import type { PriorDescription } from "../noise/prior-basis.js";
+import { startNoiseOf } from "../noise/start-noise.js";
+import type { Comparison } from "../verdict/verdict-schema.js";
 import type { ComparedCell } from "./cells.js";
 import { designNote, effectiveCounts, pooledCountsDesign } from "./pooled-counts.js";
 

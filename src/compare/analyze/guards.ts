@@ -11,15 +11,15 @@ import type { RunRecord } from "../../metrics/run-record.js";
 import { normalCdf } from "../../stats/distributions.js";
 import { shareIncreaseP } from "../../stats/error-rate.js";
 import { logRatioOf, toleranceMargin } from "../../stats/margin.js";
+import { startOf } from "../inputs/server-starts.js";
+import type { GuardCheck } from "../verdict/quality-schema.js";
+import type { ComparedCell } from "./cells.js";
 import {
   type AdjustedMember,
   adjustGatedFamily,
   type FamilyMember,
   type FamilyTest,
-} from "../gated-family.js";
-import type { GuardCheck } from "../quality-schema.js";
-import { startOf } from "../server-starts.js";
-import type { ComparedCell } from "./cells.js";
+} from "./gated-family.js";
 import { designNote, effectiveCounts, type PooledRun, pooledCountsDesign } from "./pooled-counts.js";
 
 /** What the guard stage needs: the tolerances (quality.guards, gate.metric_tolerance overrides) and the level. */

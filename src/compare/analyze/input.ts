@@ -1,9 +1,9 @@
 import type { GateConfig, QualityConfig } from "../../config/schema.js";
 import type { RunRecord } from "../../metrics/run-record.js";
-import type { CostModel } from "../cost.js";
-import type { FamilyMember } from "../gated-family.js";
-import type { PriorOrigin } from "../prior-basis.js";
-import type { BaselineInfo, ComparisonMode } from "../verdict-schema.js";
+import type { CostModel } from "../budget/cost.js";
+import type { PriorOrigin } from "../noise/prior-basis.js";
+import type { BaselineInfo, ComparisonMode } from "../verdict/verdict-schema.js";
+import type { FamilyMember } from "./gated-family.js";
 import type { PriorSources } from "./priors.js";
 
 /** What a comparison is given: both sides' runs, the gate, the look and the priors measured before it. */
@@ -21,8 +21,8 @@ export interface AnalyzeInput {
   history?: readonly RunRecord[];
   /**
    * Stored mode with main's history: per `cell\u0000metric`, the baseline's run-to-run variance of the ln
-   * values pooled over the history's sessions (compare/history.ts pooledRunVariances), pooled with the
-   * baseline's own in the test.
+   * values pooled over the history's sessions (compare/history/history.ts pooledRunVariances), pooled with
+   * the baseline's own in the test.
    */
   baselineVariancePriors?: ReadonlyMap<string, { variance: number; df: number }>;
   /**
@@ -49,7 +49,7 @@ export interface AnalyzeInput {
   quality?: QualityConfig;
   /**
    * Gated checks decided outside `analyze` that join its gated family (the capacity checks,
-   * compare/capacity.ts): their tests, adjusted with the others; `analyzeWithFamily` returns theirs.
+   * compare/capacity/capacity.ts): their tests, adjusted with the others; `analyzeWithFamily` returns theirs.
    */
   familyExtras?: readonly FamilyMember[];
   /**

@@ -1,6 +1,6 @@
 import type { MetricName } from "../../config/metric-names.js";
 import { lookSchedule, passLevel, perLookLevel } from "../../stats/sequential.js";
-import { type DriftEstimate, estimateSessionDrift } from "../session-drift.js";
+import { type DriftEstimate, estimateSessionDrift } from "../noise/session-drift.js";
 import type { AnalyzeInput } from "./input.js";
 import { groupByCell } from "./usable-runs.js";
 

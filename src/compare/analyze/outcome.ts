@@ -7,8 +7,8 @@ import {
   runsToSettle,
 } from "../../stats/metric-test.js";
 import { nextLookAfter } from "../../stats/sequential.js";
-import { addedGpuMinutes, type CostRates } from "../cost.js";
-import type { Comparison, ComparisonMode, OverallVerdict, VerdictFile } from "../verdict-schema.js";
+import { addedGpuMinutes, type CostRates } from "../budget/cost.js";
+import type { Comparison, ComparisonMode, OverallVerdict, VerdictFile } from "../verdict/verdict-schema.js";
 import { withStart } from "./decide.js";
 import { type Draft, startProjectionOf } from "./drafts.js";
 import type { Side } from "./usable-runs.js";

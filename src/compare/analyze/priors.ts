@@ -1,7 +1,12 @@
 import { type MetricName, metricSpecs } from "../../config/metric-names.js";
 import type { GateConfig } from "../../config/schema.js";
 import type { RunVariancePrior, StartVariancePrior, VariancePrior } from "../../stats/two-level.js";
-import { describePrior, type PriorDescription, type PriorOrigin, stalePriorWarning } from "../prior-basis.js";
+import {
+  describePrior,
+  type PriorDescription,
+  type PriorOrigin,
+  stalePriorWarning,
+} from "../noise/prior-basis.js";
 import type { Draft } from "./drafts.js";
 
 /**

@@ -2,13 +2,13 @@ import { type MetricName, metricSpecs } from "../../config/metric-names.js";
 import type { RunRecord } from "../../metrics/run-record.js";
 import { logRatioInterval } from "../../stats/ratio-interval.js";
 import type { StartVariancePrior } from "../../stats/two-level.js";
-import { startOf } from "../server-starts.js";
+import { startOf } from "../inputs/server-starts.js";
 import type {
   SpecDecodeCell,
   SpecDecodeDecomposition,
   SpecDecodeFactor,
   SpecDecodeRole,
-} from "../spec-decode-schema.js";
+} from "../verdict/spec-decode-schema.js";
 import type { ComparedCell } from "./cells.js";
 
 /**

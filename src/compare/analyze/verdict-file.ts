@@ -1,9 +1,9 @@
 import type { GateConfig } from "../../config/schema.js";
-import { exitCodeFor } from "../exit-code.js";
-import { flattenFingerprint } from "../fingerprint.js";
-import type { SpecDecodeCell } from "../spec-decode-schema.js";
-import { headlineFor, impactOf, mixedResults, withFamilyHeadline } from "../summary.js";
-import { type Comparison, type VerdictFile, verdictSchemaVersion } from "../verdict-schema.js";
+import { flattenFingerprint } from "../inputs/fingerprint.js";
+import { exitCodeFor } from "../verdict/exit-code.js";
+import type { SpecDecodeCell } from "../verdict/spec-decode-schema.js";
+import { headlineFor, impactOf, mixedResults, withFamilyHeadline } from "../verdict/summary.js";
+import { type Comparison, type VerdictFile, verdictSchemaVersion } from "../verdict/verdict-schema.js";
 import type { checkComparability } from "./cells.js";
 import type { AdjustedChecks, SpeedChecks } from "./checks.js";
 import type { AnalyzeInput } from "./input.js";

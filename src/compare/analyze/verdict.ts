@@ -1,6 +1,6 @@
-import { costRatesOf } from "../cost.js";
-import type { GreedyCheck, GuardCheck, TaskCheck } from "../quality-schema.js";
-import type { Comparison, FamilyFinding, OverallVerdict, VerdictFile } from "../verdict-schema.js";
+import { costRatesOf } from "../budget/cost.js";
+import type { GreedyCheck, GuardCheck, TaskCheck } from "../verdict/quality-schema.js";
+import type { Comparison, FamilyFinding, OverallVerdict, VerdictFile } from "../verdict/verdict-schema.js";
 import type { checkComparability } from "./cells.js";
 import type { AdjustedChecks, QualityDrafts, SpeedChecks } from "./checks.js";
 import { decideFamilies } from "./families.js";
