@@ -7,10 +7,10 @@
  * Each A/B pair goes through the same functions as the action (interleaved mode; --stored: the baseline
  * searched once, as a stored baseline is recorded, on to capacity.max_runs, and only the candidate's
  * search resumed): each side's capacity
- * search (app/run-sweep.ts capacitySearchStep with compare/capacity.ts searchSettingsOf), then the
- * comparison (compare/index.ts compareRecords, with its capacity looks, compare/capacity-looks.ts) inside
- * the gate's adaptive loop (app/adaptive.ts addRunsUntilDecided, the runs added in alternating blocks by
- * measureAlternately): while the capacity verdict is inconclusive the searches refine on to
+ * search (app/run-sweep.ts capacitySearchStep with compare/capacity/capacity.ts searchSettingsOf), then the
+ * comparison (compare/index.ts compareRecords, with its capacity looks, compare/capacity/capacity-looks.ts)
+ * inside the gate's adaptive loop (app/adaptive.ts addRunsUntilDecided, the runs added in alternating blocks
+ * by measureAlternately): while the capacity verdict is inconclusive the searches refine on to
  * capacity.max_runs runs per side. Only the measuring is simulated: a run is a record with its load and
  * its SLO values.
  *
@@ -34,9 +34,9 @@
 
 import { addRunsUntilDecided, measureAlternately } from "../src/app/adaptive.js";
 import { capacitySearchStep } from "../src/app/run-sweep.js";
-import { type CapacityCell, capacityCells, searchSettingsOf } from "../src/compare/capacity.js";
-import type { CapacityComparison } from "../src/compare/capacity-schema.js";
+import { type CapacityCell, capacityCells, searchSettingsOf } from "../src/compare/capacity/capacity.js";
 import { compareRecords, settingsFromConfig } from "../src/compare/index.js";
+import type { CapacityComparison } from "../src/compare/verdict/capacity-schema.js";
 import { capacityMaxRuns } from "../src/config/capacity-summary.js";
 import { type Config, configSchema } from "../src/config/schema.js";
 import { runsPerBlock } from "../src/config/summary.js";

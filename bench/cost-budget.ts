@@ -13,8 +13,9 @@
  * --slow-starts publishedStarts, the fat tail of 3% of starts 1.08x slower). Two
  * runners: uncalibrated (the planner and compare know gate.noise_prior only) and calibrated (a
  * CheckNoiseSource with the true variances, with the degrees of freedom a default `calibrate` of the
- * tier records, found by running compare/calibration.ts calibrateFromRuns on a simulated A/A session;
- * compare gets the start variances as its calibration start priors, as `compare --calibration` does).
+ * tier records, found by running compare/calibration/calibration.ts calibrateFromRuns on a simulated A/A
+ * session; compare gets the start variances as its calibration start priors, as `compare --calibration`
+ * does).
  *
  * The oracle knows the true variances (normal quantiles) and searches every runs-per-side, runs-per-start
  * and requests-per-run split of the same budget for the highest mean power at +detect_change over the
@@ -34,9 +35,9 @@ import {
   calibrateFromRuns,
   calibrationRunPriors,
   calibrationStartPriors,
-} from "../src/compare/calibration.js";
+} from "../src/compare/calibration/calibration.js";
 import { type CompareRecordsInput, type CompareSettings, settingsFromConfig } from "../src/compare/index.js";
-import type { OverallVerdict } from "../src/compare/verdict-schema.js";
+import type { OverallVerdict } from "../src/compare/verdict/verdict-schema.js";
 import { loadConfig } from "../src/config/load.js";
 import type { Config } from "../src/config/schema.js";
 import { baselineRunsPerStart, baselineStartGroups, runsPerBlock } from "../src/config/summary.js";
@@ -45,6 +46,7 @@ import { alternatingBlocks } from "../src/runner/interleaved.js";
 import { wilsonInterval } from "../src/stats/accuracy.js";
 import type { BudgetPlan, BudgetPlanInput, CheckNoise } from "../src/stats/budget-plan.js";
 import { normalCdf, normalQuantile } from "../src/stats/distributions.js";
+import { logRatioOf, toleranceMargin } from "../src/stats/margin.js";
 import { percentileSorted } from "../src/stats/percentile.js";
 import { mulberry32 } from "../src/util/random.js";
 import {
@@ -291,7 +293,7 @@ function knownPower(
   const se = Math.sqrt(
     (input.sides === 2 ? 2 : 1) * (perRun / runs + check.startVariance * input.startWeightAt(runs, block)),
   );
-  const margin = Math.log1p(effect) - Math.log1p(input.tolerance);
+  const margin = logRatioOf(effect) - toleranceMargin(input.tolerance);
   return normalCdf(margin / se - normalQuantile(1 - input.alpha));
 }
 

@@ -10,7 +10,7 @@
  * repeats.max; the first look of the default schedule 5..25 otherwise), which is what the printed value
  * speaks of ("these runs catch").
  */
-import { analyze } from "../src/compare/analyze.js";
+import { analyze } from "../src/compare/analyze/analyze.js";
 import { defaultCompareSettings } from "../src/compare/index.js";
 import type { MetricName } from "../src/config/metric-names.js";
 import type { RunRecord } from "../src/metrics/run-record.js";

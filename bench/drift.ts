@@ -1,7 +1,7 @@
 /**
  * The stored baseline's drift term: the fixed prior (gate.session_drift_sd 0.02, what a PR used when the
  * action passed one baseline session) against the estimate from the base branch's baseline history
- * (src/compare/session-drift.ts), on simulated PRs through the real compare.
+ * (src/compare/noise/session-drift.ts), on simulated PRs through the real compare.
  * Usage: npx tsx bench/drift.ts [--reps 600] [--sessions 10]
  *
  * Model per PR: every session (job) has its own level exp(u), u ~ N(0, τ²) with τ = shift sd / √2 (the

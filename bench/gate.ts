@@ -22,7 +22,7 @@
  *   gate.session_drift_sd) and, in the "drift larger than assumed" rows, s = 0.04.
  * - failed requests: Poisson(0.1% of the requests) per run, on both sides.
  * - quality guards: every run carries clean guard counts (no change on either side), which join the gated
- *   family (src/compare/gated-family.ts): at the default sampling (ignore_eos) every request runs to
+ *   family (src/compare/analyze/gated-family.ts): at the default sampling (ignore_eos) every request runs to
  *   max_tokens at its fixed length, so no guard test can reach the level and the family is the speed
  *   tests'; the "EOS honoured" row has ~10% finished at max_tokens and lengths with sd 40, so each cell's
  *   length share and mean length are tested (2 more tests per cell); "no guard counts" leaves them out.
@@ -34,7 +34,7 @@
  * and measuring step, src/runner/interleaved.ts alternatingBlocks); stored (as the action records it:
  * gate.baseline_sessions push jobs of repeats.baseline runs each, the newest the baseline and the rest
  * compare's history for the drift estimate; the PR measures only the candidate, one server start per
- * cell per measuring round). Cost: src/compare/cost.ts and serverStartsPerCell (3 min per start, L min
+ * cell per measuring round). Cost: src/compare/budget/cost.ts and serverStartsPerCell (3 min per start, L min
  * per cell-run). Rows marked "job drift" add a linear drift of every latency within the interleaved job
  * (5% per hour of GPU time on the job's clock): what the coarser alternation of larger blocks risks.
  * "GPU-min per decisive +10%" = mean GPU-minutes per PR at +10% ÷ fraction of those PRs blocked.
@@ -54,13 +54,13 @@
  * prints is honest: for checks of different noise, the median printed over clean PRs, then how often a
  * true change of exactly that size is blocked (the promise: 90%), with 95% Wilson intervals.
  */
-import { analyze } from "../src/compare/analyze.js";
+import { analyze } from "../src/compare/analyze/analyze.js";
+import { gpuMinutes, planGpuMinutes } from "../src/compare/budget/cost.js";
 import {
   calibrateFromRuns,
   calibrationRunPriors,
   calibrationStartPriors,
-} from "../src/compare/calibration.js";
-import { gpuMinutes, planGpuMinutes } from "../src/compare/cost.js";
+} from "../src/compare/calibration/calibration.js";
 import { defaultCompareSettings } from "../src/compare/index.js";
 import { configSchema, maxFamilyWeight } from "../src/config/schema.js";
 import { autoRunsPerBlock, baselineRunsPerStartOf, serverStartsPerCell } from "../src/config/summary.js";
@@ -152,7 +152,10 @@ interface Design {
   cellNames?: readonly string[];
   /** gate.family_weight; absent: the default. 0 is Holm over the checks alone (before the family tests). */
   familyWeight?: number;
-  /** Interleaved: a calibration of the runner (compare/calibration.ts) as the noise priors; absent: none. */
+  /**
+   * Interleaved: a calibration of the runner (compare/calibration/calibration.ts) as the noise priors;
+   * absent: none.
+   */
   priors?: CalibrationPriors;
 }
 
@@ -603,7 +606,7 @@ function startsSection(
 /**
  * An A/A calibration of the simulated runner as `calibrate` records it by default: `runsPerSide` runs a
  * side of every cell, alternating A and B in blocks of the design's repeats.block runs, each block on
- * its own server start; summarised by compare/calibration.ts into the priors compare takes.
+ * its own server start; summarised by compare/calibration/calibration.ts into the priors compare takes.
  */
 function simulateCalibration(world: World, design: Design, runsPerSide: number): CalibrationPriors {
   const a: RunRecord[] = [];
@@ -645,7 +648,7 @@ function calibratedSection(
   sectionHead(
     print,
     "Noise known in advance: a calibrated runner (interleaved, default config)",
-    `Calibration: 25 runs a side of the 3 cells, A/B in blocks of ${base.runsPerBlock}, on the same noise model (compare/calibration.ts), its run-to-run and start-to-start variances as the priors. Same simulated PRs with and without it (common random numbers). Change "+10%": TTFT p95 of cell 0.`,
+    `Calibration: 25 runs a side of the 3 cells, A/B in blocks of ${base.runsPerBlock}, on the same noise model (compare/calibration/calibration.ts), its run-to-run and start-to-start variances as the priors. Same simulated PRs with and without it (common random numbers). Change "+10%": TTFT p95 of cell 0.`,
     [
       "runner",
       "repeats",

@@ -29,6 +29,7 @@ import {
   detectChangePoints,
   tChangePointOptions,
 } from "../src/stats/change-point.js";
+import { logRatioOf } from "../src/stats/margin.js";
 import { boxMuller, mulberry32 } from "../src/util/random.js";
 
 function option(name: string, fallback: number): number {
@@ -155,7 +156,7 @@ function detection(step: number, runs: number) {
   const lateness: number[] = [];
   for (let rep = 0; rep < reps; rep++) {
     const [series] = family(random, warmup + maxLate + 10, 1, runs, (i) =>
-      i >= warmup ? Math.log1p(step) : 0,
+      i >= warmup ? logRatioOf(step) : 0,
     );
     const alarms = watch(series!, 2 * detector.minSegment!);
     if (alarms.some((a) => a.at <= warmup)) early++;

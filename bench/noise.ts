@@ -16,6 +16,7 @@
  */
 import type { RunGuards } from "../src/metrics/guards.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
+import { logRatioOf } from "../src/stats/margin.js";
 import { percentileSorted } from "../src/stats/percentile.js";
 import { mulberry32 } from "../src/util/random.js";
 
@@ -279,10 +280,10 @@ export class World {
       const u = Math.sqrt(0.7) * common + Math.sqrt(0.3) * this.unit();
       const w = noise.sampling[metric] ? this.pool[Math.floor(random() * this.pool.length)]! : 0;
       let injected = 0;
-      if (change.kind === "all") injected = Math.log(1 + change.effect);
+      if (change.kind === "all") injected = logRatioOf(change.effect);
       if (change.kind === "metric" && metric === change.metric && change.cells.includes(cell))
-        injected = Math.log(1 + change.effect);
-      if (change.kind === "latencies" && change.cells.includes(cell)) injected = Math.log(1 + change.effect);
+        injected = logRatioOf(change.effect);
+      if (change.kind === "latencies" && change.cells.includes(cell)) injected = logRatioOf(change.effect);
       metrics[metric] =
         medians[metric] *
         Math.exp(
@@ -299,7 +300,7 @@ export class World {
     const tpChange =
       change.kind === "all" ||
       (change.kind === "metric" && change.metric === "output_throughput" && change.cells.includes(cell))
-        ? Math.log(1 + change.effect)
+        ? logRatioOf(change.effect)
         : 0;
     metrics.output_throughput =
       medians.output_throughput *

@@ -12,9 +12,10 @@
  * in the gated family of a default comparison (it joins the speed checks' Holm family). Goals: at least
  * 80% of the -3-point PRs and at most 1% of the unchanged ones blocked; at least 95% of the 5%-changed PRs.
  */
+
+import type { FamilyMember } from "../src/compare/analyze/gated-family.js";
 import { greedyChecks } from "../src/compare/analyze/greedy.js";
 import { taskChecks } from "../src/compare/analyze/tasks.js";
-import type { FamilyMember } from "../src/compare/gated-family.js";
 import { configSchema } from "../src/config/schema.js";
 import type { RunOutput } from "../src/metrics/guards.js";
 import { type RunRecord, runRecordFromRunFile } from "../src/metrics/run-record.js";
@@ -53,8 +54,8 @@ const scored = (correct: boolean[]): RunOutput[] =>
   }));
 
 /**
- * The other tests of the gated family the task check joins (src/compare/gated-family.ts): `others` clean
- * speed tests whose regression p is 1 (far inside the tolerance), so the task test is the family's
+ * The other tests of the gated family the task check joins (src/compare/analyze/gated-family.ts): `others`
+ * clean speed tests whose regression p is 1 (far inside the tolerance), so the task test is the family's
  * smallest p and Holm multiplies it by the family's size, the best case for a family that large.
  */
 const cleanOthers = (others: number): FamilyMember[] =>

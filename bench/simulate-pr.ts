@@ -8,7 +8,7 @@
 import { type AdaptiveRepeats, addRunsUntilDecided, type LookOutcome } from "../src/app/adaptive.js";
 import { planStep } from "../src/app/measure-on-devices.js";
 import { type CompareRecordsInput, type CompareSettings, compareRecords } from "../src/compare/index.js";
-import type { VerdictFile } from "../src/compare/verdict-schema.js";
+import type { VerdictFile } from "../src/compare/verdict/verdict-schema.js";
 import type { Config } from "../src/config/schema.js";
 import { runsPerBlock } from "../src/config/summary.js";
 import type { RunRecord } from "../src/metrics/run-record.js";

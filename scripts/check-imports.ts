@@ -83,8 +83,74 @@ function unitOf(path: string): string {
   return slash === -1 ? path.replace(/\.[cm]?ts$/, "") : path.slice(0, slash);
 }
 
-function layerOf(unit: string): number {
-  return layers.findIndex((layer) => layer.includes(unit));
+/**
+ * Folders layered inside as src/ is, bottom first: a subfolder imports only from its own subfolder and
+ * from those on a lower layer; two on one layer do not import each other. "." is the folder's own files.
+ */
+export const innerLayers: Readonly<Record<string, readonly (readonly string[])[]>> = {
+  compare: [
+    // The noise a check believes before its runs: where a prior came from, the start level, session drift.
+    ["noise"],
+    // verdict.json: its schema and its parts', the exit code, the headline's words.
+    ["verdict"],
+    // Reading both sides: files and their limits, server starts, fingerprints (comparability), run samples.
+    ["inputs"],
+    // GPU-minute costs and the pull request's budget; main's history of baseline sessions.
+    ["budget", "history"],
+    // The per-metric analysis in stages, the gated family and the quality checks.
+    ["analyze"],
+    ["capacity"],
+    // index.ts: compareRecords, the folder's entry.
+    ["."],
+    // An A/A calibration judges its splits with compareRecords.
+    ["calibration"],
+  ],
+};
+
+function layerIn(order: readonly (readonly string[])[], unit: string): number {
+  return order.findIndex((layer) => layer.includes(unit));
+}
+
+/** Why an import from one unit to another runs against `order`; null when it runs down it. */
+function againstTheFlow(
+  fromUnit: string,
+  toUnit: string,
+  order: readonly (readonly string[])[],
+  name: (unit: string) => string = (unit) => unit,
+): string | null {
+  const fromLayer = layerIn(order, fromUnit);
+  const toLayer = layerIn(order, toUnit);
+  if (fromLayer !== -1 && toLayer !== -1 && toLayer < fromLayer) return null;
+  if (toLayer === -1) return `${name(toUnit)} is on no layer`;
+  if (fromLayer === -1) return `${name(fromUnit)} is on no layer`;
+  if (toLayer === fromLayer) return `${name(fromUnit)} and ${name(toUnit)} are on the same layer`;
+  return `${name(toUnit)} (layer ${toLayer}) is above ${name(fromUnit)} (layer ${fromLayer})`;
+}
+
+/** A path's subfolder in its layered folder ("compare/analyze/x.ts" is in "analyze"); "." for its own files. */
+function innerUnitOf(path: string): string {
+  const parts = path.split("/");
+  return parts.length > 2 ? parts[1]! : ".";
+}
+
+/** Why an import between two files runs against the flow, across folders or inside a layered one; null if not. */
+function directionProblem(file: string, resolved: string): string | null {
+  const fromUnit = unitOf(file);
+  const toUnit = unitOf(resolved);
+  if (fromUnit !== toUnit) return againstTheFlow(fromUnit, toUnit, layers);
+  const inner = innerLayers[fromUnit];
+  const fromInner = innerUnitOf(file);
+  const toInner = innerUnitOf(resolved);
+  if (!inner || fromInner === toInner) return null;
+  const name = (unit: string) => (unit === "." ? `${fromUnit}/'s own files` : `${fromUnit}/${unit}`);
+  return againstTheFlow(fromInner, toInner, inner, name);
+}
+
+/** Whether a file's folder (and its subfolder, in a layered folder) is on a layer. */
+function placed(file: string): boolean {
+  const unit = unitOf(file);
+  const inner = innerLayers[unit];
+  return layerIn(layers, unit) !== -1 && (!inner || layerIn(inner, innerUnitOf(file)) !== -1);
 }
 
 function matches(pattern: string, path: string): boolean {
@@ -103,47 +169,25 @@ export function checkImports(
   const used = new Set<AllowedImport>();
   const unplaced = new Set<string>();
   for (const [file, source] of files) {
-    const fromUnit = unitOf(file);
-    const fromLayer = layerOf(fromUnit);
-    if (fromLayer === -1) unplaced.add(file);
+    if (!placed(file)) unplaced.add(file);
     for (const specifier of importSpecifiers(source)) {
       if (!specifier.startsWith(".")) continue;
       const resolved = posix.normalize(posix.join(posix.dirname(file), specifier)).replace(/\.js$/, ".ts");
+      const outside = resolved.startsWith("..");
+      const where = outside ? null : directionProblem(file, resolved);
+      if (!outside && where === null) continue;
       const allowance = allowed.find((entry) => matches(entry.from, file) && matches(entry.to, resolved));
-      if (resolved.startsWith("..")) {
-        if (allowance) {
-          used.add(allowance);
-          continue;
-        }
-        violations.push({
-          file,
-          specifier,
-          target: resolved,
-          message: `src/${file} imports "${specifier}", outside src/`,
-        });
-        continue;
-      }
-      const toUnit = unitOf(resolved);
-      if (toUnit === fromUnit) continue;
-      const toLayer = layerOf(toUnit);
-      if (fromLayer !== -1 && toLayer !== -1 && toLayer < fromLayer) continue;
       if (allowance) {
         used.add(allowance);
         continue;
       }
-      const where =
-        toLayer === -1
-          ? `${toUnit} is on no layer`
-          : fromLayer === -1
-            ? `${fromUnit} is on no layer`
-            : toLayer === fromLayer
-              ? `${fromUnit} and ${toUnit} are on the same layer`
-              : `${toUnit} (layer ${toLayer}) is above ${fromUnit} (layer ${fromLayer})`;
       violations.push({
         file,
         specifier,
         target: resolved,
-        message: `src/${file} imports "${specifier}" (src/${resolved}) against the flow: ${where}`,
+        message: outside
+          ? `src/${file} imports "${specifier}", outside src/`
+          : `src/${file} imports "${specifier}" (src/${resolved}) against the flow: ${where}`,
       });
     }
   }

@@ -1,4 +1,4 @@
-import type { OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
+import type { OverallVerdict, VerdictFile } from "../compare/verdict/verdict-schema.js";
 import type { LoopEvent } from "../report/status.js";
 import { alternatingBlocks } from "../runner/interleaved.js";
 

@@ -1,6 +1,6 @@
-import { type CalibrationFile, calibratedNoiseByFamily } from "../compare/calibration.js";
+import { type CalibrationFile, calibratedNoiseByFamily } from "../compare/calibration/calibration.js";
 import { type CompareSettings, settingsFromConfig } from "../compare/index.js";
-import { withConfigStartPrior } from "../compare/start-noise.js";
+import { withConfigStartPrior } from "../compare/noise/start-noise.js";
 import { type MetricName, metricSpecs } from "../config/metric-names.js";
 import { type Config, configLimits } from "../config/schema.js";
 import {
@@ -56,11 +56,11 @@ export function priorCheckNoise(config: Pick<Config, "gate">, metric: MetricName
 export type CheckNoiseSource = (cell: string, metric: MetricName) => CheckNoise | null;
 
 /**
- * The noise a calibration measured on this runner (compare/calibration.ts calibratedNoiseByFamily), per
- * cell and metric family, with its degrees of freedom: the run-to-run variance within a start, split
- * into the part more requests do not shrink and the statistic's sampling noise (at most the prior's at
- * the calibration's run length), and the start-to-start variance where it measured starts. A level it
- * did not measure keeps gate.noise_prior's, with no df.
+ * The noise a calibration measured on this runner (compare/calibration/calibration.ts
+ * calibratedNoiseByFamily), per cell and metric family, with its degrees of freedom: the run-to-run variance
+ * within a start, split into the part more requests do not shrink and the statistic's sampling noise (at most
+ * the prior's at the calibration's run length), and the start-to-start variance where it measured starts. A
+ * level it did not measure keeps gate.noise_prior's, with no df.
  */
 export function calibratedCheckNoise(
   config: Pick<Config, "gate">,

@@ -1,9 +1,9 @@
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { type CalibrationFile, calibrateFromRuns } from "../compare/calibration.js";
-import { calibrationHistoryRuns, conditionsHash, type HistoryRecord } from "../compare/history.js";
+import { type CalibrationFile, calibrateFromRuns } from "../compare/calibration/calibration.js";
+import { calibrationHistoryRuns, conditionsHash, type HistoryRecord } from "../compare/history/history.js";
 import { settingsFromConfig } from "../compare/index.js";
-import { loadRuns } from "../compare/load.js";
+import { loadRuns } from "../compare/inputs/load.js";
 import type { LoadedConfig } from "../config/load.js";
 import { runsPerBlock } from "../config/summary.js";
 import type { ProgressSink } from "../runner/progress.js";
@@ -15,7 +15,7 @@ import { runCells } from "./run-cells.js";
 /**
  * The calibrate use case (the CLI's `calibrate`): the config measured as two sides A and B in
  * alternation (the adaptive loop's measureAlternately: A B, B A, ...), then summarised by the gate's own
- * analysis into DIR/calibration.json (compare/calibration.ts).
+ * analysis into DIR/calibration.json (compare/calibration/calibration.ts).
  */
 
 export interface CalibrateOptions {
@@ -24,7 +24,9 @@ export interface CalibrateOptions {
   /** Runs per side (at least 2). */
   runs: number;
   cells?: string[];
-  /** Main's history (compare/history.ts): its sessions under the A/A runs' conditions give the drift. */
+  /**
+   * Main's history (compare/history/history.ts): its sessions under the A/A runs' conditions give the drift.
+   */
   history?: readonly HistoryRecord[];
   env: Readonly<Record<string, string | undefined>>;
   /** The job's output seam (server/outbound.ts): every file and log of the runs, and calibration.json. */

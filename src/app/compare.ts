@@ -7,9 +7,9 @@ import {
   calibrationRunPriors,
   calibrationStartPriors,
   parseCalibrationFile,
-} from "../compare/calibration.js";
-import { conditionsHash } from "../compare/history.js";
-import { historyStartPriors } from "../compare/history-analysis.js";
+} from "../compare/calibration/calibration.js";
+import { conditionsHash } from "../compare/history/history.js";
+import { historyStartPriors } from "../compare/history/history-analysis.js";
 import {
   type CompareOutcome,
   type CompareRecordsInput,
@@ -17,12 +17,12 @@ import {
   compareRecords,
   defaultCompareSettings,
 } from "../compare/index.js";
-import { defaultInputLimits, type InputLimits } from "../compare/input-limits.js";
-import { loadRuns, loadSides } from "../compare/load.js";
-import type { PriorOrigin } from "../compare/prior-basis.js";
-import { loadRunSamples } from "../compare/run-samples.js";
-import { pooledStartPriors } from "../compare/start-noise.js";
-import type { BaselineInfo, ComparisonMode } from "../compare/verdict-schema.js";
+import { defaultInputLimits, type InputLimits } from "../compare/inputs/input-limits.js";
+import { loadRuns, loadSides } from "../compare/inputs/load.js";
+import { loadRunSamples } from "../compare/inputs/run-samples.js";
+import type { PriorOrigin } from "../compare/noise/prior-basis.js";
+import { pooledStartPriors } from "../compare/noise/start-noise.js";
+import type { BaselineInfo, ComparisonMode } from "../compare/verdict/verdict-schema.js";
 import type { LoadedConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import type { RunRecord } from "../metrics/run-record.js";
@@ -75,8 +75,8 @@ export interface CompareResultsInput {
    */
   history?: readonly string[];
   /**
-   * Runs of main's history (compare/history.ts runsFromHistory, read under the baseline's conditions),
-   * for the drift estimate and the start prior, with the above.
+   * Runs of main's history (compare/history/history.ts runsFromHistory, read under the baseline's
+   * conditions), for the drift estimate and the start prior, with the above.
    */
   historyRuns?: readonly RunRecord[];
   /** The baseline's run-to-run variance pooled over main's history, per cell and metric. */
@@ -92,7 +92,7 @@ export interface CompareResultsInput {
   now?: Date;
   /** The job's output seam (server/outbound.ts): the verdict is cleaned through it before it is rendered. */
   outbound: Outbound;
-  /** Size limits on the inputs (default: the action's, compare/input-limits.ts). */
+  /** Size limits on the inputs (default: the action's, compare/inputs/input-limits.ts). */
   limits?: InputLimits;
   /**
    * Runs whose file records no server start were each a fresh start (`compare --fresh-starts`); the

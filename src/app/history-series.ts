@@ -5,8 +5,8 @@ import {
   parseHistory,
   runsFromHistory,
   seriesOf,
-} from "../compare/history.js";
-import { historyLevels, scanChangePoints } from "../compare/history-analysis.js";
+} from "../compare/history/history.js";
+import { historyLevels, scanChangePoints } from "../compare/history/history-analysis.js";
 import type { MetricName } from "../config/metric-names.js";
 import type { HistorySeries, SeriesRow } from "../report/history.js";
 import { InputError, UsageError } from "../util/errors.js";

@@ -144,8 +144,8 @@ export async function runRequestedCells(
       cells: searched,
       firstRun: request.firstRun,
       firstRunByCell,
-      // A later look: the searches refine on to the runs per side it asks for (compare/capacity-looks.ts);
-      // a stored baseline's to capacity.max_runs.
+      // A later look: the searches refine on to the runs per side it asks for
+      // (compare/capacity/capacity-looks.ts); a stored baseline's to capacity.max_runs.
       ...(request.searchToMaxRuns === true
         ? { targetRuns: "capacity.max_runs" as const }
         : request.firstRun > 0 && request.runs !== null

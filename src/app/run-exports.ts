@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { readRunFile } from "../compare/load.js";
+import { readRunFile } from "../compare/inputs/load.js";
 import {
   type CompareExport,
   exportFormatNames,

@@ -5,7 +5,7 @@ import {
   capacityObjectivesOf,
   capacityRunsOf,
   searchSettingsOf,
-} from "../compare/capacity.js";
+} from "../compare/capacity/capacity.js";
 import { capacityMaxRuns } from "../config/capacity-summary.js";
 import { isSearchedCell } from "../config/schema.js";
 import { selectCells } from "../config/select-cells.js";
@@ -27,14 +27,14 @@ import { writeSweepReport } from "./sweep-report.js";
  * `run --sweep` (docs/capacity.md): each selected cell measured over loads instead of N times at its one
  * load. A capacity cell is searched (stats/capacity-plan.ts plans the loads from the runs so far, at most
  * repeats.max runs); a cell with `sweep` measures its list or geometric series. The loop is
- * app/sweep.ts, the plan stats/, the reading of runs compare/capacity.ts.
+ * app/sweep.ts, the plan stats/, the reading of runs compare/capacity/capacity.ts.
  */
 export async function runSweepCells(
   options: RunCellsOptions & {
     /**
      * A resumed capacity search refines on to this many runs of the cell, past its precision stop (the
-     * gate's next look for an undecided capacity verdict, compare/capacity-looks.ts); "capacity.max_runs":
-     * to each cell's own most (a stored baseline being recorded).
+     * gate's next look for an undecided capacity verdict, compare/capacity/capacity-looks.ts);
+     * "capacity.max_runs": to each cell's own most (a stored baseline being recorded).
      */
     targetRuns?: number | "capacity.max_runs";
   },

@@ -5,8 +5,8 @@ import {
   capacityObjectivesOf,
   capacityRunsOf,
   intervalLevel,
-} from "../compare/capacity.js";
-import { loadCurveOf } from "../compare/load-curve.js";
+} from "../compare/capacity/capacity.js";
+import { loadCurveOf } from "../compare/capacity/load-curve.js";
 import type { CellConfig } from "../config/schema.js";
 import { runRecordFromRunFile } from "../metrics/run-record.js";
 import type { LoadCurvePicture } from "../report/charts/data.js";
@@ -21,9 +21,9 @@ import { readCellRunFiles } from "./sweep-curve.js";
 /**
  * `run --sweep`'s picture of one side (docs/capacity.md): `DIR/<cell>/report.html` and
  * `DIR/<cell>/report-charts/*.svg` (replaced whole) beside curve.json, drawn from every run of the cell
- * directory with compare's definitions: the curve of the usable runs (compare/load-curve.ts) and, for a
- * capacity cell, the capacity estimate and its interval as compare computes them for a side
- * (compare/capacity.ts, stats/capacity.ts). Its files are written through the job's output seam.
+ * directory with compare's definitions: the curve of the usable runs (compare/capacity/load-curve.ts) and,
+ * for a capacity cell, the capacity estimate and its interval as compare computes them for a side
+ * (compare/capacity/capacity.ts, stats/capacity.ts). Its files are written through the job's output seam.
  */
 export async function writeSweepReport(
   cellDir: string,

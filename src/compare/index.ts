@@ -4,24 +4,28 @@ import { configSchema, isSearchedCell } from "../config/schema.js";
 import { runsPerBlock, serverLifecycle, serverStartSeconds, summarizeConfig } from "../config/summary.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { toolName, toolVersion } from "../version.js";
-import { type AnalyzeInput, analyzeWithFamily } from "./analyze.js";
-import { type BudgetSettings, withBudget } from "./budget.js";
+import { analyzeWithFamily } from "./analyze/analyze.js";
+import type { AdjustedMember } from "./analyze/gated-family.js";
+import type { AnalyzeInput } from "./analyze/input.js";
+import { type BudgetSettings, withBudget } from "./budget/budget.js";
+import { type CostModel, costRatesOf, defaultCostModel, gpuMinutesSpent } from "./budget/cost.js";
 import {
   type CapacityCell,
+  type CapacityDraft,
+  type CapacityStageInput,
   capacityCells,
   capacityDrafts,
   capacityMembers,
   decideCapacity,
   mixedLoadWarnings,
   withCapacity,
-} from "./capacity.js";
-import { capacityLookLevel, capacityLooks, capacityNextLook } from "./capacity-looks.js";
-import { type CostModel, costRatesOf, defaultCostModel, gpuMinutesSpent } from "./cost.js";
-import type { PriorOrigin } from "./prior-basis.js";
-import { type SweepCellHint, sweepCurves } from "./sweep-curves.js";
-import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict-schema.js";
+} from "./capacity/capacity.js";
+import { capacityLookLevel, capacityLooks, capacityNextLook } from "./capacity/capacity-looks.js";
+import { type SweepCellHint, sweepCurves } from "./capacity/sweep-curves.js";
+import type { PriorOrigin } from "./noise/prior-basis.js";
+import type { BaselineInfo, ComparisonMode, VerdictFile } from "./verdict/verdict-schema.js";
 
-export { verdictFileSchema } from "./verdict-schema.js";
+export { verdictFileSchema } from "./verdict/verdict-schema.js";
 
 /** What compare needs of the config; everything else in it is irrelevant here. */
 export interface CompareSettings {
@@ -35,9 +39,12 @@ export interface CompareSettings {
   capacity?: { cells: CapacityCell[]; cost: Config["cost"] };
   /** The quality checks (config `quality`); their defaults without a config. */
   quality?: QualityConfig;
-  /** Each cell's load dimension and SLOs from the config, for the sweeps' curves (compare/sweep-curves.ts). */
+  /**
+   * Each cell's load dimension and SLOs from the config, for the sweeps' curves
+   * (compare/capacity/sweep-curves.ts).
+   */
   sweepCells?: readonly SweepCellHint[];
-  /** The pull request's budget (gate.budget_gpu_minutes) and the plan it bought: compare/budget.ts. */
+  /** The pull request's budget (gate.budget_gpu_minutes) and the plan it bought: compare/budget/budget.ts. */
   budget?: BudgetSettings;
   /** Each cell's workload family (config/families.ts), for the family tests; without a config, derived from the names. */
   cellFamilies?: Readonly<Record<string, string>>;
@@ -132,7 +139,7 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
   const fixedLoad = (records: readonly RunRecord[]) =>
     records.filter((record) => !capacityNames.has(record.cell));
   // The capacity checks' tests join the gated family that analyze assembles and adjusts.
-  const capacityStage = settings.capacity
+  const capacityStage: CapacityStageInput | null = settings.capacity
     ? {
         cells: settings.capacity.cells,
         baseline: input.baseline,
@@ -143,26 +150,8 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     : null;
   const capacity = capacityStage ? capacityDrafts(capacityStage) : [];
   const analyzed = analyzeWithFamily({
-    baseline: fixedLoad(input.baseline),
-    candidate: fixedLoad(input.candidate),
-    gate: settings.gate,
-    repeats: settings.repeats,
-    ...runMinutesOfLook(fixedLoad(input.candidate), settings.runMinutes),
-    ...(settings.cost === undefined ? {} : { cost: settings.cost }),
-    ...(settings.quality === undefined ? {} : { quality: settings.quality }),
-    mode: input.mode ?? "stored",
-    baselineInfo: input.baselineInfo ?? null,
-    ...(input.history ? { history: input.history } : {}),
-    ...(input.baselineVariancePriors ? { baselineVariancePriors: input.baselineVariancePriors } : {}),
-    ...(input.startVariancePriors ? { startVariancePriors: input.startVariancePriors } : {}),
-    ...(input.runVariancePriors ? { runVariancePriors: input.runVariancePriors } : {}),
-    ...(input.baselineVariancePriorOrigin
-      ? { baselineVariancePriorOrigin: input.baselineVariancePriorOrigin }
-      : {}),
-    now: (input.now ?? new Date()).toISOString(),
-    tool: { name: toolName, version: toolVersion },
+    ...analyzeInputOf(input, settings, fixedLoad),
     familyExtras: capacityMembers(capacity),
-    ...(settings.cellFamilies === undefined ? {} : { cellFamilies: settings.cellFamilies }),
   });
   let decided = analyzed.verdict;
   decided.gpuMinutes = gpuMinutesSpent(
@@ -171,29 +160,8 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     decided.settings.looks,
     settings.cost ?? { ...defaultCostModel, runsPerBlock: settings.repeats.block ?? 1 },
   );
-  if (capacityStage) {
-    const cells = capacityStage.cells;
-    const looks = capacityLooks(settings.repeats.max, cells);
-    const alpha = capacityLookLevel(
-      1 - settings.gate.confidence,
-      looks,
-      cells,
-      input.candidate,
-      decided.mode,
-    );
-    const checks = decideCapacity({ ...capacityStage, alpha }, capacity, analyzed.extras);
-    decided = withCapacity(decided, checks, settings.gate.fail_on);
-    // An undecided capacity verdict asks for its next look once the fixed-load cells ask for none.
-    if (decided.verdict === "inconclusive" && decided.nextLook === null)
-      decided.nextLook = capacityNextLook({
-        checks,
-        cells,
-        looks,
-        baseline: input.baseline,
-        candidate: input.candidate,
-        mode: decided.mode,
-      });
-  }
+  if (capacityStage)
+    decided = withCapacityChecks(decided, settings, capacityStage, capacity, analyzed.extras);
   if (settings.budget) {
     const look = runMinutesOfLook(fixedLoad(input.candidate), settings.runMinutes);
     decided = withBudget(
@@ -214,4 +182,61 @@ export function compareRecords(input: CompareRecordsInput): CompareOutcome {
     exitCode: decided.exitCode,
     runs: { baseline: input.baseline, candidate: input.candidate },
   };
+}
+
+/** What the per-metric analysis is given: the fixed-load runs, the settings and the priors, but no capacity checks. */
+function analyzeInputOf(
+  input: CompareRecordsInput,
+  settings: CompareSettings,
+  fixedLoad: (records: readonly RunRecord[]) => RunRecord[],
+): Omit<AnalyzeInput, "familyExtras"> {
+  return {
+    baseline: fixedLoad(input.baseline),
+    candidate: fixedLoad(input.candidate),
+    gate: settings.gate,
+    repeats: settings.repeats,
+    ...runMinutesOfLook(fixedLoad(input.candidate), settings.runMinutes),
+    ...(settings.cost === undefined ? {} : { cost: settings.cost }),
+    ...(settings.quality === undefined ? {} : { quality: settings.quality }),
+    mode: input.mode ?? "stored",
+    baselineInfo: input.baselineInfo ?? null,
+    ...(input.history ? { history: input.history } : {}),
+    ...(input.baselineVariancePriors ? { baselineVariancePriors: input.baselineVariancePriors } : {}),
+    ...(input.startVariancePriors ? { startVariancePriors: input.startVariancePriors } : {}),
+    ...(input.runVariancePriors ? { runVariancePriors: input.runVariancePriors } : {}),
+    ...(input.baselineVariancePriorOrigin
+      ? { baselineVariancePriorOrigin: input.baselineVariancePriorOrigin }
+      : {}),
+    now: (input.now ?? new Date()).toISOString(),
+    tool: { name: toolName, version: toolVersion },
+    ...(settings.cellFamilies === undefined ? {} : { cellFamilies: settings.cellFamilies }),
+  };
+}
+
+/**
+ * The capacity checks decided at this look's level from their adjustment in the gated family, joined to
+ * the verdict; an undecided capacity verdict asks for its next look once the fixed-load cells ask for none.
+ */
+function withCapacityChecks(
+  decided: VerdictFile,
+  settings: CompareSettings,
+  stage: CapacityStageInput,
+  drafts: readonly CapacityDraft[],
+  adjusted: readonly AdjustedMember[],
+): VerdictFile {
+  const { cells } = stage;
+  const looks = capacityLooks(settings.repeats.max, cells);
+  const alpha = capacityLookLevel(1 - settings.gate.confidence, looks, cells, stage.candidate, decided.mode);
+  const checks = decideCapacity({ ...stage, alpha }, drafts, adjusted);
+  const joined = withCapacity(decided, checks, settings.gate.fail_on);
+  if (joined.verdict === "inconclusive" && joined.nextLook === null)
+    joined.nextLook = capacityNextLook({
+      checks,
+      cells,
+      looks,
+      baseline: stage.baseline,
+      candidate: stage.candidate,
+      mode: joined.mode,
+    });
+  return joined;
 }

@@ -174,10 +174,11 @@ export type GuardShareField = "finish_length" | "finish_abort" | "zero_output" |
 type MetricJudgement = "per-run" | "pooled-failures" | GuardJudgement;
 
 /**
- * The guard checks (compare/analyze/guards.ts; their tests join the gated family, compare/gated-family.ts): `guard-share`
- * pools a share over a side's runs and is a regression when it rose significantly by more than
- * `quality.guards.share_points`; `guard-length` pools the output lengths and is a regression when the
- * mean moved significantly, either way, by more than `quality.guards.output_length_tolerance`.
+ * The guard checks (compare/analyze/guards.ts; their tests join the gated family,
+ * compare/analyze/gated-family.ts): `guard-share` pools a share over a side's runs and is a regression when
+ * it rose significantly by more than `quality.guards.share_points`; `guard-length` pools the output lengths
+ * and is a regression when the mean moved significantly, either way, by more than
+ * `quality.guards.output_length_tolerance`.
  */
 type GuardJudgement = "guard-share" | "guard-length";
 
@@ -212,7 +213,7 @@ interface MetricFacts {
   defaultGated: boolean;
   /** The `gate.min_requests` entry that decides whether it may block; null when any count may. */
   minRequests: MinRequestsStatistic | null;
-  /** Counts toward a mixed result (compare/summary.ts). */
+  /** Counts toward a mixed result (compare/verdict/summary.ts). */
   mixed: boolean;
   /** Whose noise prior it takes (gate.noise_prior, docs/compare.md "Server starts"). */
   noise: NoiseFamily;

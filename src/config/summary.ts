@@ -1,3 +1,4 @@
+import { toleranceMargin } from "../stats/margin.js";
 import { optimalRunsPerStart } from "../stats/two-level.js";
 import { meanBranches } from "./dataset-kinds/fan-out.js";
 import { assumedFileSessionTurns, lengthMean } from "./dataset-kinds/fields.js";
@@ -589,7 +590,7 @@ export function autoRunsPerBlock(input: {
   runSeconds: number;
 }): number {
   const { minRuns: min, startSd } = input;
-  if (Math.SQRT2 * startSd < Math.log1p(input.tolerance) / 5) return min;
+  if (Math.SQRT2 * startSd < toleranceMargin(input.tolerance) / 5) return min;
   const perStart =
     input.runSeconds > 0 && startSd > 0
       ? optimalRunsPerStart({

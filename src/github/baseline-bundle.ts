@@ -1,7 +1,7 @@
 import { lstat, readdir, readFile, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
 import { z } from "zod";
-import { defaultInputLimits, type InputLimits } from "../compare/input-limits.js";
+import { defaultInputLimits, type InputLimits } from "../compare/inputs/input-limits.js";
 import { runFileInvariantIssues, runFileSchema } from "../metrics/run-schema.js";
 import { toolName, toolVersion } from "../version.js";
 
@@ -35,7 +35,7 @@ const baselineManifestSchema = z.object({
 export type BaselineManifest = z.output<typeof baselineManifestSchema>;
 
 /**
- * The input limits every reader applies (compare/input-limits.ts), plus the compression ratio an
+ * The input limits every reader applies (compare/inputs/input-limits.ts), plus the compression ratio an
  * archive entry may have: ours compress about 5-20:1 (JSON lines), a deflate bomb about 1000:1.
  */
 export interface BaselineLimits extends InputLimits {

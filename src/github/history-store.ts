@@ -10,7 +10,7 @@ import {
   parseHistory,
   serializeHistory,
   UntrustedHistoryError,
-} from "../compare/history.js";
+} from "../compare/history/history.js";
 import { httpStatusOf } from "./api-failure.js";
 import type { GitHubClient } from "./client.js";
 

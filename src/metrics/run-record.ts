@@ -50,8 +50,8 @@ export interface RunRecord {
   exclusionReasons: string[];
   /**
    * The server start that measured the run: runs with one id share it (see ServerStartBasis). Set from
-   * the file when it records one; compare/load.ts assigns the others (compare/server-starts.ts). Absent
-   * (records built in memory): the run is its own start.
+   * the file when it records one; compare/inputs/load.ts assigns the others
+   * (compare/inputs/server-starts.ts). Absent (records built in memory): the run is its own start.
    */
   serverStart?: { id: string; basis: ServerStartBasis };
   /**
@@ -63,7 +63,7 @@ export interface RunRecord {
    * Set when the run was read from a file: the sha256 of its content (a run.json re-serialised, a vLLM result's bytes) plus what the file says it
    * is (cell, run index, start time; a vLLM result has no run index of its own, its `run` is the
    * file's position). Two records with the same identity are one run read twice
-   * (compare/load.ts dropDuplicateRuns).
+   * (compare/inputs/load.ts dropDuplicateRuns).
    */
   identity?: { contentHash: string; cell: string; run: number | null; startedAt: string | null };
   /**

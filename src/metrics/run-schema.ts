@@ -215,7 +215,8 @@ const cacheProtocolSchema = z.object({
 
 /**
  * The server start that measured a run (docs/server.md, Server starts): the runs of one start share what
- * it drew, so compare groups them by it. Absent in files of earlier versions (compare/server-starts.ts).
+ * it drew, so compare groups them by it. Absent in files of earlier versions
+ * (compare/inputs/server-starts.ts).
  */
 const runServerStartSchema = z.object({
   id: z

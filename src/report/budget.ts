@@ -1,4 +1,4 @@
-import type { Comparison, VerdictFile } from "../compare/verdict-schema.js";
+import type { Comparison, VerdictFile } from "../compare/verdict/verdict-schema.js";
 import { describeMetric, type MetricName } from "../config/metric-names.js";
 import type { BudgetPlan } from "../stats/budget-plan.js";
 

@@ -1,4 +1,4 @@
-import type { CalibrationFile } from "../compare/calibration.js";
+import type { CalibrationFile } from "../compare/calibration/calibration.js";
 import { describeMetric, type MetricName, metricSpecs } from "../config/metric-names.js";
 import { formatDetectable } from "./checks.js";
 import { type CalibrationHistory, renderCalibrationHistoryLine } from "./history.js";

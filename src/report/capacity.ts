@@ -1,5 +1,5 @@
-import type { CapacityComparison, CapacitySide } from "../compare/capacity-schema.js";
-import type { VerdictFile } from "../compare/verdict-schema.js";
+import type { CapacityComparison, CapacitySide } from "../compare/verdict/capacity-schema.js";
+import type { VerdictFile } from "../compare/verdict/verdict-schema.js";
 import {
   describeMetric,
   isMetricName,
@@ -36,8 +36,9 @@ const verdictLabels: Record<CapacityComparison["verdict"], string> = {
 };
 
 /**
- * An objective (a catalogue metric, compare/capacity.ts `capacityObjectivesOf`) as the acceptance table
- * names it, "p95 TTFT" or "error rate": its words from the catalogue, so no second list of phase labels.
+ * An objective (a catalogue metric, compare/capacity/capacity.ts `capacityObjectivesOf`) as the acceptance
+ * table names it, "p95 TTFT" or "error rate": its words from the catalogue, so no second list of phase
+ * labels.
  */
 function describeObjective(name: string): string {
   if (!isMetricName(name)) return escapeCell(name, 100);

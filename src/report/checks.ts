@@ -1,4 +1,4 @@
-import type { Comparison, VerdictFile } from "../compare/verdict-schema.js";
+import type { Comparison, VerdictFile } from "../compare/verdict/verdict-schema.js";
 import { describeMetric, metricNames } from "../config/metric-names.js";
 import { escapeCell, escapeHtml, escapeInline } from "./escape.js";
 import {

@@ -1,4 +1,4 @@
-import type { VerdictFile } from "../compare/verdict-schema.js";
+import type { VerdictFile } from "../compare/verdict/verdict-schema.js";
 import { escapeCell, escapeHtml, escapeInline, escapeValue } from "./escape.js";
 import { fold, table } from "./markdown-blocks.js";
 

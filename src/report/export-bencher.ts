@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { VerdictFile } from "../compare/verdict-schema.js";
+import type { VerdictFile } from "../compare/verdict/verdict-schema.js";
 import { type MetricUnit, metricSpecs } from "../config/metric-names.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { type ExportFormat, finiteRunMetrics } from "./export-runs.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { flattenFingerprint } from "../compare/fingerprint.js";
-import type { VerdictFile } from "../compare/verdict-schema.js";
+import { flattenFingerprint } from "../compare/inputs/fingerprint.js";
+import type { VerdictFile } from "../compare/verdict/verdict-schema.js";
 import { metricSpecs } from "../config/metric-names.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import {

@@ -1,5 +1,5 @@
-import { flattenFingerprint } from "../compare/fingerprint.js";
-import type { Comparison, VerdictFile } from "../compare/verdict-schema.js";
+import { flattenFingerprint } from "../compare/inputs/fingerprint.js";
+import type { Comparison, VerdictFile } from "../compare/verdict/verdict-schema.js";
 import { type MetricName, metricSpecs } from "../config/metric-names.js";
 import type { RunRecord } from "../metrics/run-record.js";
 

@@ -1,4 +1,4 @@
-import type { FamilyFinding, VerdictFile } from "../compare/verdict-schema.js";
+import type { FamilyFinding, VerdictFile } from "../compare/verdict/verdict-schema.js";
 import { describeMetric } from "../config/metric-names.js";
 import { escapeInline } from "./escape.js";
 import { formatChange, formatFractionAsPercent, formatInterval, formatP } from "./format.js";

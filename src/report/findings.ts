@@ -1,6 +1,6 @@
-import type { CapacityComparison } from "../compare/capacity-schema.js";
-import type { GreedyCheck, GuardCheck, TaskCheck } from "../compare/quality-schema.js";
-import type { Comparison, FamilyFinding, VerdictFile } from "../compare/verdict-schema.js";
+import type { CapacityComparison } from "../compare/verdict/capacity-schema.js";
+import type { GreedyCheck, GuardCheck, TaskCheck } from "../compare/verdict/quality-schema.js";
+import type { Comparison, FamilyFinding, VerdictFile } from "../compare/verdict/verdict-schema.js";
 import { describeMetric, type MetricName, metricSpecs } from "../config/metric-names.js";
 import {
   formatChange,

@@ -1,4 +1,4 @@
-import type { OverallVerdict, VerdictFile } from "../compare/verdict-schema.js";
+import type { OverallVerdict, VerdictFile } from "../compare/verdict/verdict-schema.js";
 import { budgetSpentLine } from "./budget.js";
 import { capacityAnswerRows } from "./capacity.js";
 import { Footnotes } from "./checks.js";

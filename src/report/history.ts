@@ -1,4 +1,4 @@
-import type { AlreadyOnMain, SeriesChangePoint } from "../compare/history-analysis.js";
+import type { AlreadyOnMain, SeriesChangePoint } from "../compare/history/history-analysis.js";
 import { describeMetric, type MetricName } from "../config/metric-names.js";
 import { escapeCell, escapeInline } from "./escape.js";
 import { formatChange, formatInterval, formatMetricValue, formatNumber } from "./format.js";
@@ -136,8 +136,8 @@ export interface HistorySeries {
   sessions: SeriesRow[];
   changePoints: SeriesStep[];
   /**
-   * The start and run levels of the series' sessions (compare/history-analysis.ts historyLevels: sd of
-   * ln(metric), their degrees of freedom, the sessions and starts used and those left out for an odd
+   * The start and run levels of the series' sessions (compare/history/history-analysis.ts historyLevels: sd
+   * of ln(metric), their degrees of freedom, the sessions and starts used and those left out for an odd
    * start); null when no session holds two starts with a start of two runs.
    */
   levels: {

@@ -1,5 +1,5 @@
-import { tallyOf } from "../compare/summary.js";
-import type { VerdictFile } from "../compare/verdict-schema.js";
+import { tallyOf } from "../compare/verdict/summary.js";
+import type { VerdictFile } from "../compare/verdict/verdict-schema.js";
 import { capacityFolds, capacitySection } from "./capacity.js";
 import { commentChartsSection } from "./charts/mermaid.js";
 import { acceptanceSection, perCellDetails, withinToleranceFold } from "./checks.js";

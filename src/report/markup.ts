@@ -1,4 +1,4 @@
-import type { OverallVerdict } from "../compare/verdict-schema.js";
+import type { OverallVerdict } from "../compare/verdict/verdict-schema.js";
 import { largest } from "../util/extremes.js";
 import { escapeCell, escapeInline, inlineCode } from "./escape.js";
 import { table } from "./markdown-blocks.js";

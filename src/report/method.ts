@@ -1,4 +1,4 @@
-import type { VerdictFile } from "../compare/verdict-schema.js";
+import type { VerdictFile } from "../compare/verdict/verdict-schema.js";
 import { detectionLine } from "./checks.js";
 import { escapeInline } from "./escape.js";
 import { formatFractionAsPercent, formatNumber, nonZeroCounts } from "./format.js";
@@ -173,7 +173,7 @@ function priorsLine(verdict: VerdictFile): string[] {
 
 /**
  * The gated family as the method line states it: how many tests Holm ran over, of which kinds, and the
- * tests left out because they cannot reach the level (compare/gated-family.ts).
+ * tests left out because they cannot reach the level (compare/analyze/gated-family.ts).
  */
 function gatedFamilyPhrase(family: VerdictFile["settings"]["gatedFamily"]): string {
   if (!family) return "gated family Holm-corrected";

@@ -1,5 +1,10 @@
-import type { GreedyCheck, GuardCheck, OutputAgreement, TaskCheck } from "../compare/quality-schema.js";
-import type { VerdictFile } from "../compare/verdict-schema.js";
+import type {
+  GreedyCheck,
+  GuardCheck,
+  OutputAgreement,
+  TaskCheck,
+} from "../compare/verdict/quality-schema.js";
+import type { VerdictFile } from "../compare/verdict/verdict-schema.js";
 import { describeMetric } from "../config/metric-names.js";
 import { valuesOnBothSides } from "./checks.js";
 import { escapeCell, escapeHtml, escapeInline } from "./escape.js";

@@ -1,4 +1,4 @@
-import type { VerdictFile } from "../compare/verdict-schema.js";
+import type { VerdictFile } from "../compare/verdict/verdict-schema.js";
 
 /**
  * How the report names files: relative to the results they belong to, never as a path of the machine

@@ -3,8 +3,8 @@ import type {
   SpecDecodeDecomposition,
   SpecDecodeFactor,
   SpecDecodeRole,
-} from "../compare/spec-decode-schema.js";
-import type { Comparison, VerdictFile } from "../compare/verdict-schema.js";
+} from "../compare/verdict/spec-decode-schema.js";
+import type { Comparison, VerdictFile } from "../compare/verdict/verdict-schema.js";
 import { describeMetric, type MetricName } from "../config/metric-names.js";
 import { escapeCell, escapeHtml, escapeInline } from "./escape.js";
 import { formatChange, formatIntervalOneLine, formatValuePair } from "./format.js";

@@ -1,4 +1,4 @@
-import type { Comparison, VerdictFile } from "../compare/verdict-schema.js";
+import type { Comparison, VerdictFile } from "../compare/verdict/verdict-schema.js";
 import { describeMetric } from "../config/metric-names.js";
 import { firstScreenBlocks } from "./first-screen.js";
 import { formatChange, formatInterval } from "./format.js";

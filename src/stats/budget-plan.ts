@@ -1,3 +1,4 @@
+import { logRatioOf, toleranceMargin } from "./margin.js";
 import { type DetectableInput, minimumDetectableChange, powerAtChange } from "./metric-test.js";
 
 /**
@@ -105,7 +106,7 @@ function standardErrorToDecide(
   df: number,
 ): number {
   const q = detectableQuantile(input, df);
-  return (Math.log1p(input.detectChange) - Math.log1p(input.tolerance)) / q;
+  return (logRatioOf(input.detectChange) - toleranceMargin(input.tolerance)) / q;
 }
 
 /** q of the detectable change at `df` (its value at 3 significant digits of df: the planner asks often). */
@@ -126,7 +127,7 @@ function detectableQuantile(input: Pick<BudgetPlanInput, "tolerance" | "alpha">,
     alpha: input.alpha,
     df: grid,
   });
-  const q = (Math.log1p(detectable) - Math.log1p(input.tolerance)) / probe;
+  const q = (logRatioOf(detectable) - toleranceMargin(input.tolerance)) / probe;
   if (quantiles.size > 10_000) quantiles.clear();
   quantiles.set(key, q);
   return q;

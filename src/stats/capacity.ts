@@ -1,5 +1,6 @@
 import { boxMuller, mulberry32 } from "../util/random.js";
 import { normalQuantile, studentTQuantile } from "./distributions.js";
+import { toleranceMargin } from "./margin.js";
 import { percentileSorted } from "./percentile.js";
 import { type StartGroupedSample, startLevels } from "./two-level.js";
 
@@ -336,8 +337,8 @@ export interface IntervalOptions {
   seed?: number;
   /**
    * The start-to-start variance of ln(load) a start's speed shifts its runs by, with its degrees of
-   * freedom (compare/capacity.ts: measured from both sides' crossings pooled with the throughput prior);
-   * absent or 0: no start effect drawn. Drawn only where some start holds two or more runs: runs on
+   * freedom (compare/capacity/capacity.ts: measured from both sides' crossings pooled with the throughput
+   * prior); absent or 0: no start effect drawn. Drawn only where some start holds two or more runs: runs on
    * their own starts carry it in their spread already.
    */
   startEffect?: { variance: number; df: number };
@@ -542,7 +543,7 @@ export function capacityRatio(
   const worse: number[] = [];
   for (let i = 0; i < n; i++) worse.push(Math.log(baseline.draws[i]!) - Math.log(candidate.draws[i]!));
   worse.sort((a, b) => a - b);
-  const d = Math.log(1 + tolerance);
+  const d = toleranceMargin(tolerance);
   const share = (test: (w: number) => boolean) => (worse.filter(test).length + 1) / (n + 1);
   const tail = (1 - level) / 2;
   return {

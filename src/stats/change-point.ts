@@ -1,5 +1,6 @@
 import { mixSeed, mulberry32 } from "../util/random.js";
 import { normalQuantile, studentTQuantile, studentTSurvival } from "./distributions.js";
+import { relativeChangeOf } from "./margin.js";
 import { hodgesLehmann } from "./rank-tests.js";
 
 /**
@@ -252,7 +253,10 @@ function testRank(segment: readonly number[], settings: ChangePointOptions): Fou
     segment.slice(split.index),
     settings.confidence,
   );
-  if (Math.sign(shift) !== Math.sign(split.statistic) || Math.abs(Math.expm1(shift)) < settings.minMagnitude)
+  if (
+    Math.sign(shift) !== Math.sign(split.statistic) ||
+    Math.abs(relativeChangeOf(shift)) < settings.minMagnitude
+  )
     return null;
   return {
     split: split.index,
@@ -272,13 +276,13 @@ function testT(segment: readonly number[], settings: ChangePointOptions): Found 
     ? 2 * studentTSurvival(Math.abs(split.statistic), split.df)
     : 0;
   const p = Math.min(1, rawP * splits);
-  if (p > settings.alpha || Math.abs(Math.expm1(split.diff)) < settings.minMagnitude) return null;
+  if (p > settings.alpha || Math.abs(relativeChangeOf(split.diff)) < settings.minMagnitude) return null;
   // The medians of the parts must have moved as far, the same way: one outlier session at the end of
   // the window drags a part's mean, not its median (the false change point Otava's review met).
   const medianShift = median(segment.slice(split.index)) - median(segment.slice(0, split.index));
   if (
     Math.sign(medianShift) !== Math.sign(split.diff) ||
-    Math.abs(Math.expm1(medianShift)) < settings.minMagnitude
+    Math.abs(relativeChangeOf(medianShift)) < settings.minMagnitude
   )
     return null;
   const q = studentTQuantile(1 - (1 - settings.confidence) / 2, split.df);

@@ -5,6 +5,7 @@ import {
   normalQuantile,
   studentTQuantile,
 } from "./distributions.js";
+import { logRatioOf, relativeChangeOf, toleranceMargin } from "./margin.js";
 import {
   type RunVariancePrior,
   type StartVariancePrior,
@@ -106,7 +107,7 @@ export function logRatioTest(
   };
   const sign = options.higherIsBetter ? -1 : 1;
   const oriented: WelchResult = { ...raw, difference: sign * raw.difference, t: sign * raw.t };
-  const margin = Math.log(1 + options.tolerance);
+  const margin = toleranceMargin(options.tolerance);
   const [lo, hi] = interval(raw, options.alphaEachSide);
   // The oriented interval is the raw one, mirrored for higher-is-better metrics.
   const [wLo, wHi] = sign > 0 ? [lo, hi] : [-hi, -lo];
@@ -264,7 +265,7 @@ export function minimumDetectableChange(input: DetectableInput): number {
   const alpha = Math.min(0.5, Math.max(input.alpha, 1e-300));
   const critical = studentTQuantile(1 - alpha, testDf);
   const lambda = noncentralityForPower(critical, testDf, input.power ?? plannedPower);
-  return Math.exp(Math.log(1 + input.tolerance) + (lambda * se) / medianSdRatio(estimateDf)) - 1;
+  return relativeChangeOf(toleranceMargin(input.tolerance) + (lambda * se) / medianSdRatio(estimateDf));
 }
 
 /** t(1 − α, ν) for the planner's many power evaluations: ν on a grid of 3 significant digits. */
@@ -291,7 +292,7 @@ function criticalAt(alpha: number, df: number): number {
  */
 export function powerAtChange(input: DetectableInput, change: number): number {
   const se = standardErrorAt(input);
-  const lambda = Math.log1p(change) - Math.log1p(input.tolerance);
+  const lambda = logRatioOf(change) - toleranceMargin(input.tolerance);
   if (!(se > 0)) return lambda > 0 ? 1 : 0;
   const df = input.testDf ?? input.df ?? Number.POSITIVE_INFINITY;
   const alpha = Math.min(0.5, Math.max(input.alpha, 1e-300));
@@ -322,7 +323,7 @@ export interface ResolvableInput {
  */
 export function resolvableWithMoreRuns(input: ResolvableInput): boolean {
   const se = standardErrorAt(input);
-  const margin = Math.log(1 + input.tolerance);
+  const margin = toleranceMargin(input.tolerance);
   const canPass = input.worse + normalQuantile(1 - input.passAlpha) * se < margin;
   const canBlock = input.worse - normalQuantile(1 - input.regressionAlpha) * se > margin;
   return canPass || canBlock;

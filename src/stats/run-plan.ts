@@ -1,4 +1,5 @@
 import { normalCdf, normalQuantile, studentTQuantile } from "./distributions.js";
+import { toleranceMargin } from "./margin.js";
 
 /**
  * Runs sized by information (docs/compare.md, The run plan): choose each cell's requests per run and the
@@ -147,7 +148,7 @@ function varianceTarget(input: RunPlanInput, runs: number): number {
     ? normalQuantile(1 - input.passAlpha)
     : studentTQuantile(1 - input.passAlpha, df);
   const z = pass + normalQuantile(perCheck);
-  const margin = Math.log1p(input.tolerance);
+  const margin = toleranceMargin(input.tolerance);
   // 2 v / R ≤ (margin / z)²  ⇒  v ≤ R (margin / z)² / 2
   return (runs * (margin / z) ** 2) / 2;
 }
@@ -236,7 +237,7 @@ export function cleanPassChance(
   requestsOf: (cell: PlanCell) => number,
 ): number {
   const df = Math.max(1, 2 * runs - 2);
-  const margin = Math.log1p(input.tolerance);
+  const margin = toleranceMargin(input.tolerance);
   const t = studentTQuantile(1 - input.passAlpha, df);
   const metricsPerCell = input.checks / Math.max(1, input.cells.length);
   let chance = 1;

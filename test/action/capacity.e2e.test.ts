@@ -1,7 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
+import { verdictFileSchema } from "../../src/compare/verdict/verdict-schema.js";
 import { runFileSchema } from "../../src/metrics/run-schema.js";
 import { runJob as runJobIn } from "./harness.js";
 import { pullRequestEvent, pushPayload } from "./payloads.js";

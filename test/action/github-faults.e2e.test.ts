@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ActionDependencies } from "../../src/app/gate/dependencies.js";
-import { parseHistory } from "../../src/compare/history.js";
+import { parseHistory } from "../../src/compare/history/history.js";
 import { fastCallPolicy, primaryRateLimit, secondaryRateLimit, serverError } from "../github/fake-github.js";
 import { createFileMeasure, createRatioCompare, type MeasureCall, testConfig } from "./fixtures.js";
 import { type Job, runJob as runJobIn } from "./harness.js";

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { calibrationFileSchema } from "../../src/compare/calibration.js";
-import { parseHistory } from "../../src/compare/history.js";
+import { calibrationFileSchema } from "../../src/compare/calibration/calibration.js";
+import { parseHistory } from "../../src/compare/history/history.js";
 import { createFileMeasure, testConfig } from "./fixtures.js";
 import { type Job, runJob as runJobIn } from "./harness.js";
 import { pullRequestEvent, pushPayload } from "./payloads.js";

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
+import { verdictFileSchema } from "../../src/compare/verdict/verdict-schema.js";
 import { fanOutConfig, sessionConfig } from "../cli/session-config.js";
 import { runJob as runJobIn } from "./harness.js";
 import { pullRequestEvent, pushPayload } from "./payloads.js";

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { historySeries, readHistoryFile } from "../../src/app/history-series.js";
-import { defaultHistoryLimits, serializeHistory } from "../../src/compare/history.js";
+import { defaultHistoryLimits, serializeHistory } from "../../src/compare/history/history.js";
 import { renderHistorySeries } from "../../src/report/history.js";
 import { InputError, UsageError } from "../../src/util/errors.js";
-import { record, session } from "../compare/history-fixtures.js";
+import { record, session } from "../compare/history/history-fixtures.js";
 
 let dir: string;
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
+import { verdictFileSchema } from "../../src/compare/verdict/verdict-schema.js";
 import { runFileSchema } from "../../src/metrics/run-schema.js";
 import { cli } from "./helpers.js";
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
+import { verdictFileSchema } from "../../src/compare/verdict/verdict-schema.js";
 import { type RunFile, runFileSchema } from "../../src/metrics/run-schema.js";
 import { type RunningSimulator, startSimulator } from "../../src/sim/index.js";
 import { cli } from "./helpers.js";

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { calibrationFileSchema } from "../../src/compare/calibration.js";
+import { calibrationFileSchema } from "../../src/compare/calibration/calibration.js";
 import { cli } from "./helpers.js";
 
 const config = `version: 1

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CliIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/main.js";
-import { type VerdictFile, verdictFileSchema } from "../../src/compare/verdict-schema.js";
+import { type VerdictFile, verdictFileSchema } from "../../src/compare/verdict/verdict-schema.js";
 
 export interface CliResult {
   code: number;

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serializeHistory } from "../../src/compare/history.js";
-import { commitOf, record, session } from "../compare/history-fixtures.js";
+import { serializeHistory } from "../../src/compare/history/history.js";
+import { commitOf, record, session } from "../compare/history/history-fixtures.js";
 import { cli } from "./helpers.js";
 
 let dir: string;

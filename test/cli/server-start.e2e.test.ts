@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadRuns } from "../../src/compare/load.js";
+import { loadRuns } from "../../src/compare/inputs/load.js";
 import { type RunFile, runFileSchema } from "../../src/metrics/run-schema.js";
 import { type RunningSimulator, startSimulator } from "../../src/sim/index.js";
 import { cli } from "./helpers.js";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { expandListFlags } from "../../src/cli/commands/compare.js";
 import type { CliIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/main.js";
-import { verdictFileSchema } from "../../src/compare/verdict-schema.js";
+import { verdictFileSchema } from "../../src/compare/verdict/verdict-schema.js";
 import { vllmResult } from "../metrics/vllm-fixtures.js";
 import { makeRunFile, noisyRuns, writeResultsDir } from "./fixtures.js";
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCellVirtually } from "../../src/app/virtual-run.js";
 import { compareRecords, settingsFromConfig } from "../../src/compare/index.js";
-import type { VerdictFile } from "../../src/compare/verdict-schema.js";
+import type { VerdictFile } from "../../src/compare/verdict/verdict-schema.js";
 import { parseConfigText } from "../../src/config/load.js";
 import { demoConfigText, scenarios } from "../../src/demo/scenarios.js";
 import { type RunRecord, runRecordFromRunFile } from "../../src/metrics/run-record.js";

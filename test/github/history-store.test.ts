@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { defaultHistoryLimits, parseHistory, serializeHistory } from "../../src/compare/history.js";
+import { defaultHistoryLimits, parseHistory, serializeHistory } from "../../src/compare/history/history.js";
 import { createGitHubClient } from "../../src/github/client.js";
 import {
   createArtifactHistoryStore,
@@ -10,7 +10,7 @@ import {
   HistoryConflictError,
   historyArtifactFile,
 } from "../../src/github/history-store.js";
-import { record, session } from "../compare/history-fixtures.js";
+import { record, session } from "../compare/history/history-fixtures.js";
 import { FakeGitHub, fastCallPolicy, serverError } from "./fake-github.js";
 
 const fake = new FakeGitHub();

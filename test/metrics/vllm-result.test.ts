@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadRuns } from "../../src/compare/load.js";
+import { loadRuns } from "../../src/compare/inputs/load.js";
 import {
   looksLikeVllmResult,
   runRecordFromVllmResult,

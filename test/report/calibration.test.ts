@@ -2,9 +2,9 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { calibrateFromRuns } from "../../src/compare/calibration.js";
+import { calibrateFromRuns } from "../../src/compare/calibration/calibration.js";
 import { defaultCompareSettings } from "../../src/compare/index.js";
-import { loadRuns } from "../../src/compare/load.js";
+import { loadRuns } from "../../src/compare/inputs/load.js";
 import { renderCalibration, renderCalibrationReport } from "../../src/report/calibration.js";
 import { noisyRuns, writeResultsDir } from "../compare/fixtures.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compareAndRender } from "../../src/app/compare.js";
 import { defaultCompareSettings } from "../../src/compare/index.js";
-import { tallyOf } from "../../src/compare/summary.js";
+import { tallyOf } from "../../src/compare/verdict/summary.js";
 import { runRecordFromRunFile } from "../../src/metrics/run-record.js";
 import { excerptAround, wrapValue } from "../../src/report/environment.js";
 import { baseFingerprint, noisyRuns } from "../compare/fixtures.js";

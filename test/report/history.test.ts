@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { SeriesChangePoint } from "../../src/compare/history-analysis.js";
+import type { SeriesChangePoint } from "../../src/compare/history/history-analysis.js";
 import {
   type HistoryReport,
   renderCalibrationHistoryLine,
   renderHistorySection,
 } from "../../src/report/history.js";
-import { commitOf, session } from "../compare/history-fixtures.js";
+import { commitOf, session } from "../compare/history/history-fixtures.js";
 
 const base: HistoryReport = {
   store: "branch perf-history (vllm-perf-gate/history.jsonl)",

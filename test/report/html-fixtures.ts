@@ -9,7 +9,7 @@ import type { RunFile, SessionsSummary } from "../../src/metrics/run-schema.js";
 import type { MetricsScrape } from "../../src/metrics/server-metrics.js";
 import { depthBuckets } from "../../src/metrics/session-metrics.js";
 import type { RequestRecord } from "../../src/runner/request-schema.js";
-import { capacityCell, doublingCapacityRuns } from "../compare/capacity-fixtures.js";
+import { capacityCell, doublingCapacityRuns } from "../compare/capacity/capacity-fixtures.js";
 import { gaussian, noisyRuns, seeded } from "../compare/fixtures.js";
 import { noSecrets, outboundFor } from "../job-outbound.js";
 import { plantedSecret } from "../secret-forms.js";
@@ -162,7 +162,7 @@ export async function compareInto(
 
 /**
  * A compare of a capacity cell (crafted run records at loads 1..4, TTFT p95 doubling per load, the
- * candidate twice as slow, as test/compare/capacity.test.ts builds them) with crafted quality checks
+ * candidate twice as slow, as test/compare/capacity/capacity.test.ts builds them) with crafted quality checks
  * (task accuracy, greedy outputs whose examples and cell names carry `text`), written as `compare` does.
  */
 export async function compareCapacityQualityInto(text: string) {

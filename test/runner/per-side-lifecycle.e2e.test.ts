@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { measureOnDevices } from "../../src/app/measure-on-devices.js";
 import { runCells } from "../../src/app/run-cells.js";
-import { loadRuns } from "../../src/compare/load.js";
+import { loadRuns } from "../../src/compare/inputs/load.js";
 import type { RunFile } from "../../src/metrics/run-schema.js";
 import { baseUrlProvider } from "../../src/server/base-url.js";
 import type { ServerProvider } from "../../src/server/types.js";

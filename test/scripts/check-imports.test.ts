@@ -64,6 +64,30 @@ describe("the import-direction check", () => {
     ]);
   });
 
+  it("layers compare/'s subfolders the same way: down from calibration to noise, never up", () => {
+    const result = checkImports(
+      tree({
+        "compare/analyze/drafts.ts":
+          'import { a } from "../noise/start-noise.js";\nimport { b } from "../capacity/capacity.js";\nimport { c } from "./cells.js";',
+        "compare/noise/start-noise.ts": 'import type { V } from "../verdict/verdict-schema.js";',
+        "compare/budget/budget.ts": 'import { h } from "../history/history.js";',
+        "compare/index.ts":
+          'import { a } from "./analyze/analyze.js";\nimport { k } from "./calibration/calibration.js";',
+        "compare/calibration/calibration.ts": 'import { compareRecords } from "../index.js";',
+        "compare/widgets/w.ts": 'import { a } from "../analyze/analyze.js";',
+      }),
+      [],
+    );
+    expect(result.violations.map((v) => v.message)).toEqual([
+      'src/compare/analyze/drafts.ts imports "../capacity/capacity.js" (src/compare/capacity/capacity.ts) against the flow: compare/capacity (layer 5) is above compare/analyze (layer 4)',
+      'src/compare/noise/start-noise.ts imports "../verdict/verdict-schema.js" (src/compare/verdict/verdict-schema.ts) against the flow: compare/verdict (layer 1) is above compare/noise (layer 0)',
+      'src/compare/budget/budget.ts imports "../history/history.js" (src/compare/history/history.ts) against the flow: compare/budget and compare/history are on the same layer',
+      'src/compare/index.ts imports "./calibration/calibration.js" (src/compare/calibration/calibration.ts) against the flow: compare/calibration (layer 7) is above compare/\'s own files (layer 6)',
+      'src/compare/widgets/w.ts imports "../analyze/analyze.js" (src/compare/analyze/analyze.ts) against the flow: compare/widgets is on no layer',
+    ]);
+    expect(result.unplaced).toEqual(["compare/widgets/w.ts"]);
+  });
+
   it("lets a listed exception through and reports an exception no import uses", () => {
     const used = { from: "runner/", to: "metrics/", reason: "test" };
     const stale = { from: "compare/index.ts", to: "report/markdown.ts", reason: "test" };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { diffFingerprints as diffPerCell, flattenFingerprint } from "../../src/compare/fingerprint.js";
+import { diffFingerprints as diffPerCell, flattenFingerprint } from "../../src/compare/inputs/fingerprint.js";
 import {
   buildFingerprint,
   type FingerprintFacts,
@@ -8,7 +8,7 @@ import {
 } from "../../src/server/fingerprint.js";
 import { cacheConfigFromMetrics, parsePrometheusText } from "../../src/server/prometheus-text.js";
 
-/** The comparability rule (src/compare/fingerprint.ts) on one cell's pair of built fingerprints. */
+/** The comparability rule (src/compare/inputs/fingerprint.ts) on one cell's pair of built fingerprints. */
 const diffFingerprints = (
   baseline: Record<string, unknown>,
   candidate: Record<string, unknown>,

@@ -1,9 +1,9 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { calibrateFromRuns } from "../../compare/calibration.js";
-import { conditionsHash } from "../../compare/history.js";
+import { calibrateFromRuns } from "../../compare/calibration/calibration.js";
+import { conditionsHash } from "../../compare/history/history.js";
 import { settingsFromConfig } from "../../compare/index.js";
-import { loadRuns } from "../../compare/load.js";
+import { loadRuns } from "../../compare/inputs/load.js";
 import { renderCalibrationReport } from "../../report/calibration.js";
 import { measureOnDevices } from "../measure-on-devices.js";
 import { readHistoryForCalibration } from "./history.js";

@@ -1,10 +1,10 @@
-import type { PriorOrigin } from "../../compare/prior-basis.js";
+import type { PriorOrigin } from "../../compare/noise/prior-basis.js";
 import type {
   BaselineInfo,
   ComparisonMode,
   OverallVerdict,
   VerdictFile,
-} from "../../compare/verdict-schema.js";
+} from "../../compare/verdict/verdict-schema.js";
 import type { LoadedConfig } from "../../config/load.js";
 import type { ArtifactStore } from "../../github/artifact-store.js";
 import type { GitHubClient } from "../../github/client.js";

@@ -1,4 +1,4 @@
-import type { BaselineInfo } from "../../compare/verdict-schema.js";
+import type { BaselineInfo } from "../../compare/verdict/verdict-schema.js";
 import { countRuns } from "../../github/baseline-bundle.js";
 import {
   adaptiveLoopLine,

@@ -9,15 +9,15 @@ import {
   pooledRunVariances,
   runsFromHistory,
   UntrustedHistoryError,
-} from "../../compare/history.js";
+} from "../../compare/history/history.js";
 import {
   type MainAlreadyRegressed,
   mainAlreadyRegressed,
   type SeriesChangePoint,
   scanChangePoints,
-} from "../../compare/history-analysis.js";
-import { loadRuns } from "../../compare/load.js";
-import type { PriorOrigin } from "../../compare/prior-basis.js";
+} from "../../compare/history/history-analysis.js";
+import { loadRuns } from "../../compare/inputs/load.js";
+import type { PriorOrigin } from "../../compare/noise/prior-basis.js";
 import type { MetricName } from "../../config/metric-names.js";
 import { failureText, httpStatusOf, isPermissionRefusal } from "../../github/api-failure.js";
 import { validateBaselineDir } from "../../github/baseline-bundle.js";
@@ -430,7 +430,7 @@ export async function readHistoryForGate(
  */
 export function historyCompareInputs(history: GateHistory | null) {
   if (!history || history.refused !== null) return {};
-  // Interleaved: the sessions' start level as the start prior (compare/history-analysis.ts).
+  // Interleaved: the sessions' start level as the start prior (compare/history/history-analysis.ts).
   if (history.mode === "interleaved")
     return history.sessionsUsed > 0 ? { historyRuns: history.historyRuns } : {};
   if (history.sessionsUsed < 2) return {};

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { ComparisonMode } from "../../compare/verdict-schema.js";
+import type { ComparisonMode } from "../../compare/verdict/verdict-schema.js";
 import type { LoadedConfig } from "../../config/load.js";
 import type { ArtifactStore } from "../../github/artifact-store.js";
 import type { GitHubClient } from "../../github/client.js";

@@ -1,5 +1,5 @@
 import { dirname, join } from "node:path";
-import type { BaselineInfo, VerdictFile } from "../../compare/verdict-schema.js";
+import type { BaselineInfo, VerdictFile } from "../../compare/verdict/verdict-schema.js";
 import { failureText, isPermissionRefusal } from "../../github/api-failure.js";
 import type { GitHubClient } from "../../github/client.js";
 import { type ActionContext, runUrlOf } from "../../github/context.js";

@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { BaselineInfo } from "../../compare/verdict-schema.js";
+import type { BaselineInfo } from "../../compare/verdict/verdict-schema.js";
 import {
   defaultBaselineLimits,
   UntrustedBaselineError,

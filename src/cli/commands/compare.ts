@@ -7,8 +7,8 @@ import {
   writeCompareOutputs,
 } from "../../app/compare.js";
 import { jobOutbound } from "../../app/job-outbound.js";
-import { defaultInputLimits, type InputLimits, mebibyte } from "../../compare/input-limits.js";
-import type { BaselineInfo, ComparisonMode } from "../../compare/verdict-schema.js";
+import { defaultInputLimits, type InputLimits, mebibyte } from "../../compare/inputs/input-limits.js";
+import type { BaselineInfo, ComparisonMode } from "../../compare/verdict/verdict-schema.js";
 import { loadConfig } from "../../config/load.js";
 import {
   type CompareExport,
@@ -123,7 +123,7 @@ export function expandListFlags(argv: readonly string[]): string[] {
   return out;
 }
 
-/** The action's input limits (compare/input-limits.ts), raised or lowered by the size flags. */
+/** The action's input limits (compare/inputs/input-limits.ts), raised or lowered by the size flags. */
 function inputLimitsFrom(args: Parameters<typeof stringOption>[0]): InputLimits {
   const megabytes = (flag: string): number | undefined => {
     const value = numberOption(args, flag);

@@ -1,7 +1,7 @@
 import type { GateConfig } from "../../config/schema.js";
 import type { RunRecord } from "../../metrics/run-record.js";
-import { describeDifference, diffFingerprints } from "../fingerprint.js";
-import type { ComparisonMode, FingerprintDifference, VerdictFile } from "../verdict-schema.js";
+import { describeDifference, diffFingerprints } from "../inputs/fingerprint.js";
+import type { ComparisonMode, FingerprintDifference, VerdictFile } from "../verdict/verdict-schema.js";
 import { groupByCell, type Side, type UsableRuns } from "./usable-runs.js";
 
 /** A cell with usable runs on both sides: its drafts are tested metric by metric. */

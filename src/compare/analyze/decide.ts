@@ -1,4 +1,5 @@
 import { type MetricName, metricSpecs } from "../../config/metric-names.js";
+import { toleranceMargin } from "../../stats/margin.js";
 import {
   classify,
   type LogRatioTest,
@@ -7,9 +8,9 @@ import {
   worseBound,
 } from "../../stats/metric-test.js";
 import { bhAdjust, holmAdjust } from "../../stats/multiplicity.js";
-import type { FamilyMember } from "../gated-family.js";
-import type { Comparison } from "../verdict-schema.js";
+import type { Comparison } from "../verdict/verdict-schema.js";
 import { type Draft, startProjectionOf } from "./drafts.js";
+import type { FamilyMember } from "./gated-family.js";
 
 /** `{ start }` when there is a start level to project, else nothing (exactOptionalPropertyTypes). */
 export function withStart<T>(start: T | undefined): { start?: T } {
@@ -27,14 +28,14 @@ export interface FamilyGroup {
   metric: MetricName;
 }
 
-/** The group key of a family and metric (compare/gated-family.ts groups by it). */
+/** The group key of a family and metric (compare/analyze/gated-family.ts groups by it). */
 export function familyGroupKey(group: FamilyGroup): string {
   return `${group.family}\u0000${group.metric}`;
 }
 
 /**
- * The gated family's members of those drafts (compare/gated-family.ts). A check tested on per-run logs
- * of its own metric pools with the other cells of its workload family (`familyOf`); an error rate (a
+ * The gated family's members of those drafts (compare/analyze/gated-family.ts). A check tested on per-run
+ * logs of its own metric pools with the other cells of its workload family (`familyOf`); an error rate (a
  * pooled count) and a check judged on a stand-in percentile stay single.
  */
 export function speedMembers(drafts: readonly Draft[], familyOf: (cell: string) => string): FamilyMember[] {
@@ -79,79 +80,12 @@ export function decide(
   familySize: number,
   familyAdjusted: FamilyAdjusted,
 ): Comparison[] {
-  const gatedCount = familySize;
-  const adjusted = new Map<Draft, { beyond: number; betterBeyond: number; worse: number; better: number }>();
-  for (const gatedFamily of [true, false]) {
-    const family = drafts.filter(
-      (d) => d.gated === gatedFamily && d.forced === null && d.pBeyond !== null && d.pBetterBeyond !== null,
-    );
-    const adjust = gatedFamily ? holmAdjust : bhAdjust;
-    const beyond = adjust(family.map((d) => d.pBeyond!));
-    const betterBeyond = adjust(family.map((d) => d.pBetterBeyond!));
-    const worse = adjust(family.map((d) => d.pWorse!));
-    const better = adjust(family.map((d) => d.pBetter!));
-    family.forEach((d, i) => {
-      const joined = gatedFamily ? familyAdjusted.get(d) : undefined;
-      if (gatedFamily && joined === undefined)
-        throw new Error(`internal: gated check ${d.cell}/${d.metric} is missing from the gated family`);
-      adjusted.set(d, {
-        beyond: joined?.beyond ?? beyond[i]!,
-        betterBeyond: joined?.betterBeyond ?? betterBeyond[i]!,
-        worse: worse[i]!,
-        better: better[i]!,
-      });
-    });
-  }
+  const adjusted = adjustedPValues(drafts, familyAdjusted);
   return drafts.map((draft) => {
     const adj = adjusted.get(draft);
-    let verdict: MetricVerdict;
-    if (draft.forced !== null) verdict = draft.forced;
-    else if (metricSpecs[draft.metric].judged === "pooled-failures") {
-      // A pooled count has no run-to-run spread: significance against 0 plus the relative tolerance.
-      const margin = Math.log(1 + draft.tolerance);
-      // Its tests against the tolerance are the tests of any rise / fall (pBeyond = pWorse): a gated
-      // one is adjusted in the gated family, an advisory one with the advisory tests of any change.
-      const pRise = draft.gated ? adj!.beyond : adj!.worse;
-      const pFall = draft.gated ? adj!.betterBeyond : adj!.better;
-      if (pRise <= alpha && (draft.worse ?? 0) > margin) verdict = "regression";
-      else if (pFall <= alpha && (draft.worse ?? 0) < -margin) verdict = "improvement";
-      else verdict = "within-tolerance";
-    } else {
-      verdict = classify({
-        pBeyondToleranceAdjusted: adj!.beyond,
-        pBetterBeyondToleranceAdjusted: adj!.betterBeyond,
-        pWithinTolerance: draft.pWithinTolerance!,
-        alpha,
-        passAlpha,
-      });
-    }
+    const verdict = verdictOf(draft, adj, alpha, passAlpha);
     const towardsWorse = (draft.worse ?? 0) >= 0;
-    let ci = draft.ci;
-    let ciLevels: [number, number] | null = null;
-    let detectable: number | null = null;
-    if (draft.test && adj) {
-      ({ ci, ciLevels } = decisionInterval({
-        test: draft.test,
-        higherIsBetter: draft.higherIsBetter,
-        regression: { p: draft.pBeyond!, adjusted: adj.beyond },
-        improvement: { p: draft.pBetterBeyond!, adjusted: adj.betterBeyond },
-        improved: verdict === "improvement",
-        alpha,
-        passAlpha,
-      }));
-      if (draft.gated && draft.variances)
-        detectable = minimumDetectableChange({
-          baselineVariance: draft.variances.baseline,
-          candidateVariance: draft.variances.candidate,
-          baselineRuns: draft.runs.baseline,
-          candidateRuns: draft.runs.candidate,
-          extraVariance: draft.variances.extra,
-          tolerance: draft.tolerance,
-          alpha: alpha / Math.max(1, gatedCount),
-          df: draft.test.df,
-          ...withStart(startProjectionOf(draft, 1, "current")),
-        });
-    }
+    const { ci, ciLevels, detectable } = decidedOn(draft, adj, verdict, { alpha, passAlpha, familySize });
     return {
       cell: draft.cell,
       metric: draft.metric,
@@ -176,6 +110,111 @@ export function decide(
       crossCheck: draft.crossCheck,
     };
   });
+}
+
+/** A tested draft's adjusted p-values: against the tolerance either way, and of any change either way. */
+interface AdjustedP {
+  beyond: number;
+  betterBeyond: number;
+  worse: number;
+  better: number;
+}
+
+/**
+ * The adjusted p-values of the tested drafts: the gated ones' tests against the tolerance from the gated
+ * family, their tests of any change Holm-adjusted among themselves; the advisory ones' Benjamini-Hochberg.
+ */
+function adjustedPValues(drafts: readonly Draft[], familyAdjusted: FamilyAdjusted): Map<Draft, AdjustedP> {
+  const adjusted = new Map<Draft, AdjustedP>();
+  for (const gatedFamily of [true, false]) {
+    const family = drafts.filter(
+      (d) => d.gated === gatedFamily && d.forced === null && d.pBeyond !== null && d.pBetterBeyond !== null,
+    );
+    const adjust = gatedFamily ? holmAdjust : bhAdjust;
+    const beyond = adjust(family.map((d) => d.pBeyond!));
+    const betterBeyond = adjust(family.map((d) => d.pBetterBeyond!));
+    const worse = adjust(family.map((d) => d.pWorse!));
+    const better = adjust(family.map((d) => d.pBetter!));
+    family.forEach((d, i) => {
+      const joined = gatedFamily ? familyAdjusted.get(d) : undefined;
+      if (gatedFamily && joined === undefined)
+        throw new Error(`internal: gated check ${d.cell}/${d.metric} is missing from the gated family`);
+      adjusted.set(d, {
+        beyond: joined?.beyond ?? beyond[i]!,
+        betterBeyond: joined?.betterBeyond ?? betterBeyond[i]!,
+        worse: worse[i]!,
+        better: better[i]!,
+      });
+    });
+  }
+  return adjusted;
+}
+
+/** A draft's verdict: the forced one, a pooled count's against its margin, else the classification. */
+function verdictOf(
+  draft: Draft,
+  adj: AdjustedP | undefined,
+  alpha: number,
+  passAlpha: number,
+): MetricVerdict {
+  if (draft.forced !== null) return draft.forced;
+  if (metricSpecs[draft.metric].judged === "pooled-failures") {
+    // A pooled count has no run-to-run spread: significance against 0 plus the relative tolerance.
+    const margin = toleranceMargin(draft.tolerance);
+    // Its tests against the tolerance are the tests of any rise / fall (pBeyond = pWorse): a gated
+    // one is adjusted in the gated family, an advisory one with the advisory tests of any change.
+    const pRise = draft.gated ? adj!.beyond : adj!.worse;
+    const pFall = draft.gated ? adj!.betterBeyond : adj!.better;
+    if (pRise <= alpha && (draft.worse ?? 0) > margin) return "regression";
+    if (pFall <= alpha && (draft.worse ?? 0) < -margin) return "improvement";
+    return "within-tolerance";
+  }
+  return classify({
+    pBeyondToleranceAdjusted: adj!.beyond,
+    pBetterBeyondToleranceAdjusted: adj!.betterBeyond,
+    pWithinTolerance: draft.pWithinTolerance!,
+    alpha,
+    passAlpha,
+  });
+}
+
+/**
+ * The interval a tested draft was decided on (decisionInterval) and, for a gated one, the smallest change
+ * it could detect at the family's strictest level (`familySize` regression tests); the draft's own 90%
+ * interval and no detectable change for an untested one.
+ */
+function decidedOn(
+  draft: Draft,
+  adj: AdjustedP | undefined,
+  verdict: MetricVerdict,
+  levels: { alpha: number; passAlpha: number; familySize: number },
+): { ci: [number, number] | null; ciLevels: [number, number] | null; detectable: number | null } {
+  const { alpha, passAlpha, familySize } = levels;
+  if (!draft.test || !adj) return { ci: draft.ci, ciLevels: null, detectable: null };
+  const { ci, ciLevels } = decisionInterval({
+    test: draft.test,
+    higherIsBetter: draft.higherIsBetter,
+    regression: { p: draft.pBeyond!, adjusted: adj.beyond },
+    improvement: { p: draft.pBetterBeyond!, adjusted: adj.betterBeyond },
+    improved: verdict === "improvement",
+    alpha,
+    passAlpha,
+  });
+  const detectable =
+    draft.gated && draft.variances
+      ? minimumDetectableChange({
+          baselineVariance: draft.variances.baseline,
+          candidateVariance: draft.variances.candidate,
+          baselineRuns: draft.runs.baseline,
+          candidateRuns: draft.runs.candidate,
+          extraVariance: draft.variances.extra,
+          tolerance: draft.tolerance,
+          alpha: alpha / Math.max(1, familySize),
+          df: draft.test.df,
+          ...withStart(startProjectionOf(draft, 1, "current")),
+        })
+      : null;
+  return { ci, ciLevels, detectable };
 }
 
 /**

@@ -25,9 +25,10 @@ import type {
   VariancePrior,
 } from "../../stats/two-level.js";
 import { smallest } from "../../util/extremes.js";
-import type { PriorDescription } from "../prior-basis.js";
-import { startNoiseOf } from "../start-noise.js";
-import type { Comparison } from "../verdict-schema.js";
+import { startOf } from "../inputs/server-starts.js";
+import type { PriorDescription } from "../noise/prior-basis.js";
+import { startNoiseOf } from "../noise/start-noise.js";
+import type { Comparison } from "../verdict/verdict-schema.js";
 import type { ComparedCell } from "./cells.js";
 import { designNote, effectiveCounts, pooledCountsDesign } from "./pooled-counts.js";
 
@@ -113,11 +114,6 @@ type DescribedStartPrior = StartVariancePrior & { source: string; description?: 
 type DescribedBaselinePrior = VariancePrior & { description?: PriorDescription };
 type DescribedRunPrior = RunVariancePrior & { description: PriorDescription };
 
-/** The server start a run was measured on; a run that says none is its own start. */
-export function startOf(run: RunRecord): string {
-  return run.serverStart?.id ?? `run:${run.source}:${run.run ?? ""}`;
-}
-
 /**
  * Stage 3: the per-metric drafts of one compared cell: the test on per-run logs (or the pooled error
  * count), a stand-in percentile for one the inputs lack, and the reasons a check is forced. Metrics absent
@@ -143,35 +139,56 @@ export function draftsForCell(compared: ComparedCell, settings: DraftSettings, w
 }
 
 function metricDraft(
-  { cell, base, cand, tooFew }: ComparedCell,
+  compared: ComparedCell,
   metric: MetricName,
   fewestCompleted: number,
-  {
-    gate,
-    gatedSet: configured,
-    passAlpha,
-    driftVarianceFor,
-    advisoryCells,
-    baselineVariancePriorFor,
-    startPriorFor,
-    runPriorFor,
-  }: DraftSettings,
+  settings: DraftSettings,
   warnings: string[],
 ): Draft | null {
-  const gatedSet: ReadonlySet<MetricName> = advisoryCells?.has(cell) ? new Set() : configured;
-  const higher = metricSpecs[metric].higherIsBetter;
+  const { cell, base, cand, tooFew } = compared;
+  const { gate } = settings;
+  const gatedSet: ReadonlySet<MetricName> = settings.advisoryCells?.has(cell) ? new Set() : settings.gatedSet;
   const tolerance = toleranceFor(gate, metric);
-  const runs = { baseline: base.length, candidate: cand.length };
   if (metricSpecs[metric].judged === "pooled-failures") {
     return pooledCountDraft(cell, metric, base, cand, gatedSet.has(metric), tolerance, gate.error_rate_limit);
   }
-  let b = metricValues(base, metric);
-  let c = metricValues(cand, metric);
-  const draft: Draft = {
+  const draft = untestedDraft(cell, metric, gatedSet.has(metric), tolerance, {
+    baseline: base.length,
+    candidate: cand.length,
+  });
+  const found = sampleOf(draft, compared, fewestCompleted, warnings);
+  if (found === "no-check") return null;
+  if (found === "forced") return draft;
+  const sample = leaveOutShortRuns(draft, compared, found, gate);
+  const { b, c } = sample;
+  draft.baseline = b.values.length > 0 ? geometricMean(b.values) : null;
+  draft.candidate = c.values.length > 0 ? geometricMean(c.values) : null;
+  if (decidedWithoutTest(draft, sample, tooFew, gate)) return draft;
+  const judged = draft.judgedOn ?? metric;
+  testOnRunLogs(draft, b, c, {
+    extraVariance: settings.driftVarianceFor(metric),
+    minRunSd: gate.min_run_sd,
+    passAlpha: settings.passAlpha,
+    baselineVariancePrior: settings.baselineVariancePriorFor?.(cell, judged),
+    startPrior: settings.startPriorFor?.(cell, judged),
+    runPrior: settings.runPriorFor?.(cell, judged),
+  });
+  return draft;
+}
+
+/** A draft with nothing measured yet: every estimate and p-value null, no note. */
+function untestedDraft(
+  cell: string,
+  metric: MetricName,
+  gated: boolean,
+  tolerance: number,
+  runs: Draft["runs"],
+): Draft {
+  return {
     cell,
     metric,
-    gated: gatedSet.has(metric),
-    higherIsBetter: higher,
+    gated,
+    higherIsBetter: metricSpecs[metric].higherIsBetter,
     tolerance,
     baseline: null,
     candidate: null,
@@ -193,46 +210,93 @@ function metricDraft(
     variances: null,
     noise: null,
   };
-  const absent = (v: ReturnType<typeof metricValues>) => v.values.length === 0 && v.nonPositive === 0;
-  let statistic = metricSpecs[metric].minRequests;
-  if (absent(b) && absent(c)) {
-    // Absent from every input: vLLM's `--metric-percentiles` defaults to 99, so p95 is often missing.
-    if (!draft.gated) return null;
-    // A session metric is measured by a session dataset's cells only, a fan-out metric by those with
-    // fan-outs (docs/workloads.md): a cell without that part has none to gate, which is no gap in its inputs.
-    const part = metricSpecs[metric].measuredIn;
-    if (part !== undefined && withoutPart(base, part) && withoutPart(cand, part)) return null;
-    // Nor is acceptance a gap where neither side's server speculates (docs/metrics.md).
-    if (metricSpecs[metric].source.kind === "spec-decode") return null;
-    const substitute = judgeOnStandIn(draft, base, cand, warnings);
-    if (substitute === null) return draft;
-    b = metricValues(base, substitute);
-    c = metricValues(cand, substitute);
-    statistic = metricSpecs[substitute].minRequests;
-  }
-  if (draft.gated && statistic !== null && fewestCompleted < gate.min_requests[statistic]) {
-    // A few short runs (failed requests in a run planned near the floor) are left out of this check
-    // rather than turning it advisory, which would let a regression pass unblocked.
-    const floor = gate.min_requests[statistic];
-    const enough = (run: RunRecord) =>
-      Math.min(run.requests.completed, run.metricRequests?.[metric] ?? Number.POSITIVE_INFINITY) >= floor;
-    const keptBase = base.filter(enough);
-    const keptCand = cand.filter(enough);
-    const most = (kept: readonly RunRecord[], all: readonly RunRecord[]) =>
-      kept.length >= Math.max(2, all.length / 2);
-    if (draft.judgedOn === null && most(keptBase, base) && most(keptCand, cand)) {
-      const left = base.length - keptBase.length + cand.length - keptCand.length;
-      b = metricValues(keptBase, metric);
-      c = metricValues(keptCand, metric);
-      draft.runs = { baseline: keptBase.length, candidate: keptCand.length };
-      draft.notes.push(
-        `${left} run${left === 1 ? "" : "s"} with fewer than ${floor} successful requests left out of this check (gate.min_requests.${statistic})`,
-      );
-      fewestCompleted = floor;
-    }
-  }
-  draft.baseline = b.values.length > 0 ? geometricMean(b.values) : null;
-  draft.candidate = c.values.length > 0 ? geometricMean(c.values) : null;
+}
+
+/** The values a check is judged on: each side's, the statistic whose request floor applies, the shortest run. */
+interface Sample {
+  b: MetricValues;
+  c: MetricValues;
+  statistic: (typeof metricSpecs)[MetricName]["minRequests"];
+  fewestCompleted: number;
+}
+
+/**
+ * The values of the draft's metric, or of its stand-in percentile when the inputs lack it. "no-check":
+ * nothing to check (not gated, or a part or a server feature neither side has); "forced": gated, with no
+ * stand-in, the draft is forced inconclusive.
+ */
+function sampleOf(
+  draft: Draft,
+  { base, cand }: ComparedCell,
+  fewestCompleted: number,
+  warnings: string[],
+): Sample | "no-check" | "forced" {
+  const { metric } = draft;
+  const b = metricValues(base, metric);
+  const c = metricValues(cand, metric);
+  const absent = (v: MetricValues) => v.values.length === 0 && v.nonPositive === 0;
+  if (!absent(b) || !absent(c)) return { b, c, statistic: metricSpecs[metric].minRequests, fewestCompleted };
+  // Absent from every input: vLLM's `--metric-percentiles` defaults to 99, so p95 is often missing.
+  if (!draft.gated) return "no-check";
+  // A session metric is measured by a session dataset's cells only, a fan-out metric by those with
+  // fan-outs (docs/workloads.md): a cell without that part has none to gate, which is no gap in its inputs.
+  const part = metricSpecs[metric].measuredIn;
+  if (part !== undefined && withoutPart(base, part) && withoutPart(cand, part)) return "no-check";
+  // Nor is acceptance a gap where neither side's server speculates (docs/metrics.md).
+  if (metricSpecs[metric].source.kind === "spec-decode") return "no-check";
+  const substitute = judgeOnStandIn(draft, base, cand, warnings);
+  if (substitute === null) return "forced";
+  return {
+    b: metricValues(base, substitute),
+    c: metricValues(cand, substitute),
+    statistic: metricSpecs[substitute].minRequests,
+    fewestCompleted,
+  };
+}
+
+/**
+ * A few short runs (failed requests in a run planned near the floor) are left out of a gated check rather
+ * than turning it advisory, which would let a regression pass unblocked: when most runs of each side
+ * (two at least) reach gate.min_requests, the others are left out, with a note.
+ */
+function leaveOutShortRuns(
+  draft: Draft,
+  { base, cand }: ComparedCell,
+  sample: Sample,
+  gate: GateConfig,
+): Sample {
+  const { statistic, fewestCompleted } = sample;
+  if (!draft.gated || statistic === null || fewestCompleted >= gate.min_requests[statistic]) return sample;
+  const { metric } = draft;
+  const floor = gate.min_requests[statistic];
+  const enough = (run: RunRecord) =>
+    Math.min(run.requests.completed, run.metricRequests?.[metric] ?? Number.POSITIVE_INFINITY) >= floor;
+  const keptBase = base.filter(enough);
+  const keptCand = cand.filter(enough);
+  const most = (kept: readonly RunRecord[], all: readonly RunRecord[]) =>
+    kept.length >= Math.max(2, all.length / 2);
+  if (draft.judgedOn !== null || !most(keptBase, base) || !most(keptCand, cand)) return sample;
+  const left = base.length - keptBase.length + cand.length - keptCand.length;
+  draft.runs = { baseline: keptBase.length, candidate: keptCand.length };
+  draft.notes.push(
+    `${left} run${left === 1 ? "" : "s"} with fewer than ${floor} successful requests left out of this check (gate.min_requests.${statistic})`,
+  );
+  return {
+    b: metricValues(keptBase, metric),
+    c: metricValues(keptCand, metric),
+    statistic,
+    fewestCompleted: floor,
+  };
+}
+
+/**
+ * The reasons a check is decided without a test, applied to the draft: runs too short to gate its
+ * statistic (advisory, or inconclusive for a stand-in), values missing or zero, fewer than 2 usable runs
+ * on a side. True when one applied and the draft is final.
+ */
+function decidedWithoutTest(draft: Draft, sample: Sample, tooFew: boolean, gate: GateConfig): boolean {
+  const { b, c, statistic, fewestCompleted } = sample;
+  const { cell, metric } = draft;
   if (draft.gated && statistic !== null && fewestCompleted < gate.min_requests[statistic]) {
     const why = `gating ${statistic} needs >= ${gate.min_requests[statistic]} successful requests in every run (fewest: ${fewestCompleted})`;
     if (draft.judgedOn !== null) {
@@ -240,7 +304,7 @@ function metricDraft(
       draft.forced = "inconclusive";
       draft.unfixable = `${describeMetric(metric)} is missing and its stand-in cannot be gated: ${why}`;
       draft.notes.push(why);
-      return draft;
+      return true;
     }
     draft.gated = false;
     draft.notes.push(`advisory: ${why}`);
@@ -251,24 +315,15 @@ function metricDraft(
     draft.notes.push(note);
     // Those runs stay in the sample, so more runs cannot fill the gap.
     draft.unfixable = `${describeMetric(metric)} is ${note} of cell "${cell}"`;
-    return draft;
+    return true;
   }
   if (tooFew) {
     draft.forced = "inconclusive";
     draft.ratio = draft.candidate! / draft.baseline!;
     draft.notes.push("fewer than 2 usable runs on a side");
-    return draft;
+    return true;
   }
-  const judged = draft.judgedOn ?? metric;
-  testOnRunLogs(draft, b, c, {
-    extraVariance: driftVarianceFor(metric),
-    minRunSd: gate.min_run_sd,
-    passAlpha,
-    baselineVariancePrior: baselineVariancePriorFor?.(cell, judged),
-    startPrior: startPriorFor?.(cell, judged),
-    runPrior: runPriorFor?.(cell, judged),
-  });
-  return draft;
+  return false;
 }
 
 /**
@@ -500,6 +555,22 @@ function metricValues(runs: readonly RunRecord[], metric: MetricName): MetricVal
   return { values, starts, missing, nonPositive };
 }
 
+/** A pooled count of one side: failed of all requests, or malformed of all tool calls. */
+interface Count {
+  failed: number;
+  total: number;
+}
+
+/** What a pooled count counts in a run: its failed requests, or its malformed tool calls. */
+function countOf(metric: MetricName): (run: RunRecord) => Count {
+  if (metricSpecs[metric].source.kind !== "malformed-tool-calls")
+    return (run) => ({ failed: run.requests.failed, total: run.requests.total });
+  return (run) => ({
+    failed: run.toolCalls?.malformed ?? 0,
+    total: (run.toolCalls?.wellFormed ?? 0) + (run.toolCalls?.malformed ?? 0),
+  });
+}
+
 /** A pooled count's draft (error_rate, malformed_tool_call_share); null when neither side has anything to count. */
 function pooledCountDraft(
   cell: string,
@@ -510,15 +581,8 @@ function pooledCountDraft(
   tolerance: number,
   limit: number,
 ): Draft | null {
-  // The pooled count: failed of all requests, or malformed of all tool calls.
   const toolCalls = metricSpecs[metric].source.kind === "malformed-tool-calls";
-  const counts = (run: RunRecord) =>
-    toolCalls
-      ? {
-          failed: run.toolCalls?.malformed ?? 0,
-          total: (run.toolCalls?.wellFormed ?? 0) + (run.toolCalls?.malformed ?? 0),
-        }
-      : { failed: run.requests.failed, total: run.requests.total };
+  const counts = countOf(metric);
   const pool = (runs: readonly RunRecord[]) =>
     runs.reduce(
       (acc, run) => {
@@ -533,23 +597,8 @@ function pooledCountDraft(
   if (toolCalls && b.total === 0 && c.total === 0 && !gated) return null;
   const baseRate = b.total > 0 ? b.failed / b.total : null;
   const candRate = c.total > 0 ? c.failed / c.total : null;
-  // The exact test takes every request as independent; failures come in bursts of a run or a start, so
-  // the counts are divided by the design effect the per-run rates grouped by start show (pooled-counts.ts).
-  const perRun = (runs: readonly RunRecord[]) =>
-    runs.map((run) => {
-      const count = counts(run);
-      return { value: count.total > 0 ? count.failed / count.total : null, start: startOf(run) };
-    });
-  const pooledRate = (b.failed + c.failed) / Math.max(1, b.total + c.total);
-  const design =
-    b.total > 0 && c.total > 0
-      ? pooledCountsDesign(
-          perRun(base),
-          perRun(cand),
-          pooledRate * (1 - pooledRate) * (1 / b.total + 1 / c.total),
-        )
-      : { factor: 1, noise: null };
-  const asFailures = (side: { failed: number; total: number }) => {
+  const design = countDesign(base, cand, counts, b, c);
+  const asFailures = (side: Count) => {
     const effective = effectiveCounts({ count: side.failed, total: side.total }, design.factor);
     return { failed: effective.count, total: effective.total };
   };
@@ -558,15 +607,10 @@ function pooledCountDraft(
   const pWorse = errorIncreaseP(eb, ec);
   const pBetter = errorIncreaseP(ec, eb);
   const draft: Draft = {
-    cell,
-    metric,
-    gated,
-    higherIsBetter: metricSpecs[metric].higherIsBetter,
-    tolerance,
+    ...untestedDraft(cell, metric, gated, tolerance, { baseline: base.length, candidate: cand.length }),
     baseline: baseRate,
     candidate: candRate,
     ratio: baseRate !== null && candRate !== null && baseRate > 0 ? candRate / baseRate : null,
-    ci: null,
     // Orientation for the shared rule: beyond tolerance only when the rate rose by more than δ relative.
     worse: baseRate !== null && candRate !== null ? Math.log((candRate + 1e-12) / (baseRate + 1e-12)) : null,
     pWorse,
@@ -577,18 +621,56 @@ function pooledCountDraft(
     pBetterBeyond: pBetter,
     minPBeyond: errorIncreaseMinP(eb, ec),
     minPBetterBeyond: errorIncreaseMinP(ec, eb),
-    test: null,
-    judgedOn: null,
-    forced: null,
-    unfixable: null,
-    notes: [],
-    runs: { baseline: base.length, candidate: cand.length },
-    crossCheck: null,
-    variances: null,
     noise: design.noise,
   };
   const note = designNote(design.factor);
   if (note !== null) draft.notes.push(note);
+  forcePooledCount(draft, { toolCalls, candRate, limit, b, c });
+  return draft;
+}
+
+/**
+ * The exact test takes every request as independent; failures come in bursts of a run or a start, so
+ * the counts are divided by the design effect the per-run rates grouped by start show (pooled-counts.ts).
+ */
+function countDesign(
+  base: readonly RunRecord[],
+  cand: readonly RunRecord[],
+  counts: (run: RunRecord) => Count,
+  b: Count,
+  c: Count,
+): ReturnType<typeof pooledCountsDesign> {
+  if (!(b.total > 0 && c.total > 0)) return { factor: 1, noise: null };
+  const perRun = (runs: readonly RunRecord[]) =>
+    runs.map((run) => {
+      const count = counts(run);
+      return { value: count.total > 0 ? count.failed / count.total : null, start: startOf(run) };
+    });
+  const pooledRate = (b.failed + c.failed) / Math.max(1, b.total + c.total);
+  return pooledCountsDesign(
+    perRun(base),
+    perRun(cand),
+    pooledRate * (1 - pooledRate) * (1 / b.total + 1 / c.total),
+  );
+}
+
+/** A pooled count's forced verdicts: an error rate above the limit blocks; a side without counts is inconclusive. */
+function forcePooledCount(
+  draft: Draft,
+  {
+    toolCalls,
+    candRate,
+    limit,
+    b,
+    c,
+  }: {
+    toolCalls: boolean;
+    candRate: number | null;
+    limit: number;
+    b: Count;
+    c: Count;
+  },
+): void {
   if (!toolCalls && candRate !== null && candRate > limit) {
     // A candidate that fails more requests than allowed cannot pass on latency: always blocking.
     draft.gated = true;
@@ -601,9 +683,8 @@ function pooledCountDraft(
     const what = toolCalls ? "tool calls" : "requests";
     draft.forced = "inconclusive";
     draft.notes.push(`no ${what} recorded on a side`);
-    if (b.total === 0) draft.unfixable = `no baseline ${what} recorded in cell "${cell}"`;
+    if (b.total === 0) draft.unfixable = `no baseline ${what} recorded in cell "${draft.cell}"`;
   }
-  return draft;
 }
 
 /** Nearest percentile of the same phase that every run on both sides has (p95 → p99, then p90). */

@@ -1,7 +1,7 @@
 import { metricSpecs } from "../../config/metric-names.js";
-import type { AdjustedFamilyTest } from "../gated-family.js";
-import type { Comparison, FamilyFinding } from "../verdict-schema.js";
+import type { Comparison, FamilyFinding } from "../verdict/verdict-schema.js";
 import { decisionInterval, type FamilyGroup } from "./decide.js";
+import type { AdjustedFamilyTest } from "./gated-family.js";
 
 /**
  * The family tests decided (docs/compare.md, "Family tests"): per workload family and gated metric, the

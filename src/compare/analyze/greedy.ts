@@ -1,9 +1,9 @@
 import type { QualityConfig } from "../../config/schema.js";
 import type { RunOutput } from "../../metrics/guards.js";
 import type { RunRecord } from "../../metrics/run-record.js";
-import type { GreedyCheck, OutputAgreement } from "../quality-schema.js";
+import { startOf } from "../inputs/server-starts.js";
+import type { GreedyCheck, OutputAgreement } from "../verdict/quality-schema.js";
 import type { ComparedCell } from "./cells.js";
-import { startOf } from "./drafts.js";
 
 export type GreedySettings = NonNullable<QualityConfig["greedy"]>;
 

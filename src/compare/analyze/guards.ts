@@ -1,18 +1,25 @@
-import { describeMetric, type GuardMetric, guardMetrics, metricSpecs } from "../../config/metric-names.js";
+import {
+  describeMetric,
+  type GuardMetric,
+  type GuardShareField,
+  guardMetrics,
+  metricSpecs,
+} from "../../config/metric-names.js";
 import type { GateConfig, QualityConfig } from "../../config/schema.js";
 import { guardShareCount, type RunGuards } from "../../metrics/guards.js";
 import type { RunRecord } from "../../metrics/run-record.js";
 import { normalCdf } from "../../stats/distributions.js";
 import { shareIncreaseP } from "../../stats/error-rate.js";
+import { logRatioOf, toleranceMargin } from "../../stats/margin.js";
+import { startOf } from "../inputs/server-starts.js";
+import type { GuardCheck } from "../verdict/quality-schema.js";
+import type { ComparedCell } from "./cells.js";
 import {
   type AdjustedMember,
   adjustGatedFamily,
   type FamilyMember,
   type FamilyTest,
-} from "../gated-family.js";
-import type { GuardCheck } from "../quality-schema.js";
-import type { ComparedCell } from "./cells.js";
-import { startOf } from "./drafts.js";
+} from "./gated-family.js";
 import { designNote, effectiveCounts, type PooledRun, pooledCountsDesign } from "./pooled-counts.js";
 
 /** What the guard stage needs: the tolerances (quality.guards, gate.metric_tolerance overrides) and the level. */
@@ -135,66 +142,90 @@ function guardDraft(
   candRuns: readonly StartedGuards[],
   settings: Omit<GuardSettings, "alpha">,
 ): GuardDraft {
-  const base = baseRuns.map((run) => run.guards);
-  const cand = candRuns.map((run) => run.guards);
   const source = metricSpecs[metric].source;
   const override = settings.metricTolerance[metric];
   if (source.kind === "guard-share") {
     const tolerance = override ?? settings.guards.share_points;
-    const pool = (runs: readonly RunGuards[]) => ({
-      count: runs.reduce((sum, g) => sum + guardShareCount(g, source.field), 0),
-      requests: runs.reduce((sum, g) => sum + g.requests, 0),
-    });
-    const b = pool(base);
-    const c = pool(cand);
-    const share = (side: { count: number; requests: number }) =>
-      side.requests > 0 ? side.count / side.requests : null;
-    const baseline = share(b);
-    const candidate = share(c);
-    const empty = baseline === null || candidate === null;
-    // Fisher's test takes every request as independent: the runs and their starts say by how much more
-    // the pooled share varies, and the counts are divided by that design effect.
-    const shareOf = (g: RunGuards) => (g.requests > 0 ? guardShareCount(g, source.field) / g.requests : null);
-    const pooledShare = (b.count + c.count) / Math.max(1, b.requests + c.requests);
-    const design = empty
-      ? { factor: 1, noise: null }
-      : pooledCountsDesign(
-          perRun(baseRuns, shareOf),
-          perRun(candRuns, shareOf),
-          pooledShare * (1 - pooledShare) * (1 / b.requests + 1 / c.requests),
-        );
-    const test = empty
-      ? null
-      : shareIncreaseP(
-          effectiveCounts({ count: b.count, total: b.requests }, design.factor),
-          effectiveCounts({ count: c.count, total: c.requests }, design.factor),
-        );
-    const beyond = !empty && candidate - baseline > tolerance;
-    return {
-      cell,
-      metric,
-      toleranceKind: "points",
-      tolerance,
-      baseline,
-      candidate,
-      counts: { baseline: b, candidate: c },
-      pRaw: test?.p ?? null,
-      test,
-      beyond,
-      untested: empty ? "inconclusive" : null,
-      note: empty ? "no measured requests on a side" : designNote(design.factor),
-      ...(design.noise ? { noise: design.noise } : {}),
-    };
+    return shareDraft({ cell, metric, baseRuns, candRuns, tolerance }, source.field);
   }
   const tolerance = override ?? settings.guards.output_length_tolerance;
+  return lengthDraft({ cell, metric, baseRuns, candRuns, tolerance });
+}
+
+/** One guard of one cell: both sides' runs and the tolerance it is judged against. */
+interface GuardCell {
+  cell: string;
+  metric: GuardMetric;
+  baseRuns: readonly StartedGuards[];
+  candRuns: readonly StartedGuards[];
+  tolerance: number;
+}
+
+/**
+ * A share guard: the pooled share of a side's requests, tested with Fisher's exact test on counts divided
+ * by the design effect; beyond when it rose by more than the tolerance (points).
+ */
+function shareDraft(guard: GuardCell, field: GuardShareField): GuardDraft {
+  const { cell, metric, baseRuns, candRuns, tolerance } = guard;
+  const pool = (runs: readonly StartedGuards[]) => ({
+    count: runs.reduce((sum, run) => sum + guardShareCount(run.guards, field), 0),
+    requests: runs.reduce((sum, run) => sum + run.guards.requests, 0),
+  });
+  const b = pool(baseRuns);
+  const c = pool(candRuns);
+  const share = (side: { count: number; requests: number }) =>
+    side.requests > 0 ? side.count / side.requests : null;
+  const baseline = share(b);
+  const candidate = share(c);
+  const empty = baseline === null || candidate === null;
+  // Fisher's test takes every request as independent: the runs and their starts say by how much more
+  // the pooled share varies, and the counts are divided by that design effect.
+  const shareOf = (g: RunGuards) => (g.requests > 0 ? guardShareCount(g, field) / g.requests : null);
+  const pooledShare = (b.count + c.count) / Math.max(1, b.requests + c.requests);
+  const design = empty
+    ? { factor: 1, noise: null }
+    : pooledCountsDesign(
+        perRun(baseRuns, shareOf),
+        perRun(candRuns, shareOf),
+        pooledShare * (1 - pooledShare) * (1 / b.requests + 1 / c.requests),
+      );
+  const test = empty
+    ? null
+    : shareIncreaseP(
+        effectiveCounts({ count: b.count, total: b.requests }, design.factor),
+        effectiveCounts({ count: c.count, total: c.requests }, design.factor),
+      );
+  return {
+    cell,
+    metric,
+    toleranceKind: "points",
+    tolerance,
+    baseline,
+    candidate,
+    counts: { baseline: b, candidate: c },
+    pRaw: test?.p ?? null,
+    test,
+    beyond: !empty && candidate - baseline > tolerance,
+    untested: empty ? "inconclusive" : null,
+    note: empty ? "no measured requests on a side" : designNote(design.factor),
+    ...(design.noise ? { noise: design.noise } : {}),
+  };
+}
+
+/**
+ * The mean output length guard: the pooled request lengths of each side, two one-sided tests of a move
+ * beyond ±tolerance (relative) on counts divided by the design effect (lengthShiftP).
+ */
+function lengthDraft(guard: GuardCell): GuardDraft {
+  const { cell, metric, baseRuns, candRuns, tolerance } = guard;
+  const base = baseRuns.map((run) => run.guards);
+  const cand = candRuns.map((run) => run.guards);
   const b = pooledLengths(base);
   const c = pooledLengths(cand);
   const counts = {
     baseline: { count: b.count, requests: base.reduce((sum, g) => sum + g.requests, 0) },
     candidate: { count: c.count, requests: cand.reduce((sum, g) => sum + g.requests, 0) },
   };
-  const eosIgnored = [...base, ...cand].every((g) => g.ignoreEos === true);
-  const ignoredNote = eosIgnored ? "ignore_eos: lengths are set by the workload, not by the model" : null;
   if (b.mean === null || c.mean === null || b.mean <= 0 || c.mean <= 0) {
     return {
       cell,
@@ -227,7 +258,7 @@ function guardDraft(
   );
   // Without spread on either side there is no test: the observed ratio decides, outside the family.
   const noSpread = b.variance === 0 && c.variance === 0;
-  const notes = [ignoredNote, noSpread ? null : designNote(design.factor)].filter((n) => n !== null);
+  const eosIgnored = [...base, ...cand].every((g) => g.ignoreEos === true);
   return {
     cell,
     metric,
@@ -240,18 +271,22 @@ function guardDraft(
     test: noSpread ? null : { p: shift.p, minP: 0 },
     beyond: shift.beyond,
     untested: noSpread ? "observed" : null,
-    note: noSpread
-      ? [
-          ignoredNote,
-          "no spread in the lengths on either side: decided by the observed ratio, outside the gated family",
-        ]
-          .filter((n) => n !== null)
-          .join("; ")
-      : notes.length > 0
-        ? notes.join("; ")
-        : null,
+    note: lengthNote(eosIgnored, noSpread, design.factor),
     ...(design.noise ? { noise: design.noise } : {}),
   };
+}
+
+/** What the length guard's reader needs told: lengths set by the workload, no spread, the design effect. */
+function lengthNote(eosIgnored: boolean, noSpread: boolean, designFactor: number): string | null {
+  const ignoredNote = eosIgnored ? "ignore_eos: lengths are set by the workload, not by the model" : null;
+  const notes = noSpread
+    ? [
+        ignoredNote,
+        "no spread in the lengths on either side: decided by the observed ratio, outside the gated family",
+      ]
+    : [ignoredNote, designNote(designFactor)];
+  const kept = notes.filter((n) => n !== null);
+  return kept.length > 0 ? kept.join("; ") : null;
 }
 
 interface Pooled {
@@ -295,8 +330,8 @@ export function lengthShiftP(
   const mb = baseline.mean!;
   const mc = candidate.mean!;
   const logRatio = Math.log(mc / mb);
-  const upper = Math.log(1 + tolerance);
-  const lower = tolerance < 1 ? Math.log(1 - tolerance) : Number.NEGATIVE_INFINITY;
+  const upper = toleranceMargin(tolerance);
+  const lower = tolerance < 1 ? logRatioOf(-tolerance) : Number.NEGATIVE_INFINITY;
   const beyond = logRatio > upper || logRatio < lower;
   const se = Math.sqrt(
     baseline.variance / (baseline.count * mb * mb) + candidate.variance / (candidate.count * mc * mc),

@@ -7,8 +7,8 @@ import {
   runsToSettle,
 } from "../../stats/metric-test.js";
 import { nextLookAfter } from "../../stats/sequential.js";
-import { addedGpuMinutes, type CostRates } from "../cost.js";
-import type { Comparison, ComparisonMode, OverallVerdict, VerdictFile } from "../verdict-schema.js";
+import { addedGpuMinutes, type CostRates } from "../budget/cost.js";
+import type { Comparison, ComparisonMode, OverallVerdict, VerdictFile } from "../verdict/verdict-schema.js";
 import { withStart } from "./decide.js";
 import { type Draft, startProjectionOf } from "./drafts.js";
 import type { Side } from "./usable-runs.js";
@@ -127,13 +127,6 @@ export function futilityModel(
     return atMax(draft.worse - se) || atMax(draft.worse + se);
   };
   return { draftOf, futilityInput, resolvable };
-}
-
-export function exitCodeFor(verdict: OverallVerdict, failOn: GateConfig["fail_on"]): 0 | 1 {
-  if (failOn === "never") return 0;
-  if (verdict === "pass") return 0;
-  if (verdict === "inconclusive") return failOn === "inconclusive" ? 1 : 0;
-  return 1;
 }
 
 export interface NextLookInput {

@@ -1,5 +1,5 @@
 import { pooledDesignEffect } from "../../stats/two-level.js";
-import { type NoiseLevels, startNoiseOf } from "../start-noise.js";
+import { type NoiseLevels, startNoiseOf } from "../noise/start-noise.js";
 
 /**
  * The server-start and run levels of the checks on counts pooled over a side's runs (the error rate, the

@@ -2,14 +2,14 @@ import { type MetricName, metricSpecs } from "../../config/metric-names.js";
 import type { RunRecord } from "../../metrics/run-record.js";
 import { logRatioInterval } from "../../stats/ratio-interval.js";
 import type { StartVariancePrior } from "../../stats/two-level.js";
+import { startOf } from "../inputs/server-starts.js";
 import type {
   SpecDecodeCell,
   SpecDecodeDecomposition,
   SpecDecodeFactor,
   SpecDecodeRole,
-} from "../spec-decode-schema.js";
+} from "../verdict/spec-decode-schema.js";
 import type { ComparedCell } from "./cells.js";
-import { startOf } from "./drafts.js";
 
 /**
  * Speculative decoding explained (docs/metrics.md, "Speculative decoding"): per compared cell whose runs

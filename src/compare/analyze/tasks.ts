@@ -2,9 +2,9 @@ import type { RunOutput } from "../../metrics/guards.js";
 import type { RunRecord } from "../../metrics/run-record.js";
 import type { ExternalTaskFile } from "../../runner/external-task.js";
 import { mcnemarWorseP, twoProportionWorseP, wilsonInterval } from "../../stats/accuracy.js";
-import { type AdjustedMember, adjustGatedFamily, type FamilyMember } from "../gated-family.js";
-import type { TaskCheck } from "../quality-schema.js";
+import type { TaskCheck } from "../verdict/quality-schema.js";
 import type { ComparedCell } from "./cells.js";
+import { type AdjustedMember, adjustGatedFamily, type FamilyMember } from "./gated-family.js";
 
 export interface TaskSettings {
   tasks: { tolerance_points: number };

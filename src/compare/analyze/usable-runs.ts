@@ -2,7 +2,7 @@ import { describeMetric, metricSpecs } from "../../config/metric-names.js";
 import type { GateConfig } from "../../config/schema.js";
 import type { RunRecord } from "../../metrics/run-record.js";
 import { screenOutliers } from "../../stats/outlier-screen.js";
-import type { VerdictFile } from "../verdict-schema.js";
+import type { VerdictFile } from "../verdict/verdict-schema.js";
 
 export type Side = "baseline" | "candidate";
 

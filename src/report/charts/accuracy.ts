@@ -1,5 +1,5 @@
 import type { TopLevelSpec } from "vega-lite";
-import type { TaskCheck } from "../../compare/quality-schema.js";
+import type { TaskCheck } from "../../compare/verdict/quality-schema.js";
 import { formatFractionAsPercent } from "../format.js";
 import { chartSpec, renderVegaLite, sideColors } from "./vega.js";
 

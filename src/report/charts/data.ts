@@ -1,7 +1,10 @@
-import type { CapacityComparison, CapacityCurvePoint } from "../../compare/capacity-schema.js";
-import type { LoadedRunSamples } from "../../compare/run-samples.js";
-import type { SweepCurve } from "../../compare/sweep-curves.js";
-import type { Comparison, VerdictFile } from "../../compare/verdict-schema.js";
+import type { LoadedRunSamples } from "../../compare/inputs/run-samples.js";
+import type {
+  CapacityComparison,
+  CapacityCurvePoint,
+  SweepCurve,
+} from "../../compare/verdict/capacity-schema.js";
+import type { Comparison, VerdictFile } from "../../compare/verdict/verdict-schema.js";
 import type { LatencyPhase, MetricName } from "../../config/metric-names.js";
 import { latencyPhases } from "../../config/metric-names.js";
 import type { RunRecord } from "../../metrics/run-record.js";
@@ -12,7 +15,7 @@ import { percentileSorted, sortNumbers } from "../../stats/percentile.js";
 /**
  * What the charts are drawn from, reduced from the verdict, the run records and (where the results
  * directories have them) each used run's requests.jsonl and scrapes.jsonl. Pure: the files are read by
- * compare/run-samples.ts. Strings here come from the redacted verdict only.
+ * compare/inputs/run-samples.ts. Strings here come from the redacted verdict only.
  */
 
 export type Side = "baseline" | "candidate";
@@ -31,7 +34,10 @@ export interface CheckPicture {
   runs: RunValue[];
 }
 
-/** Per-request samples of one used run (requests.jsonl) and its scrapes, as compare/run-samples.ts loads them. */
+/**
+ * Per-request samples of one used run (requests.jsonl) and its scrapes, as compare/inputs/run-samples.ts
+ * loads them.
+ */
 export type RunSamples = LoadedRunSamples;
 
 /** A side's distribution as (value, cumulative fraction) points, thinned to at most a few hundred. */
@@ -393,8 +399,8 @@ export function reportPictures(
       notes: cellNotes,
     };
   });
-  // Capacity cells are compared apart from the fixed-load cells (compare/capacity.ts): their pictures
-  // are the load curves the verdict carries.
+  // Capacity cells are compared apart from the fixed-load cells (compare/capacity/capacity.ts): their
+  // pictures are the load curves the verdict carries.
   for (const check of verdict.capacity ?? []) {
     const existing = cells.find((cell) => cell.cell === check.cell);
     if (existing) existing.capacity = check;

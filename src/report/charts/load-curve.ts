@@ -1,5 +1,5 @@
 import type { TopLevelSpec } from "vega-lite";
-import type { CapacityCurvePoint } from "../../compare/capacity-schema.js";
+import type { CapacityCurvePoint } from "../../compare/verdict/capacity-schema.js";
 import { largest, smallest } from "../../util/extremes.js";
 import { formatNumber } from "../format.js";
 import type { LoadCurvePicture, LoadCurveSeries } from "./data.js";

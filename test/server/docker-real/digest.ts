@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { diffFingerprints } from "../../../src/compare/fingerprint.js";
+import { diffFingerprints } from "../../../src/compare/inputs/fingerprint.js";
 import { providerForConfig } from "../../../src/server/provider.js";
 import { noSecrets } from "../../job-outbound.js";
 import { freePort } from "../docker-helpers.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { diffFingerprints } from "../../../src/compare/fingerprint.js";
+import { diffFingerprints } from "../../../src/compare/inputs/fingerprint.js";
 import { providerForConfig } from "../../../src/server/provider.js";
 import { noSecrets } from "../../job-outbound.js";
 import { freePort } from "../docker-helpers.js";
