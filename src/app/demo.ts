@@ -49,8 +49,6 @@ export interface DemoOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** The job's output seam (server/outbound.ts), built from the job's secret set: every file, log and report. */
   outbound: Outbound;
-  /** Argv that runs this tool's CLI, for starting simulators; the launcher's default when omitted. */
-  cliCommand?: readonly string[];
   /** An interrupt (SIGINT/SIGTERM): the run in progress ends early, the simulators stop, nothing is compared. */
   signal?: AbortSignal;
 }
@@ -111,7 +109,6 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoIn
       stopGraceMs: 5000,
       warn: (message) => progress.message(`warning: ${message}`),
       progress: (line) => progress.message(line),
-      ...(options.cliCommand ? { cliCommand: options.cliCommand } : {}),
     }),
   );
   const [baseline, candidate] = sides;
