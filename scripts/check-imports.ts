@@ -236,7 +236,7 @@ export function findImportCycles(files: ReadonlyMap<string, string>): string[][]
   return cycles.sort((a, b) => a[0]!.localeCompare(b[0]!));
 }
 
-async function sourcesUnder(root: string): Promise<Map<string, string>> {
+export async function sourcesUnder(root: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   const walk = async (dir: string): Promise<void> => {
     for (const entry of await readdir(dir, { withFileTypes: true })) {
