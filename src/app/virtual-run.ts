@@ -9,11 +9,17 @@ import type { MetricsScrape } from "../runner/metrics-scraper.js";
 import { requestIdOf, toRecord } from "../runner/request-record.js";
 import type { RequestRecord } from "../runner/request-schema.js";
 import { runSession } from "../runner/session-runner.js";
-import { Engine, eosTokenId } from "../sim/engine.js";
-import type { SimProfile } from "../sim/profile.js";
-import { chatPromptTokens } from "../sim/protocol.js";
-import { detokenize, tokenize } from "../sim/tokenizer.js";
-import { clockedEngine, engineMetricsText, type VirtualOutcome } from "../sim/virtual.js";
+import {
+  chatPromptTokens,
+  clockedEngine,
+  detokenize,
+  Engine,
+  engineMetricsText,
+  eosTokenId,
+  type SimProfile,
+  tokenize,
+  type VirtualOutcome,
+} from "../sim/index.js";
 import { VirtualClock } from "../util/virtual-clock.js";
 import type { DatasetFile } from "../workload/dataset-file.js";
 import { forEndpoint } from "../workload/request-body.js";

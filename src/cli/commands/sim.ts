@@ -5,12 +5,15 @@ import {
   ignoredEngineFlags,
   ignoredEngineSwitches,
   knobHelp,
+  ProfileError,
   parseFault,
   parseHumanInt,
   parseSettings,
   profileHelp,
-} from "../../sim/cli-args.js";
-import { ProfileError, resolveProfile, type SimProfile, startSimulator } from "../../sim/index.js";
+  resolveProfile,
+  type SimProfile,
+  startSimulator,
+} from "../../sim/index.js";
 import { FailureError, InputError, UsageError } from "../../util/errors.js";
 import type { CliCommand, OptionSpec } from "../command.js";
 import { integerOption, parseCommandArgs, stringListOption, stringOption } from "../command.js";
