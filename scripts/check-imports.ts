@@ -6,7 +6,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
  * The import-direction check (`npm run check:imports`, a step of `.ci/run`): every relative import in
  * `src/` must point down the pipeline, never against it. A folder may import from its own folder and
  * from any folder on a lower layer; two folders on one layer (server and sim) do not
- * import each other. Type-only and dynamic imports count like any other.
+ * import each other. Type-only and dynamic imports count like any other. A folder with an `index.ts`
+ * is imported through it alone (`indexModules`).
  */
 export const layers: readonly (readonly string[])[] = [
   // The ground floor: errors, the seeded random module, the clock, exit handling, the version.
@@ -49,6 +50,25 @@ export const allowedImports: readonly AllowedImport[] = [
   },
 ];
 
+/**
+ * A folder with an `index.ts` has an interface: the other folders import it only through that file, so
+ * what the folder offers is one file to read and the rest of it can change freely. The folders whose
+ * `index.ts` is a module like any other, imported module by module, are listed here with their reason;
+ * an entry whose folder has no `index.ts` fails the check.
+ */
+export interface IndexModule {
+  folder: string;
+  reason: string;
+}
+
+export const indexModules: readonly IndexModule[] = [
+  {
+    folder: "compare",
+    reason:
+      "compare/index.ts holds compareRecords, one module of the analysis; compare/ is imported module by module",
+  },
+];
+
 export interface Violation {
   file: string;
   specifier: string;
@@ -60,6 +80,8 @@ export interface CheckResult {
   violations: Violation[];
   /** Allowed entries that matched no import (stale: remove them). */
   unusedAllowances: AllowedImport[];
+  /** Listed index modules whose folder has no index.ts (stale: remove them). */
+  missingIndexModules: IndexModule[];
   /** Files whose folder is on no layer. */
   unplaced: string[];
 }
@@ -164,8 +186,13 @@ function matches(pattern: string, path: string): boolean {
 export function checkImports(
   files: ReadonlyMap<string, string>,
   allowed: readonly AllowedImport[] = allowedImports,
+  modules: readonly IndexModule[] = indexModules,
 ): CheckResult {
   const violations: Violation[] = [];
+  const interfaceOf = (unit: string): string | null => {
+    const index = `${unit}/index.ts`;
+    return files.has(index) && !modules.some((entry) => entry.folder === unit) ? index : null;
+  };
   const used = new Set<AllowedImport>();
   const unplaced = new Set<string>();
   for (const [file, source] of files) {
@@ -174,6 +201,14 @@ export function checkImports(
       if (!specifier.startsWith(".")) continue;
       const resolved = posix.normalize(posix.join(posix.dirname(file), specifier)).replace(/\.js$/, ".ts");
       const outside = resolved.startsWith("..");
+      const entrance = outside || unitOf(resolved) === unitOf(file) ? null : interfaceOf(unitOf(resolved));
+      if (entrance !== null && resolved !== entrance)
+        violations.push({
+          file,
+          specifier,
+          target: resolved,
+          message: `src/${file} imports "${specifier}" (src/${resolved}) past src/${entrance}, the interface of ${unitOf(resolved)}/: import it from there`,
+        });
       const where = outside ? null : directionProblem(file, resolved);
       if (!outside && where === null) continue;
       const allowance = allowed.find((entry) => matches(entry.from, file) && matches(entry.to, resolved));
@@ -194,6 +229,7 @@ export function checkImports(
   return {
     violations,
     unusedAllowances: allowed.filter((entry) => !used.has(entry)),
+    missingIndexModules: modules.filter((entry) => !files.has(`${entry.folder}/index.ts`)),
     unplaced: [...unplaced].sort(),
   };
 }
@@ -280,7 +316,7 @@ export function findImportCycles(files: ReadonlyMap<string, string>): string[][]
   return cycles.sort((a, b) => a[0]!.localeCompare(b[0]!));
 }
 
-async function sourcesUnder(root: string): Promise<Map<string, string>> {
+export async function sourcesUnder(root: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   const walk = async (dir: string): Promise<void> => {
     for (const entry of await readdir(dir, { withFileTypes: true })) {
@@ -310,6 +346,10 @@ async function main(): Promise<number> {
     );
   for (const file of result.unplaced)
     console.error(`src/${file}: its folder is on no layer of scripts/check-imports.ts`);
+  for (const entry of result.missingIndexModules)
+    console.error(
+      `index module ${entry.folder}/index.ts does not exist: remove it from indexModules in scripts/check-imports.ts`,
+    );
   for (const entry of result.unusedAllowances) {
     console.error(
       `allowed import ${entry.from} -> ${entry.to} is used by no import: remove it from scripts/check-imports.ts`,
@@ -319,6 +359,7 @@ async function main(): Promise<number> {
     result.violations.length +
     result.unplaced.length +
     result.unusedAllowances.length +
+    result.missingIndexModules.length +
     benchViolations.length +
     cycles.length;
   if (failed > 0) {
@@ -326,7 +367,7 @@ async function main(): Promise<number> {
     return 1;
   }
   console.log(
-    `check-imports: ${files.size} files under src/, no import against the flow (${allowedImports.length} allowed exceptions, listed in scripts/check-imports.ts), no import cycle; bench/ imports no test code`,
+    `check-imports: ${files.size} files under src/, no import against the flow (${allowedImports.length} allowed exceptions, listed in scripts/check-imports.ts), none past a folder's index.ts, no import cycle; bench/ imports no test code`,
   );
   return 0;
 }

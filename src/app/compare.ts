@@ -27,6 +27,7 @@ import type { LoadedConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { reportPictures } from "../report/charts/data.js";
+import { type CompareExport, exportFormats } from "../report/export-formats.js";
 import { renderHtmlReport } from "../report/html/report-html.js";
 import { renderReports } from "../report/markdown.js";
 import type { Outbound } from "../server/outbound.js";
@@ -204,6 +205,26 @@ export async function writeCompareOutputs(
   await outbound.writeFile(commentPath, outcome.commentMarkdown);
   const htmlPath = await writeHtmlReport(outDir, outcome, outbound);
   return { verdictPath, reportPath, commentPath, htmlPath };
+}
+
+/** The dashboard exports `compare --format` asks for (export-formats.ts), written in DIR; returns their paths. */
+export async function writeComparisonExports(
+  outDir: string,
+  outcome: ComparisonReport,
+  exports: readonly CompareExport[],
+  outbound: Outbound,
+): Promise<string[]> {
+  const written: string[] = [];
+  for (const format of exports) {
+    const { fileName, ofComparison } = exportFormats[format];
+    const path = join(outDir, fileName);
+    await outbound.writeFile(
+      path,
+      `${JSON.stringify(ofComparison(outcome.verdict, outcome.runs), null, 2)}\n`,
+    );
+    written.push(path);
+  }
+  return written;
 }
 
 /** report.html and report-charts/*.svg from the verdict, the run records and the used runs' samples. */

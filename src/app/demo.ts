@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { type LoadedConfig, parseConfigText } from "../config/load.js";
+import type { Config } from "../config/schema.js";
 import { runsPerBlock } from "../config/summary.js";
 import { demoConfigText, type Scenario } from "../demo/scenarios.js";
 import { countRuns } from "../github/baseline-bundle.js";
@@ -49,8 +50,6 @@ export interface DemoOptions {
   env: Readonly<Record<string, string | undefined>>;
   /** The job's output seam (server/outbound.ts), built from the job's secret set: every file, log and report. */
   outbound: Outbound;
-  /** Argv that runs this tool's CLI, for starting simulators; the launcher's default when omitted. */
-  cliCommand?: readonly string[];
   /** An interrupt (SIGINT/SIGTERM): the run in progress ends early, the simulators stop, nothing is compared. */
   signal?: AbortSignal;
 }
@@ -92,18 +91,55 @@ async function prepareOutDir(outDir: string, outbound: Outbound): Promise<void> 
   await outbound.writeFile(join(outDir, markerFile), "written by vllm-perf-gate demo; safe to delete\n");
 }
 
+/** One side of the demo as it is measured: its config, its simulators and its results directory. */
+interface MeasuredSide {
+  readonly name: "baseline" | "candidate";
+  readonly config: Config;
+  readonly provider: ManagedServerProvider;
+  readonly dir: string;
+}
+
 /**
  * Baseline and candidate simulators measured alternately in one job (interleaved mode), runs added while
  * the verdict is inconclusive, then compared and reported exactly as the action would.
  */
 export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoInterrupted> {
-  const { scenario, outDir, progress, outbound } = options;
+  const { outDir, outbound } = options;
   await prepareOutDir(outDir, outbound);
-  const sides = options.sides.map((side) => ({ ...side, config: side.loaded.config }));
-  for (const side of sides) await outbound.writeFile(side.file, side.text);
+  for (const side of options.sides) await outbound.writeFile(side.file, side.text);
+  const sides = measuredSides(options);
+  let last: ComparisonReport | null;
+  try {
+    last = await measureUntilDecided(options, sides);
+  } finally {
+    await Promise.all(sides.map((side) => side.provider.stopAll()));
+  }
+  const counts = await Promise.all(sides.map((side) => countRuns(side.dir)));
+  if (options.signal?.aborted || last === null) {
+    const runsWritten = counts.reduce(
+      (sum, byCell) => sum + [...byCell.values()].reduce((a, b) => a + b, 0),
+      0,
+    );
+    return { interrupted: String(options.signal?.reason ?? "interrupt"), runsWritten };
+  }
+  const outcome = last;
+  const paths = await writeCompareOutputs(outDir, outcome, outbound);
+  return {
+    outcome,
+    terminalReport: renderTerminal(outcome.verdict, { color: options.color }),
+    ...paths,
+    runsPerSide: Math.max(0, ...counts[1]!.values()),
+    verdictAsExpected: options.scenario.expectedVerdicts.includes(outcome.verdict.verdict),
+  };
+}
 
-  const providers: ManagedServerProvider[] = sides.map((side) =>
-    providerForConfig(side.config, {
+/** Both sides with their simulators (stopped by the caller) and their results directories. */
+function measuredSides(options: DemoOptions): MeasuredSide[] {
+  const { outDir, progress, outbound } = options;
+  return options.sides.map((side) => ({
+    name: side.name,
+    config: side.loaded.config,
+    provider: providerForConfig(side.loaded.config, {
       env: { ...options.env },
       outbound,
       nvidiaSmiCommand: null,
@@ -111,41 +147,59 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoIn
       stopGraceMs: 5000,
       warn: (message) => progress.message(`warning: ${message}`),
       progress: (line) => progress.message(line),
-      ...(options.cliCommand ? { cliCommand: options.cliCommand } : {}),
     }),
-  );
+    dir: join(outDir, side.name),
+  }));
+}
+
+/**
+ * The scenario's first look, then the action's loop (./adaptive.ts): runs added to the cells compare
+ * names while it is inconclusive. The last comparison, or null when an interrupt stopped it.
+ */
+async function measureUntilDecided(
+  options: DemoOptions,
+  sides: readonly MeasuredSide[],
+): Promise<ComparisonReport | null> {
+  const { scenario, progress, outbound } = options;
   const [baseline, candidate] = sides;
-  const measuredSides = [
-    {
-      name: "baseline" as const,
-      config: baseline!.config,
-      provider: providers[0]!,
-      dir: join(outDir, "baseline"),
-    },
-    {
-      name: "candidate" as const,
-      config: candidate!.config,
-      provider: providers[1]!,
-      dir: join(outDir, "candidate"),
-    },
-  ];
-  const [baselineDir, candidateDir] = measuredSides.map((side) => side.dir);
-  const compare = () =>
-    compareResults({
-      baseline: [baselineDir!],
-      candidate: [candidateDir!],
-      config: baseline!.config,
-      mode: "interleaved",
-      baselineInfo: { note: `demo scenario "${scenario.name}": ${scenario.story}` },
-      outbound,
-    });
   const stopped = () => options.signal?.aborted === true;
-  // Both sides alternately (A B, B A, ...), a side's consecutive runs on one server start.
-  const measure = (step: MeasureStep) =>
+  const measure = measureSidesAlternately(options, sides, stopped);
+  await measure({ firstRun: 0, runs: scenario.repeats.min, cells: null });
+  if (stopped()) return null;
+  const looked = await addRunsUntilDecided({
+    look: async () => {
+      const report = await compareResults({
+        baseline: [baseline!.dir],
+        candidate: [candidate!.dir],
+        config: baseline!.config,
+        mode: "interleaved",
+        baselineInfo: { note: `demo scenario "${scenario.name}": ${scenario.story}` },
+        outbound,
+      });
+      return { verdict: report.verdict.verdict, nextLook: report.verdict.nextLook, report };
+    },
+    measure,
+    runsMeasured: async (cells) => fewestRuns(await countRuns(candidate!.dir), cells),
+    cells: null,
+    maxRuns: scenario.repeats.max,
+    onEvent: (event) => progress.message(adaptiveLoopLine(event, scenario.repeats.max)),
+    stopped,
+  });
+  return looked.stoppedBecause === "aborted" ? null : looked.outcome.report;
+}
+
+/** Both sides measured alternately (A B, B A, ...), a side's consecutive runs on one server start. */
+function measureSidesAlternately(
+  options: DemoOptions,
+  sides: readonly MeasuredSide[],
+  stopped: () => boolean,
+): (step: MeasureStep) => Promise<void> {
+  const { scenario, outDir, progress, outbound } = options;
+  return (step) =>
     measureAlternately(
-      measuredSides,
+      sides,
       step,
-      runsPerBlock(baseline!.config),
+      runsPerBlock(sides[0]!.config),
       async (side, block) => {
         progress.message(measuringBlockLine(side.name, block.firstRun, block.runs, scenario.repeats.max));
         // As the action measures: fixed-load cells the block's runs, a capacity cell its search.
@@ -170,52 +224,31 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult | DemoIn
       },
       stopped,
     );
+}
 
-  let last: ComparisonReport | null = null;
-  try {
-    await measure({ firstRun: 0, runs: scenario.repeats.min, cells: null });
-    if (!stopped()) {
-      // The action's loop (../adaptive.ts): runs added to the cells compare names, while it is inconclusive.
-      const looked = await addRunsUntilDecided({
-        look: async () => {
-          const report = await compare();
-          return { verdict: report.verdict.verdict, nextLook: report.verdict.nextLook, report };
-        },
-        measure,
-        runsMeasured: async (cells) => fewestRuns(await countRuns(candidateDir!), cells),
-        cells: null,
-        maxRuns: scenario.repeats.max,
-        onEvent: (event) => progress.message(adaptiveLoopLine(event, scenario.repeats.max)),
-        stopped,
-      });
-      if (looked.stoppedBecause !== "aborted") last = looked.outcome.report;
-    }
-  } finally {
-    await Promise.all(providers.map((provider) => provider.stopAll()));
-  }
-  const counts = await Promise.all(measuredSides.map((side) => countRuns(side.dir)));
-  const runsWritten = counts.reduce(
-    (sum, byCell) => sum + [...byCell.values()].reduce((a, b) => a + b, 0),
-    0,
+/** What the demo says before it starts: the scenario, what to expect and what is measured. */
+export function demoIntro(scenario: Scenario): string {
+  return (
+    `vllm-perf-gate demo, scenario "${scenario.name}": ${scenario.story}.\n` +
+    `Expect ${scenario.expectation}.\n` +
+    `Baseline and candidate are simulated vLLM servers measured alternately, ${scenario.repeats.min} to ${scenario.repeats.max} runs each.\n\n`
   );
-  if (options.signal?.aborted || last === null)
-    return { interrupted: String(options.signal?.reason ?? "interrupt"), runsWritten };
+}
 
-  const outcome = last;
-  const runsPerSide = Math.max(0, ...counts[1]!.values());
-  const { verdictPath, reportPath, commentPath, htmlPath } = await writeCompareOutputs(
-    outDir,
-    outcome,
-    outbound,
-  );
-  return {
-    outcome,
-    terminalReport: renderTerminal(outcome.verdict, { color: options.color }),
-    reportPath,
-    commentPath,
-    htmlPath,
-    verdictPath,
-    runsPerSide,
-    verdictAsExpected: scenario.expectedVerdicts.includes(outcome.verdict.verdict),
-  };
+/** What the demo says after its report: how much it measured, where each file is, and the gate's exit. */
+export function demoClosing(result: DemoResult, scenario: Scenario, outDir: string, seconds: number): string {
+  const { verdict } = result.outcome;
+  return [
+    `Measured up to ${result.runsPerSide} run(s) per side of a cell in ${seconds} s.`,
+    `PR comment: ${result.commentPath}`,
+    `Full report: ${result.reportPath}`,
+    `Report with charts: ${result.htmlPath}`,
+    `Verdict file: ${result.verdictPath}`,
+    `Raw results: ${outDir}/baseline and ${outDir}/candidate`,
+    `As a CI step the gate would have exited ${verdict.exitCode} (${verdict.verdict}, fail_on: ${verdict.settings.failOn}).`,
+    result.verdictAsExpected
+      ? `This is the outcome the "${scenario.name}" scenario is built to show.`
+      : `Note: the "${scenario.name}" scenario usually ends ${scenario.expectedVerdicts.join(" or ")}; this time the data said ${verdict.verdict} (simulated noise is random too).`,
+    "",
+  ].join("\n");
 }

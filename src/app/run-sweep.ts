@@ -7,7 +7,7 @@ import {
   searchSettingsOf,
 } from "../compare/capacity/capacity.js";
 import { capacityMaxRuns } from "../config/capacity-summary.js";
-import { isSearchedCell } from "../config/schema.js";
+import { type CellConfig, isSearchedCell } from "../config/schema.js";
 import { selectCells } from "../config/select-cells.js";
 import { type RunRecord, runRecordFromRunFile } from "../metrics/run-record.js";
 import { runFileSchema } from "../metrics/run-schema.js";
@@ -29,16 +29,7 @@ import { writeSweepReport } from "./sweep-report.js";
  * repeats.max runs); a cell with `sweep` measures its list or geometric series. The loop is
  * app/sweep.ts, the plan stats/, the reading of runs compare/capacity/capacity.ts.
  */
-export async function runSweepCells(
-  options: RunCellsOptions & {
-    /**
-     * A resumed capacity search refines on to this many runs of the cell, past its precision stop (the
-     * gate's next look for an undecided capacity verdict, compare/capacity/capacity-looks.ts);
-     * "capacity.max_runs": to each cell's own most (a stored baseline being recorded).
-     */
-    targetRuns?: number | "capacity.max_runs";
-  },
-): Promise<RunCellsResult> {
+export async function runSweepCells(options: SweepCellsOptions): Promise<RunCellsResult> {
   const cells = selectCells(options.config, options.cells);
   for (const cell of cells) {
     if (!isSearchedCell(cell))
@@ -46,84 +37,98 @@ export async function runSweepCells(
         `--sweep: cell "${cell.name}" has neither capacity nor sweep (docs/capacity.md); select cells with --cells or add one`,
       );
   }
-  const progress = options.progress;
   const runs: RunOutput[] = [];
   for (const cell of cells) {
     if (options.signal?.aborted) break;
     const firstRun = options.firstRunByCell?.[cell.name] ?? options.firstRun ?? 0;
-    let next: (outputs: readonly RunOutput[]) => readonly number[] | null;
-    if (cell.capacity !== undefined) {
-      const capacityCell = cell as CapacityCell;
-      const targetRuns =
-        options.targetRuns === "capacity.max_runs"
-          ? capacityMaxRuns(options.config.repeats.max, capacityCell)
-          : options.targetRuns;
-      const settings = searchSettingsOf(options.config, capacityCell, targetRuns);
-      // With --append the search goes on from the runs already in the cell's directory (an interrupted
-      // search resumed), counting them against repeats.max.
-      const earlier = firstRun > 0 ? existingRecords(join(options.outDir, cell.name)) : [];
-      if (earlier.length > 0)
-        progress?.message(
-          `${cell.name}: capacity search resumes from ${earlier.length} run(s) already in the directory`,
-        );
-      next = (outputs) => {
-        const records = [
-          ...earlier,
-          ...outputs.map((output) => runRecordFromRunFile(output.file, output.dir)),
-        ];
-        if (records.length >= settings.maxRuns) {
-          progress?.message(
-            `${cell.name}: capacity search stopped at ${targetRuns === undefined ? "repeats.max" : options.targetRuns === "capacity.max_runs" ? "capacity.max_runs," : "the look's"} ${settings.maxRuns} runs`,
-          );
-          return null;
-        }
-        const step = capacitySearchStep(capacityCell, records, settings);
-        if (step.kind === "measure") {
-          progress?.message(`${cell.name}: capacity search: ${step.reason}: loads ${step.loads.join(", ")}`);
-          return step.loads;
-        }
-        const found = step.estimate;
-        const interval = step.interval;
-        progress?.message(
-          `${cell.name}: capacity search done (${step.reason}): ${step.message}` +
-            (found && found.bound === "inside"
-              ? `; capacity ${found.capacity.toPrecision(3)} (${found.limiting})${interval ? `, ${Math.round(interval.level * 100)}% interval ${interval.low.toPrecision(3)} to ${interval.high.toPrecision(3)}` : ""}`
-              : ""),
-        );
-        if (step.reason === "below-range" || step.reason === "above-range")
-          progress?.message(`warning: ${cell.name}: ${step.message}`);
-        return null;
-      };
-    } else {
-      const loads = sweepLoads(cell.sweep!, cell.load.type === "concurrency");
-      next = (outputs) => (outputs.length === 0 ? loads : null);
-    }
+    const next =
+      cell.capacity !== undefined
+        ? capacitySearch(options, cell as CapacityCell, firstRun)
+        : fixedSweep(cell.sweep!, cell.load.type === "concurrency");
     const result = await runLoadSearch({ ...options, cell, firstRun, next });
     runs.push(...result.runs);
-    if (result.runs.length > 0) {
-      const cellDir = join(options.outDir, cell.name);
-      const curve = writeCurveOfDir(cellDir, cell.name, options.outbound);
-      progress?.message(`${cell.name}: load curve written to ${curve}`);
-      // The picture never fails a sweep whose runs are on disk: a drawing error is said and the sweep goes on.
-      try {
-        const report = await writeSweepReport(
-          cellDir,
-          cell,
-          options.config.gate.confidence,
-          options.outbound,
-        );
-        progress?.message(
-          `${cell.name}: its charts written to ${report} (and report-charts/*.svg beside it)`,
-        );
-      } catch (error) {
-        progress?.message(
-          `warning: ${cell.name}: report.html not written (${error instanceof Error ? error.message : String(error)}); the runs and curve.json are kept`,
-        );
-      }
-    }
+    if (result.runs.length > 0) await writeCellCurve(options, cell);
     if (result.stoppedBecause === "aborted") break;
   }
   return { runs };
+}
+
+type SweepCellsOptions = RunCellsOptions & {
+  /**
+   * A resumed capacity search refines on to this many runs of the cell, past its precision stop (the
+   * gate's next look for an undecided capacity verdict, compare/capacity/capacity-looks.ts); "capacity.max_runs":
+   * to each cell's own most (a stored baseline being recorded).
+   */
+  targetRuns?: number | "capacity.max_runs";
+};
+
+/** The loads to measure next from the cell's runs so far; null when the sweep is done. */
+type NextLoads = (outputs: readonly RunOutput[]) => readonly number[] | null;
+
+/** A cell with `sweep`: its list or geometric series, once. */
+function fixedSweep(sweep: NonNullable<CellConfig["sweep"]>, concurrency: boolean): NextLoads {
+  const loads = sweepLoads(sweep, concurrency);
+  return (outputs) => (outputs.length === 0 ? loads : null);
+}
+
+/**
+ * A capacity cell's search: each step planned from every run so far (with `--append`, the runs already
+ * in the cell's directory too: an interrupted search resumed, counted against repeats.max), said as it goes.
+ */
+function capacitySearch(options: SweepCellsOptions, cell: CapacityCell, firstRun: number): NextLoads {
+  const progress = options.progress;
+  const targetRuns =
+    options.targetRuns === "capacity.max_runs"
+      ? capacityMaxRuns(options.config.repeats.max, cell)
+      : options.targetRuns;
+  const settings = searchSettingsOf(options.config, cell, targetRuns);
+  const earlier = firstRun > 0 ? existingRecords(join(options.outDir, cell.name)) : [];
+  if (earlier.length > 0)
+    progress?.message(
+      `${cell.name}: capacity search resumes from ${earlier.length} run(s) already in the directory`,
+    );
+  return (outputs) => {
+    const records = [...earlier, ...outputs.map((output) => runRecordFromRunFile(output.file, output.dir))];
+    if (records.length >= settings.maxRuns) {
+      progress?.message(
+        `${cell.name}: capacity search stopped at ${targetRuns === undefined ? "repeats.max" : options.targetRuns === "capacity.max_runs" ? "capacity.max_runs," : "the look's"} ${settings.maxRuns} runs`,
+      );
+      return null;
+    }
+    const step = capacitySearchStep(cell, records, settings);
+    if (step.kind === "measure") {
+      progress?.message(`${cell.name}: capacity search: ${step.reason}: loads ${step.loads.join(", ")}`);
+      return step.loads;
+    }
+    const found = step.estimate;
+    const interval = step.interval;
+    progress?.message(
+      `${cell.name}: capacity search done (${step.reason}): ${step.message}` +
+        (found && found.bound === "inside"
+          ? `; capacity ${found.capacity.toPrecision(3)} (${found.limiting})${interval ? `, ${Math.round(interval.level * 100)}% interval ${interval.low.toPrecision(3)} to ${interval.high.toPrecision(3)}` : ""}`
+          : ""),
+    );
+    if (step.reason === "below-range" || step.reason === "above-range")
+      progress?.message(`warning: ${cell.name}: ${step.message}`);
+    return null;
+  };
+}
+
+/** The cell's load curve (curve.json) and its charts (report.html), once it has runs. */
+async function writeCellCurve(options: SweepCellsOptions, cell: CellConfig): Promise<void> {
+  const progress = options.progress;
+  const cellDir = join(options.outDir, cell.name);
+  const curve = writeCurveOfDir(cellDir, cell.name, options.outbound);
+  progress?.message(`${cell.name}: load curve written to ${curve}`);
+  // The picture never fails a sweep whose runs are on disk: a drawing error is said and the sweep goes on.
+  try {
+    const report = await writeSweepReport(cellDir, cell, options.config.gate.confidence, options.outbound);
+    progress?.message(`${cell.name}: its charts written to ${report} (and report-charts/*.svg beside it)`);
+  } catch (error) {
+    progress?.message(
+      `warning: ${cell.name}: report.html not written (${error instanceof Error ? error.message : String(error)}); the runs and curve.json are kept`,
+    );
+  }
 }
 
 /**

@@ -580,13 +580,9 @@ function jsonScan(
   let i = start;
   let state = fromState;
   for (;;) {
-    let c = 0;
-    while (i < end) {
-      c = buffer[i]!;
-      if (c !== SPACE && c !== LF && c !== CR && c !== TAB) break;
-      i++;
-    }
+    i = afterWhitespace(buffer, i, end);
     if (i >= end) return state + 8 * depth;
+    const c = buffer[i]!;
     if (state === 4) {
       if (depth === 0) return -1;
       const top = stack[depth - 1];
@@ -615,11 +611,7 @@ function jsonScan(
       if (c !== QUOTE) return -1;
       i = jsonStringEnd(buffer, i, end);
       if (i < 0) return -1;
-      while (i < end) {
-        c = buffer[i]!;
-        if (c !== SPACE && c !== LF && c !== CR && c !== TAB) break;
-        i++;
-      }
+      i = afterWhitespace(buffer, i, end);
       if (i >= end || buffer[i] !== COLON) return -1;
       i++;
       state = 0;
@@ -647,6 +639,16 @@ function jsonScan(
     if (i < 0) return -1;
     state = 4;
   }
+}
+
+/** The first index from `i` that is not JSON whitespace (`end` when none is). */
+function afterWhitespace(buffer: Uint8Array, i: number, end: number): number {
+  while (i < end) {
+    const c = buffer[i]!;
+    if (c !== SPACE && c !== LF && c !== CR && c !== TAB) return i;
+    i++;
+  }
+  return i;
 }
 
 /** 1 for the bytes that end a run of plain string content: `"`, `\\` and control characters. */

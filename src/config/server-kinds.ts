@@ -1,10 +1,10 @@
 import type { z } from "zod";
-import { choice } from "./fields.js";
+import { choice, type KindProblem } from "./fields.js";
 import { commandKind } from "./server-kinds/command.js";
 import { dockerKind } from "./server-kinds/docker.js";
 import { externalKind } from "./server-kinds/external.js";
 import type { ServerLifecycle } from "./server-kinds/fields.js";
-import type { KindProblem, ServerKindModule } from "./server-kinds/kind.js";
+import type { ServerKindModule } from "./server-kinds/kind.js";
 import { simKind } from "./server-kinds/sim.js";
 
 /**
@@ -68,6 +68,11 @@ export const launchedServerKinds = serverKinds.filter((kind) => serverKindFacts[
 /** Whether each run gets its own server or a cell's runs share one. */
 export function serverLifecycle(config: { server: ServerConfig }): ServerLifecycle {
   return factsOf(config.server).lifecycle(config.server);
+}
+
+/** Why both sides of one job would measure one server (the kind's `sidesShareOneServer`), or null. */
+export function sidesShareOneServer(server: ServerConfig): string | null {
+  return factsOf(server).sidesShareOneServer;
 }
 
 /** One line for the server section of `validate` (pass the template view: it is printed). */

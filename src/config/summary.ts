@@ -287,52 +287,10 @@ export function summarizeConfig(
     );
 
   const cells = config.cells.map((cell, index): CellSummary => {
-    const text = shown.cells[index]!;
-    const unit = isSessionDataset(cell.dataset) ? "sessions" : "req";
-    const size = "requests" in text.size ? `${text.size.requests} ${unit}` : `${text.size.duration_s} s`;
-    // A session dataset's size counts sessions: its requests per run are about sessions x mean turns (tool
-    // rounds come on top). Its depth buckets' requests depend on the turns' distribution, not only their
-    // mean, so the depth metrics' floor is compare's to apply, not estimated here.
     const replay = traces(cell);
-    const session = sessionEstimate(cell, assumedSecondsPerOutputToken, replay);
-    const requestsPerRun =
-      "requests" in cell.size
-        ? session === null
-          ? cell.size.requests
-          : Math.round(cell.size.requests * session.requests)
-        : null;
-    if (requestsPerRun !== null && requestsPerRun < config.gate.min_requests.p95) {
-      const gatedPercentiles = config.gate.metrics.filter(
-        (metric) =>
-          metricSpecs[metric].minRequests === "p95" &&
-          (session === null || metricSpecs[metric].source.kind !== "session"),
-      );
-      if (gatedPercentiles.length > 0) {
-        const requests = (text.size as { requests: number }).requests;
-        const counted =
-          session === null
-            ? `${requests} requests per run`
-            : `about ${requestsPerRun} requests per run (${requests} sessions of ${Number(session.turns.toFixed(1))} turns${session.fanOuts > 0 ? `, ${Number(session.requests.toFixed(1))} requests each with the fan-outs' branches` : ""})`;
-        warnings.push(
-          `cells "${text.name}": ${counted} is below gate.min_requests.p95 (${config.gate.min_requests.p95}); ${gatedPercentiles.join(", ")} will be advisory only`,
-        );
-      }
-    }
-    const schedule = cellSchedule(config, cell);
-    const elided = estimateElidedSeconds(cell, schedule, replay);
-    const trace = isTraceDataset(cell.dataset) ? { timeScale: cell.dataset.time_scale, replay } : null;
-    return {
-      name: text.name,
-      endpoint: text.endpoint,
-      dataset: describeDataset(text.dataset),
-      load: describeLoad(text.load, unit, trace),
-      size,
-      prefix: text.prefix,
-      warmup: describeWarmup(text),
-      schedule: describeSchedule(schedule),
-      estimatedSecondsPerRun: Math.max(0, estimateSeconds(cell, replay) - elided),
-      estimatedElidedSecondsPerRun: elided,
-    };
+    const warning = minRequestsWarning(config, cell, shown.cells[index]!, replay);
+    if (warning !== null) warnings.push(warning);
+    return summarizeCell(config, cell, shown.cells[index]!, replay);
   });
 
   return {
@@ -352,6 +310,62 @@ export function summarizeConfig(
       looks ?? [config.repeats.min, config.repeats.max],
     ),
     searchedCells: config.cells.filter(isSearchedCell).map((cell) => cell.name),
+  };
+}
+
+/**
+ * A fixed-size cell whose requests per run fall below gate.min_requests.p95: its gated percentiles will
+ * be advisory only. A session dataset's size counts sessions: its requests per run are about sessions x
+ * mean turns (tool rounds come on top). Its depth buckets' requests depend on the turns' distribution, not
+ * only their mean, so the depth metrics' floor is compare's to apply, not estimated here.
+ */
+function minRequestsWarning(
+  config: Config,
+  cell: CellConfig,
+  text: CellConfig,
+  replay: TraceReplay | null,
+): string | null {
+  if (!("requests" in cell.size)) return null;
+  const session = sessionEstimate(cell, assumedSecondsPerOutputToken, replay);
+  const requestsPerRun =
+    session === null ? cell.size.requests : Math.round(cell.size.requests * session.requests);
+  if (requestsPerRun >= config.gate.min_requests.p95) return null;
+  const gatedPercentiles = config.gate.metrics.filter(
+    (metric) =>
+      metricSpecs[metric].minRequests === "p95" &&
+      (session === null || metricSpecs[metric].source.kind !== "session"),
+  );
+  if (gatedPercentiles.length === 0) return null;
+  const requests = (text.size as { requests: number }).requests;
+  const counted =
+    session === null
+      ? `${requests} requests per run`
+      : `about ${requestsPerRun} requests per run (${requests} sessions of ${Number(session.turns.toFixed(1))} turns${session.fanOuts > 0 ? `, ${Number(session.requests.toFixed(1))} requests each with the fan-outs' branches` : ""})`;
+  return `cells "${text.name}": ${counted} is below gate.min_requests.p95 (${config.gate.min_requests.p95}); ${gatedPercentiles.join(", ")} will be advisory only`;
+}
+
+/** One cell's row of the summary: described from its shown view (`text`), estimated from its values. */
+function summarizeCell(
+  config: Config,
+  cell: CellConfig,
+  text: CellConfig,
+  replay: TraceReplay | null,
+): CellSummary {
+  const unit = isSessionDataset(cell.dataset) ? "sessions" : "req";
+  const schedule = cellSchedule(config, cell);
+  const elided = estimateElidedSeconds(cell, schedule, replay);
+  const trace = isTraceDataset(cell.dataset) ? { timeScale: cell.dataset.time_scale, replay } : null;
+  return {
+    name: text.name,
+    endpoint: text.endpoint,
+    dataset: describeDataset(text.dataset),
+    load: describeLoad(text.load, unit, trace),
+    size: "requests" in text.size ? `${text.size.requests} ${unit}` : `${text.size.duration_s} s`,
+    prefix: text.prefix,
+    warmup: describeWarmup(text),
+    schedule: describeSchedule(schedule),
+    estimatedSecondsPerRun: Math.max(0, estimateSeconds(cell, replay) - elided),
+    estimatedElidedSecondsPerRun: elided,
   };
 }
 

@@ -31,7 +31,7 @@ interface HistoryRead {
   source: string;
 }
 
-interface AppendOutcome {
+export interface AppendOutcome {
   /** Records written (records of a session already in the history are not written twice). */
   appended: number;
   /** Sessions compaction dropped to stay inside the bound. */

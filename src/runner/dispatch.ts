@@ -84,15 +84,8 @@ class Slots {
   }
 }
 
-/**
- * Executes a load plan: open-loop segments send on an absolute gamma schedule (waiting for a slot under
- * max_concurrency), closed-loop segments keep N requests in flight. Stops at the request count or the
- * duration, whichever comes first, then waits for everything in flight. Pure scheduling: the clock and
- * the send function are injected, so it runs on virtual time in tests. With `elideIdle` the schedule
- * runs on its own timeline (the clock plus the idle time elided so far), and durations, stages and
- * arrivals are measured on it.
- */
-export async function dispatchLoad(options: {
+/** What dispatchLoad is given: the plan, the clock, the seed of its arrivals and how one request is sent. */
+interface DispatchOptions {
   plan: LoadPlan;
   clock: ScheduleClock;
   seed: number;
@@ -104,70 +97,21 @@ export async function dispatchLoad(options: {
    * clock (a trace dataset), given the count wanted; they replace the rate's gamma gaps.
    */
   traceArrivalsMs?: ((count: number) => number[]) | null;
-}): Promise<DispatchResult> {
-  const { plan, clock, send } = options;
+}
+
+/**
+ * Executes a load plan: open-loop segments send on an absolute gamma schedule (waiting for a slot under
+ * max_concurrency), closed-loop segments keep N requests in flight. Stops at the request count or the
+ * duration, whichever comes first, then waits for everything in flight. Pure scheduling: the clock and
+ * the send function are injected, so it runs on virtual time in tests. With `elideIdle` the schedule
+ * runs on its own timeline (the clock plus the idle time elided so far), and durations, stages and
+ * arrivals are measured on it.
+ */
+export async function dispatchLoad(options: DispatchOptions): Promise<DispatchResult> {
+  const { plan, clock } = options;
   const startedAt = clock.now();
   const deadline = plan.maxDurationMs === null ? Number.POSITIVE_INFINITY : startedAt + plan.maxDurationMs;
-  const slots = new Slots(plan.maxConcurrency);
-  const inFlight = new Set<Promise<unknown>>();
-  let nextIndex = 0;
-  let inFlightCount = 0;
-  let peakInFlight = 0;
-  let lastReadyAt: number | null = null;
-
-  // The schedule's timeline: the clock plus the idle time elided so far (0 on real time).
-  let elided = 0;
-  const scheduleNow = () => clock.now() + elided;
-  // Requests in flight or waiting for a slot, when the last of them ended, and who waits for that.
-  let busy = 0;
-  let idleSince = startedAt;
-  let onIdle: (() => void) | null = null;
-  const enter = () => {
-    busy++;
-  };
-  const leave = () => {
-    if (--busy > 0) return;
-    idleSince = clock.now();
-    onIdle?.();
-  };
-  /** Waits until `at` on the schedule's timeline, eliding the idle part of the wait (see IdleElision). */
-  const waitUntil = async (at: number): Promise<void> => {
-    const elide = options.elideIdle;
-    if (!elide) return clock.sleepUntil(at - elided);
-    // One wait per moment: waking on idle without cutting anything keeps waiting on the same one.
-    let sleeping: { until: number; done: Promise<void> } | null = null;
-    const sleep = (until: number) => {
-      if (sleeping?.until !== until) sleeping = { until, done: clock.sleepUntil(until) };
-      return sleeping.done;
-    };
-    for (;;) {
-      if (busy === 0) {
-        const earliest = Math.max(clock.now(), idleSince + elide.settleMs);
-        if (at - elided > earliest) elided = at - earliest;
-        return sleep(at - elided);
-      }
-      const idle = new Promise<"idle">((resolve) => {
-        onIdle = () => resolve("idle");
-      });
-      const woke = await Promise.race([sleep(at - elided).then(() => "time" as const), idle]);
-      onIdle = null;
-      if (woke === "time") return;
-    }
-  };
-
-  const exhausted = () =>
-    (plan.maxRequests !== null && nextIndex >= plan.maxRequests) || options.shouldStop?.() === true;
-
-  const run = async (ticket: Omit<Ticket, "slotAt">, slotted: boolean): Promise<number> => {
-    inFlightCount++;
-    if (inFlightCount > peakInFlight) peakInFlight = inFlightCount;
-    try {
-      return await send({ ...ticket, slotAt: slotted ? clock.now() : ticket.readyAt });
-    } finally {
-      inFlightCount--;
-    }
-  };
-
+  const dispatch = new LoadDispatch(options, new ScheduleTimeline(clock, options.elideIdle, startedAt));
   let segmentStart = startedAt;
   for (let stage = 0; stage < plan.segments.length; stage++) {
     const segment = plan.segments[stage]!;
@@ -175,71 +119,197 @@ export async function dispatchLoad(options: {
       deadline,
       segment.durationMs === null ? Number.POSITIVE_INFINITY : segmentStart + segment.durationMs,
     );
-    if (exhausted() || segmentStart >= deadline) break;
-
-    if (segment.kind === "rate") {
-      const rng = createRng(options.seed, "arrivals", stage);
-      const trace = stage === 0 ? (options.traceArrivalsMs ?? null) : null;
-      const counted =
-        trace !== null
-          ? trace(plan.maxRequests ?? maxTraceArrivals)
-          : segment.durationMs === null && plan.maxRequests !== null && plan.maxDurationMs === null
-            ? countedArrivals(rng, plan.maxRequests - nextIndex, segment.rate, segment.burstiness)
-            : null;
-      const stream = counted ? null : arrivalStream(rng, segment.rate, segment.burstiness);
-      for (let arrival = 0; ; arrival++) {
-        if (exhausted()) break;
-        const offset = counted ? counted[arrival] : stream!.next();
-        if (offset === undefined) break;
-        const scheduledAt = segmentStart + offset;
-        if (scheduledAt >= segmentEnd) break;
-        await waitUntil(scheduledAt);
-        if (options.shouldStop?.() === true) break;
-        const readyAt = clock.now();
-        lastReadyAt = readyAt + elided;
-        const ticket = {
-          index: nextIndex++,
-          stage,
-          scheduledAt: scheduledAt - elided,
-          readyAt,
-          elidedMs: elided,
-        };
-        enter();
-        const waiting = slots.acquire();
-        const task = (waiting ? waiting.then(() => run(ticket, true)) : run(ticket, false)).finally(() => {
-          slots.release();
-          inFlight.delete(task);
-          leave();
-        });
-        inFlight.add(task);
-      }
-    } else {
-      // Closed loop: a request follows the one before it at once, so there is no idle time to elide.
-      const worker = async () => {
-        let scheduledAt = clock.now();
-        enter();
-        try {
-          while (!exhausted() && scheduleNow() < segmentEnd) {
-            const readyAt = clock.now();
-            lastReadyAt = readyAt + elided;
-            const ticket = { index: nextIndex++, stage, scheduledAt, readyAt, elidedMs: elided };
-            scheduledAt = await run(ticket, false);
-          }
-        } finally {
-          leave();
-        }
-      };
-      const workers = Array.from({ length: segment.concurrency }, worker);
-      if (segmentEnd === Number.POSITIVE_INFINITY) await Promise.all(workers);
-      else {
-        // The next stage starts on time; this stage's requests still in flight finish in the background.
-        const all: Promise<unknown> = Promise.all(workers).finally(() => inFlight.delete(all));
-        inFlight.add(all);
-        await Promise.race([all, waitUntil(segmentEnd)]);
-      }
-    }
-    segmentStart = segmentEnd === Number.POSITIVE_INFINITY ? scheduleNow() : segmentEnd;
+    if (dispatch.exhausted() || segmentStart >= deadline) break;
+    if (segment.kind === "rate") await dispatch.openLoop(segment, stage, segmentStart, segmentEnd);
+    else await dispatch.closedLoop(segment.concurrency, stage, segmentEnd);
+    segmentStart = segmentEnd === Number.POSITIVE_INFINITY ? dispatch.timeline.now() : segmentEnd;
   }
-  while (inFlight.size > 0) await Promise.all([...inFlight]);
-  return { startedAt, dispatched: nextIndex, lastReadyAt, peakInFlight, elidedMs: elided };
+  return dispatch.finish(startedAt);
+}
+
+type Segment = LoadPlan["segments"][number];
+
+/**
+ * The schedule's timeline: the clock plus the idle time elided so far (0 on real time), the requests in
+ * flight or waiting for a slot, and the wait that elides the idle part of a wait (see IdleElision).
+ */
+class ScheduleTimeline {
+  elided = 0;
+  private busy = 0;
+  private idleSince: number;
+  private onIdle: (() => void) | null = null;
+
+  constructor(
+    private readonly clock: ScheduleClock,
+    private readonly elideIdle: IdleElision | undefined,
+    startedAt: number,
+  ) {
+    this.idleSince = startedAt;
+  }
+
+  now(): number {
+    return this.clock.now() + this.elided;
+  }
+
+  /** A request is in flight or waiting for a slot. */
+  enter(): void {
+    this.busy++;
+  }
+
+  /** A request ended: when it was the last, the idle time starts (and a wait for it wakes). */
+  leave(): void {
+    if (--this.busy > 0) return;
+    this.idleSince = this.clock.now();
+    this.onIdle?.();
+  }
+
+  /** Waits until `at` on the schedule's timeline, eliding the idle part of the wait (see IdleElision). */
+  async waitUntil(at: number): Promise<void> {
+    const elide = this.elideIdle;
+    const clock = this.clock;
+    if (!elide) return clock.sleepUntil(at - this.elided);
+    // One wait per moment: waking on idle without cutting anything keeps waiting on the same one.
+    let sleeping: { until: number; done: Promise<void> } | null = null;
+    const sleep = (until: number) => {
+      if (sleeping?.until !== until) sleeping = { until, done: clock.sleepUntil(until) };
+      return sleeping.done;
+    };
+    for (;;) {
+      if (this.busy === 0) {
+        const earliest = Math.max(clock.now(), this.idleSince + elide.settleMs);
+        if (at - this.elided > earliest) this.elided = at - earliest;
+        return sleep(at - this.elided);
+      }
+      const idle = new Promise<"idle">((resolve) => {
+        this.onIdle = () => resolve("idle");
+      });
+      const woke = await Promise.race([sleep(at - this.elided).then(() => "time" as const), idle]);
+      this.onIdle = null;
+      if (woke === "time") return;
+    }
+  }
+}
+
+/** One dispatch of a plan: its requests counted, in flight and at most at once, its segments sent. */
+class LoadDispatch {
+  private nextIndex = 0;
+  private inFlightCount = 0;
+  private peakInFlight = 0;
+  private lastReadyAt: number | null = null;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly slots: Slots;
+
+  constructor(
+    private readonly options: DispatchOptions,
+    readonly timeline: ScheduleTimeline,
+  ) {
+    this.slots = new Slots(options.plan.maxConcurrency);
+  }
+
+  exhausted(): boolean {
+    const max = this.options.plan.maxRequests;
+    return (max !== null && this.nextIndex >= max) || this.options.shouldStop?.() === true;
+  }
+
+  /**
+   * An open-loop segment: arrivals on the rate's gamma schedule (a counted one when the plan stops at a
+   * request count alone, the trace's own in a trace's first segment), each sent once it has a slot.
+   */
+  async openLoop(segment: Extract<Segment, { kind: "rate" }>, stage: number, start: number, end: number) {
+    const { plan, clock } = this.options;
+    const timeline = this.timeline;
+    const rng = createRng(this.options.seed, "arrivals", stage);
+    const trace = stage === 0 ? (this.options.traceArrivalsMs ?? null) : null;
+    const counted =
+      trace !== null
+        ? trace(plan.maxRequests ?? maxTraceArrivals)
+        : segment.durationMs === null && plan.maxRequests !== null && plan.maxDurationMs === null
+          ? countedArrivals(rng, plan.maxRequests - this.nextIndex, segment.rate, segment.burstiness)
+          : null;
+    const stream = counted ? null : arrivalStream(rng, segment.rate, segment.burstiness);
+    for (let arrival = 0; ; arrival++) {
+      if (this.exhausted()) break;
+      const offset = counted ? counted[arrival] : stream!.next();
+      if (offset === undefined) break;
+      const scheduledAt = start + offset;
+      if (scheduledAt >= end) break;
+      await timeline.waitUntil(scheduledAt);
+      if (this.options.shouldStop?.() === true) break;
+      const readyAt = clock.now();
+      this.lastReadyAt = readyAt + timeline.elided;
+      const ticket = {
+        index: this.nextIndex++,
+        stage,
+        scheduledAt: scheduledAt - timeline.elided,
+        readyAt,
+        elidedMs: timeline.elided,
+      };
+      timeline.enter();
+      const waiting = this.slots.acquire();
+      const task = (waiting ? waiting.then(() => this.run(ticket, true)) : this.run(ticket, false)).finally(
+        () => {
+          this.slots.release();
+          this.inFlight.delete(task);
+          timeline.leave();
+        },
+      );
+      this.inFlight.add(task);
+    }
+  }
+
+  /**
+   * A closed-loop segment: `concurrency` workers, each sending its next request when its last ended, until
+   * the segment's end. A request follows the one before it at once, so there is no idle time to elide.
+   */
+  async closedLoop(concurrency: number, stage: number, end: number) {
+    const { clock } = this.options;
+    const timeline = this.timeline;
+    const worker = async () => {
+      let scheduledAt = clock.now();
+      timeline.enter();
+      try {
+        while (!this.exhausted() && timeline.now() < end) {
+          const readyAt = clock.now();
+          this.lastReadyAt = readyAt + timeline.elided;
+          const ticket = { index: this.nextIndex++, stage, scheduledAt, readyAt, elidedMs: timeline.elided };
+          scheduledAt = await this.run(ticket, false);
+        }
+      } finally {
+        timeline.leave();
+      }
+    };
+    const workers = Array.from({ length: concurrency }, worker);
+    if (end === Number.POSITIVE_INFINITY) await Promise.all(workers);
+    else {
+      // The next stage starts on time; this stage's requests still in flight finish in the background.
+      const all: Promise<unknown> = Promise.all(workers).finally(() => this.inFlight.delete(all));
+      this.inFlight.add(all);
+      await Promise.race([all, timeline.waitUntil(end)]);
+    }
+  }
+
+  /** Waits for everything still in flight. */
+  async finish(startedAt: number): Promise<DispatchResult> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+    return {
+      startedAt,
+      dispatched: this.nextIndex,
+      lastReadyAt: this.lastReadyAt,
+      peakInFlight: this.peakInFlight,
+      elidedMs: this.timeline.elided,
+    };
+  }
+
+  private async run(ticket: Omit<Ticket, "slotAt">, slotted: boolean): Promise<number> {
+    this.inFlightCount++;
+    if (this.inFlightCount > this.peakInFlight) this.peakInFlight = this.inFlightCount;
+    try {
+      return await this.options.send({
+        ...ticket,
+        slotAt: slotted ? this.options.clock.now() : ticket.readyAt,
+      });
+    } finally {
+      this.inFlightCount--;
+    }
+  }
 }

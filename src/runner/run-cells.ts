@@ -10,7 +10,7 @@ import type { ChatMessage } from "../workload/dataset-file.js";
 import { defaultTokenModel, type TokenModel } from "../workload/token-model.js";
 import { describeTraceRead } from "../workload/trace-file.js";
 import { createWorkload, type Workload } from "../workload/workload.js";
-import { prepareCell } from "./cell-context.js";
+import { type CellContext, prepareCell } from "./cell-context.js";
 import { runExternalTask } from "./external-task.js";
 import { type ProgressSink, runName, runPosition, silentProgress } from "./progress.js";
 import { type OutputFormat, runOnce } from "./run-once.js";
@@ -179,201 +179,295 @@ export interface RunCellsResult<Recorded> {
 export async function runCells<Recorded>(
   options: RunCellsOptions<Recorded>,
 ): Promise<RunCellsResult<Recorded>> {
-  const { config, provider, recorder } = options;
-  const progress = options.progress ?? silentProgress;
-  const runsPerCell = options.runs ?? config.repeats.min;
-  const outputs: RunOutput<Recorded>[] = [];
-  const externalFailures: string[] = [];
-  const cells = selectCells(config, options.cells);
+  const { config, provider } = options;
   const signal = options.signal;
-  const shouldAbort =
-    signal || options.shouldAbort
-      ? () => signal?.aborted === true || options.shouldAbort?.() === true
-      : undefined;
-  const side: SideState | null =
-    provider.lifecycle === "per-side" ? (options.sessions?.side(provider) ?? newSideState()) : null;
+  const scope: RunScope<Recorded> = {
+    options,
+    progress: options.progress ?? silentProgress,
+    shouldAbort:
+      signal || options.shouldAbort
+        ? () => signal?.aborted === true || options.shouldAbort?.() === true
+        : undefined,
+    side: provider.lifecycle === "per-side" ? (options.sessions?.side(provider) ?? newSideState()) : null,
+    outputs: [],
+    externalFailures: [],
+  };
   try {
-    for (const cell of cells) {
-      if (shouldAbort?.()) break;
-      const firstRun = options.firstRunByCell?.[cell.name] ?? options.firstRun ?? 0;
-      const runs = options.runsByCell?.[cell.name] ?? runsPerCell;
-      const context = await prepareCell(config, cell, options.baseDir);
-      const cellDir = join(options.outDir, cell.name);
-      // Sessions and calibration live for this call, or in the caller's cache across calls.
-      const state: CellState = options.sessions
-        ? options.sessions.state(provider, cell.name)
-        : { shared: null, tokenModel: null, lengthNote: undefined };
-      const open = async (run?: number): Promise<OpenSession> => {
-        // An interrupt during a start-up (minutes for vLLM) ends the wait at once; the caller's stopAll()
-        // then stops the server still starting.
-        const session = await untilAborted(
-          provider.start({
-            cell: cell.name,
-            logDir: cellDir,
-            ...(run === undefined ? {} : { run }),
-          }),
-          signal,
-          "while the server was starting",
-        );
-        const control = createControlClient({
-          baseUrl: session.endpoint.baseUrl,
-          ...(session.endpoint.apiKey ? { apiKey: session.endpoint.apiKey } : {}),
-        });
-        // Recorded with references, not values: a server may echo a secret in its version or model names.
-        return { session, control, fingerprint: options.outbound.references(await session.fingerprint()) };
-      };
-      /** Notes of the cell's first run about the server it shares (per-side). */
-      const sharingNotes: string[] = [];
-      const acquire = async (k: number): Promise<OpenSession> => {
-        if (provider.lifecycle === "per-run") return open(k);
-        if (provider.lifecycle === "per-cell" || side === null) {
-          state.shared ??= await open();
-          return state.shared;
-        }
-        if (side.open !== null && side.cell !== cell.name) {
-          // The server served another cell: reset its prefix cache, or, where it cannot be reset, start
-          // a new server for this cell rather than let it inherit another cell's cache.
-          const refused = side.resetRefused ?? (await resetPrefixCache(side.open.control));
-          if (refused === null) {
-            sharingNotes.push(
-              `server shared with the cells before it on this side (started for ${side.startedFor}; per-side lifecycle): prefix cache reset before this cell`,
-            );
-          } else {
-            side.resetRefused = refused;
-            sharingNotes.push(
-              `the shared server's prefix cache could not be reset (${refused}): a new server for this cell, as under lifecycle per-cell`,
-            );
-            progress.message(
-              `${cell.name}: the prefix cache of the server shared by the cells could not be reset (${refused}); starting a new server for this cell`,
-            );
-            await closeSide(side);
-          }
-        }
-        if (side.open === null) {
-          side.open = await open();
-          side.startedFor = cell.name;
-        }
-        side.cell = cell.name;
-        return side.open;
-      };
+    for (const cell of selectCells(config, options.cells)) {
+      if (scope.shouldAbort?.()) break;
+      await runCell(scope, cell);
+    }
+  } finally {
+    if (!options.sessions && scope.side !== null) await closeSide(scope.side);
+  }
+  if (scope.externalFailures.length > 0) {
+    // Measuring went on; the runs are written. The failure is bad input (the command or its paths): exit 2.
+    throw new InputError(
+      `${scope.externalFailures.join("\n")}\n${scope.outputs.length} run(s) measured and kept in ${options.outDir}`,
+    );
+  }
+  return { runs: scope.outputs };
+}
+
+/** One runCells call: its options, its interrupt, the per-side server, and what it measured so far. */
+interface RunScope<Recorded> {
+  readonly options: RunCellsOptions<Recorded>;
+  readonly progress: ProgressSink;
+  readonly shouldAbort: (() => boolean) | undefined;
+  /** The server every cell shares under the per-side lifecycle; null under the others. */
+  readonly side: SideState | null;
+  readonly outputs: RunOutput<Recorded>[];
+  /** Failed external task commands (bad input), reported once every run is written. */
+  readonly externalFailures: string[];
+}
+
+/** A cell's runs: each on the server its lifecycle gives, with the cell's calibration and workload. */
+async function runCell<Recorded>(scope: RunScope<Recorded>, cell: CellConfig): Promise<void> {
+  const { options } = scope;
+  const { config, provider } = options;
+  const firstRun = options.firstRunByCell?.[cell.name] ?? options.firstRun ?? 0;
+  const runs = options.runsByCell?.[cell.name] ?? options.runs ?? config.repeats.min;
+  const context = await prepareCell(config, cell, options.baseDir);
+  // Sessions and calibration live for this call, or in the caller's cache across calls.
+  const state: CellState = options.sessions
+    ? options.sessions.state(provider, cell.name)
+    : { shared: null, tokenModel: null, lengthNote: undefined };
+  const servers = cellServers(scope, cell, state);
+  try {
+    for (let k = firstRun; k < firstRun + runs; k++) {
+      if (scope.shouldAbort?.()) break;
+      const handle = await servers.acquire(k);
       try {
-        for (let k = firstRun; k < firstRun + runs; k++) {
-          if (shouldAbort?.()) break;
-          const handle = await acquire(k);
-          try {
-            state.tokenModel ??=
-              options.calibrate === false || isFileBacked(cell.dataset)
-                ? defaultTokenModel
-                : await calibrateTokenModel(
-                    tokenCounter(handle.control, config.model.name, cell.endpoint),
-                    context.seed,
-                  );
-            const tokenModel = state.tokenModel;
-            const workload = createWorkload(cell, {
-              seed: context.seed,
-              tokenModel,
-              ...(context.file ? { file: context.file } : {}),
-            });
-            if (tokenModel.source === "tokenize" && state.lengthNote === undefined) {
-              state.lengthNote = await describeLengthCheck(
-                handle.control,
-                config.model.name,
-                cell.endpoint,
-                workload,
-              );
-            }
-            progress.message(
-              `${cell.name}: ${runPosition(k, firstRun, runs)} against ${handle.session.endpoint.baseUrl}`,
-            );
-            const ran = await runOnce({
-              context,
-              workload,
-              session: handle.session,
-              control: handle.control,
-              runIndex: k,
-              runs,
-              dir: join(cellDir, runName(k)),
-              formats: options.formats ?? [],
-              recorder,
-              outbound: options.outbound,
-              progress: firstRun === 0 ? progress : withFirstRun(progress, firstRun),
-              serverFingerprint: handle.fingerprint,
-              notes: [
-                ...(state.lengthNote ? [state.lengthNote] : []),
-                ...(context.file?.trace ? [describeTraceRead(context.file.trace)] : []),
-                ...(k === firstRun ? sharingNotes : []),
-              ],
-              ...(options.side ? { side: options.side } : {}),
-              ...(shouldAbort ? { shouldAbort } : {}),
-              ...(options.onMeasuredPhase ? { onMeasuredPhase: options.onMeasuredPhase } : {}),
-              ...(options.stallReportMs !== undefined ? { stallReportMs: options.stallReportMs } : {}),
-            });
-            let file = ran.recorded;
-            if (signal?.aborted && ran.cutShort) {
-              file = recorder.markInterrupted(
-                join(cellDir, runName(k)),
-                file,
-                String(signal.reason ?? "interrupt"),
-                options.outbound,
-              );
-            }
-            outputs.push({ cell: cell.name, run: k, dir: join(cellDir, runName(k)), file });
-            // The external task commands of the cell run once per side, after its first run, on its server.
-            if (k === 0 && !ran.serverCrashed && !shouldAbort?.()) {
-              for (const spec of config.quality.tasks.external.filter((s) => s.cell === cell.name)) {
-                progress.message(
-                  `${cell.name}: external task "${spec.name}" against ${handle.session.endpoint.baseUrl}`,
-                );
-                try {
-                  const result = await runExternalTask(spec, {
-                    cell: cell.name,
-                    run: k,
-                    dir: join(cellDir, runName(k)),
-                    baseUrl: handle.session.endpoint.baseUrl,
-                    model: config.model.name,
-                    outbound: options.outbound,
-                    ...(options.env ? { env: options.env } : {}),
-                    ...(signal ? { signal } : {}),
-                  });
-                  progress.message(
-                    `${cell.name}: external task "${spec.name}": accuracy ${(result.accuracy * 100).toFixed(1)}% of ${result.count}`,
-                  );
-                } catch (error) {
-                  if (!(error instanceof InputError)) throw error;
-                  progress.message(error.message);
-                  // An interrupt is no bad input: the caller reports it (the runs are kept).
-                  if (signal?.aborted) break;
-                  externalFailures.push(error.message);
-                }
-              }
-            }
-            if (ran.serverCrashed) {
-              // The server died: the next run gets a new one rather than a dead endpoint.
-              if (side !== null && side.open === handle) await closeSide(side);
-              if (state.shared === handle) {
-                state.shared = null;
-                await closeSession(handle);
-              }
-            }
-            progress.message(recorder.describe(file));
-          } finally {
-            if (provider.lifecycle === "per-run") await closeSession(handle);
-          }
-        }
+        const workload = await cellWorkload(scope, cell, context, state, handle);
+        scope.progress.message(
+          `${cell.name}: ${runPosition(k, firstRun, runs)} against ${handle.session.endpoint.baseUrl}`,
+        );
+        const ran = await measureRun(scope, { cell, context, state, handle, workload, k, firstRun, runs }, [
+          ...(k === firstRun ? servers.sharingNotes : []),
+        ]);
+        // The external task commands of the cell run once per side, after its first run, on its server.
+        if (k === 0 && !ran.serverCrashed && !scope.shouldAbort?.())
+          await runExternalTasks(scope, cell, k, handle);
+        // The server died: the next run gets a new one rather than a dead endpoint.
+        if (ran.serverCrashed) await dropServer(scope, state, handle);
+        scope.progress.message(options.recorder.describe(ran.file));
       } finally {
-        if (!options.sessions && state.shared) await closeSession(state.shared);
+        if (provider.lifecycle === "per-run") await closeSession(handle);
       }
     }
   } finally {
-    if (!options.sessions && side !== null) await closeSide(side);
+    if (!options.sessions && state.shared) await closeSession(state.shared);
   }
-  if (externalFailures.length > 0) {
-    // Measuring went on; the runs are written. The failure is bad input (the command or its paths): exit 2.
-    throw new InputError(
-      `${externalFailures.join("\n")}\n${outputs.length} run(s) measured and kept in ${options.outDir}`,
-    );
+}
+
+/**
+ * The servers of a cell's runs, as its provider's lifecycle gives them: one per run, one for the cell, or
+ * the side's shared one, its prefix cache reset when it served another cell before (`sharingNotes` say so,
+ * for the cell's first run).
+ */
+function cellServers<Recorded>(
+  scope: RunScope<Recorded>,
+  cell: CellConfig,
+  state: CellState,
+): { acquire(run: number): Promise<OpenSession>; sharingNotes: readonly string[] } {
+  const { provider } = scope.options;
+  const side = scope.side;
+  const sharingNotes: string[] = [];
+  const open = (run?: number) => openSession(scope, cell, run);
+  return {
+    sharingNotes,
+    async acquire(k) {
+      if (provider.lifecycle === "per-run") return open(k);
+      if (provider.lifecycle === "per-cell" || side === null) {
+        state.shared ??= await open();
+        return state.shared;
+      }
+      if (side.open !== null && side.cell !== cell.name)
+        sharingNotes.push(await resetForCell(scope, cell, side, side.open));
+      if (side.open === null) {
+        side.open = await open();
+        side.startedFor = cell.name;
+      }
+      side.cell = cell.name;
+      return side.open;
+    },
+  };
+}
+
+/**
+ * The shared server served another cell: reset its prefix cache, or, where it cannot be reset, close it
+ * so this cell gets a new server rather than inherit another cell's cache. Returns the run's note.
+ */
+async function resetForCell<Recorded>(
+  scope: RunScope<Recorded>,
+  cell: CellConfig,
+  side: SideState,
+  open: OpenSession,
+): Promise<string> {
+  const refused = side.resetRefused ?? (await resetPrefixCache(open.control));
+  if (refused === null)
+    return `server shared with the cells before it on this side (started for ${side.startedFor}; per-side lifecycle): prefix cache reset before this cell`;
+  side.resetRefused = refused;
+  scope.progress.message(
+    `${cell.name}: the prefix cache of the server shared by the cells could not be reset (${refused}); starting a new server for this cell`,
+  );
+  await closeSide(side);
+  return `the shared server's prefix cache could not be reset (${refused}): a new server for this cell, as under lifecycle per-cell`;
+}
+
+/** Starts a server for the cell (for run `run` under per-run), with its control client and fingerprint. */
+async function openSession<Recorded>(
+  scope: RunScope<Recorded>,
+  cell: CellConfig,
+  run: number | undefined,
+): Promise<OpenSession> {
+  // An interrupt during a start-up (minutes for vLLM) ends the wait at once; the caller's stopAll()
+  // then stops the server still starting.
+  const session = await untilAborted(
+    scope.options.provider.start({
+      cell: cell.name,
+      logDir: join(scope.options.outDir, cell.name),
+      ...(run === undefined ? {} : { run }),
+    }),
+    scope.options.signal,
+    "while the server was starting",
+  );
+  const control = createControlClient({
+    baseUrl: session.endpoint.baseUrl,
+    ...(session.endpoint.apiKey ? { apiKey: session.endpoint.apiKey } : {}),
+  });
+  // Recorded with references, not values: a server may echo a secret in its version or model names.
+  return { session, control, fingerprint: scope.options.outbound.references(await session.fingerprint()) };
+}
+
+/**
+ * The cell's workload on this server: its token model calibrated once (POST /tokenize, not for a file's
+ * prompts) and its prompt lengths checked once on the server's tokenizer.
+ */
+async function cellWorkload<Recorded>(
+  scope: RunScope<Recorded>,
+  cell: CellConfig,
+  context: CellContext,
+  state: CellState,
+  handle: OpenSession,
+): Promise<Workload> {
+  const model = scope.options.config.model.name;
+  state.tokenModel ??=
+    scope.options.calibrate === false || isFileBacked(cell.dataset)
+      ? defaultTokenModel
+      : await calibrateTokenModel(tokenCounter(handle.control, model, cell.endpoint), context.seed);
+  const tokenModel = state.tokenModel;
+  const workload = createWorkload(cell, {
+    seed: context.seed,
+    tokenModel,
+    ...(context.file ? { file: context.file } : {}),
+  });
+  if (tokenModel.source === "tokenize" && state.lengthNote === undefined)
+    state.lengthNote = await describeLengthCheck(handle.control, model, cell.endpoint, workload);
+  return workload;
+}
+
+/** One run of a cell, measured and recorded (marked interrupted when an interrupt cut it short). */
+async function measureRun<Recorded>(
+  scope: RunScope<Recorded>,
+  run: {
+    cell: CellConfig;
+    context: CellContext;
+    state: CellState;
+    handle: OpenSession;
+    workload: Workload;
+    k: number;
+    firstRun: number;
+    runs: number;
+  },
+  sharingNotes: readonly string[],
+): Promise<{ file: Recorded; serverCrashed: boolean }> {
+  const { options, progress, shouldAbort } = scope;
+  const { cell, context, state, handle, k, firstRun } = run;
+  const dir = join(options.outDir, cell.name, runName(k));
+  const ran = await runOnce({
+    context,
+    workload: run.workload,
+    session: handle.session,
+    control: handle.control,
+    runIndex: k,
+    runs: run.runs,
+    dir,
+    formats: options.formats ?? [],
+    recorder: options.recorder,
+    outbound: options.outbound,
+    progress: firstRun === 0 ? progress : withFirstRun(progress, firstRun),
+    serverFingerprint: handle.fingerprint,
+    notes: [
+      ...(state.lengthNote ? [state.lengthNote] : []),
+      ...(context.file?.trace ? [describeTraceRead(context.file.trace)] : []),
+      ...sharingNotes,
+    ],
+    ...(options.side ? { side: options.side } : {}),
+    ...(shouldAbort ? { shouldAbort } : {}),
+    ...(options.onMeasuredPhase ? { onMeasuredPhase: options.onMeasuredPhase } : {}),
+    ...(options.stallReportMs !== undefined ? { stallReportMs: options.stallReportMs } : {}),
+  });
+  const signal = options.signal;
+  const file =
+    signal?.aborted && ran.cutShort
+      ? options.recorder.markInterrupted(
+          dir,
+          ran.recorded,
+          String(signal.reason ?? "interrupt"),
+          options.outbound,
+        )
+      : ran.recorded;
+  scope.outputs.push({ cell: cell.name, run: k, dir, file });
+  return { file, serverCrashed: ran.serverCrashed };
+}
+
+/** The cell's external task commands (quality.tasks.external), after its first run, on its server. */
+async function runExternalTasks<Recorded>(
+  scope: RunScope<Recorded>,
+  cell: CellConfig,
+  k: number,
+  handle: OpenSession,
+): Promise<void> {
+  const { options, progress } = scope;
+  const signal = options.signal;
+  for (const spec of options.config.quality.tasks.external.filter((s) => s.cell === cell.name)) {
+    progress.message(`${cell.name}: external task "${spec.name}" against ${handle.session.endpoint.baseUrl}`);
+    try {
+      const result = await runExternalTask(spec, {
+        cell: cell.name,
+        run: k,
+        dir: join(options.outDir, cell.name, runName(k)),
+        baseUrl: handle.session.endpoint.baseUrl,
+        model: options.config.model.name,
+        outbound: options.outbound,
+        ...(options.env ? { env: options.env } : {}),
+        ...(signal ? { signal } : {}),
+      });
+      progress.message(
+        `${cell.name}: external task "${spec.name}": accuracy ${(result.accuracy * 100).toFixed(1)}% of ${result.count}`,
+      );
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+      progress.message(error.message);
+      // An interrupt is no bad input: the caller reports it (the runs are kept).
+      if (signal?.aborted) break;
+      scope.externalFailures.push(error.message);
+    }
   }
-  return { runs: outputs };
+}
+
+/** Stops a server that crashed, wherever it is kept (the side's, the cell's), so the next run starts another. */
+async function dropServer<Recorded>(
+  scope: RunScope<Recorded>,
+  state: CellState,
+  handle: OpenSession,
+): Promise<void> {
+  if (scope.side !== null && scope.side.open === handle) await closeSide(scope.side);
+  if (state.shared === handle) {
+    state.shared = null;
+    await closeSession(handle);
+  }
 }
 
 /**

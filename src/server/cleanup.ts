@@ -1,5 +1,5 @@
 import { systemClock, type TimerClock } from "../util/clock.js";
-import { type DockerCli, dockerCliOfRecord, dockerExec } from "./docker-cli.js";
+import { containerLabel, dockerCliOfRecord, dockerExec } from "./docker-cli.js";
 import { isGroupAlive, terminateGroup } from "./process-group.js";
 import { isProcessAlive, type LiveServer, readServerState, removeLiveServer } from "./state.js";
 
@@ -118,18 +118,17 @@ export async function removeLeftoverServers(
 
 /**
  * What holds a busy port, for the start's error: the state file's servers on that port (with whether
- * their owner still runs) and, for the docker kind, the running containers labelled `vllm-perf-gate=1`
- * publishing it. Bounded (a few seconds of docker at most) and never throws: an empty list when nothing
- * could be learnt.
+ * their owner still runs) and the servers the kind itself finds there (`running`: its kind entry's
+ * `runningOnPort`, e.g. docker's labelled containers), those already named by the state file skipped.
+ * Never throws: an empty list when nothing could be learnt.
  */
 export async function portHolders(
   port: number,
   options: {
     stateFile?: string | undefined;
-    docker?: DockerCli | undefined;
-    env?: NodeJS.ProcessEnv;
     isAlive?: (pid: number) => boolean;
-    dockerTimeoutMs?: number;
+    /** Names of containers of this tool publishing the port (bounded; never throws). */
+    running?: (() => Promise<readonly string[]>) | undefined;
   },
 ): Promise<string[]> {
   const isAlive = options.isAlive ?? isProcessAlive;
@@ -149,20 +148,8 @@ export async function portHolders(
       holders.push(`${what} ${owner}`);
     }
   }
-  if (options.docker) {
-    const listed = await dockerExec(
-      options.docker,
-      ["ps", "--filter", "label=vllm-perf-gate=1", "--filter", `publish=${port}`, "--format", "{{.Names}}"],
-      { env: options.env ?? process.env, timeoutMs: options.dockerTimeoutMs ?? 5_000 },
-    ).catch(() => null);
-    if (listed && listed.code === 0) {
-      const names = listed.stdout
-        .split("\n")
-        .map((line) => line.trim())
-        .filter((name) => name.length > 0 && !recordedContainers.has(name))
-        .slice(0, 5);
-      for (const name of names) holders.push(`running container ${name} (label vllm-perf-gate=1)`);
-    }
-  }
+  const running = (await options.running?.().catch(() => [])) ?? [];
+  for (const name of running.filter((name) => !recordedContainers.has(name)).slice(0, 5))
+    holders.push(`running container ${name} (label ${containerLabel})`);
   return holders;
 }

@@ -35,6 +35,31 @@ export function dockerSpawn(cli: DockerCli, args: readonly string[], options: Sp
   return spawn(cli[0], [...cli.slice(1), ...args], options);
 }
 
+/** The label of every container this tool starts (`docker run --label`), by which its containers are found. */
+export const containerLabel = "vllm-perf-gate=1";
+
+/**
+ * Names of the running containers labelled `containerLabel` that publish `port`, for the error
+ * of a start whose port is busy. Bounded (a few seconds of docker at most) and never throws: empty
+ * when docker cannot tell.
+ */
+export async function labelledContainersOnPort(
+  cli: DockerCli,
+  port: number,
+  options: { env: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<string[]> {
+  const listed = await dockerExec(
+    cli,
+    ["ps", "--filter", `label=${containerLabel}`, "--filter", `publish=${port}`, "--format", "{{.Names}}"],
+    { env: options.env, timeoutMs: options.timeoutMs ?? 5_000 },
+  ).catch(() => null);
+  if (listed === null || listed.code !== 0) return [];
+  return listed.stdout
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((name) => name.length > 0);
+}
+
 /** The command line as printed in the server log. */
 export function describeDockerCli(cli: DockerCli): string {
   return cli.join(" ");

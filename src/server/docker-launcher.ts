@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import type { ModelConfig, ServerConfig } from "../config/schema.js";
 import { diagnoseLog } from "./diagnose.js";
-import { type DockerCli, describeDockerCli, dockerExec, dockerSpawn } from "./docker-cli.js";
+import { containerLabel, type DockerCli, describeDockerCli, dockerExec, dockerSpawn } from "./docker-cli.js";
 import { ServerStartError } from "./errors.js";
 import {
   flagValue,
@@ -50,7 +50,7 @@ export function dockerRunArgs(
     "--name",
     containerName,
     "--label",
-    "vllm-perf-gate=1",
+    containerLabel,
     ...gpusArgs(config, options.device),
     "--ipc=host",
     "--publish",

@@ -3,7 +3,6 @@ import type { Config, ModelConfig, SamplingConfig, ServerConfig } from "../confi
 import { serverLifecycle } from "../config/server-kinds.js";
 import { systemClock, type TimerClock } from "../util/clock.js";
 import { removeLeftoverServers } from "./cleanup.js";
-import type { DockerCli } from "./docker-cli.js";
 import { hashConfig } from "./fingerprint.js";
 import { NvidiaSmi } from "./nvidia-smi.js";
 import type { Outbound } from "./outbound.js";
@@ -35,10 +34,6 @@ export interface ServerProviderOptions {
    * logs are written through it.
    */
   readonly outbound: Outbound;
-  /** Argv that runs this tool's CLI (the launcher appends `sim ...`); default: dist/cli.js, else tsx src/cli.ts. */
-  readonly cliCommand?: readonly string[];
-  /** The docker command line; default: the config's `server.docker_command`. */
-  readonly dockerCommand?: DockerCli;
   /** nvidia-smi executable; null disables GPU queries. */
   readonly nvidiaSmiCommand?: string | null;
   /** Readiness poll interval (default 1000 ms). */
@@ -128,8 +123,6 @@ export function createServerProvider(
     removeLeftovers,
     configHash: options.configHash,
     serverStartId: options.serverStartId,
-    cliCommand: options.cliCommand,
-    dockerCommand: options.dockerCommand,
     pollIntervalMs: options.pollIntervalMs ?? 1_000,
     stopGraceMs,
     releaseTimeoutMs: options.releaseTimeoutMs ?? 15_000,

@@ -10,6 +10,24 @@ import {
 } from "./profile.js";
 import { type ChunkRecord, SimServer } from "./server.js";
 
+/**
+ * The simulator's interface: the server (`startSimulator`), its profiles, its command line's flags, and
+ * the engine with its tokenizer and `/metrics` text on virtual time. The other folders import sim/ only
+ * through this file (`npm run check:imports`).
+ */
+
+export {
+  engineFlagKnobs,
+  engineSwitchKnobs,
+  faultForms,
+  ignoredEngineFlags,
+  ignoredEngineSwitches,
+  knobHelp,
+  parseFault,
+  parseHumanInt,
+  parseSettings,
+  profileHelp,
+} from "./cli-args.js";
 export { Engine, eosTokenId } from "./engine.js";
 
 export type { SimProfile } from "./profile.js";
@@ -23,7 +41,7 @@ export { chatPromptTokens } from "./protocol.js";
 
 export { detokenize, tokenize } from "./tokenizer.js";
 
-export { clockedEngine, engineMetricsText } from "./virtual.js";
+export { clockedEngine, engineMetricsText, type VirtualOutcome } from "./virtual.js";
 
 export interface SimulatorOptions {
   /** Built-in profile name (default "small-gpu"), a profile file path, or a loaded profile. */

@@ -9,7 +9,7 @@ export interface VirtualArrival {
   spec: EngineRequestSpec;
 }
 
-interface VirtualOutcome {
+export interface VirtualOutcome {
   id: string;
   arrival: number;
   tokenTimes: number[];

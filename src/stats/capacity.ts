@@ -375,30 +375,7 @@ export function capacityInterval(
   const tail = (1 - options.level) / 2;
   // A t(df)/z widening, so a noise estimate from few runs gives a wider interval, never a falsely tight one.
   const widen = (df: number) => studentTQuantile(1 - tail, df) / normalQuantile(1 - tail);
-  const sds = objectives.map((_, k) => {
-    const line = lines[k];
-    if (line) {
-      // Runs of several starts near the crossing: their spread within a start is the run level (the
-      // start level is drawn on its own below); one start, or every run its own: the spread about the line.
-      const residuals = lineResiduals(grouped, k, line);
-      if (new Set(residuals.starts).size > 1 && sharesStarts(residuals.starts)) {
-        const [within] = startLevels([residuals]).sides;
-        if (within && within.runVarianceDf > 0)
-          return Math.sqrt(within.runVariance) * widen(within.runVarianceDf);
-      }
-      return line.sd * widen(line.df);
-    }
-    let ss = 0;
-    let df = 0;
-    grouped.loads.forEach((_, i) => {
-      const values = grouped.values[i]![k]!;
-      if (values.length < 2) return;
-      const m = mean(values);
-      for (const v of values) ss += (v - m) ** 2;
-      df += values.length - 1;
-    });
-    return df === 0 ? null : Math.sqrt(ss / df) * widen(df);
-  });
+  const sds = objectives.map((_, k) => objectiveNoiseSd(grouped, k, lines[k] ?? null, widen));
   if (sds.every((sd) => sd === null)) return null;
   // The curve the draws are made about: the local line within its window, the isotonic fit elsewhere.
   const model = grouped.loads.map((load, i) =>
@@ -408,21 +385,91 @@ export function capacityInterval(
       return line && Math.abs(x) <= localWindow ? line.a + line.b * x : fitted[k]![i]!;
     }),
   );
-  const random = mulberry32(options.seed ?? 1);
   const resamples = options.resamples ?? defaultResamples;
+  const { draws, censored } = bootstrapCapacities(grouped, objectives, {
+    model,
+    sds,
+    startSd: startEffectSd(runs, options, widen),
+    random: mulberry32(options.seed ?? 1),
+    resamples,
+  });
+  const sorted = [...draws].sort((a, b) => a - b);
+  return {
+    low: percentileSorted(sorted, tail),
+    high: percentileSorted(sorted, 1 - tail),
+    level: options.level,
+    draws,
+    censored: censored / resamples,
+  };
+}
+
+/**
+ * One objective's run-to-run noise sd, widened by `widen(df)`: about its local line (within a start when
+ * runs of several starts share it, the start level being drawn on its own), else the pure error of the
+ * replicated loads; null when neither can be estimated.
+ */
+function objectiveNoiseSd(
+  grouped: Grouped,
+  k: number,
+  line: LocalLine | null,
+  widen: (df: number) => number,
+): number | null {
+  if (line) {
+    // Runs of several starts near the crossing: their spread within a start is the run level; one
+    // start, or every run its own: the spread about the line.
+    const residuals = lineResiduals(grouped, k, line);
+    if (new Set(residuals.starts).size > 1 && sharesStarts(residuals.starts)) {
+      const [within] = startLevels([residuals]).sides;
+      if (within && within.runVarianceDf > 0)
+        return Math.sqrt(within.runVariance) * widen(within.runVarianceDf);
+    }
+    return line.sd * widen(line.df);
+  }
+  let ss = 0;
+  let df = 0;
+  grouped.loads.forEach((_, i) => {
+    const values = grouped.values[i]![k]!;
+    if (values.length < 2) return;
+    const m = mean(values);
+    for (const v of values) ss += (v - m) ** 2;
+    df += values.length - 1;
+  });
+  return df === 0 ? null : Math.sqrt(ss / df) * widen(df);
+}
+
+/** The sd of the start effect each draw adds, widened by its df; 0 when none is given or no start holds two runs. */
+function startEffectSd(
+  runs: readonly CapacityRun[],
+  options: IntervalOptions,
+  widen: (df: number) => number,
+): number {
+  const effect = options.startEffect;
+  if (!effect || effect.variance <= 0) return 0;
+  if (!sharesStarts(runs.flatMap((run, index) => (run.load > 0 ? [run.start ?? `run-${index}`] : []))))
+    return 0;
+  return Math.sqrt(effect.variance) * (effect.df > 0 && Number.isFinite(effect.df) ? widen(effect.df) : 1);
+}
+
+/**
+ * The bootstrap: each draw puts normal noise of its objective's sd on every run's value on the model
+ * curve, moves each start's loads by a drawn start effect, refits and crosses again.
+ */
+function bootstrapCapacities(
+  grouped: Grouped,
+  objectives: readonly CapacityObjective[],
+  draw: {
+    model: number[][];
+    sds: readonly (number | null)[];
+    startSd: number;
+    random: () => number;
+    resamples: number;
+  },
+): { draws: number[]; censored: number } {
+  const { model, sds, startSd, random } = draw;
   const startsOfRuns = [...new Set(grouped.starts.flat(2))].sort();
-  const startSd =
-    options.startEffect &&
-    options.startEffect.variance > 0 &&
-    sharesStarts(runs.flatMap((run, index) => (run.load > 0 ? [run.start ?? `run-${index}`] : [])))
-      ? Math.sqrt(options.startEffect.variance) *
-        (options.startEffect.df > 0 && Number.isFinite(options.startEffect.df)
-          ? widen(options.startEffect.df)
-          : 1)
-      : 0;
   const draws: number[] = [];
   let censored = 0;
-  for (let b = 0; b < resamples; b++) {
+  for (let b = 0; b < draw.resamples; b++) {
     const values: number[][][] = grouped.loads.map((_, i) =>
       objectives.map((_, k) => {
         const count = grouped.values[i]![k]!.length;
@@ -441,14 +488,7 @@ export function capacityInterval(
     if (estimate.bound !== "inside") censored++;
     draws.push(estimate.capacity);
   }
-  const sorted = [...draws].sort((a, b) => a - b);
-  return {
-    low: percentileSorted(sorted, tail),
-    high: percentileSorted(sorted, 1 - tail),
-    level: options.level,
-    draws,
-    censored: censored / resamples,
-  };
+  return { draws, censored };
 }
 
 /**

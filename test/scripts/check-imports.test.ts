@@ -17,8 +17,9 @@ describe("the import-direction check", () => {
         "workload/workload.ts": 'import { InputError } from "../util/errors.js";',
       }),
       [],
+      [],
     );
-    expect(result).toEqual({ violations: [], unusedAllowances: [], unplaced: [] });
+    expect(result).toEqual({ violations: [], unusedAllowances: [], missingIndexModules: [], unplaced: [] });
   });
 
   it("names the file and the import that runs against the flow, type-only, multi-line and dynamic alike", () => {
@@ -97,6 +98,42 @@ describe("the import-direction check", () => {
     );
     expect(result.violations).toEqual([]);
     expect(result.unusedAllowances).toEqual([stale]);
+  });
+
+  it("imports a folder with an index.ts only through it, from other folders; inside it, module by module", () => {
+    const result = checkImports(
+      tree({
+        "sim/index.ts": 'export { Engine } from "./engine.js";',
+        "sim/engine.ts": 'import { tokenize } from "./tokenizer.js";',
+        "sim/tokenizer.ts": "export const tokenize = 1;",
+        "app/virtual-run.ts":
+          'import { Engine } from "../sim/index.js";\nimport { tokenize } from "../sim/tokenizer.js";',
+        "cli/commands/sim.ts": 'import type { Engine } from "../../sim/engine.js";',
+      }),
+      [],
+      [],
+    );
+    expect(result.violations.map((v) => v.message)).toEqual([
+      'src/app/virtual-run.ts imports "../sim/tokenizer.js" (src/sim/tokenizer.ts) past src/sim/index.ts, the interface of sim/: import it from there',
+      'src/cli/commands/sim.ts imports "../../sim/engine.js" (src/sim/engine.ts) past src/sim/index.ts, the interface of sim/: import it from there',
+    ]);
+  });
+
+  it("lets a listed index module's folder be imported module by module, and reports a listed one that is gone", () => {
+    const compare = { folder: "compare", reason: "test" };
+    const gone = { folder: "server", reason: "test" };
+    const result = checkImports(
+      tree({
+        "compare/index.ts": "export function compareRecords() {}",
+        "compare/load.ts": "export const load = 1;",
+        "app/compare.ts":
+          'import { load } from "../compare/load.js";\nimport { compareRecords } from "../compare/index.js";',
+      }),
+      [],
+      [compare, gone],
+    );
+    expect(result.violations).toEqual([]);
+    expect(result.missingIndexModules).toEqual([gone]);
   });
 
   it("reports files on no layer and imports leaving src/", () => {

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { sep } from "node:path";
 import { describe, expect, it } from "vitest";
 import { endToEndPattern } from "../../vitest.config.js";
 
@@ -10,6 +11,25 @@ describe("docs/testing.md", () => {
   it("states the rule vitest.config.ts places test files by", () => {
     expect(endToEndPattern).toBe("test/**/*.e2e.test.ts");
     expect(page).toContain("`*.e2e.test.ts` is the `e2e` project, every other `*.test.ts` is `unit`");
+  });
+
+  it("places every test file in a folder that mirrors src/ (or bench/, scripts/), or at the top of test/", () => {
+    const mirrored = new Set([
+      ...readdirSync("src", { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name),
+      "bench",
+      "scripts",
+    ]);
+    const testFiles = readdirSync("test", { recursive: true, encoding: "utf8" }).filter((path) =>
+      path.endsWith(".test.ts"),
+    );
+    expect(testFiles.length).toBeGreaterThan(0);
+    const misplaced = testFiles.filter((path) => {
+      const parts = path.split(sep);
+      return parts.length > 1 && !mirrored.has(parts[0]!);
+    });
+    expect(misplaced).toEqual([]);
   });
 
   it("names only test files that exist", () => {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { portHolders, removeLeftoverServers } from "../../src/server/cleanup.js";
+import { labelledContainersOnPort } from "../../src/server/docker-cli.js";
 import { addLiveServer, type LiveServer, readServerState } from "../../src/server/state.js";
 
 let dir: string;
@@ -61,8 +62,23 @@ describe("portHolders", () => {
     ]);
   });
 
+  it("adds the containers the kind finds on the port, those the state file names once", async () => {
+    const file = join(dir, "servers.json");
+    await addLiveServer(file, { ...server("a", 111, 18080), kind: "docker", container: "vpg-a" });
+    const holders = await portHolders(18080, {
+      stateFile: file,
+      isAlive: () => false,
+      running: async () => ["vpg-a", "vpg-b"],
+    });
+    expect(holders).toEqual([
+      "container vpg-a recorded by pid 111 (gone)",
+      "running container vpg-b (label vllm-perf-gate=1)",
+    ]);
+  });
+
   it("is empty, not an error, when docker cannot be run", async () => {
-    const holders = await portHolders(18080, { docker: ["/nonexistent/docker"] });
-    expect(holders).toEqual([]);
+    const running = () => labelledContainersOnPort(["/nonexistent/docker"], 18080, { env: process.env });
+    expect(await running()).toEqual([]);
+    expect(await portHolders(18080, { running })).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ import { ServerStartError } from "../../src/server/errors.js";
 import { createServerProvider } from "../../src/server/provider.js";
 import { readServerState } from "../../src/server/state.js";
 import { noSecrets } from "../job-outbound.js";
-import { configWith, fakeVllmArgv, groupAlive, serverConfigOf, simArgv, testModel } from "./fake-host.js";
+import { configWith, fakeVllmArgv, groupAlive, serverConfigOf, testModel } from "./fake-host.js";
 
 /** The runner's cache reset before a fresh-prefix run (run-once.ts): POST /reset_prefix_cache on the control client. */
 async function resetsPrefixCache(session: { endpoint: { baseUrl: string } }): Promise<boolean> {
@@ -211,7 +211,7 @@ describe("sim kind", () => {
   it("starts the simulator on a picked port, records its conditions and survives a crash report", async () => {
     const provider = createServerProvider(
       serverConfig({ kind: "sim", seed: 7, args: ["--max-num-seqs", "4", "--fault", "exit-after:1"] }),
-      { outbound: noSecrets, model, cliCommand: simArgv.slice(0, -1), pollIntervalMs: 100 },
+      { outbound: noSecrets, model, pollIntervalMs: 100 },
     );
     const session = await provider.start({ cell: "c", logDir: logDir() });
     expect(session.endpoint.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -259,7 +259,6 @@ describe("sim kind", () => {
       outbound: noSecrets,
       model,
       env: { ...process.env, SIM_KEY: simKey, VLLM_API_KEY: otherKey },
-      cliCommand: simArgv.slice(0, -1),
       pollIntervalMs: 100,
     });
     // Ready means /v1/models answered the key the client sends.
@@ -288,7 +287,6 @@ describe("sim kind", () => {
       outbound: noSecrets,
       model,
       env: { ...process.env, SIM_KEY: undefined, VLLM_API_KEY: "sk-other-planted-a1b2c3d4e5" },
-      cliCommand: simArgv.slice(0, -1),
       pollIntervalMs: 100,
     });
     await expect(provider.start({ cell: "c", logDir: logDir() })).rejects.toThrow(

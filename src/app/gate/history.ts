@@ -25,6 +25,7 @@ import { findBaseline } from "../../github/baseline-discovery.js";
 import { changePointKey, postChangePointComments } from "../../github/change-point-comment.js";
 import { branchOfRef, runUrlOf } from "../../github/context.js";
 import {
+  type AppendOutcome,
   createArtifactHistoryStore,
   createBranchHistoryStore,
   type HistoryStore,
@@ -100,56 +101,84 @@ export async function recordHistory(scope: JobScope): Promise<{ failure: string 
     // The records leave for a branch or an artifact: through the job's output seam, as every file does.
     const outcome = await store.append(scope.outbound.clean(unwritten.length > 0 ? unwritten : records));
     unwritten = [];
-    const scan = scanChangePoints(outcome.records, await gatedMetrics(scope), { window: settings.window });
-    const fresh = scan.changePoints.filter((cp) => cp.isNew);
-    const report: HistoryReport = {
-      store: store.description,
-      refused: null,
-      sessionsUsed: 0,
-      pooledDf: null,
-      leftOut: [],
-      written: {
-        appended: outcome.appended,
-        droppedSessions: outcome.droppedSessions.length,
-        conflicts: outcome.conflicts,
-      },
-      changePoints: fresh,
-      alreadyOnMain: null,
-    };
-    // Main's history is read from a branch or an artifact: cleaned before it is rendered (and escaped).
-    await io.appendSummary(`${renderHistorySection(scope.outbound.clean(report))}\n`);
-    const worse = fresh.filter((c) => c.worse);
-    const lines = worse.map(
-      (cp) =>
-        `${cp.metric} of ${cp.cell} stepped ${((cp.ratio - 1) * 100).toFixed(1)}% between ${cp.lastBefore.commit.slice(0, 12)} and ${cp.firstAfter.commit.slice(0, 12)}`,
-    );
-    for (const line of lines) io.warning(`Main's history: ${line}.`);
-    if (settings.changePointIssue !== null && worse.length > 0)
-      await commentChangePoints(scope, settings.changePointIssue, worse);
-    io.info(`Main's history: appended ${outcome.appended} record(s) to ${store.description}.`);
-    return {
-      failure:
-        settings.changePoints === "fail" && lines.length > 0
-          ? `vllm-perf-gate: main regressed (history-change-points: fail): ${lines.join("; ")}`
-          : null,
-    };
+    return await reportAppended(scope, settings, store.description, outcome);
   } catch (error) {
-    const status = httpStatusOf(error);
-    // A rate limit or a fault is said as one; only a refusal is blamed on the job's permissions.
-    const hint =
-      isPermissionRefusal(error) || status === 404
-        ? " (the baseline job needs `permissions: contents: write` for the history branch; docs/history.md)"
-        : "";
-    let kept = "";
-    if (unwritten.length > 0) {
-      await writePendingSessions(layout.candidateDir, unwritten);
-      kept = `; this session is kept in the baseline artifact and the evidence (${pendingHistoryFile}) and the next baseline job on ${branch} appends it`;
-    }
-    io.warning(
-      `Main's history was not written: ${failureText(error)}${hint}. The baseline itself is recorded${kept}.`,
-    );
+    await historyNotWritten(scope, error, unwritten, branch);
     return none;
   }
+}
+
+/**
+ * After an append: the change points first seen with this session in the job summary, a warning for each
+ * worsening (and a comment on the issue history-change-points-issue names), and the job's failure when
+ * history-change-points is fail.
+ */
+async function reportAppended(
+  scope: JobScope,
+  settings: HistoryInputs,
+  storeDescription: string,
+  outcome: AppendOutcome,
+): Promise<{ failure: string | null }> {
+  const { io } = scope;
+  const scan = scanChangePoints(outcome.records, gatedMetrics(scope), { window: settings.window });
+  const fresh = scan.changePoints.filter((cp) => cp.isNew);
+  const report: HistoryReport = {
+    store: storeDescription,
+    refused: null,
+    sessionsUsed: 0,
+    pooledDf: null,
+    leftOut: [],
+    written: {
+      appended: outcome.appended,
+      droppedSessions: outcome.droppedSessions.length,
+      conflicts: outcome.conflicts,
+    },
+    changePoints: fresh,
+    alreadyOnMain: null,
+  };
+  // Main's history is read from a branch or an artifact: cleaned before it is rendered (and escaped).
+  await io.appendSummary(`${renderHistorySection(scope.outbound.clean(report))}\n`);
+  const worse = fresh.filter((c) => c.worse);
+  const lines = worse.map(
+    (cp) =>
+      `${cp.metric} of ${cp.cell} stepped ${((cp.ratio - 1) * 100).toFixed(1)}% between ${cp.lastBefore.commit.slice(0, 12)} and ${cp.firstAfter.commit.slice(0, 12)}`,
+  );
+  for (const line of lines) io.warning(`Main's history: ${line}.`);
+  if (settings.changePointIssue !== null && worse.length > 0)
+    await commentChangePoints(scope, settings.changePointIssue, worse);
+  io.info(`Main's history: appended ${outcome.appended} record(s) to ${storeDescription}.`);
+  return {
+    failure:
+      settings.changePoints === "fail" && lines.length > 0
+        ? `vllm-perf-gate: main regressed (history-change-points: fail): ${lines.join("; ")}`
+        : null,
+  };
+}
+
+/**
+ * A history that could not be written: a warning naming why (the permissions only for a refusal), and
+ * the sessions not written kept for the next baseline job of the branch.
+ */
+async function historyNotWritten(
+  scope: JobScope,
+  error: unknown,
+  unwritten: readonly HistoryRecord[],
+  branch: string,
+): Promise<void> {
+  const status = httpStatusOf(error);
+  // A rate limit or a fault is said as one; only a refusal is blamed on the job's permissions.
+  const hint =
+    isPermissionRefusal(error) || status === 404
+      ? " (the baseline job needs `permissions: contents: write` for the history branch; docs/history.md)"
+      : "";
+  let kept = "";
+  if (unwritten.length > 0) {
+    await writePendingSessions(scope.layout.candidateDir, unwritten);
+    kept = `; this session is kept in the baseline artifact and the evidence (${pendingHistoryFile}) and the next baseline job on ${branch} appends it`;
+  }
+  scope.io.warning(
+    `Main's history was not written: ${failureText(error)}${hint}. The baseline itself is recorded${kept}.`,
+  );
 }
 
 /**

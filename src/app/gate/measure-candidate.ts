@@ -1,6 +1,7 @@
 import { cp, readdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { type LoadedConfig, loadConfig } from "../../config/load.js";
+import { sidesShareOneServer } from "../../config/server-kinds.js";
 import { failureText, httpStatusOf } from "../../github/api-failure.js";
 import { readFileAtCommit } from "../../github/base-config.js";
 import { validateBaselineDir } from "../../github/baseline-bundle.js";
@@ -198,14 +199,8 @@ function repoPathOf(scope: Pick<JobScope, "workspace" | "configPath">): string {
  */
 export async function prepareBaseSide(scope: BaseSideSource): Promise<BaseSide | { reason: string }> {
   let path: string | null = null;
-  if (scope.plan.fallbackToStored) {
-    // An endpoint this job does not start is one deployment: both sides would measure the same server.
-    if (scope.config.config.server.kind === "external")
-      return {
-        reason:
-          "the server is external (server.kind: external): both sides would measure the same deployment",
-      };
-  }
+  const oneServer = sidesShareOneServer(scope.config.config.server);
+  if (scope.plan.fallbackToStored && oneServer !== null) return { reason: oneServer };
   try {
     path = await fetchBaseConfig(scope);
     // Loaded once for the job; the variables it reads may differ from the PR's: their values are secrets too.

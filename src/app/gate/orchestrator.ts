@@ -182,18 +182,40 @@ export async function runAction(
   options: RunActionOptions,
 ): Promise<ActionResult> {
   const { job, outbound } = options;
-  const { plan, loading } = job;
   const io = throughOutbound(runnerIo, outbound);
   job.logTo((line) => io.info(line));
-  const layout = layoutOf(options.workDir);
-  await mkdir(layout.candidateDir, { recursive: true });
-  const scope: JobScope = {
+  const scope = jobScopeOf(deps, inputs, context, io, options);
+  await mkdir(scope.layout.candidateDir, { recursive: true });
+  const evidence = evidenceUploads(scope, options.workDir);
+  try {
+    return await runJobSteps(scope, job, evidence);
+  } catch (error) {
+    // The error reaches the job summary and, on a pull request, the sticky comment: a stale verdict
+    // there would outlive the job that could not renew it.
+    return await publishFailure(scope, error, deps.interrupted?.() ?? false);
+  } finally {
+    if (job.base && "path" in job.base) await rm(job.base.path, { force: true });
+    if (!evidence.uploaded() && (await exists(scope.layout.evidenceDir))) await evidence.uploadEvidence();
+  }
+}
+
+/** Everything the job's steps share: the injected dependencies, the plan, the layout, the seam, the store. */
+function jobScopeOf(
+  deps: ActionDependencies,
+  inputs: ActionInputs,
+  context: ActionContext,
+  io: ActionIO,
+  options: RunActionOptions,
+): JobScope {
+  const { job, outbound } = options;
+  const { plan, loading } = job;
+  return {
     deps,
     inputs,
     context,
     io,
     plan,
-    layout,
+    layout: layoutOf(options.workDir),
     configPath: job.configPath,
     get config(): LoadedConfig {
       if ("error" in loading) throw loading.error;
@@ -214,82 +236,101 @@ export async function runAction(
     ...spendOf(loading, plan, deps, io),
     ...("budgetPlan" in loading && loading.budgetPlan ? { budgetPlan: loading.budgetPlan } : {}),
   };
+}
 
-  const evidenceArtifact = plan.partial
+/** The job's uploads: a directory cleaned and uploaded as an artifact, and the evidence's own. */
+interface EvidenceUploads {
+  /** The evidence artifact's name (a matrix part's carries its cells). */
+  readonly artifact: string;
+  upload(name: string, dir: string): Promise<void>;
+  /** The evidence, whose failure is a warning: it never decides the verdict, and the post step retries. */
+  uploadEvidence(): Promise<void>;
+  uploaded(): boolean;
+}
+
+/** The job's uploads, with what the post step needs saved first (the directories, the artifact, retention). */
+function evidenceUploads(scope: JobScope, workDir: string): EvidenceUploads {
+  const { io, inputs, layout, plan } = scope;
+  const artifact = plan.partial
     ? partArtifactName(inputs.artifactName, inputs.cells ?? [])
     : inputs.artifactName;
-  io.saveState(stateKeys.workDir, options.workDir);
+  io.saveState(stateKeys.workDir, workDir);
   io.saveState(stateKeys.evidenceDir, layout.evidenceDir);
-  io.saveState(stateKeys.evidenceArtifact, evidenceArtifact);
+  io.saveState(stateKeys.evidenceArtifact, artifact);
   io.saveState(stateKeys.retentionDays, inputs.retentionDays ? String(inputs.retentionDays) : "");
   io.saveState(stateKeys.serverStateFile, layout.serverStateFile);
   io.setOutput(outputNames.resultsDir, layout.candidateDir);
-
   let uploaded = false;
   const upload = async (name: string, dir: string) => {
     const redacted = await redactEvidence(dir, scope.outbound);
     if (redacted.length > 0) io.warning(redactedFilesWarning(redacted.length));
-    const artifact = await scope.store.upload(
+    const stored = await scope.store.upload(
       name,
       dir,
       inputs.retentionDays ? { retentionDays: inputs.retentionDays } : {},
     );
     uploaded = true;
     io.saveState(stateKeys.uploaded, "true");
-    io.info(uploadedLine(name, artifact ? artifact.sizeBytes : null, dir));
+    io.info(uploadedLine(name, stored ? stored.sizeBytes : null, dir));
   };
-  // Evidence uploads never decide the verdict: a failure is a warning, and the post step retries.
-  const uploadEvidence = () =>
-    upload(evidenceArtifact, layout.evidenceDir).catch((error: unknown) => {
-      io.warning(uploadFailedWarning((error as Error).message));
-    });
+  return {
+    artifact,
+    upload,
+    uploadEvidence: () =>
+      upload(artifact, layout.evidenceDir).catch((error: unknown) => {
+        io.warning(uploadFailedWarning((error as Error).message));
+      }),
+    uploaded: () => uploaded,
+  };
+}
 
-  try {
-    if (inputs.mode === "calibrate") {
-      const result = await calibrateJob(scope);
-      await uploadEvidence();
-      return result;
-    }
-    const judging = plan.role === "gate" && !plan.partial;
-    let baseline: BaselineSource | null = null;
-    let measured: Measured;
-    if (plan.source === "aggregate") {
-      measured = await collectParts(scope);
-      if (judging) baseline = await acquireBaseline(scope, measured);
-    } else {
-      measured = await prepareMeasuring(scope, job.base);
-      // Before any GPU time: a baseline that cannot be found or downloaded ends the job here, and one
-      // that is missing is known before the candidate is measured.
-      if (judging) baseline = await acquireBaseline(scope, measured);
-      await measureCandidate(scope, measured);
-    }
-    if (plan.partial) {
-      // A part's upload is its whole output: the aggregate job cannot judge without it.
-      await upload(evidenceArtifact, layout.evidenceDir);
-      return await partialResult(scope, evidenceArtifact);
-    }
-    if (plan.role === "baseline") {
-      const result = await recordBaseline(scope);
-      // Before the upload: the artifact fallback writes the history file into the baseline artifact.
-      const history = await recordHistory(scope);
-      await upload(inputs.baselineArtifact, layout.candidateDir);
-      // The baseline bundle is what later gates read; the evidence (logs, scrapes) is for people.
-      await uploadEvidence();
-      // history-change-points: fail makes a new worsening on main a failed check (once per change point).
-      return history.failure ? { ...result, failed: true, failureMessage: history.failure } : result;
-    }
-    if (!baseline) throw new Error("a gate job reached its comparison without looking for a baseline");
-    const result = await gate(scope, measured, baseline);
-    await uploadEvidence();
+/**
+ * The job by its plan: a calibration; or the candidate measured (or a matrix's parts gathered), the
+ * baseline found before any GPU time; then a part's upload, a baseline recorded, or the gate.
+ */
+async function runJobSteps(
+  scope: JobScope,
+  job: OpenedJob,
+  evidence: EvidenceUploads,
+): Promise<ActionResult> {
+  const { plan, inputs, layout } = scope;
+  if (inputs.mode === "calibrate") {
+    const result = await calibrateJob(scope);
+    await evidence.uploadEvidence();
     return result;
-  } catch (error) {
-    // The error reaches the job summary and, on a pull request, the sticky comment: a stale verdict
-    // there would outlive the job that could not renew it.
-    return await publishFailure(scope, error, deps.interrupted?.() ?? false);
-  } finally {
-    if (job.base && "path" in job.base) await rm(job.base.path, { force: true });
-    if (!uploaded && (await exists(layout.evidenceDir))) await uploadEvidence();
   }
+  const judging = plan.role === "gate" && !plan.partial;
+  let baseline: BaselineSource | null = null;
+  let measured: Measured;
+  if (plan.source === "aggregate") {
+    measured = await collectParts(scope);
+    if (judging) baseline = await acquireBaseline(scope, measured);
+  } else {
+    measured = await prepareMeasuring(scope, job.base);
+    // Before any GPU time: a baseline that cannot be found or downloaded ends the job here, and one
+    // that is missing is known before the candidate is measured.
+    if (judging) baseline = await acquireBaseline(scope, measured);
+    await measureCandidate(scope, measured);
+  }
+  if (plan.partial) {
+    // A part's upload is its whole output: the aggregate job cannot judge without it.
+    await evidence.upload(evidence.artifact, layout.evidenceDir);
+    return await partialResult(scope, evidence.artifact);
+  }
+  if (plan.role === "baseline") {
+    const result = await recordBaseline(scope);
+    // Before the upload: the artifact fallback writes the history file into the baseline artifact.
+    const history = await recordHistory(scope);
+    await evidence.upload(inputs.baselineArtifact, layout.candidateDir);
+    // The baseline bundle is what later gates read; the evidence (logs, scrapes) is for people.
+    await evidence.uploadEvidence();
+    // history-change-points: fail makes a new worsening on main a failed check (once per change point).
+    return history.failure ? { ...result, failed: true, failureMessage: history.failure } : result;
+  }
+  if (!baseline) throw new Error("a gate job reached its comparison without looking for a baseline");
+  const result = await gate(scope, measured, baseline);
+  await evidence.uploadEvidence();
+  return result;
 }
 
 /**

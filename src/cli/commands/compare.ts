@@ -1,24 +1,20 @@
 import { readFile } from "node:fs/promises";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import {
   type ComparisonReport,
   compareResults,
   readCalibration,
   writeCompareOutputs,
+  writeComparisonExports,
 } from "../../app/compare.js";
 import { jobOutbound } from "../../app/job-outbound.js";
 import { defaultInputLimits, type InputLimits, mebibyte } from "../../compare/inputs/input-limits.js";
 import type { BaselineInfo, ComparisonMode } from "../../compare/verdict/verdict-schema.js";
 import { loadConfig } from "../../config/load.js";
-import {
-  type CompareExport,
-  exportFormatNames,
-  exportFormats,
-  isExportFormat,
-} from "../../report/export-formats.js";
+import { type CompareExport, exportFormatNames, isExportFormat } from "../../report/export-formats.js";
 import { renderTerminal } from "../../report/terminal.js";
 import { UsageError } from "../../util/errors.js";
-import type { CliCommand } from "../command.js";
+import type { CliCommand, ParsedArgs } from "../command.js";
 import { numberOption, parseCommandArgs, stringListOption, stringOption } from "../command.js";
 import { type CliIo, throughOutbound } from "../io.js";
 
@@ -177,19 +173,6 @@ export const compareCommand: CliCommand = {
     if (mode !== "stored" && mode !== "interleaved")
       throw new UsageError(`--mode expects stored or interleaved, got "${mode}"`);
     const { print: format, files: exportFiles } = parseCompareFormats(stringListOption(args, "format"));
-    const info: BaselineInfo = {};
-    const provenance = [
-      ["commit", "baseline-commit"],
-      ["ref", "baseline-ref"],
-      ["runId", "baseline-run-id"],
-      ["date", "baseline-date"],
-      ["url", "baseline-url"],
-      ["note", "baseline-note"],
-    ] as const;
-    for (const [key, flag] of provenance) {
-      const value = stringOption(args, flag);
-      if (value !== undefined) info[key] = value;
-    }
     const limits = inputLimitsFrom(args);
     const config = stringOption(args, "config");
     const loaded =
@@ -212,20 +195,13 @@ export const compareCommand: CliCommand = {
         ...(calibration ? { calibration } : {}),
         config: loaded,
         mode: mode as ComparisonMode,
-        baselineInfo: Object.keys(info).length > 0 ? info : null,
+        baselineInfo: baselineInfoFrom(args),
         limits,
         outbound,
       });
       const out = abs(stringOption(args, "out") ?? "perf-gate-compare");
       const written = await writeCompareOutputs(out, outcome, outbound);
-      const exported: string[] = [];
-      for (const file of exportFiles) {
-        const { fileName, ofComparison } = exportFormats[file];
-        const path = join(out, fileName);
-        const content = ofComparison(outcome.verdict, outcome.runs);
-        await outbound.writeFile(path, `${JSON.stringify(content, null, 2)}\n`);
-        exported.push(path);
-      }
+      const exported = await writeComparisonExports(out, outcome, exportFiles, outbound);
       const { verdictPath, reportPath, commentPath, htmlPath } = written;
       const files = [verdictPath, reportPath, commentPath, htmlPath, ...exported];
       await printComparison(io, format, outcome, files, htmlPath);
@@ -235,6 +211,24 @@ export const compareCommand: CliCommand = {
     }
   },
 };
+
+/** The baseline's provenance as the flags give it (--baseline-commit, -ref, -run-id, -date, -url, -note); null: none. */
+function baselineInfoFrom(args: ParsedArgs): BaselineInfo | null {
+  const info: BaselineInfo = {};
+  const provenance = [
+    ["commit", "baseline-commit"],
+    ["ref", "baseline-ref"],
+    ["runId", "baseline-run-id"],
+    ["date", "baseline-date"],
+    ["url", "baseline-url"],
+    ["note", "baseline-note"],
+  ] as const;
+  for (const [key, flag] of provenance) {
+    const value = stringOption(args, flag);
+    if (value !== undefined) info[key] = value;
+  }
+  return Object.keys(info).length > 0 ? info : null;
+}
 
 /** What `--format` prints of a comparison written to `files`. */
 async function printComparison(

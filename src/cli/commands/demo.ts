@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { demoSides, runDemo } from "../../app/demo.js";
+import { demoClosing, demoIntro, demoSides, runDemo } from "../../app/demo.js";
 import { jobOutbound } from "../../app/job-outbound.js";
 import { type ScenarioName, scenarioNames, scenarios } from "../../demo/scenarios.js";
 import { streamProgress } from "../../runner/progress.js";
@@ -59,11 +59,7 @@ export const demoCommand: CliCommand = {
     io = throughOutbound(io, outbound);
     const color = io.stdout.isTTY === true && args.values["no-color"] !== true && !io.env.NO_COLOR;
     const progress = streamProgress(io.stderr, { intervalMs: 10_000 });
-    io.stdout.write(
-      `vllm-perf-gate demo, scenario "${scenario.name}": ${scenario.story}.\n` +
-        `Expect ${scenario.expectation}.\n` +
-        `Baseline and candidate are simulated vLLM servers measured alternately, ${scenario.repeats.min} to ${scenario.repeats.max} runs each.\n\n`,
-    );
+    io.stdout.write(demoIntro(scenario));
     const started = Date.now();
     // SIGINT/SIGTERM: the run in progress ends, both simulators stop, exit 130/143; again: kill and exit.
     const interruption = handleInterrupts({
@@ -103,23 +99,8 @@ export const demoCommand: CliCommand = {
       );
       return interruption.exitCode() ?? ExitCode.failure;
     }
-    const { verdict } = result.outcome;
     io.stdout.write(`\n${result.terminalReport}\n`);
-    io.stdout.write(
-      [
-        `Measured up to ${result.runsPerSide} run(s) per side of a cell in ${Math.round((Date.now() - started) / 1000)} s.`,
-        `PR comment: ${result.commentPath}`,
-        `Full report: ${result.reportPath}`,
-        `Report with charts: ${result.htmlPath}`,
-        `Verdict file: ${result.verdictPath}`,
-        `Raw results: ${outDir}/baseline and ${outDir}/candidate`,
-        `As a CI step the gate would have exited ${verdict.exitCode} (${verdict.verdict}, fail_on: ${verdict.settings.failOn}).`,
-        result.verdictAsExpected
-          ? `This is the outcome the "${scenario.name}" scenario is built to show.`
-          : `Note: the "${scenario.name}" scenario usually ends ${scenario.expectedVerdicts.join(" or ")}; this time the data said ${verdict.verdict} (simulated noise is random too).`,
-        "",
-      ].join("\n"),
-    );
+    io.stdout.write(demoClosing(result, scenario, outDir, Math.round((Date.now() - started) / 1000)));
     return ExitCode.ok;
   },
 };

@@ -1,25 +1,19 @@
-import { dirname, resolve } from "node:path";
-import { calibratedCheckNoise, configWithinBudget } from "../../app/budget-plan.js";
-import { readCalibration } from "../../app/compare.js";
 import { jobOutbound } from "../../app/job-outbound.js";
-import { firstRunsIn, type RunOutput } from "../../app/run-cells.js";
-import { parseRunFormats, writeRunExports } from "../../app/run-exports.js";
-import { type BlockProvider, runCellsOnDevices } from "../../app/run-on-devices.js";
-import { runSweepCells } from "../../app/run-sweep.js";
+import { parseRunFormats } from "../../app/run-exports.js";
+import {
+  cutShortFailure,
+  interruptSummary,
+  planRunJob,
+  type RunJobRequest,
+  runJob,
+} from "../../app/run-job.js";
 import { loadConfig } from "../../config/load.js";
-import { selectCells } from "../../config/select-cells.js";
-import { serverKindFacts } from "../../config/server-kinds.js";
-import { budgetPlanLines } from "../../report/budget.js";
-import { silentProgress, streamProgress } from "../../runner/progress.js";
-import { baseUrlApiKey, baseUrlProvider } from "../../server/base-url.js";
-import { type ManagedServerProvider, providerForConfig } from "../../server/provider.js";
-import { serverStartIdProblem } from "../../server/server-start.js";
+import { type ProgressSink, silentProgress, streamProgress } from "../../runner/progress.js";
 import { handleInterrupts, interactiveInterrupts } from "../../server/signals.js";
-import { defaultServerStateFile } from "../../server/state.js";
-import type { ServerDevice, ServerProvider } from "../../server/types.js";
-import { FailureError, UsageError } from "../../util/errors.js";
-import type { CliCommand } from "../command.js";
+import { UsageError } from "../../util/errors.js";
+import type { CliCommand, ParsedArgs } from "../command.js";
 import { integerOption, parseCommandArgs, stringOption } from "../command.js";
+import type { CliIo } from "../io.js";
 import { throughOutbound } from "../io.js";
 
 const usage = `Usage: vllm-perf-gate run --config FILE --out DIR [options]
@@ -112,202 +106,38 @@ export const runCommand: CliCommand = {
       io.stdout.write(usage);
       return 0;
     }
-    const out = stringOption(args, "out");
-    if (!out) throw new UsageError("--out DIR is required");
-    const formats = parseRunFormats(stringOption(args, "format"));
-    const runs = integerOption(args, "runs", { min: 1 });
-    const stallReportS = integerOption(args, "stall-report-s", { min: 1 });
-    const baseUrl = stringOption(args, "base-url");
-    if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) {
-      throw new UsageError(`--base-url expects an http(s) URL, got "${baseUrl}"`);
-    }
-    if (baseUrl === undefined && stringOption(args, "api-key-env") !== undefined) {
-      throw new UsageError(
-        "--api-key-env goes with --base-url; a server the config starts or names gets its key from server.api_key_env",
-      );
-    }
-    const cells = stringOption(args, "cells")
-      ?.split(",")
-      .map((name) => name.trim())
-      .filter(Boolean);
-
+    const flags = runFlags(args);
     const loaded = await loadConfig(stringOption(args, "config") ?? "vllm-perf-gate.yml", {
       env: io.env,
       cwd: io.cwd,
     });
-    // Under gate.budget_gpu_minutes the config measures its budget's plan (app/budget-plan.ts), as the
-    // action and compare read it: the runs per side, runs per start and requests per run it chose.
-    const calibrationPath = stringOption(args, "calibration");
-    const calibration =
-      calibrationPath === undefined
-        ? null
-        : await readCalibration(resolve(io.cwd, calibrationPath), calibrationPath);
-    const { config, budget } = configWithinBudget(loaded.config, {
-      ...(cells ? { cells } : {}),
-      ...(calibration ? { noiseOf: calibratedCheckNoise(loaded.config, calibration.file, new Date()) } : {}),
-      file: loaded.path,
-    });
-    const serverStartId = stringOption(args, "server-start");
-    if (serverStartId !== undefined) {
-      const problem = serverStartIdProblem(serverStartId, "--server-start");
-      if (problem !== null) throw new UsageError(problem);
-      if (baseUrl === undefined && serverKindFacts[config.server.kind].launchesProcess)
-        throw new UsageError(
-          `--server-start names the start of a server run does not start (--base-url, or server.kind external); this config's server (kind ${config.server.kind}) is started by run, which records each of its starts`,
-        );
-    }
-    // --base-url's key: --api-key-env NAME, else server.api_key_env, else VLLM_API_KEY, else OPENAI_API_KEY.
-    const key =
-      baseUrl === undefined
-        ? null
-        : baseUrlApiKey(io.env, {
-            flag: stringOption(args, "api-key-env"),
-            config: "api_key_env" in config.server ? config.server.api_key_env : undefined,
-          });
+    const plan = await planRunJob({ ...flags, loaded, cwd: io.cwd, env: io.env });
     // The command's one way out (server/outbound.ts), from its one secret set: the environment the config
     // was loaded with, the config, and --base-url's key variable. Progress lines, warnings and the summary
     // may quote a server's text: they leave through it too, as do the servers' logs and the run files.
-    const outbound = jobOutbound({ env: io.env, configs: [loaded], variables: [key?.variable] });
+    const outbound = jobOutbound({ env: io.env, configs: [loaded], variables: [plan.key?.variable] });
     io = throughOutbound(io, outbound);
     const quiet = args.values.quiet === true;
     const progress = quiet ? silentProgress : streamProgress(io.stderr);
-    const providerOptions = {
-      env: { ...io.env },
-      interpolation: loaded.interpolation,
-      outbound,
-      // As the action does: a killed run's servers are stopped by the next start (server/cleanup.ts).
-      stateFile: defaultServerStateFile(io.env),
-      warn: (message: string) => progress.message(`warning: ${message}`),
-      progress: (line: string) => progress.message(line),
-      // An external server's start as --server-start names it (server/server-start.ts).
-      ...(serverStartId !== undefined ? { serverStartId } : {}),
-    };
-    // The servers the config starts: one per block of the device plan (app/run-on-devices.ts), each on
-    // its device when runner.devices names several.
-    const managed = new Set<ManagedServerProvider>();
-    const managedFor = (device: ServerDevice | undefined) => {
-      const provider = providerForConfig(config, { ...providerOptions, ...(device ? { device } : {}) });
-      managed.add(provider);
-      return provider;
-    };
-    const stopManaged = () => Promise.all([...managed].map((provider) => provider.stopAll()));
-    // Someone else's server: nothing of ours to stop after a block.
-    const external =
-      baseUrl === undefined
-        ? null
-        : withoutStop(
-            baseUrlProvider({
-              baseUrl,
-              ...(key ? { apiKey: key.apiKey, apiKeyVariable: key.variable } : {}),
-              model: config.model,
-              sampling: config.sampling,
-              env: io.env,
-              interpolation: loaded.interpolation,
-              ...(serverStartId !== undefined ? { serverStartId } : {}),
-            }),
-          );
-    if (external !== null && config.runner.devices !== undefined)
-      progress.message(
-        `warning: runner.devices (${config.runner.devices.join(", ")}) is not used with --base-url: the cells run one after the other on the server given`,
-      );
-    // --base-url's one server measures every cell; runner.devices places servers this command starts.
-    const measured =
-      external === null ? config : { ...config, runner: { ...config.runner, devices: undefined } };
-
-    // SIGINT/SIGTERM: stop sending, cancel what is in flight, write the files, stop the servers, exit
-    // 130/143; a second signal kills the servers and exits at once (server/signals.ts).
-    const interruption = handleInterrupts({
-      // Within 2 s of the first signal, whatever the servers do.
-      ...interactiveInterrupts,
-      // Even with --quiet: the user must learn that servers were killed or the wind-down limit was hit.
-      log: (line) => io.stderr.write(`${line}\n`),
-      onFirstSignal: (signal) =>
-        progress.message(
-          `${signal}: stopping; cancelling requests in flight and writing this run's files (again to force)`,
-        ),
-    });
-    if (budget !== null)
-      for (const line of budgetPlanLines(budget.plan, config.gate.detect_change, budget.budgetToDecide))
-        progress.message(line);
-    const outDir = resolve(io.cwd, out);
-    const firstRunByCell = firstRunsIn(
-      outDir,
-      selectCells(config, cells).map((cell) => cell.name),
-      args.values.append === true,
-    );
-    const appended = Object.entries(firstRunByCell).filter(([, first]) => first > 0);
-    if (appended.length > 0) {
-      progress.message(
-        `--append: adding runs after the existing ones in ${outDir}: ${appended.map(([cell, first]) => `${cell} from run-${first}`).join(", ")}`,
-      );
-    }
+    const interruption = runInterrupts(io, progress);
     try {
-      const common = {
-        config: measured,
-        outDir,
-        baseDir: dirname(loaded.path),
-        // The CLI's environment, for the external task commands (quality.tasks.external).
-        env: io.env,
-        outbound,
-        ...(cells ? { cells } : {}),
-        ...(runs !== undefined ? { runs } : {}),
-        formats: formats.runner,
-        firstRunByCell,
-        ...(stringOption(args, "side") ? { side: stringOption(args, "side")! } : {}),
-        progress,
-        signal: interruption.signal,
-        ...(stallReportS !== undefined ? { stallReportMs: stallReportS * 1000 } : {}),
-      };
-      // A sweep's capacity and sweep cells are measured one server at a time (validate keeps them out
-      // of a config with runner.devices); fixed-load cells go through the device plan.
-      const result =
-        args.values.sweep === true
-          ? await runSweepCells({ ...common, provider: external ?? managedFor(undefined) })
-          : await runCellsOnDevices({
-              ...common,
-              providerFor: (device) => external ?? managedFor(device),
-            });
-      const cut = result.runs.filter((run) => run.file.flags.cutShort);
-      const bound = result.runs.filter((run) => run.file.flags.clientBound);
-      if (bound.length > 0) {
-        progress.message(
-          `warning: ${bound.length} run(s) were client-bound (the client, not the server, limited them): ${bound.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`,
-        );
-      }
-      const starved = result.runs.filter((run) => run.file.flags.serverStarved);
-      if (starved.length > 0) {
-        progress.message(
-          `warning: ${starved.length} run(s) were server host starved (the simulator's own process ran late): ${starved.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`,
-        );
-      }
-      const exported = await writeRunExports(
-        result.runs,
-        formats.exports,
-        stringOption(args, "side"),
-        outbound,
-      );
-      for (const line of exported) progress.message(line);
-      if (!quiet) io.stdout.write(`wrote ${result.runs.length} run(s) to ${outDir}\n`);
+      const result = await runJob(plan, { outbound, progress, signal: interruption.signal });
+      if (!quiet) io.stdout.write(`wrote ${result.runs.length} run(s) to ${result.outDir}\n`);
       const signal = interruption.received();
       if (signal !== null) {
-        await stopManaged();
-        io.stderr.write(`${interruptSummary(signal, result.runs, outDir)}\n`);
+        io.stderr.write(`${interruptSummary(signal, result.runs, result.outDir)}\n`);
         return interruption.exitCode()!;
       }
-      if (cut.length > 0) {
-        throw new FailureError(
-          `${cut.length} run(s) were cut short: ${cut.map((run) => `${run.cell}/run-${run.run} (${run.file.flags.notes[0] ?? "cut short"})`).join(", ")}`,
-        );
-      }
+      const failure = cutShortFailure(result.runs);
+      if (failure !== null) throw failure;
       return 0;
     } catch (error) {
       const signal = interruption.received();
       if (signal !== null) {
         // Interrupted while a server was starting (or stopping): the runs already written are all there is.
-        await stopManaged();
         const detail = error instanceof Error ? error.message : String(error);
         io.stderr.write(
-          `${detail.startsWith("interrupted by") ? detail : `interrupted by ${signal}: ${detail}`}; the runs finished before are kept in ${outDir}; the servers it started are stopped\n`,
+          `${detail.startsWith("interrupted by") ? detail : `interrupted by ${signal}: ${detail}`}; the runs finished before are kept in ${plan.outDir}; the servers it started are stopped\n`,
         );
         return interruption.exitCode()!;
       }
@@ -315,27 +145,61 @@ export const runCommand: CliCommand = {
       // cleaned in place (the class is kept).
       throw outbound.error(error);
     } finally {
-      await stopManaged();
       interruption.dispose();
     }
   },
 };
 
-/** A provider whose servers are not ours to stop (--base-url), as a block's provider. */
-function withoutStop(provider: ServerProvider): BlockProvider {
-  return { ...provider, stopAll: async () => {} };
-}
-
-/** The one line an interrupted `run` ends with: what was kept, and where. */
-export function interruptSummary(signal: NodeJS.Signals, runs: readonly RunOutput[], outDir: string): string {
-  const whole = runs.filter((run) => !run.file.flags.interrupted);
-  const cut = runs.filter((run) => run.file.flags.interrupted);
-  const parts = [`${whole.length} complete run(s)`];
-  for (const run of cut) {
-    const cancelled = run.file.requests.errorsByKind.aborted ?? 0;
-    parts.push(
-      `${run.cell}/run-${run.run} interrupted (${run.file.requests.total} request(s) recorded, ${cancelled} cancelled; excluded from comparisons)`,
+/** The command's flags as the job takes them; a UsageError for a flag that is wrong on its own. */
+function runFlags(args: ParsedArgs): Omit<RunJobRequest, "loaded" | "cwd" | "env"> {
+  const out = stringOption(args, "out");
+  if (!out) throw new UsageError("--out DIR is required");
+  const formats = parseRunFormats(stringOption(args, "format"));
+  const runs = integerOption(args, "runs", { min: 1 });
+  const stallReportS = integerOption(args, "stall-report-s", { min: 1 });
+  const baseUrl = stringOption(args, "base-url");
+  const apiKeyEnv = stringOption(args, "api-key-env");
+  if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) {
+    throw new UsageError(`--base-url expects an http(s) URL, got "${baseUrl}"`);
+  }
+  if (baseUrl === undefined && apiKeyEnv !== undefined) {
+    throw new UsageError(
+      "--api-key-env goes with --base-url; a server the config starts or names gets its key from server.api_key_env",
     );
   }
-  return `interrupted by ${signal}: kept ${parts.join(" and ")} in ${outDir}; the servers it started are stopped`;
+  const cells = stringOption(args, "cells")
+    ?.split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
+  return {
+    out,
+    cells,
+    runs,
+    formats,
+    side: stringOption(args, "side"),
+    baseUrl,
+    apiKeyEnv,
+    serverStartId: stringOption(args, "server-start"),
+    append: args.values.append === true,
+    sweep: args.values.sweep === true,
+    stallReportMs: stallReportS === undefined ? undefined : stallReportS * 1000,
+    calibrationPath: stringOption(args, "calibration"),
+  };
+}
+
+/**
+ * SIGINT/SIGTERM: stop sending, cancel what is in flight, write the files, stop the servers, exit
+ * 130/143; a second signal kills the servers and exits at once (server/signals.ts).
+ */
+function runInterrupts(io: CliIo, progress: ProgressSink) {
+  return handleInterrupts({
+    // Within 2 s of the first signal, whatever the servers do.
+    ...interactiveInterrupts,
+    // Even with --quiet: the user must learn that servers were killed or the wind-down limit was hit.
+    log: (line) => io.stderr.write(`${line}\n`),
+    onFirstSignal: (signal) =>
+      progress.message(
+        `${signal}: stopping; cancelling requests in flight and writing this run's files (again to force)`,
+      ),
+  });
 }

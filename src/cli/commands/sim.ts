@@ -5,12 +5,15 @@ import {
   ignoredEngineFlags,
   ignoredEngineSwitches,
   knobHelp,
+  ProfileError,
   parseFault,
   parseHumanInt,
   parseSettings,
   profileHelp,
-} from "../../sim/cli-args.js";
-import { ProfileError, resolveProfile, type SimProfile, startSimulator } from "../../sim/index.js";
+  resolveProfile,
+  type SimProfile,
+  startSimulator,
+} from "../../sim/index.js";
 import { FailureError, InputError, UsageError } from "../../util/errors.js";
 import type { CliCommand, OptionSpec } from "../command.js";
 import { integerOption, parseCommandArgs, stringListOption, stringOption } from "../command.js";
@@ -133,63 +136,18 @@ export const simCommand: CliCommand = {
       io.stdout.write(`${profileHelp()}\n`);
       return 0;
     }
-    if (args.positionals.length > 1) {
-      throw new UsageError(`expected at most one positional MODEL, got ${args.positionals.join(" ")}`);
-    }
-    const port = integerOption(args, "port") ?? 8000;
-    if (port > 65535) throw new UsageError(`--port expects a TCP port (0-65535), got ${port}`);
-    const seed = integerOption(args, "seed") ?? 0;
-    // The simulated GPU: --device, else the first GPU CUDA_VISIBLE_DEVICES gives the process (as a CUDA
-    // program on that GPU would run), else 0.
-    const visible = Number(io.env.CUDA_VISIBLE_DEVICES?.split(",")[0]);
-    const device = integerOption(args, "device") ?? (Number.isInteger(visible) && visible >= 0 ? visible : 0);
-    let set: Record<string, string | number | boolean>;
-    let profile: SimProfile;
-    try {
-      profile = resolveProfile(stringOption(args, "profile"));
-      set = { ...engineOverrides(args) };
-      for (const fault of stringListOption(args, "fault")) Object.assign(set, parseFault(fault));
-      Object.assign(set, parseSettings(stringListOption(args, "set")));
-    } catch (error) {
-      if (error instanceof ProfileError) throw new InputError(error.message);
-      throw error;
-    }
-    const model =
-      stringOption(args, "served-model-name") ??
-      stringOption(args, "model") ??
-      args.positionals[0] ??
-      "sim-model";
-    const host = stringOption(args, "host") ?? "127.0.0.1";
+    const start = simulatorOptions(args, io.env);
     let death: string | undefined;
-    let sim: Awaited<ReturnType<typeof startSimulator>>;
-    try {
-      sim = await startSimulator({
-        profile,
-        set,
-        seed,
-        device,
-        host,
-        port,
-        model,
-        apiKey: stringOption(args, "api-key") ?? io.env.VLLM_API_KEY,
-        devMode: args.values["dev-mode"] === true || io.env.VLLM_SERVER_DEV_MODE === "1",
-        recordChunkTimes: args.values["record-chunk-times"] === true,
-        onEngineDeath: (reason) => {
-          death = reason;
-          void sim.close();
-        },
-      });
-    } catch (error) {
-      if (error instanceof ProfileError) throw new InputError(error.message);
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
-        throw new FailureError(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
-      }
-      throw error;
-    }
+    const sim = await listen({
+      ...start,
+      onEngineDeath: (reason) => {
+        death = reason;
+        void sim.close();
+      },
+    });
     const effective = sim.profile();
     io.stderr.write(
-      `sim: profile ${effective.name}, model ${model}, seed ${seed}${device ? `, device ${device}` : ""}\n`,
+      `sim: profile ${effective.name}, model ${start.model}, seed ${start.seed}${start.device ? `, device ${start.device}` : ""}\n`,
     );
     // vLLM's own readiness lines, for log watchers written against the real server.
     io.stderr.write(
@@ -209,3 +167,62 @@ export const simCommand: CliCommand = {
     return 0;
   },
 };
+
+type StartOptions = Parameters<typeof startSimulator>[0];
+
+/** The simulator as the flags (vLLM's among them) and the environment describe it. */
+function simulatorOptions(
+  args: ReturnType<typeof parseCommandArgs>,
+  env: Readonly<Record<string, string | undefined>>,
+): StartOptions & { model: string; seed: number; device: number; host: string; port: number } {
+  if (args.positionals.length > 1) {
+    throw new UsageError(`expected at most one positional MODEL, got ${args.positionals.join(" ")}`);
+  }
+  const port = integerOption(args, "port") ?? 8000;
+  if (port > 65535) throw new UsageError(`--port expects a TCP port (0-65535), got ${port}`);
+  // The simulated GPU: --device, else the first GPU CUDA_VISIBLE_DEVICES gives the process (as a CUDA
+  // program on that GPU would run), else 0.
+  const visible = Number(env.CUDA_VISIBLE_DEVICES?.split(",")[0]);
+  const device = integerOption(args, "device") ?? (Number.isInteger(visible) && visible >= 0 ? visible : 0);
+  let set: Record<string, string | number | boolean>;
+  let profile: SimProfile;
+  try {
+    profile = resolveProfile(stringOption(args, "profile"));
+    set = { ...engineOverrides(args) };
+    for (const fault of stringListOption(args, "fault")) Object.assign(set, parseFault(fault));
+    Object.assign(set, parseSettings(stringListOption(args, "set")));
+  } catch (error) {
+    if (error instanceof ProfileError) throw new InputError(error.message);
+    throw error;
+  }
+  return {
+    profile,
+    set,
+    seed: integerOption(args, "seed") ?? 0,
+    device,
+    host: stringOption(args, "host") ?? "127.0.0.1",
+    port,
+    model:
+      stringOption(args, "served-model-name") ??
+      stringOption(args, "model") ??
+      args.positionals[0] ??
+      "sim-model",
+    apiKey: stringOption(args, "api-key") ?? env.VLLM_API_KEY,
+    devMode: args.values["dev-mode"] === true || env.VLLM_SERVER_DEV_MODE === "1",
+    recordChunkTimes: args.values["record-chunk-times"] === true,
+  };
+}
+
+/** Starts the simulator; a port it cannot listen on is a FailureError naming the address. */
+async function listen(start: StartOptions & { host: string; port: number }) {
+  try {
+    return await startSimulator(start);
+  } catch (error) {
+    if (error instanceof ProfileError) throw new InputError(error.message);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
+      throw new FailureError(`cannot listen on ${start.host}:${start.port}: ${(error as Error).message}`);
+    }
+    throw error;
+  }
+}

@@ -86,15 +86,15 @@ function comparableEngineArgs(field: string, value: unknown): unknown {
 }
 
 /**
- * Two docker servers whose images have no repo digest and not both an image ID: which image ran is
- * unknown on at least one side, and an unknown image is never the same image (a local tag can point at
- * different images on the two sides).
+ * Two servers run from an image (`server.image` recorded on both sides) whose images have no repo digest
+ * and not both an image ID: which image ran is unknown on at least one side, and an unknown image is never
+ * the same image (a local tag can point at different images on the two sides).
  */
 function unknownImage(base: Record<string, unknown>, cand: Record<string, unknown>): boolean {
-  const docker = base["server.kind"] === "docker" && cand["server.kind"] === "docker";
+  const fromImages = (base["server.image"] ?? null) !== null && (cand["server.image"] ?? null) !== null;
   const noDigest = (side: Record<string, unknown>) => (side["server.imageDigest"] ?? null) === null;
   const noId = (side: Record<string, unknown>) => (side["server.imageId"] ?? null) === null;
-  return docker && noDigest(base) && noDigest(cand) && (noId(base) || noId(cand));
+  return fromImages && noDigest(base) && noDigest(cand) && (noId(base) || noId(cand));
 }
 
 /** Key-order-insensitive equality of JSON values (a re-ordered map is the same condition). */

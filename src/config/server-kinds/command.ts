@@ -24,6 +24,7 @@ const commandServer = strictObject({
 export const commandKind = {
   schema: commandServer,
   launchesProcess: true,
+  sidesShareOneServer: null,
   defaultStartSeconds: 180,
   lifecycle: (server) => server.lifecycle,
   describe: (server) => `command ${server.argv.join(" ")}`,

@@ -69,6 +69,7 @@ const dockerServer = strictObject({
 export const dockerKind = {
   schema: dockerServer,
   launchesProcess: true,
+  sidesShareOneServer: null,
   defaultStartSeconds: 180,
   lifecycle: (server) => server.lifecycle,
   describe: (server) => `docker ${server.image}${server.args.length ? ` ${server.args.join(" ")}` : ""}`,

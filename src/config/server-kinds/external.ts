@@ -19,6 +19,9 @@ const externalServer = strictObject({
 export const externalKind = {
   schema: externalServer,
   launchesProcess: false,
+  // An endpoint this job does not start is one deployment: both sides would measure the same server.
+  sidesShareOneServer:
+    "the server is external (server.kind: external): both sides would measure the same deployment",
   // Someone else started it: no start is ours to pay for, and one server serves every run (its cache is
   // not reset between cells: it is a deployment, not ours to reset beyond the fresh policy's).
   defaultStartSeconds: 0,

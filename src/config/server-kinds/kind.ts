@@ -1,11 +1,6 @@
 import type { z } from "zod";
+import type { KindProblem } from "../fields.js";
 import type { ServerLifecycle } from "./fields.js";
-
-/** A problem a kind finds in a config: the YAML path and what was expected there. */
-export interface KindProblem {
-  readonly path: (string | number)[];
-  readonly message: string;
-}
 
 /**
  * One server kind as the config layer knows it, declared in one module of this folder: its schema branch
@@ -20,6 +15,11 @@ export interface ServerKindModule<Schema extends z.ZodType<{ kind: string }>> {
    * file records such servers for the post step and the leftover sweep (server/state.ts).
    */
   readonly launchesProcess: boolean;
+  /**
+   * Why the base and candidate sides of one job cannot each have a server of their own (an interleaved
+   * comparison then falls back to the stored baseline), or null when each side starts its own.
+   */
+  readonly sidesShareOneServer: string | null;
   /** GPU seconds one start costs when `cost.server_start_s` is not set (a vLLM start loads weights). */
   readonly defaultStartSeconds: number;
   /** The lifecycle of a server of this kind: its `lifecycle` field, or fixed (a server we do not start is shared). */

@@ -29,6 +29,7 @@ const simServer = strictObject({
 export const simKind = {
   schema: simServer,
   launchesProcess: true,
+  sidesShareOneServer: null,
   defaultStartSeconds: 1,
   lifecycle: (server) => server.lifecycle,
   describe: (server) =>

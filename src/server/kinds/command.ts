@@ -3,7 +3,7 @@ import { ServerStartError } from "../errors.js";
 import type { LaunchedServer, LaunchServices } from "../launch.js";
 import { deviceEnv, devModeEnv, withDevice } from "../process-kinds.js";
 import { spawnServerProcess } from "../process-launcher.js";
-import type { ServerKindEntry } from "./entry.js";
+import { nothingElseOnPort, type ServerKindEntry } from "./entry.js";
 
 type CommandConfig = ServerConfigOf<"command">;
 
@@ -53,5 +53,6 @@ export const commandEntry: ServerKindEntry<"command"> = {
   settings: (server) => ({ env: Object.keys(server.env).sort(), lifecycle: server.lifecycle }),
   usesLocalGpu: true,
   fixedPort: (server) => server.port,
+  runningOnPort: nothingElseOnPort,
   passedEnv: () => [],
 };

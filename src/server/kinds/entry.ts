@@ -1,6 +1,5 @@
 import type { ModelConfig } from "../../config/schema.js";
 import type { ServerConfigOf, ServerKind } from "../../config/server-kinds.js";
-import type { DockerCli } from "../docker-cli.js";
 import type { LaunchedServer, LaunchServices } from "../launch.js";
 
 /** What a kind's launcher is given: the config (values and as recorded), the services, the start's context. */
@@ -19,16 +18,16 @@ interface KindLaunch<K extends ServerKind> {
   readonly startIndex: number;
   /** A cell's runs share this server: it must offer POST /reset_prefix_cache (vLLM dev mode). */
   readonly sharedByCell: boolean;
-  /** Overrides `server.docker_command` (tests, library callers). */
-  readonly dockerCommand: DockerCli | undefined;
-  readonly cliCommand: readonly string[] | undefined;
 }
+
+/** `runningOnPort` of a kind that leaves nothing on a port but processes the state file records. */
+export const nothingElseOnPort = (): Promise<readonly string[]> => Promise.resolve([]);
 
 /**
  * A server kind's behaviour, one module per kind in this folder: how it is launched (or reached), what
- * of its config the fingerprint records, whether it runs on this machine's GPU, its fixed port and the
- * variables it is handed. The config side of the kind (schema branch, facts, traits) is its module in
- * config/server-kinds/.
+ * of its config the fingerprint records, whether it runs on this machine's GPU, its fixed port, what else
+ * may hold that port and the variables it is handed. The config side of the kind (schema branch, facts,
+ * traits) is its module in config/server-kinds/.
  */
 export interface ServerKindEntry<K extends ServerKind> {
   launch(launch: KindLaunch<K>): Promise<LaunchedServer>;
@@ -42,6 +41,11 @@ export interface ServerKindEntry<K extends ServerKind> {
   readonly usesLocalGpu: boolean;
   /** A port that must be free before the start and is checked for release after the stop (0: none). */
   fixedPort(server: ServerConfigOf<K>): number;
+  /**
+   * Servers of this kind this tool left on a busy fixed port that no state file names (docker: its
+   * labelled containers publishing it), by container name, for the start's error. Bounded; never throws.
+   */
+  runningOnPort(server: ServerConfigOf<K>, port: number, env: NodeJS.ProcessEnv): Promise<readonly string[]>;
   /** Names of variables handed to the server, whose values are redacted from its log. */
   passedEnv(server: ServerConfigOf<K>): readonly string[];
 }

@@ -1,5 +1,5 @@
 import type { ServerConfigOf } from "../../config/server-kinds.js";
-import type { ServerKindEntry } from "./entry.js";
+import { nothingElseOnPort, type ServerKindEntry } from "./entry.js";
 
 /** Where an external server (a config's or --base-url's) is reached. */
 export function externalEndpoint(server: ServerConfigOf<"external">): {
@@ -25,5 +25,6 @@ export const externalEntry: ServerKindEntry<"external"> = {
   settings: () => ({}),
   usesLocalGpu: false,
   fixedPort: () => 0,
+  runningOnPort: nothingElseOnPort,
   passedEnv: () => [],
 };

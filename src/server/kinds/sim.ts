@@ -5,7 +5,7 @@ import type { LaunchedServer, LaunchServices } from "../launch.js";
 import { deviceEnv, devModeEnv } from "../process-kinds.js";
 import { spawnServerProcess } from "../process-launcher.js";
 import { defaultCliCommand } from "../sim-command.js";
-import type { ServerKindEntry } from "./entry.js";
+import { nothingElseOnPort, type ServerKindEntry } from "./entry.js";
 
 type SimConfig = ServerConfigOf<"sim">;
 
@@ -49,7 +49,6 @@ async function launchSim(
   services: LaunchServices,
   options: {
     apiKey: string | undefined;
-    cliCommand?: readonly string[] | undefined;
     startIndex: number;
     devMode: boolean;
     recorded?: { server: SimConfig; model: ModelConfig };
@@ -59,7 +58,7 @@ async function launchSim(
   const args = simArgs(config, model, config.seed + options.startIndex);
   // The simulated GPU: its device index (the first of the server's devices) selects its speed.
   const device = services.device ? ["--device", services.device.spec.split(",")[0]!] : [];
-  const argv = [...(options.cliCommand ?? defaultCliCommand()), "sim", ...args, ...device];
+  const argv = [...defaultCliCommand(), "sim", ...args, ...device];
   // Printed as the config writes it: `${VAR}` stays a template (it may be a secret).
   const recordedConfig = options.recorded?.server ?? config;
   const recordedModel = options.recorded?.model ?? model;
@@ -155,10 +154,9 @@ function isPortPair(args: readonly string[], index: number): boolean {
 
 /** The built-in simulator, started as a `vllm-perf-gate sim` process that announces its address. */
 export const simEntry: ServerKindEntry<"sim"> = {
-  launch: ({ config, model, apiKey, services, startIndex, sharedByCell, recorded, cliCommand }) =>
+  launch: ({ config, model, apiKey, services, startIndex, sharedByCell, recorded }) =>
     launchSim(config, model, services, {
       apiKey,
-      cliCommand,
       startIndex,
       devMode: sharedByCell,
       recorded,
@@ -166,5 +164,6 @@ export const simEntry: ServerKindEntry<"sim"> = {
   settings: (server) => ({ lifecycle: server.lifecycle }),
   usesLocalGpu: false,
   fixedPort: (server) => server.port,
+  runningOnPort: nothingElseOnPort,
   passedEnv: () => [],
 };

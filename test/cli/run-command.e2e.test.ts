@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/main.js";
 import { runFileSchema } from "../../src/metrics/run-schema.js";
-import { type FakeServer, startFakeServer } from "./helpers/fake-openai-server.js";
+import { type FakeServer, startFakeServer } from "../runner/helpers/fake-openai-server.js";
 
 let server: FakeServer | undefined;
 let dir: string | undefined;

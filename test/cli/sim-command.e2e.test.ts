@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/io.js";
 import { runCli } from "../../src/cli/main.js";
 import { knobNames } from "../../src/sim/profile.js";
-import { postJson } from "./sse-client.js";
+import { postJson } from "../sim/sse-client.js";
 
 const repo = fileURLToPath(new URL("../..", import.meta.url));
 
