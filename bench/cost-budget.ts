@@ -70,6 +70,8 @@ export interface BudgetBenchOptions {
   only: ReadonlySet<string> | null;
   /** The start level: the published magnitudes, with or without the slow starts' fat tail (--slow-starts). */
   starts: StartNoise;
+  /** Runs a side of the simulated calibration (--calibration-runs); null: calibrate's default, repeats.max. */
+  calibrationRuns: number | null;
 }
 
 export const prTierCells = ["chat-reuse-usual", "rag-fresh-usual", "longgen-fresh-usual"] as const;
@@ -223,10 +225,11 @@ function simulatedCalibration(
   pool: Float64Array,
   seed: number,
   starts: StartNoise,
+  calibrationRuns: number | null,
 ): SimulatedCalibration {
   // `calibrate` measures the config as declared: repeats.max runs a side in groups of repeats.block
   // (resolved on the whole config, as the CLI and the action's calibrate mode do; --cells the tier).
-  const runs = declared.repeats.max;
+  const runs = calibrationRuns ?? declared.repeats.max;
   const block = runsPerBlock(declared);
   const names = tier.cells.map((cell) => cell.name);
   const requests = tier.cells.map((cell) => ("requests" in cell.size ? cell.size.requests : 1000));
@@ -441,7 +444,14 @@ export async function budgetBench(options: BudgetBenchOptions): Promise<void> {
   });
   const names = tierOf(0).cells.map((cell) => cell.name);
   const pool = withinRunPool(mulberry32(options.seed * 7919), 2000, 1000);
-  const calibration = simulatedCalibration(declared, tierOf(1), pool, options.seed * 104_729, options.starts);
+  const calibration = simulatedCalibration(
+    declared,
+    tierOf(1),
+    pool,
+    options.seed * 104_729,
+    options.starts,
+    options.calibrationRuns,
+  );
   const origin = { basis: "calibration" as const, measuredAt: calibratedAt.toISOString() };
   // The truth, with the degrees of freedom the default calibration has at each level.
   const truePriorsAt = (requests: readonly number[]) => {

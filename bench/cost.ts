@@ -15,7 +15,7 @@
  *
  * Usage: npx tsx bench/cost.ts [--reps 200] [--seed 1]
  *        npx tsx bench/cost.ts --budget 60[,200] [--cells chat-reuse-usual,rag-fresh-usual,longgen-fresh-usual]
- *          [--reps 1000] [--only plans,rows,mdc,oracle,nightly] [--slow-starts]   (what a budget buys: bench/cost-budget.ts;
+ *          [--reps 1000] [--only plans,rows,mdc,oracle,nightly] [--slow-starts] [--calibration-runs N]   (what a budget buys: bench/cost-budget.ts;
  *          --slow-starts: the published start level with its fat tail, 3% of starts 1.08x slower)
  */
 import { planStep } from "../src/app/measure-on-devices.js";
@@ -54,6 +54,8 @@ interface Options {
   only: Set<string> | null;
   /** --slow-starts: the published start level with its fat tail (3% of starts 1.08x slower). */
   slowStarts: boolean;
+  /** --calibration-runs N: the simulated calibration's runs a side (default: calibrate's, repeats.max). */
+  calibrationRuns: number | null;
 }
 
 const budgetSections = ["plans", "rows", "mdc", "oracle", "nightly"] as const;
@@ -66,6 +68,7 @@ function parseOptions(argv: readonly string[]): Options {
     cells: [...prTierCells],
     only: null,
     slowStarts: false,
+    calibrationRuns: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -75,15 +78,21 @@ function parseOptions(argv: readonly string[]): Options {
     else if (arg === "--cells") options.cells = (argv[++i] ?? "").split(",").filter(Boolean);
     else if (arg === "--only") options.only = new Set((argv[++i] ?? "").split(",").filter(Boolean));
     else if (arg === "--slow-starts") options.slowStarts = true;
+    else if (arg === "--calibration-runs") options.calibrationRuns = Number(argv[++i]);
     else
       throw new Error(
-        `unknown argument ${arg}; expected --reps N, --seed N, --budget GPU-MINUTES, --cells a,b,c, --only ${budgetSections.join(",")}, --slow-starts`,
+        `unknown argument ${arg}; expected --reps N, --seed N, --budget GPU-MINUTES, --cells a,b,c, --only ${budgetSections.join(",")}, --slow-starts, --calibration-runs N`,
       );
   }
   if (!(Number.isInteger(options.reps) && options.reps > 0))
     throw new Error("--reps expects a whole number > 0");
   if (options.budgets !== null && !options.budgets.every((budget) => budget > 0))
     throw new Error("--budget expects GPU-minutes > 0 (a comma list for several)");
+  if (
+    options.calibrationRuns !== null &&
+    !(Number.isInteger(options.calibrationRuns) && options.calibrationRuns >= 2)
+  )
+    throw new Error("--calibration-runs expects a whole number of runs a side >= 2");
   if (options.cells.length === 0)
     throw new Error("--cells expects a comma list of cells of examples/matrix-18.yml");
   for (const part of options.only ?? [])
