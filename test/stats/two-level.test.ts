@@ -6,6 +6,7 @@ import {
   twoLevelWelch,
 } from "../../src/stats/two-level.js";
 import { welch } from "../../src/stats/welch.js";
+import { mulberry32 } from "../../src/util/random.js";
 
 const own = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 const startsOf = (sizes: readonly number[], prefix: string) =>
@@ -91,6 +92,43 @@ describe("twoLevelWelch", () => {
       (measured.df * measured.variance + prior.df * prior.variance) / (measured.df + prior.df),
       12,
     );
+  });
+});
+
+describe("twoLevelWelch: the starts' estimate pooled with the prior unclamped", () => {
+  it("pools starts that agree more closely than their runs as a negative estimate, clamping only the pool", () => {
+    // 4 starts of 2 runs a side, every start mean the same, the runs ±0.5% around it: MS_between 0,
+    // MS_within 2·0.005², so the moment estimate of σ_s² is −MS_within / 2 = −0.005² on 6 df.
+    const side = (shift: number) => ({
+      values: [0, 0, 0, 0].flatMap(() => [shift + 0.005, shift - 0.005]),
+      starts: startsOf([2, 2, 2, 2], `s${shift}`),
+    });
+    const prior = { variance: 0.01 ** 2, df: 4 };
+    const result = twoLevelWelch(side(0), side(0.01), { startPrior: prior });
+    expect(result.measuredStartVariance).toEqual({ variance: 0, df: 6 });
+    expect(result.priorContradicted).toBe(false);
+    expect(result.startVarianceDf).toBe(10);
+    expect(result.startVariance).toBeCloseTo((6 * -(0.005 ** 2) + 4 * 0.01 ** 2) / 10, 15);
+    // Without a prior nothing is left to pool: the estimate is clamped at 0.
+    expect(twoLevelWelch(side(0), side(0.01)).startVariance).toBe(0);
+  });
+
+  it("is unbiased with no start effect: the pooled start variance averages the prior's share", () => {
+    // Runs on 8 starts of 2 a side, no start effect (σ_r 0.5%), a prior of 1% at 4 df: the pool's
+    // expectation is 4·0.01² / (14 + 4). Clamping each estimate at 0 before pooling adds 14/18 of
+    // E[max(0, estimate)], about 9% here.
+    const random = mulberry32(7);
+    const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+    const starts = startsOf([2, 2, 2, 2, 2, 2, 2, 2], "s");
+    const prior = { variance: 0.01 ** 2, df: 4 };
+    let sum = 0;
+    const reps = 4000;
+    for (let i = 0; i < reps; i++) {
+      const draw = () => ({ values: starts.map(() => 0.005 * normal()), starts });
+      sum += twoLevelWelch(draw(), draw(), { startPrior: prior }).startVariance;
+    }
+    const expected = (4 * 0.01 ** 2) / 18;
+    expect(Math.abs(sum / reps / expected - 1)).toBeLessThan(0.025);
   });
 });
 
