@@ -30,8 +30,9 @@
  * tolerance": every gated latency of every cell × (1 + tolerance) and throughput ÷ (1 + tolerance).
  *
  * Modes: interleaved (baseline re-measured in the PR's job, A B B A order in groups of repeats.block
- * runs per side, the server kept up across consecutive same-side runs: ⌈R / k⌉ + 1 server starts per cell
- * and measuring step, src/runner/interleaved.ts alternatingBlocks); stored (as the action records it:
+ * runs per side as `auto` resolves it for this shape: a start per run, 2R server starts per R runs a
+ * side; "block k" rows keep the server up across consecutive same-side groups: ⌈R / k⌉ + 1 starts per
+ * cell and measuring step, src/runner/interleaved.ts alternatingBlocks); stored (as the action records it:
  * gate.baseline_sessions push jobs of repeats.baseline runs each, the newest the baseline and the rest
  * compare's history for the drift estimate; the PR measures only the candidate, one server start per
  * cell per measuring round). Cost: src/compare/budget/cost.ts and serverStartsPerCell (3 min per start, L min
@@ -62,8 +63,9 @@ import {
   calibrationStartPriors,
 } from "../src/compare/calibration/calibration.js";
 import { defaultCompareSettings } from "../src/compare/index.js";
+import { type Alternation, alternationOf } from "../src/config/alternation.js";
 import { configSchema, maxFamilyWeight } from "../src/config/schema.js";
-import { autoRunsPerBlock, baselineRunsPerStartOf, serverStartsPerCell } from "../src/config/summary.js";
+import { autoAlternation, baselineRunsPerStartOf, serverStartsPerCell } from "../src/config/summary.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
 import { alternatingBlocks } from "../src/runner/interleaved.js";
 import { percentileSorted } from "../src/stats/percentile.js";
@@ -133,8 +135,11 @@ interface Design {
   /** Runs per server start of a baseline session (config/summary.ts baselineRunsPerStart). */
   runsPerBaselineStart: number;
   screen: boolean;
-  /** Interleaved: runs per side per server start (repeats.block). */
-  runsPerBlock: number;
+  /**
+   * Interleaved: runs per side per group of the alternation (repeats.block; consecutive groups of a side
+   * share a start), or the alternation itself (a start per group: repeats.block fresh).
+   */
+  runsPerBlock: number | Alternation;
   /** Interleaved: a linear drift of every latency within the job, ln units per hour of GPU time (0: none). */
   jobDriftPerHour: number;
   /** The runs' quality-guard counts (clean): none, ignore_eos (the default cells), or EOS honoured. */
@@ -162,6 +167,13 @@ interface Design {
 interface CalibrationPriors {
   start: ReturnType<typeof calibrationStartPriors>;
   run: ReturnType<typeof calibrationRunPriors>;
+}
+
+/** How a design's runs fall into starts, for a row's label: "a start per run", "block 5" (shared starts). */
+function alternationLabel(runsPerBlock: number | Alternation): string {
+  const { runsPerGroup, startEachGroup } = alternationOf(runsPerBlock);
+  if (startEachGroup) return runsPerGroup === 1 ? "a start per run" : `a start per group of ${runsPerGroup}`;
+  return `block ${runsPerGroup}`;
 }
 
 function cellNamesOf(design: Design): string[] {
@@ -288,7 +300,7 @@ function simulatePr(world: World, design: Design, change: Change, settings: Sett
     if (next === null || verdict.verdict !== "inconclusive") {
       // One server per side serves every cell (the default lifecycle, per-side): the starts are the
       // most-measured cell's, counted once; every cell's runs are counted.
-      const costWith = (runsPerBlock: number) => {
+      const costWith = (runsPerBlock: number | Alternation) => {
         let cost = 0;
         let widest = 0;
         for (let cell = 0; cell < cells; cell++) {
@@ -557,9 +569,11 @@ function sectionHead(
 /**
  * The server start as a level of the noise: every block of a side's runs is measured on one server start,
  * shared by the block's runs and by every cell the server serves (the per-side lifecycle), and the start
- * draws its own shift of each metric. "recorded": the runs carry their start (run.json serverStart) and
- * compare estimates both levels; "not recorded": the runs say nothing and compare reads each run as its
- * own start (what it did before the start level existed).
+ * draws its own shift of each metric. The default schedule (repeats.block auto, a start per run for this
+ * shape) beside A B B A with a side's two consecutive runs on one start (repeats.block 1): "recorded",
+ * the runs carry their start (run.json serverStart) and compare estimates both levels; "not recorded",
+ * the runs say nothing and compare reads each run as its own start (what it did before the start level
+ * existed).
  */
 function startsSection(
   simulate: Simulate,
@@ -570,9 +584,10 @@ function startsSection(
   sectionHead(
     print,
     "The server start as a level of the noise (interleaved, adaptive, default config)",
-    `Runs within a start: τ ${(base.runTau * 100).toFixed(1)}% on the latencies (t, 3 df), σ_w at ${base.runMinutes} min, 5% outlier runs; each block of repeats.block runs a side on one start shared by the 3 cells. Change "cell 0": every gated latency of cell 0.`,
+    `Runs within a start: τ ${(base.runTau * 100).toFixed(1)}% on the latencies (t, 3 df), σ_w at ${base.runMinutes} min, 5% outlier runs; each block of a side's runs on one start shared by the 3 cells. Default schedule: ${alternationLabel(base.runsPerBlock)} (repeats.block auto). Change "cell 0": every gated latency of cell 0.`,
     [
       "start noise",
+      "schedule",
       "start recorded",
       "PRs",
       "false block, no change",
@@ -583,23 +598,30 @@ function startsSection(
       "GPU-min per PR (clean; +10%)",
     ],
   );
-  const row = (starts: StartNoise, recorded: boolean, n: number) => {
-    const design: Design = { ...base, starts, startsRecorded: recorded };
+  const shared: Design = { ...base, runsPerBlock: 1 };
+  const row = (starts: StartNoise, schedule: Design, recorded: boolean, n: number) => {
+    const design: Design = { ...schedule, starts, startsRecorded: recorded };
     const clean = simulate(design, { kind: "none" }, n);
     const atTolerance = simulate(design, { kind: "latencies", cells: [0], effect: tolerance }, n);
     const plus10 = simulate(design, { kind: "latencies", cells: [0], effect: 0.1 }, n);
     const runs = (o: readonly Outcome[]) => mean(o, (x) => x.runsPerSide).m.toFixed(1);
     const cost = (o: readonly Outcome[]) => mean(o, (x) => x.gpuMinutes).m.toFixed(0);
+    const scheduleLabel =
+      schedule === base
+        ? `${alternationLabel(base.runsPerBlock)} (auto)`
+        : "block 1: A, BB, AA, … (two runs a start)";
     print(
-      `| ${starts.label} | ${recorded ? "yes" : "no (each run its own)"} | ${n} | ${pct(rate(clean, (o) => o.blocked))} | ${pct(rate(atTolerance, (o) => o.blocked))} | ${pct(rate(plus10, (o) => o.blocked))} | ${pct(rate(clean, (o) => o.inconclusive))} | ${runs(clean)}, ${runs(plus10)} | ${cost(clean)}; ${cost(plus10)} |`,
+      `| ${starts.label} | ${scheduleLabel} | ${recorded ? "yes" : "no (each run its own)"} | ${n} | ${pct(rate(clean, (o) => o.blocked))} | ${pct(rate(atTolerance, (o) => o.blocked))} | ${pct(rate(plus10, (o) => o.blocked))} | ${pct(rate(clean, (o) => o.inconclusive))} | ${runs(clean)}, ${runs(plus10)} | ${cost(clean)}; ${cost(plus10)} |`,
     );
   };
-  row(noStarts, true, light);
-  row(uniformStarts(0.02), false, light);
-  row(uniformStarts(0.02), true, reps);
-  row(uniformStarts(0.03), false, light);
-  row(uniformStarts(0.03), true, reps);
-  row(publishedStarts, true, reps);
+  row(noStarts, base, true, light);
+  row(noStarts, shared, true, light);
+  for (const sd of [0.02, 0.03]) {
+    row(uniformStarts(sd), base, true, reps);
+    row(uniformStarts(sd), shared, true, light);
+    row(uniformStarts(sd), shared, false, light);
+  }
+  row(publishedStarts, base, true, reps);
   print();
 }
 
@@ -648,7 +670,7 @@ function calibratedSection(
   sectionHead(
     print,
     "Noise known in advance: a calibrated runner (interleaved, default config)",
-    `Calibration: 25 runs a side of the 3 cells, A/B in blocks of ${base.runsPerBlock}, on the same noise model (compare/calibration/calibration.ts), its run-to-run and start-to-start variances as the priors. Same simulated PRs with and without it (common random numbers). Change "+10%": TTFT p95 of cell 0.`,
+    `Calibration: 25 runs a side of the 3 cells, A/B ${alternationLabel(base.runsPerBlock)}, on the same noise model (compare/calibration/calibration.ts), its run-to-run and start-to-start variances as the priors. Same simulated PRs with and without it (common random numbers). Change "+10%": TTFT p95 of cell 0.`,
     [
       "runner",
       "repeats",
@@ -691,6 +713,15 @@ function calibratedSection(
   row("as calibrated", { ...base, repeats: { min: 3, max: 3 } }, calibration, light);
   row("as calibrated", { ...base, repeats: { min: 5, max: 5 } }, calibration, light);
   row("as calibrated", base, calibration, light);
+  // The schedule that shares a start between a side's two consecutive runs (repeats.block 1): its test
+  // needs the start level, which the calibration measures on this runner (no start effect here).
+  const shared: Design = { ...base, runsPerBlock: 1 };
+  row(
+    "as calibrated, block 1 (two runs a start)",
+    shared,
+    simulateCalibration(calibrationWorld(shared), shared, 25),
+    light,
+  );
   const quiet: Design = { ...base, runTau: base.runTau / 2 };
   const stale = simulateCalibration(calibrationWorld(quiet), quiet, 25);
   row("noisier than calibrated (τ 2x)", { ...base, repeats: { min: 3, max: 3 } }, stale, light);
@@ -723,11 +754,12 @@ function main(): void {
       },
     }),
     screen: true,
-    // repeats.block "auto" as runsPerBlock resolves it for this shape: TTFT p95 gated (the widest start
-    // sd of gate.noise_prior), 3 cells of runMinutes on one server per side, 3 minutes a start.
+    // repeats.block "auto" as `alternation` resolves it for this shape: TTFT p95 gated (the widest start
+    // sd of gate.noise_prior), 3 cells of runMinutes on one server per side, 3 minutes a start: a start
+    // per run (Kalibera and Jones' runs per start is √2, below two).
     runsPerBlock:
       repeatDefaults.block === "auto"
-        ? autoRunsPerBlock({
+        ? autoAlternation({
             minRuns: defaults.repeats.min,
             startSd: defaults.gate.noise_prior.ttft.start_sd,
             runSd: defaults.gate.noise_prior.ttft.run_sd,
@@ -735,7 +767,11 @@ function main(): void {
             startSeconds: 180,
             runSeconds: 3 * 0.5 * 60,
           })
-        : repeatDefaults.block,
+        : alternationOf(
+            repeatDefaults.block === "fresh"
+              ? { runsPerGroup: 1, startEachGroup: true }
+              : repeatDefaults.block,
+          ),
     jobDriftPerHour: 0,
     // Real runs carry guard counts; at the default sampling (ignore_eos) none can reach the level.
     guards: "ignore-eos",
@@ -815,10 +851,22 @@ function main(): void {
         "gate",
         true,
       );
-      row("interleaved, block 1", "adaptive, A B B A per run", { ...base, runsPerBlock: 1 }, "gate", false);
+      row(
+        "interleaved, block 1",
+        "adaptive, A, BB, AA, …: two runs a start",
+        { ...base, runsPerBlock: 1 },
+        "gate",
+        false,
+      );
       // Coarser alternation against drift within the job: every latency drifts 5% per hour of GPU time.
       const drifting = { ...base, jobDriftPerHour: 0.05 };
-      row(`interleaved, job drift 5%/h`, `adaptive, block ${base.runsPerBlock}`, drifting, "gate", false);
+      row(
+        `interleaved, job drift 5%/h`,
+        `adaptive, ${alternationLabel(base.runsPerBlock)}`,
+        drifting,
+        "gate",
+        false,
+      );
       row(
         "interleaved, job drift 5%/h",
         "adaptive, block 1",

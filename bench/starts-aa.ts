@@ -1,14 +1,16 @@
 /**
  * `npx tsx bench/starts-aa.ts [--prs N] [--seed N]`: A/A pull requests through the real pipeline on the
  * simulator, with its per-start noise (docs/sim.md, Server starts): the demo's `clean` scenario (three
- * cells, both sides the same simulator), each side's runs measured in the groups of `repeats.block: auto`
- * on virtual time (app/virtual-run.ts: the runner's dispatcher, its request records, run.json assembly),
- * one engine seed per server start, so every run of a start shares that start's speed draws. Each PR's
- * first look (repeats.min runs a side) goes through compare's decision (`compareRecords`, interleaved)
- * twice: with the runs' recorded starts, and with every run read as its own start (how compare read runs
- * before it knew their starts). Prints how often a PR was blocked and how often a gated check's 90%
- * interval excluded "no change" (at most 10% by its confidence; far fewer once the gate's own levels
- * apply), with their 95% intervals (Wilson).
+ * cells, both sides the same simulator), each side's runs measured in groups of one run a side with a
+ * side's consecutive groups on one start (`repeats.block: 1`: A, BB, AA, ...), so that the test needs the
+ * start level (with a start per run, which `auto` gives this shape, the level is in the runs' own
+ * spread), on virtual time (app/virtual-run.ts: the runner's dispatcher, its request records, run.json
+ * assembly), one engine seed per server start, so every run of a start shares that start's speed
+ * draws. Each PR's first look (repeats.min runs a side) goes through compare's decision
+ * (`compareRecords`, interleaved) twice: with the runs' recorded starts, and with every run read as
+ * its own start (how compare read runs before it knew their starts). Prints how often a PR was
+ * blocked and how often a gated check's 90% interval excluded "no change" (at most 10% by its
+ * confidence; far fewer once the gate's own levels apply), with their 95% intervals (Wilson).
  */
 import { runCellVirtually } from "../src/app/virtual-run.js";
 import { compareRecords, settingsFromConfig } from "../src/compare/index.js";
@@ -31,9 +33,11 @@ function option(name: string, fallback: number): number {
 const prs = option("--prs", 40);
 const seed = option("--seed", 1);
 const scenario = scenarios.clean;
-const { config } = parseConfigText(demoConfigText(scenario, "baseline", 1000), "clean-baseline.yml", {
+const parsed = parseConfigText(demoConfigText(scenario, "baseline", 1000), "clean-baseline.yml", {
   env: {},
-});
+}).config;
+// Two runs a start (A, BB, AA, ...): the schedule whose test estimates the start level beside the runs.
+const config = { ...parsed, repeats: { ...parsed.repeats, block: 1 } };
 const profile = applyOverrides(builtInProfile("small-gpu"), coerceOverrides(scenario.baselineSet));
 const settings = settingsFromConfig(config);
 const group = runsPerBlock(config);

@@ -1,4 +1,5 @@
 import type { OverallVerdict, VerdictFile } from "../compare/verdict/verdict-schema.js";
+import type { Alternation } from "../config/alternation.js";
 import type { LoopEvent } from "../report/status.js";
 import { alternatingBlocks } from "../runner/interleaved.js";
 
@@ -97,13 +98,14 @@ export async function addRunsUntilDecided<Outcome extends LookOutcome>(
 /**
  * The step's runs of every side in alternating order, in groups of `runsPerBlock` runs per side (A B,
  * B A, ...; see alternatingBlocks): consecutive runs of one side are one `measureBlock` call, so one
- * server start per cell, ⌈R / k⌉ + 1 starts per cell for R runs per side. Stops between blocks when
- * `stopped` says so.
+ * server start per cell, ⌈R / k⌉ + 1 starts per cell for R runs per side; with an alternation that
+ * gives every group a start of its own, each group is a call (2⌈R / k⌉ starts). Stops between blocks
+ * when `stopped` says so.
  */
 export async function measureAlternately<Side>(
   sides: readonly Side[],
   step: MeasureStep,
-  runsPerBlock: number,
+  runsPerBlock: number | Alternation,
   measureBlock: (side: Side, block: MeasureStep) => Promise<void>,
   stopped?: () => boolean,
 ): Promise<void> {

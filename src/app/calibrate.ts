@@ -5,7 +5,7 @@ import { calibrationHistoryRuns, conditionsHash, type HistoryRecord } from "../c
 import { settingsFromConfig } from "../compare/index.js";
 import { loadRuns } from "../compare/inputs/load.js";
 import type { LoadedConfig } from "../config/load.js";
-import { runsPerBlock } from "../config/summary.js";
+import { alternation } from "../config/summary.js";
 import type { ProgressSink } from "../runner/progress.js";
 import type { Outbound } from "../server/outbound.js";
 import { providerForConfig } from "../server/provider.js";
@@ -62,7 +62,7 @@ export async function calibrateRunner(options: CalibrateOptions): Promise<Calibr
     await measureAlternately(
       sides,
       { firstRun: 0, runs: options.runs, cells: options.cells ?? null },
-      runsPerBlock(config),
+      alternation(config),
       async (side, block) => {
         await runCells({
           config,

@@ -3,7 +3,7 @@ import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { type LoadedConfig, parseConfigText } from "../config/load.js";
 import type { Config } from "../config/schema.js";
-import { runsPerBlock } from "../config/summary.js";
+import { alternation } from "../config/summary.js";
 import { demoConfigText, type Scenario } from "../demo/scenarios.js";
 import { countRuns } from "../github/baseline-bundle.js";
 import { adaptiveLoopLine, measuringBlockLine } from "../report/status.js";
@@ -199,7 +199,7 @@ function measureSidesAlternately(
     measureAlternately(
       sides,
       step,
-      runsPerBlock(sides[0]!.config),
+      alternation(sides[0]!.config),
       async (side, block) => {
         progress.message(measuringBlockLine(side.name, block.firstRun, block.runs, scenario.repeats.max));
         // As the action measures: fixed-load cells the block's runs, a capacity cell its search.

@@ -2,9 +2,9 @@ import type { Config } from "../config/schema.js";
 import { selectCells } from "../config/select-cells.js";
 import { serverLifecycle } from "../config/server-kinds.js";
 import {
+  alternation,
   baselineRunsPerStart,
   baselineStartGroups,
-  runsPerBlock,
   serverStartSeconds,
   summarizeConfig,
   type TraceReplays,
@@ -104,7 +104,8 @@ export function planStep<Side extends string>(
     sides: options.sides.map((side) => side.side),
     startMinutes: serverStartSeconds(config) / 60,
     lifecycle: serverLifecycle(config),
-    runsPerBlock: runsPerBlock(config),
+    runsPerBlock: alternation(config).runsPerGroup,
+    startEachGroup: alternation(config).startEachGroup,
   });
 }
 

@@ -1,9 +1,10 @@
+import type { Alternation } from "../config/alternation.js";
 import { metricSpecs } from "../config/metric-names.js";
 import { type Config, configLimits, isSearchedCell } from "../config/schema.js";
 import {
+  alternation,
   baselineRunsPerStart,
   noisiestGatedFamily,
-  runsPerBlock,
   serverLifecycle,
   serverStartSeconds,
   serverStartsPerCell,
@@ -45,7 +46,7 @@ export function configuredPassChance(
   traces?: TraceReplays,
 ): { first: number; max: number } {
   const cells = planCells(config, noiseOf, traces);
-  const group = runsPerBlock(config);
+  const group = alternation(config);
   const input = {
     cells,
     tolerance: config.gate.tolerance,
@@ -84,11 +85,14 @@ function priorNoise(config: Config): RunNoise {
 }
 
 /**
- * How R runs a side alternating in groups of `group` (runner/interleaved.ts alternatingBlocks) fall into
- * server starts: the starts of the side with fewer of them, and Σn²/N² of the side whose runs share
- * starts the most (the start variance's share of its mean).
+ * How R runs a side alternating in groups of `group` (runner/interleaved.ts alternatingBlocks; a number
+ * of runs per group, or the alternation) fall into server starts: the starts of the side with fewer of
+ * them, and Σn²/N² of the side whose runs share starts the most (the start variance's share of its mean).
  */
-export function interleavedStartShape(runs: number, group: number): { fewestStarts: number; weight: number } {
+export function interleavedStartShape(
+  runs: number,
+  group: number | Alternation,
+): { fewestStarts: number; weight: number } {
   const blocks = alternatingBlocks(0, runs, ["a", "b"] as const, group);
   const ofSide = (side: "a" | "b") => blocks.filter((b) => b.side === side);
   const weight = (side: "a" | "b") =>
@@ -100,7 +104,7 @@ export function interleavedStartShape(runs: number, group: number): { fewestStar
 }
 
 /** Σn²/N² of the side whose runs share starts the most (interleavedStartShape). */
-export function interleavedStartWeight(runs: number, group: number): number {
+export function interleavedStartWeight(runs: number, group: number | Alternation): number {
   return interleavedStartShape(runs, group).weight;
 }
 
@@ -211,7 +215,7 @@ export function runPlans(
     startSeconds: serverStartSeconds(config),
     maxRequests: configLimits.requestsPerRun,
   };
-  const group = runsPerBlock(config);
+  const group = alternation(config);
   const interleaved = planRuns({
     ...base,
     sides: 2,

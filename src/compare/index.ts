@@ -1,7 +1,8 @@
+import type { Alternation } from "../config/alternation.js";
 import { cellFamily } from "../config/families.js";
 import type { Config, GateConfig, QualityConfig } from "../config/schema.js";
 import { configSchema, isSearchedCell } from "../config/schema.js";
-import { runsPerBlock, serverLifecycle, serverStartSeconds, summarizeConfig } from "../config/summary.js";
+import { alternation, serverLifecycle, serverStartSeconds, summarizeConfig } from "../config/summary.js";
 import type { RunRecord } from "../metrics/run-record.js";
 import { toolName, toolVersion } from "../version.js";
 import { analyzeWithFamily } from "./analyze/analyze.js";
@@ -30,7 +31,8 @@ export { verdictFileSchema } from "./verdict/verdict-schema.js";
 /** What compare needs of the config; everything else in it is irrelevant here. */
 export interface CompareSettings {
   gate: GateConfig;
-  repeats: { min: number; max: number; block?: number };
+  /** `block`: how the runs fall into server starts (repeats.block resolved: config/alternation.ts). */
+  repeats: { min: number; max: number; block?: number | Alternation };
   /** Minutes of one cell-run for GPU-time estimates before any run was measured (validate's estimate). */
   runMinutes?: number;
   /** For the GPU-minutes spent; without a config, 3 minutes a start and one server per cell. */
@@ -65,15 +67,19 @@ export function settingsFromConfig(config: Config): CompareSettings {
     .map((cell, index) => (isSearchedCell(cell) ? null : summary.cells[index]!.estimatedSecondsPerRun / 60))
     .filter((m): m is number => m !== null);
   const runMinutes = minutes.length > 0 ? minutes.reduce((sum, m) => sum + m, 0) / minutes.length : undefined;
+  // A number where consecutive groups of a side share a start (as repeats.block states it), the
+  // alternation itself where every group has a start of its own.
+  const chosen = alternation(config);
+  const block = chosen.startEachGroup ? chosen : chosen.runsPerGroup;
   return {
     gate: config.gate,
-    repeats: { ...config.repeats, block: runsPerBlock(config) },
+    repeats: { ...config.repeats, block },
     quality: config.quality,
     runMinutes,
     cost: {
       serverStartS: serverStartSeconds(config),
       lifecycle: serverLifecycle(config),
-      runsPerBlock: runsPerBlock(config),
+      runsPerBlock: block,
     },
     ...(capacityCells(config).length > 0
       ? { capacity: { cells: capacityCells(config), cost: config.cost } }

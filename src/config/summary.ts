@@ -1,5 +1,6 @@
 import { toleranceMargin } from "../stats/margin.js";
 import { optimalRunsPerStart } from "../stats/two-level.js";
+import { type Alternation, alternationOf } from "./alternation.js";
 import { meanBranches } from "./dataset-kinds/fan-out.js";
 import { assumedFileSessionTurns, lengthMean } from "./dataset-kinds/fields.js";
 import type { TraceReplay } from "./dataset-kinds/trace-fields.js";
@@ -57,7 +58,14 @@ export interface ConfigSummary {
    * How a side's runs fall into server starts (repeats.block, "auto" resolved): the group of runs per
    * side and the starts a side has at the first look and at the maximum.
    */
-  starts: { group: number; auto: boolean; firstLookPerSide: number; maxPerSide: number };
+  starts: {
+    group: number;
+    /** Every group of a side on a server start of its own (repeats.block fresh, or auto's choice). */
+    startEachGroup: boolean;
+    auto: boolean;
+    firstLookPerSide: number;
+    maxPerSide: number;
+  };
   gate: string;
   warnings: string[];
   /** GPU-minutes per pull request in each mode, and per baseline job, every server start counted (fixed-load cells). */
@@ -397,12 +405,24 @@ export function renderSummary(file: string, summary: ConfigSummary): string {
     ...rows.map((row) => `  ${line(row)}`),
     ...renderSchedules(summary.cells),
     `runs per side: ${summary.runs.min} to ${summary.runs.max} (more only while the verdict is inconclusive)`,
-    `server starts: groups of ${summary.starts.group} run${summary.starts.group === 1 ? "" : "s"} a side${summary.starts.auto ? " (repeats.block auto)" : ""}, alternating A B, B A: ${summary.starts.firstLookPerSide} start${summary.starts.firstLookPerSide === 1 ? "" : "s"} a side at the first look, ${summary.starts.maxPerSide} at ${summary.runs.max} runs; the intervals count the start-to-start noise beside the run-to-run (gate.noise_prior)`,
+    startsLine(summary),
     `gated: ${summary.gate}`,
     ...renderGpuMinutes(summary.gpuMinutes, summary.searchedCells, summary.cells.length),
   ];
   for (const warning of summary.warnings) out.push(`warning: ${warning}`);
   return `${out.join("\n")}\n`;
+}
+
+/** validate's line on how a side's runs fall into server starts, and what the intervals count for it. */
+function startsLine(summary: ConfigSummary): string {
+  const { starts, runs } = summary;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const auto = starts.auto ? " (repeats.block auto)" : "";
+  const counts = `${plural(starts.firstLookPerSide, "start")} a side at the first look, ${starts.maxPerSide} at ${runs.max} runs`;
+  if (starts.startEachGroup && starts.group === 1)
+    return `server starts: every run of a side on a start of its own${auto}, alternating A B, B A: ${counts}; the start-to-start noise is inside the runs' own spread (no prior needed)`;
+  const each = starts.startEachGroup ? ", each group on a start of its own" : "";
+  return `server starts: groups of ${plural(starts.group, "run")} a side${each}${auto}, alternating A B, B A: ${counts}; the intervals count the start-to-start noise beside the run-to-run (gate.noise_prior)`;
 }
 
 /** One line per schedule: which cells run on it, and the idle time it is expected to cut. */
@@ -445,18 +465,19 @@ export { serverLifecycle };
  * `runsPerBlock` runs per side, A B | B A ...): each look's step from a to b runs touches g groups and is
  * g + 1 blocks of consecutive same-side runs, one start each (k = 1: b − a + 1); baseline (the push job):
  * its runs in starts of at most `runsPerBlock` runs (here: `baselineRunsPerStart`), as
- * `baselineStartGroups` splits them. Under `lifecycle: per-run` every run is a start.
+ * `baselineStartGroups` splits them. Under `lifecycle: per-run` every run is a start. An alternation
+ * whose groups each have a start of their own (`startEachGroup`) costs 2 starts per group touched.
  */
 export function serverStartsPerCell(
   mode: CostMode,
   runs: number,
   looks: readonly number[],
   lifecycle: ServerLifecycle,
-  runsPerBlock = 1,
+  runsPerBlock: number | Alternation = 1,
 ): number {
   if (runs <= 0) return 0;
   if (lifecycle === "per-run") return mode === "interleaved" ? 2 * runs : runs;
-  if (mode === "baseline") return baselineStartGroups(runs, runsPerBlock).length;
+  if (mode === "baseline") return baselineStartGroups(runs, alternationOf(runsPerBlock).runsPerGroup).length;
   const bounds = [...new Set([0, ...looks.filter((look) => look > 0 && look < runs), runs])].sort(
     (a, b) => a - b,
   );
@@ -496,21 +517,30 @@ export function noisiestGatedFamily(
 }
 
 /**
- * The runs per side per group of the A/B alternation (repeats.block), "auto" resolved by cost (Kalibera and
- * Jones: repetitions at a level ∝ √(its variance / its cost)). The start and run variances are
- * gate.noise_prior's for the gated metric families, taking the family with the largest start sd; a
- * start costs cost.server_start_s, a run the estimated seconds of one run of every cell one server
- * serves. Consecutive groups of a side merge (A B | B A), so a start holds about two groups: the group
- * is half the optimal runs per start. When the start level matters for the tolerance (√2·start sd at
- * least a fifth of ln(1 + tolerance)), the group is small enough that the first look (repeats.min) has
- * two starts a side; otherwise one start a side serves the first look.
+ * How a side's runs alternate and fall into server starts (repeats.block; docs/compare.md, "Server
+ * starts"): a number is the runs per side per group, consecutive groups of a side sharing one start;
+ * "fresh" is every run of a side on a start of its own; "auto" is chosen by cost (Kalibera and Jones:
+ * repetitions at a level ∝ √(its variance / its cost), `autoAlternation`), from gate.noise_prior's start
+ * and run variances of the gated family with the largest start sd, a start's cost.server_start_s and the
+ * estimated seconds of one run of every cell one server serves.
  */
-export function runsPerBlock(config: Config): number {
+export function alternation(config: Config): Alternation {
   const block = config.repeats.block;
-  if (block !== "auto") return block;
+  if (block === "fresh") return { runsPerGroup: 1, startEachGroup: true };
+  if (block !== "auto") return { runsPerGroup: block, startEachGroup: false };
   const costs = startCosts(config);
-  if (costs === null) return config.repeats.min;
-  return autoRunsPerBlock({ minRuns: config.repeats.min, tolerance: config.gate.tolerance, ...costs });
+  if (costs === null) return { runsPerGroup: config.repeats.min, startEachGroup: false };
+  return autoAlternation({
+    minRuns: config.repeats.min,
+    tolerance: config.gate.tolerance,
+    startsItsServer: serverKindFacts[config.server.kind].launchesProcess,
+    ...costs,
+  });
+}
+
+/** The runs per side per group of the A/B alternation (`alternation`'s group). */
+export function runsPerBlock(config: Config): number {
+  return alternation(config).runsPerGroup;
 }
 
 /**
@@ -554,7 +584,9 @@ function startCosts(config: Config): StartCosts | null {
 export function baselineRunsPerStart(config: Config, runs = config.repeats.baseline): number {
   if (serverLifecycle(config) === "per-run") return 1;
   const block = config.repeats.block;
-  return baselineRunsPerStartOf(runs, block === "auto" ? { costs: startCosts(config) } : { block });
+  if (block === "auto") return baselineRunsPerStartOf(runs, { costs: startCosts(config) });
+  // A fresh start per run in the PR's job: the baseline job still needs starts of two runs (the history).
+  return baselineRunsPerStartOf(runs, { block: block === "fresh" ? 1 : block });
 }
 
 /**
@@ -593,8 +625,8 @@ export function baselineStartGroups(runs: number, runsPerStart: number): number[
   return Array.from({ length: starts }, (_, i) => base + (i < longer ? 1 : 0));
 }
 
-/** `runsPerBlock`'s "auto" from its inputs (also bench:gate's, which has no cells to estimate). */
-export function autoRunsPerBlock(input: {
+/** What "auto" chooses the alternation from (also bench:gate's, which has no cells to estimate). */
+interface AutoAlternationInput {
   minRuns: number;
   startSd: number;
   runSd: number;
@@ -602,9 +634,26 @@ export function autoRunsPerBlock(input: {
   startSeconds: number;
   /** Seconds of one run of every cell a server start serves. */
   runSeconds: number;
-}): number {
+  /** The runner starts the server (a server started by someone else cannot be restarted per run). */
+  startsItsServer?: boolean;
+}
+
+/**
+ * repeats.block "auto" from its inputs. When the start level does not matter for the tolerance (√2·start
+ * sd below a fifth of ln(1 + tolerance)), one start a side serves the first look (groups of
+ * repeats.min). Otherwise Kalibera and Jones' runs per start, √(start cost·σ_r² / (run cost·σ_s²)),
+ * decides: below two, every run of a side gets a start of its own (groups of one run, A B B A kept),
+ * because consecutive groups of a side that share a start hold two runs at the least, and a start per
+ * run puts the start level inside the runs' own spread, so the test needs no start prior and keeps all
+ * its degrees of freedom (Welch's on independent runs; bench:gate measures both schedules,
+ * docs/compare.md "The server start as a level of the noise"); at two or more, groups of half the
+ * runs per start share starts (A B | B A merges a side's consecutive groups), small enough that the first
+ * look has two starts a side.
+ */
+export function autoAlternation(input: AutoAlternationInput): Alternation {
   const { minRuns: min, startSd } = input;
-  if (Math.SQRT2 * startSd < toleranceMargin(input.tolerance) / 5) return min;
+  const shared = (runsPerGroup: number) => ({ runsPerGroup, startEachGroup: false });
+  if (Math.SQRT2 * startSd < toleranceMargin(input.tolerance) / 5) return shared(min);
   const perStart =
     input.runSeconds > 0 && startSd > 0
       ? optimalRunsPerStart({
@@ -614,32 +663,47 @@ export function autoRunsPerBlock(input: {
           runCost: input.runSeconds,
         })
       : min;
+  if (perStart < 2 && input.startsItsServer !== false) return { runsPerGroup: 1, startEachGroup: true };
   // Two starts a side at the first look need at least 3 groups in it: ⌈min / k⌉ ≥ 3.
   let largest = 1;
   while (largest < min && Math.ceil(min / (largest + 1)) >= 3) largest++;
-  return Math.max(1, Math.min(largest, Math.round(perStart / 2)));
+  return shared(Math.max(1, Math.min(largest, Math.round(perStart / 2))));
 }
 
 /** A side's server starts at the first look and at repeats.max, in groups of runsPerBlock (interleaved). */
 function startsOf(config: Config): ConfigSummary["starts"] {
-  const group = runsPerBlock(config);
+  const chosen = alternation(config);
+  const group = chosen.runsPerGroup;
   // Groups of k alternate A B | B A, a side's consecutive groups merging: g groups give g + 1 blocks,
-  // ⌊(g + 1) / 2⌋ or ⌈(g + 1) / 2⌉ a side; the fewer is what a side is sure to have.
-  const perSide = (runs: number) => Math.max(1, Math.floor((Math.ceil(runs / group) + 1) / 2));
+  // ⌊(g + 1) / 2⌋ or ⌈(g + 1) / 2⌉ a side; the fewer is what a side is sure to have. A start per group:
+  // every group of a side is a start.
+  const perSide = (runs: number) =>
+    chosen.startEachGroup
+      ? Math.ceil(runs / group)
+      : Math.max(1, Math.floor((Math.ceil(runs / group) + 1) / 2));
   return {
     group,
+    startEachGroup: chosen.startEachGroup,
     auto: config.repeats.block === "auto",
     firstLookPerSide: perSide(config.repeats.min),
     maxPerSide: perSide(config.repeats.max),
   };
 }
 
-/** Server starts per cell of one interleaved measuring step from `from` to `to` runs per side. */
-export function interleavedStepStarts(from: number, to: number, runsPerBlock = 1): number {
+/**
+ * Server starts per cell of one interleaved measuring step from `from` to `to` runs per side: the g
+ * groups it touches give g + 1 blocks of consecutive same-side runs, or 2g with a start per group.
+ */
+export function interleavedStepStarts(
+  from: number,
+  to: number,
+  runsPerBlock: number | Alternation = 1,
+): number {
   if (to <= from) return 0;
-  const k = Math.max(1, Math.floor(runsPerBlock));
+  const chosen = alternationOf(runsPerBlock);
+  const k = Math.max(1, Math.floor(chosen.runsPerGroup));
   const groups = Math.floor((to - 1) / k) - Math.floor(from / k) + 1;
-  return groups + 1;
+  return chosen.startEachGroup ? 2 * groups : groups + 1;
 }
 
 interface GpuMinutesEstimate {
@@ -662,7 +726,7 @@ function estimateGpuMinutes(
   const cells = secondsPerRunByCell.length;
   const price = config.cost.gpu_hourly_usd;
   const at = (mode: CostMode, runs: number) => {
-    const perGroup = mode === "baseline" ? baselineRunsPerStart(config, runs) : runsPerBlock(config);
+    const perGroup = mode === "baseline" ? baselineRunsPerStart(config, runs) : alternation(config);
     const starts =
       startedServers(lifecycle, cells) * serverStartsPerCell(mode, runs, looks, lifecycle, perGroup);
     const sides = mode === "interleaved" ? 2 : 1;

@@ -19,8 +19,9 @@ import { alternatingOrder } from "./interleaved.js";
  *   (LPT), so the wall-clock is close to the total over the devices.
  * - **Alternation on each device.** A device runs its pieces in the A/B groups of `alternatingBlocks`
  *   (groups of repeats.block runs per side by absolute run index, A B then B A, ...), consecutive groups
- *   of one side merged into one block. The device at position p starts with the order of group p, so
- *   half the devices measure one side while the others measure the other (both sides at once).
+ *   of one side merged into one block (with `startEachGroup` and two sides, each group a block and a
+ *   start of its own). The device at position p starts with the order of group p, so half the devices
+ *   measure one side while the others measure the other (both sides at once).
  *   With one device the blocks are exactly `alternatingBlocks` over every cell.
  * - **Server starts.** A block is one measure call on one device. Its starts: `per-side`, one per run
  *   of consecutive cells in it that need the same server (`serverGroup`); `per-cell`, one per cell;
@@ -61,6 +62,11 @@ export interface DevicePlanOptions<Side extends string = string> {
   lifecycle: DeviceLifecycle;
   /** Runs per side per group of the alternation (repeats.block); 1 when below. */
   runsPerBlock: number;
+  /**
+   * Every group of a side on a server start of its own (runner/interleaved.ts Alternation); default
+   * false: consecutive groups of a side on a device share one block and its start.
+   */
+  startEachGroup?: boolean;
   /** Split a cell longer than a device's share over devices (default false: a cell stays on one). */
   splitCells?: boolean;
 }
@@ -201,9 +207,11 @@ class CellWork<Side extends string> {
       options.lifecycle === "per-run"
         ? runs
         : options.lifecycle === "per-cell"
-          ? sidesWithRuns > 1
-            ? groups + 1
-            : 1
+          ? sidesWithRuns < 2
+            ? 1
+            : startsEachGroup(options)
+              ? groups * sidesWithRuns
+              : groups + 1
           : 0;
     return minutes + starts * options.startMinutes;
   }
@@ -233,6 +241,11 @@ class CellWork<Side extends string> {
     });
     return pieces;
   }
+}
+
+/** Each group of a side on a start of its own: only where two sides alternate. */
+function startsEachGroup(options: Pick<DevicePlanOptions, "startEachGroup" | "sides">): boolean {
+  return options.startEachGroup === true && options.sides.length > 1;
 }
 
 /** Longest piece first, to the device with the least work (ties: the earlier device). */
@@ -280,7 +293,7 @@ function deviceTimeline<Side extends string>(
       }
       if (items.length === 0) continue;
       const last = blocks.at(-1);
-      if (last && last.side === side) {
+      if (last && last.side === side && !startsEachGroup(options)) {
         for (const item of items) {
           const same = last.items.find((held) => held.cell === item.cell && held.to === item.from);
           if (same) same.to = item.to;

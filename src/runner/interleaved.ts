@@ -1,3 +1,5 @@
+import { type Alternation, alternationOf } from "../config/alternation.js";
+
 /**
  * The A/B schedule of interleaved runs: which side runs when, and which consecutive runs of a side share
  * a server start. The use cases measure by it (src/app/adaptive.ts measureAlternately), and bench:gate.
@@ -25,14 +27,17 @@ export interface SideBlock<Side> {
  * 5 and 20 runs, A5 B10 A10 B10 A5. Each block is one server start per cell, so R runs per side cost
  * ⌈R / k⌉ + 1 starts per cell (R + 1 with k = 1) instead of 2R, and every two groups stay balanced
  * against linear drift (A B B A). A group cut by `firstRun` or the end is measured in the same order.
+ * With an alternation whose `startEachGroup` is set, the groups are not merged: every group of a side is
+ * a block (a start) of its own, in the same order of runs (2⌈R / k⌉ blocks; 2R with k = 1).
  */
 export function alternatingBlocks<Side>(
   firstRun: number,
   runs: number,
   sides: readonly Side[],
-  runsPerBlock = 1,
+  runsPerBlock: number | Alternation = 1,
 ): SideBlock<Side>[] {
-  const k = Math.max(1, Math.floor(runsPerBlock));
+  const alternation = alternationOf(runsPerBlock);
+  const k = Math.max(1, Math.floor(alternation.runsPerGroup));
   const end = firstRun + runs;
   const blocks: SideBlock<Side>[] = [];
   for (let group = Math.floor(firstRun / k); group * k < end; group++) {
@@ -40,7 +45,8 @@ export function alternatingBlocks<Side>(
     const to = Math.min((group + 1) * k, end);
     for (const side of alternatingOrder(group, sides)) {
       const last = blocks.at(-1);
-      if (last && last.side === side && last.firstRun + last.runs === from) last.runs += to - from;
+      const merge = !alternation.startEachGroup && last?.side === side && last.firstRun + last.runs === from;
+      if (merge) last.runs += to - from;
       else blocks.push({ side, firstRun: from, runs: to - from });
     }
   }

@@ -286,13 +286,16 @@ describe("main's history as the start prior of an interleaved pull request", () 
     const records = parseHistory(fake.branchFile(historyBranch, historyPath) ?? "", "history");
     const chat = records.find((r) => r.cell === "chat" && r.metric === "ttft_p95")!;
     expect(new Set(chat.serverStarts!.runs).size).toBeGreaterThanOrEqual(2);
-    // A PR gated interleaved (the base commit has the config): the base side measured in this job.
+    // A PR gated interleaved (the base commit has the config): the base side measured in this job, a
+    // side's two consecutive runs on one start (repeats.block 1: the simulator's cheap start would
+    // otherwise give every run its own, whose spread holds the start level without a prior).
     const base = sha("3");
-    fake.files.set(`vllm-perf-gate.yml@${base}`, testConfig(1.0));
+    const shared = testConfig(1.0, { min: 3, max: 6, block: 1 });
+    fake.files.set(`vllm-perf-gate.yml@${base}`, shared);
     const { result } = await measured({
       runId: 810,
       ...pullRequestEvent(fake, { number: 42, baseSha: base, headSha: sha("d"), mergeSha: sha("e") }),
-      config: testConfig(1.0),
+      config: shared,
       inputs: { comment: "false" },
     });
     const verdict = JSON.parse(
@@ -303,6 +306,7 @@ describe("main's history as the start prior of an interleaved pull request", () 
     };
     expect(verdict.mode).toBe("interleaved");
     const ttft = verdict.comparisons.find((c) => c.cell === "chat" && c.metric === "ttft_p95")!;
-    expect(ttft.noise?.priorSource).toMatch(/^history: 3 sessions, \d+ starts$/);
+    // The measured start level joins the published one at its weight_starts (docs/compare.md).
+    expect(ttft.noise?.priorSource).toMatch(/^history: 3 sessions, \d+ starts \+ gate\.noise_prior\.ttft$/);
   }, 120_000);
 });

@@ -411,12 +411,15 @@ describe("the action end to end", () => {
         }),
       }),
     );
-    // repeats.min 3 runs per side in groups of repeats.block auto (1 here: the start noise of the gated
-    // TTFT p95 matters and a simulator's start is cheap): A1 B2 A2 B1, two starts a side at the first look.
+    // repeats.min 3 runs per side as repeats.block auto gives them here (the start noise of the gated
+    // TTFT p95 matters and a simulator's start is cheap beside a run): every run on a start of its own,
+    // in the order A B, B A, A B; each run one measure call.
     expect(measureCalls.map((call) => `${call.side}:${call.firstRun}+${call.runs}`)).toEqual([
       "baseline:0+1",
-      "candidate:0+2",
-      "baseline:1+2",
+      "candidate:0+1",
+      "candidate:1+1",
+      "baseline:1+1",
+      "baseline:2+1",
       "candidate:2+1",
     ]);
     expect(outputs.verdict).toBe("regression");

@@ -3,6 +3,7 @@ import { parseConfigText } from "../../src/config/load.js";
 import {
   baselineRunsPerStart,
   baselineStartGroups,
+  interleavedStepStarts,
   renderSummary,
   serverStartsPerCell,
   startedServers,
@@ -46,6 +47,12 @@ describe("GPU-minutes per pull request, every server start counted", () => {
     expect(serverStartsPerCell("interleaved", 3, looks, "per-cell")).toBe(4);
     expect(serverStartsPerCell("interleaved", 10, looks, "per-cell")).toBe(13);
     expect(serverStartsPerCell("interleaved", 10, looks, "per-run")).toBe(20);
+    // A start per run (repeats.block fresh): 2 per run a side whatever the looks.
+    const fresh = { runsPerGroup: 1, startEachGroup: true };
+    expect(serverStartsPerCell("interleaved", 3, looks, "per-cell", fresh)).toBe(6);
+    expect(serverStartsPerCell("interleaved", 10, looks, "per-side", fresh)).toBe(20);
+    expect(interleavedStepStarts(3, 5, fresh)).toBe(4);
+    expect(interleavedStepStarts(3, 5, 1)).toBe(3);
     // A baseline job: its runs in starts of at most `baselineRunsPerStart`, as even as possible.
     expect(serverStartsPerCell("baseline", 10, looks, "per-cell", 5)).toBe(2);
     expect(serverStartsPerCell("baseline", 10, looks, "per-cell", 4)).toBe(3);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { configSchema } from "../../src/config/schema.js";
-import { renderSummary, runsPerBlock, summarizeConfig } from "../../src/config/summary.js";
+import {
+  alternation,
+  baselineRunsPerStart,
+  renderSummary,
+  runsPerBlock,
+  summarizeConfig,
+} from "../../src/config/summary.js";
 
 const config = (extra: Record<string, unknown>) =>
   configSchema.parse({
@@ -20,15 +26,58 @@ const config = (extra: Record<string, unknown>) =>
   });
 
 describe("the server starts validate prints", () => {
-  it("gives each side two starts at the first look when TTFT's start noise is gated (repeats.block auto)", () => {
+  it("gives every run its own start when the cost-optimal start holds fewer than two runs (repeats.block auto)", () => {
+    // One run of the cell is 60 s, a start 180 s: Kalibera and Jones' runs per start √(180·3² / (60·3²)) = 1.7.
     const c = config({});
-    expect(runsPerBlock(c)).toBeLessThanOrEqual(2);
+    expect(alternation(c)).toEqual({ runsPerGroup: 1, startEachGroup: true });
     const summary = summarizeConfig(c);
-    expect(summary.starts.auto).toBe(true);
+    expect(summary.starts).toMatchObject({ group: 1, startEachGroup: true, auto: true });
+    expect(summary.starts.firstLookPerSide).toBe(c.repeats.min);
+    expect(summary.starts.maxPerSide).toBe(c.repeats.max);
+    expect(renderSummary("c.yml", summary)).toContain(
+      "server starts: every run of a side on a start of its own (repeats.block auto), alternating A B, B A: 5 starts a side at the first look, 25 at 25 runs",
+    );
+    // Counted as validate counts them: 2 starts per run a side, 10 at the first look of both sides.
+    const interleaved = summary.gpuMinutes.find((estimate) => estimate.mode === "interleaved")!;
+    expect(interleaved.serverStarts).toEqual({ first: 10, max: 50 });
+  });
+
+  it("shares a start between a side's consecutive groups when starts are dear, with two starts a side at the first look", () => {
+    // A 15-minute start against a 60 s run: √15 ≈ 3.9 runs per start, groups of 2 (A2 B4 A4 …).
+    const c = config({ cost: { server_start_s: 900 } });
+    expect(alternation(c)).toEqual({ runsPerGroup: 2, startEachGroup: false });
+    const summary = summarizeConfig(c);
     expect(summary.starts.firstLookPerSide).toBeGreaterThanOrEqual(2);
     expect(renderSummary("c.yml", summary)).toMatch(
-      /server starts: groups of \d runs? a side \(repeats\.block auto\), alternating A B, B A: \d+ starts a side at the first look/,
+      /server starts: groups of 2 runs a side \(repeats\.block auto\), alternating A B, B A: \d+ starts a side at the first look/,
     );
+  });
+
+  it("takes repeats.block fresh as a start per run, and refuses it for a server the runner does not start", () => {
+    const c = config({ repeats: { block: "fresh" } });
+    expect(alternation(c)).toEqual({ runsPerGroup: 1, startEachGroup: true });
+    expect(summarizeConfig(c).starts).toMatchObject({ group: 1, startEachGroup: true, auto: false });
+    // The baseline job still records starts of two runs (main's history separates the levels within one).
+    expect(baselineRunsPerStart(c)).toBe(2);
+    const external = configSchema.safeParse({
+      ...config({}),
+      server: { kind: "external", base_url: "http://127.0.0.1:8000" },
+      repeats: { block: "fresh" },
+    });
+    expect(external.success).toBe(false);
+    const issue = external.error?.issues.find((entry) => entry.path.join(".") === "repeats.block");
+    expect(issue?.message).toBe(
+      'expected a number or "auto" with server.kind external: "fresh" restarts the server for every run, and this server is not started by the runner',
+    );
+  });
+
+  it("never gives a start per run to a server someone else started (auto)", () => {
+    const c = configSchema.parse({
+      ...config({}),
+      server: { kind: "external", base_url: "http://127.0.0.1:8000" },
+      repeats: { block: "auto" },
+    });
+    expect(alternation(c).startEachGroup).toBe(false);
   });
 
   it("keeps one start a side at the first look when the gated metrics' start noise is small for the tolerance", () => {
@@ -41,6 +90,11 @@ describe("the server starts validate prints", () => {
   it("takes a declared group as it is", () => {
     const c = config({ repeats: { block: 5 } });
     expect(runsPerBlock(c)).toBe(5);
-    expect(summarizeConfig(c).starts).toMatchObject({ group: 5, auto: false, firstLookPerSide: 1 });
+    expect(summarizeConfig(c).starts).toMatchObject({
+      group: 5,
+      startEachGroup: false,
+      auto: false,
+      firstLookPerSide: 1,
+    });
   });
 });

@@ -90,6 +90,32 @@ describe("planDevices on one device", () => {
     }
   });
 
+  it("with a start per group, every group of a side is a block and a start of its own (two sides only)", () => {
+    const fresh = { devices: [0], sides, startMinutes: 3, runsPerBlock: 1, startEachGroup: true };
+    for (const [firstRun, runs] of [
+      [0, 5],
+      [5, 5],
+      [3, 4],
+    ] as const) {
+      const expected = alternatingBlocks(firstRun, runs, sides, { runsPerGroup: 1, startEachGroup: true });
+      const perSide = planDevices(work(threeCells, firstRun, runs), { ...fresh, lifecycle: "per-side" });
+      expect(perSide.devices[0]!.blocks.map((b) => [b.side, b.runs[0]!.firstRun, b.runs[0]!.runs])).toEqual(
+        expected.map((b) => [b.side, b.firstRun, b.runs]),
+      );
+      expect(perSide.serverStarts).toBe(2 * runs);
+      expect(
+        planDevices(work(threeCells, firstRun, runs), { ...fresh, lifecycle: "per-cell" }).serverStarts,
+      ).toBe(3 * 2 * runs);
+    }
+    // A one-sided step is still one block: there is no alternation to give a start per group.
+    const oneSide = planDevices(work(threeCells, 0, 10, ["candidate"]), {
+      ...fresh,
+      sides: ["candidate"] as Side[],
+      lifecycle: "per-side",
+    });
+    expect(oneSide.serverStarts).toBe(1);
+  });
+
   it("a stored or baseline step (one side) is one block: one start per side, or per cell", () => {
     const options = { devices: [0], sides: ["candidate"] as Side[], startMinutes: 3, runsPerBlock: 5 };
     const stepWork = work(threeCells, 0, 10, ["candidate"]);

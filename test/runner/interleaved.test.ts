@@ -38,6 +38,39 @@ describe("alternatingBlocks", () => {
     ]);
   });
 
+  it("with a start per group, merges nothing: every run its own block (start), the order and balance kept", () => {
+    const fresh = { runsPerGroup: 1, startEachGroup: true };
+    const blocks = alternatingBlocks(0, 4, ["A", "B"], fresh);
+    expect(blocks.map((b) => `${b.side}${b.firstRun}+${b.runs}`)).toEqual([
+      "A0+1",
+      "B0+1",
+      "B1+1",
+      "A1+1",
+      "A2+1",
+      "B2+1",
+      "B3+1",
+      "A3+1",
+    ]);
+    // The same runs in the same order as the merged schedule: only the starts differ (2R instead of R + 1).
+    const order = (list: typeof blocks) =>
+      list.flatMap((b) => Array.from({ length: b.runs }, (_, i) => `${b.side}${b.firstRun + i}`));
+    expect(order(blocks)).toEqual(order(alternatingBlocks(0, 4, ["A", "B"], 1)));
+    for (const runs of [1, 5, 25])
+      expect(alternatingBlocks(0, runs, ["A", "B"], fresh)).toHaveLength(2 * runs);
+    // A later look continues the order; groups of 5 with a start each: A5 | B5 | B5 | A5.
+    expect(alternatingBlocks(3, 2, ["A", "B"], fresh).map((b) => `${b.side}${b.firstRun}`)).toEqual([
+      "B3",
+      "A3",
+      "A4",
+      "B4",
+    ]);
+    expect(
+      alternatingBlocks(0, 10, ["A", "B"], { runsPerGroup: 5, startEachGroup: true }).map(
+        (b) => `${b.side}${b.firstRun}+${b.runs}`,
+      ),
+    ).toEqual(["A0+5", "B0+5", "B5+5", "A5+5"]);
+  });
+
   it("in blocks of 5 runs per side: 20 runs are A5 B10 A10 B10 A5, balanced like A B B A", () => {
     const blocks = alternatingBlocks(0, 20, ["A", "B"], 5);
     expect(blocks.map((b) => `${b.side}${b.firstRun}+${b.runs}`)).toEqual([

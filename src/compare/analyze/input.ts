@@ -1,3 +1,4 @@
+import type { Alternation } from "../../config/alternation.js";
 import type { GateConfig, QualityConfig } from "../../config/schema.js";
 import type { RunRecord } from "../../metrics/run-record.js";
 import type { CostModel } from "../budget/cost.js";
@@ -11,7 +12,8 @@ export interface AnalyzeInput {
   baseline: readonly RunRecord[];
   candidate: readonly RunRecord[];
   gate: GateConfig;
-  repeats: { min: number; max: number; block?: number };
+  /** `block`: how the runs fall into server starts (repeats.block resolved: config/alternation.ts). */
+  repeats: { min: number; max: number; block?: number | Alternation };
   mode: ComparisonMode;
   baselineInfo?: BaselineInfo | null;
   /**

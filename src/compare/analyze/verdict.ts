@@ -1,3 +1,4 @@
+import { alternationOf } from "../../config/alternation.js";
 import { costRatesOf } from "../budget/cost.js";
 import type { GreedyCheck, GuardCheck, TaskCheck } from "../verdict/quality-schema.js";
 import type { Comparison, FamilyFinding, OverallVerdict, VerdictFile } from "../verdict/verdict-schema.js";
@@ -151,7 +152,8 @@ export function lookAhead(
   const { cells, unfixableCells } = speed.pairing;
   const rates = costRatesOf(input.runMinutes, input.repeats.block, input.cost);
   const maxRuns = input.repeats.max;
-  const runsPerStart = mode === "interleaved" ? (input.repeats.block ?? 1) : maxRuns;
+  const runsPerStart =
+    mode === "interleaved" ? alternationOf(input.repeats.block ?? 1).runsPerGroup : maxRuns;
   const { draftOf, futilityInput, resolvable } = futilityModel(
     speed.drafts,
     unfixableCells,

@@ -1,3 +1,4 @@
+import type { Alternation } from "../../config/alternation.js";
 import type { ServerLifecycle } from "../../config/schema.js";
 import {
   type CostMode,
@@ -23,8 +24,11 @@ const defaultRunMinutes = 1;
 export interface CostRates {
   startMinutes?: number;
   runMinutes?: number;
-  /** Interleaved: runs per side measured back to back on one server start (repeats.block; default 1). */
-  runsPerBlock?: number;
+  /**
+   * Interleaved: runs per side per group of the alternation (repeats.block; default 1), or the
+   * alternation itself (a start per group: config/alternation.ts).
+   */
+  runsPerBlock?: number | Alternation;
   /**
    * How servers are kept (server.lifecycle): per-side counts a step's starts once for all its cells (one
    * server per side serves them all); per-cell and per-run (the default here) once per cell.
@@ -49,7 +53,7 @@ export function gpuMinutes(serverStarts: number, cellRuns: number, rates: CostRa
  * A B ... with the server kept up across consecutive runs of the same side: R + 1 starts for R runs per
  * side (R >= 1). With the alternation in blocks of `runsPerBlock` runs (A^k B^k B^k A^k ...), ⌈R / k⌉ + 1.
  */
-export function interleavedStarts(runsPerSide: number, runsPerBlock = 1): number {
+export function interleavedStarts(runsPerSide: number, runsPerBlock: number | Alternation = 1): number {
   return serverStartsPerCell("interleaved", runsPerSide, [], "per-cell", runsPerBlock);
 }
 
@@ -62,8 +66,8 @@ export interface PlanCost {
   baselineRuns?: number;
   /** Separate measuring rounds (looks) in stored mode: each starts the candidate's server again. */
   rounds?: number;
-  /** Interleaved: runs per side measured back to back on one server start (1: A B B A per run). */
-  runsPerBlock?: number;
+  /** Interleaved: runs per side per group of the alternation (1: A B B A per run), or the alternation. */
+  runsPerBlock?: number | Alternation;
   /**
    * Interleaved: runs per side at which earlier measuring steps (looks) ended; each step starts its
    * first block afresh (serverStartsPerCell). None: all runs in one step.
@@ -114,14 +118,14 @@ export interface CostModel {
   /** GPU seconds one server start costs (cost.server_start_s or the server kind's default). */
   serverStartS: number;
   lifecycle: ServerLifecycle;
-  /** Interleaved: runs per side per server start (repeats.block); 1 when not given. */
-  runsPerBlock?: number;
+  /** Interleaved: runs per side per group of the alternation (repeats.block), or the alternation; 1 when not given. */
+  runsPerBlock?: number | Alternation;
 }
 
 /** The rates of a comparison: its runs' length, the runs per start and the config's start cost and lifecycle. */
 export function costRatesOf(
   runMinutes: number | undefined,
-  runsPerBlock: number | undefined,
+  runsPerBlock: number | Alternation | undefined,
   cost: CostModel | undefined,
 ): CostRates {
   return {
