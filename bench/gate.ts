@@ -63,7 +63,7 @@ import {
   calibrationStartPriors,
 } from "../src/compare/calibration/calibration.js";
 import { defaultCompareSettings } from "../src/compare/index.js";
-import { type Alternation, alternationOf } from "../src/config/alternation.js";
+import { type Alternation, alternationOf, calibrationAlternation } from "../src/config/alternation.js";
 import { configSchema, maxFamilyWeight } from "../src/config/schema.js";
 import { autoAlternation, baselineRunsPerStartOf, serverStartsPerCell } from "../src/config/summary.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
@@ -634,7 +634,8 @@ function simulateCalibration(world: World, design: Design, runsPerSide: number):
   const a: RunRecord[] = [];
   const b: RunRecord[] = [];
   const zero = [0, 0, 0, 0];
-  for (const block of alternatingBlocks(0, runsPerSide, ["a", "b"] as const, design.runsPerBlock)) {
+  const schedule = calibrationAlternation(alternationOf(design.runsPerBlock));
+  for (const block of alternatingBlocks(0, runsPerSide, ["a", "b"] as const, schedule)) {
     const start = { id: `cal-${block.side}:${block.firstRun}`, shift: world.start(design.starts) };
     for (let k = block.firstRun; k < block.firstRun + block.runs; k++)
       for (let cell = 0; cell < design.cells; cell++)
@@ -670,7 +671,7 @@ function calibratedSection(
   sectionHead(
     print,
     "Noise known in advance: a calibrated runner (interleaved, default config)",
-    `Calibration: 25 runs a side of the 3 cells, A/B ${alternationLabel(base.runsPerBlock)}, on the same noise model (compare/calibration/calibration.ts), its run-to-run and start-to-start variances as the priors. Same simulated PRs with and without it (common random numbers). Change "+10%": TTFT p95 of cell 0.`,
+    `Calibration: 25 runs a side of the 3 cells, A/B ${alternationLabel(calibrationAlternation(alternationOf(base.runsPerBlock)))} (calibrate's schedule), on the same noise model (compare/calibration/calibration.ts), its run-to-run and start-to-start variances as the priors. Same simulated PRs with and without it (common random numbers). Change "+10%": TTFT p95 of cell 0.`,
     [
       "runner",
       "repeats",
@@ -725,6 +726,7 @@ function calibratedSection(
   const quiet: Design = { ...base, runTau: base.runTau / 2 };
   const stale = simulateCalibration(calibrationWorld(quiet), quiet, 25);
   row("noisier than calibrated (τ 2x)", { ...base, repeats: { min: 3, max: 3 } }, stale, light);
+  row("noisier than calibrated (τ 2x)", base, stale, light);
   print();
 }
 

@@ -4,6 +4,7 @@ import { type CalibrationFile, calibrateFromRuns } from "../compare/calibration/
 import { calibrationHistoryRuns, conditionsHash, type HistoryRecord } from "../compare/history/history.js";
 import { settingsFromConfig } from "../compare/index.js";
 import { loadRuns } from "../compare/inputs/load.js";
+import { calibrationAlternation } from "../config/alternation.js";
 import type { LoadedConfig } from "../config/load.js";
 import { alternation } from "../config/summary.js";
 import type { ProgressSink } from "../runner/progress.js";
@@ -62,7 +63,7 @@ export async function calibrateRunner(options: CalibrateOptions): Promise<Calibr
     await measureAlternately(
       sides,
       { firstRun: 0, runs: options.runs, cells: options.cells ?? null },
-      alternation(config),
+      calibrationAlternation(alternation(config)),
       async (side, block) => {
         await runCells({
           config,

@@ -14,3 +14,14 @@ export interface Alternation {
 export function alternationOf(block: number | Alternation): Alternation {
   return typeof block === "number" ? { runsPerGroup: block, startEachGroup: false } : block;
 }
+
+/**
+ * The schedule `calibrate` measures in: the interleaved gate's, except that a start per group becomes
+ * shared starts (a side's consecutive groups on one start). A calibration must see both levels (the
+ * start level from its starts' means, the run level within them): a calibration of runs on their own
+ * starts cannot tell them apart, and its runs' whole spread, taken as the per-run prior at all its
+ * degrees of freedom, outweighs what a few runs of a pull request can contradict.
+ */
+export function calibrationAlternation(alternation: Alternation): Alternation {
+  return { runsPerGroup: alternation.runsPerGroup, startEachGroup: false };
+}

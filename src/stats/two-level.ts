@@ -111,8 +111,8 @@ export interface TwoLevelResult extends WelchResult {
   /** σ_s² used (measured pooled with the prior), its degrees of freedom and the parts it came from. */
   startVariance: number;
   startVarianceDf: number;
-  /** σ_s² the starts alone showed (moments, clamped at 0), with its degrees of freedom; null: < 2 starts anywhere. */
-  measuredStartVariance: { variance: number; df: number } | null;
+  /** σ_s² the starts alone showed (see PooledStartLevel); null: < 2 starts anywhere. */
+  measuredStartVariance: { variance: number; estimate: number; df: number } | null;
   /**
    * True when the starts showed significantly more variance than the prior: the prior was widened to
    * what the starts show (the starts' own estimate stands, with their degrees of freedom).
@@ -312,8 +312,12 @@ interface PooledStartLevel {
   /** σ_s² used (measured pooled with the prior) and its degrees of freedom. */
   startVariance: number;
   startVarianceDf: number;
-  /** σ_s² the starts alone showed (moments, clamped at 0), with its degrees of freedom; null: < 2 starts anywhere. */
-  measuredStartVariance: { variance: number; df: number } | null;
+  /**
+   * σ_s² the starts alone showed (moments, clamped at 0), with its degrees of freedom and the moment
+   * estimate itself (`estimate`, below 0 when the starts agree more closely than their runs); null: < 2
+   * starts anywhere.
+   */
+  measuredStartVariance: { variance: number; estimate: number; df: number } | null;
   /** True when the starts showed significantly more variance than the prior, which was then set aside. */
   priorContradicted: boolean;
 }
@@ -343,7 +347,7 @@ function pooledStartLevel(
   return {
     startVariance,
     startVarianceDf: startDf,
-    measuredStartVariance: measured ? { variance: measured.variance, df: measured.df } : null,
+    measuredStartVariance: measured,
     priorContradicted: contradicted,
   };
 }

@@ -56,6 +56,16 @@ const calibrationMetricSchema = z.object({
        * its own start (both levels in one). Absent in files written before it was recorded.
        */
       fresh: z.boolean().optional(),
+      /**
+       * The variance of one run on a start of its own (σ_r² + σ_s²) from runs that shared starts: the
+       * within-start variance plus the starts' moment estimate unclamped (unbiased; clamping the start
+       * level at 0 first would overstate a quiet runner's), with Satterthwaite's degrees of freedom: the
+       * per-run prior of pull requests that give every run its own start. Absent in files written before
+       * it was recorded (the two levels' sum stands in) and for a fresh-start calibration (`runVariance`
+       * is it).
+       */
+      perRunVariance: z.number().positive().optional(),
+      perRunDf: z.number().nonnegative().optional(),
     })
     .optional(),
 });
@@ -371,15 +381,21 @@ function levelsOf(
           result.candidate.runVariance * result.candidate.runVarianceDf) /
         pooledRunDf
       : 0;
+  const measured = fresh ? null : result.measuredStartVariance;
+  // σ_r² + σ_s² with the starts' estimate unclamped: at least σ_r²·(1 − 1/n) for starts of n runs.
+  const perRun = measured
+    ? sumOf({ variance: runVariance, df: pooledRunDf }, { variance: measured.estimate, df: measured.df })
+    : null;
   return {
     levels: {
       starts,
       // Runs on their own starts hold both levels in one spread: the start level cannot be told apart.
-      startVariance: fresh ? null : (result.measuredStartVariance?.variance ?? null),
-      startDf: fresh ? 0 : (result.measuredStartVariance?.df ?? 0),
+      startVariance: measured?.variance ?? null,
+      startDf: measured?.df ?? 0,
       runVariance,
       runDf: pooledRunDf,
       fresh,
+      ...(perRun && perRun.variance > 0 ? { perRunVariance: perRun.variance, perRunDf: perRun.df } : {}),
     },
   };
 }
@@ -443,7 +459,13 @@ function calibratedLevels(file: CalibrationFile): CalibratedNoise[] {
       const fresh = levels?.fresh ?? (start !== null ? false : null);
       if (run === null || fresh === null) return { ...base, start, withinStart: null, perRun: null };
       if (fresh) return { ...base, start: null, withinStart: null, perRun: run };
-      return { ...base, start, withinStart: run, perRun: start ? sumOf(run, start) : null };
+      const perRun =
+        levels?.perRunVariance !== undefined
+          ? { variance: levels.perRunVariance, df: levels.perRunDf ?? 0 }
+          : start
+            ? sumOf(run, start)
+            : null;
+      return { ...base, start, withinStart: run, perRun };
     }),
   );
 }

@@ -193,6 +193,31 @@ describe("A/A calibration of the start level", () => {
   });
 });
 
+describe("A/A calibration: the per-run prior from runs that shared starts", () => {
+  it("adds the starts' moment estimate unclamped to the run level, so a quiet runner's spread is not overstated", () => {
+    // No start effect: 4 starts a side of 3 runs, the runs within a start by 1%.
+    const file = startLevelCalibration(seeded(3), { startSd: 0, runSd: 0.01 });
+    const metrics = file.cells[0]!.metrics.filter((m) => m.levels?.startVariance != null);
+    const priors = calibrationRunPriors(file, "cal.json");
+    let belowTheSum = 0;
+    for (const m of metrics) {
+      const levels = m.levels!;
+      expect(levels.perRunVariance).toBeGreaterThan(0);
+      const prior = priors.get(`chat\u0000${m.metric}`)!;
+      expect(prior.perRun).toEqual({ variance: levels.perRunVariance, df: levels.perRunDf });
+      if (levels.startVariance! > 0) {
+        expect(levels.perRunVariance).toBeCloseTo(levels.runVariance + levels.startVariance!, 12);
+      } else {
+        // Starts that agreed more closely than their runs: below the clamped sum, above σ_r²·(1 − 1/3).
+        expect(levels.perRunVariance!).toBeLessThan(levels.runVariance);
+        expect(levels.perRunVariance!).toBeGreaterThan((levels.runVariance * 2) / 3 - 1e-12);
+        belowTheSum++;
+      }
+    }
+    expect(belowTheSum).toBeGreaterThan(0);
+  });
+});
+
 describe("noise known in advance: a calibration as the interleaved run-level prior", () => {
   const calibrated = (sd: number, createdAt = new Date("2026-11-30T12:00:00Z")) =>
     calibrationOf({ sd, runs: 21, seed: 7 }, createdAt);
@@ -407,7 +432,8 @@ describe("calibratedNoiseByFamily (the run planner's view)", () => {
     const levels = file.cells[0]!.metrics.find((m) => m.metric === "ttft_p95")!.levels!;
     expect(ttft.start).toEqual({ variance: levels.startVariance, df: levels.startDf });
     expect(ttft.withinStart).toEqual({ variance: levels.runVariance, df: levels.runDf });
-    // A run on its own start carries both levels, with Satterthwaite's df of the sum.
+    // A run on its own start carries both levels, with Satterthwaite's df of the sum (the starts'
+    // moment estimate is above 0 here, so it is the clamped start variance).
     const sum = levels.startVariance! + levels.runVariance;
     expect(ttft.perRun!.variance).toBeCloseTo(sum, 12);
     expect(ttft.perRun!.df).toBeCloseTo(
