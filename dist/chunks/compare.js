@@ -1,6 +1,6 @@
 import { stat, readFile, mkdir, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { B as scrapeSeries, C as requestRecordSchema, D as requestLatencies, E as answerLatencies, F as depthBuckets, G as sortNumbers, H as percentileSorted, u as largest, t as smallest, I as table, J as fold, K as Footnotes, L as detectionLine, M as checkMatrix, N as valuesOnBothSides, O as withinToleranceFold, P as acceptanceSection, Q as perCellDetails, R as tallyOf, S as metricVerdictLabel, T as powerAtChange, U as minimumDetectableChange, b as summarizeConfig, V as sessionEstimate, W as alternatingBlocks, X as noisiestGatedFamily, Y as startedServers, j as serverStartSeconds, i as runsPerBlock, Z as serverStartsPerCell, h as baselineRunsPerStart, _ as calibratedNoiseByFamily, $ as withConfigStartPrior, s as settingsFromConfig, a0 as parseCalibrationFile, a1 as defaultCompareSettings, a2 as loadSides, l as loadRuns, a3 as calibrationPriorOrigin, a4 as calibrationPriors, a5 as calibrationStartPriors, a6 as calibrationRunPriors, a7 as pooledStartPriors, a8 as compareRecords, k as defaultInputLimits } from './interleaved.js';
+import { B as scrapeSeries, C as requestRecordSchema, D as requestLatencies, E as answerLatencies, F as depthBuckets, G as sortNumbers, H as percentileSorted, u as largest, t as smallest, I as table, J as fold, K as Footnotes, L as detectionLine, M as checkMatrix, N as valuesOnBothSides, O as withinToleranceFold, P as acceptanceSection, Q as perCellDetails, R as tallyOf, S as metricVerdictLabel, T as powerAtChange, U as minimumDetectableChange, b as summarizeConfig, V as sessionEstimate, W as noisiestGatedFamily, X as startedServers, j as serverStartSeconds, i as runsPerBlock, Y as serverStartsPerCell, h as baselineRunsPerStart, Z as alternatingBlocks, _ as calibratedNoiseByFamily, $ as withConfigStartPrior, s as settingsFromConfig, a0 as parseCalibrationFile, a1 as defaultCompareSettings, a2 as loadSides, l as loadRuns, a3 as calibrationPriorOrigin, a4 as calibrationPriors, a5 as calibrationStartPriors, a6 as calibrationRunPriors, a7 as pooledStartPriors, a8 as compareRecords, k as defaultInputLimits } from './interleaved.js';
 import { o as flattenFingerprint, q as escapeHtml, t as formatFractionAsPercent, u as formatMetricValue, g as formatNumber, l as formatChange, n as formatInterval, j as inlineCode, v as escapeCell, k as escapeInline, w as formatP, x as slowestUsers, y as formatSignedNumber, z as formatDuration, A as formatIntervalOneLine, B as formatValuePair, C as noBreakSpace, D as nonZeroCounts, E as describeMetricRef, F as escapeValue, G as logRatioOf, H as toleranceMargin, I as studentTQuantile, J as normalCdf, K as normalQuantile, b as conditionsHash, L as historyStartPriors } from './format.js';
 import { l as latencyPhases, m as metricSpecs, a as latencyPhaseLabel, d as describeMetric, i as isMetricName, b as latencyStatisticSpec } from './metric-names.js';
 import { o as object, n as number, r as record, s as string, a as array } from './schemas.js';
@@ -4212,7 +4212,7 @@ function cellOptions(input, cell, runs, block, runSeconds) {
         for (let g = 1; g <= powerGridSteps && top > floor; g++)
             lengths.add(Math.round(floor * (top / floor) ** (g / powerGridSteps)));
     }
-    return [...lengths]
+    const options = [...lengths]
         .sort((x, y) => x - y)
         .map((requests) => ({
         requests,
@@ -4220,6 +4220,12 @@ function cellOptions(input, cell, runs, block, runSeconds) {
         decided: needs.filter((n) => n <= requests).length,
         power: cell.checks.reduce((sum, check) => sum + powerAt(input, check, runs, block, requests), 0),
     }));
+    // A longer run worth no more than a shorter one is never bought.
+    const kept = [];
+    for (const option of options)
+        if (kept.length === 0 || worth(option) > worth(kept.at(-1)))
+            kept.push(option);
+    return kept;
 }
 /** Cost units of the knapsack over cells: a GPU-minute budget cut into this many steps. */
 const costSteps = 2000;
@@ -4302,6 +4308,9 @@ function planWithinBudget(input) {
             const startMinutes = minutesOf(input, runs, block, 0);
             const runSecondsLeft = ((input.budgetMinutes - startMinutes) * 60) / (input.sides * runs);
             if (!(runSecondsLeft >= 0))
+                continue;
+            const floorSeconds = input.cells.reduce((sum, cell) => sum + secondsPerRun(cell, floorRequests(cell)), 0);
+            if (floorSeconds > runSecondsLeft)
                 continue;
             const options = input.cells.map((cell) => cellOptions(input, cell, runs, block, runSecondsLeft));
             const chosen = bestOptions(options, runSecondsLeft);
@@ -4814,16 +4823,29 @@ function budgetPlanInput(config, budgetMinutes, options = {}) {
         maxRuns: budgetMaxRuns,
         maxRequests: configLimits.requestsPerRun,
         blocks: mode === "interleaved" ? blockChoices : [budgetMaxRuns],
-        startsFor: (runs, block) => servers * serverStartsPerCell(mode, runs, [], lifecycle, mode === "interleaved" ? block : runs),
-        startWeightAt: (runs, block) => lifecycle === "per-run" ? 1 / runs : mode === "interleaved" ? interleavedStartWeight(runs, block) : 1,
-        startsPerSide: (runs, block) => lifecycle === "per-run"
+        startsFor: byRunsAndBlock((runs, block) => servers * serverStartsPerCell(mode, runs, [], lifecycle, mode === "interleaved" ? block : runs)),
+        startWeightAt: byRunsAndBlock((runs, block) => lifecycle === "per-run" ? 1 / runs : mode === "interleaved" ? interleavedStartWeight(runs, block) : 1),
+        startsPerSide: byRunsAndBlock((runs, block) => lifecycle === "per-run"
             ? runs
             : mode === "interleaved"
                 ? interleavedStartShape(runs, block).fewestStarts
-                : 1,
+                : 1),
         startPriorDf: config.gate.noise_prior.weight_starts,
         startSeconds: serverStartSeconds(config),
         sides: mode === "interleaved" ? 2 : 1,
+    };
+}
+/** A function of (runs, block) remembered per pair: the planner asks each thousands of times a plan. */
+function byRunsAndBlock(f) {
+    const known = new Map();
+    return (runs, block) => {
+        const key = runs * 100_000 + block;
+        let value = known.get(key);
+        if (value === undefined) {
+            value = f(runs, block);
+            known.set(key, value);
+        }
+        return value;
     };
 }
 /** The config with every request-sized cell at twice its requests per run (the run length's slope). */
