@@ -8,7 +8,7 @@ import { lstat, readFile, readdir, writeFile } from 'node:fs/promises';
 import { k as defaultInputLimits, n as runFileSchema, o as runFileInvariantIssues } from './interleaved.js';
 import { t as toolVersion, a as toolName } from './version.js';
 import { o as object, a as array, s as string, n as number, l as literal } from './schemas.js';
-import { g as datetime } from './format.js';
+import { f as datetime } from './format.js';
 
 /**
  * The runs a job asked for, on servers of the config it loaded (recorded in the state file so the
@@ -101,8 +101,8 @@ async function runRequestedCells(request, measuring) {
             cells: searched,
             firstRun: request.firstRun,
             firstRunByCell,
-            // A later look: the searches refine on to the runs per side it asks for (compare/capacity-looks.ts);
-            // a stored baseline's to capacity.max_runs.
+            // A later look: the searches refine on to the runs per side it asks for
+            // (compare/capacity/capacity-looks.ts); a stored baseline's to capacity.max_runs.
             ...(request.searchToMaxRuns === true
                 ? { targetRuns: "capacity.max_runs" }
                 : request.firstRun > 0 && request.runs !== null

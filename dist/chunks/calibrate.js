@@ -2,7 +2,7 @@ import { join, dirname, resolve } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { i as runsPerBlock, l as loadRuns, c as calibrateFromRuns, s as settingsFromConfig } from './interleaved.js';
 import { c as calibrationHistoryRuns, b as conditionsHash } from './format.js';
-import { p as providerForConfig, r as runCells, s as silentProgress, b as streamProgress, e as defaultServerStateFile } from './run-cells.js';
+import { p as providerForConfig, r as runCells, s as silentProgress, e as streamProgress, b as defaultServerStateFile } from './run-cells.js';
 import { m as measureAlternately } from './adaptive.js';
 import { r as readHistoryFile } from './history-series.js';
 import { j as jobOutbound } from './job-outbound.js';

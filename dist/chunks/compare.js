@@ -1,10 +1,11 @@
 import { stat, readFile, mkdir, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { z as scrapeSeries, A as requestRecordSchema, B as requestLatencies, C as answerLatencies, D as depthBuckets, E as sortNumbers, F as percentileSorted, G as table, H as fold, I as Footnotes, J as detectionLine, K as checkMatrix, L as valuesOnBothSides, M as withinToleranceFold, N as acceptanceSection, O as perCellDetails, P as tallyOf, Q as metricVerdictLabel, b as summarizeConfig, R as sessionEstimate, S as alternatingBlocks, T as noisiestGatedFamily, U as startedServers, j as serverStartSeconds, i as runsPerBlock, V as serverStartsPerCell, h as baselineRunsPerStart, W as calibratedNoiseByFamily, s as settingsFromConfig, X as parseCalibrationFile, Y as defaultCompareSettings, Z as loadSides, l as loadRuns, k as defaultInputLimits, _ as calibrationPriorOrigin, $ as calibrationPriors, a0 as calibrationStartPriors, a1 as calibrationRunPriors, a2 as compareRecords } from './interleaved.js';
-import { u as escapeHtml, l as largest, i as smallest, v as formatFractionAsPercent, w as formatMetricValue, j as formatNumber, q as formatChange, t as formatInterval, n as inlineCode, x as escapeCell, o as escapeInline, y as formatP, z as slowestUsers, A as formatSignedNumber, B as formatDuration, C as formatIntervalOneLine, D as formatValuePair, E as noBreakSpace, F as nonZeroCounts, G as describeMetricRef, H as escapeValue, I as minimumDetectableChange, J as studentTQuantile, K as normalCdf, L as normalQuantile, b as conditionsHash, M as pooledStartPriors, N as historyStartPriors } from './format.js';
-import { l as latencyPhases, a as latencyPhaseLabel, m as metricSpecs, d as describeMetric, i as isMetricName, b as latencyStatisticSpec } from './metric-names.js';
+import { B as scrapeSeries, C as requestRecordSchema, D as requestLatencies, E as answerLatencies, F as depthBuckets, G as sortNumbers, H as percentileSorted, u as largest, t as smallest, I as table, J as fold, K as Footnotes, L as detectionLine, M as checkMatrix, N as valuesOnBothSides, O as withinToleranceFold, P as acceptanceSection, Q as perCellDetails, R as tallyOf, S as metricVerdictLabel, T as powerAtChange, U as minimumDetectableChange, b as summarizeConfig, V as sessionEstimate, W as noisiestGatedFamily, X as startedServers, j as serverStartSeconds, i as runsPerBlock, Y as serverStartsPerCell, h as baselineRunsPerStart, Z as alternatingBlocks, _ as calibratedNoiseByFamily, $ as withConfigStartPrior, s as settingsFromConfig, a0 as parseCalibrationFile, a1 as defaultCompareSettings, a2 as loadSides, l as loadRuns, a3 as calibrationPriorOrigin, a4 as calibrationPriors, a5 as calibrationStartPriors, a6 as calibrationRunPriors, a7 as pooledStartPriors, a8 as compareRecords, k as defaultInputLimits } from './interleaved.js';
+import { o as flattenFingerprint, q as escapeHtml, t as formatFractionAsPercent, u as formatMetricValue, g as formatNumber, l as formatChange, n as formatInterval, j as inlineCode, v as escapeCell, k as escapeInline, w as formatP, x as slowestUsers, y as formatSignedNumber, z as formatDuration, A as formatIntervalOneLine, B as formatValuePair, C as noBreakSpace, D as nonZeroCounts, E as describeMetricRef, F as escapeValue, G as logRatioOf, H as toleranceMargin, I as studentTQuantile, J as normalCdf, K as normalQuantile, b as conditionsHash, L as historyStartPriors } from './format.js';
+import { l as latencyPhases, m as metricSpecs, a as latencyPhaseLabel, d as describeMetric, i as isMetricName, b as latencyStatisticSpec } from './metric-names.js';
+import { o as object, n as number, r as record, s as string, a as array } from './schemas.js';
 import { I as InputError } from './version.js';
-import { i as isSearchedCell, e as serverLifecycle, c as configLimits } from './load.js';
+import { i as isSearchedCell, f as serverLifecycle, c as configLimits } from './load.js';
 
 /**
  * Reads what the report's distribution and timeline charts need from each used run's directory:
@@ -403,8 +404,8 @@ function reportPictures(verdict, runs, samples, asInVerdict, notes = []) {
             notes: cellNotes,
         };
     });
-    // Capacity cells are compared apart from the fixed-load cells (compare/capacity.ts): their pictures
-    // are the load curves the verdict carries.
+    // Capacity cells are compared apart from the fixed-load cells (compare/capacity/capacity.ts): their
+    // pictures are the load curves the verdict carries.
     for (const check of verdict.capacity ?? []) {
         const existing = cells.find((cell) => cell.cell === check.cell);
         if (existing)
@@ -420,6 +421,242 @@ function reportPictures(verdict, runs, samples, asInVerdict, notes = []) {
             });
     }
     return { verdict, cells };
+}
+
+/** The per-run values behind one side of a comparison: runs the verdict used, in this cell. */
+function usedRunValues(verdict, runs, comparison, side) {
+    if (!runs)
+        return [];
+    const used = new Set(verdict.runs.used
+        .filter((ref) => ref.side === side && ref.cell === comparison.cell)
+        .map((ref) => ref.source));
+    return runs[side]
+        .filter((run) => used.has(run.source))
+        .map((run) => run.metrics[comparison.metric])
+        .filter((value) => typeof value === "number" && Number.isFinite(value));
+}
+/** The model of one run, from its recorded conditions (as modelOf reads a side's). */
+function runModelOf(run) {
+    const fingerprint = flattenFingerprint(run.fingerprint);
+    const name = fingerprint["model.name"] ?? fingerprint.model_id;
+    return typeof name === "string" && name.length > 0 ? name : "unknown";
+}
+/** A run's metrics that have a finite value, in the order metricSpecs lists them. */
+function finiteRunMetrics(run) {
+    return Object.keys(metricSpecs).flatMap((metric) => {
+        const value = run.metrics[metric];
+        return typeof value === "number" && Number.isFinite(value)
+            ? [[metric, value]]
+            : [];
+    });
+}
+/** The model of one side, from its recorded conditions (run.json's `model.name`, vLLM's `model_id`). */
+function modelOf(verdict, side) {
+    const fingerprint = verdict.fingerprints[side];
+    const name = fingerprint["model.name"] ?? fingerprint.model_id;
+    return typeof name === "string" && name.length > 0 ? name : "unknown";
+}
+
+/**
+ * A comparison's candidate as Bencher Metric Format JSON (bencher.dev docs, reference/bencher-metric-format):
+ * `{benchmark: {measure: {value, lower_value?, upper_value?}}}`. One benchmark per cell
+ * (`vllm-perf-gate/<cell>`), one measure per metric (its name in kebab case with the unit, e.g.
+ * `ttft-p95-ms`, at most 64 characters as Bencher's measure slugs). `value` is the candidate's geometric
+ * mean over runs; `lower_value`/`upper_value` are the baseline times the ends of the decision interval
+ * (the range of candidate values the interval allows), when there is one. Upload with
+ * `bencher run --adapter json --file bencher.json`.
+ */
+const bencherMetricSchema = object({
+    value: number().finite(),
+    lower_value: number().finite().optional(),
+    upper_value: number().finite().optional(),
+})
+    .strict();
+const bencherReportSchema = record(string().min(1).max(1024), record(string().min(1).max(64), bencherMetricSchema));
+/** Each unit's slug in a measure name; typed by the catalogue's units, so a new unit must name its slug. */
+const unitSlug = {
+    ms: "ms",
+    "req/s": "req-s",
+    "sessions/s": "sessions-s",
+    "tok/s": "tok-s",
+    fraction: "fraction",
+    tokens: "tokens",
+};
+function bencherMeasure(metric) {
+    return `${metric.replace(/_/g, "-")}-${unitSlug[metricSpecs[metric].unit]}`;
+}
+function bencherBenchmark(cell) {
+    return `vllm-perf-gate/${cell}`;
+}
+/**
+ * One run (`run --format bencher`) as Bencher Metric Format: the cell's benchmark with one measure per
+ * metric, `value` the run's own value (no bounds: one run has no interval).
+ */
+function runToBencherReport(run) {
+    const measures = {};
+    for (const [metric, value] of finiteRunMetrics(run))
+        measures[bencherMeasure(metric)] = { value };
+    return bencherReportSchema.parse({ [bencherBenchmark(run.cell)]: measures });
+}
+function toBencherReport(verdict) {
+    const report = {};
+    for (const c of verdict.comparisons) {
+        if (c.candidate === null || !Number.isFinite(c.candidate))
+            continue;
+        const metric = { value: c.candidate };
+        if (c.ci && c.baseline !== null) {
+            const [low, high] = [c.baseline * c.ci[0], c.baseline * c.ci[1]];
+            if (Number.isFinite(low) && Number.isFinite(high)) {
+                metric.lower_value = Math.min(low, high);
+                metric.upper_value = Math.max(low, high);
+            }
+        }
+        const benchmark = bencherBenchmark(c.cell);
+        report[benchmark] = { ...report[benchmark], [bencherMeasure(c.metric)]: metric };
+    }
+    return bencherReportSchema.parse(report);
+}
+const bencherExport = {
+    fileName: "bencher.json",
+    ofComparison: (verdict) => toBencherReport(verdict),
+    ofRun: (run) => runToBencherReport(run),
+};
+
+/**
+ * A comparison as PyTorch OSS benchmark records (the "v3" shape), the format vLLM writes with
+ * SAVE_TO_PYTORCH_BENCHMARK_FORMAT and the PyTorch HUD reads from the ClickHouse table
+ * `oss_ci_benchmark_v3` (pytorch/test-infra clickhouse_db_schema/oss_ci_benchmark_v3/schema.sql). One
+ * record per cell, metric and side: `metric.benchmark_values` holds the value of every run the verdict
+ * used on that side (the schema's list "for multiple runs"), `extra_info` maps hold strings only (the
+ * table's Map(String, String)). Job metadata (timestamp, repo, head_sha, workflow_id, ...) is added by
+ * the uploader, as for vLLM's records, and is not written here.
+ */
+const stringMap = record(string(), string());
+const pytorchRecordSchema = object({
+    benchmark: object({ name: string(), mode: string(), dtype: string(), extra_info: stringMap })
+        .strict(),
+    model: object({
+        name: string(),
+        type: string(),
+        backend: string(),
+        origins: array(string()),
+        extra_info: stringMap,
+    })
+        .strict(),
+    metric: object({
+        name: string(),
+        benchmark_values: array(number().finite()).min(1),
+        target_value: number().finite(),
+        extra_info: stringMap,
+    })
+        .strict(),
+})
+    .strict();
+const pytorchBenchmarkName = "vllm-perf-gate";
+function text(value) {
+    return value === null || value === undefined ? "" : String(value);
+}
+/** One record: the parts every record shares (benchmark name, mode, backend) and what differs. */
+function pytorchRecord(parts) {
+    return pytorchRecordSchema.parse({
+        benchmark: { name: pytorchBenchmarkName, mode: "inference", dtype: "", extra_info: parts.benchmarkInfo },
+        model: { name: parts.model, type: "", backend: "vllm", origins: [], extra_info: parts.modelInfo },
+        metric: {
+            name: parts.metric,
+            benchmark_values: parts.values,
+            target_value: 0,
+            extra_info: parts.metricInfo,
+        },
+    });
+}
+/**
+ * One run (`run --format pytorch`) as PyTorch OSS benchmark records: one record per metric with the
+ * run's value as its one `benchmark_values` entry; `extra_info` names the cell, the run and its side.
+ */
+function runToPytorchRecords(run, info) {
+    const revision = flattenFingerprint(run.fingerprint)["model.revision"];
+    return finiteRunMetrics(run).map(([metric, value]) => pytorchRecord({
+        benchmarkInfo: {
+            cell: run.cell,
+            run: text(run.run),
+            ...(info.side ? { side: info.side } : {}),
+            started_at: run.startedAt ?? "",
+            tool_version: info.toolVersion,
+        },
+        model: runModelOf(run),
+        modelInfo: typeof revision === "string" ? { revision } : {},
+        metric,
+        values: [value],
+        metricInfo: {
+            unit: metricSpecs[metric].unit,
+            higher_is_better: String(metricSpecs[metric].higherIsBetter),
+            requests_completed: String(run.requests.completed),
+            requests_failed: String(run.requests.failed),
+        },
+    }));
+}
+function toPytorchRecords(verdict, runs) {
+    const records = [];
+    for (const c of verdict.comparisons) {
+        for (const side of ["baseline", "candidate"]) {
+            const mean = c[side];
+            if (mean === null || !Number.isFinite(mean))
+                continue;
+            const perRun = usedRunValues(verdict, runs, c, side);
+            const revision = verdict.fingerprints[side]["model.revision"];
+            records.push(pytorchRecord({
+                benchmarkInfo: {
+                    cell: c.cell,
+                    side,
+                    comparison_mode: verdict.mode,
+                    overall_verdict: verdict.verdict,
+                    tool_version: verdict.tool.version,
+                },
+                model: modelOf(verdict, side),
+                modelInfo: typeof revision === "string" ? { revision } : {},
+                metric: c.metric,
+                // Without the runs (a verdict read back), the side's geometric mean stands for them.
+                values: perRun.length > 0 ? perRun : [mean],
+                metricInfo: {
+                    unit: metricSpecs[c.metric].unit,
+                    higher_is_better: String(c.higherIsBetter),
+                    geometric_mean: String(mean),
+                    runs: String(c.runs[side]),
+                    gated: String(c.gated),
+                    ...(side === "candidate"
+                        ? {
+                            verdict: c.verdict,
+                            change_ratio: text(c.ratio),
+                            decision_interval_low: text(c.ci?.[0]),
+                            decision_interval_high: text(c.ci?.[1]),
+                            tolerance: String(c.tolerance),
+                        }
+                        : {}),
+                },
+            }));
+        }
+    }
+    return records;
+}
+const pytorchExport = {
+    fileName: "pytorch-benchmark.json",
+    ofComparison: toPytorchRecords,
+    ofRun: runToPytorchRecords,
+};
+
+/**
+ * The dashboard export formats, one module each, registered here once: compare's and run's `--format`
+ * accept these names, and each writes its module's file. A new format is its module (an `ExportFormat`)
+ * and its line here.
+ */
+const exportFormats = {
+    pytorch: pytorchExport,
+    bencher: bencherExport,
+};
+/** Every export format's name, in the order of the registry. */
+const exportFormatNames = Object.keys(exportFormats);
+function isExportFormat(name) {
+    return Object.hasOwn(exportFormats, name);
 }
 
 /**
@@ -1618,8 +1855,9 @@ const verdictLabels = {
     inconclusive: "🟡 capacity inconclusive",
 };
 /**
- * An objective (a catalogue metric, compare/capacity.ts `capacityObjectivesOf`) as the acceptance table
- * names it, "p95 TTFT" or "error rate": its words from the catalogue, so no second list of phase labels.
+ * An objective (a catalogue metric, compare/capacity/capacity.ts `capacityObjectivesOf`) as the acceptance
+ * table names it, "p95 TTFT" or "error rate": its words from the catalogue, so no second list of phase
+ * labels.
  */
 function describeObjective(name) {
     if (!isMetricName(name))
@@ -2976,7 +3214,7 @@ function priorsLine(verdict) {
 }
 /**
  * The gated family as the method line states it: how many tests Holm ran over, of which kinds, and the
- * tests left out because they cannot reach the level (compare/gated-family.ts).
+ * tests left out because they cannot reach the level (compare/analyze/gated-family.ts).
  */
 function gatedFamilyPhrase(family) {
     if (!family)
@@ -3841,6 +4079,17 @@ async function renderHtmlReport(pictures, options = {}) {
  * the report's own function.
  */
 function standardErrorToDecide(input, df) {
+    const q = detectableQuantile(input, df);
+    return (logRatioOf(input.detectChange) - toleranceMargin(input.tolerance)) / q;
+}
+/** q of the detectable change at `df` (its value at 3 significant digits of df: the planner asks often). */
+const quantiles = new Map();
+function detectableQuantile(input, df) {
+    const grid = Number.isFinite(df) ? Number(df.toPrecision(3)) : df;
+    const key = `${input.tolerance}\u0000${input.alpha}\u0000${grid}`;
+    const known = quantiles.get(key);
+    if (known !== undefined)
+        return known;
     const probe = 0.01;
     const detectable = minimumDetectableChange({
         baselineVariance: probe ** 2,
@@ -3850,10 +4099,13 @@ function standardErrorToDecide(input, df) {
         extraVariance: 0,
         tolerance: input.tolerance,
         alpha: input.alpha,
-        df,
+        df: grid,
     });
-    const q = (Math.log1p(detectable) - Math.log1p(input.tolerance)) / probe;
-    return (Math.log1p(input.detectChange) - Math.log1p(input.tolerance)) / q;
+    const q = (logRatioOf(detectable) - toleranceMargin(input.tolerance)) / probe;
+    if (quantiles.size > 10_000)
+        quantiles.clear();
+    quantiles.set(key, q);
+    return q;
 }
 /**
  * Satterthwaite's df of the difference's variance from its two parts, as the two-level test estimates
@@ -3900,13 +4152,12 @@ function requestsToDecide(input, cell, check, runs, block) {
     }
     return needed;
 }
-/** The minimum detectable change of a check at R runs a side in blocks of k, at `requests` per run. */
-function detectableAt(input, check, runs, block, requests) {
+/** The report's detectable-change input for a check at R runs a side in blocks of k, `requests` per run. */
+function detectableInput(input, check, runs, block, requests) {
     const perRun = check.runVariance + check.withinVariance1 / Math.max(1, requests);
     const weight = input.startWeightAt(runs, block);
     // Against a stored baseline the other side is the baseline's, taken as measured like ours.
-    const df = checkDf(input, check, runs, block, requests);
-    return minimumDetectableChange({
+    return {
         baselineVariance: perRun,
         candidateVariance: perRun,
         baselineRuns: runs,
@@ -3919,8 +4170,16 @@ function detectableAt(input, check, runs, block, requests) {
         },
         tolerance: input.tolerance,
         alpha: input.alpha,
-        df,
-    });
+        df: checkDf(input, check, runs, block, requests),
+    };
+}
+/** The minimum detectable change of a check at R runs a side in blocks of k, at `requests` per run. */
+function detectableAt(input, check, runs, block, requests) {
+    return minimumDetectableChange(detectableInput(input, check, runs, block, requests));
+}
+/** The power at detect_change of a check at R runs a side in blocks of k, its variances taken as true. */
+function powerAt(input, check, runs, block, requests) {
+    return powerAtChange(detectableInput(input, check, runs, block, requests), input.detectChange);
 }
 /** A cell's fewest requests per run: a fixed-length run's own, else its floor (gate.min_requests). */
 function floorRequests(cell) {
@@ -3935,73 +4194,90 @@ function secondsPerRun(cell, requests) {
 function minutesOf(input, runs, block, runSeconds) {
     return (input.sides * runs * runSeconds + input.startsFor(runs, block) * input.startSeconds) / 60;
 }
+/** Lengths between a cell's floor and its longest affordable run the planner also weighs for power. */
+const powerGridSteps = 12;
 /**
- * A cell's choices at R runs in blocks of k: its floor (every cell is measured, decided or not), then each
- * length at which one more of its checks is decided, cheapest first.
+ * A cell's choices at R runs in blocks of k within `runSeconds` a run of every cell: its floor (every cell
+ * is measured, decided or not), each length at which one more of its checks is decided, and a geometric
+ * grid of lengths up to the longest affordable for the power of the checks it cannot decide.
  */
-function cellOptions(input, cell, runs, block) {
+function cellOptions(input, cell, runs, block, runSeconds) {
     const floor = floorRequests(cell);
     const needs = cell.checks
         .map((check) => requestsToDecide(input, cell, check, runs, block))
-        .filter((n) => n !== null)
-        .sort((a, b) => a - b);
-    const options = [
-        { requests: floor, seconds: secondsPerRun(cell, floor), decided: needs.filter((n) => n <= floor).length },
-    ];
-    for (const n of new Set(needs)) {
-        if (n <= floor)
-            continue;
-        options.push({
-            requests: n,
-            seconds: secondsPerRun(cell, n),
-            decided: needs.filter((m) => m <= n).length,
-        });
+        .filter((n) => n !== null);
+    const lengths = new Set([floor, ...needs.filter((n) => n > floor)]);
+    if (cell.secondsPerRequest !== null) {
+        const top = Math.min(input.maxRequests, Math.floor((runSeconds - cell.fixedSecondsPerRun) / cell.secondsPerRequest));
+        for (let g = 1; g <= powerGridSteps && top > floor; g++)
+            lengths.add(Math.round(floor * (top / floor) ** (g / powerGridSteps)));
     }
-    return options;
+    const options = [...lengths]
+        .sort((x, y) => x - y)
+        .map((requests) => ({
+        requests,
+        seconds: secondsPerRun(cell, requests),
+        decided: needs.filter((n) => n <= requests).length,
+        power: cell.checks.reduce((sum, check) => sum + powerAt(input, check, runs, block, requests), 0),
+    }));
+    // A longer run worth no more than a shorter one is never bought.
+    const kept = [];
+    for (const option of options)
+        if (kept.length === 0 || worth(option) > worth(kept.at(-1)))
+            kept.push(option);
+    return kept;
 }
 /** Cost units of the knapsack over cells: a GPU-minute budget cut into this many steps. */
 const costSteps = 2000;
 /**
- * The most checks the cells' options decide within `seconds` of runs (one option per cell), cheapest
- * among the best: a knapsack over cells on a grid of costSteps (costs rounded up, so never over budget).
+ * Power gains smaller than this (summed over the checks) do not buy GPU time: within it, plans count as
+ * equally powerful and the cheaper is taken.
+ */
+const powerStep = 0.01;
+/** An option's worth in the knapsack: a decided check outweighs any power, power counts in whole steps. */
+const worth = (option) => option.decided * 1e6 + Math.floor(option.power / powerStep + 1e-9);
+/**
+ * The options (one per cell) worth the most within `seconds` of runs, cheapest among the best: a knapsack
+ * over cells on a grid of costSteps (costs rounded up, so never over budget).
  */
 function bestOptions(options, seconds) {
     if (!(seconds >= 0))
         return null;
     const unit = Math.max(seconds / costSteps, 1e-9);
     const steps = Math.floor(seconds / unit + 1e-9);
-    // At cost ≤ c units after each cell: checks decided, exact seconds, and the option taken (-1: none).
-    let decided = new Float64Array(steps + 1);
+    // At cost ≤ c units after each cell: worth, exact seconds, and the option taken (-1: none).
+    let value = new Float64Array(steps + 1);
     let spent = new Float64Array(steps + 1);
     const taken = [];
     const from = [];
     for (const list of options) {
-        const nextDecided = new Float64Array(steps + 1).fill(-1);
+        const nextValue = new Float64Array(steps + 1).fill(-1);
         const nextSpent = new Float64Array(steps + 1);
         const choice = new Int16Array(steps + 1).fill(-1);
         const previous = new Int32Array(steps + 1);
         const costs = list.map((option) => Math.ceil(option.seconds / unit - 1e-9));
+        const worths = list.map(worth);
         for (let c = 0; c <= steps; c++) {
             for (let o = 0; o < list.length; o++) {
                 const before = c - costs[o];
-                if (before < 0 || decided[before] < 0)
+                if (before < 0 || value[before] < 0)
                     continue;
-                const d = decided[before] + list[o].decided;
+                const v = value[before] + worths[o];
                 const s = spent[before] + list[o].seconds;
-                if (d > nextDecided[c] || (d === nextDecided[c] && s < nextSpent[c])) {
-                    nextDecided[c] = d;
+                if (v > nextValue[c] || (v === nextValue[c] && s < nextSpent[c])) {
+                    nextValue[c] = v;
                     nextSpent[c] = s;
                     choice[c] = o;
                     previous[c] = before;
                 }
             }
         }
-        decided = nextDecided;
+        value = nextValue;
         spent = nextSpent;
         taken.push(choice);
         from.push(previous);
     }
-    if (decided[steps] < 0)
+    if (value[steps] < 0)
         return null;
     const chosen = [];
     let c = steps;
@@ -4011,9 +4287,18 @@ function bestOptions(options, seconds) {
     }
     return chosen;
 }
+/** Plan a beats plan b: more checks decided, else more power by a step, else as powerful and cheaper. */
+function better(a, b) {
+    if (a.decided !== b.decided)
+        return a.decided > b.decided;
+    if (Math.abs(a.power - b.power) >= powerStep)
+        return a.power > b.power;
+    return a.gpuMinutes < b.gpuMinutes - 1e-9;
+}
 /**
  * The plan within the budget: over runs per side and runs per start, the options that decide the most
- * checks, the cheapest of those. Null when not even the fewest runs of every cell at its floor fit.
+ * checks, then have the most power at detect_change, the cheapest of those. Null when not even the
+ * fewest runs of every cell at its floor fit.
  */
 function planWithinBudget(input) {
     let best = null;
@@ -4022,15 +4307,18 @@ function planWithinBudget(input) {
         for (const block of new Set(input.blocks.map((k) => Math.max(1, Math.min(runs, k))))) {
             const startMinutes = minutesOf(input, runs, block, 0);
             const runSecondsLeft = ((input.budgetMinutes - startMinutes) * 60) / (input.sides * runs);
-            const options = input.cells.map((cell) => cellOptions(input, cell, runs, block));
+            if (!(runSecondsLeft >= 0))
+                continue;
+            const floorSeconds = input.cells.reduce((sum, cell) => sum + secondsPerRun(cell, floorRequests(cell)), 0);
+            if (floorSeconds > runSecondsLeft)
+                continue;
+            const options = input.cells.map((cell) => cellOptions(input, cell, runs, block, runSecondsLeft));
             const chosen = bestOptions(options, runSecondsLeft);
             if (chosen === null)
                 continue;
             const seconds = chosen.reduce((sum, option) => sum + option.seconds, 0);
             const plan = describe(input, runs, block, chosen, minutesOf(input, runs, block, seconds), checks);
-            if (best === null ||
-                plan.decided > best.decided ||
-                (plan.decided === best.decided && plan.gpuMinutes < best.gpuMinutes - 1e-9))
+            if (best === null || better(plan, best))
                 best = plan;
         }
     }
@@ -4045,7 +4333,8 @@ function describe(input, runs, block, chosen, gpuMinutes, checks) {
             secondsPerRun: option.seconds,
             checks: cell.checks.map((check) => {
                 const detectable = detectableAt(input, check, runs, block, option.requests);
-                return { metric: check.metric, detectable, decided: detectable <= input.detectChange };
+                const power = powerAt(input, check, runs, block, option.requests);
+                return { metric: check.metric, detectable, decided: detectable <= input.detectChange, power };
             }),
         };
     });
@@ -4058,6 +4347,7 @@ function describe(input, runs, block, chosen, gpuMinutes, checks) {
         cells,
         decided: cells.reduce((n, cell) => n + cell.checks.filter((c) => c.decided).length, 0),
         checks,
+        power: cells.reduce((sum, cell) => sum + cell.checks.reduce((p, c) => p + c.power, 0), 0),
     };
 }
 /**
@@ -4134,7 +4424,7 @@ function varianceTarget(input, runs) {
         ? normalQuantile(1 - input.passAlpha)
         : studentTQuantile(1 - input.passAlpha, df);
     const z = pass + normalQuantile(perCheck);
-    const margin = Math.log1p(input.tolerance);
+    const margin = toleranceMargin(input.tolerance);
     // 2 v / R ≤ (margin / z)²  ⇒  v ≤ R (margin / z)² / 2
     return (runs * (margin / z) ** 2) / 2;
 }
@@ -4214,7 +4504,7 @@ function basisOf(input) {
  */
 function cleanPassChance(input, runs, requestsOf) {
     const df = Math.max(1, 2 * runs - 2);
-    const margin = Math.log1p(input.tolerance);
+    const margin = toleranceMargin(input.tolerance);
     const t = studentTQuantile(1 - input.passAlpha, df);
     const metricsPerCell = input.checks / Math.max(1, input.cells.length);
     let chance = 1;
@@ -4460,11 +4750,11 @@ function priorCheckNoise(config, metric) {
     };
 }
 /**
- * The noise a calibration measured on this runner (compare/calibration.ts calibratedNoiseByFamily), per
- * cell and metric family, with its degrees of freedom: the run-to-run variance within a start, split
- * into the part more requests do not shrink and the statistic's sampling noise (at most the prior's at
- * the calibration's run length), and the start-to-start variance where it measured starts. A level it
- * did not measure keeps gate.noise_prior's, with no df.
+ * The noise a calibration measured on this runner (compare/calibration/calibration.ts
+ * calibratedNoiseByFamily), per cell and metric family, with its degrees of freedom: the run-to-run variance
+ * within a start, split into the part more requests do not shrink and the statistic's sampling noise (at most
+ * the prior's at the calibration's run length), and the start-to-start variance where it measured starts. A
+ * level it did not measure keeps gate.noise_prior's, with no df.
  */
 function calibratedCheckNoise(config, file, now) {
     const byCell = calibratedNoiseByFamily(file, now);
@@ -4480,7 +4770,13 @@ function calibratedCheckNoise(config, file, now) {
         const sampling = Math.min(within.variance, prior.withinVariance1 / requests);
         return {
             metric,
-            startVariance: measured.start?.variance ?? prior.startVariance,
+            // The measured start level pooled with the config's, as compare pools it (compare/start-noise.ts).
+            startVariance: measured.start
+                ? withConfigStartPrior(measured.start, {
+                    variance: prior.startVariance,
+                    df: config.gate.noise_prior.weight_starts,
+                }).variance
+                : prior.startVariance,
             runVariance: Math.max(0, within.variance - sampling),
             withinVariance1: sampling * requests,
             priorDf: within.df,
@@ -4527,16 +4823,29 @@ function budgetPlanInput(config, budgetMinutes, options = {}) {
         maxRuns: budgetMaxRuns,
         maxRequests: configLimits.requestsPerRun,
         blocks: mode === "interleaved" ? blockChoices : [budgetMaxRuns],
-        startsFor: (runs, block) => servers * serverStartsPerCell(mode, runs, [], lifecycle, mode === "interleaved" ? block : runs),
-        startWeightAt: (runs, block) => lifecycle === "per-run" ? 1 / runs : mode === "interleaved" ? interleavedStartWeight(runs, block) : 1,
-        startsPerSide: (runs, block) => lifecycle === "per-run"
+        startsFor: byRunsAndBlock((runs, block) => servers * serverStartsPerCell(mode, runs, [], lifecycle, mode === "interleaved" ? block : runs)),
+        startWeightAt: byRunsAndBlock((runs, block) => lifecycle === "per-run" ? 1 / runs : mode === "interleaved" ? interleavedStartWeight(runs, block) : 1),
+        startsPerSide: byRunsAndBlock((runs, block) => lifecycle === "per-run"
             ? runs
             : mode === "interleaved"
                 ? interleavedStartShape(runs, block).fewestStarts
-                : 1,
+                : 1),
         startPriorDf: config.gate.noise_prior.weight_starts,
         startSeconds: serverStartSeconds(config),
         sides: mode === "interleaved" ? 2 : 1,
+    };
+}
+/** A function of (runs, block) remembered per pair: the planner asks each thousands of times a plan. */
+function byRunsAndBlock(f) {
+    const known = new Map();
+    return (runs, block) => {
+        const key = runs * 100_000 + block;
+        let value = known.get(key);
+        if (value === undefined) {
+            value = f(runs, block);
+            known.set(key, value);
+        }
+        return value;
     };
 }
 /** The config with every request-sized cell at twice its requests per run (the run length's slope). */
@@ -4779,6 +5088,17 @@ async function writeCompareOutputs(outDir, outcome, outbound) {
     const htmlPath = await writeHtmlReport(outDir, outcome, outbound);
     return { verdictPath, reportPath, commentPath, htmlPath };
 }
+/** The dashboard exports `compare --format` asks for (export-formats.ts), written in DIR; returns their paths. */
+async function writeComparisonExports(outDir, outcome, exports, outbound) {
+    const written = [];
+    for (const format of exports) {
+        const { fileName, ofComparison } = exportFormats[format];
+        const path = join(outDir, fileName);
+        await outbound.writeFile(path, `${JSON.stringify(ofComparison(outcome.verdict, outcome.runs), null, 2)}\n`);
+        written.push(path);
+    }
+    return written;
+}
 /** report.html and report-charts/*.svg from the verdict, the run records and the used runs' samples. */
 async function writeHtmlReport(outDir, outcome, outbound) {
     // The run records are matched to the verdict by their names as it holds them.
@@ -4841,4 +5161,4 @@ async function compareForGate(request) {
     };
 }
 
-export { cleanForTerminal as A, BudgetError as B, withoutMachinePaths as C, terminalMarkup as D, configWithinBudget as a, calibratedCheckNoise as b, compareForGate as c, applyBudgetPlan as d, renderReports as e, markdownMarkup as f, budgetPlanLines as g, budgetCutWarning as h, runPlans as i, configuredPassChance as j, applyRunPlan as k, budgetOverview as l, methodChangeLine as m, budgetOverviewLines as n, overrideLine as o, compareResults as p, esc as q, readCalibration as r, drawnLoadFigures as s, chartsDirName as t, slug as u, loadCurveChart as v, writeCompareOutputs as w, htmlPage as x, blocksToTerminal as y, firstScreenBlocks as z };
+export { loadCurveChart as A, BudgetError as B, htmlPage as C, blocksToTerminal as D, firstScreenBlocks as E, cleanForTerminal as F, withoutMachinePaths as G, terminalMarkup as H, configWithinBudget as a, calibratedCheckNoise as b, compareForGate as c, applyBudgetPlan as d, renderReports as e, markdownMarkup as f, budgetPlanLines as g, budgetCutWarning as h, runPlans as i, configuredPassChance as j, applyRunPlan as k, budgetOverview as l, methodChangeLine as m, budgetOverviewLines as n, overrideLine as o, isExportFormat as p, exportFormatNames as q, readCalibration as r, exportFormats as s, compareResults as t, writeComparisonExports as u, esc as v, writeCompareOutputs as w, drawnLoadFigures as x, chartsDirName as y, slug as z };

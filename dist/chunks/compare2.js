@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { join, isAbsolute, resolve } from 'node:path';
-import { r as readCalibration, p as compareResults, w as writeCompareOutputs } from './compare.js';
+import { isAbsolute, resolve } from 'node:path';
+import { r as readCalibration, t as compareResults, w as writeCompareOutputs, u as writeComparisonExports, p as isExportFormat, q as exportFormatNames } from './compare.js';
 import { j as jobOutbound } from './job-outbound.js';
 import { k as defaultInputLimits, m as mebibyte } from './interleaved.js';
 import { l as loadConfig } from './load.js';
-import { a as exportFormats, i as isExportFormat, e as exportFormatNames } from './export-formats.js';
 import { r as renderTerminal } from './terminal.js';
 import { U as UsageError } from './version.js';
 import { p as parseCommandArgs, a as stringListOption, s as stringOption, n as numberOption } from './command.js';
@@ -12,8 +11,8 @@ import { t as throughOutbound } from '../cli.js';
 import './format.js';
 import './metric-names.js';
 import './random.js';
-import './schemas.js';
 import 'node:crypto';
+import './schemas.js';
 import 'node:fs';
 import 'node:child_process';
 import 'node:url';
@@ -118,7 +117,7 @@ function expandListFlags(argv) {
     }
     return out;
 }
-/** The action's input limits (compare/input-limits.ts), raised or lowered by the size flags. */
+/** The action's input limits (compare/inputs/input-limits.ts), raised or lowered by the size flags. */
 function inputLimitsFrom(args) {
     const megabytes = (flag) => {
         const value = numberOption(args, flag);
@@ -173,20 +172,6 @@ const compareCommand = {
         if (mode !== "stored" && mode !== "interleaved")
             throw new UsageError(`--mode expects stored or interleaved, got "${mode}"`);
         const { print: format, files: exportFiles } = parseCompareFormats(stringListOption(args, "format"));
-        const info = {};
-        const provenance = [
-            ["commit", "baseline-commit"],
-            ["ref", "baseline-ref"],
-            ["runId", "baseline-run-id"],
-            ["date", "baseline-date"],
-            ["url", "baseline-url"],
-            ["note", "baseline-note"],
-        ];
-        for (const [key, flag] of provenance) {
-            const value = stringOption(args, flag);
-            if (value !== undefined)
-                info[key] = value;
-        }
         const limits = inputLimitsFrom(args);
         const config = stringOption(args, "config");
         const loaded = config === undefined ? undefined : await loadConfig(abs(config), { env: io.env, cwd: io.cwd });
@@ -207,20 +192,13 @@ const compareCommand = {
                 ...(calibration ? { calibration } : {}),
                 config: loaded,
                 mode: mode,
-                baselineInfo: Object.keys(info).length > 0 ? info : null,
+                baselineInfo: baselineInfoFrom(args),
                 limits,
                 outbound,
             });
             const out = abs(stringOption(args, "out") ?? "perf-gate-compare");
             const written = await writeCompareOutputs(out, outcome, outbound);
-            const exported = [];
-            for (const file of exportFiles) {
-                const { fileName, ofComparison } = exportFormats[file];
-                const path = join(out, fileName);
-                const content = ofComparison(outcome.verdict, outcome.runs);
-                await outbound.writeFile(path, `${JSON.stringify(content, null, 2)}\n`);
-                exported.push(path);
-            }
+            const exported = await writeComparisonExports(out, outcome, exportFiles, outbound);
             const { verdictPath, reportPath, commentPath, htmlPath } = written;
             const files = [verdictPath, reportPath, commentPath, htmlPath, ...exported];
             await printComparison(io, format, outcome, files, htmlPath);
@@ -231,6 +209,24 @@ const compareCommand = {
         }
     },
 };
+/** The baseline's provenance as the flags give it (--baseline-commit, -ref, -run-id, -date, -url, -note); null: none. */
+function baselineInfoFrom(args) {
+    const info = {};
+    const provenance = [
+        ["commit", "baseline-commit"],
+        ["ref", "baseline-ref"],
+        ["runId", "baseline-run-id"],
+        ["date", "baseline-date"],
+        ["url", "baseline-url"],
+        ["note", "baseline-note"],
+    ];
+    for (const [key, flag] of provenance) {
+        const value = stringOption(args, flag);
+        if (value !== undefined)
+            info[key] = value;
+    }
+    return Object.keys(info).length > 0 ? info : null;
+}
 /** What `--format` prints of a comparison written to `files`. */
 async function printComparison(io, format, outcome, files, htmlPath) {
     if (format === "text") {

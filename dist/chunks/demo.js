@@ -7,9 +7,9 @@ import { g as gatedMetricNames } from './metric-names.js';
 import { c as countRuns, r as runRequestedCells } from './baseline-bundle.js';
 import { u as adaptiveLoopLine, K as measuringBlockLine } from './status.js';
 import { r as renderTerminal } from './terminal.js';
-import { p as providerForConfig, b as streamProgress } from './run-cells.js';
+import { p as providerForConfig, e as streamProgress } from './run-cells.js';
 import { a as addRunsUntilDecided, f as fewestRuns, m as measureAlternately } from './adaptive.js';
-import { w as writeCompareOutputs, p as compareResults } from './compare.js';
+import { w as writeCompareOutputs, t as compareResults } from './compare.js';
 import { j as jobOutbound } from './job-outbound.js';
 import { E as ExitCode, U as UsageError, h as handleInterrupts, F as FailureError } from './version.js';
 import { p as parseCommandArgs, s as stringOption } from './command.js';
@@ -356,48 +356,88 @@ async function prepareOutDir(outDir, outbound) {
  * the verdict is inconclusive, then compared and reported exactly as the action would.
  */
 async function runDemo(options) {
-    const { scenario, outDir, progress, outbound } = options;
+    const { outDir, outbound } = options;
     await prepareOutDir(outDir, outbound);
-    const sides = options.sides.map((side) => ({ ...side, config: side.loaded.config }));
-    for (const side of sides)
+    for (const side of options.sides)
         await outbound.writeFile(side.file, side.text);
-    const providers = sides.map((side) => providerForConfig(side.config, {
-        env: { ...options.env },
-        outbound,
-        nvidiaSmiCommand: null,
-        pollIntervalMs: 50,
-        stopGraceMs: 5000,
-        warn: (message) => progress.message(`warning: ${message}`),
-        progress: (line) => progress.message(line),
-        ...(options.cliCommand ? { cliCommand: options.cliCommand } : {}),
+    const sides = measuredSides(options);
+    let last;
+    try {
+        last = await measureUntilDecided(options, sides);
+    }
+    finally {
+        await Promise.all(sides.map((side) => side.provider.stopAll()));
+    }
+    const counts = await Promise.all(sides.map((side) => countRuns(side.dir)));
+    if (options.signal?.aborted || last === null) {
+        const runsWritten = counts.reduce((sum, byCell) => sum + [...byCell.values()].reduce((a, b) => a + b, 0), 0);
+        return { interrupted: String(options.signal?.reason ?? "interrupt"), runsWritten };
+    }
+    const outcome = last;
+    const paths = await writeCompareOutputs(outDir, outcome, outbound);
+    return {
+        outcome,
+        terminalReport: renderTerminal(outcome.verdict, { color: options.color }),
+        ...paths,
+        runsPerSide: Math.max(0, ...counts[1].values()),
+        verdictAsExpected: options.scenario.expectedVerdicts.includes(outcome.verdict.verdict),
+    };
+}
+/** Both sides with their simulators (stopped by the caller) and their results directories. */
+function measuredSides(options) {
+    const { outDir, progress, outbound } = options;
+    return options.sides.map((side) => ({
+        name: side.name,
+        config: side.loaded.config,
+        provider: providerForConfig(side.loaded.config, {
+            env: { ...options.env },
+            outbound,
+            nvidiaSmiCommand: null,
+            pollIntervalMs: 50,
+            stopGraceMs: 5000,
+            warn: (message) => progress.message(`warning: ${message}`),
+            progress: (line) => progress.message(line),
+        }),
+        dir: join(outDir, side.name),
     }));
+}
+/**
+ * The scenario's first look, then the action's loop (./adaptive.ts): runs added to the cells compare
+ * names while it is inconclusive. The last comparison, or null when an interrupt stopped it.
+ */
+async function measureUntilDecided(options, sides) {
+    const { scenario, progress, outbound } = options;
     const [baseline, candidate] = sides;
-    const measuredSides = [
-        {
-            name: "baseline",
-            config: baseline.config,
-            provider: providers[0],
-            dir: join(outDir, "baseline"),
-        },
-        {
-            name: "candidate",
-            config: candidate.config,
-            provider: providers[1],
-            dir: join(outDir, "candidate"),
-        },
-    ];
-    const [baselineDir, candidateDir] = measuredSides.map((side) => side.dir);
-    const compare = () => compareResults({
-        baseline: [baselineDir],
-        candidate: [candidateDir],
-        config: baseline.config,
-        mode: "interleaved",
-        baselineInfo: { note: `demo scenario "${scenario.name}": ${scenario.story}` },
-        outbound,
-    });
     const stopped = () => options.signal?.aborted === true;
-    // Both sides alternately (A B, B A, ...), a side's consecutive runs on one server start.
-    const measure = (step) => measureAlternately(measuredSides, step, runsPerBlock(baseline.config), async (side, block) => {
+    const measure = measureSidesAlternately(options, sides, stopped);
+    await measure({ firstRun: 0, runs: scenario.repeats.min, cells: null });
+    if (stopped())
+        return null;
+    const looked = await addRunsUntilDecided({
+        look: async () => {
+            const report = await compareResults({
+                baseline: [baseline.dir],
+                candidate: [candidate.dir],
+                config: baseline.config,
+                mode: "interleaved",
+                baselineInfo: { note: `demo scenario "${scenario.name}": ${scenario.story}` },
+                outbound,
+            });
+            return { verdict: report.verdict.verdict, nextLook: report.verdict.nextLook, report };
+        },
+        measure,
+        runsMeasured: async (cells) => fewestRuns(await countRuns(candidate.dir), cells),
+        cells: null,
+        maxRuns: scenario.repeats.max,
+        onEvent: (event) => progress.message(adaptiveLoopLine(event, scenario.repeats.max)),
+        stopped,
+    });
+    return looked.stoppedBecause === "aborted" ? null : looked.outcome.report;
+}
+/** Both sides measured alternately (A B, B A, ...), a side's consecutive runs on one server start. */
+function measureSidesAlternately(options, sides, stopped) {
+    const { scenario, outDir, progress, outbound } = options;
+    return (step) => measureAlternately(sides, step, runsPerBlock(sides[0].config), async (side, block) => {
         progress.message(measuringBlockLine(side.name, block.firstRun, block.runs, scenario.repeats.max));
         // As the action measures: fixed-load cells the block's runs, a capacity cell its search.
         await runRequestedCells({
@@ -416,47 +456,29 @@ async function runDemo(options) {
             ...(options.signal ? { signal: options.signal } : {}),
         });
     }, stopped);
-    let last = null;
-    try {
-        await measure({ firstRun: 0, runs: scenario.repeats.min, cells: null });
-        if (!stopped()) {
-            // The action's loop (../adaptive.ts): runs added to the cells compare names, while it is inconclusive.
-            const looked = await addRunsUntilDecided({
-                look: async () => {
-                    const report = await compare();
-                    return { verdict: report.verdict.verdict, nextLook: report.verdict.nextLook, report };
-                },
-                measure,
-                runsMeasured: async (cells) => fewestRuns(await countRuns(candidateDir), cells),
-                cells: null,
-                maxRuns: scenario.repeats.max,
-                onEvent: (event) => progress.message(adaptiveLoopLine(event, scenario.repeats.max)),
-                stopped,
-            });
-            if (looked.stoppedBecause !== "aborted")
-                last = looked.outcome.report;
-        }
-    }
-    finally {
-        await Promise.all(providers.map((provider) => provider.stopAll()));
-    }
-    const counts = await Promise.all(measuredSides.map((side) => countRuns(side.dir)));
-    const runsWritten = counts.reduce((sum, byCell) => sum + [...byCell.values()].reduce((a, b) => a + b, 0), 0);
-    if (options.signal?.aborted || last === null)
-        return { interrupted: String(options.signal?.reason ?? "interrupt"), runsWritten };
-    const outcome = last;
-    const runsPerSide = Math.max(0, ...counts[1].values());
-    const { verdictPath, reportPath, commentPath, htmlPath } = await writeCompareOutputs(outDir, outcome, outbound);
-    return {
-        outcome,
-        terminalReport: renderTerminal(outcome.verdict, { color: options.color }),
-        reportPath,
-        commentPath,
-        htmlPath,
-        verdictPath,
-        runsPerSide,
-        verdictAsExpected: scenario.expectedVerdicts.includes(outcome.verdict.verdict),
-    };
+}
+/** What the demo says before it starts: the scenario, what to expect and what is measured. */
+function demoIntro(scenario) {
+    return (`vllm-perf-gate demo, scenario "${scenario.name}": ${scenario.story}.\n` +
+        `Expect ${scenario.expectation}.\n` +
+        `Baseline and candidate are simulated vLLM servers measured alternately, ${scenario.repeats.min} to ${scenario.repeats.max} runs each.\n\n`);
+}
+/** What the demo says after its report: how much it measured, where each file is, and the gate's exit. */
+function demoClosing(result, scenario, outDir, seconds) {
+    const { verdict } = result.outcome;
+    return [
+        `Measured up to ${result.runsPerSide} run(s) per side of a cell in ${seconds} s.`,
+        `PR comment: ${result.commentPath}`,
+        `Full report: ${result.reportPath}`,
+        `Report with charts: ${result.htmlPath}`,
+        `Verdict file: ${result.verdictPath}`,
+        `Raw results: ${outDir}/baseline and ${outDir}/candidate`,
+        `As a CI step the gate would have exited ${verdict.exitCode} (${verdict.verdict}, fail_on: ${verdict.settings.failOn}).`,
+        result.verdictAsExpected
+            ? `This is the outcome the "${scenario.name}" scenario is built to show.`
+            : `Note: the "${scenario.name}" scenario usually ends ${scenario.expectedVerdicts.join(" or ")}; this time the data said ${verdict.verdict} (simulated noise is random too).`,
+        "",
+    ].join("\n");
 }
 
 const defaultOut = "vllm-perf-gate-demo";
@@ -508,9 +530,7 @@ const demoCommand = {
         io = throughOutbound(io, outbound);
         const color = io.stdout.isTTY === true && args.values["no-color"] !== true && !io.env.NO_COLOR;
         const progress = streamProgress(io.stderr, { intervalMs: 10_000 });
-        io.stdout.write(`vllm-perf-gate demo, scenario "${scenario.name}": ${scenario.story}.\n` +
-            `Expect ${scenario.expectation}.\n` +
-            `Baseline and candidate are simulated vLLM servers measured alternately, ${scenario.repeats.min} to ${scenario.repeats.max} runs each.\n\n`);
+        io.stdout.write(demoIntro(scenario));
         const started = Date.now();
         // SIGINT/SIGTERM: the run in progress ends, both simulators stop, exit 130/143; again: kill and exit.
         const interruption = handleInterrupts({
@@ -545,21 +565,8 @@ const demoCommand = {
             io.stderr.write(`interrupted by ${result.interrupted}: kept ${result.runsWritten} run(s) under ${outDir} (the interrupted one is marked in its run.json); nothing was compared; the simulators are stopped\n`);
             return interruption.exitCode() ?? ExitCode.failure;
         }
-        const { verdict } = result.outcome;
         io.stdout.write(`\n${result.terminalReport}\n`);
-        io.stdout.write([
-            `Measured up to ${result.runsPerSide} run(s) per side of a cell in ${Math.round((Date.now() - started) / 1000)} s.`,
-            `PR comment: ${result.commentPath}`,
-            `Full report: ${result.reportPath}`,
-            `Report with charts: ${result.htmlPath}`,
-            `Verdict file: ${result.verdictPath}`,
-            `Raw results: ${outDir}/baseline and ${outDir}/candidate`,
-            `As a CI step the gate would have exited ${verdict.exitCode} (${verdict.verdict}, fail_on: ${verdict.settings.failOn}).`,
-            result.verdictAsExpected
-                ? `This is the outcome the "${scenario.name}" scenario is built to show.`
-                : `Note: the "${scenario.name}" scenario usually ends ${scenario.expectedVerdicts.join(" or ")}; this time the data said ${verdict.verdict} (simulated noise is random too).`,
-            "",
-        ].join("\n"));
+        io.stdout.write(demoClosing(result, scenario, outDir, Math.round((Date.now() - started) / 1000)));
         return ExitCode.ok;
     },
 };

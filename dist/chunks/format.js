@@ -1,7 +1,7 @@
-import { f as metricNames, j as isGuardMetric, m as metricSpecs, d as describeMetric, k as metricsMeasuredIn, n as latencyMetricName, b as latencyStatisticSpec, i as isMetricName } from './metric-names.js';
+import { e as metricNames, m as metricSpecs, b as latencyStatisticSpec, i as isMetricName, d as describeMetric } from './metric-names.js';
 import { a as mulberry32, m as mixSeed } from './random.js';
-import { h as _isoDateTime, Z as ZodISODateTime, o as object, b as boolean, s as string, _ as _enum, n as number, a as array, l as literal } from './schemas.js';
 import { randomUUID, createHash } from 'node:crypto';
+import { h as _isoDateTime, Z as ZodISODateTime, o as object, n as number, b as boolean, s as string, a as array, _ as _enum, l as literal } from './schemas.js';
 import { I as InputError } from './version.js';
 
 /**
@@ -497,6 +497,25 @@ function noncentralityForPower(critical, df, power) {
     return lambda;
 }
 
+/**
+ * The log scale the gate's statistics work on, and the tolerance margin on it. A relative change c
+ * (0.05: 5% higher) is the log ratio ln(1 + c); a log ratio x is the relative change exp(x) − 1. The
+ * tests compare the worse-side log ratio of a check with its margin ln(1 + tolerance): beyond it is a
+ * regression, within it a pass (docs/compare.md). log1p and expm1 keep small changes exact.
+ */
+/** A relative change (0.05 = +5%, -0.05 = −5%) as a log ratio: ln(1 + change). */
+function logRatioOf(change) {
+    return Math.log1p(change);
+}
+/** A log ratio as a relative change: exp(logRatio) − 1 (ln 1.05 → 0.05). */
+function relativeChangeOf(logRatio) {
+    return Math.expm1(logRatio);
+}
+/** The tolerance margin: a check's relative tolerance (gate.tolerance, 0.05 = 5%) on the log scale. */
+function toleranceMargin(tolerance) {
+    return logRatioOf(tolerance);
+}
+
 /** One-sided level at which the starts' variance is taken to contradict the prior's. */
 const priorContradictionLevel = 0.1;
 function moments(sample) {
@@ -796,1064 +815,6 @@ function pooledDesignEffect(baseline, candidate, pooledVariance, options = {}) {
     const df = Number.isFinite(levels.df) ? levels.df : knownDf;
     const significant = ratio > 1 && fSurvival(ratio, df, knownDf) < overdispersionLevel;
     return { factor: significant ? ratio : 1, levels };
-}
-
-/** One-sided p for H0: difference <= margin (large when the data say "not above the margin"). */
-function pAbove(result, margin = 0) {
-    if (result.standardError === 0)
-        return result.difference > margin ? 0 : 1;
-    return 1 - studentTCdf((result.difference - margin) / result.standardError, result.df);
-}
-/** One-sided p for H0: difference >= margin. */
-function pBelow(result, margin = 0) {
-    if (result.standardError === 0)
-        return result.difference < margin ? 0 : 1;
-    return studentTCdf((result.difference - margin) / result.standardError, result.df);
-}
-/** Two-sided (1 − 2·alphaEachSide) interval for the difference. */
-function interval(result, alphaEachSide) {
-    if (result.standardError === 0)
-        return [result.difference, result.difference];
-    const q = Number.isFinite(result.df)
-        ? studentTQuantile(1 - alphaEachSide, result.df)
-        : studentTQuantile(1 - alphaEachSide, Number.POSITIVE_INFINITY);
-    return [result.difference - q * result.standardError, result.difference + q * result.standardError];
-}
-
-function logRatioTest(baseline, candidate, options) {
-    const lb = baseline.map(Math.log);
-    const lc = candidate.map(Math.log);
-    const floor = (options.minRunSd ?? 0) ** 2;
-    const levels = twoLevelWelch({ values: lb, ...(options.starts ? { starts: options.starts.baseline } : {}) }, { values: lc, ...(options.starts ? { starts: options.starts.candidate } : {}) }, {
-        extraVariance: options.extraVariance ?? 0,
-        varianceFloor: floor,
-        ...(options.startPrior ? { startPrior: options.startPrior } : {}),
-        ...(options.baselineVariancePrior ? { baselineVariancePrior: options.baselineVariancePrior } : {}),
-        ...(options.runPrior ? { runPrior: options.runPrior } : {}),
-    });
-    const raw = {
-        difference: levels.difference,
-        standardError: levels.standardError,
-        df: levels.df,
-        t: levels.t,
-    };
-    const sign = options.higherIsBetter ? -1 : 1;
-    const oriented = { ...raw, difference: sign * raw.difference};
-    const margin = Math.log(1 + options.tolerance);
-    const [lo, hi] = interval(raw, options.alphaEachSide);
-    // The oriented interval is the raw one, mirrored for higher-is-better metrics.
-    const [wLo, wHi] = sign > 0 ? [lo, hi] : [-hi, -lo];
-    return {
-        ratio: Math.exp(raw.difference),
-        worse: oriented.difference,
-        standardError: raw.standardError,
-        df: raw.df,
-        pWorse: pAbove(oriented, 0),
-        pBetter: pBelow(oriented, 0),
-        pBeyondTolerance: pAbove(oriented, margin),
-        pBetterBeyondTolerance: pBelow(oriented, -margin),
-        pWithinTolerance: pBelow(oriented, margin),
-        ratioInterval: [Math.exp(lo), Math.exp(hi)],
-        worseInterval: [wLo, wHi],
-        baselineVariance: levels.baseline.runVariance,
-        candidateVariance: levels.candidate.runVariance,
-        floored: levels.baseline.floored || levels.candidate.floored,
-        levels,
-    };
-}
-/** One-sided bound of the oriented difference at level `alpha` (lower: worse − t·se; upper: +). */
-function worseBound(test, alpha, side) {
-    if (test.standardError === 0)
-        return test.worse;
-    const a = Math.min(0.5, Math.max(alpha, 1e-300));
-    const q = studentTQuantile(1 - a, test.df);
-    return side === "lower" ? test.worse - q * test.standardError : test.worse + q * test.standardError;
-}
-/**
- * regression = significantly worse than the tolerance (the lower bound is beyond it); improvement =
- * the mirror; within tolerance = the upper bound is inside the tolerance; otherwise inconclusive.
- */
-function classify(input) {
-    if (input.pBeyondToleranceAdjusted <= input.alpha)
-        return "regression";
-    if (input.pBetterBeyondToleranceAdjusted <= input.alpha)
-        return "improvement";
-    if (input.pWithinTolerance <= (input.passAlpha ?? input.alpha))
-        return "within-tolerance";
-    return "inconclusive";
-}
-/** Power the run plan is sized for at gate.detect_change (statistics.md §6 target). */
-const plannedPower = 0.9;
-function standardErrorAt(input) {
-    return Math.sqrt(input.baselineVariance / input.baselineRuns +
-        input.candidateVariance / input.candidateRuns +
-        input.extraVariance +
-        startPartAt(input));
-}
-/** The start level's part of the variance of the difference at these run counts (stats/two-level.ts). */
-function startPartAt(input) {
-    const start = input.start;
-    if (!start || start.startVariance <= 0)
-        return 0;
-    const baselineWeight = start.fixedWeights?.baseline ?? startWeightFor(input.baselineRuns, start.runsPerStart);
-    const candidateWeight = start.fixedWeights?.candidate ?? startWeightFor(input.candidateRuns, start.runsPerStart);
-    return start.startVariance * (baselineWeight + candidateWeight);
-}
-/**
- * The estimate's median bias: an estimated variance with ν degrees of freedom is σ²·χ²_ν/ν, whose median
- * is below σ² (by 7% at ν = 10, 3% at ν = 20). Dividing an estimated sd by √(median χ²_ν / ν) makes it
- * median-unbiased for σ, so the detectable change computed from it is too. 1 for a known variance.
- */
-function medianSdRatio(df) {
-    if (!(df > 0) || !Number.isFinite(df) || df > 1e7)
-        return 1;
-    return Math.sqrt(chiSquareQuantile(0.5, df) / df);
-}
-/**
- * Minimum detectable change: the smallest true relative worsening that these run counts block with
- * probability `power` (0.9) when the regression test is at level `alpha`, against the tolerance margin
- * d = ln(1 + tolerance) (docs/compare.md, "The minimum detectable change"). The test rejects when
- * (worse − d)/ŝ > t(1 − α, ν); for a true worsening δ that statistic is noncentral t with ν df and
- * noncentrality (δ − d)/σ_d, so δ = d + λ·σ_d with λ the noncentrality at which it rejects with the
- * power (exact, not t(1 − α) + z(power): the normal's z ignores that ŝ is estimated, which matters at
- * few df and small α). σ_d is the sd of the difference from the estimated variances, corrected for the
- * median bias of an estimate with `df` degrees of freedom, so the printed value is median-unbiased.
- */
-function minimumDetectableChange(input) {
-    const se = standardErrorAt(input);
-    const estimateDf = input.df ?? Number.POSITIVE_INFINITY;
-    const testDf = input.testDf ?? estimateDf;
-    const alpha = Math.min(0.5, Math.max(input.alpha, 1e-300));
-    const critical = studentTQuantile(1 - alpha, testDf);
-    const lambda = noncentralityForPower(critical, testDf, input.power ?? plannedPower);
-    return Math.exp(Math.log(1 + input.tolerance) + (lambda * se) / medianSdRatio(estimateDf)) - 1;
-}
-/**
- * Could this metric become decisive with the given run counts, if the point estimate and run
- * variances stayed as they are? (The futility check of adaptive repeats and the "runs to settle"
- * estimate.)
- */
-function resolvableWithMoreRuns(input) {
-    const se = standardErrorAt(input);
-    const margin = Math.log(1 + input.tolerance);
-    const canPass = input.worse + normalQuantile(1 - input.passAlpha) * se < margin;
-    const canBlock = input.worse - normalQuantile(1 - input.regressionAlpha) * se > margin;
-    return canPass || canBlock;
-}
-/**
- * Fewest runs per side (from `from` up to `max`) at which resolvableWithMoreRuns holds, or null when
- * even `max` would not settle it. `interleaved`: both sides grow; otherwise only the candidate.
- */
-function runsToSettle(input, current, max, interleaved) {
-    for (let runs = Math.max(current.candidate, 2); runs <= max; runs++) {
-        const ok = resolvableWithMoreRuns({
-            ...input,
-            baselineRuns: interleaved ? Math.max(runs, current.baseline) : current.baseline,
-            candidateRuns: runs,
-        });
-        if (ok)
-            return runs;
-    }
-    return null;
-}
-/** The test's Satterthwaite df at projected run counts (see DetectionProjection.varianceDf). */
-function projectedTestDf(input, measured, runs) {
-    const parts = input.varianceDf;
-    if (!parts)
-        return input.df;
-    const start = input.start;
-    const perStart = start ? Math.max(1, Math.floor(start.runsPerStart)) : Number.POSITIVE_INFINITY;
-    const grows = (side) => start !== undefined && start.startVariance > 0 && start.fixedWeights?.[side] === undefined;
-    const newStarts = (side) => {
-        const added = Math.max(0, runs[side] - measured[side]);
-        return grows(side) && added > 0 ? Math.ceil(added / perStart) : 0;
-    };
-    const runDf = (side) => parts[side] + Math.max(0, runs[side] - measured[side]) - newStarts(side);
-    const at = { ...input, baselineRuns: runs.baseline, candidateRuns: runs.candidate };
-    const vb = input.baselineVariance / runs.baseline;
-    const vc = input.candidateVariance / runs.candidate;
-    const startPart = startPartAt(at);
-    const total = vb + vc + startPart + input.extraVariance;
-    const startDf = parts.start + newStarts("baseline") + newStarts("candidate");
-    let denominator = 0;
-    if (parts.baseline > 0)
-        denominator += (vb * vb) / runDf("baseline");
-    if (parts.candidate > 0)
-        denominator += (vc * vc) / runDf("candidate");
-    if (startPart > 0 && startDf > 0)
-        denominator += (startPart * startPart) / startDf;
-    return denominator > 0 ? (total * total) / denominator : Number.POSITIVE_INFINITY;
-}
-/**
- * Runs per side (from the measured count up to `max`) at which the minimum detectable change reaches
- * `target` (gate.detect_change), or null when `max` runs do not get there (a stored baseline's drift or
- * too wide a run variance). `interleaved`: both sides grow; otherwise the baseline stays as it is. The
- * variances keep their measured estimate (and its median-bias correction at `df`); the test's df and
- * level are those of the projected runs. The detectable change does not rise with runs (the standard
- * error and the df's λ fall, the level does not fall), so the first run count that reaches it is found
- * by bisection.
- */
-function runsToDetect(input, current, target, max, interleaved) {
-    const at = (runs) => {
-        const projected = {
-            baseline: interleaved ? Math.max(runs, current.baseline) : current.baseline,
-            candidate: runs,
-        };
-        const testDf = projectedTestDf(input, current, projected);
-        return minimumDetectableChange({
-            ...input,
-            baselineRuns: projected.baseline,
-            candidateRuns: projected.candidate,
-            alpha: input.alphaAt?.(runs) ?? input.alpha,
-            ...(testDf === undefined ? {} : { testDf }),
-        });
-    };
-    let lo = Math.max(2, current.candidate);
-    if (lo > max || at(max) > target)
-        return null;
-    let hi = max;
-    while (lo < hi) {
-        const mid = Math.floor((lo + hi) / 2);
-        if (at(mid) <= target)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
-}
-
-/**
- * The largest and smallest of many numbers, in one pass. `Math.max(...values)` passes every value as an
- * argument, and past about a hundred thousand of them (a run's requests, a forged file's fields) the call
- * fails with "Maximum call stack size exceeded"; these take any number.
- */
-function largest(values, whenEmpty = Number.NEGATIVE_INFINITY) {
-    let result = whenEmpty;
-    let first = true;
-    for (const value of values) {
-        // As Math.max: NaN wins.
-        if (first || value > result || Number.isNaN(value))
-            result = value;
-        first = false;
-        if (Number.isNaN(result))
-            return result;
-    }
-    return result;
-}
-function smallest(values, whenEmpty = Number.POSITIVE_INFINITY) {
-    let result = whenEmpty;
-    let first = true;
-    for (const value of values) {
-        if (first || value < result || Number.isNaN(value))
-            result = value;
-        first = false;
-        if (Number.isNaN(result))
-            return result;
-    }
-    return result;
-}
-/** Appends every item of `items` to `target` without spreading them into one call. */
-function appendAll(target, items) {
-    for (const item of items)
-        target.push(item);
-    return target;
-}
-
-/**
- * One-sided exact conditional test for "the candidate fails more often": given k failures in total,
- * under H0 (same rate) the candidate's share is Binomial(k, n_c / (n_b + n_c)). Works with zero
- * failures, where a log-scale test cannot.
- */
-function errorIncreaseP(baseline, candidate) {
-    const k = baseline.failed + candidate.failed;
-    if (k === 0 || candidate.total === 0 || baseline.total === 0)
-        return 1;
-    const share = candidate.total / (baseline.total + candidate.total);
-    // P(X >= k_c) = 1 − P(X <= k_c − 1)
-    return 1 - binomialCdf(candidate.failed - 1, k, share);
-}
-/**
- * The smallest p `errorIncreaseP` can attain given its conditioning (the k failures in total): all k
- * on the candidate's side, share^k; 1 without a failure. For the gated family's Tarone refinement.
- */
-function errorIncreaseMinP(baseline, candidate) {
-    const k = baseline.failed + candidate.failed;
-    if (k === 0 || candidate.total === 0 || baseline.total === 0)
-        return 1;
-    return (candidate.total / (baseline.total + candidate.total)) ** k;
-}
-function logChoose(n, k) {
-    return logGamma(n + 1) - logGamma(k + 1) - logGamma(n - k + 1);
-}
-/**
- * One-sided Fisher exact test of "the candidate's share is higher": given the counted requests of both
- * sides together (k of n_b + n_c), the candidate's count is hypergeometric under H0 (same share), and
- * p = P(X ≥ x_c). Exact for shares of any size (the binomial form of `errorIncreaseP` holds only for
- * rare events). `minP` is the smallest p this conditioning allows (all of k on the candidate's side as
- * far as it can hold them): 1 when the count is forced (no event, or every request counted), so such a
- * test can never reject.
- */
-function shareIncreaseP(baseline, candidate) {
-    const n = baseline.total + candidate.total;
-    const k = baseline.count + candidate.count;
-    if (baseline.total === 0 || candidate.total === 0)
-        return { p: 1, minP: 1 };
-    const low = Math.max(0, k - baseline.total);
-    const high = Math.min(k, candidate.total);
-    const logDenominator = logChoose(n, candidate.total);
-    const term = (x) => Math.exp(logChoose(k, x) + logChoose(n - k, candidate.total - x) - logDenominator);
-    // P(X >= from), summed from the nearer end (the lower tail's complement below the mean).
-    const tail = (from) => {
-        let sum = 0;
-        if (from > (k * candidate.total) / n) {
-            for (let x = high; x >= from; x--)
-                sum += term(x);
-            return Math.min(1, sum);
-        }
-        for (let x = low; x < from; x++)
-            sum += term(x);
-        return Math.min(1, Math.max(0, 1 - sum));
-    };
-    const x = Math.max(low, Math.min(high, candidate.count));
-    return { p: x <= low ? 1 : tail(x), minP: high <= low ? 1 : tail(high) };
-}
-
-function midRanks$1(values) {
-    const order = values.map((v, i) => ({ v, i })).sort((a, b) => a.v - b.v);
-    const ranks = new Array(values.length);
-    const tieSizes = [];
-    let k = 0;
-    while (k < order.length) {
-        let j = k;
-        while (j + 1 < order.length && order[j + 1].v === order[k].v)
-            j++;
-        const rank = (k + j) / 2 + 1;
-        for (let m = k; m <= j; m++)
-            ranks[order[m].i] = rank;
-        tieSizes.push(j - k + 1);
-        k = j + 1;
-    }
-    return { ranks, tieSizes };
-}
-const exactCache = new Map();
-/** Counts of U = 0..n1·n2 over all C(n1+n2, n1) arrangements (no ties); memoised, it is reused a lot. */
-function exactUDistribution(n1, n2) {
-    const key = `${n1},${n2}`;
-    let counts = exactCache.get(key);
-    if (!counts) {
-        counts = computeExactUDistribution(n1, n2);
-        exactCache.set(key, counts);
-    }
-    return counts;
-}
-function computeExactUDistribution(n1, n2) {
-    // f(i, j)[u]: number of arrangements of i x's and j y's with U = u (recursion on the largest value).
-    let previous = [];
-    for (let i = 0; i <= n1; i++) {
-        const row = [];
-        for (let j = 0; j <= n2; j++) {
-            if (i === 0 || j === 0) {
-                row.push([1]);
-                continue;
-            }
-            const withX = previous[j]; // largest is an x: it beats all j y's
-            const withY = row[j - 1]; // largest is a y
-            const size = i * j + 1;
-            const counts = new Array(size).fill(0);
-            withX.forEach((c, u) => {
-                counts[u + j] = (counts[u + j] ?? 0) + c;
-            });
-            withY.forEach((c, u) => {
-                counts[u] = (counts[u] ?? 0) + c;
-            });
-            row.push(counts);
-        }
-        previous = row;
-    }
-    return previous[n2];
-}
-function mannWhitney(x, y) {
-    const n1 = x.length;
-    const n2 = y.length;
-    if (n1 === 0 || n2 === 0)
-        throw new RangeError("Mann-Whitney needs values on both sides");
-    const { ranks, tieSizes } = midRanks$1([...x, ...y]);
-    let rankSum = 0;
-    for (let i = 0; i < n1; i++)
-        rankSum += ranks[i];
-    const u = rankSum - (n1 * (n1 + 1)) / 2;
-    const hasTies = tieSizes.some((t) => t > 1);
-    // scipy's 'auto': exact when a side has <= 8 values and there are no ties.
-    if (!hasTies && Math.min(n1, n2) <= 8) {
-        const counts = exactUDistribution(n1, n2);
-        const total = counts.reduce((s, c) => s + c, 0);
-        let atMost = 0;
-        let atLeast = 0;
-        counts.forEach((c, k) => {
-            if (k <= u)
-                atMost += c;
-            if (k >= u)
-                atLeast += c;
-        });
-        const pLess = atMost / total;
-        const pGreater = atLeast / total;
-        return { u, method: "exact", pLess, pGreater, pTwoSided: Math.min(1, 2 * Math.min(pLess, pGreater)) };
-    }
-    const n = n1 + n2;
-    const mu = (n1 * n2) / 2;
-    const tieTerm = tieSizes.reduce((s, t) => s + (t ** 3 - t), 0) / (n * (n - 1));
-    const sigma = Math.sqrt(((n1 * n2) / 12) * (n + 1 - tieTerm));
-    // Every value tied (identical runs of a deterministic simulator): no evidence either way.
-    if (!(sigma > 0))
-        return { u, method: "asymptotic", pLess: 1, pGreater: 1, pTwoSided: 1 };
-    const pLess = normalCdf((u - mu + 0.5) / sigma);
-    const pGreater = 1 - normalCdf((u - mu - 0.5) / sigma);
-    const zTwo = (Math.abs(u - mu) - 0.5) / sigma;
-    return { u, method: "asymptotic", pLess, pGreater, pTwoSided: Math.min(1, 2 * (1 - normalCdf(zTwo))) };
-}
-function hodgesLehmann(x, y, confidence = 0.95) {
-    // A typed array sorts numerically in native code: a million differences (1000 runs a side) in ~0.1 s.
-    const differences = new Float64Array(x.length * y.length);
-    let at = 0;
-    for (const yj of y)
-        for (const xi of x)
-            differences[at++] = yj - xi;
-    differences.sort();
-    const mn = differences.length;
-    const mid = Math.floor(mn / 2);
-    const shift = mn % 2 === 1 ? differences[mid] : (differences[mid - 1] + differences[mid]) / 2;
-    const { c, coverage } = x.length < exactMosesBelow && y.length < exactMosesBelow
-        ? exactMosesRank(x.length, y.length, confidence)
-        : asymptoticMosesRank(x.length, y.length, confidence);
-    if (c < 1)
-        return { shift, interval: null, coverage: null };
-    return { shift, interval: [differences[c - 1], differences[mn - c]], coverage };
-}
-/**
- * The Moses interval is exact while both sides have fewer than this many values (R's wilcox.test rule,
- * `n < 50`); the exact distribution of U costs about (n1·n2)² / 4 additions, minutes past a few hundred
- * runs a side, so larger sides use its normal approximation.
- */
-const exactMosesBelow = 50;
-/** C = the largest c with P0(U <= c − 1) <= α/2, from the exact distribution of U. */
-function exactMosesRank(n1, n2, confidence) {
-    const counts = exactUDistribution(n1, n2);
-    const total = counts.reduce((s, c) => s + c, 0);
-    const alpha = 1 - confidence;
-    let cumulative = 0;
-    let c = 0;
-    for (let k = 0; k < counts.length; k++) {
-        if ((cumulative + counts[k]) / total > alpha / 2)
-            break;
-        cumulative += counts[k];
-        c = k + 1;
-    }
-    return { c, coverage: 1 - (2 * cumulative) / total };
-}
-/** The same C from U's normal approximation (mean n1·n2/2, variance n1·n2·(n1+n2+1)/12, continuity-corrected). */
-function asymptoticMosesRank(n1, n2, confidence) {
-    const mean = (n1 * n2) / 2;
-    const sd = Math.sqrt((n1 * n2 * (n1 + n2 + 1)) / 12);
-    const z = normalQuantile(1 - (1 - confidence) / 2);
-    const c = Math.floor(mean - z * sd + 0.5);
-    return { c, coverage: 1 - 2 * normalCdf((c - 0.5 - mean) / sd) };
-}
-
-/**
- * The server-start level of a check as verdict.json reports it (docs/compare.md, "Server starts"): the
- * starts each side's runs were measured on, the start-to-start sd the check carried, its degrees of
- * freedom and where it came from. The metric tests, the capacity checks and the pooled counts (guards,
- * error rate) each report it from stats/two-level.ts `startLevels`, so one rule names the basis.
- */
-const startNoiseSchema = object({
-    starts: object({ baseline: number().int(), candidate: number().int() }),
-    /** sd between server starts used in the check (0 when every run was its own start). */
-    startSd: number(),
-    /** Degrees of freedom of that start variance (measured starts plus the prior's weight). */
-    startDf: number(),
-    /**
-     * Where the start sd came from: "fresh" (every run its own start: in the runs' own spread), "prior"
-     * (too few starts: the prior alone), "measured" (the starts alone), "measured+prior" (pooled), "none"
-     * (neither: no prior for this check and too few starts to measure it).
-     */
-    startBasis: _enum(["fresh", "prior", "measured", "measured+prior", "none"]),
-    /** What the prior was (gate.noise_prior, a calibration, main's history), when one was used. */
-    priorSource: string().nullable(),
-    /**
-     * The starts varied significantly more than the prior said (one-sided F at 10%): the prior was widened
-     * to what the starts show (their own estimate, with their df).
-     */
-    priorContradicted: boolean().optional(),
-});
-/**
- * A prior a check's noise was offered at one level (docs/compare.md, "Noise known in advance"): where it
- * came from, its sd and degrees of freedom, when it was measured and how old it was, and what the test
- * did with it.
- */
-const priorUseSchema = object({
-    /** "config" (gate.noise_prior), "calibration" (this runner's A/A), "history" (main's baseline sessions). */
-    basis: _enum(["config", "calibration", "history", "calibration+history"]),
-    source: string(),
-    /** sd of ln(metric) the prior believes at this level, and its weight in degrees of freedom. */
-    sd: number(),
-    df: number(),
-    /** The day it was measured (the newest measurement it holds); null for the config's figures. */
-    date: string().nullable(),
-    /** The oldest measurement it holds (a history's first session); null for one. */
-    since: string().nullable(),
-    ageDays: number().nullable(),
-    /** Older than gate.noise_prior.max_age_days: used, and flagged. */
-    stale: boolean(),
-    /**
-     * "pooled" with the runs' own estimate by degrees of freedom; "widened": the runs were significantly
-     * noisier (one-sided F at 10%), so on `widenedOn` their own estimate stands with their own df;
-     * "unused": the level was already in the runs' own spread (every run its own start).
-     */
-    use: _enum(["pooled", "widened", "unused"]),
-    widenedOn: array(_enum(["baseline", "candidate"])),
-});
-/**
- * The two levels of noise under a check tested on per-run values (verdict.json `comparisons[].noise`,
- * `quality.guards[].noise`): the start level, each side's run-to-run sd within a start, and the share of
- * the difference's variance that the start level makes.
- */
-const noiseLevelsSchema = startNoiseSchema.extend({
-    runSd: object({ baseline: number(), candidate: number() }),
-    /** Share of the variance of the difference due to the start level. */
-    startShare: number(),
-    /**
-     * Where the run-to-run sd came from: the runs alone ("measured") or pooled with a prior measured on
-     * this runner ("measured+prior"), and each side's degrees of freedom. Absent in files written before.
-     */
-    runBasis: _enum(["measured", "measured+prior"]).optional(),
-    runDf: object({ baseline: number(), candidate: number() }).optional(),
-    /** The priors offered at each level (null: none); absent in files written before they were recorded. */
-    priors: object({ start: priorUseSchema.nullable(), run: priorUseSchema.nullable() }).optional(),
-    /**
-     * A check on counts pooled over the runs (error_rate, malformed_tool_call_share, the quality guards):
-     * the factor its request-level variance was widened by for what the runs and starts showed beyond it
-     * (1: none), its counts divided by it (docs/compare.md, "Server starts"). Its sds are on the
-     * count's own scale: a share of requests (the mean output length: ln).
-     */
-    designEffect: number().optional(),
-});
-/**
- * The start level's report fields from an estimate of the levels. `sharedStarts`: some side has a start
- * holding two or more runs (otherwise every run was its own start and the basis is "fresh").
- */
-function startNoiseOf(levels, starts, sharedStarts, prior) {
-    const measured = levels.measuredStartVariance !== null;
-    const withPrior = prior !== undefined && prior.df > 0 && !levels.priorContradicted;
-    const basis = !sharedStarts
-        ? "fresh"
-        : measured && withPrior
-            ? "measured+prior"
-            : measured
-                ? "measured"
-                : withPrior
-                    ? "prior"
-                    : "none";
-    return {
-        starts,
-        startSd: sharedStarts ? Math.sqrt(levels.startVariance) : 0,
-        startDf: sharedStarts ? levels.startVarianceDf : 0,
-        startBasis: basis,
-        priorSource: sharedStarts && withPrior ? prior.source : null,
-        ...(levels.priorContradicted ? { priorContradicted: true } : {}),
-    };
-}
-/**
- * The start priors measured on this runner, per `cell\u0000metric`, from each source that has them (a
- * calibration, main's history), pooled by degrees of freedom where more than one measured a check: both
- * estimate the same start-to-start variance under the baseline's conditions (each checked against
- * them), so neither wins; the pooled prior names every source, its basis both, its date the newest
- * measurement and `since` the oldest. compare adds gate.noise_prior's where none measured a check.
- */
-function pooledStartPriors(...sources) {
-    const pooled = new Map();
-    for (const source of sources)
-        for (const [key, prior] of source ?? []) {
-            if (!(prior.df > 0))
-                continue;
-            const known = pooled.get(key);
-            if (!known) {
-                pooled.set(key, { ...prior });
-                continue;
-            }
-            const df = known.df + prior.df;
-            const times = [known.measuredAt, prior.measuredAt, known.since, prior.since]
-                .filter((time) => typeof time === "string")
-                .sort();
-            pooled.set(key, {
-                variance: (known.variance * known.df + prior.variance * prior.df) / df,
-                df,
-                source: `${known.source} + ${prior.source}`,
-                basis: known.basis === prior.basis ? known.basis : "calibration+history",
-                measuredAt: [known.measuredAt, prior.measuredAt]
-                    .filter((t) => t !== null)
-                    .sort()
-                    .at(-1) ?? null,
-                since: times[0] ?? null,
-            });
-        }
-    return pooled;
-}
-
-/**
- * The design effect of a pooled check and its noise fields: `pooledVariance` is the variance of the
- * difference of the sides' pooled figures that the check's test assumes (requests independent). Without
- * two runs with a value on each side, a factor of 1 and no noise.
- */
-function pooledCountsDesign(baseline, candidate, pooledVariance) {
-    const sample = (runs) => {
-        const kept = runs.filter((run) => run.value !== null);
-        return { values: kept.map((run) => run.value), starts: kept.map((run) => run.start) };
-    };
-    const b = sample(baseline);
-    const c = sample(candidate);
-    const { factor, levels } = pooledDesignEffect(b, c, pooledVariance);
-    if (levels === null)
-        return { factor, noise: null };
-    const shared = !levels.baseline.singleRunStarts || !levels.candidate.singleRunStarts;
-    const total = levels.standardError ** 2;
-    return {
-        factor,
-        noise: {
-            // No prior: published start-to-start figures are for speed, not for what the outputs were.
-            ...startNoiseOf(levels, { baseline: levels.baseline.starts, candidate: levels.candidate.starts }, shared, undefined),
-            runSd: {
-                baseline: Math.sqrt(levels.baseline.runVariance),
-                candidate: Math.sqrt(levels.candidate.runVariance),
-            },
-            startShare: total > 0 ? levels.startPart / total : 0,
-            designEffect: factor,
-        },
-    };
-}
-/** A count and its total divided by a design effect (whole numbers, for the exact tests). */
-function effectiveCounts(counts, factor) {
-    if (factor <= 1)
-        return counts;
-    const count = Math.round(counts.count / factor);
-    return { count, total: Math.max(count, Math.round(counts.total / factor)) };
-}
-/** The note of a pooled test whose counts a design effect divided (null: none). */
-function designNote(factor) {
-    return factor > 1
-        ? `the runs and their server starts vary ${factor.toFixed(1)}x more than independent requests would: the counts were divided by that design effect`
-        : null;
-}
-
-/** The server start a run was measured on; a run that says none is its own start. */
-function startOf(run) {
-    return run.serverStart?.id ?? `run:${run.source}:${run.run ?? ""}`;
-}
-/**
- * Stage 3: the per-metric drafts of one compared cell: the test on per-run logs (or the pooled error
- * count), a stand-in percentile for one the inputs lack, and the reasons a check is forced. Metrics absent
- * from every input and not gated get no draft.
- */
-function draftsForCell(compared, settings, warnings) {
-    const { base, cand } = compared;
-    const runs = [...base, ...cand];
-    const drafts = [];
-    for (const metric of metricNames) {
-        // The guards are a family of their own (guards.ts), never traded against speed.
-        if (isGuardMetric(metric))
-            continue;
-        // The floor counts the requests the metric's value summarises (a depth bucket's, not the run's).
-        const fewestCompleted = smallest(runs.map((run) => Math.min(run.requests.completed, run.metricRequests?.[metric] ?? Number.POSITIVE_INFINITY)));
-        const draft = metricDraft(compared, metric, fewestCompleted, settings, warnings);
-        if (draft !== null)
-            drafts.push(draft);
-    }
-    return drafts;
-}
-function metricDraft({ cell, base, cand, tooFew }, metric, fewestCompleted, { gate, gatedSet: configured, passAlpha, driftVarianceFor, advisoryCells, baselineVariancePriorFor, startPriorFor, runPriorFor, }, warnings) {
-    const gatedSet = advisoryCells?.has(cell) ? new Set() : configured;
-    const higher = metricSpecs[metric].higherIsBetter;
-    const tolerance = toleranceFor(gate, metric);
-    const runs = { baseline: base.length, candidate: cand.length };
-    if (metricSpecs[metric].judged === "pooled-failures") {
-        return pooledCountDraft(cell, metric, base, cand, gatedSet.has(metric), tolerance, gate.error_rate_limit);
-    }
-    let b = metricValues(base, metric);
-    let c = metricValues(cand, metric);
-    const draft = {
-        cell,
-        metric,
-        gated: gatedSet.has(metric),
-        higherIsBetter: higher,
-        tolerance,
-        baseline: null,
-        candidate: null,
-        ratio: null,
-        ci: null,
-        worse: null,
-        pWorse: null,
-        pBetter: null,
-        pWithinTolerance: null,
-        pBeyond: null,
-        pBetterBeyond: null,
-        test: null,
-        judgedOn: null,
-        forced: null,
-        unfixable: null,
-        notes: [],
-        runs,
-        crossCheck: null,
-        variances: null,
-        noise: null,
-    };
-    const absent = (v) => v.values.length === 0 && v.nonPositive === 0;
-    let statistic = metricSpecs[metric].minRequests;
-    if (absent(b) && absent(c)) {
-        // Absent from every input: vLLM's `--metric-percentiles` defaults to 99, so p95 is often missing.
-        if (!draft.gated)
-            return null;
-        // A session metric is measured by a session dataset's cells only, a fan-out metric by those with
-        // fan-outs (docs/workloads.md): a cell without that part has none to gate, which is no gap in its inputs.
-        const part = metricSpecs[metric].measuredIn;
-        if (part !== undefined && withoutPart(base, part) && withoutPart(cand, part))
-            return null;
-        // Nor is acceptance a gap where neither side's server speculates (docs/metrics.md).
-        if (metricSpecs[metric].source.kind === "spec-decode")
-            return null;
-        const substitute = judgeOnStandIn(draft, base, cand, warnings);
-        if (substitute === null)
-            return draft;
-        b = metricValues(base, substitute);
-        c = metricValues(cand, substitute);
-        statistic = metricSpecs[substitute].minRequests;
-    }
-    if (draft.gated && statistic !== null && fewestCompleted < gate.min_requests[statistic]) {
-        // A few short runs (failed requests in a run planned near the floor) are left out of this check
-        // rather than turning it advisory, which would let a regression pass unblocked.
-        const floor = gate.min_requests[statistic];
-        const enough = (run) => Math.min(run.requests.completed, run.metricRequests?.[metric] ?? Number.POSITIVE_INFINITY) >= floor;
-        const keptBase = base.filter(enough);
-        const keptCand = cand.filter(enough);
-        const most = (kept, all) => kept.length >= Math.max(2, all.length / 2);
-        if (draft.judgedOn === null && most(keptBase, base) && most(keptCand, cand)) {
-            const left = base.length - keptBase.length + cand.length - keptCand.length;
-            b = metricValues(keptBase, metric);
-            c = metricValues(keptCand, metric);
-            draft.runs = { baseline: keptBase.length, candidate: keptCand.length };
-            draft.notes.push(`${left} run${left === 1 ? "" : "s"} with fewer than ${floor} successful requests left out of this check (gate.min_requests.${statistic})`);
-            fewestCompleted = floor;
-        }
-    }
-    draft.baseline = b.values.length > 0 ? geometricMean(b.values) : null;
-    draft.candidate = c.values.length > 0 ? geometricMean(c.values) : null;
-    if (draft.gated && statistic !== null && fewestCompleted < gate.min_requests[statistic]) {
-        const why = `gating ${statistic} needs >= ${gate.min_requests[statistic]} successful requests in every run (fewest: ${fewestCompleted})`;
-        if (draft.judgedOn !== null) {
-            // A stand-in for a gated metric must not turn into an advisory one: that would let it pass.
-            draft.forced = "inconclusive";
-            draft.unfixable = `${describeMetric(metric)} is missing and its stand-in cannot be gated: ${why}`;
-            draft.notes.push(why);
-            return draft;
-        }
-        draft.gated = false;
-        draft.notes.push(`advisory: ${why}`);
-    }
-    if (b.missing + c.missing + b.nonPositive + c.nonPositive > 0) {
-        draft.forced = "inconclusive";
-        const note = `missing or zero in ${b.missing + b.nonPositive} baseline and ${c.missing + c.nonPositive} candidate runs`;
-        draft.notes.push(note);
-        // Those runs stay in the sample, so more runs cannot fill the gap.
-        draft.unfixable = `${describeMetric(metric)} is ${note} of cell "${cell}"`;
-        return draft;
-    }
-    if (tooFew) {
-        draft.forced = "inconclusive";
-        draft.ratio = draft.candidate / draft.baseline;
-        draft.notes.push("fewer than 2 usable runs on a side");
-        return draft;
-    }
-    const judged = draft.judgedOn ?? metric;
-    testOnRunLogs(draft, b, c, {
-        extraVariance: driftVarianceFor(metric),
-        minRunSd: gate.min_run_sd,
-        passAlpha,
-        baselineVariancePrior: baselineVariancePriorFor?.(cell, judged),
-        startPrior: startPriorFor?.(cell, judged),
-        runPrior: runPriorFor?.(cell, judged),
-    });
-    return draft;
-}
-/**
- * A gated metric in none of the inputs: the nearest percentile every run has stands in for it (noted and
- * warned), or the check is forced inconclusive, for good, when there is none. Returns the stand-in.
- */
-function judgeOnStandIn(draft, base, cand, warnings) {
-    const { cell, metric } = draft;
-    const substitute = fallbackPercentile(metric, base, cand);
-    const flag = "add --metric-percentiles 95,99 (or --save-detailed) to vllm bench serve";
-    if (substitute === null) {
-        draft.forced = "inconclusive";
-        draft.unfixable = `${describeMetric(metric)} is in none of the inputs; ${flag}`;
-        draft.notes.push(`not in the inputs; ${flag}`);
-        warnings.push(`${describeMetric(metric)} is gated but not in the inputs of cell "${cell}", so the cell cannot pass: ${flag}`);
-        return null;
-    }
-    draft.judgedOn = substitute;
-    draft.notes.push(`judged on ${describeMetric(substitute)}: the inputs have no ${describeMetric(metric)}; ${flag}`);
-    warnings.push(`${describeMetric(metric)} is not in the inputs of cell "${cell}"; it was judged on ${describeMetric(substitute)} instead (${flag})`);
-    return substitute;
-}
-/** The test on per-run logs (both levels: runs and server starts), with the rank tests as a cross-check from 5 runs a side: fills the draft. */
-function testOnRunLogs(draft, baseline, candidate, options) {
-    const { extraVariance, minRunSd, passAlpha, baselineVariancePrior, startPrior, runPrior } = options;
-    const test = logRatioTest(baseline.values, candidate.values, {
-        higherIsBetter: draft.higherIsBetter,
-        tolerance: draft.tolerance,
-        alphaEachSide: passAlpha,
-        extraVariance,
-        minRunSd,
-        starts: { baseline: baseline.starts, candidate: candidate.starts },
-        ...(baselineVariancePrior ? { baselineVariancePrior } : {}),
-        ...(startPrior ? { startPrior } : {}),
-        ...(runPrior ? { runPrior } : {}),
-    });
-    draft.test = test;
-    draft.ratio = test.ratio;
-    draft.ci = test.ratioInterval;
-    draft.worse = test.worse;
-    draft.pWorse = test.pWorse;
-    draft.pBetter = test.pBetter;
-    draft.pBeyond = test.pBeyondTolerance;
-    draft.pBetterBeyond = test.pBetterBeyondTolerance;
-    draft.pWithinTolerance = test.pWithinTolerance;
-    if (test.floored)
-        draft.notes.push(`runs nearly identical: run-to-run sd floored at ${minRunSd} (gate.min_run_sd)`);
-    const levels = test.levels;
-    const sharedStarts = !levels.baseline.singleRunStarts || !levels.candidate.singleRunStarts;
-    draft.variances = {
-        baseline: test.baselineVariance,
-        candidate: test.candidateVariance,
-        extra: extraVariance,
-        start: sharedStarts ? levels.startVariance : 0,
-        startWeights: {
-            baseline: levels.baseline.singleRunStarts ? 0 : levels.baseline.startWeight,
-            candidate: levels.candidate.singleRunStarts ? 0 : levels.candidate.startWeight,
-        },
-    };
-    draft.noise = noiseLevels(levels, sharedStarts, startPrior, runPrior ?? baselineVariancePrior);
-    if (baseline.values.length >= 5 && candidate.values.length >= 5) {
-        const mwu = mannWhitney(candidate.values, baseline.values);
-        const hl = hodgesLehmann(baseline.values.map(Math.log), candidate.values.map(Math.log));
-        draft.crossCheck = {
-            mannWhitneyP: draft.higherIsBetter ? mwu.pLess : mwu.pGreater,
-            hodgesLehmannRatio: Math.exp(hl.shift),
-        };
-    }
-}
-/**
- * The start level of a draft's projections (stats/metric-test.ts StartProjection): future runs in starts
- * of `runsPerStart`; a stored baseline keeps its measured share; `current`: both sides as measured.
- */
-function startProjectionOf(draft, runsPerStart, how) {
-    const v = draft.variances;
-    if (!v || v.start <= 0)
-        return undefined;
-    const fixedWeights = how === "current"
-        ? { baseline: v.startWeights.baseline, candidate: v.startWeights.candidate }
-        : how === "stored"
-            ? { baseline: v.startWeights.baseline }
-            : undefined;
-    return { startVariance: v.start, runsPerStart, ...(fixedWeights ? { fixedWeights } : {}) };
-}
-function noiseLevels(levels, sharedStarts, prior, runPrior) {
-    const total = levels.standardError ** 2;
-    const sides = [levels.baseline, levels.candidate];
-    return {
-        ...startNoiseOf(levels, { baseline: levels.baseline.starts, candidate: levels.candidate.starts }, sharedStarts, prior),
-        runSd: {
-            baseline: Math.sqrt(levels.baseline.runVariance),
-            candidate: Math.sqrt(levels.candidate.runVariance),
-        },
-        startShare: total > 0 ? levels.startPart / total : 0,
-        runBasis: sides.some((side) => side.runPrior === "pooled") ? "measured+prior" : "measured",
-        runDf: { baseline: levels.baseline.runVarianceDf, candidate: levels.candidate.runVarianceDf },
-        priors: {
-            start: startPriorUse(levels, sharedStarts, prior),
-            run: runPriorUse(levels, runPrior),
-        },
-    };
-}
-function priorUse(description, prior, use, widenedOn) {
-    return { ...description, sd: Math.sqrt(prior.variance), df: prior.df, use, widenedOn };
-}
-function startPriorUse(levels, sharedStarts, prior) {
-    if (!prior?.description || !(prior.df > 0))
-        return null;
-    if (!sharedStarts)
-        return priorUse(prior.description, prior, "unused", []);
-    return levels.priorContradicted
-        ? priorUse(prior.description, prior, "widened", ["baseline", "candidate"])
-        : priorUse(prior.description, prior, "pooled", []);
-}
-/** The run-level prior as offered to the sides: the kind each side's runs hold (two-level.ts). */
-function runPriorUse(levels, prior) {
-    if (!prior?.description)
-        return null;
-    const offeredTo = (side) => {
-        if (!("withinStart" in prior || "perRun" in prior))
-            return "variance" in prior ? prior : undefined;
-        return side.singleRunStarts ? prior.perRun : prior.withinStart;
-    };
-    const sides = [
-        ["candidate", levels.candidate],
-        ["baseline", levels.baseline],
-    ];
-    const offered = sides.filter(([, side]) => side.runPrior !== "none");
-    const shown = offered.map(([, side]) => offeredTo(side)).find((p) => p !== undefined);
-    if (!shown)
-        return null;
-    const widenedOn = offered.filter(([, side]) => side.runPrior === "widened").map(([name]) => name);
-    return priorUse(prior.description, shown, widenedOn.length > 0 ? "widened" : "pooled", widenedOn.sort());
-}
-function toleranceFor(gate, metric) {
-    return gate.metric_tolerance[metric] ?? gate.tolerance;
-}
-function geometricMean(values) {
-    let sum = 0;
-    for (const v of values)
-        sum += Math.log(v);
-    return Math.exp(sum / values.length);
-}
-/**
- * Runs without that part (a cell of single requests or vLLM's results have no sessions; sessions without
- * fan_out no fan-outs): every metric of the part is missing.
- */
-function withoutPart(runs, part) {
-    const names = metricsMeasuredIn(part);
-    return runs.every((run) => names.every((name) => run.metrics[name] == null));
-}
-function metricValues(runs, metric) {
-    const values = [];
-    const starts = [];
-    let missing = 0;
-    let nonPositive = 0;
-    for (const run of runs) {
-        const value = run.metrics[metric];
-        if (value === undefined || value === null || !Number.isFinite(value))
-            missing++;
-        else if (value <= 0)
-            nonPositive++;
-        else {
-            values.push(value);
-            starts.push(startOf(run));
-        }
-    }
-    return { values, starts, missing, nonPositive };
-}
-/** A pooled count's draft (error_rate, malformed_tool_call_share); null when neither side has anything to count. */
-function pooledCountDraft(cell, metric, base, cand, gated, tolerance, limit) {
-    // The pooled count: failed of all requests, or malformed of all tool calls.
-    const toolCalls = metricSpecs[metric].source.kind === "malformed-tool-calls";
-    const counts = (run) => toolCalls
-        ? {
-            failed: run.toolCalls?.malformed ?? 0,
-            total: (run.toolCalls?.wellFormed ?? 0) + (run.toolCalls?.malformed ?? 0),
-        }
-        : { failed: run.requests.failed, total: run.requests.total };
-    const pool = (runs) => runs.reduce((acc, run) => {
-        const count = counts(run);
-        return { failed: acc.failed + count.failed, total: acc.total + count.total };
-    }, { failed: 0, total: 0 });
-    const b = pool(base);
-    const c = pool(cand);
-    // No tool call on either side: nothing to judge (a workload without tools).
-    if (toolCalls && b.total === 0 && c.total === 0 && !gated)
-        return null;
-    const baseRate = b.total > 0 ? b.failed / b.total : null;
-    const candRate = c.total > 0 ? c.failed / c.total : null;
-    // The exact test takes every request as independent; failures come in bursts of a run or a start, so
-    // the counts are divided by the design effect the per-run rates grouped by start show (pooled-counts.ts).
-    const perRun = (runs) => runs.map((run) => {
-        const count = counts(run);
-        return { value: count.total > 0 ? count.failed / count.total : null, start: startOf(run) };
-    });
-    const pooledRate = (b.failed + c.failed) / Math.max(1, b.total + c.total);
-    const design = b.total > 0 && c.total > 0
-        ? pooledCountsDesign(perRun(base), perRun(cand), pooledRate * (1 - pooledRate) * (1 / b.total + 1 / c.total))
-        : { factor: 1, noise: null };
-    const asFailures = (side) => {
-        const effective = effectiveCounts({ count: side.failed, total: side.total }, design.factor);
-        return { failed: effective.count, total: effective.total };
-    };
-    const eb = asFailures(b);
-    const ec = asFailures(c);
-    const pWorse = errorIncreaseP(eb, ec);
-    const pBetter = errorIncreaseP(ec, eb);
-    const draft = {
-        cell,
-        metric,
-        gated,
-        higherIsBetter: metricSpecs[metric].higherIsBetter,
-        tolerance,
-        baseline: baseRate,
-        candidate: candRate,
-        ratio: baseRate !== null && candRate !== null && baseRate > 0 ? candRate / baseRate : null,
-        ci: null,
-        // Orientation for the shared rule: beyond tolerance only when the rate rose by more than δ relative.
-        worse: baseRate !== null && candRate !== null ? Math.log((candRate + 1e-12) / (baseRate + 1e-12)) : null,
-        pWorse,
-        pBetter,
-        // No estimate of run-to-run spread for a pooled count: "no change" means no significant increase.
-        pWithinTolerance: null,
-        pBeyond: pWorse,
-        pBetterBeyond: pBetter,
-        minPBeyond: errorIncreaseMinP(eb, ec),
-        minPBetterBeyond: errorIncreaseMinP(ec, eb),
-        test: null,
-        judgedOn: null,
-        forced: null,
-        unfixable: null,
-        notes: [],
-        runs: { baseline: base.length, candidate: cand.length },
-        crossCheck: null,
-        variances: null,
-        noise: design.noise,
-    };
-    const note = designNote(design.factor);
-    if (note !== null)
-        draft.notes.push(note);
-    if (!toolCalls && candRate !== null && candRate > limit) {
-        // A candidate that fails more requests than allowed cannot pass on latency: always blocking.
-        draft.gated = true;
-        draft.forced = "regression";
-        draft.notes.push(`candidate error rate ${(candRate * 100).toFixed(2)}% is above the ${(limit * 100).toFixed(2)}% limit`);
-    }
-    if (b.total === 0 || c.total === 0) {
-        const what = toolCalls ? "tool calls" : "requests";
-        draft.forced = "inconclusive";
-        draft.notes.push(`no ${what} recorded on a side`);
-        if (b.total === 0)
-            draft.unfixable = `no baseline ${what} recorded in cell "${cell}"`;
-    }
-    return draft;
-}
-/** Nearest percentile of the same phase that every run on both sides has (p95 → p99, then p90). */
-const fallbackOrder = {
-    p90: ["p95", "p99"],
-    p95: ["p99", "p90"],
-    p99: ["p99_9", "p95"],
-    p99_9: ["p99"],
-};
-function fallbackPercentile(metric, base, cand) {
-    const source = metricSpecs[metric].source;
-    if (source.kind !== "latency")
-        return null;
-    for (const statistic of fallbackOrder[source.statistic] ?? []) {
-        const other = latencyMetricName(source.phase, statistic);
-        const complete = (runs) => metricValues(runs, other).values.length === runs.length;
-        if (complete(base) && complete(cand))
-            return other;
-    }
-    return null;
 }
 
 /**
@@ -2180,6 +1141,147 @@ function serverStartIdProblem(id, what) {
     return null;
 }
 
+function midRanks$1(values) {
+    const order = values.map((v, i) => ({ v, i })).sort((a, b) => a.v - b.v);
+    const ranks = new Array(values.length);
+    const tieSizes = [];
+    let k = 0;
+    while (k < order.length) {
+        let j = k;
+        while (j + 1 < order.length && order[j + 1].v === order[k].v)
+            j++;
+        const rank = (k + j) / 2 + 1;
+        for (let m = k; m <= j; m++)
+            ranks[order[m].i] = rank;
+        tieSizes.push(j - k + 1);
+        k = j + 1;
+    }
+    return { ranks, tieSizes };
+}
+const exactCache = new Map();
+/** Counts of U = 0..n1·n2 over all C(n1+n2, n1) arrangements (no ties); memoised, it is reused a lot. */
+function exactUDistribution(n1, n2) {
+    const key = `${n1},${n2}`;
+    let counts = exactCache.get(key);
+    if (!counts) {
+        counts = computeExactUDistribution(n1, n2);
+        exactCache.set(key, counts);
+    }
+    return counts;
+}
+function computeExactUDistribution(n1, n2) {
+    // f(i, j)[u]: number of arrangements of i x's and j y's with U = u (recursion on the largest value).
+    let previous = [];
+    for (let i = 0; i <= n1; i++) {
+        const row = [];
+        for (let j = 0; j <= n2; j++) {
+            if (i === 0 || j === 0) {
+                row.push([1]);
+                continue;
+            }
+            const withX = previous[j]; // largest is an x: it beats all j y's
+            const withY = row[j - 1]; // largest is a y
+            const size = i * j + 1;
+            const counts = new Array(size).fill(0);
+            withX.forEach((c, u) => {
+                counts[u + j] = (counts[u + j] ?? 0) + c;
+            });
+            withY.forEach((c, u) => {
+                counts[u] = (counts[u] ?? 0) + c;
+            });
+            row.push(counts);
+        }
+        previous = row;
+    }
+    return previous[n2];
+}
+function mannWhitney(x, y) {
+    const n1 = x.length;
+    const n2 = y.length;
+    if (n1 === 0 || n2 === 0)
+        throw new RangeError("Mann-Whitney needs values on both sides");
+    const { ranks, tieSizes } = midRanks$1([...x, ...y]);
+    let rankSum = 0;
+    for (let i = 0; i < n1; i++)
+        rankSum += ranks[i];
+    const u = rankSum - (n1 * (n1 + 1)) / 2;
+    const hasTies = tieSizes.some((t) => t > 1);
+    // scipy's 'auto': exact when a side has <= 8 values and there are no ties.
+    if (!hasTies && Math.min(n1, n2) <= 8) {
+        const counts = exactUDistribution(n1, n2);
+        const total = counts.reduce((s, c) => s + c, 0);
+        let atMost = 0;
+        let atLeast = 0;
+        counts.forEach((c, k) => {
+            if (k <= u)
+                atMost += c;
+            if (k >= u)
+                atLeast += c;
+        });
+        const pLess = atMost / total;
+        const pGreater = atLeast / total;
+        return { u, method: "exact", pLess, pGreater, pTwoSided: Math.min(1, 2 * Math.min(pLess, pGreater)) };
+    }
+    const n = n1 + n2;
+    const mu = (n1 * n2) / 2;
+    const tieTerm = tieSizes.reduce((s, t) => s + (t ** 3 - t), 0) / (n * (n - 1));
+    const sigma = Math.sqrt(((n1 * n2) / 12) * (n + 1 - tieTerm));
+    // Every value tied (identical runs of a deterministic simulator): no evidence either way.
+    if (!(sigma > 0))
+        return { u, method: "asymptotic", pLess: 1, pGreater: 1, pTwoSided: 1 };
+    const pLess = normalCdf((u - mu + 0.5) / sigma);
+    const pGreater = 1 - normalCdf((u - mu - 0.5) / sigma);
+    const zTwo = (Math.abs(u - mu) - 0.5) / sigma;
+    return { u, method: "asymptotic", pLess, pGreater, pTwoSided: Math.min(1, 2 * (1 - normalCdf(zTwo))) };
+}
+function hodgesLehmann(x, y, confidence = 0.95) {
+    // A typed array sorts numerically in native code: a million differences (1000 runs a side) in ~0.1 s.
+    const differences = new Float64Array(x.length * y.length);
+    let at = 0;
+    for (const yj of y)
+        for (const xi of x)
+            differences[at++] = yj - xi;
+    differences.sort();
+    const mn = differences.length;
+    const mid = Math.floor(mn / 2);
+    const shift = mn % 2 === 1 ? differences[mid] : (differences[mid - 1] + differences[mid]) / 2;
+    const { c, coverage } = x.length < exactMosesBelow && y.length < exactMosesBelow
+        ? exactMosesRank(x.length, y.length, confidence)
+        : asymptoticMosesRank(x.length, y.length, confidence);
+    if (c < 1)
+        return { shift, interval: null, coverage: null };
+    return { shift, interval: [differences[c - 1], differences[mn - c]], coverage };
+}
+/**
+ * The Moses interval is exact while both sides have fewer than this many values (R's wilcox.test rule,
+ * `n < 50`); the exact distribution of U costs about (n1·n2)² / 4 additions, minutes past a few hundred
+ * runs a side, so larger sides use its normal approximation.
+ */
+const exactMosesBelow = 50;
+/** C = the largest c with P0(U <= c − 1) <= α/2, from the exact distribution of U. */
+function exactMosesRank(n1, n2, confidence) {
+    const counts = exactUDistribution(n1, n2);
+    const total = counts.reduce((s, c) => s + c, 0);
+    const alpha = 1 - confidence;
+    let cumulative = 0;
+    let c = 0;
+    for (let k = 0; k < counts.length; k++) {
+        if ((cumulative + counts[k]) / total > alpha / 2)
+            break;
+        cumulative += counts[k];
+        c = k + 1;
+    }
+    return { c, coverage: 1 - (2 * cumulative) / total };
+}
+/** The same C from U's normal approximation (mean n1·n2/2, variance n1·n2·(n1+n2+1)/12, continuity-corrected). */
+function asymptoticMosesRank(n1, n2, confidence) {
+    const mean = (n1 * n2) / 2;
+    const sd = Math.sqrt((n1 * n2 * (n1 + n2 + 1)) / 12);
+    const z = normalQuantile(1 - (1 - confidence) / 2);
+    const c = Math.floor(mean - z * sd + 0.5);
+    return { c, coverage: 1 - 2 * normalCdf((c - 0.5 - mean) / sd) };
+}
+
 /**
  * alpha 0.012 per window: calibrated by `npm run bench:history` (window 60) so that clean series stay
  * inside the goal of at most 1 false alarm per 100 commits per family of 3 metrics, at 0.71 (the detector
@@ -2350,7 +1452,8 @@ function testRank(segment, settings) {
     if (p > settings.alpha)
         return null;
     const { shift, low, high } = shiftInterval(segment.slice(0, split.index), segment.slice(split.index), settings.confidence);
-    if (Math.sign(shift) !== Math.sign(split.statistic) || Math.abs(Math.expm1(shift)) < settings.minMagnitude)
+    if (Math.sign(shift) !== Math.sign(split.statistic) ||
+        Math.abs(relativeChangeOf(shift)) < settings.minMagnitude)
         return null;
     return {
         split: split.index,
@@ -2370,13 +1473,13 @@ function testT(segment, settings) {
         ? 2 * studentTSurvival(Math.abs(split.statistic), split.df)
         : 0;
     const p = Math.min(1, rawP * splits);
-    if (p > settings.alpha || Math.abs(Math.expm1(split.diff)) < settings.minMagnitude)
+    if (p > settings.alpha || Math.abs(relativeChangeOf(split.diff)) < settings.minMagnitude)
         return null;
     // The medians of the parts must have moved as far, the same way: one outlier session at the end of
     // the window drags a part's mean, not its median (the false change point Otava's review met).
     const medianShift = median(segment.slice(split.index)) - median(segment.slice(0, split.index));
     if (Math.sign(medianShift) !== Math.sign(split.diff) ||
-        Math.abs(Math.expm1(medianShift)) < settings.minMagnitude)
+        Math.abs(relativeChangeOf(medianShift)) < settings.minMagnitude)
         return null;
     const q = studentTQuantile(1 - (1 - settings.confidence) / 2, split.df);
     return {
@@ -2478,7 +1581,7 @@ const informationalFields = ["tool", "runner.name", "runner.device", "configHash
  * in `workload.dataset` (kind, path template, configured sha256), `workload.datasetSha256` (the bytes read)
  * and `workload.seed`. The diff skips these fields, so a run.json written before still compares with one
  * written now; the history's conditions hash keeps them at that value, so sessions recorded before and
- * after hash alike (compare/history.ts `conditionsHash`).
+ * after hash alike (compare/history/history.ts `conditionsHash`).
  */
 const retiredFields = { datasets: {} };
 /** Recorded fields that follow from a configured one: allowing the source allows them too. */
@@ -2532,15 +1635,15 @@ function comparableEngineArgs(field, value) {
     return typeof first === "string" && !first.startsWith("-") ? ["--model", first, ...rest] : value;
 }
 /**
- * Two docker servers whose images have no repo digest and not both an image ID: which image ran is
- * unknown on at least one side, and an unknown image is never the same image (a local tag can point at
- * different images on the two sides).
+ * Two servers run from an image (`server.image` recorded on both sides) whose images have no repo digest
+ * and not both an image ID: which image ran is unknown on at least one side, and an unknown image is never
+ * the same image (a local tag can point at different images on the two sides).
  */
 function unknownImage(base, cand) {
-    const docker = base["server.kind"] === "docker" && cand["server.kind"] === "docker";
+    const fromImages = (base["server.image"] ?? null) !== null && (cand["server.image"] ?? null) !== null;
     const noDigest = (side) => (side["server.imageDigest"] ?? null) === null;
     const noId = (side) => (side["server.imageId"] ?? null) === null;
-    return docker && noDigest(base) && noDigest(cand) && (noId(base) || noId(cand));
+    return fromImages && noDigest(base) && noDigest(cand) && (noId(base) || noId(cand));
 }
 /** Key-order-insensitive equality of JSON values (a re-ordered map is the same condition). */
 function canonical(value) {
@@ -2593,6 +1696,10 @@ function describeDifference(difference, max = 80) {
     return `${difference.field}: ${show(difference.baseline)} (baseline) vs ${show(difference.candidate)} (candidate)`;
 }
 
+/** The server start a run was measured on; a run that says none is its own start. */
+function startOf(run) {
+    return run.serverStart?.id ?? `run:${run.source}:${run.run ?? ""}`;
+}
 /** The input a record was read from (loadRuns' `session`): what an unrecorded start is shared within. */
 function inputOf(record) {
     return record.session ?? "(files)";
@@ -2695,8 +1802,8 @@ class UntrustedHistoryError extends InputError {
 }
 /**
  * The hash that says two sessions ran under the same conditions: every recorded field but the
- * informational ones (tool build, runner name, config hash; compare/fingerprint.ts), in a stable order.
- * A retired field (`retiredFields`) counts at the value it always had, recorded or not.
+ * informational ones (tool build, runner name, config hash; compare/inputs/fingerprint.ts), in a stable
+ * order. A retired field (`retiredFields`) counts at the value it always had, recorded or not.
  */
 function conditionsHash(fingerprint) {
     const flat = flattenFingerprint(fingerprint);
@@ -3396,4 +2503,4 @@ function nonZeroCounts(counts, show = String) {
     return counts.filter(([count]) => count > 0).map(([count, word]) => `${show(count)} ${word}`);
 }
 
-export { classify as $, formatSignedNumber as A, formatDuration as B, formatIntervalOneLine as C, formatValuePair as D, noBreakSpace as E, nonZeroCounts as F, describeMetricRef as G, escapeValue as H, minimumDetectableChange as I, studentTQuantile as J, normalCdf as K, normalQuantile as L, pooledStartPriors as M, historyStartPriors as N, defaultHistoryLimits as O, serializeHistory as P, parseHistory as Q, compactHistory as R, newServerStart as S, specDecodeValue as T, UntrustedHistoryError as U, collectOutputs as V, computeGuards as W, appendAll as X, optimalRunsPerStart as Y, diffFingerprints as Z, describeDifference as _, historySessions as a, startProjectionOf as a0, worseBound as a1, startOf as a2, pAbove as a3, pBelow as a4, pooledCountsDesign as a5, shareIncreaseP as a6, effectiveCounts as a7, designNote as a8, guardShareCount as a9, runsToSettle as aa, runsToDetect as ab, resolvableWithMoreRuns as ac, logRatioTest as ad, binomialCdf as ae, startNoiseSchema as af, noiseLevelsSchema as ag, draftsForCell as ah, startLevels as ai, startNoiseOf as aj, twoLevelWelch as ak, maxServerStartIdLength as al, runGuardsSchema as am, runOutputSchema as an, unknownSource as ao, errorRate as ap, assignServerStarts as aq, summarizeServerStarts as ar, seriesOf as as, historyLevels as at, renderedForms as au, conditionsHash as b, calibrationHistoryRuns as c, reachedServerStart as d, serverStartIdProblem as e, flattenFingerprint as f, datetime as g, historyRecordsFromRuns as h, smallest as i, formatNumber as j, runRecordFromRunFile as k, largest as l, mainAlreadyRegressed as m, inlineCode as n, escapeInline as o, pooledRunVariances as p, formatChange as q, runsFromHistory as r, scanChangePoints as s, formatInterval as t, escapeHtml as u, formatFractionAsPercent as v, formatMetricValue as w, escapeCell as x, formatP as y, slowestUsers as z };
+export { optimalRunsPerStart as $, formatIntervalOneLine as A, formatValuePair as B, noBreakSpace as C, nonZeroCounts as D, describeMetricRef as E, escapeValue as F, logRatioOf as G, toleranceMargin as H, studentTQuantile as I, normalCdf as J, normalQuantile as K, historyStartPriors as L, defaultHistoryLimits as M, parseHistory as N, serializeHistory as O, compactHistory as P, newServerStart as Q, specDecodeValue as R, collectOutputs as S, computeGuards as T, UntrustedHistoryError as U, studentTCdf as V, noncentralityForPower as W, relativeChangeOf as X, chiSquareQuantile as Y, startWeightFor as Z, twoLevelWelch as _, historySessions as a, diffFingerprints as a0, describeDifference as a1, binomialCdf as a2, logGamma as a3, pooledDesignEffect as a4, mannWhitney as a5, hodgesLehmann as a6, startOf as a7, guardShareCount as a8, startLevels as a9, maxServerStartIdLength as aa, runGuardsSchema as ab, runOutputSchema as ac, unknownSource as ad, errorRate as ae, assignServerStarts as af, summarizeServerStarts as ag, seriesOf as ah, historyLevels as ai, renderedForms as aj, conditionsHash as b, calibrationHistoryRuns as c, reachedServerStart as d, serverStartIdProblem as e, datetime as f, formatNumber as g, historyRecordsFromRuns as h, runRecordFromRunFile as i, inlineCode as j, escapeInline as k, formatChange as l, mainAlreadyRegressed as m, formatInterval as n, flattenFingerprint as o, pooledRunVariances as p, escapeHtml as q, runsFromHistory as r, scanChangePoints as s, formatFractionAsPercent as t, formatMetricValue as u, escapeCell as v, formatP as w, slowestUsers as x, formatSignedNumber as y, formatDuration as z };

@@ -1,5 +1,5 @@
 import { lstat, readFile } from 'node:fs/promises';
-import { as as seriesOf, s as scanChangePoints, r as runsFromHistory, at as historyLevels, O as defaultHistoryLimits, Q as parseHistory } from './format.js';
+import { ah as seriesOf, s as scanChangePoints, r as runsFromHistory, ai as historyLevels, M as defaultHistoryLimits, N as parseHistory } from './format.js';
 import { U as UsageError, I as InputError } from './version.js';
 
 /**

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile, access } from 'node:fs/promises';
 import { resolve, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { s as serverKindFacts, d as defaultConfigFile, b as serverKinds } from './load.js';
+import { b as serverKindFacts, d as defaultConfigFile, e as serverKinds } from './load.js';
 import { g as gatedMetricNames } from './metric-names.js';
 import { E as ExitCode, U as UsageError } from './version.js';
 import { p as parseCommandArgs, s as stringOption } from './command.js';

@@ -1,14 +1,309 @@
-import { m as metricSpecs, d as describeMetric, e as guardMetrics, f as metricNames, c as latencyStatistics, b as latencyStatisticSpec, l as latencyPhases } from './metric-names.js';
-import { X as appendAll, Y as optimalRunsPerStart, Z as diffFingerprints, _ as describeDifference, $ as classify, I as minimumDetectableChange, a0 as startProjectionOf, a1 as worseBound, a2 as startOf, a3 as pAbove, a4 as pBelow, a5 as pooledCountsDesign, a6 as shareIncreaseP, a7 as effectiveCounts, a8 as designNote, a9 as guardShareCount, K as normalCdf, aa as runsToSettle, ab as runsToDetect, ac as resolvableWithMoreRuns, ad as logRatioTest, ae as binomialCdf, L as normalQuantile, af as startNoiseSchema, ag as noiseLevelsSchema, ah as draftsForCell, f as flattenFingerprint, ai as startLevels, J as studentTQuantile, aj as startNoiseOf, p as pooledRunVariances, b as conditionsHash, ak as twoLevelWelch, al as maxServerStartIdLength, am as runGuardsSchema, an as runOutputSchema, ao as unknownSource, T as specDecodeValue, ap as errorRate, aq as assignServerStarts, ar as summarizeServerStarts, k as runRecordFromRunFile, l as largest, q as formatChange, C as formatIntervalOneLine, x as escapeCell, v as formatFractionAsPercent, y as formatP, u as escapeHtml, w as formatMetricValue, D as formatValuePair, t as formatInterval, o as escapeInline } from './format.js';
+import { m as metricSpecs, d as describeMetric, e as metricNames, f as isGuardMetric, h as metricsMeasuredIn, j as latencyMetricName, k as guardMetrics, c as latencyStatistics, b as latencyStatisticSpec, l as latencyPhases } from './metric-names.js';
+import { V as studentTCdf, I as studentTQuantile, W as noncentralityForPower, X as relativeChangeOf, H as toleranceMargin, J as normalCdf, Y as chiSquareQuantile, G as logRatioOf, Z as startWeightFor, K as normalQuantile, _ as twoLevelWelch, $ as optimalRunsPerStart, a0 as diffFingerprints, a1 as describeDifference, a2 as binomialCdf, a3 as logGamma, a4 as pooledDesignEffect, a5 as mannWhitney, a6 as hodgesLehmann, a7 as startOf, a8 as guardShareCount, o as flattenFingerprint, a9 as startLevels, p as pooledRunVariances, b as conditionsHash, aa as maxServerStartIdLength, ab as runGuardsSchema, ac as runOutputSchema, ad as unknownSource, R as specDecodeValue, ae as errorRate, af as assignServerStarts, ag as summarizeServerStarts, i as runRecordFromRunFile, l as formatChange, A as formatIntervalOneLine, v as escapeCell, t as formatFractionAsPercent, w as formatP, q as escapeHtml, u as formatMetricValue, B as formatValuePair, n as formatInterval, k as escapeInline } from './format.js';
 import { t as toolVersion, a as toolName, I as InputError } from './version.js';
-import { b as boxMuller, a as mulberry32 } from './random.js';
-import { b as serverKinds, s as serverKindFacts, t as templateView, o as describeServer, q as serverWarnings, h as isSessionDataset, a as isTraceDataset, u as describeDataset, i as isSearchedCell, e as serverLifecycle, v as sessionShape, w as lengthMean, x as meanBranches, y as promptTokensMean, z as outputTokensMean, A as assumedFileSessionTurns, B as configSchema, c as configLimits } from './load.js';
-import { t as tuple, o as object, s as string, n as number, _ as _enum, a as array, b as boolean, r as record, d as unknown, u as union, l as literal, p as partialRecord, e as looseObject, f as custom } from './schemas.js';
+import { a as mulberry32, b as boxMuller } from './random.js';
+import { e as serverKinds, b as serverKindFacts, t as templateView, q as describeServer, u as serverWarnings, i as isSearchedCell, f as serverLifecycle, j as isSessionDataset, a as isTraceDataset, v as describeDataset, w as sessionShape, x as lengthMean, y as meanBranches, z as promptTokensMean, A as outputTokensMean, B as assumedFileSessionTurns, C as configSchema, c as configLimits } from './load.js';
+import { o as object, b as boolean, s as string, _ as _enum, n as number, a as array, t as tuple, r as record, d as unknown, u as union, l as literal, p as partialRecord, e as looseObject, f as custom } from './schemas.js';
 import { createHash } from 'node:crypto';
 import { stat, readdir, readFile } from 'node:fs/promises';
 import { join, basename, dirname } from 'node:path';
 import { spawn } from 'node:child_process';
 import { mkdirSync, existsSync, readFileSync } from 'node:fs';
+
+/** One-sided p for H0: difference <= margin (large when the data say "not above the margin"). */
+function pAbove(result, margin = 0) {
+    if (result.standardError === 0)
+        return result.difference > margin ? 0 : 1;
+    return 1 - studentTCdf((result.difference - margin) / result.standardError, result.df);
+}
+/** One-sided p for H0: difference >= margin. */
+function pBelow(result, margin = 0) {
+    if (result.standardError === 0)
+        return result.difference < margin ? 0 : 1;
+    return studentTCdf((result.difference - margin) / result.standardError, result.df);
+}
+/** Two-sided (1 − 2·alphaEachSide) interval for the difference. */
+function interval$2(result, alphaEachSide) {
+    if (result.standardError === 0)
+        return [result.difference, result.difference];
+    const q = Number.isFinite(result.df)
+        ? studentTQuantile(1 - alphaEachSide, result.df)
+        : studentTQuantile(1 - alphaEachSide, Number.POSITIVE_INFINITY);
+    return [result.difference - q * result.standardError, result.difference + q * result.standardError];
+}
+
+function logRatioTest(baseline, candidate, options) {
+    const lb = baseline.map(Math.log);
+    const lc = candidate.map(Math.log);
+    const floor = (options.minRunSd ?? 0) ** 2;
+    const levels = twoLevelWelch({ values: lb, ...(options.starts ? { starts: options.starts.baseline } : {}) }, { values: lc, ...(options.starts ? { starts: options.starts.candidate } : {}) }, {
+        extraVariance: options.extraVariance ?? 0,
+        varianceFloor: floor,
+        ...(options.startPrior ? { startPrior: options.startPrior } : {}),
+        ...(options.baselineVariancePrior ? { baselineVariancePrior: options.baselineVariancePrior } : {}),
+        ...(options.runPrior ? { runPrior: options.runPrior } : {}),
+    });
+    const raw = {
+        difference: levels.difference,
+        standardError: levels.standardError,
+        df: levels.df,
+        t: levels.t,
+    };
+    const sign = options.higherIsBetter ? -1 : 1;
+    const oriented = { ...raw, difference: sign * raw.difference};
+    const margin = toleranceMargin(options.tolerance);
+    const [lo, hi] = interval$2(raw, options.alphaEachSide);
+    // The oriented interval is the raw one, mirrored for higher-is-better metrics.
+    const [wLo, wHi] = sign > 0 ? [lo, hi] : [-hi, -lo];
+    return {
+        ratio: Math.exp(raw.difference),
+        worse: oriented.difference,
+        standardError: raw.standardError,
+        df: raw.df,
+        pWorse: pAbove(oriented, 0),
+        pBetter: pBelow(oriented, 0),
+        pBeyondTolerance: pAbove(oriented, margin),
+        pBetterBeyondTolerance: pBelow(oriented, -margin),
+        pWithinTolerance: pBelow(oriented, margin),
+        ratioInterval: [Math.exp(lo), Math.exp(hi)],
+        worseInterval: [wLo, wHi],
+        baselineVariance: levels.baseline.runVariance,
+        candidateVariance: levels.candidate.runVariance,
+        floored: levels.baseline.floored || levels.candidate.floored,
+        levels,
+    };
+}
+/** One-sided bound of the oriented difference at level `alpha` (lower: worse − t·se; upper: +). */
+function worseBound(test, alpha, side) {
+    if (test.standardError === 0)
+        return test.worse;
+    const a = Math.min(0.5, Math.max(alpha, 1e-300));
+    const q = studentTQuantile(1 - a, test.df);
+    return side === "lower" ? test.worse - q * test.standardError : test.worse + q * test.standardError;
+}
+/**
+ * regression = significantly worse than the tolerance (the lower bound is beyond it); improvement =
+ * the mirror; within tolerance = the upper bound is inside the tolerance; otherwise inconclusive.
+ */
+function classify(input) {
+    if (input.pBeyondToleranceAdjusted <= input.alpha)
+        return "regression";
+    if (input.pBetterBeyondToleranceAdjusted <= input.alpha)
+        return "improvement";
+    if (input.pWithinTolerance <= (input.passAlpha ?? input.alpha))
+        return "within-tolerance";
+    return "inconclusive";
+}
+/** Power the run plan is sized for at gate.detect_change (statistics.md §6 target). */
+const plannedPower = 0.9;
+function standardErrorAt(input) {
+    return Math.sqrt(input.baselineVariance / input.baselineRuns +
+        input.candidateVariance / input.candidateRuns +
+        input.extraVariance +
+        startPartAt(input));
+}
+/** The start level's part of the variance of the difference at these run counts (stats/two-level.ts). */
+function startPartAt(input) {
+    const start = input.start;
+    if (!start || start.startVariance <= 0)
+        return 0;
+    const baselineWeight = start.fixedWeights?.baseline ?? startWeightFor(input.baselineRuns, start.runsPerStart);
+    const candidateWeight = start.fixedWeights?.candidate ?? startWeightFor(input.candidateRuns, start.runsPerStart);
+    return start.startVariance * (baselineWeight + candidateWeight);
+}
+/**
+ * The estimate's median bias: an estimated variance with ν degrees of freedom is σ²·χ²_ν/ν, whose median
+ * is below σ² (by 7% at ν = 10, 3% at ν = 20). Dividing an estimated sd by √(median χ²_ν / ν) makes it
+ * median-unbiased for σ, so the detectable change computed from it is too. 1 for a known variance.
+ */
+function medianSdRatio(df) {
+    if (!(df > 0) || !Number.isFinite(df) || df > 1e7)
+        return 1;
+    return Math.sqrt(chiSquareQuantile(0.5, df) / df);
+}
+/**
+ * Minimum detectable change: the smallest true relative worsening that these run counts block with
+ * probability `power` (0.9) when the regression test is at level `alpha`, against the tolerance margin
+ * d = ln(1 + tolerance) (docs/compare.md, "The minimum detectable change"). The test rejects when
+ * (worse − d)/ŝ > t(1 − α, ν); for a true worsening δ that statistic is noncentral t with ν df and
+ * noncentrality (δ − d)/σ_d, so δ = d + λ·σ_d with λ the noncentrality at which it rejects with the
+ * power (exact, not t(1 − α) + z(power): the normal's z ignores that ŝ is estimated, which matters at
+ * few df and small α). σ_d is the sd of the difference from the estimated variances, corrected for the
+ * median bias of an estimate with `df` degrees of freedom, so the printed value is median-unbiased.
+ */
+function minimumDetectableChange(input) {
+    const se = standardErrorAt(input);
+    const estimateDf = input.df ?? Number.POSITIVE_INFINITY;
+    const testDf = input.testDf ?? estimateDf;
+    const alpha = Math.min(0.5, Math.max(input.alpha, 1e-300));
+    const critical = studentTQuantile(1 - alpha, testDf);
+    const lambda = noncentralityForPower(critical, testDf, input.power ?? plannedPower);
+    return relativeChangeOf(toleranceMargin(input.tolerance) + (lambda * se) / medianSdRatio(estimateDf));
+}
+/** t(1 − α, ν) for the planner's many power evaluations: ν on a grid of 3 significant digits. */
+const criticalValues = new Map();
+function criticalAt(alpha, df) {
+    const grid = Number.isFinite(df) ? Number(df.toPrecision(3)) : df;
+    const key = `${alpha}\u0000${grid}`;
+    let value = criticalValues.get(key);
+    if (value === undefined) {
+        value = studentTQuantile(1 - alpha, grid);
+        if (criticalValues.size > 10_000)
+            criticalValues.clear();
+        criticalValues.set(key, value);
+    }
+    return value;
+}
+/**
+ * The power of the regression test against a true worsening `change` when the variances given are the
+ * true ones: the probability that (worse − d)/ŝ exceeds c = t(1 − α, ν), for a noncentral t with ν df
+ * and noncentrality λ = (ln(1 + change) − d)/σ_d, by the normal approximation of c·S (Jennett and Welch,
+ * the start of noncentralityForPower): Φ((λ − c·(1 − 1/(4ν))) / √(1 + c²/(2ν))), within two points of power
+ * of the exact value at ν ≥ 3, one at ν ≥ 5. The budget planner ranks plans that decide no more checks by it,
+ * thousands of times a plan, where the exact integral would cost seconds.
+ */
+function powerAtChange(input, change) {
+    const se = standardErrorAt(input);
+    const lambda = logRatioOf(change) - toleranceMargin(input.tolerance);
+    if (!(se > 0))
+        return lambda > 0 ? 1 : 0;
+    const df = input.testDf ?? input.df ?? Number.POSITIVE_INFINITY;
+    const alpha = Math.min(0.5, Math.max(input.alpha, 1e-300));
+    const c = criticalAt(alpha, df);
+    if (!Number.isFinite(df) || df > 1e7)
+        return normalCdf(lambda / se - c);
+    return normalCdf((lambda / se - c * (1 - 1 / (4 * df))) / Math.sqrt(1 + (c * c) / (2 * df)));
+}
+/**
+ * Could this metric become decisive with the given run counts, if the point estimate and run
+ * variances stayed as they are? (The futility check of adaptive repeats and the "runs to settle"
+ * estimate.)
+ */
+function resolvableWithMoreRuns(input) {
+    const se = standardErrorAt(input);
+    const margin = toleranceMargin(input.tolerance);
+    const canPass = input.worse + normalQuantile(1 - input.passAlpha) * se < margin;
+    const canBlock = input.worse - normalQuantile(1 - input.regressionAlpha) * se > margin;
+    return canPass || canBlock;
+}
+/**
+ * Fewest runs per side (from `from` up to `max`) at which resolvableWithMoreRuns holds, or null when
+ * even `max` would not settle it. `interleaved`: both sides grow; otherwise only the candidate.
+ */
+function runsToSettle(input, current, max, interleaved) {
+    for (let runs = Math.max(current.candidate, 2); runs <= max; runs++) {
+        const ok = resolvableWithMoreRuns({
+            ...input,
+            baselineRuns: interleaved ? Math.max(runs, current.baseline) : current.baseline,
+            candidateRuns: runs,
+        });
+        if (ok)
+            return runs;
+    }
+    return null;
+}
+/** The test's Satterthwaite df at projected run counts (see DetectionProjection.varianceDf). */
+function projectedTestDf(input, measured, runs) {
+    const parts = input.varianceDf;
+    if (!parts)
+        return input.df;
+    const start = input.start;
+    const perStart = start ? Math.max(1, Math.floor(start.runsPerStart)) : Number.POSITIVE_INFINITY;
+    const grows = (side) => start !== undefined && start.startVariance > 0 && start.fixedWeights?.[side] === undefined;
+    const newStarts = (side) => {
+        const added = Math.max(0, runs[side] - measured[side]);
+        return grows(side) && added > 0 ? Math.ceil(added / perStart) : 0;
+    };
+    const runDf = (side) => parts[side] + Math.max(0, runs[side] - measured[side]) - newStarts(side);
+    const at = { ...input, baselineRuns: runs.baseline, candidateRuns: runs.candidate };
+    const vb = input.baselineVariance / runs.baseline;
+    const vc = input.candidateVariance / runs.candidate;
+    const startPart = startPartAt(at);
+    const total = vb + vc + startPart + input.extraVariance;
+    const startDf = parts.start + newStarts("baseline") + newStarts("candidate");
+    let denominator = 0;
+    if (parts.baseline > 0)
+        denominator += (vb * vb) / runDf("baseline");
+    if (parts.candidate > 0)
+        denominator += (vc * vc) / runDf("candidate");
+    if (startPart > 0 && startDf > 0)
+        denominator += (startPart * startPart) / startDf;
+    return denominator > 0 ? (total * total) / denominator : Number.POSITIVE_INFINITY;
+}
+/**
+ * Runs per side (from the measured count up to `max`) at which the minimum detectable change reaches
+ * `target` (gate.detect_change), or null when `max` runs do not get there (a stored baseline's drift or
+ * too wide a run variance). `interleaved`: both sides grow; otherwise the baseline stays as it is. The
+ * variances keep their measured estimate (and its median-bias correction at `df`); the test's df and
+ * level are those of the projected runs. The detectable change does not rise with runs (the standard
+ * error and the df's λ fall, the level does not fall), so the first run count that reaches it is found
+ * by bisection.
+ */
+function runsToDetect(input, current, target, max, interleaved) {
+    const at = (runs) => {
+        const projected = {
+            baseline: interleaved ? Math.max(runs, current.baseline) : current.baseline,
+            candidate: runs,
+        };
+        const testDf = projectedTestDf(input, current, projected);
+        return minimumDetectableChange({
+            ...input,
+            baselineRuns: projected.baseline,
+            candidateRuns: projected.candidate,
+            alpha: input.alphaAt?.(runs) ?? input.alpha,
+            ...(testDf === undefined ? {} : { testDf }),
+        });
+    };
+    let lo = Math.max(2, current.candidate);
+    if (lo > max || at(max) > target)
+        return null;
+    let hi = max;
+    while (lo < hi) {
+        const mid = Math.floor((lo + hi) / 2);
+        if (at(mid) <= target)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/**
+ * The largest and smallest of many numbers, in one pass. `Math.max(...values)` passes every value as an
+ * argument, and past about a hundred thousand of them (a run's requests, a forged file's fields) the call
+ * fails with "Maximum call stack size exceeded"; these take any number.
+ */
+function largest(values, whenEmpty = Number.NEGATIVE_INFINITY) {
+    let result = whenEmpty;
+    let first = true;
+    for (const value of values) {
+        // As Math.max: NaN wins.
+        if (first || value > result || Number.isNaN(value))
+            result = value;
+        first = false;
+        if (Number.isNaN(result))
+            return result;
+    }
+    return result;
+}
+function smallest(values, whenEmpty = Number.POSITIVE_INFINITY) {
+    let result = whenEmpty;
+    let first = true;
+    for (const value of values) {
+        if (first || value < result || Number.isNaN(value))
+            result = value;
+        first = false;
+        if (Number.isNaN(result))
+            return result;
+    }
+    return result;
+}
+/** Appends every item of `items` to `target` without spreading them into one call. */
+function appendAll(target, items) {
+    for (const item of items)
+        target.push(item);
+    return target;
+}
 
 /**
  * numpy's default ("linear", Hyndman-Fan type 7) percentile of already-sorted values: rank h = (n-1)q,
@@ -415,45 +710,11 @@ function summarizeConfig(config, templates = [], looks, traces = noTraceReplays)
     if (config.repeats.min < 3)
         warnings.push(`repeats.min is ${config.repeats.min}: fewer than 3 runs per side can rarely support a verdict`);
     const cells = config.cells.map((cell, index) => {
-        const text = shown.cells[index];
-        const unit = isSessionDataset(cell.dataset) ? "sessions" : "req";
-        const size = "requests" in text.size ? `${text.size.requests} ${unit}` : `${text.size.duration_s} s`;
-        // A session dataset's size counts sessions: its requests per run are about sessions x mean turns (tool
-        // rounds come on top). Its depth buckets' requests depend on the turns' distribution, not only their
-        // mean, so the depth metrics' floor is compare's to apply, not estimated here.
         const replay = traces(cell);
-        const session = sessionEstimate(cell, assumedSecondsPerOutputToken$1, replay);
-        const requestsPerRun = "requests" in cell.size
-            ? session === null
-                ? cell.size.requests
-                : Math.round(cell.size.requests * session.requests)
-            : null;
-        if (requestsPerRun !== null && requestsPerRun < config.gate.min_requests.p95) {
-            const gatedPercentiles = config.gate.metrics.filter((metric) => metricSpecs[metric].minRequests === "p95" &&
-                (session === null || metricSpecs[metric].source.kind !== "session"));
-            if (gatedPercentiles.length > 0) {
-                const requests = text.size.requests;
-                const counted = session === null
-                    ? `${requests} requests per run`
-                    : `about ${requestsPerRun} requests per run (${requests} sessions of ${Number(session.turns.toFixed(1))} turns${session.fanOuts > 0 ? `, ${Number(session.requests.toFixed(1))} requests each with the fan-outs' branches` : ""})`;
-                warnings.push(`cells "${text.name}": ${counted} is below gate.min_requests.p95 (${config.gate.min_requests.p95}); ${gatedPercentiles.join(", ")} will be advisory only`);
-            }
-        }
-        const schedule = cellSchedule(config, cell);
-        const elided = estimateElidedSeconds(cell, schedule, replay);
-        const trace = isTraceDataset(cell.dataset) ? { timeScale: cell.dataset.time_scale, replay } : null;
-        return {
-            name: text.name,
-            endpoint: text.endpoint,
-            dataset: describeDataset(text.dataset),
-            load: describeLoad(text.load, unit, trace),
-            size,
-            prefix: text.prefix,
-            warmup: describeWarmup(text),
-            schedule: describeSchedule(schedule),
-            estimatedSecondsPerRun: Math.max(0, estimateSeconds(cell, replay) - elided),
-            estimatedElidedSecondsPerRun: elided,
-        };
+        const warning = minRequestsWarning(config, cell, shown.cells[index], replay);
+        if (warning !== null)
+            warnings.push(warning);
+        return summarizeCell(config, cell, shown.cells[index], replay);
     });
     return {
         server: serverText,
@@ -468,6 +729,48 @@ function summarizeConfig(config, templates = [], looks, traces = noTraceReplays)
             .filter((_, index) => !isSearchedCell(config.cells[index]))
             .map((cell) => cell.estimatedSecondsPerRun), looks ?? [config.repeats.min, config.repeats.max]),
         searchedCells: config.cells.filter(isSearchedCell).map((cell) => cell.name),
+    };
+}
+/**
+ * A fixed-size cell whose requests per run fall below gate.min_requests.p95: its gated percentiles will
+ * be advisory only. A session dataset's size counts sessions: its requests per run are about sessions x
+ * mean turns (tool rounds come on top). Its depth buckets' requests depend on the turns' distribution, not
+ * only their mean, so the depth metrics' floor is compare's to apply, not estimated here.
+ */
+function minRequestsWarning(config, cell, text, replay) {
+    if (!("requests" in cell.size))
+        return null;
+    const session = sessionEstimate(cell, assumedSecondsPerOutputToken$1, replay);
+    const requestsPerRun = session === null ? cell.size.requests : Math.round(cell.size.requests * session.requests);
+    if (requestsPerRun >= config.gate.min_requests.p95)
+        return null;
+    const gatedPercentiles = config.gate.metrics.filter((metric) => metricSpecs[metric].minRequests === "p95" &&
+        (session === null || metricSpecs[metric].source.kind !== "session"));
+    if (gatedPercentiles.length === 0)
+        return null;
+    const requests = text.size.requests;
+    const counted = session === null
+        ? `${requests} requests per run`
+        : `about ${requestsPerRun} requests per run (${requests} sessions of ${Number(session.turns.toFixed(1))} turns${session.fanOuts > 0 ? `, ${Number(session.requests.toFixed(1))} requests each with the fan-outs' branches` : ""})`;
+    return `cells "${text.name}": ${counted} is below gate.min_requests.p95 (${config.gate.min_requests.p95}); ${gatedPercentiles.join(", ")} will be advisory only`;
+}
+/** One cell's row of the summary: described from its shown view (`text`), estimated from its values. */
+function summarizeCell(config, cell, text, replay) {
+    const unit = isSessionDataset(cell.dataset) ? "sessions" : "req";
+    const schedule = cellSchedule(config, cell);
+    const elided = estimateElidedSeconds(cell, schedule, replay);
+    const trace = isTraceDataset(cell.dataset) ? { timeScale: cell.dataset.time_scale, replay } : null;
+    return {
+        name: text.name,
+        endpoint: text.endpoint,
+        dataset: describeDataset(text.dataset),
+        load: describeLoad(text.load, unit, trace),
+        size: "requests" in text.size ? `${text.size.requests} ${unit}` : `${text.size.duration_s} s`,
+        prefix: text.prefix,
+        warmup: describeWarmup(text),
+        schedule: describeSchedule(schedule),
+        estimatedSecondsPerRun: Math.max(0, estimateSeconds(cell, replay) - elided),
+        estimatedElidedSecondsPerRun: elided,
     };
 }
 function renderSummary(file, summary) {
@@ -648,7 +951,7 @@ function baselineStartGroups(runs, runsPerStart) {
 /** `runsPerBlock`'s "auto" from its inputs (also bench:gate's, which has no cells to estimate). */
 function autoRunsPerBlock(input) {
     const { minRuns: min, startSd } = input;
-    if (Math.SQRT2 * startSd < Math.log1p(input.tolerance) / 5)
+    if (Math.SQRT2 * startSd < toleranceMargin(input.tolerance) / 5)
         return min;
     const perStart = input.runSeconds > 0 && startSd > 0
         ? optimalRunsPerStart({
@@ -737,68 +1040,6 @@ function renderGpuMinutes(estimates, searchedCells, cellCount) {
     }
     lines.push(`  (rough: schedules as declared, closed-loop cells at ${assumedSecondsPerOutputToken$1 * 1000} ms per output token, a session as its turns' answers plus its think and tool times' means (${assumedFileSessionTurns} turns for a file's sessions, ${assumedToolRoundsPerTurn} tool round per turn where tools are declared, a fan-out turn as one branch's answer), idle time cut for a lone request at ${assumedLoneSecondsPerOutputToken * 1000} ms per output token and ${assumedLoneSecondsPerPromptToken * 1000} ms per prompt token; a server start counted as cost.server_start_s)`);
     return lines;
-}
-
-/**
- * Adaptive repeats (statistics.md §7): decide at a few looks (5, 10, 15, 20, 25 runs per side by default),
- * adding runs only while the verdict is inconclusive. The family level is spent over the looks in
- * proportion to their run counts (Bonferroni with unequal weights, so the sum over looks is the family
- * level): early looks, with little information, test strictly and catch only large regressions; the last
- * look gets the largest share, which is where a change near the tolerance is decided.
- */
-const standardLooks = [3, 5, 10, 15, 20, 25, 30, 40];
-/**
- * Fraction of the family level spent over all looks, by comparison mode. The regression test is against
- * the tolerance margin, so the binding case is a true change at the tolerance, and Holm within a look
- * plus Bonferroni over looks (share 1) bounds the chance of blocking it by the family level under any
- * dependence between looks and metrics. bench/gate.ts measures how far below the bound it stays.
- */
-const lookLevelShare = { interleaved: 1, stored: 1 };
-/** Look points within [min, max]: min, every standard look above it, and max. */
-function lookSchedule(minRuns, maxRuns) {
-    const looks = new Set([minRuns]);
-    for (const look of standardLooks)
-        if (look > minRuns && look < maxRuns)
-            looks.add(look);
-    looks.add(maxRuns);
-    return [...looks].sort((a, b) => a - b);
-}
-/** The look a decision at `runs` measured runs per side belongs to: the last look at or below it. */
-function lookIndex(looks, runs) {
-    let index = 0;
-    looks.forEach((look, i) => {
-        if (look <= runs)
-            index = i;
-    });
-    return index;
-}
-/**
- * One-sided level of the regression and improvement tests (before Holm) at the look `runs` falls in:
- * familyAlpha × share × look / Σ looks.
- */
-function perLookLevel(familyAlpha, looks, runs, mode) {
-    const total = looks.reduce((sum, look) => sum + look, 0);
-    if (total <= 0)
-        return familyAlpha * lookLevelShare[mode];
-    return (familyAlpha * lookLevelShare[mode] * looks[lookIndex(looks, runs)]) / total;
-}
-/**
- * Level of the non-inferiority bound behind "within tolerance" (U < d). A false pass can only happen
- * for a change at or near the tolerance itself, so it is not split over looks; it is the family level.
- */
-function passLevel(familyAlpha) {
-    return familyAlpha;
-}
-function nextLookAfter(candidateRuns, baselineRuns, looks, interleaved, reason) {
-    const target = looks.find((look) => look > candidateRuns);
-    if (target === undefined)
-        return null;
-    return {
-        runsPerSide: target,
-        addCandidateRuns: target - candidateRuns,
-        addBaselineRuns: interleaved ? Math.max(0, target - baselineRuns) : 0,
-        reason,
-    };
 }
 
 /**
@@ -948,6 +1189,717 @@ function graphAdjust(pValues, graph) {
     return adjusted;
 }
 
+/**
+ * One-sided exact conditional test for "the candidate fails more often": given k failures in total,
+ * under H0 (same rate) the candidate's share is Binomial(k, n_c / (n_b + n_c)). Works with zero
+ * failures, where a log-scale test cannot.
+ */
+function errorIncreaseP(baseline, candidate) {
+    const k = baseline.failed + candidate.failed;
+    if (k === 0 || candidate.total === 0 || baseline.total === 0)
+        return 1;
+    const share = candidate.total / (baseline.total + candidate.total);
+    // P(X >= k_c) = 1 − P(X <= k_c − 1)
+    return 1 - binomialCdf(candidate.failed - 1, k, share);
+}
+/**
+ * The smallest p `errorIncreaseP` can attain given its conditioning (the k failures in total): all k
+ * on the candidate's side, share^k; 1 without a failure. For the gated family's Tarone refinement.
+ */
+function errorIncreaseMinP(baseline, candidate) {
+    const k = baseline.failed + candidate.failed;
+    if (k === 0 || candidate.total === 0 || baseline.total === 0)
+        return 1;
+    return (candidate.total / (baseline.total + candidate.total)) ** k;
+}
+function logChoose(n, k) {
+    return logGamma(n + 1) - logGamma(k + 1) - logGamma(n - k + 1);
+}
+/**
+ * One-sided Fisher exact test of "the candidate's share is higher": given the counted requests of both
+ * sides together (k of n_b + n_c), the candidate's count is hypergeometric under H0 (same share), and
+ * p = P(X ≥ x_c). Exact for shares of any size (the binomial form of `errorIncreaseP` holds only for
+ * rare events). `minP` is the smallest p this conditioning allows (all of k on the candidate's side as
+ * far as it can hold them): 1 when the count is forced (no event, or every request counted), so such a
+ * test can never reject.
+ */
+function shareIncreaseP(baseline, candidate) {
+    const n = baseline.total + candidate.total;
+    const k = baseline.count + candidate.count;
+    if (baseline.total === 0 || candidate.total === 0)
+        return { p: 1, minP: 1 };
+    const low = Math.max(0, k - baseline.total);
+    const high = Math.min(k, candidate.total);
+    const logDenominator = logChoose(n, candidate.total);
+    const term = (x) => Math.exp(logChoose(k, x) + logChoose(n - k, candidate.total - x) - logDenominator);
+    // P(X >= from), summed from the nearer end (the lower tail's complement below the mean).
+    const tail = (from) => {
+        let sum = 0;
+        if (from > (k * candidate.total) / n) {
+            for (let x = high; x >= from; x--)
+                sum += term(x);
+            return Math.min(1, sum);
+        }
+        for (let x = low; x < from; x++)
+            sum += term(x);
+        return Math.min(1, Math.max(0, 1 - sum));
+    };
+    const x = Math.max(low, Math.min(high, candidate.count));
+    return { p: x <= low ? 1 : tail(x), minP: high <= low ? 1 : tail(high) };
+}
+
+/**
+ * The server-start level of a check as verdict.json reports it (docs/compare.md, "Server starts"): the
+ * starts each side's runs were measured on, the start-to-start sd the check carried, its degrees of
+ * freedom and where it came from. The metric tests, the capacity checks and the pooled counts (guards,
+ * error rate) each report it from stats/two-level.ts `startLevels`, so one rule names the basis.
+ */
+const startNoiseSchema = object({
+    starts: object({ baseline: number().int(), candidate: number().int() }),
+    /** sd between server starts used in the check (0 when every run was its own start). */
+    startSd: number(),
+    /** Degrees of freedom of that start variance (measured starts plus the prior's weight). */
+    startDf: number(),
+    /**
+     * Where the start sd came from: "fresh" (every run its own start: in the runs' own spread), "prior"
+     * (too few starts: the prior alone), "measured" (the starts alone), "measured+prior" (pooled), "none"
+     * (neither: no prior for this check and too few starts to measure it).
+     */
+    startBasis: _enum(["fresh", "prior", "measured", "measured+prior", "none"]),
+    /** What the prior was (gate.noise_prior, a calibration, main's history), when one was used. */
+    priorSource: string().nullable(),
+    /**
+     * The starts varied significantly more than the prior said (one-sided F at 10%): the prior was widened
+     * to what the starts show (their own estimate, with their df).
+     */
+    priorContradicted: boolean().optional(),
+});
+/**
+ * A prior a check's noise was offered at one level (docs/compare.md, "Noise known in advance"): where it
+ * came from, its sd and degrees of freedom, when it was measured and how old it was, and what the test
+ * did with it.
+ */
+const priorUseSchema = object({
+    /** "config" (gate.noise_prior), "calibration" (this runner's A/A), "history" (main's baseline sessions). */
+    basis: _enum(["config", "calibration", "history", "calibration+history"]),
+    source: string(),
+    /** sd of ln(metric) the prior believes at this level, and its weight in degrees of freedom. */
+    sd: number(),
+    df: number(),
+    /** The day it was measured (the newest measurement it holds); null for the config's figures. */
+    date: string().nullable(),
+    /** The oldest measurement it holds (a history's first session); null for one. */
+    since: string().nullable(),
+    ageDays: number().nullable(),
+    /** Older than gate.noise_prior.max_age_days: used, and flagged. */
+    stale: boolean(),
+    /**
+     * "pooled" with the runs' own estimate by degrees of freedom; "widened": the runs were significantly
+     * noisier (one-sided F at 10%), so on `widenedOn` their own estimate stands with their own df;
+     * "unused": the level was already in the runs' own spread (every run its own start).
+     */
+    use: _enum(["pooled", "widened", "unused"]),
+    widenedOn: array(_enum(["baseline", "candidate"])),
+});
+/**
+ * The two levels of noise under a check tested on per-run values (verdict.json `comparisons[].noise`,
+ * `quality.guards[].noise`): the start level, each side's run-to-run sd within a start, and the share of
+ * the difference's variance that the start level makes.
+ */
+const noiseLevelsSchema = startNoiseSchema.extend({
+    runSd: object({ baseline: number(), candidate: number() }),
+    /** Share of the variance of the difference due to the start level. */
+    startShare: number(),
+    /**
+     * Where the run-to-run sd came from: the runs alone ("measured") or pooled with a prior measured on
+     * this runner ("measured+prior"), and each side's degrees of freedom. Absent in files written before.
+     */
+    runBasis: _enum(["measured", "measured+prior"]).optional(),
+    runDf: object({ baseline: number(), candidate: number() }).optional(),
+    /** The priors offered at each level (null: none); absent in files written before they were recorded. */
+    priors: object({ start: priorUseSchema.nullable(), run: priorUseSchema.nullable() }).optional(),
+    /**
+     * A check on counts pooled over the runs (error_rate, malformed_tool_call_share, the quality guards):
+     * the factor its request-level variance was widened by for what the runs and starts showed beyond it
+     * (1: none), its counts divided by it (docs/compare.md, "Server starts"). Its sds are on the
+     * count's own scale: a share of requests (the mean output length: ln).
+     */
+    designEffect: number().optional(),
+});
+/**
+ * The start level's report fields from an estimate of the levels. `sharedStarts`: some side has a start
+ * holding two or more runs (otherwise every run was its own start and the basis is "fresh").
+ */
+function startNoiseOf(levels, starts, sharedStarts, prior) {
+    const measured = levels.measuredStartVariance !== null;
+    const withPrior = prior !== undefined && prior.df > 0 && !levels.priorContradicted;
+    const basis = !sharedStarts
+        ? "fresh"
+        : measured && withPrior
+            ? "measured+prior"
+            : measured
+                ? "measured"
+                : withPrior
+                    ? "prior"
+                    : "none";
+    return {
+        starts,
+        startSd: sharedStarts ? Math.sqrt(levels.startVariance) : 0,
+        startDf: sharedStarts ? levels.startVarianceDf : 0,
+        startBasis: basis,
+        priorSource: sharedStarts && withPrior ? prior.source : null,
+        ...(levels.priorContradicted ? { priorContradicted: true } : {}),
+    };
+}
+/**
+ * The start priors measured on this runner, per `cell\u0000metric`, from each source that has them (a
+ * calibration, main's history), pooled by degrees of freedom where more than one measured a check: both
+ * estimate the same start-to-start variance under the baseline's conditions (each checked against
+ * them), so neither wins; the pooled prior names every source, its basis both, its date the newest
+ * measurement and `since` the oldest. compare adds gate.noise_prior's where none measured a check.
+ */
+function pooledStartPriors(...sources) {
+    const pooled = new Map();
+    for (const source of sources)
+        for (const [key, prior] of source ?? []) {
+            if (!(prior.df > 0))
+                continue;
+            const known = pooled.get(key);
+            if (!known) {
+                pooled.set(key, { ...prior });
+                continue;
+            }
+            const df = known.df + prior.df;
+            const times = [known.measuredAt, prior.measuredAt, known.since, prior.since]
+                .filter((time) => typeof time === "string")
+                .sort();
+            pooled.set(key, {
+                variance: (known.variance * known.df + prior.variance * prior.df) / df,
+                df,
+                source: `${known.source} + ${prior.source}`,
+                basis: known.basis === prior.basis ? known.basis : "calibration+history",
+                measuredAt: [known.measuredAt, prior.measuredAt]
+                    .filter((t) => t !== null)
+                    .sort()
+                    .at(-1) ?? null,
+                since: times[0] ?? null,
+            });
+        }
+    return pooled;
+}
+/**
+ * A start variance measured on this runner pooled with gate.noise_prior's for the metric's family
+ * (weighted gate.noise_prior.weight_starts df): a calibration or a history measures the start level from
+ * a handful of starts, and a handful that happened to agree reads as no start effect at all (its moment
+ * estimate is clamped at 0); the published figure keeps its weight beside them, as it does beside a pull
+ * request's own starts. Many measured starts outweigh it. compare's checks and the budget planner both
+ * take a measured start prior through here.
+ */
+function withConfigStartPrior(measured, config) {
+    if (!(config.df > 0))
+        return measured;
+    const df = measured.df + config.df;
+    return { ...measured, variance: (measured.variance * measured.df + config.variance * config.df) / df, df };
+}
+
+/**
+ * The design effect of a pooled check and its noise fields: `pooledVariance` is the variance of the
+ * difference of the sides' pooled figures that the check's test assumes (requests independent). Without
+ * two runs with a value on each side, a factor of 1 and no noise.
+ */
+function pooledCountsDesign(baseline, candidate, pooledVariance) {
+    const sample = (runs) => {
+        const kept = runs.filter((run) => run.value !== null);
+        return { values: kept.map((run) => run.value), starts: kept.map((run) => run.start) };
+    };
+    const b = sample(baseline);
+    const c = sample(candidate);
+    const { factor, levels } = pooledDesignEffect(b, c, pooledVariance);
+    if (levels === null)
+        return { factor, noise: null };
+    const shared = !levels.baseline.singleRunStarts || !levels.candidate.singleRunStarts;
+    const total = levels.standardError ** 2;
+    return {
+        factor,
+        noise: {
+            // No prior: published start-to-start figures are for speed, not for what the outputs were.
+            ...startNoiseOf(levels, { baseline: levels.baseline.starts, candidate: levels.candidate.starts }, shared, undefined),
+            runSd: {
+                baseline: Math.sqrt(levels.baseline.runVariance),
+                candidate: Math.sqrt(levels.candidate.runVariance),
+            },
+            startShare: total > 0 ? levels.startPart / total : 0,
+            designEffect: factor,
+        },
+    };
+}
+/** A count and its total divided by a design effect (whole numbers, for the exact tests). */
+function effectiveCounts(counts, factor) {
+    if (factor <= 1)
+        return counts;
+    const count = Math.round(counts.count / factor);
+    return { count, total: Math.max(count, Math.round(counts.total / factor)) };
+}
+/** The note of a pooled test whose counts a design effect divided (null: none). */
+function designNote(factor) {
+    return factor > 1
+        ? `the runs and their server starts vary ${factor.toFixed(1)}x more than independent requests would: the counts were divided by that design effect`
+        : null;
+}
+
+/**
+ * Stage 3: the per-metric drafts of one compared cell: the test on per-run logs (or the pooled error
+ * count), a stand-in percentile for one the inputs lack, and the reasons a check is forced. Metrics absent
+ * from every input and not gated get no draft.
+ */
+function draftsForCell(compared, settings, warnings) {
+    const { base, cand } = compared;
+    const runs = [...base, ...cand];
+    const drafts = [];
+    for (const metric of metricNames) {
+        // The guards are a family of their own (guards.ts), never traded against speed.
+        if (isGuardMetric(metric))
+            continue;
+        // The floor counts the requests the metric's value summarises (a depth bucket's, not the run's).
+        const fewestCompleted = smallest(runs.map((run) => Math.min(run.requests.completed, run.metricRequests?.[metric] ?? Number.POSITIVE_INFINITY)));
+        const draft = metricDraft(compared, metric, fewestCompleted, settings, warnings);
+        if (draft !== null)
+            drafts.push(draft);
+    }
+    return drafts;
+}
+function metricDraft(compared, metric, fewestCompleted, settings, warnings) {
+    const { cell, base, cand, tooFew } = compared;
+    const { gate } = settings;
+    const gatedSet = settings.advisoryCells?.has(cell) ? new Set() : settings.gatedSet;
+    const tolerance = toleranceFor(gate, metric);
+    if (metricSpecs[metric].judged === "pooled-failures") {
+        return pooledCountDraft(cell, metric, base, cand, gatedSet.has(metric), tolerance, gate.error_rate_limit);
+    }
+    const draft = untestedDraft(cell, metric, gatedSet.has(metric), tolerance, {
+        baseline: base.length,
+        candidate: cand.length,
+    });
+    const found = sampleOf(draft, compared, fewestCompleted, warnings);
+    if (found === "no-check")
+        return null;
+    if (found === "forced")
+        return draft;
+    const sample = leaveOutShortRuns(draft, compared, found, gate);
+    const { b, c } = sample;
+    draft.baseline = b.values.length > 0 ? geometricMean$1(b.values) : null;
+    draft.candidate = c.values.length > 0 ? geometricMean$1(c.values) : null;
+    if (decidedWithoutTest(draft, sample, tooFew, gate))
+        return draft;
+    const judged = draft.judgedOn ?? metric;
+    testOnRunLogs(draft, b, c, {
+        extraVariance: settings.driftVarianceFor(metric),
+        minRunSd: gate.min_run_sd,
+        passAlpha: settings.passAlpha,
+        baselineVariancePrior: settings.baselineVariancePriorFor?.(cell, judged),
+        startPrior: settings.startPriorFor?.(cell, judged),
+        runPrior: settings.runPriorFor?.(cell, judged),
+    });
+    return draft;
+}
+/** A draft with nothing measured yet: every estimate and p-value null, no note. */
+function untestedDraft(cell, metric, gated, tolerance, runs) {
+    return {
+        cell,
+        metric,
+        gated,
+        higherIsBetter: metricSpecs[metric].higherIsBetter,
+        tolerance,
+        baseline: null,
+        candidate: null,
+        ratio: null,
+        ci: null,
+        worse: null,
+        pWorse: null,
+        pBetter: null,
+        pWithinTolerance: null,
+        pBeyond: null,
+        pBetterBeyond: null,
+        test: null,
+        judgedOn: null,
+        forced: null,
+        unfixable: null,
+        notes: [],
+        runs,
+        crossCheck: null,
+        variances: null,
+        noise: null,
+    };
+}
+/**
+ * The values of the draft's metric, or of its stand-in percentile when the inputs lack it. "no-check":
+ * nothing to check (not gated, or a part or a server feature neither side has); "forced": gated, with no
+ * stand-in, the draft is forced inconclusive.
+ */
+function sampleOf(draft, { base, cand }, fewestCompleted, warnings) {
+    const { metric } = draft;
+    const b = metricValues(base, metric);
+    const c = metricValues(cand, metric);
+    const absent = (v) => v.values.length === 0 && v.nonPositive === 0;
+    if (!absent(b) || !absent(c))
+        return { b, c, statistic: metricSpecs[metric].minRequests, fewestCompleted };
+    // Absent from every input: vLLM's `--metric-percentiles` defaults to 99, so p95 is often missing.
+    if (!draft.gated)
+        return "no-check";
+    // A session metric is measured by a session dataset's cells only, a fan-out metric by those with
+    // fan-outs (docs/workloads.md): a cell without that part has none to gate, which is no gap in its inputs.
+    const part = metricSpecs[metric].measuredIn;
+    if (part !== undefined && withoutPart(base, part) && withoutPart(cand, part))
+        return "no-check";
+    // Nor is acceptance a gap where neither side's server speculates (docs/metrics.md).
+    if (metricSpecs[metric].source.kind === "spec-decode")
+        return "no-check";
+    const substitute = judgeOnStandIn(draft, base, cand, warnings);
+    if (substitute === null)
+        return "forced";
+    return {
+        b: metricValues(base, substitute),
+        c: metricValues(cand, substitute),
+        statistic: metricSpecs[substitute].minRequests,
+        fewestCompleted,
+    };
+}
+/**
+ * A few short runs (failed requests in a run planned near the floor) are left out of a gated check rather
+ * than turning it advisory, which would let a regression pass unblocked: when most runs of each side
+ * (two at least) reach gate.min_requests, the others are left out, with a note.
+ */
+function leaveOutShortRuns(draft, { base, cand }, sample, gate) {
+    const { statistic, fewestCompleted } = sample;
+    if (!draft.gated || statistic === null || fewestCompleted >= gate.min_requests[statistic])
+        return sample;
+    const { metric } = draft;
+    const floor = gate.min_requests[statistic];
+    const enough = (run) => Math.min(run.requests.completed, run.metricRequests?.[metric] ?? Number.POSITIVE_INFINITY) >= floor;
+    const keptBase = base.filter(enough);
+    const keptCand = cand.filter(enough);
+    const most = (kept, all) => kept.length >= Math.max(2, all.length / 2);
+    if (draft.judgedOn !== null || !most(keptBase, base) || !most(keptCand, cand))
+        return sample;
+    const left = base.length - keptBase.length + cand.length - keptCand.length;
+    draft.runs = { baseline: keptBase.length, candidate: keptCand.length };
+    draft.notes.push(`${left} run${left === 1 ? "" : "s"} with fewer than ${floor} successful requests left out of this check (gate.min_requests.${statistic})`);
+    return {
+        b: metricValues(keptBase, metric),
+        c: metricValues(keptCand, metric),
+        statistic,
+        fewestCompleted: floor,
+    };
+}
+/**
+ * The reasons a check is decided without a test, applied to the draft: runs too short to gate its
+ * statistic (advisory, or inconclusive for a stand-in), values missing or zero, fewer than 2 usable runs
+ * on a side. True when one applied and the draft is final.
+ */
+function decidedWithoutTest(draft, sample, tooFew, gate) {
+    const { b, c, statistic, fewestCompleted } = sample;
+    const { cell, metric } = draft;
+    if (draft.gated && statistic !== null && fewestCompleted < gate.min_requests[statistic]) {
+        const why = `gating ${statistic} needs >= ${gate.min_requests[statistic]} successful requests in every run (fewest: ${fewestCompleted})`;
+        if (draft.judgedOn !== null) {
+            // A stand-in for a gated metric must not turn into an advisory one: that would let it pass.
+            draft.forced = "inconclusive";
+            draft.unfixable = `${describeMetric(metric)} is missing and its stand-in cannot be gated: ${why}`;
+            draft.notes.push(why);
+            return true;
+        }
+        draft.gated = false;
+        draft.notes.push(`advisory: ${why}`);
+    }
+    if (b.missing + c.missing + b.nonPositive + c.nonPositive > 0) {
+        draft.forced = "inconclusive";
+        const note = `missing or zero in ${b.missing + b.nonPositive} baseline and ${c.missing + c.nonPositive} candidate runs`;
+        draft.notes.push(note);
+        // Those runs stay in the sample, so more runs cannot fill the gap.
+        draft.unfixable = `${describeMetric(metric)} is ${note} of cell "${cell}"`;
+        return true;
+    }
+    if (tooFew) {
+        draft.forced = "inconclusive";
+        draft.ratio = draft.candidate / draft.baseline;
+        draft.notes.push("fewer than 2 usable runs on a side");
+        return true;
+    }
+    return false;
+}
+/**
+ * A gated metric in none of the inputs: the nearest percentile every run has stands in for it (noted and
+ * warned), or the check is forced inconclusive, for good, when there is none. Returns the stand-in.
+ */
+function judgeOnStandIn(draft, base, cand, warnings) {
+    const { cell, metric } = draft;
+    const substitute = fallbackPercentile(metric, base, cand);
+    const flag = "add --metric-percentiles 95,99 (or --save-detailed) to vllm bench serve";
+    if (substitute === null) {
+        draft.forced = "inconclusive";
+        draft.unfixable = `${describeMetric(metric)} is in none of the inputs; ${flag}`;
+        draft.notes.push(`not in the inputs; ${flag}`);
+        warnings.push(`${describeMetric(metric)} is gated but not in the inputs of cell "${cell}", so the cell cannot pass: ${flag}`);
+        return null;
+    }
+    draft.judgedOn = substitute;
+    draft.notes.push(`judged on ${describeMetric(substitute)}: the inputs have no ${describeMetric(metric)}; ${flag}`);
+    warnings.push(`${describeMetric(metric)} is not in the inputs of cell "${cell}"; it was judged on ${describeMetric(substitute)} instead (${flag})`);
+    return substitute;
+}
+/** The test on per-run logs (both levels: runs and server starts), with the rank tests as a cross-check from 5 runs a side: fills the draft. */
+function testOnRunLogs(draft, baseline, candidate, options) {
+    const { extraVariance, minRunSd, passAlpha, baselineVariancePrior, startPrior, runPrior } = options;
+    const test = logRatioTest(baseline.values, candidate.values, {
+        higherIsBetter: draft.higherIsBetter,
+        tolerance: draft.tolerance,
+        alphaEachSide: passAlpha,
+        extraVariance,
+        minRunSd,
+        starts: { baseline: baseline.starts, candidate: candidate.starts },
+        ...(baselineVariancePrior ? { baselineVariancePrior } : {}),
+        ...(startPrior ? { startPrior } : {}),
+        ...(runPrior ? { runPrior } : {}),
+    });
+    draft.test = test;
+    draft.ratio = test.ratio;
+    draft.ci = test.ratioInterval;
+    draft.worse = test.worse;
+    draft.pWorse = test.pWorse;
+    draft.pBetter = test.pBetter;
+    draft.pBeyond = test.pBeyondTolerance;
+    draft.pBetterBeyond = test.pBetterBeyondTolerance;
+    draft.pWithinTolerance = test.pWithinTolerance;
+    if (test.floored)
+        draft.notes.push(`runs nearly identical: run-to-run sd floored at ${minRunSd} (gate.min_run_sd)`);
+    const levels = test.levels;
+    const sharedStarts = !levels.baseline.singleRunStarts || !levels.candidate.singleRunStarts;
+    draft.variances = {
+        baseline: test.baselineVariance,
+        candidate: test.candidateVariance,
+        extra: extraVariance,
+        start: sharedStarts ? levels.startVariance : 0,
+        startWeights: {
+            baseline: levels.baseline.singleRunStarts ? 0 : levels.baseline.startWeight,
+            candidate: levels.candidate.singleRunStarts ? 0 : levels.candidate.startWeight,
+        },
+    };
+    draft.noise = noiseLevels(levels, sharedStarts, startPrior, runPrior ?? baselineVariancePrior);
+    if (baseline.values.length >= 5 && candidate.values.length >= 5) {
+        const mwu = mannWhitney(candidate.values, baseline.values);
+        const hl = hodgesLehmann(baseline.values.map(Math.log), candidate.values.map(Math.log));
+        draft.crossCheck = {
+            mannWhitneyP: draft.higherIsBetter ? mwu.pLess : mwu.pGreater,
+            hodgesLehmannRatio: Math.exp(hl.shift),
+        };
+    }
+}
+/**
+ * The start level of a draft's projections (stats/metric-test.ts StartProjection): future runs in starts
+ * of `runsPerStart`; a stored baseline keeps its measured share; `current`: both sides as measured.
+ */
+function startProjectionOf(draft, runsPerStart, how) {
+    const v = draft.variances;
+    if (!v || v.start <= 0)
+        return undefined;
+    const fixedWeights = how === "current"
+        ? { baseline: v.startWeights.baseline, candidate: v.startWeights.candidate }
+        : how === "stored"
+            ? { baseline: v.startWeights.baseline }
+            : undefined;
+    return { startVariance: v.start, runsPerStart, ...(fixedWeights ? { fixedWeights } : {}) };
+}
+function noiseLevels(levels, sharedStarts, prior, runPrior) {
+    const total = levels.standardError ** 2;
+    const sides = [levels.baseline, levels.candidate];
+    return {
+        ...startNoiseOf(levels, { baseline: levels.baseline.starts, candidate: levels.candidate.starts }, sharedStarts, prior),
+        runSd: {
+            baseline: Math.sqrt(levels.baseline.runVariance),
+            candidate: Math.sqrt(levels.candidate.runVariance),
+        },
+        startShare: total > 0 ? levels.startPart / total : 0,
+        runBasis: sides.some((side) => side.runPrior === "pooled") ? "measured+prior" : "measured",
+        runDf: { baseline: levels.baseline.runVarianceDf, candidate: levels.candidate.runVarianceDf },
+        priors: {
+            start: startPriorUse(levels, sharedStarts, prior),
+            run: runPriorUse(levels, runPrior),
+        },
+    };
+}
+function priorUse(description, prior, use, widenedOn) {
+    return { ...description, sd: Math.sqrt(prior.variance), df: prior.df, use, widenedOn };
+}
+function startPriorUse(levels, sharedStarts, prior) {
+    if (!prior?.description || !(prior.df > 0))
+        return null;
+    if (!sharedStarts)
+        return priorUse(prior.description, prior, "unused", []);
+    return levels.priorContradicted
+        ? priorUse(prior.description, prior, "widened", ["baseline", "candidate"])
+        : priorUse(prior.description, prior, "pooled", []);
+}
+/** The run-level prior as offered to the sides: the kind each side's runs hold (two-level.ts). */
+function runPriorUse(levels, prior) {
+    if (!prior?.description)
+        return null;
+    const offeredTo = (side) => {
+        if (!("withinStart" in prior || "perRun" in prior))
+            return "variance" in prior ? prior : undefined;
+        return side.singleRunStarts ? prior.perRun : prior.withinStart;
+    };
+    const sides = [
+        ["candidate", levels.candidate],
+        ["baseline", levels.baseline],
+    ];
+    const offered = sides.filter(([, side]) => side.runPrior !== "none");
+    const shown = offered.map(([, side]) => offeredTo(side)).find((p) => p !== undefined);
+    if (!shown)
+        return null;
+    const widenedOn = offered.filter(([, side]) => side.runPrior === "widened").map(([name]) => name);
+    return priorUse(prior.description, shown, widenedOn.length > 0 ? "widened" : "pooled", widenedOn.sort());
+}
+function toleranceFor(gate, metric) {
+    return gate.metric_tolerance[metric] ?? gate.tolerance;
+}
+function geometricMean$1(values) {
+    let sum = 0;
+    for (const v of values)
+        sum += Math.log(v);
+    return Math.exp(sum / values.length);
+}
+/**
+ * Runs without that part (a cell of single requests or vLLM's results have no sessions; sessions without
+ * fan_out no fan-outs): every metric of the part is missing.
+ */
+function withoutPart(runs, part) {
+    const names = metricsMeasuredIn(part);
+    return runs.every((run) => names.every((name) => run.metrics[name] == null));
+}
+function metricValues(runs, metric) {
+    const values = [];
+    const starts = [];
+    let missing = 0;
+    let nonPositive = 0;
+    for (const run of runs) {
+        const value = run.metrics[metric];
+        if (value === undefined || value === null || !Number.isFinite(value))
+            missing++;
+        else if (value <= 0)
+            nonPositive++;
+        else {
+            values.push(value);
+            starts.push(startOf(run));
+        }
+    }
+    return { values, starts, missing, nonPositive };
+}
+/** What a pooled count counts in a run: its failed requests, or its malformed tool calls. */
+function countOf(metric) {
+    if (metricSpecs[metric].source.kind !== "malformed-tool-calls")
+        return (run) => ({ failed: run.requests.failed, total: run.requests.total });
+    return (run) => ({
+        failed: run.toolCalls?.malformed ?? 0,
+        total: (run.toolCalls?.wellFormed ?? 0) + (run.toolCalls?.malformed ?? 0),
+    });
+}
+/** A pooled count's draft (error_rate, malformed_tool_call_share); null when neither side has anything to count. */
+function pooledCountDraft(cell, metric, base, cand, gated, tolerance, limit) {
+    const toolCalls = metricSpecs[metric].source.kind === "malformed-tool-calls";
+    const counts = countOf(metric);
+    const pool = (runs) => runs.reduce((acc, run) => {
+        const count = counts(run);
+        return { failed: acc.failed + count.failed, total: acc.total + count.total };
+    }, { failed: 0, total: 0 });
+    const b = pool(base);
+    const c = pool(cand);
+    // No tool call on either side: nothing to judge (a workload without tools).
+    if (toolCalls && b.total === 0 && c.total === 0 && !gated)
+        return null;
+    const baseRate = b.total > 0 ? b.failed / b.total : null;
+    const candRate = c.total > 0 ? c.failed / c.total : null;
+    const design = countDesign(base, cand, counts, b, c);
+    const asFailures = (side) => {
+        const effective = effectiveCounts({ count: side.failed, total: side.total }, design.factor);
+        return { failed: effective.count, total: effective.total };
+    };
+    const eb = asFailures(b);
+    const ec = asFailures(c);
+    const pWorse = errorIncreaseP(eb, ec);
+    const pBetter = errorIncreaseP(ec, eb);
+    const draft = {
+        ...untestedDraft(cell, metric, gated, tolerance, { baseline: base.length, candidate: cand.length }),
+        baseline: baseRate,
+        candidate: candRate,
+        ratio: baseRate !== null && candRate !== null && baseRate > 0 ? candRate / baseRate : null,
+        // Orientation for the shared rule: beyond tolerance only when the rate rose by more than δ relative.
+        worse: baseRate !== null && candRate !== null ? Math.log((candRate + 1e-12) / (baseRate + 1e-12)) : null,
+        pWorse,
+        pBetter,
+        // No estimate of run-to-run spread for a pooled count: "no change" means no significant increase.
+        pWithinTolerance: null,
+        pBeyond: pWorse,
+        pBetterBeyond: pBetter,
+        minPBeyond: errorIncreaseMinP(eb, ec),
+        minPBetterBeyond: errorIncreaseMinP(ec, eb),
+        noise: design.noise,
+    };
+    const note = designNote(design.factor);
+    if (note !== null)
+        draft.notes.push(note);
+    forcePooledCount(draft, { toolCalls, candRate, limit, b, c });
+    return draft;
+}
+/**
+ * The exact test takes every request as independent; failures come in bursts of a run or a start, so
+ * the counts are divided by the design effect the per-run rates grouped by start show (pooled-counts.ts).
+ */
+function countDesign(base, cand, counts, b, c) {
+    if (!(b.total > 0 && c.total > 0))
+        return { factor: 1, noise: null };
+    const perRun = (runs) => runs.map((run) => {
+        const count = counts(run);
+        return { value: count.total > 0 ? count.failed / count.total : null, start: startOf(run) };
+    });
+    const pooledRate = (b.failed + c.failed) / Math.max(1, b.total + c.total);
+    return pooledCountsDesign(perRun(base), perRun(cand), pooledRate * (1 - pooledRate) * (1 / b.total + 1 / c.total));
+}
+/** A pooled count's forced verdicts: an error rate above the limit blocks; a side without counts is inconclusive. */
+function forcePooledCount(draft, { toolCalls, candRate, limit, b, c, }) {
+    if (!toolCalls && candRate !== null && candRate > limit) {
+        // A candidate that fails more requests than allowed cannot pass on latency: always blocking.
+        draft.gated = true;
+        draft.forced = "regression";
+        draft.notes.push(`candidate error rate ${(candRate * 100).toFixed(2)}% is above the ${(limit * 100).toFixed(2)}% limit`);
+    }
+    if (b.total === 0 || c.total === 0) {
+        const what = toolCalls ? "tool calls" : "requests";
+        draft.forced = "inconclusive";
+        draft.notes.push(`no ${what} recorded on a side`);
+        if (b.total === 0)
+            draft.unfixable = `no baseline ${what} recorded in cell "${draft.cell}"`;
+    }
+}
+/** Nearest percentile of the same phase that every run on both sides has (p95 → p99, then p90). */
+const fallbackOrder = {
+    p90: ["p95", "p99"],
+    p95: ["p99", "p90"],
+    p99: ["p99_9", "p95"],
+    p99_9: ["p99"],
+};
+function fallbackPercentile(metric, base, cand) {
+    const source = metricSpecs[metric].source;
+    if (source.kind !== "latency")
+        return null;
+    for (const statistic of fallbackOrder[source.statistic] ?? []) {
+        const other = latencyMetricName(source.phase, statistic);
+        const complete = (runs) => metricValues(runs, other).values.length === runs.length;
+        if (complete(base) && complete(cand))
+            return other;
+    }
+    return null;
+}
+
 /** `{ start }` when there is a start level to project, else nothing (exactOptionalPropertyTypes). */
 function withStart(start) {
     return start === undefined ? {} : { start };
@@ -956,13 +1908,13 @@ function withStart(start) {
 function familyDrafts(drafts) {
     return drafts.filter((d) => d.gated && d.forced === null && d.pBeyond !== null && d.pBetterBeyond !== null);
 }
-/** The group key of a family and metric (compare/gated-family.ts groups by it). */
+/** The group key of a family and metric (compare/analyze/gated-family.ts groups by it). */
 function familyGroupKey(group) {
     return `${group.family}\u0000${group.metric}`;
 }
 /**
- * The gated family's members of those drafts (compare/gated-family.ts). A check tested on per-run logs
- * of its own metric pools with the other cells of its workload family (`familyOf`); an error rate (a
+ * The gated family's members of those drafts (compare/analyze/gated-family.ts). A check tested on per-run
+ * logs of its own metric pools with the other cells of its workload family (`familyOf`); an error rate (a
  * pooled count) and a check judged on a stand-in percentile stay single.
  */
 function speedMembers(drafts, familyOf) {
@@ -997,82 +1949,12 @@ function speedMembers(drafts, familyOf) {
  * gated family (the strictest Holm step, for the detectable change).
  */
 function decide(drafts, alpha, passAlpha, familySize, familyAdjusted) {
-    const gatedCount = familySize;
-    const adjusted = new Map();
-    for (const gatedFamily of [true, false]) {
-        const family = drafts.filter((d) => d.gated === gatedFamily && d.forced === null && d.pBeyond !== null && d.pBetterBeyond !== null);
-        const adjust = gatedFamily ? holmAdjust : bhAdjust;
-        const beyond = adjust(family.map((d) => d.pBeyond));
-        const betterBeyond = adjust(family.map((d) => d.pBetterBeyond));
-        const worse = adjust(family.map((d) => d.pWorse));
-        const better = adjust(family.map((d) => d.pBetter));
-        family.forEach((d, i) => {
-            const joined = gatedFamily ? familyAdjusted.get(d) : undefined;
-            if (gatedFamily && joined === undefined)
-                throw new Error(`internal: gated check ${d.cell}/${d.metric} is missing from the gated family`);
-            adjusted.set(d, {
-                beyond: joined?.beyond ?? beyond[i],
-                betterBeyond: joined?.betterBeyond ?? betterBeyond[i],
-                worse: worse[i],
-                better: better[i],
-            });
-        });
-    }
+    const adjusted = adjustedPValues(drafts, familyAdjusted);
     return drafts.map((draft) => {
         const adj = adjusted.get(draft);
-        let verdict;
-        if (draft.forced !== null)
-            verdict = draft.forced;
-        else if (metricSpecs[draft.metric].judged === "pooled-failures") {
-            // A pooled count has no run-to-run spread: significance against 0 plus the relative tolerance.
-            const margin = Math.log(1 + draft.tolerance);
-            // Its tests against the tolerance are the tests of any rise / fall (pBeyond = pWorse): a gated
-            // one is adjusted in the gated family, an advisory one with the advisory tests of any change.
-            const pRise = draft.gated ? adj.beyond : adj.worse;
-            const pFall = draft.gated ? adj.betterBeyond : adj.better;
-            if (pRise <= alpha && (draft.worse ?? 0) > margin)
-                verdict = "regression";
-            else if (pFall <= alpha && (draft.worse ?? 0) < -margin)
-                verdict = "improvement";
-            else
-                verdict = "within-tolerance";
-        }
-        else {
-            verdict = classify({
-                pBeyondToleranceAdjusted: adj.beyond,
-                pBetterBeyondToleranceAdjusted: adj.betterBeyond,
-                pWithinTolerance: draft.pWithinTolerance,
-                alpha,
-                passAlpha,
-            });
-        }
+        const verdict = verdictOf(draft, adj, alpha, passAlpha);
         const towardsWorse = (draft.worse ?? 0) >= 0;
-        let ci = draft.ci;
-        let ciLevels = null;
-        let detectable = null;
-        if (draft.test && adj) {
-            ({ ci, ciLevels } = decisionInterval({
-                test: draft.test,
-                higherIsBetter: draft.higherIsBetter,
-                regression: { p: draft.pBeyond, adjusted: adj.beyond },
-                improvement: { p: draft.pBetterBeyond, adjusted: adj.betterBeyond },
-                improved: verdict === "improvement",
-                alpha,
-                passAlpha,
-            }));
-            if (draft.gated && draft.variances)
-                detectable = minimumDetectableChange({
-                    baselineVariance: draft.variances.baseline,
-                    candidateVariance: draft.variances.candidate,
-                    baselineRuns: draft.runs.baseline,
-                    candidateRuns: draft.runs.candidate,
-                    extraVariance: draft.variances.extra,
-                    tolerance: draft.tolerance,
-                    alpha: alpha / Math.max(1, gatedCount),
-                    df: draft.test.df,
-                    ...withStart(startProjectionOf(draft, 1, "current")),
-                });
-        }
+        const { ci, ciLevels, detectable } = decidedOn(draft, adj, verdict, { alpha, passAlpha, familySize });
         return {
             cell: draft.cell,
             metric: draft.metric,
@@ -1099,6 +1981,91 @@ function decide(drafts, alpha, passAlpha, familySize, familyAdjusted) {
     });
 }
 /**
+ * The adjusted p-values of the tested drafts: the gated ones' tests against the tolerance from the gated
+ * family, their tests of any change Holm-adjusted among themselves; the advisory ones' Benjamini-Hochberg.
+ */
+function adjustedPValues(drafts, familyAdjusted) {
+    const adjusted = new Map();
+    for (const gatedFamily of [true, false]) {
+        const family = drafts.filter((d) => d.gated === gatedFamily && d.forced === null && d.pBeyond !== null && d.pBetterBeyond !== null);
+        const adjust = gatedFamily ? holmAdjust : bhAdjust;
+        const beyond = adjust(family.map((d) => d.pBeyond));
+        const betterBeyond = adjust(family.map((d) => d.pBetterBeyond));
+        const worse = adjust(family.map((d) => d.pWorse));
+        const better = adjust(family.map((d) => d.pBetter));
+        family.forEach((d, i) => {
+            const joined = gatedFamily ? familyAdjusted.get(d) : undefined;
+            if (gatedFamily && joined === undefined)
+                throw new Error(`internal: gated check ${d.cell}/${d.metric} is missing from the gated family`);
+            adjusted.set(d, {
+                beyond: joined?.beyond ?? beyond[i],
+                betterBeyond: joined?.betterBeyond ?? betterBeyond[i],
+                worse: worse[i],
+                better: better[i],
+            });
+        });
+    }
+    return adjusted;
+}
+/** A draft's verdict: the forced one, a pooled count's against its margin, else the classification. */
+function verdictOf(draft, adj, alpha, passAlpha) {
+    if (draft.forced !== null)
+        return draft.forced;
+    if (metricSpecs[draft.metric].judged === "pooled-failures") {
+        // A pooled count has no run-to-run spread: significance against 0 plus the relative tolerance.
+        const margin = toleranceMargin(draft.tolerance);
+        // Its tests against the tolerance are the tests of any rise / fall (pBeyond = pWorse): a gated
+        // one is adjusted in the gated family, an advisory one with the advisory tests of any change.
+        const pRise = draft.gated ? adj.beyond : adj.worse;
+        const pFall = draft.gated ? adj.betterBeyond : adj.better;
+        if (pRise <= alpha && (draft.worse ?? 0) > margin)
+            return "regression";
+        if (pFall <= alpha && (draft.worse ?? 0) < -margin)
+            return "improvement";
+        return "within-tolerance";
+    }
+    return classify({
+        pBeyondToleranceAdjusted: adj.beyond,
+        pBetterBeyondToleranceAdjusted: adj.betterBeyond,
+        pWithinTolerance: draft.pWithinTolerance,
+        alpha,
+        passAlpha,
+    });
+}
+/**
+ * The interval a tested draft was decided on (decisionInterval) and, for a gated one, the smallest change
+ * it could detect at the family's strictest level (`familySize` regression tests); the draft's own 90%
+ * interval and no detectable change for an untested one.
+ */
+function decidedOn(draft, adj, verdict, levels) {
+    const { alpha, passAlpha, familySize } = levels;
+    if (!draft.test || !adj)
+        return { ci: draft.ci, ciLevels: null, detectable: null };
+    const { ci, ciLevels } = decisionInterval({
+        test: draft.test,
+        higherIsBetter: draft.higherIsBetter,
+        regression: { p: draft.pBeyond, adjusted: adj.beyond },
+        improvement: { p: draft.pBetterBeyond, adjusted: adj.betterBeyond },
+        improved: verdict === "improvement",
+        alpha,
+        passAlpha,
+    });
+    const detectable = draft.gated && draft.variances
+        ? minimumDetectableChange({
+            baselineVariance: draft.variances.baseline,
+            candidateVariance: draft.variances.candidate,
+            baselineRuns: draft.runs.baseline,
+            candidateRuns: draft.runs.candidate,
+            extraVariance: draft.variances.extra,
+            tolerance: draft.tolerance,
+            alpha: alpha / Math.max(1, familySize),
+            df: draft.test.df,
+            ...withStart(startProjectionOf(draft, 1, "current")),
+        })
+        : null;
+    return { ci, ciLevels, detectable };
+}
+/**
  * The interval a verdict was decided on, in the metric's own direction: the worse-side bound at the level
  * the regression test was passed after the family's adjustment (p·α/p_adj), the better-side bound at the
  * within-tolerance level, or at the improvement test's level when that decided. Regression ⇔ the worse
@@ -1117,6 +2084,1254 @@ function decisionInterval(input) {
     return input.higherIsBetter
         ? { ci: [Math.exp(-upper), Math.exp(-lower)], ciLevels: [upperLevel, lowerLevel] }
         : { ci: [Math.exp(lower), Math.exp(upper)], ciLevels: [lowerLevel, upperLevel] };
+}
+
+function pooledLogRatio(components) {
+    const n = components.length;
+    if (n === 0)
+        throw new RangeError("pooledLogRatio needs at least one cell");
+    let worse = 0;
+    let estimated = 0;
+    let denominator = 0;
+    let sharedSd = 0;
+    for (const c of components) {
+        const total = c.standardError * c.standardError;
+        worse += c.worse / n;
+        estimated += Math.max(0, total - c.extraVariance) / (n * n);
+        // The cell's Satterthwaite denominator is total² / df (welch.ts); scaling its components by 1/n²
+        // scales it by 1/n⁴.
+        if (total > 0 && c.df > 0)
+            denominator += (total * total) / c.df / (n * n * n * n);
+        sharedSd += Math.sqrt(Math.max(0, c.extraVariance)) / n;
+    }
+    const variance = estimated + sharedSd * sharedSd;
+    const standardError = Math.sqrt(variance);
+    const df = denominator > 0 ? (variance * variance) / denominator : Number.POSITIVE_INFINITY;
+    const t = standardError > 0 ? worse / standardError : worse === 0 ? 0 : Math.sign(worse) * Number.POSITIVE_INFINITY;
+    return { difference: worse, standardError, df, t };
+}
+
+/** The family tests: per group of at least two testable checks, the pooled log ratio. */
+function familyTestsOf(members, joined) {
+    const groups = new Map();
+    members.forEach((member, i) => {
+        if (!member.pool || !joined[i])
+            return;
+        const key = `${member.pool.group}\u0000${member.pool.tolerance}`;
+        groups.set(key, [...(groups.get(key) ?? []), i]);
+    });
+    return [...groups.values()]
+        .filter((indexes) => indexes.length >= 2)
+        .map((indexes) => {
+        const first = members[indexes[0]].pool;
+        return {
+            group: first.group,
+            members: indexes,
+            tolerance: first.tolerance,
+            test: pooledLogRatio(indexes.map((i) => members[i].pool.component)),
+        };
+    });
+}
+/**
+ * The graph over the family's tests (the joined checks, then the family tests): the initial shares and
+ * the edges described above.
+ */
+function familyGraph(joinedIndexes, groups, weight) {
+    const m = joinedIndexes.length;
+    const position = new Map(joinedIndexes.map((index, k) => [index, k]));
+    const grouped = new Set(groups.flatMap((g) => g.members));
+    const shares = [
+        ...joinedIndexes.map((index) => (grouped.has(index) ? 1 - weight : 1) / m),
+        ...groups.map((g) => (weight * g.members.length) / m),
+    ];
+    const n = shares.length;
+    const transitions = shares.map((share, j) => {
+        const row = new Array(n).fill(0);
+        if (j < m) {
+            // A rejected check: Holm's step, its share to every open test in proportion to the initial shares.
+            for (let k = 0; k < n; k++)
+                if (k !== j && share < 1)
+                    row[k] = shares[k] / (1 - share);
+        }
+        else {
+            // A rejected family test: its share back to its own cells.
+            const members = groups[j - m].members;
+            for (const index of members)
+                row[position.get(index)] = 1 / members.length;
+        }
+        return row;
+    });
+    return { graph: { weights: shares, transitions }, shares };
+}
+function adjustDirection(tests, familyP, groups, weight, alpha) {
+    const joined = tests.map((test) => test !== null && test.minP <= alpha);
+    const indexes = tests.flatMap((_, i) => (joined[i] ? [i] : []));
+    const adjusted = tests.map((test) => (test === null ? null : test.p));
+    const leftOut = tests.filter((test, i) => test !== null && !joined[i]).length;
+    const p = indexes.map((i) => tests[i].p);
+    if (groups.length === 0 || weight === 0) {
+        holmAdjust(p).forEach((value, k) => {
+            adjusted[indexes[k]] = value;
+        });
+        return { adjusted, joined, leftOut, familyAdjusted: [], strictestShare: 1 / Math.max(1, indexes.length) };
+    }
+    const { graph, shares } = familyGraph(indexes, groups, weight);
+    const all = graphAdjust([...p, ...familyP], graph);
+    indexes.forEach((i, k) => {
+        adjusted[i] = all[k];
+    });
+    return {
+        adjusted,
+        joined,
+        leftOut,
+        familyAdjusted: all.slice(indexes.length),
+        strictestShare: Math.min(...shares.slice(0, indexes.length)),
+    };
+}
+/**
+ * The family's adjustment at the look's α, the regression tests and, apart, the improvement tests, each
+ * with the family tests of their direction (`familyWeight`: gate.family_weight).
+ */
+function adjustGatedFamily(members, alpha, familyWeight = 0) {
+    const reaches = (test) => test !== null && test.minP <= alpha;
+    // A family test pools checks that are in both directions' families.
+    const joinedBoth = members.map((m) => reaches(m.regression) && reaches(m.improvement));
+    const families = familyWeight > 0 ? familyTestsOf(members, joinedBoth) : [];
+    const worseP = families.map((f) => pAbove(f.test, toleranceMargin(f.tolerance)));
+    const betterP = families.map((f) => pBelow(f.test, -toleranceMargin(f.tolerance)));
+    const regression = adjustDirection(members.map((m) => m.regression), worseP, families, familyWeight, alpha);
+    const improvement = adjustDirection(members.map((m) => m.improvement), betterP, families, familyWeight, alpha);
+    const count = (source) => members.filter((m, i) => m.source === source && regression.joined[i]).length;
+    return {
+        members: members.map((_, i) => ({
+            regression: regression.adjusted[i],
+            improvement: improvement.adjusted[i],
+            inFamily: regression.joined[i],
+        })),
+        familyTests: families.map((family, k) => ({
+            ...family,
+            regression: { p: worseP[k], adjusted: regression.familyAdjusted[k] },
+            improvement: { p: betterP[k], adjusted: improvement.familyAdjusted[k] },
+        })),
+        summary: {
+            alpha,
+            regression: {
+                speed: count("speed"),
+                capacity: count("capacity"),
+                guard: count("guard"),
+                task: count("task"),
+                total: regression.joined.filter(Boolean).length,
+                leftOut: regression.leftOut,
+            },
+            improvement: { total: improvement.joined.filter(Boolean).length, leftOut: improvement.leftOut },
+            familyTests: { weight: familyWeight, total: families.length },
+            strictestShare: regression.strictestShare,
+        },
+    };
+}
+
+/**
+ * The guard checks' drafts: for each compared cell whose runs carry guard counts (run.json `guards`),
+ * each guard metric pooled over a side's runs and tested. A share is a regression when it rose
+ * significantly (Fisher's exact test, `shareIncreaseP`) and by more than `share_points`; the mean output
+ * length when it moved significantly, either way, by more than `output_length_tolerance` (two one-sided
+ * tests on the pooled request lengths). Each test joins the gated family (`gated-family.ts`): Holm
+ * over it with the speed, capacity and task checks, in `decideGuards`. Null when guards are off or no
+ * run has guard counts.
+ */
+function guardDrafts(compared, settings, warnings) {
+    if (!settings.guards.enabled)
+        return null;
+    const drafts = [];
+    let anyGuards = false;
+    for (const cell of compared) {
+        const base = guardsOf(cell.base);
+        const cand = guardsOf(cell.cand);
+        if (base.length > 0 || cand.length > 0)
+            anyGuards = true;
+        if (base.length === 0 || cand.length === 0) {
+            if (base.length + cand.length > 0)
+                warnings.push(`cell "${cell.cell}": the ${base.length === 0 ? "baseline" : "candidate"} runs have no guard counts (run.json from an older version or a vLLM result): its quality guards were not judged`);
+            continue;
+        }
+        for (const metric of guardMetrics)
+            drafts.push(guardDraft(cell.cell, metric, base, cand, settings));
+    }
+    return anyGuards ? drafts : null;
+}
+/** The gated family's members of the guard drafts (regression direction only: a guard never improves). */
+function guardMembers(drafts) {
+    return drafts.map((draft) => ({ source: "guard", regression: draft.test, improvement: null }));
+}
+/**
+ * The guard verdicts from the family's adjustment (one entry per draft, in order): a regression when the
+ * adjusted p is at most α and the change is beyond the tolerance; a check without spread is decided by
+ * the observed change; without data it is inconclusive. Guards block or let pass, they never ask for
+ * more runs.
+ */
+function decideGuards(drafts, adjusted, alpha) {
+    return drafts.map((draft, i) => {
+        const { test, beyond, untested, ...check } = draft;
+        const member = adjusted[i];
+        const p = test === null ? null : member.regression;
+        const verdict = untested === "inconclusive"
+            ? "inconclusive"
+            : untested === "observed"
+                ? beyond
+                    ? "regression"
+                    : "within-tolerance"
+                : p !== null && p <= alpha && beyond
+                    ? "regression"
+                    : "within-tolerance";
+        return { ...check, p, inFamily: member.inFamily, verdict };
+    });
+}
+function guardsOf(runs) {
+    return runs.flatMap((run) => run.guards === undefined ? [] : [{ guards: run.guards, start: startOf(run) }]);
+}
+/** Each run's value of a guard (null: none) with its start, for the design effect. */
+function perRun(runs, measure) {
+    return runs.map((run) => ({ value: measure(run.guards), start: run.start }));
+}
+function guardDraft(cell, metric, baseRuns, candRuns, settings) {
+    const source = metricSpecs[metric].source;
+    const override = settings.metricTolerance[metric];
+    if (source.kind === "guard-share") {
+        const tolerance = override ?? settings.guards.share_points;
+        return shareDraft({ cell, metric, baseRuns, candRuns, tolerance }, source.field);
+    }
+    const tolerance = override ?? settings.guards.output_length_tolerance;
+    return lengthDraft({ cell, metric, baseRuns, candRuns, tolerance });
+}
+/**
+ * A share guard: the pooled share of a side's requests, tested with Fisher's exact test on counts divided
+ * by the design effect; beyond when it rose by more than the tolerance (points).
+ */
+function shareDraft(guard, field) {
+    const { cell, metric, baseRuns, candRuns, tolerance } = guard;
+    const pool = (runs) => ({
+        count: runs.reduce((sum, run) => sum + guardShareCount(run.guards, field), 0),
+        requests: runs.reduce((sum, run) => sum + run.guards.requests, 0),
+    });
+    const b = pool(baseRuns);
+    const c = pool(candRuns);
+    const share = (side) => side.requests > 0 ? side.count / side.requests : null;
+    const baseline = share(b);
+    const candidate = share(c);
+    const empty = baseline === null || candidate === null;
+    // Fisher's test takes every request as independent: the runs and their starts say by how much more
+    // the pooled share varies, and the counts are divided by that design effect.
+    const shareOf = (g) => (g.requests > 0 ? guardShareCount(g, field) / g.requests : null);
+    const pooledShare = (b.count + c.count) / Math.max(1, b.requests + c.requests);
+    const design = empty
+        ? { factor: 1, noise: null }
+        : pooledCountsDesign(perRun(baseRuns, shareOf), perRun(candRuns, shareOf), pooledShare * (1 - pooledShare) * (1 / b.requests + 1 / c.requests));
+    const test = empty
+        ? null
+        : shareIncreaseP(effectiveCounts({ count: b.count, total: b.requests }, design.factor), effectiveCounts({ count: c.count, total: c.requests }, design.factor));
+    return {
+        cell,
+        metric,
+        toleranceKind: "points",
+        tolerance,
+        baseline,
+        candidate,
+        counts: { baseline: b, candidate: c },
+        pRaw: test?.p ?? null,
+        test,
+        beyond: !empty && candidate - baseline > tolerance,
+        untested: empty ? "inconclusive" : null,
+        note: empty ? "no measured requests on a side" : designNote(design.factor),
+        ...(design.noise ? { noise: design.noise } : {}),
+    };
+}
+/**
+ * The mean output length guard: the pooled request lengths of each side, two one-sided tests of a move
+ * beyond ±tolerance (relative) on counts divided by the design effect (lengthShiftP).
+ */
+function lengthDraft(guard) {
+    const { cell, metric, baseRuns, candRuns, tolerance } = guard;
+    const base = baseRuns.map((run) => run.guards);
+    const cand = candRuns.map((run) => run.guards);
+    const b = pooledLengths(base);
+    const c = pooledLengths(cand);
+    const counts = {
+        baseline: { count: b.count, requests: base.reduce((sum, g) => sum + g.requests, 0) },
+        candidate: { count: c.count, requests: cand.reduce((sum, g) => sum + g.requests, 0) },
+    };
+    if (b.mean === null || c.mean === null || b.mean <= 0 || c.mean <= 0) {
+        return {
+            cell,
+            metric,
+            toleranceKind: "relative",
+            tolerance,
+            baseline: b.mean,
+            candidate: c.mean,
+            counts,
+            pRaw: null,
+            test: null,
+            beyond: false,
+            untested: "inconclusive",
+            note: `no output tokens on a side: ${describeMetric(metric)} cannot be compared`,
+        };
+    }
+    // The delta method takes every request's length as independent: divided by the design effect of
+    // the runs' mean lengths (ln) grouped by start, as the shares are.
+    const lengthOf = (g) => g.outputTokens.mean !== null && g.outputTokens.mean > 0 ? Math.log(g.outputTokens.mean) : null;
+    const design = pooledCountsDesign(perRun(baseRuns, lengthOf), perRun(candRuns, lengthOf), b.variance / (b.count * b.mean * b.mean) + c.variance / (c.count * c.mean * c.mean));
+    const shift = lengthShiftP({ ...b, count: b.count / design.factor }, { ...c, count: c.count / design.factor }, tolerance);
+    // Without spread on either side there is no test: the observed ratio decides, outside the family.
+    const noSpread = b.variance === 0 && c.variance === 0;
+    const eosIgnored = [...base, ...cand].every((g) => g.ignoreEos === true);
+    return {
+        cell,
+        metric,
+        toleranceKind: "relative",
+        tolerance,
+        baseline: b.mean,
+        candidate: c.mean,
+        counts,
+        pRaw: shift.p,
+        test: noSpread ? null : { p: shift.p, minP: 0 },
+        beyond: shift.beyond,
+        untested: noSpread ? "observed" : null,
+        note: lengthNote(eosIgnored, noSpread, design.factor),
+        ...(design.noise ? { noise: design.noise } : {}),
+    };
+}
+/** What the length guard's reader needs told: lengths set by the workload, no spread, the design effect. */
+function lengthNote(eosIgnored, noSpread, designFactor) {
+    const ignoredNote = eosIgnored ? "ignore_eos: lengths are set by the workload, not by the model" : null;
+    const notes = noSpread
+        ? [
+            ignoredNote,
+            "no spread in the lengths on either side: decided by the observed ratio, outside the gated family",
+        ]
+        : [ignoredNote, designNote(designFactor)];
+    const kept = notes.filter((n) => n !== null);
+    return kept.length > 0 ? kept.join("; ") : null;
+}
+/** The request lengths of a side's runs pooled from each run's count, mean and population sd. */
+function pooledLengths(runs) {
+    let count = 0;
+    let sum = 0;
+    for (const g of runs) {
+        if (g.outputTokens.mean === null)
+            continue;
+        count += g.outputTokens.count;
+        sum += g.outputTokens.count * g.outputTokens.mean;
+    }
+    if (count === 0)
+        return { count, mean: null, variance: 0 };
+    const mean = sum / count;
+    let squares = 0;
+    for (const g of runs) {
+        if (g.outputTokens.mean === null)
+            continue;
+        const sd = g.outputTokens.std ?? 0;
+        squares += g.outputTokens.count * (sd * sd + (g.outputTokens.mean - mean) ** 2);
+    }
+    return { count, mean, variance: count > 1 ? squares / (count - 1) : 0 };
+}
+/**
+ * Whether the mean length moved beyond ±tolerance (relative), and the p-value of that: the smaller of the
+ * two one-sided tests (longer than 1 + tolerance, shorter than 1 - tolerance) on the log ratio of the
+ * means (delta method, normal), doubled for the two directions. Without spread on either side the
+ * observed ratio decides (p 0 beyond, 1 inside).
+ */
+function lengthShiftP(baseline, candidate, tolerance) {
+    const mb = baseline.mean;
+    const mc = candidate.mean;
+    const logRatio = Math.log(mc / mb);
+    const upper = toleranceMargin(tolerance);
+    const lower = tolerance < 1 ? logRatioOf(-tolerance) : Number.NEGATIVE_INFINITY;
+    const beyond = logRatio > upper || logRatio < lower;
+    const se = Math.sqrt(baseline.variance / (baseline.count * mb * mb) + candidate.variance / (candidate.count * mc * mc));
+    if (!(se > 0))
+        return { p: beyond ? 0 : 1, beyond };
+    const pLonger = 1 - normalCdf((logRatio - upper) / se);
+    const pShorter = lower === Number.NEGATIVE_INFINITY ? 1 : 1 - normalCdf((lower - logRatio) / se);
+    return { p: Math.min(1, 2 * Math.min(pLonger, pShorter)), beyond };
+}
+
+/**
+ * Where a variance believed before a comparison's runs came from, and how old it is (docs/compare.md,
+ * "Noise known in advance"): the config's published figures, a calibration of this runner, main's history
+ * of baseline sessions. The verdict records it per check and level; the report names it with its age.
+ */
+/** Whole days from `measuredAt` to `now` (ISO times); null when either is not a time. */
+function priorAgeDays(measuredAt, now) {
+    if (!measuredAt)
+        return null;
+    const from = Date.parse(measuredAt);
+    const to = Date.parse(now);
+    if (!Number.isFinite(from) || !Number.isFinite(to))
+        return null;
+    return Math.max(0, Math.floor((to - from) / 86_400_000));
+}
+/** The origin at `now`: its date, age and whether it is older than `maxAgeDays`. */
+function describePrior(origin, now, maxAgeDays) {
+    const ageDays = priorAgeDays(origin.measuredAt, now);
+    return {
+        basis: origin.basis,
+        source: origin.source,
+        date: origin.measuredAt ? origin.measuredAt.slice(0, 10) : null,
+        since: origin.since ? origin.since.slice(0, 10) : null,
+        ageDays,
+        stale: ageDays !== null && ageDays > maxAgeDays,
+    };
+}
+/** The warning for a prior older than the limit, naming the limit. */
+function stalePriorWarning(description, maxAgeDays) {
+    const what = description.basis === "history" ? "main's history" : description.source;
+    return `${what} of ${description.date} is ${description.ageDays} days old, older than gate.noise_prior.max_age_days (${maxAgeDays}): its variances are still used (widened where this pull request's runs contradict them), but this runner may have changed since; ${description.basis === "history" ? "record newer baseline sessions on main" : "run `calibrate` again on it"}`;
+}
+
+function describeAt(sources, origin) {
+    return describePrior(origin, sources.now, sources.gate.noise_prior.max_age_days);
+}
+/**
+ * The start-to-start variance believed for a check before its runs: a measured one for this runner (a
+ * calibration, main's history) where there is one, else gate.noise_prior's for the metric's family,
+ * weighted gate.noise_prior.weight_starts degrees of freedom.
+ */
+function startPriorOf(sources) {
+    const prior = sources.gate.noise_prior;
+    return (cell, metric) => {
+        const family = metricSpecs[metric].noise;
+        const sd = prior[family].start_sd;
+        const source = `gate.noise_prior.${family}`;
+        const configPrior = { variance: sd * sd, df: prior.weight_starts };
+        const found = sources.startVariancePriors?.get(`${cell}\u0000${metric}`);
+        if (found) {
+            const measured = withConfigStartPrior(found, configPrior);
+            const origin = {
+                source: measured.source,
+                basis: measured.basis ?? (/history/i.test(measured.source) ? "history" : "calibration"),
+                measuredAt: measured.measuredAt ?? null,
+                ...(measured.since ? { since: measured.since } : {}),
+            };
+            const pooledSource = configPrior.df > 0 ? `${measured.source} + ${source}` : measured.source;
+            return { ...measured, source: pooledSource, description: describeAt(sources, origin) };
+        }
+        return {
+            ...configPrior,
+            source,
+            description: describeAt(sources, { source, basis: "config", measuredAt: null }),
+        };
+    };
+}
+/** Interleaved mode: the run-to-run variance measured on this runner for a check, for both sides. */
+function runPriorOf(sources) {
+    return (cell, metric) => {
+        const measured = sources.runVariancePriors?.get(`${cell}\u0000${metric}`);
+        return measured ? { ...measured, description: describeAt(sources, measured) } : undefined;
+    };
+}
+/** Stored mode: the baseline's run-to-run variance from earlier sessions, with where it came from. */
+function baselinePriorOf(sources, priors) {
+    const description = describeAt(sources, sources.baselineVariancePriorOrigin ?? { source: "main's history", basis: "history", measuredAt: null });
+    return (cell, metric) => {
+        const prior = priors.get(`${cell}\u0000${metric}`);
+        return prior ? { ...prior, description } : undefined;
+    };
+}
+/** One warning per stale prior a check used, naming gate.noise_prior.max_age_days. */
+function stalePriorWarnings(drafts, maxAgeDays) {
+    const stale = new Map();
+    for (const draft of drafts)
+        for (const prior of [draft.noise?.priors?.start, draft.noise?.priors?.run])
+            if (prior?.stale && prior.use !== "unused")
+                stale.set(`${prior.basis}:${prior.date}`, prior);
+    return [...stale.values()].map((prior) => stalePriorWarning(prior, maxAgeDays));
+}
+
+/**
+ * The Wilson score interval of a proportion (two-sided, `confidence` e.g. 0.95): the interval vLLM's
+ * accuracy gate and TRT-LLM's sizing use, sound near 0 and 1 where the normal interval is not.
+ */
+function wilsonInterval(successes, n, confidence) {
+    if (n === 0)
+        return [0, 1];
+    const z = normalQuantile(1 - (1 - confidence) / 2);
+    const p = successes / n;
+    const z2 = z * z;
+    const denominator = 1 + z2 / n;
+    const centre = (p + z2 / (2 * n)) / denominator;
+    const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denominator;
+    // At 0 and n the bound on that side is exactly 0 or 1 (the closed form loses the last bit there).
+    return [successes === 0 ? 0 : Math.max(0, centre - half), successes === n ? 1 : Math.min(1, centre + half)];
+}
+/**
+ * Exact one-sided McNemar test on paired outcomes: of the `b + c` discordant pairs, `b` where only the
+ * baseline was right and `c` where only the candidate was. Under "no change" b ~ Binomial(b + c, 1/2);
+ * the p-value of "the candidate is worse" is P(X >= b). 1 without discordant pairs.
+ */
+function mcnemarWorseP(b, c) {
+    const n = b + c;
+    if (n === 0 || b === 0)
+        return 1;
+    return 1 - binomialCdf(b - 1, n, 0.5);
+}
+/**
+ * One-sided two-proportion z-test (pooled) of "the candidate's accuracy is lower", for two samples that
+ * cannot be paired (an external task that reports only its aggregate accuracy): z = (p_b − p_c) /
+ * sqrt(p̄(1 − p̄)(1/n_b + 1/n_c)), p = 1 − Φ(z). 1 when either side is empty or the pooled share is 0 or 1.
+ */
+function twoProportionWorseP(baseCorrect, baseN, candCorrect, candN) {
+    if (baseN === 0 || candN === 0)
+        return 1;
+    const pooled = (baseCorrect + candCorrect) / (baseN + candN);
+    if (pooled <= 0 || pooled >= 1)
+        return 1;
+    const z = (baseCorrect / baseN - candCorrect / candN) / Math.sqrt(pooled * (1 - pooled) * (1 / baseN + 1 / candN));
+    return 1 - normalCdf(z);
+}
+
+function scored(run) {
+    return (run.outputs ?? []).filter((output) => output.task !== undefined);
+}
+function firstScoredRun(runs) {
+    return [...runs].sort((a, b) => (a.run ?? 0) - (b.run ?? 0)).find((run) => scored(run).length > 0);
+}
+/**
+ * The task-accuracy drafts of every compared cell whose runs scored answers: the first scored run of each
+ * side, paired prompt by prompt (same index = same task of the seeded set), with the exact McNemar test on
+ * the discordant pairs of "the candidate is worse"; and the external task results (quality.tasks.external,
+ * see externalDrafts). Each side's accuracy has its Wilson interval. Null without any. Pure.
+ */
+function taskDrafts(compared, settings) {
+    const drafts = [];
+    for (const cell of compared) {
+        const base = firstScoredRun(cell.base);
+        const cand = firstScoredRun(cell.cand);
+        if (base === undefined || cand === undefined)
+            continue;
+        const candidate = new Map(scored(cand).map((output) => [output.index, output.task.correct]));
+        let prompts = 0;
+        let baseCorrect = 0;
+        let candCorrect = 0;
+        let onlyBaseline = 0;
+        let onlyCandidate = 0;
+        for (const output of scored(base)) {
+            const other = candidate.get(output.index);
+            if (other === undefined)
+                continue;
+            prompts++;
+            const right = output.task.correct;
+            if (right)
+                baseCorrect++;
+            if (other)
+                candCorrect++;
+            if (right && !other)
+                onlyBaseline++;
+            if (!right && other)
+                onlyCandidate++;
+        }
+        const side = (correct) => ({
+            correct,
+            accuracy: prompts > 0 ? correct / prompts : 0,
+            wilson: wilsonInterval(correct, prompts, settings.confidence),
+        });
+        drafts.push({
+            cell: cell.cell,
+            method: "mcnemar",
+            runs: { baseline: base.run, candidate: cand.run },
+            prompts,
+            baseline: side(baseCorrect),
+            candidate: side(candCorrect),
+            onlyBaseline,
+            onlyCandidate,
+            tolerancePoints: settings.tasks.tolerance_points,
+            pRaw: mcnemarWorseP(onlyBaseline, onlyCandidate),
+            confidence: settings.confidence,
+            note: prompts === 0 ? "no task was answered on both sides" : null,
+        });
+    }
+    drafts.push(...compared.flatMap((cell) => externalDrafts(cell, settings)));
+    return drafts.length === 0 ? null : drafts;
+}
+/**
+ * The smallest p a task test can attain: McNemar conditions on the discordant pairs n, so 0.5^n (1
+ * without one); the two-proportion z-test is continuous (1 when its pooled share is 0 or 1).
+ */
+function minimumP(draft) {
+    if (draft.method === "mcnemar") {
+        const n = draft.onlyBaseline + draft.onlyCandidate;
+        return n === 0 ? 1 : 0.5 ** n;
+    }
+    return draft.pRaw >= 1 ? 1 : 0;
+}
+/** The gated family's members of the task drafts (regression direction: the candidate worse). */
+function taskMembers(drafts) {
+    return drafts.map((draft) => ({
+        source: "task",
+        regression: { p: draft.pRaw, minP: minimumP(draft) },
+        improvement: null,
+    }));
+}
+/**
+ * The task verdicts from the family's adjustment (one entry per draft): a regression when the adjusted p
+ * is at most α and the accuracy fell by more than `tolerance_points`.
+ */
+function decideTasks(drafts, adjusted, alpha) {
+    return drafts.map((draft, i) => {
+        const member = adjusted[i];
+        const p = member.regression ?? draft.pRaw;
+        const drop = draft.baseline.accuracy - draft.candidate.accuracy;
+        const regression = draft.prompts > 0 && p <= alpha && drop > draft.tolerancePoints;
+        return {
+            ...draft,
+            p,
+            inFamily: member.inFamily,
+            verdict: regression ? "regression" : "within-tolerance",
+        };
+    });
+}
+/** Each side's result of every external task of the cell: the first run that has it. */
+function externalResults(runs) {
+    const found = new Map();
+    for (const run of [...runs].sort((a, b) => (a.run ?? 0) - (b.run ?? 0))) {
+        for (const file of run.external ?? [])
+            if (!found.has(file.name))
+                found.set(file.name, { run: run.run, file });
+    }
+    return found;
+}
+/**
+ * The external tasks of a cell present on both sides. With per-sample results on both sides, paired by
+ * sample id: the exact McNemar test, as for a tasks cell. Without them, each side's aggregate accuracy
+ * of its own n samples: the one-sided two-proportion z-test (unpaired, so less sensitive), each side's
+ * correct count taken as round(accuracy × n).
+ */
+function externalDrafts(cell, settings) {
+    const base = externalResults(cell.base);
+    const cand = externalResults(cell.cand);
+    const drafts = [];
+    for (const [name, b] of [...base].sort(([x], [y]) => x.localeCompare(y))) {
+        const c = cand.get(name);
+        if (c === undefined)
+            continue;
+        const common = {
+            cell: cell.cell,
+            external: name,
+            runs: { baseline: b.run, candidate: c.run },
+            tolerancePoints: settings.tasks.tolerance_points,
+            confidence: settings.confidence,
+        };
+        const side = (correct, n, paired) => ({
+            correct,
+            accuracy: n > 0 ? correct / n : 0,
+            wilson: wilsonInterval(correct, n, settings.confidence),
+            ...(paired ? {} : { n }),
+        });
+        if (b.file.samples !== null && c.file.samples !== null) {
+            const other = new Map(c.file.samples.map((sample) => [sample.id, sample.correct]));
+            let prompts = 0;
+            let baseCorrect = 0;
+            let candCorrect = 0;
+            let onlyBaseline = 0;
+            let onlyCandidate = 0;
+            for (const sample of b.file.samples) {
+                const right = other.get(sample.id);
+                if (right === undefined)
+                    continue;
+                prompts++;
+                if (sample.correct)
+                    baseCorrect++;
+                if (right)
+                    candCorrect++;
+                if (sample.correct && !right)
+                    onlyBaseline++;
+                if (!sample.correct && right)
+                    onlyCandidate++;
+            }
+            drafts.push({
+                ...common,
+                method: "mcnemar",
+                prompts,
+                baseline: side(baseCorrect, prompts, true),
+                candidate: side(candCorrect, prompts, true),
+                onlyBaseline,
+                onlyCandidate,
+                pRaw: mcnemarWorseP(onlyBaseline, onlyCandidate),
+                note: prompts === 0 ? "no sample id is on both sides" : null,
+            });
+            continue;
+        }
+        const baseCorrect = Math.round(b.file.accuracy * b.file.count);
+        const candCorrect = Math.round(c.file.accuracy * c.file.count);
+        drafts.push({
+            ...common,
+            method: "two-proportion",
+            prompts: Math.min(b.file.count, c.file.count),
+            baseline: side(baseCorrect, b.file.count, false),
+            candidate: side(candCorrect, c.file.count, false),
+            onlyBaseline: 0,
+            onlyCandidate: 0,
+            pRaw: twoProportionWorseP(baseCorrect, b.file.count, candCorrect, c.file.count),
+            note: "no per-sample results on both sides: unpaired two-proportion test",
+        });
+    }
+    return drafts;
+}
+
+const defaultGuardSettings = {
+    enabled: true,
+    share_points: 0.02,
+    output_length_tolerance: 0.1,
+};
+/** Stages 1 to 3: the usable runs (outliers screened), the cells paired and each cell's drafts. */
+function draftSpeedChecks(input, levels, drift, warnings) {
+    const { gate, mode } = input;
+    const runs = selectUsableRuns(input.baseline, input.candidate, gate, warnings);
+    const pairing = pairCells(runs, mode);
+    const startPriorFor = mode === "interleaved" ? startPriorOf(input) : undefined;
+    const settings = {
+        gate,
+        gatedSet: new Set(gate.metrics),
+        advisoryCells: outputCells(input.baseline, input.candidate),
+        passAlpha: levels.passAlpha,
+        driftVarianceFor: drift.varianceFor,
+        ...(mode === "stored" && input.baselineVariancePriors
+            ? { baselineVariancePriorFor: baselinePriorOf(input, input.baselineVariancePriors) }
+            : {}),
+        ...(startPriorFor ? { startPriorFor, runPriorFor: runPriorOf(input) } : {}),
+    };
+    const drafts = pairing.compared.flatMap((cell) => draftsForCell(cell, settings, warnings));
+    warnings.push(...stalePriorWarnings(drafts, gate.noise_prior.max_age_days));
+    return { runs, pairing, drafts, ...(startPriorFor ? { startPriorFor } : {}) };
+}
+function draftQualityChecks(input, warnings) {
+    // The quality checks read what the outputs were: a run excluded from the speed checks (client-bound,
+    // an outlier) still answered its prompts, so every run of a cell present on both sides counts.
+    const cells = qualityCellsOf(input.baseline, input.candidate);
+    const guards = guardDrafts(cells, { guards: input.quality?.guards ?? defaultGuardSettings, metricTolerance: input.gate.metric_tolerance }, warnings);
+    const tasks = taskDrafts(cells, {
+        tasks: input.quality?.tasks ?? { tolerance_points: 0.02 },
+        confidence: input.gate.confidence,
+    });
+    return { cells, guards, tasks };
+}
+/**
+ * The gated family, one per comparison: the speed checks' tests against the tolerance, the capacity
+ * checks', the guards' and the task checks', and the family tests of each gated metric across the cells
+ * of a workload family, adjusted together at the look's α (compare/analyze/gated-family.ts).
+ */
+function adjustFamily(input, drafts, quality, alpha) {
+    const speedDrafts = familyDrafts(drafts);
+    const extras = input.familyExtras ?? [];
+    const guards = quality.guards ?? [];
+    const tasks = quality.tasks ?? [];
+    const familyOf = (cell) => input.cellFamilies?.[cell] ?? cellFamily({ name: cell });
+    const groups = new Map();
+    for (const d of speedDrafts) {
+        const group = { family: familyOf(d.cell), metric: d.metric };
+        groups.set(familyGroupKey(group), group);
+    }
+    const family = adjustGatedFamily([...speedMembers(speedDrafts, familyOf), ...extras, ...guardMembers(guards), ...taskMembers(tasks)], alpha, input.gate.family_weight);
+    const at = (offset, count) => family.members.slice(offset, offset + count);
+    const speedAdjusted = at(0, speedDrafts.length);
+    const guardOffset = speedDrafts.length + extras.length;
+    return {
+        speedDrafts,
+        speedAdjusted: new Map(speedDrafts.map((d, i) => [
+            d,
+            { beyond: speedAdjusted[i].regression, betterBeyond: speedAdjusted[i].improvement },
+        ])),
+        extrasAdjusted: at(speedDrafts.length, extras.length),
+        guardsAdjusted: at(guardOffset, guards.length),
+        tasksAdjusted: at(guardOffset + guards.length, tasks.length),
+        groups,
+        family,
+        gatedCount: Math.max(1, 1 / family.summary.strictestShare),
+    };
+}
+/** Cells whose runs kept outputs (greedy-output and task cells): their speed checks are advisory. */
+function outputCells(baseline, candidate) {
+    const cells = new Set();
+    for (const run of [...baseline, ...candidate])
+        if ((run.outputs?.length ?? 0) > 0)
+            cells.add(run.cell);
+    return cells;
+}
+/** The cells both sides measured, with every run of each (the quality checks' input). */
+function qualityCellsOf(baseline, candidate) {
+    const base = groupByCell(baseline);
+    const cand = groupByCell(candidate);
+    return [...base.keys()]
+        .filter((cell) => cand.has(cell))
+        .sort()
+        .map((cell) => ({ cell, base: base.get(cell), cand: cand.get(cell), tooFew: false }));
+}
+
+/**
+ * Adaptive repeats (statistics.md §7): decide at a few looks (5, 10, 15, 20, 25 runs per side by default),
+ * adding runs only while the verdict is inconclusive. The family level is spent over the looks in
+ * proportion to their run counts (Bonferroni with unequal weights, so the sum over looks is the family
+ * level): early looks, with little information, test strictly and catch only large regressions; the last
+ * look gets the largest share, which is where a change near the tolerance is decided.
+ */
+const standardLooks = [3, 5, 10, 15, 20, 25, 30, 40];
+/**
+ * Fraction of the family level spent over all looks, by comparison mode. The regression test is against
+ * the tolerance margin, so the binding case is a true change at the tolerance, and Holm within a look
+ * plus Bonferroni over looks (share 1) bounds the chance of blocking it by the family level under any
+ * dependence between looks and metrics. bench/gate.ts measures how far below the bound it stays.
+ */
+const lookLevelShare = { interleaved: 1, stored: 1 };
+/** Look points within [min, max]: min, every standard look above it, and max. */
+function lookSchedule(minRuns, maxRuns) {
+    const looks = new Set([minRuns]);
+    for (const look of standardLooks)
+        if (look > minRuns && look < maxRuns)
+            looks.add(look);
+    looks.add(maxRuns);
+    return [...looks].sort((a, b) => a - b);
+}
+/** The look a decision at `runs` measured runs per side belongs to: the last look at or below it. */
+function lookIndex(looks, runs) {
+    let index = 0;
+    looks.forEach((look, i) => {
+        if (look <= runs)
+            index = i;
+    });
+    return index;
+}
+/**
+ * One-sided level of the regression and improvement tests (before Holm) at the look `runs` falls in:
+ * familyAlpha × share × look / Σ looks.
+ */
+function perLookLevel(familyAlpha, looks, runs, mode) {
+    const total = looks.reduce((sum, look) => sum + look, 0);
+    if (total <= 0)
+        return familyAlpha * lookLevelShare[mode];
+    return (familyAlpha * lookLevelShare[mode] * looks[lookIndex(looks, runs)]) / total;
+}
+/**
+ * Level of the non-inferiority bound behind "within tolerance" (U < d). A false pass can only happen
+ * for a change at or near the tolerance itself, so it is not split over looks; it is the family level.
+ */
+function passLevel(familyAlpha) {
+    return familyAlpha;
+}
+function nextLookAfter(candidateRuns, baselineRuns, looks, interleaved, reason) {
+    const target = looks.find((look) => look > candidateRuns);
+    if (target === undefined)
+        return null;
+    return {
+        runsPerSide: target,
+        addCandidateRuns: target - candidateRuns,
+        addBaselineRuns: interleaved ? Math.max(0, target - baselineRuns) : 0,
+        reason,
+    };
+}
+
+const driftDefaults = {
+    priorWeight: 4,
+    runCutoff: 4,
+    sessionCutoff: 3.5,
+    minSessionsToScreen: 4,
+};
+function median(values) {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+function mean$1(values) {
+    return values.reduce((s, v) => s + v, 0) / values.length;
+}
+function sampleVariance(values) {
+    const m = mean$1(values);
+    return values.reduce((s, v) => s + (v - m) ** 2, 0) / (values.length - 1);
+}
+/** Median of χ²_ν/ν (Wilson-Hilferty): turns a median of sample variances into a variance estimate. */
+function chiSquareMedianFactor(df) {
+    return (1 - 2 / (9 * df)) ** 3;
+}
+/** One cell, one metric: sessions of ln values in, T² out (null with fewer than 2 usable sessions). */
+function cellSessionDrift(sessions, settings = {}) {
+    const runCutoff = settings.runCutoff ?? driftDefaults.runCutoff;
+    const sessionCutoff = settings.sessionCutoff ?? driftDefaults.sessionCutoff;
+    const minToScreen = settings.minSessionsToScreen ?? driftDefaults.minSessionsToScreen;
+    const entries = [...sessions].filter(([, values]) => values.length > 0);
+    const withSpread = entries.filter(([, values]) => values.length >= 2);
+    const withinVariance = (groups) => {
+        const usable = groups.filter((g) => g.length >= 2);
+        if (usable.length === 0)
+            return 0;
+        const df = median(usable.map((g) => g.length - 1));
+        return median(usable.map(sampleVariance)) / chiSquareMedianFactor(df);
+    };
+    // 1. Runs far from their session's median, in pooled within-session sds.
+    const within = withinVariance(withSpread.map(([, values]) => values));
+    let screenedRuns = 0;
+    const screened = entries
+        .map(([name, values]) => {
+        if (values.length < 3 || within === 0)
+            return [name, [...values]];
+        const center = median(values);
+        const kept = values.filter((v) => Math.abs(v - center) <= runCutoff * Math.sqrt(within));
+        screenedRuns += values.length - kept.length;
+        return [name, kept];
+    })
+        // A session split in two clusters can lose every run around a median between them: it is left
+        // out, never averaged as an empty session (which made the drift NaN and the gate throw).
+        .filter(([, values]) => values.length > 0);
+    // 2. Sessions far from the others, in robust sds of the session means.
+    let kept = screened;
+    const screenedSessions = [];
+    if (screened.length >= minToScreen) {
+        const means = screened.map(([, values]) => mean$1(values));
+        const center = median(means);
+        const mad = 1.4826 * median(means.map((m) => Math.abs(m - center)));
+        // The spread a session mean has from its own runs alone: a MAD below it is luck, not a scale.
+        const floor = Math.sqrt(within / Math.max(1, median(screened.map(([, v]) => v.length))));
+        const scale = Math.max(mad, floor);
+        if (scale > 0) {
+            kept = screened.filter(([name], i) => {
+                const outlier = Math.abs(means[i] - center) > sessionCutoff * scale;
+                if (outlier)
+                    screenedSessions.push(name);
+                return !outlier;
+            });
+        }
+    }
+    if (kept.length < 2)
+        return null;
+    // 3. Between-session variance beyond what the runs' own noise explains.
+    const keptWithin = withinVariance(kept.map(([, values]) => values));
+    const means = kept.map(([, values]) => mean$1(values));
+    const inverseRuns = mean$1(kept.map(([, values]) => 1 / values.length));
+    const t2 = Math.max(0, sampleVariance(means) - keptWithin * inverseRuns);
+    return { t2, sessions: kept.length, screenedSessions, screenedRuns };
+}
+/**
+ * The drift to add per metric, from the runs of the baseline history (each with its `session`). Every
+ * metric but error_rate gets an estimate: from the prior alone when fewer than 2 sessions are usable.
+ */
+function estimateSessionDrift(runs, settings) {
+    const priorWeight = settings.priorWeight ?? driftDefaults.priorWeight;
+    const priorT2 = (settings.priorSd * settings.priorSd) / 2;
+    const difference = (t2) => t2 * (1 + 1 / Math.max(1, settings.baselineSessions));
+    const byCell = new Map();
+    for (const run of runs) {
+        if (!run.session)
+            continue;
+        byCell.set(run.cell, [...(byCell.get(run.cell) ?? []), run]);
+    }
+    const estimates = new Map();
+    for (const metric of metricNames) {
+        if (metricSpecs[metric].judged !== "per-run")
+            continue;
+        const perCell = [];
+        for (const cellRuns of byCell.values()) {
+            const sessions = new Map();
+            for (const run of cellRuns) {
+                const value = run.metrics[metric];
+                if (value === null || value === undefined || !(value > 0) || !Number.isFinite(value))
+                    continue;
+                sessions.set(run.session, [...(sessions.get(run.session) ?? []), Math.log(value)]);
+            }
+            const drift = cellSessionDrift(sessions, settings);
+            if (drift)
+                perCell.push(drift);
+        }
+        if (perCell.length === 0) {
+            estimates.set(metric, {
+                differenceVariance: difference(priorT2),
+                source: "prior",
+                sessions: 0,
+                historyT2: null,
+                historyWeight: 0,
+                screenedSessions: [],
+                screenedRuns: 0,
+            });
+            continue;
+        }
+        const historyT2 = mean$1(perCell.map((c) => c.t2));
+        const sessions = Math.min(...perCell.map((c) => c.sessions));
+        const weight = (sessions - 1) / (priorWeight + sessions - 1);
+        const t2 = (1 - weight) * priorT2 + weight * historyT2;
+        estimates.set(metric, {
+            differenceVariance: difference(t2),
+            source: "history",
+            sessions,
+            historyT2,
+            historyWeight: weight,
+            screenedSessions: [...new Set(perCell.flatMap((c) => c.screenedSessions))].sort(),
+            screenedRuns: perCell.reduce((s, c) => s + c.screenedRuns, 0),
+        });
+    }
+    return estimates;
+}
+
+function levelsOf$1(input) {
+    const familyAlpha = 1 - input.gate.confidence;
+    const looks = lookSchedule(input.repeats.min, input.repeats.max);
+    // The stage of the PR: the most candidate runs measured in any cell (screened runs included).
+    const stage = Math.max(0, ...[...groupByCell(input.candidate).values()].map((runs) => runs.length));
+    const alphaAtRuns = (runs) => perLookLevel(familyAlpha, looks, Math.max(stage, runs), input.mode);
+    return { familyAlpha, looks, alpha: alphaAtRuns(stage), passAlpha: passLevel(familyAlpha), alphaAtRuns };
+}
+/** Stored mode: the between-session drift per metric from the baseline and its history, shrunk towards the prior. */
+function sessionDriftOf(input) {
+    const { gate, mode } = input;
+    const driftSd = mode === "stored" ? gate.session_drift_sd : 0;
+    const defaultDriftVariance = driftSd * driftSd;
+    const driftBaseline = input.baseline.filter((run) => run.exclusionReasons.length === 0);
+    const driftRuns = [...driftBaseline];
+    const driftSources = new Set(driftBaseline.map((run) => run.source));
+    for (const run of input.history ?? [])
+        if (run.exclusionReasons.length === 0 && !driftSources.has(run.source))
+            driftRuns.push(run);
+    const estimates = mode === "stored"
+        ? estimateSessionDrift(driftRuns, {
+            priorSd: driftSd,
+            baselineSessions: Math.max(1, new Set(driftBaseline.map((run) => run.session ?? "")).size),
+        })
+        : new Map();
+    // The history's estimate, shrunk towards the prior, replaces it (up or down): the prior is no floor.
+    const varianceFor = (metric) => estimates.get(metric)?.differenceVariance ?? defaultDriftVariance;
+    return { driftSd, estimates, varianceFor };
+}
+
+/**
+ * The plain interval of candidate / baseline from per-run values, by the machinery compare judges a
+ * metric with (stats/metric-test.ts: the per-run logs at both levels, runs and server starts, the run sd
+ * floored, the drift added):
+ * one place, so a change to the variance model reaches every interval built on it. At least 2 values
+ * per side, all positive.
+ */
+function logRatioInterval(baseline, candidate, options) {
+    const test = logRatioTest(baseline, candidate, {
+        higherIsBetter: false,
+        tolerance: 0,
+        alphaEachSide: options.alphaEachSide,
+        extraVariance: options.extraVariance ?? 0,
+        minRunSd: options.minRunSd ?? 0,
+        ...(options.starts ? { starts: options.starts } : {}),
+        ...(options.startPrior ? { startPrior: options.startPrior } : {}),
+    });
+    return { ratio: test.ratio, interval: test.ratioInterval };
+}
+
+/**
+ * Speculative decoding explained (docs/metrics.md, "Speculative decoding"): per compared cell whose runs
+ * carry the acceptance counters, each side's acceptance, and the change of its TPOT and output throughput
+ * taken apart into its two factors.
+ *
+ * A request's decode is a sequence of engine steps; with one draft round per step, a step gives it the
+ * mean acceptance length L = 1 + accepted tokens / draft rounds (vLLM's counters, deltas over the measured
+ * phase). So TPOT = (time per step) / L and output throughput = (request-steps per second) × L. Per run,
+ * time per step = TPOT × L and steps per second = throughput / L; each factor is compared as a metric is
+ * (per-run logs, `logRatioInterval`), so on the same runs the metric's ratio is exactly the factors'
+ * quotient (TPOT) or product (throughput), each with its own interval.
+ *
+ * Which factor explains the change: one whose interval excludes no change and whose change (log scale) is
+ * at least `mainShare` of the larger factor's. The smaller one can still be beyond noise (fewer prefills
+ * share a step when each request needs more steps; a few draws of acceptance), which the report says
+ * as a small part, not as a cause.
+ */
+const mainShare = 0.25;
+const lengthMetric = "spec_decode_acceptance_length";
+const rateMetric = "spec_decode_acceptance_rate";
+function isTpot(metric) {
+    const source = metricSpecs[metric].source;
+    return source.kind === "latency" && source.phase === "tpot";
+}
+/**
+ * The metrics taken apart: the TPOT statistics of gate.metrics (TPOT mean when it names none, the one the
+ * relation holds for most directly) and output throughput.
+ */
+function decomposedMetrics(gatedMetrics) {
+    const gatedTpot = gatedMetrics.filter(isTpot);
+    return [...(gatedTpot.length > 0 ? gatedTpot : ["tpot_mean"]), "output_throughput"];
+}
+function positive(run, metric) {
+    const value = run.metrics[metric];
+    return value !== undefined && value !== null && Number.isFinite(value) && value > 0 ? value : null;
+}
+function geometricMean(values) {
+    if (values.length === 0)
+        return null;
+    return Math.exp(values.reduce((sum, value) => sum + Math.log(value), 0) / values.length);
+}
+function sideOf$1(runs) {
+    const lengths = runs.flatMap((run) => positive(run, lengthMetric) ?? []);
+    const rates = runs.flatMap((run) => positive(run, rateMetric) ?? []);
+    return {
+        runs: lengths.length,
+        acceptanceRate: geometricMean(rates),
+        acceptanceLength: geometricMean(lengths),
+    };
+}
+function explainSpecDecode(compared, settings) {
+    const metrics = decomposedMetrics(settings.gatedMetrics);
+    const cells = [];
+    for (const { cell, base, cand } of compared) {
+        const baseline = sideOf$1(base);
+        const candidate = sideOf$1(cand);
+        // A cell whose server does not speculate has nothing to explain.
+        if (baseline.runs === 0 && candidate.runs === 0)
+            continue;
+        const decompositions = [];
+        for (const metric of metrics) {
+            const decomposition = decompose(cell, metric, base, cand, settings);
+            if (decomposition !== null)
+                decompositions.push(decomposition);
+        }
+        const fewest = Math.min(baseline.runs, candidate.runs);
+        cells.push({
+            cell,
+            baseline,
+            candidate,
+            decompositions,
+            note: decompositions.length > 0
+                ? null
+                : fewest < 2
+                    ? `${fewest === baseline.runs ? "the baseline" : "the candidate"} has ${fewest} usable run${fewest === 1 ? "" : "s"} with the acceptance counters: taking a change apart needs 2 per side`
+                    : "no run has both the acceptance counters and TPOT or output throughput",
+        });
+    }
+    return cells;
+}
+/** One metric's change taken apart over the runs that have it and the acceptance length; null under 2 a side. */
+function decompose(cell, metric, base, cand, settings) {
+    const pairs = (runs) => runs.flatMap((run) => {
+        const value = positive(run, metric);
+        const length = positive(run, lengthMetric);
+        return value !== null && length !== null ? [{ value, length, start: startOf(run) }] : [];
+    });
+    const b = pairs(base);
+    const c = pairs(cand);
+    if (b.length < 2 || c.length < 2)
+        return null;
+    const throughput = metricSpecs[metric].higherIsBetter;
+    // Time per step = TPOT × L; request-steps per second = throughput / L.
+    const perStep = (pair) => throughput ? pair.value / pair.length : pair.value * pair.length;
+    const starts = { baseline: b.map((pair) => pair.start), candidate: c.map((pair) => pair.start) };
+    // Each factor with the drift and start prior of the metric whose noise it carries.
+    const factor = (baseline, candidate, noiseOf) => {
+        const startPrior = settings.startPriorFor?.(cell, noiseOf);
+        const { ratio, interval } = logRatioInterval(baseline, candidate, {
+            alphaEachSide: settings.passAlpha,
+            minRunSd: settings.minRunSd,
+            extraVariance: settings.driftVarianceFor(noiseOf),
+            starts,
+            ...(startPrior ? { startPrior } : {}),
+        });
+        return { ratio, ci: interval, significant: interval[0] > 1 || interval[1] < 1 };
+    };
+    const change = factor(b.map((pair) => pair.value), c.map((pair) => pair.value), metric);
+    const acceptanceLength = factor(b.map((pair) => pair.length), c.map((pair) => pair.length), lengthMetric);
+    const step = factor(b.map(perStep), c.map(perStep), metric);
+    const larger = Math.max(Math.abs(Math.log(acceptanceLength.ratio)), Math.abs(Math.log(step.ratio)));
+    const role = (f) => !f.significant ? "within-noise" : Math.abs(Math.log(f.ratio)) >= mainShare * larger ? "main" : "minor";
+    const acceptanceRole = role(acceptanceLength);
+    const stepRole = role(step);
+    return {
+        metric,
+        higherIsBetter: throughput,
+        runs: { baseline: b.length, candidate: c.length },
+        change,
+        acceptanceLength: { ...acceptanceLength, role: acceptanceRole },
+        perStep: { ...step, kind: throughput ? "steps-per-second" : "time-per-step", role: stepRole },
+        explainedBy: acceptanceRole === "main"
+            ? stepRole === "main"
+                ? "both"
+                : "acceptance"
+            : stepRole === "main"
+                ? "step"
+                : "neither",
+    };
+}
+
+/**
+ * The GPU-time cost model, in one place: what a plan will cost (the report's "about N GPU-minutes would
+ * settle it", bench/gate.ts) and what a comparison spent (`gpuMinutesSpent`, verdict.json). Every server
+ * start costs `startMinutes` (load weights, compile, warm up: a vLLM container's 3 min by default), every
+ * run of one cell costs `runMinutes` (the measured run length, else validate's estimate of it:
+ * config/summary.ts, the one estimate the run plan and the budget use; 1 min without a config). How many
+ * starts a schedule needs is one rule, `serverStartsPerCell` (config/summary.ts, which `validate` prints
+ * from).
+ */
+const defaultStartMinutes = defaultServerStartSeconds.docker / 60;
+const defaultRunMinutes = 1;
+/** Cells whose server starts are counted separately: 1 under the per-side lifecycle, else each cell. */
+function startedCells(cells, rates) {
+    return rates.lifecycle === "per-side" ? Math.min(1, cells) : cells;
+}
+/**
+ * GPU-minutes to go from `from` to `to` runs per side in `cells` cells in one more measuring step: the
+ * step's runs (both sides when interleaved) and its server starts (interleaved: the blocks of the step,
+ * as serverStartsPerCell counts them; stored: one more round).
+ */
+function addedGpuMinutes(mode, cells, from, to, rates = {}) {
+    if (to <= from)
+        return 0;
+    const runMinutes = rates.runMinutes ?? defaultRunMinutes;
+    const startMinutes = rates.startMinutes ?? defaultStartMinutes;
+    // A new measuring step: its first block is a new server start even when it continues the last side.
+    // Under per-side servers the step's starts serve every cell (counted once), else each cell's own.
+    const startsPerCell = mode === "interleaved" ? interleavedStepStarts(from, to, rates.runsPerBlock) : 1;
+    const sides = mode === "interleaved" ? 2 : 1;
+    return startedCells(cells, rates) * startsPerCell * startMinutes + cells * sides * (to - from) * runMinutes;
+}
+/** The rates of a comparison: its runs' length, the runs per start and the config's start cost and lifecycle. */
+function costRatesOf(runMinutes, runsPerBlock, cost) {
+    return {
+        ...(runMinutes === undefined ? {} : { runMinutes }),
+        ...(runsPerBlock === undefined ? {} : { runsPerBlock }),
+        ...(cost === undefined ? {} : { startMinutes: cost.serverStartS / 60, lifecycle: cost.lifecycle }),
+    };
+}
+/** Without a config: a vLLM container's 3 minutes a start, one server per cell. */
+const defaultCostModel = { serverStartS: 180, lifecycle: "per-cell" };
+/**
+ * GPU-minutes this comparison spent: the measured phases of the runs it read (both sides when
+ * interleaved; the candidate's only for a stored baseline, measured once in another job) plus the server
+ * starts their schedule needed (counted as validate counts them, per cell, from the runs and the looks).
+ */
+function gpuMinutesSpent(mode, runs, looks, model) {
+    const counted = mode === "interleaved" ? [...runs.baseline, ...runs.candidate] : [...runs.candidate];
+    let runSeconds = 0;
+    let withoutDuration = 0;
+    for (const run of counted) {
+        if (typeof run.durationS === "number" && Number.isFinite(run.durationS))
+            runSeconds += run.durationS;
+        else
+            withoutDuration++;
+    }
+    const perCell = new Map();
+    for (const run of runs.candidate)
+        perCell.set(run.cell, (perCell.get(run.cell) ?? 0) + 1);
+    const costMode = mode === "interleaved" ? "interleaved" : "stored";
+    let serverStarts = 0;
+    // Per side's server (per-side: every cell shares the starts of the side's longest schedule), else per cell.
+    const counts = model.lifecycle === "per-side" && perCell.size > 0 ? [Math.max(...perCell.values())] : perCell.values();
+    for (const count of counts)
+        serverStarts += serverStartsPerCell(costMode, count, looks, model.lifecycle, model.runsPerBlock);
+    const startMinutes = (serverStarts * model.serverStartS) / 60;
+    return {
+        total: runSeconds / 60 + startMinutes,
+        runs: runSeconds / 60,
+        serverStarts,
+        serverStartMinutes: startMinutes,
+        serverStartS: model.serverStartS,
+        sides: mode === "interleaved" ? "both" : "candidate",
+        runsWithoutDuration: withoutDuration,
+    };
+}
+/**
+ * Dollars per 1,000 successful requests at a throughput (docs/capacity.md): the hourly price of the
+ * server's GPUs (cost.gpu_hourly_usd per GPU x cost.gpus) over the successful requests it completes in
+ * an hour, x 1,000. Null without a price or without throughput.
+ */
+function costPerThousandRequests(gpuHourlyUsd, gpus, successfulPerHour) {
+    if (gpuHourlyUsd === undefined || successfulPerHour === null || !(successfulPerHour > 0))
+        return null;
+    return ((gpuHourlyUsd * gpus) / successfulPerHour) * 1000;
 }
 
 /**
@@ -1357,446 +3572,6 @@ function greedyChecks(compared, settings, warnings) {
     return checks;
 }
 
-function pooledLogRatio(components) {
-    const n = components.length;
-    if (n === 0)
-        throw new RangeError("pooledLogRatio needs at least one cell");
-    let worse = 0;
-    let estimated = 0;
-    let denominator = 0;
-    let sharedSd = 0;
-    for (const c of components) {
-        const total = c.standardError * c.standardError;
-        worse += c.worse / n;
-        estimated += Math.max(0, total - c.extraVariance) / (n * n);
-        // The cell's Satterthwaite denominator is total² / df (welch.ts); scaling its components by 1/n²
-        // scales it by 1/n⁴.
-        if (total > 0 && c.df > 0)
-            denominator += (total * total) / c.df / (n * n * n * n);
-        sharedSd += Math.sqrt(Math.max(0, c.extraVariance)) / n;
-    }
-    const variance = estimated + sharedSd * sharedSd;
-    const standardError = Math.sqrt(variance);
-    const df = denominator > 0 ? (variance * variance) / denominator : Number.POSITIVE_INFINITY;
-    const t = standardError > 0 ? worse / standardError : worse === 0 ? 0 : Math.sign(worse) * Number.POSITIVE_INFINITY;
-    return { difference: worse, standardError, df, t };
-}
-
-/** The family tests: per group of at least two testable checks, the pooled log ratio. */
-function familyTestsOf(members, joined) {
-    const groups = new Map();
-    members.forEach((member, i) => {
-        if (!member.pool || !joined[i])
-            return;
-        const key = `${member.pool.group}\u0000${member.pool.tolerance}`;
-        groups.set(key, [...(groups.get(key) ?? []), i]);
-    });
-    return [...groups.values()]
-        .filter((indexes) => indexes.length >= 2)
-        .map((indexes) => {
-        const first = members[indexes[0]].pool;
-        return {
-            group: first.group,
-            members: indexes,
-            tolerance: first.tolerance,
-            test: pooledLogRatio(indexes.map((i) => members[i].pool.component)),
-        };
-    });
-}
-/**
- * The graph over the family's tests (the joined checks, then the family tests): the initial shares and
- * the edges described above.
- */
-function familyGraph(joinedIndexes, groups, weight) {
-    const m = joinedIndexes.length;
-    const position = new Map(joinedIndexes.map((index, k) => [index, k]));
-    const grouped = new Set(groups.flatMap((g) => g.members));
-    const shares = [
-        ...joinedIndexes.map((index) => (grouped.has(index) ? 1 - weight : 1) / m),
-        ...groups.map((g) => (weight * g.members.length) / m),
-    ];
-    const n = shares.length;
-    const transitions = shares.map((share, j) => {
-        const row = new Array(n).fill(0);
-        if (j < m) {
-            // A rejected check: Holm's step, its share to every open test in proportion to the initial shares.
-            for (let k = 0; k < n; k++)
-                if (k !== j && share < 1)
-                    row[k] = shares[k] / (1 - share);
-        }
-        else {
-            // A rejected family test: its share back to its own cells.
-            const members = groups[j - m].members;
-            for (const index of members)
-                row[position.get(index)] = 1 / members.length;
-        }
-        return row;
-    });
-    return { graph: { weights: shares, transitions }, shares };
-}
-function adjustDirection(tests, familyP, groups, weight, alpha) {
-    const joined = tests.map((test) => test !== null && test.minP <= alpha);
-    const indexes = tests.flatMap((_, i) => (joined[i] ? [i] : []));
-    const adjusted = tests.map((test) => (test === null ? null : test.p));
-    const leftOut = tests.filter((test, i) => test !== null && !joined[i]).length;
-    const p = indexes.map((i) => tests[i].p);
-    if (groups.length === 0 || weight === 0) {
-        holmAdjust(p).forEach((value, k) => {
-            adjusted[indexes[k]] = value;
-        });
-        return { adjusted, joined, leftOut, familyAdjusted: [], strictestShare: 1 / Math.max(1, indexes.length) };
-    }
-    const { graph, shares } = familyGraph(indexes, groups, weight);
-    const all = graphAdjust([...p, ...familyP], graph);
-    indexes.forEach((i, k) => {
-        adjusted[i] = all[k];
-    });
-    return {
-        adjusted,
-        joined,
-        leftOut,
-        familyAdjusted: all.slice(indexes.length),
-        strictestShare: Math.min(...shares.slice(0, indexes.length)),
-    };
-}
-/**
- * The family's adjustment at the look's α, the regression tests and, apart, the improvement tests, each
- * with the family tests of their direction (`familyWeight`: gate.family_weight).
- */
-function adjustGatedFamily(members, alpha, familyWeight = 0) {
-    const reaches = (test) => test !== null && test.minP <= alpha;
-    // A family test pools checks that are in both directions' families.
-    const joinedBoth = members.map((m) => reaches(m.regression) && reaches(m.improvement));
-    const families = familyWeight > 0 ? familyTestsOf(members, joinedBoth) : [];
-    const margin = (tolerance) => Math.log(1 + tolerance);
-    const worseP = families.map((f) => pAbove(f.test, margin(f.tolerance)));
-    const betterP = families.map((f) => pBelow(f.test, -margin(f.tolerance)));
-    const regression = adjustDirection(members.map((m) => m.regression), worseP, families, familyWeight, alpha);
-    const improvement = adjustDirection(members.map((m) => m.improvement), betterP, families, familyWeight, alpha);
-    const count = (source) => members.filter((m, i) => m.source === source && regression.joined[i]).length;
-    return {
-        members: members.map((_, i) => ({
-            regression: regression.adjusted[i],
-            improvement: improvement.adjusted[i],
-            inFamily: regression.joined[i],
-        })),
-        familyTests: families.map((family, k) => ({
-            ...family,
-            regression: { p: worseP[k], adjusted: regression.familyAdjusted[k] },
-            improvement: { p: betterP[k], adjusted: improvement.familyAdjusted[k] },
-        })),
-        summary: {
-            alpha,
-            regression: {
-                speed: count("speed"),
-                capacity: count("capacity"),
-                guard: count("guard"),
-                task: count("task"),
-                total: regression.joined.filter(Boolean).length,
-                leftOut: regression.leftOut,
-            },
-            improvement: { total: improvement.joined.filter(Boolean).length, leftOut: improvement.leftOut },
-            familyTests: { weight: familyWeight, total: families.length },
-            strictestShare: regression.strictestShare,
-        },
-    };
-}
-
-/**
- * The guard checks' drafts: for each compared cell whose runs carry guard counts (run.json `guards`),
- * each guard metric pooled over a side's runs and tested. A share is a regression when it rose
- * significantly (Fisher's exact test, `shareIncreaseP`) and by more than `share_points`; the mean output
- * length when it moved significantly, either way, by more than `output_length_tolerance` (two one-sided
- * tests on the pooled request lengths). Each test joins the gated family (`gated-family.ts`): Holm
- * over it with the speed, capacity and task checks, in `decideGuards`. Null when guards are off or no
- * run has guard counts.
- */
-function guardDrafts(compared, settings, warnings) {
-    if (!settings.guards.enabled)
-        return null;
-    const drafts = [];
-    let anyGuards = false;
-    for (const cell of compared) {
-        const base = guardsOf(cell.base);
-        const cand = guardsOf(cell.cand);
-        if (base.length > 0 || cand.length > 0)
-            anyGuards = true;
-        if (base.length === 0 || cand.length === 0) {
-            if (base.length + cand.length > 0)
-                warnings.push(`cell "${cell.cell}": the ${base.length === 0 ? "baseline" : "candidate"} runs have no guard counts (run.json from an older version or a vLLM result): its quality guards were not judged`);
-            continue;
-        }
-        for (const metric of guardMetrics)
-            drafts.push(guardDraft(cell.cell, metric, base, cand, settings));
-    }
-    return anyGuards ? drafts : null;
-}
-/** The gated family's members of the guard drafts (regression direction only: a guard never improves). */
-function guardMembers(drafts) {
-    return drafts.map((draft) => ({ source: "guard", regression: draft.test, improvement: null }));
-}
-/**
- * The guard verdicts from the family's adjustment (one entry per draft, in order): a regression when the
- * adjusted p is at most α and the change is beyond the tolerance; a check without spread is decided by
- * the observed change; without data it is inconclusive. Guards block or let pass, they never ask for
- * more runs.
- */
-function decideGuards(drafts, adjusted, alpha) {
-    return drafts.map((draft, i) => {
-        const { test, beyond, untested, ...check } = draft;
-        const member = adjusted[i];
-        const p = test === null ? null : member.regression;
-        const verdict = untested === "inconclusive"
-            ? "inconclusive"
-            : untested === "observed"
-                ? beyond
-                    ? "regression"
-                    : "within-tolerance"
-                : p !== null && p <= alpha && beyond
-                    ? "regression"
-                    : "within-tolerance";
-        return { ...check, p, inFamily: member.inFamily, verdict };
-    });
-}
-function guardsOf(runs) {
-    return runs.flatMap((run) => run.guards === undefined ? [] : [{ guards: run.guards, start: startOf(run) }]);
-}
-/** Each run's value of a guard (null: none) with its start, for the design effect. */
-function perRun(runs, measure) {
-    return runs.map((run) => ({ value: measure(run.guards), start: run.start }));
-}
-function guardDraft(cell, metric, baseRuns, candRuns, settings) {
-    const base = baseRuns.map((run) => run.guards);
-    const cand = candRuns.map((run) => run.guards);
-    const source = metricSpecs[metric].source;
-    const override = settings.metricTolerance[metric];
-    if (source.kind === "guard-share") {
-        const tolerance = override ?? settings.guards.share_points;
-        const pool = (runs) => ({
-            count: runs.reduce((sum, g) => sum + guardShareCount(g, source.field), 0),
-            requests: runs.reduce((sum, g) => sum + g.requests, 0),
-        });
-        const b = pool(base);
-        const c = pool(cand);
-        const share = (side) => side.requests > 0 ? side.count / side.requests : null;
-        const baseline = share(b);
-        const candidate = share(c);
-        const empty = baseline === null || candidate === null;
-        // Fisher's test takes every request as independent: the runs and their starts say by how much more
-        // the pooled share varies, and the counts are divided by that design effect.
-        const shareOf = (g) => (g.requests > 0 ? guardShareCount(g, source.field) / g.requests : null);
-        const pooledShare = (b.count + c.count) / Math.max(1, b.requests + c.requests);
-        const design = empty
-            ? { factor: 1, noise: null }
-            : pooledCountsDesign(perRun(baseRuns, shareOf), perRun(candRuns, shareOf), pooledShare * (1 - pooledShare) * (1 / b.requests + 1 / c.requests));
-        const test = empty
-            ? null
-            : shareIncreaseP(effectiveCounts({ count: b.count, total: b.requests }, design.factor), effectiveCounts({ count: c.count, total: c.requests }, design.factor));
-        const beyond = !empty && candidate - baseline > tolerance;
-        return {
-            cell,
-            metric,
-            toleranceKind: "points",
-            tolerance,
-            baseline,
-            candidate,
-            counts: { baseline: b, candidate: c },
-            pRaw: test?.p ?? null,
-            test,
-            beyond,
-            untested: empty ? "inconclusive" : null,
-            note: empty ? "no measured requests on a side" : designNote(design.factor),
-            ...(design.noise ? { noise: design.noise } : {}),
-        };
-    }
-    const tolerance = override ?? settings.guards.output_length_tolerance;
-    const b = pooledLengths(base);
-    const c = pooledLengths(cand);
-    const counts = {
-        baseline: { count: b.count, requests: base.reduce((sum, g) => sum + g.requests, 0) },
-        candidate: { count: c.count, requests: cand.reduce((sum, g) => sum + g.requests, 0) },
-    };
-    const eosIgnored = [...base, ...cand].every((g) => g.ignoreEos === true);
-    const ignoredNote = eosIgnored ? "ignore_eos: lengths are set by the workload, not by the model" : null;
-    if (b.mean === null || c.mean === null || b.mean <= 0 || c.mean <= 0) {
-        return {
-            cell,
-            metric,
-            toleranceKind: "relative",
-            tolerance,
-            baseline: b.mean,
-            candidate: c.mean,
-            counts,
-            pRaw: null,
-            test: null,
-            beyond: false,
-            untested: "inconclusive",
-            note: `no output tokens on a side: ${describeMetric(metric)} cannot be compared`,
-        };
-    }
-    // The delta method takes every request's length as independent: divided by the design effect of
-    // the runs' mean lengths (ln) grouped by start, as the shares are.
-    const lengthOf = (g) => g.outputTokens.mean !== null && g.outputTokens.mean > 0 ? Math.log(g.outputTokens.mean) : null;
-    const design = pooledCountsDesign(perRun(baseRuns, lengthOf), perRun(candRuns, lengthOf), b.variance / (b.count * b.mean * b.mean) + c.variance / (c.count * c.mean * c.mean));
-    const shift = lengthShiftP({ ...b, count: b.count / design.factor }, { ...c, count: c.count / design.factor }, tolerance);
-    // Without spread on either side there is no test: the observed ratio decides, outside the family.
-    const noSpread = b.variance === 0 && c.variance === 0;
-    const notes = [ignoredNote, noSpread ? null : designNote(design.factor)].filter((n) => n !== null);
-    return {
-        cell,
-        metric,
-        toleranceKind: "relative",
-        tolerance,
-        baseline: b.mean,
-        candidate: c.mean,
-        counts,
-        pRaw: shift.p,
-        test: noSpread ? null : { p: shift.p, minP: 0 },
-        beyond: shift.beyond,
-        untested: noSpread ? "observed" : null,
-        note: noSpread
-            ? [
-                ignoredNote,
-                "no spread in the lengths on either side: decided by the observed ratio, outside the gated family",
-            ]
-                .filter((n) => n !== null)
-                .join("; ")
-            : notes.length > 0
-                ? notes.join("; ")
-                : null,
-        ...(design.noise ? { noise: design.noise } : {}),
-    };
-}
-/** The request lengths of a side's runs pooled from each run's count, mean and population sd. */
-function pooledLengths(runs) {
-    let count = 0;
-    let sum = 0;
-    for (const g of runs) {
-        if (g.outputTokens.mean === null)
-            continue;
-        count += g.outputTokens.count;
-        sum += g.outputTokens.count * g.outputTokens.mean;
-    }
-    if (count === 0)
-        return { count, mean: null, variance: 0 };
-    const mean = sum / count;
-    let squares = 0;
-    for (const g of runs) {
-        if (g.outputTokens.mean === null)
-            continue;
-        const sd = g.outputTokens.std ?? 0;
-        squares += g.outputTokens.count * (sd * sd + (g.outputTokens.mean - mean) ** 2);
-    }
-    return { count, mean, variance: count > 1 ? squares / (count - 1) : 0 };
-}
-/**
- * Whether the mean length moved beyond ±tolerance (relative), and the p-value of that: the smaller of the
- * two one-sided tests (longer than 1 + tolerance, shorter than 1 - tolerance) on the log ratio of the
- * means (delta method, normal), doubled for the two directions. Without spread on either side the
- * observed ratio decides (p 0 beyond, 1 inside).
- */
-function lengthShiftP(baseline, candidate, tolerance) {
-    const mb = baseline.mean;
-    const mc = candidate.mean;
-    const logRatio = Math.log(mc / mb);
-    const upper = Math.log(1 + tolerance);
-    const lower = tolerance < 1 ? Math.log(1 - tolerance) : Number.NEGATIVE_INFINITY;
-    const beyond = logRatio > upper || logRatio < lower;
-    const se = Math.sqrt(baseline.variance / (baseline.count * mb * mb) + candidate.variance / (candidate.count * mc * mc));
-    if (!(se > 0))
-        return { p: beyond ? 0 : 1, beyond };
-    const pLonger = 1 - normalCdf((logRatio - upper) / se);
-    const pShorter = lower === Number.NEGATIVE_INFINITY ? 1 : 1 - normalCdf((lower - logRatio) / se);
-    return { p: Math.min(1, 2 * Math.min(pLonger, pShorter)), beyond };
-}
-
-/**
- * The GPU-time cost model, in one place: what a plan will cost (the report's "about N GPU-minutes would
- * settle it", bench/gate.ts) and what a comparison spent (`gpuMinutesSpent`, verdict.json). Every server
- * start costs `startMinutes` (load weights, compile, warm up: a vLLM container's 3 min by default), every
- * run of one cell costs `runMinutes` (the measured run length, else validate's estimate of it:
- * config/summary.ts, the one estimate the run plan and the budget use; 1 min without a config). How many
- * starts a schedule needs is one rule, `serverStartsPerCell` (config/summary.ts, which `validate` prints
- * from).
- */
-const defaultStartMinutes = defaultServerStartSeconds.docker / 60;
-const defaultRunMinutes = 1;
-/** Cells whose server starts are counted separately: 1 under the per-side lifecycle, else each cell. */
-function startedCells(cells, rates) {
-    return rates.lifecycle === "per-side" ? Math.min(1, cells) : cells;
-}
-/**
- * GPU-minutes to go from `from` to `to` runs per side in `cells` cells in one more measuring step: the
- * step's runs (both sides when interleaved) and its server starts (interleaved: the blocks of the step,
- * as serverStartsPerCell counts them; stored: one more round).
- */
-function addedGpuMinutes(mode, cells, from, to, rates = {}) {
-    if (to <= from)
-        return 0;
-    const runMinutes = rates.runMinutes ?? defaultRunMinutes;
-    const startMinutes = rates.startMinutes ?? defaultStartMinutes;
-    // A new measuring step: its first block is a new server start even when it continues the last side.
-    // Under per-side servers the step's starts serve every cell (counted once), else each cell's own.
-    const startsPerCell = mode === "interleaved" ? interleavedStepStarts(from, to, rates.runsPerBlock) : 1;
-    const sides = mode === "interleaved" ? 2 : 1;
-    return startedCells(cells, rates) * startsPerCell * startMinutes + cells * sides * (to - from) * runMinutes;
-}
-/** The rates of a comparison: its runs' length, the runs per start and the config's start cost and lifecycle. */
-function costRatesOf(runMinutes, runsPerBlock, cost) {
-    return {
-        ...(runMinutes === undefined ? {} : { runMinutes }),
-        ...(runsPerBlock === undefined ? {} : { runsPerBlock }),
-        ...(cost === undefined ? {} : { startMinutes: cost.serverStartS / 60, lifecycle: cost.lifecycle }),
-    };
-}
-/** Without a config: a vLLM container's 3 minutes a start, one server per cell. */
-const defaultCostModel = { serverStartS: 180, lifecycle: "per-cell" };
-/**
- * GPU-minutes this comparison spent: the measured phases of the runs it read (both sides when
- * interleaved; the candidate's only for a stored baseline, measured once in another job) plus the server
- * starts their schedule needed (counted as validate counts them, per cell, from the runs and the looks).
- */
-function gpuMinutesSpent(mode, runs, looks, model) {
-    const counted = mode === "interleaved" ? [...runs.baseline, ...runs.candidate] : [...runs.candidate];
-    let runSeconds = 0;
-    let withoutDuration = 0;
-    for (const run of counted) {
-        if (typeof run.durationS === "number" && Number.isFinite(run.durationS))
-            runSeconds += run.durationS;
-        else
-            withoutDuration++;
-    }
-    const perCell = new Map();
-    for (const run of runs.candidate)
-        perCell.set(run.cell, (perCell.get(run.cell) ?? 0) + 1);
-    const costMode = mode === "interleaved" ? "interleaved" : "stored";
-    let serverStarts = 0;
-    // Per side's server (per-side: every cell shares the starts of the side's longest schedule), else per cell.
-    const counts = model.lifecycle === "per-side" && perCell.size > 0 ? [Math.max(...perCell.values())] : perCell.values();
-    for (const count of counts)
-        serverStarts += serverStartsPerCell(costMode, count, looks, model.lifecycle, model.runsPerBlock);
-    const startMinutes = (serverStarts * model.serverStartS) / 60;
-    return {
-        total: runSeconds / 60 + startMinutes,
-        runs: runSeconds / 60,
-        serverStarts,
-        serverStartMinutes: startMinutes,
-        serverStartS: model.serverStartS,
-        sides: mode === "interleaved" ? "both" : "candidate",
-        runsWithoutDuration: withoutDuration,
-    };
-}
-/**
- * Dollars per 1,000 successful requests at a throughput (docs/capacity.md): the hourly price of the
- * server's GPUs (cost.gpu_hourly_usd per GPU x cost.gpus) over the successful requests it completes in
- * an hour, x 1,000. Null without a price or without throughput.
- */
-function costPerThousandRequests(gpuHourlyUsd, gpus, successfulPerHour) {
-    if (gpuHourlyUsd === undefined || successfulPerHour === null || !(successfulPerHour > 0))
-        return null;
-    return ((gpuHourlyUsd * gpus) / successfulPerHour) * 1000;
-}
-
 /** The gated checks counted by verdict. */
 function countGated(comparisons) {
     const gated = comparisons.filter((comparison) => comparison.gated);
@@ -1889,15 +3664,6 @@ function futilityModel(drafts, unfixableCells, levels, mode, maxRuns, runsPerSta
         return atMax(draft.worse - se) || atMax(draft.worse + se);
     };
     return { draftOf, futilityInput, resolvable };
-}
-function exitCodeFor(verdict, failOn) {
-    if (failOn === "never")
-        return 0;
-    if (verdict === "pass")
-        return 0;
-    if (verdict === "inconclusive")
-        return failOn === "inconclusive" ? 1 : 0;
-    return 1;
 }
 /**
  * The next look, in measured runs per side (screened and excluded runs are replaced, so the usable
@@ -2063,557 +3829,96 @@ function detectionSummary(comparisons, draftOf, detectChange, alphaAt, mode, max
     };
 }
 
-/**
- * The plain interval of candidate / baseline from per-run values, by the machinery compare judges a
- * metric with (stats/metric-test.ts: the per-run logs at both levels, runs and server starts, the run sd
- * floored, the drift added):
- * one place, so a change to the variance model reaches every interval built on it. At least 2 values
- * per side, all positive.
- */
-function logRatioInterval(baseline, candidate, options) {
-    const test = logRatioTest(baseline, candidate, {
-        higherIsBetter: false,
-        tolerance: 0,
-        alphaEachSide: options.alphaEachSide,
-        extraVariance: options.extraVariance ?? 0,
-        minRunSd: options.minRunSd ?? 0,
-        ...(options.starts ? { starts: options.starts } : {}),
-        ...(options.startPrior ? { startPrior: options.startPrior } : {}),
-    });
-    return { ratio: test.ratio, interval: test.ratioInterval };
-}
-
-/**
- * Speculative decoding explained (docs/metrics.md, "Speculative decoding"): per compared cell whose runs
- * carry the acceptance counters, each side's acceptance, and the change of its TPOT and output throughput
- * taken apart into its two factors.
- *
- * A request's decode is a sequence of engine steps; with one draft round per step, a step gives it the
- * mean acceptance length L = 1 + accepted tokens / draft rounds (vLLM's counters, deltas over the measured
- * phase). So TPOT = (time per step) / L and output throughput = (request-steps per second) × L. Per run,
- * time per step = TPOT × L and steps per second = throughput / L; each factor is compared as a metric is
- * (per-run logs, `logRatioInterval`), so on the same runs the metric's ratio is exactly the factors'
- * quotient (TPOT) or product (throughput), each with its own interval.
- *
- * Which factor explains the change: one whose interval excludes no change and whose change (log scale) is
- * at least `mainShare` of the larger factor's. The smaller one can still be beyond noise (fewer prefills
- * share a step when each request needs more steps; a few draws of acceptance), which the report says
- * as a small part, not as a cause.
- */
-const mainShare = 0.25;
-const lengthMetric = "spec_decode_acceptance_length";
-const rateMetric = "spec_decode_acceptance_rate";
-function isTpot(metric) {
-    const source = metricSpecs[metric].source;
-    return source.kind === "latency" && source.phase === "tpot";
-}
-/**
- * The metrics taken apart: the TPOT statistics of gate.metrics (TPOT mean when it names none, the one the
- * relation holds for most directly) and output throughput.
- */
-function decomposedMetrics(gatedMetrics) {
-    const gatedTpot = gatedMetrics.filter(isTpot);
-    return [...(gatedTpot.length > 0 ? gatedTpot : ["tpot_mean"]), "output_throughput"];
-}
-function positive(run, metric) {
-    const value = run.metrics[metric];
-    return value !== undefined && value !== null && Number.isFinite(value) && value > 0 ? value : null;
-}
-function geometricMean(values) {
-    if (values.length === 0)
-        return null;
-    return Math.exp(values.reduce((sum, value) => sum + Math.log(value), 0) / values.length);
-}
-function sideOf$1(runs) {
-    const lengths = runs.flatMap((run) => positive(run, lengthMetric) ?? []);
-    const rates = runs.flatMap((run) => positive(run, rateMetric) ?? []);
+/** Stage 5: the family tests and the quality checks decided, and the overall verdict. */
+function decideVerdict(input, levels, checks, warnings) {
+    const { gate } = input;
+    const { speed, family, comparisons } = checks;
+    const { alpha, passAlpha } = levels;
+    const counts = countGated(comparisons);
+    const families = decideFamilies(family.family.familyTests, (key) => family.groups.get(key), (index) => family.speedDrafts[index].cell, comparisons, alpha, passAlpha);
+    const familyRegressions = families.filter((f) => f.verdict === "regression");
+    const brokenCells = speed.pairing.cells.filter((cell) => cell.status === "missing-baseline" || cell.status === "missing-candidate");
+    const quality = decideQuality(input, checks.quality, family, alpha, warnings);
+    const speedVerdict = overallVerdict(
+    // So a config of quality cells alone is no empty comparison.
+    { ...counts, gated: counts.gated + quality.compared }, brokenCells.length, speed.pairing.allCells.length, checks.comparability.notComparable.length, gate.on_not_comparable);
+    // A family regression (docs/compare.md, "Family tests") and a guard regression (docs/quality.md) are
+    // regressions whatever the single checks found.
+    const speedAndFamilies = familyRegressions.length > 0 && speedVerdict !== "not-comparable" ? "regression" : speedVerdict;
+    const verdict = quality.regressions > 0 && speedAndFamilies !== "not-comparable" ? "regression" : speedAndFamilies;
     return {
-        runs: lengths.length,
-        acceptanceRate: geometricMean(rates),
-        acceptanceLength: geometricMean(lengths),
+        verdict,
+        speedVerdict,
+        speedAndFamilies,
+        counts,
+        families,
+        familyRegressions,
+        brokenCells,
+        quality,
     };
 }
-function explainSpecDecode(compared, settings) {
-    const metrics = decomposedMetrics(settings.gatedMetrics);
-    const cells = [];
-    for (const { cell, base, cand } of compared) {
-        const baseline = sideOf$1(base);
-        const candidate = sideOf$1(cand);
-        // A cell whose server does not speculate has nothing to explain.
-        if (baseline.runs === 0 && candidate.runs === 0)
-            continue;
-        const decompositions = [];
-        for (const metric of metrics) {
-            const decomposition = decompose(cell, metric, base, cand, settings);
-            if (decomposition !== null)
-                decompositions.push(decomposition);
-        }
-        const fewest = Math.min(baseline.runs, candidate.runs);
-        cells.push({
-            cell,
-            baseline,
-            candidate,
-            decompositions,
-            note: decompositions.length > 0
-                ? null
-                : fewest < 2
-                    ? `${fewest === baseline.runs ? "the baseline" : "the candidate"} has ${fewest} usable run${fewest === 1 ? "" : "s"} with the acceptance counters: taking a change apart needs 2 per side`
-                    : "no run has both the acceptance counters and TPOT or output throughput",
-        });
-    }
-    return cells;
-}
-/** One metric's change taken apart over the runs that have it and the acceptance length; null under 2 a side. */
-function decompose(cell, metric, base, cand, settings) {
-    const pairs = (runs) => runs.flatMap((run) => {
-        const value = positive(run, metric);
-        const length = positive(run, lengthMetric);
-        return value !== null && length !== null ? [{ value, length, start: startOf(run) }] : [];
-    });
-    const b = pairs(base);
-    const c = pairs(cand);
-    if (b.length < 2 || c.length < 2)
-        return null;
-    const throughput = metricSpecs[metric].higherIsBetter;
-    // Time per step = TPOT × L; request-steps per second = throughput / L.
-    const perStep = (pair) => throughput ? pair.value / pair.length : pair.value * pair.length;
-    const starts = { baseline: b.map((pair) => pair.start), candidate: c.map((pair) => pair.start) };
-    // Each factor with the drift and start prior of the metric whose noise it carries.
-    const factor = (baseline, candidate, noiseOf) => {
-        const startPrior = settings.startPriorFor?.(cell, noiseOf);
-        const { ratio, interval } = logRatioInterval(baseline, candidate, {
-            alphaEachSide: settings.passAlpha,
-            minRunSd: settings.minRunSd,
-            extraVariance: settings.driftVarianceFor(noiseOf),
-            starts,
-            ...(startPrior ? { startPrior } : {}),
-        });
-        return { ratio, ci: interval, significant: interval[0] > 1 || interval[1] < 1 };
-    };
-    const change = factor(b.map((pair) => pair.value), c.map((pair) => pair.value), metric);
-    const acceptanceLength = factor(b.map((pair) => pair.length), c.map((pair) => pair.length), lengthMetric);
-    const step = factor(b.map(perStep), c.map(perStep), metric);
-    const larger = Math.max(Math.abs(Math.log(acceptanceLength.ratio)), Math.abs(Math.log(step.ratio)));
-    const role = (f) => !f.significant ? "within-noise" : Math.abs(Math.log(f.ratio)) >= mainShare * larger ? "main" : "minor";
-    const acceptanceRole = role(acceptanceLength);
-    const stepRole = role(step);
+function decideQuality(input, quality, family, alpha, warnings) {
+    const guards = quality.guards === null ? null : decideGuards(quality.guards, family.guardsAdjusted, alpha);
+    const greedy = greedyChecks(quality.cells, input.quality?.greedy, warnings);
+    const tasks = quality.tasks === null ? null : decideTasks(quality.tasks, family.tasksAdjusted, alpha);
+    const regressions = (checks) => checks?.filter((check) => check.verdict === "regression").length ?? 0;
     return {
-        metric,
-        higherIsBetter: throughput,
-        runs: { baseline: b.length, candidate: c.length },
-        change,
-        acceptanceLength: { ...acceptanceLength, role: acceptanceRole },
-        perStep: { ...step, kind: throughput ? "steps-per-second" : "time-per-step", role: stepRole },
-        explainedBy: acceptanceRole === "main"
-            ? stepRole === "main"
-                ? "both"
-                : "acceptance"
-            : stepRole === "main"
-                ? "step"
-                : "neither",
+        guards,
+        greedy,
+        tasks,
+        regressions: regressions(guards) + regressions(greedy) + regressions(tasks),
+        compared: (greedy?.length ?? 0) + (tasks?.length ?? 0),
     };
 }
-
 /**
- * The Wilson score interval of a proportion (two-sided, `confidence` e.g. 0.95): the interval vLLM's
- * accuracy gate and TRT-LLM's sizing use, sound near 0 and 1 where the normal interval is not.
+ * Stage 6: the next look and what settling would cost; a verdict that no look can change says why (the
+ * futility warnings), and each gated check gets the runs that would detect gate.detect_change.
  */
-function wilsonInterval(successes, n, confidence) {
-    if (n === 0)
-        return [0, 1];
-    const z = normalQuantile(1 - (1 - confidence) / 2);
-    const p = successes / n;
-    const z2 = z * z;
-    const denominator = 1 + z2 / n;
-    const centre = (p + z2 / (2 * n)) / denominator;
-    const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denominator;
-    // At 0 and n the bound on that side is exactly 0 or 1 (the closed form loses the last bit there).
-    return [successes === 0 ? 0 : Math.max(0, centre - half), successes === n ? 1 : Math.min(1, centre + half)];
-}
-/**
- * Exact one-sided McNemar test on paired outcomes: of the `b + c` discordant pairs, `b` where only the
- * baseline was right and `c` where only the candidate was. Under "no change" b ~ Binomial(b + c, 1/2);
- * the p-value of "the candidate is worse" is P(X >= b). 1 without discordant pairs.
- */
-function mcnemarWorseP(b, c) {
-    const n = b + c;
-    if (n === 0 || b === 0)
-        return 1;
-    return 1 - binomialCdf(b - 1, n, 0.5);
-}
-/**
- * One-sided two-proportion z-test (pooled) of "the candidate's accuracy is lower", for two samples that
- * cannot be paired (an external task that reports only its aggregate accuracy): z = (p_b − p_c) /
- * sqrt(p̄(1 − p̄)(1/n_b + 1/n_c)), p = 1 − Φ(z). 1 when either side is empty or the pooled share is 0 or 1.
- */
-function twoProportionWorseP(baseCorrect, baseN, candCorrect, candN) {
-    if (baseN === 0 || candN === 0)
-        return 1;
-    const pooled = (baseCorrect + candCorrect) / (baseN + candN);
-    if (pooled <= 0 || pooled >= 1)
-        return 1;
-    const z = (baseCorrect / baseN - candCorrect / candN) / Math.sqrt(pooled * (1 - pooled) * (1 / baseN + 1 / candN));
-    return 1 - normalCdf(z);
-}
-
-function scored(run) {
-    return (run.outputs ?? []).filter((output) => output.task !== undefined);
-}
-function firstScoredRun(runs) {
-    return [...runs].sort((a, b) => (a.run ?? 0) - (b.run ?? 0)).find((run) => scored(run).length > 0);
-}
-/**
- * The task-accuracy drafts of every compared cell whose runs scored answers: the first scored run of each
- * side, paired prompt by prompt (same index = same task of the seeded set), with the exact McNemar test on
- * the discordant pairs of "the candidate is worse"; and the external task results (quality.tasks.external,
- * see externalDrafts). Each side's accuracy has its Wilson interval. Null without any. Pure.
- */
-function taskDrafts(compared, settings) {
-    const drafts = [];
-    for (const cell of compared) {
-        const base = firstScoredRun(cell.base);
-        const cand = firstScoredRun(cell.cand);
-        if (base === undefined || cand === undefined)
-            continue;
-        const candidate = new Map(scored(cand).map((output) => [output.index, output.task.correct]));
-        let prompts = 0;
-        let baseCorrect = 0;
-        let candCorrect = 0;
-        let onlyBaseline = 0;
-        let onlyCandidate = 0;
-        for (const output of scored(base)) {
-            const other = candidate.get(output.index);
-            if (other === undefined)
-                continue;
-            prompts++;
-            const right = output.task.correct;
-            if (right)
-                baseCorrect++;
-            if (other)
-                candCorrect++;
-            if (right && !other)
-                onlyBaseline++;
-            if (!right && other)
-                onlyCandidate++;
-        }
-        const side = (correct) => ({
-            correct,
-            accuracy: prompts > 0 ? correct / prompts : 0,
-            wilson: wilsonInterval(correct, prompts, settings.confidence),
-        });
-        drafts.push({
-            cell: cell.cell,
-            method: "mcnemar",
-            runs: { baseline: base.run, candidate: cand.run },
-            prompts,
-            baseline: side(baseCorrect),
-            candidate: side(candCorrect),
-            onlyBaseline,
-            onlyCandidate,
-            tolerancePoints: settings.tasks.tolerance_points,
-            pRaw: mcnemarWorseP(onlyBaseline, onlyCandidate),
-            confidence: settings.confidence,
-            note: prompts === 0 ? "no task was answered on both sides" : null,
-        });
-    }
-    drafts.push(...compared.flatMap((cell) => externalDrafts(cell, settings)));
-    return drafts.length === 0 ? null : drafts;
-}
-/**
- * The smallest p a task test can attain: McNemar conditions on the discordant pairs n, so 0.5^n (1
- * without one); the two-proportion z-test is continuous (1 when its pooled share is 0 or 1).
- */
-function minimumP(draft) {
-    if (draft.method === "mcnemar") {
-        const n = draft.onlyBaseline + draft.onlyCandidate;
-        return n === 0 ? 1 : 0.5 ** n;
-    }
-    return draft.pRaw >= 1 ? 1 : 0;
-}
-/** The gated family's members of the task drafts (regression direction: the candidate worse). */
-function taskMembers(drafts) {
-    return drafts.map((draft) => ({
-        source: "task",
-        regression: { p: draft.pRaw, minP: minimumP(draft) },
-        improvement: null,
-    }));
-}
-/**
- * The task verdicts from the family's adjustment (one entry per draft): a regression when the adjusted p
- * is at most α and the accuracy fell by more than `tolerance_points`.
- */
-function decideTasks(drafts, adjusted, alpha) {
-    return drafts.map((draft, i) => {
-        const member = adjusted[i];
-        const p = member.regression ?? draft.pRaw;
-        const drop = draft.baseline.accuracy - draft.candidate.accuracy;
-        const regression = draft.prompts > 0 && p <= alpha && drop > draft.tolerancePoints;
-        return {
-            ...draft,
-            p,
-            inFamily: member.inFamily,
-            verdict: regression ? "regression" : "within-tolerance",
-        };
+function lookAhead(input, levels, speed, gatedCount, comparisons, verdict, warnings) {
+    const { gate, mode } = input;
+    const { alpha, passAlpha, looks } = levels;
+    const { cells, unfixableCells } = speed.pairing;
+    const rates = costRatesOf(input.runMinutes, input.repeats.block, input.cost);
+    const maxRuns = input.repeats.max;
+    const runsPerStart = mode === "interleaved" ? (input.repeats.block ?? 1) : maxRuns;
+    const { draftOf, futilityInput, resolvable } = futilityModel(speed.drafts, unfixableCells, { alpha, passAlpha, gatedCount }, mode, maxRuns, runsPerStart);
+    const nextLook = planNextLook({
+        verdict,
+        cells,
+        comparisons,
+        looks,
+        mode,
+        maxRuns,
+        resolvable,
+        unfixableCells,
+        measuredRuns: speed.pairing.measuredRuns,
+        rates,
     });
-}
-/** Each side's result of every external task of the cell: the first run that has it. */
-function externalResults(runs) {
-    const found = new Map();
-    for (const run of [...runs].sort((a, b) => (a.run ?? 0) - (b.run ?? 0))) {
-        for (const file of run.external ?? [])
-            if (!found.has(file.name))
-                found.set(file.name, { run: run.run, file });
+    const atTolerance = verdict === "inconclusive" ? atToleranceChecks(comparisons, resolvable, draftOf) : [];
+    if ((verdict === "inconclusive" || verdict === "error") && nextLook === null) {
+        warnings.push(...futilityWarnings(comparisons, cells, maxRuns, resolvable, draftOf, unfixableCells));
     }
-    return found;
-}
-/**
- * The external tasks of a cell present on both sides. With per-sample results on both sides, paired by
- * sample id: the exact McNemar test, as for a tasks cell. Without them, each side's aggregate accuracy
- * of its own n samples: the one-sided two-proportion z-test (unpaired, so less sensitive), each side's
- * correct count taken as round(accuracy × n).
- */
-function externalDrafts(cell, settings) {
-    const base = externalResults(cell.base);
-    const cand = externalResults(cell.cand);
-    const drafts = [];
-    for (const [name, b] of [...base].sort(([x], [y]) => x.localeCompare(y))) {
-        const c = cand.get(name);
-        if (c === undefined)
-            continue;
-        const common = {
-            cell: cell.cell,
-            external: name,
-            runs: { baseline: b.run, candidate: c.run },
-            tolerancePoints: settings.tasks.tolerance_points,
-            confidence: settings.confidence,
-        };
-        const side = (correct, n, paired) => ({
-            correct,
-            accuracy: n > 0 ? correct / n : 0,
-            wilson: wilsonInterval(correct, n, settings.confidence),
-            ...(paired ? {} : { n }),
-        });
-        if (b.file.samples !== null && c.file.samples !== null) {
-            const other = new Map(c.file.samples.map((sample) => [sample.id, sample.correct]));
-            let prompts = 0;
-            let baseCorrect = 0;
-            let candCorrect = 0;
-            let onlyBaseline = 0;
-            let onlyCandidate = 0;
-            for (const sample of b.file.samples) {
-                const right = other.get(sample.id);
-                if (right === undefined)
-                    continue;
-                prompts++;
-                if (sample.correct)
-                    baseCorrect++;
-                if (right)
-                    candCorrect++;
-                if (sample.correct && !right)
-                    onlyBaseline++;
-                if (!sample.correct && right)
-                    onlyCandidate++;
-            }
-            drafts.push({
-                ...common,
-                method: "mcnemar",
-                prompts,
-                baseline: side(baseCorrect, prompts, true),
-                candidate: side(candCorrect, prompts, true),
-                onlyBaseline,
-                onlyCandidate,
-                pRaw: mcnemarWorseP(onlyBaseline, onlyCandidate),
-                note: prompts === 0 ? "no sample id is on both sides" : null,
-            });
-            continue;
-        }
-        const baseCorrect = Math.round(b.file.accuracy * b.file.count);
-        const candCorrect = Math.round(c.file.accuracy * c.file.count);
-        drafts.push({
-            ...common,
-            method: "two-proportion",
-            prompts: Math.min(b.file.count, c.file.count),
-            baseline: side(baseCorrect, b.file.count, false),
-            candidate: side(candCorrect, c.file.count, false),
-            onlyBaseline: 0,
-            onlyCandidate: 0,
-            pRaw: twoProportionWorseP(baseCorrect, b.file.count, candCorrect, c.file.count),
-            note: "no per-sample results on both sides: unpaired two-proportion test",
-        });
-    }
-    return drafts;
+    const settle = verdict === "inconclusive"
+        ? settleEstimate(comparisons, draftOf, futilityInput, resolvable, mode, maxRuns, rates, looks)
+        : null;
+    const alphaAtRuns = (runs) => levels.alphaAtRuns(runs) / Math.max(1, gatedCount);
+    const detect = [gate.detect_change, alphaAtRuns, mode, maxRuns, runsPerStart];
+    const detection = detectionSummary(comparisons, draftOf, ...detect);
+    for (const comparison of comparisons)
+        if (comparison.gated && comparison.detectableChange !== null)
+            comparison.runsToDetectChange = runsToDetectChange(comparison, draftOf(comparison), ...detect);
+    return { nextLook, atTolerance, settle, detection };
 }
 
-/**
- * Where a variance believed before a comparison's runs came from, and how old it is (docs/compare.md,
- * "Noise known in advance"): the config's published figures, a calibration of this runner, main's history
- * of baseline sessions. The verdict records it per check and level; the report names it with its age.
- */
-/** Whole days from `measuredAt` to `now` (ISO times); null when either is not a time. */
-function priorAgeDays(measuredAt, now) {
-    if (!measuredAt)
-        return null;
-    const from = Date.parse(measuredAt);
-    const to = Date.parse(now);
-    if (!Number.isFinite(from) || !Number.isFinite(to))
-        return null;
-    return Math.max(0, Math.floor((to - from) / 86_400_000));
-}
-/** The origin at `now`: its date, age and whether it is older than `maxAgeDays`. */
-function describePrior(origin, now, maxAgeDays) {
-    const ageDays = priorAgeDays(origin.measuredAt, now);
-    return {
-        basis: origin.basis,
-        source: origin.source,
-        date: origin.measuredAt ? origin.measuredAt.slice(0, 10) : null,
-        since: origin.since ? origin.since.slice(0, 10) : null,
-        ageDays,
-        stale: ageDays !== null && ageDays > maxAgeDays,
-    };
-}
-/** The warning for a prior older than the limit, naming the limit. */
-function stalePriorWarning(description, maxAgeDays) {
-    const what = description.basis === "history" ? "main's history" : description.source;
-    return `${what} of ${description.date} is ${description.ageDays} days old, older than gate.noise_prior.max_age_days (${maxAgeDays}): its variances are still used (widened where this pull request's runs contradict them), but this runner may have changed since; ${description.basis === "history" ? "record newer baseline sessions on main" : "run `calibrate` again on it"}`;
-}
-
-const driftDefaults = {
-    priorWeight: 4,
-    runCutoff: 4,
-    sessionCutoff: 3.5,
-    minSessionsToScreen: 4,
-};
-function median(values) {
-    const sorted = [...values].sort((a, b) => a - b);
-    const mid = sorted.length >> 1;
-    return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-function mean$1(values) {
-    return values.reduce((s, v) => s + v, 0) / values.length;
-}
-function sampleVariance(values) {
-    const m = mean$1(values);
-    return values.reduce((s, v) => s + (v - m) ** 2, 0) / (values.length - 1);
-}
-/** Median of χ²_ν/ν (Wilson-Hilferty): turns a median of sample variances into a variance estimate. */
-function chiSquareMedianFactor(df) {
-    return (1 - 2 / (9 * df)) ** 3;
-}
-/** One cell, one metric: sessions of ln values in, T² out (null with fewer than 2 usable sessions). */
-function cellSessionDrift(sessions, settings = {}) {
-    const runCutoff = settings.runCutoff ?? driftDefaults.runCutoff;
-    const sessionCutoff = settings.sessionCutoff ?? driftDefaults.sessionCutoff;
-    const minToScreen = settings.minSessionsToScreen ?? driftDefaults.minSessionsToScreen;
-    const entries = [...sessions].filter(([, values]) => values.length > 0);
-    const withSpread = entries.filter(([, values]) => values.length >= 2);
-    const withinVariance = (groups) => {
-        const usable = groups.filter((g) => g.length >= 2);
-        if (usable.length === 0)
-            return 0;
-        const df = median(usable.map((g) => g.length - 1));
-        return median(usable.map(sampleVariance)) / chiSquareMedianFactor(df);
-    };
-    // 1. Runs far from their session's median, in pooled within-session sds.
-    const within = withinVariance(withSpread.map(([, values]) => values));
-    let screenedRuns = 0;
-    const screened = entries
-        .map(([name, values]) => {
-        if (values.length < 3 || within === 0)
-            return [name, [...values]];
-        const center = median(values);
-        const kept = values.filter((v) => Math.abs(v - center) <= runCutoff * Math.sqrt(within));
-        screenedRuns += values.length - kept.length;
-        return [name, kept];
-    })
-        // A session split in two clusters can lose every run around a median between them: it is left
-        // out, never averaged as an empty session (which made the drift NaN and the gate throw).
-        .filter(([, values]) => values.length > 0);
-    // 2. Sessions far from the others, in robust sds of the session means.
-    let kept = screened;
-    const screenedSessions = [];
-    if (screened.length >= minToScreen) {
-        const means = screened.map(([, values]) => mean$1(values));
-        const center = median(means);
-        const mad = 1.4826 * median(means.map((m) => Math.abs(m - center)));
-        // The spread a session mean has from its own runs alone: a MAD below it is luck, not a scale.
-        const floor = Math.sqrt(within / Math.max(1, median(screened.map(([, v]) => v.length))));
-        const scale = Math.max(mad, floor);
-        if (scale > 0) {
-            kept = screened.filter(([name], i) => {
-                const outlier = Math.abs(means[i] - center) > sessionCutoff * scale;
-                if (outlier)
-                    screenedSessions.push(name);
-                return !outlier;
-            });
-        }
-    }
-    if (kept.length < 2)
-        return null;
-    // 3. Between-session variance beyond what the runs' own noise explains.
-    const keptWithin = withinVariance(kept.map(([, values]) => values));
-    const means = kept.map(([, values]) => mean$1(values));
-    const inverseRuns = mean$1(kept.map(([, values]) => 1 / values.length));
-    const t2 = Math.max(0, sampleVariance(means) - keptWithin * inverseRuns);
-    return { t2, sessions: kept.length, screenedSessions, screenedRuns };
-}
-/**
- * The drift to add per metric, from the runs of the baseline history (each with its `session`). Every
- * metric but error_rate gets an estimate: from the prior alone when fewer than 2 sessions are usable.
- */
-function estimateSessionDrift(runs, settings) {
-    const priorWeight = settings.priorWeight ?? driftDefaults.priorWeight;
-    const priorT2 = (settings.priorSd * settings.priorSd) / 2;
-    const difference = (t2) => t2 * (1 + 1 / Math.max(1, settings.baselineSessions));
-    const byCell = new Map();
-    for (const run of runs) {
-        if (!run.session)
-            continue;
-        byCell.set(run.cell, [...(byCell.get(run.cell) ?? []), run]);
-    }
-    const estimates = new Map();
-    for (const metric of metricNames) {
-        if (metricSpecs[metric].judged !== "per-run")
-            continue;
-        const perCell = [];
-        for (const cellRuns of byCell.values()) {
-            const sessions = new Map();
-            for (const run of cellRuns) {
-                const value = run.metrics[metric];
-                if (value === null || value === undefined || !(value > 0) || !Number.isFinite(value))
-                    continue;
-                sessions.set(run.session, [...(sessions.get(run.session) ?? []), Math.log(value)]);
-            }
-            const drift = cellSessionDrift(sessions, settings);
-            if (drift)
-                perCell.push(drift);
-        }
-        if (perCell.length === 0) {
-            estimates.set(metric, {
-                differenceVariance: difference(priorT2),
-                source: "prior",
-                sessions: 0,
-                historyT2: null,
-                historyWeight: 0,
-                screenedSessions: [],
-                screenedRuns: 0,
-            });
-            continue;
-        }
-        const historyT2 = mean$1(perCell.map((c) => c.t2));
-        const sessions = Math.min(...perCell.map((c) => c.sessions));
-        const weight = (sessions - 1) / (priorWeight + sessions - 1);
-        const t2 = (1 - weight) * priorT2 + weight * historyT2;
-        estimates.set(metric, {
-            differenceVariance: difference(t2),
-            source: "history",
-            sessions,
-            historyT2,
-            historyWeight: weight,
-            screenedSessions: [...new Set(perCell.flatMap((c) => c.screenedSessions))].sort(),
-            screenedRuns: perCell.reduce((s, c) => s + c.screenedRuns, 0),
-        });
-    }
-    return estimates;
+/** The job's exit code for a verdict under gate.fail_on: 1 blocks the pull request, 0 lets it pass. */
+function exitCodeFor(verdict, failOn) {
+    if (failOn === "never")
+        return 0;
+    if (verdict === "pass")
+        return 0;
+    if (verdict === "inconclusive")
+        return failOn === "inconclusive" ? 1 : 0;
+    return 1;
 }
 
 /** The parts of the verdict written for people: headline, mixed results, impact at this load. */
@@ -2757,7 +4062,10 @@ const capacitySideSchema = object({
     costPer1000: number().nullable().describe("Only when the side meets the SLOs at some load."),
     note: string().nullable(),
 });
-/** One load of a side's curve: means over the side's usable runs at that load (compare/load-curve.ts). */
+/**
+ * One load of a side's curve: means over the side's usable runs at that load
+ * (compare/capacity/load-curve.ts).
+ */
 /** A cell's `slo` as verdict.json records it (capacity checks and sweeps). */
 const sloSchema = object({
     ttft_ms: number().optional(),
@@ -2819,6 +4127,21 @@ const capacityComparisonSchema = object({
     curve: object({ baseline: array(capacityCurvePointSchema), candidate: array(capacityCurvePointSchema) })
         .optional(),
 });
+/**
+ * A sweep's load curves on both sides (verdict.json `sweeps`, compare/capacity/sweep-curves.ts): no capacity
+ * point.
+ */
+const sweepCurveSchema = object({
+    cell: string(),
+    dimension: _enum(["rate", "concurrency"]),
+    percentile: string(),
+    /** The cell's `slo` from the config given to compare; empty without one. */
+    slo: sloSchema,
+    curve: object({
+        baseline: array(capacityCurvePointSchema),
+        candidate: array(capacityCurvePointSchema),
+    }),
+});
 
 /**
  * The quality part of `verdict.json` (docs/quality.md): the guard checks of every compared cell. A guard
@@ -2840,7 +4163,7 @@ const guardCheckSchema = object({
     }),
     /**
      * The p of the test against the tolerance, Holm-adjusted over the comparison's gated family (speed,
-     * capacity, guard and task checks, compare/gated-family.ts), and the raw one; null without a test.
+     * capacity, guard and task checks, compare/analyze/gated-family.ts), and the raw one; null without a test.
      */
     p: number().nullable(),
     pRaw: number().nullable(),
@@ -2926,7 +4249,7 @@ const taskCheckSchema = object({
     tolerancePoints: number(),
     /**
      * Exact one-sided McNemar p of "the candidate is worse" (or the two-proportion test's), raw and
-     * Holm-adjusted over the comparison's gated family (compare/gated-family.ts).
+     * Holm-adjusted over the comparison's gated family (compare/analyze/gated-family.ts).
      */
     pRaw: number(),
     p: number(),
@@ -2993,123 +4316,6 @@ const specDecodeCellSchema = object({
     /** Why a side's runs could not be taken apart (fewer than 2 with the counters), else null. */
     note: string().nullable(),
 });
-
-/** The load a run was offered in `dimension` (null when the run does not say). */
-function loadOfRecord(dimension, record) {
-    const load = record.load;
-    if (!load)
-        return null;
-    return dimension === "concurrency" ? load.targetConcurrency : load.targetRate;
-}
-function loadCurveOf(cell, dimension, percentile, records) {
-    const byLoad = new Map();
-    for (const record of records) {
-        if (record.cell !== cell || record.exclusionReasons.length > 0)
-            continue;
-        const load = loadOfRecord(dimension, record);
-        if (load === null || !(load > 0))
-            continue;
-        byLoad.set(load, [...(byLoad.get(load) ?? []), record]);
-    }
-    return [...byLoad.entries()]
-        .sort(([a], [b]) => a - b)
-        .map(([load, runs]) => {
-        const mean = (metric) => {
-            const values = runs
-                .map((run) => run.metrics[metric])
-                .filter((v) => v !== null && v !== undefined && Number.isFinite(v));
-            return values.length === 0 ? null : values.reduce((sum, v) => sum + v, 0) / values.length;
-        };
-        return {
-            load,
-            runs: runs.length,
-            completedPerSecond: mean("request_throughput"),
-            goodput: mean("request_goodput"),
-            outputTokensPerSecond: mean("output_throughput"),
-            ttftMs: mean(`ttft_${percentile}`),
-            e2elMs: mean(`e2el_${percentile}`),
-        };
-    });
-}
-
-/**
- * The load curves of sweeps compared without a capacity config (docs/capacity.md, docs/compare.md): a
- * cell whose runs ran at two or more loads (a `sweep` cell, `run --sweep`, several `vllm bench serve`
- * files of one label at different rates) is still judged as one fixed-load cell (with the mixed-load
- * warning), and verdict.json's `sweeps` carries both sides' curves so report.html and the comment can
- * draw them: offered load against completed requests/s, goodput, TTFT and E2E p95 and output tok/s, with
- * the cell's SLO lines when the config states them, and no capacity point (no capacity was searched).
- */
-/** The percentile a sweep's latencies are drawn at (a sweep has no capacity percentile of its own). */
-const sweepPercentile = "p95";
-const sweepCurveSchema = object({
-    cell: string(),
-    dimension: _enum(["rate", "concurrency"]),
-    percentile: string(),
-    /** The cell's `slo` from the config given to compare; empty without one. */
-    slo: sloSchema,
-    curve: object({
-        baseline: array(capacityCurvePointSchema),
-        candidate: array(capacityCurvePointSchema),
-    }),
-});
-/**
- * The dimension a cell's runs were swept in: the config's (rate or concurrency) when it names the cell,
- * else the one whose target varies over the runs (rate first); null when the runs ran at one load (or
- * the config's load is stages, which has no single dimension).
- */
-function sweptDimension(records, hint) {
-    const distinct = (dimension) => new Set(records.flatMap((record) => {
-        const load = loadOfRecord(dimension, record);
-        return load !== null && load > 0 ? [load] : [];
-    })).size;
-    if (hint) {
-        if (hint.load.type === "stages")
-            return null;
-        const dimension = hint.load.type;
-        return distinct(dimension) >= 2 ? dimension : null;
-    }
-    if (distinct("rate") >= 2)
-        return "rate";
-    if (distinct("concurrency") >= 2)
-        return "concurrency";
-    return null;
-}
-/**
- * The sweeps among the cells compared at a fixed load (capacity cells are left out by the caller), in
- * the order the cells first appear; a cell is a sweep when its runs (both sides together) ran at two or
- * more loads and one side's usable runs give a curve of two or more points.
- */
-function sweepCurves(baseline, candidate, hints = []) {
-    const cells = [...new Set([...baseline, ...candidate].map((record) => record.cell))];
-    return cells.flatMap((cell) => {
-        const hint = hints.find((h) => h.name === cell);
-        const own = [...baseline, ...candidate].filter((record) => record.cell === cell);
-        const dimension = sweptDimension(own, hint);
-        if (dimension === null)
-            return [];
-        const curve = {
-            baseline: loadCurveOf(cell, dimension, sweepPercentile, baseline),
-            candidate: loadCurveOf(cell, dimension, sweepPercentile, candidate),
-        };
-        if (curve.baseline.length < 2 && curve.candidate.length < 2)
-            return [];
-        const slo = hint?.slo ?? {};
-        return [
-            {
-                cell,
-                dimension,
-                percentile: sweepPercentile,
-                slo: {
-                    ...(slo.ttft_ms === undefined ? {} : { ttft_ms: slo.ttft_ms }),
-                    ...(slo.tpot_ms === undefined ? {} : { tpot_ms: slo.tpot_ms }),
-                    ...(slo.e2el_ms === undefined ? {} : { e2el_ms: slo.e2el_ms }),
-                },
-                curve,
-            },
-        ];
-    });
-}
 
 /**
  * `verdict.json`: the machine-readable outcome of `compare`, read by the action (to label the PR,
@@ -3250,7 +4456,10 @@ const nextLookSchema = object({
     addBaselineRuns: number().int().nonnegative(),
     cells: array(string()),
     reason: string(),
-    /** GPU-minutes the added runs cost (src/compare/cost.ts: 3 min per server start, run length per cell-run). */
+    /**
+     * GPU-minutes the added runs cost (src/compare/budget/cost.ts: 3 min per server start, run length per
+     * cell-run).
+     */
     gpuMinutes: number().nonnegative().optional(),
 });
 const settleSchema = object({
@@ -3333,9 +4542,9 @@ object({
         allowedDifferences: array(string()),
         onNotComparable: _enum(["fail", "warn"]),
         /**
-         * The gated family Holm ran over at this look (compare/gated-family.ts, docs/compare.md "The gated
-         * family"): its regression tests per kind of check, and the tests left out because they cannot reach
-         * the level (Tarone); its improvement tests (speed and capacity checks). Absent in older files.
+         * The gated family Holm ran over at this look (compare/analyze/gated-family.ts, docs/compare.md "The
+         * gated family"): its regression tests per kind of check, and the tests left out because they cannot
+         * reach the level (Tarone); its improvement tests (speed and capacity checks). Absent in older files.
          */
         gatedFamily: object({
             regression: object({
@@ -3407,306 +4616,79 @@ object({
     /** GPU-minutes the comparison's runs cost, every server start counted (set by compare, after analyze). */
     gpuMinutes: gpuMinutesSpentSchema.optional(),
     budget: budgetSchema.optional(),
-    /** Capacity at the SLO per capacity cell (compare/capacity.ts, docs/capacity.md). */
+    /** Capacity at the SLO per capacity cell (compare/capacity/capacity.ts, docs/capacity.md). */
     capacity: array(capacityComparisonSchema).optional(),
     /**
      * Load curves of both sides per cell whose runs ran at several loads and that has no capacity config
-     * (compare/sweep-curves.ts): drawn by report.html and the comment; the cell is still judged at a fixed load.
+     * (compare/capacity/sweep-curves.ts): drawn by report.html and the comment; the cell is still judged at a
+     * fixed load.
      */
     sweeps: array(sweepCurveSchema).optional(),
     /**
-     * Speculative decoding per cell whose server speculates (compare/spec-decode-schema.ts): each side's
-     * acceptance, and TPOT's and output throughput's change taken apart into the acceptance length and the
-     * engine step. Absent when no run had the counters, and in files written before it.
+     * Speculative decoding per cell whose server speculates (compare/verdict/spec-decode-schema.ts): each
+     * side's acceptance, and TPOT's and output throughput's change taken apart into the acceptance length and
+     * the engine step. Absent when no run had the counters, and in files written before it.
      */
     specDecode: array(specDecodeCellSchema).optional(),
 });
 
-const defaultGuardSettings = {
-    enabled: true,
-    share_points: 0.02,
-    output_length_tolerance: 0.1,
-};
-function levelsOf$1(input) {
-    const familyAlpha = 1 - input.gate.confidence;
-    const looks = lookSchedule(input.repeats.min, input.repeats.max);
-    // The stage of the PR: the most candidate runs measured in any cell (screened runs included).
-    const stage = Math.max(0, ...[...groupByCell(input.candidate).values()].map((runs) => runs.length));
-    const alphaAtRuns = (runs) => perLookLevel(familyAlpha, looks, Math.max(stage, runs), input.mode);
-    return { familyAlpha, looks, alpha: alphaAtRuns(stage), passAlpha: passLevel(familyAlpha), alphaAtRuns };
-}
-/** Stored mode: the between-session drift per metric from the baseline and its history, shrunk towards the prior. */
-function sessionDriftOf(input) {
-    const { gate, mode } = input;
-    const driftSd = mode === "stored" ? gate.session_drift_sd : 0;
-    const defaultDriftVariance = driftSd * driftSd;
-    const driftBaseline = input.baseline.filter((run) => run.exclusionReasons.length === 0);
-    const driftRuns = [...driftBaseline];
-    const driftSources = new Set(driftBaseline.map((run) => run.source));
-    for (const run of input.history ?? [])
-        if (run.exclusionReasons.length === 0 && !driftSources.has(run.source))
-            driftRuns.push(run);
-    const estimates = mode === "stored"
-        ? estimateSessionDrift(driftRuns, {
-            priorSd: driftSd,
-            baselineSessions: Math.max(1, new Set(driftBaseline.map((run) => run.session ?? "")).size),
-        })
-        : new Map();
-    // The history's estimate, shrunk towards the prior, replaces it (up or down): the prior is no floor.
-    const varianceFor = (metric) => estimates.get(metric)?.differenceVariance ?? defaultDriftVariance;
-    return { driftSd, estimates, varianceFor };
-}
-/**
- * The start-to-start variance believed for a check before its runs: a measured one for this runner (a
- * calibration, main's history) where there is one, else gate.noise_prior's for the metric's family,
- * weighted gate.noise_prior.weight_starts degrees of freedom.
- */
-function startPriorOf(input) {
-    const prior = input.gate.noise_prior;
-    return (cell, metric) => {
-        const measured = input.startVariancePriors?.get(`${cell}\u0000${metric}`);
-        if (measured) {
-            const origin = {
-                source: measured.source,
-                basis: measured.basis ?? (/history/i.test(measured.source) ? "history" : "calibration"),
-                measuredAt: measured.measuredAt ?? null,
-                ...(measured.since ? { since: measured.since } : {}),
-            };
-            return { ...measured, description: describeAt(input, origin) };
-        }
-        const family = metricSpecs[metric].noise;
-        const sd = prior[family].start_sd;
-        const source = `gate.noise_prior.${family}`;
-        return {
-            variance: sd * sd,
-            df: prior.weight_starts,
-            source,
-            description: describeAt(input, { source, basis: "config", measuredAt: null }),
-        };
+/** Stage 7: verdict.json assembled from the stages' results. */
+function assembleVerdictFile(input, levels, drift, parts) {
+    const { gate } = input;
+    const { speed, comparisons, decided, ahead, specDecode } = parts;
+    const { counts, quality } = decided;
+    const cells = speed.pairing.cells;
+    const firstFingerprint = (side) => flattenFingerprint(speed.runs.sides[side][0]?.fingerprint ?? {});
+    const summary = parts.family.family.summary;
+    const settings = settingsOf(gate, levels, drift);
+    settings.gatedFamily = {
+        regression: summary.regression,
+        improvement: summary.improvement,
+        familyTests: summary.familyTests,
     };
-}
-function describeAt(input, origin) {
-    return describePrior(origin, input.now, input.gate.noise_prior.max_age_days);
-}
-/** Interleaved mode: the run-to-run variance measured on this runner for a check, for both sides. */
-function runPriorOf(input) {
-    return (cell, metric) => {
-        const measured = input.runVariancePriors?.get(`${cell}\u0000${metric}`);
-        return measured ? { ...measured, description: describeAt(input, measured) } : undefined;
-    };
-}
-/** Stored mode: the baseline's run-to-run variance from earlier sessions, with where it came from. */
-function baselinePriorOf(input, priors) {
-    const description = describeAt(input, input.baselineVariancePriorOrigin ?? { source: "main's history", basis: "history", measuredAt: null });
-    return (cell, metric) => {
-        const prior = priors.get(`${cell}\u0000${metric}`);
-        return prior ? { ...prior, description } : undefined;
-    };
-}
-/** One warning per stale prior a check used, naming gate.noise_prior.max_age_days. */
-function stalePriorWarnings(drafts, maxAgeDays) {
-    const stale = new Map();
-    for (const draft of drafts)
-        for (const prior of [draft.noise?.priors?.start, draft.noise?.priors?.run])
-            if (prior?.stale && prior.use !== "unused")
-                stale.set(`${prior.basis}:${prior.date}`, prior);
-    return [...stale.values()].map((prior) => stalePriorWarning(prior, maxAgeDays));
-}
-/** `analyze`, and the gated family's adjustment of `input.familyExtras` (in their order). */
-function analyzeWithFamily(input) {
-    const { gate, mode } = input;
-    const levels = levelsOf$1(input);
-    const { alpha, passAlpha, looks } = levels;
-    const drift = sessionDriftOf(input);
-    const warnings = [];
-    warnings.push(...startWarnings(input.baseline, input.candidate));
-    const runs = selectUsableRuns(input.baseline, input.candidate, gate, warnings);
-    const pairing = pairCells(runs, mode);
-    const { cells, unfixableCells } = pairing;
-    const draftSettings = {
-        gate,
-        gatedSet: new Set(gate.metrics),
-        advisoryCells: outputCells(input.baseline, input.candidate),
-        passAlpha,
-        driftVarianceFor: drift.varianceFor,
-        ...(mode === "stored" && input.baselineVariancePriors
-            ? { baselineVariancePriorFor: baselinePriorOf(input, input.baselineVariancePriors) }
-            : {}),
-        ...(mode === "interleaved" ? { startPriorFor: startPriorOf(input), runPriorFor: runPriorOf(input) } : {}),
-    };
-    const drafts = pairing.compared.flatMap((cell) => draftsForCell(cell, draftSettings, warnings));
-    warnings.push(...stalePriorWarnings(drafts, gate.noise_prior.max_age_days));
-    const rates = costRatesOf(input.runMinutes, input.repeats.block, input.cost);
-    // The quality checks read what the outputs were: a run excluded from the speed checks (client-bound,
-    // an outlier) still answered its prompts, so every run of a cell present on both sides counts.
-    const qualityCells = qualityCellsOf(input.baseline, input.candidate);
-    const guardDraftList = guardDrafts(qualityCells, { guards: input.quality?.guards ?? defaultGuardSettings, metricTolerance: gate.metric_tolerance }, warnings);
-    const taskDraftList = taskDrafts(qualityCells, {
-        tasks: input.quality?.tasks ?? { tolerance_points: 0.02 },
-        confidence: gate.confidence,
-    });
-    // The gated family, one per comparison: the speed checks' tests against the tolerance, the capacity
-    // checks', the guards' and the task checks', and the family tests of each gated metric across the
-    // cells of a workload family, adjusted together at the look's α (compare/gated-family.ts).
-    const speedDrafts = familyDrafts(drafts);
-    const extras = input.familyExtras ?? [];
-    const familyOf = (cell) => input.cellFamilies?.[cell] ?? cellFamily({ name: cell });
-    const groups = new Map();
-    for (const d of speedDrafts) {
-        const group = { family: familyOf(d.cell), metric: d.metric };
-        groups.set(familyGroupKey(group), group);
-    }
-    const family = adjustGatedFamily([
-        ...speedMembers(speedDrafts, familyOf),
-        ...extras,
-        ...guardMembers(guardDraftList ?? []),
-        ...taskMembers(taskDraftList ?? []),
-    ], alpha, gate.family_weight);
-    const at = (offset, count) => family.members.slice(offset, offset + count);
-    const speedAdjusted = at(0, speedDrafts.length);
-    const extrasAdjusted = at(speedDrafts.length, extras.length);
-    const guardOffset = speedDrafts.length + extras.length;
-    const guardAdjusted = at(guardOffset, guardDraftList?.length ?? 0);
-    const taskAdjusted = at(guardOffset + (guardDraftList?.length ?? 0), taskDraftList?.length ?? 0);
-    // The strictest level a check of the family starts at, as a count of tests (Holm's first step is α/m;
-    // a grouped check's (1 − family_weight)·α/m): for the detectable change and the futility checks.
-    const gatedCount = Math.max(1, 1 / family.summary.strictestShare);
-    const comparisons = decide(drafts, alpha, passAlpha, gatedCount, new Map(speedDrafts.map((d, i) => [
-        d,
-        { beyond: speedAdjusted[i].regression, betterBeyond: speedAdjusted[i].improvement },
-    ])));
-    const { differences, notComparable } = checkComparability(pairing.fingerprintPairs, gate, warnings);
-    const counts = countGated(comparisons);
-    const families = decideFamilies(family.familyTests, (key) => groups.get(key), (index) => speedDrafts[index].cell, comparisons, alpha, passAlpha);
-    const familyRegressions = families.filter((f) => f.verdict === "regression");
-    const brokenCells = cells.filter((cell) => cell.status === "missing-baseline" || cell.status === "missing-candidate");
-    const guards = guardDraftList === null ? null : decideGuards(guardDraftList, guardAdjusted, alpha);
-    const greedy = greedyChecks(qualityCells, input.quality?.greedy, warnings);
-    const tasks = taskDraftList === null ? null : decideTasks(taskDraftList, taskAdjusted, alpha);
-    const guardRegressions = (guards?.filter((check) => check.verdict === "regression").length ?? 0) +
-        (greedy?.filter((check) => check.verdict === "regression").length ?? 0) +
-        (tasks?.filter((check) => check.verdict === "regression").length ?? 0);
-    // The greedy and task checks are the compared checks of quality cells (whose speed checks are advisory).
-    const qualityChecks = (greedy?.length ?? 0) + (tasks?.length ?? 0);
-    const speedVerdict = overallVerdict(
-    // So a config of quality cells alone is no empty comparison.
-    { ...counts, gated: counts.gated + qualityChecks }, brokenCells.length, pairing.allCells.length, notComparable.length, gate.on_not_comparable);
-    // A family regression (docs/compare.md, "Family tests") and a guard regression (docs/quality.md) are
-    // regressions whatever the single checks found.
-    const speedAndFamilies = familyRegressions.length > 0 && speedVerdict !== "not-comparable" ? "regression" : speedVerdict;
-    const verdict = guardRegressions > 0 && speedAndFamilies !== "not-comparable" ? "regression" : speedAndFamilies;
-    const maxRuns = input.repeats.max;
-    const runsPerStart = mode === "interleaved" ? (input.repeats.block ?? 1) : maxRuns;
-    const { draftOf, futilityInput, resolvable } = futilityModel(drafts, unfixableCells, { alpha, passAlpha, gatedCount }, mode, maxRuns, runsPerStart);
-    const nextLook = planNextLook({
-        verdict,
-        cells,
-        comparisons,
-        looks,
-        mode,
-        maxRuns,
-        resolvable,
-        unfixableCells,
-        measuredRuns: pairing.measuredRuns,
-        rates,
-    });
-    const atTolerance = verdict === "inconclusive" ? atToleranceChecks(comparisons, resolvable, draftOf) : [];
-    if ((verdict === "inconclusive" || verdict === "error") && nextLook === null) {
-        warnings.push(...futilityWarnings(comparisons, cells, maxRuns, resolvable, draftOf, unfixableCells));
-    }
-    const settle = verdict === "inconclusive"
-        ? settleEstimate(comparisons, draftOf, futilityInput, resolvable, mode, maxRuns, rates, looks)
-        : null;
-    const alphaAtRuns = (runs) => levels.alphaAtRuns(runs) / Math.max(1, gatedCount);
-    const detection = detectionSummary(comparisons, draftOf, gate.detect_change, alphaAtRuns, mode, maxRuns, runsPerStart);
-    for (const comparison of comparisons)
-        if (comparison.gated && comparison.detectableChange !== null)
-            comparison.runsToDetectChange = runsToDetectChange(comparison, draftOf(comparison), gate.detect_change, alphaAtRuns, mode, maxRuns, runsPerStart);
-    const specDecode = explainSpecDecode(pairing.compared, {
-        gatedMetrics: gate.metrics,
-        passAlpha,
-        minRunSd: gate.min_run_sd,
-        driftVarianceFor: drift.varianceFor,
-        ...(draftSettings.startPriorFor ? { startPriorFor: draftSettings.startPriorFor } : {}),
-    });
-    const firstFingerprint = (side) => flattenFingerprint(runs.sides[side][0]?.fingerprint ?? {});
-    const verdictFile = {
+    return {
         schemaVersion: verdictSchemaVersion,
         tool: input.tool,
         generatedAt: input.now,
-        verdict,
-        exitCode: exitCodeFor(verdict, gate.fail_on),
-        headline: withGuardHeadline(withFamilyHeadline(headlineFor(speedVerdict, counts, comparisons, brokenCells.length, notComparable.length), speedVerdict, familyRegressions, counts), verdict, speedAndFamilies, guardRegressions, counts.improvement),
+        verdict: decided.verdict,
+        exitCode: exitCodeFor(decided.verdict, gate.fail_on),
+        headline: headlineOf(decided, comparisons, parts.comparability.notComparable.length),
         counts,
-        mode,
+        mode: input.mode,
         baselineInfo: input.baselineInfo ?? null,
-        settings: settingsOf(gate, levels, drift),
+        settings,
         cells,
         comparisons,
-        mixed: mixedResults(comparisons, alpha),
+        mixed: mixedResults(comparisons, levels.alpha),
         impact: impactOf(cells, comparisons),
         fingerprints: {
             baseline: firstFingerprint("baseline"),
             candidate: firstFingerprint("candidate"),
-            differences,
+            differences: parts.comparability.differences,
         },
-        runs: { used: runs.used, excluded: runs.excluded },
-        nextLook,
-        settle,
-        ...(atTolerance.length > 0 ? { atTolerance } : {}),
-        detection,
-        warnings,
-        families,
-        ...(guards !== null || greedy !== null || tasks !== null
+        runs: { used: speed.runs.used, excluded: speed.runs.excluded },
+        nextLook: ahead.nextLook,
+        settle: ahead.settle,
+        ...(ahead.atTolerance.length > 0 ? { atTolerance: ahead.atTolerance } : {}),
+        detection: ahead.detection,
+        warnings: parts.warnings,
+        families: decided.families,
+        ...(quality.guards !== null || quality.greedy !== null || quality.tasks !== null
             ? {
                 quality: {
-                    guards: guards ?? [],
-                    ...(greedy !== null ? { greedy } : {}),
-                    ...(tasks !== null ? { tasks } : {}),
+                    guards: quality.guards ?? [],
+                    ...(quality.greedy !== null ? { greedy: quality.greedy } : {}),
+                    ...(quality.tasks !== null ? { tasks: quality.tasks } : {}),
                 },
             }
             : {}),
         ...(specDecode.length > 0 ? { specDecode } : {}),
     };
-    verdictFile.settings.gatedFamily = {
-        regression: family.summary.regression,
-        improvement: family.summary.improvement,
-        familyTests: family.summary.familyTests,
-    };
-    return { verdict: verdictFile, extras: extrasAdjusted };
 }
-/**
- * Runs whose files did not say which server start measured them: they were taken as one start per side
- * and input (compare/load.ts), the conservative reading, and the report says so.
- */
-function startWarnings(baseline, candidate) {
-    const warnings = [];
-    for (const [side, runs] of [
-        ["baseline", baseline],
-        ["candidate", candidate],
-    ]) {
-        const assumed = runs.filter((run) => run.serverStart?.basis === "assumed-shared").length;
-        if (assumed > 0)
-            warnings.push(`${assumed} ${side} run${assumed === 1 ? "" : "s"} did not record the server start that measured ${assumed === 1 ? "it" : "them"} (older files, or vllm bench serve without --metadata server_start=<id>): the runs of each input were taken as one start, so the start-to-start noise is the prior's (declare each run a fresh start with --fresh-starts if it was)`);
-    }
-    return warnings;
-}
-/** Cells whose runs kept outputs (greedy-output and task cells): their speed checks are advisory. */
-function outputCells(baseline, candidate) {
-    const cells = new Set();
-    for (const run of [...baseline, ...candidate])
-        if ((run.outputs?.length ?? 0) > 0)
-            cells.add(run.cell);
-    return cells;
-}
-/** The cells both sides measured, with every run of each (the quality checks' input). */
-function qualityCellsOf(baseline, candidate) {
-    const base = groupByCell(baseline);
-    const cand = groupByCell(candidate);
-    return [...base.keys()]
-        .filter((cell) => cand.has(cell))
-        .sort()
-        .map((cell) => ({ cell, base: base.get(cell), cand: cand.get(cell), tooFew: false }));
+/** The headline: the speed checks', then the family tests', then the quality checks' say. */
+function headlineOf(decided, comparisons, notComparable) {
+    const { speedVerdict, counts } = decided;
+    return withGuardHeadline(withFamilyHeadline(headlineFor(speedVerdict, counts, comparisons, decided.brokenCells.length, notComparable), speedVerdict, decided.familyRegressions, counts), decided.verdict, decided.speedAndFamilies, decided.quality.regressions, counts.improvement);
 }
 /**
  * The headline when quality guards regressed: it leads with them, and a speed improvement beside them is
@@ -3756,6 +4738,54 @@ function settingsOf(gate, levels, drift) {
         allowedDifferences: [...gate.allowed_differences],
         onNotComparable: gate.on_not_comparable,
     };
+}
+
+/** `analyze`, and the gated family's adjustment of `input.familyExtras` (in their order). */
+function analyzeWithFamily(input) {
+    const levels = levelsOf$1(input);
+    const drift = sessionDriftOf(input);
+    const warnings = startWarnings(input.baseline, input.candidate);
+    const speed = draftSpeedChecks(input, levels, drift, warnings);
+    const quality = draftQualityChecks(input, warnings);
+    const family = adjustFamily(input, speed.drafts, quality, levels.alpha);
+    const comparisons = decide(speed.drafts, levels.alpha, levels.passAlpha, family.gatedCount, family.speedAdjusted);
+    const comparability = checkComparability(speed.pairing.fingerprintPairs, input.gate, warnings);
+    const decided = decideVerdict(input, levels, { speed, quality, family, comparisons, comparability }, warnings);
+    const ahead = lookAhead(input, levels, speed, family.gatedCount, comparisons, decided.verdict, warnings);
+    const specDecode = explainSpecDecode(speed.pairing.compared, {
+        gatedMetrics: input.gate.metrics,
+        passAlpha: levels.passAlpha,
+        minRunSd: input.gate.min_run_sd,
+        driftVarianceFor: drift.varianceFor,
+        ...(speed.startPriorFor ? { startPriorFor: speed.startPriorFor } : {}),
+    });
+    const verdict = assembleVerdictFile(input, levels, drift, {
+        speed,
+        family,
+        comparisons,
+        comparability,
+        decided,
+        ahead,
+        specDecode,
+        warnings,
+    });
+    return { verdict, extras: family.extrasAdjusted };
+}
+/**
+ * Runs whose files did not say which server start measured them: they were taken as one start per side
+ * and input (compare/inputs/load.ts), the conservative reading, and the report says so.
+ */
+function startWarnings(baseline, candidate) {
+    const warnings = [];
+    for (const [side, runs] of [
+        ["baseline", baseline],
+        ["candidate", candidate],
+    ]) {
+        const assumed = runs.filter((run) => run.serverStart?.basis === "assumed-shared").length;
+        if (assumed > 0)
+            warnings.push(`${assumed} ${side} run${assumed === 1 ? "" : "s"} did not record the server start that measured ${assumed === 1 ? "it" : "them"} (older files, or vllm bench serve without --metadata server_start=<id>): the runs of each input were taken as one start, so the start-to-start noise is the prior's (declare each run a fresh start with --fresh-starts if it was)`);
+    }
+    return warnings;
 }
 
 function checkBudget(comparison, limit, spent, mode, rates) {
@@ -4048,32 +5078,7 @@ function capacityInterval(runs, objectives, options) {
     const tail = (1 - options.level) / 2;
     // A t(df)/z widening, so a noise estimate from few runs gives a wider interval, never a falsely tight one.
     const widen = (df) => studentTQuantile(1 - tail, df) / normalQuantile(1 - tail);
-    const sds = objectives.map((_, k) => {
-        const line = lines[k];
-        if (line) {
-            // Runs of several starts near the crossing: their spread within a start is the run level (the
-            // start level is drawn on its own below); one start, or every run its own: the spread about the line.
-            const residuals = lineResiduals(grouped, k, line);
-            if (new Set(residuals.starts).size > 1 && sharesStarts(residuals.starts)) {
-                const [within] = startLevels([residuals]).sides;
-                if (within && within.runVarianceDf > 0)
-                    return Math.sqrt(within.runVariance) * widen(within.runVarianceDf);
-            }
-            return line.sd * widen(line.df);
-        }
-        let ss = 0;
-        let df = 0;
-        grouped.loads.forEach((_, i) => {
-            const values = grouped.values[i][k];
-            if (values.length < 2)
-                return;
-            const m = mean(values);
-            for (const v of values)
-                ss += (v - m) ** 2;
-            df += values.length - 1;
-        });
-        return df === 0 ? null : Math.sqrt(ss / df) * widen(df);
-    });
+    const sds = objectives.map((_, k) => objectiveNoiseSd(grouped, k, lines[k] ?? null, widen));
     if (sds.every((sd) => sd === null))
         return null;
     // The curve the draws are made about: the local line within its window, the isotonic fit elsewhere.
@@ -4082,20 +5087,72 @@ function capacityInterval(runs, objectives, options) {
         const x = line ? Math.log(load / line.center) : Number.POSITIVE_INFINITY;
         return line && Math.abs(x) <= localWindow ? line.a + line.b * x : fitted[k][i];
     }));
-    const random = mulberry32(options.seed ?? 1);
     const resamples = options.resamples ?? defaultResamples;
+    const { draws, censored } = bootstrapCapacities(grouped, objectives, {
+        model,
+        sds,
+        startSd: startEffectSd(runs, options, widen),
+        random: mulberry32(options.seed ?? 1),
+        resamples,
+    });
+    const sorted = [...draws].sort((a, b) => a - b);
+    return {
+        low: percentileSorted(sorted, tail),
+        high: percentileSorted(sorted, 1 - tail),
+        level: options.level,
+        draws,
+        censored: censored / resamples,
+    };
+}
+/**
+ * One objective's run-to-run noise sd, widened by `widen(df)`: about its local line (within a start when
+ * runs of several starts share it, the start level being drawn on its own), else the pure error of the
+ * replicated loads; null when neither can be estimated.
+ */
+function objectiveNoiseSd(grouped, k, line, widen) {
+    if (line) {
+        // Runs of several starts near the crossing: their spread within a start is the run level; one
+        // start, or every run its own: the spread about the line.
+        const residuals = lineResiduals(grouped, k, line);
+        if (new Set(residuals.starts).size > 1 && sharesStarts(residuals.starts)) {
+            const [within] = startLevels([residuals]).sides;
+            if (within && within.runVarianceDf > 0)
+                return Math.sqrt(within.runVariance) * widen(within.runVarianceDf);
+        }
+        return line.sd * widen(line.df);
+    }
+    let ss = 0;
+    let df = 0;
+    grouped.loads.forEach((_, i) => {
+        const values = grouped.values[i][k];
+        if (values.length < 2)
+            return;
+        const m = mean(values);
+        for (const v of values)
+            ss += (v - m) ** 2;
+        df += values.length - 1;
+    });
+    return df === 0 ? null : Math.sqrt(ss / df) * widen(df);
+}
+/** The sd of the start effect each draw adds, widened by its df; 0 when none is given or no start holds two runs. */
+function startEffectSd(runs, options, widen) {
+    const effect = options.startEffect;
+    if (!effect || effect.variance <= 0)
+        return 0;
+    if (!sharesStarts(runs.flatMap((run, index) => (run.load > 0 ? [run.start ?? `run-${index}`] : []))))
+        return 0;
+    return Math.sqrt(effect.variance) * (effect.df > 0 && Number.isFinite(effect.df) ? widen(effect.df) : 1);
+}
+/**
+ * The bootstrap: each draw puts normal noise of its objective's sd on every run's value on the model
+ * curve, moves each start's loads by a drawn start effect, refits and crosses again.
+ */
+function bootstrapCapacities(grouped, objectives, draw) {
+    const { model, sds, startSd, random } = draw;
     const startsOfRuns = [...new Set(grouped.starts.flat(2))].sort();
-    const startSd = options.startEffect &&
-        options.startEffect.variance > 0 &&
-        sharesStarts(runs.flatMap((run, index) => (run.load > 0 ? [run.start ?? `run-${index}`] : [])))
-        ? Math.sqrt(options.startEffect.variance) *
-            (options.startEffect.df > 0 && Number.isFinite(options.startEffect.df)
-                ? widen(options.startEffect.df)
-                : 1)
-        : 0;
     const draws = [];
     let censored = 0;
-    for (let b = 0; b < resamples; b++) {
+    for (let b = 0; b < draw.resamples; b++) {
         const values = grouped.loads.map((_, i) => objectives.map((_, k) => {
             const count = grouped.values[i][k].length;
             const out = [];
@@ -4112,14 +5169,7 @@ function capacityInterval(runs, objectives, options) {
             censored++;
         draws.push(estimate.capacity);
     }
-    const sorted = [...draws].sort((a, b) => a - b);
-    return {
-        low: percentileSorted(sorted, tail),
-        high: percentileSorted(sorted, 1 - tail),
-        level: options.level,
-        draws,
-        censored: censored / resamples,
-    };
+    return { draws, censored };
 }
 /**
  * A draw's runs with each start's loads moved by its start effect: a run of a start drawn `shift`
@@ -4195,7 +5245,7 @@ function capacityRatio(baseline, candidate, tolerance, level) {
     for (let i = 0; i < n; i++)
         worse.push(Math.log(baseline.draws[i]) - Math.log(candidate.draws[i]));
     worse.sort((a, b) => a - b);
-    const d = Math.log(1 + tolerance);
+    const d = toleranceMargin(tolerance);
     const share = (test) => (worse.filter(test).length + 1) / (n + 1);
     const tail = (1 - level) / 2;
     return {
@@ -4320,6 +5370,44 @@ function capacityNextLook(input) {
         cells: names,
         reason: `capacity of ${names.join(", ")} inconclusive at ${candidateRuns} candidate run${candidateRuns === 1 ? "" : "s"}: the search refines on to ${target} runs per side (capacity.max_runs)`,
     };
+}
+
+/** The load a run was offered in `dimension` (null when the run does not say). */
+function loadOfRecord(dimension, record) {
+    const load = record.load;
+    if (!load)
+        return null;
+    return dimension === "concurrency" ? load.targetConcurrency : load.targetRate;
+}
+function loadCurveOf(cell, dimension, percentile, records) {
+    const byLoad = new Map();
+    for (const record of records) {
+        if (record.cell !== cell || record.exclusionReasons.length > 0)
+            continue;
+        const load = loadOfRecord(dimension, record);
+        if (load === null || !(load > 0))
+            continue;
+        byLoad.set(load, [...(byLoad.get(load) ?? []), record]);
+    }
+    return [...byLoad.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([load, runs]) => {
+        const mean = (metric) => {
+            const values = runs
+                .map((run) => run.metrics[metric])
+                .filter((v) => v !== null && v !== undefined && Number.isFinite(v));
+            return values.length === 0 ? null : values.reduce((sum, v) => sum + v, 0) / values.length;
+        };
+        return {
+            load,
+            runs: runs.length,
+            completedPerSecond: mean("request_throughput"),
+            goodput: mean("request_goodput"),
+            outputTokensPerSecond: mean("output_throughput"),
+            ttftMs: mean(`ttft_${percentile}`),
+            e2elMs: mean(`e2el_${percentile}`),
+        };
+    });
 }
 
 function capacityCells(config) {
@@ -4668,6 +5756,74 @@ function capacityCurveOf(cell, records) {
     return loadCurveOf(cell.name, dimension, cell.capacity.percentile, records);
 }
 
+/**
+ * The load curves of sweeps compared without a capacity config (docs/capacity.md, docs/compare.md): a
+ * cell whose runs ran at two or more loads (a `sweep` cell, `run --sweep`, several `vllm bench serve`
+ * files of one label at different rates) is still judged as one fixed-load cell (with the mixed-load
+ * warning), and verdict.json's `sweeps` carries both sides' curves so report.html and the comment can
+ * draw them: offered load against completed requests/s, goodput, TTFT and E2E p95 and output tok/s, with
+ * the cell's SLO lines when the config states them, and no capacity point (no capacity was searched).
+ */
+/** The percentile a sweep's latencies are drawn at (a sweep has no capacity percentile of its own). */
+const sweepPercentile = "p95";
+/**
+ * The dimension a cell's runs were swept in: the config's (rate or concurrency) when it names the cell,
+ * else the one whose target varies over the runs (rate first); null when the runs ran at one load (or
+ * the config's load is stages, which has no single dimension).
+ */
+function sweptDimension(records, hint) {
+    const distinct = (dimension) => new Set(records.flatMap((record) => {
+        const load = loadOfRecord(dimension, record);
+        return load !== null && load > 0 ? [load] : [];
+    })).size;
+    if (hint) {
+        if (hint.load.type === "stages")
+            return null;
+        const dimension = hint.load.type;
+        return distinct(dimension) >= 2 ? dimension : null;
+    }
+    if (distinct("rate") >= 2)
+        return "rate";
+    if (distinct("concurrency") >= 2)
+        return "concurrency";
+    return null;
+}
+/**
+ * The sweeps among the cells compared at a fixed load (capacity cells are left out by the caller), in
+ * the order the cells first appear; a cell is a sweep when its runs (both sides together) ran at two or
+ * more loads and one side's usable runs give a curve of two or more points.
+ */
+function sweepCurves(baseline, candidate, hints = []) {
+    const cells = [...new Set([...baseline, ...candidate].map((record) => record.cell))];
+    return cells.flatMap((cell) => {
+        const hint = hints.find((h) => h.name === cell);
+        const own = [...baseline, ...candidate].filter((record) => record.cell === cell);
+        const dimension = sweptDimension(own, hint);
+        if (dimension === null)
+            return [];
+        const curve = {
+            baseline: loadCurveOf(cell, dimension, sweepPercentile, baseline),
+            candidate: loadCurveOf(cell, dimension, sweepPercentile, candidate),
+        };
+        if (curve.baseline.length < 2 && curve.candidate.length < 2)
+            return [];
+        const slo = hint?.slo ?? {};
+        return [
+            {
+                cell,
+                dimension,
+                percentile: sweepPercentile,
+                slo: {
+                    ...(slo.ttft_ms === undefined ? {} : { ttft_ms: slo.ttft_ms }),
+                    ...(slo.tpot_ms === undefined ? {} : { tpot_ms: slo.tpot_ms }),
+                    ...(slo.e2el_ms === undefined ? {} : { e2el_ms: slo.e2el_ms }),
+                },
+                curve,
+            },
+        ];
+    });
+}
+
 function defaultCompareSettings() {
     return {
         gate: configSchema.shape.gate.parse(undefined),
@@ -4732,45 +5888,13 @@ function compareRecords(input) {
         : null;
     const capacity = capacityStage ? capacityDrafts(capacityStage) : [];
     const analyzed = analyzeWithFamily({
-        baseline: fixedLoad(input.baseline),
-        candidate: fixedLoad(input.candidate),
-        gate: settings.gate,
-        repeats: settings.repeats,
-        ...runMinutesOfLook(fixedLoad(input.candidate), settings.runMinutes),
-        ...(settings.cost === undefined ? {} : { cost: settings.cost }),
-        ...(settings.quality === undefined ? {} : { quality: settings.quality }),
-        mode: input.mode ?? "stored",
-        baselineInfo: input.baselineInfo ?? null,
-        ...(input.history ? { history: input.history } : {}),
-        ...(input.baselineVariancePriors ? { baselineVariancePriors: input.baselineVariancePriors } : {}),
-        ...(input.startVariancePriors ? { startVariancePriors: input.startVariancePriors } : {}),
-        ...(input.runVariancePriors ? { runVariancePriors: input.runVariancePriors } : {}),
-        ...(input.baselineVariancePriorOrigin
-            ? { baselineVariancePriorOrigin: input.baselineVariancePriorOrigin }
-            : {}),
-        now: (input.now ?? new Date()).toISOString(),
-        tool: { name: toolName, version: toolVersion },
+        ...analyzeInputOf(input, settings, fixedLoad),
         familyExtras: capacityMembers(capacity),
-        ...(settings.cellFamilies === undefined ? {} : { cellFamilies: settings.cellFamilies }),
     });
     let decided = analyzed.verdict;
     decided.gpuMinutes = gpuMinutesSpent(decided.mode, { baseline: input.baseline, candidate: input.candidate }, decided.settings.looks, settings.cost ?? { ...defaultCostModel, runsPerBlock: settings.repeats.block ?? 1 });
-    if (capacityStage) {
-        const cells = capacityStage.cells;
-        const looks = capacityLooks(settings.repeats.max, cells);
-        const alpha = capacityLookLevel(1 - settings.gate.confidence, looks, cells, input.candidate, decided.mode);
-        const checks = decideCapacity({ ...capacityStage, alpha }, capacity, analyzed.extras);
-        decided = withCapacity(decided, checks, settings.gate.fail_on);
-        // An undecided capacity verdict asks for its next look once the fixed-load cells ask for none.
-        if (decided.verdict === "inconclusive" && decided.nextLook === null)
-            decided.nextLook = capacityNextLook({
-                checks,
-                looks,
-                baseline: input.baseline,
-                candidate: input.candidate,
-                mode: decided.mode,
-            });
-    }
+    if (capacityStage)
+        decided = withCapacityChecks(decided, settings, capacityStage, capacity, analyzed.extras);
     if (settings.budget) {
         const look = runMinutesOfLook(fixedLoad(input.candidate), settings.runMinutes);
         decided = withBudget(decided, settings.budget, costRatesOf(look.runMinutes, settings.repeats.block, settings.cost));
@@ -4789,6 +5913,50 @@ function compareRecords(input) {
         exitCode: decided.exitCode,
         runs: { baseline: input.baseline, candidate: input.candidate },
     };
+}
+/** What the per-metric analysis is given: the fixed-load runs, the settings and the priors, but no capacity checks. */
+function analyzeInputOf(input, settings, fixedLoad) {
+    return {
+        baseline: fixedLoad(input.baseline),
+        candidate: fixedLoad(input.candidate),
+        gate: settings.gate,
+        repeats: settings.repeats,
+        ...runMinutesOfLook(fixedLoad(input.candidate), settings.runMinutes),
+        ...(settings.cost === undefined ? {} : { cost: settings.cost }),
+        ...(settings.quality === undefined ? {} : { quality: settings.quality }),
+        mode: input.mode ?? "stored",
+        baselineInfo: input.baselineInfo ?? null,
+        ...(input.history ? { history: input.history } : {}),
+        ...(input.baselineVariancePriors ? { baselineVariancePriors: input.baselineVariancePriors } : {}),
+        ...(input.startVariancePriors ? { startVariancePriors: input.startVariancePriors } : {}),
+        ...(input.runVariancePriors ? { runVariancePriors: input.runVariancePriors } : {}),
+        ...(input.baselineVariancePriorOrigin
+            ? { baselineVariancePriorOrigin: input.baselineVariancePriorOrigin }
+            : {}),
+        now: (input.now ?? new Date()).toISOString(),
+        tool: { name: toolName, version: toolVersion },
+        ...(settings.cellFamilies === undefined ? {} : { cellFamilies: settings.cellFamilies }),
+    };
+}
+/**
+ * The capacity checks decided at this look's level from their adjustment in the gated family, joined to
+ * the verdict; an undecided capacity verdict asks for its next look once the fixed-load cells ask for none.
+ */
+function withCapacityChecks(decided, settings, stage, drafts, adjusted) {
+    const { cells } = stage;
+    const looks = capacityLooks(settings.repeats.max, cells);
+    const alpha = capacityLookLevel(1 - settings.gate.confidence, looks, cells, stage.candidate, decided.mode);
+    const checks = decideCapacity({ ...stage, alpha }, drafts, adjusted);
+    const joined = withCapacity(decided, checks, settings.gate.fail_on);
+    if (joined.verdict === "inconclusive" && joined.nextLook === null)
+        joined.nextLook = capacityNextLook({
+            checks,
+            looks,
+            baseline: stage.baseline,
+            candidate: stage.candidate,
+            mode: joined.mode,
+        });
+    return joined;
 }
 
 /**
@@ -4838,7 +6006,10 @@ const calibrationFileSchema = object({
     schemaVersion: literal(calibrationSchemaVersion),
     kind: literal("vllm-perf-gate-calibration"),
     createdAt: string(),
-    /** The measuring conditions' hash (compare/history.ts conditionsHash): a prior applies only under them. */
+    /**
+     * The measuring conditions' hash (compare/history/history.ts conditionsHash): a prior applies only under
+     * them.
+     */
     conditions: string().nullable(),
     runsPerSide: number().int().min(2),
     /** The gate's settings the A/A splits were judged with. */
@@ -4859,6 +6030,8 @@ const calibrationFileSchema = object({
     }),
 });
 const healthy = (run) => run.exclusionReasons.length === 0;
+/** The key of a cell's metric in the priors and the A/A tallies. */
+const noiseKey = (cell, metric) => `${cell}\u0000${metric}`;
 /** A seeded re-split: per cell the pooled runs shuffled, the first half one side, the rest the other. */
 function resplit(runs, random) {
     const byCell = new Map();
@@ -4885,6 +6058,38 @@ function resplit(runs, random) {
  * noise, not a precise probability (docs/calibration.md).
  */
 function calibrateFromRuns(input) {
+    const sides = healthySides(input);
+    const { a, b, runsPerSide } = sides;
+    const judged = judgeSplits(sides, input);
+    // The variances are of the runs the gate's tests keep: its outlier screen applied to each A/A side, so
+    // a prior is no wider than the noise a comparison's screened runs carry.
+    const kept = selectUsableRuns(a, b, input.settings.gate, []).usable;
+    const measured = {
+        ...sides,
+        kept,
+        variances: pooledRunVariances([...kept.baseline, ...kept.candidate]),
+    };
+    const first = [...a, ...b][0];
+    return calibrationFileSchema.parse({
+        schemaVersion: calibrationSchemaVersion,
+        kind: "vllm-perf-gate-calibration",
+        createdAt: (input.now ?? new Date()).toISOString(),
+        conditions: first ? conditionsHash(first.fingerprint) : null,
+        runsPerSide,
+        gate: {
+            alpha: judged.gateAlpha,
+            tolerance: judged.tolerance,
+            failOn: String(input.settings.gate.fail_on),
+        },
+        cells: sides.cells.map((cell) => cellSummary(cell, measured, judged, input.history)),
+        overall: {
+            aaSplits: judged.splits,
+            blocked: judged.overallBlocked,
+            falseBlockRate: judged.overallBlocked / judged.splits,
+        },
+    });
+}
+function healthySides(input) {
     const a = input.a.filter(healthy).map((run) => ({ ...run, session: "aa-a" }));
     const b = input.b.filter(healthy).map((run) => ({ ...run, session: "aa-b" }));
     const perCell = (runs) => {
@@ -4899,18 +6104,24 @@ function calibrateFromRuns(input) {
     const runsPerSide = Math.min(...cells.map((cell) => Math.min(countsA.get(cell) ?? 0, countsB.get(cell) ?? 0)));
     if (cells.length === 0 || !(runsPerSide >= 2))
         throw new InputError(`calibration: every cell needs at least 2 healthy runs on each A/A side, got ${cells.length === 0 ? "no cell" : `${runsPerSide} in the fewest`}`);
+    return { a, b, cells, runsPerSide };
+}
+/** The measured A/B split and the seeded re-splits of the pooled runs, each compared as the gate does. */
+function judgeSplits({ a, b }, input) {
     const splits = [{ a, b }];
     const random = mulberry32(input.seed ?? 20);
     for (let i = 0; i < (input.resplits ?? 19); i++)
         splits.push(resplit([...a, ...b], random));
-    const blocks = new Map();
-    const judged = new Map();
-    let overallBlocked = 0;
-    // The gate's family level and tolerance as its analysis applied them (set by the first split).
-    let gateAlpha = 0;
-    let tolerance = 0;
-    const detectable = new Map();
-    const gated = new Map();
+    const judged = {
+        splits: splits.length,
+        judged: new Map(),
+        blocks: new Map(),
+        overallBlocked: 0,
+        gateAlpha: 0,
+        tolerance: 0,
+        detectable: new Map(),
+        gated: new Map(),
+    };
     splits.forEach((split, index) => {
         const { verdict } = compareRecords({
             baseline: split.a,
@@ -4919,97 +6130,90 @@ function calibrateFromRuns(input) {
             mode: "interleaved",
             ...(input.now ? { now: input.now } : {}),
         });
-        gateAlpha = verdict.settings.familyAlpha;
-        tolerance = verdict.settings.tolerance;
+        judged.gateAlpha = verdict.settings.familyAlpha;
+        judged.tolerance = verdict.settings.tolerance;
         if (verdict.verdict === "regression")
-            overallBlocked++;
+            judged.overallBlocked++;
         for (const c of verdict.comparisons) {
-            const key = `${c.cell}\u0000${c.metric}`;
+            const key = noiseKey(c.cell, c.metric);
             if (index === 0) {
-                gated.set(key, c.gated);
-                detectable.set(key, c.detectableChange);
+                judged.gated.set(key, c.gated);
+                judged.detectable.set(key, c.detectableChange);
             }
             if (!c.gated)
                 continue;
-            judged.set(key, (judged.get(key) ?? 0) + 1);
+            judged.judged.set(key, (judged.judged.get(key) ?? 0) + 1);
             if (c.verdict === "regression")
-                blocks.set(key, (blocks.get(key) ?? 0) + 1);
+                judged.blocks.set(key, (judged.blocks.get(key) ?? 0) + 1);
         }
     });
-    // The variances are of the runs the gate's tests keep: its outlier screen applied to each A/A side, so
-    // a prior is no wider than the noise a comparison's screened runs carry.
-    const kept = selectUsableRuns(a, b, input.settings.gate, []).usable;
-    const variances = pooledRunVariances([...kept.baseline, ...kept.candidate]);
-    const sessions = (cell, metric) => {
-        const groups = new Map();
-        for (const run of [...(input.history ?? []), ...a, ...b]) {
-            if (run.cell !== cell || !run.session || !healthy(run))
-                continue;
-            const value = run.metrics[metric];
-            if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value))
-                continue;
-            // Both A/A sides are one session of this runner.
-            const session = run.session === "aa-a" || run.session === "aa-b" ? "calibration" : run.session;
-            groups.set(session, [...(groups.get(session) ?? []), Math.log(value)]);
-        }
-        return groups;
-    };
-    const out = cells.map((cell) => ({
+    return judged;
+}
+/** One cell of the calibration file: its run length, screened runs and each gated metric's noise. */
+function cellSummary(cell, sides, judged, history) {
+    const { a, b, kept } = sides;
+    return {
         cell,
         ...requestsPerRunOf([...a, ...b], cell),
         screenedRuns: [...a, ...b].filter((run) => run.cell === cell && !kept.baseline.includes(run) && !kept.candidate.includes(run)).length,
         metrics: metricNames.flatMap((metric) => {
-            const key = `${cell}\u0000${metric}`;
-            const pooled = variances.get(key);
-            if (!pooled || !gated.has(key))
-                return [];
-            const drift = input.history && input.history.length > 0 ? cellSessionDrift(sessions(cell, metric)) : null;
-            const splitsJudged = judged.get(key) ?? 0;
-            const blocked = blocks.get(key) ?? 0;
-            return [
-                {
-                    metric,
-                    gated: gated.get(key),
-                    runSpread: Math.sqrt(pooled.variance),
-                    variance: pooled.variance,
-                    df: pooled.df,
-                    drift: drift && drift.sessions >= 2 ? { sd: Math.sqrt(drift.t2), sessions: drift.sessions } : null,
-                    detectableChange: detectable.get(key) ??
-                        (gated.get(key)
-                            ? minimumDetectableChange({
-                                baselineVariance: pooled.variance,
-                                candidateVariance: pooled.variance,
-                                baselineRuns: runsPerSide,
-                                candidateRuns: runsPerSide,
-                                extraVariance: 0,
-                                tolerance,
-                                alpha: gateAlpha,
-                                df: pooled.df,
-                            })
-                            : null),
-                    aaSplits: splitsJudged,
-                    aaBlocks: blocked,
-                    falseBlockRate: splitsJudged > 0 ? blocked / splitsJudged : null,
-                    ...levelsOf(kept.baseline, kept.candidate, cell, metric),
-                },
-            ];
+            const summary = metricSummary(cell, metric, sides, judged, history);
+            return summary === null ? [] : [summary];
         }),
-    }));
-    const first = [...a, ...b][0];
-    return calibrationFileSchema.parse({
-        schemaVersion: calibrationSchemaVersion,
-        kind: "vllm-perf-gate-calibration",
-        createdAt: (input.now ?? new Date()).toISOString(),
-        conditions: first ? conditionsHash(first.fingerprint) : null,
-        runsPerSide,
-        gate: { alpha: gateAlpha, tolerance, failOn: String(input.settings.gate.fail_on) },
-        cells: out,
-        overall: {
-            aaSplits: splits.length,
-            blocked: overallBlocked,
-            falseBlockRate: overallBlocked / splits.length,
-        },
-    });
+    };
+}
+/** One metric of a cell: its run spread, drift, detectable change, A/A blocks and noise levels. */
+function metricSummary(cell, metric, sides, judged, history) {
+    const key = noiseKey(cell, metric);
+    const pooled = sides.variances.get(key);
+    if (!pooled || !judged.gated.has(key))
+        return null;
+    const gated = judged.gated.get(key);
+    const drift = history && history.length > 0
+        ? cellSessionDrift(sessionLogs(cell, metric, [...history, ...sides.a, ...sides.b]))
+        : null;
+    const splitsJudged = judged.judged.get(key) ?? 0;
+    const blocked = judged.blocks.get(key) ?? 0;
+    return {
+        metric,
+        gated,
+        runSpread: Math.sqrt(pooled.variance),
+        variance: pooled.variance,
+        df: pooled.df,
+        drift: drift && drift.sessions >= 2 ? { sd: Math.sqrt(drift.t2), sessions: drift.sessions } : null,
+        detectableChange: judged.detectable.get(key) ??
+            (gated
+                ? minimumDetectableChange({
+                    baselineVariance: pooled.variance,
+                    candidateVariance: pooled.variance,
+                    baselineRuns: sides.runsPerSide,
+                    candidateRuns: sides.runsPerSide,
+                    extraVariance: 0,
+                    tolerance: judged.tolerance,
+                    alpha: judged.gateAlpha,
+                    df: pooled.df,
+                })
+                : null),
+        aaSplits: splitsJudged,
+        aaBlocks: blocked,
+        falseBlockRate: splitsJudged > 0 ? blocked / splitsJudged : null,
+        ...levelsOf(sides.kept.baseline, sides.kept.candidate, cell, metric),
+    };
+}
+/** The ln values of a cell's metric per session of the healthy runs (both A/A sides are one session). */
+function sessionLogs(cell, metric, runs) {
+    const groups = new Map();
+    for (const run of runs) {
+        if (run.cell !== cell || !run.session || !healthy(run))
+            continue;
+        const value = run.metrics[metric];
+        if (typeof value !== "number" || !(value > 0) || !Number.isFinite(value))
+            continue;
+        // Both A/A sides are one session of this runner.
+        const session = run.session === "aa-a" || run.session === "aa-b" ? "calibration" : run.session;
+        groups.set(session, [...(groups.get(session) ?? []), Math.log(value)]);
+    }
+    return groups;
 }
 /** The two levels of one cell's metric from the A/A sides' runs grouped by their server start. */
 function levelsOf(a, b, cell, metric) {
@@ -5091,7 +6295,6 @@ function calibratedLevels(file) {
         return { ...base, start, withinStart: run, perRun: start ? sumOf(run, start) : null };
     }));
 }
-const noiseKey = (cell, metric) => `${cell}\u0000${metric}`;
 function calibrationOrigin(file, source, detail) {
     return {
         source: `calibration ${source}${detail ? ` (${detail})` : ""}`,
@@ -5200,7 +6403,7 @@ function calibrationPriors(file, others) {
     const priors = new Map(others ?? []);
     for (const cell of file.cells)
         for (const m of cell.metrics) {
-            const key = `${cell.cell}\u0000${m.metric}`;
+            const key = noiseKey(cell.cell, m.metric);
             const known = priors.get(key);
             const df = m.df + (known?.df ?? 0);
             priors.set(key, {
@@ -5761,7 +6964,8 @@ const cacheProtocolSchema = object({
 });
 /**
  * The server start that measured a run (docs/server.md, Server starts): the runs of one start share what
- * it drew, so compare groups them by it. Absent in files of earlier versions (compare/server-starts.ts).
+ * it drew, so compare groups them by it. Absent in files of earlier versions
+ * (compare/inputs/server-starts.ts).
  */
 const runServerStartSchema = object({
     id: string()
@@ -7967,4 +9171,4 @@ function alternatingBlocks(firstRun, runs, sides, runsPerBlock = 1) {
     return blocks;
 }
 
-export { calibrationPriors as $, requestRecordSchema as A, requestLatencies as B, answerLatencies as C, depthBuckets as D, sortNumbers as E, percentileSorted as F, table as G, fold as H, Footnotes as I, detectionLine as J, checkMatrix as K, valuesOnBothSides as L, withinToleranceFold as M, acceptanceSection as N, perCellDetails as O, tallyOf as P, metricVerdictLabel as Q, sessionEstimate as R, alternatingBlocks as S, noisiestGatedFamily as T, startedServers as U, serverStartsPerCell as V, calibratedNoiseByFamily as W, parseCalibrationFile as X, defaultCompareSettings as Y, loadSides as Z, calibrationPriorOrigin as _, lookSchedule as a, calibrationStartPriors as a0, calibrationRunPriors as a1, compareRecords as a2, formatDetectable as a3, cacheConfigFromMetrics as a4, parsePrometheusText as a5, classifyChunk as a6, chunkCarriesAnswer as a7, answerTextOf as a8, chunkCarriesToolCalls as a9, ToolCallAssembler as aa, reasoningFieldOf as ab, chunkCarriesReasoning as ac, chunkKindOf as ad, requestRecordSchemaVersion as ae, cellSchedule as af, runExternalTask as ag, summarize as ah, computeRunMetrics as ai, summarizeServerMetrics as aj, runFileSchemaVersion as ak, scheduleCondition as al, computeSessionMetrics as am, summarizeConfig as b, calibrateFromRuns as c, describeCapacityCost as d, readRunFile as e, alternatingOrder as f, baselineStartGroups as g, baselineRunsPerStart as h, runsPerBlock as i, serverStartSeconds as j, defaultInputLimits as k, loadRuns as l, mebibyte as m, runFileSchema as n, runFileInvariantIssues as o, estimateCapacity as p, capacityInterval as q, renderSummary as r, settingsFromConfig as s, loadCurveOf as t, capacityRunsOf as u, capacityObjectivesOf as v, intervalLevel as w, capacityMaxRuns as x, searchSettingsOf as y, scrapeSeries as z };
+export { withConfigStartPrior as $, searchSettingsOf as A, scrapeSeries as B, requestRecordSchema as C, requestLatencies as D, answerLatencies as E, depthBuckets as F, sortNumbers as G, percentileSorted as H, table as I, fold as J, Footnotes as K, detectionLine as L, checkMatrix as M, valuesOnBothSides as N, withinToleranceFold as O, acceptanceSection as P, perCellDetails as Q, tallyOf as R, metricVerdictLabel as S, powerAtChange as T, minimumDetectableChange as U, sessionEstimate as V, noisiestGatedFamily as W, startedServers as X, serverStartsPerCell as Y, alternatingBlocks as Z, calibratedNoiseByFamily as _, lookSchedule as a, parseCalibrationFile as a0, defaultCompareSettings as a1, loadSides as a2, calibrationPriorOrigin as a3, calibrationPriors as a4, calibrationStartPriors as a5, calibrationRunPriors as a6, pooledStartPriors as a7, compareRecords as a8, formatDetectable as a9, cacheConfigFromMetrics as aa, parsePrometheusText as ab, classifyChunk as ac, chunkCarriesAnswer as ad, answerTextOf as ae, chunkCarriesToolCalls as af, ToolCallAssembler as ag, reasoningFieldOf as ah, chunkCarriesReasoning as ai, chunkKindOf as aj, requestRecordSchemaVersion as ak, cellSchedule as al, runExternalTask as am, summarize as an, computeRunMetrics as ao, summarizeServerMetrics as ap, runFileSchemaVersion as aq, scheduleCondition as ar, computeSessionMetrics as as, summarizeConfig as b, calibrateFromRuns as c, describeCapacityCost as d, readRunFile as e, alternatingOrder as f, baselineStartGroups as g, baselineRunsPerStart as h, runsPerBlock as i, serverStartSeconds as j, defaultInputLimits as k, loadRuns as l, mebibyte as m, runFileSchema as n, runFileInvariantIssues as o, estimateCapacity as p, capacityInterval as q, renderSummary as r, settingsFromConfig as s, smallest as t, largest as u, loadCurveOf as v, capacityRunsOf as w, capacityObjectivesOf as x, intervalLevel as y, capacityMaxRuns as z };

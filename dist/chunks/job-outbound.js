@@ -1,7 +1,7 @@
-import { au as renderedForms } from './format.js';
+import { aj as renderedForms } from './format.js';
 import { writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { stat, readFile, writeFile } from 'node:fs/promises';
-import { F as FailureError, g as terminateGroup, d as dockerExec, o as describeDockerCli, p as dockerSpawn, k as dockerCliOf } from './version.js';
+import { F as FailureError, g as terminateGroup, d as dockerExec, o as describeDockerCli, p as dockerSpawn, j as containerLabel, q as labelledContainersOnPort, r as dockerCliOf } from './version.js';
 import { spawn } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -284,6 +284,9 @@ async function spawnServerProcess(argv, options, services) {
     return server;
 }
 
+/** `runningOnPort` of a kind that leaves nothing on a port but processes the state file records. */
+const nothingElseOnPort = () => Promise.resolve([]);
+
 async function launchCommand(config, services, options) {
     const argv = withDevice(config.argv, services.device, config.port);
     // Printed and recorded as the config writes it: `${VAR}` stays a template (it may be a secret; the log
@@ -320,6 +323,7 @@ const commandEntry = {
     settings: (server) => ({ env: Object.keys(server.env).sort(), lifecycle: server.lifecycle }),
     usesLocalGpu: true,
     fixedPort: (server) => server.port,
+    runningOnPort: nothingElseOnPort,
     passedEnv: () => [],
 };
 
@@ -370,7 +374,7 @@ function dockerRunArgs(config, engineArgs, containerName, options) {
         "--name",
         containerName,
         "--label",
-        "vllm-perf-gate=1",
+        containerLabel,
         ...gpusArgs(config, options.device),
         "--ipc=host",
         "--publish",
@@ -611,9 +615,9 @@ async function stopContainer(containerName, followers, services) {
 
 /** A pinned container started through the docker CLI (docker-launcher.ts), in dev mode when a cell shares it. */
 const dockerEntry = {
-    launch: ({ config, model, services, sharedByCell, recorded, dockerCommand }) => launchDocker(config, model, {
+    launch: ({ config, model, services, sharedByCell, recorded }) => launchDocker(config, model, {
         ...services,
-        dockerCommand: dockerCommand ?? dockerCliOf(config),
+        dockerCommand: dockerCliOf(config),
         devMode: sharedByCell,
         recorded,
     }),
@@ -625,6 +629,7 @@ const dockerEntry = {
     }),
     usesLocalGpu: true,
     fixedPort: (server) => server.port,
+    runningOnPort: (server, port, env) => labelledContainersOnPort(dockerCliOf(server), port, { env }),
     passedEnv: (server) => server.env,
 };
 
@@ -648,6 +653,7 @@ const externalEntry = {
     settings: () => ({}),
     usesLocalGpu: false,
     fixedPort: () => 0,
+    runningOnPort: nothingElseOnPort,
     passedEnv: () => [],
 };
 
@@ -735,7 +741,7 @@ async function launchSim(config, model, services, options) {
     const args = simArgs(config, model, config.seed + options.startIndex);
     // The simulated GPU: its device index (the first of the server's devices) selects its speed.
     const device = services.device ? ["--device", services.device.spec.split(",")[0]] : [];
-    const argv = [...(options.cliCommand ?? defaultCliCommand()), "sim", ...args, ...device];
+    const argv = [...defaultCliCommand(), "sim", ...args, ...device];
     // Printed as the config writes it: `${VAR}` stays a template (it may be a secret).
     const recordedConfig = options.recorded?.server ?? config;
     const recordedModel = options.recorded?.model ?? model;
@@ -816,9 +822,8 @@ function isPortPair(args, index) {
 }
 /** The built-in simulator, started as a `vllm-perf-gate sim` process that announces its address. */
 const simEntry = {
-    launch: ({ config, model, apiKey, services, startIndex, sharedByCell, recorded, cliCommand }) => launchSim(config, model, services, {
+    launch: ({ config, model, apiKey, services, startIndex, sharedByCell, recorded }) => launchSim(config, model, services, {
         apiKey,
-        cliCommand,
         startIndex,
         devMode: sharedByCell,
         recorded,
@@ -826,6 +831,7 @@ const simEntry = {
     settings: (server) => ({ lifecycle: server.lifecycle }),
     usesLocalGpu: false,
     fixedPort: (server) => server.port,
+    runningOnPort: nothingElseOnPort,
     passedEnv: () => [],
 };
 

@@ -4,7 +4,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { a as describeValue, s as strictObject, n as nonNegativeNumber, p as positiveNumber, c as choice, b as positiveInt, e as nonEmptyString, f as fraction, g as envVarName, h as port, i as httpUrl, j as nonNegativeInt, d as distExports, m as maxListedKeys } from './index.js';
 import { I as InputError } from './version.js';
 import { l as literal, u as union, s as string, a as array, b as boolean, n as number, _ as _enum, r as record, d as unknown, p as partialRecord } from './schemas.js';
-import { f as metricNames, h as gatableMetricNames, g as gatedMetricNames } from './metric-names.js';
+import { e as metricNames, n as gatableMetricNames, g as gatedMetricNames } from './metric-names.js';
 
 /**
  * The most `run` can execute: validate rejects anything beyond (docs/config-reference.md#limits), so a config that
@@ -1031,6 +1031,7 @@ const commandServer = strictObject({
 const commandKind = {
     schema: commandServer,
     launchesProcess: true,
+    sidesShareOneServer: null,
     defaultStartSeconds: 180,
     lifecycle: (server) => server.lifecycle,
     describe: (server) => `command ${server.argv.join(" ")}`,
@@ -1098,6 +1099,7 @@ const dockerServer = strictObject({
 const dockerKind = {
     schema: dockerServer,
     launchesProcess: true,
+    sidesShareOneServer: null,
     defaultStartSeconds: 180,
     lifecycle: (server) => server.lifecycle,
     describe: (server) => `docker ${server.image}${server.args.length ? ` ${server.args.join(" ")}` : ""}`,
@@ -1140,6 +1142,8 @@ const externalServer = strictObject({
 const externalKind = {
     schema: externalServer,
     launchesProcess: false,
+    // An endpoint this job does not start is one deployment: both sides would measure the same server.
+    sidesShareOneServer: "the server is external (server.kind: external): both sides would measure the same deployment",
     // Someone else started it: no start is ours to pay for, and one server serves every run (its cache is
     // not reset between cells: it is a deployment, not ours to reset beyond the fresh policy's).
     defaultStartSeconds: 0,
@@ -1187,6 +1191,7 @@ const simServer = strictObject({
 const simKind = {
     schema: simServer,
     launchesProcess: true,
+    sidesShareOneServer: null,
     defaultStartSeconds: 1,
     lifecycle: (server) => server.lifecycle,
     describe: (server) => `simulator, profile ${server.profile}${Object.keys(server.set).length
@@ -1229,6 +1234,10 @@ const launchedServerKinds = serverKinds.filter((kind) => serverKindFacts[kind].l
 /** Whether each run gets its own server or a cell's runs share one. */
 function serverLifecycle(config) {
     return factsOf(config.server).lifecycle(config.server);
+}
+/** Why both sides of one job would measure one server (the kind's `sidesShareOneServer`), or null. */
+function sidesShareOneServer(server) {
+    return factsOf(server).sidesShareOneServer;
 }
 /** One line for the server section of `validate` (pass the template view: it is printed). */
 function describeServer(server) {
@@ -2531,4 +2540,4 @@ function locateNode(root, path, lineCounter) {
     return { line: position.line, column: position.col };
 }
 
-export { assumedFileSessionTurns as A, configSchema as B, isTraceDataset as a, serverKinds as b, configLimits as c, defaultConfigFile as d, serverLifecycle as e, launchedServerKinds as f, isFileBacked as g, isSessionDataset as h, isSearchedCell as i, scoresAnswers as j, designedSharing as k, loadConfig as l, traceLayoutOf as m, noInterpolation as n, describeServer as o, parseConfigText as p, serverWarnings as q, requestsPerSessionInFlight as r, serverKindFacts as s, templateView as t, describeDataset as u, sessionShape as v, lengthMean as w, meanBranches as x, promptTokensMean as y, outputTokensMean as z };
+export { outputTokensMean as A, assumedFileSessionTurns as B, configSchema as C, isTraceDataset as a, serverKindFacts as b, configLimits as c, defaultConfigFile as d, serverKinds as e, serverLifecycle as f, launchedServerKinds as g, isFileBacked as h, isSearchedCell as i, isSessionDataset as j, scoresAnswers as k, loadConfig as l, designedSharing as m, noInterpolation as n, traceLayoutOf as o, parseConfigText as p, describeServer as q, requestsPerSessionInFlight as r, sidesShareOneServer as s, templateView as t, serverWarnings as u, describeDataset as v, sessionShape as w, lengthMean as x, meanBranches as y, promptTokensMean as z };

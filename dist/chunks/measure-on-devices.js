@@ -1,5 +1,5 @@
 import { s as selectCells } from './trace-replay.js';
-import { e as serverLifecycle } from './load.js';
+import { f as serverLifecycle } from './load.js';
 import { f as alternatingOrder, g as baselineStartGroups, h as baselineRunsPerStart, b as summarizeConfig, i as runsPerBlock, j as serverStartSeconds } from './interleaved.js';
 
 function planDevices(work, options) {

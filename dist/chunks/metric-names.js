@@ -466,4 +466,4 @@ function describeMetric(metric) {
     return metricSpecs[metric].label;
 }
 
-export { latencyPhaseLabel as a, latencyStatisticSpec as b, latencyStatistics as c, describeMetric as d, guardMetrics as e, metricNames as f, gatedMetricNames as g, gatableMetricNames as h, isMetricName as i, isGuardMetric as j, metricsMeasuredIn as k, latencyPhases as l, metricSpecs as m, latencyMetricName as n, vllmLatencyPhases as v };
+export { latencyPhaseLabel as a, latencyStatisticSpec as b, latencyStatistics as c, describeMetric as d, metricNames as e, isGuardMetric as f, gatedMetricNames as g, metricsMeasuredIn as h, isMetricName as i, latencyMetricName as j, guardMetrics as k, latencyPhases as l, metricSpecs as m, gatableMetricNames as n, vllmLatencyPhases as v };

@@ -1,15 +1,15 @@
-import { f as launchedServerKinds, b as serverKinds, s as serverKindFacts, t as templateView, e as serverLifecycle, n as noInterpolation, g as isFileBacked, h as isSessionDataset, j as scoresAnswers, r as requestsPerSessionInFlight, a as isTraceDataset, k as designedSharing } from './load.js';
-import { b as systemClock, d as dockerExec, c as dockerCliOfRecord, f as isGroupAlive, g as terminateGroup, j as execFileCapture, t as toolVersion, a as toolName, k as dockerCliOf, l as trackLaunchedServer, m as trackLaunching, u as untrackLaunchedServer, F as FailureError, n as epochMsOf, I as InputError } from './version.js';
+import { g as launchedServerKinds, e as serverKinds, b as serverKindFacts, t as templateView, f as serverLifecycle, n as noInterpolation, h as isFileBacked, j as isSessionDataset, k as scoresAnswers, r as requestsPerSessionInFlight, a as isTraceDataset, m as designedSharing } from './load.js';
+import { b as systemClock, d as dockerExec, c as dockerCliOfRecord, f as isGroupAlive, g as terminateGroup, j as containerLabel, k as execFileCapture, t as toolVersion, a as toolName, u as untrackLaunchedServer, l as trackLaunchedServer, m as trackLaunching, F as FailureError, n as epochMsOf, I as InputError } from './version.js';
 import require$$2$1, { randomUUID, createHash } from 'node:crypto';
 import require$$0$8, { readFile, mkdir, open, stat, rm, writeFile, rename } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import require$$1$4, { dirname, join } from 'node:path';
 import { o as object, s as string, n as number, u as union, a as array, _ as _enum, l as literal, r as record, d as unknown, e as looseObject } from './schemas.js';
-import { a4 as cacheConfigFromMetrics, a5 as parsePrometheusText, a6 as classifyChunk, a7 as chunkCarriesAnswer, a8 as answerTextOf, a9 as chunkCarriesToolCalls, aa as ToolCallAssembler, ab as reasoningFieldOf, ac as chunkCarriesReasoning, ad as chunkKindOf, ae as requestRecordSchemaVersion, af as cellSchedule, ag as runExternalTask, ah as summarize, B as requestLatencies, ai as computeRunMetrics, aj as summarizeServerMetrics, n as runFileSchema, ak as runFileSchemaVersion, al as scheduleCondition, am as computeSessionMetrics } from './interleaved.js';
-import { k as kindEntry, S as ServerStartError, d as diagnoseLog } from './job-outbound.js';
+import { aa as cacheConfigFromMetrics, ab as parsePrometheusText, u as largest, ac as classifyChunk, ad as chunkCarriesAnswer, ae as answerTextOf, af as chunkCarriesToolCalls, ag as ToolCallAssembler, ah as reasoningFieldOf, ai as chunkCarriesReasoning, aj as chunkKindOf, ak as requestRecordSchemaVersion, al as cellSchedule, am as runExternalTask, an as summarize, D as requestLatencies, ao as computeRunMetrics, ap as summarizeServerMetrics, n as runFileSchema, aq as runFileSchemaVersion, ar as scheduleCondition, as as computeSessionMetrics } from './interleaved.js';
+import { S as ServerStartError, d as diagnoseLog, k as kindEntry } from './job-outbound.js';
 import require$$0$3, { createConnection, createServer } from 'node:net';
 import { mkdirSync, createWriteStream, openSync, writeSync, fsyncSync, closeSync, readdirSync } from 'node:fs';
-import { l as largest, S as newServerStart, d as reachedServerStart, T as specDecodeValue, V as collectOutputs, W as computeGuards } from './format.js';
+import { Q as newServerStart, d as reachedServerStart, R as specDecodeValue, S as collectOutputs, T as computeGuards } from './format.js';
 import require$$0, { setMaxListeners } from 'node:events';
 import require$$5$1, { performance as performance$1, monitorEventLoopDelay } from 'node:perf_hooks';
 import require$$0$1 from 'node:assert';
@@ -277,9 +277,9 @@ async function removeLeftoverServers(stateFile, options = {}) {
 }
 /**
  * What holds a busy port, for the start's error: the state file's servers on that port (with whether
- * their owner still runs) and, for the docker kind, the running containers labelled `vllm-perf-gate=1`
- * publishing it. Bounded (a few seconds of docker at most) and never throws: an empty list when nothing
- * could be learnt.
+ * their owner still runs) and the servers the kind itself finds there (`running`: its kind entry's
+ * `runningOnPort`, e.g. docker's labelled containers), those already named by the state file skipped.
+ * Never throws: an empty list when nothing could be learnt.
  */
 async function portHolders(port, options) {
     const isAlive = options.isAlive ?? isProcessAlive;
@@ -299,18 +299,9 @@ async function portHolders(port, options) {
             holders.push(`${what} ${owner}`);
         }
     }
-    if (options.docker) {
-        const listed = await dockerExec(options.docker, ["ps", "--filter", "label=vllm-perf-gate=1", "--filter", `publish=${port}`, "--format", "{{.Names}}"], { env: options.env ?? process.env, timeoutMs: options.dockerTimeoutMs ?? 5_000 }).catch(() => null);
-        if (listed && listed.code === 0) {
-            const names = listed.stdout
-                .split("\n")
-                .map((line) => line.trim())
-                .filter((name) => name.length > 0 && !recordedContainers.has(name))
-                .slice(0, 5);
-            for (const name of names)
-                holders.push(`running container ${name} (label vllm-perf-gate=1)`);
-        }
-    }
+    const running = (await options.running?.().catch(() => [])) ?? [];
+    for (const name of running.filter((name) => !recordedContainers.has(name)).slice(0, 5))
+        holders.push(`running container ${name} (label ${containerLabel})`);
     return holders;
 }
 
@@ -1161,76 +1152,107 @@ const logTailLines = 5;
 async function startServerSession(setup, context, startIndex, 
 /** The provider's set of teardowns of servers not yet stopped; the session adds and removes its own. */
 live) {
-    const { env, clock, nvidiaSmi } = setup;
+    const start = openStart(setup, context);
+    await checkBeforeLaunch(start);
+    const gpus = await localGpusOf(start);
+    const started = await launchGuarded(start, gpus, startIndex, live);
+    const outcome = await awaitReadiness(start, started);
+    return readySession(start, gpus, started, outcome);
+}
+function openStart(setup, context) {
     // On one of several devices: its own port (the config's plus its slot) and its own GPUs.
     const device = context.device;
-    const serverConfig = onDevice(setup.server, device);
-    const recordedServer = onDevice(setup.recorded.server, device);
-    const kind = kindEntry(serverConfig);
-    const id = newServerId();
-    // A server we launch is a new start; one we only reach (external) is, once it is reached, the one
-    // start this process knows of at its address (reachedServerStart).
-    const launchedStart = serverKindFacts[serverConfig.kind].launchesProcess ? newServerStart(clock) : null;
-    const apiKeyName = serverConfig.api_key_env;
-    const apiKey = apiKeyName ? env[apiKeyName] : undefined;
-    const logName = `server-${context.cell}${device ? `-device${device.spec.replaceAll(",", "-")}` : ""}${context.run === undefined ? "" : `-run${context.run}`}.log`;
-    const log = new ServerLog(join(setup.logDir ?? context.logDir, logName), setup.outbound);
-    // Warnings, progress lines and errors leave through the job's root, which writes them through the seam.
-    const noteWarning = (message) => {
-        log.note(`warning: ${message}`);
-        setup.warn(message);
+    const server = onDevice(setup.server, device);
+    const log = new ServerLog(join(setup.logDir ?? context.logDir, serverLogName(context)), setup.outbound);
+    const apiKeyName = server.api_key_env;
+    return {
+        setup,
+        context,
+        device,
+        server,
+        recordedServer: onDevice(setup.recorded.server, device),
+        kind: kindEntry(server),
+        id: newServerId(),
+        // A server we launch is a new start; one we only reach (external) is, once it is reached, the one
+        // start this process knows of at its address (reachedServerStart).
+        launchedStart: serverKindFacts[server.kind].launchesProcess ? newServerStart(setup.clock) : null,
+        apiKey: apiKeyName ? setup.env[apiKeyName] : undefined,
+        log,
+        // Warnings, progress lines and errors leave through the job's root, which writes them through the seam.
+        warn(message) {
+            log.note(`warning: ${message}`);
+            setup.warn(message);
+        },
+        fail: (summary, stage) => new ServerStartError({
+            summary,
+            stage,
+            diagnosis: diagnoseLog(log.lastLines(50)),
+            lastLogLines: log.lastLines(20),
+            logFile: log.path,
+        }),
     };
-    const fail = (summary, stage) => new ServerStartError({
-        summary,
-        stage,
-        diagnosis: diagnoseLog(log.lastLines(50)),
-        lastLogLines: log.lastLines(20),
-        logFile: log.path,
-    });
-    if (apiKeyName && !apiKey) {
+}
+function serverLogName(context) {
+    const device = context.device ? `-device${context.device.spec.replaceAll(",", "-")}` : "";
+    return `server-${context.cell}${device}${context.run === undefined ? "" : `-run${context.run}`}.log`;
+}
+/**
+ * What must hold before anything is launched: the API key's variable is set, the leftovers of killed
+ * processes are gone, and the kind's fixed port is free (else the error names what holds it).
+ */
+async function checkBeforeLaunch(start) {
+    const { setup, server, log } = start;
+    const apiKeyName = server.api_key_env;
+    if (apiKeyName && !start.apiKey) {
         await log.close();
-        throw fail(`server.api_key_env names ${apiKeyName}, but that environment variable is not set.`, "launch");
+        throw start.fail(`server.api_key_env names ${apiKeyName}, but that environment variable is not set.`, "launch");
     }
     await setup.removeLeftovers();
-    const fixedPort = kind.fixedPort(serverConfig);
-    if (fixedPort !== 0 && !(await isPortFree(fixedPort))) {
-        log.note(`port ${fixedPort} is already in use`);
-        await log.close();
-        const holders = await portHolders(fixedPort, {
-            stateFile: setup.stateFile,
-            docker: serverConfig.kind === "docker" ? (setup.dockerCommand ?? dockerCliOf(serverConfig)) : undefined,
-            env,
-        });
-        const held = holders.length > 0
-            ? `; ${holders.join("; ")} ${holders.length === 1 ? "holds" : "hold"} it`
-            : "; another server may still be running";
-        throw new ServerStartError({
-            summary: `Port ${fixedPort} is already in use, so the server (server.port: ${fixedPort}) cannot listen on it${held}.`,
-            stage: "launch",
-            diagnosis: diagnoseLog(["address already in use"]),
-            logFile: log.path,
-        });
-    }
-    const localGpus = kind.usesLocalGpu ? nvidiaSmi : null;
+    const fixedPort = start.kind.fixedPort(server);
+    if (fixedPort === 0 || (await isPortFree(fixedPort)))
+        return;
+    log.note(`port ${fixedPort} is already in use`);
+    await log.close();
+    const holders = await portHolders(fixedPort, {
+        stateFile: setup.stateFile,
+        running: () => start.kind.runningOnPort(server, fixedPort, setup.env),
+    });
+    const held = holders.length > 0
+        ? `; ${holders.join("; ")} ${holders.length === 1 ? "holds" : "hold"} it`
+        : "; another server may still be running";
+    throw new ServerStartError({
+        summary: `Port ${fixedPort} is already in use, so the server (server.port: ${fixedPort}) cannot listen on it${held}.`,
+        stage: "launch",
+        diagnosis: diagnoseLog(["address already in use"]),
+        logFile: log.path,
+    });
+}
+async function localGpusOf(start) {
+    const local = start.kind.usesLocalGpu ? start.setup.nvidiaSmi : null;
     // Memory release and telemetry are this server's devices', whatever the servers beside it do.
-    const ownGpus = localGpus && device ? localGpus.only(deviceIndices(device)) : localGpus;
-    const gpuBaseline = ownGpus ? await ownGpus.usage() : null;
+    const own = local && start.device ? local.only(deviceIndices(start.device)) : local;
+    return { local, own, baseline: own ? await own.usage() : null };
+}
+/** What a launcher is handed, with how the start remembers (signal handlers, state file) and forgets its server. */
+function launchServices(start) {
+    const { setup, context, id, log } = start;
+    const { env, clock } = setup;
     const services = {
         env,
         clock,
         log,
         id,
-        warn: noteWarning,
+        warn: start.warn,
         warnOnce: (message) => {
             if (setup.warnedOnce.has(message))
                 return log.note(`warning: ${message}`);
             setup.warnedOnce.add(message);
-            noteWarning(message);
+            start.warn(message);
         },
         stopGraceMs: setup.stopGraceMs,
-        startupTimeoutMs: serverConfig.startup_timeout_s * 1000,
-        nvidiaSmi,
-        device,
+        startupTimeoutMs: start.server.startup_timeout_s * 1000,
+        nvidiaSmi: setup.nvidiaSmi,
+        device: start.device,
         launching: (pid, returned) => trackLaunching(id, pid, returned),
         remember: async (server) => {
             trackLaunchedServer({
@@ -1245,7 +1267,7 @@ live) {
             await addLiveServer(setup.stateFile, {
                 ...server,
                 id,
-                startedAt: launchedStart?.startedAt ?? clock.wallTime().toISOString(),
+                startedAt: start.launchedStart?.startedAt ?? clock.wallTime().toISOString(),
                 cell: context.cell,
                 run: context.run ?? null,
                 ownerPid: process.pid,
@@ -1257,7 +1279,16 @@ live) {
         if (setup.stateFile)
             await removeLiveServer(setup.stateFile, id).catch(() => { });
     };
-    // Until the launch returns, a stopAll() (an interrupt) waits for it and then stops what it started.
+    return { services, forget };
+}
+/**
+ * Launches through the kind's entry, so that an interrupt at any point stops what was started: until
+ * the launch returns, a stopAll() waits for it and then stops what it started; afterwards the start's
+ * teardown is in the provider's live set.
+ */
+async function launchGuarded(start, gpus, startIndex, live) {
+    const { setup, log } = start;
+    const { services, forget } = launchServices(start);
     let stopWhenLaunched = false;
     let launchSettled = () => { };
     const settledLaunch = new Promise((resolve) => {
@@ -1271,16 +1302,14 @@ live) {
     live.add(stopWhileLaunching);
     let launched;
     try {
-        launched = await kind.launch({
-            config: serverConfig,
-            recorded: { server: recordedServer, model: setup.recorded.model },
+        launched = await start.kind.launch({
+            config: start.server,
+            recorded: { server: start.recordedServer, model: setup.recorded.model },
             model: setup.model,
-            apiKey,
+            apiKey: start.apiKey,
             services,
             startIndex,
             sharedByCell: setup.lifecycle !== "per-run",
-            dockerCommand: setup.dockerCommand,
-            cliCommand: setup.cliCommand,
         });
     }
     catch (error) {
@@ -1289,7 +1318,7 @@ live) {
         launchSettled();
         if (error instanceof ServerStartError)
             throw error;
-        throw fail(`The server could not be launched: ${error.message}`, "launch");
+        throw start.fail(`The server could not be launched: ${error.message}`, "launch");
     }
     let stoppedWhileStarting = () => { };
     const stopRequested = new Promise((resolve) => {
@@ -1297,11 +1326,11 @@ live) {
     });
     const stopOnce = createTeardown(launched, {
         log,
-        clock,
-        nvidiaSmi: ownGpus,
-        gpuBaseline,
+        clock: setup.clock,
+        nvidiaSmi: gpus.own,
+        gpuBaseline: gpus.baseline,
         releaseTimeoutMs: setup.releaseTimeoutMs,
-        warn: noteWarning,
+        warn: start.warn,
         forget,
     });
     const teardown = async () => {
@@ -1315,39 +1344,58 @@ live) {
         log.note("stopped while the server was being launched");
         await teardown();
         launchSettled();
-        throw fail("The server was stopped while it was being launched.", "launch");
+        throw start.fail("The server was stopped while it was being launched.", "launch");
     }
     launchSettled();
-    const target = { baseUrl: launched.baseUrl, apiKey };
+    return { launched, services, teardown, stopRequested };
+}
+/**
+ * Waits for /health and /v1/models within the startup timeout, counted from the launch (a pull does not
+ * count), saying where it stands; a server that is not ready is stopped and the error says why.
+ */
+async function awaitReadiness(start, { launched, services, teardown, stopRequested }) {
+    const { setup, context, server, log } = start;
+    const clock = setup.clock;
     const outcome = await waitForReady({
-        target,
+        target: { baseUrl: launched.baseUrl, apiKey: start.apiKey },
         timeoutMs: Math.max(0, services.startupTimeoutMs - (clock.now() - (launched.launchedAt ?? clock.now()))),
         pollMs: setup.pollIntervalMs,
         clock,
         exited: Promise.race([launched.exited, stopRequested]),
         expectedModel: setup.model.name,
         onWaiting: (wait) => setup.progress(`${context.cell}: ${formatReadinessWait(wait, {
-            seconds: serverConfig.startup_timeout_s,
+            seconds: server.startup_timeout_s,
             name: "server.startup_timeout_s, from the launch",
         })}`),
     });
     if (!outcome.ready) {
         log.note(`not ready: ${outcome.detail}`);
         await teardown();
-        const timeoutS = serverConfig.startup_timeout_s;
-        throw fail(outcome.reason === "exited"
-            ? `The server stopped before it was ready (${outcome.detail}).`
-            : outcome.reason === "timeout"
-                ? `The server was not ready within server.startup_timeout_s (${timeoutS} s): ${outcome.detail}.`
-                : outcome.reason === "unauthorized"
-                    ? `The server is up but ${outcome.detail}.`
-                    : `The server is up but ${outcome.detail}; set model.name to the served model name.`, "readiness");
+        throw start.fail(notReadySummary(outcome, server.startup_timeout_s), "readiness");
     }
     log.note(`ready after ${(outcome.waitedMs / 1000).toFixed(1)} s at ${launched.baseUrl}`);
+    return outcome;
+}
+function notReadySummary(outcome, timeoutS) {
+    switch (outcome.reason) {
+        case "exited":
+            return `The server stopped before it was ready (${outcome.detail}).`;
+        case "timeout":
+            return `The server was not ready within server.startup_timeout_s (${timeoutS} s): ${outcome.detail}.`;
+        case "unauthorized":
+            return `The server is up but ${outcome.detail}.`;
+        case "wrong-model":
+            return `The server is up but ${outcome.detail}; set model.name to the served model name.`;
+    }
+}
+/** The session of a ready server: its endpoint, its exit with the log's last lines, its fingerprint and telemetry. */
+function readySession(start, gpus, { launched, teardown }, outcome) {
+    const { setup, server, log, apiKey } = start;
+    const clock = setup.clock;
     let fingerprint;
     return {
-        id,
-        start: launchedStart ?? reachedServerStart(launched.baseUrl, clock, setup.serverStartId),
+        id: start.id,
+        start: start.launchedStart ?? reachedServerStart(launched.baseUrl, clock, setup.serverStartId),
         logFile: log.path,
         servedModels: outcome.models,
         readyAfterMs: outcome.waitedMs,
@@ -1362,30 +1410,31 @@ live) {
         }),
         fingerprint() {
             fingerprint ??= collectFingerprint({
-                target,
+                target: { baseUrl: launched.baseUrl, apiKey },
                 metricsUrl: launched.metricsUrl,
                 server: {
-                    kind: serverConfig.kind,
+                    kind: server.kind,
                     ...launched.conditions,
-                    settings: kind.settings(setup.recorded.server),
+                    settings: start.kind.settings(setup.recorded.server),
                 },
                 readyModels: outcome.models,
                 model: setup.recorded.model,
                 sampling: setup.recorded.sampling,
-                nvidiaSmi: localGpus,
-                device: device?.spec ?? null,
-                env,
+                nvidiaSmi: gpus.local,
+                device: start.device?.spec ?? null,
+                env: setup.env,
                 configHash: setup.configHash,
             });
             return fingerprint;
         },
         startTelemetry(intervals) {
+            const own = gpus.own;
             return startTelemetry({
                 metricsUrl: launched.metricsUrl,
                 apiKey,
                 clock,
                 ...intervals,
-                queryGpus: ownGpus ? () => ownGpus.usage() : null,
+                queryGpus: own ? () => own.usage() : null,
             });
         },
         stop: teardown,
@@ -1455,8 +1504,6 @@ function createServerProvider(serverConfig, options) {
         removeLeftovers,
         configHash: options.configHash,
         serverStartId: options.serverStartId,
-        cliCommand: options.cliCommand,
-        dockerCommand: options.dockerCommand,
         pollIntervalMs: options.pollIntervalMs ?? 1_000,
         stopGraceMs,
         releaseTimeoutMs: options.releaseTimeoutMs ?? 15_000,
@@ -41289,15 +41336,10 @@ function jsonScan(buffer, start, end, fromState, fromDepth, stopAtString = false
     let i = start;
     let state = fromState;
     for (;;) {
-        let c = 0;
-        while (i < end) {
-            c = buffer[i];
-            if (c !== SPACE && c !== LF && c !== CR && c !== TAB)
-                break;
-            i++;
-        }
+        i = afterWhitespace(buffer, i, end);
         if (i >= end)
             return state + 8 * depth;
+        const c = buffer[i];
         if (state === 4) {
             if (depth === 0)
                 return -1;
@@ -41332,12 +41374,7 @@ function jsonScan(buffer, start, end, fromState, fromDepth, stopAtString = false
             i = jsonStringEnd(buffer, i, end);
             if (i < 0)
                 return -1;
-            while (i < end) {
-                c = buffer[i];
-                if (c !== SPACE && c !== LF && c !== CR && c !== TAB)
-                    break;
-                i++;
-            }
+            i = afterWhitespace(buffer, i, end);
             if (i >= end || buffer[i] !== COLON)
                 return -1;
             i++;
@@ -41374,6 +41411,16 @@ function jsonScan(buffer, start, end, fromState, fromDepth, stopAtString = false
             return -1;
         state = 4;
     }
+}
+/** The first index from `i` that is not JSON whitespace (`end` when none is). */
+function afterWhitespace(buffer, i, end) {
+    while (i < end) {
+        const c = buffer[i];
+        if (c !== SPACE && c !== LF && c !== CR && c !== TAB)
+            return i;
+        i++;
+    }
+    return i;
 }
 /** 1 for the bytes that end a run of plain string content: `"`, `\\` and control characters. */
 const stringStop = new Uint8Array(256);
@@ -42740,36 +42787,60 @@ class Slots {
  * arrivals are measured on it.
  */
 async function dispatchLoad(options) {
-    const { plan, clock, send } = options;
+    const { plan, clock } = options;
     const startedAt = clock.now();
     const deadline = plan.maxDurationMs === null ? Number.POSITIVE_INFINITY : startedAt + plan.maxDurationMs;
-    const slots = new Slots(plan.maxConcurrency);
-    const inFlight = new Set();
-    let nextIndex = 0;
-    let inFlightCount = 0;
-    let peakInFlight = 0;
-    let lastReadyAt = null;
-    // The schedule's timeline: the clock plus the idle time elided so far (0 on real time).
-    let elided = 0;
-    const scheduleNow = () => clock.now() + elided;
-    // Requests in flight or waiting for a slot, when the last of them ended, and who waits for that.
-    let busy = 0;
-    let idleSince = startedAt;
-    let onIdle = null;
-    const enter = () => {
-        busy++;
-    };
-    const leave = () => {
-        if (--busy > 0)
+    const dispatch = new LoadDispatch(options, new ScheduleTimeline(clock, options.elideIdle, startedAt));
+    let segmentStart = startedAt;
+    for (let stage = 0; stage < plan.segments.length; stage++) {
+        const segment = plan.segments[stage];
+        const segmentEnd = Math.min(deadline, segment.durationMs === null ? Number.POSITIVE_INFINITY : segmentStart + segment.durationMs);
+        if (dispatch.exhausted() || segmentStart >= deadline)
+            break;
+        if (segment.kind === "rate")
+            await dispatch.openLoop(segment, stage, segmentStart, segmentEnd);
+        else
+            await dispatch.closedLoop(segment.concurrency, stage, segmentEnd);
+        segmentStart = segmentEnd === Number.POSITIVE_INFINITY ? dispatch.timeline.now() : segmentEnd;
+    }
+    return dispatch.finish(startedAt);
+}
+/**
+ * The schedule's timeline: the clock plus the idle time elided so far (0 on real time), the requests in
+ * flight or waiting for a slot, and the wait that elides the idle part of a wait (see IdleElision).
+ */
+class ScheduleTimeline {
+    clock;
+    elideIdle;
+    elided = 0;
+    busy = 0;
+    idleSince;
+    onIdle = null;
+    constructor(clock, elideIdle, startedAt) {
+        this.clock = clock;
+        this.elideIdle = elideIdle;
+        this.idleSince = startedAt;
+    }
+    now() {
+        return this.clock.now() + this.elided;
+    }
+    /** A request is in flight or waiting for a slot. */
+    enter() {
+        this.busy++;
+    }
+    /** A request ended: when it was the last, the idle time starts (and a wait for it wakes). */
+    leave() {
+        if (--this.busy > 0)
             return;
-        idleSince = clock.now();
-        onIdle?.();
-    };
+        this.idleSince = this.clock.now();
+        this.onIdle?.();
+    }
     /** Waits until `at` on the schedule's timeline, eliding the idle part of the wait (see IdleElision). */
-    const waitUntil = async (at) => {
-        const elide = options.elideIdle;
+    async waitUntil(at) {
+        const elide = this.elideIdle;
+        const clock = this.clock;
         if (!elide)
-            return clock.sleepUntil(at - elided);
+            return clock.sleepUntil(at - this.elided);
         // One wait per moment: waking on idle without cutting anything keeps waiting on the same one.
         let sleeping = null;
         const sleep = (until) => {
@@ -42778,111 +42849,145 @@ async function dispatchLoad(options) {
             return sleeping.done;
         };
         for (;;) {
-            if (busy === 0) {
-                const earliest = Math.max(clock.now(), idleSince + elide.settleMs);
-                if (at - elided > earliest)
-                    elided = at - earliest;
-                return sleep(at - elided);
+            if (this.busy === 0) {
+                const earliest = Math.max(clock.now(), this.idleSince + elide.settleMs);
+                if (at - this.elided > earliest)
+                    this.elided = at - earliest;
+                return sleep(at - this.elided);
             }
             const idle = new Promise((resolve) => {
-                onIdle = () => resolve("idle");
+                this.onIdle = () => resolve("idle");
             });
-            const woke = await Promise.race([sleep(at - elided).then(() => "time"), idle]);
-            onIdle = null;
+            const woke = await Promise.race([sleep(at - this.elided).then(() => "time"), idle]);
+            this.onIdle = null;
             if (woke === "time")
                 return;
         }
-    };
-    const exhausted = () => (plan.maxRequests !== null && nextIndex >= plan.maxRequests) || options.shouldStop?.() === true;
-    const run = async (ticket, slotted) => {
-        inFlightCount++;
-        if (inFlightCount > peakInFlight)
-            peakInFlight = inFlightCount;
+    }
+}
+/** One dispatch of a plan: its requests counted, in flight and at most at once, its segments sent. */
+class LoadDispatch {
+    options;
+    timeline;
+    nextIndex = 0;
+    inFlightCount = 0;
+    peakInFlight = 0;
+    lastReadyAt = null;
+    inFlight = new Set();
+    slots;
+    constructor(options, timeline) {
+        this.options = options;
+        this.timeline = timeline;
+        this.slots = new Slots(options.plan.maxConcurrency);
+    }
+    exhausted() {
+        const max = this.options.plan.maxRequests;
+        return (max !== null && this.nextIndex >= max) || this.options.shouldStop?.() === true;
+    }
+    /**
+     * An open-loop segment: arrivals on the rate's gamma schedule (a counted one when the plan stops at a
+     * request count alone, the trace's own in a trace's first segment), each sent once it has a slot.
+     */
+    async openLoop(segment, stage, start, end) {
+        const { plan, clock } = this.options;
+        const timeline = this.timeline;
+        const rng = createRng(this.options.seed, "arrivals", stage);
+        const trace = stage === 0 ? (this.options.traceArrivalsMs ?? null) : null;
+        const counted = trace !== null
+            ? trace(plan.maxRequests ?? maxTraceArrivals)
+            : segment.durationMs === null && plan.maxRequests !== null && plan.maxDurationMs === null
+                ? countedArrivals(rng, plan.maxRequests - this.nextIndex, segment.rate, segment.burstiness)
+                : null;
+        const stream = counted ? null : arrivalStream(rng, segment.rate, segment.burstiness);
+        for (let arrival = 0;; arrival++) {
+            if (this.exhausted())
+                break;
+            const offset = counted ? counted[arrival] : stream.next();
+            if (offset === undefined)
+                break;
+            const scheduledAt = start + offset;
+            if (scheduledAt >= end)
+                break;
+            await timeline.waitUntil(scheduledAt);
+            if (this.options.shouldStop?.() === true)
+                break;
+            const readyAt = clock.now();
+            this.lastReadyAt = readyAt + timeline.elided;
+            const ticket = {
+                index: this.nextIndex++,
+                stage,
+                scheduledAt: scheduledAt - timeline.elided,
+                readyAt,
+                elidedMs: timeline.elided,
+            };
+            timeline.enter();
+            const waiting = this.slots.acquire();
+            const task = (waiting ? waiting.then(() => this.run(ticket, true)) : this.run(ticket, false)).finally(() => {
+                this.slots.release();
+                this.inFlight.delete(task);
+                timeline.leave();
+            });
+            this.inFlight.add(task);
+        }
+    }
+    /**
+     * A closed-loop segment: `concurrency` workers, each sending its next request when its last ended, until
+     * the segment's end. A request follows the one before it at once, so there is no idle time to elide.
+     */
+    async closedLoop(concurrency, stage, end) {
+        const { clock } = this.options;
+        const timeline = this.timeline;
+        const worker = async () => {
+            let scheduledAt = clock.now();
+            timeline.enter();
+            try {
+                while (!this.exhausted() && timeline.now() < end) {
+                    const readyAt = clock.now();
+                    this.lastReadyAt = readyAt + timeline.elided;
+                    const ticket = { index: this.nextIndex++, stage, scheduledAt, readyAt, elidedMs: timeline.elided };
+                    scheduledAt = await this.run(ticket, false);
+                }
+            }
+            finally {
+                timeline.leave();
+            }
+        };
+        const workers = Array.from({ length: concurrency }, worker);
+        if (end === Number.POSITIVE_INFINITY)
+            await Promise.all(workers);
+        else {
+            // The next stage starts on time; this stage's requests still in flight finish in the background.
+            const all = Promise.all(workers).finally(() => this.inFlight.delete(all));
+            this.inFlight.add(all);
+            await Promise.race([all, timeline.waitUntil(end)]);
+        }
+    }
+    /** Waits for everything still in flight. */
+    async finish(startedAt) {
+        while (this.inFlight.size > 0)
+            await Promise.all([...this.inFlight]);
+        return {
+            startedAt,
+            dispatched: this.nextIndex,
+            lastReadyAt: this.lastReadyAt,
+            peakInFlight: this.peakInFlight,
+            elidedMs: this.timeline.elided,
+        };
+    }
+    async run(ticket, slotted) {
+        this.inFlightCount++;
+        if (this.inFlightCount > this.peakInFlight)
+            this.peakInFlight = this.inFlightCount;
         try {
-            return await send({ ...ticket, slotAt: slotted ? clock.now() : ticket.readyAt });
+            return await this.options.send({
+                ...ticket,
+                slotAt: slotted ? this.options.clock.now() : ticket.readyAt,
+            });
         }
         finally {
-            inFlightCount--;
+            this.inFlightCount--;
         }
-    };
-    let segmentStart = startedAt;
-    for (let stage = 0; stage < plan.segments.length; stage++) {
-        const segment = plan.segments[stage];
-        const segmentEnd = Math.min(deadline, segment.durationMs === null ? Number.POSITIVE_INFINITY : segmentStart + segment.durationMs);
-        if (exhausted() || segmentStart >= deadline)
-            break;
-        if (segment.kind === "rate") {
-            const rng = createRng(options.seed, "arrivals", stage);
-            const trace = stage === 0 ? (options.traceArrivalsMs ?? null) : null;
-            const counted = trace !== null
-                ? trace(plan.maxRequests ?? maxTraceArrivals)
-                : segment.durationMs === null && plan.maxRequests !== null && plan.maxDurationMs === null
-                    ? countedArrivals(rng, plan.maxRequests - nextIndex, segment.rate, segment.burstiness)
-                    : null;
-            const stream = counted ? null : arrivalStream(rng, segment.rate, segment.burstiness);
-            for (let arrival = 0;; arrival++) {
-                if (exhausted())
-                    break;
-                const offset = counted ? counted[arrival] : stream.next();
-                if (offset === undefined)
-                    break;
-                const scheduledAt = segmentStart + offset;
-                if (scheduledAt >= segmentEnd)
-                    break;
-                await waitUntil(scheduledAt);
-                if (options.shouldStop?.() === true)
-                    break;
-                const readyAt = clock.now();
-                lastReadyAt = readyAt + elided;
-                const ticket = {
-                    index: nextIndex++,
-                    stage,
-                    scheduledAt: scheduledAt - elided,
-                    readyAt,
-                    elidedMs: elided,
-                };
-                enter();
-                const waiting = slots.acquire();
-                const task = (waiting ? waiting.then(() => run(ticket, true)) : run(ticket, false)).finally(() => {
-                    slots.release();
-                    inFlight.delete(task);
-                    leave();
-                });
-                inFlight.add(task);
-            }
-        }
-        else {
-            // Closed loop: a request follows the one before it at once, so there is no idle time to elide.
-            const worker = async () => {
-                let scheduledAt = clock.now();
-                enter();
-                try {
-                    while (!exhausted() && scheduleNow() < segmentEnd) {
-                        const readyAt = clock.now();
-                        lastReadyAt = readyAt + elided;
-                        const ticket = { index: nextIndex++, stage, scheduledAt, readyAt, elidedMs: elided };
-                        scheduledAt = await run(ticket, false);
-                    }
-                }
-                finally {
-                    leave();
-                }
-            };
-            const workers = Array.from({ length: segment.concurrency }, worker);
-            if (segmentEnd === Number.POSITIVE_INFINITY)
-                await Promise.all(workers);
-            else {
-                // The next stage starts on time; this stage's requests still in flight finish in the background.
-                const all = Promise.all(workers).finally(() => inFlight.delete(all));
-                inFlight.add(all);
-                await Promise.race([all, waitUntil(segmentEnd)]);
-            }
-        }
-        segmentStart = segmentEnd === Number.POSITIVE_INFINITY ? scheduleNow() : segmentEnd;
     }
-    while (inFlight.size > 0)
-        await Promise.all([...inFlight]);
-    return { startedAt, dispatched: nextIndex, lastReadyAt, peakInFlight, elidedMs: elided };
 }
 
 /**
@@ -43901,182 +44006,229 @@ async function closeSession(handle) {
  * so); per-cell: one session per cell, its fingerprint taken once; per-run: a session per run.
  */
 async function runCells$1(options) {
-    const { config, provider, recorder } = options;
-    const progress = options.progress ?? silentProgress;
-    const runsPerCell = options.runs ?? config.repeats.min;
-    const outputs = [];
-    const externalFailures = [];
-    const cells = selectCells(config, options.cells);
+    const { config, provider } = options;
     const signal = options.signal;
-    const shouldAbort = signal || options.shouldAbort
-        ? () => signal?.aborted === true || options.shouldAbort?.() === true
-        : undefined;
-    const side = provider.lifecycle === "per-side" ? (options.sessions?.side(provider) ?? newSideState()) : null;
+    const scope = {
+        options,
+        progress: options.progress ?? silentProgress,
+        shouldAbort: signal || options.shouldAbort
+            ? () => signal?.aborted === true || options.shouldAbort?.() === true
+            : undefined,
+        side: provider.lifecycle === "per-side" ? (options.sessions?.side(provider) ?? newSideState()) : null,
+        outputs: [],
+        externalFailures: [],
+    };
     try {
-        for (const cell of cells) {
-            if (shouldAbort?.())
+        for (const cell of selectCells(config, options.cells)) {
+            if (scope.shouldAbort?.())
                 break;
-            const firstRun = options.firstRunByCell?.[cell.name] ?? options.firstRun ?? 0;
-            const runs = options.runsByCell?.[cell.name] ?? runsPerCell;
-            const context = await prepareCell(config, cell, options.baseDir);
-            const cellDir = join(options.outDir, cell.name);
-            // Sessions and calibration live for this call, or in the caller's cache across calls.
-            const state = options.sessions
-                ? options.sessions.state(provider, cell.name)
-                : { shared: null, tokenModel: null, lengthNote: undefined };
-            const open = async (run) => {
-                // An interrupt during a start-up (minutes for vLLM) ends the wait at once; the caller's stopAll()
-                // then stops the server still starting.
-                const session = await untilAborted(provider.start({
-                    cell: cell.name,
-                    logDir: cellDir,
-                    ...(run === undefined ? {} : { run }),
-                }), signal, "while the server was starting");
-                const control = createControlClient({
-                    baseUrl: session.endpoint.baseUrl,
-                    ...(session.endpoint.apiKey ? { apiKey: session.endpoint.apiKey } : {}),
-                });
-                // Recorded with references, not values: a server may echo a secret in its version or model names.
-                return { session, control, fingerprint: options.outbound.references(await session.fingerprint()) };
-            };
-            /** Notes of the cell's first run about the server it shares (per-side). */
-            const sharingNotes = [];
-            const acquire = async (k) => {
-                if (provider.lifecycle === "per-run")
-                    return open(k);
-                if (provider.lifecycle === "per-cell" || side === null) {
-                    state.shared ??= await open();
-                    return state.shared;
-                }
-                if (side.open !== null && side.cell !== cell.name) {
-                    // The server served another cell: reset its prefix cache, or, where it cannot be reset, start
-                    // a new server for this cell rather than let it inherit another cell's cache.
-                    const refused = side.resetRefused ?? (await resetPrefixCache(side.open.control));
-                    if (refused === null) {
-                        sharingNotes.push(`server shared with the cells before it on this side (started for ${side.startedFor}; per-side lifecycle): prefix cache reset before this cell`);
-                    }
-                    else {
-                        side.resetRefused = refused;
-                        sharingNotes.push(`the shared server's prefix cache could not be reset (${refused}): a new server for this cell, as under lifecycle per-cell`);
-                        progress.message(`${cell.name}: the prefix cache of the server shared by the cells could not be reset (${refused}); starting a new server for this cell`);
-                        await closeSide(side);
-                    }
-                }
-                if (side.open === null) {
-                    side.open = await open();
-                    side.startedFor = cell.name;
-                }
-                side.cell = cell.name;
-                return side.open;
-            };
+            await runCell(scope, cell);
+        }
+    }
+    finally {
+        if (!options.sessions && scope.side !== null)
+            await closeSide(scope.side);
+    }
+    if (scope.externalFailures.length > 0) {
+        // Measuring went on; the runs are written. The failure is bad input (the command or its paths): exit 2.
+        throw new InputError(`${scope.externalFailures.join("\n")}\n${scope.outputs.length} run(s) measured and kept in ${options.outDir}`);
+    }
+    return { runs: scope.outputs };
+}
+/** A cell's runs: each on the server its lifecycle gives, with the cell's calibration and workload. */
+async function runCell(scope, cell) {
+    const { options } = scope;
+    const { config, provider } = options;
+    const firstRun = options.firstRunByCell?.[cell.name] ?? options.firstRun ?? 0;
+    const runs = options.runsByCell?.[cell.name] ?? options.runs ?? config.repeats.min;
+    const context = await prepareCell(config, cell, options.baseDir);
+    // Sessions and calibration live for this call, or in the caller's cache across calls.
+    const state = options.sessions
+        ? options.sessions.state(provider, cell.name)
+        : { shared: null, tokenModel: null, lengthNote: undefined };
+    const servers = cellServers(scope, cell, state);
+    try {
+        for (let k = firstRun; k < firstRun + runs; k++) {
+            if (scope.shouldAbort?.())
+                break;
+            const handle = await servers.acquire(k);
             try {
-                for (let k = firstRun; k < firstRun + runs; k++) {
-                    if (shouldAbort?.())
-                        break;
-                    const handle = await acquire(k);
-                    try {
-                        state.tokenModel ??=
-                            options.calibrate === false || isFileBacked(cell.dataset)
-                                ? defaultTokenModel
-                                : await calibrateTokenModel(tokenCounter(handle.control, config.model.name, cell.endpoint), context.seed);
-                        const tokenModel = state.tokenModel;
-                        const workload = createWorkload(cell, {
-                            seed: context.seed,
-                            tokenModel,
-                            ...(context.file ? { file: context.file } : {}),
-                        });
-                        if (tokenModel.source === "tokenize" && state.lengthNote === undefined) {
-                            state.lengthNote = await describeLengthCheck(handle.control, config.model.name, cell.endpoint, workload);
-                        }
-                        progress.message(`${cell.name}: ${runPosition(k, firstRun, runs)} against ${handle.session.endpoint.baseUrl}`);
-                        const ran = await runOnce({
-                            context,
-                            workload,
-                            session: handle.session,
-                            control: handle.control,
-                            runIndex: k,
-                            runs,
-                            dir: join(cellDir, runName(k)),
-                            formats: options.formats ?? [],
-                            recorder,
-                            outbound: options.outbound,
-                            progress: firstRun === 0 ? progress : withFirstRun(progress, firstRun),
-                            serverFingerprint: handle.fingerprint,
-                            notes: [
-                                ...(state.lengthNote ? [state.lengthNote] : []),
-                                ...(context.file?.trace ? [describeTraceRead(context.file.trace)] : []),
-                                ...(k === firstRun ? sharingNotes : []),
-                            ],
-                            ...(options.side ? { side: options.side } : {}),
-                            ...(shouldAbort ? { shouldAbort } : {}),
-                            ...(options.onMeasuredPhase ? { onMeasuredPhase: options.onMeasuredPhase } : {}),
-                            ...(options.stallReportMs !== undefined ? { stallReportMs: options.stallReportMs } : {}),
-                        });
-                        let file = ran.recorded;
-                        if (signal?.aborted && ran.cutShort) {
-                            file = recorder.markInterrupted(join(cellDir, runName(k)), file, String(signal.reason ?? "interrupt"), options.outbound);
-                        }
-                        outputs.push({ cell: cell.name, run: k, dir: join(cellDir, runName(k)), file });
-                        // The external task commands of the cell run once per side, after its first run, on its server.
-                        if (k === 0 && !ran.serverCrashed && !shouldAbort?.()) {
-                            for (const spec of config.quality.tasks.external.filter((s) => s.cell === cell.name)) {
-                                progress.message(`${cell.name}: external task "${spec.name}" against ${handle.session.endpoint.baseUrl}`);
-                                try {
-                                    const result = await runExternalTask(spec, {
-                                        cell: cell.name,
-                                        run: k,
-                                        dir: join(cellDir, runName(k)),
-                                        baseUrl: handle.session.endpoint.baseUrl,
-                                        model: config.model.name,
-                                        outbound: options.outbound,
-                                        ...(options.env ? { env: options.env } : {}),
-                                        ...(signal ? { signal } : {}),
-                                    });
-                                    progress.message(`${cell.name}: external task "${spec.name}": accuracy ${(result.accuracy * 100).toFixed(1)}% of ${result.count}`);
-                                }
-                                catch (error) {
-                                    if (!(error instanceof InputError))
-                                        throw error;
-                                    progress.message(error.message);
-                                    // An interrupt is no bad input: the caller reports it (the runs are kept).
-                                    if (signal?.aborted)
-                                        break;
-                                    externalFailures.push(error.message);
-                                }
-                            }
-                        }
-                        if (ran.serverCrashed) {
-                            // The server died: the next run gets a new one rather than a dead endpoint.
-                            if (side !== null && side.open === handle)
-                                await closeSide(side);
-                            if (state.shared === handle) {
-                                state.shared = null;
-                                await closeSession(handle);
-                            }
-                        }
-                        progress.message(recorder.describe(file));
-                    }
-                    finally {
-                        if (provider.lifecycle === "per-run")
-                            await closeSession(handle);
-                    }
-                }
+                const workload = await cellWorkload(scope, cell, context, state, handle);
+                scope.progress.message(`${cell.name}: ${runPosition(k, firstRun, runs)} against ${handle.session.endpoint.baseUrl}`);
+                const ran = await measureRun(scope, { cell, context, state, handle, workload, k, firstRun, runs }, [
+                    ...(k === firstRun ? servers.sharingNotes : []),
+                ]);
+                // The external task commands of the cell run once per side, after its first run, on its server.
+                if (k === 0 && !ran.serverCrashed && !scope.shouldAbort?.())
+                    await runExternalTasks(scope, cell, k, handle);
+                // The server died: the next run gets a new one rather than a dead endpoint.
+                if (ran.serverCrashed)
+                    await dropServer(scope, state, handle);
+                scope.progress.message(options.recorder.describe(ran.file));
             }
             finally {
-                if (!options.sessions && state.shared)
-                    await closeSession(state.shared);
+                if (provider.lifecycle === "per-run")
+                    await closeSession(handle);
             }
         }
     }
     finally {
-        if (!options.sessions && side !== null)
-            await closeSide(side);
+        if (!options.sessions && state.shared)
+            await closeSession(state.shared);
     }
-    if (externalFailures.length > 0) {
-        // Measuring went on; the runs are written. The failure is bad input (the command or its paths): exit 2.
-        throw new InputError(`${externalFailures.join("\n")}\n${outputs.length} run(s) measured and kept in ${options.outDir}`);
+}
+/**
+ * The servers of a cell's runs, as its provider's lifecycle gives them: one per run, one for the cell, or
+ * the side's shared one, its prefix cache reset when it served another cell before (`sharingNotes` say so,
+ * for the cell's first run).
+ */
+function cellServers(scope, cell, state) {
+    const { provider } = scope.options;
+    const side = scope.side;
+    const sharingNotes = [];
+    const open = (run) => openSession(scope, cell, run);
+    return {
+        sharingNotes,
+        async acquire(k) {
+            if (provider.lifecycle === "per-run")
+                return open(k);
+            if (provider.lifecycle === "per-cell" || side === null) {
+                state.shared ??= await open();
+                return state.shared;
+            }
+            if (side.open !== null && side.cell !== cell.name)
+                sharingNotes.push(await resetForCell(scope, cell, side, side.open));
+            if (side.open === null) {
+                side.open = await open();
+                side.startedFor = cell.name;
+            }
+            side.cell = cell.name;
+            return side.open;
+        },
+    };
+}
+/**
+ * The shared server served another cell: reset its prefix cache, or, where it cannot be reset, close it
+ * so this cell gets a new server rather than inherit another cell's cache. Returns the run's note.
+ */
+async function resetForCell(scope, cell, side, open) {
+    const refused = side.resetRefused ?? (await resetPrefixCache(open.control));
+    if (refused === null)
+        return `server shared with the cells before it on this side (started for ${side.startedFor}; per-side lifecycle): prefix cache reset before this cell`;
+    side.resetRefused = refused;
+    scope.progress.message(`${cell.name}: the prefix cache of the server shared by the cells could not be reset (${refused}); starting a new server for this cell`);
+    await closeSide(side);
+    return `the shared server's prefix cache could not be reset (${refused}): a new server for this cell, as under lifecycle per-cell`;
+}
+/** Starts a server for the cell (for run `run` under per-run), with its control client and fingerprint. */
+async function openSession(scope, cell, run) {
+    // An interrupt during a start-up (minutes for vLLM) ends the wait at once; the caller's stopAll()
+    // then stops the server still starting.
+    const session = await untilAborted(scope.options.provider.start({
+        cell: cell.name,
+        logDir: join(scope.options.outDir, cell.name),
+        ...(run === undefined ? {} : { run }),
+    }), scope.options.signal, "while the server was starting");
+    const control = createControlClient({
+        baseUrl: session.endpoint.baseUrl,
+        ...(session.endpoint.apiKey ? { apiKey: session.endpoint.apiKey } : {}),
+    });
+    // Recorded with references, not values: a server may echo a secret in its version or model names.
+    return { session, control, fingerprint: scope.options.outbound.references(await session.fingerprint()) };
+}
+/**
+ * The cell's workload on this server: its token model calibrated once (POST /tokenize, not for a file's
+ * prompts) and its prompt lengths checked once on the server's tokenizer.
+ */
+async function cellWorkload(scope, cell, context, state, handle) {
+    const model = scope.options.config.model.name;
+    state.tokenModel ??=
+        scope.options.calibrate === false || isFileBacked(cell.dataset)
+            ? defaultTokenModel
+            : await calibrateTokenModel(tokenCounter(handle.control, model, cell.endpoint), context.seed);
+    const tokenModel = state.tokenModel;
+    const workload = createWorkload(cell, {
+        seed: context.seed,
+        tokenModel,
+        ...(context.file ? { file: context.file } : {}),
+    });
+    if (tokenModel.source === "tokenize" && state.lengthNote === undefined)
+        state.lengthNote = await describeLengthCheck(handle.control, model, cell.endpoint, workload);
+    return workload;
+}
+/** One run of a cell, measured and recorded (marked interrupted when an interrupt cut it short). */
+async function measureRun(scope, run, sharingNotes) {
+    const { options, progress, shouldAbort } = scope;
+    const { cell, context, state, handle, k, firstRun } = run;
+    const dir = join(options.outDir, cell.name, runName(k));
+    const ran = await runOnce({
+        context,
+        workload: run.workload,
+        session: handle.session,
+        control: handle.control,
+        runIndex: k,
+        runs: run.runs,
+        dir,
+        formats: options.formats ?? [],
+        recorder: options.recorder,
+        outbound: options.outbound,
+        progress: firstRun === 0 ? progress : withFirstRun(progress, firstRun),
+        serverFingerprint: handle.fingerprint,
+        notes: [
+            ...(state.lengthNote ? [state.lengthNote] : []),
+            ...(context.file?.trace ? [describeTraceRead(context.file.trace)] : []),
+            ...sharingNotes,
+        ],
+        ...(options.side ? { side: options.side } : {}),
+        ...(shouldAbort ? { shouldAbort } : {}),
+        ...(options.onMeasuredPhase ? { onMeasuredPhase: options.onMeasuredPhase } : {}),
+        ...(options.stallReportMs !== undefined ? { stallReportMs: options.stallReportMs } : {}),
+    });
+    const signal = options.signal;
+    const file = signal?.aborted && ran.cutShort
+        ? options.recorder.markInterrupted(dir, ran.recorded, String(signal.reason ?? "interrupt"), options.outbound)
+        : ran.recorded;
+    scope.outputs.push({ cell: cell.name, run: k, dir, file });
+    return { file, serverCrashed: ran.serverCrashed };
+}
+/** The cell's external task commands (quality.tasks.external), after its first run, on its server. */
+async function runExternalTasks(scope, cell, k, handle) {
+    const { options, progress } = scope;
+    const signal = options.signal;
+    for (const spec of options.config.quality.tasks.external.filter((s) => s.cell === cell.name)) {
+        progress.message(`${cell.name}: external task "${spec.name}" against ${handle.session.endpoint.baseUrl}`);
+        try {
+            const result = await runExternalTask(spec, {
+                cell: cell.name,
+                run: k,
+                dir: join(options.outDir, cell.name, runName(k)),
+                baseUrl: handle.session.endpoint.baseUrl,
+                model: options.config.model.name,
+                outbound: options.outbound,
+                ...(options.env ? { env: options.env } : {}),
+                ...(signal ? { signal } : {}),
+            });
+            progress.message(`${cell.name}: external task "${spec.name}": accuracy ${(result.accuracy * 100).toFixed(1)}% of ${result.count}`);
+        }
+        catch (error) {
+            if (!(error instanceof InputError))
+                throw error;
+            progress.message(error.message);
+            // An interrupt is no bad input: the caller reports it (the runs are kept).
+            if (signal?.aborted)
+                break;
+            scope.externalFailures.push(error.message);
+        }
     }
-    return { runs: outputs };
+}
+/** Stops a server that crashed, wherever it is kept (the side's, the cell's), so the next run starts another. */
+async function dropServer(scope, state, handle) {
+    if (scope.side !== null && scope.side.open === handle)
+        await closeSide(scope.side);
+    if (state.shared === handle) {
+        state.shared = null;
+        await closeSession(handle);
+    }
 }
 /**
  * Resets the server's prefix cache (vLLM: POST /reset_prefix_cache, served in dev mode); null when it did,
@@ -44876,4 +45028,4 @@ function firstRunsIn(outDir, cells, append) {
     return first;
 }
 
-export { ProbeStatusError as P, SessionCache as S, collectFingerprint as a, streamProgress as b, cleanupFromState as c, describeConnectionFailure as d, defaultServerStateFile as e, firstRunsIn as f, getServedModels as g, existingRunIndices as h, isUnauthorizedStatus as i, providerForConfig as p, runCells as r, silentProgress as s, undiciExports as u };
+export { ProbeStatusError as P, SessionCache as S, collectFingerprint as a, defaultServerStateFile as b, cleanupFromState as c, describeConnectionFailure as d, streamProgress as e, firstRunsIn as f, getServedModels as g, existingRunIndices as h, isUnauthorizedStatus as i, providerForConfig as p, runCells as r, silentProgress as s, undiciExports as u };

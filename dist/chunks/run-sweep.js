@@ -1,14 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
-import { p as estimateCapacity, q as capacityInterval, n as runFileSchema, t as loadCurveOf, u as capacityRunsOf, v as capacityObjectivesOf, w as intervalLevel, x as capacityMaxRuns, y as searchSettingsOf } from './interleaved.js';
+import { p as estimateCapacity, q as capacityInterval, t as smallest, u as largest, n as runFileSchema, v as loadCurveOf, w as capacityRunsOf, x as capacityObjectivesOf, y as intervalLevel, z as capacityMaxRuns, A as searchSettingsOf } from './interleaved.js';
 import { i as isSearchedCell } from './load.js';
 import { s as selectCells } from './trace-replay.js';
-import { i as smallest, l as largest, j as formatNumber, k as runRecordFromRunFile } from './format.js';
+import { g as formatNumber, i as runRecordFromRunFile } from './format.js';
 import { I as InputError, t as toolVersion } from './version.js';
 import { r as runCells, S as SessionCache, h as existingRunIndices } from './run-cells.js';
 import { n as number, o as object, a as array, _ as _enum, l as literal, s as string } from './schemas.js';
 import { rm, mkdir } from 'node:fs/promises';
-import { q as esc, s as drawnLoadFigures, t as chartsDirName, u as slug, v as loadCurveChart, x as htmlPage } from './compare.js';
+import { v as esc, x as drawnLoadFigures, y as chartsDirName, z as slug, A as loadCurveChart, C as htmlPage } from './compare.js';
 
 /** Loads rounded to 3 significant digits (integers for concurrency), so nearby proposals repeat a load. */
 function roundLoad(load, integer = false) {
@@ -326,9 +326,9 @@ async function renderLoadReport(input) {
 /**
  * `run --sweep`'s picture of one side (docs/capacity.md): `DIR/<cell>/report.html` and
  * `DIR/<cell>/report-charts/*.svg` (replaced whole) beside curve.json, drawn from every run of the cell
- * directory with compare's definitions: the curve of the usable runs (compare/load-curve.ts) and, for a
- * capacity cell, the capacity estimate and its interval as compare computes them for a side
- * (compare/capacity.ts, stats/capacity.ts). Its files are written through the job's output seam.
+ * directory with compare's definitions: the curve of the usable runs (compare/capacity/load-curve.ts) and,
+ * for a capacity cell, the capacity estimate and its interval as compare computes them for a side
+ * (compare/capacity/capacity.ts, stats/capacity.ts). Its files are written through the job's output seam.
  */
 async function writeSweepReport(cellDir, cell, confidence, outbound) {
     const records = readCellRunFiles(cellDir).map(({ file, path }) => runRecordFromRunFile(file, path));
@@ -389,7 +389,7 @@ async function writeSweepReport(cellDir, cell, confidence, outbound) {
  * `run --sweep` (docs/capacity.md): each selected cell measured over loads instead of N times at its one
  * load. A capacity cell is searched (stats/capacity-plan.ts plans the loads from the runs so far, at most
  * repeats.max runs); a cell with `sweep` measures its list or geometric series. The loop is
- * app/sweep.ts, the plan stats/, the reading of runs compare/capacity.ts.
+ * app/sweep.ts, the plan stats/, the reading of runs compare/capacity/capacity.ts.
  */
 async function runSweepCells(options) {
     const cells = selectCells(options.config, options.cells);
@@ -397,72 +397,77 @@ async function runSweepCells(options) {
         if (!isSearchedCell(cell))
             throw new InputError(`--sweep: cell "${cell.name}" has neither capacity nor sweep (docs/capacity.md); select cells with --cells or add one`);
     }
-    const progress = options.progress;
     const runs = [];
     for (const cell of cells) {
         if (options.signal?.aborted)
             break;
         const firstRun = options.firstRunByCell?.[cell.name] ?? options.firstRun ?? 0;
-        let next;
-        if (cell.capacity !== undefined) {
-            const capacityCell = cell;
-            const targetRuns = options.targetRuns === "capacity.max_runs"
-                ? capacityMaxRuns(options.config.repeats.max, capacityCell)
-                : options.targetRuns;
-            const settings = searchSettingsOf(options.config, capacityCell, targetRuns);
-            // With --append the search goes on from the runs already in the cell's directory (an interrupted
-            // search resumed), counting them against repeats.max.
-            const earlier = firstRun > 0 ? existingRecords(join(options.outDir, cell.name)) : [];
-            if (earlier.length > 0)
-                progress?.message(`${cell.name}: capacity search resumes from ${earlier.length} run(s) already in the directory`);
-            next = (outputs) => {
-                const records = [
-                    ...earlier,
-                    ...outputs.map((output) => runRecordFromRunFile(output.file, output.dir)),
-                ];
-                if (records.length >= settings.maxRuns) {
-                    progress?.message(`${cell.name}: capacity search stopped at ${targetRuns === undefined ? "repeats.max" : options.targetRuns === "capacity.max_runs" ? "capacity.max_runs," : "the look's"} ${settings.maxRuns} runs`);
-                    return null;
-                }
-                const step = capacitySearchStep(capacityCell, records, settings);
-                if (step.kind === "measure") {
-                    progress?.message(`${cell.name}: capacity search: ${step.reason}: loads ${step.loads.join(", ")}`);
-                    return step.loads;
-                }
-                const found = step.estimate;
-                const interval = step.interval;
-                progress?.message(`${cell.name}: capacity search done (${step.reason}): ${step.message}` +
-                    (found && found.bound === "inside"
-                        ? `; capacity ${found.capacity.toPrecision(3)} (${found.limiting})${interval ? `, ${Math.round(interval.level * 100)}% interval ${interval.low.toPrecision(3)} to ${interval.high.toPrecision(3)}` : ""}`
-                        : ""));
-                if (step.reason === "below-range" || step.reason === "above-range")
-                    progress?.message(`warning: ${cell.name}: ${step.message}`);
-                return null;
-            };
-        }
-        else {
-            const loads = sweepLoads(cell.sweep, cell.load.type === "concurrency");
-            next = (outputs) => (outputs.length === 0 ? loads : null);
-        }
+        const next = cell.capacity !== undefined
+            ? capacitySearch(options, cell, firstRun)
+            : fixedSweep(cell.sweep, cell.load.type === "concurrency");
         const result = await runLoadSearch({ ...options, cell, firstRun, next });
         runs.push(...result.runs);
-        if (result.runs.length > 0) {
-            const cellDir = join(options.outDir, cell.name);
-            const curve = writeCurveOfDir(cellDir, cell.name, options.outbound);
-            progress?.message(`${cell.name}: load curve written to ${curve}`);
-            // The picture never fails a sweep whose runs are on disk: a drawing error is said and the sweep goes on.
-            try {
-                const report = await writeSweepReport(cellDir, cell, options.config.gate.confidence, options.outbound);
-                progress?.message(`${cell.name}: its charts written to ${report} (and report-charts/*.svg beside it)`);
-            }
-            catch (error) {
-                progress?.message(`warning: ${cell.name}: report.html not written (${error instanceof Error ? error.message : String(error)}); the runs and curve.json are kept`);
-            }
-        }
+        if (result.runs.length > 0)
+            await writeCellCurve(options, cell);
         if (result.stoppedBecause === "aborted")
             break;
     }
     return { runs };
+}
+/** A cell with `sweep`: its list or geometric series, once. */
+function fixedSweep(sweep, concurrency) {
+    const loads = sweepLoads(sweep, concurrency);
+    return (outputs) => (outputs.length === 0 ? loads : null);
+}
+/**
+ * A capacity cell's search: each step planned from every run so far (with `--append`, the runs already
+ * in the cell's directory too: an interrupted search resumed, counted against repeats.max), said as it goes.
+ */
+function capacitySearch(options, cell, firstRun) {
+    const progress = options.progress;
+    const targetRuns = options.targetRuns === "capacity.max_runs"
+        ? capacityMaxRuns(options.config.repeats.max, cell)
+        : options.targetRuns;
+    const settings = searchSettingsOf(options.config, cell, targetRuns);
+    const earlier = firstRun > 0 ? existingRecords(join(options.outDir, cell.name)) : [];
+    if (earlier.length > 0)
+        progress?.message(`${cell.name}: capacity search resumes from ${earlier.length} run(s) already in the directory`);
+    return (outputs) => {
+        const records = [...earlier, ...outputs.map((output) => runRecordFromRunFile(output.file, output.dir))];
+        if (records.length >= settings.maxRuns) {
+            progress?.message(`${cell.name}: capacity search stopped at ${targetRuns === undefined ? "repeats.max" : options.targetRuns === "capacity.max_runs" ? "capacity.max_runs," : "the look's"} ${settings.maxRuns} runs`);
+            return null;
+        }
+        const step = capacitySearchStep(cell, records, settings);
+        if (step.kind === "measure") {
+            progress?.message(`${cell.name}: capacity search: ${step.reason}: loads ${step.loads.join(", ")}`);
+            return step.loads;
+        }
+        const found = step.estimate;
+        const interval = step.interval;
+        progress?.message(`${cell.name}: capacity search done (${step.reason}): ${step.message}` +
+            (found && found.bound === "inside"
+                ? `; capacity ${found.capacity.toPrecision(3)} (${found.limiting})${interval ? `, ${Math.round(interval.level * 100)}% interval ${interval.low.toPrecision(3)} to ${interval.high.toPrecision(3)}` : ""}`
+                : ""));
+        if (step.reason === "below-range" || step.reason === "above-range")
+            progress?.message(`warning: ${cell.name}: ${step.message}`);
+        return null;
+    };
+}
+/** The cell's load curve (curve.json) and its charts (report.html), once it has runs. */
+async function writeCellCurve(options, cell) {
+    const progress = options.progress;
+    const cellDir = join(options.outDir, cell.name);
+    const curve = writeCurveOfDir(cellDir, cell.name, options.outbound);
+    progress?.message(`${cell.name}: load curve written to ${curve}`);
+    // The picture never fails a sweep whose runs are on disk: a drawing error is said and the sweep goes on.
+    try {
+        const report = await writeSweepReport(cellDir, cell, options.config.gate.confidence, options.outbound);
+        progress?.message(`${cell.name}: its charts written to ${report} (and report-charts/*.svg beside it)`);
+    }
+    catch (error) {
+        progress?.message(`warning: ${cell.name}: report.html not written (${error instanceof Error ? error.message : String(error)}); the runs and curve.json are kept`);
+    }
 }
 /**
  * The search's next step from every run of the cell so far (excluded runs are not used but count

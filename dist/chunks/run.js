@@ -1,29 +1,32 @@
-import { join, resolve, dirname } from 'node:path';
-import { r as readCalibration, a as configWithinBudget, b as calibratedCheckNoise, g as budgetPlanLines } from './compare.js';
 import { e as externalEndpoint, j as jobOutbound } from './job-outbound.js';
-import { r as runCells, g as getServedModels, P as ProbeStatusError, i as isUnauthorizedStatus, d as describeConnectionFailure, a as collectFingerprint, s as silentProgress, b as streamProgress, e as defaultServerStateFile, f as firstRunsIn, p as providerForConfig } from './run-cells.js';
+import { join, resolve, dirname } from 'node:path';
 import { e as readRunFile } from './interleaved.js';
-import { i as isExportFormat, e as exportFormatNames, a as exportFormats } from './export-formats.js';
+import { p as isExportFormat, q as exportFormatNames, s as exportFormats, r as readCalibration, a as configWithinBudget, b as calibratedCheckNoise, g as budgetPlanLines } from './compare.js';
 import { U as UsageError, t as toolVersion, I as InputError, F as FailureError, b as systemClock, h as handleInterrupts, i as interactiveInterrupts } from './version.js';
 import { s as selectCells } from './trace-replay.js';
-import { J as deviceBlockLine } from './status.js';
-import { m as measureOnDevices } from './measure-on-devices.js';
-import { r as runSweepCells } from './run-sweep.js';
-import { t as templateView, l as loadConfig, s as serverKindFacts } from './load.js';
+import { t as templateView, b as serverKindFacts, l as loadConfig } from './load.js';
+import { g as getServedModels, P as ProbeStatusError, i as isUnauthorizedStatus, d as describeConnectionFailure, a as collectFingerprint, r as runCells, b as defaultServerStateFile, p as providerForConfig, f as firstRunsIn, s as silentProgress, e as streamProgress } from './run-cells.js';
 import 'node:child_process';
 import 'node:fs';
 import 'node:url';
 import { d as reachedServerStart, e as serverStartIdProblem } from './format.js';
+import { J as deviceBlockLine } from './status.js';
+import { m as measureOnDevices } from './measure-on-devices.js';
+import { r as runSweepCells } from './run-sweep.js';
 import { p as parseCommandArgs, s as stringOption, i as integerOption } from './command.js';
 import { t as throughOutbound } from '../cli.js';
 import 'node:fs/promises';
 import './metric-names.js';
-import 'node:crypto';
-import 'node:os';
+import './random.js';
 import './schemas.js';
+import 'node:crypto';
+import 'node:perf_hooks';
+import './index.js';
+import 'process';
+import 'buffer';
+import 'node:os';
 import 'node:net';
 import 'node:events';
-import 'node:perf_hooks';
 import 'node:assert';
 import 'node:http';
 import 'node:stream';
@@ -39,11 +42,7 @@ import 'node:async_hooks';
 import 'node:console';
 import 'node:timers';
 import 'node:dns';
-import './random.js';
 import './number-words.js';
-import './index.js';
-import 'process';
-import 'buffer';
 
 const runFormatNames = ["vllm", ...exportFormatNames];
 /** Parses `--format vllm,pytorch,bencher` (any of them, comma-separated; the exports are export-formats.ts's); none when not given. */
@@ -92,45 +91,6 @@ async function writeRunExports(runs, exports, side, outbound) {
         ...(written.length > 0 ? [`wrote ${names} for ${written.length} run(s)`] : []),
         ...(skipped.length > 0 ? [`no ${names} for runs compare would not use: ${skipped.join(", ")}`] : []),
     ];
-}
-
-async function runCellsOnDevices(options) {
-    const { config, providerFor, ...rest } = options;
-    const selected = selectCells(config, options.cells).map((cell) => cell.name);
-    const runs = options.runs ?? config.repeats.min;
-    // `run --append`: each cell's runs numbered on after the ones already in its directory.
-    const offset = (cell) => options.firstRunByCell?.[cell] ?? 0;
-    const outputs = [];
-    const measureBlock = async (block) => {
-        const cells = block.cells ?? selected;
-        const firstRunByCell = Object.fromEntries(cells.map((cell) => [cell, offset(cell) + (block.firstRunByCell?.[cell] ?? block.firstRun)]));
-        if (block.device)
-            options.progress?.message(deviceBlockLine(block.device.spec, cells, block.runsByCell ?? block.runs));
-        const provider = providerFor(block.device);
-        try {
-            const result = await runCells({
-                ...rest,
-                config,
-                provider,
-                cells,
-                runs: block.runs,
-                firstRunByCell,
-                ...(block.runsByCell ? { runsByCell: block.runsByCell } : {}),
-            });
-            outputs.push(...result.runs);
-        }
-        finally {
-            await provider.stopAll();
-        }
-    };
-    await measureOnDevices({
-        sides: [{ side: "run", config }],
-        step: { firstRun: 0, runs, cells: options.cells ? selected : null },
-        config,
-        measureBlock: (_side, block) => measureBlock(block),
-        stopped: () => options.signal?.aborted === true,
-    });
-    return { runs: outputs };
 }
 
 /** Read for `--base-url` when neither --api-key-env nor server.api_key_env names a variable, in this order. */
@@ -214,6 +174,210 @@ function baseUrlProvider(options) {
             };
         },
     };
+}
+
+async function runCellsOnDevices(options) {
+    const { config, providerFor, ...rest } = options;
+    const selected = selectCells(config, options.cells).map((cell) => cell.name);
+    const runs = options.runs ?? config.repeats.min;
+    // `run --append`: each cell's runs numbered on after the ones already in its directory.
+    const offset = (cell) => options.firstRunByCell?.[cell] ?? 0;
+    const outputs = [];
+    const measureBlock = async (block) => {
+        const cells = block.cells ?? selected;
+        const firstRunByCell = Object.fromEntries(cells.map((cell) => [cell, offset(cell) + (block.firstRunByCell?.[cell] ?? block.firstRun)]));
+        if (block.device)
+            options.progress?.message(deviceBlockLine(block.device.spec, cells, block.runsByCell ?? block.runs));
+        const provider = providerFor(block.device);
+        try {
+            const result = await runCells({
+                ...rest,
+                config,
+                provider,
+                cells,
+                runs: block.runs,
+                firstRunByCell,
+                ...(block.runsByCell ? { runsByCell: block.runsByCell } : {}),
+            });
+            outputs.push(...result.runs);
+        }
+        finally {
+            await provider.stopAll();
+        }
+    };
+    await measureOnDevices({
+        sides: [{ side: "run", config }],
+        step: { firstRun: 0, runs, cells: options.cells ? selected : null },
+        config,
+        measureBlock: (_side, block) => measureBlock(block),
+        stopped: () => options.signal?.aborted === true,
+    });
+    return { runs: outputs };
+}
+
+/** Checks the flags against the config and applies its budget; a UsageError or InputError names a problem. */
+async function planRunJob(request) {
+    const { loaded, baseUrl } = request;
+    // Under gate.budget_gpu_minutes the config measures its budget's plan (app/budget-plan.ts), as the
+    // action and compare read it: the runs per side, runs per start and requests per run it chose.
+    const calibration = request.calibrationPath === undefined
+        ? null
+        : await readCalibration(resolve(request.cwd, request.calibrationPath), request.calibrationPath);
+    const { config, budget } = configWithinBudget(loaded.config, {
+        ...(request.cells ? { cells: request.cells } : {}),
+        ...(calibration ? { noiseOf: calibratedCheckNoise(loaded.config, calibration.file, new Date()) } : {}),
+        file: loaded.path,
+    });
+    checkServerStartId(request, config);
+    // --base-url's key: --api-key-env NAME, else server.api_key_env, else VLLM_API_KEY, else OPENAI_API_KEY.
+    const key = baseUrl === undefined
+        ? null
+        : baseUrlApiKey(request.env, {
+            flag: request.apiKeyEnv,
+            config: "api_key_env" in config.server ? config.server.api_key_env : undefined,
+        });
+    return { request, config, budget, key, outDir: resolve(request.cwd, request.out) };
+}
+/** `--server-start` names the start of a server run does not start itself. */
+function checkServerStartId(request, config) {
+    const id = request.serverStartId;
+    if (id === undefined)
+        return;
+    const problem = serverStartIdProblem(id, "--server-start");
+    if (problem !== null)
+        throw new UsageError(problem);
+    if (request.baseUrl === undefined && serverKindFacts[config.server.kind].launchesProcess)
+        throw new UsageError(`--server-start names the start of a server run does not start (--base-url, or server.kind external); this config's server (kind ${config.server.kind}) is started by run, which records each of its starts`);
+}
+/**
+ * Measures the plan: the servers it starts, one per block of the device plan (or `--base-url`'s for
+ * every cell), stopped when it returns or throws; then the warnings on the runs and their exports.
+ */
+async function runJob(plan, services) {
+    const { request, config, outDir } = plan;
+    const { outbound, progress } = services;
+    const servers = jobServers(plan, services);
+    if (plan.budget !== null)
+        for (const line of budgetPlanLines(plan.budget.plan, config.gate.detect_change, plan.budget.budgetToDecide))
+            progress.message(line);
+    const firstRunByCell = firstRunsAfterExisting(plan, progress);
+    try {
+        const common = {
+            config: servers.measured,
+            outDir,
+            baseDir: dirname(request.loaded.path),
+            // The command's environment, for the external task commands (quality.tasks.external).
+            env: request.env,
+            outbound,
+            ...(request.cells ? { cells: request.cells } : {}),
+            ...(request.runs !== undefined ? { runs: request.runs } : {}),
+            formats: request.formats.runner,
+            firstRunByCell,
+            ...(request.side ? { side: request.side } : {}),
+            progress,
+            signal: services.signal,
+            ...(request.stallReportMs !== undefined ? { stallReportMs: request.stallReportMs } : {}),
+        };
+        // A sweep's capacity and sweep cells are measured one server at a time (validate keeps them out
+        // of a config with runner.devices); fixed-load cells go through the device plan.
+        const result = request.sweep
+            ? await runSweepCells({ ...common, provider: servers.providerFor(undefined) })
+            : await runCellsOnDevices({ ...common, providerFor: servers.providerFor });
+        warnAboutRuns(result.runs, progress);
+        const exported = await writeRunExports(result.runs, request.formats.exports, request.side, outbound);
+        for (const line of exported)
+            progress.message(line);
+        return { runs: result.runs, outDir };
+    }
+    finally {
+        await servers.stopAll();
+    }
+}
+function jobServers(plan, { outbound, progress }) {
+    const { request, config, key } = plan;
+    const { loaded, baseUrl, serverStartId } = request;
+    if (baseUrl !== undefined) {
+        if (config.runner.devices !== undefined)
+            progress.message(`warning: runner.devices (${config.runner.devices.join(", ")}) is not used with --base-url: the cells run one after the other on the server given`);
+        // Someone else's server: nothing of ours to stop after a block.
+        const external = withoutStop(baseUrlProvider({
+            baseUrl,
+            ...(key ? { apiKey: key.apiKey, apiKeyVariable: key.variable } : {}),
+            model: config.model,
+            sampling: config.sampling,
+            env: request.env,
+            interpolation: loaded.interpolation,
+            ...(serverStartId !== undefined ? { serverStartId } : {}),
+        }));
+        return {
+            measured: { ...config, runner: { ...config.runner, devices: undefined } },
+            providerFor: () => external,
+            stopAll: async () => { },
+        };
+    }
+    const providerOptions = {
+        env: { ...request.env },
+        interpolation: loaded.interpolation,
+        outbound,
+        // As the action does: a killed run's servers are stopped by the next start (server/cleanup.ts).
+        stateFile: defaultServerStateFile(request.env),
+        warn: (message) => progress.message(`warning: ${message}`),
+        progress: (line) => progress.message(line),
+        // An external server's start as --server-start names it (server/server-start.ts).
+        ...(serverStartId !== undefined ? { serverStartId } : {}),
+    };
+    // Each on its device when runner.devices names several (app/run-on-devices.ts).
+    const managed = new Set();
+    return {
+        measured: config,
+        providerFor: (device) => {
+            const provider = providerForConfig(config, { ...providerOptions, ...(device ? { device } : {}) });
+            managed.add(provider);
+            return provider;
+        },
+        stopAll: () => Promise.all([...managed].map((provider) => provider.stopAll())),
+    };
+}
+/** A provider whose servers are not ours to stop (--base-url), as a block's provider. */
+function withoutStop(provider) {
+    return { ...provider, stopAll: async () => { } };
+}
+/** Each selected cell's first run number: 0, or with `--append` after the runs already in the directory. */
+function firstRunsAfterExisting(plan, progress) {
+    const { request, config, outDir } = plan;
+    const firstRunByCell = firstRunsIn(outDir, selectCells(config, request.cells).map((cell) => cell.name), request.append);
+    const appended = Object.entries(firstRunByCell).filter(([, first]) => first > 0);
+    if (appended.length > 0)
+        progress.message(`--append: adding runs after the existing ones in ${outDir}: ${appended.map(([cell, first]) => `${cell} from run-${first}`).join(", ")}`);
+    return firstRunByCell;
+}
+/** Warnings on runs that are data with a flag: client-bound runs and runs on a starved simulator host. */
+function warnAboutRuns(runs, progress) {
+    const named = (list) => list.map((run) => `${run.cell}/run-${run.run}`).join(", ");
+    const bound = runs.filter((run) => run.file.flags.clientBound);
+    if (bound.length > 0)
+        progress.message(`warning: ${bound.length} run(s) were client-bound (the client, not the server, limited them): ${named(bound)}`);
+    const starved = runs.filter((run) => run.file.flags.serverStarved);
+    if (starved.length > 0)
+        progress.message(`warning: ${starved.length} run(s) were server host starved (the simulator's own process ran late): ${named(starved)}`);
+}
+/** The failure of a job some of whose runs a crashed server cut short (exit 1), or null. */
+function cutShortFailure(runs) {
+    const cut = runs.filter((run) => run.file.flags.cutShort);
+    if (cut.length === 0)
+        return null;
+    return new FailureError(`${cut.length} run(s) were cut short: ${cut.map((run) => `${run.cell}/run-${run.run} (${run.file.flags.notes[0] ?? "cut short"})`).join(", ")}`);
+}
+/** The one line an interrupted `run` ends with: what was kept, and where. */
+function interruptSummary(signal, runs, outDir) {
+    const whole = runs.filter((run) => !run.file.flags.interrupted);
+    const cut = runs.filter((run) => run.file.flags.interrupted);
+    const parts = [`${whole.length} complete run(s)`];
+    for (const run of cut) {
+        const cancelled = run.file.requests.errorsByKind.aborted ?? 0;
+        parts.push(`${run.cell}/run-${run.run} interrupted (${run.file.requests.total} request(s) recorded, ${cancelled} cancelled; excluded from comparisons)`);
+    }
+    return `interrupted by ${signal}: kept ${parts.join(" and ")} in ${outDir}; the servers it started are stopped`;
 }
 
 const usage = `Usage: vllm-perf-gate run --config FILE --out DIR [options]
@@ -305,171 +469,40 @@ const runCommand = {
             io.stdout.write(usage);
             return 0;
         }
-        const out = stringOption(args, "out");
-        if (!out)
-            throw new UsageError("--out DIR is required");
-        const formats = parseRunFormats(stringOption(args, "format"));
-        const runs = integerOption(args, "runs", { min: 1 });
-        const stallReportS = integerOption(args, "stall-report-s", { min: 1 });
-        const baseUrl = stringOption(args, "base-url");
-        if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) {
-            throw new UsageError(`--base-url expects an http(s) URL, got "${baseUrl}"`);
-        }
-        if (baseUrl === undefined && stringOption(args, "api-key-env") !== undefined) {
-            throw new UsageError("--api-key-env goes with --base-url; a server the config starts or names gets its key from server.api_key_env");
-        }
-        const cells = stringOption(args, "cells")
-            ?.split(",")
-            .map((name) => name.trim())
-            .filter(Boolean);
+        const flags = runFlags(args);
         const loaded = await loadConfig(stringOption(args, "config") ?? "vllm-perf-gate.yml", {
             env: io.env,
             cwd: io.cwd,
         });
-        // Under gate.budget_gpu_minutes the config measures its budget's plan (app/budget-plan.ts), as the
-        // action and compare read it: the runs per side, runs per start and requests per run it chose.
-        const calibrationPath = stringOption(args, "calibration");
-        const calibration = calibrationPath === undefined
-            ? null
-            : await readCalibration(resolve(io.cwd, calibrationPath), calibrationPath);
-        const { config, budget } = configWithinBudget(loaded.config, {
-            ...(cells ? { cells } : {}),
-            ...(calibration ? { noiseOf: calibratedCheckNoise(loaded.config, calibration.file, new Date()) } : {}),
-            file: loaded.path,
-        });
-        const serverStartId = stringOption(args, "server-start");
-        if (serverStartId !== undefined) {
-            const problem = serverStartIdProblem(serverStartId, "--server-start");
-            if (problem !== null)
-                throw new UsageError(problem);
-            if (baseUrl === undefined && serverKindFacts[config.server.kind].launchesProcess)
-                throw new UsageError(`--server-start names the start of a server run does not start (--base-url, or server.kind external); this config's server (kind ${config.server.kind}) is started by run, which records each of its starts`);
-        }
-        // --base-url's key: --api-key-env NAME, else server.api_key_env, else VLLM_API_KEY, else OPENAI_API_KEY.
-        const key = baseUrl === undefined
-            ? null
-            : baseUrlApiKey(io.env, {
-                flag: stringOption(args, "api-key-env"),
-                config: "api_key_env" in config.server ? config.server.api_key_env : undefined,
-            });
+        const plan = await planRunJob({ ...flags, loaded, cwd: io.cwd, env: io.env });
         // The command's one way out (server/outbound.ts), from its one secret set: the environment the config
         // was loaded with, the config, and --base-url's key variable. Progress lines, warnings and the summary
         // may quote a server's text: they leave through it too, as do the servers' logs and the run files.
-        const outbound = jobOutbound({ env: io.env, configs: [loaded], variables: [key?.variable] });
+        const outbound = jobOutbound({ env: io.env, configs: [loaded], variables: [plan.key?.variable] });
         io = throughOutbound(io, outbound);
         const quiet = args.values.quiet === true;
         const progress = quiet ? silentProgress : streamProgress(io.stderr);
-        const providerOptions = {
-            env: { ...io.env },
-            interpolation: loaded.interpolation,
-            outbound,
-            // As the action does: a killed run's servers are stopped by the next start (server/cleanup.ts).
-            stateFile: defaultServerStateFile(io.env),
-            warn: (message) => progress.message(`warning: ${message}`),
-            progress: (line) => progress.message(line),
-            // An external server's start as --server-start names it (server/server-start.ts).
-            ...(serverStartId !== undefined ? { serverStartId } : {}),
-        };
-        // The servers the config starts: one per block of the device plan (app/run-on-devices.ts), each on
-        // its device when runner.devices names several.
-        const managed = new Set();
-        const managedFor = (device) => {
-            const provider = providerForConfig(config, { ...providerOptions, ...(device ? { device } : {}) });
-            managed.add(provider);
-            return provider;
-        };
-        const stopManaged = () => Promise.all([...managed].map((provider) => provider.stopAll()));
-        // Someone else's server: nothing of ours to stop after a block.
-        const external = baseUrl === undefined
-            ? null
-            : withoutStop(baseUrlProvider({
-                baseUrl,
-                ...(key ? { apiKey: key.apiKey, apiKeyVariable: key.variable } : {}),
-                model: config.model,
-                sampling: config.sampling,
-                env: io.env,
-                interpolation: loaded.interpolation,
-                ...(serverStartId !== undefined ? { serverStartId } : {}),
-            }));
-        if (external !== null && config.runner.devices !== undefined)
-            progress.message(`warning: runner.devices (${config.runner.devices.join(", ")}) is not used with --base-url: the cells run one after the other on the server given`);
-        // --base-url's one server measures every cell; runner.devices places servers this command starts.
-        const measured = external === null ? config : { ...config, runner: { ...config.runner, devices: undefined } };
-        // SIGINT/SIGTERM: stop sending, cancel what is in flight, write the files, stop the servers, exit
-        // 130/143; a second signal kills the servers and exits at once (server/signals.ts).
-        const interruption = handleInterrupts({
-            // Within 2 s of the first signal, whatever the servers do.
-            ...interactiveInterrupts,
-            // Even with --quiet: the user must learn that servers were killed or the wind-down limit was hit.
-            log: (line) => io.stderr.write(`${line}\n`),
-            onFirstSignal: (signal) => progress.message(`${signal}: stopping; cancelling requests in flight and writing this run's files (again to force)`),
-        });
-        if (budget !== null)
-            for (const line of budgetPlanLines(budget.plan, config.gate.detect_change, budget.budgetToDecide))
-                progress.message(line);
-        const outDir = resolve(io.cwd, out);
-        const firstRunByCell = firstRunsIn(outDir, selectCells(config, cells).map((cell) => cell.name), args.values.append === true);
-        const appended = Object.entries(firstRunByCell).filter(([, first]) => first > 0);
-        if (appended.length > 0) {
-            progress.message(`--append: adding runs after the existing ones in ${outDir}: ${appended.map(([cell, first]) => `${cell} from run-${first}`).join(", ")}`);
-        }
+        const interruption = runInterrupts(io, progress);
         try {
-            const common = {
-                config: measured,
-                outDir,
-                baseDir: dirname(loaded.path),
-                // The CLI's environment, for the external task commands (quality.tasks.external).
-                env: io.env,
-                outbound,
-                ...(cells ? { cells } : {}),
-                ...(runs !== undefined ? { runs } : {}),
-                formats: formats.runner,
-                firstRunByCell,
-                ...(stringOption(args, "side") ? { side: stringOption(args, "side") } : {}),
-                progress,
-                signal: interruption.signal,
-                ...(stallReportS !== undefined ? { stallReportMs: stallReportS * 1000 } : {}),
-            };
-            // A sweep's capacity and sweep cells are measured one server at a time (validate keeps them out
-            // of a config with runner.devices); fixed-load cells go through the device plan.
-            const result = args.values.sweep === true
-                ? await runSweepCells({ ...common, provider: external ?? managedFor(undefined) })
-                : await runCellsOnDevices({
-                    ...common,
-                    providerFor: (device) => external ?? managedFor(device),
-                });
-            const cut = result.runs.filter((run) => run.file.flags.cutShort);
-            const bound = result.runs.filter((run) => run.file.flags.clientBound);
-            if (bound.length > 0) {
-                progress.message(`warning: ${bound.length} run(s) were client-bound (the client, not the server, limited them): ${bound.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`);
-            }
-            const starved = result.runs.filter((run) => run.file.flags.serverStarved);
-            if (starved.length > 0) {
-                progress.message(`warning: ${starved.length} run(s) were server host starved (the simulator's own process ran late): ${starved.map((run) => `${run.cell}/run-${run.run}`).join(", ")}`);
-            }
-            const exported = await writeRunExports(result.runs, formats.exports, stringOption(args, "side"), outbound);
-            for (const line of exported)
-                progress.message(line);
+            const result = await runJob(plan, { outbound, progress, signal: interruption.signal });
             if (!quiet)
-                io.stdout.write(`wrote ${result.runs.length} run(s) to ${outDir}\n`);
+                io.stdout.write(`wrote ${result.runs.length} run(s) to ${result.outDir}\n`);
             const signal = interruption.received();
             if (signal !== null) {
-                await stopManaged();
-                io.stderr.write(`${interruptSummary(signal, result.runs, outDir)}\n`);
+                io.stderr.write(`${interruptSummary(signal, result.runs, result.outDir)}\n`);
                 return interruption.exitCode();
             }
-            if (cut.length > 0) {
-                throw new FailureError(`${cut.length} run(s) were cut short: ${cut.map((run) => `${run.cell}/run-${run.run} (${run.file.flags.notes[0] ?? "cut short"})`).join(", ")}`);
-            }
+            const failure = cutShortFailure(result.runs);
+            if (failure !== null)
+                throw failure;
             return 0;
         }
         catch (error) {
             const signal = interruption.received();
             if (signal !== null) {
                 // Interrupted while a server was starting (or stopping): the runs already written are all there is.
-                await stopManaged();
                 const detail = error instanceof Error ? error.message : String(error);
-                io.stderr.write(`${detail.startsWith("interrupted by") ? detail : `interrupted by ${signal}: ${detail}`}; the runs finished before are kept in ${outDir}; the servers it started are stopped\n`);
+                io.stderr.write(`${detail.startsWith("interrupted by") ? detail : `interrupted by ${signal}: ${detail}`}; the runs finished before are kept in ${plan.outDir}; the servers it started are stopped\n`);
                 return interruption.exitCode();
             }
             // A server that would not start is a ServerStartError, a FailureError: exit 1 with its message,
@@ -477,25 +510,57 @@ const runCommand = {
             throw outbound.error(error);
         }
         finally {
-            await stopManaged();
             interruption.dispose();
         }
     },
 };
-/** A provider whose servers are not ours to stop (--base-url), as a block's provider. */
-function withoutStop(provider) {
-    return { ...provider, stopAll: async () => { } };
-}
-/** The one line an interrupted `run` ends with: what was kept, and where. */
-function interruptSummary(signal, runs, outDir) {
-    const whole = runs.filter((run) => !run.file.flags.interrupted);
-    const cut = runs.filter((run) => run.file.flags.interrupted);
-    const parts = [`${whole.length} complete run(s)`];
-    for (const run of cut) {
-        const cancelled = run.file.requests.errorsByKind.aborted ?? 0;
-        parts.push(`${run.cell}/run-${run.run} interrupted (${run.file.requests.total} request(s) recorded, ${cancelled} cancelled; excluded from comparisons)`);
+/** The command's flags as the job takes them; a UsageError for a flag that is wrong on its own. */
+function runFlags(args) {
+    const out = stringOption(args, "out");
+    if (!out)
+        throw new UsageError("--out DIR is required");
+    const formats = parseRunFormats(stringOption(args, "format"));
+    const runs = integerOption(args, "runs", { min: 1 });
+    const stallReportS = integerOption(args, "stall-report-s", { min: 1 });
+    const baseUrl = stringOption(args, "base-url");
+    const apiKeyEnv = stringOption(args, "api-key-env");
+    if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) {
+        throw new UsageError(`--base-url expects an http(s) URL, got "${baseUrl}"`);
     }
-    return `interrupted by ${signal}: kept ${parts.join(" and ")} in ${outDir}; the servers it started are stopped`;
+    if (baseUrl === undefined && apiKeyEnv !== undefined) {
+        throw new UsageError("--api-key-env goes with --base-url; a server the config starts or names gets its key from server.api_key_env");
+    }
+    const cells = stringOption(args, "cells")
+        ?.split(",")
+        .map((name) => name.trim())
+        .filter(Boolean);
+    return {
+        out,
+        cells,
+        runs,
+        formats,
+        side: stringOption(args, "side"),
+        baseUrl,
+        apiKeyEnv,
+        serverStartId: stringOption(args, "server-start"),
+        append: args.values.append === true,
+        sweep: args.values.sweep === true,
+        stallReportMs: stallReportS === undefined ? undefined : stallReportS * 1000,
+        calibrationPath: stringOption(args, "calibration"),
+    };
+}
+/**
+ * SIGINT/SIGTERM: stop sending, cancel what is in flight, write the files, stop the servers, exit
+ * 130/143; a second signal kills the servers and exits at once (server/signals.ts).
+ */
+function runInterrupts(io, progress) {
+    return handleInterrupts({
+        // Within 2 s of the first signal, whatever the servers do.
+        ...interactiveInterrupts,
+        // Even with --quiet: the user must learn that servers were killed or the wind-down limit was hit.
+        log: (line) => io.stderr.write(`${line}\n`),
+        onFirstSignal: (signal) => progress.message(`${signal}: stopping; cancelling requests in flight and writing this run's files (again to force)`),
+    });
 }
 
-export { interruptSummary, runCommand };
+export { runCommand };

@@ -1,16 +1,16 @@
+import { b as systemClock, U as UsageError, I as InputError, F as FailureError } from './version.js';
 import { readFileSync } from 'node:fs';
 import { d as distExports, a as describeValue } from './index.js';
-import { b as boolean, s as string, c as strictObject, l as literal, n as number } from './schemas.js';
-import { b as systemClock, U as UsageError, I as InputError, F as FailureError } from './version.js';
+import { b as boolean, s as string, n as number, c as strictObject, l as literal } from './schemas.js';
 import { createServer } from 'node:http';
 import { s as seededRandom, m as mixSeed } from './random.js';
 import { randomUUID } from 'node:crypto';
 import { n as numberWords } from './number-words.js';
 import { p as parseCommandArgs, i as integerOption, s as stringOption, a as stringListOption } from './command.js';
-import 'process';
-import 'buffer';
 import 'node:child_process';
 import 'node:perf_hooks';
+import 'process';
+import 'buffer';
 import 'node:util';
 
 /**
@@ -489,139 +489,6 @@ function effectiveCosts(profile) {
 function deviceSpeedFactor(profile, device) {
     const factor = Number(profile.device_speed_factors.split(",")[device]);
     return Number.isFinite(factor) && factor > 0 ? factor : 1;
-}
-
-/**
- * `vllm serve` engine flags the simulator honours, as aliases of profile knobs, so a fake
- * `docker run vllm/vllm-openai ... <engine args>` can pass its arguments straight through.
- */
-const engineFlagKnobs = {
-    "max-num-seqs": "max_num_seqs",
-    "max-num-batched-tokens": "max_num_batched_tokens",
-    "max-model-len": "max_model_len",
-    "block-size": "block_size",
-    "num-gpu-blocks-override": "num_gpu_blocks",
-    "kv-cache-dtype": "cache_dtype",
-    "gpu-memory-utilization": "gpu_memory_utilization",
-};
-/** vLLM flags that change nothing in the simulator; accepted so pass-through command lines work. */
-const ignoredEngineFlags = [
-    "tensor-parallel-size",
-    "pipeline-parallel-size",
-    "dtype",
-    "revision",
-    "tokenizer",
-    "tokenizer-revision",
-    "generation-config",
-    "download-dir",
-    "swap-space",
-    "uvicorn-log-level",
-    "quantization",
-    "load-format",
-    "tokenizer-mode",
-    "max-logprobs",
-];
-const ignoredEngineSwitches = [
-    "trust-remote-code",
-    "enforce-eager",
-    "disable-log-requests",
-    "disable-uvicorn-access-log",
-    "enable-chunked-prefill",
-    "no-enable-chunked-prefill",
-    "disable-frontend-multiprocessing",
-    "enable-log-requests",
-];
-/** Boolean vLLM switches that set a knob to true. */
-const engineSwitchKnobs = {
-    "enable-prompt-tokens-details": "enable_prompt_tokens_details",
-    "disable-log-stats": "disable_log_stats",
-};
-/** `1k` / `1K` / `2m`, as vLLM's --max-model-len accepts. */
-function parseHumanInt(flag, raw) {
-    const match = /^(\d+(?:\.\d+)?)([kKmM]?)$/.exec(raw.trim());
-    if (!match)
-        throw new ProfileError(`--${flag} expects a whole number (1k = 1024 allowed), got "${raw}"`);
-    const unit = match[2].toLowerCase();
-    const value = Number(match[1]) * (unit === "k" ? 1024 : unit === "m" ? 1024 * 1024 : 1);
-    if (!Number.isInteger(value))
-        throw new ProfileError(`--${flag} expects a whole number, got "${raw}"`);
-    return value;
-}
-const faultForms = [
-    ["error:STATUS:RATE", "answer RATE (0-1) of generation requests with HTTP STATUS"],
-    ["midstream-error:RATE[:AFTER]", 'RATE of streams send data: {"error":...} then [DONE] after AFTER tokens'],
-    ["reset:RATE[:AFTER]", "RATE of requests have their connection reset after AFTER tokens"],
-    ["exit-after:N", "the engine dies after N completed requests (the process exits 1)"],
-    ["hang-after:N", "after N completed requests every response stops sending"],
-    ["slow-start:SECONDS", "/health (and /v1) answer 503 for SECONDS after start"],
-    ["tokens-per-chunk:K", "bundle K tokens into each SSE chunk"],
-    ["dead", "the engine is dead from the start: /health 503, generation 500"],
-];
-function rate(spec, raw) {
-    const value = Number(raw);
-    if (raw === undefined || !Number.isFinite(value) || value < 0 || value > 1) {
-        throw new ProfileError(`--fault ${spec}: expected a rate between 0 and 1, got "${raw ?? ""}"`);
-    }
-    return value;
-}
-function whole(spec, raw, min = 0) {
-    const value = Number(raw);
-    if (raw === undefined || !Number.isInteger(value) || value < min) {
-        throw new ProfileError(`--fault ${spec}: expected a whole number >= ${min}, got "${raw ?? ""}"`);
-    }
-    return value;
-}
-/** One `--fault` spec to the knobs it sets. */
-function parseFault(spec) {
-    const [kind, a, b] = spec.split(":");
-    switch (kind) {
-        case "error":
-            return { fault_error_status: whole(spec, a, 400), fault_error_rate: rate(spec, b) };
-        case "midstream-error":
-            return {
-                fault_midstream_error_rate: rate(spec, a),
-                ...(b !== undefined ? { fault_after_tokens: whole(spec, b) } : {}),
-            };
-        case "reset":
-            return {
-                fault_reset_rate: rate(spec, a),
-                ...(b !== undefined ? { fault_after_tokens: whole(spec, b) } : {}),
-            };
-        case "exit-after":
-            return { fault_exit_after_requests: whole(spec, a, 1) };
-        case "hang-after":
-            return { fault_hang_after_requests: whole(spec, a, 1) };
-        case "slow-start": {
-            const seconds = Number(a);
-            if (a === undefined || !Number.isFinite(seconds) || seconds < 0) {
-                throw new ProfileError(`--fault ${spec}: expected seconds >= 0`);
-            }
-            return { startup_delay_s: seconds };
-        }
-        case "tokens-per-chunk":
-            return { tokens_per_chunk: whole(spec, a, 1) };
-        case "dead":
-            return { engine_dead: true };
-        default:
-            throw new ProfileError(`--fault "${spec}": unknown fault; expected one of ${faultForms.map(([form]) => form).join(", ")}`);
-    }
-}
-function parseSettings(settings) {
-    const out = {};
-    for (const text of settings) {
-        const [key, value] = parseSetting(text);
-        out[key] = value;
-    }
-    return out;
-}
-function knobHelp() {
-    const width = Math.max(...knobNames.map((name) => name.length));
-    return knobNames.map((name) => `  ${name.padEnd(width)}  ${knobSpecs[name].help}`).join("\n");
-}
-function profileHelp() {
-    const names = Object.keys(builtInProfiles);
-    const width = Math.max(...names.map((name) => name.length));
-    return names.map((name) => `  ${name.padEnd(width)}  ${builtInProfiles[name].description}`).join("\n");
 }
 
 /**
@@ -3487,6 +3354,139 @@ class SimServer {
     }
 }
 
+/**
+ * `vllm serve` engine flags the simulator honours, as aliases of profile knobs, so a fake
+ * `docker run vllm/vllm-openai ... <engine args>` can pass its arguments straight through.
+ */
+const engineFlagKnobs = {
+    "max-num-seqs": "max_num_seqs",
+    "max-num-batched-tokens": "max_num_batched_tokens",
+    "max-model-len": "max_model_len",
+    "block-size": "block_size",
+    "num-gpu-blocks-override": "num_gpu_blocks",
+    "kv-cache-dtype": "cache_dtype",
+    "gpu-memory-utilization": "gpu_memory_utilization",
+};
+/** vLLM flags that change nothing in the simulator; accepted so pass-through command lines work. */
+const ignoredEngineFlags = [
+    "tensor-parallel-size",
+    "pipeline-parallel-size",
+    "dtype",
+    "revision",
+    "tokenizer",
+    "tokenizer-revision",
+    "generation-config",
+    "download-dir",
+    "swap-space",
+    "uvicorn-log-level",
+    "quantization",
+    "load-format",
+    "tokenizer-mode",
+    "max-logprobs",
+];
+const ignoredEngineSwitches = [
+    "trust-remote-code",
+    "enforce-eager",
+    "disable-log-requests",
+    "disable-uvicorn-access-log",
+    "enable-chunked-prefill",
+    "no-enable-chunked-prefill",
+    "disable-frontend-multiprocessing",
+    "enable-log-requests",
+];
+/** Boolean vLLM switches that set a knob to true. */
+const engineSwitchKnobs = {
+    "enable-prompt-tokens-details": "enable_prompt_tokens_details",
+    "disable-log-stats": "disable_log_stats",
+};
+/** `1k` / `1K` / `2m`, as vLLM's --max-model-len accepts. */
+function parseHumanInt(flag, raw) {
+    const match = /^(\d+(?:\.\d+)?)([kKmM]?)$/.exec(raw.trim());
+    if (!match)
+        throw new ProfileError(`--${flag} expects a whole number (1k = 1024 allowed), got "${raw}"`);
+    const unit = match[2].toLowerCase();
+    const value = Number(match[1]) * (unit === "k" ? 1024 : unit === "m" ? 1024 * 1024 : 1);
+    if (!Number.isInteger(value))
+        throw new ProfileError(`--${flag} expects a whole number, got "${raw}"`);
+    return value;
+}
+const faultForms = [
+    ["error:STATUS:RATE", "answer RATE (0-1) of generation requests with HTTP STATUS"],
+    ["midstream-error:RATE[:AFTER]", 'RATE of streams send data: {"error":...} then [DONE] after AFTER tokens'],
+    ["reset:RATE[:AFTER]", "RATE of requests have their connection reset after AFTER tokens"],
+    ["exit-after:N", "the engine dies after N completed requests (the process exits 1)"],
+    ["hang-after:N", "after N completed requests every response stops sending"],
+    ["slow-start:SECONDS", "/health (and /v1) answer 503 for SECONDS after start"],
+    ["tokens-per-chunk:K", "bundle K tokens into each SSE chunk"],
+    ["dead", "the engine is dead from the start: /health 503, generation 500"],
+];
+function rate(spec, raw) {
+    const value = Number(raw);
+    if (raw === undefined || !Number.isFinite(value) || value < 0 || value > 1) {
+        throw new ProfileError(`--fault ${spec}: expected a rate between 0 and 1, got "${raw ?? ""}"`);
+    }
+    return value;
+}
+function whole(spec, raw, min = 0) {
+    const value = Number(raw);
+    if (raw === undefined || !Number.isInteger(value) || value < min) {
+        throw new ProfileError(`--fault ${spec}: expected a whole number >= ${min}, got "${raw ?? ""}"`);
+    }
+    return value;
+}
+/** One `--fault` spec to the knobs it sets. */
+function parseFault(spec) {
+    const [kind, a, b] = spec.split(":");
+    switch (kind) {
+        case "error":
+            return { fault_error_status: whole(spec, a, 400), fault_error_rate: rate(spec, b) };
+        case "midstream-error":
+            return {
+                fault_midstream_error_rate: rate(spec, a),
+                ...(b !== undefined ? { fault_after_tokens: whole(spec, b) } : {}),
+            };
+        case "reset":
+            return {
+                fault_reset_rate: rate(spec, a),
+                ...(b !== undefined ? { fault_after_tokens: whole(spec, b) } : {}),
+            };
+        case "exit-after":
+            return { fault_exit_after_requests: whole(spec, a, 1) };
+        case "hang-after":
+            return { fault_hang_after_requests: whole(spec, a, 1) };
+        case "slow-start": {
+            const seconds = Number(a);
+            if (a === undefined || !Number.isFinite(seconds) || seconds < 0) {
+                throw new ProfileError(`--fault ${spec}: expected seconds >= 0`);
+            }
+            return { startup_delay_s: seconds };
+        }
+        case "tokens-per-chunk":
+            return { tokens_per_chunk: whole(spec, a, 1) };
+        case "dead":
+            return { engine_dead: true };
+        default:
+            throw new ProfileError(`--fault "${spec}": unknown fault; expected one of ${faultForms.map(([form]) => form).join(", ")}`);
+    }
+}
+function parseSettings(settings) {
+    const out = {};
+    for (const text of settings) {
+        const [key, value] = parseSetting(text);
+        out[key] = value;
+    }
+    return out;
+}
+function knobHelp() {
+    const width = Math.max(...knobNames.map((name) => name.length));
+    return knobNames.map((name) => `  ${name.padEnd(width)}  ${knobSpecs[name].help}`).join("\n");
+}
+function profileHelp() {
+    const names = Object.keys(builtInProfiles);
+    const width = Math.max(...names.map((name) => name.length));
+    return names.map((name) => `  ${name.padEnd(width)}  ${builtInProfiles[name].description}`).join("\n");
+}
+
 async function startSimulator(options = {}) {
     let profile = resolveProfile(options.profile);
     const overrides = coerceOverrides(options.set ?? {});
@@ -3665,67 +3665,17 @@ const simCommand = {
             io.stdout.write(`${profileHelp()}\n`);
             return 0;
         }
-        if (args.positionals.length > 1) {
-            throw new UsageError(`expected at most one positional MODEL, got ${args.positionals.join(" ")}`);
-        }
-        const port = integerOption(args, "port") ?? 8000;
-        if (port > 65535)
-            throw new UsageError(`--port expects a TCP port (0-65535), got ${port}`);
-        const seed = integerOption(args, "seed") ?? 0;
-        // The simulated GPU: --device, else the first GPU CUDA_VISIBLE_DEVICES gives the process (as a CUDA
-        // program on that GPU would run), else 0.
-        const visible = Number(io.env.CUDA_VISIBLE_DEVICES?.split(",")[0]);
-        const device = integerOption(args, "device") ?? (Number.isInteger(visible) && visible >= 0 ? visible : 0);
-        let set;
-        let profile;
-        try {
-            profile = resolveProfile(stringOption(args, "profile"));
-            set = { ...engineOverrides(args) };
-            for (const fault of stringListOption(args, "fault"))
-                Object.assign(set, parseFault(fault));
-            Object.assign(set, parseSettings(stringListOption(args, "set")));
-        }
-        catch (error) {
-            if (error instanceof ProfileError)
-                throw new InputError(error.message);
-            throw error;
-        }
-        const model = stringOption(args, "served-model-name") ??
-            stringOption(args, "model") ??
-            args.positionals[0] ??
-            "sim-model";
-        const host = stringOption(args, "host") ?? "127.0.0.1";
+        const start = simulatorOptions(args, io.env);
         let death;
-        let sim;
-        try {
-            sim = await startSimulator({
-                profile,
-                set,
-                seed,
-                device,
-                host,
-                port,
-                model,
-                apiKey: stringOption(args, "api-key") ?? io.env.VLLM_API_KEY,
-                devMode: args.values["dev-mode"] === true || io.env.VLLM_SERVER_DEV_MODE === "1",
-                recordChunkTimes: args.values["record-chunk-times"] === true,
-                onEngineDeath: (reason) => {
-                    death = reason;
-                    void sim.close();
-                },
-            });
-        }
-        catch (error) {
-            if (error instanceof ProfileError)
-                throw new InputError(error.message);
-            const code = error.code;
-            if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
-                throw new FailureError(`cannot listen on ${host}:${port}: ${error.message}`);
-            }
-            throw error;
-        }
+        const sim = await listen({
+            ...start,
+            onEngineDeath: (reason) => {
+                death = reason;
+                void sim.close();
+            },
+        });
         const effective = sim.profile();
-        io.stderr.write(`sim: profile ${effective.name}, model ${model}, seed ${seed}${device ? `, device ${device}` : ""}\n`);
+        io.stderr.write(`sim: profile ${effective.name}, model ${start.model}, seed ${start.seed}${start.device ? `, device ${start.device}` : ""}\n`);
         // vLLM's own readiness lines, for log watchers written against the real server.
         io.stderr.write(`INFO: Starting vLLM API server 0 on ${sim.baseUrl}\nINFO: Application startup complete.\n`);
         io.stdout.write(`vllm-perf-gate sim listening on ${sim.baseUrl}\n`);
@@ -3742,5 +3692,62 @@ const simCommand = {
         return 0;
     },
 };
+/** The simulator as the flags (vLLM's among them) and the environment describe it. */
+function simulatorOptions(args, env) {
+    if (args.positionals.length > 1) {
+        throw new UsageError(`expected at most one positional MODEL, got ${args.positionals.join(" ")}`);
+    }
+    const port = integerOption(args, "port") ?? 8000;
+    if (port > 65535)
+        throw new UsageError(`--port expects a TCP port (0-65535), got ${port}`);
+    // The simulated GPU: --device, else the first GPU CUDA_VISIBLE_DEVICES gives the process (as a CUDA
+    // program on that GPU would run), else 0.
+    const visible = Number(env.CUDA_VISIBLE_DEVICES?.split(",")[0]);
+    const device = integerOption(args, "device") ?? (Number.isInteger(visible) && visible >= 0 ? visible : 0);
+    let set;
+    let profile;
+    try {
+        profile = resolveProfile(stringOption(args, "profile"));
+        set = { ...engineOverrides(args) };
+        for (const fault of stringListOption(args, "fault"))
+            Object.assign(set, parseFault(fault));
+        Object.assign(set, parseSettings(stringListOption(args, "set")));
+    }
+    catch (error) {
+        if (error instanceof ProfileError)
+            throw new InputError(error.message);
+        throw error;
+    }
+    return {
+        profile,
+        set,
+        seed: integerOption(args, "seed") ?? 0,
+        device,
+        host: stringOption(args, "host") ?? "127.0.0.1",
+        port,
+        model: stringOption(args, "served-model-name") ??
+            stringOption(args, "model") ??
+            args.positionals[0] ??
+            "sim-model",
+        apiKey: stringOption(args, "api-key") ?? env.VLLM_API_KEY,
+        devMode: args.values["dev-mode"] === true || env.VLLM_SERVER_DEV_MODE === "1",
+        recordChunkTimes: args.values["record-chunk-times"] === true,
+    };
+}
+/** Starts the simulator; a port it cannot listen on is a FailureError naming the address. */
+async function listen(start) {
+    try {
+        return await startSimulator(start);
+    }
+    catch (error) {
+        if (error instanceof ProfileError)
+            throw new InputError(error.message);
+        const code = error.code;
+        if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
+            throw new FailureError(`cannot listen on ${start.host}:${start.port}: ${error.message}`);
+        }
+        throw error;
+    }
+}
 
 export { simCommand };

@@ -1,4 +1,4 @@
-import { n as inlineCode, o as escapeInline } from './format.js';
+import { j as inlineCode, k as escapeInline } from './format.js';
 
 /**
  * The status text of the use cases (src/app/): the lines the action writes to the job log and the
@@ -217,4 +217,4 @@ function deviceBlockLine(device, cells, runs) {
     return `device ${device}: ${cellList(cells)}; ${count}`;
 }
 
-export { historyLine as A, uploadFailedWarning as B, redactedFilesWarning as C, uploadedLine as D, partialResultsSummary as E, partialResultsLine as F, stateFileCleanupWarning as G, postUploadFailedWarning as H, wallClockLines as I, deviceBlockLine as J, measuringBlockLine as K, cutShortLine as L, summaryUnsetLine as a, summaryUnwritableWarning as b, cutSummary as c, serversNotStoppedWarning as d, aggregatedLine as e, failedVerdict as f, baseSideLine as g, fallbackNotice as h, interruptedFailure as i, errorSummary as j, commentFailedWarning as k, acceptedRegressionLine as l, measuringLine as m, labelsUnreadableWarning as n, commentLine as o, provenanceFooter as p, gateFailureMessage as q, baselineMissingReport as r, stoppingOnSignalLine as s, baselineMissingNotice as t, adaptiveLoopLine as u, baselineRecordedReport as v, baselineSearchWarning as w, manifestCommitWarning as x, baselineFoundLine as y, historyLeftOutWarning as z };
+export { historyLine as A, uploadFailedWarning as B, redactedFilesWarning as C, uploadedLine as D, partialResultsSummary as E, partialResultsLine as F, stateFileCleanupWarning as G, postUploadFailedWarning as H, wallClockLines as I, deviceBlockLine as J, measuringBlockLine as K, cutShortLine as L, summaryUnsetLine as a, summaryUnwritableWarning as b, cutSummary as c, serversNotStoppedWarning as d, aggregatedLine as e, failedVerdict as f, baseSideLine as g, fallbackNotice as h, interruptedFailure as i, errorSummary as j, commentFailedWarning as k, commentLine as l, measuringLine as m, acceptedRegressionLine as n, labelsUnreadableWarning as o, provenanceFooter as p, gateFailureMessage as q, baselineMissingReport as r, stoppingOnSignalLine as s, baselineMissingNotice as t, adaptiveLoopLine as u, baselineRecordedReport as v, baselineSearchWarning as w, manifestCommitWarning as x, baselineFoundLine as y, historyLeftOutWarning as z };

@@ -1,6 +1,6 @@
 import { d as describeMetric } from './metric-names.js';
-import { y as blocksToTerminal, z as firstScreenBlocks, A as cleanForTerminal, C as withoutMachinePaths, D as terminalMarkup } from './compare.js';
-import { q as formatChange, t as formatInterval } from './format.js';
+import { D as blocksToTerminal, E as firstScreenBlocks, F as cleanForTerminal, G as withoutMachinePaths, H as terminalMarkup } from './compare.js';
+import { l as formatChange, n as formatInterval } from './format.js';
 
 /**
  * The `compare` summary for a terminal (and the demo's): the same first screen as the PR comment, then

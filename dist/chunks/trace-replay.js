@@ -2,7 +2,7 @@ import { I as InputError } from './version.js';
 import { createHash } from 'node:crypto';
 import { stat, readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { c as configLimits, a as isTraceDataset, m as traceLayoutOf } from './load.js';
+import { c as configLimits, a as isTraceDataset, o as traceLayoutOf } from './load.js';
 import { c as createRng } from './random.js';
 
 /** The cells named (`--cells`, the action's `cells` input), in the order named; all of them when none is. */

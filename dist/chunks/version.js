@@ -112,6 +112,22 @@ function dockerExec(cli, args, options = {}) {
 function dockerSpawn(cli, args, options) {
     return spawn(cli[0], [...cli.slice(1), ...args], options);
 }
+/** The label of every container this tool starts (`docker run --label`), by which its containers are found. */
+const containerLabel = "vllm-perf-gate=1";
+/**
+ * Names of the running containers labelled `containerLabel` that publish `port`, for the error
+ * of a start whose port is busy. Bounded (a few seconds of docker at most) and never throws: empty
+ * when docker cannot tell.
+ */
+async function labelledContainersOnPort(cli, port, options) {
+    const listed = await dockerExec(cli, ["ps", "--filter", `label=${containerLabel}`, "--filter", `publish=${port}`, "--format", "{{.Names}}"], { env: options.env, timeoutMs: options.timeoutMs ?? 5_000 }).catch(() => null);
+    if (listed === null || listed.code !== 0)
+        return [];
+    return listed.stdout
+        .split("\n")
+        .map((line) => line.trim())
+        .filter((name) => name.length > 0);
+}
 /** The command line as printed in the server log. */
 function describeDockerCli(cli) {
     return cli.join(" ");
@@ -443,4 +459,4 @@ var packageJson = {
 const toolVersion = packageJson.version;
 const toolName = "vllm-perf-gate";
 
-export { ExitCode as E, FailureError as F, InputError as I, UsageError as U, toolName as a, systemClock as b, dockerCliOfRecord as c, dockerExec as d, exitWhenFlushed as e, isGroupAlive as f, terminateGroup as g, handleInterrupts as h, interactiveInterrupts as i, execFileCapture as j, dockerCliOf as k, trackLaunchedServer as l, trackLaunching as m, epochMsOf as n, describeDockerCli as o, dockerSpawn as p, stopLaunchedServersOnCrash as s, toolVersion as t, untrackLaunchedServer as u };
+export { ExitCode as E, FailureError as F, InputError as I, UsageError as U, toolName as a, systemClock as b, dockerCliOfRecord as c, dockerExec as d, exitWhenFlushed as e, isGroupAlive as f, terminateGroup as g, handleInterrupts as h, interactiveInterrupts as i, containerLabel as j, execFileCapture as k, trackLaunchedServer as l, trackLaunching as m, epochMsOf as n, describeDockerCli as o, dockerSpawn as p, labelledContainersOnPort as q, dockerCliOf as r, stopLaunchedServersOnCrash as s, toolVersion as t, untrackLaunchedServer as u };

@@ -141,19 +141,37 @@ export function budgetPlanInput(
     maxRuns: budgetMaxRuns,
     maxRequests: configLimits.requestsPerRun,
     blocks: mode === "interleaved" ? blockChoices : [budgetMaxRuns],
-    startsFor: (runs, block) =>
-      servers * serverStartsPerCell(mode, runs, [], lifecycle, mode === "interleaved" ? block : runs),
-    startWeightAt: (runs, block) =>
+    startsFor: byRunsAndBlock(
+      (runs, block) =>
+        servers * serverStartsPerCell(mode, runs, [], lifecycle, mode === "interleaved" ? block : runs),
+    ),
+    startWeightAt: byRunsAndBlock((runs, block) =>
       lifecycle === "per-run" ? 1 / runs : mode === "interleaved" ? interleavedStartWeight(runs, block) : 1,
-    startsPerSide: (runs, block) =>
+    ),
+    startsPerSide: byRunsAndBlock((runs, block) =>
       lifecycle === "per-run"
         ? runs
         : mode === "interleaved"
           ? interleavedStartShape(runs, block).fewestStarts
           : 1,
+    ),
     startPriorDf: config.gate.noise_prior.weight_starts,
     startSeconds: serverStartSeconds(config),
     sides: mode === "interleaved" ? 2 : 1,
+  };
+}
+
+/** A function of (runs, block) remembered per pair: the planner asks each thousands of times a plan. */
+function byRunsAndBlock(f: (runs: number, block: number) => number): (runs: number, block: number) => number {
+  const known = new Map<number, number>();
+  return (runs, block) => {
+    const key = runs * 100_000 + block;
+    let value = known.get(key);
+    if (value === undefined) {
+      value = f(runs, block);
+      known.set(key, value);
+    }
+    return value;
   };
 }
 

@@ -290,7 +290,7 @@ function cellOptions(
     for (let g = 1; g <= powerGridSteps && top > floor; g++)
       lengths.add(Math.round(floor * (top / floor) ** (g / powerGridSteps)));
   }
-  return [...lengths]
+  const options = [...lengths]
     .sort((x, y) => x - y)
     .map((requests) => ({
       requests,
@@ -298,6 +298,11 @@ function cellOptions(
       decided: needs.filter((n) => n <= requests).length,
       power: cell.checks.reduce((sum, check) => sum + powerAt(input, check, runs, block, requests), 0),
     }));
+  // A longer run worth no more than a shorter one is never bought.
+  const kept: CellOption[] = [];
+  for (const option of options)
+    if (kept.length === 0 || worth(option) > worth(kept.at(-1)!)) kept.push(option);
+  return kept;
 }
 
 /** Cost units of the knapsack over cells: a GPU-minute budget cut into this many steps. */
@@ -382,6 +387,11 @@ export function planWithinBudget(input: BudgetPlanInput): BudgetPlan | null {
       const startMinutes = minutesOf(input, runs, block, 0);
       const runSecondsLeft = ((input.budgetMinutes - startMinutes) * 60) / (input.sides * runs);
       if (!(runSecondsLeft >= 0)) continue;
+      const floorSeconds = input.cells.reduce(
+        (sum, cell) => sum + secondsPerRun(cell, floorRequests(cell)),
+        0,
+      );
+      if (floorSeconds > runSecondsLeft) continue;
       const options = input.cells.map((cell) => cellOptions(input, cell, runs, block, runSecondsLeft));
       const chosen = bestOptions(options, runSecondsLeft);
       if (chosen === null) continue;

@@ -306,7 +306,7 @@ describe("main's history as the start prior of an interleaved pull request", () 
     };
     expect(verdict.mode).toBe("interleaved");
     const ttft = verdict.comparisons.find((c) => c.cell === "chat" && c.metric === "ttft_p95")!;
-    // The measured start level joins the published one at its weight_starts (docs/compare.md).
+    // main's measured start level, joined by the published one at its weight_starts df.
     expect(ttft.noise?.priorSource).toMatch(/^history: 3 sessions, \d+ starts \+ gate\.noise_prior\.ttft$/);
   }, 120_000);
 });
