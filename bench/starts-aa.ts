@@ -1,10 +1,10 @@
 /**
- * `npx tsx bench/starts-aa.ts [--prs N] [--seed N]`: A/A pull requests through the real pipeline on the
- * simulator, with its per-start noise (docs/sim.md, Server starts): the demo's `clean` scenario (three
- * cells, both sides the same simulator), each side's runs measured in groups of one run a side with a
- * side's consecutive groups on one start (`repeats.block: 1`: A, BB, AA, ...), so that the test needs the
- * start level (with a start per run, which `auto` gives this shape, the level is in the runs' own
- * spread), on virtual time (app/virtual-run.ts: the runner's dispatcher, its request records, run.json
+ * `npx tsx bench/starts-aa.ts [--prs N] [--seed N] [--block 1|auto|fresh|N]`: A/A pull requests through
+ * the real pipeline on the simulator, with its per-start noise (docs/sim.md, Server starts): the demo's
+ * `clean` scenario (three cells, both sides the same simulator), each side's runs measured in the groups
+ * of `repeats.block` (default 1: one run a side with a side's consecutive groups on one start, A, BB,
+ * AA, ..., so that the test needs the start level; `auto`, the demo's own, gives this shape a start per
+ * run and the level is in the runs' own spread), on virtual time (app/virtual-run.ts: the runner's dispatcher, its request records, run.json
  * assembly), one engine seed per server start, so every run of a start shares that start's speed
  * draws. Each PR's first look (repeats.min runs a side) goes through compare's decision
  * (`compareRecords`, interleaved) twice: with the runs' recorded starts, and with every run read as
@@ -15,7 +15,7 @@
 import { runCellVirtually } from "../src/app/virtual-run.js";
 import { compareRecords, settingsFromConfig } from "../src/compare/index.js";
 import { parseConfigText } from "../src/config/load.js";
-import { runsPerBlock } from "../src/config/summary.js";
+import { alternation } from "../src/config/summary.js";
 import { demoConfigText, scenarios } from "../src/demo/scenarios.js";
 import { type RunRecord, runRecordFromRunFile } from "../src/metrics/run-record.js";
 import { alternatingBlocks } from "../src/runner/interleaved.js";
@@ -30,17 +30,29 @@ function option(name: string, fallback: number): number {
   return value;
 }
 
+/** repeats.block from `--block`: a whole number of runs a group, "auto" or "fresh". */
+function blockOption(): number | "auto" | "fresh" {
+  const at = process.argv.indexOf("--block");
+  if (at < 0) return 1;
+  const value = process.argv[at + 1];
+  if (value === "auto" || value === "fresh") return value;
+  const runs = Number(value);
+  if (!(Number.isInteger(runs) && runs > 0))
+    throw new Error("--block expects a whole number > 0, auto or fresh");
+  return runs;
+}
+
 const prs = option("--prs", 40);
 const seed = option("--seed", 1);
 const scenario = scenarios.clean;
 const parsed = parseConfigText(demoConfigText(scenario, "baseline", 1000), "clean-baseline.yml", {
   env: {},
 }).config;
-// Two runs a start (A, BB, AA, ...): the schedule whose test estimates the start level beside the runs.
-const config = { ...parsed, repeats: { ...parsed.repeats, block: 1 } };
+// By default two runs a start (A, BB, AA, ...): the schedule whose test estimates the start level beside the runs.
+const config = { ...parsed, repeats: { ...parsed.repeats, block: blockOption() } };
 const profile = applyOverrides(builtInProfile("small-gpu"), coerceOverrides(scenario.baselineSet));
 const settings = settingsFromConfig(config);
-const group = runsPerBlock(config);
+const group = alternation(config);
 const runs = config.repeats.min;
 
 /** Wilson's 95% interval of k of n. */
@@ -92,7 +104,7 @@ for (let pr = 0; pr < prs; pr++) {
   }
 }
 console.log(
-  `A/A through the pipeline on virtual time: ${prs} PRs of the clean scenario (3 cells), ${runs} runs a side in groups of ${group} (repeats.block auto), engine per-start noise speed_sigma ${profile.speed_sigma}, prefill_speed_sigma ${profile.prefill_speed_sigma}`,
+  `A/A through the pipeline on virtual time: ${prs} PRs of the clean scenario (3 cells), ${runs} runs a side in groups of ${group.runsPerGroup}${group.startEachGroup ? ", each on a start of its own" : ""} (repeats.block ${config.repeats.block}), engine per-start noise speed_sigma ${profile.speed_sigma}, prefill_speed_sigma ${profile.prefill_speed_sigma}`,
 );
 console.log("| runs read as | PRs blocked | gated checks whose 90% interval excludes no change |");
 console.log("|---|---|---|");
