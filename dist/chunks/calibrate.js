@@ -1,6 +1,6 @@
 import { join, dirname, resolve } from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import { i as runsPerBlock, l as loadRuns, c as calibrateFromRuns, s as settingsFromConfig } from './interleaved.js';
+import { a9 as calibrationAlternation, i as alternation, l as loadRuns, c as calibrateFromRuns, s as settingsFromConfig } from './interleaved.js';
 import { c as calibrationHistoryRuns, b as conditionsHash } from './format.js';
 import { p as providerForConfig, r as runCells, s as silentProgress, e as streamProgress, b as defaultServerStateFile } from './run-cells.js';
 import { m as measureAlternately } from './adaptive.js';
@@ -59,7 +59,7 @@ async function calibrateRunner(options) {
         { name: "b", dir: join(options.outDir, "b") },
     ];
     try {
-        await measureAlternately(sides, { firstRun: 0, runs: options.runs, cells: options.cells ?? null }, runsPerBlock(config), async (side, block) => {
+        await measureAlternately(sides, { firstRun: 0, runs: options.runs, cells: options.cells ?? null }, calibrationAlternation(alternation(config)), async (side, block) => {
             await runCells({
                 config,
                 provider,

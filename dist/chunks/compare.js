@@ -1,6 +1,6 @@
 import { stat, readFile, mkdir, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { B as scrapeSeries, C as requestRecordSchema, D as requestLatencies, E as answerLatencies, F as depthBuckets, G as sortNumbers, H as percentileSorted, u as largest, t as smallest, I as table, J as fold, K as Footnotes, L as detectionLine, M as checkMatrix, N as valuesOnBothSides, O as withinToleranceFold, P as acceptanceSection, Q as perCellDetails, R as tallyOf, S as metricVerdictLabel, T as powerAtChange, U as minimumDetectableChange, b as summarizeConfig, V as sessionEstimate, W as noisiestGatedFamily, X as startedServers, j as serverStartSeconds, i as runsPerBlock, Y as serverStartsPerCell, h as baselineRunsPerStart, Z as alternatingBlocks, _ as calibratedNoiseByFamily, $ as withConfigStartPrior, s as settingsFromConfig, a0 as parseCalibrationFile, a1 as defaultCompareSettings, a2 as loadSides, l as loadRuns, a3 as calibrationPriorOrigin, a4 as calibrationPriors, a5 as calibrationStartPriors, a6 as calibrationRunPriors, a7 as pooledStartPriors, a8 as compareRecords, k as defaultInputLimits } from './interleaved.js';
+import { B as scrapeSeries, C as requestRecordSchema, D as requestLatencies, E as answerLatencies, F as depthBuckets, G as sortNumbers, H as percentileSorted, u as largest, t as smallest, I as table, J as fold, K as Footnotes, L as detectionLine, M as checkMatrix, N as valuesOnBothSides, O as withinToleranceFold, P as acceptanceSection, Q as perCellDetails, R as tallyOf, S as metricVerdictLabel, T as powerAtChange, U as minimumDetectableChange, b as summarizeConfig, V as sessionEstimate, W as noisiestGatedFamily, X as startedServers, j as serverStartSeconds, i as alternation, Y as serverStartsPerCell, h as baselineRunsPerStart, Z as alternatingBlocks, _ as calibratedNoiseByFamily, $ as withConfigStartPrior, s as settingsFromConfig, a0 as parseCalibrationFile, a1 as defaultCompareSettings, a2 as loadSides, l as loadRuns, a3 as calibrationPriorOrigin, a4 as calibrationPriors, a5 as calibrationStartPriors, a6 as calibrationRunPriors, a7 as pooledStartPriors, a8 as compareRecords, k as defaultInputLimits } from './interleaved.js';
 import { o as flattenFingerprint, q as escapeHtml, t as formatFractionAsPercent, u as formatMetricValue, g as formatNumber, l as formatChange, n as formatInterval, j as inlineCode, v as escapeCell, k as escapeInline, w as formatP, x as slowestUsers, y as formatSignedNumber, z as formatDuration, A as formatIntervalOneLine, B as formatValuePair, C as noBreakSpace, D as nonZeroCounts, E as describeMetricRef, F as escapeValue, G as logRatioOf, H as toleranceMargin, I as studentTQuantile, J as normalCdf, K as normalQuantile, b as conditionsHash, L as historyStartPriors } from './format.js';
 import { l as latencyPhases, m as metricSpecs, a as latencyPhaseLabel, d as describeMetric, i as isMetricName, b as latencyStatisticSpec } from './metric-names.js';
 import { o as object, n as number, r as record, s as string, a as array } from './schemas.js';
@@ -4523,7 +4523,7 @@ function cleanPassChance(input, runs, requestsOf) {
  */
 function configuredPassChance(config, noiseOf = () => priorNoise(config), traces) {
     const cells = planCells(config, noiseOf, traces);
-    const group = runsPerBlock(config);
+    const group = alternation(config);
     const input = {
         cells,
         tolerance: config.gate.tolerance,
@@ -4557,9 +4557,9 @@ function priorNoise(config) {
     };
 }
 /**
- * How R runs a side alternating in groups of `group` (runner/interleaved.ts alternatingBlocks) fall into
- * server starts: the starts of the side with fewer of them, and Σn²/N² of the side whose runs share
- * starts the most (the start variance's share of its mean).
+ * How R runs a side alternating in groups of `group` (runner/interleaved.ts alternatingBlocks; a number
+ * of runs per group, or the alternation) fall into server starts: the starts of the side with fewer of
+ * them, and Σn²/N² of the side whose runs share starts the most (the start variance's share of its mean).
  */
 function interleavedStartShape(runs, group) {
     const blocks = alternatingBlocks(0, runs, ["a", "b"], group);
@@ -4673,7 +4673,7 @@ function runPlans(config, noiseOf = () => priorNoise(config), traces) {
         startSeconds: serverStartSeconds(config),
         maxRequests: configLimits.requestsPerRun,
     };
-    const group = runsPerBlock(config);
+    const group = alternation(config);
     const interleaved = planRuns({
         ...base,
         sides: 2,

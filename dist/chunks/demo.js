@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { readdir, rm, mkdir } from 'node:fs/promises';
 import { p as parseConfigText } from './load.js';
-import { i as runsPerBlock } from './interleaved.js';
+import { i as alternation } from './interleaved.js';
 import { g as gatedMetricNames } from './metric-names.js';
 import { c as countRuns, r as runRequestedCells } from './baseline-bundle.js';
 import { u as adaptiveLoopLine, K as measuringBlockLine } from './status.js';
@@ -437,7 +437,7 @@ async function measureUntilDecided(options, sides) {
 /** Both sides measured alternately (A B, B A, ...), a side's consecutive runs on one server start. */
 function measureSidesAlternately(options, sides, stopped) {
     const { scenario, outDir, progress, outbound } = options;
-    return (step) => measureAlternately(sides, step, runsPerBlock(sides[0].config), async (side, block) => {
+    return (step) => measureAlternately(sides, step, alternation(sides[0].config), async (side, block) => {
         progress.message(measuringBlockLine(side.name, block.firstRun, block.runs, scenario.repeats.max));
         // As the action measures: fixed-load cells the block's runs, a capacity cell its search.
         await runRequestedCells({

@@ -654,7 +654,8 @@ function runLevelDfTerms(sides) {
 /**
  * σ_s² from the start means of both sides (moments): E[SS between] = (G − 1)·σ_r² + c·σ_s² per side.
  * Sides of single-run starts cannot separate the levels and are left out. Null when no side has two
- * starts with a run-level estimate beside them.
+ * starts with a run-level estimate beside them. `estimate` is the moment estimate itself, unbiased and
+ * below 0 when the starts agree more closely than the runs within them; `variance` is it clamped at 0.
  */
 function measuredStartVariance(sides) {
     let numerator = 0;
@@ -674,7 +675,8 @@ function measuredStartVariance(sides) {
     // mean, σ_s²/G + σ_r²/N, is exactly the start means' mean square / G, with G − 1 df. (Satterthwaite's
     // df of the moment difference alone collapse towards 1 when σ_s² is near 0, which would let the prior
     // outweigh many starts that agree.)
-    return { variance: Math.max(0, numerator / coefficient), df: betweenDf };
+    const estimate = numerator / coefficient;
+    return { variance: Math.max(0, estimate), estimate, df: betweenDf };
 }
 function pooledStartLevel(sides, startPrior) {
     const measured = measuredStartVariance(sides);
@@ -687,8 +689,12 @@ function pooledStartLevel(sides, startPrior) {
     const measuredDf = measured?.df ?? 0;
     const priorDf = usedPrior?.df ?? 0;
     const startDf = measuredDf + priorDf;
+    // The starts' moment estimate enters the pool unclamped and only the pooled value is kept at 0 or
+    // above: clamping each estimate first would add E[max(0, estimate)] > 0 to the pool at the starts'
+    // full degrees of freedom whenever the true start level is small, the PR's own starts and the prior
+    // both pointing at a start level that is not there (docs/compare.md, "Server starts").
     const startVariance = startDf > 0
-        ? (measuredDf * (measured?.variance ?? 0) + priorDf * (usedPrior?.variance ?? 0)) / startDf
+        ? Math.max(0, (measuredDf * (measured?.estimate ?? 0) + priorDf * (usedPrior?.variance ?? 0)) / startDf)
         : 0;
     return {
         startVariance,

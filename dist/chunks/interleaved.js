@@ -531,6 +531,21 @@ function cellFamily(cell) {
     return dash > 0 ? cell.name.slice(0, dash) : cell.name;
 }
 
+/** An alternation from a number of runs per group (consecutive groups of a side sharing a start), or itself. */
+function alternationOf(block) {
+    return typeof block === "number" ? { runsPerGroup: block, startEachGroup: false } : block;
+}
+/**
+ * The schedule `calibrate` measures in: the interleaved gate's, except that a start per group becomes
+ * shared starts (a side's consecutive groups on one start). A calibration must see both levels (the
+ * start level from its starts' means, the run level within them): a calibration of runs on their own
+ * starts cannot tell them apart, and its runs' whole spread, taken as the per-run prior at all its
+ * degrees of freedom, outweighs what a few runs of a pull request can contradict.
+ */
+function calibrationAlternation(alternation) {
+    return { runsPerGroup: alternation.runsPerGroup, startEachGroup: false };
+}
+
 function cellSchedule(config, cell) {
     if ((cell.schedule ?? config.runner.schedule) === "real-time")
         return { kind: "real-time", reason: "configured" };
@@ -798,13 +813,24 @@ function renderSummary(file, summary) {
         ...rows.map((row) => `  ${line(row)}`),
         ...renderSchedules(summary.cells),
         `runs per side: ${summary.runs.min} to ${summary.runs.max} (more only while the verdict is inconclusive)`,
-        `server starts: groups of ${summary.starts.group} run${summary.starts.group === 1 ? "" : "s"} a side${summary.starts.auto ? " (repeats.block auto)" : ""}, alternating A B, B A: ${summary.starts.firstLookPerSide} start${summary.starts.firstLookPerSide === 1 ? "" : "s"} a side at the first look, ${summary.starts.maxPerSide} at ${summary.runs.max} runs; the intervals count the start-to-start noise beside the run-to-run (gate.noise_prior)`,
+        startsLine(summary),
         `gated: ${summary.gate}`,
         ...renderGpuMinutes(summary.gpuMinutes, summary.searchedCells, summary.cells.length),
     ];
     for (const warning of summary.warnings)
         out.push(`warning: ${warning}`);
     return `${out.join("\n")}\n`;
+}
+/** validate's line on how a side's runs fall into server starts, and what the intervals count for it. */
+function startsLine(summary) {
+    const { starts, runs } = summary;
+    const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+    const auto = starts.auto ? " (repeats.block auto)" : "";
+    const counts = `${plural(starts.firstLookPerSide, "start")} a side at the first look, ${starts.maxPerSide} at ${runs.max} runs`;
+    if (starts.startEachGroup && starts.group === 1)
+        return `server starts: every run of a side on a start of its own${auto}, alternating A B, B A: ${counts}; the start-to-start noise is inside the runs' own spread (no prior needed)`;
+    const each = starts.startEachGroup ? ", each group on a start of its own" : "";
+    return `server starts: groups of ${plural(starts.group, "run")} a side${each}${auto}, alternating A B, B A: ${counts}; the intervals count the start-to-start noise beside the run-to-run (gate.noise_prior)`;
 }
 /** One line per schedule: which cells run on it, and the idle time it is expected to cut. */
 function renderSchedules(cells) {
@@ -832,7 +858,8 @@ function serverStartSeconds(config) {
  * `runsPerBlock` runs per side, A B | B A ...): each look's step from a to b runs touches g groups and is
  * g + 1 blocks of consecutive same-side runs, one start each (k = 1: b − a + 1); baseline (the push job):
  * its runs in starts of at most `runsPerBlock` runs (here: `baselineRunsPerStart`), as
- * `baselineStartGroups` splits them. Under `lifecycle: per-run` every run is a start.
+ * `baselineStartGroups` splits them. Under `lifecycle: per-run` every run is a start. An alternation
+ * whose groups each have a start of their own (`startEachGroup`) costs 2 starts per group touched.
  */
 function serverStartsPerCell(mode, runs, looks, lifecycle, runsPerBlock = 1) {
     if (runs <= 0)
@@ -840,7 +867,7 @@ function serverStartsPerCell(mode, runs, looks, lifecycle, runsPerBlock = 1) {
     if (lifecycle === "per-run")
         return mode === "interleaved" ? 2 * runs : runs;
     if (mode === "baseline")
-        return baselineStartGroups(runs, runsPerBlock).length;
+        return baselineStartGroups(runs, alternationOf(runsPerBlock).runsPerGroup).length;
     const bounds = [...new Set([0, ...looks.filter((look) => look > 0 && look < runs), runs])].sort((a, b) => a - b);
     if (mode === "stored")
         return bounds.length - 1;
@@ -868,23 +895,28 @@ function noisiestGatedFamily(config, noise) {
     return [...families].reduce((best, family) => (best === null || noise(family) > noise(best) ? family : best), null);
 }
 /**
- * The runs per side per group of the A/B alternation (repeats.block), "auto" resolved by cost (Kalibera and
- * Jones: repetitions at a level ∝ √(its variance / its cost)). The start and run variances are
- * gate.noise_prior's for the gated metric families, taking the family with the largest start sd; a
- * start costs cost.server_start_s, a run the estimated seconds of one run of every cell one server
- * serves. Consecutive groups of a side merge (A B | B A), so a start holds about two groups: the group
- * is half the optimal runs per start. When the start level matters for the tolerance (√2·start sd at
- * least a fifth of ln(1 + tolerance)), the group is small enough that the first look (repeats.min) has
- * two starts a side; otherwise one start a side serves the first look.
+ * How a side's runs alternate and fall into server starts (repeats.block; docs/compare.md, "Server
+ * starts"): a number is the runs per side per group, consecutive groups of a side sharing one start;
+ * "fresh" is every run of a side on a start of its own; "auto" is chosen by cost (Kalibera and Jones:
+ * repetitions at a level ∝ √(its variance / its cost), `autoAlternation`), from gate.noise_prior's start
+ * and run variances of the gated family with the largest start sd, a start's cost.server_start_s and the
+ * estimated seconds of one run of every cell one server serves.
  */
-function runsPerBlock(config) {
+function alternation(config) {
     const block = config.repeats.block;
+    if (block === "fresh")
+        return { runsPerGroup: 1, startEachGroup: true };
     if (block !== "auto")
-        return block;
+        return { runsPerGroup: block, startEachGroup: false };
     const costs = startCosts(config);
     if (costs === null)
-        return config.repeats.min;
-    return autoRunsPerBlock({ minRuns: config.repeats.min, tolerance: config.gate.tolerance, ...costs });
+        return { runsPerGroup: config.repeats.min, startEachGroup: false };
+    return autoAlternation({
+        minRuns: config.repeats.min,
+        tolerance: config.gate.tolerance,
+        startsItsServer: serverKindFacts[config.server.kind].launchesProcess,
+        ...costs,
+    });
 }
 function startCosts(config) {
     const prior = config.gate.noise_prior;
@@ -915,7 +947,10 @@ function baselineRunsPerStart(config, runs = config.repeats.baseline) {
     if (serverLifecycle(config) === "per-run")
         return 1;
     const block = config.repeats.block;
-    return baselineRunsPerStartOf(runs, block === "auto" ? { costs: startCosts(config) } : { block });
+    if (block === "auto")
+        return baselineRunsPerStartOf(runs, { costs: startCosts(config) });
+    // A fresh start per run in the PR's job: the baseline job still needs starts of two runs (the history).
+    return baselineRunsPerStartOf(runs, { block: block === "fresh" ? 1 : block });
 }
 /**
  * `baselineRunsPerStart` from its inputs (also bench:gate's, which has no config): at most half the
@@ -948,11 +983,23 @@ function baselineStartGroups(runs, runsPerStart) {
     const longer = runs - base * starts;
     return Array.from({ length: starts }, (_, i) => base + (i < longer ? 1 : 0));
 }
-/** `runsPerBlock`'s "auto" from its inputs (also bench:gate's, which has no cells to estimate). */
-function autoRunsPerBlock(input) {
+/**
+ * repeats.block "auto" from its inputs. When the start level does not matter for the tolerance (√2·start
+ * sd below a fifth of ln(1 + tolerance)), one start a side serves the first look (groups of
+ * repeats.min). Otherwise Kalibera and Jones' runs per start, √(start cost·σ_r² / (run cost·σ_s²)),
+ * decides: below two, every run of a side gets a start of its own (groups of one run, A B B A kept),
+ * because consecutive groups of a side that share a start hold two runs at the least, and a start per
+ * run puts the start level inside the runs' own spread, so the test needs no start prior and keeps all
+ * its degrees of freedom (Welch's on independent runs; bench:gate measures both schedules,
+ * docs/compare.md "The server start as a level of the noise"); at two or more, groups of half the
+ * runs per start share starts (A B | B A merges a side's consecutive groups), small enough that the first
+ * look has two starts a side.
+ */
+function autoAlternation(input) {
     const { minRuns: min, startSd } = input;
+    const shared = (runsPerGroup) => ({ runsPerGroup, startEachGroup: false });
     if (Math.SQRT2 * startSd < toleranceMargin(input.tolerance) / 5)
-        return min;
+        return shared(min);
     const perStart = input.runSeconds > 0 && startSd > 0
         ? optimalRunsPerStart({
             startVariance: startSd ** 2,
@@ -961,32 +1008,43 @@ function autoRunsPerBlock(input) {
             runCost: input.runSeconds,
         })
         : min;
+    if (perStart < 2 && input.startsItsServer !== false)
+        return { runsPerGroup: 1, startEachGroup: true };
     // Two starts a side at the first look need at least 3 groups in it: ⌈min / k⌉ ≥ 3.
     let largest = 1;
     while (largest < min && Math.ceil(min / (largest + 1)) >= 3)
         largest++;
-    return Math.max(1, Math.min(largest, Math.round(perStart / 2)));
+    return shared(Math.max(1, Math.min(largest, Math.round(perStart / 2))));
 }
 /** A side's server starts at the first look and at repeats.max, in groups of runsPerBlock (interleaved). */
 function startsOf(config) {
-    const group = runsPerBlock(config);
+    const chosen = alternation(config);
+    const group = chosen.runsPerGroup;
     // Groups of k alternate A B | B A, a side's consecutive groups merging: g groups give g + 1 blocks,
-    // ⌊(g + 1) / 2⌋ or ⌈(g + 1) / 2⌉ a side; the fewer is what a side is sure to have.
-    const perSide = (runs) => Math.max(1, Math.floor((Math.ceil(runs / group) + 1) / 2));
+    // ⌊(g + 1) / 2⌋ or ⌈(g + 1) / 2⌉ a side; the fewer is what a side is sure to have. A start per group:
+    // every group of a side is a start.
+    const perSide = (runs) => chosen.startEachGroup
+        ? Math.ceil(runs / group)
+        : Math.max(1, Math.floor((Math.ceil(runs / group) + 1) / 2));
     return {
         group,
+        startEachGroup: chosen.startEachGroup,
         auto: config.repeats.block === "auto",
         firstLookPerSide: perSide(config.repeats.min),
         maxPerSide: perSide(config.repeats.max),
     };
 }
-/** Server starts per cell of one interleaved measuring step from `from` to `to` runs per side. */
+/**
+ * Server starts per cell of one interleaved measuring step from `from` to `to` runs per side: the g
+ * groups it touches give g + 1 blocks of consecutive same-side runs, or 2g with a start per group.
+ */
 function interleavedStepStarts(from, to, runsPerBlock = 1) {
     if (to <= from)
         return 0;
-    const k = Math.max(1, Math.floor(runsPerBlock));
+    const chosen = alternationOf(runsPerBlock);
+    const k = Math.max(1, Math.floor(chosen.runsPerGroup));
     const groups = Math.floor((to - 1) / k) - Math.floor(from / k) + 1;
-    return groups + 1;
+    return chosen.startEachGroup ? 2 * groups : groups + 1;
 }
 function estimateGpuMinutes(config, secondsPerRunByCell, looks) {
     const startSeconds = serverStartSeconds(config);
@@ -995,7 +1053,7 @@ function estimateGpuMinutes(config, secondsPerRunByCell, looks) {
     const cells = secondsPerRunByCell.length;
     const price = config.cost.gpu_hourly_usd;
     const at = (mode, runs) => {
-        const perGroup = mode === "baseline" ? baselineRunsPerStart(config, runs) : runsPerBlock(config);
+        const perGroup = mode === "baseline" ? baselineRunsPerStart(config, runs) : alternation(config);
         const starts = startedServers(lifecycle, cells) * serverStartsPerCell(mode, runs, looks, lifecycle, perGroup);
         const sides = mode === "interleaved" ? 2 : 1;
         return { starts, minutes: (sides * runs * runSeconds + starts * startSeconds) / 60 };
@@ -3880,7 +3938,7 @@ function lookAhead(input, levels, speed, gatedCount, comparisons, verdict, warni
     const { cells, unfixableCells } = speed.pairing;
     const rates = costRatesOf(input.runMinutes, input.repeats.block, input.cost);
     const maxRuns = input.repeats.max;
-    const runsPerStart = mode === "interleaved" ? (input.repeats.block ?? 1) : maxRuns;
+    const runsPerStart = mode === "interleaved" ? alternationOf(input.repeats.block ?? 1).runsPerGroup : maxRuns;
     const { draftOf, futilityInput, resolvable } = futilityModel(speed.drafts, unfixableCells, { alpha, passAlpha, gatedCount }, mode, maxRuns, runsPerStart);
     const nextLook = planNextLook({
         verdict,
@@ -5838,15 +5896,19 @@ function settingsFromConfig(config) {
         .map((cell, index) => (isSearchedCell(cell) ? null : summary.cells[index].estimatedSecondsPerRun / 60))
         .filter((m) => m !== null);
     const runMinutes = minutes.length > 0 ? minutes.reduce((sum, m) => sum + m, 0) / minutes.length : undefined;
+    // A number where consecutive groups of a side share a start (as repeats.block states it), the
+    // alternation itself where every group has a start of its own.
+    const chosen = alternation(config);
+    const block = chosen.startEachGroup ? chosen : chosen.runsPerGroup;
     return {
         gate: config.gate,
-        repeats: { ...config.repeats, block: runsPerBlock(config) },
+        repeats: { ...config.repeats, block },
         quality: config.quality,
         runMinutes,
         cost: {
             serverStartS: serverStartSeconds(config),
             lifecycle: serverLifecycle(config),
-            runsPerBlock: runsPerBlock(config),
+            runsPerBlock: block,
         },
         ...(capacityCells(config).length > 0
             ? { capacity: { cells: capacityCells(config), cost: config.cost } }
@@ -5999,6 +6061,16 @@ const calibrationMetricSchema = object({
          * its own start (both levels in one). Absent in files written before it was recorded.
          */
         fresh: boolean().optional(),
+        /**
+         * The variance of one run on a start of its own (σ_r² + σ_s²) from runs that shared starts: the
+         * within-start variance plus the starts' moment estimate unclamped (unbiased; clamping the start
+         * level at 0 first would overstate a quiet runner's), with Satterthwaite's degrees of freedom: the
+         * per-run prior of pull requests that give every run its own start. Absent in files written before
+         * it was recorded (the two levels' sum stands in) and for a fresh-start calibration (`runVariance`
+         * is it).
+         */
+        perRunVariance: number().positive().optional(),
+        perRunDf: number().nonnegative().optional(),
     })
         .optional(),
 });
@@ -6242,15 +6314,21 @@ function levelsOf(a, b, cell, metric) {
             result.candidate.runVariance * result.candidate.runVarianceDf) /
             pooledRunDf
         : 0;
+    const measured = fresh ? null : result.measuredStartVariance;
+    // σ_r² + σ_s² with the starts' estimate unclamped: at least σ_r²·(1 − 1/n) for starts of n runs.
+    const perRun = measured
+        ? sumOf({ variance: runVariance, df: pooledRunDf }, { variance: measured.estimate, df: measured.df })
+        : null;
     return {
         levels: {
             starts,
             // Runs on their own starts hold both levels in one spread: the start level cannot be told apart.
-            startVariance: fresh ? null : (result.measuredStartVariance?.variance ?? null),
-            startDf: fresh ? 0 : (result.measuredStartVariance?.df ?? 0),
+            startVariance: measured?.variance ?? null,
+            startDf: measured?.df ?? 0,
             runVariance,
             runDf: pooledRunDf,
             fresh,
+            ...(perRun && perRun.variance > 0 ? { perRunVariance: perRun.variance, perRunDf: perRun.df } : {}),
         },
     };
 }
@@ -6292,7 +6370,12 @@ function calibratedLevels(file) {
             return { ...base, start, withinStart: null, perRun: null };
         if (fresh)
             return { ...base, start: null, withinStart: null, perRun: run };
-        return { ...base, start, withinStart: run, perRun: start ? sumOf(run, start) : null };
+        const perRun = levels?.perRunVariance !== undefined
+            ? { variance: levels.perRunVariance, df: levels.perRunDf ?? 0 }
+            : start
+                ? sumOf(run, start)
+                : null;
+        return { ...base, start, withinStart: run, perRun };
     }));
 }
 function calibrationOrigin(file, source, detail) {
@@ -9152,9 +9235,12 @@ function alternatingOrder(pair, sides) {
  * 5 and 20 runs, A5 B10 A10 B10 A5. Each block is one server start per cell, so R runs per side cost
  * ⌈R / k⌉ + 1 starts per cell (R + 1 with k = 1) instead of 2R, and every two groups stay balanced
  * against linear drift (A B B A). A group cut by `firstRun` or the end is measured in the same order.
+ * With an alternation whose `startEachGroup` is set, the groups are not merged: every group of a side is
+ * a block (a start) of its own, in the same order of runs (2⌈R / k⌉ blocks; 2R with k = 1).
  */
 function alternatingBlocks(firstRun, runs, sides, runsPerBlock = 1) {
-    const k = Math.max(1, Math.floor(runsPerBlock));
+    const alternation = alternationOf(runsPerBlock);
+    const k = Math.max(1, Math.floor(alternation.runsPerGroup));
     const end = firstRun + runs;
     const blocks = [];
     for (let group = Math.floor(firstRun / k); group * k < end; group++) {
@@ -9162,7 +9248,8 @@ function alternatingBlocks(firstRun, runs, sides, runsPerBlock = 1) {
         const to = Math.min((group + 1) * k, end);
         for (const side of alternatingOrder(group, sides)) {
             const last = blocks.at(-1);
-            if (last && last.side === side && last.firstRun + last.runs === from)
+            const merge = !alternation.startEachGroup && last?.side === side && last.firstRun + last.runs === from;
+            if (merge)
                 last.runs += to - from;
             else
                 blocks.push({ side, firstRun: from, runs: to - from });
@@ -9171,4 +9258,4 @@ function alternatingBlocks(firstRun, runs, sides, runsPerBlock = 1) {
     return blocks;
 }
 
-export { withConfigStartPrior as $, searchSettingsOf as A, scrapeSeries as B, requestRecordSchema as C, requestLatencies as D, answerLatencies as E, depthBuckets as F, sortNumbers as G, percentileSorted as H, table as I, fold as J, Footnotes as K, detectionLine as L, checkMatrix as M, valuesOnBothSides as N, withinToleranceFold as O, acceptanceSection as P, perCellDetails as Q, tallyOf as R, metricVerdictLabel as S, powerAtChange as T, minimumDetectableChange as U, sessionEstimate as V, noisiestGatedFamily as W, startedServers as X, serverStartsPerCell as Y, alternatingBlocks as Z, calibratedNoiseByFamily as _, lookSchedule as a, parseCalibrationFile as a0, defaultCompareSettings as a1, loadSides as a2, calibrationPriorOrigin as a3, calibrationPriors as a4, calibrationStartPriors as a5, calibrationRunPriors as a6, pooledStartPriors as a7, compareRecords as a8, formatDetectable as a9, cacheConfigFromMetrics as aa, parsePrometheusText as ab, classifyChunk as ac, chunkCarriesAnswer as ad, answerTextOf as ae, chunkCarriesToolCalls as af, ToolCallAssembler as ag, reasoningFieldOf as ah, chunkCarriesReasoning as ai, chunkKindOf as aj, requestRecordSchemaVersion as ak, cellSchedule as al, runExternalTask as am, summarize as an, computeRunMetrics as ao, summarizeServerMetrics as ap, runFileSchemaVersion as aq, scheduleCondition as ar, computeSessionMetrics as as, summarizeConfig as b, calibrateFromRuns as c, describeCapacityCost as d, readRunFile as e, alternatingOrder as f, baselineStartGroups as g, baselineRunsPerStart as h, runsPerBlock as i, serverStartSeconds as j, defaultInputLimits as k, loadRuns as l, mebibyte as m, runFileSchema as n, runFileInvariantIssues as o, estimateCapacity as p, capacityInterval as q, renderSummary as r, settingsFromConfig as s, smallest as t, largest as u, loadCurveOf as v, capacityRunsOf as w, capacityObjectivesOf as x, intervalLevel as y, capacityMaxRuns as z };
+export { withConfigStartPrior as $, searchSettingsOf as A, scrapeSeries as B, requestRecordSchema as C, requestLatencies as D, answerLatencies as E, depthBuckets as F, sortNumbers as G, percentileSorted as H, table as I, fold as J, Footnotes as K, detectionLine as L, checkMatrix as M, valuesOnBothSides as N, withinToleranceFold as O, acceptanceSection as P, perCellDetails as Q, tallyOf as R, metricVerdictLabel as S, powerAtChange as T, minimumDetectableChange as U, sessionEstimate as V, noisiestGatedFamily as W, startedServers as X, serverStartsPerCell as Y, alternatingBlocks as Z, calibratedNoiseByFamily as _, lookSchedule as a, parseCalibrationFile as a0, defaultCompareSettings as a1, loadSides as a2, calibrationPriorOrigin as a3, calibrationPriors as a4, calibrationStartPriors as a5, calibrationRunPriors as a6, pooledStartPriors as a7, compareRecords as a8, calibrationAlternation as a9, formatDetectable as aa, cacheConfigFromMetrics as ab, parsePrometheusText as ac, classifyChunk as ad, chunkCarriesAnswer as ae, answerTextOf as af, chunkCarriesToolCalls as ag, ToolCallAssembler as ah, reasoningFieldOf as ai, chunkCarriesReasoning as aj, chunkKindOf as ak, requestRecordSchemaVersion as al, cellSchedule as am, runExternalTask as an, summarize as ao, computeRunMetrics as ap, summarizeServerMetrics as aq, runFileSchemaVersion as ar, scheduleCondition as as, computeSessionMetrics as at, summarizeConfig as b, calibrateFromRuns as c, describeCapacityCost as d, readRunFile as e, alternatingOrder as f, baselineStartGroups as g, baselineRunsPerStart as h, alternation as i, serverStartSeconds as j, defaultInputLimits as k, loadRuns as l, mebibyte as m, runFileSchema as n, runFileInvariantIssues as o, estimateCapacity as p, capacityInterval as q, renderSummary as r, settingsFromConfig as s, smallest as t, largest as u, loadCurveOf as v, capacityRunsOf as w, capacityObjectivesOf as x, intervalLevel as y, capacityMaxRuns as z };

@@ -1583,9 +1583,10 @@ const repeatsSchema = strictObject({
     block: union([
         positiveInt().max(configLimits.runs, atMost(configLimits.runs, "runs per side")),
         literal("auto"),
+        literal("fresh"),
     ])
         .default("auto")
-        .describe('Interleaved mode: runs per side measured back to back on one server start, alternating in groups (A5 B10 A10 B10 A5 for 20 runs at 5). Larger blocks cost fewer server starts; 1 (A B B A per run) protects best against drift within the job and lets compare see the start-to-start noise. "auto" chooses it by cost (docs/compare.md, "Server starts"): runs per start in proportion to the square root of the run-level over the start-level variance and of a start\'s cost over a run\'s, and at least two starts per side at the first look when the start level matters for the tolerance.'),
+        .describe('Interleaved mode: runs per side measured back to back on one server start, alternating in groups (A5 B10 A10 B10 A5 for 20 runs at 5). Larger blocks cost fewer server starts; 1 (A B B A per run) protects best against drift within the job and lets compare see the start-to-start noise. "fresh": every run of a side on a server start of its own (A B B A per run), so each run is an independent replicate and the start-to-start noise is inside the runs\' own spread (a server the runner starts only). "auto" chooses by cost (docs/compare.md, "Server starts"): runs per start in proportion to the square root of the run-level over the start-level variance and of a start\'s cost over a run\'s; fresh when that is below two runs, else at least two starts per side at the first look when the start level matters for the tolerance.'),
 }).refine((repeats) => repeats.max >= repeats.min, { message: "expected max >= min" });
 const costSchema = strictObject({
     gpus: positiveInt()
@@ -1787,7 +1788,23 @@ const configSchema = strictObject({
         context.addIssue({ code: "custom", ...problem });
     for (const problem of deviceProblems(config))
         context.addIssue({ code: "custom", ...problem });
+    for (const problem of freshStartProblems(config))
+        context.addIssue({ code: "custom", ...problem });
 });
+/**
+ * repeats.block fresh restarts the server for every run: a server someone else started (server.kind
+ * external) cannot be, and its runs would be labelled as starts they never had.
+ */
+function freshStartProblems(config) {
+    if (config.repeats.block !== "fresh" || serverKindFacts[config.server.kind].launchesProcess)
+        return [];
+    return [
+        {
+            path: ["repeats", "block"],
+            message: `expected a number or "auto" with server.kind ${config.server.kind}: "fresh" restarts the server for every run, and this server is not started by the runner`,
+        },
+    ];
+}
 /**
  * runner.devices runs one server per device at once: each needs its own port (a command's argv says
  * `{port}`), a server we do not start cannot be placed on a device, and capacity and sweep cells (which

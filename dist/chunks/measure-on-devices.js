@@ -1,6 +1,6 @@
 import { s as selectCells } from './trace-replay.js';
 import { f as serverLifecycle } from './load.js';
-import { f as alternatingOrder, g as baselineStartGroups, h as baselineRunsPerStart, b as summarizeConfig, i as runsPerBlock, j as serverStartSeconds } from './interleaved.js';
+import { f as alternatingOrder, g as baselineStartGroups, h as baselineRunsPerStart, b as summarizeConfig, i as alternation, j as serverStartSeconds } from './interleaved.js';
 
 function planDevices(work, options) {
     if (options.devices.length === 0)
@@ -75,9 +75,11 @@ class CellWork {
         const starts = options.lifecycle === "per-run"
             ? runs
             : options.lifecycle === "per-cell"
-                ? sidesWithRuns > 1
-                    ? groups + 1
-                    : 1
+                ? sidesWithRuns < 2
+                    ? 1
+                    : startsEachGroup(options)
+                        ? groups * sidesWithRuns
+                        : groups + 1
                 : 0;
         return minutes + starts * options.startMinutes;
     }
@@ -106,6 +108,10 @@ class CellWork {
         });
         return pieces;
     }
+}
+/** Each group of a side on a start of its own: only where two sides alternate. */
+function startsEachGroup(options) {
+    return options.startEachGroup === true && options.sides.length > 1;
 }
 /** Longest piece first, to the device with the least work (ties: the earlier device). */
 function assignPieces(pieces, deviceCount) {
@@ -144,7 +150,7 @@ function deviceTimeline(device, position, pieces, options, runsOf, entryOf) {
             if (items.length === 0)
                 continue;
             const last = blocks.at(-1);
-            if (last && last.side === side) {
+            if (last && last.side === side && !startsEachGroup(options)) {
                 for (const item of items) {
                     const same = last.items.find((held) => held.cell === item.cell && held.to === item.from);
                     if (same)
@@ -221,7 +227,8 @@ function planStep(options) {
         sides: options.sides.map((side) => side.side),
         startMinutes: serverStartSeconds(config) / 60,
         lifecycle: serverLifecycle(config),
-        runsPerBlock: runsPerBlock(config),
+        runsPerBlock: alternation(config).runsPerGroup,
+        startEachGroup: alternation(config).startEachGroup,
     });
 }
 async function measureOnDevices(options) {
