@@ -17,12 +17,14 @@
  * session; compare gets the start variances as its calibration start priors, as `compare --calibration`
  * does).
  *
- * The oracle knows the true variances (normal quantiles) and searches every runs-per-side, runs-per-start
- * and requests-per-run split of the same budget for the highest mean power at +detect_change over the
+ * The oracle knows the true variances (normal quantiles) and searches every runs-per-side,
+ * server-start schedule and requests-per-run split of the same budget for the highest mean power at +detect_change over the
  * gated checks, at the level the plan's tests face (family α / gated checks).
  */
 import {
   type BudgetMode,
+  type BudgetPlan,
+  type BudgetPlanInput,
   budgetedSettings,
   budgetPlanInput,
   type CheckNoiseSource,
@@ -38,13 +40,19 @@ import {
 } from "../src/compare/calibration/calibration.js";
 import { type CompareRecordsInput, type CompareSettings, settingsFromConfig } from "../src/compare/index.js";
 import type { OverallVerdict } from "../src/compare/verdict/verdict-schema.js";
+import { type Alternation, alternationOf, alternationWords } from "../src/config/alternation.js";
 import { loadConfig } from "../src/config/load.js";
 import type { Config } from "../src/config/schema.js";
-import { baselineRunsPerStart, baselineStartGroups, runsPerBlock } from "../src/config/summary.js";
+import {
+  alternation,
+  baselineRunsPerStart,
+  baselineStartGroups,
+  runsPerBlock,
+} from "../src/config/summary.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
 import { alternatingBlocks } from "../src/runner/interleaved.js";
 import { wilsonInterval } from "../src/stats/accuracy.js";
-import type { BudgetPlan, BudgetPlanInput, CheckNoise } from "../src/stats/budget-plan.js";
+import type { CheckNoise } from "../src/stats/budget-plan.js";
 import { normalCdf, normalQuantile } from "../src/stats/distributions.js";
 import { logRatioOf, toleranceMargin } from "../src/stats/margin.js";
 import { percentileSorted } from "../src/stats/percentile.js";
@@ -99,15 +107,20 @@ function trueStartVariance(metric: WorldMetric, starts: StartNoise): number {
   return starts[metric] ** 2 + p * (1 - p) * Math.log(starts.slowStartFactor) ** 2;
 }
 
-/** The true noise of a check in the World, with `priorDf` degrees of freedom behind it. */
-function trueNoise(metric: WorldMetric, priorDf: number, startDf: number, starts: StartNoise): CheckNoise {
+/** The true noise of a check in the World, with degrees of freedom behind each level. */
+function trueNoise(
+  metric: WorldMetric,
+  df: { within: number; start: number; perRun: number },
+  starts: StartNoise,
+): CheckNoise {
   return {
     metric,
     startVariance: trueStartVariance(metric, starts),
     runVariance: publishedRuns.runSd[metric] ** 2,
     withinVariance1: samplingVariance1(metric),
-    priorDf,
-    startDf,
+    priorDf: df.within,
+    startDf: df.start,
+    perRunDf: df.perRun,
   };
 }
 
@@ -153,7 +166,9 @@ function setupFor(config: Config, runner: Runner): Setup {
   if (budget === null) throw new Error("the config has no gate.budget_gpu_minutes");
   // What `compare --config` derives for these runs: it must judge the plan that was measured.
   const settings = budgetedSettings(config, { cells, mode, ...noise });
-  if (settings.repeats.min !== planned.repeats.min || settings.repeats.block !== planned.repeats.block)
+  const sameSchedule =
+    JSON.stringify(alternationOf(settings.repeats.block ?? 1)) === JSON.stringify(alternation(planned));
+  if (settings.repeats.min !== planned.repeats.min || !sameSchedule)
     throw new Error("compare re-planned another budget plan than the one measured");
   const requests = planned.cells.map((cell) => ("requests" in cell.size ? cell.size.requests : 1000));
   // A run lasts what the plan priced it at (app/budget-plan.ts: validate's estimate, warm-up included).
@@ -288,13 +303,13 @@ function knownPower(
   input: BudgetPlanInput,
   check: CheckNoise,
   runs: number,
-  block: number,
+  schedule: Alternation,
   requests: number,
   effect: number,
 ): number {
   const perRun = check.runVariance + check.withinVariance1 / Math.max(1, requests);
   const se = Math.sqrt(
-    (input.sides === 2 ? 2 : 1) * (perRun / runs + check.startVariance * input.startWeightAt(runs, block)),
+    (input.sides === 2 ? 2 : 1) * (perRun / runs + check.startVariance * input.startWeightAt(runs, schedule)),
   );
   const margin = logRatioOf(effect) - toleranceMargin(input.tolerance);
   return normalCdf(margin / se - normalQuantile(1 - input.alpha));
@@ -302,7 +317,7 @@ function knownPower(
 
 interface Split {
   runs: number;
-  block: number;
+  schedule: Alternation;
   requests: number[];
   minutes: number;
   /** Per cell, per check: power at +detect_change with the variances known. */
@@ -315,9 +330,14 @@ const meanPower = (split: Split) => {
 };
 
 /** A split's power per check with the variances known. */
-function splitPower(input: BudgetPlanInput, runs: number, block: number, requests: readonly number[]) {
+function splitPower(
+  input: BudgetPlanInput,
+  runs: number,
+  schedule: Alternation,
+  requests: readonly number[],
+) {
   return input.cells.map((cell, i) =>
-    cell.checks.map((check) => knownPower(input, check, runs, block, requests[i]!, input.detectChange)),
+    cell.checks.map((check) => knownPower(input, check, runs, schedule, requests[i]!, input.detectChange)),
   );
 }
 
@@ -327,7 +347,7 @@ const secondsOf = (cell: BudgetPlanInput["cells"][number], requests: number) =>
     : requests * cell.secondsPerRequest + cell.fixedSecondsPerRun;
 
 /**
- * The oracle: every runs per side and runs per start the planner may choose, and per cell a grid of
+ * The oracle: every runs per side and schedule of server starts the planner may choose (shared, or a start per run), and per cell a grid of
  * requests per run, the split of highest mean power at +detect_change within the budget (a knapsack
  * over cells on a grid of 1,000 cost steps, costs rounded up).
  */
@@ -335,8 +355,8 @@ function oracleSplit(input: BudgetPlanInput): Split | null {
   let best: Split | null = null;
   const steps = 1000;
   for (let runs = Math.max(2, input.minRuns); runs <= input.maxRuns; runs++) {
-    for (const block of new Set(input.blocks.map((k) => Math.max(1, Math.min(runs, k))))) {
-      const startMinutes = (input.startsFor(runs, block) * input.startSeconds) / 60;
+    for (const schedule of input.schedulesAt(runs)) {
+      const startMinutes = (input.startsFor(runs, schedule) * input.startSeconds) / 60;
       const runSeconds = ((input.budgetMinutes - startMinutes) * 60) / (input.sides * runs);
       if (!(runSeconds > 0)) continue;
       const unit = runSeconds / steps;
@@ -358,7 +378,7 @@ function oracleSplit(input: BudgetPlanInput): Split | null {
             requests: n,
             cost: Math.ceil(secondsOf(cell, n) / unit - 1e-9),
             value: cell.checks.reduce(
-              (sum, check) => sum + knownPower(input, check, runs, block, n, input.detectChange),
+              (sum, check) => sum + knownPower(input, check, runs, schedule, n, input.detectChange),
               0,
             ),
           }));
@@ -397,10 +417,10 @@ function oracleSplit(input: BudgetPlanInput): Split | null {
       const seconds = input.cells.reduce((sum, cell, i) => sum + secondsOf(cell, requests[i]!), 0);
       const split: Split = {
         runs,
-        block,
+        schedule,
         requests,
         minutes: startMinutes + (input.sides * runs * seconds) / 60,
-        power: splitPower(input, runs, block, requests),
+        power: splitPower(input, runs, schedule, requests),
       };
       if (best === null || meanPower(split) > meanPower(best) + 1e-12) best = split;
     }
@@ -412,15 +432,15 @@ const planSplit = (input: BudgetPlanInput, plan: BudgetPlan): Split => {
   const requests = plan.cells.map((cell, i) => cell.requests ?? input.cells[i]!.declaredRequests);
   return {
     runs: plan.runsPerSide,
-    block: plan.runsPerStart,
+    schedule: plan.schedule,
     requests,
     minutes: plan.gpuMinutes,
-    power: splitPower(input, plan.runsPerSide, plan.runsPerStart, requests),
+    power: splitPower(input, plan.runsPerSide, plan.schedule, requests),
   };
 };
 
 const describeSplit = (split: Split) =>
-  `${split.runs} runs a side, ${split.block} a start, ${[...new Set(split.requests)].join("/")} requests per run, ${split.minutes.toFixed(1)} GPU-min`;
+  `${split.runs} runs a side ${alternationWords(split.schedule)}, ${[...new Set(split.requests)].join("/")} requests per run, ${split.minutes.toFixed(1)} GPU-min`;
 
 const metricLabel: Record<WorldMetric, string> = {
   output_throughput: "output throughput",
@@ -483,7 +503,11 @@ export async function budgetBench(options: BudgetBenchOptions): Promise<void> {
       label: "calibrated",
       noiseOf: (_cell, metric) =>
         isWorldMetric(metric)
-          ? trueNoise(metric, calibration.withinDf, calibration.startDf, options.starts)
+          ? trueNoise(
+              metric,
+              { within: calibration.withinDf, start: calibration.startDf, perRun: calibration.perRunDf },
+              options.starts,
+            )
           : null,
       priorsAt: truePriorsAt,
     },
@@ -569,7 +593,7 @@ function plansTable(
   print("## The plan a budget buys (planner only)");
   print();
   print(
-    "| budget | runner | plan (runs a side, a start; requests per run) | planned GPU-min | checks decided at detect_change | planned detectable change (worst cell) per metric |",
+    "| budget | runner | plan (runs a side, their server starts; requests per run) | planned GPU-min | checks decided at detect_change | planned detectable change (worst cell) per metric |",
   );
   print("|---|---|---|---|---|---|");
   for (const budget of [45, 60, 90, 120, 150, 200, 300])
@@ -593,7 +617,7 @@ function plansTable(
         })
         .join(", ");
       print(
-        `| ${budget} | ${runner.label} | ${plan.runsPerSide}, ${plan.runsPerStart}; ${plan.cells.map((c) => c.requests).join("/")} | ${plan.gpuMinutes.toFixed(1)} | ${plan.decided} of ${plan.checks} | ${perMetric} |`,
+        `| ${budget} | ${runner.label} | ${plan.runsPerSide}, ${alternationWords(plan.schedule)}; ${plan.cells.map((c) => c.requests).join("/")} | ${plan.gpuMinutes.toFixed(1)} | ${plan.decided} of ${plan.checks} | ${perMetric} |`,
       );
     }
   print();
@@ -612,7 +636,7 @@ async function budgetSection(
   print(`## A budget of ${options.budget} GPU-minutes`);
   print();
   print(
-    `Plans: ${setups.map((s) => `${s.runner.label} ${s.plan.runsPerSide} runs a side, ${s.plan.runsPerStart} a start, ${s.plan.cells.map((c) => c.requests).join("/")} requests per run, ${s.plan.gpuMinutes.toFixed(1)} GPU-min planned, ${s.plan.decided} of ${s.plan.checks} checks decided`).join("; ")}.`,
+    `Plans: ${setups.map((s) => `${s.runner.label} ${s.plan.runsPerSide} runs a side ${alternationWords(s.plan.schedule)}, ${s.plan.cells.map((c) => c.requests).join("/")} requests per run, ${s.plan.gpuMinutes.toFixed(1)} GPU-min planned, ${s.plan.decided} of ${s.plan.checks} checks decided`).join("; ")}.`,
   );
   print();
   let seedCounter = 0;
@@ -723,7 +747,15 @@ async function budgetSection(
   if (want("oracle")) {
     const truth: CheckNoiseSource = (_cell, metric) =>
       isWorldMetric(metric)
-        ? trueNoise(metric, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, options.starts)
+        ? trueNoise(
+            metric,
+            {
+              within: Number.POSITIVE_INFINITY,
+              start: Number.POSITIVE_INFINITY,
+              perRun: Number.POSITIVE_INFINITY,
+            },
+            options.starts,
+          )
         : null;
     const input = budgetPlanInput(tier, options.budget, { mode, noiseOf: truth });
     const best = oracleSplit(input);

@@ -24,7 +24,7 @@ import { settingsFromConfig } from "../src/compare/index.js";
 import { loadConfig } from "../src/config/load.js";
 import type { Config } from "../src/config/schema.js";
 import {
-  runsPerBlock,
+  alternation,
   serverLifecycle,
   serverStartSeconds,
   serverStartsPerCell,
@@ -287,7 +287,7 @@ async function main(): Promise<void> {
     maxRuns: 200,
     startsFor: (runs) =>
       startedServers(lifecycle, cells.length) *
-      serverStartsPerCell("interleaved", runs, [], lifecycle, runsPerBlock(declared)),
+      serverStartsPerCell("interleaved", runs, [], lifecycle, alternation(declared)),
     startSeconds: serverStartSeconds(declared),
     sides: 2,
     maxRequests: 100_000,

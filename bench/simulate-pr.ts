@@ -10,7 +10,7 @@ import { planStep } from "../src/app/measure-on-devices.js";
 import { type CompareRecordsInput, type CompareSettings, compareRecords } from "../src/compare/index.js";
 import type { VerdictFile } from "../src/compare/verdict/verdict-schema.js";
 import type { Config } from "../src/config/schema.js";
-import { runsPerBlock } from "../src/config/summary.js";
+import { alternation } from "../src/config/summary.js";
 import type { RunRecord } from "../src/metrics/run-record.js";
 import { alternatingBlocks } from "../src/runner/interleaved.js";
 import type { Change, StartNoise, World } from "./noise.js";
@@ -52,7 +52,8 @@ export async function simulateInterleavedPr(
   const { config } = design;
   const names = config.cells.map((cell) => cell.name);
   const deviceCounts = design.deviceCounts ?? [1];
-  const block = runsPerBlock(config);
+  // The config's schedule whole: shared starts, or every run on a start of its own (repeats.block fresh).
+  const block = alternation(config);
   const baseline: RunRecord[] = [];
   const candidate: RunRecord[] = [];
   const counts = new Map<string, number>(names.map((name) => [name, 0]));

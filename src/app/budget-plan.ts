@@ -1,8 +1,10 @@
 import { type CalibrationFile, calibratedNoiseByFamily } from "../compare/calibration/calibration.js";
 import { type CompareSettings, settingsFromConfig } from "../compare/index.js";
 import { withConfigStartPrior } from "../compare/noise/start-noise.js";
+import { type Alternation, repeatsBlockOf } from "../config/alternation.js";
 import { type MetricName, metricSpecs } from "../config/metric-names.js";
 import { type Config, configLimits } from "../config/schema.js";
+import { serverKindFacts } from "../config/server-kinds.js";
 import {
   serverLifecycle,
   serverStartSeconds,
@@ -12,16 +14,20 @@ import {
 } from "../config/summary.js";
 import {
   type BudgetCell,
-  type BudgetPlan,
-  type BudgetPlanInput,
   budgetToDecide,
   type CheckNoise,
   leastMinutes,
+  type BudgetPlanInput as PlanInputOf,
+  type BudgetPlan as PlanOf,
   planWithinBudget,
 } from "../stats/budget-plan.js";
 import type { PlanCell } from "../stats/run-plan.js";
 import { InputError } from "../util/errors.js";
 import { interleavedStartShape, interleavedStartWeight, planCells, runPlans } from "./run-plan.js";
+
+/** A budget's plan: its runs, requests and how a side's runs fall into server starts (an Alternation). */
+export type BudgetPlan = PlanOf<Alternation>;
+export type BudgetPlanInput = PlanInputOf<Alternation>;
 
 /**
  * A pull request's budget applied (gate.budget_gpu_minutes, docs/action.md "Choosing a budget"): the
@@ -89,12 +95,16 @@ export function calibratedCheckNoise(
       withinVariance1: sampling * requests,
       priorDf: within.df,
       startDf: measured.start?.df ?? 0,
+      // What compare pools the runs of a start each with (two-level.ts RunVariancePrior.perRun).
+      perRunDf: measured.perRun?.df ?? 0,
     };
   };
 }
 
-/** Runs per server start the budget planner chooses from. */
+/** Runs per side per group the budget planner chooses from, consecutive groups of a side sharing a start. */
 const blockChoices = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 40] as const;
+/** Every run of a side on a start of its own (repeats.block fresh): a choice where the runner starts its server. */
+const freshStarts: Alternation = { runsPerGroup: 1, startEachGroup: true };
 /** Most runs per side a budget plan considers (the largest standard look). */
 const budgetMaxRuns = 40;
 /** Fewest runs per side a budget plan measures: fewer can rarely support a verdict. */
@@ -140,19 +150,22 @@ export function budgetPlanInput(
     minRuns: budgetMinRuns,
     maxRuns: budgetMaxRuns,
     maxRequests: configLimits.requestsPerRun,
-    blocks: mode === "interleaved" ? blockChoices : [budgetMaxRuns],
-    startsFor: byRunsAndBlock(
-      (runs, block) =>
-        servers * serverStartsPerCell(mode, runs, [], lifecycle, mode === "interleaved" ? block : runs),
+    schedulesAt: schedulesOf(config, mode),
+    startsFor: bySchedule(
+      (runs, schedule) => servers * serverStartsPerCell(mode, runs, [], lifecycle, schedule),
     ),
-    startWeightAt: byRunsAndBlock((runs, block) =>
-      lifecycle === "per-run" ? 1 / runs : mode === "interleaved" ? interleavedStartWeight(runs, block) : 1,
+    startWeightAt: bySchedule((runs, schedule) =>
+      lifecycle === "per-run"
+        ? 1 / runs
+        : mode === "interleaved"
+          ? interleavedStartWeight(runs, schedule)
+          : 1,
     ),
-    startsPerSide: byRunsAndBlock((runs, block) =>
+    startsPerSide: bySchedule((runs, schedule) =>
       lifecycle === "per-run"
         ? runs
         : mode === "interleaved"
-          ? interleavedStartShape(runs, block).fewestStarts
+          ? interleavedStartShape(runs, schedule).fewestStarts
           : 1,
     ),
     startPriorDf: config.gate.noise_prior.weight_starts,
@@ -161,15 +174,45 @@ export function budgetPlanInput(
   };
 }
 
-/** A function of (runs, block) remembered per pair: the planner asks each thousands of times a plan. */
-function byRunsAndBlock(f: (runs: number, block: number) => number): (runs: number, block: number) => number {
-  const known = new Map<number, number>();
-  return (runs, block) => {
-    const key = runs * 100_000 + block;
-    let value = known.get(key);
+/**
+ * The schedules a budget plan chooses from at R runs a side, each once: interleaved, groups of the
+ * blockChoices' runs (at most R) whose consecutive groups of a side share a start, and where the runner
+ * starts its server, every run on a start of its own (freshStarts: 2·R starts per server, the start
+ * level inside the runs' own spread); against a stored baseline, the side's runs on one start a step.
+ */
+function schedulesOf(config: Config, mode: BudgetMode): (runs: number) => readonly Alternation[] {
+  const fresh = serverKindFacts[config.server.kind].launchesProcess ? [freshStarts] : [];
+  const known = new Map<number, readonly Alternation[]>();
+  return (runs) => {
+    let schedules = known.get(runs);
+    if (schedules === undefined) {
+      const groups =
+        mode === "interleaved" ? [...new Set(blockChoices.map((k) => Math.min(runs, k)))] : [runs];
+      schedules = [
+        ...groups.map((runsPerGroup) => ({ runsPerGroup, startEachGroup: false })),
+        ...(mode === "interleaved" ? fresh : []),
+      ];
+      known.set(runs, schedules);
+    }
+    return schedules;
+  };
+}
+
+/** A function of (runs, schedule) remembered per pair: the planner asks each thousands of times a plan. */
+function bySchedule(
+  f: (runs: number, schedule: Alternation) => number,
+): (runs: number, schedule: Alternation) => number {
+  const known = new Map<Alternation, Map<number, number>>();
+  return (runs, schedule) => {
+    let byRuns = known.get(schedule);
+    if (byRuns === undefined) {
+      byRuns = new Map();
+      known.set(schedule, byRuns);
+    }
+    let value = byRuns.get(runs);
     if (value === undefined) {
-      value = f(runs, block);
-      known.set(key, value);
+      value = f(runs, schedule);
+      byRuns.set(runs, value);
     }
     return value;
   };
@@ -242,13 +285,15 @@ export function decideBudget(
 
 /**
  * The config that measures a budget plan: each fixed-load cell at its planned requests per run, and the
- * runs per side in one look (repeats.min = repeats.max) in groups of the planned runs per start.
+ * runs per side in one look (repeats.min = repeats.max) in the planned schedule (repeats.block: its
+ * runs per group, or "fresh" for every run on a start of its own).
  */
 export function applyBudgetPlan(config: Config, plan: BudgetPlan): Config {
   const requests = new Map(plan.cells.map((cell) => [cell.name, cell.requests]));
+  const block = repeatsBlockOf(plan.schedule);
   return {
     ...config,
-    repeats: { ...config.repeats, min: plan.runsPerSide, max: plan.runsPerSide, block: plan.runsPerStart },
+    repeats: { ...config.repeats, min: plan.runsPerSide, max: plan.runsPerSide, block },
     cells: config.cells.map((cell) => {
       const planned = requests.get(cell.name);
       return planned != null && "requests" in cell.size ? { ...cell, size: { requests: planned } } : cell;
@@ -311,7 +356,8 @@ export function budgetedSettings(
       plan: {
         gpuMinutes: plan.gpuMinutes,
         runsPerSide: plan.runsPerSide,
-        runsPerStart: plan.runsPerStart,
+        runsPerStart: plan.schedule.runsPerGroup,
+        ...(plan.schedule.startEachGroup ? { startEachGroup: true } : {}),
         requests: Object.fromEntries(plan.cells.map((cell) => [cell.name, cell.requests])),
       },
     },

@@ -45,6 +45,12 @@ export interface DeviceBlock {
 export interface MeasureOnDevicesOptions<Side extends string> {
   /** The sides in the order of the first group (A, B); one for a stored or baseline step. */
   sides: readonly SideToMeasure<Side>[];
+  /**
+   * The one side is a side of an interleaved comparison measured on its own (the CLI's `run`): a
+   * schedule of a start per group keeps it, every run on a start of its own under repeats.block fresh, as
+   * the plan `run` prints. A stored or baseline step's side keeps its starts per step.
+   */
+  sideOfInterleaved?: boolean;
   step: MeasureStep;
   /** The config that says how to measure (the PR's): runner.devices, the lifecycle, repeats.block, the start cost. */
   config: Config;
@@ -78,9 +84,10 @@ export function spendMeter(limitMinutes: number, now: () => number): SpendMeter 
 
 /** The plan of a step (pure: what measureOnDevices executes). */
 export function planStep<Side extends string>(
-  options: Pick<MeasureOnDevicesOptions<Side>, "sides" | "step" | "config" | "traces">,
+  options: Pick<MeasureOnDevicesOptions<Side>, "sides" | "step" | "config" | "traces" | "sideOfInterleaved">,
 ): DevicePlan<Side> {
   const { config, step } = options;
+  const chosen = alternation(config);
   const work: SideWork<Side>[] = [];
   for (const { side, config: sideConfig } of options.sides) {
     const summary = summarizeConfig(sideConfig, [], undefined, options.traces);
@@ -104,8 +111,8 @@ export function planStep<Side extends string>(
     sides: options.sides.map((side) => side.side),
     startMinutes: serverStartSeconds(config) / 60,
     lifecycle: serverLifecycle(config),
-    runsPerBlock: alternation(config).runsPerGroup,
-    startEachGroup: alternation(config).startEachGroup,
+    runsPerBlock: chosen.runsPerGroup,
+    startEachGroup: chosen.startEachGroup && (options.sides.length > 1 || options.sideOfInterleaved === true),
   });
 }
 

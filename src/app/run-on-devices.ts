@@ -56,6 +56,8 @@ export async function runCellsOnDevices(options: RunOnDevicesOptions): Promise<R
     sides: [{ side: "run", config }],
     step: { firstRun: 0, runs, cells: options.cells ? selected : null },
     config,
+    // A side of an interleaved comparison: repeats.block fresh gives each of its runs a start.
+    sideOfInterleaved: true,
     measureBlock: (_side, block) => measureBlock(block),
     stopped: () => options.signal?.aborted === true,
   });

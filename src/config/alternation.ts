@@ -25,3 +25,23 @@ export function alternationOf(block: number | Alternation): Alternation {
 export function calibrationAlternation(alternation: Alternation): Alternation {
   return { runsPerGroup: alternation.runsPerGroup, startEachGroup: false };
 }
+
+/**
+ * The repeats.block that measures an alternation (the inverse of config/summary.ts `alternation` for
+ * a number or "fresh"): its runs per group, or "fresh" for every run of a side on a start of its own.
+ * Groups of several runs each on a start of their own have no repeats.block.
+ */
+export function repeatsBlockOf(alternation: Alternation): number | "fresh" {
+  if (!alternation.startEachGroup) return alternation.runsPerGroup;
+  if (alternation.runsPerGroup === 1) return "fresh";
+  throw new RangeError(
+    `repeats.block: groups of ${alternation.runsPerGroup} runs each on a start of its own cannot be declared (a number shares starts, "fresh" is one run a start)`,
+  );
+}
+
+/** How a side's runs fall into server starts, in words: "in starts of 5", "each run on a start of its own". */
+export function alternationWords(alternation: Alternation): string {
+  const k = alternation.runsPerGroup;
+  if (!alternation.startEachGroup) return `in starts of ${k}`;
+  return k === 1 ? "each run on a start of its own" : `in groups of ${k}, each on a start of its own`;
+}

@@ -1,6 +1,9 @@
 import type { Comparison, VerdictFile } from "../compare/verdict/verdict-schema.js";
+import { type Alternation, alternationWords } from "../config/alternation.js";
 import { describeMetric, type MetricName } from "../config/metric-names.js";
-import type { BudgetPlan } from "../stats/budget-plan.js";
+import type { BudgetPlan as PlanOf } from "../stats/budget-plan.js";
+
+type BudgetPlan = PlanOf<Alternation>;
 
 /**
  * What a budget buys, in words (docs/action.md, "Choosing a budget"): the plan `run` and validate print,
@@ -11,6 +14,14 @@ const minutes = (value: number) =>
   value < 10 ? value.toFixed(1) : Math.round(value).toLocaleString("en-US");
 const percent = (fraction: number) => `+${(fraction * 100).toFixed(fraction < 0.1 ? 1 : 0)}%`;
 const label = (metric: string) => describeMetric(metric as MetricName);
+
+/** "5 runs a side in starts of 2", "3 runs a side, each run on a start of its own". */
+function runsAndStarts(plan: BudgetPlan): string {
+  const runs = `${plan.runsPerSide} runs a side`;
+  return plan.schedule.startEachGroup
+    ? `${runs}, ${alternationWords(plan.schedule)}`
+    : `${runs} ${alternationWords(plan.schedule)}`;
+}
 
 /** The plan of a budget: its runs, starts and cost, and the checks it decides or cannot. */
 export function budgetPlanLines(
@@ -23,7 +34,7 @@ export function budgetPlanLines(
     .map((cell) => `${cell.name} ${cell.requests}`)
     .join(", ");
   const lines = [
-    `budget ${minutes(plan.budgetMinutes)} GPU-minutes (gate.budget_gpu_minutes): ${plan.runsPerSide} runs a side in starts of ${plan.runsPerStart}, ${plan.serverStarts} server starts, about ${minutes(plan.gpuMinutes)} GPU-minutes; requests per run: ${sizes || "fixed-length runs"}`,
+    `budget ${minutes(plan.budgetMinutes)} GPU-minutes (gate.budget_gpu_minutes): ${runsAndStarts(plan)}, ${plan.serverStarts} server starts, about ${minutes(plan.gpuMinutes)} GPU-minutes; requests per run: ${sizes || "fixed-length runs"}`,
     `  decides ${plan.decided} of ${plan.checks} gated checks at ${percent(detectChange)} (gate.detect_change)`,
   ];
   const undecided = plan.cells.flatMap((cell) =>
@@ -69,12 +80,12 @@ export function budgetOverviewLines(overview: {
   lines.push(
     set.plan === null
       ? `  a budget of ${minutes(overview.budgetMinutes)} GPU-minutes decides every check of no cell: raise it, or widen gate.detect_change`
-      : `  a budget of ${minutes(overview.budgetMinutes)} GPU-minutes decides every check of: ${set.cells.join(", ")} (together about ${minutes(set.plan.gpuMinutes)} GPU-minutes, ${set.plan.runsPerSide} runs a side): a PR tier (the action's \`cells\`)`,
+      : `  a budget of ${minutes(overview.budgetMinutes)} GPU-minutes decides every check of: ${set.cells.join(", ")} (together about ${minutes(set.plan.gpuMinutes)} GPU-minutes, ${runsAndStarts(set.plan)}): a PR tier (the action's \`cells\`)`,
   );
   lines.push(
     typeof overview.whole === "string"
       ? `  every cell together: ${overview.whole}`
-      : `  every cell together: decides ${overview.whole.decided} of ${overview.whole.checks} checks for about ${minutes(overview.whole.gpuMinutes)} GPU-minutes`,
+      : `  every cell together: decides ${overview.whole.decided} of ${overview.whole.checks} checks for about ${minutes(overview.whole.gpuMinutes)} GPU-minutes, ${runsAndStarts(overview.whole)}`,
   );
   return lines;
 }

@@ -19,7 +19,7 @@ import { alternatingOrder } from "./interleaved.js";
  *   (LPT), so the wall-clock is close to the total over the devices.
  * - **Alternation on each device.** A device runs its pieces in the A/B groups of `alternatingBlocks`
  *   (groups of repeats.block runs per side by absolute run index, A B then B A, ...), consecutive groups
- *   of one side merged into one block (with `startEachGroup` and two sides, each group a block and a
+ *   of one side merged into one block (with `startEachGroup`, each group a block and a
  *   start of its own). The device at position p starts with the order of group p, so half the devices
  *   measure one side while the others measure the other (both sides at once).
  *   With one device the blocks are exactly `alternatingBlocks` over every cell.
@@ -63,8 +63,9 @@ export interface DevicePlanOptions<Side extends string = string> {
   /** Runs per side per group of the alternation (repeats.block); 1 when below. */
   runsPerBlock: number;
   /**
-   * Every group of a side on a server start of its own (runner/interleaved.ts Alternation); default
-   * false: consecutive groups of a side on a device share one block and its start.
+   * Every group of a side on a server start of its own (runner/interleaved.ts Alternation), with one
+   * side too (the caller says when a one-sided step keeps it); default false: consecutive groups of a
+   * side on a device share one block and its start.
    */
   startEachGroup?: boolean;
   /** Split a cell longer than a device's share over devices (default false: a cell stays on one). */
@@ -207,10 +208,10 @@ class CellWork<Side extends string> {
       options.lifecycle === "per-run"
         ? runs
         : options.lifecycle === "per-cell"
-          ? sidesWithRuns < 2
-            ? 1
-            : startsEachGroup(options)
-              ? groups * sidesWithRuns
+          ? startsEachGroup(options)
+            ? groups * Math.max(1, sidesWithRuns)
+            : sidesWithRuns < 2
+              ? 1
               : groups + 1
           : 0;
     return minutes + starts * options.startMinutes;
@@ -243,9 +244,9 @@ class CellWork<Side extends string> {
   }
 }
 
-/** Each group of a side on a start of its own: only where two sides alternate. */
-function startsEachGroup(options: Pick<DevicePlanOptions, "startEachGroup" | "sides">): boolean {
-  return options.startEachGroup === true && options.sides.length > 1;
+/** Each group of a side on a start of its own. */
+function startsEachGroup(options: Pick<DevicePlanOptions, "startEachGroup">): boolean {
+  return options.startEachGroup === true;
 }
 
 /** Longest piece first, to the device with the least work (ties: the earlier device). */

@@ -3,17 +3,22 @@ import { type DetectableInput, minimumDetectableChange, powerAtChange } from "./
 
 /**
  * A plan chosen by its cost (docs/compare.md, "A budget per pull request"): within a budget of
- * GPU-minutes, the runs per side, runs per server start and requests per run of every cell that decide
- * as many gated checks as possible at the change the gate must catch (gate.detect_change); of those, the
+ * GPU-minutes, the runs per side, how they fall into server starts and the requests per run of every
+ * cell that decide as many gated checks as possible at the change the gate must catch
+ * (gate.detect_change); of those, the
  * plan whose tests have the most power at detect_change for the checks it cannot decide (a check out of
  * reach still catches more of the changes it can with more of the budget), and of plans of about the
  * same power the cheapest: money that could not change a decision or the power is not spent.
  *
  * A check is decided at the plan when its minimum detectable change (stats/metric-test.ts, the same
  * function the report prints) is at most detect_change: the plan's runs block a worsening of that size
- * with 90% power. Its variance on the ln scale of one side's mean of R runs in starts of k runs:
+ * with 90% power. Its variance on the ln scale of one side's mean of R runs in starts that share runs:
  *   (runVariance + withinVariance1 / requests) / R + startVariance · Σn²/N²
- * (stats/two-level.ts), for both sides measured in the job.
+ * (stats/two-level.ts), for both sides measured in the job; with every run on a start of its own the
+ * start level is inside the runs' own spread, as compare's test sees it:
+ *   (runVariance + startVariance + withinVariance1 / requests) / R.
+ * How a side's runs fall into server starts (a `Schedule`) is the caller's notion (app/budget-plan.ts:
+ * config/alternation.ts's Alternation); the planner sees it through its starts and weights.
  */
 
 /** The noise of one gated check (a cell's metric), on the ln scale of one run's statistic. */
@@ -27,6 +32,11 @@ export interface CheckNoise {
   priorDf: number;
   /** Degrees of freedom of the start-level variance when measured (a calibration's); absent: priorDf. */
   startDf?: number;
+  /**
+   * Degrees of freedom of the variance of a run on its own start, σ_r² + σ_s² (a calibration's perRun):
+   * what compare pools the runs of a schedule of a start per run with; absent: none (their own df only).
+   */
+  perRunDf?: number;
 }
 
 export interface BudgetCell {
@@ -41,7 +51,7 @@ export interface BudgetCell {
   checks: readonly CheckNoise[];
 }
 
-export interface BudgetPlanInput {
+export interface BudgetPlanInput<Schedule> {
   cells: readonly BudgetCell[];
   budgetMinutes: number;
   tolerance: number;
@@ -51,14 +61,17 @@ export interface BudgetPlanInput {
   minRuns: number;
   maxRuns: number;
   maxRequests: number;
-  /** Runs per server start the planner may choose (repeats.block candidates). */
-  blocks: readonly number[];
-  /** Server starts of R runs a side in blocks of k, every side and server counted. */
-  startsFor: (runs: number, block: number) => number;
-  /** Σn²/N² of the side whose runs share starts the most, R runs a side in blocks of k. */
-  startWeightAt: (runs: number, block: number) => number;
-  /** Server starts of one side for R runs a side in blocks of k (the fewer side's). */
-  startsPerSide: (runs: number, block: number) => number;
+  /**
+   * The schedules the planner may choose at R runs a side (repeats.block candidates), each once: the
+   * same value for the same choice, as the functions below may remember it.
+   */
+  schedulesAt: (runs: number) => readonly Schedule[];
+  /** Server starts of R runs a side in a schedule, every side and server counted. */
+  startsFor: (runs: number, schedule: Schedule) => number;
+  /** Σn²/N² of the side whose runs share starts the most, R runs a side in a schedule. */
+  startWeightAt: (runs: number, schedule: Schedule) => number;
+  /** Server starts of one side for R runs a side in a schedule (the fewer side's): R, every run its own. */
+  startsPerSide: (runs: number, schedule: Schedule) => number;
   /** Weight of the prior start variance in df (gate.noise_prior.weight_starts). */
   startPriorDf: number;
   startSeconds: number;
@@ -83,9 +96,10 @@ interface PlannedCell {
   checks: PlannedCheck[];
 }
 
-export interface BudgetPlan {
+export interface BudgetPlan<Schedule> {
   runsPerSide: number;
-  runsPerStart: number;
+  /** How a side's runs fall into server starts. */
+  schedule: Schedule;
   serverStarts: number;
   gpuMinutes: number;
   budgetMinutes: number;
@@ -96,22 +110,22 @@ export interface BudgetPlan {
   power: number;
 }
 
+/** The planner's scalar settings: what the tests face, whatever the schedules. */
+type Levels = Pick<BudgetPlanInput<unknown>, "tolerance" | "alpha" | "detectChange">;
+
 /**
  * The largest standard error of the difference at which a check is decided: the detectable change is
  * exp(ln(1 + tolerance) + q·se) − 1 with q fixed by the df and the levels, so q is read off one call of
  * the report's own function.
  */
-function standardErrorToDecide(
-  input: Pick<BudgetPlanInput, "tolerance" | "alpha" | "detectChange">,
-  df: number,
-): number {
+function standardErrorToDecide(input: Levels, df: number): number {
   const q = detectableQuantile(input, df);
   return (logRatioOf(input.detectChange) - toleranceMargin(input.tolerance)) / q;
 }
 
 /** q of the detectable change at `df` (its value at 3 significant digits of df: the planner asks often). */
 const quantiles = new Map<string, number>();
-function detectableQuantile(input: Pick<BudgetPlanInput, "tolerance" | "alpha">, df: number): number {
+function detectableQuantile(input: Omit<Levels, "detectChange">, df: number): number {
   const grid = Number.isFinite(df) ? Number(df.toPrecision(3)) : df;
   const key = `${input.tolerance}\u0000${input.alpha}\u0000${grid}`;
   const known = quantiles.get(key);
@@ -133,44 +147,93 @@ function detectableQuantile(input: Pick<BudgetPlanInput, "tolerance" | "alpha">,
   return q;
 }
 
-/**
- * Satterthwaite's df of the difference's variance from its two parts, as the two-level test estimates
- * them (stats/two-level.ts): the run part from the runs within starts (a side's R − G), the start part
- * from the starts (G − 1 a side) pooled with the prior's weight; a calibration adds its own df to both.
- */
-function checkDf(
-  input: Pick<BudgetPlanInput, "sides" | "startsPerSide" | "startWeightAt" | "startPriorDf">,
+type CheckInput<Schedule> = Pick<
+  BudgetPlanInput<Schedule>,
+  "tolerance" | "alpha" | "startWeightAt" | "sides" | "startsPerSide" | "startPriorDf"
+>;
+
+/** How a check's noise falls into a side's mean at R runs a side in a schedule (stats/two-level.ts). */
+interface CheckLevels {
+  /** A run's variance beyond its sampling: σ_r², or σ_r² + σ_s² when every run has a start of its own. */
+  fixed: number;
+  /** Σn²/N² of σ_s² in a side's mean; 0 when every run has a start of its own (σ_s² is in `fixed`). */
+  startWeight: number;
+  /** Server starts of the fewer side. */
+  starts: number;
+  /** Every run on a start of its own: compare's test sees one level, the runs' whole spread. */
+  ownStarts: boolean;
+}
+
+function levelsAt<Schedule>(
+  input: CheckInput<Schedule>,
   check: CheckNoise,
   runs: number,
-  block: number,
+  schedule: Schedule,
+): CheckLevels {
+  const starts = Math.max(1, Math.min(runs, input.startsPerSide(runs, schedule)));
+  if (starts >= runs)
+    return { fixed: check.runVariance + check.startVariance, startWeight: 0, starts, ownStarts: true };
+  return {
+    fixed: check.runVariance,
+    startWeight: input.startWeightAt(runs, schedule),
+    starts,
+    ownStarts: false,
+  };
+}
+
+/**
+ * Satterthwaite's df of the run part of the difference as compare estimates it (stats/two-level.ts
+ * runLevelDfTerms): each of `sides` sides' variance from its own `own` df pooled with a prior of `prior`
+ * df that both share, so counted once: s·(own + prior)² / (own + s·prior) when the variances agree.
+ */
+function runPartDf(sides: number, own: number, prior: number): number {
+  if (!Number.isFinite(prior)) return Number.POSITIVE_INFINITY;
+  const total = own + prior;
+  return Math.max(1, (sides * total * total) / Math.max(1e-9, own + sides * prior));
+}
+
+/**
+ * Satterthwaite's df of the difference's variance from its two parts, as the two-level test estimates
+ * them (stats/two-level.ts): the run part from the runs within starts (a side's R − G) pooled with the
+ * calibration's within-start prior, the start part from the starts (G − 1 a side) pooled with the
+ * prior's weight and a calibration's start df. With every run on a start of its own there is one part:
+ * the runs' whole spread (R − 1 a side) pooled with the calibration's variance of a run on its own start.
+ */
+function checkDf<Schedule>(
+  input: CheckInput<Schedule>,
+  check: CheckNoise,
+  runs: number,
+  schedule: Schedule,
   requests: number,
 ): number {
-  const starts = Math.max(1, Math.min(runs, input.startsPerSide(runs, block)));
-  const runPart = (check.runVariance + check.withinVariance1 / Math.max(1, requests)) / runs;
-  const startPart = check.startVariance * input.startWeightAt(runs, block);
-  const runDf = Math.max(1, input.sides * (runs - starts) + check.priorDf);
+  const levels = levelsAt(input, check, runs, schedule);
+  if (levels.ownStarts) return runPartDf(input.sides, runs - 1, check.perRunDf ?? 0);
+  const runPart = (levels.fixed + check.withinVariance1 / Math.max(1, requests)) / runs;
+  const startPart = check.startVariance * levels.startWeight;
+  const runDf = runPartDf(input.sides, runs - levels.starts, check.priorDf);
   const startDf = Math.max(
     1,
-    input.sides * (starts - 1) + input.startPriorDf + (check.startDf ?? check.priorDf),
+    input.sides * (levels.starts - 1) + input.startPriorDf + (check.startDf ?? check.priorDf),
   );
   if (startPart <= 0) return runDf;
   return (runPart + startPart) ** 2 / (runPart ** 2 / runDf + startPart ** 2 / startDf);
 }
 
-/** Requests that bring a check to detect_change at R runs in blocks of k; null when none up to the cap. */
-function requestsToDecide(
-  input: BudgetPlanInput,
+/** Requests that bring a check to detect_change at R runs in a schedule; null when none up to the cap. */
+function requestsToDecide<Schedule>(
+  input: BudgetPlanInput<Schedule>,
   cell: BudgetCell,
   check: CheckNoise,
   runs: number,
-  block: number,
+  schedule: Schedule,
 ): number | null {
+  const levels = levelsAt(input, check, runs, schedule);
   const roomAt = (requests: number) => {
-    const se = standardErrorToDecide(input, checkDf(input, check, runs, block, requests));
-    // se² = 2·(runVariance + withinVariance1/n)/R + 2·startVariance·Σn²/N²
-    return (se ** 2 / 2 - check.startVariance * input.startWeightAt(runs, block)) * runs;
+    const se = standardErrorToDecide(input, checkDf(input, check, runs, schedule, requests));
+    // se² = 2·(fixed + withinVariance1/n)/R + 2·startVariance·Σn²/N²
+    return (se ** 2 / 2 - check.startVariance * levels.startWeight) * runs;
   };
-  const fits = (requests: number) => check.runVariance + check.withinVariance1 / requests <= roomAt(requests);
+  const fits = (requests: number) => levels.fixed + check.withinVariance1 / requests <= roomAt(requests);
   if (cell.secondsPerRequest === null) return fits(cell.declaredRequests) ? cell.declaredRequests : null;
   const floor = Math.max(1, cell.minRequests);
   if (fits(floor)) return floor;
@@ -178,8 +241,8 @@ function requestsToDecide(
   let needed = floor;
   for (let round = 0; round < 3; round++) {
     const room = roomAt(needed);
-    if (room <= check.runVariance) return null;
-    needed = Math.max(floor, Math.ceil(check.withinVariance1 / (room - check.runVariance)));
+    if (room <= levels.fixed) return null;
+    needed = Math.max(floor, Math.ceil(check.withinVariance1 / (room - levels.fixed)));
     if (needed > input.maxRequests) return null;
   }
   while (!fits(needed)) {
@@ -189,21 +252,17 @@ function requestsToDecide(
   return needed;
 }
 
-type CheckInput = Pick<
-  BudgetPlanInput,
-  "tolerance" | "alpha" | "startWeightAt" | "sides" | "startsPerSide" | "startPriorDf"
->;
-
-/** The report's detectable-change input for a check at R runs a side in blocks of k, `requests` per run. */
-function detectableInput(
-  input: CheckInput,
+/** The report's detectable-change input for a check at R runs a side in a schedule, `requests` per run. */
+function detectableInput<Schedule>(
+  input: CheckInput<Schedule>,
   check: CheckNoise,
   runs: number,
-  block: number,
+  schedule: Schedule,
   requests: number,
 ): DetectableInput {
-  const perRun = check.runVariance + check.withinVariance1 / Math.max(1, requests);
-  const weight = input.startWeightAt(runs, block);
+  const levels = levelsAt(input, check, runs, schedule);
+  const perRun = levels.fixed + check.withinVariance1 / Math.max(1, requests);
+  const weight = levels.startWeight;
   // Against a stored baseline the other side is the baseline's, taken as measured like ours.
   return {
     baselineVariance: perRun,
@@ -211,31 +270,41 @@ function detectableInput(
     baselineRuns: runs,
     candidateRuns: runs,
     extraVariance: 0,
-    start: {
-      startVariance: check.startVariance,
-      runsPerStart: block,
-      fixedWeights: { baseline: weight, candidate: weight },
-    },
+    ...(weight > 0
+      ? {
+          start: {
+            startVariance: check.startVariance,
+            runsPerStart: Math.ceil(runs / levels.starts),
+            fixedWeights: { baseline: weight, candidate: weight },
+          },
+        }
+      : {}),
     tolerance: input.tolerance,
     alpha: input.alpha,
-    df: checkDf(input, check, runs, block, requests),
+    df: checkDf(input, check, runs, schedule, requests),
   };
 }
 
-/** The minimum detectable change of a check at R runs a side in blocks of k, at `requests` per run. */
-export function detectableAt(
-  input: CheckInput,
+/** The minimum detectable change of a check at R runs a side in a schedule, at `requests` per run. */
+export function detectableAt<Schedule>(
+  input: CheckInput<Schedule>,
   check: CheckNoise,
   runs: number,
-  block: number,
+  schedule: Schedule,
   requests: number,
 ): number {
-  return minimumDetectableChange(detectableInput(input, check, runs, block, requests));
+  return minimumDetectableChange(detectableInput(input, check, runs, schedule, requests));
 }
 
-/** The power at detect_change of a check at R runs a side in blocks of k, its variances taken as true. */
-function powerAt(input: BudgetPlanInput, check: CheckNoise, runs: number, block: number, requests: number) {
-  return powerAtChange(detectableInput(input, check, runs, block, requests), input.detectChange);
+/** The power at detect_change of a check at R runs a side in a schedule, its variances taken as true. */
+function powerAt<Schedule>(
+  input: BudgetPlanInput<Schedule>,
+  check: CheckNoise,
+  runs: number,
+  schedule: Schedule,
+  requests: number,
+) {
+  return powerAtChange(detectableInput(input, check, runs, schedule, requests), input.detectChange);
 }
 
 /** A cell's fewest requests per run: a fixed-length run's own, else its floor (gate.min_requests). */
@@ -250,8 +319,13 @@ function secondsPerRun(cell: BudgetCell, requests: number): number {
 }
 
 /** GPU-minutes of a plan: every run of every cell on each side, and every server start. */
-function minutesOf(input: BudgetPlanInput, runs: number, block: number, runSeconds: number): number {
-  return (input.sides * runs * runSeconds + input.startsFor(runs, block) * input.startSeconds) / 60;
+function minutesOf<Schedule>(
+  input: BudgetPlanInput<Schedule>,
+  runs: number,
+  schedule: Schedule,
+  runSeconds: number,
+): number {
+  return (input.sides * runs * runSeconds + input.startsFor(runs, schedule) * input.startSeconds) / 60;
 }
 
 interface CellOption {
@@ -266,20 +340,20 @@ interface CellOption {
 const powerGridSteps = 12;
 
 /**
- * A cell's choices at R runs in blocks of k within `runSeconds` a run of every cell: its floor (every cell
+ * A cell's choices at R runs in a schedule within `runSeconds` a run of every cell: its floor (every cell
  * is measured, decided or not), each length at which one more of its checks is decided, and a geometric
  * grid of lengths up to the longest affordable for the power of the checks it cannot decide.
  */
-function cellOptions(
-  input: BudgetPlanInput,
+function cellOptions<Schedule>(
+  input: BudgetPlanInput<Schedule>,
   cell: BudgetCell,
   runs: number,
-  block: number,
+  schedule: Schedule,
   runSeconds: number,
 ): CellOption[] {
   const floor = floorRequests(cell);
   const needs = cell.checks
-    .map((check) => requestsToDecide(input, cell, check, runs, block))
+    .map((check) => requestsToDecide(input, cell, check, runs, schedule))
     .filter((n): n is number => n !== null);
   const lengths = new Set<number>([floor, ...needs.filter((n) => n > floor)]);
   if (cell.secondsPerRequest !== null) {
@@ -296,7 +370,7 @@ function cellOptions(
       requests,
       seconds: secondsPerRun(cell, requests),
       decided: needs.filter((n) => n <= requests).length,
-      power: cell.checks.reduce((sum, check) => sum + powerAt(input, check, runs, block, requests), 0),
+      power: cell.checks.reduce((sum, check) => sum + powerAt(input, check, runs, schedule, requests), 0),
     }));
   // A longer run worth no more than a shorter one is never bought.
   const kept: CellOption[] = [];
@@ -304,7 +378,6 @@ function cellOptions(
     if (kept.length === 0 || worth(option) > worth(kept.at(-1)!)) kept.push(option);
   return kept;
 }
-
 /** Cost units of the knapsack over cells: a GPU-minute budget cut into this many steps. */
 const costSteps = 2000;
 
@@ -368,49 +441,53 @@ function bestOptions(options: readonly CellOption[][], seconds: number): CellOpt
 }
 
 /** Plan a beats plan b: more checks decided, else more power by a step, else as powerful and cheaper. */
-function better(a: BudgetPlan, b: BudgetPlan): boolean {
+function better<Schedule>(a: BudgetPlan<Schedule>, b: BudgetPlan<Schedule>): boolean {
   if (a.decided !== b.decided) return a.decided > b.decided;
   if (Math.abs(a.power - b.power) >= powerStep) return a.power > b.power;
   return a.gpuMinutes < b.gpuMinutes - 1e-9;
 }
 
+/** Runs per side the planner weighs, from the fewest to the most. */
+function runCounts(input: Pick<BudgetPlanInput<unknown>, "minRuns" | "maxRuns">): number[] {
+  const counts: number[] = [];
+  for (let runs = Math.max(2, input.minRuns); runs <= Math.max(input.minRuns, input.maxRuns); runs++)
+    counts.push(runs);
+  return counts;
+}
+
 /**
- * The plan within the budget: over runs per side and runs per start, the options that decide the most
+ * The plan within the budget: over runs per side and schedules, the options that decide the most
  * checks, then have the most power at detect_change, the cheapest of those. Null when not even the
  * fewest runs of every cell at its floor fit.
  */
-export function planWithinBudget(input: BudgetPlanInput): BudgetPlan | null {
-  let best: BudgetPlan | null = null;
+export function planWithinBudget<Schedule>(input: BudgetPlanInput<Schedule>): BudgetPlan<Schedule> | null {
+  let best: BudgetPlan<Schedule> | null = null;
   const checks = input.cells.reduce((n, cell) => n + cell.checks.length, 0);
-  for (let runs = Math.max(2, input.minRuns); runs <= Math.max(input.minRuns, input.maxRuns); runs++) {
-    for (const block of new Set(input.blocks.map((k) => Math.max(1, Math.min(runs, k))))) {
-      const startMinutes = minutesOf(input, runs, block, 0);
+  const floorSeconds = input.cells.reduce((sum, cell) => sum + secondsPerRun(cell, floorRequests(cell)), 0);
+  for (const runs of runCounts(input)) {
+    for (const schedule of input.schedulesAt(runs)) {
+      const startMinutes = minutesOf(input, runs, schedule, 0);
       const runSecondsLeft = ((input.budgetMinutes - startMinutes) * 60) / (input.sides * runs);
-      if (!(runSecondsLeft >= 0)) continue;
-      const floorSeconds = input.cells.reduce(
-        (sum, cell) => sum + secondsPerRun(cell, floorRequests(cell)),
-        0,
-      );
-      if (floorSeconds > runSecondsLeft) continue;
-      const options = input.cells.map((cell) => cellOptions(input, cell, runs, block, runSecondsLeft));
+      if (!(runSecondsLeft >= 0) || floorSeconds > runSecondsLeft) continue;
+      const options = input.cells.map((cell) => cellOptions(input, cell, runs, schedule, runSecondsLeft));
       const chosen = bestOptions(options, runSecondsLeft);
       if (chosen === null) continue;
       const seconds = chosen.reduce((sum, option) => sum + option.seconds, 0);
-      const plan = describe(input, runs, block, chosen, minutesOf(input, runs, block, seconds), checks);
+      const plan = describe(input, runs, schedule, chosen, minutesOf(input, runs, schedule, seconds), checks);
       if (best === null || better(plan, best)) best = plan;
     }
   }
   return best;
 }
 
-function describe(
-  input: BudgetPlanInput,
+function describe<Schedule>(
+  input: BudgetPlanInput<Schedule>,
   runs: number,
-  block: number,
+  schedule: Schedule,
   chosen: readonly CellOption[],
   gpuMinutes: number,
   checks: number,
-): BudgetPlan {
+): BudgetPlan<Schedule> {
   const cells = input.cells.map((cell, i): PlannedCell => {
     const option = chosen[i]!;
     return {
@@ -418,16 +495,16 @@ function describe(
       requests: cell.secondsPerRequest === null ? null : option.requests,
       secondsPerRun: option.seconds,
       checks: cell.checks.map((check) => {
-        const detectable = detectableAt(input, check, runs, block, option.requests);
-        const power = powerAt(input, check, runs, block, option.requests);
+        const detectable = detectableAt(input, check, runs, schedule, option.requests);
+        const power = powerAt(input, check, runs, schedule, option.requests);
         return { metric: check.metric, detectable, decided: detectable <= input.detectChange, power };
       }),
     };
   });
   return {
     runsPerSide: runs,
-    runsPerStart: block,
-    serverStarts: input.startsFor(runs, block),
+    schedule,
+    serverStarts: input.startsFor(runs, schedule),
     gpuMinutes,
     budgetMinutes: input.budgetMinutes,
     cells,
@@ -441,17 +518,17 @@ function describe(
  * The least GPU-minutes at which one check is decided (with the checks the plan decides kept decided):
  * the budget that would decide it, or null when no plan up to the largest runs and requests does.
  */
-export function budgetToDecide(
-  input: BudgetPlanInput,
-  plan: BudgetPlan,
+export function budgetToDecide<Schedule>(
+  input: BudgetPlanInput<Schedule>,
+  plan: BudgetPlan<Schedule>,
   cellName: string,
   metric: string,
 ): number | null {
   const keep = (cell: PlannedCell, check: PlannedCheck) =>
     check.decided || (cell.name === cellName && check.metric === metric);
   let least: number | null = null;
-  for (let runs = Math.max(2, input.minRuns); runs <= Math.max(input.minRuns, input.maxRuns); runs++) {
-    for (const block of new Set(input.blocks.map((k) => Math.max(1, Math.min(runs, k))))) {
+  for (const runs of runCounts(input)) {
+    for (const schedule of input.schedulesAt(runs)) {
       let seconds = 0;
       let possible = true;
       for (const [i, cell] of input.cells.entries()) {
@@ -459,7 +536,7 @@ export function budgetToDecide(
         let requests = floorRequests(cell);
         for (const [j, check] of cell.checks.entries()) {
           if (!keep(planned, planned.checks[j]!)) continue;
-          const needed = requestsToDecide(input, cell, check, runs, block);
+          const needed = requestsToDecide(input, cell, check, runs, schedule);
           if (needed === null) {
             possible = false;
             break;
@@ -470,7 +547,7 @@ export function budgetToDecide(
         seconds += secondsPerRun(cell, requests);
       }
       if (!possible) continue;
-      const minutes = minutesOf(input, runs, block, seconds);
+      const minutes = minutesOf(input, runs, schedule, seconds);
       if (least === null || minutes < least) least = minutes;
     }
   }
@@ -478,10 +555,10 @@ export function budgetToDecide(
 }
 
 /** GPU-minutes of the cheapest plan that measures every cell: the fewest runs, each cell at its floor. */
-export function leastMinutes(input: BudgetPlanInput): number {
+export function leastMinutes<Schedule>(input: BudgetPlanInput<Schedule>): number {
   const floorSeconds = input.cells.reduce((sum, cell) => sum + secondsPerRun(cell, floorRequests(cell)), 0);
   const runs = input.minRuns;
   return Math.min(
-    ...input.blocks.map((block) => minutesOf(input, runs, Math.min(block, runs), floorSeconds)),
+    ...input.schedulesAt(runs).map((schedule) => minutesOf(input, runs, schedule, floorSeconds)),
   );
 }

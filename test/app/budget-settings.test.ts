@@ -2,8 +2,10 @@ import { resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { budgetedSettings, type CheckNoiseSource, configWithinBudget } from "../../src/app/budget-plan.js";
 import { settingsFromConfig } from "../../src/compare/index.js";
+import { alternationOf } from "../../src/config/alternation.js";
 import { loadConfig } from "../../src/config/load.js";
 import type { Config } from "../../src/config/schema.js";
+import { alternation } from "../../src/config/summary.js";
 
 /** The PR tier of examples/matrix-18.yml (docs/action.md, Tiers). */
 const tierCells = ["chat-reuse-usual", "rag-fresh-usual", "longgen-fresh-usual"];
@@ -43,15 +45,17 @@ describe("budgetedSettings: compare's settings for runs measured under a budget"
     expect(settings.repeats).toMatchObject({
       min: budget!.plan.runsPerSide,
       max: budget!.plan.runsPerSide,
-      block: budget!.plan.runsPerStart,
     });
-    expect(settings.repeats).toMatchObject(planned.repeats);
+    // The schedule compare projects with is the one planned (a number, or the alternation itself).
+    expect(alternationOf(settings.repeats.block!)).toEqual(budget!.plan.schedule);
+    expect(alternation(planned)).toEqual(budget!.plan.schedule);
     expect(settings.budget).toEqual({
       limitGpuMinutes: 60,
       plan: {
         gpuMinutes: budget!.plan.gpuMinutes,
         runsPerSide: budget!.plan.runsPerSide,
-        runsPerStart: budget!.plan.runsPerStart,
+        runsPerStart: budget!.plan.schedule.runsPerGroup,
+        ...(budget!.plan.schedule.startEachGroup ? { startEachGroup: true } : {}),
         requests: Object.fromEntries(budget!.plan.cells.map((cell) => [cell.name, cell.requests])),
       },
     });

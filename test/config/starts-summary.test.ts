@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { alternationWords, repeatsBlockOf } from "../../src/config/alternation.js";
 import { configSchema } from "../../src/config/schema.js";
 import {
   alternation,
@@ -96,5 +97,23 @@ describe("the server starts validate prints", () => {
       auto: false,
       firstLookPerSide: 1,
     });
+  });
+
+  it("declares an alternation back as repeats.block, and says it in words", () => {
+    for (const chosen of [
+      { runsPerGroup: 1, startEachGroup: true },
+      { runsPerGroup: 1, startEachGroup: false },
+      { runsPerGroup: 4, startEachGroup: false },
+    ]) {
+      const block = repeatsBlockOf(chosen);
+      // The declared block validates and measures the same alternation.
+      expect(alternation(config({ repeats: { block } }))).toEqual(chosen);
+    }
+    expect(repeatsBlockOf({ runsPerGroup: 1, startEachGroup: true })).toBe("fresh");
+    expect(() => repeatsBlockOf({ runsPerGroup: 3, startEachGroup: true })).toThrow(/repeats\.block/);
+    expect(alternationWords({ runsPerGroup: 1, startEachGroup: true })).toBe(
+      "each run on a start of its own",
+    );
+    expect(alternationWords({ runsPerGroup: 4, startEachGroup: false })).toBe("in starts of 4");
   });
 });

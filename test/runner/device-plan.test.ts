@@ -90,7 +90,7 @@ describe("planDevices on one device", () => {
     }
   });
 
-  it("with a start per group, every group of a side is a block and a start of its own (two sides only)", () => {
+  it("with a start per group, every group of a side is a block and a start of its own", () => {
     const fresh = { devices: [0], sides, startMinutes: 3, runsPerBlock: 1, startEachGroup: true };
     for (const [firstRun, runs] of [
       [0, 5],
@@ -107,13 +107,16 @@ describe("planDevices on one device", () => {
         planDevices(work(threeCells, firstRun, runs), { ...fresh, lifecycle: "per-cell" }).serverStarts,
       ).toBe(3 * 2 * runs);
     }
-    // A one-sided step is still one block: there is no alternation to give a start per group.
-    const oneSide = planDevices(work(threeCells, 0, 10, ["candidate"]), {
-      ...fresh,
-      sides: ["candidate"] as Side[],
-      lifecycle: "per-side",
-    });
-    expect(oneSide.serverStarts).toBe(1);
+    // One side asked for a start per group (a side of an interleaved comparison measured alone): a
+    // start per run; without it, one block.
+    const alone = { ...fresh, sides: ["candidate"] as Side[], lifecycle: "per-side" as const };
+    const oneSide = planDevices(work(threeCells, 0, 10, ["candidate"]), alone);
+    expect(oneSide.serverStarts).toBe(10);
+    expect(oneSide.devices[0]!.blocks.map((b) => b.runs[0]!.firstRun)).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+    ]);
+    const shared = planDevices(work(threeCells, 0, 10, ["candidate"]), { ...alone, startEachGroup: false });
+    expect(shared.serverStarts).toBe(1);
   });
 
   it("a stored or baseline step (one side) is one block: one start per side, or per cell", () => {

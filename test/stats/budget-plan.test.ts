@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { alternatingBlocks } from "../../src/runner/interleaved.js";
 import {
   type BudgetPlanInput,
   budgetToDecide,
@@ -7,7 +8,7 @@ import {
   planWithinBudget,
 } from "../../src/stats/budget-plan.js";
 import { minimumDetectableChange, powerAtChange } from "../../src/stats/metric-test.js";
-import { startWeightFor } from "../../src/stats/two-level.js";
+import { startWeightFor, twoLevelWelch } from "../../src/stats/two-level.js";
 
 const throughput: CheckNoise = {
   metric: "output_throughput",
@@ -24,8 +25,39 @@ const ttft: CheckNoise = {
   priorDf: 0,
 };
 
-/** Two cells of 2 s a request, 3-minute starts, starts in regular blocks of k runs (both sides). */
-function input(budgetMinutes: number, checks: CheckNoise[] = [throughput, ttft]): BudgetPlanInput {
+/** A schedule of the tests: starts of k runs, or every run on a start of its own. */
+type Schedule = number | "fresh";
+
+/** A side's starts and Σn²/N² when the runs alternate A B | B A in groups of k, a side's consecutive groups merged. */
+function alternated(runs: number, schedule: Schedule): { starts: number; total: number; weight: number } {
+  const blocks = alternatingBlocks(0, runs, ["a", "b"] as const, {
+    runsPerGroup: schedule === "fresh" ? 1 : schedule,
+    startEachGroup: schedule === "fresh",
+  });
+  const a = blocks.filter((block) => block.side === "a");
+  const b = blocks.filter((block) => block.side === "b");
+  const weight = (side: typeof a) => side.reduce((sum, block) => sum + block.runs ** 2, 0) / runs ** 2;
+  return {
+    starts: Math.min(a.length, b.length),
+    total: blocks.length,
+    weight: Math.max(weight(a), weight(b)),
+  };
+}
+
+/**
+ * Two cells of 2 s a request, 3-minute starts, starts in regular blocks of k runs (both sides); with
+ * `alternating`, the runner's schedules: groups of k alternating A B | B A, a side's consecutive groups
+ * on one start, and with `fresh` also every run on a start of its own.
+ */
+function input(
+  budgetMinutes: number,
+  checks: CheckNoise[] = [throughput, ttft],
+  options: { alternating?: boolean; fresh?: boolean; startSeconds?: number } = {},
+): BudgetPlanInput<Schedule> {
+  const perSide = (runs: number, schedule: Schedule) =>
+    options.alternating
+      ? alternated(runs, schedule).starts
+      : Math.ceil(runs / (schedule === "fresh" ? 1 : schedule));
   return {
     cells: ["a", "b"].map((name) => ({
       name,
@@ -42,12 +74,19 @@ function input(budgetMinutes: number, checks: CheckNoise[] = [throughput, ttft])
     minRuns: 3,
     maxRuns: 40,
     maxRequests: 100_000,
-    blocks: [1, 2, 3, 5, 10],
-    startsFor: (runs, block) => 2 * Math.ceil(runs / block),
-    startWeightAt: (runs, block) => startWeightFor(runs, block),
-    startsPerSide: (runs, block) => Math.ceil(runs / block),
+    schedulesAt: (runs) => [
+      ...new Set([1, 2, 3, 5, 10].map((k) => Math.min(runs, k))),
+      ...(options.fresh ? ["fresh" as const] : []),
+    ],
+    startsFor: (runs, schedule) =>
+      options.alternating ? alternated(runs, schedule).total : 2 * perSide(runs, schedule),
+    startWeightAt: (runs, schedule) =>
+      options.alternating
+        ? alternated(runs, schedule).weight
+        : startWeightFor(runs, schedule === "fresh" ? 1 : schedule),
+    startsPerSide: perSide,
     startPriorDf: 4,
-    startSeconds: 180,
+    startSeconds: options.startSeconds ?? 180,
     sides: 2,
   };
 }
@@ -100,7 +139,7 @@ describe("a plan within a budget", () => {
     expect(meanPower).toBeGreaterThan(cheapestPower + 0.02);
     expect(plan.gpuMinutes).toBeLessThanOrEqual(60);
     // More starts pay for a check whose noise is mostly the start's.
-    expect(plan.runsPerStart).toBeLessThan(3);
+    expect(plan.schedule).toBeLessThan(3);
   });
 
   it("each planned check's detectable change is the report's formula at the plan's runs, starts and requests", () => {
@@ -109,7 +148,7 @@ describe("a plan within a budget", () => {
     const requests = cell.requests!;
     const check = cell.checks.find((c) => c.metric === "output_throughput")!;
     expect(check.detectable).toBeCloseTo(
-      detectableAt(input(480), throughput, plan.runsPerSide, plan.runsPerStart, requests),
+      detectableAt(input(480), throughput, plan.runsPerSide, plan.schedule, requests),
       12,
     );
     // Without a start level and with plenty of df, it is minimumDetectableChange of two sides of R runs.
@@ -140,5 +179,81 @@ describe("a plan within a budget", () => {
     expect(needed!).toBeGreaterThan(budget);
     const richer = planWithinBudget(input(needed! + 1))!;
     expect(richer.decided).toBeGreaterThan(plan.decided);
+  });
+
+  it("a start per run wins where the start level outweighs the runs' and a start is cheap", () => {
+    // Throughput: 1% start to start, 0.5% run to run; a start costs 20 s beside a run of both cells' 100 s.
+    const cheapStarts = { alternating: true, startSeconds: 20 };
+    const plan = planWithinBudget(input(30, [throughput], { ...cheapStarts, fresh: true }))!;
+    expect(plan.schedule).toBe("fresh");
+    expect(plan.serverStarts).toBe(2 * plan.runsPerSide);
+    expect(plan.gpuMinutes).toBeLessThanOrEqual(30);
+    expect(plan.decided).toBe(2);
+    // Shared starts alone decide as much only with more runs and GPU-minutes.
+    const shared = planWithinBudget(input(30, [throughput], cheapStarts))!;
+    expect(shared.schedule).not.toBe("fresh");
+    expect(shared.decided).toBe(2);
+    expect(shared.runsPerSide).toBeGreaterThan(plan.runsPerSide);
+    expect(shared.gpuMinutes).toBeGreaterThan(plan.gpuMinutes);
+  });
+
+  it("shared starts win where a start is dear and the runs carry the noise", () => {
+    const runBound: CheckNoise = { ...ttft, startVariance: 0.003 ** 2 };
+    const plan = planWithinBudget(
+      input(240, [runBound], { alternating: true, fresh: true, startSeconds: 600 }),
+    )!;
+    expect(plan.schedule).not.toBe("fresh");
+  });
+
+  it("with every run on a start of its own, plans the test compare runs: the runs' whole spread, their df pooled with the calibration's", () => {
+    // Runs whose spread is exactly the planned per-run variance σ_r² + σ_s² + sampling, each its own start.
+    const runs = 6;
+    const requests = 400;
+    const calibrated = { ...throughput, perRunDf: 12 };
+    const perRun = throughput.runVariance + throughput.startVariance + throughput.withinVariance1 / requests;
+    const pattern = [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5];
+    const patternVariance = pattern.reduce((sum, x) => sum + x * x, 0) / (runs - 1);
+    const side = (prefix: string) => ({
+      values: pattern.map((x) => x * Math.sqrt(perRun / patternVariance)),
+      starts: pattern.map((_, i) => `${prefix}${i}`),
+    });
+    const welch = twoLevelWelch(side("a"), side("b"), {
+      runPrior: { perRun: { variance: perRun, df: calibrated.perRunDf } },
+      startPrior: { variance: throughput.startVariance, df: 4 },
+    });
+    expect(welch.startPart).toBe(0);
+    expect(welch.standardError ** 2).toBeCloseTo((2 * perRun) / runs, 12);
+    // compare's detectable change: the sides' variances and runs, at its test's df.
+    const comparePrints = (df: number) =>
+      minimumDetectableChange({
+        baselineVariance: perRun,
+        candidateVariance: perRun,
+        baselineRuns: runs,
+        candidateRuns: runs,
+        extraVariance: 0,
+        tolerance: 0.05,
+        alpha: 0.05 / 4,
+        df,
+      });
+    const planned = detectableAt(
+      input(480, [calibrated], { alternating: true, fresh: true }),
+      calibrated,
+      runs,
+      "fresh",
+      requests,
+    );
+    expect(planned).toBeCloseTo(comparePrints(welch.df), 3);
+    // Without a calibration the runs' own df alone: 2·(R − 1).
+    const alone = twoLevelWelch(side("a"), side("b"));
+    expect(
+      detectableAt(
+        input(480, [throughput], { alternating: true, fresh: true }),
+        throughput,
+        runs,
+        "fresh",
+        requests,
+      ),
+    ).toBeCloseTo(comparePrints(alone.df), 3);
+    expect(alone.df).toBeCloseTo(2 * (runs - 1), 9);
   });
 });

@@ -1,10 +1,10 @@
 import { resolve } from "node:path";
 import type { LoadedConfig } from "../../config/load.js";
 import type { Config } from "../../config/schema.js";
-import type { BudgetPlan } from "../../stats/budget-plan.js";
 import {
   applyBudgetPlan,
   type BudgetDecision,
+  type BudgetPlan,
   calibratedCheckNoise,
   configWithinBudget,
 } from "../budget-plan.js";

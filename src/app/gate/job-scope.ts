@@ -6,7 +6,7 @@ import type { ArtifactStore } from "../../github/artifact-store.js";
 import type { GitHubClient } from "../../github/client.js";
 import type { ActionContext } from "../../github/context.js";
 import type { Outbound } from "../../server/outbound.js";
-import type { BudgetPlan } from "../../stats/budget-plan.js";
+import type { BudgetPlan } from "../budget-plan.js";
 import type { SpendMeter } from "../measure-on-devices.js";
 import type { ActionDependencies } from "./dependencies.js";
 import type { ActionInputs } from "./inputs.js";

@@ -14,7 +14,7 @@ import {
   uploadFailedWarning,
 } from "../../report/status.js";
 import type { Outbound } from "../../server/outbound.js";
-import type { BudgetPlan } from "../../stats/budget-plan.js";
+import type { BudgetPlan } from "../budget-plan.js";
 import { type SpendMeter, spendMeter } from "../measure-on-devices.js";
 import { calibrateJob } from "./calibrate-job.js";
 import type { ActionDependencies } from "./dependencies.js";

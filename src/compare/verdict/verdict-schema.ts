@@ -125,7 +125,10 @@ const budgetSchema = z.object({
     .object({
       gpuMinutes: z.number(),
       runsPerSide: z.number().int(),
+      /** Runs per side per group of the A/B alternation (repeats.block). */
       runsPerStart: z.number().int(),
+      /** Every group of a side on a server start of its own (groups of one run: repeats.block fresh). */
+      startEachGroup: z.boolean().optional(),
       requests: z.record(z.string(), z.number().int().nullable()),
     })
     .nullable(),
